@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -40,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--select", action="append", metavar="CODES", help="rule codes or prefixes, comma separated")
     check.add_argument("--ignore", action="append", metavar="CODES", help="rule codes or prefixes to skip")
     check.add_argument("--stdin-filename", metavar="PATH", help="the name to report for source read from stdin")
+    check.add_argument("--no-cache", action="store_true", help="neither read nor write the results cache (.ddplint_cache)")
+    check.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes for parsing (default: all cores)")
 
     rule = commands.add_parser("rule", help="explain one rule")
     rule.add_argument("code", help="a rule code (DDP004) or name (torch-load-without-map-location)")
@@ -69,8 +72,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from ddplint.api import Mode, process_file, process_source
+    from ddplint.api import Mode, process_source
+    from ddplint.cache import CACHE_DIR, Cache
     from ddplint.files import discover
+    from ddplint.runner import run
     from ddplint.output.text import format_diagnostic, summary
     from ddplint.rules import all_rules
     from ddplint.selection import SelectionError, choose_rules, parse_codes
@@ -93,10 +98,10 @@ def _check(args: argparse.Namespace) -> int:
         name = args.stdin_filename or "-"
         results = [process_source(sys.stdin.read(), name, rules, mode)]
     else:
-        results = (
-            process_file(target.path, rules, mode) if target.error is None else _error_result(target)
-            for target in discover(paths)
-        )
+        cache = None
+        if not args.no_cache:
+            cache = Cache(os.environ.get("DDPLINT_CACHE_DIR", CACHE_DIR), [rule.code for rule in rules])
+        results = run(discover(paths), rules, mode, jobs=args.jobs, cache=cache)
 
     findings = out = sys.stdout
     if stdin_mode and args.fix and not args.diff:
@@ -141,12 +146,6 @@ def _check(args: argparse.Namespace) -> int:
 
 def _diff_name(side: str, path: str) -> str:
     return path if path.startswith("/") else f"{side}/{path}"
-
-
-def _error_result(target):
-    from ddplint.diagnostics import FileResult
-
-    return FileResult(target.path, error=target.error)
 
 
 def _list_rules() -> int:

@@ -11,17 +11,16 @@ import ast
 import codecs
 import io
 import tokenize
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ddplint import noqa
 from ddplint.diagnostics import Diagnostic, Edit, Fix
 from ddplint.names import NameResolver
 from ddplint.rule import Report, Rule
+from ddplint.walk import positions, walk
 
 
 class SourceError(Exception):
@@ -82,38 +81,23 @@ def _syntax_error_text(source: str, error: cst.ParserSyntaxError) -> str:
     return f"{first} (line {error.raw_line}, column {error.raw_column + 1})"
 
 
-class _Traversal(cst.CSTVisitor):
-    """One walk of the tree that calls every rule's visit/leave methods for each node.
-
-    Unlike libcst's own batching, the scope of the name resolver is entered before any rule
-    visits a node and left after every rule has left it, so `leave_FunctionDef` still
-    resolves names in the function's own scope.
-    """
-
-    def __init__(self, names: NameResolver, rules: Sequence[Rule]) -> None:
-        super().__init__()
-        self.names = names
-        self.visit_methods: dict[str, list] = defaultdict(list)
-        self.leave_methods: dict[str, list] = defaultdict(list)
-        for rule in rules:
-            for node_type, method in rule.get_visitors().items():
-                if node_type.startswith("visit_"):
-                    self.visit_methods[node_type[6:]].append(method)
-                elif node_type.startswith("leave_"):
-                    self.leave_methods[node_type[6:]].append(method)
-        self.visit_methods = dict(self.visit_methods)
-        self.leave_methods = dict(self.leave_methods)
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        self.names.enter(node)
-        for method in self.visit_methods.get(type(node).__name__, ()):
-            method(node)
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        for method in self.leave_methods.get(type(original_node).__name__, ()):
-            method(original_node)
-        self.names.leave(original_node)
+def _dispatch_tables(names: NameResolver, rules: Sequence[Rule]):
+    """Per node class, the methods to call on entering and leaving it. The name resolver
+    enters a scope before any rule visits its node and leaves it after every rule has left,
+    so a rule's `leave_FunctionDef` still resolves names in the function's own scope."""
+    visits: dict[type, list] = {cls: [names.enter] for cls in NameResolver.SCOPE_NODES}
+    leaves: dict[type, list] = {cls: [] for cls in NameResolver.SCOPE_NODES}
+    for rule in rules:
+        for method_name, method in rule.get_visitors().items():
+            kind, _, node_name = method_name.partition("_")
+            node_class = getattr(cst, node_name, None)
+            if not isinstance(node_class, type):
+                raise TypeError(f"{type(rule).__name__}.{method_name}: not a libcst node visitor")
+            table = visits if kind == "visit" else leaves
+            table.setdefault(node_class, []).append(method)
+    for cls in NameResolver.SCOPE_NODES:
+        leaves[cls].append(names.leave)
+    return visits, leaves
 
 
 def rules_for_text(source: str, rules: Sequence[type[Rule]]) -> list[type[Rule]]:
@@ -137,24 +121,26 @@ def analyse(source: str, path: str, rules: Sequence[type[Rule]], *, honour_noqa:
     module = parse(source)
     names = NameResolver(module)
     instances = [rule(names) for rule in active]
-    module.visit(_Traversal(names, instances))
+    walk(module, *_dispatch_tables(names, instances))
     reports = [report for rule in instances for report in rule.reports]
     if not reports:
         return Analysis(module, [], [])
 
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    wanted = [report.node for report in reports]
+    wanted += [node for report in reports for node in (report.replacements or ())]
+    spans = positions(module, wanted)
     suppressed = noqa.Suppressions(source) if honour_noqa and "noqa" in source else None
     diagnostics: list[Diagnostic] = []
     kept: list[Report] = []
     for report in reports:
-        where = positions[report.node]
-        line, col = where.start.line, where.start.column + 1
+        (line, col), (end_line, end_col) = spans[id(report.node)]
+        col += 1
         if suppressed is not None and suppressed.covers(line, report.rule.code):
             continue
         fix = None
         if report.replacements and report.applicability is not None:
             edits = tuple(
-                _edit(module, positions[original], replacement)
+                _edit(module, spans[id(original)], replacement)
                 for original, replacement in report.replacements.items()
             )
             fix = Fix(report.applicability, edits, report.imports)
@@ -163,8 +149,8 @@ def analyse(source: str, path: str, rules: Sequence[type[Rule]], *, honour_noqa:
                 path=path,
                 line=line,
                 col=col,
-                end_line=where.end.line,
-                end_col=where.end.column + 1,
+                end_line=end_line,
+                end_col=end_col + 1,
                 code=report.rule.code,
                 name=report.rule.name,
                 message=report.message,
@@ -176,11 +162,12 @@ def analyse(source: str, path: str, rules: Sequence[type[Rule]], *, honour_noqa:
     return Analysis(module, [diagnostics[i] for i in order], [kept[i] for i in order])
 
 
-def _edit(module: cst.Module, where, replacement) -> Edit:
+def _edit(module: cst.Module, span, replacement) -> Edit:
     if isinstance(replacement, cst.RemovalSentinel):
         content = ""
     elif isinstance(replacement, cst.FlattenSentinel):
         content = "".join(module.code_for_node(node) for node in replacement.nodes)
     else:
         content = module.code_for_node(replacement)
-    return Edit(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1, content)
+    (line, col), (end_line, end_col) = span
+    return Edit(line, col + 1, end_line, end_col + 1, content)

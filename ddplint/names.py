@@ -89,6 +89,9 @@ def _target_names(target: cst.BaseExpression) -> Iterator[str]:
 class NameResolver:
     """Scopes of one module, built once before the traversal."""
 
+    # The nodes that open a scope: the engine calls enter/leave around these only.
+    SCOPE_NODES = (cst.FunctionDef, cst.ClassDef)
+
     def __init__(self, module: cst.Module) -> None:
         self.module_scope = Scope(None)
         self._scopes: dict[int, Scope] = {}

@@ -12,6 +12,7 @@ never reads files or prints: it calls `self.report(...)`.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -72,9 +73,10 @@ class Rule(cst.BatchableCSTVisitor):
     message: ClassVar[str]
     # The fix this rule offers at best; a single report may still come without one.
     fix: ClassVar[Applicability | None] = None
-    # Every entry must occur in the source text for the rule to run; a tuple entry is met by
-    # any one of its strings. Keep them specific: they decide which files are parsed at all.
-    needles: ClassVar[tuple[str | tuple[str, ...], ...]]
+    # Every entry must occur in the source text for the rule to run: a string as a substring,
+    # a tuple if any one of its strings does, a compiled pattern if it matches somewhere.
+    # Keep them specific: they decide which files are parsed at all (see benchmarks/needles.py).
+    needles: ClassVar[tuple[str | tuple[str, ...] | re.Pattern[str], ...]]
     flagged: ClassVar[Sequence[Flagged]] = ()
     clean: ClassVar[Sequence[Clean]] = ()
 
@@ -88,6 +90,9 @@ class Rule(cst.BatchableCSTVisitor):
         for needle in cls.needles:
             if isinstance(needle, str):
                 if needle not in source:
+                    return False
+            elif isinstance(needle, re.Pattern):
+                if needle.search(source) is None:
                     return False
             elif not any(alternative in source for alternative in needle):
                 return False

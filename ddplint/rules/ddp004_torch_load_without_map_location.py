@@ -1,3 +1,5 @@
+import re
+
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
@@ -24,7 +26,15 @@ class TorchLoadWithoutMapLocation(Rule):
     name = "torch-load-without-map-location"
     message = 'torch.load without map_location loads onto the saving device (GPU 0 on every rank); pass map_location="cpu"'
     fix = Applicability.SAFE
-    needles = ("torch", "load")
+    # `torch.load`, `torch.serialization.load`, `import torch as th` (then `th.load`), or
+    # `load` imported from torch: most files that mention torch and "load" have none of these.
+    needles = (
+        "load",
+        re.compile(
+            r"torch\.load|serialization\.load|import\s+torch(?:\.serialization)?\s+as\b"
+            r"|from\s+torch(?:\.serialization)?\s+import\s+(?:\([^)]*|[^\n]*)\bload\b"
+        ),
+    )
 
     flagged = (
         Flagged(
@@ -88,6 +98,22 @@ class TorchLoadWithoutMapLocation(Rule):
                 checkpoint = torch.load(args.resume, map_location="cpu")
 
             import torch
+            """,
+        ),
+        Flagged(
+            """
+            from torch import (
+                nn,
+                load,
+            )
+            state = load(path)
+            """,
+            fixed="""
+            from torch import (
+                nn,
+                load,
+            )
+            state = load(path, map_location="cpu")
             """,
         ),
     )
