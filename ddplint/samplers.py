@@ -442,3 +442,137 @@ class LoaderFlowRule(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         self.flow.call(node)
+
+
+@dataclass(eq=False)
+class Method:
+    node: cst.FunctionDef
+    uses_rank: bool = False  # reads self.rank/self.num_replicas or calls dist.get_rank()
+    delegates: bool = False  # calls super().__iter__() or DistributedSampler.__iter__(self)
+    calls_super_init: bool = False
+    reads: set[str] = field(default_factory=set)  # self.<attribute> it reads
+    self_calls: set[str] = field(default_factory=set)  # self.<method>() it calls
+
+
+@dataclass(eq=False)
+class SamplerClass:
+    node: cst.ClassDef
+    from_distributed_sampler: bool  # a base is torch's DistributedSampler itself
+    base_names: list[str]  # bases that are plain names, maybe classes of this module
+    methods: dict[str, Method] = field(default_factory=dict)
+    sharded: set[str] = field(default_factory=set)  # attributes assigned from rank-using values
+
+
+class SamplerClasses:
+    """What each class's methods read, write and call: enough to tell whether a
+    DistributedSampler subclass gives each rank its own share."""
+
+    def __init__(self, names: NameResolver) -> None:
+        self.names = names
+        self.classes: dict[str, SamplerClass] = {}  # module-level classes by name
+        self._stack: list[tuple[SamplerClass | None, Method | None]] = []
+        self._open_assignments: list[set[str]] = []
+
+    @property
+    def _current(self) -> tuple[SamplerClass | None, Method | None]:
+        return self._stack[-1] if self._stack else (None, None)
+
+    def enter_class(self, node: cst.ClassDef) -> None:
+        qualified = [self.names.qualified(base.value) for base in node.bases]
+        known = SamplerClass(
+            node,
+            any(name in DISTRIBUTED_SAMPLER for name in qualified),
+            [base.value.value for base in node.bases if isinstance(base.value, cst.Name)],
+        )
+        if not self._stack:
+            self.classes[node.name.value] = known
+        self._stack.append((known, None))
+
+    def enter_function(self, node: cst.FunctionDef) -> None:
+        known, method = self._current
+        if known is not None and method is None:
+            method = known.methods[node.name.value] = Method(node)
+        self._stack.append((known, method))
+
+    def leave(self) -> None:
+        self._stack.pop()
+
+    def enter_assignment(self, targets: list[cst.BaseExpression]) -> None:
+        self._open_assignments.append({t.attr.value for t in targets if _is_self_attribute(t)})  # type: ignore[attr-defined]
+
+    def leave_assignment(self) -> None:
+        self._open_assignments.pop()
+
+    def attribute(self, node: cst.Attribute) -> None:
+        known, method = self._current
+        if method is None or not _is_self_attribute(node):
+            return
+        method.reads.add(node.attr.value)
+        if node.attr.value in RANK_ATTRIBUTES:
+            self._uses_rank(known, method)
+
+    def call(self, node: cst.Call) -> None:
+        known, method = self._current
+        if method is None:
+            return
+        func = node.func
+        if self.names.qualified(func) in GET_RANK_OR_WORLD_SIZE:
+            self._uses_rank(known, method)
+        if not isinstance(func, cst.Attribute):
+            return
+        target = func.value
+        is_super = isinstance(target, cst.Call) and isinstance(target.func, cst.Name) and target.func.value == "super"
+        is_base = self.names.qualified(target) in DISTRIBUTED_SAMPLER or (
+            isinstance(target, cst.Name) and known is not None and target.value in known.base_names
+        )
+        if func.attr.value == "__iter__" and (is_super or is_base):
+            method.delegates = True
+        elif func.attr.value == "__init__" and (is_super or is_base):
+            method.calls_super_init = True
+        elif _is_self_attribute(func):
+            method.self_calls.add(func.attr.value)
+
+    def _uses_rank(self, known: SamplerClass | None, method: Method) -> None:
+        method.uses_rank = True
+        if known is not None:
+            for attributes in self._open_assignments:
+                known.sharded |= attributes
+
+    # -- questions asked in leave_Module -----------------------------------------------------
+
+    def lineage(self, known: SamplerClass) -> list[SamplerClass]:
+        """The class and its same-module bases, nearest first."""
+        found, pending = [], [known]
+        while pending:
+            current = pending.pop(0)
+            if current not in found:
+                found.append(current)
+                pending.extend(self.classes[n] for n in current.base_names if n in self.classes)
+        return found
+
+    def is_distributed_sampler(self, known: SamplerClass) -> bool:
+        return any(c.from_distributed_sampler for c in self.lineage(known))
+
+    def shards_per_rank(self, known: SamplerClass) -> bool:
+        """Whether `__iter__`, or a method it calls on self, selects by rank, delegates to
+        DistributedSampler, or yields an attribute that was assigned from the rank."""
+        lineage = self.lineage(known)
+        sharded = set().union(*(c.sharded for c in lineage))
+        seen: set[str] = set()
+        pending = ["__iter__"]
+        while pending:
+            name = pending.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            method = next((c.methods[name] for c in lineage if name in c.methods), None)
+            if method is None:
+                continue
+            if method.uses_rank or method.delegates or method.reads & sharded:
+                return True
+            pending.extend(method.self_calls)
+        return False
+
+
+def _is_self_attribute(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
