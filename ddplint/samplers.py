@@ -14,6 +14,7 @@ class; an inline call by its node; a function's return value by the function.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -89,13 +90,17 @@ class Construction:
     batch_sampler: Ref | None = None
     star_kwargs: bool = False
 
+    def _shuffle_is(self, literal: str) -> bool:
+        value = self.shuffle.value if self.shuffle is not None else None
+        return isinstance(value, cst.Name) and value.value == literal
+
     @property
     def shuffle_is_false(self) -> bool:
-        return self.shuffle is not None and isinstance(self.shuffle.value, cst.Name) and self.shuffle.value.value == "False"
+        return self._shuffle_is("False")
 
     @property
     def shuffle_is_true(self) -> bool:
-        return self.shuffle is not None and isinstance(self.shuffle.value, cst.Name) and self.shuffle.value.value == "True"
+        return self._shuffle_is("True")
 
 
 def _call_ref(node: cst.Call) -> Ref:
@@ -115,6 +120,7 @@ class LoaderFlow:
         self.functions: dict[tuple, Function] = {}
         self.constructions: list[Construction] = []
         self.aliases: list[tuple[Ref, Ref]] = []  # (target, source)
+        self.assignments: Counter[Ref] = Counter()  # how often each name is assigned
         self.returns: list[tuple[tuple, str, Ref]] = []  # (function key, tuple index or "", value)
         self._stack: list[cst.CSTNode] = []  # enclosing classes and functions
         self._function_stack: list[Function] = [self.module]
@@ -204,12 +210,14 @@ class LoaderFlow:
                 if callee is not None:
                     for index, element in enumerate(target.elements):
                         element_ref = self.ref(element.value)
+                        self.assignments[element_ref] += 1
                         if element_ref is not None:
                             self.aliases.append((element_ref, (("ret", callee), str(index))))
                 continue
             target_ref = self.ref(target)
             if target_ref is None or isinstance(target, cst.Call):
                 continue
+            self.assignments[target_ref] += 2 if isinstance(value, cst.IfExp) else 1
             branches = [value.body, value.orelse] if isinstance(value, cst.IfExp) else [value]
             for branch in branches:
                 if isinstance(branch, cst.Call):
@@ -262,7 +270,9 @@ class LoaderFlow:
             inner = argument(node, 0, "sampler")
             made.kind, made.sampler = "batch_sampler", self.ref(inner.value) if inner is not None else None
         else:
-            dataset, sampler, batch = (argument(node, i, n) for i, n in ((0, "dataset"), (3, "sampler"), (4, "batch_sampler")))
+            dataset, sampler, batch = (
+                argument(node, i, n) for i, n in ((0, "dataset"), (3, "sampler"), (4, "batch_sampler"))
+            )
             made.kind, made.shuffle = "loader", argument(node, 2, "shuffle")
             made.dataset = self.ref(dataset.value) if dataset is not None else None
             made.sampler = self.ref(sampler.value) if sampler is not None else None
@@ -305,7 +315,8 @@ class LoaderFlow:
             if loader.sampler in sampler_refs:
                 found.append((loader, ".sampler"))
             elif loader.batch_sampler in sampler_refs or loader.batch_sampler in batch_refs:
-                found.append((loader, ".batch_sampler.sampler" if loader.batch_sampler in batch_refs else ".batch_sampler"))
+                through_batch_sampler = loader.batch_sampler in batch_refs
+                found.append((loader, ".batch_sampler.sampler" if through_batch_sampler else ".batch_sampler"))
         return found
 
     def epoch_loops(self, loader: Construction) -> list[tuple[Loop, set[Ref]]]:
@@ -388,14 +399,16 @@ class LoaderFlow:
             resolved = self._callee_targets(call, own)
             if resolved is not None:
                 callee, mapped = resolved
-                if self._sets_epoch(callee.set_epochs, callee.calls, self._derived(mapped, ("", ".sampler", ".batch_sampler.sampler")), others, depth + 1):
+                inside = self._derived(mapped, ("", ".sampler", ".batch_sampler.sampler"))
+                if self._sets_epoch(callee.set_epochs, callee.calls, inside, others, depth + 1):
                     return True
         return False
 
     def visible_path(self, refs: set[Ref], function: Function) -> str | None:
-        """A dotted path among `refs` that means the same value inside `function`."""
+        """A dotted path among `refs` that means the same value inside `function` and is
+        assigned only once (`sampler = ... if distributed else None` may hold something else)."""
         for key, path in sorted(refs, key=lambda ref: ref[1]):
-            if _is_call_ref((key, path)):
+            if _is_call_ref((key, path)) or self.assignments[(key, path)] > 1:
                 continue
             head = path.partition(".")[0]
             if isinstance(key, tuple):
@@ -498,7 +511,8 @@ class SamplerClasses:
         self._stack.pop()
 
     def enter_assignment(self, targets: list[cst.BaseExpression]) -> None:
-        self._open_assignments.append({t.attr.value for t in targets if _is_self_attribute(t)})  # type: ignore[attr-defined]
+        attributes = {t.attr.value for t in targets if isinstance(t, cst.Attribute) and _is_self_attribute(t)}
+        self._open_assignments.append(attributes)
 
     def leave_assignment(self) -> None:
         self._open_assignments.pop()

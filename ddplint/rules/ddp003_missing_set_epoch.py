@@ -24,7 +24,10 @@ class MissingSetEpoch(LoaderFlowRule):
 
     code = "DDP003"
     name = "missing-set-epoch"
-    message = "DistributedSampler never gets set_epoch in this epoch loop: every epoch repeats the same order; call sampler.set_epoch(epoch) first"
+    message = (
+        "DistributedSampler never gets set_epoch in this epoch loop: every epoch repeats the same order; "
+        "call sampler.set_epoch(epoch) first"
+    )
     fix = Applicability.SAFE
     needles = ("DistributedSampler", "for")
 
@@ -185,6 +188,19 @@ class MissingSetEpoch(LoaderFlowRule):
                         step(batch)
             """,
         ),
+        Flagged(
+            # Only a DistributedSampler when distributed: set_epoch on None would fail, so no fix.
+            """
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def main(args, dataset):
+                sampler = DistributedSampler(dataset) if args.distributed else None
+                loader = DataLoader(dataset, sampler=sampler, shuffle=sampler is None)
+                for epoch in range(args.epochs):
+                    for batch in loader:
+                        step(batch)
+            """,
+        ),
     )
     clean = (
         Clean(
@@ -283,8 +299,12 @@ class MissingSetEpoch(LoaderFlowRule):
                     self._report(loop, sampler, loader_names, path)
 
     def _report(self, loop: Loop, sampler: Construction, loader_names: set[Ref], path: str) -> None:
-        expression = self.flow.visible_path(self.flow.refs(sampler), loop.function)
-        if expression is None:
+        names = self.flow.refs(sampler)
+        expression = self.flow.visible_path(names, loop.function)
+        # A name also assigned something else (`... if distributed else None`) may not hold a
+        # DistributedSampler when the loop runs, and then neither does the loader's sampler.
+        ambiguous = any(self.flow.assignments[name] > 1 for name in names)
+        if expression is None and not ambiguous:
             loader = self.flow.visible_path(loader_names, loop.function)
             expression = None if loader is None else loader + (".sampler" if path == ".batch_sampler" else path)
         shown = f"DistributedSampler `{expression}`" if expression else "This DistributedSampler"
@@ -296,6 +316,7 @@ class MissingSetEpoch(LoaderFlowRule):
         )
         if (
             expression is None
+            or ambiguous
             or not isinstance(target, cst.Name)
             or target.value == "_"
             or not _is_range(node.iter)

@@ -58,7 +58,10 @@ class SamplerWithoutRankSlicing(Rule):
 
     code = "DDP006"
     name = "sampler-without-rank-slicing"
-    message = "this DistributedSampler subclass's __iter__ never selects the rank's share: every rank gets the whole dataset; slice [self.rank::self.num_replicas]"
+    message = (
+        "this DistributedSampler subclass's __iter__ never selects the rank's share: every rank gets "
+        "the whole dataset; slice [self.rank::self.num_replicas]"
+    )
     fix = Applicability.UNSAFE
     needles = ("DistributedSampler", "__iter__")
 

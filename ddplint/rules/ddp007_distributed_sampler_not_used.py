@@ -27,7 +27,10 @@ class DistributedSamplerNotUsed(LoaderFlowRule):
 
     code = "DDP007"
     name = "distributed-sampler-not-used"
-    message = "this DataLoader ignores the DistributedSampler over its dataset: every rank reads everything; pass sampler= instead of shuffle=True"
+    message = (
+        "this DataLoader ignores the DistributedSampler over its dataset: every rank reads everything; "
+        "pass sampler= instead of shuffle=True"
+    )
     fix = Applicability.SAFE
     needles = ("DistributedSampler", "DataLoader")
 
@@ -195,6 +198,6 @@ class DistributedSamplerNotUsed(LoaderFlowRule):
         if shuffle is None:
             fixed = with_keyword_argument(node, "sampler", value)
         else:
-            args = [arg.with_changes(keyword=cst.Name("sampler"), value=value) if arg is shuffle else arg for arg in node.args]
-            fixed = node.with_changes(args=args)
+            sampler_arg = shuffle.with_changes(keyword=cst.Name("sampler"), value=value)
+            fixed = node.with_changes(args=[sampler_arg if arg is shuffle else arg for arg in node.args])
         self.report(node, message, replace={node: fixed})
