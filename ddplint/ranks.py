@@ -250,7 +250,6 @@ class Frame:
     """One function body (or the module): its rank regions, open while the traversal is in it."""
 
     key: str | None  # the key same-module calls use: `name` or `Class.name`; None for the module
-    node: cst.CSTNode
     regions: list[tuple[int, bool, bool]] = field(default_factory=list)  # (pop at node id, only zero, never zero)
 
 
@@ -274,7 +273,7 @@ class RankAwareRule(Rule):
     def __init__(self, names) -> None:
         super().__init__(names)
         self._pending: dict[int, tuple[bool, bool]] = {}
-        self._frames: list[Frame] = []
+        self._frames: list[Frame] = [Frame(None)]
         self._blocks: list[cst.CSTNode] = []
         self._classes: list[str] = []
         self._scope_kinds: list[str] = []
@@ -333,7 +332,6 @@ class RankAwareRule(Rule):
                 del regions[index]
 
     def visit_Module(self, node: cst.Module) -> None:
-        self._frames.append(Frame(None, node))
         self._blocks.append(node)
 
     def visit_If(self, node: cst.If) -> None:
@@ -385,7 +383,7 @@ class RankAwareRule(Rule):
         is_method = bool(self._scope_kinds) and self._scope_kinds[-1] == "class"
         key = f"{self._classes[-1]}.{node.name.value}" if is_method else node.name.value
         self._scope_kinds.append("def")
-        frame = Frame(key, node)
+        frame = Frame(key)
         if decorated_rank_zero_only(node):
             frame.regions.append((id(node), True, False))
         self._frames.append(frame)
