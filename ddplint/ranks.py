@@ -118,7 +118,7 @@ def is_rank_expression(expr: cst.BaseExpression) -> bool:
         return last_name(expr) in RANK_FUNCTIONS or environment_key(expr) in RANK_ENVIRONMENT
     if isinstance(expr, cst.Subscript):
         return environment_key(expr) in RANK_ENVIRONMENT
-    return isinstance(expr, (cst.Name, cst.Attribute)) and last_name(expr) in RANK_NAMES
+    return isinstance(expr, (cst.Name, cst.Attribute)) and (last_name(expr) or "").lower() in RANK_NAMES
 
 
 def _is_world_size(expr: cst.BaseExpression) -> bool:
@@ -278,6 +278,7 @@ class RankAwareRule(Rule):
         self._classes: list[str] = []
         self._scope_kinds: list[str] = []
         self.call_sites: list[CallSite] = []
+        self.rank_aware_frames: set[str | None] = set()  # functions that test the rank or distributed mode
         self.functions: dict[str, cst.FunctionDef] = {}
 
     # -- where are we ---------------------------------------------------------------------
@@ -337,6 +338,8 @@ class RankAwareRule(Rule):
     def visit_If(self, node: cst.If) -> None:
         self._push(node)
         test = classify(node.test)
+        if test.is_rank_test:
+            self.rank_aware_frames.add(self.frame.key)
         if test.true_only_zero or test.true_never_zero:
             self._pending[id(node.body)] = (test.true_only_zero, test.true_never_zero)
         if node.orelse is not None and (test.false_only_zero or test.false_never_zero):

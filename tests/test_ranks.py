@@ -24,6 +24,8 @@ def guard(source: str):
         "not rank",
         "args.local_rank in (-1, 0)",
         "args.local_rank in [-1, 0]",
+        "RANK in {-1, 0}",
+        "LOCAL_RANK == 0",
         "local_rank <= 0",
         "rank < 1",
         "args.rank % ngpus_per_node == 0",
