@@ -104,14 +104,14 @@ def environment_key(expr: cst.BaseExpression) -> str | None:
     return None
 
 
-def _strip_int(expr: cst.BaseExpression) -> cst.BaseExpression:
+def strip_int(expr: cst.BaseExpression) -> cst.BaseExpression:
     while isinstance(expr, cst.Call) and dotted_name(expr.func) == "int" and len(expr.args) == 1:
         expr = expr.args[0].value
     return expr
 
 
 def is_rank_expression(expr: cst.BaseExpression) -> bool:
-    expr = _strip_int(expr)
+    expr = strip_int(expr)
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo):
         return is_rank_expression(expr.left)  # `rank % gpus_per_node`: the local rank
     if isinstance(expr, cst.Call):
@@ -122,7 +122,7 @@ def is_rank_expression(expr: cst.BaseExpression) -> bool:
 
 
 def _is_world_size(expr: cst.BaseExpression) -> bool:
-    expr = _strip_int(expr)
+    expr = strip_int(expr)
     if isinstance(expr, cst.Call) and expr.args:
         return environment_key(expr) == "WORLD_SIZE"
     if isinstance(expr, cst.Subscript):
