@@ -425,3 +425,43 @@ class RankAwareRule(Rule):
                     guarded.add(callee)
                     changed = True
         return guarded
+
+
+class WrappedModels:
+    """Names bound to `DistributedDataParallel(...)`, in traversal order (flow-sensitive:
+    `model` is wrapped only after `model = DDP(model)`, and no longer after `model = other`).
+    `self.x` belongs to the class, since it is bound in one method and used in another."""
+
+    def __init__(self, rule: RankAwareRule) -> None:
+        self.rule = rule
+        self._bound: dict[str | None, set[str]] = {}
+
+    def _owner(self, name: str) -> str | None:
+        if name.startswith("self.") and self.rule._classes:
+            return f"class {self.rule._classes[-1]}"
+        return self.rule.frame.key
+
+    def assign(self, node: cst.Assign) -> None:
+        value = node.value
+        wraps = isinstance(value, cst.Call) and self.rule.names.qualified(value.func) in DDP_WRAPPERS
+        for target in node.targets:
+            name = dotted_name(target.target)
+            if name is None:
+                continue
+            bound = self._bound.setdefault(self._owner(name), set())
+            if wraps:
+                bound.add(name)
+            else:
+                bound.discard(name)
+
+    def names_here(self, frame: str | None = None) -> set[str]:
+        """The wrapped names visible in `frame` (default: the current one)."""
+        key = self.rule.frame.key if frame is None else frame
+        found = set(self._bound.get(key, ())) | set(self._bound.get(None, ()))
+        if self.rule._classes:
+            found |= self._bound.get(f"class {self.rule._classes[-1]}", set())
+        return found
+
+    def is_wrapped(self, expr: cst.BaseExpression) -> bool:
+        name = dotted_name(expr)
+        return name is not None and name in self.names_here()

@@ -7,7 +7,7 @@ import libcst as cst
 from ddplint.diagnostics import Applicability
 from ddplint.edits import keyword_argument
 from ddplint.names import dotted_name
-from ddplint.ranks import DDP_WRAPPERS, RankAwareRule, last_name
+from ddplint.ranks import RankAwareRule, WrappedModels, last_name
 from ddplint.rule import Clean, Flagged
 
 # torch.distributed functions every rank of the group must call; barriers match each other.
@@ -282,8 +282,9 @@ class CollectiveInRankBranch(RankAwareRule):
         super().__init__(names)
         self._collectives: list[_Collective] = []
         self._forwards: list[tuple[cst.Call, bool]] = []  # (call, gradients off there)
-        self._helper_calls: list[tuple[cst.Call, str, str | None, bool, bool, bool]] = []
-        self._wrapped: dict[str | None, set[str]] = {}  # frame -> names bound to DDP(...)
+        # (call, callee, frame, rank 0 alone, other ranks alone, everywhere, wrapped names there)
+        self._helper_calls: list[tuple[cst.Call, str, str | None, bool, bool, bool, set[str]]] = []
+        self._wrapped = WrappedModels(self)
         self._called_params: dict[str, set[str]] = {}  # function -> parameters it calls
         self._no_grad_depth: list[int] = [0]
 
@@ -317,27 +318,7 @@ class CollectiveInRankBranch(RankAwareRule):
     # -- DDP-wrapped names, in the order they are bound -----------------------------------
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        wraps = isinstance(node.value, cst.Call) and self.names.qualified(node.value.func) in DDP_WRAPPERS
-        for target in node.targets:
-            name = dotted_name(target.target)
-            if name is None:
-                continue
-            # `self.model` is bound in one method and called in another: it belongs to the class.
-            owner = f"class {self._classes[-1]}" if name.startswith("self.") and self._classes else self.frame.key
-            bound = self._wrapped.setdefault(owner, set())
-            if wraps:
-                bound.add(name)
-            else:
-                bound.discard(name)
-
-    def _is_wrapped(self, func: cst.BaseExpression) -> bool:
-        name = dotted_name(func)
-        if name is None:
-            return False
-        owners = [self.frame.key, None]
-        if name.startswith("self.") and self._classes:
-            owners.append(f"class {self._classes[-1]}")
-        return any(name in self._wrapped.get(owner, ()) for owner in owners)
+        self._wrapped.assign(node)
 
     # -- calls ----------------------------------------------------------------------------
 
@@ -352,7 +333,7 @@ class CollectiveInRankBranch(RankAwareRule):
             if kind is not None and keyword_argument(node, "group") is None:
                 self._collectives.append(_Collective(frame, frozenset({kind}), None, node, alone, others, everywhere))
             return
-        if self._is_wrapped(node.func):
+        if self._wrapped.is_wrapped(node.func):
             if alone:
                 self._forwards.append((node, self._no_grad_depth[-1] > 0))
             return
@@ -362,7 +343,8 @@ class CollectiveInRankBranch(RankAwareRule):
                 self._called_params.setdefault(frame, set()).add(node.func.value)
         callee = self.callee_key(node)
         if callee is not None:
-            self._helper_calls.append((node, callee, frame, alone, others, everywhere))
+            wrapped = self._wrapped.names_here() if alone else set()
+            self._helper_calls.append((node, callee, frame, alone, others, everywhere, wrapped))
 
     def leave_Module(self, original_node: cst.Module) -> None:
         collectives = self._collectives + self._helper_collectives()
@@ -392,7 +374,7 @@ class CollectiveInRankBranch(RankAwareRule):
         changed = True
         while changed:
             changed = False
-            for _, callee, frame, _, _, everywhere in self._helper_calls:
+            for _, callee, frame, _, _, everywhere, _ in self._helper_calls:
                 if everywhere and frame is not None and callee in performs:
                     known = performs.setdefault(frame, set())
                     if not performs[callee] <= known:
@@ -400,17 +382,16 @@ class CollectiveInRankBranch(RankAwareRule):
                         changed = True
         return [
             _Collective(frame, frozenset(performs[callee]), callee, node, alone, others, everywhere)
-            for node, callee, frame, alone, others, everywhere in self._helper_calls
+            for node, callee, frame, alone, others, everywhere, _ in self._helper_calls
             if callee in performs
         ]
 
     def _report_forwards_through_helpers(self) -> None:
-        for node, callee, frame, alone, _, _ in self._helper_calls:
+        for node, callee, _, alone, _, _, wrapped in self._helper_calls:
             function = self.functions.get(callee)
             if not alone or function is None or callee not in self._called_params:
                 continue
             parameters = _parameter_names(function)
-            wrapped = self._wrapped.get(frame, set()) | (self._wrapped.get(None, set()) if frame else set())
             for index, arg in enumerate(node.args):
                 parameter = arg.keyword.value if arg.keyword else (parameters[index] if index < len(parameters) else None)
                 if arg.star or parameter not in self._called_params[callee]:
