@@ -253,6 +253,19 @@ class CollectiveInRankBranch(RankAwareRule):
         ),
         Clean(
             """
+            import torch.nn as nn
+
+            def step(rank, net, batch):
+                ddp = nn.parallel.DistributedDataParallel(net)
+                if rank == 0:
+                    out = ddp(batch[:1])
+                else:
+                    out = ddp(batch)
+                return out
+            """
+        ),
+        Clean(
+            """
             class Tracker:
                 def barrier(self):
                     pass
@@ -281,7 +294,7 @@ class CollectiveInRankBranch(RankAwareRule):
     def __init__(self, names) -> None:
         super().__init__(names)
         self._collectives: list[_Collective] = []
-        self._forwards: list[tuple[cst.Call, bool]] = []  # (call, gradients off there)
+        self._forwards: list[tuple[_Collective, bool]] = []  # (forward, gradients off there)
         # (call, callee, frame, rank 0 alone, other ranks alone, everywhere, wrapped names there)
         self._helper_calls: list[tuple[cst.Call, str, str | None, bool, bool, bool, set[str]]] = []
         self._wrapped = WrappedModels(self)
@@ -334,8 +347,8 @@ class CollectiveInRankBranch(RankAwareRule):
                 self._collectives.append(_Collective(frame, frozenset({kind}), None, node, alone, others, everywhere))
             return
         if self._wrapped.is_wrapped(node.func):
-            if alone:
-                self._forwards.append((node, self._no_grad_depth[-1] > 0))
+            forward = _Collective(frame, frozenset({"forward"}), None, node, alone, others, everywhere)
+            self._forwards.append((forward, self._no_grad_depth[-1] > 0))
             return
         if isinstance(node.func, cst.Name) and frame is not None:
             function = self.functions.get(frame)
@@ -348,17 +361,12 @@ class CollectiveInRankBranch(RankAwareRule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         collectives = self._collectives + self._helper_collectives()
-        for event in collectives:
-            if not event.rank_zero_alone:
-                continue
-            balanced = any(
-                other.frame == event.frame and other.other_ranks_alone and other.kinds & event.kinds
-                for other in collectives
-            )
-            if not balanced:
-                self.report(event.node)
-        for call, gradients_off in self._forwards:
-            if gradients_off:
+        for event in _unbalanced(collectives):
+            self.report(event.node)
+        gradients_off = {id(forward.node): off for forward, off in self._forwards}
+        for forward in _unbalanced([forward for forward, _ in self._forwards]):
+            call = forward.node
+            if gradients_off[id(call)]:
                 fixed = call.with_changes(func=cst.Attribute(value=call.func, attr=cst.Name("module")))
                 self.report(call, _FORWARD_MESSAGE, replace={call: fixed})
             else:
@@ -399,6 +407,19 @@ class CollectiveInRankBranch(RankAwareRule):
                 if dotted_name(arg.value) in wrapped:
                     self.report(node, f"{_FORWARD_MESSAGE} (it is passed to {last_name(node)}, which calls it)")
                     break
+
+
+def _unbalanced(events: list[_Collective]) -> list[_Collective]:
+    """Events only rank 0 reaches, with no event of the same kind that only the other ranks
+    reach in the same function (balanced if/else, "main process first")."""
+    return [
+        event
+        for event in events
+        if event.rank_zero_alone
+        and not any(
+            other.frame == event.frame and other.other_ranks_alone and other.kinds & event.kinds for other in events
+        )
+    ]
 
 
 def _parameter_names(function: cst.FunctionDef) -> list[str]:

@@ -4,18 +4,40 @@ import libcst as cst
 
 from ddplint.edits import argument
 from ddplint.names import TORCH_SAVE, dotted_name
-from ddplint.ranks import DDP_WRAPPERS, RANK_ENVIRONMENT, RankAwareRule, environment_key, is_rank_expression
+from ddplint.ranks import (
+    DDP_WRAPPERS,
+    RANK_ENVIRONMENT,
+    RankAwareRule,
+    environment_key,
+    is_rank_expression,
+    last_name,
+)
 from ddplint.rule import Clean, Flagged
 
 SPAWN = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.start_processes"})
-IN_MEMORY_FILES = frozenset({"io.BytesIO"})
+# Files private to the process that opens them: every rank writing its own is fine.
+PRIVATE_FILES = frozenset(
+    {"io.BytesIO", "tempfile.TemporaryFile", "tempfile.NamedTemporaryFile", "tempfile.SpooledTemporaryFile"}
+)
 
 
-def _mentions_rank(expr: cst.CSTNode) -> bool:
-    """The expression names the rank somewhere (`f"ckpt_{rank}.pt"`): one file per rank."""
+def _mentions_rank(expr: cst.CSTNode, per_rank: set[str]) -> bool:
+    """The expression names a rank somewhere (`f"ckpt_{rank}.pt"`, `path_for(current_rank)`,
+    a variable assigned from such an expression): one file per rank."""
+    if isinstance(expr, (cst.Name, cst.Attribute)):
+        name = dotted_name(expr)
+        if name in per_rank or "rank" in (last_name(expr) or "").lower():
+            return True
     if isinstance(expr, cst.BaseExpression) and is_rank_expression(expr):
         return True
-    return any(_mentions_rank(child) for child in expr.children)
+    return any(_mentions_rank(child, per_rank) for child in expr.children)
+
+
+def _is_process_group_api(qualified: str) -> bool:
+    """`torch.distributed.barrier`, `...distributed_c10d.get_rank`: calls that only make sense
+    in a process group. Its subpackages (`torch.distributed.checkpoint` tools) do not count."""
+    module, _, _ = qualified.rpartition(".")
+    return module in ("torch.distributed", "torch.distributed.distributed_c10d")
 
 
 class SaveOnEveryRank(RankAwareRule):
@@ -27,16 +49,16 @@ class SaveOnEveryRank(RankAwareRule):
     rank that loads it right after reads a half-written file. It also wastes I/O N times.
 
     Flagged: `torch.save` (any import form) in a file that is evidently distributed (it
-    calls torch.distributed or DistributedDataParallel, spawns ranks, or reads LOCAL_RANK),
-    in code every rank reaches: module code, or a function that tests the rank or calls
-    torch.distributed itself, or is called from such code outside a rank-0 guard.
+    calls torch.distributed or DistributedDataParallel, spawns ranks, or reads RANK or
+    LOCAL_RANK), in code every rank reaches: a function (or module code) that tests the rank
+    or does one of those things itself, or is called from such code outside a rank-0 guard.
     Recognised guards: `if rank == 0`, `if dist.get_rank() == 0`, `if is_main_process()`
     (`is_master`, `is_rank_zero`, `accelerator.is_main_process`, `trainer.is_global_zero`,
     ...), `if args.local_rank in [-1, 0]`, `if not args.distributed or rank == 0`, early
     returns such as `if rank != 0: return`, `@rank_zero_only`, and a same-module function
     (`save_checkpoint()`) whose every call is under such a guard.
-    Not flagged: saves to a path that names the rank (`f"ckpt_{rank}.pt"`), saves into an
-    `io.BytesIO` buffer, and functions with no evidence of running distributed (a library
+    Not flagged: saves to a path that names the rank (`f"ckpt_{rank}.pt"`, also through a
+    variable or `with open(...) as f`), saves into an `io.BytesIO` buffer or a `tempfile`, and functions with no evidence of running distributed (a library
     helper called from another module is judged where it is called).
 
     No fix: wrapping the save in `if dist.get_rank() == 0:` is right only when no other rank
@@ -176,6 +198,7 @@ class SaveOnEveryRank(RankAwareRule):
         Clean(
             """
             import io
+            import tempfile
             import torch
             import torch.distributed as dist
 
@@ -186,6 +209,10 @@ class SaveOnEveryRank(RankAwareRule):
                 dist.barrier()
                 buffer = io.BytesIO()
                 torch.save(obj, buffer)
+                with tempfile.NamedTemporaryFile() as tmp:
+                    torch.save(obj, tmp.name)
+                with open(f"{dist.get_rank()}.pt", "wb") as handle:
+                    torch.save(obj, handle)
                 return buffer.getvalue()
             """
         ),
@@ -196,25 +223,43 @@ class SaveOnEveryRank(RankAwareRule):
         self._saves: list[tuple[cst.Call, str | None]] = []
         self._distributed_frames: set[str | None] = set()
         self._spawned: set[str] = set()
+        # frame -> names bound to an in-memory file, or to a value that names the rank
         self._buffers: dict[str | None, set[str]] = {}
-        self._reads_local_rank = False
+        self._per_rank: dict[str | None, set[str]] = {}
+
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        name = dotted_name(target)
+        if name is None:
+            return
+        if isinstance(value, cst.Call) and (
+            self.names.qualified(value.func) in PRIVATE_FILES or "temp" in (last_name(value) or "").lower()
+        ):
+            self._buffers.setdefault(self.frame.key, set()).add(name)
+        per_rank = self._per_rank.setdefault(self.frame.key, set())
+        if _mentions_rank(value, per_rank):
+            per_rank.add(name)
+        else:
+            per_rank.discard(name)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if isinstance(node.value, cst.Call) and self.names.qualified(node.value.func) in IN_MEMORY_FILES:
-            buffers = self._buffers.setdefault(self.frame.key, set())
-            buffers.update(name for t in node.targets if (name := dotted_name(t.target)) is not None)
+        for target in node.targets:
+            self._bind(target.target, node.value)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:  # `with open(rank_path, "wb") as f:`
+            self._bind(node.asname.name, node.item)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if environment_key(node) in RANK_ENVIRONMENT:
-            self._reads_local_rank = True
+            self._distributed_frames.add(self.frame.key)
 
     def check_call(self, node: cst.Call) -> None:
         qualified = self.names.qualified(node.func)
         if qualified is None:
             if environment_key(node) in RANK_ENVIRONMENT:
-                self._reads_local_rank = True
+                self._distributed_frames.add(self.frame.key)
             return
-        if qualified.startswith("torch.distributed.") or qualified in DDP_WRAPPERS:
+        if _is_process_group_api(qualified) or qualified in DDP_WRAPPERS:
             self._distributed_frames.add(self.frame.key)
         elif qualified in SPAWN:
             self._distributed_frames.add(self.frame.key)
@@ -223,14 +268,15 @@ class SaveOnEveryRank(RankAwareRule):
                 self._spawned.add(target.value.value)
         elif qualified in TORCH_SAVE and not self.only_rank_zero:
             destination = argument(node, 1, "f")
-            if destination is None or _mentions_rank(destination.value):
+            if destination is None or _mentions_rank(destination.value, self._per_rank.get(self.frame.key, set())):
                 return
-            if dotted_name(destination.value) in self._buffers.get(self.frame.key, ()):
+            name = dotted_name(destination.value)  # `buffer`, `tmp`, `tmp.name`
+            if name is not None and name.split(".")[0] in self._buffers.get(self.frame.key, ()):
                 return
             self._saves.append((node, self.frame.key))
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        if not self._saves or not (self._distributed_frames or self._reads_local_rank):
+        if not self._saves or not self._distributed_frames:
             return
         guarded = self.functions_only_rank_zero_calls()
         callers: dict[str, list] = {}
@@ -238,18 +284,24 @@ class SaveOnEveryRank(RankAwareRule):
             callers.setdefault(site.callee, []).append(site)
         memo: dict[str | None, bool] = {}
 
+        def shows_distributed(key: str | None) -> bool:
+            return key in self._distributed_frames or key in self.rank_aware_frames or key in self._spawned
+
         def every_rank_runs(key: str | None) -> bool:
+            """Module code or a function that shows it runs distributed and is reached outside a
+            rank-0 guard (or has no caller here), or that is called from such code unguarded."""
             if key is None:
-                return True
+                return shows_distributed(None)
             if key in memo:
                 return memo[key]
             memo[key] = False  # a cycle proves nothing
             if key in guarded:
                 return False
-            if key in callers and key in self.functions:
-                result = any(not site.only_zero and every_rank_runs(site.caller) for site in callers[key])
+            unguarded = [site for site in callers.get(key, ()) if not site.only_zero]
+            if shows_distributed(key):
+                result = bool(unguarded) or key not in callers
             else:
-                result = key in self._spawned or key in self._distributed_frames or key in self.rank_aware_frames
+                result = any(every_rank_runs(site.caller) for site in unguarded)
             memo[key] = result
             return result
 
