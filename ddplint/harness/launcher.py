@@ -32,8 +32,11 @@ from .probes import BACKEND_VAR, PAUSE_VAR, PAUSED_MARK, RESULT_MARK, RESUME_VAR
 RUN_ID_VAR = "DDPLINT_RUN_ID"
 SHM_DIR = "/dev/shm"
 
-# torchrun --tee 3 prefixes every line of a rank with "[<role><local rank>]:".
-_RANK_PREFIX = re.compile(r"^\[default(\d+)\]:(.*)$")
+# torchrun --redirects 3 --log-dir D writes each rank's output to
+# D/<run id>/attempt_<n>/<local rank>/{stdout,stderr}.log. Those files are read
+# directly: the ranks write them themselves, so nothing is lost when torchrun
+# stops (its --tee tailer drops the last lines of ranks that end quickly).
+_RANK_LOG = re.compile(r"attempt_\d+/(\d+)/(stdout|stderr)\.log$")
 
 
 @dataclass
@@ -185,9 +188,11 @@ def kill_job(run_id: str, grace: float = 3.0, extra: Iterable[int] = ()) -> set[
 class LaunchResult:
     returncode: int | None
     elapsed: float
+    run_id: str = ""
     timed_out: bool = False
     lines: list[str] = field(default_factory=list)  # merged stdout+stderr, as seen
-    rank_lines: dict[int, list[str]] = field(default_factory=dict)
+    rank_lines: dict[int, list[str]] = field(default_factory=dict)  # stdout and stderr
+    rank_stderr: dict[int, list[str]] = field(default_factory=dict)
     results: list[dict] = field(default_factory=list)  # DDPLINT_RESULT payloads
     observed: dict = field(default_factory=dict)  # what on_pause measured
     leftover_pids: set[int] = field(default_factory=set)  # had to be SIGKILLed at the end
@@ -201,8 +206,8 @@ class LaunchResult:
     def errors(self) -> list[str]:
         """The final exception line of each rank that raised one (rank order)."""
         out = []
-        for rank in sorted(self.rank_lines):
-            err = last_exception(self.rank_lines[rank])
+        for rank in sorted(self.rank_stderr):
+            err = last_exception(self.rank_stderr[rank])
             if err:
                 out.append(f"rank {rank}: {err}")
         return out
@@ -269,36 +274,60 @@ def run_torchrun(
     cmd = [
         sys.executable, "-m", "torch.distributed.run",
         *topology.torchrun_args(),
-        "--tee", "3", "--log-dir", log_dir,
+        "--redirects", "3", "--log-dir", log_dir,
         "--max-restarts", "0",
         *(["--module"] if module else []),
         script, *script_args,
     ]
-    result = LaunchResult(returncode=None, elapsed=0.0)
+    result = LaunchResult(returncode=None, elapsed=0.0, run_id=run_id)
     lock = threading.Lock()
     paused: set[int] = set()
-    pause_event = threading.Event()
 
     def consume(stream):
         for raw in iter(stream.readline, ""):
-            line = raw.rstrip("\n")
-            m = _RANK_PREFIX.match(line)
             with lock:
-                result.lines.append(line)
+                result.lines.append(raw.rstrip("\n"))
+        stream.close()
+
+    offsets: dict[str, int] = {}
+    partial: dict[str, bytes] = {}
+
+    def poll_rank_logs(final: bool = False) -> None:
+        for dirpath, _, files in os.walk(log_dir):
+            for fname in files:
+                path = os.path.join(dirpath, fname)
+                m = _RANK_LOG.search(path)
                 if not m:
                     continue
-                rank, text = int(m.group(1)), m.group(2)
-                result.rank_lines.setdefault(rank, []).append(text)
-                if text.startswith(RESULT_MARK):
-                    try:
-                        result.results.append(json.loads(text[len(RESULT_MARK):]))
-                    except json.JSONDecodeError:
-                        pass
-                elif text.startswith(PAUSED_MARK):
-                    paused.add(rank)
-                    if len(paused) >= topology.nproc_per_node:
-                        pause_event.set()
-        stream.close()
+                rank, stream = int(m.group(1)), m.group(2)
+                try:
+                    with open(path, "rb") as fh:
+                        fh.seek(offsets.get(path, 0))
+                        chunk = fh.read()
+                except OSError:
+                    continue
+                offsets[path] = offsets.get(path, 0) + len(chunk)
+                buf = partial.get(path, b"") + chunk
+                *complete, rest = buf.split(b"\n")
+                if final and rest:
+                    complete.append(rest)
+                    rest = b""
+                partial[path] = rest
+                for raw in complete:
+                    handle(rank, stream, raw.decode("utf-8", "replace").rstrip("\r"))
+
+    def handle(rank: int, stream: str, text: str) -> None:
+        result.rank_lines.setdefault(rank, []).append(text)
+        if stream == "stderr":
+            result.rank_stderr.setdefault(rank, []).append(text)
+            return
+        if text.startswith(RESULT_MARK):
+            try:
+                result.results.append(json.loads(text[len(RESULT_MARK):]))
+            except json.JSONDecodeError:
+                pass
+        elif text.startswith(PAUSED_MARK):
+            paused.add(rank)
 
     resume_file = os.path.join(log_dir, "resume")
     child_env[RESUME_VAR] = resume_file
@@ -319,7 +348,8 @@ def run_torchrun(
                 result.timed_out = True
                 break
             result.seen_pids |= job_pids(run_id)
-            if not handled_pause and pause_event.is_set():
+            poll_rank_logs()
+            if not handled_pause and len(paused) >= topology.nproc_per_node:
                 handled_pause = True
                 result.seen_pids |= job_pids(run_id)
                 if on_pause is not None:
@@ -333,7 +363,7 @@ def run_torchrun(
                 else:
                     open(resume_file, "w").close()
             try:
-                proc.wait(timeout=0.25)
+                proc.wait(timeout=0.1 if pause_tag and not handled_pause else 0.25)
             except subprocess.TimeoutExpired:
                 pass
     finally:
@@ -364,6 +394,7 @@ def run_torchrun(
             proc.wait()
         for t in readers:
             t.join(timeout=5)
+        poll_rank_logs(final=True)
         result.shm_leftover = shm_files(result.seen_pids)
         for path in result.shm_leftover:
             try:

@@ -132,8 +132,11 @@ def measure_ddp001(runs, ctx) -> Measurement:
                            data={"contexts": ctxs, "mode": "cuda-contexts"})
     errs = [e for e in run.errors() if "CUDA" in e or "cuda" in e or "NVIDIA" in e]
     if errs:
-        return Measurement(True, "import fails in every rank process: " + errs[0].split(": ", 1)[1],
-                           data={"errors": errs, "mode": "cpu-import"})
+        return Measurement(
+            True,
+            f"importing the module fails in {len(errs)}/{ctx['nproc']} rank processes: "
+            + errs[0].split(": ", 1)[1],
+            data={"errors": errs, "mode": "cpu-import"})
     if payload is None:
         return _no_result(runs, "DDP001")
     ok = all(s > 0 for s in payload["steps"]) and not any(payload["cuda_initialized"])
@@ -198,22 +201,32 @@ def measure_ddp004(runs, ctx) -> Measurement:
 
 
 def measure_ddp005(runs, ctx) -> Measurement:
-    live, kill = runs["live"], runs["kill"]
-    payload = _result(live, "DDP005")
-    obs = live.observed
-    if not obs or not kill.observed:
+    # "kill": paused mid-training, inspected from outside, then every process
+    # of the job SIGKILLed at once. "live" (after the fix only): the same
+    # program left to finish, to show the fixed program still completes.
+    kill = runs["kill"]
+    obs = kill.observed
+    if "files" not in obs:
         return _no_result(runs, "DDP005")
-    workers = kill.observed.get("workers", 0)
+    workers = obs.get("workers", 0)
     leaked = kill.shm_leftover
     leaked_mib = sum(leaked.values()) / 2**20
     text = (f"while training: {obs['files']} /dev/shm/torch_* files ({obs['bytes'] / 2**20:.0f} MiB), "
             f"{obs['managers']} torch_shm_manager; after killing the job: {len(leaked)} files "
             f"({leaked_mib:.1f} MiB) left, {workers} workers")
     symptom = obs["files"] > 0 or obs["managers"] > 0 or len(leaked) > workers
-    completed = _completed(live, payload) and live.returncode == 0
-    return Measurement(symptom, text, completed,
-                       data={"live": obs, "kill": kill.observed, "leaked_files": len(leaked),
-                             "leaked_bytes": sum(leaked.values()), "result": payload})
+    data = {"live": obs, "leaked_files": len(leaked), "leaked_bytes": sum(leaked.values())}
+    completed = False
+    if "live" in runs:
+        live = runs["live"]
+        payload = _result(live, "DDP005")
+        completed = _completed(live, payload) and live.returncode == 0
+        data["result"] = payload
+        if payload:
+            text += f"; uninterrupted run: steps per rank {payload['steps']}, strategy {payload['strategy']}"
+        else:
+            text += "; uninterrupted run did not finish"
+    return Measurement(symptom, text, completed, data=data)
 
 
 def measure_ddp006(runs, ctx) -> Measurement:
@@ -264,10 +277,12 @@ class LaunchSpec:
     kill: bool = False
 
 
-def launches_for(rule: str, gpus: int) -> dict[str, LaunchSpec]:
+def launches_for(rule: str, gpus: int, phase: str) -> dict[str, LaunchSpec]:
     if rule == "DDP005":
-        return {"live": LaunchSpec("DDP005", _shm_observer),
-                "kill": LaunchSpec("DDP005", _shm_observer, kill=True)}
+        specs = {"kill": LaunchSpec("DDP005", _shm_observer, kill=True)}
+        if phase == "after":
+            specs["live"] = LaunchSpec()
+        return specs
     if rule == "DDP001" and gpus:
         return {"main": LaunchSpec("DDP001", _context_observer)}
     return {"main": LaunchSpec()}
@@ -332,7 +347,7 @@ def _run_phase(phase: str, rules: list[str], scripts: dict[str, Path], opts: Opt
         if r in runs:
             continue
         runs[r] = {}
-        for name, spec in launches_for(r, gpus).items():
+        for name, spec in launches_for(r, gpus, phase).items():
             opts.log(f"{phase}: {r} ({name})")
             # Each rule runs in its own folder (checkpoints, logs land there).
             res = launcher.run_torchrun(
@@ -346,7 +361,8 @@ def _run_phase(phase: str, rules: list[str], scripts: dict[str, Path], opts: Opt
 
 
 def verify(rules: list[str], opts: Options) -> list[RuleOutcome]:
-    ctx = {"gpus": opts.topology.gpus, "backend": opts.topology.backend}
+    ctx = {"gpus": opts.topology.gpus, "backend": opts.topology.backend,
+           "nproc": opts.topology.nproc_per_node}
     timings = {r: 0.0 for r in rules}
     fix_times = {r: 0.0 for r in rules}
     work = Path(tempfile.mkdtemp(prefix="ddplint-verify-"))
