@@ -82,10 +82,12 @@ def ddplint_fixer(path: Path) -> FixOutcome:
         [sys.executable, "-m", "ddplint", "check", "--fix", "--unsafe-fixes", str(path)],
         capture_output=True, text=True, env=env, timeout=120,
     )
+    tail = ((proc.stderr or proc.stdout).strip().splitlines()[-1:] or [""])[0]
     if proc.returncode not in (0, 1):
-        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or [""]
-        return FixOutcome(False, f"fixer exited {proc.returncode}: {tail[0]}")
-    return FixOutcome(path.read_bytes() != before)
+        return FixOutcome(False, f"fixer exited {proc.returncode}: {tail}")
+    changed = path.read_bytes() != before
+    # Unchanged: say what ddplint printed (e.g. no such rule, or no ddplint at all).
+    return FixOutcome(changed, "" if changed else f"ddplint exited {proc.returncode}: {tail}")
 
 
 Fixer = Callable[[Path], FixOutcome]
@@ -215,7 +217,8 @@ def measure_ddp005(runs, ctx) -> Measurement:
             f"{obs['managers']} torch_shm_manager; after killing the job: {len(leaked)} files "
             f"({leaked_mib:.1f} MiB) left, {workers} workers")
     symptom = obs["files"] > 0 or obs["managers"] > 0 or len(leaked) > workers
-    data = {"live": obs, "leaked_files": len(leaked), "leaked_bytes": sum(leaked.values())}
+    data = {"live": obs, "leaked_files": len(leaked), "leaked_bytes": sum(leaked.values()),
+            "leaked_paths": sorted(leaked)}
     completed = False
     if "live" in runs:
         live = runs["live"]
