@@ -107,17 +107,11 @@ def _check(args: argparse.Namespace) -> int:
         _note(args, "warning: --unsafe-fixes has no effect without --fix or --diff")
     unsafe = args.unsafe_fixes or settings.unsafe_fixes
     mode = Mode(fix=args.fix or args.diff, unsafe_fixes=unsafe, write=args.fix and not args.diff)
-    exclusion = settings.exclusion()
-
-
-    def rules_for(path: str) -> list:
-        return settings.rules_for(path, rules)
-
     if stdin_mode:
-        return _check_stdin(args, rules, rules_for, mode, exclusion)
+        return _check_stdin(args, settings, rules, mode)
     if args.add_noqa:
-        return _add_noqa(args, paths, rules_for, exclusion)
-    return _check_paths(args, paths, rules, rules_for, mode, exclusion)
+        return _add_noqa(args, paths, settings, rules)
+    return _check_paths(args, paths, settings, rules, mode)
 
 
 def _usage_error(message: str) -> int:
@@ -130,31 +124,34 @@ def _note(args: argparse.Namespace, message: str) -> None:
         print(f"ddplint: {message}", file=sys.stderr)
 
 
-def _check_stdin(args, rules, rules_for, mode, exclusion) -> int:
+def _check_stdin(args, settings, rules, mode) -> int:
     from ddplint.api import process_source
 
     source = sys.stdin.read()
     name = args.stdin_filename or "-"
-    if args.force_exclude and args.stdin_filename and exclusion.excludes_with_parents(name):
+    if args.force_exclude and args.stdin_filename and settings.exclusion().excludes_with_parents(name):
         if args.fix and not args.diff:
             sys.stdout.write(source)
         return EXIT_CLEAN
     report = _Report(args, rules=rules, fixed_to_stdout=args.fix and not args.diff)
-    report.add(process_source(source, name, rules_for(name), mode))
+    report.add(process_source(source, name, settings.rules_for(name, rules), mode))
     return report.finish()
 
 
-def _check_paths(args, paths, rules, rules_for, mode, exclusion) -> int:
+def _check_paths(args, paths, settings, rules, mode) -> int:
     from ddplint.api import process_file
     from ddplint.files import discover
     from ddplint.output.progress import Progress
 
-    targets = list(discover(paths, exclusion, force_exclude=args.force_exclude))
+    targets = list(discover(paths, settings.exclusion(), force_exclude=args.force_exclude))
     progress = Progress(len(targets), sys.stderr)
     report = _Report(args, rules=rules)
     # One independent unit of work per file: a parallel map can replace this loop.
     for target in targets:
-        result = process_file(target.path, rules_for(target.path), mode) if target.error is None else _error_result(target)
+        if target.error is None:
+            result = process_file(target.path, settings.rules_for(target.path, rules), mode)
+        else:
+            result = _error_result(target)
         progress.advance()
         report.add(result)
     progress.close()
@@ -249,18 +246,18 @@ class _Report:
         return EXIT_CLEAN
 
 
-def _add_noqa(args, paths, rules_for, exclusion) -> int:
+def _add_noqa(args, paths, settings, rules) -> int:
     from ddplint.add_noqa import add_noqa
     from ddplint.engine import SourceError, analyse
     from ddplint.files import discover, read_source, write_atomically
 
     added = errors = 0
-    for target in discover(paths, exclusion, force_exclude=args.force_exclude):
+    for target in discover(paths, settings.exclusion(), force_exclude=args.force_exclude):
         try:
             if target.error is not None:
                 raise SourceError(target.error)
             decoded, raw = read_source(target.path)
-            diagnostics = analyse(decoded.text, target.path, rules_for(target.path)).diagnostics
+            diagnostics = analyse(decoded.text, target.path, settings.rules_for(target.path, rules)).diagnostics
             if not diagnostics:
                 continue
             new_source, changed = add_noqa(decoded.text, diagnostics)
