@@ -6,11 +6,11 @@ not pay for libcst before they need it.
 
 __version__ = "0.1.0"
 
-__all__ = ["Diagnostic", "FileResult", "fix_source", "lint_paths", "lint_source", "__version__"]
+__all__ = ["ConfigError", "Diagnostic", "FileResult", "SourceError", "fix_source", "lint_paths", "lint_source", "__version__"]
 
 
 def __getattr__(name: str):
-    if name in ("lint_source", "fix_source", "lint_paths", "FileResult"):
+    if name in ("lint_source", "fix_source", "lint_paths", "FileResult", "SourceError", "ConfigError"):
         from ddplint import api
 
         return getattr(api, name)

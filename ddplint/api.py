@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from ddplint.config import ConfigError, resolve
 from ddplint.diagnostics import Diagnostic, FileResult
 from ddplint.engine import SourceError, analyse
 from ddplint.files import discover, read_source, write_atomically
@@ -20,7 +21,7 @@ from ddplint.rule import Rule
 from ddplint.rules import all_rules
 from ddplint.selection import choose_rules
 
-__all__ = ["Diagnostic", "FileResult", "SourceError", "fix_source", "lint_paths", "lint_source"]
+__all__ = ["ConfigError", "Diagnostic", "FileResult", "SourceError", "fix_source", "lint_paths", "lint_source"]
 
 
 def _rules(select: Sequence[str] | None, ignore: Sequence[str]) -> list[type[Rule]]:
@@ -63,6 +64,7 @@ def process_source(source: str, path: str, rules: Sequence[type[Rule]], mode: Mo
             result.original_source = source
             result.fixed_source = outcome.source
             result.fixed_count = outcome.fixed_count
+            result.fixed_codes = outcome.fixed_codes
             result.fix_problems = outcome.problems
             result.diagnostics = outcome.remaining.diagnostics
         else:
@@ -84,6 +86,7 @@ def process_file(path: str, rules: Sequence[type[Rule]], mode: Mode) -> FileResu
         except SourceError as error:
             result.error = str(error)
             result.fixed_count = 0
+            result.fixed_codes = {}
     return result
 
 
@@ -94,12 +97,22 @@ def lint_paths(
     ignore: Sequence[str] = (),
     fix: bool = False,
     unsafe_fixes: bool = False,
+    config: bool | str = False,
 ) -> Iterator[FileResult]:
-    """Lint (or fix in place) every Python file under `paths`, one result per file in path order."""
-    rules = _rules(select, ignore)
-    mode = Mode(fix=fix, unsafe_fixes=unsafe_fixes)
-    for target in discover(paths):
+    """Lint (or fix in place) every Python file under `paths`, one result per file in path order.
+
+    With `config=True` the `[tool.ddplint]` table nearest to the first path applies as on the
+    command line (`config="path/to/pyproject.toml"` names one); `select` then replaces its
+    selection and `ignore` adds to it. Raises ConfigError for an unusable configuration.
+    """
+    if config:
+        settings = resolve(config if isinstance(config, str) else None, start=paths[0] if paths else ".")
+    else:
+        settings = resolve(isolated=True)
+    rules = settings.choose_rules(select, (), ignore)
+    mode = Mode(fix=fix, unsafe_fixes=unsafe_fixes or settings.unsafe_fixes)
+    for target in discover(paths, settings.exclusion()):
         if target.error is not None:
             yield FileResult(target.path, error=target.error)
         else:
-            yield process_file(target.path, rules, mode)
+            yield process_file(target.path, settings.rules_for(target.path, rules), mode)

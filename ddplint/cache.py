@@ -1,7 +1,8 @@
 """Results of earlier runs, so an unchanged tree is checked at the cost of reading it.
 
-One JSON file per (ddplint version, active rules and settings) in `.ddplint_cache/`, mapping each path to
-its size, mtime, content hash and findings. An entry is used only if the file's content hash
+One JSON file per ddplint version in `.ddplint_cache/`, mapping each path to its size, mtime,
+content hash, the rules it was checked with (configuration can vary them per file) and its
+findings. An entry is used only if the file's content hash
 still matches; the size and mtime let an unchanged file skip even the hashing. JSON, never
 pickle: a cache file someone else wrote must not be able to run code. Concurrent runs are
 safe: each writes a temporary file and renames it into place, and the last writer wins.
@@ -26,12 +27,9 @@ def content_hash(data: bytes) -> str:
 
 
 class Cache:
-    def __init__(self, folder: str, settings: object) -> None:
-        """`settings`: everything besides a file's content that decides its findings (the
-        active rule codes and configuration), as JSON-serialisable data."""
+    def __init__(self, folder: str) -> None:
         self.folder = folder
-        key = content_hash(json.dumps([__version__, settings], sort_keys=True, default=str).encode())
-        self.path = os.path.join(folder, f"results-{key}.json")
+        self.path = os.path.join(folder, f"results-{__version__}-{_code_fingerprint()}.json")
         self.entries: dict[str, dict] = {}
         self.dirty = False
         try:
@@ -42,9 +40,9 @@ class Cache:
         except (OSError, ValueError):
             pass
 
-    def lookup(self, path: str, info: os.stat_result, data: bytes | None = None) -> FileResult | None:
+    def lookup(self, path: str, rules, info: os.stat_result, data: bytes | None = None) -> FileResult | None:
         entry = self.entries.get(path)
-        if entry is None:
+        if entry is None or entry.get("rules") != [rule.code for rule in rules]:
             return None
         if entry["size"] != info.st_size:
             return None
@@ -53,8 +51,9 @@ class Cache:
                 return None
         return _result_from_json(path, entry)
 
-    def store(self, path: str, info: os.stat_result, data: bytes, result: FileResult) -> None:
+    def store(self, path: str, rules, info: os.stat_result, data: bytes, result: FileResult) -> None:
         self.entries[path] = {
+            "rules": [rule.code for rule in rules],
             "size": info.st_size,
             "mtime": info.st_mtime_ns,
             "hash": content_hash(data),
@@ -78,6 +77,19 @@ class Cache:
             os.replace(temporary, self.path)
         except OSError:
             pass  # a cache that cannot be written only costs speed
+
+
+def _code_fingerprint() -> str:
+    """Changes whenever ddplint's own code does, so a development install never reads
+    results an older version of a rule produced."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    stamps = []
+    for folder, _, names in os.walk(package):
+        for name in sorted(names):
+            if name.endswith(".py"):
+                info = os.stat(os.path.join(folder, name))
+                stamps.append(f"{os.path.relpath(os.path.join(folder, name), package)}:{info.st_size}:{info.st_mtime_ns}")
+    return content_hash("\n".join(sorted(stamps)).encode())[:12]
 
 
 def _result_from_json(path: str, entry: dict) -> FileResult | None:

@@ -15,6 +15,7 @@ from ddplint import __version__
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 COMMANDS = ("check", "rule", "rules", "verify")
+FORMATS = ("text", "concise", "json", "sarif", "github")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -39,8 +40,23 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply unsafe fixes")
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
     check.add_argument("--select", action="append", metavar="CODES", help="rule codes or prefixes, comma separated")
+    check.add_argument("--extend-select", action="append", metavar="CODES", help="codes to select on top of the configured ones")
     check.add_argument("--ignore", action="append", metavar="CODES", help="rule codes or prefixes to skip")
     check.add_argument("--stdin-filename", metavar="PATH", help="the name to report for source read from stdin")
+    check.add_argument("--output-format", choices=FORMATS, default="text", help="how to print findings (default: text)")
+    check.add_argument("--statistics", action="store_true", help="print a count per rule instead of each finding")
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument(
+        "--exit-non-zero-on-fix", action="store_true", help="with --fix, exit 1 if any file was changed"
+    )
+    check.add_argument("-q", "--quiet", action="store_true", help="print findings only: no summary, no notes")
+    check.add_argument("--show-fixes", action="store_true", help="with --fix, list what was fixed in each file")
+    check.add_argument("--add-noqa", action="store_true", help="add `# noqa: CODE` to every reported line")
+    check.add_argument("--config", metavar="PATH", help="the pyproject.toml to read [tool.ddplint] from")
+    check.add_argument("--isolated", action="store_true", help="ignore all configuration files")
+    check.add_argument(
+        "--force-exclude", action="store_true", help="apply exclusions to files named on the command line too"
+    )
     check.add_argument("--no-cache", action="store_true", help="neither read nor write the results cache (.ddplint_cache)")
     check.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes for parsing (default: all cores)")
 
@@ -72,76 +88,188 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from ddplint.api import Mode, process_source
-    from ddplint.cache import CACHE_DIR, Cache
-    from ddplint.files import discover
-    from ddplint.runner import run
-    from ddplint.output.text import format_diagnostic, summary
-    from ddplint.rules import all_rules
-    from ddplint.selection import SelectionError, choose_rules, parse_codes
+    from ddplint.api import Mode
+    from ddplint.config import ConfigError, resolve
+    from ddplint.selection import parse_codes
 
-    try:
-        rules = choose_rules(all_rules(), parse_codes(args.select), parse_codes(args.ignore))
-    except SelectionError as error:
-        print(f"ddplint: error: {error}", file=sys.stderr)
-        return EXIT_ERROR
-    if args.unsafe_fixes and not (args.fix or args.diff):
-        print("ddplint: warning: --unsafe-fixes has no effect without --fix or --diff", file=sys.stderr)
-    mode = Mode(fix=args.fix or args.diff, unsafe_fixes=args.unsafe_fixes, write=args.fix and not args.diff)
     paths = args.paths or ["."]
     stdin_mode = paths == ["-"]
     if "-" in paths and not stdin_mode:
-        print("ddplint: error: - (standard input) cannot be combined with other paths", file=sys.stderr)
-        return EXIT_ERROR
-
+        return _usage_error("- (standard input) cannot be combined with other paths")
+    if args.add_noqa and (args.fix or args.diff or stdin_mode):
+        return _usage_error("--add-noqa cannot be combined with --fix, --diff or standard input")
+    start = (args.stdin_filename or ".") if stdin_mode else paths[0]
+    try:
+        settings = resolve(args.config, args.isolated, start)
+        rules = settings.choose_rules(
+            parse_codes(args.select), parse_codes(args.extend_select), parse_codes(args.ignore)
+        )
+    except ConfigError as error:
+        return _usage_error(str(error))
+    if args.unsafe_fixes and not (args.fix or args.diff):
+        _note(args, "warning: --unsafe-fixes has no effect without --fix or --diff")
+    unsafe = args.unsafe_fixes or settings.unsafe_fixes
+    mode = Mode(fix=args.fix or args.diff, unsafe_fixes=unsafe, write=args.fix and not args.diff)
     if stdin_mode:
-        name = args.stdin_filename or "-"
-        results = [process_source(sys.stdin.read(), name, rules, mode)]
-    else:
-        cache = None
-        if not args.no_cache:
-            cache = Cache(os.environ.get("DDPLINT_CACHE_DIR", CACHE_DIR), [rule.code for rule in rules])
-        results = run(discover(paths), rules, mode, jobs=args.jobs, cache=cache)
+        return _check_stdin(args, settings, rules, mode)
+    if args.add_noqa:
+        return _add_noqa(args, paths, settings, rules)
+    return _check_paths(args, paths, settings, rules, mode)
 
-    findings = out = sys.stdout
-    if stdin_mode and args.fix and not args.diff:
-        findings = sys.stderr  # stdout carries the fixed source, for editors
-    errors = 0
-    all_diagnostics = []
-    fixed_total = 0
-    would_change = False
-    for result in results:
+
+def _usage_error(message: str) -> int:
+    print(f"ddplint: error: {message}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def _note(args: argparse.Namespace, message: str) -> None:
+    if not args.quiet:
+        print(f"ddplint: {message}", file=sys.stderr)
+
+
+def _check_stdin(args, settings, rules, mode) -> int:
+    from ddplint.api import process_source
+
+    source = sys.stdin.read()
+    name = args.stdin_filename or "-"
+    if args.force_exclude and args.stdin_filename and settings.exclusion().excludes_with_parents(name):
+        if args.fix and not args.diff:
+            sys.stdout.write(source)
+        return EXIT_CLEAN
+    report = _Report(args, rules=rules, fixed_to_stdout=args.fix and not args.diff)
+    report.add(process_source(source, name, settings.rules_for(name, rules), mode))
+    return report.finish()
+
+
+def _check_paths(args, paths, settings, rules, mode) -> int:
+    from ddplint.cache import CACHE_DIR, Cache
+    from ddplint.files import discover
+    from ddplint.output.progress import Progress
+    from ddplint.runner import run
+
+    targets = list(discover(paths, settings.exclusion(), force_exclude=args.force_exclude))
+    cache = None if args.no_cache else Cache(os.environ.get("DDPLINT_CACHE_DIR", CACHE_DIR))
+    progress = Progress(len(targets), sys.stderr)
+    report = _Report(args, rules=rules)
+    for result in run(targets, lambda path: settings.rules_for(path, rules), mode, jobs=args.jobs, cache=cache):
+        progress.advance()
+        report.add(result)
+    progress.close()
+    return report.finish()
+
+
+class _Report:
+    """Prints each file's findings as they come, then what needs all of them (json, sarif,
+    statistics, the summary), and decides the exit code."""
+
+    def __init__(self, args: argparse.Namespace, *, rules=(), fixed_to_stdout: bool = False) -> None:
+        from ddplint.output.text import use_colour
+
+        self.args = args
+        self.rules = rules
+        self.fixed_to_stdout = fixed_to_stdout  # stdin --fix: stdout carries the fixed source, for editors
+        self.out = sys.stderr if fixed_to_stdout else sys.stdout
+        self.colour = args.output_format in ("text", "concise") and use_colour(self.out)
+        self.streaming = args.output_format in ("text", "concise", "github") and not args.statistics and not args.diff
+        self.diagnostics: list = []
+        self.errors: list[tuple[str, str]] = []
+        self.fixed: list = []  # results in which fixes were applied
+        self.fixed_total = 0
+        self.changed = False
+
+    def add(self, result) -> None:
+        from ddplint.output import github, text
+
         if result.error is not None:
-            errors += 1
+            self.errors.append((result.path, result.error))
             print(f"{result.path}: {result.error}", file=sys.stderr)
-            continue
+            if self.args.output_format == "github":
+                print(github.format_error(result.path, result.error), file=self.out)
+            return
         for problem in result.fix_problems:
             print(problem, file=sys.stderr)
-        fixed_total += result.fixed_count
-        if args.diff and result.changed:
-            would_change = True
-            out.writelines(
+        self.fixed_total += result.fixed_count
+        if result.fixed_count:
+            self.fixed.append(result)
+        self.changed = self.changed or result.changed
+        if self.args.diff and result.changed:
+            sys.stdout.writelines(
                 difflib.unified_diff(
-                    result.original_source.splitlines(keepends=True),  # type: ignore[union-attr]
-                    result.fixed_source.splitlines(keepends=True),  # type: ignore[union-attr]
+                    result.original_source.splitlines(keepends=True),
+                    result.fixed_source.splitlines(keepends=True),
                     fromfile=_diff_name("a", result.path),
                     tofile=_diff_name("b", result.path),
                 )
             )
-        if stdin_mode and args.fix and not args.diff:
-            out.write(result.fixed_source or "")
-        if not args.diff:
+        if self.fixed_to_stdout:
+            sys.stdout.write(result.fixed_source or "")
+        if self.streaming:
             for diagnostic in result.diagnostics:
-                print(format_diagnostic(diagnostic), file=findings)
-        all_diagnostics.extend(result.diagnostics)
+                if self.args.output_format == "github":
+                    print(github.format_diagnostic(diagnostic), file=self.out)
+                else:
+                    print(text.format_diagnostic(diagnostic, self.colour), file=self.out)
+        self.diagnostics.extend(result.diagnostics)
 
-    summary_stream = sys.stderr if (args.diff or findings is sys.stderr) else sys.stdout
-    print(summary(all_diagnostics, fixed=fixed_total, diff=args.diff, errors=errors), file=summary_stream)
-    if errors:
-        return EXIT_ERROR
-    if all_diagnostics or would_change:
-        return EXIT_FINDINGS
-    return EXIT_CLEAN
+    def finish(self) -> int:
+        from ddplint.output import json as json_output
+        from ddplint.output import sarif, text
+
+        args, out = self.args, self.out
+        if args.statistics and not args.diff:
+            if args.output_format == "json":
+                out.write(json_output.render_statistics(self.diagnostics))
+            else:
+                for line in text.statistics(self.diagnostics):
+                    print(line, file=out)
+        elif args.output_format == "json" and not args.diff:
+            out.write(json_output.render(self.diagnostics))
+        elif args.output_format == "sarif" and not args.diff:
+            out.write(sarif.render(self.diagnostics, self.rules, self.errors))
+        if args.show_fixes and not args.quiet and args.fix and not args.diff:
+            names = {rule.code: rule.name for rule in self.rules}
+            for result in self.fixed:
+                for line in text.fixes_applied(result.path, result.fixed_codes, names):
+                    print(line, file=out)
+        if args.output_format == "text" and not args.quiet:
+            stream = sys.stderr if (args.diff or self.fixed_to_stdout) else out
+            summary = text.summary(self.diagnostics, fixed=self.fixed_total, diff=args.diff, errors=len(self.errors))
+            print(summary, file=stream)
+        if self.errors:
+            return EXIT_ERROR
+        if args.exit_zero:
+            return EXIT_CLEAN
+        if self.diagnostics or (args.diff and self.changed):
+            return EXIT_FINDINGS
+        if args.exit_non_zero_on_fix and args.fix and self.changed:
+            return EXIT_FINDINGS
+        return EXIT_CLEAN
+
+
+def _add_noqa(args, paths, settings, rules) -> int:
+    from ddplint.add_noqa import add_noqa
+    from ddplint.engine import SourceError, analyse
+    from ddplint.files import discover, read_source, write_atomically
+
+    added = errors = 0
+    for target in discover(paths, settings.exclusion(), force_exclude=args.force_exclude):
+        try:
+            if target.error is not None:
+                raise SourceError(target.error)
+            decoded, raw = read_source(target.path)
+            diagnostics = analyse(decoded.text, target.path, settings.rules_for(target.path, rules)).diagnostics
+            if not diagnostics:
+                continue
+            new_source, changed = add_noqa(decoded.text, diagnostics)
+            if changed:
+                write_atomically(target.path, new_source, decoded, raw)
+                added += changed
+        except SourceError as error:
+            errors += 1
+            print(f"{target.path}: {error}", file=sys.stderr)
+    if not args.quiet:
+        print(f"Added {added} noqa comment{'' if added == 1 else 's'}.")
+    return EXIT_ERROR if errors else EXIT_CLEAN
 
 
 def _diff_name(side: str, path: str) -> str:

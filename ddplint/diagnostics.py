@@ -65,6 +65,7 @@ class FileResult:
     fixed_source: str | None = None
     original_source: str | None = None
     fixed_count: int = 0
+    fixed_codes: dict[str, int] = field(default_factory=dict)
     # Fixes that were dropped because the result would not parse, or that did not converge.
     fix_problems: list[str] = field(default_factory=list)
 

@@ -3,22 +3,177 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 import tempfile
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 
 from ddplint.engine import DecodedSource, SourceError, decode, encode
 
 # Folders no one wants linted: tool caches, VCS metadata, virtual environments, build output.
-DEFAULT_EXCLUDED_DIRS = frozenset(
-    {
-        ".bzr", ".direnv", ".eggs", ".git", ".hg", ".mypy_cache", ".nox", ".pytest_cache",
-        ".ruff_cache", ".svn", ".tox", ".venv", ".ddplint_cache", "__pycache__", "__pypackages__",
-        "_build", "buck-out", "build", "dist", "node_modules", "venv",
-    }
+# `exclude` in the configuration replaces this list; `extend-exclude` adds to it.
+DEFAULT_EXCLUDE = (
+    ".bzr/", ".direnv/", ".eggs/", ".git/", ".hg/", ".mypy_cache/", ".nox/", ".pytest_cache/",
+    ".ruff_cache/", ".svn/", ".tox/", ".venv/", ".ddplint_cache/", "__pycache__/", "__pypackages__/",
+    "_build/", "buck-out/", "build/", "dist/", "node_modules/", "venv/", "*.egg-info/",
 )
 PYTHON_SUFFIXES = (".py", ".pyi")
+
+
+class Pattern:
+    """One gitignore-style pattern, matched against paths relative to the folder `base`.
+
+    A pattern without a slash matches a name at any depth; one with a slash is anchored at
+    `base`; `*` and `?` stay within one path segment, `**` crosses segments; a trailing slash
+    matches folders only; a leading `!` re-includes what an earlier pattern excluded.
+    """
+
+    def __init__(self, text: str, base: str) -> None:
+        self.text = text
+        self.base = os.path.abspath(base)
+        self.negated = text.startswith("!")
+        body = text[1:] if self.negated else text
+        self.dir_only = body.endswith("/")
+        body = body.rstrip("/")
+        anchored = "/" in body
+        body = body.lstrip("/")
+        self._regex = re.compile(("" if anchored else "(?:.*/)?") + _translate(body) + r"\Z", re.DOTALL)
+
+    def matches(self, path: str, is_dir: bool) -> bool:
+        """Whether the pattern matches the absolute `path` itself (not its parent folders)."""
+        if self.dir_only and not is_dir:
+            return False
+        relative = _relative(path, self.base)
+        return relative is not None and self._regex.match(relative) is not None
+
+    def matches_within(self, path: str) -> bool:
+        """Whether the pattern matches the file `path` or one of its folders below `base`."""
+        relative = _relative(os.path.abspath(path), self.base)
+        if relative is None:
+            return False
+        parts = relative.split("/")
+        if not self.dir_only and self._regex.match(relative):
+            return True
+        return any(self._regex.match("/".join(parts[:depth])) for depth in range(1, len(parts)))
+
+
+def _relative(path: str, base: str) -> str | None:
+    """`path` (absolute) relative to `base` with forward slashes, or None if not below it."""
+    prefix = base if base.endswith(os.sep) else base + os.sep
+    if not path.startswith(prefix) or path == prefix:
+        return None
+    relative = path[len(prefix) :]
+    return relative if os.sep == "/" else relative.replace(os.sep, "/")
+
+
+def _translate(glob: str) -> str:
+    out, i = [], 0
+    while i < len(glob):
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        char = glob[i]
+        i += 1
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "\\" and i < len(glob):
+            out.append(re.escape(glob[i]))
+            i += 1
+        elif char == "[" and "]" in glob[i + 1 :]:
+            end = glob.index("]", i + 1)
+            members = glob[i:end]
+            if members.startswith("!"):
+                members = "^" + members[1:]
+            out.append("[" + members.replace("\\", "\\\\") + "]")
+            i = end + 1
+        else:
+            out.append(re.escape(char))
+    return "".join(out)
+
+
+def parse_ignore_lines(lines: Iterable[str], base: str) -> list[Pattern]:
+    patterns = []
+    for line in lines:
+        line = line.rstrip("\n").rstrip("\r")
+        if not line.endswith("\\ "):
+            line = line.rstrip(" ")
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("\\#") or line.startswith("\\!"):
+            line = line[1:]
+        patterns.append(Pattern(line, base))
+    return patterns
+
+
+def _decide(patterns: Sequence[Pattern], path: str, is_dir: bool) -> bool | None:
+    """True: excluded, False: re-included, None: no pattern speaks about `path`."""
+    verdict = None
+    for pattern in patterns:
+        if pattern.matches(path, is_dir):
+            verdict = not pattern.negated
+    return verdict
+
+
+@dataclass
+class Exclusion:
+    """What discovery skips: configured patterns and, unless turned off, `.gitignore` files."""
+
+    patterns: Sequence[Pattern] = ()
+    respect_gitignore: bool = True
+    _gitignores: dict[str, list[Pattern]] = field(default_factory=dict)
+
+    @classmethod
+    def defaults(cls, base: str = ".") -> Exclusion:
+        return cls(parse_ignore_lines(DEFAULT_EXCLUDE, base))
+
+    def excludes(self, path: str, is_dir: bool) -> bool:
+        path = os.path.abspath(path)
+        if _decide(self.patterns, path, is_dir):
+            return True
+        if not self.respect_gitignore:
+            return False
+        # Deeper .gitignore files override shallower ones, as in git.
+        return bool(_decide(self._gitignore_for(os.path.dirname(path)), path, is_dir))
+
+    def excludes_with_parents(self, path: str) -> bool:
+        """For a path named on the command line: it or any folder above it is excluded."""
+        absolute = os.path.abspath(path)
+        parents = []
+        folder = os.path.dirname(absolute)
+        while True:
+            parents.append(folder)
+            up = os.path.dirname(folder)
+            if up == folder:
+                break
+            folder = up
+        return any(self.excludes(folder, True) for folder in reversed(parents)) or self.excludes(
+            absolute, os.path.isdir(absolute)
+        )
+
+    def _gitignore_for(self, folder: str) -> list[Pattern]:
+        """The patterns of every .gitignore from the repository root (or `folder`) down to `folder`."""
+        if folder in self._gitignores:
+            return self._gitignores[folder]
+        parent = os.path.dirname(folder)
+        inherited: list[Pattern] = []
+        if parent != folder and not os.path.exists(os.path.join(folder, ".git")):
+            inherited = self._gitignore_for(parent)
+        own: list[Pattern] = []
+        try:
+            with open(os.path.join(folder, ".gitignore"), encoding="utf-8", errors="replace") as handle:
+                own = parse_ignore_lines(handle, folder)
+        except OSError:
+            pass
+        self._gitignores[folder] = inherited + own
+        return self._gitignores[folder]
 
 
 @dataclass(frozen=True)
@@ -29,19 +184,23 @@ class Target:
     error: str | None = None
 
 
-def discover(paths: Sequence[str]) -> Iterator[Target]:
+def discover(paths: Sequence[str], exclusion: Exclusion | None = None, *, force_exclude: bool = False) -> Iterator[Target]:
     """Every Python file under `paths`, in sorted order; a named file is linted whatever its
-    suffix. Paths that do not exist or cannot be listed become error targets."""
+    suffix, and even if excluded unless `force_exclude` (pre-commit names files one by one).
+    Paths that do not exist or cannot be listed become error targets."""
+    exclusion = exclusion if exclusion is not None else Exclusion.defaults()
     seen: set[str] = set()
     for given in paths:
-        for target in _discover_one(given):
+        if force_exclude and os.path.exists(given) and exclusion.excludes_with_parents(given):
+            continue
+        for target in _discover_one(given, exclusion):
             key = os.path.normpath(target.path)
             if key not in seen:
                 seen.add(key)
                 yield target
 
 
-def _discover_one(given: str) -> Iterator[Target]:
+def _discover_one(given: str, exclusion: Exclusion) -> Iterator[Target]:
     if os.path.islink(given) and not os.path.exists(given):
         yield Target(given, "cannot read: broken symbolic link")
         return
@@ -67,10 +226,12 @@ def _discover_one(given: str) -> Iterator[Target]:
             dirs[:] = []
             continue
         visited.add((info.st_dev, info.st_ino))
-        dirs[:] = sorted(d for d in dirs if d not in DEFAULT_EXCLUDED_DIRS and not d.endswith(".egg-info"))
+        dirs[:] = sorted(d for d in dirs if not exclusion.excludes(os.path.join(root, d), True))
         for name in sorted(files):
             if name.endswith(PYTHON_SUFFIXES):
                 path = os.path.join(root, name)
+                if exclusion.excludes(path, False):
+                    continue
                 if os.path.islink(path) and not os.path.exists(path):
                     found.append(Target(path, "cannot read: broken symbolic link"))
                 else:

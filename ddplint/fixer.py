@@ -26,6 +26,8 @@ class FixOutcome:
     fixed_count: int
     remaining: Analysis
     problems: list[str] = field(default_factory=list)
+    # How many findings of each rule code were fixed (for --show-fixes).
+    fixed_codes: dict[str, int] = field(default_factory=dict)
 
 
 def fix_text(
@@ -34,6 +36,7 @@ def fix_text(
     """Fix `source` to a fixed point. Raises SourceError if the original does not parse."""
     analysis = analyse(source, path, rules, honour_noqa=honour_noqa)
     fixed_count = 0
+    fixed_codes: dict[str, int] = {}
     problems: list[str] = []
     dropped: set[tuple[str, int, int]] = set()
     for _ in range(MAX_PASSES):
@@ -45,7 +48,7 @@ def fix_text(
             and (diagnostic.code, diagnostic.line, diagnostic.col) not in dropped
         ]
         if not candidates:
-            return FixOutcome(source, fixed_count, analysis, problems)
+            return FixOutcome(source, fixed_count, analysis, problems, fixed_codes)
         assert analysis.module is not None
         applied = _outermost(analysis.module, candidates)
         new_source, new_analysis = _try_apply(analysis.module, applied, path, rules, honour_noqa)
@@ -68,14 +71,16 @@ def fix_text(
                 continue
             new_source, new_analysis = _try_apply(analysis.module, keep, path, rules, honour_noqa)
             if new_analysis is None:
-                return FixOutcome(source, fixed_count, analysis, problems)
+                return FixOutcome(source, fixed_count, analysis, problems, fixed_codes)
             applied = keep
         if new_source == source:
-            return FixOutcome(source, fixed_count, analysis, problems)
+            return FixOutcome(source, fixed_count, analysis, problems, fixed_codes)
         fixed_count += len(applied)
+        for report in applied:
+            fixed_codes[report.rule.code] = fixed_codes.get(report.rule.code, 0) + 1
         source, analysis = new_source, new_analysis
     problems.append(f"{path}: fixes did not settle after {MAX_PASSES} passes; the last pass was kept")
-    return FixOutcome(source, fixed_count, analysis, problems)
+    return FixOutcome(source, fixed_count, analysis, problems, fixed_codes)
 
 
 def _outermost(module: cst.Module, reports: list[Report]) -> list[Report]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
 from ddplint.api import Mode, process_file
@@ -26,32 +26,39 @@ MIN_FILES_FOR_POOL = 4
 
 def run(
     targets: Iterable[Target],
-    rules: Sequence[type[Rule]],
+    rules_for: Callable[[str], Sequence[type[Rule]]],
     mode: Mode,
     *,
     jobs: int | None = None,
     cache: Cache | None = None,
 ) -> Iterator[FileResult]:
-    rules = list(rules)
+    """One result per target, in the targets' order, streamed as soon as it is known.
+    `rules_for(path)` gives the rules active for a file (configuration may vary them)."""
     use_cache = cache is not None and not mode.fix
     slots: list[FileResult | None] = []
-    work: list[tuple[int, str, os.stat_result | None, bytes | None]] = []
+    work: list[tuple[int, str, list[type[Rule]], os.stat_result | None, bytes | None]] = []
     for target in targets:
         if target.error is not None:
             slots.append(FileResult(target.path, error=target.error))
             continue
+        rules = list(rules_for(target.path))
         result, needs_parse, info, data = _triage(target.path, rules, cache if use_cache else None)
-        slots.append(result)
+        slots.append(None if needs_parse else result)
         if needs_parse:
-            work.append((len(slots) - 1, target.path, info, data))
+            work.append((len(slots) - 1, target.path, rules, info, data))
 
-    for (index, path, info, data), result in zip(work, _parse_all([w[1] for w in work], rules, mode, jobs)):
+    ready = 0
+    parsed = _parse_all([(path, rules) for _, path, rules, _, _ in work], mode, jobs)
+    for (index, path, rules, info, data), result in zip(work, parsed):
         slots[index] = result
         if use_cache and info is not None and data is not None:
-            cache.store(path, info, data, result)  # type: ignore[union-attr]
+            cache.store(path, rules, info, data, result)  # type: ignore[union-attr]
+        while ready < len(slots) and slots[ready] is not None:
+            yield slots[ready]  # type: ignore[misc]
+            ready += 1
+    yield from slots[ready:]  # type: ignore[misc]
     if use_cache:
         cache.save()  # type: ignore[union-attr]
-    yield from slots  # type: ignore[misc]
 
 
 def _triage(path: str, rules: list[type[Rule]], cache: Cache | None):
@@ -59,7 +66,7 @@ def _triage(path: str, rules: list[type[Rule]], cache: Cache | None):
     try:
         info = os.stat(path)
         if cache is not None:
-            hit = cache.lookup(path, info)
+            hit = cache.lookup(path, rules, info)
             if hit is not None:
                 return hit, False, info, None
         with open(path, "rb") as handle:
@@ -67,7 +74,7 @@ def _triage(path: str, rules: list[type[Rule]], cache: Cache | None):
     except OSError as error:
         return FileResult(path, error=f"cannot read: {error.strerror or error}"), False, None, None
     if cache is not None:
-        hit = cache.lookup(path, info, data)
+        hit = cache.lookup(path, rules, info, data)
         if hit is not None:
             return hit, False, info, data
     try:
@@ -75,25 +82,26 @@ def _triage(path: str, rules: list[type[Rule]], cache: Cache | None):
     except SourceError as error:
         result = FileResult(path, error=str(error))
         if cache is not None:
-            cache.store(path, info, data, result)
+            cache.store(path, rules, info, data, result)
         return result, False, info, data
     if not rules_for_text(text, rules):
         result = FileResult(path)
         if cache is not None:
-            cache.store(path, info, data, result)
+            cache.store(path, rules, info, data, result)
         return result, False, info, data
     return FileResult(path), True, info, data
 
 
-def _parse_all(paths: list[str], rules: list[type[Rule]], mode: Mode, jobs: int | None) -> Iterator[FileResult]:
+def _parse_all(work: list[tuple[str, list[type[Rule]]]], mode: Mode, jobs: int | None) -> Iterator[FileResult]:
     jobs = jobs or os.cpu_count() or 1
-    if jobs <= 1 or len(paths) < MIN_FILES_FOR_POOL:
-        for path in paths:
+    if jobs <= 1 or len(work) < MIN_FILES_FOR_POOL:
+        for path, rules in work:
             yield process_file(path, rules, mode)
         return
     # fork (where there is one) starts workers with libcst and the rules already imported.
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    chunk = max(1, len(paths) // (jobs * 8))
-    with ProcessPoolExecutor(max_workers=min(jobs, len(paths)), mp_context=context) as pool:
-        yield from pool.map(process_file, paths, [rules] * len(paths), [mode] * len(paths), chunksize=chunk)
+    chunk = max(1, len(work) // (jobs * 8))
+    paths, rule_lists = zip(*work)
+    with ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=context) as pool:
+        yield from pool.map(process_file, paths, rule_lists, [mode] * len(work), chunksize=chunk)

@@ -25,8 +25,7 @@ def choose_rules(
     rules: Sequence[type[Rule]], select: Sequence[str] | None = None, ignore: Sequence[str] = ()
 ) -> list[type[Rule]]:
     select = list(select) if select else ["DDP"]
-    known = [rule.code for rule in rules]
-    unknown = [code for code in (*select, *ignore) if code != "ALL" and not any(k.startswith(code) for k in known)]
+    unknown = unknown_codes(rules, (*select, *ignore))
     if unknown:
         raise SelectionError(f"unknown rule code or prefix: {', '.join(unknown)} (see `ddplint rules`)")
     chosen = []
@@ -36,6 +35,17 @@ def choose_rules(
         if selected >= 0 and selected > ignored:
             chosen.append(rule)
     return chosen
+
+
+def unknown_codes(rules: Sequence[type[Rule]], codes: Iterable[str]) -> list[str]:
+    """The codes that name no rule, not even as a prefix."""
+    known = [rule.code for rule in rules]
+    return [code for code in codes if code != "ALL" and not any(k.startswith(code) for k in known)]
+
+
+def without(rules: Sequence[type[Rule]], codes: Sequence[str]) -> list[type[Rule]]:
+    """`rules` less those matching any of `codes` (per-file-ignores)."""
+    return [rule for rule in rules if not any(_matches(rule.code, code) for code in codes)]
 
 
 def _matches(rule_code: str, code: str) -> bool:

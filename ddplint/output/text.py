@@ -2,16 +2,54 @@
 
 from __future__ import annotations
 
+import os
+from collections import Counter
 from collections.abc import Sequence
+from typing import TextIO
 
 from ddplint.diagnostics import Applicability, Diagnostic
 
 _FIX_MARKERS = {Applicability.SAFE: " [fix]", Applicability.UNSAFE: " [unsafe fix]"}
 
 
-def format_diagnostic(diagnostic: Diagnostic) -> str:
+
+def use_colour(stream: TextIO) -> bool:
+    """Colour for a terminal; NO_COLOR (https://no-color.org) turns it off, FORCE_COLOR on."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+def _paint(text: str, code: str, colour: bool) -> str:
+    return f"\033[{code}m{text}\033[0m" if colour and text else text
+
+
+def format_diagnostic(diagnostic: Diagnostic, colour: bool = False) -> str:
     marker = _FIX_MARKERS[diagnostic.fix.applicability] if diagnostic.fix else ""
-    return f"{diagnostic.path}:{diagnostic.line}:{diagnostic.col}: {diagnostic.code} {diagnostic.message}{marker}"
+    where = _paint(f"{diagnostic.path}:{diagnostic.line}:{diagnostic.col}:", "1", colour)
+    code = _paint(diagnostic.code, "1;31", colour)
+    return f"{where} {code} {diagnostic.message}{_paint(marker, '36', colour)}"
+
+
+def statistics(diagnostics: Sequence[Diagnostic]) -> list[str]:
+    """One line per rule, most frequent first: count, code, name, and whether --fix can fix it."""
+    counts = Counter(d.code for d in diagnostics)
+    names = {d.code: d.name for d in diagnostics}
+    fixable = {d.code for d in diagnostics if d.fix and d.fix.applicability is Applicability.SAFE}
+    width = len(str(max(counts.values(), default=0)))
+    return [
+        f"{count:>{width}}  {code}  {names[code]}{' [fix]' if code in fixable else ''}"
+        for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    ]
+
+
+def fixes_applied(path: str, fixed_codes: dict[str, int], names: dict[str, str]) -> list[str]:
+    """`--show-fixes`: what was fixed in one file."""
+    lines = [f"{path}:"]
+    lines += [f"    {count} x {code} ({names.get(code, '')})" for code, count in sorted(fixed_codes.items())]
+    return lines
 
 
 def _problems(count: int) -> str:
