@@ -6,8 +6,7 @@ level pickle: a lambda (`<lambda>`) or a function defined inside another functio
 (`f.<locals>.g`) fails with "Can't pickle local object" once a process is started by spawn.
 
 Which names are nested functions is only known after the rule has seen the whole module, so
-rules feed a `Definitions` from their `visit_/leave_FunctionDef` and `ClassDef` hooks during
-the traversal, and ask `picklable(...)` in `leave_Module`.
+rules feed a `Definitions` during the traversal (the `TracksDefinitions` mixin does it), and ask `picklable(...)` in `leave_Module`.
 """
 
 from __future__ import annotations
@@ -99,6 +98,26 @@ class Definitions:
 
     def is_nested_function(self, scope: Scope, name: str) -> bool:
         return (id(scope), name) in self._nested
+
+
+class TracksDefinitions:
+    """Mixin for a Rule: keeps `self.definitions` up to date during the traversal."""
+
+    def __init__(self, names: NameResolver) -> None:
+        super().__init__(names)  # type: ignore[call-arg]
+        self.definitions = Definitions()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.definitions.enter_function(node, self.names.scope)  # type: ignore[attr-defined]
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.definitions.leave()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.definitions.enter_class(node)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.definitions.leave()
 
 
 def binding_scope(scope: Scope, name: str) -> Scope | None:

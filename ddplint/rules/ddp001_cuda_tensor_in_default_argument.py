@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
+from ddplint.edits import is_docstring
 from ddplint.names import NameResolver, Scope
 from ddplint.rule import Clean, Flagged, Rule
 
@@ -411,7 +412,7 @@ def _with_defaults_in_body(function: cst.FunctionDef | cst.Lambda, params: list[
     else:
         assert isinstance(body, cst.IndentedBlock)
         statements = list(body.body)
-        start = 1 if statements and _is_docstring(statements[0]) else 0
+        start = 1 if statements and is_docstring(statements[0]) else 0
         block = body.with_changes(body=[*statements[:start], *creations, *statements[start:]])
     return function.with_changes(params=parameters, body=block)
 
@@ -425,11 +426,3 @@ def _create_if_none(param: cst.Param) -> cst.If:
         body=cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[assign])]),
     )
 
-
-def _is_docstring(statement: cst.BaseStatement) -> bool:
-    return (
-        isinstance(statement, cst.SimpleStatementLine)
-        and len(statement.body) == 1
-        and isinstance(statement.body[0], cst.Expr)
-        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )

@@ -7,7 +7,7 @@ import libcst as cst
 from ddplint.diagnostics import Applicability
 from ddplint.names import DEFAULTDICT, Scope
 from ddplint.pickling import (
-    Definitions,
+    TracksDefinitions,
     binding_scope,
     contained_values,
     crosses_process_boundary,
@@ -27,7 +27,7 @@ class _Candidate:
     in_function: bool
 
 
-class LambdaDefaultFactory(Rule):
+class LambdaDefaultFactory(TracksDefinitions, Rule):
     """
     `defaultdict(lambda: UNK_ID)` cannot be pickled: pickle stores functions by their
     module-level name and a lambda has none. Nothing fails until the dict has to reach
@@ -294,7 +294,6 @@ class LambdaDefaultFactory(Rule):
 
     def __init__(self, names) -> None:
         super().__init__(names)
-        self._definitions = Definitions()
         self._candidates: list[_Candidate] = []
         self._escaping_calls: set[int] = set()
         # (id of the function scope, name) of locals bound to a lambda defaultdict, and of
@@ -302,26 +301,12 @@ class LambdaDefaultFactory(Rule):
         self._locals: dict[tuple[int, str], list[int]] = {}
         self._escaping_names: set[tuple[int, str]] = set()
 
-    # -- definitions, for "is this function importable" --------------------------------
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._definitions.enter_function(node, self.names.scope)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._definitions.leave()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._definitions.enter_class(node)
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self._definitions.leave()
-
     # -- the defaultdicts, and where values leave their function ------------------------
 
     def visit_Call(self, node: cst.Call) -> None:
         factory = self._lambda_factory(node)
         if factory is not None:
-            self._candidates.append(_Candidate(node, factory, self.names.scope, self._definitions.in_function))
+            self._candidates.append(_Candidate(node, factory, self.names.scope, self.definitions.in_function))
         if crosses_process_boundary(node, self.names):
             for arg in node.args:
                 self._escapes(arg.value)
@@ -345,7 +330,7 @@ class LambdaDefaultFactory(Rule):
     def _assigned(self, targets: list[cst.BaseExpression], value: cst.BaseExpression) -> None:
         if self.names.scope is self.names.module_scope or any(_stores_on_attribute(t) for t in targets):
             self._escapes(value)
-        elif len(targets) == 1 and isinstance(targets[0], cst.Name) and self._definitions.in_function:
+        elif len(targets) == 1 and isinstance(targets[0], cst.Name) and self.definitions.in_function:
             if isinstance(value, cst.Call) and self._lambda_factory(value) is not None:
                 key = (id(self.names.scope), targets[0].value)
                 self._locals.setdefault(key, []).append(id(value))
@@ -450,7 +435,7 @@ class _Factories:
         return True
 
     def _is_importable(self, func: cst.BaseExpression) -> bool:
-        definitions, module_scope = self.rule._definitions, self.rule.names.module_scope
+        definitions, module_scope = self.rule.definitions, self.rule.names.module_scope
         return picklable(func, self.scope, definitions, module_scope) is True and self._bound_before(func)
 
     def _bound_before(self, expr: cst.BaseExpression) -> bool:
@@ -490,7 +475,7 @@ class _Factories:
             if where is not module_scope or not self._bound_before(expr):
                 return False
             bound_once = where.bindings[expr.value] is not None or where.constants.get(expr.value) is not None
-            return bound_once or expr.value in self.rule._definitions.module_level
+            return bound_once or expr.value in self.rule.definitions.module_level
         if isinstance(expr, cst.Attribute):
             return self._is_importable(expr)
         return False

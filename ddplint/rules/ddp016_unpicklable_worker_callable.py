@@ -4,7 +4,7 @@ import libcst as cst
 
 from ddplint.edits import argument
 from ddplint.names import DATALOADER, Scope
-from ddplint.pickling import SPAWN, Definitions, is_process_start, picklable
+from ddplint.pickling import SPAWN, TracksDefinitions, is_process_start, picklable
 from ddplint.rule import Clean, Flagged, Rule
 
 # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, collate_fn,
@@ -12,7 +12,7 @@ from ddplint.rule import Clean, Flagged, Rule
 _WORKER_CALLABLES = (("collate_fn", 6), ("worker_init_fn", 10))
 
 
-class UnpicklableWorkerCallable(Rule):
+class UnpicklableWorkerCallable(TracksDefinitions, Rule):
     """
     A DataLoader with workers sends its `collate_fn` and `worker_init_fn` to every worker
     process, and `mp.spawn` / `Process(target=...)` send their target function. Under the
@@ -149,20 +149,7 @@ class UnpicklableWorkerCallable(Rule):
 
     def __init__(self, names) -> None:
         super().__init__(names)
-        self._definitions = Definitions()
         self._candidates: list[tuple[cst.BaseExpression, Scope]] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._definitions.enter_function(node, self.names.scope)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._definitions.leave()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._definitions.enter_class(node)
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self._definitions.leave()
 
     def visit_Call(self, node: cst.Call) -> None:
         for callable_arg in self._shipped_callables(node):
@@ -187,7 +174,7 @@ class UnpicklableWorkerCallable(Rule):
     def leave_Module(self, original_node: cst.Module) -> None:
         module_scope = self.names.module_scope
         for value, scope in self._candidates:
-            if picklable(value, scope, self._definitions, module_scope) is False:
+            if picklable(value, scope, self.definitions, module_scope) is False:
                 self.report(value)
 
 
