@@ -6,7 +6,8 @@ level pickle: a lambda (`<lambda>`) or a function defined inside another functio
 (`f.<locals>.g`) fails with "Can't pickle local object" once a process is started by spawn.
 
 Which names are nested functions is only known after the rule has seen the whole module, so
-rules feed a `Definitions` during the traversal (the `TracksDefinitions` mixin does it), and ask `picklable(...)` in `leave_Module`.
+rules feed a `Definitions` during the traversal (the `TracksDefinitions` mixin does it), and
+ask `picklable(...)` in `leave_Module`.
 """
 
 from __future__ import annotations

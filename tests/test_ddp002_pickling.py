@@ -41,10 +41,11 @@ PROBES = {
     1: lambda module, tmp_path: [module.Counts().counts, module.Counts().weights],
     2: lambda module, tmp_path: [module.INDEX, module.NAMES],
     3: lambda module, tmp_path: [module.build_index([("key", "sub", 1)])],
-    4: _saved,
-    5: lambda module, tmp_path: list(module.shards()),
-    6: _table,
-    7: lambda module, tmp_path: [module.loader(None).dataset[0]],
+    4: lambda module, tmp_path: [module.Runtimes().per_module],
+    5: _saved,
+    6: lambda module, tmp_path: list(module.shards()),
+    7: _table,
+    8: lambda module, tmp_path: [module.loader(None).dataset[0]],
 }
 FIXED = [(index, example) for index, example in enumerate(LambdaDefaultFactory.flagged) if example.fixed]
 

@@ -348,7 +348,11 @@ def _is_cuda_call(call: cst.Call, names: NameResolver) -> bool:
     if isinstance(func, cst.Attribute) and func.attr.value == "cuda":
         return True
     if isinstance(func, cst.Attribute) and func.attr.value == "to":
-        return any(_is_cuda_device(arg.value, names) for arg in call.args if arg.keyword is None or arg.keyword.value == "device")
+        return any(
+            _is_cuda_device(arg.value, names)
+            for arg in call.args
+            if arg.keyword is None or arg.keyword.value == "device"
+        )
     qualified = names.qualified(func) or ""
     if qualified.startswith("torch.cuda.") and qualified.endswith("Tensor"):
         return True
@@ -425,4 +429,3 @@ def _create_if_none(param: cst.Param) -> cst.If:
         test=cst.Comparison(cst.Name(name), [cst.ComparisonTarget(cst.Is(), cst.Name("None"))]),
         body=cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[assign])]),
     )
-

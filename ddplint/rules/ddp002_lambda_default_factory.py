@@ -147,6 +147,27 @@ class LambdaDefaultFactory(TracksDefinitions, Rule):
         ),
         Flagged(
             """
+            from collections import defaultdict
+
+            class Runtimes:
+                def __init__(self):
+                    self.per_module = defaultdict(
+                        lambda: defaultdict(lambda: 0.0)
+                    )
+            """,
+            fixed="""
+            from collections import defaultdict
+            import functools
+
+            class Runtimes:
+                def __init__(self):
+                    self.per_module = defaultdict(
+                        functools.partial(defaultdict, float)
+                    )
+            """,
+        ),
+        Flagged(
+            """
             import torch
             from collections import defaultdict
 
@@ -400,7 +421,9 @@ class _Factories:
         self.scope = candidate.scope
 
     def replacement(self) -> tuple[cst.BaseExpression, tuple[str, ...]] | None:
-        factory = self.candidate.factory
+        return self._replace(self.candidate.factory)
+
+    def _replace(self, factory: cst.Lambda) -> tuple[cst.BaseExpression, tuple[str, ...]] | None:
         params = factory.params
         if params.params or params.posonly_params or params.kwonly_params or isinstance(
             params.star_arg, cst.Param
@@ -411,14 +434,7 @@ class _Factories:
         if builtin is not None and is_builtin(self.scope, builtin):
             return cst.Name(builtin), ()
         if isinstance(body, cst.Call) and self._is_importable(body.func):
-            if not all(arg.star == "" and self._is_stable(arg.value) for arg in body.args):
-                return None
-            if not body.args:
-                return body.func.with_changes(lpar=(), rpar=()), ()
-            if not self._imports_usable("functools"):
-                return None
-            arguments = ", ".join(_code(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)) for arg in body.args)
-            return cst.parse_expression(f"functools.partial({_code(body.func)}, {arguments})"), ("import functools",)
+            return self._partial(body)
         if self._is_stable(body) and self._imports_usable("functools", "operator"):
             value = _code(body.with_changes(lpar=(), rpar=()))
             return (
@@ -426,6 +442,30 @@ class _Factories:
                 ("import functools", "import operator"),
             )
         return None
+
+    def _partial(self, call: cst.Call) -> tuple[cst.BaseExpression, tuple[str, ...]] | None:
+        """`f(args)` called anew each time: `functools.partial(f, args)` when every argument
+        is stable, or is itself a lambda factory with a replacement (`defaultdict(lambda: 0)`)."""
+        if not call.args:
+            return call.func.with_changes(lpar=(), rpar=()), ()
+        if not self._imports_usable("functools"):
+            return None
+        arguments: list[str] = []
+        imports = ["import functools"]
+        for arg in call.args:
+            if arg.star:
+                return None
+            value = arg.value
+            if isinstance(value, cst.Lambda):
+                inner = self._replace(value)
+                if inner is None:
+                    return None
+                value = inner[0]
+                imports.extend(i for i in inner[1] if i not in imports)
+            elif not self._is_stable(value):
+                return None
+            arguments.append(_code(arg.with_changes(value=value, comma=cst.MaybeSentinel.DEFAULT)))
+        return cst.parse_expression(f"functools.partial({_code(call.func)}, {', '.join(arguments)})"), tuple(imports)
 
     def _imports_usable(self, *modules: str) -> bool:
         for module in modules:
