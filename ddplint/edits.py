@@ -57,3 +57,13 @@ def with_keyword_argument(call: cst.Call, name: str, value: cst.BaseExpression) 
 
 def string_literal(value: str) -> cst.SimpleString:
     return cst.SimpleString('"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"')
+
+
+def is_docstring(statement: cst.CSTNode) -> bool:
+    """A statement that is only a string literal (a module, class or function docstring)."""
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )

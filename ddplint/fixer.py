@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ddplint.edits import is_docstring
 from ddplint.engine import Analysis, SourceError, analyse, parse
 from ddplint.rule import Report, Rule
 
@@ -154,7 +155,7 @@ def add_imports(module: cst.Module, statements: Sequence[str]) -> cst.Module:
     body = list(module.body)
     position = 0
     for index, line in enumerate(body):
-        if _is_docstring(line) and index == 0:
+        if is_docstring(line) and index == 0:
             position = 1
             continue
         if isinstance(line, cst.SimpleStatementLine) and all(
@@ -166,15 +167,6 @@ def add_imports(module: cst.Module, statements: Sequence[str]) -> cst.Module:
     new_lines = [cst.parse_statement(statement, config=module.config_for_parsing) for statement in missing]
     body[position:position] = new_lines
     return module.with_changes(body=body)
-
-
-def _is_docstring(line: cst.CSTNode) -> bool:
-    return (
-        isinstance(line, cst.SimpleStatementLine)
-        and len(line.body) == 1
-        and isinstance(line.body[0], cst.Expr)
-        and isinstance(line.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
 
 
 __all__ = ["FixOutcome", "add_imports", "fix_text", "parse"]

@@ -1,0 +1,431 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from ddplint.diagnostics import Applicability
+from ddplint.edits import is_docstring
+from ddplint.names import NameResolver, Scope
+from ddplint.rule import Clean, Flagged, Rule
+
+
+@dataclass
+class _Function:
+    node: cst.FunctionDef | cst.Lambda
+    scope: Scope | None
+    module_level: bool
+    # Parameters whose default puts something on CUDA directly, and those whose default
+    # calls same-module functions (decided once all functions are known).
+    direct: list[cst.Param] = field(default_factory=list)
+    via_helpers: dict[int, set[str]] = field(default_factory=dict)
+    params: list[cst.Param] = field(default_factory=list)
+    # For use as a helper: does the body itself touch CUDA, which functions does it call.
+    touches_cuda: bool = False
+    calls: set[str] = field(default_factory=set)
+
+
+class CudaTensorInDefaultArgument(Rule):
+    """
+    A default value is evaluated once, when the `def` statement runs: at import. A default
+    such as `mu=torch.zeros(1).cuda()` or `mu=to_var(torch.FloatTensor([0.0]))` (a helper
+    that calls `.cuda()`) therefore creates a CUDA context on the current device (GPU 0) and
+    allocates there in every process that imports the module: each DDP rank, each spawned
+    DataLoader worker, each `mp.spawn` child. In the field this showed up as one process per
+    worker on GPU 0, hundreds of MB each, until it ran out of memory; on a CPU-only machine the
+    module cannot even be imported ("Torch not compiled with CUDA enabled").
+
+    Reported: defaults (positional, keyword-only, in methods and nested functions) that call
+    `.cuda()`, `.to("cuda...")`, `.to(torch.device("cuda"))`, a torch factory with
+    `device="cuda..."`, `torch.cuda.*Tensor(...)`, or a function of the same module that does
+    one of those. A device (`device=torch.device("cuda")`, `"cuda"`) is not a tensor and is
+    fine; so is a lambda in a default, whose body runs only when called.
+
+    The fix (safe) makes the default `None` and creates the value at the top of the body
+    (after the docstring): `if mu is None: mu = <the original expression>`, so it is made when
+    the function is called, on the device current at that time. One difference: each call
+    gets a fresh tensor instead of one shared by all calls, and an explicit `None` argument now
+    means the default. Defaults of lambdas, and defaults whose expression reads a name the
+    function rebinds, are reported without a fix.
+    """
+
+    code = "DDP001"
+    name = "cuda-tensor-in-default-argument"
+    message = (
+        "default argument puts a tensor on CUDA when the module is imported (in every worker "
+        "and rank); default to None and create it in the body"
+    )
+    fix = Applicability.SAFE
+    needles = ("cuda", ("def ", "lambda"))
+
+    flagged = (
+        Flagged(
+            '''
+            import torch
+
+            def to_var(x, on_cpu=False, gpu_id=None):
+                """Tensor => Variable"""
+                if torch.cuda.is_available() and not on_cpu:
+                    x = x.cuda(gpu_id, non_blocking=True)
+                return x
+
+            def normal_kl_div(mu1, var1,
+                              mu2=to_var(torch.FloatTensor([0.0])),
+                              var2=to_var(torch.FloatTensor([1.0]))):
+                """KL divergence of two normal distributions."""
+                one = to_var(torch.FloatTensor([1.0]))
+                return torch.sum(0.5 * (torch.log(var2) - torch.log(var1)))
+            ''',
+            fixed='''
+            import torch
+
+            def to_var(x, on_cpu=False, gpu_id=None):
+                """Tensor => Variable"""
+                if torch.cuda.is_available() and not on_cpu:
+                    x = x.cuda(gpu_id, non_blocking=True)
+                return x
+
+            def normal_kl_div(mu1, var1,
+                              mu2=None,
+                              var2=None):
+                """KL divergence of two normal distributions."""
+                if mu2 is None:
+                    mu2 = to_var(torch.FloatTensor([0.0]))
+                if var2 is None:
+                    var2 = to_var(torch.FloatTensor([1.0]))
+                one = to_var(torch.FloatTensor([1.0]))
+                return torch.sum(0.5 * (torch.log(var2) - torch.log(var1)))
+            ''',
+            count=2,
+        ),
+        Flagged(
+            """
+            import torch as th
+            from torch import nn
+
+            class Loss(nn.Module):
+                def forward(self, x, *, weight=th.ones(3, device="cuda:0"), head=nn.Linear(3, 1).cuda()):
+                    return head(x * weight)
+            """,
+            fixed="""
+            import torch as th
+            from torch import nn
+
+            class Loss(nn.Module):
+                def forward(self, x, *, weight=None, head=None):
+                    if weight is None:
+                        weight = th.ones(3, device="cuda:0")
+                    if head is None:
+                        head = nn.Linear(3, 1).cuda()
+                    return head(x * weight)
+            """,
+            count=2,
+        ),
+        Flagged(
+            """
+            import torch
+            def scale(x, factor=torch.tensor(2.0).to("cuda")): return x * factor
+            """,
+            fixed="""
+            import torch
+            def scale(x, factor=None):
+                if factor is None:
+                    factor = torch.tensor(2.0).to("cuda")
+                return x * factor
+            """,
+        ),
+        Flagged(
+            """
+            import torch
+
+            def outer():
+                def inner(x, bias=torch.zeros(4).to(torch.device("cuda", 1)), table=torch.cuda.FloatTensor([1.0])):
+                    # add the bias
+                    return x + bias
+                return inner
+            """,
+            fixed="""
+            import torch
+
+            def outer():
+                def inner(x, bias=None, table=None):
+                    if bias is None:
+                        bias = torch.zeros(4).to(torch.device("cuda", 1))
+                    if table is None:
+                        table = torch.cuda.FloatTensor([1.0])
+                    # add the bias
+                    return x + bias
+                return inner
+            """,
+            count=2,
+        ),
+        Flagged(
+            """
+            import torch
+
+            def embed(tokens, table=gpu_table(100)):
+                return table[tokens]
+
+            def gpu_table(size):
+                return place(torch.randn(size, 8))
+
+            def place(x):
+                return x.to(device="cuda")
+            """,
+            fixed="""
+            import torch
+
+            def embed(tokens, table=None):
+                if table is None:
+                    table = gpu_table(100)
+                return table[tokens]
+
+            def gpu_table(size):
+                return place(torch.randn(size, 8))
+
+            def place(x):
+                return x.to(device="cuda")
+            """,
+        ),
+        Flagged(
+            """
+            import torch
+            shift = lambda x, offset=torch.ones(1).cuda(): x + offset
+
+            def run(x, torch=None, offset=torch.ones(1).cuda()):
+                return x + offset
+            """,
+            count=2,
+        ),
+    )
+    clean = (
+        Clean(
+            """
+            import torch
+
+            def train(model, device=torch.device("cuda"), name="cuda", rank=None):
+                return model.to(device)
+
+            def make(x=torch.zeros(3), y=torch.ones(2, device="cpu"), z=None):
+                return x.cuda() + y.to("cuda") + z
+            """
+        ),
+        Clean(
+            """
+            import torch
+
+            def apply(x, move=lambda t: t.cuda(), pick=lambda t, d=None: t):
+                return move(x)
+
+            def on_cpu(x):
+                return x.cpu()
+
+            def f(x=on_cpu(torch.zeros(2)), y=torch.zeros(2).to("cpu")):
+                return x
+            """
+        ),
+        Clean(
+            """
+            from mylib import cuda_tensor
+
+            class Model:
+                def cuda(self):
+                    return self
+
+                def forward(self, x, buffer=cuda_tensor, device="cuda:1"):
+                    return x
+            """
+        ),
+    )
+
+    def __init__(self, names: NameResolver) -> None:
+        super().__init__(names)
+        self._stack: list[_Function | None] = []  # None marks a class body
+        self._functions: list[_Function] = []
+        self._in_parameters = 0
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        function = _Function(node, self.names.scope, module_level=not self._stack)
+        self._check_defaults(function)
+        self._functions.append(function)
+        self._stack.append(function)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._stack.pop()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._stack.append(None)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._stack.pop()
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        function = _Function(node, None, module_level=False)
+        self._check_defaults(function)
+        if function.direct or function.via_helpers:
+            self._functions.append(function)
+
+    def visit_Parameters(self, node: cst.Parameters) -> None:
+        self._in_parameters += 1
+
+    def leave_Parameters(self, original_node: cst.Parameters) -> None:
+        self._in_parameters -= 1
+
+    def visit_Call(self, node: cst.Call) -> None:
+        # Calls in a function's body make it a helper; calls in parameter defaults run
+        # in the enclosing code, not when the function is called.
+        if self._in_parameters or not self._stack or self._stack[-1] is None:
+            return
+        function = self._stack[-1]
+        if _is_cuda_call(node, self.names):
+            function.touches_cuda = True
+        elif isinstance(node.func, cst.Name):
+            function.calls.add(node.func.value)
+
+    def _check_defaults(self, function: _Function) -> None:
+        params = function.node.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            if param.default is None:
+                continue
+            function.params.append(param)
+            calls = list(_calls_run_by(param.default))
+            if any(_is_cuda_call(call, self.names) for call in calls):
+                function.direct.append(param)
+            else:
+                helpers = {call.func.value for call in calls if isinstance(call.func, cst.Name)}
+                if helpers:
+                    function.via_helpers[id(param)] = helpers
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        cuda_helpers = self._cuda_helpers()
+        for function in self._functions:
+            flagged = [
+                param
+                for param in function.params
+                if param in function.direct or function.via_helpers.get(id(param), set()) & cuda_helpers
+            ]
+            if not flagged:
+                continue
+            fixable = [param for param in flagged if _can_move_into_body(param, function)]
+            fixed = _with_defaults_in_body(function.node, fixable) if fixable else None
+            for param in flagged:
+                if param in fixable:
+                    self.report(param, replace={function.node: fixed})
+                else:
+                    self.report(param)
+
+    def _cuda_helpers(self) -> set[str]:
+        """Module-level functions that touch CUDA themselves or through one another."""
+        helpers = {f.node.name.value: f for f in self._functions if f.module_level}  # type: ignore[union-attr]
+        module_scope = self.names.module_scope
+        # A module-level def the file rebinds (an import of the same name, say) is not followed.
+        helpers = {name: f for name, f in helpers.items() if module_scope.bindings.get(name, 0) is None}
+        cuda = {name for name, f in helpers.items() if f.touches_cuda}
+        changed = True
+        while changed:
+            changed = False
+            for name, f in helpers.items():
+                if name not in cuda and f.calls & cuda:
+                    cuda.add(name)
+                    changed = True
+        return cuda
+
+
+def _calls_run_by(expr: cst.CSTNode) -> Iterator[cst.Call]:
+    """Calls evaluated with `expr`; a lambda's body (and its defaults, checked on their own)
+    are not run by evaluating the lambda."""
+    if isinstance(expr, cst.Lambda):
+        return
+    if isinstance(expr, cst.Call):
+        yield expr
+    for child in expr.children:
+        yield from _calls_run_by(child)
+
+
+def _is_cuda_call(call: cst.Call, names: NameResolver) -> bool:
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "cuda":
+        return True
+    if isinstance(func, cst.Attribute) and func.attr.value == "to":
+        return any(
+            _is_cuda_device(arg.value, names)
+            for arg in call.args
+            if arg.keyword is None or arg.keyword.value == "device"
+        )
+    qualified = names.qualified(func) or ""
+    if qualified.startswith("torch.cuda.") and qualified.endswith("Tensor"):
+        return True
+    if qualified.startswith("torch.") and qualified != "torch.device":
+        return any(
+            arg.keyword is not None and arg.keyword.value == "device" and _is_cuda_device(arg.value, names)
+            for arg in call.args
+        )
+    return False
+
+
+def _is_cuda_device(expr: cst.BaseExpression, names: NameResolver) -> bool:
+    if isinstance(expr, cst.Integer):
+        return True  # a device index: cuda:<n>
+    text = names.string_value(expr)
+    if text is not None:
+        return text.startswith("cuda")
+    if isinstance(expr, cst.Call) and names.qualified(expr.func) == "torch.device" and expr.args:
+        return _is_cuda_device(expr.args[0].value, names) and not isinstance(expr.args[0].value, cst.Integer)
+    return False
+
+
+def _names_read(expr: cst.CSTNode) -> Iterator[str]:
+    if isinstance(expr, cst.Name):
+        yield expr.value
+    elif isinstance(expr, cst.Attribute):
+        yield from _names_read(expr.value)
+    elif isinstance(expr, cst.Arg):
+        yield from _names_read(expr.value)
+    else:
+        for child in expr.children:
+            yield from _names_read(child)
+
+
+def _can_move_into_body(param: cst.Param, function: _Function) -> bool:
+    """In the body the expression must still mean what it meant at the `def`: none of its
+    names may be a parameter or a local of the function."""
+    if function.scope is None:  # a lambda has no body to move it into
+        return False
+    assert param.default is not None
+    return not any(name in function.scope.bindings for name in _names_read(param.default))
+
+
+def _with_defaults_in_body(function: cst.FunctionDef | cst.Lambda, params: list[cst.Param]) -> cst.FunctionDef:
+    assert isinstance(function, cst.FunctionDef)
+    moved = {id(param) for param in params}
+    creations = [_create_if_none(param) for param in params]
+
+    def without_default(param: cst.Param) -> cst.Param:
+        return param.with_changes(default=cst.Name("None")) if id(param) in moved else param
+
+    parameters = function.params.with_changes(
+        posonly_params=[without_default(p) for p in function.params.posonly_params],
+        params=[without_default(p) for p in function.params.params],
+        kwonly_params=[without_default(p) for p in function.params.kwonly_params],
+    )
+    body = function.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        statements = [cst.SimpleStatementLine(body=body.body)]
+        block = cst.IndentedBlock(body=[*creations, *statements], header=body.trailing_whitespace)
+    else:
+        assert isinstance(body, cst.IndentedBlock)
+        statements = list(body.body)
+        start = 1 if statements and is_docstring(statements[0]) else 0
+        block = body.with_changes(body=[*statements[:start], *creations, *statements[start:]])
+    return function.with_changes(params=parameters, body=block)
+
+
+def _create_if_none(param: cst.Param) -> cst.If:
+    assert param.default is not None
+    name = param.name.value
+    assign = cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=param.default)
+    return cst.If(
+        test=cst.Comparison(cst.Name(name), [cst.ComparisonTarget(cst.Is(), cst.Name("None"))]),
+        body=cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[assign])]),
+    )

@@ -1,0 +1,525 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ddplint.diagnostics import Applicability
+from ddplint.names import DEFAULTDICT, Scope
+from ddplint.pickling import (
+    TracksDefinitions,
+    binding_scope,
+    contained_values,
+    crosses_process_boundary,
+    is_builtin,
+    picklable,
+)
+from ddplint.rule import Clean, Flagged, Rule
+
+_NO_FIX = "; no picklable equivalent found: use a module-level function as the factory"
+
+
+@dataclass
+class _Candidate:
+    call: cst.Call
+    factory: cst.Lambda
+    scope: Scope
+    in_function: bool
+
+
+class LambdaDefaultFactory(TracksDefinitions, Rule):
+    """
+    `defaultdict(lambda: UNK_ID)` cannot be pickled: pickle stores functions by their
+    module-level name and a lambda has none. Nothing fails until the dict has to reach
+    another process. Under the spawn start method (the default on macOS and Windows, always
+    for `mp.spawn`, and with `multiprocessing_context="spawn"`) a Dataset or vocabulary that
+    holds one is pickled for every DataLoader worker and every spawned rank, and training
+    stops with "Can't pickle local object 'Vocab.load.<locals>.<lambda>'". Linux forks by
+    default, which hides the error until the code runs elsewhere.
+
+    Reported where the dict can leave its function: stored on an attribute, assigned at
+    module level, returned or yielded, or passed (alone or in a literal container) to a
+    DataLoader, Process, mp.spawn, a queue's put, pickle.dump(s) or torch.save. A local
+    temporary, even one handed to an ordinary function, is not reported.
+
+    The fix (safe) swaps the lambda for a picklable factory that returns the same value on
+    every call: `lambda: 0` -> `int`, `lambda: []` -> `list`, `lambda: ""` -> `str` and the
+    like; `lambda: f(args)` -> `functools.partial(f, args)` when `f` is importable and the
+    arguments are immutable; another constant (`lambda: UNK_ID`, `lambda: 7`) ->
+    `functools.partial(operator.itemgetter(0), (UNK_ID,))`. Names are only used that cannot
+    change after the dict is built (module constants bound once, imports) and only inside
+    functions, where they are already bound. A lambda that reads `self`, a local variable or
+    a container (`word2id["<unk>"]`, which is read at every call) is reported without a fix.
+    """
+
+    code = "DDP002"
+    name = "lambda-default-factory"
+    message = (
+        "defaultdict with a lambda factory cannot be pickled for spawned workers or ranks; "
+        "use a module-level or builtin factory"
+    )
+    fix = Applicability.SAFE
+    needles = ("defaultdict", "lambda")
+
+    flagged = (
+        Flagged(
+            """
+            import pickle
+            from collections import defaultdict
+
+            UNK_ID = 1
+
+            class Vocab:
+                def load(self, word2id_path):
+                    with open(word2id_path, "rb") as f:
+                        word2id = pickle.load(f)
+                    self.word2id = defaultdict(lambda: UNK_ID)
+                    self.word2id.update(word2id)
+            """,
+            fixed="""
+            import pickle
+            from collections import defaultdict
+            import functools
+            import operator
+
+            UNK_ID = 1
+
+            class Vocab:
+                def load(self, word2id_path):
+                    with open(word2id_path, "rb") as f:
+                        word2id = pickle.load(f)
+                    self.word2id = defaultdict(functools.partial(operator.itemgetter(0), (UNK_ID,)))
+                    self.word2id.update(word2id)
+            """,
+        ),
+        Flagged(
+            """
+            import collections
+
+            class Counts:
+                def __init__(self):
+                    self.counts = collections.defaultdict(lambda: 0)
+                    self.weights = collections.defaultdict(lambda : 0.0)
+            """,
+            fixed="""
+            import collections
+
+            class Counts:
+                def __init__(self):
+                    self.counts = collections.defaultdict(int)
+                    self.weights = collections.defaultdict(float)
+            """,
+            count=2,
+        ),
+        Flagged(
+            """
+            from collections import defaultdict as dd
+            INDEX = dd(lambda: [])
+            NAMES: dict = dd(lambda: "")
+            """,
+            fixed="""
+            from collections import defaultdict as dd
+            INDEX = dd(list)
+            NAMES: dict = dd(str)
+            """,
+            count=2,
+        ),
+        Flagged(
+            """
+            from collections import defaultdict
+
+            def build_index(pairs):
+                index = defaultdict(lambda: defaultdict(list))
+                for key, sub, value in pairs:
+                    index[key][sub].append(value)
+                return index
+            """,
+            fixed="""
+            from collections import defaultdict
+            import functools
+
+            def build_index(pairs):
+                index = defaultdict(functools.partial(defaultdict, list))
+                for key, sub, value in pairs:
+                    index[key][sub].append(value)
+                return index
+            """,
+        ),
+        Flagged(
+            """
+            from collections import defaultdict
+
+            class Runtimes:
+                def __init__(self):
+                    self.per_module = defaultdict(
+                        lambda: defaultdict(lambda: 0.0)
+                    )
+            """,
+            fixed="""
+            from collections import defaultdict
+            import functools
+
+            class Runtimes:
+                def __init__(self):
+                    self.per_module = defaultdict(
+                        functools.partial(defaultdict, float)
+                    )
+            """,
+        ),
+        Flagged(
+            """
+            import torch
+            from collections import defaultdict
+
+            def save(path, queue):
+                torch.save({"vocab": defaultdict(lambda: set())}, path)
+                queue.put(defaultdict(lambda: {}))
+            """,
+            fixed="""
+            import torch
+            from collections import defaultdict
+
+            def save(path, queue):
+                torch.save({"vocab": defaultdict(set)}, path)
+                queue.put(defaultdict(dict))
+            """,
+            count=2,
+        ),
+        Flagged(
+            """
+            from collections import defaultdict
+
+            def shards():
+                yield defaultdict(lambda: False)
+                yield defaultdict(lambda: ())
+            """,
+            fixed="""
+            from collections import defaultdict
+
+            def shards():
+                yield defaultdict(bool)
+                yield defaultdict(tuple)
+            """,
+            count=2,
+        ),
+        Flagged(
+            """
+            from collections import defaultdict
+
+            def make_entry(kind, size):
+                return [kind] * size
+
+            class Table:
+                def __init__(self):
+                    self.entries = defaultdict(lambda: make_entry("pad", 2))
+                    self.limits = defaultdict(lambda: 7)
+                    self.labels = defaultdict(lambda: -1)
+            """,
+            fixed="""
+            from collections import defaultdict
+            import functools
+            import operator
+
+            def make_entry(kind, size):
+                return [kind] * size
+
+            class Table:
+                def __init__(self):
+                    self.entries = defaultdict(functools.partial(make_entry, "pad", 2))
+                    self.limits = defaultdict(functools.partial(operator.itemgetter(0), (7,)))
+                    self.labels = defaultdict(functools.partial(operator.itemgetter(0), (-1,)))
+            """,
+            count=3,
+        ),
+        Flagged(
+            """
+            from collections import defaultdict
+            from torch.utils.data import DataLoader
+
+            def loader(dataset):
+                return DataLoader([defaultdict(lambda: None)], num_workers=2)
+            """,
+            fixed="""
+            from collections import defaultdict
+            from torch.utils.data import DataLoader
+            import functools
+            import operator
+
+            def loader(dataset):
+                return DataLoader([defaultdict(functools.partial(operator.itemgetter(0), (None,)))], num_workers=2)
+            """,
+        ),
+        Flagged(
+            """
+            from collections import defaultdict
+
+            class Vocab:
+                def __init__(self, word2id, unk_id):
+                    self.word2id = defaultdict(lambda: word2id["<unk>"])
+                    self.by_self = defaultdict(lambda: self.unk)
+                    self.by_param = defaultdict(lambda: unk_id)
+                    self.with_args = defaultdict(lambda key=0: key)
+            """,
+            count=4,
+        ),
+        Flagged(
+            """
+            from collections import defaultdict
+            MISSING = defaultdict(lambda: UNK)
+            UNK = 3
+            """,
+        ),
+    )
+    clean = (
+        Clean(
+            """
+            from collections import defaultdict
+
+            def count_words(words):
+                counts = defaultdict(lambda: 0)
+                for word in words:
+                    counts[word] += 1
+                summarize(counts)
+                report(defaultdict(lambda: []))
+                return sorted(counts.items())
+            """
+        ),
+        Clean(
+            """
+            import collections
+
+            class Vocab:
+                def __init__(self):
+                    self.word2id = collections.defaultdict(int)
+                    self.lookup = make_lookup(lambda: 0)
+            """
+        ),
+        Clean(
+            """
+            from mylib import defaultdict
+
+            class Vocab:
+                def __init__(self):
+                    self.word2id = defaultdict(lambda: 0)
+            """
+        ),
+        Clean(
+            """
+            from collections import defaultdict
+
+            def main(defaultdict):
+                return defaultdict(lambda: 0)
+            """
+        ),
+    )
+
+    def __init__(self, names) -> None:
+        super().__init__(names)
+        self._candidates: list[_Candidate] = []
+        self._escaping_calls: set[int] = set()
+        # (id of the function scope, name) of locals bound to a lambda defaultdict, and of
+        # names that leave their function.
+        self._locals: dict[tuple[int, str], list[int]] = {}
+        self._escaping_names: set[tuple[int, str]] = set()
+
+    # -- the defaultdicts, and where values leave their function ------------------------
+
+    def visit_Call(self, node: cst.Call) -> None:
+        factory = self._lambda_factory(node)
+        if factory is not None:
+            self._candidates.append(_Candidate(node, factory, self.names.scope, self.definitions.in_function))
+        if crosses_process_boundary(node, self.names):
+            for arg in node.args:
+                self._escapes(arg.value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        targets = [target.target for target in node.targets]
+        self._assigned(targets, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._assigned([node.target], node.value)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None:
+            self._escapes(node.value)
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        if isinstance(node.value, cst.BaseExpression):
+            self._escapes(node.value)
+
+    def _assigned(self, targets: list[cst.BaseExpression], value: cst.BaseExpression) -> None:
+        if self.names.scope is self.names.module_scope or any(_stores_on_attribute(t) for t in targets):
+            self._escapes(value)
+        elif len(targets) == 1 and isinstance(targets[0], cst.Name) and self.definitions.in_function:
+            if isinstance(value, cst.Call) and self._lambda_factory(value) is not None:
+                key = (id(self.names.scope), targets[0].value)
+                self._locals.setdefault(key, []).append(id(value))
+
+    def _escapes(self, expr: cst.BaseExpression) -> None:
+        for value in contained_values(expr):
+            if isinstance(value, cst.Call):
+                self._escaping_calls.add(id(value))
+            elif isinstance(value, cst.Name):
+                where = binding_scope(self.names.scope, value.value)
+                if where is not None:
+                    self._escaping_names.add((id(where), value.value))
+
+    def _lambda_factory(self, call: cst.Call) -> cst.Lambda | None:
+        if not call.args or call.args[0].keyword is not None or call.args[0].star:
+            return None
+        factory = call.args[0].value
+        if not isinstance(factory, cst.Lambda) or self.names.qualified(call.func) not in DEFAULTDICT:
+            return None
+        return factory
+
+    # -- decisions ------------------------------------------------------------------
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        escaping = set(self._escaping_calls)
+        for key, calls in self._locals.items():
+            if key in self._escaping_names:
+                escaping.update(calls)
+        for candidate in self._candidates:
+            if id(candidate.call) not in escaping:
+                continue
+            fixed = _Factories(self, candidate).replacement()
+            if fixed is None:
+                self.report(candidate.call, self.message + _NO_FIX)
+            else:
+                expression, imports = fixed
+                self.report(candidate.call, replace={candidate.factory: expression}, imports=imports)
+
+
+def _stores_on_attribute(target: cst.BaseExpression) -> bool:
+    while isinstance(target, cst.Subscript):
+        target = target.value
+    return isinstance(target, cst.Attribute)
+
+
+# Literals whose builtin type called without arguments returns an equal value.
+def _empty_literal_type(expr: cst.BaseExpression) -> str | None:
+    if isinstance(expr, cst.Integer) and expr.evaluated_value == 0:
+        return "int"
+    if isinstance(expr, cst.Float) and expr.evaluated_value == 0.0:
+        return "float"
+    if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)) and expr.evaluated_value in ("", b""):
+        return "str" if expr.evaluated_value == "" else "bytes"
+    if isinstance(expr, cst.Name) and expr.value == "False":
+        return "bool"
+    if isinstance(expr, (cst.List, cst.Tuple, cst.Dict)) and not expr.elements:
+        return {cst.List: "list", cst.Tuple: "tuple", cst.Dict: "dict"}[type(expr)]
+    return None
+
+
+class _Factories:
+    """The picklable equivalent of one lambda factory, or None."""
+
+    def __init__(self, rule: LambdaDefaultFactory, candidate: _Candidate) -> None:
+        self.rule = rule
+        self.candidate = candidate
+        self.scope = candidate.scope
+
+    def replacement(self) -> tuple[cst.BaseExpression, tuple[str, ...]] | None:
+        return self._replace(self.candidate.factory)
+
+    def _replace(self, factory: cst.Lambda) -> tuple[cst.BaseExpression, tuple[str, ...]] | None:
+        params = factory.params
+        if params.params or params.posonly_params or params.kwonly_params or isinstance(
+            params.star_arg, cst.Param
+        ) or params.star_kwarg is not None:
+            return None
+        body = factory.body
+        builtin = _empty_literal_type(body)
+        if builtin is not None and is_builtin(self.scope, builtin):
+            return cst.Name(builtin), ()
+        if isinstance(body, cst.Call) and self._is_importable(body.func):
+            return self._partial(body)
+        if self._is_stable(body) and self._imports_usable("functools", "operator"):
+            value = _code(body.with_changes(lpar=(), rpar=()))
+            return (
+                cst.parse_expression(f"functools.partial(operator.itemgetter(0), ({value},))"),
+                ("import functools", "import operator"),
+            )
+        return None
+
+    def _partial(self, call: cst.Call) -> tuple[cst.BaseExpression, tuple[str, ...]] | None:
+        """`f(args)` called anew each time: `functools.partial(f, args)` when every argument
+        is stable, or is itself a lambda factory with a replacement (`defaultdict(lambda: 0)`)."""
+        if not call.args:
+            return call.func.with_changes(lpar=(), rpar=()), ()
+        if not self._imports_usable("functools"):
+            return None
+        arguments: list[str] = []
+        imports = ["import functools"]
+        for arg in call.args:
+            if arg.star:
+                return None
+            value = arg.value
+            if isinstance(value, cst.Lambda):
+                inner = self._replace(value)
+                if inner is None:
+                    return None
+                value = inner[0]
+                imports.extend(i for i in inner[1] if i not in imports)
+            elif not self._is_stable(value):
+                return None
+            arguments.append(_code(arg.with_changes(value=value, comma=cst.MaybeSentinel.DEFAULT)))
+        return cst.parse_expression(f"functools.partial({_code(call.func)}, {', '.join(arguments)})"), tuple(imports)
+
+    def _imports_usable(self, *modules: str) -> bool:
+        for module in modules:
+            where = binding_scope(self.scope, module)
+            if where is not None and where.bindings[module] != module:
+                return False
+        return True
+
+    def _is_importable(self, func: cst.BaseExpression) -> bool:
+        definitions, module_scope = self.rule.definitions, self.rule.names.module_scope
+        return picklable(func, self.scope, definitions, module_scope) is True and self._bound_before(func)
+
+    def _bound_before(self, expr: cst.BaseExpression) -> bool:
+        """At module level a name may be bound after the dict is built, which the lambda
+        tolerates (it reads the name at call time) and the replacement would not."""
+        if self.candidate.in_function:
+            return True
+        head = expr
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        if not isinstance(head, cst.Name):
+            return False
+        outer = self.candidate.call.func
+        while isinstance(outer, cst.Attribute):
+            outer = outer.value
+        return is_builtin(self.scope, head.value) or (isinstance(outer, cst.Name) and outer.value == head.value)
+
+    def _is_stable(self, expr: cst.BaseExpression) -> bool:
+        """An immutable value, or a name that refers to the same object whenever it is read."""
+        if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
+            return True
+        if isinstance(expr, cst.ConcatenatedString):
+            return isinstance(expr.evaluated_value, (str, bytes))
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+            return isinstance(expr.expression, (cst.Integer, cst.Float, cst.Imaginary))
+        if isinstance(expr, cst.Tuple):
+            return all(
+                isinstance(element, cst.Element) and self._is_stable(element.value) for element in expr.elements
+            )
+        if isinstance(expr, cst.Name):
+            if expr.value in ("True", "False", "None"):
+                return True
+            where = binding_scope(self.scope, expr.value)
+            if where is None:
+                return is_builtin(self.scope, expr.value)
+            module_scope = self.rule.names.module_scope
+            if where is not module_scope or not self._bound_before(expr):
+                return False
+            bound_once = where.bindings[expr.value] is not None or where.constants.get(expr.value) is not None
+            return bound_once or expr.value in self.rule.definitions.module_level
+        if isinstance(expr, cst.Attribute):
+            return self._is_importable(expr)
+        return False
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module(body=()).code_for_node(node)

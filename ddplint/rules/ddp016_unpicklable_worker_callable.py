@@ -1,0 +1,182 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from ddplint.edits import argument
+from ddplint.names import DATALOADER, Scope
+from ddplint.pickling import SPAWN, TracksDefinitions, is_process_start, picklable
+from ddplint.rule import Clean, Flagged, Rule
+
+# DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, collate_fn,
+#            pin_memory, drop_last, timeout, worker_init_fn, ...)
+_WORKER_CALLABLES = (("collate_fn", 6), ("worker_init_fn", 10))
+
+
+class UnpicklableWorkerCallable(TracksDefinitions, Rule):
+    """
+    A DataLoader with workers sends its `collate_fn` and `worker_init_fn` to every worker
+    process, and `mp.spawn` / `Process(target=...)` send their target function. Under the
+    spawn start method (the default on macOS and Windows, always for `mp.spawn`, and whenever
+    `multiprocessing_context="spawn"` is passed) that means pickling, and pickle stores a
+    function by its module-level name: a lambda or a function defined inside another function
+    fails with "Can't pickle local object 'main.<locals>.collate'". The code works on Linux
+    with fork and breaks the day it runs elsewhere or moves to `mp.spawn`.
+
+    Move the function to module level (bind extra values with `functools.partial` of that
+    module-level function), or use a method of a module-level class. A DataLoader without
+    workers (`num_workers` absent or 0) pickles nothing and is not reported. There is no
+    automatic fix: moving a closure out of its function changes what it can see.
+    """
+
+    code = "DDP016"
+    name = "unpicklable-worker-callable"
+    message = (
+        "a lambda or nested function cannot be pickled for a spawned worker or process; "
+        "define it at module level (functools.partial for bound values)"
+    )
+    fix = None
+    needles = (("collate_fn", "worker_init_fn", "spawn(", "Process(", "start_processes("),)
+
+    flagged = (
+        Flagged(
+            """
+            from torch.utils.data import DataLoader
+
+            def main(dataset, args):
+                def collate(batch):
+                    return batch
+                loader = DataLoader(dataset, num_workers=args.workers, collate_fn=collate)
+            """
+        ),
+        Flagged(
+            """
+            import torch
+            loader = torch.utils.data.DataLoader(
+                dataset, batch_size=8, num_workers=4,
+                collate_fn=lambda batch: batch,
+                worker_init_fn=lambda worker_id: None,
+            )
+            """,
+            count=2,
+        ),
+        Flagged(
+            """
+            import functools
+            import torch.multiprocessing as mp
+
+            def main():
+                def train(rank, world_size):
+                    pass
+                mp.spawn(functools.partial(train), args=(2,), nprocs=2)
+            """
+        ),
+        Flagged(
+            """
+            from torch.multiprocessing import spawn
+            spawn(lambda rank: print(rank), nprocs=2)
+            """
+        ),
+        Flagged(
+            """
+            import multiprocessing
+
+            def launch(queue):
+                work = lambda: queue.put(1)
+                multiprocessing.Process(target=work).start()
+            """
+        ),
+        Flagged(
+            """
+            import multiprocessing as mp
+            ctx = mp.get_context("spawn")
+            ctx.Process(target=lambda: None).start()
+            """
+        ),
+    )
+    clean = (
+        Clean(
+            """
+            from torch.utils.data import DataLoader
+            loader = DataLoader(dataset, collate_fn=lambda batch: batch)
+            same = DataLoader(dataset, num_workers=0, collate_fn=lambda batch: batch)
+            """
+        ),
+        Clean(
+            """
+            import functools
+            import torch.multiprocessing as mp
+            from torch.utils.data import DataLoader
+
+            def collate(batch, pad):
+                return batch
+
+            class Trainer:
+                def worker_init(self, worker_id):
+                    pass
+
+                def loader(self, dataset):
+                    return DataLoader(dataset, num_workers=2, collate_fn=functools.partial(collate, pad=0),
+                                      worker_init_fn=self.worker_init)
+
+            def train(rank):
+                pass
+
+            mp.spawn(train, nprocs=2)
+            """
+        ),
+        Clean(
+            """
+            from torch.utils.data import DataLoader
+
+            def main(dataset, collate):
+                return DataLoader(dataset, num_workers=4, collate_fn=collate)
+
+            def later():
+                return DataLoader(dataset, num_workers=4, collate_fn=module_level)
+
+            def module_level(batch):
+                return batch
+            """
+        ),
+        Clean(
+            """
+            from mylib import DataLoader, spawn
+            DataLoader(dataset, num_workers=4, collate_fn=lambda batch: batch)
+            spawn(lambda rank: None)
+            """
+        ),
+    )
+
+    def __init__(self, names) -> None:
+        super().__init__(names)
+        self._candidates: list[tuple[cst.BaseExpression, Scope]] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        for callable_arg in self._shipped_callables(node):
+            self._candidates.append((callable_arg, self.names.scope))
+
+    def _shipped_callables(self, call: cst.Call) -> list[cst.BaseExpression]:
+        qualified = self.names.qualified(call.func)
+        if qualified in DATALOADER:
+            workers = argument(call, 5, "num_workers")
+            if workers is None or _is_zero(workers.value):
+                return []
+            found = (argument(call, position, name) for name, position in _WORKER_CALLABLES)
+            return [arg.value for arg in found if arg is not None]
+        if qualified in SPAWN:
+            target = argument(call, 0, "fn")
+        elif is_process_start(call, self.names):
+            target = argument(call, 1, "target")
+        else:
+            return []
+        return [target.value] if target is not None else []
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        module_scope = self.names.module_scope
+        for value, scope in self._candidates:
+            if picklable(value, scope, self.definitions, module_scope) is False:
+                self.report(value)
+
+
+def _is_zero(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Integer) and expr.evaluated_value == 0
