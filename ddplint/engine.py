@@ -100,6 +100,11 @@ def _dispatch_tables(names: NameResolver, rules: Sequence[Rule]):
     return visits, leaves
 
 
+def traverse(module: cst.Module, names: NameResolver, rules: Sequence[Rule]) -> None:
+    """Run rule instances over `module` in one walk, as `analyse` does after parsing."""
+    walk(module, *_dispatch_tables(names, rules))
+
+
 def rules_for_text(source: str, rules: Sequence[type[Rule]]) -> list[type[Rule]]:
     return [rule for rule in rules if rule.matches_text(source)]
 
@@ -121,7 +126,7 @@ def analyse(source: str, path: str, rules: Sequence[type[Rule]], *, honour_noqa:
     module = parse(source)
     names = NameResolver(module)
     instances = [rule(names) for rule in active]
-    walk(module, *_dispatch_tables(names, instances))
+    traverse(module, names, instances)
     reports = [report for rule in instances for report in rule.reports]
     if not reports:
         return Analysis(module, [], [])

@@ -164,7 +164,9 @@ def add_imports(module: cst.Module, statements: Sequence[str]) -> cst.Module:
             position = index + 1
             continue
         break
-    new_lines = [cst.parse_statement(statement, config=module.config_for_parsing) for statement in missing]
+    # Parsed with the default config (a module's odd indent, e.g. a form feed, is not valid
+    # config); the new lines still render with the module's own newline.
+    new_lines = [cst.parse_statement(statement) for statement in missing]
     body[position:position] = new_lines
     return module.with_changes(body=body)
 

@@ -62,3 +62,10 @@ def test_public_api_round_trip():
 )
 def test_noqa(source, line, code, covered):
     assert Suppressions(source).covers(line, code) is covered
+
+
+def test_fix_adding_an_import_to_a_module_indented_with_a_form_feed():
+    source = 'import torch.multiprocessing as mp\nmp.set_sharing_strategy("file_system")\nif x:\n\x0c pass\n'
+    fixed = ddplint.fix_source(source, unsafe_fixes=True)
+    assert "import resource\n" in fixed and fixed.endswith("if x:\n\x0c pass\n")
+    assert ddplint.fix_source(fixed, unsafe_fixes=True) == fixed

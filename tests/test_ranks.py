@@ -123,9 +123,9 @@ class _Probe(RankAwareRule):
 def regions(source):
     module = cst.parse_module(textwrap.dedent(source))
     probe = _Probe(NameResolver(module))
-    from ddplint.engine import _Traversal
+    from ddplint.engine import traverse
 
-    module.visit(_Traversal(probe.names, [probe]))
+    traverse(module, probe.names, [probe])
     return probe.seen, probe
 
 
