@@ -3,13 +3,10 @@ from __future__ import annotations
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
-from ddplint.edits import argument
+from ddplint.environ_writes import environ_writes
 from ddplint.rule import Clean, Flagged, Rule
 
 VARIABLE = "CUDA_LAUNCH_BLOCKING"
-OS_ENVIRON = "os.environ"
-SETTERS = frozenset({"os.environ.setdefault", "os.putenv"})
-UPDATE = "os.environ.update"
 
 
 def _is_main_guard(test: cst.BaseExpression) -> bool:
@@ -158,43 +155,16 @@ class CudaLaunchBlocking(Rule):
         self._lines.pop()
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            subscript = target.target
-            if (
-                isinstance(subscript, cst.Subscript)
-                and self.names.qualified(subscript.value) == OS_ENVIRON
-                and len(subscript.slice) == 1
-                and isinstance(subscript.slice[0].slice, cst.Index)
-                and self._names_variable(subscript.slice[0].slice.value)
-                and self._turns_on(node.value)
-            ):
-                self._flag(node)
-                return
+        self._check(node)
 
     def visit_Call(self, node: cst.Call) -> None:
-        qualified = self.names.qualified(node.func)
-        if qualified in SETTERS:
-            key, value = argument(node, 0, "key"), argument(node, 1, "value")
-            if key is not None and value is not None and self._names_variable(key.value) and self._turns_on(value.value):
-                self._flag(node)
-        elif qualified == UPDATE:
-            self._check_update(node)
+        self._check(node)
 
-    def _check_update(self, node: cst.Call) -> None:
-        entries: list[tuple[cst.BaseExpression | None, cst.BaseExpression]] = []
-        for arg in node.args:
-            if arg.keyword is not None:
-                entries.append((None if arg.keyword.value != VARIABLE else arg.keyword, arg.value))
-            elif isinstance(arg.value, cst.Dict):
-                for element in arg.value.elements:
-                    key = element.key if isinstance(element, cst.DictElement) else None
-                    entries.append((key if key is not None and self._names_variable(key) else None, element.value))
-        hits = [value for key, value in entries if key is not None and self._turns_on(value)]
-        if hits:
-            self._flag(node, alone=len(entries) == 1)
-
-    def _names_variable(self, expr: cst.BaseExpression) -> bool:
-        return self.names.string_value(expr) == VARIABLE
+    def _check(self, node: cst.Assign | cst.Call) -> None:
+        writes = environ_writes(self.names, node)
+        if any(variable == VARIABLE and self._turns_on(value) for variable, value in writes):
+            only_this = len(writes) == 1 and not (isinstance(node, cst.Assign) and len(node.targets) > 1)
+            self._flag(node, alone=only_this)
 
     def _turns_on(self, expr: cst.BaseExpression) -> bool:
         value = self.names.string_value(expr)
