@@ -30,6 +30,7 @@ class _ModuleClass:
     built: list[tuple[str, cst.Assign, str | None]] = field(default_factory=list)
     used: set[str] = field(default_factory=set)
     uses_everything: bool = False
+    has_forward: bool = False
 
 
 class UnusedSubmodule(Rule):
@@ -44,8 +45,9 @@ class UnusedSubmodule(Rule):
     Flagged, in files that use DDP: `self.x = nn.<Layer>(...)` (a torch.nn layer that owns
     parameters, or a Module subclass of the same file) in `__init__` of an `nn.Module`
     subclass, when `self.x` is read nowhere in the class (every method counts, so do the
-    same-file base and derived classes). Not flagged: layers without parameters (ReLU,
-    Dropout, pooling, losses); classes that reach submodules indirectly (`getattr(self, name)`
+    same-file base and derived classes). Not flagged: classes without a `forward` in that
+    family (containers whose owner calls `self.block.fc(x)` directly); layers without
+    parameters (ReLU, Dropout, pooling, losses); classes that reach submodules indirectly (`getattr(self, name)`
     with a computed name, `self.children()`, `self.modules()`, `self._modules`, `__getattr__`)
     or name them in a string; frozen layers (`self.x.requires_grad_(False)` reads it); classes
     with a base that is neither `nn.Module` nor defined in the file (it may use the layer).
@@ -170,6 +172,12 @@ class UnusedSubmodule(Rule):
                 def __init__(self):
                     super().__init__()
                     self.proj = nn.Linear(4, 4)
+
+            class Heads(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.cls = nn.Linear(4, 2)
+                    self.box = nn.Linear(4, 4)
             """
         ),
         Clean(
@@ -229,6 +237,8 @@ class UnusedSubmodule(Rule):
             self._context.append((outer[0], self_name, node.name.value == "__init__"))
             if node.name.value == "__getattr__":
                 outer[0].uses_everything = True
+            elif node.name.value == "forward":
+                outer[0].has_forward = True
         else:  # nested function (closure over self) or plain function
             self._context.append(outer)
 
@@ -287,47 +297,53 @@ class UnusedSubmodule(Rule):
                 method[0].used.add(value)
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        by_name = {record.name: record for record in self._classes}
+        # Class names can repeat (test classes nested in functions): a name stands for all.
+        by_name: dict[str, list[_ModuleClass]] = {}
+        for record in self._classes:
+            by_name.setdefault(record.name, []).append(record)
         module_classes = {record.name for record in self._classes if self._is_module(record, by_name, set())}
         for record in self._classes:
-            if record.name not in module_classes or not record.built:
+            if not record.built or not self._is_module(record, by_name, set()):
                 continue
             family = self._family(record, by_name)
-            if any(member.uses_everything for member in family):
+            # Without a forward the class is a container whose owner calls into it
+            # (`self.block.fc(x)`): what it uses is decided elsewhere.
+            if any(member.uses_everything for member in family) or not any(m.has_forward for m in family):
                 continue
             used = set().union(*(member.used for member in family))
             for attribute, assign, constructor in record.built:
                 if attribute not in used and _owns_parameters(assign.value, constructor, module_classes):
                     self.report(assign)
 
-    def _is_module(self, record: _ModuleClass, by_name: dict[str, _ModuleClass], seen: set[str]) -> bool:
+    def _is_module(self, record: _ModuleClass, by_name: dict[str, list[_ModuleClass]], seen: set[int]) -> bool:
         """True when every base is nn.Module or a same-file Module class (and there is one)."""
-        if record.name in seen or not record.bases:
+        if id(record) in seen or not record.bases:
             return False
-        seen.add(record.name)
+        seen.add(id(record))
         for qualified, plain in record.bases:
             if qualified in NN_MODULE:
                 continue
-            base = by_name.get(plain) if qualified is None and plain is not None else None
-            if base is None or not self._is_module(base, by_name, seen):
+            bases = by_name.get(plain, []) if qualified is None and plain is not None else []
+            if not bases or not all(self._is_module(base, by_name, seen) for base in bases):
                 return False
         return True
 
-    def _family(self, record: _ModuleClass, by_name: dict[str, _ModuleClass]) -> list[_ModuleClass]:
+    def _family(self, record: _ModuleClass, by_name: dict[str, list[_ModuleClass]]) -> list[_ModuleClass]:
         """The class with its same-file ancestors and descendants: any of them may use it."""
-        related = {record.name}
+        related = {id(record): record}
         while True:
-            grown = set(related)
+            grown = dict(related)
+            names = {member.name for member in related.values()}
             for other in self._classes:
                 plain_bases = {plain for _, plain in other.bases if plain in by_name}
-                if other.name in related:
-                    grown |= plain_bases  # ancestors
-                elif plain_bases & related:
-                    grown.add(other.name)  # descendants
-            if grown == related:
-                return [by_name[name] for name in related]
+                if id(other) in related:
+                    for base in plain_bases:  # ancestors
+                        grown.update((id(ancestor), ancestor) for ancestor in by_name[base])
+                elif plain_bases & names:
+                    grown[id(other)] = other  # descendants
+            if grown.keys() == related.keys():
+                return list(related.values())
             related = grown
-
 
 
 def _owns_parameters(call: cst.Call, constructor: str | None, module_classes: set[str]) -> bool:
