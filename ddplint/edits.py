@@ -67,3 +67,17 @@ def is_docstring(statement: cst.CSTNode) -> bool:
         and isinstance(statement.body[0], cst.Expr)
         and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
     )
+
+
+def module_alias(names, module: str) -> tuple[str, tuple[str, ...]] | None:
+    """The name under which `module` (e.g. "torch") can be used in the current scope, and the
+    import a fix must add for it: `("th", ())` after `import torch as th`, `("torch",
+    ("import torch",))` when it is not imported, None when `torch` means something else here."""
+    candidates = [module, *(bound for bound, origin in names.module_scope.bindings.items() if origin == module)]
+    for bound in candidates:
+        if names.qualified(cst.Name(bound)) == module:
+            return bound, ()
+    found, _ = names.scope.lookup(module)
+    if found:
+        return None
+    return module, (f"import {module}",)

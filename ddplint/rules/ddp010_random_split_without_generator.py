@@ -1,0 +1,256 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ddplint.diagnostics import Applicability
+from ddplint.distributed_context import DISTRIBUTED_MARKERS
+from ddplint.edits import argument, has_star_arguments, module_alias, with_keyword_argument
+from ddplint.rule import Clean, Flagged, Rule
+
+RANDOM_SPLIT = frozenset({"torch.utils.data.random_split", "torch.utils.data.dataset.random_split"})
+TORCH_MANUAL_SEED = frozenset({"torch.manual_seed", "torch.random.manual_seed"})
+# Seeding helpers of other libraries that seed torch's default generator too.
+SEEDING_HELPERS = ("seed_everything", "set_seed")
+# Seeds that never touch torch's default CPU generator, which random_split draws from.
+NOT_TORCH_SEEDS = ("random.", "numpy.", "tensorflow.", "torch.cuda.", "jax.")
+
+
+def mentions_rank(node: cst.CSTNode) -> bool:
+    """Whether an expression reads a name or attribute called like a rank (`seed + rank`,
+    `args.local_rank`, `dist.get_rank()`)."""
+    if isinstance(node, cst.Name) and "rank" in node.value.lower():
+        return True
+    return any(mentions_rank(child) for child in node.children)
+
+
+@dataclass
+class _Event:
+    node: cst.Call
+    function: cst.FunctionDef | None
+    order: int
+    rank_dependent: bool = False
+
+
+class RandomSplitWithoutGenerator(Rule):
+    """
+    `torch.utils.data.random_split` draws from torch's default random generator. Under DDP
+    every rank runs the same script, and unless that generator was seeded with the same value
+    on every rank, each rank computes its own train/validation split: samples one rank
+    trains on are another rank's validation data, so validation is leaked and its numbers are
+    wrong. Seeding with the rank (`torch.manual_seed(seed + rank)`, common for different
+    augmentations per rank) has the same effect.
+
+    Pass a seeded generator: the fix adds `generator=torch.Generator().manual_seed(0)` (with
+    this file's torch alias; `import torch` is added if torch is not imported), which makes
+    the split identical on every rank and across runs. It is safe: it only fixes which
+    samples land in which part. Not flagged: calls that pass a generator (third positional
+    argument or `generator=`), and splits preceded by a rank-independent `torch.manual_seed`
+    (or `seed_everything`/`set_seed`) call earlier in the same function, at module level, or
+    in another function of the file (which may be the caller); the nearest seed before the
+    split in the same function decides. Only files that use torch.distributed are checked.
+    """
+
+    code = "DDP010"
+    name = "random-split-without-generator"
+    message = (
+        "random_split without a seeded generator splits differently on every rank; "
+        "pass generator=torch.Generator().manual_seed(0)"
+    )
+    fix = Applicability.SAFE
+    needles = ("random_split", DISTRIBUTED_MARKERS)
+
+    flagged = (
+        Flagged(
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import random_split
+
+            dist.init_process_group("nccl")
+            train_set, val_set = random_split(dataset, [0.9, 0.1])
+            """,
+            fixed="""
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import random_split
+
+            dist.init_process_group("nccl")
+            train_set, val_set = random_split(dataset, [0.9, 0.1], generator=torch.Generator().manual_seed(0))
+            """,
+        ),
+        Flagged(
+            """
+            import torch as th
+            import torch.utils.data as data
+
+            def build(dataset):
+                sampler_cls = data.DistributedSampler
+                return data.random_split(dataset, [800, 200])
+            """,
+            fixed="""
+            import torch as th
+            import torch.utils.data as data
+
+            def build(dataset):
+                sampler_cls = data.DistributedSampler
+                return data.random_split(dataset, [800, 200], generator=th.Generator().manual_seed(0))
+            """,
+        ),
+        Flagged(
+            """
+            from torch.utils.data.dataset import random_split
+
+            local_rank = int(os.environ["LOCAL_RANK"])
+            parts = random_split(dataset, lengths)
+            """,
+            fixed="""
+            from torch.utils.data.dataset import random_split
+            import torch
+
+            local_rank = int(os.environ["LOCAL_RANK"])
+            parts = random_split(dataset, lengths, generator=torch.Generator().manual_seed(0))
+            """,
+        ),
+        Flagged(
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel
+
+            def main(args, rank):
+                torch.manual_seed(args.seed + rank)
+                train, val = torch.utils.data.random_split(dataset, [0.8, 0.2])
+            """,
+            fixed="""
+            import torch
+            from torch.nn.parallel import DistributedDataParallel
+
+            def main(args, rank):
+                torch.manual_seed(args.seed + rank)
+                train, val = torch.utils.data.random_split(dataset, [0.8, 0.2], generator=torch.Generator().manual_seed(0))
+            """,
+        ),
+    )
+    clean = (
+        Clean(
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import random_split
+            g = torch.Generator().manual_seed(42)
+            a, b = random_split(dataset, [0.9, 0.1], generator=g)
+            c, d = random_split(dataset, [0.9, 0.1], g)
+            e, f = random_split(dataset, [0.9, 0.1], **options)
+            """
+        ),
+        Clean(
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import random_split
+
+            def main(args):
+                torch.manual_seed(args.seed)
+                dist.init_process_group("nccl")
+                train, val = random_split(dataset, [0.9, 0.1])
+            """
+        ),
+        Clean(
+            """
+            import torch
+            from torch.utils.data import random_split
+            import torch.distributed
+
+            torch.manual_seed(0)
+
+            def build():
+                return random_split(dataset, [0.9, 0.1])
+            """
+        ),
+        Clean(
+            """
+            from torch.utils.data import random_split
+            from pytorch_lightning import seed_everything
+            from torch.utils.data.distributed import DistributedSampler
+
+            def run(cfg):
+                seed_everything(cfg.seed)
+                return random_split(dataset, [0.9, 0.1])
+            """
+        ),
+        Clean(
+            """
+            # a single-process script: every run is one process, so one split
+            from torch.utils.data import random_split
+            train, val = random_split(dataset, [0.9, 0.1])
+            """
+        ),
+        Clean(
+            """
+            import torch.distributed as dist
+            from sklearn.model_selection import train_test_split as random_split
+            train, val = random_split(dataset, test_size=0.1)
+            """
+        ),
+    )
+
+    def __init__(self, names) -> None:
+        super().__init__(names)
+        self._functions: list[cst.FunctionDef] = []
+        self._splits: list[_Event] = []
+        self._seeds: list[_Event] = []
+        self._order = 0
+        self._torch_alias: dict[int, tuple[str, tuple[str, ...]] | None] = {}
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._functions.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._functions.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self._order += 1
+        function = self._functions[-1] if self._functions else None
+        qualified = self.names.qualified(node.func)
+        if qualified in RANDOM_SPLIT:
+            if argument(node, 2, "generator") is None and not has_star_arguments(node):
+                self._splits.append(_Event(node, function, self._order))
+                # The torch alias must be looked up in the call's own scope, current only now.
+                self._torch_alias[id(node)] = module_alias(self.names, "torch")
+        elif self._is_seed(node.func, qualified):
+            self._seeds.append(_Event(node, function, self._order, mentions_rank(node)))
+
+    @staticmethod
+    def _is_seed(func: cst.BaseExpression, qualified: str | None) -> bool:
+        if qualified in TORCH_MANUAL_SEED:
+            return True
+        if qualified is not None and qualified.startswith(NOT_TORCH_SEEDS + ("torch.",)):
+            return False
+        last = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+        if qualified is not None:
+            return last in SEEDING_HELPERS
+        return isinstance(last, str) and "seed" in last.lower()
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        for split in self._splits:
+            if self._seeded(split):
+                continue
+            alias = self._torch_alias[id(split.node)]
+            if alias is None:
+                self.report(split.node)
+                continue
+            torch_name, imports = alias
+            generator = cst.parse_expression(f"{torch_name}.Generator().manual_seed(0)")
+            fixed = with_keyword_argument(split.node, "generator", generator)
+            self.report(split.node, replace={split.node: fixed}, imports=imports)
+
+    def _seeded(self, split: _Event) -> bool:
+        before_in_same_body = [
+            seed for seed in self._seeds if seed.function is split.function and seed.order < split.order
+        ]
+        if before_in_same_body:
+            return not before_in_same_body[-1].rank_dependent
+        return any(
+            not seed.rank_dependent and seed.function is not split.function for seed in self._seeds
+        )

@@ -1,0 +1,354 @@
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from ddplint.distributed_context import DISTRIBUTED_MARKERS
+from ddplint.rule import Clean, Flagged, Rule
+
+NN_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+# torch.nn layers that own parameters (by default): only those break DDP when unused.
+# Activations, dropout, pooling and losses hold none, so leaving them unused is harmless.
+PARAMETERISED_LAYERS = (
+    "Linear", "Bilinear", "LazyLinear", "Conv", "LazyConv", "Embedding", "BatchNorm", "LazyBatchNorm",
+    "SyncBatchNorm", "LayerNorm", "GroupNorm", "RMSNorm", "RNN", "LSTM", "GRU", "MultiheadAttention",
+    "Transformer", "PReLU", "Sequential", "ModuleList", "ModuleDict",
+)  # fmt: skip
+# Ways of reaching submodules without naming them: anything goes after these.
+REFLECTIVE_METHODS = frozenset(
+    {"children", "named_children", "modules", "named_modules", "__dict__", "_modules", "__getattr__"}
+)
+REFLECTIVE_BUILTINS = frozenset({"getattr", "setattr", "hasattr", "delattr", "vars"})
+
+
+@dataclass
+class _ModuleClass:
+    name: str
+    bases: list[tuple[str | None, str | None]]  # (qualified name, plain same-module name)
+    # (attribute, its assignment, the qualified name of the constructor called)
+    built: list[tuple[str, cst.Assign, str | None]] = field(default_factory=list)
+    used: set[str] = field(default_factory=set)
+    uses_everything: bool = False
+    has_forward: bool = False
+
+
+class UnusedSubmodule(Rule):
+    """
+    DDP all-reduces every parameter's gradient in buckets and waits until each parameter of
+    the model has produced one. A layer built in `__init__` that the forward pass never uses
+    gets no gradient, the reduction never completes, and the next iteration fails with
+    "Expected to have finished reduction in the prior iteration before starting a new one.
+    This error indicates that your module has parameters that were not used in producing
+    loss" (seed report 003: `fc3` defined but forgotten in `forward`).
+
+    Flagged, in files that use DDP: `self.x = nn.<Layer>(...)` (a torch.nn layer that owns
+    parameters, or a Module subclass of the same file) in `__init__` of an `nn.Module`
+    subclass, when `self.x` is read nowhere in the class (every method counts, so do the
+    same-file base and derived classes). Not flagged: classes without a `forward` in that
+    family (containers whose owner calls `self.block.fc(x)` directly); layers without
+    parameters (ReLU, Dropout, pooling, losses); classes that reach submodules indirectly (`getattr(self, name)`
+    with a computed name, `self.children()`, `self.modules()`, `self._modules`, `__getattr__`)
+    or name them in a string; frozen layers (`self.x.requires_grad_(False)` reads it); classes
+    with a base that is neither `nn.Module` nor defined in the file (it may use the layer).
+    No fix: use the layer, delete it, or pass `find_unused_parameters=True` to DDP if it is
+    unused only on some steps.
+    """
+
+    code = "DDP015"
+    name = "unused-submodule"
+    message = "submodule built in __init__ is never used: DDP waits for its gradients forever; use it or remove it"
+    needles = ("__init__", DISTRIBUTED_MARKERS)
+
+    flagged = (
+        Flagged(
+            """
+            import torch.nn as nn
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Model(nn.Module):
+                def __init__(self, dim):
+                    super().__init__()
+                    self.fc1 = nn.Linear(dim, dim * 4)
+                    self.fc2 = nn.Linear(dim * 4, dim)
+                    self.fc3 = nn.Linear(dim, dim)
+                    self.act = nn.ReLU()
+
+                def forward(self, x):
+                    return self.fc2(self.act(self.fc1(x)))
+
+            model = DDP(Model(8))
+            """
+        ),
+        Flagged(
+            """
+            import torch
+            import torch.distributed as dist
+
+            class Block(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = torch.nn.Conv2d(3, 3, 3)
+
+                def forward(self, x):
+                    return self.conv(x)
+
+            class Net(Block):
+                def __init__(self):
+                    super().__init__()
+                    self.aux = Block()
+                    self.head = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.LazyLinear(10))
+
+                def forward(self, x):
+                    return super().forward(x)
+            """,
+            count=2,
+        ),
+    )
+    clean = (
+        Clean(
+            """
+            import torch.nn as nn
+            import torch.distributed as dist
+
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.backbone = nn.Linear(4, 4)
+                    self.classifier = nn.Linear(4, 2)
+                    self.frozen = nn.Embedding(10, 4)
+                    self.frozen.requires_grad_(False)
+                    self.dropout = nn.Dropout(0.1)
+                    self.loss = nn.CrossEntropyLoss()
+
+                def forward(self, x):
+                    return self.backbone(x)
+
+                def predict(self, x):
+                    return self.classifier(self.backbone(x))
+            """
+        ),
+        Clean(
+            """
+            import torch.nn as nn
+            import torch.distributed as dist
+
+            class Stack(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.layer0 = nn.Linear(4, 4)
+                    self.layer1 = nn.Linear(4, 4)
+
+                def forward(self, x):
+                    for i in range(2):
+                        x = getattr(self, f"layer{i}")(x)
+                    return x
+
+            class Tree(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.left = nn.Linear(4, 4)
+
+                def forward(self, x):
+                    return sum(child(x) for child in self.children())
+            """
+        ),
+        Clean(
+            """
+            import torch.nn as nn
+            import pytorch_lightning as pl
+            from torch.utils.data import DistributedSampler
+
+            class Lit(pl.LightningModule):
+                def __init__(self):
+                    super().__init__()
+                    self.unused_here = nn.Linear(4, 4)
+
+            class Base(nn.Module):
+                def forward(self, x):
+                    return self.proj(x)
+
+            class Child(Base):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = nn.Linear(4, 4)
+
+            class Heads(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.cls = nn.Linear(4, 2)
+                    self.box = nn.Linear(4, 4)
+            """
+        ),
+        Clean(
+            """
+            # a single-GPU model: an unused layer only wastes memory here
+            import torch.nn as nn
+
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.spare = nn.Linear(4, 4)
+
+                def forward(self, x):
+                    return x
+            """
+        ),
+        Clean(
+            """
+            import torch.distributed as dist
+            from mylib import nn
+
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.spare = nn.Linear(4, 4)
+            """
+        ),
+    )
+
+    def __init__(self, names) -> None:
+        super().__init__(names)
+        self._classes: list[_ModuleClass] = []
+        # (class being read, name of its `self` in the current method, in __init__?) or None
+        # inside code that is not a method body.
+        self._context: list[tuple[_ModuleClass, str | None, bool] | None] = []
+        self._targets: set[int] = set()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        bases = []
+        for arg in node.bases:
+            plain = arg.value.value if isinstance(arg.value, cst.Name) else None
+            bases.append((self.names.qualified(arg.value), plain))
+        if node.keywords:
+            bases.append((None, None))  # a metaclass: unknown behaviour
+        record = _ModuleClass(node.name.value, bases)
+        self._classes.append(record)
+        self._context.append((record, None, False))
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._context.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        outer = self._context[-1] if self._context else None
+        if outer is not None and outer[1] is None:  # a method: its first parameter is self
+            params = node.params.posonly_params or node.params.params
+            self_name = params[0].name.value if params else None
+            self._context.append((outer[0], self_name, node.name.value == "__init__"))
+            if node.name.value == "__getattr__":
+                outer[0].uses_everything = True
+            elif node.name.value == "forward":
+                outer[0].has_forward = True
+        else:  # nested function (closure over self) or plain function
+            self._context.append(outer)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._context.pop()
+
+    def _method(self) -> tuple[_ModuleClass, str, bool] | None:
+        context = self._context[-1] if self._context else None
+        if context is None or context[1] is None:
+            return None
+        return context  # type: ignore[return-value]
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        method = self._method()
+        if method is None or not method[2] or len(node.targets) != 1:
+            return
+        record, self_name, _ = method
+        target = node.targets[0].target
+        if (
+            isinstance(target, cst.Attribute)
+            and isinstance(target.value, cst.Name)
+            and target.value.value == self_name
+            and isinstance(node.value, cst.Call)
+        ):
+            self._targets.add(id(target))
+            record.built.append((target.attr.value, node, self.names.qualified(node.value.func)))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        method = self._method()
+        if method is None or id(node) in self._targets:
+            return
+        record, self_name, _ = method
+        if isinstance(node.value, cst.Name) and node.value.value == self_name:
+            record.used.add(node.attr.value)
+            if node.attr.value in REFLECTIVE_METHODS:
+                record.uses_everything = True
+
+    def visit_Call(self, node: cst.Call) -> None:
+        method = self._method()
+        if method is None or not isinstance(node.func, cst.Name) or node.func.value not in REFLECTIVE_BUILTINS:
+            return
+        record, self_name, _ = method
+        if not node.args or not (isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == self_name):
+            return
+        name = self.names.string_value(node.args[1].value) if len(node.args) > 1 else None
+        if name is None:
+            record.uses_everything = True
+        else:
+            record.used.add(name)
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        method = self._method()
+        if method is not None:
+            value = node.evaluated_value
+            if isinstance(value, str) and value.isidentifier():
+                method[0].used.add(value)
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        # Class names can repeat (test classes nested in functions): a name stands for all.
+        by_name: dict[str, list[_ModuleClass]] = {}
+        for record in self._classes:
+            by_name.setdefault(record.name, []).append(record)
+        module_classes = {record.name for record in self._classes if self._is_module(record, by_name, set())}
+        for record in self._classes:
+            if not record.built or not self._is_module(record, by_name, set()):
+                continue
+            family = self._family(record, by_name)
+            # Without a forward the class is a container whose owner calls into it
+            # (`self.block.fc(x)`): what it uses is decided elsewhere.
+            if any(member.uses_everything for member in family) or not any(m.has_forward for m in family):
+                continue
+            used = set().union(*(member.used for member in family))
+            for attribute, assign, constructor in record.built:
+                if attribute not in used and _owns_parameters(assign.value, constructor, module_classes):
+                    self.report(assign)
+
+    def _is_module(self, record: _ModuleClass, by_name: dict[str, list[_ModuleClass]], seen: set[int]) -> bool:
+        """True when every base is nn.Module or a same-file Module class (and there is one)."""
+        if id(record) in seen or not record.bases:
+            return False
+        seen.add(id(record))
+        for qualified, plain in record.bases:
+            if qualified in NN_MODULE:
+                continue
+            bases = by_name.get(plain, []) if qualified is None and plain is not None else []
+            if not bases or not all(self._is_module(base, by_name, seen) for base in bases):
+                return False
+        return True
+
+    def _family(self, record: _ModuleClass, by_name: dict[str, list[_ModuleClass]]) -> list[_ModuleClass]:
+        """The class with its same-file ancestors and descendants: any of them may use it."""
+        related = {id(record): record}
+        while True:
+            grown = dict(related)
+            names = {member.name for member in related.values()}
+            for other in self._classes:
+                plain_bases = {plain for _, plain in other.bases if plain in by_name}
+                if id(other) in related:
+                    for base in plain_bases:  # ancestors
+                        grown.update((id(ancestor), ancestor) for ancestor in by_name[base])
+                elif plain_bases & names:
+                    grown[id(other)] = other  # descendants
+            if grown.keys() == related.keys():
+                return list(related.values())
+            related = grown
+
+
+def _owns_parameters(call: cst.Call, constructor: str | None, module_classes: set[str]) -> bool:
+    if constructor is None:  # a class of this file (its own name resolves to no import)
+        return isinstance(call.func, cst.Name) and call.func.value in module_classes
+    if not constructor.startswith("torch.nn."):
+        return False
+    return constructor.rpartition(".")[2].startswith(PARAMETERISED_LAYERS)

@@ -1,0 +1,227 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from ddplint.environ_writes import environ_writes
+from ddplint.rule import Clean, Flagged, Rule
+
+VARIABLE = "CUDA_VISIBLE_DEVICES"
+
+# Calls that initialise the CUDA driver (cuInit), after which CUDA_VISIBLE_DEVICES is never
+# read again in this process. torch/cuda/__init__.py: `is_available()` uses
+# `cudaGetDeviceCount`, "which in turn initializes the CUDA Driver API via cuInit"; the others
+# call `torch.cuda._lazy_init()`. `device_count()` is deliberately absent: it asks NVML first
+# and does not cache its answer before CUDA is initialised, so it honours a later change.
+CUDA_INITIALISERS = frozenset(
+    {
+        "torch.cuda.is_available",
+        "torch.cuda.init",
+        "torch.cuda.set_device",
+        "torch.cuda.current_device",
+        "torch.cuda.get_device_name",
+        "torch.cuda.get_device_properties",
+        "torch.cuda.get_device_capability",
+        "torch.cuda.synchronize",
+        "torch.cuda.mem_get_info",
+        "torch.cuda.Stream",
+        "torch.cuda.Event",
+    }
+)
+# A process that sets the variable and then starts others hands it to them (they read it
+# at their own start): a correct way to pick GPUs for children, so such files are spared.
+PROCESS_LAUNCHERS = ("subprocess.", "multiprocessing.", "torch.multiprocessing.", "os.system", "os.exec", "os.spawn", "os.popen")
+LAUNCHER_METHODS = frozenset({"spawn", "start_processes", "Popen", "Process"})
+
+
+def _is_cuda_device(expr: cst.BaseExpression, names) -> bool:
+    value = names.string_value(expr)
+    if value is not None:
+        return value.startswith("cuda")
+    if isinstance(expr, cst.Call) and names.qualified(expr.func) == "torch.device" and expr.args:
+        return _is_cuda_device(expr.args[0].value, names)
+    return False
+
+
+class VisibleDevicesAfterInit(Rule):
+    """
+    `CUDA_VISIBLE_DEVICES` is read once per process, when the CUDA driver is initialised
+    (`cuInit`). Setting it afterwards changes nothing: the process keeps seeing every GPU, so
+    a rank that meant to see only "its" GPU still uses device 0, all ranks pile onto one card,
+    or `torch.device(0)` means a different GPU than intended. In the field (seed report 001)
+    the line `os.environ["CUDA_VISIBLE_DEVICES"] = ...` came after the process group was set
+    up; nothing reported that it was ignored.
+
+    Flagged: setting the variable (`os.environ[...]`, `setdefault`, `putenv`, `update`) after,
+    in the same function or at module level, a call that initialises CUDA:
+    `torch.cuda.is_available()` (it calls `cudaGetDeviceCount`, which runs `cuInit`, as the
+    comment in torch/cuda/__init__.py says), `torch.cuda.set_device`, `current_device`,
+    `get_device_name`/`properties`/`capability`, `synchronize`, `mem_get_info`, `init`,
+    `x.cuda()`, `x.to("cuda")`. Not flagged: after `torch.cuda.device_count()` alone (it asks
+    NVML and does not cache before CUDA is initialised), in a different function, and in files
+    that start other processes (subprocess, multiprocessing, `mp.spawn`): children read the
+    variable when they start, which is the right way to choose their GPUs. No fix: set the
+    variable before anything touches CUDA, best in the launcher's environment.
+    """
+
+    code = "DDP017"
+    name = "visible-devices-after-init"
+    message = "CUDA_VISIBLE_DEVICES set after CUDA was initialised is ignored; set it before any CUDA call or in the launcher"
+    needles = (VARIABLE, "cuda")
+
+    flagged = (
+        Flagged(
+            """
+            import os
+            import torch
+
+            def main(local_rank):
+                torch.cuda.set_device(local_rank)
+                os.environ["CUDA_VISIBLE_DEVICES"] = str(local_rank)
+            """
+        ),
+        Flagged(
+            """
+            import os
+            import torch as th
+            if th.cuda.is_available():
+                device = "cuda"
+            os.environ.setdefault("CUDA_VISIBLE_DEVICES", "0,1")
+            """
+        ),
+        Flagged(
+            """
+            from os import environ
+            from torch.cuda import current_device
+
+            def setup(model, gpus):
+                model = model.cuda()
+                print(current_device())
+                environ.update({"CUDA_VISIBLE_DEVICES": gpus})
+                return model
+            """
+        ),
+        Flagged(
+            """
+            import os, torch
+            x = torch.zeros(3).to(torch.device("cuda:0"))
+            os.environ["CUDA_VISIBLE_DEVICES"] = "1"
+            """
+        ),
+    )
+    clean = (
+        Clean(
+            """
+            import os
+            import torch
+            os.environ["CUDA_VISIBLE_DEVICES"] = "0,1"
+            torch.cuda.set_device(0)
+            model = model.cuda()
+            """
+        ),
+        Clean(
+            """
+            import os
+            import torch
+
+            n = torch.cuda.device_count()
+            os.environ["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in range(n // 2))
+            """
+        ),
+        Clean(
+            """
+            import os
+            import torch
+            import torch.multiprocessing as mp
+
+            def main():
+                world = torch.cuda.device_count() if torch.cuda.is_available() else 1
+                os.environ["CUDA_VISIBLE_DEVICES"] = "0,1"
+                mp.spawn(worker, nprocs=world)
+            """
+        ),
+        Clean(
+            """
+            import os, subprocess, torch
+            assert torch.cuda.is_available()
+            for gpu in range(2):
+                env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu))
+                os.environ["CUDA_VISIBLE_DEVICES"] = str(gpu)
+                subprocess.Popen(["python", "train.py"], env=env)
+            """
+        ),
+        Clean(
+            """
+            import os
+            import torch
+
+            def pick_gpus(gpus):
+                os.environ["CUDA_VISIBLE_DEVICES"] = gpus
+
+            def train(model):
+                return model.cuda()
+            """
+        ),
+        Clean(
+            """
+            import os
+            import torch
+            model.to("cpu")
+            x = torch.device("cuda")
+            os.environ["CUDA_VISIBLE_DEVICES"] = "0"
+            """
+        ),
+    )
+
+    def __init__(self, names) -> None:
+        super().__init__(names)
+        self._functions: list[cst.FunctionDef | None] = [None]
+        # Per function (None: module level), whether CUDA was initialised so far in its body.
+        self._initialised: set[cst.FunctionDef | None] = set()
+        self._late_writes: list[cst.CSTNode] = []
+        self._launches_processes = False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._functions.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._functions.pop()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._check_write(node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self._check_write(node)
+        if self._initialises_cuda(node):
+            self._initialised.add(self._functions[-1])
+        elif self._launches(node):
+            self._launches_processes = True
+
+    def _check_write(self, node: cst.Assign | cst.Call) -> None:
+        if not self._initialised.intersection((None, self._functions[-1])):
+            return
+        if any(variable == VARIABLE for variable, _ in environ_writes(self.names, node)):
+            self._late_writes.append(node)
+
+    def _initialises_cuda(self, node: cst.Call) -> bool:
+        qualified = self.names.qualified(node.func)
+        if qualified in CUDA_INITIALISERS:
+            return True
+        if qualified is not None or not isinstance(node.func, cst.Attribute):
+            return False
+        method = node.func.attr.value
+        if method == "cuda":
+            return True
+        return method == "to" and bool(node.args) and _is_cuda_device(node.args[0].value, self.names)
+
+    def _launches(self, node: cst.Call) -> bool:
+        qualified = self.names.qualified(node.func)
+        if qualified is not None and qualified.startswith(PROCESS_LAUNCHERS):
+            return True
+        method = node.func.attr.value if isinstance(node.func, cst.Attribute) else getattr(node.func, "value", None)
+        return method in LAUNCHER_METHODS
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        if self._launches_processes:
+            return
+        for node in self._late_writes:
+            self.report(node)
