@@ -94,7 +94,7 @@ def _check(args: argparse.Namespace) -> int:
         results = [process_source(sys.stdin.read(), name, rules, mode)]
     else:
         results = (
-            process_file(target.path, rules, mode) if target.error is None else _error_result(target)
+            process_file(target.path, rules, mode, root=target.root) if target.error is None else _error_result(target)
             for target in discover(paths)
         )
 

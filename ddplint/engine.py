@@ -28,6 +28,15 @@ class SourceError(Exception):
     """A file that cannot be linted; the message is the one line the user sees."""
 
 
+class RuleCrash(Exception):
+    """A rule raised while checking a file: a bug in ddplint, not in the file. The message
+    names the rule, so the user can `--ignore` it and report it."""
+
+    def __init__(self, code: str, error: BaseException) -> None:
+        super().__init__(f"internal error in {code}: {type(error).__name__}: {error}")
+        self.code = code
+
+
 @dataclass(frozen=True)
 class DecodedSource:
     text: str
@@ -61,7 +70,18 @@ def encode(text: str, like: DecodedSource) -> bytes:
     return codecs.BOM_UTF8 + data if like.bom else data
 
 
+# libcst needs about 800 bytes of memory and, on a slow machine, tens of seconds per megabyte
+# of source; larger files (generated tables, mostly) are reported as not checked instead of
+# taking gigabytes. The largest file in torch itself is 1.4 MB.
+MAX_PARSE_CHARS = 2_000_000
+
+
 def parse(source: str) -> cst.Module:
+    if len(source) > MAX_PARSE_CHARS:
+        raise SourceError(
+            f"not checked: too large to parse ({len(source) / 1e6:.1f} million characters; "
+            f"the limit is {MAX_PARSE_CHARS / 1e6:g} million)"
+        )
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as error:
@@ -104,15 +124,27 @@ class _Traversal(cst.CSTVisitor):
         self.visit_methods = dict(self.visit_methods)
         self.leave_methods = dict(self.leave_methods)
 
+    # A try block costs nothing until something raises (Python 3.11+), so each rule's calls
+    # are guarded here and a crash names the rule that crashed.
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.names.enter(node)
         for method in self.visit_methods.get(type(node).__name__, ()):
-            method(node)
+            try:
+                method(node)
+            except (RecursionError, MemoryError):
+                raise
+            except Exception as error:
+                raise RuleCrash(method.__self__.code, error) from error
         return True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         for method in self.leave_methods.get(type(original_node).__name__, ()):
-            method(original_node)
+            try:
+                method(original_node)
+            except (RecursionError, MemoryError):
+                raise
+            except Exception as error:
+                raise RuleCrash(method.__self__.code, error) from error
         self.names.leave(original_node)
 
 
@@ -137,7 +169,10 @@ def analyse(source: str, path: str, rules: Sequence[type[Rule]], *, honour_noqa:
     module = parse(source)
     names = NameResolver(module)
     instances = [rule(names) for rule in active]
-    module.visit(_Traversal(names, instances))
+    try:
+        module.visit(_Traversal(names, instances))
+    except RecursionError:
+        raise SourceError("cannot check: code is nested too deeply") from None
     reports = [report for rule in instances for report in rule.reports]
     if not reports:
         return Analysis(module, [], [])
