@@ -169,3 +169,13 @@ def test_outside_edit_check_catches_a_stray_change():
     except AssertionError:
         return
     raise AssertionError("a change outside the edit ranges went unnoticed")
+
+
+def test_file_libcst_cannot_reproduce_is_not_fixed():
+    """Found by this fuzzer: libcst drops a comment line after a lone \\r at the end of a
+    file. Fixing it would delete that line, so the file is left alone and the user told."""
+    source = "import torch\nstate = torch.load(1)\r  # c1\n  # c2\n"
+    outcome = fix_text(source, "x.py", all_rules())
+    assert outcome.source == source and outcome.fixed_count == 0
+    assert outcome.problems == ["x.py: not fixed: the file's layout cannot be reproduced exactly (mixed line endings?)"]
+    assert [d.code for d in outcome.remaining.diagnostics] == ["DDP004"]
