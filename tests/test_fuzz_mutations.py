@@ -80,6 +80,12 @@ MUTATIONS = [alias_torch, wrap_in_function, wrap_in_class, decorate, add_comment
              continue_lines, crlf, blank_noise]
 
 
+def python_lines(text: str) -> list[str]:
+    """Lines as Python counts them (\\n, \\r\\n, \\r), ends kept; str.splitlines also splits
+    at form feeds and other Unicode separators, which Python keeps inside a line."""
+    return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
+
+
 def _outside_edits_unchanged(source: str, fixed: str, analysis, imports: set[str]) -> None:
     """Every original line outside all fix edit ranges is kept as it was, in order; added
     lines are the fixes' import statements or sit next to an edit range."""
@@ -89,8 +95,8 @@ def _outside_edits_unchanged(source: str, fixed: str, analysis, imports: set[str
             continue
         for edit in diagnostic.fix.edits:
             covered.update(range(edit.line - 1, edit.end_line))
-    old_lines = source.splitlines(keepends=True)
-    new_lines = [line for line in fixed.splitlines(keepends=True) if line.strip() not in imports]
+    old_lines = python_lines(source)
+    new_lines = [line for line in python_lines(fixed) if line.strip() not in imports]
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
@@ -116,7 +122,7 @@ def check_properties(source: str) -> None:
         analysis = analyse(source, "mutant.py", rules)
     except SourceError:
         return
-    lines = source.splitlines() or [""]
+    lines = [line.rstrip("\r\n") for line in python_lines(source)] or [""]
     for diagnostic in analysis.diagnostics:
         assert 1 <= diagnostic.line <= diagnostic.end_line <= len(lines)
         assert 1 <= diagnostic.col <= len(lines[diagnostic.line - 1]) + 1
