@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ddplint.config import ConfigError, resolve
 from ddplint.diagnostics import Diagnostic, FileResult
-from ddplint.engine import SourceError, analyse
+from ddplint.engine import RuleCrash, SourceError, analyse
 from ddplint.files import discover, read_source, write_atomically
 from ddplint.fixer import fix_text
 from ddplint.rule import Rule
@@ -57,6 +57,8 @@ class Mode:
 
 
 def process_source(source: str, path: str, rules: Sequence[type[Rule]], mode: Mode) -> FileResult:
+    """Lint or fix one text. Never raises for a bad file or a bug in a rule: either becomes
+    `result.error`, one line, and the other files are still processed."""
     result = FileResult(path)
     try:
         if mode.fix:
@@ -69,12 +71,18 @@ def process_source(source: str, path: str, rules: Sequence[type[Rule]], mode: Mo
             result.diagnostics = outcome.remaining.diagnostics
         else:
             result.diagnostics = analyse(source, path, rules).diagnostics
-    except SourceError as error:
+    except (SourceError, RuleCrash) as error:
         result.error = str(error)
+    except Exception as error:  # a bug in ddplint outside any rule: report it, go on
+        result.error = f"internal error: {type(error).__name__}: {error}"
+    if result.error is not None:
+        result.diagnostics, result.fixed_source, result.fixed_count = [], None, 0
     return result
 
 
-def process_file(path: str, rules: Sequence[type[Rule]], mode: Mode) -> FileResult:
+def process_file(path: str, rules: Sequence[type[Rule]], mode: Mode, *, root: str | None = None) -> FileResult:
+    """`root` is the path argument that led to `path`: a fix is never written through a
+    symbolic link that leaves it."""
     try:
         decoded, raw = read_source(path)
     except SourceError as error:
@@ -82,7 +90,7 @@ def process_file(path: str, rules: Sequence[type[Rule]], mode: Mode) -> FileResu
     result = process_source(decoded.text, path, rules, mode)
     if result.error is None and mode.fix and mode.write and result.changed:
         try:
-            write_atomically(path, result.fixed_source, decoded, raw)  # type: ignore[arg-type]
+            write_atomically(path, result.fixed_source, decoded, raw, root=root)  # type: ignore[arg-type]
         except SourceError as error:
             result.error = str(error)
             result.fixed_count = 0
@@ -115,4 +123,4 @@ def lint_paths(
         if target.error is not None:
             yield FileResult(target.path, error=target.error)
         else:
-            yield process_file(target.path, settings.rules_for(target.path, rules), mode)
+            yield process_file(target.path, settings.rules_for(target.path, rules), mode, root=target.root)

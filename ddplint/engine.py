@@ -20,11 +20,20 @@ from ddplint import noqa
 from ddplint.diagnostics import Diagnostic, Edit, Fix
 from ddplint.names import NameResolver
 from ddplint.rule import Report, Rule
-from ddplint.walk import positions, walk
+from ddplint.walk import VisitorFailed, positions, walk
 
 
 class SourceError(Exception):
     """A file that cannot be linted; the message is the one line the user sees."""
+
+
+class RuleCrash(Exception):
+    """A rule raised while checking a file: a bug in ddplint, not in the file. The message
+    names the rule, so the user can `--ignore` it and report it."""
+
+    def __init__(self, code: str, error: BaseException) -> None:
+        super().__init__(f"internal error in {code}: {type(error).__name__}: {error}")
+        self.code = code
 
 
 @dataclass(frozen=True)
@@ -60,7 +69,18 @@ def encode(text: str, like: DecodedSource) -> bytes:
     return codecs.BOM_UTF8 + data if like.bom else data
 
 
+# libcst needs about 800 bytes of memory and, on a slow machine, tens of seconds per megabyte
+# of source; larger files (generated tables, mostly) are reported as not checked instead of
+# taking gigabytes. The largest file in torch itself is 1.4 MB.
+MAX_PARSE_CHARS = 2_000_000
+
+
 def parse(source: str) -> cst.Module:
+    if len(source) > MAX_PARSE_CHARS:
+        raise SourceError(
+            f"not checked: too large to parse ({len(source) / 1e6:.1f} million characters; "
+            f"the limit is {MAX_PARSE_CHARS / 1e6:g} million)"
+        )
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as error:
@@ -101,8 +121,13 @@ def _dispatch_tables(names: NameResolver, rules: Sequence[Rule]):
 
 
 def traverse(module: cst.Module, names: NameResolver, rules: Sequence[Rule]) -> None:
-    """Run rule instances over `module` in one walk, as `analyse` does after parsing."""
-    walk(module, *_dispatch_tables(names, rules))
+    """Run rule instances over `module` in one walk, as `analyse` does after parsing.
+    A crashing rule raises RuleCrash naming it."""
+    try:
+        walk(module, *_dispatch_tables(names, rules))
+    except VisitorFailed as failure:
+        code = getattr(failure.method.__self__, "code", "the name resolver")
+        raise RuleCrash(code, failure.error) from failure.error
 
 
 def rules_for_text(source: str, rules: Sequence[type[Rule]]) -> list[type[Rule]]:
@@ -126,7 +151,10 @@ def analyse(source: str, path: str, rules: Sequence[type[Rule]], *, honour_noqa:
     module = parse(source)
     names = NameResolver(module)
     instances = [rule(names) for rule in active]
-    traverse(module, names, instances)
+    try:
+        traverse(module, names, instances)
+    except RecursionError:
+        raise SourceError("cannot check: code is nested too deeply") from None
     reports = [report for rule in instances for report in rule.reports]
     if not reports:
         return Analysis(module, [], [])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -182,6 +183,8 @@ class Target:
 
     path: str
     error: str | None = None
+    # The path argument that led here: fixes are not written through symlinks that leave it.
+    root: str | None = None
 
 
 def discover(paths: Sequence[str], exclusion: Exclusion | None = None, *, force_exclude: bool = False) -> Iterator[Target]:
@@ -200,15 +203,28 @@ def discover(paths: Sequence[str], exclusion: Exclusion | None = None, *, force_
                 yield target
 
 
+def _link_problem(path: str) -> str | None:
+    """Why a path that is a symlink cannot be followed, or None if it can."""
+    try:
+        os.stat(path)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "cannot read: symbolic link loop"
+        if os.path.islink(path):
+            return "cannot read: broken symbolic link"
+    return None
+
+
 def _discover_one(given: str, exclusion: Exclusion) -> Iterator[Target]:
-    if os.path.islink(given) and not os.path.exists(given):
-        yield Target(given, "cannot read: broken symbolic link")
+    problem = _link_problem(given)
+    if problem is not None:
+        yield Target(given, problem)
         return
     if not os.path.exists(given):
         yield Target(given, "cannot read: no such file or directory")
         return
     if not os.path.isdir(given):
-        yield Target(given)
+        yield Target(given, root=given)
         return
     errors: list[Target] = []
 
@@ -232,44 +248,66 @@ def _discover_one(given: str, exclusion: Exclusion) -> Iterator[Target]:
                 path = os.path.join(root, name)
                 if exclusion.excludes(path, False):
                     continue
-                if os.path.islink(path) and not os.path.exists(path):
-                    found.append(Target(path, "cannot read: broken symbolic link"))
-                else:
-                    found.append(Target(path))
+                problem = _link_problem(path) if os.path.islink(path) else None
+                found.append(Target(path, problem) if problem else Target(path, root=given))
     yield from sorted(found + errors, key=lambda target: target.path)
 
 
 def read_source(path: str) -> tuple[DecodedSource, bytes]:
     try:
-        with open(path, "rb") as handle:
+        # Opened without blocking and checked before reading: a FIFO or device named `x.py`
+        # would otherwise hang ddplint or feed it forever.
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with open(descriptor, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if stat.S_ISDIR(info.st_mode):
+                raise SourceError("cannot read: is a directory")
+            if not stat.S_ISREG(info.st_mode):
+                raise SourceError("cannot read: not a regular file")
             data = handle.read()
     except IsADirectoryError:
         raise SourceError("cannot read: is a directory") from None
     except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise SourceError("cannot read: symbolic link loop") from None
         raise SourceError(f"cannot read: {error.strerror or error}") from None
     return decode(data), data
 
 
-def write_atomically(path: str, text: str, like: DecodedSource, original: bytes) -> None:
+def _inside(path: str, folder: str) -> bool:
+    return os.path.commonpath([path, folder]) == folder
+
+
+TEMPORARY_SUFFIX = ".ddplint"
+
+
+def write_atomically(path: str, text: str, like: DecodedSource, original: bytes, *, root: str | None = None) -> None:
     """Replace the file at `path` with `text` in the encoding, BOM and mode it had.
 
     The new content goes to a temporary file in the same folder and is renamed over the old
-    one, so a reader (or a kill) sees either the old or the new file, never half of one. If the
-    file changed since it was read, nothing is written.
+    one, so a reader (or a kill) sees either the old or the new file, never half of one. A kill
+    between creating and renaming the temporary file leaves that one `.NAME.*.ddplint` file
+    behind; the original is untouched. If the file changed since it was read, nothing is
+    written. When `root` (the folder argument that led to `path`) is given, a symlink whose
+    target lies outside it is not written through.
     """
     real = os.path.realpath(path)
+    if root is not None and os.path.isdir(root) and not _inside(real, os.path.realpath(root)):
+        raise SourceError("not fixed: symlink points outside the linted tree")
     data = encode(text, like)
     try:
         with open(real, "rb") as handle:
             current = handle.read()
+        info = os.stat(real)
     except OSError as error:
         raise SourceError(f"cannot write: {error.strerror or error}") from None
     if current != original:
         raise SourceError("not fixed: the file changed while ddplint was fixing it")
-    mode = stat.S_IMODE(os.stat(real).st_mode)
     folder = os.path.dirname(real) or "."
     try:
-        descriptor, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(real)}.", suffix=".ddplint", dir=folder)
+        descriptor, temporary = tempfile.mkstemp(
+            prefix=f".{os.path.basename(real)}.", suffix=TEMPORARY_SUFFIX, dir=folder
+        )
     except OSError as error:
         raise SourceError(f"cannot write: {error.strerror or error}") from None
     try:
@@ -277,11 +315,18 @@ def write_atomically(path: str, text: str, like: DecodedSource, original: bytes)
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
+        os.chmod(temporary, stat.S_IMODE(info.st_mode))
+        if hasattr(os, "chown") and (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
+            try:  # keep the owner when root fixes another user's file
+                os.chown(temporary, info.st_uid, info.st_gid)
+            except OSError:
+                pass
         os.replace(temporary, real)
-    except BaseException:
+    except BaseException as error:
         try:
             os.unlink(temporary)
         except OSError:
             pass
+        if isinstance(error, OSError):
+            raise SourceError(f"cannot write: {error.strerror or error}") from None
         raise

@@ -51,6 +51,11 @@ def fix_text(
         if not candidates:
             return FixOutcome(source, fixed_count, analysis, problems, fixed_codes)
         assert analysis.module is not None
+        if fixed_count == 0 and analysis.module.code != source:
+            # libcst does not reproduce some rare layouts exactly (a lone \r before comment
+            # lines at the end of a file loses one of them); a fix must not touch other lines.
+            problems.append(f"{path}: not fixed: the file's layout cannot be reproduced exactly (mixed line endings?)")
+            return FixOutcome(source, 0, analysis, problems)
         applied = _outermost(analysis.module, candidates)
         new_source, new_analysis = _try_apply(analysis.module, applied, path, rules, honour_noqa)
         if new_analysis is None:

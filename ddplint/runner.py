@@ -36,7 +36,7 @@ def run(
     `rules_for(path)` gives the rules active for a file (configuration may vary them)."""
     use_cache = cache is not None and not mode.fix
     slots: list[FileResult | None] = []
-    work: list[tuple[int, str, list[type[Rule]], os.stat_result | None, bytes | None]] = []
+    work: list[tuple[int, Target, list[type[Rule]], os.stat_result | None, bytes | None]] = []
     for target in targets:
         if target.error is not None:
             slots.append(FileResult(target.path, error=target.error))
@@ -45,14 +45,14 @@ def run(
         result, needs_parse, info, data = _triage(target.path, rules, cache if use_cache else None)
         slots.append(None if needs_parse else result)
         if needs_parse:
-            work.append((len(slots) - 1, target.path, rules, info, data))
+            work.append((len(slots) - 1, target, rules, info, data))
 
     ready = 0
-    parsed = _parse_all([(path, rules) for _, path, rules, _, _ in work], mode, jobs)
-    for (index, path, rules, info, data), result in zip(work, parsed):
+    parsed = _parse_all([(target, rules) for _, target, rules, _, _ in work], mode, jobs)
+    for (index, target, rules, info, data), result in zip(work, parsed):
         slots[index] = result
         if use_cache and info is not None and data is not None:
-            cache.store(path, rules, info, data, result)  # type: ignore[union-attr]
+            cache.store(target.path, rules, info, data, result)  # type: ignore[union-attr]
         while ready < len(slots) and slots[ready] is not None:
             yield slots[ready]  # type: ignore[misc]
             ready += 1
@@ -92,16 +92,20 @@ def _triage(path: str, rules: list[type[Rule]], cache: Cache | None):
     return FileResult(path), True, info, data
 
 
-def _parse_all(work: list[tuple[str, list[type[Rule]]]], mode: Mode, jobs: int | None) -> Iterator[FileResult]:
+def _parse_all(work: list[tuple[Target, list[type[Rule]]]], mode: Mode, jobs: int | None) -> Iterator[FileResult]:
     jobs = jobs or os.cpu_count() or 1
     if jobs <= 1 or len(work) < MIN_FILES_FOR_POOL:
-        for path, rules in work:
-            yield process_file(path, rules, mode)
+        for target, rules in work:
+            yield _process_target(target, rules, mode)
         return
     # fork (where there is one) starts workers with libcst and the rules already imported.
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     chunk = max(1, len(work) // (jobs * 8))
-    paths, rule_lists = zip(*work)
+    targets, rule_lists = zip(*work)
     with ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=context) as pool:
-        yield from pool.map(process_file, paths, rule_lists, [mode] * len(work), chunksize=chunk)
+        yield from pool.map(_process_target, targets, rule_lists, [mode] * len(work), chunksize=chunk)
+
+
+def _process_target(target: Target, rules: list[type[Rule]], mode: Mode) -> FileResult:
+    return process_file(target.path, rules, mode, root=target.root)

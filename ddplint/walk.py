@@ -77,19 +77,32 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
 Method = Callable[[cst.CSTNode], object]
 
 
+class VisitorFailed(Exception):
+    """A visit or leave method raised; `method` says whose (`method.__self__`)."""
+
+    def __init__(self, method: Method, error: Exception) -> None:
+        super().__init__(f"{type(error).__name__}: {error}")
+        self.method = method
+        self.error = error
+
+
 def walk(root: cst.CSTNode, visits: dict[type, list[Method]], leaves: dict[type, list[Method]]) -> None:
     """Call `visits[type]` on entering and `leaves[type]` on leaving each node, depth first,
-    without recursion (deep expressions do not hit Python's recursion limit)."""
+    without recursion (deep expressions do not hit Python's recursion limit). A method that
+    raises stops the walk with VisitorFailed naming it; a `try` costs nothing until then."""
     stack: list[tuple[cst.CSTNode, bool]] = [(root, False)]
     while stack:
         node, leaving = stack.pop()
         cls = type(node)
-        if leaving:
-            for method in leaves.get(cls, ()):
+        for method in (leaves if leaving else visits).get(cls, ()):
+            try:
                 method(node)
+            except (RecursionError, MemoryError):
+                raise
+            except Exception as error:
+                raise VisitorFailed(method, error) from error
+        if leaving:
             continue
-        for method in visits.get(cls, ()):
-            method(node)
         stack.append((node, True))
         stack.extend((child, False) for child in reversed(children(node)))
 

@@ -1,0 +1,187 @@
+"""Mutation fuzzing: every rule's flagged examples and the bundled fixtures, rewritten in ways
+real code is written (import aliases, wrapped in functions/classes, decorators, comments,
+unicode names, tabs, line continuations, CRLF), must never crash ddplint, must report
+positions inside the file, and `--fix --unsafe-fixes` must give code that parses, is
+idempotent, and leaves every line outside the fixes' edit ranges byte-identical.
+
+Reuses test_properties' Hypothesis profiles: HYPOTHESIS_PROFILE=long runs many more examples.
+"""
+
+import difflib
+import re
+from pathlib import Path
+
+import hypothesmith
+import libcst as cst
+from hypothesis import given, strategies as st
+
+import test_properties  # noqa: F401  (registers and loads the "ci"/"long" profiles)
+from ddplint.engine import SourceError, analyse
+from ddplint.fixer import fix_text
+from ddplint.rules import all_rules
+
+REPO = Path(__file__).resolve().parent.parent
+SEEDS = [example.code for rule in all_rules() for example in rule.flagged] + [
+    path.read_text() for path in sorted((REPO / "fixtures").glob("*/*.py")) if path.name != "scenario.py"
+]
+
+
+def alias_torch(source: str) -> str:
+    """`import torch` -> `import torch as th`, and every `torch.` use with it."""
+    if not re.search(r"^import torch$", source, re.M):
+        return source
+    source = re.sub(r"^import torch$", "import torch as th", source, flags=re.M)
+    return re.sub(r"(?<![\w.])torch\.", "th.", source)
+
+
+def wrap_in_function(source: str) -> str:
+    body = "".join(f"    {line}" if line.strip() else line for line in source.splitlines(keepends=True))
+    return f"def main():\n{body or '    pass'}\n"
+
+
+def wrap_in_class(source: str) -> str:
+    body = "".join(f"    {line}" if line.strip() else line for line in source.splitlines(keepends=True))
+    return f"class Trainer:\n{body or '    pass'}\n"
+
+
+def decorate(source: str) -> str:
+    return re.sub(r"^(\s*)(def |class )", r"\1@functools.lru_cache()\n\1\2", source, flags=re.M)
+
+
+def add_comments(source: str) -> str:
+    return "".join(
+        line.rstrip("\n") + "  # ünïcode çomment: torch.load\n" if line.strip() and not line.rstrip().endswith("\\") else line
+        for line in source.splitlines(keepends=True)
+    )
+
+
+def unicode_names(source: str) -> str:
+    return re.sub(r"\b(model|state|x|loader|sampler)\b", r"\1_ñ", source)
+
+
+def tabs(source: str) -> str:
+    # Every indentation level of four spaces becomes one tab; consistent, so still valid.
+    return re.sub(r"^((?:    )+)", lambda m: "\t" * (len(m.group(1)) // 4), source, flags=re.M)
+
+
+def continue_lines(source: str) -> str:
+    return re.sub(r"^(\s*)(\w+) = ", r"\1\2 = \\\n\1    ", source, count=2, flags=re.M)
+
+
+def crlf(source: str) -> str:
+    return source.replace("\r\n", "\n").replace("\n", "\r\n")
+
+
+def blank_noise(source: str) -> str:
+    return "\n\n# leading comment\n" + source + "\n\n"
+
+
+MUTATIONS = [alias_torch, wrap_in_function, wrap_in_class, decorate, add_comments, unicode_names, tabs,
+             continue_lines, crlf, blank_noise]
+
+
+def python_lines(text: str) -> list[str]:
+    """Lines as Python counts them (\\n, \\r\\n, \\r), ends kept; str.splitlines also splits
+    at form feeds and other Unicode separators, which Python keeps inside a line."""
+    return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
+
+
+def _outside_edits_unchanged(source: str, fixed: str, analysis, imports: set[str]) -> None:
+    """Every original line outside all fix edit ranges is kept as it was, in order; added
+    lines are the fixes' import statements or sit next to an edit range."""
+    covered: set[int] = set()
+    for diagnostic in analysis.diagnostics:
+        if diagnostic.fix is None:
+            continue
+        for edit in diagnostic.fix.edits:
+            covered.update(range(edit.line - 1, edit.end_line))
+    old_lines = python_lines(source)
+    new_lines = [line for line in python_lines(fixed) if line.strip() not in imports]
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        changed = set(range(i1, i2)) if i2 > i1 else {i1 - 1, i1}
+        assert changed & covered if i2 == i1 else changed <= covered, (
+            f"lines {i1 + 1}-{i2} changed outside the fixes' edit ranges:\n"
+            f"{''.join(old_lines[i1:i2])!r} -> {''.join(new_lines[j1:j2])!r}"
+        )
+
+
+def _compiles(source: str) -> bool:
+    try:
+        compile(source, "mutant.py", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def check_properties(source: str) -> None:
+    rules = all_rules()
+    try:
+        analysis = analyse(source, "mutant.py", rules)
+    except SourceError:
+        return
+    lines = [line.rstrip("\r\n") for line in python_lines(source)] or [""]
+    for diagnostic in analysis.diagnostics:
+        assert 1 <= diagnostic.line <= diagnostic.end_line <= len(lines)
+        assert 1 <= diagnostic.col <= len(lines[diagnostic.line - 1]) + 1
+        assert 1 <= diagnostic.end_col <= len(lines[diagnostic.end_line - 1]) + 1
+    outcome = fix_text(source, "mutant.py", rules, unsafe_fixes=True)
+    cst.parse_module(outcome.source)
+    if _compiles(source):  # libcst accepts some code CPython rejects; only then compare
+        compile(outcome.source, "mutant.py", "exec", dont_inherit=True)
+    assert fix_text(outcome.source, "mutant.py", rules, unsafe_fixes=True).source == outcome.source
+    imports = {statement for d in analysis.diagnostics if d.fix for statement in d.fix.imports}
+    _outside_edits_unchanged(source, outcome.source, analysis, imports)
+
+
+mutants = st.tuples(st.sampled_from(SEEDS), st.lists(st.sampled_from(MUTATIONS), max_size=4))
+
+
+@given(mutants)
+def test_mutated_examples_and_fixtures(case):
+    source, mutations = case
+    for mutation in mutations:
+        source = mutation(source)
+    check_properties(source)
+
+
+@given(st.lists(st.sampled_from(SEEDS), min_size=2, max_size=4), st.sampled_from(MUTATIONS))
+def test_several_examples_in_one_file(sources, mutation):
+    check_properties(mutation("\n".join(sources)))
+
+
+@given(hypothesmith.from_node(), st.sampled_from(SEEDS), st.sampled_from([wrap_in_function, wrap_in_class, str]))
+def test_examples_inside_generated_code(program, seed, wrap):
+    check_properties(program.rstrip("\n") + "\n" + wrap(seed) + "\n" + program)
+
+
+def test_every_mutation_keeps_every_seed_valid_python():
+    """The mutations themselves must not turn examples into syntax errors, or the properties
+    above would quietly test nothing."""
+    for seed in SEEDS:
+        for mutation in MUTATIONS:
+            compile(mutation(seed), "mutant.py", "exec", dont_inherit=True)
+
+
+def test_outside_edit_check_catches_a_stray_change():
+    source = "import torch\n# keep me\nx = torch.load('a')\n"
+    analysis = analyse(source, "x.py", all_rules())
+    fixed = fix_text(source, "x.py", all_rules()).source
+    _outside_edits_unchanged(source, fixed, analysis, set())
+    try:
+        _outside_edits_unchanged(source, fixed.replace("# keep me", "# kept"), analysis, set())
+    except AssertionError:
+        return
+    raise AssertionError("a change outside the edit ranges went unnoticed")
+
+
+def test_file_libcst_cannot_reproduce_is_not_fixed():
+    """Found by this fuzzer: libcst drops a comment line after a lone \\r at the end of a
+    file. Fixing it would delete that line, so the file is left alone and the user told."""
+    source = "import torch\nstate = torch.load(1)\r  # c1\n  # c2\n"
+    outcome = fix_text(source, "x.py", all_rules())
+    assert outcome.source == source and outcome.fixed_count == 0
+    assert outcome.problems == ["x.py: not fixed: the file's layout cannot be reproduced exactly (mixed line endings?)"]
+    assert [d.code for d in outcome.remaining.diagnostics] == ["DDP004"]
