@@ -32,7 +32,13 @@ class FixOutcome:
 
 
 def fix_text(
-    source: str, path: str, rules: Sequence[type[Rule]], *, unsafe_fixes: bool = False, honour_noqa: bool = True
+    source: str,
+    path: str,
+    rules: Sequence[type[Rule]],
+    *,
+    unsafe_fixes: bool = False,
+    honour_noqa: bool = True,
+    max_passes: int = MAX_PASSES,
 ) -> FixOutcome:
     """Fix `source` to a fixed point. Raises SourceError if the original does not parse."""
     analysis = analyse(source, path, rules, honour_noqa=honour_noqa)
@@ -40,7 +46,7 @@ def fix_text(
     fixed_codes: dict[str, int] = {}
     problems: list[str] = []
     dropped: set[tuple[str, int, int]] = set()
-    for _ in range(MAX_PASSES):
+    for _ in range(max_passes):
         candidates = [
             report
             for report, diagnostic in zip(analysis.reports, analysis.diagnostics)
@@ -85,7 +91,7 @@ def fix_text(
         for report in applied:
             fixed_codes[report.rule.code] = fixed_codes.get(report.rule.code, 0) + 1
         source, analysis = new_source, new_analysis
-    problems.append(f"{path}: fixes did not settle after {MAX_PASSES} passes; the last pass was kept")
+    problems.append(f"{path}: fixes did not settle after {max_passes} passes; the last pass was kept")
     return FixOutcome(source, fixed_count, analysis, problems, fixed_codes)
 
 

@@ -16,8 +16,8 @@ from concurrent.futures import ProcessPoolExecutor
 from ddplint.api import Mode, process_file
 from ddplint.cache import Cache
 from ddplint.diagnostics import FileResult
-from ddplint.engine import SourceError, decode, rules_for_text
-from ddplint.files import Target
+from ddplint.engine import SourceError, rules_for_text
+from ddplint.files import Target, read_source
 from ddplint.rule import Rule
 
 # Below this many files to parse, a pool costs more than it saves.
@@ -65,31 +65,26 @@ def _triage(path: str, rules: list[type[Rule]], cache: Cache | None):
     """(result so far, must it be parsed, stat, bytes) for one file, without parsing it."""
     try:
         info = os.stat(path)
-        if cache is not None:
-            hit = cache.lookup(path, rules, info)
-            if hit is not None:
-                return hit, False, info, None
-        with open(path, "rb") as handle:
-            data = handle.read()
     except OSError as error:
         return FileResult(path, error=f"cannot read: {error.strerror or error}"), False, None, None
+    if cache is not None:
+        hit = cache.lookup(path, rules, info)
+        if hit is not None:
+            return hit, False, info, None
+    try:
+        decoded, data = read_source(path)
+    except SourceError as error:  # unreadable, not a regular file, or not decodable
+        return FileResult(path, error=str(error)), False, None, None
     if cache is not None:
         hit = cache.lookup(path, rules, info, data)
         if hit is not None:
             return hit, False, info, data
-    try:
-        text = decode(data).text
-    except SourceError as error:
-        result = FileResult(path, error=str(error))
-        if cache is not None:
-            cache.store(path, rules, info, data, result)
-        return result, False, info, data
-    if not rules_for_text(text, rules):
-        result = FileResult(path)
-        if cache is not None:
-            cache.store(path, rules, info, data, result)
-        return result, False, info, data
-    return FileResult(path), True, info, data
+    if rules_for_text(decoded.text, rules):
+        return FileResult(path), True, info, data
+    result = FileResult(path)
+    if cache is not None:
+        cache.store(path, rules, info, data, result)
+    return result, False, info, data
 
 
 def _parse_all(work: list[tuple[Target, list[type[Rule]]]], mode: Mode, jobs: int | None) -> Iterator[FileResult]:

@@ -28,10 +28,11 @@ FIXED = "import torch\nmodel = torch.load('model.pt', map_location=\"cpu\")\n"
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
+    """The user's files under `folder` (ddplint's own results cache is not one of them)."""
     return {
         str(path.relative_to(folder)): path.read_bytes()
         for path in sorted(folder.rglob("*"))
-        if path.is_file() and not path.is_symlink()
+        if path.is_file() and not path.is_symlink() and ".ddplint_cache" not in path.parts
     }
 
 
