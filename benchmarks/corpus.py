@@ -12,6 +12,9 @@ Sources, all pinned:
   starting with the first), under ``benchmarks/corpus/sample-packages/`` and
   ``benchmarks/corpus/sample-torch/``.
 
+``benchmarks/corpus/pyproject.toml`` (no settings) marks the corpus as a
+project root of its own; see ROOT_MARKER_TEXT.
+
 ``benchmarks/corpus/`` is git-ignored.  The script is idempotent: downloads are
 kept in ``benchmarks/corpus/downloads/`` and reused, and every extracted tree is
 rebuilt from them from scratch on each run, so two runs give the same files.
@@ -36,6 +39,13 @@ HERE = Path(__file__).resolve().parent
 CORPUS = HERE / "corpus"
 DOWNLOADS = CORPUS / "downloads"
 MANIFEST = CORPUS / "manifest.json"
+ROOT_MARKER = CORPUS / "pyproject.toml"
+ROOT_MARKER_TEXT = """\
+# Written by benchmarks/corpus.py.  It marks benchmarks/corpus/ as a project of
+# its own: tools that look upward for a project root (Fixit's file walker,
+# ddplint's config lookup) stop here, so they neither apply this repository's
+# .gitignore (which ignores the whole corpus) nor read its configuration.
+"""
 
 SAMPLE_EVERY = 40
 TORCH_VERSION = "2.13.0"
@@ -277,6 +287,7 @@ def main() -> int:
         manifest["trees"][tree] = {"files": f, "lines": n}
         log(f"{tree:<28} {f:>7} {n:>10}")
 
+    ROOT_MARKER.write_text(ROOT_MARKER_TEXT)
     MANIFEST.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     log(f"\nwrote {MANIFEST.relative_to(HERE.parent)}")
     return 0
