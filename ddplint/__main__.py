@@ -1,0 +1,5 @@
+import sys
+
+from ddplint.cli import main
+
+sys.exit(main())

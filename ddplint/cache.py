@@ -1,0 +1,97 @@
+"""Results of earlier runs, so an unchanged tree is checked at the cost of reading it.
+
+One JSON file per (ddplint version, active rules and settings) in `.ddplint_cache/`, mapping each path to
+its size, mtime, content hash and findings. An entry is used only if the file's content hash
+still matches; the size and mtime let an unchanged file skip even the hashing. JSON, never
+pickle: a cache file someone else wrote must not be able to run code. Concurrent runs are
+safe: each writes a temporary file and renames it into place, and the last writer wins.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import asdict
+
+from ddplint import __version__
+from ddplint.diagnostics import Applicability, Diagnostic, Edit, Fix, FileResult
+
+CACHE_DIR = ".ddplint_cache"
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+class Cache:
+    def __init__(self, folder: str, settings: object) -> None:
+        """`settings`: everything besides a file's content that decides its findings (the
+        active rule codes and configuration), as JSON-serialisable data."""
+        self.folder = folder
+        key = content_hash(json.dumps([__version__, settings], sort_keys=True, default=str).encode())
+        self.path = os.path.join(folder, f"results-{key}.json")
+        self.entries: dict[str, dict] = {}
+        self.dirty = False
+        try:
+            with open(self.path, encoding="utf-8") as handle:
+                loaded = json.load(handle)
+            if isinstance(loaded, dict):
+                self.entries = loaded
+        except (OSError, ValueError):
+            pass
+
+    def lookup(self, path: str, info: os.stat_result, data: bytes | None = None) -> FileResult | None:
+        entry = self.entries.get(path)
+        if entry is None:
+            return None
+        if entry["size"] != info.st_size:
+            return None
+        if entry["mtime"] != info.st_mtime_ns:
+            if data is None or entry["hash"] != content_hash(data):
+                return None
+        return _result_from_json(path, entry)
+
+    def store(self, path: str, info: os.stat_result, data: bytes, result: FileResult) -> None:
+        self.entries[path] = {
+            "size": info.st_size,
+            "mtime": info.st_mtime_ns,
+            "hash": content_hash(data),
+            "error": result.error,
+            "diagnostics": [asdict(d) for d in result.diagnostics],
+        }
+        self.dirty = True
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        try:
+            os.makedirs(self.folder, exist_ok=True)
+            ignore = os.path.join(self.folder, ".gitignore")
+            if not os.path.exists(ignore):
+                with open(ignore, "w", encoding="utf-8") as handle:
+                    handle.write("# created by ddplint\n*\n")
+            descriptor, temporary = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
+            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+                json.dump(self.entries, handle)
+            os.replace(temporary, self.path)
+        except OSError:
+            pass  # a cache that cannot be written only costs speed
+
+
+def _result_from_json(path: str, entry: dict) -> FileResult | None:
+    try:
+        diagnostics = []
+        for item in entry["diagnostics"]:
+            fix = item.pop("fix")
+            if fix is not None:
+                fix = Fix(
+                    Applicability(fix["applicability"]),
+                    tuple(Edit(**edit) for edit in fix["edits"]),
+                    tuple(fix["imports"]),
+                )
+            diagnostics.append(Diagnostic(**item, fix=fix))
+        return FileResult(path, diagnostics=diagnostics, error=entry["error"])
+    except (KeyError, TypeError, ValueError):
+        return None

@@ -1,0 +1,173 @@
+"""decode -> prefilter -> parse once -> all rules in one traversal -> diagnostics.
+
+The expensive steps are paid only where they can matter: a file that contains none of the
+active rules' needles is never parsed, only the rules whose needles occur are instantiated,
+and positions (a second walk of the tree) are computed only for files with findings.
+"""
+
+from __future__ import annotations
+
+import ast
+import codecs
+import io
+import tokenize
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ddplint import noqa
+from ddplint.diagnostics import Diagnostic, Edit, Fix
+from ddplint.names import NameResolver
+from ddplint.rule import Report, Rule
+from ddplint.walk import positions, walk
+
+
+class SourceError(Exception):
+    """A file that cannot be linted; the message is the one line the user sees."""
+
+
+@dataclass(frozen=True)
+class DecodedSource:
+    text: str
+    encoding: str
+    bom: bool
+
+
+def decode(data: bytes) -> DecodedSource:
+    """Bytes to text the way Python itself reads a source file (PEP 263 cookie, BOM)."""
+    if b"\x00" in data:
+        raise SourceError("cannot read: binary file (contains NUL bytes)")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:
+        raise SourceError(f"cannot decode: {error.msg if hasattr(error, 'msg') else error}") from None
+    bom = data.startswith(codecs.BOM_UTF8)
+    if bom:
+        data = data[len(codecs.BOM_UTF8) :]
+        encoding = "utf-8"
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as error:
+        raise SourceError(
+            f"cannot decode: invalid {error.encoding} byte at offset {error.start}"
+        ) from None
+    return DecodedSource(text, encoding, bom)
+
+
+def encode(text: str, like: DecodedSource) -> bytes:
+    data = text.encode(like.encoding)
+    return codecs.BOM_UTF8 + data if like.bom else data
+
+
+def parse(source: str) -> cst.Module:
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError as error:
+        raise SourceError(f"cannot parse: {_syntax_error_text(source, error)}") from None
+    except (RecursionError, MemoryError) as error:
+        raise SourceError(f"cannot parse: {type(error).__name__}") from None
+
+
+def _syntax_error_text(source: str, error: cst.ParserSyntaxError) -> str:
+    """CPython's own message where it agrees the code is invalid: it names the right line."""
+    try:
+        ast.parse(source)
+    except SyntaxError as python_error:
+        return f"{python_error.msg} (line {python_error.lineno}, column {python_error.offset})"
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    first = str(error.message).splitlines()[0] if error.message else "invalid syntax"
+    return f"{first} (line {error.raw_line}, column {error.raw_column + 1})"
+
+
+def _dispatch_tables(names: NameResolver, rules: Sequence[Rule]):
+    """Per node class, the methods to call on entering and leaving it. The name resolver
+    enters a scope before any rule visits its node and leaves it after every rule has left,
+    so a rule's `leave_FunctionDef` still resolves names in the function's own scope."""
+    visits: dict[type, list] = {cls: [names.enter] for cls in NameResolver.SCOPE_NODES}
+    leaves: dict[type, list] = {cls: [] for cls in NameResolver.SCOPE_NODES}
+    for rule in rules:
+        for method_name, method in rule.get_visitors().items():
+            kind, _, node_name = method_name.partition("_")
+            node_class = getattr(cst, node_name, None)
+            if not isinstance(node_class, type):
+                raise TypeError(f"{type(rule).__name__}.{method_name}: not a libcst node visitor")
+            table = visits if kind == "visit" else leaves
+            table.setdefault(node_class, []).append(method)
+    for cls in NameResolver.SCOPE_NODES:
+        leaves[cls].append(names.leave)
+    return visits, leaves
+
+
+def rules_for_text(source: str, rules: Sequence[type[Rule]]) -> list[type[Rule]]:
+    return [rule for rule in rules if rule.matches_text(source)]
+
+
+@dataclass
+class Analysis:
+    """The result of linting one text: its tree, and findings paired with their reports."""
+
+    module: cst.Module | None
+    diagnostics: list[Diagnostic]
+    reports: list[Report]
+
+
+def analyse(source: str, path: str, rules: Sequence[type[Rule]], *, honour_noqa: bool = True) -> Analysis:
+    """Lint one source text. Raises SourceError if it cannot be parsed."""
+    active = rules_for_text(source, rules)
+    if not active:
+        return Analysis(None, [], [])
+    module = parse(source)
+    names = NameResolver(module)
+    instances = [rule(names) for rule in active]
+    walk(module, *_dispatch_tables(names, instances))
+    reports = [report for rule in instances for report in rule.reports]
+    if not reports:
+        return Analysis(module, [], [])
+
+    wanted = [report.node for report in reports]
+    wanted += [node for report in reports for node in (report.replacements or ())]
+    spans = positions(module, wanted)
+    suppressed = noqa.Suppressions(source) if honour_noqa and "noqa" in source else None
+    diagnostics: list[Diagnostic] = []
+    kept: list[Report] = []
+    for report in reports:
+        (line, col), (end_line, end_col) = spans[id(report.node)]
+        col += 1
+        if suppressed is not None and suppressed.covers(line, report.rule.code):
+            continue
+        fix = None
+        if report.replacements and report.applicability is not None:
+            edits = tuple(
+                _edit(module, spans[id(original)], replacement)
+                for original, replacement in report.replacements.items()
+            )
+            fix = Fix(report.applicability, edits, report.imports)
+        diagnostics.append(
+            Diagnostic(
+                path=path,
+                line=line,
+                col=col,
+                end_line=end_line,
+                end_col=end_col + 1,
+                code=report.rule.code,
+                name=report.rule.name,
+                message=report.message,
+                fix=fix,
+            )
+        )
+        kept.append(report)
+    order = sorted(range(len(diagnostics)), key=lambda i: diagnostics[i].sort_key)
+    return Analysis(module, [diagnostics[i] for i in order], [kept[i] for i in order])
+
+
+def _edit(module: cst.Module, span, replacement) -> Edit:
+    if isinstance(replacement, cst.RemovalSentinel):
+        content = ""
+    elif isinstance(replacement, cst.FlattenSentinel):
+        content = "".join(module.code_for_node(node) for node in replacement.nodes)
+    else:
+        content = module.code_for_node(replacement)
+    (line, col), (end_line, end_col) = span
+    return Edit(line, col + 1, end_line, end_col + 1, content)

@@ -1,0 +1,1 @@
+"""Formatters that turn diagnostics into text for people and machines."""

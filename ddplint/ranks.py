@@ -1,0 +1,467 @@
+"""Which code runs on which ranks: rank tests, rank-0-only regions, same-module call sites.
+
+Shared by the rules about ranks (DDP008 collectives only rank 0 reaches, DDP014 saves every
+rank reaches). Names are matched by convention (`rank`, `local_rank`, `is_main_process()`,
+`accelerator.is_main_process`, `trainer.is_global_zero`): these are the spellings real
+training scripts use, and no import tells them apart from other values.
+
+A test is described by what its outcome says about the rank, in a distributed run:
+`true_only_zero` (true implies rank 0), `true_never_zero` (true implies rank != 0) and the same
+for false. `not args.distributed` is false in every distributed run, so both of its "true"
+facts hold vacuously: a region can be both "only rank 0" and "never rank 0", which means no
+rank of a distributed run reaches it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from ddplint.names import dotted_name
+from ddplint.rule import Rule
+
+RANK_NAMES = frozenset(
+    {
+        "rank", "local_rank", "global_rank", "rank_id", "world_rank", "process_rank", "proc_rank",
+        "my_rank", "ddp_rank", "ddp_local_rank", "process_index", "local_process_index",
+    }
+)
+RANK_FUNCTIONS = frozenset({"get_rank", "get_local_rank", "get_global_rank", "get_world_rank", "get_ordinal"})
+RANK_ENVIRONMENT = frozenset({"RANK", "LOCAL_RANK"})
+MAIN_PROCESS_NAMES = frozenset(
+    {
+        "is_main_process", "is_local_main_process", "main_process", "is_main", "is_main_rank",
+        "is_master", "is_master_process", "master_process", "is_local_master", "is_rank_zero",
+        "is_rank_0", "rank_zero", "is_global_zero", "is_world_process_zero", "is_local_process_zero",
+        "is_primary", "is_chief",
+    }
+)
+RANK_ZERO_DECORATORS = frozenset({"rank_zero_only", "main_process_only", "master_only", "on_main_process"})
+WORLD_SIZE_NAMES = frozenset({"world_size", "num_replicas", "num_processes", "get_world_size"})
+DISTRIBUTED_FLAGS = frozenset(
+    {"distributed", "is_distributed", "ddp", "use_ddp", "is_ddp", "use_distributed", "multiprocessing_distributed"}
+)
+DISTRIBUTED_PREDICATES = frozenset({"is_initialized", "is_dist_avail_and_initialized", "is_distributed"})
+DDP_WRAPPERS = frozenset(
+    {"torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel"}
+)
+
+
+@dataclass(frozen=True)
+class RankTest:
+    true_only_zero: bool = False
+    false_only_zero: bool = False
+    true_never_zero: bool = False
+    false_never_zero: bool = False
+
+    def negated(self) -> RankTest:
+        return RankTest(self.false_only_zero, self.true_only_zero, self.false_never_zero, self.true_never_zero)
+
+    @property
+    def is_rank_test(self) -> bool:
+        return self != UNKNOWN
+
+
+UNKNOWN = RankTest()
+ZERO = RankTest(true_only_zero=True, false_never_zero=True)  # rank == 0
+NONZERO = ZERO.negated()  # rank != 0
+POSITIVE = RankTest(true_never_zero=True)  # rank == 3: true only off rank 0, false says nothing
+NOT_DISTRIBUTED = RankTest(true_only_zero=True, true_never_zero=True)  # false in a distributed run
+DISTRIBUTED = NOT_DISTRIBUTED.negated()
+
+
+def last_name(expr: cst.BaseExpression) -> str | None:
+    """`b` for `a.b`, `a.b()`, `b`; None for anything else."""
+    if isinstance(expr, cst.Call):
+        expr = expr.func
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value
+    if isinstance(expr, cst.Name):
+        return expr.value
+    return None
+
+
+def _int_value(expr: cst.BaseExpression) -> int | None:
+    if isinstance(expr, cst.Integer):
+        return int(expr.value, 0)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        inner = _int_value(expr.expression)
+        return None if inner is None else -inner
+    return None
+
+
+def environment_key(expr: cst.BaseExpression) -> str | None:
+    """`"RANK"` for `os.environ["RANK"]`, `os.environ.get("RANK", 0)`, `os.getenv("RANK")`."""
+    if isinstance(expr, cst.Subscript) and dotted_name(expr.value) in ("os.environ", "environ"):
+        index = expr.slice[0].slice if len(expr.slice) == 1 else None
+        if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
+            return index.value.evaluated_value  # type: ignore[return-value]
+    if isinstance(expr, cst.Call) and expr.args and dotted_name(expr.func) in ("os.environ.get", "os.getenv", "environ.get", "getenv"):
+        first = expr.args[0].value
+        if isinstance(first, cst.SimpleString):
+            return first.evaluated_value  # type: ignore[return-value]
+    return None
+
+
+def strip_int(expr: cst.BaseExpression) -> cst.BaseExpression:
+    while isinstance(expr, cst.Call) and dotted_name(expr.func) == "int" and len(expr.args) == 1:
+        expr = expr.args[0].value
+    return expr
+
+
+def is_rank_expression(expr: cst.BaseExpression) -> bool:
+    expr = strip_int(expr)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo):
+        return is_rank_expression(expr.left)  # `rank % gpus_per_node`: the local rank
+    if isinstance(expr, cst.Call):
+        return last_name(expr) in RANK_FUNCTIONS or environment_key(expr) in RANK_ENVIRONMENT
+    if isinstance(expr, cst.Subscript):
+        return environment_key(expr) in RANK_ENVIRONMENT
+    return isinstance(expr, (cst.Name, cst.Attribute)) and (last_name(expr) or "").lower() in RANK_NAMES
+
+
+def _is_world_size(expr: cst.BaseExpression) -> bool:
+    expr = strip_int(expr)
+    if isinstance(expr, cst.Call) and expr.args:
+        return environment_key(expr) == "WORLD_SIZE"
+    if isinstance(expr, cst.Subscript):
+        return environment_key(expr) == "WORLD_SIZE"
+    return isinstance(expr, (cst.Name, cst.Attribute, cst.Call)) and last_name(expr) in WORLD_SIZE_NAMES
+
+
+_FLIPPED = {
+    cst.LessThan: cst.GreaterThan,
+    cst.GreaterThan: cst.LessThan,
+    cst.LessThanEqual: cst.GreaterThanEqual,
+    cst.GreaterThanEqual: cst.LessThanEqual,
+}
+
+
+def _compare_rank(operator: cst.BaseCompOp, value: cst.BaseExpression) -> RankTest:
+    if isinstance(operator, (cst.In, cst.NotIn)):
+        if not isinstance(value, (cst.Tuple, cst.List, cst.Set)):
+            return UNKNOWN
+        members = [_int_value(element.value) for element in value.elements]
+        if None in members:
+            return UNKNOWN
+        if 0 in members:
+            test = ZERO if all(member <= 0 for member in members) else UNKNOWN  # type: ignore[operator]
+        else:
+            test = NOT_DISTRIBUTED if all(member < 0 for member in members) else POSITIVE  # type: ignore[operator]
+        return test.negated() if isinstance(operator, cst.NotIn) else test
+    number = _int_value(value)
+    if number is None:
+        return UNKNOWN
+    if isinstance(operator, (cst.Equal, cst.Is)):
+        return ZERO if number == 0 else NOT_DISTRIBUTED if number < 0 else POSITIVE
+    if isinstance(operator, (cst.NotEqual, cst.IsNot)):
+        return (ZERO if number == 0 else NOT_DISTRIBUTED if number < 0 else POSITIVE).negated()
+    # Ranks of a distributed run are >= 0; -1 means "not distributed".
+    if isinstance(operator, cst.LessThan):
+        number -= 1
+    elif isinstance(operator, cst.GreaterThan):
+        number += 1
+    if isinstance(operator, (cst.LessThan, cst.LessThanEqual)):  # rank <= number
+        return NOT_DISTRIBUTED if number < 0 else ZERO if number == 0 else UNKNOWN
+    if isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual)):  # rank >= number
+        return DISTRIBUTED if number <= 0 else NONZERO if number == 1 else POSITIVE
+    return UNKNOWN
+
+
+def _compare_world_size(operator: cst.BaseCompOp, value: cst.BaseExpression) -> RankTest:
+    number = _int_value(value)
+    if number is None:
+        return UNKNOWN
+    single = {cst.Equal: number == 1, cst.LessThanEqual: number == 1, cst.LessThan: number == 2}
+    several = {cst.NotEqual: number == 1, cst.GreaterThan: number == 1, cst.GreaterThanEqual: number == 2}
+    if single.get(type(operator)):
+        return NOT_DISTRIBUTED
+    if several.get(type(operator)):
+        return DISTRIBUTED
+    return UNKNOWN
+
+
+def classify(test: cst.BaseExpression) -> RankTest:
+    """What the outcome of `test` says about the rank of the process evaluating it."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return classify(test.expression).negated()
+    if isinstance(test, cst.BooleanOperation):
+        left, right = classify(test.left), classify(test.right)
+        if isinstance(test.operator, cst.And):
+            return RankTest(
+                left.true_only_zero or right.true_only_zero,
+                left.false_only_zero and right.false_only_zero,
+                left.true_never_zero or right.true_never_zero,
+                left.false_never_zero and right.false_never_zero,
+            )
+        return RankTest(
+            left.true_only_zero and right.true_only_zero,
+            left.false_only_zero or right.false_only_zero,
+            left.true_never_zero and right.true_never_zero,
+            left.false_never_zero or right.false_never_zero,
+        )
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        left, operator, right = test.left, test.comparisons[0].operator, test.comparisons[0].comparator
+        if not is_rank_expression(left) and not _is_world_size(left) and type(operator) in _FLIPPED | {
+            cst.Equal: None,
+            cst.NotEqual: None,
+        }:
+            left, right = right, left
+            operator = _FLIPPED.get(type(operator), type(operator))()
+        if is_rank_expression(left):
+            return _compare_rank(operator, right)
+        if _is_world_size(left):
+            return _compare_world_size(operator, right)
+        return UNKNOWN
+    name = last_name(test) if isinstance(test, (cst.Name, cst.Attribute, cst.Call)) else None
+    if name in MAIN_PROCESS_NAMES:
+        return ZERO
+    if is_rank_expression(test):
+        return NONZERO  # `if rank:` is true on every rank but 0
+    if name in DISTRIBUTED_FLAGS and not isinstance(test, cst.Call) or name in DISTRIBUTED_PREDICATES and isinstance(test, cst.Call):
+        return DISTRIBUTED
+    return UNKNOWN
+
+
+def decorated_rank_zero_only(function: cst.FunctionDef) -> bool:
+    return any(last_name(decorator.decorator) in RANK_ZERO_DECORATORS for decorator in function.decorators)
+
+
+def _leaves_block(suite: cst.BaseSuite) -> bool:
+    """The block ends by leaving the enclosing block: return, raise, continue, break, exit()."""
+    statements = suite.body
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1]
+    if isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break)):
+        return True
+    return (
+        isinstance(last, cst.Expr)
+        and isinstance(last.value, cst.Call)
+        and dotted_name(last.value.func) in ("sys.exit", "exit", "quit", "os._exit")
+    )
+
+
+@dataclass
+class Frame:
+    """One function body (or the module): its rank regions, open while the traversal is in it."""
+
+    key: str | None  # the key same-module calls use: `name` or `Class.name`; None for the module
+    regions: list[tuple[int, bool, bool]] = field(default_factory=list)  # (pop at node id, only zero, never zero)
+
+
+@dataclass(frozen=True)
+class CallSite:
+    callee: str
+    caller: str | None
+    only_zero: bool
+    never_zero: bool
+    node: cst.Call
+
+
+class RankAwareRule(Rule):
+    """A rule that knows, at every node, whether only rank 0 or only other ranks get there.
+
+    Subclasses implement `check_call(node)` and may read `only_rank_zero`/`never_rank_zero`;
+    they get `self.call_sites` (calls of same-module functions, with the rank region they
+    are in) and `self.function_frames` to decide in `leave_Module`.
+    """
+
+    def __init__(self, names) -> None:
+        super().__init__(names)
+        self._pending: dict[int, tuple[bool, bool]] = {}
+        self._frames: list[Frame] = [Frame(None)]
+        self._blocks: list[cst.CSTNode] = []
+        self._classes: list[str] = []
+        self._scope_kinds: list[str] = []
+        self.call_sites: list[CallSite] = []
+        self.rank_aware_frames: set[str | None] = set()  # functions that test the rank or distributed mode
+        self.functions: dict[str, cst.FunctionDef] = {}
+
+    # -- where are we ---------------------------------------------------------------------
+
+    @property
+    def frame(self) -> Frame:
+        return self._frames[-1]
+
+    @property
+    def only_rank_zero(self) -> bool:
+        """Only rank 0 of a distributed run gets here (or, vacuously, no rank does)."""
+        return any(only for _, only, _ in self.frame.regions)
+
+    @property
+    def never_rank_zero(self) -> bool:
+        return any(never for _, _, never in self.frame.regions)
+
+    @property
+    def reached_by_rank_zero_alone(self) -> bool:
+        """Rank 0 gets here and the other ranks of a distributed run do not."""
+        return self.only_rank_zero and not self.never_rank_zero
+
+    @property
+    def reached_by_other_ranks_alone(self) -> bool:
+        return self.never_rank_zero and not self.only_rank_zero
+
+    def callee_key(self, call: cst.Call) -> str | None:
+        """The same-module function a call may reach: `helper()` or `self.helper()`."""
+        func = call.func
+        if isinstance(func, cst.Name) and self.names.qualified(func) is None:
+            return func.value
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+            and self._classes
+        ):
+            return f"{self._classes[-1]}.{func.attr.value}"
+        return None
+
+    # -- regions --------------------------------------------------------------------------
+
+    def _push(self, node: cst.CSTNode, pop_at: cst.CSTNode | None = None) -> None:
+        region = self._pending.pop(id(node), None)
+        if region is not None:
+            self.frame.regions.append((id(pop_at or node), *region))
+
+    def _pop(self, node: cst.CSTNode) -> None:
+        regions = self.frame.regions
+        for index in range(len(regions) - 1, -1, -1):
+            if regions[index][0] == id(node):
+                del regions[index]
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._blocks.append(node)
+
+    def visit_If(self, node: cst.If) -> None:
+        self._push(node)
+        test = classify(node.test)
+        if test.is_rank_test:
+            self.rank_aware_frames.add(self.frame.key)
+        if test.true_only_zero or test.true_never_zero:
+            self._pending[id(node.body)] = (test.true_only_zero, test.true_never_zero)
+        if node.orelse is not None and (test.false_only_zero or test.false_never_zero):
+            self._pending[id(node.orelse)] = (test.false_only_zero, test.false_never_zero)
+
+    def leave_If(self, original_node: cst.If) -> None:
+        self._pop(original_node)
+        if original_node.orelse is None and _leaves_block(original_node.body):
+            # `if rank != 0: return`: what follows in this block runs where the test is false.
+            test = classify(original_node.test)
+            if test.false_only_zero or test.false_never_zero:
+                self._pending[id(original_node)] = (test.false_only_zero, test.false_never_zero)
+                self._push(original_node, pop_at=self._blocks[-1])
+
+    def visit_Else(self, node: cst.Else) -> None:
+        self._push(node)
+
+    def leave_Else(self, original_node: cst.Else) -> None:
+        self._pop(original_node)
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._push(node)
+        self._blocks.append(node)
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
+        self._blocks.pop()
+        self._pop(original_node)
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
+        self._push(node)
+
+    def leave_SimpleStatementSuite(self, original_node: cst.SimpleStatementSuite) -> None:
+        self._pop(original_node)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._classes.append(node.name.value)
+        self._scope_kinds.append("class")
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._classes.pop()
+        self._scope_kinds.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        is_method = bool(self._scope_kinds) and self._scope_kinds[-1] == "class"
+        key = f"{self._classes[-1]}.{node.name.value}" if is_method else node.name.value
+        self._scope_kinds.append("def")
+        frame = Frame(key)
+        if decorated_rank_zero_only(node):
+            frame.regions.append((id(node), True, False))
+        self._frames.append(frame)
+        self.functions.setdefault(key, node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._frames.pop()
+        self._scope_kinds.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        callee = self.callee_key(node)
+        if callee is not None:
+            self.call_sites.append(
+                CallSite(callee, self.frame.key, self.only_rank_zero, self.never_rank_zero, node)
+            )
+        self.check_call(node)
+
+    def check_call(self, node: cst.Call) -> None:
+        raise NotImplementedError
+
+    # -- whole-module questions, for leave_Module -----------------------------------------
+
+    def functions_only_rank_zero_calls(self) -> set[str]:
+        """Same-module functions called at least once, and only from rank-0-only places
+        (directly, or from other such functions)."""
+        sites: dict[str, list[CallSite]] = {}
+        for site in self.call_sites:
+            if site.callee in self.functions:
+                sites.setdefault(site.callee, []).append(site)
+        guarded = {key for key, node in self.functions.items() if decorated_rank_zero_only(node)}
+        changed = True
+        while changed:
+            changed = False
+            for callee, callers in sites.items():
+                if callee not in guarded and all(site.only_zero or site.caller in guarded for site in callers):
+                    guarded.add(callee)
+                    changed = True
+        return guarded
+
+
+class WrappedModels:
+    """Names bound to `DistributedDataParallel(...)`, in traversal order (flow-sensitive:
+    `model` is wrapped only after `model = DDP(model)`, and no longer after `model = other`).
+    `self.x` belongs to the class, since it is bound in one method and used in another."""
+
+    def __init__(self, rule: RankAwareRule) -> None:
+        self.rule = rule
+        self._bound: dict[str | None, set[str]] = {}
+
+    def _owner(self, name: str) -> str | None:
+        if name.startswith("self.") and self.rule._classes:
+            return f"class {self.rule._classes[-1]}"
+        return self.rule.frame.key
+
+    def assign(self, node: cst.Assign) -> None:
+        value = node.value
+        wraps = isinstance(value, cst.Call) and self.rule.names.qualified(value.func) in DDP_WRAPPERS
+        for target in node.targets:
+            name = dotted_name(target.target)
+            if name is None:
+                continue
+            bound = self._bound.setdefault(self._owner(name), set())
+            if wraps:
+                bound.add(name)
+            else:
+                bound.discard(name)
+
+    def names_here(self, frame: str | None = None) -> set[str]:
+        """The wrapped names visible in `frame` (default: the current one)."""
+        key = self.rule.frame.key if frame is None else frame
+        found = set(self._bound.get(key, ())) | set(self._bound.get(None, ()))
+        if self.rule._classes:
+            found |= self._bound.get(f"class {self.rule._classes[-1]}", set())
+        return found
+
+    def is_wrapped(self, expr: cst.BaseExpression) -> bool:
+        name = dotted_name(expr)
+        return name is not None and name in self.names_here()

@@ -1,0 +1,118 @@
+"""What a rule is. One module in `ddplint/rules/` per rule, one `Rule` subclass per module.
+
+A rule declares everything about itself as class attributes: its code and name, the message,
+its docstring (the explanation `ddplint rule CODE` prints), the fix it offers, the text needles
+that must occur in a file before it can fire, and examples that must and must not be flagged.
+The tests and the rules reference are generated from those examples.
+
+A rule is a libcst visitor. The engine calls its `visit_<Node>`/`leave_<Node>` methods during
+one traversal shared by all rules, with `self.names` positioned at the current scope. A rule
+never reads files or prints: it calls `self.report(...)`.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+import libcst as cst
+
+from ddplint.diagnostics import Applicability
+from ddplint.names import NameResolver
+
+Replacement = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel
+
+
+@dataclass(frozen=True)
+class Flagged:
+    """Code the rule must flag `count` times; `fixed` is the golden output of fixing it
+    (with `--unsafe-fixes` if the rule's fix is unsafe), or None when no fix is offered."""
+
+    code: str
+    fixed: str | None = None
+    count: int = 1
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "code", _dedent(self.code))
+        if self.fixed is not None:
+            object.__setattr__(self, "fixed", _dedent(self.fixed))
+
+
+@dataclass(frozen=True)
+class Clean:
+    """Code the rule must not flag (a correct idiom or a look-alike)."""
+
+    code: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "code", _dedent(self.code))
+
+
+def _dedent(code: str) -> str:
+    return textwrap.dedent(code).lstrip("\n")
+
+
+@dataclass
+class Report:
+    """A finding as a rule makes it: the node, and the fix as node replacements."""
+
+    rule: type[Rule]
+    node: cst.CSTNode
+    message: str
+    replacements: Mapping[cst.CSTNode, Replacement] | None
+    applicability: Applicability | None
+    imports: tuple[str, ...]
+
+
+class Rule(cst.BatchableCSTVisitor):
+    code: ClassVar[str]
+    name: ClassVar[str]
+    message: ClassVar[str]
+    # The fix this rule offers at best; a single report may still come without one.
+    fix: ClassVar[Applicability | None] = None
+    # Every entry must occur in the source text for the rule to run: a string as a substring,
+    # a tuple if any one of its strings does, a compiled pattern if it matches somewhere.
+    # Keep them specific: they decide which files are parsed at all (see benchmarks/needles.py).
+    needles: ClassVar[tuple[str | tuple[str, ...] | re.Pattern[str], ...]]
+    flagged: ClassVar[Sequence[Flagged]] = ()
+    clean: ClassVar[Sequence[Clean]] = ()
+
+    def __init__(self, names: NameResolver) -> None:
+        super().__init__()
+        self.names = names
+        self.reports: list[Report] = []
+
+    @classmethod
+    def matches_text(cls, source: str) -> bool:
+        for needle in cls.needles:
+            if isinstance(needle, str):
+                if needle not in source:
+                    return False
+            elif isinstance(needle, re.Pattern):
+                if needle.search(source) is None:
+                    return False
+            elif not any(alternative in source for alternative in needle):
+                return False
+        return True
+
+    @classmethod
+    def explanation(cls) -> str:
+        return textwrap.dedent(cls.__doc__ or "").strip()
+
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: str | None = None,
+        *,
+        replace: Mapping[cst.CSTNode, Replacement] | None = None,
+        imports: Sequence[str] = (),
+    ) -> None:
+        """Record a finding at `node`. `replace` maps original nodes of this tree to their
+        replacements; `imports` are statements (`import functools`) the fix needs at the top."""
+        applicability = self.fix if replace else None
+        self.reports.append(
+            Report(type(self), node, message or self.message, replace, applicability, tuple(imports))
+        )

@@ -1,0 +1,140 @@
+import functools
+
+import libcst as cst
+
+from ddplint.diagnostics import Applicability
+from ddplint.edits import argument
+from ddplint.names import SET_SHARING_STRATEGY
+from ddplint.rule import Clean, Flagged, Rule
+
+_RAISE_OPEN_FILE_LIMIT = (
+    "_, nofile_hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+    "resource.setrlimit(resource.RLIMIT_NOFILE, (nofile_hard, nofile_hard))\n"
+)
+
+
+@functools.cache
+def _raise_open_file_limit() -> tuple[cst.SimpleStatementLine, ...]:
+    return tuple(cst.parse_module(_RAISE_OPEN_FILE_LIMIT).body)  # type: ignore[arg-type]
+
+
+_COMMENT = "# DDP005: raise the open-file limit instead of sharing tensors through /dev/shm files"
+
+
+class FileSystemSharingStrategy(Rule):
+    """
+    `torch.multiprocessing.set_sharing_strategy("file_system")` is the usual answer to
+    "Too many open files" from DataLoader workers. It trades that error for worse ones: each
+    shared tensor becomes a named file in `/dev/shm` kept alive by a `torch_shm_manager`
+    process, and when a worker or the whole job is killed (an OOM, a container stop, a
+    timeout) those files stay behind and fill shared memory for every later job on the node.
+    In the field it also left a main process that never exited after training.
+
+    The default `file_descriptor` strategy is right; the open-file limit is what needs
+    raising. The fix replaces the call with raising the soft `RLIMIT_NOFILE` to the hard
+    limit (`import resource` is added). It is unsafe: it changes process-wide settings, and
+    the `resource` module does not exist on Windows. A call that is not a statement of its
+    own is reported without a fix: it is never deleted silently.
+    """
+
+    code = "DDP005"
+    name = "file-system-sharing-strategy"
+    message = (
+        "set_sharing_strategy('file_system') leaks /dev/shm files when workers die; "
+        "keep file_descriptor and raise RLIMIT_NOFILE"
+    )
+    fix = Applicability.UNSAFE
+    needles = ("set_sharing_strategy", "file_system")
+
+    flagged = (
+        Flagged(
+            """
+            import torch.multiprocessing as mp
+
+            mp.set_sharing_strategy("file_system")
+            """,
+            fixed="""
+            import torch.multiprocessing as mp
+            import resource
+
+            # DDP005: raise the open-file limit instead of sharing tensors through /dev/shm files
+            _, nofile_hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (nofile_hard, nofile_hard))
+            """,
+        ),
+        Flagged(
+            """
+            import torch
+            SHARING = "file_system"
+
+            def setup():
+                torch.multiprocessing.set_sharing_strategy(SHARING)
+            """,
+            fixed="""
+            import torch
+            import resource
+            SHARING = "file_system"
+
+            def setup():
+                # DDP005: raise the open-file limit instead of sharing tensors through /dev/shm files
+                _, nofile_hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+                resource.setrlimit(resource.RLIMIT_NOFILE, (nofile_hard, nofile_hard))
+            """,
+        ),
+        Flagged(
+            """
+            from torch.multiprocessing import set_sharing_strategy as share
+            if args.many_workers: share(new_strategy='file_system')
+            """,
+        ),
+    )
+    clean = (
+        Clean(
+            """
+            import torch.multiprocessing as mp
+            mp.set_sharing_strategy("file_descriptor")
+            """
+        ),
+        Clean(
+            """
+            from mylib.workers import set_sharing_strategy
+            set_sharing_strategy("file_system")
+            """
+        ),
+        Clean(
+            """
+            import torch.multiprocessing as mp
+
+            def configure(mp, strategy="file_system"):
+                mp.set_sharing_strategy(strategy)
+            """
+        ),
+    )
+
+    def __init__(self, names) -> None:
+        super().__init__(names)
+        self._statement_lines: dict[int, cst.SimpleStatementLine] = {}
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        if len(node.body) == 1 and isinstance(node.body[0], cst.Expr) and isinstance(node.body[0].value, cst.Call):
+            self._statement_lines[id(node.body[0].value)] = node
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.names.qualified(node.func) not in SET_SHARING_STRATEGY:
+            return
+        strategy = argument(node, 0, "new_strategy")
+        if strategy is None or self.names.string_value(strategy.value) != "file_system":
+            return
+        line = self._statement_lines.get(id(node))
+        if line is None:
+            self.report(node)
+            return
+        replacement = _raise_open_file_limit()
+        first = replacement[0].with_changes(
+            leading_lines=[*line.leading_lines, cst.EmptyLine(comment=cst.Comment(_COMMENT))]
+        )
+        self.report(
+            node,
+            replace={line: cst.FlattenSentinel([first, *replacement[1:]])},
+            imports=("import resource",),
+        )

@@ -1,0 +1,427 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ddplint.diagnostics import Applicability
+from ddplint.edits import keyword_argument
+from ddplint.names import dotted_name
+from ddplint.ranks import RankAwareRule, WrappedModels, last_name
+from ddplint.rule import Clean, Flagged
+
+# torch.distributed functions every rank of the group must call; barriers match each other.
+COLLECTIVES = {
+    "barrier": "barrier",
+    "monitored_barrier": "barrier",
+    **{
+        name: name
+        for name in (
+            "all_reduce", "all_gather", "all_gather_object", "all_gather_into_tensor", "reduce_scatter",
+            "reduce_scatter_tensor", "broadcast", "broadcast_object_list", "reduce", "gather",
+            "gather_object", "scatter", "scatter_object_list", "all_to_all", "all_to_all_single",
+        )
+    },
+}
+NO_GRAD = frozenset(
+    {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"}
+)
+_FORWARD_MESSAGE = (
+    "forward of the DDP model where only rank 0 runs it: DDP syncs buffers in forward and the "
+    "other ranks never join; call model.module(...) for rank-0-only evaluation"
+)
+
+
+@dataclass
+class _Collective:
+    frame: str | None
+    kinds: frozenset[str]
+    helper: str | None  # the same-module function that performs them, for a helper call
+    node: cst.Call
+    rank_zero_alone: bool
+    other_ranks_alone: bool
+    everywhere: bool  # neither rank-0-only nor other-ranks-only inside its function
+
+
+class CollectiveInRankBranch(RankAwareRule):
+    """
+    A collective (`dist.barrier()`, `all_reduce`, `all_gather`, `broadcast`, `reduce`, ...)
+    completes only when every rank of the group calls it. Under `if rank == 0:` only rank 0
+    calls it, so rank 0 waits forever (or until the NCCL timeout kills the job) while the
+    others run ahead, typically into the next collective, and the run hangs with no error.
+    The forward of a `DistributedDataParallel` model is a collective too: it broadcasts
+    buffers from rank 0 and prepares the gradient reduction, so rank-0-only evaluation with
+    the wrapped model hangs the same way.
+
+    Flagged: a collective of `torch.distributed` (any import form), or a call of a
+    same-module helper that performs one, or the forward of a name bound to
+    `DistributedDataParallel(...)` (also passed to a same-module helper that calls it), where
+    only rank 0 gets (`if rank == 0`, `if dist.get_rank() == 0`, `if is_main_process()`, the
+    code after `if rank != 0: return`, ...). Not flagged: the same collective on the other
+    ranks in the same function (balanced if/else, and the "main process first" pattern with
+    `if rank != 0: dist.barrier()` before and `if rank == 0: dist.barrier()` after, also in a
+    `@contextmanager`), and collectives on an explicit `group=` (sub-groups may be rank 0's).
+
+    Fix: only for the DDP forward, and only where gradients are off (inside
+    `with torch.no_grad()`/`torch.inference_mode()` or a function decorated with them): call
+    the wrapped module, `model.module(...)`, which computes the same outputs without any
+    communication. That is safe there. Collectives get no fix: where the other ranks should
+    join depends on the program.
+    """
+
+    code = "DDP008"
+    name = "collective-in-rank-branch"
+    message = (
+        "collective reached by rank 0 only: the other ranks never call it and the job hangs; "
+        "call it on every rank, outside the rank-0 branch"
+    )
+    fix = Applicability.SAFE
+    needles = (("barrier", "all_reduce", "all_gather", "broadcast", "reduce", "gather", "scatter", "all_to_all", "DistributedDataParallel"),)
+
+    flagged = (
+        Flagged(
+            """
+            import torch.distributed as dist
+
+            def train(rank):
+                if rank == 0:
+                    save_checkpoint()
+                    dist.barrier()
+            """
+        ),
+        Flagged(
+            """
+            import torch
+            from torch.distributed import all_reduce
+
+            def validate(loss):
+                if torch.distributed.get_rank() == 0:
+                    all_reduce(loss)
+                    print(loss.item())
+            """
+        ),
+        Flagged(
+            """
+            import torch.distributed as dist
+
+            def sync(tag):
+                print("barrier", tag)
+                dist.barrier()
+
+            def main(args):
+                if is_main_process():
+                    evaluate()
+                    sync("epoch")
+            """
+        ),
+        Flagged(
+            """
+            import torch.distributed as dist
+
+            def log_metrics(rank, metrics):
+                if rank != 0:
+                    return
+                dist.all_reduce(metrics)
+                print(metrics)
+            """
+        ),
+        Flagged(
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(args, net, batch):
+                model = DDP(net, device_ids=[args.local_rank])
+                if args.local_rank == 0:
+                    with torch.no_grad():
+                        out = model(batch)
+            """,
+            fixed="""
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(args, net, batch):
+                model = DDP(net, device_ids=[args.local_rank])
+                if args.local_rank == 0:
+                    with torch.no_grad():
+                        out = model.module(batch)
+            """,
+        ),
+        Flagged(
+            """
+            import torch
+            import torch.nn as nn
+
+            @torch.no_grad()
+            def evaluate(self, loader):
+                self.model = nn.parallel.DistributedDataParallel(self.model)
+                if self.accelerator.is_main_process:
+                    return [self.model(x) for x in loader]
+            """,
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+            @torch.no_grad()
+            def evaluate(self, loader):
+                self.model = nn.parallel.DistributedDataParallel(self.model)
+                if self.accelerator.is_main_process:
+                    return [self.model.module(x) for x in loader]
+            """,
+        ),
+        Flagged(
+            """
+            from torch.nn.parallel import DistributedDataParallel
+
+            def eval_it(model, loader):
+                return sum(model(x).sum() for x in loader)
+
+            def main(args, net, loader):
+                model = DistributedDataParallel(net)
+                if args.local_rank == 0:
+                    loss = eval_it(model, loader)
+                model.train()
+                loss = model(x)
+            """
+        ),
+    )
+    clean = (
+        Clean(
+            """
+            import torch.distributed as dist
+
+            def load_data(rank):
+                if rank != 0:
+                    dist.barrier()
+                data = download()
+                if rank == 0:
+                    dist.barrier()
+                return data
+            """
+        ),
+        Clean(
+            """
+            from contextlib import contextmanager
+            import torch.distributed as dist
+
+            @contextmanager
+            def torch_distributed_zero_first(local_rank: int):
+                if local_rank not in [-1, 0]:
+                    dist.barrier(device_ids=[local_rank])
+                yield
+                if local_rank == 0:
+                    dist.barrier(device_ids=[0])
+
+            def build(rank):
+                with torch_distributed_zero_first(rank):
+                    dataset = make_dataset()
+            """
+        ),
+        Clean(
+            """
+            import torch.distributed as dist
+
+            def share(rank, tensor):
+                if rank == 0:
+                    tensor.fill_(1)
+                    dist.broadcast(tensor, src=0)
+                else:
+                    dist.broadcast(tensor, src=0)
+                dist.barrier()
+                if dist.get_rank() == 0:
+                    print("done")
+            """
+        ),
+        Clean(
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(rank, net, batch, group):
+                model = DDP(net)
+                if rank == 0:
+                    dist.all_reduce(batch, group=group)
+                    out = model.module(batch)
+                    net(batch)
+                    print(model)
+                if epoch == 0:
+                    dist.barrier()
+                if not args.distributed:
+                    dist.barrier()
+            """
+        ),
+        Clean(
+            """
+            import torch.nn as nn
+
+            def step(rank, net, batch):
+                ddp = nn.parallel.DistributedDataParallel(net)
+                if rank == 0:
+                    out = ddp(batch[:1])
+                else:
+                    out = ddp(batch)
+                return out
+            """
+        ),
+        Clean(
+            """
+            class Tracker:
+                def barrier(self):
+                    pass
+
+            def main(rank, tracker):
+                if rank == 0:
+                    tracker.barrier()
+                    reduce(lambda a, b: a + b, [1, 2])
+            """
+        ),
+        Clean(
+            """
+            import torch.distributed as dist
+
+            def sync():
+                if dist.get_rank() == 0:
+                    print("syncing")
+                dist.barrier()
+
+            def main(rank):
+                sync()
+            """
+        ),
+    )
+
+    def __init__(self, names) -> None:
+        super().__init__(names)
+        self._collectives: list[_Collective] = []
+        self._forwards: list[tuple[_Collective, bool]] = []  # (forward, gradients off there)
+        # (call, callee, frame, rank 0 alone, other ranks alone, everywhere, wrapped names there)
+        self._helper_calls: list[tuple[cst.Call, str, str | None, bool, bool, bool, set[str]]] = []
+        self._wrapped = WrappedModels(self)
+        self._called_params: dict[str, set[str]] = {}  # function -> parameters it calls
+        self._no_grad_depth: list[int] = [0]
+
+    # -- gradient mode --------------------------------------------------------------------
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        super().visit_FunctionDef(node)
+        decorated = any(
+            self.names.qualified(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in NO_GRAD
+            for d in node.decorators
+        )
+        self._no_grad_depth.append(int(decorated))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        super().leave_FunctionDef(original_node)
+        self._no_grad_depth.pop()
+
+    def _is_no_grad(self, node: cst.With) -> bool:
+        return any(
+            isinstance(item.item, cst.Call) and self.names.qualified(item.item.func) in NO_GRAD for item in node.items
+        )
+
+    def visit_With(self, node: cst.With) -> None:
+        if self._is_no_grad(node):
+            self._no_grad_depth[-1] += 1
+
+    def leave_With(self, original_node: cst.With) -> None:
+        if self._is_no_grad(original_node):
+            self._no_grad_depth[-1] -= 1
+
+    # -- DDP-wrapped names, in the order they are bound -----------------------------------
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._wrapped.assign(node)
+
+    # -- calls ----------------------------------------------------------------------------
+
+    def check_call(self, node: cst.Call) -> None:
+        qualified = self.names.qualified(node.func)
+        frame = self.frame.key
+        alone = self.reached_by_rank_zero_alone
+        others = self.reached_by_other_ranks_alone
+        everywhere = not self.only_rank_zero and not self.never_rank_zero
+        if qualified is not None and qualified.startswith("torch.distributed."):
+            kind = COLLECTIVES.get(qualified[len("torch.distributed.") :])
+            if kind is not None and keyword_argument(node, "group") is None:
+                self._collectives.append(_Collective(frame, frozenset({kind}), None, node, alone, others, everywhere))
+            return
+        if self._wrapped.is_wrapped(node.func):
+            forward = _Collective(frame, frozenset({"forward"}), None, node, alone, others, everywhere)
+            self._forwards.append((forward, self._no_grad_depth[-1] > 0))
+            return
+        if isinstance(node.func, cst.Name) and frame is not None:
+            function = self.functions.get(frame)
+            if function is not None and node.func.value in _parameter_names(function):
+                self._called_params.setdefault(frame, set()).add(node.func.value)
+        callee = self.callee_key(node)
+        if callee is not None:
+            wrapped = self._wrapped.names_here() if alone else set()
+            self._helper_calls.append((node, callee, frame, alone, others, everywhere, wrapped))
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        collectives = self._collectives + self._helper_collectives()
+        for event in _unbalanced(collectives):
+            self.report(event.node)
+        gradients_off = {id(forward.node): off for forward, off in self._forwards}
+        for forward in _unbalanced([forward for forward, _ in self._forwards]):
+            call = forward.node
+            if gradients_off[id(call)]:
+                fixed = call.with_changes(func=cst.Attribute(value=call.func, attr=cst.Name("module")))
+                self.report(call, _FORWARD_MESSAGE, replace={call: fixed})
+            else:
+                self.report(call, _FORWARD_MESSAGE)
+        self._report_forwards_through_helpers()
+
+    def _helper_collectives(self) -> list[_Collective]:
+        """Calls of same-module functions that, on every rank that enters them, run a collective."""
+        performs: dict[str, set[str]] = {}
+        for event in self._collectives:
+            if event.everywhere and event.frame is not None:
+                performs.setdefault(event.frame, set()).update(event.kinds)
+        changed = True
+        while changed:
+            changed = False
+            for _, callee, frame, _, _, everywhere, _ in self._helper_calls:
+                if everywhere and frame is not None and callee in performs:
+                    known = performs.setdefault(frame, set())
+                    if not performs[callee] <= known:
+                        known.update(performs[callee])
+                        changed = True
+        return [
+            _Collective(frame, frozenset(performs[callee]), callee, node, alone, others, everywhere)
+            for node, callee, frame, alone, others, everywhere, _ in self._helper_calls
+            if callee in performs
+        ]
+
+    def _report_forwards_through_helpers(self) -> None:
+        for node, callee, _, alone, _, _, wrapped in self._helper_calls:
+            function = self.functions.get(callee)
+            if not alone or function is None or callee not in self._called_params:
+                continue
+            parameters = _parameter_names(function)
+            for index, arg in enumerate(node.args):
+                parameter = arg.keyword.value if arg.keyword else (parameters[index] if index < len(parameters) else None)
+                if arg.star or parameter not in self._called_params[callee]:
+                    continue
+                if dotted_name(arg.value) in wrapped:
+                    self.report(node, f"{_FORWARD_MESSAGE} (it is passed to {last_name(node)}, which calls it)")
+                    break
+
+
+def _unbalanced(events: list[_Collective]) -> list[_Collective]:
+    """Events only rank 0 reaches, with no event of the same kind that only the other ranks
+    reach in the same function (balanced if/else, "main process first")."""
+    return [
+        event
+        for event in events
+        if event.rank_zero_alone
+        and not any(
+            other.frame == event.frame and other.other_ranks_alone and other.kinds & event.kinds for other in events
+        )
+    ]
+
+
+def _parameter_names(function: cst.FunctionDef) -> list[str]:
+    params = function.params
+    return [param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)]

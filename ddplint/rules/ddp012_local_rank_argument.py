@@ -1,0 +1,172 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from ddplint.diagnostics import Applicability
+from ddplint.edits import keyword_argument, positional_arguments, with_keyword_argument
+from ddplint.ranks import environment_key, strip_int
+from ddplint.rule import Clean, Flagged, Rule
+
+_ENVIRONMENT_DEFAULT = 'os.environ.get("LOCAL_RANK")'
+
+
+def _option_strings(call: cst.Call) -> list[str]:
+    return [
+        arg.value.evaluated_value  # type: ignore[misc]
+        for arg in positional_arguments(call)
+        if isinstance(arg.value, cst.SimpleString)
+    ]
+
+
+def _with_environment_fallback(default: cst.BaseExpression | None) -> cst.BaseExpression:
+    call = cst.parse_expression(_ENVIRONMENT_DEFAULT)
+    assert isinstance(call, cst.Call)
+    if default is None:
+        return call
+    fallback = cst.Arg(value=default)
+    return call.with_changes(args=[call.args[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), fallback])
+
+
+class LocalRankArgument(Rule):
+    """
+    Scripts written for the old `python -m torch.distributed.launch` declare
+    `parser.add_argument("--local_rank", ...)`, because that launcher appended
+    `--local_rank=N` to every process's command line. It no longer does so reliably:
+    torchrun (PyTorch >= 1.10) passes no option at all and sets the `LOCAL_RANK` environment
+    variable instead, and `torch.distributed.launch` since PyTorch 2.0 passes `--local-rank=N`
+    with a hyphen, which such a parser rejects ("unrecognized arguments: --local-rank=0").
+    Under torchrun the value silently stays at its default, so every process uses GPU 0
+    (or `required=True` stops every rank at start).
+
+    Flagged: an `add_argument` call whose option strings include `--local_rank` but not
+    `--local-rank`.
+    Fix (safe): add `"--local-rank"` as the first option string. argparse takes `dest` from
+    the first long option with `-` turned into `_`, so it is still `args.local_rank`, and both
+    spellings are accepted. The default becomes `os.environ.get("LOCAL_RANK", <old
+    default>)`, so torchrun's value is used when no option is passed; argparse runs `type=`
+    on string defaults, so `type=int` still gives an int, and with `LOCAL_RANK` unset the
+    default is what it was. A default that already reads `LOCAL_RANK` is left alone, and so
+    is `required=True` (dropping it would change how a bare run fails): remove it yourself.
+    """
+
+    code = "DDP012"
+    name = "local-rank-argument"
+    message = (
+        "--local_rank only: torchrun passes no option (it sets LOCAL_RANK) and newer launchers pass "
+        "--local-rank; accept --local-rank and default to the LOCAL_RANK environment variable"
+    )
+    fix = Applicability.SAFE
+    needles = ("add_argument", "-local_rank")
+
+    flagged = (
+        Flagged(
+            """
+            import argparse
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=-1)
+            """,
+            fixed="""
+            import argparse
+            import os
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local-rank", "--local_rank", type=int, default=os.environ.get("LOCAL_RANK", -1))
+            """,
+        ),
+        Flagged(
+            """
+            def make_parser():
+                parser = argparse.ArgumentParser(description='training')
+                parser.add_argument('--local_rank', type=int, required=True)
+                return parser.parse_args()
+            """,
+            fixed="""
+            def make_parser():
+                parser = argparse.ArgumentParser(description='training')
+                parser.add_argument('--local-rank', '--local_rank', type=int, required=True)
+                return parser.parse_args()
+            """,
+        ),
+        Flagged(
+            """
+            import os
+            group = parser.add_argument_group("distributed")
+            group.add_argument(
+                "--local_rank",
+                type=int,
+                help="set by the launcher",
+            )
+            """,
+            fixed="""
+            import os
+            group = parser.add_argument_group("distributed")
+            group.add_argument(
+                "--local-rank", "--local_rank",
+                type=int,
+                help="set by the launcher",
+                default=os.environ.get("LOCAL_RANK"),
+            )
+            """,
+        ),
+        Flagged(
+            """
+            import os
+            parser.add_argument("--local_rank", type=int, default=int(os.environ.get("LOCAL_RANK", 0)))
+            """,
+            fixed="""
+            import os
+            parser.add_argument("--local-rank", "--local_rank", type=int, default=int(os.environ.get("LOCAL_RANK", 0)))
+            """,
+        ),
+    )
+    clean = (
+        Clean(
+            """
+            parser.add_argument("--local-rank", "--local_rank", type=int, default=0)
+            parser.add_argument("--local_rank", "--local-rank", dest="local_rank", type=int)
+            parser.add_argument("--rank", type=int, default=0)
+            """
+        ),
+        Clean(
+            """
+            import os
+            local_rank = int(os.environ["LOCAL_RANK"])
+            parser.add_argument("--local_rank_offset", type=int, default=0)
+            """
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not (isinstance(node.func, cst.Attribute) and node.func.attr.value == "add_argument"):
+            return
+        options = _option_strings(node)
+        if "--local_rank" not in options or "--local-rank" in options:
+            return
+        # Before `--local_rank` itself: the first long option names `dest`, and both give local_rank.
+        index, original = next(
+            (i, arg) for i, arg in enumerate(node.args)
+            if isinstance(arg.value, cst.SimpleString) and arg.value.evaluated_value == "--local_rank"
+        )
+        quote = original.value.quote  # type: ignore[attr-defined]
+        alias = cst.Arg(
+            value=cst.SimpleString(f"{quote}--local-rank{quote}"),
+            comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")),
+        )
+        args = [*node.args[:index], alias, *node.args[index:]]
+        imports: tuple[str, ...] = ()
+        default = keyword_argument(node, "default")
+        reads_environment = default is not None and self._reads_local_rank(default.value)
+        required = keyword_argument(node, "required")
+        if (required is None or isinstance(required.value, cst.Name) and required.value.value == "False") and not reads_environment:
+            imports = ("import os",)
+            if default is not None:
+                args[args.index(default)] = default.with_changes(value=_with_environment_fallback(default.value))
+                fixed = node.with_changes(args=args)
+            else:
+                fixed = with_keyword_argument(node.with_changes(args=args), "default", _with_environment_fallback(None))
+        else:
+            fixed = node.with_changes(args=args)
+        self.report(node, replace={node: fixed}, imports=imports)
+
+    def _reads_local_rank(self, expr: cst.BaseExpression) -> bool:
+        expr = strip_int(expr)
+        return isinstance(expr, (cst.Call, cst.Subscript)) and environment_key(expr) == "LOCAL_RANK"

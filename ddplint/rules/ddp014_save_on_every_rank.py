@@ -1,0 +1,310 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from ddplint.edits import argument
+from ddplint.names import TORCH_SAVE, dotted_name
+from ddplint.ranks import (
+    DDP_WRAPPERS,
+    RANK_ENVIRONMENT,
+    RankAwareRule,
+    environment_key,
+    is_rank_expression,
+    last_name,
+)
+from ddplint.rule import Clean, Flagged
+
+SPAWN = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.start_processes"})
+# Files private to the process that opens them: every rank writing its own is fine.
+PRIVATE_FILES = frozenset(
+    {"io.BytesIO", "tempfile.TemporaryFile", "tempfile.NamedTemporaryFile", "tempfile.SpooledTemporaryFile"}
+)
+
+
+def _mentions_rank(expr: cst.CSTNode, per_rank: set[str]) -> bool:
+    """The expression names a rank somewhere (`f"ckpt_{rank}.pt"`, `path_for(current_rank)`,
+    a variable assigned from such an expression): one file per rank."""
+    if isinstance(expr, (cst.Name, cst.Attribute)):
+        name = dotted_name(expr)
+        if name in per_rank or "rank" in (last_name(expr) or "").lower():
+            return True
+    if isinstance(expr, cst.BaseExpression) and is_rank_expression(expr):
+        return True
+    return any(_mentions_rank(child, per_rank) for child in expr.children)
+
+
+def _is_process_group_api(qualified: str) -> bool:
+    """`torch.distributed.barrier`, `...distributed_c10d.get_rank`: calls that only make sense
+    in a process group. Its subpackages (`torch.distributed.checkpoint` tools) do not count."""
+    module, _, _ = qualified.rpartition(".")
+    return module in ("torch.distributed", "torch.distributed.distributed_c10d")
+
+
+class SaveOnEveryRank(RankAwareRule):
+    """
+    Every rank of a DDP job runs the same script, so a `torch.save(...)` that is not behind a
+    rank-0 guard is executed by every rank at once, all writing the same path. On a shared
+    file system the writers interleave and truncate each other's output: the checkpoint is
+    corrupt ("PytorchStreamReader failed reading zip archive", pytorch issue 73168), or a
+    rank that loads it right after reads a half-written file. It also wastes I/O N times.
+
+    Flagged: `torch.save` (any import form) in a file that is evidently distributed (it
+    calls torch.distributed or DistributedDataParallel, spawns ranks, or reads RANK or
+    LOCAL_RANK), in code every rank reaches: a function (or module code) that tests the rank
+    or does one of those things itself, or is called from such code outside a rank-0 guard.
+    Recognised guards: `if rank == 0`, `if dist.get_rank() == 0`, `if is_main_process()`
+    (`is_master`, `is_rank_zero`, `accelerator.is_main_process`, `trainer.is_global_zero`,
+    ...), `if args.local_rank in [-1, 0]`, `if not args.distributed or rank == 0`, early
+    returns such as `if rank != 0: return`, `@rank_zero_only`, and a same-module function
+    (`save_checkpoint()`) whose every call is under such a guard.
+    Not flagged: saves to a path that names the rank (`f"ckpt_{rank}.pt"`, also through a
+    variable or `with open(...) as f`), saves into an `io.BytesIO` buffer or a `tempfile`, and functions with no evidence of running distributed (a library
+    helper called from another module is judged where it is called).
+
+    No fix: wrapping the save in `if dist.get_rank() == 0:` is right only when no other rank
+    reads the file before a barrier, which the linter cannot see. Guard it yourself, and
+    add `dist.barrier()` after it if other ranks load the checkpoint.
+    """
+
+    code = "DDP014"
+    name = "save-on-every-rank"
+    message = (
+        "torch.save runs on every rank and all of them write the same file, which corrupts it; "
+        "save on rank 0 only (if dist.get_rank() == 0:)"
+    )
+    fix = None
+    needles = ("save", ("distributed", "DistributedDataParallel", "init_process_group", "LOCAL_RANK", "spawn"))
+
+    flagged = (
+        Flagged(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def train(model, epochs):
+                dist.init_process_group("nccl")
+                for epoch in range(epochs):
+                    step(model)
+                    torch.save(model.state_dict(), "checkpoint.pt")
+            """
+        ),
+        Flagged(
+            """
+            import os
+            from torch import save
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            local_rank = int(os.environ["LOCAL_RANK"])
+            model = DDP(build(), device_ids=[local_rank])
+            train(model)
+            save(model.module.state_dict(), "final.pt")
+            """
+        ),
+        Flagged(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def save_checkpoint(model, path):
+                torch.save(model.state_dict(), path)
+
+            def main(rank):
+                model = setup(rank)
+                if rank == 0:
+                    save_checkpoint(model, "best.pt")
+                dist.barrier()
+                save_checkpoint(model, "last.pt")
+            """
+        ),
+        Flagged(
+            """
+            import torch
+            import torch.distributed as dist
+
+            class Trainer:
+                def save(self):
+                    torch.save(self.model.state_dict(), self.path)
+
+                def fit(self):
+                    if dist.get_rank() == 0:
+                        print("start")
+                    for epoch in range(3):
+                        self.save()
+            """
+        ),
+    )
+    clean = (
+        Clean(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def train(model, args):
+                dist.init_process_group("nccl")
+                if dist.get_rank() == 0:
+                    torch.save(model.state_dict(), "a.pt")
+                if args.local_rank in [-1, 0]:
+                    torch.save(model.state_dict(), "b.pt")
+                if not args.distributed or args.rank == 0:
+                    torch.save(model.state_dict(), "c.pt")
+                if is_main_process():
+                    torch.save(model.state_dict(), "d.pt")
+                if accelerator.is_main_process:
+                    torch.save(model.state_dict(), "e.pt")
+                if trainer.is_global_zero and epoch % 10 == 0:
+                    torch.save(model.state_dict(), "f.pt")
+                torch.save(model.state_dict(), f"shard_{dist.get_rank()}.pt")
+            """
+        ),
+        Clean(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def save_checkpoint(model, path):
+                torch.save(model.state_dict(), path)
+
+            def main(rank):
+                dist.init_process_group("gloo")
+                if rank == 0:
+                    save_checkpoint(model, "best.pt")
+                dist.barrier()
+            """
+        ),
+        Clean(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def finish(model, rank):
+                dist.barrier()
+                if rank != 0:
+                    return
+                torch.save(model.state_dict(), "final.pt")
+
+            @rank_zero_only
+            def dump(model):
+                torch.save(model, "model.pt")
+            """
+        ),
+        Clean(
+            """
+            import torch
+
+            model = train()
+            torch.save(model.state_dict(), "model.pt")
+            """
+        ),
+        Clean(
+            """
+            import io
+            import tempfile
+            import torch
+            import torch.distributed as dist
+
+            def save_checkpoint(state, filename):
+                torch.save(state, filename)
+
+            def payload(obj):
+                dist.barrier()
+                buffer = io.BytesIO()
+                torch.save(obj, buffer)
+                with tempfile.NamedTemporaryFile() as tmp:
+                    torch.save(obj, tmp.name)
+                with open(f"{dist.get_rank()}.pt", "wb") as handle:
+                    torch.save(obj, handle)
+                return buffer.getvalue()
+            """
+        ),
+    )
+
+    def __init__(self, names) -> None:
+        super().__init__(names)
+        self._saves: list[tuple[cst.Call, str | None]] = []
+        self._distributed_frames: set[str | None] = set()
+        self._spawned: set[str] = set()
+        # frame -> names bound to an in-memory file, or to a value that names the rank
+        self._buffers: dict[str | None, set[str]] = {}
+        self._per_rank: dict[str | None, set[str]] = {}
+
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        name = dotted_name(target)
+        if name is None:
+            return
+        if isinstance(value, cst.Call) and (
+            self.names.qualified(value.func) in PRIVATE_FILES or "temp" in (last_name(value) or "").lower()
+        ):
+            self._buffers.setdefault(self.frame.key, set()).add(name)
+        per_rank = self._per_rank.setdefault(self.frame.key, set())
+        if _mentions_rank(value, per_rank):
+            per_rank.add(name)
+        else:
+            per_rank.discard(name)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._bind(target.target, node.value)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:  # `with open(rank_path, "wb") as f:`
+            self._bind(node.asname.name, node.item)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if environment_key(node) in RANK_ENVIRONMENT:
+            self._distributed_frames.add(self.frame.key)
+
+    def check_call(self, node: cst.Call) -> None:
+        qualified = self.names.qualified(node.func)
+        if qualified is None:
+            if environment_key(node) in RANK_ENVIRONMENT:
+                self._distributed_frames.add(self.frame.key)
+            return
+        if _is_process_group_api(qualified) or qualified in DDP_WRAPPERS:
+            self._distributed_frames.add(self.frame.key)
+        elif qualified in SPAWN:
+            self._distributed_frames.add(self.frame.key)
+            target = argument(node, 0, "fn")
+            if target is not None and isinstance(target.value, cst.Name):
+                self._spawned.add(target.value.value)
+        elif qualified in TORCH_SAVE and not self.only_rank_zero:
+            destination = argument(node, 1, "f")
+            if destination is None or _mentions_rank(destination.value, self._per_rank.get(self.frame.key, set())):
+                return
+            name = dotted_name(destination.value)  # `buffer`, `tmp`, `tmp.name`
+            if name is not None and name.split(".")[0] in self._buffers.get(self.frame.key, ()):
+                return
+            self._saves.append((node, self.frame.key))
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        if not self._saves or not self._distributed_frames:
+            return
+        guarded = self.functions_only_rank_zero_calls()
+        callers: dict[str, list] = {}
+        for site in self.call_sites:
+            callers.setdefault(site.callee, []).append(site)
+        memo: dict[str | None, bool] = {}
+
+        def shows_distributed(key: str | None) -> bool:
+            return key in self._distributed_frames or key in self.rank_aware_frames or key in self._spawned
+
+        def every_rank_runs(key: str | None) -> bool:
+            """Module code or a function that shows it runs distributed and is reached outside a
+            rank-0 guard (or has no caller here), or that is called from such code unguarded."""
+            if key is None:
+                return shows_distributed(None)
+            if key in memo:
+                return memo[key]
+            memo[key] = False  # a cycle proves nothing
+            if key in guarded:
+                return False
+            unguarded = [site for site in callers.get(key, ()) if not site.only_zero]
+            if shows_distributed(key):
+                result = bool(unguarded) or key not in callers
+            else:
+                result = any(every_rank_runs(site.caller) for site in unguarded)
+            memo[key] = result
+            return result
+
+        for node, frame in self._saves:
+            if every_rank_runs(frame):
+                self.report(node)

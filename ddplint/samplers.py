@@ -1,0 +1,592 @@
+"""Where samplers and DataLoaders are built, stored, passed and iterated in one module.
+
+DDP003, DDP006 and DDP007 need data flow, not patterns: a `DistributedSampler` built in one
+place reaches a DataLoader somewhere else, which is iterated in a function that an epoch loop
+calls. `LoaderFlow` records the few facts this needs while the engine walks the tree once
+(constructions, assignments, returns, `for` loops, calls of same-module functions, `set_epoch`
+calls), each with the scope its names resolve in, and answers the questions in `leave_Module`.
+`SamplerClasses` records what the methods of each class read, write and call, for DDP006.
+
+A value is named by a `Ref`: (the scope that binds the head name, the dotted path), so
+`sampler` in `main` and `sampler` in `build` are different values; `self.x` is keyed by its
+class; an inline call by its node; a function's return value by the function.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from ddplint.edits import argument, has_star_arguments
+from ddplint.names import BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, NameResolver, Scope, dotted_name
+from ddplint.rule import Rule
+
+Ref = tuple[object, str]
+
+GET_RANK_OR_WORLD_SIZE = frozenset({"torch.distributed.get_rank", "torch.distributed.get_world_size"})
+# Attributes that carry a rank or world size; `rank`/`num_replicas` are DistributedSampler's own.
+RANK_ATTRIBUTES = frozenset({"rank", "num_replicas", "world_size", "global_rank", "replicas"})
+_MAX_CALL_DEPTH = 3
+
+
+def binding_scope(name: str, scope: Scope | None) -> Scope | None:
+    while scope is not None:
+        if name in scope.bindings:
+            return scope
+        scope = scope.parent
+    return None
+
+
+@dataclass(eq=False)
+class Function:
+    """A `def` (or the module's own top-level code, when `node` is None)."""
+
+    node: cst.FunctionDef | None
+    scope: Scope
+    self_class: cst.ClassDef | None
+    params: list[str]
+    loops: list[Loop] = field(default_factory=list)
+    calls: list[CallSite] = field(default_factory=list)
+    set_epochs: list[SetEpoch] = field(default_factory=list)
+    open_loops: list[Loop] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Loop:
+    node: cst.For
+    function: Function
+    outer: tuple[Loop, ...]  # enclosing loops of the same function, outermost first
+    iterated: set[Ref]
+
+
+@dataclass(eq=False)
+class CallSite:
+    callee: tuple
+    function: Function
+    loops: tuple[Loop, ...]
+    positional: list[Ref | None]
+    keywords: dict[str, Ref | None]
+
+
+@dataclass(eq=False)
+class SetEpoch:
+    receiver: Ref | None
+    function: Function
+    loops: tuple[Loop, ...]
+
+
+@dataclass(eq=False)
+class Construction:
+    kind: str  # "sampler", "batch_sampler" or "loader"
+    node: cst.Call
+    function: Function
+    order: int
+    bound: list[Ref]
+    dataset: Ref | None = None
+    shuffle: cst.Arg | None = None
+    sampler: Ref | None = None  # a loader's `sampler=`, a batch sampler's own sampler
+    batch_sampler: Ref | None = None
+    star_kwargs: bool = False
+
+    def _shuffle_is(self, literal: str) -> bool:
+        value = self.shuffle.value if self.shuffle is not None else None
+        return isinstance(value, cst.Name) and value.value == literal
+
+    @property
+    def shuffle_is_false(self) -> bool:
+        return self._shuffle_is("False")
+
+    @property
+    def shuffle_is_true(self) -> bool:
+        return self._shuffle_is("True")
+
+
+def _call_ref(node: cst.Call) -> Ref:
+    return (("call", id(node)), "")
+
+
+def _is_call_ref(ref: Ref) -> bool:
+    return isinstance(ref[0], tuple) and ref[0][0] in ("call", "ret")
+
+
+class LoaderFlow:
+    """Facts about samplers and loaders in one module, fed by a rule's visit methods."""
+
+    def __init__(self, names: NameResolver) -> None:
+        self.names = names
+        self.module = Function(None, names.module_scope, None, [])
+        self.functions: dict[tuple, Function] = {}
+        self.constructions: list[Construction] = []
+        self.aliases: list[tuple[Ref, Ref]] = []  # (target, source)
+        self.assignments: Counter[Ref] = Counter()  # how often each name is assigned
+        self.returns: list[tuple[tuple, str, Ref]] = []  # (function key, tuple index or "", value)
+        self._stack: list[cst.CSTNode] = []  # enclosing classes and functions
+        self._function_stack: list[Function] = [self.module]
+        self._bound: dict[int, list[Ref]] = {}
+
+    # -- resolving expressions at the current point of the traversal -----------------------
+
+    @property
+    def function(self) -> Function:
+        return self._function_stack[-1]
+
+    def ref(self, expr: cst.BaseExpression | None) -> Ref | None:
+        if expr is None:
+            return None
+        if isinstance(expr, cst.Call):
+            return _call_ref(expr)
+        path = dotted_name(expr)
+        if path is None:
+            return None
+        head = path.partition(".")[0]
+        self_class = self.function.self_class
+        if head == "self" and self_class is not None:
+            return (("class", id(self_class)), path)
+        # A name bound nowhere in this file is a global (a star import, a builtin).
+        return (binding_scope(head, self.names.scope) or self.names.module_scope, path)
+
+    def _callee(self, func: cst.BaseExpression) -> tuple | None:
+        if isinstance(func, cst.Name):
+            if binding_scope(func.value, self.names.scope) is self.names.module_scope:
+                return ("func", func.value)
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            self_class = self.function.self_class
+            if func.value.value == "self" and self_class is not None:
+                return ("method", id(self_class), func.attr.value)
+        return None
+
+    # -- traversal hooks --------------------------------------------------------------------
+
+    def enter_class(self, node: cst.ClassDef) -> None:
+        self._stack.append(node)
+
+    def leave_class(self) -> None:
+        self._stack.pop()
+
+    def enter_function(self, node: cst.FunctionDef) -> None:
+        container = self._stack[-1] if self._stack else None
+        self_class = container if isinstance(container, cst.ClassDef) else self.function.self_class
+        params = node.params
+        names = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
+        function = Function(node, self.names.scope, self_class, names)
+        if container is None:
+            self.functions[("func", node.name.value)] = function
+        elif isinstance(container, cst.ClassDef):
+            self.functions[("method", id(container), node.name.value)] = function
+        self._stack.append(node)
+        self._function_stack.append(function)
+
+    def leave_function(self) -> None:
+        self._stack.pop()
+        self._function_stack.pop()
+
+    def enter_for(self, node: cst.For) -> None:
+        function = self.function
+        iterated: set[Ref] = set()
+        expr: cst.BaseExpression = node.iter
+        pending = [expr]
+        while pending:  # `loader`, `enumerate(loader)`, `tqdm(enumerate(loader), ...)`
+            expr = pending.pop()
+            ref = self.ref(expr)
+            if ref is not None:
+                iterated.add(ref)
+            if isinstance(expr, cst.Call):
+                pending.extend(arg.value for arg in expr.args if arg.keyword is None and not arg.star)
+        loop = Loop(node, function, tuple(function.open_loops), iterated)
+        function.loops.append(loop)
+        function.open_loops.append(loop)
+
+    def leave_for(self) -> None:
+        self.function.open_loops.pop()
+
+    def assign(self, targets: list[cst.BaseExpression], value: cst.BaseExpression | None) -> None:
+        if value is None:
+            return
+        for target in targets:
+            if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, cst.Call):
+                callee = self._callee(value.func)
+                if callee is not None:
+                    for index, element in enumerate(target.elements):
+                        element_ref = self.ref(element.value)
+                        self.assignments[element_ref] += 1
+                        if element_ref is not None:
+                            self.aliases.append((element_ref, (("ret", callee), str(index))))
+                continue
+            target_ref = self.ref(target)
+            if target_ref is None or isinstance(target, cst.Call):
+                continue
+            self.assignments[target_ref] += 2 if isinstance(value, cst.IfExp) else 1
+            branches = [value.body, value.orelse] if isinstance(value, cst.IfExp) else [value]
+            for branch in branches:
+                if isinstance(branch, cst.Call):
+                    self._bound.setdefault(id(branch), []).append(target_ref)
+                    callee = self._callee(branch.func)
+                    if callee is not None:
+                        self.aliases.append((target_ref, (("ret", callee), "")))
+                else:
+                    source = self.ref(branch)
+                    if source is not None:
+                        self.aliases.append((target_ref, source))
+
+    def returned(self, value: cst.BaseExpression | None) -> None:
+        node = self.function.node
+        if value is None or node is None:
+            return
+        container = self._stack[-2] if len(self._stack) > 1 else None
+        if isinstance(container, cst.FunctionDef):
+            return
+        key = ("func", node.name.value) if container is None else ("method", id(container), node.name.value)
+        elements = list(enumerate(e.value for e in value.elements)) if isinstance(value, cst.Tuple) else [(None, value)]
+        for index, element in elements:
+            ref = self.ref(element)
+            if ref is not None:
+                self.returns.append((key, "" if index is None else str(index), ref))
+
+    def call(self, node: cst.Call) -> None:
+        function = self.function
+        loops = tuple(function.open_loops)
+        qualified = self.names.qualified(node.func)
+        if qualified in DISTRIBUTED_SAMPLER or qualified in BATCH_SAMPLER or qualified in DATALOADER:
+            self._construction(node, qualified)
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "set_epoch":
+            function.set_epochs.append(SetEpoch(self.ref(node.func.value), function, loops))
+            return
+        callee = self._callee(node.func)
+        if callee is not None:
+            positional = [self.ref(a.value) for a in node.args if a.keyword is None and not a.star]
+            keywords = {a.keyword.value: self.ref(a.value) for a in node.args if a.keyword is not None}
+            function.calls.append(CallSite(callee, function, loops, positional, keywords))
+
+    def _construction(self, node: cst.Call, qualified: str) -> None:
+        bound = self._bound.get(id(node), [])
+        made = Construction("", node, self.function, len(self.constructions), bound)
+        if qualified in DISTRIBUTED_SAMPLER:
+            dataset = argument(node, 0, "dataset")
+            made.kind, made.shuffle = "sampler", argument(node, 3, "shuffle")
+            made.dataset = self.ref(dataset.value) if dataset is not None else None
+        elif qualified in BATCH_SAMPLER:
+            inner = argument(node, 0, "sampler")
+            made.kind, made.sampler = "batch_sampler", self.ref(inner.value) if inner is not None else None
+        else:
+            dataset, sampler, batch = (
+                argument(node, i, n) for i, n in ((0, "dataset"), (3, "sampler"), (4, "batch_sampler"))
+            )
+            made.kind, made.shuffle = "loader", argument(node, 2, "shuffle")
+            made.dataset = self.ref(dataset.value) if dataset is not None else None
+            made.sampler = self.ref(sampler.value) if sampler is not None else None
+            made.batch_sampler = self.ref(batch.value) if batch is not None else None
+            made.star_kwargs = has_star_arguments(node, ("**",))
+        self.constructions.append(made)
+
+    # -- questions asked in leave_Module -----------------------------------------------------
+
+    def of_kind(self, kind: str) -> list[Construction]:
+        return [c for c in self.constructions if c.kind == kind]
+
+    def refs(self, construction: Construction) -> set[Ref]:
+        """Every name the constructed object is reachable under: where it was stored, names it
+        was copied to, and results of same-module functions that return it."""
+        found = {_call_ref(construction.node), *construction.bound}
+        changed = True
+        while changed:
+            changed = False
+            for key, index, value in self.returns:
+                returned = (("ret", key), index)
+                if value in found and returned not in found:
+                    found.add(returned)
+                    changed = True
+            for target, source in self.aliases:
+                if source in found and target not in found:
+                    found.add(target)
+                    changed = True
+        return found
+
+    def loaders_of(self, sampler: Construction) -> list[tuple[Construction, str]]:
+        """DataLoaders that draw from `sampler`, with the attribute path from loader to sampler."""
+        sampler_refs = self.refs(sampler)
+        batch_refs: set[Ref] = set()
+        for batch in self.of_kind("batch_sampler"):
+            if batch.sampler in sampler_refs:
+                batch_refs |= self.refs(batch)
+        found = []
+        for loader in self.of_kind("loader"):
+            if loader.sampler in sampler_refs:
+                found.append((loader, ".sampler"))
+            elif loader.batch_sampler in sampler_refs or loader.batch_sampler in batch_refs:
+                through_batch_sampler = loader.batch_sampler in batch_refs
+                found.append((loader, ".batch_sampler.sampler" if through_batch_sampler else ".batch_sampler"))
+        return found
+
+    def epoch_loops(self, loader: Construction) -> list[tuple[Loop, set[Ref]]]:
+        """Loops that iterate `loader` in their body (around a `for` over it, or around a call
+        of a same-module function that iterates it), each with the names of the loader there."""
+        found: dict[int, tuple[Loop, set[Ref]]] = {}
+        targets = self.refs(loader)
+        for function in (self.module, *self.functions.values()):
+            self._epoch_loops_in(function, targets, found, 1)
+        return list(found.values())
+
+    def _epoch_loops_in(self, function: Function, targets: set[Ref], found: dict, depth: int) -> None:
+        for loop in function.loops:
+            if loop.outer and loop.iterated & targets:
+                found.setdefault(id(loop.outer[-1]), (loop.outer[-1], targets))
+        for call in function.calls:
+            if call.loops and self._iterates(call, targets, 1):
+                found.setdefault(id(call.loops[-1]), (call.loops[-1], targets))
+            elif depth < _MAX_CALL_DEPTH:
+                resolved = self._callee_targets(call, targets)
+                if resolved is not None and any(key is resolved[0].scope for key, _ in resolved[1]):
+                    self._epoch_loops_in(resolved[0], resolved[1], found, depth + 1)
+
+    def _callee_targets(self, call: CallSite, targets: set[Ref]) -> tuple[Function, set[Ref]] | None:
+        callee = self.functions.get(call.callee)
+        if callee is None:
+            return None
+        params = callee.params[1:] if call.callee[0] == "method" else callee.params
+        mapped = {ref for ref in targets if not isinstance(ref[0], Scope) or ref[0] is self.names.module_scope}
+        mapped = {ref for ref in mapped if not _is_call_ref(ref)}
+        for param, value in (*zip(params, call.positional), *call.keywords.items()):
+            if value in targets:
+                mapped.add((callee.scope, param))
+        return callee, mapped
+
+    def _iterates(self, call: CallSite, targets: set[Ref], depth: int) -> bool:
+        resolved = self._callee_targets(call, targets)
+        if resolved is None or depth > _MAX_CALL_DEPTH:
+            return False
+        callee, mapped = resolved
+        if any(loop.iterated & mapped for loop in callee.loops):
+            return True
+        return any(self._iterates(inner, mapped, depth + 1) for inner in callee.calls)
+
+    @staticmethod
+    def _derived(refs: set[Ref], suffixes: tuple[str, ...]) -> set[Ref]:
+        return {(key, path + suffix) for key, path in refs for suffix in suffixes if not _is_call_ref((key, path))} | (
+            refs if "" in suffixes else set()
+        )
+
+    def sampler_names(self, sampler: Construction) -> set[Ref]:
+        """Every expression that denotes `sampler`: its own names, `loader.sampler`,
+        `loader.batch_sampler.sampler`, `batch_sampler.sampler`."""
+        names = set(self.refs(sampler))
+        for loader, path in self.loaders_of(sampler):
+            names |= self._derived(self.refs(loader), (path, ".sampler", ".batch_sampler.sampler"))
+        for batch in self.of_kind("batch_sampler"):
+            if batch.sampler in names:
+                names |= self._derived(self.refs(batch), (".sampler",))
+        return names
+
+    def sets_epoch(self, loop: Loop, sampler: Construction) -> bool:
+        """Whether `set_epoch` reaches `sampler` inside `loop`. A receiver this module cannot
+        tell apart from it counts: better silent than a false report."""
+        own = self.sampler_names(sampler)
+        others: set[Ref] = set()
+        for other in self.of_kind("sampler"):
+            if other is not sampler:
+                others |= self.sampler_names(other) - own
+        calls = [c for c in loop.function.calls if loop in c.loops]
+        epochs = [s for s in loop.function.set_epochs if loop in s.loops]
+        return self._sets_epoch(epochs, calls, own, others, 1)
+
+    def _sets_epoch(self, epochs, calls, own: set[Ref], others: set[Ref], depth: int) -> bool:
+        if any(s.receiver in own or s.receiver not in others for s in epochs):
+            return True
+        if depth > _MAX_CALL_DEPTH:
+            return False
+        for call in calls:
+            resolved = self._callee_targets(call, own)
+            if resolved is not None:
+                callee, mapped = resolved
+                inside = self._derived(mapped, ("", ".sampler", ".batch_sampler.sampler"))
+                if self._sets_epoch(callee.set_epochs, callee.calls, inside, others, depth + 1):
+                    return True
+        return False
+
+    def visible_path(self, refs: set[Ref], function: Function) -> str | None:
+        """A dotted path among `refs` that means the same value inside `function` and is
+        assigned only once (`sampler = ... if distributed else None` may hold something else)."""
+        for key, path in sorted(refs, key=lambda ref: ref[1]):
+            if _is_call_ref((key, path)) or self.assignments[(key, path)] > 1:
+                continue
+            head = path.partition(".")[0]
+            if isinstance(key, tuple):
+                if function.self_class is not None and key == ("class", id(function.self_class)):
+                    return path
+            elif (binding_scope(head, function.scope) or self.names.module_scope) is key:
+                return path
+        return None
+
+
+class LoaderFlowRule(Rule):
+    """A rule that decides from `LoaderFlow` facts in `leave_Module`."""
+
+    def __init__(self, names: NameResolver) -> None:
+        super().__init__(names)
+        self.flow = LoaderFlow(names)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.flow.enter_class(node)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.flow.leave_class()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.flow.enter_function(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.flow.leave_function()
+
+    def visit_For(self, node: cst.For) -> None:
+        self.flow.enter_for(node)
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self.flow.leave_for()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self.flow.assign([t.target for t in node.targets], node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.flow.assign([node.target], node.value)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.flow.returned(node.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.flow.call(node)
+
+
+@dataclass(eq=False)
+class Method:
+    node: cst.FunctionDef
+    uses_rank: bool = False  # reads self.rank/self.num_replicas or calls dist.get_rank()
+    delegates: bool = False  # calls super().__iter__() or DistributedSampler.__iter__(self)
+    calls_super_init: bool = False
+    reads: set[str] = field(default_factory=set)  # self.<attribute> it reads
+    self_calls: set[str] = field(default_factory=set)  # self.<method>() it calls
+
+
+@dataclass(eq=False)
+class SamplerClass:
+    node: cst.ClassDef
+    from_distributed_sampler: bool  # a base is torch's DistributedSampler itself
+    base_names: list[str]  # bases that are plain names, maybe classes of this module
+    methods: dict[str, Method] = field(default_factory=dict)
+    sharded: set[str] = field(default_factory=set)  # attributes assigned from rank-using values
+
+
+class SamplerClasses:
+    """What each class's methods read, write and call: enough to tell whether a
+    DistributedSampler subclass gives each rank its own share."""
+
+    def __init__(self, names: NameResolver) -> None:
+        self.names = names
+        self.classes: dict[str, SamplerClass] = {}  # module-level classes by name
+        self._stack: list[tuple[SamplerClass | None, Method | None]] = []
+        self._open_assignments: list[set[str]] = []
+
+    @property
+    def _current(self) -> tuple[SamplerClass | None, Method | None]:
+        return self._stack[-1] if self._stack else (None, None)
+
+    def enter_class(self, node: cst.ClassDef) -> None:
+        qualified = [self.names.qualified(base.value) for base in node.bases]
+        known = SamplerClass(
+            node,
+            any(name in DISTRIBUTED_SAMPLER for name in qualified),
+            [base.value.value for base in node.bases if isinstance(base.value, cst.Name)],
+        )
+        if not self._stack:
+            self.classes[node.name.value] = known
+        self._stack.append((known, None))
+
+    def enter_function(self, node: cst.FunctionDef) -> None:
+        known, method = self._current
+        if known is not None and method is None:
+            method = known.methods[node.name.value] = Method(node)
+        self._stack.append((known, method))
+
+    def leave(self) -> None:
+        self._stack.pop()
+
+    def enter_assignment(self, targets: list[cst.BaseExpression]) -> None:
+        attributes = {t.attr.value for t in targets if isinstance(t, cst.Attribute) and _is_self_attribute(t)}
+        self._open_assignments.append(attributes)
+
+    def leave_assignment(self) -> None:
+        self._open_assignments.pop()
+
+    def attribute(self, node: cst.Attribute) -> None:
+        known, method = self._current
+        if method is None or not _is_self_attribute(node):
+            return
+        method.reads.add(node.attr.value)
+        if node.attr.value in RANK_ATTRIBUTES:
+            self._uses_rank(known, method)
+
+    def call(self, node: cst.Call) -> None:
+        known, method = self._current
+        if method is None:
+            return
+        func = node.func
+        if self.names.qualified(func) in GET_RANK_OR_WORLD_SIZE:
+            self._uses_rank(known, method)
+        if not isinstance(func, cst.Attribute):
+            return
+        target = func.value
+        is_super = isinstance(target, cst.Call) and isinstance(target.func, cst.Name) and target.func.value == "super"
+        is_base = self.names.qualified(target) in DISTRIBUTED_SAMPLER or (
+            isinstance(target, cst.Name) and known is not None and target.value in known.base_names
+        )
+        if func.attr.value == "__iter__" and (is_super or is_base):
+            method.delegates = True
+        elif func.attr.value == "__init__" and (is_super or is_base):
+            method.calls_super_init = True
+        elif _is_self_attribute(func):
+            method.self_calls.add(func.attr.value)
+
+    def _uses_rank(self, known: SamplerClass | None, method: Method) -> None:
+        method.uses_rank = True
+        if known is not None:
+            for attributes in self._open_assignments:
+                known.sharded |= attributes
+
+    # -- questions asked in leave_Module -----------------------------------------------------
+
+    def lineage(self, known: SamplerClass) -> list[SamplerClass]:
+        """The class and its same-module bases, nearest first."""
+        found, pending = [], [known]
+        while pending:
+            current = pending.pop(0)
+            if current not in found:
+                found.append(current)
+                pending.extend(self.classes[n] for n in current.base_names if n in self.classes)
+        return found
+
+    def is_distributed_sampler(self, known: SamplerClass) -> bool:
+        return any(c.from_distributed_sampler for c in self.lineage(known))
+
+    def shards_per_rank(self, known: SamplerClass) -> bool:
+        """Whether `__iter__`, or a method it calls on self, selects by rank, delegates to
+        DistributedSampler, or yields an attribute that was assigned from the rank."""
+        lineage = self.lineage(known)
+        sharded = set().union(*(c.sharded for c in lineage))
+        seen: set[str] = set()
+        pending = ["__iter__"]
+        while pending:
+            name = pending.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            method = next((c.methods[name] for c in lineage if name in c.methods), None)
+            if method is None:
+                continue
+            if method.uses_rank or method.delegates or method.reads & sharded:
+                return True
+            pending.extend(method.self_calls)
+        return False
+
+
+def _is_self_attribute(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"

@@ -1,0 +1,148 @@
+"""A fast, order-faithful walk of a libcst tree, and positions for just the nodes asked for.
+
+libcst's visitor protocol rebuilds every node as it goes and its PositionProvider records a
+range for every node of the file. Measured on torch's largest test file (77k nodes): parse
+1.6 s, libcst's visit of an empty visitor 1.1 s, PositionProvider 3.1 s; this walk takes 0.1 s
+and `positions` one codegen pass, about 0.4 s.
+
+The walk reads each node's dataclass fields directly. It skips whitespace and punctuation
+nodes (no rule visits them) and visits children in source order: for the classes whose fields
+are not declared in source order, ORDER gives it (checked against libcst in the tests).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Iterable
+from contextlib import contextmanager
+
+import libcst as cst
+from libcst._nodes.internal import CodegenState
+
+SKIPPED = frozenset(
+    {
+        cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.TrailingWhitespace, cst.EmptyLine,
+        cst.Newline, cst.Comment, cst.Comma, cst.Dot, cst.LeftParen, cst.RightParen,
+        cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
+        cst.AssignEqual, cst.Colon, cst.Semicolon,
+    }
+)
+
+# Source order of the child-bearing fields, where the dataclass declares them otherwise.
+ORDER: dict[type, tuple[str, ...]] = {
+    cst.FunctionDef: ("decorators", "asynchronous", "name", "type_parameters", "params", "returns", "body"),
+    cst.ClassDef: ("decorators", "name", "type_parameters", "bases", "keywords", "body"),
+    cst.IfExp: ("body", "test", "orelse"),
+    cst.AnnAssign: ("target", "annotation", "value"),
+    cst.Arg: ("keyword", "value"),
+    cst.Subscript: ("value", "slice"),
+    cst.Slice: ("lower", "upper", "step"),
+    cst.ListComp: ("elt", "for_in"),
+    cst.SetComp: ("elt", "for_in"),
+    cst.GeneratorExp: ("elt", "for_in"),
+    cst.DictComp: ("key", "value", "for_in"),
+    cst.ExceptHandler: ("type", "name", "body"),
+    cst.Lambda: ("params", "body"),
+    cst.Assert: ("test", "msg"),
+    cst.Attribute: ("value", "attr"),
+    cst.Call: ("func", "args"),
+    cst.ImportFrom: ("module", "names"),
+}
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _fields(cls: type) -> tuple[str, ...]:
+    found = _FIELDS.get(cls)
+    if found is None:
+        declared = [field.name for field in dataclasses.fields(cls)]
+        ordered = [name for name in ORDER.get(cls, ()) if name in declared]
+        found = _FIELDS[cls] = tuple(ordered + [name for name in declared if name not in ordered])
+    return found
+
+
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    found: list[cst.CSTNode] = []
+    for name in _fields(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            if type(value) not in SKIPPED:
+                found.append(value)
+        elif type(value) in (list, tuple):
+            found.extend(item for item in value if isinstance(item, cst.CSTNode) and type(item) not in SKIPPED)
+    return found
+
+
+Method = Callable[[cst.CSTNode], object]
+
+
+def walk(root: cst.CSTNode, visits: dict[type, list[Method]], leaves: dict[type, list[Method]]) -> None:
+    """Call `visits[type]` on entering and `leaves[type]` on leaving each node, depth first,
+    without recursion (deep expressions do not hit Python's recursion limit)."""
+    stack: list[tuple[cst.CSTNode, bool]] = [(root, False)]
+    while stack:
+        node, leaving = stack.pop()
+        cls = type(node)
+        if leaving:
+            for method in leaves.get(cls, ()):
+                method(node)
+            continue
+        for method in visits.get(cls, ()):
+            method(node)
+        stack.append((node, True))
+        stack.extend((child, False) for child in reversed(children(node)))
+
+
+_NEWLINES = re.compile(r"\r\n?|\n")
+Span = tuple[tuple[int, int], tuple[int, int]]  # ((line, column), (end_line, end_column)), 1-based lines, 0-based columns
+
+
+@dataclasses.dataclass
+class _PositionState(CodegenState):
+    """Codegen that only tracks where it is: the same positions as libcst's PositionProvider
+    (syntactic where libcst records one, whitespace-inclusive otherwise), as plain tuples."""
+
+    line: int = 1
+    column: int = 0
+    spans: dict[int, Span] = dataclasses.field(default_factory=dict)
+    _starts: list[tuple[int, int]] = dataclasses.field(default_factory=list)
+
+    def add_indent_tokens(self) -> None:
+        for token in self.indent_tokens:
+            self.add_token(token)
+
+    def add_token(self, value: str) -> None:
+        if "\n" not in value and "\r" not in value:
+            self.column += len(value)
+            return
+        segments = _NEWLINES.split(value)
+        self.line += len(segments) - 1
+        self.column = len(segments[-1])
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        self._starts.append((self.line, self.column))
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        start = self._starts.pop()
+        self.spans.setdefault(id(node), (start, (self.line, self.column)))
+
+    @contextmanager
+    def record_syntactic_position(self, node, *, start_node=None, end_node=None):
+        start = (self.line, self.column)
+        try:
+            yield
+        finally:
+            end = (self.line, self.column)
+            if start_node is not None:
+                start = self.spans[id(start_node)][0]
+            if end_node is not None:
+                end = self.spans[id(end_node)][1]
+            self.spans[id(node)] = (start, end)
+
+
+def positions(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[int, Span]:
+    """Spans of `nodes` (by id) in `module`, computed in one codegen pass."""
+    state = _PositionState(default_indent=module.default_indent, default_newline=module.default_newline)
+    module._codegen(state)
+    return {id(node): state.spans[id(node)] for node in nodes}

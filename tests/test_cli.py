@@ -1,0 +1,169 @@
+"""The command line as a user meets it: real subprocesses on temporary trees."""
+
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import _env as conftest_env
+
+BROKEN = textwrap.dedent(
+    """\
+    import torch
+    import torch.multiprocessing as mp
+
+    mp.set_sharing_strategy("file_system")
+    model = torch.load("model.pt")
+    """
+)
+FIXED_SAFE = BROKEN.replace('torch.load("model.pt")', 'torch.load("model.pt", map_location="cpu")')
+
+
+@pytest.fixture
+def tree(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "train.py").write_text(BROKEN)
+    (tmp_path / "src" / "clean.py").write_text("import torch\nx = torch.load('a', map_location='cpu')\n")
+    (tmp_path / "src" / "other.py").write_text("print('no torch here')\n")
+    return tmp_path
+
+
+def test_check_reports_sorted_findings_summary_and_exit_1(run, tree):
+    result = run("src")
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("src/train.py:4:1: DDP005 ")
+    assert lines[1].startswith("src/train.py:5:9: DDP004 ")
+    assert lines[-1] == "Found 2 problems (1 fixable with --fix, 1 with --unsafe-fixes)."
+    assert run("check", "src").stdout == result.stdout
+
+
+def test_clean_tree_exits_0(run, tree):
+    result = run("src/clean.py", "src/other.py")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "No problems found." in result.stdout
+
+
+def test_fix_applies_safe_fixes_only(run, tree):
+    os.chmod(tree / "src" / "train.py", 0o750)
+    result = run("--fix", "src")
+    assert result.returncode == 1  # the unsafe DDP005 is left
+    assert (tree / "src" / "train.py").read_text() == FIXED_SAFE
+    assert stat.S_IMODE(os.stat(tree / "src" / "train.py").st_mode) == 0o750
+    assert "Fixed 1 problem. Found 1 problem left (1 with --unsafe-fixes)." in result.stdout
+    assert not [p for p in os.listdir(tree / "src") if p.endswith(".ddplint")]
+
+
+def test_unsafe_fixes_fix_everything_and_second_fix_changes_nothing(run, tree):
+    assert run("--fix", "--unsafe-fixes", "src").returncode == 0
+    once = (tree / "src" / "train.py").read_text()
+    assert "file_system" not in once and "resource.setrlimit" in once
+    assert run("--fix", "--unsafe-fixes", "src").returncode == 0
+    assert (tree / "src" / "train.py").read_text() == once
+
+
+def test_diff_prints_and_writes_nothing(run, tree):
+    result = run("--diff", "src")
+    assert result.returncode == 1
+    assert "+model = torch.load(\"model.pt\", map_location=\"cpu\")" in result.stdout
+    assert result.stdout.startswith("--- a/src/train.py\n+++ b/src/train.py\n")
+    assert (tree / "src" / "train.py").read_text() == BROKEN
+
+
+def test_select_and_ignore_with_prefixes(run, tree):
+    only_load = run("--select", "DDP004", "src")
+    assert [line.split()[1] for line in only_load.stdout.splitlines()[:-1]] == ["DDP004"]
+    ignored = run("--select", "DDP", "--ignore", "DDP005", "src")
+    assert "DDP005" not in ignored.stdout and "DDP004" in ignored.stdout
+    unknown = run("--select", "DDP999", "src")
+    assert unknown.returncode == 2 and "unknown rule code or prefix: DDP999" in unknown.stderr
+
+
+def test_noqa_suppresses_report_and_fix(run, tmp_path):
+    source = "import torch\na = torch.load('a')  # noqa: DDP004\nb = torch.load('b')  # noqa\nc = torch.load(\n    'c')  # noqa:DDP004\nd = torch.load('d')  # noqa: DDP005\n"
+    (tmp_path / "n.py").write_text(source)
+    result = run("n.py")
+    assert [line.split(":")[1] for line in result.stdout.splitlines()[:-1]] == ["6"]
+    run("--fix", "n.py")
+    assert (tmp_path / "n.py").read_text() == source.replace("torch.load('d')", "torch.load('d', map_location=\"cpu\")")
+
+
+def test_stdin_lint_and_fix(run):
+    source = "import torch\nx = torch.load('a')\n"
+    linted = run("-", "--stdin-filename", "buffer.py", stdin=source)
+    assert linted.returncode == 1
+    assert linted.stdout.startswith("buffer.py:2:5: DDP004 ")
+    fixed = run("--fix", "-", stdin=source)
+    assert fixed.stdout == "import torch\nx = torch.load('a', map_location=\"cpu\")\n"
+    assert fixed.returncode == 0
+
+
+def test_bad_files_give_one_line_and_exit_2_while_others_are_linted(run, tmp_path):
+    (tmp_path / "syntax.py").write_text("import torch\ndef broken(:\n    torch.load('x')\n")
+    (tmp_path / "latin.py").write_bytes(b"import torch\nx = torch.load('\xff')\n")
+    (tmp_path / "binary.py").write_bytes(b"import torch\x00\x01torch.load")
+    (tmp_path / "good.py").write_text("import torch\nx = torch.load('a')\n")
+    os.symlink(tmp_path / "missing.py", tmp_path / "dangling.py")
+    result = run(".", "does-not-exist.py")
+    assert result.returncode == 2
+    errors = result.stderr.splitlines()
+    assert "./syntax.py: cannot parse: invalid syntax (line 2, column 12)" in errors
+    assert "./latin.py: cannot decode: invalid utf-8 byte at offset 29" in errors
+    assert "./binary.py: cannot read: binary file (contains NUL bytes)" in errors
+    assert "./dangling.py: cannot read: broken symbolic link" in errors
+    assert "does-not-exist.py: cannot read: no such file or directory" in errors
+    assert "Traceback" not in result.stderr
+    assert "./good.py:2:5: DDP004" in result.stdout
+    assert result.stdout.splitlines()[-1].endswith("5 files could not be checked.")
+
+
+def test_encoding_bom_and_crlf_are_kept(run, tmp_path):
+    latin = "# -*- coding: latin-1 -*-\nimport torch\nname = 'caf\xe9'\nx = torch.load(name)\n"
+    (tmp_path / "latin.py").write_bytes(latin.encode("latin-1"))
+    bom = "import torch\r\nx = torch.load('a')\r\n"
+    (tmp_path / "bom.py").write_bytes(b"\xef\xbb\xbf" + bom.encode())
+    assert run("--fix", ".").returncode == 0
+    assert (tmp_path / "latin.py").read_bytes() == latin.replace("load(name)", 'load(name, map_location="cpu")').encode("latin-1")
+    assert (tmp_path / "bom.py").read_bytes() == b"\xef\xbb\xbf" + bom.replace("load('a')", "load('a', map_location=\"cpu\")").encode()
+
+
+def test_rule_and_rules_commands(run):
+    listing = run("rules")
+    assert listing.returncode == 0
+    assert "DDP004  torch-load-without-map-location" in listing.stdout
+    explained = run("rule", "DDP004")
+    assert explained.returncode == 0
+    assert "map_location" in explained.stdout and "Fix: safe" in explained.stdout and "Fixed:" in explained.stdout
+    assert run("rule", "torch-load-without-map-location").stdout == explained.stdout
+    missing = run("rule", "DDP999")
+    assert missing.returncode == 2 and "unknown rule" in missing.stderr
+
+
+def test_version_and_usage_errors(run):
+    version = run("--version")
+    assert version.returncode == 0 and version.stdout.startswith("ddplint ")
+    assert run("--no-such-flag").returncode == 2
+
+
+def test_version_does_not_import_libcst():
+    code = "import sys\nfrom ddplint.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass\nprint('libcst' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=conftest_env())
+    assert out.stdout.splitlines()[-1] == "False", out.stdout + out.stderr
+
+
+def test_flake8_plugin_reports_the_same_findings_and_honours_noqa(run, tree):
+    (tree / "src" / "n.py").write_text("import torch\nx = torch.load('a')  # noqa: DDP004\n")
+    result = run("--select", "DDP", "src", tool="flake8")
+    assert result.returncode == 1
+    assert sorted(result.stdout.splitlines()) == sorted(
+        [
+            "src/train.py:4:1: DDP005 " + "set_sharing_strategy('file_system') leaks /dev/shm files when workers die; keep file_descriptor and raise RLIMIT_NOFILE",
+            "src/train.py:5:9: DDP004 " + 'torch.load without map_location loads onto the saving device (GPU 0 on every rank); pass map_location="cpu"',
+        ]
+    )
+    (tree / "setup.cfg").write_text("[flake8]\nextend-ignore = DDP005\n")
+    configured = run("--select", "DDP", "src", tool="flake8")
+    assert "DDP005" not in configured.stdout and "DDP004" in configured.stdout

@@ -1,0 +1,79 @@
+"""DDP006's fix, run for real: the golden fixed samplers (executed with torch, rank and
+num_replicas passed explicitly, no process group) give every rank an equal, disjoint share that
+covers what the user's sampler yields, and len() agrees with what a rank yields."""
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+torch = pytest.importorskip("torch")
+
+from ddplint.fixer import fix_text  # noqa: E402
+from ddplint.rules.ddp006_sampler_without_rank_slicing import SamplerWithoutRankSlicing as DDP006  # noqa: E402
+
+FIXED = [example.fixed for example in DDP006.flagged if example.fixed is not None]
+CLASS_NAMES = ["BucketSampler", "ShuffledSampler", "SortedSampler"]
+
+
+def load(fixed: str, name: str):
+    namespace: dict = {}
+    exec(compile(fixed, f"<DDP006 {name}>", "exec"), namespace)
+    return namespace[name]
+
+
+def make(cls, dataset, num_replicas, rank, drop_last):
+    if cls.__name__ == "SortedSampler":
+        sampler = cls(dataset, num_replicas=num_replicas, rank=rank, shuffle=False, drop_last=drop_last)
+        sampler.key = lambda i: (len(dataset[i]), i)
+        return sampler
+    return cls(dataset, num_replicas=num_replicas, rank=rank, drop_last=drop_last)
+
+
+def test_golden_outputs_are_what_the_fixer_produces():
+    for example in DDP006.flagged:
+        if example.fixed is not None:
+            assert fix_text(example.code, "s.py", [DDP006], unsafe_fixes=True).source == example.fixed
+    assert len(FIXED) == len(CLASS_NAMES)
+
+
+@pytest.mark.parametrize("index", range(len(CLASS_NAMES)), ids=CLASS_NAMES)
+@settings(max_examples=150, deadline=None)
+@given(
+    num_replicas=st.integers(1, 4),
+    size=st.integers(0, 200),
+    drop_last=st.booleans(),
+    epoch=st.integers(0, 3),
+)
+def test_fixed_sampler_shards_evenly(index, num_replicas, size, drop_last, epoch):
+    cls = load(FIXED[index], CLASS_NAMES[index])
+    dataset = ["x" * (i * 7 % 23) for i in range(size)]
+    samplers = [make(cls, dataset, num_replicas, rank, drop_last) for rank in range(num_replicas)]
+    for sampler in samplers:
+        sampler.set_epoch(epoch)
+    everything = list(samplers[0]._iter_all_ranks())
+    shares = [list(sampler) for sampler in samplers]
+
+    lengths = {len(share) for share in shares}
+    assert len(lengths) == 1, "every rank yields the same number of indices"
+    for sampler, share in zip(samplers, shares):
+        assert len(sampler) == len(share)
+
+    share_size = lengths.pop()
+    if drop_last:
+        assert share_size == size // num_replicas
+        kept = everything[: share_size * num_replicas]
+        combined = sorted(i for share in shares for i in share)
+        assert combined == sorted(kept), "disjoint, and nothing but the kept indices"
+    else:
+        assert share_size == -(-size // num_replicas)
+        combined = [i for share in shares for i in share]
+        assert set(combined) == set(everything), "every index reaches some rank"
+        padding = len(combined) - len(everything)
+        assert 0 <= padding < num_replicas
+        assert len(combined) - len(set(combined)) == padding, "ranks overlap only in the padding"
+
+
+def test_unfixed_sampler_gives_every_rank_everything():
+    cls = load(DDP006.flagged[0].code, "BucketSampler")
+    dataset = ["x" * i for i in range(10)]
+    shares = [list(cls(dataset, num_replicas=2, rank=rank)) for rank in range(2)]
+    assert shares[0] == shares[1] and len(shares[0]) == 10

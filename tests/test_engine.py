@@ -1,0 +1,64 @@
+"""Engine behaviour that no single rule shows: prefiltering, one traversal, noqa reach."""
+
+import libcst as cst
+import pytest
+
+import ddplint
+from ddplint import engine
+from ddplint.noqa import Suppressions
+from ddplint.rules import all_rules
+
+
+def test_file_without_needles_is_never_parsed(monkeypatch):
+    def refuse(source):
+        raise AssertionError("parsed a file that has no needles")
+
+    monkeypatch.setattr(engine, "parse", refuse)
+    assert engine.analyse("import os\nprint(os.getcwd())\n", "x.py", all_rules()).diagnostics == []
+
+
+def test_only_rules_whose_needles_occur_are_run():
+    source = "import torch\ntorch.load('x')\n"
+    active = engine.rules_for_text(source, all_rules())
+    assert [rule.code for rule in active] == ["DDP004"]
+
+
+def test_one_parse_per_file(monkeypatch):
+    calls = []
+    real = cst.parse_module
+    monkeypatch.setattr(cst, "parse_module", lambda text, *a, **k: calls.append(text) or real(text, *a, **k))
+    source = "import torch, torch.multiprocessing as mp\nmp.set_sharing_strategy('file_system')\ntorch.load('x')\n"
+    assert len(engine.analyse(source, "x.py", all_rules()).diagnostics) == 2
+    assert calls.count(source) == 1
+
+
+def test_diagnostics_are_sorted_and_carry_fix_edits():
+    source = "import torch\nb = torch.load('b')\na = torch.load('a')\n"
+    found = ddplint.lint_source(source)
+    assert [(d.line, d.col) for d in found] == [(2, 5), (3, 5)]
+    edit = found[0].fix.edits[0]
+    assert (edit.line, edit.col, edit.end_line, edit.end_col) == (2, 5, 2, 20)
+    assert edit.content == "torch.load('b', map_location=\"cpu\")"
+
+
+def test_public_api_round_trip():
+    assert ddplint.fix_source("import torch\nx = torch.load(p)\n") == 'import torch\nx = torch.load(p, map_location="cpu")\n'
+    with pytest.raises(ddplint.api.SourceError):
+        ddplint.lint_source("import torch\ntorch.load(\n")
+
+
+@pytest.mark.parametrize(
+    "source, line, code, covered",
+    [
+        ("x = 1  # noqa\n", 1, "DDP004", True),
+        ("x = 1  # noqa: DDP004\n", 1, "DDP004", True),
+        ("x = 1  # noqa:DDP005,DDP004\n", 1, "DDP004", True),
+        ("x = 1  # noqa: DDP\n", 1, "DDP004", True),
+        ("x = 1  # noqa: DDP005\n", 1, "DDP004", False),
+        ("x = f(\n    1)  # noqa: DDP004\n", 1, "DDP004", True),
+        ("x = 1\ny = 2  # noqa\n", 1, "DDP004", False),
+        ("s = '# noqa'\n", 1, "DDP004", True),  # flake8 reads it the same way
+    ],
+)
+def test_noqa(source, line, code, covered):
+    assert Suppressions(source).covers(line, code) is covered

@@ -1,0 +1,68 @@
+"""Import-alias resolution, as the rules rely on it."""
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from ddplint.names import NameResolver
+
+
+class _Calls(cst.CSTVisitor):
+    """Collects `qualified(call.func)` for every call, tracking scopes as the engine does."""
+
+    def __init__(self, names):
+        super().__init__()
+        self.names, self.found = names, []
+
+    def on_visit(self, node):
+        self.names.enter(node)
+        if isinstance(node, cst.Call):
+            self.found.append(self.names.qualified(node.func))
+        return True
+
+    def on_leave(self, node):
+        self.names.leave(node)
+
+
+def resolve_calls(source):
+    module = cst.parse_module(textwrap.dedent(source))
+    names = NameResolver(module)
+    visitor = _Calls(names)
+    module.visit(visitor)
+    return visitor.found
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("import torch\ntorch.load(p)", "torch.load"),
+        ("import torch as th\nth.load(p)", "torch.load"),
+        ("from torch import load\nload(p)", "torch.load"),
+        ("from torch import load as restore\nrestore(p)", "torch.load"),
+        ("import torch.multiprocessing as mp\nmp.set_sharing_strategy(s)", "torch.multiprocessing.set_sharing_strategy"),
+        ("import torch.multiprocessing\ntorch.multiprocessing.set_sharing_strategy(s)", "torch.multiprocessing.set_sharing_strategy"),
+        ("from torch.utils.data.distributed import DistributedSampler as DS\nDS(d)", "torch.utils.data.distributed.DistributedSampler"),
+        ("def f():\n    return torch.load(p)\nimport torch", "torch.load"),
+        ("try:\n    import torch\nexcept ImportError:\n    torch = None\ntorch.load(p)", "torch.load"),
+        ("def f():\n    import torch as T\n    T.load(p)", "torch.load"),
+        ("class C:\n    import torch\n    def m(self):\n        torch.load(p)", None),
+        ("from torch import load\ndef load(p): ...\nload(p)", None),
+        ("import torch\ndef f(torch):\n    torch.load(p)", None),
+        ("import torch\nfor torch in xs:\n    torch.load(p)", None),
+        ("load(p)", None),
+        ("from . import torch\ntorch.load(p)", ".torch.load"),
+        ("from .utils import load\nload(p)", ".utils.load"),
+        ("x = f()\nx.load(p)", None),
+    ],
+)
+def test_qualified_names(source, expected):
+    assert resolve_calls(source)[-1] == expected
+
+
+def test_module_string_constant():
+    module = cst.parse_module("S = 'file_system'\nT = 'a'\nT = 'b'\nf(S, T, 'lit')\n")
+    names = NameResolver(module)
+    call = module.body[3].body[0].value
+    values = [names.string_value(arg.value) for arg in call.args]
+    assert values == ["file_system", None, "lit"]

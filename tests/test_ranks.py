@@ -1,0 +1,200 @@
+"""The rank-guard analysis shared by the rank rules: which tests mean "rank 0 only"."""
+
+import libcst as cst
+import pytest
+
+from ddplint.ranks import DISTRIBUTED, NONZERO, NOT_DISTRIBUTED, POSITIVE, UNKNOWN, ZERO, classify
+
+
+def guard(source: str):
+    return classify(cst.parse_expression(source))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "rank == 0",
+        "0 == rank",
+        "args.rank == 0",
+        "self.global_rank == 0",
+        "dist.get_rank() == 0",
+        "torch.distributed.get_rank() == 0",
+        "int(os.environ['RANK']) == 0",
+        "os.environ.get('LOCAL_RANK', '0') == 0",
+        "not rank",
+        "args.local_rank in (-1, 0)",
+        "args.local_rank in [-1, 0]",
+        "RANK in {-1, 0}",
+        "LOCAL_RANK == 0",
+        "local_rank <= 0",
+        "rank < 1",
+        "args.rank % ngpus_per_node == 0",
+        "is_main_process()",
+        "utils.is_main_process()",
+        "is_master",
+        "self.is_rank_zero",
+        "accelerator.is_main_process",
+        "trainer.is_global_zero",
+        "master_process",
+        "not args.distributed or rank == 0",
+        "args.distributed and rank == 0",
+        "rank == 0 and epoch % 10 == 0",
+        "world_size == 1 or dist.get_rank() == 0",
+        "not dist.is_initialized() or dist.get_rank() == 0",
+        "not (rank != 0)",
+        "rank == 0 or local_rank == -1",
+    ],
+)
+def test_rank_zero_guards(source):
+    test = guard(source)
+    assert test.true_only_zero and not test.true_never_zero
+    assert test.false_never_zero or not test.false_only_zero
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "rank != 0",
+        "dist.get_rank() != 0",
+        "rank > 0",
+        "rank >= 1",
+        "args.local_rank not in (-1, 0)",
+        "not is_main_process()",
+        "not accelerator.is_main_process",
+        "rank",
+        "args.distributed and rank != 0",
+    ],
+)
+def test_other_rank_guards(source):
+    assert guard(source) == NONZERO
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("rank == 1", POSITIVE),
+        ("rank != 1", POSITIVE.negated()),
+        ("local_rank == -1", NOT_DISTRIBUTED),
+        ("args.world_size > 1", DISTRIBUTED),
+        ("world_size == 1", NOT_DISTRIBUTED),
+        ("not args.distributed", NOT_DISTRIBUTED),
+        ("dist.is_initialized()", DISTRIBUTED),
+        ("epoch == 0", UNKNOWN),
+        ("step % 100 == 0", UNKNOWN),
+        ("args.save", UNKNOWN),
+        ("rank == other", UNKNOWN),
+        ("rank == 0 or epoch == 0", UNKNOWN.__class__(false_never_zero=True)),
+        ("rank in ranks", UNKNOWN),
+        ("node_rank == 0", UNKNOWN),
+        ("dist.is_available()", UNKNOWN),
+    ],
+)
+def test_other_tests(source, expected):
+    assert guard(source) == expected
+
+
+def test_rank_zero_or_anything_is_not_a_guard():
+    assert not guard("rank == 0 or args.save_every_rank").true_only_zero
+
+
+# -- regions: where only rank 0 (or only the other ranks) get ---------------------------
+
+import textwrap  # noqa: E402
+
+from ddplint.names import NameResolver  # noqa: E402
+from ddplint.ranks import RankAwareRule  # noqa: E402
+
+
+class _Probe(RankAwareRule):
+    """Records, for every `probe()` call, who reaches it: "zero", "others", "all" or "none"."""
+
+    code, name, message, needles = "DDP999", "probe", "probe", ("probe",)
+
+    def __init__(self, names):
+        super().__init__(names)
+        self.seen = []
+
+    def check_call(self, node):
+        if getattr(node.func, "value", None) == "probe":
+            only, never = self.only_rank_zero, self.never_rank_zero
+            self.seen.append({(True, False): "zero", (False, True): "others", (False, False): "all"}.get((only, never), "none"))
+
+
+def regions(source):
+    module = cst.parse_module(textwrap.dedent(source))
+    probe = _Probe(NameResolver(module))
+    from ddplint.engine import _Traversal
+
+    module.visit(_Traversal(probe.names, [probe]))
+    return probe.seen, probe
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("if rank == 0:\n    probe()\nelse:\n    probe()\nprobe()", ["zero", "others", "all"]),
+        ("if rank == 0: probe()", ["zero"]),
+        ("if rank != 0:\n    probe()\nelif x:\n    probe()", ["others", "zero"]),
+        ("def f(rank):\n    probe()\n    if rank != 0:\n        return\n    probe()\nprobe()", ["all", "zero", "all"]),
+        ("for b in data:\n    if not is_main_process():\n        continue\n    probe()\nprobe()", ["zero", "all"]),
+        ("if rank == 0:\n    def later():\n        probe()", ["all"]),
+        ("@rank_zero_only\ndef log():\n    probe()", ["zero"]),
+        ("if not args.distributed:\n    probe()", ["none"]),
+        ("if rank == 0 and epoch == 3:\n    probe()\nelse:\n    probe()", ["zero", "all"]),
+        ("if epoch == 0:\n    probe()", ["all"]),
+    ],
+)
+def test_regions(source, expected):
+    assert regions(source)[0] == expected
+
+
+def test_functions_called_only_under_a_guard():
+    _, probe = regions(
+        """
+        def save(): pass
+        def log(): pass
+        def both(): pass
+        def nested(): log()
+        if rank == 0:
+            save()
+            both()
+            nested()
+        both()
+        """
+    )
+    assert probe.functions_only_rank_zero_calls() == {"save", "log", "nested"}
+
+
+# -- the rank rules on their fixtures, and the DDP012 fix under argparse ------------------
+
+from pathlib import Path  # noqa: E402
+
+from ddplint.engine import analyse  # noqa: E402
+from ddplint.fixer import fix_text  # noqa: E402
+from ddplint.rules import all_rules, rule_by_code  # noqa: E402
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+@pytest.mark.parametrize("code", ["DDP008", "DDP009", "DDP012", "DDP013", "DDP014"])
+def test_fixtures_show_their_rule(code):
+    files = sorted((FIXTURES / code).glob("*.py"))
+    assert files
+    for path in files:
+        found = [d.code for d in analyse(path.read_text(), str(path), all_rules()).diagnostics]
+        assert code in found, path
+
+
+def test_fixed_local_rank_argument_accepts_every_launcher(monkeypatch):
+    source = 'import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument("--local_rank", type=int, default=-1)\n'
+    fixed = fix_text(source, "train.py", [rule_by_code("DDP012")]).source
+    namespace = {}
+    exec(compile(fixed, "train.py", "exec"), namespace)  # the example's own parser, not user code
+    parser = namespace["parser"]
+    monkeypatch.delenv("LOCAL_RANK", raising=False)
+    assert parser.parse_args([]).local_rank == -1
+    assert parser.parse_args(["--local_rank=2"]).local_rank == 2
+    assert parser.parse_args(["--local-rank=3"]).local_rank == 3
+    monkeypatch.setenv("LOCAL_RANK", "5")
+    exec(compile(fixed, "train.py", "exec"), namespace)
+    assert namespace["parser"].parse_args([]).local_rank == 5

@@ -1,0 +1,75 @@
+"""Every rule's own examples, turned into tests: flagged code is flagged the stated number of
+times and fixes to the golden output; clean code is not flagged; fixes re-parse and are
+idempotent."""
+
+import libcst as cst
+import pytest
+
+from ddplint.engine import analyse
+from ddplint.fixer import fix_text
+from ddplint.rules import all_rules
+
+FLAGGED = [
+    pytest.param(rule, example, id=f"{rule.code}-flagged-{index}")
+    for rule in all_rules()
+    for index, example in enumerate(rule.flagged)
+]
+CLEAN = [
+    pytest.param(rule, example, id=f"{rule.code}-clean-{index}")
+    for rule in all_rules()
+    for index, example in enumerate(rule.clean)
+]
+
+
+def codes(source, rules):
+    return [d.code for d in analyse(source, "example.py", rules).diagnostics]
+
+
+@pytest.mark.parametrize("rule, example", FLAGGED)
+def test_flagged_examples_are_reported(rule, example):
+    assert codes(example.code, [rule]).count(rule.code) == example.count
+
+
+@pytest.mark.parametrize("rule, example", FLAGGED)
+def test_flagged_examples_fix_to_golden_output(rule, example):
+    outcome = fix_text(example.code, "example.py", [rule], unsafe_fixes=True)
+    expected = example.code if example.fixed is None else example.fixed
+    assert outcome.source == expected
+    assert outcome.problems == []
+    cst.parse_module(outcome.source)
+    compile(outcome.source, "example.py", "exec")
+    again = fix_text(outcome.source, "example.py", [rule], unsafe_fixes=True)
+    assert again.source == outcome.source
+    if example.fixed is not None:
+        assert outcome.fixed_count >= 1
+
+
+@pytest.mark.parametrize("rule, example", FLAGGED)
+def test_fix_needs_unsafe_flag_when_unsafe(rule, example):
+    outcome = fix_text(example.code, "example.py", [rule], unsafe_fixes=False)
+    if rule.fix is not None and rule.fix.value == "safe" and example.fixed is not None:
+        assert outcome.source == example.fixed
+    else:
+        assert outcome.source == example.code
+
+
+@pytest.mark.parametrize("rule, example", CLEAN)
+def test_clean_examples_are_not_reported(rule, example):
+    assert rule.code not in codes(example.code, [rule])
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda rule: rule.code)
+def test_rule_is_documented(rule):
+    assert rule.code.startswith("DDP") and len(rule.code) == 6
+    assert rule.name == rule.name.lower() and " " not in rule.name
+    assert len(rule.explanation()) > 200, "explain why it breaks DDP"
+    assert rule.flagged and rule.clean, "every rule has examples that must and must not be flagged"
+    assert rule.needles, "every rule declares the text it needs, so other files are not parsed"
+    for example in rule.flagged:
+        assert rule.matches_text(example.code), "needles must admit the rule's own examples"
+
+
+def test_codes_and_names_are_unique():
+    rules = all_rules()
+    assert len({rule.code for rule in rules}) == len(rules)
+    assert len({rule.name for rule in rules}) == len(rules)
