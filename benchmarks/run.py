@@ -215,6 +215,11 @@ def venv_exe(venv: str, exe: str) -> str:
     return str(VENVS / venv / "bin" / exe)
 
 
+# ddplint prints no file count: list the files its own discovery yields.
+DDPLINT_LIST = [PY, "-c", "import sys\nfrom ddplint.files import discover\n"
+                "for t in discover(sys.argv[1:]):\n    t.error is None and print(t.path)", "{path}"]
+
+
 def make_tools(root: Path, full_flake8: bool = False) -> list[Tool]:
     denv = ddplint_env(root)
     tools = [
@@ -223,10 +228,10 @@ def make_tools(root: Path, full_flake8: bool = False) -> list[Tool]:
         Tool("floor: libcst parse", "libcst.parse_module on every file, one process",
              [[PY, str(FLOORS / "parse.py"), "{path}"]], "all", "floor", base_env(), (0,)),
         Tool("ddplint (cold)", "python -m ddplint check --no-cache PATH, all rules",
-             DDPLINT_COLD, "all", "ddplint", denv, files_re=r"(\d+) files?\b", needle="DDP"),
+             DDPLINT_COLD, "all", "ddplint", denv, needle="DDP", list_argv=DDPLINT_LIST),
         Tool("ddplint (warm cache)", "same, cache primed by an untimed run",
-             DDPLINT_WARM, "all", "ddplint", denv, files_re=r"(\d+) files?\b", needle="DDP",
-             warm=True),
+             DDPLINT_WARM, "all", "ddplint", denv, needle="DDP", warm=True,
+             list_argv=DDPLINT_LIST),
         Tool("flake8 --select DDP", "ddplint's flake8 plugin, main python",
              [FLAKE8_DDP], "samples", "ddplint", denv,
              files_re=r"(\d+)\s+total files processed", needle="DDP"),
