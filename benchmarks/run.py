@@ -721,6 +721,8 @@ def main() -> int:
                     help="also run `flake8 --select DDP` on the full corpora (+~6 min)")
     ap.add_argument("--ddplint-root", type=Path, default=REPO,
                     help="checkout whose ddplint is measured (put on PYTHONPATH)")
+    ap.add_argument("--corpora", default="",
+                    help="comma-separated subset of: " + ", ".join(SAMPLES + FULL))
     ap.add_argument("--only", default="", help="comma-separated substrings of tool names")
     ap.add_argument("--timeout", type=float, default=1200, help="seconds per process")
     ap.add_argument("--no-side", action="store_true", help="skip the RSS and editor cases")
@@ -733,6 +735,12 @@ def main() -> int:
     rounds = 1 if args.quick else max(1, args.rounds)
     full_rounds = 0 if args.quick else max(0, args.full_rounds)
     corpora = SAMPLES + (FULL if full_rounds else [])
+    if args.corpora:
+        wanted = [c.strip() for c in args.corpora.split(",") if c.strip()]
+        bad = [c for c in wanted if c not in SAMPLES + FULL]
+        if bad:
+            ap.error("unknown corpus: " + ", ".join(bad))
+        corpora = [c for c in wanted if c in SAMPLES or full_rounds]
     root = args.ddplint_root.resolve()
 
     t_start = time.perf_counter()
