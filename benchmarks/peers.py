@@ -60,6 +60,18 @@ PINS: dict[str, list[str]] = {
     "ruff": [
         "ruff==0.17.5",
     ],
+    # Plain flake8 for the editor case: the same flake8 as the main python's,
+    # but no plugins installed (the main python may have ddplint installed,
+    # and flake8 runs every installed plugin whatever --select says).  libcst
+    # is here so that run.py can load ddplint into it as a local plugin.
+    "flake8": [
+        "flake8==7.5.0",
+        "mccabe==0.7.0",
+        "pycodestyle==2.15.0",
+        "pyflakes==4.1.0",
+        "libcst==1.9.0",
+        "PyYAML==6.0.3",
+    ],
 }
 
 # Small probe programs, and what each tool must say about them.
@@ -79,11 +91,14 @@ class Model(object):
     pass
 """
 
+PROBE_FIXIT_F401 = "import os\n"
+
 # venv -> (executable in venv/bin, argv after it ({path} is the probe), probe, needle)
 CHECKS: dict[str, tuple[str, list[str], str, str]] = {
     "torchfix": ("torchfix", ["--select", "ALL", "{path}"], PROBE_TORCH, "TOR102"),
     "fixit": ("fixit", ["lint", "{path}"], PROBE_FIXIT, "NoInheritFromObject"),
     "flake8-bugbear": ("flake8", ["--isolated", "--select", "B", "{path}"], PROBE_TORCH, "B006"),
+    "flake8": ("flake8", ["--isolated", "--select", "F401", "{path}"], PROBE_FIXIT_F401, "F401"),
     "ruff": (
         "ruff",
         ["check", "--isolated", "--no-respect-gitignore", "--select", "B", "--no-cache", "{path}"],

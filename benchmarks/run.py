@@ -585,29 +585,63 @@ def rss_case(tools: list[Tool], rounds: int, timeout: float) -> dict:
     return out
 
 
-def editor_case(tools: list[Tool], rounds: int, timeout: float) -> dict:
+def ddp_entry_point(root: Path) -> tuple[str, str] | None:
+    pyproject = root / "pyproject.toml"
+    if not pyproject.exists():
+        return None
+    import tomllib  # noqa: PLC0415
+
+    data = tomllib.loads(pyproject.read_text())
+    eps = data.get("project", {}).get("entry-points", {}).get("flake8.extension", {})
+    for name, value in eps.items():
+        if name.startswith("DDP"):
+            return name, value
+    return None
+
+
+def editor_case(rounds: int, timeout: float, root: Path) -> dict:
+    """Plain flake8 (a venv with no plugins) against the same flake8 with
+    ddplint loaded from root as a local plugin, on one ~1,500-line file."""
     path, lines, calls = editor_file()
     rel = str(path.relative_to(CORPUS))
     log(f"\neditor case: {rel} ({lines} lines, {calls} torch calls)")
-    ddp = next(t for t in tools if t.name == "flake8 --select DDP")
-    base = [PY, "-m", "flake8", "--isolated", "--select", "E,F,W", "{path}"]
-    cases = [("flake8 --select E,F,W", base, base_env(), None)]
-    if ddp.argv:
-        sel = ddp.argv.index("--select")
-        only = ddp.argv[:sel + 1] + ["DDP"] + ddp.argv[sel + 2:]
-        both = ddp.argv[:sel + 1] + ["E,F,W,DDP"] + ddp.argv[sel + 2:]
-        only = [a for a in only if a != "--benchmark"]
-        both = [a for a in both if a != "--benchmark"]
-        cases += [("flake8 --select DDP", only, ddp.env, None),
-                  ("flake8 --select E,F,W,DDP", both, ddp.env, None)]
+    flake8 = venv_exe("flake8", "flake8")
+    base = [flake8, "--isolated", "--select", "E,F,W", "{path}"]
+    env = base_env()
+    err = None
+    if not Path(flake8).exists():
+        err = "not installed (benchmarks/venvs/flake8 missing; run benchmarks/peers.py)"
+        cases = [("flake8 --select E,F,W", None, None, err)]
     else:
-        cases += [("flake8 --select DDP", None, None, ddp.error),
-                  ("flake8 --select E,F,W,DDP", None, None, ddp.error)]
+        cases = [("flake8 --select E,F,W", base, env, None)]
+    ep = ddp_entry_point(root)
+    if err is None and ep is None:
+        err = f"no flake8.extension DDP entry point in {root}/pyproject.toml"
+    if err is None:
+        cfg = CORPUS / ".work" / "flake8-editor.cfg"
+        cfg.parent.mkdir(exist_ok=True)
+        cfg.write_text(f"[flake8:local-plugins]\nextension =\n    {ep[0]} = {ep[1]}\n"
+                       f"paths = {root}\n")
+        with_ddp = [flake8, "--config", str(cfg), "--select"]
+        probe = CORPUS / ".work" / "probe_ddp.py"
+        probe.write_text(PROBE_DDP)
+        r = measure(with_ddp + ["DDP", str(probe)], CORPUS, env, 120)
+        if r.rc not in LINT_OK or "DDP" not in r.out:
+            err = "plugin did not load or report on the probe: " + tail(r.err or r.out)
+        else:
+            cases += [("flake8 --select DDP", with_ddp + ["DDP", "{path}"], env, None),
+                      ("flake8 --select E,F,W,DDP", with_ddp + ["E,F,W,DDP", "{path}"], env,
+                       None)]
+    if err is not None:
+        cases += [("flake8 --select DDP", None, None, err),
+                  ("flake8 --select E,F,W,DDP", None, None, err)]
     lint = Tool("editor", "", [], "all")
     res: dict[str, list[dict]] = {c[0]: [] for c in cases}
     errs: dict[str, list[str]] = {c[0]: [] for c in cases}
     for rnd in range(rounds):
         runnable = [c for c in cases if c[1]]
+        if not runnable:
+            break
         k = rnd % len(runnable)
         for name, argv, env, _ in runnable[k:] + runnable[:k]:
             r = measure(subst(argv, rel), CORPUS, env, timeout)
@@ -617,7 +651,7 @@ def editor_case(tools: list[Tool], rounds: int, timeout: float) -> dict:
             else:
                 res[name].append({"round": rnd, "cpu": r.cpu, "wall": r.wall})
     rows = []
-    basis = {x["round"]: x for x in res["flake8 --select E,F,W"]}
+    basis = {x["round"]: x for x in res.get("flake8 --select E,F,W", [])}
     for name, argv, _, err in cases:
         runs = res[name]
         ratios = [x["cpu"] / basis[x["round"]]["cpu"] for x in runs if x["round"] in basis]
@@ -685,7 +719,8 @@ def render(meta: dict, rows: list[dict], rss: dict | None, editor: dict | None) 
     if editor:
         out += ["", f"## Editor case: one {editor['lines']}-line file",
                 "", f"`{editor['file']}` ({editor['torch_calls']} torch calls), "
-                "flake8 in the main python.", "",
+                "flake8 7.5.0 from `benchmarks/venvs/flake8` (no plugins installed); for the DDP rows "
+                "ddplint is loaded into it from the measured checkout as a flake8 local plugin.", "",
                 "| command | CPU s | wall s | CPU / flake8 E,F,W | wall / flake8 E,F,W | status |",
                 "|---|---:|---:|---:|---:|---|"]
         for r in editor["rows"]:
@@ -776,8 +811,7 @@ def main() -> int:
         by_name = {t.name: t for t in tools}
         if all(k in by_name for k in ("floor: read", "ddplint (cold)")):
             rss = rss_case(tools, 1, args.timeout)
-        if "flake8 --select DDP" in by_name:
-            editor = editor_case(tools, max(5, rounds), args.timeout)
+        editor = editor_case(max(5, rounds), args.timeout, root)
 
     rows = []
     expected = {c: expected_files(c) for c in corpora}
