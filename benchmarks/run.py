@@ -749,7 +749,7 @@ def ddplint_version(root: Path) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="1 round, samples only")
-    ap.add_argument("--rounds", type=int, default=3, help="rounds on the samples (default 3)")
+    ap.add_argument("--rounds", type=int, default=2, help="rounds on the samples (default 2)")
     ap.add_argument("--full-rounds", type=int, default=1,
                     help="rounds on the full corpora (default 1)")
     ap.add_argument("--full-flake8", action="store_true",
