@@ -16,6 +16,7 @@ a function body still resolves inside that body, as it does at run time.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import libcst as cst
@@ -31,6 +32,18 @@ DISTRIBUTED_SAMPLER = frozenset(
 DATALOADER = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 BATCH_SAMPLER = frozenset({"torch.utils.data.BatchSampler", "torch.utils.data.sampler.BatchSampler"})
 DEFAULTDICT = frozenset({"collections.defaultdict"})
+
+
+
+def torch_function_needle(name: str) -> re.Pattern[str]:
+    """Text that must occur for a file to call `torch.<name>` (or `torch.serialization.<name>`)
+    in any import form: the attribute itself, `import torch as th` (then `th.<name>`), or
+    `<name>` imported from torch. Most files that mention torch and the bare word have none."""
+    return re.compile(
+        rf"torch\.{name}\b|serialization\.{name}\b|import\s+torch(?:\.serialization)?\s+as\b"
+        rf"|from\s+torch(?:\.serialization)?\s+import\s+(?:\([^)]*|[^\n]*)\b{name}\b"
+    )
+
 
 _LOCAL = None  # a binding that is not an import: it shadows whatever was imported
 

@@ -14,6 +14,8 @@ rank of a distributed run reaches it.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -36,6 +38,12 @@ MAIN_PROCESS_NAMES = frozenset(
         "is_rank_0", "rank_zero", "is_global_zero", "is_world_process_zero", "is_local_process_zero",
         "is_primary", "is_chief",
     }
+)
+# Text that every rank test above contains (case-insensitively). Not "main" or "zero" alone:
+# `__main__` and `torch.zeros` are everywhere.
+RANK_GUARD_NEEDLE = re.compile(
+    r"rank|is_main|main_process|master|global_zero|process_zero|is_primary|is_chief|get_ordinal|process_index",
+    re.IGNORECASE,
 )
 RANK_ZERO_DECORATORS = frozenset({"rank_zero_only", "main_process_only", "master_only", "on_main_process"})
 WORLD_SIZE_NAMES = frozenset({"world_size", "num_replicas", "num_processes", "get_world_size"})

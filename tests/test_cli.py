@@ -167,3 +167,13 @@ def test_flake8_plugin_reports_the_same_findings_and_honours_noqa(run, tree):
     (tree / "setup.cfg").write_text("[flake8]\nextend-ignore = DDP005\n")
     configured = run("--select", "DDP", "src", tool="flake8")
     assert "DDP005" not in configured.stdout and "DDP004" in configured.stdout
+
+
+def test_a_dist_folder_is_linted_because_it_often_holds_distributed_code(run, tmp_path):
+    (tmp_path / "pkg" / "dist").mkdir(parents=True)
+    (tmp_path / "pkg" / "dist" / "utils.py").write_text("import torch\nx = torch.load('a')\n")
+    (tmp_path / "pkg" / "build").mkdir()
+    (tmp_path / "pkg" / "build" / "copy.py").write_text("import torch\nx = torch.load('a')\n")
+    result = run("--no-cache", "pkg")
+    assert "pkg/dist/utils.py:2:5: DDP004" in result.stdout
+    assert "build" not in result.stdout

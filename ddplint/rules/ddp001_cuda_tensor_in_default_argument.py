@@ -3,6 +3,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import re
+
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
@@ -57,7 +59,9 @@ class CudaTensorInDefaultArgument(Rule):
         "and rank); default to None and create it in the body"
     )
     fix = Applicability.SAFE
-    needles = ("cuda", ("def ", "lambda"))
+    # "cuda" somewhere, and a def or lambda with a call as a default (the call may be a
+    # same-module helper that moves to CUDA, so "cuda" need not be in the signature).
+    needles = ("cuda", re.compile(r"(?:def\s+\w+\s*\(|lambda\b)[^)]*?=\s*[\w.]+\s*\("))
 
     flagged = (
         Flagged(

@@ -1,10 +1,8 @@
-import re
-
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.edits import argument, has_star_arguments, string_literal, with_keyword_argument
-from ddplint.names import TORCH_LOAD
+from ddplint.names import TORCH_LOAD, torch_function_needle
 from ddplint.rule import Clean, Flagged, Rule
 
 
@@ -26,15 +24,7 @@ class TorchLoadWithoutMapLocation(Rule):
     name = "torch-load-without-map-location"
     message = 'torch.load without map_location loads onto the saving device (GPU 0 on every rank); pass map_location="cpu"'
     fix = Applicability.SAFE
-    # `torch.load`, `torch.serialization.load`, `import torch as th` (then `th.load`), or
-    # `load` imported from torch: most files that mention torch and "load" have none of these.
-    needles = (
-        "load",
-        re.compile(
-            r"torch\.load|serialization\.load|import\s+torch(?:\.serialization)?\s+as\b"
-            r"|from\s+torch(?:\.serialization)?\s+import\s+(?:\([^)]*|[^\n]*)\bload\b"
-        ),
-    )
+    needles = ("load", torch_function_needle("load"))
 
     flagged = (
         Flagged(

@@ -7,7 +7,8 @@ import libcst as cst
 from ddplint.diagnostics import Applicability
 from ddplint.edits import keyword_argument
 from ddplint.names import dotted_name
-from ddplint.ranks import RankAwareRule, WrappedModels, last_name
+from ddplint.distributed_context import DISTRIBUTED_MARKERS
+from ddplint.ranks import RANK_GUARD_NEEDLE, RankAwareRule, WrappedModels, last_name
 from ddplint.rule import Clean, Flagged
 
 # torch.distributed functions every rank of the group must call; barriers match each other.
@@ -76,7 +77,13 @@ class CollectiveInRankBranch(RankAwareRule):
         "call it on every rank, outside the rank-0 branch"
     )
     fix = Applicability.SAFE
-    needles = (("barrier", "all_reduce", "all_gather", "broadcast", "reduce", "gather", "scatter", "all_to_all", "DistributedDataParallel"),)
+    # A collective (or DDP), a rank test by one of the spellings ranks.py knows, in a file that
+    # uses torch.distributed: most files with the word "gather" or "reduce" have neither.
+    needles = (
+        ("barrier", "all_reduce", "all_gather", "broadcast", "reduce", "gather", "scatter", "all_to_all", "DistributedDataParallel"),
+        RANK_GUARD_NEEDLE,
+        DISTRIBUTED_MARKERS,
+    )
 
     flagged = (
         Flagged(

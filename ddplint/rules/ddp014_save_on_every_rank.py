@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ddplint.edits import argument
-from ddplint.names import TORCH_SAVE, dotted_name
+from ddplint.names import TORCH_SAVE, dotted_name, torch_function_needle
 from ddplint.ranks import (
     DDP_WRAPPERS,
     RANK_ENVIRONMENT,
@@ -73,7 +73,7 @@ class SaveOnEveryRank(RankAwareRule):
         "save on rank 0 only (if dist.get_rank() == 0:)"
     )
     fix = None
-    needles = ("save", ("distributed", "DistributedDataParallel", "init_process_group", "LOCAL_RANK", "spawn"))
+    needles = ("save", torch_function_needle("save"), ("distributed", "DistributedDataParallel", "init_process_group", "LOCAL_RANK", "spawn"))
 
     flagged = (
         Flagged(
