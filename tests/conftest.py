@@ -1,19 +1,10 @@
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-
-
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    # Run this checkout's ddplint even where another copy is installed.
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
-    env.pop("NO_COLOR", None)
-    return env
+from ddplint_test_support import REPO, cli_env
 
 
 class Runner:
@@ -30,7 +21,7 @@ class Runner:
             input=stdin,
             capture_output=True,
             text=True,
-            env=_env(),
+            env=cli_env(),
             timeout=120,
         )
 

@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from conftest import _env as conftest_env
+from ddplint_test_support import cli_env as conftest_env
 
 BROKEN = textwrap.dedent(
     """\

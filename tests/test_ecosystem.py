@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from conftest import REPO, _env
+from ddplint_test_support import REPO, cli_env as _env
 
 LOAD = "import torch\nx = torch.load('a')\n"
 

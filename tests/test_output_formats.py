@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import _env
+from ddplint_test_support import cli_env as _env
 
 BROKEN = 'import torch\nimport torch.multiprocessing as mp\n\nmp.set_sharing_strategy("file_system")\nmodel = torch.load("model.pt")\n'
 SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, _env as cli_env
+from ddplint_test_support import REPO, cli_env
 from ddplint import api, files
 from ddplint.api import Mode, lint_paths, process_file
 from ddplint.rules import all_rules
