@@ -22,6 +22,7 @@ import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.names import NameResolver
+from ddplint.needles import needles_match
 
 Replacement = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel
 
@@ -87,16 +88,7 @@ class Rule(cst.BatchableCSTVisitor):
 
     @classmethod
     def matches_text(cls, source: str) -> bool:
-        for needle in cls.needles:
-            if isinstance(needle, str):
-                if needle not in source:
-                    return False
-            elif isinstance(needle, re.Pattern):
-                if needle.search(source) is None:
-                    return False
-            elif not any(alternative in source for alternative in needle):
-                return False
-        return True
+        return needles_match(cls.needles, source)
 
     @classmethod
     def explanation(cls) -> str:

@@ -69,3 +69,26 @@ def test_fix_adding_an_import_to_a_module_indented_with_a_form_feed():
     fixed = ddplint.fix_source(source, unsafe_fixes=True)
     assert "import resource\n" in fixed and fixed.endswith("if x:\n\x0c pass\n")
     assert ddplint.fix_source(fixed, unsafe_fixes=True) == fixed
+
+
+def test_flake8_plugin_does_not_import_libcst_for_a_file_no_rule_can_flag():
+    import subprocess
+    import sys
+
+    from ddplint_test_support import cli_env
+
+    code = (
+        "import sys\nfrom ddplint.flake8_plugin import Flake8Plugin\n"
+        "assert list(Flake8Plugin(None, ['import os\\n', 'print(os.getcwd())\\n'], 'a.py').run()) == []\n"
+        "print('libcst' in sys.modules)\n"
+        "found = list(Flake8Plugin(None, ['import torch\\n', 'x = torch.load(p)\\n'], 'b.py').run())\n"
+        "print([message.split()[0] for _, _, message, _ in found])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=cli_env())
+    assert out.stdout.split("\n")[:2] == ["False", "['DDP004']"], out.stdout + out.stderr
+
+
+def test_needle_index_agrees_with_the_rules():
+    from ddplint.rules._needles import NEEDLES
+
+    assert NEEDLES == {rule.code: tuple(rule.needles) for rule in all_rules()}

@@ -9,11 +9,14 @@ import functools
 import importlib
 import pkgutil
 
-from ddplint.rule import Rule
 
 
 @functools.cache
-def all_rules() -> tuple[type[Rule], ...]:
+def all_rules():
+    """Every rule class, sorted by code. (libcst is imported here, not when this package is:
+    `ddplint.rules._needles` must stay importable without it.)"""
+    from ddplint.rule import Rule
+
     found: dict[str, type[Rule]] = {}
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("_"):
@@ -27,7 +30,7 @@ def all_rules() -> tuple[type[Rule], ...]:
     return tuple(found[code] for code in sorted(found))
 
 
-def rule_by_code(code: str) -> type[Rule] | None:
+def rule_by_code(code: str):
     for rule in all_rules():
         if rule.code == code.upper() or rule.name == code:
             return rule

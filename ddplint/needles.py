@@ -1,0 +1,49 @@
+"""Matching a rule's needles against source text, without importing libcst.
+
+A rule's `needles` are all required: a string must occur as a substring, a tuple is met by any
+one of its strings, a compiled pattern by a match anywhere. The flake8 plugin checks a file
+against every rule's needles (from the generated `ddplint.rules._needles`) before it imports
+libcst, so files that no rule can flag cost flake8 next to nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+
+def needles_match(needles: Iterable[str | tuple[str, ...] | re.Pattern[str]], source: str) -> bool:
+    for needle in needles:
+        if isinstance(needle, str):
+            if needle not in source:
+                return False
+        elif isinstance(needle, re.Pattern):
+            if needle.search(source) is None:
+                return False
+        elif not any(alternative in source for alternative in needle):
+            return False
+    return True
+
+
+def render_index(rules) -> str:
+    """Python source of `ddplint/rules/_needles.py`: every rule's needles as literals."""
+    lines = [
+        '"""Every rule\'s needles, for checks that must not import libcst (the flake8 plugin).',
+        "",
+        "Generated from the rule modules by `python -m ddplint.docs`; do not edit. A test fails",
+        'when it is stale."""',
+        "",
+        "import re",
+        "",
+        "NEEDLES = {",
+    ]
+    for rule in rules:
+        items = []
+        for needle in rule.needles:
+            if isinstance(needle, re.Pattern):
+                items.append(f"re.compile({needle.pattern!r}, {int(needle.flags & ~re.UNICODE)})")
+            else:
+                items.append(repr(needle))
+        lines.append(f"    {rule.code!r}: ({', '.join(items)},),")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
