@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from ddplint_test_support import REPO, cli_env
+from ddplint_test_support import cli_env
 
 
 class Runner:

@@ -3,7 +3,7 @@
 import libcst as cst
 import pytest
 
-from ddplint.ranks import DISTRIBUTED, NONZERO, NOT_DISTRIBUTED, POSITIVE, UNKNOWN, ZERO, classify
+from ddplint.ranks import DISTRIBUTED, NONZERO, NOT_DISTRIBUTED, POSITIVE, UNKNOWN, classify
 
 
 def guard(source: str):

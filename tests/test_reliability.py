@@ -8,7 +8,6 @@ the linted tree; a bug in a rule is one line, not a traceback.
 import errno
 import os
 import random
-import resource
 import signal
 import subprocess
 import sys
