@@ -15,7 +15,9 @@ import pytest
 from ddplint.harness import launcher, runner
 
 ROOT = Path(__file__).resolve().parents[2]
-CPU_RULES = list(runner.RULE_CODES)  # all six are observable on CPU (see RULES.md)
+CPU_RULES = list(runner.RULE_CODES)  # every rule with a scenario is observable on CPU
+# The hand-made stand-in fixes cover the first six rules (written before ddplint had a fixer).
+STANDIN_RULES = ["DDP001", "DDP002", "DDP003", "DDP004", "DDP005", "DDP006"]
 
 pytestmark = pytest.mark.e2e
 
@@ -40,7 +42,7 @@ def test_stand_in_fixes_are_confirmed_on_every_rule():
     """
     from standin_fixes import standin_fixer
 
-    outcomes = runner.verify(CPU_RULES, _options(standin_fixer))
+    outcomes = runner.verify(STANDIN_RULES, _options(standin_fixer))
     report = {o.rule: (o.verdict, o.reason, o.before.text, o.after and o.after.text)
               for o in outcomes}
     assert all(o.verdict == runner.CONFIRMED for o in outcomes), report
