@@ -24,10 +24,12 @@ from .launcher import LaunchResult, Topology
 
 ROOT = Path(__file__).resolve().parents[2]  # the folder holding the ddplint package
 FIXTURES = ROOT / "fixtures"
-RULE_CODES = ("DDP001", "DDP002", "DDP003", "DDP004", "DDP005", "DDP006", "DDP007", "DDP010")
+RULE_CODES = ("DDP001", "DDP002", "DDP003", "DDP004", "DDP005", "DDP006", "DDP007",
+              "DDP009", "DDP010", "DDP012", "DDP018")
 # Scenarios that share one launch: no hang, no process-wide settings, no
 # spawned workers re-importing __main__, no killing.
-BATCHABLE = {"DDP003", "DDP004", "DDP006", "DDP007", "DDP010"}
+BATCHABLE = {"DDP003", "DDP004", "DDP006", "DDP007", "DDP009", "DDP010", "DDP012",
+             "DDP018"}
 
 CONFIRMED, FAILED, NEEDS_GPU = "CONFIRMED", "FAILED", "NEEDS GPU"
 
@@ -289,6 +291,42 @@ def measure_ddp010(runs, ctx) -> Measurement:
     return Measurement(distinct > 1, text, _completed(run, payload), data=payload)
 
 
+def measure_ddp009(runs, ctx) -> Measurement:
+    run, payload = _payload(runs, "DDP009")
+    if payload is None:
+        return _no_result(runs, "DDP009")
+    ranks = payload["ranks"]
+    errors = [r["error"] for r in ranks if "error" in r]
+    if errors:
+        return Measurement(True, f"load into the unwrapped model fails on {len(errors)}/{len(ranks)} "
+                           f"ranks: {errors[0][:160]}", _completed(run, payload), data=payload)
+    equal = all(r["equal"] for r in ranks)
+    text = f"loads into the unwrapped model on all {len(ranks)} ranks; weights equal to trained: {equal}"
+    return Measurement(not equal, text, _completed(run, payload), data=payload)
+
+
+def measure_ddp012(runs, ctx) -> Measurement:
+    run, payload = _payload(runs, "DDP012")
+    if payload is None:
+        return _no_result(runs, "DDP012")
+    ranks = payload["ranks"]
+    parsed, env = [r["parsed"] for r in ranks], [r["env"] for r in ranks]
+    text = f"args.local_rank per rank {parsed}; LOCAL_RANK set by torchrun {env}"
+    return Measurement(parsed != env, text, _completed(run, payload), data=payload)
+
+
+def measure_ddp018(runs, ctx) -> Measurement:
+    run, payload = _payload(runs, "DDP018")
+    if payload is None:
+        return _no_result(runs, "DDP018")
+    workers, cpus, local = payload["workers"], payload["cpus"], payload["local_world"]
+    # The ranks of one node share its cores; the first local_world ranks are this node's.
+    on_node = sum(workers[:local])
+    text = (f"DataLoader worker processes per rank {workers}; {on_node} on a node "
+            f"of {cpus} CPU cores")
+    return Measurement(on_node > max(cpus, local), text, _completed(run, payload), data=payload)
+
+
 def _shm_observer(run_id: str) -> dict:
     pids = launcher.job_pids(run_id)
     files = launcher.shm_files(pids)
@@ -331,7 +369,8 @@ def launches_for(rule: str, gpus: int, phase: str) -> dict[str, LaunchSpec]:
 MEASURE = {
     "DDP001": measure_ddp001, "DDP002": measure_ddp002, "DDP003": measure_ddp003,
     "DDP004": measure_ddp004, "DDP005": measure_ddp005, "DDP006": measure_ddp006,
-    "DDP007": measure_ddp007, "DDP010": measure_ddp010,
+    "DDP007": measure_ddp007, "DDP009": measure_ddp009, "DDP010": measure_ddp010,
+    "DDP012": measure_ddp012, "DDP018": measure_ddp018,
 }
 
 
