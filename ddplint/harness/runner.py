@@ -27,7 +27,8 @@ FIXTURES = ROOT / "fixtures"
 RULE_CODES = ("DDP001", "DDP002", "DDP003", "DDP004", "DDP005", "DDP006", "DDP007",
               "DDP009", "DDP010", "DDP012", "DDP018")
 # Scenarios that share one launch: no hang, no process-wide settings, no
-# spawned workers re-importing __main__, no killing.
+# spawned workers re-importing __main__ (forked DataLoader workers are fine),
+# no killing.
 BATCHABLE = {"DDP003", "DDP004", "DDP006", "DDP007", "DDP009", "DDP010", "DDP012",
              "DDP018"}
 

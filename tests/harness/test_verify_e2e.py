@@ -84,3 +84,14 @@ def test_verify_with_ddplints_own_fixer(tmp_path):
     assert [r["rule"] for r in data["rules"]] == CPU_RULES, proc.stdout + proc.stderr
     assert all(v == "CONFIRMED" for v, _ in verdicts.values()), (verdicts, proc.stdout)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    # The symptoms of the rules the stand-ins do not cover, as measured.
+    before = {r["rule"]: r["before"] for r in data["rules"]}
+    after = {r["rule"]: r["after"] for r in data["rules"]}
+    seen = before["DDP007"]["data"]["seen"]
+    assert all(sorted(s) == list(range(40)) for s in seen)  # every rank read everything
+    assert sorted(sum(after["DDP007"]["data"]["seen"], [])) == list(range(40))
+    assert len({tuple(v) for v in before["DDP010"]["data"]["val"]}) > 1
+    assert 'Unexpected key(s) in state_dict: "module.' in before["DDP009"]["text"]
+    assert [r["parsed"] for r in before["DDP012"]["data"]["ranks"]] == [0, 0]
+    assert [r["parsed"] for r in after["DDP012"]["data"]["ranks"]] == [0, 1]
+    assert sum(after["DDP018"]["data"]["workers"]) < sum(before["DDP018"]["data"]["workers"])
