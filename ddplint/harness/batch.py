@@ -25,6 +25,7 @@ def main(argv: list[str]) -> int:
     failed = 0
     for item in argv:
         code, _, path = item.partition("=")
+        sys.argv = [path]  # as if launched alone: scenarios may parse their arguments
         try:
             runpy.run_path(path, run_name="__main__")
         except Exception as exc:  # reported for this scenario, the others go on

@@ -24,10 +24,13 @@ from .launcher import LaunchResult, Topology
 
 ROOT = Path(__file__).resolve().parents[2]  # the folder holding the ddplint package
 FIXTURES = ROOT / "fixtures"
-RULE_CODES = ("DDP001", "DDP002", "DDP003", "DDP004", "DDP005", "DDP006")
+RULE_CODES = ("DDP001", "DDP002", "DDP003", "DDP004", "DDP005", "DDP006", "DDP007",
+              "DDP009", "DDP010", "DDP012", "DDP018")
 # Scenarios that share one launch: no hang, no process-wide settings, no
-# spawned workers re-importing __main__, no killing.
-BATCHABLE = {"DDP003", "DDP004", "DDP006"}
+# spawned workers re-importing __main__ (forked DataLoader workers are fine),
+# no killing.
+BATCHABLE = {"DDP003", "DDP004", "DDP006", "DDP007", "DDP009", "DDP010", "DDP012",
+             "DDP018"}
 
 CONFIRMED, FAILED, NEEDS_GPU = "CONFIRMED", "FAILED", "NEEDS GPU"
 
@@ -252,6 +255,79 @@ def measure_ddp006(runs, ctx) -> Measurement:
     return Measurement(symptom, text, _completed(run, payload), data=payload)
 
 
+def _payload(runs, rule: str) -> tuple[LaunchResult, dict | None]:
+    run = runs["main"]
+    payload = _result(run, rule)
+    return run, (None if payload is None or "crashed" in payload else payload)
+
+
+def _overlap(per_rank: list[list[int]], n: int) -> tuple[int, bool]:
+    """Indices read by every rank, and whether the ranks' reads are disjoint and cover 0..n-1."""
+    sets = [set(r) for r in per_rank]
+    shared = len(set.intersection(*sets)) if len(sets) > 1 else 0
+    union = set().union(*sets)
+    return shared, sum(len(r) for r in per_rank) == len(union) and union == set(range(n))
+
+
+def measure_ddp007(runs, ctx) -> Measurement:
+    run, payload = _payload(runs, "DDP007")
+    if payload is None:
+        return _no_result(runs, "DDP007")
+    seen, n = payload["seen"], payload["dataset"]
+    shared, partition = _overlap(seen, n)
+    text = (f"samples read per rank {[len(r) for r in seen]} of {n}; {shared} read by every rank; "
+            f"ranks disjoint and covering: {partition}")
+    return Measurement(not partition, text, _completed(run, payload), data=payload)
+
+
+def measure_ddp010(runs, ctx) -> Measurement:
+    run, payload = _payload(runs, "DDP010")
+    if payload is None:
+        return _no_result(runs, "DDP010")
+    val = payload["val"]
+    distinct = len({tuple(v) for v in val})
+    shared = len(set.intersection(*map(set, val)))
+    text = (f"ranks drew {distinct} distinct validation split(s) over {len(val)} ranks; {shared}/{len(val[0])} "
+            f"validation indices common to all ranks (rank 0: {val[0][:5]}...)")
+    return Measurement(distinct > 1, text, _completed(run, payload), data=payload)
+
+
+def measure_ddp009(runs, ctx) -> Measurement:
+    run, payload = _payload(runs, "DDP009")
+    if payload is None:
+        return _no_result(runs, "DDP009")
+    ranks = payload["ranks"]
+    errors = [r["error"] for r in ranks if "error" in r]
+    if errors:
+        return Measurement(True, f"load into the unwrapped model fails on {len(errors)}/{len(ranks)} "
+                           f"ranks: {errors[0][:160]}", _completed(run, payload), data=payload)
+    equal = all(r["equal"] for r in ranks)
+    text = f"loads into the unwrapped model on all {len(ranks)} ranks; weights equal to trained: {equal}"
+    return Measurement(not equal, text, _completed(run, payload), data=payload)
+
+
+def measure_ddp012(runs, ctx) -> Measurement:
+    run, payload = _payload(runs, "DDP012")
+    if payload is None:
+        return _no_result(runs, "DDP012")
+    ranks = payload["ranks"]
+    parsed, env = [r["parsed"] for r in ranks], [r["env"] for r in ranks]
+    text = f"args.local_rank per rank {parsed}; LOCAL_RANK set by torchrun {env}"
+    return Measurement(parsed != env, text, _completed(run, payload), data=payload)
+
+
+def measure_ddp018(runs, ctx) -> Measurement:
+    run, payload = _payload(runs, "DDP018")
+    if payload is None:
+        return _no_result(runs, "DDP018")
+    workers, cpus, local = payload["workers"], payload["cpus"], payload["local_world"]
+    # The ranks of one node share its cores; the first local_world ranks are this node's.
+    on_node = sum(workers[:local])
+    text = (f"DataLoader worker processes per rank {workers}; {on_node} on a node "
+            f"of {cpus} CPU cores")
+    return Measurement(on_node > max(cpus, local), text, _completed(run, payload), data=payload)
+
+
 def _shm_observer(run_id: str) -> dict:
     pids = launcher.job_pids(run_id)
     files = launcher.shm_files(pids)
@@ -294,6 +370,8 @@ def launches_for(rule: str, gpus: int, phase: str) -> dict[str, LaunchSpec]:
 MEASURE = {
     "DDP001": measure_ddp001, "DDP002": measure_ddp002, "DDP003": measure_ddp003,
     "DDP004": measure_ddp004, "DDP005": measure_ddp005, "DDP006": measure_ddp006,
+    "DDP007": measure_ddp007, "DDP009": measure_ddp009, "DDP010": measure_ddp010,
+    "DDP012": measure_ddp012, "DDP018": measure_ddp018,
 }
 
 
