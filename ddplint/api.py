@@ -84,18 +84,30 @@ def process_file(path: str, rules: Sequence[type[Rule]], mode: Mode, *, root: st
     """`root` is the path argument that led to `path`: a fix is never written through a
     symbolic link that leaves it."""
     try:
-        decoded, raw = read_source(path)
+        decoded, _ = read_source(path)
     except SourceError as error:
         return FileResult(path, error=str(error))
     result = process_source(decoded.text, path, rules, mode)
-    if result.error is None and mode.fix and mode.write and result.changed:
-        try:
-            write_atomically(path, result.fixed_source, decoded, raw, root=root)  # type: ignore[arg-type]
-        except SourceError as error:
-            result.error = str(error)
-            result.fixed_count = 0
-            result.fixed_codes = {}
+    if mode.fix and mode.write:
+        write_fixed(result, root=root)
     return result
+
+
+def write_fixed(result: FileResult, *, root: str | None = None) -> None:
+    """Write a fixed file, if fixing changed it, after checking it still holds the text the
+    fixes were computed from (else nothing is written and the result says why). The runner
+    calls this from the main process only, so a killed ddplint stops writing at once."""
+    if result.error is not None or not result.changed:
+        return
+    try:
+        decoded, raw = read_source(result.path)
+        if decoded.text != result.original_source:
+            raise SourceError("not fixed: the file changed while ddplint was fixing it")
+        write_atomically(result.path, result.fixed_source, decoded, raw, root=root)  # type: ignore[arg-type]
+    except SourceError as error:
+        result.error = str(error)
+        result.fixed_count = 0
+        result.fixed_codes = {}
 
 
 def lint_paths(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import codecs
+import functools
 import io
 import tokenize
 from collections.abc import Sequence
@@ -101,6 +102,24 @@ def _syntax_error_text(source: str, error: cst.ParserSyntaxError) -> str:
     return f"{first} (line {error.raw_line}, column {error.raw_column + 1})"
 
 
+@functools.cache
+def _visitor_methods(rule_class: type) -> tuple[tuple[str, type, str], ...]:
+    """(visit|leave, node class, method name) for a rule class; libcst's own get_visitors()
+    inspects every member of the instance, which cost more than some rules' work."""
+    found = []
+    for method_name in dir(rule_class):
+        kind, _, node_name = method_name.partition("_")
+        method = getattr(rule_class, method_name)
+        # libcst's base visitor defines every visit/leave method as a no-op; skip those.
+        if kind not in ("visit", "leave") or not callable(method) or getattr(method, "_is_no_op", False):
+            continue
+        node_class = getattr(cst, node_name, None)
+        if not isinstance(node_class, type):
+            raise TypeError(f"{rule_class.__name__}.{method_name}: not a libcst node visitor")
+        found.append((kind, node_class, method_name))
+    return tuple(found)
+
+
 def _dispatch_tables(names: NameResolver, rules: Sequence[Rule]):
     """Per node class, the methods to call on entering and leaving it. The name resolver
     enters a scope before any rule visits its node and leaves it after every rule has left,
@@ -108,13 +127,9 @@ def _dispatch_tables(names: NameResolver, rules: Sequence[Rule]):
     visits: dict[type, list] = {cls: [names.enter] for cls in NameResolver.SCOPE_NODES}
     leaves: dict[type, list] = {cls: [] for cls in NameResolver.SCOPE_NODES}
     for rule in rules:
-        for method_name, method in rule.get_visitors().items():
-            kind, _, node_name = method_name.partition("_")
-            node_class = getattr(cst, node_name, None)
-            if not isinstance(node_class, type):
-                raise TypeError(f"{type(rule).__name__}.{method_name}: not a libcst node visitor")
+        for kind, node_class, method_name in _visitor_methods(type(rule)):
             table = visits if kind == "visit" else leaves
-            table.setdefault(node_class, []).append(method)
+            table.setdefault(node_class, []).append(getattr(rule, method_name))
     for cls in NameResolver.SCOPE_NODES:
         leaves[cls].append(names.leave)
     return visits, leaves

@@ -11,9 +11,10 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import replace
 
-from ddplint.api import Mode, process_file
+from ddplint.api import Mode, process_file, write_fixed
 from ddplint.cache import Cache
 from ddplint.diagnostics import FileResult
 from ddplint.engine import SourceError, rules_for_text
@@ -33,32 +34,61 @@ def run(
     cache: Cache | None = None,
 ) -> Iterator[FileResult]:
     """One result per target, in the targets' order, streamed as soon as it is known.
-    `rules_for(path)` gives the rules active for a file (configuration may vary them)."""
-    use_cache = cache is not None and not mode.fix
-    slots: list[FileResult | None] = []
-    work: list[tuple[int, Target, list[type[Rule]], os.stat_result | None, bytes | None]] = []
-    for target in targets:
-        if target.error is not None:
-            slots.append(FileResult(target.path, error=target.error))
-            continue
-        rules = list(rules_for(target.path))
-        result, needs_parse, info, data = _triage(target.path, rules, cache if use_cache else None)
-        slots.append(None if needs_parse else result)
-        if needs_parse:
-            work.append((len(slots) - 1, target, rules, info, data))
+    `rules_for(path)` gives the rules active for a file (configuration may vary them).
 
-    ready = 0
-    parsed = _parse_all([(target, rules) for _, target, rules, _, _ in work], mode, jobs)
-    for (index, target, rules, info, data), result in zip(work, parsed):
-        slots[index] = result
-        if use_cache and info is not None and data is not None:
-            cache.store(target.path, rules, info, data, result)  # type: ignore[union-attr]
-        while ready < len(slots) and slots[ready] is not None:
-            yield slots[ready]  # type: ignore[misc]
-            ready += 1
-    yield from slots[ready:]  # type: ignore[misc]
+    Files are handed to the pool as soon as triage admits them, so parsing overlaps with
+    reading the rest of the tree; a run with fewer files to parse than MIN_FILES_FOR_POOL
+    (a pre-commit hook on a few files) parses them here and starts no pool."""
+    use_cache = cache is not None and not mode.fix
+    jobs = jobs or os.cpu_count() or 1
+    slots: list[FileResult | Future | None] = []
+    waiting: list[tuple[int, Target, list[type[Rule]]]] = []  # admitted, not yet handed out
+    stored: dict[int, tuple[str, list[type[Rule]], os.stat_result, bytes]] = {}
+    targets_by_index: dict[int, Target] = {}
+    pool: ProcessPoolExecutor | None = None
+    try:
+        for target in targets:
+            if target.error is not None:
+                slots.append(FileResult(target.path, error=target.error))
+                continue
+            rules = list(rules_for(target.path))
+            result, needs_parse, info, data = _triage(target.path, rules, cache if use_cache else None)
+            slots.append(None if needs_parse else result)
+            if not needs_parse:
+                continue
+            index = len(slots) - 1
+            if use_cache and info is not None and data is not None:
+                stored[index] = (target.path, rules, info, data)
+            waiting.append((index, target, rules))
+            targets_by_index[index] = target
+            if pool is None and jobs > 1 and len(waiting) >= MIN_FILES_FOR_POOL:
+                pool = _start_pool(jobs)
+            if pool is not None:
+                for index, target, rules in waiting:
+                    slots[index] = pool.submit(_process_target, target, rules, mode)
+                waiting.clear()
+
+        for ready, slot in enumerate(slots):
+            if slot is None:  # admitted, but too few files to be worth a pool
+                _, target, rules = next(item for item in waiting if item[0] == ready)
+                slot = _finish(_process_target(target, rules, mode), target, mode)
+            elif isinstance(slot, Future):
+                slot = _finish(slot.result(), targets_by_index[ready], mode)
+            if use_cache and ready in stored:
+                cache.store(*stored[ready], slot)  # type: ignore[union-attr]
+            yield slot
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
     if use_cache:
         cache.save()  # type: ignore[union-attr]
+
+
+def _start_pool(jobs: int) -> ProcessPoolExecutor:
+    # fork (where there is one) starts workers with libcst and the rules already imported.
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=context)
 
 
 def _triage(path: str, rules: list[type[Rule]], cache: Cache | None):
@@ -87,20 +117,14 @@ def _triage(path: str, rules: list[type[Rule]], cache: Cache | None):
     return result, False, info, data
 
 
-def _parse_all(work: list[tuple[Target, list[type[Rule]]]], mode: Mode, jobs: int | None) -> Iterator[FileResult]:
-    jobs = jobs or os.cpu_count() or 1
-    if jobs <= 1 or len(work) < MIN_FILES_FOR_POOL:
-        for target, rules in work:
-            yield _process_target(target, rules, mode)
-        return
-    # fork (where there is one) starts workers with libcst and the rules already imported.
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    chunk = max(1, len(work) // (jobs * 8))
-    targets, rule_lists = zip(*work)
-    with ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=context) as pool:
-        yield from pool.map(_process_target, targets, rule_lists, [mode] * len(work), chunksize=chunk)
-
-
 def _process_target(target: Target, rules: list[type[Rule]], mode: Mode) -> FileResult:
-    return process_file(target.path, rules, mode, root=target.root)
+    """Lint or fix one file without writing it (see _finish)."""
+    return process_file(target.path, rules, replace(mode, write=False), root=target.root)
+
+
+def _finish(result: FileResult, target: Target, mode: Mode) -> FileResult:
+    """Writes happen here, in the main process, one at a time: workers only compute, so
+    killing ddplint stops all writing and leaves at most one temporary file."""
+    if mode.fix and mode.write:
+        write_fixed(result, root=target.root)
+    return result

@@ -62,15 +62,27 @@ def _fields(cls: type) -> tuple[str, ...]:
     return found
 
 
+_IS_CHILD: dict[type, bool] = {}
+
+
+def _is_child(cls: type) -> bool:
+    """A node worth visiting: `isinstance(x, CSTNode)` goes through the ABC machinery on
+    every call, so the answer is cached per class."""
+    found = _IS_CHILD.get(cls)
+    if found is None:
+        found = _IS_CHILD[cls] = issubclass(cls, cst.CSTNode) and cls not in SKIPPED
+    return found
+
+
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     found: list[cst.CSTNode] = []
     for name in _fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            if type(value) not in SKIPPED:
-                found.append(value)
-        elif type(value) in (list, tuple):
-            found.extend(item for item in value if isinstance(item, cst.CSTNode) and type(item) not in SKIPPED)
+        kind = type(value)
+        if kind is list or kind is tuple:
+            found.extend(item for item in value if _is_child(type(item)))
+        elif _is_child(kind):
+            found.append(value)
     return found
 
 

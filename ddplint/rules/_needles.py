@@ -13,7 +13,7 @@ NEEDLES = {
     'DDP005': ('set_sharing_strategy', 'file_system',),
     'DDP006': ('DistributedSampler', '__iter__',),
     'DDP007': ('DistributedSampler', 'DataLoader',),
-    'DDP008': (('barrier', 'all_reduce', 'all_gather', 'broadcast', 'reduce', 'gather', 'scatter', 'all_to_all', 'DistributedDataParallel'), re.compile('rank|is_main|main_process|master|global_zero|process_zero|is_primary|is_chief|get_ordinal|process_index', 2), ('torch.distributed', 'from torch import distributed', 'DistributedDataParallel', 'init_process_group', 'DistributedSampler', 'LOCAL_RANK'),),
+    'DDP008': (('barrier', 'all_reduce', 'all_gather', 'broadcast', 'reduce', 'gather', 'scatter', 'all_to_all', 'DistributedDataParallel'), ('torch.distributed', 'from torch import distributed', 'DistributedDataParallel', 'init_process_group', 'DistributedSampler', 'LOCAL_RANK'), ('rank', 'Rank', 'RANK', 'is_main', 'main_process', 'master', 'Master', 'MASTER', 'global_zero', 'process_zero', 'is_primary', 'is_chief', 'get_ordinal', 'process_index'),),
     'DDP009': ('load_state_dict', 'DistributedDataParallel', 'save',),
     'DDP010': ('random_split', ('torch.distributed', 'from torch import distributed', 'DistributedDataParallel', 'init_process_group', 'DistributedSampler', 'LOCAL_RANK'),),
     'DDP011': ('CUDA_LAUNCH_BLOCKING',),

@@ -81,8 +81,8 @@ class CollectiveInRankBranch(RankAwareRule):
     # uses torch.distributed: most files with the word "gather" or "reduce" have neither.
     needles = (
         ("barrier", "all_reduce", "all_gather", "broadcast", "reduce", "gather", "scatter", "all_to_all", "DistributedDataParallel"),
-        RANK_GUARD_NEEDLE,
         DISTRIBUTED_MARKERS,
+        RANK_GUARD_NEEDLE,
     )
 
     flagged = (
