@@ -223,11 +223,15 @@ class LaunchResult:
 _EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)?): (.+)$")
 
 
+_RANK_PREFIX = re.compile(r"^\[(?:default)?rank\d+\]:\s?")
+
+
 def last_exception(lines: list[str]) -> str:
-    """The 'SomeError: message' line that ends the last traceback in ``lines``."""
+    """The 'SomeError: message' line that ends the last traceback in ``lines`` (torch prefixes
+    a rank's traceback lines with `[rank0]: `; that prefix is ignored)."""
     seen_tb = False
     found = ""
-    for ln in lines:
+    for ln in (_RANK_PREFIX.sub("", line) for line in lines):
         if ln.startswith("Traceback (most recent call last)"):
             seen_tb = True
             continue

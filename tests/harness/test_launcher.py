@@ -175,3 +175,14 @@ def test_pause_then_resume_runs_to_the_end(tmp_path):
     assert res.returncode == 0 and not res.timed_out
     assert res.observed == {"seen": True}
     assert res.results == [{"rule": "DDP000", "done": True}]
+
+
+def test_last_exception_reads_tracebacks_torch_prefixes_with_the_rank():
+    from ddplint.harness.launcher import last_exception
+
+    lines = [
+        "[rank0]: Traceback (most recent call last):",
+        '[rank0]:   File "scenario.py", line 57, in <module>',
+        "[rank0]: RuntimeError: Numpy is not available",
+    ]
+    assert last_exception(lines) == "RuntimeError: Numpy is not available"
