@@ -52,11 +52,11 @@ def rules_markdown(rules=None) -> str:
     for rule in rules:
         lines += [f"## {rule.code} {rule.name}", "", f"**Fix:** {FIX_TEXT[rule.fix]}. **Message:** {rule.message}", ""]
         lines += [rule.explanation(), ""]
-        for number, example in enumerate(rule.flagged, start=1):
+        for number, example in enumerate(rule.flagged_examples, start=1):
             lines += [f"### Flagged ({number})", ""] + _code_block(example.code)
             if example.fixed is not None:
                 lines += ["Fixed:", ""] + _code_block(example.fixed)
-        for number, example in enumerate(rule.clean, start=1):
+        for number, example in enumerate(rule.clean_examples, start=1):
             lines += [f"### Not flagged ({number})", ""] + _code_block(example.code)
     return "\n".join(lines).rstrip("\n") + "\n"
 

@@ -78,8 +78,9 @@ class Rule(cst.BatchableCSTVisitor):
     # a tuple if any one of its strings does, a compiled pattern if it matches somewhere.
     # Keep them specific: they decide which files are parsed at all (see benchmarks/needles.py).
     needles: ClassVar[tuple[str | tuple[str, ...] | re.Pattern[str], ...]]
-    flagged: ClassVar[Sequence[Flagged]] = ()
-    clean: ClassVar[Sequence[Clean]] = ()
+    # Examples that must be flagged (with the golden fixed output) and that must not be.
+    flagged_examples: ClassVar[Sequence[Flagged]] = ()
+    clean_examples: ClassVar[Sequence[Clean]] = ()
 
     def __init__(self, names: NameResolver) -> None:
         super().__init__()

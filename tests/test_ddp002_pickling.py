@@ -47,7 +47,7 @@ PROBES = {
     7: _table,
     8: lambda module, tmp_path: [module.loader(None).dataset[0]],
 }
-FIXED = [(index, example) for index, example in enumerate(LambdaDefaultFactory.flagged) if example.fixed]
+FIXED = [(index, example) for index, example in enumerate(LambdaDefaultFactory.flagged_examples) if example.fixed]
 
 
 def test_every_golden_fix_has_a_probe():

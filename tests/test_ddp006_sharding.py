@@ -10,7 +10,7 @@ torch = pytest.importorskip("torch")
 from ddplint.fixer import fix_text  # noqa: E402
 from ddplint.rules.ddp006_sampler_without_rank_slicing import SamplerWithoutRankSlicing as DDP006  # noqa: E402
 
-FIXED = [example.fixed for example in DDP006.flagged if example.fixed is not None]
+FIXED = [example.fixed for example in DDP006.flagged_examples if example.fixed is not None]
 CLASS_NAMES = ["BucketSampler", "ShuffledSampler", "SortedSampler"]
 
 
@@ -29,7 +29,7 @@ def make(cls, dataset, num_replicas, rank, drop_last):
 
 
 def test_golden_outputs_are_what_the_fixer_produces():
-    for example in DDP006.flagged:
+    for example in DDP006.flagged_examples:
         if example.fixed is not None:
             assert fix_text(example.code, "s.py", [DDP006], unsafe_fixes=True).source == example.fixed
     assert len(FIXED) == len(CLASS_NAMES)
@@ -73,7 +73,7 @@ def test_fixed_sampler_shards_evenly(index, num_replicas, size, drop_last, epoch
 
 
 def test_unfixed_sampler_gives_every_rank_everything():
-    cls = load(DDP006.flagged[0].code, "BucketSampler")
+    cls = load(DDP006.flagged_examples[0].code, "BucketSampler")
     dataset = ["x" * i for i in range(10)]
     shares = [list(cls(dataset, num_replicas=2, rank=rank)) for rank in range(2)]
     assert shares[0] == shares[1] and len(shares[0]) == 10

@@ -54,7 +54,7 @@ def test_rules_reference_covers_every_rule_with_its_examples():
     for rule in all_rules():
         assert f"## {rule.code} {rule.name}" in reference
         assert rule.explanation().splitlines()[0] in reference
-        assert all(example.code.rstrip() in reference for example in [*rule.flagged, *rule.clean])
+        assert all(example.code.rstrip() in reference for example in [*rule.flagged_examples, *rule.clean_examples])
         assert f"| {rule.name} |" in table
 
 

@@ -52,7 +52,7 @@ def test_workers_fix_divides_by_local_world_size(monkeypatch, local_world_size, 
 @pytest.mark.parametrize("code", ["DDP010", "DDP015", "DDP018"])
 def test_distributed_rules_stay_quiet_in_single_process_files(code):
     rule = rule_by_code(code)
-    for example in rule.flagged:
+    for example in rule.flagged_examples:
         single = "\n".join(
             line for line in example.code.splitlines()
             if not any(marker in line for marker in ("distributed", "Distributed", "LOCAL_RANK", "init_process_group", "DDP("))

@@ -21,7 +21,7 @@ from ddplint.fixer import MAX_PASSES, fix_text
 from ddplint.rules import all_rules
 
 REPO = Path(__file__).resolve().parent.parent
-SEEDS = [example.code for rule in all_rules() for example in rule.flagged] + [
+SEEDS = [example.code for rule in all_rules() for example in rule.flagged_examples] + [
     path.read_text() for path in sorted((REPO / "fixtures").glob("*/*.py")) if path.name != "scenario.py"
 ]
 

@@ -20,7 +20,7 @@ settings.register_profile("long", max_examples=3000, deadline=None, suppress_hea
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 # One flagged example of each rule: appended to generated code so every rule's needles occur.
-SNIPPETS = [example.code for rule in all_rules() for example in rule.flagged[:1]]
+SNIPPETS = [example.code for rule in all_rules() for example in rule.flagged_examples[:1]]
 
 programs = st.one_of(hypothesmith.from_grammar(), hypothesmith.from_node())
 snippets = st.lists(st.sampled_from(SNIPPETS), max_size=3)

@@ -12,12 +12,12 @@ from ddplint.rules import all_rules
 FLAGGED = [
     pytest.param(rule, example, id=f"{rule.code}-flagged-{index}")
     for rule in all_rules()
-    for index, example in enumerate(rule.flagged)
+    for index, example in enumerate(rule.flagged_examples)
 ]
 CLEAN = [
     pytest.param(rule, example, id=f"{rule.code}-clean-{index}")
     for rule in all_rules()
-    for index, example in enumerate(rule.clean)
+    for index, example in enumerate(rule.clean_examples)
 ]
 
 
@@ -63,9 +63,9 @@ def test_rule_is_documented(rule):
     assert rule.code.startswith("DDP") and len(rule.code) == 6
     assert rule.name == rule.name.lower() and " " not in rule.name
     assert len(rule.explanation()) > 200, "explain why it breaks DDP"
-    assert rule.flagged and rule.clean, "every rule has examples that must and must not be flagged"
+    assert rule.flagged_examples and rule.clean_examples, "every rule has examples that must and must not be flagged"
     assert rule.needles, "every rule declares the text it needs, so other files are not parsed"
-    for example in rule.flagged:
+    for example in rule.flagged_examples:
         assert rule.matches_text(example.code), "needles must admit the rule's own examples"
 
 

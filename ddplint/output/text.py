@@ -84,8 +84,8 @@ def _summary(diagnostics: Sequence[Diagnostic], *, fixed: int, diff: bool) -> st
 def explain(rule) -> str:
     fix = {Applicability.SAFE: "safe (applied by --fix)", Applicability.UNSAFE: "unsafe (applied with --unsafe-fixes)"}
     lines = [f"{rule.code} {rule.name}", "", rule.explanation(), "", f"Fix: {fix.get(rule.fix, 'none')}"]
-    example = next((item for item in rule.flagged if item.fixed is not None), None) or (
-        rule.flagged[0] if rule.flagged else None
+    example = next((item for item in rule.flagged_examples if item.fixed is not None), None) or (
+        rule.flagged_examples[0] if rule.flagged_examples else None
     )
     if example is not None:
         lines += ["", "Example (flagged):", "", _indent(example.code)]

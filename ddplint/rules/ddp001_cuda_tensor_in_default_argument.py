@@ -63,7 +63,7 @@ class CudaTensorInDefaultArgument(Rule):
     # same-module helper that moves to CUDA, so "cuda" need not be in the signature).
     needles = ("cuda", re.compile(r"(?:def\s+\w+\s*\(|lambda\b)[^)]*?=\s*[\w.]+\s*\("))
 
-    flagged = (
+    flagged_examples = (
         Flagged(
             '''
             import torch
@@ -203,7 +203,7 @@ class CudaTensorInDefaultArgument(Rule):
             count=2,
         ),
     )
-    clean = (
+    clean_examples = (
         Clean(
             """
             import torch

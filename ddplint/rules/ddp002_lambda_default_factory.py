@@ -61,7 +61,7 @@ class LambdaDefaultFactory(TracksDefinitions, Rule):
     fix = Applicability.SAFE
     needles = ("defaultdict", "lambda")
 
-    flagged = (
+    flagged_examples = (
         Flagged(
             """
             import pickle
@@ -270,7 +270,7 @@ class LambdaDefaultFactory(TracksDefinitions, Rule):
             """,
         ),
     )
-    clean = (
+    clean_examples = (
         Clean(
             """
             from collections import defaultdict

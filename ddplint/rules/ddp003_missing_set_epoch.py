@@ -31,7 +31,7 @@ class MissingSetEpoch(LoaderFlowRule):
     fix = Applicability.SAFE
     needles = ("DistributedSampler", "for")
 
-    flagged = (
+    flagged_examples = (
         Flagged(
             """
             from torch.utils.data import DataLoader
@@ -202,7 +202,7 @@ class MissingSetEpoch(LoaderFlowRule):
             """,
         ),
     )
-    clean = (
+    clean_examples = (
         Clean(
             """
             from torch.utils.data import DataLoader, DistributedSampler

@@ -26,7 +26,7 @@ class TorchLoadWithoutMapLocation(Rule):
     fix = Applicability.SAFE
     needles = ("load", torch_function_needle("load"))
 
-    flagged = (
+    flagged_examples = (
         Flagged(
             """
             import torch
@@ -107,7 +107,7 @@ class TorchLoadWithoutMapLocation(Rule):
             """,
         ),
     )
-    clean = (
+    clean_examples = (
         Clean(
             """
             import torch

@@ -46,7 +46,7 @@ class FileSystemSharingStrategy(Rule):
     fix = Applicability.UNSAFE
     needles = ("set_sharing_strategy", "file_system")
 
-    flagged = (
+    flagged_examples = (
         Flagged(
             """
             import torch.multiprocessing as mp
@@ -88,7 +88,7 @@ class FileSystemSharingStrategy(Rule):
             """,
         ),
     )
-    clean = (
+    clean_examples = (
         Clean(
             """
             import torch.multiprocessing as mp

@@ -65,7 +65,7 @@ class SamplerWithoutRankSlicing(Rule):
     fix = Applicability.UNSAFE
     needles = ("DistributedSampler", "__iter__")
 
-    flagged = (
+    flagged_examples = (
         Flagged(
             # The seed: a bucketing sampler whose base class was changed, nothing else.
             """
@@ -220,7 +220,7 @@ class SamplerWithoutRankSlicing(Rule):
             """,
         ),
     )
-    clean = (
+    clean_examples = (
         Clean(
             """
             from torch.utils.data import DistributedSampler

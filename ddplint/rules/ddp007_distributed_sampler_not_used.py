@@ -34,7 +34,7 @@ class DistributedSamplerNotUsed(LoaderFlowRule):
     fix = Applicability.SAFE
     needles = ("DistributedSampler", "DataLoader")
 
-    flagged = (
+    flagged_examples = (
         Flagged(
             # The seed: the sampler is built, the loader shuffles by itself.
             """
@@ -107,7 +107,7 @@ class DistributedSamplerNotUsed(LoaderFlowRule):
             """,
         ),
     )
-    clean = (
+    clean_examples = (
         Clean(
             # Train and validation loaders, each with its own sampler.
             """

@@ -85,7 +85,7 @@ class CollectiveInRankBranch(RankAwareRule):
         RANK_GUARD_NEEDLE,
     )
 
-    flagged = (
+    flagged_examples = (
         Flagged(
             """
             import torch.distributed as dist
@@ -192,7 +192,7 @@ class CollectiveInRankBranch(RankAwareRule):
             """
         ),
     )
-    clean = (
+    clean_examples = (
         Clean(
             """
             import torch.distributed as dist

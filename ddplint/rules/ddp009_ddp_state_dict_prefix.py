@@ -56,7 +56,7 @@ class DdpStateDictPrefix(RankAwareRule):
     fix = Applicability.SAFE
     needles = ("load_state_dict", "DistributedDataParallel", "save")
 
-    flagged = (
+    flagged_examples = (
         Flagged(
             """
             import torch
@@ -133,7 +133,7 @@ class DdpStateDictPrefix(RankAwareRule):
             """
         ),
     )
-    clean = (
+    clean_examples = (
         Clean(
             """
             import torch

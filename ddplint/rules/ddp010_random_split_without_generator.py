@@ -61,7 +61,7 @@ class RandomSplitWithoutGenerator(Rule):
     fix = Applicability.SAFE
     needles = ("random_split", DISTRIBUTED_MARKERS)
 
-    flagged = (
+    flagged_examples = (
         Flagged(
             """
             import torch
@@ -132,7 +132,7 @@ class RandomSplitWithoutGenerator(Rule):
             """,
         ),
     )
-    clean = (
+    clean_examples = (
         Clean(
             """
             import torch

@@ -45,7 +45,7 @@ class CudaLaunchBlocking(Rule):
     fix = Applicability.UNSAFE
     needles = (VARIABLE,)
 
-    flagged = (
+    flagged_examples = (
         Flagged(
             """
             import os
@@ -103,7 +103,7 @@ class CudaLaunchBlocking(Rule):
             """,
         ),
     )
-    clean = (
+    clean_examples = (
         Clean(
             """
             import os

@@ -58,7 +58,7 @@ class LocalRankArgument(Rule):
     fix = Applicability.SAFE
     needles = ("add_argument", "-local_rank")
 
-    flagged = (
+    flagged_examples = (
         Flagged(
             """
             import argparse
@@ -118,7 +118,7 @@ class LocalRankArgument(Rule):
             """,
         ),
     )
-    clean = (
+    clean_examples = (
         Clean(
             """
             parser.add_argument("--local-rank", "--local_rank", type=int, default=0)

@@ -40,7 +40,7 @@ class RankFromLocalRank(Rule):
     fix = Applicability.UNSAFE
     needles = ("init_process_group", ("local_rank", "LOCAL_RANK"))
 
-    flagged = (
+    flagged_examples = (
         Flagged(
             """
             import torch.distributed as dist
@@ -97,7 +97,7 @@ class RankFromLocalRank(Rule):
             """,
         ),
     )
-    clean = (
+    clean_examples = (
         Clean(
             """
             import os

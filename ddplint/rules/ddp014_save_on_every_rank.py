@@ -75,7 +75,7 @@ class SaveOnEveryRank(RankAwareRule):
     fix = None
     needles = ("save", torch_function_needle("save"), ("distributed", "DistributedDataParallel", "init_process_group", "LOCAL_RANK", "spawn"))
 
-    flagged = (
+    flagged_examples = (
         Flagged(
             """
             import torch
@@ -133,7 +133,7 @@ class SaveOnEveryRank(RankAwareRule):
             """
         ),
     )
-    clean = (
+    clean_examples = (
         Clean(
             """
             import torch

@@ -60,7 +60,7 @@ class UnusedSubmodule(Rule):
     message = "submodule built in __init__ is never used: DDP waits for its gradients forever; use it or remove it"
     needles = ("__init__", "forward", DISTRIBUTED_MARKERS)
 
-    flagged = (
+    flagged_examples = (
         Flagged(
             """
             import torch.nn as nn
@@ -105,7 +105,7 @@ class UnusedSubmodule(Rule):
             count=2,
         ),
     )
-    clean = (
+    clean_examples = (
         Clean(
             """
             import torch.nn as nn

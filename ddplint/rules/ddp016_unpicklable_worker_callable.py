@@ -37,7 +37,7 @@ class UnpicklableWorkerCallable(TracksDefinitions, Rule):
     fix = None
     needles = (("collate_fn", "worker_init_fn", "spawn(", "Process(", "start_processes("),)
 
-    flagged = (
+    flagged_examples = (
         Flagged(
             """
             from torch.utils.data import DataLoader
@@ -93,7 +93,7 @@ class UnpicklableWorkerCallable(TracksDefinitions, Rule):
             """
         ),
     )
-    clean = (
+    clean_examples = (
         Clean(
             """
             from torch.utils.data import DataLoader

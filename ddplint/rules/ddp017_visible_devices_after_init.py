@@ -68,7 +68,7 @@ class VisibleDevicesAfterInit(Rule):
     message = "CUDA_VISIBLE_DEVICES set after CUDA was initialised is ignored; set it before any CUDA call or in the launcher"
     needles = (VARIABLE, "cuda")
 
-    flagged = (
+    flagged_examples = (
         Flagged(
             """
             import os
@@ -108,7 +108,7 @@ class VisibleDevicesAfterInit(Rule):
             """
         ),
     )
-    clean = (
+    clean_examples = (
         Clean(
             """
             import os

@@ -37,7 +37,7 @@ class WorkersPerRank(Rule):
     fix = Applicability.UNSAFE
     needles = ("DataLoader", ("cpu_count", "sched_getaffinity"), DISTRIBUTED_MARKERS)
 
-    flagged = (
+    flagged_examples = (
         Flagged(
             """
             import os
@@ -96,7 +96,7 @@ class WorkersPerRank(Rule):
             """,
         ),
     )
-    clean = (
+    clean_examples = (
         Clean(
             """
             import os
