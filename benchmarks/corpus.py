@@ -35,6 +35,8 @@ import tarfile
 import zipfile
 from pathlib import Path, PurePosixPath
 
+from floors._walk import py_files as walk_py_files  # benchmarks/ is the script's folder
+
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE / "corpus"
 DOWNLOADS = CORPUS / "downloads"
@@ -204,17 +206,8 @@ def copy_torch(dest: Path) -> tuple[str, str]:
 
 
 def py_files(root: Path) -> list[Path]:
-    """Every regular .py file under root, in sorted relative-path order."""
-    out = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d != "__pycache__"]
-        for fn in filenames:
-            if fn.endswith(".py"):
-                p = Path(dirpath) / fn
-                if p.is_file() and not p.is_symlink():
-                    out.append(p)
-    out.sort(key=lambda p: p.relative_to(root).as_posix())
-    return out
+    """Every regular .py file under root, in sorted relative-path order (the floors' walk)."""
+    return walk_py_files([str(root)])
 
 
 def count(root: Path) -> tuple[int, int]:
