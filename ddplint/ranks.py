@@ -14,8 +14,6 @@ rank of a distributed run reaches it.
 
 from __future__ import annotations
 
-import re
-
 from dataclasses import dataclass, field
 
 import libcst as cst
