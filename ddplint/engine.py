@@ -1,7 +1,8 @@
 """decode -> prefilter -> parse once -> all rules in one traversal -> diagnostics.
 
 The expensive steps are paid only where they can matter: a file that contains none of the
-active rules' needles is never parsed, only the rules whose needles occur are instantiated,
+active rules' needles is never parsed by libcst, nor is one where CPython's ast shows that no
+rule's construct is there (the rules' screens); only the rules that pass both are instantiated,
 and positions (a second walk of the tree) are computed only for files with findings.
 """
 
@@ -21,6 +22,7 @@ from ddplint import noqa
 from ddplint.diagnostics import Diagnostic, Edit, Fix
 from ddplint.names import NameResolver
 from ddplint.rule import Report, Rule
+from ddplint.screens import facts_of
 from ddplint.walk import VisitorFailed, positions, walk
 
 
@@ -146,7 +148,21 @@ def traverse(module: cst.Module, names: NameResolver, rules: Sequence[Rule]) -> 
 
 
 def rules_for_text(source: str, rules: Sequence[type[Rule]]) -> list[type[Rule]]:
+    """The rules whose needles occur in `source`: the first, text-only prefilter."""
     return [rule for rule in rules if rule.matches_text(source)]
+
+
+def rules_to_run(source: str, rules: Sequence[type[Rule]]) -> list[type[Rule]]:
+    """The rules that can fire on `source`: their needles occur and, where every such rule
+    has a screen, the screen holds on the file's `ast` (see ddplint.screens). When some rule
+    without a screen needs libcst anyway, screening the others would not save the parse."""
+    active = rules_for_text(source, rules)
+    if not active or any(rule.screen is None for rule in active):
+        return active
+    facts = facts_of(source)
+    if facts is None:
+        return active
+    return [rule for rule in active if rule.screen.holds(facts)]  # type: ignore[union-attr]
 
 
 @dataclass
@@ -160,7 +176,7 @@ class Analysis:
 
 def analyse(source: str, path: str, rules: Sequence[type[Rule]], *, honour_noqa: bool = True) -> Analysis:
     """Lint one source text. Raises SourceError if it cannot be parsed."""
-    active = rules_for_text(source, rules)
+    active = rules_to_run(source, rules)
     if not active:
         return Analysis(None, [], [])
     module = parse(source)

@@ -26,14 +26,19 @@ def needles_match(needles: Iterable[str | tuple[str, ...] | re.Pattern[str]], so
 
 
 def render_index(rules) -> str:
-    """Python source of `ddplint/rules/_needles.py`: every rule's needles as literals."""
+    """Python source of `ddplint/rules/_needles.py`: every rule's needles as literals, and
+    its screen (ddplint.screens) as the constructor call that rebuilds it."""
+    screen_classes = sorted({type(rule.screen).__name__ for rule in rules if rule.screen is not None})
     lines = [
-        '"""Every rule\'s needles, for checks that must not import libcst (the flake8 plugin).',
+        '"""Every rule\'s needles and screen, for checks that must not import libcst (the flake8',
+        "plugin).",
         "",
         "Generated from the rule modules by `python -m ddplint.docs`; do not edit. A test fails",
         'when it is stale."""',
         "",
         "import re",
+        "",
+        f"from ddplint.screens import {', '.join(screen_classes)}",
         "",
         "NEEDLES = {",
     ]
@@ -45,5 +50,7 @@ def render_index(rules) -> str:
             else:
                 items.append(repr(needle))
         lines.append(f"    {rule.code!r}: ({', '.join(items)},),")
+    lines += ["}", "", "SCREENS = {"]
+    lines += [f"    {rule.code!r}: {rule.screen!r}," for rule in rules]
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -23,6 +23,7 @@ import libcst as cst
 from ddplint.diagnostics import Applicability
 from ddplint.names import NameResolver
 from ddplint.needles import needles_match
+from ddplint.screens import Screen
 
 Replacement = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel
 
@@ -78,6 +79,9 @@ class Rule(cst.BatchableCSTVisitor):
     # a tuple if any one of its strings does, a compiled pattern if it matches somewhere.
     # Keep them specific: they decide which files are parsed at all (see benchmarks/needles.py).
     needles: ClassVar[tuple[str | tuple[str, ...] | re.Pattern[str], ...]]
+    # A condition on the file's `ast` (ddplint.screens) that holds wherever the rule can fire;
+    # checked after the needles, before libcst parses. None: the needles decide alone.
+    screen: ClassVar[Screen | None] = None
     # Examples that must be flagged (with the golden fixed output) and that must not be.
     flagged_examples: ClassVar[Sequence[Flagged]] = ()
     clean_examples: ClassVar[Sequence[Clean]] = ()

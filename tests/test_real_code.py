@@ -84,3 +84,34 @@ def test_real_code_lints_and_fixes_without_internal_errors(tmp_path):
             problems.append(f"{path}: a second --fix changed the file again ({again.error})")
     print(f"real code: {len(corpus)} files, {findings} findings, {fixed_files} files changed by --fix")
     assert problems == []
+
+
+def test_screens_never_hide_a_finding_in_real_code(monkeypatch):
+    """A rule's screen must hold on every file where the rule, run without screens, reports."""
+    from ddplint import engine
+    from ddplint.screens import facts_of
+
+    rules = all_rules()
+    hidden, checked = [], 0
+    for path in _corpus():
+        try:
+            source = decode(path.read_bytes()).text
+        except SourceError:
+            continue
+        with monkeypatch.context() as unscreened:
+            unscreened.setattr(engine, "facts_of", lambda source: None)
+            try:
+                diagnostics = engine.analyse(source, str(path), rules, honour_noqa=False).diagnostics
+            except SourceError:
+                continue
+        facts = facts_of(source)
+        if facts is None:
+            continue
+        checked += 1
+        for code in sorted({d.code for d in diagnostics}):
+            rule = next(rule for rule in rules if rule.code == code)
+            if not rule.screen.holds(facts):
+                hidden.append(f"{path}: {code}")
+    print(f"screens: {checked} files checked")
+    assert checked > 100
+    assert hidden == []

@@ -1,9 +1,12 @@
-"""Every rule's needles, for checks that must not import libcst (the flake8 plugin).
+"""Every rule's needles and screen, for checks that must not import libcst (the flake8
+plugin).
 
 Generated from the rule modules by `python -m ddplint.docs`; do not edit. A test fails
 when it is stale."""
 
 import re
+
+from ddplint.screens import CallInDefault, Calls, Mentions, Subclasses, UnreadSelfAttribute
 
 NEEDLES = {
     'DDP001': ('cuda', re.compile('(?:def\\s+\\w+\\s*\\(|lambda\\b)[^)]*?=\\s*[\\w.]+\\s*\\(', 0),),
@@ -24,4 +27,25 @@ NEEDLES = {
     'DDP016': (('collate_fn', 'worker_init_fn', 'spawn(', 'Process(', 'start_processes('),),
     'DDP017': ('CUDA_VISIBLE_DEVICES', 'cuda',),
     'DDP018': ('DataLoader', ('cpu_count', 'sched_getaffinity'), ('torch.distributed', 'from torch import distributed', 'DistributedDataParallel', 'init_process_group', 'DistributedSampler', 'LOCAL_RANK'),),
+}
+
+SCREENS = {
+    'DDP001': CallInDefault(methods=('cuda', 'to'), keywords=('device',), suffixes=('Tensor',)),
+    'DDP002': Calls(targets=('collections.defaultdict',), methods=(), without_keyword=None, lambda_first=True),
+    'DDP003': Calls(targets=('torch.utils.data.DistributedSampler', 'torch.utils.data.distributed.DistributedSampler'), methods=(), without_keyword=None, lambda_first=False),
+    'DDP004': Calls(targets=('torch.load', 'torch.serialization.load'), methods=(), without_keyword='map_location', lambda_first=False),
+    'DDP005': Calls(targets=('torch.multiprocessing.set_sharing_strategy',), methods=(), without_keyword=None, lambda_first=False),
+    'DDP006': Subclasses(targets=('torch.utils.data.DistributedSampler', 'torch.utils.data.distributed.DistributedSampler')),
+    'DDP007': Calls(targets=('torch.utils.data.DistributedSampler', 'torch.utils.data.distributed.DistributedSampler'), methods=(), without_keyword=None, lambda_first=False),
+    'DDP008': Calls(targets=('torch.distributed.all_gather', 'torch.distributed.all_gather_into_tensor', 'torch.distributed.all_gather_object', 'torch.distributed.all_reduce', 'torch.distributed.all_to_all', 'torch.distributed.all_to_all_single', 'torch.distributed.barrier', 'torch.distributed.broadcast', 'torch.distributed.broadcast_object_list', 'torch.distributed.gather', 'torch.distributed.gather_object', 'torch.distributed.monitored_barrier', 'torch.distributed.reduce', 'torch.distributed.reduce_scatter', 'torch.distributed.reduce_scatter_tensor', 'torch.distributed.scatter', 'torch.distributed.scatter_object_list', 'torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False),
+    'DDP009': Calls(targets=('torch.save', 'torch.serialization.save'), methods=(), without_keyword=None, lambda_first=False),
+    'DDP010': Calls(targets=('torch.utils.data.dataset.random_split', 'torch.utils.data.random_split'), methods=(), without_keyword=None, lambda_first=False),
+    'DDP011': Mentions(names=('CUDA_LAUNCH_BLOCKING',)),
+    'DDP012': Calls(targets=(), methods=('add_argument',), without_keyword=None, lambda_first=False),
+    'DDP013': Calls(targets=('torch.distributed.distributed_c10d.init_process_group', 'torch.distributed.init_process_group'), methods=(), without_keyword=None, lambda_first=False),
+    'DDP014': Calls(targets=('torch.save', 'torch.serialization.save'), methods=(), without_keyword=None, lambda_first=False),
+    'DDP015': UnreadSelfAttribute(),
+    'DDP016': Calls(targets=('multiprocessing.Process', 'multiprocessing.context.Process', 'torch.multiprocessing.Process', 'torch.multiprocessing.spawn', 'torch.multiprocessing.spawn.spawn', 'torch.multiprocessing.spawn.start_processes', 'torch.multiprocessing.start_processes', 'torch.utils.data.DataLoader', 'torch.utils.data.dataloader.DataLoader'), methods=('Process',), without_keyword=None, lambda_first=False),
+    'DDP017': Mentions(names=('CUDA_VISIBLE_DEVICES',)),
+    'DDP018': Calls(targets=('torch.utils.data.DataLoader', 'torch.utils.data.dataloader.DataLoader'), methods=(), without_keyword=None, lambda_first=False),
 }

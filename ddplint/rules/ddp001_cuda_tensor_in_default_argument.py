@@ -11,6 +11,7 @@ from ddplint.diagnostics import Applicability
 from ddplint.edits import is_docstring
 from ddplint.names import NameResolver, Scope
 from ddplint.rule import Clean, Flagged, Rule
+from ddplint.screens import CallInDefault
 
 
 @dataclass
@@ -62,6 +63,7 @@ class CudaTensorInDefaultArgument(Rule):
     # "cuda" somewhere, and a def or lambda with a call as a default (the call may be a
     # same-module helper that moves to CUDA, so "cuda" need not be in the signature).
     needles = ("cuda", re.compile(r"(?:def\s+\w+\s*\(|lambda\b)[^)]*?=\s*[\w.]+\s*\("))
+    screen = CallInDefault(methods=("cuda", "to"), keywords=("device",), suffixes=("Tensor",))
 
     flagged_examples = (
         Flagged(

@@ -15,6 +15,7 @@ from ddplint.pickling import (
     picklable,
 )
 from ddplint.rule import Clean, Flagged, Rule
+from ddplint.screens import Calls
 
 _NO_FIX = "; no picklable equivalent found: use a module-level function as the factory"
 
@@ -60,6 +61,7 @@ class LambdaDefaultFactory(TracksDefinitions, Rule):
     )
     fix = Applicability.SAFE
     needles = ("defaultdict", "lambda")
+    screen = Calls(targets=tuple(sorted(DEFAULTDICT)), lambda_first=True)
 
     flagged_examples = (
         Flagged(

@@ -2,6 +2,8 @@ import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.rule import Clean, Flagged
+from ddplint.screens import Calls
+from ddplint.names import DISTRIBUTED_SAMPLER
 from ddplint.samplers import Construction, LoaderFlowRule, Loop, Ref
 
 
@@ -30,6 +32,7 @@ class MissingSetEpoch(LoaderFlowRule):
     )
     fix = Applicability.SAFE
     needles = ("DistributedSampler", "for")
+    screen = Calls(targets=tuple(sorted(DISTRIBUTED_SAMPLER)))
 
     flagged_examples = (
         Flagged(

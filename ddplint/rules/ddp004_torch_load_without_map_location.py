@@ -4,6 +4,7 @@ from ddplint.diagnostics import Applicability
 from ddplint.edits import argument, has_star_arguments, string_literal, with_keyword_argument
 from ddplint.names import TORCH_LOAD, torch_function_needle
 from ddplint.rule import Clean, Flagged, Rule
+from ddplint.screens import Calls
 
 
 class TorchLoadWithoutMapLocation(Rule):
@@ -25,6 +26,7 @@ class TorchLoadWithoutMapLocation(Rule):
     message = 'torch.load without map_location loads onto the saving device (GPU 0 on every rank); pass map_location="cpu"'
     fix = Applicability.SAFE
     needles = ("load", torch_function_needle("load"))
+    screen = Calls(targets=tuple(sorted(TORCH_LOAD)), without_keyword="map_location")
 
     flagged_examples = (
         Flagged(

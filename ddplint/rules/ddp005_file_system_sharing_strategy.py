@@ -6,6 +6,7 @@ from ddplint.diagnostics import Applicability
 from ddplint.edits import argument
 from ddplint.names import SET_SHARING_STRATEGY
 from ddplint.rule import Clean, Flagged, Rule
+from ddplint.screens import Calls
 
 _RAISE_OPEN_FILE_LIMIT = (
     "_, nofile_hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
@@ -45,6 +46,7 @@ class FileSystemSharingStrategy(Rule):
     )
     fix = Applicability.UNSAFE
     needles = ("set_sharing_strategy", "file_system")
+    screen = Calls(targets=tuple(sorted(SET_SHARING_STRATEGY)))
 
     flagged_examples = (
         Flagged(

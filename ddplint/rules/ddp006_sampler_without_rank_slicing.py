@@ -2,6 +2,8 @@ import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.rule import Clean, Flagged, Rule
+from ddplint.screens import Subclasses
+from ddplint.names import DISTRIBUTED_SAMPLER
 from ddplint.samplers import SamplerClass, SamplerClasses
 
 ALL_RANKS_ITER = "_iter_all_ranks"
@@ -64,6 +66,7 @@ class SamplerWithoutRankSlicing(Rule):
     )
     fix = Applicability.UNSAFE
     needles = ("DistributedSampler", "__iter__")
+    screen = Subclasses(targets=tuple(sorted(DISTRIBUTED_SAMPLER)))
 
     flagged_examples = (
         Flagged(

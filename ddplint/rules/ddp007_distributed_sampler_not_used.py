@@ -3,6 +3,8 @@ import libcst as cst
 from ddplint.diagnostics import Applicability
 from ddplint.edits import with_keyword_argument
 from ddplint.rule import Clean, Flagged
+from ddplint.screens import Calls
+from ddplint.names import DISTRIBUTED_SAMPLER
 from ddplint.samplers import Construction, LoaderFlowRule
 
 
@@ -33,6 +35,7 @@ class DistributedSamplerNotUsed(LoaderFlowRule):
     )
     fix = Applicability.SAFE
     needles = ("DistributedSampler", "DataLoader")
+    screen = Calls(targets=tuple(sorted(DISTRIBUTED_SAMPLER)))
 
     flagged_examples = (
         Flagged(

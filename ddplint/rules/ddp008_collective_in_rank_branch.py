@@ -8,8 +8,9 @@ from ddplint.diagnostics import Applicability
 from ddplint.edits import keyword_argument
 from ddplint.names import dotted_name
 from ddplint.distributed_context import DISTRIBUTED_MARKERS
-from ddplint.ranks import RANK_GUARD_NEEDLE, RankAwareRule, WrappedModels, last_name
+from ddplint.ranks import DDP_WRAPPERS, RANK_GUARD_NEEDLE, RankAwareRule, WrappedModels, last_name
 from ddplint.rule import Clean, Flagged
+from ddplint.screens import Calls
 
 # torch.distributed functions every rank of the group must call; barriers match each other.
 COLLECTIVES = {
@@ -84,6 +85,8 @@ class CollectiveInRankBranch(RankAwareRule):
         DISTRIBUTED_MARKERS,
         RANK_GUARD_NEEDLE,
     )
+    # Every report needs a collective call, or a call of DistributedDataParallel to bind a model.
+    screen = Calls(targets=tuple(sorted({f"torch.distributed.{name}" for name in COLLECTIVES} | DDP_WRAPPERS)))
 
     flagged_examples = (
         Flagged(

@@ -7,6 +7,7 @@ from ddplint.edits import argument
 from ddplint.names import TORCH_LOAD, TORCH_SAVE, dotted_name
 from ddplint.ranks import RankAwareRule, WrappedModels
 from ddplint.rule import Clean, Flagged
+from ddplint.screens import Calls
 
 CONSUME_PREFIX = "torch.nn.modules.utils.consume_prefix_in_state_dict_if_present"
 _IMPORT = "from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present"
@@ -55,6 +56,7 @@ class DdpStateDictPrefix(RankAwareRule):
     )
     fix = Applicability.SAFE
     needles = ("load_state_dict", "DistributedDataParallel", "save")
+    screen = Calls(targets=tuple(sorted(TORCH_SAVE)))
 
     flagged_examples = (
         Flagged(

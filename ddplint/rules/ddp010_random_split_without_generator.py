@@ -8,6 +8,7 @@ from ddplint.diagnostics import Applicability
 from ddplint.distributed_context import DISTRIBUTED_MARKERS
 from ddplint.edits import argument, has_star_arguments, module_alias, with_keyword_argument
 from ddplint.rule import Clean, Flagged, Rule
+from ddplint.screens import Calls
 
 RANDOM_SPLIT = frozenset({"torch.utils.data.random_split", "torch.utils.data.dataset.random_split"})
 TORCH_MANUAL_SEED = frozenset({"torch.manual_seed", "torch.random.manual_seed"})
@@ -60,6 +61,7 @@ class RandomSplitWithoutGenerator(Rule):
     )
     fix = Applicability.SAFE
     needles = ("random_split", DISTRIBUTED_MARKERS)
+    screen = Calls(targets=tuple(sorted(RANDOM_SPLIT)))
 
     flagged_examples = (
         Flagged(

@@ -5,6 +5,7 @@ import libcst as cst
 from ddplint.diagnostics import Applicability
 from ddplint.environ_writes import environ_writes
 from ddplint.rule import Clean, Flagged, Rule
+from ddplint.screens import Mentions
 
 VARIABLE = "CUDA_LAUNCH_BLOCKING"
 
@@ -44,6 +45,7 @@ class CudaLaunchBlocking(Rule):
     message = "CUDA_LAUNCH_BLOCKING=1 serialises every kernel launch; remove it (set it in the shell to debug)"
     fix = Applicability.UNSAFE
     needles = (VARIABLE,)
+    screen = Mentions(names=(VARIABLE,))
 
     flagged_examples = (
         Flagged(

@@ -6,6 +6,7 @@ from ddplint.diagnostics import Applicability
 from ddplint.edits import keyword_argument, positional_arguments, with_keyword_argument
 from ddplint.ranks import environment_key, strip_int
 from ddplint.rule import Clean, Flagged, Rule
+from ddplint.screens import Calls
 
 _ENVIRONMENT_DEFAULT = 'os.environ.get("LOCAL_RANK")'
 
@@ -57,6 +58,7 @@ class LocalRankArgument(Rule):
     )
     fix = Applicability.SAFE
     needles = ("add_argument", "-local_rank")
+    screen = Calls(methods=("add_argument",))
 
     flagged_examples = (
         Flagged(

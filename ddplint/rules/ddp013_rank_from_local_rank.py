@@ -6,6 +6,7 @@ from ddplint.diagnostics import Applicability
 from ddplint.edits import argument
 from ddplint.ranks import environment_key, last_name, strip_int
 from ddplint.rule import Clean, Flagged, Rule
+from ddplint.screens import Calls
 
 INIT_PROCESS_GROUP = frozenset(
     {"torch.distributed.init_process_group", "torch.distributed.distributed_c10d.init_process_group"}
@@ -39,6 +40,7 @@ class RankFromLocalRank(Rule):
     )
     fix = Applicability.UNSAFE
     needles = ("init_process_group", ("local_rank", "LOCAL_RANK"))
+    screen = Calls(targets=tuple(sorted(INIT_PROCESS_GROUP)))
 
     flagged_examples = (
         Flagged(

@@ -13,6 +13,7 @@ from ddplint.ranks import (
     last_name,
 )
 from ddplint.rule import Clean, Flagged
+from ddplint.screens import Calls
 
 SPAWN = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.start_processes"})
 # Files private to the process that opens them: every rank writing its own is fine.
@@ -74,6 +75,7 @@ class SaveOnEveryRank(RankAwareRule):
     )
     fix = None
     needles = ("save", torch_function_needle("save"), ("distributed", "DistributedDataParallel", "init_process_group", "LOCAL_RANK", "spawn"))
+    screen = Calls(targets=tuple(sorted(TORCH_SAVE)))
 
     flagged_examples = (
         Flagged(

@@ -6,6 +6,7 @@ import libcst as cst
 
 from ddplint.distributed_context import DISTRIBUTED_MARKERS
 from ddplint.rule import Clean, Flagged, Rule
+from ddplint.screens import UnreadSelfAttribute
 
 NN_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 # torch.nn layers that own parameters (by default): only those break DDP when unused.
@@ -59,6 +60,7 @@ class UnusedSubmodule(Rule):
     name = "unused-submodule"
     message = "submodule built in __init__ is never used: DDP waits for its gradients forever; use it or remove it"
     needles = ("__init__", "forward", DISTRIBUTED_MARKERS)
+    screen = UnreadSelfAttribute()
 
     flagged_examples = (
         Flagged(

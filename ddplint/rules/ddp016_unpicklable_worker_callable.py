@@ -4,8 +4,9 @@ import libcst as cst
 
 from ddplint.edits import argument
 from ddplint.names import DATALOADER, Scope
-from ddplint.pickling import SPAWN, TracksDefinitions, is_process_start, picklable
+from ddplint.pickling import PROCESS, SPAWN, TracksDefinitions, is_process_start, picklable
 from ddplint.rule import Clean, Flagged, Rule
+from ddplint.screens import Calls
 
 # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, collate_fn,
 #            pin_memory, drop_last, timeout, worker_init_fn, ...)
@@ -36,6 +37,7 @@ class UnpicklableWorkerCallable(TracksDefinitions, Rule):
     )
     fix = None
     needles = (("collate_fn", "worker_init_fn", "spawn(", "Process(", "start_processes("),)
+    screen = Calls(targets=tuple(sorted(DATALOADER | SPAWN | PROCESS)), methods=("Process",))
 
     flagged_examples = (
         Flagged(

@@ -4,6 +4,7 @@ import libcst as cst
 
 from ddplint.environ_writes import environ_writes
 from ddplint.rule import Clean, Flagged, Rule
+from ddplint.screens import Mentions
 
 VARIABLE = "CUDA_VISIBLE_DEVICES"
 
@@ -67,6 +68,7 @@ class VisibleDevicesAfterInit(Rule):
     name = "visible-devices-after-init"
     message = "CUDA_VISIBLE_DEVICES set after CUDA was initialised is ignored; set it before any CUDA call or in the launcher"
     needles = (VARIABLE, "cuda")
+    screen = Mentions(names=(VARIABLE,))
 
     flagged_examples = (
         Flagged(

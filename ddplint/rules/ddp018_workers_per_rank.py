@@ -7,6 +7,7 @@ from ddplint.distributed_context import DISTRIBUTED_MARKERS
 from ddplint.edits import argument, module_alias
 from ddplint.names import DATALOADER
 from ddplint.rule import Clean, Flagged, Rule
+from ddplint.screens import Calls
 
 CPU_COUNT = frozenset({"os.cpu_count", "os.process_cpu_count", "multiprocessing.cpu_count", "psutil.cpu_count"})
 SCHED_GETAFFINITY = "os.sched_getaffinity"
@@ -36,6 +37,7 @@ class WorkersPerRank(Rule):
     message = "num_workers=cpu_count() in every rank oversubscribes the machine; divide by the ranks per node (LOCAL_WORLD_SIZE)"
     fix = Applicability.UNSAFE
     needles = ("DataLoader", ("cpu_count", "sched_getaffinity"), DISTRIBUTED_MARKERS)
+    screen = Calls(targets=tuple(sorted(DATALOADER)))
 
     flagged_examples = (
         Flagged(

@@ -1,0 +1,266 @@
+"""The second prefilter: CPython's `ast` confirms that a rule's construct is really there.
+
+Needles look at text, so `torch.load` in a docstring, `reduce` in `torch.gather`'s neighbour or
+a `defaultdict` that never gets a lambda admit a file as surely as a real finding would. On the
+files the needles admit, `ast.parse` (about a tenth of libcst's parse) and one walk over the tree
+decide which rules can fire at all: a rule whose `screen` does not hold is not run, and a file
+where no screen holds is never parsed by libcst.
+
+A screen must hold in every file its rule can flag (it may hold in others): it over-approximates
+the rule with the same facts, resolving call targets through every import in the file and
+ignoring scopes and shadowing, which can only make it hold more often. The tests check this on
+every flagged example and on generated programs, and the benchmark compares findings with and
+without screens on real code.
+
+Screens are plain data (frozen dataclasses of strings and tuples), so the generated index
+`ddplint.rules._needles` can carry them to the flake8 plugin, which must not import libcst; the
+dataclass repr is the Python that rebuilds them.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from dataclasses import dataclass
+
+
+class Facts:
+    """What screens ask about one module, gathered in a single walk of its ast."""
+
+    __slots__ = ("origins", "calls_by_tail", "functions_with_defaults", "classes", "strings", "keywords")
+
+    def __init__(self, tree: ast.AST) -> None:
+        # Every name an import binds anywhere in the file, with every qualified origin it gets.
+        self.origins: dict[str, set[str]] = {}
+        # Calls keyed by the callee's last name: `f` for `f(...)` and `a.b.f(...)`.
+        self.calls_by_tail: dict[str, list[ast.Call]] = {}
+        self.functions_with_defaults: list[ast.arguments] = []
+        self.classes: list[ast.ClassDef] = []
+        # String literals (implicit concatenation already joined) and keyword-argument names.
+        self.strings: set[str] = set()
+        self.keywords: set[str | None] = set()
+        for node in ast.walk(tree):
+            kind = type(node)
+            if kind is ast.Call:
+                tail = _tail(node.func)  # type: ignore[attr-defined]
+                if tail is not None:
+                    self.calls_by_tail.setdefault(tail, []).append(node)  # type: ignore[arg-type]
+            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.Lambda:
+                arguments = node.args  # type: ignore[attr-defined]
+                if arguments.defaults or any(arguments.kw_defaults):
+                    self.functions_with_defaults.append(arguments)
+            elif kind is ast.Constant:
+                if type(node.value) is str:  # type: ignore[attr-defined]
+                    self.strings.add(node.value)  # type: ignore[attr-defined]
+            elif kind is ast.keyword:
+                self.keywords.add(node.arg)  # type: ignore[attr-defined]
+            elif kind is ast.ClassDef:
+                self.classes.append(node)  # type: ignore[arg-type]
+            elif kind is ast.Import:
+                for alias in node.names:  # type: ignore[attr-defined]
+                    if alias.asname is not None:
+                        self._bind(alias.asname, alias.name)
+                    else:
+                        head = alias.name.partition(".")[0]
+                        self._bind(head, head)
+            elif kind is ast.ImportFrom:
+                module = "." * node.level + (node.module or "")  # type: ignore[attr-defined]
+                for alias in node.names:  # type: ignore[attr-defined]
+                    if alias.name != "*":
+                        origin = module + alias.name if module.endswith(".") else f"{module}.{alias.name}"
+                        self._bind(alias.asname or alias.name, origin)
+
+    def _bind(self, name: str, origin: str) -> None:
+        self.origins.setdefault(name, set()).add(origin)
+
+    def qualified(self, expr: ast.expr) -> set[str]:
+        """Every qualified name `expr` may refer to through some import of the file."""
+        name = _dotted(expr)
+        if name is None:
+            return set()
+        head, _, rest = name.partition(".")
+        return {f"{origin}.{rest}" if rest else origin for origin in self.origins.get(head, ())}
+
+    def calls_to(self, targets: tuple[str, ...]) -> list[ast.Call]:
+        """Calls whose callee may be one of the qualified `targets`."""
+        wanted = set(targets)
+        tails = {target.rpartition(".")[2] for target in targets}
+        tails.update(name for name, origins in self.origins.items() if origins & wanted)
+        return [
+            call
+            for tail in tails
+            for call in self.calls_by_tail.get(tail, ())
+            if self.qualified(call.func) & wanted
+        ]
+
+
+def _tail(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return None
+
+
+def _dotted(expr: ast.expr) -> str | None:
+    parts = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return None
+    parts.append(expr.id)
+    return ".".join(reversed(parts))
+
+
+def facts_of(source: str) -> Facts | None:
+    """Facts of a source text, or None when this Python cannot parse it (newer syntax, say):
+    then no screen is applied and libcst decides."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like
+            return Facts(ast.parse(source))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+# -- the screens ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Calls:
+    """Some call of a qualified name in `targets`, or of a method named in `methods` on any
+    receiver; with `without_keyword`, one that does not pass that keyword; with
+    `lambda_first`, one whose first argument is a lambda."""
+
+    targets: tuple[str, ...] = ()
+    methods: tuple[str, ...] = ()
+    without_keyword: str | None = None
+    lambda_first: bool = False
+
+    def holds(self, facts: Facts) -> bool:
+        calls = facts.calls_to(self.targets)
+        for method in self.methods:
+            calls += [call for call in facts.calls_by_tail.get(method, ()) if isinstance(call.func, ast.Attribute)]
+        return any(self._matches(call) for call in calls)
+
+    def _matches(self, call: ast.Call) -> bool:
+        if self.without_keyword is not None and any(kw.arg == self.without_keyword for kw in call.keywords):
+            return False
+        if self.lambda_first and not (call.args and isinstance(call.args[0], ast.Lambda)):
+            return False
+        return True
+
+
+@dataclass(frozen=True)
+class Subclasses:
+    """A class with a base that is one of the qualified `targets`."""
+
+    targets: tuple[str, ...]
+
+    def holds(self, facts: Facts) -> bool:
+        wanted = set(self.targets)
+        return any(facts.qualified(base) & wanted for cls in facts.classes for base in cls.bases)
+
+
+@dataclass(frozen=True)
+class Mentions:
+    """A string literal equal to one of `names`, or a keyword argument of that name (as in
+    `os.environ.update(NAME=...)`): how code names an environment variable it sets."""
+
+    names: tuple[str, ...]
+
+    def holds(self, facts: Facts) -> bool:
+        return any(name in facts.strings or name in facts.keywords for name in self.names)
+
+
+@dataclass(frozen=True)
+class CallInDefault:
+    """A parameter default that calls something that may create a tensor on a device: a
+    method named in `methods`, a call passing one of `keywords`, a callee whose name ends with
+    one of `suffixes`, or any plain-name function (a helper of the module, perhaps)."""
+
+    methods: tuple[str, ...]
+    keywords: tuple[str, ...]
+    suffixes: tuple[str, ...]
+
+    def holds(self, facts: Facts) -> bool:
+        for arguments in facts.functions_with_defaults:
+            for default in (*arguments.defaults, *arguments.kw_defaults):
+                if default is not None and any(self._may_place(node) for node in ast.walk(default)):
+                    return True
+        return False
+
+    def _may_place(self, node: ast.AST) -> bool:
+        if not isinstance(node, ast.Call):
+            return False
+        func = node.func
+        if isinstance(func, ast.Name):
+            return True
+        if isinstance(func, ast.Attribute) and (func.attr in self.methods or func.attr.endswith(self.suffixes)):
+            return True
+        return any(keyword.arg in self.keywords for keyword in node.keywords)
+
+
+@dataclass(frozen=True)
+class UnreadSelfAttribute:
+    """A class whose `__init__` assigns `self.x = <call>` and none of whose methods reads
+    `self.x` (the first parameter's attribute; nested classes are their own)."""
+
+    def holds(self, facts: Facts) -> bool:
+        return any(_unread_built_attributes(cls) for cls in facts.classes)
+
+
+def _unread_built_attributes(cls: ast.ClassDef) -> set[str]:
+    built: dict[str, list[ast.Attribute]] = {}
+    methods = list(_own_functions(cls.body))
+    for method in methods:
+        if method.name != "__init__" or (self_name := _self_name(method)) is None:
+            continue
+        for node in _walk_outside_classes(method.body):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call):
+                target = node.targets[0]
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name:
+                    built.setdefault(target.attr, []).append(target)
+    if not built:
+        return set()
+    targets = {id(target) for found in built.values() for target in found}
+    read: set[str] = set()
+    for method in methods:
+        self_name = _self_name(method)
+        for node in _walk_outside_classes(method.body):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == self_name
+                and id(node) not in targets
+            ):
+                read.add(node.attr)
+    return built.keys() - read
+
+
+def _own_functions(body: list[ast.stmt]):
+    """The functions defined in a class body (also under `if`/`try`), not inside them."""
+    for node in _walk_outside_classes(body, into_functions=False):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node
+
+
+def _walk_outside_classes(body: list[ast.stmt], *, into_functions: bool = True):
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.ClassDef):
+            continue
+        if not into_functions and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _self_name(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    params = function.args.posonlyargs or function.args.args
+    return params[0].arg if params else None
+
+
+Screen = Calls | Subclasses | Mentions | CallInDefault | UnreadSelfAttribute
