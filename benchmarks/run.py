@@ -538,19 +538,51 @@ def torch_calls(data: bytes) -> int:
     return n
 
 
-def editor_file(lo: int = 1400, hi: int = 1600) -> tuple[Path, int, int]:
-    """The real file of 1,400-1,600 lines with the most torch calls in code."""
-    best = None
+# Run with the measured checkout on PYTHONPATH: for each path read from stdin, does some rule's
+# needle occur, does some rule's screen hold, and how many findings are there.
+CLASSIFY = """\
+import json, sys
+from ddplint.engine import rules_for_text, rules_to_run
+from ddplint.api import lint_source
+from ddplint.rules import all_rules
+rules = all_rules()
+for path in sys.stdin.read().split():
+    text = open(path, encoding="utf-8", errors="replace").read()
+    try:
+        findings = len(lint_source(text, path))
+    except Exception:  # a file ddplint cannot check is no editor case
+        findings = -1
+    print(json.dumps([path, bool(rules_for_text(text, rules)), bool(rules_to_run(text, rules)),
+                      findings]))
+"""
+
+
+def editor_files(root: Path, lo: int = 1400, hi: int = 1600) -> list[tuple[str, Path, int, int]]:
+    """Real files of 1,400-1,600 lines, each the one with the most torch calls in code of
+    its kind: any file; one where some rule's needles occur; one where ddplint reports."""
+    candidates = []
     for tree in FULL:
         for p in all_files(tree):
             data = p.read_bytes()
             n = data.count(b"\n")
             if lo <= n <= hi:
-                calls = torch_calls(data)
-                key = (calls, -abs(n - 1500), p.as_posix())
-                if best is None or key > best[0]:
-                    best = (key, p, n, calls)
-    return best[1], best[2], best[3]
+                candidates.append(((torch_calls(data), -abs(n - 1500), p.as_posix()), p, n))
+    candidates.sort(reverse=True)
+    env = dict(base_env(), PYTHONPATH=str(root))
+    out = subprocess.run([sys.executable, "-c", CLASSIFY], input=" ".join(str(p) for _, p, _ in candidates),
+                         capture_output=True, text=True, env=env, cwd=CORPUS)
+    kinds = {Path(path): (needles, screens, findings) for path, needles, screens, findings in
+             map(json.loads, out.stdout.splitlines())}
+    chosen = []
+    for label, wanted in (("most torch calls", lambda k: True),
+                          ("most torch calls where some rule's needles occur", lambda k: k[0]),
+                          ("most torch calls where ddplint reports a finding", lambda k: k[2] > 0)):
+        for key, p, n in candidates:
+            if p in kinds and wanted(kinds[p]):
+                if all(p != q for _, q, _, _ in chosen):
+                    chosen.append((label, p, n, key[0]))
+                break
+    return chosen
 
 
 def rss_case(tools: list[Tool], rounds: int, timeout: float) -> dict:
@@ -599,12 +631,17 @@ def ddp_entry_point(root: Path) -> tuple[str, str] | None:
     return None
 
 
-def editor_case(rounds: int, timeout: float, root: Path) -> dict:
+def editor_cases(rounds: int, timeout: float, root: Path) -> list[dict]:
+    return [editor_case(label, path, lines, calls, rounds, timeout, root)
+            for label, path, lines, calls in editor_files(root)]
+
+
+def editor_case(label: str, path: Path, lines: int, calls: int, rounds: int, timeout: float,
+                root: Path) -> dict:
     """Plain flake8 (a venv with no plugins) against the same flake8 with
     ddplint loaded from root as a local plugin, on one ~1,500-line file."""
-    path, lines, calls = editor_file()
     rel = str(path.relative_to(CORPUS))
-    log(f"\neditor case: {rel} ({lines} lines, {calls} torch calls)")
+    log(f"\neditor case ({label}): {rel} ({lines} lines, {calls} torch calls)")
     flake8 = venv_exe("flake8", "flake8")
     base = [flake8, "--isolated", "--select", "E,F,W", "{path}"]
     env = base_env()
@@ -671,7 +708,7 @@ def editor_case(rounds: int, timeout: float, root: Path) -> dict:
         log(f"  {name:<26} cpu {fmt(row['cpu_s'])}s  wall {fmt(row['wall_s'])}s  "
             f"x{fmt(row['ratio_cpu_vs_flake8'])} of flake8 E,F,W  "
             f"{row['status'] if row['status'] != 'ok' else ''}")
-    return {"file": rel, "lines": lines, "torch_calls": calls, "rows": rows}
+    return {"label": label, "file": rel, "lines": lines, "torch_calls": calls, "rows": rows}
 
 
 # ---------------------------------------------------------------------------
@@ -690,7 +727,7 @@ def expected_files(corpus: str) -> int:
     return len(all_files(corpus))
 
 
-def render(meta: dict, rows: list[dict], rss: dict | None, editor: dict | None) -> str:
+def render(meta: dict, rows: list[dict], rss: dict | None, editor: list[dict] | None) -> str:
     out = ["# ddplint benchmark results", ""]
     out.append(f"- when: {meta['when']}  ")
     out.append(f"- mode: {meta['mode']}; rounds: samples {meta['rounds']}, full corpora "
@@ -716,14 +753,14 @@ def render(meta: dict, rows: list[dict], rss: dict | None, editor: dict | None) 
             f"| {ratio(r['ratio_cpu'])} | {ratio(r['ratio_wall'])} | {r['rounds_ok']} "
             f"| {r['status'].replace('|', '/')} |"
         )
-    if editor:
-        out += ["", f"## Editor case: one {editor['lines']}-line file",
-                "", f"`{editor['file']}` ({editor['torch_calls']} torch calls), "
+    for case in editor or ():
+        out += ["", f"## Editor case: {case['label']} ({case['lines']} lines)",
+                "", f"`{case['file']}` ({case['torch_calls']} torch calls), "
                 "flake8 7.5.0 from `benchmarks/venvs/flake8` (no plugins installed); for the DDP rows "
                 "ddplint is loaded into it from the measured checkout as a flake8 local plugin.", "",
                 "| command | CPU s | wall s | CPU / flake8 E,F,W | wall / flake8 E,F,W | status |",
                 "|---|---:|---:|---:|---:|---|"]
-        for r in editor["rows"]:
+        for r in case["rows"]:
             out.append(f"| `{r['command'] or r['tool']}` | {fmt(r['cpu_s'])} | {fmt(r['wall_s'])} "
                        f"| {ratio(r['ratio_cpu_vs_flake8'])} | {ratio(r['ratio_wall_vs_flake8'])} "
                        f"| {r['status'].replace('|', '/')} |")
@@ -811,7 +848,7 @@ def main() -> int:
         by_name = {t.name: t for t in tools}
         if all(k in by_name for k in ("floor: read", "ddplint (cold)")):
             rss = rss_case(tools, 1, args.timeout)
-        editor = editor_case(max(5, rounds), args.timeout, root)
+        editor = editor_cases(max(5, rounds), args.timeout, root)
 
     rows = []
     expected = {c: expected_files(c) for c in corpora}

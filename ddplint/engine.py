@@ -22,7 +22,7 @@ from ddplint import noqa
 from ddplint.diagnostics import Diagnostic, Edit, Fix
 from ddplint.names import NameResolver
 from ddplint.rule import Report, Rule
-from ddplint.screens import facts_of
+from ddplint.screens import Facts, facts_of
 from ddplint.walk import VisitorFailed, positions, walk
 
 
@@ -152,14 +152,16 @@ def rules_for_text(source: str, rules: Sequence[type[Rule]]) -> list[type[Rule]]
     return [rule for rule in rules if rule.matches_text(source)]
 
 
-def rules_to_run(source: str, rules: Sequence[type[Rule]]) -> list[type[Rule]]:
+def rules_to_run(source: str, rules: Sequence[type[Rule]], facts: Facts | None = None) -> list[type[Rule]]:
     """The rules that can fire on `source`: their needles occur and, where every such rule
-    has a screen, the screen holds on the file's `ast` (see ddplint.screens). When some rule
-    without a screen needs libcst anyway, screening the others would not save the parse."""
+    has a screen, the screen holds on the file's `ast` (see ddplint.screens; `facts` when the
+    caller already has them). When some rule without a screen needs libcst anyway, screening
+    the others would not save the parse."""
     active = rules_for_text(source, rules)
     if not active or any(rule.screen is None for rule in active):
         return active
-    facts = facts_of(source)
+    if facts is None:
+        facts = facts_of(source)
     if facts is None:
         return active
     return [rule for rule in active if rule.screen.holds(facts)]  # type: ignore[union-attr]
@@ -174,9 +176,11 @@ class Analysis:
     reports: list[Report]
 
 
-def analyse(source: str, path: str, rules: Sequence[type[Rule]], *, honour_noqa: bool = True) -> Analysis:
+def analyse(
+    source: str, path: str, rules: Sequence[type[Rule]], *, honour_noqa: bool = True, facts: Facts | None = None
+) -> Analysis:
     """Lint one source text. Raises SourceError if it cannot be parsed."""
-    active = rules_to_run(source, rules)
+    active = rules_to_run(source, rules, facts)
     if not active:
         return Analysis(None, [], [])
     module = parse(source)

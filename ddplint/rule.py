@@ -2,7 +2,8 @@
 
 A rule declares everything about itself as class attributes: its code and name, the message,
 its docstring (the explanation `ddplint rule CODE` prints), the fix it offers, the text needles
-that must occur in a file before it can fire, and examples that must and must not be flagged.
+that must occur in a file before it can fire, the screen its file's `ast` must pass, and
+examples that must and must not be flagged.
 The tests and the rules reference are generated from those examples.
 
 A rule is a libcst visitor. The engine calls its `visit_<Node>`/`leave_<Node>` methods during

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 class Facts:
     """What screens ask about one module, gathered in a single walk of its ast."""
 
-    __slots__ = ("origins", "calls_by_tail", "functions_with_defaults", "classes", "strings", "keywords")
+    __slots__ = ("origins", "calls_by_tail", "functions_with_defaults", "function_names", "classes", "strings", "keywords")
 
     def __init__(self, tree: ast.AST) -> None:
         # Every name an import binds anywhere in the file, with every qualified origin it gets.
@@ -35,6 +35,7 @@ class Facts:
         # Calls keyed by the callee's last name: `f` for `f(...)` and `a.b.f(...)`.
         self.calls_by_tail: dict[str, list[ast.Call]] = {}
         self.functions_with_defaults: list[ast.arguments] = []
+        self.function_names: set[str] = set()  # every `def` of the file, at any depth
         self.classes: list[ast.ClassDef] = []
         # String literals (implicit concatenation already joined) and keyword-argument names.
         self.strings: set[str] = set()
@@ -46,6 +47,8 @@ class Facts:
                 if tail is not None:
                     self.calls_by_tail.setdefault(tail, []).append(node)  # type: ignore[arg-type]
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.Lambda:
+                if kind is not ast.Lambda:
+                    self.function_names.add(node.name)  # type: ignore[attr-defined]
                 arguments = node.args  # type: ignore[attr-defined]
                 if arguments.defaults or any(arguments.kw_defaults):
                     self.functions_with_defaults.append(arguments)
@@ -177,8 +180,8 @@ class Mentions:
 @dataclass(frozen=True)
 class CallInDefault:
     """A parameter default that calls something that may create a tensor on a device: a
-    method named in `methods`, a call passing one of `keywords`, a callee whose name ends with
-    one of `suffixes`, or any plain-name function (a helper of the module, perhaps)."""
+    method named in `methods`, a call passing one of `keywords`, a callee whose (qualified)
+    name ends with one of `suffixes`, or a function defined in this file (a helper that may)."""
 
     methods: tuple[str, ...]
     keywords: tuple[str, ...]
@@ -187,31 +190,50 @@ class CallInDefault:
     def holds(self, facts: Facts) -> bool:
         for arguments in facts.functions_with_defaults:
             for default in (*arguments.defaults, *arguments.kw_defaults):
-                if default is not None and any(self._may_place(node) for node in ast.walk(default)):
+                if default is not None and any(self._may_place(node, facts) for node in ast.walk(default)):
                     return True
         return False
 
-    def _may_place(self, node: ast.AST) -> bool:
+    def _may_place(self, node: ast.AST, facts: Facts) -> bool:
         if not isinstance(node, ast.Call):
             return False
         func = node.func
         if isinstance(func, ast.Name):
-            return True
-        if isinstance(func, ast.Attribute) and (func.attr in self.methods or func.attr.endswith(self.suffixes)):
+            if func.id in facts.function_names or any(name.endswith(self.suffixes) for name in facts.qualified(func)):
+                return True
+        if isinstance(func, (ast.Name, ast.Attribute)) and (_tail(func) in self.methods or _tail(func).endswith(self.suffixes)):
             return True
         return any(keyword.arg in self.keywords for keyword in node.keywords)
 
 
 @dataclass(frozen=True)
 class UnreadSelfAttribute:
-    """A class whose `__init__` assigns `self.x = <call>` and none of whose methods reads
-    `self.x` (the first parameter's attribute; nested classes are their own)."""
+    """A class whose `__init__` assigns `self.x = <layer>(...)` and none of whose methods reads
+    `self.x` (its first parameter's attribute; nested classes are their own), in a file that
+    defines `method`. A layer is a class of this file, or a qualified name under `package`
+    whose last part starts with one of `layers`."""
+
+    method: str
+    package: str
+    layers: tuple[str, ...]
 
     def holds(self, facts: Facts) -> bool:
-        return any(_unread_built_attributes(cls) for cls in facts.classes)
+        if self.method not in facts.function_names:
+            return False
+        class_names = {cls.name for cls in facts.classes}
+
+        def is_layer(call: ast.Call) -> bool:
+            if isinstance(call.func, ast.Name) and call.func.id in class_names:
+                return True
+            return any(
+                name.startswith(self.package) and name.rpartition(".")[2].startswith(self.layers)
+                for name in facts.qualified(call.func)
+            )
+
+        return any(_unread_built_attributes(cls, is_layer) for cls in facts.classes)
 
 
-def _unread_built_attributes(cls: ast.ClassDef) -> set[str]:
+def _unread_built_attributes(cls: ast.ClassDef, is_layer) -> set[str]:
     built: dict[str, list[ast.Attribute]] = {}
     methods = list(_own_functions(cls.body))
     for method in methods:
@@ -220,7 +242,12 @@ def _unread_built_attributes(cls: ast.ClassDef) -> set[str]:
         for node in _walk_outside_classes(method.body):
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call):
                 target = node.targets[0]
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name:
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == self_name
+                    and is_layer(node.value)
+                ):
                     built.setdefault(target.attr, []).append(target)
     if not built:
         return set()

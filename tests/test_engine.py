@@ -71,24 +71,30 @@ def test_fix_adding_an_import_to_a_module_indented_with_a_form_feed():
     assert ddplint.fix_source(fixed, unsafe_fixes=True) == fixed
 
 
-def test_flake8_plugin_does_not_import_libcst_for_a_file_no_rule_can_flag():
+def test_flake8_plugin_imports_libcst_only_when_a_rule_can_fire():
     import subprocess
     import sys
 
     from ddplint_test_support import cli_env
 
     code = (
-        "import sys\nfrom ddplint.flake8_plugin import Flake8Plugin\n"
-        "assert list(Flake8Plugin(None, ['import os\\n', 'print(os.getcwd())\\n'], 'a.py').run()) == []\n"
-        "print('libcst' in sys.modules)\n"
-        "found = list(Flake8Plugin(None, ['import torch\\n', 'x = torch.load(p)\\n'], 'b.py').run())\n"
-        "print([message.split()[0] for _, _, message, _ in found])\n"
+        "import ast, sys\nfrom ddplint.flake8_plugin import Flake8Plugin\n"
+        "def run(text):\n"
+        "    lines = text.splitlines(keepends=True)\n"
+        "    found = Flake8Plugin(ast.parse(text), lines, 'a.py').run()\n"
+        "    return [message.split()[0] for _, _, message, _ in found]\n"
+        # no needle at all; then needles (torch.load, a defaultdict, a lambda) but no construct
+        "print(run('import os\\nprint(os.getcwd())\\n'), 'libcst' in sys.modules)\n"
+        "print(run('import torch\\nfrom collections import defaultdict\\n'\n"
+        "          'x = torch.load(p, map_location=\"cpu\")\\nf = lambda: 0\\n'), 'libcst' in sys.modules)\n"
+        "print(run('import torch\\nx = torch.load(p)\\n'), 'libcst' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=cli_env())
-    assert out.stdout.split("\n")[:2] == ["False", "['DDP004']"], out.stdout + out.stderr
+    assert out.stdout.splitlines() == ["[] False", "[] False", "['DDP004'] True"], out.stdout + out.stderr
 
 
 def test_needle_index_agrees_with_the_rules():
-    from ddplint.rules._needles import NEEDLES
+    from ddplint.rules._needles import NEEDLES, SCREENS
 
     assert NEEDLES == {rule.code: tuple(rule.needles) for rule in all_rules()}
+    assert SCREENS == {rule.code: rule.screen for rule in all_rules()}

@@ -1,7 +1,8 @@
 """Mutation fuzzing: every rule's flagged examples and the bundled fixtures, rewritten in ways
 real code is written (import aliases, wrapped in functions/classes, decorators, comments,
 unicode names, tabs, line continuations, CRLF), must never crash ddplint, must report
-positions inside the file, and `--fix --unsafe-fixes` must give code that parses, is
+positions inside the file, must be found with the rules' screens on as without them, and
+`--fix --unsafe-fixes` must give code that parses, is
 idempotent, and leaves every line outside the fixes' edit ranges byte-identical.
 
 Reuses test_properties' Hypothesis profiles: HYPOTHESIS_PROFILE=long runs many more examples.
@@ -13,12 +14,15 @@ from pathlib import Path
 
 import hypothesmith
 import libcst as cst
+import pytest
 from hypothesis import given, strategies as st
 
 import test_properties  # noqa: F401  (registers and loads the "ci"/"long" profiles)
+from ddplint import engine
 from ddplint.engine import SourceError, analyse
 from ddplint.fixer import MAX_PASSES, fix_text
 from ddplint.rules import all_rules
+from ddplint.screens import facts_of
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = [example.code for rule in all_rules() for example in rule.flagged_examples] + [
@@ -130,12 +134,26 @@ def _compiles(source: str) -> bool:
     return True
 
 
+def _screens_admit_every_finding(source: str, rules) -> None:
+    """Run without screens, every rule that reports must have a screen that holds here."""
+    facts = facts_of(source)
+    if facts is None:
+        return
+    with pytest.MonkeyPatch.context() as unscreened:
+        unscreened.setattr(engine, "facts_of", lambda source: None)
+        diagnostics = analyse(source, "mutant.py", rules).diagnostics
+    for code in {d.code for d in diagnostics}:
+        rule = next(rule for rule in rules if rule.code == code)
+        assert rule.screen.holds(facts), f"{code}'s screen rejects a file it flags"
+
+
 def check_properties(source: str) -> None:
     rules = all_rules()
     try:
         analysis = analyse(source, "mutant.py", rules)
     except SourceError:
         return
+    _screens_admit_every_finding(source, rules)
     lines = [line.rstrip("\r\n") for line in python_lines(source)] or [""]
     for diagnostic in analysis.diagnostics:
         assert 1 <= diagnostic.line <= diagnostic.end_line <= len(lines)

@@ -8,6 +8,7 @@ import pytest
 from ddplint.engine import analyse
 from ddplint.fixer import fix_text
 from ddplint.rules import all_rules
+from ddplint.screens import facts_of
 
 FLAGGED = [
     pytest.param(rule, example, id=f"{rule.code}-flagged-{index}")
@@ -65,8 +66,10 @@ def test_rule_is_documented(rule):
     assert len(rule.explanation()) > 200, "explain why it breaks DDP"
     assert rule.flagged_examples and rule.clean_examples, "every rule has examples that must and must not be flagged"
     assert rule.needles, "every rule declares the text it needs, so other files are not parsed"
+    assert rule.screen is not None, "every rule declares what its file's ast must contain"
     for example in rule.flagged_examples:
         assert rule.matches_text(example.code), "needles must admit the rule's own examples"
+        assert rule.screen.holds(facts_of(example.code)), "the screen must admit the rule's own examples"
 
 
 def test_codes_and_names_are_unique():

@@ -44,7 +44,7 @@ SCREENS = {
     'DDP012': Calls(targets=(), methods=('add_argument',), without_keyword=None, lambda_first=False),
     'DDP013': Calls(targets=('torch.distributed.distributed_c10d.init_process_group', 'torch.distributed.init_process_group'), methods=(), without_keyword=None, lambda_first=False),
     'DDP014': Calls(targets=('torch.save', 'torch.serialization.save'), methods=(), without_keyword=None, lambda_first=False),
-    'DDP015': UnreadSelfAttribute(),
+    'DDP015': UnreadSelfAttribute(method='forward', package='torch.nn.', layers=('Linear', 'Bilinear', 'LazyLinear', 'Conv', 'LazyConv', 'Embedding', 'BatchNorm', 'LazyBatchNorm', 'SyncBatchNorm', 'LayerNorm', 'GroupNorm', 'RMSNorm', 'RNN', 'LSTM', 'GRU', 'MultiheadAttention', 'Transformer', 'PReLU', 'Sequential', 'ModuleList', 'ModuleDict')),
     'DDP016': Calls(targets=('multiprocessing.Process', 'multiprocessing.context.Process', 'torch.multiprocessing.Process', 'torch.multiprocessing.spawn', 'torch.multiprocessing.spawn.spawn', 'torch.multiprocessing.spawn.start_processes', 'torch.multiprocessing.start_processes', 'torch.utils.data.DataLoader', 'torch.utils.data.dataloader.DataLoader'), methods=('Process',), without_keyword=None, lambda_first=False),
     'DDP017': Mentions(names=('CUDA_VISIBLE_DEVICES',)),
     'DDP018': Calls(targets=('torch.utils.data.DataLoader', 'torch.utils.data.dataloader.DataLoader'), methods=(), without_keyword=None, lambda_first=False),

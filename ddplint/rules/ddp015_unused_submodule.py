@@ -60,7 +60,7 @@ class UnusedSubmodule(Rule):
     name = "unused-submodule"
     message = "submodule built in __init__ is never used: DDP waits for its gradients forever; use it or remove it"
     needles = ("__init__", "forward", DISTRIBUTED_MARKERS)
-    screen = UnreadSelfAttribute()
+    screen = UnreadSelfAttribute(method="forward", package="torch.nn.", layers=PARAMETERISED_LAYERS)
 
     flagged_examples = (
         Flagged(

@@ -1,0 +1,131 @@
+"""The ast screens: what each kind holds on, how call targets resolve through imports, and
+how the engine uses them (a file no screen admits is never parsed by libcst)."""
+
+import pytest
+
+from ddplint import engine
+from ddplint.rules import all_rules, rule_by_code
+from ddplint.screens import CallInDefault, Calls, Mentions, Subclasses, UnreadSelfAttribute, facts_of
+
+LOAD = Calls(targets=("torch.load", "torch.serialization.load"), without_keyword="map_location")
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import torch\ntorch.load(p)\n",
+        "import torch as th\nth.load(p)\n",
+        "from torch import load\nload(p)\n",
+        "from torch import load as restore\nrestore(p)\n",
+        "import torch.serialization as s\ns.load(p, weights_only=True)\n",
+        "def f():\n    import torch\n    return torch.load(p)\n",  # imports anywhere count
+        "import torch\ntorch = None\ntorch.load(p)\n",  # shadowing is ignored: may hold more
+    ],
+)
+def test_calls_resolve_targets_through_every_import_form(source):
+    assert LOAD.holds(facts_of(source))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import torch\n# torch.load(p)\ntext = 'torch.load(p)'\n",  # text only: the needle's case
+        "import torch\ntorch.load(p, map_location='cpu')\n",
+        "import pickle\npickle.load(f)\n",
+        "from .torch import load\nload(p)\n",  # a relative import is another module
+        "torch.load(p)\n",  # torch never imported: the rules cannot resolve it either
+    ],
+)
+def test_calls_does_not_hold_without_such_a_call(source):
+    assert not LOAD.holds(facts_of(source))
+
+
+def test_calls_lambda_first_and_methods():
+    factory = Calls(targets=("collections.defaultdict",), lambda_first=True)
+    assert factory.holds(facts_of("from collections import defaultdict as dd\nd = dd(lambda: 0)\n"))
+    assert not factory.holds(facts_of("import collections\nd = collections.defaultdict(int)\nf = lambda: 0\n"))
+    process = Calls(methods=("Process",))
+    assert process.holds(facts_of("ctx.Process(target=f)\n"))
+    assert not process.holds(facts_of("Process(target=f)\n"))  # a bare name is not a method
+
+
+def test_subclasses_and_mentions():
+    sampler = Subclasses(targets=("torch.utils.data.DistributedSampler",))
+    assert sampler.holds(facts_of("from torch.utils.data import DistributedSampler as DS\nclass S(DS): pass\n"))
+    assert not sampler.holds(facts_of("from torch.utils.data import DistributedSampler\nclass S(object): pass\n"))
+    variable = Mentions(names=("CUDA_VISIBLE_DEVICES",))
+    assert variable.holds(facts_of("import os\nos.environ['CUDA_' 'VISIBLE_DEVICES'] = '0'\n"))
+    assert variable.holds(facts_of("import os\nos.environ.update(CUDA_VISIBLE_DEVICES='0')\n"))
+    assert not variable.holds(facts_of("import os\n# CUDA_VISIBLE_DEVICES\nos.environ['X'] = '0'\n"))
+
+
+@pytest.mark.parametrize(
+    "source, holds",
+    [
+        ("def f(x=torch.zeros(1).cuda()): pass\n", True),
+        ("def helper(): pass\ndef f(x=helper()): pass\n", True),  # a same-module helper may move to CUDA
+        ("from x import helper\ndef f(x=helper()): pass\n", False),  # the rule follows no imported helper
+        ("from torch.cuda import FloatTensor as FT\ndef f(x=FT([1.0])): pass\n", True),
+        ("def f(x=th.ones(1, device=d)): pass\n", True),
+        ("def f(*, x=torch.cuda.FloatTensor([1.0])): pass\n", True),
+        ("g = lambda x=t.to(d): x\n", True),
+        ("def f(x=None, y='cuda', z=torch.device('cuda'), n=3): pass\n", False),
+        ("def f(x=np.zeros(3)): pass\n", False),
+    ],
+)
+def test_call_in_default(source, holds):
+    screen = CallInDefault(methods=("cuda", "to"), keywords=("device",), suffixes=("Tensor",))
+    assert screen.holds(facts_of(source)) is holds
+
+
+LAYER = "import torch.nn as nn\nclass M(nn.Module):\n    def forward(self, x): return x\n"
+
+
+@pytest.mark.parametrize(
+    "source, holds",
+    [
+        (LAYER + "    def __init__(self):\n        self.fc = nn.Linear(1, 1)\n", True),
+        (LAYER + "    def __init__(me):\n        me.fc = nn.Linear(1, 1)\n    def f(me, x):\n        return me.fc(x)\n", False),
+        # read in a nested function of a method: still the method's self
+        (LAYER + "    def __init__(self):\n        self.fc = nn.Linear(1, 1)\n    def f(self):\n        return lambda: self.fc\n", False),
+        # read only by a nested class's own `self`: not a read of M's attribute
+        (
+            LAYER + "    def __init__(self):\n        self.fc = nn.Linear(1, 1)\n"
+            "    def f(self):\n        class N:\n            def g(self):\n                return self.fc\n",
+            True,
+        ),
+        (LAYER + "    def __init__(self):\n        self.block = M()\n", True),  # a class of this file
+        (LAYER + "    def __init__(self):\n        self.act = nn.ReLU()\n", False),  # no parameters
+        (LAYER + "    def __init__(self):\n        self.lock = threading.Lock()\n", False),
+        (LAYER.replace("forward", "run") + "    def __init__(self):\n        self.fc = nn.Linear(1, 1)\n", False),
+    ],
+)
+def test_unread_self_attribute(source, holds):
+    screen = rule_by_code("DDP015").screen
+    assert isinstance(screen, UnreadSelfAttribute)
+    assert screen.holds(facts_of(source)) is holds
+
+
+def test_code_this_python_cannot_parse_gets_no_screen():
+    assert facts_of("def f(:\n") is None
+    source = "import torch\nx = torch.load(p)\ndef f[T](x: T) -> T: return x\n"  # 3.12 syntax
+    try:
+        compile(source, "x.py", "exec")
+    except SyntaxError:
+        assert facts_of(source) is None
+        assert [rule.code for rule in engine.rules_to_run(source, all_rules())] == ["DDP004"]
+
+
+def test_invalid_escape_sequences_do_not_warn(recwarn):
+    assert facts_of("x = '\\d'\n") is not None
+    assert not recwarn.list
+
+
+def test_file_whose_ast_has_no_rule_construct_is_never_parsed(monkeypatch):
+    def refuse(source):
+        raise AssertionError("libcst parsed a file no screen admits")
+
+    monkeypatch.setattr(engine, "parse", refuse)
+    source = "import torch\nfrom collections import defaultdict\nstate = torch.load(p, map_location='cpu')\n"
+    assert [rule.code for rule in engine.rules_for_text(source, all_rules())] == ["DDP004"]
+    assert engine.analyse(source, "x.py", all_rules()).diagnostics == []
