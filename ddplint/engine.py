@@ -158,8 +158,8 @@ def rules_to_run(source: str, rules: Sequence[type[Rule]], facts: Facts | None =
     caller already has them). When some rule without a screen needs libcst anyway, screening
     the others would not save the parse."""
     active = rules_for_text(source, rules)
-    if not active or any(rule.screen is None for rule in active):
-        return active
+    if not active or any(rule.screen is None for rule in active) or len(source) > MAX_PARSE_CHARS:
+        return active  # (too large: `parse` reports it unchecked, without building any tree)
     if facts is None:
         facts = facts_of(source)
     if facts is None:

@@ -8,6 +8,7 @@ Results come back in path order.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -39,6 +40,21 @@ def run(
     Files are handed to the pool as soon as triage admits them, so parsing overlaps with
     reading the rest of the tree; a run with fewer files to parse than MIN_FILES_FOR_POOL
     (a pre-commit hook on a few files) parses them here and starts no pool."""
+    threshold = gc.get_threshold()
+    gc.set_threshold(*BATCH_GC_THRESHOLD)  # forked workers inherit it
+    try:
+        yield from _run(targets, rules_for, mode, jobs, cache)
+    finally:
+        gc.set_threshold(*threshold)
+
+
+# A libcst tree is hundreds of thousands of small objects that reference counting frees; with
+# the default thresholds the cyclic collector runs every 700 allocations and costs about 15% of
+# linting the files the prefilters admit (measured on the pip corpus). Raised for a batch run.
+BATCH_GC_THRESHOLD = (100_000, 50, 100)
+
+
+def _run(targets, rules_for, mode, jobs, cache) -> Iterator[FileResult]:
     use_cache = cache is not None and not mode.fix
     jobs = jobs or os.cpu_count() or 1
     slots: list[FileResult | Future | None] = []
