@@ -9,8 +9,8 @@ where no screen holds is never parsed by libcst.
 A screen must hold in every file its rule can flag (it may hold in others): it over-approximates
 the rule with the same facts, resolving call targets through every import in the file and
 ignoring scopes and shadowing, which can only make it hold more often. The tests check this on
-every flagged example and on generated programs, and the benchmark compares findings with and
-without screens on real code.
+every flagged example, on mutated examples (test_fuzz_mutations) and on real code
+(test_real_code: every finding made without screens must pass its rule's screen).
 
 Screens are plain data (frozen dataclasses of strings and tuples), so the generated index
 `ddplint.rules._needles` can carry them to the flake8 plugin, which must not import libcst; the

@@ -1,9 +1,9 @@
 """Mutation fuzzing: every rule's flagged examples and the bundled fixtures, rewritten in ways
 real code is written (import aliases, wrapped in functions/classes, decorators, comments,
 unicode names, tabs, line continuations, CRLF), must never crash ddplint, must report
-positions inside the file, must be found with the rules' screens on as without them, and
-`--fix --unsafe-fixes` must give code that parses, is
-idempotent, and leaves every line outside the fixes' edit ranges byte-identical.
+positions inside the file, must find with the rules' screens what it finds without them, and
+`--fix --unsafe-fixes` must give code that parses, is idempotent, and leaves every line
+outside the fixes' edit ranges byte-identical.
 
 Reuses test_properties' Hypothesis profiles: HYPOTHESIS_PROFILE=long runs many more examples.
 """
