@@ -27,7 +27,9 @@ from dataclasses import dataclass
 class Facts:
     """What screens ask about one module, gathered in a single walk of its ast."""
 
-    __slots__ = ("origins", "calls_by_tail", "functions_with_defaults", "function_names", "classes", "strings", "keywords")
+    __slots__ = (
+        "origins", "calls_by_tail", "functions_with_defaults", "function_names", "classes", "strings", "keywords",
+    )
 
     def __init__(self, tree: ast.AST) -> None:
         # Every name an import binds anywhere in the file, with every qualified origin it gets.
@@ -198,10 +200,11 @@ class CallInDefault:
         if not isinstance(node, ast.Call):
             return False
         func = node.func
-        if isinstance(func, ast.Name):
-            if func.id in facts.function_names or any(name.endswith(self.suffixes) for name in facts.qualified(func)):
-                return True
-        if isinstance(func, (ast.Name, ast.Attribute)) and (_tail(func) in self.methods or _tail(func).endswith(self.suffixes)):
+        if isinstance(func, ast.Name) and (
+            func.id in facts.function_names or any(name.endswith(self.suffixes) for name in facts.qualified(func))
+        ):
+            return True
+        if isinstance(func, ast.Attribute) and (func.attr in self.methods or func.attr.endswith(self.suffixes)):
             return True
         return any(keyword.arg in self.keywords for keyword in node.keywords)
 
