@@ -10,7 +10,7 @@ import sys
 
 from ddplint.engine import rules_to_run
 from ddplint.rules import all_rules
-from ddplint.screens import facts_of
+from ddplint.prefilter.screens import facts_of
 
 
 def main(root: str) -> None:

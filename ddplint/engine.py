@@ -20,9 +20,9 @@ import libcst as cst
 
 from ddplint import noqa
 from ddplint.diagnostics import Diagnostic, Edit, Fix
-from ddplint.names import NameResolver
+from ddplint.semantic import NameResolver
 from ddplint.rule import Report, Rule
-from ddplint.screens import Facts, facts_of
+from ddplint.prefilter.screens import Facts, facts_of
 from ddplint.walk import VisitorFailed, positions, walk
 
 
@@ -154,7 +154,7 @@ def rules_for_text(source: str, rules: Sequence[type[Rule]]) -> list[type[Rule]]
 
 def rules_to_run(source: str, rules: Sequence[type[Rule]], facts: Facts | None = None) -> list[type[Rule]]:
     """The rules that can fire on `source`: their needles occur and, where every such rule
-    has a screen, the screen holds on the file's `ast` (see ddplint.screens; `facts` when the
+    has a screen, the screen holds on the file's `ast` (see ddplint.prefilter.screens; `facts` when the
     caller already has them). When some rule without a screen needs libcst anyway, screening
     the others would not save the parse."""
     active = rules_for_text(source, rules)

@@ -25,9 +25,9 @@ class Flake8Plugin:
         self.filename = filename
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        from ddplint.needles import needles_match
-        from ddplint.rules._needles import NEEDLES, SCREENS
-        from ddplint.screens import Facts
+        from ddplint.prefilter.needles import needles_match
+        from ddplint.prefilter.index import NEEDLES, SCREENS
+        from ddplint.prefilter.screens import Facts
 
         source = "".join(self.lines)
         codes = [code for code, needles in NEEDLES.items() if needles_match(needles, source)]

@@ -22,9 +22,9 @@ from typing import ClassVar
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
-from ddplint.names import NameResolver
-from ddplint.needles import needles_match
-from ddplint.screens import Screen
+from ddplint.semantic import NameResolver
+from ddplint.prefilter.needles import needles_match
+from ddplint.prefilter.screens import Screen
 
 Replacement = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel
 
@@ -80,7 +80,7 @@ class Rule(cst.BatchableCSTVisitor):
     # a tuple if any one of its strings does, a compiled pattern if it matches somewhere.
     # Keep them specific: they decide which files are parsed at all (see benchmarks/needles.py).
     needles: ClassVar[tuple[str | tuple[str, ...] | re.Pattern[str], ...]]
-    # A condition on the file's `ast` (ddplint.screens) that holds wherever the rule can fire;
+    # A condition on the file's `ast` (ddplint.prefilter.screens) that holds wherever the rule can fire;
     # checked after the needles, before libcst parses. None: the needles decide alone.
     screen: ClassVar[Screen | None] = None
     # Examples that must be flagged (with the golden fixed output) and that must not be.

@@ -94,7 +94,7 @@ def test_flake8_plugin_imports_libcst_only_when_a_rule_can_fire():
 
 
 def test_needle_index_agrees_with_the_rules():
-    from ddplint.rules._needles import NEEDLES, SCREENS
+    from ddplint.prefilter.index import NEEDLES, SCREENS
 
     assert NEEDLES == {rule.code: tuple(rule.needles) for rule in all_rules()}
     assert SCREENS == {rule.code: rule.screen for rule in all_rules()}

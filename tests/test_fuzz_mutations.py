@@ -22,7 +22,7 @@ from ddplint import engine
 from ddplint.engine import SourceError, analyse
 from ddplint.fixer import MAX_PASSES, fix_text
 from ddplint.rules import all_rules
-from ddplint.screens import facts_of
+from ddplint.prefilter.screens import facts_of
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = [example.code for rule in all_rules() for example in rule.flagged_examples] + [

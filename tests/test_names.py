@@ -5,7 +5,7 @@ import textwrap
 import libcst as cst
 import pytest
 
-from ddplint.names import NameResolver
+from ddplint.semantic import NameResolver
 
 
 class _Calls(cst.CSTVisitor):

@@ -3,7 +3,7 @@
 import libcst as cst
 import pytest
 
-from ddplint.ranks import DISTRIBUTED, NONZERO, NOT_DISTRIBUTED, POSITIVE, UNKNOWN, classify
+from ddplint.analyses.ranks import DISTRIBUTED, NONZERO, NOT_DISTRIBUTED, POSITIVE, UNKNOWN, classify
 
 
 def guard(source: str):
@@ -101,8 +101,8 @@ def test_rank_zero_or_anything_is_not_a_guard():
 
 import textwrap  # noqa: E402
 
-from ddplint.names import NameResolver  # noqa: E402
-from ddplint.ranks import RankAwareRule  # noqa: E402
+from ddplint.semantic import NameResolver  # noqa: E402
+from ddplint.analyses.ranks import RankAwareRule  # noqa: E402
 
 
 class _Probe(RankAwareRule):

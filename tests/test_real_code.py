@@ -89,7 +89,7 @@ def test_real_code_lints_and_fixes_without_internal_errors(tmp_path):
 def test_screens_never_hide_a_finding_in_real_code(monkeypatch):
     """A rule's screen must hold on every file where the rule, run without screens, reports."""
     from ddplint import engine
-    from ddplint.screens import facts_of
+    from ddplint.prefilter.screens import facts_of
 
     rules = all_rules()
     hidden, checked = [], 0

@@ -8,7 +8,7 @@ import pytest
 from ddplint.engine import analyse
 from ddplint.fixer import fix_text
 from ddplint.rules import all_rules
-from ddplint.screens import facts_of
+from ddplint.prefilter.screens import facts_of
 
 FLAGGED = [
     pytest.param(rule, example, id=f"{rule.code}-flagged-{index}")

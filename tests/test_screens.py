@@ -5,7 +5,7 @@ import pytest
 
 from ddplint import engine
 from ddplint.rules import all_rules, rule_by_code
-from ddplint.screens import CallInDefault, Calls, Mentions, Subclasses, UnreadSelfAttribute, facts_of
+from ddplint.prefilter.screens import CallInDefault, Calls, Mentions, Subclasses, UnreadSelfAttribute, facts_of
 
 LOAD = Calls(targets=("torch.load", "torch.serialization.load"), without_keyword="map_location")
 

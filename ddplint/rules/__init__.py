@@ -14,7 +14,7 @@ import pkgutil
 @functools.cache
 def all_rules():
     """Every rule class, sorted by code. (libcst is imported here, not when this package is:
-    `ddplint.rules._needles` must stay importable without it.)"""
+    `ddplint.prefilter.index` must stay importable without it.)"""
     from ddplint.rule import Rule
 
     found: dict[str, type[Rule]] = {}

@@ -9,9 +9,9 @@ import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.edits import is_docstring
-from ddplint.names import NameResolver, Scope
+from ddplint.semantic import NameResolver, Scope
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.screens import CallInDefault
+from ddplint.prefilter.screens import CallInDefault
 
 
 @dataclass

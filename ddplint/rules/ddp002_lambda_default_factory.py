@@ -5,8 +5,8 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
-from ddplint.names import DEFAULTDICT, Scope
-from ddplint.pickling import (
+from ddplint.semantic import DEFAULTDICT, Scope
+from ddplint.analyses.pickling import (
     TracksDefinitions,
     binding_scope,
     contained_values,
@@ -15,7 +15,7 @@ from ddplint.pickling import (
     picklable,
 )
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.screens import Calls
+from ddplint.prefilter.screens import Calls
 
 _NO_FIX = "; no picklable equivalent found: use a module-level function as the factory"
 

@@ -2,9 +2,9 @@ import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.rule import Clean, Flagged
-from ddplint.screens import Calls
-from ddplint.names import DISTRIBUTED_SAMPLER
-from ddplint.samplers import Construction, LoaderFlowRule, Loop, Ref
+from ddplint.prefilter.screens import Calls
+from ddplint.semantic import DISTRIBUTED_SAMPLER
+from ddplint.analyses.samplers import Construction, LoaderFlowRule, Loop, Ref
 
 
 class MissingSetEpoch(LoaderFlowRule):

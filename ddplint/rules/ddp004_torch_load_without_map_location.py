@@ -2,9 +2,9 @@ import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.edits import argument, has_star_arguments, string_literal, with_keyword_argument
-from ddplint.names import TORCH_LOAD, torch_function_needle
+from ddplint.semantic import TORCH_LOAD, torch_function_needle
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.screens import Calls
+from ddplint.prefilter.screens import Calls
 
 
 class TorchLoadWithoutMapLocation(Rule):

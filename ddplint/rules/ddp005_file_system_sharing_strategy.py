@@ -4,9 +4,9 @@ import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.edits import argument
-from ddplint.names import SET_SHARING_STRATEGY
+from ddplint.semantic import SET_SHARING_STRATEGY
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.screens import Calls
+from ddplint.prefilter.screens import Calls
 
 _RAISE_OPEN_FILE_LIMIT = (
     "_, nofile_hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"

@@ -2,9 +2,9 @@ import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.screens import Subclasses
-from ddplint.names import DISTRIBUTED_SAMPLER
-from ddplint.samplers import SamplerClass, SamplerClasses
+from ddplint.prefilter.screens import Subclasses
+from ddplint.semantic import DISTRIBUTED_SAMPLER
+from ddplint.analyses.samplers import SamplerClass, SamplerClasses
 
 ALL_RANKS_ITER = "_iter_all_ranks"
 ALL_RANKS_LEN = "_len_all_ranks"

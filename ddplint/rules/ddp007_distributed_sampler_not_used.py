@@ -3,9 +3,9 @@ import libcst as cst
 from ddplint.diagnostics import Applicability
 from ddplint.edits import with_keyword_argument
 from ddplint.rule import Clean, Flagged
-from ddplint.screens import Calls
-from ddplint.names import DISTRIBUTED_SAMPLER
-from ddplint.samplers import Construction, LoaderFlowRule
+from ddplint.prefilter.screens import Calls
+from ddplint.semantic import DISTRIBUTED_SAMPLER
+from ddplint.analyses.samplers import Construction, LoaderFlowRule
 
 
 class DistributedSamplerNotUsed(LoaderFlowRule):

@@ -6,11 +6,11 @@ import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.edits import keyword_argument
-from ddplint.names import dotted_name
-from ddplint.distributed_context import DISTRIBUTED_MARKERS
-from ddplint.ranks import DDP_WRAPPERS, RANK_GUARD_NEEDLE, RankAwareRule, WrappedModels, last_name
+from ddplint.semantic import dotted_name
+from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
+from ddplint.analyses.ranks import DDP_WRAPPERS, RANK_GUARD_NEEDLE, RankAwareRule, WrappedModels, last_name
 from ddplint.rule import Clean, Flagged
-from ddplint.screens import Calls
+from ddplint.prefilter.screens import Calls
 
 # torch.distributed functions every rank of the group must call; barriers match each other.
 COLLECTIVES = {

@@ -4,10 +4,10 @@ import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.edits import argument
-from ddplint.names import TORCH_LOAD, TORCH_SAVE, dotted_name
-from ddplint.ranks import RankAwareRule, WrappedModels
+from ddplint.semantic import TORCH_LOAD, TORCH_SAVE, dotted_name
+from ddplint.analyses.ranks import RankAwareRule, WrappedModels
 from ddplint.rule import Clean, Flagged
-from ddplint.screens import Calls
+from ddplint.prefilter.screens import Calls
 
 CONSUME_PREFIX = "torch.nn.modules.utils.consume_prefix_in_state_dict_if_present"
 _IMPORT = "from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present"

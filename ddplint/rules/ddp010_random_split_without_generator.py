@@ -5,10 +5,10 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
-from ddplint.distributed_context import DISTRIBUTED_MARKERS
+from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
 from ddplint.edits import argument, has_star_arguments, module_alias, with_keyword_argument
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.screens import Calls
+from ddplint.prefilter.screens import Calls
 
 RANDOM_SPLIT = frozenset({"torch.utils.data.random_split", "torch.utils.data.dataset.random_split"})
 TORCH_MANUAL_SEED = frozenset({"torch.manual_seed", "torch.random.manual_seed"})

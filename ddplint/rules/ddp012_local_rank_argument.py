@@ -4,9 +4,9 @@ import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.edits import keyword_argument, positional_arguments, with_keyword_argument
-from ddplint.ranks import environment_key, strip_int
+from ddplint.analyses.ranks import environment_key, strip_int
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.screens import Calls
+from ddplint.prefilter.screens import Calls
 
 _ENVIRONMENT_DEFAULT = 'os.environ.get("LOCAL_RANK")'
 

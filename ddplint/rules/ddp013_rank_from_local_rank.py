@@ -4,9 +4,9 @@ import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.edits import argument
-from ddplint.ranks import environment_key, last_name, strip_int
+from ddplint.analyses.ranks import environment_key, last_name, strip_int
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.screens import Calls
+from ddplint.prefilter.screens import Calls
 
 INIT_PROCESS_GROUP = frozenset(
     {"torch.distributed.init_process_group", "torch.distributed.distributed_c10d.init_process_group"}

@@ -3,8 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ddplint.edits import argument
-from ddplint.names import TORCH_SAVE, dotted_name, torch_function_needle
-from ddplint.ranks import (
+from ddplint.semantic import TORCH_SAVE, dotted_name, torch_function_needle
+from ddplint.analyses.ranks import (
     DDP_WRAPPERS,
     RANK_ENVIRONMENT,
     RankAwareRule,
@@ -13,7 +13,7 @@ from ddplint.ranks import (
     last_name,
 )
 from ddplint.rule import Clean, Flagged
-from ddplint.screens import Calls
+from ddplint.prefilter.screens import Calls
 
 SPAWN = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.start_processes"})
 # Files private to the process that opens them: every rank writing its own is fine.

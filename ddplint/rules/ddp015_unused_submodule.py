@@ -4,9 +4,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.distributed_context import DISTRIBUTED_MARKERS
+from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.screens import UnreadSelfAttribute
+from ddplint.prefilter.screens import UnreadSelfAttribute
 
 NN_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 # torch.nn layers that own parameters (by default): only those break DDP when unused.

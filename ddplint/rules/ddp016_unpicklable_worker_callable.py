@@ -3,10 +3,10 @@ from __future__ import annotations
 import libcst as cst
 
 from ddplint.edits import argument
-from ddplint.names import DATALOADER, Scope
-from ddplint.pickling import PROCESS, SPAWN, TracksDefinitions, is_process_start, picklable
+from ddplint.semantic import DATALOADER, Scope
+from ddplint.analyses.pickling import PROCESS, SPAWN, TracksDefinitions, is_process_start, picklable
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.screens import Calls
+from ddplint.prefilter.screens import Calls
 
 # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, collate_fn,
 #            pin_memory, drop_last, timeout, worker_init_fn, ...)

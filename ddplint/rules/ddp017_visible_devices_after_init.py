@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ddplint.environ_writes import environ_writes
+from ddplint.analyses.environ_writes import environ_writes
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.screens import Mentions
+from ddplint.prefilter.screens import Mentions
 
 VARIABLE = "CUDA_VISIBLE_DEVICES"
 

@@ -3,11 +3,11 @@ from __future__ import annotations
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
-from ddplint.distributed_context import DISTRIBUTED_MARKERS
+from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
 from ddplint.edits import argument, module_alias
-from ddplint.names import DATALOADER
+from ddplint.semantic import DATALOADER
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.screens import Calls
+from ddplint.prefilter.screens import Calls
 
 CPU_COUNT = frozenset({"os.cpu_count", "os.process_cpu_count", "multiprocessing.cpu_count", "psutil.cpu_count"})
 SCHED_GETAFFINITY = "os.sched_getaffinity"

@@ -2,7 +2,7 @@
 
 A rule's `needles` are all required: a string must occur as a substring, a tuple is met by any
 one of its strings, a compiled pattern by a match anywhere. The flake8 plugin checks a file
-against every rule's needles (from the generated `ddplint.rules._needles`) before it imports
+against every rule's needles (from the generated `ddplint.prefilter.index`) before it imports
 libcst, so files that no rule can flag cost flake8 next to nothing.
 """
 
@@ -26,8 +26,8 @@ def needles_match(needles: Iterable[str | tuple[str, ...] | re.Pattern[str]], so
 
 
 def render_index(rules) -> str:
-    """Python source of `ddplint/rules/_needles.py`: every rule's needles as literals, and
-    its screen (ddplint.screens) as the constructor call that rebuilds it."""
+    """Python source of `ddplint/prefilter/index.py`: every rule's needles as literals, and
+    its screen (ddplint.prefilter.screens) as the constructor call that rebuilds it."""
     screen_classes = sorted({type(rule.screen).__name__ for rule in rules if rule.screen is not None})
     lines = [
         '"""Every rule\'s needles and screen, for checks that must not import libcst (the flake8',
@@ -38,7 +38,7 @@ def render_index(rules) -> str:
         "",
         "import re",
         "",
-        f"from ddplint.screens import {', '.join(screen_classes)}",
+        f"from ddplint.prefilter.screens import {', '.join(screen_classes)}",
         "",
         "NEEDLES = {",
     ]

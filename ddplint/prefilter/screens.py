@@ -13,7 +13,7 @@ every flagged example, on mutated examples (test_fuzz_mutations) and on real cod
 (test_real_code: every finding made without screens must pass its rule's screen).
 
 Screens are plain data (frozen dataclasses of strings and tuples), so the generated index
-`ddplint.rules._needles` can carry them to the flake8 plugin, which must not import libcst; the
+`ddplint.prefilter.index` can carry them to the flake8 plugin, which must not import libcst; the
 dataclass repr is the Python that rebuilds them.
 """
 

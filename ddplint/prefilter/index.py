@@ -6,7 +6,7 @@ when it is stale."""
 
 import re
 
-from ddplint.screens import CallInDefault, Calls, Mentions, Subclasses, UnreadSelfAttribute
+from ddplint.prefilter.screens import CallInDefault, Calls, Mentions, Subclasses, UnreadSelfAttribute
 
 NEEDLES = {
     'DDP001': ('cuda', re.compile('(?:def\\s+\\w+\\s*\\(|lambda\\b)[^)]*?=\\s*[\\w.]+\\s*\\(', 0),),

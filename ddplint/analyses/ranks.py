@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.names import dotted_name
+from ddplint.semantic import dotted_name
 from ddplint.rule import Rule
 
 RANK_NAMES = frozenset(

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ddplint.edits import argument, has_star_arguments
-from ddplint.names import BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, NameResolver, Scope, dotted_name
+from ddplint.semantic import BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, NameResolver, Scope, dotted_name
 from ddplint.rule import Rule
 
 Ref = tuple[object, str]

@@ -16,7 +16,7 @@ import builtins
 
 import libcst as cst
 
-from ddplint.names import DATALOADER, TORCH_SAVE, NameResolver, Scope
+from ddplint.semantic import DATALOADER, TORCH_SAVE, NameResolver, Scope
 
 PROCESS = frozenset(
     {
