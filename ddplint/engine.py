@@ -20,7 +20,7 @@ import libcst as cst
 
 from ddplint import noqa
 from ddplint.diagnostics import Diagnostic, Edit, Fix
-from ddplint.semantic import NameResolver
+from ddplint.semantic import SemanticModel
 from ddplint.rule import Report, Rule
 from ddplint.prefilter.screens import Facts, facts_of
 from ddplint.walk import VisitorFailed, positions, walk
@@ -119,31 +119,44 @@ def _visitor_methods(rule_class: type) -> tuple[tuple[str, type, str], ...]:
         if not isinstance(node_class, type):
             raise TypeError(f"{rule_class.__name__}.{method_name}: not a libcst node visitor")
         found.append((kind, node_class, method_name))
+    if getattr(rule_class, "trigger", None) is not None:
+        found.append(("visit", cst.Call, "on_call"))
     return tuple(found)
 
 
-def _dispatch_tables(names: NameResolver, rules: Sequence[Rule]):
-    """Per node class, the methods to call on entering and leaving it. The name resolver
-    enters a scope before any rule visits its node and leaves it after every rule has left,
-    so a rule's `leave_FunctionDef` still resolves names in the function's own scope."""
-    visits: dict[type, list] = {cls: [names.enter] for cls in NameResolver.SCOPE_NODES}
-    leaves: dict[type, list] = {cls: [] for cls in NameResolver.SCOPE_NODES}
-    for rule in rules:
-        for kind, node_class, method_name in _visitor_methods(type(rule)):
+def _dispatch_tables(model: SemanticModel, rules: Sequence[Rule]):
+    """Per node class, the methods to call on entering and leaving it. The model moves
+    before any analysis or rule visits a node and after all have left it, and analyses see
+    a node before the rules that read them, so a rule's `leave_FunctionDef` still sees the
+    function's own scope and frame."""
+    visits: dict[type, list] = {cls: [model.enter] for cls in SemanticModel.TRACKED_NODES}
+    leaves: dict[type, list] = {}
+    for visitor in (*model.analyses, *rules):
+        for kind, node_class, method_name in _visitor_methods(type(visitor)):
             table = visits if kind == "visit" else leaves
-            table.setdefault(node_class, []).append(getattr(rule, method_name))
-    for cls in NameResolver.SCOPE_NODES:
-        leaves[cls].append(names.leave)
+            table.setdefault(node_class, []).append(getattr(visitor, method_name))
+    for table in leaves.values():
+        table.reverse()  # rules leave first, then the analyses they read
+    for cls in SemanticModel.TRACKED_NODES:
+        leaves.setdefault(cls, []).append(model.leave)
     return visits, leaves
 
 
-def traverse(module: cst.Module, names: NameResolver, rules: Sequence[Rule]) -> None:
+def prepare(module: cst.Module, rules: Sequence[type[Rule]]) -> tuple[SemanticModel, list[Rule]]:
+    """The file's semantic model with the analyses the rules need, and the rule instances."""
+    model = SemanticModel(module)
+    for analysis in dict.fromkeys(analysis for rule in rules for analysis in rule.analyses):
+        model.add_analysis(analysis(model))
+    return model, [rule(model) for rule in rules]
+
+
+def traverse(module: cst.Module, model: SemanticModel, rules: Sequence[Rule]) -> None:
     """Run rule instances over `module` in one walk, as `analyse` does after parsing.
     A crashing rule raises RuleCrash naming it."""
     try:
-        walk(module, *_dispatch_tables(names, rules))
+        walk(module, *_dispatch_tables(model, rules))
     except VisitorFailed as failure:
-        code = getattr(failure.method.__self__, "code", "the name resolver")
+        code = getattr(failure.method.__self__, "code", None) or type(failure.method.__self__).__name__
         raise RuleCrash(code, failure.error) from failure.error
 
 
@@ -184,10 +197,9 @@ def analyse(
     if not active:
         return Analysis(None, [], [])
     module = parse(source)
-    names = NameResolver(module)
-    instances = [rule(names) for rule in active]
+    model, instances = prepare(module, active)
     try:
-        traverse(module, names, instances)
+        traverse(module, model, instances)
     except RecursionError:
         raise SourceError("cannot check: code is nested too deeply") from None
     reports = [report for rule in instances for report in rule.reports]

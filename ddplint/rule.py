@@ -7,8 +7,10 @@ examples that must and must not be flagged.
 The tests and the rules reference are generated from those examples.
 
 A rule is a libcst visitor. The engine calls its `visit_<Node>`/`leave_<Node>` methods during
-one traversal shared by all rules, with `self.names` positioned at the current scope. A rule
-never reads files or prints: it calls `self.report(...)`.
+one traversal shared by all rules, with `self.model` (ddplint.semantic) positioned at the
+current node: names, scope, frame, loops. Analyses it shares with other rules it names in
+`analyses` and reads with `self.model.get(...)`. A rule never reads files or prints: it calls
+`self.report(...)`.
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ from typing import ClassVar
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
-from ddplint.semantic import NameResolver
-from ddplint.prefilter.needles import needles_match
+from ddplint.semantic import Analysis, SemanticModel
+from ddplint.prefilter.needles import Needle, needles_match
 from ddplint.prefilter.screens import Screen
+from ddplint.prefilter.triggers import CallTrigger
 
 Replacement = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel
 
@@ -79,18 +82,39 @@ class Rule(cst.BatchableCSTVisitor):
     # Every entry must occur in the source text for the rule to run: a string as a substring,
     # a tuple if any one of its strings does, a compiled pattern if it matches somewhere.
     # Keep them specific: they decide which files are parsed at all (see benchmarks/needles.py).
-    needles: ClassVar[tuple[str | tuple[str, ...] | re.Pattern[str], ...]]
+    needles: ClassVar[tuple[Needle, ...]]
     # A condition on the file's `ast` (ddplint.prefilter.screens) that holds wherever the rule can fire;
     # checked after the needles, before libcst parses. None: the needles decide alone.
     screen: ClassVar[Screen | None] = None
     # Examples that must be flagged (with the golden fixed output) and that must not be.
     flagged_examples: ClassVar[Sequence[Flagged]] = ()
     clean_examples: ClassVar[Sequence[Clean]] = ()
+    # What a call-based rule looks for (ddplint.prefilter.triggers). Its needles and screen
+    # are derived from it, and the engine calls `check(call)` only for calls it matches.
+    trigger: ClassVar[CallTrigger | None] = None
+    # Shared analyses (ddplint.analyses) this rule reads through `self.model.get(cls)`.
+    analyses: ClassVar[tuple[type[Analysis], ...]] = ()
 
-    def __init__(self, names: NameResolver) -> None:
+    def __init__(self, model: SemanticModel) -> None:
         super().__init__()
-        self.names = names
+        self.model = model
         self.reports: list[Report] = []
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        trigger = cls.__dict__.get("trigger")
+        if trigger is not None:
+            cls.needles = trigger.needles
+            cls.screen = trigger.screen
+
+    def on_call(self, node: cst.Call) -> None:
+        """The engine's entry for a rule with a trigger: every call, filtered by it."""
+        if self.trigger.matches(self.model, node):  # type: ignore[union-attr]
+            self.check(node)
+
+    def check(self, node: cst.Call) -> None:
+        """A call the rule's trigger matched; rules with a trigger implement this."""
+        raise NotImplementedError
 
     @classmethod
     def matches_text(cls, source: str) -> bool:

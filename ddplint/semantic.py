@@ -1,13 +1,26 @@
-"""Import-alias resolution: which torch (or stdlib) object does a name in this file refer to?
+"""The semantic model: what a name means and where the traversal is, for every rule.
 
-`QualifiedNameProvider` answers this for every node of the tree and costs several times the
-parse. Rules only ever ask about a handful of call targets, so this resolver does two cheap
-things instead:
+The engine owns one model per file and moves it through the tree before any rule visits a
+node and after every rule has left it, so a rule (or an analysis) asks the model instead of
+keeping stacks of its own:
+
+- names: `qualified(expr)` resolves through the file's imports, in the current scope;
+  `string_value(expr)` reads literals and module constants bound once;
+- place: the current `frame` (module, class body or function, with its key `Class.method`,
+  the class `self` belongs to and `self`'s name), the open loops of the frame (`for` and
+  `while`), the enclosing statement line and `if` statements, whether the walk is inside a
+  parameter list;
+- shared analyses (`ddplint.analyses`): a rule names the ones it needs in `analyses`; the
+  engine builds each once per file, feeds it in the same walk, and `model.get(cls)` returns it.
+
+`QualifiedNameProvider` answers the name question for every node of the tree and costs
+several times the parse. Rules only ever ask about a handful of call targets, so names are
+resolved cheaply instead:
 
 1. Before the traversal, a walk over *statements only* (never into expressions) records every
    binding of every scope: imports with their qualified origin, and local bindings (assignments,
    parameters, `def`, `class`, `for`/`with`/`except` targets) that shadow them.
-2. During the traversal the engine tells the resolver which scope it is in, and a rule asks
+2. During the traversal the model knows which scope it is in, and a rule asks
    `qualified(expr)` for the few expressions it cares about.
 
 Because all bindings are known before any rule runs, a module-level import that appears after
@@ -16,33 +29,11 @@ a function body still resolves inside that body, as it does at run time.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TypeVar
 
 import libcst as cst
-
-# Public re-exports: every spelling that reaches the same torch object. Rules compare
-# `resolver.qualified(node)` against these sets.
-TORCH_LOAD = frozenset({"torch.load", "torch.serialization.load"})
-TORCH_SAVE = frozenset({"torch.save", "torch.serialization.save"})
-SET_SHARING_STRATEGY = frozenset({"torch.multiprocessing.set_sharing_strategy"})
-DISTRIBUTED_SAMPLER = frozenset(
-    {"torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler"}
-)
-DATALOADER = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
-BATCH_SAMPLER = frozenset({"torch.utils.data.BatchSampler", "torch.utils.data.sampler.BatchSampler"})
-DEFAULTDICT = frozenset({"collections.defaultdict"})
-
-
-
-def torch_function_needle(name: str) -> re.Pattern[str]:
-    """Text that must occur for a file to call `torch.<name>` (or `torch.serialization.<name>`)
-    in any import form: the attribute itself, `import torch as th` (then `th.<name>`), or
-    `<name>` imported from torch. Most files that mention torch and the bare word have none."""
-    return re.compile(
-        rf"torch\.{name}\b|serialization\.{name}\b|import\s+torch(?:\.serialization)?\s+as\b"
-        rf"|from\s+torch(?:\.serialization)?\s+import\s+(?:\([^)]*|[^\n]*)\b{name}\b"
-    )
 
 
 _LOCAL = None  # a binding that is not an import: it shadows whatever was imported
@@ -99,24 +90,100 @@ def _target_names(target: cst.BaseExpression) -> Iterator[str]:
         yield from _target_names(target.value)
 
 
-class NameResolver:
-    """Scopes of one module, built once before the traversal."""
+@dataclass(eq=False)
+class Frame:
+    """The module, a class body or a function body, while the traversal is in it."""
 
-    # The nodes that open a scope: the engine calls enter/leave around these only.
-    SCOPE_NODES = (cst.FunctionDef, cst.ClassDef)
+    node: cst.Module | cst.ClassDef | cst.FunctionDef
+    scope: Scope
+    parent: Frame | None
+    # The key same-module calls use: `Class.name` for a method, `name` for other functions,
+    # None for the module and class bodies.
+    key: str | None = None
+    # The class whose instance `self` is here (methods and functions nested in them), and
+    # the name of `self` (the method's first parameter).
+    self_class: cst.ClassDef | None = None
+    self_name: str | None = None
+    loops: list[cst.For | cst.While] = field(default_factory=list)
+
+    @property
+    def is_function(self) -> bool:
+        return isinstance(self.node, cst.FunctionDef)
+
+    @property
+    def is_class(self) -> bool:
+        return isinstance(self.node, cst.ClassDef)
+
+    @property
+    def function(self) -> cst.FunctionDef | None:
+        return self.node if isinstance(self.node, cst.FunctionDef) else None
+
+    @property
+    def method(self) -> Frame | None:
+        """The method this function frame is, or is nested in (a `def` directly in a class
+        body); None outside methods."""
+        frame: Frame = self
+        while frame.is_function and frame.parent is not None and frame.parent.is_function:
+            frame = frame.parent
+        if frame.is_function and frame.parent is not None and frame.parent.is_class:
+            return frame
+        return None
+
+
+class Analysis:
+    """Facts several rules share (`ddplint.analyses`), gathered in the engine's one walk.
+
+    Like a rule, an analysis has `visit_<Node>`/`leave_<Node>` methods; the engine builds one
+    per file when an active rule names it in `analyses`, and calls its methods after the model
+    moved and before any rule (on leaving: after every rule). It reads the model for names
+    and place, and answers rules' questions through its own methods.
+    """
+
+    def __init__(self, model: SemanticModel) -> None:
+        self.model = model
+
+
+AnalysisT = TypeVar("AnalysisT", bound=Analysis)
+
+
+class SemanticModel:
+    """Scopes of one module, built once before the traversal, and the traversal's position."""
+
+    # The nodes whose entering and leaving move the model; the engine calls `enter`/`leave`
+    # around these only, before the rules' visits and after their leaves.
+    TRACKED_NODES = (
+        cst.FunctionDef, cst.ClassDef, cst.For, cst.While, cst.If, cst.SimpleStatementLine, cst.Parameters,
+    )
 
     def __init__(self, module: cst.Module) -> None:
+        self.module = module
         self.module_scope = Scope(None)
         self._scopes: dict[int, Scope] = {}
         self._stack: list[Scope] = [self.module_scope]
         self._class_scopes: set[Scope] = set()
         self._collect(module.body, self.module_scope, in_handler=False)
+        self.frame = Frame(module, self.module_scope, None)
+        self.ifs: list[cst.If] = []
+        self.statement: cst.SimpleStatementLine | None = None
+        self._statements: list[cst.SimpleStatementLine] = []
+        self.in_parameters = 0
+        self._analyses: dict[type, Analysis] = {}
 
-    # -- queries used by rules -------------------------------------------------------------
+    # -- names ------------------------------------------------------------------------------
 
     @property
     def scope(self) -> Scope:
         return self._stack[-1]
+
+    def binding_scope(self, name: str, scope: Scope | None = None) -> Scope | None:
+        """The scope whose binding of `name` is seen from `scope` (default: the current one);
+        None for a builtin or a name bound nowhere in this file."""
+        current: Scope | None = self.scope if scope is None else scope
+        while current is not None:
+            if name in current.bindings:
+                return current
+            current = current.parent
+        return None
 
     def qualified(self, expr: cst.BaseExpression) -> str | None:
         """The qualified name `expr` refers to through this file's imports, or None."""
@@ -135,7 +202,7 @@ class NameResolver:
             found, origin = self.scope.lookup(expr.value)
             if not found or origin is not None:
                 return None
-            expr = self._constant(expr.value)
+            expr = self.constant(expr.value)
             if expr is None:
                 return None
         if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
@@ -143,24 +210,92 @@ class NameResolver:
             return value if isinstance(value, str) else None
         return None
 
-    def _constant(self, name: str) -> cst.BaseExpression | None:
-        scope: Scope | None = self.scope
-        while scope is not None:
-            if name in scope.bindings:
-                return scope.constants.get(name)
-            scope = scope.parent
-        return None
+    def constant(self, name: str) -> cst.BaseExpression | None:
+        """The expression `name` is bound to, where it is bound once by a plain assignment."""
+        where = self.binding_scope(name)
+        return where.constants.get(name) if where is not None else None
+
+    # -- place ------------------------------------------------------------------------------
+
+    @property
+    def function(self) -> Frame | None:
+        """The innermost function frame around the current node (through class bodies)."""
+        frame: Frame | None = self.frame
+        while frame is not None and not frame.is_function:
+            frame = frame.parent
+        return frame
+
+    @property
+    def at_module_level(self) -> bool:
+        return self.frame.parent is None
+
+    @property
+    def loops(self) -> list[cst.For | cst.While]:
+        """The loops open in the current frame, outermost first."""
+        return self.frame.loops
+
+    # -- shared analyses --------------------------------------------------------------------
+
+    def get(self, analysis: type[AnalysisT]) -> AnalysisT:
+        """The file's instance of a shared analysis a rule declared it needs."""
+        return self._analyses[analysis]  # type: ignore[return-value]
+
+    def add_analysis(self, instance: Analysis) -> None:
+        self._analyses[type(instance)] = instance
+
+    @property
+    def analyses(self) -> list[Analysis]:
+        return list(self._analyses.values())
 
     # -- traversal hooks, called by the engine around every rule --------------------------
 
     def enter(self, node: cst.CSTNode) -> None:
+        kind = type(node)
+        if kind is cst.SimpleStatementLine:
+            self._statements.append(node)  # type: ignore[arg-type]
+            self.statement = node  # type: ignore[assignment]
+        elif kind is cst.If:
+            self.ifs.append(node)  # type: ignore[arg-type]
+        elif kind is cst.For or kind is cst.While:
+            self.frame.loops.append(node)  # type: ignore[arg-type]
+        elif kind is cst.Parameters:
+            self.in_parameters += 1
+        else:
+            self._enter_definition(node)  # type: ignore[arg-type]
+
+    def leave(self, node: cst.CSTNode) -> None:
+        kind = type(node)
+        if kind is cst.SimpleStatementLine:
+            self._statements.pop()
+            self.statement = self._statements[-1] if self._statements else None
+        elif kind is cst.If:
+            self.ifs.pop()
+        elif kind is cst.For or kind is cst.While:
+            self.frame.loops.pop()
+        elif kind is cst.Parameters:
+            self.in_parameters -= 1
+        else:
+            if id(node) in self._scopes:
+                self._stack.pop()
+            self.frame = self.frame.parent  # type: ignore[assignment]
+
+    def _enter_definition(self, node: cst.FunctionDef | cst.ClassDef) -> None:
         scope = self._scopes.get(id(node))
         if scope is not None:
             self._stack.append(scope)
-
-    def leave(self, node: cst.CSTNode) -> None:
-        if id(node) in self._scopes:
-            self._stack.pop()
+        outer = self.frame
+        frame = Frame(node, self.scope, outer, self_class=outer.self_class, self_name=outer.self_name)
+        if isinstance(node, cst.FunctionDef):
+            if outer.is_class:
+                params = node.params.posonly_params or node.params.params
+                frame.self_class = outer.node  # type: ignore[assignment]
+                frame.self_name = params[0].name.value if params else None
+                frame.key = f"{outer.node.name.value}.{node.name.value}"  # type: ignore[union-attr]
+            else:
+                frame.key = node.name.value
+        else:
+            frame.self_class = frame.self_name = None
+        self.frame = frame
 
     # -- the statement walk ----------------------------------------------------------------
 

@@ -1,11 +1,11 @@
-"""Import-alias resolution, as the rules rely on it."""
+"""The semantic model: import-alias resolution and the traversal's place, as rules rely on them."""
 
 import textwrap
 
 import libcst as cst
 import pytest
 
-from ddplint.semantic import NameResolver
+from ddplint.semantic import SemanticModel
 
 
 class _Calls(cst.CSTVisitor):
@@ -27,7 +27,7 @@ class _Calls(cst.CSTVisitor):
 
 def resolve_calls(source):
     module = cst.parse_module(textwrap.dedent(source))
-    names = NameResolver(module)
+    names = SemanticModel(module)
     visitor = _Calls(names)
     module.visit(visitor)
     return visitor.found
@@ -62,7 +62,7 @@ def test_qualified_names(source, expected):
 
 def test_module_string_constant():
     module = cst.parse_module("S = 'file_system'\nT = 'a'\nT = 'b'\nf(S, T, 'lit')\n")
-    names = NameResolver(module)
+    names = SemanticModel(module)
     call = module.body[3].body[0].value
     values = [names.string_value(arg.value) for arg in call.args]
     assert values == ["file_system", None, "lit"]

@@ -101,32 +101,34 @@ def test_rank_zero_or_anything_is_not_a_guard():
 
 import textwrap  # noqa: E402
 
-from ddplint.semantic import NameResolver  # noqa: E402
-from ddplint.analyses.ranks import RankAwareRule  # noqa: E402
+from ddplint.analyses.ranks import RankRegions  # noqa: E402
+from ddplint.rule import Rule  # noqa: E402
 
 
-class _Probe(RankAwareRule):
+class _Probe(Rule):
     """Records, for every `probe()` call, who reaches it: "zero", "others", "all" or "none"."""
 
     code, name, message, needles = "DDP999", "probe", "probe", ("probe",)
+    analyses = (RankRegions,)
 
-    def __init__(self, names):
-        super().__init__(names)
+    def __init__(self, model):
+        super().__init__(model)
+        self.ranks = model.get(RankRegions)
         self.seen = []
 
-    def check_call(self, node):
+    def visit_Call(self, node):
         if getattr(node.func, "value", None) == "probe":
-            only, never = self.only_rank_zero, self.never_rank_zero
+            only, never = self.ranks.only_rank_zero, self.ranks.never_rank_zero
             self.seen.append({(True, False): "zero", (False, True): "others", (False, False): "all"}.get((only, never), "none"))
 
 
 def regions(source):
     module = cst.parse_module(textwrap.dedent(source))
-    probe = _Probe(NameResolver(module))
-    from ddplint.engine import traverse
+    from ddplint.engine import prepare, traverse
 
-    traverse(module, probe.names, [probe])
-    return probe.seen, probe
+    model, (probe,) = prepare(module, [_Probe])
+    traverse(module, model, [probe])
+    return probe.seen, probe.ranks
 
 
 @pytest.mark.parametrize(

@@ -240,7 +240,7 @@ def test_symlink_leaving_the_linted_tree_is_not_written_through(run, tmp_path):
 
 def test_a_crashing_rule_is_one_line_naming_the_rule(tmp_path, monkeypatch):
     rule = next(r for r in all_rules() if r.code == "DDP004")
-    visit = next(name for name in vars(rule) if name.startswith(("visit_", "leave_")))
+    visit = next(name for name in vars(rule) if name.startswith(("visit_", "leave_", "check")))
 
     def crash(self, node):
         raise ZeroDivisionError("rule bug")
@@ -280,7 +280,7 @@ def test_cli_reports_internal_error_without_traceback(tmp_path):
         "    if not count:\n"
         "        count.append(1)\n"
         "        raise ValueError('boom')\n"
-        "name = next(n for n in vars(rule) if n.startswith('visit_'))\n"
+        "name = next(n for n in vars(rule) if n.startswith(('visit_', 'check')))\n"
         "real = getattr(rule, name)\n"
         "def patched(self, node):\n"
         "    return crash_once(self, node) or real(self, node)\n"

@@ -5,9 +5,8 @@ reference, `module.qualname`, so only functions and classes reachable from a mod
 level pickle: a lambda (`<lambda>`) or a function defined inside another function
 (`f.<locals>.g`) fails with "Can't pickle local object" once a process is started by spawn.
 
-Which names are nested functions is only known after the rule has seen the whole module, so
-rules feed a `Definitions` during the traversal (the `TracksDefinitions` mixin does it), and
-ask `picklable(...)` in `leave_Module`.
+Which names are nested functions is only known after the walk has seen the whole module, so
+rules name the `Definitions` analysis in `analyses` and ask `picklable(...)` in `leave_Module`.
 """
 
 from __future__ import annotations
@@ -16,39 +15,26 @@ import builtins
 
 import libcst as cst
 
-from ddplint.semantic import DATALOADER, TORCH_SAVE, NameResolver, Scope
+from ddplint.semantic import Analysis, SemanticModel, Scope
+from ddplint.torch_api import DATALOADER, PICKLE_DUMP, PROCESS, SPAWN, START_PROCESSES, TORCH_SAVE
 
-PROCESS = frozenset(
-    {
-        "multiprocessing.Process",
-        "multiprocessing.context.Process",
-        "torch.multiprocessing.Process",
-    }
-)
-SPAWN = frozenset(
-    {
-        "torch.multiprocessing.spawn",
-        "torch.multiprocessing.spawn.spawn",
-        "torch.multiprocessing.start_processes",
-        "torch.multiprocessing.spawn.start_processes",
-    }
-)
-PICKLE_DUMP = frozenset({"pickle.dump", "pickle.dumps"})
+# Everything that starts processes running a function it is given (pickled under spawn).
+SPAWN_LIKE = SPAWN | START_PROCESSES
 # Method names that hand an object to another process whatever the receiver is: a queue's put.
 _QUEUE_PUT = frozenset({"put", "put_nowait"})
 
 
-def is_process_start(call: cst.Call, names: NameResolver) -> bool:
+def is_process_start(call: cst.Call, names: SemanticModel) -> bool:
     """`Process(...)` from multiprocessing or torch.multiprocessing, also `ctx.Process(...)`."""
     if names.qualified(call.func) in PROCESS:
         return True
     return isinstance(call.func, cst.Attribute) and call.func.attr.value == "Process"
 
 
-def crosses_process_boundary(call: cst.Call, names: NameResolver) -> bool:
+def crosses_process_boundary(call: cst.Call, names: SemanticModel) -> bool:
     """A call that pickles (or may pickle, under spawn) the objects passed to it."""
     qualified = names.qualified(call.func)
-    if qualified in DATALOADER or qualified in SPAWN or qualified in PICKLE_DUMP or qualified in TORCH_SAVE:
+    if qualified in DATALOADER or qualified in SPAWN_LIKE or qualified in PICKLE_DUMP or qualified in TORCH_SAVE:
         return True
     if is_process_start(call, names):
         return True
@@ -67,58 +53,33 @@ def contained_values(expr: cst.BaseExpression):
                 yield from contained_values(element.value)
 
 
-class Definitions:
+class Definitions(Analysis):
     """Function and class definitions of one module, by where they live."""
 
-    def __init__(self) -> None:
-        # The enclosing definitions: a function's own scope, or None for a class body.
-        self._stack: list[Scope | None] = []
+    def __init__(self, model: SemanticModel) -> None:
+        super().__init__(model)
         self.module_level: set[str] = set()
         self._nested: set[tuple[int, str]] = set()
 
     @property
     def in_function(self) -> bool:
-        return any(entry is not None for entry in self._stack)
+        return self.model.function is not None
 
-    def enter_function(self, node: cst.FunctionDef, own_scope: Scope) -> None:
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._record(node.name.value)
-        self._stack.append(own_scope)
 
-    def enter_class(self, node: cst.ClassDef) -> None:
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._record(node.name.value)
-        self._stack.append(None)
-
-    def leave(self) -> None:
-        self._stack.pop()
 
     def _record(self, name: str) -> None:
-        if not self._stack:
+        container = self.model.frame.parent  # the model already entered the definition
+        if container.parent is None:  # type: ignore[union-attr]
             self.module_level.add(name)
-        elif self._stack[-1] is not None:
-            self._nested.add((id(self._stack[-1]), name))
+        elif container.is_function:  # type: ignore[union-attr]
+            self._nested.add((id(container.scope), name))  # type: ignore[union-attr]
 
     def is_nested_function(self, scope: Scope, name: str) -> bool:
         return (id(scope), name) in self._nested
-
-
-class TracksDefinitions:
-    """Mixin for a Rule: keeps `self.definitions` up to date during the traversal."""
-
-    def __init__(self, names: NameResolver) -> None:
-        super().__init__(names)  # type: ignore[call-arg]
-        self.definitions = Definitions()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.definitions.enter_function(node, self.names.scope)  # type: ignore[attr-defined]
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.definitions.leave()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.definitions.enter_class(node)
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self.definitions.leave()
 
 
 def binding_scope(scope: Scope, name: str) -> Scope | None:

@@ -14,12 +14,12 @@ rank of a distributed run reaches it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import libcst as cst
 
-from ddplint.semantic import dotted_name
-from ddplint.rule import Rule
+from ddplint.semantic import Analysis, SemanticModel, dotted_name
+from ddplint.torch_api import DDP
 
 RANK_NAMES = frozenset(
     {
@@ -50,10 +50,6 @@ DISTRIBUTED_FLAGS = frozenset(
     {"distributed", "is_distributed", "ddp", "use_ddp", "is_ddp", "use_distributed", "multiprocessing_distributed"}
 )
 DISTRIBUTED_PREDICATES = frozenset({"is_initialized", "is_dist_avail_and_initialized", "is_distributed"})
-DDP_WRAPPERS = frozenset(
-    {"torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel"}
-)
-
 
 @dataclass(frozen=True)
 class RankTest:
@@ -252,14 +248,6 @@ def _leaves_block(suite: cst.BaseSuite) -> bool:
     )
 
 
-@dataclass
-class Frame:
-    """One function body (or the module): its rank regions, open while the traversal is in it."""
-
-    key: str | None  # the key same-module calls use: `name` or `Class.name`; None for the module
-    regions: list[tuple[int, bool, bool]] = field(default_factory=list)  # (pop at node id, only zero, never zero)
-
-
 @dataclass(frozen=True)
 class CallSite:
     callee: str
@@ -269,21 +257,20 @@ class CallSite:
     node: cst.Call
 
 
-class RankAwareRule(Rule):
-    """A rule that knows, at every node, whether only rank 0 or only other ranks get there.
+class RankRegions(Analysis):
+    """Whether only rank 0, or only the other ranks, reach the current node; same-module
+    calls with the region they are in, for questions about whole functions.
 
-    Subclasses implement `check_call(node)` and may read `only_rank_zero`/`never_rank_zero`;
-    they get `self.call_sites` (calls of same-module functions, with the rank region they
-    are in) and `self.function_frames` to decide in `leave_Module`.
+    Read `only_rank_zero`/`never_rank_zero` (and the `reached_by_*` forms) during the walk;
+    `call_sites`, `functions` and `functions_only_rank_zero_calls()` after it.
     """
 
-    def __init__(self, names) -> None:
-        super().__init__(names)
+    def __init__(self, model: SemanticModel) -> None:
+        super().__init__(model)
         self._pending: dict[int, tuple[bool, bool]] = {}
-        self._frames: list[Frame] = [Frame(None)]
-        self._blocks: list[cst.CSTNode] = []
-        self._classes: list[str] = []
-        self._scope_kinds: list[str] = []
+        # Per open frame (by id of the model's frame): (pop at node id, only zero, never zero).
+        self._regions: dict[int, list[tuple[int, bool, bool]]] = {}
+        self._blocks: list[cst.CSTNode] = []  # the open blocks, where a guard's early exit ends
         self.call_sites: list[CallSite] = []
         self.rank_aware_frames: set[str | None] = set()  # functions that test the rank or distributed mode
         self.functions: dict[str, cst.FunctionDef] = {}
@@ -291,17 +278,17 @@ class RankAwareRule(Rule):
     # -- where are we ---------------------------------------------------------------------
 
     @property
-    def frame(self) -> Frame:
-        return self._frames[-1]
+    def regions(self) -> list[tuple[int, bool, bool]]:
+        return self._regions.setdefault(id(self.model.frame), [])
 
     @property
     def only_rank_zero(self) -> bool:
         """Only rank 0 of a distributed run gets here (or, vacuously, no rank does)."""
-        return any(only for _, only, _ in self.frame.regions)
+        return any(only for _, only, _ in self.regions)
 
     @property
     def never_rank_zero(self) -> bool:
-        return any(never for _, _, never in self.frame.regions)
+        return any(never for _, _, never in self.regions)
 
     @property
     def reached_by_rank_zero_alone(self) -> bool:
@@ -315,15 +302,16 @@ class RankAwareRule(Rule):
     def callee_key(self, call: cst.Call) -> str | None:
         """The same-module function a call may reach: `helper()` or `self.helper()`."""
         func = call.func
-        if isinstance(func, cst.Name) and self.names.qualified(func) is None:
+        if isinstance(func, cst.Name) and self.model.qualified(func) is None:
             return func.value
+        self_class = self.model.frame.self_class
         if (
             isinstance(func, cst.Attribute)
             and isinstance(func.value, cst.Name)
             and func.value.value == "self"
-            and self._classes
+            and self_class is not None
         ):
-            return f"{self._classes[-1]}.{func.attr.value}"
+            return f"{self_class.name.value}.{func.attr.value}"
         return None
 
     # -- regions --------------------------------------------------------------------------
@@ -331,10 +319,10 @@ class RankAwareRule(Rule):
     def _push(self, node: cst.CSTNode, pop_at: cst.CSTNode | None = None) -> None:
         region = self._pending.pop(id(node), None)
         if region is not None:
-            self.frame.regions.append((id(pop_at or node), *region))
+            self.regions.append((id(pop_at or node), *region))
 
     def _pop(self, node: cst.CSTNode) -> None:
-        regions = self.frame.regions
+        regions = self.regions
         for index in range(len(regions) - 1, -1, -1):
             if regions[index][0] == id(node):
                 del regions[index]
@@ -346,7 +334,7 @@ class RankAwareRule(Rule):
         self._push(node)
         test = classify(node.test)
         if test.is_rank_test:
-            self.rank_aware_frames.add(self.frame.key)
+            self.rank_aware_frames.add(self.model.frame.key)
         if test.true_only_zero or test.true_never_zero:
             self._pending[id(node.body)] = (test.true_only_zero, test.true_never_zero)
         if node.orelse is not None and (test.false_only_zero or test.false_never_zero):
@@ -381,38 +369,21 @@ class RankAwareRule(Rule):
     def leave_SimpleStatementSuite(self, original_node: cst.SimpleStatementSuite) -> None:
         self._pop(original_node)
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._classes.append(node.name.value)
-        self._scope_kinds.append("class")
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self._classes.pop()
-        self._scope_kinds.pop()
-
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        is_method = bool(self._scope_kinds) and self._scope_kinds[-1] == "class"
-        key = f"{self._classes[-1]}.{node.name.value}" if is_method else node.name.value
-        self._scope_kinds.append("def")
-        frame = Frame(key)
+        key = self.model.frame.key
         if decorated_rank_zero_only(node):
-            frame.regions.append((id(node), True, False))
-        self._frames.append(frame)
-        self.functions.setdefault(key, node)
+            self.regions.append((id(node), True, False))
+        self.functions.setdefault(key, node)  # type: ignore[arg-type]
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._frames.pop()
-        self._scope_kinds.pop()
+        self._regions.pop(id(self.model.frame), None)
 
     def visit_Call(self, node: cst.Call) -> None:
         callee = self.callee_key(node)
         if callee is not None:
             self.call_sites.append(
-                CallSite(callee, self.frame.key, self.only_rank_zero, self.never_rank_zero, node)
+                CallSite(callee, self.model.frame.key, self.only_rank_zero, self.never_rank_zero, node)
             )
-        self.check_call(node)
-
-    def check_call(self, node: cst.Call) -> None:
-        raise NotImplementedError
 
     # -- whole-module questions, for leave_Module -----------------------------------------
 
@@ -434,23 +405,24 @@ class RankAwareRule(Rule):
         return guarded
 
 
-class WrappedModels:
+class WrappedModels(Analysis):
     """Names bound to `DistributedDataParallel(...)`, in traversal order (flow-sensitive:
     `model` is wrapped only after `model = DDP(model)`, and no longer after `model = other`).
     `self.x` belongs to the class, since it is bound in one method and used in another."""
 
-    def __init__(self, rule: RankAwareRule) -> None:
-        self.rule = rule
+    def __init__(self, model: SemanticModel) -> None:
+        super().__init__(model)
         self._bound: dict[str | None, set[str]] = {}
 
     def _owner(self, name: str) -> str | None:
-        if name.startswith("self.") and self.rule._classes:
-            return f"class {self.rule._classes[-1]}"
-        return self.rule.frame.key
+        self_class = self.model.frame.self_class
+        if name.startswith("self.") and self_class is not None:
+            return f"class {self_class.name.value}"
+        return self.model.frame.key
 
-    def assign(self, node: cst.Assign) -> None:
+    def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
-        wraps = isinstance(value, cst.Call) and self.rule.names.qualified(value.func) in DDP_WRAPPERS
+        wraps = isinstance(value, cst.Call) and self.model.qualified(value.func) in DDP
         for target in node.targets:
             name = dotted_name(target.target)
             if name is None:
@@ -461,12 +433,12 @@ class WrappedModels:
             else:
                 bound.discard(name)
 
-    def names_here(self, frame: str | None = None) -> set[str]:
-        """The wrapped names visible in `frame` (default: the current one)."""
-        key = self.rule.frame.key if frame is None else frame
-        found = set(self._bound.get(key, ())) | set(self._bound.get(None, ()))
-        if self.rule._classes:
-            found |= self._bound.get(f"class {self.rule._classes[-1]}", set())
+    def names_here(self) -> set[str]:
+        """The wrapped names visible where the walk is."""
+        frame = self.model.frame
+        found = set(self._bound.get(frame.key, ())) | set(self._bound.get(None, ()))
+        if frame.self_class is not None:
+            found |= self._bound.get(f"class {frame.self_class.name.value}", set())
         return found
 
     def is_wrapped(self, expr: cst.BaseExpression) -> bool:

@@ -3,8 +3,9 @@
 DDP003, DDP006 and DDP007 need data flow, not patterns: a `DistributedSampler` built in one
 place reaches a DataLoader somewhere else, which is iterated in a function that an epoch loop
 calls. `LoaderFlow` records the few facts this needs while the engine walks the tree once
-(constructions, assignments, returns, `for` loops, calls of same-module functions, `set_epoch`
-calls), each with the scope its names resolve in, and answers the questions in `leave_Module`.
+(constructions, assignments, returns, `for` and `while` loops, calls of same-module functions,
+`set_epoch` calls), each with the scope its names resolve in, and answers the questions in
+`leave_Module`.
 `SamplerClasses` records what the methods of each class read, write and call, for DDP006.
 
 A value is named by a `Ref`: (the scope that binds the head name, the dotted path), so
@@ -19,24 +20,15 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.edits import argument, has_star_arguments
-from ddplint.semantic import BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, NameResolver, Scope, dotted_name
-from ddplint.rule import Rule
+from ddplint.edits import has_star_arguments
+from ddplint.semantic import Analysis, SemanticModel, Scope, dotted_name
+from ddplint.torch_api import BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, GET_RANK, GET_WORLD_SIZE, argument
 
 Ref = tuple[object, str]
 
-GET_RANK_OR_WORLD_SIZE = frozenset({"torch.distributed.get_rank", "torch.distributed.get_world_size"})
 # Attributes that carry a rank or world size; `rank`/`num_replicas` are DistributedSampler's own.
 RANK_ATTRIBUTES = frozenset({"rank", "num_replicas", "world_size", "global_rank", "replicas"})
 _MAX_CALL_DEPTH = 3
-
-
-def binding_scope(name: str, scope: Scope | None) -> Scope | None:
-    while scope is not None:
-        if name in scope.bindings:
-            return scope
-        scope = scope.parent
-    return None
 
 
 @dataclass(eq=False)
@@ -50,12 +42,11 @@ class Function:
     loops: list[Loop] = field(default_factory=list)
     calls: list[CallSite] = field(default_factory=list)
     set_epochs: list[SetEpoch] = field(default_factory=list)
-    open_loops: list[Loop] = field(default_factory=list)
 
 
 @dataclass(eq=False)
 class Loop:
-    node: cst.For
+    node: cst.For | cst.While
     function: Function
     outer: tuple[Loop, ...]  # enclosing loops of the same function, outermost first
     iterated: set[Ref]
@@ -102,6 +93,11 @@ class Construction:
     def shuffle_is_true(self) -> bool:
         return self._shuffle_is("True")
 
+    @property
+    def dataset_built_inline(self) -> bool:
+        """The dataset is constructed in the call itself: no other code can share it."""
+        return self.dataset is not None and _is_call_ref(self.dataset) and self.dataset[0][0] == "call"
+
 
 def _call_ref(node: cst.Call) -> Ref:
     return (("call", id(node)), "")
@@ -111,26 +107,31 @@ def _is_call_ref(ref: Ref) -> bool:
     return isinstance(ref[0], tuple) and ref[0][0] in ("call", "ret")
 
 
-class LoaderFlow:
-    """Facts about samplers and loaders in one module, fed by a rule's visit methods."""
+class LoaderFlow(Analysis):
+    """Facts about samplers and loaders in one module, gathered during the walk."""
 
-    def __init__(self, names: NameResolver) -> None:
-        self.names = names
-        self.module = Function(None, names.module_scope, None, [])
+    def __init__(self, model: SemanticModel) -> None:
+        super().__init__(model)
+        self.module = Function(None, model.module_scope, None, [])
         self.functions: dict[tuple, Function] = {}
         self.constructions: list[Construction] = []
         self.aliases: list[tuple[Ref, Ref]] = []  # (target, source)
         self.assignments: Counter[Ref] = Counter()  # how often each name is assigned
         self.returns: list[tuple[tuple, str, Ref]] = []  # (function key, tuple index or "", value)
-        self._stack: list[cst.CSTNode] = []  # enclosing classes and functions
-        self._function_stack: list[Function] = [self.module]
+        self._records: dict[int, Function] = {}  # by id of the `def` node
+        self._loops: dict[int, Loop] = {}  # by id of the loop node
         self._bound: dict[int, list[Ref]] = {}
 
     # -- resolving expressions at the current point of the traversal -----------------------
 
     @property
     def function(self) -> Function:
-        return self._function_stack[-1]
+        frame = self.model.function
+        return self.module if frame is None else self._records[id(frame.node)]
+
+    @property
+    def open_loops(self) -> tuple[Loop, ...]:
+        return tuple(self._loops[id(node)] for node in self.model.loops)
 
     def ref(self, expr: cst.BaseExpression | None) -> Ref | None:
         if expr is None:
@@ -145,11 +146,11 @@ class LoaderFlow:
         if head == "self" and self_class is not None:
             return (("class", id(self_class)), path)
         # A name bound nowhere in this file is a global (a star import, a builtin).
-        return (binding_scope(head, self.names.scope) or self.names.module_scope, path)
+        return (self.model.binding_scope(head) or self.model.module_scope, path)
 
     def _callee(self, func: cst.BaseExpression) -> tuple | None:
         if isinstance(func, cst.Name):
-            if binding_scope(func.value, self.names.scope) is self.names.module_scope:
+            if self.model.binding_scope(func.value) is self.model.module_scope:
                 return ("func", func.value)
         elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
             self_class = self.function.self_class
@@ -157,33 +158,28 @@ class LoaderFlow:
                 return ("method", id(self_class), func.attr.value)
         return None
 
+    @staticmethod
+    def _key(frame) -> tuple | None:
+        """How same-module calls name the function of `frame`; None for a nested function."""
+        container = frame.parent
+        if container.parent is None:
+            return ("func", frame.node.name.value)
+        if container.is_class:
+            return ("method", id(container.node), frame.node.name.value)
+        return None
+
     # -- traversal hooks --------------------------------------------------------------------
 
-    def enter_class(self, node: cst.ClassDef) -> None:
-        self._stack.append(node)
-
-    def leave_class(self) -> None:
-        self._stack.pop()
-
-    def enter_function(self, node: cst.FunctionDef) -> None:
-        container = self._stack[-1] if self._stack else None
-        self_class = container if isinstance(container, cst.ClassDef) else self.function.self_class
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        frame = self.model.frame
         params = node.params
         names = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
-        function = Function(node, self.names.scope, self_class, names)
-        if container is None:
-            self.functions[("func", node.name.value)] = function
-        elif isinstance(container, cst.ClassDef):
-            self.functions[("method", id(container), node.name.value)] = function
-        self._stack.append(node)
-        self._function_stack.append(function)
+        function = self._records[id(node)] = Function(node, frame.scope, frame.self_class, names)
+        key = self._key(frame)
+        if key is not None:
+            self.functions[key] = function
 
-    def leave_function(self) -> None:
-        self._stack.pop()
-        self._function_stack.pop()
-
-    def enter_for(self, node: cst.For) -> None:
-        function = self.function
+    def visit_For(self, node: cst.For) -> None:
         iterated: set[Ref] = set()
         expr: cst.BaseExpression = node.iter
         pending = [expr]
@@ -194,12 +190,28 @@ class LoaderFlow:
                 iterated.add(ref)
             if isinstance(expr, cst.Call):
                 pending.extend(arg.value for arg in expr.args if arg.keyword is None and not arg.star)
-        loop = Loop(node, function, tuple(function.open_loops), iterated)
-        function.loops.append(loop)
-        function.open_loops.append(loop)
+        self._open_loop(node, iterated)
 
-    def leave_for(self) -> None:
-        self.function.open_loops.pop()
+    def visit_While(self, node: cst.While) -> None:
+        self._open_loop(node, set())
+
+    def _open_loop(self, node: cst.For | cst.While, iterated: set[Ref]) -> None:
+        function = self.function
+        outer = tuple(self._loops[id(open_node)] for open_node in self.model.loops[:-1])
+        loop = self._loops[id(node)] = Loop(node, function, outer, iterated)
+        function.loops.append(loop)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self.assign([t.target for t in node.targets], node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.assign([node.target], node.value)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.returned(node.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.call(node)
 
     def assign(self, targets: list[cst.BaseExpression], value: cst.BaseExpression | None) -> None:
         if value is None:
@@ -231,13 +243,12 @@ class LoaderFlow:
                         self.aliases.append((target_ref, source))
 
     def returned(self, value: cst.BaseExpression | None) -> None:
-        node = self.function.node
-        if value is None or node is None:
+        frame = self.model.function
+        if value is None or frame is None:
             return
-        container = self._stack[-2] if len(self._stack) > 1 else None
-        if isinstance(container, cst.FunctionDef):
+        key = self._key(frame)
+        if key is None:
             return
-        key = ("func", node.name.value) if container is None else ("method", id(container), node.name.value)
         elements = list(enumerate(e.value for e in value.elements)) if isinstance(value, cst.Tuple) else [(None, value)]
         for index, element in elements:
             ref = self.ref(element)
@@ -246,8 +257,8 @@ class LoaderFlow:
 
     def call(self, node: cst.Call) -> None:
         function = self.function
-        loops = tuple(function.open_loops)
-        qualified = self.names.qualified(node.func)
+        loops = self.open_loops
+        qualified = self.model.qualified(node.func)
         if qualified in DISTRIBUTED_SAMPLER or qualified in BATCH_SAMPLER or qualified in DATALOADER:
             self._construction(node, qualified)
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "set_epoch":
@@ -263,17 +274,15 @@ class LoaderFlow:
         bound = self._bound.get(id(node), [])
         made = Construction("", node, self.function, len(self.constructions), bound)
         if qualified in DISTRIBUTED_SAMPLER:
-            dataset = argument(node, 0, "dataset")
-            made.kind, made.shuffle = "sampler", argument(node, 3, "shuffle")
+            dataset = argument(node, DISTRIBUTED_SAMPLER, "dataset")
+            made.kind, made.shuffle = "sampler", argument(node, DISTRIBUTED_SAMPLER, "shuffle")
             made.dataset = self.ref(dataset.value) if dataset is not None else None
         elif qualified in BATCH_SAMPLER:
-            inner = argument(node, 0, "sampler")
+            inner = argument(node, BATCH_SAMPLER, "sampler")
             made.kind, made.sampler = "batch_sampler", self.ref(inner.value) if inner is not None else None
         else:
-            dataset, sampler, batch = (
-                argument(node, i, n) for i, n in ((0, "dataset"), (3, "sampler"), (4, "batch_sampler"))
-            )
-            made.kind, made.shuffle = "loader", argument(node, 2, "shuffle")
+            dataset, sampler, batch = (argument(node, DATALOADER, n) for n in ("dataset", "sampler", "batch_sampler"))
+            made.kind, made.shuffle = "loader", argument(node, DATALOADER, "shuffle")
             made.dataset = self.ref(dataset.value) if dataset is not None else None
             made.sampler = self.ref(sampler.value) if sampler is not None else None
             made.batch_sampler = self.ref(batch.value) if batch is not None else None
@@ -345,7 +354,7 @@ class LoaderFlow:
         if callee is None:
             return None
         params = callee.params[1:] if call.callee[0] == "method" else callee.params
-        mapped = {ref for ref in targets if not isinstance(ref[0], Scope) or ref[0] is self.names.module_scope}
+        mapped = {ref for ref in targets if not isinstance(ref[0], Scope) or ref[0] is self.model.module_scope}
         mapped = {ref for ref in mapped if not _is_call_ref(ref)}
         for param, value in (*zip(params, call.positional), *call.keywords.items()):
             if value in targets:
@@ -414,47 +423,9 @@ class LoaderFlow:
             if isinstance(key, tuple):
                 if function.self_class is not None and key == ("class", id(function.self_class)):
                     return path
-            elif (binding_scope(head, function.scope) or self.names.module_scope) is key:
+            elif (self.model.binding_scope(head, function.scope) or self.model.module_scope) is key:
                 return path
         return None
-
-
-class LoaderFlowRule(Rule):
-    """A rule that decides from `LoaderFlow` facts in `leave_Module`."""
-
-    def __init__(self, names: NameResolver) -> None:
-        super().__init__(names)
-        self.flow = LoaderFlow(names)
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.flow.enter_class(node)
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self.flow.leave_class()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.flow.enter_function(node)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.flow.leave_function()
-
-    def visit_For(self, node: cst.For) -> None:
-        self.flow.enter_for(node)
-
-    def leave_For(self, original_node: cst.For) -> None:
-        self.flow.leave_for()
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        self.flow.assign([t.target for t in node.targets], node.value)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self.flow.assign([node.target], node.value)
-
-    def visit_Return(self, node: cst.Return) -> None:
-        self.flow.returned(node.value)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.flow.call(node)
 
 
 @dataclass(eq=False)
@@ -476,48 +447,61 @@ class SamplerClass:
     sharded: set[str] = field(default_factory=set)  # attributes assigned from rank-using values
 
 
-class SamplerClasses:
+class SamplerClasses(Analysis):
     """What each class's methods read, write and call: enough to tell whether a
     DistributedSampler subclass gives each rank its own share."""
 
-    def __init__(self, names: NameResolver) -> None:
-        self.names = names
+    def __init__(self, model: SemanticModel) -> None:
+        super().__init__(model)
         self.classes: dict[str, SamplerClass] = {}  # module-level classes by name
-        self._stack: list[tuple[SamplerClass | None, Method | None]] = []
+        self._records: dict[int, SamplerClass] = {}  # every class, by id of its node
         self._open_assignments: list[set[str]] = []
 
     @property
     def _current(self) -> tuple[SamplerClass | None, Method | None]:
-        return self._stack[-1] if self._stack else (None, None)
+        """The class whose body or method the walk is in, and that method (nested functions
+        belong to the method around them)."""
+        frame = self.model.frame
+        if frame.is_class:
+            return self._records[id(frame.node)], None
+        method = frame.method
+        if method is None:
+            return None, None
+        known = self._records[id(method.parent.node)]  # type: ignore[union-attr]
+        return known, known.methods.get(method.node.name.value)  # type: ignore[union-attr]
 
-    def enter_class(self, node: cst.ClassDef) -> None:
-        qualified = [self.names.qualified(base.value) for base in node.bases]
-        known = SamplerClass(
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        qualified = [self.model.qualified(base.value) for base in node.bases]
+        known = self._records[id(node)] = SamplerClass(
             node,
             any(name in DISTRIBUTED_SAMPLER for name in qualified),
             [base.value.value for base in node.bases if isinstance(base.value, cst.Name)],
         )
-        if not self._stack:
+        if self.model.frame.parent.parent is None:  # type: ignore[union-attr]
             self.classes[node.name.value] = known
-        self._stack.append((known, None))
 
-    def enter_function(self, node: cst.FunctionDef) -> None:
-        known, method = self._current
-        if known is not None and method is None:
-            method = known.methods[node.name.value] = Method(node)
-        self._stack.append((known, method))
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        container = self.model.frame.parent
+        if container is not None and container.is_class:
+            self._records[id(container.node)].methods[node.name.value] = Method(node)
 
-    def leave(self) -> None:
-        self._stack.pop()
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._enter_assignment([t.target for t in node.targets])
 
-    def enter_assignment(self, targets: list[cst.BaseExpression]) -> None:
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._enter_assignment([node.target])
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        self._open_assignments.pop()
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        self._open_assignments.pop()
+
+    def _enter_assignment(self, targets: list[cst.BaseExpression]) -> None:
         attributes = {t.attr.value for t in targets if isinstance(t, cst.Attribute) and _is_self_attribute(t)}
         self._open_assignments.append(attributes)
 
-    def leave_assignment(self) -> None:
-        self._open_assignments.pop()
-
-    def attribute(self, node: cst.Attribute) -> None:
+    def visit_Attribute(self, node: cst.Attribute) -> None:
         known, method = self._current
         if method is None or not _is_self_attribute(node):
             return
@@ -525,18 +509,19 @@ class SamplerClasses:
         if node.attr.value in RANK_ATTRIBUTES:
             self._uses_rank(known, method)
 
-    def call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: cst.Call) -> None:
         known, method = self._current
         if method is None:
             return
         func = node.func
-        if self.names.qualified(func) in GET_RANK_OR_WORLD_SIZE:
+        qualified = self.model.qualified(func)
+        if qualified in GET_RANK or qualified in GET_WORLD_SIZE:
             self._uses_rank(known, method)
         if not isinstance(func, cst.Attribute):
             return
         target = func.value
         is_super = isinstance(target, cst.Call) and isinstance(target.func, cst.Name) and target.func.value == "super"
-        is_base = self.names.qualified(target) in DISTRIBUTED_SAMPLER or (
+        is_base = self.model.qualified(target) in DISTRIBUTED_SAMPLER or (
             isinstance(target, cst.Name) and known is not None and target.value in known.base_names
         )
         if func.attr.value == "__iter__" and (is_super or is_base):

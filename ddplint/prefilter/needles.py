@@ -11,8 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+# A string must occur as a substring, a tuple by any one of its strings, a pattern somewhere.
+Needle = str | tuple[str, ...] | re.Pattern[str]
 
-def needles_match(needles: Iterable[str | tuple[str, ...] | re.Pattern[str]], source: str) -> bool:
+
+def needles_match(needles: Iterable[Needle], source: str) -> bool:
     for needle in needles:
         if isinstance(needle, str):
             if needle not in source:

@@ -1,17 +1,17 @@
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-
-import re
 
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.edits import is_docstring
-from ddplint.semantic import NameResolver, Scope
-from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import CallInDefault
+from ddplint.rule import Clean, Flagged, Rule
+from ddplint.semantic import Scope, SemanticModel
+from ddplint.torch_api import TORCH_DEVICE
 
 
 @dataclass
@@ -60,9 +60,10 @@ class CudaTensorInDefaultArgument(Rule):
         "and rank); default to None and create it in the body"
     )
     fix = Applicability.SAFE
-    # "cuda" somewhere, and a def or lambda with a call as a default (the call may be a
-    # same-module helper that moves to CUDA, so "cuda" need not be in the signature).
-    needles = ("cuda", re.compile(r"(?:def\s+\w+\s*\(|lambda\b)[^)]*?=\s*[\w.]+\s*\("))
+    # A device somewhere ("cuda", or `.to(0)`/`device=0` by index), and a def or lambda with a
+    # call as a default (the call may be a same-module helper that moves to CUDA, so the
+    # device need not be in the signature).
+    needles = (re.compile(r"cuda|\bto\s*\(|\bdevice\s*="), re.compile(r"(?:def\s+\w+\s*\(|lambda\b)[^)]*?=\s*[\w.]+\s*\("))
     screen = CallInDefault(methods=("cuda", "to"), keywords=("device",), suffixes=("Tensor",))
 
     flagged_examples = (
@@ -245,26 +246,17 @@ class CudaTensorInDefaultArgument(Rule):
         ),
     )
 
-    def __init__(self, names: NameResolver) -> None:
-        super().__init__(names)
-        self._stack: list[_Function | None] = []  # None marks a class body
+    def __init__(self, model: SemanticModel) -> None:
+        super().__init__(model)
         self._functions: list[_Function] = []
-        self._in_parameters = 0
+        self._records: dict[int, _Function] = {}  # by id of the `def` node
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        function = _Function(node, self.names.scope, module_level=not self._stack)
+        frame = self.model.frame  # the model has entered the function already
+        function = _Function(node, frame.scope, module_level=frame.parent.parent is None)  # type: ignore[union-attr]
         self._check_defaults(function)
         self._functions.append(function)
-        self._stack.append(function)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._stack.pop()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._stack.append(None)
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self._stack.pop()
+        self._records[id(node)] = function
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
         function = _Function(node, None, module_level=False)
@@ -272,19 +264,14 @@ class CudaTensorInDefaultArgument(Rule):
         if function.direct or function.via_helpers:
             self._functions.append(function)
 
-    def visit_Parameters(self, node: cst.Parameters) -> None:
-        self._in_parameters += 1
-
-    def leave_Parameters(self, original_node: cst.Parameters) -> None:
-        self._in_parameters -= 1
-
     def visit_Call(self, node: cst.Call) -> None:
         # Calls in a function's body make it a helper; calls in parameter defaults run
         # in the enclosing code, not when the function is called.
-        if self._in_parameters or not self._stack or self._stack[-1] is None:
+        frame = self.model.frame
+        if self.model.in_parameters or not frame.is_function:
             return
-        function = self._stack[-1]
-        if _is_cuda_call(node, self.names):
+        function = self._records[id(frame.node)]
+        if _is_cuda_call(node, self.model):
             function.touches_cuda = True
         elif isinstance(node.func, cst.Name):
             function.calls.add(node.func.value)
@@ -296,7 +283,7 @@ class CudaTensorInDefaultArgument(Rule):
                 continue
             function.params.append(param)
             calls = list(_calls_run_by(param.default))
-            if any(_is_cuda_call(call, self.names) for call in calls):
+            if any(_is_cuda_call(call, self.model) for call in calls):
                 function.direct.append(param)
             else:
                 helpers = {call.func.value for call in calls if isinstance(call.func, cst.Name)}
@@ -324,7 +311,7 @@ class CudaTensorInDefaultArgument(Rule):
     def _cuda_helpers(self) -> set[str]:
         """Module-level functions that touch CUDA themselves or through one another."""
         helpers = {f.node.name.value: f for f in self._functions if f.module_level}  # type: ignore[union-attr]
-        module_scope = self.names.module_scope
+        module_scope = self.model.module_scope
         # A module-level def the file rebinds (an import of the same name, say) is not followed.
         helpers = {name: f for name, f in helpers.items() if module_scope.bindings.get(name, 0) is None}
         cuda = {name for name, f in helpers.items() if f.touches_cuda}
@@ -349,7 +336,7 @@ def _calls_run_by(expr: cst.CSTNode) -> Iterator[cst.Call]:
         yield from _calls_run_by(child)
 
 
-def _is_cuda_call(call: cst.Call, names: NameResolver) -> bool:
+def _is_cuda_call(call: cst.Call, names: SemanticModel) -> bool:
     func = call.func
     if isinstance(func, cst.Attribute) and func.attr.value == "cuda":
         return True
@@ -362,7 +349,7 @@ def _is_cuda_call(call: cst.Call, names: NameResolver) -> bool:
     qualified = names.qualified(func) or ""
     if qualified.startswith("torch.cuda.") and qualified.endswith("Tensor"):
         return True
-    if qualified.startswith("torch.") and qualified != "torch.device":
+    if qualified.startswith("torch.") and qualified not in TORCH_DEVICE:
         return any(
             arg.keyword is not None and arg.keyword.value == "device" and _is_cuda_device(arg.value, names)
             for arg in call.args
@@ -370,13 +357,13 @@ def _is_cuda_call(call: cst.Call, names: NameResolver) -> bool:
     return False
 
 
-def _is_cuda_device(expr: cst.BaseExpression, names: NameResolver) -> bool:
+def _is_cuda_device(expr: cst.BaseExpression, names: SemanticModel) -> bool:
     if isinstance(expr, cst.Integer):
         return True  # a device index: cuda:<n>
     text = names.string_value(expr)
     if text is not None:
         return text.startswith("cuda")
-    if isinstance(expr, cst.Call) and names.qualified(expr.func) == "torch.device" and expr.args:
+    if isinstance(expr, cst.Call) and names.qualified(expr.func) in TORCH_DEVICE and expr.args:
         return _is_cuda_device(expr.args[0].value, names) and not isinstance(expr.args[0].value, cst.Integer)
     return False
 

@@ -5,9 +5,10 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
-from ddplint.semantic import DEFAULTDICT, Scope
+from ddplint.semantic import Scope
+from ddplint.torch_api import DEFAULTDICT
 from ddplint.analyses.pickling import (
-    TracksDefinitions,
+    Definitions,
     binding_scope,
     contained_values,
     crosses_process_boundary,
@@ -28,7 +29,7 @@ class _Candidate:
     in_function: bool
 
 
-class LambdaDefaultFactory(TracksDefinitions, Rule):
+class LambdaDefaultFactory(Rule):
     """
     `defaultdict(lambda: UNK_ID)` cannot be pickled: pickle stores functions by their
     module-level name and a lambda has none. Nothing fails until the dict has to reach
@@ -62,6 +63,8 @@ class LambdaDefaultFactory(TracksDefinitions, Rule):
     fix = Applicability.SAFE
     needles = ("defaultdict", "lambda")
     screen = Calls(targets=tuple(sorted(DEFAULTDICT)), lambda_first=True)
+
+    analyses = (Definitions,)
 
     flagged_examples = (
         Flagged(
@@ -315,8 +318,9 @@ class LambdaDefaultFactory(TracksDefinitions, Rule):
         ),
     )
 
-    def __init__(self, names) -> None:
-        super().__init__(names)
+    def __init__(self, model) -> None:
+        super().__init__(model)
+        self.definitions = model.get(Definitions)
         self._candidates: list[_Candidate] = []
         self._escaping_calls: set[int] = set()
         # (id of the function scope, name) of locals bound to a lambda defaultdict, and of
@@ -329,8 +333,8 @@ class LambdaDefaultFactory(TracksDefinitions, Rule):
     def visit_Call(self, node: cst.Call) -> None:
         factory = self._lambda_factory(node)
         if factory is not None:
-            self._candidates.append(_Candidate(node, factory, self.names.scope, self.definitions.in_function))
-        if crosses_process_boundary(node, self.names):
+            self._candidates.append(_Candidate(node, factory, self.model.scope, self.definitions.in_function))
+        if crosses_process_boundary(node, self.model):
             for arg in node.args:
                 self._escapes(arg.value)
 
@@ -351,11 +355,11 @@ class LambdaDefaultFactory(TracksDefinitions, Rule):
             self._escapes(node.value)
 
     def _assigned(self, targets: list[cst.BaseExpression], value: cst.BaseExpression) -> None:
-        if self.names.scope is self.names.module_scope or any(_stores_on_attribute(t) for t in targets):
+        if self.model.scope is self.model.module_scope or any(_stores_on_attribute(t) for t in targets):
             self._escapes(value)
         elif len(targets) == 1 and isinstance(targets[0], cst.Name) and self.definitions.in_function:
             if isinstance(value, cst.Call) and self._lambda_factory(value) is not None:
-                key = (id(self.names.scope), targets[0].value)
+                key = (id(self.model.scope), targets[0].value)
                 self._locals.setdefault(key, []).append(id(value))
 
     def _escapes(self, expr: cst.BaseExpression) -> None:
@@ -363,7 +367,7 @@ class LambdaDefaultFactory(TracksDefinitions, Rule):
             if isinstance(value, cst.Call):
                 self._escaping_calls.add(id(value))
             elif isinstance(value, cst.Name):
-                where = binding_scope(self.names.scope, value.value)
+                where = binding_scope(self.model.scope, value.value)
                 if where is not None:
                     self._escaping_names.add((id(where), value.value))
 
@@ -371,7 +375,7 @@ class LambdaDefaultFactory(TracksDefinitions, Rule):
         if not call.args or call.args[0].keyword is not None or call.args[0].star:
             return None
         factory = call.args[0].value
-        if not isinstance(factory, cst.Lambda) or self.names.qualified(call.func) not in DEFAULTDICT:
+        if not isinstance(factory, cst.Lambda) or self.model.qualified(call.func) not in DEFAULTDICT:
             return None
         return factory
 
@@ -477,7 +481,7 @@ class _Factories:
         return True
 
     def _is_importable(self, func: cst.BaseExpression) -> bool:
-        definitions, module_scope = self.rule.definitions, self.rule.names.module_scope
+        definitions, module_scope = self.rule.definitions, self.rule.model.module_scope
         return picklable(func, self.scope, definitions, module_scope) is True and self._bound_before(func)
 
     def _bound_before(self, expr: cst.BaseExpression) -> bool:
@@ -513,7 +517,7 @@ class _Factories:
             where = binding_scope(self.scope, expr.value)
             if where is None:
                 return is_builtin(self.scope, expr.value)
-            module_scope = self.rule.names.module_scope
+            module_scope = self.rule.model.module_scope
             if where is not module_scope or not self._bound_before(expr):
                 return False
             bound_once = where.bindings[expr.value] is not None or where.constants.get(expr.value) is not None

@@ -1,13 +1,13 @@
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
-from ddplint.rule import Clean, Flagged
+from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Calls
-from ddplint.semantic import DISTRIBUTED_SAMPLER
-from ddplint.analyses.samplers import Construction, LoaderFlowRule, Loop, Ref
+from ddplint.torch_api import DISTRIBUTED_SAMPLER
+from ddplint.analyses.samplers import Construction, LoaderFlow, Loop, Ref
 
 
-class MissingSetEpoch(LoaderFlowRule):
+class MissingSetEpoch(Rule):
     """
     `DistributedSampler` shuffles with a generator seeded by `seed + epoch`, and it only learns
     the epoch from `sampler.set_epoch(epoch)`. Without that call every epoch replays the order of
@@ -33,6 +33,8 @@ class MissingSetEpoch(LoaderFlowRule):
     fix = Applicability.SAFE
     needles = ("DistributedSampler", "for")
     screen = Calls(targets=tuple(sorted(DISTRIBUTED_SAMPLER)))
+
+    analyses = (LoaderFlow,)
 
     flagged_examples = (
         Flagged(
@@ -287,6 +289,10 @@ class MissingSetEpoch(LoaderFlowRule):
         ),
     )
 
+    def __init__(self, model) -> None:
+        super().__init__(model)
+        self.flow = model.get(LoaderFlow)
+
     def leave_Module(self, original_node: cst.Module) -> None:
         flow = self.flow
         reported: set[tuple[int, int]] = set()
@@ -312,7 +318,7 @@ class MissingSetEpoch(LoaderFlowRule):
             expression = None if loader is None else loader + (".sampler" if path == ".batch_sampler" else path)
         shown = f"DistributedSampler `{expression}`" if expression else "This DistributedSampler"
         node = loop.node
-        target = node.target
+        target = node.target if isinstance(node, cst.For) else None
         message = (
             f"{shown} never gets set_epoch() in this epoch loop: every epoch repeats the same "
             f"shuffled order; call set_epoch(epoch) first in the loop body"
@@ -322,7 +328,7 @@ class MissingSetEpoch(LoaderFlowRule):
             or ambiguous
             or not isinstance(target, cst.Name)
             or target.value == "_"
-            or not _is_range(node.iter)
+            or not _is_range(node.iter)  # type: ignore[union-attr]
             or not isinstance(node.body, cst.IndentedBlock)
         ):
             self.report(node, message)

@@ -1,10 +1,10 @@
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
-from ddplint.edits import argument, has_star_arguments, string_literal, with_keyword_argument
-from ddplint.semantic import TORCH_LOAD, torch_function_needle
+from ddplint.edits import string_literal, with_keyword_argument
+from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.prefilter.screens import Calls
+from ddplint.torch_api import TORCH_LOAD
 
 
 class TorchLoadWithoutMapLocation(Rule):
@@ -25,8 +25,7 @@ class TorchLoadWithoutMapLocation(Rule):
     name = "torch-load-without-map-location"
     message = 'torch.load without map_location loads onto the saving device (GPU 0 on every rank); pass map_location="cpu"'
     fix = Applicability.SAFE
-    needles = ("load", torch_function_needle("load"))
-    screen = Calls(targets=tuple(sorted(TORCH_LOAD)), without_keyword="map_location")
+    trigger = CallTrigger(TORCH_LOAD, without_keyword="map_location")
 
     flagged_examples = (
         Flagged(
@@ -147,10 +146,6 @@ class TorchLoadWithoutMapLocation(Rule):
         ),
     )
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.names.qualified(node.func) not in TORCH_LOAD:
-            return
-        if argument(node, 1, "map_location") is not None or has_star_arguments(node):
-            return
+    def check(self, node: cst.Call) -> None:
         fixed = with_keyword_argument(node, "map_location", string_literal("cpu"))
         self.report(node, replace={node: fixed})

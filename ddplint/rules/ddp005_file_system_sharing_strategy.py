@@ -3,10 +3,9 @@ import functools
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
-from ddplint.edits import argument
-from ddplint.semantic import SET_SHARING_STRATEGY
+from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.prefilter.screens import Calls
+from ddplint.torch_api import SET_SHARING_STRATEGY, argument
 
 _RAISE_OPEN_FILE_LIMIT = (
     "_, nofile_hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
@@ -45,8 +44,7 @@ class FileSystemSharingStrategy(Rule):
         "keep file_descriptor and raise RLIMIT_NOFILE"
     )
     fix = Applicability.UNSAFE
-    needles = ("set_sharing_strategy", "file_system")
-    screen = Calls(targets=tuple(sorted(SET_SHARING_STRATEGY)))
+    trigger = CallTrigger(SET_SHARING_STRATEGY, also=("file_system",))
 
     flagged_examples = (
         Flagged(
@@ -113,22 +111,13 @@ class FileSystemSharingStrategy(Rule):
         ),
     )
 
-    def __init__(self, names) -> None:
-        super().__init__(names)
-        self._statement_lines: dict[int, cst.SimpleStatementLine] = {}
-
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        if len(node.body) == 1 and isinstance(node.body[0], cst.Expr) and isinstance(node.body[0].value, cst.Call):
-            self._statement_lines[id(node.body[0].value)] = node
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.names.qualified(node.func) not in SET_SHARING_STRATEGY:
+    def check(self, node: cst.Call) -> None:
+        strategy = argument(node, SET_SHARING_STRATEGY, "new_strategy")
+        if strategy is None or self.model.string_value(strategy.value) != "file_system":
             return
-        strategy = argument(node, 0, "new_strategy")
-        if strategy is None or self.names.string_value(strategy.value) != "file_system":
-            return
-        line = self._statement_lines.get(id(node))
-        if line is None:
+        line = self.model.statement
+        statement = line.body[0] if line is not None and len(line.body) == 1 else None
+        if not (isinstance(statement, cst.Expr) and statement.value is node):
             self.report(node)
             return
         replacement = _raise_open_file_limit()

@@ -3,7 +3,7 @@ import libcst as cst
 from ddplint.diagnostics import Applicability
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Subclasses
-from ddplint.semantic import DISTRIBUTED_SAMPLER
+from ddplint.torch_api import DISTRIBUTED_SAMPLER
 from ddplint.analyses.samplers import SamplerClass, SamplerClasses
 
 ALL_RANKS_ITER = "_iter_all_ranks"
@@ -299,39 +299,11 @@ class SamplerWithoutRankSlicing(Rule):
         ),
     )
 
-    def __init__(self, names) -> None:
-        super().__init__(names)
-        self.classes = SamplerClasses(names)
+    analyses = (SamplerClasses,)
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.classes.enter_class(node)
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self.classes.leave()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.classes.enter_function(node)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.classes.leave()
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        self.classes.enter_assignment([t.target for t in node.targets])
-
-    def leave_Assign(self, original_node: cst.Assign) -> None:
-        self.classes.leave_assignment()
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self.classes.enter_assignment([node.target])
-
-    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
-        self.classes.leave_assignment()
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        self.classes.attribute(node)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.classes.call(node)
+    def __init__(self, model) -> None:
+        super().__init__(model)
+        self.classes = model.get(SamplerClasses)
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for known in self.classes.classes.values():

@@ -2,13 +2,13 @@ import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.edits import with_keyword_argument
-from ddplint.rule import Clean, Flagged
+from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Calls
-from ddplint.semantic import DISTRIBUTED_SAMPLER
-from ddplint.analyses.samplers import Construction, LoaderFlowRule
+from ddplint.torch_api import DISTRIBUTED_SAMPLER
+from ddplint.analyses.samplers import Construction, LoaderFlow
 
 
-class DistributedSamplerNotUsed(LoaderFlowRule):
+class DistributedSamplerNotUsed(Rule):
     """
     A `DistributedSampler` only splits the data if the DataLoader draws from it. When the
     sampler is built but the DataLoader over the same dataset gets `shuffle=True` (or no
@@ -36,6 +36,8 @@ class DistributedSamplerNotUsed(LoaderFlowRule):
     fix = Applicability.SAFE
     needles = ("DistributedSampler", "DataLoader")
     screen = Calls(targets=tuple(sorted(DISTRIBUTED_SAMPLER)))
+
+    analyses = (LoaderFlow,)
 
     flagged_examples = (
         Flagged(
@@ -166,6 +168,10 @@ class DistributedSamplerNotUsed(LoaderFlowRule):
         ),
     )
 
+    def __init__(self, model) -> None:
+        super().__init__(model)
+        self.flow = model.get(LoaderFlow)
+
     def leave_Module(self, original_node: cst.Module) -> None:
         samplers = self.flow.of_kind("sampler")
         if not samplers:
@@ -173,8 +179,8 @@ class DistributedSamplerNotUsed(LoaderFlowRule):
         for loader in self.flow.of_kind("loader"):
             if loader.sampler is not None or loader.batch_sampler is not None or loader.dataset is None:
                 continue
-            if isinstance(loader.dataset[0], tuple) and loader.dataset[0][0] == "call":
-                continue  # a dataset built inline: no other code can share it
+            if loader.dataset_built_inline:
+                continue
             same_data = [s for s in samplers if s.dataset == loader.dataset]
             unused = [s for s in same_data if not self.flow.loaders_of(s)]
             if loader.shuffle_is_true and same_data:

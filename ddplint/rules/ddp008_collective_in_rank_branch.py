@@ -7,9 +7,10 @@ import libcst as cst
 from ddplint.diagnostics import Applicability
 from ddplint.edits import keyword_argument
 from ddplint.semantic import dotted_name
+from ddplint.torch_api import DDP, NO_GRAD
 from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
-from ddplint.analyses.ranks import DDP_WRAPPERS, RANK_GUARD_NEEDLE, RankAwareRule, WrappedModels, last_name
-from ddplint.rule import Clean, Flagged
+from ddplint.analyses.ranks import RANK_GUARD_NEEDLE, RankRegions, WrappedModels, last_name
+from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Calls
 
 # torch.distributed functions every rank of the group must call; barriers match each other.
@@ -25,9 +26,6 @@ COLLECTIVES = {
         )
     },
 }
-NO_GRAD = frozenset(
-    {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"}
-)
 _FORWARD_MESSAGE = (
     "forward of the DDP model where only rank 0 runs it: DDP syncs buffers in forward and the "
     "other ranks never join; call model.module(...) for rank-0-only evaluation"
@@ -45,7 +43,7 @@ class _Collective:
     everywhere: bool  # neither rank-0-only nor other-ranks-only inside its function
 
 
-class CollectiveInRankBranch(RankAwareRule):
+class CollectiveInRankBranch(Rule):
     """
     A collective (`dist.barrier()`, `all_reduce`, `all_gather`, `broadcast`, `reduce`, ...)
     completes only when every rank of the group calls it. Under `if rank == 0:` only rank 0
@@ -86,7 +84,7 @@ class CollectiveInRankBranch(RankAwareRule):
         RANK_GUARD_NEEDLE,
     )
     # Every report needs a collective call, or a call of DistributedDataParallel to bind a model.
-    screen = Calls(targets=tuple(sorted({f"torch.distributed.{name}" for name in COLLECTIVES} | DDP_WRAPPERS)))
+    screen = Calls(targets=tuple(sorted({f"torch.distributed.{name}" for name in COLLECTIVES} | DDP.spellings)))
 
     flagged_examples = (
         Flagged(
@@ -301,56 +299,58 @@ class CollectiveInRankBranch(RankAwareRule):
         ),
     )
 
-    def __init__(self, names) -> None:
-        super().__init__(names)
+    analyses = (RankRegions, WrappedModels)
+
+    def __init__(self, model) -> None:
+        super().__init__(model)
+        self.ranks = model.get(RankRegions)
+        self._wrapped = model.get(WrappedModels)
         self._collectives: list[_Collective] = []
         self._forwards: list[tuple[_Collective, bool]] = []  # (forward, gradients off there)
         # (call, callee, frame, rank 0 alone, other ranks alone, everywhere, wrapped names there)
         self._helper_calls: list[tuple[cst.Call, str, str | None, bool, bool, bool, set[str]]] = []
-        self._wrapped = WrappedModels(self)
         self._called_params: dict[str, set[str]] = {}  # function -> parameters it calls
-        self._no_grad_depth: list[int] = [0]
+        self._no_grad_depth: dict[int, int] = {}  # per open frame of the model: no_grad blocks around
 
     # -- gradient mode --------------------------------------------------------------------
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        super().visit_FunctionDef(node)
         decorated = any(
-            self.names.qualified(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in NO_GRAD
+            self.model.qualified(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in NO_GRAD
             for d in node.decorators
         )
-        self._no_grad_depth.append(int(decorated))
+        self._no_grad_depth[id(self.model.frame)] = int(decorated)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        super().leave_FunctionDef(original_node)
-        self._no_grad_depth.pop()
+        del self._no_grad_depth[id(self.model.frame)]
+
+    @property
+    def _gradients_off(self) -> bool:
+        return self._no_grad_depth.get(id(self.model.frame), 0) > 0
 
     def _is_no_grad(self, node: cst.With) -> bool:
         return any(
-            isinstance(item.item, cst.Call) and self.names.qualified(item.item.func) in NO_GRAD for item in node.items
+            isinstance(item.item, cst.Call) and self.model.qualified(item.item.func) in NO_GRAD for item in node.items
         )
 
     def visit_With(self, node: cst.With) -> None:
         if self._is_no_grad(node):
-            self._no_grad_depth[-1] += 1
+            frame = id(self.model.frame)
+            self._no_grad_depth[frame] = self._no_grad_depth.get(frame, 0) + 1
 
     def leave_With(self, original_node: cst.With) -> None:
         if self._is_no_grad(original_node):
-            self._no_grad_depth[-1] -= 1
-
-    # -- DDP-wrapped names, in the order they are bound -----------------------------------
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        self._wrapped.assign(node)
+            self._no_grad_depth[id(self.model.frame)] -= 1
 
     # -- calls ----------------------------------------------------------------------------
 
-    def check_call(self, node: cst.Call) -> None:
-        qualified = self.names.qualified(node.func)
-        frame = self.frame.key
-        alone = self.reached_by_rank_zero_alone
-        others = self.reached_by_other_ranks_alone
-        everywhere = not self.only_rank_zero and not self.never_rank_zero
+    def visit_Call(self, node: cst.Call) -> None:
+        qualified = self.model.qualified(node.func)
+        frame = self.model.frame.key
+        ranks = self.ranks
+        alone = ranks.reached_by_rank_zero_alone
+        others = ranks.reached_by_other_ranks_alone
+        everywhere = not ranks.only_rank_zero and not ranks.never_rank_zero
         if qualified is not None and qualified.startswith("torch.distributed."):
             kind = COLLECTIVES.get(qualified[len("torch.distributed.") :])
             if kind is not None and keyword_argument(node, "group") is None:
@@ -358,13 +358,13 @@ class CollectiveInRankBranch(RankAwareRule):
             return
         if self._wrapped.is_wrapped(node.func):
             forward = _Collective(frame, frozenset({"forward"}), None, node, alone, others, everywhere)
-            self._forwards.append((forward, self._no_grad_depth[-1] > 0))
+            self._forwards.append((forward, self._gradients_off))
             return
         if isinstance(node.func, cst.Name) and frame is not None:
-            function = self.functions.get(frame)
+            function = self.ranks.functions.get(frame)
             if function is not None and node.func.value in _parameter_names(function):
                 self._called_params.setdefault(frame, set()).add(node.func.value)
-        callee = self.callee_key(node)
+        callee = self.ranks.callee_key(node)
         if callee is not None:
             wrapped = self._wrapped.names_here() if alone else set()
             self._helper_calls.append((node, callee, frame, alone, others, everywhere, wrapped))
@@ -406,7 +406,7 @@ class CollectiveInRankBranch(RankAwareRule):
 
     def _report_forwards_through_helpers(self) -> None:
         for node, callee, _, alone, _, _, wrapped in self._helper_calls:
-            function = self.functions.get(callee)
+            function = self.ranks.functions.get(callee)
             if not alone or function is None or callee not in self._called_params:
                 continue
             parameters = _parameter_names(function)

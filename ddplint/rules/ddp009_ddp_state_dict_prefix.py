@@ -3,13 +3,12 @@ from __future__ import annotations
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
-from ddplint.edits import argument
-from ddplint.semantic import TORCH_LOAD, TORCH_SAVE, dotted_name
-from ddplint.analyses.ranks import RankAwareRule, WrappedModels
-from ddplint.rule import Clean, Flagged
+from ddplint.analyses.ranks import WrappedModels
 from ddplint.prefilter.screens import Calls
+from ddplint.rule import Clean, Flagged, Rule
+from ddplint.semantic import dotted_name
+from ddplint.torch_api import CONSUME_PREFIX, TORCH_LOAD, TORCH_SAVE, argument
 
-CONSUME_PREFIX = "torch.nn.modules.utils.consume_prefix_in_state_dict_if_present"
 _IMPORT = "from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present"
 _CODE = cst.Module([])
 
@@ -25,7 +24,7 @@ def _root_name(expr: cst.BaseExpression) -> str | None:
     return expr.value if isinstance(expr, cst.Name) else None
 
 
-class DdpStateDictPrefix(RankAwareRule):
+class DdpStateDictPrefix(Rule):
     """
     `DistributedDataParallel` keeps the user's model as its attribute `module`, so the
     wrapper's `state_dict()` names every tensor `module.<name>`. A checkpoint saved from the
@@ -184,26 +183,20 @@ class DdpStateDictPrefix(RankAwareRule):
         ),
     )
 
-    def __init__(self, names) -> None:
-        super().__init__(names)
-        self._wrapped = WrappedModels(self)
+    analyses = (WrappedModels,)
+
+    def __init__(self, model) -> None:
+        super().__init__(model)
+        self._wrapped = model.get(WrappedModels)
         # frame -> {name bound to torch.load(...): the path it loads, when a known string}
         self._loaded: dict[str | None, dict[str, str | None]] = {}
         self._wrapped_save_paths: list[str | None] = []
         self._consumed: dict[str | None, set[str]] = {}  # frame -> code of prefix-stripped dicts
-        self._lines: list[cst.SimpleStatementLine] = []
         self._loads: list[tuple[cst.Call, cst.BaseExpression, str | None, cst.SimpleStatementLine | None]] = []
 
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        self._lines.append(node)
-
-    def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine) -> None:
-        self._lines.pop()
-
     def visit_Assign(self, node: cst.Assign) -> None:
-        self._wrapped.assign(node)
-        loads = isinstance(node.value, cst.Call) and self.names.qualified(node.value.func) in TORCH_LOAD
-        loaded = self._loaded.setdefault(self.frame.key, {})
+        loads = isinstance(node.value, cst.Call) and self.model.qualified(node.value.func) in TORCH_LOAD
+        loaded = self._loaded.setdefault(self.model.frame.key, {})
         for target in node.targets:
             if isinstance(target.target, cst.Name):
                 if loads:
@@ -212,18 +205,18 @@ class DdpStateDictPrefix(RankAwareRule):
                     loaded.pop(target.target.value, None)
 
     def _path(self, call: cst.Call) -> str | None:
-        path = argument(call, 0, "f")
-        return None if path is None else self.names.string_value(path.value)
+        path = argument(call, TORCH_LOAD, "f")
+        return None if path is None else self.model.string_value(path.value)
 
-    def check_call(self, node: cst.Call) -> None:
-        qualified = self.names.qualified(node.func)
+    def visit_Call(self, node: cst.Call) -> None:
+        qualified = self.model.qualified(node.func)
         if qualified in TORCH_SAVE:
-            saved = argument(node, 0, "obj")
+            saved = argument(node, TORCH_SAVE, "obj")
             if saved is not None and self._has_wrapped_state_dict(saved.value):
-                path = argument(node, 1, "f")
-                self._wrapped_save_paths.append(None if path is None else self.names.string_value(path.value))
-        elif qualified == CONSUME_PREFIX and node.args:
-            self._consumed.setdefault(self.frame.key, set()).add(_code(node.args[0].value))
+                path = argument(node, TORCH_SAVE, "f")
+                self._wrapped_save_paths.append(None if path is None else self.model.string_value(path.value))
+        elif qualified in CONSUME_PREFIX and node.args:
+            self._consumed.setdefault(self.model.frame.key, set()).add(_code(node.args[0].value))
         elif (
             isinstance(node.func, cst.Attribute)
             and node.func.attr.value == "load_state_dict"
@@ -231,15 +224,15 @@ class DdpStateDictPrefix(RankAwareRule):
             and not self._wrapped.is_wrapped(node.func.value)
         ):
             state = node.args[0].value
-            loaded = self._loaded.get(self.frame.key, {})
-            if isinstance(state, cst.Call) and self.names.qualified(state.func) in TORCH_LOAD:
+            loaded = self._loaded.get(self.model.frame.key, {})
+            if isinstance(state, cst.Call) and self.model.qualified(state.func) in TORCH_LOAD:
                 path = self._path(state)
             elif _root_name(state) in loaded:
                 path = loaded[_root_name(state)]  # type: ignore[index]
             else:
                 return
-            if _code(state) not in self._consumed.get(self.frame.key, ()):
-                self._loads.append((node, state, path, self._lines[-1] if self._lines else None))
+            if _code(state) not in self._consumed.get(self.model.frame.key, ()):
+                self._loads.append((node, state, path, self.model.statement))
 
     def _has_wrapped_state_dict(self, expr: cst.CSTNode) -> bool:
         if (

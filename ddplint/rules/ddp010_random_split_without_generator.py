@@ -6,12 +6,11 @@ import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
-from ddplint.edits import argument, has_star_arguments, module_alias, with_keyword_argument
-from ddplint.rule import Clean, Flagged, Rule
+from ddplint.edits import has_star_arguments, module_alias, with_keyword_argument
 from ddplint.prefilter.screens import Calls
+from ddplint.rule import Clean, Flagged, Rule
+from ddplint.torch_api import MANUAL_SEED, RANDOM_SPLIT, argument
 
-RANDOM_SPLIT = frozenset({"torch.utils.data.random_split", "torch.utils.data.dataset.random_split"})
-TORCH_MANUAL_SEED = frozenset({"torch.manual_seed", "torch.random.manual_seed"})
 # Seeding helpers of other libraries that seed torch's default generator too.
 SEEDING_HELPERS = ("seed_everything", "set_seed")
 # Seeds that never touch torch's default CPU generator, which random_split draws from.
@@ -197,35 +196,29 @@ class RandomSplitWithoutGenerator(Rule):
         ),
     )
 
-    def __init__(self, names) -> None:
-        super().__init__(names)
-        self._functions: list[cst.FunctionDef] = []
+    def __init__(self, model) -> None:
+        super().__init__(model)
         self._splits: list[_Event] = []
         self._seeds: list[_Event] = []
         self._order = 0
         self._torch_alias: dict[int, tuple[str, tuple[str, ...]] | None] = {}
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._functions.append(node)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._functions.pop()
-
     def visit_Call(self, node: cst.Call) -> None:
         self._order += 1
-        function = self._functions[-1] if self._functions else None
-        qualified = self.names.qualified(node.func)
+        frame = self.model.function
+        function = None if frame is None else frame.function
+        qualified = self.model.qualified(node.func)
         if qualified in RANDOM_SPLIT:
-            if argument(node, 2, "generator") is None and not has_star_arguments(node):
+            if argument(node, RANDOM_SPLIT, "generator") is None and not has_star_arguments(node):
                 self._splits.append(_Event(node, function, self._order))
                 # The torch alias must be looked up in the call's own scope, current only now.
-                self._torch_alias[id(node)] = module_alias(self.names, "torch")
+                self._torch_alias[id(node)] = module_alias(self.model, "torch")
         elif self._is_seed(node.func, qualified):
             self._seeds.append(_Event(node, function, self._order, mentions_rank(node)))
 
     @staticmethod
     def _is_seed(func: cst.BaseExpression, qualified: str | None) -> bool:
-        if qualified in TORCH_MANUAL_SEED:
+        if qualified in MANUAL_SEED:
             return True
         if qualified is not None and qualified.startswith(NOT_TORCH_SEEDS + ("torch.",)):
             return False

@@ -139,23 +139,6 @@ class CudaLaunchBlocking(Rule):
         ),
     )
 
-    def __init__(self, names) -> None:
-        super().__init__(names)
-        self._ifs: list[bool] = []  # for each enclosing `if`: is it the __main__ guard?
-        self._lines: list[cst.SimpleStatementLine] = []
-
-    def visit_If(self, node: cst.If) -> None:
-        self._ifs.append(_is_main_guard(node.test))
-
-    def leave_If(self, original_node: cst.If) -> None:
-        self._ifs.pop()
-
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        self._lines.append(node)
-
-    def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine) -> None:
-        self._lines.pop()
-
     def visit_Assign(self, node: cst.Assign) -> None:
         self._check(node)
 
@@ -163,19 +146,19 @@ class CudaLaunchBlocking(Rule):
         self._check(node)
 
     def _check(self, node: cst.Assign | cst.Call) -> None:
-        writes = environ_writes(self.names, node)
+        writes = environ_writes(self.model, node)
         if any(variable == VARIABLE and self._turns_on(value) for variable, value in writes):
             only_this = len(writes) == 1 and not (isinstance(node, cst.Assign) and len(node.targets) > 1)
             self._flag(node, alone=only_this)
 
     def _turns_on(self, expr: cst.BaseExpression) -> bool:
-        value = self.names.string_value(expr)
+        value = self.model.string_value(expr)
         return value is not None and value.strip() not in ("", "0")
 
     def _flag(self, node: cst.CSTNode, *, alone: bool = True) -> None:
-        if any(not main_guard for main_guard in self._ifs):
+        if any(not _is_main_guard(enclosing.test) for enclosing in self.model.ifs):
             return
-        line = self._lines[-1] if self._lines else None
+        line = self.model.statement
         standalone = (
             alone
             and line is not None

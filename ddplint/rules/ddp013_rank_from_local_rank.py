@@ -3,14 +3,11 @@ from __future__ import annotations
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
-from ddplint.edits import argument
 from ddplint.analyses.ranks import environment_key, last_name, strip_int
+from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.prefilter.screens import Calls
+from ddplint.torch_api import INIT_PROCESS_GROUP, argument
 
-INIT_PROCESS_GROUP = frozenset(
-    {"torch.distributed.init_process_group", "torch.distributed.distributed_c10d.init_process_group"}
-)
 _GLOBAL_RANK = 'int(os.environ["RANK"])'
 
 
@@ -39,8 +36,7 @@ class RankFromLocalRank(Rule):
         'pass the global rank: rank=int(os.environ["RANK"])'
     )
     fix = Applicability.UNSAFE
-    needles = ("init_process_group", ("local_rank", "LOCAL_RANK"))
-    screen = Calls(targets=tuple(sorted(INIT_PROCESS_GROUP)))
+    trigger = CallTrigger(INIT_PROCESS_GROUP, also=(("local_rank", "LOCAL_RANK"),))
 
     flagged_examples = (
         Flagged(
@@ -130,34 +126,32 @@ class RankFromLocalRank(Rule):
         ),
     )
 
-    def __init__(self, names) -> None:
-        super().__init__(names)
-        self._local_rank_names: list[set[str]] = [set()]
+    def __init__(self, model) -> None:
+        super().__init__(model)
+        # Per function (by id of its node; None: module level), names holding the local rank.
+        self._local_rank_names: dict[int | None, set[str]] = {}
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._local_rank_names.append(set())
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._local_rank_names.pop()
+    @property
+    def _names_here(self) -> set[str]:
+        frame = self.model.function
+        return self._local_rank_names.setdefault(None if frame is None else id(frame.node), set())
 
     def visit_Assign(self, node: cst.Assign) -> None:
         local = self._is_local_rank(node.value)
         for target in node.targets:
             if isinstance(target.target, cst.Name):
-                (set.add if local else set.discard)(self._local_rank_names[-1], target.target.value)
+                (set.add if local else set.discard)(self._names_here, target.target.value)
 
     def _is_local_rank(self, expr: cst.BaseExpression) -> bool:
         expr = strip_int(expr)
         if isinstance(expr, (cst.Subscript, cst.Call)):
             return environment_key(expr) == "LOCAL_RANK"
-        if isinstance(expr, cst.Name) and expr.value in self._local_rank_names[-1]:
+        if isinstance(expr, cst.Name) and expr.value in self._names_here:
             return True
         return isinstance(expr, (cst.Name, cst.Attribute)) and (last_name(expr) or "").lower() == "local_rank"
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.names.qualified(node.func) not in INIT_PROCESS_GROUP:
-            return
-        rank = argument(node, 4, "rank")
+    def check(self, node: cst.Call) -> None:
+        rank = argument(node, INIT_PROCESS_GROUP, "rank")
         if rank is None or not self._is_local_rank(rank.value):
             return
         fixed = rank.with_changes(value=cst.parse_expression(_GLOBAL_RANK))

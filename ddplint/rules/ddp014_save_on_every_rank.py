@@ -2,20 +2,19 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ddplint.edits import argument
-from ddplint.semantic import TORCH_SAVE, dotted_name, torch_function_needle
 from ddplint.analyses.ranks import (
-    DDP_WRAPPERS,
     RANK_ENVIRONMENT,
-    RankAwareRule,
+    RankRegions,
     environment_key,
     is_rank_expression,
     last_name,
 )
-from ddplint.rule import Clean, Flagged
 from ddplint.prefilter.screens import Calls
+from ddplint.prefilter.triggers import call_needle
+from ddplint.rule import Clean, Flagged, Rule
+from ddplint.semantic import dotted_name
+from ddplint.torch_api import DDP, SPAWN, START_PROCESSES, TORCH_SAVE, argument
 
-SPAWN = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.start_processes"})
 # Files private to the process that opens them: every rank writing its own is fine.
 PRIVATE_FILES = frozenset(
     {"io.BytesIO", "tempfile.TemporaryFile", "tempfile.NamedTemporaryFile", "tempfile.SpooledTemporaryFile"}
@@ -41,7 +40,7 @@ def _is_process_group_api(qualified: str) -> bool:
     return module in ("torch.distributed", "torch.distributed.distributed_c10d")
 
 
-class SaveOnEveryRank(RankAwareRule):
+class SaveOnEveryRank(Rule):
     """
     Every rank of a DDP job runs the same script, so a `torch.save(...)` that is not behind a
     rank-0 guard is executed by every rank at once, all writing the same path. On a shared
@@ -74,7 +73,7 @@ class SaveOnEveryRank(RankAwareRule):
         "save on rank 0 only (if dist.get_rank() == 0:)"
     )
     fix = None
-    needles = ("save", torch_function_needle("save"), ("distributed", "DistributedDataParallel", "init_process_group", "LOCAL_RANK", "spawn"))
+    needles = ("save", call_needle(TORCH_SAVE), ("distributed", "DistributedDataParallel", "init_process_group", "LOCAL_RANK", "spawn"))
     screen = Calls(targets=tuple(sorted(TORCH_SAVE)))
 
     flagged_examples = (
@@ -220,8 +219,11 @@ class SaveOnEveryRank(RankAwareRule):
         ),
     )
 
-    def __init__(self, names) -> None:
-        super().__init__(names)
+    analyses = (RankRegions,)
+
+    def __init__(self, model) -> None:
+        super().__init__(model)
+        self.ranks = model.get(RankRegions)
         self._saves: list[tuple[cst.Call, str | None]] = []
         self._distributed_frames: set[str | None] = set()
         self._spawned: set[str] = set()
@@ -234,10 +236,10 @@ class SaveOnEveryRank(RankAwareRule):
         if name is None:
             return
         if isinstance(value, cst.Call) and (
-            self.names.qualified(value.func) in PRIVATE_FILES or "temp" in (last_name(value) or "").lower()
+            self.model.qualified(value.func) in PRIVATE_FILES or "temp" in (last_name(value) or "").lower()
         ):
-            self._buffers.setdefault(self.frame.key, set()).add(name)
-        per_rank = self._per_rank.setdefault(self.frame.key, set())
+            self._buffers.setdefault(self.model.frame.key, set()).add(name)
+        per_rank = self._per_rank.setdefault(self.model.frame.key, set())
         if _mentions_rank(value, per_rank):
             per_rank.add(name)
         else:
@@ -253,41 +255,41 @@ class SaveOnEveryRank(RankAwareRule):
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if environment_key(node) in RANK_ENVIRONMENT:
-            self._distributed_frames.add(self.frame.key)
+            self._distributed_frames.add(self.model.frame.key)
 
-    def check_call(self, node: cst.Call) -> None:
-        qualified = self.names.qualified(node.func)
+    def visit_Call(self, node: cst.Call) -> None:
+        qualified = self.model.qualified(node.func)
         if qualified is None:
             if environment_key(node) in RANK_ENVIRONMENT:
-                self._distributed_frames.add(self.frame.key)
+                self._distributed_frames.add(self.model.frame.key)
             return
-        if _is_process_group_api(qualified) or qualified in DDP_WRAPPERS:
-            self._distributed_frames.add(self.frame.key)
-        elif qualified in SPAWN:
-            self._distributed_frames.add(self.frame.key)
-            target = argument(node, 0, "fn")
+        if _is_process_group_api(qualified) or qualified in DDP:
+            self._distributed_frames.add(self.model.frame.key)
+        elif qualified in SPAWN or qualified in START_PROCESSES:
+            self._distributed_frames.add(self.model.frame.key)
+            target = argument(node, SPAWN, "fn")
             if target is not None and isinstance(target.value, cst.Name):
                 self._spawned.add(target.value.value)
-        elif qualified in TORCH_SAVE and not self.only_rank_zero:
-            destination = argument(node, 1, "f")
-            if destination is None or _mentions_rank(destination.value, self._per_rank.get(self.frame.key, set())):
+        elif qualified in TORCH_SAVE and not self.ranks.only_rank_zero:
+            destination = argument(node, TORCH_SAVE, "f")
+            if destination is None or _mentions_rank(destination.value, self._per_rank.get(self.model.frame.key, set())):
                 return
             name = dotted_name(destination.value)  # `buffer`, `tmp`, `tmp.name`
-            if name is not None and name.split(".")[0] in self._buffers.get(self.frame.key, ()):
+            if name is not None and name.split(".")[0] in self._buffers.get(self.model.frame.key, ()):
                 return
-            self._saves.append((node, self.frame.key))
+            self._saves.append((node, self.model.frame.key))
 
     def leave_Module(self, original_node: cst.Module) -> None:
         if not self._saves or not self._distributed_frames:
             return
-        guarded = self.functions_only_rank_zero_calls()
+        guarded = self.ranks.functions_only_rank_zero_calls()
         callers: dict[str, list] = {}
-        for site in self.call_sites:
+        for site in self.ranks.call_sites:
             callers.setdefault(site.callee, []).append(site)
         memo: dict[str | None, bool] = {}
 
         def shows_distributed(key: str | None) -> bool:
-            return key in self._distributed_frames or key in self.rank_aware_frames or key in self._spawned
+            return key in self._distributed_frames or key in self.ranks.rank_aware_frames or key in self._spawned
 
         def every_rank_runs(key: str | None) -> bool:
             """Module code or a function that shows it runs distributed and is reached outside a

@@ -7,8 +7,8 @@ import libcst as cst
 from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import UnreadSelfAttribute
+from ddplint.torch_api import NN_MODULE
 
-NN_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 # torch.nn layers that own parameters (by default): only those break DDP when unused.
 # Activations, dropout, pooling and losses hold none, so leaving them unused is harmless.
 PARAMETERISED_LAYERS = (
@@ -209,49 +209,41 @@ class UnusedSubmodule(Rule):
         ),
     )
 
-    def __init__(self, names) -> None:
-        super().__init__(names)
+    def __init__(self, model) -> None:
+        super().__init__(model)
         self._classes: list[_ModuleClass] = []
-        # (class being read, name of its `self` in the current method, in __init__?) or None
-        # inside code that is not a method body.
-        self._context: list[tuple[_ModuleClass, str | None, bool] | None] = []
+        self._records: dict[int, _ModuleClass] = {}  # by id of the class node
         self._targets: set[int] = set()
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         bases = []
         for arg in node.bases:
             plain = arg.value.value if isinstance(arg.value, cst.Name) else None
-            bases.append((self.names.qualified(arg.value), plain))
+            bases.append((self.model.qualified(arg.value), plain))
         if node.keywords:
             bases.append((None, None))  # a metaclass: unknown behaviour
         record = _ModuleClass(node.name.value, bases)
         self._classes.append(record)
-        self._context.append((record, None, False))
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self._context.pop()
+        self._records[id(node)] = record
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        outer = self._context[-1] if self._context else None
-        if outer is not None and outer[1] is None:  # a method: its first parameter is self
-            params = node.params.posonly_params or node.params.params
-            self_name = params[0].name.value if params else None
-            self._context.append((outer[0], self_name, node.name.value == "__init__"))
+        frame = self.model.frame
+        if frame.parent is not None and frame.parent.is_class:
+            record = self._records[id(frame.parent.node)]
             if node.name.value == "__getattr__":
-                outer[0].uses_everything = True
+                record.uses_everything = True
             elif node.name.value == "forward":
-                outer[0].has_forward = True
-        else:  # nested function (closure over self) or plain function
-            self._context.append(outer)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._context.pop()
+                record.has_forward = True
 
     def _method(self) -> tuple[_ModuleClass, str, bool] | None:
-        context = self._context[-1] if self._context else None
-        if context is None or context[1] is None:
+        """In a method body (or a function nested in one, a closure over `self`): the class,
+        the name of `self`, and whether the method is `__init__`."""
+        frame = self.model.frame
+        method = frame.method if frame.is_function else None
+        if method is None or frame.self_name is None:
             return None
-        return context  # type: ignore[return-value]
+        record = self._records[id(method.parent.node)]  # type: ignore[union-attr]
+        return record, frame.self_name, method.node.name.value == "__init__"  # type: ignore[union-attr]
 
     def visit_Assign(self, node: cst.Assign) -> None:
         method = self._method()
@@ -266,7 +258,7 @@ class UnusedSubmodule(Rule):
             and isinstance(node.value, cst.Call)
         ):
             self._targets.add(id(target))
-            record.built.append((target.attr.value, node, self.names.qualified(node.value.func)))
+            record.built.append((target.attr.value, node, self.model.qualified(node.value.func)))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         method = self._method()
@@ -285,7 +277,7 @@ class UnusedSubmodule(Rule):
         record, self_name, _ = method
         if not node.args or not (isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == self_name):
             return
-        name = self.names.string_value(node.args[1].value) if len(node.args) > 1 else None
+        name = self.model.string_value(node.args[1].value) if len(node.args) > 1 else None
         if name is None:
             record.uses_everything = True
         else:

@@ -2,18 +2,18 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ddplint.edits import argument
-from ddplint.semantic import DATALOADER, Scope
-from ddplint.analyses.pickling import PROCESS, SPAWN, TracksDefinitions, is_process_start, picklable
-from ddplint.rule import Clean, Flagged, Rule
+from ddplint.analyses.pickling import SPAWN_LIKE, Definitions, is_process_start, picklable
 from ddplint.prefilter.screens import Calls
+from ddplint.rule import Clean, Flagged, Rule
+from ddplint.semantic import Scope
+from ddplint.torch_api import DATALOADER, PROCESS, SPAWN, argument
 
 # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, collate_fn,
 #            pin_memory, drop_last, timeout, worker_init_fn, ...)
-_WORKER_CALLABLES = (("collate_fn", 6), ("worker_init_fn", 10))
+_WORKER_CALLABLES = ("collate_fn", "worker_init_fn")
 
 
-class UnpicklableWorkerCallable(TracksDefinitions, Rule):
+class UnpicklableWorkerCallable(Rule):
     """
     A DataLoader with workers sends its `collate_fn` and `worker_init_fn` to every worker
     process, and `mp.spawn` / `Process(target=...)` send their target function. Under the
@@ -37,7 +37,9 @@ class UnpicklableWorkerCallable(TracksDefinitions, Rule):
     )
     fix = None
     needles = (("collate_fn", "worker_init_fn", "spawn(", "Process(", "start_processes("),)
-    screen = Calls(targets=tuple(sorted(DATALOADER | SPAWN | PROCESS)), methods=("Process",))
+    screen = Calls(targets=tuple(sorted(DATALOADER | SPAWN_LIKE | PROCESS)), methods=("Process",))
+
+    analyses = (Definitions,)
 
     flagged_examples = (
         Flagged(
@@ -149,32 +151,33 @@ class UnpicklableWorkerCallable(TracksDefinitions, Rule):
         ),
     )
 
-    def __init__(self, names) -> None:
-        super().__init__(names)
+    def __init__(self, model) -> None:
+        super().__init__(model)
+        self.definitions = model.get(Definitions)
         self._candidates: list[tuple[cst.BaseExpression, Scope]] = []
 
     def visit_Call(self, node: cst.Call) -> None:
         for callable_arg in self._shipped_callables(node):
-            self._candidates.append((callable_arg, self.names.scope))
+            self._candidates.append((callable_arg, self.model.scope))
 
     def _shipped_callables(self, call: cst.Call) -> list[cst.BaseExpression]:
-        qualified = self.names.qualified(call.func)
+        qualified = self.model.qualified(call.func)
         if qualified in DATALOADER:
-            workers = argument(call, 5, "num_workers")
+            workers = argument(call, DATALOADER, "num_workers")
             if workers is None or _is_zero(workers.value):
                 return []
-            found = (argument(call, position, name) for name, position in _WORKER_CALLABLES)
+            found = (argument(call, DATALOADER, name) for name in _WORKER_CALLABLES)
             return [arg.value for arg in found if arg is not None]
-        if qualified in SPAWN:
-            target = argument(call, 0, "fn")
-        elif is_process_start(call, self.names):
-            target = argument(call, 1, "target")
+        if qualified in SPAWN_LIKE:
+            target = argument(call, SPAWN, "fn")
+        elif is_process_start(call, self.model):
+            target = argument(call, PROCESS, "target")
         else:
             return []
         return [target.value] if target is not None else []
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        module_scope = self.names.module_scope
+        module_scope = self.model.module_scope
         for value, scope in self._candidates:
             if picklable(value, scope, self.definitions, module_scope) is False:
                 self.report(value)

@@ -3,31 +3,12 @@ from __future__ import annotations
 import libcst as cst
 
 from ddplint.analyses.environ_writes import environ_writes
-from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Mentions
+from ddplint.rule import Clean, Flagged, Rule
+from ddplint.torch_api import CUDA_INITIALISERS, TORCH_DEVICE
 
 VARIABLE = "CUDA_VISIBLE_DEVICES"
 
-# Calls that initialise the CUDA driver (cuInit), after which CUDA_VISIBLE_DEVICES is never
-# read again in this process. torch/cuda/__init__.py: `is_available()` uses
-# `cudaGetDeviceCount`, "which in turn initializes the CUDA Driver API via cuInit"; the others
-# call `torch.cuda._lazy_init()`. `device_count()` is deliberately absent: it asks NVML first
-# and does not cache its answer before CUDA is initialised, so it honours a later change.
-CUDA_INITIALISERS = frozenset(
-    {
-        "torch.cuda.is_available",
-        "torch.cuda.init",
-        "torch.cuda.set_device",
-        "torch.cuda.current_device",
-        "torch.cuda.get_device_name",
-        "torch.cuda.get_device_properties",
-        "torch.cuda.get_device_capability",
-        "torch.cuda.synchronize",
-        "torch.cuda.mem_get_info",
-        "torch.cuda.Stream",
-        "torch.cuda.Event",
-    }
-)
 # A process that sets the variable and then starts others hands it to them (they read it
 # at their own start): a correct way to pick GPUs for children, so such files are spared.
 PROCESS_LAUNCHERS = ("subprocess.", "multiprocessing.", "torch.multiprocessing.", "os.system", "os.exec", "os.spawn", "os.popen")
@@ -38,7 +19,7 @@ def _is_cuda_device(expr: cst.BaseExpression, names) -> bool:
     value = names.string_value(expr)
     if value is not None:
         return value.startswith("cuda")
-    if isinstance(expr, cst.Call) and names.qualified(expr.func) == "torch.device" and expr.args:
+    if isinstance(expr, cst.Call) and names.qualified(expr.func) in TORCH_DEVICE and expr.args:
         return _is_cuda_device(expr.args[0].value, names)
     return False
 
@@ -174,19 +155,17 @@ class VisibleDevicesAfterInit(Rule):
         ),
     )
 
-    def __init__(self, names) -> None:
-        super().__init__(names)
-        self._functions: list[cst.FunctionDef | None] = [None]
+    def __init__(self, model) -> None:
+        super().__init__(model)
         # Per function (None: module level), whether CUDA was initialised so far in its body.
         self._initialised: set[cst.FunctionDef | None] = set()
         self._late_writes: list[cst.CSTNode] = []
         self._launches_processes = False
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._functions.append(node)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._functions.pop()
+    @property
+    def _function(self) -> cst.FunctionDef | None:
+        frame = self.model.function
+        return None if frame is None else frame.function
 
     def visit_Assign(self, node: cst.Assign) -> None:
         self._check_write(node)
@@ -194,18 +173,18 @@ class VisibleDevicesAfterInit(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         self._check_write(node)
         if self._initialises_cuda(node):
-            self._initialised.add(self._functions[-1])
+            self._initialised.add(self._function)
         elif self._launches(node):
             self._launches_processes = True
 
     def _check_write(self, node: cst.Assign | cst.Call) -> None:
-        if not self._initialised.intersection((None, self._functions[-1])):
+        if not self._initialised.intersection((None, self._function)):
             return
-        if any(variable == VARIABLE for variable, _ in environ_writes(self.names, node)):
+        if any(variable == VARIABLE for variable, _ in environ_writes(self.model, node)):
             self._late_writes.append(node)
 
     def _initialises_cuda(self, node: cst.Call) -> bool:
-        qualified = self.names.qualified(node.func)
+        qualified = self.model.qualified(node.func)
         if qualified in CUDA_INITIALISERS:
             return True
         if qualified is not None or not isinstance(node.func, cst.Attribute):
@@ -213,10 +192,10 @@ class VisibleDevicesAfterInit(Rule):
         method = node.func.attr.value
         if method == "cuda":
             return True
-        return method == "to" and bool(node.args) and _is_cuda_device(node.args[0].value, self.names)
+        return method == "to" and bool(node.args) and _is_cuda_device(node.args[0].value, self.model)
 
     def _launches(self, node: cst.Call) -> bool:
-        qualified = self.names.qualified(node.func)
+        qualified = self.model.qualified(node.func)
         if qualified is not None and qualified.startswith(PROCESS_LAUNCHERS):
             return True
         method = node.func.attr.value if isinstance(node.func, cst.Attribute) else getattr(node.func, "value", None)

@@ -5,7 +5,7 @@ import libcst as cst
 from ddplint.diagnostics import Applicability
 from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
 from ddplint.edits import argument, module_alias
-from ddplint.semantic import DATALOADER
+from ddplint.torch_api import DATALOADER
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Calls
 
@@ -130,12 +130,12 @@ class WorkersPerRank(Rule):
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.names.qualified(node.func) not in DATALOADER:
+        if self.model.qualified(node.func) not in DATALOADER:
             return
         workers = argument(node, NUM_WORKERS_POSITION, "num_workers")
         if workers is None or not self._is_cpu_count(workers.value):
             return
-        alias = module_alias(self.names, "os")
+        alias = module_alias(self.model, "os")
         if alias is None:
             self.report(workers)
             return
@@ -149,15 +149,15 @@ class WorkersPerRank(Rule):
     def _is_cpu_count(self, expr: cst.BaseExpression) -> bool:
         if not isinstance(expr, cst.Call):
             return False
-        if self.names.qualified(expr.func) in CPU_COUNT:
+        if self.model.qualified(expr.func) in CPU_COUNT:
             return True
         return (
             isinstance(expr.func, cst.Name)
             and expr.func.value == "len"
-            and not self.names.scope.lookup("len")[0]
+            and not self.model.scope.lookup("len")[0]
             and len(expr.args) == 1
             and isinstance(expr.args[0].value, cst.Call)
-            and self.names.qualified(expr.args[0].value.func) == SCHED_GETAFFINITY
+            and self.model.qualified(expr.args[0].value.func) == SCHED_GETAFFINITY
         )
 
 

@@ -1,0 +1,129 @@
+"""Every API ddplint knows: each spelling that reaches it, and its parameter list.
+
+Rules and analyses compare `model.qualified(call.func) in TORCH_LOAD` and read arguments
+with `argument(call, TORCH_LOAD, "map_location")`, which finds the position from the
+signature: no rule spells a torch name or counts argument positions itself. Signatures are
+torch 2.x's (`inspect.signature`), keyword-only parameters after the positional ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ddplint.edits import argument as _argument_at
+
+
+@dataclass(frozen=True)
+class API:
+    """One callable (or class) under all its public spellings."""
+
+    spellings: frozenset[str]
+    params: tuple[str, ...] = ()
+    # Parameters that can only be passed by keyword.
+    keyword_only: tuple[str, ...] = ()
+
+    def __contains__(self, qualified: object) -> bool:
+        return qualified in self.spellings
+
+    def __iter__(self):
+        return iter(sorted(self.spellings))
+
+    def __or__(self, other: API) -> API:
+        return API(self.spellings | other.spellings)
+
+
+def api(*spellings: str, params: str = "", keyword_only: str = "") -> API:
+    return API(frozenset(spellings), tuple(params.split()), tuple(keyword_only.split()))
+
+
+def argument(call: cst.Call, target: API, name: str) -> cst.Arg | None:
+    """The argument `call` passes for parameter `name` of `target`: by keyword, or at the
+    parameter's position when it can be passed positionally."""
+    position = target.params.index(name) if name in target.params else 10**6
+    return _argument_at(call, position, name)
+
+
+# -- serialization --------------------------------------------------------------------------
+TORCH_LOAD = api(
+    "torch.load", "torch.serialization.load",
+    params="f map_location pickle_module", keyword_only="weights_only mmap",
+)
+TORCH_SAVE = api(
+    "torch.save", "torch.serialization.save",
+    params="obj f pickle_module pickle_protocol _use_new_zipfile_serialization _disable_byteorder_record",
+)
+CONSUME_PREFIX = api("torch.nn.modules.utils.consume_prefix_in_state_dict_if_present", params="state_dict prefix")
+
+# -- data loading ---------------------------------------------------------------------------
+DATALOADER = api(
+    "torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader",
+    params="dataset batch_size shuffle sampler batch_sampler num_workers collate_fn pin_memory "
+    "drop_last timeout worker_init_fn multiprocessing_context generator",
+    keyword_only="prefetch_factor persistent_workers pin_memory_device in_order",
+)
+DISTRIBUTED_SAMPLER = api(
+    "torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler",
+    params="dataset num_replicas rank shuffle seed drop_last",
+)
+BATCH_SAMPLER = api(
+    "torch.utils.data.BatchSampler", "torch.utils.data.sampler.BatchSampler",
+    params="sampler batch_size drop_last",
+)
+RANDOM_SPLIT = api(
+    "torch.utils.data.random_split", "torch.utils.data.dataset.random_split",
+    params="dataset lengths generator",
+)
+MANUAL_SEED = api("torch.manual_seed", "torch.random.manual_seed", params="seed")
+
+# -- processes ------------------------------------------------------------------------------
+SET_SHARING_STRATEGY = api("torch.multiprocessing.set_sharing_strategy", params="new_strategy")
+SPAWN = api(
+    "torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn",
+    params="fn args nprocs join daemon start_method",
+)
+START_PROCESSES = api(
+    "torch.multiprocessing.start_processes", "torch.multiprocessing.spawn.start_processes",
+    params="fn args nprocs join daemon start_method",
+)
+PROCESS = api(
+    "multiprocessing.Process", "multiprocessing.context.Process", "torch.multiprocessing.Process",
+    params="group target name args kwargs", keyword_only="daemon",
+)
+
+# -- torch.distributed ----------------------------------------------------------------------
+INIT_PROCESS_GROUP = api(
+    "torch.distributed.init_process_group", "torch.distributed.distributed_c10d.init_process_group",
+    params="backend init_method timeout world_size rank store group_name pg_options device_id",
+)
+GET_RANK = api("torch.distributed.get_rank", "torch.distributed.distributed_c10d.get_rank", params="group")
+GET_WORLD_SIZE = api(
+    "torch.distributed.get_world_size", "torch.distributed.distributed_c10d.get_world_size", params="group"
+)
+DDP = api(
+    "torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel",
+    params="module device_ids output_device dim broadcast_buffers init_sync process_group bucket_cap_mb "
+    "find_unused_parameters check_reduction gradient_as_bucket_view static_graph",
+)
+
+# -- modules, devices, autograd -------------------------------------------------------------
+NN_MODULE = api("torch.nn.Module", "torch.nn.modules.module.Module")
+TORCH_DEVICE = api("torch.device", params="type index")
+NO_GRAD = api("torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad")
+# Calls that initialise the CUDA driver (cuInit), after which CUDA_VISIBLE_DEVICES is never
+# read again in this process. torch/cuda/__init__.py: `is_available()` uses
+# `cudaGetDeviceCount`, "which in turn initializes the CUDA Driver API via cuInit"; the others
+# call `torch.cuda._lazy_init()`. `device_count()` is deliberately absent: it asks NVML first
+# and does not cache its answer before CUDA is initialised, so it honours a later change.
+CUDA_INITIALISERS = api(
+    "torch.cuda.is_available", "torch.cuda.init", "torch.cuda.set_device", "torch.cuda.current_device",
+    "torch.cuda.get_device_name", "torch.cuda.get_device_properties", "torch.cuda.get_device_capability",
+    "torch.cuda.synchronize", "torch.cuda.mem_get_info", "torch.cuda.Stream", "torch.cuda.Event",
+)
+
+# -- the standard library (and psutil) as DDP code meets it ---------------------------------
+DEFAULTDICT = api("collections.defaultdict", params="default_factory")
+PICKLE_DUMP = api("pickle.dump", "pickle.dumps")
+CPU_COUNT = api("os.cpu_count", "os.process_cpu_count", "multiprocessing.cpu_count", "psutil.cpu_count")
+SCHED_GETAFFINITY = api("os.sched_getaffinity", params="pid")
