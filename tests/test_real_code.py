@@ -115,3 +115,39 @@ def test_screens_never_hide_a_finding_in_real_code(monkeypatch):
     print(f"screens: {checked} files checked")
     assert checked > 100
     assert hidden == []
+
+
+def test_needles_never_hide_a_finding_in_real_code():
+    """A rule's needles must occur in every file where the rule reports. Screens are checked
+    above, so only files whose screen holds for a rule but whose text the rule's needles turn
+    away are run again with the needles ignored: none of them may give that rule a finding."""
+    from ddplint.prefilter.screens import facts_of
+
+    rules = all_rules()
+    hidden, rerun = [], 0
+    for path in _corpus():
+        try:
+            source = decode(path.read_bytes()).text
+        except SourceError:
+            continue
+        facts = facts_of(source)
+        if facts is None or len(source) > MAX_PARSE_CHARS:
+            continue
+        turned_away = [rule for rule in rules if rule.screen.holds(facts) and not rule.matches_text(source)]
+        if not turned_away:
+            continue
+        rerun += 1
+        unneedled = [type(rule.__name__, (rule,), {"needles": ()}) for rule in turned_away]
+        try:
+            diagnostics = engine_analyse(source, str(path), unneedled)
+        except SourceError:
+            continue
+        hidden += [f"{path}: {code}" for code in sorted({d.code for d in diagnostics})]
+    print(f"needles: {rerun} files run again without needles")
+    assert hidden == []
+
+
+def engine_analyse(source, path, rules):
+    from ddplint.engine import analyse
+
+    return analyse(source, path, rules, honour_noqa=False).diagnostics

@@ -68,6 +68,24 @@ class CudaTensorInDefaultArgument(Rule):
 
     flagged_examples = (
         Flagged(
+            """
+            # A device index is a CUDA device: the file need not say "cuda" anywhere.
+            import torch
+
+            def scale(x, factor=torch.ones(1).to(0)):
+                return x * factor
+            """,
+            fixed="""
+            # A device index is a CUDA device: the file need not say "cuda" anywhere.
+            import torch
+
+            def scale(x, factor=None):
+                if factor is None:
+                    factor = torch.ones(1).to(0)
+                return x * factor
+            """,
+        ),
+        Flagged(
             '''
             import torch
 

@@ -39,6 +39,20 @@ class MissingSetEpoch(Rule):
     flagged_examples = (
         Flagged(
             """
+            # A `while` epoch loop is an epoch loop too; no fix: there is no epoch variable to pass.
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            sampler = DistributedSampler(dataset)
+            loader = DataLoader(dataset, sampler=sampler)
+            epoch = 0
+            while epoch < args.epochs:
+                for batch in loader:
+                    step(batch)
+                epoch += 1
+            """
+        ),
+        Flagged(
+            """
             from torch.utils.data import DataLoader
             from torch.utils.data.distributed import DistributedSampler
 
@@ -208,6 +222,20 @@ class MissingSetEpoch(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            """
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            sampler = DistributedSampler(dataset)
+            loader = DataLoader(dataset, sampler=sampler)
+            epoch = 0
+            while epoch < args.epochs:
+                sampler.set_epoch(epoch)
+                for batch in loader:
+                    step(batch)
+                epoch += 1
+            """
+        ),
         Clean(
             """
             from torch.utils.data import DataLoader, DistributedSampler

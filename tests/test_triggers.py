@@ -1,0 +1,121 @@
+"""Triggers: one declaration gives a call rule its needles, its ast screen and the predicate
+the engine applies, and the three agree on every import form that reaches the API."""
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from ddplint.engine import analyse, prepare, rules_to_run
+from ddplint.prefilter.screens import facts_of
+from ddplint.prefilter.triggers import CallTrigger
+from ddplint.rule import Clean, Flagged, Rule
+from ddplint.torch_api import DATALOADER, INIT_PROCESS_GROUP, SET_SHARING_STRATEGY, TORCH_LOAD
+
+
+def import_forms(spelling):
+    """Programs that call `spelling` through each way of importing it."""
+    module, _, name = spelling.rpartition(".")
+    root, _, below = module.partition(".")
+    forms = [
+        f"import {module}\n{spelling}(x)",
+        f"import {module} as alias\nalias.{name}(x)",
+        f"from {module} import {name}\n{name}(x)",
+        f"from {module} import {name} as renamed\nrenamed(x)",
+        f"from {module} import (\n    other,\n    {name},\n)\n{name}(x)",
+        f"import os, {module} as alias\nalias.{name}(x)",
+        f"import os, \\\n    {module} as alias\nalias.{name}(x)",
+        f"def f():\n    return {spelling}(x)\nimport {root}",
+    ]
+    if below:
+        parent, _, last = module.rpartition(".")
+        forms.append(f"from {parent} import {last}\n{last}.{name}(x)")
+        forms.append(f"from {parent} import {last} as short\nshort.{name}(x)")
+    return forms
+
+
+CASES = [
+    pytest.param(api, spelling, source, id=f"{spelling}-{index}")
+    for api in (TORCH_LOAD, SET_SHARING_STRATEGY, INIT_PROCESS_GROUP, DATALOADER)
+    for spelling in api
+    for index, source in enumerate(import_forms(spelling))
+]
+
+
+def resolved_calls(source):
+    module = cst.parse_module(source)
+    model, _ = prepare(module, [])
+    found = []
+
+    class Calls(cst.CSTVisitor):
+        def on_visit(self, node):
+            model.enter(node) if isinstance(node, model.TRACKED_NODES) else None
+            if isinstance(node, cst.Call):
+                found.append(model.qualified(node.func))
+            return True
+
+        def on_leave(self, node):
+            model.leave(node) if isinstance(node, model.TRACKED_NODES) else None
+
+    module.visit(Calls())
+    return found
+
+
+@pytest.mark.parametrize("api, spelling, source", CASES)
+def test_needles_and_screen_admit_every_import_form(api, spelling, source):
+    trigger = CallTrigger(api)
+    assert spelling in resolved_calls(source)
+    assert all(_needle_matches(needle, source) for needle in trigger.needles)
+    assert trigger.screen.holds(facts_of(source))
+
+
+def _needle_matches(needle, source):
+    if isinstance(needle, str):
+        return needle in source
+    if isinstance(needle, tuple):
+        return any(part in source for part in needle)
+    return needle.search(source) is not None
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import torchvision as tv\ntv.io.read_image(p)",
+        "import numpy as np\nnp.load(p)",
+        "from json import load\nload(f)",
+    ],
+)
+def test_needles_reject_files_that_cannot_call_the_api(source):
+    needle = CallTrigger(TORCH_LOAD).needles[1]
+    assert needle.search(source) is None
+
+
+class SaveCalls(Rule):
+    """A rule written as a contributor would: one class, a trigger and `check`. This text is
+    here because every rule explains itself; the test only needs the mechanics."""
+
+    code = "DDP999"
+    name = "example-save-calls"
+    message = "torch.load without map_location"
+    trigger = CallTrigger(TORCH_LOAD, without_keyword="map_location")
+    flagged_examples = (Flagged("import torch\ntorch.load(p)\n"),)
+    clean_examples = (Clean("import torch\ntorch.load(p, 'cpu')\n"),)
+
+    def check(self, node):
+        self.report(node)
+
+
+def test_a_call_rule_is_one_class_with_a_trigger():
+    assert SaveCalls.needles and SaveCalls.screen is not None
+    flagged = textwrap.dedent(
+        """
+        import torch as th
+        a = th.load(p)
+        b = th.load(p, "cpu")
+        c = th.load(p, map_location="cpu")
+        d = th.load(*args)
+        e = th.save(p)
+        """
+    )
+    assert [d.line for d in analyse(flagged, "x.py", [SaveCalls]).diagnostics] == [3]
+    assert rules_to_run("import numpy as np\nnp.load(p)\n", [SaveCalls]) == []
