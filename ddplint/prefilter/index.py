@@ -9,7 +9,7 @@ import re
 from ddplint.prefilter.screens import CallInDefault, Calls, Mentions, Subclasses, UnreadSelfAttribute
 
 NEEDLES = {
-    'DDP001': (re.compile('cuda|\\bto\\s*\\(|\\bdevice\\s*=', 0), re.compile('(?:def\\s+\\w+\\s*\\(|lambda\\b)[^)]*?=\\s*[\\w.]+\\s*\\(', 0),),
+    'DDP001': (re.compile('cuda|\\.to\\s*\\([^)]*?\\b\\d|\\bdevice\\s*=\\s*\\d', 0), re.compile('(?:def\\s+\\w+\\s*\\(|lambda\\b)[^)]*?=\\s*[\\w.]+\\s*\\(', 0),),
     'DDP002': ('defaultdict', 'lambda',),
     'DDP003': ('DistributedSampler', 'for',),
     'DDP004': (('load',), re.compile('\\b(?:serialization\\.load|torch\\.load)\\b|\\bimport\\s(?:[^\\n]|\\\\\\n)*?\\b(?:torch)(?:\\.\\w+)*\\s+as\\b|\\bfrom\\s+(?:torch)[\\w.]*\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\b(?:load|serialization)\\b', 0),),
