@@ -46,6 +46,7 @@ LABELS_FILE = HERE / "labels.csv"
 LABEL_COLUMNS = ["project", "path", "line", "rule", "snippet", "verdict", "reason"]
 VERDICTS = ("TP", "FP")
 SNIPPET_LEN = 120
+MAX_MISMATCH_LINES = 30
 
 sys.path.insert(0, str(HERE))
 import fetch  # noqa: E402  (benchmarks/precision/ is the script's folder)
@@ -286,37 +287,102 @@ def apply_edits(text: str, edits: list[dict], imports: list[str] | None = None) 
     return text
 
 
-def fix_diff(root: Path, f: Finding) -> str:
-    if not f.fix:
-        return "(no fix)\n"
-    src = (root / f.path).read_text(encoding="utf-8", errors="replace")
-    new = apply_edits(src, f.fix.get("edits", []), f.fix.get("imports"))
-    diff = difflib.unified_diff(src.splitlines(keepends=True), new.splitlines(keepends=True),
-                                f"a/{f.path}", f"b/{f.path}", n=2)
-    return "".join(diff) or "(fix changes nothing)\n"
+def _diff(path: str, old: str, new: str, n: int = 2) -> list[str]:
+    return list(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                     f"a/{path}", f"b/{path}", n=n))
+
+
+def hunks_for(diff_lines: list[str], first: int, last: int) -> str:
+    """The hunks of a unified diff whose old-side range meets lines first..last."""
+    out, hunk, keep = [], [], False
+    for ln in diff_lines[2:]:
+        m = re.match(r"@@ -(\d+)(?:,(\d+))? ", ln)
+        if m:
+            if keep:
+                out += hunk
+            start, count = int(m.group(1)), int(m.group(2) or 1)
+            hunk, keep = [ln], start <= last and first <= start + max(count, 1) - 1
+        else:
+            hunk.append(ln)
+    if keep:
+        out += hunk
+    return "".join(out)
+
+
+def _strip_imports(text: str, imports: list[str]) -> str:
+    drop = {imp.strip() for imp in imports}
+    return "".join(l for l in text.splitlines(keepends=True)
+                   if l.strip() not in drop and "(import added by the fix)" not in l)
+
+
+def _ddplint_env(ddplint_root: Path) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ddplint_root) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def cli_fixed_text(root: Path, rel: str, rule: str, ddplint_root: Path) -> str:
+    """What `ddplint --fix --unsafe-fixes --select RULE` makes of one file (on a scratch copy)."""
+    with tempfile.TemporaryDirectory(prefix="ddplint-precision-fix-") as tmp:
+        dst = Path(tmp) / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(root / rel, dst)
+        subprocess.run([sys.executable, "-m", "ddplint", "check", "--isolated", "--no-cache", "--fix",
+                        "--unsafe-fixes", "--exit-zero", "-q", "--jobs", "1", "--select", rule, rel],
+                       cwd=tmp, env=_ddplint_env(ddplint_root), capture_output=True, text=True)
+        return dst.read_text(encoding="utf-8", errors="replace")
 
 
 def review_fixes(project: dict, root: Path, findings: list[Finding], ddplint_root: Path,
-                 labels: dict[int, Label]) -> None:
-    """Print each finding's fix as a diff, then run --fix --unsafe-fixes on a scratch copy
-    of the flagged files and report whether they still compile and what is left."""
-    files = sorted({f.path for f in findings})
+                 labels: dict[int, Label]) -> dict:
+    """Print each finding's fix as the hunk(s) `--fix` makes around it, check that the
+    finding's JSON fix edits produce the same file as `--fix` (when it is the only
+    finding of its rule in the file), then run `--fix --unsafe-fixes` on a scratch copy
+    of all flagged files and report whether they still compile and what is left."""
+    stats = {"fixes": 0, "json_mismatch": 0, "broken_files": 0, "left": 0}
+    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for i, f in enumerate(findings):
+        groups[(f.path, f.rule)].append(i)
+    fixed_text: dict[tuple[str, str], str] = {}
+    for key, idxs in groups.items():
+        if any(findings[i].fix for i in idxs):
+            fixed_text[key] = cli_fixed_text(root, key[0], key[1], ddplint_root)
     for i, f in enumerate(findings):
         lab = labels.get(i)
         verdict = f"{lab.verdict}: {lab.reason}" if lab else "unlabelled"
         appl = f.fix.get("applicability") if f.fix else "none"
         print(f"\n### {f.project} {f.path}:{f.line} {f.rule} [{appl} fix] ({verdict})")
-        print(fix_diff(root, f), end="")
+        if not f.fix:
+            print("(no fix)")
+            continue
+        stats["fixes"] += 1
+        src = (root / f.path).read_text(encoding="utf-8", errors="replace")
+        after = fixed_text[(f.path, f.rule)]
+        last = max([f.line] + [e["end_line"] for e in f.fix.get("edits", [])])
+        first = min([f.line] + [e["line"] for e in f.fix.get("edits", [])])
+        hunk = hunks_for(_diff(f.path, src, after), first, last)
+        if f.fix.get("imports"):
+            print(f"(adds: {'; '.join(f.fix['imports'])})")
+        print(hunk or "(--fix changed nothing here)\n", end="")
+        if len(groups[(f.path, f.rule)]) == 1:
+            via_json = apply_edits(src, f.fix.get("edits", []), f.fix.get("imports"))
+            imps = f.fix.get("imports") or []
+            if _strip_imports(via_json, imps) != _strip_imports(after, imps):
+                stats["json_mismatch"] += 1
+                print("!! the JSON fix edits give a different file than --fix; applying the JSON edits gives:")
+                shown = (hunks_for(_diff(f.path, src, via_json), first, last) or "(no change)\n").splitlines(True)
+                print("".join(shown[:MAX_MISMATCH_LINES]), end="")
+                if len(shown) > MAX_MISMATCH_LINES:
+                    print(f"... ({len(shown) - MAX_MISMATCH_LINES} more lines)")
+    files = sorted({f.path for f in findings})
     with tempfile.TemporaryDirectory(prefix="ddplint-precision-fix-") as tmp:
         scratch = Path(tmp)
         for rel in files:
             (scratch / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(root / rel, scratch / rel)
-        env = dict(os.environ)
-        env["PYTHONPATH"] = str(ddplint_root) + os.pathsep + env.get("PYTHONPATH", "")
         subprocess.run([sys.executable, "-m", "ddplint", "check", "--isolated", "--no-cache", "--fix",
                         "--unsafe-fixes", "--exit-zero", "-q", "--jobs", "1"] + files,
-                       cwd=scratch, env=env, capture_output=True, text=True)
+                       cwd=scratch, env=_ddplint_env(ddplint_root), capture_output=True, text=True)
         broken = []
         for rel in files:
             try:
@@ -324,12 +390,15 @@ def review_fixes(project: dict, root: Path, findings: list[Finding], ddplint_roo
             except SyntaxError as e:
                 broken.append(f"{rel}: {e}")
         left = run_ddplint(scratch, files, ddplint_root)
+        stats["broken_files"] += len(broken)
+        stats["left"] += len(left)
         print(f"\n--- {project['name']}: --fix --unsafe-fixes on a scratch copy of {len(files)} file(s): "
               f"{len(broken)} no longer compile, {len(left)} finding(s) left")
         for b in broken:
             print(f"    BROKEN {b}")
         for d in left:
             print(f"    left: {_rel(scratch, d['filename'])}:{d['line']} {d['code']} {d['message'][:80]}")
+    return stats
 
 
 # --------------------------------------------------------------------------- main
@@ -406,13 +475,19 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.fixes:
         print("\n================ fixes ================")
+        total = defaultdict(int)
+        idx = {id(m.finding): m.label for m in score.matches}
         for project in corpus["projects"]:
             fs = per_project.get(project["name"])
             if not fs:
                 continue
-            idx = {id(m.finding): m.label for m in score.matches}
-            review_fixes(project, roots[project["name"]], fs, args.ddplint_root.resolve(),
-                         {i: idx[id(f)] for i, f in enumerate(fs) if idx.get(id(f))})
+            st = review_fixes(project, roots[project["name"]], fs, args.ddplint_root.resolve(),
+                              {i: idx[id(f)] for i, f in enumerate(fs) if idx.get(id(f))})
+            for k, n in st.items():
+                total[k] += n
+        print(f"\nfixes: {total['fixes']} findings with a fix, {total['json_mismatch']} whose JSON edits differ "
+              f"from --fix, {total['broken_files']} files that no longer compile after --fix --unsafe-fixes, "
+              f"{total['left']} findings left after it")
     return 0
 
 
