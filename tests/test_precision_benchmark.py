@@ -147,3 +147,8 @@ def test_end_to_end_on_a_synthetic_project(tmp_path):
     assert score.matches[0].label is label
     assert bench.to_findings({**project, "exclude": ["pkg/*"]}, root, raw) == []
     json.dumps(bench.table(score))  # the --json figures serialize
+
+
+def test_the_shipped_misses_are_well_formed():
+    misses = bench.read_labels(bench.MISSES_FILE)
+    assert misses and all(l.verdict == "MISS" and l.reason.strip() for l in misses)

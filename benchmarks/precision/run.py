@@ -43,8 +43,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 LABELS_FILE = HERE / "labels.csv"
+MISSES_FILE = HERE / "misses.csv"  # real bugs ddplint does not report (yet): a recall target
 LABEL_COLUMNS = ["project", "path", "line", "rule", "snippet", "verdict", "reason"]
-VERDICTS = ("TP", "FP")
+VERDICTS = ("TP", "FP", "MISS")
 SNIPPET_LEN = 120
 MAX_MISMATCH_LINES = 30
 
@@ -438,10 +439,27 @@ def main(argv: list[str] | None = None) -> int:
         findings.extend(fs)
 
     score = match(findings, labels)
+    misses = [l for l in read_labels(MISSES_FILE)
+              if (not only or l.project in only) and (not rules or l.rule in rules)]
+    caught = match([m.finding for m in score.matches if m.label is None], misses)
+    caught_misses = [m for m in caught.matches if m.label is not None]
+    # A known miss that is now reported is a true positive.
+    as_tp = {id(m.finding): Label(**{**asdict(m.label), "verdict": "TP",
+                                     "reason": "(known miss, now caught) " + m.label.reason})
+             for m in caught_misses}
+    for m in score.matches:
+        if m.label is None and id(m.finding) in as_tp:
+            m.label = as_tp[id(m.finding)]
     rows = table(score)
     print(f"precision benchmark: {len(per_project)} projects, {len(findings)} findings, {len(labels)} labels")
     print(format_table(rows))
 
+    if misses:
+        print(f"\nknown misses (misses.csv): {len(caught_misses)} of {len(misses)} now reported")
+        caught_ids = {id(m.label) for m in caught_misses}
+        for l in misses:
+            state = "CAUGHT" if id(l) in caught_ids else "missed"
+            print(f"  [{state}] {l.project} {l.path}:{l.line} {l.rule}  {l.snippet}")
     unl = [m.finding for m in score.matches if m.label is None]
     if unl:
         print(f"\nunlabelled findings ({len(unl)}):")
@@ -470,6 +488,7 @@ def main(argv: list[str] | None = None) -> int:
             "rules": rows,
             "unlabelled": [asdict(f) | {"fix": None} for f in unl],
             "no_longer_fire": [asdict(l) for l in score.stale],
+            "known_misses": {"total": len(misses), "caught": [asdict(m.label) for m in caught_misses]},
         }
         args.json_out.write_text(json.dumps(doc, indent=2) + "\n")
 
