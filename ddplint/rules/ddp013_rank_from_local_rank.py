@@ -8,7 +8,7 @@ from ddplint.analyses.pickling import SPAWN_LIKE, is_process_start
 from ddplint.analyses.ranks import environment_key, last_name, strip_int
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.torch_api import INIT_PROCESS_GROUP, argument
+from ddplint.torch_api import INIT_PROCESS_GROUP, PROCESS, SPAWN, argument
 
 _GLOBAL_RANK = 'int(os.environ["RANK"])'
 _NO_FIX_MESSAGE = (
@@ -42,13 +42,14 @@ class RankFromLocalRank(Rule):
     `local_rank`), directly or through a variable of the same function assigned from it. Not
     flagged: a parameter called `local_rank` that every same-module caller passes the global
     rank (`rank`, `args.rank`, `dist.get_rank()`, `os.environ["RANK"]`, `node_rank * n + i`):
-    it is misnamed, not wrong; and files that start their ranks themselves (`mp.spawn`,
-    `mp.Process`, `start_processes`, subprocess) and name no node rank or node count: all
-    ranks are on one node, where the local rank is the global one.
+    it is misnamed, not wrong; and a function this file starts as its ranks (`mp.spawn(fn)`,
+    `mp.Process(target=fn)`, `start_processes`, or called only from one), in a file that names
+    no node rank or node count: all ranks are on one node, where the local rank is the
+    global one.
     Fix (unsafe), only where the launcher sets `RANK` (the file reads `LOCAL_RANK`, `RANK` or
     `WORLD_SIZE` from the environment, declares `--local_rank` for `torch.distributed.launch`,
-    or passes `init_method="env://"`, and starts no processes itself nor sets `MASTER_ADDR`
-    without `RANK`): `rank=int(os.environ["RANK"])`, the global rank that torchrun and
+    or passes `init_method="env://"`; the call is not in a function this file starts as a
+    process, and the file does not set `MASTER_ADDR` without `RANK`): `rank=int(os.environ["RANK"])`, the global rank that torchrun and
     `torch.distributed.launch` set. Elsewhere no fix: with a launcher that does not set
     `RANK` (`mp.spawn`, `mp.Process`, a hand-written one) it would raise `KeyError` on every
     rank; compute `node_rank * gpus_per_node + local_rank` there. Unsafe because a launcher
@@ -174,6 +175,35 @@ class RankFromLocalRank(Rule):
             """
         ),
         Flagged(
+            # torchrun starts the ranks; the file's own process is a helper, not a rank.
+            """
+            import os
+            import torch.distributed as dist
+            import torch.multiprocessing as mp
+
+            def log_worker(queue):
+                print(queue.get())
+
+            def main(queue):
+                local_rank = int(os.environ["LOCAL_RANK"])
+                dist.init_process_group("nccl", rank=local_rank)
+                mp.Process(target=log_worker, args=(queue,)).start()
+            """,
+            fixed="""
+            import os
+            import torch.distributed as dist
+            import torch.multiprocessing as mp
+
+            def log_worker(queue):
+                print(queue.get())
+
+            def main(queue):
+                local_rank = int(os.environ["LOCAL_RANK"])
+                dist.init_process_group("nccl", rank=int(os.environ["RANK"]))
+                mp.Process(target=log_worker, args=(queue,)).start()
+            """,
+        ),
+        Flagged(
             # Nothing says which launcher starts it: no fix.
             """
             import torch.distributed as dist
@@ -261,10 +291,12 @@ class RankFromLocalRank(Rule):
         # Per function (by id of its node; None: module level), names holding the local rank.
         self._local_rank_names: dict[int | None, set[str]] = {}
         # (call, rank argument, the parameter it is: (function key, index, name) or None)
-        self._findings: list[tuple[cst.Call, cst.Arg, tuple[str, int, str] | None]] = []
+        # (call, rank argument, the parameter it is: (function key, index, name) or None, function key)
+        self._findings: list[tuple[cst.Call, cst.Arg, tuple[str, int, str] | None, str | None]] = []
+        self._callers: dict[str, set[str | None]] = {}  # same-module function -> functions calling it
+        self._spawned: set[str] = set()  # functions started as processes: mp.spawn(fn), Process(target=fn)
         self._calls: dict[str, list[tuple[cst.Call, bool]]] = {}  # same-module calls: (call, via self.)
         self._functions: dict[str, cst.FunctionDef] = {}
-        self._starts_processes = False  # mp.spawn, mp.Process, start_processes, subprocess
         self._several_nodes = False  # a node rank or node count is named
         self._launcher_sets_rank = False  # torchrun or torch.distributed.launch evidence
         self._writes_master = self._writes_rank = False
@@ -309,17 +341,24 @@ class RankFromLocalRank(Rule):
         for variable, _ in environ_writes(self.model, node):
             self._writes_master |= variable in ("MASTER_ADDR", "MASTER_PORT")
             self._writes_rank |= variable == "RANK"
-        if qualified in SPAWN_LIKE or is_process_start(node, self.model) or (qualified or "").startswith("subprocess."):
-            self._starts_processes = True
+        if qualified in SPAWN_LIKE or is_process_start(node, self.model):
+            target = argument(node, SPAWN, "fn") if qualified in SPAWN_LIKE else argument(node, PROCESS, "target")
+            if target is not None and isinstance(target.value, cst.Name):
+                self._spawned.add(target.value.value)
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "add_argument":
             options = {arg.value.evaluated_value for arg in node.args if isinstance(arg.value, cst.SimpleString)}
             self._launcher_sets_rank |= bool(options & {"--local_rank", "--local-rank"})
+        callee = None
         if isinstance(node.func, cst.Name) and qualified is None:
-            self._calls.setdefault(node.func.value, []).append((node, False))
+            callee = node.func.value
+            self._calls.setdefault(callee, []).append((node, False))
         elif isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name) and node.func.value.value == "self":
             self_class = self.model.frame.self_class
             if self_class is not None:
-                self._calls.setdefault(f"{self_class.name.value}.{node.func.attr.value}", []).append((node, True))
+                callee = f"{self_class.name.value}.{node.func.attr.value}"
+                self._calls.setdefault(callee, []).append((node, True))
+        if callee is not None:
+            self._callers.setdefault(callee, set()).add(self.model.frame.key)
 
     def _is_local_rank(self, expr: cst.BaseExpression) -> bool:
         expr = strip_int(expr)
@@ -336,7 +375,9 @@ class RankFromLocalRank(Rule):
         init_method = argument(node, INIT_PROCESS_GROUP, "init_method")
         if init_method is not None and self.model.string_value(init_method.value) == "env://":
             self._launcher_sets_rank = True
-        self._findings.append((node, rank, self._parameter(strip_int(rank.value))))
+        function = self.model.function
+        key = None if function is None else function.key
+        self._findings.append((node, rank, self._parameter(strip_int(rank.value)), key))
 
     def _parameter(self, expr: cst.BaseExpression) -> tuple[str, int, str] | None:
         """(function key, position, name) when `expr` is a parameter of the enclosing function."""
@@ -351,19 +392,35 @@ class RankFromLocalRank(Rule):
         return frame.key, names.index(expr.value), expr.value
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        if self._starts_processes and not self._several_nodes:
-            return  # every rank is a child of this process, on one node: local rank == rank
-        sets_rank = self._launcher_sets_rank and not self._starts_processes and not (
-            self._writes_master and not self._writes_rank
-        )
-        for node, rank, parameter in self._findings:
+        sets_rank = self._launcher_sets_rank and not (self._writes_master and not self._writes_rank)
+        for node, rank, parameter, function in self._findings:
             if parameter is not None and self._callers_pass_global_rank(*parameter):
                 continue
-            if not sets_rank:
+            spawned = self._runs_in_spawned(function)
+            if spawned and not self._several_nodes:
+                continue  # every rank is a child of this process, on one node: local rank == rank
+            if spawned or not sets_rank:
                 self.report(node, _NO_FIX_MESSAGE)
                 continue
             fixed = rank.with_changes(value=cst.parse_expression(_GLOBAL_RANK))
             self.report(node, replace={rank: fixed}, imports=("import os",))
+
+    def _runs_in_spawned(self, function: str | None) -> bool:
+        """`function` is started by mp.spawn/Process here, or called only from such functions."""
+        seen: set[str | None] = set()
+        pending = [function]
+        while pending:
+            current = pending.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            if current in self._spawned:
+                continue
+            callers = self._callers.get(current) if current is not None else None
+            if not callers:
+                return False
+            pending.extend(callers)
+        return True
 
     def _callers_pass_global_rank(self, key: str, index: int, name: str) -> bool:
         """The function is called in this module, and every call passes the global rank for
