@@ -22,11 +22,13 @@ from ddplint.semantic import Analysis, SemanticModel
 Path = tuple[tuple[int, bool], ...]
 
 
-def exclusive(first: Path, second: Path) -> bool:
-    """The two places are in different branches of one `if`: they never both run in one
-    pass through it."""
+def exclusive(first: Path, second: Path, among: set[int] | None = None) -> bool:
+    """The two places are in different branches of one `if` (one of `among`, by id, when
+    given): they never both run in one pass through it."""
     branches = dict(first)
-    return any(key in branches and branches[key] != in_else for key, in_else in second)
+    return any(
+        key in branches and branches[key] != in_else and (among is None or key in among) for key, in_else in second
+    )
 
 
 class Branches(Analysis):
@@ -36,6 +38,7 @@ class Branches(Analysis):
         super().__init__(model)
         self._open: list[tuple[cst.If, bool, bool]] = []  # (if, in its else, not distributed there)
         self.path: Path = ()
+        self.rank_tests: set[int] = set()  # ids of the `if`s whose test says something about the rank
 
     def _update(self) -> None:
         self.path = tuple((id(node), in_else) for node, in_else, _ in self._open)
@@ -46,9 +49,10 @@ class Branches(Analysis):
             self._open[-1] = (node, True, self._not_distributed(node, True))
             self._update()
 
-    @staticmethod
-    def _not_distributed(node: cst.If, in_else: bool) -> bool:
+    def _not_distributed(self, node: cst.If, in_else: bool) -> bool:
         test = classify(node.test)
+        if test.is_rank_test:
+            self.rank_tests.add(id(node))
         if in_else:
             return test.false_only_zero and test.false_never_zero
         return test.true_only_zero and test.true_never_zero

@@ -238,7 +238,8 @@ class CollectiveInRankBranch(Rule):
             """,
         ),
         Flagged(
-            # Both calls are rank 0's: the inner if/else does not balance them.
+            # Both calls are rank 0's: the inner if/else does not balance them; nor does the
+            # other branch of an `if` that is not about the rank.
             """
             import torch.distributed as dist
 
@@ -248,8 +249,15 @@ class CollectiveInRankBranch(Rule):
                         dist.barrier()
                     else:
                         dist.barrier()
+
+            def step(rank, cached):
+                if cached:
+                    if rank == 0:
+                        dist.barrier()
+                else:
+                    dist.barrier()
             """,
-            count=2,
+            count=3,
         ),
     )
     clean_examples = (
@@ -463,10 +471,10 @@ class CollectiveInRankBranch(Rule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         collectives = self._collectives + self._helper_collectives()
-        for event in _unbalanced(collectives):
+        for event in _unbalanced(collectives, self.branches.rank_tests):
             self.report(event.node)
         gradients_off = {id(forward.node): off for forward, off in self._forwards}
-        for forward in _unbalanced([forward for forward, _ in self._forwards]):
+        for forward in _unbalanced([forward for forward, _ in self._forwards], self.branches.rank_tests):
             call = forward.node
             # `model.module(...)` skips DDP's gradient synchronisation: only where no
             # gradient is computed and no backward pass follows in the same function.
@@ -513,11 +521,11 @@ class CollectiveInRankBranch(Rule):
                     break
 
 
-def _unbalanced(events: list[_Collective]) -> list[_Collective]:
+def _unbalanced(events: list[_Collective], rank_tests: set[int]) -> list[_Collective]:
     """Events only rank 0 reaches, with no event of the same kind in the same function that
     only the other ranks reach ("main process first"), or that the other ranks can reach in
-    the other branch of an `if` (balanced if/else, also when the test is not only a rank
-    test: `if rank == 0 and verbose: evaluate(verbose=True) else: evaluate()`)."""
+    the other branch of an `if` that tests the rank (balanced if/else, also when the test is
+    not only a rank test: `if rank == 0 and verbose: evaluate(verbose=True) else: evaluate()`)."""
     return [
         event
         for event in events
@@ -525,7 +533,10 @@ def _unbalanced(events: list[_Collective]) -> list[_Collective]:
         and not any(
             other.frame == event.frame
             and other.kinds & event.kinds
-            and (other.other_ranks_alone or not other.rank_zero_alone and exclusive(event.path, other.path))
+            and (
+                other.other_ranks_alone
+                or not other.rank_zero_alone and exclusive(event.path, other.path, among=rank_tests)
+            )
             for other in events
         )
     ]
