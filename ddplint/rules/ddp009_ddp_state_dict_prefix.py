@@ -14,7 +14,7 @@ from ddplint.torch_api import CONSUME_PREFIX, TORCH_LOAD, TORCH_SAVE, argument
 _IMPORT = "from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present"
 # Objects with a state dict that never carries `module.`: optimizers, schedulers, scalers.
 _OPTIMIZER_PACKAGES = ("torch.optim", "torch.cuda.amp", "torch.amp")
-_OPTIMIZER_NAME = re.compile(r"optim|sched|scaler|^opt(_|$)|^lr", re.IGNORECASE)
+_OPTIMIZER_NAME = re.compile(r"optimi[sz]er|^optim$|^opt(_|$)|sched|scaler|^lr(_|$)", re.IGNORECASE)
 _CODE = cst.Module([])
 
 
