@@ -46,11 +46,12 @@ class RankFromLocalRank(Rule):
     `mp.Process(target=fn)`, `start_processes`, or called only from one), in a file that names
     no node rank or node count: all ranks are on one node, where the local rank is the
     global one.
-    Fix (unsafe), only where the launcher sets `RANK` (the file reads `LOCAL_RANK`, `RANK` or
-    `WORLD_SIZE` from the environment, declares `--local_rank` for `torch.distributed.launch`,
-    or passes `init_method="env://"`; the call is not in a function this file starts as a
-    process, and the file does not set `MASTER_ADDR` without `RANK`): `rank=int(os.environ["RANK"])`, the global rank that torchrun and
-    `torch.distributed.launch` set. Elsewhere no fix: with a launcher that does not set
+    Fix (unsafe): `rank=int(os.environ["RANK"])`, the global rank that torchrun and
+    `torch.distributed.launch` set, offered only where the launcher sets `RANK`: the file
+    reads `LOCAL_RANK`, `RANK` or `WORLD_SIZE` from the environment, declares `--local_rank`
+    for `torch.distributed.launch`, or passes `init_method="env://"`; the call is not in a
+    function this file starts as a process; and the file does not set `MASTER_ADDR`
+    without `RANK`. Elsewhere no fix: with a launcher that does not set
     `RANK` (`mp.spawn`, `mp.Process`, a hand-written one) it would raise `KeyError` on every
     rank; compute `node_rank * gpus_per_node + local_rank` there. Unsafe because a launcher
     may still set a `RANK` that means something else. With `init_method="env://"` you may
