@@ -9,11 +9,24 @@ Exit 0 only if every rule that ran is CONFIRMED; 1 otherwise; 2 on usage errors.
 from __future__ import annotations
 
 import argparse
-import shutil
+import os
+import signal
 import sys
+import threading
 import time
 
 from . import launcher, report, runner
+from .scenarios import all_scenarios
+
+
+class UsageError(Exception):
+    """Bad input: one line on stderr, exit 2."""
+
+
+class Interrupted(BaseException):
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -25,7 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("rules", nargs="*", metavar="CODE", help="rule codes (default: all)")
     p.add_argument("--nproc-per-node", type=int, default=None,
                    help="ranks per node (default: number of GPUs, at least 2; 2 on CPU)")
-    p.add_argument("--nnodes", default="1", help="passed to torchrun")
+    p.add_argument("--nnodes", default="1", help="nodes, N or MIN:MAX; passed to torchrun")
     p.add_argument("--node-rank", type=int, default=None, help="passed to torchrun")
     p.add_argument("--rdzv-endpoint", default=None, help="passed to torchrun")
     p.add_argument("--timeout", type=float, default=180.0,
@@ -34,44 +47,115 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _check_nnodes(text: str) -> None:
+    parts = text.split(":")
+    if len(parts) > 2 or not all(p.isdigit() and int(p) >= 1 for p in parts) or (
+            len(parts) == 2 and int(parts[0]) > int(parts[1])):
+        raise UsageError(f"--nnodes must be N or MIN:MAX with 1 <= MIN <= MAX, not {text!r}")
+
+
+def _check_json_path(path: str) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise UsageError(f"--json {path}: is a folder")
+    if not os.path.isdir(folder):
+        raise UsageError(f"--json {path}: no such folder {folder}")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise UsageError(f"--json {path}: not writable")
+
+
+def check_common(args) -> None:
+    """The checks every verify run needs, before anything is launched."""
+    if args.nproc_per_node is not None and args.nproc_per_node < 1:
+        raise UsageError("--nproc-per-node must be at least 1")
+    if not args.timeout > 0:
+        raise UsageError(f"--timeout must be more than 0 seconds, not {args.timeout:g}")
+    _check_nnodes(args.nnodes)
+    if args.json:
+        _check_json_path(args.json)
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
+        raise UsageError("needs PyTorch (pip install torch)")
+
+
+def _rules(names: list[str]) -> list[str]:
+    from ddplint.rules import all_rules
+
+    scenarios = all_scenarios()
+    rules = [r.upper() for r in names] or list(scenarios)
+    known = {r.code for r in all_rules()}
+    unknown = [r for r in rules if r not in known]
+    if unknown:
+        raise UsageError(f"unknown rule(s): {', '.join(unknown)}")
+    missing = [r for r in rules if r not in scenarios]
+    if missing:
+        raise UsageError(f"no scenario for {', '.join(missing)} (rules with one: "
+                         f"{', '.join(scenarios)})")
+    return rules
+
+
+def topology(args):
+    gpus = launcher.count_gpus()
+    return launcher.choose_topology(gpus, args.nproc_per_node, args.nnodes, args.node_rank,
+                                    args.rdzv_endpoint)
+
+
+def log(msg: str) -> None:
+    print(f"  .. {msg}", file=sys.stderr, flush=True)
+
+
+def write_json(path: str | None, data: dict) -> None:
+    if path:
+        try:
+            report.write_json(path, data)
+        except OSError as exc:
+            raise UsageError(f"--json {path}: cannot write: {exc.strerror or exc}") from None
+
+
+def _run(args) -> int:
+    rules = _rules(args.rules)
+    check_common(args)
+    start = time.monotonic()
+    topo = topology(args)
+    opts = runner.Options(topo, timeout=args.timeout, log=log)
+    print(f"ddplint verify: {' '.join(rules)} on {topo.backend}, "
+          f"{topo.nproc_per_node} ranks per node", file=sys.stderr, flush=True)
+    outcomes = runner.verify(rules, opts)
+    total = time.monotonic() - start
+    print(report.table(outcomes, topo, total))
+    write_json(args.json, report.to_json(outcomes, topo, total))
+    return 0 if outcomes and all(o.verdict == runner.CONFIRMED for o in outcomes) else 1
+
+
+def _on_signal(signum, frame):
+    # Once: the clean-up that follows (killing the job, removing folders) must not be cut short.
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, signal.SIG_IGN)
+    raise Interrupted(signum)
+
+
 def main(argv: list[str]) -> int:
     parser = _parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return 0 if exc.code == 0 else 2
-    rules = [r.upper() for r in args.rules] or list(runner.RULE_CODES)
-    unknown = [r for r in rules if r not in runner.RULE_CODES]
-    if unknown:
-        print(f"ddplint verify: unknown rule(s): {', '.join(unknown)} "
-              f"(known: {', '.join(runner.RULE_CODES)})", file=sys.stderr)
+    main_thread = threading.current_thread() is threading.main_thread()
+    signals = (signal.SIGTERM, signal.SIGINT) if main_thread else ()
+    previous = {sig: signal.signal(sig, _on_signal) for sig in signals}
+    try:
+        return _run(args)
+    except UsageError as exc:
+        print(f"ddplint verify: {exc}", file=sys.stderr)
         return 2
-    if args.nproc_per_node is not None and args.nproc_per_node < 1:
-        print("ddplint verify: --nproc-per-node must be at least 1", file=sys.stderr)
-        return 2
-    if shutil.which(sys.executable) is None:
-        print("ddplint verify: no Python interpreter to launch", file=sys.stderr)
-        return 2
-    import importlib.util
-
-    if importlib.util.find_spec("torch") is None:
-        print("ddplint verify: needs PyTorch (pip install torch)", file=sys.stderr)
-        return 2
-
-    start = time.monotonic()
-    gpus = launcher.count_gpus()
-    topo = launcher.choose_topology(gpus, args.nproc_per_node, args.nnodes, args.node_rank,
-                                    args.rdzv_endpoint)
-    opts = runner.Options(topo, timeout=args.timeout,
-                          log=lambda msg: print(f"  .. {msg}", file=sys.stderr, flush=True))
-    print(f"ddplint verify: {' '.join(rules)} on {topo.backend}, "
-          f"{topo.nproc_per_node} ranks per node", file=sys.stderr, flush=True)
-    outcomes = runner.verify(rules, opts)
-    total = time.monotonic() - start
-    print(report.table(outcomes, topo, total))
-    if args.json:
-        report.write_json(args.json, report.to_json(outcomes, topo, total))
-    return 0 if outcomes and all(o.verdict == runner.CONFIRMED for o in outcomes) else 1
+    except Interrupted as exc:
+        print(f"ddplint verify: stopped by {signal.Signals(exc.signum).name}; "
+              "the launched processes and temporary folders were removed", file=sys.stderr)
+        return 128 + exc.signum
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 if __name__ == "__main__":

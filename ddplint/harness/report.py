@@ -43,12 +43,18 @@ def table(outcomes: Iterable[RuleOutcome], topology: Topology, total_s: float) -
     return "\n".join(lines)
 
 
+def nnodes_json(nnodes: str) -> int | dict:
+    """torchrun's --nnodes (N or MIN:MAX) as JSON: a number, or {"min": .., "max": ..}."""
+    low, _, high = nnodes.partition(":")
+    return int(low) if not high else {"min": int(low), "max": int(high)}
+
+
 def to_json(outcomes: Iterable[RuleOutcome], topology: Topology, total_s: float) -> dict:
     outcomes = list(outcomes)
     return {
         "backend": topology.backend,
         "nproc_per_node": topology.nproc_per_node,
-        "nnodes": topology.nnodes,
+        "nnodes": nnodes_json(topology.nnodes),
         "gpus": topology.gpus,
         "total_seconds": round(total_s, 2),
         "ok": bool(outcomes) and all(o.verdict == "CONFIRMED" for o in outcomes),

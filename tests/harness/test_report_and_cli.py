@@ -4,7 +4,8 @@ import json
 
 from ddplint.harness import cli, report, runner
 from ddplint.harness.launcher import Topology
-from ddplint.harness.runner import Measurement, RuleOutcome, judge
+from ddplint.harness.measuring import Measurement
+from ddplint.harness.runner import RuleOutcome, judge
 
 
 def m(symptom, completed=True, text="t"):
@@ -42,7 +43,48 @@ def test_table_and_json_carry_every_rule():
 
 def test_cli_rejects_unknown_rules_and_bad_options(capsys):
     assert cli.main(["DDP999"]) == 2
-    assert "unknown rule" in capsys.readouterr().err
+    assert capsys.readouterr().err == "ddplint verify: unknown rule(s): DDP999\n"
     assert cli.main(["--nproc-per-node", "0"]) == 2
     assert cli.main(["--no-such-flag"]) == 2
     assert cli.main(["--help"]) == 0
+
+
+def _one_error_line(capsys) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.count("\n") == 1, err
+    return err
+
+
+def test_a_rule_without_a_scenario_is_not_called_unknown(capsys):
+    assert cli.main(["DDP014"]) == 2
+    err = _one_error_line(capsys)
+    assert err.startswith("ddplint verify: no scenario for DDP014 (rules with one: DDP001, ")
+
+
+def test_bad_values_are_one_line_and_exit_2_before_anything_runs(capsys, tmp_path):
+    for argv, words in [
+        (["DDP003", "--timeout", "0"], "--timeout must be more than 0 seconds"),
+        (["DDP003", "--timeout", "-5"], "--timeout must be more than 0 seconds"),
+        (["DDP003", "--nnodes", "two"], "--nnodes must be N or MIN:MAX"),
+        (["DDP003", "--nnodes", "3:2"], "--nnodes must be N or MIN:MAX"),
+        (["DDP003", "--json", str(tmp_path / "missing" / "r.json")], "no such folder"),
+        (["DDP003", "--json", str(tmp_path)], "is a folder"),
+    ]:
+        assert cli.main(argv) == 2, argv
+        assert words in _one_error_line(capsys), argv
+
+
+def test_json_that_cannot_be_written_after_the_run_is_one_line(capsys, tmp_path):
+    target = tmp_path / "gone" / "r.json"
+    try:
+        cli.write_json(str(target), {"ok": True})
+    except cli.UsageError as exc:
+        assert str(exc).startswith(f"--json {target}: cannot write: ")
+    else:
+        raise AssertionError("no error for a folder that does not exist")
+
+
+def test_nnodes_is_a_number_in_the_json():
+    outs = [RuleOutcome("DDP003", m(True), m(False), runner.CONFIRMED, "ok", 1.0)]
+    assert report.to_json(outs, Topology(2, "gloo"), 1.0)["nnodes"] == 1
+    assert report.to_json(outs, Topology(2, "gloo", nnodes="1:2"), 1.0)["nnodes"] == {"min": 1, "max": 2}
