@@ -8,9 +8,12 @@ Results come back in path order.
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import multiprocessing
 import os
+import signal
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import replace
@@ -104,7 +107,24 @@ def _start_pool(jobs: int) -> ProcessPoolExecutor:
     # fork (where there is one) starts workers with libcst and the rules already imported.
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_die_with_parent,
+                               initargs=(os.getpid(),))
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: int) -> None:
+    """Pool workers only compute, so they may die at any moment; they must never outlive
+    ddplint. On Linux the kernel sends them SIGKILL when it dies, however it dies (SIGTERM,
+    SIGKILL, OOM): the pool's own shutdown never runs in those cases."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # it died before the request took effect
+        os._exit(1)
 
 
 def _triage(path: str, rules: list[type[Rule]], cache: Cache | None):
