@@ -275,6 +275,11 @@ def run_torchrun(
     else:
         child_env.pop(PAUSE_VAR, None)
     log_dir = tempfile.mkdtemp(prefix="torchrun-logs-", dir=cwd)
+    # The job's own temporary folder, removed with everything in it at the end: what its
+    # processes leave when killed (multiprocessing's pymp-*, torch_shm_manager's
+    # torch-shm-dir-*) goes there. Short, because sockets are made in it (108-byte limit).
+    job_tmp = tempfile.mkdtemp(prefix="ddplint-job-")
+    child_env["TMPDIR"] = job_tmp
     cmd = [
         sys.executable, "-m", "torch.distributed.run",
         *topology.torchrun_args(),
@@ -406,6 +411,7 @@ def run_torchrun(
             except OSError:
                 pass
         _rmtree(log_dir)
+        _rmtree(job_tmp)
     result.elapsed = time.monotonic() - start
     result.returncode = proc.returncode
     return result

@@ -186,3 +186,22 @@ def test_last_exception_reads_tracebacks_torch_prefixes_with_the_rank():
         "[rank0]: RuntimeError: Numpy is not available",
     ]
     assert last_exception(lines) == "RuntimeError: Numpy is not available"
+
+
+def test_a_killed_job_leaves_no_temporary_folder(tmp_path):
+    pytest.importorskip("torch")
+    # What killed DataLoader workers and shm managers leave: multiprocessing's pymp-* folder
+    # (and torch_shm_manager's torch-shm-dir-*), made in the job's TMPDIR.
+    prog = _script(tmp_path, """
+        import multiprocessing.util, tempfile
+        from ddplint.harness import probes
+        print("TEMP", multiprocessing.util.get_temp_dir(), flush=True)
+        probes.pause_point("T")
+    """)
+    env = dict(os.environ, PYTHONPATH=str(launcher.__file__).rsplit("/ddplint/", 1)[0])
+    res = launcher.run_torchrun(str(prog), Topology(2, "gloo"), timeout=60, cwd=str(tmp_path),
+                                env=env, pause_tag="T", on_pause=lambda run_id: {},
+                                kill_after_pause=True)
+    made = [ln.split()[-1] for ln in res.lines + sum(res.rank_lines.values(), []) if ln.startswith("TEMP ")]
+    assert len(made) == 2 and all("/ddplint-job-" in m and "/pymp-" in m for m in made), made
+    assert not any(os.path.exists(m) or os.path.exists(os.path.dirname(m)) for m in made)
