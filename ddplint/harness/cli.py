@@ -2,8 +2,10 @@
 
     ddplint verify [CODE ...] [--nproc-per-node N] [--nnodes N] [--node-rank R]
                    [--rdzv-endpoint HOST:PORT] [--timeout SECONDS] [--json PATH]
+    ddplint verify --script PATH [--project DIR] [--max-steps N] [--max-seconds S]
+                   [--nproc-per-node N] [--timeout SECONDS] [--json PATH] [-- SCRIPT ARGS]
 
-Exit 0 only if every rule that ran is CONFIRMED; 1 otherwise; 2 on usage errors.
+Exit 0 only if every rule (or finding) is CONFIRMED; 1 otherwise; 2 on usage errors.
 """
 
 from __future__ import annotations
@@ -44,6 +46,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=180.0,
                    help="seconds allowed for each launch (default 180)")
     p.add_argument("--json", metavar="PATH", default=None, help="also write the report as JSON")
+    p.add_argument("--script", metavar="PATH", default=None,
+                   help="verify ddplint's fixes on this training script instead (on a copy); "
+                   "its own arguments go after --")
+    p.add_argument("--project", metavar="DIR", default=None,
+                   help="with --script: the folder to copy (default: the script's folder)")
+    p.add_argument("--max-steps", type=int, default=None, metavar="N",
+                   help="with --script: end every pass over a DataLoader after N batches")
+    p.add_argument("--max-seconds", type=float, default=None, metavar="S",
+                   help="with --script: stop each rank after S seconds")
     return p
 
 
@@ -113,7 +124,51 @@ def write_json(path: str | None, data: dict) -> None:
             raise UsageError(f"--json {path}: cannot write: {exc.strerror or exc}") from None
 
 
+def _script_options(args, script_args: list[str]):
+    from .script import ScriptOptions
+
+    if args.rules:
+        raise UsageError("rule codes and --script do not go together")
+    script = os.path.abspath(args.script)
+    if not os.path.isfile(script):
+        raise UsageError(f"--script {args.script}: no such file")
+    project = os.path.abspath(args.project) if args.project else os.path.dirname(script)
+    if not os.path.isdir(project):
+        raise UsageError(f"--project {args.project}: no such folder")
+    if os.path.commonpath([project, script]) != project:
+        raise UsageError(f"--script {args.script} is not inside --project {args.project}")
+    if args.max_steps is not None and args.max_steps < 1:
+        raise UsageError("--max-steps must be at least 1")
+    if args.max_seconds is not None and not args.max_seconds > 0:
+        raise UsageError("--max-seconds must be more than 0")
+    from pathlib import Path
+
+    return ScriptOptions(Path(script), script_args, Path(project), None, args.timeout,
+                         args.max_steps, args.max_seconds, log)
+
+
+def _run_script(args, script_args: list[str]) -> int:
+    from . import script as script_mod
+
+    opts = _script_options(args, script_args)
+    check_common(args)
+    start = time.monotonic()
+    opts.topology = topology(args)
+    print(f"ddplint verify: {opts.script} on {opts.topology.backend}, "
+          f"{opts.topology.nproc_per_node} ranks per node", file=sys.stderr, flush=True)
+    try:
+        result = script_mod.verify_script(opts)
+    except RuntimeError as exc:
+        raise UsageError(str(exc)) from None
+    total = time.monotonic() - start
+    print(script_mod.render(result, opts, total))
+    write_json(args.json, script_mod.to_json(result, opts, total))
+    return 0 if result.ok else 1
+
+
 def _run(args) -> int:
+    if args.script is None and (args.project or args.max_steps or args.max_seconds):
+        raise UsageError("--project, --max-steps and --max-seconds go with --script")
     rules = _rules(args.rules)
     check_common(args)
     start = time.monotonic()
@@ -137,15 +192,22 @@ def _on_signal(signum, frame):
 
 def main(argv: list[str]) -> int:
     parser = _parser()
+    script_args: list[str] = []
+    if "--" in argv:  # everything after it belongs to the script
+        cut = argv.index("--")
+        argv, script_args = argv[:cut], argv[cut + 1:]
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return 0 if exc.code == 0 else 2
+    if script_args and args.script is None:
+        print("ddplint verify: arguments after -- go with --script", file=sys.stderr)
+        return 2
     main_thread = threading.current_thread() is threading.main_thread()
     signals = (signal.SIGTERM, signal.SIGINT) if main_thread else ()
     previous = {sig: signal.signal(sig, _on_signal) for sig in signals}
     try:
-        return _run(args)
+        return _run_script(args, script_args) if args.script is not None else _run(args)
     except UsageError as exc:
         print(f"ddplint verify: {exc}", file=sys.stderr)
         return 2
