@@ -8,16 +8,15 @@ Results come back in path order.
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import multiprocessing
 import os
 import signal
-import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import replace
 
+from ddplint._process import die_with_parent
 from ddplint.api import Mode, process_file, write_fixed
 from ddplint.cache import Cache
 from ddplint.diagnostics import FileResult
@@ -111,18 +110,10 @@ def _start_pool(jobs: int) -> ProcessPoolExecutor:
                                initargs=(os.getpid(),))
 
 
-PR_SET_PDEATHSIG = 1
-
-
 def _die_with_parent(parent: int) -> None:
     """Pool workers only compute, so they may die at any moment; they must never outlive
-    ddplint. On Linux the kernel sends them SIGKILL when it dies, however it dies (SIGTERM,
-    SIGKILL, OOM): the pool's own shutdown never runs in those cases."""
-    if sys.platform.startswith("linux"):
-        try:
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        except (OSError, AttributeError):
-            pass
+    ddplint, whose pool shutdown does not run when it is SIGKILLed or SIGTERMed."""
+    die_with_parent(signal.SIGKILL)
     if os.getppid() != parent:  # it died before the request took effect
         os._exit(1)
 

@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 
-from . import launcher, report, runner
+from . import launcher, report, runner, tempdirs
 from .scenarios import all_scenarios
 
 
@@ -54,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-steps", type=int, default=None, metavar="N",
                    help="with --script: end every pass over a DataLoader after N batches")
     p.add_argument("--max-seconds", type=float, default=None, metavar="S",
-                   help="with --script: stop each rank after S seconds")
+                   help="with --script: stop each rank S seconds after the launch (facts kept, exit 0)")
     return p
 
 
@@ -207,6 +207,7 @@ def main(argv: list[str]) -> int:
     signals = (signal.SIGTERM, signal.SIGINT) if main_thread else ()
     previous = {sig: signal.signal(sig, _on_signal) for sig in signals}
     try:
+        tempdirs.sweep()  # what runs killed outright (SIGKILL) left behind
         return _run_script(args, script_args) if args.script is not None else _run(args)
     except UsageError as exc:
         print(f"ddplint verify: {exc}", file=sys.stderr)

@@ -18,9 +18,10 @@ wraps a few torch and stdlib functions and records, for this rank, into
   the deadline passed; ``stack``: where the main thread was then.
 
 Limits (environment): ``DDPLINT_MAX_STEPS`` ends every pass over a DataLoader after that many
-batches; ``DDPLINT_MAX_SECONDS`` stops the rank (facts saved, exit 0) after that long;
-``DDPLINT_DEADLINE`` (a time.time() value) saves the facts with the main thread's stack just
-before the harness would kill a hung job.
+batches; at ``DDPLINT_STOP_AT`` (a time.time() value, the same for every rank) each rank saves
+its facts and exits 0, and an exception raised after that moment (a collective whose peer has
+just stopped) counts as the stop, not as the script's; at ``DDPLINT_DEADLINE`` the facts are
+saved with the main thread's stack, just before the harness kills a hung job.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ import traceback
 OBSERVE_VAR = "DDPLINT_OBSERVE"
 OWNER_VAR = "DDPLINT_OBSERVE_OWNER"
 MAX_STEPS_VAR = "DDPLINT_MAX_STEPS"
-MAX_SECONDS_VAR = "DDPLINT_MAX_SECONDS"
+STOP_AT_VAR = "DDPLINT_STOP_AT"
 DEADLINE_VAR = "DDPLINT_DEADLINE"
 COLLECTIVES = ("barrier", "all_reduce", "broadcast", "all_gather", "all_gather_object",
                "broadcast_object_list", "reduce", "gather", "scatter", "reduce_scatter",
@@ -49,6 +50,7 @@ _loaders: list[dict] = []  # per DataLoader: passes with every index drawn, and 
 _sharded: set[int] = set()  # ids of the datasets a DistributedSampler was built over
 _lock = threading.Lock()
 _max_steps = 0
+_stop_at = float("inf")
 
 
 def _describe(exc: BaseException) -> str:
@@ -284,19 +286,23 @@ def _main_stack() -> list[str]:
     return traceback.format_stack(frame)[-8:] if frame is not None else []
 
 
-def _watchdog(max_seconds: float, deadline: float) -> None:
-    start = time.time()
-    stop_at = start + max_seconds if max_seconds else float("inf")
-    if stop_at <= deadline:
-        time.sleep(max(0.0, stop_at - time.time()))
-        save(stopped="max-seconds")
-        os._exit(0)
+def _stop() -> None:
+    save(stopped="max-seconds")
+    os._exit(0)
+
+
+def _watchdog(deadline: float) -> None:
+    if _stop_at <= deadline:
+        time.sleep(max(0.0, _stop_at - time.time()))
+        _stop()
     time.sleep(max(0.0, deadline - time.time()))
     save(stopped="hang", stack=_main_stack())
 
 
 def _excepthook(original):
     def hook(kind, value, tb):
+        if time.time() >= _stop_at:
+            _stop()
         _facts["exceptions"].append(_describe(value))
         save()
         original(kind, value, tb)
@@ -314,11 +320,12 @@ def _at_exit() -> None:
 
 def install() -> None:
     """Start the probes in this process if it is a rank of an observed job (not a child)."""
-    global _max_steps
+    global _max_steps, _stop_at
     if not os.environ.get(OBSERVE_VAR) or "RANK" not in os.environ or os.environ.get(OWNER_VAR):
         return
     os.environ[OWNER_VAR] = str(os.getpid())  # children inherit it and stay quiet
     _max_steps = int(os.environ.get(MAX_STEPS_VAR) or 0)
+    _stop_at = float(os.environ.get(STOP_AT_VAR) or "inf")
     _facts.update(rank=int(os.environ["RANK"]), local_rank_env=os.environ.get("LOCAL_RANK"),
                   world_size=int(os.environ.get("WORLD_SIZE", "1")),
                   local_world_size=int(os.environ.get("LOCAL_WORLD_SIZE", "1")),
@@ -331,8 +338,7 @@ def install() -> None:
     _install_split_probe()
     sys.excepthook = _excepthook(sys.excepthook)
     atexit.register(_at_exit)
-    max_seconds = float(os.environ.get(MAX_SECONDS_VAR) or 0)
     deadline = float(os.environ.get(DEADLINE_VAR) or "inf")
-    if max_seconds or deadline != float("inf"):
-        threading.Thread(target=_watchdog, args=(max_seconds, deadline), daemon=True).start()
+    if min(_stop_at, deadline) != float("inf"):
+        threading.Thread(target=_watchdog, args=(deadline,), daemon=True).start()
     save()

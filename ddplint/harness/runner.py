@@ -13,13 +13,12 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from . import launcher
+from . import launcher, tempdirs
 from .launcher import LaunchResult, Topology
 from .measuring import Measurement, result
 from .scenarios import Scenario, all_scenarios
@@ -160,7 +159,7 @@ def verify(rules: list[str], opts: Options) -> list[RuleOutcome]:
            "nproc": opts.topology.nproc_per_node}
     timings = {r: 0.0 for r in rules}
     fix_times = {r: 0.0 for r in rules}
-    work = Path(tempfile.mkdtemp(prefix="ddplint-verify-"))
+    work = Path(tempdirs.make("verify"))
     try:
         before_programs, after_programs, fix_notes = {}, {}, {}
         for s in scenarios:

@@ -16,16 +16,15 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import launcher
+from . import launcher, tempdirs
 from .launcher import LaunchResult, Topology
 from .measuring import Measurement
-from .observe import DEADLINE_VAR, MAX_SECONDS_VAR, MAX_STEPS_VAR, OBSERVE_VAR
+from .observe import DEADLINE_VAR, MAX_STEPS_VAR, OBSERVE_VAR, STOP_AT_VAR
 from .runner import CONFIRMED, FAILED, NEEDS_GPU, child_env
 
 NOT_OBSERVED, NO_FIX = "NOT OBSERVED", "NO FIX"
@@ -239,7 +238,7 @@ def _splits(run: Run, ctx: dict) -> Measurement:
     if len(splits) < len(run.ranks) or not splits:
         return _failed_run(run, "random_split was not called on every rank")
     distinct = len(set(splits))
-    return Measurement(distinct > 1, f"{distinct} different split(s) over {len(splits)} ranks "
+    return Measurement(distinct > 1, f"ranks drew {distinct} distinct split(s) over {len(splits)} ranks "
                        f"(rank 0's first part starts {list(splits[0][:5])})")
 
 
@@ -350,11 +349,16 @@ def _hunks(diff: str) -> list[tuple[int, int, str]]:
 
 
 def _attach_diffs(findings: list[Finding], diffs: dict[str, str]) -> str:
-    """Give each finding the hunks that touch its line; return the hunks no finding took."""
+    """Give each hunk to the findings whose line it touches, or else to the nearest finding in
+    its file (an added import, a method added at the end of a class); return the hunks of
+    files with no finding."""
     left = []
     for rel, diff in diffs.items():
+        here = [f for f in findings if f.path == rel]
         for first, last, text in _hunks(diff):
-            takers = [f for f in findings if f.path == rel and first <= f.line <= last + 1]
+            takers = [f for f in here if first <= f.line <= last + 1]
+            if not takers and here:
+                takers = [min(here, key=lambda f: min(abs(f.line - first), abs(f.line - last)))]
             for f in takers:
                 f.diff += text
             if not takers:
@@ -367,8 +371,10 @@ def _launch(opts: ScriptOptions, root: Path, facts: Path) -> Run:
     env = child_env()
     env["PYTHONPATH"] = os.pathsep.join([str(SHIM), env["PYTHONPATH"]])
     env[OBSERVE_VAR] = str(facts)
-    env[DEADLINE_VAR] = str(time.time() + max(opts.timeout - 3, opts.timeout * 0.8))
-    for var, value in ((MAX_STEPS_VAR, opts.max_steps), (MAX_SECONDS_VAR, opts.max_seconds)):
+    now = time.time()
+    env[DEADLINE_VAR] = str(now + max(opts.timeout - 3, opts.timeout * 0.8))
+    limits = {MAX_STEPS_VAR: opts.max_steps, STOP_AT_VAR: opts.max_seconds and now + opts.max_seconds}
+    for var, value in limits.items():
         env.pop(var, None)
         if value:
             env[var] = str(value)
@@ -403,7 +409,7 @@ def _judge(f: Finding, before_run: Run, fixed: bool) -> tuple[str, str]:
 
 
 def verify_script(opts: ScriptOptions) -> ScriptReport:
-    work = Path(tempfile.mkdtemp(prefix="ddplint-script-"))
+    work = Path(tempdirs.make("script"))
     try:
         name = opts.project.name or "project"
         roots = {phase: work / phase / name for phase in ("before", "after")}
