@@ -39,6 +39,8 @@ def table(outcomes: Iterable[RuleOutcome], topology: Topology, total_s: float) -
     lines.append(
         f"backend {topology.backend}, {topology.nproc_per_node} ranks per node, "
         f"{topology.gpus} GPU(s); total {total_s:.1f}s")
+    lines.append("This proves each rule's fix on ddplint's own scenario programs, not on your "
+                 "code; `ddplint verify --script PATH` tries the fixes on your training script.")
     lines.extend(notes)
     return "\n".join(lines)
 

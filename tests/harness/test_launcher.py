@@ -18,7 +18,9 @@ from ddplint.harness.launcher import Topology, choose_topology, last_exception
 def test_importing_the_harness_does_not_import_torch():
     code = (
         "import sys, ddplint.harness, ddplint.harness.cli, ddplint.harness.runner, "
-        "ddplint.harness.launcher, ddplint.harness.probes, ddplint.harness.report; "
+        "ddplint.harness.launcher, ddplint.harness.probes, ddplint.harness.report, "
+        "ddplint.harness.script, ddplint.harness.observe, ddplint.harness.readme; "
+        "from ddplint.harness.scenarios import all_scenarios; all_scenarios(); "
         "assert 'torch' not in sys.modules, 'torch imported'"
     )
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -88,3 +88,24 @@ def test_nnodes_is_a_number_in_the_json():
     outs = [RuleOutcome("DDP003", m(True), m(False), runner.CONFIRMED, "ok", 1.0)]
     assert report.to_json(outs, Topology(2, "gloo"), 1.0)["nnodes"] == 1
     assert report.to_json(outs, Topology(2, "gloo", nnodes="1:2"), 1.0)["nnodes"] == {"min": 1, "max": 2}
+
+
+def test_readme_verify_table_matches_the_last_run():
+    from ddplint.harness import readme
+
+    assert readme.main(["--check"]) == 0, "run `python -m ddplint.harness.readme`"
+
+
+def test_readme_table_is_made_from_the_json(tmp_path):
+    from ddplint.harness import readme
+
+    run = {"backend": "gloo", "nproc_per_node": 2, "gpus": 0, "total_seconds": 12.3,
+           "rules": [{"rule": "DDP003", "verdict": "CONFIRMED", "reason": "ok",
+                      "before": {"text": "a | b"}, "after": {"text": "c"}},
+                     {"rule": "DDP004", "verdict": "FAILED", "reason": "fix did not apply",
+                      "before": {"text": "x"}, "after": None}]}
+    text = readme.with_table(f"top\n{readme.START}\nold\n{readme.END}\nbottom\n", run)
+    assert "| DDP003 | a \\| b | c | CONFIRMED |" in text
+    assert "| DDP004 | x | (not run: fix did not apply) | FAILED |" in text
+    assert "gloo, 2 ranks per node, 0 GPUs, 12 s" in text and "not your code" in text
+    assert text.startswith("top\n") and text.endswith(f"{readme.END}\nbottom\n") and "old" not in text

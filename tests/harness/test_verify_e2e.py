@@ -13,7 +13,6 @@ import pytest
 from ddplint.harness import launcher, runner
 from ddplint.harness.scenarios import all_scenarios
 
-ROOT = Path(__file__).resolve().parents[2]
 CPU_RULES = list(all_scenarios())  # every rule with a scenario is observable on CPU
 # The hand-made stand-in fixes cover the first six rules (written before ddplint had a fixer).
 STANDIN_RULES = ["DDP001", "DDP002", "DDP003", "DDP004", "DDP005", "DDP006"]
