@@ -16,6 +16,7 @@ import signal
 import sys
 import threading
 import time
+from pathlib import Path
 
 from . import launcher, report, runner, tempdirs
 from .scenarios import all_scenarios
@@ -141,8 +142,6 @@ def _script_options(args, script_args: list[str]):
         raise UsageError("--max-steps must be at least 1")
     if args.max_seconds is not None and not args.max_seconds > 0:
         raise UsageError("--max-seconds must be more than 0")
-    from pathlib import Path
-
     return ScriptOptions(Path(script), script_args, Path(project), None, args.timeout,
                          args.max_steps, args.max_seconds, log)
 

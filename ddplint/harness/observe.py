@@ -45,6 +45,8 @@ COLLECTIVES = ("barrier", "all_reduce", "broadcast", "all_gather", "all_gather_o
                "broadcast_object_list", "reduce", "gather", "scatter", "reduce_scatter",
                "all_to_all", "gather_object", "scatter_object_list")
 
+MAX_BATCHES_KEPT = 10_000  # per pass: enough to compare epochs and ranks, bounded memory
+
 _facts: dict = {}
 _loaders: list[dict] = []  # per DataLoader: passes with every index drawn, and batches yielded
 _sharded: set[int] = set()  # ids of the datasets a DistributedSampler was built over
@@ -139,7 +141,7 @@ def _install_loader_probes() -> None:
         def _next_index(self):
             index = original(self)
             this_pass = getattr(self, "_ddplint_pass", None)
-            if this_pass is not None:
+            if this_pass is not None and len(this_pass["drawn"]) < MAX_BATCHES_KEPT:
                 this_pass["drawn"].append(_flatten(index))
             return index
         return _next_index
@@ -174,7 +176,8 @@ def loader_facts() -> list[dict]:
     iterator draws indices ahead of what it yields; batches come back in order)."""
     out = []
     for record in list(_loaders):
-        passes = [sum(p["drawn"][: p["batches"]], []) for p in list(record["passes"])]
+        passes = [[i for batch in p["drawn"][: p["batches"]] for i in batch]
+                  for p in list(record["passes"])]
         out.append({**{k: v for k, v in record.items() if k != "passes"}, "passes": passes})
     return out
 
