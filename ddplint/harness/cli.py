@@ -37,6 +37,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="ddplint verify",
         description="Run each rule's pitfall program under torchrun, apply ddplint's fix to a "
         "copy, run the fixed copy, and report the symptom measured before and after.",
+        epilog="On your own script: ddplint verify --script train.py [--max-steps N] "
+        "[--max-seconds S] -- SCRIPT ARGS (the script runs on a copy; your files are never "
+        "changed).",
     )
     p.add_argument("rules", nargs="*", metavar="CODE", help="rule codes (default: all)")
     p.add_argument("--nproc-per-node", type=int, default=None,
