@@ -60,3 +60,13 @@ def installed(tmp_path_factory) -> Installed:
                     str(wheel)], check=True, capture_output=True)
     shutil.rmtree(src)
     return Installed(venv)
+
+
+@pytest.fixture
+def error_line(capsys):
+    """What a command printed on stderr, checked to be one line and no traceback."""
+    def read() -> str:
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and err.count("\n") == 1, err
+        return err
+    return read

@@ -49,19 +49,13 @@ def test_cli_rejects_unknown_rules_and_bad_options(capsys):
     assert cli.main(["--help"]) == 0
 
 
-def _one_error_line(capsys) -> str:
-    err = capsys.readouterr().err
-    assert "Traceback" not in err and err.count("\n") == 1, err
-    return err
-
-
-def test_a_rule_without_a_scenario_is_not_called_unknown(capsys):
+def test_a_rule_without_a_scenario_is_not_called_unknown(error_line):
     assert cli.main(["DDP014"]) == 2
-    err = _one_error_line(capsys)
+    err = error_line()
     assert err.startswith("ddplint verify: no scenario for DDP014 (rules with one: DDP001, ")
 
 
-def test_bad_values_are_one_line_and_exit_2_before_anything_runs(capsys, tmp_path):
+def test_bad_values_are_one_line_and_exit_2_before_anything_runs(error_line, tmp_path):
     for argv, words in [
         (["DDP003", "--timeout", "0"], "--timeout must be more than 0 seconds"),
         (["DDP003", "--timeout", "-5"], "--timeout must be more than 0 seconds"),
@@ -71,7 +65,7 @@ def test_bad_values_are_one_line_and_exit_2_before_anything_runs(capsys, tmp_pat
         (["DDP003", "--json", str(tmp_path)], "is a folder"),
     ]:
         assert cli.main(argv) == 2, argv
-        assert words in _one_error_line(capsys), argv
+        assert words in error_line(), argv
 
 
 def test_json_that_cannot_be_written_after_the_run_is_one_line(capsys, tmp_path):

@@ -211,13 +211,7 @@ def test_sigkill_of_verify_takes_the_job_down_and_the_next_run_sweeps(tmp_path, 
     assert list(tmp.iterdir()) == []
 
 
-def _err(capsys) -> str:
-    err = capsys.readouterr().err
-    assert "Traceback" not in err and err.count("\n") == 1, err
-    return err
-
-
-def test_script_usage_errors_are_one_line(capsys, tmp_path):
+def test_script_usage_errors_are_one_line(error_line, tmp_path):
     script = _project(tmp_path, "print('hi')\n")
     for argv, words in [
         (["--script", str(tmp_path / "nope.py")], "no such file"),
@@ -229,4 +223,4 @@ def test_script_usage_errors_are_one_line(capsys, tmp_path):
         (["DDP003", "--", "--epochs", "2"], "arguments after -- go with --script"),
     ]:
         assert cli.main(argv) == 2, argv
-        assert words in _err(capsys), argv
+        assert words in error_line(), argv
