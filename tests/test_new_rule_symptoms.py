@@ -51,6 +51,12 @@ def test_ddp020_device_ids_on_cpu_model_refused_and_late_sync_bn_keeps_parameter
     assert "SyncBatchNorm layers only work with GPU modules" in result["convert_then_wrap_on_cpu"]
 
 
+def test_ddp020_compile_inside_ddp_still_split_at_buckets():
+    # DDPOptimizer applies to DDP(torch.compile(model)) too: one graph per 1 MiB bucket.
+    result, _ = _launch("ddp020_compile_order.py")
+    assert result["DDP(compile(model))"] == 6
+
+
 def test_ddp021_all_reduces_per_optimizer_step():
     result, _ = _launch("ddp021_accumulation.py")
     k = result["accumulate"]
