@@ -29,6 +29,7 @@ NEEDLES = {
     'DDP018': ('DataLoader', ('cpu_count', 'sched_getaffinity'), ('torch.distributed', 'from torch import distributed', 'DistributedDataParallel', 'init_process_group', 'DistributedSampler', 'LOCAL_RANK'),),
     'DDP019': ('DistributedDataParallel', '.module', 'backward',),
     'DDP020': ('DistributedDataParallel', 'device_ids', ('.to(', '.cuda('),),
+    'DDP021': ('DistributedDataParallel', 'backward', ('step', 'no_sync'),),
 }
 
 SCREENS = {
@@ -52,4 +53,5 @@ SCREENS = {
     'DDP018': Calls(targets=('torch.utils.data.DataLoader', 'torch.utils.data.dataloader.DataLoader'), methods=(), without_keyword=None, lambda_first=False),
     'DDP019': Calls(targets=('torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False),
     'DDP020': Calls(targets=('torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False),
+    'DDP021': Calls(targets=('torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False),
 }
