@@ -30,6 +30,7 @@ NEEDLES = {
     'DDP019': ('DistributedDataParallel', '.module', 'backward',),
     'DDP020': ('DistributedDataParallel', 'device_ids', ('.to(', '.cuda('),),
     'DDP021': ('DistributedDataParallel', 'backward', ('step', 'no_sync'),),
+    'DDP022': ('DistributedSampler', ('all_reduce', 'all_gather', 'gather', 'reduce'),),
 }
 
 SCREENS = {
@@ -54,4 +55,5 @@ SCREENS = {
     'DDP019': Calls(targets=('torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False),
     'DDP020': Calls(targets=('torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False),
     'DDP021': Calls(targets=('torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False),
+    'DDP022': Calls(targets=('torch.utils.data.DistributedSampler', 'torch.utils.data.distributed.DistributedSampler'), methods=(), without_keyword=None, lambda_first=False),
 }
