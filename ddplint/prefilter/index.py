@@ -31,6 +31,7 @@ NEEDLES = {
     'DDP020': ('DistributedDataParallel', 'device_ids', ('.to(', '.cuda('),),
     'DDP021': ('DistributedDataParallel', 'backward', ('step', 'no_sync'),),
     'DDP022': ('DistributedSampler', ('all_reduce', 'all_gather', 'gather', 'reduce'),),
+    'DDP023': ('nccl', ('DistributedDataParallel',), ('cuda',),),
 }
 
 SCREENS = {
@@ -56,4 +57,5 @@ SCREENS = {
     'DDP020': Calls(targets=('torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False),
     'DDP021': Calls(targets=('torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False),
     'DDP022': Calls(targets=('torch.utils.data.DistributedSampler', 'torch.utils.data.distributed.DistributedSampler'), methods=(), without_keyword=None, lambda_first=False),
+    'DDP023': Calls(targets=('torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False),
 }
