@@ -32,6 +32,7 @@ NEEDLES = {
     'DDP021': ('DistributedDataParallel', 'backward', ('step', 'no_sync'),),
     'DDP022': ('DistributedSampler', ('all_reduce', 'all_gather', 'gather', 'reduce'),),
     'DDP023': ('nccl', ('DistributedDataParallel',), ('cuda',),),
+    'DDP024': ('find_unused_parameters', 'forward', 'DistributedDataParallel',),
 }
 
 SCREENS = {
@@ -58,4 +59,5 @@ SCREENS = {
     'DDP021': Calls(targets=('torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False),
     'DDP022': Calls(targets=('torch.utils.data.DistributedSampler', 'torch.utils.data.distributed.DistributedSampler'), methods=(), without_keyword=None, lambda_first=False),
     'DDP023': Calls(targets=('torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False),
+    'DDP024': Calls(targets=('torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False),
 }
