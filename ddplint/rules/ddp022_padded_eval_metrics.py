@@ -32,12 +32,13 @@ class PaddedEvalMetrics(Rule):
     yields 8 and loses 2 instead.
 
     Flagged: a `DistributedSampler(..., shuffle=False)` (an evaluation sampler) without
-    `drop_last=True`, whose DataLoader is iterated in a function (or a same-module function
-    it passes the loader to) that combines results with `all_reduce`, `all_gather(_object)`,
-    `gather` or `reduce`, in a file that never trims to a length (`[:len(dataset)]`). Not
-    flagged: training samplers (shuffle left on), `drop_last=True`, results trimmed after the
-    gather, loaders whose results stay per rank. The rule cannot know the dataset's length:
-    a dataset that divides evenly by the world size is not padded, and then the finding is
+    `drop_last=True`, whose DataLoader is iterated by a loop without `backward()` in a
+    function (or a same-module function it passes the loader to) that combines results after
+    or in that loop with `all_reduce`, `all_gather(_object)`, `gather` or `reduce`, in a file
+    that never trims to a length (`[:len(dataset)]`). Not flagged: training samplers
+    (shuffle left on) and training loops, `drop_last=True`, results trimmed after the gather,
+    loaders whose results stay per rank. The rule cannot know the dataset's length: a
+    dataset that divides evenly by the world size is not padded, and then the finding is
     moot (say so with a noqa).
 
     No fix: trim the gathered predictions to `len(dataset)` (gather in rank order, then
@@ -131,6 +132,13 @@ class PaddedEvalMetrics(Rule):
                 local = DistributedSampler(val_set, shuffle=False)
                 for x, y in DataLoader(val_set, sampler=local):
                     print(model(x, y))
+
+            def train_in_order(model, train_set):
+                sampler = DistributedSampler(train_set, shuffle=False)
+                for x, y in DataLoader(train_set, sampler=sampler):
+                    loss = model(x, y)
+                    loss.backward()
+                    dist.all_reduce(loss.detach())
             """
         ),
     )
@@ -181,6 +189,8 @@ class PaddedEvalMetrics(Rule):
     def _combined(self, loader: Construction) -> bool:
         # A collective in the loop over the loader, or after it in the same function.
         for function, loop in self._iterating(self.flow.refs(loader)):
+            if _trains(loop.node):
+                continue  # a training loop: repeated samples only reweight a few gradients
             key = id(function.node) if function.node is not None else None
             start = self._order.get(id(loop.node), 0)
             if any(when > start for when in self._combining.get(key, ())):
@@ -200,3 +210,14 @@ class PaddedEvalMetrics(Rule):
                     if resolved is not None and resolved[1] != refs:
                         pending.append((resolved[0], resolved[1], depth + 1))
         return found
+
+
+def _trains(loop: cst.CSTNode) -> bool:
+    """The loop calls `backward()` somewhere in its body."""
+    stack = [loop]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
+            return True
+        stack.extend(node.children)
+    return False

@@ -41,7 +41,10 @@ class MissingDeviceBinding(Rule):
     anywhere (`torch.cuda.set_device`, `torch.cuda.device(...)`,
     `torch.accelerator.set_device_index`, `CUDA_VISIBLE_DEVICES`). Not flagged: any of those
     bindings, any move that names a device index or a rank (`.cuda(local_rank)`,
-    `.to(f"cuda:{rank}")`, `.to(local_rank)`), gloo, a backend chosen at run time.
+    `.to(f"cuda:{rank}")`, `.to(local_rank)`), gloo, a backend chosen at run time. What the
+    rule cannot see: a launcher that already gives each process a single GPU (SLURM's
+    `--gpus-per-task=1`, `CUDA_VISIBLE_DEVICES` set per process outside the program, one GPU
+    per node) makes bare `.cuda()` correct; there the binding only makes the program portable.
 
     Fix (safe): where a `local_rank` variable is bound before the `init_process_group`
     statement, insert `torch.cuda.set_device(local_rank)` right after it; bare `.cuda()`
@@ -53,7 +56,8 @@ class MissingDeviceBinding(Rule):
     message = (
         "NCCL process group, but no rank is bound to its GPU (no torch.cuda.set_device, device_ids "
         "or device_id=): every bare .cuda() lands on GPU 0 (NCCL 'Duplicate GPU detected', a hang "
-        "or an OOM); call torch.cuda.set_device(local_rank) after init_process_group"
+        "or an OOM) unless the launcher gives each process one GPU; call "
+        "torch.cuda.set_device(local_rank) after init_process_group"
     )
     fix = Applicability.SAFE
     needles = ("nccl", ("DistributedDataParallel",), ("cuda",))
