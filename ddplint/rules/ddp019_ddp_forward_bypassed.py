@@ -44,7 +44,9 @@ class DDPForwardBypassed(Rule):
     reduced together with the first's).
 
     Fix (safe): call the DDP model, `model(x)`: the same module runs, now with DDP's forward,
-    which also broadcasts buffers from rank 0 as configured.
+    which also broadcasts buffers from rank 0 as configured. If that step leaves some
+    parameters without a gradient, DDP now says so ("Expected to have finished reduction in
+    the prior iteration"): the same problem the bypass had been hiding, see DDP015.
     """
 
     code = "DDP019"
