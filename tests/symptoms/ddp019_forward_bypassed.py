@@ -9,26 +9,19 @@ import copy
 import sys
 
 import torch
-import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 sys.path.insert(0, __import__("os").path.dirname(__file__))
-from _common import emit, gather, init  # noqa: E402
+from _common import counting_hook, emit, gather, init  # noqa: E402
 
 STEPS = 5
 
 
 def run(bypass: bool, rank: int, initial: nn.Module) -> dict:
     model = DDP(copy.deepcopy(initial))
-    calls = [0]
-
-    def counting_hook(state, bucket):
-        calls[0] += 1
-        tensor = bucket.buffer().div_(dist.get_world_size())
-        return dist.all_reduce(tensor, async_op=True).get_future().then(lambda f: f.value()[0])
-
-    model.register_comm_hook(None, counting_hook)
+    calls = {"allreduces": 0}
+    model.register_comm_hook(calls, counting_hook)
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     g = torch.Generator().manual_seed(100 + rank)  # each rank its own shard of data
     for _ in range(STEPS):
@@ -40,7 +33,7 @@ def run(bypass: bool, rank: int, initial: nn.Module) -> dict:
         loss.backward()
         opt.step()
     flat = torch.cat([p.detach().flatten() for p in model.parameters()]).tolist()
-    return {"params": flat, "allreduces": calls[0]}
+    return {"params": flat, "allreduces": calls["allreduces"]}
 
 
 def main():

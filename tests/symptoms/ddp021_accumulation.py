@@ -13,12 +13,11 @@ import contextlib
 import sys
 
 import torch
-import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 sys.path.insert(0, __import__("os").path.dirname(__file__))
-from _common import emit, gather, init  # noqa: E402
+from _common import counting_hook, emit, gather, init  # noqa: E402
 
 ACCUMULATE = 4
 STEPS = 2
@@ -26,19 +25,13 @@ STEPS = 2
 
 def run(variant: str, rank: int, initial: nn.Module) -> dict:
     model = DDP(copy.deepcopy(initial))
-    calls = [0]
-
-    def counting_hook(state, bucket):
-        calls[0] += 1
-        tensor = bucket.buffer().div_(dist.get_world_size())
-        return dist.all_reduce(tensor, async_op=True).get_future().then(lambda f: f.value()[0])
-
-    model.register_comm_hook(None, counting_hook)
+    calls = {"allreduces": 0}
+    model.register_comm_hook(calls, counting_hook)
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     g = torch.Generator().manual_seed(100 + rank)
     per_step = []
     for _ in range(STEPS):
-        before = calls[0]
+        before = calls["allreduces"]
         for micro in range(ACCUMULATE):
             x = torch.randn(8, 4, generator=g)
             y = torch.randn(8, 1, generator=g)
@@ -56,7 +49,7 @@ def run(variant: str, rank: int, initial: nn.Module) -> dict:
                     loss.backward()
         opt.step()
         opt.zero_grad()
-        per_step.append(calls[0] - before)
+        per_step.append(calls["allreduces"] - before)
     flat = torch.cat([p.detach().flatten() for p in model.parameters()]).tolist()
     return {"per_step": per_step, "params": flat}
 
