@@ -30,7 +30,8 @@ class AccumulationWithoutNoSync(Rule):
     With gradient accumulation (`backward()` on every micro-batch, `optimizer.step()` every
     k-th), a DDP model all-reduces the gradients on every backward unless the non-stepping
     micro-batches run inside `with model.no_sync():`. The result is correct, but each
-    optimizer step pays k all-reduces instead of one: k times the communication.
+    optimizer step pays k all-reduces instead of one: k times the communication. A performance
+    finding (level "warning"): the trained weights are the same.
 
     The context must hold the forward. DDP decides during the forward whether the next
     backward synchronises (the forward calls `reducer.prepare_for_backward` only when
@@ -65,6 +66,7 @@ class AccumulationWithoutNoSync(Rule):
 
     code = "DDP021"
     name = "accumulation-without-no-sync"
+    level = "warning"
     message = (
         "gradient accumulation on a DDP model without no_sync(): every micro-batch's backward "
         "all-reduces (k times the communication per optimizer step); run the forward and "

@@ -39,7 +39,7 @@ class PaddedEvalMetrics(Rule):
     (shuffle left on) and training loops, `drop_last=True`, results trimmed after the gather,
     loaders whose results stay per rank. The rule cannot know the dataset's length: a
     dataset that divides evenly by the world size is not padded, and then the finding is
-    moot (say so with a noqa).
+    moot (say so with a noqa). Hence level "warning".
 
     No fix: trim the gathered predictions to `len(dataset)` (gather in rank order, then
     `[:len(dataset)]`), or shard the evaluation set without padding (e.g. a sampler yielding
@@ -48,6 +48,7 @@ class PaddedEvalMetrics(Rule):
 
     code = "DDP022"
     name = "padded-eval-metrics"
+    level = "warning"
     message = (
         "evaluation DistributedSampler pads its shards by repeating samples (drop_last=False), "
         "so the gathered or all-reduced metric counts some twice; trim the gathered results to "

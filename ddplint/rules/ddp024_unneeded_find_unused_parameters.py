@@ -30,7 +30,7 @@ class UnneededFindUnusedParameters(Rule):
     pass. This flag results in an extra traversal of the autograd graph every iteration,
     which can adversely affect performance." The step took 13.5 ms with the flag and 13.1 ms
     without it on CPU (about 3%; the cost grows with the size of the graph). This is a
-    performance finding, not an error: the program is correct either way.
+    performance finding (level "warning"), not an error: the program is correct either way.
 
     Flagged: `find_unused_parameters=True` (the literal) on `DistributedDataParallel(...)` of
     a model of a class defined in this file, deriving directly from `nn.Module`, when
@@ -52,6 +52,7 @@ class UnneededFindUnusedParameters(Rule):
 
     code = "DDP024"
     name = "unneeded-find-unused-parameters"
+    level = "warning"
     message = (
         "find_unused_parameters=True on a model whose forward uses every parameter on every step: "
         "an extra autograd-graph traversal each iteration for nothing (PyTorch warns at run time); "
