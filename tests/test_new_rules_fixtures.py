@@ -7,22 +7,26 @@ import pytest
 
 import ddplint
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+SCENARIOS = ROOT / "ddplint" / "harness" / "scenarios"
 NEW_RULES = ("DDP019", "DDP020", "DDP021", "DDP022", "DDP023", "DDP024")
 PROGRAMS = sorted(
-    p for code in NEW_RULES for p in (FIXTURES / code).glob("*.py") if p.name != "measure.py"
+    [p for code in NEW_RULES for p in (FIXTURES / code).glob("*.py") if p.name != "measure.py"]
+    + [p for code in NEW_RULES for p in (SCENARIOS / code.lower()).glob("program.py")]
 )
 EXPECTED = {"DDP021/scenario.py": 2}
 
 
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_fixture_shows_its_rule(path):
+    code = path.parent.name.upper()
     found = [d.code for d in ddplint.lint_source(path.read_text(), str(path), select=list(NEW_RULES))]
-    assert found == [path.parent.name] * EXPECTED.get(f"{path.parent.name}/{path.name}", 1)
+    assert found == [code] * EXPECTED.get(f"{code}/{path.name}", 1)
 
 
 def _fixed(code: str, unsafe: bool = False) -> str:
-    path = next(p for p in PROGRAMS if p.parent.name == code)
+    path = next(p for p in PROGRAMS if p.parent.name.upper() == code)
     return ddplint.fix_source(path.read_text(), select=[code], unsafe_fixes=unsafe)
 
 
