@@ -150,6 +150,35 @@ def test_regions(source, expected):
     assert regions(source)[0] == expected
 
 
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        # rank tests held in variables and attributes
+        ("verbose = rank == 0\nif verbose:\n    probe()\nelse:\n    probe()", ["zero", "others"]),
+        ("def f():\n    master = dist.get_rank() == 0\n    if master:\n        probe()\n    if not master:\n        return\n    probe()", ["zero", "zero"]),
+        ("def main(args):\n    args.save_logs = args.logs and is_master(args)\n\ndef train(args):\n    if args.save_logs:\n        probe()", ["zero"]),
+        ("class T:\n    def save(self):\n        if self.should_save:\n            probe()\n    def __init__(self, rank):\n        self.should_save = rank == 0", ["zero"]),
+        ("class T:\n    def __init__(me, rank):\n        me.chief = rank == 0\n    def save(this):\n        if this.chief:\n            probe()", ["zero"]),
+        ("def f():\n    if master:\n        probe()\nmaster = int(os.environ['RANK']) == 0", ["zero"]),
+        ("verbose = False\nif distributed:\n    verbose = rank == 0\nif verbose:\n    probe()", ["zero"]),
+        ("v = v and rank == 0\nif v:\n    probe()", ["zero"]),
+        ("first = rank == 0\nlog = first and epoch == 3\nif log:\n    probe()", ["zero"]),
+        # not rank tests: another value that is not one, a parameter, a constant alone
+        ("verbose = rank == 0\nverbose = True\nif verbose:\n    probe()", ["all"]),
+        ("verbose = rank == 0\nverbose = args.verbose\nif verbose:\n    probe()", ["all"]),
+        # (flow-insensitive: the parameter's own value counts too, though it is overwritten)
+        ("def f(verbose):\n    verbose = verbose and rank == 0\n    if verbose:\n        probe()", ["all"]),
+        ("def f(verbose):\n    if verbose:\n        probe()\nverbose = rank == 0", ["all"]),
+        ("for verbose in (rank == 0, True):\n    if verbose:\n        probe()", ["all"]),
+        ("debug = False\nif debug:\n    probe()", ["all"]),
+        ("class T:\n    def a(self):\n        self.go = rank == 0\n    def b(self):\n        self.go = True\n    def c(self):\n        if self.go:\n            probe()", ["all"]),
+        ("class A:\n    def a(self):\n        self.go = rank == 0\nclass B:\n    def c(self):\n        if self.go:\n            probe()", ["all"]),
+    ],
+)
+def test_rank_tests_held_in_variables(source, expected):
+    assert regions(source)[0] == expected
+
+
 def test_functions_called_only_under_a_guard():
     _, probe = regions(
         """
