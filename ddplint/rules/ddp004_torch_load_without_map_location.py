@@ -52,6 +52,10 @@ MODULE_METHODS = frozenset(
 )
 WHOLE_MODEL_NAMES = frozenset({"model", "net", "network", "module", "encoder", "decoder", "backbone", "generator"})
 HOST_METHODS = frozenset({"cpu", "numpy", "tolist", "item"})
+# Files private to the process: what it loads from one, it saved there itself, on its own device.
+PRIVATE_FILES = frozenset(
+    {"io.BytesIO", "tempfile.TemporaryFile", "tempfile.NamedTemporaryFile", "tempfile.SpooledTemporaryFile"}
+)
 
 
 def _words(text: str) -> set[str]:
@@ -68,6 +72,7 @@ class _Load:
     state: bool = False  # flows into load_state_dict or is read by checkpoint keys
     whole_model: bool = False  # used as a module
     on_host: bool = False  # `.cpu()`, `.numpy()` right away
+    private: bool = False  # from an in-memory buffer or an anonymous temporary file
 
 
 class TorchLoadWithoutMapLocation(Rule):
@@ -81,20 +86,23 @@ class TorchLoadWithoutMapLocation(Rule):
     Fires when both hold:
     - the file runs under DDP or starts ranks: it imports or calls `torch.distributed`
       (`init_process_group`, `get_rank`, ...), wraps a model in `DistributedDataParallel`,
-      starts processes with `torch.multiprocessing.spawn`/`start_processes`, or reads the
-      `RANK`/`LOCAL_RANK` environment variables;
+      uses a `DistributedSampler`, starts processes with `torch.multiprocessing.spawn` or
+      `start_processes`, or reads the `RANK`/`LOCAL_RANK` environment variables;
     - what is loaded is plausibly a GPU checkpoint: it goes into `load_state_dict` (directly
       or through a variable), it is read with checkpoint keys (`ckpt["model"]`,
       `ckpt.get("state_dict")`, "optimizer", "net", "ema", "epoch", ...), it is used as a
-      module (`model = torch.load(p)`, then `model.eval()` or `model(x)`), the path, the
-      variables it comes through or the enclosing function name a checkpoint (ckpt,
+      module (`model = torch.load(p)`, then `model.eval()` or `model(x)`), the path (also
+      through a variable bound once or `with open(path) as f`), the variable the result is
+      bound to or the enclosing function name a checkpoint (ckpt,
       checkpoint, resume, pretrained, weights, best, last, model, `.pt`, `.pth`, `.bin`), or the
       file itself `torch.save`s a state dict or a model.
     Not flagged: loads whose path or variable names a cache, features, embeddings, labels,
-    stats, a vocabulary, a data set, a `.npy` file, an exported (TensorRT, ONNX) engine or an
-    in-memory buffer, unless the result goes into `load_state_dict` or is read by checkpoint
-    keys; loads whose result is moved to the host right away (`.cpu()`, `.numpy()`); and any
-    load in a file with no sign of running distributed (single-process tools).
+    stats, a vocabulary, a data set, a `.npy` file or an exported (TensorRT, ONNX) engine,
+    unless the result goes into `load_state_dict` or is read by checkpoint keys; loads from
+    an `io.BytesIO` buffer or an anonymous `tempfile` the process wrote itself (it reads back
+    its own device); loads whose result is moved to the host right away (`.cpu()`,
+    `.numpy()`); and any load in a file with no sign of running distributed (single-process
+    tools).
     `[tool.ddplint] strict = ["DDP004"]` flags every `torch.load` without `map_location`.
 
     Pass `map_location`. For a state dict the fix adds `map_location="cpu"`, which loads
@@ -319,6 +327,26 @@ class TorchLoadWithoutMapLocation(Rule):
         Flagged(
             """
             import torch
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def setup(args, data):
+                with open(args.resume, "rb") as f:
+                    blob = torch.load(f)
+                return blob, DataLoader(data, sampler=DistributedSampler(data))
+            """,
+            fixed="""
+            import torch
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def setup(args, data):
+                with open(args.resume, "rb") as f:
+                    blob = torch.load(f, map_location="cpu")
+                return blob, DataLoader(data, sampler=DistributedSampler(data))
+            """,
+        ),
+        Flagged(
+            """
+            import torch
             import torch.distributed as dist
 
             def build(args):
@@ -407,6 +435,24 @@ class TorchLoadWithoutMapLocation(Rule):
                 return obj, items
             """
         ),
+        Clean(
+            """
+            import io
+            import tempfile
+            import torch
+            import torch.distributed as dist
+
+            def round_trip(model):
+                b = io.BytesIO()
+                torch.save(model.state_dict(), b)
+                b.seek(0)
+                model.load_state_dict(torch.load(b))
+                with tempfile.NamedTemporaryFile() as tmp:
+                    torch.save(model, tmp.name)
+                    model = torch.load(tmp.name)
+                return model(dist.get_rank())
+            """
+        ),
     )
     strict_examples = (
         Flagged(
@@ -435,6 +481,8 @@ class TorchLoadWithoutMapLocation(Rule):
         self._bound: dict[tuple[int, str], _Load] = {}  # (frame, variable) -> the load it holds
         self._pending: dict[int, set[str]] = {}  # id of a call seen as an argument before it was checked
         self._assigned: dict[int, set[str]] = {}  # frame -> names bound so far in the walk
+        self._opened: dict[tuple[int, str], cst.BaseExpression] = {}  # `with open(p) as f`: f -> open(p)
+        self._private: set[tuple[int, str]] = set()  # names bound to a BytesIO or a temporary file
         self._distributed = False
         self._saves_checkpoint = False
 
@@ -452,16 +500,25 @@ class TorchLoadWithoutMapLocation(Rule):
     def check(self, node: cst.Call) -> None:
         path = argument(node, TORCH_LOAD, "f")
         words = _words(self._code(path.value)) if path is not None else set()
-        if path is not None and isinstance(path.value, cst.Name):
-            bound = self.model.constant(path.value.value)  # `path = os.path.join(out, "best.pt")`
-            if bound is not None:
-                words |= _words(self._code(bound))
+        private = False
+        if path is not None:
+            frame = id(self.model.frame.node)
+            name = dotted_name(path.value)
+            private = (frame, (name or "").removesuffix(".name")) in self._private or (
+                isinstance(path.value, cst.Call) and self.model.qualified(path.value.func) in PRIVATE_FILES
+            )
+            if isinstance(path.value, cst.Name):
+                # `path = os.path.join(out, "best.pt")`, `with open(path, "rb") as f`
+                bound = self._opened.get((frame, path.value.value)) or self.model.constant(path.value.value)
+                if bound is not None:
+                    words |= _words(self._code(bound))
         function = self.model.function
         load = _Load(
             node,
             words,
             _words(function.node.name.value) if function is not None else set(),
             self._device_in_scope(),
+            private=private,
         )
         self._loads.append(load)
         self._by_id[id(node)] = load
@@ -505,18 +562,37 @@ class TorchLoadWithoutMapLocation(Rule):
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         # After the value's own calls were seen: `ckpt = torch.load(p)`.
-        load = self._by_id.get(id(original_node.value)) if isinstance(original_node.value, cst.Call) else None
+        value = original_node.value
+        load = self._by_id.get(id(value)) if isinstance(value, cst.Call) else None
+        private = isinstance(value, cst.Call) and self.model.qualified(value.func) in PRIVATE_FILES
         frame = id(self.model.frame.node)
         for target in original_node.targets:
             name = dotted_name(target.target)
             if name is None:
                 continue
             self._assigned.setdefault(frame, set()).add(name)
+            self._opened.pop((frame, name), None)
+            if private:
+                self._private.add((frame, name))
+            else:
+                self._private.discard((frame, name))
             if load is not None:
                 self._bound[(frame, name)] = load
                 load.words |= _words(name)
             else:
                 self._bound.pop((frame, name), None)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is None or not isinstance(node.asname.name, cst.Name):
+            return
+        frame, name = id(self.model.frame.node), node.asname.name.value
+        self._assigned.setdefault(frame, set()).add(name)
+        self._opened[(frame, name)] = node.item
+        item = node.item
+        if isinstance(item, cst.Call) and self.model.qualified(item.func) in PRIVATE_FILES:
+            self._private.add((frame, name))
+        else:
+            self._private.discard((frame, name))
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if environment_key(node) in RANK_ENVIRONMENT:
@@ -532,7 +608,12 @@ class TorchLoadWithoutMapLocation(Rule):
             self._distributed = True
         qualified = self.model.qualified(func)
         if qualified is not None:
-            if qualified.startswith("torch.distributed.") or qualified in SPAWN or qualified in START_PROCESSES:
+            if (
+                qualified.startswith("torch.distributed.")
+                or qualified in SPAWN
+                or qualified in START_PROCESSES
+                or qualified.startswith("torch.") and qualified.endswith(".DistributedSampler")
+            ):
                 self._distributed = True
             elif qualified in DDP:
                 self._distributed = True
@@ -589,7 +670,7 @@ class TorchLoadWithoutMapLocation(Rule):
                 self._report(load)
 
     def _is_checkpoint(self, load: _Load) -> bool:
-        if load.on_host:
+        if load.on_host or load.private:
             return False
         if load.state:
             return True
