@@ -229,3 +229,17 @@ def test_fixed_local_rank_argument_accepts_every_launcher(monkeypatch):
     monkeypatch.setenv("LOCAL_RANK", "5")
     exec(compile(fixed, "train.py", "exec"), namespace)
     assert namespace["parser"].parse_args([]).local_rank == 5
+
+
+def test_collective_behind_a_rank_test_held_in_a_variable_is_ddp008():
+    source = textwrap.dedent(
+        """
+        import torch.distributed as dist
+
+        def log(rank, tensor):
+            is_logger = rank == 0
+            if is_logger:
+                dist.all_reduce(tensor)
+        """
+    )
+    assert [d.code for d in analyse(source, "x.py", [rule_by_code("DDP008")]).diagnostics] == ["DDP008"]
