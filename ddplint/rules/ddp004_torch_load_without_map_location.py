@@ -25,7 +25,7 @@ CHECKPOINT_WORDS = frozenset(
     {
         "ckpt", "ckpts", "checkpoint", "checkpoints", "resume", "resumed", "pretrained", "pretrain",
         "weights", "weight", "best", "last", "latest", "snapshot", "model", "models", "state",
-        "statedict", "pt", "pth", "bin",
+        "statedict", "net", "network", "pt", "pth", "bin",
     }
 )
 # ... and words that say "not a model's tensors": caches, features, labels, exported engines,
@@ -48,8 +48,10 @@ STATE_KEY_WORDS = frozenset(
 )
 # Using the result as a module: it is the pickled model itself, not a state dict.
 MODULE_METHODS = frozenset(
-    {"eval", "train", "cuda", "to", "half", "float", "forward", "parameters", "named_parameters", "modules", "requires_grad_"}
+    {"eval", "train", "forward", "parameters", "named_parameters", "modules", "children", "requires_grad_"}
 )
+# Moving the result to a device: a model or a tensor, used where it is loaded, not a state dict.
+DEVICE_METHODS = frozenset({"cuda", "to", "half", "float", "bfloat16"})
 WHOLE_MODEL_NAMES = frozenset({"model", "net", "network", "module", "encoder", "decoder", "backbone", "generator"})
 HOST_METHODS = frozenset({"cpu", "numpy", "tolist", "item"})
 # Files private to the process: what it loads from one, it saved there itself, on its own device.
@@ -71,6 +73,7 @@ class _Load:
     device: cst.BaseExpression | None  # the rank's device, where one is in scope
     state: bool = False  # flows into load_state_dict or is read by checkpoint keys
     whole_model: bool = False  # used as a module
+    on_device: bool = False  # moved to a device (`.cuda()`, `.to(device)`): a module or a tensor
     on_host: bool = False  # `.cpu()`, `.numpy()` right away
     private: bool = False  # from an in-memory buffer or an anonymous temporary file
 
@@ -107,7 +110,8 @@ class TorchLoadWithoutMapLocation(Rule):
 
     Pass `map_location`. For a state dict the fix adds `map_location="cpu"`, which loads
     anywhere; `load_state_dict` then copies the tensors onto the model's own device. A whole
-    pickled model would stay on the CPU, so for one the fix passes the rank's device instead:
+    pickled model (or a tensor moved with `.cuda()`/`.to()` right after) would stay on, or
+    take a detour through, the CPU, so for one the fix passes the rank's device instead:
     `map_location=device` where a variable `device` is in scope, `f"cuda:{local_rank}"` where
     `local_rank` is, and otherwise there is no fix. A dict such as `{"cuda:0": "cpu"}` is not
     enough: a checkpoint saved from `cuda:1` still lands on `cuda:1`. `weights_only` is left
@@ -118,16 +122,17 @@ class TorchLoadWithoutMapLocation(Rule):
     name = "torch-load-without-map-location"
     message = 'torch.load without map_location loads onto the saving device (GPU 0 on every rank); pass map_location="cpu"'
     message_whole_model = (
-        "torch.load without map_location loads this model onto the saving device (GPU 0 on every rank); "
-        "pass the rank's own device as map_location"
+        "torch.load without map_location loads onto the saving device (GPU 0 on every rank); "
+        "the result is used as loaded (not a state dict), so pass the rank's own device as map_location"
     )
     message_single = (
         "torch.load without map_location loads onto the device the file was saved from, "
         'which fails where that device is missing; pass map_location="cpu"'
     )
     message_single_whole_model = (
-        "torch.load without map_location loads this model onto the device it was saved from, "
-        "which fails where that device is missing; pass the device to run it on as map_location"
+        "torch.load without map_location loads onto the device the file was saved from, "
+        "which fails where that device is missing; the result is used as loaded (not a state dict), "
+        "so pass the device to use it on as map_location"
     )
     fix = Applicability.SAFE
     trigger = CallTrigger(TORCH_LOAD, without_keyword="map_location", also=(DISTRIBUTED_NEEDLE,))
@@ -222,7 +227,6 @@ class TorchLoadWithoutMapLocation(Rule):
             )
             from torch.nn.parallel import DistributedDataParallel
             state = load(path)
-            model.load_state_dict(state)
             """,
             fixed="""
             from torch import (
@@ -231,7 +235,6 @@ class TorchLoadWithoutMapLocation(Rule):
             )
             from torch.nn.parallel import DistributedDataParallel
             state = load(path, map_location="cpu")
-            model.load_state_dict(state)
             """,
         ),
         Flagged(
@@ -425,9 +428,10 @@ class TorchLoadWithoutMapLocation(Rule):
             import torch
             import torch.distributed as dist
 
-            def embeddings(path):
+            def embeddings(path, device):
                 table = torch.load(path).cpu()
-                return table, torch.load("best_scores.pt").numpy()
+                centroids = torch.load(path).to(device)
+                return table, centroids, torch.load("best_scores.pt").numpy()
 
             def receive(payload):
                 obj = torch.load(io.BytesIO(payload))
@@ -563,7 +567,14 @@ class TorchLoadWithoutMapLocation(Rule):
     def leave_Assign(self, original_node: cst.Assign) -> None:
         # After the value's own calls were seen: `ckpt = torch.load(p)`.
         value = original_node.value
-        load = self._by_id.get(id(value)) if isinstance(value, cst.Call) else None
+        loaded = value
+        while (  # `net = torch.load(p).cuda().eval()`
+            isinstance(loaded, cst.Call)
+            and isinstance(loaded.func, cst.Attribute)
+            and loaded.func.attr.value in DEVICE_METHODS | {"eval", "train"}
+        ):
+            loaded = loaded.func.value
+        load = self._by_id.get(id(loaded)) if isinstance(loaded, cst.Call) else None
         private = isinstance(value, cst.Call) and self.model.qualified(value.func) in PRIVATE_FILES
         frame = id(self.model.frame.node)
         for target in original_node.targets:
@@ -644,6 +655,8 @@ class TorchLoadWithoutMapLocation(Rule):
                 self._mark(func.value, "state")
         elif method in MODULE_METHODS:
             self._mark(func.value, "whole_model")
+        elif method in DEVICE_METHODS:
+            self._mark(func.value, "on_device")
         elif method in HOST_METHODS and isinstance(func.value, cst.Call):
             self._mark(func.value, "on_host")
 
@@ -684,7 +697,7 @@ class TorchLoadWithoutMapLocation(Rule):
         )
 
     def _report(self, load: _Load) -> None:
-        if load.whole_model and not load.state:
+        if (load.whole_model or load.on_device) and not load.state:
             # A pickled module: on the CPU it would no longer run with its inputs.
             message = self.message_whole_model if self._distributed else self.message_single_whole_model
             replace = None
