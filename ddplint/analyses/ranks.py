@@ -125,6 +125,18 @@ def is_rank_expression(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, (cst.Name, cst.Attribute)) and (last_name(expr) or "").lower() in RANK_NAMES
 
 
+def mentions_rank(expr: cst.CSTNode, per_rank: set[str] | frozenset[str] = frozenset()) -> bool:
+    """The expression names a rank somewhere (`f"ckpt_{rank}.pt"`, `path_for(current_rank)`,
+    a variable in `per_rank`, assigned from such an expression): one file per rank."""
+    if isinstance(expr, (cst.Name, cst.Attribute)):
+        name = dotted_name(expr)
+        if name in per_rank or "rank" in (last_name(expr) or "").lower():
+            return True
+    if isinstance(expr, cst.BaseExpression) and is_rank_expression(expr):
+        return True
+    return any(mentions_rank(child, per_rank) for child in expr.children)
+
+
 def _is_world_size(expr: cst.BaseExpression) -> bool:
     expr = strip_int(expr)
     if isinstance(expr, cst.Call) and expr.args:

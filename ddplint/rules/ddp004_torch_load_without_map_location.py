@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ddplint.analyses.ranks import RANK_ENVIRONMENT, environment_key
+from ddplint.analyses.ranks import RANK_ENVIRONMENT, environment_key, mentions_rank
 from ddplint.diagnostics import Applicability
 from ddplint.edits import string_literal, with_keyword_argument
 from ddplint.prefilter.triggers import CallTrigger
@@ -35,7 +35,7 @@ NOT_CHECKPOINT_WORDS = frozenset(
         "cache", "cached", "feature", "features", "feats", "feat", "embedding", "embeddings", "emb",
         "embs", "label", "labels", "stats", "stat", "statistics", "vocab", "vocabulary", "tokens",
         "npy", "npz", "data", "dataset", "datasets", "index", "engine", "trt", "tensorrt", "onnx",
-        "buffer", "buf", "bytesio",
+        "buffer", "buf", "bytesio", "scaler", "rng", "seed",
     }
 )
 # Keys of a checkpoint dict (`ckpt["model"]`, `ckpt.get("state_dict")`), by word.
@@ -101,9 +101,11 @@ class TorchLoadWithoutMapLocation(Rule):
       file itself `torch.save`s a state dict or a model.
     Not flagged: loads whose path or variable names a cache, features, embeddings, labels,
     stats, a vocabulary, a data set, a `.npy` file or an exported (TensorRT, ONNX) engine,
-    unless the result goes into `load_state_dict` or is read by checkpoint keys; loads from
-    an `io.BytesIO` buffer or an anonymous `tempfile` the process wrote itself (it reads back
-    its own device); loads whose result is moved to the host right away (`.cpu()`,
+    a GradScaler's or RNG state, unless the result goes into `load_state_dict` or is read by
+    checkpoint keys; loads from an `io.BytesIO` buffer, an anonymous `tempfile` or a file
+    named after the rank (`f"model_rank{rank}.bin"`, also through variables) that the process
+    wrote itself (it reads back its own device; a loop over ranks, as in `for rank in
+    range(world_size)`, reads the others' files and is flagged); loads whose result is moved to the host right away (`.cpu()`,
     `.numpy()`); and any load in a file with no sign of running distributed (single-process
     tools).
     `[tool.ddplint] strict = ["DDP004"]` flags every `torch.load` without `map_location`.
@@ -352,6 +354,26 @@ class TorchLoadWithoutMapLocation(Rule):
             import torch
             import torch.distributed as dist
 
+            def merge(world_size):
+                if dist.get_rank() == 0:
+                    for rank in range(world_size):
+                        merged.update(torch.load(f"shard_rank{rank}.pt")["model"])
+            """,
+            fixed="""
+            import torch
+            import torch.distributed as dist
+
+            def merge(world_size):
+                if dist.get_rank() == 0:
+                    for rank in range(world_size):
+                        merged.update(torch.load(f"shard_rank{rank}.pt", map_location="cpu")["model"])
+            """,
+        ),
+        Flagged(
+            """
+            import torch
+            import torch.distributed as dist
+
             def build(args):
                 model = torch.load(args.pretrained)
                 return model.to(args.gpu)
@@ -442,9 +464,16 @@ class TorchLoadWithoutMapLocation(Rule):
         Clean(
             """
             import io
+            import os
             import tempfile
             import torch
             import torch.distributed as dist
+
+            def load_shard(model, args):
+                name = f"model_rank{dist.get_rank()}.bin"
+                path = os.path.join(args.output_dir, name)
+                model.load_state_dict(torch.load(path))
+                optimizer.load_state_dict(torch.load(f"optim_{args.local_rank}.pt"))
 
             def round_trip(model):
                 b = io.BytesIO()
@@ -487,6 +516,7 @@ class TorchLoadWithoutMapLocation(Rule):
         self._assigned: dict[int, set[str]] = {}  # frame -> names bound so far in the walk
         self._opened: dict[tuple[int, str], cst.BaseExpression] = {}  # `with open(p) as f`: f -> open(p)
         self._private: set[tuple[int, str]] = set()  # names bound to a BytesIO or a temporary file
+        self._per_rank: dict[int, set[str]] = {}  # frame -> names bound to a value that names the rank
         self._distributed = False
         self._saves_checkpoint = False
 
@@ -511,6 +541,7 @@ class TorchLoadWithoutMapLocation(Rule):
             private = (frame, (name or "").removesuffix(".name")) in self._private or (
                 isinstance(path.value, cst.Call) and self.model.qualified(path.value.func) in PRIVATE_FILES
             )
+            private = private or self._names_own_rank(path.value)
             if isinstance(path.value, cst.Name):
                 # `path = os.path.join(out, "best.pt")`, `with open(path, "rb") as f`
                 bound = self._opened.get((frame, path.value.value)) or self.model.constant(path.value.value)
@@ -528,6 +559,23 @@ class TorchLoadWithoutMapLocation(Rule):
         self._by_id[id(node)] = load
         for kind in self._pending.pop(id(node), ()):
             setattr(load, kind, True)
+
+    def _names_own_rank(self, path: cst.BaseExpression) -> bool:
+        """`f"model_rank{rank}.bin"` (also through variables): each rank reads the file it
+        wrote, from its own device. Not when the rank is a loop variable here (`for rank in
+        range(world_size)`: one process reads every rank's file)."""
+        looped = {
+            name
+            for loop in self.model.loops
+            if isinstance(loop, cst.For)
+            for name in _names_in(loop.target)
+        }
+        if looped & _names_in(path):
+            return False
+        per_rank = self._per_rank.get(id(self.model.frame.node), set())
+        if isinstance(path, (cst.Name, cst.Attribute)):  # `args.rank_ckpt` alone is one file
+            return dotted_name(path) in per_rank
+        return mentions_rank(path, per_rank)
 
     def _code(self, node: cst.CSTNode) -> str:
         return self.model.module.code_for_node(node)
@@ -583,6 +631,11 @@ class TorchLoadWithoutMapLocation(Rule):
                 continue
             self._assigned.setdefault(frame, set()).add(name)
             self._opened.pop((frame, name), None)
+            per_rank = self._per_rank.setdefault(frame, set())
+            if mentions_rank(value, per_rank):
+                per_rank.add(name)
+            else:
+                per_rank.discard(name)
             if private:
                 self._private.add((frame, name))
             else:
@@ -599,6 +652,11 @@ class TorchLoadWithoutMapLocation(Rule):
         frame, name = id(self.model.frame.node), node.asname.name.value
         self._assigned.setdefault(frame, set()).add(name)
         self._opened[(frame, name)] = node.item
+        per_rank = self._per_rank.setdefault(frame, set())
+        if self._names_own_rank(node.item):
+            per_rank.add(name)
+        else:
+            per_rank.discard(name)
         item = node.item
         if isinstance(item, cst.Call) and self.model.qualified(item.func) in PRIVATE_FILES:
             self._private.add((frame, name))
@@ -707,6 +765,15 @@ class TorchLoadWithoutMapLocation(Rule):
             return
         fixed = with_keyword_argument(load.call, "map_location", string_literal("cpu"))
         self.report(load.call, self.message if self._distributed else self.message_single, replace={load.call: fixed})
+
+
+def _names_in(expr: cst.CSTNode) -> set[str]:
+    if isinstance(expr, cst.Name):
+        return {expr.value}
+    found: set[str] = set()
+    for child in expr.children:
+        found |= _names_in(child)
+    return found
 
 
 def _is_parameter(function: cst.FunctionDef, name: str) -> bool:

@@ -6,8 +6,8 @@ from ddplint.analyses.ranks import (
     RANK_ENVIRONMENT,
     RankRegions,
     environment_key,
-    is_rank_expression,
     last_name,
+    mentions_rank as _mentions_rank,
 )
 from ddplint.prefilter.screens import Calls
 from ddplint.prefilter.triggers import call_needle
@@ -19,18 +19,6 @@ from ddplint.torch_api import DDP, SPAWN, START_PROCESSES, TORCH_SAVE, argument
 PRIVATE_FILES = frozenset(
     {"io.BytesIO", "tempfile.TemporaryFile", "tempfile.NamedTemporaryFile", "tempfile.SpooledTemporaryFile"}
 )
-
-
-def _mentions_rank(expr: cst.CSTNode, per_rank: set[str]) -> bool:
-    """The expression names a rank somewhere (`f"ckpt_{rank}.pt"`, `path_for(current_rank)`,
-    a variable assigned from such an expression): one file per rank."""
-    if isinstance(expr, (cst.Name, cst.Attribute)):
-        name = dotted_name(expr)
-        if name in per_rank or "rank" in (last_name(expr) or "").lower():
-            return True
-    if isinstance(expr, cst.BaseExpression) and is_rank_expression(expr):
-        return True
-    return any(_mentions_rank(child, per_rank) for child in expr.children)
 
 
 def _is_process_group_api(qualified: str) -> bool:
