@@ -35,7 +35,7 @@ NOT_CHECKPOINT_WORDS = frozenset(
         "cache", "cached", "feature", "features", "feats", "feat", "embedding", "embeddings", "emb",
         "embs", "label", "labels", "stats", "stat", "statistics", "vocab", "vocabulary", "tokens",
         "npy", "npz", "data", "dataset", "datasets", "index", "engine", "trt", "tensorrt", "onnx",
-        "buffer", "buf", "bytesio", "scaler", "rng", "seed",
+        "scaler", "rng", "seed",
     }
 )
 # Keys of a checkpoint dict (`ckpt["model"]`, `ckpt.get("state_dict")`), by word.
@@ -96,18 +96,19 @@ class TorchLoadWithoutMapLocation(Rule):
       `ckpt.get("state_dict")`, "optimizer", "net", "ema", "epoch", ...), it is used as a
       module (`model = torch.load(p)`, then `model.eval()` or `model(x)`), the path (also
       through a variable bound once or `with open(path) as f`), the variable the result is
-      bound to or the enclosing function name a checkpoint (ckpt,
-      checkpoint, resume, pretrained, weights, best, last, model, `.pt`, `.pth`, `.bin`), or the
-      file itself `torch.save`s a state dict or a model.
+      bound to or the enclosing function name a checkpoint (ckpt, checkpoint, resume,
+      pretrained, weights, best, last, model, net, `.pt`, `.pth`, `.bin`), or the file itself
+      `torch.save`s a state dict or a model.
     Not flagged: loads whose path or variable names a cache, features, embeddings, labels,
-    stats, a vocabulary, a data set, a `.npy` file or an exported (TensorRT, ONNX) engine,
-    a GradScaler's or RNG state, unless the result goes into `load_state_dict` or is read by
-    checkpoint keys; loads from an `io.BytesIO` buffer, an anonymous `tempfile` or a file
-    named after the rank (`f"model_rank{rank}.bin"`, also through variables) that the process
-    wrote itself (it reads back its own device; a loop over ranks, as in `for rank in
-    range(world_size)`, reads the others' files and is flagged); loads whose result is moved to the host right away (`.cpu()`,
-    `.numpy()`); and any load in a file with no sign of running distributed (single-process
-    tools).
+    stats, a vocabulary, a data set, a `.npy` file, an exported (TensorRT, ONNX) engine, or a
+    GradScaler's or RNG state, unless the result goes into `load_state_dict` or is read by
+    checkpoint keys; loads from an `io.BytesIO` buffer or an anonymous `tempfile` the same
+    function `torch.save`d into, and from a file named after the rank
+    (`f"model_rank{rank}.bin"`, also through variables): the process reads back what it
+    wrote, on its own device (a loop over ranks, `for rank in range(world_size)`, reads the
+    other ranks' files and is not exempt); loads whose result is moved to the host right away
+    (`.cpu()`, `.numpy()`); and any load in a file with no sign of running distributed
+    (single-process tools).
     `[tool.ddplint] strict = ["DDP004"]` flags every `torch.load` without `map_location`.
 
     Pass `map_location`. For a state dict the fix adds `map_location="cpu"`, which loads
@@ -516,6 +517,7 @@ class TorchLoadWithoutMapLocation(Rule):
         self._assigned: dict[int, set[str]] = {}  # frame -> names bound so far in the walk
         self._opened: dict[tuple[int, str], cst.BaseExpression] = {}  # `with open(p) as f`: f -> open(p)
         self._private: set[tuple[int, str]] = set()  # names bound to a BytesIO or a temporary file
+        self._saved_into: set[tuple[int, str]] = set()  # names this frame `torch.save`s into
         self._per_rank: dict[int, set[str]] = {}  # frame -> names bound to a value that names the rank
         self._distributed = False
         self._saves_checkpoint = False
@@ -538,9 +540,8 @@ class TorchLoadWithoutMapLocation(Rule):
         if path is not None:
             frame = id(self.model.frame.node)
             name = dotted_name(path.value)
-            private = (frame, (name or "").removesuffix(".name")) in self._private or (
-                isinstance(path.value, cst.Call) and self.model.qualified(path.value.func) in PRIVATE_FILES
-            )
+            handle = (frame, (name or "").removesuffix(".name"))
+            private = handle in self._private and handle in self._saved_into
             private = private or self._names_own_rank(path.value)
             if isinstance(path.value, cst.Name):
                 # `path = os.path.join(out, "best.pt")`, `with open(path, "rb") as f`
@@ -564,18 +565,15 @@ class TorchLoadWithoutMapLocation(Rule):
         """`f"model_rank{rank}.bin"` (also through variables): each rank reads the file it
         wrote, from its own device. Not when the rank is a loop variable here (`for rank in
         range(world_size)`: one process reads every rank's file)."""
-        looped = {
-            name
-            for loop in self.model.loops
-            if isinstance(loop, cst.For)
-            for name in _names_in(loop.target)
-        }
-        if looped & _names_in(path):
+        if self._looped() & _names_in(path):
             return False
         per_rank = self._per_rank.get(id(self.model.frame.node), set())
         if isinstance(path, (cst.Name, cst.Attribute)):  # `args.rank_ckpt` alone is one file
             return dotted_name(path) in per_rank
         return mentions_rank(path, per_rank)
+
+    def _looped(self) -> set[str]:
+        return {name for loop in self.model.loops if isinstance(loop, cst.For) for name in _names_in(loop.target)}
 
     def _code(self, node: cst.CSTNode) -> str:
         return self.model.module.code_for_node(node)
@@ -632,7 +630,7 @@ class TorchLoadWithoutMapLocation(Rule):
             self._assigned.setdefault(frame, set()).add(name)
             self._opened.pop((frame, name), None)
             per_rank = self._per_rank.setdefault(frame, set())
-            if mentions_rank(value, per_rank):
+            if mentions_rank(value, per_rank) and not self._looped() & _names_in(value):
                 per_rank.add(name)
             else:
                 per_rank.discard(name)
@@ -689,6 +687,10 @@ class TorchLoadWithoutMapLocation(Rule):
                 for arg in node.args[:1]:  # `DDP(torch.load(p))`
                     self._mark(arg.value, "whole_model")
             elif qualified in TORCH_SAVE:
+                destination = argument(node, TORCH_SAVE, "f")
+                name = dotted_name(destination.value) if destination is not None else None
+                if name is not None:
+                    self._saved_into.add((id(self.model.frame.node), name.removesuffix(".name")))
                 saved = argument(node, TORCH_SAVE, "obj")
                 if saved is not None and _saves_checkpoint(saved.value, self._code(saved.value)):
                     self._saves_checkpoint = True
