@@ -43,6 +43,9 @@ def guard(source: str):
         "not dist.is_initialized() or dist.get_rank() == 0",
         "not (rank != 0)",
         "rank == 0 or local_rank == -1",
+        "self._rank == 0",
+        "self._is_master",
+        "not options.distributed or options.dist_rank == 0",
     ],
 )
 def test_rank_zero_guards(source):
@@ -141,6 +144,7 @@ def regions(source):
         ("for b in data:\n    if not is_main_process():\n        continue\n    probe()\nprobe()", ["zero", "all"]),
         ("if rank == 0:\n    def later():\n        probe()", ["all"]),
         ("@rank_zero_only\ndef log():\n    probe()", ["zero"]),
+        ("@main_process\ndef log():\n    probe()", ["zero"]),
         ("if not args.distributed:\n    probe()", ["none"]),
         ("if rank == 0 and epoch == 3:\n    probe()\nelse:\n    probe()", ["zero", "all"]),
         ("if epoch == 0:\n    probe()", ["all"]),

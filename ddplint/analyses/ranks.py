@@ -25,7 +25,7 @@ from ddplint.torch_api import DDP
 RANK_NAMES = frozenset(
     {
         "rank", "local_rank", "global_rank", "rank_id", "world_rank", "process_rank", "proc_rank",
-        "my_rank", "ddp_rank", "ddp_local_rank", "process_index", "local_process_index",
+        "my_rank", "ddp_rank", "ddp_local_rank", "process_index", "local_process_index", "dist_rank",
     }
 )
 RANK_FUNCTIONS = frozenset({"get_rank", "get_local_rank", "get_global_rank", "get_world_rank", "get_ordinal"})
@@ -45,7 +45,9 @@ RANK_GUARD_NEEDLE = (
     "rank", "Rank", "RANK", "is_main", "main_process", "master", "Master", "MASTER",
     "global_zero", "process_zero", "is_primary", "is_chief", "get_ordinal", "process_index",
 )
-RANK_ZERO_DECORATORS = frozenset({"rank_zero_only", "main_process_only", "master_only", "on_main_process"})
+RANK_ZERO_DECORATORS = frozenset(
+    {"rank_zero_only", "main_process_only", "master_only", "on_main_process", "main_process", "master_process_only"}
+)
 WORLD_SIZE_NAMES = frozenset({"world_size", "num_replicas", "num_processes", "get_world_size"})
 DISTRIBUTED_FLAGS = frozenset(
     {"distributed", "is_distributed", "ddp", "use_ddp", "is_ddp", "use_distributed", "multiprocessing_distributed"}
@@ -86,6 +88,13 @@ def last_name(expr: cst.BaseExpression) -> str | None:
     return None
 
 
+def _bare_name(expr: cst.BaseExpression) -> str | None:
+    """`last_name` without leading underscores: `self._rank` and `self._is_master` follow
+    the same conventions as their public spellings."""
+    name = last_name(expr)
+    return name.lstrip("_") or name if name is not None else None
+
+
 def _int_value(expr: cst.BaseExpression) -> int | None:
     if isinstance(expr, cst.Integer):
         return int(expr.value, 0)
@@ -119,10 +128,10 @@ def is_rank_expression(expr: cst.BaseExpression) -> bool:
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo):
         return is_rank_expression(expr.left)  # `rank % gpus_per_node`: the local rank
     if isinstance(expr, cst.Call):
-        return last_name(expr) in RANK_FUNCTIONS or environment_key(expr) in RANK_ENVIRONMENT
+        return _bare_name(expr) in RANK_FUNCTIONS or environment_key(expr) in RANK_ENVIRONMENT
     if isinstance(expr, cst.Subscript):
         return environment_key(expr) in RANK_ENVIRONMENT
-    return isinstance(expr, (cst.Name, cst.Attribute)) and (last_name(expr) or "").lower() in RANK_NAMES
+    return isinstance(expr, (cst.Name, cst.Attribute)) and (_bare_name(expr) or "").lower() in RANK_NAMES
 
 
 def mentions_rank(expr: cst.CSTNode, per_rank: set[str] | frozenset[str] = frozenset()) -> bool:
@@ -143,7 +152,7 @@ def _is_world_size(expr: cst.BaseExpression) -> bool:
         return environment_key(expr) == "WORLD_SIZE"
     if isinstance(expr, cst.Subscript):
         return environment_key(expr) == "WORLD_SIZE"
-    return isinstance(expr, (cst.Name, cst.Attribute, cst.Call)) and last_name(expr) in WORLD_SIZE_NAMES
+    return isinstance(expr, (cst.Name, cst.Attribute, cst.Call)) and _bare_name(expr) in WORLD_SIZE_NAMES
 
 
 _FLIPPED = {
@@ -239,7 +248,7 @@ def classify(test: cst.BaseExpression, resolve: Resolver | None = None) -> RankT
         held = resolve(test)
         if held.is_rank_test:
             return held
-    name = last_name(test) if isinstance(test, (cst.Name, cst.Attribute, cst.Call)) else None
+    name = _bare_name(test) if isinstance(test, (cst.Name, cst.Attribute, cst.Call)) else None
     if name in MAIN_PROCESS_NAMES:
         return ZERO
     if is_rank_expression(test):
@@ -427,7 +436,7 @@ class RankFacts:
 
 
 def decorated_rank_zero_only(function: cst.FunctionDef) -> bool:
-    return any(last_name(decorator.decorator) in RANK_ZERO_DECORATORS for decorator in function.decorators)
+    return any(_bare_name(decorator.decorator) in RANK_ZERO_DECORATORS for decorator in function.decorators)
 
 
 def _leaves_block(suite: cst.BaseSuite) -> bool:
