@@ -43,8 +43,6 @@ def guard(source: str):
         "not dist.is_initialized() or dist.get_rank() == 0",
         "not (rank != 0)",
         "rank == 0 or local_rank == -1",
-        "self._rank == 0",
-        "self._is_master",
         "not options.distributed or options.dist_rank == 0",
     ],
 )

@@ -88,13 +88,6 @@ def last_name(expr: cst.BaseExpression) -> str | None:
     return None
 
 
-def _bare_name(expr: cst.BaseExpression) -> str | None:
-    """`last_name` without leading underscores: `self._rank` and `self._is_master` follow
-    the same conventions as their public spellings."""
-    name = last_name(expr)
-    return name.lstrip("_") or name if name is not None else None
-
-
 def _int_value(expr: cst.BaseExpression) -> int | None:
     if isinstance(expr, cst.Integer):
         return int(expr.value, 0)
@@ -128,10 +121,10 @@ def is_rank_expression(expr: cst.BaseExpression) -> bool:
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo):
         return is_rank_expression(expr.left)  # `rank % gpus_per_node`: the local rank
     if isinstance(expr, cst.Call):
-        return _bare_name(expr) in RANK_FUNCTIONS or environment_key(expr) in RANK_ENVIRONMENT
+        return last_name(expr) in RANK_FUNCTIONS or environment_key(expr) in RANK_ENVIRONMENT
     if isinstance(expr, cst.Subscript):
         return environment_key(expr) in RANK_ENVIRONMENT
-    return isinstance(expr, (cst.Name, cst.Attribute)) and (_bare_name(expr) or "").lower() in RANK_NAMES
+    return isinstance(expr, (cst.Name, cst.Attribute)) and (last_name(expr) or "").lower() in RANK_NAMES
 
 
 def mentions_rank(expr: cst.CSTNode, per_rank: set[str] | frozenset[str] = frozenset()) -> bool:
@@ -152,7 +145,7 @@ def _is_world_size(expr: cst.BaseExpression) -> bool:
         return environment_key(expr) == "WORLD_SIZE"
     if isinstance(expr, cst.Subscript):
         return environment_key(expr) == "WORLD_SIZE"
-    return isinstance(expr, (cst.Name, cst.Attribute, cst.Call)) and _bare_name(expr) in WORLD_SIZE_NAMES
+    return isinstance(expr, (cst.Name, cst.Attribute, cst.Call)) and last_name(expr) in WORLD_SIZE_NAMES
 
 
 _FLIPPED = {
@@ -248,7 +241,7 @@ def classify(test: cst.BaseExpression, resolve: Resolver | None = None) -> RankT
         held = resolve(test)
         if held.is_rank_test:
             return held
-    name = _bare_name(test) if isinstance(test, (cst.Name, cst.Attribute, cst.Call)) else None
+    name = last_name(test) if isinstance(test, (cst.Name, cst.Attribute, cst.Call)) else None
     if name in MAIN_PROCESS_NAMES:
         return ZERO
     if is_rank_expression(test):
@@ -436,7 +429,7 @@ class RankFacts:
 
 
 def decorated_rank_zero_only(function: cst.FunctionDef) -> bool:
-    return any(_bare_name(decorator.decorator) in RANK_ZERO_DECORATORS for decorator in function.decorators)
+    return any(last_name(decorator.decorator) in RANK_ZERO_DECORATORS for decorator in function.decorators)
 
 
 def _leaves_block(suite: cst.BaseSuite) -> bool:

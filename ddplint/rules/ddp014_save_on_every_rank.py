@@ -42,7 +42,7 @@ class SaveOnEveryRank(Rule):
     or does one of those things itself, or is called from such code outside a rank-0 guard.
     Recognised guards: `if rank == 0`, `if dist.get_rank() == 0`, `if is_main_process()`
     (`is_master`, `is_rank_zero`, `accelerator.is_main_process`, `trainer.is_global_zero`,
-    ...; also with a leading underscore, `self._rank == 0`), `if args.local_rank in [-1, 0]`,
+    ...), `if args.local_rank in [-1, 0]`,
     `if not args.distributed or rank == 0`, early returns such as `if rank != 0: return`,
     `@rank_zero_only` (`@main_process`, ...), a same-module function
     (`save_checkpoint()`) whose every call is under such a guard, and any of these tests held
