@@ -35,9 +35,11 @@ NOT_CHECKPOINT_WORDS = frozenset(
         "cache", "cached", "feature", "features", "feats", "feat", "embedding", "embeddings", "emb",
         "embs", "label", "labels", "stats", "stat", "statistics", "vocab", "vocabulary", "tokens",
         "npy", "npz", "data", "dataset", "datasets", "index", "engine", "trt", "tensorrt", "onnx",
-        "scaler", "rng", "seed",
     }
 )
+# ... and words of state that never holds CUDA storages, whatever is done with it: a
+# GradScaler's state dict is Python numbers, RNG states are CPU byte tensors.
+NO_TENSORS_WORDS = frozenset({"scaler", "rng", "seed"})
 # Keys of a checkpoint dict (`ckpt["model"]`, `ckpt.get("state_dict")`), by word.
 STATE_KEY_WORDS = frozenset(
     {
@@ -100,15 +102,15 @@ class TorchLoadWithoutMapLocation(Rule):
       pretrained, weights, best, last, model, net, `.pt`, `.pth`, `.bin`), or the file itself
       `torch.save`s a state dict or a model.
     Not flagged: loads whose path or variable names a cache, features, embeddings, labels,
-    stats, a vocabulary, a data set, a `.npy` file, an exported (TensorRT, ONNX) engine, or a
-    GradScaler's or RNG state, unless the result goes into `load_state_dict` or is read by
-    checkpoint keys; loads from an `io.BytesIO` buffer or an anonymous `tempfile` the same
-    function `torch.save`d into, and from a file named after the rank
-    (`f"model_rank{rank}.bin"`, also through variables): the process reads back what it
-    wrote, on its own device (a loop over ranks, `for rank in range(world_size)`, reads the
-    other ranks' files and is not exempt); loads whose result is moved to the host right away
-    (`.cpu()`, `.numpy()`); and any load in a file with no sign of running distributed
-    (single-process tools).
+    stats, a vocabulary, a data set, a `.npy` file or an exported (TensorRT, ONNX) engine,
+    unless the result goes into `load_state_dict` or is read by checkpoint keys; loads of a
+    GradScaler's or RNG state (named "scaler", "rng", "seed"), which hold no CUDA tensors;
+    loads from an `io.BytesIO` buffer or an anonymous `tempfile` the same function
+    `torch.save`d into, and from a file named after the rank (`f"model_rank{rank}.bin"`,
+    also through variables): the process reads back what it wrote, on its own device (a
+    loop over ranks, `for rank in range(world_size)`, reads the other ranks' files and is
+    not exempt); loads whose result is moved to the host right away (`.cpu()`, `.numpy()`);
+    and any load in a file with no sign of running distributed (single-process tools).
     `[tool.ddplint] strict = ["DDP004"]` flags every `torch.load` without `map_location`.
 
     Pass `map_location`. For a state dict the fix adds `map_location="cpu"`, which loads
@@ -441,6 +443,7 @@ class TorchLoadWithoutMapLocation(Rule):
                 labels = torch.load("labels.pt")
                 vocab = torch.load(args.vocab_path)
                 stats = torch.load(cached_stats_file)
+                scaler.load_state_dict(torch.load(os.path.join(args.resume, "scaler.pt")))
                 engine = torch.load("model.engine")
                 train = torch.load(os.path.join(args.data_dir, "train.pt"))
                 return features, labels, vocab, stats, engine, train
@@ -743,7 +746,7 @@ class TorchLoadWithoutMapLocation(Rule):
                 self._report(load)
 
     def _is_checkpoint(self, load: _Load) -> bool:
-        if load.on_host or load.private:
+        if load.on_host or load.private or load.words & NO_TENSORS_WORDS:
             return False
         if load.state:
             return True
