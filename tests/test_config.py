@@ -110,6 +110,14 @@ def test_strict_mode_flags_every_load_and_keeps_the_cache_apart(run, tmp_path):
     assert (tmp_path / "a.py").read_text() == "import torch\nx = torch.load('a', map_location=\"cpu\")\n"
 
 
+def test_strict_mode_in_worker_processes(run, tmp_path):
+    files = {f"m{index}.py": "import torch\nx = torch.load('a')\n" for index in range(6)}
+    _write(tmp_path, {"pyproject.toml": '[tool.ddplint]\nstrict = ["DDP004"]\n', **files})
+    result = run("--jobs", "2", "--no-cache", ".")
+    assert "Traceback" not in result.stderr
+    assert sorted(_codes_by_file(result)) == sorted(f"./{name}" for name in files)
+
+
 def test_strict_mode_in_the_api():
     import ddplint
     from ddplint.engine import analyse

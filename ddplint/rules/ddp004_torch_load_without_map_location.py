@@ -529,8 +529,14 @@ class TorchLoadWithoutMapLocation(Rule):
     @functools.cache
     def strict_variant(cls) -> type[TorchLoadWithoutMapLocation]:
         """The rule as `[tool.ddplint] strict` runs it: every load without map_location, in
-        any file. Its needles drop the distributed ones, so they admit every file it flags."""
-        variant = type(cls.__name__, (cls,), {"strict": True, "__module__": cls.__module__, "__doc__": cls.__doc__})
+        any file. Its needles drop the distributed ones, so they admit every file it flags.
+        It is the class attribute `Strict`, so that pickle (the runner's worker processes)
+        finds it by name."""
+        variant = type(
+            cls.__name__,
+            (cls,),
+            {"strict": True, "__module__": cls.__module__, "__qualname__": f"{cls.__qualname__}.Strict", "__doc__": cls.__doc__},
+        )
         variant.needles = CallTrigger(TORCH_LOAD, without_keyword="map_location").needles
         return variant
 
@@ -803,3 +809,6 @@ def _saves_checkpoint(saved: cst.BaseExpression, code: str) -> bool:
             for element in saved.elements
         )
     return isinstance(saved, (cst.Name, cst.Attribute)) and bool(_words(dotted_name(saved) or "") & WHOLE_MODEL_NAMES)
+
+
+TorchLoadWithoutMapLocation.Strict = TorchLoadWithoutMapLocation.strict_variant()
