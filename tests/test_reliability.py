@@ -22,8 +22,8 @@ from ddplint import api, files
 from ddplint.api import Mode, lint_paths, process_file
 from ddplint.rules import all_rules
 
-BROKEN = "import torch\nmodel = torch.load('model.pt')\n"
-FIXED = "import torch\nmodel = torch.load('model.pt', map_location=\"cpu\")\n"
+BROKEN = "import torch.distributed\nmodel = torch.load('model.pt')\n"
+FIXED = "import torch.distributed\nmodel = torch.load('model.pt', map_location=\"cpu\")\n"
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -36,9 +36,9 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 
 
 def bad_tree(folder: Path) -> None:
-    (folder / "syntax.py").write_text("import torch\ndef broken(:\n    torch.load('x')\n")
+    (folder / "syntax.py").write_text("import torch.distributed\ndef broken(:\n    torch.load('x.pt')\n")
     (folder / "latin.py").write_bytes(b"import torch\nx = torch.load('\xff')\n")
-    (folder / "klingon.py").write_bytes(b"# coding: klingon\nimport torch\nx = torch.load('a')\n")
+    (folder / "klingon.py").write_bytes(b"# coding: klingon\nimport torch.distributed\nx = torch.load('a.pt')\n")
     (folder / "binary.py").write_bytes(b"import torch\x00\x01torch.load" + bytes(range(256)))
     (folder / "empty.py").write_bytes(b"")
     os.symlink(folder / "missing.py", folder / "dangling.py")
@@ -89,7 +89,7 @@ def test_empty_file_is_clean_not_an_error(run, tmp_path):
 
 def _ten_megabytes(needles: bool) -> str:
     line = "def f{0}(a, b=1):\n    return [a + b * k for k in range({0}) if k % 3]\n"
-    parts = ["import torch\n" if needles else "import os\n"]
+    parts = ["import torch.distributed\n" if needles else "import os\n"]
     size, index = 0, 0
     while size < 10 * 1024 * 1024:
         part = f"m{index} = torch.load('c{index}.pt')\n" if needles and index % 50 == 0 else line.format(index)
@@ -298,7 +298,7 @@ def _write_tree(folder: Path, count: int) -> None:
     folder.mkdir()
     for index in range(count):
         body = "".join(f"m{i} = torch.load('c{index}_{i}.pt')\n" for i in range(2))
-        (folder / f"f{index:03}.py").write_text(f"import torch\n{body}")
+        (folder / f"f{index:03}.py").write_text(f"import torch.distributed\n{body}")
 
 
 def test_sigkill_during_fix_leaves_every_file_old_or_new(tmp_path):
@@ -339,7 +339,7 @@ def test_sigkill_during_fix_leaves_every_file_old_or_new(tmp_path):
 
 def test_checked_code_is_never_imported_or_run(run, tmp_path):
     marker = tmp_path / "MARKER"
-    payload = f"open({str(marker)!r}, 'w').write('ran')\nimport torch\nx = torch.load('a')\n"
+    payload = f"open({str(marker)!r}, 'w').write('ran')\nimport torch.distributed\nx = torch.load('a.pt')\n"
     package = tmp_path / "pkg"
     package.mkdir()
     for name in ("__init__.py", "conftest.py", "setup.py", "__main__.py", "sitecustomize.py"):
