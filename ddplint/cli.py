@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from ddplint import __version__
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-COMMANDS = ("check", "rule", "rules", "verify")
+COMMANDS = ("check", "rule", "rules", "server", "verify")
 FORMATS = ("text", "concise", "json", "sarif", "github")
 
 
@@ -29,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="ddplint",
         description="Find and fix the mistakes that break PyTorch DistributedDataParallel training.",
-        epilog="Commands: check (default), rule CODE, rules, verify. `ddplint src/` is `ddplint check src/`.",
+        epilog="Commands: check (default), rule CODE, rules, server, verify. `ddplint src/` is `ddplint check src/`.",
     )
     parser.add_argument("--version", action="version", version=f"ddplint {__version__}")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
@@ -63,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     rule = commands.add_parser("rule", help="explain one rule")
     rule.add_argument("code", help="a rule code (DDP004) or name (torch-load-without-map-location)")
     commands.add_parser("rules", help="list all rules")
+    commands.add_parser("server", help="run the language server on stdin and stdout (for editors)", add_help=False)
     commands.add_parser("verify", help="prove each fix on a real multi-process DDP run", add_help=False)
     return parser
 
@@ -73,6 +74,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv.insert(0, "check")
     if argv[0] == "verify":
         return _verify(argv[1:])
+    if argv[0] == "server":
+        from ddplint.server import main as server_main
+
+        return server_main(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         if args.command == "rules":
