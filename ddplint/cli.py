@@ -57,6 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--force-exclude", action="store_true", help="apply exclusions to files named on the command line too"
     )
+    check.add_argument(
+        "--no-notebooks", action="store_true", help="folders yield .py and .pyi files only, not .ipynb notebooks"
+    )
     check.add_argument("--no-cache", action="store_true", help="neither read nor write the results cache (.ddplint_cache)")
     check.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes for parsing (default: all cores)")
 
@@ -149,16 +152,25 @@ def _check_stdin(args, settings, rules, mode) -> int:
 def _check_paths(args, paths, settings, rules, mode) -> int:
     from ddplint.cache import CACHE_DIR, Cache
     from ddplint.files import discover
+    from ddplint.notebook import is_notebook, process_notebook
     from ddplint.output.progress import Progress
     from ddplint.runner import run
 
-    targets = list(discover(paths, settings.exclusion(), force_exclude=args.force_exclude))
+    notebooks = settings.include_notebooks and not args.no_notebooks
+    targets = list(discover(paths, settings.exclusion(), force_exclude=args.force_exclude, notebooks=notebooks))
+    if not targets:
+        print("ddplint: warning: no Python files found under the given paths", file=sys.stderr)
     cache = None if args.no_cache else Cache(os.environ.get("DDPLINT_CACHE_DIR", CACHE_DIR))
     progress = Progress(len(targets), sys.stderr)
     report = _Report(args, rules=rules)
-    for result in run(targets, lambda path: settings.rules_for(path, rules), mode, jobs=args.jobs, cache=cache):
+    rules_for = lambda path: settings.rules_for(path, rules)  # noqa: E731
+    in_notebook = [target.error is None and is_notebook(target.path) for target in targets]
+    python = run([t for t, nb in zip(targets, in_notebook) if not nb], rules_for, mode, jobs=args.jobs, cache=cache)
+    for target, notebook in zip(targets, in_notebook):
+        # Notebooks are read, linted and fixed here; the runner keeps the .py files' order.
+        report.add(process_notebook(target.path, rules_for(target.path), mode) if notebook else next(python))
         progress.advance()
-        report.add(result)
+    next(python, None)  # let the runner finish: it saves the cache after its last result
     progress.close()
     return report.finish()
 

@@ -13,6 +13,7 @@ and globs in it are relative to the folder that holds it.
     extend-exclude = ["generated/"]  # adds to it
     respect-gitignore = true
     unsafe-fixes = false
+    include-notebooks = true         # false: folders yield .py and .pyi files only
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 from ddplint.files import DEFAULT_EXCLUDE, Exclusion, Pattern, parse_ignore_lines
 
 _LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude")
-_BOOL_KEYS = ("unsafe-fixes", "respect-gitignore")
+_BOOL_KEYS = ("unsafe-fixes", "respect-gitignore", "include-notebooks")
 KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", *_BOOL_KEYS)
 
 
@@ -50,6 +51,7 @@ class Settings:
     extend_exclude: list[str] = field(default_factory=list)
     respect_gitignore: bool = True
     unsafe_fixes: bool = False
+    include_notebooks: bool = True  # folders yield their .ipynb files too
     _rules_cache: dict = field(default_factory=dict, repr=False)
 
     def exclusion(self) -> Exclusion:

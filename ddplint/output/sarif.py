@@ -52,6 +52,8 @@ def _result(diagnostic: Diagnostic, index: dict[str, int]) -> dict:
     }
     if diagnostic.code in index:
         result["ruleIndex"] = index[diagnostic.code]
+    if diagnostic.cell is not None:  # a notebook: the region's lines count within this cell
+        result["properties"] = {"cell": diagnostic.cell}
     if diagnostic.fix is not None and diagnostic.fix.edits:
         imports = f" (adds {'; '.join(diagnostic.fix.imports)})" if diagnostic.fix.imports else ""
         result["fixes"] = [
