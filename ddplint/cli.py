@@ -136,16 +136,28 @@ def _note(args: argparse.Namespace, message: str) -> None:
 
 
 def _check_stdin(args, settings, rules, mode) -> int:
+    """An editor's buffer: with --fix, stdout is the buffer's new content, so whatever goes
+    wrong (bytes that do not decode, code that does not parse) it gets the input unchanged."""
     from ddplint.api import process_source
+    from ddplint.diagnostics import FileResult
+    from ddplint.engine import SourceError, decode
 
-    source = sys.stdin.read()
+    data = sys.stdin.buffer.read()
     name = args.stdin_filename or "-"
+    fixed_to_stdout = args.fix and not args.diff
     if args.force_exclude and args.stdin_filename and settings.exclusion().excludes_with_parents(name):
-        if args.fix and not args.diff:
-            sys.stdout.write(source)
+        if fixed_to_stdout:
+            sys.stdout.buffer.write(data)
         return EXIT_CLEAN
-    report = _Report(args, rules=rules, fixed_to_stdout=args.fix and not args.diff)
-    report.add(process_source(source, name, settings.rules_for(name, rules), mode))
+    report = _Report(args, rules=rules, fixed_to_stdout=fixed_to_stdout)
+    try:
+        result = process_source(decode(data).text, name, settings.rules_for(name, rules), mode)
+    except SourceError as error:
+        result = FileResult(name, error=str(error))
+    report.add(result)
+    if fixed_to_stdout and result.error is not None:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
     return report.finish()
 
 

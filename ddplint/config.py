@@ -117,7 +117,7 @@ def find_config(start: str) -> str | None:
 
 def _has_table(path: str) -> bool:
     try:
-        return "ddplint" in _read(path).get("tool", {})
+        return "ddplint" in _tool(path)
     except ConfigError:
         return True  # report the broken file rather than silently skip past it
 
@@ -130,11 +130,21 @@ def _read(path: str) -> dict:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: cannot decode: invalid utf-8 byte at offset {error.start} (TOML is UTF-8)") from None
+
+
+def _tool(path: str) -> dict:
+    """The `[tool]` table of `path` (empty if it has none)."""
+    tool = _read(path).get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: tool must be a table ([tool.ddplint]), not {type(tool).__name__}")
+    return tool
 
 
 def load(path: str) -> Settings:
     """Settings from the `[tool.ddplint]` table of `path` (an empty table if it has none)."""
-    table = _read(path).get("tool", {}).get("ddplint", {})
+    table = _tool(path).get("ddplint", {})
     where = f"{path}: [tool.ddplint]"
     if not isinstance(table, dict):
         raise ConfigError(f"{where} must be a table")
