@@ -394,7 +394,12 @@ def _add_noqa(args, paths, exclusion, settings, rules) -> int:
     from ddplint.files import discover, read_source, write_atomically
 
     added = errors = 0
+    from ddplint.notebook import is_notebook
+
     for target in discover(paths, exclusion, force_exclude=args.force_exclude):
+        if is_notebook(target.path):
+            _note(args, f"{target.path}: skipped: --add-noqa does not edit notebooks")
+            continue
         try:
             if target.error is not None:
                 raise SourceError(target.error)

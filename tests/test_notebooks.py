@@ -121,3 +121,11 @@ def test_joining_and_splitting_round_trips() -> None:
     assert origin[:3] == [(2, 1), (2, 2), None]
     assert split_cells(joined, masked, [2, 3, 4]) == {2: "!ls\nimport torch\n", 3: "if x:\n    %time f()\n", 4: "y = 2\n"}
     assert split_cells(joined.replace("# ddplint:cell:3\n", ""), masked, [2, 3, 4]) is None
+
+
+def test_add_noqa_leaves_notebooks_alone(run, tmp_path: Path) -> None:
+    (tmp_path / "train.ipynb").write_text(TRAIN)
+    result = run("--add-noqa", "train.ipynb")
+    assert result.returncode == 0
+    assert result.stderr == "ddplint: train.ipynb: skipped: --add-noqa does not edit notebooks\n"
+    assert (tmp_path / "train.ipynb").read_text() == TRAIN
