@@ -43,11 +43,26 @@ def test_an_edit_reparses_only_the_statement_it_touched() -> None:
     assert len(first.diagnostics) == 20
 
 
+def test_a_long_class_is_reparsed_one_method_at_a_time() -> None:
+    methods = [
+        f'    @property\n    def m{i}(self):\n        """Doc\n\n    dedented line\n        """\n        return torch.load(self.p)\n\n'
+        for i in range(12)
+    ]
+    source = "import torch\n\n# the class\nclass Checkpoints:\n    x = 1; y = 2\n" + "".join(methods) + "# after\n"
+    cache = StatementCache()
+    assert cache(source).code == source
+    edited = source.replace("def m5(self)", "def m5(self, extra)")
+    assert cache(edited).code == edited
+    assert cache.reused == 13  # all but the edited method: the import, the class head, 11 methods
+    rules = all_rules()
+    assert analyse(edited, "c.py", rules, parser=cache).diagnostics == analyse(edited, "c.py", rules).diagnostics
+
+
 def test_the_cache_agrees_with_a_full_parse_on_real_code() -> None:
     torch = pytest.importorskip("torch")
     root = os.path.dirname(torch.__file__)
     rules = all_rules()
-    for name in ("serialization.py", "distributed/distributed_c10d.py", "utils/data/dataloader.py"):
+    for name in ("serialization.py", "storage.py", "distributed/distributed_c10d.py", "utils/data/dataloader.py"):
         with open(os.path.join(root, name), encoding="utf-8") as handle:
             source = handle.read()
         cache = StatementCache()

@@ -1,8 +1,9 @@
 """The language server: documents in, diagnostics and code actions out.
 
 One `Linter` lives as long as the server, so libcst and the rules are imported once and each
-document keeps a `StatementCache` (an edit re-parses only the statements it touched). Linting
-after a change waits DEBOUNCE_SECONDS for the next keystroke; open and save lint at once.
+document keeps a `StatementCache` (an edit re-parses only the statements it touched). A change
+to a document that has been quiet for DEBOUNCE_SECONDS is linted at once; changes that follow
+within that interval are linted together once typing pauses for it. Open and save lint at once.
 Configuration is read like the command line's, from the `[tool.ddplint]` nearest the file.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -117,6 +119,7 @@ class DdplintServer(LanguageServer):
         self.linter = Linter()
         self.linted: dict[str, Linted] = {}
         self.pending: dict[str, asyncio.Task] = {}
+        self.last_lint: dict[str, float] = {}  # when each document was last linted (monotonic)
         self.debounce = DEBOUNCE_SECONDS
         self.reported: set[str] = set()  # problems already shown to the user
 
@@ -129,6 +132,7 @@ class DdplintServer(LanguageServer):
             self.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"ddplint: {problem}"))
         linted = Linted(document.version, source, [(d, self.to_lsp(document, d)) for d in diagnostics])
         self.linted[uri] = linted
+        self.last_lint[uri] = time.monotonic()
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, version=document.version, diagnostics=[lsp for _, lsp in linted.findings])
         )
@@ -144,6 +148,12 @@ class DdplintServer(LanguageServer):
         return linted
 
     def schedule(self, uri: str) -> None:
+        """Lint after a change: at once when the document has been quiet for the debounce
+        interval (a single edit is answered without waiting), else once typing pauses."""
+        quiet = time.monotonic() - self.last_lint.get(uri, 0.0) > self.debounce
+        if quiet and uri not in self.pending:
+            self.lint_now(uri)
+            return
         self.cancel(uri)
 
         async def later() -> None:

@@ -52,40 +52,94 @@ class StatementCache:
             return parse(source)
         parsed: dict[str, cst.Module] = {}
         self.reused = 0
+        modules = []
         for chunk in chunks:
-            if chunk in parsed:
-                continue
-            if chunk in self._chunks:
-                parsed[chunk] = self._chunks[chunk]
-                self.reused += 1
-            else:
-                parsed[chunk] = parse(chunk)
+            parts = [self._parse(text, parsed) for text in chunk]
+            module = parts[0] if len(parts) == 1 else _class_module(parts)
+            modules.append(module if module is not None else parse("".join(chunk)))
         self._chunks = parsed
-        module = _assemble([parsed[chunk] for chunk in chunks])
+        module = _assemble(modules)
         return module if module is not None else parse(source)
 
+    def _parse(self, text: str, parsed: dict[str, cst.Module]) -> cst.Module:
+        if text not in parsed:
+            if text in self._chunks:
+                parsed[text] = self._chunks[text]
+                self.reused += 1
+            else:
+                parsed[text] = parse(text)
+        return parsed[text]
 
-def _chunks(source: str, tree: ast.Module) -> list[str] | None:
+
+# A class longer than this is cut into its statements too: one method edited in a class of a
+# thousand lines then re-parses that method. Each later statement is parsed inside a stand-in
+# class header, so its text (and any multi-line string in it) keeps its indentation.
+CLASS_SPLIT_LINES = 40
+_STAND_IN = "class _:\n"
+
+
+def _chunks(source: str, tree: ast.Module) -> list[tuple[str, ...]] | None:
     """The source cut after each top-level statement's last line (statements sharing a line
-    stay together)."""
+    stay together); a long class is a tuple of its header with its first statement, and its
+    other statements each behind a stand-in class header."""
     lines = source.splitlines(keepends=True)
     if "".join(lines) != source:
         return None
+    ends = _cuts(tree.body)
+    if not ends:
+        return None
+    cuts = [*ends[:-1], len(lines)]  # the last chunk keeps the comments at the end of the file
+    chunks: list[tuple[str, ...]] = []
+    start = 0
+    classes = {statement.end_lineno: statement for statement in tree.body if isinstance(statement, ast.ClassDef)}
+    for end, cut in zip(ends, cuts):
+        statement = classes.get(end)
+        inner = _cuts(statement.body) if statement is not None and end - start > CLASS_SPLIT_LINES else []
+        if len(inner) < 2 or statement.body[0].lineno == statement.lineno:  # type: ignore[union-attr]
+            chunks.append(("".join(lines[start:cut]),))
+        else:
+            bounds = [start, *inner[:-1], cut]
+            parts = ["".join(lines[a:b]) for a, b in zip(bounds, bounds[1:])]
+            chunks.append((parts[0], *(_STAND_IN + part for part in parts[1:])))
+        start = cut
+    return chunks
+
+
+def _cuts(statements: list[ast.stmt]) -> list[int]:
+    """The line after which each statement (or run of statements sharing a line) ends."""
     cuts: list[int] = []
-    for statement in tree.body:
+    for statement in statements:
         first = min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))])
         if cuts and first <= cuts[-1]:
             cuts[-1] = max(cuts[-1], statement.end_lineno or first)
         else:
             cuts.append(statement.end_lineno or first)
-    if not cuts:
+    return cuts
+
+
+def _class_module(parts: list[cst.Module]) -> cst.Module | None:
+    """The module of a long class from its parts, or None where they do not fit together."""
+    first = parts[0]
+    if len(first.body) != 1 or not _block_class(first.body[0]):
         return None
-    cuts[-1] = len(lines)  # the last chunk keeps the comments at the end of the file
-    chunks, start = [], 0
-    for cut in cuts:
-        chunks.append("".join(lines[start:cut]))
-        start = cut
-    return chunks
+    real: cst.ClassDef = first.body[0]  # type: ignore[assignment]
+    body = list(real.body.body)
+    last = parts[-1]
+    for part in parts[1:]:
+        layout_differs = (part.default_indent, part.default_newline) != (first.default_indent, first.default_newline)
+        footer = part.footer and part is not last  # only the file's last chunk ends in comments
+        if layout_differs or part.header or footer or len(part.body) != 1 or not _block_class(part.body[0]):
+            return None
+        stand_in: cst.ClassDef = part.body[0]  # type: ignore[assignment]
+        if stand_in.body.indent != real.body.indent:
+            return None
+        body.extend(stand_in.body.body)
+    new_class = real.with_changes(body=real.body.with_changes(body=body))
+    return first.with_changes(body=[new_class], footer=last.footer, has_trailing_newline=last.has_trailing_newline)
+
+
+def _block_class(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.ClassDef) and isinstance(node.body, cst.IndentedBlock) and not node.body.footer
 
 
 def _assemble(modules: list[cst.Module]) -> cst.Module | None:
