@@ -8,7 +8,8 @@ restored after fixing: `%magic` and `!shell` lines, `x = !cmd` and `x = %magic` 
 
 Notebooks are read with the standard library's `json`, not nbformat: nbformat would
 re-serialise the whole file on writing (its own indent, key order and escapes), and a fix must
-leave every byte outside the changed cells' sources as it was. So writing replaces just the
+leave every byte outside the changed cells' sources as it was. Where nbformat is installed (the
+`notebooks` extra) it validates what `--fix` would write before anything is written. So writing replaces just the
 changed `source` values in the original text, found with a small walk over the JSON that
 records where each cell's `source` value starts and ends.
 """
@@ -259,12 +260,36 @@ def process_notebook(path: str, rules, mode) -> FileResult:
             sources[cell.number] = sources[cell.number][:-1]  # joining added it
     changed = {number: text for number, text in sources.items() if text != _cell(notebook, number).source}
     result.fixed_source = notebook.with_sources(changed)
+    problem = _invalid(result.fixed_source)
+    if problem is not None:
+        result.fix_problems.append(f"{path}: not fixed: the fixed notebook would not be valid ({problem})")
+        result.fixed_source, result.fixed_count, result.fixed_codes = notebook.text, 0, {}
+        return result
     if mode.write and result.changed:
         try:
             write_atomically(path, result.fixed_source, decoded, raw)
         except SourceError as error:
             result.error, result.fixed_count, result.fixed_codes = str(error), 0, {}
     return result
+
+
+def _invalid(text: str) -> str | None:
+    """Why `text` is not a valid notebook, by nbformat's schema where nbformat is installed
+    (the `notebooks` extra); without it, only that it is still JSON."""
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        return str(error)
+    try:
+        import nbformat
+    except ImportError:
+        return None
+    try:
+        nbformat.validate(nbformat.from_dict(data))
+    except Exception as error:  # nbformat's ValidationError, or a schema it does not know
+        message = str(error).strip().splitlines()
+        return message[0] if message else type(error).__name__
+    return None
 
 
 def _cell(notebook: Notebook, number: int) -> Cell:

@@ -9,7 +9,7 @@ import pytest
 
 nbformat = pytest.importorskip("nbformat", reason="the notebook tests build notebooks with nbformat")
 
-from ddplint.notebook import parse_notebook, split_cells  # noqa: E402
+from ddplint.notebook import _invalid, parse_notebook, split_cells  # noqa: E402
 
 
 def _notebook(*cells: str, outputs: bool = True, language: str = "python") -> str:
@@ -129,3 +129,9 @@ def test_add_noqa_leaves_notebooks_alone(run, tmp_path: Path) -> None:
     assert result.returncode == 0
     assert result.stderr == "ddplint: train.ipynb: skipped: --add-noqa does not edit notebooks\n"
     assert (tmp_path / "train.ipynb").read_text() == TRAIN
+
+
+def test_what_fix_would_write_is_validated() -> None:
+    assert _invalid(TRAIN) is None
+    assert _invalid(TRAIN.replace('"cell_type": "code"', '"cell_type": "kode"', 1)) is not None
+    assert _invalid("{") is not None
