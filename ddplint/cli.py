@@ -220,10 +220,13 @@ def _check_stdin(args, settings, rules, mode) -> int:
         if fixed_to_stdout:
             sys.stdout.buffer.write(data)
         return EXIT_CLEAN
+    from ddplint.notebook import is_notebook, process_notebook_text
+
     report = _Report(args, rules=rules, fixed_to_stdout=fixed_to_stdout)
+    process = process_notebook_text if is_notebook(name) else process_source
     try:
         report.sources[name] = decode(data).text
-        result = process_source(report.sources[name], name, settings.rules_for(name, rules), mode)
+        result = process(report.sources[name], name, settings.rules_for(name, rules), mode)
     except SourceError as error:
         result = FileResult(name, error=str(error))
     report.add(result)

@@ -228,16 +228,32 @@ def _move(diagnostic: Diagnostic, origin: list[tuple[int, int] | None]) -> Diagn
 def process_notebook(path: str, rules, mode) -> FileResult:
     """Lint (and with `mode.fix`, fix and, with `mode.write`, write) one notebook. Like
     `ddplint.api.process_file`, never raises for a bad file: it becomes `result.error`."""
-    from ddplint.api import process_source
     from ddplint.files import read_source, write_atomically
 
     try:
         decoded, raw = read_source(path)
-        notebook = parse_notebook(decoded.text)
+    except SourceError as error:
+        return FileResult(path, error=str(error))
+    result = process_notebook_text(decoded.text, path, rules, mode)
+    if mode.fix and mode.write and result.error is None and result.changed:
+        try:
+            write_atomically(path, result.fixed_source, decoded, raw)  # type: ignore[arg-type]
+        except SourceError as error:
+            result.error, result.fixed_count, result.fixed_codes = str(error), 0, {}
+    return result
+
+
+def process_notebook_text(text: str, path: str, rules, mode) -> FileResult:
+    """Lint or fix a notebook's JSON text (a file's, or an editor buffer's); writes nothing.
+    With `mode.fix`, `result.fixed_source` is the new JSON text."""
+    from ddplint.api import process_source
+
+    try:
+        notebook = parse_notebook(text)
     except SourceError as error:
         return FileResult(path, error=str(error))
     if not notebook.python or not notebook.cells:
-        return FileResult(path)
+        return FileResult(path, original_source=text, fixed_source=text) if mode.fix else FileResult(path)
     joined, origin, masked = notebook.joined()
     result = process_source(joined, path, rules, mode)
     if result.error is not None:
@@ -265,11 +281,6 @@ def process_notebook(path: str, rules, mode) -> FileResult:
         result.fix_problems.append(f"{path}: not fixed: the fixed notebook would not be valid ({problem})")
         result.fixed_source, result.fixed_count, result.fixed_codes = notebook.text, 0, {}
         return result
-    if mode.write and result.changed:
-        try:
-            write_atomically(path, result.fixed_source, decoded, raw)
-        except SourceError as error:
-            result.error, result.fixed_count, result.fixed_codes = str(error), 0, {}
     return result
 
 

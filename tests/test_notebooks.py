@@ -135,3 +135,13 @@ def test_what_fix_would_write_is_validated() -> None:
     assert _invalid(TRAIN) is None
     assert _invalid(TRAIN.replace('"cell_type": "code"', '"cell_type": "kode"', 1)) is not None
     assert _invalid("{") is not None
+
+
+def test_a_notebook_buffer_on_stdin(run, tmp_path: Path) -> None:
+    fixed = run("--fix", "-", "--stdin-filename", "train.ipynb", stdin=TRAIN)
+    assert fixed.returncode == 0, fixed.stderr
+    assert fixed.stdout == TRAIN.replace("torch.load('ckpt.pt')", "torch.load('ckpt.pt', map_location=\\\"cpu\\\")")
+    linted = run("-", "--stdin-filename", "train.ipynb", stdin=TRAIN)
+    assert linted.returncode == 1 and linted.stdout.startswith("train.ipynb:cell 3:2:9: DDP004")
+    other = _notebook("torch.load('x')", language="R")
+    assert run("--fix", "-", "--stdin-filename", "r.ipynb", stdin=other).stdout == other

@@ -126,6 +126,15 @@ def test_config_applies_and_a_broken_one_is_shown_once(tmp_path: Path, monkeypat
         assert len(shown) == 1 and "unknown rule code or prefix: NOPE" in shown[0]
 
 
+def test_an_edited_configuration_applies_on_save(session: Session, tmp_path: Path) -> None:
+    uri = (tmp_path / "a.py").as_uri()
+    session.open(uri, BROKEN)
+    assert [d["code"] for d in session.diagnostics(uri)] == ["DDP004"]
+    (tmp_path / "pyproject.toml").write_text('[tool.ddplint]\nignore = ["DDP004"]\n')
+    session.notify("textDocument/didSave", {"textDocument": {"uri": uri}})
+    assert session.diagnostics(uri) == []
+
+
 def test_server_without_pygls_is_one_line_and_exit_2() -> None:
     code = "import sys; sys.modules['pygls'] = None; from ddplint.cli import main; sys.exit(main(['server']))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=cli_env(), cwd=REPO)

@@ -253,8 +253,11 @@ def build_server() -> DdplintServer:
         if isinstance(options, dict) and isinstance(options.get("debounce"), (int, float)):
             ls.debounce = max(0.0, float(options["debounce"]))
 
+    # Configuration is read again on open and save (not on each change): an edited
+    # pyproject.toml applies from the next file opened or saved.
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: DdplintServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.linter.forget_settings()
         ls.lint_now(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -264,11 +267,10 @@ def build_server() -> DdplintServer:
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: DdplintServer, params: types.DidSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
-        if uri.endswith("/pyproject.toml"):
-            ls.linter.forget_settings()
-            return
-        ls.cancel(uri)
-        ls.lint_now(uri)
+        ls.linter.forget_settings()
+        if not uri.endswith("/pyproject.toml"):
+            ls.cancel(uri)
+            ls.lint_now(uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: DdplintServer, params: types.DidCloseTextDocumentParams) -> None:
