@@ -302,7 +302,7 @@ class _Report:
             self.fixed.append(result)
         self.changed = self.changed or result.changed
         if self.args.diff and result.changed:
-            sys.stdout.writelines(
+            (getattr(self.args, "out", None) or sys.stdout).writelines(
                 difflib.unified_diff(
                     result.original_source.splitlines(keepends=True),
                     result.fixed_source.splitlines(keepends=True),

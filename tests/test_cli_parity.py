@@ -41,6 +41,9 @@ def test_output_file(run, tmp_path: Path) -> None:
     result = run("a.py", "-o", "report.json", "--output-format", "json")
     assert result.returncode == 1 and result.stdout == ""
     assert json.loads((tmp_path / "report.json").read_text())[0]["code"] == "DDP004"
+    diff = run("--diff", "a.py", "-o", "fix.diff")
+    assert diff.returncode == 1 and diff.stdout == ""
+    assert '+m = torch.load(p, map_location="cpu")' in (tmp_path / "fix.diff").read_text()
     bad = run("a.py", "--output-file", "missing/report.txt")
     assert bad.returncode == 2
     assert bad.stderr == "ddplint: error: missing/report.txt: cannot write: No such file or directory\n"
