@@ -28,17 +28,21 @@ class Session:
         self._stderr: list[bytes] = []
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=lambda: self._stderr.extend(self.process.stderr), daemon=True).start()  # type: ignore[arg-type]
-        self.capabilities = self.request(
-            "initialize",
-            {
-                "processId": None,
-                "rootUri": Path(root).resolve().as_uri(),
-                "capabilities": {"textDocument": {"publishDiagnostics": {"versionSupport": True}}},
-                "initializationOptions": initialization_options or {},
-            },
-        )["capabilities"]
-        self.notify("initialized", {})
         self.versions: dict[str, int] = {}
+        try:
+            self.capabilities = self.request(
+                "initialize",
+                {
+                    "processId": None,
+                    "rootUri": Path(root).resolve().as_uri(),
+                    "capabilities": {"textDocument": {"publishDiagnostics": {"versionSupport": True}}},
+                    "initializationOptions": initialization_options or {},
+                },
+            )["capabilities"]
+            self.notify("initialized", {})
+        except BaseException:
+            self.close()  # never leave a server behind
+            raise
 
     # -- framing -------------------------------------------------------------------------
 

@@ -97,6 +97,8 @@ class Linter:
             return [], problem  # a half-typed line: the editor's Python support reports it
         except RuleCrash as error:
             return [], f"{path}: {error}"
+        except Exception as error:  # a bug in ddplint: say so once, keep serving
+            return [], f"{path}: internal error: {type(error).__name__}: {error}"
         return analysis.diagnostics, problem
 
     def fix_all(self, path: str, source: str) -> str:
