@@ -8,7 +8,7 @@ plugin runs every rule.
 
 flake8 honours a `# noqa` only on the line a finding is reported on; ddplint's reach is the
 whole statement the comment ends (see ddplint/noqa.py). So the plugin applies ddplint's noqa
-itself, unless flake8 runs with `--disable-noqa`: `torch.load(\n    path)  # noqa: DDP004`
+itself, unless flake8 runs with `--disable-noqa`: `torch.load(\\n    path)  # noqa: DDP004`
 is then quiet through flake8 as on the command line.
 """
 

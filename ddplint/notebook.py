@@ -4,7 +4,8 @@ The code cells are joined in order (a later cell uses the imports of an earlier 
 marker comment between cells so that fixed text can be split back into cells. IPython syntax
 that is not Python is masked line by line with a `pass` that carries a numbered marker, and
 restored after fixing: `%magic` and `!shell` lines, `x = !cmd` and `x = %magic` assignments,
-`obj?` help, and whole `%%cell` magics.
+`obj?` help, and whole `%%cell` magics. A cell that is plain Python is never masked, so a
+continuation line that starts with `%` (string formatting) is left alone.
 
 Notebooks are read with the standard library's `json`, not nbformat: nbformat would
 re-serialise the whole file on writing (its own indent, key order and escapes), and a fix must
@@ -16,8 +17,10 @@ records where each cell's `source` value starts and ends.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -63,10 +66,11 @@ class Notebook:
                 origin.append(None)
             cell_lines = cell.source.splitlines(keepends=True)
             whole_cell = bool(cell_lines) and cell_lines[0].lstrip().startswith("%%")
+            plain = not whole_cell and _is_python(cell.source)  # e.g. black's `% args` lines stay
             continued = False
             for number, line in enumerate(cell_lines, start=1):
                 body = line.rstrip("\r\n")
-                if whole_cell or continued or _IPYTHON_LINE.match(body):
+                if not plain and (whole_cell or continued or _IPYTHON_LINE.match(body)):
                     indent = body[: len(body) - len(body.lstrip(" \t"))]
                     masked.append(body)
                     line = indent + _MASK.format(len(masked) - 1) + "\n"
@@ -82,6 +86,16 @@ class Notebook:
             start, end = cell.span
             text = text[:start] + _encode_source(text[start:end], sources[cell.number], self.text) + text[end:]
         return text
+
+
+def _is_python(source: str) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def parse_notebook(text: str) -> Notebook:

@@ -115,11 +115,13 @@ def test_bad_notebooks_are_one_line_errors(run, tmp_path: Path) -> None:
 
 
 def test_joining_and_splitting_round_trips() -> None:
-    notebook = parse_notebook(_notebook("!ls\nimport torch", "if x:\n    %time f()\n", "y = 2"))
+    notebook = parse_notebook(_notebook("!ls\nimport torch", "if x:\n    %time f()\n", 'y = ("%d"\n     % 2)'))
     joined, origin, masked = notebook.joined()
     assert masked == ["!ls", "    %time f()"]
     assert origin[:3] == [(2, 1), (2, 2), None]
-    assert split_cells(joined, masked, [2, 3, 4]) == {2: "!ls\nimport torch\n", 3: "if x:\n    %time f()\n", 4: "y = 2\n"}
+    assert joined.endswith('y = ("%d"\n     % 2)\n')  # plain Python: nothing masked
+    expected = {2: "!ls\nimport torch\n", 3: "if x:\n    %time f()\n", 4: 'y = ("%d"\n     % 2)\n'}
+    assert split_cells(joined, masked, [2, 3, 4]) == expected
     assert split_cells(joined.replace("# ddplint:cell:3\n", ""), masked, [2, 3, 4]) is None
 
 
