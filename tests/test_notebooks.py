@@ -42,6 +42,8 @@ def test_cells_are_linted_with_magics_masked_and_cell_positions(run, tmp_path: P
     [finding] = json.loads(run("train.ipynb", "--output-format", "json").stdout)
     assert (finding["cell"], finding["line"], finding["column"]) == (3, 2, 9)
     assert finding["fix"]["edits"][0]["line"] == 2
+    [annotation] = run("train.ipynb", "--output-format", "github").stdout.splitlines()
+    assert annotation.startswith("::error file=train.ipynb,title=DDP004 torch-load-without-map-location::cell 3, line 2: DDP004 ")
     sarif = json.loads(run("train.ipynb", "--output-format", "sarif").stdout)
     [sarif_result] = sarif["runs"][0]["results"]
     assert sarif_result["properties"] == {"cell": 3}
