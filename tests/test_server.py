@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -151,3 +152,14 @@ def test_the_linter_core_imports_without_the_optional_packages() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=cli_env(), cwd=REPO)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "['DDP004']"
+
+
+def test_the_latency_benchmark_runs(tmp_path: Path) -> None:
+    path = tmp_path / "train.py"
+    path.write_text("import torch\n\n" + "".join(f"def f{i}(p):\n    return torch.load(p)\n\n" for i in range(30)))
+    result = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "lsp_latency.py"), "--file", str(path), "--edits", "3"],
+        capture_output=True, text=True, env=cli_env(), timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert re.match(r"train.py: 92 lines, 30 finding\(s\), 3 edits: median \d+ ms", result.stdout)
