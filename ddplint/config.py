@@ -14,6 +14,7 @@ and globs in it are relative to the folder that holds it.
     respect-gitignore = true
     unsafe-fixes = false
     strict = ["DDP004"]              # rules that then flag every case, not only the evidenced ones
+    include-notebooks = true         # false: folders yield .py and .pyi files only
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 from ddplint.files import DEFAULT_EXCLUDE, Exclusion, Pattern, parse_ignore_lines
 
 _LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "strict")
-_BOOL_KEYS = ("unsafe-fixes", "respect-gitignore")
+_BOOL_KEYS = ("unsafe-fixes", "respect-gitignore", "include-notebooks")
 KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", *_BOOL_KEYS)
 
 
@@ -54,6 +55,7 @@ class Settings:
     # Codes of rules run in strict mode: a rule with a `strict_variant()` (DDP004) then
     # flags every case it recognises, not only those the file gives evidence for.
     strict: list[str] = field(default_factory=list)
+    include_notebooks: bool = True  # folders yield their .ipynb files too
     _rules_cache: dict = field(default_factory=dict, repr=False)
 
     def exclusion(self) -> Exclusion:
@@ -127,7 +129,7 @@ def find_config(start: str) -> str | None:
 
 def _has_table(path: str) -> bool:
     try:
-        return "ddplint" in _read(path).get("tool", {})
+        return "ddplint" in _tool(path)
     except ConfigError:
         return True  # report the broken file rather than silently skip past it
 
@@ -140,11 +142,21 @@ def _read(path: str) -> dict:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: cannot decode: invalid utf-8 byte at offset {error.start} (TOML is UTF-8)") from None
+
+
+def _tool(path: str) -> dict:
+    """The `[tool]` table of `path` (empty if it has none)."""
+    tool = _read(path).get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: tool must be a table ([tool.ddplint]), not {type(tool).__name__}")
+    return tool
 
 
 def load(path: str) -> Settings:
     """Settings from the `[tool.ddplint]` table of `path` (an empty table if it has none)."""
-    table = _read(path).get("tool", {}).get("ddplint", {})
+    table = _tool(path).get("ddplint", {})
     where = f"{path}: [tool.ddplint]"
     if not isinstance(table, dict):
         raise ConfigError(f"{where} must be a table")

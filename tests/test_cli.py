@@ -110,13 +110,13 @@ def test_bad_files_give_one_line_and_exit_2_while_others_are_linted(run, tmp_pat
     result = run(".", "does-not-exist.py")
     assert result.returncode == 2
     errors = result.stderr.splitlines()
-    assert "./syntax.py: cannot parse: invalid syntax (line 2, column 12)" in errors
-    assert "./latin.py: cannot decode: invalid utf-8 byte at offset 29" in errors
-    assert "./binary.py: cannot read: binary file (contains NUL bytes)" in errors
-    assert "./dangling.py: cannot read: broken symbolic link" in errors
+    assert "syntax.py: cannot parse: invalid syntax (line 2, column 12)" in errors
+    assert "latin.py: cannot decode: invalid utf-8 byte at offset 29" in errors
+    assert "binary.py: cannot read: binary file (contains NUL bytes)" in errors
+    assert "dangling.py: cannot read: broken symbolic link" in errors
     assert "does-not-exist.py: cannot read: no such file or directory" in errors
     assert "Traceback" not in result.stderr
-    assert "./good.py:2:5: DDP004" in result.stdout
+    assert "good.py:2:5: DDP004" in result.stdout
     assert result.stdout.splitlines()[-1].endswith("5 files could not be checked.")
 
 

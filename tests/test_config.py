@@ -42,9 +42,9 @@ def test_select_ignore_and_per_file_ignores_from_pyproject(run, tmp_path):
         },
     )
     result = run(".")
-    assert _codes_by_file(result) == {"./src/a.py": ["DDP004"]}
+    assert _codes_by_file(result) == {"src/a.py": ["DDP004"]}
     # --select on the command line replaces the configured selection; per-file-ignores still apply.
-    assert _codes_by_file(run("--select", "DDP005", ".")) == {"./src/a.py": ["DDP005"]}
+    assert _codes_by_file(run("--select", "DDP005", ".")) == {"src/a.py": ["DDP005"]}
     assert _codes_by_file(run("--extend-select", "DDP005", "src/a.py")) == {"src/a.py": ["DDP004"]}
 
 
@@ -92,7 +92,7 @@ def test_exclude_replaces_defaults_and_gitignore_is_honoured(run, tmp_path):
             "sub/other.py": LOAD,
         },
     )
-    assert set(_codes_by_file(run("."))) == {"./keep_gen.py", "./sub/other.py"}
+    assert set(_codes_by_file(run("."))) == {"keep_gen.py", "sub/other.py"}
     _write(tmp_path, {"pyproject.toml": '[tool.ddplint]\nexclude = []\nrespect-gitignore = false\n'})
     assert len(_codes_by_file(run("."))) == 6  # every file, build/ included
 

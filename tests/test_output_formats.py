@@ -63,7 +63,7 @@ def test_sarif_is_valid_against_the_2_1_0_schema_and_carries_rules_and_fixes(run
     assert all(driver_rules[r["ruleIndex"]]["id"] == r["ruleId"] for r in results)
     region = results[1]["locations"][0]["physicalLocation"]["region"]
     assert region == {"startLine": 5, "startColumn": 9, "endLine": 5, "endColumn": 31}
-    assert results[1]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "./train.py"
+    assert results[1]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "train.py"
     replacement = results[1]["fixes"][0]["artifactChanges"][0]["replacements"][0]
     assert replacement["insertedContent"]["text"] == 'torch.load("model.pt", map_location="cpu")'
     [invocation] = sarif_run["invocations"]

@@ -51,14 +51,14 @@ def bad_tree(folder: Path) -> None:
 
 
 BAD_LINES = [
-    "./syntax.py: cannot parse: invalid syntax (line 2, column 12)",
-    "./latin.py: cannot decode: invalid utf-8 byte at offset 29",
-    "./klingon.py: cannot decode: unknown encoding: klingon",
-    "./binary.py: cannot read: binary file (contains NUL bytes)",
-    "./dangling.py: cannot read: broken symbolic link",
-    "./loop_a.py: cannot read: symbolic link loop",
-    "./loop_b.py: cannot read: symbolic link loop",
-    "./fifo.py: cannot read: not a regular file",
+    "syntax.py: cannot parse: invalid syntax (line 2, column 12)",
+    "latin.py: cannot decode: invalid utf-8 byte at offset 29",
+    "klingon.py: cannot decode: unknown encoding: klingon",
+    "binary.py: cannot read: binary file (contains NUL bytes)",
+    "dangling.py: cannot read: broken symbolic link",
+    "loop_a.py: cannot read: symbolic link loop",
+    "loop_b.py: cannot read: symbolic link loop",
+    "fifo.py: cannot read: not a regular file",
     "missing-dir: cannot read: no such file or directory",
 ]
 
@@ -75,7 +75,7 @@ def test_bad_input_is_one_line_each_exit_2_and_good_files_still_processed(run, t
     if fix:
         assert after.pop("good.py") == FIXED.encode() and before.pop("good.py") == BROKEN.encode()
     else:
-        assert "./good.py:2:9: DDP004" in result.stdout
+        assert "good.py:2:9: DDP004" in result.stdout
     assert after == before, "a file that could not be checked was written"
     assert result.stdout.splitlines()[-1].endswith(f"{len(BAD_LINES)} files could not be checked.")
 
@@ -166,8 +166,8 @@ def test_unreadable_file_and_folder_for_real(run, tmp_path):
     finally:
         os.chmod(tmp_path / "locked", 0o755)
     assert result.returncode == 2
-    assert "./secret.py: cannot read: Permission denied" in result.stderr.splitlines()
-    assert "./locked: cannot read: Permission denied" in result.stderr.splitlines()
+    assert "secret.py: cannot read: Permission denied" in result.stderr.splitlines()
+    assert "locked: cannot read: Permission denied" in result.stderr.splitlines()
 
 
 def test_file_changed_between_read_and_write_is_not_overwritten(tmp_path, monkeypatch):
