@@ -11,7 +11,7 @@ import pytest
 
 from ddplint_test_support import cli_env
 
-MULTILINE = 'import torch\n\nmodel = torch.load(\n    "ckpt.pt",\n)\n'
+MULTILINE = 'import torch.distributed\n\nmodel = torch.load(\n    "ckpt.pt",\n)\n'
 
 
 def _stdin(tmp_path: Path, data: bytes, *args: str) -> subprocess.CompletedProcess:
@@ -24,8 +24,8 @@ def _stdin(tmp_path: Path, data: bytes, *args: str) -> subprocess.CompletedProce
 @pytest.mark.parametrize(
     ("data", "error"),
     [
-        (b"import torch\nm = torch.load(p\n", "buffer.py: cannot parse: '(' was never closed (line 2, column 15)"),
-        (b'import torch\nm = torch.load("\xff")\n', "buffer.py: cannot decode: invalid utf-8 byte at offset 29"),
+        (b"import torch.distributed\nm = torch.load(p\n", "buffer.py: cannot parse: '(' was never closed (line 2, column 15)"),
+        (b'import torch.distributed\nm = torch.load("\xff")\n', "buffer.py: cannot decode: invalid utf-8 byte at offset 41"),
         (b"import torch\x00torch.load", "buffer.py: cannot read: binary file (contains NUL bytes)"),
     ],
 )

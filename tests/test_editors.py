@@ -20,7 +20,7 @@ NVIM = shutil.which("nvim")
 @pytest.mark.skipif(NVIM is None, reason="nvim is not installed (apt-get install neovim); the JSON-RPC session test covers the protocol")
 def test_neovim_shows_ddp004_and_applies_the_fix(tmp_path: Path) -> None:
     path = tmp_path / "train.py"
-    path.write_text('import torch\n\nmodel = torch.load("ckpt.pt")\n')
+    path.write_text('import torch.distributed\n\nmodel = torch.load("ckpt.pt")\n')
     env = dict(cli_env(), DDPLINT_PYTHON=sys.executable, DDPLINT_FILE=str(path), HOME=str(tmp_path))
     script = REPO / "tests" / "editors" / "nvim_check.lua"
     result = subprocess.run(

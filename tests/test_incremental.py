@@ -13,7 +13,7 @@ from ddplint.rules import all_rules
 from ddplint.server.statements import StatementCache
 
 LAYOUTS = [
-    "import torch\n\ndef f():\n    x = 1\n    # a comment at the end of the body\n\n# before g\n@deco\ndef g(): pass\n",
+    "import torch.distributed\n\ndef f():\n    x = 1\n    # a comment at the end of the body\n\n# before g\n@deco\ndef g(): pass\n",
     "a = 1; b = 2\nc = (1,\n     2)\n# trailing\n# comments",
     "if True:\n  x = 1\nwhile x:\n  break\n",  # two-space indent
     "x = 1\r\ny = 2\r\n",
@@ -31,12 +31,12 @@ def test_the_assembled_tree_prints_the_source_back(source: str) -> None:
 
 
 def test_an_edit_reparses_only_the_statement_it_touched() -> None:
-    statements = [f"def f{i}(x):\n    return torch.load(x)\n\n" for i in range(20)]
-    source = "import torch\n\n" + "".join(statements)
+    statements = [f"def f{i}(ckpt):\n    return torch.load(ckpt)\n\n" for i in range(20)]
+    source = "import torch.distributed\n\n" + "".join(statements)
     cache = StatementCache()
     rules = all_rules()
     first = analyse(source, "f.py", rules, parser=cache)
-    edited = source.replace("def f7(x):\n    return torch.load(x)", "def f7(x):\n    return torch.load(x, 1)")
+    edited = source.replace("def f7(ckpt):\n    return torch.load(ckpt)", "def f7(ckpt):\n    return torch.load(ckpt, 1)")
     second = analyse(edited, "f.py", rules, parser=cache)
     assert cache.reused == 20  # of 21 chunks
     assert second.diagnostics == analyse(edited, "f.py", rules).diagnostics
@@ -48,7 +48,7 @@ def test_a_long_class_is_reparsed_one_method_at_a_time() -> None:
         f'    @property\n    def m{i}(self):\n        """Doc\n\n    dedented line\n        """\n        return torch.load(self.p)\n\n'
         for i in range(12)
     ]
-    source = "import torch\n\n# the class\nclass Checkpoints:\n    x = 1; y = 2\n" + "".join(methods) + "# after\n"
+    source = "import torch.distributed\n\n# the class\nclass Checkpoints:\n    x = 1; y = 2\n" + "".join(methods) + "# after\n"
     cache = StatementCache()
     assert cache(source).code == source
     edited = source.replace("def m5(self)", "def m5(self, extra)")
@@ -67,7 +67,7 @@ def test_the_cache_agrees_with_a_full_parse_on_real_code() -> None:
             source = handle.read()
         cache = StatementCache()
         assert cache(source).code == source
-        variant = source + "\nimport torch\nm = torch.load(path)\n"
+        variant = source + "\nimport torch.distributed\nm = torch.load(path)\n"
         assert analyse(variant, name, rules, parser=cache).diagnostics == analyse(variant, name, rules).diagnostics
 
 

@@ -26,7 +26,7 @@ def _notebook(*cells: str, outputs: bool = True, language: str = "python") -> st
 
 
 TRAIN = _notebook(
-    "%matplotlib inline\n!pip install torch\nimport torch",
+    "%matplotlib inline\n!pip install torch\nimport torch.distributed",
     "files = !ls\nmodel = torch.load('ckpt.pt')\nmodel?",
     "%%bash\necho torch.load('x')",
 )
@@ -105,7 +105,7 @@ def test_an_empty_run_warns_and_exits_0(run, tmp_path: Path) -> None:
 def test_bad_notebooks_are_one_line_errors(run, tmp_path: Path) -> None:
     (tmp_path / "broken.ipynb").write_text('{"cells": [')
     (tmp_path / "list.ipynb").write_text("[1, 2]")
-    (tmp_path / "syntax.ipynb").write_text(_notebook("import torch", "def f(:\n    torch.load(p)"))
+    (tmp_path / "syntax.ipynb").write_text(_notebook("import torch.distributed", "def f(:\n    torch.load(p)"))
     (tmp_path / "r.ipynb").write_text(_notebook("torch.load('x')", language="R"))
     result = run(".")
     assert result.returncode == 2
@@ -117,12 +117,12 @@ def test_bad_notebooks_are_one_line_errors(run, tmp_path: Path) -> None:
 
 
 def test_joining_and_splitting_round_trips() -> None:
-    notebook = parse_notebook(_notebook("!ls\nimport torch", "if x:\n    %time f()\n", 'y = ("%d"\n     % 2)'))
+    notebook = parse_notebook(_notebook("!ls\nimport torch.distributed", "if x:\n    %time f()\n", 'y = ("%d"\n     % 2)'))
     joined, origin, masked = notebook.joined()
     assert masked == ["!ls", "    %time f()"]
     assert origin[:3] == [(2, 1), (2, 2), None]
     assert joined.endswith('y = ("%d"\n     % 2)\n')  # plain Python: nothing masked
-    expected = {2: "!ls\nimport torch\n", 3: "if x:\n    %time f()\n", 4: 'y = ("%d"\n     % 2)\n'}
+    expected = {2: "!ls\nimport torch.distributed\n", 3: "if x:\n    %time f()\n", 4: 'y = ("%d"\n     % 2)\n'}
     assert split_cells(joined, masked, [2, 3, 4]) == expected
     assert split_cells(joined.replace("# ddplint:cell:3\n", ""), masked, [2, 3, 4]) is None
 

@@ -16,7 +16,7 @@ pytest.importorskip("pygls", reason="the language server needs the `server` extr
 from ddplint import lint_source  # noqa: E402
 from ddplint.server.client import Session, apply_text_edits  # noqa: E402
 
-BROKEN = 'import torch\n\nmodel = torch.load("ckpt.pt")\n'
+BROKEN = 'import torch.distributed\n\nmodel = torch.load("ckpt.pt")\n'
 SERVER = [sys.executable, "-m", "ddplint", "server"]
 
 
@@ -52,7 +52,7 @@ def test_a_session_shows_ddp004_and_its_quick_fix_applies(session: Session, tmp_
     fix = actions["ddplint: fix DDP004 (torch-load-without-map-location)"]
     assert fix["kind"] == "quickfix" and fix["isPreferred"] is True
     fixed = apply_text_edits(BROKEN, fix["edit"]["changes"][uri])
-    assert fixed == 'import torch\n\nmodel = torch.load("ckpt.pt", map_location="cpu")\n'
+    assert fixed == 'import torch.distributed\n\nmodel = torch.load("ckpt.pt", map_location="cpu")\n'
 
     noqa = apply_text_edits(BROKEN, actions["ddplint: add `# noqa: DDP004`"]["edit"]["changes"][uri])
     assert noqa.splitlines()[2].endswith("# noqa: DDP004") and lint_source(noqa) == []
@@ -65,7 +65,7 @@ def test_a_session_shows_ddp004_and_its_quick_fix_applies(session: Session, tmp_
 
 def test_only_filters_actions_and_fix_all_adds_imports(session: Session, tmp_path: Path) -> None:
     source = (
-        "import torch\nimport torch.multiprocessing as mp\n\n"
+        "import torch.distributed\nimport torch.multiprocessing as mp\n\n"
         'model = torch.load("a.pt")\nmodel = torch.load("b.pt")\nmp.set_sharing_strategy("file_system")\n'
     )
     uri = (tmp_path / "many.py").as_uri()
@@ -87,9 +87,9 @@ def test_only_filters_actions_and_fix_all_adds_imports(session: Session, tmp_pat
 
 def test_changes_are_debounced_and_positions_are_utf16(session: Session, tmp_path: Path) -> None:
     uri = (tmp_path / "edit.py").as_uri()
-    session.open(uri, "import torch\n")
+    session.open(uri, "import torch.distributed\n")
     assert session.diagnostics(uri) == []
-    for text in ("import torch\nx", "import torch\nx = ", "import torch\nx = 1", 'import torch\nx = "😀"; torch.load(p)\n'):
+    for text in ("import torch.distributed\nx", "import torch.distributed\nx = ", "import torch.distributed\nx = 1", 'import torch.distributed\nx = "😀"; torch.load(ckpt)\n'):
         version = session.change(uri, text)
     [diagnostic] = session.diagnostics(uri, version)
     # A burst of changes within the debounce interval is linted together, once it pauses (the
@@ -102,7 +102,7 @@ def test_changes_are_debounced_and_positions_are_utf16(session: Session, tmp_pat
 
 def test_a_half_typed_file_is_not_an_error_and_close_clears(session: Session, tmp_path: Path) -> None:
     uri = (tmp_path / "typing.py").as_uri()
-    session.open(uri, 'import torch\nm = torch.load("x.pt"\n')
+    session.open(uri, 'import torch.distributed\nm = torch.load("x.pt"\n')
     assert session.diagnostics(uri) == []
     session.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
     assert session.diagnostics(uri) == []
@@ -147,7 +147,7 @@ def test_the_linter_core_imports_without_the_optional_packages() -> None:
     blocked = ["pygls", "lsprotocol", "nbformat", "torch"]
     code = (
         f"import sys; sys.modules.update(dict.fromkeys({blocked!r}));"
-        "import ddplint; print([d.code for d in ddplint.lint_source('import torch\\nm = torch.load(p)\\n')][:1])"
+        "import ddplint; print([d.code for d in ddplint.lint_source('import torch.distributed\\nm = torch.load(ckpt)\\n')][:1])"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=cli_env(), cwd=REPO)
     assert result.returncode == 0, result.stderr
@@ -156,7 +156,7 @@ def test_the_linter_core_imports_without_the_optional_packages() -> None:
 
 def test_the_latency_benchmark_runs(tmp_path: Path) -> None:
     path = tmp_path / "train.py"
-    path.write_text("import torch\n\n" + "".join(f"def f{i}(p):\n    return torch.load(p)\n\n" for i in range(30)))
+    path.write_text("import torch.distributed\n\n" + "".join(f"def f{i}(ckpt):\n    return torch.load(ckpt)\n\n" for i in range(30)))
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "lsp_latency.py"), "--file", str(path), "--edits", "3"],
         capture_output=True, text=True, env=cli_env(), timeout=300,
