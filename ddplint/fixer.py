@@ -145,6 +145,8 @@ def _try_apply(module: cst.Module, reports: list[Report], path: str, rules, hono
         new_module = add_imports(new_module, imports)
     new_source = new_module.code
     try:
+        # The prefilters may decide that no rule needs the fixed text parsed; it must parse anyway.
+        parse(new_source)
         return new_source, analyse(new_source, path, rules, honour_noqa=honour_noqa)
     except SourceError:
         return new_source, None

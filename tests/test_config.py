@@ -115,7 +115,7 @@ def test_strict_mode_in_worker_processes(run, tmp_path):
     _write(tmp_path, {"pyproject.toml": '[tool.ddplint]\nstrict = ["DDP004"]\n', **files})
     result = run("--jobs", "2", "--no-cache", ".")
     assert "Traceback" not in result.stderr
-    assert sorted(_codes_by_file(result)) == sorted(f"./{name}" for name in files)
+    assert sorted(_codes_by_file(result)) == sorted(files)
 
 
 def test_strict_mode_in_the_api():
