@@ -81,3 +81,40 @@ def module_alias(names, module: str) -> tuple[str, tuple[str, ...]] | None:
     if found:
         return None
     return module, (f"import {module}",)
+
+
+class _ReplaceById(cst.CSTTransformer):
+    def __init__(self, replacements: dict[int, cst.CSTNode]) -> None:
+        super().__init__()
+        self.replacements = replacements
+
+    def on_leave(self, original_node, updated_node):
+        return self.replacements.get(id(original_node), updated_node)
+
+
+def replace_nodes(tree: cst.CSTNode, replacements: dict[cst.CSTNode, cst.CSTNode]) -> cst.CSTNode:
+    """`tree` with each original node of it (a key) replaced by its value: for a fix that
+    rewrites a node and, at the same time, nodes inside it."""
+    if not replacements:
+        return tree
+    return tree.visit(_ReplaceById({id(original): new for original, new in replacements.items()}))
+
+
+def names_in(tree: cst.CSTNode) -> set[str]:
+    """Every identifier written in `tree` (to pick a new local name that shadows nothing)."""
+    found: set[str] = set()
+
+    class _Names(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            found.add(node.value)
+
+    tree.visit(_Names())
+    return found
+
+
+def unique_name(base: str, taken: set[str]) -> str:
+    name = base
+    while name in taken:
+        name += "_"
+    taken.add(name)
+    return name

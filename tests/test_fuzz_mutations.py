@@ -119,7 +119,13 @@ def _outside_edits_unchanged(source: str, fixed: str, analysis, imports: set[str
             continue
         changed = set(range(i1, i2)) if i2 > i1 else {i1 - 1, i1}
         if i2 == i1 and not "".join(new_lines[j1:j2]).strip():
-            changed.add(i1 - 2)  # difflib may align a blank line added after a node one line on
+            # difflib may align a blank line added after a node anywhere in the run of blank
+            # lines that follows it (a file ending in several): it belongs to that node.
+            before = i1 - 1
+            while before >= 0 and not old_lines[before].strip():
+                changed.add(before)
+                before -= 1
+            changed.add(before)
         assert changed & covered if i2 == i1 else changed <= covered, (
             f"lines {i1 + 1}-{i2} changed outside the fixes' edit ranges:\n"
             f"{''.join(old_lines[i1:i2])!r} -> {''.join(new_lines[j1:j2])!r}"
