@@ -46,6 +46,8 @@ PROBES = {
     6: lambda module, tmp_path: list(module.shards()),
     7: _table,
     8: lambda module, tmp_path: [module.loader(None).dataset[0]],
+    11: lambda module, tmp_path: [module.Tokens().by_word, module.Tokens().by_id],
+    12: lambda module, tmp_path: [module.LABELS],
 }
 FIXED = [(index, example) for index, example in enumerate(LambdaDefaultFactory.flagged_examples) if example.fixed]
 

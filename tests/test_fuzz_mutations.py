@@ -117,7 +117,17 @@ def _outside_edits_unchanged(source: str, fixed: str, analysis, imports: set[str
         added = [line for line in new_lines[j1:j2] if line.strip() not in imports]
         if added == old_lines[i1:i2]:
             continue
+        # An import a fix left unused is removed (the fixer's clean-up), and the blank lines
+        # that set off what a fix added may move with it.
+        kept = [line for line in old_lines[i1:i2] if not re.match(r"\s*(import|from) \S", line)]
+        if [line for line in added if line.strip()] == [line for line in kept if line.strip()]:
+            continue
         changed = set(range(i1, i2)) if i2 > i1 else {i1 - 1, i1}
+        if i2 > i1 and not any(line.strip() for line in added):
+            # Removed lines: the edited ones, and imports (and blank lines) besides.
+            changed = {i for i in range(i1, i2) if old_lines[i].strip() and old_lines[i] in kept}
+            if not changed:
+                continue
         if i2 == i1 and not "".join(new_lines[j1:j2]).strip():
             # difflib may align a blank line added after a node anywhere in the run of blank
             # lines that follows it (a file ending in several): it belongs to that node.
@@ -178,7 +188,10 @@ def check_properties(source: str) -> None:
         if step.source == current:
             break
         pass_analysis = analyse(current, "mutant.py", rules)
-        imports = {statement for d in pass_analysis.diagnostics if d.fix for statement in d.fix.imports}
+        imports = {
+            line.strip() for d in pass_analysis.diagnostics if d.fix for statement in d.fix.imports
+            for line in statement.splitlines()
+        }
         _outside_edits_unchanged(current, step.source, pass_analysis, imports)
         current = step.source
     assert current == outcome.source

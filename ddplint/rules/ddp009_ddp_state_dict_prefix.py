@@ -73,8 +73,8 @@ class DdpStateDictPrefix(Rule):
             """,
             fixed="""
             import torch
-            from torch.nn.parallel import DistributedDataParallel as DDP
             from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present
+            from torch.nn.parallel import DistributedDataParallel as DDP
 
             def train(net):
                 model = DDP(net)
