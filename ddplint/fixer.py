@@ -340,9 +340,23 @@ def _add_import(module: cst.Module, new: cst.SimpleStatementLine) -> cst.Module:
             new = new.with_changes(leading_lines=body[later].leading_lines)
             body[later] = body[later].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
             body.insert(later, new)
+        elif end > start:
+            body.insert(end, new.with_changes(leading_lines=[cst.EmptyLine(indent=False)]))
         else:
-            if end > start:
-                new = new.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+            # The first import: the code after it is set off as isort sets it off (two blank
+            # lines before a def or class, one before anything else).
+            if end < len(body):
+                following = body[end]
+                wanted = 2 if isinstance(following, (cst.FunctionDef, cst.ClassDef)) else 1
+                blanks = 0
+                for line in following.leading_lines:
+                    if line.comment is not None:
+                        break
+                    blanks += 1
+                if blanks < wanted:
+                    extra = [cst.EmptyLine(indent=False)] * (wanted - blanks)
+                    body[end] = following.with_changes(leading_lines=[*extra, *following.leading_lines])
+                new = new.with_changes(leading_lines=following.leading_lines[:0])
             body.insert(end, new)
     return module.with_changes(body=body)
 

@@ -31,8 +31,9 @@ def added(source: str, *statements: str) -> str:
         ("import os\n\nx = 1\n", "import torch", "import os\n\nimport torch\n\nx = 1\n"),
         # A comment above the first import stays at the top of the block.
         ("# header\nimport torch\n", "import os", "# header\nimport os\n\nimport torch\n"),
-        # No imports: at the top, after the docstring.
-        ('"""Doc."""\nx = 1\n', "import os", '"""Doc."""\nimport os\nx = 1\n'),
+        # No imports: at the top, after the docstring, set off from the code.
+        ('"""Doc."""\nx = 1\n', "import os", '"""Doc."""\nimport os\n\nx = 1\n'),
+        ("def f():\n    pass\n", "import os", "import os\n\n\ndef f():\n    pass\n"),
         # Already there.
         ("import os\n", "import os", "import os\n"),
     ],
