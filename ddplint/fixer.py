@@ -11,13 +11,25 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from ddplint.edits import is_docstring, names_in
-from ddplint.engine import Analysis, SourceError, analyse, parse
+from ddplint.engine import (
+    MAX_PARSE_CHARS,
+    Analysis,
+    SourceError,
+    analyse,
+    analyse_large,
+    large_file_note,
+    large_file_parts,
+    move_diagnostics,
+    parse,
+    reduced_source,
+    split_parts,
+)
 from ddplint.rule import Report, Rule
 from ddplint.semantic import dotted_name
 
@@ -42,8 +54,13 @@ def fix_text(
     unsafe_fixes: bool = False,
     honour_noqa: bool = True,
     max_passes: int = MAX_PASSES,
+    used_elsewhere: Callable[[str], bool] | None = None,
 ) -> FixOutcome:
-    """Fix `source` to a fixed point. Raises SourceError if the original does not parse."""
+    """Fix `source` to a fixed point. Raises SourceError if the original does not parse.
+    `used_elsewhere(name)`: whether code outside `source` uses a name `source` imports (an
+    import a fix orphans is then kept)."""
+    if len(source) > MAX_PARSE_CHARS:
+        return _fix_large(source, path, rules, unsafe_fixes, honour_noqa, max_passes)
     analysis = analyse(source, path, rules, honour_noqa=honour_noqa)
     fixed_count = 0
     fixed_codes: dict[str, int] = {}
@@ -66,14 +83,14 @@ def fix_text(
             problems.append(f"{path}: not fixed: the file's layout cannot be reproduced exactly (mixed line endings?)")
             return FixOutcome(source, 0, analysis, problems)
         applied = _outermost(analysis.module, candidates)
-        new_source, new_analysis = _try_apply(analysis.module, applied, path, rules, honour_noqa)
+        new_source, new_analysis = _try_apply(analysis.module, applied, path, rules, honour_noqa, used_elsewhere)
         if new_analysis is None:
             # Find the fixes that break the file, drop them, keep the others.
             keep = []
             for report, diagnostic in zip(analysis.reports, analysis.diagnostics):
                 if report not in applied:
                     continue
-                alone_source, alone = _try_apply(analysis.module, [report], path, rules, honour_noqa)
+                alone_source, alone = _try_apply(analysis.module, [report], path, rules, honour_noqa, used_elsewhere)
                 if alone is None:
                     dropped.add((diagnostic.code, diagnostic.line, diagnostic.col))
                     problems.append(
@@ -84,7 +101,7 @@ def fix_text(
                     keep.append(report)
             if not keep:
                 continue
-            new_source, new_analysis = _try_apply(analysis.module, keep, path, rules, honour_noqa)
+            new_source, new_analysis = _try_apply(analysis.module, keep, path, rules, honour_noqa, used_elsewhere)
             if new_analysis is None:
                 return FixOutcome(source, fixed_count, analysis, problems, fixed_codes)
             applied = keep
@@ -96,6 +113,75 @@ def fix_text(
         source, analysis = new_source, new_analysis
     problems.append(f"{path}: fixes did not settle after {max_passes} passes; the last pass was kept")
     return FixOutcome(source, fixed_count, analysis, problems, fixed_codes)
+
+
+def _fix_large(source: str, path: str, rules, unsafe_fixes: bool, honour_noqa: bool, max_passes: int) -> FixOutcome:
+    """A file over the parse limit: its kept top-level statements are fixed as one module
+    (engine.large_file_parts) and put back where they came from."""
+    parts = large_file_parts(source, rules)
+    reduced, _ = reduced_source(source, parts)
+    note = large_file_note(path, source, parts)
+    kept = set(parts.kept)
+    skipped = "".join("".join(parts.part_lines(i)) for i in range(len(parts.starts)) if i not in kept)
+
+    def used_elsewhere(name: str) -> bool:
+        return re.search(rf"(?<![\w.]){re.escape(name)}\b", skipped) is not None
+
+    outcome = fix_text(
+        reduced, path, rules, unsafe_fixes=unsafe_fixes, honour_noqa=honour_noqa, max_passes=max_passes,
+        used_elsewhere=used_elsewhere,
+    )
+    split = split_parts(outcome.source) if outcome.fixed_count else None
+    why = "the fixed statements could not be put back in place"
+    if split is not None:
+        split[0].pop(len(parts.starts), None)  # the stubs
+        split = _merge_removed(split, parts.kept)
+    if split is not None:
+        # A name a fix defines (a factory) that a skipped statement binds too: not fixed.
+        added = _top_level_names(cst.parse_module(outcome.source)) - _top_level_names(cst.parse_module(reduced))
+        clash = sorted(added & parts.skipped_bindings())
+        if clash:
+            split, why = None, f"a fix would define {clash[0]}, which the file binds elsewhere"
+    if split is None:
+        analysis = analyse_large(source, path, rules, honour_noqa=honour_noqa)
+        problems = [note]
+        if outcome.fixed_count:
+            problems.append(f"{path}: not fixed: {why}")
+        return FixOutcome(source, 0, analysis, problems)
+    pieces, firsts = split
+    out: list[str] = []
+    table: list[tuple[int, int]] = []
+    line = 1
+    for index in range(len(parts.starts)):
+        original = "".join(parts.part_lines(index))
+        text = pieces.get(index, original)
+        if index in firsts:
+            table.append((firsts[index], line))
+            if not original.endswith(("\n", "\r")) and text.endswith(("\n", "\r")):
+                text = text.rstrip("\r\n")  # the file's last line had no newline
+        out.append(text)
+        line += len(text.splitlines())
+    remaining = Analysis(None, move_diagnostics(outcome.remaining.diagnostics, table), outcome.remaining.reports, [note])
+    return FixOutcome("".join(out), outcome.fixed_count, remaining, [note, *outcome.problems], outcome.fixed_codes)
+
+
+def _merge_removed(split, kept: list[int]):
+    """A statement a fix removed takes its part's marker with it: where it stood right after
+    the kept part before it in the file, its text (if any) is that part's; elsewhere, None."""
+    pieces, firsts = split
+    if not set(pieces) <= set(kept):
+        return None
+    for position, index in enumerate(kept):
+        if index in pieces:
+            continue
+        if position == 0 or kept[position - 1] != index - 1:
+            return None
+        pieces[index] = ""
+    return pieces, firsts
+
+
+def _top_level_names(module: cst.Module) -> set[str]:
+    return {statement.name.value for statement in module.body if isinstance(statement, (cst.FunctionDef, cst.ClassDef))}
 
 
 def _outermost(module: cst.Module, reports: list[Report]) -> list[Report]:
@@ -136,7 +222,7 @@ class _Replace(cst.CSTTransformer):
         return self.replacements.get(id(original_node), updated_node)
 
 
-def _try_apply(module: cst.Module, reports: list[Report], path: str, rules, honour_noqa: bool):
+def _try_apply(module: cst.Module, reports: list[Report], path: str, rules, honour_noqa: bool, used_elsewhere=None):
     replacements: dict[int, object] = {}
     imports: list[str] = []
     for report in reports:
@@ -147,6 +233,8 @@ def _try_apply(module: cst.Module, reports: list[Report], path: str, rules, hono
     if imports:
         new_module = add_imports(new_module, imports)
     gone = _names_removed(reports)
+    if used_elsewhere is not None:
+        gone = {name for name in gone if not used_elsewhere(name)}
     if gone:
         new_module = remove_unused_imports(new_module, gone)
     new_source = new_module.code
