@@ -118,3 +118,11 @@ def test_a_shuffle_in_a_helper_is_not_fixed():
     assert outcome.source == example.code
     [diagnostic] = outcome.remaining.diagnostics
     assert "no fix: `random.sample` in `order` draws unseeded" in diagnostic.message
+
+
+def test_a_generator_kept_on_self_is_not_fixed():
+    example = next(e for e in DDP006.flagged_examples if "OwnGeneratorSampler" in e.code)
+    outcome = fix_text(example.code, "s.py", [DDP006], unsafe_fixes=True)
+    assert outcome.source == example.code
+    [diagnostic] = outcome.remaining.diagnostics
+    assert "no fix: `self.rng` is a `random.Random()` seeded by the OS (in `__init__`)" in diagnostic.message

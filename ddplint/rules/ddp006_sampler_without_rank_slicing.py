@@ -54,7 +54,7 @@ _GLOBAL_SEEDS = {"random.seed": "random", "numpy.random.seed": "numpy.random", "
 # Generators that, built without a seed, seed themselves from the OS: a different one per rank.
 _SELF_SEEDING = frozenset({"random.Random", "numpy.random.default_rng", "numpy.random.RandomState"})
 _SEED = "self.seed + self.epoch"
-_SEED_COMMENT = "# DDP006: seeded as DistributedSampler seeds its shuffle, so every rank draws the same order"
+_SEED_COMMENT = "# DDP006: seeded like DistributedSampler, so every rank draws the same order"
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,8 @@ class SamplerWithoutRankSlicing(Rule):
     `np.random.default_rng()`) gives each rank its own order, and the slices would overlap and
     miss samples; the fix draws those from generators seeded with `self.seed + self.epoch`,
     as DistributedSampler seeds its own shuffle (one per library, created at the top of the
-    method). An unseeded draw in a method `__iter__` calls, or one it cannot reseed, is
+    method). An unseeded draw in a method `__iter__` calls, one from a generator the OS seeded
+    and kept on self (`self.rng = random.Random()` in `__init__`), or one it cannot reseed is
     reported with no fix, and the message says which.
     """
 
@@ -265,7 +266,7 @@ class SamplerWithoutRankSlicing(Rule):
 
             class RandomOrderSampler(DistributedSampler):
                 def _iter_all_ranks(self):
-                    # DDP006: seeded as DistributedSampler seeds its shuffle, so every rank draws the same order
+                    # DDP006: seeded like DistributedSampler, so every rank draws the same order
                     rng = random.Random(self.seed + self.epoch)
                     indices = list(range(len(self.dataset)))
                     rng.shuffle(indices)
@@ -308,7 +309,7 @@ class SamplerWithoutRankSlicing(Rule):
             class MixedOrderSampler(DistributedSampler):
                 def _iter_all_ranks(self):
                     \"\"\"Buckets in a random order, shuffled inside.\"\"\"
-                    # DDP006: seeded as DistributedSampler seeds its shuffle, so every rank draws the same order
+                    # DDP006: seeded like DistributedSampler, so every rank draws the same order
                     np_rng = np.random.RandomState(self.seed + self.epoch)
                     generator = torch.Generator().manual_seed(self.seed + self.epoch)
                     order = np_rng.permutation(len(self.dataset)).tolist()
@@ -341,6 +342,24 @@ class SamplerWithoutRankSlicing(Rule):
 
                 def __iter__(self):
                     return iter(self.order())
+            """,
+        ),
+        Flagged(
+            # A generator the OS seeded, kept on self: reported, with no fix.
+            """
+            import random
+            from torch.utils.data import DistributedSampler
+
+
+            class OwnGeneratorSampler(DistributedSampler):
+                def __init__(self, dataset):
+                    super().__init__(dataset)
+                    self.rng = random.Random()
+
+                def __iter__(self):
+                    indices = list(range(len(self.dataset)))
+                    self.rng.shuffle(indices)
+                    return iter(indices)
             """,
         ),
         Flagged(
@@ -450,16 +469,28 @@ class SamplerWithoutRankSlicing(Rule):
         # Per method (by id of its FunctionDef): its unseeded draws, the families it seeds.
         self._draws: dict[int, list[_Draw]] = {}
         self._seeded: dict[int, set[str]] = {}
+        # Per class (by id): `self.X = random.Random()` and the like, X -> (method, constructor);
+        # per method: the `self.X.method(...)` calls it makes, as (X, call).
+        self._own_generators: dict[int, dict[str, tuple[str, str]]] = {}
+        self._attribute_calls: dict[int, list[str]] = {}
 
     def visit_Call(self, node: cst.Call) -> None:
         frame = self.model.frame
         method = frame.method if frame.is_function else None
         if method is None:
             return
-        qualified = self.model.qualified(node.func)
+        key = id(method.node)
+        func = node.func
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Attribute)
+            and isinstance(func.value.value, cst.Name)
+            and func.value.value.value == frame.self_name
+        ):
+            self._attribute_calls.setdefault(key, []).append(func.value.attr.value)
+        qualified = self.model.qualified(func)
         if qualified is None:
             return
-        key = id(method.node)
         if qualified in _GLOBAL_SEEDS:
             self._seeded.setdefault(key, set()).add(_GLOBAL_SEEDS[qualified])
             return
@@ -470,6 +501,14 @@ class SamplerWithoutRankSlicing(Rule):
             self._draws.setdefault(key, []).append(_Draw(node, family, qualified))
         elif qualified in _SELF_SEEDING and not _has_seed(node):
             self._draws.setdefault(key, []).append(_Draw(node, "own", qualified))
+            statement = self.model.statement
+            assign = statement.body[0] if statement is not None and len(statement.body) == 1 else None
+            if isinstance(assign, cst.Assign) and assign.value is node and method.parent is not None:
+                for target in assign.targets:
+                    t = target.target
+                    if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == frame.self_name:
+                        owned = self._own_generators.setdefault(id(method.parent.node), {})
+                        owned[t.attr.value] = (method.node.name.value, qualified)
 
     def _unseeded(self, method: cst.FunctionDef) -> list[_Draw]:
         seeded = self._seeded.get(id(method), set())
@@ -503,6 +542,10 @@ class SamplerWithoutRankSlicing(Rule):
             method_name, draw = helper
             self.report(iterate, self._no_fix(f"`{draw.name}` in `{method_name}` draws unseeded"))
             return
+        owned = self._owned_draw(known)
+        if owned is not None:
+            self.report(iterate, self._no_fix(owned))
+            return
         seeded = self._seed_draws(iterate)
         if isinstance(seeded, str):
             self.report(iterate, self._no_fix(seeded))
@@ -522,6 +565,25 @@ class SamplerWithoutRankSlicing(Rule):
             f"{self.message}; no fix: {why}, so each rank shuffles differently and slicing would "
             f"neither split nor cover the dataset; seed it from {_SEED} first"
         )
+
+    def _owned_draw(self, known: SamplerClass) -> str | None:
+        """A draw, in `__iter__` or a method it calls, from a generator made unseeded outside
+        `__iter__` and kept on self (`self.rng = random.Random()` in `__init__`)."""
+        lineage = self.classes.lineage(known)
+        owned = {name: where for c in reversed(lineage) for name, where in self._own_generators.get(id(c.node), {}).items()}
+        methods = {name: m for c in reversed(lineage) for name, m in c.methods.items()}
+        pending, seen = ["__iter__"], set()
+        while pending:
+            name = pending.pop()
+            if name in seen or name not in methods:
+                continue
+            seen.add(name)
+            for attribute in self._attribute_calls.get(id(methods[name].node), ()):
+                made = owned.get(attribute)
+                if made is not None and made[0] != "__iter__":
+                    return f"`self.{attribute}` is a `{made[1]}()` seeded by the OS (in `{made[0]}`)"
+            pending.extend(methods[name].self_calls)
+        return None
 
     def _helper_draw(self, known: SamplerClass) -> tuple[str, _Draw] | None:
         """An unseeded draw in a method `__iter__` calls on self (not rewritten: others may call it)."""
