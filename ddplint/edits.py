@@ -47,11 +47,18 @@ def with_keyword_argument(call: cst.Call, name: str, value: cst.BaseExpression) 
         # `f(\n    a,\n)`: the new argument takes the old trailing comma (and the newline
         # before `)`); the old last argument's comma is followed by the indent of the first.
         indent = call.whitespace_before_args
+        if not isinstance(indent, cst.ParenthesizedWhitespace):
+            indent = cst.SimpleWhitespace(" ")  # `f(a, # c\n)`: the call starts on one line
         args[-1] = last.with_changes(comma=last.comma.with_changes(whitespace_after=indent))
         args.append(new.with_changes(comma=last.comma))
     else:
-        args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        args.append(new)
+        # `f(\n    a\n)`: the new argument goes after the last one, before the newline that
+        # precedes `)`, which the new last argument takes over.
+        args[-1] = last.with_changes(
+            comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")),
+            whitespace_after_arg=cst.SimpleWhitespace(""),
+        )
+        args.append(new.with_changes(whitespace_after_arg=last.whitespace_after_arg))
     return call.with_changes(args=args)
 
 

@@ -68,3 +68,21 @@ def test_definitions_go_after_the_imports_once_and_in_order():
 )
 def test_an_import_a_fix_orphans_is_removed(source, gone, expected):
     assert remove_unused_imports(cst.parse_module(source), gone).code == expected
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("f(a)", 'f(a, k="v")'),
+        # Black's hugging layout: the new argument joins the line, `)` stays on its own.
+        ("f(\n    a, b=1\n)", 'f(\n    a, b=1, k="v"\n)'),
+        # One argument per line with a trailing comma: the new one gets its own line.
+        ("f(\n    a,\n    b=1,\n)", 'f(\n    a,\n    b=1,\n    k="v",\n)'),
+        ("f(a, # c\n)", 'f(a, k="v", # c\n)'),
+    ],
+)
+def test_an_added_keyword_argument_keeps_the_call_layout(source, expected):
+    from ddplint.edits import string_literal, with_keyword_argument
+
+    call = cst.parse_expression(source)
+    assert cst.Module([]).code_for_node(with_keyword_argument(call, "k", string_literal("v"))) == expected
