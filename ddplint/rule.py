@@ -79,6 +79,9 @@ class Rule(cst.BatchableCSTVisitor):
     message: ClassVar[str]
     # The fix this rule offers at best; a single report may still come without one.
     fix: ClassVar[Applicability | None] = None
+    # "error" for a finding that breaks or corrupts training; "warning" for one that only costs
+    # performance or whose harm depends on what the file cannot show (SARIF's levels).
+    level: ClassVar[str] = "error"
     # Every entry must occur in the source text for the rule to run: a string as a substring,
     # a tuple if any one of its strings does, a compiled pattern if it matches somewhere.
     # Keep them specific: they decide which files are parsed at all (see benchmarks/needles.py).

@@ -11,10 +11,12 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import replace
 
+from ddplint._process import die_with_parent
 from ddplint.api import Mode, process_file, write_fixed
 from ddplint.cache import Cache
 from ddplint.diagnostics import FileResult
@@ -104,7 +106,16 @@ def _start_pool(jobs: int) -> ProcessPoolExecutor:
     # fork (where there is one) starts workers with libcst and the rules already imported.
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_die_with_parent,
+                               initargs=(os.getpid(),))
+
+
+def _die_with_parent(parent: int) -> None:
+    """Pool workers only compute, so they may die at any moment; they must never outlive
+    ddplint, whose pool shutdown does not run when it is SIGKILLed or SIGTERMed."""
+    die_with_parent(signal.SIGKILL)
+    if os.getppid() != parent:  # it died before the request took effect
+        os._exit(1)
 
 
 def _triage(path: str, rules: list[type[Rule]], cache: Cache | None):

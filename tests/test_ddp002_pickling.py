@@ -35,6 +35,25 @@ def _table(module, tmp_path):
     return [table.entries, table.limits, table.labels]
 
 
+def _main_block(index):
+    """Run the example as a script (its `if __name__ == "__main__":` block too)."""
+
+    def probe(module, tmp_path):
+        example = LambdaDefaultFactory.flagged_examples[index]
+        code = example.fixed if module.__name__.startswith("ddp002_fixed") else example.code
+        namespace = {"__name__": "__main__"}
+        exec(compile(code, module.__name__, "exec"), namespace)
+        return [namespace["counts"]]
+
+    return probe
+
+
+def _stats(module, tmp_path):
+    shared = []
+    module.Vocab().share(SimpleNamespace(put=shared.append))
+    return [module.Stats().per_class, *shared]
+
+
 # For each flagged example with a golden fix (by index): how to get the defaultdicts it builds.
 PROBES = {
     0: _vocab,
@@ -46,8 +65,10 @@ PROBES = {
     6: lambda module, tmp_path: list(module.shards()),
     7: _table,
     8: lambda module, tmp_path: [module.loader(None).dataset[0]],
-    11: lambda module, tmp_path: [module.Tokens().by_word, module.Tokens().by_id],
-    12: lambda module, tmp_path: [module.LABELS],
+    11: _main_block(11),
+    12: _stats,
+    13: lambda module, tmp_path: [module.Tokens().by_word, module.Tokens().by_id],
+    14: lambda module, tmp_path: [module.LABELS],
 }
 FIXED = [(index, example) for index, example in enumerate(LambdaDefaultFactory.flagged_examples) if example.fixed]
 

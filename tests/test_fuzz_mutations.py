@@ -26,7 +26,7 @@ from ddplint.prefilter.screens import facts_of
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = [example.code for rule in all_rules() for example in rule.flagged_examples] + [
-    path.read_text() for path in sorted((REPO / "fixtures").glob("*/*.py")) if path.name != "scenario.py"
+    path.read_text() for path in sorted((REPO / "fixtures").glob("*/*.py"))
 ]
 
 

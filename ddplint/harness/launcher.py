@@ -14,6 +14,7 @@ torch.distributed.run`` as a subprocess.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -27,6 +28,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+from .._process import die_with_parent
+from . import tempdirs
 from .probes import BACKEND_VAR, PAUSE_VAR, PAUSED_MARK, RESULT_MARK, RESUME_VAR
 
 RUN_ID_VAR = "DDPLINT_RUN_ID"
@@ -275,6 +278,11 @@ def run_torchrun(
     else:
         child_env.pop(PAUSE_VAR, None)
     log_dir = tempfile.mkdtemp(prefix="torchrun-logs-", dir=cwd)
+    # The job's own temporary folder, removed with everything in it at the end: what its
+    # processes leave when killed (multiprocessing's pymp-*, torch_shm_manager's
+    # torch-shm-dir-*) goes there. Short, because sockets are made in it (108-byte limit).
+    job_tmp = tempdirs.make("job")
+    child_env["TMPDIR"] = job_tmp
     cmd = [
         sys.executable, "-m", "torch.distributed.run",
         *topology.torchrun_args(),
@@ -339,6 +347,8 @@ def run_torchrun(
     proc = subprocess.Popen(
         cmd, cwd=cwd, env=child_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True, errors="replace", start_new_session=True,
+        # If this process is killed outright, torchrun gets SIGTERM and stops its ranks.
+        preexec_fn=functools.partial(die_with_parent, signal.SIGTERM),
     )
     readers = [threading.Thread(target=consume, args=(s,), daemon=True)
                for s in (proc.stdout, proc.stderr)]
@@ -406,6 +416,7 @@ def run_torchrun(
             except OSError:
                 pass
         _rmtree(log_dir)
+        _rmtree(job_tmp)
     result.elapsed = time.monotonic() - start
     result.returncode = proc.returncode
     return result

@@ -39,8 +39,16 @@ def table(outcomes: Iterable[RuleOutcome], topology: Topology, total_s: float) -
     lines.append(
         f"backend {topology.backend}, {topology.nproc_per_node} ranks per node, "
         f"{topology.gpus} GPU(s); total {total_s:.1f}s")
+    lines.append("This proves each rule's fix on ddplint's own scenario programs, not on your "
+                 "code; `ddplint verify --script PATH` tries the fixes on your training script.")
     lines.extend(notes)
     return "\n".join(lines)
+
+
+def nnodes_json(nnodes: str) -> int | dict:
+    """torchrun's --nnodes (N or MIN:MAX) as JSON: a number, or {"min": .., "max": ..}."""
+    low, _, high = nnodes.partition(":")
+    return int(low) if not high else {"min": int(low), "max": int(high)}
 
 
 def to_json(outcomes: Iterable[RuleOutcome], topology: Topology, total_s: float) -> dict:
@@ -48,7 +56,7 @@ def to_json(outcomes: Iterable[RuleOutcome], topology: Topology, total_s: float)
     return {
         "backend": topology.backend,
         "nproc_per_node": topology.nproc_per_node,
-        "nnodes": topology.nnodes,
+        "nnodes": nnodes_json(topology.nnodes),
         "gpus": topology.gpus,
         "total_seconds": round(total_s, 2),
         "ok": bool(outcomes) and all(o.verdict == "CONFIRMED" for o in outcomes),

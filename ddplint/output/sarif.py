@@ -26,7 +26,7 @@ def _rule(rule) -> dict:
         "shortDescription": {"text": rule.message},
         "fullDescription": {"text": explanation},
         "help": {"text": f"{explanation}\n\nRun `ddplint rule {rule.code}` for an example."},
-        "defaultConfiguration": {"level": "error"},
+        "defaultConfiguration": {"level": rule.level},
         "properties": {"fix": rule.fix.value if rule.fix else "none"},
     }
 
@@ -35,11 +35,11 @@ def _region(line: int, col: int, end_line: int, end_col: int) -> dict:
     return {"startLine": line, "startColumn": col, "endLine": end_line, "endColumn": end_col}
 
 
-def _result(diagnostic: Diagnostic, index: dict[str, int]) -> dict:
+def _result(diagnostic: Diagnostic, index: dict[str, int], levels: dict[str, str]) -> dict:
     location = {"artifactLocation": {"uri": _uri(diagnostic.path)}}
     result = {
         "ruleId": diagnostic.code,
-        "level": "error",
+        "level": levels.get(diagnostic.code, "error"),
         "message": {"text": diagnostic.message},
         "locations": [
             {
@@ -77,6 +77,7 @@ def _result(diagnostic: Diagnostic, index: dict[str, int]) -> dict:
 def render(diagnostics: Sequence[Diagnostic], rules: Sequence, errors: Sequence[tuple[str, str]] = ()) -> str:
     """`rules` are the active rule classes; `errors` are (path, reason) for files not checked."""
     index = {rule.code: number for number, rule in enumerate(rules)}
+    levels = {rule.code: rule.level for rule in rules}
     invocation = {
         "executionSuccessful": not errors,
         "toolExecutionNotifications": [
@@ -101,7 +102,7 @@ def render(diagnostics: Sequence[Diagnostic], rules: Sequence, errors: Sequence[
                     }
                 },
                 "invocations": [invocation],
-                "results": [_result(d, index) for d in diagnostics],
+                "results": [_result(d, index, levels) for d in diagnostics],
             }
         ],
     }

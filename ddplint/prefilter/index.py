@@ -9,7 +9,7 @@ import re
 from ddplint.prefilter.screens import CallInDefault, Calls, Mentions, Subclasses, UnreadSelfAttribute
 
 NEEDLES = {
-    'DDP001': (re.compile('cuda|\\bto\\s*\\(|\\bdevice\\s*=', 0), re.compile('(?:def\\s+\\w+\\s*\\(|lambda\\b)[^)]*?=\\s*[\\w.]+\\s*\\(', 0),),
+    'DDP001': (re.compile('cuda|\\.to\\s*\\([^)]*?\\b\\d|\\bdevice\\s*=\\s*\\d', 0), re.compile('(?:def\\s+\\w+\\s*\\(|lambda\\b)[^)]*?=\\s*[\\w.]+\\s*\\(', 0),),
     'DDP002': ('defaultdict', 'lambda',),
     'DDP003': ('DistributedSampler', 'for',),
     'DDP004': (('load',), re.compile('\\b(?:serialization\\.load|torch\\.load)\\b|\\bimport\\s(?:[^\\n]|\\\\\\n)*?\\b(?:torch)(?:\\.\\w+)*\\s+as\\b|\\bfrom\\s+(?:torch)[\\w.]*\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\b(?:load|serialization)\\b', 0),),
@@ -27,6 +27,12 @@ NEEDLES = {
     'DDP016': (('collate_fn', 'worker_init_fn', 'spawn(', 'Process(', 'start_processes('),),
     'DDP017': ('CUDA_VISIBLE_DEVICES', 'cuda',),
     'DDP018': ('DataLoader', ('cpu_count', 'sched_getaffinity'), ('torch.distributed', 'from torch import distributed', 'DistributedDataParallel', 'init_process_group', 'DistributedSampler', 'LOCAL_RANK'),),
+    'DDP019': ('DistributedDataParallel', '.module', 'backward',),
+    'DDP020': ('DistributedDataParallel', 'device_ids', ('.to(', '.cuda('),),
+    'DDP021': ('DistributedDataParallel', 'backward', ('step', 'no_sync'),),
+    'DDP022': ('DistributedSampler', ('all_reduce', 'all_gather', 'gather', 'reduce'),),
+    'DDP023': ('nccl', ('DistributedDataParallel',), ('cuda',),),
+    'DDP024': ('find_unused_parameters', 'forward', 'DistributedDataParallel',),
 }
 
 SCREENS = {
@@ -48,4 +54,10 @@ SCREENS = {
     'DDP016': Calls(targets=('multiprocessing.Process', 'multiprocessing.context.Process', 'torch.multiprocessing.Process', 'torch.multiprocessing.spawn', 'torch.multiprocessing.spawn.spawn', 'torch.multiprocessing.spawn.start_processes', 'torch.multiprocessing.start_processes', 'torch.utils.data.DataLoader', 'torch.utils.data.dataloader.DataLoader'), methods=('Process',), without_keyword=None, lambda_first=False),
     'DDP017': Mentions(names=('CUDA_VISIBLE_DEVICES',)),
     'DDP018': Calls(targets=('torch.utils.data.DataLoader', 'torch.utils.data.dataloader.DataLoader'), methods=(), without_keyword=None, lambda_first=False),
+    'DDP019': Calls(targets=('torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False),
+    'DDP020': Calls(targets=('torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False),
+    'DDP021': Calls(targets=('torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False),
+    'DDP022': Calls(targets=('torch.utils.data.DistributedSampler', 'torch.utils.data.distributed.DistributedSampler'), methods=(), without_keyword=None, lambda_first=False),
+    'DDP023': Calls(targets=('torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False),
+    'DDP024': Calls(targets=('torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False),
 }

@@ -7,7 +7,7 @@ import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.semantic import Scope
-from ddplint.torch_api import DEFAULTDICT
+from ddplint.torch_api import DATALOADER, DEFAULTDICT, argument
 from ddplint.analyses.pickling import (
     Definitions,
     binding_scope,
@@ -22,12 +22,29 @@ from ddplint.prefilter.screens import Calls
 _NO_FIX = "; no picklable equivalent found: use a module-level function as the factory"
 
 
+# Methods that make a class pickle differently: it may leave the dict out or rebuild it.
+PICKLE_HOOKS = frozenset({"__getstate__", "__reduce__", "__reduce_ex__"})
+
+
 @dataclass
 class _Candidate:
     call: cst.Call
     factory: cst.Lambda
     scope: Scope
     in_function: bool
+    owner: str | None  # the class whose method builds it
+
+
+def _is_main_guard(test: cst.BaseExpression) -> bool:
+    """`__name__ == "__main__"` (either way round)."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    if not isinstance(test.comparisons[0].operator, cst.Equal):
+        return False
+    sides = (test.left, test.comparisons[0].comparator)
+    names = [side.value for side in sides if isinstance(side, cst.Name)]
+    strings = [side.evaluated_value for side in sides if isinstance(side, cst.SimpleString)]
+    return names == ["__name__"] and strings == ["__main__"]
 
 
 class LambdaDefaultFactory(Rule):
@@ -40,10 +57,19 @@ class LambdaDefaultFactory(Rule):
     stops with "Can't pickle local object 'Vocab.load.<locals>.<lambda>'". Linux forks by
     default, which hides the error until the code runs elsewhere.
 
+    Fires when such a dict can reach another process: it leaves its function in a module
+    that is a library, or in a script that starts processes or pickles.
+
     Reported where the dict can leave its function: stored on an attribute, assigned at
     module level, returned or yielded, or passed (alone or in a literal container) to a
-    DataLoader, Process, mp.spawn, a queue's put, pickle.dump(s) or torch.save. A local
-    temporary, even one handed to an ordinary function, is not reported.
+    DataLoader, Process, mp.spawn, a queue's put, pickle.dump(s) or torch.save. Not reported:
+    a local temporary, even one handed to an ordinary function, and a temporary of the
+    `if __name__ == "__main__":` block (it is the script's local, not module state); anything
+    in a script (a module with that block) in which nothing crosses a process boundary (no
+    DataLoader with workers, no spawn or Process, no queue, pickle.dump or torch.save); a dict
+    stored on `self` of a class that controls its own pickling (`__getstate__`, `__reduce__`
+    or `__reduce_ex__` on the class or a same-module base, patched on as
+    `Vocab.__getstate__ = ...`, or registered with `copyreg.pickle`).
 
     The fix (safe) swaps the lambda for a picklable factory that returns the same value on
     every call: `lambda: 0` -> `int`, `lambda: []` -> `list`, `lambda: ""` -> `str` and the
@@ -291,6 +317,66 @@ class LambdaDefaultFactory(Rule):
             """,
         ),
         Flagged(
+            # A `__main__` temporary handed to DataLoader workers leaves the process.
+            """
+            from collections import defaultdict
+            from torch.utils.data import DataLoader
+
+            if __name__ == "__main__":
+                counts = defaultdict(lambda: 0)
+                loader = DataLoader([counts], num_workers=2)
+            """,
+            fixed="""
+            from collections import defaultdict
+            from torch.utils.data import DataLoader
+
+            if __name__ == "__main__":
+                counts = defaultdict(int)
+                loader = DataLoader([counts], num_workers=2)
+            """,
+        ),
+        Flagged(
+            # A script that saves with torch.save: the object holding the dict may be saved.
+            # The owner's __getstate__ does not cover a dict put on a queue directly.
+            """
+            import torch
+            from collections import defaultdict
+
+            class Stats:
+                def __init__(self):
+                    self.per_class = defaultdict(lambda: 0)
+
+            class Vocab:
+                def __getstate__(self):
+                    return dict(self.__dict__, word2id=dict(self.word2id))
+
+                def share(self, queue):
+                    queue.put(defaultdict(lambda: 0))
+
+            if __name__ == "__main__":
+                torch.save(Stats(), "stats.pt")
+            """,
+            fixed="""
+            import torch
+            from collections import defaultdict
+
+            class Stats:
+                def __init__(self):
+                    self.per_class = defaultdict(int)
+
+            class Vocab:
+                def __getstate__(self):
+                    return dict(self.__dict__, word2id=dict(self.word2id))
+
+                def share(self, queue):
+                    queue.put(defaultdict(int))
+
+            if __name__ == "__main__":
+                torch.save(Stats(), "stats.pt")
+            """,
+            count=2,
+        ),
+        Flagged(
             # A constant: one named factory per file, shared by every lambda returning it.
             """
             from collections import defaultdict
@@ -338,6 +424,70 @@ class LambdaDefaultFactory(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # Temporaries of the `__main__` block are the script's locals, not module state.
+            """
+            from collections import defaultdict
+            from torch.utils.data import DataLoader
+
+            if __name__ == "__main__":
+                stats = defaultdict(lambda: 0)
+                loader = DataLoader(dataset, num_workers=4)
+                for batch in loader:
+                    stats[len(batch)] += 1
+                print(stats)
+            """
+        ),
+        Clean(
+            # A plain script: no DataLoader workers, no spawn, nothing pickled.
+            """
+            import collections
+            from torch.utils.data import DataLoader
+
+            class Tracker:
+                def __init__(self):
+                    self.counts = collections.defaultdict(lambda: 0)
+
+            def main():
+                tracker = Tracker()
+                for batch in DataLoader(dataset, batch_size=8, num_workers=0):
+                    tracker.counts[len(batch)] += 1
+
+            if __name__ == "__main__":
+                main()
+            """
+        ),
+        Clean(
+            # The owner pickles the dict its own way (also inherited, patched, registered).
+            """
+            import copyreg
+            from collections import defaultdict
+
+            class Vocab:
+                def __init__(self):
+                    self.word2id = defaultdict(lambda: 1)
+
+                def __getstate__(self):
+                    state = self.__dict__.copy()
+                    state["word2id"] = dict(self.word2id)
+                    return state
+
+            class SubwordVocab(Vocab):
+                def __init__(self):
+                    self.pieces = defaultdict(lambda: 1)
+
+            class Patched:
+                def __init__(self):
+                    self.table = defaultdict(lambda: 1)
+
+            class Registered:
+                def __init__(self):
+                    self.table = defaultdict(lambda: 1)
+
+            Patched.__reduce__ = reduce_patched
+            copyreg.pickle(Registered, reduce_registered)
+            """
+        ),
         Clean(
             """
             from collections import defaultdict
@@ -391,16 +541,52 @@ class LambdaDefaultFactory(Rule):
         self._escaping_names: set[tuple[int, str]] = set()
         # Factories this run's fixes define: name -> the code they return.
         self._factories: dict[str, str] = {}
+        self._on_self: set[int] = set()  # calls stored on `self.x` only (they travel with self)
+        self._pickle_safe: set[str] = set()  # classes with __getstate__/__reduce__, or patched
+        self._bases: dict[str, list[str]] = {}  # class -> same-module base names
+        self._is_script = False  # the module has an `if __name__ == "__main__":` block
+        self._boundary = False  # something in the module crosses a process boundary
+
+    # -- what makes a module or a class safe -----------------------------------------
+
+    def visit_If(self, node: cst.If) -> None:
+        if self.model.at_module_level and _is_main_guard(node.test):
+            self._is_script = True
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._bases[node.name.value] = [arg.value.value for arg in node.bases if isinstance(arg.value, cst.Name)]
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        parent = self.model.frame.parent
+        if node.name.value in PICKLE_HOOKS and parent is not None and parent.is_class:
+            self._pickle_safe.add(parent.node.name.value)  # type: ignore[union-attr]
+
+    def _in_main_guard(self) -> bool:
+        return self.model.scope is self.model.module_scope and any(_is_main_guard(node.test) for node in self.model.ifs)
+
+    def _crosses(self, node: cst.Call) -> bool:
+        """A call that sends objects to another process: a DataLoader only with workers."""
+        if self.model.qualified(node.func) in DATALOADER:
+            workers = argument(node, DATALOADER, "num_workers")
+            return workers is not None and not (isinstance(workers.value, cst.Integer) and workers.value.value == "0")
+        return crosses_process_boundary(node, self.model)
 
     # -- the defaultdicts, and where values leave their function ------------------------
 
     def visit_Call(self, node: cst.Call) -> None:
         factory = self._lambda_factory(node)
         if factory is not None:
-            self._candidates.append(_Candidate(node, factory, self.model.scope, self.definitions.in_function))
+            self_class = self.model.frame.self_class
+            owner = self_class.name.value if self_class is not None else None
+            self._candidates.append(_Candidate(node, factory, self.model.scope, self.definitions.in_function, owner))
         if crosses_process_boundary(node, self.model):
             for arg in node.args:
                 self._escapes(arg.value)
+        if not self._boundary and self._crosses(node):
+            self._boundary = True
+        qualified = self.model.qualified(node.func)
+        if qualified in ("copyreg.pickle", "copy_reg.pickle") and node.args and isinstance(node.args[0].value, cst.Name):
+            self._pickle_safe.add(node.args[0].value.value)  # `copyreg.pickle(Vocab, reduce_vocab)`
 
     def visit_Assign(self, node: cst.Assign) -> None:
         targets = [target.target for target in node.targets]
@@ -419,17 +605,24 @@ class LambdaDefaultFactory(Rule):
             self._escapes(node.value)
 
     def _assigned(self, targets: list[cst.BaseExpression], value: cst.BaseExpression) -> None:
-        if self.model.scope is self.model.module_scope or any(_stores_on_attribute(t) for t in targets):
-            self._escapes(value)
-        elif len(targets) == 1 and isinstance(targets[0], cst.Name) and self.definitions.in_function:
+        for target in targets:  # a patch: `Vocab.__getstate__ = ...`, `Vocab.__reduce__ = ...`
+            if isinstance(target, cst.Attribute) and target.attr.value in PICKLE_HOOKS and isinstance(target.value, cst.Name):
+                self._pickle_safe.add(target.value.value)
+        self_name = self.model.frame.self_name
+        if self_name is not None and targets and all(_stores_on_self(t, self_name) for t in targets):
+            self._escapes(value, on_self=True)
+        elif len(targets) == 1 and isinstance(targets[0], cst.Name) and (self.definitions.in_function or self._in_main_guard()):
+            # A local, or a temporary of the script's `__main__` block: it leaves only if passed on.
             if isinstance(value, cst.Call) and self._lambda_factory(value) is not None:
                 key = (id(self.model.scope), targets[0].value)
                 self._locals.setdefault(key, []).append(id(value))
+        elif self.model.scope is self.model.module_scope or any(_stores_on_attribute(t) for t in targets):
+            self._escapes(value)
 
-    def _escapes(self, expr: cst.BaseExpression) -> None:
+    def _escapes(self, expr: cst.BaseExpression, *, on_self: bool = False) -> None:
         for value in contained_values(expr):
             if isinstance(value, cst.Call):
-                self._escaping_calls.add(id(value))
+                (self._on_self if on_self else self._escaping_calls).add(id(value))
             elif isinstance(value, cst.Name):
                 where = binding_scope(self.model.scope, value.value)
                 if where is not None:
@@ -467,12 +660,22 @@ class LambdaDefaultFactory(Rule):
 
     # -- decisions ------------------------------------------------------------------
 
+    def _safe_class(self, name: str | None, seen: frozenset[str] = frozenset()) -> bool:
+        """The class (or a same-module base) controls its own pickling."""
+        if name is None or name in seen:
+            return False
+        return name in self._pickle_safe or any(self._safe_class(base, seen | {name}) for base in self._bases.get(name, ()))
+
     def leave_Module(self, original_node: cst.Module) -> None:
+        if self._is_script and not self._boundary:
+            return  # a script that starts no process and pickles nothing: the dict never travels
         escaping = set(self._escaping_calls)
         for key, calls in self._locals.items():
             if key in self._escaping_names:
                 escaping.update(calls)
         for candidate in self._candidates:
+            if id(candidate.call) in self._on_self and not self._safe_class(candidate.owner):
+                escaping.add(id(candidate.call))
             if id(candidate.call) not in escaping:
                 continue
             fixed = _Factories(self, candidate).replacement()
@@ -481,6 +684,12 @@ class LambdaDefaultFactory(Rule):
             else:
                 expression, imports = fixed
                 self.report(candidate.call, replace={candidate.factory: expression}, imports=imports)
+
+
+def _stores_on_self(target: cst.BaseExpression, self_name: str) -> bool:
+    while isinstance(target, cst.Subscript):
+        target = target.value
+    return isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == self_name
 
 
 def _stores_on_attribute(target: cst.BaseExpression) -> bool:

@@ -5,6 +5,7 @@ from ddplint.edits import with_keyword_argument
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Calls
 from ddplint.torch_api import DISTRIBUTED_SAMPLER
+from ddplint.analyses.branches import Branches, exclusive
 from ddplint.analyses.samplers import Construction, LoaderFlow
 
 
@@ -16,11 +17,16 @@ class DistributedSamplerNotUsed(Rule):
     sample, an epoch takes as many steps as on one GPU, and the speed-up users expect from
     more GPUs never comes (a field report measured no gain from two to three machines).
 
+    Fires when a DataLoader that a distributed run reaches draws from no sampler while a
+    DistributedSampler over the same dataset is built where the same pass can build it.
+
     Flagged: a DataLoader that passes neither `sampler=` nor `batch_sampler=` while a
     DistributedSampler over the same dataset (the same name, in the same function or module)
     exists, and either the loader asks for `shuffle=True` or that sampler is given to no
     DataLoader at all. Loaders over another dataset, and validation loaders with their own
-    sampler, are not flagged.
+    sampler, are not flagged; nor is a loader in the branch only a run without distribution
+    takes (`else:` of `if args.distributed:`), or one whose sampler is built in the other
+    branch of an `if` (the two never meet).
 
     The fix (safe) replaces `shuffle=True` with `sampler=<that sampler>` (the two are mutually
     exclusive; the sampler shuffles), or adds `sampler=` when the loader has no `shuffle`. It
@@ -37,7 +43,7 @@ class DistributedSamplerNotUsed(Rule):
     needles = ("DistributedSampler", "DataLoader")
     screen = Calls(targets=tuple(sorted(DISTRIBUTED_SAMPLER)))
 
-    analyses = (LoaderFlow,)
+    analyses = (LoaderFlow, Branches)
 
     flagged_examples = (
         Flagged(
@@ -111,8 +117,54 @@ class DistributedSamplerNotUsed(Rule):
             loader = DataLoader(ds, shuffle=True)
             """,
         ),
+        Flagged(
+            # Sampler and loader in the distributed branch: they run together.
+            """
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def loaders(args, train_set):
+                if args.distributed:
+                    sampler = DistributedSampler(train_set)
+                    loader = DataLoader(train_set, shuffle=True)
+                else:
+                    loader = DataLoader(train_set, shuffle=True)
+                return loader
+            """,
+            fixed="""
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def loaders(args, train_set):
+                if args.distributed:
+                    sampler = DistributedSampler(train_set)
+                    loader = DataLoader(train_set, sampler=sampler)
+                else:
+                    loader = DataLoader(train_set, shuffle=True)
+                return loader
+            """,
+        ),
     )
     clean_examples = (
+        Clean(
+            # The shuffling loader is the non-distributed branch's; the sampler is the other's.
+            """
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def loaders(args, train_set):
+                if args.distributed:
+                    sampler = DistributedSampler(train_set)
+                    loader = DataLoader(train_set, batch_size=32, sampler=sampler)
+                else:
+                    loader = DataLoader(train_set, batch_size=32, shuffle=True)
+                return loader
+
+            def unlabelled(args, extra_set):
+                if args.use_sampler:
+                    sampler = DistributedSampler(extra_set)
+                else:
+                    return DataLoader(extra_set, shuffle=True)
+                return DataLoader(extra_set, sampler=sampler)
+            """
+        ),
         Clean(
             # Train and validation loaders, each with its own sampler.
             """
@@ -171,6 +223,15 @@ class DistributedSamplerNotUsed(Rule):
     def __init__(self, model) -> None:
         super().__init__(model)
         self.flow = model.get(LoaderFlow)
+        self.branches = model.get(Branches)
+        # Per construction (by id of its call): its branch path, and whether only a run
+        # without distribution reaches it.
+        self._places: dict[int, tuple] = {}
+
+    def visit_Call(self, node: cst.Call) -> None:
+        built = self.flow.constructions
+        if built and built[-1].node is node:
+            self._places[id(node)] = (self.branches.path, self.branches.not_distributed)
 
     def leave_Module(self, original_node: cst.Module) -> None:
         samplers = self.flow.of_kind("sampler")
@@ -181,7 +242,13 @@ class DistributedSamplerNotUsed(Rule):
                 continue
             if loader.dataset_built_inline:
                 continue
-            same_data = [s for s in samplers if s.dataset == loader.dataset]
+            path, not_distributed = self._places.get(id(loader.node), ((), False))
+            if not_distributed:
+                continue  # `else:` of `if args.distributed:`: a single process reads everything
+            same_data = [
+                s for s in samplers
+                if s.dataset == loader.dataset and not exclusive(path, self._places.get(id(s.node), ((), False))[0])
+            ]
             unused = [s for s in same_data if not self.flow.loaders_of(s)]
             if loader.shuffle_is_true and same_data:
                 self._report(loader, unused or same_data)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import libcst as cst
@@ -8,6 +9,7 @@ from ddplint.diagnostics import Applicability
 from ddplint.edits import keyword_argument
 from ddplint.semantic import dotted_name
 from ddplint.torch_api import DDP, NO_GRAD
+from ddplint.analyses.branches import Branches, Path, exclusive
 from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
 from ddplint.analyses.ranks import RANK_GUARD_NEEDLE, RankRegions, WrappedModels, last_name
 from ddplint.rule import Clean, Flagged, Rule
@@ -30,6 +32,8 @@ _FORWARD_MESSAGE = (
     "forward of the DDP model where only rank 0 runs it: DDP syncs buffers in forward and the "
     "other ranks never join; call model.module(...) for rank-0-only evaluation"
 )
+# Functions that evaluate by their name: no step of training runs in them.
+_EVALUATION_FUNCTION = re.compile(r"_?(eval|evaluate|evaluation|validate|validation|val|test|predict|inference|infer)(_|$)")
 
 
 @dataclass
@@ -41,6 +45,7 @@ class _Collective:
     rank_zero_alone: bool
     other_ranks_alone: bool
     everywhere: bool  # neither rank-0-only nor other-ranks-only inside its function
+    path: Path = ()  # the branches it is in (ddplint.analyses.branches)
 
 
 class CollectiveInRankBranch(Rule):
@@ -53,20 +58,27 @@ class CollectiveInRankBranch(Rule):
     buffers from rank 0 and prepares the gradient reduction, so rank-0-only evaluation with
     the wrapped model hangs the same way.
 
+    Fires when a collective is reached by rank 0 alone and no call of the same collective
+    lets the other ranks meet it in the same function.
+
     Flagged: a collective of `torch.distributed` (any import form), or a call of a
     same-module helper that performs one, or the forward of a name bound to
     `DistributedDataParallel(...)` (also passed to a same-module helper that calls it), where
     only rank 0 gets (`if rank == 0`, `if dist.get_rank() == 0`, `if is_main_process()`, the
     code after `if rank != 0: return`, ...). Not flagged: the same collective on the other
-    ranks in the same function (balanced if/else, and the "main process first" pattern with
+    ranks in the same function (balanced if/else, also when both branches call the same
+    helper that performs it and the test is more than a rank test, and the "main process
+    first" pattern with
     `if rank != 0: dist.barrier()` before and `if rank == 0: dist.barrier()` after, also in a
     `@contextmanager`), and collectives on an explicit `group=` (sub-groups may be rank 0's).
 
     Fix: only for the DDP forward, and only where gradients are off (inside
-    `with torch.no_grad()`/`torch.inference_mode()` or a function decorated with them): call
-    the wrapped module, `model.module(...)`, which computes the same outputs without any
-    communication. That is safe there. Collectives get no fix: where the other ranks should
-    join depends on the program.
+    `with torch.no_grad()`/`torch.inference_mode()`, a function decorated with them, or an
+    evaluation function: `evaluate`, `validate`, `test_...`, `predict`, ...) and no backward
+    pass runs in the same function: call the wrapped module, `model.module(...)`, which
+    computes the same outputs without any communication. That is safe there; in a training
+    step it would skip DDP's gradient synchronisation, so none is offered. Collectives get no
+    fix: where the other ranks should join depends on the program.
     """
 
     code = "DDP008"
@@ -192,8 +204,90 @@ class CollectiveInRankBranch(Rule):
                 loss = model(x)
             """
         ),
+        Flagged(
+            # A training step: `model.module(...)` would skip the gradient sync, so no fix.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train_step(rank, net, teacher_batch, batch):
+                model = DDP(net)
+                if rank == 0:
+                    with torch.no_grad():
+                        target = model(teacher_batch)
+                loss = (model(batch) - target).pow(2).mean()
+                loss.backward()
+            """
+        ),
+        Flagged(
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def validate(rank, net, batch):
+                model = DDP(net)
+                if rank == 0:
+                    return model(batch)
+            """,
+            fixed="""
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def validate(rank, net, batch):
+                model = DDP(net)
+                if rank == 0:
+                    return model.module(batch)
+            """,
+        ),
+        Flagged(
+            # Both calls are rank 0's: the inner if/else does not balance them; nor does the
+            # other branch of an `if` that is not about the rank.
+            """
+            import torch.distributed as dist
+
+            def sync(rank, fast):
+                if rank == 0:
+                    if fast:
+                        dist.barrier()
+                    else:
+                        dist.barrier()
+
+            def step(rank, cached):
+                if cached:
+                    if rank == 0:
+                        dist.barrier()
+                else:
+                    dist.barrier()
+            """,
+            count=3,
+        ),
     )
     clean_examples = (
+        Clean(
+            # Both branches call the helper that performs the collective: every rank calls it.
+            """
+            import torch.distributed as dist
+
+            def evaluate(model, loader, verbose=False):
+                total = compute(model, loader)
+                dist.all_reduce(total)
+                return total
+
+            def main(args, model, loader):
+                if args.rank == 0 and args.verbose:
+                    evaluate(model, loader, verbose=True)
+                else:
+                    evaluate(model, loader)
+
+            class Trainer:
+                def validate(self):
+                    dist.barrier()
+
+                def run(self, epoch):
+                    if self.is_main_process() and epoch % 10 == 0:
+                        self.validate()
+                    else:
+                        self.validate()
+            """
+        ),
         Clean(
             """
             import torch.distributed as dist
@@ -299,16 +393,18 @@ class CollectiveInRankBranch(Rule):
         ),
     )
 
-    analyses = (RankRegions, WrappedModels)
+    analyses = (RankRegions, WrappedModels, Branches)
 
     def __init__(self, model) -> None:
         super().__init__(model)
         self.ranks = model.get(RankRegions)
         self._wrapped = model.get(WrappedModels)
+        self.branches = model.get(Branches)
+        self._backward_frames: set[str | None] = set()  # functions that run a backward pass
         self._collectives: list[_Collective] = []
         self._forwards: list[tuple[_Collective, bool]] = []  # (forward, gradients off there)
         # (call, callee, frame, rank 0 alone, other ranks alone, everywhere, wrapped names there)
-        self._helper_calls: list[tuple[cst.Call, str, str | None, bool, bool, bool, set[str]]] = []
+        self._helper_calls: list[tuple[cst.Call, str, str | None, bool, bool, bool, set[str], Path]] = []
         self._called_params: dict[str, set[str]] = {}  # function -> parameters it calls
         self._no_grad_depth: dict[int, int] = {}  # per open frame of the model: no_grad blocks around
 
@@ -319,7 +415,8 @@ class CollectiveInRankBranch(Rule):
             self.model.qualified(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in NO_GRAD
             for d in node.decorators
         )
-        self._no_grad_depth[id(self.model.frame)] = int(decorated)
+        evaluates = _EVALUATION_FUNCTION.match(node.name.value) is not None
+        self._no_grad_depth[id(self.model.frame)] = int(decorated or evaluates)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         del self._no_grad_depth[id(self.model.frame)]
@@ -351,13 +448,16 @@ class CollectiveInRankBranch(Rule):
         alone = ranks.reached_by_rank_zero_alone
         others = ranks.reached_by_other_ranks_alone
         everywhere = not ranks.only_rank_zero and not ranks.never_rank_zero
+        path = self.branches.path
+        if qualified == "torch.autograd.backward" or isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
+            self._backward_frames.add(frame)
         if qualified is not None and qualified.startswith("torch.distributed."):
             kind = COLLECTIVES.get(qualified[len("torch.distributed.") :])
             if kind is not None and keyword_argument(node, "group") is None:
-                self._collectives.append(_Collective(frame, frozenset({kind}), None, node, alone, others, everywhere))
+                self._collectives.append(_Collective(frame, frozenset({kind}), None, node, alone, others, everywhere, path))
             return
         if self._wrapped.is_wrapped(node.func):
-            forward = _Collective(frame, frozenset({"forward"}), None, node, alone, others, everywhere)
+            forward = _Collective(frame, frozenset({"forward"}), None, node, alone, others, everywhere, path)
             self._forwards.append((forward, self._gradients_off))
             return
         if isinstance(node.func, cst.Name) and frame is not None:
@@ -367,16 +467,18 @@ class CollectiveInRankBranch(Rule):
         callee = self.ranks.callee_key(node)
         if callee is not None:
             wrapped = self._wrapped.names_here() if alone else set()
-            self._helper_calls.append((node, callee, frame, alone, others, everywhere, wrapped))
+            self._helper_calls.append((node, callee, frame, alone, others, everywhere, wrapped, path))
 
     def leave_Module(self, original_node: cst.Module) -> None:
         collectives = self._collectives + self._helper_collectives()
-        for event in _unbalanced(collectives):
+        for event in _unbalanced(collectives, self.branches.rank_tests):
             self.report(event.node)
         gradients_off = {id(forward.node): off for forward, off in self._forwards}
-        for forward in _unbalanced([forward for forward, _ in self._forwards]):
+        for forward in _unbalanced([forward for forward, _ in self._forwards], self.branches.rank_tests):
             call = forward.node
-            if gradients_off[id(call)]:
+            # `model.module(...)` skips DDP's gradient synchronisation: only where no
+            # gradient is computed and no backward pass follows in the same function.
+            if gradients_off[id(call)] and forward.frame not in self._backward_frames:
                 fixed = call.with_changes(func=cst.Attribute(value=call.func, attr=cst.Name("module")))
                 self.report(call, _FORWARD_MESSAGE, replace={call: fixed})
             else:
@@ -392,20 +494,20 @@ class CollectiveInRankBranch(Rule):
         changed = True
         while changed:
             changed = False
-            for _, callee, frame, _, _, everywhere, _ in self._helper_calls:
+            for _, callee, frame, _, _, everywhere, _, _ in self._helper_calls:
                 if everywhere and frame is not None and callee in performs:
                     known = performs.setdefault(frame, set())
                     if not performs[callee] <= known:
                         known.update(performs[callee])
                         changed = True
         return [
-            _Collective(frame, frozenset(performs[callee]), callee, node, alone, others, everywhere)
-            for node, callee, frame, alone, others, everywhere, _ in self._helper_calls
+            _Collective(frame, frozenset(performs[callee]), callee, node, alone, others, everywhere, path)
+            for node, callee, frame, alone, others, everywhere, _, path in self._helper_calls
             if callee in performs
         ]
 
     def _report_forwards_through_helpers(self) -> None:
-        for node, callee, _, alone, _, _, wrapped in self._helper_calls:
+        for node, callee, _, alone, _, _, wrapped, _ in self._helper_calls:
             function = self.ranks.functions.get(callee)
             if not alone or function is None or callee not in self._called_params:
                 continue
@@ -419,15 +521,23 @@ class CollectiveInRankBranch(Rule):
                     break
 
 
-def _unbalanced(events: list[_Collective]) -> list[_Collective]:
-    """Events only rank 0 reaches, with no event of the same kind that only the other ranks
-    reach in the same function (balanced if/else, "main process first")."""
+def _unbalanced(events: list[_Collective], rank_tests: set[int]) -> list[_Collective]:
+    """Events only rank 0 reaches, with no event of the same kind in the same function that
+    only the other ranks reach ("main process first"), or that the other ranks can reach in
+    the other branch of an `if` that tests the rank (balanced if/else, also when the test is
+    not only a rank test: `if rank == 0 and verbose: evaluate(verbose=True) else: evaluate()`)."""
     return [
         event
         for event in events
         if event.rank_zero_alone
         and not any(
-            other.frame == event.frame and other.other_ranks_alone and other.kinds & event.kinds for other in events
+            other.frame == event.frame
+            and other.kinds & event.kinds
+            and (
+                other.other_ranks_alone
+                or not other.rank_zero_alone and exclusive(event.path, other.path, among=rank_tests)
+            )
+            for other in events
         )
     ]
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
@@ -10,11 +12,29 @@ from ddplint.semantic import dotted_name
 from ddplint.torch_api import CONSUME_PREFIX, TORCH_LOAD, TORCH_SAVE, argument
 
 _IMPORT = "from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present"
+# Objects with a state dict that never carries `module.`: optimizers, schedulers, scalers.
+_OPTIMIZER_PACKAGES = ("torch.optim", "torch.cuda.amp", "torch.amp")
+_OPTIMIZER_NAME = re.compile(r"optimi[sz]er|^optim$|^opt(_|$)|sched|scaler|^lr(_|$)", re.IGNORECASE)
 _CODE = cst.Module([])
 
 
 def _code(expr: cst.CSTNode) -> str:
     return _CODE.code_for_node(expr)
+
+
+def _first_key(expr: cst.BaseExpression) -> str | None:
+    """`"model"` for `checkpoint["model"]` and `checkpoint["model"]["ema"]`; None otherwise."""
+    key = None
+    while isinstance(expr, cst.Subscript):
+        index = expr.slice[0].slice if len(expr.slice) == 1 else None
+        value = index.value if isinstance(index, cst.Index) else None
+        key = value.evaluated_value if isinstance(value, cst.SimpleString) else None
+        expr = expr.value
+    return key if isinstance(key, str) else None
+
+
+def _keys_agree(first: str | None, second: str | None) -> bool:
+    return first is None or second is None or first == second
 
 
 def _root_name(expr: cst.BaseExpression) -> str | None:
@@ -33,12 +53,19 @@ class DdpStateDictPrefix(Rule):
     `Missing key(s) in state_dict: "encoder.weight" ... Unexpected key(s) in state_dict:
     "module.encoder.weight"` (seed report 000), and `strict=False` silently loads nothing.
 
+    Fires when a model's `load_state_dict` reads a checkpoint entry that this module saves from
+    a DDP-wrapped model.
+
     Flagged, on the load side: `model.load_state_dict(sd)` into a model that is not wrapped
     at that point (not bound to `DistributedDataParallel(...)`, or `ddp.module`), where `sd`
     comes from `torch.load` (`sd = torch.load(...)`, `checkpoint["model"]`), in a module
     that also saves the state dict of a DDP-wrapped model (bound to `DistributedDataParallel(...)`
     before the save: the analysis follows the order of bindings). Only then is the prefix
-    known to be there; a loader in another file is not judged.
+    known to be there; a loader in another file is not judged. Not flagged: an optimizer's,
+    scheduler's or gradient scaler's `load_state_dict` (their keys are parameter indices),
+    an entry of the checkpoint other than the one the wrapper's state dict is saved under
+    (`checkpoint["optimizer"]`), and a checkpoint whose path is that of a state dict saved
+    before the wrap.
 
     Fix (safe): `consume_prefix_in_state_dict_if_present(sd, "module.")` (from
     `torch.nn.modules.utils`) before the load. It strips the prefix in place where present
@@ -133,8 +160,76 @@ class DdpStateDictPrefix(Rule):
             model.load_state_dict(torch.load("ddp.pt", map_location="cpu"))
             """
         ),
+        Flagged(
+            # Only the model's entry has the prefix: the optimizer and scheduler loads are fine.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, optimizer, scheduler, path):
+                model = DDP(net)
+                torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                            "scheduler": scheduler.state_dict()}, path)
+
+            def resume(net, optimizer, scheduler, path):
+                checkpoint = torch.load(path, map_location="cpu")
+                net.load_state_dict(checkpoint["model"])
+                optimizer.load_state_dict(checkpoint["optimizer"])
+                scheduler.load_state_dict(checkpoint["scheduler"])
+            """,
+            fixed="""
+            import torch
+            from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, optimizer, scheduler, path):
+                model = DDP(net)
+                torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                            "scheduler": scheduler.state_dict()}, path)
+
+            def resume(net, optimizer, scheduler, path):
+                checkpoint = torch.load(path, map_location="cpu")
+                consume_prefix_in_state_dict_if_present(checkpoint["model"], "module.")
+                net.load_state_dict(checkpoint["model"])
+                optimizer.load_state_dict(checkpoint["optimizer"])
+                scheduler.load_state_dict(checkpoint["scheduler"])
+            """,
+        ),
     )
     clean_examples = (
+        Clean(
+            # Optimizer, scheduler and scaler state dicts have no `module.` prefix.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, path):
+                model = DDP(net)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                torch.save(model.state_dict(), path)
+                state = torch.load(path, map_location="cpu")
+                opt.load_state_dict(torch.load("opt.pt", map_location="cpu"))
+                self.lr_scheduler.load_state_dict(state["lr_scheduler"])
+                grad_scaler.load_state_dict(state)
+            """
+        ),
+        Clean(
+            # The checkpoint loaded was saved before the DDP wrap, and another entry of a
+            # wrapped checkpoint is read.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(net, args):
+                torch.save(net.state_dict(), "init.pt")
+                model = DDP(net)
+                torch.save({"model": model.state_dict(), "ema": ema.state_dict()}, args.output)
+                fresh = build()
+                fresh.load_state_dict(torch.load("init.pt", map_location="cpu"))
+                checkpoint = torch.load(args.output, map_location="cpu")
+                ema_copy.load_state_dict(checkpoint["ema"])
+            """
+        ),
         Clean(
             """
             import torch
@@ -190,13 +285,18 @@ class DdpStateDictPrefix(Rule):
         self._wrapped = model.get(WrappedModels)
         # frame -> {name bound to torch.load(...): the path it loads, when a known string}
         self._loaded: dict[str | None, dict[str, str | None]] = {}
-        self._wrapped_save_paths: list[str | None] = []
+        # Every saved state dict: (path when a known string, dict key it is saved under, wrapped)
+        self._saves: list[tuple[str | None, str | None, bool]] = []
         self._consumed: dict[str | None, set[str]] = {}  # frame -> code of prefix-stripped dicts
         self._loads: list[tuple[cst.Call, cst.BaseExpression, str | None, cst.SimpleStatementLine | None]] = []
+        self._optimizer_names: set[str] = set()  # names bound to torch.optim / amp objects
 
     def visit_Assign(self, node: cst.Assign) -> None:
         loads = isinstance(node.value, cst.Call) and self.model.qualified(node.value.func) in TORCH_LOAD
         loaded = self._loaded.setdefault(self.model.frame.key, {})
+        value = node.value
+        if isinstance(value, cst.Call) and (self.model.qualified(value.func) or "").startswith(_OPTIMIZER_PACKAGES):
+            self._optimizer_names.update(filter(None, (dotted_name(t.target) for t in node.targets)))
         for target in node.targets:
             if isinstance(target.target, cst.Name):
                 if loads:
@@ -212,9 +312,10 @@ class DdpStateDictPrefix(Rule):
         qualified = self.model.qualified(node.func)
         if qualified in TORCH_SAVE:
             saved = argument(node, TORCH_SAVE, "obj")
-            if saved is not None and self._has_wrapped_state_dict(saved.value):
-                path = argument(node, TORCH_SAVE, "f")
-                self._wrapped_save_paths.append(None if path is None else self.model.string_value(path.value))
+            if saved is not None:
+                path_arg = argument(node, TORCH_SAVE, "f")
+                path = None if path_arg is None else self.model.string_value(path_arg.value)
+                self._saves.extend((path, key, wrapped) for key, wrapped in self._state_dicts(saved.value, None))
         elif qualified in CONSUME_PREFIX and node.args:
             self._consumed.setdefault(self.model.frame.key, set()).add(_code(node.args[0].value))
         elif (
@@ -222,6 +323,7 @@ class DdpStateDictPrefix(Rule):
             and node.func.attr.value == "load_state_dict"
             and node.args
             and not self._wrapped.is_wrapped(node.func.value)
+            and not self._is_optimizer(node.func.value)
         ):
             state = node.args[0].value
             loaded = self._loaded.get(self.model.frame.key, {})
@@ -234,23 +336,45 @@ class DdpStateDictPrefix(Rule):
             if _code(state) not in self._consumed.get(self.model.frame.key, ()):
                 self._loads.append((node, state, path, self.model.statement))
 
-    def _has_wrapped_state_dict(self, expr: cst.CSTNode) -> bool:
-        if (
-            isinstance(expr, cst.Call)
-            and isinstance(expr.func, cst.Attribute)
-            and expr.func.attr.value == "state_dict"
-            and self._wrapped.is_wrapped(expr.func.value)
-        ):
-            return True
-        return any(self._has_wrapped_state_dict(child) for child in expr.children)
+    def _is_optimizer(self, receiver: cst.BaseExpression) -> bool:
+        """An optimizer, scheduler or gradient scaler: its state dict has no `module.` keys."""
+        name = dotted_name(receiver)
+        if name is None:
+            return False
+        return name in self._optimizer_names or _OPTIMIZER_NAME.search(name.rpartition(".")[2]) is not None
+
+    def _state_dicts(self, expr: cst.CSTNode, key: str | None):
+        """(dict key, wrapped) for each `x.state_dict()` in a saved object, with the string key
+        of the innermost dict literal entry it is saved under."""
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "state_dict":
+            if not self._is_optimizer(expr.func.value):
+                yield key, self._wrapped.is_wrapped(expr.func.value)
+            return
+        if isinstance(expr, cst.Dict):
+            for element in expr.elements:
+                if isinstance(element, cst.DictElement):
+                    inner = self.model.string_value(element.key)
+                    yield from self._state_dicts(element.value, inner if inner is not None else key)
+                else:
+                    yield from self._state_dicts(element.value, key)
+            return
+        for child in expr.children:
+            yield from self._state_dicts(child, key)
+
+    def _saved_wrapped(self, path: str | None, key: str | None) -> bool:
+        """Whether the checkpoint a load reads can hold a state dict saved from the wrapper:
+        among the saves whose path and key fit (the exact path when one save has it: a
+        checkpoint saved before the wrap has no prefix), one is the wrapper's."""
+        fitting = [save for save in self._saves if _keys_agree(save[1], key) and (None in (save[0], path) or save[0] == path)]
+        exact = [save for save in fitting if path is not None and save[0] == path]
+        return any(wrapped for _, _, wrapped in exact or fitting)
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        if not self._wrapped_save_paths:
+        if not any(wrapped for _, _, wrapped in self._saves):
             return
-        known = None if None in self._wrapped_save_paths else set(self._wrapped_save_paths)
         for call, state, path, line in self._loads:
-            if known is not None and path is not None and path not in known:
-                continue  # both paths are known and differ: another checkpoint
+            if not self._saved_wrapped(path, _first_key(state)):
+                continue  # another checkpoint, another entry of it, or one saved unwrapped
             if line is None or isinstance(state, cst.Call) or dotted_name(call.func) is None:
                 self.report(call)
                 continue

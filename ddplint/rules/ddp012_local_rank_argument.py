@@ -7,9 +7,11 @@ from ddplint.edits import keyword_argument, positional_arguments, with_keyword_a
 from ddplint.analyses.ranks import environment_key, strip_int
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Calls
+from ddplint.semantic import dotted_name
 from ddplint.walk import positions
 
 _ENVIRONMENT_DEFAULT = 'os.environ.get("LOCAL_RANK")'
+_GROUPS = frozenset({"add_argument_group", "add_mutually_exclusive_group"})
 
 
 def _option_strings(call: cst.Call) -> list[str]:
@@ -58,8 +60,13 @@ class LocalRankArgument(Rule):
     Under torchrun the value silently stays at its default, so every process uses GPU 0
     (or `required=True` stops every rank at start).
 
+    Fires when a parser accepts `--local_rank` but not `--local-rank` and nothing else gives
+    the argument torchrun's value.
+
     Flagged: an `add_argument` call whose option strings include `--local_rank` but not
-    `--local-rank`.
+    `--local-rank`, when no other `add_argument` of the same parser (or of a group of it)
+    declares `--local-rank` and the default does not read `LOCAL_RANK` already
+    (`default=int(os.environ.get("LOCAL_RANK", 0))` works under torchrun).
     Fix (safe): add `"--local-rank"` as the first option string. argparse takes `dest` from
     the first long option with `-` turned into `_`, so it is still `args.local_rank`, and both
     spellings are accepted. The default becomes `os.environ.get("LOCAL_RANK", <old
@@ -145,14 +152,26 @@ class LocalRankArgument(Rule):
             """,
         ),
         Flagged(
+            # `--local-rank` on another parser does not help this one.
             """
+            import argparse
             import os
-            parser.add_argument("--local_rank", type=int, default=int(os.environ.get("LOCAL_RANK", 0)))
+            train = argparse.ArgumentParser()
+            train.add_argument("--local-rank", type=int, default=0)
+            evaluate = argparse.ArgumentParser()
+            evaluate.add_argument("--local_rank", type=int, default=0)
             """,
             fixed="""
+            import argparse
             import os
-            parser.add_argument(
-                "--local-rank", "--local_rank", type=int, default=int(os.environ.get("LOCAL_RANK", 0))
+            train = argparse.ArgumentParser()
+            train.add_argument("--local-rank", type=int, default=0)
+            evaluate = argparse.ArgumentParser()
+            evaluate.add_argument(
+                "--local-rank",
+                "--local_rank",
+                type=int,
+                default=os.environ.get("LOCAL_RANK", 0),
             )
             """,
         ),
@@ -176,6 +195,28 @@ class LocalRankArgument(Rule):
     )
     clean_examples = (
         Clean(
+            # The default already reads LOCAL_RANK: torchrun's value arrives (formerly flagged).
+            """
+            import os
+            parser.add_argument("--local_rank", type=int, default=int(os.environ.get("LOCAL_RANK", 0)))
+            parser.add_argument("--local_rank", type=int, default=os.environ["LOCAL_RANK"])
+            """
+        ),
+        Clean(
+            # Both spellings declared by sibling add_argument calls of one parser (and a group of it).
+            """
+            import argparse
+
+            def get_args():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--local_rank", type=int, default=-1)
+                parser.add_argument("--local-rank", type=int, dest="local_rank")
+                dist = parser.add_argument_group("distributed")
+                dist.add_argument("--local_rank", type=int)
+                return parser.parse_args()
+            """
+        ),
+        Clean(
             """
             parser.add_argument("--local-rank", "--local_rank", type=int, default=0)
             parser.add_argument("--local_rank", "--local-rank", dest="local_rank", type=int)
@@ -191,12 +232,41 @@ class LocalRankArgument(Rule):
         ),
     )
 
+    def __init__(self, model) -> None:
+        super().__init__(model)
+        self._pending: list[tuple[cst.Call, tuple]] = []  # `--local_rank` only, with its parser
+        self._hyphenated: set[tuple] = set()  # parsers that declare `--local-rank` somewhere
+
     def visit_Call(self, node: cst.Call) -> None:
         if not (isinstance(node.func, cst.Attribute) and node.func.attr.value == "add_argument"):
             return
         options = _option_strings(node)
-        if "--local_rank" not in options or "--local-rank" in options:
-            return
+        parser = self._parser(node.func.value)
+        if "--local-rank" in options:
+            self._hyphenated.add(parser)
+        elif "--local_rank" in options:
+            default = keyword_argument(node, "default")
+            if default is None or not self._reads_local_rank(default.value):
+                self._pending.append((node, parser))
+
+    def _parser(self, receiver: cst.BaseExpression) -> tuple:
+        """The parser an `add_argument` call adds to, through `add_argument_group()` and
+        `add_mutually_exclusive_group()`, as (function, dotted name)."""
+        for _ in range(3):
+            if not isinstance(receiver, cst.Name):
+                break
+            bound = self.model.constant(receiver.value)
+            if not (isinstance(bound, cst.Call) and isinstance(bound.func, cst.Attribute) and bound.func.attr.value in _GROUPS):
+                break
+            receiver = bound.func.value
+        return self.model.frame.key, dotted_name(receiver)
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        for node, parser in self._pending:
+            if parser not in self._hyphenated:
+                self._report(node)
+
+    def _report(self, node: cst.Call) -> None:
         # Before `--local_rank` itself: the first long option names `dest`, and both give local_rank.
         index, original = next(
             (i, arg) for i, arg in enumerate(node.args)
@@ -245,8 +315,10 @@ class LocalRankArgument(Rule):
         unit = module.default_indent
         args = [arg.with_changes(comma=cst.MaybeSentinel.DEFAULT) for arg in fixed.args]
         inner = ", ".join(module.code_for_node(arg) for arg in args)
+
         def newline(indented: bool) -> cst.ParenthesizedWhitespace:
             return cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(unit if indented else ""))
+
         if indent + len(unit) + len(inner) <= limit:
             spaced = [arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for arg in args[:-1]]
             return fixed.with_changes(

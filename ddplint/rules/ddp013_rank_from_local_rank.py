@@ -3,12 +3,26 @@ from __future__ import annotations
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
+from ddplint.analyses.environ_writes import environ_writes
+from ddplint.analyses.pickling import SPAWN_LIKE, is_process_start
 from ddplint.analyses.ranks import environment_key, last_name, strip_int
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.torch_api import INIT_PROCESS_GROUP, argument
+from ddplint.torch_api import INIT_PROCESS_GROUP, PROCESS, SPAWN, argument
 
 _GLOBAL_RANK = 'int(os.environ["RANK"])'
+_NO_FIX_MESSAGE = (
+    "init_process_group(rank=...) gets LOCAL_RANK, which repeats on every node; pass the global rank "
+    "(this launcher may not set RANK: node_rank * gpus_per_node + local_rank)"
+)
+_GLOBAL_RANK_NAMES = frozenset({"rank", "global_rank", "world_rank", "process_rank", "proc_rank", "ddp_rank", "my_rank", "rank_id"})
+# Names of a node's rank or of the node count: the job may span several machines.
+_NODE_NAMES = frozenset(
+    {"node_rank", "nnodes", "num_nodes", "n_nodes", "nodes", "node_id", "node_idx", "machine_rank", "num_machines", "nr"}
+)
+_NODE_VARIABLES = frozenset({"NODE_RANK", "GROUP_RANK", "NNODES", "SLURM_NODEID", "SLURM_NNODES"})
+# Variables that torchrun (and torch.distributed.launch) set along with RANK.
+_LAUNCHER_VARIABLES = frozenset({"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE"})
 
 
 class RankFromLocalRank(Rule):
@@ -21,12 +35,27 @@ class RankFromLocalRank(Rule):
     forever for ranks that never join (the field report in seed 001 passes
     `rank=args.local_rank`).
 
-    Flagged: `init_process_group` (any import form) whose `rank` is LOCAL_RANK, directly or
-    through a variable of the same function assigned from it.
+    Fires when `init_process_group` (any import form) gets a local rank as `rank`, in a job
+    that can span several nodes.
+
+    Flagged: `rank=` is LOCAL_RANK (`os.environ["LOCAL_RANK"]`, a name or attribute
+    `local_rank`), directly or through a variable of the same function assigned from it. Not
+    flagged: a parameter called `local_rank` that every same-module caller passes the global
+    rank (`rank`, `args.rank`, `dist.get_rank()`, `os.environ["RANK"]`, `node_rank * n + i`):
+    it is misnamed, not wrong; and a function this file starts as its ranks (`mp.spawn(fn)`,
+    `mp.Process(target=fn)`, `start_processes`, or called only from one), in a file that names
+    no node rank or node count: all ranks are on one node, where the local rank is the
+    global one.
     Fix (unsafe): `rank=int(os.environ["RANK"])`, the global rank that torchrun and
-    `torch.distributed.launch` set. Unsafe because launchers that do not set `RANK`
-    (`mp.spawn`, a hand-written launcher) need `node_rank * gpus_per_node + local_rank`
-    instead. With `init_method="env://"` you may also drop `rank=` altogether.
+    `torch.distributed.launch` set, offered only where the launcher sets `RANK`: the file
+    reads `LOCAL_RANK`, `RANK` or `WORLD_SIZE` from the environment, declares `--local_rank`
+    for `torch.distributed.launch`, or passes `init_method="env://"`; the call is not in a
+    function this file starts as a process; and the file does not set `MASTER_ADDR`
+    without `RANK`. Elsewhere no fix: with a launcher that does not set
+    `RANK` (`mp.spawn`, `mp.Process`, a hand-written one) it would raise `KeyError` on every
+    rank; compute `node_rank * gpus_per_node + local_rank` there. Unsafe because a launcher
+    may still set a `RANK` that means something else. With `init_method="env://"` you may
+    also drop `rank=` altogether.
     """
 
     code = "DDP013"
@@ -95,8 +124,140 @@ class RankFromLocalRank(Rule):
                 )
             """,
         ),
+        Flagged(
+            # The callers pass the local rank to a parameter named so: the name is right.
+            """
+            import os
+            import torch.distributed as dist
+
+            def setup(local_rank):
+                dist.init_process_group("nccl", init_method="env://", rank=local_rank)
+
+            setup(int(os.environ["LOCAL_RANK"]))
+            """,
+            fixed="""
+            import os
+            import torch.distributed as dist
+
+            def setup(local_rank):
+                dist.init_process_group("nccl", init_method="env://", rank=int(os.environ["RANK"]))
+
+            setup(int(os.environ["LOCAL_RANK"]))
+            """,
+        ),
+        Flagged(
+            # mp.spawn on several nodes: spawn sets no RANK, so no fix.
+            """
+            import torch.distributed as dist
+            import torch.multiprocessing as mp
+
+            def worker(local_rank, args):
+                dist.init_process_group("nccl", init_method=args.dist_url, rank=local_rank, world_size=args.nodes * args.gpus)
+
+            def main(args):
+                mp.spawn(worker, nprocs=args.gpus, args=(args,))
+            """
+        ),
+        Flagged(
+            # Processes started by hand, with env:// but no RANK in the environment: no fix
+            # (int(os.environ["RANK"]) would raise KeyError on every rank).
+            """
+            import os
+            import torch.distributed as dist
+            from torch.multiprocessing import Process
+
+            def run(local_rank, args):
+                os.environ["MASTER_ADDR"] = args.master
+                os.environ["MASTER_PORT"] = "29500"
+                dist.init_process_group("gloo", init_method="env://", rank=local_rank, world_size=args.num_nodes * 2)
+
+            def main(args):
+                for local_rank in range(2):
+                    Process(target=run, args=(local_rank, args)).start()
+            """
+        ),
+        Flagged(
+            # torchrun starts the ranks; the file's own process is a helper, not a rank.
+            """
+            import os
+            import torch.distributed as dist
+            import torch.multiprocessing as mp
+
+            def log_worker(queue):
+                print(queue.get())
+
+            def main(queue):
+                local_rank = int(os.environ["LOCAL_RANK"])
+                dist.init_process_group("nccl", rank=local_rank)
+                mp.Process(target=log_worker, args=(queue,)).start()
+            """,
+            fixed="""
+            import os
+            import torch.distributed as dist
+            import torch.multiprocessing as mp
+
+            def log_worker(queue):
+                print(queue.get())
+
+            def main(queue):
+                local_rank = int(os.environ["LOCAL_RANK"])
+                dist.init_process_group("nccl", rank=int(os.environ["RANK"]))
+                mp.Process(target=log_worker, args=(queue,)).start()
+            """,
+        ),
+        Flagged(
+            # Nothing says which launcher starts it: no fix.
+            """
+            import torch.distributed as dist
+
+            def setup(local_rank, world_size):
+                dist.init_process_group("nccl", rank=local_rank, world_size=world_size)
+            """
+        ),
     )
     clean_examples = (
+        Clean(
+            # A parameter called local_rank that every caller passes the global rank.
+            """
+            import os
+            import torch.distributed as dist
+
+            def setup(local_rank, world_size):
+                dist.init_process_group("nccl", rank=local_rank, world_size=world_size)
+
+            class Trainer:
+                def init(self, local_rank):
+                    dist.init_process_group("nccl", rank=local_rank, world_size=2)
+
+                def run(self, args):
+                    self.init(dist.get_rank())
+
+            def main(args):
+                setup(args.rank, args.world_size)
+                setup(local_rank=int(os.environ["RANK"]), world_size=2)
+                setup(args.node_rank * args.gpus + args.gpu, args.world_size)
+            """
+        ),
+        Clean(
+            # Ranks started by mp.spawn / mp.Process on one node: the index is the global rank.
+            """
+            import os
+            import torch.distributed as dist
+            import torch.multiprocessing as mp
+
+            def worker(local_rank, world_size):
+                dist.init_process_group("nccl", init_method="tcp://127.0.0.1:23456", rank=local_rank, world_size=world_size)
+
+            def run(local_rank, size):
+                os.environ["MASTER_ADDR"] = "127.0.0.1"
+                os.environ["MASTER_PORT"] = "29500"
+                dist.init_process_group("gloo", rank=local_rank, world_size=size)
+
+            if __name__ == "__main__":
+                mp.spawn(worker, args=(4,), nprocs=4)
+                processes = [mp.Process(target=run, args=(r, 2)) for r in range(2)]
+            """
+        ),
         Clean(
             """
             import os
@@ -131,17 +292,75 @@ class RankFromLocalRank(Rule):
         super().__init__(model)
         # Per function (by id of its node; None: module level), names holding the local rank.
         self._local_rank_names: dict[int | None, set[str]] = {}
+        # (call, rank argument, the parameter it is: (function key, index, name) or None)
+        # (call, rank argument, the parameter it is: (function key, index, name) or None, function key)
+        self._findings: list[tuple[cst.Call, cst.Arg, tuple[str, int, str] | None, str | None]] = []
+        self._callers: dict[str, set[str | None]] = {}  # same-module function -> functions calling it
+        self._spawned: set[str] = set()  # functions started as processes: mp.spawn(fn), Process(target=fn)
+        self._calls: dict[str, list[tuple[cst.Call, bool]]] = {}  # same-module calls: (call, via self.)
+        self._functions: dict[str, cst.FunctionDef] = {}
+        self._several_nodes = False  # a node rank or node count is named
+        self._launcher_sets_rank = False  # torchrun or torch.distributed.launch evidence
+        self._writes_master = self._writes_rank = False
 
     @property
     def _names_here(self) -> set[str]:
         frame = self.model.function
         return self._local_rank_names.setdefault(None if frame is None else id(frame.node), set())
 
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        key = self.model.frame.key
+        if key is not None:
+            self._functions.setdefault(key, node)
+
     def visit_Assign(self, node: cst.Assign) -> None:
         local = self._is_local_rank(node.value)
         for target in node.targets:
             if isinstance(target.target, cst.Name):
                 (set.add if local else set.discard)(self._names_here, target.target.value)
+        for variable, _ in environ_writes(self.model, node):
+            self._writes_master |= variable in ("MASTER_ADDR", "MASTER_PORT")
+            self._writes_rank |= variable == "RANK"
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value.lower() in _NODE_NAMES:
+            self._several_nodes = True
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value.lower() in _NODE_NAMES:
+            self._several_nodes = True
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        key = environment_key(node)
+        self._launcher_sets_rank |= key in _LAUNCHER_VARIABLES
+        self._several_nodes |= key in _NODE_VARIABLES
+
+    def visit_Call(self, node: cst.Call) -> None:
+        qualified = self.model.qualified(node.func)
+        key = environment_key(node)
+        self._launcher_sets_rank |= key in _LAUNCHER_VARIABLES
+        self._several_nodes |= key in _NODE_VARIABLES
+        for variable, _ in environ_writes(self.model, node):
+            self._writes_master |= variable in ("MASTER_ADDR", "MASTER_PORT")
+            self._writes_rank |= variable == "RANK"
+        if qualified in SPAWN_LIKE or is_process_start(node, self.model):
+            target = argument(node, SPAWN, "fn") if qualified in SPAWN_LIKE else argument(node, PROCESS, "target")
+            if target is not None and isinstance(target.value, cst.Name):
+                self._spawned.add(target.value.value)
+        elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "add_argument":
+            options = {arg.value.evaluated_value for arg in node.args if isinstance(arg.value, cst.SimpleString)}
+            self._launcher_sets_rank |= bool(options & {"--local_rank", "--local-rank"})
+        callee = None
+        if isinstance(node.func, cst.Name) and qualified is None:
+            callee = node.func.value
+            self._calls.setdefault(callee, []).append((node, False))
+        elif isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name) and node.func.value.value == "self":
+            self_class = self.model.frame.self_class
+            if self_class is not None:
+                callee = f"{self_class.name.value}.{node.func.attr.value}"
+                self._calls.setdefault(callee, []).append((node, True))
+        if callee is not None:
+            self._callers.setdefault(callee, set()).add(self.model.frame.key)
 
     def _is_local_rank(self, expr: cst.BaseExpression) -> bool:
         expr = strip_int(expr)
@@ -155,5 +374,81 @@ class RankFromLocalRank(Rule):
         rank = argument(node, INIT_PROCESS_GROUP, "rank")
         if rank is None or not self._is_local_rank(rank.value):
             return
-        fixed = rank.with_changes(value=cst.parse_expression(_GLOBAL_RANK))
-        self.report(node, replace={rank: fixed}, imports=("import os",))
+        init_method = argument(node, INIT_PROCESS_GROUP, "init_method")
+        if init_method is not None and self.model.string_value(init_method.value) == "env://":
+            self._launcher_sets_rank = True
+        function = self.model.function
+        key = None if function is None else function.key
+        self._findings.append((node, rank, self._parameter(strip_int(rank.value)), key))
+
+    def _parameter(self, expr: cst.BaseExpression) -> tuple[str, int, str] | None:
+        """(function key, position, name) when `expr` is a parameter of the enclosing function."""
+        frame = self.model.function
+        if frame is None or frame.key is None or not isinstance(expr, cst.Name):
+            return None
+        node = frame.function
+        params = [*node.params.posonly_params, *node.params.params]  # type: ignore[union-attr]
+        names = [param.name.value for param in params]
+        if expr.value not in names or self.model.binding_scope(expr.value) is not frame.scope:
+            return None
+        return frame.key, names.index(expr.value), expr.value
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        sets_rank = self._launcher_sets_rank and not (self._writes_master and not self._writes_rank)
+        for node, rank, parameter, function in self._findings:
+            if parameter is not None and self._callers_pass_global_rank(*parameter):
+                continue
+            spawned = self._runs_in_spawned(function)
+            if spawned and not self._several_nodes:
+                continue  # every rank is a child of this process, on one node: local rank == rank
+            if spawned or not sets_rank:
+                self.report(node, _NO_FIX_MESSAGE)
+                continue
+            fixed = rank.with_changes(value=cst.parse_expression(_GLOBAL_RANK))
+            self.report(node, replace={rank: fixed}, imports=("import os",))
+
+    def _runs_in_spawned(self, function: str | None) -> bool:
+        """`function` is started by mp.spawn/Process here, or called only from such functions."""
+        seen: set[str | None] = set()
+        pending = [function]
+        while pending:
+            current = pending.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            if current in self._spawned:
+                continue
+            callers = self._callers.get(current) if current is not None else None
+            if not callers:
+                return False
+            pending.extend(callers)
+        return True
+
+    def _callers_pass_global_rank(self, key: str, index: int, name: str) -> bool:
+        """The function is called in this module, and every call passes the global rank for
+        the parameter: it is misnamed, not wrong."""
+        calls = self._calls.get(key, [])
+        if not calls:
+            return False
+        for call, via_self in calls:
+            position = index - 1 if via_self else index
+            passed = next((arg for arg in call.args if arg.keyword is not None and arg.keyword.value == name), None)
+            positional = [arg for arg in call.args if arg.keyword is None]
+            if passed is None and any(arg.star for arg in positional[: position + 1]):
+                return False
+            if passed is None and 0 <= position < len(positional):
+                passed = positional[position]
+            if passed is None or not _is_global_rank(passed.value):
+                return False
+        return True
+
+
+def _is_global_rank(expr: cst.BaseExpression) -> bool:
+    expr = strip_int(expr)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        return True  # `node_rank * gpus_per_node + local_rank`
+    if isinstance(expr, (cst.Subscript, cst.Call)) and environment_key(expr) is not None:
+        return environment_key(expr) == "RANK"
+    if isinstance(expr, cst.Call):
+        return last_name(expr) in ("get_rank", "get_global_rank")
+    return isinstance(expr, (cst.Name, cst.Attribute)) and (last_name(expr) or "").lower() in _GLOBAL_RANK_NAMES

@@ -6,8 +6,9 @@ import libcst as cst
 
 from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
 from ddplint.rule import Clean, Flagged, Rule
+from ddplint.semantic import dotted_name
 from ddplint.prefilter.screens import UnreadSelfAttribute
-from ddplint.torch_api import NN_MODULE
+from ddplint.torch_api import DDP, NN_MODULE, argument
 
 # torch.nn layers that own parameters (by default): only those break DDP when unused.
 # Activations, dropout, pooling and losses hold none, so leaving them unused is harmless.
@@ -21,6 +22,9 @@ REFLECTIVE_METHODS = frozenset(
     {"children", "named_children", "modules", "named_modules", "__dict__", "_modules", "__getattr__"}
 )
 REFLECTIVE_BUILTINS = frozenset({"getattr", "setattr", "hasattr", "delattr", "vars"})
+CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})
+# Calls on a model that return the same model: `DDP(Model().cuda())` wraps a `Model`.
+_SAME_MODEL_METHODS = frozenset({"cuda", "to", "float", "half", "bfloat16", "train", "requires_grad_"})
 
 
 @dataclass
@@ -32,6 +36,9 @@ class _ModuleClass:
     used: set[str] = field(default_factory=set)
     uses_everything: bool = False
     has_forward: bool = False
+    # A container built from other attributes (`nn.Sequential(self.conv, self.bn)`): the
+    # attributes it groups, and the calls in it that may build layers of its own.
+    grouped: dict[str, tuple[set[str], list[tuple[cst.Call, str | None]]]] = field(default_factory=dict)
 
 
 class UnusedSubmodule(Rule):
@@ -43,6 +50,10 @@ class UnusedSubmodule(Rule):
     This error indicates that your module has parameters that were not used in producing
     loss" (seed report 003: `fc3` defined but forgotten in `forward`).
 
+    Fires when a layer that owns parameters is built in `__init__` of an `nn.Module` class
+    and nothing in its class family reads it, in a file that uses DDP without
+    `find_unused_parameters=True` for that model.
+
     Flagged, in files that use DDP: `self.x = nn.<Layer>(...)` (a torch.nn layer that owns
     parameters, or a Module subclass of the same file) in `__init__` of an `nn.Module`
     subclass, when `self.x` is read nowhere in the class (every method counts, so do the
@@ -51,7 +62,11 @@ class UnusedSubmodule(Rule):
     parameters (ReLU, Dropout, pooling, losses); classes that reach submodules indirectly (`getattr(self, name)`
     with a computed name, `self.children()`, `self.modules()`, `self._modules`, `__getattr__`)
     or name them in a string; frozen layers (`self.x.requires_grad_(False)` reads it); classes
-    with a base that is neither `nn.Module` nor defined in the file (it may use the layer).
+    with a base that is neither `nn.Module` nor defined in the file (it may use the layer);
+    an `nn.Sequential`/`ModuleList`/`ModuleDict` that only groups layers used elsewhere
+    (`self.block = nn.Sequential(self.conv, self.bn)` while forward calls `self.conv`: no
+    parameter of its own goes unused); models wrapped with `find_unused_parameters=True`
+    (DDP then copes: it marks the unused parameters ready), with the classes they build.
     No fix: use the layer, delete it, or pass `find_unused_parameters=True` to DDP if it is
     unused only on some steps.
     """
@@ -106,8 +121,80 @@ class UnusedSubmodule(Rule):
             """,
             count=2,
         ),
+        Flagged(
+            # find_unused_parameters=True on another model's wrap, and a container over a
+            # layer nothing else uses, do not excuse this one.
+            """
+            import torch.nn as nn
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(3, 3, 3)
+                    self.extra = nn.Linear(3, 3)
+                    self.block = nn.Sequential(self.extra, nn.ReLU())
+
+                def forward(self, x):
+                    return self.conv(x)
+
+            class Critic(nn.Module):
+                def forward(self, x):
+                    return x
+
+            model = DDP(Model().cuda())
+            critic = DDP(Critic(), find_unused_parameters=True)
+            """,
+            count=2,
+        ),
     )
     clean_examples = (
+        Clean(
+            # DDP copes with unused parameters when the wrap asks it to.
+            """
+            import torch.nn as nn
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Head(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.aux = nn.Linear(4, 4)
+
+                def forward(self, x):
+                    return x
+
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.head = Head()
+                    self.spare = nn.Linear(4, 4)
+
+                def forward(self, x):
+                    return self.head(x)
+
+            def main(local_rank):
+                model = Model().cuda(local_rank)
+                model = DDP(model, device_ids=[local_rank], find_unused_parameters=True)
+            """
+        ),
+        Clean(
+            # A Sequential grouping layers that forward calls one by one.
+            """
+            import torch.nn as nn
+            import torch.distributed as dist
+
+            class Stem(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(3, 8, 3)
+                    self.bn = nn.BatchNorm2d(8)
+                    self.stem = nn.Sequential(self.conv, self.bn, nn.ReLU(inplace=True))
+                    self.layers = nn.ModuleList([self.conv])
+
+                def forward(self, x):
+                    return self.bn(self.conv(x))
+            """
+        ),
         Clean(
             """
             import torch.nn as nn
@@ -214,6 +301,10 @@ class UnusedSubmodule(Rule):
         self._classes: list[_ModuleClass] = []
         self._records: dict[int, _ModuleClass] = {}  # by id of the class node
         self._targets: set[int] = set()
+        self._grouping: set[int] = set()  # attribute reads inside a container's construction
+        # Model classes wrapped with `find_unused_parameters=True` ("*": a model of unknown class)
+        self._tolerated: set[str] = set()
+        self._instances: dict[tuple[str | None, str], str] = {}  # (function, name) -> class built
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         bases = []
@@ -245,7 +336,28 @@ class UnusedSubmodule(Rule):
         record = self._records[id(method.parent.node)]  # type: ignore[union-attr]
         return record, frame.self_name, method.node.name.value == "__init__"  # type: ignore[union-attr]
 
+    def _built_class(self, expr: cst.BaseExpression) -> str | None:
+        """The same-module class whose instance `expr` is, or "*" when unknown."""
+        while (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Attribute)
+            and expr.func.attr.value in _SAME_MODEL_METHODS
+        ):
+            expr = expr.func.value
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and self.model.qualified(expr.func) is None:
+            return expr.func.value
+        name = dotted_name(expr)
+        if name is not None:
+            return self._instances.get((self.model.frame.key, name), "*")
+        return "*"
+
     def visit_Assign(self, node: cst.Assign) -> None:
+        if isinstance(node.value, cst.Call):
+            built = self._built_class(node.value)
+            for target in node.targets:
+                name = dotted_name(target.target)
+                if name is not None and built != "*":
+                    self._instances[(self.model.frame.key, name)] = built  # type: ignore[assignment]
         method = self._method()
         if method is None or not method[2] or len(node.targets) != 1:
             return
@@ -258,11 +370,37 @@ class UnusedSubmodule(Rule):
             and isinstance(node.value, cst.Call)
         ):
             self._targets.add(id(target))
-            record.built.append((target.attr.value, node, self.model.qualified(node.value.func)))
+            constructor = self.model.qualified(node.value.func)
+            record.built.append((target.attr.value, node, constructor))
+            if constructor is not None and constructor.startswith("torch.nn.") and constructor.rpartition(".")[2] in CONTAINERS:
+                grouped: set[str] = set()
+                calls: list[tuple[cst.Call, str | None]] = []
+                for arg in node.value.args:
+                    self._scan_container(arg.value, self_name, grouped, calls)
+                record.grouped[target.attr.value] = (grouped, calls)
+
+    def _scan_container(self, expr: cst.CSTNode, self_name: str, grouped: set[str], calls: list) -> None:
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == self_name:
+            grouped.add(expr.attr.value)
+            self._grouping.add(id(expr))
+            return
+        if isinstance(expr, cst.Call) and isinstance(expr.func, (cst.Name, cst.Attribute)):
+            calls.append((expr, self.model.qualified(expr.func)))
+        for child in expr.children:
+            self._scan_container(child, self_name, grouped, calls)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.model.qualified(node.func) in DDP:
+            tolerant = argument(node, DDP, "find_unused_parameters")
+            wrapped = argument(node, DDP, "module")
+            if tolerant is not None and not (isinstance(tolerant.value, cst.Name) and tolerant.value.value == "False"):
+                self._tolerated.add(self._built_class(wrapped.value) if wrapped is not None else "*")  # type: ignore[arg-type]
+            return
+        self._reflective_call(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         method = self._method()
-        if method is None or id(node) in self._targets:
+        if method is None or id(node) in self._targets or id(node) in self._grouping:
             return
         record, self_name, _ = method
         if isinstance(node.value, cst.Name) and node.value.value == self_name:
@@ -270,7 +408,7 @@ class UnusedSubmodule(Rule):
             if node.attr.value in REFLECTIVE_METHODS:
                 record.uses_everything = True
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def _reflective_call(self, node: cst.Call) -> None:
         method = self._method()
         if method is None or not isinstance(node.func, cst.Name) or node.func.value not in REFLECTIVE_BUILTINS:
             return
@@ -296,8 +434,11 @@ class UnusedSubmodule(Rule):
         for record in self._classes:
             by_name.setdefault(record.name, []).append(record)
         module_classes = {record.name for record in self._classes if self._is_module(record, by_name, set())}
+        if "*" in self._tolerated:
+            return  # a model of unknown class is wrapped with find_unused_parameters=True
+        tolerated = self._tolerated_classes(by_name)
         for record in self._classes:
-            if not record.built or not self._is_module(record, by_name, set()):
+            if not record.built or not self._is_module(record, by_name, set()) or record.name in tolerated:
                 continue
             family = self._family(record, by_name)
             # Without a forward the class is a container whose owner calls into it
@@ -305,9 +446,44 @@ class UnusedSubmodule(Rule):
             if any(member.uses_everything for member in family) or not any(m.has_forward for m in family):
                 continue
             used = set().union(*(member.used for member in family))
+            grouped = {name: entry for member in family for name, entry in member.grouped.items()}
+            changed = True
+            while changed:  # a used container uses what it groups
+                changed = False
+                for name, (members, _) in grouped.items():
+                    if name in used and not members <= used:
+                        used |= members
+                        changed = True
             for attribute, assign, constructor in record.built:
-                if attribute not in used and _owns_parameters(assign.value, constructor, module_classes):
-                    self.report(assign)
+                if attribute in used or not _owns_parameters(assign.value, constructor, module_classes):
+                    continue
+                if attribute in grouped and self._only_groups(grouped[attribute], used, module_classes):
+                    continue  # `nn.Sequential(self.conv, self.bn)` over layers forward uses
+                self.report(assign)
+
+    @staticmethod
+    def _only_groups(entry, used: set[str], module_classes: set[str]) -> bool:
+        """The container holds no parameters of its own, only attributes used elsewhere."""
+        members, calls = entry
+        return bool(members) and members <= used and not any(
+            _owns_parameters(call, constructor, module_classes)
+            and not (constructor or "").rpartition(".")[2] in CONTAINERS
+            for call, constructor in calls
+        )
+
+    def _tolerated_classes(self, by_name: dict[str, list[_ModuleClass]]) -> set[str]:
+        """The classes wrapped with find_unused_parameters=True, their same-file relatives,
+        and the classes of the submodules they build."""
+        names = set(self._tolerated)
+        pending = list(names)
+        while pending:
+            for record in by_name.get(pending.pop(), []):
+                related = {member.name for member in self._family(record, by_name)}
+                related |= {c.func.value for _, a, _ in record.built for c in [a.value] if isinstance(c.func, cst.Name)}  # type: ignore[union-attr]
+                for name in related - names:
+                    names.add(name)
+                    pending.append(name)
+        return names
 
     def _is_module(self, record: _ModuleClass, by_name: dict[str, list[_ModuleClass]], seen: set[int]) -> bool:
         """True when every base is nn.Module or a same-file Module class (and there is one)."""

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ddplint.analyses.branches import Branches, exclusive
 from ddplint.analyses.environ_writes import environ_writes
 from ddplint.prefilter.screens import Mentions
 from ddplint.rule import Clean, Flagged, Rule
@@ -33,13 +34,19 @@ class VisibleDevicesAfterInit(Rule):
     the line `os.environ["CUDA_VISIBLE_DEVICES"] = ...` came after the process group was set
     up; nothing reported that it was ignored.
 
+    Fires when the variable is set (`os.environ[...]`, `setdefault`, `putenv`, `update`)
+    after a CUDA-initialising call that can run before it in the same pass, in a file that
+    starts no processes.
+
     Flagged: setting the variable (`os.environ[...]`, `setdefault`, `putenv`, `update`) after,
     in the same function or at module level, a call that initialises CUDA:
     `torch.cuda.is_available()` (it calls `cudaGetDeviceCount`, which runs `cuInit`, as the
     comment in torch/cuda/__init__.py says), `torch.cuda.set_device`, `current_device`,
     `get_device_name`/`properties`/`capability`, `synchronize`, `mem_get_info`, `init`,
     `x.cuda()`, `x.to("cuda")`. Not flagged: after `torch.cuda.device_count()` alone (it asks
-    NVML and does not cache before CUDA is initialised), in a different function, and in files
+    NVML and does not cache before CUDA is initialised), in a different function, after a CUDA
+    call in the other branch of an `if` (the two never run in one pass), in the branch only a
+    run without distribution takes (`else:` of `if args.distributed:`), and in files
     that start other processes (subprocess, multiprocessing, `mp.spawn`): children read the
     variable when they start, which is the right way to choose their GPUs. No fix: set the
     variable before anything touches CUDA, best in the launcher's environment.
@@ -90,8 +97,64 @@ class VisibleDevicesAfterInit(Rule):
             os.environ["CUDA_VISIBLE_DEVICES"] = "1"
             """
         ),
+        Flagged(
+            # The CUDA call and the write in the distributed branch, one after the other.
+            """
+            import os
+            import torch
+
+            def main(args):
+                if args.distributed:
+                    torch.cuda.set_device(args.local_rank)
+                    os.environ["CUDA_VISIBLE_DEVICES"] = str(args.local_rank)
+                else:
+                    model.cuda()
+            """
+        ),
+        Flagged(
+            # A CUDA call before the `if` runs on every path into either branch.
+            """
+            import os
+            import torch
+
+            def main(args):
+                model = model.cuda()
+                if args.gpus:
+                    os.environ["CUDA_VISIBLE_DEVICES"] = args.gpus
+            """
+        ),
     )
     clean_examples = (
+        Clean(
+            # The `.cuda()` is in the other branch: the write runs before any CUDA call.
+            """
+            import os
+            import torch
+
+            def main(args, model):
+                if args.cpu:
+                    device = "cpu"
+                elif args.single_gpu:
+                    model = model.cuda()
+                else:
+                    os.environ["CUDA_VISIBLE_DEVICES"] = args.gpus
+                    torch.cuda.set_device(0)
+            """
+        ),
+        Clean(
+            # Only a run without distribution sets it late: no rank of a DDP job is affected.
+            """
+            import os
+            import torch
+
+            def main(args):
+                torch.cuda.set_device(args.gpu)
+                if args.distributed:
+                    init_distributed(args)
+                else:
+                    os.environ["CUDA_VISIBLE_DEVICES"] = str(args.gpu)
+            """
+        ),
         Clean(
             """
             import os
@@ -155,10 +218,14 @@ class VisibleDevicesAfterInit(Rule):
         ),
     )
 
+    analyses = (Branches,)
+
     def __init__(self, model) -> None:
         super().__init__(model)
-        # Per function (None: module level), whether CUDA was initialised so far in its body.
-        self._initialised: set[cst.FunctionDef | None] = set()
+        self.branches = model.get(Branches)
+        # Per function (None: module level), the branch paths of the CUDA initialisations so
+        # far in its body.
+        self._initialised: dict[cst.FunctionDef | None, list] = {}
         self._late_writes: list[cst.CSTNode] = []
         self._launches_processes = False
 
@@ -173,13 +240,17 @@ class VisibleDevicesAfterInit(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         self._check_write(node)
         if self._initialises_cuda(node):
-            self._initialised.add(self._function)
+            self._initialised.setdefault(self._function, []).append(self.branches.path)
         elif self._launches(node):
             self._launches_processes = True
 
     def _check_write(self, node: cst.Assign | cst.Call) -> None:
-        if not self._initialised.intersection((None, self._function)):
-            return
+        if self.branches.not_distributed:
+            return  # `else:` of `if args.distributed:`: no rank of a DDP job runs it
+        path = self.branches.path
+        paths = [*self._initialised.get(None, ()), *self._initialised.get(self._function, ())]
+        if all(exclusive(path, other) for other in paths):
+            return  # no CUDA call so far, or only in the other branch of an `if`
         if any(variable == VARIABLE for variable, _ in environ_writes(self.model, node)):
             self._late_writes.append(node)
 

@@ -1,3 +1,6 @@
+import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -23,3 +26,47 @@ def pytest_collection_modifyitems(config, items):
         if HERE in Path(str(item.fspath)).resolve().parents:
             item.add_marker(pytest.mark.xdist_group("harness"))
             item.add_marker(pytest.mark.harness)
+
+
+class Installed:
+    """ddplint installed from a wheel built from this checkout, in a fresh virtual environment
+    (with the system's site-packages, so that torch is not installed again)."""
+
+    def __init__(self, venv: Path) -> None:
+        self.bin = venv / "bin"
+        self.env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+
+    def run(self, *args: str, cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess:
+        return subprocess.run([str(self.bin / "ddplint"), *args], cwd=cwd, env=self.env,
+                              capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory) -> Installed:
+    pytest.importorskip("torch")
+    work = tmp_path_factory.mktemp("wheel")
+    src = work / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, src / name)
+    shutil.copytree(ROOT / "ddplint", src / "ddplint", ignore=shutil.ignore_patterns("__pycache__"))
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w",
+                    str(work / "dist"), str(src)], check=True, capture_output=True)
+    (wheel,) = (work / "dist").glob("ddplint-*.whl")
+    venv = work / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "python"), *pip[1:], "install", "--no-deps", "--no-index",
+                    str(wheel)], check=True, capture_output=True)
+    shutil.rmtree(src)
+    return Installed(venv)
+
+
+@pytest.fixture
+def error_line(capsys):
+    """What a command printed on stderr, checked to be one line and no traceback."""
+    def read() -> str:
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and err.count("\n") == 1, err
+        return err
+    return read

@@ -42,7 +42,7 @@ REWRITES = {
 
 
 def standin_fixer(path: Path) -> FixOutcome:
-    rule = path.parent.parent.name  # <work>/<CODE>/after/scenario.py
+    rule = path.parent.parent.name  # <work>/<CODE>/after/program.py
     text = path.read_text()
     new = text
     for old, repl in REWRITES.get(rule, []):

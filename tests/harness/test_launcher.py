@@ -18,7 +18,9 @@ from ddplint.harness.launcher import Topology, choose_topology, last_exception
 def test_importing_the_harness_does_not_import_torch():
     code = (
         "import sys, ddplint.harness, ddplint.harness.cli, ddplint.harness.runner, "
-        "ddplint.harness.launcher, ddplint.harness.probes, ddplint.harness.report; "
+        "ddplint.harness.launcher, ddplint.harness.probes, ddplint.harness.report, "
+        "ddplint.harness.script, ddplint.harness.observe, ddplint.harness.readme; "
+        "from ddplint.harness.scenarios import all_scenarios; all_scenarios(); "
         "assert 'torch' not in sys.modules, 'torch imported'"
     )
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -186,3 +188,22 @@ def test_last_exception_reads_tracebacks_torch_prefixes_with_the_rank():
         "[rank0]: RuntimeError: Numpy is not available",
     ]
     assert last_exception(lines) == "RuntimeError: Numpy is not available"
+
+
+def test_a_killed_job_leaves_no_temporary_folder(tmp_path):
+    pytest.importorskip("torch")
+    # What killed DataLoader workers and shm managers leave: multiprocessing's pymp-* folder
+    # (and torch_shm_manager's torch-shm-dir-*), made in the job's TMPDIR.
+    prog = _script(tmp_path, """
+        import multiprocessing.util, tempfile
+        from ddplint.harness import probes
+        print("TEMP", multiprocessing.util.get_temp_dir(), flush=True)
+        probes.pause_point("T")
+    """)
+    env = dict(os.environ, PYTHONPATH=str(launcher.__file__).rsplit("/ddplint/", 1)[0])
+    res = launcher.run_torchrun(str(prog), Topology(2, "gloo"), timeout=60, cwd=str(tmp_path),
+                                env=env, pause_tag="T", on_pause=lambda run_id: {},
+                                kill_after_pause=True)
+    made = [ln.split()[-1] for ln in res.lines + sum(res.rank_lines.values(), []) if ln.startswith("TEMP ")]
+    assert len(made) == 2 and all("/ddplint-job-" in m and "/pymp-" in m for m in made), made
+    assert not any(os.path.exists(m) or os.path.exists(os.path.dirname(m)) for m in made)

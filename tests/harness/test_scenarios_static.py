@@ -8,13 +8,15 @@ import pytest
 
 from ddplint.engine import analyse
 from ddplint.fixer import fix_text
-from ddplint.harness import runner
+from ddplint.harness.scenarios import all_scenarios
 from ddplint.rules import all_rules
 
+SCENARIOS = all_scenarios()
 
-@pytest.mark.parametrize("rule", runner.RULE_CODES)
+
+@pytest.mark.parametrize("rule", list(SCENARIOS))
 def test_scenario_is_flagged_by_its_rule_only_and_the_fix_removes_it(rule):
-    path = runner.FIXTURES / rule / "scenario.py"
+    path = SCENARIOS[rule].program
     source = path.read_text()
     rules = list(all_rules())
     codes = [d.code for d in analyse(source, str(path), rules).diagnostics]
@@ -24,6 +26,12 @@ def test_scenario_is_flagged_by_its_rule_only_and_the_fix_removes_it(rule):
     assert fixed.remaining.diagnostics == []
 
 
-@pytest.mark.parametrize("rule", runner.RULE_CODES)
-def test_every_scenario_has_a_measure(rule):
-    assert rule in runner.MEASURE
+def test_scenarios_are_discovered_from_their_folders():
+    # One folder per scenario, named after its rule, each with its program and a measure.
+    assert len(SCENARIOS) >= 11
+    for code, scenario in SCENARIOS.items():
+        assert scenario.program.parent.name == code.lower()
+        assert scenario.program.is_file() and callable(scenario.measure)
+    assert SCENARIOS["DDP003"].batchable and not SCENARIOS["DDP005"].batchable
+    assert set(SCENARIOS["DDP005"].launches(0, "after")) == {"kill", "live"}
+    assert set(SCENARIOS["DDP003"].launches(0, "after")) == {"main"}

@@ -3,30 +3,21 @@
 Slow (a few minutes on 2 CPU cores): every launch starts torch in every rank.
 """
 
-import importlib.util
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from ddplint.harness import launcher, runner
+from ddplint.harness.scenarios import all_scenarios
 
-ROOT = Path(__file__).resolve().parents[2]
-CPU_RULES = list(runner.RULE_CODES)  # every rule with a scenario is observable on CPU
+CPU_RULES = list(all_scenarios())  # every rule with a scenario is observable on CPU
 # The hand-made stand-in fixes cover the first six rules (written before ddplint had a fixer).
 STANDIN_RULES = ["DDP001", "DDP002", "DDP003", "DDP004", "DDP005", "DDP006"]
 
 pytestmark = pytest.mark.e2e
-
-
-def _fixer_in_this_checkout() -> bool:
-    # find_spec alone is not enough: an editable install of another checkout
-    # can answer for ddplint.fixer while `python -m ddplint` here cannot run it.
-    spec = importlib.util.find_spec("ddplint.fixer")
-    return bool(spec and spec.origin and Path(spec.origin).resolve().is_relative_to(ROOT))
 
 
 def _options(fixer):
@@ -67,23 +58,19 @@ def test_a_fix_that_does_not_change_the_file_fails_without_running_after():
     assert outcome.after is None
 
 
-@pytest.mark.skipif(
-    not _fixer_in_this_checkout(),
-    reason="ddplint has no fixer in this checkout yet (ddplint/fixer.py): "
-    "verify with the real fixer cannot run",
-)
-def test_verify_with_ddplints_own_fixer(tmp_path):
-    pytest.importorskip("torch")
+def test_verify_from_a_wheel_confirms_every_scenario(installed, tmp_path):
+    """A user's install: the wheel in a fresh venv, run outside the checkout."""
+    where = subprocess.run([str(installed.bin / "python"), "-c", "import ddplint; print(ddplint.__file__)"],
+                           cwd=tmp_path, env=installed.env, capture_output=True, text=True, check=True)
+    assert Path(where.stdout.strip()).is_relative_to(installed.bin.parent), where.stdout
     out = tmp_path / "verify.json"
-    proc = subprocess.run(
-        [sys.executable, "-m", "ddplint.harness.cli", *CPU_RULES, "--json", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=1200,
-    )
+    proc = installed.run("verify", "--json", str(out), cwd=tmp_path)
     data = json.loads(out.read_text())
     verdicts = {r["rule"]: (r["verdict"], r["reason"]) for r in data["rules"]}
     assert [r["rule"] for r in data["rules"]] == CPU_RULES, proc.stdout + proc.stderr
     assert all(v == "CONFIRMED" for v, _ in verdicts.values()), (verdicts, proc.stdout)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert data["nnodes"] == 1
     # The symptoms of the rules the stand-ins do not cover, as measured.
     before = {r["rule"]: r["before"] for r in data["rules"]}
     after = {r["rule"]: r["after"] for r in data["rules"]}

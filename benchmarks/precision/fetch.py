@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Download and unpack the precision corpus (benchmarks/precision/corpus.json).
+
+Each project is a pinned PyPI artifact (wheel or sdist), fetched with
+``pip download --no-deps`` into ``<cache>/dl/``, checked against the sha256
+recorded in corpus.json, and unpacked into ``<cache>/src/<name>-<version>/``.
+The cache lives outside the repository: ``~/.cache/ddplint-precision`` unless
+``--cache DIR`` or ``$DDPLINT_PRECISION_CACHE`` names another.
+
+Idempotent: an artifact already in ``dl/`` with the right hash is not fetched
+again, and a project already unpacked (marker file ``.unpacked`` holding the
+sha256) is not unpacked again.  A hash mismatch is an error (exit 1), never
+silently accepted; ``--refresh-hashes`` rewrites corpus.json with the hashes
+of what was downloaded (only for deliberately re-pinning).
+
+Usage:  python benchmarks/precision/fetch.py [--cache DIR] [--only NAME,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+CORPUS_FILE = HERE / "corpus.json"
+MARKER = ".unpacked"
+
+
+def default_cache() -> Path:
+    env = os.environ.get("DDPLINT_PRECISION_CACHE")
+    if env:
+        return Path(env).expanduser()
+    return Path("~/.cache/ddplint-precision").expanduser()
+
+
+def load_corpus(path: Path = CORPUS_FILE) -> dict:
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def project_dir(cache: Path, project: dict) -> Path:
+    """The unpacked project root: paths in labels.csv are relative to it."""
+    return cache / "src" / f"{project['name']}-{project['version']}"
+
+
+def _download(project: dict, dl: Path) -> Path:
+    target = dl / project["filename"]
+    if target.exists():
+        return target
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", str(dl),
+           f"{project['name']}=={project['version']}"]
+    if project["kind"] == "wheel":
+        cmd += ["--only-binary", ":all:"]
+    else:
+        cmd += ["--no-binary", ":all:"]
+    print(f"fetch: {' '.join(cmd[3:])}", flush=True)
+    subprocess.run(cmd, check=True)
+    if not target.exists():
+        raise SystemExit(f"fetch: pip did not produce {target.name} for {project['name']}")
+    return target
+
+
+def _safe_members_tar(tf: tarfile.TarFile, dest: Path):
+    for m in tf.getmembers():
+        p = (dest / m.name).resolve()
+        if not str(p).startswith(str(dest.resolve())) or m.issym() or m.islnk():
+            continue
+        yield m
+
+
+def _unpack(archive: Path, kind: str, dest: Path) -> None:
+    tmp = dest.with_name(dest.name + ".tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    if kind == "wheel":
+        with zipfile.ZipFile(archive) as zf:
+            for name in zf.namelist():
+                if name.startswith("/") or ".." in Path(name).parts:
+                    continue
+                zf.extract(name, tmp)
+        root = tmp
+    else:
+        with tarfile.open(archive) as tf:
+            tf.extractall(tmp, members=list(_safe_members_tar(tf, tmp)))
+        tops = [p for p in tmp.iterdir()]
+        root = tops[0] if len(tops) == 1 and tops[0].is_dir() else tmp
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.move(str(root), str(dest))
+    if tmp.exists():
+        shutil.rmtree(tmp)
+
+
+def fetch(cache: Path, corpus: dict, only: set[str] | None = None,
+          refresh_hashes: bool = False) -> dict[str, Path]:
+    """Fetch and unpack every project; return name -> unpacked root."""
+    dl = cache / "dl"
+    dl.mkdir(parents=True, exist_ok=True)
+    roots: dict[str, Path] = {}
+    bad = []
+    for project in corpus["projects"]:
+        if only and project["name"] not in only:
+            continue
+        archive = _download(project, dl)
+        digest = sha256(archive)
+        if digest != project.get("sha256"):
+            if refresh_hashes:
+                project["sha256"] = digest
+            else:
+                bad.append(f"{archive.name}: sha256 {digest}, corpus.json says {project.get('sha256')}")
+                continue
+        dest = project_dir(cache, project)
+        marker = dest / MARKER
+        if not (marker.exists() and marker.read_text().strip() == digest):
+            print(f"unpack: {archive.name}", flush=True)
+            _unpack(archive, project["kind"], dest)
+            marker.write_text(digest + "\n")
+        roots[project["name"]] = dest
+    if refresh_hashes:
+        with open(CORPUS_FILE, "w", encoding="utf-8") as f:
+            json.dump(corpus, f, indent=2)
+            f.write("\n")
+    if bad:
+        raise SystemExit("fetch: hash mismatch:\n  " + "\n  ".join(bad))
+    return roots
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cache", type=Path, default=None, help="cache folder (default ~/.cache/ddplint-precision)")
+    ap.add_argument("--only", default="", help="comma-separated project names")
+    ap.add_argument("--refresh-hashes", action="store_true", help="re-pin: write the downloaded hashes into corpus.json")
+    args = ap.parse_args(argv)
+    cache = (args.cache or default_cache()).expanduser()
+    only = {s.strip() for s in args.only.split(",") if s.strip()} or None
+    roots = fetch(cache, load_corpus(), only, args.refresh_hashes)
+    for name, root in roots.items():
+        print(f"{name}: {root}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

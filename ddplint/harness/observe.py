@@ -1,0 +1,347 @@
+"""Probes for ``ddplint verify --script``: what a user's training script did, rank by rank.
+
+Started in every rank by the ``sitecustomize`` that the harness puts first on ``PYTHONPATH``
+(``shim/sitecustomize.py``), before the script runs, so the user's code is never edited. It
+wraps a few torch and stdlib functions and records, for this rank, into
+``$DDPLINT_OBSERVE/rank<RANK>.json``:
+
+- ``loaders``: per DataLoader (in creation order), its dataset size, ``num_workers`` and, per
+  pass over it (an epoch), the sample indices of the batches it yielded;
+- ``loads``: per ``torch.load``, the devices of the tensors it returned, or its error;
+- ``saves``: the files ``torch.save`` wrote;
+- ``collectives``: the ``torch.distributed`` collectives called, in order, and the one the
+  rank is inside, if any;
+- ``local_rank``: ``args.local_rank`` as argparse parsed it, against ``LOCAL_RANK``;
+- ``splits``: the first indices of each ``random_split``'s first part;
+- ``exceptions``: the exception that ended the script, if any;
+- ``stopped``: ``max-steps`` or ``max-seconds`` when a limit cut the run short, ``hang`` when
+  the deadline passed; ``stack``: where the main thread was then.
+
+Limits (environment): ``DDPLINT_MAX_STEPS`` ends every pass over a DataLoader after that many
+batches; at ``DDPLINT_STOP_AT`` (a time.time() value, the same for every rank) each rank saves
+its facts and exits 0, and an exception raised after that moment (a collective whose peer has
+just stopped) counts as the stop, not as the script's; at ``DDPLINT_DEADLINE`` the facts are
+saved with the main thread's stack, just before the harness kills a hung job.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import functools
+import json
+import os
+import sys
+import threading
+import time
+import traceback
+
+OBSERVE_VAR = "DDPLINT_OBSERVE"
+OWNER_VAR = "DDPLINT_OBSERVE_OWNER"
+MAX_STEPS_VAR = "DDPLINT_MAX_STEPS"
+STOP_AT_VAR = "DDPLINT_STOP_AT"
+DEADLINE_VAR = "DDPLINT_DEADLINE"
+COLLECTIVES = ("barrier", "all_reduce", "broadcast", "all_gather", "all_gather_object",
+               "broadcast_object_list", "reduce", "gather", "scatter", "reduce_scatter",
+               "all_to_all", "gather_object", "scatter_object_list")
+
+MAX_BATCHES_KEPT = 10_000  # per pass: enough to compare epochs and ranks, bounded memory
+
+_facts: dict = {}
+_loaders: list[dict] = []  # per DataLoader: passes with every index drawn, and batches yielded
+_sharded: set[int] = set()  # ids of the datasets a DistributedSampler was built over
+_lock = threading.Lock()
+_max_steps = 0
+_stop_at = float("inf")
+
+
+def _describe(exc: BaseException) -> str:
+    msg = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {msg[0] if msg else ''}".strip()
+
+
+def save(**extra) -> None:
+    """Write this rank's facts (atomically: the harness may read them at any moment)."""
+    if os.environ.get(OWNER_VAR) != str(os.getpid()):
+        return  # a DataLoader worker or other child: only the rank itself reports
+    with _lock:
+        _facts.update(extra, loaders=loader_facts())
+        path = os.path.join(os.environ[OBSERVE_VAR], f"rank{_facts['rank']}.json")
+        tmp = f"{path}.{os.getpid()}.tmp"
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                json.dump(_facts, fh, default=str)
+            os.replace(tmp, path)
+        except OSError:
+            pass
+
+
+def _wrap(owner, name: str, make):
+    original = getattr(owner, name)
+    wrapped = make(original)
+    functools.update_wrapper(wrapped, original)
+    setattr(owner, name, wrapped)
+
+
+# --------------------------------------------------------------------------- data loading
+
+
+def _loader_record(loader) -> dict:
+    from torch.utils.data import DistributedSampler
+
+    record = getattr(loader, "_ddplint_record", None)
+    if record is None:
+        try:
+            size = len(loader.dataset)
+        except Exception:  # an IterableDataset has no length
+            size = None
+        sampler = getattr(loader.batch_sampler, "sampler", loader.sampler)
+        record = {"dataset": size, "num_workers": loader.num_workers, "passes": [],
+                  "sampler": type(sampler).__name__,
+                  "distributed": isinstance(sampler, DistributedSampler),
+                  "shuffle": bool(getattr(sampler, "shuffle", False)),
+                  "sharded_dataset": id(loader.dataset) in _sharded}
+        _loaders.append(record)
+        object.__setattr__(loader, "_ddplint_record", record)
+    return record
+
+
+def _flatten(index) -> list:
+    if isinstance(index, (list, tuple)):
+        return [i for part in index for i in _flatten(part)]
+    try:
+        return [int(index)]
+    except (TypeError, ValueError):
+        return []
+
+
+def _install_loader_probes() -> None:
+    from torch.utils.data import DistributedSampler
+    from torch.utils.data.dataloader import _BaseDataLoaderIter
+
+    def new_pass(it, loader) -> None:
+        # Set before the iterator draws any index: a worker iterator prefetches in __init__.
+        it._ddplint_pass = {"drawn": [], "batches": 0}
+        _loader_record(loader)["passes"].append(it._ddplint_pass)
+
+    def make_init(original):
+        def __init__(self, loader, *args, **kwargs):
+            new_pass(self, loader)
+            original(self, loader, *args, **kwargs)
+        return __init__
+
+    def make_reset(original):
+        def _reset(self, loader=None, first_iter=False):
+            if not first_iter and loader is not None:  # persistent workers: the same iterator, a new epoch
+                new_pass(self, loader)
+            original(self, loader, first_iter)
+        return _reset
+
+    def make_next_index(original):
+        def _next_index(self):
+            index = original(self)
+            this_pass = getattr(self, "_ddplint_pass", None)
+            if this_pass is not None and len(this_pass["drawn"]) < MAX_BATCHES_KEPT:
+                this_pass["drawn"].append(_flatten(index))
+            return index
+        return _next_index
+
+    def make_next(original):
+        def __next__(self):
+            this_pass = getattr(self, "_ddplint_pass", None)
+            if this_pass is not None and _max_steps and this_pass["batches"] >= _max_steps:
+                _facts["stopped"] = "max-steps"
+                raise StopIteration
+            batch = original(self)
+            if this_pass is not None:
+                this_pass["batches"] += 1
+            return batch
+        return __next__
+
+    def make_sampler_init(original):
+        def __init__(self, dataset, *args, **kwargs):
+            _sharded.add(id(dataset))
+            original(self, dataset, *args, **kwargs)
+        return __init__
+
+    _wrap(DistributedSampler, "__init__", make_sampler_init)
+    _wrap(_BaseDataLoaderIter, "__init__", make_init)
+    _wrap(_BaseDataLoaderIter, "_reset", make_reset)
+    _wrap(_BaseDataLoaderIter, "_next_index", make_next_index)
+    _wrap(_BaseDataLoaderIter, "__next__", make_next)
+
+
+def loader_facts() -> list[dict]:
+    """The loaders, each pass reduced to the indices of the batches it yielded (a worker
+    iterator draws indices ahead of what it yields; batches come back in order)."""
+    out = []
+    for record in list(_loaders):
+        passes = [[i for batch in p["drawn"][: p["batches"]] for i in batch]
+                  for p in list(record["passes"])]
+        out.append({**{k: v for k, v in record.items() if k != "passes"}, "passes": passes})
+    return out
+
+
+# --------------------------------------------------------------------------- checkpoints
+
+
+def _devices(obj, found: set, budget: list) -> None:
+    if budget[0] <= 0:
+        return
+    budget[0] -= 1
+    device = getattr(obj, "device", None)
+    if device is not None and hasattr(obj, "storage"):
+        found.add(str(device))
+    elif isinstance(obj, dict):
+        for value in obj.values():
+            _devices(value, found, budget)
+    elif isinstance(obj, (list, tuple)):
+        for value in obj:
+            _devices(value, found, budget)
+
+
+def _install_checkpoint_probes() -> None:
+    import torch
+
+    def make_load(original):
+        def load(f, *args, **kwargs):
+            entry = {"path": os.path.abspath(f) if isinstance(f, (str, os.PathLike)) else repr(f)}
+            _facts["loads"].append(entry)
+            try:
+                result = original(f, *args, **kwargs)
+            except Exception as exc:
+                entry["error"] = _describe(exc)
+                raise
+            found: set = set()
+            _devices(result, found, [10_000])
+            entry["devices"] = sorted(found)
+            return result
+        return load
+
+    def make_save(original):
+        def save_(obj, f, *args, **kwargs):
+            if isinstance(f, (str, os.PathLike)):
+                _facts["saves"].append(os.path.abspath(f))
+            return original(obj, f, *args, **kwargs)
+        return save_
+
+    _wrap(torch, "load", make_load)
+    _wrap(torch, "save", make_save)
+
+
+# --------------------------------------------------------------------------- collectives, splits
+
+
+def _install_collective_probes() -> None:
+    import torch.distributed as dist
+
+    def make(name):
+        def make_collective(original):
+            def collective(*args, **kwargs):
+                _facts["collectives"].append(name)
+                _facts["inside"] = name
+                try:
+                    return original(*args, **kwargs)
+                finally:
+                    _facts["inside"] = None
+            return collective
+        return make_collective
+
+    for name in COLLECTIVES:
+        if hasattr(dist, name):
+            _wrap(dist, name, make(name))
+
+
+def _install_split_probe() -> None:
+    import torch.utils.data
+    import torch.utils.data.dataset as dataset_module
+
+    def make_split(original):
+        def random_split(*args, **kwargs):
+            parts = original(*args, **kwargs)
+            first = parts[0] if parts else None
+            _facts["splits"].append(list(getattr(first, "indices", []))[:32])
+            return parts
+        return random_split
+
+    _wrap(dataset_module, "random_split", make_split)
+    torch.utils.data.random_split = dataset_module.random_split
+
+
+def _install_argparse_probe() -> None:
+    def make_parse(original):
+        def parse_known_args(self, *args, **kwargs):
+            namespace, rest = original(self, *args, **kwargs)
+            if hasattr(namespace, "local_rank"):
+                _facts["local_rank"] = {"parsed": getattr(namespace, "local_rank"),
+                                        "env": os.environ.get("LOCAL_RANK")}
+            return namespace, rest
+        return parse_known_args
+
+    _wrap(argparse.ArgumentParser, "parse_known_args", make_parse)
+
+
+# --------------------------------------------------------------------------- ending
+
+
+def _main_stack() -> list[str]:
+    frame = sys._current_frames().get(threading.main_thread().ident)
+    return traceback.format_stack(frame)[-8:] if frame is not None else []
+
+
+def _stop() -> None:
+    save(stopped="max-seconds")
+    os._exit(0)
+
+
+def _watchdog(deadline: float) -> None:
+    if _stop_at <= deadline:
+        time.sleep(max(0.0, _stop_at - time.time()))
+        _stop()
+    time.sleep(max(0.0, deadline - time.time()))
+    save(stopped="hang", stack=_main_stack())
+
+
+def _excepthook(original):
+    def hook(kind, value, tb):
+        if time.time() >= _stop_at:
+            _stop()
+        _facts["exceptions"].append(_describe(value))
+        save()
+        original(kind, value, tb)
+    return hook
+
+
+def _at_exit() -> None:
+    try:
+        import torch.multiprocessing as mp
+        _facts["sharing_strategy"] = mp.get_sharing_strategy()
+    except Exception:
+        pass
+    save(finished=not _facts["exceptions"])
+
+
+def install() -> None:
+    """Start the probes in this process if it is a rank of an observed job (not a child)."""
+    global _max_steps, _stop_at
+    if not os.environ.get(OBSERVE_VAR) or "RANK" not in os.environ or os.environ.get(OWNER_VAR):
+        return
+    os.environ[OWNER_VAR] = str(os.getpid())  # children inherit it and stay quiet
+    _max_steps = int(os.environ.get(MAX_STEPS_VAR) or 0)
+    _stop_at = float(os.environ.get(STOP_AT_VAR) or "inf")
+    _facts.update(rank=int(os.environ["RANK"]), local_rank_env=os.environ.get("LOCAL_RANK"),
+                  world_size=int(os.environ.get("WORLD_SIZE", "1")),
+                  local_world_size=int(os.environ.get("LOCAL_WORLD_SIZE", "1")),
+                  pid=os.getpid(), cpus=os.cpu_count(), loads=[], saves=[],
+                  collectives=[], inside=None, splits=[], exceptions=[], stopped=None)
+    _install_argparse_probe()
+    _install_loader_probes()
+    _install_checkpoint_probes()
+    _install_collective_probes()
+    _install_split_probe()
+    sys.excepthook = _excepthook(sys.excepthook)
+    atexit.register(_at_exit)
+    deadline = float(os.environ.get(DEADLINE_VAR) or "inf")
+    if min(_stop_at, deadline) != float("inf"):
+        threading.Thread(target=_watchdog, args=(deadline,), daemon=True).start()
+    save()

@@ -1,0 +1,18 @@
+"""DDP007: a DistributedSampler built but the DataLoader gets shuffle=True. Measured: the
+samples each rank reads."""
+
+from ...measuring import Measurement, completed, no_result, overlap, payload
+
+RULE = "DDP007"
+BATCHABLE = True
+
+
+def measure(runs, ctx) -> Measurement:
+    run, found = payload(runs, RULE)
+    if found is None:
+        return no_result(runs, RULE)
+    seen, n = found["seen"], found["dataset"]
+    shared, partition = overlap(seen, n)
+    text = (f"samples read per rank {[len(r) for r in seen]} of {n}; {shared} read by every rank; "
+            f"ranks disjoint and covering: {partition}")
+    return Measurement(not partition, text, completed(run, found), data=found)

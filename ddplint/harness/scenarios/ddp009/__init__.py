@@ -1,0 +1,21 @@
+"""DDP009: the DDP wrapper's state dict loaded into the bare model. Measured: the load error
+per rank, or whether the loaded weights equal the trained ones."""
+
+from ...measuring import Measurement, completed, no_result, payload
+
+RULE = "DDP009"
+BATCHABLE = True
+
+
+def measure(runs, ctx) -> Measurement:
+    run, found = payload(runs, RULE)
+    if found is None:
+        return no_result(runs, RULE)
+    ranks = found["ranks"]
+    errors = [r["error"] for r in ranks if "error" in r]
+    if errors:
+        return Measurement(True, f"load into the unwrapped model fails on {len(errors)}/{len(ranks)} "
+                           f"ranks: {errors[0][:160]}", completed(run, found), data=found)
+    equal = all(r["equal"] for r in ranks)
+    text = f"loads into the unwrapped model on all {len(ranks)} ranks; weights equal to trained: {equal}"
+    return Measurement(not equal, text, completed(run, found), data=found)

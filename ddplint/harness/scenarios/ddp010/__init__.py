@@ -1,0 +1,19 @@
+"""DDP010: random_split without a seeded generator after per-rank seeding. Measured: each
+rank's validation indices."""
+
+from ...measuring import Measurement, completed, no_result, payload
+
+RULE = "DDP010"
+BATCHABLE = True
+
+
+def measure(runs, ctx) -> Measurement:
+    run, found = payload(runs, RULE)
+    if found is None:
+        return no_result(runs, RULE)
+    val = found["val"]
+    distinct = len({tuple(v) for v in val})
+    shared = len(set.intersection(*map(set, val)))
+    text = (f"ranks drew {distinct} distinct validation split(s) over {len(val)} ranks; {shared}/{len(val[0])} "
+            f"validation indices common to all ranks (rank 0: {val[0][:5]}...)")
+    return Measurement(distinct > 1, text, completed(run, found), data=found)

@@ -1,0 +1,487 @@
+"""``ddplint verify --script``: what ddplint's fixes change on the user's own training script.
+
+The project (the script's folder, or ``--project``) is copied twice to a temporary folder; the
+original is never touched. One copy is linted as it is; ddplint's fixes (safe and unsafe) are
+applied to the other. Both run under torchrun with the probes of :mod:`.observe` started by a
+``sitecustomize`` shim, and for each finding the symptom its rule causes is looked up in what
+the probes recorded before and after the fix.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from . import launcher, tempdirs
+from .launcher import LaunchResult, Topology
+from .measuring import Measurement
+from .observe import DEADLINE_VAR, MAX_STEPS_VAR, OBSERVE_VAR, STOP_AT_VAR
+from .runner import CONFIRMED, FAILED, NEEDS_GPU, child_env
+
+NOT_OBSERVED, NO_FIX = "NOT OBSERVED", "NO FIX"
+SHIM = Path(__file__).resolve().parent / "shim"
+SKIP = shutil.ignore_patterns(".git", "__pycache__", ".venv", "venv", ".ddplint_cache", "*.egg-info",
+                              ".mypy_cache", ".pytest_cache", ".tox", "node_modules", "wandb")
+_GPU_WORDS = ("Torch not compiled with CUDA", "NVIDIA driver", "CUDA driver", "no CUDA GPUs",
+              "CUDA error", "NCCL")
+
+
+@dataclass
+class ScriptOptions:
+    script: Path
+    script_args: list[str]
+    project: Path
+    topology: Topology
+    timeout: float = 180.0
+    max_steps: int | None = None
+    max_seconds: float | None = None
+    log: Callable[[str], None] = lambda msg: None
+
+
+@dataclass
+class Run:
+    """One launch of the script and what each rank's probes recorded."""
+
+    launch: LaunchResult
+    ranks: list[dict]
+
+    @property
+    def errors(self) -> list[str]:
+        seen = [f"rank {r['rank']}: {e}" for r in self.ranks for e in r.get("exceptions", [])]
+        return list(dict.fromkeys(seen + self.launch.errors()))
+
+    @property
+    def completed(self) -> bool:
+        ended = all(r.get("finished") or r.get("stopped") == "max-seconds" for r in self.ranks)
+        return (bool(self.ranks) and ended and not self.launch.timed_out
+                and self.launch.returncode == 0)
+
+    def failure(self) -> str:
+        if self.launch.timed_out:
+            return f"hang after {self.launch.elapsed:.0f}s; last output: {self.launch.hang_report()}"
+        if self.errors:
+            return self.errors[0]
+        if not self.ranks:
+            return f"exit {self.launch.returncode}; no rank reported (probes did not start)"
+        return f"exit {self.launch.returncode}"
+
+    def to_json(self) -> dict:
+        return {"returncode": self.launch.returncode, "timed_out": self.launch.timed_out,
+                "seconds": round(self.launch.elapsed, 2), "completed": self.completed,
+                "errors": self.errors, "ranks": self.ranks}
+
+
+@dataclass
+class Finding:
+    code: str
+    name: str
+    path: str
+    line: int
+    column: int
+    message: str
+    before: Measurement | None = None
+    after: Measurement | None = None
+    verdict: str = ""
+    reason: str = ""
+    diff: str = ""
+
+    def to_json(self) -> dict:
+        def m(x):
+            return None if x is None else {"symptom": x.symptom, "text": x.text,
+                                           "needs_gpu": x.needs_gpu}
+
+        return {"code": self.code, "name": self.name, "path": self.path, "line": self.line,
+                "column": self.column, "message": self.message, "verdict": self.verdict,
+                "reason": self.reason, "before": m(self.before), "after": m(self.after),
+                "diff": self.diff}
+
+
+@dataclass
+class ScriptReport:
+    findings: list[Finding]
+    before: Run | None
+    after: Run | None
+    diff: str
+    other_changes: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(f.verdict == CONFIRMED for f in self.findings)
+
+
+# --------------------------------------------------------------------------- symptoms
+
+
+def _failed_run(run: Run, what: str) -> Measurement:
+    if run.completed:
+        return Measurement(None, f"{what}; the script completed without reaching it")
+    return Measurement(None, f"{what}; the script did not complete: {run.failure()}")
+
+
+def _exception(words: tuple[str, ...], what: str):
+    def observe(run: Run, ctx: dict) -> Measurement:
+        hits = [e for e in run.errors if any(w.lower() in e.lower() for w in words)]
+        if hits:
+            return Measurement(True, f"{what}: {hits[0]}")
+        if run.completed:
+            return Measurement(False, f"no {what}; the script completed")
+        return Measurement(None, f"no {what}, but the script did not complete: {run.failure()}")
+    return observe
+
+
+def _cuda_at_import(run: Run, ctx: dict) -> Measurement:
+    if ctx["gpus"]:
+        return Measurement(None, "on GPUs the symptom is extra CUDA contexts on GPU 0, which "
+                           "script runs do not count (the bundled DDP001 scenario does)")
+    return _exception(("Torch not compiled with CUDA", "NVIDIA driver"),
+                      "CUDA initialised at import on a CPU-only build")(run, ctx)
+
+
+def _loaders(run: Run, keep: Callable[[dict], bool]) -> list[tuple[int, list[dict]]]:
+    """(loader number, that loader on every rank), for loaders created on every rank in the
+    same order and chosen by ``keep`` on some rank."""
+    counts = {len(r["loaders"]) for r in run.ranks}
+    if not run.ranks or not min(counts, default=0):
+        return []
+    out = []
+    for i in range(min(counts)):
+        per_rank = [r["loaders"][i] for r in run.ranks]
+        if any(keep(ld) for ld in per_rank):
+            out.append((i + 1, per_rank))
+    return out
+
+
+def _epoch_order(run: Run, ctx: dict) -> Measurement:
+    for number, per_rank in _loaders(run, lambda ld: ld["distributed"] and ld["shuffle"]):
+        pairs = [ld["passes"][:2] for ld in per_rank if len(ld["passes"]) >= 2]
+        if len(pairs) < len(per_rank) or not all(a and b for a, b in pairs):
+            continue
+        same = [a[:len(b)] == b[:len(a)] for a, b in pairs]
+        n = min(min(len(a), len(b)) for a, b in pairs)
+        return Measurement(any(same), f"DataLoader {number}: epoch 1 repeats epoch 0 on "
+                           f"{sum(same)}/{len(same)} ranks ({n} samples compared per rank; rank 0 "
+                           f"epoch 0 {pairs[0][0][:5]}..., epoch 1 {pairs[0][1][:5]}...)")
+    return _failed_run(run, "no shuffling DistributedSampler was iterated for two epochs "
+                       "(run at least 2 epochs)")
+
+
+def _rank_overlap(keep: Callable[[dict], bool], what: str):
+    def observe(run: Run, ctx: dict) -> Measurement:
+        worst = None
+        for number, per_rank in _loaders(run, keep):
+            reads = [ld["passes"][0] if ld["passes"] else [] for ld in per_rank]
+            if not all(reads):
+                continue
+            shared = len(set.intersection(*map(set, reads)))
+            if worst is None or shared > worst[0]:
+                worst = (shared, number, reads, per_rank[0]["dataset"])
+        if worst is None:
+            return _failed_run(run, f"no {what} was read on every rank")
+        shared, number, reads, size = worst
+        # A DistributedSampler pads each rank's share with at most world-1 repeats.
+        return Measurement(shared > len(reads) - 1,
+                           f"DataLoader {number} (dataset of {size}): samples read per rank in "
+                           f"epoch 0 {[len(r) for r in reads]}; {shared} read by every rank")
+    return observe
+
+
+def _devices_loaded(run: Run, ctx: dict) -> Measurement:
+    loads = [(r["rank"], ld) for r in run.ranks for ld in r["loads"]]
+    if not loads:
+        return _failed_run(run, "torch.load was never called")
+    errors = [f"rank {rank}: {ld['error']}" for rank, ld in loads if "error" in ld]
+    cuda_errors = [e for e in errors if "cuda" in e.lower()]
+    if cuda_errors:
+        return Measurement(True, f"torch.load fails on {len(cuda_errors)} load(s): {cuda_errors[0]}")
+    on_gpu0 = sorted({rank for rank, ld in loads if rank >= 1 and "cuda:0" in ld.get("devices", [])})
+    devices = sorted({d for _, ld in loads for d in ld.get("devices", [])})
+    text = f"{len(loads)} load(s) over {len(run.ranks)} ranks put tensors on {devices}"
+    if on_gpu0:
+        return Measurement(True, f"{text}; ranks {on_gpu0} load onto cuda:0")
+    if not ctx["gpus"] and all(d == "cpu" for d in devices):
+        return Measurement(None, f"{text}: the checkpoint was saved without a GPU, so the "
+                           "symptom (tensors restored to the saving GPU) cannot show",
+                           needs_gpu=True)
+    return Measurement(False, text)
+
+
+def _collectives(run: Run, ctx: dict) -> Measurement:
+    seqs = [r["collectives"] for r in run.ranks]
+    inside = {r["rank"]: r.get("inside") for r in run.ranks if r.get("inside")}
+    if run.launch.timed_out:
+        stacks = "; ".join(f"rank {r['rank']} at {r['stack'][-1].strip().splitlines()[0]}"
+                           for r in run.ranks if r.get("stack"))
+        return Measurement(True, f"hang: {run.failure()}; waiting in {inside or 'no collective'}"
+                           + (f"; {stacks}" if stacks else ""))
+    if not any(seqs):
+        return _failed_run(run, "no torch.distributed collective was called")
+    counts = [len(s) for s in seqs]
+    if len({tuple(s) for s in seqs}) > 1:
+        return Measurement(True, f"ranks called different collectives: {counts} calls per rank"
+                           + (f"; still waiting: {inside}" if inside else "")
+                           + (f"; {run.failure()}" if not run.completed else ""))
+    return Measurement(False, f"every rank called the same {counts[0]} collectives")
+
+
+def _splits(run: Run, ctx: dict) -> Measurement:
+    splits = [tuple(r["splits"][0]) for r in run.ranks if r["splits"]]
+    if len(splits) < len(run.ranks) or not splits:
+        return _failed_run(run, "random_split was not called on every rank")
+    distinct = len(set(splits))
+    return Measurement(distinct > 1, f"ranks drew {distinct} distinct split(s) over {len(splits)} ranks "
+                       f"(rank 0's first part starts {list(splits[0][:5])})")
+
+
+def _local_rank(run: Run, ctx: dict) -> Measurement:
+    seen = [r.get("local_rank") for r in run.ranks]
+    if not all(seen):
+        return _failed_run(run, "no argument parser with local_rank ran")
+    parsed, env = [s["parsed"] for s in seen], [int(s["env"]) for s in seen]
+    return Measurement(parsed != env, f"args.local_rank per rank {parsed}; LOCAL_RANK {env}")
+
+
+def _saves(run: Run, ctx: dict) -> Measurement:
+    writers: dict[str, set[int]] = {}
+    for r in run.ranks:
+        for path in r["saves"]:
+            writers.setdefault(path, set()).add(r["rank"])
+    if not writers:
+        return _failed_run(run, "torch.save was never called")
+    shared = {p: sorted(w) for p, w in writers.items() if len(w) > 1}
+    if shared:
+        path, ranks = next(iter(shared.items()))
+        return Measurement(True, f"{len(shared)} file(s) written by several ranks: "
+                           f"{os.path.basename(path)} by ranks {ranks}")
+    return Measurement(False, f"{len(writers)} file(s) written, each by one rank")
+
+
+def _workers(run: Run, ctx: dict) -> Measurement:
+    per_rank = [max((ld["num_workers"] for ld in r["loaders"]), default=0) for r in run.ranks]
+    if not any(per_rank) and not all(r["loaders"] for r in run.ranks):
+        return _failed_run(run, "no DataLoader was iterated")
+    cpus = run.ranks[0]["cpus"]
+    on_node = sum(per_rank[: run.ranks[0]["local_world_size"]])
+    return Measurement(on_node > cpus, f"DataLoader workers per rank {per_rank}; {on_node} on a "
+                       f"node of {cpus} CPU cores")
+
+
+def _unobserved(text: str):
+    return lambda run, ctx: Measurement(None, text)
+
+
+def _gpu_only(run: Run, ctx: dict) -> Measurement:
+    return Measurement(None, "shows only on GPUs", needs_gpu=not ctx["gpus"])
+
+
+SYMPTOMS: dict[str, Callable[[Run, dict], Measurement]] = {
+    "DDP001": _cuda_at_import,
+    "DDP002": _exception(("pickl",), "pickling error"),
+    "DDP003": _epoch_order,
+    "DDP004": _devices_loaded,
+    "DDP005": _unobserved("the /dev/shm leak shows when the job is killed; the bundled DDP005 "
+                          "scenario measures it, script runs do not"),
+    "DDP006": _rank_overlap(lambda ld: ld["distributed"], "DistributedSampler"),
+    "DDP007": _rank_overlap(lambda ld: ld["sharded_dataset"],
+                            "DataLoader over a dataset with a DistributedSampler"),
+    "DDP008": _collectives,
+    "DDP009": _exception(('Unexpected key(s) in state_dict: "module.', 'Missing key(s) in state_dict'),
+                         "state dict key mismatch"),
+    "DDP010": _splits,
+    "DDP011": _gpu_only,
+    "DDP012": _local_rank,
+    "DDP013": _unobserved("needs two or more nodes (on one node LOCAL_RANK equals RANK)"),
+    "DDP014": _saves,
+    "DDP015": _exception(("Expected to have finished reduction",), "unused-parameter error"),
+    "DDP016": _exception(("pickl",), "pickling error"),
+    "DDP017": _gpu_only,
+    "DDP018": _workers,
+}
+
+
+# --------------------------------------------------------------------------- the loop
+
+
+def _ddplint(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ddplint", "check", "--no-cache", *args, "."],
+                          cwd=cwd, env=child_env(), capture_output=True, text=True, timeout=600)
+
+
+def lint(root: Path) -> list[dict]:
+    proc = _ddplint(["--output-format", "json", "--unsafe-fixes"], root)
+    try:
+        return json.loads(proc.stdout or "[]")
+    except json.JSONDecodeError:
+        raise RuntimeError(f"ddplint could not lint the copy: {proc.stderr.strip()[-300:]}") from None
+
+
+def _diff(before: Path, after: Path) -> dict[str, str]:
+    out = {}
+    for path in sorted(after.rglob("*.py")):
+        rel = path.relative_to(after).as_posix()
+        old = (before / rel).read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+        new = path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+        if old != new:
+            out[rel] = "".join(difflib.unified_diff(old, new, f"a/{rel}", f"b/{rel}", n=2))
+    return out
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? ")
+
+
+def _hunks(diff: str) -> list[tuple[int, int, str]]:
+    """(first old line, last old line, text) per hunk of one file's unified diff."""
+    hunks, head = [], "".join(diff.splitlines(keepends=True)[:2])
+    for part in re.split(r"(?m)^(?=@@ )", diff)[1:]:
+        m = _HUNK.match(part)
+        start, length = int(m.group(1)), int(m.group(2) or 1)
+        hunks.append((start, start + max(length, 1) - 1, head + part))
+    return hunks
+
+
+def _attach_diffs(findings: list[Finding], diffs: dict[str, str]) -> str:
+    """Give each hunk to the findings whose line it touches, or else to the nearest finding in
+    its file (an added import, a method added at the end of a class); return the hunks of
+    files with no finding."""
+    left = []
+    for rel, diff in diffs.items():
+        here = [f for f in findings if f.path == rel]
+        for first, last, text in _hunks(diff):
+            takers = [f for f in here if first <= f.line <= last + 1]
+            if not takers and here:
+                takers = [min(here, key=lambda f: min(abs(f.line - first), abs(f.line - last)))]
+            for f in takers:
+                f.diff += text
+            if not takers:
+                left.append(text)
+    return "".join(left)
+
+
+def _launch(opts: ScriptOptions, root: Path, facts: Path) -> Run:
+    facts.mkdir(parents=True, exist_ok=True)
+    env = child_env()
+    env["PYTHONPATH"] = os.pathsep.join([str(SHIM), env["PYTHONPATH"]])
+    env[OBSERVE_VAR] = str(facts)
+    now = time.time()
+    env[DEADLINE_VAR] = str(now + max(opts.timeout - 3, opts.timeout * 0.8))
+    limits = {MAX_STEPS_VAR: opts.max_steps, STOP_AT_VAR: opts.max_seconds and now + opts.max_seconds}
+    for var, value in limits.items():
+        env.pop(var, None)
+        if value:
+            env[var] = str(value)
+    script = root / opts.script.relative_to(opts.project)
+    res = launcher.run_torchrun(str(script), opts.topology, timeout=opts.timeout, cwd=str(root),
+                                script_args=opts.script_args, env=env)
+    ranks = []
+    for path in sorted(facts.glob("rank*.json")):
+        try:
+            ranks.append(json.loads(path.read_text()))
+        except (OSError, json.JSONDecodeError):
+            pass
+    return Run(res, sorted(ranks, key=lambda r: r["rank"]))
+
+
+def _judge(f: Finding, before_run: Run, fixed: bool) -> tuple[str, str]:
+    before, after = f.before, f.after
+    if before.needs_gpu or (after is not None and after.needs_gpu):
+        return NEEDS_GPU, "the symptom needs a GPU and none is present"
+    if before.symptom is None and any(w in before_run.failure() for w in _GPU_WORDS) \
+            and not before_run.completed:
+        return NEEDS_GPU, f"the script needs a GPU: {before_run.failure()}"
+    if not before.symptom:
+        return NOT_OBSERVED, "symptom not observed before the fix"
+    if not fixed:
+        return NO_FIX, "symptom observed; ddplint has no automatic fix for it"
+    if after is None or after.symptom is None:
+        return FAILED, "symptom could not be observed after the fix"
+    if after.symptom:
+        return FAILED, "symptom still present after the fix"
+    return CONFIRMED, "symptom observed before the fix, absent after; the fixed script completed"
+
+
+def verify_script(opts: ScriptOptions) -> ScriptReport:
+    work = Path(tempdirs.make("script"))
+    try:
+        name = opts.project.name or "project"
+        roots = {phase: work / phase / name for phase in ("before", "after")}
+        for root in roots.values():
+            shutil.copytree(opts.project, root, symlinks=True, ignore=SKIP)
+        found = lint(roots["before"])
+        findings = [Finding(d["code"], d["name"], d["filename"].removeprefix("./"), d["line"],
+                            d["column"], d["message"]) for d in found]
+        if not findings:
+            return ScriptReport([], None, None, "", notes=["ddplint found nothing to verify"])
+        opts.log(f"{len(findings)} finding(s); fixing a copy")
+        _ddplint(["--fix", "--unsafe-fixes"], roots["after"])
+        left = {(d["code"], d["filename"].removeprefix("./")) for d in lint(roots["after"])}
+        diffs = _diff(roots["before"], roots["after"])
+        other = _attach_diffs(findings, diffs)
+        opts.log("running the script as it is")
+        before = _launch(opts, roots["before"], work / "facts-before")
+        opts.log("running the fixed copy")
+        after = _launch(opts, roots["after"], work / "facts-after") if diffs else None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    ctx = {"gpus": opts.topology.gpus}
+    for f in findings:
+        observe = SYMPTOMS.get(f.code, _unobserved("no probe observes this rule's symptom"))
+        f.before = observe(before, ctx)
+        fixed = (f.code, f.path) not in left
+        if after is not None:
+            f.after = observe(after, ctx)
+            if f.after.symptom is False and not after.completed:
+                f.after = Measurement(None, f"{f.after.text}; but the fixed script did not "
+                                      f"complete: {after.failure()}")
+        f.verdict, f.reason = _judge(f, before, fixed)
+    return ScriptReport(findings, before, after, "".join(diffs.values()), other)
+
+
+# --------------------------------------------------------------------------- report
+
+
+def render(report: ScriptReport, opts: ScriptOptions, total_s: float) -> str:
+    topo = opts.topology
+    lines = [f"ddplint verify --script {opts.script}: what was observed on this script "
+             f"({topo.backend}, {topo.nproc_per_node} ranks, {topo.gpus} GPU(s); {total_s:.1f}s)"]
+    lines += report.notes
+    for phase, run in (("before the fix", report.before), ("after the fix", report.after)):
+        if run is not None:
+            state = "completed" if run.completed else f"did not complete: {run.failure()}"
+            lines.append(f"run {phase}: {state} ({run.launch.elapsed:.1f}s)")
+    shown: dict[str, str] = {}  # each hunk is printed once, under the first finding it fixes
+    for f in report.findings:
+        lines += ["", f"{f.path}:{f.line}:{f.column}: {f.code} {f.name}: {f.verdict}",
+                  f"  before: {f.before.text}",
+                  f"  after:  {f.after.text if f.after else '(not run: ddplint changed nothing)'}",
+                  f"  {f.reason}"]
+        if f.diff in shown:
+            lines.append(f"  the change: shown above under {shown[f.diff]}")
+        elif f.diff:
+            shown[f.diff] = f"{f.path}:{f.line}"
+            lines += ["  " + ln for ln in f.diff.rstrip("\n").splitlines()]
+    if report.other_changes:
+        lines += ["", "other changes the fixes made:", report.other_changes.rstrip("\n")]
+    return "\n".join(lines)
+
+
+def to_json(report: ScriptReport, opts: ScriptOptions, total_s: float) -> dict:
+    from .report import nnodes_json
+
+    topo = opts.topology
+    return {"script": str(opts.script), "args": opts.script_args, "project": str(opts.project),
+            "backend": topo.backend, "nproc_per_node": topo.nproc_per_node,
+            "nnodes": nnodes_json(topo.nnodes), "gpus": topo.gpus,
+            "total_seconds": round(total_s, 2), "ok": report.ok,
+            "findings": [f.to_json() for f in report.findings],
+            "runs": {"before": report.before and report.before.to_json(),
+                     "after": report.after and report.after.to_json()},
+            "diff": report.diff}

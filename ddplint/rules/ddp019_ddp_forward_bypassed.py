@@ -1,0 +1,350 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from ddplint.analyses.grad_mode import GradientMode
+from ddplint.analyses.ranks import RankRegions, WrappedModels
+from ddplint.diagnostics import Applicability
+from ddplint.prefilter.screens import Calls
+from ddplint.rule import Clean, Flagged, Rule
+from ddplint.semantic import dotted_name
+from ddplint.torch_api import DDP
+
+# Functions whose names say they evaluate: a backward there is test-time work, not training.
+EVALUATION_WORDS = ("eval", "valid", "test", "infer", "predict")
+# Models that are copies of the trained one and are never all-reduced: EMA, teachers, targets.
+COPY_WORDS = ("teacher", "ema", "momentum", "target", "shadow", "average", "avg", "frozen")
+# Calls whose result carries no autograd graph: a loss built from them cannot backpropagate.
+DETACHING_METHODS = frozenset({"detach", "detach_", "item", "tolist", "numpy"})
+
+
+class DDPForwardBypassed(Rule):
+    """
+    `DistributedDataParallel` all-reduces gradients only after its own forward ran: the
+    forward calls `reducer.prepare_for_backward`, and until then the reducer's autograd hooks
+    return without communicating. A training step that calls the wrapped module directly,
+    `model.module(x)`, and then runs `backward()` on its result computes purely local
+    gradients. Every rank steps its optimizer with its own gradients and the replicas
+    silently drift apart; nothing fails.
+
+    Measured (tests/symptoms/ddp019_forward_bypassed.py, gloo, 2 ranks with different data,
+    5 SGD steps from the same weights): through `model.module(x)`, 0 all-reduces on each rank
+    and parameters differing by up to 0.20 across ranks; through `model(x)`, 5 all-reduces per
+    rank and identical parameters.
+
+    Flagged: a call `model.module(...)` (or `model.module.forward(...)`) where `model` is bound
+    to `DistributedDataParallel(...)`, whose result reaches a `backward()` later in the same
+    function (`loss.backward()`, `scaler.scale(loss).backward()`, `accelerator.backward(loss)`,
+    through assignments), when that function never calls the DDP model itself. Not flagged:
+    under `torch.no_grad()`/`torch.inference_mode()` (blocks or decorators), in functions
+    named for evaluation (`evaluate`, `validate`, `test_*`, `predict`, `infer*`), where only
+    rank 0 runs it (rank-0-only evaluation), on EMA/teacher/target copies, results that are
+    detached before the loss, attribute access such as `model.module.state_dict()`, and
+    functions that also run the DDP forward (a second, deliberate forward whose gradients are
+    reduced together with the first's).
+
+    Fix (safe): call the DDP model, `model(x)`: the same module runs, now with DDP's forward,
+    which also broadcasts buffers from rank 0 as configured. If that step leaves some
+    parameters without a gradient, DDP now says so ("Expected to have finished reduction in
+    the prior iteration"): the same problem the bypass had been hiding, see DDP015.
+    """
+
+    code = "DDP019"
+    name = "ddp-forward-bypassed"
+    message = (
+        "training step through model.module(...) bypasses DDP's forward: its backward never "
+        "all-reduces gradients and the ranks silently diverge; call the DDP model itself"
+    )
+    fix = Applicability.SAFE
+    needles = ("DistributedDataParallel", ".module", "backward")
+    screen = Calls(targets=tuple(sorted(DDP.spellings)))
+    analyses = (WrappedModels, RankRegions, GradientMode)
+
+    flagged_examples = (
+        Flagged(
+            """
+            import torch
+            import torch.nn.functional as F
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, loader, optimizer, local_rank):
+                model = DDP(net.to(local_rank), device_ids=[local_rank])
+                for x, y in loader:
+                    logits = model.module(x)
+                    loss = F.cross_entropy(logits, y)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+            """,
+            fixed="""
+            import torch
+            import torch.nn.functional as F
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, loader, optimizer, local_rank):
+                model = DDP(net.to(local_rank), device_ids=[local_rank])
+                for x, y in loader:
+                    logits = model(x)
+                    loss = F.cross_entropy(logits, y)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+            """,
+        ),
+        Flagged(
+            """
+            import torch
+            import torch.nn as nn
+
+            class Trainer:
+                def __init__(self, net, rank):
+                    self.model = nn.parallel.DistributedDataParallel(net, device_ids=[rank])
+                    self.scaler = torch.cuda.amp.GradScaler()
+
+                def train_step(self, batch):
+                    with torch.autocast("cuda"):
+                        outputs, aux = self.model.module(batch["image"])
+                        loss = self.criterion(outputs, batch["label"]) + 0.4 * aux.mean()
+                    self.scaler.scale(loss).backward()
+                    self.scaler.step(self.optimizer)
+            """,
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+            class Trainer:
+                def __init__(self, net, rank):
+                    self.model = nn.parallel.DistributedDataParallel(net, device_ids=[rank])
+                    self.scaler = torch.cuda.amp.GradScaler()
+
+                def train_step(self, batch):
+                    with torch.autocast("cuda"):
+                        outputs, aux = self.model(batch["image"])
+                        loss = self.criterion(outputs, batch["label"]) + 0.4 * aux.mean()
+                    self.scaler.scale(loss).backward()
+                    self.scaler.step(self.optimizer)
+            """,
+        ),
+        Flagged(
+            """
+            from torch.nn.parallel import DistributedDataParallel
+
+            def fit(net, data, accelerator):
+                ddp = DistributedDataParallel(net)
+                for x, y in data:
+                    accelerator.backward(loss_fn(ddp.module.forward(x), y))
+            """,
+            fixed="""
+            from torch.nn.parallel import DistributedDataParallel
+
+            def fit(net, data, accelerator):
+                ddp = DistributedDataParallel(net)
+                for x, y in data:
+                    accelerator.backward(loss_fn(ddp(x), y))
+            """,
+        ),
+    )
+    clean_examples = (
+        Clean(
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(net, loader, optimizer, rank):
+                model = DDP(net)
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                with torch.no_grad():
+                    val = criterion(model.module(x), y)
+                if rank == 0:
+                    preds = model.module(x)
+                    preds.sum().backward()
+                torch.save(model.module.state_dict(), "ckpt.pt")
+                print(model.module.fc.weight.shape)
+            """
+        ),
+        Clean(
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def evaluate(model, x, y):
+                loss = criterion(model.module(x), y)
+                loss.backward()  # gradient-based attribution on the local replica
+                return x.grad
+
+            @torch.inference_mode()
+            def score(model, x):
+                return model.module(x)
+
+            def run(net, x, y):
+                model = DDP(net)
+                evaluate(model, x, y)
+            """
+        ),
+        Clean(
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def distill(student_net, teacher_net, x, optimizer):
+                student = DDP(student_net)
+                teacher = DDP(teacher_net)
+                target = teacher.module(x)
+                features = student.module.encoder(x).detach()
+                probe_loss = criterion(probe(features), target)
+                probe_loss.backward()
+                loss = kl(student(x), target)
+                loss.backward()
+            """
+        ),
+        Clean(
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def step(net, x1, x2, optimizer):
+                model = DDP(net)
+                out1 = model(x1)
+                out2 = model.module(x2)  # second view: reduced with the first in one backward
+                (criterion(out1) + criterion(out2)).backward()
+                optimizer.step()
+            """
+        ),
+        Clean(
+            """
+            import torch.nn as nn
+
+            def train(net, x, y):
+                model = nn.DataParallel(net)
+                loss = criterion(model.module(x), y)
+                loss.backward()
+                other = wrap(net)
+                other.module(x).sum().backward()
+            """
+        ),
+    )
+
+    def __init__(self, model) -> None:
+        super().__init__(model)
+        self._wrapped = model.get(WrappedModels)
+        self._ranks = model.get(RankRegions)
+        self._grad = model.get(GradientMode)
+        self._candidates: dict[int, tuple[cst.Call, cst.BaseExpression, int]] = {}  # call -> (call, wrapper, frame)
+        self._taint: dict[int, dict[str, set[int]]] = {}  # per function node: name -> candidates it carries
+        self._backwarded: set[int] = set()
+        self._forward_frames: set[int] = set()  # functions that call the DDP model itself
+
+    def _frame_id(self) -> int:
+        return id(self.model.frame.node)
+
+    def _evaluation_function(self) -> bool:
+        frame = self.model.function
+        while frame is not None:
+            name = frame.node.name.value.lower()  # type: ignore[union-attr]
+            if any(word in name for word in EVALUATION_WORDS):
+                return True
+            frame = frame.parent
+            while frame is not None and not frame.is_function:
+                frame = frame.parent
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if self._wrapped.is_wrapped(func) or (
+            isinstance(func, cst.Attribute) and func.attr.value == "forward" and self._wrapped.is_wrapped(func.value)
+        ):
+            self._forward_frames.add(self._frame_id())
+            return
+        wrapper = _bypassed_wrapper(func)
+        if wrapper is not None and self._wrapped.is_wrapped(wrapper):
+            name = (dotted_name(wrapper) or "").lower()
+            if not (
+                self._grad.gradients_off
+                or self._ranks.only_rank_zero
+                or any(word in name for word in COPY_WORDS)
+                or self._evaluation_function()
+                or self.model.function is None
+            ):
+                self._candidates[id(node)] = (node, wrapper, self._frame_id())
+
+    def leave_Call(self, original_node: cst.Call) -> None:
+        # On leaving, so that the calls inside its arguments are known: backward(loss_fn(...)).
+        node, func = original_node, original_node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "backward":
+            for expr in (func.value, *(arg.value for arg in node.args)):
+                self._backwarded |= self._carried(expr)
+
+    def _carried(self, expr: cst.BaseExpression) -> set[int]:
+        """The candidate calls whose results `expr` carries, directly or through names."""
+        taint = self._taint.get(self._frame_id(), {})
+        found: set[int] = set()
+        stack: list[cst.CSTNode] = [expr]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Call):
+                if id(node) in self._candidates:
+                    found.add(id(node))
+                    continue
+                if isinstance(node.func, cst.Attribute) and node.func.attr.value in DETACHING_METHODS:
+                    continue
+            elif isinstance(node, (cst.Name, cst.Attribute)):
+                name = dotted_name(node)
+                if name in taint:
+                    found |= taint[name]
+                    continue
+            elif isinstance(node, (cst.Lambda, cst.FunctionDef)):
+                continue
+            stack.extend(node.children)
+        return found
+
+    def _assign(self, targets: list[cst.BaseExpression], value: cst.BaseExpression | None, augment: bool) -> None:
+        if value is None or self.model.function is None:
+            return
+        carried = self._carried(value)
+        taint = self._taint.setdefault(self._frame_id(), {})
+        for target in targets:
+            for name in _names(target):
+                if augment:
+                    taint.setdefault(name, set()).update(carried)
+                elif carried:
+                    taint[name] = set(carried)
+                else:
+                    taint.pop(name, None)
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        self._assign([t.target for t in original_node.targets], original_node.value, False)
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        self._assign([original_node.target], original_node.value, False)
+
+    def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
+        self._assign([original_node.target], original_node.value, True)
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        for key, (call, wrapper, frame) in self._candidates.items():
+            if key in self._backwarded and frame not in self._forward_frames:
+                self.report(call, replace={call: call.with_changes(func=wrapper)})
+
+
+def _bypassed_wrapper(func: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`model` for `model.module` and `model.module.forward`; None otherwise."""
+    if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+        func = func.value
+    if isinstance(func, cst.Attribute) and func.attr.value == "module":
+        return func.value
+    return None
+
+
+def _names(target: cst.BaseExpression):
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _names(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _names(target.value)
+    else:
+        name = dotted_name(target)
+        if name is not None:
+            yield name

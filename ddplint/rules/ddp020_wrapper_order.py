@@ -1,0 +1,321 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ddplint.diagnostics import Applicability
+from ddplint.prefilter.screens import Calls
+from ddplint.rule import Clean, Flagged, Rule
+from ddplint.torch_api import DDP, argument
+
+# Where a model built on the CPU comes from: constructors that do not move it anywhere.
+CPU_FACTORIES = ("torch.nn.", "torchvision.models.", "timm.create_model", "timm.models.")
+KEEPS_DEVICE = ("torch.nn.SyncBatchNorm.convert_sync_batchnorm", "torch.nn.modules.batchnorm.SyncBatchNorm.convert_sync_batchnorm")
+MOVES = frozenset({"to", "cuda", "to_empty", "xpu"})
+
+
+@dataclass
+class _Wrap:
+    call: cst.Call
+    inner: str  # the unwrapped model's name
+    wrapper: str | None = None  # the name the DDP model is bound to
+    move: cst.Call | None = None
+    move_statement: cst.SimpleStatementLine | None = None
+
+
+class WrapperOrder(Rule):
+    """
+    DistributedDataParallel's documented set-up order is: convert BatchNorm layers with
+    `SyncBatchNorm.convert_sync_batchnorm`, move the model to its device, wrap it in DDP, and
+    compile the wrapper last. The step of that order that breaks a program is the device move:
+    `DDP(model, device_ids=[local_rank])` while the model is still on the CPU is refused at
+    construction, before the later `model.to(device)` can run:
+
+        ValueError: DistributedDataParallel device_ids and output_device arguments only work
+        with single-device/multiple-device GPU modules or CPU modules, but got device_ids [0],
+        output_device None, and module parameters {device(type='cpu')}.
+
+    (tests/symptoms/ddp020_wrapper_order.py shows exactly this message on CPU with gloo: the
+    check runs on the model's device, so a GPU machine raises it the same way.)
+
+    Flagged: `DDP(model, device_ids=...)` where `model` was built in the same function by a
+    constructor that leaves it on the CPU (a `torch.nn` layer, a `torchvision.models` or
+    `timm` factory, or a class of this file), was not moved or handed to another function
+    before the wrap, and is moved (`.to(...)`, `.cuda()`) only after it. Not flagged: models
+    moved before the wrap, models that come from elsewhere (a parameter, a helper that may
+    move them), wraps without `device_ids`.
+
+    Not flagged, after measuring: `SyncBatchNorm.convert_sync_batchnorm(ddp_model)` after the
+    wrap. The conversion hands the very same Parameter and buffer objects to the new layers, so
+    DDP's reducer hooks and buffer broadcast still cover them (measured on torch 2.13: all
+    parameters and buffers of the converted layers are the ones DDP registered); it only skips
+    DDP's construction-time check that SyncBatchNorm runs on GPUs. Nor `DDP(torch.compile(model))`:
+    DDP marks itself active around its call of the inner module, and TorchDynamo's DDPOptimizer
+    splits that compiled graph at the bucket boundaries too (measured: 6 graphs for six 1 MiB
+    layers with 1 MiB buckets), so the harm the order is documented for could not be shown.
+
+    Fix (unsafe): move the model before the wrap, `DDP(model.to(device), device_ids=...)`, and
+    drop the later move (only when it is a statement of its own); unsafe because the device
+    expression is evaluated earlier than before.
+    """
+
+    code = "DDP020"
+    name = "wrapper-order"
+    message = (
+        "DDP(model, device_ids=...) before the model is moved to its device: DDP refuses a CPU "
+        "model with device_ids (ValueError at construction); move the model first, then wrap"
+    )
+    fix = Applicability.UNSAFE
+    needles = ("DistributedDataParallel", "device_ids", (".to(", ".cuda("))
+    screen = Calls(targets=tuple(sorted(DDP.spellings)))
+
+    flagged_examples = (
+        Flagged(
+            """
+            import torch
+            import torch.nn as nn
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(local_rank):
+                model = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 2))
+                model = DDP(model, device_ids=[local_rank])
+                model.to(local_rank)
+                train(model)
+            """,
+            fixed="""
+            import torch
+            import torch.nn as nn
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(local_rank):
+                model = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 2))
+                model = DDP(model.to(local_rank), device_ids=[local_rank])
+                train(model)
+            """,
+        ),
+        Flagged(
+            """
+            import torch
+            import torchvision
+            from torch.nn.parallel import DistributedDataParallel
+
+            def setup(args):
+                net = torchvision.models.resnet50()
+                net = torch.nn.SyncBatchNorm.convert_sync_batchnorm(net)
+                ddp_net = DistributedDataParallel(net, device_ids=[args.gpu], output_device=args.gpu)
+                ddp_net = ddp_net.cuda(args.gpu)
+                return ddp_net
+            """,
+            fixed="""
+            import torch
+            import torchvision
+            from torch.nn.parallel import DistributedDataParallel
+
+            def setup(args):
+                net = torchvision.models.resnet50()
+                net = torch.nn.SyncBatchNorm.convert_sync_batchnorm(net)
+                ddp_net = DistributedDataParallel(net.cuda(args.gpu), device_ids=[args.gpu], output_device=args.gpu)
+                return ddp_net
+            """,
+        ),
+        Flagged(
+            """
+            import torch.nn as nn
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 4)
+
+            def build(rank):
+                model = Net()
+                ddp = DDP(model, device_ids=[rank])
+                print("moving", model.to(f"cuda:{rank}"))
+                return ddp
+            """
+        ),
+    )
+    clean_examples = (
+        Clean(
+            """
+            import torch
+            import torch.nn as nn
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(local_rank):
+                model = nn.Linear(8, 2)
+                model = nn.SyncBatchNorm.convert_sync_batchnorm(model)
+                model.to(local_rank)
+                model = DDP(model, device_ids=[local_rank])
+                model = torch.compile(model)
+                model.to(torch.bfloat16)
+            """
+        ),
+        Clean(
+            """
+            import torch.nn as nn
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(model, local_rank, cfg):
+                ddp = DDP(model, device_ids=[local_rank])
+                ddp.to(local_rank)
+                net = build_model(cfg)
+                net = DDP(net, device_ids=[local_rank])
+                net.cuda()
+                cpu = nn.Linear(4, 4)
+                cpu = DDP(cpu)
+                cpu.to("cpu")
+                other = nn.Linear(4, 4)
+                initialize(other)
+                other = DDP(other, device_ids=[local_rank])
+                other.cuda()
+            """
+        ),
+        Clean(
+            """
+            import torch.nn as nn
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(local_rank):
+                model = nn.Linear(8, 2).cuda(local_rank)
+                model = DDP(model, device_ids=[local_rank])
+                model.cuda(local_rank)
+                head = nn.Linear(2, 2, device=f"cuda:{local_rank}")
+                head = DDP(head, device_ids=[local_rank], output_device=local_rank)
+                head.to(local_rank)
+            """
+        ),
+    )
+
+    def __init__(self, model) -> None:
+        super().__init__(model)
+        self._cpu: dict[int, set[str]] = {}  # per function node: names of models still on the CPU
+        self._wraps: dict[int, list[_Wrap]] = {}
+        self._classes: set[str] = set()
+        self._found: list[_Wrap] = []
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._classes = {s.name.value for s in node.body if isinstance(s, cst.ClassDef)}
+
+    def _key(self) -> int | None:
+        function = self.model.function
+        return id(function.node) if function is not None else None
+
+    def _cpu_factory(self, value: cst.BaseExpression, cpu: set[str]) -> bool:
+        if not isinstance(value, cst.Call):
+            return False
+        if any(arg.keyword is not None and arg.keyword.value in ("device", "device_map") for arg in value.args):
+            return False
+        qualified = self.model.qualified(value.func)
+        if qualified is None:
+            return isinstance(value.func, cst.Name) and value.func.value in self._classes
+        if qualified in KEEPS_DEVICE:
+            return len(value.args) >= 1 and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value in cpu
+        return qualified.startswith(CPU_FACTORIES) and not qualified.startswith(("torch.nn.parallel.", "torch.nn.utils."))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        key = self._key()
+        if key is None:
+            return
+        cpu = self._cpu.setdefault(key, set())
+        on_cpu = self._cpu_factory(node.value, cpu)
+        wrap = self._wrap_of(node.value) if isinstance(node.value, cst.Call) else None
+        for target in node.targets:
+            if not isinstance(target.target, cst.Name):
+                continue
+            name = target.target.value
+            cpu.discard(name)
+            if on_cpu:
+                cpu.add(name)
+            if wrap is not None:
+                wrap.wrapper = name
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        key = self._key()
+        names = {t.target.value for t in original_node.targets if isinstance(t.target, cst.Name)}
+        for pending in self._wraps.get(key, []) if key is not None else []:
+            if pending.call is not original_node.value and pending.wrapper in names and pending.move is None:
+                pending.wrapper = None  # rebound: a later move is of something else
+
+    def _wrap_of(self, call: cst.Call) -> _Wrap | None:
+        if self.model.qualified(call.func) not in DDP:
+            return None
+        key = self._key()
+        device_ids = argument(call, DDP, "device_ids")
+        module = argument(call, DDP, "module")
+        if (
+            key is None
+            or device_ids is None
+            or (isinstance(device_ids.value, cst.Name) and device_ids.value.value == "None")
+            or module is None
+            or not isinstance(module.value, cst.Name)
+            or module.value.value not in self._cpu.get(key, set())
+        ):
+            return None
+        for wrap in self._wraps.setdefault(key, []):
+            if wrap.call is call:
+                return wrap
+        wrap = _Wrap(call, module.value.value)
+        self._wraps[key].append(wrap)
+        return wrap
+
+    def visit_Call(self, node: cst.Call) -> None:
+        key = self._key()
+        if key is None:
+            return
+        cpu = self._cpu.get(key, set())
+        if self.model.qualified(node.func) in DDP:
+            self._wrap_of(node)
+            return
+        func = node.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value in MOVES:
+            name = func.value.value
+            if not self._device_move(node):
+                return
+            for wrap in self._wraps.get(key, []):
+                if wrap.move is None and name in (wrap.inner, wrap.wrapper):
+                    wrap.move = node
+                    wrap.move_statement = self.model.statement
+                    self._found.append(wrap)
+            cpu.discard(name)
+            return
+        if self.model.qualified(func) in KEEPS_DEVICE:
+            return
+        for arg in node.args:  # handed to a helper, which may move it
+            if isinstance(arg.value, cst.Name):
+                cpu.discard(arg.value.value)
+
+    def _device_move(self, call: cst.Call) -> bool:
+        func = call.func
+        if func.attr.value != "to":  # type: ignore[attr-defined]
+            return True
+        if not call.args or call.args[0].keyword is not None and call.args[0].keyword.value == "dtype":
+            return False
+        first = call.args[0].value
+        text = self.model.string_value(first)
+        if text is not None:
+            return text.startswith(("cuda", "xpu", "npu", "hpu"))
+        qualified = self.model.qualified(first)
+        return not (qualified is not None and qualified.startswith("torch.") and qualified != "torch.device")
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        for wrap in self._found:
+            self.report(wrap.call, replace=self._fix(wrap))
+
+    def _fix(self, wrap: _Wrap) -> dict | None:
+        statement, move = wrap.move_statement, wrap.move
+        if statement is None or move is None or len(statement.body) != 1:
+            return None
+        small = statement.body[0]
+        alone = (isinstance(small, cst.Expr) and small.value is move) or (
+            isinstance(small, cst.Assign)
+            and small.value is move
+            and all(isinstance(t.target, cst.Name) and t.target.value in (wrap.inner, wrap.wrapper) for t in small.targets)
+        )
+        if not alone:
+            return None
+        module = argument(wrap.call, DDP, "module")
+        moved = move.with_changes(func=move.func.with_changes(value=cst.Name(wrap.inner)))  # type: ignore[union-attr]
+        return {module.value: moved, statement: cst.RemovalSentinel.REMOVE}  # type: ignore[union-attr]

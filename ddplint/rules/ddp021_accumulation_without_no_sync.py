@@ -1,0 +1,301 @@
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from ddplint.analyses.ranks import WrappedModels
+from ddplint.prefilter.screens import Calls
+from ddplint.rule import Clean, Flagged, Rule
+from ddplint.semantic import dotted_name
+from ddplint.torch_api import DDP
+
+_BACKWARD_ONLY = (
+    "no_sync() around the backward only: DDP decides whether to all-reduce during the forward, "
+    "which ran outside it, so this backward still all-reduces; put the forward inside the "
+    "no_sync() block too"
+)
+
+
+@dataclass
+class _Loop:
+    ifs_depth: int  # how many `if`s were open when the loop began
+    forward: bool = False  # the DDP model is called in it
+    backwards: list[cst.Call] = field(default_factory=list)  # backward() calls outside any if of the loop
+    gated_step: bool = False  # optimizer.step() under an accumulation test inside the loop
+
+
+class AccumulationWithoutNoSync(Rule):
+    """
+    With gradient accumulation (`backward()` on every micro-batch, `optimizer.step()` every
+    k-th), a DDP model all-reduces the gradients on every backward unless the non-stepping
+    micro-batches run inside `with model.no_sync():`. The result is correct, but each
+    optimizer step pays k all-reduces instead of one: k times the communication. A performance
+    finding (level "warning"): the trained weights are the same.
+
+    The context must hold the forward. DDP decides during the forward whether the next
+    backward synchronises (the forward calls `reducer.prepare_for_backward` only when
+    `require_backward_grad_sync` is set); PyTorch's `no_sync` docstring warns "The forward
+    pass should be included inside the context manager, or else gradients will still be
+    synchronized." A `no_sync()` around the backward alone therefore changes nothing.
+
+    Measured (tests/symptoms/ddp021_accumulation.py, gloo, 2 ranks, 4 micro-batches per
+    optimizer step, a comm hook counting all-reduces): 4 per step without `no_sync`; 1 with
+    `no_sync` around the forward and backward of the first three micro-batches; 4 with
+    `no_sync` around the backward only; 1 with it around the forward only. Parameters end
+    equal across ranks in every variant.
+
+    Flagged: in a loop that calls a model bound to `DistributedDataParallel(...)`, a
+    `backward()` on every iteration while `optimizer.step()` sits under an accumulation test
+    (`if (i + 1) % accum_steps == 0`, a condition naming the accumulation), in a function
+    without any `no_sync`; and a `with model.no_sync():` on a DDP model whose body is only
+    the backward. Not flagged: FSDP, DeepSpeed engines, Accelerate (`accelerator.accumulate`,
+    `accelerator.no_sync`), Lightning, models not wrapped by DDP in the file, functions that
+    toggle `require_backward_grad_sync` themselves.
+
+    No fix: run the non-stepping micro-batches' forward and backward inside the context:
+
+        sync = (i + 1) % accum_steps == 0
+        with contextlib.nullcontext() if sync else model.no_sync():
+            loss = criterion(model(x), y) / accum_steps
+            loss.backward()
+        if sync:
+            optimizer.step()
+            optimizer.zero_grad()
+    """
+
+    code = "DDP021"
+    name = "accumulation-without-no-sync"
+    level = "warning"
+    message = (
+        "gradient accumulation on a DDP model without no_sync(): every micro-batch's backward "
+        "all-reduces (k times the communication per optimizer step); run the forward and "
+        "backward of the non-stepping micro-batches inside `with model.no_sync():`"
+    )
+    needles = ("DistributedDataParallel", "backward", ("step", "no_sync"))
+    screen = Calls(targets=tuple(sorted(DDP.spellings)))
+    analyses = (WrappedModels,)
+
+    flagged_examples = (
+        Flagged(
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, loader, optimizer, accum_steps, rank):
+                model = DDP(net.to(rank), device_ids=[rank])
+                for i, (x, y) in enumerate(loader):
+                    loss = criterion(model(x), y) / accum_steps
+                    loss.backward()
+                    if (i + 1) % accum_steps == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+            """
+        ),
+        Flagged(
+            """
+            import torch.nn as nn
+
+            class Trainer:
+                def __init__(self, net):
+                    self.model = nn.parallel.DistributedDataParallel(net)
+
+                def epoch(self, batches):
+                    for step, batch in enumerate(batches):
+                        with torch.autocast("cuda"):
+                            loss = self.model(**batch).loss / self.args.gradient_accumulation_steps
+                        self.scaler.scale(loss).backward()
+                        if step % self.args.gradient_accumulation_steps == 0:
+                            self.scaler.step(self.optimizer)
+                            self.scaler.update()
+            """
+        ),
+        Flagged(
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, loader, optimizer, accum):
+                model = DDP(net)
+                for i, (x, y) in enumerate(loader):
+                    loss = criterion(model(x), y) / accum
+                    if (i + 1) % accum != 0:
+                        with model.no_sync():
+                            loss.backward()
+                    else:
+                        loss.backward()
+                        optimizer.step()
+                        optimizer.zero_grad()
+            """
+        ),
+    )
+    clean_examples = (
+        Clean(
+            """
+            import contextlib
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, loader, optimizer, accum):
+                model = DDP(net)
+                for i, (x, y) in enumerate(loader):
+                    sync = (i + 1) % accum == 0
+                    with contextlib.nullcontext() if sync else model.no_sync():
+                        loss = criterion(model(x), y) / accum
+                        loss.backward()
+                    if sync:
+                        optimizer.step()
+                        optimizer.zero_grad()
+
+            def train_forward_only(net, loader, optimizer, accum):
+                model = DDP(net)
+                for i, (x, y) in enumerate(loader):
+                    if (i + 1) % accum != 0:
+                        with model.no_sync():
+                            loss = criterion(model(x), y)
+                        loss.backward()
+                    else:
+                        criterion(model(x), y).backward()
+                        optimizer.step()
+            """
+        ),
+        Clean(
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, loader, optimizer, accelerator, engine, accum):
+                model = DDP(net)
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                    if step % 100 == 0:
+                        print(loss.item())
+                fsdp_model = FSDP(net)
+                for i, batch in enumerate(loader):
+                    fsdp_model(batch).sum().backward()
+                    if (i + 1) % accum == 0:
+                        optimizer.step()
+                for i, batch in enumerate(loader):
+                    with accelerator.accumulate(model):
+                        accelerator.backward(model(batch).sum())
+                        optimizer.step()
+                for i, batch in enumerate(loader):
+                    loss = engine(batch)
+                    engine.backward(loss)
+                    if (i + 1) % accum == 0:
+                        engine.step()
+            """
+        ),
+        Clean(
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, loader, optimizer, accum):
+                model = DDP(net)
+                for i, (x, y) in enumerate(loader):
+                    model.require_backward_grad_sync = (i + 1) % accum == 0
+                    criterion(model(x), y).backward()
+                    if (i + 1) % accum == 0:
+                        optimizer.step()
+            """
+        ),
+    )
+
+    def __init__(self, model) -> None:
+        super().__init__(model)
+        self._wrapped = model.get(WrappedModels)
+        self._loops: dict[int, _Loop] = {}
+        self._opted_out: set[int] = set()  # functions that mention no_sync or toggle the sync flag
+        self._candidates: list[tuple[int, cst.Call]] = []  # (function node, backward call)
+
+    def _function(self) -> int:
+        function = self.model.function
+        return id(function.node) if function is not None else 0
+
+    def _enter_loop(self, node: cst.CSTNode) -> None:
+        self._loops[id(node)] = _Loop(len(self.model.ifs))
+
+    def visit_For(self, node: cst.For) -> None:
+        self._enter_loop(node)
+
+    def visit_While(self, node: cst.While) -> None:
+        self._enter_loop(node)
+
+    def _leave_loop(self, node: cst.CSTNode) -> None:
+        loop = self._loops.pop(id(node))
+        if loop.forward and loop.gated_step:
+            self._candidates.extend((self._function(), call) for call in loop.backwards)
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self._leave_loop(original_node)
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self._leave_loop(original_node)
+
+    def _innermost(self) -> _Loop | None:
+        loops = self.model.loops
+        return self._loops.get(id(loops[-1])) if loops else None
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value in ("no_sync", "require_backward_grad_sync", "accumulate"):
+            self._opted_out.add(self._function())
+
+    def visit_Call(self, node: cst.Call) -> None:
+        loop = self._innermost()
+        if loop is None:
+            return
+        func = node.func
+        if self._wrapped.is_wrapped(func):
+            loop.forward = True
+        elif isinstance(func, cst.Attribute) and func.attr.value == "backward":
+            if len(self.model.ifs) == loop.ifs_depth:
+                loop.backwards.append(node)
+        elif isinstance(func, cst.Attribute) and func.attr.value == "step" and _is_optimizer_step(node):
+            inner_ifs = self.model.ifs[loop.ifs_depth :]
+            if any(self._accumulation_test(branch.test) for branch in inner_ifs):
+                loop.gated_step = True
+
+    def _accumulation_test(self, test: cst.BaseExpression) -> bool:
+        code = self.model.module.code_for_node(test).lower()
+        return "%" in code or "accum" in code
+
+    def visit_With(self, node: cst.With) -> None:
+        # with model.no_sync(): <backward only>
+        for item in node.items:
+            call = item.item
+            if not (
+                isinstance(call, cst.Call)
+                and not call.args
+                and isinstance(call.func, cst.Attribute)
+                and call.func.attr.value == "no_sync"
+                and self._wrapped.is_wrapped(call.func.value)
+            ):
+                continue
+            body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+            statements = [s for s in body if isinstance(s, cst.SimpleStatementLine)]
+            if statements and len(statements) == len(body) and all(_only_backward(s) for s in statements):
+                self.report(call, _BACKWARD_ONLY)
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        for function, call in self._candidates:
+            if function not in self._opted_out:
+                self.report(call)
+
+
+def _is_optimizer_step(call: cst.Call) -> bool:
+    receiver = dotted_name(call.func.value) if isinstance(call.func, cst.Attribute) else None  # type: ignore[union-attr]
+    if receiver is None:
+        return False
+    last = receiver.rpartition(".")[2].lower()
+    if "sched" in last or last.startswith("lr"):
+        return False
+    return "optim" in last or last in ("opt", "scaler", "grad_scaler") or last.endswith("_opt")
+
+
+def _only_backward(statement: cst.SimpleStatementLine) -> bool:
+    return all(
+        isinstance(small, cst.Expr)
+        and isinstance(small.value, cst.Call)
+        and isinstance(small.value.func, cst.Attribute)
+        and small.value.func.attr.value == "backward"
+        for small in statement.body
+    )

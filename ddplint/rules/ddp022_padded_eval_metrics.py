@@ -1,0 +1,224 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from ddplint.analyses.samplers import Construction, LoaderFlow, Ref
+from ddplint.prefilter.screens import Calls
+from ddplint.rule import Clean, Flagged, Rule
+from ddplint.torch_api import DISTRIBUTED_SAMPLER, argument
+
+# Collectives that combine per-rank results into one metric.
+COMBINING = frozenset(
+    f"torch.distributed.{name}"
+    for name in (
+        "all_reduce", "all_gather", "all_gather_object", "all_gather_into_tensor", "gather", "gather_object",
+        "reduce", "reduce_scatter", "reduce_scatter_tensor",
+    )
+)
+_MAX_DEPTH = 3
+
+
+class PaddedEvalMetrics(Rule):
+    """
+    `DistributedSampler` gives every rank the same number of samples. When the dataset does not
+    divide evenly by the number of ranks and `drop_last=False` (the default), it pads by
+    repeating indices from the start of the dataset. For training that is harmless; for an
+    evaluation set whose per-rank results are all-reduced or gathered into one metric, the
+    repeated samples are counted twice and the metric is computed over more samples than the
+    dataset has (pytorch/pytorch issue 25162; torchvision's reference scripts warn about it).
+
+    Shown without a process group (tests/test_new_rule_symptoms.py): a 10-sample dataset over 4
+    ranks with `shuffle=False` yields 12 indices, samples 0 and 1 twice; `drop_last=True`
+    yields 8 and loses 2 instead.
+
+    Flagged: a `DistributedSampler(..., shuffle=False)` (an evaluation sampler) without
+    `drop_last=True`, whose DataLoader is iterated by a loop without `backward()` in a
+    function (or a same-module function it passes the loader to) that combines results after
+    or in that loop with `all_reduce`, `all_gather(_object)`, `gather` or `reduce`, in a file
+    that never trims to a length (`[:len(dataset)]`). Not flagged: training samplers
+    (shuffle left on) and training loops, `drop_last=True`, results trimmed after the gather,
+    loaders whose results stay per rank. The rule cannot know the dataset's length: a
+    dataset that divides evenly by the world size is not padded, and then the finding is
+    moot (say so with a noqa). Hence level "warning".
+
+    No fix: trim the gathered predictions to `len(dataset)` (gather in rank order, then
+    `[:len(dataset)]`), or shard the evaluation set without padding (e.g. a sampler yielding
+    `range(rank, len(dataset), world_size)`) and all-reduce sums and counts.
+    """
+
+    code = "DDP022"
+    name = "padded-eval-metrics"
+    level = "warning"
+    message = (
+        "evaluation DistributedSampler pads its shards by repeating samples (drop_last=False), "
+        "so the gathered or all-reduced metric counts some twice; trim the gathered results to "
+        "len(dataset) or shard without padding"
+    )
+    needles = ("DistributedSampler", ("all_reduce", "all_gather", "gather", "reduce"))
+    screen = Calls(targets=tuple(sorted(DISTRIBUTED_SAMPLER.spellings)))
+    analyses = (LoaderFlow,)
+
+    flagged_examples = (
+        Flagged(
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def evaluate(model, loader):
+                correct = torch.zeros(2)
+                for x, y in loader:
+                    correct[0] += (model(x).argmax(1) == y).sum()
+                    correct[1] += len(y)
+                dist.all_reduce(correct)
+                return (correct[0] / correct[1]).item()
+
+            def main(model, val_set):
+                val_sampler = DistributedSampler(val_set, shuffle=False)
+                val_loader = DataLoader(val_set, batch_size=64, sampler=val_sampler)
+                print(evaluate(model, val_loader))
+            """
+        ),
+        Flagged(
+            """
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader
+            from torch.utils.data.distributed import DistributedSampler
+
+            class Evaluator:
+                def __init__(self, dataset, world_size, rank):
+                    sampler = DistributedSampler(dataset, world_size, rank, shuffle=False, drop_last=False)
+                    self.loader = DataLoader(dataset, sampler=sampler)
+
+                def run(self, model):
+                    preds = []
+                    for batch in self.loader:
+                        preds.extend(model(batch).argmax(1).tolist())
+                    everyone = [None] * dist.get_world_size()
+                    dist.all_gather_object(everyone, preds)
+                    return sum(everyone, [])
+            """
+        ),
+    )
+    clean_examples = (
+        Clean(
+            """
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def evaluate(model, dataset):
+                sampler = DistributedSampler(dataset, shuffle=False)
+                loader = DataLoader(dataset, sampler=sampler)
+                preds = [model(x) for x in loader]
+                out = [None] * dist.get_world_size()
+                dist.all_gather_object(out, preds)
+                merged = [p for pair in zip(*out) for p in pair][: len(dataset)]
+                return merged
+            """
+        ),
+        Clean(
+            """
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def train(model, train_set, val_set):
+                sampler = DistributedSampler(train_set)
+                loader = DataLoader(train_set, sampler=sampler)
+                for x, y in loader:
+                    loss = model(x, y)
+                    dist.all_reduce(loss)
+                exact = DistributedSampler(val_set, shuffle=False, drop_last=True)
+                for x, y in DataLoader(val_set, sampler=exact):
+                    dist.all_reduce(model(x, y))
+                local = DistributedSampler(val_set, shuffle=False)
+                for x, y in DataLoader(val_set, sampler=local):
+                    print(model(x, y))
+
+            def train_in_order(model, train_set):
+                sampler = DistributedSampler(train_set, shuffle=False)
+                for x, y in DataLoader(train_set, sampler=sampler):
+                    loss = model(x, y)
+                    loss.backward()
+                    dist.all_reduce(loss.detach())
+            """
+        ),
+    )
+
+    def __init__(self, model) -> None:
+        super().__init__(model)
+        self.flow = model.get(LoaderFlow)
+        # Per function (by node id, None: the module): when, in walk order, it combines results.
+        self._combining: dict[int | None, list[int]] = {}
+        self._order: dict[int, int] = {}  # loops by node id: when the walk entered them
+        self._clock = 0
+        self._trimmed = False
+
+    def _function(self) -> int | None:
+        frame = self.model.function
+        return id(frame.node) if frame is not None else None
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self._clock += 1
+        if self.model.qualified(node.func) in COMBINING:
+            self._combining.setdefault(self._function(), []).append(self._clock)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._clock += 1
+        self._order[id(node)] = self._clock
+
+    def visit_While(self, node: cst.While) -> None:
+        self._clock += 1
+        self._order[id(node)] = self._clock
+
+    def visit_Slice(self, node: cst.Slice) -> None:
+        upper = node.upper
+        if isinstance(upper, cst.Call) and isinstance(upper.func, cst.Name) and upper.func.value == "len":
+            self._trimmed = True
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        if self._trimmed:
+            return
+        for sampler in self.flow.of_kind("sampler"):
+            drop_last = argument(sampler.node, DISTRIBUTED_SAMPLER, "drop_last")
+            if not sampler.shuffle_is_false or (
+                drop_last is not None and not (isinstance(drop_last.value, cst.Name) and drop_last.value.value == "False")
+            ):
+                continue
+            if any(self._combined(loader) for loader, _ in self.flow.loaders_of(sampler)):
+                self.report(sampler.node)
+
+    def _combined(self, loader: Construction) -> bool:
+        # A collective in the loop over the loader, or after it in the same function.
+        for function, loop in self._iterating(self.flow.refs(loader)):
+            if _trains(loop.node):
+                continue  # a training loop: repeated samples only reweight a few gradients
+            key = id(function.node) if function.node is not None else None
+            start = self._order.get(id(loop.node), 0)
+            if any(when > start for when in self._combining.get(key, ())):
+                return True
+        return False
+
+    def _iterating(self, targets: set[Ref]) -> list:
+        """(function, loop) for each loop over the loader: here, or in a same-module function it is passed to."""
+        found = []
+        pending = [(function, targets, 0) for function in (self.flow.module, *self.flow.functions.values())]
+        while pending:
+            function, refs, depth = pending.pop()
+            found.extend((function, loop) for loop in function.loops if loop.iterated & refs)
+            if depth < _MAX_DEPTH:
+                for call in function.calls:
+                    resolved = self.flow._callee_targets(call, refs)
+                    if resolved is not None and resolved[1] != refs:
+                        pending.append((resolved[0], resolved[1], depth + 1))
+        return found
+
+
+def _trains(loop: cst.CSTNode) -> bool:
+    """The loop calls `backward()` somewhere in its body."""
+    stack = [loop]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
+            return True
+        stack.extend(node.children)
+    return False

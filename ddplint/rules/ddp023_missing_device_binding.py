@@ -1,0 +1,254 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from ddplint.diagnostics import Applicability
+from ddplint.prefilter.screens import Calls
+from ddplint.rule import Clean, Flagged, Rule
+from ddplint.semantic import dotted_name
+from ddplint.torch_api import DDP, INIT_PROCESS_GROUP, TORCH_DEVICE, argument
+
+# Ways a process picks its GPU; any of them in the file means the author bound the device.
+BINDINGS = frozenset(
+    {
+        "torch.cuda.set_device", "torch.cuda.device", "torch.accelerator.set_device_index",
+        "torch.cuda.cudart", "torch.set_default_device",
+    }
+)
+_RANK_WORDS = ("rank", "gpu", "device_id", "dev_id")
+
+
+class MissingDeviceBinding(Rule):
+    """
+    Under DDP each process must work on its own GPU. The DistributedDataParallel docstring:
+    "To use DistributedDataParallel on a host with N GPUs, you should spawn up N processes,
+    ensuring that each process exclusively works on a single GPU from 0 to N-1. This can be
+    done by either setting CUDA_VISIBLE_DEVICES for every process or by calling
+    torch.cuda.set_device(i)". A program that does neither, passes no `device_ids` to DDP and
+    no `device_id=` to `init_process_group`, and moves its model with a bare `.cuda()` or
+    `.to("cuda")` puts every rank on the current device, GPU 0. With NCCL the communicator
+    then fails at its first collective: NCCL's init checks that no two ranks share a device
+    ("Duplicate GPU detected : rank 1 and rank 0 both on CUDA device ...", ncclInvalidUsage,
+    in NCCL's init.cc); otherwise the job hangs or GPU 0 runs out of memory while the others
+    idle.
+
+    Not shown here: this needs several GPUs and NCCL, and this project's CI has neither; the
+    rule rests on PyTorch's documentation and NCCL's source quoted above.
+
+    Flagged (at `init_process_group`): a file that creates an NCCL process group (a literal
+    `"nccl"` backend) without `device_id=`, wraps a model in DDP without `device_ids`, moves
+    to CUDA only with bare `.cuda()`/`.to("cuda")`/`torch.device("cuda")`, and binds no device
+    anywhere (`torch.cuda.set_device`, `torch.cuda.device(...)`,
+    `torch.accelerator.set_device_index`, `CUDA_VISIBLE_DEVICES`). Not flagged: any of those
+    bindings, any move that names a device index or a rank (`.cuda(local_rank)`,
+    `.to(f"cuda:{rank}")`, `.to(local_rank)`), gloo, a backend chosen at run time. What the
+    rule cannot see: a launcher that already gives each process a single GPU (SLURM's
+    `--gpus-per-task=1`, `CUDA_VISIBLE_DEVICES` set per process outside the program, one GPU
+    per node) makes bare `.cuda()` correct; there the binding only makes the program portable.
+
+    Fix (safe): where a `local_rank` variable is bound before the `init_process_group`
+    statement, insert `torch.cuda.set_device(local_rank)` right after it; bare `.cuda()`
+    then means this rank's GPU.
+    """
+
+    code = "DDP023"
+    name = "missing-device-binding"
+    message = (
+        "NCCL process group, but no rank is bound to its GPU (no torch.cuda.set_device, device_ids "
+        "or device_id=): every bare .cuda() lands on GPU 0 (NCCL 'Duplicate GPU detected', a hang "
+        "or an OOM) unless the launcher gives each process one GPU; call "
+        "torch.cuda.set_device(local_rank) after init_process_group"
+    )
+    fix = Applicability.SAFE
+    needles = ("nccl", ("DistributedDataParallel",), ("cuda",))
+    screen = Calls(targets=tuple(sorted(DDP.spellings)))
+
+    flagged_examples = (
+        Flagged(
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main():
+                local_rank = int(os.environ["LOCAL_RANK"])
+                dist.init_process_group("nccl")
+                model = DDP(Net().cuda())
+                for x, y in loader:
+                    loss = criterion(model(x.cuda()), y.cuda())
+            """,
+            fixed="""
+            import os
+            import torch
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main():
+                local_rank = int(os.environ["LOCAL_RANK"])
+                dist.init_process_group("nccl")
+                torch.cuda.set_device(local_rank)
+                model = DDP(Net().cuda())
+                for x, y in loader:
+                    loss = criterion(model(x.cuda()), y.cuda())
+            """,
+        ),
+        Flagged(
+            """
+            import torch
+            import torch.distributed as dist
+            import torch.nn as nn
+
+            def worker(rank, world_size):
+                dist.init_process_group(backend="nccl", rank=rank, world_size=world_size)
+                device = torch.device("cuda")
+                model = nn.parallel.DistributedDataParallel(build().to(device))
+            """
+        ),
+    )
+    clean_examples = (
+        Clean(
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main():
+                local_rank = int(os.environ["LOCAL_RANK"])
+                dist.init_process_group("nccl")
+                torch.cuda.set_device(local_rank)
+                model = DDP(Net().cuda())
+            """
+        ),
+        Clean(
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def a(local_rank):
+                dist.init_process_group("nccl")
+                model = DDP(Net().cuda(local_rank), device_ids=[local_rank])
+
+            def b(rank):
+                dist.init_process_group("nccl", device_id=torch.device("cuda", rank))
+                model = DDP(Net().cuda())
+
+            def c(rank, backend):
+                dist.init_process_group(backend)
+                model = DDP(Net().cuda())
+            """
+        ),
+        Clean(
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(args):
+                dist.init_process_group("nccl")
+                device = torch.device(f"cuda:{args.local_rank}")
+                model = DDP(Net().to(device))
+            """
+        ),
+    )
+
+    def __init__(self, model) -> None:
+        super().__init__(model)
+        self._inits: list[tuple[cst.Call, cst.SimpleStatementLine | None, bool]] = []
+        self._bound = False  # the file binds a device somehow
+        self._bare = False  # a bare move to CUDA
+        self._wraps = False  # a DDP wrap without device_ids
+        self._local_rank: set[int | None] = set()  # functions (node ids, None: module) where local_rank is bound so far
+
+    def _function(self) -> int | None:
+        frame = self.model.function
+        return id(frame.node) if frame is not None else None
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        params = node.params
+        if any(p.name.value == "local_rank" for p in (*params.posonly_params, *params.params, *params.kwonly_params)):
+            self._local_rank.add(self._function())
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Name) and target.target.value == "local_rank":
+                self._local_rank.add(self._function())
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        if "CUDA_VISIBLE_DEVICES" in node.value:
+            self._bound = True
+
+    def visit_Call(self, node: cst.Call) -> None:
+        qualified = self.model.qualified(node.func)
+        if qualified in BINDINGS:
+            self._bound = True
+        elif qualified in INIT_PROCESS_GROUP:
+            backend = argument(node, INIT_PROCESS_GROUP, "backend")
+            if argument(node, INIT_PROCESS_GROUP, "device_id") is not None:
+                self._bound = True
+            elif backend is not None and self.model.string_value(backend.value) == "nccl":
+                self._inits.append((node, self.model.statement, self._function() in self._local_rank))
+        elif qualified in DDP:
+            if argument(node, DDP, "device_ids") is not None or any(a.star for a in node.args):
+                self._bound = True
+            else:
+                self._wraps = True
+        elif qualified in TORCH_DEVICE:
+            self._device(node.args)
+        elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "cuda":
+            if node.args:
+                self._bound = True  # .cuda(local_rank): a device chosen per rank
+            else:
+                self._bare = True
+        elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "to" and node.args:
+            self._target(node.args[0].value)
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == "device":
+                self._target(arg.value)
+
+    def _device(self, args) -> None:
+        if len(args) > 1:
+            self._bound = True
+        elif args:
+            self._target(args[0].value)
+
+    def _target(self, value: cst.BaseExpression) -> None:
+        """A device argument: bare "cuda", one naming an index or a rank, or neither."""
+        if isinstance(value, cst.FormattedString):
+            self._bound = True
+            return
+        if isinstance(value, cst.Integer):
+            self._bound = True
+            return
+        text = self.model.string_value(value)
+        if text is not None:
+            if text == "cuda":
+                self._bare = True
+            elif text.startswith("cuda:"):
+                self._bound = True
+            return
+        name = (dotted_name(value) or "").lower()
+        if any(word in name for word in _RANK_WORDS) or isinstance(value, (cst.BinaryOperation, cst.Subscript)):
+            self._bound = True
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        if self._bound or not self._bare or not self._wraps:
+            return
+        for call, statement, rank_in_scope in self._inits:
+            self.report(call, **self._fix(call, statement, rank_in_scope))
+
+    def _fix(self, call: cst.Call, statement: cst.SimpleStatementLine | None, rank_in_scope: bool) -> dict:
+        if not rank_in_scope or statement is None or len(statement.body) != 1:
+            return {}
+        small = statement.body[0]
+        if not (isinstance(small, cst.Expr) and small.value is call):
+            return {}
+        torch_bound = self.model.module_scope.bindings.get("torch", "missing")
+        if torch_bound not in ("torch", "missing"):
+            return {}
+        added = cst.parse_statement("torch.cuda.set_device(local_rank)\n")
+        replacement = cst.FlattenSentinel([statement, added])
+        imports = ("import torch",) if torch_bound == "missing" else ()
+        return {"replace": {statement: replacement}, "imports": imports}

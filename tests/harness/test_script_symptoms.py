@@ -1,0 +1,110 @@
+"""How `verify --script` reads the probes' facts and judges a finding (no launch)."""
+
+from ddplint.harness import script
+from ddplint.harness.launcher import LaunchResult
+from ddplint.harness.script import Finding, Run
+
+CTX = {"gpus": 0}
+
+
+def _rank(rank, **facts):
+    base = {"rank": rank, "loaders": [], "loads": [], "saves": [], "collectives": [], "splits": [],
+            "exceptions": [], "stopped": None, "finished": True, "cpus": 2, "local_world_size": 2}
+    return base | facts
+
+
+def _run(*ranks, returncode=0, stderr=None):
+    launch = LaunchResult(returncode, 1.0, rank_stderr=stderr or {})
+    return Run(launch, list(ranks))
+
+
+def _loader(*passes, distributed=True, shuffle=True, sharded=True, workers=0):
+    return {"dataset": 8, "num_workers": workers, "passes": [list(p) for p in passes],
+            "sampler": "DistributedSampler", "distributed": distributed, "shuffle": shuffle,
+            "sharded_dataset": sharded}
+
+
+def test_epoch_order_compares_the_first_two_epochs_of_a_shuffling_sampler():
+    same = _run(_rank(0, loaders=[_loader([1, 5], [1, 5])]), _rank(1, loaders=[_loader([2, 6], [2, 6])]))
+    moved = _run(_rank(0, loaders=[_loader([1, 5], [5, 1])]), _rank(1, loaders=[_loader([2, 6], [6, 2])]))
+    one_epoch = _run(_rank(0, loaders=[_loader([1, 5])]), _rank(1, loaders=[_loader([2, 6])]))
+    # A sampler that does not shuffle repeats its order by design: not a symptom.
+    ordered = _run(_rank(0, loaders=[_loader([1], [1], shuffle=False)]),
+                   _rank(1, loaders=[_loader([2], [2], shuffle=False)]))
+    assert script.SYMPTOMS["DDP003"](same, CTX).symptom is True
+    assert script.SYMPTOMS["DDP003"](moved, CTX).symptom is False
+    assert script.SYMPTOMS["DDP003"](one_epoch, CTX).symptom is None
+    assert script.SYMPTOMS["DDP003"](ordered, CTX).symptom is None
+
+
+def test_rank_overlap_allows_the_padding_of_one_sample():
+    everything = _run(_rank(0, loaders=[_loader(range(8))]), _rank(1, loaders=[_loader(range(8))]))
+    padded = _run(_rank(0, loaders=[_loader([0, 2, 4, 6, 8])]), _rank(1, loaders=[_loader([1, 3, 5, 7, 0])]))
+    assert script.SYMPTOMS["DDP006"](everything, CTX).symptom is True
+    assert script.SYMPTOMS["DDP006"](padded, CTX).symptom is False
+
+
+def test_saves_workers_and_local_rank():
+    shared = _run(_rank(0, saves=["/x/ckpt.pt"]), _rank(1, saves=["/x/ckpt.pt"]))
+    own = _run(_rank(0, saves=["/x/ckpt.pt"]), _rank(1, saves=[]))
+    assert script.SYMPTOMS["DDP014"](shared, CTX).symptom is True
+    assert script.SYMPTOMS["DDP014"](own, CTX).symptom is False
+    many = _run(_rank(0, loaders=[_loader(workers=2)]), _rank(1, loaders=[_loader(workers=2)]))
+    assert script.SYMPTOMS["DDP018"](many, CTX).symptom is True
+    parsed = _run(_rank(0, local_rank={"parsed": 0, "env": "0"}), _rank(1, local_rank={"parsed": 0, "env": "1"}))
+    assert script.SYMPTOMS["DDP012"](parsed, CTX).symptom is True
+
+
+def test_cpu_checkpoints_need_a_gpu_and_cuda_errors_are_the_symptom():
+    cpu = _run(_rank(0, loads=[{"path": "c", "devices": ["cpu"]}]), _rank(1, loads=[{"path": "c", "devices": ["cpu"]}]))
+    assert script.SYMPTOMS["DDP004"](cpu, CTX).needs_gpu
+    err = "RuntimeError: Attempting to deserialize object on a CUDA device"
+    failing = _run(_rank(0, loads=[{"path": "c", "error": err}]), _rank(1))
+    assert script.SYMPTOMS["DDP004"](failing, CTX).symptom is True
+
+
+def _judged(code, before_run, after_run, fixed=True):
+    f = Finding(code, "name", "train.py", 3, 1, "message")
+    f.before = script.SYMPTOMS[code](before_run, CTX)
+    f.after = script.SYMPTOMS[code](after_run, CTX)
+    return script._judge(f, before_run, fixed)
+
+
+def _crashed(line):
+    tb = ["Traceback (most recent call last):", '  File "train.py", line 3, in <module>', line]
+    return _run(_rank(0, finished=False), _rank(1, finished=False), returncode=1, stderr={0: tb, 1: tb})
+
+
+def test_a_script_that_needs_a_gpu_or_missing_data_is_never_a_pass():
+    fine = _run(_rank(0), _rank(1))
+    verdict, reason = _judged("DDP014", _crashed("AssertionError: Torch not compiled with CUDA enabled"), fine)
+    assert verdict == "NEEDS GPU" and "Torch not compiled with CUDA enabled" in reason
+    verdict, _ = _judged("DDP014", _crashed("FileNotFoundError: [Errno 2] No such file: 'data/train.csv'"), fine)
+    assert verdict == "NOT OBSERVED"
+    before = script.SYMPTOMS["DDP014"](_crashed("FileNotFoundError: [Errno 2] No such file"), CTX)
+    assert "did not complete: rank 0: FileNotFoundError" in before.text
+
+
+def test_verdicts():
+    pickling = _crashed("AttributeError: Can't pickle local object 'f.<locals>.<lambda>'")
+    fine, broken = _run(_rank(0), _rank(1)), _crashed("RuntimeError: something else")
+    assert _judged("DDP002", pickling, fine)[0] == "CONFIRMED"
+    assert _judged("DDP002", pickling, pickling)[0] == "FAILED"
+    assert _judged("DDP002", pickling, broken)[0] == "FAILED"  # the fixed script must complete
+    assert _judged("DDP002", pickling, fine, fixed=False)[0] == "NO FIX"
+    assert _judged("DDP002", fine, fine)[0] == "NOT OBSERVED"
+
+
+def test_the_shim_runs_the_sitecustomize_it_shadows(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "sitecustomize.py").write_text("import sys; sys.stdout.write('their sitecustomize ran\\n')\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(script.SHIM), str(theirs)]))
+    env.pop("DDPLINT_OBSERVE", None)
+    out = subprocess.run([sys.executable, "-c", "import sitecustomize; print(sitecustomize.__file__)"],
+                         env=env, capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["their sitecustomize ran", str(theirs / "sitecustomize.py")]
