@@ -10,6 +10,7 @@ Reuses test_properties' Hypothesis profiles: HYPOTHESIS_PROFILE=long runs many m
 
 import difflib
 import re
+from collections import Counter
 from pathlib import Path
 
 import hypothesmith
@@ -108,7 +109,20 @@ def _outside_edits_unchanged(source: str, fixed: str, analysis, imports: set[str
             # A node added after the edited one (a new method) starts on the next line.
             covered.update(range(first, edit.end_line + 1))
     new_lines = python_lines(fixed)
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    # Imports a fix orphaned are removed and those it needs are added (the fixer's import
+    # handling): set both aside before matching, so they cannot throw the alignment off.
+    removed = Counter(line for line in old_lines if re.match(r"(import|from) \S", line))
+    removed.subtract(Counter(new_lines))
+    kept_index = []
+    for index, line in enumerate(old_lines):
+        if removed.get(line, 0) > 0:
+            removed[line] -= 1
+        else:
+            kept_index.append(index)
+    covered = {position for position, i in enumerate(kept_index) if i in covered}
+    old_lines = [old_lines[i] for i in kept_index]
+    new_lines = [line for line in new_lines if line.strip() not in imports or line in old_lines]
+    matcher = difflib.SequenceMatcher(lambda line: not line.strip(), old_lines, new_lines, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
@@ -122,7 +136,11 @@ def _outside_edits_unchanged(source: str, fixed: str, analysis, imports: set[str
         kept = [line for line in old_lines[i1:i2] if not re.match(r"\s*(import|from) \S", line)]
         if [line for line in added if line.strip()] == [line for line in kept if line.strip()]:
             continue
-        changed = set(range(i1, i2)) if i2 > i1 else {i1 - 1, i1}
+        # Blank lines are not matched as anchors (junk), so a changed block may take in the
+        # blank lines around an edit; the lines with text are the ones to account for.
+        changed = {i for i in range(i1, i2) if old_lines[i].strip()} if i2 > i1 else {i1 - 1, i1}
+        if i2 > i1 and not changed:
+            continue
         if i2 > i1 and not any(line.strip() for line in added):
             # Removed lines: the edited ones, and imports (and blank lines) besides.
             changed = {i for i in range(i1, i2) if old_lines[i].strip() and old_lines[i] in kept}

@@ -118,7 +118,9 @@ def test_ten_megabyte_file_finishes_with_bounded_memory(tmp_path, needles):
     # With needles the file is over the parse limit: checked (and fixed) statement by
     # statement, every finding fixed, a warning that does not fail the run.
     assert code == 0
-    assert peak_mb < 512
+    # (ru_maxrss of a forked child starts at its parent's, a test worker's: hence the margin;
+    # measured alone, 213 MB with needles, 70 MB without)
+    assert peak_mb < 2048
     assert seconds < 120
     if needles:
         assert "map_location" in (tmp_path / "huge.py").read_text()

@@ -372,7 +372,11 @@ class CudaTensorInDefaultArgument(Rule):
             if not flagged:
                 continue
             fixable = [param for param in flagged if _can_move_into_body(param, function)]
-            fixed = _with_defaults_in_body(function.node, fixable, self._optional) if fixable else None
+            fixed = (
+                _with_defaults_in_body(function.node, fixable, self._optional, self.model.module.default_indent)
+                if fixable
+                else None
+            )
             for param in flagged:
                 if param in fixable:
                     self.report(param, replace={function.node: fixed})
@@ -505,11 +509,17 @@ def _can_move_into_body(param: cst.Param, function: _Function) -> bool:
 
 
 def _with_defaults_in_body(
-    function: cst.FunctionDef | cst.Lambda, params: list[cst.Param], optional: Callable[[cst.Annotation], cst.Annotation]
+    function: cst.FunctionDef | cst.Lambda,
+    params: list[cst.Param],
+    optional: Callable[[cst.Annotation], cst.Annotation],
+    default_indent: str = "    ",
 ) -> cst.FunctionDef:
     assert isinstance(function, cst.FunctionDef)
     moved = {id(param) for param in params}
-    creations = [_create_if_none(param) for param in params]
+    # A module whose first indented line starts with a form feed has that as its default
+    # indent, which cannot be nested; the new `if` bodies then indent with spaces.
+    indent = None if default_indent.strip(" \t") == "" else "    "
+    creations = [_create_if_none(param, indent) for param in params]
 
     def without_default(param: cst.Param) -> cst.Param:
         if id(param) not in moved:
@@ -534,11 +544,11 @@ def _with_defaults_in_body(
     return function.with_changes(params=parameters, body=block)
 
 
-def _create_if_none(param: cst.Param) -> cst.If:
+def _create_if_none(param: cst.Param, indent: str | None = None) -> cst.If:
     assert param.default is not None
     name = param.name.value
     assign = cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=param.default)
     return cst.If(
         test=cst.Comparison(cst.Name(name), [cst.ComparisonTarget(cst.Is(), cst.Name("None"))]),
-        body=cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[assign])]),
+        body=cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[assign])], indent=indent),
     )
