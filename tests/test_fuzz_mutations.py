@@ -91,6 +91,26 @@ def python_lines(text: str) -> list[str]:
     return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
 
 
+def _without_added(new_lines: list[str], imports: set[str], old_lines: list[str]) -> list[str]:
+    """`new_lines` without the lines of the imports and helper definitions the fixes added
+    (a `def` with the blank lines that set it off)."""
+    kept: list[str] = []
+    skipping = False
+    for line in new_lines:
+        text = line.strip()
+        if text in imports and line not in old_lines:
+            if line.startswith(("def ", "class ")):
+                while kept and not kept[-1].strip():
+                    kept.pop()
+                skipping = True
+            continue
+        if skipping and not text:
+            continue
+        skipping = False
+        kept.append(line)
+    return kept
+
+
 def _outside_edits_unchanged(source: str, fixed: str, analysis, imports: set[str]) -> None:
     """Every original line outside all fix edit ranges is kept as it was, in order; added
     lines are the fixes' import statements or sit next to an edit range."""
@@ -121,8 +141,8 @@ def _outside_edits_unchanged(source: str, fixed: str, analysis, imports: set[str
             kept_index.append(index)
     covered = {position for position, i in enumerate(kept_index) if i in covered}
     old_lines = [old_lines[i] for i in kept_index]
-    new_lines = [line for line in new_lines if line.strip() not in imports or line in old_lines]
-    matcher = difflib.SequenceMatcher(lambda line: not line.strip(), old_lines, new_lines, autojunk=False)
+    new_lines = _without_added(new_lines, imports, old_lines)
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
@@ -136,8 +156,8 @@ def _outside_edits_unchanged(source: str, fixed: str, analysis, imports: set[str
         kept = [line for line in old_lines[i1:i2] if not re.match(r"\s*(import|from) \S", line)]
         if [line for line in added if line.strip()] == [line for line in kept if line.strip()]:
             continue
-        # Blank lines are not matched as anchors (junk), so a changed block may take in the
-        # blank lines around an edit; the lines with text are the ones to account for.
+        # The lines with text are the ones to account for (blank lines around an edit may
+        # be aligned with either side).
         changed = {i for i in range(i1, i2) if old_lines[i].strip()} if i2 > i1 else {i1 - 1, i1}
         if i2 > i1 and not changed:
             continue
