@@ -25,8 +25,8 @@ def _option_strings(call: cst.Call) -> list[str]:
 def _with_environment_fallback(default: cst.BaseExpression | None, quote: str = '"') -> cst.BaseExpression:
     call = cst.parse_expression(_ENVIRONMENT_DEFAULT.replace('"', quote))
     assert isinstance(call, cst.Call)
-    if default is None:
-        return call
+    if default is None or isinstance(default, cst.Name) and default.value == "None":
+        return call  # os.environ.get's own default is None
     fallback = cst.Arg(value=default)
     return call.with_changes(args=[call.args[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), fallback])
 
@@ -311,15 +311,19 @@ class LocalRankArgument(Rule):
         original = lines[line - 1]
         if len(original) - (end_col - col) + len(module.code_for_node(fixed)) <= (limit := _line_length(lines) or 10**6):
             return fixed
-        indent = len(original) - len(original.lstrip())
-        unit = module.default_indent
+        indent = original[: len(original) - len(original.lstrip())]
+        unit = module.default_indent if not module.default_indent.strip(" \t") else "    "
         args = [arg.with_changes(comma=cst.MaybeSentinel.DEFAULT) for arg in fixed.args]
         inner = ", ".join(module.code_for_node(arg) for arg in args)
 
         def newline(indented: bool) -> cst.ParenthesizedWhitespace:
-            return cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(unit if indented else ""))
+            # The indentation written out (not the block's), so that the edit reads the same
+            # on its own (the JSON and editor edits) as in the file.
+            return cst.ParenthesizedWhitespace(
+                indent=False, last_line=cst.SimpleWhitespace(indent + unit if indented else indent)
+            )
 
-        if indent + len(unit) + len(inner) <= limit:
+        if len(indent) + len(unit) + len(inner) <= limit:
             spaced = [arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for arg in args[:-1]]
             return fixed.with_changes(
                 whitespace_before_args=newline(True),
