@@ -70,7 +70,9 @@ def process_source(source: str, path: str, rules: Sequence[type[Rule]], mode: Mo
             result.fix_problems = outcome.problems
             result.diagnostics = outcome.remaining.diagnostics
         else:
-            result.diagnostics = analyse(source, path, rules).diagnostics
+            analysis = analyse(source, path, rules)
+            result.diagnostics = analysis.diagnostics
+            result.fix_problems = analysis.notes  # warnings: a large file checked in part
     except (SourceError, RuleCrash) as error:
         result.error = str(error)
     except Exception as error:  # a bug in ddplint outside any rule: report it, go on

@@ -47,11 +47,18 @@ def with_keyword_argument(call: cst.Call, name: str, value: cst.BaseExpression) 
         # `f(\n    a,\n)`: the new argument takes the old trailing comma (and the newline
         # before `)`); the old last argument's comma is followed by the indent of the first.
         indent = call.whitespace_before_args
+        if not isinstance(indent, cst.ParenthesizedWhitespace):
+            indent = cst.SimpleWhitespace(" ")  # `f(a, # c\n)`: the call starts on one line
         args[-1] = last.with_changes(comma=last.comma.with_changes(whitespace_after=indent))
         args.append(new.with_changes(comma=last.comma))
     else:
-        args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        args.append(new)
+        # `f(\n    a\n)`: the new argument goes after the last one, before the newline that
+        # precedes `)`, which the new last argument takes over.
+        args[-1] = last.with_changes(
+            comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")),
+            whitespace_after_arg=cst.SimpleWhitespace(""),
+        )
+        args.append(new.with_changes(whitespace_after_arg=last.whitespace_after_arg))
     return call.with_changes(args=args)
 
 
@@ -81,3 +88,40 @@ def module_alias(names, module: str) -> tuple[str, tuple[str, ...]] | None:
     if found:
         return None
     return module, (f"import {module}",)
+
+
+class _ReplaceById(cst.CSTTransformer):
+    def __init__(self, replacements: dict[int, cst.CSTNode]) -> None:
+        super().__init__()
+        self.replacements = replacements
+
+    def on_leave(self, original_node, updated_node):
+        return self.replacements.get(id(original_node), updated_node)
+
+
+def replace_nodes(tree: cst.CSTNode, replacements: dict[cst.CSTNode, cst.CSTNode]) -> cst.CSTNode:
+    """`tree` with each original node of it (a key) replaced by its value: for a fix that
+    rewrites a node and, at the same time, nodes inside it."""
+    if not replacements:
+        return tree
+    return tree.visit(_ReplaceById({id(original): new for original, new in replacements.items()}))
+
+
+def names_in(tree: cst.CSTNode) -> set[str]:
+    """Every identifier written in `tree` (to pick a new local name that shadows nothing)."""
+    found: set[str] = set()
+
+    class _Names(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            found.add(node.value)
+
+    tree.visit(_Names())
+    return found
+
+
+def unique_name(base: str, taken: set[str]) -> str:
+    name = base
+    while name in taken:
+        name += "_"
+    taken.add(name)
+    return name

@@ -9,12 +9,14 @@ and positions (a second walk of the tree) are computed only for files with findi
 from __future__ import annotations
 
 import ast
+import bisect
 import codecs
 import functools
 import io
+import re
 import tokenize
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
@@ -72,9 +74,10 @@ def encode(text: str, like: DecodedSource) -> bytes:
     return codecs.BOM_UTF8 + data if like.bom else data
 
 
-# libcst needs about 800 bytes of memory and, on a slow machine, tens of seconds per megabyte
-# of source; larger files (generated tables, mostly) are reported as not checked instead of
-# taking gigabytes. The largest file in torch itself is 1.4 MB.
+# libcst needs about 850 bytes of memory and, on a slow machine, 30 seconds per megabyte of
+# source (measured: 1.7 GB peak and 63 s for a 2 MB generated module), so a larger file
+# (generated tables, mostly) is never parsed whole: see `large_file_parts`. The largest file in
+# torch itself is 1.4 MB.
 MAX_PARSE_CHARS = 2_000_000
 
 
@@ -187,6 +190,8 @@ class Analysis:
     module: cst.Module | None
     diagnostics: list[Diagnostic]
     reports: list[Report]
+    # Warnings about how the file was checked (a large file, in part); they do not fail a run.
+    notes: list[str] = field(default_factory=list)
 
 
 def analyse(
@@ -200,6 +205,8 @@ def analyse(
 ) -> Analysis:
     """Lint one source text. Raises SourceError if it cannot be parsed. `parser` replaces
     `parse` (the language server passes one that reuses the unchanged statements' trees)."""
+    if len(source) > MAX_PARSE_CHARS:
+        return analyse_large(source, path, rules, honour_noqa=honour_noqa)
     active = rules_to_run(source, rules, facts)
     if not active:
         return Analysis(None, [], [])
@@ -258,3 +265,255 @@ def _edit(module: cst.Module, span, replacement) -> Edit:
         content = module.code_for_node(replacement)
     (line, col), (end_line, end_col) = span
     return Edit(line, col + 1, end_line, end_col + 1, content)
+
+
+# -- files over the parse limit ----------------------------------------------------------------
+#
+# A file too large to parse whole is checked top-level statement by statement: a scan of its
+# text (`_top_level_starts`, no tree) finds where each top-level statement begins;
+# a statement is kept when, together with the file's imports, it passes some rule's needles
+# and screen, as a whole file would; the kept statements and the imports are parsed as one
+# module (each set off by a marker comment, so that fixes can be put back where the statements
+# came from) and the findings are moved to their lines in the file. What the skipped
+# statements define is not seen (a constant a kept statement reads, a base class), so the
+# result is reported as a warning that does not fail the run.
+
+_PART_MARKER = "# ddplint: part {}"
+_PART_RE = re.compile(r"^# ddplint: part (\d+)\r?\n?$")
+_MARKER_LINES = re.compile(r"^# ddplint: part \d+\r?\n", re.M)
+
+
+@dataclass
+class LargeFileParts:
+    """A large file's top-level statements (line ranges) and which of them are kept."""
+
+    lines: list[str]  # the file's lines, ends kept
+    starts: list[int]  # 0-based first line of each top-level part (the first is 0)
+    kept: list[int]  # indices of the kept parts
+    total_statements: int
+    leading: bool = False  # the first part is the comments and blank lines before any statement
+
+    def part_lines(self, index: int) -> list[str]:
+        end = self.starts[index + 1] if index + 1 < len(self.starts) else len(self.lines)
+        return self.lines[self.starts[index] : end]
+
+    def reduced(self) -> tuple[str, list[tuple[int, int]]]:
+        """The kept parts as one module, each after a marker line, and for each kept part
+        (line in the module, line in the file) of its first line, both 1-based."""
+        out: list[str] = []
+        table = []
+        line = 1
+        newline = "\r\n" if self.lines and self.lines[0].endswith("\r\n") else "\n"
+        for index in self.kept:
+            out.append(_PART_MARKER.format(index) + newline)
+            line += 1
+            table.append((line, self.starts[index] + 1))
+            part = self.part_lines(index)
+            if part and not part[-1].endswith(("\n", "\r")):
+                part = [*part[:-1], part[-1] + newline]
+            out.extend(part)
+            line += len(part)
+        stubs = self.stubs()
+        if stubs:
+            # Names the kept parts read that skipped statements bind: bound here (last, never
+            # written back), so that the rules know the names exist, if not their values.
+            out.append(_PART_MARKER.format(len(self.starts)) + newline)
+            out.extend(f"{name} = ...{newline}" for name in stubs)
+        return "".join(out), table
+
+    def skipped_bindings(self) -> set[str]:
+        """Top-level names the skipped statements bind (assignments, defs, classes)."""
+        kept = set(self.kept)
+        found: set[str] = set()
+        for index in range(len(self.starts)):
+            if index not in kept:
+                found.update(a or b for a, b in _BOUND.findall("".join(self.part_lines(index))))
+        return found
+
+    def stubs(self) -> list[str]:
+        kept_text = "".join("".join(self.part_lines(index)) for index in self.kept)
+        return sorted(self.skipped_bindings() & set(re.findall(r"\b[A-Za-z_]\w*\b", kept_text)))
+
+
+_BOUND = re.compile(
+    r"^(?:(?:async[ \t]+)?def[ \t]+|class[ \t]+)([A-Za-z_]\w*)|^([A-Za-z_]\w*)[ \t]*(?::[^=\r\n]*)?=(?!=)", re.M
+)
+
+
+# What can hide a line start from the top level: strings (a line of a triple-quoted string may
+# start at column 0), comments, brackets, and backslash continuations. A scan for just these is
+# much faster than `tokenize`, and as exact for valid code: a line at column 0 outside all of
+# them is a top-level statement, a clause of one (`else:`), or part of a decorated definition.
+_SCAN = re.compile(
+    r"""(?P<string>[rRbBuUfF]{0,2}(?:\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"|'''(?:[^'\\]|\\.|'(?!''))*'''"""
+    r"""|"(?:[^"\\\r\n]|\\.)*"|'(?:[^'\\\r\n]|\\.)*'))"""
+    r"|(?P<comment>#[^\r\n]*)|(?P<open>[(\[{])|(?P<close>[)\]}])|(?P<continued>\\\r?\n)|(?P<newline>\r?\n)",
+    re.S,
+)
+_HEAD = re.compile(r"[A-Za-z_]\w*|\S")
+_CLAUSES = frozenset({"else", "elif", "except", "finally"})
+
+
+def _top_level_starts(source: str) -> tuple[list[int], list[str]]:
+    """0-based first lines of the top-level statements (decorators and `else:`-like clauses
+    stay with theirs; comment lines before a statement stay with the one before), and the
+    first word of each."""
+    starts: list[int] = []
+    heads: list[str] = []
+    depth = 0
+    line = 0
+    after_decorator = False
+
+    def line_start(position: int) -> None:
+        nonlocal after_decorator
+        head_match = _HEAD.match(source, position)
+        if head_match is None or head_match.group() == "#":
+            return
+        head = head_match.group()
+        if head in _CLAUSES or (after_decorator and head in ("def", "class", "async", "@")):
+            after_decorator = after_decorator and head == "@"
+            return
+        starts.append(line)
+        heads.append(head)
+        after_decorator = head == "@"
+
+    line_start(0)
+    for match in _SCAN.finditer(source):
+        kind = match.lastgroup
+        if kind == "newline":
+            line += 1
+            if depth == 0:
+                line_start(match.end())
+        elif kind == "string":
+            line += match.group().count("\n")
+        elif kind == "continued":
+            line += 1
+        elif kind == "open":
+            depth += 1
+        elif kind == "close":
+            depth = max(depth - 1, 0)
+    return starts, heads
+
+
+def _is_import_part(head: str, text: str) -> bool:
+    if head in ("import", "from"):
+        return True
+    # `try: import x / except ImportError: ...`, `if TYPE_CHECKING: import x`: small blocks.
+    return head in ("try", "if") and text.count("\n") <= 20 and bool(re.search(r"^\s+(import|from) \S", text, re.M))
+
+
+def large_file_parts(source: str, rules: Sequence[type[Rule]]) -> LargeFileParts:
+    """Which top-level statements of a large file to parse: the imports, a module docstring
+    and every statement that some rule's needles and screen admit (with the imports)."""
+    starts, heads = _top_level_starts(source)
+    lines = source.splitlines(keepends=True)
+    if not starts or starts[0] != 0:
+        starts, heads = [0, *starts], ["", *heads]  # leading comments and blank lines: a part of their own
+    parts = LargeFileParts(lines, starts, [], len([h for h in heads if h]), leading=not heads[0])
+    texts = ["".join(parts.part_lines(i)) for i in range(len(starts))]
+    kept = {i for i, head in enumerate(heads) if not head or _is_import_part(head, texts[i])}
+    if len(heads) > 1 and heads[1] and heads[1][0] in "'\"rbufRBUF" and texts[1].lstrip()[:1] in "'\"rbufRBUF":
+        kept.add(1)  # a module docstring, if that is what it is; cheap either way
+    imports = "".join(texts[i] for i in sorted(kept))
+    for index, text in enumerate(texts):
+        if index in kept:
+            continue
+        together = imports + text
+        candidates = rules_for_text(together, rules)
+        if not candidates:
+            continue
+        if any(rule.screen is None for rule in candidates):
+            kept.add(index)
+            continue
+        facts = facts_of(together)
+        if facts is None or any(rule.screen.holds(facts) for rule in candidates):  # type: ignore[union-attr]
+            kept.add(index)
+    parts.kept = sorted(kept)
+    return parts
+
+
+def _mover(table: list[tuple[int, int]]):
+    """Line in the reduced module -> line in the file."""
+    firsts = [reduced for reduced, _ in table]
+
+    def move(line: int) -> int:
+        at = bisect.bisect_right(firsts, line) - 1
+        if at < 0:
+            return line
+        reduced, original = table[at]
+        return original + (line - reduced)
+
+    return move
+
+
+def move_diagnostics(diagnostics: list[Diagnostic], table: list[tuple[int, int]]) -> list[Diagnostic]:
+    move = _mover(table)
+    moved = []
+    for diagnostic in diagnostics:
+        fix = diagnostic.fix
+        if fix is not None:
+            fix = replace(
+                fix,
+                edits=tuple(
+                    replace(
+                        edit,
+                        line=move(edit.line),
+                        end_line=move(edit.end_line),
+                        content=_MARKER_LINES.sub("", edit.content),
+                    )
+                    for edit in fix.edits
+                ),
+            )
+        moved.append(replace(diagnostic, line=move(diagnostic.line), end_line=move(diagnostic.end_line), fix=fix))
+    return moved
+
+
+def large_file_note(path: str, source: str, parts: LargeFileParts) -> str:
+    checked = len(parts.kept) - (1 if parts.leading else 0)
+    return (
+        f"{path}: checked in part: {len(source) / 1e6:.1f} million characters is over the "
+        f"{MAX_PARSE_CHARS / 1e6:g} million parsed whole; {checked} of {parts.total_statements} "
+        "top-level statements (the imports and those a rule could flag) were parsed"
+    )
+
+
+def analyse_large(source: str, path: str, rules: Sequence[type[Rule]], *, honour_noqa: bool = True) -> Analysis:
+    """`analyse` for a file over the parse limit: its kept top-level statements only, the
+    findings at their lines in the file, and a note that says so."""
+    parts = large_file_parts(source, rules)
+    reduced, table = reduced_source(source, parts)
+    inner = analyse(reduced, path, rules, honour_noqa=honour_noqa)
+    note = large_file_note(path, source, parts)
+    return Analysis(None, move_diagnostics(inner.diagnostics, table), inner.reports, [note])
+
+
+def split_parts(text: str) -> tuple[dict[int, str], dict[int, int]] | None:
+    """A reduced module's text back into its parts, by marker, and the 1-based line in `text`
+    where each part begins; None if a marker went missing or moved."""
+    found: dict[int, list[str]] = {}
+    firsts: dict[int, int] = {}
+    current: list[str] | None = None
+    for number, line in enumerate(text.splitlines(keepends=True), start=1):
+        match = _PART_RE.match(line)
+        if match:
+            index = int(match.group(1))
+            if index in found:
+                return None
+            current = found[index] = []
+            firsts[index] = number + 1
+        elif current is None:
+            if line.strip():
+                return None  # text before the first marker
+        else:
+            current.append(line)
+    return {index: "".join(lines) for index, lines in found.items()}, firsts
+
+
+def reduced_source(source: str, parts: LargeFileParts) -> tuple[str, list[tuple[int, int]]]:
+    reduced, table = parts.reduced()
+    if len(reduced) > MAX_PARSE_CHARS:
+        raise SourceError(
+            f"not checked: too large to parse ({len(source) / 1e6:.1f} million characters, of which "
+            f"{len(reduced) / 1e6:.1f} million may hold findings; the limit is {MAX_PARSE_CHARS / 1e6:g} million)"
+        )
+    return reduced, table

@@ -67,6 +67,8 @@ PROBES = {
     8: lambda module, tmp_path: [module.loader(None).dataset[0]],
     11: _main_block(11),
     12: _stats,
+    13: lambda module, tmp_path: [module.Tokens().by_word, module.Tokens().by_id],
+    14: lambda module, tmp_path: [module.LABELS],
 }
 FIXED = [(index, example) for index, example in enumerate(LambdaDefaultFactory.flagged_examples) if example.fixed]
 

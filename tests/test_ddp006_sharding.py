@@ -1,17 +1,31 @@
 """DDP006's fix, run for real: the golden fixed samplers (executed with torch, rank and
 num_replicas passed explicitly, no process group) give every rank an equal, disjoint share that
-covers what the user's sampler yields, and len() agrees with what a rank yields."""
+covers what the user's sampler yields, and len() agrees with what a rank yields. Each rank's
+process-wide generators (random, numpy, torch) are seeded differently, as on real ranks, so a
+sampler that shuffles with them unseeded must have been seeded by the fix for this to hold."""
+
+import random
+import re
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 torch = pytest.importorskip("torch")
+np = pytest.importorskip("numpy")
 
 from ddplint.fixer import fix_text  # noqa: E402
 from ddplint.rules.ddp006_sampler_without_rank_slicing import SamplerWithoutRankSlicing as DDP006  # noqa: E402
 
 FIXED = [example.fixed for example in DDP006.flagged_examples if example.fixed is not None]
-CLASS_NAMES = ["BucketSampler", "ShuffledSampler", "SortedSampler"]
+CLASS_NAMES = [re.findall(r"^class (\w+)\(", fixed, re.M)[-1] for fixed in FIXED]
+UNSEEDED = ["RandomOrderSampler", "MixedOrderSampler"]
+
+
+def as_rank(rank: int) -> None:
+    """Each rank's process-wide generators in a different state, as on real ranks."""
+    random.seed(1000 + rank)
+    np.random.seed(1000 + rank)
+    torch.manual_seed(1000 + rank)
 
 
 def load(fixed: str, name: str):
@@ -20,37 +34,42 @@ def load(fixed: str, name: str):
     return namespace[name]
 
 
-def make(cls, dataset, num_replicas, rank, drop_last):
+def make(cls, dataset, num_replicas, rank, drop_last, shuffle=True):
     if cls.__name__ == "SortedSampler":
         sampler = cls(dataset, num_replicas=num_replicas, rank=rank, shuffle=False, drop_last=drop_last)
         sampler.key = lambda i: (len(dataset[i]), i)
         return sampler
-    return cls(dataset, num_replicas=num_replicas, rank=rank, drop_last=drop_last)
+    return cls(dataset, num_replicas=num_replicas, rank=rank, shuffle=shuffle, drop_last=drop_last)
 
 
 def test_golden_outputs_are_what_the_fixer_produces():
     for example in DDP006.flagged_examples:
         if example.fixed is not None:
             assert fix_text(example.code, "s.py", [DDP006], unsafe_fixes=True).source == example.fixed
-    assert len(FIXED) == len(CLASS_NAMES)
+    assert set(UNSEEDED) <= set(CLASS_NAMES) and "SortedSampler" in CLASS_NAMES
 
 
 @pytest.mark.parametrize("index", range(len(CLASS_NAMES)), ids=CLASS_NAMES)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
-    num_replicas=st.integers(1, 4),
+    num_replicas=st.integers(1, 6),
     size=st.integers(0, 200),
     drop_last=st.booleans(),
     epoch=st.integers(0, 3),
+    shuffle=st.booleans(),
 )
-def test_fixed_sampler_shards_evenly(index, num_replicas, size, drop_last, epoch):
+def test_fixed_sampler_shards_evenly(index, num_replicas, size, drop_last, epoch, shuffle):
     cls = load(FIXED[index], CLASS_NAMES[index])
     dataset = ["x" * (i * 7 % 23) for i in range(size)]
-    samplers = [make(cls, dataset, num_replicas, rank, drop_last) for rank in range(num_replicas)]
+    samplers = [make(cls, dataset, num_replicas, rank, drop_last, shuffle) for rank in range(num_replicas)]
     for sampler in samplers:
         sampler.set_epoch(epoch)
+    as_rank(0)
     everything = list(samplers[0]._iter_all_ranks())
-    shares = [list(sampler) for sampler in samplers]
+    shares = []
+    for rank, sampler in enumerate(samplers):
+        as_rank(rank)
+        shares.append(list(sampler))
 
     lengths = {len(share) for share in shares}
     assert len(lengths) == 1, "every rank yields the same number of indices"
@@ -77,3 +96,33 @@ def test_unfixed_sampler_gives_every_rank_everything():
     dataset = ["x" * i for i in range(10)]
     shares = [list(cls(dataset, num_replicas=2, rank=rank)) for rank in range(2)]
     assert shares[0] == shares[1] and len(shares[0]) == 10
+
+
+@pytest.mark.parametrize("name", UNSEEDED)
+def test_slicing_alone_would_overlap_for_unseeded_shuffles(name):
+    """Why the fix seeds: the user's unseeded order, sliced per rank, overlaps and misses."""
+    source = next(e.code for e in DDP006.flagged_examples if f"class {name}(" in e.code)
+    cls = load(source, name)
+    dataset = list(range(64))
+    shares = []
+    for rank in range(4):
+        sampler = cls(dataset, num_replicas=4, rank=rank)
+        as_rank(rank)
+        shares.append(list(sampler)[rank::4])
+    assert len({i for share in shares for i in share}) < 64
+
+
+def test_a_shuffle_in_a_helper_is_not_fixed():
+    example = next(e for e in DDP006.flagged_examples if "HelperOrderSampler" in e.code)
+    outcome = fix_text(example.code, "s.py", [DDP006], unsafe_fixes=True)
+    assert outcome.source == example.code
+    [diagnostic] = outcome.remaining.diagnostics
+    assert "no fix: `random.sample` in `order` draws unseeded" in diagnostic.message
+
+
+def test_a_generator_kept_on_self_is_not_fixed():
+    example = next(e for e in DDP006.flagged_examples if "OwnGeneratorSampler" in e.code)
+    outcome = fix_text(example.code, "s.py", [DDP006], unsafe_fixes=True)
+    assert outcome.source == example.code
+    [diagnostic] = outcome.remaining.diagnostics
+    assert "no fix: `self.rng` is a `random.Random()` seeded by the OS (in `__init__`)" in diagnostic.message

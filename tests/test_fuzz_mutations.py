@@ -10,6 +10,7 @@ Reuses test_properties' Hypothesis profiles: HYPOTHESIS_PROFILE=long runs many m
 
 import difflib
 import re
+from collections import Counter
 from pathlib import Path
 
 import hypothesmith
@@ -90,6 +91,26 @@ def python_lines(text: str) -> list[str]:
     return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
 
 
+def _without_added(new_lines: list[str], imports: set[str], old_lines: list[str]) -> list[str]:
+    """`new_lines` without the lines of the imports and helper definitions the fixes added
+    (a `def` with the blank lines that set it off)."""
+    kept: list[str] = []
+    skipping = False
+    for line in new_lines:
+        text = line.strip()
+        if text in imports and line not in old_lines:
+            if line.startswith(("def ", "class ")):
+                while kept and not kept[-1].strip():
+                    kept.pop()
+                skipping = True
+            continue
+        if skipping and not text:
+            continue
+        skipping = False
+        kept.append(line)
+    return kept
+
+
 def _outside_edits_unchanged(source: str, fixed: str, analysis, imports: set[str]) -> None:
     """Every original line outside all fix edit ranges is kept as it was, in order; added
     lines are the fixes' import statements or sit next to an edit range."""
@@ -108,6 +129,19 @@ def _outside_edits_unchanged(source: str, fixed: str, analysis, imports: set[str
             # A node added after the edited one (a new method) starts on the next line.
             covered.update(range(first, edit.end_line + 1))
     new_lines = python_lines(fixed)
+    # Imports a fix orphaned are removed and those it needs are added (the fixer's import
+    # handling): set both aside before matching, so they cannot throw the alignment off.
+    removed = Counter(line for line in old_lines if re.match(r"(import|from) \S", line))
+    removed.subtract(Counter(new_lines))
+    kept_index = []
+    for index, line in enumerate(old_lines):
+        if removed.get(line, 0) > 0:
+            removed[line] -= 1
+        else:
+            kept_index.append(index)
+    covered = {position for position, i in enumerate(kept_index) if i in covered}
+    old_lines = [old_lines[i] for i in kept_index]
+    new_lines = _without_added(new_lines, imports, old_lines)
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
@@ -117,9 +151,29 @@ def _outside_edits_unchanged(source: str, fixed: str, analysis, imports: set[str
         added = [line for line in new_lines[j1:j2] if line.strip() not in imports]
         if added == old_lines[i1:i2]:
             continue
-        changed = set(range(i1, i2)) if i2 > i1 else {i1 - 1, i1}
+        # An import a fix left unused is removed (the fixer's clean-up), and the blank lines
+        # that set off what a fix added may move with it.
+        kept = [line for line in old_lines[i1:i2] if not re.match(r"\s*(import|from) \S", line)]
+        if [line for line in added if line.strip()] == [line for line in kept if line.strip()]:
+            continue
+        # The lines with text are the ones to account for (blank lines around an edit may
+        # be aligned with either side).
+        changed = {i for i in range(i1, i2) if old_lines[i].strip()} if i2 > i1 else {i1 - 1, i1}
+        if i2 > i1 and not changed:
+            continue
+        if i2 > i1 and not any(line.strip() for line in added):
+            # Removed lines: the edited ones, and imports (and blank lines) besides.
+            changed = {i for i in range(i1, i2) if old_lines[i].strip() and old_lines[i] in kept}
+            if not changed:
+                continue
         if i2 == i1 and not "".join(new_lines[j1:j2]).strip():
-            changed.add(i1 - 2)  # difflib may align a blank line added after a node one line on
+            # difflib may align a blank line added after a node anywhere in the run of blank
+            # lines that follows it (a file ending in several): it belongs to that node.
+            before = i1 - 1
+            while before >= 0 and not old_lines[before].strip():
+                changed.add(before)
+                before -= 1
+            changed.add(before)
         assert changed & covered if i2 == i1 else changed <= covered, (
             f"lines {i1 + 1}-{i2} changed outside the fixes' edit ranges:\n"
             f"{''.join(old_lines[i1:i2])!r} -> {''.join(new_lines[j1:j2])!r}"
@@ -172,7 +226,10 @@ def check_properties(source: str) -> None:
         if step.source == current:
             break
         pass_analysis = analyse(current, "mutant.py", rules)
-        imports = {statement for d in pass_analysis.diagnostics if d.fix for statement in d.fix.imports}
+        imports = {
+            line.strip() for d in pass_analysis.diagnostics if d.fix for statement in d.fix.imports
+            for line in statement.splitlines()
+        }
         _outside_edits_unchanged(current, step.source, pass_analysis, imports)
         current = step.source
     assert current == outcome.source

@@ -115,16 +115,26 @@ def test_ten_megabyte_file_finishes_with_bounded_memory(tmp_path, needles):
     (tmp_path / "huge.py").write_text(_ten_megabytes(needles))
     code, seconds, peak_mb = _run_measured(["--fix", "huge.py"], tmp_path)
     print(f"10 MB file ({'with' if needles else 'without'} needles): exit {code}, {seconds:.1f} s, peak RSS {peak_mb} MB")
-    # With needles the file is over the parse limit: reported as not checked, not parsed.
-    assert code == (2 if needles else 0)
+    # With needles the file is over the parse limit: checked (and fixed) statement by
+    # statement, every finding fixed, a warning that does not fail the run.
+    assert code == 0
+    # (ru_maxrss of a forked child starts at its parent's, a test worker's: hence the margin;
+    # measured alone, 213 MB with needles, 70 MB without)
     assert peak_mb < 2048
-    assert seconds < 60
+    assert seconds < 120
+    if needles:
+        assert "map_location" in (tmp_path / "huge.py").read_text()
 
 
 def test_huge_file_message(tmp_path):
     (tmp_path / "huge.py").write_text(_ten_megabytes(True))
     [result] = lint_paths([str(tmp_path / "huge.py")])
-    assert result.error.startswith("not checked: too large to parse (10.5 million characters")
+    assert result.error is None
+    assert result.fix_problems[0].endswith(
+        "checked in part: 10.5 million characters is over the 2 million parsed whole; 2850 of 142433 "
+        "top-level statements (the imports and those a rule could flag) were parsed"
+    )
+    assert len(result.diagnostics) == 2849 and {d.code for d in result.diagnostics} == {"DDP004"}
 
 
 def test_unreadable_file_and_folder_simulated(tmp_path, monkeypatch):

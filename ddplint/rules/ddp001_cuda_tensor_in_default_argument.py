@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -49,7 +49,10 @@ class CudaTensorInDefaultArgument(Rule):
     (after the docstring): `if mu is None: mu = <the original expression>`, so it is made when
     the function is called, on the device current at that time. One difference: each call
     gets a fresh tensor instead of one shared by all calls, and an explicit `None` argument now
-    means the default. Defaults of lambdas, and defaults whose expression reads a name the
+    means the default. An annotation is made to admit None: `x: Tensor = t.cuda()` becomes
+    `x: Tensor | None = None` (PEP 604, Python 3.10 or `from __future__ import annotations`,
+    as every supported PyTorch needs), `Optional[Tensor]` in a file that imports `Optional`,
+    `"Tensor | None"` inside a string annotation. Defaults of lambdas, and defaults whose expression reads a name the
     function rebinds, are reported without a fix.
     """
 
@@ -223,6 +226,56 @@ class CudaTensorInDefaultArgument(Rule):
             """,
             count=2,
         ),
+        Flagged(
+            # An annotated parameter: its annotation admits the new None default.
+            """
+            import torch
+            from torch import Tensor
+
+
+            def scale(x: Tensor, factor: Tensor = torch.ones(1).cuda(), bias: "Tensor" = torch.zeros(1).cuda()):
+                return x * factor + bias
+            """,
+            fixed="""
+            import torch
+            from torch import Tensor
+
+
+            def scale(x: Tensor, factor: Tensor | None = None, bias: "Tensor | None" = None):
+                if factor is None:
+                    factor = torch.ones(1).cuda()
+                if bias is None:
+                    bias = torch.zeros(1).cuda()
+                return x * factor + bias
+            """,
+            count=2,
+        ),
+        Flagged(
+            # A file that writes Optional gets Optional; one that admits None already is kept.
+            """
+            from typing import Optional
+
+            import torch
+
+
+            def shift(x, offset: torch.Tensor = torch.ones(1).cuda(), scale: Optional[torch.Tensor] = torch.ones(1).cuda()):
+                return x * scale + offset
+            """,
+            fixed="""
+            from typing import Optional
+
+            import torch
+
+
+            def shift(x, offset: Optional[torch.Tensor] = None, scale: Optional[torch.Tensor] = None):
+                if offset is None:
+                    offset = torch.ones(1).cuda()
+                if scale is None:
+                    scale = torch.ones(1).cuda()
+                return x * scale + offset
+            """,
+            count=2,
+        ),
     )
     clean_examples = (
         Clean(
@@ -319,12 +372,60 @@ class CudaTensorInDefaultArgument(Rule):
             if not flagged:
                 continue
             fixable = [param for param in flagged if _can_move_into_body(param, function)]
-            fixed = _with_defaults_in_body(function.node, fixable) if fixable else None
+            fixed = (
+                _with_defaults_in_body(function.node, fixable, self._optional, self.model.module.default_indent)
+                if fixable
+                else None
+            )
             for param in flagged:
                 if param in fixable:
                     self.report(param, replace={function.node: fixed})
                 else:
                     self.report(param)
+
+    def _optional(self, annotation: cst.Annotation) -> cst.Annotation:
+        """The annotation of a parameter whose default becomes None, admitting None:
+        `Tensor` -> `Tensor | None` (`Optional[Tensor]` where the file writes `Optional`;
+        inside the quotes of a string annotation); unchanged where it admits None already."""
+        expr = annotation.annotation
+        if self._admits_none(expr):
+            return annotation
+        if isinstance(expr, cst.SimpleString):
+            if expr.prefix or len(expr.quote) != 1:
+                return annotation
+            return annotation.with_changes(annotation=expr.with_changes(value=expr.value[:-1] + " | None" + expr.value[-1]))
+        if self.model.module_scope.bindings.get("Optional") == "typing.Optional":
+            inner = expr.with_changes(lpar=(), rpar=())
+            return annotation.with_changes(
+                annotation=cst.Subscript(cst.Name("Optional"), [cst.SubscriptElement(cst.Index(inner))])
+            )
+        if isinstance(expr, (cst.Lambda, cst.IfExp, cst.NamedExpr)) and not expr.lpar:
+            expr = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return annotation.with_changes(
+            annotation=cst.BinaryOperation(
+                expr, cst.BitOr(cst.SimpleWhitespace(" "), cst.SimpleWhitespace(" ")), cst.Name("None")
+            )
+        )
+
+    def _admits_none(self, expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, cst.Name) and expr.value == "None":
+            return True
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.BitOr):
+            return self._admits_none(expr.left) or self._admits_none(expr.right)
+        if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
+            value = expr.evaluated_value
+            return not isinstance(value, str) or bool(re.search(r"\b(None|Optional|Any|object)\b", value))
+        qualified = self.model.qualified(expr.value if isinstance(expr, cst.Subscript) else expr)
+        if qualified in ("typing.Optional", "typing.Any", "typing_extensions.Any") or (
+            isinstance(expr, cst.Name) and expr.value == "object"
+        ):
+            return True
+        if qualified == "typing.Union" and isinstance(expr, cst.Subscript):
+            return any(
+                isinstance(element.slice, cst.Index) and self._admits_none(element.slice.value)
+                for element in expr.slice
+            )
+        return False
 
     def _cuda_helpers(self) -> set[str]:
         """Module-level functions that touch CUDA themselves or through one another."""
@@ -407,13 +508,24 @@ def _can_move_into_body(param: cst.Param, function: _Function) -> bool:
     return not any(name in function.scope.bindings for name in _names_read(param.default))
 
 
-def _with_defaults_in_body(function: cst.FunctionDef | cst.Lambda, params: list[cst.Param]) -> cst.FunctionDef:
+def _with_defaults_in_body(
+    function: cst.FunctionDef | cst.Lambda,
+    params: list[cst.Param],
+    optional: Callable[[cst.Annotation], cst.Annotation],
+    default_indent: str = "    ",
+) -> cst.FunctionDef:
     assert isinstance(function, cst.FunctionDef)
     moved = {id(param) for param in params}
-    creations = [_create_if_none(param) for param in params]
+    # A module whose first indented line starts with a form feed has that as its default
+    # indent, which cannot be nested; the new `if` bodies then indent with spaces.
+    indent = None if default_indent.strip(" \t") == "" else "    "
+    creations = [_create_if_none(param, indent) for param in params]
 
     def without_default(param: cst.Param) -> cst.Param:
-        return param.with_changes(default=cst.Name("None")) if id(param) in moved else param
+        if id(param) not in moved:
+            return param
+        annotation = optional(param.annotation) if param.annotation is not None else None
+        return param.with_changes(default=cst.Name("None"), annotation=annotation)
 
     parameters = function.params.with_changes(
         posonly_params=[without_default(p) for p in function.params.posonly_params],
@@ -432,11 +544,11 @@ def _with_defaults_in_body(function: cst.FunctionDef | cst.Lambda, params: list[
     return function.with_changes(params=parameters, body=block)
 
 
-def _create_if_none(param: cst.Param) -> cst.If:
+def _create_if_none(param: cst.Param, indent: str | None = None) -> cst.If:
     assert param.default is not None
     name = param.name.value
     assign = cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=param.default)
     return cst.If(
         test=cst.Comparison(cst.Name(name), [cst.ComparisonTarget(cst.Is(), cst.Name("None"))]),
-        body=cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[assign])]),
+        body=cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[assign])], indent=indent),
     )

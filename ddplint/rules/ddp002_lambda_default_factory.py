@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import libcst as cst
@@ -73,8 +74,9 @@ class LambdaDefaultFactory(Rule):
     The fix (safe) swaps the lambda for a picklable factory that returns the same value on
     every call: `lambda: 0` -> `int`, `lambda: []` -> `list`, `lambda: ""` -> `str` and the
     like; `lambda: f(args)` -> `functools.partial(f, args)` when `f` is importable and the
-    arguments are immutable; another constant (`lambda: UNK_ID`, `lambda: 7`) ->
-    `functools.partial(operator.itemgetter(0), (UNK_ID,))`. Names are only used that cannot
+    arguments are immutable; another constant (`lambda: "<unk>"`, `lambda: UNK_ID`) -> a
+    module-level function the fix adds once per file after the imports, `def _default_unk():
+    return "<unk>"` (a new name if that one is taken). Names are only used that cannot
     change after the dict is built (module constants bound once, imports) and only inside
     functions, where they are already bound. A lambda that reads `self`, a local variable or
     a container (`word2id["<unk>"]`, which is read at every call) is reported without a fix.
@@ -110,8 +112,11 @@ class LambdaDefaultFactory(Rule):
             fixed="""
             import pickle
             from collections import defaultdict
-            import functools
-            import operator
+
+
+            def _default_unk_id():
+                return UNK_ID
+
 
             UNK_ID = 1
 
@@ -119,7 +124,7 @@ class LambdaDefaultFactory(Rule):
                 def load(self, word2id_path):
                     with open(word2id_path, "rb") as f:
                         word2id = pickle.load(f)
-                    self.word2id = defaultdict(functools.partial(operator.itemgetter(0), (UNK_ID,)))
+                    self.word2id = defaultdict(_default_unk_id)
                     self.word2id.update(word2id)
             """,
         ),
@@ -166,8 +171,8 @@ class LambdaDefaultFactory(Rule):
                 return index
             """,
             fixed="""
-            from collections import defaultdict
             import functools
+            from collections import defaultdict
 
             def build_index(pairs):
                 index = defaultdict(functools.partial(defaultdict, list))
@@ -187,8 +192,8 @@ class LambdaDefaultFactory(Rule):
                     )
             """,
             fixed="""
-            from collections import defaultdict
             import functools
+            from collections import defaultdict
 
             class Runtimes:
                 def __init__(self):
@@ -247,9 +252,17 @@ class LambdaDefaultFactory(Rule):
                     self.labels = defaultdict(lambda: -1)
             """,
             fixed="""
-            from collections import defaultdict
             import functools
-            import operator
+            from collections import defaultdict
+
+
+            def _default_7():
+                return 7
+
+
+            def _default_minus_1():
+                return -1
+
 
             def make_entry(kind, size):
                 return [kind] * size
@@ -257,8 +270,8 @@ class LambdaDefaultFactory(Rule):
             class Table:
                 def __init__(self):
                     self.entries = defaultdict(functools.partial(make_entry, "pad", 2))
-                    self.limits = defaultdict(functools.partial(operator.itemgetter(0), (7,)))
-                    self.labels = defaultdict(functools.partial(operator.itemgetter(0), (-1,)))
+                    self.limits = defaultdict(_default_7)
+                    self.labels = defaultdict(_default_minus_1)
             """,
             count=3,
         ),
@@ -273,11 +286,14 @@ class LambdaDefaultFactory(Rule):
             fixed="""
             from collections import defaultdict
             from torch.utils.data import DataLoader
-            import functools
-            import operator
+
+
+            def _default_none():
+                return None
+
 
             def loader(dataset):
-                return DataLoader([defaultdict(functools.partial(operator.itemgetter(0), (None,)))], num_workers=2)
+                return DataLoader([defaultdict(_default_none)], num_workers=2)
             """,
         ),
         Flagged(
@@ -359,6 +375,52 @@ class LambdaDefaultFactory(Rule):
                 torch.save(Stats(), "stats.pt")
             """,
             count=2,
+        ),
+        Flagged(
+            # A constant: one named factory per file, shared by every lambda returning it.
+            """
+            from collections import defaultdict
+
+
+            class Tokens:
+                def __init__(self):
+                    self.by_word = defaultdict(lambda: "<unk>")
+                    self.by_id = defaultdict(lambda: "<unk>")
+            """,
+            fixed="""
+            from collections import defaultdict
+
+
+            def _default_unk():
+                return "<unk>"
+
+
+            class Tokens:
+                def __init__(self):
+                    self.by_word = defaultdict(_default_unk)
+                    self.by_id = defaultdict(_default_unk)
+            """,
+            count=2,
+        ),
+        Flagged(
+            # The name is taken by something else: the factory gets another.
+            """
+            from collections import defaultdict
+
+            _default_unk = "<unk>"
+            LABELS = defaultdict(lambda: "<unk>")
+            """,
+            fixed="""
+            from collections import defaultdict
+
+
+            def _default_unk_2():
+                return "<unk>"
+
+
+            _default_unk = "<unk>"
+            LABELS = defaultdict(_default_unk_2)
+            """,
         ),
     )
     clean_examples = (
@@ -477,6 +539,8 @@ class LambdaDefaultFactory(Rule):
         # names that leave their function.
         self._locals: dict[tuple[int, str], list[int]] = {}
         self._escaping_names: set[tuple[int, str]] = set()
+        # Factories this run's fixes define: name -> the code they return.
+        self._factories: dict[str, str] = {}
         self._on_self: set[int] = set()  # calls stored on `self.x` only (they travel with self)
         self._pickle_safe: set[str] = set()  # classes with __getstate__/__reduce__, or patched
         self._bases: dict[str, list[str]] = {}  # class -> same-module base names
@@ -572,6 +636,28 @@ class LambdaDefaultFactory(Rule):
             return None
         return factory
 
+    # -- named factories ------------------------------------------------------------
+
+    def named_factory(self, value: cst.BaseExpression, scope: Scope) -> tuple[cst.BaseExpression, tuple[str, ...]]:
+        """A module-level `def _default_<value>(): return <value>` (added once per file by
+        the fixer, or one the file already has) and its name."""
+        body = _code(value)
+        statement = f"def {{name}}():\n    return {body}\n"
+        base = f"_default_{_slug(value)}"
+        name, number = base, 1
+        while True:
+            existing = self._factories.get(name)
+            if existing is None:
+                existing = _returned_code(self.model.module, name)
+            if existing == body:
+                break
+            if existing is None and binding_scope(scope, name) is None:
+                self._factories[name] = body
+                break
+            number += 1
+            name = f"{base}_{number}"
+        return cst.Name(name), (statement.format(name=name),)
+
     # -- decisions ------------------------------------------------------------------
 
     def _safe_class(self, name: str | None, seen: frozenset[str] = frozenset()) -> bool:
@@ -650,12 +736,8 @@ class _Factories:
             return cst.Name(builtin), ()
         if isinstance(body, cst.Call) and self._is_importable(body.func):
             return self._partial(body)
-        if self._is_stable(body) and self._imports_usable("functools", "operator"):
-            value = _code(body.with_changes(lpar=(), rpar=()))
-            return (
-                cst.parse_expression(f"functools.partial(operator.itemgetter(0), ({value},))"),
-                ("import functools", "import operator"),
-            )
+        if self._is_stable(body):
+            return self.rule.named_factory(body.with_changes(lpar=(), rpar=()), self.scope)
         return None
 
     def _partial(self, call: cst.Call) -> tuple[cst.BaseExpression, tuple[str, ...]] | None:
@@ -734,6 +816,34 @@ class _Factories:
         if isinstance(expr, cst.Attribute):
             return self._is_importable(expr)
         return False
+
+
+def _slug(value: cst.BaseExpression) -> str:
+    """A name for what a factory returns: "<unk>" -> unk, UNK_ID -> unk_id, -1 -> minus_1."""
+    if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)) and isinstance(value.evaluated_value, str):
+        text = value.evaluated_value
+    else:
+        text = _code(value).replace("-", " minus ")
+    slug = re.sub(r"\W+", "_", text, flags=re.ASCII).strip("_").lower()[:32].rstrip("_")
+    return slug or "value"
+
+
+def _returned_code(module: cst.Module, name: str) -> str | None:
+    """What a module-level `def name(): return <expr>` returns, as code; "" for another
+    binding of `name` at module level; None when the module does not define it."""
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef) and statement.name.value == name:
+            body = statement.body.body
+            if (
+                not statement.params.params
+                and len(body) == 1
+                and isinstance(body[0], cst.SimpleStatementLine)
+                and isinstance(body[0].body[0], cst.Return)
+                and body[0].body[0].value is not None
+            ):
+                return _code(body[0].body[0].value)
+            return ""
+    return None
 
 
 def _code(node: cst.CSTNode) -> str:

@@ -54,7 +54,6 @@ class FileSystemSharingStrategy(Rule):
             mp.set_sharing_strategy("file_system")
             """,
             fixed="""
-            import torch.multiprocessing as mp
             import resource
 
             # DDP005: raise the open-file limit instead of sharing tensors through /dev/shm files
@@ -71,14 +70,38 @@ class FileSystemSharingStrategy(Rule):
                 torch.multiprocessing.set_sharing_strategy(SHARING)
             """,
             fixed="""
-            import torch
             import resource
+
             SHARING = "file_system"
 
             def setup():
                 # DDP005: raise the open-file limit instead of sharing tensors through /dev/shm files
                 _, nofile_hard = resource.getrlimit(resource.RLIMIT_NOFILE)
                 resource.setrlimit(resource.RLIMIT_NOFILE, (nofile_hard, nofile_hard))
+            """,
+        ),
+        Flagged(
+            # `mp` is still used: kept; `resource` goes into the standard-library block.
+            """
+            import os
+            import sys
+
+            import torch.multiprocessing as mp
+
+            mp.set_sharing_strategy("file_system")
+            mp.spawn(main, nprocs=int(os.environ["NPROC"]))
+            """,
+            fixed="""
+            import os
+            import resource
+            import sys
+
+            import torch.multiprocessing as mp
+
+            # DDP005: raise the open-file limit instead of sharing tensors through /dev/shm files
+            _, nofile_hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (nofile_hard, nofile_hard))
+            mp.spawn(main, nprocs=int(os.environ["NPROC"]))
             """,
         ),
         Flagged(

@@ -1,6 +1,11 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
+from ddplint.edits import is_docstring, keyword_argument, module_alias, names_in, replace_nodes, unique_name, with_keyword_argument
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Subclasses
 from ddplint.torch_api import DISTRIBUTED_SAMPLER
@@ -30,6 +35,37 @@ def __len__(self):
 """
 
 
+# Draws from a process-wide generator: each rank's state differs (seeded per rank, or not at
+# all), so a shuffle made with one of these gives every rank its own order.
+_GLOBAL_DRAWS = {
+    "random": frozenset({
+        "shuffle", "sample", "choice", "choices", "random", "randint", "randrange", "uniform",
+        "getrandbits", "randbytes", "gauss", "normalvariate", "triangular", "betavariate",
+        "expovariate", "gammavariate", "lognormvariate", "paretovariate", "vonmisesvariate",
+        "weibullvariate", "binomialvariate",
+    }),
+    "numpy.random": frozenset({
+        "permutation", "shuffle", "choice", "randint", "random_integers", "rand", "randn",
+        "random", "random_sample", "ranf", "sample", "uniform", "normal", "bytes",
+    }),
+    "torch": frozenset({"randperm", "randint", "rand", "randn", "multinomial", "normal", "bernoulli", "poisson"}),
+}
+_GLOBAL_SEEDS = {"random.seed": "random", "numpy.random.seed": "numpy.random", "torch.manual_seed": "torch"}
+# Generators that, built without a seed, seed themselves from the OS: a different one per rank.
+_SELF_SEEDING = frozenset({"random.Random", "numpy.random.default_rng", "numpy.random.RandomState"})
+_SEED = "self.seed + self.epoch"
+_SEED_COMMENT = "# DDP006: seeded like DistributedSampler, so every rank draws the same order"
+
+
+@dataclass(frozen=True)
+class _Draw:
+    """A call in a method that draws from a generator no rank shares."""
+
+    call: cst.Call
+    family: str  # "random", "numpy.random", "torch", or "own" (a self-seeding constructor)
+    name: str  # as written, for the message
+
+
 def _method(source: str) -> cst.FunctionDef:
     method = cst.parse_statement(source.lstrip("\n"))
     assert isinstance(method, cst.FunctionDef)
@@ -56,6 +92,16 @@ class SamplerWithoutRankSlicing(Rule):
     `[rank::num_replicas]`; a user `__len__` becomes `_len_all_ranks` and `__len__` returns the
     per-rank share of it. Without a user `__len__`, DistributedSampler's own `num_samples`
     already equals the share when the sampler yields one index per sample.
+
+    Slicing splits the dataset only if every rank computes the same order. An `__iter__` that
+    shuffles with a process-wide generator (`random.shuffle`, `np.random.permutation`,
+    `torch.randperm` without `generator=`) or one seeded by the OS (`random.Random()`,
+    `np.random.default_rng()`) gives each rank its own order, and the slices would overlap and
+    miss samples; the fix draws those from generators seeded with `self.seed + self.epoch`,
+    as DistributedSampler seeds its own shuffle (one per library, created at the top of the
+    method). An unseeded draw in a method `__iter__` calls, one from a generator the OS seeded
+    and kept on self (`self.rng = random.Random()` in `__init__`), or one it cannot reseed is
+    reported with no fix, and the message says which.
     """
 
     code = "DDP006"
@@ -201,6 +247,122 @@ class SamplerWithoutRankSlicing(Rule):
             """,
         ),
         Flagged(
+            # An unseeded shuffle: each rank has its own order, so it is seeded before slicing.
+            """
+            import random
+            from torch.utils.data import DistributedSampler
+
+
+            class RandomOrderSampler(DistributedSampler):
+                def __iter__(self):
+                    indices = list(range(len(self.dataset)))
+                    random.shuffle(indices)
+                    return iter(indices)
+            """,
+            fixed="""
+            import random
+            from torch.utils.data import DistributedSampler
+
+
+            class RandomOrderSampler(DistributedSampler):
+                def _iter_all_ranks(self):
+                    # DDP006: seeded like DistributedSampler, so every rank draws the same order
+                    rng = random.Random(self.seed + self.epoch)
+                    indices = list(range(len(self.dataset)))
+                    rng.shuffle(indices)
+                    return iter(indices)
+
+                def __iter__(self):
+                    # DDP006: each rank takes an equal, disjoint share of what _iter_all_ranks yields
+                    indices = list(self._iter_all_ranks())
+                    padding = -len(indices) % self.num_replicas
+                    if self.drop_last:
+                        indices = indices[: len(indices) - len(indices) % self.num_replicas]
+                    elif indices and padding:
+                        indices += (indices * (padding // len(indices) + 1))[:padding]
+                    return iter(indices[self.rank::self.num_replicas])
+            """,
+        ),
+        Flagged(
+            # numpy's and torch's global generators, and a generator seeded by the OS.
+            """
+            import numpy as np
+            import torch
+            from torch.utils.data import DistributedSampler
+
+
+            class MixedOrderSampler(DistributedSampler):
+                def __iter__(self):
+                    \"\"\"Buckets in a random order, shuffled inside.\"\"\"
+                    order = np.random.permutation(len(self.dataset)).tolist()
+                    if self.shuffle:
+                        order = [order[i] for i in torch.randperm(len(order)).tolist()]
+                    picks = np.random.default_rng()
+                    yield from picks.permutation(order).tolist()
+            """,
+            fixed="""
+            import numpy as np
+            import torch
+            from torch.utils.data import DistributedSampler
+
+
+            class MixedOrderSampler(DistributedSampler):
+                def _iter_all_ranks(self):
+                    \"\"\"Buckets in a random order, shuffled inside.\"\"\"
+                    # DDP006: seeded like DistributedSampler, so every rank draws the same order
+                    np_rng = np.random.RandomState(self.seed + self.epoch)
+                    generator = torch.Generator().manual_seed(self.seed + self.epoch)
+                    order = np_rng.permutation(len(self.dataset)).tolist()
+                    if self.shuffle:
+                        order = [order[i] for i in torch.randperm(len(order), generator=generator).tolist()]
+                    picks = np.random.default_rng(self.seed + self.epoch)
+                    yield from picks.permutation(order).tolist()
+
+                def __iter__(self):
+                    # DDP006: each rank takes an equal, disjoint share of what _iter_all_ranks yields
+                    indices = list(self._iter_all_ranks())
+                    padding = -len(indices) % self.num_replicas
+                    if self.drop_last:
+                        indices = indices[: len(indices) - len(indices) % self.num_replicas]
+                    elif indices and padding:
+                        indices += (indices * (padding // len(indices) + 1))[:padding]
+                    return iter(indices[self.rank::self.num_replicas])
+            """,
+        ),
+        Flagged(
+            # The unseeded shuffle is in a helper others may call: reported, with no fix.
+            """
+            import random
+            from torch.utils.data import DistributedSampler
+
+
+            class HelperOrderSampler(DistributedSampler):
+                def order(self):
+                    return random.sample(range(len(self.dataset)), len(self.dataset))
+
+                def __iter__(self):
+                    return iter(self.order())
+            """,
+        ),
+        Flagged(
+            # A generator the OS seeded, kept on self: reported, with no fix.
+            """
+            import random
+            from torch.utils.data import DistributedSampler
+
+
+            class OwnGeneratorSampler(DistributedSampler):
+                def __init__(self, dataset):
+                    super().__init__(dataset)
+                    self.rng = random.Random()
+
+                def __iter__(self):
+                    indices = list(range(len(self.dataset)))
+                    self.rng.shuffle(indices)
+                    return iter(indices)
+            """,
+        ),
+        Flagged(
             # __init__ never runs DistributedSampler's: self.rank does not exist, so no fix.
             """
             import torch
@@ -304,6 +466,53 @@ class SamplerWithoutRankSlicing(Rule):
     def __init__(self, model) -> None:
         super().__init__(model)
         self.classes = model.get(SamplerClasses)
+        # Per method (by id of its FunctionDef): its unseeded draws, the families it seeds.
+        self._draws: dict[int, list[_Draw]] = {}
+        self._seeded: dict[int, set[str]] = {}
+        # Per class (by id): `self.X = random.Random()` and the like, X -> (method, constructor);
+        # per method: the `self.X.method(...)` calls it makes, as (X, call).
+        self._own_generators: dict[int, dict[str, tuple[str, str]]] = {}
+        self._attribute_calls: dict[int, list[str]] = {}
+
+    def visit_Call(self, node: cst.Call) -> None:
+        frame = self.model.frame
+        method = frame.method if frame.is_function else None
+        if method is None:
+            return
+        key = id(method.node)
+        func = node.func
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Attribute)
+            and isinstance(func.value.value, cst.Name)
+            and func.value.value.value == frame.self_name
+        ):
+            self._attribute_calls.setdefault(key, []).append(func.value.attr.value)
+        qualified = self.model.qualified(func)
+        if qualified is None:
+            return
+        if qualified in _GLOBAL_SEEDS:
+            self._seeded.setdefault(key, set()).add(_GLOBAL_SEEDS[qualified])
+            return
+        family, _, function = qualified.rpartition(".")
+        if function in _GLOBAL_DRAWS.get(family, ()):
+            if family == "torch" and keyword_argument(node, "generator") is not None:
+                return
+            self._draws.setdefault(key, []).append(_Draw(node, family, qualified))
+        elif qualified in _SELF_SEEDING and not _has_seed(node):
+            self._draws.setdefault(key, []).append(_Draw(node, "own", qualified))
+            statement = self.model.statement
+            assign = statement.body[0] if statement is not None and len(statement.body) == 1 else None
+            if isinstance(assign, cst.Assign) and assign.value is node and method.parent is not None:
+                for target in assign.targets:
+                    t = target.target
+                    if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == frame.self_name:
+                        owned = self._own_generators.setdefault(id(method.parent.node), {})
+                        owned[t.attr.value] = (method.node.name.value, qualified)
+
+    def _unseeded(self, method: cst.FunctionDef) -> list[_Draw]:
+        seeded = self._seeded.get(id(method), set())
+        return [draw for draw in self._draws.get(id(method), ()) if draw.family not in seeded]
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for known in self.classes.classes.values():
@@ -326,14 +535,135 @@ class SamplerWithoutRankSlicing(Rule):
         ):
             self.report(iterate)
             return
+        # Slicing is right only if every rank computes the same order: what __iter__ draws
+        # unseeded is seeded from self.seed + self.epoch; where that cannot be done, no fix.
+        helper = self._helper_draw(known)
+        if helper is not None:
+            method_name, draw = helper
+            self.report(iterate, self._no_fix(f"`{draw.name}` in `{method_name}` draws unseeded"))
+            return
+        owned = self._owned_draw(known)
+        if owned is not None:
+            self.report(iterate, self._no_fix(owned))
+            return
+        seeded = self._seed_draws(iterate)
+        if isinstance(seeded, str):
+            self.report(iterate, self._no_fix(seeded))
+            return
+        user_iter, imports = seeded
         replace: dict = {
-            iterate: cst.FlattenSentinel([iterate.with_changes(name=cst.Name(ALL_RANKS_ITER)), _method(_SHARED_ITER)])
+            iterate: cst.FlattenSentinel([user_iter.with_changes(name=cst.Name(ALL_RANKS_ITER)), _method(_SHARED_ITER)])
         }
         if length is not None:
             replace[length.node] = cst.FlattenSentinel(
                 [length.node.with_changes(name=cst.Name(ALL_RANKS_LEN)), _method(_SHARED_LEN)]
             )
-        self.report(iterate, replace=replace)
+        self.report(iterate, replace=replace, imports=imports)
+
+    def _no_fix(self, why: str) -> str:
+        return (
+            f"{self.message}; no fix: {why}, so each rank shuffles differently and slicing would "
+            f"neither split nor cover the dataset; seed it from {_SEED} first"
+        )
+
+    def _owned_draw(self, known: SamplerClass) -> str | None:
+        """A draw, in `__iter__` or a method it calls, from a generator made unseeded outside
+        `__iter__` and kept on self (`self.rng = random.Random()` in `__init__`)."""
+        lineage = self.classes.lineage(known)
+        owned = {name: where for c in reversed(lineage) for name, where in self._own_generators.get(id(c.node), {}).items()}
+        methods = {name: m for c in reversed(lineage) for name, m in c.methods.items()}
+        pending, seen = ["__iter__"], set()
+        while pending:
+            name = pending.pop()
+            if name in seen or name not in methods:
+                continue
+            seen.add(name)
+            for attribute in self._attribute_calls.get(id(methods[name].node), ()):
+                made = owned.get(attribute)
+                if made is not None and made[0] != "__iter__":
+                    return f"`self.{attribute}` is a `{made[1]}()` seeded by the OS (in `{made[0]}`)"
+            pending.extend(methods[name].self_calls)
+        return None
+
+    def _helper_draw(self, known: SamplerClass) -> tuple[str, _Draw] | None:
+        """An unseeded draw in a method `__iter__` calls on self (not rewritten: others may call it)."""
+        methods = {name: m for c in reversed(self.classes.lineage(known)) for name, m in c.methods.items()}
+        pending, seen = list(methods["__iter__"].self_calls), set()
+        while pending:
+            name = pending.pop()
+            if name in seen or name not in methods:
+                continue
+            seen.add(name)
+            draws = self._unseeded(methods[name].node)
+            if draws:
+                return name, draws[0]
+            pending.extend(methods[name].self_calls)
+        return None
+
+    def _seed_draws(self, method: cst.FunctionDef) -> tuple[cst.FunctionDef, tuple[str, ...]] | str:
+        """`method` with its unseeded draws made from generators seeded from self.seed +
+        self.epoch (one per library, created first thing in the method), and the imports
+        that needs; or why that cannot be done."""
+        draws = self._unseeded(method)
+        if not draws:
+            return method, ()
+        if not isinstance(method.body, cst.IndentedBlock):
+            return f"`{draws[0].name}` draws unseeded in a one-line method"
+        taken = names_in(method)
+        generators: dict[str, tuple[str, str]] = {}  # family -> (local name, its statement)
+        replace: dict[cst.CSTNode, cst.CSTNode] = {}
+        imports: tuple[str, ...] = ()
+        code = self.model.module.code_for_node
+        for draw in draws:
+            call, func = draw.call, draw.call.func
+            if draw.family == "own":
+                replace[call] = call.with_changes(args=[cst.Arg(cst.parse_expression(_SEED))])
+                continue
+            if draw.family == "torch":
+                if any(arg.star == "**" for arg in call.args):
+                    return f"`{draw.name}` takes **kwargs, so its generator cannot be set"
+                if draw.family not in generators:
+                    if isinstance(func, cst.Attribute):
+                        torch = code(func.value)
+                    else:
+                        alias = module_alias(self.model, "torch")
+                        if alias is None:
+                            return f"`{draw.name}` draws unseeded and `torch` means something else here"
+                        torch, imports = alias[0], alias[1]
+                    name = unique_name("generator", taken)
+                    generators[draw.family] = (name, f"{name} = {torch}.Generator().manual_seed({_SEED})")
+                replace[call] = with_keyword_argument(call, "generator", cst.Name(generators[draw.family][0]))
+                continue
+            if not isinstance(func, cst.Attribute):
+                return f"`{draw.name}` (imported by name) draws unseeded"
+            if draw.family not in generators:
+                if draw.family == "random":
+                    name = unique_name("rng", taken)
+                    statement = f"{name} = {code(func.value)}.Random({_SEED})"
+                else:
+                    name = unique_name("np_rng", taken)
+                    statement = f"{name} = {code(func.value)}.RandomState({_SEED})"
+                generators[draw.family] = (name, statement)
+            replace[call] = call.with_changes(func=func.with_changes(value=cst.Name(generators[draw.family][0])))
+        method = replace_nodes(method, replace)  # type: ignore[assignment]
+        if generators:
+            new_lines = [cst.parse_statement(statement) for _, statement in generators.values()]
+            new_lines[0] = new_lines[0].with_changes(leading_lines=[cst.EmptyLine(indent=True, comment=cst.Comment(_SEED_COMMENT))])
+            body = list(method.body.body)
+            at = 1 if body and is_docstring(body[0]) else 0
+            if at < len(body):
+                body[at] = body[at].with_changes(leading_lines=[])
+                new_lines[0] = new_lines[0].with_changes(
+                    leading_lines=[*method.body.body[at].leading_lines, *new_lines[0].leading_lines]
+                )
+            body[at:at] = new_lines
+            method = method.with_changes(body=method.body.with_changes(body=body))
+        return method, imports
+
+
+def _has_seed(call: cst.Call) -> bool:
+    seed = next((arg for arg in call.args if arg.keyword is None or arg.keyword.value == "seed"), None)
+    return seed is not None and not (isinstance(seed.value, cst.Name) and seed.value.value == "None")
 
 
 def _plain_method(node: cst.FunctionDef) -> bool:

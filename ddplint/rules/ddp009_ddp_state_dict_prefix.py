@@ -100,8 +100,8 @@ class DdpStateDictPrefix(Rule):
             """,
             fixed="""
             import torch
-            from torch.nn.parallel import DistributedDataParallel as DDP
             from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present
+            from torch.nn.parallel import DistributedDataParallel as DDP
 
             def train(net):
                 model = DDP(net)
@@ -179,8 +179,8 @@ class DdpStateDictPrefix(Rule):
             """,
             fixed="""
             import torch
-            from torch.nn.parallel import DistributedDataParallel as DDP
             from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present
+            from torch.nn.parallel import DistributedDataParallel as DDP
 
             def train(net, optimizer, scheduler, path):
                 model = DDP(net)

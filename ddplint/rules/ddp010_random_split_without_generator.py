@@ -107,8 +107,8 @@ class RandomSplitWithoutGenerator(Rule):
             parts = random_split(dataset, lengths)
             """,
             fixed="""
-            from torch.utils.data.dataset import random_split
             import torch
+            from torch.utils.data.dataset import random_split
 
             local_rank = int(os.environ["LOCAL_RANK"])
             parts = random_split(dataset, lengths, generator=torch.Generator().manual_seed(0))

@@ -58,8 +58,6 @@ class CudaLaunchBlocking(Rule):
                 main()
             """,
             fixed="""
-            import os
-
             if __name__ == "__main__":
                 main()
             """,
@@ -71,7 +69,6 @@ class CudaLaunchBlocking(Rule):
             import torch
             """,
             fixed="""
-            import os
             import torch
             """,
         ),
@@ -84,8 +81,6 @@ class CudaLaunchBlocking(Rule):
                 putenv("CUDA_LAUNCH_BLOCKING", "1")
             """,
             fixed="""
-            from os import environ, putenv
-
             def setup():
                 pass
             """,

@@ -8,6 +8,7 @@ from ddplint.analyses.ranks import environment_key, strip_int
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Calls
 from ddplint.semantic import dotted_name
+from ddplint.walk import positions
 
 _ENVIRONMENT_DEFAULT = 'os.environ.get("LOCAL_RANK")'
 _GROUPS = frozenset({"add_argument_group", "add_mutually_exclusive_group"})
@@ -21,13 +22,31 @@ def _option_strings(call: cst.Call) -> list[str]:
     ]
 
 
-def _with_environment_fallback(default: cst.BaseExpression | None) -> cst.BaseExpression:
-    call = cst.parse_expression(_ENVIRONMENT_DEFAULT)
+def _with_environment_fallback(default: cst.BaseExpression | None, quote: str = '"') -> cst.BaseExpression:
+    call = cst.parse_expression(_ENVIRONMENT_DEFAULT.replace('"', quote))
     assert isinstance(call, cst.Call)
-    if default is None:
-        return call
+    if default is None or isinstance(default, cst.Name) and default.value == "None":
+        return call  # os.environ.get's own default is None
     fallback = cst.Arg(value=default)
     return call.with_changes(args=[call.args[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), fallback])
+
+
+def _without(args: list[cst.Arg], dropped: cst.Arg) -> list[cst.Arg]:
+    index = args.index(dropped)
+    kept = args[:index] + args[index + 1 :]
+    if index == len(args) - 1 and kept:
+        # The new last argument takes the dropped one's comma (a trailing comma, a newline).
+        kept[-1] = kept[-1].with_changes(comma=dropped.comma)
+    return kept
+
+
+_COMMON_LINE_LENGTHS = (79, 88, 99, 100, 119, 120)
+
+
+def _line_length(lines: list[str]) -> int | None:
+    """The line length a file keeps to: the smallest common limit its longest line is within."""
+    longest = max((len(line) for line in lines), default=0)
+    return next((limit for limit in _COMMON_LINE_LENGTHS if longest <= limit), None)
 
 
 class LocalRankArgument(Rule):
@@ -53,8 +72,11 @@ class LocalRankArgument(Rule):
     spellings are accepted. The default becomes `os.environ.get("LOCAL_RANK", <old
     default>)`, so torchrun's value is used when no option is passed; argparse runs `type=`
     on string defaults, so `type=int` still gives an int, and with `LOCAL_RANK` unset the
-    default is what it was. `required=True` is left alone (dropping it would change how a
-    bare run fails): remove it yourself.
+    default is what it was. `required=True` is dropped with it: under torchrun it stopped every
+    rank (without the option and without `LOCAL_RANK` the value is now the default, None).
+    A default that already reads `LOCAL_RANK` is left alone, and so is a `required=` that is
+    not a literal. A call that would pass the file's line length (the smallest of 79, 88, 99,
+    100, 119, 120 that its longest line keeps within) is wrapped as black wraps it.
     """
 
     code = "DDP012"
@@ -78,7 +100,12 @@ class LocalRankArgument(Rule):
             import argparse
             import os
             parser = argparse.ArgumentParser()
-            parser.add_argument("--local-rank", "--local_rank", type=int, default=os.environ.get("LOCAL_RANK", -1))
+            parser.add_argument(
+                "--local-rank",
+                "--local_rank",
+                type=int,
+                default=os.environ.get("LOCAL_RANK", -1),
+            )
             """,
         ),
         Flagged(
@@ -89,9 +116,17 @@ class LocalRankArgument(Rule):
                 return parser.parse_args()
             """,
             fixed="""
+            import os
+
+
             def make_parser():
                 parser = argparse.ArgumentParser(description='training')
-                parser.add_argument('--local-rank', '--local_rank', type=int, required=True)
+                parser.add_argument(
+                    '--local-rank',
+                    '--local_rank',
+                    type=int,
+                    default=os.environ.get('LOCAL_RANK'),
+                )
                 return parser.parse_args()
             """,
         ),
@@ -132,7 +167,29 @@ class LocalRankArgument(Rule):
             train = argparse.ArgumentParser()
             train.add_argument("--local-rank", type=int, default=0)
             evaluate = argparse.ArgumentParser()
-            evaluate.add_argument("--local-rank", "--local_rank", type=int, default=os.environ.get("LOCAL_RANK", 0))
+            evaluate.add_argument(
+                "--local-rank",
+                "--local_rank",
+                type=int,
+                default=os.environ.get("LOCAL_RANK", 0),
+            )
+            """,
+        ),
+        Flagged(
+            # Lines run to 119 columns here: the fixed call stays on one line; required=True goes.
+            """
+            import argparse
+            import os
+
+            parser = argparse.ArgumentParser(description="lines here run past a hundred columns: the fixed call stays on one line")
+            parser.add_argument("--local_rank", type=int, default=-1, required=True)
+            """,
+            fixed="""
+            import argparse
+            import os
+
+            parser = argparse.ArgumentParser(description="lines here run past a hundred columns: the fixed call stays on one line")
+            parser.add_argument("--local-rank", "--local_rank", type=int, default=os.environ.get("LOCAL_RANK", -1))
             """,
         ),
     )
@@ -225,16 +282,56 @@ class LocalRankArgument(Rule):
         default = keyword_argument(node, "default")
         reads_environment = default is not None and self._reads_local_rank(default.value)
         required = keyword_argument(node, "required")
-        if (required is None or isinstance(required.value, cst.Name) and required.value.value == "False") and not reads_environment:
+        is_required = required is not None and not (isinstance(required.value, cst.Name) and required.value.value == "False")
+        literal_true = required is not None and isinstance(required.value, cst.Name) and required.value.value == "True"
+        if not reads_environment and (not is_required or literal_true):
             imports = ("import os",)
             if default is not None:
-                args[args.index(default)] = default.with_changes(value=_with_environment_fallback(default.value))
+                args[args.index(default)] = default.with_changes(value=_with_environment_fallback(default.value, quote))
+            if required is not None:
+                # torchrun sets LOCAL_RANK instead of passing the option: required=True would
+                # stop every rank it starts.
+                args = _without(args, required)
+            if default is not None:
                 fixed = node.with_changes(args=args)
             else:
-                fixed = with_keyword_argument(node.with_changes(args=args), "default", _with_environment_fallback(None))
+                fixed = with_keyword_argument(node.with_changes(args=args), "default", _with_environment_fallback(None, quote))
         else:
             fixed = node.with_changes(args=args)
-        self.report(node, replace={node: fixed}, imports=imports)
+        self.report(node, replace={node: self._fitted(node, fixed)}, imports=imports)
+
+    def _fitted(self, node: cst.Call, fixed: cst.Call) -> cst.Call:
+        """`fixed`, its arguments wrapped as black wraps them when the line would pass the
+        file's line length (the smallest common limit its longest line keeps within)."""
+        module = self.model.module
+        if "\n" in module.code_for_node(node):
+            return fixed
+        lines = module.code.splitlines()
+        (line, col), (_, end_col) = positions(module, [node])[id(node)]
+        original = lines[line - 1]
+        if len(original) - (end_col - col) + len(module.code_for_node(fixed)) <= (limit := _line_length(lines) or 10**6):
+            return fixed
+        indent = original[: len(original) - len(original.lstrip())]
+        unit = module.default_indent if not module.default_indent.strip(" \t") else "    "
+        args = [arg.with_changes(comma=cst.MaybeSentinel.DEFAULT) for arg in fixed.args]
+        inner = ", ".join(module.code_for_node(arg) for arg in args)
+
+        def newline(indented: bool) -> cst.ParenthesizedWhitespace:
+            # The indentation written out (not the block's), so that the edit reads the same
+            # on its own (the JSON and editor edits) as in the file.
+            return cst.ParenthesizedWhitespace(
+                indent=False, last_line=cst.SimpleWhitespace(indent + unit if indented else indent)
+            )
+
+        if len(indent) + len(unit) + len(inner) <= limit:
+            spaced = [arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for arg in args[:-1]]
+            return fixed.with_changes(
+                whitespace_before_args=newline(True),
+                args=[*spaced, args[-1].with_changes(whitespace_after_arg=newline(False))],
+            )
+        wrapped = [arg.with_changes(comma=cst.Comma(whitespace_after=newline(True))) for arg in args[:-1]]
+        wrapped.append(args[-1].with_changes(comma=cst.Comma(whitespace_after=newline(False))))
+        return fixed.with_changes(whitespace_before_args=newline(True), args=wrapped)
 
     def _reads_local_rank(self, expr: cst.BaseExpression) -> bool:
         expr = strip_int(expr)

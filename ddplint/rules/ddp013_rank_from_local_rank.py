@@ -76,8 +76,9 @@ class RankFromLocalRank(Rule):
                 dist.init_process_group(backend="nccl", init_method="env://", world_size=args.world_size, rank=args.local_rank)
             """,
             fixed="""
-            import torch.distributed as dist
             import os
+
+            import torch.distributed as dist
 
             def main(args):
                 dist.init_process_group(backend="nccl", init_method="env://", world_size=args.world_size, rank=int(os.environ["RANK"]))

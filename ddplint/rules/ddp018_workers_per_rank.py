@@ -67,9 +67,9 @@ class WorkersPerRank(Rule):
             """,
             fixed="""
             import multiprocessing
+            import os
             import torch
             from torch.nn.parallel import DistributedDataParallel
-            import os
 
             def loaders(train_set):
                 return torch.utils.data.DataLoader(train_set, 16, True, None, None, max(1, multiprocessing.cpu_count() // int(os.environ.get("LOCAL_WORLD_SIZE", 1))))
