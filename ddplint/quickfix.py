@@ -62,6 +62,12 @@ def import_edit(source: str, statements: Sequence[str]) -> Edit | None:
     if new == source:
         return None
     start, end, content = changed_span(source, new)
+    # Whole lines read better in an editor's preview than "resource\n\nimport " after "import ".
+    line_start = source.rfind("\n", 0, start) + 1
+    content, start = source[line_start:start] + content, line_start
+    kept = source[start:end]
+    if kept and content.endswith(kept):  # an insertion before the line, not a change within it
+        content, end = content[: -len(kept)], start
     starts = offsets(source)
     (line, col), (end_line, end_col) = _position(starts, start), _position(starts, end)
     return Edit(line, col, end_line, end_col, content)

@@ -137,8 +137,9 @@ def test_sarif_fixes_carry_their_imports(run, tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text(SHM)
     [result] = json.loads(run("a.py", "--output-format", "sarif").stdout)["runs"][0]["results"]
     replacements = result["fixes"][0]["artifactChanges"][0]["replacements"]
-    inserted = [r for r in replacements if r["insertedContent"]["text"] == "import resource\n"]
-    assert inserted and inserted[0]["deletedRegion"] == {"startLine": 2, "startColumn": 1, "endLine": 2, "endColumn": 1}
+    # Where --fix puts it: the standard library's block, before the third-party import.
+    inserted = [r for r in replacements if r["insertedContent"]["text"] == "import resource\n\n"]
+    assert inserted and inserted[0]["deletedRegion"] == {"startLine": 1, "startColumn": 1, "endLine": 1, "endColumn": 1}
 
 
 def test_the_fix_hook_fails_only_when_it_changed_a_file(run, tmp_path: Path) -> None:

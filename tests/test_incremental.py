@@ -75,8 +75,8 @@ def test_a_fix_and_its_import_as_text() -> None:
     source = 'import torch.multiprocessing as mp\n\nmp.set_sharing_strategy("file_system")\n'
     [diagnostic] = analyse(source, "x.py", all_rules()).diagnostics
     fixed = apply_fix(source, diagnostic)
-    assert fixed.startswith("import torch.multiprocessing as mp\nimport resource\n")
-    assert import_edit(source, ["import resource"]) == Edit(2, 1, 2, 1, "import resource\n")
+    assert fixed.startswith("import resource\n\nimport torch.multiprocessing as mp\n")
+    assert import_edit(source, ["import resource"]) == Edit(1, 1, 1, 1, "import resource\n\n")
     assert import_edit(fixed, ["import resource"]) is None
 
 

@@ -137,7 +137,7 @@ def test_an_import_used_only_in_skipped_statements_is_kept():
 def generated_module(megabytes: float) -> str:
     """A generated module (operator wrappers, tables) with three DDP pitfalls in the middle."""
     parts = ['"""Generated operator table. Do not edit."""\n', "import collections\n", "import torch\n",
-             "import torch.multiprocessing as mp\n"]
+             "import torch.distributed as dist\n", "import torch.multiprocessing as mp\n"]
     size, index = sum(map(len, parts)), 0
     while size < megabytes * 1e6:
         if index % 3 == 0:
@@ -152,7 +152,7 @@ def generated_module(megabytes: float) -> str:
         index += 1
         if index == 20000:
             parts.append('\n\ndef load_weights(path):\n    return torch.load(path)\n\n\n'
-                         'INDEX = collections.defaultdict(lambda: "<unk>")\n\nmp.set_sharing_strategy("file_system")\n')
+                         'VOCAB_INDEX = collections.defaultdict(lambda: "<unk>")\n\nmp.set_sharing_strategy("file_system")\n')
     return "".join(parts)
 
 
@@ -164,14 +164,14 @@ def test_six_megabyte_file_with_findings_is_checked_and_fixed():
     assert [d.code for d in result.diagnostics] == ["DDP004", "DDP002", "DDP005"]
     lines = source.splitlines()
     assert [lines[d.line - 1].strip()[:20] for d in result.diagnostics] == [
-        "return torch.load(pa", "INDEX = collections.", 'mp.set_sharing_strat'
+        "return torch.load(pa", "VOCAB_INDEX = collec", 'mp.set_sharing_strat'
     ]
     assert "checked in part" in result.fix_problems[0]
 
     fixed = process_source(source, "big.py", RULES, Mode(fix=True, unsafe_fixes=True, write=False))
     assert fixed.error is None and fixed.fixed_count == 3 and not fixed.diagnostics
     new = fixed.fixed_source
-    assert new.startswith('"""Generated operator table. Do not edit."""\nimport collections\nimport resource\nimport torch\n\n\n'
+    assert new.startswith('"""Generated operator table. Do not edit."""\nimport collections\nimport resource\nimport torch\nimport torch.distributed as dist\n\n\n'
                           'def _default_unk():\n    return "<unk>"\n')
     assert "import torch.multiprocessing as mp" not in new  # used only by the replaced call
     assert 'torch.load(path, map_location="cpu")' in new
