@@ -58,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--force-exclude", action="store_true", help="apply exclusions to files named on the command line too"
     )
     check.add_argument("--no-cache", action="store_true", help="neither read nor write the results cache (.ddplint_cache)")
+    check.add_argument(
+        "--no-project", action="store_true", help="lint each file alone, without the index of its project's other modules"
+    )
     check.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes for parsing (default: all cores)")
 
     rule = commands.add_parser("rule", help="explain one rule")
@@ -151,7 +154,14 @@ def _check_paths(args, paths, settings, rules, mode) -> int:
     cache = None if args.no_cache else Cache(os.environ.get("DDPLINT_CACHE_DIR", CACHE_DIR))
     progress = Progress(len(targets), sys.stderr)
     report = _Report(args, rules=rules)
-    for result in run(targets, lambda path: settings.rules_for(path, rules), mode, jobs=args.jobs, cache=cache):
+    project = None
+    if not args.no_project:
+        from ddplint.api import project_of
+
+        project = project_of(paths, None if args.no_cache else os.environ.get("DDPLINT_CACHE_DIR", CACHE_DIR))
+    for result in run(
+        targets, lambda path: settings.rules_for(path, rules), mode, jobs=args.jobs, cache=cache, project=project
+    ):
         progress.advance()
         report.add(result)
     progress.close()

@@ -5,6 +5,11 @@ needles against the text and their screens against that tree, both from a genera
 that does not import libcst; only when some rule can fire does it import the engine and parse
 the lines with libcst. flake8 owns noqa, `--select`/`--ignore`, per-file-ignores and output;
 the plugin runs every rule.
+
+The file's project index (ddplint.project) is built once per flake8 process and project root,
+from the project's own cache (`<root>/.ddplint_cache`) where it is up to date, so a keystroke
+in an editor re-reads only the index; `--ddplint-no-project` (or DDPLINT_NO_PROJECT=1) lints
+each file alone.
 """
 
 from __future__ import annotations
@@ -19,10 +24,38 @@ class Flake8Plugin:
     name = "ddplint"
     version = __version__
 
+    no_project = False
+
     def __init__(self, tree: ast.AST, lines: Sequence[str], filename: str) -> None:
         self.tree = tree
         self.lines = lines
         self.filename = filename
+
+    @classmethod
+    def add_options(cls, manager) -> None:
+        manager.add_option(
+            "--ddplint-no-project",
+            action="store_true",
+            parse_from_config=True,
+            help="ddplint: lint each file alone, without the index of its project's other modules",
+        )
+
+    @classmethod
+    def parse_options(cls, options) -> None:
+        cls.no_project = bool(getattr(options, "ddplint_no_project", False))
+
+    def _project(self):
+        import os
+
+        if self.no_project or os.environ.get("DDPLINT_NO_PROJECT"):
+            return None
+        from ddplint.project import for_file
+
+        try:
+            project = for_file(self.filename)
+        except Exception:  # an index that cannot be built only costs the cross-module findings
+            return None
+        return project.view(self.filename) if project is not None else None
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         from ddplint.prefilter.needles import needles_match
@@ -30,17 +63,27 @@ class Flake8Plugin:
         from ddplint.prefilter.screens import Facts
 
         source = "".join(self.lines)
-        codes = [code for code, needles in NEEDLES.items() if needles_match(needles, source)]
+        view = self._project()
+        hints = view.hints() if view is not None else None
+        distributed = hints is not None and hints.distributed
+        codes = [
+            code
+            for code, needles in NEEDLES.items()
+            if (hints is not None and hints.admits(code)) or needles_match(needles, source, distributed=distributed)
+        ]
         if not codes:
             return  # no rule's needles occur: libcst is never imported for this file
         facts = Facts(self.tree)
-        if all(SCREENS[code] is not None for code in codes) and not any(SCREENS[code].holds(facts) for code in codes):
+        screened = [code for code in codes if not (hints is not None and hints.admits(code))]
+        if len(screened) == len(codes) and all(SCREENS[code] is not None for code in codes) and not any(
+            SCREENS[code].holds(facts) for code in codes
+        ):
             return  # the ast shows no rule's construct: libcst is not needed either
         from ddplint.engine import SourceError, analyse
         from ddplint.rules import all_rules
 
         try:
-            analysis = analyse(source, self.filename, all_rules(), honour_noqa=False, facts=facts)
+            analysis = analyse(source, self.filename, all_rules(), honour_noqa=False, facts=facts, project=view)
         except SourceError:
             return  # flake8 reports syntax errors itself (E999)
         for diagnostic in analysis.diagnostics:

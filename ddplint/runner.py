@@ -33,19 +33,40 @@ def run(
     *,
     jobs: int | None = None,
     cache: Cache | None = None,
+    project=None,
 ) -> Iterator[FileResult]:
     """One result per target, in the targets' order, streamed as soon as it is known.
     `rules_for(path)` gives the rules active for a file (configuration may vary them).
 
     Files are handed to the pool as soon as triage admits them, so parsing overlaps with
     reading the rest of the tree; a run with fewer files to parse than MIN_FILES_FOR_POOL
-    (a pre-commit hook on a few files) parses them here and starts no pool."""
+    (a pre-commit hook on a few files) parses them here and starts no pool.
+
+    `project` (ddplint.project.Project) is the index of the files' project: each file is
+    linted with its view of it, and cached results are used only with the same index."""
     threshold = gc.get_threshold()
     gc.set_threshold(*BATCH_GC_THRESHOLD)  # forked workers inherit it
     try:
+        _set_project(project)
+        if cache is not None and project is not None:
+            cache.project = project.digest
         yield from _run(targets, rules_for, mode, jobs, cache)
     finally:
         gc.set_threshold(*threshold)
+        _set_project(None)
+
+
+# The project of the run, in this process and (through the pool's initializer) in workers.
+_PROJECT = None
+
+
+def _set_project(project) -> None:
+    global _PROJECT
+    _PROJECT = project
+
+
+def _view(path: str):
+    return _PROJECT.view(path) if _PROJECT is not None else None
 
 
 # A libcst tree is hundreds of thousands of small objects that reference counting frees; with
@@ -104,7 +125,9 @@ def _start_pool(jobs: int) -> ProcessPoolExecutor:
     # fork (where there is one) starts workers with libcst and the rules already imported.
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+    if context.get_start_method() == "fork":
+        return ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_set_project, initargs=(_PROJECT,))
 
 
 def _triage(path: str, rules: list[type[Rule]], cache: Cache | None):
@@ -125,7 +148,8 @@ def _triage(path: str, rules: list[type[Rule]], cache: Cache | None):
         hit = cache.lookup(path, rules, info, data)
         if hit is not None:
             return hit, False, info, data
-    if rules_for_text(decoded.text, rules):
+    view = _view(path)
+    if rules_for_text(decoded.text, rules, view.hints() if view is not None else None):
         return FileResult(path), True, info, data
     result = FileResult(path)
     if cache is not None:
@@ -135,7 +159,7 @@ def _triage(path: str, rules: list[type[Rule]], cache: Cache | None):
 
 def _process_target(target: Target, rules: list[type[Rule]], mode: Mode) -> FileResult:
     """Lint or fix one file without writing it (see _finish)."""
-    return process_file(target.path, rules, replace(mode, write=False), root=target.root)
+    return process_file(target.path, rules, replace(mode, write=False), root=target.root, project=_view(target.path))
 
 
 def _finish(result: FileResult, target: Target, mode: Mode) -> FileResult:
