@@ -45,8 +45,10 @@ MAX_INDEX_BYTES = 2_000_000  # as the engine's parse limit: larger files export 
 # Rule codes a module's imports can make active without the module's own needles.
 ALL_CODES = "*"
 
-_TOP_LEVEL = re.compile(r"^(?:(?:async[ \t]+)?def[ \t]+(\w+)|class[ \t]+(\w+)|(?:from|import)[ \t]|@)", re.M)
-_STATEMENT_START = re.compile(r"^[A-Za-z_@]", re.M)
+_DEFINITION = re.compile(r"(?:(?:async[ \t]+)?def[ \t]+(\w+)|class[ \t]+(\w+))")
+# A top-level import statement, with its parenthesised or backslash-continued lines.
+_IMPORT = re.compile(r"(?:from|import)[ \t](?:[^\n(\\]|\\\n|\([^)]*\))*")
+_STATEMENT_START = re.compile(r"\n(?=[A-Za-z_@])")
 # Text that can make a top-level def or class worth parsing.
 _CUDA_TEXT = re.compile(r"cuda|\.to\s*\(|device\s*=")
 _CLASS_TEXT = re.compile(r"DataLoader|Sampler")
@@ -109,27 +111,37 @@ def module_facts(text: str) -> dict:
     facts["functions"], facts["classes"] = functions, classes
     if len(text) > MAX_INDEX_BYTES:
         return facts
-    starts = [m.start() for m in _STATEMENT_START.finditer(text)]
-    imports: list[str] = []
-    wanted: list[tuple[int, str]] = []  # (first line, text) of defs and classes to parse
-    for match in _TOP_LEVEL.finditer(text):
-        begin = match.start()
-        end = _next_start(starts, begin, text)
-        chunk = text[begin:end]
-        if match.group(1) is None and match.group(2) is None and not chunk.startswith("@"):
-            imports.append(chunk)
-            continue
-        if chunk.startswith("@"):  # decorators: the statement is the def or class below
-            continue
-        if (match.group(1) and _CUDA_TEXT.search(chunk)) or (match.group(2) and _CLASS_TEXT.search(chunk)):
-            wanted.append((text.count("\n", 0, begin) + 1, chunk))
-    statements = _parse_pieces(imports, wanted)
-    if statements is None:  # a cut that does not parse: parse the module instead
-        tree = _parse(text)
-        if tree is None:
-            return facts
-        statements = tree.body
-    for node in statements:
+    imports = _imports(text)
+    cuda_text = "cuda" in text or ".to" in text or "device" in text
+    class_text = "DataLoader" in text or "Sampler" in text
+    if cuda_text or class_text:
+        line, counted = 1, 0
+        for begin, function, cls in sorted(_definitions(text, cuda_text, class_text)):
+            chunk = text[begin : _next_start(text, begin)]
+            if function is not None:
+                # Text facts of a function: cheap, and what DDP001's helpers need (a call
+                # that moves to CUDA, and the names it calls).
+                if not _CUDA_TEXT.search(chunk):
+                    continue
+                line, counted = line + text.count("\n", counted, begin), begin
+                body = _COMMENT.sub("", chunk)
+                functions[function] = {
+                    "line": line,
+                    "cuda": bool(_CUDA_CALL.search(body)),
+                    "calls": sorted(set(_CALLED.findall(body)) - _KEYWORDS),
+                }
+            elif _CLASS_TEXT.search(chunk):
+                line, counted = line + text.count("\n", counted, begin), begin
+                header = _CLASS_HEADER.match(chunk)
+                bases = [b.strip() for b in header.group(1).split(",")] if header and header.group(1) else []
+                classes[cls] = {"line": line, "bases": [b for b in bases if _DOTTED.fullmatch(b)]}
+    tree = _parse("\n".join(imports)) if imports else None
+    if imports and tree is None:  # a cut that does not parse: parse the module's imports instead
+        whole = _parse(text)
+        imports_found = [n for n in whole.body if isinstance(n, (ast.Import, ast.ImportFrom))] if whole else []
+    else:
+        imports_found = tree.body if tree is not None else []
+    for node in imports_found:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -145,11 +157,6 @@ def module_facts(text: str) -> dict:
                 else:
                     origin = module + alias.name if module.endswith(".") else f"{module}.{alias.name}"
                     facts["imports"][alias.asname or alias.name] = origin
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            functions[node.name] = _function_facts(node)
-        elif isinstance(node, ast.ClassDef):
-            bases = [name for name in map(_dotted, node.bases) if name]
-            classes[node.name] = {"line": node.lineno, "bases": bases}
     # Same-module helpers: a function calling a CUDA function of this module touches CUDA.
     changed = True
     while changed:
@@ -160,17 +167,57 @@ def module_facts(text: str) -> dict:
     return facts
 
 
-def _next_start(starts: list[int], begin: int, text: str) -> int:
-    import bisect
+_COMMENT = re.compile(r"#[^\n]*")
+# `.cuda(`, `.to(0)`, `.to("cuda...")`, `.to(torch.device("cuda"))`, `device="cuda..."`,
+# `torch.cuda.FloatTensor(`: DDP001's own test, on text.
+_CUDA_CALL = re.compile(
+    r"\.cuda\s*\(|\.to\s*\(\s*(?:\d|['\"]cuda|(?:torch\.)?device\s*\(\s*['\"]cuda|device\s*=\s*(?:['\"]cuda|\d))"
+    r"|\bdevice\s*=\s*['\"]cuda|\bcuda\.\w*Tensor\s*\("
+)
+_CALLED = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)\s*\(")
+_KEYWORDS = frozenset(("if", "for", "while", "return", "yield", "and", "or", "not", "in", "def", "lambda", "print"))
+_CLASS_HEADER = re.compile(r"class\s+\w+\s*\(([^)]*)\)")
+_DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 
-    i = bisect.bisect_right(starts, begin)
-    while i < len(starts):
-        at = starts[i]
-        # Keep going past decorators' statements and `else`/`elif`/`except` clauses.
+
+def _next_start(text: str, begin: int) -> int:
+    """Where the top-level statement at `begin` ends: the next line that starts in column 0
+    with a name or a decorator (not an `else`/`elif`/`except`/`finally` clause of it)."""
+    at = begin
+    while True:
+        found = _STATEMENT_START.search(text, at + 1)
+        if found is None:
+            return len(text)
+        at = found.end()
         if not text.startswith(("else", "elif", "except", "finally"), at):
             return at
-        i += 1
-    return len(text)
+
+
+def _definitions(text: str, functions: bool, classes: bool):
+    """(offset, function name, class name) of top-level defs and/or classes, in no order."""
+    keywords = (("def ", "async def ") if functions else ()) + (("class ",) if classes else ())
+    for keyword in keywords:
+        at = 0 if text.startswith(keyword) else text.find("\n" + keyword)
+        while at != -1:
+            start = at + 1 if text[at] == "\n" else at
+            match = _DEFINITION.match(text, start)
+            if match is not None:
+                yield start, match.group(1), match.group(2)
+            at = text.find("\n" + keyword, start + 1)
+
+
+def _imports(text: str) -> list[str]:
+    """The text of every top-level import statement."""
+    found = []
+    for keyword in ("import ", "from "):
+        at = 0 if text.startswith(keyword) else text.find("\n" + keyword)
+        while at != -1:
+            start = at + 1 if text[at] == "\n" else at
+            match = _IMPORT.match(text, start)
+            if match is not None:
+                found.append(match.group(0))
+            at = text.find("\n" + keyword, start + 1)
+    return found
 
 
 def _parse(text: str) -> ast.Module | None:
@@ -180,78 +227,6 @@ def _parse(text: str) -> ast.Module | None:
             return ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-
-
-def _parse_pieces(imports: list[str], wanted: list[tuple[int, str]]) -> list[ast.stmt] | None:
-    statements: list[ast.stmt] = []
-    if imports:
-        tree = _parse("\n".join(imports))
-        if tree is None:
-            return None
-        statements.extend(tree.body)
-    for line, chunk in wanted:
-        tree = _parse(chunk)
-        if tree is None or len(tree.body) != 1:
-            return None
-        ast.increment_lineno(tree, line - 1)
-        statements.extend(tree.body)
-    return statements
-
-
-def _dotted(expr: ast.expr) -> str | None:
-    parts = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if not isinstance(expr, ast.Name):
-        return None
-    parts.append(expr.id)
-    return ".".join(reversed(parts))
-
-
-def _function_facts(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict:
-    cuda = False
-    calls: set[str] = set()
-    for child in ast.walk(node):
-        if not isinstance(child, ast.Call) or child in _defaults(node):
-            continue
-        func = child.func
-        if _is_cuda_call(child):
-            cuda = True
-        name = _dotted(func)
-        if name:
-            calls.add(name)
-    return {"line": node.lineno, "cuda": cuda, "calls": sorted(calls)}
-
-
-def _defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
-    return [d for d in (*node.args.defaults, *node.args.kw_defaults) if d is not None]
-
-
-def _is_cuda_call(call: ast.Call) -> bool:
-    """`.cuda()`, `.to(<cuda device>)`, a call with `device=<cuda device>`,
-    `torch.cuda.*Tensor(...)` (the CPython-ast twin of DDP001's test)."""
-    func = call.func
-    if isinstance(func, ast.Attribute) and func.attr == "cuda":
-        return True
-    if isinstance(func, ast.Attribute) and func.attr == "to":
-        return any(_is_cuda_device(arg) for arg in call.args) or any(
-            k.arg == "device" and _is_cuda_device(k.value) for k in call.keywords
-        )
-    name = _dotted(func) or ""
-    if ".cuda." in f".{name}" and name.endswith("Tensor"):
-        return True
-    return any(k.arg == "device" and _is_cuda_device(k.value) for k in call.keywords)
-
-
-def _is_cuda_device(expr: ast.expr) -> bool:
-    if isinstance(expr, ast.Constant):
-        value = expr.value
-        return (isinstance(value, str) and value.startswith("cuda")) or (type(value) is int)
-    if isinstance(expr, ast.Call) and (_dotted(expr.func) or "").endswith("device") and expr.args:
-        first = expr.args[0]
-        return isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value.startswith("cuda")
-    return False
 
 
 # -- the project ----------------------------------------------------------------------------
@@ -517,7 +492,7 @@ def build(root: str, cache_folder: str | None = None, files: list[str] | None = 
                     data = handle.read()
             except OSError:
                 continue
-            digest = content_hash(data)
+            digest = content_hash(data) if cache_path is not None else ""
             if entry is not None and entry.get("hash") == digest:
                 facts = entry.get("facts")
             if facts is None:
