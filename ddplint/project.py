@@ -112,7 +112,9 @@ def module_facts(text: str) -> dict:
     if len(text) > MAX_INDEX_BYTES:
         return facts
     imports = _imports(text)
-    cuda_text = "cuda" in text or ".to" in text or "device" in text
+    # Functions are read only in modules that say "cuda" (a helper that only calls another
+    # module's helper, or moves to a device by index alone, is followed from one that does).
+    cuda_text = "cuda" in text
     class_text = "DataLoader" in text or "Sampler" in text
     if cuda_text or class_text:
         line, counted = 1, 0
@@ -121,42 +123,30 @@ def module_facts(text: str) -> dict:
             if function is not None:
                 # Text facts of a function: cheap, and what DDP001's helpers need (a call
                 # that moves to CUDA, and the names it calls).
-                if not _CUDA_TEXT.search(chunk):
+                cuda = ("cuda" in chunk or ".to" in chunk) and _CUDA_CALL.search(_COMMENT.sub("", chunk)) is not None
+                calls = set() if cuda else set(_CALLED.findall(chunk)) - _KEYWORDS - {function}
+                if not cuda and not calls:
                     continue
                 line, counted = line + text.count("\n", counted, begin), begin
-                body = _COMMENT.sub("", chunk)
-                functions[function] = {
-                    "line": line,
-                    "cuda": bool(_CUDA_CALL.search(body)),
-                    "calls": sorted(set(_CALLED.findall(body)) - _KEYWORDS),
-                }
-            elif _CLASS_TEXT.search(chunk):
+                functions[function] = {"line": line, "cuda": cuda, "calls": sorted(calls)}
+            else:
+                # Every class of a module that names a DataLoader or a Sampler: a subclass
+                # of a subclass need not name it again.
                 line, counted = line + text.count("\n", counted, begin), begin
                 header = _CLASS_HEADER.match(chunk)
                 bases = [b.strip() for b in header.group(1).split(",")] if header and header.group(1) else []
                 classes[cls] = {"line": line, "bases": [b for b in bases if _DOTTED.fullmatch(b)]}
-    tree = _parse("\n".join(imports)) if imports else None
-    if imports and tree is None:  # a cut that does not parse: parse the module's imports instead
-        whole = _parse(text)
-        imports_found = [n for n in whole.body if isinstance(n, (ast.Import, ast.ImportFrom))] if whole else []
-    else:
-        imports_found = tree.body if tree is not None else []
-    for node in imports_found:
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    facts["imports"][alias.asname] = alias.name
-                else:
-                    head = alias.name.partition(".")[0]
-                    facts["imports"][head] = head
-        elif isinstance(node, ast.ImportFrom):
-            module = "." * node.level + (node.module or "")
-            for alias in node.names:
-                if alias.name == "*":
-                    facts["stars"].append(module)
-                else:
-                    origin = module + alias.name if module.endswith(".") else f"{module}.{alias.name}"
-                    facts["imports"][alias.asname or alias.name] = origin
+    for statement in imports:
+        _read_import(statement, facts)
+    # Functions that neither touch CUDA nor call a name this module defines or imports are
+    # no one's CUDA helper.
+    known = set(facts["imports"]) | {name for name, record in functions.items() if record["cuda"]}
+    for name in [name for name, record in functions.items() if not record["cuda"]]:
+        calls = [call for call in functions[name]["calls"] if call.partition(".")[0] in known or call in functions]
+        if calls:
+            functions[name]["calls"] = calls
+        else:
+            del functions[name]
     # Same-module helpers: a function calling a CUDA function of this module touches CUDA.
     changed = True
     while changed:
@@ -204,6 +194,37 @@ def _definitions(text: str, functions: bool, classes: bool):
             if match is not None:
                 yield start, match.group(1), match.group(2)
             at = text.find("\n" + keyword, start + 1)
+
+
+def _read_import(statement: str, facts: dict) -> None:
+    """Record one import statement's bindings (the text of a top-level `import`/`from`)."""
+    statement = _COMMENT.sub("", statement).replace("\\\n", " ").replace("(", " ").replace(")", " ")
+    statement = statement.split(";")[0]
+    if statement.startswith("import"):
+        for item in statement[len("import") :].split(","):
+            words = item.split()
+            if len(words) == 3 and words[1] == "as":
+                facts["imports"][words[2]] = words[0]
+            elif len(words) == 1:
+                head = words[0].partition(".")[0]
+                facts["imports"][head] = head
+        return
+    module, found, names = statement[len("from") :].partition(" import ")
+    module = module.strip()
+    if not found or not module or " " in module:
+        return
+    for item in names.split(","):
+        words = item.split()
+        if words == ["*"]:
+            facts["stars"].append(module)
+            continue
+        if len(words) == 3 and words[1] == "as":
+            name, bound = words[0], words[2]
+        elif len(words) == 1:
+            name = bound = words[0]
+        else:
+            continue
+        facts["imports"][bound] = module + name if module.endswith(".") else f"{module}.{name}"
 
 
 def _imports(text: str) -> list[str]:
