@@ -24,7 +24,6 @@ from ddplint import noqa
 from ddplint.diagnostics import Diagnostic, Edit, Fix
 from ddplint.semantic import SemanticModel
 from ddplint.rule import Report, Rule
-from ddplint.prefilter.needles import needles_match
 from ddplint.prefilter.screens import Facts, facts_of
 from ddplint.walk import VisitorFailed, positions, walk
 
@@ -180,16 +179,11 @@ def traverse(module: cst.Module, model: SemanticModel, rules: Sequence[Rule]) ->
 
 
 def rules_for_text(source: str, rules: Sequence[type[Rule]], hints=None) -> list[type[Rule]]:
-    """The rules whose needles occur in `source`: the first, text-only prefilter. With the
-    project's `hints` (ddplint.project.Hints), a distributed project meets every rule's
-    DISTRIBUTED_MARKERS needle, and rules the module's imports bring facts for always pass."""
+    """The rules whose needles occur in `source`: the first, text-only prefilter. The
+    project's `hints` (ddplint.project.Hints) say what the module's text does not show."""
     if hints is None:
         return [rule for rule in rules if rule.matches_text(source)]
-    return [
-        rule
-        for rule in rules
-        if hints.admits(rule.code) or needles_match(rule.needles, source, distributed=hints.distributed)
-    ]
+    return [rule for rule in rules if hints.passes_needles(rule.code, rule.needles, source)]
 
 
 def rules_to_run(
@@ -198,8 +192,8 @@ def rules_to_run(
     """The rules that can fire on `source`: their needles occur and, where every such rule
     has a screen, the screen holds on the file's `ast` (see ddplint.prefilter.screens; `facts` when the
     caller already has them). When some rule without a screen needs libcst anyway, screening
-    the others would not save the parse. A rule the project's `hints` admit is not screened:
-    the other half of what it looks for is in another module."""
+    the others would not save the parse. The project's `hints` add what other modules bind to
+    the screens' facts."""
     active = rules_for_text(source, rules, hints)
     if not active or any(rule.screen is None for rule in active) or len(source) > MAX_PARSE_CHARS:
         return active  # (too large: `parse` reports it unchecked, without building any tree)
@@ -207,11 +201,10 @@ def rules_to_run(
         facts = facts_of(source)
     if facts is None:
         return active
-    return [
-        rule
-        for rule in active
-        if (hints is not None and hints.admits(rule.code)) or rule.screen.holds(facts)  # type: ignore[union-attr]
-    ]
+    if hints is None:
+        return [rule for rule in active if rule.screen.holds(facts)]  # type: ignore[union-attr]
+    facts = hints.patch(facts)
+    return [rule for rule in active if rule.code in hints.unscreened or rule.screen.holds(facts)]  # type: ignore[union-attr]
 
 
 @dataclass

@@ -65,17 +65,15 @@ class Flake8Plugin:
         source = "".join(self.lines)
         view = self._project()
         hints = view.hints() if view is not None else None
-        distributed = hints is not None and hints.distributed
-        codes = [
-            code
-            for code, needles in NEEDLES.items()
-            if (hints is not None and hints.admits(code)) or needles_match(needles, source, distributed=distributed)
-        ]
+        if hints is None:
+            codes = [code for code, needles in NEEDLES.items() if needles_match(needles, source)]
+        else:
+            codes = [code for code, needles in NEEDLES.items() if hints.passes_needles(code, needles, source)]
         if not codes:
             return  # no rule's needles occur: libcst is never imported for this file
-        facts = Facts(self.tree)
-        screened = [code for code in codes if not (hints is not None and hints.admits(code))]
-        if len(screened) == len(codes) and all(SCREENS[code] is not None for code in codes) and not any(
+        facts = Facts(self.tree) if hints is None else hints.patch(Facts(self.tree))
+        unscreened = hints is not None and any(code in hints.unscreened for code in codes)
+        if not unscreened and all(SCREENS[code] is not None for code in codes) and not any(
             SCREENS[code].holds(facts) for code in codes
         ):
             return  # the ast shows no rule's construct: libcst is not needed either

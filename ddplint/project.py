@@ -42,8 +42,6 @@ _SKIP_DIRS = frozenset(
 )
 MAX_INDEX_BYTES = 2_000_000  # as the engine's parse limit: larger files export nothing
 
-# Rule codes a module's imports can make active without the module's own needles.
-ALL_CODES = "*"
 
 _DEFINITION = re.compile(r"(?:(?:async[ \t]+)?def[ \t]+(\w+)|class[ \t]+(\w+))")
 # A top-level import statement, with its parenthesised or backslash-continued lines.
@@ -253,17 +251,60 @@ def _parse(text: str) -> ast.Module | None:
 # -- the project ----------------------------------------------------------------------------
 
 
+# Rules whose only tie to distributed code is the DISTRIBUTED_MARKERS needle, and whose other
+# needles are rare: in a distributed project they run in every module (a data module need not
+# import torch.distributed itself). Rules with common needles (DDP015's `forward`, DDP008's
+# `reduce`) would parse most of a library and are left to their own file's markers.
+DISTRIBUTED_PROJECT_CODES = frozenset(("DDP010", "DDP018"))
+
+
 @dataclass(frozen=True)
 class Hints:
-    """What the project changes for one module's prefilters: whether the project is
-    distributed (a rule's DISTRIBUTED_MARKERS needle is met), and the rule codes its imports
-    bring facts for (their needles and screens are not applied; ALL_CODES: every rule)."""
+    """What the project changes in one module's prefilters, so that they stay sound when the
+    other half of a finding is in another module:
+
+    - `distributed`: the project is distributed, so DISTRIBUTED_PROJECT_CODES meet their
+      DISTRIBUTED_MARKERS needle whatever the module's own text;
+    - `codes`: rules whose needles are not applied (the module imports what they look for);
+    - `imports`: the bindings the module's star imports bring, which the needles see as import
+      statements and the screens as the file's own imports;
+    - `origins`: more bindings the screens see (a DataLoader subclass of the project as a
+      DataLoader), and `helpers`, names the screens see as functions of the file (CUDA
+      helpers of other modules);
+    - `unscreened`: rules whose screen cannot see the other half (a helper reached as a module
+      attribute): the file is parsed for them.
+    """
 
     distributed: bool = False
     codes: frozenset[str] = frozenset()
+    imports: tuple[tuple[str, str], ...] = ()
+    origins: tuple[tuple[str, str], ...] = ()
+    helpers: frozenset[str] = frozenset()
+    unscreened: frozenset[str] = frozenset()
 
-    def admits(self, code: str) -> bool:
-        return code in self.codes or ALL_CODES in self.codes
+    @property
+    def text(self) -> str:
+        lines = []
+        for name, origin in self.imports:
+            module, _, attribute = origin.rpartition(".")
+            lines.append(f"from {module} import {attribute} as {name}" if module else f"import {origin} as {name}")
+        return "\n" + "\n".join(lines) if lines else ""
+
+    def passes_needles(self, code: str, needles, source: str) -> bool:
+        from ddplint.prefilter.needles import needles_match
+
+        if code in self.codes:
+            return True
+        distributed = self.distributed and code in DISTRIBUTED_PROJECT_CODES
+        return needles_match(needles, source + self.text if self.imports else source, distributed=distributed)
+
+    def patch(self, facts):
+        """The module's screen facts (ddplint.prefilter.screens.Facts) with the project's
+        bindings added."""
+        for name, origin in (*self.imports, *self.origins):
+            facts._bind(name, origin)
+        facts.function_names.update(self.helpers)
+        return facts
 
 
 @dataclass
@@ -444,32 +485,43 @@ class ProjectView:
 
     def hints(self) -> Hints:
         if self._hints is None:
-            self._hints = Hints(self.project.distributed, frozenset(self._codes()))
+            self._hints = self._compute_hints()
         return self._hints
 
-    def _codes(self) -> set[str]:
+    def _compute_hints(self) -> Hints:
         facts = self.project.modules.get(self.module)
         if facts is None:
-            return set()
-        codes: set[str] = set()
-        if any(origin.partition(".")[0] == "torch" for origin in self.star_bindings().values()):
-            return {ALL_CODES}  # torch names without an import of the file's own: nothing is screened
+            return Hints(self.project.distributed)
         from ddplint.torch_api import DATALOADER
 
-        loaders = frozenset(DATALOADER.spellings)
-        for origin in facts["imports"].values():
+        codes: set[str] = set()
+        origins: list[tuple[str, str]] = []
+        helpers: set[str] = set()
+        unscreened: set[str] = set()
+        loaders = DATALOADER.spellings
+        loader = sorted(loaders)[0]
+        for local, origin in facts["imports"].items():
             absolute = self.absolute(origin)
-            candidates = [absolute]
             module = self.project.module(absolute)
-            if module is not None:  # `import utils` / `from . import utils`: all it exports
+            if module is not None:  # `import utils` / `from . import utils`: what it exports
                 exported = self.project.modules[module]
-                candidates = [f"{absolute}.{name}" for name in (*exported["functions"], *exported["classes"])]
-            for candidate in candidates:
-                if self.cuda_function(candidate):
+                if any(self.cuda_function(f"{absolute}.{name}") for name in exported["functions"]):
                     codes.add("DDP001")
-                if self.subclass_of(candidate, loaders):
+                    unscreened.add("DDP001")
+                if any(self.subclass_of(f"{absolute}.{name}", loaders) for name in exported["classes"]):
                     codes.add("DDP016")
-        return codes
+                    unscreened.add("DDP016")
+                continue
+            if self.cuda_function(absolute):
+                codes.add("DDP001")
+                helpers.add(local)
+            if self.subclass_of(absolute, loaders):
+                codes.add("DDP016")
+                origins.append((local, loader))
+        imports = tuple(sorted(self.star_bindings().items())) if facts["stars"] else ()
+        return Hints(
+            self.project.distributed, frozenset(codes), imports, tuple(origins), frozenset(helpers), frozenset(unscreened)
+        )
 
 
 # -- building and caching -----------------------------------------------------------------
