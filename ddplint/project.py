@@ -256,6 +256,7 @@ def _parse(text: str) -> ast.Module | None:
 # import torch.distributed itself). Rules with common needles (DDP015's `forward`, DDP008's
 # `reduce`) would parse most of a library and are left to their own file's markers.
 DISTRIBUTED_PROJECT_CODES = frozenset(("DDP010", "DDP018"))
+_SAMPLERS = frozenset(("torch.utils.data.Sampler", "torch.utils.data.sampler.Sampler"))
 
 
 @dataclass(frozen=True)
@@ -518,6 +519,9 @@ class ProjectView:
             if self.subclass_of(absolute, loaders):
                 codes.add("DDP016")
                 origins.append((local, loader))
+            if self.subclass_of(absolute, _SAMPLERS):
+                codes.add("DDP006")
+                origins.append((local, "torch.utils.data.Sampler"))
         imports = tuple(sorted(self.star_bindings().items())) if facts["stars"] else ()
         return Hints(
             self.project.distributed, frozenset(codes), imports, tuple(origins), frozenset(helpers), frozenset(unscreened)
