@@ -136,6 +136,14 @@ def module_facts(text: str) -> dict:
                 classes[cls] = {"line": line, "bases": [b for b in bases if _DOTTED.fullmatch(b)]}
     for statement in imports:
         _read_import(statement, facts)
+    if "DistributedDataParallel" in text:
+        # Where models are wrapped in DDP: the imported names this module calls (one of
+        # them builds the model) and the line of the first wrap.
+        wrap = _WRAP.search(text)
+        if wrap is not None:
+            line = text.count("\n", 0, wrap.start()) + 1
+            called = set(_CALLED.findall(text))
+            facts["wraps"] = {name: line for name in facts["imports"] if name in called}
     # Functions that neither touch CUDA nor call a name this module defines or imports are
     # no one's CUDA helper.
     known = set(facts["imports"]) | {name for name, record in functions.items() if record["cuda"]}
@@ -156,6 +164,7 @@ def module_facts(text: str) -> dict:
 
 
 _COMMENT = re.compile(r"#[^\n]*")
+_WRAP = re.compile(r"\b(?:DistributedDataParallel|DDP)\s*\(")
 # `.cuda(`, `.to(0)`, `.to("cuda...")`, `.to(torch.device("cuda"))`, `device="cuda..."`,
 # `torch.cuda.FloatTensor(`: DDP001's own test, on text.
 _CUDA_CALL = re.compile(
@@ -320,6 +329,8 @@ class Project:
 
     def __post_init__(self) -> None:
         self.distributed = any(facts["dist"] for facts in self.modules.values())
+        # Modules defining a class that another module wraps in DDP -> where it is wrapped.
+        self.wrapped: dict[str, str] = {}
         for name in self.modules:
             parts = name.split(".")
             for i in range(1, len(parts)):
@@ -328,6 +339,12 @@ class Project:
                     continue
                 # Ambiguous suffixes (two packages with a `utils`) resolve to nothing.
                 self._suffixes[suffix] = None if suffix in self._suffixes else name
+        for name, facts in self.modules.items():
+            for local, line in facts.get("wraps", {}).items():
+                view = ProjectView(self, name, self.relpaths[name].endswith("__init__.py"))
+                where = view.defining_module(facts["imports"][local])
+                if where is not None and where != name:
+                    self.wrapped.setdefault(where, self.location(name, line))
 
     def view(self, path: str) -> ProjectView | None:
         """The project as the module at `path` sees it; None for a file outside the root."""
@@ -361,6 +378,11 @@ class ProjectView:
     @property
     def distributed(self) -> bool:
         return self.project.distributed
+
+    @property
+    def wrapped_in(self) -> str | None:
+        """Where another module wraps a class of this one in DDP ("train.py:12"), if one does."""
+        return self.project.wrapped.get(self.module)
 
     # -- names -------------------------------------------------------------------------------
 
@@ -404,6 +426,23 @@ class ProjectView:
             if found is not None:
                 return found
         return None
+
+    def defining_module(self, qualified: str, depth: int = 0) -> str | None:
+        """The project module that defines the name `qualified` refers to (following re-exports),
+        when it is not an import there; None outside the project. Classes without a
+        DataLoader or Sampler in their module are not indexed, so this does not say the name
+        is a class."""
+        name = self.absolute(qualified)
+        head, _, symbol = name.rpartition(".")
+        module = self.project.module(head) if head else None
+        if module is None or depth > 8:
+            return None
+        facts = self.project.modules[module]
+        origin = facts["imports"].get(symbol)
+        if origin is None:
+            return module if not facts["stars"] else None
+        other = ProjectView(self.project, module, self.project.relpaths[module].endswith("__init__.py"))
+        return other.defining_module(origin, depth + 1)
 
     def cuda_function(self, qualified: str | None) -> str | None:
         """Where the project function `qualified` names touches CUDA ("utils.py:3"), or None."""
@@ -522,6 +561,8 @@ class ProjectView:
             if self.subclass_of(absolute, _SAMPLERS):
                 codes.add("DDP006")
                 origins.append((local, "torch.utils.data.Sampler"))
+        if self.module in self.project.wrapped:
+            codes.add("DDP015")  # its model runs under DDP though the module never says so
         imports = tuple(sorted(self.star_bindings().items())) if facts["stars"] else ()
         return Hints(
             self.project.distributed, frozenset(codes), imports, tuple(origins), frozenset(helpers), frozenset(unscreened)

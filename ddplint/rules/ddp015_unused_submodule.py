@@ -307,7 +307,12 @@ class UnusedSubmodule(Rule):
             used = set().union(*(member.used for member in family))
             for attribute, assign, constructor in record.built:
                 if attribute not in used and _owns_parameters(assign.value, constructor, module_classes):
-                    self.report(assign)
+                    self.report(assign, self._wrapped_elsewhere())
+
+    def _wrapped_elsewhere(self) -> str | None:
+        """The message naming where another module wraps this module's model in DDP."""
+        where = self.model.project.wrapped_in if self.model.project is not None else None
+        return f"{self.message} (this module's model is wrapped in DDP in {where})" if where else None
 
     def _is_module(self, record: _ModuleClass, by_name: dict[str, list[_ModuleClass]], seen: set[int]) -> bool:
         """True when every base is nn.Module or a same-file Module class (and there is one)."""
