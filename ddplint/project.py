@@ -114,19 +114,25 @@ def module_facts(text: str) -> dict:
     # module's helper, or moves to a device by index alone, is followed from one that does).
     cuda_text = "cuda" in text
     class_text = "DataLoader" in text or "Sampler" in text
+    sampler_text = "DistributedSampler(" in text
     if cuda_text or class_text:
         line, counted = 1, 0
-        for begin, function, cls in sorted(_definitions(text, cuda_text, class_text)):
+        for begin, function, cls in sorted(_definitions(text, cuda_text or sampler_text, class_text)):
             chunk = text[begin : _next_start(text, begin)]
             if function is not None:
                 # Text facts of a function: cheap, and what DDP001's helpers need (a call
                 # that moves to CUDA, and the names it calls).
+                sampler = _returned_sampler(chunk) if sampler_text else None
+                if not cuda_text and sampler is None:
+                    continue
                 cuda = ("cuda" in chunk or ".to" in chunk) and _CUDA_CALL.search(_COMMENT.sub("", chunk)) is not None
                 calls = set() if cuda else set(_CALLED.findall(chunk)) - _KEYWORDS - {function}
-                if not cuda and not calls:
+                if not cuda and not calls and sampler is None:
                     continue
                 line, counted = line + text.count("\n", counted, begin), begin
                 functions[function] = {"line": line, "cuda": cuda, "calls": sorted(calls)}
+                if sampler is not None:  # the line of the DistributedSampler(...) it returns
+                    functions[function]["sampler"] = line + chunk.count("\n", 0, sampler)
             else:
                 # Every class of a module that names a DataLoader or a Sampler: a subclass
                 # of a subclass need not name it again.
@@ -232,6 +238,20 @@ def _read_import(statement: str, facts: dict) -> None:
         else:
             continue
         facts["imports"][bound] = module + name if module.endswith(".") else f"{module}.{name}"
+
+
+def _returned_sampler(chunk: str) -> int | None:
+    """Offset in a function's text of the `DistributedSampler(...)` it returns (directly or
+    through the name it is assigned to), or None; None too for one that does not shuffle."""
+    if re.search(r"\bshuffle\s*=\s*False\b", chunk):
+        return None
+    direct = re.search(r"\breturn\s+DistributedSampler\s*\(", chunk)
+    if direct is not None:
+        return chunk.index("DistributedSampler", direct.start())
+    for assigned in re.finditer(r"^[ \t]+(\w+)\s*=\s*(?:\w+\.)*DistributedSampler\s*\(", chunk, re.M):
+        if re.search(rf"\breturn\s+{assigned.group(1)}\s*$", chunk, re.M):
+            return chunk.index("DistributedSampler", assigned.start())
+    return None
 
 
 def _imports(text: str) -> list[str]:
@@ -444,6 +464,15 @@ class ProjectView:
         other = ProjectView(self.project, module, self.project.relpaths[module].endswith("__init__.py"))
         return other.defining_module(origin, depth + 1)
 
+    def sampler_builder(self, qualified: str | None) -> str | None:
+        """Where the project function `qualified` names builds the DistributedSampler it
+        returns ("data/loaders.py:12"), or None."""
+        found = self.resolve(qualified)
+        if found is None or found[1] != "function":
+            return None
+        line = self.project.modules[found[0]]["functions"][found[2]].get("sampler")
+        return self.project.location(found[0], line) if line is not None else None
+
     def cuda_function(self, qualified: str | None) -> str | None:
         """Where the project function `qualified` names touches CUDA ("utils.py:3"), or None."""
         found = self.resolve(qualified)
@@ -558,6 +587,9 @@ class ProjectView:
             if self.subclass_of(absolute, loaders):
                 codes.add("DDP016")
                 origins.append((local, loader))
+            if self.sampler_builder(absolute):
+                codes.add("DDP003")
+                origins.append((local, "torch.utils.data.DistributedSampler"))
             if self.subclass_of(absolute, _SAMPLERS):
                 codes.add("DDP006")
                 origins.append((local, "torch.utils.data.Sampler"))

@@ -80,6 +80,8 @@ class Construction:
     sampler: Ref | None = None  # a loader's `sampler=`, a batch sampler's own sampler
     batch_sampler: Ref | None = None
     star_kwargs: bool = False
+    # A sampler made by a function of another project module: where it is built there.
+    elsewhere: str | None = None
 
     def _shuffle_is(self, literal: str) -> bool:
         value = self.shuffle.value if self.shuffle is not None else None
@@ -261,6 +263,12 @@ class LoaderFlow(Analysis):
         qualified = self.model.qualified(node.func)
         if qualified in DISTRIBUTED_SAMPLER or qualified in BATCH_SAMPLER or qualified in DATALOADER:
             self._construction(node, qualified)
+        elif qualified is not None and self.model.project is not None:
+            where = self.model.project.sampler_builder(qualified)
+            if where is not None:  # a helper of another module returns a DistributedSampler
+                made = Construction("sampler", node, function, len(self.constructions), self._bound.get(id(node), []))
+                made.elsewhere = where
+                self.constructions.append(made)
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "set_epoch":
             function.set_epochs.append(SetEpoch(self.ref(node.func.value), function, loops))
             return
