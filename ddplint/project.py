@@ -90,11 +90,22 @@ def python_files(root: str) -> list[str]:
     return found
 
 
-def module_name(relative: str) -> str:
-    """`pkg/sub/mod.py` -> `pkg.sub.mod`; `pkg/__init__.py` -> `pkg`."""
+def module_name(relative: str, packages: set[str] | None = None) -> str:
+    """The name a module is imported by: `pkg/sub/mod.py` -> `pkg.sub.mod` and
+    `pkg/__init__.py` -> `pkg` where those folders are packages (`packages`: the relative
+    folders with an `__init__.py`; all of them when None); a folder that is not a package is
+    where imports start, as for a script run from it (`scripts/train.py` -> `train`)."""
     parts = relative[:-3].replace(os.sep, "/").split("/")
     if parts[-1] == "__init__":
         parts.pop()
+        folders = len(parts)
+    else:
+        folders = len(parts) - 1
+    if packages is not None:
+        start = folders
+        while start > 0 and "/".join(parts[:start]) in packages:
+            start -= 1
+        parts = parts[start:]
     return ".".join(parts)
 
 
@@ -285,6 +296,7 @@ def _parse(text: str) -> ast.Module | None:
 # import torch.distributed itself). Rules with common needles (DDP015's `forward`, DDP008's
 # `reduce`) would parse most of a library and are left to their own file's markers.
 DISTRIBUTED_PROJECT_CODES = frozenset(("DDP010", "DDP018"))
+_EXTERNAL = frozenset(("torch",))
 _SAMPLERS = frozenset(("torch.utils.data.Sampler", "torch.utils.data.sampler.Sampler"))
 
 
@@ -344,21 +356,14 @@ class Project:
     relpaths: dict[str, str]  # module name -> path relative to the root
     distributed: bool = False
     digest: str = ""
-    _suffixes: dict[str, str | None] = field(default_factory=dict, repr=False)
+    names: dict[str, str] = field(default_factory=dict)  # relative path -> module name
     _views: dict[str, ProjectView] = field(default_factory=dict, repr=False)
+    _memo: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.distributed = any(facts["dist"] for facts in self.modules.values())
         # Modules defining a class that another module wraps in DDP -> where it is wrapped.
         self.wrapped: dict[str, str] = {}
-        for name in self.modules:
-            parts = name.split(".")
-            for i in range(1, len(parts)):
-                suffix = ".".join(parts[i:])
-                if suffix in self.modules:
-                    continue
-                # Ambiguous suffixes (two packages with a `utils`) resolve to nothing.
-                self._suffixes[suffix] = None if suffix in self._suffixes else name
         for name, facts in self.modules.items():
             for local, line in facts.get("wraps", {}).items():
                 view = ProjectView(self, name, self.relpaths[name].endswith("__init__.py"))
@@ -369,18 +374,20 @@ class Project:
     def view(self, path: str) -> ProjectView | None:
         """The project as the module at `path` sees it; None for a file outside the root."""
         relative = os.path.relpath(os.path.abspath(path), self.root)
-        if relative.startswith(".."):
+        name = self.names.get(relative)
+        if name is None:
             return None
-        name = module_name(relative) if relative.endswith(".py") else relative
         view = self._views.get(name)
         if view is None:
             view = self._views[name] = ProjectView(self, name, relative.endswith("__init__.py"))
         return view
 
     def module(self, name: str) -> str | None:
-        if name in self.modules:
+        """The module of the project that `name` imports; never torch's own modules (where the
+        project holds torch's source, rules still know its API by name)."""
+        if name in self.modules and name.partition(".")[0] not in _EXTERNAL:
             return name
-        return self._suffixes.get(name)
+        return None
 
     def location(self, module: str, line: int) -> str:
         return f"{self.relpaths[module]}:{line}"
@@ -478,11 +485,13 @@ class ProjectView:
         found = self.resolve(qualified)
         if found is None or found[1] != "function":
             return None
-        module, _, name = found
-        record = self.project.modules[module]["functions"][name]
-        if record["cuda"] or self._calls_cuda(module, record, set()):
-            return self.project.location(module, record["line"])
-        return None
+        key = ("cuda", found)
+        if key not in self.project._memo:
+            module, _, name = found
+            record = self.project.modules[module]["functions"][name]
+            cuda = record["cuda"] or self._calls_cuda(module, record, set())
+            self.project._memo[key] = self.project.location(module, record["line"]) if cuda else None
+        return self.project._memo[key]
 
     def _calls_cuda(self, module: str, record: dict, seen: set) -> bool:
         view = self.project.view(os.path.join(self.project.root, self.project.relpaths[module]))
@@ -507,6 +516,12 @@ class ProjectView:
         found = self.resolve(qualified)
         if found is None or found[1] != "class" or found in _seen:
             return None
+        key = ("subclass", found, targets)
+        if key not in self.project._memo:
+            self.project._memo[key] = self._subclass_of(found, targets, _seen)
+        return self.project._memo[key]
+
+    def _subclass_of(self, found: tuple[str, str, str], targets: frozenset[str], _seen: frozenset) -> str | None:
         module, _, name = found
         record = self.project.modules[module]["classes"][name]
         view = ProjectView(self.project, module, self.project.relpaths[module].endswith("__init__.py"))
@@ -625,8 +640,16 @@ def build(root: str, cache_folder: str | None = None, files: list[str] | None = 
             pass
     modules: dict[str, dict] = {}
     relpaths: dict[str, str] = {}
+    names: dict[str, str] = {}
     fresh: dict[str, dict] = {}
-    for path in files if files is not None else python_files(root):
+    paths = files if files is not None else python_files(root)
+    packages = {
+        os.path.dirname(os.path.relpath(path, root)).replace(os.sep, "/")
+        for path in paths
+        if os.path.basename(path) == "__init__.py"
+    }
+    ambiguous: set[str] = set()
+    for path in paths:
         relative = os.path.relpath(path, root)
         try:
             info = os.stat(path)
@@ -649,13 +672,19 @@ def build(root: str, cache_folder: str | None = None, files: list[str] | None = 
                 facts = module_facts(data.decode("utf-8", "replace"))
             entry = {"size": info.st_size, "mtime": info.st_mtime_ns, "hash": digest, "facts": facts}
         fresh[relative] = entry
-        name = module_name(relative)
+        name = module_name(relative, packages)
+        if name in modules:  # two scripts folders with a `utils.py`: neither is resolved
+            ambiguous.add(name)
         modules[name] = facts
         relpaths[name] = relative
+        names[relative] = name
+    for name in ambiguous:
+        del modules[name], relpaths[name]
+    names = {relative: name for relative, name in names.items() if name not in ambiguous}
     digest = content_hash(json.dumps(modules, sort_keys=True).encode())
     if cache_path is not None and fresh != entries:
         _save(cache_folder, cache_path, fresh)  # type: ignore[arg-type]
-    return Project(root, modules, relpaths, digest=digest)
+    return Project(root, modules, relpaths, digest=digest, names=names)
 
 
 def _save(folder: str, path: str, entries: dict) -> None:
