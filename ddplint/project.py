@@ -297,6 +297,9 @@ def _parse(text: str) -> ast.Module | None:
 # `reduce`) would parse most of a library and are left to their own file's markers.
 DISTRIBUTED_PROJECT_CODES = frozenset(("DDP010", "DDP018"))
 _EXTERNAL = frozenset(("torch",))
+# ddplint.torch_api's DATALOADER spellings, repeated so that the plugin's prefilter never
+# imports libcst (a test keeps them equal).
+LOADERS = frozenset(("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"))
 _SAMPLERS = frozenset(("torch.utils.data.Sampler", "torch.utils.data.sampler.Sampler"))
 
 
@@ -366,8 +369,7 @@ class Project:
         self.wrapped: dict[str, str] = {}
         for name, facts in self.modules.items():
             for local, line in facts.get("wraps", {}).items():
-                view = ProjectView(self, name, self.relpaths[name].endswith("__init__.py"))
-                where = view.defining_module(facts["imports"][local])
+                where = self.module_view(name).defining_module(facts["imports"][local])
                 if where is not None and where != name:
                     self.wrapped.setdefault(where, self.location(name, line))
 
@@ -379,7 +381,14 @@ class Project:
             return None
         view = self._views.get(name)
         if view is None:
-            view = self._views[name] = ProjectView(self, name, relative.endswith("__init__.py"))
+            view = self.module_view(name)
+        return view
+
+    def module_view(self, name: str) -> ProjectView:
+        """The project as the module `name` sees it."""
+        view = self._views.get(name)
+        if view is None:
+            view = self._views[name] = ProjectView(self, name, self.relpaths[name].endswith("__init__.py"))
         return view
 
     def module(self, name: str) -> str | None:
@@ -444,7 +453,7 @@ class ProjectView:
             return module, "function", symbol
         if symbol in facts["classes"]:
             return module, "class", symbol
-        other = ProjectView(self.project, module, self.project.relpaths[module].endswith("__init__.py"))
+        other = self.project.module_view(module)
         origin = facts["imports"].get(symbol)
         if origin is not None:
             return other.resolve(origin, depth + 1)
@@ -468,8 +477,7 @@ class ProjectView:
         origin = facts["imports"].get(symbol)
         if origin is None:
             return module if not facts["stars"] else None
-        other = ProjectView(self.project, module, self.project.relpaths[module].endswith("__init__.py"))
-        return other.defining_module(origin, depth + 1)
+        return self.project.module_view(module).defining_module(origin, depth + 1)
 
     def sampler_builder(self, qualified: str | None) -> str | None:
         """Where the project function `qualified` names builds the DistributedSampler it
@@ -485,30 +493,37 @@ class ProjectView:
         found = self.resolve(qualified)
         if found is None or found[1] != "function":
             return None
-        key = ("cuda", found)
-        if key not in self.project._memo:
-            module, _, name = found
-            record = self.project.modules[module]["functions"][name]
-            cuda = record["cuda"] or self._calls_cuda(module, record, set())
-            self.project._memo[key] = self.project.location(module, record["line"]) if cuda else None
-        return self.project._memo[key]
+        module, _, name = found
+        if not self._function_cuda(module, name, set()):
+            return None
+        return self.project.location(module, self.project.modules[module]["functions"][name]["line"])
 
-    def _calls_cuda(self, module: str, record: dict, seen: set) -> bool:
-        view = self.project.view(os.path.join(self.project.root, self.project.relpaths[module]))
-        imports = self.project.modules[module]["imports"]
-        for call in record["calls"]:
+    def _function_cuda(self, module: str, name: str, active: set) -> bool:
+        """Whether a project function touches CUDA, itself or through the functions it calls."""
+        key = ("cuda", module, name)
+        memo = self.project._memo
+        if key in memo:
+            return memo[key]
+        if (module, name) in active:  # a cycle: no CUDA found along it
+            return False
+        active.add((module, name))
+        facts = self.project.modules[module]
+        record = facts["functions"][name]
+        result = bool(record["cuda"])
+        view = self.project.module_view(module)
+        for call in () if result else record["calls"]:
             head, _, rest = call.partition(".")
-            origin = imports.get(head)
-            if origin is None or (module, call) in seen:
-                continue
-            seen.add((module, call))
-            found = view.resolve(f"{origin}.{rest}" if rest else origin) if view else None
-            if found is None or found[1] != "function":
-                continue
-            target = self.project.modules[found[0]]["functions"][found[2]]
-            if target["cuda"] or self._calls_cuda(found[0], target, seen):
-                return True
-        return False
+            if head in facts["functions"] and not rest:
+                result = self._function_cuda(module, head, active)
+            elif head in facts["imports"]:
+                origin = facts["imports"][head]
+                found = view.resolve(f"{origin}.{rest}" if rest else origin)
+                result = found is not None and found[1] == "function" and self._function_cuda(found[0], found[2], active)
+            if result:
+                break
+        active.discard((module, name))
+        memo[key] = result
+        return result
 
     def subclass_of(self, qualified: str | None, targets: frozenset[str], _seen: frozenset = frozenset()) -> str | None:
         """Where the project class `qualified` names is defined, if one of its bases (through
@@ -524,7 +539,7 @@ class ProjectView:
     def _subclass_of(self, found: tuple[str, str, str], targets: frozenset[str], _seen: frozenset) -> str | None:
         module, _, name = found
         record = self.project.modules[module]["classes"][name]
-        view = ProjectView(self.project, module, self.project.relpaths[module].endswith("__init__.py"))
+        view = self.project.module_view(module)
         imports = self.project.modules[module]["imports"]
         for base in record["bases"]:
             head, _, rest = base.partition(".")
@@ -550,13 +565,13 @@ class ProjectView:
         if facts is None or module in seen:
             return
         seen.add(module)
-        view = ProjectView(self.project, module, is_package)
+        view = self.project.module_view(module)
         for star in facts["stars"]:
             target = self.project.module(view.absolute(star))
             if target is None:
                 continue
             target_facts = self.project.modules[target]
-            target_view = ProjectView(self.project, target, self.project.relpaths[target].endswith("__init__.py"))
+            target_view = self.project.module_view(target)
             for name, origin in target_facts["imports"].items():
                 if not name.startswith("_"):
                     bindings.setdefault(name, target_view.absolute(origin))
@@ -576,13 +591,11 @@ class ProjectView:
         facts = self.project.modules.get(self.module)
         if facts is None:
             return Hints(self.project.distributed)
-        from ddplint.torch_api import DATALOADER
-
         codes: set[str] = set()
         origins: list[tuple[str, str]] = []
         helpers: set[str] = set()
         unscreened: set[str] = set()
-        loaders = DATALOADER.spellings
+        loaders = LOADERS
         loader = sorted(loaders)[0]
         for local, origin in facts["imports"].items():
             absolute = self.absolute(origin)

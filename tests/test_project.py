@@ -104,8 +104,32 @@ def test_root_discovery_stops_at_the_project_markers(tmp_path):
     )
 
 
-def test_the_needles_copy_of_the_distributed_markers_is_the_same():
+def test_the_copies_that_keep_libcst_out_of_the_plugin_are_the_same():
+    from ddplint.rules.ddp006_sampler_without_rank_slicing import SAMPLER
+    from ddplint.torch_api import DATALOADER
+
     assert needles._DISTRIBUTED_MARKERS == DISTRIBUTED_MARKERS
+    assert project.LOADERS == DATALOADER.spellings
+    assert project._SAMPLERS == SAMPLER
+
+
+def test_the_plugin_prefilter_with_a_project_does_not_import_libcst(tmp_path):
+    import subprocess
+    import sys
+
+    from ddplint_test_support import cli_env
+
+    root = _copy("cuda_helper", tmp_path)
+    (root / "trainer" / "plain.py").write_text("import os\n\nfrom .utils import place\n\nprint(os.sep)\n")
+    code = (
+        "import ast, sys\nfrom ddplint.flake8_plugin import Flake8Plugin\n"
+        f"path = {str(root / 'trainer' / 'plain.py')!r}\n"
+        "text = open(path).read()\n"
+        "list(Flake8Plugin(ast.parse(text), text.splitlines(True), path).run())\n"
+        "print('libcst' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=cli_env(), timeout=60)
+    assert result.stdout.strip() == "False", result.stderr
 
 
 def test_module_facts_read_imports_helpers_and_classes():
