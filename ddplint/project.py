@@ -114,62 +114,69 @@ def module_name(relative: str, packages: set[str] | None = None) -> str:
 
 def module_facts(text: str) -> dict:
     """The facts one module exports (JSON-able), from its text."""
-    facts: dict = {"dist": any(marker in text for marker in DISTRIBUTED_MARKERS), "imports": {}, "stars": []}
+    dist = ("istributed" in text or "LOCAL_RANK" in text or "init_process_group" in text) and any(
+        marker in text for marker in DISTRIBUTED_MARKERS
+    )
+    facts: dict = {"dist": dist, "imports": {}, "stars": []}
     functions: dict[str, dict] = {}
     classes: dict[str, dict] = {}
     facts["functions"], facts["classes"] = functions, classes
     if len(text) > MAX_INDEX_BYTES:
         return facts
-    imports = _imports(text)
+    for statement in _imports(text):
+        _read_import(statement, facts)
     # Functions are read only in modules that say "cuda" (a helper that only calls another
     # module's helper, or moves to a device by index alone, is followed from one that does).
     cuda_text = "cuda" in text
     class_text = "DataLoader" in text or "Sampler" in text
     sampler_text = "DistributedSampler(" in text
-    if cuda_text or class_text:
+    pending: list[tuple[str, int, str]] = []  # functions that may call a CUDA helper
+    if cuda_text or class_text or sampler_text:
         line, counted = 1, 0
         for begin, function, cls in sorted(_definitions(text, cuda_text or sampler_text, class_text)):
             chunk = text[begin : _next_start(text, begin)]
+            line, counted = line + text.count("\n", counted, begin), begin
             if function is not None:
-                # Text facts of a function: cheap, and what DDP001's helpers need (a call
-                # that moves to CUDA, and the names it calls).
                 sampler = _returned_sampler(chunk) if sampler_text else None
-                if not cuda_text and sampler is None:
-                    continue
-                cuda = ("cuda" in chunk or ".to" in chunk) and _CUDA_CALL.search(_COMMENT.sub("", chunk)) is not None
-                calls = set() if cuda else set(_CALLED.findall(chunk)) - _KEYWORDS - {function}
-                if not cuda and not calls and sampler is None:
-                    continue
-                line, counted = line + text.count("\n", counted, begin), begin
-                functions[function] = {"line": line, "cuda": cuda, "calls": sorted(calls)}
-                if sampler is not None:  # the line of the DistributedSampler(...) it returns
-                    functions[function]["sampler"] = line + chunk.count("\n", 0, sampler)
+                cuda = cuda_text and ("cuda" in chunk or ".to" in chunk) and _CUDA_CALL.search(_COMMENT.sub("", chunk)) is not None
+                if cuda or sampler is not None:
+                    functions[function] = {"line": line, "cuda": cuda, "calls": []}
+                    if sampler is not None:  # the line of the DistributedSampler(...) it returns
+                        functions[function]["sampler"] = line + chunk.count("\n", 0, sampler)
+                if cuda_text and not cuda:
+                    pending.append((function, line, chunk))
             else:
                 # Every class of a module that names a DataLoader or a Sampler: a subclass
                 # of a subclass need not name it again.
-                line, counted = line + text.count("\n", counted, begin), begin
                 header = _CLASS_HEADER.match(chunk)
                 bases = [b.strip() for b in header.group(1).split(",")] if header and header.group(1) else []
                 classes[cls] = {"line": line, "bases": [b for b in bases if _DOTTED.fullmatch(b)]}
-    for statement in imports:
-        _read_import(statement, facts)
+    # Which of the other functions call an imported name or a CUDA function of this module
+    # (then one of another module may make them a CUDA helper), by text: `name(`, `name.x(`.
+    candidates = set(facts["imports"]) | {name for name, record in functions.items() if record["cuda"]}
+    while pending and candidates:
+        found: set[str] = set()
+        for function, line, chunk in pending:
+            calls = [name for name in candidates if name + "(" in chunk and name != function]
+            calls += [
+                f"{name}.{attribute}"
+                for name in candidates
+                if name + "." in chunk
+                for attribute in re.findall(rf"(?<![\w.]){re.escape(name)}\.(\w+)\s*\(", chunk)
+            ]
+            if calls:
+                record = functions.setdefault(function, {"line": line, "cuda": False, "calls": []})
+                record["calls"] = sorted(set(record["calls"]) | set(calls))
+                found.add(function)
+        pending = [item for item in pending if item[0] not in found]
+        candidates = found  # a function calling one that now has calls
     if "DistributedDataParallel" in text:
         # Where models are wrapped in DDP: the imported names this module calls (one of
         # them builds the model) and the line of the first wrap.
         wrap = _WRAP.search(text)
         if wrap is not None:
             line = text.count("\n", 0, wrap.start()) + 1
-            called = set(_CALLED.findall(text))
-            facts["wraps"] = {name: line for name in facts["imports"] if name in called}
-    # Functions that neither touch CUDA nor call a name this module defines or imports are
-    # no one's CUDA helper.
-    known = set(facts["imports"]) | {name for name, record in functions.items() if record["cuda"]}
-    for name in [name for name, record in functions.items() if not record["cuda"]]:
-        calls = [call for call in functions[name]["calls"] if call.partition(".")[0] in known or call in functions]
-        if calls:
-            functions[name]["calls"] = calls
-        else:
-            del functions[name]
+            facts["wraps"] = {name: line for name in facts["imports"] if name + "(" in text}
     # Same-module helpers: a function calling a CUDA function of this module touches CUDA.
     changed = True
     while changed:
@@ -188,8 +195,8 @@ _CUDA_CALL = re.compile(
     r"\.cuda\s*\(|\.to\s*\(\s*(?:\d|['\"]cuda|(?:torch\.)?device\s*\(\s*['\"]cuda|device\s*=\s*(?:['\"]cuda|\d))"
     r"|\bdevice\s*=\s*['\"]cuda|\bcuda\.\w*Tensor\s*\("
 )
-_CALLED = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)\s*\(")
-_KEYWORDS = frozenset(("if", "for", "while", "return", "yield", "and", "or", "not", "in", "def", "lambda", "print"))
+
+
 _CLASS_HEADER = re.compile(r"class\s+\w+\s*\(([^)]*)\)")
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 
@@ -682,7 +689,11 @@ def build(root: str, cache_folder: str | None = None, files: list[str] | None = 
             if entry is not None and entry.get("hash") == digest:
                 facts = entry.get("facts")
             if facts is None:
-                facts = module_facts(data.decode("utf-8", "replace"))
+                text = data.decode("utf-8", "replace")
+                if module_name(relative, packages).partition(".")[0] in _EXTERNAL:
+                    facts = _external_facts(text)  # never resolved: only whether it is distributed
+                else:
+                    facts = module_facts(text)
             entry = {"size": info.st_size, "mtime": info.st_mtime_ns, "hash": digest, "facts": facts}
         fresh[relative] = entry
         name = module_name(relative, packages)
@@ -698,6 +709,11 @@ def build(root: str, cache_folder: str | None = None, files: list[str] | None = 
     if cache_path is not None and fresh != entries:
         _save(cache_folder, cache_path, fresh)  # type: ignore[arg-type]
     return Project(root, modules, relpaths, digest=digest, names=names)
+
+
+def _external_facts(text: str) -> dict:
+    dist = any(marker in text for marker in DISTRIBUTED_MARKERS)
+    return {"dist": dist, "imports": {}, "stars": [], "functions": {}, "classes": {}}
 
 
 def _save(folder: str, path: str, entries: dict) -> None:
