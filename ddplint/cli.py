@@ -140,7 +140,13 @@ def _check_stdin(args, settings, rules, mode) -> int:
             sys.stdout.write(source)
         return EXIT_CLEAN
     report = _Report(args, rules=rules, fixed_to_stdout=args.fix and not args.diff)
-    report.add(process_source(source, name, settings.rules_for(name, rules), mode))
+    view = None
+    if args.stdin_filename and not args.no_project:  # an editor buffer: its file's project
+        from ddplint.project import for_file
+
+        index = for_file(args.stdin_filename, cache=not args.no_cache)
+        view = index.view(args.stdin_filename) if index is not None else None
+    report.add(process_source(source, name, settings.rules_for(name, rules), mode, project=view))
     return report.finish()
 
 

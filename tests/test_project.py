@@ -145,3 +145,13 @@ def test_module_facts_read_imports_helpers_and_classes():
     assert facts["stars"] == ["base"]
     assert facts["dist"] and facts["functions"]["f"]["cuda"] and "g" not in facts["functions"]
     assert facts["classes"]["L"]["bases"] == ["torch.utils.data.DataLoader", "Mixin"]
+
+
+def test_an_editor_buffer_on_stdin_is_linted_with_its_files_project(tmp_path, run):
+    root = _copy("cuda_helper", tmp_path)
+    run.cwd = root
+    source = (root / "trainer" / "losses.py").read_text()
+    with_index = _findings(run("check", "--no-cache", "-", "--stdin-filename", "trainer/losses.py", stdin=source).stdout)
+    assert len(with_index) == 3
+    alone = run("check", "--no-cache", "--no-project", "-", "--stdin-filename", "trainer/losses.py", stdin=source)
+    assert not _findings(alone.stdout)
