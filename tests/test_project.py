@@ -155,3 +155,13 @@ def test_an_editor_buffer_on_stdin_is_linted_with_its_files_project(tmp_path, ru
     assert len(with_index) == 3
     alone = run("check", "--no-cache", "--no-project", "-", "--stdin-filename", "trainer/losses.py", stdin=source)
     assert not _findings(alone.stdout)
+
+
+def test_a_cached_result_is_not_reused_when_another_module_changed(tmp_path, run):
+    root = _copy("cuda_helper", tmp_path)
+    run.cwd = root
+    assert len(_findings(run("check", ".").stdout)) == 3
+    assert len(_findings(run("check", ".").stdout)) == 3  # from the cache
+    utils = root / "trainer" / "utils.py"
+    utils.write_text(utils.read_text().replace("x.cuda(non_blocking=True)", "x"))
+    assert not _findings(run("check", ".").stdout)  # losses.py itself did not change
