@@ -170,6 +170,18 @@ def module_facts(text: str) -> dict:
                 found.add(function)
         pending = [item for item in pending if item[0] not in found]
         candidates = found  # a function calling one that now has calls
+    if "load_state_dict" in text:
+        facts["loads"] = True
+    if "DistributedDataParallel" in text and "state_dict" in text:
+        # Checkpoints saved from a DDP wrapper to a literal path (keys start with "module.").
+        wrappers = set(_WRAPPER.findall(text))
+        saves = [
+            [match.group(3), text.count("\n", 0, match.start()) + 1]
+            for match in _WRAPPER_SAVE.finditer(text)
+            if match.group(1) in wrappers
+        ]
+        if saves:
+            facts["wrapper_saves"] = saves
     if "DistributedDataParallel" in text:
         # Where models are wrapped in DDP: the imported names this module calls (one of
         # them builds the model) and the line of the first wrap.
@@ -188,6 +200,8 @@ def module_facts(text: str) -> dict:
 
 
 _COMMENT = re.compile(r"#[^\n]*")
+_WRAPPER = re.compile(r"^[ \t]*(\w+)\s*=\s*(?:[\w.]+\.)?(?:DistributedDataParallel|DDP)\s*\(", re.M)
+_WRAPPER_SAVE = re.compile(r"\bsave\s*\(\s*(\w+)\.state_dict\(\)\s*,\s*(['\"])([^'\"\n]+)\2")
 _WRAP = re.compile(r"\b(?:DistributedDataParallel|DDP)\s*\(")
 # `.cuda(`, `.to(0)`, `.to("cuda...")`, `.to(torch.device("cuda"))`, `device="cuda..."`,
 # `torch.cuda.FloatTensor(`: DDP001's own test, on text.
@@ -374,6 +388,12 @@ class Project:
         self.distributed = any(facts["dist"] for facts in self.modules.values())
         # Modules defining a class that another module wraps in DDP -> where it is wrapped.
         self.wrapped: dict[str, str] = {}
+        # Checkpoint paths (as written) saved from a DDP wrapper's state_dict -> where.
+        self.wrapper_saves: dict[str, str] = {
+            path: self.location(name, line)
+            for name, facts in self.modules.items()
+            for path, line in facts.get("wrapper_saves", ())
+        }
         for name, facts in self.modules.items():
             for local, line in facts.get("wraps", {}).items():
                 where = self.module_view(name).defining_module(facts["imports"][local])
@@ -421,6 +441,15 @@ class ProjectView:
     @property
     def distributed(self) -> bool:
         return self.project.distributed
+
+    def saved_from_wrapper(self, path: str) -> str | None:
+        """Where another module saves a DDP wrapper's state dict to the checkpoint `path` (the
+        same string, or the same file name), or None."""
+        saves = self.project.wrapper_saves
+        if path in saves:
+            return saves[path]
+        name = os.path.basename(path)
+        return next((where for saved, where in saves.items() if os.path.basename(saved) == name), None)
 
     @property
     def wrapped_in(self) -> str | None:
@@ -628,6 +657,9 @@ class ProjectView:
             if self.subclass_of(absolute, _SAMPLERS):
                 codes.add("DDP006")
                 origins.append((local, "torch.utils.data.Sampler"))
+        if facts.get("loads") and self.project.wrapper_saves:
+            codes.add("DDP009")  # may load a checkpoint another module saved from the wrapper
+            unscreened.add("DDP009")
         if self.module in self.project.wrapped:
             codes.add("DDP015")  # its model runs under DDP though the module never says so
         imports = tuple(sorted(self.star_bindings().items())) if facts["stars"] else ()

@@ -246,15 +246,30 @@ class DdpStateDictPrefix(Rule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         if not self._wrapped_save_paths:
+            self._loads_of_saves_elsewhere()
             return
         known = None if None in self._wrapped_save_paths else set(self._wrapped_save_paths)
         for call, state, path, line in self._loads:
             if known is not None and path is not None and path not in known:
                 continue  # both paths are known and differ: another checkpoint
-            if line is None or isinstance(state, cst.Call) or dotted_name(call.func) is None:
-                self.report(call)
-                continue
-            strip = cst.parse_statement(f'consume_prefix_in_state_dict_if_present({_code(state)}, "module.")\n')
-            strip = strip.with_changes(leading_lines=line.leading_lines)
-            fixed_line = line.with_changes(leading_lines=())
-            self.report(call, replace={line: cst.FlattenSentinel([strip, fixed_line])}, imports=(_IMPORT,))
+            self._report_load(call, state, line)
+
+    def _loads_of_saves_elsewhere(self) -> None:
+        """Loads of a checkpoint (by its literal path) that another module of the project
+        saves from a DDP wrapper."""
+        project = self.model.project
+        if project is None:
+            return
+        for call, state, path, line in self._loads:
+            where = project.saved_from_wrapper(path) if path is not None else None
+            if where is not None:
+                self._report_load(call, state, line, f"{self.message} (saved from the DDP wrapper in {where})")
+
+    def _report_load(self, call, state, line, message: str | None = None) -> None:
+        if line is None or isinstance(state, cst.Call) or dotted_name(call.func) is None:
+            self.report(call, message)
+            return
+        strip = cst.parse_statement(f'consume_prefix_in_state_dict_if_present({_code(state)}, "module.")\n')
+        strip = strip.with_changes(leading_lines=line.leading_lines)
+        fixed_line = line.with_changes(leading_lines=())
+        self.report(call, message, replace={line: cst.FlattenSentinel([strip, fixed_line])}, imports=(_IMPORT,))
