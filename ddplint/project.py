@@ -138,11 +138,14 @@ def module_facts(text: str) -> dict:
             line, counted = line + text.count("\n", counted, begin), begin
             if function is not None:
                 sampler = _returned_sampler(chunk) if sampler_text else None
+                loader = _returned_loader(chunk) if sampler_text and sampler is None else None
                 cuda = cuda_text and ("cuda" in chunk or ".to" in chunk) and _CUDA_CALL.search(_COMMENT.sub("", chunk)) is not None
-                if cuda or sampler is not None:
+                if cuda or sampler is not None or loader is not None:
                     functions[function] = {"line": line, "cuda": cuda, "calls": []}
                     if sampler is not None:  # the line of the DistributedSampler(...) it returns
                         functions[function]["sampler"] = line + chunk.count("\n", 0, sampler)
+                    if loader is not None:  # ... of the one inside the DataLoader it returns
+                        functions[function]["loader"] = line + chunk.count("\n", 0, loader)
                 if cuda_text and not cuda:
                     pending.append((function, line, chunk))
             else:
@@ -284,6 +287,18 @@ def _returned_sampler(chunk: str) -> int | None:
         if re.search(rf"\breturn\s+{assigned.group(1)}\s*$", chunk, re.M):
             return chunk.index("DistributedSampler", assigned.start())
     return None
+
+
+def _returned_loader(chunk: str) -> int | None:
+    """Offset of the `DistributedSampler(...)` of a function that returns the DataLoader it
+    builds (directly or through the name it is assigned to), or None."""
+    if re.search(r"\bshuffle\s*=\s*False\b", chunk) or "DataLoader" not in chunk:
+        return None
+    returned = re.search(r"\breturn\s+(?:\w+\.)*DataLoader\s*\(", chunk) is not None or any(
+        re.search(rf"\breturn\s+{assigned.group(1)}\s*$", chunk, re.M)
+        for assigned in re.finditer(r"^[ \t]+(\w+)\s*=\s*(?:\w+\.)*DataLoader\s*\(", chunk, re.M)
+    )
+    return chunk.index("DistributedSampler") if returned else None
 
 
 def _imports(text: str) -> list[str]:
@@ -515,13 +530,14 @@ class ProjectView:
             return module if not facts["stars"] else None
         return self.project.module_view(module).defining_module(origin, depth + 1)
 
-    def sampler_builder(self, qualified: str | None) -> str | None:
+    def sampler_builder(self, qualified: str | None, kind: str = "sampler") -> str | None:
         """Where the project function `qualified` names builds the DistributedSampler it
-        returns ("data/loaders.py:12"), or None."""
+        returns ("data/loaders.py:12"), or None; with kind "loader", the sampler of the
+        DataLoader it returns."""
         found = self.resolve(qualified)
         if found is None or found[1] != "function":
             return None
-        line = self.project.modules[found[0]]["functions"][found[2]].get("sampler")
+        line = self.project.modules[found[0]]["functions"][found[2]].get(kind)
         return self.project.location(found[0], line) if line is not None else None
 
     def cuda_function(self, qualified: str | None) -> str | None:
@@ -651,7 +667,7 @@ class ProjectView:
             if self.subclass_of(absolute, loaders):
                 codes.add("DDP016")
                 origins.append((local, loader))
-            if self.sampler_builder(absolute):
+            if self.sampler_builder(absolute) or self.sampler_builder(absolute, "loader"):
                 codes.add("DDP003")
                 origins.append((local, "torch.utils.data.DistributedSampler"))
             if self.subclass_of(absolute, _SAMPLERS):

@@ -264,11 +264,7 @@ class LoaderFlow(Analysis):
         if qualified in DISTRIBUTED_SAMPLER or qualified in BATCH_SAMPLER or qualified in DATALOADER:
             self._construction(node, qualified)
         elif qualified is not None and self.model.project is not None:
-            where = self.model.project.sampler_builder(qualified)
-            if where is not None:  # a helper of another module returns a DistributedSampler
-                made = Construction("sampler", node, function, len(self.constructions), self._bound.get(id(node), []))
-                made.elsewhere = where
-                self.constructions.append(made)
+            self._built_elsewhere(node, qualified)
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "set_epoch":
             function.set_epochs.append(SetEpoch(self.ref(node.func.value), function, loops))
             return
@@ -277,6 +273,25 @@ class LoaderFlow(Analysis):
             positional = [self.ref(a.value) for a in node.args if a.keyword is None and not a.star]
             keywords = {a.keyword.value: self.ref(a.value) for a in node.args if a.keyword is not None}
             function.calls.append(CallSite(callee, function, loops, positional, keywords))
+
+    def _built_elsewhere(self, node: cst.Call, qualified: str) -> None:
+        """A helper of another project module that returns a DistributedSampler, or a
+        DataLoader drawing from one: its call stands for what it builds."""
+        project, function, order = self.model.project, self.function, len(self.constructions)
+        where = project.sampler_builder(qualified)  # type: ignore[union-attr]
+        if where is not None:
+            made = Construction("sampler", node, function, order, self._bound.get(id(node), []))
+            made.elsewhere = where
+            self.constructions.append(made)
+            return
+        where = project.sampler_builder(qualified, "loader")  # type: ignore[union-attr]
+        if where is not None:
+            # The sampler has no name here: it is reached as `loader.sampler`.
+            sampler = Construction("sampler", node, function, order, [])
+            sampler.elsewhere = where
+            loader = Construction("loader", node, function, order + 1, self._bound.get(id(node), []))
+            loader.sampler = _call_ref(node)
+            self.constructions += [sampler, loader]
 
     def _construction(self, node: cst.Call, qualified: str) -> None:
         bound = self._bound.get(id(node), [])
