@@ -186,12 +186,19 @@ def module_facts(text: str) -> dict:
         if saves:
             facts["wrapper_saves"] = saves
     if "DistributedDataParallel" in text:
-        # Where models are wrapped in DDP: the imported names this module calls (one of
-        # them builds the model) and the line of the first wrap.
-        wrap = _WRAP.search(text)
-        if wrap is not None:
+        # Where models are wrapped in DDP: the imported class (or builder) that makes the
+        # wrapped model, `DDP(Net(...))` or `model = Net(...)` ... `DDP(model, ...)`.
+        wraps: dict[str, int] = {}
+        for wrap in _WRAP.finditer(text):
             line = text.count("\n", 0, wrap.start()) + 1
-            facts["wraps"] = {name: line for name in facts["imports"] if name + "(" in text}
+            argument = wrap.group(1)
+            makers = {argument} if argument in facts["imports"] else set(
+                re.findall(rf"^[ \t]*{re.escape(argument)}\s*=\s*(\w+)\s*\(", text, re.M)
+            )
+            for maker in makers & set(facts["imports"]):
+                wraps.setdefault(maker, line)
+        if wraps:
+            facts["wraps"] = wraps
     # Same-module helpers: a function calling a CUDA function of this module touches CUDA.
     changed = True
     while changed:
@@ -205,7 +212,7 @@ def module_facts(text: str) -> dict:
 _COMMENT = re.compile(r"#[^\n]*")
 _WRAPPER = re.compile(r"^[ \t]*(\w+)\s*=\s*(?:[\w.]+\.)?(?:DistributedDataParallel|DDP)\s*\(", re.M)
 _WRAPPER_SAVE = re.compile(r"\bsave\s*\(\s*(\w+)\.state_dict\(\)\s*,\s*(['\"])([^'\"\n]+)\2")
-_WRAP = re.compile(r"\b(?:DistributedDataParallel|DDP)\s*\(")
+_WRAP = re.compile(r"\b(?:DistributedDataParallel|DDP)\s*\(\s*(\w+)")
 # `.cuda(`, `.to(0)`, `.to("cuda...")`, `.to(torch.device("cuda"))`, `device="cuda..."`,
 # `torch.cuda.FloatTensor(`: DDP001's own test, on text.
 _CUDA_CALL = re.compile(
@@ -654,9 +661,10 @@ class ProjectView:
             module = self.project.module(absolute)
             if module is not None:  # `import utils` / `from . import utils`: what it exports
                 exported = self.project.modules[module]
-                if any(self.cuda_function(f"{absolute}.{name}") for name in exported["functions"]):
+                cuda = [name for name in exported["functions"] if self.cuda_function(f"{absolute}.{name}")]
+                if cuda:  # the screen sees `utils.place(...)` in a default as a helper call
                     codes.add("DDP001")
-                    unscreened.add("DDP001")
+                    helpers.update(f"{local}.{name}" for name in cuda)
                 if any(self.subclass_of(f"{absolute}.{name}", loaders) for name in exported["classes"]):
                     codes.add("DDP016")
                     unscreened.add("DDP016")

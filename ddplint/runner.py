@@ -102,7 +102,7 @@ def _run(targets, rules_for, mode, jobs, cache) -> Iterator[FileResult]:
                 pool = _start_pool(jobs)
             if pool is not None:
                 for index, target, rules in waiting:
-                    slots[index] = pool.submit(_process_target, target, rules, mode)
+                    slots[index] = pool.submit(_process_target, target, rules, mode, _hints(target.path))
                 waiting.clear()
 
         for ready, slot in enumerate(slots):
@@ -157,9 +157,18 @@ def _triage(path: str, rules: list[type[Rule]], cache: Cache | None):
     return result, False, info, data
 
 
-def _process_target(target: Target, rules: list[type[Rule]], mode: Mode) -> FileResult:
+def _hints(path: str):
+    """The file's project hints, computed once here and sent to the worker with the file."""
+    view = _view(path)
+    return view.hints() if view is not None else None
+
+
+def _process_target(target: Target, rules: list[type[Rule]], mode: Mode, hints=None) -> FileResult:
     """Lint or fix one file without writing it (see _finish)."""
-    return process_file(target.path, rules, replace(mode, write=False), root=target.root, project=_view(target.path))
+    view = _view(target.path)
+    if view is not None and hints is not None:
+        view._hints = hints
+    return process_file(target.path, rules, replace(mode, write=False), root=target.root, project=view)
 
 
 def _finish(result: FileResult, target: Target, mode: Mode) -> FileResult:
