@@ -165,3 +165,23 @@ def test_a_cached_result_is_not_reused_when_another_module_changed(tmp_path, run
     utils = root / "trainer" / "utils.py"
     utils.write_text(utils.read_text().replace("x.cuda(non_blocking=True)", "x"))
     assert not _findings(run("check", ".").stdout)  # losses.py itself did not change
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_prefilters_with_the_project_hints_hide_no_finding(case, tmp_path):
+    """Every rule run on every module (no needles, no screens) finds what the filtered run
+    finds: the hints make the filters admit the cross-module cases."""
+    from ddplint.engine import analyse, parse, prepare, traverse
+    from ddplint.rules import all_rules
+
+    root = _copy(case, tmp_path)
+    index = project.build(str(root))
+    for path in sorted(root.rglob("*.py")):
+        view = index.view(str(path))
+        text = path.read_text()
+        filtered = analyse(text, str(path), all_rules(), project=view).diagnostics
+        module = parse(text)
+        model, instances = prepare(module, all_rules(), view)
+        traverse(module, model, instances)
+        unfiltered = sorted(report.rule.code for rule in instances for report in rule.reports)
+        assert sorted(d.code for d in filtered) == unfiltered, path
