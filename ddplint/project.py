@@ -12,11 +12,14 @@ the project root records, per module, the facts other modules' rules ask about:
 - `functions`: top-level functions that may touch CUDA (with the line), and the names they call;
 - `classes`: top-level classes with their bases (as origins), to know DataLoader subclasses.
 
-It is cheap because it is not a parse of every file: the text of a module is cut at its
-top-level statements (lines that start in column 0) and CPython's `ast` parses only the import
-statements and the `def`/`class` statements whose text can hold a fact. A cut that does not
-parse (a column-0 line inside a string) falls back to parsing the whole module. Results are
-cached per file by content, next to the results cache.
+It is cheap because it parses nothing: CPython's `ast` of every file would cost a twentieth
+of the libcst parse floor, more than the whole lint budget leaves. The text of a module is cut
+at its top-level statements (lines that start in column 0); imports are read from the import
+statements' text, functions and classes from theirs, and only in modules whose text can hold a
+fact (`cuda`, `DataLoader`/`Sampler`, `DistributedSampler(`, `DistributedDataParallel`). The
+facts are therefore approximations on text (a call in a string counts; an import inside an
+`if` at the top level does not), which errs toward fewer cross-module findings. Results are
+cached per file by size, mtime and content hash, next to the results cache.
 
 Rules never read files: they ask `self.model.project` (a `ProjectView`, or None when the
 project index is off), which answers about names as the semantic model qualifies them.
@@ -24,12 +27,11 @@ project index is off), which answers about names as the semantic model qualifies
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import re
+import sys
 import tempfile
-import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -48,8 +50,6 @@ _DEFINITION = re.compile(r"(?:(?:async[ \t]+)?def[ \t]+(\w+)|class[ \t]+(\w+))")
 _IMPORT = re.compile(r"(?:from|import)[ \t](?:[^\n(\\]|\\\n|\([^)]*\))*")
 _STATEMENT_START = re.compile(r"\n(?=[A-Za-z_@])")
 # Text that can make a top-level def or class worth parsing.
-_CUDA_TEXT = re.compile(r"cuda|\.to\s*\(|device\s*=")
-_CLASS_TEXT = re.compile(r"DataLoader|Sampler")
 
 
 # -- root discovery -----------------------------------------------------------------------
@@ -156,7 +156,9 @@ def module_facts(text: str) -> dict:
                 classes[cls] = {"line": line, "bases": [b for b in bases if _DOTTED.fullmatch(b)]}
     # Which of the other functions call an imported name or a CUDA function of this module
     # (then one of another module may make them a CUDA helper), by text: `name(`, `name.x(`.
-    candidates = set(facts["imports"]) | {name for name, record in functions.items() if record["cuda"]}
+    candidates = {
+        name for name, origin in facts["imports"].items() if origin.partition(".")[0] not in _NEVER_PROJECT
+    } | {name for name, record in functions.items() if record["cuda"]}
     while pending and candidates:
         found: set[str] = set()
         for function, line, chunk in pending:
@@ -322,15 +324,6 @@ def _imports(text: str) -> list[str]:
     return found
 
 
-def _parse(text: str) -> ast.Module | None:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-
-
 # -- the project ----------------------------------------------------------------------------
 
 
@@ -340,6 +333,11 @@ def _parse(text: str) -> ast.Module | None:
 # `reduce`) would parse most of a library and are left to their own file's markers.
 DISTRIBUTED_PROJECT_CODES = frozenset(("DDP010", "DDP018"))
 _EXTERNAL = frozenset(("torch",))
+# Imports that never lead to a project helper: the standard library, torch, and the usual
+# third-party names (a function calling only these is no one's CUDA helper through them).
+_NEVER_PROJECT = frozenset(sys.stdlib_module_names) | _EXTERNAL | frozenset(
+    ("numpy", "np", "typing_extensions", "packaging", "tqdm", "yaml", "PIL", "cv2", "scipy", "pandas")
+)
 # ddplint.torch_api's DATALOADER spellings, repeated so that the plugin's prefilter never
 # imports libcst (a test keeps them equal).
 LOADERS = frozenset(("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"))
