@@ -164,7 +164,9 @@ def _check_paths(args, paths, settings, rules, mode) -> int:
     if not args.no_project:
         from ddplint.api import project_of
 
-        project = project_of(paths, None if args.no_cache else os.environ.get("DDPLINT_CACHE_DIR", CACHE_DIR))
+        # Like the results cache, the index's cache is not written by --fix.
+        folder = None if args.no_cache or args.fix else os.environ.get("DDPLINT_CACHE_DIR", CACHE_DIR)
+        project = project_of(paths, folder)
     for result in run(
         targets, lambda path: settings.rules_for(path, rules), mode, jobs=args.jobs, cache=cache, project=project
     ):

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import sys
 import tempfile
 from collections.abc import Iterable
@@ -729,6 +730,8 @@ def build(root: str, cache_folder: str | None = None, files: list[str] | None = 
             info = os.stat(path)
         except OSError:
             continue
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_INDEX_BYTES:
+            continue  # a FIFO named x.py must not block the index; a huge file exports nothing
         entry = entries.get(relative)
         facts = None
         if entry is not None and entry.get("size") == info.st_size and entry.get("mtime") == info.st_mtime_ns:

@@ -75,22 +75,6 @@ class SamplerWithoutRankSlicing(Rule):
 
     flagged_examples = (
         Flagged(
-            # A plain Sampler written to be the distributed one: it takes num_replicas and rank.
-            """
-            import torch
-
-
-            class BucketSampler(torch.utils.data.Sampler):
-                def __init__(self, lengths, batch_size, num_replicas=None, rank=None):
-                    self.lengths, self.batch_size = lengths, batch_size
-                    self.num_replicas, self.rank = num_replicas, rank
-
-                def __iter__(self):
-                    order = sorted(range(len(self.lengths)), key=self.lengths.__getitem__)
-                    return iter(order)
-            """,
-        ),
-        Flagged(
             # The seed: a bucketing sampler whose base class was changed, nothing else.
             """
             import torch
@@ -241,6 +225,22 @@ class SamplerWithoutRankSlicing(Rule):
                             batch = []
                     if batch:
                         yield batch
+            """,
+        ),
+        Flagged(
+            # A plain Sampler written to be the distributed one: it takes num_replicas and rank.
+            """
+            import torch
+
+
+            class BucketSampler(torch.utils.data.Sampler):
+                def __init__(self, lengths, batch_size, num_replicas=None, rank=None):
+                    self.lengths, self.batch_size = lengths, batch_size
+                    self.num_replicas, self.rank = num_replicas, rank
+
+                def __iter__(self):
+                    order = sorted(range(len(self.lengths)), key=self.lengths.__getitem__)
+                    return iter(order)
             """,
         ),
     )
