@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ddplint.config import ConfigError, resolve
 from ddplint.diagnostics import Diagnostic, FileResult
-from ddplint.engine import RuleCrash, SourceError, analyse
+from ddplint.engine import RuleCrash, SourceError, analyse, using_project
 from ddplint.files import discover, read_source, write_atomically
 from ddplint.fixer import fix_text
 from ddplint.rule import Rule
@@ -56,23 +56,25 @@ class Mode:
     write: bool = True
 
 
-def process_source(source: str, path: str, rules: Sequence[type[Rule]], mode: Mode) -> FileResult:
+def process_source(source: str, path: str, rules: Sequence[type[Rule]], mode: Mode, *, project=None) -> FileResult:
     """Lint or fix one text. Never raises for a bad file or a bug in a rule: either becomes
-    `result.error`, one line, and the other files are still processed."""
+    `result.error`, one line, and the other files are still processed. `project`: the file's
+    view of its project index (ddplint.project), or None to lint it alone."""
     result = FileResult(path)
     try:
-        if mode.fix:
-            outcome = fix_text(source, path, rules, unsafe_fixes=mode.unsafe_fixes)
-            result.original_source = source
-            result.fixed_source = outcome.source
-            result.fixed_count = outcome.fixed_count
-            result.fixed_codes = outcome.fixed_codes
-            result.fix_problems = outcome.problems
-            result.diagnostics = outcome.remaining.diagnostics
-        else:
-            analysis = analyse(source, path, rules)
-            result.diagnostics = analysis.diagnostics
-            result.fix_problems = analysis.notes  # warnings: a large file checked in part
+        with using_project(project):
+            if mode.fix:
+                outcome = fix_text(source, path, rules, unsafe_fixes=mode.unsafe_fixes)
+                result.original_source = source
+                result.fixed_source = outcome.source
+                result.fixed_count = outcome.fixed_count
+                result.fixed_codes = outcome.fixed_codes
+                result.fix_problems = outcome.problems
+                result.diagnostics = outcome.remaining.diagnostics
+            else:
+                analysis = analyse(source, path, rules)
+                result.diagnostics = analysis.diagnostics
+                result.fix_problems = analysis.notes  # warnings: a large file checked in part
     except (SourceError, RuleCrash) as error:
         result.error = str(error)
     except Exception as error:  # a bug in ddplint outside any rule: report it, go on
@@ -82,14 +84,16 @@ def process_source(source: str, path: str, rules: Sequence[type[Rule]], mode: Mo
     return result
 
 
-def process_file(path: str, rules: Sequence[type[Rule]], mode: Mode, *, root: str | None = None) -> FileResult:
+def process_file(
+    path: str, rules: Sequence[type[Rule]], mode: Mode, *, root: str | None = None, project=None
+) -> FileResult:
     """`root` is the path argument that led to `path`: a fix is never written through a
     symbolic link that leaves it."""
     try:
         decoded, _ = read_source(path)
     except SourceError as error:
         return FileResult(path, error=str(error))
-    result = process_source(decoded.text, path, rules, mode)
+    result = process_source(decoded.text, path, rules, mode, project=project)
     if mode.fix and mode.write:
         write_fixed(result, root=root)
     return result
@@ -120,12 +124,15 @@ def lint_paths(
     fix: bool = False,
     unsafe_fixes: bool = False,
     config: bool | str = False,
+    project: bool = True,
 ) -> Iterator[FileResult]:
     """Lint (or fix in place) every Python file under `paths`, one result per file in path order.
 
     With `config=True` the `[tool.ddplint]` table nearest to the first path applies as on the
     command line (`config="path/to/pyproject.toml"` names one); `select` then replaces its
     selection and `ignore` adds to it. Raises ConfigError for an unusable configuration.
+    With `project=False` every file is linted alone, without the project index
+    (ddplint.project) of the folder the paths are in.
     """
     if config:
         settings = resolve(config if isinstance(config, str) else None, start=paths[0] if paths else ".")
@@ -133,8 +140,18 @@ def lint_paths(
         settings = resolve(isolated=True)
     rules = settings.choose_rules(select, (), ignore)
     mode = Mode(fix=fix, unsafe_fixes=unsafe_fixes or settings.unsafe_fixes)
+    index = project_of(paths) if project else None
     for target in discover(paths, settings.exclusion()):
         if target.error is not None:
             yield FileResult(target.path, error=target.error)
         else:
-            yield process_file(target.path, settings.rules_for(target.path, rules), mode, root=target.root)
+            view = index.view(target.path) if index is not None else None
+            yield process_file(target.path, settings.rules_for(target.path, rules), mode, root=target.root, project=view)
+
+
+def project_of(paths: Sequence[str], cache_folder: str | None = None):
+    """The project index (ddplint.project.Project) of the folder `paths` are in, or None."""
+    from ddplint import project
+
+    root = project.common_root(paths or ["."])
+    return project.build(root, cache_folder) if root is not None else None

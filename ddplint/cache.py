@@ -32,6 +32,9 @@ class Cache:
         self.path = os.path.join(folder, f"results-{__version__}-{_code_fingerprint()}.json")
         self.entries: dict[str, dict] = {}
         self.dirty = False
+        # The digest of the project index the results were computed with (ddplint.project):
+        # a result is used only with the same one.
+        self.project = ""
         try:
             with open(self.path, encoding="utf-8") as handle:
                 loaded = json.load(handle)
@@ -44,6 +47,8 @@ class Cache:
         entry = self.entries.get(path)
         if entry is None or entry.get("rules") != _rule_keys(rules):
             return None
+        if entry.get("project", "") != self.project:
+            return None
         if entry["size"] != info.st_size:
             return None
         if entry["mtime"] != info.st_mtime_ns:
@@ -54,6 +59,7 @@ class Cache:
     def store(self, path: str, rules, info: os.stat_result, data: bytes, result: FileResult) -> None:
         self.entries[path] = {
             "rules": _rule_keys(rules),
+            "project": self.project,
             "size": info.st_size,
             "mtime": info.st_mtime_ns,
             "hash": content_hash(data),

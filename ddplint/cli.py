@@ -85,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-notebooks", action="store_true", help="folders yield .py and .pyi files only, not .ipynb notebooks"
     )
     check.add_argument("--no-cache", action="store_true", help="neither read nor write the results cache (.ddplint_cache)")
+    check.add_argument(
+        "--no-project", action="store_true", help="lint each file alone, without the index of its project's other modules"
+    )
     check.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes for parsing (default: all cores)")
 
     rule = commands.add_parser("rule", help="explain one rule")
@@ -223,10 +226,19 @@ def _check_stdin(args, settings, rules, mode) -> int:
     from ddplint.notebook import is_notebook, process_notebook_text
 
     report = _Report(args, rules=rules, fixed_to_stdout=fixed_to_stdout)
-    process = process_notebook_text if is_notebook(name) else process_source
+    notebook = is_notebook(name)
+    view = None
+    if args.stdin_filename and not args.no_project and not notebook:  # an editor buffer: its file's project
+        from ddplint.project import for_file
+
+        index = for_file(args.stdin_filename, cache=not args.no_cache)
+        view = index.view(args.stdin_filename) if index is not None else None
     try:
         report.sources[name] = decode(data).text
-        result = process(report.sources[name], name, settings.rules_for(name, rules), mode)
+        if notebook:
+            result = process_notebook_text(report.sources[name], name, settings.rules_for(name, rules), mode)
+        else:
+            result = process_source(report.sources[name], name, settings.rules_for(name, rules), mode, project=view)
     except SourceError as error:
         result = FileResult(name, error=str(error))
     report.add(result)
@@ -251,9 +263,18 @@ def _check_paths(args, paths, exclusion, settings, rules, mode) -> int:
     cache = None if args.no_cache else Cache(os.environ.get("DDPLINT_CACHE_DIR", CACHE_DIR))
     progress = Progress(len(targets), sys.stderr)
     report = _Report(args, rules=rules)
+    project = None
+    if not args.no_project:
+        from ddplint.api import project_of
+
+        # Like the results cache, the index's cache is not written by --fix.
+        folder = None if args.no_cache or args.fix else os.environ.get("DDPLINT_CACHE_DIR", CACHE_DIR)
+        project = project_of(paths, folder)
     rules_for = lambda path: settings.rules_for(path, rules)  # noqa: E731
     in_notebook = [target.error is None and is_notebook(target.path) for target in targets]
-    python = run([t for t, nb in zip(targets, in_notebook) if not nb], rules_for, mode, jobs=args.jobs, cache=cache)
+    python = run(
+        [t for t, nb in zip(targets, in_notebook) if not nb], rules_for, mode, jobs=args.jobs, cache=cache, project=project
+    )
     for target, notebook in zip(targets, in_notebook):
         # Notebooks are read, linted and fixed here; the runner keeps the .py files' order.
         report.add(process_notebook(target.path, rules_for(target.path), mode) if notebook else next(python))

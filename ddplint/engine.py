@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 import bisect
 import codecs
+import contextlib
+import contextvars
 import functools
 import io
 import re
@@ -145,9 +147,25 @@ def _dispatch_tables(model: SemanticModel, rules: Sequence[Rule]):
     return visits, leaves
 
 
-def prepare(module: cst.Module, rules: Sequence[type[Rule]]) -> tuple[SemanticModel, list[Rule]]:
+# The project (ddplint.project.ProjectView) of the file being linted, for callers that do not
+# pass one (the fixer's passes): set by `using_project` around them. None: one file alone.
+_PROJECT: contextvars.ContextVar = contextvars.ContextVar("ddplint_project", default=None)
+
+
+@contextlib.contextmanager
+def using_project(project):
+    token = _PROJECT.set(project)
+    try:
+        yield
+    finally:
+        _PROJECT.reset(token)
+
+
+def prepare(
+    module: cst.Module, rules: Sequence[type[Rule]], project=None
+) -> tuple[SemanticModel, list[Rule]]:
     """The file's semantic model with the analyses the rules need, and the rule instances."""
-    model = SemanticModel(module)
+    model = SemanticModel(module, project=project if project is not None else _PROJECT.get())
     for analysis in dict.fromkeys(analysis for rule in rules for analysis in rule.analyses):
         model.add_analysis(analysis(model))
     return model, [rule(model) for rule in rules]
@@ -163,24 +181,33 @@ def traverse(module: cst.Module, model: SemanticModel, rules: Sequence[Rule]) ->
         raise RuleCrash(code, failure.error) from failure.error
 
 
-def rules_for_text(source: str, rules: Sequence[type[Rule]]) -> list[type[Rule]]:
-    """The rules whose needles occur in `source`: the first, text-only prefilter."""
-    return [rule for rule in rules if rule.matches_text(source)]
+def rules_for_text(source: str, rules: Sequence[type[Rule]], hints=None) -> list[type[Rule]]:
+    """The rules whose needles occur in `source`: the first, text-only prefilter. The
+    project's `hints` (ddplint.project.Hints) say what the module's text does not show."""
+    if hints is None:
+        return [rule for rule in rules if rule.matches_text(source)]
+    return [rule for rule in rules if hints.passes_needles(rule.code, rule.needles, source)]
 
 
-def rules_to_run(source: str, rules: Sequence[type[Rule]], facts: Facts | None = None) -> list[type[Rule]]:
+def rules_to_run(
+    source: str, rules: Sequence[type[Rule]], facts: Facts | None = None, hints=None
+) -> list[type[Rule]]:
     """The rules that can fire on `source`: their needles occur and, where every such rule
     has a screen, the screen holds on the file's `ast` (see ddplint.prefilter.screens; `facts` when the
     caller already has them). When some rule without a screen needs libcst anyway, screening
-    the others would not save the parse."""
-    active = rules_for_text(source, rules)
+    the others would not save the parse. The project's `hints` add what other modules bind to
+    the screens' facts."""
+    active = rules_for_text(source, rules, hints)
     if not active or any(rule.screen is None for rule in active) or len(source) > MAX_PARSE_CHARS:
         return active  # (too large: `parse` reports it unchecked, without building any tree)
     if facts is None:
         facts = facts_of(source)
     if facts is None:
         return active
-    return [rule for rule in active if rule.screen.holds(facts)]  # type: ignore[union-attr]
+    if hints is None:
+        return [rule for rule in active if rule.screen.holds(facts)]  # type: ignore[union-attr]
+    facts = hints.patch(facts)
+    return [rule for rule in active if rule.code in hints.unscreened or rule.screen.holds(facts)]  # type: ignore[union-attr]
 
 
 @dataclass
@@ -202,16 +229,21 @@ def analyse(
     honour_noqa: bool = True,
     facts: Facts | None = None,
     parser: Callable[[str], cst.Module] | None = None,
+    project=None,
 ) -> Analysis:
     """Lint one source text. Raises SourceError if it cannot be parsed. `parser` replaces
-    `parse` (the language server passes one that reuses the unchanged statements' trees)."""
+    `parse` (the language server passes one that reuses the unchanged statements' trees);
+    `project` is the file's view of its project index (ddplint.project.ProjectView; default:
+    the one `using_project` set, or none)."""
     if len(source) > MAX_PARSE_CHARS:
         return analyse_large(source, path, rules, honour_noqa=honour_noqa)
-    active = rules_to_run(source, rules, facts)
+    if project is None:
+        project = _PROJECT.get()
+    active = rules_to_run(source, rules, facts, project.hints() if project is not None else None)
     if not active:
         return Analysis(None, [], [])
     module = (parser or parse)(source)
-    model, instances = prepare(module, active)
+    model, instances = prepare(module, active, project)
     try:
         traverse(module, model, instances)
     except RecursionError:

@@ -10,6 +10,12 @@ flake8 honours a `# noqa` only on the line a finding is reported on; ddplint's r
 whole statement the comment ends (see ddplint/noqa.py). So the plugin applies ddplint's noqa
 itself, unless flake8 runs with `--disable-noqa`: `torch.load(\\n    path)  # noqa: DDP004`
 is then quiet through flake8 as on the command line.
+
+
+The file's project index (ddplint.project) is built once per flake8 process and project root,
+from the project's own cache (`<root>/.ddplint_cache`) where it is up to date, so a keystroke
+in an editor re-reads only the index; `--ddplint-no-project` (or DDPLINT_NO_PROJECT=1) lints
+each file alone.
 """
 
 from __future__ import annotations
@@ -25,15 +31,39 @@ class Flake8Plugin:
     version = __version__
 
     disable_noqa = False
-
-    @classmethod
-    def parse_options(cls, options) -> None:
-        cls.disable_noqa = bool(getattr(options, "disable_noqa", False))
+    no_project = False
 
     def __init__(self, tree: ast.AST, lines: Sequence[str], filename: str) -> None:
         self.tree = tree
         self.lines = lines
         self.filename = filename
+
+    @classmethod
+    def add_options(cls, manager) -> None:
+        manager.add_option(
+            "--ddplint-no-project",
+            action="store_true",
+            parse_from_config=True,
+            help="ddplint: lint each file alone, without the index of its project's other modules",
+        )
+
+    @classmethod
+    def parse_options(cls, options) -> None:
+        cls.disable_noqa = bool(getattr(options, "disable_noqa", False))
+        cls.no_project = bool(getattr(options, "ddplint_no_project", False))
+
+    def _project(self):
+        import os
+
+        if self.no_project or os.environ.get("DDPLINT_NO_PROJECT"):
+            return None
+        from ddplint.project import for_file
+
+        try:
+            project = for_file(self.filename)
+        except Exception:  # an index that cannot be built only costs the cross-module findings
+            return None
+        return project.view(self.filename) if project is not None else None
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         from ddplint.prefilter.needles import needles_match
@@ -41,17 +71,27 @@ class Flake8Plugin:
         from ddplint.prefilter.screens import Facts
 
         source = "".join(self.lines)
-        codes = [code for code, needles in NEEDLES.items() if needles_match(needles, source)]
+        view = self._project()
+        hints = view.hints() if view is not None else None
+        if hints is None:
+            codes = [code for code, needles in NEEDLES.items() if needles_match(needles, source)]
+        else:
+            codes = [code for code, needles in NEEDLES.items() if hints.passes_needles(code, needles, source)]
         if not codes:
             return  # no rule's needles occur: libcst is never imported for this file
-        facts = Facts(self.tree)
-        if all(SCREENS[code] is not None for code in codes) and not any(SCREENS[code].holds(facts) for code in codes):
+        facts = Facts(self.tree) if hints is None else hints.patch(Facts(self.tree))
+        unscreened = hints is not None and any(code in hints.unscreened for code in codes)
+        if not unscreened and all(SCREENS[code] is not None for code in codes) and not any(
+            SCREENS[code].holds(facts) for code in codes
+        ):
             return  # the ast shows no rule's construct: libcst is not needed either
         from ddplint.engine import SourceError, analyse
         from ddplint.rules import all_rules
 
         try:
-            analysis = analyse(source, self.filename, all_rules(), honour_noqa=not self.disable_noqa, facts=facts)
+            analysis = analyse(
+                source, self.filename, all_rules(), honour_noqa=not self.disable_noqa, facts=facts, project=view
+            )
         except SourceError:
             return  # flake8 reports syntax errors itself (E999)
         for diagnostic in analysis.diagnostics:

@@ -35,19 +35,40 @@ def run(
     *,
     jobs: int | None = None,
     cache: Cache | None = None,
+    project=None,
 ) -> Iterator[FileResult]:
     """One result per target, in the targets' order, streamed as soon as it is known.
     `rules_for(path)` gives the rules active for a file (configuration may vary them).
 
     Files are handed to the pool as soon as triage admits them, so parsing overlaps with
     reading the rest of the tree; a run with fewer files to parse than MIN_FILES_FOR_POOL
-    (a pre-commit hook on a few files) parses them here and starts no pool."""
+    (a pre-commit hook on a few files) parses them here and starts no pool.
+
+    `project` (ddplint.project.Project) is the index of the files' project: each file is
+    linted with its view of it, and cached results are used only with the same index."""
     threshold = gc.get_threshold()
     gc.set_threshold(*BATCH_GC_THRESHOLD)  # forked workers inherit it
     try:
+        _set_project(project)
+        if cache is not None and project is not None:
+            cache.project = project.digest
         yield from _run(targets, rules_for, mode, jobs, cache)
     finally:
         gc.set_threshold(*threshold)
+        _set_project(None)
+
+
+# The project of the run, in this process and (through the pool's initializer) in workers.
+_PROJECT = None
+
+
+def _set_project(project) -> None:
+    global _PROJECT
+    _PROJECT = project
+
+
+def _view(path: str):
+    return _PROJECT.view(path) if _PROJECT is not None else None
 
 
 # A libcst tree is hundreds of thousands of small objects that reference counting frees; with
@@ -83,7 +104,7 @@ def _run(targets, rules_for, mode, jobs, cache) -> Iterator[FileResult]:
                 pool = _start_pool(jobs)
             if pool is not None:
                 for index, target, rules in waiting:
-                    slots[index] = pool.submit(_process_target, target, rules, mode)
+                    slots[index] = pool.submit(_process_target, target, rules, mode, _hints(target.path))
                 waiting.clear()
 
         for ready, slot in enumerate(slots):
@@ -106,8 +127,16 @@ def _start_pool(jobs: int) -> ProcessPoolExecutor:
     # fork (where there is one) starts workers with libcst and the rules already imported.
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_die_with_parent,
-                               initargs=(os.getpid(),))
+    # Fork children inherit the project index; spawned ones are handed it.
+    project = None if context.get_start_method() == "fork" else _PROJECT
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
+                               initargs=(os.getpid(), project))
+
+
+def _init_worker(parent: int, project) -> None:
+    _die_with_parent(parent)
+    if project is not None:
+        _set_project(project)
 
 
 def _die_with_parent(parent: int) -> None:
@@ -136,7 +165,8 @@ def _triage(path: str, rules: list[type[Rule]], cache: Cache | None):
         hit = cache.lookup(path, rules, info, data)
         if hit is not None:
             return hit, False, info, data
-    if rules_for_text(decoded.text, rules):
+    view = _view(path)
+    if rules_for_text(decoded.text, rules, view.hints() if view is not None else None):
         return FileResult(path), True, info, data
     result = FileResult(path)
     if cache is not None:
@@ -144,9 +174,18 @@ def _triage(path: str, rules: list[type[Rule]], cache: Cache | None):
     return result, False, info, data
 
 
-def _process_target(target: Target, rules: list[type[Rule]], mode: Mode) -> FileResult:
+def _hints(path: str):
+    """The file's project hints, computed once here and sent to the worker with the file."""
+    view = _view(path)
+    return view.hints() if view is not None else None
+
+
+def _process_target(target: Target, rules: list[type[Rule]], mode: Mode, hints=None) -> FileResult:
     """Lint or fix one file without writing it (see _finish)."""
-    return process_file(target.path, rules, replace(mode, write=False), root=target.root)
+    view = _view(target.path)
+    if view is not None and hints is not None:
+        view._hints = hints
+    return process_file(target.path, rules, replace(mode, write=False), root=target.root, project=view)
 
 
 def _finish(result: FileResult, target: Target, mode: Mode) -> FileResult:

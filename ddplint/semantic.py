@@ -155,8 +155,11 @@ class SemanticModel:
         cst.FunctionDef, cst.ClassDef, cst.For, cst.While, cst.If, cst.SimpleStatementLine, cst.Parameters,
     )
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, project=None) -> None:
         self.module = module
+        # The file's view of its project index (ddplint.project.ProjectView), or None when
+        # the file is linted alone: what other modules of the program define.
+        self.project = project
         self.module_scope = Scope(None)
         self._scopes: dict[int, Scope] = {}
         self._stack: list[Scope] = [self.module_scope]
@@ -329,6 +332,9 @@ class SemanticModel:
                     scope.bind(head, head)
         elif isinstance(small, cst.ImportFrom):
             if isinstance(small.names, cst.ImportStar):
+                if self.project is not None:  # the project knows what a star import of it binds
+                    for name, origin in self.project.star_bindings().items():
+                        scope.bind(name, origin)
                 return
             # Relative imports keep their dots (`.utils.load`): never mistaken for torch's.
             module = "." * len(small.relative) + _module_name(small.module)

@@ -80,6 +80,8 @@ class Construction:
     sampler: Ref | None = None  # a loader's `sampler=`, a batch sampler's own sampler
     batch_sampler: Ref | None = None
     star_kwargs: bool = False
+    # A sampler made by a function of another project module: where it is built there.
+    elsewhere: str | None = None
 
     def _shuffle_is(self, literal: str) -> bool:
         value = self.shuffle.value if self.shuffle is not None else None
@@ -261,6 +263,8 @@ class LoaderFlow(Analysis):
         qualified = self.model.qualified(node.func)
         if qualified in DISTRIBUTED_SAMPLER or qualified in BATCH_SAMPLER or qualified in DATALOADER:
             self._construction(node, qualified)
+        elif qualified is not None and self.model.project is not None:
+            self._built_elsewhere(node, qualified)
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "set_epoch":
             function.set_epochs.append(SetEpoch(self.ref(node.func.value), function, loops))
             return
@@ -269,6 +273,25 @@ class LoaderFlow(Analysis):
             positional = [self.ref(a.value) for a in node.args if a.keyword is None and not a.star]
             keywords = {a.keyword.value: self.ref(a.value) for a in node.args if a.keyword is not None}
             function.calls.append(CallSite(callee, function, loops, positional, keywords))
+
+    def _built_elsewhere(self, node: cst.Call, qualified: str) -> None:
+        """A helper of another project module that returns a DistributedSampler, or a
+        DataLoader drawing from one: its call stands for what it builds."""
+        project, function, order = self.model.project, self.function, len(self.constructions)
+        where = project.sampler_builder(qualified)  # type: ignore[union-attr]
+        if where is not None:
+            made = Construction("sampler", node, function, order, self._bound.get(id(node), []))
+            made.elsewhere = where
+            self.constructions.append(made)
+            return
+        where = project.sampler_builder(qualified, "loader")  # type: ignore[union-attr]
+        if where is not None:
+            # The sampler has no name here: it is reached as `loader.sampler`.
+            sampler = Construction("sampler", node, function, order, [])
+            sampler.elsewhere = where
+            loader = Construction("loader", node, function, order + 1, self._bound.get(id(node), []))
+            loader.sampler = _call_ref(node)
+            self.constructions += [sampler, loader]
 
     def _construction(self, node: cst.Call, qualified: str) -> None:
         bound = self._bound.get(id(node), [])

@@ -15,8 +15,24 @@ from collections.abc import Iterable
 Needle = str | tuple[str, ...] | re.Pattern[str]
 
 
-def needles_match(needles: Iterable[Needle], source: str) -> bool:
+# The needle of a rule that only matters in distributed code (ddplint.analyses.distributed_context);
+# repeated here so that this module imports nothing. A test keeps the two equal.
+_DISTRIBUTED_MARKERS = (
+    "torch.distributed",
+    "from torch import distributed",
+    "DistributedDataParallel",
+    "init_process_group",
+    "DistributedSampler",
+    "LOCAL_RANK",
+)
+
+
+def needles_match(needles: Iterable[Needle], source: str, *, distributed: bool = False) -> bool:
+    """With `distributed` (the file's project is distributed), the DISTRIBUTED_MARKERS needle
+    is met whatever the file's own text."""
     for needle in needles:
+        if distributed and needle == _DISTRIBUTED_MARKERS:
+            continue
         if isinstance(needle, str):
             if needle not in source:
                 return False

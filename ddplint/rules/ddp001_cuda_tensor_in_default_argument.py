@@ -22,6 +22,8 @@ class _Function:
     # Parameters whose default puts something on CUDA directly, and those whose default
     # calls same-module functions (decided once all functions are known).
     direct: list[cst.Param] = field(default_factory=list)
+    # Parameters whose default calls a CUDA helper of another module, with where it is.
+    elsewhere: dict[int, str] = field(default_factory=dict)
     via_helpers: dict[int, set[str]] = field(default_factory=dict)
     params: list[cst.Param] = field(default_factory=list)
     # For use as a helper: does the body itself touch CUDA, which functions does it call.
@@ -342,7 +344,7 @@ class CudaTensorInDefaultArgument(Rule):
         if self.model.in_parameters or not frame.is_function:
             return
         function = self._records[id(frame.node)]
-        if _is_cuda_call(node, self.model):
+        if _is_cuda_call(node, self.model) or self._imported_cuda_helper(node):
             function.touches_cuda = True
         elif isinstance(node.func, cst.Name):
             function.calls.add(node.func.value)
@@ -356,10 +358,18 @@ class CudaTensorInDefaultArgument(Rule):
             calls = list(_calls_run_by(param.default))
             if any(_is_cuda_call(call, self.model) for call in calls):
                 function.direct.append(param)
+            elif where := next(filter(None, map(self._imported_cuda_helper, calls)), None):
+                function.direct.append(param)
+                function.elsewhere[id(param)] = where
             else:
                 helpers = {call.func.value for call in calls if isinstance(call.func, cst.Name)}
                 if helpers:
                     function.via_helpers[id(param)] = helpers
+
+    def _imported_cuda_helper(self, call: cst.Call) -> str | None:
+        """Where the function of another project module that `call` calls touches CUDA."""
+        project = self.model.project
+        return project.cuda_function(self.model.qualified(call.func)) if project is not None else None
 
     def leave_Module(self, original_node: cst.Module) -> None:
         cuda_helpers = self._cuda_helpers()
@@ -378,10 +388,12 @@ class CudaTensorInDefaultArgument(Rule):
                 else None
             )
             for param in flagged:
+                where = function.elsewhere.get(id(param))
+                message = f"{self.message} (the helper it calls moves to CUDA in {where})" if where else None
                 if param in fixable:
-                    self.report(param, replace={function.node: fixed})
+                    self.report(param, message, replace={function.node: fixed})
                 else:
-                    self.report(param)
+                    self.report(param, message)
 
     def _optional(self, annotation: cst.Annotation) -> cst.Annotation:
         """The annotation of a parameter whose default becomes None, admitting None:

@@ -351,6 +351,8 @@ class MissingSetEpoch(Rule):
             f"{shown} never gets set_epoch() in this epoch loop: every epoch repeats the same "
             f"shuffled order; call set_epoch(epoch) first in the loop body"
         )
+        if sampler.elsewhere:
+            message += f" (sampler built in {sampler.elsewhere})"
         if (
             expression is None
             or ambiguous

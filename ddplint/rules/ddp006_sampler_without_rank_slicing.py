@@ -11,6 +11,11 @@ from ddplint.prefilter.screens import Subclasses
 from ddplint.torch_api import DISTRIBUTED_SAMPLER
 from ddplint.analyses.samplers import SamplerClass, SamplerClasses
 
+# A plain Sampler whose constructor takes `num_replicas` and `rank` is written to be the
+# distributed sampler (bucketing samplers often are), and must shard just the same.
+SAMPLER = frozenset(("torch.utils.data.Sampler", "torch.utils.data.sampler.Sampler"))
+REPLICA_PARAMETERS = ("num_replicas", "rank")
+
 ALL_RANKS_ITER = "_iter_all_ranks"
 ALL_RANKS_LEN = "_len_all_ranks"
 
@@ -111,8 +116,8 @@ class SamplerWithoutRankSlicing(Rule):
         "the whole dataset; slice [self.rank::self.num_replicas]"
     )
     fix = Applicability.UNSAFE
-    needles = ("DistributedSampler", "__iter__")
-    screen = Subclasses(targets=tuple(sorted(DISTRIBUTED_SAMPLER)))
+    needles = ("__iter__", ("DistributedSampler", "num_replicas"))
+    screen = Subclasses(targets=tuple(sorted(DISTRIBUTED_SAMPLER.spellings | SAMPLER)))
 
     flagged_examples = (
         Flagged(
@@ -384,8 +389,46 @@ class SamplerWithoutRankSlicing(Rule):
                         yield batch
             """,
         ),
+        Flagged(
+            # A plain Sampler written to be the distributed one: it takes num_replicas and rank.
+            """
+            import torch
+
+
+            class BucketSampler(torch.utils.data.Sampler):
+                def __init__(self, lengths, batch_size, num_replicas=None, rank=None):
+                    self.lengths, self.batch_size = lengths, batch_size
+                    self.num_replicas, self.rank = num_replicas, rank
+
+                def __iter__(self):
+                    order = sorted(range(len(self.lengths)), key=self.lengths.__getitem__)
+                    return iter(order)
+            """,
+        ),
     )
     clean_examples = (
+        Clean(
+            """
+            from torch.utils.data import Sampler
+
+
+            class ShardedBuckets(Sampler):
+                def __init__(self, lengths, num_replicas=1, rank=0):
+                    self.lengths, self.num_replicas, self.rank = lengths, num_replicas, rank
+
+                def __iter__(self):
+                    order = sorted(range(len(self.lengths)), key=self.lengths.__getitem__)
+                    return iter(order[self.rank::self.num_replicas])
+
+
+            class NoReplicas(Sampler):
+                def __init__(self, lengths):
+                    self.lengths = lengths
+
+                def __iter__(self):
+                    return iter(range(len(self.lengths)))
+            """
+        ),
         Clean(
             """
             from torch.utils.data import DistributedSampler
@@ -517,10 +560,45 @@ class SamplerWithoutRankSlicing(Rule):
     def leave_Module(self, original_node: cst.Module) -> None:
         for known in self.classes.classes.values():
             method = known.methods.get("__iter__")
-            if method is None or not self.classes.is_distributed_sampler(known):
+            if method is None:
                 continue
-            if not self.classes.shards_per_rank(known):
-                self._report(known)
+            if self.classes.is_distributed_sampler(known):
+                if not self.classes.shards_per_rank(known):
+                    self._report(known)
+            else:
+                where = self._sampler_taking_replicas(known)
+                if where is not None and not self.classes.shards_per_rank(known):
+                    # Reported without a fix: a plain Sampler has no `drop_last` to reuse.
+                    message = f"{self._REPLICAS_MESSAGE} (its Sampler base is in {where})" if where else None
+                    self.report(method.node, message or self._REPLICAS_MESSAGE)
+
+    _REPLICAS_MESSAGE = (
+        "this Sampler takes num_replicas and rank but its __iter__ never selects the rank's share: "
+        "every rank gets the whole dataset; slice [self.rank::self.num_replicas]"
+    )
+
+    def _sampler_taking_replicas(self, known: SamplerClass) -> str | None:
+        """For a Sampler subclass (directly, through a class of this module, or through one
+        of another project module) whose `__init__` takes `num_replicas` and `rank`: "", or
+        where the project base class is; else None."""
+        lineage = self.classes.lineage(known)
+        init = next((c.methods["__init__"] for c in lineage if "__init__" in c.methods), None)
+        if init is None:
+            return None
+        params = init.node.params
+        names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        if not all(name in names for name in REPLICA_PARAMETERS):
+            return None
+        project = self.model.project
+        for cls in lineage:
+            for base in cls.node.bases:
+                qualified = self.model.qualified(base.value)
+                if qualified in SAMPLER:
+                    return ""
+                where = project.subclass_of(qualified, SAMPLER) if project is not None else None
+                if where:
+                    return where
+        return None
 
     def _report(self, known: SamplerClass) -> None:
         iterate = known.methods["__iter__"].node

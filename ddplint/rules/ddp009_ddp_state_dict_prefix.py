@@ -371,14 +371,29 @@ class DdpStateDictPrefix(Rule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         if not any(wrapped for _, _, wrapped in self._saves):
+            self._loads_of_saves_elsewhere()
             return
         for call, state, path, line in self._loads:
             if not self._saved_wrapped(path, _first_key(state)):
                 continue  # another checkpoint, another entry of it, or one saved unwrapped
-            if line is None or isinstance(state, cst.Call) or dotted_name(call.func) is None:
-                self.report(call)
-                continue
-            strip = cst.parse_statement(f'consume_prefix_in_state_dict_if_present({_code(state)}, "module.")\n')
-            strip = strip.with_changes(leading_lines=line.leading_lines)
-            fixed_line = line.with_changes(leading_lines=())
-            self.report(call, replace={line: cst.FlattenSentinel([strip, fixed_line])}, imports=(_IMPORT,))
+            self._report_load(call, state, line)
+
+    def _loads_of_saves_elsewhere(self) -> None:
+        """Loads of a checkpoint (by its literal path) that another module of the project
+        saves from a DDP wrapper."""
+        project = self.model.project
+        if project is None:
+            return
+        for call, state, path, line in self._loads:
+            where = project.saved_from_wrapper(path) if path is not None else None
+            if where is not None:
+                self._report_load(call, state, line, f"{self.message} (saved from the DDP wrapper in {where})")
+
+    def _report_load(self, call, state, line, message: str | None = None) -> None:
+        if line is None or isinstance(state, cst.Call) or dotted_name(call.func) is None:
+            self.report(call, message)
+            return
+        strip = cst.parse_statement(f'consume_prefix_in_state_dict_if_present({_code(state)}, "module.")\n')
+        strip = strip.with_changes(leading_lines=line.leading_lines)
+        fixed_line = line.with_changes(leading_lines=())
+        self.report(call, message, replace={line: cst.FlattenSentinel([strip, fixed_line])}, imports=(_IMPORT,))

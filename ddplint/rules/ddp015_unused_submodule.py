@@ -459,7 +459,7 @@ class UnusedSubmodule(Rule):
                     continue
                 if attribute in grouped and self._only_groups(grouped[attribute], used, module_classes):
                     continue  # `nn.Sequential(self.conv, self.bn)` over layers forward uses
-                self.report(assign)
+                self.report(assign, self._wrapped_elsewhere())
 
     @staticmethod
     def _only_groups(entry, used: set[str], module_classes: set[str]) -> bool:
@@ -484,6 +484,11 @@ class UnusedSubmodule(Rule):
                     names.add(name)
                     pending.append(name)
         return names
+
+    def _wrapped_elsewhere(self) -> str | None:
+        """The message naming where another module wraps this module's model in DDP."""
+        where = self.model.project.wrapped_in if self.model.project is not None else None
+        return f"{self.message} (this module's model is wrapped in DDP in {where})" if where else None
 
     def _is_module(self, record: _ModuleClass, by_name: dict[str, list[_ModuleClass]], seen: set[int]) -> bool:
         """True when every base is nn.Module or a same-file Module class (and there is one)."""

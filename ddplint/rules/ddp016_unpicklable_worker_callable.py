@@ -154,15 +154,21 @@ class UnpicklableWorkerCallable(Rule):
     def __init__(self, model) -> None:
         super().__init__(model)
         self.definitions = model.get(Definitions)
-        self._candidates: list[tuple[cst.BaseExpression, Scope]] = []
+        self._candidates: list[tuple[cst.BaseExpression, Scope, str | None]] = []
+        self._loader_elsewhere: str | None = None  # where the called DataLoader subclass is
 
     def visit_Call(self, node: cst.Call) -> None:
+        self._loader_elsewhere = None
         for callable_arg in self._shipped_callables(node):
-            self._candidates.append((callable_arg, self.model.scope))
+            self._candidates.append((callable_arg, self.model.scope, self._loader_elsewhere))
 
     def _shipped_callables(self, call: cst.Call) -> list[cst.BaseExpression]:
         qualified = self.model.qualified(call.func)
-        if qualified in DATALOADER:
+        project = self.model.project
+        if qualified is not None and qualified not in DATALOADER and project is not None:
+            # A DataLoader subclass of another module of the project ships them the same way.
+            self._loader_elsewhere = project.subclass_of(qualified, DATALOADER.spellings)
+        if qualified in DATALOADER or self._loader_elsewhere:
             workers = argument(call, DATALOADER, "num_workers")
             if workers is None or _is_zero(workers.value):
                 return []
@@ -178,9 +184,9 @@ class UnpicklableWorkerCallable(Rule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         module_scope = self.model.module_scope
-        for value, scope in self._candidates:
+        for value, scope, loader in self._candidates:
             if picklable(value, scope, self.definitions, module_scope) is False:
-                self.report(value)
+                self.report(value, f"{self.message} (the DataLoader subclass is defined in {loader})" if loader else None)
 
 
 def _is_zero(expr: cst.BaseExpression) -> bool:

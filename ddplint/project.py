@@ -1,0 +1,804 @@
+"""The project index: what each module of the training program exports, for rules that need
+the other half of a pitfall that lives in another module.
+
+Real training code is spread over modules (the model in `models/`, the loaders in `data/`,
+helpers in `utils.py`, the loop in `train.py`). One cheap pass over every Python file under
+the project root records, per module, the facts other modules' rules ask about:
+
+- `dist`: the module names a DDP entry point (the text test of
+  `ddplint.analyses.distributed_context`); one such module makes the project distributed;
+- `imports`: top-level imports, local name -> origin (relative origins keep their dots and are
+  resolved against the module's own name), and the modules it star-imports;
+- `functions`: top-level functions that may touch CUDA (with the line), and the names they call;
+- `classes`: top-level classes with their bases (as origins), to know DataLoader subclasses.
+
+It is cheap because it parses nothing: CPython's `ast` of every file would cost a twentieth
+of the libcst parse floor, more than the whole lint budget leaves. The text of a module is cut
+at its top-level statements (lines that start in column 0); imports are read from the import
+statements' text, functions and classes from theirs, and only in modules whose text can hold a
+fact (`cuda`, `DataLoader`/`Sampler`, `DistributedSampler(`, `DistributedDataParallel`). The
+facts are therefore approximations on text (a call in a string counts; an import inside an
+`if` at the top level does not), which errs toward fewer cross-module findings. Results are
+cached per file by size, mtime and content hash, next to the results cache.
+
+Rules never read files: they ask `self.model.project` (a `ProjectView`, or None when the
+project index is off), which answers about names as the semantic model qualifies them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import sys
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
+
+ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+# Folders never indexed (the CLI's default exclusions, and hidden folders).
+_SKIP_DIRS = frozenset(
+    ("__pycache__", "__pypackages__", "_build", "buck-out", "build", "node_modules", "venv", "site-packages")
+)
+MAX_INDEX_BYTES = 2_000_000  # as the engine's parse limit: larger files export nothing
+
+
+_DEFINITION = re.compile(r"(?:(?:async[ \t]+)?def[ \t]+(\w+)|class[ \t]+(\w+))")
+# A top-level import statement, with its parenthesised or backslash-continued lines.
+_IMPORT = re.compile(r"(?:from|import)[ \t](?:[^\n(\\]|\\\n|\([^)]*\))*")
+_STATEMENT_START = re.compile(r"\n(?=[A-Za-z_@])")
+# Text that can make a top-level def or class worth parsing.
+
+
+# -- root discovery -----------------------------------------------------------------------
+
+
+def find_root(path: str) -> str:
+    """The folder at or above `path` with a pyproject.toml, setup.cfg, setup.py or .git; the
+    folder of `path` itself when there is none."""
+    start = os.path.abspath(path)
+    folder = start if os.path.isdir(start) else os.path.dirname(start)
+    here = folder
+    while True:
+        if any(os.path.exists(os.path.join(here, marker)) for marker in ROOT_MARKERS):
+            return here
+        up = os.path.dirname(here)
+        if up == here:
+            return folder
+        here = up
+
+
+def common_root(paths: Iterable[str]) -> str | None:
+    """The project root of the paths given: the root of their common folder."""
+    absolute = [os.path.abspath(p) for p in paths]
+    if not absolute:
+        return None
+    try:
+        common = os.path.commonpath(absolute)
+    except ValueError:  # different drives
+        return None
+    return find_root(common)
+
+
+def python_files(root: str) -> list[str]:
+    found = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS and not d.endswith(".egg-info"))
+        found.extend(os.path.join(folder, name) for name in sorted(names) if name.endswith(".py"))
+    return found
+
+
+def module_name(relative: str, packages: set[str] | None = None) -> str:
+    """The name a module is imported by: `pkg/sub/mod.py` -> `pkg.sub.mod` and
+    `pkg/__init__.py` -> `pkg` where those folders are packages (`packages`: the relative
+    folders with an `__init__.py`; all of them when None); a folder that is not a package is
+    where imports start, as for a script run from it (`scripts/train.py` -> `train`)."""
+    parts = relative[:-3].replace(os.sep, "/").split("/")
+    if parts[-1] == "__init__":
+        parts.pop()
+        folders = len(parts)
+    else:
+        folders = len(parts) - 1
+    if packages is not None:
+        start = folders
+        while start > 0 and "/".join(parts[:start]) in packages:
+            start -= 1
+        parts = parts[start:]
+    return ".".join(parts)
+
+
+# -- facts of one module --------------------------------------------------------------------
+
+
+def module_facts(text: str) -> dict:
+    """The facts one module exports (JSON-able), from its text."""
+    dist = ("istributed" in text or "LOCAL_RANK" in text or "init_process_group" in text) and any(
+        marker in text for marker in DISTRIBUTED_MARKERS
+    )
+    facts: dict = {"dist": dist, "imports": {}, "stars": []}
+    functions: dict[str, dict] = {}
+    classes: dict[str, dict] = {}
+    facts["functions"], facts["classes"] = functions, classes
+    if len(text) > MAX_INDEX_BYTES:
+        return facts
+    for statement in _imports(text):
+        _read_import(statement, facts)
+    # Functions are read only in modules that say "cuda" (a helper that only calls another
+    # module's helper, or moves to a device by index alone, is followed from one that does).
+    cuda_text = "cuda" in text
+    class_text = "DataLoader" in text or "Sampler" in text
+    sampler_text = "DistributedSampler(" in text
+    pending: list[tuple[str, int, str]] = []  # functions that may call a CUDA helper
+    if cuda_text or class_text or sampler_text:
+        line, counted = 1, 0
+        for begin, function, cls in sorted(_definitions(text, cuda_text or sampler_text, class_text)):
+            chunk = text[begin : _next_start(text, begin)]
+            line, counted = line + text.count("\n", counted, begin), begin
+            if function is not None:
+                sampler = _returned_sampler(chunk) if sampler_text else None
+                loader = _returned_loader(chunk) if sampler_text and sampler is None else None
+                cuda = cuda_text and ("cuda" in chunk or ".to" in chunk) and _CUDA_CALL.search(_COMMENT.sub("", chunk)) is not None
+                if cuda or sampler is not None or loader is not None:
+                    functions[function] = {"line": line, "cuda": cuda, "calls": []}
+                    if sampler is not None:  # the line of the DistributedSampler(...) it returns
+                        functions[function]["sampler"] = line + chunk.count("\n", 0, sampler)
+                    if loader is not None:  # ... of the one inside the DataLoader it returns
+                        functions[function]["loader"] = line + chunk.count("\n", 0, loader)
+                if cuda_text and not cuda:
+                    pending.append((function, line, chunk))
+            else:
+                # Every class of a module that names a DataLoader or a Sampler: a subclass
+                # of a subclass need not name it again.
+                header = _CLASS_HEADER.match(chunk)
+                bases = [b.strip() for b in header.group(1).split(",")] if header and header.group(1) else []
+                classes[cls] = {"line": line, "bases": [b for b in bases if _DOTTED.fullmatch(b)]}
+    # Which of the other functions call an imported name or a CUDA function of this module
+    # (then one of another module may make them a CUDA helper), by text: `name(`, `name.x(`.
+    candidates = {
+        name for name, origin in facts["imports"].items() if origin.partition(".")[0] not in _NEVER_PROJECT
+    } | {name for name, record in functions.items() if record["cuda"]}
+    while pending and candidates:
+        found: set[str] = set()
+        for function, line, chunk in pending:
+            calls = [name for name in candidates if name + "(" in chunk and name != function]
+            calls += [
+                f"{name}.{attribute}"
+                for name in candidates
+                if name + "." in chunk
+                for attribute in re.findall(rf"(?<![\w.]){re.escape(name)}\.(\w+)\s*\(", chunk)
+            ]
+            if calls:
+                record = functions.setdefault(function, {"line": line, "cuda": False, "calls": []})
+                record["calls"] = sorted(set(record["calls"]) | set(calls))
+                found.add(function)
+        pending = [item for item in pending if item[0] not in found]
+        candidates = found  # a function calling one that now has calls
+    if "load_state_dict" in text:
+        facts["loads"] = True
+    if "DistributedDataParallel" in text and "state_dict" in text:
+        # Checkpoints saved from a DDP wrapper to a literal path (keys start with "module.").
+        wrappers = set(_WRAPPER.findall(text))
+        saves = [
+            [match.group(3), text.count("\n", 0, match.start()) + 1]
+            for match in _WRAPPER_SAVE.finditer(text)
+            if match.group(1) in wrappers
+        ]
+        if saves:
+            facts["wrapper_saves"] = saves
+    if "DistributedDataParallel" in text:
+        # Where models are wrapped in DDP: the imported class (or builder) that makes the
+        # wrapped model, `DDP(Net(...))` or `model = Net(...)` ... `DDP(model, ...)`.
+        wraps: dict[str, int] = {}
+        for wrap in _WRAP.finditer(text):
+            line = text.count("\n", 0, wrap.start()) + 1
+            argument = wrap.group(1)
+            makers = {argument} if argument in facts["imports"] else set(
+                re.findall(rf"^[ \t]*{re.escape(argument)}\s*=\s*(\w+)\s*\(", text, re.M)
+            )
+            for maker in makers & set(facts["imports"]):
+                wraps.setdefault(maker, line)
+        if wraps:
+            facts["wraps"] = wraps
+    # Same-module helpers: a function calling a CUDA function of this module touches CUDA.
+    changed = True
+    while changed:
+        changed = False
+        for record in functions.values():
+            if not record["cuda"] and any(functions.get(name, {}).get("cuda") for name in record["calls"]):
+                record["cuda"] = changed = True
+    return facts
+
+
+_COMMENT = re.compile(r"#[^\n]*")
+_WRAPPER = re.compile(r"^[ \t]*(\w+)\s*=\s*(?:[\w.]+\.)?(?:DistributedDataParallel|DDP)\s*\(", re.M)
+_WRAPPER_SAVE = re.compile(r"\bsave\s*\(\s*(\w+)\.state_dict\(\)\s*,\s*(['\"])([^'\"\n]+)\2")
+_WRAP = re.compile(r"\b(?:DistributedDataParallel|DDP)\s*\(\s*(\w+)")
+# `.cuda(`, `.to(0)`, `.to("cuda...")`, `.to(torch.device("cuda"))`, `device="cuda..."`,
+# `torch.cuda.FloatTensor(`: DDP001's own test, on text.
+_CUDA_CALL = re.compile(
+    r"\.cuda\s*\(|\.to\s*\(\s*(?:\d|['\"]cuda|(?:torch\.)?device\s*\(\s*['\"]cuda|device\s*=\s*(?:['\"]cuda|\d))"
+    r"|\bdevice\s*=\s*['\"]cuda|\bcuda\.\w*Tensor\s*\("
+)
+
+
+_CLASS_HEADER = re.compile(r"class\s+\w+\s*\(([^)]*)\)")
+_DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
+
+
+def _next_start(text: str, begin: int) -> int:
+    """Where the top-level statement at `begin` ends: the next line that starts in column 0
+    with a name or a decorator (not an `else`/`elif`/`except`/`finally` clause of it)."""
+    at = begin
+    while True:
+        found = _STATEMENT_START.search(text, at + 1)
+        if found is None:
+            return len(text)
+        at = found.end()
+        if not text.startswith(("else", "elif", "except", "finally"), at):
+            return at
+
+
+def _definitions(text: str, functions: bool, classes: bool):
+    """(offset, function name, class name) of top-level defs and/or classes, in no order."""
+    keywords = (("def ", "async def ") if functions else ()) + (("class ",) if classes else ())
+    for keyword in keywords:
+        at = 0 if text.startswith(keyword) else text.find("\n" + keyword)
+        while at != -1:
+            start = at + 1 if text[at] == "\n" else at
+            match = _DEFINITION.match(text, start)
+            if match is not None:
+                yield start, match.group(1), match.group(2)
+            at = text.find("\n" + keyword, start + 1)
+
+
+def _read_import(statement: str, facts: dict) -> None:
+    """Record one import statement's bindings (the text of a top-level `import`/`from`)."""
+    statement = _COMMENT.sub("", statement).replace("\\\n", " ").replace("(", " ").replace(")", " ")
+    statement = statement.split(";")[0]
+    if statement.startswith("import"):
+        for item in statement[len("import") :].split(","):
+            words = item.split()
+            if len(words) == 3 and words[1] == "as":
+                facts["imports"][words[2]] = words[0]
+            elif len(words) == 1:
+                head = words[0].partition(".")[0]
+                facts["imports"][head] = head
+        return
+    module, found, names = statement[len("from") :].partition(" import ")
+    module = module.strip()
+    if not found or not module or " " in module:
+        return
+    for item in names.split(","):
+        words = item.split()
+        if words == ["*"]:
+            facts["stars"].append(module)
+            continue
+        if len(words) == 3 and words[1] == "as":
+            name, bound = words[0], words[2]
+        elif len(words) == 1:
+            name = bound = words[0]
+        else:
+            continue
+        facts["imports"][bound] = module + name if module.endswith(".") else f"{module}.{name}"
+
+
+def _returned_sampler(chunk: str) -> int | None:
+    """Offset in a function's text of the `DistributedSampler(...)` it returns (directly or
+    through the name it is assigned to), or None; None too for one that does not shuffle."""
+    if re.search(r"\bshuffle\s*=\s*False\b", chunk):
+        return None
+    direct = re.search(r"\breturn\s+DistributedSampler\s*\(", chunk)
+    if direct is not None:
+        return chunk.index("DistributedSampler", direct.start())
+    for assigned in re.finditer(r"^[ \t]+(\w+)\s*=\s*(?:\w+\.)*DistributedSampler\s*\(", chunk, re.M):
+        if re.search(rf"\breturn\s+{assigned.group(1)}\s*$", chunk, re.M):
+            return chunk.index("DistributedSampler", assigned.start())
+    return None
+
+
+def _returned_loader(chunk: str) -> int | None:
+    """Offset of the `DistributedSampler(...)` of a function that returns the DataLoader it
+    builds (directly or through the name it is assigned to), or None."""
+    if re.search(r"\bshuffle\s*=\s*False\b", chunk) or "DataLoader" not in chunk:
+        return None
+    returned = re.search(r"\breturn\s+(?:\w+\.)*DataLoader\s*\(", chunk) is not None or any(
+        re.search(rf"\breturn\s+{assigned.group(1)}\s*$", chunk, re.M)
+        for assigned in re.finditer(r"^[ \t]+(\w+)\s*=\s*(?:\w+\.)*DataLoader\s*\(", chunk, re.M)
+    )
+    return chunk.index("DistributedSampler") if returned else None
+
+
+def _imports(text: str) -> list[str]:
+    """The text of every top-level import statement."""
+    found = []
+    for keyword in ("import ", "from "):
+        at = 0 if text.startswith(keyword) else text.find("\n" + keyword)
+        while at != -1:
+            start = at + 1 if text[at] == "\n" else at
+            match = _IMPORT.match(text, start)
+            if match is not None:
+                found.append(match.group(0))
+            at = text.find("\n" + keyword, start + 1)
+    return found
+
+
+# -- the project ----------------------------------------------------------------------------
+
+
+# Rules whose only tie to distributed code is the DISTRIBUTED_MARKERS needle, and whose other
+# needles are rare: in a distributed project they run in every module (a data module need not
+# import torch.distributed itself). Rules with common needles (DDP015's `forward`, DDP008's
+# `reduce`) would parse most of a library and are left to their own file's markers.
+DISTRIBUTED_PROJECT_CODES = frozenset(("DDP010", "DDP018"))
+_EXTERNAL = frozenset(("torch",))
+# Imports that never lead to a project helper: the standard library, torch, and the usual
+# third-party names (a function calling only these is no one's CUDA helper through them).
+_NEVER_PROJECT = frozenset(sys.stdlib_module_names) | _EXTERNAL | frozenset(
+    ("numpy", "np", "typing_extensions", "packaging", "tqdm", "yaml", "PIL", "cv2", "scipy", "pandas")
+)
+# ddplint.torch_api's DATALOADER spellings, repeated so that the plugin's prefilter never
+# imports libcst (a test keeps them equal).
+LOADERS = frozenset(("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"))
+_SAMPLERS = frozenset(("torch.utils.data.Sampler", "torch.utils.data.sampler.Sampler"))
+
+
+@dataclass(frozen=True)
+class Hints:
+    """What the project changes in one module's prefilters, so that they stay sound when the
+    other half of a finding is in another module:
+
+    - `distributed`: the project is distributed, so DISTRIBUTED_PROJECT_CODES meet their
+      DISTRIBUTED_MARKERS needle whatever the module's own text;
+    - `codes`: rules whose needles are not applied (the module imports what they look for);
+    - `imports`: the bindings the module's star imports bring, which the needles see as import
+      statements and the screens as the file's own imports;
+    - `origins`: more bindings the screens see (a DataLoader subclass of the project as a
+      DataLoader), and `helpers`, names the screens see as functions of the file (CUDA
+      helpers of other modules);
+    - `unscreened`: rules whose screen cannot see the other half (a helper reached as a module
+      attribute): the file is parsed for them.
+    """
+
+    distributed: bool = False
+    codes: frozenset[str] = frozenset()
+    imports: tuple[tuple[str, str], ...] = ()
+    origins: tuple[tuple[str, str], ...] = ()
+    helpers: frozenset[str] = frozenset()
+    unscreened: frozenset[str] = frozenset()
+
+    @property
+    def text(self) -> str:
+        lines = []
+        for name, origin in self.imports:
+            module, _, attribute = origin.rpartition(".")
+            lines.append(f"from {module} import {attribute} as {name}" if module else f"import {origin} as {name}")
+        return "\n" + "\n".join(lines) if lines else ""
+
+    def passes_needles(self, code: str, needles, source: str) -> bool:
+        from ddplint.prefilter.needles import needles_match
+
+        if code in self.codes:
+            return True
+        distributed = self.distributed and code in DISTRIBUTED_PROJECT_CODES
+        return needles_match(needles, source + self.text if self.imports else source, distributed=distributed)
+
+    def patch(self, facts):
+        """The module's screen facts (ddplint.prefilter.screens.Facts) with the project's
+        bindings added."""
+        for name, origin in (*self.imports, *self.origins):
+            facts._bind(name, origin)
+        facts.function_names.update(self.helpers)
+        return facts
+
+
+@dataclass
+class Project:
+    root: str
+    modules: dict[str, dict]  # module name -> facts
+    relpaths: dict[str, str]  # module name -> path relative to the root
+    distributed: bool = False
+    digest: str = ""
+    names: dict[str, str] = field(default_factory=dict)  # relative path -> module name
+    _views: dict[str, ProjectView] = field(default_factory=dict, repr=False)
+    _memo: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self.distributed = any(facts["dist"] for facts in self.modules.values())
+        # Modules defining a class that another module wraps in DDP -> where it is wrapped.
+        self.wrapped: dict[str, str] = {}
+        # Checkpoint paths (as written) saved from a DDP wrapper's state_dict -> where.
+        self.wrapper_saves: dict[str, str] = {
+            path: self.location(name, line)
+            for name, facts in self.modules.items()
+            for path, line in facts.get("wrapper_saves", ())
+        }
+        for name, facts in self.modules.items():
+            for local, line in facts.get("wraps", {}).items():
+                where = self.module_view(name).defining_module(facts["imports"][local])
+                if where is not None and where != name:
+                    self.wrapped.setdefault(where, self.location(name, line))
+
+    def view(self, path: str) -> ProjectView | None:
+        """The project as the module at `path` sees it; None for a file outside the root."""
+        relative = os.path.relpath(os.path.abspath(path), self.root)
+        name = self.names.get(relative)
+        if name is None:
+            return None
+        view = self._views.get(name)
+        if view is None:
+            view = self.module_view(name)
+        return view
+
+    def module_view(self, name: str) -> ProjectView:
+        """The project as the module `name` sees it."""
+        view = self._views.get(name)
+        if view is None:
+            view = self._views[name] = ProjectView(self, name, self.relpaths[name].endswith("__init__.py"))
+        return view
+
+    def module(self, name: str) -> str | None:
+        """The module of the project that `name` imports; never torch's own modules (where the
+        project holds torch's source, rules still know its API by name)."""
+        if name in self.modules and name.partition(".")[0] not in _EXTERNAL:
+            return name
+        return None
+
+    def location(self, module: str, line: int) -> str:
+        return f"{self.relpaths[module]}:{line}"
+
+
+class ProjectView:
+    """The project seen from one module: resolves the names its semantic model qualifies."""
+
+    def __init__(self, project: Project, module: str, is_package: bool) -> None:
+        self.project = project
+        self.module = module
+        self.is_package = is_package
+        self._hints: Hints | None = None
+
+    @property
+    def distributed(self) -> bool:
+        return self.project.distributed
+
+    def saved_from_wrapper(self, path: str) -> str | None:
+        """Where another module saves a DDP wrapper's state dict to the checkpoint `path` (the
+        same string, or the same file name), or None."""
+        saves = self.project.wrapper_saves
+        if path in saves:
+            return saves[path]
+        name = os.path.basename(path)
+        return next((where for saved, where in saves.items() if os.path.basename(saved) == name), None)
+
+    @property
+    def wrapped_in(self) -> str | None:
+        """Where another module wraps a class of this one in DDP ("train.py:12"), if one does."""
+        return self.project.wrapped.get(self.module)
+
+    # -- names -------------------------------------------------------------------------------
+
+    def absolute(self, qualified: str, module: str | None = None, is_package: bool | None = None) -> str:
+        """A relative origin (`.utils.f`, `..data.x`) made absolute from `module`."""
+        module = self.module if module is None else module
+        is_package = self.is_package if is_package is None else is_package
+        if not qualified.startswith("."):
+            return qualified
+        dots = len(qualified) - len(qualified.lstrip("."))
+        package = module.split(".") if is_package else module.split(".")[:-1]
+        if dots - 1:
+            package = package[: len(package) - (dots - 1)] if dots - 1 <= len(package) else []
+        rest = qualified[dots:]
+        return ".".join([*package, rest] if rest else package)
+
+    def resolve(self, qualified: str | None, _depth: int = 0) -> tuple[str, str, str] | None:
+        """(module, kind, name) of the project function ("function") or class ("class") that a
+        qualified name refers to, through re-exports and star imports; None if not one."""
+        if not qualified or _depth > 8:
+            return None
+        name = self.absolute(qualified)
+        head, _, symbol = name.rpartition(".")
+        module = self.project.module(head) if head else None
+        if module is None:
+            return None
+        return self._lookup(module, symbol, _depth)
+
+    def _lookup(self, module: str, symbol: str, depth: int) -> tuple[str, str, str] | None:
+        facts = self.project.modules[module]
+        if symbol in facts["functions"]:
+            return module, "function", symbol
+        if symbol in facts["classes"]:
+            return module, "class", symbol
+        other = self.project.module_view(module)
+        origin = facts["imports"].get(symbol)
+        if origin is not None:
+            return other.resolve(origin, depth + 1)
+        for star in facts["stars"]:
+            found = other.resolve(f"{star}.{symbol}" if not star.endswith(".") else star + symbol, depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def defining_module(self, qualified: str, depth: int = 0) -> str | None:
+        """The project module that defines the name `qualified` refers to (following re-exports),
+        when it is not an import there; None outside the project. Classes without a
+        DataLoader or Sampler in their module are not indexed, so this does not say the name
+        is a class."""
+        name = self.absolute(qualified)
+        head, _, symbol = name.rpartition(".")
+        module = self.project.module(head) if head else None
+        if module is None or depth > 8:
+            return None
+        facts = self.project.modules[module]
+        origin = facts["imports"].get(symbol)
+        if origin is None:
+            return module if not facts["stars"] else None
+        return self.project.module_view(module).defining_module(origin, depth + 1)
+
+    def sampler_builder(self, qualified: str | None, kind: str = "sampler") -> str | None:
+        """Where the project function `qualified` names builds the DistributedSampler it
+        returns ("data/loaders.py:12"), or None; with kind "loader", the sampler of the
+        DataLoader it returns."""
+        found = self.resolve(qualified)
+        if found is None or found[1] != "function":
+            return None
+        line = self.project.modules[found[0]]["functions"][found[2]].get(kind)
+        return self.project.location(found[0], line) if line is not None else None
+
+    def cuda_function(self, qualified: str | None) -> str | None:
+        """Where the project function `qualified` names touches CUDA ("utils.py:3"), or None."""
+        found = self.resolve(qualified)
+        if found is None or found[1] != "function":
+            return None
+        module, _, name = found
+        if not self._function_cuda(module, name, set()):
+            return None
+        return self.project.location(module, self.project.modules[module]["functions"][name]["line"])
+
+    def _function_cuda(self, module: str, name: str, active: set) -> bool:
+        """Whether a project function touches CUDA, itself or through the functions it calls."""
+        key = ("cuda", module, name)
+        memo = self.project._memo
+        if key in memo:
+            return memo[key]
+        if (module, name) in active:  # a cycle: no CUDA found along it
+            return False
+        active.add((module, name))
+        facts = self.project.modules[module]
+        record = facts["functions"][name]
+        result = bool(record["cuda"])
+        view = self.project.module_view(module)
+        for call in () if result else record["calls"]:
+            head, _, rest = call.partition(".")
+            if head in facts["functions"] and not rest:
+                result = self._function_cuda(module, head, active)
+            elif head in facts["imports"]:
+                origin = facts["imports"][head]
+                found = view.resolve(f"{origin}.{rest}" if rest else origin)
+                result = found is not None and found[1] == "function" and self._function_cuda(found[0], found[2], active)
+            if result:
+                break
+        active.discard((module, name))
+        memo[key] = result
+        return result
+
+    def subclass_of(self, qualified: str | None, targets: frozenset[str], _seen: frozenset = frozenset()) -> str | None:
+        """Where the project class `qualified` names is defined, if one of its bases (through
+        project classes) is one of the qualified `targets`; else None."""
+        found = self.resolve(qualified)
+        if found is None or found[1] != "class" or found in _seen:
+            return None
+        key = ("subclass", found, targets)
+        if key not in self.project._memo:
+            self.project._memo[key] = self._subclass_of(found, targets, _seen)
+        return self.project._memo[key]
+
+    def _subclass_of(self, found: tuple[str, str, str], targets: frozenset[str], _seen: frozenset) -> str | None:
+        module, _, name = found
+        record = self.project.modules[module]["classes"][name]
+        view = self.project.module_view(module)
+        imports = self.project.modules[module]["imports"]
+        for base in record["bases"]:
+            head, _, rest = base.partition(".")
+            origin = imports.get(head)
+            if origin is None:
+                if head in self.project.modules[module]["classes"]:
+                    origin = f"{module}.{head}"
+                else:
+                    continue
+            full = view.absolute(f"{origin}.{rest}" if rest else origin)
+            if full in targets or view.subclass_of(full, targets, _seen | {found}):
+                return self.project.location(module, record["line"])
+        return None
+
+    def star_bindings(self) -> dict[str, str]:
+        """Names this module's star imports bind, with their (absolute) origins."""
+        bindings: dict[str, str] = {}
+        self._star_into(self.module, self.is_package, bindings, set())
+        return bindings
+
+    def _star_into(self, module: str, is_package: bool, bindings: dict[str, str], seen: set) -> None:
+        facts = self.project.modules.get(module)
+        if facts is None or module in seen:
+            return
+        seen.add(module)
+        view = self.project.module_view(module)
+        for star in facts["stars"]:
+            target = self.project.module(view.absolute(star))
+            if target is None:
+                continue
+            target_facts = self.project.modules[target]
+            target_view = self.project.module_view(target)
+            for name, origin in target_facts["imports"].items():
+                if not name.startswith("_"):
+                    bindings.setdefault(name, target_view.absolute(origin))
+            for name in (*target_facts["functions"], *target_facts["classes"]):
+                if not name.startswith("_"):
+                    bindings.setdefault(name, f"{target}.{name}")
+            self._star_into(target, self.project.relpaths[target].endswith("__init__.py"), bindings, seen)
+
+    # -- prefilter hints -----------------------------------------------------------------------
+
+    def hints(self) -> Hints:
+        if self._hints is None:
+            self._hints = self._compute_hints()
+        return self._hints
+
+    def _compute_hints(self) -> Hints:
+        facts = self.project.modules.get(self.module)
+        if facts is None:
+            return Hints(self.project.distributed)
+        codes: set[str] = set()
+        origins: list[tuple[str, str]] = []
+        helpers: set[str] = set()
+        unscreened: set[str] = set()
+        loaders = LOADERS
+        loader = sorted(loaders)[0]
+        for local, origin in facts["imports"].items():
+            absolute = self.absolute(origin)
+            module = self.project.module(absolute)
+            if module is not None:  # `import utils` / `from . import utils`: what it exports
+                exported = self.project.modules[module]
+                cuda = [name for name in exported["functions"] if self.cuda_function(f"{absolute}.{name}")]
+                if cuda:  # the screen sees `utils.place(...)` in a default as a helper call
+                    codes.add("DDP001")
+                    helpers.update(f"{local}.{name}" for name in cuda)
+                if any(self.subclass_of(f"{absolute}.{name}", loaders) for name in exported["classes"]):
+                    codes.add("DDP016")
+                    unscreened.add("DDP016")
+                continue
+            if self.cuda_function(absolute):
+                codes.add("DDP001")
+                helpers.add(local)
+            if self.subclass_of(absolute, loaders):
+                codes.add("DDP016")
+                origins.append((local, loader))
+            if self.sampler_builder(absolute) or self.sampler_builder(absolute, "loader"):
+                codes.add("DDP003")
+                origins.append((local, "torch.utils.data.DistributedSampler"))
+            if self.subclass_of(absolute, _SAMPLERS):
+                codes.add("DDP006")
+                origins.append((local, "torch.utils.data.Sampler"))
+        if facts.get("loads") and self.project.wrapper_saves:
+            codes.add("DDP009")  # may load a checkpoint another module saved from the wrapper
+            unscreened.add("DDP009")
+        if self.module in self.project.wrapped:
+            codes.add("DDP015")  # its model runs under DDP though the module never says so
+        imports = tuple(sorted(self.star_bindings().items())) if facts["stars"] else ()
+        return Hints(
+            self.project.distributed, frozenset(codes), imports, tuple(origins), frozenset(helpers), frozenset(unscreened)
+        )
+
+
+# -- building and caching -----------------------------------------------------------------
+
+
+def build(root: str, cache_folder: str | None = None, files: list[str] | None = None) -> Project:
+    """The index of every Python file under `root` (read from and written to the project
+    cache in `cache_folder` where one is given)."""
+    from ddplint.cache import _code_fingerprint, content_hash
+    from ddplint import __version__
+
+    root = os.path.abspath(root)
+    cache_path = None
+    entries: dict[str, dict] = {}
+    if cache_folder is not None:
+        key = content_hash(root.encode())[:12]
+        cache_path = os.path.join(cache_folder, f"project-{__version__}-{_code_fingerprint()}-{key}.json")
+        try:
+            with open(cache_path, encoding="utf-8") as handle:
+                loaded = json.load(handle)
+            if isinstance(loaded, dict):
+                entries = loaded
+        except (OSError, ValueError):
+            pass
+    modules: dict[str, dict] = {}
+    relpaths: dict[str, str] = {}
+    names: dict[str, str] = {}
+    fresh: dict[str, dict] = {}
+    paths = files if files is not None else python_files(root)
+    packages = {
+        os.path.dirname(os.path.relpath(path, root)).replace(os.sep, "/")
+        for path in paths
+        if os.path.basename(path) == "__init__.py"
+    }
+    ambiguous: set[str] = set()
+    for path in paths:
+        relative = os.path.relpath(path, root)
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_INDEX_BYTES:
+            continue  # a FIFO named x.py must not block the index; a huge file exports nothing
+        entry = entries.get(relative)
+        facts = None
+        if entry is not None and entry.get("size") == info.st_size and entry.get("mtime") == info.st_mtime_ns:
+            facts = entry.get("facts")
+        if facts is None:
+            try:
+                with open(path, "rb") as handle:
+                    data = handle.read()
+            except OSError:
+                continue
+            digest = content_hash(data) if cache_path is not None else ""
+            if entry is not None and entry.get("hash") == digest:
+                facts = entry.get("facts")
+            if facts is None:
+                text = data.decode("utf-8", "replace")
+                if module_name(relative, packages).partition(".")[0] in _EXTERNAL:
+                    facts = _external_facts(text)  # never resolved: only whether it is distributed
+                else:
+                    facts = module_facts(text)
+            entry = {"size": info.st_size, "mtime": info.st_mtime_ns, "hash": digest, "facts": facts}
+        fresh[relative] = entry
+        name = module_name(relative, packages)
+        if name in modules:  # two scripts folders with a `utils.py`: neither is resolved
+            ambiguous.add(name)
+        modules[name] = facts
+        relpaths[name] = relative
+        names[relative] = name
+    for name in ambiguous:
+        del modules[name], relpaths[name]
+    names = {relative: name for relative, name in names.items() if name not in ambiguous}
+    digest = content_hash(json.dumps(modules, sort_keys=True).encode())
+    if cache_path is not None and fresh != entries:
+        _save(cache_folder, cache_path, fresh)  # type: ignore[arg-type]
+    return Project(root, modules, relpaths, digest=digest, names=names)
+
+
+def _external_facts(text: str) -> dict:
+    dist = any(marker in text for marker in DISTRIBUTED_MARKERS)
+    return {"dist": dist, "imports": {}, "stars": [], "functions": {}, "classes": {}}
+
+
+def _save(folder: str, path: str, entries: dict) -> None:
+    try:
+        os.makedirs(folder, exist_ok=True)
+        ignore = os.path.join(folder, ".gitignore")
+        if not os.path.exists(ignore):
+            with open(ignore, "w", encoding="utf-8") as handle:
+                handle.write("# created by ddplint\n*\n")
+        descriptor, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            json.dump(entries, handle)
+        os.replace(temporary, path)
+    except OSError:
+        pass  # a cache that cannot be written only costs speed
+
+
+_LOADED: dict[str, Project] = {}
+
+
+def for_file(path: str, cache: bool = True) -> Project | None:
+    """The project of one file, for the flake8 plugin: built (or loaded from the project's
+    own cache) once per process and root."""
+    if not path or path in ("-", "stdin") or not os.path.exists(path):
+        return None
+    root = find_root(path)
+    project = _LOADED.get(root)
+    if project is None:
+        cache_folder = os.path.join(root, ".ddplint_cache") if cache else None
+        project = _LOADED[root] = build(root, cache_folder)
+    return project

@@ -1,0 +1,13 @@
+import torch
+from torch import nn
+
+
+class Classifier(nn.Module):
+    def __init__(self, dim, classes):
+        super().__init__()
+        self.encoder = nn.Linear(dim, dim)
+        self.aux_head = nn.Linear(dim, classes)
+        self.head = nn.Linear(dim, classes)
+
+    def forward(self, x):
+        return self.head(torch.relu(self.encoder(x)))

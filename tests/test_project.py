@@ -1,0 +1,187 @@
+"""The project index (ddplint/project.py): cross-module findings on the small packages in
+tests/data/projects/, the same from the CLI and from flake8, and none without the index."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ddplint import project
+from ddplint.prefilter import needles
+from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
+
+PROJECTS = Path(__file__).parent / "data" / "projects"
+CASES = sorted(path.name for path in PROJECTS.iterdir() if (path / "expected.txt").exists())
+_LINE = re.compile(r"^(?P<path>\S+?):(?P<line>\d+):(?P<col>\d+): (?P<code>DDP\d{3}) ?(?P<message>.*?)(?: \[(?:unsafe )?fix\])?$")
+
+
+def _expected(case: str) -> list[tuple[str, int, int, str, str]]:
+    """`path:line:col: CODE text` lines; the text must occur in the finding's message."""
+    found = []
+    for line in (PROJECTS / case / "expected.txt").read_text().splitlines():
+        match = _LINE.match(line)
+        assert match, line
+        found.append((match["path"], int(match["line"]), int(match["col"]), match["code"], match["message"]))
+    return sorted(found)
+
+
+def _findings(output: str) -> list[tuple[str, int, int, str, str]]:
+    found = []
+    for line in output.splitlines():
+        match = _LINE.match(line)
+        if match:
+            path = match["path"].replace("\\", "/").removeprefix("./")
+            found.append((path, int(match["line"]), int(match["col"]), match["code"], match["message"]))
+    return sorted(found)
+
+
+def _copy(case: str, tmp_path: Path) -> Path:
+    target = tmp_path / case
+    shutil.copytree(PROJECTS / case, target)
+    return target
+
+
+def _matches(found, expected) -> bool:
+    return len(found) == len(expected) and all(
+        f[:4] == e[:4] and e[4] in f[4] for f, e in zip(found, expected)
+    )
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_cross_module_findings_from_the_cli_and_flake8_agree(case, tmp_path, run):
+    root = _copy(case, tmp_path)
+    expected = _expected(case)
+    run.cwd = root
+    cli = _findings(run("check", "--no-cache", ".").stdout)
+    assert _matches(cli, expected), cli
+    plugin = _findings(run("--select", "DDP", ".", tool="flake8").stdout)
+    assert plugin == [(p, line, col, code, message) for p, line, col, code, message in cli], plugin
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_without_the_project_the_cross_module_findings_are_gone(case, tmp_path, run):
+    root = _copy(case, tmp_path)
+    run.cwd = root
+    alone = _findings(run("check", "--no-cache", "--no-project", ".").stdout)
+    assert not set(alone) & set(_expected(case))
+    assert not _findings(run("check", "--no-cache", "--no-project", ".").stdout)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_api_agrees_and_its_flag_turns_the_index_off(case, tmp_path):
+    import ddplint.api
+
+    root = _copy(case, tmp_path)
+    with_index = [d for r in ddplint.api.lint_paths([str(root)]) for d in r.diagnostics]
+    alone = [d for r in ddplint.api.lint_paths([str(root)], project=False) for d in r.diagnostics]
+    assert len(with_index) == len(_expected(case)) and not alone
+
+
+def test_the_index_is_cached_by_content_and_rebuilt_for_a_changed_file(tmp_path):
+    root = _copy("cuda_helper", tmp_path)
+    cache = tmp_path / "cache"
+    first = project.build(str(root), str(cache))
+    assert list(cache.glob("project-*.json"))
+    again = project.build(str(root), str(cache))
+    assert again.digest == first.digest
+    utils = root / "trainer" / "utils.py"
+    utils.write_text(utils.read_text().replace("x.cuda(non_blocking=True)", "x"))
+    changed = project.build(str(root), str(cache))
+    assert changed.digest != first.digest
+    view = changed.view(str(root / "trainer" / "losses.py"))
+    assert view.cuda_function("trainer.utils.to_gpu") is None
+
+
+def test_root_discovery_stops_at_the_project_markers(tmp_path):
+    (tmp_path / "repo" / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "repo" / "setup.cfg").write_text("")
+    assert project.find_root(str(tmp_path / "repo" / "pkg" / "sub")) == str(tmp_path / "repo")
+    assert project.common_root([str(tmp_path / "repo" / "pkg"), str(tmp_path / "repo" / "pkg" / "sub")]) == str(
+        tmp_path / "repo"
+    )
+
+
+def test_the_copies_that_keep_libcst_out_of_the_plugin_are_the_same():
+    from ddplint.rules.ddp006_sampler_without_rank_slicing import SAMPLER
+    from ddplint.torch_api import DATALOADER
+
+    assert needles._DISTRIBUTED_MARKERS == DISTRIBUTED_MARKERS
+    assert project.LOADERS == DATALOADER.spellings
+    assert project._SAMPLERS == SAMPLER
+
+
+def test_the_plugin_prefilter_with_a_project_does_not_import_libcst(tmp_path):
+    import subprocess
+    import sys
+
+    from ddplint_test_support import cli_env
+
+    root = _copy("cuda_helper", tmp_path)
+    (root / "trainer" / "plain.py").write_text("import os\n\nfrom .utils import place\n\nprint(os.sep)\n")
+    code = (
+        "import ast, sys\nfrom ddplint.flake8_plugin import Flake8Plugin\n"
+        f"path = {str(root / 'trainer' / 'plain.py')!r}\n"
+        "text = open(path).read()\n"
+        "list(Flake8Plugin(ast.parse(text), text.splitlines(True), path).run())\n"
+        "print('libcst' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=cli_env(), timeout=60)
+    assert result.stdout.strip() == "False", result.stderr
+
+
+def test_module_facts_read_imports_helpers_and_classes():
+    facts = project.module_facts(
+        "import torch.distributed as dist, os\n"
+        "from .utils import (to_gpu,\n    place as put)  # helpers\n"
+        "from base import *\n"
+        "def f(x):\n    return x.to('cuda')\n"
+        "def g(x):\n    # x.cuda()\n    return x\n"
+        "class L(torch.utils.data.DataLoader, Mixin):\n    pass\n"
+    )
+    assert facts["imports"] == {"dist": "torch.distributed", "os": "os", "to_gpu": ".utils.to_gpu", "put": ".utils.place"}
+    assert facts["stars"] == ["base"]
+    assert facts["dist"] and facts["functions"]["f"]["cuda"] and "g" not in facts["functions"]
+    assert facts["classes"]["L"]["bases"] == ["torch.utils.data.DataLoader", "Mixin"]
+
+
+def test_an_editor_buffer_on_stdin_is_linted_with_its_files_project(tmp_path, run):
+    root = _copy("cuda_helper", tmp_path)
+    run.cwd = root
+    source = (root / "trainer" / "losses.py").read_text()
+    with_index = _findings(run("check", "--no-cache", "-", "--stdin-filename", "trainer/losses.py", stdin=source).stdout)
+    assert len(with_index) == 3
+    alone = run("check", "--no-cache", "--no-project", "-", "--stdin-filename", "trainer/losses.py", stdin=source)
+    assert not _findings(alone.stdout)
+
+
+def test_a_cached_result_is_not_reused_when_another_module_changed(tmp_path, run):
+    root = _copy("cuda_helper", tmp_path)
+    run.cwd = root
+    assert len(_findings(run("check", ".").stdout)) == 3
+    assert len(_findings(run("check", ".").stdout)) == 3  # from the cache
+    utils = root / "trainer" / "utils.py"
+    utils.write_text(utils.read_text().replace("x.cuda(non_blocking=True)", "x"))
+    assert not _findings(run("check", ".").stdout)  # losses.py itself did not change
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_prefilters_with_the_project_hints_hide_no_finding(case, tmp_path):
+    """Every rule run on every module (no needles, no screens) finds what the filtered run
+    finds: the hints make the filters admit the cross-module cases."""
+    from ddplint.engine import analyse, parse, prepare, traverse
+    from ddplint.rules import all_rules
+
+    root = _copy(case, tmp_path)
+    index = project.build(str(root))
+    for path in sorted(root.rglob("*.py")):
+        view = index.view(str(path))
+        text = path.read_text()
+        filtered = analyse(text, str(path), all_rules(), project=view).diagnostics
+        module = parse(text)
+        model, instances = prepare(module, all_rules(), view)
+        traverse(module, model, instances)
+        unfiltered = sorted(report.rule.code for rule in instances for report in rule.reports)
+        assert sorted(d.code for d in filtered) == unfiltered, path
