@@ -41,7 +41,7 @@ class CudaTensorInDefaultArgument(Rule):
     worker on GPU 0, hundreds of MB each, until it ran out of memory; on a CPU-only machine the
     module cannot even be imported ("Torch not compiled with CUDA enabled").
 
-    Reported: defaults (positional, keyword-only, in methods and nested functions) that call
+    Fires when a default (positional, keyword-only, in methods and nested functions) calls
     `.cuda()`, `.to("cuda...")`, `.to(torch.device("cuda"))`, a torch factory with
     `device="cuda..."`, `torch.cuda.*Tensor(...)`, or a function of the same module that does
     one of those. A device (`device=torch.device("cuda")`, `"cuda"`) is not a tensor and is

@@ -14,9 +14,9 @@ class MissingSetEpoch(Rule):
     epoch 0: each rank sees the same samples in the same order every epoch, which quietly
     hurts convergence (no error is ever raised).
 
-    Flagged: a loop (the epoch loop) around the iteration of a DataLoader that draws from a
+    Fires when a loop (the epoch loop) surrounds the iteration of a DataLoader that draws from a
     shuffling DistributedSampler — directly, through a `BatchSampler`, or in a same-module
-    function the loop calls — when no `set_epoch` reaches that sampler inside the loop (on the
+    function the loop calls — and no `set_epoch` reaches that sampler inside the loop (on the
     sampler, `loader.sampler`, `loader.batch_sampler.sampler`, or in a function the loop calls).
 
     The fix (safe) inserts `<sampler>.set_epoch(<loop variable>)` as the first statement of

@@ -30,6 +30,12 @@ class FileSystemSharingStrategy(Rule):
     timeout) those files stay behind and fill shared memory for every later job on the node.
     In the field it also left a main process that never exited after training.
 
+    Fires when `set_sharing_strategy` of `torch.multiprocessing` (any import form, also as
+    `torch.multiprocessing.set_sharing_strategy`) is called with `"file_system"`, given
+    positionally or as `new_strategy=`, literally or through a module constant bound to it.
+    No distributed evidence is needed. Not reported: other strategies, a function of the same
+    name from another library, and a strategy passed in as a parameter (its value is unknown).
+
     The default `file_descriptor` strategy is right; the open-file limit is what needs
     raising. The fix replaces the call with raising the soft `RLIMIT_NOFILE` to the hard
     limit (`import resource` is added). It is unsafe: it changes process-wide settings, and

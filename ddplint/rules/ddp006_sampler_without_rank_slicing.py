@@ -86,8 +86,8 @@ class SamplerWithoutRankSlicing(Rule):
     rank the whole dataset: each epoch does N times the work, and when per-rank lengths differ
     the ranks run out of batches at different steps and DDP hangs at the end of the epoch.
 
-    Flagged: a class deriving from DistributedSampler (directly or through a base class of the
-    same module) whose `__iter__` (and the methods it calls on self) neither reads `self.rank`
+    Fires when a class derives from DistributedSampler (directly or through a base class of the
+    same module) and its `__iter__` (and the methods it calls on self) neither reads `self.rank`
     or `self.num_replicas`, nor calls `dist.get_rank()`, nor delegates to `super().__iter__()`,
     nor yields an attribute sharded by rank in `__init__`.
 

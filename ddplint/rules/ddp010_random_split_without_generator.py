@@ -42,6 +42,11 @@ class RandomSplitWithoutGenerator(Rule):
     wrong. Seeding with the rank (`torch.manual_seed(seed + rank)`, common for different
     augmentations per rank) has the same effect.
 
+    Fires when a file that uses torch.distributed (it mentions `torch.distributed`,
+    `init_process_group`, DistributedDataParallel, DistributedSampler or LOCAL_RANK) calls
+    `random_split` (any import form) without a generator and without `*args`/`**kwargs`, and
+    no rank-independent seed comes before it (see below).
+
     Pass a seeded generator: the fix adds `generator=torch.Generator().manual_seed(0)` (with
     this file's torch alias; `import torch` is added if torch is not imported), which makes
     the split identical on every rank and across runs. It is safe: it only fixes which

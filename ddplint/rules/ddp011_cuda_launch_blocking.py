@@ -30,7 +30,7 @@ class CudaLaunchBlocking(Rule):
     lost. The field report that recommends it says to comment it out for real training; it is
     easy to forget.
 
-    Flagged: setting it to a literal other than "0" through `os.environ[...] = ...`,
+    Fires when it is set to a literal other than "0" through `os.environ[...] = ...`,
     `os.environ.setdefault`, `os.putenv` or `os.environ.update`, at module level, in a
     function, or under `if __name__ == "__main__":`. Not flagged: "0", reading it, values
     computed at run time (a deliberate switch), and settings under any other `if` (such as

@@ -36,7 +36,7 @@ class SaveOnEveryRank(Rule):
     corrupt ("PytorchStreamReader failed reading zip archive", pytorch issue 73168), or a
     rank that loads it right after reads a half-written file. It also wastes I/O N times.
 
-    Fires on `torch.save` (any import form) in a file that is evidently distributed (it
+    Fires when `torch.save` (any import form) runs in a file that is evidently distributed (it
     calls torch.distributed or DistributedDataParallel, spawns ranks, or reads RANK or
     LOCAL_RANK), in code every rank reaches: a function (or module code) that tests the rank
     or does one of those things itself, or is called from such code outside a rank-0 guard.

@@ -23,6 +23,13 @@ class UnpicklableWorkerCallable(Rule):
     fails with "Can't pickle local object 'main.<locals>.collate'". The code works on Linux
     with fork and breaks the day it runs elsewhere or moves to `mp.spawn`.
 
+    Fires when a lambda, a function defined inside another function, or a `functools.partial`
+    of one is passed as `collate_fn` or `worker_init_fn` to a DataLoader (or a DataLoader
+    subclass of the project) whose `num_workers` is given and not a literal 0, as the function
+    of `torch.multiprocessing.spawn`/`start_processes`, or as `target=` of a `Process`
+    (multiprocessing, torch.multiprocessing, or a context's `ctx.Process`). Not reported:
+    module-level functions, methods, parameters, and same-named calls of other libraries.
+
     Move the function to module level (bind extra values with `functools.partial` of that
     module-level function), or use a method of a module-level class. A DataLoader without
     workers (`num_workers` absent or 0) pickles nothing and is not reported. There is no

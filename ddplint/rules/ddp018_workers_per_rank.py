@@ -23,11 +23,13 @@ class WorkersPerRank(Rule):
     the usual error is "Too many open files" — in the field (seed report 001) it led to
     `set_sharing_strategy("file_system")` and a job that never exited.
 
-    Flagged: `num_workers` given as `os.cpu_count()`, `multiprocessing.cpu_count()`,
-    `psutil.cpu_count()` or `len(os.sched_getaffinity(0))`, in files that use
-    torch.distributed. Not flagged: counts already divided or capped (`min(8, ...)`),
-    literals, and single-process files. The fix divides by the number of ranks on this
-    machine: `max(1, <count> // int(os.environ.get("LOCAL_WORLD_SIZE", 1)))`. torchrun sets
+    Fires when a DataLoader's `num_workers` is given as `os.cpu_count()`,
+    `multiprocessing.cpu_count()`, `psutil.cpu_count()` or `len(os.sched_getaffinity(0))`, in a
+    file that uses torch.distributed (it mentions `torch.distributed`, `init_process_group`,
+    DistributedDataParallel, DistributedSampler or LOCAL_RANK). Not flagged: counts already
+    divided or capped (`min(8, ...)`), literals, and single-process files. The fix divides by
+    the number of ranks on this machine:
+    `max(1, <count> // int(os.environ.get("LOCAL_WORLD_SIZE", 1)))`. torchrun sets
     `LOCAL_WORLD_SIZE`; where it is not set (mp.spawn) the count is unchanged. It is unsafe
     because it changes how many workers run (and so speed and memory).
     """

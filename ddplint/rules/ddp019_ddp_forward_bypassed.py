@@ -32,10 +32,10 @@ class DDPForwardBypassed(Rule):
     and parameters differing by up to 0.20 across ranks; through `model(x)`, 5 all-reduces per
     rank and identical parameters.
 
-    Flagged: a call `model.module(...)` (or `model.module.forward(...)`) where `model` is bound
-    to `DistributedDataParallel(...)`, whose result reaches a `backward()` later in the same
+    Fires when the result of a call `model.module(...)` (or `model.module.forward(...)`),
+    `model` bound to `DistributedDataParallel(...)`, reaches a `backward()` later in the same
     function (`loss.backward()`, `scaler.scale(loss).backward()`, `accelerator.backward(loss)`,
-    through assignments), when that function never calls the DDP model itself. Not flagged:
+    through assignments), and that function never calls the DDP model itself. Not flagged:
     under `torch.no_grad()`/`torch.inference_mode()` (blocks or decorators), in functions
     named for evaluation (`evaluate`, `validate`, `test_*`, `predict`, `infer*`), where only
     rank 0 runs it (rank-0-only evaluation), on EMA/teacher/target copies, results that are

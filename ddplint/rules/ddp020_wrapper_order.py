@@ -39,12 +39,12 @@ class WrapperOrder(Rule):
     (tests/symptoms/ddp020_wrapper_order.py shows exactly this message on CPU with gloo: the
     check runs on the model's device, so a GPU machine raises it the same way.)
 
-    Flagged: `DDP(model, device_ids=...)` where `model` was built in the same function by a
-    constructor that leaves it on the CPU (a `torch.nn` layer, a `torchvision.models` or
+    Fires when `DDP(model, device_ids=...)` wraps a `model` that was built in the same function
+    by a constructor that leaves it on the CPU (a `torch.nn` layer, a `torchvision.models` or
     `timm` factory, or a class of this file), was not moved or handed to another function
     before the wrap, and is moved (`.to(...)`, `.cuda()`) only after it. Not flagged: models
-    moved before the wrap, models that come from elsewhere (a parameter, a helper that may
-    move them), wraps without `device_ids`.
+    moved before the wrap, models that come from elsewhere (a parameter, a helper that may move
+    them), wraps without `device_ids`.
 
     Not flagged, after measuring: `SyncBatchNorm.convert_sync_batchnorm(ddp_model)` after the
     wrap. The conversion hands the very same Parameter and buffer objects to the new layers, so

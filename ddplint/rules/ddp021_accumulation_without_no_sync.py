@@ -45,11 +45,11 @@ class AccumulationWithoutNoSync(Rule):
     `no_sync` around the backward only; 1 with it around the forward only. Parameters end
     equal across ranks in every variant.
 
-    Flagged: in a loop that calls a model bound to `DistributedDataParallel(...)`, a
+    Fires when a loop that calls a model bound to `DistributedDataParallel(...)` runs
     `backward()` on every iteration while `optimizer.step()` sits under an accumulation test
     (`if (i + 1) % accum_steps == 0`, a condition naming the accumulation), in a function
-    without any `no_sync`; and a `with model.no_sync():` on a DDP model whose body is only
-    the backward. Not flagged: FSDP, DeepSpeed engines, Accelerate (`accelerator.accumulate`,
+    without any `no_sync`; and when a `with model.no_sync():` on a DDP model holds only the
+    backward. Not flagged: FSDP, DeepSpeed engines, Accelerate (`accelerator.accumulate`,
     `accelerator.no_sync`), Lightning, models not wrapped by DDP in the file, functions that
     toggle `require_backward_grad_sync` themselves.
 

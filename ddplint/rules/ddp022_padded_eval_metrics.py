@@ -31,8 +31,8 @@ class PaddedEvalMetrics(Rule):
     ranks with `shuffle=False` yields 12 indices, samples 0 and 1 twice; `drop_last=True`
     yields 8 and loses 2 instead.
 
-    Flagged: a `DistributedSampler(..., shuffle=False)` (an evaluation sampler) without
-    `drop_last=True`, whose DataLoader is iterated by a loop without `backward()` in a
+    Fires when a `DistributedSampler(..., shuffle=False)` (an evaluation sampler) without
+    `drop_last=True` feeds a DataLoader that is iterated by a loop without `backward()` in a
     function (or a same-module function it passes the loader to) that combines results after
     or in that loop with `all_reduce`, `all_gather(_object)`, `gather` or `reduce`, in a file
     that never trims to a length (`[:len(dataset)]`). Not flagged: training samplers

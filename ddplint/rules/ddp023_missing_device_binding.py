@@ -35,7 +35,7 @@ class MissingDeviceBinding(Rule):
     Not shown here: this needs several GPUs and NCCL, and this project's CI has neither; the
     rule rests on PyTorch's documentation and NCCL's source quoted above.
 
-    Flagged (at `init_process_group`): a file that creates an NCCL process group (a literal
+    Fires (at `init_process_group`) when a file creates an NCCL process group (a literal
     `"nccl"` backend) without `device_id=`, wraps a model in DDP without `device_ids`, moves
     to CUDA only with bare `.cuda()`/`.to("cuda")`/`torch.device("cuda")`, and binds no device
     anywhere (`torch.cuda.set_device`, `torch.cuda.device(...)`,

@@ -32,17 +32,18 @@ class UnneededFindUnusedParameters(Rule):
     without it on CPU (about 3%; the cost grows with the size of the graph). This is a
     performance finding (level "warning"), not an error: the program is correct either way.
 
-    Flagged: `find_unused_parameters=True` (the literal) on `DistributedDataParallel(...)` of
-    a model of a class defined in this file, deriving directly from `nn.Module`, when
-    every parameter of it is used on every step: `__init__` is straight-line code that builds
-    only torch.nn layers that own parameters (not ModuleList/ModuleDict), `nn.Parameter`s, or
-    classes of this file that pass the same test; the forward is straight-line code (no `if`,
-    loop, conditional expression, `and`/`or`, comprehension, `detach`, `self.training`, or
-    call of another method), returns one value (not a tuple or dict whose parts a loss may
-    ignore), and every layer and parameter flows into that value. This is DDP015's question
-    (which layers does forward use) asked the other way round, with no condition allowed.
-    Not flagged: forwards with branches or loops, auxiliary heads returned beside the output,
-    models from other files, a flag computed at run time.
+    Fires when `find_unused_parameters=True` (the literal) is passed to
+    `DistributedDataParallel(...)` for a model of a class defined in this file, deriving
+    directly from `nn.Module`, and every parameter of it is used on every step: `__init__` is
+    straight-line code that builds only torch.nn layers that own parameters (not
+    ModuleList/ModuleDict), `nn.Parameter`s, or classes of this file that pass the same test;
+    the forward is straight-line code (no `if`, loop, conditional expression, `and`/`or`,
+    comprehension, `detach`, `self.training`, or call of another method), returns one value
+    (not a tuple or dict whose parts a loss may ignore), and every layer and parameter flows
+    into that value. This is DDP015's question (which layers does forward use) asked the other
+    way round, with no condition allowed. Not flagged: forwards with branches or loops,
+    auxiliary heads returned beside the output, models from other files, a flag computed at run
+    time.
 
     Fix (unsafe): remove the argument. Unsafe because the linter cannot see the loss: a
     returned value that the loss uses only in part still gives every parameter a gradient,
