@@ -42,7 +42,7 @@ class Cache:
 
     def lookup(self, path: str, rules, info: os.stat_result, data: bytes | None = None) -> FileResult | None:
         entry = self.entries.get(path)
-        if entry is None or entry.get("rules") != [rule.code for rule in rules]:
+        if entry is None or entry.get("rules") != _rule_keys(rules):
             return None
         if entry["size"] != info.st_size:
             return None
@@ -53,7 +53,7 @@ class Cache:
 
     def store(self, path: str, rules, info: os.stat_result, data: bytes, result: FileResult) -> None:
         self.entries[path] = {
-            "rules": [rule.code for rule in rules],
+            "rules": _rule_keys(rules),
             "size": info.st_size,
             "mtime": info.st_mtime_ns,
             "hash": content_hash(data),
@@ -77,6 +77,12 @@ class Cache:
             os.replace(temporary, self.path)
         except OSError:
             pass  # a cache that cannot be written only costs speed
+
+
+def _rule_keys(rules) -> list[str]:
+    """The rules a file was checked with; a rule in strict mode (`[tool.ddplint] strict`)
+    finds more than the same rule without it."""
+    return [rule.code + ("/strict" if getattr(rule, "strict", False) else "") for rule in rules]
 
 
 def _code_fingerprint() -> str:

@@ -9,13 +9,20 @@ import argparse
 import difflib
 import os
 import sys
+import time
 from collections.abc import Sequence
 
 from ddplint import __version__
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-COMMANDS = ("check", "rule", "rules", "verify")
-FORMATS = ("text", "concise", "json", "sarif", "github")
+COMMANDS = ("check", "rule", "rules", "server", "verify")
+FORMATS = ("text", "concise", "full", "json", "sarif", "github", "gitlab", "junit")
+COMMANDS_HELP = """commands:
+  check (default)  lint, and optionally fix, files and folders: `ddplint src/` is `ddplint check src/`
+  rule CODE        explain one rule
+  rules            list all rules
+  server           run the language server on stdin and stdout (for editors)
+  verify           prove each fix on a real multi-process DDP run"""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -29,21 +36,38 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="ddplint",
         description="Find and fix the mistakes that break PyTorch DistributedDataParallel training.",
-        epilog="Commands: check (default), rule CODE, rules, verify. `ddplint src/` is `ddplint check src/`.",
+        epilog="Commands: check (default), rule CODE, rules, server, verify. `ddplint src/` is `ddplint check src/`.",
     )
     parser.add_argument("--version", action="version", version=f"ddplint {__version__}")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
 
-    check = commands.add_parser("check", help="lint (and optionally fix) files and folders")
+    check = commands.add_parser(
+        "check",
+        help="lint (and optionally fix) files and folders",
+        description=parser.description,
+        epilog=COMMANDS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.check_parser = check  # type: ignore[attr-defined]  # `ddplint --help` shows its options
     check.add_argument("paths", nargs="*", help="files or folders; - reads standard input (default: .)")
     check.add_argument("--fix", action="store_true", help="apply safe fixes in place")
-    check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply unsafe fixes")
+    check.add_argument(
+        "--unsafe-fixes", action="store_true", default=None, help="with --fix or --diff, also apply unsafe fixes"
+    )
+    check.add_argument(
+        "--no-unsafe-fixes", dest="unsafe_fixes", action="store_false", help="do not apply unsafe fixes (overrides the configuration)"
+    )
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
     check.add_argument("--select", action="append", metavar="CODES", help="rule codes or prefixes, comma separated")
     check.add_argument("--extend-select", action="append", metavar="CODES", help="codes to select on top of the configured ones")
     check.add_argument("--ignore", action="append", metavar="CODES", help="rule codes or prefixes to skip")
     check.add_argument("--stdin-filename", metavar="PATH", help="the name to report for source read from stdin")
     check.add_argument("--output-format", choices=FORMATS, default="text", help="how to print findings (default: text)")
+    check.add_argument("-o", "--output-file", metavar="PATH", help="write the findings to this file instead of stdout")
+    check.add_argument("--exclude", action="append", metavar="PATTERNS", help="gitignore-style patterns to skip, comma separated; replaces the default and configured list")
+    check.add_argument("--extend-exclude", action="append", metavar="PATTERNS", help="patterns to skip on top of the configured ones")
+    check.add_argument("--show-settings", action="store_true", help="print the settings that apply, and exit")
+    check.add_argument("-v", "--verbose", action="store_true", help="say which configuration applies, how many files were checked and how long it took")
     check.add_argument("--statistics", action="store_true", help="print a count per rule instead of each finding")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument(
@@ -57,22 +81,33 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--force-exclude", action="store_true", help="apply exclusions to files named on the command line too"
     )
+    check.add_argument(
+        "--no-notebooks", action="store_true", help="folders yield .py and .pyi files only, not .ipynb notebooks"
+    )
     check.add_argument("--no-cache", action="store_true", help="neither read nor write the results cache (.ddplint_cache)")
     check.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes for parsing (default: all cores)")
 
     rule = commands.add_parser("rule", help="explain one rule")
     rule.add_argument("code", help="a rule code (DDP004) or name (torch-load-without-map-location)")
     commands.add_parser("rules", help="list all rules")
+    commands.add_parser("server", help="run the language server on stdin and stdout (for editors)", add_help=False)
     commands.add_parser("verify", help="prove each fix on a real multi-process DDP run", add_help=False)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv in (["-h"], ["--help"]):
+        build_parser().check_parser.print_help()  # type: ignore[attr-defined]
+        return EXIT_CLEAN
     if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version")):
         argv.insert(0, "check")
     if argv[0] == "verify":
         return _verify(argv[1:])
+    if argv[0] == "server":
+        from ddplint.server import main as server_main
+
+        return server_main(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         if args.command == "rules":
@@ -108,13 +143,57 @@ def _check(args: argparse.Namespace) -> int:
         return _usage_error(str(error))
     if args.unsafe_fixes and not (args.fix or args.diff):
         _note(args, "warning: --unsafe-fixes has no effect without --fix or --diff")
-    unsafe = args.unsafe_fixes or settings.unsafe_fixes
+    unsafe = settings.unsafe_fixes if args.unsafe_fixes is None else args.unsafe_fixes
     mode = Mode(fix=args.fix or args.diff, unsafe_fixes=unsafe, write=args.fix and not args.diff)
-    if stdin_mode:
-        return _check_stdin(args, settings, rules, mode)
-    if args.add_noqa:
-        return _add_noqa(args, paths, settings, rules)
-    return _check_paths(args, paths, settings, rules, mode)
+    exclusion = _exclusion(args, settings)
+    if args.show_settings:
+        return _show_settings(settings, rules, exclusion, unsafe)
+    if args.verbose:
+        print(f"ddplint: configuration: {settings.source or 'none (defaults)'}", file=sys.stderr)
+    try:
+        args.out = open(args.output_file, "w", encoding="utf-8") if args.output_file else None  # noqa: SIM115
+    except OSError as error:
+        return _usage_error(f"{args.output_file}: cannot write: {error.strerror or error}")
+    try:
+        if stdin_mode:
+            return _check_stdin(args, settings, rules, mode)
+        if args.add_noqa:
+            return _add_noqa(args, paths, exclusion, settings, rules)
+        return _check_paths(args, paths, exclusion, settings, rules, mode)
+    finally:
+        if args.out is not None:
+            args.out.close()
+
+
+def _exclusion(args: argparse.Namespace, settings):
+    """The configured exclusions, with --exclude (replacing the default and configured
+    `exclude` list) and --extend-exclude applied; their patterns are relative to the current folder."""
+    from ddplint.files import parse_ignore_lines
+
+    exclusion = settings.exclusion()
+    if args.exclude:
+        exclusion.patterns = parse_ignore_lines(settings.extend_exclude, settings.root)
+    added = [*_patterns(args.exclude), *_patterns(args.extend_exclude)]
+    if added:
+        exclusion.patterns = [*exclusion.patterns, *parse_ignore_lines(added, os.getcwd())]
+    return exclusion
+
+
+def _patterns(values: list[str] | None) -> list[str]:
+    return [item.strip() for value in values or () for item in value.split(",") if item.strip()]
+
+
+def _show_settings(settings, rules, exclusion, unsafe: bool) -> int:
+    print(f"configuration: {settings.source or 'none (defaults)'}")
+    print(f"root: {settings.root}")
+    print(f"rules: {', '.join(rule.code for rule in rules) or 'none'}")
+    for pattern, codes in settings.per_file_ignores:
+        print(f"per-file-ignores: {pattern.text} = {', '.join(codes)}")
+    print(f"exclude: {', '.join(pattern.text for pattern in exclusion.patterns) or 'nothing'}")
+    print(f"respect-gitignore: {str(settings.respect_gitignore).lower()}")
+    print(f"include-notebooks: {str(settings.include_notebooks).lower()}")
+    print(f"unsafe-fixes: {str(unsafe).lower()}")
+    return EXIT_CLEAN
 
 
 def _usage_error(message: str) -> int:
@@ -128,33 +207,62 @@ def _note(args: argparse.Namespace, message: str) -> None:
 
 
 def _check_stdin(args, settings, rules, mode) -> int:
+    """An editor's buffer: with --fix, stdout is the buffer's new content, so whatever goes
+    wrong (bytes that do not decode, code that does not parse) it gets the input unchanged."""
     from ddplint.api import process_source
+    from ddplint.diagnostics import FileResult
+    from ddplint.engine import SourceError, decode
 
-    source = sys.stdin.read()
+    data = sys.stdin.buffer.read()
     name = args.stdin_filename or "-"
+    fixed_to_stdout = args.fix and not args.diff
     if args.force_exclude and args.stdin_filename and settings.exclusion().excludes_with_parents(name):
-        if args.fix and not args.diff:
-            sys.stdout.write(source)
+        if fixed_to_stdout:
+            sys.stdout.buffer.write(data)
         return EXIT_CLEAN
-    report = _Report(args, rules=rules, fixed_to_stdout=args.fix and not args.diff)
-    report.add(process_source(source, name, settings.rules_for(name, rules), mode))
+    from ddplint.notebook import is_notebook, process_notebook_text
+
+    report = _Report(args, rules=rules, fixed_to_stdout=fixed_to_stdout)
+    process = process_notebook_text if is_notebook(name) else process_source
+    try:
+        report.sources[name] = decode(data).text
+        result = process(report.sources[name], name, settings.rules_for(name, rules), mode)
+    except SourceError as error:
+        result = FileResult(name, error=str(error))
+    report.add(result)
+    if fixed_to_stdout and result.error is not None:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
     return report.finish()
 
 
-def _check_paths(args, paths, settings, rules, mode) -> int:
+def _check_paths(args, paths, exclusion, settings, rules, mode) -> int:
     from ddplint.cache import CACHE_DIR, Cache
     from ddplint.files import discover
+    from ddplint.notebook import is_notebook, process_notebook
     from ddplint.output.progress import Progress
     from ddplint.runner import run
 
-    targets = list(discover(paths, settings.exclusion(), force_exclude=args.force_exclude))
+    notebooks = settings.include_notebooks and not args.no_notebooks
+    started = time.perf_counter()
+    targets = list(discover(paths, exclusion, force_exclude=args.force_exclude, notebooks=notebooks))
+    if not targets:
+        print("ddplint: warning: no Python files found under the given paths", file=sys.stderr)
     cache = None if args.no_cache else Cache(os.environ.get("DDPLINT_CACHE_DIR", CACHE_DIR))
     progress = Progress(len(targets), sys.stderr)
     report = _Report(args, rules=rules)
-    for result in run(targets, lambda path: settings.rules_for(path, rules), mode, jobs=args.jobs, cache=cache):
+    rules_for = lambda path: settings.rules_for(path, rules)  # noqa: E731
+    in_notebook = [target.error is None and is_notebook(target.path) for target in targets]
+    python = run([t for t, nb in zip(targets, in_notebook) if not nb], rules_for, mode, jobs=args.jobs, cache=cache)
+    for target, notebook in zip(targets, in_notebook):
+        # Notebooks are read, linted and fixed here; the runner keeps the .py files' order.
+        report.add(process_notebook(target.path, rules_for(target.path), mode) if notebook else next(python))
         progress.advance()
-        report.add(result)
+    next(python, None)  # let the runner finish: it saves the cache after its last result
     progress.close()
+    if args.verbose:
+        seconds = time.perf_counter() - started
+        print(f"ddplint: checked {len(targets)} file{'' if len(targets) == 1 else 's'} with {len(rules)} rules in {seconds:.2f} s", file=sys.stderr)
     return report.finish()
 
 
@@ -168,9 +276,10 @@ class _Report:
         self.args = args
         self.rules = rules
         self.fixed_to_stdout = fixed_to_stdout  # stdin --fix: stdout carries the fixed source, for editors
-        self.out = sys.stderr if fixed_to_stdout else sys.stdout
-        self.colour = args.output_format in ("text", "concise") and use_colour(self.out)
-        self.streaming = args.output_format in ("text", "concise", "github") and not args.statistics and not args.diff
+        self.out = getattr(args, "out", None) or (sys.stderr if fixed_to_stdout else sys.stdout)
+        self.colour = args.output_format in ("text", "concise", "full") and use_colour(self.out)
+        self.streaming = args.output_format in ("text", "concise", "full", "github") and not args.statistics and not args.diff
+        self.sources: dict[str, str] = {}  # stdin's text, for the formats that show source
         self.diagnostics: list = []
         self.errors: list[tuple[str, str]] = []
         self.fixed: list = []  # results in which fixes were applied
@@ -178,7 +287,7 @@ class _Report:
         self.changed = False
 
     def add(self, result) -> None:
-        from ddplint.output import github, text
+        from ddplint.output import full, github, text
 
         if result.error is not None:
             self.errors.append((result.path, result.error))
@@ -193,7 +302,7 @@ class _Report:
             self.fixed.append(result)
         self.changed = self.changed or result.changed
         if self.args.diff and result.changed:
-            sys.stdout.writelines(
+            (getattr(self.args, "out", None) or sys.stdout).writelines(
                 difflib.unified_diff(
                     result.original_source.splitlines(keepends=True),
                     result.fixed_source.splitlines(keepends=True),
@@ -204,16 +313,35 @@ class _Report:
         if self.fixed_to_stdout:
             sys.stdout.write(result.fixed_source or "")
         if self.streaming:
+            source = self._source(result) if self.args.output_format == "full" else None
             for diagnostic in result.diagnostics:
                 if self.args.output_format == "github":
                     print(github.format_diagnostic(diagnostic), file=self.out)
+                elif self.args.output_format == "full":
+                    print(full.format_full(diagnostic, source, self.colour), file=self.out)
                 else:
                     print(text.format_diagnostic(diagnostic, self.colour), file=self.out)
         self.diagnostics.extend(result.diagnostics)
 
+    def _source(self, result) -> str | None:
+        """The text a file's findings refer to: the original when fixing, else the file's."""
+        from ddplint.engine import SourceError
+        from ddplint.files import read_source
+
+        if not result.diagnostics or (result.diagnostics[0].cell is not None):
+            return None
+        if result.path in self.sources:
+            return self.sources[result.path]
+        if result.fixed_source is not None:
+            return result.fixed_source  # the findings left are positions in the fixed text
+        try:
+            return read_source(result.path)[0].text
+        except SourceError:
+            return None
+
     def finish(self) -> int:
+        from ddplint.output import full, gitlab, junit, sarif, text
         from ddplint.output import json as json_output
-        from ddplint.output import sarif, text
 
         args, out = self.args, self.out
         if args.statistics and not args.diff:
@@ -225,34 +353,56 @@ class _Report:
         elif args.output_format == "json" and not args.diff:
             out.write(json_output.render(self.diagnostics))
         elif args.output_format == "sarif" and not args.diff:
-            out.write(sarif.render(self.diagnostics, self.rules, self.errors))
+            out.write(sarif.render(self.diagnostics, self.rules, self.errors, source=self._text_of))
+        elif args.output_format == "gitlab" and not args.diff:
+            out.write(gitlab.render(self.diagnostics))
+        elif args.output_format == "junit" and not args.diff:
+            out.write(junit.render(self.diagnostics, self.errors))
+        if args.output_format == "full" and self.diagnostics and not args.quiet and self.streaming:
+            print(full.hint(sorted({d.code for d in self.diagnostics})), file=out)
         if args.show_fixes and not args.quiet and args.fix and not args.diff:
             names = {rule.code: rule.name for rule in self.rules}
             for result in self.fixed:
                 for line in text.fixes_applied(result.path, result.fixed_codes, names):
                     print(line, file=out)
-        if args.output_format == "text" and not args.quiet:
+        if args.output_format in ("text", "full") and not args.quiet:
             stream = sys.stderr if (args.diff or self.fixed_to_stdout) else out
             summary = text.summary(self.diagnostics, fixed=self.fixed_total, diff=args.diff, errors=len(self.errors))
             print(summary, file=stream)
         if self.errors:
             return EXIT_ERROR
+        if args.diff:  # as ruff: 1 only if something would change
+            return EXIT_FINDINGS if self.changed and not args.exit_zero else EXIT_CLEAN
+        if args.exit_non_zero_on_fix and args.fix and self.changed:
+            return EXIT_FINDINGS  # even with --exit-zero: the pre-commit fix hook relies on it
         if args.exit_zero:
             return EXIT_CLEAN
-        if self.diagnostics or (args.diff and self.changed):
-            return EXIT_FINDINGS
-        if args.exit_non_zero_on_fix and args.fix and self.changed:
-            return EXIT_FINDINGS
-        return EXIT_CLEAN
+        return EXIT_FINDINGS if self.diagnostics else EXIT_CLEAN
+
+    def _text_of(self, path: str) -> str | None:
+        if path in self.sources:
+            return self.sources[path]
+        from ddplint.engine import SourceError
+        from ddplint.files import read_source
+
+        try:
+            return read_source(path)[0].text
+        except SourceError:
+            return None
 
 
-def _add_noqa(args, paths, settings, rules) -> int:
+def _add_noqa(args, paths, exclusion, settings, rules) -> int:
     from ddplint.add_noqa import add_noqa
     from ddplint.engine import SourceError, analyse
     from ddplint.files import discover, read_source, write_atomically
 
     added = errors = 0
-    for target in discover(paths, settings.exclusion(), force_exclude=args.force_exclude):
+    from ddplint.notebook import is_notebook
+
+    for target in discover(paths, exclusion, force_exclude=args.force_exclude):
+        if is_notebook(target.path):
+            _note(args, f"{target.path}: skipped: --add-noqa does not edit notebooks")
+            continue
         try:
             if target.error is not None:
                 raise SourceError(target.error)

@@ -13,6 +13,8 @@ and globs in it are relative to the folder that holds it.
     extend-exclude = ["generated/"]  # adds to it
     respect-gitignore = true
     unsafe-fixes = false
+    strict = ["DDP004"]              # rules that then flag every case, not only the evidenced ones
+    include-notebooks = true         # false: folders yield .py and .pyi files only
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 from ddplint.files import DEFAULT_EXCLUDE, Exclusion, Pattern, parse_ignore_lines
 
-_LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude")
-_BOOL_KEYS = ("unsafe-fixes", "respect-gitignore")
+_LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "strict")
+_BOOL_KEYS = ("unsafe-fixes", "respect-gitignore", "include-notebooks")
 KNOWN_KEYS = (*_LIST_KEYS, "per-file-ignores", *_BOOL_KEYS)
 
 
@@ -50,6 +52,10 @@ class Settings:
     extend_exclude: list[str] = field(default_factory=list)
     respect_gitignore: bool = True
     unsafe_fixes: bool = False
+    # Codes of rules run in strict mode: a rule with a `strict_variant()` (DDP004) then
+    # flags every case it recognises, not only those the file gives evidence for.
+    strict: list[str] = field(default_factory=list)
+    include_notebooks: bool = True  # folders yield their .ipynb files too
     _rules_cache: dict = field(default_factory=dict, repr=False)
 
     def exclusion(self) -> Exclusion:
@@ -78,14 +84,22 @@ class Settings:
                     f"{self.source}: [tool.ddplint] {key}: unknown rule code or prefix: {', '.join(unknown)} "
                     "(see `ddplint rules`)"
                 )
+        strict = set(self.strict)
+        by_code = {rule.code: rule for rule in known}
+        for code in self.strict:
+            if code not in by_code or not hasattr(by_code[code], "strict_variant"):
+                having = ", ".join(rule.code for rule in known if hasattr(rule, "strict_variant"))
+                reason = "unknown rule code" if code not in by_code else "this rule has no strict mode"
+                raise ConfigError(f"{self.source}: [tool.ddplint] strict: {code}: {reason} (rules with one: {having})")
         if select:
             chosen, extend, ignored = list(select), [], []
         else:
             chosen, extend, ignored = self.select or ["DDP"], self.extend_select, self.ignore
         try:
-            return choose_rules(known, [*chosen, *extend, *extend_select], [*ignored, *ignore])
+            rules = choose_rules(known, [*chosen, *extend, *extend_select], [*ignored, *ignore])
         except SelectionError as error:
             raise ConfigError(str(error)) from None
+        return [rule.strict_variant() if rule.code in strict else rule for rule in rules]
 
     def rules_for(self, path: str, rules: Sequence) -> list:
         """`rules` less those per-file-ignores switches off for `path`."""
@@ -115,7 +129,7 @@ def find_config(start: str) -> str | None:
 
 def _has_table(path: str) -> bool:
     try:
-        return "ddplint" in _read(path).get("tool", {})
+        return "ddplint" in _tool(path)
     except ConfigError:
         return True  # report the broken file rather than silently skip past it
 
@@ -128,11 +142,21 @@ def _read(path: str) -> dict:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: cannot decode: invalid utf-8 byte at offset {error.start} (TOML is UTF-8)") from None
+
+
+def _tool(path: str) -> dict:
+    """The `[tool]` table of `path` (empty if it has none)."""
+    tool = _read(path).get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: tool must be a table ([tool.ddplint]), not {type(tool).__name__}")
+    return tool
 
 
 def load(path: str) -> Settings:
     """Settings from the `[tool.ddplint]` table of `path` (an empty table if it has none)."""
-    table = _read(path).get("tool", {}).get("ddplint", {})
+    table = _tool(path).get("ddplint", {})
     where = f"{path}: [tool.ddplint]"
     if not isinstance(table, dict):
         raise ConfigError(f"{where} must be a table")
@@ -148,7 +172,7 @@ def load(path: str) -> Settings:
             if not isinstance(table[key], bool):
                 raise ConfigError(f"{where} {key} must be true or false")
             setattr(settings, key.replace("-", "_"), table[key])
-    for key in ("select", "extend_select", "ignore"):
+    for key in ("select", "extend_select", "ignore", "strict"):
         value = getattr(settings, key)
         if value is not None:
             setattr(settings, key, [code.strip().upper() for code in value])

@@ -48,10 +48,13 @@ class Diagnostic:
     name: str
     message: str
     fix: Fix | None = None
+    # In a notebook: the cell's number (1-based, among all cells); `line` is then the line in
+    # the cell, as are the lines of the fix's edits.
+    cell: int | None = None
 
     @property
     def sort_key(self) -> tuple:
-        return (self.path, self.line, self.col, self.code)
+        return (self.path, self.cell or 0, self.line, self.col, self.code)
 
 
 @dataclass

@@ -15,7 +15,7 @@ import functools
 import io
 import re
 import tokenize
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -195,15 +195,22 @@ class Analysis:
 
 
 def analyse(
-    source: str, path: str, rules: Sequence[type[Rule]], *, honour_noqa: bool = True, facts: Facts | None = None
+    source: str,
+    path: str,
+    rules: Sequence[type[Rule]],
+    *,
+    honour_noqa: bool = True,
+    facts: Facts | None = None,
+    parser: Callable[[str], cst.Module] | None = None,
 ) -> Analysis:
-    """Lint one source text. Raises SourceError if it cannot be parsed."""
+    """Lint one source text. Raises SourceError if it cannot be parsed. `parser` replaces
+    `parse` (the language server passes one that reuses the unchanged statements' trees)."""
     if len(source) > MAX_PARSE_CHARS:
         return analyse_large(source, path, rules, honour_noqa=honour_noqa)
     active = rules_to_run(source, rules, facts)
     if not active:
         return Analysis(None, [], [])
-    module = parse(source)
+    module = (parser or parse)(source)
     model, instances = prepare(module, active)
     try:
         traverse(module, model, instances)

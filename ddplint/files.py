@@ -22,6 +22,7 @@ DEFAULT_EXCLUDE = (
     "_build/", "buck-out/", "build/", "node_modules/", "venv/", "*.egg-info/",
 )
 PYTHON_SUFFIXES = (".py", ".pyi")
+NOTEBOOK_SUFFIX = ".ipynb"
 
 
 class Pattern:
@@ -189,16 +190,24 @@ class Target:
     root: str | None = None
 
 
-def discover(paths: Sequence[str], exclusion: Exclusion | None = None, *, force_exclude: bool = False) -> Iterator[Target]:
-    """Every Python file under `paths`, in sorted order; a named file is linted whatever its
-    suffix, and even if excluded unless `force_exclude` (pre-commit names files one by one).
-    Paths that do not exist or cannot be listed become error targets."""
+def discover(
+    paths: Sequence[str],
+    exclusion: Exclusion | None = None,
+    *,
+    force_exclude: bool = False,
+    notebooks: bool = False,
+) -> Iterator[Target]:
+    """Every Python file under `paths` (and, with `notebooks`, every `.ipynb`), in sorted
+    order; a named file is linted whatever its suffix, and even if excluded unless
+    `force_exclude` (pre-commit names files one by one). Paths that do not exist or cannot be
+    listed become error targets."""
     exclusion = exclusion if exclusion is not None else Exclusion.defaults()
+    suffixes = (*PYTHON_SUFFIXES, NOTEBOOK_SUFFIX) if notebooks else PYTHON_SUFFIXES
     seen: set[str] = set()
     for given in paths:
         if force_exclude and os.path.exists(given) and exclusion.excludes_with_parents(given):
             continue
-        for target in _discover_one(given, exclusion):
+        for target in _discover_one(given, exclusion, suffixes):
             key = os.path.normpath(target.path)
             if key not in seen:
                 seen.add(key)
@@ -217,7 +226,7 @@ def _link_problem(path: str) -> str | None:
     return None
 
 
-def _discover_one(given: str, exclusion: Exclusion) -> Iterator[Target]:
+def _discover_one(given: str, exclusion: Exclusion, suffixes: tuple[str, ...]) -> Iterator[Target]:
     problem = _link_problem(given)
     if problem is not None:
         yield Target(given, problem)
@@ -226,12 +235,12 @@ def _discover_one(given: str, exclusion: Exclusion) -> Iterator[Target]:
         yield Target(given, "cannot read: no such file or directory")
         return
     if not os.path.isdir(given):
-        yield Target(given, root=given)
+        yield Target(_without_dot(given), root=given)
         return
     errors: list[Target] = []
 
     def on_error(error: OSError) -> None:
-        errors.append(Target(error.filename or given, f"cannot read: {error.strerror or error}"))
+        errors.append(Target(_without_dot(error.filename or given), f"cannot read: {error.strerror or error}"))
 
     found: list[Target] = []
     visited: set[tuple[int, int]] = set()
@@ -246,13 +255,20 @@ def _discover_one(given: str, exclusion: Exclusion) -> Iterator[Target]:
         visited.add((info.st_dev, info.st_ino))
         dirs[:] = sorted(d for d in dirs if not exclusion.excludes(os.path.join(root, d), True))
         for name in sorted(files):
-            if name.endswith(PYTHON_SUFFIXES):
-                path = os.path.join(root, name)
+            if name.endswith(suffixes):
+                path = _without_dot(os.path.join(root, name))
                 if exclusion.excludes(path, False):
                     continue
                 problem = _link_problem(path) if os.path.islink(path) else None
                 found.append(Target(path, problem) if problem else Target(path, root=given))
     yield from sorted(found + errors, key=lambda target: target.path)
+
+
+def _without_dot(path: str) -> str:
+    """`./src/x.py` as `src/x.py`, the way paths are printed (as ruff does)."""
+    while path.startswith("./") and len(path) > 2:
+        path = path[2:].lstrip("/")
+    return path
 
 
 def read_source(path: str) -> tuple[DecodedSource, bytes]:

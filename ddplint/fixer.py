@@ -239,6 +239,8 @@ def _try_apply(module: cst.Module, reports: list[Report], path: str, rules, hono
         new_module = remove_unused_imports(new_module, gone)
     new_source = new_module.code
     try:
+        # The prefilters may decide that no rule needs the fixed text parsed; it must parse anyway.
+        parse(new_source)
         return new_source, analyse(new_source, path, rules, honour_noqa=honour_noqa)
     except SourceError:
         return new_source, None

@@ -3,8 +3,13 @@
 flake8 hands every plugin the file's lines and its `ast` tree. ddplint checks the rules'
 needles against the text and their screens against that tree, both from a generated index
 that does not import libcst; only when some rule can fire does it import the engine and parse
-the lines with libcst. flake8 owns noqa, `--select`/`--ignore`, per-file-ignores and output;
-the plugin runs every rule.
+the lines with libcst. flake8 owns `--select`/`--ignore`, per-file-ignores and output; the
+plugin runs every rule.
+
+flake8 honours a `# noqa` only on the line a finding is reported on; ddplint's reach is the
+whole statement the comment ends (see ddplint/noqa.py). So the plugin applies ddplint's noqa
+itself, unless flake8 runs with `--disable-noqa`: `torch.load(\\n    path)  # noqa: DDP004`
+is then quiet through flake8 as on the command line.
 """
 
 from __future__ import annotations
@@ -18,6 +23,12 @@ from ddplint import __version__
 class Flake8Plugin:
     name = "ddplint"
     version = __version__
+
+    disable_noqa = False
+
+    @classmethod
+    def parse_options(cls, options) -> None:
+        cls.disable_noqa = bool(getattr(options, "disable_noqa", False))
 
     def __init__(self, tree: ast.AST, lines: Sequence[str], filename: str) -> None:
         self.tree = tree
@@ -40,7 +51,7 @@ class Flake8Plugin:
         from ddplint.rules import all_rules
 
         try:
-            analysis = analyse(source, self.filename, all_rules(), honour_noqa=False, facts=facts)
+            analysis = analyse(source, self.filename, all_rules(), honour_noqa=not self.disable_noqa, facts=facts)
         except SourceError:
             return  # flake8 reports syntax errors itself (E999)
         for diagnostic in analysis.diagnostics:

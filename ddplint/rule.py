@@ -15,7 +15,6 @@ current node: names, scope, frame, loops. Analyses it shares with other rules it
 
 from __future__ import annotations
 
-import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass

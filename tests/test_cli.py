@@ -12,7 +12,7 @@ from ddplint_test_support import cli_env as conftest_env
 
 BROKEN = textwrap.dedent(
     """\
-    import torch
+    import torch.distributed
     import torch.multiprocessing as mp
 
     mp.set_sharing_strategy("file_system")
@@ -26,7 +26,7 @@ FIXED_SAFE = BROKEN.replace('torch.load("model.pt")', 'torch.load("model.pt", ma
 def tree(tmp_path):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "train.py").write_text(BROKEN)
-    (tmp_path / "src" / "clean.py").write_text("import torch\nx = torch.load('a', map_location='cpu')\n")
+    (tmp_path / "src" / "clean.py").write_text("import torch.distributed\nx = torch.load('a.pt', map_location='cpu')\n")
     (tmp_path / "src" / "other.py").write_text("print('no torch here')\n")
     return tmp_path
 
@@ -83,51 +83,51 @@ def test_select_and_ignore_with_prefixes(run, tree):
 
 
 def test_noqa_suppresses_report_and_fix(run, tmp_path):
-    source = "import torch\na = torch.load('a')  # noqa: DDP004\nb = torch.load('b')  # noqa\nc = torch.load(\n    'c')  # noqa:DDP004\nd = torch.load('d')  # noqa: DDP005\n"
+    source = "import torch.distributed\na = torch.load('a.pt')  # noqa: DDP004\nb = torch.load('b.pt')  # noqa\nc = torch.load(\n    'c.pt')  # noqa:DDP004\nd = torch.load('d.pt')  # noqa: DDP005\n"
     (tmp_path / "n.py").write_text(source)
     result = run("n.py")
     assert [line.split(":")[1] for line in result.stdout.splitlines()[:-1]] == ["6"]
     run("--fix", "n.py")
-    assert (tmp_path / "n.py").read_text() == source.replace("torch.load('d')", "torch.load('d', map_location=\"cpu\")")
+    assert (tmp_path / "n.py").read_text() == source.replace("torch.load('d.pt')", "torch.load('d.pt', map_location=\"cpu\")")
 
 
 def test_stdin_lint_and_fix(run):
-    source = "import torch\nx = torch.load('a')\n"
+    source = "import torch.distributed\nx = torch.load('a.pt')\n"
     linted = run("-", "--stdin-filename", "buffer.py", stdin=source)
     assert linted.returncode == 1
     assert linted.stdout.startswith("buffer.py:2:5: DDP004 ")
     fixed = run("--fix", "-", stdin=source)
-    assert fixed.stdout == "import torch\nx = torch.load('a', map_location=\"cpu\")\n"
+    assert fixed.stdout == "import torch.distributed\nx = torch.load('a.pt', map_location=\"cpu\")\n"
     assert fixed.returncode == 0
 
 
 def test_bad_files_give_one_line_and_exit_2_while_others_are_linted(run, tmp_path):
-    (tmp_path / "syntax.py").write_text("import torch\ndef broken(:\n    torch.load('x')\n")
+    (tmp_path / "syntax.py").write_text("import torch.distributed\ndef broken(:\n    torch.load('x.pt')\n")
     (tmp_path / "latin.py").write_bytes(b"import torch\nx = torch.load('\xff')\n")
     (tmp_path / "binary.py").write_bytes(b"import torch\x00\x01torch.load")
-    (tmp_path / "good.py").write_text("import torch\nx = torch.load('a')\n")
+    (tmp_path / "good.py").write_text("import torch.distributed\nx = torch.load('a.pt')\n")
     os.symlink(tmp_path / "missing.py", tmp_path / "dangling.py")
     result = run(".", "does-not-exist.py")
     assert result.returncode == 2
     errors = result.stderr.splitlines()
-    assert "./syntax.py: cannot parse: invalid syntax (line 2, column 12)" in errors
-    assert "./latin.py: cannot decode: invalid utf-8 byte at offset 29" in errors
-    assert "./binary.py: cannot read: binary file (contains NUL bytes)" in errors
-    assert "./dangling.py: cannot read: broken symbolic link" in errors
+    assert "syntax.py: cannot parse: invalid syntax (line 2, column 12)" in errors
+    assert "latin.py: cannot decode: invalid utf-8 byte at offset 29" in errors
+    assert "binary.py: cannot read: binary file (contains NUL bytes)" in errors
+    assert "dangling.py: cannot read: broken symbolic link" in errors
     assert "does-not-exist.py: cannot read: no such file or directory" in errors
     assert "Traceback" not in result.stderr
-    assert "./good.py:2:5: DDP004" in result.stdout
+    assert "good.py:2:5: DDP004" in result.stdout
     assert result.stdout.splitlines()[-1].endswith("5 files could not be checked.")
 
 
 def test_encoding_bom_and_crlf_are_kept(run, tmp_path):
-    latin = "# -*- coding: latin-1 -*-\nimport torch\nname = 'caf\xe9'\nx = torch.load(name)\n"
+    latin = "# -*- coding: latin-1 -*-\nimport torch.distributed\nname = 'caf\xe9'\ncheckpoint = torch.load(name)\n"
     (tmp_path / "latin.py").write_bytes(latin.encode("latin-1"))
-    bom = "import torch\r\nx = torch.load('a')\r\n"
+    bom = "import torch.distributed\r\nx = torch.load('a.pt')\r\n"
     (tmp_path / "bom.py").write_bytes(b"\xef\xbb\xbf" + bom.encode())
     assert run("--fix", ".").returncode == 0
     assert (tmp_path / "latin.py").read_bytes() == latin.replace("load(name)", 'load(name, map_location="cpu")').encode("latin-1")
-    assert (tmp_path / "bom.py").read_bytes() == b"\xef\xbb\xbf" + bom.replace("load('a')", "load('a', map_location=\"cpu\")").encode()
+    assert (tmp_path / "bom.py").read_bytes() == b"\xef\xbb\xbf" + bom.replace("load('a.pt')", "load('a.pt', map_location=\"cpu\")").encode()
 
 
 def test_rule_and_rules_commands(run):
@@ -155,7 +155,7 @@ def test_version_does_not_import_libcst():
 
 
 def test_flake8_plugin_reports_the_same_findings_and_honours_noqa(run, tree):
-    (tree / "src" / "n.py").write_text("import torch\nx = torch.load('a')  # noqa: DDP004\n")
+    (tree / "src" / "n.py").write_text("import torch.distributed\nx = torch.load('a.pt')  # noqa: DDP004\n")
     result = run("--select", "DDP", "src", tool="flake8")
     assert result.returncode == 1
     assert sorted(result.stdout.splitlines()) == sorted(
@@ -171,9 +171,9 @@ def test_flake8_plugin_reports_the_same_findings_and_honours_noqa(run, tree):
 
 def test_a_dist_folder_is_linted_because_it_often_holds_distributed_code(run, tmp_path):
     (tmp_path / "pkg" / "dist").mkdir(parents=True)
-    (tmp_path / "pkg" / "dist" / "utils.py").write_text("import torch\nx = torch.load('a')\n")
+    (tmp_path / "pkg" / "dist" / "utils.py").write_text("import torch.distributed\nx = torch.load('a.pt')\n")
     (tmp_path / "pkg" / "build").mkdir()
-    (tmp_path / "pkg" / "build" / "copy.py").write_text("import torch\nx = torch.load('a')\n")
+    (tmp_path / "pkg" / "build" / "copy.py").write_text("import torch.distributed\nx = torch.load('a.pt')\n")
     result = run("--no-cache", "pkg")
     assert "pkg/dist/utils.py:2:5: DDP004" in result.stdout
     assert "build" not in result.stdout

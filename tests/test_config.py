@@ -7,7 +7,7 @@ import pytest
 
 from ddplint.files import Exclusion, Pattern, discover, parse_ignore_lines
 
-LOAD = "import torch\nx = torch.load('a')\n"
+LOAD = "import torch.distributed\nx = torch.load('a.pt')\n"
 SHARING = "import torch.multiprocessing as mp\nmp.set_sharing_strategy('file_system')\n"
 
 
@@ -42,9 +42,9 @@ def test_select_ignore_and_per_file_ignores_from_pyproject(run, tmp_path):
         },
     )
     result = run(".")
-    assert _codes_by_file(result) == {"./src/a.py": ["DDP004"]}
+    assert _codes_by_file(result) == {"src/a.py": ["DDP004"]}
     # --select on the command line replaces the configured selection; per-file-ignores still apply.
-    assert _codes_by_file(run("--select", "DDP005", ".")) == {"./src/a.py": ["DDP005"]}
+    assert _codes_by_file(run("--select", "DDP005", ".")) == {"src/a.py": ["DDP005"]}
     assert _codes_by_file(run("--extend-select", "DDP005", "src/a.py")) == {"src/a.py": ["DDP004"]}
 
 
@@ -92,9 +92,42 @@ def test_exclude_replaces_defaults_and_gitignore_is_honoured(run, tmp_path):
             "sub/other.py": LOAD,
         },
     )
-    assert set(_codes_by_file(run("."))) == {"./keep_gen.py", "./sub/other.py"}
+    assert set(_codes_by_file(run("."))) == {"keep_gen.py", "sub/other.py"}
     _write(tmp_path, {"pyproject.toml": '[tool.ddplint]\nexclude = []\nrespect-gitignore = false\n'})
     assert len(_codes_by_file(run("."))) == 6  # every file, build/ included
+
+
+def test_strict_mode_flags_every_load_and_keeps_the_cache_apart(run, tmp_path):
+    plain = "import torch\nx = torch.load('a')\n"  # not distributed, not evidently a checkpoint
+    _write(tmp_path, {"a.py": plain})
+    assert run("a.py").returncode == 0
+    (tmp_path / "pyproject.toml").write_text('[tool.ddplint]\nstrict = ["ddp004"]\n')
+    strict = run("a.py")
+    assert _codes_by_file(strict) == {"a.py": ["DDP004"]}
+    assert "on every rank" not in strict.stdout and "map_location=\"cpu\"" in strict.stdout
+    assert run("--isolated", "a.py").returncode == 0, "a cached strict result is not reused without strict"
+    assert run("--fix", "a.py").returncode == 0
+    assert (tmp_path / "a.py").read_text() == "import torch\nx = torch.load('a', map_location=\"cpu\")\n"
+
+
+def test_strict_mode_in_worker_processes(run, tmp_path):
+    files = {f"m{index}.py": "import torch\nx = torch.load('a')\n" for index in range(6)}
+    _write(tmp_path, {"pyproject.toml": '[tool.ddplint]\nstrict = ["DDP004"]\n', **files})
+    result = run("--jobs", "2", "--no-cache", ".")
+    assert "Traceback" not in result.stderr
+    assert sorted(_codes_by_file(result)) == sorted(files)
+
+
+def test_strict_mode_in_the_api():
+    import ddplint
+    from ddplint.engine import analyse
+    from ddplint.config import Settings
+
+    settings = Settings(root=".", strict=["DDP004"])
+    [rule] = settings.choose_rules(["DDP004"])
+    assert rule.strict and rule.code == "DDP004"
+    assert [d.code for d in analyse("import torch\nx = torch.load('a')\n", "a.py", [rule]).diagnostics] == ["DDP004"]
+    assert ddplint.lint_source("import torch\nx = torch.load('a')\n", select=["DDP004"]) == []
 
 
 def test_force_exclude_applies_exclusions_to_named_files(run, tmp_path):
@@ -115,6 +148,9 @@ def test_force_exclude_applies_exclusions_to_named_files(run, tmp_path):
         ('extend-select = ["DDP998"]\n', "extend-select: unknown rule code or prefix: DDP998"),
         ('ignore = "DDP004"\n', "ignore must be a list of strings"),
         ("unsafe-fixes = 1\n", "unsafe-fixes must be true or false"),
+        ('strict = ["DDP014"]\n', "strict: DDP014: this rule has no strict mode (rules with one: DDP004)"),
+        ('strict = ["DDP999"]\n', "strict: DDP999: unknown rule code"),
+        ('strict = "DDP004"\n', "strict must be a list of strings"),
         ("select = [\n", "invalid TOML"),
     ],
 )

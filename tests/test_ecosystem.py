@@ -10,19 +10,19 @@ import pytest
 
 from ddplint_test_support import REPO, cli_env as _env
 
-LOAD = "import torch\nx = torch.load('a')\n"
+LOAD = "import torch.distributed\nx = torch.load('a.pt')\n"
 
 
 def test_add_noqa_silences_every_finding_and_merges_existing_comments(run, tmp_path):
     source = textwrap.dedent(
         """\
-        import torch
+        import torch.distributed
         import torch.multiprocessing as mp
-        a = torch.load('a')  # noqa: E501
+        a = torch.load('a.pt')  # noqa: E501
         b = torch.load(
-            'b')
-        c = torch.load('c')  # noqa
-        mp.set_sharing_strategy('file_system'); d = torch.load('#d')
+            'b.pt')
+        c = torch.load('c.pt')  # noqa
+        mp.set_sharing_strategy('file_system'); d = torch.load('#d.pt')
         """
     )
     (tmp_path / "m.py").write_text(source)
@@ -30,8 +30,8 @@ def test_add_noqa_silences_every_finding_and_merges_existing_comments(run, tmp_p
     result = run("--add-noqa", "m.py")
     assert result.returncode == 0 and result.stdout == "Added 3 noqa comments.\n"
     assert (tmp_path / "m.py").read_text() == source.replace("# noqa: E501", "# noqa: E501, DDP004").replace(
-        "'b')", "'b')  # noqa: DDP004"
-    ).replace("'#d')", "'#d')  # noqa: DDP004, DDP005")
+        "'b.pt')", "'b.pt')  # noqa: DDP004"
+    ).replace("'#d.pt')", "'#d.pt')  # noqa: DDP004, DDP005")
     assert oct(os.stat(tmp_path / "m.py").st_mode & 0o777) == "0o640"
     assert run("m.py").returncode == 0
     assert run("--add-noqa", "m.py").stdout == "Added 0 noqa comments.\n"
@@ -66,10 +66,10 @@ def test_public_api_returns_typed_diagnostics():
     assert isinstance(diagnostic, ddplint.Diagnostic)
     assert (diagnostic.path, diagnostic.line, diagnostic.col, diagnostic.code) == ("m.py", 2, 5, "DDP004")
     assert diagnostic.fix.applicability is Applicability.SAFE
-    assert ddplint.fix_source(LOAD) == "import torch\nx = torch.load('a', map_location=\"cpu\")\n"
+    assert ddplint.fix_source(LOAD) == "import torch.distributed\nx = torch.load('a.pt', map_location=\"cpu\")\n"
     assert ddplint.lint_source(LOAD, ignore=["DDP004"]) == []
     with pytest.raises(ddplint.SourceError):
-        ddplint.lint_source("import torch\ndef f(:\n torch.load(x)\n")
+        ddplint.lint_source("import torch.distributed\ndef f(:\n torch.load(x)\n")
 
 
 def _git(*args, cwd):
@@ -113,4 +113,4 @@ def test_pre_commit_hooks_check_and_fix(tmp_path):
     check_part, fix_part = both.stdout.split("ddplint (fix)")
     assert "train.py:2:5: DDP004" in check_part and "Failed" in check_part
     assert "files were modified by this hook" in fix_part and "Fixed 1 problem. No problems found." in fix_part
-    assert (work / "train.py").read_text() == "import torch\nx = torch.load('a', map_location=\"cpu\")\n"
+    assert (work / "train.py").read_text() == "import torch.distributed\nx = torch.load('a.pt', map_location=\"cpu\")\n"

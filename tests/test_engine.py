@@ -18,7 +18,7 @@ def test_file_without_needles_is_never_parsed(monkeypatch):
 
 
 def test_only_rules_whose_needles_occur_are_run():
-    source = "import torch\ntorch.load('x')\n"
+    source = "import torch.distributed\ntorch.load('x.pt')\n"
     active = engine.rules_for_text(source, all_rules())
     assert [rule.code for rule in active] == ["DDP004"]
 
@@ -27,24 +27,24 @@ def test_one_parse_per_file(monkeypatch):
     calls = []
     real = cst.parse_module
     monkeypatch.setattr(cst, "parse_module", lambda text, *a, **k: calls.append(text) or real(text, *a, **k))
-    source = "import torch, torch.multiprocessing as mp\nmp.set_sharing_strategy('file_system')\ntorch.load('x')\n"
+    source = "import torch.distributed, torch.multiprocessing as mp\nmp.set_sharing_strategy('file_system')\ntorch.load('x.pt')\n"
     assert len(engine.analyse(source, "x.py", all_rules()).diagnostics) == 2
     assert calls.count(source) == 1
 
 
 def test_diagnostics_are_sorted_and_carry_fix_edits():
-    source = "import torch\nb = torch.load('b')\na = torch.load('a')\n"
+    source = "import torch.distributed\nb = torch.load('b.pt')\na = torch.load('a.pt')\n"
     found = ddplint.lint_source(source)
     assert [(d.line, d.col) for d in found] == [(2, 5), (3, 5)]
     edit = found[0].fix.edits[0]
-    assert (edit.line, edit.col, edit.end_line, edit.end_col) == (2, 5, 2, 20)
-    assert edit.content == "torch.load('b', map_location=\"cpu\")"
+    assert (edit.line, edit.col, edit.end_line, edit.end_col) == (2, 5, 2, 23)
+    assert edit.content == "torch.load('b.pt', map_location=\"cpu\")"
 
 
 def test_public_api_round_trip():
-    assert ddplint.fix_source("import torch\nx = torch.load(p)\n") == 'import torch\nx = torch.load(p, map_location="cpu")\n'
+    assert ddplint.fix_source("import torch.distributed\nx = torch.load(ckpt)\n") == 'import torch.distributed\nx = torch.load(ckpt, map_location="cpu")\n'
     with pytest.raises(ddplint.api.SourceError):
-        ddplint.lint_source("import torch\ntorch.load(\n")
+        ddplint.lint_source("import torch.distributed\ntorch.load(\n")
 
 
 @pytest.mark.parametrize(
@@ -86,8 +86,8 @@ def test_flake8_plugin_imports_libcst_only_when_a_rule_can_fire():
         # no needle at all; then needles (torch.load, a defaultdict, a lambda) but no construct
         "print(run('import os\\nprint(os.getcwd())\\n'), 'libcst' in sys.modules)\n"
         "print(run('import torch\\nfrom collections import defaultdict\\n'\n"
-        "          'x = torch.load(p, map_location=\"cpu\")\\nf = lambda: 0\\n'), 'libcst' in sys.modules)\n"
-        "print(run('import torch\\nx = torch.load(p)\\n'), 'libcst' in sys.modules)\n"
+        "          'x = torch.load(ckpt, map_location=\"cpu\")\\nf = lambda: 0\\n'), 'libcst' in sys.modules)\n"
+        "print(run('import torch.distributed\\nx = torch.load(ckpt)\\n'), 'libcst' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=cli_env())
     assert out.stdout.splitlines() == ["[] False", "[] False", "['DDP004'] True"], out.stdout + out.stderr

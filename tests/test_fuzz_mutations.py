@@ -265,7 +265,7 @@ def test_every_mutation_keeps_every_seed_valid_python():
 
 
 def test_outside_edit_check_catches_a_stray_change():
-    source = "import torch\n# keep me\nx = torch.load('a')\n"
+    source = "import torch.distributed\n# keep me\nx = torch.load('a.pt')\n"
     analysis = analyse(source, "x.py", all_rules())
     fixed = fix_text(source, "x.py", all_rules()).source
     _outside_edits_unchanged(source, fixed, analysis, set())
@@ -279,7 +279,7 @@ def test_outside_edit_check_catches_a_stray_change():
 def test_file_libcst_cannot_reproduce_is_not_fixed():
     """Found by this fuzzer: libcst drops a comment line after a lone \\r at the end of a
     file. Fixing it would delete that line, so the file is left alone and the user told."""
-    source = "import torch\nstate = torch.load(1)\r  # c1\n  # c2\n"
+    source = "import torch.distributed\nstate = torch.load(1)\r  # c1\n  # c2\n"
     outcome = fix_text(source, "x.py", all_rules())
     assert outcome.source == source and outcome.fixed_count == 0
     assert outcome.problems == ["x.py: not fixed: the file's layout cannot be reproduced exactly (mixed line endings?)"]

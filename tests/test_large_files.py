@@ -137,7 +137,7 @@ def test_an_import_used_only_in_skipped_statements_is_kept():
 def generated_module(megabytes: float) -> str:
     """A generated module (operator wrappers, tables) with three DDP pitfalls in the middle."""
     parts = ['"""Generated operator table. Do not edit."""\n', "import collections\n", "import torch\n",
-             "import torch.multiprocessing as mp\n"]
+             "import torch.distributed as dist\n", "import torch.multiprocessing as mp\n"]
     size, index = sum(map(len, parts)), 0
     while size < megabytes * 1e6:
         if index % 3 == 0:
@@ -171,8 +171,8 @@ def test_six_megabyte_file_with_findings_is_checked_and_fixed():
     fixed = process_source(source, "big.py", RULES, Mode(fix=True, unsafe_fixes=True, write=False))
     assert fixed.error is None and fixed.fixed_count == 3 and not fixed.diagnostics
     new = fixed.fixed_source
-    assert new.startswith('"""Generated operator table. Do not edit."""\nimport collections\nimport resource\nimport torch\n\n\n'
-                          'def _default_unk():\n    return "<unk>"\n')
+    assert new.startswith('"""Generated operator table. Do not edit."""\nimport collections\nimport resource\nimport torch\n'
+                          'import torch.distributed as dist\n\n\ndef _default_unk():\n    return "<unk>"\n')
     assert "import torch.multiprocessing as mp" not in new  # used only by the replaced call
     assert 'torch.load(path, map_location="cpu")' in new
     assert "INDEX = collections.defaultdict(_default_unk)" in new

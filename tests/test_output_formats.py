@@ -12,7 +12,7 @@ import pytest
 
 from ddplint_test_support import cli_env as _env
 
-BROKEN = 'import torch\nimport torch.multiprocessing as mp\n\nmp.set_sharing_strategy("file_system")\nmodel = torch.load("model.pt")\n'
+BROKEN = 'import torch.distributed\nimport torch.multiprocessing as mp\n\nmp.set_sharing_strategy("file_system")\nmodel = torch.load("model.pt")\n'
 SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 
 
@@ -46,7 +46,7 @@ def test_json_of_a_clean_file_is_an_empty_list_and_exit_0(run, tree):
 
 
 def test_sarif_is_valid_against_the_2_1_0_schema_and_carries_rules_and_fixes(run, tree):
-    (tree / "bad.py").write_text("import torch\ndef f(:\n  torch.load(x)\n")
+    (tree / "bad.py").write_text("import torch.distributed\ndef f(:\n  torch.load(x)\n")
     result = run("--output-format", "sarif", ".")
     assert result.returncode == 2  # bad.py cannot be parsed
     log = json.loads(result.stdout)
@@ -63,7 +63,7 @@ def test_sarif_is_valid_against_the_2_1_0_schema_and_carries_rules_and_fixes(run
     assert all(driver_rules[r["ruleIndex"]]["id"] == r["ruleId"] for r in results)
     region = results[1]["locations"][0]["physicalLocation"]["region"]
     assert region == {"startLine": 5, "startColumn": 9, "endLine": 5, "endColumn": 31}
-    assert results[1]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "./train.py"
+    assert results[1]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "train.py"
     replacement = results[1]["fixes"][0]["artifactChanges"][0]["replacements"][0]
     assert replacement["insertedContent"]["text"] == 'torch.load("model.pt", map_location="cpu")'
     [invocation] = sarif_run["invocations"]
@@ -100,7 +100,7 @@ def test_concise_has_one_line_per_finding_and_no_summary(run, tree):
 
 
 def test_statistics_counts_per_rule(run, tree):
-    (tree / "more.py").write_text("import torch\na = torch.load('a')\nb = torch.load('b')\n")
+    (tree / "more.py").write_text("import torch.distributed\na = torch.load('a.pt')\nb = torch.load('b.pt')\n")
     result = run("--statistics", ".")
     assert result.returncode == 1
     lines = result.stdout.splitlines()
@@ -114,7 +114,7 @@ def test_exit_zero_and_quiet(run, tree):
     result = run("--exit-zero", "--quiet", "train.py")
     assert result.returncode == 0
     assert len(result.stdout.splitlines()) == 2 and "Found" not in result.stdout
-    (tree / "bad.py").write_text("import torch\ndef f(:\n  torch.load(x)\n")
+    (tree / "bad.py").write_text("import torch.distributed\ndef f(:\n  torch.load(x)\n")
     assert run("--exit-zero", "bad.py").returncode == 2  # files that cannot be checked still fail
 
 

@@ -42,9 +42,9 @@ def _alive(pid: int) -> bool:
 def test_pool_workers_die_with_a_killed_fix_run(tmp_path, sig):
     tree = tmp_path / "tree"
     tree.mkdir()
-    body = "".join(f"def f{i}(p):\n    return torch.load(p)  # {'x' * 60}\n" for i in range(300))
+    body = "".join(f"def f{i}(ckpt):\n    return torch.load(ckpt)  # {'x' * 60}\n" for i in range(300))
     for index in range(60):
-        (tree / f"f{index:03}.py").write_text("import torch\n" + body)
+        (tree / f"f{index:03}.py").write_text("import torch.distributed\n" + body)
     temp = tmp_path / "tmp"
     temp.mkdir()
     env = dict(cli_env(), TMPDIR=str(temp))

@@ -133,7 +133,7 @@ def test_the_shipped_labels_and_corpus_are_well_formed():
 def test_end_to_end_on_a_synthetic_project(tmp_path):
     pkg = tmp_path / "proj" / "pkg"
     pkg.mkdir(parents=True)
-    (pkg / "train.py").write_text("import torch\n\nsd = torch.load('ckpt.pt')\n")
+    (pkg / "train.py").write_text("import torch.distributed\n\nsd = torch.load('ckpt.pt')\n")
     (tmp_path / "proj" / "pkg-1.0.dist-info").mkdir()
     root = tmp_path / "proj"
     project = {"name": "proj", "version": "1.0"}

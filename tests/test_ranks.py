@@ -43,6 +43,7 @@ def guard(source: str):
         "not dist.is_initialized() or dist.get_rank() == 0",
         "not (rank != 0)",
         "rank == 0 or local_rank == -1",
+        "not options.distributed or options.dist_rank == 0",
     ],
 )
 def test_rank_zero_guards(source):
@@ -141,12 +142,42 @@ def regions(source):
         ("for b in data:\n    if not is_main_process():\n        continue\n    probe()\nprobe()", ["zero", "all"]),
         ("if rank == 0:\n    def later():\n        probe()", ["all"]),
         ("@rank_zero_only\ndef log():\n    probe()", ["zero"]),
+        ("@main_process\ndef log():\n    probe()", ["zero"]),
         ("if not args.distributed:\n    probe()", ["none"]),
         ("if rank == 0 and epoch == 3:\n    probe()\nelse:\n    probe()", ["zero", "all"]),
         ("if epoch == 0:\n    probe()", ["all"]),
     ],
 )
 def test_regions(source, expected):
+    assert regions(source)[0] == expected
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        # rank tests held in variables and attributes
+        ("verbose = rank == 0\nif verbose:\n    probe()\nelse:\n    probe()", ["zero", "others"]),
+        ("def f():\n    master = dist.get_rank() == 0\n    if master:\n        probe()\n    if not master:\n        return\n    probe()", ["zero", "zero"]),
+        ("def main(args):\n    args.save_logs = args.logs and is_master(args)\n\ndef train(args):\n    if args.save_logs:\n        probe()", ["zero"]),
+        ("class T:\n    def save(self):\n        if self.should_save:\n            probe()\n    def __init__(self, rank):\n        self.should_save = rank == 0", ["zero"]),
+        ("class T:\n    def __init__(me, rank):\n        me.chief = rank == 0\n    def save(this):\n        if this.chief:\n            probe()", ["zero"]),
+        ("def f():\n    if master:\n        probe()\nmaster = int(os.environ['RANK']) == 0", ["zero"]),
+        ("verbose = False\nif distributed:\n    verbose = rank == 0\nif verbose:\n    probe()", ["zero"]),
+        ("v = v and rank == 0\nif v:\n    probe()", ["zero"]),
+        ("first = rank == 0\nlog = first and epoch == 3\nif log:\n    probe()", ["zero"]),
+        # not rank tests: another value that is not one, a parameter, a constant alone
+        ("verbose = rank == 0\nverbose = True\nif verbose:\n    probe()", ["all"]),
+        ("verbose = rank == 0\nverbose = args.verbose\nif verbose:\n    probe()", ["all"]),
+        # (flow-insensitive: the parameter's own value counts too, though it is overwritten)
+        ("def f(verbose):\n    verbose = verbose and rank == 0\n    if verbose:\n        probe()", ["all"]),
+        ("def f(verbose):\n    if verbose:\n        probe()\nverbose = rank == 0", ["all"]),
+        ("for verbose in (rank == 0, True):\n    if verbose:\n        probe()", ["all"]),
+        ("debug = False\nif debug:\n    probe()", ["all"]),
+        ("class T:\n    def a(self):\n        self.go = rank == 0\n    def b(self):\n        self.go = True\n    def c(self):\n        if self.go:\n            probe()", ["all"]),
+        ("class A:\n    def a(self):\n        self.go = rank == 0\nclass B:\n    def c(self):\n        if self.go:\n            probe()", ["all"]),
+    ],
+)
+def test_rank_tests_held_in_variables(source, expected):
     assert regions(source)[0] == expected
 
 
@@ -200,3 +231,17 @@ def test_fixed_local_rank_argument_accepts_every_launcher(monkeypatch):
     monkeypatch.setenv("LOCAL_RANK", "5")
     exec(compile(fixed, "train.py", "exec"), namespace)
     assert namespace["parser"].parse_args([]).local_rank == 5
+
+
+def test_collective_behind_a_rank_test_held_in_a_variable_is_ddp008():
+    source = textwrap.dedent(
+        """
+        import torch.distributed as dist
+
+        def log(rank, tensor):
+            is_logger = rank == 0
+            if is_logger:
+                dist.all_reduce(tensor)
+        """
+    )
+    assert [d.code for d in analyse(source, "x.py", [rule_by_code("DDP008")]).diagnostics] == ["DDP008"]

@@ -76,3 +76,30 @@ def test_codes_and_names_are_unique():
     rules = all_rules()
     assert len({rule.code for rule in rules}) == len(rules)
     assert len({rule.name for rule in rules}) == len(rules)
+
+
+STRICT = [
+    pytest.param(rule, example, id=f"{rule.code}-strict-{index}")
+    for rule in all_rules()
+    for index, example in enumerate(getattr(rule, "strict_examples", ()))
+]
+
+
+@pytest.mark.parametrize("rule, example", STRICT)
+def test_strict_examples_are_flagged_only_in_strict_mode(rule, example):
+    """`[tool.ddplint] strict`: the rule's strict variant flags these, fixes them to the golden
+    output, and its needles and screen admit them; the rule itself does not flag them."""
+    strict = rule.strict_variant()
+    assert strict.code == rule.code and strict.strict
+    assert codes(example.code, [strict]).count(rule.code) == example.count
+    assert rule.code not in codes(example.code, [rule])
+    assert strict.matches_text(example.code) and strict.screen.holds(facts_of(example.code))
+    outcome = fix_text(example.code, "example.py", [strict], unsafe_fixes=True)
+    assert outcome.source == (example.code if example.fixed is None else example.fixed)
+
+
+@pytest.mark.parametrize("rule, example", [param for param in FLAGGED if hasattr(param.values[0], "strict_variant")])
+def test_strict_mode_keeps_every_finding(rule, example):
+    strict = rule.strict_variant()
+    assert codes(example.code, [strict]).count(rule.code) == example.count
+    assert fix_text(example.code, "example.py", [strict], unsafe_fixes=True).source == (example.fixed or example.code)

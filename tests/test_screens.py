@@ -108,7 +108,7 @@ def test_unread_self_attribute(source, holds):
 
 def test_code_this_python_cannot_parse_gets_no_screen():
     assert facts_of("def f(:\n") is None
-    source = "import torch\nx = torch.load(p)\ndef f[T](x: T) -> T: return x\n"  # 3.12 syntax
+    source = "import torch.distributed\nx = torch.load(ckpt)\ndef f[T](x: T) -> T: return x\n"  # 3.12 syntax
     try:
         compile(source, "x.py", "exec")
     except SyntaxError:
@@ -126,6 +126,6 @@ def test_file_whose_ast_has_no_rule_construct_is_never_parsed(monkeypatch):
         raise AssertionError("libcst parsed a file no screen admits")
 
     monkeypatch.setattr(engine, "parse", refuse)
-    source = "import torch\nfrom collections import defaultdict\nstate = torch.load(p, map_location='cpu')\n"
+    source = "import torch.distributed\nfrom collections import defaultdict\nstate = torch.load(p, map_location='cpu')\n"
     assert [rule.code for rule in engine.rules_for_text(source, all_rules())] == ["DDP004"]
     assert engine.analyse(source, "x.py", all_rules()).diagnostics == []

@@ -14,6 +14,7 @@ rank of a distributed run reaches it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
@@ -24,7 +25,7 @@ from ddplint.torch_api import DDP
 RANK_NAMES = frozenset(
     {
         "rank", "local_rank", "global_rank", "rank_id", "world_rank", "process_rank", "proc_rank",
-        "my_rank", "ddp_rank", "ddp_local_rank", "process_index", "local_process_index",
+        "my_rank", "ddp_rank", "ddp_local_rank", "process_index", "local_process_index", "dist_rank",
     }
 )
 RANK_FUNCTIONS = frozenset({"get_rank", "get_local_rank", "get_global_rank", "get_world_rank", "get_ordinal"})
@@ -44,7 +45,9 @@ RANK_GUARD_NEEDLE = (
     "rank", "Rank", "RANK", "is_main", "main_process", "master", "Master", "MASTER",
     "global_zero", "process_zero", "is_primary", "is_chief", "get_ordinal", "process_index",
 )
-RANK_ZERO_DECORATORS = frozenset({"rank_zero_only", "main_process_only", "master_only", "on_main_process"})
+RANK_ZERO_DECORATORS = frozenset(
+    {"rank_zero_only", "main_process_only", "master_only", "on_main_process", "main_process", "master_process_only"}
+)
 WORLD_SIZE_NAMES = frozenset({"world_size", "num_replicas", "num_processes", "get_world_size"})
 DISTRIBUTED_FLAGS = frozenset(
     {"distributed", "is_distributed", "ddp", "use_ddp", "is_ddp", "use_distributed", "multiprocessing_distributed"}
@@ -124,6 +127,18 @@ def is_rank_expression(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, (cst.Name, cst.Attribute)) and (last_name(expr) or "").lower() in RANK_NAMES
 
 
+def mentions_rank(expr: cst.CSTNode, per_rank: set[str] | frozenset[str] = frozenset()) -> bool:
+    """The expression names a rank somewhere (`f"ckpt_{rank}.pt"`, `path_for(current_rank)`,
+    a variable in `per_rank`, assigned from such an expression): one file per rank."""
+    if isinstance(expr, (cst.Name, cst.Attribute)):
+        name = dotted_name(expr)
+        if name in per_rank or "rank" in (last_name(expr) or "").lower():
+            return True
+    if isinstance(expr, cst.BaseExpression) and is_rank_expression(expr):
+        return True
+    return any(mentions_rank(child, per_rank) for child in expr.children)
+
+
 def _is_world_size(expr: cst.BaseExpression) -> bool:
     expr = strip_int(expr)
     if isinstance(expr, cst.Call) and expr.args:
@@ -185,12 +200,17 @@ def _compare_world_size(operator: cst.BaseCompOp, value: cst.BaseExpression) -> 
     return UNKNOWN
 
 
-def classify(test: cst.BaseExpression) -> RankTest:
-    """What the outcome of `test` says about the rank of the process evaluating it."""
+Resolver = Callable[[cst.BaseExpression], RankTest]
+
+
+def classify(test: cst.BaseExpression, resolve: Resolver | None = None) -> RankTest:
+    """What the outcome of `test` says about the rank of the process evaluating it.
+    `resolve` gives what a variable or attribute holds (`verbose` after `verbose = rank == 0`):
+    see RankFacts."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return classify(test.expression).negated()
+        return classify(test.expression, resolve).negated()
     if isinstance(test, cst.BooleanOperation):
-        left, right = classify(test.left), classify(test.right)
+        left, right = classify(test.left, resolve), classify(test.right, resolve)
         if isinstance(test.operator, cst.And):
             return RankTest(
                 left.true_only_zero or right.true_only_zero,
@@ -217,6 +237,10 @@ def classify(test: cst.BaseExpression) -> RankTest:
         if _is_world_size(left):
             return _compare_world_size(operator, right)
         return UNKNOWN
+    if resolve is not None and isinstance(test, (cst.Name, cst.Attribute)):
+        held = resolve(test)
+        if held.is_rank_test:
+            return held
     name = last_name(test) if isinstance(test, (cst.Name, cst.Attribute, cst.Call)) else None
     if name in MAIN_PROCESS_NAMES:
         return ZERO
@@ -225,6 +249,183 @@ def classify(test: cst.BaseExpression) -> RankTest:
     if name in DISTRIBUTED_FLAGS and not isinstance(test, cst.Call) or name in DISTRIBUTED_PREDICATES and isinstance(test, cst.Call):
         return DISTRIBUTED
     return UNKNOWN
+
+
+# What a condition that is a constant says: `if False:` is reached by no rank, so both of its
+# "true" facts hold vacuously (and `True`'s "false" facts).
+_ALWAYS_FALSE = RankTest(true_only_zero=True, true_never_zero=True)
+_ALWAYS_TRUE = _ALWAYS_FALSE.negated()
+_EVERY_FACT = RankTest(True, True, True, True)
+
+
+def _meet(first: RankTest, second: RankTest) -> RankTest:
+    """The facts that hold whichever of two values a variable holds."""
+    return RankTest(
+        first.true_only_zero and second.true_only_zero,
+        first.false_only_zero and second.false_only_zero,
+        first.true_never_zero and second.true_never_zero,
+        first.false_never_zero and second.false_never_zero,
+    )
+
+
+def _constant_truth(expr: cst.BaseExpression) -> bool | None:
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
+        return expr.value == "True"
+    if isinstance(expr, cst.Integer):
+        return int(expr.value, 0) != 0
+    return None
+
+
+class RankFacts:
+    """Rank tests held in variables and attributes: `verbose = rank == 0`, `master =
+    dist.get_rank() == 0`, `self.is_main = args.rank == 0`, `args.save_logs = args.logs and
+    is_master(args)`; then `if verbose:` is a rank-0 guard.
+
+    Before the walk, one pass over the module's statements (never into expressions) records
+    every value assigned to each name (per scope) and to each attribute: `self.x` per class,
+    any other `a.b` per module, since `args` is usually the same namespace passed around. A
+    variable is a rank test when at least one of its values is, and the facts are those that
+    hold for all of its values (a constant `False` or `True` spoils none); a variable also
+    bound otherwise (a parameter, a loop target, `+=`) says nothing."""
+
+    _NOTHING = object()  # a binding whose value is not known
+
+    def __init__(self, model: SemanticModel) -> None:
+        self.model = model
+        self._names: dict[int, dict[str, list]] = {}  # id(def node or module) -> name -> values
+        self._attributes: dict[str, list] = {}  # "Class.x" for self.x, "args.x" otherwise
+        self._resolving: set[str] = set()
+        self._collect(model.module.body, model.module, None, None)
+
+    # -- the pass over statements ---------------------------------------------------------
+
+    def _note(self, owner: cst.CSTNode, cls: str | None, self_name: str | None, target, value) -> None:
+        if isinstance(target, cst.Name):
+            self._names.setdefault(id(owner), {}).setdefault(target.value, []).append(value)
+        elif isinstance(target, cst.Attribute):
+            key = self._attribute_key(target, cls, self_name)
+            if key is not None:
+                self._attributes.setdefault(key, []).append(value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._note(owner, cls, self_name, element.value, self._NOTHING)
+        elif isinstance(target, cst.StarredElement):
+            self._note(owner, cls, self_name, target.value, self._NOTHING)
+
+    @staticmethod
+    def _attribute_key(target: cst.Attribute, cls: str | None, self_name: str | None) -> str | None:
+        name = dotted_name(target)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        if self_name is not None and head == self_name and cls is not None:
+            return f"{cls}.{rest}"
+        return f".{name}"
+
+    def _collect(self, statements, owner, cls: str | None, self_name: str | None) -> None:
+        for statement in statements:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign):
+                        for target in small.targets:
+                            self._note(owner, cls, self_name, target.target, small.value)
+                    elif isinstance(small, cst.AnnAssign):
+                        self._note(owner, cls, self_name, small.target, small.value or self._NOTHING)
+                    elif isinstance(small, cst.AugAssign):
+                        self._note(owner, cls, self_name, small.target, self._NOTHING)
+                continue
+            if isinstance(statement, cst.FunctionDef):
+                params = statement.params
+                inner_cls, inner_self = cls, self_name
+                if isinstance(owner, cst.ClassDef):
+                    first = (params.posonly_params or params.params or (None,))[0]
+                    inner_cls, inner_self = owner.name.value, first.name.value if first is not None else None
+                for param in (*params.posonly_params, *params.params, *params.kwonly_params, params.star_arg, params.star_kwarg):
+                    if isinstance(param, cst.Param):
+                        self._note(statement, inner_cls, inner_self, param.name, self._NOTHING)
+                self._collect_suite(statement.body, statement, inner_cls, inner_self)
+                continue
+            if isinstance(statement, cst.ClassDef):
+                self._collect_suite(statement.body, statement, None, None)
+                continue
+            if isinstance(statement, cst.For):
+                self._note(owner, cls, self_name, statement.target, self._NOTHING)
+            elif isinstance(statement, cst.With):
+                for item in statement.items:
+                    if item.asname is not None:
+                        self._note(owner, cls, self_name, item.asname.name, self._NOTHING)
+            for suite in self._suites(statement):
+                self._collect_suite(suite, owner, cls, self_name)
+
+    @staticmethod
+    def _suites(statement: cst.BaseCompoundStatement):
+        body = getattr(statement, "body", None)
+        if isinstance(body, cst.BaseSuite):
+            yield body
+        for handler in getattr(statement, "handlers", ()):
+            yield handler.body
+        for case in getattr(statement, "cases", ()):
+            yield case.body
+        orelse = getattr(statement, "orelse", None)
+        while orelse is not None:
+            yield orelse.body
+            orelse = getattr(orelse, "orelse", None) if isinstance(orelse, cst.If) else None
+        final = getattr(statement, "finalbody", None)
+        if final is not None:
+            yield final.body
+
+    def _collect_suite(self, suite: cst.BaseSuite, owner, cls, self_name) -> None:
+        if isinstance(suite, cst.IndentedBlock):
+            self._collect(suite.body, owner, cls, self_name)
+        else:
+            self._collect([cst.SimpleStatementLine(body=suite.body)], owner, cls, self_name)  # type: ignore[attr-defined]
+
+    # -- questions during the walk --------------------------------------------------------
+
+    def __call__(self, expr: cst.BaseExpression) -> RankTest:
+        """What `expr` (a name or attribute, where the walk is) holds, as a rank test."""
+        if isinstance(expr, cst.Name):
+            values = self._name_values(expr.value)
+            key = f"name {expr.value}"
+        elif isinstance(expr, cst.Attribute):
+            frame = self.model.frame
+            self_class = frame.self_class
+            key = self._attribute_key(
+                expr, self_class.name.value if self_class is not None else None, frame.self_name
+            )
+            values = self._attributes.get(key) if key is not None else None
+        else:
+            return UNKNOWN
+        if not values or key in self._resolving:
+            return UNKNOWN
+        self._resolving.add(key)  # `verbose = verbose and rank == 0`
+        try:
+            facts, tested = _EVERY_FACT, False
+            for value in values:
+                if value is self._NOTHING:
+                    return UNKNOWN
+                truth = _constant_truth(value)
+                if truth is not None:
+                    facts = _meet(facts, _ALWAYS_TRUE if truth else _ALWAYS_FALSE)
+                    continue
+                test = classify(value, self)
+                if not test.is_rank_test:
+                    return UNKNOWN
+                facts, tested = _meet(facts, test), True
+            return facts if tested else UNKNOWN
+        finally:
+            self._resolving.discard(key)
+
+    def _name_values(self, name: str) -> list | None:
+        where = self.model.binding_scope(name)
+        if where is None:
+            return None
+        frame = self.model.frame
+        while frame is not None and frame.scope is not where:
+            frame = frame.parent
+        if frame is None:
+            return None
+        return self._names.get(id(frame.node), {}).get(name)
 
 
 def decorated_rank_zero_only(function: cst.FunctionDef) -> bool:
@@ -274,6 +475,7 @@ class RankRegions(Analysis):
         self.call_sites: list[CallSite] = []
         self.rank_aware_frames: set[str | None] = set()  # functions that test the rank or distributed mode
         self.functions: dict[str, cst.FunctionDef] = {}
+        self.facts = RankFacts(model)
 
     # -- where are we ---------------------------------------------------------------------
 
@@ -332,7 +534,7 @@ class RankRegions(Analysis):
 
     def visit_If(self, node: cst.If) -> None:
         self._push(node)
-        test = classify(node.test)
+        test = classify(node.test, self.facts)
         if test.is_rank_test:
             self.rank_aware_frames.add(self.model.frame.key)
         if test.true_only_zero or test.true_never_zero:
@@ -344,7 +546,7 @@ class RankRegions(Analysis):
         self._pop(original_node)
         if original_node.orelse is None and _leaves_block(original_node.body):
             # `if rank != 0: return`: what follows in this block runs where the test is false.
-            test = classify(original_node.test)
+            test = classify(original_node.test, self.facts)
             if test.false_only_zero or test.false_never_zero:
                 self._pending[id(original_node)] = (test.false_only_zero, test.false_never_zero)
                 self._push(original_node, pop_at=self._blocks[-1])

@@ -153,6 +153,13 @@ def _fix(path: Path, fixer: Fixer) -> FixOutcome:
         return FixOutcome(False, f"fixer could not run: {exc}")
 
 
+def _rewrite(path: Path, recommended: Callable[[str], str]) -> FixOutcome:
+    """A rule without a fix: its scenario writes the pattern the rule recommends."""
+    text = path.read_text()
+    path.write_text(recommended(text))
+    return FixOutcome(recommended(text) != text, "the scenario's recommended pattern did not apply")
+
+
 def verify(rules: list[str], opts: Options) -> list[RuleOutcome]:
     scenarios = scenarios_for(rules)
     ctx = {"gpus": opts.topology.gpus, "backend": opts.topology.backend,
@@ -166,7 +173,7 @@ def verify(rules: list[str], opts: Options) -> list[RuleOutcome]:
             before_programs[s.rule] = _copy_program(s, work / s.rule / "before")
             fixed = _copy_program(s, work / s.rule / "after")
             t0 = time.monotonic()
-            out = _fix(fixed, opts.fixer)
+            out = _rewrite(fixed, s.recommended) if s.recommended else _fix(fixed, opts.fixer)
             fix_times[s.rule] = time.monotonic() - t0
             if out.changed:
                 after_programs[s.rule] = fixed
@@ -184,6 +191,8 @@ def verify(rules: list[str], opts: Options) -> list[RuleOutcome]:
         before = s.measure(before_runs[r], ctx)
         after = s.measure(after_runs[r], ctx) if r in after_runs else None
         verdict, reason = judge(before, after, fix_notes.get(r))
+        if s.recommended is not None and verdict == CONFIRMED:
+            reason = "symptom present before, absent with the pattern the rule recommends (it offers no fix)"
         outcomes.append(RuleOutcome(r, before, after, verdict, reason,
                                     timings[r] + fix_times[r], fix_times[r],
                                     before.data.get("mode", "")))

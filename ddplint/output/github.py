@@ -17,16 +17,15 @@ def _escape_property(text: str) -> str:
 
 
 def format_diagnostic(diagnostic: Diagnostic) -> str:
-    properties = {
-        "file": diagnostic.path,
-        "line": diagnostic.line,
-        "col": diagnostic.col,
-        "endLine": diagnostic.end_line,
-        "endColumn": diagnostic.end_col,
-        "title": f"{diagnostic.code} {diagnostic.name}",
-    }
+    properties: dict[str, object] = {"file": diagnostic.path}
+    where = ""
+    if diagnostic.cell is None:
+        properties.update(line=diagnostic.line, col=diagnostic.col, endLine=diagnostic.end_line, endColumn=diagnostic.end_col)
+    else:  # a notebook: lines of the JSON file would point elsewhere; annotate the file
+        where = f"cell {diagnostic.cell}, line {diagnostic.line}: "
+    properties["title"] = f"{diagnostic.code} {diagnostic.name}"
     joined = ",".join(f"{key}={_escape_property(str(value))}" for key, value in properties.items())
-    return f"::error {joined}::{_escape_data(f'{diagnostic.code} {diagnostic.message}')}"
+    return f"::error {joined}::{_escape_data(f'{where}{diagnostic.code} {diagnostic.message}')}"
 
 
 def format_error(path: str, error: str) -> str:

@@ -1,6 +1,7 @@
 """`--output-format json`: every finding with its position and its fix, for other programs.
 
-Lines and columns are 1-based; an end column is exclusive. A fix's edits replace spans of the
+Lines and columns are 1-based; an end column is exclusive. In a notebook, `cell` is the cell's
+number (1-based) and lines count within that cell. A fix's edits replace spans of the
 original text; `imports` are statements the fix adds once at the top of the module.
 """
 
@@ -23,6 +24,7 @@ def diagnostic_to_dict(diagnostic: Diagnostic) -> dict:
         "end_line": diagnostic.end_line,
         "end_column": diagnostic.end_col,
         "fix": _fix(diagnostic.fix),
+        "cell": diagnostic.cell,  # a notebook's cell number (lines are then the cell's), else null
     }
 
 

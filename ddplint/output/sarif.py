@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from urllib.parse import quote
 
 from ddplint import __version__
-from ddplint.diagnostics import Diagnostic
+from ddplint.diagnostics import Diagnostic, Edit
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -35,7 +35,9 @@ def _region(line: int, col: int, end_line: int, end_col: int) -> dict:
     return {"startLine": line, "startColumn": col, "endLine": end_line, "endColumn": end_col}
 
 
-def _result(diagnostic: Diagnostic, index: dict[str, int], levels: dict[str, str]) -> dict:
+def _result(
+    diagnostic: Diagnostic, index: dict[str, int], levels: dict[str, str], source: Callable[[str], str | None] | None
+) -> dict:
     location = {"artifactLocation": {"uri": _uri(diagnostic.path)}}
     result = {
         "ruleId": diagnostic.code,
@@ -52,8 +54,11 @@ def _result(diagnostic: Diagnostic, index: dict[str, int], levels: dict[str, str
     }
     if diagnostic.code in index:
         result["ruleIndex"] = index[diagnostic.code]
+    if diagnostic.cell is not None:  # a notebook: the region's lines count within this cell
+        result["properties"] = {"cell": diagnostic.cell}
     if diagnostic.fix is not None and diagnostic.fix.edits:
         imports = f" (adds {'; '.join(diagnostic.fix.imports)})" if diagnostic.fix.imports else ""
+        edits = list(diagnostic.fix.edits) + _import_edits(diagnostic, source)
         result["fixes"] = [
             {
                 "description": {"text": f"{diagnostic.fix.applicability.value} fix{imports}"},
@@ -65,7 +70,7 @@ def _result(diagnostic: Diagnostic, index: dict[str, int], levels: dict[str, str
                                 "deletedRegion": _region(edit.line, edit.col, edit.end_line, edit.end_col),
                                 "insertedContent": {"text": edit.content},
                             }
-                            for edit in diagnostic.fix.edits
+                            for edit in edits
                         ],
                     }
                 ],
@@ -74,8 +79,31 @@ def _result(diagnostic: Diagnostic, index: dict[str, int], levels: dict[str, str
     return result
 
 
-def render(diagnostics: Sequence[Diagnostic], rules: Sequence, errors: Sequence[tuple[str, str]] = ()) -> str:
-    """`rules` are the active rule classes; `errors` are (path, reason) for files not checked."""
+def _import_edits(diagnostic: Diagnostic, source: Callable[[str], str | None] | None) -> list[Edit]:
+    """The insertion of the import statements the fix needs, where `--fix` puts them (SARIF
+    consumers apply only replacements, so the imports must be one)."""
+    if not diagnostic.fix or not diagnostic.fix.imports or source is None or diagnostic.cell is not None:
+        return []
+    from ddplint.engine import SourceError
+    from ddplint.quickfix import import_edit
+
+    text = source(diagnostic.path)
+    try:
+        edit = import_edit(text, diagnostic.fix.imports) if text is not None else None
+    except SourceError:
+        return []
+    return [edit] if edit is not None else []
+
+
+def render(
+    diagnostics: Sequence[Diagnostic],
+    rules: Sequence,
+    errors: Sequence[tuple[str, str]] = (),
+    *,
+    source: Callable[[str], str | None] | None = None,
+) -> str:
+    """`rules` are the active rule classes; `errors` are (path, reason) for files not checked;
+    `source(path)` gives a file's text, for the import edits of fixes."""
     index = {rule.code: number for number, rule in enumerate(rules)}
     levels = {rule.code: rule.level for rule in rules}
     invocation = {
@@ -102,7 +130,7 @@ def render(diagnostics: Sequence[Diagnostic], rules: Sequence, errors: Sequence[
                     }
                 },
                 "invocations": [invocation],
-                "results": [_result(d, index, levels) for d in diagnostics],
+                "results": [_result(d, index, levels, source) for d in diagnostics],
             }
         ],
     }

@@ -28,9 +28,15 @@ def _paint(text: str, code: str, colour: bool) -> str:
 
 def format_diagnostic(diagnostic: Diagnostic, colour: bool = False) -> str:
     marker = _FIX_MARKERS[diagnostic.fix.applicability] if diagnostic.fix else ""
-    where = _paint(f"{diagnostic.path}:{diagnostic.line}:{diagnostic.col}:", "1", colour)
+    where = _paint(f"{location(diagnostic)}:", "1", colour)
     code = _paint(diagnostic.code, "1;31", colour)
     return f"{where} {code} {diagnostic.message}{_paint(marker, '36', colour)}"
+
+
+def location(diagnostic: Diagnostic) -> str:
+    """`path:line:col`, or `nb.ipynb:cell 3:2:5` in a notebook."""
+    cell = f"cell {diagnostic.cell}:" if diagnostic.cell is not None else ""
+    return f"{diagnostic.path}:{cell}{diagnostic.line}:{diagnostic.col}"
 
 
 def statistics(diagnostics: Sequence[Diagnostic]) -> list[str]:

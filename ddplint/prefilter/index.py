@@ -12,7 +12,7 @@ NEEDLES = {
     'DDP001': (re.compile('cuda|\\.to\\s*\\([^)]*?\\b\\d|\\bdevice\\s*=\\s*\\d', 0), re.compile('(?:def\\s+\\w+\\s*\\(|lambda\\b)[^)]*?=\\s*[\\w.]+\\s*\\(', 0),),
     'DDP002': ('defaultdict', 'lambda',),
     'DDP003': ('DistributedSampler', 'for',),
-    'DDP004': (('load',), re.compile('\\b(?:serialization\\.load|torch\\.load)\\b|\\bimport\\s(?:[^\\n]|\\\\\\n)*?\\b(?:torch)(?:\\.\\w+)*\\s+as\\b|\\bfrom\\s+(?:torch)[\\w.]*\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\b(?:load|serialization)\\b', 0),),
+    'DDP004': (('load',), re.compile('\\b(?:serialization\\.load|torch\\.load)\\b|\\bimport\\s(?:[^\\n]|\\\\\\n)*?\\b(?:torch)(?:\\.\\w+)*\\s+as\\b|\\bfrom\\s+(?:torch)[\\w.]*\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\b(?:load|serialization)\\b', 0), ('distributed', 'Distributed', 'spawn', 'start_processes', 'RANK'),),
     'DDP005': (('set_sharing_strategy',), re.compile('\\b(?:multiprocessing\\.set_sharing_strategy)\\b|\\bimport\\s(?:[^\\n]|\\\\\\n)*?\\b(?:torch)(?:\\.\\w+)*\\s+as\\b|\\bfrom\\s+(?:torch)[\\w.]*\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\b(?:multiprocessing|set_sharing_strategy)\\b', 0), 'file_system',),
     'DDP006': ('DistributedSampler', '__iter__',),
     'DDP007': ('DistributedSampler', 'DataLoader',),

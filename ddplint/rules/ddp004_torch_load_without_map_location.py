@@ -1,10 +1,83 @@
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
 import libcst as cst
 
+from ddplint.analyses.ranks import RANK_ENVIRONMENT, environment_key, mentions_rank
 from ddplint.diagnostics import Applicability
 from ddplint.edits import string_literal, with_keyword_argument
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.torch_api import TORCH_LOAD
+from ddplint.semantic import dotted_name
+from ddplint.torch_api import DDP, SPAWN, START_PROCESSES, TORCH_LOAD, TORCH_SAVE, argument
+
+# Text every file with distributed evidence (see `_Evidence`) contains: the module
+# `torch.distributed` is reached through a name containing "distributed", DDP is spelt
+# `DistributedDataParallel`, ranks are started by `spawn`/`start_processes`, and the
+# environment keys are literals.
+DISTRIBUTED_NEEDLE = ("distributed", "Distributed", "spawn", "start_processes", "RANK")
+
+# Words, in a path, a variable or the enclosing function's name, that say "checkpoint".
+CHECKPOINT_WORDS = frozenset(
+    {
+        "ckpt", "ckpts", "checkpoint", "checkpoints", "resume", "resumed", "pretrained", "pretrain",
+        "weights", "weight", "best", "last", "latest", "snapshot", "model", "models", "state",
+        "statedict", "net", "network", "pt", "pth", "bin",
+    }
+)
+# ... and words that say "not a model's tensors": caches, features, labels, exported engines,
+# in-memory buffers. They outweigh the words above (`features_model_best.pt` is features).
+NOT_CHECKPOINT_WORDS = frozenset(
+    {
+        "cache", "cached", "feature", "features", "feats", "feat", "embedding", "embeddings", "emb",
+        "embs", "label", "labels", "stats", "stat", "statistics", "vocab", "vocabulary", "tokens",
+        "npy", "npz", "data", "dataset", "datasets", "index", "engine", "trt", "tensorrt", "onnx",
+    }
+)
+# ... and words of state that never holds CUDA storages, whatever is done with it: a
+# GradScaler's state dict is Python numbers, RNG states are CPU byte tensors.
+NO_TENSORS_WORDS = frozenset({"scaler", "rng", "seed"})
+# Keys of a checkpoint dict (`ckpt["model"]`, `ckpt.get("state_dict")`), by word.
+STATE_KEY_WORDS = frozenset(
+    {
+        "model", "state", "statedict", "optimizer", "optim", "net", "network", "ema", "epoch",
+        "scheduler", "module", "params", "weights", "generator", "discriminator", "encoder",
+        "decoder", "backbone", "student", "teacher", "scaler",
+    }
+)
+# Using the result as a module: it is the pickled model itself, not a state dict.
+MODULE_METHODS = frozenset(
+    {"eval", "train", "forward", "parameters", "named_parameters", "modules", "children", "requires_grad_"}
+)
+# Moving the result to a device: a model or a tensor, used where it is loaded, not a state dict.
+DEVICE_METHODS = frozenset({"cuda", "to", "half", "float", "bfloat16"})
+WHOLE_MODEL_NAMES = frozenset({"model", "net", "network", "module", "encoder", "decoder", "backbone", "generator"})
+HOST_METHODS = frozenset({"cpu", "numpy", "tolist", "item"})
+# Files private to the process: what it loads from one, it saved there itself, on its own device.
+PRIVATE_FILES = frozenset(
+    {"io.BytesIO", "tempfile.TemporaryFile", "tempfile.NamedTemporaryFile", "tempfile.SpooledTemporaryFile"}
+)
+
+
+def _words(text: str) -> set[str]:
+    text = text.replace("state_dict", "statedict")
+    return set(re.split(r"[^a-z0-9]+", re.sub(r"([a-z])([A-Z])", r"\1_\2", text).lower())) - {""}
+
+
+@dataclass
+class _Load:
+    call: cst.Call
+    words: set[str]  # of the path expression, and of the names it is bound through
+    function_words: set[str]
+    device: cst.BaseExpression | None  # the rank's device, where one is in scope
+    state: bool = False  # flows into load_state_dict or is read by checkpoint keys
+    whole_model: bool = False  # used as a module
+    on_device: bool = False  # moved to a device (`.cuda()`, `.to(device)`): a module or a tensor
+    on_host: bool = False  # `.cpu()`, `.numpy()` right away
+    private: bool = False  # from an in-memory buffer or an anonymous temporary file
 
 
 class TorchLoadWithoutMapLocation(Rule):
@@ -15,61 +88,117 @@ class TorchLoadWithoutMapLocation(Rule):
     machine without that device the load fails outright with "Attempting to deserialize
     object on a CUDA device but torch.cuda.is_available() is False".
 
-    Pass `map_location`. The fix adds `map_location="cpu"`, which loads anywhere; move the
-    tensors to the rank's own device afterwards (or pass `map_location=f"cuda:{local_rank}"`).
-    A dict such as `{"cuda:0": "cpu"}` is not enough: a checkpoint saved from `cuda:1` still
-    lands on `cuda:1`. `weights_only` is left as it is.
+    Fires when both hold:
+    - the file runs under DDP or starts ranks: it imports or calls `torch.distributed`
+      (`init_process_group`, `get_rank`, ...), wraps a model in `DistributedDataParallel`,
+      uses a `DistributedSampler`, starts processes with `torch.multiprocessing.spawn` or
+      `start_processes`, or reads the `RANK`/`LOCAL_RANK` environment variables;
+    - what is loaded is plausibly a GPU checkpoint: it goes into `load_state_dict` (directly
+      or through a variable), it is read with checkpoint keys (`ckpt["model"]`,
+      `ckpt.get("state_dict")`, "optimizer", "net", "ema", "epoch", ...), it is used as a
+      module (`model = torch.load(p)`, then `model.eval()` or `model(x)`), the path (also
+      through a variable bound once or `with open(path) as f`), the variable the result is
+      bound to or the enclosing function name a checkpoint (ckpt, checkpoint, resume,
+      pretrained, weights, best, last, model, net, `.pt`, `.pth`, `.bin`), or the file itself
+      `torch.save`s a state dict or a model.
+    Not flagged: loads whose path or variable names a cache, features, embeddings, labels,
+    stats, a vocabulary, a data set, a `.npy` file or an exported (TensorRT, ONNX) engine,
+    unless the result goes into `load_state_dict` or is read by checkpoint keys; loads of a
+    GradScaler's or RNG state (named "scaler", "rng", "seed"), which hold no CUDA tensors;
+    loads from an `io.BytesIO` buffer or an anonymous `tempfile` the same function
+    `torch.save`d into, and from a file named after the rank (`f"model_rank{rank}.bin"`,
+    also through variables): the process reads back what it wrote, on its own device (a
+    loop over ranks, `for rank in range(world_size)`, reads the other ranks' files and is
+    not exempt); loads whose result is moved to the host right away (`.cpu()`, `.numpy()`);
+    and any load in a file with no sign of running distributed (single-process tools).
+    `[tool.ddplint] strict = ["DDP004"]` flags every `torch.load` without `map_location`.
+
+    Pass `map_location`. For a state dict the fix adds `map_location="cpu"`, which loads
+    anywhere; `load_state_dict` then copies the tensors onto the model's own device. A whole
+    pickled model (or a tensor moved with `.cuda()`/`.to()` right after) would stay on, or
+    take a detour through, the CPU, so for one the fix passes the rank's device instead:
+    `map_location=device` where a variable `device` is in scope, `f"cuda:{local_rank}"` where
+    `local_rank` is, and otherwise there is no fix. A dict such as `{"cuda:0": "cpu"}` is not
+    enough: a checkpoint saved from `cuda:1` still lands on `cuda:1`. `weights_only` is left
+    as it is.
     """
 
     code = "DDP004"
     name = "torch-load-without-map-location"
     message = 'torch.load without map_location loads onto the saving device (GPU 0 on every rank); pass map_location="cpu"'
+    message_whole_model = (
+        "torch.load without map_location loads onto the saving device (GPU 0 on every rank); "
+        "the result is used as loaded (not a state dict), so pass the rank's own device as map_location"
+    )
+    message_single = (
+        "torch.load without map_location loads onto the device the file was saved from, "
+        'which fails where that device is missing; pass map_location="cpu"'
+    )
+    message_single_whole_model = (
+        "torch.load without map_location loads onto the device the file was saved from, "
+        "which fails where that device is missing; the result is used as loaded (not a state dict), "
+        "so pass the device to use it on as map_location"
+    )
     fix = Applicability.SAFE
-    trigger = CallTrigger(TORCH_LOAD, without_keyword="map_location")
+    trigger = CallTrigger(TORCH_LOAD, without_keyword="map_location", also=(DISTRIBUTED_NEEDLE,))
+    # `[tool.ddplint] strict = ["DDP004"]` runs `strict_variant()`: every load is flagged.
+    strict = False
 
     flagged_examples = (
         Flagged(
             """
             import torch
+            import torch.distributed as dist
             state = torch.load("checkpoint.pt")
             """,
             fixed="""
             import torch
+            import torch.distributed as dist
             state = torch.load("checkpoint.pt", map_location="cpu")
             """,
         ),
         Flagged(
             """
             import torch as th
+            import torch.distributed as dist
             model.load_state_dict(th.load(path, weights_only=True))
             """,
             fixed="""
             import torch as th
+            import torch.distributed as dist
             model.load_state_dict(th.load(path, weights_only=True, map_location="cpu"))
             """,
         ),
         Flagged(
             """
+            import torch.multiprocessing as mp
             from torch import load as restore
             def resume(path):
                 return restore(path)
+            mp.spawn(worker, nprocs=4)
             """,
             fixed="""
+            import torch.multiprocessing as mp
             from torch import load as restore
             def resume(path):
                 return restore(path, map_location="cpu")
+            mp.spawn(worker, nprocs=4)
             """,
         ),
         Flagged(
             """
+            import os
             import torch.serialization
+            local_rank = int(os.environ["LOCAL_RANK"])
             checkpoint = torch.serialization.load(
                 args.resume,
                 weights_only=False,
             )
             """,
             fixed="""
+            import os
             import torch.serialization
+            local_rank = int(os.environ["LOCAL_RANK"])
             checkpoint = torch.serialization.load(
                 args.resume,
                 weights_only=False,
@@ -80,15 +209,19 @@ class TorchLoadWithoutMapLocation(Rule):
         Flagged(
             """
             def main():
+                dist.init_process_group("nccl")
                 checkpoint = torch.load(args.resume)
 
             import torch
+            import torch.distributed as dist
             """,
             fixed="""
             def main():
+                dist.init_process_group("nccl")
                 checkpoint = torch.load(args.resume, map_location="cpu")
 
             import torch
+            import torch.distributed as dist
             """,
         ),
         Flagged(
@@ -97,6 +230,7 @@ class TorchLoadWithoutMapLocation(Rule):
                 nn,
                 load,
             )
+            from torch.nn.parallel import DistributedDataParallel
             state = load(path)
             """,
             fixed="""
@@ -104,7 +238,148 @@ class TorchLoadWithoutMapLocation(Rule):
                 nn,
                 load,
             )
+            from torch.nn.parallel import DistributedDataParallel
             state = load(path, map_location="cpu")
+            """,
+        ),
+        Flagged(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def restore(net, optimizer, path):
+                saved = torch.load(path)
+                net.load_state_dict(saved.get("net"))
+                optimizer.load_state_dict(saved["optimizer"])
+            """,
+            fixed="""
+            import torch
+            import torch.distributed as dist
+
+            def restore(net, optimizer, path):
+                saved = torch.load(path, map_location="cpu")
+                net.load_state_dict(saved.get("net"))
+                optimizer.load_state_dict(saved["optimizer"])
+            """,
+        ),
+        Flagged(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def save(model, path):
+                if dist.get_rank() == 0:
+                    torch.save(model.state_dict(), path)
+
+            def load(path):
+                return torch.load(path)
+            """,
+            fixed="""
+            import torch
+            import torch.distributed as dist
+
+            def save(model, path):
+                if dist.get_rank() == 0:
+                    torch.save(model.state_dict(), path)
+
+            def load(path):
+                return torch.load(path, map_location="cpu")
+            """,
+        ),
+        Flagged(
+            """
+            import os
+            import torch
+
+            def evaluate(path):
+                local_rank = int(os.environ["LOCAL_RANK"])
+                device = torch.device("cuda", local_rank)
+                model = torch.load(path)
+                model.eval()
+                return model(batch.to(device))
+            """,
+            fixed="""
+            import os
+            import torch
+
+            def evaluate(path):
+                local_rank = int(os.environ["LOCAL_RANK"])
+                device = torch.device("cuda", local_rank)
+                model = torch.load(path, map_location=device)
+                model.eval()
+                return model(batch.to(device))
+            """,
+        ),
+        Flagged(
+            """
+            import torch
+            import torch.multiprocessing as mp
+
+            def worker(local_rank, path):
+                net = torch.load(path).cuda(local_rank)
+                run(net)
+
+            mp.spawn(worker, args=("net.pt",), nprocs=2)
+            """,
+            fixed="""
+            import torch
+            import torch.multiprocessing as mp
+
+            def worker(local_rank, path):
+                net = torch.load(path, map_location=f"cuda:{local_rank}").cuda(local_rank)
+                run(net)
+
+            mp.spawn(worker, args=("net.pt",), nprocs=2)
+            """,
+        ),
+        Flagged(
+            """
+            import torch
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def setup(args, data):
+                with open(args.resume, "rb") as f:
+                    blob = torch.load(f)
+                return blob, DataLoader(data, sampler=DistributedSampler(data))
+            """,
+            fixed="""
+            import torch
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def setup(args, data):
+                with open(args.resume, "rb") as f:
+                    blob = torch.load(f, map_location="cpu")
+                return blob, DataLoader(data, sampler=DistributedSampler(data))
+            """,
+        ),
+        Flagged(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def merge(world_size):
+                if dist.get_rank() == 0:
+                    for rank in range(world_size):
+                        merged.update(torch.load(f"shard_rank{rank}.pt")["model"])
+            """,
+            fixed="""
+            import torch
+            import torch.distributed as dist
+
+            def merge(world_size):
+                if dist.get_rank() == 0:
+                    for rank in range(world_size):
+                        merged.update(torch.load(f"shard_rank{rank}.pt", map_location="cpu")["model"])
+            """,
+        ),
+        Flagged(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def build(args):
+                model = torch.load(args.pretrained)
+                return model.to(args.gpu)
             """,
         ),
     )
@@ -112,6 +387,7 @@ class TorchLoadWithoutMapLocation(Rule):
         Clean(
             """
             import torch
+            import torch.distributed as dist
             a = torch.load("a.pt", map_location="cpu")
             b = torch.load("b.pt", lambda storage, loc: storage)
             c = torch.load("c.pt", **load_options)
@@ -122,6 +398,7 @@ class TorchLoadWithoutMapLocation(Rule):
             """
             import json, pickle
             import numpy as np
+            import torch.distributed as dist
             config = json.load(open("config.json"))
             array = np.load("weights.npy")
             """
@@ -129,6 +406,7 @@ class TorchLoadWithoutMapLocation(Rule):
         Clean(
             """
             from torch import load
+            import torch.distributed as dist
 
             def load(path):
                 return open(path).read()
@@ -139,13 +417,398 @@ class TorchLoadWithoutMapLocation(Rule):
         Clean(
             """
             import torch
+            import torch.distributed as dist
 
             def restore(torch, path):
                 return torch.load(path)
             """
         ),
+        Clean(
+            """
+            import torch
+
+            model.load_state_dict(torch.load("best.pt"))
+            checkpoint = torch.load(args.resume)
+            optimizer.load_state_dict(checkpoint["optimizer"])
+            """
+        ),
+        Clean(
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+
+            def datasets(args):
+                features = torch.load(os.path.join(args.cache_dir, "features.pt"))
+                labels = torch.load("labels.pt")
+                vocab = torch.load(args.vocab_path)
+                stats = torch.load(cached_stats_file)
+                scaler.load_state_dict(torch.load(os.path.join(args.resume, "scaler.pt")))
+                engine = torch.load("model.engine")
+                train = torch.load(os.path.join(args.data_dir, "train.pt"))
+                return features, labels, vocab, stats, engine, train
+            """
+        ),
+        Clean(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def embeddings(path, device):
+                table = torch.load(path).cpu()
+                centroids = torch.load(path).to(device)
+                return table, centroids, torch.load("best_scores.pt").numpy()
+
+            def receive(payload):
+                obj = torch.load(io.BytesIO(payload))
+                items = torch.load(path)
+                return obj, items
+            """
+        ),
+        Clean(
+            """
+            import io
+            import os
+            import tempfile
+            import torch
+            import torch.distributed as dist
+
+            def load_shard(model, args):
+                name = f"model_rank{dist.get_rank()}.bin"
+                path = os.path.join(args.output_dir, name)
+                model.load_state_dict(torch.load(path))
+                optimizer.load_state_dict(torch.load(f"optim_{args.local_rank}.pt"))
+
+            def round_trip(model):
+                b = io.BytesIO()
+                torch.save(model.state_dict(), b)
+                b.seek(0)
+                model.load_state_dict(torch.load(b))
+                with tempfile.NamedTemporaryFile() as tmp:
+                    torch.save(model, tmp.name)
+                    model = torch.load(tmp.name)
+                return model(dist.get_rank())
+            """
+        ),
+    )
+    strict_examples = (
+        Flagged(
+            """
+            import torch
+            x = torch.load("features.pt")
+            """,
+            fixed="""
+            import torch
+            x = torch.load("features.pt", map_location="cpu")
+            """,
+        ),
+        Flagged(
+            """
+            import torch
+            model = torch.load(path)
+            model.eval()
+            """,
+        ),
     )
 
+    def __init__(self, model) -> None:
+        super().__init__(model)
+        self._loads: list[_Load] = []
+        self._by_id: dict[int, _Load] = {}
+        self._bound: dict[tuple[int, str], _Load] = {}  # (frame, variable) -> the load it holds
+        self._pending: dict[int, set[str]] = {}  # id of a call seen as an argument before it was checked
+        self._assigned: dict[int, set[str]] = {}  # frame -> names bound so far in the walk
+        self._opened: dict[tuple[int, str], cst.BaseExpression] = {}  # `with open(p) as f`: f -> open(p)
+        self._private: set[tuple[int, str]] = set()  # names bound to a BytesIO or a temporary file
+        self._saved_into: set[tuple[int, str]] = set()  # names this frame `torch.save`s into
+        self._per_rank: dict[int, set[str]] = {}  # frame -> names bound to a value that names the rank
+        self._distributed = False
+        self._saves_checkpoint = False
+
+    @classmethod
+    @functools.cache
+    def strict_variant(cls) -> type[TorchLoadWithoutMapLocation]:
+        """The rule as `[tool.ddplint] strict` runs it: every load without map_location, in
+        any file. Its needles drop the distributed ones, so they admit every file it flags.
+        It is the class attribute `Strict`, so that pickle (the runner's worker processes)
+        finds it by name."""
+        variant = type(
+            cls.__name__,
+            (cls,),
+            {"strict": True, "__module__": cls.__module__, "__qualname__": f"{cls.__qualname__}.Strict", "__doc__": cls.__doc__},
+        )
+        variant.needles = CallTrigger(TORCH_LOAD, without_keyword="map_location").needles
+        return variant
+
+    # -- the loads --------------------------------------------------------------------------
+
     def check(self, node: cst.Call) -> None:
-        fixed = with_keyword_argument(node, "map_location", string_literal("cpu"))
-        self.report(node, replace={node: fixed})
+        path = argument(node, TORCH_LOAD, "f")
+        words = _words(self._code(path.value)) if path is not None else set()
+        private = False
+        if path is not None:
+            frame = id(self.model.frame.node)
+            name = dotted_name(path.value)
+            handle = (frame, (name or "").removesuffix(".name"))
+            private = handle in self._private and handle in self._saved_into
+            private = private or self._names_own_rank(path.value)
+            if isinstance(path.value, cst.Name):
+                # `path = os.path.join(out, "best.pt")`, `with open(path, "rb") as f`
+                bound = self._opened.get((frame, path.value.value)) or self.model.constant(path.value.value)
+                if bound is not None:
+                    words |= _words(self._code(bound))
+        function = self.model.function
+        load = _Load(
+            node,
+            words,
+            _words(function.node.name.value) if function is not None else set(),
+            self._device_in_scope(),
+            private=private,
+        )
+        self._loads.append(load)
+        self._by_id[id(node)] = load
+        for kind in self._pending.pop(id(node), ()):
+            setattr(load, kind, True)
+
+    def _names_own_rank(self, path: cst.BaseExpression) -> bool:
+        """`f"model_rank{rank}.bin"` (also through variables): each rank reads the file it
+        wrote, from its own device. Not when the rank is a loop variable here (`for rank in
+        range(world_size)`: one process reads every rank's file)."""
+        if self._looped() & _names_in(path):
+            return False
+        per_rank = self._per_rank.get(id(self.model.frame.node), set())
+        if isinstance(path, (cst.Name, cst.Attribute)):  # `args.rank_ckpt` alone is one file
+            return dotted_name(path) in per_rank
+        return mentions_rank(path, per_rank)
+
+    def _looped(self) -> set[str]:
+        return {name for loop in self.model.loops if isinstance(loop, cst.For) for name in _names_in(loop.target)}
+
+    def _code(self, node: cst.CSTNode) -> str:
+        return self.model.module.code_for_node(node)
+
+    def _device_in_scope(self) -> cst.BaseExpression | None:
+        """`device`, else `f"cuda:{local_rank}"`, where that variable is bound before this
+        point: a parameter or an earlier assignment in this function, or a variable of an
+        enclosing function or of the module (set by the time the function runs)."""
+        frame = self.model.frame
+        for name, device in (("device", "device"), ("local_rank", 'f"cuda:{local_rank}"')):
+            where = self.model.binding_scope(name)
+            if where is None or self.model.qualified(cst.Name(name)) is not None:
+                continue
+            if where is frame.scope and name not in self._assigned.get(id(frame.node), ()) and not (
+                frame.function is not None and _is_parameter(frame.function, name)
+            ):
+                continue
+            return cst.parse_expression(device)
+        return None
+
+    def _mark(self, expr: cst.BaseExpression, kind: str) -> None:
+        """Note what happens to a load: the call itself (seen before the rule checks it, as
+        the walk enters the outer expression first) or a variable bound to one here."""
+        if isinstance(expr, cst.Call):
+            load = self._by_id.get(id(expr))
+            if load is None:
+                self._pending.setdefault(id(expr), set()).add(kind)
+                return
+        else:
+            name = dotted_name(expr)
+            load = self._bound.get((id(self.model.frame.node), name)) if name is not None else None
+        if load is not None:
+            setattr(load, kind, True)
+
+    # -- what happens to them ---------------------------------------------------------------
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        # After the value's own calls were seen: `ckpt = torch.load(p)`.
+        value = original_node.value
+        loaded = value
+        while (  # `net = torch.load(p).cuda().eval()`
+            isinstance(loaded, cst.Call)
+            and isinstance(loaded.func, cst.Attribute)
+            and loaded.func.attr.value in DEVICE_METHODS | {"eval", "train"}
+        ):
+            loaded = loaded.func.value
+        load = self._by_id.get(id(loaded)) if isinstance(loaded, cst.Call) else None
+        private = isinstance(value, cst.Call) and self.model.qualified(value.func) in PRIVATE_FILES
+        frame = id(self.model.frame.node)
+        for target in original_node.targets:
+            name = dotted_name(target.target)
+            if name is None:
+                continue
+            self._assigned.setdefault(frame, set()).add(name)
+            self._opened.pop((frame, name), None)
+            per_rank = self._per_rank.setdefault(frame, set())
+            if mentions_rank(value, per_rank) and not self._looped() & _names_in(value):
+                per_rank.add(name)
+            else:
+                per_rank.discard(name)
+            if private:
+                self._private.add((frame, name))
+            else:
+                self._private.discard((frame, name))
+            if load is not None:
+                self._bound[(frame, name)] = load
+                load.words |= _words(name)
+            else:
+                self._bound.pop((frame, name), None)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is None or not isinstance(node.asname.name, cst.Name):
+            return
+        frame, name = id(self.model.frame.node), node.asname.name.value
+        self._assigned.setdefault(frame, set()).add(name)
+        self._opened[(frame, name)] = node.item
+        per_rank = self._per_rank.setdefault(frame, set())
+        if self._names_own_rank(node.item):
+            per_rank.add(name)
+        else:
+            per_rank.discard(name)
+        item = node.item
+        if isinstance(item, cst.Call) and self.model.qualified(item.func) in PRIVATE_FILES:
+            self._private.add((frame, name))
+        else:
+            self._private.discard((frame, name))
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if environment_key(node) in RANK_ENVIRONMENT:
+            self._distributed = True
+        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            key = self.model.string_value(node.slice[0].slice.value)
+            if key is not None and _words(key) & STATE_KEY_WORDS:
+                self._mark(node.value, "state")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if environment_key(node) in RANK_ENVIRONMENT:
+            self._distributed = True
+        qualified = self.model.qualified(func)
+        if qualified is not None:
+            if (
+                qualified.startswith("torch.distributed.")
+                or qualified in SPAWN
+                or qualified in START_PROCESSES
+                or qualified.startswith("torch.") and qualified.endswith(".DistributedSampler")
+            ):
+                self._distributed = True
+            elif qualified in DDP:
+                self._distributed = True
+                for arg in node.args[:1]:  # `DDP(torch.load(p))`
+                    self._mark(arg.value, "whole_model")
+            elif qualified in TORCH_SAVE:
+                destination = argument(node, TORCH_SAVE, "f")
+                name = dotted_name(destination.value) if destination is not None else None
+                if name is not None:
+                    self._saved_into.add((id(self.model.frame.node), name.removesuffix(".name")))
+                saved = argument(node, TORCH_SAVE, "obj")
+                if saved is not None and _saves_checkpoint(saved.value, self._code(saved.value)):
+                    self._saves_checkpoint = True
+            return
+        if isinstance(func, cst.Name):  # `model(x)`
+            self._mark(func, "whole_model")
+            return
+        if not isinstance(func, cst.Attribute):
+            return
+        method = func.attr.value
+        if method == "load_state_dict":
+            for arg in node.args[:1]:
+                value = arg.value
+                while isinstance(value, cst.Subscript):
+                    value = value.value
+                if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "get":
+                    value = value.func.value
+                self._mark(value, "state")
+        elif method == "get" and node.args:
+            key = self.model.string_value(node.args[0].value)
+            if key is not None and _words(key) & STATE_KEY_WORDS:
+                self._mark(func.value, "state")
+        elif method in MODULE_METHODS:
+            self._mark(func.value, "whole_model")
+        elif method in DEVICE_METHODS:
+            self._mark(func.value, "on_device")
+        elif method in HOST_METHODS and isinstance(func.value, cst.Call):
+            self._mark(func.value, "on_host")
+
+    def visit_Import(self, node: cst.Import) -> None:
+        if any((dotted_name(alias.name) or "").startswith("torch.distributed") for alias in node.names):
+            self._distributed = True
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        module = dotted_name(node.module) if node.module is not None and not node.relative else None
+        if module is None:
+            return
+        if module.startswith("torch.distributed") or module == "torch.nn.parallel" and _imports(node, "DistributedDataParallel"):
+            self._distributed = True
+        elif module == "torch" and _imports(node, "distributed"):
+            self._distributed = True
+        elif module == "torch.multiprocessing" and (_imports(node, "spawn") or _imports(node, "start_processes")):
+            self._distributed = True
+
+    # -- the verdict --------------------------------------------------------------------------
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        for load in self._loads:
+            if self.strict or self._distributed and self._is_checkpoint(load):
+                self._report(load)
+
+    def _is_checkpoint(self, load: _Load) -> bool:
+        if load.on_host or load.private or load.words & NO_TENSORS_WORDS:
+            return False
+        if load.state:
+            return True
+        if load.words & NOT_CHECKPOINT_WORDS:
+            return False
+        return bool(
+            load.whole_model
+            or load.words & CHECKPOINT_WORDS
+            or load.function_words & CHECKPOINT_WORDS
+            or self._saves_checkpoint
+        )
+
+    def _report(self, load: _Load) -> None:
+        if (load.whole_model or load.on_device) and not load.state:
+            # A pickled module: on the CPU it would no longer run with its inputs.
+            message = self.message_whole_model if self._distributed else self.message_single_whole_model
+            replace = None
+            if load.device is not None:
+                replace = {load.call: with_keyword_argument(load.call, "map_location", load.device)}
+            self.report(load.call, message, replace=replace)
+            return
+        fixed = with_keyword_argument(load.call, "map_location", string_literal("cpu"))
+        self.report(load.call, self.message if self._distributed else self.message_single, replace={load.call: fixed})
+
+
+def _names_in(expr: cst.CSTNode) -> set[str]:
+    if isinstance(expr, cst.Name):
+        return {expr.value}
+    found: set[str] = set()
+    for child in expr.children:
+        found |= _names_in(child)
+    return found
+
+
+def _is_parameter(function: cst.FunctionDef, name: str) -> bool:
+    params = function.params
+    every = (*params.posonly_params, *params.params, *params.kwonly_params, params.star_arg, params.star_kwarg)
+    return any(isinstance(param, cst.Param) and param.name.value == name for param in every)
+
+
+def _imports(node: cst.ImportFrom, name: str) -> bool:
+    return not isinstance(node.names, cst.ImportStar) and any(dotted_name(alias.name) == name for alias in node.names)
+
+
+def _saves_checkpoint(saved: cst.BaseExpression, code: str) -> bool:
+    """`torch.save(model.state_dict(), p)`, `torch.save({"model": ...}, p)`, `torch.save(model, p)`."""
+    if "state_dict" in code:
+        return True
+    if isinstance(saved, cst.Dict):
+        return any(
+            isinstance(element, cst.DictElement)
+            and isinstance(element.key, cst.SimpleString)
+            and bool(_words(str(element.key.evaluated_value)) & STATE_KEY_WORDS)
+            for element in saved.elements
+        )
+    return isinstance(saved, (cst.Name, cst.Attribute)) and bool(_words(dotted_name(saved) or "") & WHOLE_MODEL_NAMES)
+
+
+TorchLoadWithoutMapLocation.Strict = TorchLoadWithoutMapLocation.strict_variant()

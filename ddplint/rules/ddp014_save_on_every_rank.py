@@ -6,8 +6,8 @@ from ddplint.analyses.ranks import (
     RANK_ENVIRONMENT,
     RankRegions,
     environment_key,
-    is_rank_expression,
     last_name,
+    mentions_rank as _mentions_rank,
 )
 from ddplint.prefilter.screens import Calls
 from ddplint.prefilter.triggers import call_needle
@@ -19,18 +19,6 @@ from ddplint.torch_api import DDP, SPAWN, START_PROCESSES, TORCH_SAVE, argument
 PRIVATE_FILES = frozenset(
     {"io.BytesIO", "tempfile.TemporaryFile", "tempfile.NamedTemporaryFile", "tempfile.SpooledTemporaryFile"}
 )
-
-
-def _mentions_rank(expr: cst.CSTNode, per_rank: set[str]) -> bool:
-    """The expression names a rank somewhere (`f"ckpt_{rank}.pt"`, `path_for(current_rank)`,
-    a variable assigned from such an expression): one file per rank."""
-    if isinstance(expr, (cst.Name, cst.Attribute)):
-        name = dotted_name(expr)
-        if name in per_rank or "rank" in (last_name(expr) or "").lower():
-            return True
-    if isinstance(expr, cst.BaseExpression) and is_rank_expression(expr):
-        return True
-    return any(_mentions_rank(child, per_rank) for child in expr.children)
 
 
 def _is_process_group_api(qualified: str) -> bool:
@@ -48,15 +36,22 @@ class SaveOnEveryRank(Rule):
     corrupt ("PytorchStreamReader failed reading zip archive", pytorch issue 73168), or a
     rank that loads it right after reads a half-written file. It also wastes I/O N times.
 
-    Flagged: `torch.save` (any import form) in a file that is evidently distributed (it
+    Fires on `torch.save` (any import form) in a file that is evidently distributed (it
     calls torch.distributed or DistributedDataParallel, spawns ranks, or reads RANK or
     LOCAL_RANK), in code every rank reaches: a function (or module code) that tests the rank
     or does one of those things itself, or is called from such code outside a rank-0 guard.
     Recognised guards: `if rank == 0`, `if dist.get_rank() == 0`, `if is_main_process()`
     (`is_master`, `is_rank_zero`, `accelerator.is_main_process`, `trainer.is_global_zero`,
-    ...), `if args.local_rank in [-1, 0]`, `if not args.distributed or rank == 0`, early
-    returns such as `if rank != 0: return`, `@rank_zero_only`, and a same-module function
-    (`save_checkpoint()`) whose every call is under such a guard.
+    ...), `if args.local_rank in [-1, 0]`,
+    `if not args.distributed or rank == 0`, early returns such as `if rank != 0: return`,
+    `@rank_zero_only` (`@main_process`, ...), a same-module function
+    (`save_checkpoint()`) whose every call is under such a guard, and any of these tests held
+    in a variable or attribute: `verbose = rank == 0` then `if verbose:`, `self.is_main =
+    dist.get_rank() == 0` then `if self.is_main:` in another method, `args.save_logs =
+    args.logs and is_master(args)` then `if args.save_logs:` in another function. Such a
+    variable is a guard when every value assigned to it in the module is a rank-0 test (or a
+    constant `True`/`False`); one assigned anything else, or also bound as a parameter or loop
+    variable, is not.
     Not flagged: saves to a path that names the rank (`f"ckpt_{rank}.pt"`, also through a
     variable or `with open(...) as f`), saves into an `io.BytesIO` buffer or a `tempfile`, and functions with no evidence of running distributed (a library
     helper called from another module is judged where it is called).
@@ -122,6 +117,20 @@ class SaveOnEveryRank(Rule):
             import torch
             import torch.distributed as dist
 
+            def train(model, args):
+                dist.init_process_group("nccl")
+                save = dist.get_rank() == 0
+                if args.save_every_rank:
+                    save = True
+                if save:
+                    torch.save(model.state_dict(), "checkpoint.pt")
+            """
+        ),
+        Flagged(
+            """
+            import torch
+            import torch.distributed as dist
+
             class Trainer:
                 def save(self):
                     torch.save(self.model.state_dict(), self.path)
@@ -135,6 +144,61 @@ class SaveOnEveryRank(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def train(model, rank):
+                dist.init_process_group("nccl")
+                verbose = rank == 0
+                master = dist.get_rank() == 0
+                if verbose:
+                    torch.save(model.state_dict(), "a.pt")
+                if master and epoch % 10 == 0:
+                    torch.save(model.state_dict(), "b.pt")
+                if not master:
+                    return
+                torch.save(model.state_dict(), "c.pt")
+            """
+        ),
+        Clean(
+            """
+            import torch
+            import torch.distributed as dist
+
+            def main(args):
+                dist.init_process_group("nccl")
+                args.save_logs = args.logs and args.logs.lower() != "none" and is_master(args)
+                train(model, args)
+
+            def train(model, args):
+                dist.barrier()
+                if args.save_logs:
+                    torch.save(model.state_dict(), "epoch.pt")
+            """
+        ),
+        Clean(
+            """
+            import torch
+            import torch.distributed as dist
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+                    self.is_main = dist.get_rank() == 0
+                    self.should_save = False
+                    if args.checkpointing:
+                        self.should_save = int(os.environ["RANK"]) == 0
+
+                def fit(self):
+                    dist.barrier()
+                    if self.is_main:
+                        torch.save(self.model.state_dict(), "a.pt")
+                    if self.should_save:
+                        torch.save(self.model.state_dict(), "b.pt")
+            """
+        ),
         Clean(
             """
             import torch

@@ -21,6 +21,13 @@ def test_scenario_is_flagged_by_its_rule_only_and_the_fix_removes_it(rule):
     rules = list(all_rules())
     codes = [d.code for d in analyse(source, str(path), rules).diagnostics]
     assert codes == [rule]
+    recommended = SCENARIOS[rule].recommended
+    if recommended is not None:
+        # A rule without a fix: the scenario writes the pattern the rule recommends instead.
+        assert fix_text(source, str(path), rules, unsafe_fixes=True).fixed_count == 0
+        assert recommended(source) != source
+        compile(recommended(source), str(path), "exec")
+        return
     fixed = fix_text(source, str(path), rules, unsafe_fixes=True)
     assert fixed.fixed_count == 1
     assert fixed.remaining.diagnostics == []

@@ -9,7 +9,9 @@ the rule's pitfall, and an ``__init__.py`` that declares:
 - ``measure(runs, ctx)``: the symptom, from what the program printed (see
   :mod:`ddplint.harness.measuring`);
 - optionally ``launches(gpus, phase)``: the launches a phase needs, by name (default: one
-  plain launch, ``"main"``).
+  plain launch, ``"main"``);
+- for a rule that offers no fix, ``recommended(program_text)``: the program rewritten to the
+  pattern the rule's message recommends, which the "after" run uses instead of ddplint's fix.
 
 Nothing here imports torch: the programs run only in the launched ranks.
 """
@@ -33,6 +35,7 @@ class Scenario:
     batchable: bool
     measure: Callable
     launches: Callable[[int, str], dict[str, LaunchSpec]]
+    recommended: Callable[[str], str] | None = None
 
 
 def _one_launch(gpus: int, phase: str) -> dict[str, LaunchSpec]:
@@ -49,5 +52,6 @@ def all_scenarios() -> dict[str, Scenario]:
         module = importlib.import_module(f"{__name__}.{info.name}")
         program = Path(module.__file__).with_name("program.py")
         found[module.RULE] = Scenario(module.RULE, program, module.BATCHABLE, module.measure,
-                                      getattr(module, "launches", _one_launch))
+                                      getattr(module, "launches", _one_launch),
+                                      getattr(module, "recommended", None))
     return dict(sorted(found.items()))

@@ -1,0 +1,26 @@
+"""DDP021: gradient accumulation on a DDP model without (or with a backward-only) no_sync().
+Measured: all-reduces per optimizer step in each training loop of the program.
+
+DDP021 offers no fix, so the "after" run is the program with the placements the rule
+recommends (no_sync() around the forward and the backward, or around the forward only),
+written by `recommended` below rather than by ddplint's fixer."""
+
+from ...measuring import Measurement, completed, no_result, payload
+
+RULE = "DDP021"
+BATCHABLE = True
+
+
+def recommended(program: str) -> str:
+    return program.replace('PLACEMENTS = ("none", "backward")', 'PLACEMENTS = ("forward_and_backward", "forward")')
+
+
+def measure(runs, ctx) -> Measurement:
+    run, found = payload(runs, RULE)
+    if found is None:
+        return no_result(runs, RULE)
+    counts = {loop: value["allreduces_per_step"] for loop, value in found.items() if isinstance(value, dict)}
+    worst = max((n for per_rank in counts.values() for steps in per_rank for n in steps), default=0)
+    text = "; ".join(f"no_sync around {loop.replace('_', ' ')}: all-reduces per optimizer step {c[0]}" for loop, c in counts.items())
+    text += f" ({found['accumulate']} micro-batches per step)"
+    return Measurement(worst > 1, text, completed(run, found), data=found)

@@ -1,0 +1,292 @@
+"""The language server: documents in, diagnostics and code actions out.
+
+One `Linter` lives as long as the server, so libcst and the rules are imported once and each
+document keeps a `StatementCache` (an edit re-parses only the statements it touched). A change
+to a document that has been quiet for DEBOUNCE_SECONDS is linted at once; changes that follow
+within that interval are linted together once typing pauses for it. Open and save lint at once.
+Configuration is read like the command line's, from the `[tool.ddplint]` nearest the file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.workspace import TextDocument
+from pygls.workspace.position_codec import ServerTextPosition, ServerTextRange
+
+from ddplint import __version__, quickfix
+from ddplint.diagnostics import Applicability, Diagnostic
+from ddplint.server.statements import StatementCache
+
+DEBOUNCE_SECONDS = 0.03
+SOURCE = "ddplint"
+FIX_ALL_KIND = "source.fixAll.ddplint"
+
+
+def docs_base() -> str:
+    """Where the rules' documentation lives: the project's documentation URL when the package
+    metadata names one, else docs/rules.md of this checkout."""
+    try:
+        for entry in metadata.metadata("ddplint").get_all("Project-URL") or ():
+            label, _, url = entry.partition(",")
+            if label.strip().lower() == "rules":
+                return url.strip()
+    except metadata.PackageNotFoundError:
+        pass
+    return (Path(__file__).resolve().parents[2] / "docs" / "rules.md").as_uri()
+
+
+@dataclass
+class Linted:
+    """The findings for one version of a document, paired with what the client was sent."""
+
+    version: int | None
+    source: str
+    findings: list[tuple[Diagnostic, types.Diagnostic]] = field(default_factory=list)
+
+
+class Linter:
+    """Lints documents with the configuration that applies to their paths."""
+
+    def __init__(self) -> None:
+        from ddplint.rules import all_rules
+
+        all_rules()  # import libcst and every rule now, not on the first keystroke
+        self._settings: dict[str, tuple] = {}
+        self._caches: dict[str, StatementCache] = {}
+        self.docs = docs_base()
+        # Hook for the project index (cross-module facts): when it exists, build it here once
+        # and pass it to `analyse`; documents would then be re-linted when a module they
+        # import changes.
+        self.project_index = None
+
+    def settings(self, path: str):
+        from ddplint.config import ConfigError, resolve
+
+        folder = os.path.dirname(os.path.abspath(path))
+        if folder not in self._settings:
+            try:
+                settings = resolve(start=folder)
+                self._settings[folder] = (settings, settings.choose_rules(), None)
+            except ConfigError as error:  # lint with the defaults and say why, once
+                settings = resolve(isolated=True)
+                self._settings[folder] = (settings, settings.choose_rules(), str(error))
+        return self._settings[folder]
+
+    def forget_settings(self) -> None:
+        self._settings.clear()
+
+    def lint(self, uri: str, path: str, source: str) -> tuple[list[Diagnostic], str | None]:
+        """(findings, problem): a problem is a config error or a file that cannot be checked."""
+        from ddplint.engine import RuleCrash, SourceError, analyse
+
+        settings, rules, problem = self.settings(path)
+        cache = self._caches.setdefault(uri, StatementCache())
+        try:
+            analysis = analyse(
+                source, path, settings.rules_for(path, rules), facts=cache.facts(source), parser=cache
+            )
+        except SourceError:
+            return [], problem  # a half-typed line: the editor's Python support reports it
+        except RuleCrash as error:
+            return [], f"{path}: {error}"
+        except Exception as error:  # a bug in ddplint: say so once, keep serving
+            return [], f"{path}: internal error: {type(error).__name__}: {error}"
+        return analysis.diagnostics, problem
+
+    def fix_all(self, path: str, source: str) -> str:
+        from ddplint.api import Mode, process_source
+
+        settings, rules, _ = self.settings(path)
+        result = process_source(source, path, settings.rules_for(path, rules), Mode(fix=True, write=False))
+        return result.fixed_source if result.fixed_source is not None else source
+
+    def close(self, uri: str) -> None:
+        self._caches.pop(uri, None)
+
+    def href(self, diagnostic: Diagnostic) -> str:
+        return f"{self.docs}#{diagnostic.code.lower()}-{diagnostic.name}"
+
+
+class DdplintServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("ddplint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.linter = Linter()
+        self.linted: dict[str, Linted] = {}
+        self.pending: dict[str, asyncio.Task] = {}
+        self.last_lint: dict[str, float] = {}  # when each document was last linted (monotonic)
+        self.debounce = DEBOUNCE_SECONDS
+        self.reported: set[str] = set()  # problems already shown to the user
+
+    def lint_now(self, uri: str) -> Linted:
+        document = self.workspace.get_text_document(uri)
+        source = document.source
+        diagnostics, problem = self.linter.lint(uri, document.path or uri, source)
+        if problem and problem not in self.reported:
+            self.reported.add(problem)
+            self.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"ddplint: {problem}"))
+        linted = Linted(document.version, source, [(d, self.to_lsp(document, d)) for d in diagnostics])
+        self.linted[uri] = linted
+        self.last_lint[uri] = time.monotonic()
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, version=document.version, diagnostics=[lsp for _, lsp in linted.findings])
+        )
+        return linted
+
+    def current(self, uri: str) -> Linted:
+        """The findings for the document as it is now (linting it if a change is pending)."""
+        document = self.workspace.get_text_document(uri)
+        linted = self.linted.get(uri)
+        if linted is None or linted.source != document.source:
+            self.cancel(uri)
+            linted = self.lint_now(uri)
+        return linted
+
+    def schedule(self, uri: str) -> None:
+        """Lint after a change: at once when the document has been quiet for the debounce
+        interval (a single edit is answered without waiting), else once typing pauses."""
+        quiet = time.monotonic() - self.last_lint.get(uri, 0.0) > self.debounce
+        if quiet and uri not in self.pending:
+            self.lint_now(uri)
+            return
+        self.cancel(uri)
+
+        async def later() -> None:
+            await asyncio.sleep(self.debounce)
+            self.pending.pop(uri, None)
+            self.lint_now(uri)
+
+        self.pending[uri] = asyncio.ensure_future(later())
+
+    def cancel(self, uri: str) -> None:
+        task = self.pending.pop(uri, None)
+        if task is not None:
+            task.cancel()
+
+    def to_lsp(self, document: TextDocument, diagnostic: Diagnostic) -> types.Diagnostic:
+        fix = diagnostic.fix
+        return types.Diagnostic(
+            range=self.client_range(document, diagnostic.line, diagnostic.col, diagnostic.end_line, diagnostic.end_col),
+            message=diagnostic.message + (f" [{fix.applicability.value} fix]" if fix else ""),
+            severity=types.DiagnosticSeverity.Warning,
+            code=diagnostic.code,
+            code_description=types.CodeDescription(href=self.linter.href(diagnostic)),
+            source=SOURCE,
+        )
+
+    @staticmethod
+    def client_range(document: TextDocument, line: int, col: int, end_line: int, end_col: int) -> types.Range:
+        server = ServerTextRange(ServerTextPosition(line - 1, col - 1), ServerTextPosition(end_line - 1, end_col - 1))
+        return document.range_to_client_units(server)
+
+    def text_edit(self, document: TextDocument, old: str, new: str) -> types.WorkspaceEdit:
+        start, end, text = quickfix.changed_span(old, new)
+        edit = types.TextEdit(
+            range=types.Range(document.client_position_at_offset(start), document.client_position_at_offset(end)),
+            new_text=text,
+        )
+        return types.WorkspaceEdit(changes={document.uri: [edit]})
+
+    def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        uri = params.text_document.uri
+        document = self.workspace.get_text_document(uri)
+        linted = self.current(uri)
+        only = params.context.only
+        wanted = lambda kind: not only or any(kind == k or kind.startswith(f"{k}.") for k in only)  # noqa: E731
+        actions: list[types.CodeAction] = []
+        path = document.path or uri
+        for diagnostic, lsp in linted.findings:
+            if not _overlaps(lsp.range, params.range):
+                continue
+            fix = diagnostic.fix
+            if fix is not None and wanted(types.CodeActionKind.QuickFix):
+                unsafe = fix.applicability is Applicability.UNSAFE
+                actions.append(
+                    types.CodeAction(
+                        title=f"ddplint: fix {diagnostic.code} ({diagnostic.name}){' (unsafe)' if unsafe else ''}",
+                        kind=types.CodeActionKind.QuickFix,
+                        diagnostics=[lsp],
+                        is_preferred=not unsafe,
+                        edit=self.text_edit(document, linted.source, quickfix.apply_fix(linted.source, diagnostic)),
+                    )
+                )
+            if wanted(types.CodeActionKind.QuickFix):
+                actions.append(
+                    types.CodeAction(
+                        title=f"ddplint: add `# noqa: {diagnostic.code}`",
+                        kind=types.CodeActionKind.QuickFix,
+                        diagnostics=[lsp],
+                        edit=self.text_edit(document, linted.source, quickfix.with_noqa(linted.source, diagnostic)),
+                    )
+                )
+        safe = [lsp for d, lsp in linted.findings if d.fix and d.fix.applicability is Applicability.SAFE]
+        if safe and wanted(FIX_ALL_KIND):
+            fixed = self.linter.fix_all(path, linted.source)
+            if fixed != linted.source:
+                actions.append(
+                    types.CodeAction(
+                        title="ddplint: fix all safe fixes",
+                        kind=FIX_ALL_KIND,
+                        diagnostics=safe,
+                        edit=self.text_edit(document, linted.source, fixed),
+                    )
+                )
+        return actions
+
+
+def _overlaps(a: types.Range, b: types.Range) -> bool:
+    key = lambda p: (p.line, p.character)  # noqa: E731
+    return key(a.start) <= key(b.end) and key(b.start) <= key(a.end)
+
+
+def build_server() -> DdplintServer:
+    server = DdplintServer()
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: DdplintServer, params: types.InitializeParams) -> None:
+        options = params.initialization_options or {}
+        if isinstance(options, dict) and isinstance(options.get("debounce"), (int, float)):
+            ls.debounce = max(0.0, float(options["debounce"]))
+
+    # Configuration is read again on open and save (not on each change): an edited
+    # pyproject.toml applies from the next file opened or saved.
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: DdplintServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.linter.forget_settings()
+        ls.lint_now(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: DdplintServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.schedule(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: DdplintServer, params: types.DidSaveTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        ls.linter.forget_settings()
+        if not uri.endswith("/pyproject.toml"):
+            ls.cancel(uri)
+            ls.lint_now(uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: DdplintServer, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        ls.cancel(uri)
+        ls.linted.pop(uri, None)
+        ls.linter.close(uri)
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND]),
+    )
+    def code_action(ls: DdplintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        return ls.code_actions(params)
+
+    return server

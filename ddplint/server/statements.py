@@ -1,0 +1,158 @@
+"""Parse an edited buffer again by reusing the trees of the top-level statements that did not
+change: a keystroke in a 1,500-line file re-parses one function, not the file.
+
+libcst trees are immutable, so a statement parsed for one version of the buffer can stand in
+the module of the next. CPython's `ast` (a tenth of libcst's cost) finds where each top-level
+statement starts and ends; the text from the end of one statement to the end of the next is a
+chunk, parsed on its own and cached by its text. The comments and blank lines at the top of a
+chunk become its first statement's leading lines, as libcst itself would attach them. Where
+the chunks do not agree on the layout libcst infers per module (indent, newline), or anything
+else is unusual, the whole text is parsed the ordinary way.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+
+import libcst as cst
+
+from ddplint.engine import parse
+from ddplint.prefilter.screens import Facts
+
+
+class StatementCache:
+    """A `parser` for `ddplint.engine.analyse` that remembers the chunks of the last parse."""
+
+    def __init__(self) -> None:
+        self._chunks: dict[str, cst.Module] = {}
+        self._tree: tuple[str, ast.Module | None] | None = None  # the last text's `ast`
+        self.reused = 0  # chunks taken from the cache by the last parse (for tests and benchmarks)
+
+    def facts(self, source: str) -> Facts | None:
+        """The rules' screen facts for `source`, from the same `ast` the chunks are cut with."""
+        tree = self._ast(source)
+        return None if tree is None else Facts(tree)
+
+    def _ast(self, source: str) -> ast.Module | None:
+        if self._tree is None or self._tree[0] is not source:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # invalid escape sequences and the like
+                    self._tree = (source, ast.parse(source))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                self._tree = (source, None)
+        return self._tree[1]
+
+    def __call__(self, source: str) -> cst.Module:
+        tree = self._ast(source)
+        chunks = None if tree is None else _chunks(source, tree)
+        if chunks is None or len(chunks) < 2:
+            self._chunks.clear()
+            return parse(source)
+        parsed: dict[str, cst.Module] = {}
+        self.reused = 0
+        modules = []
+        for chunk in chunks:
+            parts = [self._parse(text, parsed) for text in chunk]
+            module = parts[0] if len(parts) == 1 else _class_module(parts)
+            modules.append(module if module is not None else parse("".join(chunk)))
+        self._chunks = parsed
+        module = _assemble(modules)
+        return module if module is not None else parse(source)
+
+    def _parse(self, text: str, parsed: dict[str, cst.Module]) -> cst.Module:
+        if text not in parsed:
+            if text in self._chunks:
+                parsed[text] = self._chunks[text]
+                self.reused += 1
+            else:
+                parsed[text] = parse(text)
+        return parsed[text]
+
+
+# A class longer than this is cut into its statements too: one method edited in a class of a
+# thousand lines then re-parses that method. Each later statement is parsed inside a stand-in
+# class header, so its text (and any multi-line string in it) keeps its indentation.
+CLASS_SPLIT_LINES = 40
+_STAND_IN = "class _:\n"
+
+
+def _chunks(source: str, tree: ast.Module) -> list[tuple[str, ...]] | None:
+    """The source cut after each top-level statement's last line (statements sharing a line
+    stay together); a long class is a tuple of its header with its first statement, and its
+    other statements each behind a stand-in class header."""
+    lines = source.splitlines(keepends=True)
+    if "".join(lines) != source:
+        return None
+    ends = _cuts(tree.body)
+    if not ends:
+        return None
+    cuts = [*ends[:-1], len(lines)]  # the last chunk keeps the comments at the end of the file
+    chunks: list[tuple[str, ...]] = []
+    start = 0
+    classes = {statement.end_lineno: statement for statement in tree.body if isinstance(statement, ast.ClassDef)}
+    for end, cut in zip(ends, cuts):
+        statement = classes.get(end)
+        inner = _cuts(statement.body) if statement is not None and end - start > CLASS_SPLIT_LINES else []
+        if len(inner) < 2 or statement.body[0].lineno == statement.lineno:  # type: ignore[union-attr]
+            chunks.append(("".join(lines[start:cut]),))
+        else:
+            bounds = [start, *inner[:-1], cut]
+            parts = ["".join(lines[a:b]) for a, b in zip(bounds, bounds[1:])]
+            chunks.append((parts[0], *(_STAND_IN + part for part in parts[1:])))
+        start = cut
+    return chunks
+
+
+def _cuts(statements: list[ast.stmt]) -> list[int]:
+    """The line after which each statement (or run of statements sharing a line) ends."""
+    cuts: list[int] = []
+    for statement in statements:
+        first = min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))])
+        if cuts and first <= cuts[-1]:
+            cuts[-1] = max(cuts[-1], statement.end_lineno or first)
+        else:
+            cuts.append(statement.end_lineno or first)
+    return cuts
+
+
+def _class_module(parts: list[cst.Module]) -> cst.Module | None:
+    """The module of a long class from its parts, or None where they do not fit together."""
+    first = parts[0]
+    if len(first.body) != 1 or not _block_class(first.body[0]):
+        return None
+    real: cst.ClassDef = first.body[0]  # type: ignore[assignment]
+    body = list(real.body.body)
+    last = parts[-1]
+    for part in parts[1:]:
+        layout_differs = (part.default_indent, part.default_newline) != (first.default_indent, first.default_newline)
+        footer = part.footer and part is not last  # only the file's last chunk ends in comments
+        if layout_differs or part.header or footer or len(part.body) != 1 or not _block_class(part.body[0]):
+            return None
+        stand_in: cst.ClassDef = part.body[0]  # type: ignore[assignment]
+        if stand_in.body.indent != real.body.indent:
+            return None
+        body.extend(stand_in.body.body)
+    new_class = real.with_changes(body=real.body.with_changes(body=body))
+    return first.with_changes(body=[new_class], footer=last.footer, has_trailing_newline=last.has_trailing_newline)
+
+
+def _block_class(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.ClassDef) and isinstance(node.body, cst.IndentedBlock) and not node.body.footer
+
+
+def _assemble(modules: list[cst.Module]) -> cst.Module | None:
+    first, last = modules[0], modules[-1]
+    layout = (first.default_indent, first.default_newline)
+    body: list[cst.BaseStatement] = []
+    for index, module in enumerate(modules):
+        if (module.default_indent, module.default_newline) != layout or not module.body:
+            return None
+        if index < len(modules) - 1 and (module.footer or not module.has_trailing_newline):
+            return None
+        statements = list(module.body)
+        if index > 0 and module.header:
+            statements[0] = statements[0].with_changes(leading_lines=[*module.header, *statements[0].leading_lines])
+        body.extend(statements)
+    return first.with_changes(body=body, footer=last.footer, has_trailing_newline=last.has_trailing_newline)

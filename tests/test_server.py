@@ -1,0 +1,165 @@
+"""`ddplint server`: a real LSP session over stdio, and the pieces it is built from."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ddplint_test_support import REPO, cli_env
+
+pytest.importorskip("pygls", reason="the language server needs the `server` extra (pygls)")
+
+from ddplint import lint_source  # noqa: E402
+from ddplint.server.client import Session, apply_text_edits  # noqa: E402
+
+BROKEN = 'import torch.distributed\n\nmodel = torch.load("ckpt.pt")\n'
+SERVER = [sys.executable, "-m", "ddplint", "server"]
+
+
+@pytest.fixture
+def session(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr("os.environ", cli_env())
+    with Session(SERVER, tmp_path, initialization_options={"debounce": 0.5}) as session:
+        yield session
+    assert session.process.returncode == 0  # shutdown + exit end the server cleanly
+
+
+def _actions(session: Session, uri: str, diagnostics: list[dict], **context) -> dict[str, dict]:
+    result = session.request(
+        "textDocument/codeAction",
+        {"textDocument": {"uri": uri}, "range": diagnostics[0]["range"], "context": {"diagnostics": diagnostics, **context}},
+    )
+    return {action["title"]: action for action in result}
+
+
+def test_a_session_shows_ddp004_and_its_quick_fix_applies(session: Session, tmp_path: Path) -> None:
+    path = tmp_path / "train.py"
+    path.write_text(BROKEN)
+    uri = path.as_uri()
+    session.open(uri, BROKEN)
+    [diagnostic] = session.diagnostics(uri)
+    assert diagnostic["code"] == "DDP004"
+    assert diagnostic["source"] == "ddplint"
+    assert diagnostic["range"] == {"start": {"line": 2, "character": 8}, "end": {"line": 2, "character": 29}}
+    assert diagnostic["codeDescription"]["href"].endswith("rules.md#ddp004-torch-load-without-map-location")
+    assert "map_location" in diagnostic["message"]
+
+    actions = _actions(session, uri, [diagnostic])
+    fix = actions["ddplint: fix DDP004 (torch-load-without-map-location)"]
+    assert fix["kind"] == "quickfix" and fix["isPreferred"] is True
+    fixed = apply_text_edits(BROKEN, fix["edit"]["changes"][uri])
+    assert fixed == 'import torch.distributed\n\nmodel = torch.load("ckpt.pt", map_location="cpu")\n'
+
+    noqa = apply_text_edits(BROKEN, actions["ddplint: add `# noqa: DDP004`"]["edit"]["changes"][uri])
+    assert noqa.splitlines()[2].endswith("# noqa: DDP004") and lint_source(noqa) == []
+    assert apply_text_edits(BROKEN, actions["ddplint: fix all safe fixes"]["edit"]["changes"][uri]) == fixed
+
+    # The client applies the fix: the next diagnostics (for that version) are empty.
+    version = session.change(uri, fixed)
+    assert session.diagnostics(uri, version) == []
+
+
+def test_only_filters_actions_and_fix_all_adds_imports(session: Session, tmp_path: Path) -> None:
+    source = (
+        "import torch.distributed\nimport torch.multiprocessing as mp\n\n"
+        'model = torch.load("a.pt")\nmodel = torch.load("b.pt")\nmp.set_sharing_strategy("file_system")\n'
+    )
+    uri = (tmp_path / "many.py").as_uri()
+    session.open(uri, source)
+    diagnostics = session.diagnostics(uri)
+    assert [d["code"] for d in diagnostics] == ["DDP004", "DDP004", "DDP005"]
+    only_fix_all = _actions(session, uri, diagnostics[:1], only=["source.fixAll"])
+    assert list(only_fix_all) == ["ddplint: fix all safe fixes"]
+    fixed = apply_text_edits(source, only_fix_all["ddplint: fix all safe fixes"]["edit"]["changes"][uri])
+    assert fixed.count('map_location="cpu"') == 2 and "file_system" in fixed  # DDP005's fix is unsafe
+
+    unsafe = _actions(session, uri, diagnostics[2:])
+    title = "ddplint: fix DDP005 (file-system-sharing-strategy) (unsafe)"
+    assert unsafe[title]["isPreferred"] is False
+    after = apply_text_edits(source, unsafe[title]["edit"]["changes"][uri])
+    assert "import resource" in after and "file_system" not in after  # the fix brings its import
+    assert [d.code for d in lint_source(after)] == ["DDP004", "DDP004"]
+
+
+def test_changes_are_debounced_and_positions_are_utf16(session: Session, tmp_path: Path) -> None:
+    uri = (tmp_path / "edit.py").as_uri()
+    session.open(uri, "import torch.distributed\n")
+    assert session.diagnostics(uri) == []
+    for text in ("import torch.distributed\nx", "import torch.distributed\nx = ", "import torch.distributed\nx = 1", 'import torch.distributed\nx = "😀"; torch.load(ckpt)\n'):
+        version = session.change(uri, text)
+    [diagnostic] = session.diagnostics(uri, version)
+    # A burst of changes within the debounce interval is linted together, once it pauses (the
+    # first change may be answered at once if the document was quiet before it).
+    published = [n["params"]["version"] for n in session.notifications if n["method"] == "textDocument/publishDiagnostics"]
+    assert published[0] == 1 and published[-1] == version and len(published) <= 3
+    # The emoji is one code point but two UTF-16 units: torch.load starts at unit 10, not 9.
+    assert diagnostic["range"]["start"] == {"line": 1, "character": 10}
+
+
+def test_a_half_typed_file_is_not_an_error_and_close_clears(session: Session, tmp_path: Path) -> None:
+    uri = (tmp_path / "typing.py").as_uri()
+    session.open(uri, 'import torch.distributed\nm = torch.load("x.pt"\n')
+    assert session.diagnostics(uri) == []
+    session.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    assert session.diagnostics(uri) == []
+
+
+def test_config_applies_and_a_broken_one_is_shown_once(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr("os.environ", cli_env())
+    (tmp_path / "pyproject.toml").write_text('[tool.ddplint]\nignore = ["DDP004"]\n')
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "pyproject.toml").write_text('[tool.ddplint]\nselect = ["NOPE"]\n')
+    with Session(SERVER, tmp_path) as session:
+        ignored = (tmp_path / "a.py").as_uri()
+        session.open(ignored, BROKEN)
+        assert session.diagnostics(ignored) == []
+        broken = (tmp_path / "bad" / "b.py").as_uri()
+        session.open(broken, BROKEN)
+        assert [d["code"] for d in session.diagnostics(broken)] == ["DDP004"]  # defaults apply
+        again = (tmp_path / "bad" / "c.py").as_uri()
+        session.open(again, BROKEN)
+        session.diagnostics(again)
+        shown = [n["params"]["message"] for n in session.notifications if n["method"] == "window/showMessage"]
+        assert len(shown) == 1 and "unknown rule code or prefix: NOPE" in shown[0]
+
+
+def test_an_edited_configuration_applies_on_save(session: Session, tmp_path: Path) -> None:
+    uri = (tmp_path / "a.py").as_uri()
+    session.open(uri, BROKEN)
+    assert [d["code"] for d in session.diagnostics(uri)] == ["DDP004"]
+    (tmp_path / "pyproject.toml").write_text('[tool.ddplint]\nignore = ["DDP004"]\n')
+    session.notify("textDocument/didSave", {"textDocument": {"uri": uri}})
+    assert session.diagnostics(uri) == []
+
+
+def test_server_without_pygls_is_one_line_and_exit_2() -> None:
+    code = "import sys; sys.modules['pygls'] = None; from ddplint.cli import main; sys.exit(main(['server']))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=cli_env(), cwd=REPO)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and 'pip install "ddplint[server]"' in result.stderr
+
+
+def test_the_linter_core_imports_without_the_optional_packages() -> None:
+    blocked = ["pygls", "lsprotocol", "nbformat", "torch"]
+    code = (
+        f"import sys; sys.modules.update(dict.fromkeys({blocked!r}));"
+        "import ddplint; print([d.code for d in ddplint.lint_source('import torch.distributed\\nm = torch.load(ckpt)\\n')][:1])"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=cli_env(), cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "['DDP004']"
+
+
+def test_the_latency_benchmark_runs(tmp_path: Path) -> None:
+    path = tmp_path / "train.py"
+    path.write_text("import torch.distributed\n\n" + "".join(f"def f{i}(ckpt):\n    return torch.load(ckpt)\n\n" for i in range(30)))
+    result = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "lsp_latency.py"), "--file", str(path), "--edits", "3"],
+        capture_output=True, text=True, env=cli_env(), timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert re.match(r"train.py: 92 lines, 30 finding\(s\), 3 edits: median \d+ ms", result.stdout)
