@@ -63,6 +63,10 @@ DATALOADER = api(
     "drop_last timeout worker_init_fn multiprocessing_context generator",
     keyword_only="prefetch_factor persistent_workers pin_memory_device in_order",
 )
+DATASET = api(
+    "torch.utils.data.Dataset", "torch.utils.data.IterableDataset", "torch.utils.data.dataset.Dataset",
+    "torch.utils.data.dataset.IterableDataset",
+)
 DISTRIBUTED_SAMPLER = api(
     "torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler",
     params="dataset num_replicas rank shuffle seed drop_last",

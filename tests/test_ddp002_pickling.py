@@ -31,7 +31,7 @@ def _saved(module, tmp_path):
 
 
 def _table(module, tmp_path):
-    table = module.Table()
+    table = module.Lexicon()
     return [table.entries, table.limits, table.labels]
 
 
@@ -57,18 +57,18 @@ def _stats(module, tmp_path):
 # For each flagged example with a golden fix (by index): how to get the defaultdicts it builds.
 PROBES = {
     0: _vocab,
-    1: lambda module, tmp_path: [module.Counts().counts, module.Counts().weights],
-    2: lambda module, tmp_path: [module.INDEX, module.NAMES],
-    3: lambda module, tmp_path: [module.build_index([("key", "sub", 1)])],
-    4: lambda module, tmp_path: [module.Runtimes().per_module],
+    1: lambda module, tmp_path: [module.VocabCounts().counts, module.VocabCounts().weights],
+    2: lambda module, tmp_path: [module.VOCAB_INDEX, module.VOCAB_NAMES],
+    3: lambda module, tmp_path: [module.build_vocab_index([("key", "sub", 1)])],
+    4: lambda module, tmp_path: [module.RuntimeDataset().per_module],
     5: _saved,
-    6: lambda module, tmp_path: list(module.shards()),
+    6: lambda module, tmp_path: list(module.vocab_shards()),
     7: _table,
     8: lambda module, tmp_path: [module.loader(None).dataset[0]],
     11: _main_block(11),
     12: _stats,
-    13: lambda module, tmp_path: [module.Tokens().by_word, module.Tokens().by_id],
-    14: lambda module, tmp_path: [module.LABELS],
+    13: lambda module, tmp_path: [module.Tokenizer().by_word, module.Tokenizer().by_id],
+    14: lambda module, tmp_path: [module.UNK_VOCAB],
 }
 FIXED = [(index, example) for index, example in enumerate(LambdaDefaultFactory.flagged_examples) if example.fixed]
 

@@ -152,7 +152,7 @@ def generated_module(megabytes: float) -> str:
         index += 1
         if index == 20000:
             parts.append('\n\ndef load_weights(path):\n    return torch.load(path)\n\n\n'
-                         'INDEX = collections.defaultdict(lambda: "<unk>")\n\nmp.set_sharing_strategy("file_system")\n')
+                         'VOCAB = collections.defaultdict(lambda: "<unk>")\n\nmp.set_sharing_strategy("file_system")\n')
     return "".join(parts)
 
 
@@ -164,7 +164,7 @@ def test_six_megabyte_file_with_findings_is_checked_and_fixed():
     assert [d.code for d in result.diagnostics] == ["DDP004", "DDP002", "DDP005"]
     lines = source.splitlines()
     assert [lines[d.line - 1].strip()[:20] for d in result.diagnostics] == [
-        "return torch.load(pa", "INDEX = collections.", 'mp.set_sharing_strat'
+        "return torch.load(pa", "VOCAB = collections.", 'mp.set_sharing_strat'
     ]
     assert "checked in part" in result.fix_problems[0]
 
@@ -175,7 +175,7 @@ def test_six_megabyte_file_with_findings_is_checked_and_fixed():
                           'import torch.distributed as dist\n\n\ndef _default_unk():\n    return "<unk>"\n')
     assert "import torch.multiprocessing as mp" not in new  # used only by the replaced call
     assert 'torch.load(path, map_location="cpu")' in new
-    assert "INDEX = collections.defaultdict(_default_unk)" in new
+    assert "VOCAB = collections.defaultdict(_default_unk)" in new
     assert "resource.setrlimit(resource.RLIMIT_NOFILE, (nofile_hard, nofile_hard))" in new
     # Everything else is unchanged.
     assert new.count("\ndef op_") == source.count("\ndef op_") and new.endswith(source[-200:])

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
-from ddplint.semantic import Scope
-from ddplint.torch_api import DATALOADER, DEFAULTDICT, argument
+from ddplint.semantic import Scope, dotted_name
+from ddplint.torch_api import DATALOADER, DATASET, DEFAULTDICT, argument
 from ddplint.analyses.pickling import (
     Definitions,
     binding_scope,
@@ -26,6 +26,14 @@ _NO_FIX = "; no picklable equivalent found: use a module-level function as the f
 PICKLE_HOOKS = frozenset({"__getstate__", "__reduce__", "__reduce_ex__"})
 
 
+# Names under which training code keeps what DataLoader workers and spawned ranks receive:
+# vocabularies, tokenizers, datasets. A dict reached only through other names (a trainer's
+# metrics, a helper's statistics) stays in its process in practice.
+DATA_NAME = re.compile(r"vocab|tokenizer|dictionar|dataset|corpus|lexicon|alphabet|word2|2id|stoi|itos", re.IGNORECASE)
+# A sampler stays in the main process: the DataLoader sends workers indices, not the sampler.
+STAYS_HOME = re.compile(r"sampler", re.IGNORECASE)
+
+
 @dataclass
 class _Candidate:
     call: cst.Call
@@ -33,6 +41,7 @@ class _Candidate:
     scope: Scope
     in_function: bool
     owner: str | None  # the class whose method builds it
+    function: str | None  # the function around it
 
 
 def _is_main_guard(test: cst.BaseExpression) -> bool:
@@ -57,19 +66,23 @@ class LambdaDefaultFactory(Rule):
     stops with "Can't pickle local object 'Vocab.load.<locals>.<lambda>'". Linux forks by
     default, which hides the error until the code runs elsewhere.
 
-    Fires when such a dict can reach another process: it leaves its function in a module
-    that is a library, or in a script that starts processes or pickles.
+    Fires when there is evidence that such a dict reaches another process: it is passed
+    (alone, in a literal container, or through a local name) to a DataLoader with workers,
+    Process, mp.spawn, a queue's put, pickle.dump(s) or torch.save; or it is stored on `self`
+    of a class that travels to workers and ranks (a torch Dataset or a class with
+    `__getitem__`, a vocabulary, tokenizer, dictionary or corpus by its name, a class this
+    module passes to one of those calls, or a subclass of such); or it leaves its function
+    (returned, yielded, assigned at module level or on an attribute) under a name of that
+    kind (`vocab`, `word2id`, `build_vocab`, ...).
 
-    Reported where the dict can leave its function: stored on an attribute, assigned at
-    module level, returned or yielded, or passed (alone or in a literal container) to a
-    DataLoader, Process, mp.spawn, a queue's put, pickle.dump(s) or torch.save. Not reported:
+    Not reported: a dict on a trainer, metric, logger or sampler object, statistics a helper
+    returns, a module-level cache (spawned processes import the module and build their own),
     a local temporary, even one handed to an ordinary function, and a temporary of the
-    `if __name__ == "__main__":` block (it is the script's local, not module state); anything
-    in a script (a module with that block) in which nothing crosses a process boundary (no
-    DataLoader with workers, no spawn or Process, no queue, pickle.dump or torch.save); a dict
-    stored on `self` of a class that controls its own pickling (`__getstate__`, `__reduce__`
-    or `__reduce_ex__` on the class or a same-module base, patched on as
-    `Vocab.__getstate__ = ...`, or registered with `copyreg.pickle`).
+    `if __name__ == "__main__":` block; anything in a script (a module with that block) in
+    which nothing crosses a process boundary; a dict stored on `self` of a class that controls
+    its own pickling (`__getstate__`, `__reduce__` or `__reduce_ex__` on the class or a
+    same-module base, patched on as `Vocab.__getstate__ = ...`, or registered with
+    `copyreg.pickle`).
 
     The fix (safe) swaps the lambda for a picklable factory that returns the same value on
     every call: `lambda: 0` -> `int`, `lambda: []` -> `list`, `lambda: ""` -> `str` and the
@@ -132,7 +145,7 @@ class LambdaDefaultFactory(Rule):
             """
             import collections
 
-            class Counts:
+            class VocabCounts:
                 def __init__(self):
                     self.counts = collections.defaultdict(lambda: 0)
                     self.weights = collections.defaultdict(lambda : 0.0)
@@ -140,7 +153,7 @@ class LambdaDefaultFactory(Rule):
             fixed="""
             import collections
 
-            class Counts:
+            class VocabCounts:
                 def __init__(self):
                     self.counts = collections.defaultdict(int)
                     self.weights = collections.defaultdict(float)
@@ -150,13 +163,13 @@ class LambdaDefaultFactory(Rule):
         Flagged(
             """
             from collections import defaultdict as dd
-            INDEX = dd(lambda: [])
-            NAMES: dict = dd(lambda: "")
+            VOCAB_INDEX = dd(lambda: [])
+            VOCAB_NAMES: dict = dd(lambda: "")
             """,
             fixed="""
             from collections import defaultdict as dd
-            INDEX = dd(list)
-            NAMES: dict = dd(str)
+            VOCAB_INDEX = dd(list)
+            VOCAB_NAMES: dict = dd(str)
             """,
             count=2,
         ),
@@ -164,7 +177,7 @@ class LambdaDefaultFactory(Rule):
             """
             from collections import defaultdict
 
-            def build_index(pairs):
+            def build_vocab_index(pairs):
                 index = defaultdict(lambda: defaultdict(list))
                 for key, sub, value in pairs:
                     index[key][sub].append(value)
@@ -174,7 +187,7 @@ class LambdaDefaultFactory(Rule):
             import functools
             from collections import defaultdict
 
-            def build_index(pairs):
+            def build_vocab_index(pairs):
                 index = defaultdict(functools.partial(defaultdict, list))
                 for key, sub, value in pairs:
                     index[key][sub].append(value)
@@ -185,7 +198,7 @@ class LambdaDefaultFactory(Rule):
             """
             from collections import defaultdict
 
-            class Runtimes:
+            class RuntimeDataset:
                 def __init__(self):
                     self.per_module = defaultdict(
                         lambda: defaultdict(lambda: 0.0)
@@ -195,7 +208,7 @@ class LambdaDefaultFactory(Rule):
             import functools
             from collections import defaultdict
 
-            class Runtimes:
+            class RuntimeDataset:
                 def __init__(self):
                     self.per_module = defaultdict(
                         functools.partial(defaultdict, float)
@@ -225,14 +238,14 @@ class LambdaDefaultFactory(Rule):
             """
             from collections import defaultdict
 
-            def shards():
+            def vocab_shards():
                 yield defaultdict(lambda: False)
                 yield defaultdict(lambda: ())
             """,
             fixed="""
             from collections import defaultdict
 
-            def shards():
+            def vocab_shards():
                 yield defaultdict(bool)
                 yield defaultdict(tuple)
             """,
@@ -245,7 +258,7 @@ class LambdaDefaultFactory(Rule):
             def make_entry(kind, size):
                 return [kind] * size
 
-            class Table:
+            class Lexicon:
                 def __init__(self):
                     self.entries = defaultdict(lambda: make_entry("pad", 2))
                     self.limits = defaultdict(lambda: 7)
@@ -267,7 +280,7 @@ class LambdaDefaultFactory(Rule):
             def make_entry(kind, size):
                 return [kind] * size
 
-            class Table:
+            class Lexicon:
                 def __init__(self):
                     self.entries = defaultdict(functools.partial(make_entry, "pad", 2))
                     self.limits = defaultdict(_default_7)
@@ -312,7 +325,7 @@ class LambdaDefaultFactory(Rule):
         Flagged(
             """
             from collections import defaultdict
-            MISSING = defaultdict(lambda: UNK)
+            MISSING_VOCAB = defaultdict(lambda: UNK)
             UNK = 3
             """,
         ),
@@ -382,7 +395,7 @@ class LambdaDefaultFactory(Rule):
             from collections import defaultdict
 
 
-            class Tokens:
+            class Tokenizer:
                 def __init__(self):
                     self.by_word = defaultdict(lambda: "<unk>")
                     self.by_id = defaultdict(lambda: "<unk>")
@@ -395,7 +408,7 @@ class LambdaDefaultFactory(Rule):
                 return "<unk>"
 
 
-            class Tokens:
+            class Tokenizer:
                 def __init__(self):
                     self.by_word = defaultdict(_default_unk)
                     self.by_id = defaultdict(_default_unk)
@@ -408,7 +421,7 @@ class LambdaDefaultFactory(Rule):
             from collections import defaultdict
 
             _default_unk = "<unk>"
-            LABELS = defaultdict(lambda: "<unk>")
+            UNK_VOCAB = defaultdict(lambda: "<unk>")
             """,
             fixed="""
             from collections import defaultdict
@@ -419,11 +432,36 @@ class LambdaDefaultFactory(Rule):
 
 
             _default_unk = "<unk>"
-            LABELS = defaultdict(_default_unk_2)
+            UNK_VOCAB = defaultdict(_default_unk_2)
             """,
         ),
     )
     clean_examples = (
+        Clean(
+            # Objects that stay in their process: a trainer's metric buffers, a sampler (the
+            # DataLoader keeps it in the main process), statistics a helper returns, a cache.
+            """
+            from collections import defaultdict, deque
+            from torch.utils.data import DataLoader, Sampler
+
+            CACHE = defaultdict(lambda: None)
+
+            class Trainer:
+                def __init__(self, dataset):
+                    self._metrics = defaultdict(lambda: deque(maxlen=100))
+                    self.loader = DataLoader(dataset, num_workers=4)
+
+            class BucketSampler(Sampler):
+                def __init__(self, lengths):
+                    self.buckets = defaultdict(lambda: [])
+
+            def label_statistics(sentences):
+                counts = defaultdict(lambda: 0)
+                for sentence in sentences:
+                    counts[sentence.label] += 1
+                return counts
+            """
+        ),
         Clean(
             # Temporaries of the `__main__` block are the script's locals, not module state.
             """
@@ -544,6 +582,11 @@ class LambdaDefaultFactory(Rule):
         self._on_self: set[int] = set()  # calls stored on `self.x` only (they travel with self)
         self._pickle_safe: set[str] = set()  # classes with __getstate__/__reduce__, or patched
         self._bases: dict[str, list[str]] = {}  # class -> same-module base names
+        self._datasets: set[str] = set()  # classes that are torch Datasets or define __getitem__
+        self._sent: set[int] = set()  # dicts passed to a process boundary (by id of the call)
+        self._sent_names: set[tuple[int, str]] = set()  # and names passed there
+        self._sent_classes: set[str] = set()  # classes whose instances are passed there
+        self._targets: dict[int, str] = {}  # a dict's call -> the name it is assigned to
         self._is_script = False  # the module has an `if __name__ == "__main__":` block
         self._boundary = False  # something in the module crosses a process boundary
 
@@ -555,11 +598,15 @@ class LambdaDefaultFactory(Rule):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._bases[node.name.value] = [arg.value.value for arg in node.bases if isinstance(arg.value, cst.Name)]
+        if any(self.model.qualified(arg.value) in DATASET for arg in node.bases):
+            self._datasets.add(node.name.value)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         parent = self.model.frame.parent
         if node.name.value in PICKLE_HOOKS and parent is not None and parent.is_class:
             self._pickle_safe.add(parent.node.name.value)  # type: ignore[union-attr]
+        if node.name.value == "__getitem__" and parent is not None and parent.is_class:
+            self._datasets.add(parent.node.name.value)  # type: ignore[union-attr]
 
     def _in_main_guard(self) -> bool:
         return self.model.scope is self.model.module_scope and any(_is_main_guard(node.test) for node in self.model.ifs)
@@ -578,10 +625,14 @@ class LambdaDefaultFactory(Rule):
         if factory is not None:
             self_class = self.model.frame.self_class
             owner = self_class.name.value if self_class is not None else None
-            self._candidates.append(_Candidate(node, factory, self.model.scope, self.definitions.in_function, owner))
+            frame = self.model.function
+            function = frame.node.name.value if frame is not None else None  # type: ignore[union-attr]
+            self._candidates.append(
+                _Candidate(node, factory, self.model.scope, self.definitions.in_function, owner, function)
+            )
         if crosses_process_boundary(node, self.model):
             for arg in node.args:
-                self._escapes(arg.value)
+                self._escapes(arg.value, sent=True)
         if not self._boundary and self._crosses(node):
             self._boundary = True
         qualified = self.model.qualified(node.func)
@@ -608,6 +659,8 @@ class LambdaDefaultFactory(Rule):
         for target in targets:  # a patch: `Vocab.__getstate__ = ...`, `Vocab.__reduce__ = ...`
             if isinstance(target, cst.Attribute) and target.attr.value in PICKLE_HOOKS and isinstance(target.value, cst.Name):
                 self._pickle_safe.add(target.value.value)
+        if isinstance(value, cst.Call) and targets:
+            self._targets[id(value)] = dotted_name(targets[0]) or ""
         self_name = self.model.frame.self_name
         if self_name is not None and targets and all(_stores_on_self(t, self_name) for t in targets):
             self._escapes(value, on_self=True)
@@ -619,14 +672,20 @@ class LambdaDefaultFactory(Rule):
         elif self.model.scope is self.model.module_scope or any(_stores_on_attribute(t) for t in targets):
             self._escapes(value)
 
-    def _escapes(self, expr: cst.BaseExpression, *, on_self: bool = False) -> None:
+    def _escapes(self, expr: cst.BaseExpression, *, on_self: bool = False, sent: bool = False) -> None:
         for value in contained_values(expr):
             if isinstance(value, cst.Call):
                 (self._on_self if on_self else self._escaping_calls).add(id(value))
+                if sent:
+                    self._sent.add(id(value))
+                    if isinstance(value.func, cst.Name):
+                        self._sent_classes.add(value.func.value)  # `torch.save(Stats(), ...)`
             elif isinstance(value, cst.Name):
                 where = binding_scope(self.model.scope, value.value)
                 if where is not None:
                     self._escaping_names.add((id(where), value.value))
+                    if sent:
+                        self._sent_names.add((id(where), value.value))
 
     def _lambda_factory(self, call: cst.Call) -> cst.Lambda | None:
         if not call.args or call.args[0].keyword is not None or call.args[0].star:
@@ -666,17 +725,38 @@ class LambdaDefaultFactory(Rule):
             return False
         return name in self._pickle_safe or any(self._safe_class(base, seen | {name}) for base in self._bases.get(name, ()))
 
+    def _carries_data(self, name: str | None, seen: frozenset[str] = frozenset()) -> bool:
+        """The class is what workers or ranks receive: a Dataset (or has `__getitem__`), a
+        vocabulary-like name, an instance this module sends, or a same-module base of such."""
+        if name is None or name in seen or STAYS_HOME.search(name):
+            return False
+        if name in self._datasets or name in self._sent_classes or DATA_NAME.search(name):
+            return True
+        return any(self._carries_data(base, seen | {name}) for base in self._bases.get(name, ()))
+
+    def _travels(self, candidate: _Candidate, escaping: set[int], sent: set[int]) -> bool:
+        """Evidence that the dict reaches another process: it is passed to a process boundary;
+        or it is stored on an object that travels; or it leaves its function under a name
+        that says it is data workers receive."""
+        call = id(candidate.call)
+        if call in sent:
+            return True
+        if call in self._on_self:
+            return not self._safe_class(candidate.owner) and self._carries_data(candidate.owner)
+        names = (candidate.function or "", self._targets.get(call, ""))
+        return call in escaping and any(DATA_NAME.search(name) for name in names)
+
     def leave_Module(self, original_node: cst.Module) -> None:
         if self._is_script and not self._boundary:
             return  # a script that starts no process and pickles nothing: the dict never travels
-        escaping = set(self._escaping_calls)
+        escaping, sent = set(self._escaping_calls), set(self._sent)
         for key, calls in self._locals.items():
             if key in self._escaping_names:
                 escaping.update(calls)
+            if key in self._sent_names:
+                sent.update(calls)
         for candidate in self._candidates:
-            if id(candidate.call) in self._on_self and not self._safe_class(candidate.owner):
-                escaping.add(id(candidate.call))
-            if id(candidate.call) not in escaping:
+            if not self._travels(candidate, escaping, sent):
                 continue
             fixed = _Factories(self, candidate).replacement()
             if fixed is None:
