@@ -143,8 +143,21 @@ def _outside_edits_unchanged(source: str, fixed: str, analysis, imports: set[str
     old_lines = [old_lines[i] for i in kept_index]
     new_lines = _without_added(new_lines, imports, old_lines)
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    opcodes = matcher.get_opcodes()
+    # With repeated code difflib may report an unchanged block as deleted in one place and
+    # inserted in another: such a pure move is not a change.
+    deleted = Counter(line for tag, i1, i2, _, _ in opcodes if tag == "delete" for line in old_lines[i1:i2] if line.strip())
+    inserted = Counter(line for tag, _, _, j1, j2 in opcodes if tag == "insert" for line in new_lines[j1:j2] if line.strip())
+    moved = deleted & inserted
+    for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
+            continue
+        if tag == "insert" and moved and all(not line.strip() or moved[line] > 0 for line in new_lines[j1:j2]):
+            continue
+        if tag == "delete" and moved:
+            rest = {i for i in range(i1, i2) if old_lines[i].strip() and moved[old_lines[i]] <= 0}
+            if not rest <= covered:
+                raise AssertionError(f"lines {i1 + 1}-{i2} deleted outside the fixes' edit ranges: {old_lines[i1:i2]!r}")
             continue
         # Lines the fixes' imports added are allowed anywhere (an import the file already had
         # stays in place and is matched as equal).
