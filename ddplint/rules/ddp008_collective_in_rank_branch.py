@@ -72,10 +72,10 @@ class CollectiveInRankBranch(Rule):
     `if rank != 0: dist.barrier()` before and `if rank == 0: dist.barrier()` after, also in a
     `@contextmanager`), and collectives on an explicit `group=` (sub-groups may be rank 0's).
 
-    Fix: only for the DDP forward, and only where gradients are off (inside
-    `with torch.no_grad()`/`torch.inference_mode()`, a function decorated with them, or an
-    evaluation function: `evaluate`, `validate`, `test_...`, `predict`, ...) and no backward
-    pass runs in the same function: call the wrapped module, `model.module(...)`, which
+    Fix: only for the DDP forward, and only where gradients are off: inside
+    `with torch.no_grad()`/`torch.inference_mode()` or a function decorated with them, or in
+    an evaluation function (`evaluate`, `validate`, `test_...`, `predict`, ...) in which no
+    backward pass runs: call the wrapped module, `model.module(...)`, which
     computes the same outputs without any communication. That is safe there; in a training
     step it would skip DDP's gradient synchronisation, so none is offered. Collectives get no
     fix: where the other ranks should join depends on the program.
@@ -205,7 +205,8 @@ class CollectiveInRankBranch(Rule):
             """
         ),
         Flagged(
-            # A training step: `model.module(...)` would skip the gradient sync, so no fix.
+            # In a training step, the forward under no_grad has no gradient to sync: the fix
+            # applies there (the step's own forward, outside no_grad, is every rank's).
             """
             import torch
             from torch.nn.parallel import DistributedDataParallel as DDP
@@ -217,6 +218,31 @@ class CollectiveInRankBranch(Rule):
                         target = model(teacher_batch)
                 loss = (model(batch) - target).pow(2).mean()
                 loss.backward()
+            """,
+            fixed="""
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train_step(rank, net, teacher_batch, batch):
+                model = DDP(net)
+                if rank == 0:
+                    with torch.no_grad():
+                        target = model.module(teacher_batch)
+                loss = (model(batch) - target).pow(2).mean()
+                loss.backward()
+            """,
+        ),
+        Flagged(
+            # A rank-0 forward in a function named like evaluation that also runs a backward:
+            # gradients may be on, so `model.module(...)` (no gradient sync) is not offered.
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def validate_and_step(rank, net, batch):
+                model = DDP(net)
+                if rank == 0:
+                    loss = model(batch).sum()
+                    loss.backward()
             """
         ),
         Flagged(
@@ -402,11 +428,12 @@ class CollectiveInRankBranch(Rule):
         self.branches = model.get(Branches)
         self._backward_frames: set[str | None] = set()  # functions that run a backward pass
         self._collectives: list[_Collective] = []
-        self._forwards: list[tuple[_Collective, bool]] = []  # (forward, gradients off there)
+        self._forwards: list[tuple[_Collective, str | None]] = []  # (forward, gradients off there)
         # (call, callee, frame, rank 0 alone, other ranks alone, everywhere, wrapped names there)
         self._helper_calls: list[tuple[cst.Call, str, str | None, bool, bool, bool, set[str], Path]] = []
         self._called_params: dict[str, set[str]] = {}  # function -> parameters it calls
         self._no_grad_depth: dict[int, int] = {}  # per open frame of the model: no_grad blocks around
+        self._evaluation_frames: set[int] = set()  # open frames of functions named like evaluation
 
     # -- gradient mode --------------------------------------------------------------------
 
@@ -415,15 +442,22 @@ class CollectiveInRankBranch(Rule):
             self.model.qualified(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in NO_GRAD
             for d in node.decorators
         )
-        evaluates = _EVALUATION_FUNCTION.match(node.name.value) is not None
-        self._no_grad_depth[id(self.model.frame)] = int(decorated or evaluates)
+        self._no_grad_depth[id(self.model.frame)] = int(decorated)
+        if _EVALUATION_FUNCTION.match(node.name.value) is not None:
+            self._evaluation_frames.add(id(self.model.frame))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         del self._no_grad_depth[id(self.model.frame)]
+        self._evaluation_frames.discard(id(self.model.frame))
 
     @property
-    def _gradients_off(self) -> bool:
-        return self._no_grad_depth.get(id(self.model.frame), 0) > 0
+    def _gradients_off(self) -> str | None:
+        """"certain" under no_grad/inference_mode; "by name" in an evaluation function (a
+        guess, which a backward in the same function refutes); None otherwise."""
+        frame = id(self.model.frame)
+        if self._no_grad_depth.get(frame, 0) > 0:
+            return "certain"
+        return "by name" if frame in self._evaluation_frames else None
 
     def _is_no_grad(self, node: cst.With) -> bool:
         return any(
@@ -476,9 +510,10 @@ class CollectiveInRankBranch(Rule):
         gradients_off = {id(forward.node): off for forward, off in self._forwards}
         for forward in _unbalanced([forward for forward, _ in self._forwards], self.branches.rank_tests):
             call = forward.node
-            # `model.module(...)` skips DDP's gradient synchronisation: only where no
-            # gradient is computed and no backward pass follows in the same function.
-            if gradients_off[id(call)] and forward.frame not in self._backward_frames:
+            # `model.module(...)` skips DDP's gradient synchronisation: only where no gradient
+            # is computed (no_grad), or in an evaluation function that runs no backward pass.
+            off = gradients_off[id(call)]
+            if off == "certain" or off == "by name" and forward.frame not in self._backward_frames:
                 fixed = call.with_changes(func=cst.Attribute(value=call.func, attr=cst.Name("module")))
                 self.report(call, _FORWARD_MESSAGE, replace={call: fixed})
             else:
