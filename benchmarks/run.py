@@ -74,10 +74,12 @@ FLAKE8_DDP = [PY, "-m", "flake8", "--isolated", "--benchmark", "--select", "DDP"
 # Probe programs for the preflight checks.
 PROBE_DDP = """\
 import torch
+import torch.distributed
 
 
-def resume(path):
+def resume(model, path):
     state = torch.load(path)
+    model.load_state_dict(state)
     return state
 """
 

@@ -9,11 +9,11 @@ import re
 from ddplint.prefilter.screens import CallInDefault, Calls, Mentions, Subclasses, UnreadSelfAttribute
 
 NEEDLES = {
-    'DDP001': (re.compile('cuda|\\.to\\s*\\([^)]*?\\b\\d|\\bdevice\\s*=\\s*\\d', 0), re.compile('(?:def\\s+\\w+\\s*\\(|lambda\\b)[^)]*?=\\s*[\\w.]+\\s*\\(', 0),),
+    'DDP001': (('cuda', '.to', 'device'), re.compile('cuda|\\.to\\s*\\([^)]*?\\b\\d|device\\s*=\\s*\\d', 0), re.compile('(?:def\\s+\\w+\\s*\\(|lambda\\b)[^)]*?=\\s*[\\w.]+\\s*\\(', 0),),
     'DDP002': ('defaultdict', 'lambda',),
     'DDP003': ('DistributedSampler', 'for',),
-    'DDP004': (('load',), re.compile('\\b(?:serialization\\.load|torch\\.load)\\b|\\bimport\\s(?:[^\\n]|\\\\\\n)*?\\b(?:torch)(?:\\.\\w+)*\\s+as\\b|\\bfrom\\s+(?:torch)[\\w.]*\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\b(?:load|serialization)\\b', 0), ('distributed', 'Distributed', 'spawn', 'start_processes', 'RANK'),),
-    'DDP005': (('set_sharing_strategy',), re.compile('\\b(?:multiprocessing\\.set_sharing_strategy)\\b|\\bimport\\s(?:[^\\n]|\\\\\\n)*?\\b(?:torch)(?:\\.\\w+)*\\s+as\\b|\\bfrom\\s+(?:torch)[\\w.]*\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\b(?:multiprocessing|set_sharing_strategy)\\b', 0), 'file_system',),
+    'DDP004': (('load',), re.compile('serialization\\.load\\b|torch\\.load\\b|import\\s(?:[^\\n]|\\\\\\n)*?\\b(?:torch|torch\\.serialization)\\s+as\\b|from\\s+torch\\.serialization\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bload\\b|from\\s+torch\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bload\\b|from\\s+torch\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bserialization\\b', 0), ('distributed', 'Distributed', 'spawn', 'start_processes', 'RANK'),),
+    'DDP005': (('set_sharing_strategy',), re.compile('multiprocessing\\.set_sharing_strategy\\b|import\\s(?:[^\\n]|\\\\\\n)*?\\b(?:torch|torch\\.multiprocessing)\\s+as\\b|from\\s+torch\\.multiprocessing\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bset_sharing_strategy\\b|from\\s+torch\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bmultiprocessing\\b', 0), 'file_system',),
     'DDP006': ('__iter__', ('DistributedSampler', 'num_replicas'),),
     'DDP007': ('DistributedSampler', 'DataLoader',),
     'DDP008': (('barrier', 'all_reduce', 'all_gather', 'broadcast', 'reduce', 'gather', 'scatter', 'all_to_all', 'DistributedDataParallel'), ('torch.distributed', 'from torch import distributed', 'DistributedDataParallel', 'init_process_group', 'DistributedSampler', 'LOCAL_RANK'), ('rank', 'Rank', 'RANK', 'is_main', 'main_process', 'master', 'Master', 'MASTER', 'global_zero', 'process_zero', 'is_primary', 'is_chief', 'get_ordinal', 'process_index'),),
@@ -21,8 +21,8 @@ NEEDLES = {
     'DDP010': ('random_split', ('torch.distributed', 'from torch import distributed', 'DistributedDataParallel', 'init_process_group', 'DistributedSampler', 'LOCAL_RANK'),),
     'DDP011': ('CUDA_LAUNCH_BLOCKING',),
     'DDP012': ('add_argument', '-local_rank',),
-    'DDP013': (('init_process_group',), re.compile('\\b(?:distributed\\.init_process_group|distributed_c10d\\.init_process_group)\\b|\\bimport\\s(?:[^\\n]|\\\\\\n)*?\\b(?:torch)(?:\\.\\w+)*\\s+as\\b|\\bfrom\\s+(?:torch)[\\w.]*\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\b(?:distributed|distributed_c10d|init_process_group)\\b', 0), ('local_rank', 'LOCAL_RANK'),),
-    'DDP014': ('save', re.compile('\\b(?:serialization\\.save|torch\\.save)\\b|\\bimport\\s(?:[^\\n]|\\\\\\n)*?\\b(?:torch)(?:\\.\\w+)*\\s+as\\b|\\bfrom\\s+(?:torch)[\\w.]*\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\b(?:save|serialization)\\b', 0), ('distributed', 'DistributedDataParallel', 'init_process_group', 'LOCAL_RANK', 'spawn'),),
+    'DDP013': (('init_process_group',), re.compile('distributed\\.init_process_group\\b|distributed_c10d\\.init_process_group\\b|import\\s(?:[^\\n]|\\\\\\n)*?\\b(?:torch|torch\\.distributed|torch\\.distributed\\.distributed_c10d)\\s+as\\b|from\\s+torch\\.distributed\\.distributed_c10d\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\binit_process_group\\b|from\\s+torch\\.distributed\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bdistributed_c10d\\b|from\\s+torch\\.distributed\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\binit_process_group\\b|from\\s+torch\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bdistributed\\b', 0), ('local_rank', 'LOCAL_RANK'),),
+    'DDP014': ('save', re.compile('serialization\\.save\\b|torch\\.save\\b|import\\s(?:[^\\n]|\\\\\\n)*?\\b(?:torch|torch\\.serialization)\\s+as\\b|from\\s+torch\\.serialization\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bsave\\b|from\\s+torch\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bsave\\b|from\\s+torch\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bserialization\\b', 0), ('distributed', 'DistributedDataParallel', 'init_process_group', 'LOCAL_RANK', 'spawn'),),
     'DDP015': ('__init__', 'forward', ('torch.distributed', 'from torch import distributed', 'DistributedDataParallel', 'init_process_group', 'DistributedSampler', 'LOCAL_RANK'),),
     'DDP016': (('collate_fn', 'worker_init_fn', 'spawn(', 'Process(', 'start_processes('),),
     'DDP017': ('CUDA_VISIBLE_DEVICES', 'cuda',),
