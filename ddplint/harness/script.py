@@ -62,8 +62,11 @@ class Run:
     @property
     def completed(self) -> bool:
         ended = all(r.get("finished") or r.get("stopped") == "max-seconds" for r in self.ranks)
-        return (bool(self.ranks) and ended and not self.launch.timed_out
-                and self.launch.returncode == 0)
+        # Every rank reaching its atexit without an exception is the script completing: a
+        # nonzero exit after that comes from native teardown (gloo can abort there), which
+        # the script's work no longer depends on.
+        clean_exit = self.launch.returncode == 0 or all(r.get("finished") for r in self.ranks)
+        return bool(self.ranks) and ended and not self.launch.timed_out and clean_exit
 
     def failure(self) -> str:
         if self.launch.timed_out:
