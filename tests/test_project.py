@@ -108,7 +108,7 @@ def test_the_copies_that_keep_libcst_out_of_the_plugin_are_the_same():
     from ddplint.rules.ddp006_sampler_without_rank_slicing import SAMPLER
     from ddplint.torch_api import DATALOADER
 
-    assert needles._DISTRIBUTED_MARKERS == DISTRIBUTED_MARKERS
+    assert needles.DISTRIBUTED_MARKERS is DISTRIBUTED_MARKERS
     assert project.LOADERS == DATALOADER.spellings
     assert project._SAMPLERS == SAMPLER
 

@@ -9,11 +9,6 @@ practice says the same). Use it as one entry of a rule's `needles`:
     needles = ("random_split", DISTRIBUTED_MARKERS)
 """
 
-DISTRIBUTED_MARKERS = (
-    "torch.distributed",
-    "from torch import distributed",
-    "DistributedDataParallel",
-    "init_process_group",
-    "DistributedSampler",
-    "LOCAL_RANK",
-)
+from ddplint.prefilter.needles import DISTRIBUTED_MARKERS
+
+__all__ = ["DISTRIBUTED_MARKERS"]

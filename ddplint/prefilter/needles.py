@@ -15,9 +15,9 @@ from collections.abc import Iterable
 Needle = str | tuple[str, ...] | re.Pattern[str]
 
 
-# The needle of a rule that only matters in distributed code (ddplint.analyses.distributed_context);
-# repeated here so that this module imports nothing. A test keeps the two equal.
-_DISTRIBUTED_MARKERS = (
+# The needle of a rule that only matters in distributed code: text that names a DDP entry point
+# (see ddplint.analyses.distributed_context, which the rules import it from).
+DISTRIBUTED_MARKERS = (
     "torch.distributed",
     "from torch import distributed",
     "DistributedDataParallel",
@@ -31,7 +31,7 @@ def needles_match(needles: Iterable[Needle], source: str, *, distributed: bool =
     """With `distributed` (the file's project is distributed), the DISTRIBUTED_MARKERS needle
     is met whatever the file's own text."""
     for needle in needles:
-        if distributed and needle == _DISTRIBUTED_MARKERS:
+        if distributed and needle == DISTRIBUTED_MARKERS:
             continue
         if isinstance(needle, str):
             if needle not in source:
