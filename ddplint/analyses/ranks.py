@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ddplint.semantic import Analysis, SemanticModel, dotted_name
+from ddplint.walk import children
 from ddplint.torch_api import DDP
 
 RANK_NAMES = frozenset(
@@ -130,13 +131,19 @@ def is_rank_expression(expr: cst.BaseExpression) -> bool:
 def mentions_rank(expr: cst.CSTNode, per_rank: set[str] | frozenset[str] = frozenset()) -> bool:
     """The expression names a rank somewhere (`f"ckpt_{rank}.pt"`, `path_for(current_rank)`,
     a variable in `per_rank`, assigned from such an expression): one file per rank."""
-    if isinstance(expr, (cst.Name, cst.Attribute)):
-        name = dotted_name(expr)
-        if name in per_rank or "rank" in (last_name(expr) or "").lower():
+    pending = [expr]
+    while pending:  # asked of every assigned value by DDP004 and DDP014: kept cheap
+        node = pending.pop()
+        kind = type(node)
+        if kind is cst.Name or kind is cst.Attribute:
+            name = dotted_name(node)  # type: ignore[arg-type]
+            last = (last_name(node) or "").lower()  # type: ignore[arg-type]
+            if name in per_rank or "rank" in last or last in RANK_NAMES:
+                return True
+        elif (kind is cst.Call or kind is cst.Subscript) and is_rank_expression(node):  # type: ignore[arg-type]
             return True
-    if isinstance(expr, cst.BaseExpression) and is_rank_expression(expr):
-        return True
-    return any(mentions_rank(child, per_rank) for child in expr.children)
+        pending.extend(children(node))
+    return False
 
 
 def _is_world_size(expr: cst.BaseExpression) -> bool:
