@@ -27,6 +27,7 @@ from ddplint.diagnostics import Diagnostic, Edit, Fix
 from ddplint.semantic import SemanticModel
 from ddplint.rule import Report, Rule
 from ddplint.prefilter.screens import Facts, facts_of
+from ddplint.prefilter.needles import TextScan
 from ddplint.walk import VisitorFailed, positions, walk
 
 
@@ -185,8 +186,10 @@ def rules_for_text(source: str, rules: Sequence[type[Rule]], hints=None) -> list
     """The rules whose needles occur in `source`: the first, text-only prefilter. The
     project's `hints` (ddplint.project.Hints) say what the module's text does not show."""
     if hints is None:
-        return [rule for rule in rules if rule.matches_text(source)]
-    return [rule for rule in rules if hints.passes_needles(rule.code, rule.needles, source)]
+        scan = TextScan(source)
+        return [rule for rule in rules if scan.matches(rule.needles)]
+    scan = hints.scan(source)
+    return [rule for rule in rules if hints.passes_needles(rule.code, rule.needles, scan)]
 
 
 def rules_to_run(

@@ -66,7 +66,7 @@ class Flake8Plugin:
         return project.view(self.filename) if project is not None else None
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        from ddplint.prefilter.needles import needles_match
+        from ddplint.prefilter.needles import TextScan
         from ddplint.prefilter.index import NEEDLES, SCREENS
         from ddplint.prefilter.screens import Facts
 
@@ -74,9 +74,11 @@ class Flake8Plugin:
         view = self._project()
         hints = view.hints() if view is not None else None
         if hints is None:
-            codes = [code for code, needles in NEEDLES.items() if needles_match(needles, source)]
+            scan = TextScan(source)
+            codes = [code for code, needles in NEEDLES.items() if scan.matches(needles)]
         else:
-            codes = [code for code, needles in NEEDLES.items() if hints.passes_needles(code, needles, source)]
+            scan = hints.scan(source)
+            codes = [code for code, needles in NEEDLES.items() if hints.passes_needles(code, needles, scan)]
         if not codes:
             return  # no rule's needles occur: libcst is never imported for this file
         facts = Facts(self.tree) if hints is None else hints.patch(Facts(self.tree))

@@ -377,13 +377,18 @@ class Hints:
             lines.append(f"from {module} import {attribute} as {name}" if module else f"import {origin} as {name}")
         return "\n" + "\n".join(lines) if lines else ""
 
-    def passes_needles(self, code: str, needles, source: str) -> bool:
-        from ddplint.prefilter.needles import needles_match
+    def scan(self, source: str):
+        """The needle scan (ddplint.prefilter.needles.TextScan) of a module's text, with the
+        import statements its star imports stand for."""
+        from ddplint.prefilter.needles import TextScan
 
+        return TextScan(source + self.text if self.imports else source)
+
+    def passes_needles(self, code: str, needles, scan) -> bool:
+        """Whether rule `code` with these needles passes on a module's `scan` (see `scan`)."""
         if code in self.codes:
             return True
-        distributed = self.distributed and code in DISTRIBUTED_PROJECT_CODES
-        return needles_match(needles, source + self.text if self.imports else source, distributed=distributed)
+        return scan.matches(needles, distributed=self.distributed and code in DISTRIBUTED_PROJECT_CODES)
 
     def patch(self, facts):
         """The module's screen facts (ddplint.prefilter.screens.Facts) with the project's

@@ -27,21 +27,46 @@ DISTRIBUTED_MARKERS = (
 )
 
 
+class TextScan:
+    """The needles of one source text, each searched for at most once: rules share needles
+    (the distributed markers, `DistributedSampler`, the import forms of torch), and a search is
+    a pass over the whole file. Patterns, the slowest needles, are tried only once every
+    string needle of a rule has matched."""
+
+    __slots__ = ("source", "_found")
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self._found: dict[Needle, bool] = {}
+
+    def has(self, needle: Needle) -> bool:
+        found = self._found.get(needle)
+        if found is None:
+            if isinstance(needle, str):
+                found = needle in self.source
+            elif isinstance(needle, re.Pattern):
+                found = needle.search(self.source) is not None
+            else:
+                found = any(alternative in self.source for alternative in needle)
+            self._found[needle] = found
+        return found
+
+    def matches(self, needles: Iterable[Needle], *, distributed: bool = False) -> bool:
+        """With `distributed` (the file's project is distributed), the DISTRIBUTED_MARKERS
+        needle is met whatever the file's own text."""
+        patterns = []
+        for needle in needles:
+            if distributed and needle == DISTRIBUTED_MARKERS:
+                continue
+            if isinstance(needle, re.Pattern):
+                patterns.append(needle)
+            elif not self.has(needle):
+                return False
+        return all(self.has(pattern) for pattern in patterns)
+
+
 def needles_match(needles: Iterable[Needle], source: str, *, distributed: bool = False) -> bool:
-    """With `distributed` (the file's project is distributed), the DISTRIBUTED_MARKERS needle
-    is met whatever the file's own text."""
-    for needle in needles:
-        if distributed and needle == DISTRIBUTED_MARKERS:
-            continue
-        if isinstance(needle, str):
-            if needle not in source:
-                return False
-        elif isinstance(needle, re.Pattern):
-            if needle.search(source) is None:
-                return False
-        elif not any(alternative in source for alternative in needle):
-            return False
-    return True
+    return TextScan(source).matches(needles, distributed=distributed)
 
 
 def render_index(rules) -> str:
