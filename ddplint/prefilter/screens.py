@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import warnings
+from collections import Counter
 from dataclasses import dataclass
 
 
@@ -29,6 +30,7 @@ class Facts:
 
     __slots__ = (
         "origins", "calls_by_tail", "functions_with_defaults", "function_names", "classes", "strings", "keywords",
+        "_tree", "_defs", "_lambda_names", "_local_callables",
     )
 
     def __init__(self, tree: ast.AST) -> None:
@@ -42,6 +44,10 @@ class Facts:
         # String literals (implicit concatenation already joined) and keyword-argument names.
         self.strings: set[str] = set()
         self.keywords: set[str | None] = set()
+        self._tree = tree
+        self._defs: list[str] = []
+        self._lambda_names: set[str] = set()  # names assigned a lambda, anywhere
+        self._local_callables: frozenset[str] | None = None
         for node in ast.walk(tree):
             kind = type(node)
             if kind is ast.Call:
@@ -50,10 +56,13 @@ class Facts:
                     self.calls_by_tail.setdefault(tail, []).append(node)  # type: ignore[arg-type]
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.Lambda:
                 if kind is not ast.Lambda:
-                    self.function_names.add(node.name)  # type: ignore[attr-defined]
+                    self._defs.append(node.name)  # type: ignore[attr-defined]
                 arguments = node.args  # type: ignore[attr-defined]
                 if arguments.defaults or any(arguments.kw_defaults):
                     self.functions_with_defaults.append(arguments)
+            elif kind is ast.Assign:
+                if type(node.value) is ast.Lambda:  # type: ignore[attr-defined]
+                    self._lambda_names.update(t.id for t in node.targets if type(t) is ast.Name)  # type: ignore[attr-defined]
             elif kind is ast.Constant:
                 if type(node.value) is str:  # type: ignore[attr-defined]
                     self.strings.add(node.value)  # type: ignore[attr-defined]
@@ -74,6 +83,22 @@ class Facts:
                     if alias.name != "*":
                         origin = module + alias.name if module.endswith(".") else f"{module}.{alias.name}"
                         self._bind(alias.asname or alias.name, origin)
+
+        self.function_names.update(self._defs)
+
+    @property
+    def local_callables(self) -> frozenset[str]:
+        """Names that may hold a callable pickle cannot store by reference: a `def` inside a
+        function or class body (where some def of that name is not at module level), or a
+        name assigned a lambda."""
+        if self._local_callables is None:
+            nested = Counter(self._defs)
+            nested.subtract(
+                node.name for node in _walk_outside_classes(self._tree.body, into_functions=False)  # type: ignore[attr-defined]
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            )
+            self._local_callables = frozenset(name for name, count in nested.items() if count > 0) | self._lambda_names
+        return self._local_callables
 
     def _bind(self, name: str, origin: str) -> None:
         self.origins.setdefault(name, set()).add(origin)
@@ -97,6 +122,14 @@ class Facts:
             for call in self.calls_by_tail.get(tail, ())
             if self.qualified(call.func) & wanted
         ]
+
+
+def _may_be_local_callable(value: ast.expr, facts: Facts) -> bool:
+    while isinstance(value, ast.Call) and _tail(value.func) == "partial" and value.args:
+        value = value.args[0]
+    if isinstance(value, ast.Starred):
+        value = value.value
+    return isinstance(value, ast.Lambda) or (isinstance(value, ast.Name) and value.id in facts.local_callables)
 
 
 def _tail(func: ast.expr) -> str | None:
@@ -136,24 +169,30 @@ def facts_of(source: str) -> Facts | None:
 class Calls:
     """Some call of a qualified name in `targets`, or of a method named in `methods` on any
     receiver; with `without_keyword`, one that does not pass that keyword; with
-    `lambda_first`, one whose first argument is a lambda."""
+    `lambda_first`, one whose first argument is a lambda; with `shipped`, one where a
+    positional argument or a keyword named there may be a callable that pickle cannot store
+    by reference (a lambda, a local function, a `partial` of one)."""
 
     targets: tuple[str, ...] = ()
     methods: tuple[str, ...] = ()
     without_keyword: str | None = None
     lambda_first: bool = False
+    shipped: tuple[str, ...] = ()
 
     def holds(self, facts: Facts) -> bool:
         calls = facts.calls_to(self.targets)
         for method in self.methods:
             calls += [call for call in facts.calls_by_tail.get(method, ()) if isinstance(call.func, ast.Attribute)]
-        return any(self._matches(call) for call in calls)
+        return any(self._matches(call, facts) for call in calls)
 
-    def _matches(self, call: ast.Call) -> bool:
+    def _matches(self, call: ast.Call, facts: Facts) -> bool:
         if self.without_keyword is not None and any(kw.arg == self.without_keyword for kw in call.keywords):
             return False
         if self.lambda_first and not (call.args and isinstance(call.args[0], ast.Lambda)):
             return False
+        if self.shipped:
+            values = [*call.args, *(kw.value for kw in call.keywords if kw.arg in self.shipped)]
+            return any(_may_be_local_callable(value, facts) for value in values)
         return True
 
 

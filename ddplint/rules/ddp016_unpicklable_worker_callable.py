@@ -44,7 +44,9 @@ class UnpicklableWorkerCallable(Rule):
     )
     fix = None
     needles = (("collate_fn", "worker_init_fn", "spawn(", "Process(", "start_processes("),)
-    screen = Calls(targets=tuple(sorted(DATALOADER | SPAWN_LIKE | PROCESS)), methods=("Process",))
+    screen = Calls(
+        targets=tuple(sorted(DATALOADER | SPAWN_LIKE | PROCESS)), methods=("Process",), shipped=(*_WORKER_CALLABLES, "fn", "target")
+    )
 
     analyses = (Definitions,)
 
