@@ -49,6 +49,32 @@ def test_calls_lambda_first_and_methods():
     assert not process.holds(facts_of("Process(target=f)\n"))  # a bare name is not a method
 
 
+SHIPPED = rule_by_code("DDP016").screen
+
+
+@pytest.mark.parametrize(
+    ("source", "holds"),
+    [
+        ("from torch.utils.data import DataLoader\nDataLoader(d, num_workers=2, collate_fn=lambda b: b)\n", True),
+        ("from torch.utils.data import DataLoader\ndef main(d):\n    def c(b):\n        return b\n"
+         "    return DataLoader(d, num_workers=2, collate_fn=c)\n", True),
+        ("import functools\nfrom torch.utils.data import DataLoader\nfix = lambda b, k: b\n"
+         "DataLoader(d, num_workers=2, worker_init_fn=functools.partial(fix, k=1))\n", True),
+        ("import torch.multiprocessing as mp\ndef main():\n    def run(rank):\n        pass\n    mp.spawn(run, nprocs=2)\n", True),
+        # A module-level def of the same name as a nested one: either may be meant.
+        ("from torch.utils.data import DataLoader\ndef c(b):\n    return b\nclass A:\n    def c(self, b):\n        return b\n"
+         "DataLoader(d, num_workers=2, collate_fn=c)\n", True),
+        ("from torch.utils.data import DataLoader\ndef c(b):\n    return b\nDataLoader(d, num_workers=2, collate_fn=c)\n", False),
+        ("from torch.utils.data import DataLoader\nclass T:\n    def load(self, d):\n"
+         "        return DataLoader(d, num_workers=2, collate_fn=self.collate)\n", False),
+        ("from torch.utils.data import DataLoader\ndef load(d, collate_fn):\n"
+         "    return DataLoader(d, num_workers=2, collate_fn=collate_fn)\n", False),
+    ],
+)
+def test_calls_shipped_holds_only_where_the_callable_may_be_local(source, holds):
+    assert SHIPPED.holds(facts_of(source)) is holds
+
+
 def test_subclasses_and_mentions():
     sampler = Subclasses(targets=("torch.utils.data.DistributedSampler",))
     assert sampler.holds(facts_of("from torch.utils.data import DistributedSampler as DS\nclass S(DS): pass\n"))
