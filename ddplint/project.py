@@ -645,6 +645,37 @@ class ProjectView:
 
     # -- prefilter hints -----------------------------------------------------------------------
 
+    def _exports(self, absolute: str) -> tuple | None:
+        """What an absolute import origin brings that the prefilters must know, once per
+        project (every module importing `torch.nn` asks the same): for a project module, its
+        CUDA helpers and whether it defines a DataLoader subclass; for a name, whether it is
+        a CUDA helper, a DataLoader subclass, a sampler (or loader) builder, a Sampler
+        subclass; None when it is none of those."""
+        memo = self.project._memo
+        key = ("exports", absolute)
+        if key in memo:
+            return memo[key]
+        found: tuple | None
+        module = self.project.module(absolute)
+        if module is not None:
+            exported = self.project.modules[module]
+            cuda = [name for name in exported["functions"] if self.cuda_function(f"{absolute}.{name}")]
+            subclass = any(self.subclass_of(f"{absolute}.{name}", LOADERS) for name in exported["classes"])
+            found = (cuda, subclass) if cuda or subclass else None
+        elif self.resolve(absolute) is None:
+            found = None
+        else:
+            found = (
+                bool(self.cuda_function(absolute)),
+                bool(self.subclass_of(absolute, LOADERS)),
+                bool(self.sampler_builder(absolute) or self.sampler_builder(absolute, "loader")),
+                bool(self.subclass_of(absolute, _SAMPLERS)),
+            )
+            if not any(found):
+                found = None
+        memo[key] = found
+        return found
+
     def hints(self) -> Hints:
         if self._hints is None:
             self._hints = self._compute_hints()
@@ -658,31 +689,32 @@ class ProjectView:
         origins: list[tuple[str, str]] = []
         helpers: set[str] = set()
         unscreened: set[str] = set()
-        loaders = LOADERS
-        loader = sorted(loaders)[0]
+        loader = sorted(LOADERS)[0]
         for local, origin in facts["imports"].items():
             absolute = self.absolute(origin)
-            module = self.project.module(absolute)
-            if module is not None:  # `import utils` / `from . import utils`: what it exports
-                exported = self.project.modules[module]
-                cuda = [name for name in exported["functions"] if self.cuda_function(f"{absolute}.{name}")]
+            exports = self._exports(absolute)
+            if exports is None:
+                continue
+            if self.project.module(absolute) is not None:  # `import utils`: the names it exports
+                cuda, loader_subclass = exports
                 if cuda:  # the screen sees `utils.place(...)` in a default as a helper call
                     codes.add("DDP001")
                     helpers.update(f"{local}.{name}" for name in cuda)
-                if any(self.subclass_of(f"{absolute}.{name}", loaders) for name in exported["classes"]):
+                if loader_subclass:
                     codes.add("DDP016")
                     unscreened.add("DDP016")
                 continue
-            if self.cuda_function(absolute):
+            cuda, loader_subclass, builds_sampler, sampler_subclass = exports
+            if cuda:
                 codes.add("DDP001")
                 helpers.add(local)
-            if self.subclass_of(absolute, loaders):
+            if loader_subclass:
                 codes.add("DDP016")
                 origins.append((local, loader))
-            if self.sampler_builder(absolute) or self.sampler_builder(absolute, "loader"):
+            if builds_sampler:
                 codes.add("DDP003")
                 origins.append((local, "torch.utils.data.DistributedSampler"))
-            if self.subclass_of(absolute, _SAMPLERS):
+            if sampler_subclass:
                 codes.add("DDP006")
                 origins.append((local, "torch.utils.data.Sampler"))
         if facts.get("loads") and self.project.wrapper_saves:
