@@ -160,16 +160,11 @@ def module_facts(text: str) -> dict:
     candidates = {
         name for name, origin in facts["imports"].items() if origin.partition(".")[0] not in _NEVER_PROJECT
     } | {name for name, record in functions.items() if record["cuda"]}
+    called = {function: _called_names(chunk) for function, _, chunk in pending} if pending and candidates else {}
     while pending and candidates:
         found: set[str] = set()
         for function, line, chunk in pending:
-            calls = [name for name in candidates if name + "(" in chunk and name != function]
-            calls += [
-                f"{name}.{attribute}"
-                for name in candidates
-                if name + "." in chunk
-                for attribute in re.findall(rf"(?<![\w.]){re.escape(name)}\.(\w+)\s*\(", chunk)
-            ]
+            calls = [name for name in called[function] if name.partition(".")[0] in candidates and name != function]
             if calls:
                 record = functions.setdefault(function, {"line": line, "cuda": False, "calls": []})
                 record["calls"] = sorted(set(record["calls"]) | set(calls))
@@ -213,6 +208,12 @@ def module_facts(text: str) -> dict:
 
 
 _COMMENT = re.compile(r"#[^\n]*")
+_CALL = re.compile(r"(?<![\w.])(\w+)(?:\.(\w+))?\s*\(")
+
+
+def _called_names(chunk: str) -> set[str]:
+    """What a function's text calls by a plain or one-dotted name: `f`, `utils.f`."""
+    return {f"{head}.{attribute}" if attribute else head for head, attribute in _CALL.findall(chunk)}
 _WRAPPER = re.compile(r"^[ \t]*(\w+)\s*=\s*(?:[\w.]+\.)?(?:DistributedDataParallel|DDP)\s*\(", re.M)
 _WRAPPER_SAVE = re.compile(r"\bsave\s*\(\s*(\w+)\.state_dict\(\)\s*,\s*(['\"])([^'\"\n]+)\2")
 _WRAP = re.compile(r"\b(?:DistributedDataParallel|DDP)\s*\(\s*(\w+)")

@@ -7,6 +7,7 @@ import libcst as cst
 import pytest
 
 from ddplint.engine import analyse, prepare, rules_to_run
+from ddplint.prefilter.needles import TextScan
 from ddplint.prefilter.screens import facts_of
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
@@ -65,16 +66,8 @@ def resolved_calls(source):
 def test_needles_and_screen_admit_every_import_form(api, spelling, source):
     trigger = CallTrigger(api)
     assert spelling in resolved_calls(source)
-    assert all(_needle_matches(needle, source) for needle in trigger.needles)
+    assert TextScan(source).matches(trigger.needles)
     assert trigger.screen.holds(facts_of(source))
-
-
-def _needle_matches(needle, source):
-    if isinstance(needle, str):
-        return needle in source
-    if isinstance(needle, tuple):
-        return any(part in source for part in needle)
-    return needle.search(source) is not None
 
 
 @pytest.mark.parametrize(
@@ -86,8 +79,8 @@ def _needle_matches(needle, source):
     ],
 )
 def test_needles_reject_files_that_cannot_call_the_api(source):
-    needle = CallTrigger(TORCH_LOAD).needles[1]
-    assert needle.search(source) is None
+    forms = CallTrigger(TORCH_LOAD).needles[1]
+    assert not TextScan(source).has(forms)
 
 
 class SaveCalls(Rule):

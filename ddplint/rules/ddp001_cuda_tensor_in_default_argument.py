@@ -68,7 +68,11 @@ class CudaTensorInDefaultArgument(Rule):
     # A CUDA device somewhere ("cuda", or by index: `.to(0)`, `device=0`), and a def or lambda with a
     # call as a default (the call may be a same-module helper that moves to CUDA, so the
     # device need not be in the signature).
-    needles = (("cuda", ".to", "device"), re.compile(r"cuda|\.to\s*\([^)]*?\b\d|device\s*=\s*\d"), re.compile(r"(?:def\s+\w+\s*\(|lambda\b)[^)]*?=\s*[\w.]+\s*\("))
+    needles = (
+        ("cuda", ".to", "device"),
+        ("cuda", re.compile(r"\.to\s*\([^)]*?\b\d"), re.compile(r"device\s*=\s*\d")),
+        (re.compile(r"def\s+\w+\s*\([^)]*?=\s*[\w.]+\s*\("), re.compile(r"lambda\b[^)]*?=\s*[\w.]+\s*\(")),
+    )
     screen = CallInDefault(methods=("cuda", "to"), keywords=("device",), suffixes=("Tensor",))
 
     flagged_examples = (

@@ -91,8 +91,8 @@ class CollectiveInRankBranch(Rule):
     # A collective (or DDP), a rank test by one of the spellings ranks.py knows, in a file that
     # uses torch.distributed: most files with the word "gather" or "reduce" have neither.
     needles = (
+        DISTRIBUTED_MARKERS,  # first: other rules share its search, and it rules out most files
         ("barrier", "all_reduce", "all_gather", "broadcast", "reduce", "gather", "scatter", "all_to_all", "DistributedDataParallel"),
-        DISTRIBUTED_MARKERS,
         RANK_GUARD_NEEDLE,
     )
     # Every report needs a collective call, or a call of DistributedDataParallel to bind a model.
