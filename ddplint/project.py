@@ -10,6 +10,8 @@ the project root records, per module, the facts other modules' rules ask about:
 - `imports`: top-level imports, local name -> origin (relative origins keep their dots and are
   resolved against the module's own name), and the modules it star-imports;
 - `functions`: top-level functions that may touch CUDA (with the line), and the names they call;
+  those that return a shuffling DistributedSampler they build (`sampler`), a DataLoader over
+  one (`loader`), or both in a tuple (`tuple`: which element is which);
 - `classes`: top-level classes with their bases (as origins), to know DataLoader subclasses.
 
 It is cheap because it parses nothing: CPython's `ast` of every file would cost a twentieth
@@ -138,15 +140,17 @@ def module_facts(text: str) -> dict:
             chunk = text[begin : _next_start(text, begin)]
             line, counted = line + text.count("\n", counted, begin), begin
             if function is not None:
-                sampler = _returned_sampler(chunk) if sampler_text else None
-                loader = _returned_loader(chunk) if sampler_text and sampler is None else None
+                returned = _returned_data(chunk) if sampler_text else {}
                 cuda = cuda_text and ("cuda" in chunk or ".to" in chunk) and _CUDA_CALL.search(_COMMENT.sub("", chunk)) is not None
-                if cuda or sampler is not None or loader is not None:
-                    functions[function] = {"line": line, "cuda": cuda, "calls": []}
-                    if sampler is not None:  # the line of the DistributedSampler(...) it returns
-                        functions[function]["sampler"] = line + chunk.count("\n", 0, sampler)
-                    if loader is not None:  # ... of the one inside the DataLoader it returns
-                        functions[function]["loader"] = line + chunk.count("\n", 0, loader)
+                if cuda or returned:
+                    record = functions[function] = {"line": line, "cuda": cuda, "calls": []}
+                    # "sampler": the line of the DistributedSampler(...) it returns; "loader":
+                    # of the one inside the DataLoader it returns; "tuple": where in the tuple
+                    # it returns they are.
+                    for kind, (at, index) in returned.items():
+                        record[kind] = line + chunk.count("\n", 0, at)
+                        if index is not None:
+                            record.setdefault("tuple", {})[kind] = index
                 if cuda_text and not cuda:
                     pending.append((function, line, chunk))
             else:
@@ -285,30 +289,68 @@ def _read_import(statement: str, facts: dict) -> None:
         facts["imports"][bound] = module + name if module.endswith(".") else f"{module}.{name}"
 
 
-def _returned_sampler(chunk: str) -> int | None:
-    """Offset in a function's text of the `DistributedSampler(...)` it returns (directly or
-    through the name it is assigned to), or None; None too for one that does not shuffle."""
-    if re.search(r"\bshuffle\s*=\s*False\b", chunk):
-        return None
-    direct = re.search(r"\breturn\s+DistributedSampler\s*\(", chunk)
-    if direct is not None:
-        return chunk.index("DistributedSampler", direct.start())
-    for assigned in re.finditer(r"^[ \t]+(\w+)\s*=\s*(?:\w+\.)*DistributedSampler\s*\(", chunk, re.M):
-        if re.search(rf"\breturn\s+{assigned.group(1)}\s*$", chunk, re.M):
-            return chunk.index("DistributedSampler", assigned.start())
-    return None
+_SHUFFLE_FALSE = re.compile(r"\bshuffle\s*=\s*False\b")
+_RETURN = re.compile(r"\breturn[ \t]+")
+# What a returned value is: kind -> the class whose call builds it.
+_BUILT = {"sampler": "DistributedSampler", "loader": "DataLoader"}
 
 
-def _returned_loader(chunk: str) -> int | None:
-    """Offset of the `DistributedSampler(...)` of a function that returns the DataLoader it
-    builds (directly or through the name it is assigned to), or None."""
-    if re.search(r"\bshuffle\s*=\s*False\b", chunk) or "DataLoader" not in chunk:
-        return None
-    returned = re.search(r"\breturn\s+(?:\w+\.)*DataLoader\s*\(", chunk) is not None or any(
-        re.search(rf"\breturn\s+{assigned.group(1)}\s*$", chunk, re.M)
-        for assigned in re.finditer(r"^[ \t]+(\w+)\s*=\s*(?:\w+\.)*DataLoader\s*\(", chunk, re.M)
-    )
-    return chunk.index("DistributedSampler") if returned else None
+def _blank_comments(chunk: str) -> str:
+    """`chunk` with its comments blanked out (offsets unchanged)."""
+    return _COMMENT.sub(lambda comment: " " * len(comment.group()), chunk) if "#" in chunk else chunk
+
+
+def _items(text: str, start: int, inside: bool = False) -> list[tuple[str, int]]:
+    """The comma-separated items (stripped, with their offsets) from `start` up to a closing
+    bracket that was not opened there, or (not `inside` brackets) the end of the line."""
+    items, depth, begin = [], 0, start
+    ends = "," if inside else ",\n;"
+    for at in range(start, len(text) + 1):
+        char = text[at] if at < len(text) else "\n"
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        if depth < 0 or (depth == 0 and char in ends):
+            item = text[begin:at]
+            if item.strip():
+                items.append((item.strip(), begin + len(item) - len(item.lstrip())))
+            if char != ",":
+                return items
+            begin = at + 1
+    return items
+
+
+def _returned_data(chunk: str) -> dict[str, tuple[int, int | None]]:
+    """What a function returns of the shuffling DistributedSampler it builds, by its first
+    `return` that returns one: "sampler" (the sampler itself) and/or "loader" (a DataLoader,
+    which draws from it) -> (offset of the `DistributedSampler(...)`, index in the returned
+    tuple or None when returned alone); directly or through the name it is assigned to."""
+    if "DistributedSampler" not in chunk or _SHUFFLE_FALSE.search(chunk):
+        return {}
+    chunk = _blank_comments(chunk)
+    assigned = {
+        kind: {m.group(1): m.start(2) for m in re.finditer(rf"^[ \t]+(\w+)\s*=\s*(?:\w+\.)*({name})\s*\(", chunk, re.M)}
+        for kind, name in _BUILT.items()
+    }
+    for statement in _RETURN.finditer(chunk):
+        values = _items(chunk, statement.end())
+        if len(values) == 1 and values[0][0].startswith("(") and values[0][0].endswith(")"):
+            values = _items(chunk, values[0][1] + 1, inside=True)  # `return (loader, sampler)`
+        found = {}
+        for index, (value, at) in enumerate(values):
+            for kind, name in _BUILT.items():
+                call = re.match(rf"(?:\w+\.)*{name}\s*\(", value)
+                if call is None and value not in assigned[kind]:
+                    continue
+                if kind == "loader":  # the sampler it draws from: the one built here
+                    offset = chunk.index("DistributedSampler")
+                else:
+                    offset = at + value.index(name) if call is not None else assigned[kind][value]
+                found.setdefault(kind, (offset, index if len(values) > 1 else None))
+        if found:
+            return found
+    return {}
 
 
 def _imports(text: str) -> list[str]:
@@ -536,25 +578,33 @@ class ProjectView:
             return module if not facts["stars"] else None
         return self.project.module_view(module).defining_module(origin, depth + 1)
 
-    def sampler_builder(self, qualified: str | None, kind: str = "sampler") -> str | None:
-        """Where the project function `qualified` names builds the DistributedSampler it
-        returns ("data/loaders.py:12"), or None; with kind "loader", the sampler of the
-        DataLoader it returns."""
+    def _function(self, qualified: str | None) -> tuple[str, str, dict] | None:
+        """(module, name, facts) of the project function `qualified` names, or None."""
         found = self.resolve(qualified)
         if found is None or found[1] != "function":
             return None
-        line = self.project.modules[found[0]]["functions"][found[2]].get(kind)
-        return self.project.location(found[0], line) if line is not None else None
+        return found[0], found[2], self.project.modules[found[0]]["functions"][found[2]]
+
+    def sampler_builder(self, qualified: str | None, kind: str = "sampler") -> tuple[str, int | None] | None:
+        """Where the project function `qualified` names builds the DistributedSampler it
+        returns ("data/loaders.py:12"), or None; with kind "loader", the sampler of the
+        DataLoader it returns. With it, the index of the sampler (the loader) in the tuple
+        the function returns, or None when it returns it alone."""
+        found = self._function(qualified)
+        if found is None or kind not in found[2]:
+            return None
+        module, _, record = found
+        return self.project.location(module, record[kind]), record.get("tuple", {}).get(kind)
 
     def cuda_function(self, qualified: str | None) -> str | None:
         """Where the project function `qualified` names touches CUDA ("utils.py:3"), or None."""
-        found = self.resolve(qualified)
-        if found is None or found[1] != "function":
+        found = self._function(qualified)
+        if found is None:
             return None
-        module, _, name = found
+        module, name, record = found
         if not self._function_cuda(module, name, set()):
             return None
-        return self.project.location(module, self.project.modules[module]["functions"][name]["line"])
+        return self.project.location(module, record["line"])
 
     def _function_cuda(self, module: str, name: str, active: set) -> bool:
         """Whether a project function touches CUDA, itself or through the functions it calls."""

@@ -147,6 +147,16 @@ def test_module_facts_read_imports_helpers_and_classes():
     assert facts["classes"]["L"]["bases"] == ["torch.utils.data.DataLoader", "Mixin"]
 
 
+def test_a_helper_returning_a_loader_and_its_sampler_is_fixed_on_the_unpacked_sampler(tmp_path, run):
+    root = _copy("tuple_helper", tmp_path)
+    run.cwd = root
+    run("check", "--no-cache", "--fix", ".")
+    fixed = (root / "recipe" / "train.py").read_text()
+    assert "    loader, sampler = build(dataset)\n    for epoch in range(epochs):\n        sampler.set_epoch(epoch)\n" in fixed
+    assert "    loader, _ = build(dataset)\n    for epoch in range(epochs):\n        loader.sampler.set_epoch(epoch)\n" in fixed
+    assert not _findings(run("check", "--no-cache", ".").stdout)
+
+
 def test_an_editor_buffer_on_stdin_is_linted_with_its_files_project(tmp_path, run):
     root = _copy("cuda_helper", tmp_path)
     run.cwd = root

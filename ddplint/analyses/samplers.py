@@ -220,13 +220,15 @@ class LoaderFlow(Analysis):
             return
         for target in targets:
             if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, cst.Call):
+                # The elements of the call's value (a helper of another module may return a
+                # loader and its sampler), and of what a same-module function returns.
                 callee = self._callee(value.func)
-                if callee is not None:
-                    for index, element in enumerate(target.elements):
-                        element_ref = self.ref(element.value)
-                        self.assignments[element_ref] += 1
-                        if element_ref is not None:
-                            self.aliases.append((element_ref, (("ret", callee), str(index))))
+                results = [("call", id(value))] + ([("ret", callee)] if callee is not None else [])
+                for index, element in enumerate(target.elements):
+                    element_ref = self.ref(element.value)
+                    self.assignments[element_ref] += 1
+                    if element_ref is not None:
+                        self.aliases += [(element_ref, (result, str(index))) for result in results]
                 continue
             target_ref = self.ref(target)
             if target_ref is None or isinstance(target, cst.Call):
@@ -275,23 +277,28 @@ class LoaderFlow(Analysis):
             function.calls.append(CallSite(callee, function, loops, positional, keywords))
 
     def _built_elsewhere(self, node: cst.Call, qualified: str) -> None:
-        """A helper of another project module that returns a DistributedSampler, or a
-        DataLoader drawing from one: its call stands for what it builds."""
+        """A helper of another project module that returns a DistributedSampler, a DataLoader
+        drawing from one, or both in a tuple: its call stands for what it builds."""
         project, function, order = self.model.project, self.function, len(self.constructions)
-        where = project.sampler_builder(qualified)  # type: ignore[union-attr]
-        if where is not None:
-            made = Construction("sampler", node, function, order, self._bound.get(id(node), []))
-            made.elsewhere = where
-            self.constructions.append(made)
+        sampler_at = project.sampler_builder(qualified)  # type: ignore[union-attr]
+        loader_at = project.sampler_builder(qualified, "loader")  # type: ignore[union-attr]
+        if sampler_at is None and loader_at is None:
             return
-        where = project.sampler_builder(qualified, "loader")  # type: ignore[union-attr]
-        if where is not None:
-            # The sampler has no name here: it is reached as `loader.sampler`.
-            sampler = Construction("sampler", node, function, order, [])
-            sampler.elsewhere = where
-            loader = Construction("loader", node, function, order + 1, self._bound.get(id(node), []))
+        # A sampler returned alone is bound where the call is assigned; one inside a tuple
+        # where that element is unpacked; one inside a DataLoader is reached as `loader.sampler`.
+        sampler = Construction("sampler", node, function, order, self._element(node, sampler_at))
+        sampler.elsewhere = (sampler_at or loader_at)[0]  # type: ignore[index]
+        self.constructions.append(sampler)
+        if loader_at is not None:
+            loader = Construction("loader", node, function, order + 1, self._element(node, loader_at))
             loader.sampler = _call_ref(node)
-            self.constructions += [sampler, loader]
+            self.constructions.append(loader)
+
+    def _element(self, node: cst.Call, built: tuple[str, int | None] | None) -> list[Ref]:
+        """Where the call's value is bound (`built` returned alone), or the element of it."""
+        if built is None:
+            return []
+        return self._bound.get(id(node), []) if built[1] is None else [(("call", id(node)), str(built[1]))]
 
     def _construction(self, node: cst.Call, qualified: str) -> None:
         bound = self._bound.get(id(node), [])
@@ -438,11 +445,12 @@ class LoaderFlow(Analysis):
 
     def visible_path(self, refs: set[Ref], function: Function) -> str | None:
         """A dotted path among `refs` that means the same value inside `function` and is
-        assigned only once (`sampler = ... if distributed else None` may hold something else)."""
+        assigned only once (`sampler = ... if distributed else None` may hold something else),
+        and not named `_` (`loader, _ = build(dataset)` discards it)."""
         for key, path in sorted(refs, key=lambda ref: ref[1]):
-            if _is_call_ref((key, path)) or self.assignments[(key, path)] > 1:
-                continue
             head = path.partition(".")[0]
+            if _is_call_ref((key, path)) or self.assignments[(key, path)] > 1 or head == "_":
+                continue
             if isinstance(key, tuple):
                 if function.self_class is not None and key == ("class", id(function.self_class)):
                     return path
