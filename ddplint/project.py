@@ -11,17 +11,20 @@ the project root records, per module, the facts other modules' rules ask about:
   resolved against the module's own name), and the modules it star-imports;
 - `functions`: top-level functions that may touch CUDA (with the line), and the names they call;
   those that return a shuffling DistributedSampler they build (`sampler`), a DataLoader over
-  one (`loader`), or both in a tuple (`tuple`: which element is which);
+  one (`loader`), or both in a tuple (`tuple`: which element is which); generators that
+  re-iterate a parameter in an endless loop without set_epoch (`cycles`, as `def cycle(dl):
+  while True: for x in dl: yield x`);
 - `classes`: top-level classes with their bases (as origins), to know DataLoader subclasses.
 
 It is cheap because it parses nothing: CPython's `ast` of every file would cost a twentieth
 of the libcst parse floor, more than the whole lint budget leaves. The text of a module is cut
 at its top-level statements (lines that start in column 0); imports are read from the import
 statements' text, functions and classes from theirs, and only in modules whose text can hold a
-fact (`cuda`, `DataLoader`/`Sampler`, `DistributedSampler(`, `DistributedDataParallel`). The
-facts are therefore approximations on text (a call in a string counts; an import inside an
-`if` at the top level does not), which errs toward fewer cross-module findings. Results are
-cached per file by size, mtime and content hash, next to the results cache.
+fact (`cuda`, `DataLoader`/`Sampler`, `DistributedSampler(`, `yield` with `while True`,
+`while 1` or `count(`, `DistributedDataParallel`). The facts are therefore approximations on
+text (a call in a string counts; an import inside an `if` at the top level does not), which
+errs toward fewer cross-module findings. Results are cached per file by size, mtime and
+content hash, next to the results cache.
 
 Rules never read files: they ask `self.model.project` (a `ProjectView`, or None when the
 project index is off), which answers about names as the semantic model qualifies them.
@@ -129,20 +132,24 @@ def module_facts(text: str) -> dict:
     for statement in _imports(text):
         _read_import(statement, facts)
     # Functions are read only in modules that say "cuda" (a helper that only calls another
-    # module's helper, or moves to a device by index alone, is followed from one that does).
+    # module's helper, or moves to a device by index alone, is followed from one that does),
+    # build a DistributedSampler, or may hold an endless generator.
     cuda_text = "cuda" in text
     class_text = "DataLoader" in text or "Sampler" in text
     sampler_text = "DistributedSampler(" in text
+    # A generator that re-iterates its argument in an endless loop (`cycle(dl)`).
+    endless_text = "yield" in text and ("while True" in text or "while 1" in text or "count(" in text)
     pending: list[tuple[str, int, str]] = []  # functions that may call a CUDA helper
-    if cuda_text or class_text or sampler_text:
+    if cuda_text or class_text or sampler_text or endless_text:
         line, counted = 1, 0
-        for begin, function, cls in sorted(_definitions(text, cuda_text or sampler_text, class_text)):
+        for begin, function, cls in sorted(_definitions(text, cuda_text or sampler_text or endless_text, class_text)):
             chunk = text[begin : _next_start(text, begin)]
             line, counted = line + text.count("\n", counted, begin), begin
             if function is not None:
                 returned = _returned_data(chunk) if sampler_text else {}
+                endless = _endless_parameter(chunk) if endless_text else None
                 cuda = cuda_text and ("cuda" in chunk or ".to" in chunk) and _CUDA_CALL.search(_COMMENT.sub("", chunk)) is not None
-                if cuda or returned:
+                if cuda or returned or endless is not None:
                     record = functions[function] = {"line": line, "cuda": cuda, "calls": []}
                     # "sampler": the line of the DistributedSampler(...) it returns; "loader":
                     # of the one inside the DataLoader it returns; "tuple": where in the tuple
@@ -151,6 +158,8 @@ def module_facts(text: str) -> dict:
                         record[kind] = line + chunk.count("\n", 0, at)
                         if index is not None:
                             record.setdefault("tuple", {})[kind] = index
+                    if endless is not None:  # the parameter it re-iterates, the endless loop's line
+                        record["cycles"] = {"param": endless[0], "line": line + chunk.count("\n", 0, endless[1])}
                 if cuda_text and not cuda:
                     pending.append((function, line, chunk))
             else:
@@ -293,6 +302,8 @@ _SHUFFLE_FALSE = re.compile(r"\bshuffle\s*=\s*False\b")
 _RETURN = re.compile(r"\breturn[ \t]+")
 # What a returned value is: kind -> the class whose call builds it.
 _BUILT = {"sampler": "DistributedSampler", "loader": "DataLoader"}
+# `while True:`, `while 1:`, `for ... in (itertools.)count(...):`
+_ENDLESS = re.compile(r"^[ \t]+(?:while[ \t]+(?:True|1)[ \t]*:|for[ \t][^\n]*?\bin[ \t]+(?:itertools\.)?count\()", re.M)
 
 
 def _blank_comments(chunk: str) -> str:
@@ -351,6 +362,27 @@ def _returned_data(chunk: str) -> dict[str, tuple[int, int | None]]:
         if found:
             return found
     return {}
+
+
+def _endless_parameter(chunk: str) -> tuple[int, int] | None:
+    """(index of the parameter, offset of the loop) of a generator that iterates a parameter
+    anew in an endless loop and never calls set_epoch: `while True: for x in dl: yield x`."""
+    if "yield" not in chunk or "set_epoch" in chunk:
+        return None
+    chunk = _blank_comments(chunk)
+    loop = _ENDLESS.search(chunk)
+    header = chunk.find("(")
+    if loop is None or header == -1:
+        return None
+    params = []
+    for item, _ in _items(chunk, header + 1, inside=True):
+        if item.startswith("*"):
+            break
+        params.append(re.match(r"\w*", item).group(0))  # type: ignore[union-attr]
+    for inner in re.finditer(r"^[ \t]+for[ \t][^\n]*?\bin[ \t]+(\w+)[ \t]*:", chunk[loop.end() :], re.M):
+        if inner.group(1) in params:
+            return params.index(inner.group(1)), loop.start()
+    return None
 
 
 def _imports(text: str) -> list[str]:
@@ -596,6 +628,16 @@ class ProjectView:
         module, _, record = found
         return self.project.location(module, record[kind]), record.get("tuple", {}).get(kind)
 
+    def endless_wrapper(self, qualified: str | None) -> tuple[int, str, str] | None:
+        """(index of the parameter, name, where the loop is) of the project generator that
+        `qualified` names, where it re-iterates that parameter in an endless loop and never
+        calls set_epoch (`def cycle(dl): while True: for x in dl: yield x`); else None."""
+        found = self._function(qualified)
+        if found is None or "cycles" not in found[2]:
+            return None
+        module, name, record = found
+        return record["cycles"]["param"], name, self.project.location(module, record["cycles"]["line"])
+
     def cuda_function(self, qualified: str | None) -> str | None:
         """Where the project function `qualified` names touches CUDA ("utils.py:3"), or None."""
         found = self._function(qualified)
@@ -727,6 +769,8 @@ class ProjectView:
             if self.sampler_builder(absolute) or self.sampler_builder(absolute, "loader"):
                 codes.add("DDP003")
                 origins.append((local, "torch.utils.data.DistributedSampler"))
+            if self.endless_wrapper(absolute):  # the loop that iterates the loader is there
+                codes.add("DDP003")
             if self.subclass_of(absolute, _SAMPLERS):
                 codes.add("DDP006")
                 origins.append((local, "torch.utils.data.Sampler"))

@@ -101,6 +101,18 @@ class Construction:
         return self.dataset is not None and _is_call_ref(self.dataset) and self.dataset[0][0] == "call"
 
 
+@dataclass(eq=False)
+class Endless:
+    """A call of another project module's generator that re-iterates its argument forever
+    (`cycle(loader)`)."""
+
+    node: cst.Call
+    function: Function
+    argument: Ref | None
+    name: str  # the generator's
+    where: str  # its endless loop ("utils.py:2")
+
+
 def _call_ref(node: cst.Call) -> Ref:
     return (("call", id(node)), "")
 
@@ -120,6 +132,7 @@ class LoaderFlow(Analysis):
         self.aliases: list[tuple[Ref, Ref]] = []  # (target, source)
         self.assignments: Counter[Ref] = Counter()  # how often each name is assigned
         self.returns: list[tuple[tuple, str, Ref]] = []  # (function key, tuple index or "", value)
+        self.endless: list[Endless] = []
         self._records: dict[int, Function] = {}  # by id of the `def` node
         self._loops: dict[int, Loop] = {}  # by id of the loop node
         self._bound: dict[int, list[Ref]] = {}
@@ -278,11 +291,16 @@ class LoaderFlow(Analysis):
 
     def _built_elsewhere(self, node: cst.Call, qualified: str) -> None:
         """A helper of another project module that returns a DistributedSampler, a DataLoader
-        drawing from one, or both in a tuple: its call stands for what it builds."""
+        drawing from one, or both in a tuple: its call stands for what it builds. A generator
+        there that re-iterates its argument forever is recorded with that argument."""
         project, function, order = self.model.project, self.function, len(self.constructions)
         sampler_at = project.sampler_builder(qualified)  # type: ignore[union-attr]
         loader_at = project.sampler_builder(qualified, "loader")  # type: ignore[union-attr]
         if sampler_at is None and loader_at is None:
+            wrapper = project.endless_wrapper(qualified)  # type: ignore[union-attr]
+            positional = [a for a in node.args if a.keyword is None]
+            if wrapper is not None and wrapper[0] < len(positional) and not any(a.star for a in positional):
+                self.endless.append(Endless(node, function, self.ref(positional[wrapper[0]].value), *wrapper[1:]))
             return
         # A sampler returned alone is bound where the call is assigned; one inside a tuple
         # where that element is unpacked; one inside a DataLoader is reached as `loader.sampler`.
@@ -420,14 +438,28 @@ class LoaderFlow(Analysis):
     def sets_epoch(self, loop: Loop, sampler: Construction) -> bool:
         """Whether `set_epoch` reaches `sampler` inside `loop`. A receiver this module cannot
         tell apart from it counts: better silent than a false report."""
+        calls = [c for c in loop.function.calls if loop in c.loops]
+        epochs = [s for s in loop.function.set_epochs if loop in s.loops]
+        return self._sets_epoch(epochs, calls, *self._names_apart(sampler), 1)
+
+    def sets_epoch_anywhere(self, sampler: Construction) -> bool:
+        """Whether some `set_epoch` of this module may reach `sampler` (as `sets_epoch`)."""
+        epochs = [s for function in (self.module, *self._records.values()) for s in function.set_epochs]
+        return self._sets_epoch(epochs, [], *self._names_apart(sampler), 1)
+
+    def _names_apart(self, sampler: Construction) -> tuple[set[Ref], set[Ref]]:
+        """The names of `sampler`, and those of the other samplers that are not its names."""
         own = self.sampler_names(sampler)
         others: set[Ref] = set()
         for other in self.of_kind("sampler"):
             if other is not sampler:
                 others |= self.sampler_names(other) - own
-        calls = [c for c in loop.function.calls if loop in c.loops]
-        epochs = [s for s in loop.function.set_epochs if loop in s.loops]
-        return self._sets_epoch(epochs, calls, own, others, 1)
+        return own, others
+
+    def endless_calls(self, loader: Construction) -> list[Endless]:
+        """Calls of another module's endless generator that are given `loader`."""
+        names = self.refs(loader)
+        return [call for call in self.endless if call.argument in names]
 
     def _sets_epoch(self, epochs, calls, own: set[Ref], others: set[Ref], depth: int) -> bool:
         if any(s.receiver in own or s.receiver not in others for s in epochs):
