@@ -138,7 +138,7 @@ def module_facts(text: str) -> dict:
     class_text = "DataLoader" in text or "Sampler" in text
     sampler_text = "DistributedSampler(" in text
     # A generator that re-iterates its argument in an endless loop (`cycle(dl)`).
-    endless_text = "yield" in text and ("while True" in text or "while 1" in text or "count(" in text)
+    endless_text = "yield" in text and any(loop in text for loop in _ENDLESS_LOOPS)
     pending: list[tuple[str, int, str]] = []  # functions that may call a CUDA helper
     if cuda_text or class_text or sampler_text or endless_text:
         line, counted = 1, 0
@@ -302,7 +302,8 @@ _SHUFFLE_FALSE = re.compile(r"\bshuffle\s*=\s*False\b")
 _RETURN = re.compile(r"\breturn[ \t]+")
 # What a returned value is: kind -> the class whose call builds it.
 _BUILT = {"sampler": "DistributedSampler", "loader": "DataLoader"}
-# `while True:`, `while 1:`, `for ... in (itertools.)count(...):`
+# `while True:`, `while 1:`, `for ... in (itertools.)count(...):`, by text and by pattern
+_ENDLESS_LOOPS = ("while True", "while 1", "in count(", "itertools.count(")
 _ENDLESS = re.compile(r"^[ \t]+(?:while[ \t]+(?:True|1)[ \t]*:|for[ \t][^\n]*?\bin[ \t]+(?:itertools\.)?count\()", re.M)
 
 
