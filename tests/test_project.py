@@ -160,6 +160,7 @@ def test_module_facts_read_returned_tuples_and_endless_generators():
         "            yield b\n        for b in loader:\n            yield b\n"
         "def cycle_right(dl):\n    while 1:\n        dl.sampler.set_epoch(0)\n        for x in dl:\n            yield x\n"
         "def once(dl):\n    for x in dl:\n        yield x\n"
+        "def after(dl):\n    while True:\n        break\n    for x in dl:\n        yield x\n"
     )
     functions = facts["functions"]
     assert functions["build"] == {
@@ -168,7 +169,7 @@ def test_module_facts_read_returned_tuples_and_endless_generators():
     assert functions["pair"]["loader"] == 10 and functions["pair"]["tuple"] == {"loader": 1}
     assert functions["cycle"]["cycles"] == {"param": 0, "line": 18}
     assert functions["repeat"]["cycles"] == {"param": 1, "line": 22}
-    assert {"fixed", "cycle_right", "once"}.isdisjoint(functions)
+    assert {"fixed", "cycle_right", "once", "after"}.isdisjoint(functions)
 
 
 def test_the_view_answers_for_tuple_builders_and_endless_generators(tmp_path):
