@@ -304,7 +304,10 @@ _RETURN = re.compile(r"\breturn[ \t]+")
 _BUILT = {"sampler": "DistributedSampler", "loader": "DataLoader"}
 # `while True:`, `while 1:`, `for ... in (itertools.)count(...):`, by text and by pattern
 _ENDLESS_LOOPS = ("while True", "while 1", "in count(", "itertools.count(")
-_ENDLESS = re.compile(r"^([ \t]+)(?:while[ \t]+(?:True|1)[ \t]*:|for[ \t][^\n]*?\bin[ \t]+(?:itertools\.)?count\()", re.M)
+_ENDLESS = re.compile(
+    r"^([ \t]+)(?:while[ \t]+(?:True|1)[ \t]*:|for[ \t][^\n]*?\bin[ \t]+(?:itertools\.)?count\()", re.M
+)
+_FOR_IN_NAME = re.compile(r"^[ \t]+for[ \t][^\n]*?\bin[ \t]+(\w+)[ \t]*:", re.M)
 
 
 def _blank_comments(chunk: str) -> str:
@@ -383,7 +386,7 @@ def _endless_parameter(chunk: str) -> tuple[int, int] | None:
     # Its body: the lines after it up to one indented no deeper than the loop.
     body = chunk.find("\n", loop.end()) + 1
     end = re.compile(rf"^(?!{re.escape(loop.group(1))}[ \t])[ \t]*\S", re.M).search(chunk, body)
-    for inner in re.finditer(r"^[ \t]+for[ \t][^\n]*?\bin[ \t]+(\w+)[ \t]*:", chunk[body : end.start() if end else None], re.M):
+    for inner in _FOR_IN_NAME.finditer(chunk[body : end.start() if end else None]):
         if inner.group(1) in params:
             return params.index(inner.group(1)), loop.start()
     return None
