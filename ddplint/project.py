@@ -10,16 +10,21 @@ the project root records, per module, the facts other modules' rules ask about:
 - `imports`: top-level imports, local name -> origin (relative origins keep their dots and are
   resolved against the module's own name), and the modules it star-imports;
 - `functions`: top-level functions that may touch CUDA (with the line), and the names they call;
+  those that return a shuffling DistributedSampler they build (`sampler`), a DataLoader over
+  one (`loader`), or both in a tuple (`tuple`: which element is which); generators that
+  re-iterate a parameter in an endless loop without set_epoch (`cycles`, as `def cycle(dl):
+  while True: for x in dl: yield x`);
 - `classes`: top-level classes with their bases (as origins), to know DataLoader subclasses.
 
 It is cheap because it parses nothing: CPython's `ast` of every file would cost a twentieth
 of the libcst parse floor, more than the whole lint budget leaves. The text of a module is cut
 at its top-level statements (lines that start in column 0); imports are read from the import
 statements' text, functions and classes from theirs, and only in modules whose text can hold a
-fact (`cuda`, `DataLoader`/`Sampler`, `DistributedSampler(`, `DistributedDataParallel`). The
-facts are therefore approximations on text (a call in a string counts; an import inside an
-`if` at the top level does not), which errs toward fewer cross-module findings. Results are
-cached per file by size, mtime and content hash, next to the results cache.
+fact (`cuda`, `DataLoader`/`Sampler`, `DistributedSampler(`, `yield` with `while True`,
+`while 1` or `count(`, `DistributedDataParallel`). The facts are therefore approximations on
+text (a call in a string counts; an import inside an `if` at the top level does not), which
+errs toward fewer cross-module findings. Results are cached per file by size, mtime and
+content hash, next to the results cache.
 
 Rules never read files: they ask `self.model.project` (a `ProjectView`, or None when the
 project index is off), which answers about names as the semantic model qualifies them.
@@ -127,26 +132,34 @@ def module_facts(text: str) -> dict:
     for statement in _imports(text):
         _read_import(statement, facts)
     # Functions are read only in modules that say "cuda" (a helper that only calls another
-    # module's helper, or moves to a device by index alone, is followed from one that does).
+    # module's helper, or moves to a device by index alone, is followed from one that does),
+    # build a DistributedSampler, or may hold an endless generator.
     cuda_text = "cuda" in text
     class_text = "DataLoader" in text or "Sampler" in text
     sampler_text = "DistributedSampler(" in text
+    # A generator that re-iterates its argument in an endless loop (`cycle(dl)`).
+    endless_text = "yield" in text and any(loop in text for loop in _ENDLESS_LOOPS)
     pending: list[tuple[str, int, str]] = []  # functions that may call a CUDA helper
-    if cuda_text or class_text or sampler_text:
+    if cuda_text or class_text or sampler_text or endless_text:
         line, counted = 1, 0
-        for begin, function, cls in sorted(_definitions(text, cuda_text or sampler_text, class_text)):
+        for begin, function, cls in sorted(_definitions(text, cuda_text or sampler_text or endless_text, class_text)):
             chunk = text[begin : _next_start(text, begin)]
             line, counted = line + text.count("\n", counted, begin), begin
             if function is not None:
-                sampler = _returned_sampler(chunk) if sampler_text else None
-                loader = _returned_loader(chunk) if sampler_text and sampler is None else None
+                returned = _returned_data(chunk) if sampler_text else {}
+                endless = _endless_parameter(chunk) if endless_text else None
                 cuda = cuda_text and ("cuda" in chunk or ".to" in chunk) and _CUDA_CALL.search(_COMMENT.sub("", chunk)) is not None
-                if cuda or sampler is not None or loader is not None:
-                    functions[function] = {"line": line, "cuda": cuda, "calls": []}
-                    if sampler is not None:  # the line of the DistributedSampler(...) it returns
-                        functions[function]["sampler"] = line + chunk.count("\n", 0, sampler)
-                    if loader is not None:  # ... of the one inside the DataLoader it returns
-                        functions[function]["loader"] = line + chunk.count("\n", 0, loader)
+                if cuda or returned or endless is not None:
+                    record = functions[function] = {"line": line, "cuda": cuda, "calls": []}
+                    # "sampler": the line of the DistributedSampler(...) it returns; "loader":
+                    # of the one inside the DataLoader it returns; "tuple": where in the tuple
+                    # it returns they are.
+                    for kind, (at, index) in returned.items():
+                        record[kind] = line + chunk.count("\n", 0, at)
+                        if index is not None:
+                            record.setdefault("tuple", {})[kind] = index
+                    if endless is not None:  # the parameter it re-iterates, the endless loop's line
+                        record["cycles"] = {"param": endless[0], "line": line + chunk.count("\n", 0, endless[1])}
                 if cuda_text and not cuda:
                     pending.append((function, line, chunk))
             else:
@@ -286,30 +299,98 @@ def _read_import(statement: str, facts: dict) -> None:
         facts["imports"][bound] = module + name if module.endswith(".") else f"{module}.{name}"
 
 
-def _returned_sampler(chunk: str) -> int | None:
-    """Offset in a function's text of the `DistributedSampler(...)` it returns (directly or
-    through the name it is assigned to), or None; None too for one that does not shuffle."""
-    if re.search(r"\bshuffle\s*=\s*False\b", chunk):
+_SHUFFLE_FALSE = re.compile(r"\bshuffle\s*=\s*False\b")
+_RETURN = re.compile(r"\breturn[ \t]+")
+# What a returned value is: kind -> the class whose call builds it.
+_BUILT = {"sampler": "DistributedSampler", "loader": "DataLoader"}
+# `while True:`, `while 1:`, `for ... in (itertools.)count(...):`, by text and by pattern
+_ENDLESS_LOOPS = ("while True", "while 1", "in count(", "itertools.count(")
+_ENDLESS = re.compile(
+    r"^([ \t]+)(?:while[ \t]+(?:True|1)[ \t]*:|for[ \t][^\n]*?\bin[ \t]+(?:itertools\.)?count\()", re.M
+)
+_FOR_IN_NAME = re.compile(r"^[ \t]+for[ \t][^\n]*?\bin[ \t]+(\w+)[ \t]*:", re.M)
+
+
+def _blank_comments(chunk: str) -> str:
+    """`chunk` with its comments blanked out (offsets unchanged)."""
+    return _COMMENT.sub(lambda comment: " " * len(comment.group()), chunk) if "#" in chunk else chunk
+
+
+def _items(text: str, start: int, inside: bool = False) -> list[tuple[str, int]]:
+    """The comma-separated items (stripped, with their offsets) from `start` up to a closing
+    bracket that was not opened there, or (not `inside` brackets) the end of the line."""
+    items, depth, begin = [], 0, start
+    ends = "," if inside else ",\n;"
+    for at in range(start, len(text) + 1):
+        char = text[at] if at < len(text) else "\n"
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        if depth < 0 or (depth == 0 and char in ends):
+            item = text[begin:at]
+            if item.strip():
+                items.append((item.strip(), begin + len(item) - len(item.lstrip())))
+            if char != ",":
+                return items
+            begin = at + 1
+    return items
+
+
+def _returned_data(chunk: str) -> dict[str, tuple[int, int | None]]:
+    """What a function returns of the shuffling DistributedSampler it builds, by its first
+    `return` that returns one: "sampler" (the sampler itself) and/or "loader" (a DataLoader,
+    which draws from it) -> (offset of the `DistributedSampler(...)`, index in the returned
+    tuple or None when returned alone); directly or through the name it is assigned to."""
+    if "DistributedSampler" not in chunk or _SHUFFLE_FALSE.search(chunk):
+        return {}
+    chunk = _blank_comments(chunk)
+    assigned = {
+        kind: {m.group(1): m.start(2) for m in re.finditer(rf"^[ \t]+(\w+)\s*=\s*(?:\w+\.)*({name})\s*\(", chunk, re.M)}
+        for kind, name in _BUILT.items()
+    }
+    for statement in _RETURN.finditer(chunk):
+        values = _items(chunk, statement.end())
+        if len(values) == 1 and values[0][0].startswith("(") and values[0][0].endswith(")"):
+            values = _items(chunk, values[0][1] + 1, inside=True)  # `return (loader, sampler)`
+        found = {}
+        for index, (value, at) in enumerate(values):
+            for kind, name in _BUILT.items():
+                call = re.match(rf"(?:\w+\.)*{name}\s*\(", value)
+                if call is None and value not in assigned[kind]:
+                    continue
+                if kind == "loader":  # the sampler it draws from: the one built here
+                    offset = chunk.index("DistributedSampler")
+                else:
+                    offset = at + value.index(name) if call is not None else assigned[kind][value]
+                found.setdefault(kind, (offset, index if len(values) > 1 else None))
+        if found:
+            return found
+    return {}
+
+
+def _endless_parameter(chunk: str) -> tuple[int, int] | None:
+    """(index of the parameter, offset of the loop) of a generator that iterates a parameter
+    anew in an endless loop and never calls set_epoch: `while True: for x in dl: yield x`."""
+    if "yield" not in chunk or "set_epoch" in chunk:
         return None
-    direct = re.search(r"\breturn\s+DistributedSampler\s*\(", chunk)
-    if direct is not None:
-        return chunk.index("DistributedSampler", direct.start())
-    for assigned in re.finditer(r"^[ \t]+(\w+)\s*=\s*(?:\w+\.)*DistributedSampler\s*\(", chunk, re.M):
-        if re.search(rf"\breturn\s+{assigned.group(1)}\s*$", chunk, re.M):
-            return chunk.index("DistributedSampler", assigned.start())
+    chunk = _blank_comments(chunk)
+    loop = _ENDLESS.search(chunk)
+    header = chunk.find("(")
+    if loop is None or header == -1:
+        return None
+    params = []
+    for item, _ in _items(chunk, header + 1, inside=True):
+        if item.startswith("*"):
+            break
+        params.append(re.match(r"\w*", item).group(0))  # type: ignore[union-attr]
+    # Its body: the lines after it up to one indented no deeper than the loop.
+    body = chunk.find("\n", loop.end()) + 1
+    end = re.compile(rf"^(?!{re.escape(loop.group(1))}[ \t])[ \t]*\S", re.M).search(chunk, body)
+    for inner in _FOR_IN_NAME.finditer(chunk[body : end.start() if end else None]):
+        if inner.group(1) in params:
+            return params.index(inner.group(1)), loop.start()
     return None
-
-
-def _returned_loader(chunk: str) -> int | None:
-    """Offset of the `DistributedSampler(...)` of a function that returns the DataLoader it
-    builds (directly or through the name it is assigned to), or None."""
-    if re.search(r"\bshuffle\s*=\s*False\b", chunk) or "DataLoader" not in chunk:
-        return None
-    returned = re.search(r"\breturn\s+(?:\w+\.)*DataLoader\s*\(", chunk) is not None or any(
-        re.search(rf"\breturn\s+{assigned.group(1)}\s*$", chunk, re.M)
-        for assigned in re.finditer(r"^[ \t]+(\w+)\s*=\s*(?:\w+\.)*DataLoader\s*\(", chunk, re.M)
-    )
-    return chunk.index("DistributedSampler") if returned else None
 
 
 def _imports(text: str) -> list[str]:
@@ -542,25 +623,43 @@ class ProjectView:
             return module if not facts["stars"] else None
         return self.project.module_view(module).defining_module(origin, depth + 1)
 
-    def sampler_builder(self, qualified: str | None, kind: str = "sampler") -> str | None:
-        """Where the project function `qualified` names builds the DistributedSampler it
-        returns ("data/loaders.py:12"), or None; with kind "loader", the sampler of the
-        DataLoader it returns."""
+    def _function(self, qualified: str | None) -> tuple[str, str, dict] | None:
+        """(module, name, facts) of the project function `qualified` names, or None."""
         found = self.resolve(qualified)
         if found is None or found[1] != "function":
             return None
-        line = self.project.modules[found[0]]["functions"][found[2]].get(kind)
-        return self.project.location(found[0], line) if line is not None else None
+        return found[0], found[2], self.project.modules[found[0]]["functions"][found[2]]
+
+    def sampler_builder(self, qualified: str | None, kind: str = "sampler") -> tuple[str, int | None] | None:
+        """Where the project function `qualified` names builds the DistributedSampler it
+        returns ("data/loaders.py:12"), or None; with kind "loader", the sampler of the
+        DataLoader it returns. With it, the index of the sampler (the loader) in the tuple
+        the function returns, or None when it returns it alone."""
+        found = self._function(qualified)
+        if found is None or kind not in found[2]:
+            return None
+        module, _, record = found
+        return self.project.location(module, record[kind]), record.get("tuple", {}).get(kind)
+
+    def endless_wrapper(self, qualified: str | None) -> tuple[int, str, str] | None:
+        """(index of the parameter, name, where the loop is) of the project generator that
+        `qualified` names, where it re-iterates that parameter in an endless loop and never
+        calls set_epoch (`def cycle(dl): while True: for x in dl: yield x`); else None."""
+        found = self._function(qualified)
+        if found is None or "cycles" not in found[2]:
+            return None
+        module, name, record = found
+        return record["cycles"]["param"], name, self.project.location(module, record["cycles"]["line"])
 
     def cuda_function(self, qualified: str | None) -> str | None:
         """Where the project function `qualified` names touches CUDA ("utils.py:3"), or None."""
-        found = self.resolve(qualified)
-        if found is None or found[1] != "function":
+        found = self._function(qualified)
+        if found is None:
             return None
-        module, _, name = found
+        module, name, record = found
         if not self._function_cuda(module, name, set()):
             return None
-        return self.project.location(module, self.project.modules[module]["functions"][name]["line"])
+        return self.project.location(module, record["line"])
 
     def _function_cuda(self, module: str, name: str, active: set) -> bool:
         """Whether a project function touches CUDA, itself or through the functions it calls."""
@@ -650,8 +749,8 @@ class ProjectView:
         """What an absolute import origin brings that the prefilters must know, once per
         project (every module importing `torch.nn` asks the same): for a project module, its
         CUDA helpers and whether it defines a DataLoader subclass; for a name, whether it is
-        a CUDA helper, a DataLoader subclass, a sampler (or loader) builder, a Sampler
-        subclass; None when it is none of those."""
+        a CUDA helper, a DataLoader subclass, a sampler (or loader) builder, an endless
+        generator over its argument, a Sampler subclass; None when it is none of those."""
         memo = self.project._memo
         key = ("exports", absolute)
         if key in memo:
@@ -670,6 +769,7 @@ class ProjectView:
                 bool(self.cuda_function(absolute)),
                 bool(self.subclass_of(absolute, LOADERS)),
                 bool(self.sampler_builder(absolute) or self.sampler_builder(absolute, "loader")),
+                bool(self.endless_wrapper(absolute)),
                 bool(self.subclass_of(absolute, _SAMPLERS)),
             )
             if not any(found):
@@ -705,7 +805,7 @@ class ProjectView:
                     codes.add("DDP016")
                     unscreened.add("DDP016")
                 continue
-            cuda, loader_subclass, builds_sampler, sampler_subclass = exports
+            cuda, loader_subclass, builds_sampler, endless, sampler_subclass = exports
             if cuda:
                 codes.add("DDP001")
                 helpers.add(local)
@@ -715,6 +815,8 @@ class ProjectView:
             if builds_sampler:
                 codes.add("DDP003")
                 origins.append((local, "torch.utils.data.DistributedSampler"))
+            if endless:  # the loop that iterates the loader is there
+                codes.add("DDP003")
             if sampler_subclass:
                 codes.add("DDP006")
                 origins.append((local, "torch.utils.data.Sampler"))

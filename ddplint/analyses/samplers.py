@@ -101,6 +101,18 @@ class Construction:
         return self.dataset is not None and _is_call_ref(self.dataset) and self.dataset[0][0] == "call"
 
 
+@dataclass(eq=False)
+class Endless:
+    """A call of another project module's generator that re-iterates its argument forever
+    (`cycle(loader)`)."""
+
+    node: cst.Call
+    function: Function
+    argument: Ref | None
+    name: str  # the generator's
+    where: str  # its endless loop ("utils.py:2")
+
+
 def _call_ref(node: cst.Call) -> Ref:
     return (("call", id(node)), "")
 
@@ -120,6 +132,7 @@ class LoaderFlow(Analysis):
         self.aliases: list[tuple[Ref, Ref]] = []  # (target, source)
         self.assignments: Counter[Ref] = Counter()  # how often each name is assigned
         self.returns: list[tuple[tuple, str, Ref]] = []  # (function key, tuple index or "", value)
+        self.endless: list[Endless] = []
         self._records: dict[int, Function] = {}  # by id of the `def` node
         self._loops: dict[int, Loop] = {}  # by id of the loop node
         self._bound: dict[int, list[Ref]] = {}
@@ -220,13 +233,15 @@ class LoaderFlow(Analysis):
             return
         for target in targets:
             if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, cst.Call):
+                # The elements of the call's value (a helper of another module may return a
+                # loader and its sampler), and of what a same-module function returns.
                 callee = self._callee(value.func)
-                if callee is not None:
-                    for index, element in enumerate(target.elements):
-                        element_ref = self.ref(element.value)
-                        self.assignments[element_ref] += 1
-                        if element_ref is not None:
-                            self.aliases.append((element_ref, (("ret", callee), str(index))))
+                results = [("call", id(value))] + ([("ret", callee)] if callee is not None else [])
+                for index, element in enumerate(target.elements):
+                    element_ref = self.ref(element.value)
+                    self.assignments[element_ref] += 1
+                    if element_ref is not None:
+                        self.aliases += [(element_ref, (result, str(index))) for result in results]
                 continue
             target_ref = self.ref(target)
             if target_ref is None or isinstance(target, cst.Call):
@@ -275,23 +290,33 @@ class LoaderFlow(Analysis):
             function.calls.append(CallSite(callee, function, loops, positional, keywords))
 
     def _built_elsewhere(self, node: cst.Call, qualified: str) -> None:
-        """A helper of another project module that returns a DistributedSampler, or a
-        DataLoader drawing from one: its call stands for what it builds."""
+        """A helper of another project module that returns a DistributedSampler, a DataLoader
+        drawing from one, or both in a tuple: its call stands for what it builds. A generator
+        there that re-iterates its argument forever is recorded with that argument."""
         project, function, order = self.model.project, self.function, len(self.constructions)
-        where = project.sampler_builder(qualified)  # type: ignore[union-attr]
-        if where is not None:
-            made = Construction("sampler", node, function, order, self._bound.get(id(node), []))
-            made.elsewhere = where
-            self.constructions.append(made)
+        sampler_at = project.sampler_builder(qualified)  # type: ignore[union-attr]
+        loader_at = project.sampler_builder(qualified, "loader")  # type: ignore[union-attr]
+        if sampler_at is None and loader_at is None:
+            wrapper = project.endless_wrapper(qualified)  # type: ignore[union-attr]
+            positional = [a for a in node.args if a.keyword is None]
+            if wrapper is not None and wrapper[0] < len(positional) and not any(a.star for a in positional):
+                self.endless.append(Endless(node, function, self.ref(positional[wrapper[0]].value), *wrapper[1:]))
             return
-        where = project.sampler_builder(qualified, "loader")  # type: ignore[union-attr]
-        if where is not None:
-            # The sampler has no name here: it is reached as `loader.sampler`.
-            sampler = Construction("sampler", node, function, order, [])
-            sampler.elsewhere = where
-            loader = Construction("loader", node, function, order + 1, self._bound.get(id(node), []))
+        # A sampler returned alone is bound where the call is assigned; one inside a tuple
+        # where that element is unpacked; one inside a DataLoader is reached as `loader.sampler`.
+        sampler = Construction("sampler", node, function, order, self._element(node, sampler_at))
+        sampler.elsewhere = (sampler_at or loader_at)[0]  # type: ignore[index]
+        self.constructions.append(sampler)
+        if loader_at is not None:
+            loader = Construction("loader", node, function, order + 1, self._element(node, loader_at))
             loader.sampler = _call_ref(node)
-            self.constructions += [sampler, loader]
+            self.constructions.append(loader)
+
+    def _element(self, node: cst.Call, built: tuple[str, int | None] | None) -> list[Ref]:
+        """Where the call's value is bound (`built` returned alone), or the element of it."""
+        if built is None:
+            return []
+        return self._bound.get(id(node), []) if built[1] is None else [(("call", id(node)), str(built[1]))]
 
     def _construction(self, node: cst.Call, qualified: str) -> None:
         bound = self._bound.get(id(node), [])
@@ -413,14 +438,28 @@ class LoaderFlow(Analysis):
     def sets_epoch(self, loop: Loop, sampler: Construction) -> bool:
         """Whether `set_epoch` reaches `sampler` inside `loop`. A receiver this module cannot
         tell apart from it counts: better silent than a false report."""
+        calls = [c for c in loop.function.calls if loop in c.loops]
+        epochs = [s for s in loop.function.set_epochs if loop in s.loops]
+        return self._sets_epoch(epochs, calls, *self._names_apart(sampler), 1)
+
+    def sets_epoch_anywhere(self, sampler: Construction) -> bool:
+        """Whether some `set_epoch` of this module may reach `sampler` (as `sets_epoch`)."""
+        epochs = [s for function in (self.module, *self._records.values()) for s in function.set_epochs]
+        return self._sets_epoch(epochs, [], *self._names_apart(sampler), 1)
+
+    def _names_apart(self, sampler: Construction) -> tuple[set[Ref], set[Ref]]:
+        """The names of `sampler`, and those of the other samplers that are not its names."""
         own = self.sampler_names(sampler)
         others: set[Ref] = set()
         for other in self.of_kind("sampler"):
             if other is not sampler:
                 others |= self.sampler_names(other) - own
-        calls = [c for c in loop.function.calls if loop in c.loops]
-        epochs = [s for s in loop.function.set_epochs if loop in s.loops]
-        return self._sets_epoch(epochs, calls, own, others, 1)
+        return own, others
+
+    def endless_calls(self, loader: Construction) -> list[Endless]:
+        """Calls of another module's endless generator that are given `loader`."""
+        names = self.refs(loader)
+        return [call for call in self.endless if call.argument in names]
 
     def _sets_epoch(self, epochs, calls, own: set[Ref], others: set[Ref], depth: int) -> bool:
         if any(s.receiver in own or s.receiver not in others for s in epochs):
@@ -438,11 +477,12 @@ class LoaderFlow(Analysis):
 
     def visible_path(self, refs: set[Ref], function: Function) -> str | None:
         """A dotted path among `refs` that means the same value inside `function` and is
-        assigned only once (`sampler = ... if distributed else None` may hold something else)."""
+        assigned only once (`sampler = ... if distributed else None` may hold something else),
+        and not named `_` (`loader, _ = build(dataset)` discards it)."""
         for key, path in sorted(refs, key=lambda ref: ref[1]):
-            if _is_call_ref((key, path)) or self.assignments[(key, path)] > 1:
-                continue
             head = path.partition(".")[0]
+            if _is_call_ref((key, path)) or self.assignments[(key, path)] > 1 or head == "_":
+                continue
             if isinstance(key, tuple):
                 if function.self_class is not None and key == ("class", id(function.self_class)):
                     return path

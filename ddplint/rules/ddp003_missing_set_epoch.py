@@ -4,7 +4,7 @@ from ddplint.diagnostics import Applicability
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Calls
 from ddplint.torch_api import DISTRIBUTED_SAMPLER
-from ddplint.analyses.samplers import Construction, LoaderFlow, Loop, Ref
+from ddplint.analyses.samplers import Construction, Endless, Function, LoaderFlow, Loop, Ref
 
 
 class MissingSetEpoch(Rule):
@@ -18,6 +18,14 @@ class MissingSetEpoch(Rule):
     shuffling DistributedSampler — directly, through a `BatchSampler`, or in a same-module
     function the loop calls — and no `set_epoch` reaches that sampler inside the loop (on the
     sampler, `loader.sampler`, `loader.batch_sampler.sampler`, or in a function the loop calls).
+    An endless generator that re-iterates the loader (`while True: for x in loader: yield x`)
+    is an epoch loop too: each pass starts a new epoch.
+
+    With the project index, the sampler or the loader may come from a helper of another
+    module that returns it, alone or in a tuple (`loader, sampler = build(dataset)`); and the
+    endless generator may be defined in another module (`dl = cycle(loader)`, with `cycle`
+    in `utils.py`): then the call is reported, without a fix, when no `set_epoch` of this
+    module may reach the sampler.
 
     The fix (safe) inserts `<sampler>.set_epoch(<loop variable>)` as the first statement of
     the epoch loop. It is offered only for `for <name> in range(...)`; other loops are reported
@@ -208,6 +216,22 @@ class MissingSetEpoch(Rule):
             """,
         ),
         Flagged(
+            # The `while True` of a generator that re-iterates the loader: each pass repeats.
+            """
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def cycle(dl):
+                while True:
+                    for data in dl:
+                        yield data
+
+            def main(dataset, steps):
+                dl = cycle(DataLoader(dataset, sampler=DistributedSampler(dataset)))
+                for step in range(steps):
+                    train(next(dl))
+            """
+        ),
+        Flagged(
             # Only a DistributedSampler when distributed: set_epoch on None would fail, so no fix.
             """
             from torch.utils.data import DataLoader, DistributedSampler
@@ -334,25 +358,43 @@ class MissingSetEpoch(Rule):
                         continue
                     reported.add(key)
                     self._report(loop, sampler, loader_names, path)
+                for call in flow.endless_calls(loader):
+                    key = (id(call.node), id(sampler))
+                    if key in reported or flow.sets_epoch_anywhere(sampler):
+                        continue
+                    reported.add(key)
+                    self._report_endless(call, sampler, loader, path)
 
-    def _report(self, loop: Loop, sampler: Construction, loader_names: set[Ref], path: str) -> None:
+    def _report_endless(self, call: Endless, sampler: Construction, loader: Construction, path: str) -> None:
+        """At the call of another module's endless generator: no fix, the loop is there."""
+        expression, _ = self._expression(call.function, sampler, self.flow.refs(loader), path)
+        self.report(
+            call.node,
+            f"{_shown(expression)} never gets set_epoch(): its DataLoader is re-iterated forever by "
+            f"{call.name}() in {call.where}, and every pass repeats the same shuffled order; "
+            f"call set_epoch(epoch) before each pass{_built_in(sampler)}",
+        )
+
+    def _expression(self, function: Function, sampler: Construction, loader_names: set[Ref], path: str):
+        """How `function` can name `sampler` (or None), and whether that name is ambiguous."""
         names = self.flow.refs(sampler)
-        expression = self.flow.visible_path(names, loop.function)
+        expression = self.flow.visible_path(names, function)
         # A name also assigned something else (`... if distributed else None`) may not hold a
         # DistributedSampler when the loop runs, and then neither does the loader's sampler.
         ambiguous = any(self.flow.assignments[name] > 1 for name in names)
         if expression is None and not ambiguous:
-            loader = self.flow.visible_path(loader_names, loop.function)
+            loader = self.flow.visible_path(loader_names, function)
             expression = None if loader is None else loader + (".sampler" if path == ".batch_sampler" else path)
-        shown = f"DistributedSampler `{expression}`" if expression else "This DistributedSampler"
+        return expression, ambiguous
+
+    def _report(self, loop: Loop, sampler: Construction, loader_names: set[Ref], path: str) -> None:
+        expression, ambiguous = self._expression(loop.function, sampler, loader_names, path)
         node = loop.node
         target = node.target if isinstance(node, cst.For) else None
         message = (
-            f"{shown} never gets set_epoch() in this epoch loop: every epoch repeats the same "
-            f"shuffled order; call set_epoch(epoch) first in the loop body"
+            f"{_shown(expression)} never gets set_epoch() in this epoch loop: every epoch repeats the same "
+            f"shuffled order; call set_epoch(epoch) first in the loop body{_built_in(sampler)}"
         )
-        if sampler.elsewhere:
-            message += f" (sampler built in {sampler.elsewhere})"
         if (
             expression is None
             or ambiguous
@@ -366,6 +408,14 @@ class MissingSetEpoch(Rule):
         line = cst.parse_statement(f"{expression}.set_epoch({target.value})\n")
         body = node.body.with_changes(body=[line, *node.body.body])
         self.report(node, message, replace={node: node.with_changes(body=body)})
+
+
+def _shown(expression: str | None) -> str:
+    return f"DistributedSampler `{expression}`" if expression else "This DistributedSampler"
+
+
+def _built_in(sampler: Construction) -> str:
+    return f" (sampler built in {sampler.elsewhere})" if sampler.elsewhere else ""
 
 
 def _is_range(expr: cst.BaseExpression) -> bool:
