@@ -48,7 +48,7 @@ class Facts:
         self._defs: list[str] = []
         self._lambda_names: set[str] = set()  # names assigned a lambda, anywhere
         self._local_callables: frozenset[str] | None = None
-        for node in ast.walk(tree):
+        for node in _nodes(tree):
             kind = type(node)
             if kind is ast.Call:
                 tail = _tail(node.func)  # type: ignore[attr-defined]
@@ -122,6 +122,46 @@ class Facts:
             for call in self.calls_by_tail.get(tail, ())
             if self.qualified(call.func) & wanted
         ]
+
+
+# Fields that never hold a child node, or hold only `Load`/`Store` contexts and operators:
+# skipping them leaves a third fewer nodes to visit than `ast.walk`, which made screening the
+# files the needles admit about a third cheaper.
+_LEAF_FIELDS = frozenset({
+    "ctx", "op", "id", "attr", "name", "arg", "asname", "module", "level", "type_comment", "kind", "conversion",
+    "is_async", "simple", "kwd_attrs", "rest", "tag", "lineno", "ops",
+})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(cls: type) -> tuple[str, ...]:
+    found = _CHILD_FIELDS.get(cls)
+    if found is None:
+        found = tuple(
+            name
+            for name in cls._fields  # type: ignore[attr-defined]
+            if name not in _LEAF_FIELDS
+            and not (name == "value" and cls in (ast.Constant, ast.MatchSingleton))
+            and not (name == "names" and cls in (ast.Global, ast.Nonlocal))
+        )
+        _CHILD_FIELDS[cls] = found
+    return found
+
+
+def _nodes(tree: ast.AST):
+    """Every node of `tree` that a screen can ask about, in no particular order."""
+    stack: list = [tree]
+    while stack:
+        node = stack.pop()
+        if node is None:  # `None` in a list: a missing default, a `**` dict entry
+            continue
+        yield node
+        for name in _child_fields(type(node)):
+            value = getattr(node, name)
+            if type(value) is list:
+                stack.extend(value)
+            elif value is not None:
+                stack.append(value)
 
 
 def _may_be_local_callable(value: ast.expr, facts: Facts) -> bool:
