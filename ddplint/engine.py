@@ -182,13 +182,14 @@ def traverse(module: cst.Module, model: SemanticModel, rules: Sequence[Rule]) ->
         raise RuleCrash(code, failure.error) from failure.error
 
 
-def rules_for_text(source: str, rules: Sequence[type[Rule]], hints=None) -> list[type[Rule]]:
+def rules_for_text(source: str, rules: Sequence[type[Rule]], hints=None, known=None) -> list[type[Rule]]:
     """The rules whose needles occur in `source`: the first, text-only prefilter. The
-    project's `hints` (ddplint.project.Hints) say what the module's text does not show."""
+    project's `hints` (ddplint.project.Hints) say what the module's text does not show;
+    `known` are needles the project index already searched this text for."""
     if hints is None:
-        scan = TextScan(source)
+        scan = TextScan(source, known)
         return [rule for rule in rules if scan.matches(rule.needles)]
-    scan = hints.scan(source)
+    scan = hints.scan(source, known)
     return [rule for rule in rules if hints.passes_needles(rule.code, rule.needles, scan)]
 
 

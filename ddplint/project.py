@@ -32,6 +32,7 @@ project index is off), which answers about names as the semantic model qualifies
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -42,6 +43,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
+from ddplint.prefilter.needles import TextScan
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 # Folders never indexed (the CLI's default exclusions, and hidden folders).
@@ -53,7 +55,7 @@ MAX_INDEX_BYTES = 2_000_000  # as the engine's parse limit: larger files export 
 
 _DEFINITION = re.compile(r"(?:(?:async[ \t]+)?def[ \t]+(\w+)|class[ \t]+(\w+))")
 # A top-level import statement, with its parenthesised or backslash-continued lines.
-_IMPORT = re.compile(r"(?:from|import)[ \t](?:[^\n(\\]|\\\n|\([^)]*\))*")
+_IMPORT = re.compile(r"(?:from|import)[ \t][^\n(\\]*(?:(?:\\\n|\([^)]*\))[^\n(\\]*)*")
 _STATEMENT_START = re.compile(r"\n(?=[A-Za-z_@])")
 # Text that can make a top-level def or class worth parsing.
 
@@ -118,11 +120,12 @@ def module_name(relative: str, packages: set[str] | None = None) -> str:
 # -- facts of one module --------------------------------------------------------------------
 
 
-def module_facts(text: str) -> dict:
-    """The facts one module exports (JSON-able), from its text."""
-    dist = ("istributed" in text or "LOCAL_RANK" in text or "init_process_group" in text) and any(
-        marker in text for marker in DISTRIBUTED_MARKERS
-    )
+def module_facts(text: str, scan: TextScan | None = None) -> dict:
+    """The facts one module exports (JSON-able), from its text. Its substring tests are the
+    rules' needles, searched through `scan`, so that linting the module later need not search
+    for them again (ddplint.project.Project.known_needles)."""
+    scan = scan or TextScan(text)
+    dist = scan.has(DISTRIBUTED_MARKERS)
     facts: dict = {"dist": dist, "imports": {}, "stars": []}
     functions: dict[str, dict] = {}
     classes: dict[str, dict] = {}
@@ -134,9 +137,9 @@ def module_facts(text: str) -> dict:
     # Functions are read only in modules that say "cuda" (a helper that only calls another
     # module's helper, or moves to a device by index alone, is followed from one that does),
     # build a DistributedSampler, or may hold an endless generator.
-    cuda_text = "cuda" in text
-    class_text = "DataLoader" in text or "Sampler" in text
-    sampler_text = "DistributedSampler(" in text
+    cuda_text = scan.has("cuda")
+    class_text = scan.has("DataLoader") or "Sampler" in text
+    sampler_text = scan.has("DistributedSampler") and "DistributedSampler(" in text
     # A generator that re-iterates its argument in an endless loop (`cycle(dl)`).
     endless_text = "yield" in text and any(loop in text for loop in _ENDLESS_LOOPS)
     pending: list[tuple[str, int, str]] = []  # functions that may call a CUDA helper
@@ -184,9 +187,9 @@ def module_facts(text: str) -> dict:
                 found.add(function)
         pending = [item for item in pending if item[0] not in found]
         candidates = found  # a function calling one that now has calls
-    if "load_state_dict" in text:
+    if scan.has("load_state_dict"):
         facts["loads"] = True
-    if "DistributedDataParallel" in text and "state_dict" in text:
+    if scan.has("DistributedDataParallel") and "state_dict" in text:
         # Checkpoints saved from a DDP wrapper to a literal path (keys start with "module.").
         wrappers = set(_WRAPPER.findall(text))
         saves = [
@@ -196,7 +199,7 @@ def module_facts(text: str) -> dict:
         ]
         if saves:
             facts["wrapper_saves"] = saves
-    if "DistributedDataParallel" in text:
+    if scan.has("DistributedDataParallel"):
         # Where models are wrapped in DDP: the imported class (or builder) that makes the
         # wrapped model, `DDP(Net(...))` or `model = Net(...)` ... `DDP(model, ...)`.
         wraps: dict[str, int] = {}
@@ -459,12 +462,13 @@ class Hints:
             lines.append(f"from {module} import {attribute} as {name}" if module else f"import {origin} as {name}")
         return "\n" + "\n".join(lines) if lines else ""
 
-    def scan(self, source: str):
+    def scan(self, source: str, known=None):
         """The needle scan (ddplint.prefilter.needles.TextScan) of a module's text, with the
-        import statements its star imports stand for."""
-        from ddplint.prefilter.needles import TextScan
-
-        return TextScan(source + self.text if self.imports else source)
+        import statements its star imports stand for (`known`: needles already searched for
+        in `source` alone)."""
+        if self.imports:
+            return TextScan(source + self.text)
+        return TextScan(source, known)
 
     def passes_needles(self, code: str, needles, scan) -> bool:
         """Whether rule `code` with these needles passes on a module's `scan` (see `scan`)."""
@@ -487,8 +491,10 @@ class Project:
     modules: dict[str, dict]  # module name -> facts
     relpaths: dict[str, str]  # module name -> path relative to the root
     distributed: bool = False
-    digest: str = ""
     names: dict[str, str] = field(default_factory=dict)  # relative path -> module name
+    # Relative path -> (size, mtime, the rules' needles the index searched for in that
+    # file's text and whether each occurs): linting the file starts from them (`known_needles`).
+    searched: dict[str, dict] = field(default_factory=dict, repr=False)
     _views: dict[str, ProjectView] = field(default_factory=dict, repr=False)
     _memo: dict = field(default_factory=dict, repr=False)
 
@@ -508,9 +514,16 @@ class Project:
                 if where is not None and where != name:
                     self.wrapped.setdefault(where, self.location(name, line))
 
+    @functools.cached_property
+    def digest(self) -> str:
+        """A hash of every module's facts: cached results are reused only with the same."""
+        from ddplint.cache import content_hash
+
+        return content_hash(json.dumps(self.modules, sort_keys=True).encode())
+
     def view(self, path: str) -> ProjectView | None:
         """The project as the module at `path` sees it; None for a file outside the root."""
-        relative = os.path.relpath(os.path.abspath(path), self.root)
+        relative = _relative(path, self.root)
         name = self.names.get(relative)
         if name is None:
             return None
@@ -518,6 +531,12 @@ class Project:
         if view is None:
             view = self.module_view(name)
         return view
+
+    def known_needles(self, path: str, info: os.stat_result) -> dict | None:
+        """The needles the index already searched the file at `path` for, if it has not
+        changed since (`info`: its stat now). Given out once: a file is triaged once a run."""
+        size, mtime, found = self.searched.pop(_relative(path, self.root), (None, None, None))
+        return found if (size, mtime) == (info.st_size, info.st_mtime_ns) else None
 
     def module_view(self, name: str) -> ProjectView:
         """The project as the module `name` sees it."""
@@ -859,13 +878,14 @@ def build(root: str, cache_folder: str | None = None, files: list[str] | None = 
     fresh: dict[str, dict] = {}
     paths = files if files is not None else python_files(root)
     packages = {
-        os.path.dirname(os.path.relpath(path, root)).replace(os.sep, "/")
+        os.path.dirname(_relative(path, root)).replace(os.sep, "/")
         for path in paths
         if os.path.basename(path) == "__init__.py"
     }
     ambiguous: set[str] = set()
+    searched: dict[str, dict] = {}  # relative path -> the needles module_facts searched for
     for path in paths:
-        relative = os.path.relpath(path, root)
+        relative = _relative(path, root)
         try:
             info = os.stat(path)
         except OSError:
@@ -890,7 +910,9 @@ def build(root: str, cache_folder: str | None = None, files: list[str] | None = 
                 if module_name(relative, packages).partition(".")[0] in _EXTERNAL:
                     facts = _external_facts(text)  # never resolved: only whether it is distributed
                 else:
-                    facts = module_facts(text)
+                    scan = TextScan(text)
+                    facts = module_facts(text, scan)
+                    searched[relative] = (info.st_size, info.st_mtime_ns, scan.found)
             entry = {"size": info.st_size, "mtime": info.st_mtime_ns, "hash": digest, "facts": facts}
         fresh[relative] = entry
         name = module_name(relative, packages)
@@ -902,10 +924,17 @@ def build(root: str, cache_folder: str | None = None, files: list[str] | None = 
     for name in ambiguous:
         del modules[name], relpaths[name]
     names = {relative: name for relative, name in names.items() if name not in ambiguous}
-    digest = content_hash(json.dumps(modules, sort_keys=True).encode())
     if cache_path is not None and fresh != entries:
         _save(cache_folder, cache_path, fresh)  # type: ignore[arg-type]
-    return Project(root, modules, relpaths, digest=digest, names=names)
+    return Project(root, modules, relpaths, names=names, searched=searched)
+
+
+def _relative(path: str, root: str) -> str:
+    """`path` relative to the absolute `root` (os.path.relpath, without its cost for the
+    paths found under the root)."""
+    if path.startswith(root) and path[len(root) : len(root) + 1] == os.sep:
+        return path[len(root) + 1 :]
+    return os.path.relpath(os.path.abspath(path), root)
 
 
 def _external_facts(text: str) -> dict:

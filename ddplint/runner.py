@@ -166,7 +166,8 @@ def _triage(path: str, rules: list[type[Rule]], cache: Cache | None):
         if hit is not None:
             return hit, False, info, data
     view = _view(path)
-    if rules_for_text(decoded.text, rules, view.hints() if view is not None else None):
+    hints, known = (view.hints(), _PROJECT.known_needles(path, info)) if view is not None else (None, None)
+    if rules_for_text(decoded.text, rules, hints, known):
         return FileResult(path), True, info, data
     result = FileResult(path)
     if cache is not None:

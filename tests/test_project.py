@@ -3,6 +3,7 @@ tests/data/projects/, the same from the CLI and from flake8, and none without th
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -93,6 +94,23 @@ def test_the_index_is_cached_by_content_and_rebuilt_for_a_changed_file(tmp_path)
     assert changed.digest != first.digest
     view = changed.view(str(root / "trainer" / "losses.py"))
     assert view.cuda_function("trainer.utils.to_gpu") is None
+
+
+def test_the_needles_the_index_searched_are_reused_once_and_only_for_an_unchanged_file(tmp_path):
+    from ddplint.engine import rules_for_text
+    from ddplint.rules import all_rules
+
+    root = _copy("sampler_helper", tmp_path)
+    data = root / "recipe" / "data.py"
+    index = project.build(str(root), None)
+    known = index.known_needles(str(data), os.stat(data))
+    assert known and known[DISTRIBUTED_MARKERS] is True and known["cuda"] is False
+    text = data.read_text()
+    assert rules_for_text(text, all_rules(), known=known) == rules_for_text(text, all_rules())
+    assert index.known_needles(str(data), os.stat(data)) is None  # given out once
+    index = project.build(str(root), None)
+    data.write_text(text + "\n# edited\n")
+    assert index.known_needles(str(data), os.stat(data)) is None  # the file changed since
 
 
 def test_root_discovery_stops_at_the_project_markers(tmp_path):

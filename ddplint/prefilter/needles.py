@@ -37,9 +37,15 @@ class TextScan:
 
     __slots__ = ("source", "_found")
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, known: dict[Needle, bool] | None = None) -> None:
+        """`known`: needles already searched for in this same text (by the project index)."""
         self.source = source
-        self._found: dict[Needle, bool] = {}
+        self._found: dict[Needle, bool] = dict(known) if known else {}
+
+    @property
+    def found(self) -> dict[Needle, bool]:
+        """The needles searched for so far, and whether each occurs."""
+        return self._found
 
     def has(self, needle: Needle) -> bool:
         found = self._found.get(needle)
