@@ -28,7 +28,7 @@ from ddplint.semantic import SemanticModel
 from ddplint.rule import Report, Rule
 from ddplint.prefilter.screens import Facts, facts_of
 from ddplint.prefilter.needles import TextScan
-from ddplint.walk import VisitorFailed, positions, walk
+from ddplint.walk import Layout, VisitorFailed, children, positions, render, walk
 
 
 class SourceError(Exception):
@@ -256,9 +256,8 @@ def analyse(
     if not reports:
         return Analysis(module, [], [])
 
-    wanted = [report.node for report in reports]
-    wanted += [node for report in reports for node in (report.replacements or ())]
-    spans = positions(module, wanted)
+    replaced = [node for report in reports for node in (report.replacements or ())]
+    spans, layouts = positions(module, [report.node for report in reports] + replaced, replaced)
     suppressed = noqa.Suppressions(source) if honour_noqa and "noqa" in source else None
     diagnostics: list[Diagnostic] = []
     kept: list[Report] = []
@@ -269,8 +268,9 @@ def analyse(
             continue
         fix = None
         if report.replacements and report.applicability is not None:
+            emptied = _emptied(module, report)
             edits = tuple(
-                _edit(module, spans[id(original)], replacement)
+                _edit(module, original, spans[id(original)], layouts[id(original)], replacement, emptied)
                 for original, replacement in report.replacements.items()
             )
             fix = Fix(report.applicability, edits, report.imports)
@@ -292,15 +292,44 @@ def analyse(
     return Analysis(module, [diagnostics[i] for i in order], [kept[i] for i in order])
 
 
-def _edit(module: cst.Module, span, replacement) -> Edit:
-    if isinstance(replacement, cst.RemovalSentinel):
-        content = ""
-    elif isinstance(replacement, cst.FlattenSentinel):
-        content = "".join(module.code_for_node(node) for node in replacement.nodes)
+def _edit(module: cst.Module, original: cst.CSTNode, span, layout: Layout, replacement, emptied: set[int]) -> Edit:
+    """The text edit that puts `replacement` where `original` (at `span`) is, written as a
+    rewrite of the tree writes it: a statement is replaced whole (its leading comment lines
+    and its newline too), a nested block keeps its indentation on every line, and a block
+    left empty gets the `pass` libcst would write (`emptied`: see _emptied)."""
+    whole = isinstance(original, cst.BaseStatement)
+    (line, col), (end_line, end_col) = layout.whole if whole else span
+    if _removes(replacement):
+        content = layout.indent + "pass" + module.default_newline if id(original) in emptied else ""
     else:
-        content = module.code_for_node(replacement)
-    (line, col), (end_line, end_col) = span
+        nodes = replacement.nodes if isinstance(replacement, cst.FlattenSentinel) else [replacement]
+        content = render(nodes, module, layout.indent, whole=whole)
     return Edit(line, col + 1, end_line, end_col + 1, content)
+
+
+def _emptied(module: cst.Module, report: Report) -> set[int]:
+    """The statements (by id) whose removal leaves their indented block empty, one per such
+    block: their edit writes the `pass` libcst would. Searched only when the report removes
+    a statement (rare: one walk of the tree)."""
+    removed = {
+        id(original)
+        for original, replacement in (report.replacements or {}).items()
+        if isinstance(original, cst.BaseStatement) and _removes(replacement)
+    }
+    emptied: set[int] = set()
+    pending: list[cst.CSTNode] = [module] if removed else []
+    while pending:
+        node = pending.pop()
+        if isinstance(node, cst.IndentedBlock) and all(id(statement) in removed for statement in node.body):
+            emptied.add(id(node.body[0]))
+        pending.extend(children(node))
+    return emptied
+
+
+def _removes(replacement) -> bool:
+    return isinstance(replacement, cst.RemovalSentinel) or (
+        isinstance(replacement, cst.FlattenSentinel) and not replacement.nodes
+    )
 
 
 # -- files over the parse limit ----------------------------------------------------------------
@@ -484,6 +513,9 @@ def _mover(table: list[tuple[int, int]]):
 
 def move_diagnostics(diagnostics: list[Diagnostic], table: list[tuple[int, int]]) -> list[Diagnostic]:
     move = _mover(table)
+    # A statement replaced whole starts at its leading comment lines, which for the first
+    # statement of a part include the part's marker line: the file has no such line.
+    markers = {reduced - 1 for reduced, _ in table}
     moved = []
     for diagnostic in diagnostics:
         fix = diagnostic.fix
@@ -493,7 +525,8 @@ def move_diagnostics(diagnostics: list[Diagnostic], table: list[tuple[int, int]]
                 edits=tuple(
                     replace(
                         edit,
-                        line=move(edit.line),
+                        line=move(edit.line + 1 if edit.line in markers else edit.line),
+                        col=1 if edit.line in markers else edit.col,
                         end_line=move(edit.end_line),
                         content=_MARKER_LINES.sub("", edit.content),
                     )

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager
 
 import libcst as cst
@@ -136,6 +136,16 @@ Span = tuple[tuple[int, int], tuple[int, int]]  # ((line, column), (end_line, en
 
 
 @dataclasses.dataclass
+class Layout:
+    """Where a node sits, for text edits that replace it as a rewrite of the tree would: the
+    indentation of its block, and its whole extent (a statement's leading comment lines and
+    its trailing newline included)."""
+
+    indent: str
+    whole: Span
+
+
+@dataclasses.dataclass
 class _PositionState(CodegenState):
     """Codegen that only tracks where it is: the same positions as libcst's PositionProvider
     (syntactic where libcst records one, whitespace-inclusive otherwise), as plain tuples."""
@@ -144,6 +154,9 @@ class _PositionState(CodegenState):
     column: int = 0
     spans: dict[int, Span] = dataclasses.field(default_factory=dict)
     _starts: list[tuple[int, int]] = dataclasses.field(default_factory=list)
+    # Nodes (by id) whose Layout is wanted, and the layouts found.
+    watch: frozenset[int] = frozenset()
+    layouts: dict[int, Layout] = dataclasses.field(default_factory=dict)
 
     def add_indent_tokens(self) -> None:
         for token in self.indent_tokens:
@@ -159,10 +172,15 @@ class _PositionState(CodegenState):
 
     def before_codegen(self, node: cst.CSTNode) -> None:
         self._starts.append((self.line, self.column))
+        if id(node) in self.watch:
+            self.layouts[id(node)] = Layout("".join(self.indent_tokens), ((self.line, self.column), (0, 0)))
 
     def after_codegen(self, node: cst.CSTNode) -> None:
         start = self._starts.pop()
         self.spans.setdefault(id(node), (start, (self.line, self.column)))
+        if id(node) in self.watch:
+            layout = self.layouts[id(node)]
+            layout.whole = (start, (self.line, self.column))
 
     @contextmanager
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):
@@ -178,8 +196,42 @@ class _PositionState(CodegenState):
             self.spans[id(node)] = (start, end)
 
 
-def positions(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[int, Span]:
-    """Spans of `nodes` (by id) in `module`, computed in one codegen pass."""
-    state = _PositionState(default_indent=module.default_indent, default_newline=module.default_newline)
+@dataclasses.dataclass
+class _RenderState(_PositionState):
+    """Codegen that keeps its text as well as where each node is in it."""
+
+    def add_token(self, value: str) -> None:
+        self.tokens.append(value)
+        super().add_token(value)
+
+
+def render(nodes: Sequence[cst.CSTNode], module: cst.Module, indent: str = "", *, whole: bool = False) -> str:
+    """The source of `nodes`, one after another, as they would read in `module` inside a
+    block indented by `indent`. With `whole`, all of it (statements with their leading lines
+    and newlines); else from the first node's syntactic start to the last one's syntactic
+    end, the extent `positions` gives a node."""
+    state = _RenderState(default_indent=module.default_indent, default_newline=module.default_newline)
+    state.indent_tokens = [indent] if indent else []
+    for node in nodes:
+        node._codegen(state)
+    text = "".join(state.tokens)
+    if whole:
+        return text
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    (line, column), _ = state.spans[id(nodes[0])]
+    _, (end_line, end_column) = state.spans[id(nodes[-1])]
+    return text[starts[line - 1] + column : starts[end_line - 1] + end_column]
+
+
+def positions(
+    module: cst.Module, nodes: Iterable[cst.CSTNode], laid_out: Iterable[cst.CSTNode] = ()
+) -> tuple[dict[int, Span], dict[int, Layout]]:
+    """Spans of `nodes` (by id) in `module`, and the Layout of the `laid_out` nodes,
+    computed in one codegen pass."""
+    state = _PositionState(
+        default_indent=module.default_indent, default_newline=module.default_newline, watch=frozenset(map(id, laid_out))
+    )
     module._codegen(state)
-    return {id(node): state.spans[id(node)] for node in nodes}
+    return {id(node): state.spans[id(node)] for node in nodes}, state.layouts

@@ -7,6 +7,7 @@ import pytest
 
 from ddplint.engine import analyse
 from ddplint.fixer import fix_text
+from ddplint.quickfix import apply_fix
 from ddplint.rules import all_rules
 from ddplint.prefilter.screens import facts_of
 
@@ -43,6 +44,21 @@ def test_flagged_examples_fix_to_golden_output(rule, example):
     assert again.source == outcome.source
     if example.fixed is not None:
         assert outcome.fixed_count >= 1
+
+
+@pytest.mark.parametrize("rule, example", [p for p in FLAGGED if p.values[1].fixed is not None])
+def test_each_findings_own_edits_make_the_same_change_as_fix(rule, example):
+    """What editors, JSON and SARIF get (each finding's edits, applied one finding at a time)
+    must write what `--fix` writes, the indentation of nested blocks and comment lines
+    included; only the imports a fix orphans are left for `--fix` to remove."""
+    expected = fix_text(example.code, "example.py", [rule], unsafe_fixes=True, used_elsewhere=lambda name: True)
+    source = example.code
+    for _ in range(len(rule.flagged_examples) + example.count + 5):  # one fix a round, bounded
+        fixable = [d for d in analyse(source, "example.py", [rule]).diagnostics if d.fix is not None]
+        if not fixable:
+            break
+        source = apply_fix(source, fixable[-1])  # last first: definitions a fix adds keep --fix's order
+    assert source == expected.source
 
 
 @pytest.mark.parametrize("rule, example", FLAGGED)

@@ -40,7 +40,7 @@ def _check(module: cst.Module) -> None:
 
     nodes = [node for node in reference.entered if not isinstance(node, cst.Module)]
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    ours = positions(module, nodes)
+    ours, _ = positions(module, nodes)
     for node in nodes:
         where = expected[node]
         assert ours[id(node)] == ((where.start.line, where.start.column), (where.end.line, where.end.column))

@@ -307,7 +307,7 @@ class LocalRankArgument(Rule):
         if "\n" in module.code_for_node(node):
             return fixed
         lines = module.code.splitlines()
-        (line, col), (_, end_col) = positions(module, [node])[id(node)]
+        (line, col), (_, end_col) = positions(module, [node])[0][id(node)]
         original = lines[line - 1]
         if len(original) - (end_col - col) + len(module.code_for_node(fixed)) <= (limit := _line_length(lines) or 10**6):
             return fixed
