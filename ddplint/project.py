@@ -348,6 +348,8 @@ def _returned_data(chunk: str) -> dict[str, tuple[int, int | None]]:
     if "DistributedSampler" not in chunk or _SHUFFLE_FALSE.search(chunk):
         return {}
     chunk = _blank_comments(chunk)
+    if "DistributedSampler" not in chunk:  # it was only named in a comment
+        return {}
     assigned = {
         kind: {m.group(1): m.start(2) for m in re.finditer(rf"^[ \t]+(\w+)\s*=\s*(?:\w+\.)*({name})\s*\(", chunk, re.M)}
         for kind, name in _BUILT.items()
@@ -911,7 +913,10 @@ def build(root: str, cache_folder: str | None = None, files: list[str] | None = 
                     facts = _external_facts(text)  # never resolved: only whether it is distributed
                 else:
                     scan = TextScan(text)
-                    facts = module_facts(text, scan)
+                    try:
+                        facts = module_facts(text, scan)
+                    except Exception:  # text no pattern here foresaw: the module exports nothing
+                        facts = _external_facts(text)
                     searched[relative] = (info.st_size, info.st_mtime_ns, scan.found)
             entry = {"size": info.st_size, "mtime": info.st_mtime_ns, "hash": digest, "facts": facts}
         fresh[relative] = entry

@@ -9,12 +9,35 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ddplint import project
 from ddplint.prefilter import needles
 from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
 
 PROJECTS = Path(__file__).parent / "data" / "projects"
+# Modules made of the lines the index's text patterns look for, for the no-crash property.
+_BODY_LINES = [
+    "    # DistributedSampler(ds)\n", "    sampler = DistributedSampler(ds)\n", "    loader = DataLoader(ds)\n",
+    "    return DataLoader(ds, sampler=sampler), sampler\n", "    return (\n", "        loader,\n", "    )\n",
+    "    return sampler\n", "    return loader,  # (\n", "    while True:\n", "        for x in dl:\n",
+    "            yield x\n", "    for _ in itertools.count():\n", "    x.cuda()\n", "    helper(x)\n",
+    "    return DistributedSampler(ds, shuffle=False)\n", '    """\n', '    "(\n', "    \\\n",
+]
+_TOP_LINES = [
+    "class L(DataLoader):\n    pass\n", "from . import *\n", "import torch.distributed as dist\n",
+    "from .utils import (a,\n    b as c)\n", "from .utils import helper\n", "model = DDP(Net())\n",
+    "torch.save(model.state_dict(), 'ckpt.pt')\n", "from torch.utils.data import DataLoader, DistributedSampler\n",
+]
+_MODULES = st.lists(
+    st.one_of(
+        st.lists(st.sampled_from(_BODY_LINES), min_size=1, max_size=6).map(lambda body: "def f(ds, dl):\n" + "".join(body)),
+        st.sampled_from(_TOP_LINES),
+    ),
+    min_size=1,
+    max_size=6,
+).map("".join)
 CASES = sorted(path.name for path in PROJECTS.iterdir() if (path / "expected.txt").exists())
 _LINE = re.compile(r"^(?P<path>\S+?):(?P<line>\d+):(?P<col>\d+): (?P<code>DDP\d{3}) ?(?P<message>.*?)(?: \[(?:unsafe )?fix\])?$")
 
@@ -163,6 +186,22 @@ def test_module_facts_read_imports_helpers_and_classes():
     assert facts["stars"] == ["base"]
     assert facts["dist"] and facts["functions"]["f"]["cuda"] and "g" not in facts["functions"]
     assert facts["classes"]["L"]["bases"] == ["torch.utils.data.DataLoader", "Mixin"]
+
+
+def test_module_facts_take_a_sampler_named_only_in_a_comment_for_none():
+    # Found in opacus 1.6.0 examples/: the function returns a DataLoader, and the only
+    # "DistributedSampler" of its text is in a comment.
+    facts = project.module_facts(
+        "from torch.utils.data import DataLoader\n"
+        "def build(ds):\n    # a DistributedSampler(ds) would go here\n    return DataLoader(ds, shuffle=True)\n"
+    )
+    assert facts["functions"] == {}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(_MODULES, st.text(max_size=30))
+def test_module_facts_never_raise_on_any_text(module, noise):
+    project.module_facts(module + noise)
 
 
 def test_module_facts_read_returned_tuples_and_endless_generators():
