@@ -269,7 +269,15 @@ def _check_paths(args, paths, exclusion, settings, rules, mode) -> int:
 
         # Like the results cache, the index's cache is not written by --fix.
         folder = None if args.no_cache or args.fix else os.environ.get("DDPLINT_CACHE_DIR", CACHE_DIR)
-        project = project_of(paths, folder)
+        try:
+            project = project_of(paths, folder)
+        except Exception as error:  # a bug in the index: each file is still checked alone
+            report.degraded = True
+            print(
+                f"ddplint: internal error in the project index ({type(error).__name__}: {error}); "
+                "each file is checked alone",
+                file=sys.stderr,
+            )
     rules_for = lambda path: settings.rules_for(path, rules)  # noqa: E731
     in_notebook = [target.error is None and is_notebook(target.path) for target in targets]
     python = run(
@@ -306,6 +314,7 @@ class _Report:
         self.fixed: list = []  # results in which fixes were applied
         self.fixed_total = 0
         self.changed = False
+        self.degraded = False  # an internal error outside any file (the project index)
 
     def add(self, result) -> None:
         from ddplint.output import full, github, text
@@ -390,7 +399,7 @@ class _Report:
             stream = sys.stderr if (args.diff or self.fixed_to_stdout) else out
             summary = text.summary(self.diagnostics, fixed=self.fixed_total, diff=args.diff, errors=len(self.errors))
             print(summary, file=stream)
-        if self.errors:
+        if self.errors or self.degraded:
             return EXIT_ERROR
         if args.diff:  # as ruff: 1 only if something would change
             return EXIT_FINDINGS if self.changed and not args.exit_zero else EXIT_CLEAN

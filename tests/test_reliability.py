@@ -398,3 +398,22 @@ def test_config_is_read_with_tomllib_only():
             if reader == "tomli" and "tomllib" in text:
                 continue
             assert f"import {reader}\n" not in text and f"from {reader} import" not in text, path
+
+
+def test_a_bug_in_the_project_index_is_one_line_and_exit_2_and_every_file_is_still_checked(tmp_path):
+    (tmp_path / "a.py").write_text("import torch\nimport torch.distributed\nm = torch.load('c.pt')\n")
+    script = (
+        "import sys\n"
+        "from ddplint import project\n"
+        "def broken(*args, **kwargs):\n"
+        "    raise ValueError('index bug')\n"
+        "project.build = broken\n"
+        "from ddplint.cli import main\n"
+        "sys.exit(main(['a.py']))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=cli_env(), capture_output=True, text=True)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "ddplint: internal error in the project index (ValueError: index bug); each file is checked alone"
+    ]
+    assert "a.py:3:5: DDP004" in result.stdout

@@ -224,7 +224,9 @@ def run_ddplint(root: Path, targets: list[str], ddplint_root: Path, extra: list[
     cmd = [sys.executable, "-m", "ddplint", "check", "--output-format", "json", "--isolated",
            "--no-cache", "--exit-zero", "--jobs", str(jobs)] + (extra or []) + targets
     proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
-    if proc.returncode not in (0, 1, 2):
+    # rc 1 is also what an uncaught exception exits with: a traceback or an internal error is a
+    # failure, never "no findings" (a crash in opacus once hid five labelled findings).
+    if proc.returncode not in (0, 1, 2) or "Traceback (most recent call last)" in proc.stderr or "internal error" in proc.stderr:
         raise RuntimeError(f"ddplint failed in {root}: rc {proc.returncode}\n{proc.stderr[-2000:]}")
     try:
         return json.loads(proc.stdout or "[]")
