@@ -55,13 +55,20 @@ class Scope:
             return
         self.bindings[name] = origin
 
-    def lookup(self, name: str) -> tuple[bool, str | None]:
+    def owner(self, name: str) -> Scope | None:
+        """The scope whose binding of `name` is seen from this one; None for a builtin or a
+        name bound nowhere in the file."""
         scope: Scope | None = self
         while scope is not None:
             if name in scope.bindings:
-                return True, scope.bindings[name]
+                return scope
             scope = scope.parent
-        return False, None
+        return None
+
+    def lookup(self, name: str) -> tuple[bool, str | None]:
+        """(whether `name` is bound in the file as seen from here, the origin it is bound to)."""
+        owner = self.owner(name)
+        return (True, owner.bindings[name]) if owner is not None else (False, None)
 
 
 def dotted_name(expr: cst.BaseExpression) -> str | None:
@@ -181,12 +188,7 @@ class SemanticModel:
     def binding_scope(self, name: str, scope: Scope | None = None) -> Scope | None:
         """The scope whose binding of `name` is seen from `scope` (default: the current one);
         None for a builtin or a name bound nowhere in this file."""
-        current: Scope | None = self.scope if scope is None else scope
-        while current is not None:
-            if name in current.bindings:
-                return current
-            current = current.parent
-        return None
+        return (self.scope if scope is None else scope).owner(name)
 
     def qualified(self, expr: cst.BaseExpression) -> str | None:
         """The qualified name `expr` refers to through this file's imports, or None."""

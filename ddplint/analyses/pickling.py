@@ -82,18 +82,8 @@ class Definitions(Analysis):
         return (id(scope), name) in self._nested
 
 
-def binding_scope(scope: Scope, name: str) -> Scope | None:
-    """The scope whose binding of `name` is seen from `scope`; None for builtins/unknown."""
-    current: Scope | None = scope
-    while current is not None:
-        if name in current.bindings:
-            return current
-        current = current.parent
-    return None
-
-
 def is_builtin(scope: Scope, name: str) -> bool:
-    return binding_scope(scope, name) is None and hasattr(builtins, name)
+    return scope.owner(name) is None and hasattr(builtins, name)
 
 
 def picklable(expr: cst.BaseExpression, scope: Scope, definitions: Definitions, module_scope: Scope) -> bool | None:
@@ -104,7 +94,7 @@ def picklable(expr: cst.BaseExpression, scope: Scope, definitions: Definitions, 
         return False
     if isinstance(expr, cst.Name):
         name = expr.value
-        where = binding_scope(scope, name)
+        where = scope.owner(name)
         if where is None:
             return True if hasattr(builtins, name) else None
         if isinstance(where.constants.get(name), cst.Lambda):
@@ -119,7 +109,7 @@ def picklable(expr: cst.BaseExpression, scope: Scope, definitions: Definitions, 
         while isinstance(head, cst.Attribute):
             head = head.value
         if isinstance(head, cst.Name):
-            where = binding_scope(scope, head.value)
+            where = scope.owner(head.value)
             if where is not None and where.bindings[head.value] is not None:
                 return True  # an attribute of an imported module
         return None
@@ -130,9 +120,9 @@ def picklable(expr: cst.BaseExpression, scope: Scope, definitions: Definitions, 
 
 def _is_partial(func: cst.BaseExpression, scope: Scope) -> bool:
     if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
-        where = binding_scope(scope, func.value.value)
+        where = scope.owner(func.value.value)
         return where is not None and where.bindings[func.value.value] == "functools" and func.attr.value == "partial"
     if isinstance(func, cst.Name):
-        where = binding_scope(scope, func.value)
+        where = scope.owner(func.value)
         return where is not None and where.bindings[func.value] == "functools.partial"
     return False

@@ -10,7 +10,6 @@ from ddplint.semantic import Scope, dotted_name
 from ddplint.torch_api import DATALOADER, DATASET, DEFAULTDICT, argument
 from ddplint.analyses.pickling import (
     Definitions,
-    binding_scope,
     contained_values,
     crosses_process_boundary,
     is_builtin,
@@ -681,7 +680,7 @@ class LambdaDefaultFactory(Rule):
                     if isinstance(value.func, cst.Name):
                         self._sent_classes.add(value.func.value)  # `torch.save(Stats(), ...)`
             elif isinstance(value, cst.Name):
-                where = binding_scope(self.model.scope, value.value)
+                where = self.model.scope.owner(value.value)
                 if where is not None:
                     self._escaping_names.add((id(where), value.value))
                     if sent:
@@ -710,7 +709,7 @@ class LambdaDefaultFactory(Rule):
                 existing = _returned_code(self.model.module, name)
             if existing == body:
                 break
-            if existing is None and binding_scope(scope, name) is None:
+            if existing is None and scope.owner(name) is None:
                 self._factories[name] = body
                 break
             number += 1
@@ -846,7 +845,7 @@ class _Factories:
 
     def _imports_usable(self, *modules: str) -> bool:
         for module in modules:
-            where = binding_scope(self.scope, module)
+            where = self.scope.owner(module)
             if where is not None and where.bindings[module] != module:
                 return False
         return True
@@ -885,7 +884,7 @@ class _Factories:
         if isinstance(expr, cst.Name):
             if expr.value in ("True", "False", "None"):
                 return True
-            where = binding_scope(self.scope, expr.value)
+            where = self.scope.owner(expr.value)
             if where is None:
                 return is_builtin(self.scope, expr.value)
             module_scope = self.rule.model.module_scope
