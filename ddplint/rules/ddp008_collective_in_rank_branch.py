@@ -8,9 +8,10 @@ import libcst as cst
 from ddplint.diagnostics import Applicability
 from ddplint.edits import keyword_argument
 from ddplint.semantic import dotted_name
-from ddplint.torch_api import DDP, NO_GRAD
+from ddplint.torch_api import DDP
 from ddplint.analyses.branches import Branches, Path, exclusive
 from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
+from ddplint.analyses.grad_mode import GradientMode
 from ddplint.analyses.ranks import RANK_GUARD_NEEDLE, RankRegions, WrappedModels, last_name
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Calls
@@ -419,59 +420,38 @@ class CollectiveInRankBranch(Rule):
         ),
     )
 
-    analyses = (RankRegions, WrappedModels, Branches)
+    analyses = (RankRegions, WrappedModels, Branches, GradientMode)
 
     def __init__(self, model) -> None:
         super().__init__(model)
         self.ranks = model.get(RankRegions)
         self._wrapped = model.get(WrappedModels)
         self.branches = model.get(Branches)
+        self.gradient_mode = model.get(GradientMode)
         self._backward_frames: set[str | None] = set()  # functions that run a backward pass
         self._collectives: list[_Collective] = []
         self._forwards: list[tuple[_Collective, str | None]] = []  # (forward, gradients off there)
         # (call, callee, frame, rank 0 alone, other ranks alone, everywhere, wrapped names there)
         self._helper_calls: list[tuple[cst.Call, str, str | None, bool, bool, bool, set[str], Path]] = []
         self._called_params: dict[str, set[str]] = {}  # function -> parameters it calls
-        self._no_grad_depth: dict[int, int] = {}  # per open frame of the model: no_grad blocks around
         self._evaluation_frames: set[int] = set()  # open frames of functions named like evaluation
 
     # -- gradient mode --------------------------------------------------------------------
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        decorated = any(
-            self.model.qualified(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in NO_GRAD
-            for d in node.decorators
-        )
-        self._no_grad_depth[id(self.model.frame)] = int(decorated)
         if _EVALUATION_FUNCTION.match(node.name.value) is not None:
             self._evaluation_frames.add(id(self.model.frame))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        del self._no_grad_depth[id(self.model.frame)]
         self._evaluation_frames.discard(id(self.model.frame))
 
     @property
     def _gradients_off(self) -> str | None:
         """"certain" under no_grad/inference_mode; "by name" in an evaluation function (a
         guess, which a backward in the same function refutes); None otherwise."""
-        frame = id(self.model.frame)
-        if self._no_grad_depth.get(frame, 0) > 0:
+        if self.gradient_mode.gradients_off:
             return "certain"
-        return "by name" if frame in self._evaluation_frames else None
-
-    def _is_no_grad(self, node: cst.With) -> bool:
-        return any(
-            isinstance(item.item, cst.Call) and self.model.qualified(item.item.func) in NO_GRAD for item in node.items
-        )
-
-    def visit_With(self, node: cst.With) -> None:
-        if self._is_no_grad(node):
-            frame = id(self.model.frame)
-            self._no_grad_depth[frame] = self._no_grad_depth.get(frame, 0) + 1
-
-    def leave_With(self, original_node: cst.With) -> None:
-        if self._is_no_grad(original_node):
-            self._no_grad_depth[id(self.model.frame)] -= 1
+        return "by name" if id(self.model.frame) in self._evaluation_frames else None
 
     # -- calls ----------------------------------------------------------------------------
 
