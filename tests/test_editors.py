@@ -38,6 +38,33 @@ def test_neovim_shows_ddp004_and_applies_the_fix(tmp_path: Path) -> None:
     assert not _alive(pid), "the server outlived the editor"
 
 
+@pytest.mark.skipif(NVIM is None, reason="nvim is not installed (apt-get install neovim); the JSON-RPC session test covers the protocol")
+def test_neovim_applies_a_fix_inside_a_function_with_its_indentation(tmp_path: Path) -> None:
+    # The quick fix rewrites a whole loop nested in a function: every line must keep its
+    # block's indentation, as `ddplint --fix` writes it.
+    path = tmp_path / "train.py"
+    source = (
+        "from torch.utils.data import DataLoader, DistributedSampler\n\n\n"
+        "def main(dataset, epochs):\n"
+        "    sampler = DistributedSampler(dataset)\n"
+        "    loader = DataLoader(dataset, sampler=sampler)\n"
+        "    # one pass per epoch\n"
+        "    for epoch in range(epochs):\n"
+        "        for batch in loader:\n"
+        "            step(batch)\n"
+    )
+    path.write_text(source)
+    env = dict(cli_env(), DDPLINT_PYTHON=sys.executable, DDPLINT_FILE=str(path), DDPLINT_CODE="DDP003", HOME=str(tmp_path))
+    script = REPO / "tests" / "editors" / "nvim_check.lua"
+    result = subprocess.run(
+        [NVIM, "--headless", "-u", "NONE", "-i", "NONE", "-c", f"luafile {script}"],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=180,
+    )
+    buffer = [line[2:] for line in result.stdout.splitlines() if line.startswith("| ")]
+    expected = source.replace("    for epoch in range(epochs):\n", "    for epoch in range(epochs):\n        sampler.set_epoch(epoch)\n")
+    assert buffer == expected.splitlines(), result.stdout + result.stderr
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

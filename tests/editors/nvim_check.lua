@@ -1,6 +1,7 @@
--- A real editor session against `ddplint server`: open a file with a DDP004 finding, wait for
--- the diagnostic, apply the quick fix through Neovim's own LSP client, print what happened.
--- Works with Neovim 0.7 and newer. Run by tests/test_editors.py:
+-- A real editor session against `ddplint server`: open a file with a finding, wait for the
+-- diagnostic, apply the quick fix of rule DDPLINT_CODE (default DDP004) through Neovim's own LSP
+-- client, print what happened and the buffer after it. Works with Neovim 0.7 and newer. Run by
+-- tests/test_editors.py:
 --   DDPLINT_PYTHON=python3 DDPLINT_FILE=train.py nvim --headless -u NONE -c "luafile nvim_check.lua"
 local function say(text) io.stdout:write(text .. "\n") end
 
@@ -33,12 +34,13 @@ local ok, err = pcall(function()
   for _, response in pairs(responses) do
     for _, action in ipairs(response.result or {}) do
       say("action " .. action.title)
-      if action.title:find("fix DDP004", 1, true) then
+      if action.title:find("fix " .. (os.getenv("DDPLINT_CODE") or "DDP004"), 1, true) then
         vim.lsp.util.apply_workspace_edit(action.edit, client.offset_encoding or "utf-16")
       end
     end
   end
   say("line 3 after the fix: " .. vim.api.nvim_buf_get_lines(buf, 2, 3, false)[1])
+  for _, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do say("| " .. line) end
   vim.lsp.stop_client(client_id)
   vim.wait(10000, function() return vim.lsp.get_client_by_id(client_id) == nil end, 50)
   say("stopped " .. tostring(vim.lsp.get_client_by_id(client_id) == nil))
