@@ -277,13 +277,17 @@ def test_a_bug_outside_the_rules_is_one_line_too(tmp_path, monkeypatch):
     assert result.error == "internal error: KeyError: 'position'"
 
 
+def _cli_after(setup: str, argv: list[str], cwd) -> subprocess.CompletedProcess:
+    """`ddplint` run in a fresh interpreter after `setup` (Python that breaks something)."""
+    script = f"import sys\n{setup}from ddplint.cli import main\nsys.exit(main({argv!r}))\n"
+    return subprocess.run([sys.executable, "-c", script], cwd=cwd, env=cli_env(), capture_output=True, text=True)
+
+
 def test_cli_reports_internal_error_without_traceback(tmp_path):
     (tmp_path / "a.py").write_text(BROKEN)
     (tmp_path / "b.py").write_text(BROKEN)
-    script = (
-        "import sys\n"
+    setup = (
         "from ddplint.rules import all_rules\n"
-        "from ddplint.cli import main\n"
         "rule = next(r for r in all_rules() if r.code == 'DDP004')\n"
         "count = []\n"
         "def crash_once(self, node):\n"
@@ -296,12 +300,22 @@ def test_cli_reports_internal_error_without_traceback(tmp_path):
         "    return crash_once(self, node) or real(self, node)\n"
         "patched.__name__ = name\n"
         "setattr(rule, name, patched)\n"
-        "sys.exit(main(['a.py', 'b.py']))\n"
     )
-    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=cli_env(), capture_output=True, text=True)
+    result = _cli_after(setup, ["a.py", "b.py"], tmp_path)
     assert result.returncode == 2
     assert result.stderr.splitlines() == ["a.py: internal error in DDP004: ValueError: boom"]
     assert "b.py:2:9: DDP004" in result.stdout
+
+
+def test_a_bug_in_the_project_index_is_one_line_and_exit_2_and_every_file_is_still_checked(tmp_path):
+    (tmp_path / "a.py").write_text("import torch\nimport torch.distributed\nm = torch.load('c.pt')\n")
+    setup = "from ddplint import project\ndef broken(*args, **kwargs):\n    raise ValueError('index bug')\nproject.build = broken\n"
+    result = _cli_after(setup, ["a.py"], tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "ddplint: internal error in the project index (ValueError: index bug); each file is checked alone"
+    ]
+    assert "a.py:3:5: DDP004" in result.stdout
 
 
 def _write_tree(folder: Path, count: int) -> None:
@@ -398,22 +412,3 @@ def test_config_is_read_with_tomllib_only():
             if reader == "tomli" and "tomllib" in text:
                 continue
             assert f"import {reader}\n" not in text and f"from {reader} import" not in text, path
-
-
-def test_a_bug_in_the_project_index_is_one_line_and_exit_2_and_every_file_is_still_checked(tmp_path):
-    (tmp_path / "a.py").write_text("import torch\nimport torch.distributed\nm = torch.load('c.pt')\n")
-    script = (
-        "import sys\n"
-        "from ddplint import project\n"
-        "def broken(*args, **kwargs):\n"
-        "    raise ValueError('index bug')\n"
-        "project.build = broken\n"
-        "from ddplint.cli import main\n"
-        "sys.exit(main(['a.py']))\n"
-    )
-    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=cli_env(), capture_output=True, text=True)
-    assert result.returncode == 2
-    assert result.stderr.splitlines() == [
-        "ddplint: internal error in the project index (ValueError: index bug); each file is checked alone"
-    ]
-    assert "a.py:3:5: DDP004" in result.stdout
