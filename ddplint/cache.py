@@ -1,8 +1,9 @@
 """Results of earlier runs, so an unchanged tree is checked at the cost of reading it.
 
 One JSON file per ddplint version in `.ddplint_cache/`, mapping each path to its size, mtime,
-content hash, the rules it was checked with (configuration can vary them per file) and its
-findings. An entry is used only if the file's content hash
+content hash, the rules it was checked with (configuration can vary them per file), its
+findings and its notes (a large file checked in part), so a warm run prints what the cold run
+printed. An entry is used only if the file's content hash
 still matches; the size and mtime let an unchanged file skip even the hashing. JSON, never
 pickle: a cache file someone else wrote must not be able to run code. Concurrent runs are
 safe: each writes a temporary file and renames it into place, and the last writer wins.
@@ -64,6 +65,7 @@ class Cache:
             "mtime": info.st_mtime_ns,
             "hash": content_hash(data),
             "error": result.error,
+            "notes": result.fix_problems,  # a lint result's only problems are the engine's notes
             "diagnostics": [asdict(d) for d in result.diagnostics],
         }
         self.dirty = True
@@ -116,6 +118,6 @@ def _result_from_json(path: str, entry: dict) -> FileResult | None:
                     tuple(fix["imports"]),
                 )
             diagnostics.append(Diagnostic(**item, fix=fix))
-        return FileResult(path, diagnostics=diagnostics, error=entry["error"])
+        return FileResult(path, diagnostics=diagnostics, error=entry["error"], fix_problems=list(entry["notes"]))
     except (KeyError, TypeError, ValueError):
         return None

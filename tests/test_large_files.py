@@ -179,3 +179,16 @@ def test_six_megabyte_file_with_findings_is_checked_and_fixed():
     assert "resource.setrlimit(resource.RLIMIT_NOFILE, (nofile_hard, nofile_hard))" in new
     # Everything else is unchanged.
     assert new.count("\ndef op_") == source.count("\ndef op_") and new.endswith(source[-200:])
+
+
+def test_a_warm_run_prints_the_warning_the_cold_run_printed(run, tmp_path, monkeypatch):
+    """The results cache keeps a file's notes with its findings: a file checked in part
+    still says so when its result comes from the cache."""
+    (tmp_path / "big.py").write_text(generated_module(2.5))
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("DDPLINT_CACHE_DIR", str(cache))
+    cold = run("check", "big.py")
+    assert cold.returncode == 1 and "big.py: checked in part: " in cold.stderr
+    assert "big.py" in next(cache.glob("results-*.json")).read_text()
+    warm = run("check", "big.py")
+    assert (warm.returncode, warm.stdout, warm.stderr) == (cold.returncode, cold.stdout, cold.stderr)
