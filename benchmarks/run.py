@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import functools
 import json
 import os
 import platform
@@ -45,6 +46,9 @@ VENVS = HERE / "venvs"
 FLOORS = HERE / "floors"
 RESULTS = HERE / "results"
 PY = sys.executable
+
+sys.path.insert(0, str(REPO))
+from ddplint._process import die_with_parent  # noqa: E402
 
 SAMPLES = ["sample-packages", "sample-torch"]
 FULL = ["packages", "torch"]
@@ -127,28 +131,36 @@ class Run:
 
 def measure(argv: list[str], cwd: Path, env: dict[str, str], timeout: float) -> Run:
     """Run argv to completion; CPU and max RSS from wait4 on that child (which
-    include every descendant it reaped, e.g. multiprocessing workers)."""
+    include every descendant it reaped, e.g. multiprocessing workers).
+
+    The child runs in a process group of its own, killed whole on the way out: on a
+    timeout, and when this process is interrupted while timing it (Ctrl-C, or SIGTERM
+    once `exit_on_sigterm` is in force), so nothing outlives the benchmark.  If this
+    process is SIGKILLed, the kernel kills the child (die_with_parent)."""
     with tempfile.TemporaryFile() as fo, tempfile.TemporaryFile() as fe:
         t0 = time.perf_counter()
         p = subprocess.Popen(
             argv, cwd=cwd, env=env, stdout=fo, stderr=fe, stdin=subprocess.DEVNULL,
-            start_new_session=True,
+            start_new_session=True, preexec_fn=functools.partial(die_with_parent, signal.SIGKILL),
         )
         timed_out = False
         deadline = t0 + timeout
-        while True:
-            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
-            if pid == p.pid:
-                break
-            if time.perf_counter() > deadline:
-                timed_out = True
-                try:
-                    os.killpg(p.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                pid, status, ru = os.wait4(p.pid, 0)
-                break
-            time.sleep(0.005 if time.perf_counter() - t0 < 1 else 0.05)
+        pid = 0
+        try:
+            while True:
+                pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+                if pid == p.pid:
+                    break
+                if time.perf_counter() > deadline:
+                    timed_out = True
+                    kill_group(p.pid)
+                    pid, status, ru = os.wait4(p.pid, 0)
+                    break
+                time.sleep(0.005 if time.perf_counter() - t0 < 1 else 0.05)
+        finally:
+            kill_group(p.pid)  # and whatever the child left running
+            if pid != p.pid:  # interrupted before the child was reaped
+                os.waitpid(p.pid, 0)
         wall = time.perf_counter() - t0
         p.returncode = os.waitstatus_to_exitcode(status)
         fo.seek(0)
@@ -156,6 +168,19 @@ def measure(argv: list[str], cwd: Path, env: dict[str, str], timeout: float) -> 
         out = fo.read().decode("utf-8", "replace")
         err = fe.read().decode("utf-8", "replace")
     return Run(p.returncode, ru.ru_utime + ru.ru_stime, wall, ru.ru_maxrss, out, err, timed_out)
+
+
+def kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def exit_on_sigterm() -> None:
+    """SIGTERM ends this process the way Ctrl-C does, through `finally` blocks (which
+    kill the child being timed) rather than at once."""
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
 
 
 def failure(tool: Tool, run: Run) -> str | None:
@@ -802,6 +827,7 @@ def main() -> int:
     ap.add_argument("--no-side", action="store_true", help="skip the RSS and editor cases")
     ap.add_argument("--out", type=Path, default=RESULTS / "latest.md")
     args = ap.parse_args()
+    exit_on_sigterm()
 
     if not (CORPUS / "manifest.json").exists():
         log("no corpus: run `python benchmarks/corpus.py` first")

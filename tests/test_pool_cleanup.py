@@ -1,4 +1,5 @@
-"""A killed `ddplint --fix` leaves no pool worker and no temporary folder behind.
+"""A killed `ddplint --fix` leaves no pool worker and no temporary folder behind, and a killed
+benchmark (benchmarks/run.py) leaves no process it was timing.
 
 The workers are forked by the pool; nothing in Python runs when the parent gets SIGKILL (or
 SIGTERM, whose default action ends it at once), so they must be told by the kernel."""
@@ -11,7 +12,7 @@ import time
 
 import pytest
 
-from ddplint_test_support import cli_env
+from ddplint_test_support import REPO, cli_env
 
 
 def _children(pid: int) -> set[int]:
@@ -66,3 +67,49 @@ def test_pool_workers_die_with_a_killed_fix_run(tmp_path, sig):
         os.kill(w, signal.SIGKILL)
     assert survivors == []
     assert list(temp.iterdir()) == []
+
+
+# The benchmark times a child that starts a grandchild (as a tool starts its workers), then
+# waits; each writes its pid to a file.
+BENCHMARKED = """\
+import os, subprocess, sys
+grandchild = subprocess.Popen(["sleep", "60"])
+with open(sys.argv[1] + ".tmp", "w") as handle:
+    handle.write(f"{os.getpid()} {grandchild.pid}")
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+grandchild.wait()
+"""
+BENCHMARK = """\
+import sys
+sys.path.insert(0, sys.argv[1])
+import run
+run.exit_on_sigterm()  # as run.main() does
+run.measure([sys.executable, "-c", sys.argv[2], sys.argv[3]], ".", {}, timeout=60)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL], ids=["SIGTERM", "SIGINT", "SIGKILL"])
+def test_a_killed_benchmark_leaves_no_process_it_was_timing(tmp_path, sig):
+    pids = tmp_path / "pids"
+    benchmark = subprocess.Popen(
+        [sys.executable, "-c", BENCHMARK, str(REPO / "benchmarks"), BENCHMARKED, str(pids)], env=cli_env(),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as in a terminal
+    )
+    deadline = time.monotonic() + 30
+    while not pids.exists() and benchmark.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    child, grandchild = map(int, pids.read_text().split())
+    benchmark.send_signal(sig)
+    benchmark.wait(timeout=30)
+    # SIGKILL runs no code in the benchmark: the kernel kills its child, whose own children
+    # are the child's to stop (ddplint's pool workers die with it, see above).
+    watched = [child] if sig == signal.SIGKILL else [child, grandchild]
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in watched) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    survivors = [pid for pid in watched if _alive(pid)]
+    for pid in {child, grandchild}:  # never leave them running, even when the test fails
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+    assert survivors == []
