@@ -27,7 +27,8 @@ FIX_TEXT = {Applicability.SAFE: "safe", Applicability.UNSAFE: "unsafe", None: "n
 
 
 def anchor(rule) -> str:
-    """The heading anchor GitHub makes for the rule's section in docs/rules.md."""
+    """The heading anchor GitHub makes for the rule's section in docs/rules.md (`rule`: a
+    rule or one of its findings; both have its code and name)."""
     return f"{rule.code}-{rule.name}".lower()
 
 

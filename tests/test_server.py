@@ -5,7 +5,10 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from email.message import Message
 from pathlib import Path
+from urllib.parse import urlparse
+from urllib.request import url2pathname
 
 import pytest
 
@@ -14,6 +17,9 @@ from ddplint_test_support import REPO, cli_env
 pytest.importorskip("pygls", reason="the language server needs the `server` extra (pygls)")
 
 from ddplint import lint_source  # noqa: E402
+from ddplint.diagnostics import Diagnostic  # noqa: E402
+from ddplint.rules import all_rules  # noqa: E402
+from ddplint.server import lsp  # noqa: E402
 from ddplint.server.client import Session, apply_text_edits  # noqa: E402
 
 BROKEN = 'import torch.distributed\n\nmodel = torch.load("ckpt.pt")\n'
@@ -61,6 +67,35 @@ def test_a_session_shows_ddp004_and_its_quick_fix_applies(session: Session, tmp_
     # The client applies the fix: the next diagnostics (for that version) are empty.
     version = session.change(uri, fixed)
     assert session.diagnostics(uri, version) == []
+
+
+def _finding(rule) -> Diagnostic:
+    return Diagnostic("train.py", 1, 1, 1, 2, rule.code, rule.name, rule.message)
+
+
+def test_every_rule_link_leads_to_that_rules_section() -> None:
+    """In a checkout, each finding links to its rule's heading in docs/rules.md (the anchor
+    GitHub makes: lower case, punctuation dropped, spaces to hyphens)."""
+    linter = lsp.Linter()
+    for rule in all_rules():
+        base, _, fragment = linter.code_description(_finding(rule)).href.partition("#")
+        path = Path(url2pathname(urlparse(base).path))
+        assert base == path.as_uri() and path.is_file()
+        headings = [line[3:] for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("## ")]
+        assert fragment in {re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-") for heading in headings}
+
+
+def test_an_installed_wheel_links_to_its_declared_rules_url_or_not_at_all(monkeypatch, tmp_path: Path) -> None:
+    """A wheel holds no docs/: the link comes from a `Rules` entry of `[project.urls]`, and
+    without one a finding carries no link rather than a broken one."""
+    monkeypatch.setattr(lsp, "RULES_MD", tmp_path / "docs" / "rules.md")  # where a wheel's would be
+    declared = Message()
+    monkeypatch.setattr(lsp.metadata, "metadata", lambda name: declared)
+    [rule] = [rule for rule in all_rules() if rule.code == "DDP004"]
+    assert lsp.Linter().code_description(_finding(rule)) is None
+    declared["Project-URL"] = "Rules, https://example.org/ddplint/rules.html"
+    link = lsp.Linter().code_description(_finding(rule)).href
+    assert link == "https://example.org/ddplint/rules.html#ddp004-torch-load-without-map-location"
 
 
 def test_only_filters_actions_and_fix_all_adds_imports(session: Session, tmp_path: Path) -> None:

@@ -14,7 +14,6 @@ import os
 import time
 from dataclasses import dataclass, field
 from importlib import metadata
-from pathlib import Path
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -23,6 +22,7 @@ from pygls.workspace.position_codec import ServerTextPosition, ServerTextRange
 
 from ddplint import __version__, quickfix
 from ddplint.diagnostics import Applicability, Diagnostic
+from ddplint.docs import RULES_MD, anchor
 from ddplint.server.statements import StatementCache
 
 DEBOUNCE_SECONDS = 0.03
@@ -30,9 +30,11 @@ SOURCE = "ddplint"
 FIX_ALL_KIND = "source.fixAll.ddplint"
 
 
-def docs_base() -> str:
-    """Where the rules' documentation lives: the project's documentation URL when the package
-    metadata names one, else docs/rules.md of this checkout."""
+def docs_base() -> str | None:
+    """Where the rules' documentation lives: the URL labelled "Rules" in the package metadata
+    (`[project.urls]`) when it declares one, else docs/rules.md of the checkout ddplint runs
+    from. None where there is neither (an installed wheel declares no such URL and holds no
+    docs/): findings then carry no link rather than a broken one."""
     try:
         for entry in metadata.metadata("ddplint").get_all("Project-URL") or ():
             label, _, url = entry.partition(",")
@@ -40,7 +42,7 @@ def docs_base() -> str:
                 return url.strip()
     except metadata.PackageNotFoundError:
         pass
-    return (Path(__file__).resolve().parents[2] / "docs" / "rules.md").as_uri()
+    return RULES_MD.as_uri() if RULES_MD.is_file() else None
 
 
 @dataclass
@@ -111,8 +113,9 @@ class Linter:
     def close(self, uri: str) -> None:
         self._caches.pop(uri, None)
 
-    def href(self, diagnostic: Diagnostic) -> str:
-        return f"{self.docs}#{diagnostic.code.lower()}-{diagnostic.name}"
+    def code_description(self, diagnostic: Diagnostic) -> types.CodeDescription | None:
+        """The link to the rule's section of its documentation, if that can be found."""
+        return None if self.docs is None else types.CodeDescription(href=f"{self.docs}#{anchor(diagnostic)}")
 
 
 class DdplintServer(LanguageServer):
@@ -177,7 +180,7 @@ class DdplintServer(LanguageServer):
             message=diagnostic.message + (f" [{fix.applicability.value} fix]" if fix else ""),
             severity=types.DiagnosticSeverity.Warning,
             code=diagnostic.code,
-            code_description=types.CodeDescription(href=self.linter.href(diagnostic)),
+            code_description=self.linter.code_description(diagnostic),
             source=SOURCE,
         )
 
