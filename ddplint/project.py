@@ -14,7 +14,8 @@ the project root records, per module, the facts other modules' rules ask about:
   one (`loader`), or both in a tuple (`tuple`: which element is which); generators that
   re-iterate a parameter in an endless loop without set_epoch (`cycles`, as `def cycle(dl):
   while True: for x in dl: yield x`);
-- `classes`: top-level classes with their bases (as origins), to know DataLoader subclasses.
+- `classes`: top-level classes with their bases (as origins), to know DataLoader subclasses,
+  and where one whose `__init__` passes its `**kwargs` on to a DataLoader builds it (`forwards`).
 
 It is cheap because it parses nothing: CPython's `ast` of every file would cost a twentieth
 of the libcst parse floor, more than the whole lint budget leaves. The text of a module is cut
@@ -171,6 +172,9 @@ def module_facts(text: str, scan: TextScan | None = None) -> dict:
                 header = _CLASS_HEADER.match(chunk)
                 bases = [b.strip() for b in header.group(1).split(",")] if header and header.group(1) else []
                 classes[cls] = {"line": line, "bases": [b for b in bases if _DOTTED.fullmatch(b)]}
+                forwarded = _forwarded_loader(chunk, facts["imports"])
+                if forwarded is not None:  # the line of the DataLoader its `__init__` builds
+                    classes[cls]["forwards"] = line + chunk.count("\n", 0, forwarded)
     # Which of the other functions call an imported name or a CUDA function of this module
     # (then one of another module may make them a CUDA helper), by text: `name(`, `name.x(`.
     candidates = {
@@ -374,6 +378,42 @@ def _returned_data(chunk: str) -> dict[str, tuple[int, int | None]]:
     return {}
 
 
+_INIT = re.compile(r"^([ \t]+)def[ \t]+__init__[ \t]*\(", re.M)
+_LOADER_CALL = re.compile(r"(?<![\w.])((?:\w+\.)*DataLoader)\s*\(")
+# The arguments DDP016 follows: a wrapper that names one may change what its caller passed.
+_SHIPPED = re.compile(r"\b(?:num_workers|collate_fn|worker_init_fn)\b")
+
+
+def _forwarded_loader(chunk: str, imports: dict[str, str]) -> int | None:
+    """Offset of the torch DataLoader call to which a class's `__init__` passes its own
+    `**kwargs` (`def __init__(self, **kwargs): self.loader = DataLoader(**kwargs)`), where
+    `__init__` names none of num_workers, collate_fn, worker_init_fn: the caller's reach the
+    DataLoader unchanged. None for any other class."""
+    if "**" not in chunk or "DataLoader" not in chunk:
+        return None
+    chunk = _blank_comments(chunk)
+    init = _INIT.search(chunk)
+    if init is None:
+        return None
+    params = _items(chunk, init.end(), inside=True)
+    star = next((re.match(r"\*\*(\w+)", item) for item, _ in params if item.startswith("**")), None)
+    close = chunk.find(")", params[-1][1] + len(params[-1][0])) if star is not None else -1
+    body = chunk.find("\n", close) + 1 if close != -1 else 0  # the line after the header
+    if star is None or not body:
+        return None
+    end = re.compile(rf"^(?!{re.escape(init.group(1))}[ \t])[ \t]*\S", re.M).search(chunk, body)
+    text = chunk[: end.start() if end else len(chunk)]
+    if _SHIPPED.search(text, init.start()):
+        return None
+    for call in _LOADER_CALL.finditer(text, body):
+        head, _, rest = call.group(1).partition(".")
+        origin = imports.get(head)
+        arguments = [item for item, _ in _items(text, call.end(), inside=True)]
+        if origin is not None and (f"{origin}.{rest}" if rest else origin) in LOADERS and f"**{star.group(1)}" in arguments:
+            return call.start()
+    return None
+
+
 def _endless_parameter(chunk: str) -> tuple[int, int] | None:
     """(index of the parameter, offset of the loop) of a generator that iterates a parameter
     anew in an endless loop and never calls set_epoch: `while True: for x in dl: yield x`."""
@@ -442,9 +482,9 @@ class Hints:
     - `codes`: rules whose needles are not applied (the module imports what they look for);
     - `imports`: the bindings the module's star imports bring, which the needles see as import
       statements and the screens as the file's own imports;
-    - `origins`: more bindings the screens see (a DataLoader subclass of the project as a
-      DataLoader), and `helpers`, names the screens see as functions of the file (CUDA
-      helpers of other modules);
+    - `origins`: more bindings the screens see (a DataLoader subclass of the project, or a
+      class that forwards to one, as a DataLoader), and `helpers`, names the screens see as
+      functions of the file (CUDA helpers of other modules);
     - `unscreened`: rules whose screen cannot see the other half (a helper reached as a module
       attribute): the file is parsed for them.
     """
@@ -738,6 +778,19 @@ class ProjectView:
                 return self.project.location(module, record["line"])
         return None
 
+    def loader_forwarder(self, qualified: str | None) -> str | None:
+        """Where the project class `qualified` names builds the DataLoader its `__init__`
+        passes its keyword arguments to ("data/loaders.py:12"), or None."""
+        found = self.resolve(qualified)
+        if found is None or found[1] != "class":
+            return None
+        line = self.project.modules[found[0]]["classes"][found[2]].get("forwards")
+        return self.project.location(found[0], line) if line is not None else None
+
+    def _loader_like(self, qualified: str) -> bool:
+        """A DataLoader subclass of the project, or a class that forwards to a DataLoader."""
+        return bool(self.subclass_of(qualified, LOADERS) or self.loader_forwarder(qualified))
+
     def star_bindings(self) -> dict[str, str]:
         """Names this module's star imports bind, with their (absolute) origins."""
         bindings: dict[str, str] = {}
@@ -769,9 +822,10 @@ class ProjectView:
     def _exports(self, absolute: str) -> tuple | None:
         """What an absolute import origin brings that the prefilters must know, once per
         project (every module importing `torch.nn` asks the same): for a project module, its
-        CUDA helpers and whether it defines a DataLoader subclass; for a name, whether it is
-        a CUDA helper, a DataLoader subclass, a sampler (or loader) builder, an endless
-        generator over its argument, a Sampler subclass; None when it is none of those."""
+        CUDA helpers and whether it defines a DataLoader subclass (or forwarder); for a name,
+        whether it is a CUDA helper, a DataLoader subclass or forwarder, a sampler (or loader)
+        builder, an endless generator over its argument, a Sampler subclass; None when it is
+        none of those."""
         memo = self.project._memo
         key = ("exports", absolute)
         if key in memo:
@@ -781,14 +835,14 @@ class ProjectView:
         if module is not None:
             exported = self.project.modules[module]
             cuda = [name for name in exported["functions"] if self.cuda_function(f"{absolute}.{name}")]
-            subclass = any(self.subclass_of(f"{absolute}.{name}", LOADERS) for name in exported["classes"])
+            subclass = any(self._loader_like(f"{absolute}.{name}") for name in exported["classes"])
             found = (cuda, subclass) if cuda or subclass else None
         elif self.resolve(absolute) is None:
             found = None
         else:
             found = (
                 bool(self.cuda_function(absolute)),
-                bool(self.subclass_of(absolute, LOADERS)),
+                self._loader_like(absolute),
                 bool(self.sampler_builder(absolute) or self.sampler_builder(absolute, "loader")),
                 bool(self.endless_wrapper(absolute)),
                 bool(self.subclass_of(absolute, _SAMPLERS)),

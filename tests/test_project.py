@@ -29,6 +29,7 @@ _TOP_LINES = [
     "class L(DataLoader):\n    pass\n", "from . import *\n", "import torch.distributed as dist\n",
     "from .utils import (a,\n    b as c)\n", "from .utils import helper\n", "model = DDP(Net())\n",
     "torch.save(model.state_dict(), 'ckpt.pt')\n", "from torch.utils.data import DataLoader, DistributedSampler\n",
+    "class W:\n    def __init__(self, **kw):\n        self.l = DataLoader(**kw)\n", "class V:\n    def __init__(self, **kw",
 ]
 _MODULES = st.lists(
     st.one_of(
@@ -186,6 +187,21 @@ def test_module_facts_read_imports_helpers_and_classes():
     assert facts["stars"] == ["base"]
     assert facts["dist"] and facts["functions"]["f"]["cuda"] and "g" not in facts["functions"]
     assert facts["classes"]["L"]["bases"] == ["torch.utils.data.DataLoader", "Mixin"]
+
+
+def test_module_facts_read_classes_that_forward_their_keyword_arguments_to_a_dataloader():
+    facts = project.module_facts(
+        "import torch\nfrom torch.utils.data import DataLoader\n"
+        "class Chainer(object):\n    def __init__(\n        self,\n        **kwargs,  # to DataLoader(\n    ):\n"
+        "        self.loader = torch.utils.data.dataloader.DataLoader(**kwargs)\n"
+        "class Pinned:\n    def __init__(self, ds, **kw):\n        self.loader = DataLoader(ds, pin_memory=True, **kw)\n"
+        "class Serial:\n    def __init__(self, **kw):\n        kw['num_workers'] = 0\n        self.loader = DataLoader(**kw)\n"
+        "class Later:\n    def __init__(self, **kw):\n        self.kw = kw\n    def loader(self):\n        return DataLoader(**self.kw)\n"
+        "class Other:\n    def __init__(self, **kw):\n        self.loader = MyDataLoader(**kw)\n"
+    )
+    classes = facts["classes"]
+    assert classes["Chainer"]["forwards"] == 8 and classes["Pinned"]["forwards"] == 11
+    assert not any("forwards" in classes[name] for name in ("Serial", "Later", "Other"))
 
 
 def test_module_facts_take_a_sampler_named_only_in_a_comment_for_none():

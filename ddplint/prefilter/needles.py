@@ -18,7 +18,8 @@ Needle = str | re.Pattern[str] | tuple[str | re.Pattern[str], ...]
 
 
 # The needle of a rule that only matters in distributed code: text that names a DDP entry point
-# (see ddplint.analyses.distributed_context, which the rules import it from).
+# (see ddplint.analyses.distributed_context, which the rules import it from). Lightning code
+# names none of them (its Trainer starts DDP), but it reads the rank as `global_rank`.
 DISTRIBUTED_MARKERS = (
     "torch.distributed",
     "from torch import distributed",
@@ -26,6 +27,7 @@ DISTRIBUTED_MARKERS = (
     "init_process_group",
     "DistributedSampler",
     "LOCAL_RANK",
+    "global_rank",
 )
 
 

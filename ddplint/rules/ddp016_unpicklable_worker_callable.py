@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ddplint.analyses.pickling import SPAWN_LIKE, Definitions, is_process_start, picklable
+from ddplint.edits import keyword_argument
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import Scope
@@ -25,10 +26,13 @@ class UnpicklableWorkerCallable(Rule):
 
     Fires when a lambda, a function defined inside another function, or a `functools.partial`
     of one is passed as `collate_fn` or `worker_init_fn` to a DataLoader (or a DataLoader
-    subclass of the project) whose `num_workers` is given and not a literal 0, as the function
-    of `torch.multiprocessing.spawn`/`start_processes`, or as `target=` of a `Process`
-    (multiprocessing, torch.multiprocessing, or a context's `ctx.Process`). Not reported:
-    module-level functions, methods, parameters, and same-named calls of other libraries.
+    subclass of the project, or a class of the project whose `__init__` passes its
+    `**kwargs` on to a DataLoader and names none of these arguments itself, as espnet's
+    `ChainerDataLoader(**kwargs)`; to such a class, by keyword) whose `num_workers` is given
+    and not a literal 0, as the function of `torch.multiprocessing.spawn`/`start_processes`,
+    or as `target=` of a `Process` (multiprocessing, torch.multiprocessing, or a context's
+    `ctx.Process`). Not reported: module-level functions, methods, parameters, and
+    same-named calls of other libraries.
 
     Move the function to module level (bind extra values with `functools.partial` of that
     module-level function), or use a method of a module-level class. A DataLoader without
@@ -164,7 +168,7 @@ class UnpicklableWorkerCallable(Rule):
         super().__init__(model)
         self.definitions = model.get(Definitions)
         self._candidates: list[tuple[cst.BaseExpression, Scope, str | None]] = []
-        self._loader_elsewhere: str | None = None  # where the called DataLoader subclass is
+        self._loader_elsewhere: str | None = None  # how the called class of another module ships them
 
     def visit_Call(self, node: cst.Call) -> None:
         self._loader_elsewhere = None
@@ -174,14 +178,23 @@ class UnpicklableWorkerCallable(Rule):
     def _shipped_callables(self, call: cst.Call) -> list[cst.BaseExpression]:
         qualified = self.model.qualified(call.func)
         project = self.model.project
+        forwarded = False
         if qualified is not None and qualified not in DATALOADER and project is not None:
-            # A DataLoader subclass of another module of the project ships them the same way.
-            self._loader_elsewhere = project.subclass_of(qualified, DATALOADER.spellings)
+            # A DataLoader subclass of another module of the project ships them the same way,
+            # and so does a class whose `__init__` passes its keyword arguments to a DataLoader.
+            subclass = project.subclass_of(qualified, DATALOADER.spellings)
+            forwarder = project.loader_forwarder(qualified) if subclass is None else None
+            forwarded = forwarder is not None
+            if subclass is not None:
+                self._loader_elsewhere = f"the DataLoader subclass is defined in {subclass}"
+            elif forwarded:
+                name = qualified.rpartition(".")[2]
+                self._loader_elsewhere = f"{name} passes its keyword arguments to the DataLoader at {forwarder}"
         if qualified in DATALOADER or self._loader_elsewhere:
-            workers = argument(call, DATALOADER, "num_workers")
+            workers = _loader_argument(call, "num_workers", forwarded)
             if workers is None or _is_zero(workers.value):
                 return []
-            found = (argument(call, DATALOADER, name) for name in _WORKER_CALLABLES)
+            found = (_loader_argument(call, name, forwarded) for name in _WORKER_CALLABLES)
             return [arg.value for arg in found if arg is not None]
         if qualified in SPAWN_LIKE:
             target = argument(call, SPAWN, "fn")
@@ -195,7 +208,13 @@ class UnpicklableWorkerCallable(Rule):
         module_scope = self.model.module_scope
         for value, scope, loader in self._candidates:
             if picklable(value, scope, self.definitions, module_scope) is False:
-                self.report(value, f"{self.message} (the DataLoader subclass is defined in {loader})" if loader else None)
+                self.report(value, f"{self.message} ({loader})" if loader else None)
+
+
+def _loader_argument(call: cst.Call, name: str, forwarded: bool) -> cst.Arg | None:
+    """What `call` passes for the DataLoader parameter `name`; to a class that forwards its
+    keyword arguments to a DataLoader, only by keyword."""
+    return keyword_argument(call, name) if forwarded else argument(call, DATALOADER, name)
 
 
 def _is_zero(expr: cst.BaseExpression) -> bool:

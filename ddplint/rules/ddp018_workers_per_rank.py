@@ -8,6 +8,7 @@ from ddplint.edits import argument, module_alias
 from ddplint.torch_api import DATALOADER
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Calls
+from ddplint.semantic import Frame, dotted_name
 
 CPU_COUNT = frozenset({"os.cpu_count", "os.process_cpu_count", "multiprocessing.cpu_count", "psutil.cpu_count"})
 SCHED_GETAFFINITY = "os.sched_getaffinity"
@@ -24,10 +25,20 @@ class WorkersPerRank(Rule):
     `set_sharing_strategy("file_system")` and a job that never exited.
 
     Fires when a DataLoader's `num_workers` is given as `os.cpu_count()`,
-    `multiprocessing.cpu_count()`, `psutil.cpu_count()` or `len(os.sched_getaffinity(0))`, in a
-    file that uses torch.distributed (it mentions `torch.distributed`, `init_process_group`,
-    DistributedDataParallel, DistributedSampler or LOCAL_RANK). Not flagged: counts already
-    divided or capped (`min(8, ...)`), literals, and single-process files. The fix divides by
+    `multiprocessing.cpu_count()`, `psutil.cpu_count()` or `len(os.sched_getaffinity(0))`, or
+    as such a count divided by a literal (`cpu_count() // 2` is still a share of the whole
+    machine for every rank), in a file that uses torch.distributed (it mentions
+    `torch.distributed`, `init_process_group`, DistributedDataParallel, DistributedSampler,
+    LOCAL_RANK or Lightning's `global_rank`; with the project index, any module of a
+    distributed project). The count may also reach `num_workers` through a variable of the
+    function (or module), or through an attribute of `self` that some method of the class
+    sets, itself or from its own variable (`num_workers = multiprocessing.cpu_count() // 2`,
+    then `self.num_workers = num_workers` in `__init__`, and
+    `DataLoader(..., num_workers=self.num_workers)` in `train_dataloader`): then the count is
+    reported where it is computed, once, without a fix (the variable may have other uses).
+    Not flagged: counts divided by something else (the ranks per node) or capped
+    (`min(8, ...)`), variables and attributes that are also recomputed from themselves
+    (`n = min(n, 8)`, `n //= world`), literals, and single-process files. The fix divides by
     the number of ranks on this machine:
     `max(1, <count> // int(os.environ.get("LOCAL_WORLD_SIZE", 1)))`. torchrun sets
     `LOCAL_WORLD_SIZE`; where it is not set (mp.spawn) the count is unchanged. It is unsafe
@@ -99,6 +110,53 @@ class WorkersPerRank(Rule):
             )
             """,
         ),
+        Flagged(
+            """
+            import os
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader
+
+            def loader(dataset):
+                workers = os.cpu_count()
+                return DataLoader(dataset, num_workers=workers, shuffle=True)
+
+            half = DataLoader(dataset, num_workers=os.cpu_count() // 2)
+            """,
+            fixed="""
+            import os
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader
+
+            def loader(dataset):
+                workers = os.cpu_count()
+                return DataLoader(dataset, num_workers=workers, shuffle=True)
+
+            half = DataLoader(dataset, num_workers=max(1, (os.cpu_count() // 2) // int(os.environ.get("LOCAL_WORLD_SIZE", 1))))
+            """,
+            count=2,
+        ),
+        Flagged(
+            """
+            import multiprocessing
+            import lightning
+            from torch.utils.data import DataLoader
+
+            class Task(lightning.LightningDataModule):
+                # Lightning runs its hooks on every rank (trainer.global_rank)
+                def __init__(self, dataset, num_workers=None):
+                    super().__init__()
+                    if num_workers is None:
+                        num_workers = multiprocessing.cpu_count() // 2
+                    self.num_workers = num_workers
+                    self.dataset = dataset
+
+                def train_dataloader(self):
+                    return DataLoader(self.dataset, shuffle=True, num_workers=self.num_workers)
+
+                def val_dataloader(self):
+                    return DataLoader(self.dataset, num_workers=self.num_workers)
+            """
+        ),
     )
     clean_examples = (
         Clean(
@@ -110,6 +168,28 @@ class WorkersPerRank(Rule):
             a = DataLoader(dataset, num_workers=os.cpu_count() // world)
             b = DataLoader(dataset, num_workers=min(8, os.cpu_count()))
             c = DataLoader(dataset, num_workers=4)
+            """
+        ),
+        Clean(
+            """
+            import os
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader
+
+            class Data:
+                def __init__(self, world):
+                    self.shared = os.cpu_count() // world
+                    capped = os.cpu_count()
+                    capped = min(capped, 8)
+                    self.capped = capped
+                    self.pool = os.cpu_count()
+
+                def shrink(self):
+                    self.pool //= int(os.environ["LOCAL_WORLD_SIZE"])
+
+                def loaders(self, dataset):
+                    return [DataLoader(dataset, num_workers=self.shared), DataLoader(dataset, num_workers=self.capped),
+                            DataLoader(dataset, num_workers=self.pool)]
             """
         ),
         Clean(
@@ -131,11 +211,21 @@ class WorkersPerRank(Rule):
         ),
     )
 
+    def __init__(self, model) -> None:
+        super().__init__(model)
+        self._reported: set[int] = set()  # counts already reported (two loaders share one)
+
     def visit_Call(self, node: cst.Call) -> None:
         if self.model.qualified(node.func) not in DATALOADER:
             return
         workers = argument(node, NUM_WORKERS_POSITION, "num_workers")
-        if workers is None or not self._is_cpu_count(workers.value):
+        if workers is None:
+            return
+        if not self._is_cpu_count(workers.value):
+            held = self._held_count(workers.value)
+            if held is not None and id(held) not in self._reported:
+                self._reported.add(id(held))
+                self.report(held, f"{self.message} (this count becomes num_workers through `{dotted_name(workers.value)}`)")
             return
         alias = module_alias(self.model, "os")
         if alias is None:
@@ -145,10 +235,15 @@ class WorkersPerRank(Rule):
         per_rank = cst.parse_expression(
             f'max(1, __count__ // int({os_name}.environ.get("LOCAL_WORLD_SIZE", 1)))'
         )
-        per_rank = per_rank.deep_replace(_placeholder(per_rank), workers.value)  # type: ignore[assignment]
+        count = workers.value
+        if isinstance(count, cst.BinaryOperation):  # `cpu_count() // 2`
+            count = count.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        per_rank = per_rank.deep_replace(_placeholder(per_rank), count)  # type: ignore[assignment]
         self.report(workers, replace={workers.value: per_rank}, imports=imports)
 
     def _is_cpu_count(self, expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.FloorDivide) and isinstance(expr.right, cst.Integer):
+            expr = expr.left  # a share of the machine is still per machine
         if not isinstance(expr, cst.Call):
             return False
         if self.model.qualified(expr.func) in CPU_COUNT:
@@ -161,6 +256,90 @@ class WorkersPerRank(Rule):
             and isinstance(expr.args[0].value, cst.Call)
             and self.model.qualified(expr.args[0].value.func) == SCHED_GETAFFINITY
         )
+
+    def _held_count(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The count a variable of this function (or module) or an attribute of `self` holds:
+        the first count assigned to it, where no assignment derives it from itself."""
+        frame: Frame | None = self.model.frame
+        if isinstance(expr, cst.Name):
+            owner = self.model.binding_scope(expr.value)
+            if owner is None or self.model.qualified(expr) is not None:
+                return None
+            while frame is not None and frame.scope is not owner:
+                frame = frame.parent
+            if frame is None or frame.is_class:
+                return None
+            return self._first_count(_assigned(frame.node, expr.value))
+        name = dotted_name(expr)
+        head, _, attribute = (name or "").partition(".")
+        if frame is None or frame.self_class is None or head != frame.self_name or not attribute or "." in attribute:
+            return None
+        counts = []
+        for method in frame.self_class.body.body:  # every method that sets `self.<attribute>`
+            if not isinstance(method, cst.FunctionDef):
+                continue
+            params = method.params.posonly_params or method.params.params
+            if not params:
+                continue
+            values = _assigned(method, f"{params[0].name.value}.{attribute}")
+            if values is None:
+                return None
+            for value in values:  # `self.workers = workers`: the method's own variable
+                counts.append(self._first_count(_assigned(method, value.value)) if isinstance(value, cst.Name) else value)
+        return self._first_count(counts)
+
+    def _first_count(self, values: list[cst.BaseExpression | None] | None) -> cst.BaseExpression | None:
+        return next((value for value in values or () if value is not None and self._is_cpu_count(value)), None)
+
+
+class _Assignments(cst.CSTVisitor):
+    """What one function (or module) body assigns to `target`, a name or `self.attribute`,
+    outside nested definitions; `derived`: some assignment computes it from itself."""
+
+    def __init__(self, target: str) -> None:
+        super().__init__()
+        self.target = target
+        self.values: list[cst.BaseExpression] = []
+        self.derived = False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if any(dotted_name(target.target) == self.target for target in node.targets):
+            self._add(node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None and dotted_name(node.target) == self.target:
+            self._add(node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if dotted_name(node.target) == self.target:
+            self.derived = True
+
+    def _add(self, value: cst.BaseExpression) -> None:
+        self.values.append(value)
+        self.derived = self.derived or _mentions(value, self.target)
+
+
+def _assigned(body: cst.CSTNode, target: str) -> list[cst.BaseExpression] | None:
+    """The values `body` (a function or the module) assigns to `target`; None where one is
+    derived from it (`n = min(n, 8)`, `n //= world`): then it is no longer the count."""
+    found = _Assignments(target)
+    (body.body if isinstance(body, cst.FunctionDef) else body).visit(found)
+    return None if found.derived else found.values
+
+
+def _mentions(node: cst.CSTNode, target: str) -> bool:
+    if isinstance(node, (cst.Name, cst.Attribute)) and dotted_name(node) == target:
+        return True
+    return any(_mentions(child, target) for child in node.children)
 
 
 def _placeholder(expr: cst.BaseExpression) -> cst.Name:
