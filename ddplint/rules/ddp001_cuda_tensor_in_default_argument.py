@@ -12,6 +12,7 @@ from ddplint.prefilter.screens import CallInDefault
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import Scope, SemanticModel
 from ddplint.torch_api import TORCH_DEVICE
+from ddplint.walk import children
 
 
 @dataclass
@@ -467,7 +468,7 @@ def _calls_run_by(expr: cst.CSTNode) -> Iterator[cst.Call]:
         return
     if isinstance(expr, cst.Call):
         yield expr
-    for child in expr.children:
+    for child in children(expr):
         yield from _calls_run_by(child)
 
 
@@ -511,7 +512,7 @@ def _names_read(expr: cst.CSTNode) -> Iterator[str]:
     elif isinstance(expr, cst.Arg):
         yield from _names_read(expr.value)
     else:
-        for child in expr.children:
+        for child in children(expr):
             yield from _names_read(child)
 
 

@@ -13,6 +13,7 @@ from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
 from ddplint.torch_api import DDP, SPAWN, START_PROCESSES, TORCH_LOAD, TORCH_SAVE, argument
+from ddplint.walk import children
 
 # Text every file with distributed evidence (see `_Evidence`) contains: the module
 # `torch.distributed` is reached through a name containing "distributed", DDP is spelt
@@ -782,7 +783,7 @@ def _names_in(expr: cst.CSTNode) -> set[str]:
     if isinstance(expr, cst.Name):
         return {expr.value}
     found: set[str] = set()
-    for child in expr.children:
+    for child in children(expr):
         found |= _names_in(child)
     return found
 

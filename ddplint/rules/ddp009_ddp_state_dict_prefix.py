@@ -10,6 +10,7 @@ from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
 from ddplint.torch_api import CONSUME_PREFIX, TORCH_LOAD, TORCH_SAVE, argument
+from ddplint.walk import children
 
 _IMPORT = "from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present"
 # Objects with a state dict that never carries `module.`: optimizers, schedulers, scalers.
@@ -358,7 +359,7 @@ class DdpStateDictPrefix(Rule):
                 else:
                     yield from self._state_dicts(element.value, key)
             return
-        for child in expr.children:
+        for child in children(expr):
             yield from self._state_dicts(child, key)
 
     def _saved_wrapped(self, path: str | None, key: str | None) -> bool:

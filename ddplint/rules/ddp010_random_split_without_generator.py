@@ -10,6 +10,7 @@ from ddplint.edits import has_star_arguments, module_alias, with_keyword_argumen
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.torch_api import MANUAL_SEED, RANDOM_SPLIT, argument
+from ddplint.walk import children
 
 # Seeding helpers of other libraries that seed torch's default generator too.
 SEEDING_HELPERS = ("seed_everything", "set_seed")
@@ -22,7 +23,7 @@ def mentions_rank(node: cst.CSTNode) -> bool:
     `args.local_rank`, `dist.get_rank()`)."""
     if isinstance(node, cst.Name) and "rank" in node.value.lower():
         return True
-    return any(mentions_rank(child) for child in node.children)
+    return any(mentions_rank(child) for child in children(node))
 
 
 @dataclass

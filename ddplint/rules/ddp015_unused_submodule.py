@@ -9,6 +9,7 @@ from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
 from ddplint.prefilter.screens import UnreadSelfAttribute
 from ddplint.torch_api import DDP, NN_MODULE, argument
+from ddplint.walk import children
 
 # torch.nn layers that own parameters (by default): only those break DDP when unused.
 # Activations, dropout, pooling and losses hold none, so leaving them unused is harmless.
@@ -386,7 +387,7 @@ class UnusedSubmodule(Rule):
             return
         if isinstance(expr, cst.Call) and isinstance(expr.func, (cst.Name, cst.Attribute)):
             calls.append((expr, self.model.qualified(expr.func)))
-        for child in expr.children:
+        for child in children(expr):
             self._scan_container(child, self_name, grouped, calls)
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -9,6 +9,7 @@ from ddplint.torch_api import DATALOADER
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Calls
 from ddplint.semantic import Frame, dotted_name
+from ddplint.walk import children
 
 CPU_COUNT = frozenset({"os.cpu_count", "os.process_cpu_count", "multiprocessing.cpu_count", "psutil.cpu_count"})
 SCHED_GETAFFINITY = "os.sched_getaffinity"
@@ -339,7 +340,7 @@ def _assigned(body: cst.CSTNode, target: str) -> list[cst.BaseExpression] | None
 def _mentions(node: cst.CSTNode, target: str) -> bool:
     if isinstance(node, (cst.Name, cst.Attribute)) and dotted_name(node) == target:
         return True
-    return any(_mentions(child, target) for child in node.children)
+    return any(_mentions(child, target) for child in children(node))
 
 
 def _placeholder(expr: cst.BaseExpression) -> cst.Name:

@@ -9,6 +9,7 @@ from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
 from ddplint.torch_api import DDP
+from ddplint.walk import children
 
 # Functions whose names say they evaluate: a backward there is test-time work, not training.
 EVALUATION_WORDS = ("eval", "valid", "test", "infer", "predict")
@@ -297,7 +298,7 @@ class DDPForwardBypassed(Rule):
                     continue
             elif isinstance(node, (cst.Lambda, cst.FunctionDef)):
                 continue
-            stack.extend(node.children)
+            stack.extend(children(node))
         return found
 
     def _assign(self, targets: list[cst.BaseExpression], value: cst.BaseExpression | None, augment: bool) -> None:

@@ -6,6 +6,7 @@ from ddplint.analyses.samplers import Construction, LoaderFlow, Ref
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.torch_api import DISTRIBUTED_SAMPLER, argument
+from ddplint.walk import children
 
 # Collectives that combine per-rank results into one metric.
 COMBINING = frozenset(
@@ -220,5 +221,5 @@ def _trains(loop: cst.CSTNode) -> bool:
         node = stack.pop()
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
             return True
-        stack.extend(node.children)
+        stack.extend(children(node))
     return False

@@ -8,6 +8,7 @@ from ddplint.rule import Clean, Flagged, Rule
 from ddplint.rules.ddp015_unused_submodule import PARAMETERISED_LAYERS
 from ddplint.semantic import dotted_name
 from ddplint.torch_api import DDP, NN_MODULE
+from ddplint.walk import children
 
 # Containers whose members a forward may pick from: whether all are used cannot be read off.
 SELECTING_CONTAINERS = ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict")
@@ -396,7 +397,7 @@ def _walk(node: cst.CSTNode):
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(current.children)
+        stack.extend(children(current))
 
 
 def _mentions(node: cst.CSTNode, names: set[str]) -> bool:
