@@ -1,11 +1,11 @@
 """Language-server latency: time from sending didChange to receiving publishDiagnostics.
 
-    python benchmarks/lsp_latency.py                  # torch/storage.py, 40 edits
+    python benchmarks/lsp_latency.py                  # torch/storage.py, 40 edits (no finding)
     python benchmarks/lsp_latency.py --file F --edits N --debounce 0
 
 The server runs as an editor starts it (`python -m ddplint server`, this checkout on
-PYTHONPATH). The file (default: torch's own storage.py, 1,558 lines, with a DDP004 finding, so
-every edit goes through the libcst parse, all rules and positions) is opened once; then each
+PYTHONPATH). The file (default: torch's own storage.py, 1,558 lines; it has no finding since
+DDP004 asks for distributed evidence, so pass --file for a file with one) is opened once; then each
 edit changes one line in the middle of the file (alternating, so every text is new) and the
 clock runs from writing the didChange to reading the diagnostics published for that version.
 The figure includes any debounce wait (--debounce, seconds; the server's own default when
