@@ -135,7 +135,7 @@ _NEWLINES = re.compile(r"\r\n?|\n")
 Span = tuple[tuple[int, int], tuple[int, int]]  # ((line, column), (end_line, end_column)), 1-based lines, 0-based columns
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class Layout:
     """Where a node sits, for text edits that replace it as a rewrite of the tree would: the
     indentation of its block, and its whole extent (a statement's leading comment lines and
@@ -154,9 +154,10 @@ class _PositionState(CodegenState):
     column: int = 0
     spans: dict[int, Span] = dataclasses.field(default_factory=dict)
     _starts: list[tuple[int, int]] = dataclasses.field(default_factory=list)
-    # Nodes (by id) whose Layout is wanted, and the layouts found.
+    # Nodes (by id) whose Layout is wanted, the layouts found, and their indentation so far.
     watch: frozenset[int] = frozenset()
     layouts: dict[int, Layout] = dataclasses.field(default_factory=dict)
+    _indents: dict[int, str] = dataclasses.field(default_factory=dict)
 
     def add_indent_tokens(self) -> None:
         for token in self.indent_tokens:
@@ -173,14 +174,13 @@ class _PositionState(CodegenState):
     def before_codegen(self, node: cst.CSTNode) -> None:
         self._starts.append((self.line, self.column))
         if id(node) in self.watch:
-            self.layouts[id(node)] = Layout("".join(self.indent_tokens), ((self.line, self.column), (0, 0)))
+            self._indents[id(node)] = "".join(self.indent_tokens)
 
     def after_codegen(self, node: cst.CSTNode) -> None:
         start = self._starts.pop()
         self.spans.setdefault(id(node), (start, (self.line, self.column)))
         if id(node) in self.watch:
-            layout = self.layouts[id(node)]
-            layout.whole = (start, (self.line, self.column))
+            self.layouts[id(node)] = Layout(self._indents.pop(id(node)), (start, (self.line, self.column)))
 
     @contextmanager
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):
@@ -217,9 +217,7 @@ def render(nodes: Sequence[cst.CSTNode], module: cst.Module, indent: str = "", *
     text = "".join(state.tokens)
     if whole:
         return text
-    starts = [0]
-    for line in text.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
+    starts = [0, *(end.end() for end in _NEWLINES.finditer(text))]  # lines as add_token counts them
     (line, column), _ = state.spans[id(nodes[0])]
     _, (end_line, end_column) = state.spans[id(nodes[-1])]
     return text[starts[line - 1] + column : starts[end_line - 1] + end_column]
