@@ -58,7 +58,6 @@ _DEFINITION = re.compile(r"(?:(?:async[ \t]+)?def[ \t]+(\w+)|class[ \t]+(\w+))")
 # A top-level import statement, with its parenthesised or backslash-continued lines.
 _IMPORT = re.compile(r"(?:from|import)[ \t][^\n(\\]*(?:(?:\\\n|\([^)]*\))[^\n(\\]*)*")
 _STATEMENT_START = re.compile(r"\n(?=[A-Za-z_@])")
-# Text that can make a top-level def or class worth parsing.
 
 
 # -- root discovery -----------------------------------------------------------------------
@@ -228,12 +227,6 @@ def module_facts(text: str, scan: TextScan | None = None) -> dict:
 
 
 _COMMENT = re.compile(r"#[^\n]*")
-_CALL = re.compile(r"(?<![\w.])(\w+)(?:\.(\w+))?\s*\(")
-
-
-def _called_names(chunk: str) -> set[str]:
-    """What a function's text calls by a plain or one-dotted name: `f`, `utils.f`."""
-    return {f"{head}.{attribute}" if attribute else head for head, attribute in _CALL.findall(chunk)}
 _WRAPPER = re.compile(r"^[ \t]*(\w+)\s*=\s*(?:[\w.]+\.)?(?:DistributedDataParallel|DDP)\s*\(", re.M)
 _WRAPPER_SAVE = re.compile(r"\bsave\s*\(\s*(\w+)\.state_dict\(\)\s*,\s*(['\"])([^'\"\n]+)\2")
 _WRAP = re.compile(r"\b(?:DistributedDataParallel|DDP)\s*\(\s*(\w+)")
@@ -247,6 +240,14 @@ _CUDA_CALL = re.compile(
 
 _CLASS_HEADER = re.compile(r"class\s+\w+\s*\(([^)]*)\)")
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
+
+
+_CALL = re.compile(r"(?<![\w.])(\w+)(?:\.(\w+))?\s*\(")
+
+
+def _called_names(chunk: str) -> set[str]:
+    """What a function's text calls by a plain or one-dotted name: `f`, `utils.f`."""
+    return {f"{head}.{attribute}" if attribute else head for head, attribute in _CALL.findall(chunk)}
 
 
 def _next_start(text: str, begin: int) -> int:
@@ -344,6 +345,13 @@ def _items(text: str, start: int, inside: bool = False) -> list[tuple[str, int]]
     return items
 
 
+def _block_end(chunk: str, indent: str, start: int) -> int:
+    """Where the block that starts at `start` under a header indented by `indent` ends: the
+    first later line with text that is indented no deeper (the end of `chunk` if none)."""
+    end = re.compile(rf"^(?!{re.escape(indent)}[ \t])[ \t]*\S", re.M).search(chunk, start)
+    return end.start() if end else len(chunk)
+
+
 def _returned_data(chunk: str) -> dict[str, tuple[int, int | None]]:
     """What a function returns of the shuffling DistributedSampler it builds, by its first
     `return` that returns one: "sampler" (the sampler itself) and/or "loader" (a DataLoader,
@@ -401,8 +409,7 @@ def _forwarded_loader(chunk: str, imports: dict[str, str]) -> int | None:
     body = chunk.find("\n", close) + 1 if close != -1 else 0  # the line after the header
     if star is None or not body:
         return None
-    end = re.compile(rf"^(?!{re.escape(init.group(1))}[ \t])[ \t]*\S", re.M).search(chunk, body)
-    text = chunk[: end.start() if end else len(chunk)]
+    text = chunk[: _block_end(chunk, init.group(1), body)]
     if _SHIPPED.search(text, init.start()):
         return None
     for call in _LOADER_CALL.finditer(text, body):
@@ -431,8 +438,7 @@ def _endless_parameter(chunk: str) -> tuple[int, int] | None:
         params.append(re.match(r"\w*", item).group(0))  # type: ignore[union-attr]
     # Its body: the lines after it up to one indented no deeper than the loop.
     body = chunk.find("\n", loop.end()) + 1
-    end = re.compile(rf"^(?!{re.escape(loop.group(1))}[ \t])[ \t]*\S", re.M).search(chunk, body)
-    for inner in _FOR_IN_NAME.finditer(chunk[body : end.start() if end else None]):
+    for inner in _FOR_IN_NAME.finditer(chunk[body : _block_end(chunk, loop.group(1), body)]):
         if inner.group(1) in params:
             return params.index(inner.group(1)), loop.start()
     return None
