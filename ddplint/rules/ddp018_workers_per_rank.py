@@ -293,48 +293,24 @@ class WorkersPerRank(Rule):
         return next((value for value in values or () if value is not None and self._is_cpu_count(value)), None)
 
 
-class _Assignments(cst.CSTVisitor):
-    """What one function (or module) body assigns to `target`, a name or `self.attribute`,
-    outside nested definitions; `derived`: some assignment computes it from itself."""
-
-    def __init__(self, target: str) -> None:
-        super().__init__()
-        self.target = target
-        self.values: list[cst.BaseExpression] = []
-        self.derived = False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if any(dotted_name(target.target) == self.target for target in node.targets):
-            self._add(node.value)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is not None and dotted_name(node.target) == self.target:
-            self._add(node.value)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if dotted_name(node.target) == self.target:
-            self.derived = True
-
-    def _add(self, value: cst.BaseExpression) -> None:
-        self.values.append(value)
-        self.derived = self.derived or _mentions(value, self.target)
-
-
 def _assigned(body: cst.CSTNode, target: str) -> list[cst.BaseExpression] | None:
-    """The values `body` (a function or the module) assigns to `target`; None where one is
-    derived from it (`n = min(n, 8)`, `n //= world`): then it is no longer the count."""
-    found = _Assignments(target)
-    (body.body if isinstance(body, cst.FunctionDef) else body).visit(found)
-    return None if found.derived else found.values
+    """The values `body` (a function or the module) assigns to `target`, a name or
+    `self.attribute`, outside nested definitions, in source order; None where one is derived
+    from it (`n = min(n, 8)`, `n //= world`): then it is no longer the count."""
+    values: list[cst.BaseExpression] = []
+    pending = list(reversed(children(body.body if isinstance(body, cst.FunctionDef) else body)))
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.AugAssign) and dotted_name(node.target) == target:
+            return None
+        if isinstance(node, cst.Assign) and any(dotted_name(t.target) == target for t in node.targets):
+            values.append(node.value)
+        elif isinstance(node, cst.AnnAssign) and node.value is not None and dotted_name(node.target) == target:
+            values.append(node.value)
+        pending.extend(reversed(children(node)))
+    return None if any(_mentions(value, target) for value in values) else values
 
 
 def _mentions(node: cst.CSTNode, target: str) -> bool:
