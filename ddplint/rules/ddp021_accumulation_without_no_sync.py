@@ -20,7 +20,7 @@ _BACKWARD_ONLY = (
 @dataclass
 class _Loop:
     ifs_depth: int  # how many `if`s were open when the loop began
-    forward: bool = False  # the DDP model is called in it
+    forward: str | None = None  # the DDP model is called in it: where it was made elsewhere, or ""
     backwards: list[cst.Call] = field(default_factory=list)  # backward() calls outside any if of the loop
     gated_step: bool = False  # optimizer.step() under an accumulation test inside the loop
 
@@ -205,7 +205,7 @@ class AccumulationWithoutNoSync(Rule):
         self._wrapped = model.get(WrappedModels)
         self._loops: dict[int, _Loop] = {}
         self._opted_out: set[int] = set()  # functions that mention no_sync or toggle the sync flag
-        self._candidates: list[tuple[int, cst.Call]] = []  # (function node, backward call)
+        self._candidates: list[tuple[int, cst.Call, str]] = []  # (function node, backward call, model's origin)
 
     def _function(self) -> int:
         function = self.model.function
@@ -222,8 +222,8 @@ class AccumulationWithoutNoSync(Rule):
 
     def _leave_loop(self, node: cst.CSTNode) -> None:
         loop = self._loops.pop(id(node))
-        if loop.forward and loop.gated_step:
-            self._candidates.extend((self._function(), call) for call in loop.backwards)
+        if loop.forward is not None and loop.gated_step:
+            self._candidates.extend((self._function(), call, loop.forward) for call in loop.backwards)
 
     def leave_For(self, original_node: cst.For) -> None:
         self._leave_loop(original_node)
@@ -245,7 +245,8 @@ class AccumulationWithoutNoSync(Rule):
             return
         func = node.func
         if self._wrapped.is_wrapped(func):
-            loop.forward = True
+            if not loop.forward:
+                loop.forward = self._wrapped.where(func)
         elif isinstance(func, cst.Attribute) and func.attr.value == "backward":
             if len(self.model.ifs) == loop.ifs_depth:
                 loop.backwards.append(node)
@@ -273,12 +274,12 @@ class AccumulationWithoutNoSync(Rule):
             body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
             statements = [s for s in body if isinstance(s, cst.SimpleStatementLine)]
             if statements and len(statements) == len(body) and all(_only_backward(s) for s in statements):
-                self.report(call, _BACKWARD_ONLY)
+                self.report(call, _BACKWARD_ONLY + self._wrapped.where(call.func.value))
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        for function, call in self._candidates:
+        for function, call, origin in self._candidates:
             if function not in self._opted_out:
-                self.report(call)
+                self.report(call, self.message + origin)
 
 
 def _is_optimizer_step(call: cst.Call) -> bool:
