@@ -205,3 +205,10 @@ def test_end_to_end_on_a_synthetic_project(tmp_path):
 def test_the_shipped_misses_are_well_formed():
     misses = bench.read_labels(bench.MISSES_FILE)
     assert misses and all(l.verdict == "MISS" and l.reason.strip() for l in misses)
+
+
+def test_kind_narrows_the_projects_and_refuses_an_empty_choice(tmp_path):
+    pypi = next(p["name"] for p in fetch.load_corpus()["projects"] if p["kind"] != "github")
+    with pytest.raises(SystemExit, match="no github project"):
+        bench.main(["--kind", "github", "--only", pypi, "--cache", str(tmp_path)])
+    assert not (tmp_path / "src").exists()  # refused before fetching anything
