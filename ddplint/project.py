@@ -555,6 +555,8 @@ class Project:
     # Relative path -> (size, mtime, the rules' needles the index searched for in that
     # file's text and whether each occurs): linting the file starts from them (`known_needles`).
     searched: dict[str, dict] = field(default_factory=dict, repr=False)
+    # A module name several files share -> the names they are kept under (see `build`).
+    shared: dict[str, list[str]] = field(default_factory=dict, repr=False)
     _views: dict[str, ProjectView] = field(default_factory=dict, repr=False)
     _memo: dict = field(default_factory=dict, repr=False)
 
@@ -587,11 +589,7 @@ class Project:
         cached results are reused only with the same."""
         from ddplint.cache import content_hash
 
-        program = self.program
-        derived = [
-            sorted((list(k), sorted((n, o.wrapped_at, o.passed_at or "") for n, o in v.items())) for k, v in table.items())
-            for table in (program.parameters, program.attributes)
-        ] + [sorted((list(k), o.wrapped_at) for k, o in program.results.items())]
+        derived = self.program.digest()
         return content_hash(json.dumps([self.modules, derived], sort_keys=True).encode())
 
     def view(self, path: str) -> ProjectView | None:
@@ -656,16 +654,23 @@ class ProjectView:
     def wrapped_parameters(self, key: str | None) -> dict:
         """The parameters of this module's function `key` (`name`, `Class.name`) that some call
         hands a DDP model: name -> ddplint.model.program.Origin."""
-        return self.project.program.parameters.get((self.module, key), {}) if key else {}
+        program = self.project.program
+        return program.wrapped(program.parameters, (self.module, key)) if key else {}
 
     def wrapped_attributes(self, cls: str) -> dict:
         """The `self` attributes of class `cls` that hold a DDP model: name -> Origin."""
-        return self.project.program.attributes.get((self.module, cls), {})
+        program = self.project.program
+        return program.wrapped(program.attributes, (self.module, cls))
 
     def wrapped_result(self, callee: str, cls: str | None):
         """The Origin of the DDP model that a call of `callee` (as written here, inside class
         `cls`) returns from a project function, or None."""
         return self.project.program.result_of(self.module, callee, cls)
+
+    def callee_summary(self, key: str | None, cls: str | None, callee: str) -> dict | None:
+        """What the project callable reached by calling `callee` in this module's function `key`
+        does (ddplint.model.program.Program.callee_summary), or None when unknown."""
+        return self.project.program.callee_summary(self.module, key, cls, callee)
 
     @property
     def wrapped_in(self) -> str | None:
@@ -1031,10 +1036,19 @@ def build(root: str, cache_folder: str | None = None, files: list[str] | None = 
         names[relative] = name
     for name in ambiguous:
         del modules[name], relpaths[name]
-    names = {relative: name for relative, name in names.items() if name not in ambiguous}
+    # Two scripts folders with a `utils.py`: each is kept under the dotted form of its path
+    # (`TinyViT.utils`), and `shared` says which stand for the name they share. The index's
+    # own lookups leave such names unresolved; the program model (ddplint.model.program)
+    # resolves one by the importer's folder, which comes first on a script's sys.path.
+    shared: dict[str, list[str]] = {}
+    for relative, name in names.items():
+        if name in ambiguous:
+            unique = relative[: -len(".py")].removesuffix(f"{os.sep}__init__").replace(os.sep, ".")
+            modules[unique], relpaths[unique], names[relative] = fresh[relative]["facts"], relative, unique
+            shared.setdefault(name, []).append(unique)
     if cache_path is not None and fresh != entries:
         _save(cache_folder, cache_path, fresh)  # type: ignore[arg-type]
-    return Project(root, modules, relpaths, names=names, searched=searched)
+    return Project(root, modules, relpaths, names=names, searched=searched, shared=shared)
 
 
 def _relative(path: str, root: str) -> str:

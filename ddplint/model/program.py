@@ -27,12 +27,22 @@ from __future__ import annotations
 
 import ast
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 MAX_MODULES = 400  # modules read per run: past this, what a value would reach is unknown
 MAX_ROUNDS = 12  # rounds of the fixed point; a chain of helpers deeper than this is unknown
 _CONTROL_FIELDS = frozenset(("body", "orelse", "finalbody", "handlers", "cases"))
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@dataclass(frozen=True)
+class Instance:
+    """An object of the project class `cls` of `module`, made at `made_at`."""
+
+    module: str
+    cls: str
+    made_at: str
+    passed_at: str | None = None
 
 
 @dataclass(frozen=True)
@@ -74,7 +84,9 @@ class _FunctionReader:
         self.self_name = positional[0] if method and positional and "classmethod" not in decorators else None
         self.env: dict[str, list] = {name: ["param", name] for name in (*positional, *(a.arg for a in arguments.kwonlyargs))}
         self.record: dict = {"line": node.lineno, "params": positional, "method": method, "class": cls,
-                             "calls": [], "returns": [], "sets": {}, "made": []}
+                             "calls": [], "returns": [], "sets": {}, "made": [], "invocations": [], "loops": [],
+                             "backward": False, "gates": []}
+        self._tests: list[ast.expr] = []  # the tests of the ifs around the walk, for `gates`
         self._statements(node.body)
 
     def source(self, expr: ast.AST | None) -> list | None:
@@ -116,9 +128,18 @@ class _FunctionReader:
                         self._call(node)
 
     def _call(self, node: ast.Call) -> None:
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "backward":
+            self.record["backward"] = True
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "step":
+            params = self.record["params"]
+            for test in self._tests:  # `if update_grad: scaler.step(optimizer)`: the step waits for that argument
+                for name in ast.walk(test):
+                    if isinstance(name, ast.Name) and name.id in params and name.id not in self.record["gates"]:
+                        self.record["gates"].append(name.id)
         callee = _dotted(node.func)
         if callee is None:
             return
+        self.record["invocations"].append([callee, node.lineno])
         args: list = []
         for arg in node.args:
             if isinstance(arg, ast.Starred):
@@ -146,10 +167,23 @@ class _FunctionReader:
                     self.record["returns"].append(source)
             elif isinstance(statement, (ast.For, ast.AsyncFor)):
                 self._bind(statement.target, None)
+                iterated = sorted({n.id for n in ast.walk(statement.iter) if isinstance(n, ast.Name)} & set(self.env))
+                iterated = [n for n in iterated if self.env[n] == ["param", n]]
+                trains = any(
+                    isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "backward"
+                    for n in ast.walk(statement)
+                )
+                self.record["loops"].append([statement.lineno, statement.end_lineno, iterated, trains])
             elif isinstance(statement, (ast.With, ast.AsyncWith)):
                 for item in statement.items:
                     if item.optional_vars is not None:
                         self._bind(item.optional_vars, None)
+            if isinstance(statement, ast.If):
+                self._tests.append(statement.test)
+                self._statements(statement.body)
+                self._tests.pop()
+                self._statements(statement.orelse)
+                continue
             for name in ("body", "orelse", "finalbody"):
                 self._statements(getattr(statement, name, None) or [])
             for handler in getattr(statement, "handlers", None) or []:
@@ -260,12 +294,23 @@ class Program:
         absolute = self.project.module_view(module).absolute(origin)
         return f"{absolute}.{rest}" if rest else absolute
 
-    def _split(self, qualified: str) -> tuple[str, str] | None:
-        """(project module, the rest) of a qualified name, at the longest module prefix."""
+    def _split(self, qualified: str, importer: str) -> tuple[str, str] | None:
+        """(project module, the rest) of a qualified name that `importer` imports, at the
+        longest module prefix."""
         head, rest = qualified, ""
+        folder = os.path.dirname(self.project.relpaths[importer])
         while head:
             if self.project.module(head) is not None:
                 return head, rest
+            for candidate in self.project.shared.get(head, ()):  # the one beside the importer
+                if os.path.dirname(self.project.relpaths[candidate]) == folder:
+                    return candidate, rest
+            # `import evaluation.engine` from the root, where `evaluation` has no __init__.py
+            # (a namespace package): the index names that module by its package alone.
+            path = head.replace(".", "/")
+            by_path = self.project.names.get(f"{path}.py") or self.project.names.get(f"{path}/__init__.py")
+            if by_path is not None and self.project.module(by_path) is not None:
+                return by_path, rest
             head, _, last = head.rpartition(".")
             rest = f"{last}.{rest}" if rest else last
         return None
@@ -287,7 +332,7 @@ class Program:
             key = f"{parts[0]}.__init__"
             return (module, key, True) if key in functions else None
         qualified = self._qualify(module, dotted)
-        found = self._split(qualified) if qualified else None
+        found = self._split(qualified, module) if qualified else None
         if found is None or not found[1] or "." in found[1]:
             return None
         target, symbol = found
@@ -304,7 +349,7 @@ class Program:
             return False
         if "." not in dotted and dotted in summary["classes"]:
             return any(self._makes_ddp(module, base, depth + 1) for base in summary["classes"][dotted]["bases"])
-        found = self._split(qualified) if qualified else None
+        found = self._split(qualified, module) if qualified else None
         if found is None or not found[1] or "." in found[1] or found[0] == module:
             return False
         return self._makes_ddp(found[0], found[1], depth + 1)
@@ -314,8 +359,9 @@ class Program:
     def location(self, module: str, line: int) -> str:
         return self.project.location(module, line)
 
-    def evaluate(self, module: str, key: str, source: list | None) -> Origin | None:
-        """The Origin of the DDP model a summary's `source` holds in function `key`, or None."""
+    def evaluate(self, module: str, key: str, source: list | None) -> Origin | Instance | None:
+        """What a summary's `source` holds in function `key`: the Origin of a DDP model, an
+        Instance of a project class, or None (unknown, or anything else)."""
         if not source:
             return None
         function = self._summaries[module]["functions"][key]  # type: ignore[index]
@@ -328,9 +374,25 @@ class Program:
         callee, line = source[1], source[2]
         if self._makes_ddp(module, callee):
             return Origin(self.location(module, line))
+        made = self.class_of(module, callee)
+        if made is not None:
+            return Instance(made[0], made[1], self.location(module, line))
         target = self.resolve(module, callee, function["class"])
-        origin = self.results.get(target[:2]) if target is not None else None
-        return Origin(origin.wrapped_at) if origin is not None else None
+        value = self.results.get(target[:2]) if target is not None else None
+        return _unpassed(value)
+
+    def class_of(self, module: str, dotted: str, depth: int = 0) -> tuple[str, str] | None:
+        """(module, class) of the project class that `dotted` names in `module`, or None."""
+        summary = self.summary(module)
+        if summary is None or depth > 8:
+            return None
+        if "." not in dotted and dotted in summary["classes"]:
+            return module, dotted
+        qualified = self._qualify(module, dotted)
+        found = self._split(qualified, module) if qualified else None
+        if found is None or not found[1] or "." in found[1] or found[0] == module:
+            return None
+        return self.class_of(found[0], found[1], depth + 1)
 
     @staticmethod
     def _note(table: dict, key, name: str, origin: Origin) -> bool:
@@ -358,7 +420,7 @@ class Program:
         for callee, args, keywords, line in function["calls"]:
             passed = [(i, self.evaluate(module, key, s)) for i, s in enumerate(args)]
             named = [(k, self.evaluate(module, key, s)) for k, s in keywords.items()]
-            if not any(o for _, o in passed) and not any(o for _, o in named):
+            if not any(v for _, v in passed) and not any(v for _, v in named):
                 continue
             target = self.resolve(module, callee, function["class"])
             if target is None:
@@ -367,21 +429,21 @@ class Program:
             params = self._summaries[target_module]["functions"][target_key]["params"]  # type: ignore[index]
             params = params[1:] if bound else params
             at = self.location(module, line)
-            for index, origin in passed:
-                if origin is not None and index < len(params):
-                    changed |= self._note(self.parameters, target[:2], params[index], Origin(origin.wrapped_at, at))
-            for name, origin in named:
-                if origin is not None and name in params:
-                    changed |= self._note(self.parameters, target[:2], name, Origin(origin.wrapped_at, at))
+            for index, value in passed:
+                if value is not None and index < len(params):
+                    changed |= self._note(self.parameters, target[:2], params[index], replace(value, passed_at=at))
+            for name, value in named:
+                if value is not None and name in params:
+                    changed |= self._note(self.parameters, target[:2], name, replace(value, passed_at=at))
         cls = function["class"]
         for attribute, source in function["sets"].items():
-            origin = self.evaluate(module, key, source)
-            if origin is not None and cls is not None:
-                changed |= self._note(self.attributes, (module, cls), attribute, Origin(origin.wrapped_at))
+            value = self.evaluate(module, key, source)
+            if value is not None and cls is not None:
+                changed |= self._note(self.attributes, (module, cls), attribute, value)
         for source in function["returns"]:
-            origin = self.evaluate(module, key, source)
-            if origin is not None and (module, key) not in self.results:
-                self.results[(module, key)] = Origin(origin.wrapped_at)
+            value = _unpassed(self.evaluate(module, key, source))
+            if value is not None and (module, key) not in self.results:
+                self.results[(module, key)] = value
                 for importer in self._importers_of(module):
                     self.summary(importer)
                 changed = True
@@ -389,11 +451,17 @@ class Program:
 
     # -- questions -----------------------------------------------------------------------
 
+    def wrapped(self, table: dict, key: tuple[str, str | None]) -> dict[str, Origin]:
+        """The DDP models among `table[key]` (parameters or attributes): name -> Origin."""
+        return {name: value for name, value in table.get(key, {}).items() if isinstance(value, Origin)}
+
     def receives_wrapped(self, module: str) -> bool:
         """Whether some function of `module` is handed a DDP model, keeps one on `self` or
         binds one a project function returns: its rules must look though it never names DDP."""
         if self._receivers is None:
-            self._receivers = {m for m, _ in self.parameters} | {m for m, _ in self.attributes}
+            self._receivers = {
+                m for table in (self.parameters, self.attributes) for (m, k) in table if self.wrapped(table, (m, k))
+            }
             for name in self._order if self.results else ():
                 summary = self._summaries[name]
                 if summary is not None and any(
@@ -409,4 +477,36 @@ class Program:
         if module not in self._summaries or not self.results:
             return None
         target = self.resolve(module, callee, cls)
-        return self.results.get(target[:2]) if target is not None else None
+        value = self.results.get(target[:2]) if target is not None else None
+        return value if isinstance(value, Origin) else None
+
+    def callee_summary(self, module: str, key: str | None, cls: str | None, callee: str) -> dict | None:
+        """The summary of the project function a call of `callee` in function `key` reaches, with
+        "bound": whether `self` is bound: a function or class of the project, or the method
+        (`__call__` for a plain call) of the project object a parameter or `self` attribute
+        holds (`loss_scaler(loss, optimizer, update_grad=...)`); None when unknown."""
+        head, _, rest = callee.partition(".")
+        if head == "self" and cls is not None and rest:
+            attribute, _, rest = rest.partition(".")
+            value = self.attributes.get((module, cls), {}).get(attribute)
+        else:
+            value = self.parameters.get((module, key), {}).get(head) if key else None
+        if isinstance(value, Instance) and "." not in rest:
+            summary = self.summary(value.module)
+            record = summary["functions"].get(f"{value.cls}.{rest or '__call__'}") if summary else None
+            return {**record, "bound": True} if record is not None else None
+        target = self.resolve(module, callee, cls) if module in self._summaries else None
+        if target is None:
+            return None
+        return {**self._summaries[target[0]]["functions"][target[1]], "bound": target[2]}  # type: ignore[index]
+
+    def digest(self) -> list:
+        """What the solution says, as JSON-able data (for cache keys)."""
+        return [
+            sorted([*key, name, repr(value)] for key, values in table.items() for name, value in values.items())
+            for table in (self.parameters, self.attributes)
+        ] + [sorted([*key, repr(value)] for key, value in self.results.items())]
+
+def _unpassed(value):
+    """A value as a function's result: where it was made, not how its maker got it."""
+    return replace(value, passed_at=None) if value is not None and value.passed_at else value

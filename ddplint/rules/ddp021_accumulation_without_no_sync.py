@@ -214,6 +214,20 @@ class AccumulationWithoutNoSync(Rule):
             """
             from torch.nn.parallel import DistributedDataParallel as DDP
 
+            def train(config, net, loader, optimizer, scaler):
+                model = DDP(net)
+                for idx, (x, y) in enumerate(loader):
+                    loss = criterion(model(x), y)
+                    if config.ACCUMULATION_STEPS == 1:  # this branch does not accumulate
+                        loss.backward()
+                        if (idx + 1) % config.ACCUMULATION_STEPS == 0:  # always true here
+                            optimizer.step()
+            """
+        ),
+        Clean(
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
             def train(net, loader, optimizer, accum):
                 model = DDP(net)
                 for i, (x, y) in enumerate(loader):
@@ -278,13 +292,46 @@ class AccumulationWithoutNoSync(Rule):
             if not loop.forward:
                 loop.forward = self._wrapped.where(func)
         elif isinstance(func, cst.Attribute) and func.attr.value == "backward":
-            if all(self._run_wide(branch.test) for branch in self.model.ifs[loop.ifs_depth :]):
+            if self._every_micro_batch(loop):
                 loop.backwards.append((node, self._path(loop)))
         elif isinstance(func, cst.Attribute) and func.attr.value == "step" and _is_optimizer_step(node):
             inner_ifs = self.model.ifs[loop.ifs_depth :]
             # A test decided once for the run (`if accum_steps > 1:`) picks a mode; it gates no step.
             if any(self._accumulation_test(b.test) and not self._run_wide(b.test) for b in inner_ifs):
                 loop.gated_steps.append(self._path(loop))
+        else:
+            self._helper_call(node, loop)
+
+    def _helper_call(self, node: cst.Call, loop: _Loop) -> None:
+        """A project helper that runs the backward, and steps only when an argument says so
+        (`loss_scaler(loss, optimizer, update_grad=(i + 1) % accum == 0)`, whose `__call__`
+        does `scale(loss).backward()` and `if update_grad: step(optimizer)`)."""
+        project, callee = self.model.project, dotted_name(node.func)
+        if project is None or callee is None or callee.rpartition(".")[2] in ("step", "zero_grad"):
+            return
+        self_class = self.model.frame.self_class
+        frame = self.model.function
+        helper = project.callee_summary(
+            frame.key if frame else None, self_class.name.value if self_class else None, callee
+        )
+        if helper is None:
+            return
+        params = helper["params"][1:] if helper["bound"] else helper["params"]
+        passed = {**dict(zip(params, (a.value for a in node.args if a.keyword is None and not a.star))),
+                  **{a.keyword.value: a.value for a in node.args if a.keyword is not None}}
+        invoked = {callee for callee, _ in helper["invocations"]}
+        for param, value in passed.items():  # `loss = train_batch(model, x)`, which calls model(x)
+            if not loop.forward and self._wrapped.is_wrapped(value) and ({param, f"{param}.forward"} & invoked):
+                loop.forward = self._wrapped.where(value)
+        if not helper["backward"] or not self._every_micro_batch(loop):
+            return
+        path = self._path(loop)
+        loop.backwards.append((node, path))
+        if any(
+            gate in passed and self._accumulation_test(passed[gate]) and not self._run_wide(passed[gate])
+            for gate in helper["gates"]
+        ):
+            loop.gated_steps.append(path)
 
     def visit_Else(self, node: cst.Else) -> None:
         self._in_else.add(id(self.model.ifs[-1]))
@@ -299,6 +346,24 @@ class AccumulationWithoutNoSync(Rule):
     def leave_If(self, original_node: cst.If) -> None:
         if len(self.model.ifs) > 1 and self.model.ifs[-2].orelse is original_node:
             self._in_else.discard(id(self.model.ifs[-2]))
+
+    def _every_micro_batch(self, loop: _Loop) -> bool:
+        """Whether a backward here runs on every micro-batch of an accumulating run: the ifs
+        around it inside the loop are decided once for the run, and none is the branch of an
+        accumulation switch that does not accumulate (the else of `if accum_steps > 1:`,
+        the body of `if accum_steps == 1:`)."""
+        for branch in self.model.ifs[loop.ifs_depth :]:
+            test = branch.test
+            if not self._run_wide(test):
+                return False
+            if "accum" in self.model.module.code_for_node(test).lower():
+                body_accumulates = not (
+                    isinstance(test, cst.Comparison)
+                    and any(isinstance(t.operator, (cst.Equal, cst.LessThan, cst.LessThanEqual)) for t in test.comparisons)
+                )
+                if (id(branch) in self._in_else) == body_accumulates:
+                    return False
+        return True
 
     def _path(self, loop: _Loop) -> tuple:
         """Which branch of each `if` inside `loop` the walk is in: ((id, in its else), ...)."""
