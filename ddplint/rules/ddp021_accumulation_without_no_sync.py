@@ -215,6 +215,15 @@ class AccumulationWithoutNoSync(Rule):
             from torch.nn.parallel import DistributedDataParallel as DDP
 
             def train(config, net, loader, optimizer, scaler):
+                for attempt in range(3):
+                    try:
+                        break
+                    except OSError:
+                        continue
+                    else:
+                        pass
+                else:
+                    raise RuntimeError("no attempt succeeded")
                 model = DDP(net)
                 for idx, (x, y) in enumerate(loader):
                     loss = criterion(model(x), y)
@@ -334,10 +343,12 @@ class AccumulationWithoutNoSync(Rule):
             loop.gated_steps.append(path)
 
     def visit_Else(self, node: cst.Else) -> None:
-        self._in_else.add(id(self.model.ifs[-1]))
+        if self.model.ifs and self.model.ifs[-1].orelse is node:  # not a for/while/try else
+            self._in_else.add(id(self.model.ifs[-1]))
 
     def leave_Else(self, original_node: cst.Else) -> None:
-        self._in_else.discard(id(self.model.ifs[-1]))
+        if self.model.ifs and self.model.ifs[-1].orelse is original_node:
+            self._in_else.discard(id(self.model.ifs[-1]))
 
     def visit_If(self, node: cst.If) -> None:
         if len(self.model.ifs) > 1 and self.model.ifs[-2].orelse is node:  # an elif: in its parent's else
