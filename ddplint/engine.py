@@ -250,6 +250,10 @@ def analyse(
     if not active:
         return Analysis(None, [], [])
     module = (parser or parse)(source)
+    if project is None:  # the file alone still has functions that hand each other values
+        from ddplint.project import alone
+
+        project = alone(source, path)
     model, instances = prepare(module, active, project)
     try:
         traverse(module, model, instances)

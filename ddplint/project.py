@@ -557,6 +557,8 @@ class Project:
     searched: dict[str, dict] = field(default_factory=dict, repr=False)
     # A module name several files share -> the names they are kept under (see `build`).
     shared: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    # Module name -> its text, for modules that are not files (`alone`): the program reads these.
+    texts: dict[str, str] = field(default_factory=dict, repr=False)
     _views: dict[str, ProjectView] = field(default_factory=dict, repr=False)
     _memo: dict = field(default_factory=dict, repr=False)
 
@@ -671,6 +673,17 @@ class ProjectView:
         """What the project callable reached by calling `callee` in this module's function `key`
         does (ddplint.model.program.Program.callee_summary), or None when unknown."""
         return self.project.program.callee_summary(self.module, key, cls, callee)
+
+    def combines(self, key: str | None, cls: str | None, callee: str) -> str | None:
+        """Where calling `callee` here combines results across ranks through project helpers
+        ("all_reduce at utils.py:44"), or None (ddplint.model.program.Program.combines)."""
+        found = self.project.program.combines(self.module, key, cls, callee)
+        return None if found == "here" else found
+
+    def evaluation(self, key: str | None, cls: str | None, callee: str, index: int | None, keyword: str | None):
+        """Where the project function a call hands a loader to evaluates it and combines the
+        results: (its key, the loop's place, the combine's place), or None."""
+        return self.project.program.evaluation(self.module, key, cls, callee, index, keyword)
 
     @property
     def wrapped_in(self) -> str | None:
@@ -953,7 +966,15 @@ class ProjectView:
         if self.module in self.project.wrapped:
             codes.add("DDP015")  # its model runs under DDP though the module never says so
         imports = tuple(sorted(self.star_bindings().items())) if facts["stars"] else ()
-        fed = frozenset(("WrappedModels",)) if self.project.program.receives_wrapped(self.module) else frozenset()
+        program = self.project.program
+        fed = frozenset(
+            name
+            for name, fed_here in (
+                ("WrappedModels", program.receives_wrapped(self.module)),
+                ("LoaderFlow", program.hands_to_evaluation(self.module)),
+            )
+            if fed_here
+        )
         return Hints(
             self.project.distributed, frozenset(codes), imports, tuple(origins), frozenset(helpers), frozenset(unscreened),
             fed,
@@ -1077,6 +1098,20 @@ def _save(folder: str, path: str, entries: dict) -> None:
         os.replace(temporary, path)
     except OSError:
         pass  # a cache that cannot be written only costs speed
+
+
+def alone(source: str, path: str) -> ProjectView:
+    """A text linted without its project (standard input, `--no-project`, an example): a
+    project of that one module, so that what its own functions hand each other is still
+    followed (ddplint.model.program)."""
+    name = os.path.splitext(os.path.basename(path))[0] or "module"
+    relative = os.path.basename(path) or "module.py"
+    try:
+        facts = module_facts(source)
+    except Exception:  # text no pattern here foresaw
+        facts = _external_facts(source)
+    project = Project(os.getcwd(), {name: facts}, {name: relative}, names={relative: name}, texts={name: source})
+    return project.module_view(name)
 
 
 _LOADED: dict[str, Project] = {}

@@ -114,6 +114,22 @@ DDP = api(
     "find_unused_parameters check_reduction gradient_as_bucket_view static_graph",
 )
 
+# Collectives that combine per-rank results into one (a metric, a gathered list), under both
+# the public module and distributed_c10d.
+COMBINING_COLLECTIVES = frozenset(
+    f"torch.distributed.{module}{name}"
+    for module in ("", "distributed_c10d.")
+    for name in (
+        "all_reduce", "all_gather", "all_gather_object", "all_gather_into_tensor", "gather", "gather_object",
+        "reduce", "reduce_scatter", "reduce_scatter_tensor",
+    )
+)
+
+# Calls that place gathered results by sample id, so that a padded duplicate lands on its
+# original's slot instead of being counted again (`np.unique`, `torch.unique`,
+# `features.index_copy_(0, index, gathered)`): by method name, whatever the receiver.
+DEDUPLICATING_METHODS = frozenset({"unique", "index_copy", "index_copy_"})
+
 # -- modules, devices, autograd -------------------------------------------------------------
 NN_MODULE = api("torch.nn.Module", "torch.nn.modules.module.Module")
 TORCH_DEVICE = api("torch.device", params="type index")

@@ -6,9 +6,9 @@ that sees one function cannot know that the `model` parameter it is looking at i
 The program answers that, with the place that makes it so, and knows no rule.
 
 It is built on the project index (ddplint.project), which says which modules exist, what each
-imports and which ones name `DistributedDataParallel`. Only the modules a DDP model can reach
-are read with CPython's `ast`: those that name DDP, the modules of the functions they hand a
-model to, and the importers of a module whose function returns one. Each is summarised once
+imports and which ones name DDP or another distributed marker. Only the modules a value can
+reach are read with CPython's `ast`: those that name DDP or a distributed marker, the modules of
+the functions they hand a value to, and the importers of a module whose function returns one. Each is summarised once
 (`summarize`: per function its parameters, the calls that pass a value it can follow, what it
 returns and what it stores on `self`), and the summaries are solved together to a fixed point:
 
@@ -28,6 +28,8 @@ from __future__ import annotations
 import ast
 import os
 from dataclasses import dataclass, replace
+
+from ddplint.torch_api import COMBINING_COLLECTIVES, DDP, DEDUPLICATING_METHODS
 
 MAX_MODULES = 400  # modules read per run: past this, what a value would reach is unknown
 MAX_ROUNDS = 12  # rounds of the fixed point; a chain of helpers deeper than this is unknown
@@ -101,6 +103,16 @@ class _FunctionReader:
             return ["call", callee, expr.lineno] if callee else None
         return None
 
+    def _callee(self, func: ast.AST) -> str | None:
+        """The dotted name called; `Maker().method` where the receiver is a local bound to a
+        call (`logger = utils.MetricLogger()` ... `logger.sync()`: `utils.MetricLogger().sync`)."""
+        callee = _dotted(func)
+        if callee is None or "." not in callee:
+            return callee
+        head, _, rest = callee.partition(".")
+        source = self.env.get(head)
+        return f"{source[1]}().{rest}" if source and source[0] == "call" else callee
+
     def _bind(self, target: ast.AST, source: list | None) -> None:
         if isinstance(target, ast.Name):
             if source is not None and source[0] == "call" and source[1] not in self.record["made"]:
@@ -136,7 +148,7 @@ class _FunctionReader:
                 for name in ast.walk(test):
                     if isinstance(name, ast.Name) and name.id in params and name.id not in self.record["gates"]:
                         self.record["gates"].append(name.id)
-        callee = _dotted(node.func)
+        callee = self._callee(node.func)
         if callee is None:
             return
         self.record["invocations"].append([callee, node.lineno])
@@ -226,8 +238,6 @@ class Program:
     `results[(module, key)]`: the Origin of the DDP model the function returns."""
 
     def __init__(self, project, read=None) -> None:
-        from ddplint.torch_api import DDP
-
         self.project = project
         self._ddp = DDP.spellings
         self._read = read or self._read_file
@@ -235,18 +245,21 @@ class Program:
         self._order: list[str] = []
         self._importers: dict[str, list[str]] | None = None
         self._receivers: set[str] | None = None
+        self._combines: dict[tuple, str | None] = {}
         self.complete = True  # False once MAX_MODULES or MAX_ROUNDS cut the solution short
         self.parameters: dict[tuple[str, str], dict[str, Origin]] = {}
         self.attributes: dict[tuple[str, str], dict[str, Origin]] = {}
         self.results: dict[tuple[str, str], Origin] = {}
         for name, facts in project.modules.items():
-            if facts.get("ddp"):
+            if facts.get("ddp") or facts["dist"]:  # where DDP models and samplers start
                 self.summary(name)
         self._solve()
 
     # -- reading -------------------------------------------------------------------------
 
     def _read_file(self, module: str) -> str | None:
+        if module in self.project.texts:
+            return self.project.texts[module]
         try:
             with open(os.path.join(self.project.root, self.project.relpaths[module]), "rb") as handle:
                 return handle.read().decode("utf-8", "replace")
@@ -322,6 +335,10 @@ class Program:
         if summary is None or depth > 8:
             return None
         functions, classes = summary["functions"], summary["classes"]
+        if "()." in dotted:  # `utils.MetricLogger().sync`: a method of the object a call made
+            maker, _, method = dotted.partition("().")
+            made = self.class_of(module, maker) if "." not in method else None
+            return self._method(Instance(*made, ""), method) if made is not None else None
         parts = dotted.split(".")
         if len(parts) == 2 and cls is not None and parts[0] in ("self", "cls"):
             key = f"{cls}.{parts[1]}"
@@ -337,6 +354,11 @@ class Program:
             return None
         target, symbol = found
         return self.resolve(target, symbol, None, depth + 1) if target != module else None
+
+    def _method(self, value: Instance, method: str) -> tuple[str, str, bool] | None:
+        summary = self.summary(value.module)
+        key = f"{value.cls}.{method}"
+        return (value.module, key, True) if summary is not None and key in summary["functions"] else None
 
     def _makes_ddp(self, module: str, dotted: str, depth: int = 0) -> bool:
         """Whether calling `dotted` in `module` builds a DDP model: DDP itself, or a project
@@ -491,14 +513,118 @@ class Program:
             value = self.attributes.get((module, cls), {}).get(attribute)
         else:
             value = self.parameters.get((module, key), {}).get(head) if key else None
-        if isinstance(value, Instance) and "." not in rest:
-            summary = self.summary(value.module)
-            record = summary["functions"].get(f"{value.cls}.{rest or '__call__'}") if summary else None
-            return {**record, "bound": True} if record is not None else None
-        target = self.resolve(module, callee, cls) if module in self._summaries else None
+        target = self.target(module, key, cls, callee)
         if target is None:
             return None
         return {**self._summaries[target[0]]["functions"][target[1]], "bound": target[2]}  # type: ignore[index]
+
+    def target(self, module: str, key: str | None, cls: str | None, callee: str) -> tuple[str, str, bool] | None:
+        """(module, key, whether `self` is bound) of the project function that calling `callee`
+        in function `key` reaches, also through an object a parameter or `self` attribute holds."""
+        head, _, rest = callee.partition(".")
+        if head == "self" and cls is not None and rest:
+            attribute, _, rest = rest.partition(".")
+            value = self.attributes.get((module, cls), {}).get(attribute)
+        else:
+            value = self.parameters.get((module, key), {}).get(head) if key else None
+        if isinstance(value, Instance) and "." not in rest:
+            return self._method(value, rest or "__call__")
+        return self.resolve(module, callee, cls) if module in self._summaries else None
+
+    def combines(self, module: str, key: str | None, cls: str | None, callee: str, depth: int = 0) -> str | None:
+        """Where calling `callee` in function `key` combines results across ranks: the place of
+        the collective (`all_reduce` at utils.py:44) it reaches through project helpers, or None.
+        A method called on an object of unknown class (`meter.sync()` in a loop over meters)
+        is looked for among the classes of the caller's module."""
+        if depth > 4 or module not in self._summaries:
+            return None
+        memo_key = (module, key, cls, callee)
+        if memo_key in self._combines:
+            return self._combines[memo_key]
+        self._combines[memo_key] = None  # a recursion through this call combines nothing more
+        found = None
+        if self._qualify(module, callee) in COMBINING_COLLECTIVES:
+            found = "here"
+        else:
+            targets = [self.target(module, key, cls, callee)]
+            if targets[0] is None and "." in callee and "()." not in callee:
+                method = callee.rpartition(".")[2]
+                classes = self._summaries[module]["classes"]  # type: ignore[index]
+                targets = [self._method(Instance(module, name, ""), method) for name in classes]
+            for target in filter(None, targets):
+                record = self._summaries[target[0]]["functions"][target[1]]  # type: ignore[index]
+                for inner, line in record["invocations"]:
+                    where = self.combines(target[0], target[1], record["class"], inner, depth + 1)
+                    if where is not None:
+                        found = where if where != "here" else f"{inner.rpartition('.')[2]} at {self.location(target[0], line)}"
+                        break
+                if found:
+                    break
+        self._combines[memo_key] = found
+        return found
+
+    def evaluation(self, module: str, key: str | None, cls: str | None, callee: str, index: int | None,
+                   keyword: str | None, depth: int = 0) -> tuple[str, str, str] | None:
+        """Where the project function that calling `callee` in function `key` reaches iterates
+        what the call passes it (at position `index` or as `keyword`) in a loop without
+        backward(), and combines results across ranks in or after that loop: (the function's
+        key, the loop's place, the combine's place); None if it does not, or is unknown."""
+        target = self.target(module, key, cls, callee)
+        if target is None:
+            return None
+        record = self._summaries[target[0]]["functions"][target[1]]  # type: ignore[index]
+        params = record["params"][1:] if target[2] else record["params"]
+        name = keyword if keyword in params else params[index] if index is not None and index < len(params) else None
+        if name is None:
+            return None
+        if self._deduplicates(target[0], target[1], record):
+            return None  # padded duplicates land on their originals' slots
+        for line, _, iterated, trains in record["loops"]:
+            if name in iterated and not trains:
+                for inner, at in record["invocations"]:
+                    where = self.combines(target[0], target[1], record["class"], inner) if at >= line else None
+                    if where is not None:
+                        if where == "here":
+                            where = f"{inner.rpartition('.')[2]} at {self.location(target[0], at)}"
+                        return target[1], self.location(target[0], line), where
+        if depth < 3:  # handed on: `evaluate(loader)` calls `_run(model, loader)`
+            for inner, args, keywords, _ in record["calls"]:
+                handed = [(i, None) for i, source in enumerate(args) if source == ["param", name]]
+                handed += [(None, k) for k, source in keywords.items() if source == ["param", name]]
+                for position, word in handed:
+                    found = self.evaluation(target[0], target[1], record["class"], inner, position, word, depth + 1)
+                    if found is not None:
+                        return found
+        return None
+
+    def _deduplicates(self, module: str, key: str, record: dict, depth: int = 0) -> bool:
+        """Whether function `key` (or a project helper it calls) places results by sample id
+        (torch_api.DEDUPLICATING_METHODS): a COCO evaluator merging by image id, features
+        index_copy_'d into a dataset-sized tensor."""
+        for callee, _ in record["invocations"]:
+            if callee.rpartition(".")[2] in DEDUPLICATING_METHODS:
+                return True
+            target = self.target(module, key, record["class"], callee) if depth < 4 else None
+            if target is not None and target[:2] != (module, key):
+                inner = self._summaries[target[0]]["functions"][target[1]]  # type: ignore[index]
+                if self._deduplicates(target[0], target[1], inner, depth + 1):
+                    return True
+        return False
+
+    def hands_to_evaluation(self, module: str) -> bool:
+        """Whether some function of `module` hands a value to a project function that evaluates
+        it and combines the results (see `evaluation`): its rules must look though it never
+        names a collective."""
+        summary = self._summaries.get(module)
+        if summary is None:
+            return False
+        return any(
+            self.evaluation(module, key, function["class"], callee, index, None) is not None
+            for key, function in summary["functions"].items()
+            for callee, args, _, _ in function["calls"]
+            for index, source in enumerate(args)
+            if source is not None
+        )
 
     def digest(self) -> list:
         """What the solution says, as JSON-able data (for cache keys)."""

@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ddplint.analyses.grad_mode import GradientMode
+from ddplint.analyses.roles import evaluates
 from ddplint.analyses.ranks import RankRegions, WrappedModels
 from ddplint.diagnostics import Applicability
 from ddplint.prefilter.screens import Calls
@@ -11,8 +12,6 @@ from ddplint.semantic import dotted_name
 from ddplint.torch_api import DDP
 from ddplint.walk import children
 
-# Functions whose names say they evaluate: a backward there is test-time work, not training.
-EVALUATION_WORDS = ("eval", "valid", "test", "infer", "predict")
 # Models that are copies of the trained one and are never all-reduced: EMA, teachers, targets.
 COPY_WORDS = ("teacher", "ema", "momentum", "target", "shadow", "average", "avg", "frozen")
 # Calls whose result carries no autograd graph: a loss built from them cannot backpropagate.
@@ -245,8 +244,7 @@ class DDPForwardBypassed(Rule):
     def _evaluation_function(self) -> bool:
         frame = self.model.function
         while frame is not None:
-            name = frame.node.name.value.lower()  # type: ignore[union-attr]
-            if any(word in name for word in EVALUATION_WORDS):
+            if evaluates(frame.node.name.value):  # type: ignore[union-attr]
                 return True
             frame = frame.parent
             while frame is not None and not frame.is_function:

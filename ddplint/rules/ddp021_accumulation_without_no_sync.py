@@ -152,6 +152,23 @@ class AccumulationWithoutNoSync(Rule):
             """,
             count=2,
         ),
+        Flagged(
+            """
+            import torch
+
+            def train_one_epoch(model, loader, optimizer, accum_iter):
+                for step, (x, y) in enumerate(loader):
+                    loss = criterion(model(x), y) / accum_iter
+                    loss.backward()
+                    if (step + 1) % accum_iter == 0:
+                        optimizer.step()
+
+            def main(net, loader, optimizer, args):
+                model = torch.nn.parallel.DistributedDataParallel(net, device_ids=[args.gpu])
+                for epoch in range(args.epochs):
+                    train_one_epoch(model, loader, optimizer, args.accum_iter)
+            """
+        ),
     )
     clean_examples = (
         Clean(

@@ -2,20 +2,14 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ddplint.analyses.roles import evaluates
 from ddplint.analyses.samplers import Construction, LoaderFlow, Ref
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.torch_api import DISTRIBUTED_SAMPLER, argument
+from ddplint.semantic import dotted_name
+from ddplint.torch_api import COMBINING_COLLECTIVES, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER, argument
 from ddplint.walk import descendants
 
-# Collectives that combine per-rank results into one metric.
-COMBINING = frozenset(
-    f"torch.distributed.{name}"
-    for name in (
-        "all_reduce", "all_gather", "all_gather_object", "all_gather_into_tensor", "gather", "gather_object",
-        "reduce", "reduce_scatter", "reduce_scatter_tensor",
-    )
-)
 _MAX_DEPTH = 3
 
 
@@ -100,6 +94,25 @@ class PaddedEvalMetrics(Rule):
                     return sum(everyone, [])
             """
         ),
+        Flagged(
+            """
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def reduce_mean(tensor, nprocs):
+                total = tensor.clone()
+                dist.all_reduce(total)
+                return total / nprocs
+
+            def validate(val_loader, model, nprocs):
+                for images, target in val_loader:
+                    acc = reduce_mean((model(images).argmax(1) == target).float().mean(), nprocs)
+
+            def main(model, val_set, nprocs):
+                val_sampler = DistributedSampler(val_set)  # shuffle left on, evaluated all the same
+                validate(DataLoader(val_set, sampler=val_sampler), model, nprocs)
+            """
+        ),
     )
     clean_examples = (
         Clean(
@@ -153,15 +166,49 @@ class PaddedEvalMetrics(Rule):
         self._order: dict[int, int] = {}  # loops by node id: when the walk entered them
         self._clock = 0
         self._trimmed = False
+        self._made: dict[tuple[int | None, str], str | None] = {}  # (function, local) -> what made it
+        # Calls that hand something to a function the project model may follow:
+        # (callee, function key, class, positional refs, keyword refs)
+        self._handed: list[tuple[str, str | None, str | None, list, dict]] = []
 
     def _function(self) -> int | None:
         frame = self.model.function
         return id(frame.node) if frame is not None else None
 
+    def _place(self) -> tuple[str | None, str | None]:
+        """(the current function's key, its class's name), as the project model names them."""
+        frame, self_class = self.model.function, self.model.frame.self_class
+        return (frame.key if frame else None), (self_class.name.value if self_class else None)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        # `logger = utils.MetricLogger()`: its methods are found through the class it made
+        value = node.value
+        maker = dotted_name(value.func) if isinstance(value, cst.Call) else None
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                self._made[(self._function(), target.target.value)] = maker
+
+    def _callee(self, func: cst.BaseExpression) -> str | None:
+        callee = dotted_name(func)
+        if callee is None or "." not in callee:
+            return callee
+        head, _, rest = callee.partition(".")
+        maker = self._made.get((self._function(), head))
+        return f"{maker}().{rest}" if maker else callee
+
     def visit_Call(self, node: cst.Call) -> None:
         self._clock += 1
-        if self.model.qualified(node.func) in COMBINING:
+        project, callee = self.model.project, None
+        if self.model.qualified(node.func) in COMBINING_COLLECTIVES:
             self._combining.setdefault(self._function(), []).append(self._clock)
+        elif project is not None and (callee := self._callee(node.func)) is not None:
+            key, cls = self._place()
+            if project.combines(key, cls, callee) is not None:  # `metric_logger.synchronize_between_processes()`
+                self._combining.setdefault(self._function(), []).append(self._clock)
+            positional = [self.flow.ref(a.value) for a in node.args if a.keyword is None and not a.star]
+            keywords = {a.keyword.value: self.flow.ref(a.value) for a in node.args if a.keyword is not None}
+            if any(positional) or any(keywords.values()):
+                self._handed.append((callee, key, cls, positional, keywords))
 
     def visit_For(self, node: cst.For) -> None:
         self._clock += 1
@@ -170,6 +217,10 @@ class PaddedEvalMetrics(Rule):
     def visit_While(self, node: cst.While) -> None:
         self._clock += 1
         self._order[id(node)] = self._clock
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value in DEDUPLICATING_METHODS:  # results placed by sample id: duplicates overwrite
+            self._trimmed = True
 
     def visit_Slice(self, node: cst.Slice) -> None:
         upper = node.upper
@@ -181,23 +232,36 @@ class PaddedEvalMetrics(Rule):
             return
         for sampler in self.flow.of_kind("sampler"):
             drop_last = argument(sampler.node, DISTRIBUTED_SAMPLER, "drop_last")
-            if not sampler.shuffle_is_false or (
-                drop_last is not None and not (isinstance(drop_last.value, cst.Name) and drop_last.value.value == "False")
-            ):
+            if drop_last is not None and not (isinstance(drop_last.value, cst.Name) and drop_last.value.value == "False"):
                 continue
-            if any(self._combined(loader) for loader, _ in self.flow.loaders_of(sampler)):
-                self.report(sampler.node)
+            for loader, _ in self.flow.loaders_of(sampler):
+                where = self._combined(loader, sampler.shuffle_is_false)
+                if where is not None:
+                    self.report(sampler.node, self.message + where)
+                    break
 
-    def _combined(self, loader: Construction) -> bool:
+    def _combined(self, loader: Construction, ordered: bool) -> str | None:
+        """Whether the loader's results are combined across ranks after an evaluation loop:
+        "" when here, a note naming the function of another module that does it, or None.
+        A sampler left shuffling counts only in a function named for evaluation."""
         # A collective in the loop over the loader, or after it in the same function.
         for function, loop in self._iterating(self.flow.refs(loader)):
-            if _trains(loop.node):
+            if _trains(loop.node) or not (ordered or (function.node is not None and evaluates(function.node.name.value))):
                 continue  # a training loop: repeated samples only reweight a few gradients
             key = id(function.node) if function.node is not None else None
             start = self._order.get(id(loop.node), 0)
             if any(when > start for when in self._combining.get(key, ())):
-                return True
-        return False
+                return ""
+        refs = self.flow.refs(loader)
+        for callee, key, cls, positional, keywords in self._handed:
+            handed = [(i, None) for i, ref in enumerate(positional) if ref in refs]
+            handed += [(None, word) for word, ref in keywords.items() if ref in refs]
+            for index, word in handed:
+                found = self.model.project.evaluation(key, cls, callee, index, word)  # type: ignore[union-attr]
+                if found is not None and (ordered or evaluates(found[0].rpartition(".")[2])):
+                    function, loop, combine = found
+                    return f" (evaluated by {function}() in a loop at {loop}, combined by {combine})"
+        return None
 
     def _iterating(self, targets: set[Ref]) -> list:
         """(function, loop) for each loop over the loader: here, or in a same-module function it is passed to."""
