@@ -470,14 +470,14 @@ class CollectiveInRankBranch(Rule):
             if kind is not None and keyword_argument(node, "group") is None:
                 self._collectives.append(_Collective(frame, frozenset({kind}), None, node, alone, others, everywhere, path))
             return
-        if self._wrapped.is_wrapped(node.func):
-            forward = _Collective(frame, frozenset({"forward"}), None, node, alone, others, everywhere, path)
-            self._forwards.append((forward, self._gradients_off))
-            return
         if isinstance(node.func, cst.Name) and frame is not None:
             function = self.ranks.functions.get(frame)
             if function is not None and node.func.value in _parameter_names(function):
                 self._called_params.setdefault(frame, set()).add(node.func.value)
+        if self._wrapped.is_wrapped(node.func):
+            forward = _Collective(frame, frozenset({"forward"}), None, node, alone, others, everywhere, path)
+            self._forwards.append((forward, self._gradients_off))
+            return
         callee = self.ranks.callee_key(node)
         if callee is not None:
             wrapped = self._wrapped.names_here() if alone else set()
