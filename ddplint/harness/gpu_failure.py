@@ -50,7 +50,9 @@ def exception_reason(line: str) -> str | None:
 def printed_reason(line: str) -> str | None:
     """Why a printed line means "needs a GPU" (the program said so), or None."""
     text = line.strip()
-    if len(text) > 200 or not _PRINTED.search(text) or _FALLBACK.search(text):
+    # A warning (torch warns "Found no NVIDIA driver" and goes on) and its indented source
+    # line are not the program giving up.
+    if line[:1].isspace() or "Warning" in text or len(text) > 200 or not _PRINTED.search(text) or _FALLBACK.search(text):
         return None
     return f"the script says: {text}"
 

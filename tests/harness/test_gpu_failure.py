@@ -50,3 +50,9 @@ def test_a_printed_refusal_is_recognised(line):
                                   "no improvement for 3 epochs; lr 0.01 on gpu 0", "x " * 100 + "no GPU"])
 def test_ordinary_or_fallback_lines_are_not(line):
     assert printed_reason(line) is None
+
+
+def test_a_warning_is_not_a_refusal():
+    warning = ["/x/torch/cuda/__init__.py:734: UserWarning: CUDA initialization: Found no NVIDIA driver",
+               "  return torch._C._cuda_getDeviceCount() > 0"]
+    assert needs_gpu([], warning) is None
