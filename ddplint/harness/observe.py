@@ -80,9 +80,12 @@ def _in_project(filename: str | None) -> str | None:
 
 
 def imported_modules() -> list[str]:
-    """The project's files imported so far (a module whose import failed is not among them)."""
-    found = {_in_project(getattr(m, "__file__", None)) for m in list(sys.modules.values())}
-    return sorted(f for f in found if f)
+    """The project's files imported so far (a module whose import failed is not among them),
+    and the script, whose ``__file__`` Python deletes once it has run."""
+    files = [getattr(m, "__file__", None) for m in list(sys.modules.values())]
+    # A namespace object such as torch.ops has a made-up relative ``__file__``.
+    found = {_in_project(f) for f in files if isinstance(f, str) and os.path.isabs(f)}
+    return sorted(f for f in found | {_facts.get("script")} if f)
 
 
 def save(**extra) -> None:
@@ -411,6 +414,7 @@ def install() -> None:
     _max_steps = int(os.environ.get(MAX_STEPS_VAR) or 0)
     _stop_at = float(os.environ.get(STOP_AT_VAR) or "inf")
     _facts.update(rank=int(os.environ["RANK"]), local_rank_env=os.environ.get("LOCAL_RANK"),
+                  script=_in_project(sys.argv[0]) if sys.argv and sys.argv[0] else None,
                   world_size=int(os.environ.get("WORLD_SIZE", "1")),
                   local_world_size=int(os.environ.get("LOCAL_WORLD_SIZE", "1")),
                   pid=os.getpid(), cpus=os.cpu_count(), loads=[], saves=[],

@@ -97,7 +97,7 @@ class Run:
         if self.stopped:
             return f"stopped after {self.max_seconds:g}s by --max-seconds (not completed)"
         if self.gpu_missing and not self.launch.timed_out:
-            return f"{'exited' if self.finished else 'stopped'} for want of a GPU: {self.gpu_missing}"
+            return f"{'exited' if self.finished else 'failed'} for want of a GPU: {self.gpu_missing}"
         return f"did not complete: {self.failure()}"
 
     def failure(self) -> str:
