@@ -328,8 +328,8 @@ def _local_rank(run: Run, ctx: dict) -> Measurement:
     if wrong:
         rank, value, where = wrong[0]
         return Measurement(True, f"{text}; rank {rank} used args.local_rank = {value} at {where}{later}")
-    if not reads:
-        return Measurement(False, f"{text}; the script never reads args.local_rank after parsing{later}")
+    if not reads:  # on GPUs it might (a CUDA-only branch): not seen, not absent
+        return Measurement(None, f"{text}; the script never read args.local_rank after parsing{later}")
     return Measurement(False, f"{text}; where the script uses args.local_rank ({reads[0][2]}) it "
                        f"equals LOCAL_RANK on every rank{later}")
 
