@@ -1,5 +1,9 @@
 """How `verify --script` reads the probes' facts and judges a finding (no launch)."""
 
+import json
+
+import pytest
+
 from ddplint.harness import script
 from ddplint.harness.launcher import LaunchResult
 from ddplint.harness.script import Finding, Run
@@ -139,3 +143,43 @@ def test_the_shim_runs_the_sitecustomize_it_shadows(tmp_path):
     out = subprocess.run([sys.executable, "-c", "import sitecustomize; print(sitecustomize.__file__)"],
                          env=env, capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ["their sitecustomize ran", str(theirs / "sitecustomize.py")]
+
+
+PROBED_PARSER = """
+import argparse, copy, json, os, pickle, sys
+from ddplint.harness import observe
+observe.install()
+parser = argparse.ArgumentParser()
+parser.add_argument("--local_rank", type=int, default=0)
+args = parser.parse_args([])
+args.local_rank = int(os.environ["LOCAL_RANK"])
+device = args.local_rank
+plain = pickle.loads(pickle.dumps(args))
+assert type(plain) is argparse.Namespace and vars(plain) == {"local_rank": 1}, plain
+assert vars(copy.deepcopy(args)) == {"local_rank": 1}
+strict = argparse.ArgumentParser()
+strict.add_argument("--local_rank", type=int, required=True)
+strict.parse_args([])
+"""
+
+
+def test_the_probes_see_local_rank_where_it_is_read_and_argparse_exiting(tmp_path):
+    """In a process of its own: the probes patch argparse."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    env = dict(os.environ, DDPLINT_OBSERVE=str(tmp_path), DDPLINT_PROJECT=str(tmp_path), RANK="1",
+               LOCAL_RANK="1", PYTHONPATH=str(script.SHIM.parents[2]))
+    env.pop("DDPLINT_OBSERVE_OWNER", None)
+    (tmp_path / "train.py").write_text(PROBED_PARSER)
+    proc = subprocess.run([sys.executable, str(tmp_path / "train.py")], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr  # the strict parser exits, as argparse does
+    facts = json.loads((tmp_path / "rank1.json").read_text())
+    # The first parser's: the value set from LOCAL_RANK is the one read, on line 9.
+    assert facts["local_rank"] == {"parsed": 0, "env": "1", "reads": [[1, "train.py:9"]],
+                                   "launch_option": "unrecognized arguments: --local-rank=1"}
+    assert facts["parse_errors"] == ["the following arguments are required: --local_rank"]
+    assert facts["modules"] == ["train.py"]
