@@ -305,8 +305,10 @@ class _WatchedNamespace(argparse.Namespace):
         value = super().__getattribute__(name)
         if name == "local_rank":
             reads = _facts.get("local_rank", {}).get("reads")
-            if reads is not None and len(reads) < MAX_READS_KEPT:
-                caller = sys._getframe(1)
+            caller = sys._getframe(1)
+            # argparse re-parsing into the same namespace, or these probes, are not a use.
+            if reads is not None and len(reads) < MAX_READS_KEPT and \
+                    caller.f_code.co_filename not in (argparse.__file__, __file__):
                 where = _in_project(caller.f_code.co_filename) or caller.f_code.co_filename
                 reads.append([value, f"{where}:{caller.f_lineno}"])
         return value
