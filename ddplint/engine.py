@@ -249,11 +249,15 @@ def analyse(
     active = rules_to_run(source, rules, facts, project.hints() if project is not None else None)
     if not active:
         return Analysis(None, [], [])
-    module = (parser or parse)(source)
     if project is None:  # the file alone still has functions that hand each other values
         from ddplint.project import alone
 
         project = alone(source, path)
+    if project.single_process:
+        active = [rule for rule in active if not rule.needs_ranks]
+        if not active:
+            return Analysis(None, [], [])
+    module = (parser or parse)(source)
     model, instances = prepare(module, active, project)
     try:
         traverse(module, model, instances)

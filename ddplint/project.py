@@ -190,6 +190,10 @@ def module_facts(text: str, scan: TextScan | None = None) -> dict:
                 found.add(function)
         pending = [item for item in pending if item[0] not in found]
         candidates = found  # a function calling one that now has calls
+    if any(start in text for start in _PROCESS_STARTS):
+        facts["starts"] = True  # may start processes: a test module saying so is not single-process
+    if _MAIN_GUARD.search(text):
+        facts["main"] = True
     if scan.has("load_state_dict"):
         facts["loads"] = True
     if scan.has("DistributedDataParallel") and "state_dict" in text:
@@ -228,6 +232,14 @@ def module_facts(text: str, scan: TextScan | None = None) -> dict:
 
 
 _COMMENT = re.compile(r"#[^\n]*")
+# Text that starts processes (ranks, workers of a test) or launches a script as ranks.
+_PROCESS_STARTS = (
+    "spawn(", "Process(", "start_processes(", "init_process_group", "torchrun", "distributed.launch",
+    "elastic_launch", "ProcessPoolExecutor", "Pool(", "DistributedTestBase", "MultiProcessTestCase",
+)
+_MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]", re.M)
+# Where tests live: a tests/test folder, test_*.py, *_test.py, conftest.py.
+_TEST_PATH = re.compile(r"(?:^|/)(?:tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
 _WRAPPER = re.compile(r"^[ \t]*(\w+)\s*=\s*(?:[\w.]+\.)?(?:DistributedDataParallel|DDP)\s*\(", re.M)
 _WRAPPER_SAVE = re.compile(r"\bsave\s*\(\s*(\w+)\.state_dict\(\)\s*,\s*(['\"])([^'\"\n]+)\2")
 _WRAP = re.compile(r"\b(?:DistributedDataParallel|DDP)\s*\(\s*(\w+)")
@@ -628,6 +640,26 @@ class Project:
     def location(self, module: str, line: int) -> str:
         return f"{self.relpaths[module]}:{line}"
 
+    def demo(self, module: str) -> bool:
+        """Whether no module imports `module` and none of the project modules it reaches
+        through its imports names anything distributed (for ProjectView.single_process)."""
+        program = self.program
+        if program.importers_of(module):
+            return False
+        seen, pending = {module}, [module]
+        while pending:
+            current = pending.pop()
+            view = self.module_view(current)
+            for origin in self.modules[current]["imports"].values():
+                found = program.split(view.absolute(origin), current)
+                if found is None or found[0] in seen:
+                    continue
+                if self.modules[found[0]]["dist"]:
+                    return False
+                seen.add(found[0])
+                pending.append(found[0])
+        return True
+
 
 class ProjectView:
     """The project seen from one module: resolves the names its semantic model qualifies."""
@@ -652,6 +684,19 @@ class ProjectView:
         return next((where for saved, where in saves.items() if os.path.basename(saved) == name), None)
 
     # -- the program model ---------------------------------------------------------------
+
+    @functools.cached_property
+    def single_process(self) -> bool:
+        """Whether this module only ever runs as one process: a test module that starts no
+        processes, or an entry script (`if __name__ == "__main__":`) that names nothing
+        distributed, imports no project module that does, and no module imports."""
+        facts = self.project.modules[self.module]
+        if facts.get("starts"):
+            return False
+        relative = self.project.relpaths[self.module].replace(os.sep, "/")
+        if _TEST_PATH.search(relative):
+            return True
+        return bool(facts.get("main")) and not facts["dist"] and self.project.demo(self.module)
 
     def wrapped_parameters(self, key: str | None) -> dict:
         """The parameters of this module's function `key` (`name`, `Class.name`) that some call
@@ -1105,7 +1150,7 @@ def alone(source: str, path: str) -> ProjectView:
     project of that one module, so that what its own functions hand each other is still
     followed (ddplint.model.program)."""
     name = os.path.splitext(os.path.basename(path))[0] or "module"
-    relative = os.path.basename(path) or "module.py"
+    relative = path or "module.py"  # as given: a tests/ folder in it still says what it is
     try:
         facts = module_facts(source)
     except Exception:  # text no pattern here foresaw

@@ -94,6 +94,10 @@ class Rule(cst.BatchableCSTVisitor):
     # What a call-based rule looks for (ddplint.prefilter.triggers). Its needles and screen
     # are derived from it, and the engine calls `check(call)` only for calls it matches.
     trigger: ClassVar[CallTrigger | None] = None
+    # The pitfall exists only where several ranks of a distributed job run the code: the rule
+    # is not run in a module that only ever runs as one process (a test module that starts no
+    # processes, a demo script no distributed code reaches; ddplint.project.ProjectView.single_process).
+    needs_ranks: ClassVar[bool] = False
     # Shared analyses (ddplint.analyses) this rule reads through `self.model.get(cls)`.
     analyses: ClassVar[tuple[type[Analysis], ...]] = ()
 

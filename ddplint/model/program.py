@@ -283,18 +283,15 @@ class Program:
         self._order.append(module)
         return found
 
-    def _importers_of(self, module: str) -> list[str]:
+    def importers_of(self, module: str) -> list[str]:
         if self._importers is None:
             self._importers = {}
             for name, facts in self.project.modules.items():
                 view = self.project.module_view(name)
                 for origin in set(facts["imports"].values()):
-                    absolute = view.absolute(origin)
-                    while absolute:
-                        if absolute in self.project.modules:
-                            self._importers.setdefault(absolute, []).append(name)
-                            break
-                        absolute = absolute.rpartition(".")[0]
+                    found = self.split(view.absolute(origin), name)
+                    if found is not None and found[0] != name:
+                        self._importers.setdefault(found[0], []).append(name)
         return self._importers.get(module, [])
 
     # -- names ---------------------------------------------------------------------------
@@ -307,7 +304,7 @@ class Program:
         absolute = self.project.module_view(module).absolute(origin)
         return f"{absolute}.{rest}" if rest else absolute
 
-    def _split(self, qualified: str, importer: str) -> tuple[str, str] | None:
+    def split(self, qualified: str, importer: str) -> tuple[str, str] | None:
         """(project module, the rest) of a qualified name that `importer` imports, at the
         longest module prefix."""
         head, rest = qualified, ""
@@ -349,7 +346,7 @@ class Program:
             key = f"{parts[0]}.__init__"
             return (module, key, True) if key in functions else None
         qualified = self._qualify(module, dotted)
-        found = self._split(qualified, module) if qualified else None
+        found = self.split(qualified, module) if qualified else None
         if found is None or not found[1] or "." in found[1]:
             return None
         target, symbol = found
@@ -371,7 +368,7 @@ class Program:
             return False
         if "." not in dotted and dotted in summary["classes"]:
             return any(self._makes_ddp(module, base, depth + 1) for base in summary["classes"][dotted]["bases"])
-        found = self._split(qualified, module) if qualified else None
+        found = self.split(qualified, module) if qualified else None
         if found is None or not found[1] or "." in found[1] or found[0] == module:
             return False
         return self._makes_ddp(found[0], found[1], depth + 1)
@@ -411,7 +408,7 @@ class Program:
         if "." not in dotted and dotted in summary["classes"]:
             return module, dotted
         qualified = self._qualify(module, dotted)
-        found = self._split(qualified, module) if qualified else None
+        found = self.split(qualified, module) if qualified else None
         if found is None or not found[1] or "." in found[1] or found[0] == module:
             return None
         return self.class_of(found[0], found[1], depth + 1)
@@ -466,7 +463,7 @@ class Program:
             value = _unpassed(self.evaluate(module, key, source))
             if value is not None and (module, key) not in self.results:
                 self.results[(module, key)] = value
-                for importer in self._importers_of(module):
+                for importer in self.importers_of(module):
                     self.summary(importer)
                 changed = True
         return changed

@@ -33,6 +33,7 @@ class MissingSetEpoch(Rule):
     """
 
     code = "DDP003"
+    needs_ranks = True
     name = "missing-set-epoch"
     message = (
         "DistributedSampler never gets set_epoch in this epoch loop: every epoch repeats the same order; "

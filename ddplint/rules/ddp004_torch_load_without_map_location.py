@@ -125,6 +125,7 @@ class TorchLoadWithoutMapLocation(Rule):
     """
 
     code = "DDP004"
+    needs_ranks = True
     name = "torch-load-without-map-location"
     message = 'torch.load without map_location loads onto the saving device (GPU 0 on every rank); pass map_location="cpu"'
     message_whole_model = (

@@ -110,6 +110,7 @@ class SamplerWithoutRankSlicing(Rule):
     """
 
     code = "DDP006"
+    needs_ranks = True
     name = "sampler-without-rank-slicing"
     message = (
         "this DistributedSampler subclass's __iter__ never selects the rank's share: every rank gets "

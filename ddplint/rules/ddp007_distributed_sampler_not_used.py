@@ -34,6 +34,7 @@ class DistributedSamplerNotUsed(Rule):
     """
 
     code = "DDP007"
+    needs_ranks = True
     name = "distributed-sampler-not-used"
     message = (
         "this DataLoader ignores the DistributedSampler over its dataset: every rank reads everything; "

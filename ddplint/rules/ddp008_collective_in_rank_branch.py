@@ -83,6 +83,7 @@ class CollectiveInRankBranch(Rule):
     """
 
     code = "DDP008"
+    needs_ranks = True
     name = "collective-in-rank-branch"
     message = (
         "collective reached by rank 0 only: the other ranks never call it and the job hangs; "

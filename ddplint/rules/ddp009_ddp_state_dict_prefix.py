@@ -76,6 +76,7 @@ class DdpStateDictPrefix(Rule):
     """
 
     code = "DDP009"
+    needs_ranks = True
     name = "ddp-state-dict-prefix"
     message = (
         'state dict saved from the DDP wrapper has "module." keys and is loaded into an unwrapped model; '

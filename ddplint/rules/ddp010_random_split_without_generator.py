@@ -60,6 +60,7 @@ class RandomSplitWithoutGenerator(Rule):
     """
 
     code = "DDP010"
+    needs_ranks = True
     name = "random-split-without-generator"
     message = (
         "random_split without a seeded generator splits differently on every rank; "

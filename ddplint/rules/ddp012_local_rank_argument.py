@@ -80,6 +80,7 @@ class LocalRankArgument(Rule):
     """
 
     code = "DDP012"
+    needs_ranks = True
     name = "local-rank-argument"
     message = (
         "--local_rank only: torchrun passes no option (it sets LOCAL_RANK) and newer launchers pass "

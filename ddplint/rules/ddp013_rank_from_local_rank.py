@@ -59,6 +59,7 @@ class RankFromLocalRank(Rule):
     """
 
     code = "DDP013"
+    needs_ranks = True
     name = "rank-from-local-rank"
     message = (
         "init_process_group(rank=...) gets LOCAL_RANK, which repeats on every node; "

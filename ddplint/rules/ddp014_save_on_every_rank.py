@@ -62,6 +62,7 @@ class SaveOnEveryRank(Rule):
     """
 
     code = "DDP014"
+    needs_ranks = True
     name = "save-on-every-rank"
     message = (
         "torch.save runs on every rank and all of them write the same file, which corrupts it; "

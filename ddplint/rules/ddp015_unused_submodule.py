@@ -73,6 +73,7 @@ class UnusedSubmodule(Rule):
     """
 
     code = "DDP015"
+    needs_ranks = True
     name = "unused-submodule"
     message = "submodule built in __init__ is never used: DDP waits for its gradients forever; use it or remove it"
     needles = ("__init__", "forward", DISTRIBUTED_MARKERS)

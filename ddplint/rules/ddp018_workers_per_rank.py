@@ -47,6 +47,7 @@ class WorkersPerRank(Rule):
     """
 
     code = "DDP018"
+    needs_ranks = True
     name = "workers-per-rank"
     message = "num_workers=cpu_count() in every rank oversubscribes the machine; divide by the ranks per node (LOCAL_WORLD_SIZE)"
     fix = Applicability.UNSAFE

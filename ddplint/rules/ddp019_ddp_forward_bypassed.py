@@ -50,6 +50,7 @@ class DDPForwardBypassed(Rule):
     """
 
     code = "DDP019"
+    needs_ranks = True
     name = "ddp-forward-bypassed"
     message = (
         "training step through model.module(...) bypasses DDP's forward: its backward never "

@@ -61,6 +61,7 @@ class WrapperOrder(Rule):
     """
 
     code = "DDP020"
+    needs_ranks = True
     name = "wrapper-order"
     message = (
         "DDP(model, device_ids=...) before the model is moved to its device: DDP refuses a CPU "

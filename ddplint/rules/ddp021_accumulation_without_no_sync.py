@@ -68,6 +68,7 @@ class AccumulationWithoutNoSync(Rule):
     """
 
     code = "DDP021"
+    needs_ranks = True
     name = "accumulation-without-no-sync"
     level = "warning"
     message = (

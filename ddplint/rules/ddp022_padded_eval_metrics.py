@@ -42,6 +42,7 @@ class PaddedEvalMetrics(Rule):
     """
 
     code = "DDP022"
+    needs_ranks = True
     name = "padded-eval-metrics"
     level = "warning"
     message = (

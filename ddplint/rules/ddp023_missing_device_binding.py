@@ -52,6 +52,7 @@ class MissingDeviceBinding(Rule):
     """
 
     code = "DDP023"
+    needs_ranks = True
     name = "missing-device-binding"
     message = (
         "NCCL process group, but no rank is bound to its GPU (no torch.cuda.set_device, device_ids "

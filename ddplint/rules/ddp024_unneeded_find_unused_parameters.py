@@ -53,6 +53,7 @@ class UnneededFindUnusedParameters(Rule):
     """
 
     code = "DDP024"
+    needs_ranks = True
     name = "unneeded-find-unused-parameters"
     level = "warning"
     message = (
