@@ -44,9 +44,13 @@ _LINE = re.compile(r"^(?P<path>\S+?):(?P<line>\d+):(?P<col>\d+): (?P<code>DDP\d{
 
 
 def _expected(case: str) -> list[tuple[str, int, int, str, str]]:
+    return _expected_in(PROJECTS / case)
+
+
+def _expected_in(root: Path) -> list[tuple[str, int, int, str, str]]:
     """`path:line:col: CODE text` lines; the text must occur in the finding's message."""
     found = []
-    for line in (PROJECTS / case / "expected.txt").read_text().splitlines():
+    for line in (root / "expected.txt").read_text().splitlines():
         match = _LINE.match(line)
         assert match, line
         found.append((match["path"], int(match["line"]), int(match["col"]), match["code"], match["message"]))
@@ -308,3 +312,22 @@ def test_the_prefilters_with_the_project_hints_hide_no_finding(case, tmp_path):
         traverse(module, model, instances)
         unfiltered = sorted(report.rule.code for rule in instances for report in rule.reports)
         assert sorted(d.code for d in filtered) == unfiltered, path
+
+
+def test_modules_that_run_as_one_process_skip_the_rules_that_need_ranks(tmp_path, run):
+    """A test module that starts no processes and a demo script no distributed code reaches run
+    as one process: DDP004 and DDP014 say nothing there, in the CLI, in flake8 and with
+    --no-project alike; the distributed entry script and the spawning test are still checked."""
+    root = tmp_path / "single_process"
+    shutil.copytree(PROJECTS.parent / "process_context" / "single_process", root)
+    expected = _expected_in(root)
+    run.cwd = root
+    for args, tool in ((("check", "--no-cache", "."), "ddplint"), (("check", "--no-cache", "--no-project", "."), "ddplint"),
+                       (("--select", "DDP", "."), "flake8")):
+        found = _findings(run(*args, tool=tool).stdout)
+        assert _matches(found, expected), (tool, args, found)
+    view = project.build(str(root)).view(str(root / "tests" / "test_checkpoint.py"))
+    assert view.single_process
+    assert not project.build(str(root)).view(str(root / "tests" / "test_spawned.py")).single_process
+    assert project.build(str(root)).view(str(root / "tools" / "demo.py")).single_process
+    assert not project.build(str(root)).view(str(root / "train.py")).single_process

@@ -1,4 +1,4 @@
-# A one-GPU demo of the model that train.py trains with DistributedDataParallel.
+# A one-GPU demo of the model that train.py trains on several GPUs (Distributed Data Parallel).
 import torch
 
 
