@@ -8,6 +8,10 @@ Sources, all pinned:
   ``benchmarks/corpus/packages/<name>/``;
 * the ``.py`` files of the torch package installed in the running Python,
   under ``benchmarks/corpus/torch/``;
+* an ML monorepo whose files mostly import torch, where the prefilter helps least:
+  NVIDIA/Megatron-LM at a pinned commit (``MONOREPO``), its ``.py`` files under
+  ``benchmarks/corpus/monorepo/``, fetched as the precision benchmark fetches its GitHub
+  projects (a bare mirror under ``$DDPLINT_GITHUB_MIRRORS``, else GitHub's tarball);
 * a deterministic 1-in-40 sample of each (every 40th file in sorted path order,
   starting with the first), under ``benchmarks/corpus/sample-packages/`` and
   ``benchmarks/corpus/sample-torch/``.
@@ -47,6 +51,9 @@ ROOT_MARKER_TEXT = """\
 # ddplint's config lookup) stop here, so they neither apply this repository's
 # .gitignore (which ignores the whole corpus) nor read its configuration.
 """
+
+# The ML monorepo: 1,344 .py files, 491k lines, 828 of them import torch.
+MONOREPO = {"repo": "NVIDIA/Megatron-LM", "commit": "d98e8a64ddf34856e74b24714e3bedb2f5a39553"}
 
 SAMPLE_EVERY = 40
 TORCH_VERSION = "2.13.0"
@@ -262,6 +269,9 @@ def main() -> int:
             "lines": n,
         }
 
+    log(f"fetch {MONOREPO['repo']} at {MONOREPO['commit'][:12]}")
+    manifest["monorepo"] = {**MONOREPO, **fetch_monorepo(CORPUS / "monorepo")}
+
     log("copy torch .py files")
     tv, tsrc = copy_torch(CORPUS / "torch")
     manifest["torch"] = {"version": tv, "source": tsrc}
@@ -274,7 +284,7 @@ def main() -> int:
     for name in wanted_order():
         f, n = manifest["packages"][name]["files"], manifest["packages"][name]["lines"]
         log(f"  packages/{name:<18} {f:>7} {n:>10}")
-    for tree in ("packages", "torch", "sample-packages", "sample-torch"):
+    for tree in ("packages", "torch", "monorepo", "sample-packages", "sample-torch"):
         f, n = count(CORPUS / tree)
         manifest["trees"][tree] = {"files": f, "lines": n}
         log(f"{tree:<28} {f:>7} {n:>10}")
@@ -283,6 +293,29 @@ def main() -> int:
     MANIFEST.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     log(f"\nwrote {MANIFEST.relative_to(HERE.parent)}")
     return 0
+
+
+def fetch_monorepo(dest: Path) -> dict:
+    """The monorepo's .py files at the pinned commit, under `dest` (rebuilt from scratch)."""
+    sys.path.insert(0, str(HERE / "precision"))
+    from fetch import _github_archive  # benchmarks/precision/fetch.py: mirror or codeload
+
+    if dest.exists():
+        shutil.rmtree(dest)
+    archive = DOWNLOADS / f"{MONOREPO['repo'].replace('/', '+')}-{MONOREPO['commit'][:12]}.tar"
+    DOWNLOADS.mkdir(parents=True, exist_ok=True)
+    if not archive.exists():
+        _github_archive(MONOREPO, archive)
+    with tarfile.open(archive) as tar:
+        for member in tar.getmembers():
+            parts = PurePosixPath(member.name).parts[1:]  # drop the <commit>/ prefix
+            if member.isfile() and parts and parts[-1].endswith(".py") and ".." not in parts:
+                target = dest.joinpath(*parts)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with tar.extractfile(member) as src:  # type: ignore[union-attr]
+                    target.write_bytes(src.read())
+    files, lines = count(dest)
+    return {"files": files, "lines": lines}
 
 
 def wanted_order() -> list[str]:

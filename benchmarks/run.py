@@ -51,7 +51,7 @@ sys.path.insert(0, str(REPO))
 from ddplint._process import die_with_parent  # noqa: E402
 
 SAMPLES = ["sample-packages", "sample-torch"]
-FULL = ["packages", "torch"]
+FULL = ["packages", "torch", "monorepo"]
 
 # ---------------------------------------------------------------------------
 # Commands.  ddplint is being written alongside this file: each command below
