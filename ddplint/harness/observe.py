@@ -14,6 +14,8 @@ wraps a few torch and stdlib functions and records, for this rank, into
 - ``local_rank``: ``args.local_rank`` as argparse parsed it, against ``LOCAL_RANK``;
 - ``splits``: the first indices of each ``random_split``'s first part;
 - ``exceptions``: the exception that ended the script, if any;
+- ``cpu_mapping``: with ``DDPLINT_CPU_MAP`` set, what :mod:`.cpu_mapping` redirected from the
+  GPU to the CPU;
 - ``stopped``: ``max-steps`` or ``max-seconds`` when a limit cut the run short, ``hang`` when
   the deadline passed; ``stack``: where the main thread was then.
 
@@ -35,6 +37,8 @@ import sys
 import threading
 import time
 import traceback
+
+from . import cpu_mapping
 
 OBSERVE_VAR = "DDPLINT_OBSERVE"
 OWNER_VAR = "DDPLINT_OBSERVE_OWNER"
@@ -66,6 +70,8 @@ def save(**extra) -> None:
         return  # a DataLoader worker or other child: only the rank itself reports
     with _lock:
         _facts.update(extra, loaders=loader_facts())
+        if os.environ.get(cpu_mapping.MAP_VAR):
+            _facts["cpu_mapping"] = cpu_mapping.facts()
         path = os.path.join(os.environ[OBSERVE_VAR], f"rank{_facts['rank']}.json")
         tmp = f"{path}.{os.getpid()}.tmp"
         try:
@@ -339,6 +345,8 @@ def install() -> None:
     _install_checkpoint_probes()
     _install_collective_probes()
     _install_split_probe()
+    if os.environ.get(cpu_mapping.MAP_VAR):
+        cpu_mapping.install()
     sys.excepthook = _excepthook(sys.excepthook)
     atexit.register(_at_exit)
     deadline = float(os.environ.get(DEADLINE_VAR) or "inf")

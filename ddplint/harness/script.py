@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import launcher, tempdirs
+from . import cpu_mapping, launcher, tempdirs
 from .launcher import LaunchResult, Topology
 from .measuring import Measurement
 from .observe import DEADLINE_VAR, MAX_STEPS_VAR, OBSERVE_VAR, STOP_AT_VAR
@@ -44,6 +44,7 @@ class ScriptOptions:
     timeout: float = 180.0
     max_steps: int | None = None
     max_seconds: float | None = None
+    cpu_mapping: str = ""  # why GPU placement is mapped to the CPU ranks; "" when it is not
     log: Callable[[str], None] = lambda msg: None
 
 
@@ -374,6 +375,10 @@ def _launch(opts: ScriptOptions, root: Path, facts: Path) -> Run:
     env = child_env()
     env["PYTHONPATH"] = os.pathsep.join([str(SHIM), env["PYTHONPATH"]])
     env[OBSERVE_VAR] = str(facts)
+    env.pop(cpu_mapping.MAP_VAR, None)
+    if opts.cpu_mapping:
+        env[cpu_mapping.MAP_VAR] = "1"
+        env["CUDA_VISIBLE_DEVICES"] = ""  # with --cpu on a GPU machine too, torch sees no GPU
     now = time.time()
     env[DEADLINE_VAR] = str(now + max(opts.timeout - 3, opts.timeout * 0.8))
     limits = {MAX_STEPS_VAR: opts.max_steps, STOP_AT_VAR: opts.max_seconds and now + opts.max_seconds}
@@ -445,6 +450,9 @@ def verify_script(opts: ScriptOptions) -> ScriptReport:
                 f.after = Measurement(None, f"{f.after.text}; but the fixed script did not "
                                       f"complete: {after.failure()}")
         f.verdict, f.reason = _judge(f, before, fixed)
+        hidden = opts.cpu_mapping and cpu_mapping.hidden_reason(f.code, bool(f.before.symptom))
+        if hidden:
+            f.verdict, f.reason = NEEDS_GPU, hidden
     return ScriptReport(findings, before, after, "".join(diffs.values()), other)
 
 
@@ -455,11 +463,16 @@ def render(report: ScriptReport, opts: ScriptOptions, total_s: float) -> str:
     topo = opts.topology
     lines = [f"ddplint verify --script {opts.script}: what was observed on this script "
              f"({topo.backend}, {topo.nproc_per_node} ranks, {topo.gpus} GPU(s); {total_s:.1f}s)"]
+    if opts.cpu_mapping:
+        lines.append(f"CPU mapping on ({opts.cpu_mapping}): the script's CUDA placement runs on "
+                     "the CPU ranks, NCCL on gloo")
     lines += report.notes
     for phase, run in (("before the fix", report.before), ("after the fix", report.after)):
         if run is not None:
             state = "completed" if run.completed else f"did not complete: {run.failure()}"
             lines.append(f"run {phase}: {state} ({run.launch.elapsed:.1f}s)")
+            if opts.cpu_mapping:
+                lines.append(f"  mapped to the CPU: {cpu_mapping.redirected(run.ranks)}")
     shown: dict[str, str] = {}  # each hunk is printed once, under the first finding it fixes
     for f in report.findings:
         lines += ["", f"{f.path}:{f.line}:{f.column}: {f.code} {f.name}: {f.verdict}",
@@ -483,6 +496,7 @@ def to_json(report: ScriptReport, opts: ScriptOptions, total_s: float) -> dict:
     return {"script": str(opts.script), "args": opts.script_args, "project": str(opts.project),
             "backend": topo.backend, "nproc_per_node": topo.nproc_per_node,
             "nnodes": nnodes_json(topo.nnodes), "gpus": topo.gpus,
+            "cpu_mapping": opts.cpu_mapping or None,
             "total_seconds": round(total_s, 2), "ok": report.ok,
             "findings": [f.to_json() for f in report.findings],
             "runs": {"before": report.before and report.before.to_json(),
