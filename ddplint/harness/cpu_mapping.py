@@ -119,10 +119,9 @@ def _index(device) -> int:
     """The GPU index a set_device argument names (0 when it names none)."""
     if isinstance(device, int):
         return device
-    index = getattr(device, "index", None)
-    if index is None and isinstance(device, str) and ":" in device:
-        index = device.rsplit(":", 1)[1]
-    return int(index or 0)
+    if isinstance(device, str):
+        return int(device.rsplit(":", 1)[1]) if ":" in device else 0
+    return getattr(device, "index", None) or 0
 
 
 def _wrap(owner, name: str, make) -> None:
