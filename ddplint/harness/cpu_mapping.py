@@ -8,8 +8,8 @@ the script runs. It redirects what places work on a GPU to the CPU:
   ``"cuda..."`` string, an ``int`` index, a CUDA ``torch.device``) stay on the CPU;
 - ``torch.device("cuda", i)`` makes the CPU device;
 - ``torch.cuda.set_device`` only remembers the index, for ``current_device``;
-- ``DistributedDataParallel``'s ``device_ids`` and ``output_device``, and
-  ``init_process_group``'s ``device_id``, are dropped; the NCCL backend becomes gloo;
+- ``DistributedDataParallel``'s ``device_ids`` and ``output_device``, ``init_process_group``'s
+  ``device_id`` and ``barrier``'s ``device_ids`` are dropped; the NCCL backend becomes gloo;
 - the ``torch.cuda`` queries that pick a branch answer as a node with one GPU per local rank
   would (``is_available``, ``device_count``, ``current_device``, ...), and the calls that
   only wait for or measure a GPU (``synchronize``, memory statistics, ``Event``) do nothing.
@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import sys
 from collections import Counter
+from types import SimpleNamespace
 
 MAP_VAR = "DDPLINT_CPU_MAP"
 
@@ -39,6 +40,11 @@ HIDDEN_SYMPTOMS = {
     "DDP023": "the CPU mapping gives every rank the CPU; ranks crowding onto GPU 0 show only "
               "on real GPUs",
 }
+
+# The tensor factories whose device= is mapped (torch.zeros(n, device="cuda")).
+FACTORIES = ("zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange",
+             "linspace", "eye", "tensor", "as_tensor", "zeros_like", "ones_like", "empty_like",
+             "full_like", "rand_like", "randn_like")
 
 MAX_SITES = 64  # places recorded per run: enough to point at each redirect in the script
 
@@ -141,18 +147,23 @@ def _map_to_args(what: str, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     argument is left alone)."""
     import torch
 
-    positional = bool(args) and not isinstance(args[0], (torch.dtype, torch.Tensor)) \
-        and _is_cuda(args[0])
-    keyword = kwargs.get("device") is not None and _is_cuda(kwargs["device"])
-    if not (positional or keyword):
-        return args, kwargs
+    if args and not isinstance(args[0], (torch.dtype, torch.Tensor)) and _is_cuda(args[0]):
+        frame = _caller()
+        if not _in_default_argument(frame):
+            _count(what, frame)
+            args = ("cpu", *args[1:])
+    return args, _map_device_kwarg(what, kwargs)
+
+
+def _map_device_kwarg(what: str, kwargs: dict) -> dict:
+    """Keyword arguments with a CUDA ``device=`` replaced by the CPU."""
+    if kwargs.get("device") is None or not _is_cuda(kwargs["device"]):
+        return kwargs
     frame = _caller()
     if _in_default_argument(frame):
-        return args, kwargs
+        return kwargs
     _count(what, frame)
-    if positional:
-        args = ("cpu", *args[1:])
-    return args, {**kwargs, "device": "cpu"} if keyword else kwargs
+    return {**kwargs, "device": "cpu"}
 
 
 def _install_placement() -> None:
@@ -177,6 +188,15 @@ def _install_placement() -> None:
             return cuda
         return make
 
+    def make_factory(what):
+        def make(original):
+            def factory(*args, **kwargs):
+                return original(*args, **_map_device_kwarg(what, kwargs))
+            return factory
+        return make
+
+    for name in FACTORIES:
+        _wrap(torch, name, make_factory(f"torch.{name}(device=cuda)"))
     _wrap(torch.Tensor, "to", make_to("Tensor.to(cuda)"))
     _wrap(torch.nn.Module, "to", make_to("Module.to(cuda)"))
     _wrap(torch.Tensor, "cuda", make_cuda("Tensor.cuda()"))
@@ -210,6 +230,10 @@ def _device_type(real):
 
 
 # --------------------------------------------------------------------------- torch.cuda
+
+
+_CPU_PROPERTIES = SimpleNamespace(name="CPU (ddplint --cpu)", major=8, minor=0, total_memory=0,
+                                  multi_processor_count=os.cpu_count() or 1)
 
 
 class _Event:
@@ -262,6 +286,7 @@ def _install_cuda_queries() -> None:
         "max_memory_reserved": lambda device=None: 0,
         "reset_peak_memory_stats": lambda device=None: None,
         "mem_get_info": lambda device=None: (0, 0),
+        "get_device_properties": lambda device=None: _CPU_PROPERTIES,
     }
 
     def make_query(name, answer):
@@ -277,6 +302,7 @@ def _install_cuda_queries() -> None:
     for name, answer in answers.items():
         if hasattr(cuda, name):
             _wrap(cuda, name, make_query(name, answer))
+    _wrap(cuda.nccl, "version", make_query("nccl.version", lambda: (0, 0, 0)))
     cuda.set_device = set_device
     cuda.Event = _Event
 
@@ -309,6 +335,13 @@ def _install_distributed() -> None:
             return original(*args, **kwargs)
         return new_group
 
+    def make_barrier(original):
+        def barrier(*args, **kwargs):
+            if kwargs.pop("device_ids", None) is not None:
+                _count("barrier device_ids")
+            return original(*args, **kwargs)
+        return barrier
+
     def make_ddp_init(original):
         def __init__(self, module, device_ids=None, output_device=None, *args, **kwargs):
             if device_ids is not None:
@@ -320,6 +353,7 @@ def _install_distributed() -> None:
 
     _wrap(dist, "init_process_group", make_init_group)
     _wrap(dist, "new_group", make_new_group)
+    _wrap(dist, "barrier", make_barrier)
     _wrap(DistributedDataParallel, "__init__", make_ddp_init)
 
 
