@@ -52,6 +52,7 @@ _counts: Counter = Counter()
 _sites: dict[tuple[str, str, int], str] = {}  # (what, file, line) -> function it ran in
 _current = [0]  # the index torch.cuda.set_device was given
 _defaults_by_file: dict[str, frozenset[int]] = {}
+_real_device = type(None)  # torch.device, kept when install() replaces it
 _skip_dirs: tuple[str, ...] = ()
 
 
@@ -112,13 +113,15 @@ def _from_torch() -> bool:
 
 
 def _is_cuda(device) -> bool:
-    import torch
-
+    """Whether a device argument names a GPU. A malformed one ("cuda:None") raises here as it
+    would in torch, so the mapping does not hide it."""
+    if isinstance(device, bool):
+        return False
+    if isinstance(device, int):  # an index: torch's accelerator (which asks for a GPU here)
+        return True
     if isinstance(device, str):
-        return device.strip().startswith("cuda")
-    if isinstance(device, torch.device):
-        return device.type == "cuda"
-    return isinstance(device, int) and not isinstance(device, bool)
+        device = _real_device(device)
+    return isinstance(device, _real_device) and device.type == "cuda"
 
 
 def _index(device) -> int:
@@ -202,7 +205,7 @@ def _install_placement() -> None:
     _wrap(torch.Tensor, "cuda", make_cuda("Tensor.cuda()"))
     _wrap(torch.nn.Module, "cuda", make_cuda("Module.cuda()"))
     _wrap(torch.Tensor, "pin_memory", make_cuda("Tensor.pin_memory()"))
-    torch.device = _device_type(torch.device)
+    torch.device = _device_type(_real_device)
 
 
 def _device_type(real):
@@ -218,12 +221,14 @@ def _device_type(real):
 
     class device(metaclass=DeviceType):
         def __new__(cls, *args, **kwargs):
-            kind = args[0] if args else kwargs.get("type")
-            if isinstance(kind, (str, int, real)) and _is_cuda(kind):
-                if not _from_torch():  # torch's own devices are mapped, not counted
-                    _count("torch.device(cuda)")
-                return real("cpu")
-            return real(*args, **kwargs)
+            index = args[0] if len(args) == 1 and not kwargs else None
+            if not (isinstance(index, int) and not isinstance(index, bool)):
+                made = real(*args, **kwargs)
+                if made.type != "cuda":
+                    return made
+            if not _from_torch():  # torch's own devices are mapped, not counted
+                _count("torch.device(cuda)")
+            return real("cpu")
 
     device.__doc__, device.__module__ = real.__doc__, real.__module__
     return device
@@ -359,8 +364,10 @@ def _install_distributed() -> None:
 
 def install() -> None:
     """Redirect this rank's GPU placement to the CPU (see the module's docstring)."""
-    global _skip_dirs
+    global _skip_dirs, _real_device
     import torch
+
+    _real_device = torch.device
 
     _skip_dirs = (os.path.dirname(torch.__file__) + os.sep,
                   os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep)

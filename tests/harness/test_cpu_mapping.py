@@ -81,7 +81,11 @@ MAPPED = """
     assert torch.cuda.is_available() and not torch.accelerator.is_available()  # torch's own asks truly
     assert torch.zeros(2, device="cuda:1").device.type == "cpu"
     assert torch.ones(2).to(1).device.type == "cpu"
-    assert isinstance(torch.device("cuda", 1), torch.device)
+    assert isinstance(torch.device("cuda", 1), torch.device) and torch.device(1).type == "cpu"
+    try:
+        torch.device("cuda:None")  # what --local_rank with no value gives: an error on GPUs too
+    except RuntimeError as exc:
+        print("malformed device:", exc)
     try:
         def step(scale=torch.ones(1).cuda()):  # DDP001: evaluated at import, not mapped
             return scale
@@ -100,5 +104,6 @@ def test_mapping_leaves_torch_and_parameter_defaults_alone(tmp_path):
                                             "CUDA_VISIBLE_DEVICES": ""})
     assert proc.returncode == 0, proc.stderr
     assert "import-time crash:" in proc.stdout
-    assert ("[('Tensor.to(cuda)', 1), ('torch.cuda.is_available', 1), ('torch.device(cuda)', 1), "
+    assert "malformed device: Invalid device string: 'cuda:None'" in proc.stdout
+    assert ("[('Tensor.to(cuda)', 1), ('torch.cuda.is_available', 1), ('torch.device(cuda)', 2), "
             "('torch.zeros(device=cuda)', 1)]") in proc.stdout
