@@ -27,7 +27,8 @@ import sys
 from collections import Counter
 from types import SimpleNamespace
 
-MAP_VAR = "DDPLINT_CPU_MAP"
+from .observe import CPU_MAP_VAR as MAP_VAR
+from .observe import _wrap
 
 # Rules whose symptom the mapping hides, or that only a real device shows: their runs on
 # mapped CPU ranks can neither show the symptom nor show it gone.
@@ -112,12 +113,15 @@ def _from_torch() -> bool:
     return sys._getframe(2).f_code.co_filename.startswith(_skip_dirs)
 
 
+def _is_index(device) -> bool:
+    """A bare device index, which torch reads as its accelerator: the GPU."""
+    return isinstance(device, int) and not isinstance(device, bool)
+
+
 def _is_cuda(device) -> bool:
     """Whether a device argument names a GPU. A malformed one ("cuda:None") raises here as it
     would in torch, so the mapping does not hide it."""
-    if isinstance(device, bool):
-        return False
-    if isinstance(device, int):  # an index: torch's accelerator (which asks for a GPU here)
+    if _is_index(device):
         return True
     if isinstance(device, str):
         device = _real_device(device)
@@ -131,15 +135,6 @@ def _index(device) -> int:
     if isinstance(device, str):
         return int(device.rsplit(":", 1)[1]) if ":" in device else 0
     return getattr(device, "index", None) or 0
-
-
-def _wrap(owner, name: str, make) -> None:
-    import functools
-
-    original = getattr(owner, name)
-    replacement = make(original)
-    functools.update_wrapper(replacement, original)
-    setattr(owner, name, replacement)
 
 
 # --------------------------------------------------------------------------- placement
@@ -221,8 +216,9 @@ def _device_type(real):
 
     class device(metaclass=DeviceType):
         def __new__(cls, *args, **kwargs):
-            index = args[0] if len(args) == 1 and not kwargs else None
-            if not (isinstance(index, int) and not isinstance(index, bool)):
+            # torch.device(0) asks torch's accelerator, which fails without a GPU: an index is
+            # mapped without building it.
+            if not (len(args) == 1 and not kwargs and _is_index(args[0])):
                 made = real(*args, **kwargs)
                 if made.type != "cuda":
                     return made
@@ -237,8 +233,14 @@ def _device_type(real):
 # --------------------------------------------------------------------------- torch.cuda
 
 
-_CPU_PROPERTIES = SimpleNamespace(name="CPU (ddplint --cpu)", major=8, minor=0, total_memory=0,
-                                  multi_processor_count=os.cpu_count() or 1)
+def _ram() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+_CPU_NAME = "CPU (ddplint --cpu)"
 
 
 class _Event:
@@ -270,6 +272,9 @@ def _install_cuda_queries() -> None:
 
     cuda = torch.cuda
     local_world = int(os.environ.get("LOCAL_WORLD_SIZE", "1"))
+    ram = _ram()
+    properties = SimpleNamespace(name=_CPU_NAME, major=8, minor=0, total_memory=ram,
+                                 multi_processor_count=os.cpu_count() or 1)
 
     def set_device(device) -> None:
         _count("torch.cuda.set_device")
@@ -280,7 +285,7 @@ def _install_cuda_queries() -> None:
         "device_count": lambda: local_world,
         "current_device": lambda: _current[0],
         "is_initialized": lambda: True,
-        "get_device_name": lambda device=None: "CPU (ddplint --cpu)",
+        "get_device_name": lambda device=None: _CPU_NAME,
         "get_device_capability": lambda device=None: (8, 0),
         "is_bf16_supported": lambda *a, **k: True,
         "synchronize": lambda device=None: None,
@@ -290,8 +295,8 @@ def _install_cuda_queries() -> None:
         "memory_reserved": lambda device=None: 0,
         "max_memory_reserved": lambda device=None: 0,
         "reset_peak_memory_stats": lambda device=None: None,
-        "mem_get_info": lambda device=None: (0, 0),
-        "get_device_properties": lambda device=None: _CPU_PROPERTIES,
+        "mem_get_info": lambda device=None: (ram, ram),
+        "get_device_properties": lambda device=None: properties,
     }
 
     def make_query(name, answer):
@@ -368,7 +373,6 @@ def install() -> None:
     import torch
 
     _real_device = torch.device
-
     _skip_dirs = (os.path.dirname(torch.__file__) + os.sep,
                   os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep)
     _install_cuda_queries()

@@ -38,13 +38,12 @@ import threading
 import time
 import traceback
 
-from . import cpu_mapping
-
 OBSERVE_VAR = "DDPLINT_OBSERVE"
 OWNER_VAR = "DDPLINT_OBSERVE_OWNER"
 MAX_STEPS_VAR = "DDPLINT_MAX_STEPS"
 STOP_AT_VAR = "DDPLINT_STOP_AT"
 DEADLINE_VAR = "DDPLINT_DEADLINE"
+CPU_MAP_VAR = "DDPLINT_CPU_MAP"  # set: GPU placement is mapped to the CPU (see cpu_mapping)
 COLLECTIVES = ("barrier", "all_reduce", "broadcast", "all_gather", "all_gather_object",
                "broadcast_object_list", "reduce", "gather", "scatter", "reduce_scatter",
                "all_to_all", "gather_object", "scatter_object_list")
@@ -70,7 +69,9 @@ def save(**extra) -> None:
         return  # a DataLoader worker or other child: only the rank itself reports
     with _lock:
         _facts.update(extra, loaders=loader_facts())
-        if os.environ.get(cpu_mapping.MAP_VAR):
+        if os.environ.get(CPU_MAP_VAR):
+            from . import cpu_mapping
+
             _facts["cpu_mapping"] = cpu_mapping.facts()
         path = os.path.join(os.environ[OBSERVE_VAR], f"rank{_facts['rank']}.json")
         tmp = f"{path}.{os.getpid()}.tmp"
@@ -345,7 +346,9 @@ def install() -> None:
     _install_checkpoint_probes()
     _install_collective_probes()
     _install_split_probe()
-    if os.environ.get(cpu_mapping.MAP_VAR):
+    if os.environ.get(CPU_MAP_VAR):
+        from . import cpu_mapping
+
         cpu_mapping.install()
     sys.excepthook = _excepthook(sys.excepthook)
     atexit.register(_at_exit)
