@@ -12,7 +12,8 @@ the script runs. It redirects what places work on a GPU to the CPU:
   ``device_id`` and ``barrier``'s ``device_ids`` are dropped; the NCCL backend becomes gloo;
 - the ``torch.cuda`` queries that pick a branch answer as a node with one GPU per local rank
   would (``is_available``, ``device_count``, ``current_device``, ...), and the calls that
-  only wait for or measure a GPU (``synchronize``, memory statistics, ``Event``) do nothing.
+  only wait for, order or measure GPU work (``synchronize``, memory statistics, ``Event``,
+  ``Stream``, ``record_stream``, the CUDA random state) do nothing or use the CPU's.
 
 The queries answer truthfully when torch itself asks (so DataLoader pinning, autocast and
 GradScaler see that CUDA is absent and turn themselves off, as they do on any CPU machine).
@@ -22,6 +23,7 @@ facts as ``cpu_mapping``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections import Counter
@@ -200,6 +202,7 @@ def _install_placement() -> None:
     _wrap(torch.Tensor, "cuda", make_cuda("Tensor.cuda()"))
     _wrap(torch.nn.Module, "cuda", make_cuda("Module.cuda()"))
     _wrap(torch.Tensor, "pin_memory", make_cuda("Tensor.pin_memory()"))
+    _wrap(torch.Tensor, "record_stream", make_cuda("Tensor.record_stream()"))
     torch.device = _device_type(_real_device)
 
 
@@ -267,6 +270,56 @@ class _Event:
         return True
 
 
+class _Stream:
+    """A ``torch.cuda.Stream``: work on the CPU is already in order."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def wait_stream(self, stream):
+        pass
+
+    def wait_event(self, event):
+        pass
+
+    def record_event(self, event=None):
+        event = event or _Event()
+        event.record()
+        return event
+
+    def synchronize(self):
+        pass
+
+    def query(self) -> bool:
+        return True
+
+
+class _DeviceContext:
+    """``with torch.cuda.device(i):`` makes ``i`` the current device while it lasts."""
+
+    def __init__(self, device):
+        self.index, self.previous = _index(device), _current[0]
+
+    def __enter__(self):
+        self.previous, _current[0] = _current[0], self.index
+
+    def __exit__(self, *exc):
+        _current[0] = self.previous
+        return False
+
+
+def _counted(cls, what: str):
+    """``cls``, counting each instance the script makes (ddplint's own are not counted)."""
+
+    class Counted(cls):
+        def __init__(self, *args, **kwargs):
+            _count(what)
+            super().__init__(*args, **kwargs)
+
+    Counted.__name__ = Counted.__qualname__ = cls.__name__
+    return Counted
+
+
 def _install_cuda_queries() -> None:
     import torch
 
@@ -297,6 +350,12 @@ def _install_cuda_queries() -> None:
         "reset_peak_memory_stats": lambda device=None: None,
         "mem_get_info": lambda device=None: (ram, ram),
         "get_device_properties": lambda device=None: properties,
+        "ipc_collect": lambda: None,
+        "get_rng_state": lambda device="cuda": torch.get_rng_state(),
+        "set_rng_state": lambda state, device="cuda": None,
+        "current_stream": lambda device=None: _Stream(),
+        "default_stream": lambda device=None: _Stream(),
+        "stream": lambda stream=None: contextlib.nullcontext(),
     }
 
     def make_query(name, answer):
@@ -314,7 +373,9 @@ def _install_cuda_queries() -> None:
             _wrap(cuda, name, make_query(name, answer))
     _wrap(cuda.nccl, "version", make_query("nccl.version", lambda: (0, 0, 0)))
     cuda.set_device = set_device
-    cuda.Event = _Event
+    cuda.Event = _counted(_Event, "torch.cuda.Event")
+    cuda.Stream = _counted(_Stream, "torch.cuda.Stream")
+    cuda.device = _counted(_DeviceContext, "torch.cuda.device")
 
 
 # --------------------------------------------------------------------------- distributed

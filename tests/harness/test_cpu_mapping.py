@@ -75,6 +75,7 @@ def test_gpu_written_script_reaches_verdicts_on_cpu_ranks(tmp_path):
 
 # Run in a plain process: the mapping alone, without torchrun or the probes.
 MAPPED = """
+    import json
     import torch
     from ddplint.harness import cpu_mapping
     cpu_mapping.install()
@@ -86,12 +87,24 @@ MAPPED = """
         torch.device("cuda:None")  # what --local_rank with no value gives: an error on GPUs too
     except RuntimeError as exc:
         print("malformed device:", exc)
+    stream = torch.cuda.Stream()  # a prefetcher's side stream, timed with events
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    with torch.cuda.stream(stream):
+        batch = torch.ones(2).cuda(non_blocking=True)
+    torch.cuda.current_stream().wait_stream(stream)
+    batch.record_stream(torch.cuda.current_stream())
+    end.record()
+    assert end.elapsed_time(start) <= 0 <= start.elapsed_time(end)
+    with torch.cuda.device(1):
+        assert torch.cuda.current_device() == 1
+    assert torch.cuda.current_device() == 0
     try:
         def step(scale=torch.ones(1).cuda()):  # DDP001: evaluated at import, not mapped
             return scale
     except (AssertionError, RuntimeError) as exc:
         print("import-time crash:", exc)
-    print(sorted(cpu_mapping.facts()["counts"].items()))
+    print(json.dumps(cpu_mapping.facts()["counts"]))
 """
 
 
@@ -105,5 +118,8 @@ def test_mapping_leaves_torch_and_parameter_defaults_alone(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "import-time crash:" in proc.stdout
     assert "malformed device: Invalid device string: 'cuda:None'" in proc.stdout
-    assert ("[('Tensor.to(cuda)', 1), ('torch.cuda.is_available', 1), ('torch.device(cuda)', 2), "
-            "('torch.zeros(device=cuda)', 1)]") in proc.stdout
+    assert json.loads(proc.stdout.splitlines()[-1]) == {
+        "torch.cuda.is_available": 1, "torch.zeros(device=cuda)": 1, "Tensor.to(cuda)": 1,
+        "torch.device(cuda)": 2, "torch.cuda.Stream": 1, "torch.cuda.Event": 2,
+        "torch.cuda.stream": 1, "Tensor.cuda()": 1, "torch.cuda.current_stream": 2,
+        "Tensor.record_stream()": 1, "torch.cuda.device": 1, "torch.cuda.current_device": 2}
