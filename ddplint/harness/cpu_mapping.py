@@ -15,8 +15,10 @@ the script runs. It redirects what places work on a GPU to the CPU:
   only wait for, order or measure GPU work (``synchronize``, memory statistics, ``Event``,
   ``Stream``, ``record_stream``, the CUDA random state) do nothing or use the CPU's.
 
-The queries answer truthfully when torch itself asks (so DataLoader pinning, autocast and
-GradScaler see that CUDA is absent and turn themselves off, as they do on any CPU machine).
+The queries answer truthfully, and ``torch.device`` is not mapped, when torch itself asks (so
+DataLoader pinning, autocast and GradScaler see that CUDA is absent and turn themselves off, as
+they do on any CPU machine, and a checkpoint saved on a GPU, loaded without ``map_location``,
+fails as it does there). ``torch.load``'s ``map_location`` naming a GPU loads onto the CPU.
 Each redirect is counted, with the first places in the script that made it, into the rank's
 facts as ``cpu_mapping``.
 """
@@ -166,6 +168,21 @@ def _map_device_kwarg(what: str, kwargs: dict) -> dict:
     return {**kwargs, "device": "cpu"}
 
 
+def _map_location(location):
+    """A torch.load ``map_location`` with CUDA targets replaced by the CPU. None stays None: a
+    checkpoint saved on a GPU then fails to load here as it would on any CPU machine (DDP004's
+    symptom); a function stays as it is (its ``storage.cuda()`` is mapped)."""
+    if isinstance(location, dict):
+        mapped = {key: "cpu" if _is_cuda(value) else value for key, value in location.items()}
+        if mapped != location:
+            _count("torch.load(map_location=cuda)")
+        return mapped
+    if location is None or callable(location) or not _is_cuda(location):
+        return location
+    _count("torch.load(map_location=cuda)")
+    return "cpu"
+
+
 def _install_placement() -> None:
     import torch
 
@@ -195,6 +212,18 @@ def _install_placement() -> None:
             return factory
         return make
 
+    def make_load(original):
+        def load(f, *args, **kwargs):
+            if args:
+                args = (_map_location(args[0]), *args[1:])
+            if "map_location" in kwargs:
+                kwargs["map_location"] = _map_location(kwargs["map_location"])
+            return original(f, *args, **kwargs)
+        return load
+
+    _wrap(torch, "load", make_load)
+    for storage in (torch.UntypedStorage, torch.TypedStorage):
+        _wrap(storage, "cuda", make_cuda("Storage.cuda()"))
     for name in FACTORIES:
         _wrap(torch, name, make_factory(f"torch.{name}(device=cuda)"))
     _wrap(torch.Tensor, "to", make_to("Tensor.to(cuda)"))
@@ -223,10 +252,9 @@ def _device_type(real):
             # mapped without building it.
             if not (len(args) == 1 and not kwargs and _is_index(args[0])):
                 made = real(*args, **kwargs)
-                if made.type != "cuda":
+                if made.type != "cuda" or _from_torch():  # torch's own code gets the truth
                     return made
-            if not _from_torch():  # torch's own devices are mapped, not counted
-                _count("torch.device(cuda)")
+            _count("torch.device(cuda)")
             return real("cpu")
 
     device.__doc__, device.__module__ = real.__doc__, real.__module__

@@ -77,8 +77,15 @@ def test_gpu_written_script_reaches_verdicts_on_cpu_ranks(tmp_path):
 MAPPED = """
     import json
     import torch
-    from ddplint.harness import cpu_mapping
+    from ddplint.harness import cpu_mapping, probes
+    torch.save({"w": torch.ones(2)}, "saved_on_gpu.pt")
+    probes.retag_checkpoint("saved_on_gpu.pt", lambda key, old: "cuda:0")
     cpu_mapping.install()
+    assert torch.load("saved_on_gpu.pt", map_location="cuda:1")["w"].device.type == "cpu"
+    try:
+        torch.load("saved_on_gpu.pt")  # DDP004's symptom shows, as on any CPU machine
+    except RuntimeError as exc:
+        print("no map_location:", exc)
     assert torch.cuda.is_available() and not torch.accelerator.is_available()  # torch's own asks truly
     assert torch.zeros(2, device="cuda:1").device.type == "cpu"
     assert torch.ones(2).to(1).device.type == "cpu"
@@ -112,14 +119,16 @@ def test_mapping_leaves_torch_and_parameter_defaults_alone(tmp_path):
     pytest.importorskip("torch")
     script = tmp_path / "mapped.py"
     script.write_text(textwrap.dedent(MAPPED))
-    proc = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True,
                           timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin",
                                             "CUDA_VISIBLE_DEVICES": ""})
     assert proc.returncode == 0, proc.stderr
     assert "import-time crash:" in proc.stdout
     assert "malformed device: Invalid device string: 'cuda:None'" in proc.stdout
+    assert "no map_location: Attempting to deserialize object on a CUDA device" in proc.stdout
     assert json.loads(proc.stdout.splitlines()[-1]) == {
-        "torch.cuda.is_available": 1, "torch.zeros(device=cuda)": 1, "Tensor.to(cuda)": 1,
+        "torch.load(map_location=cuda)": 1, "torch.cuda.is_available": 1,
+        "torch.zeros(device=cuda)": 1, "Tensor.to(cuda)": 1,
         "torch.device(cuda)": 2, "torch.cuda.Stream": 1, "torch.cuda.Event": 2,
         "torch.cuda.stream": 1, "Tensor.cuda()": 1, "torch.cuda.current_stream": 2,
         "Tensor.record_stream()": 1, "torch.cuda.device": 1, "torch.cuda.current_device": 2}
