@@ -5,7 +5,9 @@
     ddplint verify --script PATH [--project DIR] [--max-steps N] [--max-seconds S] [--cpu]
                    [--nproc-per-node N] [--timeout SECONDS] [--json PATH] [-- SCRIPT ARGS]
 
-Exit 0 only if every rule (or finding) is CONFIRMED; 1 otherwise; 2 on usage errors.
+Exit 0 only if every rule is CONFIRMED (or, for a rule without a fix, SYMPTOM SHOWN, NO FIX)
+and every finding of --script is CONFIRMED; 1 otherwise; 2 on usage errors (a script that is
+not valid Python among them).
 """
 
 from __future__ import annotations
@@ -133,6 +135,7 @@ def write_json(path: str | None, data: dict) -> None:
 
 
 def _script_options(args, script_args: list[str]):
+    from . import script as script_mod
     from .script import ScriptOptions
 
     if args.rules:
@@ -149,6 +152,10 @@ def _script_options(args, script_args: list[str]):
         raise UsageError("--max-steps must be at least 1")
     if args.max_seconds is not None and not args.max_seconds > 0:
         raise UsageError("--max-seconds must be more than 0")
+    try:
+        script_mod.check_syntax(Path(script))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     return ScriptOptions(Path(script), script_args, Path(project), None, args.timeout,
                          args.max_steps, args.max_seconds, log)
 
@@ -189,7 +196,7 @@ def _run(args) -> int:
     total = time.monotonic() - start
     print(report.table(outcomes, topo, total))
     write_json(args.json, report.to_json(outcomes, topo, total))
-    return 0 if outcomes and all(o.verdict == runner.CONFIRMED for o in outcomes) else 1
+    return 0 if runner.passed(outcomes) else 1
 
 
 def _on_signal(signum, frame):

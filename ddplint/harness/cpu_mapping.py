@@ -37,13 +37,12 @@ from .observe import _wrap
 # Rules whose symptom the mapping hides, or that only a real device shows: their runs on
 # mapped CPU ranks can neither show the symptom nor show it gone.
 HIDDEN_SYMPTOMS = {
-    "DDP004": "the CPU mapping puts every tensor on the CPU, so no checkpoint this run saves "
-              "carries the GPU that torch.load would restore it to",
+    "DDP004": "every tensor is on the CPU, so no checkpoint this run saves carries the GPU "
+              "that torch.load would restore it to",
     "DDP011": "CUDA_LAUNCH_BLOCKING slows only real CUDA kernels; the mapped run launches none",
     "DDP017": "CUDA_VISIBLE_DEVICES set after CUDA started is ignored only by a real CUDA "
               "runtime",
-    "DDP023": "the CPU mapping gives every rank the CPU; ranks crowding onto GPU 0 show only "
-              "on real GPUs",
+    "DDP023": "every rank gets the CPU; ranks crowding onto GPU 0 show only on real GPUs",
 }
 
 # The tensor factories whose device= is mapped (torch.zeros(n, device="cuda")).

@@ -202,9 +202,12 @@ class LaunchResult:
     seen_pids: set[int] = field(default_factory=set)  # every process of the job seen alive
     shm_leftover: dict[str, int] = field(default_factory=dict)  # /dev/shm files left (then removed)
 
+    def tail(self, rank: int, n: int) -> list[str]:
+        """The last ``n`` non-blank lines this rank printed (stdout and stderr, as written)."""
+        return [ln for ln in self.rank_lines.get(rank, []) if ln.strip()][-n:]
+
     def last_output(self, rank: int) -> str:
-        lines = [ln for ln in self.rank_lines.get(rank, []) if ln.strip()]
-        return lines[-1] if lines else ""
+        return "".join(self.tail(rank, 1))
 
     def errors(self) -> list[str]:
         """The final exception line of each rank that raised one (rank order)."""

@@ -7,13 +7,19 @@ wraps a few torch and stdlib functions and records, for this rank, into
 
 - ``loaders``: per DataLoader (in creation order), its dataset size, ``num_workers`` and, per
   pass over it (an epoch), the sample indices of the batches it yielded;
-- ``loads``: per ``torch.load``, the devices of the tensors it returned, or its error;
+- ``loads``: per ``torch.load``, the devices of the tensors it returned, or its error, and
+  whether it was given a ``map_location``;
 - ``saves``: the files ``torch.save`` wrote;
 - ``collectives``: the ``torch.distributed`` collectives called, in order, and the one the
   rank is inside, if any;
-- ``local_rank``: ``args.local_rank`` as argparse parsed it, against ``LOCAL_RANK``;
+- ``local_rank``: ``args.local_rank`` as argparse parsed it, each value the script read from
+  it later (where it is used, with the line), ``LOCAL_RANK``, and whether the parser would
+  accept the ``--local-rank=N`` that ``torch.distributed.launch`` passes;
+- ``parse_errors``: the messages of argparse errors (which exit the script);
 - ``splits``: the first indices of each ``random_split``'s first part;
-- ``exceptions``: the exception that ended the script, if any;
+- ``exceptions``: the exception that ended the script, if any, and ``raised_at``: its
+  traceback's frames in the project's files (path relative to the project, line, function);
+- ``modules``: the project's files this rank has imported (the script included);
 - ``cpu_mapping``: with ``DDPLINT_CPU_MAP`` set, what :mod:`.cpu_mapping` redirected from the
   GPU to the CPU;
 - ``stopped``: ``max-steps`` or ``max-seconds`` when a limit cut the run short, ``hang`` when
@@ -44,11 +50,13 @@ MAX_STEPS_VAR = "DDPLINT_MAX_STEPS"
 STOP_AT_VAR = "DDPLINT_STOP_AT"
 DEADLINE_VAR = "DDPLINT_DEADLINE"
 CPU_MAP_VAR = "DDPLINT_CPU_MAP"  # set: GPU placement is mapped to the CPU (see cpu_mapping)
+PROJECT_VAR = "DDPLINT_PROJECT"
 COLLECTIVES = ("barrier", "all_reduce", "broadcast", "all_gather", "all_gather_object",
                "broadcast_object_list", "reduce", "gather", "scatter", "reduce_scatter",
                "all_to_all", "gather_object", "scatter_object_list")
 
 MAX_BATCHES_KEPT = 10_000  # per pass: enough to compare epochs and ranks, bounded memory
+MAX_READS_KEPT = 20  # of args.local_rank: where it is used, not every step's use
 
 _facts: dict = {}
 _loaders: list[dict] = []  # per DataLoader: passes with every index drawn, and batches yielded
@@ -63,12 +71,32 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {msg[0] if msg else ''}".strip()
 
 
+def _in_project(filename: str | None) -> str | None:
+    """``filename`` relative to the project (posix), or None if it is not one of its files."""
+    root = os.environ.get(PROJECT_VAR)
+    if not filename or not root:
+        return None
+    path = os.path.abspath(filename)
+    if os.path.commonpath([root, path]) != root:
+        return None
+    return os.path.relpath(path, root).replace(os.sep, "/")
+
+
+def imported_modules() -> list[str]:
+    """The project's files imported so far (a module whose import failed is not among them),
+    and the script, whose ``__file__`` Python deletes once it has run."""
+    files = [getattr(m, "__file__", None) for m in list(sys.modules.values())]
+    # A namespace object such as torch.ops has a made-up relative ``__file__``.
+    found = {_in_project(f) for f in files if isinstance(f, str) and os.path.isabs(f)}
+    return sorted(f for f in found | {_facts.get("script")} if f)
+
+
 def save(**extra) -> None:
     """Write this rank's facts (atomically: the harness may read them at any moment)."""
     if os.environ.get(OWNER_VAR) != str(os.getpid()):
         return  # a DataLoader worker or other child: only the rank itself reports
     with _lock:
-        _facts.update(extra, loaders=loader_facts())
+        _facts.update(extra, loaders=loader_facts(), modules=imported_modules())
         if os.environ.get(CPU_MAP_VAR):
             from . import cpu_mapping
 
@@ -212,7 +240,8 @@ def _install_checkpoint_probes() -> None:
 
     def make_load(original):
         def load(f, *args, **kwargs):
-            entry = {"path": os.path.abspath(f) if isinstance(f, (str, os.PathLike)) else repr(f)}
+            entry = {"path": os.path.abspath(f) if isinstance(f, (str, os.PathLike)) else repr(f),
+                     "mapped": kwargs.get("map_location", args[0] if args else None) is not None}
             _facts["loads"].append(entry)
             try:
                 result = original(f, *args, **kwargs)
@@ -275,17 +304,73 @@ def _install_split_probe() -> None:
     torch.utils.data.random_split = dataset_module.random_split
 
 
+class _WatchedNamespace(argparse.Namespace):
+    """The parsed arguments, recording each read of ``local_rank``: its value where the script
+    uses it (a script may overwrite it from ``LOCAL_RANK`` right after parsing)."""
+
+    def __getattribute__(self, name):
+        value = super().__getattribute__(name)
+        if name == "local_rank":
+            reads = _facts.get("local_rank", {}).get("reads")
+            caller = sys._getframe(1)
+            # argparse re-parsing into the same namespace, or these probes, are not a use.
+            if reads is not None and len(reads) < MAX_READS_KEPT and \
+                    caller.f_code.co_filename not in (argparse.__file__, __file__):
+                where = _in_project(caller.f_code.co_filename) or caller.f_code.co_filename
+                reads.append([value, f"{where}:{caller.f_lineno}"])
+        return value
+
+    def __reduce_ex__(self, protocol):
+        return argparse.Namespace, (), dict(vars(self))  # pickled as what it replaced
+
+
+_trying = threading.local()
+
+
+def _rejects_launch_option(parser, parse, args) -> str | None:
+    """The argparse error the parser would give for the ``--local-rank=N`` that
+    ``torch.distributed.launch`` (PyTorch 2.0 and later) appends, or None if it accepts it."""
+    argv = list(sys.argv[1:] if args is None else args)
+    option = f"--local-rank={os.environ.get('LOCAL_RANK', '0')}"
+    _trying.active, _trying.error, stderr = True, "the parser exits", sys.stderr
+    sys.stderr = open(os.devnull, "w")
+    try:
+        _, rest = parse(parser, argv + [option], None)
+        return f"unrecognized arguments: {option}" if option in rest else None
+    except SystemExit:
+        return _trying.error
+    except Exception:
+        return None  # the trial itself failed: nothing learnt
+    finally:
+        sys.stderr.close()
+        sys.stderr, _trying.active = stderr, False
+
+
 def _install_argparse_probe() -> None:
     def make_parse(original):
-        def parse_known_args(self, *args, **kwargs):
-            namespace, rest = original(self, *args, **kwargs)
-            if hasattr(namespace, "local_rank"):
-                _facts["local_rank"] = {"parsed": getattr(namespace, "local_rank"),
-                                        "env": os.environ.get("LOCAL_RANK")}
-            return namespace, rest
+        def parse_known_args(self, args=None, namespace=None):
+            parsed, rest = original(self, args, namespace)
+            if hasattr(parsed, "local_rank") and not getattr(_trying, "active", False):
+                _facts["local_rank"] = {
+                    "parsed": getattr(parsed, "local_rank"), "env": os.environ.get("LOCAL_RANK"),
+                    "reads": [], "launch_option": _rejects_launch_option(self, original, args)}
+                if type(parsed) is argparse.Namespace:
+                    parsed.__class__ = _WatchedNamespace
+            return parsed, rest
         return parse_known_args
 
+    def make_error(original):
+        def error(self, message):
+            if getattr(_trying, "active", False):
+                _trying.error = message
+            else:
+                _facts["parse_errors"].append(message)
+                save()
+            return original(self, message)
+        return error
+
     _wrap(argparse.ArgumentParser, "parse_known_args", make_parse)
+    _wrap(argparse.ArgumentParser, "error", make_error)
 
 
 # --------------------------------------------------------------------------- ending
@@ -314,7 +399,8 @@ def _excepthook(original):
         if time.time() >= _stop_at:
             _stop()
         _facts["exceptions"].append(_describe(value))
-        save()
+        frames = [[_in_project(f.filename), f.lineno, f.name] for f in traceback.extract_tb(tb)]
+        save(raised_at=[f for f in frames if f[0]])
         original(kind, value, tb)
     return hook
 
@@ -337,10 +423,12 @@ def install() -> None:
     _max_steps = int(os.environ.get(MAX_STEPS_VAR) or 0)
     _stop_at = float(os.environ.get(STOP_AT_VAR) or "inf")
     _facts.update(rank=int(os.environ["RANK"]), local_rank_env=os.environ.get("LOCAL_RANK"),
+                  script=_in_project(sys.argv[0]) if sys.argv and sys.argv[0] else None,
                   world_size=int(os.environ.get("WORLD_SIZE", "1")),
                   local_world_size=int(os.environ.get("LOCAL_WORLD_SIZE", "1")),
                   pid=os.getpid(), cpus=os.cpu_count(), loads=[], saves=[],
-                  collectives=[], inside=None, splits=[], exceptions=[], stopped=None)
+                  collectives=[], inside=None, splits=[], exceptions=[], stopped=None,
+                  parse_errors=[], raised_at=[])
     _install_argparse_probe()
     _install_loader_probes()
     _install_checkpoint_probes()

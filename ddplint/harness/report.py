@@ -7,7 +7,7 @@ import textwrap
 from typing import Iterable
 
 from .launcher import Topology
-from .runner import RuleOutcome
+from .runner import RuleOutcome, passed
 
 _WIDTHS = (7, 44, 44, 10)
 
@@ -59,7 +59,7 @@ def to_json(outcomes: Iterable[RuleOutcome], topology: Topology, total_s: float)
         "nnodes": nnodes_json(topology.nnodes),
         "gpus": topology.gpus,
         "total_seconds": round(total_s, 2),
-        "ok": bool(outcomes) and all(o.verdict == "CONFIRMED" for o in outcomes),
+        "ok": passed(outcomes),
         "rules": [o.to_json() for o in outcomes],
     }
 

@@ -9,6 +9,7 @@ the probes recorded before and after the fix.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import json
 import os
@@ -21,18 +22,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import cpu_mapping, launcher, tempdirs
+from . import cpu_mapping, gpu_failure, launcher, tempdirs
 from .launcher import LaunchResult, Topology
 from .measuring import Measurement
-from .observe import DEADLINE_VAR, MAX_STEPS_VAR, OBSERVE_VAR, STOP_AT_VAR
-from .runner import CONFIRMED, FAILED, NEEDS_GPU, child_env
+from .observe import DEADLINE_VAR, MAX_STEPS_VAR, OBSERVE_VAR, PROJECT_VAR, STOP_AT_VAR
+from .runner import CONFIRMED, FAILED, NEEDS_GPU, SHOWN_NO_FIX, child_env
 
-NOT_OBSERVED, NO_FIX = "NOT OBSERVED", "NO FIX"
+NOT_OBSERVED = "NOT OBSERVED"
+# Seen before the fix and gone after it, but the fixed script did not run to its end for a
+# reason the fix did not cause (stopped by --max-seconds, or the same failure as before).
+INCOMPLETE = "SYMPTOM GONE, RUN INCOMPLETE"
 SHIM = Path(__file__).resolve().parent / "shim"
 SKIP = shutil.ignore_patterns(".git", "__pycache__", ".venv", "venv", ".ddplint_cache", "*.egg-info",
                               ".mypy_cache", ".pytest_cache", ".tox", "node_modules", "wandb")
-_GPU_WORDS = ("Torch not compiled with CUDA", "NVIDIA driver", "CUDA driver", "no CUDA GPUs",
-              "CUDA error", "NCCL")
+TAIL_LINES = 5  # of each rank's output, shown for a run that did not complete
 
 
 @dataclass
@@ -54,6 +57,7 @@ class Run:
 
     launch: LaunchResult
     ranks: list[dict]
+    max_seconds: float | None = None
 
     @property
     def errors(self) -> list[str]:
@@ -61,17 +65,46 @@ class Run:
         return list(dict.fromkeys(seen + self.launch.errors()))
 
     @property
+    def finished(self) -> bool:
+        """Every rank reached its end (atexit) without an exception. A nonzero exit after that
+        comes from native teardown (gloo can abort there), which the script's work no longer
+        depends on."""
+        return (bool(self.ranks) and all(r.get("finished") for r in self.ranks)
+                and not self.launch.timed_out)
+
+    @property
+    def stopped(self) -> bool:
+        """Stopped by --max-seconds: neither completed nor failed."""
+        return (bool(self.ranks) and not self.launch.timed_out
+                and any(r.get("stopped") == "max-seconds" for r in self.ranks))
+
+    def tails(self) -> dict[int, list[str]]:
+        return {rank: self.launch.tail(rank, TAIL_LINES) for rank in sorted(self.launch.rank_lines)}
+
+    @property
+    def gpu_missing(self) -> str | None:
+        """Why this run needs a GPU it did not have, or None. A script may also say so itself
+        and exit 0; the exceptions of a run that finished were caught by the script."""
+        printed = [ln for lines in self.tails().values() for ln in lines[-3:]]
+        return gpu_failure.needs_gpu([] if self.finished else self.errors, printed)
+
+    @property
     def completed(self) -> bool:
-        ended = all(r.get("finished") or r.get("stopped") == "max-seconds" for r in self.ranks)
-        # Every rank reaching its atexit without an exception is the script completing: a
-        # nonzero exit after that comes from native teardown (gloo can abort there), which
-        # the script's work no longer depends on.
-        clean_exit = self.launch.returncode == 0 or all(r.get("finished") for r in self.ranks)
-        return bool(self.ranks) and ended and not self.launch.timed_out and clean_exit
+        return self.finished and not self.gpu_missing
+
+    def state(self) -> str:
+        if self.completed:
+            return "completed"
+        if self.stopped:
+            return f"stopped after {self.max_seconds:g}s by --max-seconds (not completed)"
+        if self.gpu_missing and not self.launch.timed_out:
+            return f"{'exited' if self.finished else 'failed'} for want of a GPU: {self.gpu_missing}"
+        return f"did not complete: {self.failure()}"
 
     def failure(self) -> str:
         if self.launch.timed_out:
-            return f"hang after {self.launch.elapsed:.0f}s; last output: {self.launch.hang_report()}"
+            return (f"hung, killed at --timeout after {self.launch.elapsed:.0f}s; last output: "
+                    f"{self.launch.hang_report()}")
         if self.errors:
             return self.errors[0]
         if not self.ranks:
@@ -81,7 +114,12 @@ class Run:
     def to_json(self) -> dict:
         return {"returncode": self.launch.returncode, "timed_out": self.launch.timed_out,
                 "seconds": round(self.launch.elapsed, 2), "completed": self.completed,
-                "errors": self.errors, "ranks": self.ranks}
+                "stopped": self.stopped, "state": self.state(), "errors": self.errors,
+                "output_tail": {str(rank): lines for rank, lines in self.tails().items()},
+                "ranks": self.ranks}
+
+    def imported(self, path: str) -> bool:
+        return any(path in r.get("modules", ()) for r in self.ranks)
 
 
 @dataclass
@@ -92,6 +130,8 @@ class Finding:
     line: int
     column: int
     message: str
+    end_line: int = 0
+    fixable: bool = True
     before: Measurement | None = None
     after: Measurement | None = None
     verdict: str = ""
@@ -129,26 +169,43 @@ class ScriptReport:
 def _failed_run(run: Run, what: str) -> Measurement:
     if run.completed:
         return Measurement(None, f"{what}; the script completed without reaching it")
-    return Measurement(None, f"{what}; the script did not complete: {run.failure()}")
+    return Measurement(None, f"{what}; the script {run.state()}")
+
+
+def _fatal(run: Run, error: str) -> dict:
+    """Marks a symptom that is also what ended the run (so the findings it hid are told)."""
+    return {} if run.completed else {"fatal": error}
 
 
 def _exception(words: tuple[str, ...], what: str):
     def observe(run: Run, ctx: dict) -> Measurement:
         hits = [e for e in run.errors if any(w.lower() in e.lower() for w in words)]
         if hits:
-            return Measurement(True, f"{what}: {hits[0]}")
+            return Measurement(True, f"{what}: {hits[0]}", data=_fatal(run, hits[0]))
         if run.completed:
             return Measurement(False, f"no {what}; the script completed")
-        return Measurement(None, f"no {what}, but the script did not complete: {run.failure()}")
+        return Measurement(None, f"no {what}, but the script {run.state()}")
     return observe
 
 
 def _cuda_at_import(run: Run, ctx: dict) -> Measurement:
+    """The CUDA call in a default argument fails while its ``def`` runs, at import: seen as a
+    no-CUDA exception raised from the finding's lines."""
     if ctx["gpus"]:
         return Measurement(None, "on GPUs the symptom is extra CUDA contexts on GPU 0, which "
                            "script runs do not count (the bundled DDP001 scenario does)")
-    return _exception(("Torch not compiled with CUDA", "NVIDIA driver"),
-                      "CUDA initialised at import on a CPU-only build")(run, ctx)
+    f = ctx["finding"]
+    failed = [f"rank {r['rank']}: {r['exceptions'][-1]}" for r in run.ranks
+              if r.get("exceptions") and gpu_failure.exception_reason(r["exceptions"][-1])
+              and any(p == f.path and f.line <= line <= max(f.line, f.end_line)
+                      for p, line, _ in r.get("raised_at", ()))]
+    if failed:
+        return Measurement(True, f"importing {f.path} fails at line {f.line} in {len(failed)}/"
+                           f"{len(run.ranks)} rank(s): {failed[0]}", data=_fatal(run, failed[0]))
+    if run.ranks and all(f.path in r.get("modules", ()) for r in run.ranks):
+        return Measurement(False, f"{f.path} imported on every rank without a CUDA call at "
+                           f"line {f.line}" + ("" if run.completed else f"; the script then {run.state()}"))
+    return _failed_run(run, f"{f.path} was not imported on every rank")
 
 
 def _loaders(run: Run, keep: Callable[[dict], bool]) -> list[tuple[int, list[dict]]]:
@@ -206,14 +263,18 @@ def _devices_loaded(run: Run, ctx: dict) -> Measurement:
     errors = [f"rank {rank}: {ld['error']}" for rank, ld in loads if "error" in ld]
     cuda_errors = [e for e in errors if "cuda" in e.lower()]
     if cuda_errors:
-        return Measurement(True, f"torch.load fails on {len(cuda_errors)} load(s): {cuda_errors[0]}")
+        return Measurement(True, f"torch.load fails on {len(cuda_errors)} load(s): {cuda_errors[0]}",
+                           data=_fatal(run, cuda_errors[0]))
     on_gpu0 = sorted({rank for rank, ld in loads if rank >= 1 and "cuda:0" in ld.get("devices", [])})
     devices = sorted({d for _, ld in loads for d in ld.get("devices", [])})
     text = f"{len(loads)} load(s) over {len(run.ranks)} ranks put tensors on {devices}"
     if on_gpu0:
         return Measurement(True, f"{text}; ranks {on_gpu0} load onto cuda:0")
+    if all(ld.get("mapped") for _, ld in loads):
+        return Measurement(False, f"{text}, where map_location put them")
     if not ctx["gpus"] and all(d == "cpu" for d in devices):
-        return Measurement(None, f"{text}: the checkpoint was saved without a GPU, so the "
+        # Absent here proves nothing: a checkpoint saved on the CPU loads there anyway.
+        return Measurement(False, f"{text}: the checkpoint was saved without a GPU, so the "
                            "symptom (tensors restored to the saving GPU) cannot show",
                            needs_gpu=True)
     return Measurement(False, text)
@@ -226,7 +287,7 @@ def _collectives(run: Run, ctx: dict) -> Measurement:
         stacks = "; ".join(f"rank {r['rank']} at {r['stack'][-1].strip().splitlines()[0]}"
                            for r in run.ranks if r.get("stack"))
         return Measurement(True, f"hang: {run.failure()}; waiting in {inside or 'no collective'}"
-                           + (f"; {stacks}" if stacks else ""))
+                           + (f"; {stacks}" if stacks else ""), data={"fatal": "the job hung"})
     if not any(seqs):
         return _failed_run(run, "no torch.distributed collective was called")
     counts = [len(s) for s in seqs]
@@ -247,11 +308,31 @@ def _splits(run: Run, ctx: dict) -> Measurement:
 
 
 def _local_rank(run: Run, ctx: dict) -> Measurement:
+    """What the launcher passes (torchrun: nothing, LOCAL_RANK set) and the value of
+    args.local_rank where the script reads it, not just after parsing (a script may set it
+    from LOCAL_RANK itself); argparse exiting on a local-rank option is the symptom too."""
+    refused = [f"rank {r['rank']}: error: {e}" for r in run.ranks for e in r.get("parse_errors", ())
+               if re.search(r"local.rank", e)]
+    if refused:
+        return Measurement(True, f"argparse exits: {refused[0]}", data=_fatal(run, refused[0]))
     seen = [r.get("local_rank") for r in run.ranks]
-    if not all(seen):
+    if not run.ranks or not all(seen):
         return _failed_run(run, "no argument parser with local_rank ran")
-    parsed, env = [s["parsed"] for s in seen], [int(s["env"]) for s in seen]
-    return Measurement(parsed != env, f"args.local_rank per rank {parsed}; LOCAL_RANK {env}")
+    env = [s["env"] for s in seen]
+    text = f"args.local_rank parsed {[s['parsed'] for s in seen]}, LOCAL_RANK {env}"
+    launch = next((s["launch_option"] for s in seen if s.get("launch_option")), None)
+    later = (f"; under torch.distributed.launch, which passes --local-rank=N, the parser would "
+             f"exit: {launch}") if launch else ""
+    reads = [(r["rank"], value, where, s["env"]) for r, s in zip(run.ranks, seen)
+             for value, where in s.get("reads", ())]
+    wrong = [(rank, value, where) for rank, value, where, env in reads if str(value) != env]
+    if wrong:
+        rank, value, where = wrong[0]
+        return Measurement(True, f"{text}; rank {rank} used args.local_rank = {value} at {where}{later}")
+    if not reads:  # on GPUs it might (a CUDA-only branch): not seen, not absent
+        return Measurement(None, f"{text}; the script never read args.local_rank after parsing{later}")
+    return Measurement(False, f"{text}; where the script uses args.local_rank ({reads[0][2]}) it "
+                       f"equals LOCAL_RANK on every rank{later}")
 
 
 def _saves(run: Run, ctx: dict) -> Measurement:
@@ -375,6 +456,7 @@ def _launch(opts: ScriptOptions, root: Path, facts: Path) -> Run:
     env = child_env()
     env["PYTHONPATH"] = os.pathsep.join([str(SHIM), env["PYTHONPATH"]])
     env[OBSERVE_VAR] = str(facts)
+    env[PROJECT_VAR] = str(root)
     env.pop(cpu_mapping.MAP_VAR, None)
     if opts.cpu_mapping:
         env[cpu_mapping.MAP_VAR] = "1"
@@ -395,25 +477,79 @@ def _launch(opts: ScriptOptions, root: Path, facts: Path) -> Run:
             ranks.append(json.loads(path.read_text()))
         except (OSError, json.JSONDecodeError):
             pass
-    return Run(res, sorted(ranks, key=lambda r: r["rank"]))
+    return Run(res, sorted(ranks, key=lambda r: r["rank"]), opts.max_seconds)
 
 
-def _judge(f: Finding, before_run: Run, fixed: bool) -> tuple[str, str]:
+def _not_shown(f: Finding, before_run: Run, after_run: Run | None,
+               blocker: Finding | None) -> tuple[str, str]:
+    """The verdict on a finding whose symptom the run before the fix did not show: why not."""
+    runs = [r for r in (before_run, after_run) if r is not None and r.ranks]
+    if runs and not any(r.imported(f.path) for r in runs):
+        where = f"the runs ended before importing {f.path}"
+    else:
+        where = "the code was not reached"
+    if blocker is not None and f.before.symptom is None:
+        return NOT_OBSERVED, (f"{where}: the run before the fix ended earlier, in "
+                              f"{blocker.code} ({blocker.path}:{blocker.line}): "
+                              f"{blocker.before.data['fatal']}")
+    if f.before.needs_gpu or (f.after is not None and f.after.needs_gpu):
+        return NEEDS_GPU, "the symptom shows only on a GPU and none is present"
+    if before_run.gpu_missing:
+        return NEEDS_GPU, f"the script needs a GPU: {before_run.gpu_missing}"
+    if f.before.symptom is False:
+        return NOT_OBSERVED, "symptom not present before the fix"
+    return NOT_OBSERVED, "symptom not observed before the fix"
+
+
+def _judge(f: Finding, before_run: Run, after_run: Run | None,
+           blocker: Finding | None = None) -> tuple[str, str]:
     before, after = f.before, f.after
-    if before.needs_gpu or (after is not None and after.needs_gpu):
-        return NEEDS_GPU, "the symptom needs a GPU and none is present"
-    if before.symptom is None and any(w in before_run.failure() for w in _GPU_WORDS) \
-            and not before_run.completed:
-        return NEEDS_GPU, f"the script needs a GPU: {before_run.failure()}"
-    if not before.symptom:
-        return NOT_OBSERVED, "symptom not observed before the fix"
-    if not fixed:
-        return NO_FIX, "symptom observed; ddplint has no automatic fix for it"
-    if after is None or after.symptom is None:
-        return FAILED, "symptom could not be observed after the fix"
+    # The probes see the whole run: a symptom seen in a run that never imported the finding's
+    # file came from other code.
+    runs = [r for r in (before_run, after_run) if r is not None and r.ranks]
+    if any(r.completed or r.stopped for r in runs) and not any(r.imported(f.path) for r in runs):
+        return NOT_OBSERVED, f"not run by this script: {f.path} was never imported"
+    if before.symptom is not True:
+        return _not_shown(f, before_run, after_run, blocker)
+    if not f.fixable:
+        return SHOWN_NO_FIX, "symptom observed; ddplint has no automatic fix for this finding"
+    if after is None or after_run is None:
+        return FAILED, "symptom observed; ddplint's fix changed nothing"
     if after.symptom:
         return FAILED, "symptom still present after the fix"
-    return CONFIRMED, "symptom observed before the fix, absent after; the fixed script completed"
+    if after.symptom is None:
+        if after_run.gpu_missing:
+            return NEEDS_GPU, ("symptom observed before the fix; the fixed script stopped for want "
+                               f"of a GPU before it could be observed: {after_run.gpu_missing}")
+        return FAILED, f"symptom could not be observed after the fix: the fixed script {after_run.state()}"
+    if after_run.completed:
+        return CONFIRMED, "symptom observed before the fix, absent after; the fixed script completed"
+    gone = "symptom observed before the fix, absent after"
+    if after_run.stopped:
+        return INCOMPLETE, f"{gone}; the fixed script was {after_run.state()}"
+    if after_run.gpu_missing:
+        return NEEDS_GPU, f"{gone}; the fixed script then {after_run.state()}"
+    if after_run.failure() == before_run.failure() or (
+            after_run.launch.timed_out and before_run.launch.timed_out):
+        return INCOMPLETE, f"{gone}; the fixed script ended as the script before the fix did: {after_run.failure()}"
+    return FAILED, f"{gone}, but the fixed script {after_run.state()}"
+
+
+def _blocker(findings: list[Finding]) -> Finding | None:
+    """The finding whose symptom ended the run (a crash at import, a pickling error, a hang)."""
+    return next((f for f in findings if f.before.symptom and f.before.data.get("fatal")), None)
+
+
+def check_syntax(script: Path) -> None:
+    """Raise ValueError with one line (path: cannot parse: message (line, column)) if the
+    script is not valid Python: there is nothing to run then."""
+    try:
+        ast.parse(script.read_bytes(), str(script))
+    except SyntaxError as exc:
+        raise ValueError(f"{script}: cannot parse: {exc.msg} (line {exc.lineno}, column "
+                         f"{exc.offset})") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{script}: cannot parse: {exc}") from None
 
 
 def verify_script(opts: ScriptOptions) -> ScriptReport:
@@ -425,12 +561,12 @@ def verify_script(opts: ScriptOptions) -> ScriptReport:
             shutil.copytree(opts.project, root, symlinks=True, ignore=SKIP)
         found = lint(roots["before"])
         findings = [Finding(d["code"], d["name"], d["filename"].removeprefix("./"), d["line"],
-                            d["column"], d["message"]) for d in found]
+                            d["column"], d["message"], d.get("end_line") or d["line"],
+                            d.get("fix") is not None) for d in found]
         if not findings:
             return ScriptReport([], None, None, "", notes=["ddplint found nothing to verify"])
         opts.log(f"{len(findings)} finding(s); fixing a copy")
         _ddplint(["--fix", "--unsafe-fixes"], roots["after"])
-        left = {(d["code"], d["filename"].removeprefix("./")) for d in lint(roots["after"])}
         diffs = _diff(roots["before"], roots["after"])
         other = _attach_diffs(findings, diffs)
         opts.log("running the script as it is")
@@ -439,17 +575,14 @@ def verify_script(opts: ScriptOptions) -> ScriptReport:
         after = _launch(opts, roots["after"], work / "facts-after") if diffs else None
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    ctx = {"gpus": opts.topology.gpus}
     for f in findings:
         observe = SYMPTOMS.get(f.code, _unobserved("no probe observes this rule's symptom"))
+        ctx = {"gpus": opts.topology.gpus, "finding": f}
         f.before = observe(before, ctx)
-        fixed = (f.code, f.path) not in left
-        if after is not None:
-            f.after = observe(after, ctx)
-            if f.after.symptom is False and not after.completed:
-                f.after = Measurement(None, f"{f.after.text}; but the fixed script did not "
-                                      f"complete: {after.failure()}")
-        f.verdict, f.reason = _judge(f, before, fixed)
+        f.after = observe(after, ctx) if after is not None else None
+    blocker = None if before.completed else _blocker(findings)
+    for f in findings:
+        f.verdict, f.reason = _judge(f, before, after, blocker)
         hidden = opts.cpu_mapping and cpu_mapping.hidden_reason(f.code, bool(f.before.symptom))
         if hidden:
             f.verdict, f.reason = NEEDS_GPU, hidden
@@ -469,10 +602,13 @@ def render(report: ScriptReport, opts: ScriptOptions, total_s: float) -> str:
     lines += report.notes
     for phase, run in (("before the fix", report.before), ("after the fix", report.after)):
         if run is not None:
-            state = "completed" if run.completed else f"did not complete: {run.failure()}"
-            lines.append(f"run {phase}: {state} ({run.launch.elapsed:.1f}s)")
+            lines.append(f"run {phase}: {run.state()} ({run.launch.elapsed:.1f}s)")
             if opts.cpu_mapping:
                 lines.append(f"  mapped to the CPU: {cpu_mapping.redirected(run.ranks)}")
+            if not run.completed:
+                for rank, tail in run.tails().items():
+                    lines.append(f"  rank {rank}, last lines:")
+                    lines += [f"    | {ln[:300]}" for ln in tail]
     shown: dict[str, str] = {}  # each hunk is printed once, under the first finding it fixes
     for f in report.findings:
         lines += ["", f"{f.path}:{f.line}:{f.column}: {f.code} {f.name}: {f.verdict}",

@@ -1,21 +1,28 @@
 """How `verify --script` reads the probes' facts and judges a finding (no launch)."""
 
+import json
+
+import pytest
+
 from ddplint.harness import script
 from ddplint.harness.launcher import LaunchResult
 from ddplint.harness.script import Finding, Run
 
-CTX = {"gpus": 0}
+CTX = {"gpus": 0, "finding": Finding("DDP000", "name", "train.py", 3, 1, "message", 3)}
 
 
 def _rank(rank, **facts):
     base = {"rank": rank, "loaders": [], "loads": [], "saves": [], "collectives": [], "splits": [],
-            "exceptions": [], "stopped": None, "finished": True, "cpus": 2, "local_world_size": 2}
+            "exceptions": [], "stopped": None, "finished": True, "cpus": 2, "local_world_size": 2,
+            "modules": ["train.py"], "raised_at": [], "parse_errors": []}
     return base | facts
 
 
-def _run(*ranks, returncode=0, stderr=None):
-    launch = LaunchResult(returncode, 1.0, rank_stderr=stderr or {})
-    return Run(launch, list(ranks))
+def _run(*ranks, returncode=0, stderr=None, output=None, timed_out=False, max_seconds=None):
+    stderr = stderr or {}
+    lines = output or {rank: list(lines) for rank, lines in stderr.items()}
+    launch = LaunchResult(returncode, 1.0, timed_out=timed_out, rank_stderr=stderr, rank_lines=lines)
+    return Run(launch, list(ranks), max_seconds)
 
 
 def _loader(*passes, distributed=True, shuffle=True, sharded=True, workers=0):
@@ -51,8 +58,31 @@ def test_saves_workers_and_local_rank():
     assert script.SYMPTOMS["DDP014"](own, CTX).symptom is False
     many = _run(_rank(0, loaders=[_loader(workers=2)]), _rank(1, loaders=[_loader(workers=2)]))
     assert script.SYMPTOMS["DDP018"](many, CTX).symptom is True
-    parsed = _run(_rank(0, local_rank={"parsed": 0, "env": "0"}), _rank(1, local_rank={"parsed": 0, "env": "1"}))
-    assert script.SYMPTOMS["DDP012"](parsed, CTX).symptom is True
+
+
+
+def _local_rank(parsed, reads, launch_option=None):
+    return _run(*(_rank(r, local_rank={"parsed": parsed, "env": str(r), "reads": reads(r),
+                                       "launch_option": launch_option}) for r in (0, 1)))
+
+
+def test_local_rank_is_judged_where_it_is_used():
+    default = _local_rank(0, lambda r: [[0, "train.py:40"]])
+    symptom = script.SYMPTOMS["DDP012"](default, CTX)
+    assert symptom.symptom is True and "rank 1 used args.local_rank = 0 at train.py:40" in symptom.text
+    # Issue 27, 1: the script sets args.local_rank from LOCAL_RANK right after parsing and trains
+    # correctly under torchrun: the value parsed is not the value used, and no symptom.
+    overwritten = _local_rank(0, lambda r: [[r, "train.py:40"]],
+                              "unrecognized arguments: --local-rank=1")
+    fine = script.SYMPTOMS["DDP012"](overwritten, CTX)
+    assert fine.symptom is False and "equals LOCAL_RANK" in fine.text
+    assert "torch.distributed.launch" in fine.text and "--local-rank=1" in fine.text
+    assert _judged("DDP012", overwritten, overwritten)[0] != "CONFIRMED"
+    never_read = script.SYMPTOMS["DDP012"](_local_rank(0, lambda r: []), CTX)
+    assert never_read.symptom is None and "never read" in never_read.text
+    refused = _run(_rank(0, finished=False, parse_errors=["the following arguments are required: --local_rank"]),
+                   _rank(1, finished=False), returncode=2)
+    assert script.SYMPTOMS["DDP012"](refused, CTX).symptom is True
 
 
 def test_cpu_checkpoints_need_a_gpu_and_cuda_errors_are_the_symptom():
@@ -63,11 +93,16 @@ def test_cpu_checkpoints_need_a_gpu_and_cuda_errors_are_the_symptom():
     assert script.SYMPTOMS["DDP004"](failing, CTX).symptom is True
 
 
-def _judged(code, before_run, after_run, fixed=True):
-    f = Finding(code, "name", "train.py", 3, 1, "message")
-    f.before = script.SYMPTOMS[code](before_run, CTX)
-    f.after = script.SYMPTOMS[code](after_run, CTX)
-    return script._judge(f, before_run, fixed)
+def _judged(code, before_run, after_run, fixed=True, path="train.py", others=()):
+    """The verdict on one finding of ``code`` at ``path``:3 (with the findings ``others``,
+    judged together with it, as verify_script does)."""
+    findings = [Finding(code, "name", path, 3, 1, "message", 3, fixed), *others]
+    for f in findings:
+        ctx = {"gpus": 0, "finding": f}
+        f.before = script.SYMPTOMS[f.code](before_run, ctx)
+        f.after = script.SYMPTOMS[f.code](after_run, ctx) if after_run is not None else None
+    blocker = None if before_run.completed else script._blocker(findings)
+    return script._judge(findings[0], before_run, after_run, blocker)
 
 
 def _crashed(line):
@@ -91,7 +126,7 @@ def test_verdicts():
     assert _judged("DDP002", pickling, fine)[0] == "CONFIRMED"
     assert _judged("DDP002", pickling, pickling)[0] == "FAILED"
     assert _judged("DDP002", pickling, broken)[0] == "FAILED"  # the fixed script must complete
-    assert _judged("DDP002", pickling, fine, fixed=False)[0] == "NO FIX"
+    assert _judged("DDP002", pickling, fine, fixed=False)[0] == "SYMPTOM SHOWN, NO FIX"
     assert _judged("DDP002", fine, fine)[0] == "NOT OBSERVED"
 
 
@@ -108,3 +143,43 @@ def test_the_shim_runs_the_sitecustomize_it_shadows(tmp_path):
     out = subprocess.run([sys.executable, "-c", "import sitecustomize; print(sitecustomize.__file__)"],
                          env=env, capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ["their sitecustomize ran", str(theirs / "sitecustomize.py")]
+
+
+PROBED_PARSER = """
+import argparse, copy, json, os, pickle, sys
+from ddplint.harness import observe
+observe.install()
+parser = argparse.ArgumentParser()
+parser.add_argument("--local_rank", type=int, default=0)
+args = parser.parse_args([])
+args.local_rank = int(os.environ["LOCAL_RANK"])
+device = args.local_rank
+plain = pickle.loads(pickle.dumps(args))
+assert type(plain) is argparse.Namespace and vars(plain) == {"local_rank": 1}, plain
+assert vars(copy.deepcopy(args)) == {"local_rank": 1}
+strict = argparse.ArgumentParser()
+strict.add_argument("--local_rank", type=int, required=True)
+strict.parse_args([])
+"""
+
+
+def test_the_probes_see_local_rank_where_it_is_read_and_argparse_exiting(tmp_path):
+    """In a process of its own: the probes patch argparse."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    env = dict(os.environ, DDPLINT_OBSERVE=str(tmp_path), DDPLINT_PROJECT=str(tmp_path), RANK="1",
+               LOCAL_RANK="1", PYTHONPATH=str(script.SHIM.parents[2]))
+    env.pop("DDPLINT_OBSERVE_OWNER", None)
+    (tmp_path / "train.py").write_text(PROBED_PARSER)
+    proc = subprocess.run([sys.executable, str(tmp_path / "train.py")], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr  # the strict parser exits, as argparse does
+    facts = json.loads((tmp_path / "rank1.json").read_text())
+    # The first parser's: the value set from LOCAL_RANK is the one read, on line 9.
+    assert facts["local_rank"] == {"parsed": 0, "env": "1", "reads": [[1, "train.py:9"]],
+                                   "launch_option": "unrecognized arguments: --local-rank=1"}
+    assert facts["parse_errors"] == ["the following arguments are required: --local_rank"]
+    assert facts["modules"] == ["train.py"]

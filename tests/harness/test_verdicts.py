@@ -1,0 +1,155 @@
+"""Issue 27: every verdict of `verify --script` (and of the bundled run) follows from what the
+runs showed. Each test is one of the verdicts that were not true; no launch here."""
+
+from test_script_symptoms import _judged, _rank, _run
+
+from ddplint.harness import cli, runner, script
+from ddplint.harness.launcher import LaunchResult, Topology
+from ddplint.harness.script import Finding, ScriptOptions, ScriptReport
+
+NO_CUDA = "AssertionError: Torch not compiled with CUDA enabled"
+
+
+def _loaders(*epochs):
+    return [{"dataset": 8, "num_workers": 0, "passes": [list(e) for e in epochs], "sampler": "DistributedSampler",
+             "distributed": True, "shuffle": True, "sharded_dataset": True}]
+
+
+REPEATED = [_rank(0, loaders=_loaders([1, 5], [1, 5])), _rank(1, loaders=_loaders([2, 6], [2, 6]))]
+SHUFFLED = [_rank(0, loaders=_loaders([1, 5], [5, 1])), _rank(1, loaders=_loaders([2, 6], [6, 2]))]
+
+
+def _stopped(ranks):
+    return _run(*[r | {"finished": None, "stopped": "max-seconds"} for r in ranks], max_seconds=10)
+
+
+def test_a_run_stopped_by_max_seconds_is_not_completed_nor_confirmed():  # issue 27, 2
+    before, after = _stopped(REPEATED), _stopped(SHUFFLED)
+    assert not after.completed and after.stopped
+    assert after.state() == "stopped after 10s by --max-seconds (not completed)"
+    verdict, reason = _judged("DDP003", before, after)
+    assert verdict == "SYMPTOM GONE, RUN INCOMPLETE" and "stopped after 10s" in reason
+
+
+def _hung(ranks):
+    lines = {r["rank"]: ["epoch 0", "waiting"] for r in ranks}
+    return _run(*[r | {"finished": None, "stopped": "hang"} for r in ranks], returncode=-15,
+                timed_out=True, output=lines)
+
+
+def test_a_hang_under_timeout_is_reported_as_what_the_after_line_says():  # issue 27, 3
+    f = Finding("DDP003", "name", "train.py", 3, 1, "message", 3)
+    after = _hung(SHUFFLED)
+    f.after = script.SYMPTOMS["DDP003"](after, {"gpus": 0, "finding": f})
+    assert f.after.symptom is False and "0/2 ranks" in f.after.text
+    verdict, reason = _judged("DDP003", _run(*REPEATED), after)
+    assert verdict == "FAILED"
+    assert "absent after, but the fixed script did not complete: hung, killed at --timeout" in reason
+    # The same hang before the fix: the fix did not cause it.
+    verdict, reason = _judged("DDP003", _hung(REPEATED), after)
+    assert verdict == "SYMPTOM GONE, RUN INCOMPLETE" and "ended as the script before the fix did" in reason
+
+
+def test_ddp004_shown_by_the_load_error_and_gone_with_map_location():  # issue 27, 4
+    err = ("RuntimeError: Attempting to deserialize object on a CUDA device but "
+           "torch.cuda.is_available() is False.")
+    failing = _run(*[_rank(r, finished=False, loads=[{"path": "c", "error": err, "mapped": False}],
+                           exceptions=[err]) for r in (0, 1)], returncode=1)
+    mapped = _run(*[_rank(r, loads=[{"path": "c", "devices": ["cpu"], "mapped": True}]) for r in (0, 1)])
+    verdict, reason = _judged("DDP004", failing, mapped)
+    assert verdict == "CONFIRMED", reason
+    # A checkpoint saved on the CPU and loaded without map_location shows nothing: needs a GPU.
+    cpu = _run(*[_rank(r, loads=[{"path": "c", "devices": ["cpu"], "mapped": False}]) for r in (0, 1)])
+    assert _judged("DDP004", cpu, mapped)[0] == "NEEDS GPU"
+
+
+def _crashed_at(path, line, error=NO_CUDA, modules=("train.py",)):
+    tb = ["Traceback (most recent call last):", f'  File "{path}", line {line}, in <module>', error]
+    ranks = [_rank(r, finished=False, exceptions=[error], raised_at=[["train.py", 1, "<module>"],
+                                                                     [path, line, "<module>"]],
+                   modules=list(modules)) for r in (0, 1)]
+    return _run(*ranks, returncode=1, stderr={0: tb, 1: tb})
+
+
+def test_ddp001_crash_at_import_is_ddp001s_alone():  # issue 27, 5
+    before = _crashed_at("train.py", 3)
+    completed = _run(_rank(0), _rank(1))
+    ddp003 = Finding("DDP003", "name", "train.py", 30, 5, "message", 30)
+    verdict, _ = _judged("DDP001", before, completed, others=[ddp003])
+    assert verdict == "CONFIRMED"
+    assert ddp003.before.symptom is None
+    verdict, reason = _judged("DDP003", before, completed,
+                              others=[Finding("DDP001", "name", "train.py", 3, 1, "message", 3)])
+    assert verdict == "NOT OBSERVED"
+    assert "ended earlier, in DDP001 (train.py:3)" in reason and "Torch not compiled" in reason
+    # The fixed script gets past the import, then needs a GPU further on: DDP001's symptom is
+    # gone (as its after line says), the verdict says the rest needs a GPU, not FAILED.
+    later = _crashed_at("train.py", 40)
+    verdict, reason = _judged("DDP001", before, later)
+    assert verdict == "NEEDS GPU" and "absent after" in reason and "Torch not compiled" in reason
+    # A CUDA call elsewhere (in main) is not DDP001's symptom.
+    assert script.SYMPTOMS["DDP001"](later, {"gpus": 0, "finding": ddp003}).symptom is not True
+
+
+def test_a_gpu_failure_without_a_finding_to_blame_needs_a_gpu():
+    for error in ["AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'",
+                  "ValueError: DistributedDataParallel device_ids and output_device arguments only "
+                  "work with single-device/multiple-device GPU modules or CPU modules",
+                  "RuntimeError: Distributed package doesn't have NCCL built in"]:
+        before = _crashed_at("train.py", 20, error)
+        verdict, reason = _judged("DDP003", before, before)
+        assert verdict == "NEEDS GPU" and error in reason, error
+
+
+def test_a_script_that_says_it_lacks_gpus_and_exits_0_is_not_completed():  # issue 27, 1st list
+    said = "Unable to locate sufficient 2 gpus to run this example. Exiting."
+    exited = _run(_rank(0), _rank(1), output={0: ["starting", said], 1: [said]})
+    assert exited.finished and not exited.completed
+    assert exited.state() == f"exited for want of a GPU: the script says: {said}"
+    verdict, reason = _judged("DDP003", exited, exited)
+    assert verdict == "NEEDS GPU" and said in reason
+
+
+def test_findings_in_modules_the_script_never_imports():  # issue 27, 7
+    many_workers = _run(*[_rank(r, loaders=[{"dataset": 8, "num_workers": 4, "passes": [[1]],
+                                             "distributed": True}]) for r in (0, 1)])
+    verdict, reason = _judged("DDP018", many_workers, many_workers, path="tools/unused.py")
+    assert (verdict, reason) == ("NOT OBSERVED", "not run by this script: tools/unused.py was never imported")
+    # Imported, the same run is this finding's symptom.
+    assert _judged("DDP018", many_workers, many_workers) == ("FAILED", "symptom still present after the fix")
+    crashed = _crashed_at("train.py", 20, "RuntimeError: Distributed package doesn't have NCCL built in")
+    verdict, reason = _judged("DDP018", crashed, None, path="tools/unused.py")
+    assert verdict == "NEEDS GPU"  # nothing ran far enough to tell whether it would import it
+
+
+def test_a_syntax_error_is_one_line_and_exit_2(tmp_path, error_line):  # issue 27, 6
+    broken = tmp_path / "train.py"
+    broken.write_text("import torch\ndef main(:\n    pass\n")
+    assert cli.main(["--script", str(broken)]) == 2
+    line = error_line()
+    assert f"{broken}: cannot parse: " in line and "(line 2, column" in line
+
+
+def test_every_run_that_did_not_complete_shows_each_ranks_last_lines():  # issue 27, 8
+    before = _crashed_at("train.py", 20, "RuntimeError: Distributed package doesn't have NCCL built in")
+    before.launch.rank_lines = {0: ["loading data", "rank 0 ready"] + before.launch.rank_lines[0],
+                                1: ["rank 1 ready"] + before.launch.rank_lines[1]}
+    f = Finding("DDP003", "name", "train.py", 3, 1, "message", 3, before=script.SYMPTOMS["DDP003"](
+        before, {"gpus": 0, "finding": None}), verdict="NEEDS GPU", reason="r")
+    opts = ScriptOptions(script.Path("train.py"), [], script.Path("."), Topology(2, "gloo"))
+    text = script.render(ScriptReport([f], before, None, ""), opts, 1.0)
+    assert "rank 0, last lines:\n    | loading data\n    | rank 0 ready\n    | Traceback" in text
+    assert "rank 1, last lines:\n    | rank 1 ready" in text and "NCCL built in" in text
+
+
+def test_a_rule_without_a_fix_is_never_confirmed_in_the_bundled_run(monkeypatch):  # issue 27, 9
+    def phase(name, scenarios, programs, opts, timings):
+        loop = {"before": "backward", "after": "forward"}[name]
+        per_step = {"before": [[4], [4]], "after": [[1], [1]]}[name]
+        found = {"rule": "DDP021", "accumulate": 4, loop: {"allreduces_per_step": per_step}}
+        return {s.rule: {"main": LaunchResult(0, 1.0, results=[found])} for s in scenarios}
+
+    monkeypatch.setattr(runner, "_run_phase", phase)
+    (outcome,) = runner.verify(["DDP021"], runner.Options(Topology(2, "gloo")))
+    assert outcome.verdict == "SYMPTOM SHOWN, NO FIX", outcome.reason
+    assert runner.passed([outcome])  # the rule promises no fix: nothing failed
