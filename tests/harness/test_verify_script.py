@@ -340,6 +340,7 @@ def test_script_usage_errors_are_one_line(error_line, tmp_path):
         (["--script", str(script), "--max-seconds", "0"], "--max-seconds must be more than 0"),
         (["--script", str(script), "--project", str(tmp_path / "other")], "no such folder"),
         (["--max-steps", "3"], "go with --script"),
+        (["--cpu"], "go with --script"),
         (["DDP003", "--", "--epochs", "2"], "arguments after -- go with --script"),
     ]:
         assert cli.main(argv) == 2, argv
