@@ -52,7 +52,9 @@ def printed_reason(line: str) -> str | None:
     text = line.strip()
     # A warning (torch warns "Found no NVIDIA driver" and goes on) and its indented source
     # line are not the program giving up.
-    if line[:1].isspace() or "Warning" in text or len(text) > 200 or not _PRINTED.search(text) or _FALLBACK.search(text):
+    if line[:1].isspace() or "Warning" in text or len(text) > 200:
+        return None
+    if not _PRINTED.search(text) or _FALLBACK.search(text):
         return None
     return f"the script says: {text}"
 

@@ -60,7 +60,6 @@ def test_saves_workers_and_local_rank():
     assert script.SYMPTOMS["DDP018"](many, CTX).symptom is True
 
 
-
 def _local_rank(parsed, reads, launch_option=None):
     return _run(*(_rank(r, local_rank={"parsed": parsed, "env": str(r), "reads": reads(r),
                                        "launch_option": launch_option}) for r in (0, 1)))
