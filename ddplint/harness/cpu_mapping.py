@@ -90,7 +90,8 @@ def _default_lines(path: str) -> frozenset[int]:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 for default in [*node.args.defaults, *node.args.kw_defaults]:
                     if default is not None:
-                        lines.update(range(default.lineno, (default.end_lineno or default.lineno) + 1))
+                        last = default.end_lineno or default.lineno
+                        lines.update(range(default.lineno, last + 1))
         _defaults_by_file[path] = frozenset(lines)
     return _defaults_by_file[path]
 
