@@ -2,7 +2,7 @@
 
     ddplint verify [CODE ...] [--nproc-per-node N] [--nnodes N] [--node-rank R]
                    [--rdzv-endpoint HOST:PORT] [--timeout SECONDS] [--json PATH]
-    ddplint verify --script PATH [--project DIR] [--max-steps N] [--max-seconds S]
+    ddplint verify --script PATH [--project DIR] [--max-steps N] [--max-seconds S] [--cpu]
                    [--nproc-per-node N] [--timeout SECONDS] [--json PATH] [-- SCRIPT ARGS]
 
 Exit 0 only if every rule is CONFIRMED (or, for a rule without a fix, SYMPTOM SHOWN, NO FIX)
@@ -61,6 +61,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="with --script: end every pass over a DataLoader after N batches")
     p.add_argument("--max-seconds", type=float, default=None, metavar="S",
                    help="with --script: stop each rank S seconds after the launch (facts kept, exit 0)")
+    p.add_argument("--cpu", action="store_true",
+                   help="with --script: run a script written for GPUs on CPU ranks, its CUDA "
+                   "placement mapped to the CPU and NCCL to gloo (the default when no GPU is "
+                   "present)")
     return p
 
 
@@ -112,8 +116,8 @@ def _rules(names: list[str]) -> list[str]:
     return rules
 
 
-def topology(args):
-    gpus = launcher.count_gpus()
+def topology(args, gpus: int | None = None):
+    gpus = launcher.count_gpus() if gpus is None else gpus
     return launcher.choose_topology(gpus, args.nproc_per_node, args.nnodes, args.node_rank,
                                     args.rdzv_endpoint)
 
@@ -162,9 +166,12 @@ def _run_script(args, script_args: list[str]) -> int:
     opts = _script_options(args, script_args)
     check_common(args)
     start = time.monotonic()
-    opts.topology = topology(args)
+    opts.topology = topology(args, 0 if args.cpu else None)
+    if args.cpu or not opts.topology.gpus:
+        opts.cpu_mapping = "--cpu" if args.cpu else "no GPU found"
+    mapped = ", GPU placement mapped to the CPU" if opts.cpu_mapping else ""
     print(f"ddplint verify: {opts.script} on {opts.topology.backend}, "
-          f"{opts.topology.nproc_per_node} ranks per node", file=sys.stderr, flush=True)
+          f"{opts.topology.nproc_per_node} ranks per node{mapped}", file=sys.stderr, flush=True)
     try:
         result = script_mod.verify_script(opts)
     except RuntimeError as exc:
@@ -176,8 +183,8 @@ def _run_script(args, script_args: list[str]) -> int:
 
 
 def _run(args) -> int:
-    if args.script is None and (args.project or args.max_steps or args.max_seconds):
-        raise UsageError("--project, --max-steps and --max-seconds go with --script")
+    if args.script is None and (args.project or args.max_steps or args.max_seconds or args.cpu):
+        raise UsageError("--project, --max-steps, --max-seconds and --cpu go with --script")
     rules = _rules(args.rules)
     check_common(args)
     start = time.monotonic()

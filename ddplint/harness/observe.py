@@ -20,6 +20,8 @@ wraps a few torch and stdlib functions and records, for this rank, into
 - ``exceptions``: the exception that ended the script, if any, and ``raised_at``: its
   traceback's frames in the project's files (path relative to the project, line, function);
 - ``modules``: the project's files this rank has imported (the script included);
+- ``cpu_mapping``: with ``DDPLINT_CPU_MAP`` set, what :mod:`.cpu_mapping` redirected from the
+  GPU to the CPU;
 - ``stopped``: ``max-steps`` or ``max-seconds`` when a limit cut the run short, ``hang`` when
   the deadline passed; ``stack``: where the main thread was then.
 
@@ -47,6 +49,7 @@ OWNER_VAR = "DDPLINT_OBSERVE_OWNER"
 MAX_STEPS_VAR = "DDPLINT_MAX_STEPS"
 STOP_AT_VAR = "DDPLINT_STOP_AT"
 DEADLINE_VAR = "DDPLINT_DEADLINE"
+CPU_MAP_VAR = "DDPLINT_CPU_MAP"  # set: GPU placement is mapped to the CPU (see cpu_mapping)
 PROJECT_VAR = "DDPLINT_PROJECT"
 COLLECTIVES = ("barrier", "all_reduce", "broadcast", "all_gather", "all_gather_object",
                "broadcast_object_list", "reduce", "gather", "scatter", "reduce_scatter",
@@ -94,6 +97,10 @@ def save(**extra) -> None:
         return  # a DataLoader worker or other child: only the rank itself reports
     with _lock:
         _facts.update(extra, loaders=loader_facts(), modules=imported_modules())
+        if os.environ.get(CPU_MAP_VAR):
+            from . import cpu_mapping
+
+            _facts["cpu_mapping"] = cpu_mapping.facts()
         path = os.path.join(os.environ[OBSERVE_VAR], f"rank{_facts['rank']}.json")
         tmp = f"{path}.{os.getpid()}.tmp"
         try:
@@ -427,6 +434,10 @@ def install() -> None:
     _install_checkpoint_probes()
     _install_collective_probes()
     _install_split_probe()
+    if os.environ.get(CPU_MAP_VAR):
+        from . import cpu_mapping
+
+        cpu_mapping.install()
     sys.excepthook = _excepthook(sys.excepthook)
     atexit.register(_at_exit)
     deadline = float(os.environ.get(DEADLINE_VAR) or "inf")

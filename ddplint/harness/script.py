@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import gpu_failure, launcher, tempdirs
+from . import cpu_mapping, gpu_failure, launcher, tempdirs
 from .launcher import LaunchResult, Topology
 from .measuring import Measurement
 from .observe import DEADLINE_VAR, MAX_STEPS_VAR, OBSERVE_VAR, PROJECT_VAR, STOP_AT_VAR
@@ -47,6 +47,7 @@ class ScriptOptions:
     timeout: float = 180.0
     max_steps: int | None = None
     max_seconds: float | None = None
+    cpu_mapping: str = ""  # why GPU placement is mapped to the CPU ranks; "" when it is not
     log: Callable[[str], None] = lambda msg: None
 
 
@@ -456,6 +457,10 @@ def _launch(opts: ScriptOptions, root: Path, facts: Path) -> Run:
     env["PYTHONPATH"] = os.pathsep.join([str(SHIM), env["PYTHONPATH"]])
     env[OBSERVE_VAR] = str(facts)
     env[PROJECT_VAR] = str(root)
+    env.pop(cpu_mapping.MAP_VAR, None)
+    if opts.cpu_mapping:
+        env[cpu_mapping.MAP_VAR] = "1"
+        env["CUDA_VISIBLE_DEVICES"] = ""  # with --cpu on a GPU machine too, torch sees no GPU
     now = time.time()
     env[DEADLINE_VAR] = str(now + max(opts.timeout - 3, opts.timeout * 0.8))
     limits = {MAX_STEPS_VAR: opts.max_steps, STOP_AT_VAR: opts.max_seconds and now + opts.max_seconds}
@@ -578,6 +583,9 @@ def verify_script(opts: ScriptOptions) -> ScriptReport:
     blocker = None if before.completed else _blocker(findings)
     for f in findings:
         f.verdict, f.reason = _judge(f, before, after, blocker)
+        hidden = opts.cpu_mapping and cpu_mapping.hidden_reason(f.code, bool(f.before.symptom))
+        if hidden:
+            f.verdict, f.reason = NEEDS_GPU, hidden
     return ScriptReport(findings, before, after, "".join(diffs.values()), other)
 
 
@@ -588,10 +596,15 @@ def render(report: ScriptReport, opts: ScriptOptions, total_s: float) -> str:
     topo = opts.topology
     lines = [f"ddplint verify --script {opts.script}: what was observed on this script "
              f"({topo.backend}, {topo.nproc_per_node} ranks, {topo.gpus} GPU(s); {total_s:.1f}s)"]
+    if opts.cpu_mapping:
+        lines.append(f"CPU mapping on ({opts.cpu_mapping}): the script's CUDA placement runs on "
+                     "the CPU ranks, NCCL on gloo")
     lines += report.notes
     for phase, run in (("before the fix", report.before), ("after the fix", report.after)):
         if run is not None:
             lines.append(f"run {phase}: {run.state()} ({run.launch.elapsed:.1f}s)")
+            if opts.cpu_mapping:
+                lines.append(f"  mapped to the CPU: {cpu_mapping.redirected(run.ranks)}")
             if not run.completed:
                 for rank, tail in run.tails().items():
                     lines.append(f"  rank {rank}, last lines:")
@@ -619,6 +632,7 @@ def to_json(report: ScriptReport, opts: ScriptOptions, total_s: float) -> dict:
     return {"script": str(opts.script), "args": opts.script_args, "project": str(opts.project),
             "backend": topo.backend, "nproc_per_node": topo.nproc_per_node,
             "nnodes": nnodes_json(topo.nnodes), "gpus": topo.gpus,
+            "cpu_mapping": opts.cpu_mapping or None,
             "total_seconds": round(total_s, 2), "ok": report.ok,
             "findings": [f.to_json() for f in report.findings],
             "runs": {"before": report.before and report.before.to_json(),

@@ -51,16 +51,17 @@ def test_imagenet_style_script(installed, tmp_path):
     report, verdicts, by_code, proc = _verify(
         installed, tmp_path, SCRIPTS / "imagenet_style" / "main.py", ["--max-steps", "3"],
         ["--dummy", "--dummy-size", "64", "--epochs", "2", "-b", "8"])
-    # args.local_rank is read only on the script's CUDA branch: on the CPU, DDP012's wrong
-    # value is never used.
-    assert verdicts == {"DDP003": "CONFIRMED", "DDP012": "NOT OBSERVED", "DDP018": "CONFIRMED",
+    # args.local_rank is read only on the script's CUDA branch, which the CPU mapping (on by
+    # default without a GPU) takes: there rank 1 uses DDP012's wrong value.
+    assert verdicts == {"DDP003": "CONFIRMED", "DDP012": "CONFIRMED", "DDP018": "CONFIRMED",
                         "DDP004": "NEEDS GPU", "DDP014": "SYMPTOM SHOWN, NO FIX"}, proc.stdout
     assert proc.returncode == 1  # not every finding was confirmed
     assert "repeats epoch 0 on 2/2 ranks" in by_code["DDP003"]["before"]["text"]
     assert "repeats epoch 0 on 0/2 ranks" in by_code["DDP003"]["after"]["text"]
     assert "+        train_sampler.set_epoch(epoch)" in by_code["DDP003"]["diff"]
     assert by_code["DDP012"]["before"]["text"].startswith(
-        "args.local_rank parsed [0, 0], LOCAL_RANK ['0', '1']; the script never read args.local_rank")
+        "args.local_rank parsed [0, 0], LOCAL_RANK ['0', '1']; rank 1 used args.local_rank = 0 at main.py:41")
+    assert "CPU mapping" in by_code["DDP004"]["reason"]
     assert "by ranks [0, 1]" in by_code["DDP014"]["before"]["text"]
     # --max-steps cut every epoch to 3 batches of 8 on each rank.
     ranks = report["runs"]["after"]["ranks"]
@@ -339,6 +340,7 @@ def test_script_usage_errors_are_one_line(error_line, tmp_path):
         (["--script", str(script), "--max-seconds", "0"], "--max-seconds must be more than 0"),
         (["--script", str(script), "--project", str(tmp_path / "other")], "no such folder"),
         (["--max-steps", "3"], "go with --script"),
+        (["--cpu"], "go with --script"),
         (["DDP003", "--", "--epochs", "2"], "arguments after -- go with --script"),
     ]:
         assert cli.main(argv) == 2, argv
