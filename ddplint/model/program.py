@@ -29,6 +29,7 @@ import ast
 import os
 from dataclasses import dataclass, replace
 
+from ddplint.prefilter.screens import dotted
 from ddplint.torch_api import COMBINING_COLLECTIVES, DDP, DEDUPLICATING_METHODS
 
 MAX_MODULES = 400  # modules read per run: past this, what a value would reach is unknown
@@ -63,17 +64,6 @@ class Origin:
 # -- one module's summary ------------------------------------------------------------------
 
 
-def _dotted(node: ast.AST) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
 class _FunctionReader:
     """The summary of one function: its parameters, and in statement order the calls that
     pass a followed value, its returns and what it stores on `self`."""
@@ -81,7 +71,7 @@ class _FunctionReader:
     def __init__(self, node: ast.FunctionDef | ast.AsyncFunctionDef, cls: str | None) -> None:
         arguments = node.args
         positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
-        decorators = {_dotted(d) for d in node.decorator_list}
+        decorators = {dotted(d) for d in node.decorator_list}
         method = cls is not None and "staticmethod" not in decorators
         self.self_name = positional[0] if method and positional and "classmethod" not in decorators else None
         self.env: dict[str, list] = {name: ["param", name] for name in (*positional, *(a.arg for a in arguments.kwonlyargs))}
@@ -99,14 +89,14 @@ class _FunctionReader:
                 return ["attr", expr.attr]
             return None
         if isinstance(expr, ast.Call):
-            callee = _dotted(expr.func)
+            callee = dotted(expr.func)
             return ["call", callee, expr.lineno] if callee else None
         return None
 
     def _callee(self, func: ast.AST) -> str | None:
         """The dotted name called; `Maker().method` where the receiver is a local bound to a
         call (`logger = utils.MetricLogger()` ... `logger.sync()`: `utils.MetricLogger().sync`)."""
-        callee = _dotted(func)
+        callee = dotted(func)
         if callee is None or "." not in callee:
             return callee
         head, _, rest = callee.partition(".")
@@ -504,12 +494,6 @@ class Program:
         "bound": whether `self` is bound: a function or class of the project, or the method
         (`__call__` for a plain call) of the project object a parameter or `self` attribute
         holds (`loss_scaler(loss, optimizer, update_grad=...)`); None when unknown."""
-        head, _, rest = callee.partition(".")
-        if head == "self" and cls is not None and rest:
-            attribute, _, rest = rest.partition(".")
-            value = self.attributes.get((module, cls), {}).get(attribute)
-        else:
-            value = self.parameters.get((module, key), {}).get(head) if key else None
         target = self.target(module, key, cls, callee)
         if target is None:
             return None

@@ -105,7 +105,7 @@ class Facts:
 
     def qualified(self, expr: ast.expr) -> set[str]:
         """Every qualified name `expr` may refer to through some import of the file."""
-        name = _dotted(expr)
+        name = dotted(expr)
         if name is None:
             return set()
         head, _, rest = name.partition(".")
@@ -180,7 +180,8 @@ def _tail(func: ast.expr) -> str | None:
     return None
 
 
-def _dotted(expr: ast.expr) -> str | None:
+def dotted(expr: ast.expr) -> str | None:
+    """`a.b.c` for a chain of attributes ending in a name (CPython's ast); None otherwise."""
     parts = []
     while isinstance(expr, ast.Attribute):
         parts.append(expr.attr)
@@ -285,7 +286,7 @@ class CallInDefault:
             return True
         if isinstance(func, ast.Attribute) and (func.attr in self.methods or func.attr.endswith(self.suffixes)):
             return True
-        if isinstance(func, ast.Attribute) and facts.function_names and _dotted(func) in facts.function_names:
+        if isinstance(func, ast.Attribute) and facts.function_names and dotted(func) in facts.function_names:
             return True  # a helper of another module reached through it (ddplint.project)
         return any(keyword.arg in self.keywords for keyword in node.keywords)
 
