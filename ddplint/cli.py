@@ -271,7 +271,10 @@ def _check_paths(args, paths, exclusion, settings, rules, mode) -> int:
         folder = None if args.no_cache or args.fix else os.environ.get("DDPLINT_CACHE_DIR", CACHE_DIR)
         try:
             project = project_of(paths, folder)
+            if project is not None:
+                project.program  # built here, so that a bug in it degrades the run as one in the index does
         except Exception as error:  # a bug in the index: each file is still checked alone
+            project = None
             report.degraded = True
             print(
                 f"ddplint: internal error in the project index ({type(error).__name__}: {error}); "

@@ -207,7 +207,7 @@ def summarize(tree: ast.Module) -> dict:
                 functions.setdefault(key, _FunctionReader(node, cls).record)
                 definitions(node.body, None)
             elif isinstance(node, ast.ClassDef):
-                classes.setdefault(node.name, {"line": node.lineno, "bases": [b for b in map(_dotted, node.bases) if b]})
+                classes.setdefault(node.name, {"line": node.lineno, "bases": [b for b in map(dotted, node.bases) if b]})
                 definitions(node.body, node.name)
             else:
                 for name in ("body", "orelse", "finalbody"):
