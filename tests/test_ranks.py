@@ -219,7 +219,10 @@ def test_fixtures_show_their_rule(code):
 
 
 def test_fixed_local_rank_argument_accepts_every_launcher(monkeypatch):
-    source = 'import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument("--local_rank", type=int, default=-1)\n'
+    source = (
+        'import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument("--local_rank", type=int, default=-1)\n'
+        "device = lambda: parser.parse_args().local_rank\n"
+    )
     fixed = fix_text(source, "train.py", [rule_by_code("DDP012")]).source
     namespace = {}
     exec(compile(fixed, "train.py", "exec"), namespace)  # the example's own parser, not user code
