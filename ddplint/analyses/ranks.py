@@ -628,8 +628,11 @@ class RankFacts:
             last = named.rpartition(".")[2]
             known = last.startswith("is_") and last in MAIN_PROCESS_NAMES or last in DISTRIBUTED_PREDICATES or last in RANK_FUNCTIONS
             return _ALWAYS_TRUE if known else None
-        if any(last_name(decorator.decorator) in _PROPERTIES for decorator in named.decorators):
+        decorators = {last_name(decorator.decorator) for decorator in named.decorators}
+        if decorators & _PROPERTIES:
             return self._returns(named)
+        if not decorators <= _PLAIN_FUNCTION_DECORATORS:
+            return None  # the decorator may make it anything
         name = named.name.value
         if name in MAIN_PROCESS_NAMES or name in DISTRIBUTED_PREDICATES or name in RANK_FUNCTIONS:
             return _ALWAYS_TRUE
@@ -652,7 +655,8 @@ class RankFacts:
         return self._names.get(id(frame.node), {}).get(name)
 
 
-_PROPERTIES = frozenset({"property", "cached_property"})
+_PROPERTIES = frozenset({"property", "cached_property", "abstractproperty"})
+_PLAIN_FUNCTION_DECORATORS = frozenset({"staticmethod", "classmethod", "lru_cache", "cache", "wraps"})
 
 
 def decorated_rank_zero_only(function: cst.FunctionDef) -> bool:
