@@ -430,7 +430,7 @@ class RankFacts:
         self._functions: dict[str, cst.FunctionDef] = {}  # module-level functions
         self._methods: dict[str, cst.FunctionDef] = {}  # "Class.name"
         self._contexts: dict[int, tuple[str | None, str | None]] = {}  # id(def) -> (class, self's name)
-        self._predicates: dict[int, RankTest] = {}
+        self._predicates: dict[int, RankTest | None] = {}  # id(def) -> what a call of it says
         self._resolving: set[str] = set()
         self._collect(model.module.body, model.module, None, None)
 
@@ -611,14 +611,12 @@ class RankFacts:
         handler returns True)."""
         key = id(function)
         if key not in self._predicates:
-            self._predicates[key] = UNKNOWN  # recursion proves nothing
+            self._predicates[key] = None  # recursion proves nothing
             cls, self_name = self._contexts.get(key, (None, None))
-            self._predicates[key] = predicate_test(function, lambda inner: self._held(inner, function, cls, self_name))
-        verdict = self._predicates[key]
-        decisive = verdict.true_only_zero or verdict.true_never_zero or verdict == DISTRIBUTED
-        if not decisive and mentions_rank(function.body):
-            return None
-        return verdict
+            verdict = predicate_test(function, lambda inner: self._held(inner, function, cls, self_name))
+            decisive = verdict.true_only_zero or verdict.true_never_zero or verdict == DISTRIBUTED
+            self._predicates[key] = None if not decisive and mentions_rank(function.body) else verdict
+        return self._predicates[key]
 
     def _named(self, named: cst.FunctionDef | str) -> RankTest | None:
         """What naming a function without calling it tests: a property is read (its body's
