@@ -190,7 +190,7 @@ def rules_for_text(source: str, rules: Sequence[type[Rule]], hints=None, known=N
         scan = TextScan(source, known)
         return [rule for rule in rules if scan.matches(rule.needles)]
     scan = hints.scan(source, known)
-    return [rule for rule in rules if hints.passes_needles(rule.code, rule.needles, scan)]
+    return [rule for rule in rules if hints.feeds(rule.code) or hints.passes_needles(rule.code, rule.needles, scan)]
 
 
 def rules_to_run(
@@ -211,7 +211,10 @@ def rules_to_run(
     if hints is None:
         return [rule for rule in active if rule.screen.holds(facts)]  # type: ignore[union-attr]
     facts = hints.patch(facts)
-    return [rule for rule in active if rule.code in hints.unscreened or rule.screen.holds(facts)]  # type: ignore[union-attr]
+    return [
+        rule for rule in active
+        if rule.code in hints.unscreened or hints.feeds(rule.code) or rule.screen.holds(facts)  # type: ignore[union-attr]
+    ]
 
 
 @dataclass

@@ -78,11 +78,13 @@ class Flake8Plugin:
             codes = [code for code, needles in NEEDLES.items() if scan.matches(needles)]
         else:
             scan = hints.scan(source)
-            codes = [code for code, needles in NEEDLES.items() if hints.passes_needles(code, needles, scan)]
+            codes = [
+                code for code, needles in NEEDLES.items() if hints.feeds(code) or hints.passes_needles(code, needles, scan)
+            ]
         if not codes:
             return  # no rule's needles occur: libcst is never imported for this file
         facts = Facts(self.tree) if hints is None else hints.patch(Facts(self.tree))
-        unscreened = hints is not None and any(code in hints.unscreened for code in codes)
+        unscreened = hints is not None and any(code in hints.unscreened or hints.feeds(code) for code in codes)
         if not unscreened and all(SCREENS[code] is not None for code in codes) and not any(
             SCREENS[code].holds(facts) for code in codes
         ):

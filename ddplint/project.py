@@ -203,6 +203,7 @@ def module_facts(text: str, scan: TextScan | None = None) -> dict:
         if saves:
             facts["wrapper_saves"] = saves
     if scan.has("DistributedDataParallel"):
+        facts["ddp"] = True  # where the program model (ddplint.model.program) starts reading
         # Where models are wrapped in DDP: the imported class (or builder) that makes the
         # wrapped model, `DDP(Net(...))` or `model = Net(...)` ... `DDP(model, ...)`.
         wraps: dict[str, int] = {}
@@ -501,6 +502,17 @@ class Hints:
     origins: tuple[tuple[str, str], ...] = ()
     helpers: frozenset[str] = frozenset()
     unscreened: frozenset[str] = frozenset()
+    # Shared analyses (by class name) the project feeds with facts from other functions: a
+    # rule that reads one is parsed for and run though the module's text never shows why.
+    fed: frozenset[str] = frozenset()
+
+    def feeds(self, code: str) -> bool:
+        """Whether the project feeds an analysis rule `code` reads."""
+        if not self.fed:
+            return False
+        from ddplint.prefilter.index import ANALYSES
+
+        return any(name in self.fed for name in ANALYSES.get(code, ()))
 
     @property
     def text(self) -> str:
@@ -563,11 +575,24 @@ class Project:
                     self.wrapped.setdefault(where, self.location(name, line))
 
     @functools.cached_property
+    def program(self):
+        """The program model (ddplint.model.program.Program) over this index, built on first use."""
+        from ddplint.model.program import Program
+
+        return Program(self)
+
+    @functools.cached_property
     def digest(self) -> str:
-        """A hash of every module's facts: cached results are reused only with the same."""
+        """A hash of every module's facts and of what the program model derived from them:
+        cached results are reused only with the same."""
         from ddplint.cache import content_hash
 
-        return content_hash(json.dumps(self.modules, sort_keys=True).encode())
+        program = self.program
+        derived = [
+            sorted((list(k), sorted((n, o.wrapped_at, o.passed_at or "") for n, o in v.items())) for k, v in table.items())
+            for table in (program.parameters, program.attributes)
+        ] + [sorted((list(k), o.wrapped_at) for k, o in program.results.items())]
+        return content_hash(json.dumps([self.modules, derived], sort_keys=True).encode())
 
     def view(self, path: str) -> ProjectView | None:
         """The project as the module at `path` sees it; None for a file outside the root."""
@@ -625,6 +650,22 @@ class ProjectView:
             return saves[path]
         name = os.path.basename(path)
         return next((where for saved, where in saves.items() if os.path.basename(saved) == name), None)
+
+    # -- the program model ---------------------------------------------------------------
+
+    def wrapped_parameters(self, key: str | None) -> dict:
+        """The parameters of this module's function `key` (`name`, `Class.name`) that some call
+        hands a DDP model: name -> ddplint.model.program.Origin."""
+        return self.project.program.parameters.get((self.module, key), {}) if key else {}
+
+    def wrapped_attributes(self, cls: str) -> dict:
+        """The `self` attributes of class `cls` that hold a DDP model: name -> Origin."""
+        return self.project.program.attributes.get((self.module, cls), {})
+
+    def wrapped_result(self, callee: str, cls: str | None):
+        """The Origin of the DDP model that a call of `callee` (as written here, inside class
+        `cls`) returns from a project function, or None."""
+        return self.project.program.result_of(self.module, callee, cls)
 
     @property
     def wrapped_in(self) -> str | None:
@@ -907,8 +948,10 @@ class ProjectView:
         if self.module in self.project.wrapped:
             codes.add("DDP015")  # its model runs under DDP though the module never says so
         imports = tuple(sorted(self.star_bindings().items())) if facts["stars"] else ()
+        fed = frozenset(("WrappedModels",)) if self.project.program.receives_wrapped(self.module) else frozenset()
         return Hints(
-            self.project.distributed, frozenset(codes), imports, tuple(origins), frozenset(helpers), frozenset(unscreened)
+            self.project.distributed, frozenset(codes), imports, tuple(origins), frozenset(helpers), frozenset(unscreened),
+            fed,
         )
 
 

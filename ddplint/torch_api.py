@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import libcst as cst
+from typing import TYPE_CHECKING
 
-from ddplint.edits import argument as _argument_at
+if TYPE_CHECKING:  # the catalog imports nothing heavy: the project index and program read it without libcst
+    import libcst as cst
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,9 @@ def argument(call: cst.Call, target: API, name: str) -> cst.Arg | None:
     """The argument `call` passes for parameter `name` of `target`: by keyword, or at the
     parameter's position when it can be passed positionally."""
     position = target.params.index(name) if name in target.params else 10**6
-    return _argument_at(call, position, name)
+    from ddplint.edits import argument as argument_at
+
+    return argument_at(call, position, name)
 
 
 # -- serialization --------------------------------------------------------------------------

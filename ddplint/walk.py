@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
 import libcst as cst
@@ -96,6 +96,15 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
         elif _is_child(kind):
             found.append(value)
     return found
+
+
+def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`node` and every node under it (in no particular order)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(children(current))
 
 
 Method = Callable[[cst.CSTNode], object]

@@ -3,13 +3,17 @@
 No download, no corpus: synthetic findings and labels exercise the matching
 (snippet first, nearest line; then same line), the per-rule table, the labels
 file round trip, and the fix helpers; one test lints a tiny synthetic project
-end to end through run_ddplint/to_findings.
+end to end through run_ddplint/to_findings, and one unpacks a GitHub entry from a
+bare git mirror made in a temporary folder.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -83,10 +87,13 @@ def test_table_counts_precision_unlabelled_and_lost_findings():
     labels = [_l(1, "a", "TP"), _l(2, "b", "FP"), _l(3, "c", "TP"), _l(4, "d", "TP"),
               _l(9, "gone", "TP"), _l(9, "fixed", "FP", rule="DDP014")]
     findings = [_f(1, "a"), _f(2, "b"), _f(3, "c"), _f(4, "d"), _f(5, "new")]
-    rows = bench.table(bench.match(findings, labels))
+    misses = [_l(20, "m", "MISS"), _l(30, "n", "MISS", rule="DDP021")]
+    rows = bench.table(bench.match(findings, labels), misses)
     r = rows["DDP004"]
-    assert (r["findings"], r["tp"], r["fp"], r["unlabelled"], r["missed_tp"]) == (5, 3, 1, 1, 1)
-    assert r["precision"] == 0.75
+    assert (r["findings"], r["tp"], r["fp"], r["unlabelled"], r["missed_tp"], r["misses"]) == (5, 3, 1, 1, 1, 1)
+    assert r["precision"] == 0.75 and r["recall"] == 0.6  # 3 reported of 3 + 1 lost + 1 known miss
+    assert rows["DDP021"]["recall"] == 0.0 and rows["DDP021"]["precision"] is None
+    assert rows["ALL"]["misses"] == 2 and rows["ALL"]["recall"] == 0.5
     assert rows["DDP014"]["findings"] == 0 and rows["DDP014"]["fixed_fp"] == 1
     assert rows["DDP014"]["precision"] is None
     assert rows["ALL"]["tp"] == 3 and rows["ALL"]["precision"] == 0.75
@@ -122,12 +129,58 @@ def test_the_shipped_labels_and_corpus_are_well_formed():
     names = [p["name"] for p in corpus["projects"]]
     assert len(names) == len(set(names)) >= 20
     for p in corpus["projects"]:
-        assert p["kind"] in ("wheel", "sdist") and len(p["sha256"]) == 64 and p["version"] in p["filename"]
+        if p["kind"] == "github":
+            assert re.fullmatch(r"[A-Za-z0-9][\w.-]*/[\w.-]+", p["repo"]) and p["name"] == p["repo"], p
+            assert re.fullmatch(r"[0-9a-f]{40}", p["commit"]) and p["note"].strip(), p
+        else:
+            assert p["kind"] in ("wheel", "sdist") and len(p["sha256"]) == 64 and p["version"] in p["filename"]
+    assert sum(p["kind"] == "github" for p in corpus["projects"]) == len({p["repo"] for p in corpus["projects"]
+                                                                         if p["kind"] == "github"})
     labels = bench.read_labels()
-    assert labels and {l.project for l in labels} <= set(names)
-    keys = [(l.project, l.path, l.line, l.rule) for l in labels]
-    assert len(keys) == len(set(keys))
-    assert all(l.reason.strip() for l in labels)
+    misses = bench.read_labels(bench.MISSES_FILE)
+    assert labels and {l.project for l in labels + misses} <= set(names)
+    assert {l.verdict for l in misses} <= {"MISS"}
+    for rows in (labels, misses):
+        keys = [(l.project, l.path, l.line, l.rule) for l in rows]
+        assert len(keys) == len(set(keys))
+        assert all(l.reason.strip() for l in rows)
+
+
+def _bare_mirror(tmp_path, repo):
+    """A bare git mirror of a one-commit repository holding train.py, laid out as the fetch tool does."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "train.py").write_text("import torch.distributed as dist\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
+    for cmd in (["init", "-q"], ["add", "train.py"], ["commit", "-q", "-m", "one"]):
+        subprocess.run(git + cmd, cwd=work, check=True)
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=work, check=True, capture_output=True,
+                            text=True).stdout.strip()
+    mirror = tmp_path / "mirrors" / repo.replace("/", "+") / "repo"
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(mirror)], check=True)
+    return mirror, commit
+
+
+def test_a_github_entry_is_unpacked_from_a_mirror_at_its_commit(tmp_path, monkeypatch):
+    mirror, commit = _bare_mirror(tmp_path, "someone/trainer")
+    monkeypatch.setenv("DDPLINT_GITHUB_MIRRORS", str(tmp_path / "mirrors"))
+    assert fetch.find_mirror("someone/trainer") == mirror
+    assert fetch.find_mirror("someone/other") is None
+    assert fetch.missing_blobs(mirror, commit) == []
+    project = {"name": "someone/trainer", "kind": "github", "repo": "someone/trainer", "commit": commit}
+    cache = tmp_path / "cache"
+    roots = fetch.fetch(cache, {"projects": [project]})
+    root = roots["someone/trainer"]
+    assert root == fetch.project_dir(cache, project) and root.name == f"someone+trainer-{commit[:12]}"
+    assert (root / "train.py").read_text() == "import torch.distributed as dist\n"
+    assert (root / fetch.MARKER).read_text().strip() == commit
+    assert bench.lint_targets(root, project) == ["train.py"]
+    assert list((cache / "dl").iterdir()) == []  # the archive is not kept
+    # Unpacked once: a second fetch leaves the tree alone even when the mirror is gone.
+    (root / "train.py").write_text("edited\n")
+    shutil.rmtree(tmp_path / "mirrors")
+    fetch.fetch(cache, {"projects": [project]})
+    assert (root / "train.py").read_text() == "edited\n"
 
 
 def test_end_to_end_on_a_synthetic_project(tmp_path):
@@ -152,3 +205,10 @@ def test_end_to_end_on_a_synthetic_project(tmp_path):
 def test_the_shipped_misses_are_well_formed():
     misses = bench.read_labels(bench.MISSES_FILE)
     assert misses and all(l.verdict == "MISS" and l.reason.strip() for l in misses)
+
+
+def test_kind_narrows_the_projects_and_refuses_an_empty_choice(tmp_path):
+    pypi = next(p["name"] for p in fetch.load_corpus()["projects"] if p["kind"] != "github")
+    with pytest.raises(SystemExit, match="no github project"):
+        bench.main(["--kind", "github", "--only", pypi, "--cache", str(tmp_path)])
+    assert not (tmp_path / "src").exists()  # refused before fetching anything

@@ -1,17 +1,25 @@
 #!/usr/bin/env python3
 """Download and unpack the precision corpus (benchmarks/precision/corpus.json).
 
-Each project is a pinned PyPI artifact (wheel or sdist), fetched with
+A PyPI project is a pinned artifact (wheel or sdist), fetched with
 ``pip download --no-deps`` into ``<cache>/dl/``, checked against the sha256
 recorded in corpus.json, and unpacked into ``<cache>/src/<name>-<version>/``.
+
+A GitHub project ("kind": "github") is pinned by its 40-hex commit, which is
+its integrity check.  Its tree comes from ``git archive <commit>`` of a bare
+mirror when one is found under ``$DDPLINT_GITHUB_MIRRORS/OWNER+NAME/`` or
+``/work/.mirror/OWNER+NAME/`` (any git dir beneath that folder), and otherwise
+from ``https://codeload.github.com/OWNER/NAME/tar.gz/<commit>``.  It is
+unpacked into ``<cache>/src/OWNER+NAME-<commit[:12]>/``.
+
 The cache lives outside the repository: ``~/.cache/ddplint-precision`` unless
 ``--cache DIR`` or ``$DDPLINT_PRECISION_CACHE`` names another.
 
 Idempotent: an artifact already in ``dl/`` with the right hash is not fetched
 again, and a project already unpacked (marker file ``.unpacked`` holding the
-sha256) is not unpacked again.  A hash mismatch is an error (exit 1), never
-silently accepted; ``--refresh-hashes`` rewrites corpus.json with the hashes
-of what was downloaded (only for deliberately re-pinning).
+sha256 or the commit) is not unpacked again.  A hash mismatch is an error
+(exit 1), never silently accepted; ``--refresh-hashes`` rewrites corpus.json
+with the hashes of what was downloaded (only for deliberately re-pinning).
 
 Usage:  python benchmarks/precision/fetch.py [--cache DIR] [--only NAME,...]
 """
@@ -26,12 +34,15 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import urllib.request
 import zipfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 CORPUS_FILE = HERE / "corpus.json"
 MARKER = ".unpacked"
+DEFAULT_MIRRORS = "/work/.mirror"
+CODELOAD = "https://codeload.github.com/{repo}/tar.gz/{commit}"
 
 
 def default_cache() -> Path:
@@ -56,7 +67,53 @@ def sha256(path: Path) -> str:
 
 def project_dir(cache: Path, project: dict) -> Path:
     """The unpacked project root: paths in labels.csv are relative to it."""
+    if project["kind"] == "github":
+        return cache / "src" / f"{project['repo'].replace('/', '+')}-{project['commit'][:12]}"
     return cache / "src" / f"{project['name']}-{project['version']}"
+
+
+def find_mirror(repo: str) -> Path | None:
+    """A bare git dir for OWNER/NAME in $DDPLINT_GITHUB_MIRRORS or /work/.mirror:
+    the folder OWNER+NAME itself or one up to three levels beneath it."""
+    roots = [os.environ.get("DDPLINT_GITHUB_MIRRORS"), DEFAULT_MIRRORS]
+    for root in filter(None, roots):
+        base = Path(root).expanduser() / repo.replace("/", "+")
+        for pattern in ("HEAD", "*/HEAD", "*/*/HEAD", "*/*/*/HEAD"):
+            for head in sorted(base.glob(pattern)):
+                if (head.parent / "objects").is_dir():
+                    return head.parent
+    return None
+
+
+def missing_blobs(git_dir: Path, commit: str) -> list[str]:
+    """Paths at the commit whose blobs the mirror lacks (a snapshot may leave its largest files out)."""
+    tree = subprocess.run(["git", f"--git-dir={git_dir}", "ls-tree", "-r", "-z", commit],
+                          capture_output=True, check=True).stdout.decode("utf-8", "surrogateescape")
+    blobs = [entry.split("\t", 1) for entry in tree.split("\0") if entry]
+    blobs = [(meta.split()[2], path) for meta, path in blobs if meta.split()[1] == "blob"]
+    query = "".join(sha + "\n" for sha, _ in blobs)
+    answers = subprocess.run(["git", f"--git-dir={git_dir}", "cat-file", "--batch-check"], input=query.encode(),
+                             capture_output=True, check=True).stdout.decode().splitlines()
+    return [path for (_, path), answer in zip(blobs, answers) if answer.endswith(" missing")]
+
+
+def _github_archive(project: dict, target: Path) -> None:
+    """Write a tar of the tree at the pinned commit: from a mirror, else from codeload."""
+    repo, commit = project["repo"], project["commit"]
+    mirror = find_mirror(repo)
+    with open(target, "wb") as out:
+        if mirror:
+            absent = missing_blobs(mirror, commit)
+            print(f"fetch: git archive {commit[:12]} from {mirror}"
+                  + (f" (without {len(absent)} file(s) the mirror lacks)" if absent else ""), flush=True)
+            subprocess.run(["git", f"--git-dir={mirror}", "archive", "--format=tar", f"--prefix={commit}/",
+                            commit, "--", "."] + [f":(exclude,literal){path}" for path in absent],
+                           stdout=out, check=True)
+        else:
+            url = CODELOAD.format(repo=repo, commit=commit)
+            print(f"fetch: {url}", flush=True)
+            with urllib.request.urlopen(url, timeout=120) as resp:
+                shutil.copyfileobj(resp, out)
 
 
 def _download(project: dict, dl: Path) -> Path:
@@ -118,6 +175,9 @@ def fetch(cache: Path, corpus: dict, only: set[str] | None = None,
     for project in corpus["projects"]:
         if only and project["name"] not in only:
             continue
+        if project["kind"] == "github":
+            roots[project["name"]] = _fetch_github(project, cache, dl)
+            continue
         archive = _download(project, dl)
         digest = sha256(archive)
         if digest != project.get("sha256"):
@@ -140,6 +200,22 @@ def fetch(cache: Path, corpus: dict, only: set[str] | None = None,
     if bad:
         raise SystemExit("fetch: hash mismatch:\n  " + "\n  ".join(bad))
     return roots
+
+
+def _fetch_github(project: dict, cache: Path, dl: Path) -> Path:
+    dest = project_dir(cache, project)
+    marker = dest / MARKER
+    if not (marker.exists() and marker.read_text().strip() == project["commit"]):
+        # The commit pins the tree, so the archive is not kept once unpacked.
+        archive = dl / f"{dest.name}.tar"
+        try:
+            _github_archive(project, archive)
+            print(f"unpack: {project['repo']} at {project['commit'][:12]}", flush=True)
+            _unpack(archive, "tar", dest)
+        finally:
+            archive.unlink(missing_ok=True)
+        marker.write_text(project["commit"] + "\n")
+    return dest
 
 
 def main(argv: list[str] | None = None) -> int:

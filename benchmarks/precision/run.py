@@ -4,6 +4,7 @@
     python benchmarks/precision/run.py                 # fetch if needed, lint, score
     python benchmarks/precision/run.py --json out.json # also write the figures
     python benchmarks/precision/run.py --only yolov5,timm --rules DDP004
+    python benchmarks/precision/run.py --kind github   # only the GitHub training repositories
     python benchmarks/precision/run.py --fixes         # review each finding's fix (diff)
     python benchmarks/precision/run.py --ddplint-root /work/main   # score another checkout
 
@@ -17,8 +18,10 @@ did not move).  So a rule change that shifts lines still matches, and a label
 is consumed by at most one finding.
 
 Output: a per-rule table (findings, TP, FP, unlabelled, precision =
-TP/(TP+FP)), the unlabelled findings (label them!), and the labelled findings
-that no longer fire (for a TP that is lost recall; for an FP, a fix).
+TP/(TP+FP), known misses from ``misses.csv`` still unreported, recall =
+TP/(TP+lost TP+misses)), the unlabelled findings (label them!), and the
+labelled findings that no longer fire (for a TP that is lost recall; for an
+FP, a fix).
 
 Exit status is 0 unless the script itself fails.
 """
@@ -160,13 +163,15 @@ def match(findings: list[Finding], labels: list[Label]) -> Score:
     return score
 
 
-def table(score: Score, labels: list[Label] | None = None) -> dict[str, dict]:
-    """Per-rule figures.  'missed_tp' counts TP labels that no longer fire."""
+def table(score: Score, misses: list[Label] | None = None) -> dict[str, dict]:
+    """Per-rule figures.  'missed_tp' counts TP labels that no longer fire; 'misses'
+    counts the known misses (misses.csv rows) still not reported.  Recall is
+    TP / (TP + missed_tp + misses): of the real instances known, the share reported."""
     rows: dict[str, dict] = {}
+    counts = ("findings", "tp", "fp", "unlabelled", "missed_tp", "fixed_fp", "misses")
 
     def row(rule: str) -> dict:
-        return rows.setdefault(rule, {"findings": 0, "tp": 0, "fp": 0, "unlabelled": 0,
-                                      "precision": None, "missed_tp": 0, "fixed_fp": 0})
+        return rows.setdefault(rule, dict.fromkeys(counts, 0))
 
     for m in score.matches:
         r = row(m.finding.rule)
@@ -183,26 +188,34 @@ def table(score: Score, labels: list[Label] | None = None) -> dict[str, dict]:
             r["missed_tp"] += 1
         else:
             r["fixed_fp"] += 1
-    total = {"findings": 0, "tp": 0, "fp": 0, "unlabelled": 0, "missed_tp": 0, "fixed_fp": 0}
+    for l in misses or []:
+        row(l.rule)["misses"] += 1
+    total = dict.fromkeys(counts, 0)
     for r in rows.values():
-        judged = r["tp"] + r["fp"]
-        r["precision"] = round(r["tp"] / judged, 3) if judged else None
-        for k in total:
+        for k in counts:
             total[k] += r[k]
-    judged = total["tp"] + total["fp"]
-    total["precision"] = round(total["tp"] / judged, 3) if judged else None
+    for r in list(rows.values()) + [total]:
+        judged = r["tp"] + r["fp"]
+        real = r["tp"] + r["missed_tp"] + r["misses"]
+        r["precision"] = round(r["tp"] / judged, 3) if judged else None
+        r["recall"] = round(r["tp"] / real, 3) if real else None
     out = {k: rows[k] for k in sorted(rows)}
     out["ALL"] = total
     return out
 
 
 def format_table(rows: dict[str, dict]) -> str:
-    head = f"{'rule':<7} {'findings':>8} {'TP':>4} {'FP':>4} {'unlab':>5} {'precision':>9} {'lostTP':>6} {'goneFP':>6}"
+    head = (f"{'rule':<7} {'findings':>8} {'TP':>4} {'FP':>4} {'unlab':>5} {'precision':>9} "
+            f"{'lostTP':>6} {'goneFP':>6} {'misses':>6} {'recall':>6}")
     lines = [head, "-" * len(head)]
+
+    def ratio(x: float | None) -> str:
+        return "-" if x is None else f"{x:.2f}"
+
     for rule, r in rows.items():
-        p = "-" if r["precision"] is None else f"{r['precision']:.2f}"
         lines.append(f"{rule:<7} {r['findings']:>8} {r['tp']:>4} {r['fp']:>4} {r['unlabelled']:>5} "
-                     f"{p:>9} {r['missed_tp']:>6} {r['fixed_fp']:>6}")
+                     f"{ratio(r['precision']):>9} {r['missed_tp']:>6} {r['fixed_fp']:>6} {r['misses']:>6} "
+                     f"{ratio(r['recall']):>6}")
     return "\n".join(lines)
 
 
@@ -412,6 +425,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=None, help="corpus cache (default ~/.cache/ddplint-precision)")
     ap.add_argument("--ddplint-root", type=Path, default=REPO, help="checkout whose ddplint is run (default: this one)")
     ap.add_argument("--only", default="", help="comma-separated project names")
+    ap.add_argument("--kind", choices=("github", "pypi"), default=None,
+                    help="only the GitHub repositories, or only the PyPI packages")
     ap.add_argument("--rules", default="", help="comma-separated rule codes to score (default all)")
     ap.add_argument("--labels", type=Path, default=LABELS_FILE)
     ap.add_argument("--json", dest="json_out", type=Path, default=None, help="write the figures here")
@@ -424,6 +439,11 @@ def main(argv: list[str] | None = None) -> int:
     cache = (args.cache or fetch.default_cache()).expanduser()
     corpus = fetch.load_corpus()
     only = {s.strip() for s in args.only.split(",") if s.strip()} or None
+    if args.kind:
+        of_kind = {p["name"] for p in corpus["projects"] if (p["kind"] == "github") == (args.kind == "github")}
+        only = only & of_kind if only else of_kind
+        if not only:
+            raise SystemExit(f"run: no {args.kind} project among --only {args.only}")
     rules = {s.strip().upper() for s in args.rules.split(",") if s.strip()} or None
     roots = fetch.fetch(cache, corpus, only)
     labels = [l for l in read_labels(args.labels)
@@ -452,13 +472,13 @@ def main(argv: list[str] | None = None) -> int:
     for m in score.matches:
         if m.label is None and id(m.finding) in as_tp:
             m.label = as_tp[id(m.finding)]
-    rows = table(score)
+    caught_ids = {id(m.label) for m in caught_misses}
+    rows = table(score, [l for l in misses if id(l) not in caught_ids])
     print(f"precision benchmark: {len(per_project)} projects, {len(findings)} findings, {len(labels)} labels")
     print(format_table(rows))
 
     if misses:
         print(f"\nknown misses (misses.csv): {len(caught_misses)} of {len(misses)} now reported")
-        caught_ids = {id(m.label) for m in caught_misses}
         for l in misses:
             state = "CAUGHT" if id(l) in caught_ids else "missed"
             print(f"  [{state}] {l.project} {l.path}:{l.line} {l.rule}  {l.snippet}")
@@ -484,7 +504,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json_out:
         doc = {
             "ddplint_root": str(args.ddplint_root.resolve()),
-            "projects": [{"name": p["name"], "version": p["version"], "kind": p["kind"],
+            "projects": [{"name": p["name"], "version": p.get("version") or p["commit"], "kind": p["kind"],
                           "findings": len(per_project.get(p["name"], []))}
                          for p in corpus["projects"] if p["name"] in per_project],
             "rules": rows,

@@ -867,11 +867,18 @@ class RankRegions(Analysis):
 class WrappedModels(Analysis):
     """Names bound to `DistributedDataParallel(...)`, in traversal order (flow-sensitive:
     `model` is wrapped only after `model = DDP(model)`, and no longer after `model = other`).
-    `self.x` belongs to the class, since it is bound in one method and used in another."""
+    `self.x` belongs to the class, since it is bound in one method and used in another.
+
+    With the project's program model (ddplint.model.program), also what other functions and
+    modules make a DDP model: a parameter some call hands one (`train_one_epoch(model, ...)`
+    called with the wrapped model), a `self` attribute another method or module stores one in,
+    and the result of a project function that returns one (`model = build_model(args)`).
+    `origin(expr)` says where such a model comes from."""
 
     def __init__(self, model: SemanticModel) -> None:
         super().__init__(model)
         self._bound: dict[str | None, set[str]] = {}
+        self._origins: dict[tuple[str | None, str], object] = {}  # (owner, name) -> program Origin
 
     def _owner(self, name: str) -> str | None:
         self_class = self.model.frame.self_class
@@ -879,27 +886,72 @@ class WrappedModels(Analysis):
             return f"class {self_class.name.value}"
         return self.model.frame.key
 
+    def _bind(self, owner: str | None, name: str, origin) -> None:
+        self._bound.setdefault(owner, set()).add(name)
+        self._origins[(owner, name)] = origin
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        project = self.model.project
+        if project is not None:
+            for attribute, origin in project.wrapped_attributes(node.name.value).items():
+                self._bind(f"class {node.name.value}", f"self.{attribute}", origin)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        project = self.model.project
+        if project is not None:
+            key = self.model.frame.key
+            for name, origin in project.wrapped_parameters(key).items():
+                self._bind(key, name, origin)
+
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
-        wraps = isinstance(value, cst.Call) and self.model.qualified(value.func) in DDP
+        wraps, origin = isinstance(value, cst.Call) and self.model.qualified(value.func) in DDP, None
+        if wraps:
+            pass
+        elif isinstance(value, (cst.Name, cst.Attribute)) and self.is_wrapped(value):  # `self.model = model`
+            wraps, origin = True, self._origin(dotted_name(value))
+        elif isinstance(value, cst.Call) and self.model.project is not None:
+            callee, self_class = dotted_name(value.func), self.model.frame.self_class
+            if callee is not None:
+                origin = self.model.project.wrapped_result(callee, self_class.name.value if self_class else None)
         for target in node.targets:
             name = dotted_name(target.target)
             if name is None:
                 continue
-            bound = self._bound.setdefault(self._owner(name), set())
-            if wraps:
-                bound.add(name)
+            owner = self._owner(name)
+            self._origins.pop((owner, name), None)
+            if origin is not None:
+                self._bind(owner, name, origin)
+            elif wraps:
+                self._bound.setdefault(owner, set()).add(name)
             else:
-                bound.discard(name)
+                self._bound.setdefault(owner, set()).discard(name)
+
+    def _owners_here(self) -> list[str | None]:
+        frame = self.model.frame
+        owners = [frame.key, None]
+        if frame.self_class is not None:
+            owners.append(f"class {frame.self_class.name.value}")
+        return owners
 
     def names_here(self) -> set[str]:
         """The wrapped names visible where the walk is."""
-        frame = self.model.frame
-        found = set(self._bound.get(frame.key, ())) | set(self._bound.get(None, ()))
-        if frame.self_class is not None:
-            found |= self._bound.get(f"class {frame.self_class.name.value}", set())
-        return found
+        return set().union(*(self._bound.get(owner, ()) for owner in self._owners_here()))
 
     def is_wrapped(self, expr: cst.BaseExpression) -> bool:
         name = dotted_name(expr)
         return name is not None and name in self.names_here()
+
+    def _origin(self, name: str | None):
+        for owner in self._owners_here():
+            if name is not None and name in self._bound.get(owner, ()):
+                return self._origins.get((owner, name))
+        return None
+
+    def where(self, expr: cst.BaseExpression) -> str:
+        """A note for a message on where the DDP model `expr` names was made, when another
+        function or module made it (" (`model` is wrapped in DDP at train.py:141 and passed
+        here by the call at train.py:150)"); "" when this function wrapped it itself."""
+        name = dotted_name(expr)
+        origin = self._origin(name)
+        return f" ({origin.describe(name)})" if origin is not None else ""

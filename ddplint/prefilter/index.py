@@ -61,3 +61,31 @@ SCREENS = {
     'DDP023': Calls(targets=('torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False, shipped=()),
     'DDP024': Calls(targets=('torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False, shipped=()),
 }
+
+# The shared analyses each rule reads (by class name): the project may feed them.
+ANALYSES = {
+    'DDP001': (),
+    'DDP002': ('Definitions',),
+    'DDP003': ('LoaderFlow',),
+    'DDP004': (),
+    'DDP005': (),
+    'DDP006': ('SamplerClasses',),
+    'DDP007': ('Branches', 'LoaderFlow'),
+    'DDP008': ('Branches', 'GradientMode', 'RankRegions', 'WrappedModels'),
+    'DDP009': ('WrappedModels',),
+    'DDP010': (),
+    'DDP011': (),
+    'DDP012': (),
+    'DDP013': (),
+    'DDP014': ('RankRegions',),
+    'DDP015': (),
+    'DDP016': ('Definitions',),
+    'DDP017': ('Branches',),
+    'DDP018': (),
+    'DDP019': ('GradientMode', 'RankRegions', 'WrappedModels'),
+    'DDP020': (),
+    'DDP021': ('WrappedModels',),
+    'DDP022': ('LoaderFlow',),
+    'DDP023': (),
+    'DDP024': (),
+}

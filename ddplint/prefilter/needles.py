@@ -83,8 +83,9 @@ def needles_match(needles: Iterable[Needle], source: str, *, distributed: bool =
 
 
 def render_index(rules) -> str:
-    """Python source of `ddplint/prefilter/index.py`: every rule's needles as literals, and
-    its screen (ddplint.prefilter.screens) as the constructor call that rebuilds it."""
+    """Python source of `ddplint/prefilter/index.py`: every rule's needles as literals, its
+    screen (ddplint.prefilter.screens) as the constructor call that rebuilds it, and the names
+    of the analyses it reads."""
     screen_classes = sorted({type(rule.screen).__name__ for rule in rules if rule.screen is not None})
     lines = [
         '"""Every rule\'s needles and screen, for checks that must not import libcst (the flake8',
@@ -104,6 +105,8 @@ def render_index(rules) -> str:
         lines.append(f"    {rule.code!r}: ({', '.join(items)},),")
     lines += ["}", "", "SCREENS = {"]
     lines += [f"    {rule.code!r}: {rule.screen!r}," for rule in rules]
+    lines += ["}", "", "# The shared analyses each rule reads (by class name): the project may feed them.", "ANALYSES = {"]
+    lines += [f"    {rule.code!r}: {tuple(sorted(a.__name__ for a in rule.analyses))!r}," for rule in rules]
     lines.append("}")
     return "\n".join(lines) + "\n"
 

@@ -233,7 +233,8 @@ class DDPForwardBypassed(Rule):
         self._wrapped = model.get(WrappedModels)
         self._ranks = model.get(RankRegions)
         self._grad = model.get(GradientMode)
-        self._candidates: dict[int, tuple[cst.Call, cst.BaseExpression, int]] = {}  # call -> (call, wrapper, frame)
+        # call -> (call, wrapper, frame, where the wrapper was made elsewhere)
+        self._candidates: dict[int, tuple[cst.Call, cst.BaseExpression, int, str]] = {}
         self._taint: dict[int, dict[str, set[int]]] = {}  # per function node: name -> candidates it carries
         self._backwarded: set[int] = set()
         self._forward_frames: set[int] = set()  # functions that call the DDP model itself
@@ -269,7 +270,7 @@ class DDPForwardBypassed(Rule):
                 or self._evaluation_function()
                 or self.model.function is None
             ):
-                self._candidates[id(node)] = (node, wrapper, self._frame_id())
+                self._candidates[id(node)] = (node, wrapper, self._frame_id(), self._wrapped.where(wrapper))
 
     def leave_Call(self, original_node: cst.Call) -> None:
         # On leaving, so that the calls inside its arguments are known: backward(loss_fn(...)).
@@ -325,9 +326,9 @@ class DDPForwardBypassed(Rule):
         self._assign([original_node.target], original_node.value, True)
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        for key, (call, wrapper, frame) in self._candidates.items():
+        for key, (call, wrapper, frame, origin) in self._candidates.items():
             if key in self._backwarded and frame not in self._forward_frames:
-                self.report(call, replace={call: call.with_changes(func=wrapper)})
+                self.report(call, self.message + origin, replace={call: call.with_changes(func=wrapper)})
 
 
 def _bypassed_wrapper(func: cst.BaseExpression) -> cst.BaseExpression | None:

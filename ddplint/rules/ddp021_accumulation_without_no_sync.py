@@ -9,6 +9,7 @@ from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
 from ddplint.torch_api import DDP
+from ddplint.walk import descendants
 
 _BACKWARD_ONLY = (
     "no_sync() around the backward only: DDP decides whether to all-reduce during the forward, "
@@ -20,9 +21,11 @@ _BACKWARD_ONLY = (
 @dataclass
 class _Loop:
     ifs_depth: int  # how many `if`s were open when the loop began
-    forward: bool = False  # the DDP model is called in it
-    backwards: list[cst.Call] = field(default_factory=list)  # backward() calls outside any if of the loop
-    gated_step: bool = False  # optimizer.step() under an accumulation test inside the loop
+    forward: str | None = None  # the DDP model is called in it: where it was made elsewhere, or ""
+    # backward() calls that run on every micro-batch, each with its branch path (see _path)
+    backwards: list[tuple[cst.Call, tuple]] = field(default_factory=list)
+    # the branch paths of optimizer.step() calls under an accumulation test inside the loop
+    gated_steps: list[tuple] = field(default_factory=list)
 
 
 class AccumulationWithoutNoSync(Rule):
@@ -127,6 +130,28 @@ class AccumulationWithoutNoSync(Rule):
                         optimizer.zero_grad()
             """
         ),
+        Flagged(
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(config, net, loader, optimizer):
+                model = DDP(net)
+                for idx, (x, y) in enumerate(loader):
+                    loss = criterion(model(x), y)
+                    if config.ACCUMULATION_STEPS > 1:
+                        loss = loss / config.ACCUMULATION_STEPS
+                        if config.use_amp:
+                            scaler.scale(loss).backward()
+                        else:
+                            loss.backward()
+                        if (idx + 1) % config.ACCUMULATION_STEPS == 0:
+                            optimizer.step()
+                    else:  # no accumulation: this backward is followed by a step every time
+                        loss.backward()
+                        optimizer.step()
+            """,
+            count=2,
+        ),
     )
     clean_examples = (
         Clean(
@@ -205,7 +230,8 @@ class AccumulationWithoutNoSync(Rule):
         self._wrapped = model.get(WrappedModels)
         self._loops: dict[int, _Loop] = {}
         self._opted_out: set[int] = set()  # functions that mention no_sync or toggle the sync flag
-        self._candidates: list[tuple[int, cst.Call]] = []  # (function node, backward call)
+        self._in_else: set[int] = set()  # the ifs whose else branch the walk is in
+        self._candidates: list[tuple[int, cst.Call, str]] = []  # (function node, backward call, model's origin)
 
     def _function(self) -> int:
         function = self.model.function
@@ -222,8 +248,12 @@ class AccumulationWithoutNoSync(Rule):
 
     def _leave_loop(self, node: cst.CSTNode) -> None:
         loop = self._loops.pop(id(node))
-        if loop.forward and loop.gated_step:
-            self._candidates.extend((self._function(), call) for call in loop.backwards)
+        if loop.forward is not None:
+            self._candidates.extend(
+                (self._function(), call, loop.forward)
+                for call, path in loop.backwards
+                if any(_same_branches(path, step) for step in loop.gated_steps)
+            )
 
     def leave_For(self, original_node: cst.For) -> None:
         self._leave_loop(original_node)
@@ -245,14 +275,45 @@ class AccumulationWithoutNoSync(Rule):
             return
         func = node.func
         if self._wrapped.is_wrapped(func):
-            loop.forward = True
+            if not loop.forward:
+                loop.forward = self._wrapped.where(func)
         elif isinstance(func, cst.Attribute) and func.attr.value == "backward":
-            if len(self.model.ifs) == loop.ifs_depth:
-                loop.backwards.append(node)
+            if all(self._run_wide(branch.test) for branch in self.model.ifs[loop.ifs_depth :]):
+                loop.backwards.append((node, self._path(loop)))
         elif isinstance(func, cst.Attribute) and func.attr.value == "step" and _is_optimizer_step(node):
             inner_ifs = self.model.ifs[loop.ifs_depth :]
-            if any(self._accumulation_test(branch.test) for branch in inner_ifs):
-                loop.gated_step = True
+            # A test decided once for the run (`if accum_steps > 1:`) picks a mode; it gates no step.
+            if any(self._accumulation_test(b.test) and not self._run_wide(b.test) for b in inner_ifs):
+                loop.gated_steps.append(self._path(loop))
+
+    def visit_Else(self, node: cst.Else) -> None:
+        self._in_else.add(id(self.model.ifs[-1]))
+
+    def leave_Else(self, original_node: cst.Else) -> None:
+        self._in_else.discard(id(self.model.ifs[-1]))
+
+    def visit_If(self, node: cst.If) -> None:
+        if len(self.model.ifs) > 1 and self.model.ifs[-2].orelse is node:  # an elif: in its parent's else
+            self._in_else.add(id(self.model.ifs[-2]))
+
+    def leave_If(self, original_node: cst.If) -> None:
+        if len(self.model.ifs) > 1 and self.model.ifs[-2].orelse is original_node:
+            self._in_else.discard(id(self.model.ifs[-2]))
+
+    def _path(self, loop: _Loop) -> tuple:
+        """Which branch of each `if` inside `loop` the walk is in: ((id, in its else), ...)."""
+        return tuple((id(branch), id(branch) in self._in_else) for branch in self.model.ifs[loop.ifs_depth :])
+
+    def _run_wide(self, test: cst.BaseExpression) -> bool:
+        """Whether a test inside the loop is decided once for the whole run, not per
+        micro-batch: no `%` and none of the loop variables (`if args.accum_steps > 1:`,
+        `if use_amp:`). A backward under such tests runs on every micro-batch."""
+        code = self.model.module.code_for_node(test)
+        if "%" in code:
+            return False
+        loop = self.model.loops[-1]
+        targets = {name.value for name in _names_in(loop.target)} if isinstance(loop, cst.For) else set()
+        return not any(isinstance(node, cst.Name) and node.value in targets for node in descendants(test))
 
     def _accumulation_test(self, test: cst.BaseExpression) -> bool:
         code = self.model.module.code_for_node(test).lower()
@@ -273,12 +334,12 @@ class AccumulationWithoutNoSync(Rule):
             body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
             statements = [s for s in body if isinstance(s, cst.SimpleStatementLine)]
             if statements and len(statements) == len(body) and all(_only_backward(s) for s in statements):
-                self.report(call, _BACKWARD_ONLY)
+                self.report(call, _BACKWARD_ONLY + self._wrapped.where(call.func.value))
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        for function, call in self._candidates:
+        for function, call, origin in self._candidates:
             if function not in self._opted_out:
-                self.report(call)
+                self.report(call, self.message + origin)
 
 
 def _is_optimizer_step(call: cst.Call) -> bool:
@@ -299,3 +360,19 @@ def _only_backward(statement: cst.SimpleStatementLine) -> bool:
         and small.value.func.attr.value == "backward"
         for small in statement.body
     )
+
+
+
+def _names_in(target: cst.BaseExpression):
+    return (node for node in descendants(target) if isinstance(node, cst.Name))
+
+
+def _same_branches(first: tuple, second: tuple) -> bool:
+    """Whether two branch paths can run in the same iteration: where they pass through the
+    same `if`, they take the same branch of it."""
+    for (one, else_one), (other, else_other) in zip(first, second):
+        if one != other:
+            return True
+        if else_one != else_other:
+            return False
+    return True

@@ -6,7 +6,7 @@ from ddplint.analyses.samplers import Construction, LoaderFlow, Ref
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.torch_api import DISTRIBUTED_SAMPLER, argument
-from ddplint.walk import children
+from ddplint.walk import descendants
 
 # Collectives that combine per-rank results into one metric.
 COMBINING = frozenset(
@@ -216,10 +216,7 @@ class PaddedEvalMetrics(Rule):
 
 def _trains(loop: cst.CSTNode) -> bool:
     """The loop calls `backward()` somewhere in its body."""
-    stack = [loop]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
-            return True
-        stack.extend(children(node))
-    return False
+    return any(
+        isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward"
+        for node in descendants(loop)
+    )

@@ -8,7 +8,7 @@ from ddplint.rule import Clean, Flagged, Rule
 from ddplint.rules.ddp015_unused_submodule import PARAMETERISED_LAYERS
 from ddplint.semantic import dotted_name
 from ddplint.torch_api import DDP, NN_MODULE
-from ddplint.walk import children
+from ddplint.walk import descendants
 
 # Containers whose members a forward may pick from: whether all are used cannot be read off.
 SELECTING_CONTAINERS = ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict")
@@ -392,23 +392,17 @@ def _body(function: cst.FunctionDef):
     return body.body if isinstance(body, cst.IndentedBlock) else [cst.SimpleStatementLine(body=body.body)]  # type: ignore[attr-defined]
 
 
-def _walk(node: cst.CSTNode):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(children(current))
 
 
 def _mentions(node: cst.CSTNode, names: set[str]) -> bool:
     return any(
         (isinstance(n, cst.Name) and n.value in names) or (isinstance(n, cst.Attribute) and n.attr.value in names)
-        for n in _walk(node)
+        for n in descendants(node)
     )
 
 
 def _calls(node: cst.CSTNode) -> bool:
-    return any(isinstance(n, cst.Call) for n in _walk(node))
+    return any(isinstance(n, cst.Call) for n in descendants(node))
 
 
 def _contributing(forward: cst.FunctionDef, self_name: str | None, assigned: set[str]) -> set[str] | None:
@@ -437,7 +431,7 @@ def _contributing(forward: cst.FunctionDef, self_name: str | None, assigned: set
     if returned is None or isinstance(returned, (cst.Tuple, cst.List, cst.Dict, cst.Set)):
         return None
     for _, value in steps + [(set(), returned)]:
-        for node in _walk(value):
+        for node in descendants(value):
             if isinstance(node, (cst.IfExp, cst.BooleanOperation, cst.Lambda, cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.SetComp)):
                 return None
             if isinstance(node, cst.Attribute) and node.attr.value in CUTS_GRADIENT:
@@ -455,7 +449,7 @@ def _contributing(forward: cst.FunctionDef, self_name: str | None, assigned: set
     contributing: set[str] = set()
 
     def absorb(value: cst.BaseExpression) -> None:
-        for node in _walk(value):
+        for node in descendants(value):
             if isinstance(node, cst.Name):
                 live.add(node.value)
             if isinstance(node, cst.Attribute) and dotted_name(node.value) == self_name:
