@@ -179,14 +179,17 @@ def test_a_dist_folder_is_linted_because_it_often_holds_distributed_code(run, tm
     assert "build" not in result.stdout
 
 
+PARSER = "import argparse\nimport os\nimport torch\np = argparse.ArgumentParser()\np.add_argument('--local_rank', type=int)\nargs = p.parse_args()\n"
+
+
 def test_evidence_in_the_file_decides_the_same_through_the_cli_and_flake8(run, tmp_path):
     """DDP012 on a `--local_rank` that is read, and not on one never read or set from
     LOCAL_RANK; DDP014 on a save under a predicate named without a call, and not under a
     same-module predicate whose body tests the rank; DDP015 not on an empty ModuleList."""
     files = {
-        "read.py": "import argparse\nimport torch\np = argparse.ArgumentParser()\np.add_argument('--local_rank', type=int, default=0)\nargs = p.parse_args()\ntorch.cuda.set_device(args.local_rank)\n",
-        "unread.py": "import argparse\nimport os\np = argparse.ArgumentParser()\np.add_argument('--local_rank', type=int, default=0)\nargs = p.parse_args()\nrank = int(os.environ['LOCAL_RANK'])\n",
-        "overwritten.py": "import argparse\nimport os\np = argparse.ArgumentParser()\np.add_argument('--local_rank', type=int, default=0)\nargs = p.parse_args()\nargs.local_rank = int(os.environ.get('LOCAL_RANK', args.local_rank))\nprint(args.local_rank)\n",
+        "read.py": PARSER + "torch.cuda.set_device(args.local_rank)\n",
+        "unread.py": PARSER + "rank = int(os.environ['LOCAL_RANK'])\n",
+        "overwritten.py": PARSER + "args.local_rank = int(os.environ.get('LOCAL_RANK', args.local_rank))\nprint(args.local_rank)\n",
         "saves.py": textwrap.dedent(
             """\
             import torch
@@ -223,7 +226,7 @@ def test_evidence_in_the_file_decides_the_same_through_the_cli_and_flake8(run, t
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     expected = [
-        "read.py:4:1: DDP012",
+        "read.py:5:1: DDP012",
         "saves.py:13:9: DDP014",
     ]
     cli = run("check", "--no-cache", "--output-format", "concise", ".").stdout.splitlines()

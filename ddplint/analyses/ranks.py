@@ -262,7 +262,9 @@ def classify(test: cst.BaseExpression, resolve: Resolver | None = None) -> RankT
         return NONZERO  # `if rank:` is true on every rank but 0
     if name in DISTRIBUTED_FLAGS and not isinstance(test, cst.Call):
         return DISTRIBUTED
-    if isinstance(test, cst.Call) and (name in DISTRIBUTED_PREDICATES or dotted_name(test.func) in DISTRIBUTED_AVAILABLE):
+    if isinstance(test, cst.Call) and (
+        name in DISTRIBUTED_PREDICATES or dotted_name(test.func) in DISTRIBUTED_AVAILABLE
+    ):
         return DISTRIBUTED
     return UNKNOWN
 
@@ -624,8 +626,8 @@ class RankFacts:
         function object, always true; of anything else nothing is known."""
         if isinstance(named, str):
             last = named.rpartition(".")[2]
-            known = last.startswith("is_") and last in MAIN_PROCESS_NAMES or last in DISTRIBUTED_PREDICATES or last in RANK_FUNCTIONS
-            return _ALWAYS_TRUE if known else None
+            is_predicate = last.startswith("is_") and last in MAIN_PROCESS_NAMES
+            return _ALWAYS_TRUE if is_predicate or last in DISTRIBUTED_PREDICATES or last in RANK_FUNCTIONS else None
         decorators = {last_name(decorator.decorator) for decorator in named.decorators}
         if decorators & _PROPERTIES:
             return self._returns(named)

@@ -324,8 +324,8 @@ class LocalRankArgument(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         if not self._deepspeed and (self.model.qualified(node.func) or "").partition(".")[0] == "deepspeed":
             self._deepspeed = True
-        if dotted_name(node.func) == "getattr" and len(node.args) > 1 and self.model.string_value(node.args[1].value) == "local_rank":
-            self._read = True
+        if dotted_name(node.func) == "getattr" and len(node.args) > 1:
+            self._read |= self.model.string_value(node.args[1].value) == "local_rank"
         if not (isinstance(node.func, cst.Attribute) and node.func.attr.value == "add_argument"):
             return
         options = _option_strings(node)

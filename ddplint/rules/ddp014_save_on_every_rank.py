@@ -444,4 +444,5 @@ class SaveOnEveryRank(Rule):
 
         for node, frame, uncalled in self._saves:
             if every_rank_runs(frame):
-                self.report(node, None if uncalled is None else f"{self.message}; `{uncalled}` is not called, so the test is always true")
+                always_true = f"{self.message}; `{uncalled}` is not called, so the test is always true"
+                self.report(node, None if uncalled is None else always_true)

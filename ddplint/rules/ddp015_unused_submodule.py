@@ -72,8 +72,9 @@ class UnusedSubmodule(Rule):
     `nn.ModuleDict({})`: filled later, they are read where they are filled) or of layers
     without parameters (`nn.Sequential(nn.ReLU(), nn.Dropout())`); stub models whose class
     family reads none of the attributes `__init__` builds (`def forward(self, x): return x` in
-    a test: no loss depends on any parameter, so nothing trains through DDP); models wrapped with `find_unused_parameters=True`
-    (DDP then copes: it marks the unused parameters ready), with the classes they build.
+    a test: no loss depends on any parameter, so nothing trains through DDP); models wrapped
+    with `find_unused_parameters=True` (DDP then copes: it marks the unused parameters
+    ready), with the classes they build.
     No fix: use the layer, delete it, or pass `find_unused_parameters=True` to DDP if it is
     unused only on some steps.
     """
@@ -551,7 +552,9 @@ class UnusedSubmodule(Rule):
                 # depends on any parameter, so training fails before DDP's reduction matters.
                 continue
             for attribute, assign, constructor in record.built:
-                if attribute in used or attribute in record.empty or not _owns_parameters(assign.value, constructor, module_classes):
+                if attribute in used or attribute in record.empty:
+                    continue
+                if not _owns_parameters(assign.value, constructor, module_classes):
                     continue
                 if attribute in grouped and self._only_groups(grouped[attribute], used, module_classes):
                     continue  # `nn.Sequential(self.conv, self.bn)` over layers forward uses
