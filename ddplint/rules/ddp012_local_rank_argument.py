@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
@@ -11,6 +13,8 @@ from ddplint.semantic import dotted_name
 from ddplint.walk import positions
 
 _ENVIRONMENT_DEFAULT = 'os.environ.get("LOCAL_RANK")'
+# `torch.distributed.launch`, not torchrun's `torch.distributed.launcher` API.
+_OLD_LAUNCHER = re.compile(r"torch\.distributed\.launch(?!er)")
 _GROUPS = frozenset({"add_argument_group", "add_mutually_exclusive_group"})
 
 
@@ -70,10 +74,14 @@ class LocalRankArgument(Rule):
     option is `required=True` (torchrun's ranks stop at parsing) or the file reads a parsed
     `local_rank` (`args.local_rank`, `getattr(args, "local_rank")`) and never sets one from
     `LOCAL_RANK` (`args.local_rank = int(os.environ["LOCAL_RANK"])`, also through
-    `os.environ.get("LOCAL_RANK", args.local_rank)`). Not flagged: an option the file never
-    reads (torchrun leaves it at its default and nothing notices), and files that call
-    DeepSpeed (`deepspeed.initialize`, `deepspeed.add_config_arguments`): DeepSpeed's launcher
-    passes `--local_rank=N`.
+    `os.environ.get("LOCAL_RANK", args.local_rank)`), or the file names `python -m
+    torch.distributed.launch` (in its docstring, a comment, a command): since PyTorch 2.0 that
+    launcher passes `--local-rank=N` and the parser exits ("unrecognized arguments"), read or
+    not. Not flagged otherwise: an option the file never reads, or sets from `LOCAL_RANK`,
+    is harmless under torchrun (it keeps its default and nothing notices); which launcher a
+    project documents elsewhere (its shell scripts, README) is not seen here. Files that call
+    DeepSpeed (`deepspeed.initialize`, `deepspeed.add_config_arguments`) are never flagged:
+    DeepSpeed's launcher passes `--local_rank=N`.
     Fix (safe): add `"--local-rank"` as the first option string. argparse takes `dest` from
     the first long option with `-` turned into `_`, so it is still `args.local_rank`, and both
     spellings are accepted. The default becomes `os.environ.get("LOCAL_RANK", <old
@@ -210,6 +218,35 @@ class LocalRankArgument(Rule):
             parser.add_argument("--local-rank", "--local_rank", type=int, default=os.environ.get("LOCAL_RANK", -1))
             """,
         ),
+        Flagged(
+            # Never read, but the file documents the old launcher, which passes --local-rank.
+            """
+            \"\"\"Usage: python -m torch.distributed.launch --nproc_per_node=8 main.py\"\"\"
+            import argparse
+            import os
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=0, help="ignored")
+            args = parser.parse_args()
+            rank = int(os.environ["LOCAL_RANK"])
+            """,
+            fixed="""
+            \"\"\"Usage: python -m torch.distributed.launch --nproc_per_node=8 main.py\"\"\"
+            import argparse
+            import os
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument(
+                "--local-rank",
+                "--local_rank",
+                type=int,
+                default=os.environ.get("LOCAL_RANK", 0),
+                help="ignored",
+            )
+            args = parser.parse_args()
+            rank = int(os.environ["LOCAL_RANK"])
+            """,
+        ),
     )
     clean_examples = (
         Clean(
@@ -252,6 +289,7 @@ class LocalRankArgument(Rule):
             # The option is never read (the rank comes from LOCAL_RANK): torchrun leaves it
             # unset and nothing notices (formerly flagged).
             """
+            \"\"\"Usage: torchrun --nproc_per_node=8 main.py\"\"\"
             import argparse
             import os
             import torch
@@ -309,6 +347,7 @@ class LocalRankArgument(Rule):
         self._read = False  # the file reads a parsed `local_rank` (`args.local_rank`)
         self._from_environment = False  # it sets `x.local_rank` from LOCAL_RANK
         self._deepspeed = False  # it calls DeepSpeed, whose launcher passes `--local_rank`
+        self._old_launcher: bool | None = None  # it names torch.distributed.launch
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -352,9 +391,20 @@ class LocalRankArgument(Rule):
     def leave_Module(self, original_node: cst.Module) -> None:
         if self._deepspeed:
             return
-        for node, parser in self._pending:
-            if parser not in self._hyphenated and (self._required(node) or self._read and not self._from_environment):
+        pending = [node for node, parser in self._pending if parser not in self._hyphenated]
+        value_missed = self._read and not self._from_environment
+        for node in pending:
+            if value_missed or self._required(node) or self._launched_by_old_launcher():
                 self._report(node)
+
+    def _launched_by_old_launcher(self) -> bool:
+        """The file names `torch.distributed.launch` (a usage line in its docstring, a comment,
+        a command it builds): on PyTorch >= 2.0 that launcher passes `--local-rank=N`, which
+        the parser rejects, whether or not the value is read. (Asked only of files with an
+        option to report, so rendering the module's text is rare.)"""
+        if self._old_launcher is None:
+            self._old_launcher = _OLD_LAUNCHER.search(self.model.module.code) is not None
+        return self._old_launcher
 
     @staticmethod
     def _required(node: cst.Call) -> bool:
