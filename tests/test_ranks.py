@@ -168,6 +168,10 @@ def test_regions(source, expected):
         ("verbose = False\nif distributed:\n    verbose = rank == 0\nif verbose:\n    probe()", ["zero"]),
         ("v = v and rank == 0\nif v:\n    probe()", ["zero"]),
         ("first = rank == 0\nlog = first and epoch == 3\nif log:\n    probe()", ["zero"]),
+        # a value assigned only where no distributed run gets (nanoGPT's single-process branch)
+        ("ddp = int(os.environ.get('RANK', -1)) != -1\nif ddp:\n    master_process = int(os.environ['RANK']) == 0\nelse:\n    master_process = True\nif master_process:\n    probe()", ["zero"]),
+        ("if world_size == 1:\n    verbose = True\nelif x:\n    verbose = rank == 0\nelse:\n    verbose = local_rank == 0\nif verbose:\n    probe()", ["zero"]),
+        ("if args.debug:\n    verbose = True\nelse:\n    verbose = rank == 0\nif verbose:\n    probe()", ["all"]),
         # not rank tests: another value that is not one, a parameter, a constant alone
         ("verbose = rank == 0\nverbose = True\nif verbose:\n    probe()", ["all"]),
         ("verbose = rank == 0\nverbose = args.verbose\nif verbose:\n    probe()", ["all"]),

@@ -416,7 +416,8 @@ class RankFacts:
     any other `a.b` per module, since `args` is usually the same namespace passed around. A
     variable is a rank test when at least one of its values is, and the facts are those that
     hold for all of its values (a constant `False` or `True` spoils none); a variable also
-    bound otherwise (a parameter, a loop target, `+=`) says nothing.
+    bound otherwise (a parameter, a loop target, `+=`) says nothing. Values assigned where
+    no rank of a distributed run gets (`else:` of `if ddp:`) are left out.
 
     The same pass records the module's functions and methods, so that a call of one is judged
     by its body (`predicate_test`: `def should_save(): return dist.get_rank() == 0`), and a
@@ -424,6 +425,7 @@ class RankFacts:
     is seen to be always true: no guard at all."""
 
     _NOTHING = object()  # a binding whose value is not known
+    _UNREACHED = object()  # a binding no rank of a distributed run makes
 
     def __init__(self, model: SemanticModel) -> None:
         self.model = model
@@ -434,11 +436,14 @@ class RankFacts:
         self._contexts: dict[int, tuple[str | None, str | None]] = {}  # id(def) -> (class, self's name)
         self._predicates: dict[int, RankTest | None] = {}  # id(def) -> what a call of it says
         self._resolving: set[str] = set()
+        self._unreached = 0  # inside branches that no rank of a distributed run takes
         self._collect(model.module.body, model.module, None, None)
 
     # -- the pass over statements ---------------------------------------------------------
 
     def _note(self, owner: cst.CSTNode, cls: str | None, self_name: str | None, target, value) -> None:
+        if self._unreached:
+            value = self._UNREACHED
         if isinstance(target, cst.Name):
             self._names.setdefault(id(owner), {}).setdefault(target.value, []).append(value)
         elif isinstance(target, cst.Attribute):
@@ -492,6 +497,9 @@ class RankFacts:
             if isinstance(statement, cst.ClassDef):
                 self._collect_suite(statement.body, statement, None, None)
                 continue
+            if isinstance(statement, cst.If):
+                self._collect_if(statement, owner, cls, self_name)
+                continue
             if isinstance(statement, cst.For):
                 self._note(owner, cls, self_name, statement.target, self._NOTHING)
             elif isinstance(statement, cst.With):
@@ -517,6 +525,23 @@ class RankFacts:
         final = getattr(statement, "finalbody", None)
         if final is not None:
             yield final.body
+
+    def _collect_if(self, statement: cst.If, owner, cls, self_name) -> None:
+        """Values assigned where no rank of a distributed run gets (`else:` of `if ddp:`, as
+        in `master_process = True` for a single-process run) spoil no rank test."""
+        test = classify(statement.test)
+        branches = [(statement.body, test.true_only_zero and test.true_never_zero)]
+        unreached_else = test.false_only_zero and test.false_never_zero
+        if isinstance(statement.orelse, cst.Else):
+            branches.append((statement.orelse.body, unreached_else))
+        for suite, unreached in branches:
+            self._unreached += unreached
+            self._collect_suite(suite, owner, cls, self_name)
+            self._unreached -= unreached
+        if isinstance(statement.orelse, cst.If):
+            self._unreached += unreached_else
+            self._collect_if(statement.orelse, owner, cls, self_name)
+            self._unreached -= unreached_else
 
     def _collect_suite(self, suite: cst.BaseSuite, owner, cls, self_name) -> None:
         if isinstance(suite, cst.IndentedBlock):
@@ -572,6 +597,8 @@ class RankFacts:
             for value in values:
                 if value is self._NOTHING:
                     return None
+                if value is self._UNREACHED:
+                    continue
                 truth = _constant_truth(value)
                 if truth is not None:
                     facts = _meet(facts, _ALWAYS_TRUE if truth else _ALWAYS_FALSE)

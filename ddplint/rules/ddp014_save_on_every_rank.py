@@ -54,7 +54,8 @@ class SaveOnEveryRank(Rule):
     args.logs and is_master(args)` then `if args.save_logs:` in another function. Such a
     variable is a guard when every value assigned to it in the module is a rank-0 test (or a
     constant `True`/`False`); one assigned anything else, or also bound as a parameter or loop
-    variable, is not. Not guards: a same-module function named like one whose body tests no
+    variable, is not (values assigned where no distributed run gets, such as `master_process =
+    True` under the `else:` of `if ddp:`, do not count). Not guards: a same-module function named like one whose body tests no
     rank (`def is_master(args): return args.save`), and a rank predicate named without a call
     (`if is_main_process:`, `if dist.is_initialized and ...`): a function object is always
     true, so every rank saves, and the message says so.
@@ -170,6 +171,25 @@ class SaveOnEveryRank(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # The single-process branch's `master_process = True` is never taken by a rank of
+            # a distributed run (formerly flagged).
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+
+            ddp = int(os.environ.get("RANK", -1)) != -1
+            if ddp:
+                dist.init_process_group("nccl")
+                master_process = int(os.environ["RANK"]) == 0
+            else:
+                master_process = True
+            model = train()
+            if master_process:
+                torch.save(model.state_dict(), "ckpt.pt")
+            """
+        ),
         Clean(
             # Rank-0 predicates of this module, judged by their definition (formerly flagged).
             """
