@@ -44,6 +44,7 @@ def guard(source: str):
         "not (rank != 0)",
         "rank == 0 or local_rank == -1",
         "not options.distributed or options.dist_rank == 0",
+        "self.distributed_rank == 0",
     ],
 )
 def test_rank_zero_guards(source):

@@ -27,6 +27,7 @@ RANK_NAMES = frozenset(
     {
         "rank", "local_rank", "global_rank", "rank_id", "world_rank", "process_rank", "proc_rank",
         "my_rank", "ddp_rank", "ddp_local_rank", "process_index", "local_process_index", "dist_rank",
+        "distributed_rank",
     }
 )
 RANK_FUNCTIONS = frozenset({"get_rank", "get_local_rank", "get_global_rank", "get_world_rank", "get_ordinal"})
