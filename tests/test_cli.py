@@ -177,3 +177,61 @@ def test_a_dist_folder_is_linted_because_it_often_holds_distributed_code(run, tm
     result = run("--no-cache", "pkg")
     assert "pkg/dist/utils.py:2:5: DDP004" in result.stdout
     assert "build" not in result.stdout
+
+
+PARSER = "import argparse\nimport os\nimport torch\np = argparse.ArgumentParser()\np.add_argument('--local_rank', type=int)\nargs = p.parse_args()\n"
+
+
+def test_evidence_in_the_file_decides_the_same_through_the_cli_and_flake8(run, tmp_path):
+    """DDP012 on a `--local_rank` that is read, and not on one never read or set from
+    LOCAL_RANK; DDP014 on a save under a predicate named without a call, and not under a
+    same-module predicate whose body tests the rank; DDP015 not on an empty ModuleList."""
+    files = {
+        "read.py": PARSER + "torch.cuda.set_device(args.local_rank)\n",
+        "unread.py": PARSER + "rank = int(os.environ['LOCAL_RANK'])\n",
+        "overwritten.py": PARSER + "args.local_rank = int(os.environ.get('LOCAL_RANK', args.local_rank))\nprint(args.local_rank)\n",
+        "saves.py": textwrap.dedent(
+            """\
+            import torch
+            import torch.distributed as dist
+            from utils import is_main_process
+
+            def should_save():
+                return dist.get_rank() == 0
+
+            def train(model):
+                dist.init_process_group("nccl")
+                if should_save():
+                    torch.save(model.state_dict(), "a.pt")
+                if is_main_process:
+                    torch.save(model.state_dict(), "b.pt")
+            """
+        ),
+        "model.py": textwrap.dedent(
+            """\
+            import torch.nn as nn
+            import torch.distributed as dist
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(2, 2)
+                    self.adapters = nn.ModuleList()
+
+                def forward(self, x):
+                    return self.fc(x)
+            """
+        ),
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    expected = [
+        "read.py:5:1: DDP012",
+        "saves.py:13:9: DDP014",
+    ]
+    cli = run("check", "--no-cache", "--output-format", "concise", ".").stdout.splitlines()
+    plugin = run("--select", "DDP", ".", tool="flake8").stdout.splitlines()
+    for found in (cli, plugin):
+        found = sorted(line.removeprefix("./") for line in found if ": DDP" in line)
+        assert [line.split(" ", 2)[0] + " " + line.split(" ", 2)[1] for line in found] == expected, found
+        assert "`is_main_process` is not called" in found[1]

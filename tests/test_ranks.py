@@ -44,6 +44,7 @@ def guard(source: str):
         "not (rank != 0)",
         "rank == 0 or local_rank == -1",
         "not options.distributed or options.dist_rank == 0",
+        "self.distributed_rank == 0",
     ],
 )
 def test_rank_zero_guards(source):
@@ -87,7 +88,10 @@ def test_other_rank_guards(source):
         ("rank == 0 or epoch == 0", UNKNOWN.__class__(false_never_zero=True)),
         ("rank in ranks", UNKNOWN),
         ("node_rank == 0", UNKNOWN),
-        ("dist.is_available()", UNKNOWN),
+        # torch.distributed is available in every distributed run; CUDA says nothing
+        ("dist.is_available()", DISTRIBUTED),
+        ("torch.cuda.is_available()", UNKNOWN),
+        ("is_available()", UNKNOWN),
     ],
 )
 def test_other_tests(source, expected):
@@ -165,6 +169,10 @@ def test_regions(source, expected):
         ("verbose = False\nif distributed:\n    verbose = rank == 0\nif verbose:\n    probe()", ["zero"]),
         ("v = v and rank == 0\nif v:\n    probe()", ["zero"]),
         ("first = rank == 0\nlog = first and epoch == 3\nif log:\n    probe()", ["zero"]),
+        # a value assigned only where no distributed run gets (nanoGPT's single-process branch)
+        ("ddp = int(os.environ.get('RANK', -1)) != -1\nif ddp:\n    master_process = int(os.environ['RANK']) == 0\nelse:\n    master_process = True\nif master_process:\n    probe()", ["zero"]),
+        ("if world_size == 1:\n    verbose = True\nelif x:\n    verbose = rank == 0\nelse:\n    verbose = local_rank == 0\nif verbose:\n    probe()", ["zero"]),
+        ("if args.debug:\n    verbose = True\nelse:\n    verbose = rank == 0\nif verbose:\n    probe()", ["all"]),
         # not rank tests: another value that is not one, a parameter, a constant alone
         ("verbose = rank == 0\nverbose = True\nif verbose:\n    probe()", ["all"]),
         ("verbose = rank == 0\nverbose = args.verbose\nif verbose:\n    probe()", ["all"]),
@@ -219,7 +227,10 @@ def test_fixtures_show_their_rule(code):
 
 
 def test_fixed_local_rank_argument_accepts_every_launcher(monkeypatch):
-    source = 'import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument("--local_rank", type=int, default=-1)\n'
+    source = (
+        'import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument("--local_rank", type=int, default=-1)\n'
+        "device = lambda: parser.parse_args().local_rank\n"
+    )
     fixed = fix_text(source, "train.py", [rule_by_code("DDP012")]).source
     namespace = {}
     exec(compile(fixed, "train.py", "exec"), namespace)  # the example's own parser, not user code
@@ -245,3 +256,63 @@ def test_collective_behind_a_rank_test_held_in_a_variable_is_ddp008():
         """
     )
     assert [d.code for d in analyse(source, "x.py", [rule_by_code("DDP008")]).diagnostics] == ["DDP008"]
+
+
+# -- predicates judged by their definition, and functions named without a call -----------
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        # same-module helpers whose body is a rank-0 test, whatever their name
+        ("def should_save():\n    return dist.get_rank() == 0\nif should_save():\n    probe()", ["zero"]),
+        ("def on_rank_zero():\n    return int(os.environ['RANK']) == 0\nif on_rank_zero():\n    probe()", ["zero"]),
+        ("def is_main_worker():\n    return not dist.is_initialized() or dist.get_rank() == 0\nif is_main_worker():\n    probe()", ["zero"]),
+        ("def is_leader():\n    if not dist.is_initialized():\n        return True\n    return get_rank() == 0\nif is_leader():\n    probe()\nelse:\n    probe()", ["zero", "others"]),
+        ("def is_leader():\n    rank = dist.get_rank()\n    return rank == 0\ndef should_log():\n    return is_leader()\nif should_log():\n    probe()", ["zero"]),
+        ("def primary():\n    return dist.get_rank() == 0 if dist.is_initialized() else True\nif primary():\n    probe()", ["zero"]),
+        ("def f():\n    if not should_save():\n        return\n    probe()\ndef should_save():\n    return dist.get_rank() == 0", ["zero"]),
+        ("class T:\n    def is_leader(self):\n        return self.rank == 0\n    def save(self):\n        if self.is_leader():\n            probe()", ["zero"]),
+        ("class T:\n    @property\n    def is_leader(self):\n        return self.rank == 0\n    def save(self):\n        if self.is_leader:\n            probe()", ["zero"]),
+        ("def is_dist_avail_and_initialized():\n    if not dist.is_available():\n        return False\n    if not dist.is_initialized():\n        return False\n    return True\nif not is_dist_avail_and_initialized():\n    probe()", ["none"]),
+        # a guard's name on a body that tests no rank is no guard; a body that is not read
+        # but mentions the rank leaves the name to decide
+        ("def is_main_process():\n    return True\nif is_main_process():\n    probe()", ["all"]),
+        ("def is_master():\n    return args.master_flag\nif is_master():\n    probe()", ["all"]),
+        ("def should_save(epoch):\n    return epoch % 10 == 0\nif should_save(3):\n    probe()", ["all"]),
+        ("def is_main_process():\n    try:\n        return dist.get_rank() == 0\n    except RuntimeError:\n        return True\nif is_main_process():\n    probe()", ["zero"]),
+        ("def should_save():\n    try:\n        return dist.get_rank() == 0\n    except RuntimeError:\n        return True\nif should_save():\n    probe()", ["all"]),
+        # a rank predicate named without a call is a function object: always true
+        ("def is_main_process():\n    return dist.get_rank() == 0\nif is_main_process:\n    probe()\nelse:\n    probe()", ["all", "none"]),
+        ("def should_save():\n    return dist.get_rank() == 0\nif should_save:\n    probe()", ["all"]),
+        ("from utils import is_main_process\nif is_main_process:\n    probe()", ["all"]),
+        ("import util.misc as utils\nif utils.is_main_process and epoch % 5 == 0:\n    probe()", ["all"]),
+        ("import torch.distributed as dist\nif dist.is_initialized:\n    probe()\nelse:\n    probe()", ["all", "none"]),
+        ("import torch.distributed as dist\nif not dist.is_initialized or dist.get_rank() == 0:\n    probe()", ["zero"]),
+        ("class T:\n    def is_main(self):\n        return self.rank == 0\n    def save(self):\n        if self.is_main:\n            probe()", ["all"]),
+        # values and properties that are read, not functions
+        ("if accelerator.is_main_process:\n    probe()", ["zero"]),
+        ("from train import master_process\nif master_process:\n    probe()", ["zero"]),
+        ("def helper():\n    pass\nif helper:\n    probe()", ["all"]),
+    ],
+)
+def test_predicates_by_definition_and_uncalled_functions(source, expected):
+    assert regions(source)[0] == expected
+
+
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("return dist.get_rank() == 0", "ZERO"),
+        ("return self.rank != 0", "NONZERO"),
+        ("if rank == 0:\n        return True\n    return False", "ZERO"),
+        ("if rank == 0:\n        log()\n    return True", "TRUE"),
+        ("return flag", "UNKNOWN"),
+        ("match x:\n        case 0:\n            return rank == 0", "UNKNOWN"),
+    ],
+)
+def test_predicate_test_reads_returns_under_their_conditions(body, expected):
+    from ddplint.analyses.ranks import NONZERO, ZERO, _ALWAYS_TRUE, predicate_test
+
+    function = cst.parse_module(f"def f(self):\n    {body}\n").body[0]
+    assert predicate_test(function) == {"ZERO": ZERO, "NONZERO": NONZERO, "TRUE": _ALWAYS_TRUE, "UNKNOWN": UNKNOWN}[expected]

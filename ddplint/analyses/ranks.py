@@ -27,6 +27,7 @@ RANK_NAMES = frozenset(
     {
         "rank", "local_rank", "global_rank", "rank_id", "world_rank", "process_rank", "proc_rank",
         "my_rank", "ddp_rank", "ddp_local_rank", "process_index", "local_process_index", "dist_rank",
+        "distributed_rank",
     }
 )
 RANK_FUNCTIONS = frozenset({"get_rank", "get_local_rank", "get_global_rank", "get_world_rank", "get_ordinal"})
@@ -54,6 +55,8 @@ DISTRIBUTED_FLAGS = frozenset(
     {"distributed", "is_distributed", "ddp", "use_ddp", "is_ddp", "use_distributed", "multiprocessing_distributed"}
 )
 DISTRIBUTED_PREDICATES = frozenset({"is_initialized", "is_dist_avail_and_initialized", "is_distributed"})
+# `is_available` alone is torch.cuda's as often as torch.distributed's.
+DISTRIBUTED_AVAILABLE = frozenset({"dist.is_available", "distributed.is_available", "torch.distributed.is_available"})
 
 @dataclass(frozen=True)
 class RankTest:
@@ -207,30 +210,35 @@ def _compare_world_size(operator: cst.BaseCompOp, value: cst.BaseExpression) -> 
     return UNKNOWN
 
 
-Resolver = Callable[[cst.BaseExpression], RankTest]
+# What a variable, attribute or call holds as a rank test, or None when nothing is known about
+# it (then its name decides). A RankTest, UNKNOWN included, is the answer: a same-module
+# function whose body tests nothing about the rank is no guard, whatever its name.
+Resolver = Callable[[cst.BaseExpression], "RankTest | None"]
+
+
+def _conjunction(left: RankTest, right: RankTest) -> RankTest:
+    return RankTest(
+        left.true_only_zero or right.true_only_zero,
+        left.false_only_zero and right.false_only_zero,
+        left.true_never_zero or right.true_never_zero,
+        left.false_never_zero and right.false_never_zero,
+    )
+
+
+def _disjunction(left: RankTest, right: RankTest) -> RankTest:
+    return _conjunction(left.negated(), right.negated()).negated()
 
 
 def classify(test: cst.BaseExpression, resolve: Resolver | None = None) -> RankTest:
     """What the outcome of `test` says about the rank of the process evaluating it.
-    `resolve` gives what a variable or attribute holds (`verbose` after `verbose = rank == 0`):
-    see RankFacts."""
+    `resolve` gives what a variable or attribute holds (`verbose` after `verbose = rank == 0`),
+    what a same-module predicate returns, and that a function named without a call is always
+    true: see RankFacts."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         return classify(test.expression, resolve).negated()
     if isinstance(test, cst.BooleanOperation):
         left, right = classify(test.left, resolve), classify(test.right, resolve)
-        if isinstance(test.operator, cst.And):
-            return RankTest(
-                left.true_only_zero or right.true_only_zero,
-                left.false_only_zero and right.false_only_zero,
-                left.true_never_zero or right.true_never_zero,
-                left.false_never_zero and right.false_never_zero,
-            )
-        return RankTest(
-            left.true_only_zero and right.true_only_zero,
-            left.false_only_zero or right.false_only_zero,
-            left.true_never_zero and right.true_never_zero,
-            left.false_never_zero or right.false_never_zero,
-        )
+        return _conjunction(left, right) if isinstance(test.operator, cst.And) else _disjunction(left, right)
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         left, operator, right = test.left, test.comparisons[0].operator, test.comparisons[0].comparator
         if not is_rank_expression(left) and not _is_world_size(left) and type(operator) in _FLIPPED | {
@@ -244,16 +252,20 @@ def classify(test: cst.BaseExpression, resolve: Resolver | None = None) -> RankT
         if _is_world_size(left):
             return _compare_world_size(operator, right)
         return UNKNOWN
-    if resolve is not None and isinstance(test, (cst.Name, cst.Attribute)):
+    if resolve is not None and isinstance(test, (cst.Name, cst.Attribute, cst.Call)):
         held = resolve(test)
-        if held.is_rank_test:
+        if held is not None:
             return held
     name = last_name(test) if isinstance(test, (cst.Name, cst.Attribute, cst.Call)) else None
     if name in MAIN_PROCESS_NAMES:
         return ZERO
     if is_rank_expression(test):
         return NONZERO  # `if rank:` is true on every rank but 0
-    if name in DISTRIBUTED_FLAGS and not isinstance(test, cst.Call) or name in DISTRIBUTED_PREDICATES and isinstance(test, cst.Call):
+    if name in DISTRIBUTED_FLAGS and not isinstance(test, cst.Call):
+        return DISTRIBUTED
+    if isinstance(test, cst.Call) and (
+        name in DISTRIBUTED_PREDICATES or dotted_name(test.func) in DISTRIBUTED_AVAILABLE
+    ):
         return DISTRIBUTED
     return UNKNOWN
 
@@ -283,6 +295,118 @@ def _constant_truth(expr: cst.BaseExpression) -> bool | None:
     return None
 
 
+def predicate_test(function: cst.FunctionDef, resolve: Resolver | None = None) -> RankTest:
+    """What a call of `function` being true or false says about the rank, from its body:
+    `return dist.get_rank() == 0`, `return not dist.is_initialized() or get_rank() == 0`,
+    `if not dist.is_initialized(): return True` then `return rank == 0`, a call of another
+    such predicate (through `resolve`). Each `return` counts under the tests that lead to it:
+    the function is true only on rank 0 when every way of returning a true value is rank 0's
+    (or no rank of a distributed run takes it). UNKNOWN when the body says nothing, or holds
+    statements this reading does not follow (`match`)."""
+    outcomes: list[RankTest] = []
+    try:
+        end = _follow(function.body, _NO_FACTS, outcomes, resolve)
+    except _Unfollowed:
+        return UNKNOWN
+    if end is not None:  # falling off the end returns None
+        outcomes.append(_outcome(end, _ALWAYS_FALSE))
+    if not outcomes:
+        return UNKNOWN
+    facts = _EVERY_FACT
+    for outcome in outcomes:
+        facts = _meet(facts, outcome)
+    return facts
+
+
+_NO_FACTS = UNKNOWN  # the condition of code every rank reaches
+
+
+class _Unfollowed(Exception):
+    pass
+
+
+def _outcome(condition: RankTest, returned: RankTest) -> RankTest:
+    """What returning a value with the facts `returned`, where `condition` holds, says about a
+    true or a false result: that path's result is true exactly when `condition and value` is."""
+    return RankTest(
+        condition.true_only_zero or returned.true_only_zero,
+        condition.true_only_zero or returned.false_only_zero,
+        condition.true_never_zero or returned.true_never_zero,
+        condition.true_never_zero or returned.false_never_zero,
+    )
+
+
+def _returned(value: cst.BaseExpression | None, condition: RankTest, outcomes: list[RankTest], resolve) -> None:
+    if isinstance(value, cst.IfExp):
+        test = classify(value.test, resolve)
+        _returned(value.body, _conjunction(condition, test), outcomes, resolve)
+        _returned(value.orelse, _conjunction(condition, test.negated()), outcomes, resolve)
+        return
+    truth = False if value is None else _constant_truth(value)
+    if truth is not None:
+        outcomes.append(_outcome(condition, _ALWAYS_TRUE if truth else _ALWAYS_FALSE))
+    else:
+        outcomes.append(_outcome(condition, classify(value, resolve)))  # type: ignore[arg-type]
+
+
+def _follow(suite: cst.BaseSuite, condition: RankTest, outcomes: list[RankTest], resolve) -> RankTest | None:
+    """Walk a block in order, recording its returns; the condition that holds where the block
+    ends, or None when it never ends there (every path returns or raises)."""
+    statements = suite.body if isinstance(suite, cst.IndentedBlock) else [suite]
+    for statement in statements:
+        if condition is None:
+            return None
+        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for small in statement.body:
+                if isinstance(small, cst.Return):
+                    _returned(small.value, condition, outcomes, resolve)
+                    return None
+                if isinstance(small, cst.Raise):
+                    return None
+        elif isinstance(statement, cst.If):
+            condition = _follow_if(statement, condition, outcomes, resolve)
+        elif isinstance(statement, (cst.With, cst.For, cst.While)):
+            _follow(statement.body, condition, outcomes, resolve)  # a loop may run no time
+            if getattr(statement, "orelse", None) is not None:
+                _follow(statement.orelse.body, condition, outcomes, resolve)  # type: ignore[union-attr]
+        elif isinstance(statement, cst.Try):
+            # A handler runs after part of the body: only what held before the body holds there.
+            ends = [_follow(statement.body, condition, outcomes, resolve)]
+            ends += [_follow(handler.body, condition, outcomes, resolve) for handler in statement.handlers]
+            if statement.orelse is not None and ends[0] is not None:
+                ends[0] = _follow(statement.orelse.body, ends[0], outcomes, resolve)
+            if statement.finalbody is not None:
+                _follow(statement.finalbody.body, condition, outcomes, resolve)
+            condition = _join(ends)
+        elif not isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            raise _Unfollowed
+    return condition
+
+
+def _follow_if(statement: cst.If, condition: RankTest, outcomes: list[RankTest], resolve) -> RankTest | None:
+    test = classify(statement.test, resolve)
+    ends = [_follow(statement.body, _conjunction(condition, test), outcomes, resolve)]
+    otherwise = _conjunction(condition, test.negated())
+    if isinstance(statement.orelse, cst.If):
+        ends.append(_follow_if(statement.orelse, otherwise, outcomes, resolve))
+    elif isinstance(statement.orelse, cst.Else):
+        ends.append(_follow(statement.orelse.body, otherwise, outcomes, resolve))
+    else:
+        ends.append(otherwise)
+    return _join(ends)
+
+
+def _join(ends: list[RankTest | None]) -> RankTest | None:
+    """The condition where paths meet: what holds on every path that gets there."""
+    reached = [end for end in ends if end is not None]
+    if not reached:
+        return None
+    joined = reached[0]
+    for end in reached[1:]:
+        joined = _meet(joined, end)
+    return joined
+
+
 class RankFacts:
     """Rank tests held in variables and attributes: `verbose = rank == 0`, `master =
     dist.get_rank() == 0`, `self.is_main = args.rank == 0`, `args.save_logs = args.logs and
@@ -293,20 +417,34 @@ class RankFacts:
     any other `a.b` per module, since `args` is usually the same namespace passed around. A
     variable is a rank test when at least one of its values is, and the facts are those that
     hold for all of its values (a constant `False` or `True` spoils none); a variable also
-    bound otherwise (a parameter, a loop target, `+=`) says nothing."""
+    bound otherwise (a parameter, a loop target, `+=`) says nothing. Values assigned where
+    no rank of a distributed run gets (`else:` of `if ddp:`) are left out.
+
+    The same pass records the module's functions and methods, so that a call of one is judged
+    by its body (`predicate_test`: `def should_save(): return dist.get_rank() == 0`), and a
+    function named without a call (`if is_main_process:`, `if dist.is_initialized and ...`)
+    is seen to be always true: no guard at all."""
 
     _NOTHING = object()  # a binding whose value is not known
+    _UNREACHED = object()  # a binding no rank of a distributed run makes
 
     def __init__(self, model: SemanticModel) -> None:
         self.model = model
         self._names: dict[int, dict[str, list]] = {}  # id(def node or module) -> name -> values
         self._attributes: dict[str, list] = {}  # "Class.x" for self.x, "args.x" otherwise
+        self._functions: dict[str, cst.FunctionDef] = {}  # module-level functions
+        self._methods: dict[str, cst.FunctionDef] = {}  # "Class.name"
+        self._contexts: dict[int, tuple[str | None, str | None]] = {}  # id(def) -> (class, self's name)
+        self._predicates: dict[int, RankTest | None] = {}  # id(def) -> what a call of it says
         self._resolving: set[str] = set()
+        self._unreached = 0  # inside branches that no rank of a distributed run takes
         self._collect(model.module.body, model.module, None, None)
 
     # -- the pass over statements ---------------------------------------------------------
 
     def _note(self, owner: cst.CSTNode, cls: str | None, self_name: str | None, target, value) -> None:
+        if self._unreached:
+            value = self._UNREACHED
         if isinstance(target, cst.Name):
             self._names.setdefault(id(owner), {}).setdefault(target.value, []).append(value)
         elif isinstance(target, cst.Attribute):
@@ -350,10 +488,18 @@ class RankFacts:
                 for param in (*params.posonly_params, *params.params, *params.kwonly_params, params.star_arg, params.star_kwarg):
                     if isinstance(param, cst.Param):
                         self._note(statement, inner_cls, inner_self, param.name, self._NOTHING)
+                if owner is self.model.module:
+                    self._functions[statement.name.value] = statement
+                elif isinstance(owner, cst.ClassDef):
+                    self._methods[f"{owner.name.value}.{statement.name.value}"] = statement
+                self._contexts[id(statement)] = (inner_cls, inner_self)
                 self._collect_suite(statement.body, statement, inner_cls, inner_self)
                 continue
             if isinstance(statement, cst.ClassDef):
                 self._collect_suite(statement.body, statement, None, None)
+                continue
+            if isinstance(statement, cst.If):
+                self._collect_if(statement, owner, cls, self_name)
                 continue
             if isinstance(statement, cst.For):
                 self._note(owner, cls, self_name, statement.target, self._NOTHING)
@@ -381,6 +527,23 @@ class RankFacts:
         if final is not None:
             yield final.body
 
+    def _collect_if(self, statement: cst.If, owner, cls, self_name) -> None:
+        """Values assigned where no rank of a distributed run gets (`else:` of `if ddp:`, as
+        in `master_process = True` for a single-process run) spoil no rank test."""
+        test = classify(statement.test)
+        branches = [(statement.body, test.true_only_zero and test.true_never_zero)]
+        unreached_else = test.false_only_zero and test.false_never_zero
+        if isinstance(statement.orelse, cst.Else):
+            branches.append((statement.orelse.body, unreached_else))
+        for suite, unreached in branches:
+            self._unreached += unreached
+            self._collect_suite(suite, owner, cls, self_name)
+            self._unreached -= unreached
+        if isinstance(statement.orelse, cst.If):
+            self._unreached += unreached_else
+            self._collect_if(statement.orelse, owner, cls, self_name)
+            self._unreached -= unreached_else
+
     def _collect_suite(self, suite: cst.BaseSuite, owner, cls, self_name) -> None:
         if isinstance(suite, cst.IndentedBlock):
             self._collect(suite.body, owner, cls, self_name)
@@ -389,39 +552,124 @@ class RankFacts:
 
     # -- questions during the walk --------------------------------------------------------
 
-    def __call__(self, expr: cst.BaseExpression) -> RankTest:
-        """What `expr` (a name or attribute, where the walk is) holds, as a rank test."""
+    def __call__(self, expr: cst.BaseExpression) -> RankTest | None:
+        """What `expr` (a name, attribute or call, where the walk is) holds, as a rank test;
+        None when nothing is known about it."""
+        frame = self.model.frame
+        self_class = frame.self_class
+        return self._held(expr, None, self_class.name.value if self_class is not None else None, frame.self_name)
+
+    def uncalled(self, test: cst.BaseExpression) -> str | None:
+        """The rank predicate that `test` (where the walk is) names without calling it, which
+        makes that part of the test always true (`if is_main_process:`); None if none."""
+        if isinstance(test, cst.UnaryOperation):
+            return self.uncalled(test.expression)
+        if isinstance(test, cst.BooleanOperation):
+            return self.uncalled(test.left) or self.uncalled(test.right)
+        if isinstance(test, (cst.Name, cst.Attribute)) and self(test) is _ALWAYS_TRUE:
+            return dotted_name(test)
+        return None
+
+    def _held(
+        self, expr: cst.BaseExpression, function: cst.FunctionDef | None, cls: str | None, self_name: str | None
+    ) -> RankTest | None:
+        """As `__call__`, for `expr` in the body of `function` (a predicate being read), or
+        where the walk is when `function` is None."""
+        if isinstance(expr, cst.Call):
+            called = self._function(expr.func, function, cls, self_name)
+            return self._returns(called) if isinstance(called, cst.FunctionDef) else None
+        if not isinstance(expr, (cst.Name, cst.Attribute)):
+            return None
+        named = self._function(expr, function, cls, self_name)
+        if named is not None:
+            return self._named(named)
         if isinstance(expr, cst.Name):
-            values = self._name_values(expr.value)
-            key = f"name {expr.value}"
-        elif isinstance(expr, cst.Attribute):
-            frame = self.model.frame
-            self_class = frame.self_class
-            key = self._attribute_key(
-                expr, self_class.name.value if self_class is not None else None, frame.self_name
-            )
-            values = self._attributes.get(key) if key is not None else None
+            values = self._name_values(expr.value) if function is None else self._local_values(expr.value, function)
+            key = f"name {expr.value} {id(function)}"
         else:
-            return UNKNOWN
+            key = self._attribute_key(expr, cls, self_name)
+            values = self._attributes.get(key) if key is not None else None
         if not values or key in self._resolving:
-            return UNKNOWN
+            return None
+        resolve = self if function is None else lambda inner: self._held(inner, function, cls, self_name)
         self._resolving.add(key)  # `verbose = verbose and rank == 0`
         try:
             facts, tested = _EVERY_FACT, False
             for value in values:
                 if value is self._NOTHING:
-                    return UNKNOWN
+                    return None
+                if value is self._UNREACHED:
+                    continue
                 truth = _constant_truth(value)
                 if truth is not None:
                     facts = _meet(facts, _ALWAYS_TRUE if truth else _ALWAYS_FALSE)
                     continue
-                test = classify(value, self)
+                test = classify(value, resolve)
                 if not test.is_rank_test:
-                    return UNKNOWN
+                    return None
                 facts, tested = _meet(facts, test), True
-            return facts if tested else UNKNOWN
+            return facts if tested else None
         finally:
             self._resolving.discard(key)
+
+    def _function(
+        self, expr: cst.BaseExpression, function: cst.FunctionDef | None, cls: str | None, self_name: str | None
+    ) -> cst.FunctionDef | str | None:
+        """The function `expr` names: a module-level function or a method of `self`'s class
+        (its definition), or an imported one (its qualified name); None for anything else."""
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == self_name:
+            return self._methods.get(f"{cls}.{expr.attr.value}")
+        name = dotted_name(expr)
+        if name is None:
+            return None
+        head = name.partition(".")[0]
+        if function is None:
+            scope = self.model.binding_scope(head)
+        else:
+            scope = None if head in self._names.get(id(function), {}) else self.model.module_scope.owner(head)
+        if scope is not self.model.module_scope:
+            return None
+        origin = scope.bindings[head]
+        if origin is None:  # bound in this module
+            defined = self._functions.get(name)
+            return defined if defined is not None and name not in self._names.get(id(self.model.module), {}) else None
+        return origin + name[len(head) :]
+
+    def _returns(self, function: cst.FunctionDef) -> RankTest | None:
+        """What a call of a function of this module says: its body's verdict; None (its name
+        decides) when the body mentions a rank but says less than a guard (a `try` whose
+        handler returns True)."""
+        key = id(function)
+        if key not in self._predicates:
+            self._predicates[key] = None  # recursion proves nothing
+            cls, self_name = self._contexts.get(key, (None, None))
+            verdict = predicate_test(function, lambda inner: self._held(inner, function, cls, self_name))
+            decisive = verdict.true_only_zero or verdict.true_never_zero or verdict == DISTRIBUTED
+            self._predicates[key] = None if not decisive and mentions_rank(function.body) else verdict
+        return self._predicates[key]
+
+    def _named(self, named: cst.FunctionDef | str) -> RankTest | None:
+        """What naming a function without calling it tests: a property is read (its body's
+        verdict); a rank predicate (by its body or by the convention of its name) is a
+        function object, always true; of anything else nothing is known."""
+        if isinstance(named, str):
+            last = named.rpartition(".")[2]
+            is_predicate = last.startswith("is_") and last in MAIN_PROCESS_NAMES
+            return _ALWAYS_TRUE if is_predicate or last in DISTRIBUTED_PREDICATES or last in RANK_FUNCTIONS else None
+        decorators = {last_name(decorator.decorator) for decorator in named.decorators}
+        if decorators & _PROPERTIES:
+            return self._returns(named)
+        if not decorators <= _PLAIN_FUNCTION_DECORATORS:
+            return None  # the decorator may make it anything
+        name = named.name.value
+        if name in MAIN_PROCESS_NAMES or name in DISTRIBUTED_PREDICATES or name in RANK_FUNCTIONS:
+            return _ALWAYS_TRUE
+        verdict = self._returns(named)
+        return _ALWAYS_TRUE if verdict is not None and verdict.is_rank_test else None
+
+    def _local_values(self, name: str, function: cst.FunctionDef) -> list | None:
+        local = self._names.get(id(function), {})
+        return local[name] if name in local else self._names.get(id(self.model.module), {}).get(name)
 
     def _name_values(self, name: str) -> list | None:
         where = self.model.binding_scope(name)
@@ -433,6 +681,10 @@ class RankFacts:
         if frame is None:
             return None
         return self._names.get(id(frame.node), {}).get(name)
+
+
+_PROPERTIES = frozenset({"property", "cached_property", "abstractproperty"})
+_PLAIN_FUNCTION_DECORATORS = frozenset({"staticmethod", "classmethod", "lru_cache", "cache", "wraps"})
 
 
 def decorated_rank_zero_only(function: cst.FunctionDef) -> bool:
@@ -483,12 +735,24 @@ class RankRegions(Analysis):
         self.rank_aware_frames: set[str | None] = set()  # functions that test the rank or distributed mode
         self.functions: dict[str, cst.FunctionDef] = {}
         self.facts = RankFacts(model)
+        # Bodies of `if`s whose test names a rank predicate without calling it: id -> its name;
+        # the open ones as (id of the body, frame, name).
+        self._uncalled: dict[int, str] = {}
+        self._open_uncalled: list[tuple[int, int, str]] = []
 
     # -- where are we ---------------------------------------------------------------------
 
     @property
     def regions(self) -> list[tuple[int, bool, bool]]:
         return self._regions.setdefault(id(self.model.frame), [])
+
+    @property
+    def uncalled_guard(self) -> str | None:
+        """Where the walk is in the body of `if is_main_process:` (a predicate named without a
+        call, so the test is always true), that name; None elsewhere."""
+        if self._open_uncalled and self._open_uncalled[-1][1] == id(self.model.frame):
+            return self._open_uncalled[-1][2]
+        return None
 
     @property
     def only_rank_zero(self) -> bool:
@@ -548,6 +812,9 @@ class RankRegions(Analysis):
             self._pending[id(node.body)] = (test.true_only_zero, test.true_never_zero)
         if node.orelse is not None and (test.false_only_zero or test.false_never_zero):
             self._pending[id(node.orelse)] = (test.false_only_zero, test.false_never_zero)
+        uncalled = self.facts.uncalled(node.test)
+        if uncalled is not None:
+            self._uncalled[id(node.body)] = uncalled
 
     def leave_If(self, original_node: cst.If) -> None:
         self._pop(original_node)
@@ -567,16 +834,29 @@ class RankRegions(Analysis):
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self._push(node)
         self._blocks.append(node)
+        self._enter_suite(node)
 
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
         self._blocks.pop()
         self._pop(original_node)
+        self._leave_suite(original_node)
 
     def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
         self._push(node)
+        self._enter_suite(node)
 
     def leave_SimpleStatementSuite(self, original_node: cst.SimpleStatementSuite) -> None:
         self._pop(original_node)
+        self._leave_suite(original_node)
+
+    def _enter_suite(self, node: cst.BaseSuite) -> None:
+        name = self._uncalled.pop(id(node), None)
+        if name is not None:
+            self._open_uncalled.append((id(node), id(self.model.frame), name))
+
+    def _leave_suite(self, node: cst.BaseSuite) -> None:
+        if self._open_uncalled and self._open_uncalled[-1][0] == id(node):
+            self._open_uncalled.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         key = self.model.frame.key

@@ -65,8 +65,10 @@ class CollectiveInRankBranch(Rule):
     Flagged: a collective of `torch.distributed` (any import form), or a call of a
     same-module helper that performs one, or the forward of a name bound to
     `DistributedDataParallel(...)` (also passed to a same-module helper that calls it), where
-    only rank 0 gets (`if rank == 0`, `if dist.get_rank() == 0`, `if is_main_process()`, the
-    code after `if rank != 0: return`, ...). Not flagged: the same collective on the other
+    only rank 0 gets (`if rank == 0`, `if dist.get_rank() == 0`, `if is_main_process()`, a
+    call of a same-module function whose body is such a test, the code after `if rank != 0:
+    return`, ...). A rank predicate named without a call (`if is_main_process:`) is always
+    true: every rank gets there. Not flagged: the same collective on the other
     ranks in the same function (balanced if/else, also when both branches call the same
     helper that performs it and the test is more than a rank test, and the "main process
     first" pattern with
@@ -287,8 +289,37 @@ class CollectiveInRankBranch(Rule):
             """,
             count=3,
         ),
+        Flagged(
+            # A same-module predicate is a rank-0 test by its definition, whatever its name.
+            """
+            import torch.distributed as dist
+
+            def should_log():
+                return not dist.is_initialized() or dist.get_rank() == 0
+
+            def report(metrics):
+                if should_log():
+                    dist.all_reduce(metrics)
+                    print(metrics)
+            """
+        ),
     )
     clean_examples = (
+        Clean(
+            # `is_main_process` is named, not called: the test is always true and every rank
+            # reaches the collective (the bug is the missing call, not a one-rank collective).
+            """
+            import torch.distributed as dist
+            from utils import is_main_process
+
+            def report(metrics):
+                if is_main_process:
+                    dist.all_reduce(metrics)
+                    print(metrics)
+                if dist.is_initialized and epoch % 10 == 0:
+                    dist.barrier()
+            """
+        ),
         Clean(
             # Both branches call the helper that performs the collective: every rank calls it.
             """

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
@@ -11,6 +13,8 @@ from ddplint.semantic import dotted_name
 from ddplint.walk import positions
 
 _ENVIRONMENT_DEFAULT = 'os.environ.get("LOCAL_RANK")'
+# `torch.distributed.launch`, not torchrun's `torch.distributed.launcher` API.
+_OLD_LAUNCHER = re.compile(r"torch\.distributed\.launch(?!er)")
 _GROUPS = frozenset({"add_argument_group", "add_mutually_exclusive_group"})
 
 
@@ -60,13 +64,24 @@ class LocalRankArgument(Rule):
     Under torchrun the value silently stays at its default, so every process uses GPU 0
     (or `required=True` stops every rank at start).
 
-    Fires when a parser accepts `--local_rank` but not `--local-rank` and nothing else gives
-    the argument torchrun's value.
+    Fires when a parser accepts `--local_rank` but not `--local-rank`, nothing else gives
+    the argument torchrun's value, and the file shows that the missing value matters.
 
     Flagged: an `add_argument` call whose option strings include `--local_rank` but not
     `--local-rank`, when no other `add_argument` of the same parser (or of a group of it)
     declares `--local-rank` and the default does not read `LOCAL_RANK` already
-    (`default=int(os.environ.get("LOCAL_RANK", 0))` works under torchrun).
+    (`default=int(os.environ.get("LOCAL_RANK", 0))` works under torchrun), and either the
+    option is `required=True` (torchrun's ranks stop at parsing) or the file reads a parsed
+    `local_rank` (`args.local_rank`, `getattr(args, "local_rank")`) and never sets one from
+    `LOCAL_RANK` (`args.local_rank = int(os.environ["LOCAL_RANK"])`, also through
+    `os.environ.get("LOCAL_RANK", args.local_rank)`), or the file names `python -m
+    torch.distributed.launch` (in its docstring, a comment, a command): since PyTorch 2.0 that
+    launcher passes `--local-rank=N` and the parser exits ("unrecognized arguments"), read or
+    not. Not flagged otherwise: an option the file never reads, or sets from `LOCAL_RANK`,
+    is harmless under torchrun (it keeps its default and nothing notices); which launcher a
+    project documents elsewhere (its shell scripts, README) is not seen here. Files that call
+    DeepSpeed (`deepspeed.initialize`, `deepspeed.add_config_arguments`) are never flagged:
+    DeepSpeed's launcher passes `--local_rank=N`.
     Fix (safe): add `"--local-rank"` as the first option string. argparse takes `dest` from
     the first long option with `-` turned into `_`, so it is still `args.local_rank`, and both
     spellings are accepted. The default becomes `os.environ.get("LOCAL_RANK", <old
@@ -94,12 +109,16 @@ class LocalRankArgument(Rule):
         Flagged(
             """
             import argparse
+            import torch
             parser = argparse.ArgumentParser()
             parser.add_argument("--local_rank", type=int, default=-1)
+            args = parser.parse_args()
+            torch.cuda.set_device(args.local_rank)
             """,
             fixed="""
             import argparse
             import os
+            import torch
             parser = argparse.ArgumentParser()
             parser.add_argument(
                 "--local-rank",
@@ -107,9 +126,12 @@ class LocalRankArgument(Rule):
                 type=int,
                 default=os.environ.get("LOCAL_RANK", -1),
             )
+            args = parser.parse_args()
+            torch.cuda.set_device(args.local_rank)
             """,
         ),
         Flagged(
+            # required=True stops every rank under torchrun, whether or not the value is read.
             """
             def make_parser():
                 parser = argparse.ArgumentParser(description='training')
@@ -140,6 +162,7 @@ class LocalRankArgument(Rule):
                 type=int,
                 help="set by the launcher",
             )
+            device = getattr(parser.parse_args(), "local_rank")
             """,
             fixed="""
             import os
@@ -150,6 +173,7 @@ class LocalRankArgument(Rule):
                 help="set by the launcher",
                 default=os.environ.get("LOCAL_RANK"),
             )
+            device = getattr(parser.parse_args(), "local_rank")
             """,
         ),
         Flagged(
@@ -161,6 +185,7 @@ class LocalRankArgument(Rule):
             train.add_argument("--local-rank", type=int, default=0)
             evaluate = argparse.ArgumentParser()
             evaluate.add_argument("--local_rank", type=int, default=0)
+            rank = evaluate.parse_args().local_rank
             """,
             fixed="""
             import argparse
@@ -174,6 +199,7 @@ class LocalRankArgument(Rule):
                 type=int,
                 default=os.environ.get("LOCAL_RANK", 0),
             )
+            rank = evaluate.parse_args().local_rank
             """,
         ),
         Flagged(
@@ -191,6 +217,35 @@ class LocalRankArgument(Rule):
 
             parser = argparse.ArgumentParser(description="lines here run past a hundred columns: the fixed call stays on one line")
             parser.add_argument("--local-rank", "--local_rank", type=int, default=os.environ.get("LOCAL_RANK", -1))
+            """,
+        ),
+        Flagged(
+            # Never read, but the file documents the old launcher, which passes --local-rank.
+            """
+            \"\"\"Usage: python -m torch.distributed.launch --nproc_per_node=8 main.py\"\"\"
+            import argparse
+            import os
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=0, help="ignored")
+            args = parser.parse_args()
+            rank = int(os.environ["LOCAL_RANK"])
+            """,
+            fixed="""
+            \"\"\"Usage: python -m torch.distributed.launch --nproc_per_node=8 main.py\"\"\"
+            import argparse
+            import os
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument(
+                "--local-rank",
+                "--local_rank",
+                type=int,
+                default=os.environ.get("LOCAL_RANK", 0),
+                help="ignored",
+            )
+            args = parser.parse_args()
+            rank = int(os.environ["LOCAL_RANK"])
             """,
         ),
     )
@@ -231,14 +286,86 @@ class LocalRankArgument(Rule):
             parser.add_argument("--local_rank_offset", type=int, default=0)
             """
         ),
+        Clean(
+            # The option is never read (the rank comes from LOCAL_RANK): torchrun leaves it
+            # unset and nothing notices (formerly flagged).
+            """
+            \"\"\"Usage: torchrun --nproc_per_node=8 main.py\"\"\"
+            import argparse
+            import os
+            import torch
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=-1)
+            args = parser.parse_args()
+            local_rank = int(os.environ["LOCAL_RANK"])
+            torch.cuda.set_device(local_rank)
+            """
+        ),
+        Clean(
+            # Overwritten from LOCAL_RANK right after parsing: torchrun's value is used.
+            """
+            import argparse
+            import os
+
+            def parse():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--local_rank", type=int, default=0)
+                args = parser.parse_args()
+                args.local_rank = int(os.environ.get("LOCAL_RANK", args.local_rank))
+                return args
+
+            def main():
+                opts = argparse.ArgumentParser()
+                opts.add_argument("--local_rank", type=int, default=-1)
+                cfg = opts.parse_args()
+                if "LOCAL_RANK" in os.environ:
+                    cfg.local_rank = int(os.environ["LOCAL_RANK"])
+                device = torch.device("cuda", cfg.local_rank)
+            """
+        ),
+        Clean(
+            # DeepSpeed's launcher passes --local_rank=N, the spelling this parser accepts.
+            """
+            import argparse
+            import deepspeed
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=-1)
+            parser = deepspeed.add_config_arguments(parser)
+            args = parser.parse_args()
+            torch.cuda.set_device(args.local_rank)
+            engine, *_ = deepspeed.initialize(args=args, model=model)
+            """
+        ),
     )
 
     def __init__(self, model) -> None:
         super().__init__(model)
         self._pending: list[tuple[cst.Call, tuple]] = []  # `--local_rank` only, with its parser
         self._hyphenated: set[tuple] = set()  # parsers that declare `--local-rank` somewhere
+        self._assigned: set[int] = set()  # `x.local_rank` attributes that are assignment targets
+        self._read = False  # the file reads a parsed `local_rank` (`args.local_rank`)
+        self._from_environment = False  # it sets `x.local_rank` from LOCAL_RANK
+        self._deepspeed = False  # it calls DeepSpeed, whose launcher passes `--local_rank`
+        self._old_launcher: bool | None = None  # it names torch.distributed.launch
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Attribute) and target.target.attr.value == "local_rank":
+                self._assigned.add(id(target.target))
+                if self._reads_local_rank(node.value):
+                    self._from_environment = True
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value == "local_rank" and id(node) not in self._assigned:
+            self._read = True
 
     def visit_Call(self, node: cst.Call) -> None:
+        if not self._deepspeed and (self.model.qualified(node.func) or "").partition(".")[0] == "deepspeed":
+            self._deepspeed = True
+        if dotted_name(node.func) == "getattr" and len(node.args) > 1:
+            self._read |= self.model.string_value(node.args[1].value) == "local_rank"
         if not (isinstance(node.func, cst.Attribute) and node.func.attr.value == "add_argument"):
             return
         options = _option_strings(node)
@@ -263,9 +390,28 @@ class LocalRankArgument(Rule):
         return self.model.frame.key, dotted_name(receiver)
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        for node, parser in self._pending:
-            if parser not in self._hyphenated:
+        if self._deepspeed:
+            return
+        pending = [node for node, parser in self._pending if parser not in self._hyphenated]
+        value_missed = self._read and not self._from_environment
+        for node in pending:
+            if value_missed or self._required(node) or self._launched_by_old_launcher():
                 self._report(node)
+
+    def _launched_by_old_launcher(self) -> bool:
+        """The file names `torch.distributed.launch` (a usage line in its docstring, a comment,
+        a command it builds): on PyTorch >= 2.0 that launcher passes `--local-rank=N`, which
+        the parser rejects, whether or not the value is read. (Asked only of files with an
+        option to report, so rendering the module's text is rare.)"""
+        if self._old_launcher is None:
+            self._old_launcher = _OLD_LAUNCHER.search(self.model.module.code) is not None
+        return self._old_launcher
+
+    @staticmethod
+    def _required(node: cst.Call) -> bool:
+        """`required=True`: under torchrun, which passes no option, the parser itself stops every rank."""
+        required = keyword_argument(node, "required")
+        return required is not None and isinstance(required.value, cst.Name) and required.value.value == "True"
 
     def _report(self, node: cst.Call) -> None:
         # Before `--local_rank` itself: the first long option names `dest`, and both give local_rank.
@@ -335,5 +481,12 @@ class LocalRankArgument(Rule):
         return fixed.with_changes(whitespace_before_args=newline(True), args=wrapped)
 
     def _reads_local_rank(self, expr: cst.BaseExpression) -> bool:
+        """`os.environ["LOCAL_RANK"]`, `int(os.getenv("LOCAL_RANK", -1))`, either branch of a
+        conditional expression, or a name bound once to one of these."""
         expr = strip_int(expr)
+        if isinstance(expr, cst.IfExp):
+            return self._reads_local_rank(expr.body) or self._reads_local_rank(expr.orelse)
+        if isinstance(expr, cst.Name):
+            bound = self.model.constant(expr.value)
+            return bound is not None and not isinstance(bound, cst.Name) and self._reads_local_rank(bound)
         return isinstance(expr, (cst.Call, cst.Subscript)) and environment_key(expr) == "LOCAL_RANK"

@@ -42,7 +42,10 @@ class SaveOnEveryRank(Rule):
     or does one of those things itself, or is called from such code outside a rank-0 guard.
     Recognised guards: `if rank == 0`, `if dist.get_rank() == 0`, `if is_main_process()`
     (`is_master`, `is_rank_zero`, `accelerator.is_main_process`, `trainer.is_global_zero`,
-    ...), `if args.local_rank in [-1, 0]`,
+    ...), a call of a same-module function or method whose body is such a test, whatever its
+    name (`def should_save(): return dist.get_rank() == 0`, also `return not
+    dist.is_initialized() or dist.get_rank() == 0` or a call of another such function), `if
+    args.local_rank in [-1, 0]`,
     `if not args.distributed or rank == 0`, early returns such as `if rank != 0: return`,
     `@rank_zero_only` (`@main_process`, ...), a same-module function
     (`save_checkpoint()`) whose every call is under such a guard, and any of these tests held
@@ -51,7 +54,11 @@ class SaveOnEveryRank(Rule):
     args.logs and is_master(args)` then `if args.save_logs:` in another function. Such a
     variable is a guard when every value assigned to it in the module is a rank-0 test (or a
     constant `True`/`False`); one assigned anything else, or also bound as a parameter or loop
-    variable, is not.
+    variable, is not (values assigned where no distributed run gets, such as `master_process =
+    True` under the `else:` of `if ddp:`, do not count). Not guards: a same-module function named like one whose body tests no
+    rank (`def is_master(args): return args.save`), and a rank predicate named without a call
+    (`if is_main_process:`, `if dist.is_initialized and ...`): a function object is always
+    true, so every rank saves, and the message says so.
     Not flagged: saves to a path that names the rank (`f"ckpt_{rank}.pt"`, also through a
     variable or `with open(...) as f`), saves into an `io.BytesIO` buffer or a `tempfile`, and functions with no evidence of running distributed (a library
     helper called from another module is judged where it is called).
@@ -143,8 +150,89 @@ class SaveOnEveryRank(Rule):
                         self.save()
             """
         ),
+        Flagged(
+            # A predicate named without a call is always true; a helper named like a guard
+            # whose body tests no rank is no guard.
+            """
+            import torch
+            import torch.distributed as dist
+            from utils import is_main_process
+
+            def is_master(args):
+                return args.save_checkpoints
+
+            def train(model, args):
+                dist.init_process_group("nccl")
+                if is_main_process:
+                    torch.save(model.state_dict(), "checkpoint.pt")
+                if is_master(args):
+                    torch.save(model.state_dict(), "last.pt")
+            """,
+            count=2,
+        ),
     )
     clean_examples = (
+        Clean(
+            # The single-process branch's `master_process = True` is never taken by a rank of
+            # a distributed run (formerly flagged).
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+
+            ddp = int(os.environ.get("RANK", -1)) != -1
+            if ddp:
+                dist.init_process_group("nccl")
+                master_process = int(os.environ["RANK"]) == 0
+            else:
+                master_process = True
+            model = train()
+            if master_process:
+                torch.save(model.state_dict(), "ckpt.pt")
+            """
+        ),
+        Clean(
+            # Rank-0 predicates of this module, judged by their definition (formerly flagged).
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+
+            def should_save():
+                return dist.get_rank() == 0
+
+            def is_leader():
+                return not dist.is_initialized() or dist.get_rank() == 0
+
+            def on_rank_zero():
+                return int(os.environ["RANK"]) == 0
+
+            def is_main_worker():
+                if not dist.is_initialized():
+                    return True
+                return is_leader()
+
+            class Trainer:
+                def is_chief(self):
+                    return self.rank == 0
+
+                def fit(self, model):
+                    dist.barrier()
+                    if self.is_chief():
+                        torch.save(model.state_dict(), "chief.pt")
+
+            def train(model):
+                dist.init_process_group("nccl")
+                if should_save():
+                    torch.save(model.state_dict(), "a.pt")
+                if is_leader():
+                    torch.save(model.state_dict(), "b.pt")
+                if on_rank_zero():
+                    torch.save(model.state_dict(), "c.pt")
+                if is_main_worker():
+                    torch.save(model.state_dict(), "d.pt")
+            """
+        ),
         Clean(
             """
             import torch
@@ -289,7 +377,8 @@ class SaveOnEveryRank(Rule):
     def __init__(self, model) -> None:
         super().__init__(model)
         self.ranks = model.get(RankRegions)
-        self._saves: list[tuple[cst.Call, str | None]] = []
+        # (save, its function, the predicate an enclosing `if` names without calling it)
+        self._saves: list[tuple[cst.Call, str | None, str | None]] = []
         self._distributed_frames: set[str | None] = set()
         self._spawned: set[str] = set()
         # frame -> names bound to an in-memory file, or to a value that names the rank
@@ -342,7 +431,7 @@ class SaveOnEveryRank(Rule):
             name = dotted_name(destination.value)  # `buffer`, `tmp`, `tmp.name`
             if name is not None and name.split(".")[0] in self._buffers.get(self.model.frame.key, ()):
                 return
-            self._saves.append((node, self.model.frame.key))
+            self._saves.append((node, self.model.frame.key, self.ranks.uncalled_guard))
 
     def leave_Module(self, original_node: cst.Module) -> None:
         if not self._saves or not self._distributed_frames:
@@ -374,6 +463,7 @@ class SaveOnEveryRank(Rule):
             memo[key] = result
             return result
 
-        for node, frame in self._saves:
+        for node, frame, uncalled in self._saves:
             if every_rank_runs(frame):
-                self.report(node)
+                always_true = f"{self.message}; `{uncalled}` is not called, so the test is always true"
+                self.report(node, None if uncalled is None else always_true)

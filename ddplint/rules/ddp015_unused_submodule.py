@@ -40,6 +40,8 @@ class _ModuleClass:
     # A container built from other attributes (`nn.Sequential(self.conv, self.bn)`): the
     # attributes it groups, and the calls in it that may build layers of its own.
     grouped: dict[str, tuple[set[str], list[tuple[cst.Call, str | None]]]] = field(default_factory=dict)
+    # Containers that hold no parameters when built: empty, or of parameter-less layers only.
+    empty: set[str] = field(default_factory=set)
 
 
 class UnusedSubmodule(Rule):
@@ -66,8 +68,13 @@ class UnusedSubmodule(Rule):
     with a base that is neither `nn.Module` nor defined in the file (it may use the layer);
     an `nn.Sequential`/`ModuleList`/`ModuleDict` that only groups layers used elsewhere
     (`self.block = nn.Sequential(self.conv, self.bn)` while forward calls `self.conv`: no
-    parameter of its own goes unused); models wrapped with `find_unused_parameters=True`
-    (DDP then copes: it marks the unused parameters ready), with the classes they build.
+    parameter of its own goes unused); containers built empty (`nn.ModuleList()`,
+    `nn.ModuleDict({})`: filled later, they are read where they are filled) or of layers
+    without parameters (`nn.Sequential(nn.ReLU(), nn.Dropout())`); stub models whose class
+    family reads none of the attributes `__init__` builds (`def forward(self, x): return x` in
+    a test: no loss depends on any parameter, so nothing trains through DDP); models wrapped
+    with `find_unused_parameters=True` (DDP then copes: it marks the unused parameters
+    ready), with the classes they build.
     No fix: use the layer, delete it, or pass `find_unused_parameters=True` to DDP if it is
     unused only on some steps.
     """
@@ -148,6 +155,22 @@ class UnusedSubmodule(Rule):
             critic = DDP(Critic(), find_unused_parameters=True)
             """,
             count=2,
+        ),
+        Flagged(
+            # A container of activations around one Linear still owns the Linear's parameters.
+            """
+            import torch.nn as nn
+            import torch.distributed as dist
+
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 4)
+                    self.heads = nn.ModuleDict({"act": nn.ReLU(), "out": nn.Linear(4, 2)})
+
+                def forward(self, x):
+                    return self.fc(x)
+            """
         ),
     )
     clean_examples = (
@@ -272,6 +295,47 @@ class UnusedSubmodule(Rule):
             """
         ),
         Clean(
+            # Containers that own no parameters (formerly flagged): built empty, or of
+            # parameter-less layers; one filled later is read where it is filled.
+            """
+            import torch.nn as nn
+            import torch.distributed as dist
+
+            class Model(nn.Module):
+                def __init__(self, dim, depth):
+                    super().__init__()
+                    self.fc = nn.Linear(dim, dim)
+                    self.adapters = nn.ModuleDict()
+                    self.hooks = nn.ModuleList([])
+                    self.post = nn.Sequential(nn.ReLU(), nn.Dropout(0.1))
+                    self.acts = nn.ModuleList([nn.GELU() for _ in range(depth)])
+                    self.blocks = nn.ModuleList()
+                    for _ in range(depth):
+                        self.blocks.append(nn.Linear(dim, dim))
+
+                def forward(self, x):
+                    for block in self.blocks:
+                        x = block(x)
+                    return self.fc(x)
+            """
+        ),
+        Clean(
+            # A stub forward in a distributed test: it uses nothing __init__ builds.
+            """
+            import torch.nn as nn
+            import torch.distributed as dist
+
+            class StubModel(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.linear = nn.Linear(2, 2)
+                    self.blocks = nn.ModuleList([nn.Linear(2, 2)])
+
+                def forward(self, x):
+                    return x * 2
+            """
+        ),
+        Clean(
             """
             # a single-GPU model: an unused layer only wastes memory here
             import torch.nn as nn
@@ -380,6 +444,34 @@ class UnusedSubmodule(Rule):
                 for arg in node.value.args:
                     self._scan_container(arg.value, self_name, grouped, calls)
                 record.grouped[target.attr.value] = (grouped, calls)
+                if not self._may_hold_parameters(node.value):
+                    record.empty.add(target.attr.value)
+
+    def _may_hold_parameters(self, expr: cst.BaseExpression) -> bool:
+        """Whether a container's contents may own parameters: False only for what is seen to
+        own none (no contents, torch.nn layers without parameters, containers of those)."""
+        if isinstance(expr, cst.Call):
+            constructor = self.model.qualified(expr.func) or ""
+            if not constructor.startswith("torch.nn."):
+                return True
+            if constructor.rpartition(".")[2] in CONTAINERS:
+                return any(arg.star or self._may_hold_parameters(arg.value) for arg in expr.args)
+            return _owns_parameters(expr, constructor, set())
+        if isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
+            return any(
+                isinstance(element, cst.StarredElement) or self._may_hold_parameters(element.value)
+                for element in expr.elements
+            )
+        if isinstance(expr, cst.Dict):
+            return any(
+                isinstance(element, cst.StarredDictElement) or self._may_hold_parameters(element.value)
+                for element in expr.elements
+            )
+        if isinstance(expr, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+            return self._may_hold_parameters(expr.elt)
+        if isinstance(expr, cst.DictComp):
+            return self._may_hold_parameters(expr.value)
+        return True
 
     def _scan_container(self, expr: cst.CSTNode, self_name: str, grouped: set[str], calls: list) -> None:
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == self_name:
@@ -456,8 +548,14 @@ class UnusedSubmodule(Rule):
                     if name in used and not members <= used:
                         used |= members
                         changed = True
+            if not used & {name for member in family for name, _, _ in member.built}:
+                # A stub forward that uses nothing __init__ builds (test models): no loss
+                # depends on any parameter, so training fails before DDP's reduction matters.
+                continue
             for attribute, assign, constructor in record.built:
-                if attribute in used or not _owns_parameters(assign.value, constructor, module_classes):
+                if attribute in used or attribute in record.empty:
+                    continue
+                if not _owns_parameters(assign.value, constructor, module_classes):
                     continue
                 if attribute in grouped and self._only_groups(grouped[attribute], used, module_classes):
                     continue  # `nn.Sequential(self.conv, self.bn)` over layers forward uses
