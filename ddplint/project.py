@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 
 from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
 from ddplint.prefilter.needles import TextScan
+from ddplint.torch_api import OLD_LAUNCHER
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 # Folders never indexed (the CLI's default exclusions, and hidden folders).
@@ -52,6 +53,9 @@ _SKIP_DIRS = frozenset(
     ("__pycache__", "__pypackages__", "_build", "buck-out", "build", "node_modules", "venv", "site-packages")
 )
 MAX_INDEX_BYTES = 2_000_000  # as the engine's parse limit: larger files export nothing
+# Shell scripts and documents searched for launch commands (Project.launch_commands), at most so many.
+_LAUNCH_DOCUMENTS = (".sh", ".bash", ".slurm", ".md", ".rst", ".yaml", ".yml")
+MAX_LAUNCH_DOCUMENTS = 500
 
 
 _DEFINITION = re.compile(r"(?:(?:async[ \t]+)?def[ \t]+(\w+)|class[ \t]+(\w+))")
@@ -640,6 +644,43 @@ class Project:
     def location(self, module: str, line: int) -> str:
         return f"{self.relpaths[module]}:{line}"
 
+    @functools.cached_property
+    def launch_commands(self) -> list[tuple[str, int, str]]:
+        """The commands of the project's shell scripts and documents (README, run.sh, *.md,
+        *.yaml, ...) that run `torch.distributed.launch`: (relative path, line, the command
+        with the lines it continues onto with backslashes)."""
+        found: list[tuple[str, int, str]] = []
+        if self.texts:  # a text linted alone has no folder to look in
+            return found
+        seen = 0
+        for folder, dirs, names in os.walk(self.root):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS and not d.endswith(".egg-info"))
+            for name in sorted(names):
+                if not name.endswith(_LAUNCH_DOCUMENTS) and name != "Makefile":
+                    continue
+                seen += 1
+                if seen > MAX_LAUNCH_DOCUMENTS:
+                    return found
+                path = os.path.join(folder, name)
+                try:
+                    if os.path.getsize(path) > MAX_INDEX_BYTES:
+                        continue
+                    with open(path, encoding="utf-8", errors="replace") as handle:
+                        text = handle.read()
+                except OSError:
+                    continue
+                if "torch.distributed.launch" not in text:
+                    continue
+                lines = text.splitlines()
+                relative = _relative(path, self.root)
+                for index, line in enumerate(lines):
+                    if OLD_LAUNCHER.search(line):
+                        end = index
+                        while end + 1 < len(lines) and end - index < 30 and lines[end].rstrip().endswith("\\"):
+                            end += 1
+                        found.append((relative, index + 1, "\n".join(lines[index : end + 1])))
+        return found
+
     def demo(self, module: str) -> bool:
         """Whether no module imports `module` and none of the project modules it reaches
         through its imports names anything distributed (for ProjectView.single_process)."""
@@ -697,6 +738,28 @@ class ProjectView:
         if _TEST_PATH.search(relative):
             return True
         return bool(facts.get("main")) and not facts["dist"] and self.project.demo(self.module)
+
+    def old_launch_line(self) -> str | None:
+        """Where a shell script or document of the project runs this module's file, or a script
+        that imports it (a parser in `config.py`), with `torch.distributed.launch`
+        ("scripts/run.sh:3"); only documents in the script's folder or above it count."""
+        if not self.project.launch_commands:
+            return None
+        project, program = self.project, self.project.program
+        scripts, pending = {self.module}, [self.module]
+        for _ in range(3):
+            pending = [importer for module in pending for importer in program.importers_of(module) if importer not in scripts]
+            scripts.update(pending)
+        for module in sorted(scripts):
+            relative = project.relpaths[module].replace(os.sep, "/")
+            folder, name = os.path.dirname(relative), os.path.basename(relative)
+            for path, line, command in project.launch_commands:
+                above = os.path.dirname(path.replace(os.sep, "/"))
+                if (not above or folder == above or folder.startswith(above + "/")) and re.search(
+                    rf"(?<![\w.-]){re.escape(name)}\b", command
+                ):
+                    return f"{path}:{line}"
+        return None
 
     def wrapped_parameters(self, key: str | None) -> dict:
         """The parameters of this module's function `key` (`name`, `Class.name`) that some call

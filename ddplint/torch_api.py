@@ -8,6 +8,7 @@ torch 2.x's (`inspect.signature`), keyword-only parameters after the positional 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from typing import TYPE_CHECKING
@@ -124,6 +125,10 @@ COMBINING_COLLECTIVES = frozenset(
         "reduce", "reduce_scatter", "reduce_scatter_tensor",
     )
 )
+
+# The launcher that passed `--local_rank` (since PyTorch 2.0 `--local-rank`), as a script or a
+# command names it: `python -m torch.distributed.launch`, not torchrun's `torch.distributed.launcher` API.
+OLD_LAUNCHER = re.compile(r"torch\.distributed\.launch(?!er)")
 
 # Calls that place gathered results by sample id, so that a padded duplicate lands on its
 # original's slot instead of being counted again (`np.unique`, `torch.unique`,

@@ -10,11 +10,10 @@ from ddplint.analyses.ranks import environment_key, strip_int
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Calls
 from ddplint.semantic import dotted_name
+from ddplint.torch_api import OLD_LAUNCHER
 from ddplint.walk import positions
 
 _ENVIRONMENT_DEFAULT = 'os.environ.get("LOCAL_RANK")'
-# `torch.distributed.launch`, not torchrun's `torch.distributed.launcher` API.
-_OLD_LAUNCHER = re.compile(r"torch\.distributed\.launch(?!er)")
 _GROUPS = frozenset({"add_argument_group", "add_mutually_exclusive_group"})
 
 
@@ -349,6 +348,7 @@ class LocalRankArgument(Rule):
         self._from_environment = False  # it sets `x.local_rank` from LOCAL_RANK
         self._deepspeed = False  # it calls DeepSpeed, whose launcher passes `--local_rank`
         self._old_launcher: bool | None = None  # it names torch.distributed.launch
+        self._launch_line: str | None = None  # where the project launches it so ("run.sh:3")
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -400,11 +400,15 @@ class LocalRankArgument(Rule):
 
     def _launched_by_old_launcher(self) -> bool:
         """The file names `torch.distributed.launch` (a usage line in its docstring, a comment,
-        a command it builds): on PyTorch >= 2.0 that launcher passes `--local-rank=N`, which
-        the parser rejects, whether or not the value is read. (Asked only of files with an
-        option to report, so rendering the module's text is rare.)"""
+        a command it builds), or a shell script or document of the project launches this file
+        with it: on PyTorch >= 2.0 that launcher passes `--local-rank=N`, which the parser
+        rejects, whether or not the value is read. (Asked only of files with an option to
+        report, so rendering the module's text is rare.)"""
         if self._old_launcher is None:
-            self._old_launcher = _OLD_LAUNCHER.search(self.model.module.code) is not None
+            self._old_launcher = OLD_LAUNCHER.search(self.model.module.code) is not None
+            project = self.model.project
+            self._launch_line = project.old_launch_line() if project is not None else None
+            self._old_launcher |= self._launch_line is not None
         return self._old_launcher
 
     @staticmethod
@@ -445,7 +449,8 @@ class LocalRankArgument(Rule):
                 fixed = with_keyword_argument(node.with_changes(args=args), "default", _with_environment_fallback(None, quote))
         else:
             fixed = node.with_changes(args=args)
-        self.report(node, replace={node: self._fitted(node, fixed)}, imports=imports)
+        launched = f" ({self._launch_line} launches this script with torch.distributed.launch)" if self._launch_line else ""
+        self.report(node, self.message + launched, replace={node: self._fitted(node, fixed)}, imports=imports)
 
     def _fitted(self, node: cst.Call, fixed: cst.Call) -> cst.Call:
         """`fixed`, its arguments wrapped as black wraps them when the line would pass the
