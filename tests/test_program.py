@@ -1,0 +1,127 @@
+"""The program model (ddplint/model/program.py): DDP models, objects and loaders followed across
+functions and modules; what it cannot see (a module that does not parse, circular and star
+imports, importlib, exec) leaves it answering "unknown", never crashing or inventing a value."""
+
+from __future__ import annotations
+
+import ast
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ddplint import project
+from ddplint.model.program import Instance, Origin, summarize
+
+_WRAP = "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+
+
+def _project(tmp_path, modules: dict[str, str]):
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    for name, text in modules.items():
+        (tmp_path / "pkg" / f"{name}.py").write_text(text)
+    return project.build(str(tmp_path))
+
+
+def test_a_parameter_a_helper_is_handed_is_a_ddp_model_with_the_place_that_makes_it_so(tmp_path):
+    index = _project(tmp_path, {
+        "main": _WRAP + "from pkg.engine import train\n\ndef main(net):\n    model = DDP(net)\n    train(model, 4)\n",
+        "engine": "def train(model, steps):\n    step(model)\n\ndef step(net):\n    return net\n",
+    })
+    program = index.program
+    assert program.parameters[("pkg.engine", "train")]["model"] == Origin("pkg/main.py:5", "pkg/main.py:6")
+    # handed on: the origin stays the wrap, the call is the one that hands it on
+    assert program.parameters[("pkg.engine", "step")]["net"] == Origin("pkg/main.py:5", "pkg/engine.py:2")
+    assert ("pkg.engine", "step") in program.results
+
+
+def test_the_inner_model_and_other_values_are_not_ddp_models(tmp_path):
+    index = _project(tmp_path, {
+        "main": _WRAP + "from pkg.engine import train\n\ndef main(net, args):\n    model = DDP(net)\n"
+        "    train(model.module, 1)\n    train(args.model, 2)\n    model = net\n    train(model, 3)\n",
+        "engine": "def train(model, steps):\n    pass\n",
+    })
+    assert index.program.wrapped(index.program.parameters, ("pkg.engine", "train")) == {}
+
+
+def test_objects_of_project_classes_reach_their_methods(tmp_path):
+    index = _project(tmp_path, {
+        "main": _WRAP + "from pkg.scaler import Scaler\nfrom pkg.engine import train\n\n"
+        "def main(net):\n    train(DDP(net), Scaler())\n",
+        "scaler": "class Scaler:\n    def __call__(self, loss, optimizer, update=True):\n        loss.backward()\n"
+        "        if update:\n            optimizer.step()\n",
+        "engine": "def train(model, scaler):\n    scaler(model(1), None)\n",
+    })
+    program = index.program
+    assert isinstance(program.parameters[("pkg.engine", "train")]["scaler"], Instance)
+    helper = program.callee_summary("pkg.engine", "train", None, "scaler")
+    assert helper["backward"] and helper["gates"] == ["update"] and helper["bound"]
+
+
+def test_a_collective_reached_through_helpers_names_its_place(tmp_path):
+    index = _project(tmp_path, {
+        "metrics": "import torch.distributed as dist\n\nclass Meter:\n    def sync(self):\n        dist.all_reduce(self.t)\n",
+        "main": "import torch.distributed as dist\nfrom pkg import metrics\n\n"
+        "def evaluate(loader):\n    meter = metrics.Meter()\n    for x in loader:\n        pass\n    meter.sync()\n",
+    })
+    program = index.program
+    assert program.combines("pkg.main", "evaluate", None, "metrics.Meter().sync") == "all_reduce at pkg/metrics.py:5"
+    assert program.combines("pkg.main", "evaluate", None, "print") is None
+
+
+_PIECES = [
+    "import pkg.{other} as other\n",
+    "from pkg.{other} import *\n",
+    "from pkg.{other} import helper, Trainer\n",
+    "import importlib\nother = importlib.import_module('pkg.{other}')\n",
+    "other = __import__('pkg.{other}')\n",
+    "exec('model = DDP(net)')\n",
+    _WRAP,
+    "def helper(model, loader):\n    for x in loader:\n        model(x).backward()\n    return model\n",
+    "def main(net, loader):\n    model = DDP(net)\n    helper(model, loader)\n    other.helper(model, loader)\n",
+    "class Trainer:\n    def __init__(self, model):\n        self.model = model\n    def fit(self, x):\n        return self.model(x)\n",
+    "def build(net):\n    return Trainer(DDP(net))\n",
+    "def loop(model):\n    return loop(model)\n",
+    "def broken(:\n",
+    "x = (\n",
+    "model = helper(build(1), [])\n",
+]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=6), min_size=1, max_size=4))
+def test_random_projects_of_these_pieces_never_crash_the_model_or_a_lint(tmp_path_factory, layout):
+    from ddplint.engine import SourceError, analyse
+    from ddplint.rules import all_rules
+
+    root = tmp_path_factory.mktemp("project")
+    names = [f"m{i}" for i in range(len(layout))]
+    texts = {
+        name: "".join(piece.format(other=names[(i + 1) % len(names)]) for piece in pieces)
+        for i, (name, pieces) in enumerate(zip(names, layout))
+    }
+    index = _project(root, texts)
+    program = index.program
+    for (module, key), values in program.parameters.items():  # every answer names a module it read
+        assert module in index.modules and program.summary(module) is not None
+        assert all(isinstance(v, (Origin, Instance)) for v in values.values())
+    for name, text in texts.items():
+        view = index.view(str(root / "pkg" / f"{name}.py"))
+        view.hints()
+        try:
+            analyse(text, str(root / "pkg" / f"{name}.py"), all_rules(), project=view)
+        except SourceError:
+            pass  # a module that does not parse is reported as such, and the others still run
+
+
+def test_summaries_of_odd_code_are_plain_data():
+    tree = ast.parse(
+        "class A(B.C, metaclass=M):\n    async def f(self, *a, x, **k):\n        async with g() as (p, q):\n"
+        "            self.y: int = h(x)\n        return [self.y]\n    @staticmethod\n    def s(z):\n        match z:\n"
+        "            case 1:\n                return z\n"
+    )
+    summary = summarize(tree)
+    assert summary["classes"]["A"]["bases"] == ["B.C"]
+    assert summary["functions"]["A.f"]["sets"] == {"y": ["call", "h", 4]}
+    assert not summary["functions"]["A.s"]["method"]
