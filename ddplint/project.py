@@ -144,6 +144,8 @@ def module_facts(text: str, scan: TextScan | None = None) -> dict:
     cuda_text = scan.has("cuda")
     class_text = scan.has("DataLoader") or "Sampler" in text
     sampler_text = scan.has("DistributedSampler") and "DistributedSampler(" in text
+    if sampler_text:
+        facts["samplers"] = True  # where the program model starts reading, as for "ddp"
     # A generator that re-iterates its argument in an endless loop (`cycle(dl)`).
     endless_text = "yield" in text and any(loop in text for loop in _ENDLESS_LOOPS)
     pending: list[tuple[str, int, str]] = []  # functions that may call a CUDA helper
@@ -575,6 +577,8 @@ class Project:
     shared: dict[str, list[str]] = field(default_factory=dict, repr=False)
     # Module name -> its text, for modules that are not files (`alone`): the program reads these.
     texts: dict[str, str] = field(default_factory=dict, repr=False)
+    # The index's cache file, if any: the program keeps its summaries beside it.
+    cache_path: str | None = field(default=None, repr=False)
     _views: dict[str, ProjectView] = field(default_factory=dict, repr=False)
     _memo: dict = field(default_factory=dict, repr=False)
 
@@ -1177,7 +1181,7 @@ def build(root: str, cache_folder: str | None = None, files: list[str] | None = 
             shared.setdefault(name, []).append(unique)
     if cache_path is not None and fresh != entries:
         _save(cache_folder, cache_path, fresh)  # type: ignore[arg-type]
-    return Project(root, modules, relpaths, names=names, searched=searched, shared=shared)
+    return Project(root, modules, relpaths, names=names, searched=searched, shared=shared, cache_path=cache_path)
 
 
 def _relative(path: str, root: str) -> str:

@@ -26,13 +26,14 @@ saying nothing. At most MAX_MODULES modules are read; what lies beyond is unknow
 from __future__ import annotations
 
 import ast
+import json
 import os
 from dataclasses import dataclass, replace
 
 from ddplint.prefilter.screens import dotted
 from ddplint.torch_api import COMBINING_COLLECTIVES, DDP, DEDUPLICATING_METHODS
 
-MAX_MODULES = 400  # modules read per run: past this, what a value would reach is unknown
+MAX_MODULES = 200  # modules read per run: past this, what a value would reach is unknown
 MAX_ROUNDS = 12  # rounds of the fixed point; a chain of helpers deeper than this is unknown
 _CONTROL_FIELDS = frozenset(("body", "orelse", "finalbody", "handlers", "cases"))
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -240,12 +241,53 @@ class Program:
         self.parameters: dict[tuple[str, str], dict[str, Origin]] = {}
         self.attributes: dict[tuple[str, str], dict[str, Origin]] = {}
         self.results: dict[tuple[str, str], Origin] = {}
+        # While set, no new module is read: objects of project classes are followed only
+        # into modules a DDP model or sampler already led to (it bounds the reading).
+        self._reading_closed = False
+        self._evaluations: dict[tuple, tuple[str, str, str] | None] = {}
+        self._deduplicating: dict[tuple[str, str], bool] = {}
+        self._cached, self._fresh = self._load_cache()
         for name, facts in project.modules.items():
-            if facts.get("ddp") or facts["dist"]:  # where DDP models and samplers start
+            if facts.get("ddp") or facts.get("samplers"):  # where DDP models and samplers start
                 self.summary(name)
         self._solve()
+        self._save_cache()
+
+    # -- the summaries' cache, beside the index's: a warm run reads no module's ast ------
+
+    def _cache_file(self) -> str | None:
+        path = self.project.cache_path
+        return path[: -len(".json")] + "-program.json" if path and path.endswith(".json") else None
+
+    def _load_cache(self) -> tuple[dict, dict]:
+        path = self._cache_file()
+        if path is None:
+            return {}, {}
+        try:
+            with open(path, encoding="utf-8") as handle:
+                loaded = json.load(handle)
+        except (OSError, ValueError):
+            return {}, {}
+        return (loaded if isinstance(loaded, dict) else {}), {}
+
+    def _save_cache(self) -> None:
+        path = self._cache_file()
+        if path is not None and self._fresh:
+            from ddplint.project import _save
+
+            _save(os.path.dirname(path), path, {**self._cached, **self._fresh})
 
     # -- reading -------------------------------------------------------------------------
+
+    def _stamp(self, module: str) -> list | None:
+        """The file's size and mtime, which a cached summary must match; None for a text."""
+        if module in self.project.texts or self.project.cache_path is None:
+            return None
+        try:
+            info = os.stat(os.path.join(self.project.root, self.project.relpaths[module]))
+        except OSError:
+            return None
+        return [info.st_size, info.st_mtime_ns]
 
     def _read_file(self, module: str) -> str | None:
         if module in self.project.texts:
@@ -259,16 +301,24 @@ class Program:
     def summary(self, module: str) -> dict | None:
         if module in self._summaries:
             return self._summaries[module]
+        if self._reading_closed:
+            return None
         if len(self._summaries) >= MAX_MODULES:
             self.complete = False
             return None
-        found = None
-        text = self._read(module)
-        if text is not None:
-            try:
-                found = summarize(ast.parse(text))
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                found = None  # a module that does not parse hides what it does: unknown
+        found, stamp = None, self._stamp(module)
+        entry = self._cached.get(self.project.relpaths[module]) if stamp is not None else None
+        if entry is not None and entry.get("stamp") == stamp:
+            found = entry["summary"]
+        else:
+            text = self._read(module)
+            if text is not None:
+                try:
+                    found = summarize(ast.parse(text))
+                except (SyntaxError, ValueError, RecursionError, MemoryError):
+                    found = None  # a module that does not parse hides what it does: unknown
+            if stamp is not None:
+                self._fresh[self.project.relpaths[module]] = {"stamp": stamp, "summary": found}
         self._summaries[module] = found
         self._order.append(module)
         return found
@@ -431,7 +481,9 @@ class Program:
             named = [(k, self.evaluate(module, key, s)) for k, s in keywords.items()]
             if not any(v for _, v in passed) and not any(v for _, v in named):
                 continue
+            self._reading_closed = not any(isinstance(v, Origin) for _, v in (*passed, *named))
             target = self.resolve(module, callee, function["class"])
+            self._reading_closed = False
             if target is None:
                 continue
             target_module, target_key, bound = target
@@ -558,13 +610,20 @@ class Program:
         name = keyword if keyword in params else params[index] if index is not None and index < len(params) else None
         if name is None:
             return None
-        if self._deduplicates(target[0], target[1], record):
-            return None  # padded duplicates land on their originals' slots
+        memo_key = (target[0], target[1], name)
+        if memo_key not in self._evaluations:
+            self._evaluations[memo_key] = None  # a recursion through it finds nothing more
+            self._evaluations[memo_key] = self._evaluates(target, record, name, depth)
+        return self._evaluations[memo_key]
+
+    def _evaluates(self, target: tuple[str, str, bool], record: dict, name: str, depth: int):
         for line, _, iterated, trains in record["loops"]:
             if name in iterated and not trains:
                 for inner, at in record["invocations"]:
                     where = self.combines(target[0], target[1], record["class"], inner) if at >= line else None
                     if where is not None:
+                        if self._deduplicates(target[0], target[1], record):
+                            return None  # padded duplicates land on their originals' slots
                         if where == "here":
                             where = f"{inner.rpartition('.')[2]} at {self.location(target[0], at)}"
                         return target[1], self.location(target[0], line), where
@@ -582,6 +641,13 @@ class Program:
         """Whether function `key` (or a project helper it calls) places results by sample id
         (torch_api.DEDUPLICATING_METHODS): a COCO evaluator merging by image id, features
         index_copy_'d into a dataset-sized tensor."""
+        if (module, key) in self._deduplicating:
+            return self._deduplicating[(module, key)]
+        self._deduplicating[(module, key)] = False  # a recursion through it finds nothing more
+        found = self._deduplicating[(module, key)] = self._finds_deduplication(module, key, record, depth)
+        return found
+
+    def _finds_deduplication(self, module: str, key: str, record: dict, depth: int) -> bool:
         for callee, _ in record["invocations"]:
             if callee.rpartition(".")[2] in DEDUPLICATING_METHODS:
                 return True
@@ -599,6 +665,13 @@ class Program:
         summary = self._summaries.get(module)
         if summary is None:
             return False
+        self._reading_closed = True  # asked of every module's hints: only what is read already
+        try:
+            return self._hands_to_evaluation(module, summary)
+        finally:
+            self._reading_closed = False
+
+    def _hands_to_evaluation(self, module: str, summary: dict) -> bool:
         return any(
             self.evaluation(module, key, function["class"], callee, index, None) is not None
             for key, function in summary["functions"].items()
