@@ -476,12 +476,14 @@ class Program:
 
     def _step(self, module: str, key: str, function: dict) -> bool:
         changed = False
+        builds_samplers = bool(self.project.modules[module].get("samplers"))
         for callee, args, keywords, line in function["calls"]:
             passed = [(i, self.evaluate(module, key, s)) for i, s in enumerate(args)]
             named = [(k, self.evaluate(module, key, s)) for k, s in keywords.items()]
             if not any(v for _, v in passed) and not any(v for _, v in named):
                 continue
-            self._reading_closed = not any(isinstance(v, Origin) for _, v in (*passed, *named))
+            # Read on where a DDP model goes, or from a module that builds a sampler (its loaders).
+            self._reading_closed = not any(isinstance(v, Origin) for _, v in (*passed, *named)) and not builds_samplers
             target = self.resolve(module, callee, function["class"])
             self._reading_closed = False
             if target is None:
@@ -562,14 +564,14 @@ class Program:
             value = self.parameters.get((module, key), {}).get(head) if key else None
         if isinstance(value, Instance) and "." not in rest:
             return self._method(value, rest or "__call__")
-        return self.resolve(module, callee, cls) if module in self._summaries else None
+        return self.resolve(module, callee, cls)
 
     def combines(self, module: str, key: str | None, cls: str | None, callee: str, depth: int = 0) -> str | None:
         """Where calling `callee` in function `key` combines results across ranks: the place of
         the collective (`all_reduce` at utils.py:44) it reaches through project helpers, or None.
         A method called on an object of unknown class (`meter.sync()` in a loop over meters)
         is looked for among the classes of the caller's module."""
-        if depth > 4 or module not in self._summaries:
+        if depth > 4 or self.summary(module) is None:
             return None
         memo_key = (module, key, cls, callee)
         if memo_key in self._combines:
@@ -665,7 +667,8 @@ class Program:
         summary = self._summaries.get(module)
         if summary is None:
             return False
-        self._reading_closed = True  # asked of every module's hints: only what is read already
+        # Asked of every module's hints: only a module that builds samplers reads on (its loaders' helpers).
+        self._reading_closed = not self.project.modules[module].get("samplers")
         try:
             return self._hands_to_evaluation(module, summary)
         finally:
