@@ -20,6 +20,9 @@ def pytest_configure(config):
     )
 
 
+# tryfirst: xdist's own hook turns the group mark into the node id's "@harness" suffix, which is
+# what keeps the group on one worker; run after it, the mark came too late and did nothing.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     # Launches of real DDP jobs run one after another on one xdist worker: they measure
     # /dev/shm files and processes, and two jobs at once on 2 cores only slow each other.
