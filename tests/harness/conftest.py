@@ -20,16 +20,15 @@ def pytest_configure(config):
     )
 
 
-# tryfirst: xdist's own hook turns the group mark into the node id's "@harness" suffix, which is
-# what keeps the group on one worker; run after it, the mark came too late and did nothing.
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config, items):
+def pytest_itemcollected(item):
     # Launches of real DDP jobs run one after another on one xdist worker: they measure
     # /dev/shm files and processes, and two jobs at once on 2 cores only slow each other.
-    for item in items:
-        if HERE in Path(str(item.fspath)).resolve().parents:
-            item.add_marker(pytest.mark.xdist_group("harness"))
-            item.add_marker(pytest.mark.harness)
+    # Marked as each test is collected, before xdist turns the group mark into the node id's
+    # "@harness" suffix in its pytest_collection_modifyitems (a mark added in that hook may
+    # come after xdist's, and then does nothing).
+    if HERE in Path(str(item.fspath)).resolve().parents:
+        item.add_marker(pytest.mark.xdist_group("harness"))
+        item.add_marker(pytest.mark.harness)
 
 
 class Installed:
