@@ -13,6 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from ddplint.rules.ddp002_lambda_default_factory import LambdaDefaultFactory
+from ddplint_test_support import needs_torch
 
 
 def _vocab(module, tmp_path):
@@ -71,6 +72,9 @@ PROBES = {
     14: lambda module, tmp_path: [module.UNK_VOCAB],
 }
 FIXED = [(index, example) for index, example in enumerate(LambdaDefaultFactory.flagged_examples) if example.fixed]
+# The examples that import torch run only where it is installed.
+FIXED_PARAMS = [pytest.param(index, example, id=f"flagged-{index}", marks=[needs_torch] if "torch" in example.code else [])
+                for index, example in FIXED]
 
 
 def test_every_golden_fix_has_a_probe():
@@ -104,7 +108,7 @@ def _same_value(left, right):
         assert left.default_factory is right.default_factory or left.default_factory() == right.default_factory()
 
 
-@pytest.mark.parametrize("index, example", FIXED, ids=[f"flagged-{index}" for index, _ in FIXED])
+@pytest.mark.parametrize("index, example", FIXED_PARAMS)
 def test_fixed_defaultdict_pickles_and_returns_the_same_defaults(index, example, modules, tmp_path):
     originals = PROBES[index](modules(example.code, f"ddp002_original_{index}"), tmp_path)
     fixed = PROBES[index](modules(example.fixed, f"ddp002_fixed_{index}"), tmp_path)

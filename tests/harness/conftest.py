@@ -1,5 +1,6 @@
 import os
 import shutil
+import site
 import subprocess
 import sys
 from pathlib import Path
@@ -19,18 +20,21 @@ def pytest_configure(config):
     )
 
 
-def pytest_collection_modifyitems(config, items):
+def pytest_itemcollected(item):
     # Launches of real DDP jobs run one after another on one xdist worker: they measure
     # /dev/shm files and processes, and two jobs at once on 2 cores only slow each other.
-    for item in items:
-        if HERE in Path(str(item.fspath)).resolve().parents:
-            item.add_marker(pytest.mark.xdist_group("harness"))
-            item.add_marker(pytest.mark.harness)
+    # Marked as each test is collected, before xdist turns the group mark into the node id's
+    # "@harness" suffix in its pytest_collection_modifyitems (a mark added in that hook may
+    # come after xdist's, and then does nothing).
+    if HERE in Path(str(item.fspath)).resolve().parents:
+        item.add_marker(pytest.mark.xdist_group("harness"))
+        item.add_marker(pytest.mark.harness)
 
 
 class Installed:
     """ddplint installed from a wheel built from this checkout, in a fresh virtual environment
-    (with the system's site-packages, so that torch is not installed again)."""
+    that also sees the packages of the environment running the tests (torch is not installed
+    again)."""
 
     def __init__(self, venv: Path) -> None:
         self.bin = venv / "bin"
@@ -55,11 +59,24 @@ def installed(tmp_path_factory) -> Installed:
                     str(work / "dist"), str(src)], check=True, capture_output=True)
     (wheel,) = (work / "dist").glob("ddplint-*.whl")
     venv = work / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    see_site_packages_of_this_environment(venv)
     subprocess.run([str(venv / "bin" / "python"), *pip[1:], "install", "--no-deps", "--no-index",
                     str(wheel)], check=True, capture_output=True)
     shutil.rmtree(src)
     return Installed(venv)
+
+
+def see_site_packages_of_this_environment(venv: Path) -> None:
+    """Put this environment's site-packages after `venv`'s own on its path. Not
+    `venv --system-site-packages`: run from a virtual environment, that gives the base
+    interpreter's packages, not this environment's (where torch is)."""
+    outer = site.getsitepackages()
+    if site.ENABLE_USER_SITE:
+        outer.append(site.getusersitepackages())
+    purelib = subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+    Path(purelib, "_ddplint_outer_site.pth").write_text("".join(f"{path}\n" for path in outer))
 
 
 @pytest.fixture
