@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from ddplint.prefilter.screens import dotted
 from ddplint.torch_api import COMBINING_COLLECTIVES, DDP, DEDUPLICATING_METHODS
 
-MAX_MODULES = 200  # modules read per run: past this, what a value would reach is unknown
+MAX_MODULES = 150  # modules read per run: past this, what a value would reach is unknown
 MAX_ROUNDS = 12  # rounds of the fixed point; a chain of helpers deeper than this is unknown
 _CONTROL_FIELDS = frozenset(("body", "orelse", "finalbody", "handlers", "cases"))
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -328,7 +328,7 @@ class Program:
             self._importers = {}
             for name, facts in self.project.modules.items():
                 view = self.project.module_view(name)
-                for origin in set(facts["imports"].values()):
+                for origin in sorted(set(facts["imports"].values())):  # sorted: the same solution every run
                     found = self.split(view.absolute(origin), name)
                     if found is not None and found[0] != name:
                         self._importers.setdefault(found[0], []).append(name)
