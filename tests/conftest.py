@@ -6,6 +6,9 @@ import pytest
 
 from ddplint_test_support import cli_env
 
+# tests/data holds projects to lint (their tests/ folders included), not tests to run.
+collect_ignore = ["data"]
+
 
 class Runner:
     """Runs `ddplint` or `flake8` as a user would, as a subprocess, in a folder."""

@@ -231,7 +231,8 @@ def test_ddp001s_crash_at_import_is_blamed_on_ddp001_alone(tmp_path):
 def test_ddp012_is_judged_where_args_local_rank_is_used(tmp_path):
     """Issue 27, 1: the script sets args.local_rank from LOCAL_RANK right after parsing and
     works under torchrun: not CONFIRMED. What torch.distributed.launch's --local-rank=N would
-    do to the parser is reported."""
+    do to the parser is reported. (It sets it through setattr, which the linter does not
+    follow, so that DDP012 still reports the option: a plain assignment it would see.)"""
     report, by_finding, text = _verify_here(tmp_path, {"train.py": """
         import argparse
         import os
@@ -245,7 +246,7 @@ def test_ddp012_is_judged_where_args_local_rank_is_used(tmp_path):
             parser.add_argument("--local_rank", type=int, default=0)
             parser.add_argument("--steps", type=int, default=2)
             args = parser.parse_args()
-            args.local_rank = int(os.environ["LOCAL_RANK"])
+            setattr(args, "local_rank", int(os.environ["LOCAL_RANK"]))
             dist.init_process_group("gloo")
             device = torch.device("cpu", args.local_rank)
             for _ in range(args.steps):
