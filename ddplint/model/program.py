@@ -230,14 +230,12 @@ class Program:
 
     def __init__(self, project, read=None) -> None:
         self.project = project
-        self._ddp = DDP.spellings
         self._read = read or self._read_file
         self._summaries: dict[str, dict | None] = {}
         self._order: list[str] = []
         self._importers: dict[str, list[str]] | None = None
         self._receivers: set[str] | None = None
         self._combines: dict[tuple, str | None] = {}
-        self.complete = True  # False once MAX_MODULES or MAX_ROUNDS cut the solution short
         self.parameters: dict[tuple[str, str], dict[str, Origin]] = {}
         self.attributes: dict[tuple[str, str], dict[str, Origin]] = {}
         self.results: dict[tuple[str, str], Origin] = {}
@@ -304,7 +302,6 @@ class Program:
         if self._reading_closed:
             return None
         if len(self._summaries) >= MAX_MODULES:
-            self.complete = False
             return None
         found, stamp = None, self._stamp(module)
         entry = self._cached.get(self.project.relpaths[module]) if stamp is not None else None
@@ -401,7 +398,7 @@ class Program:
         """Whether calling `dotted` in `module` builds a DDP model: DDP itself, or a project
         class derived from it."""
         qualified = self._qualify(module, dotted)
-        if qualified in self._ddp:
+        if qualified in DDP:
             return True
         summary = self.summary(module)
         if summary is None or depth > 8:
@@ -472,7 +469,6 @@ class Program:
                     changed |= self._step(module, key, function)
             if not changed:
                 return
-        self.complete = False
 
     def _step(self, module: str, key: str, function: dict) -> bool:
         changed = False
