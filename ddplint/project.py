@@ -706,6 +706,23 @@ class Project:
         return True
 
 
+def _names_script(directory: str, relative: str, folder: str, document_folder: str) -> bool:
+    """Whether a launch command's script path (its `directory` part, then the file name) names
+    the project file `relative`, for a command written in a document in `document_folder`."""
+    directory = re.sub(r"^(?:\$\{?\w+\}?/|\./)+", "", directory).lstrip("/")
+    if directory and "$" not in directory:
+        return relative == directory + os.path.basename(relative) or relative.endswith("/" + directory + os.path.basename(relative))
+    if directory:
+        return False
+    inside = os.path.dirname(document_folder)
+    return (
+        not document_folder
+        or folder == document_folder
+        or folder.startswith(document_folder + "/")
+        or folder == inside
+    )
+
+
 class ProjectView:
     """The project seen from one module: resolves the names its semantic model qualifies."""
 
@@ -743,27 +760,50 @@ class ProjectView:
             return True
         return bool(facts.get("main")) and not facts["dist"] and self.project.demo(self.module)
 
-    def old_launch_line(self) -> str | None:
-        """Where a shell script or document of the project runs this module's file, or a script
-        that imports it (a parser in `config.py`), with `torch.distributed.launch`
-        ("scripts/run.sh:3"); only documents in the script's folder or above it count."""
-        if not self.project.launch_commands:
-            return None
-        project, program = self.project, self.project.program
+    @functools.cached_property
+    def users(self) -> list[str]:
+        """This module and the modules importing it, up to three imports away: the scripts a
+        parser or helper defined here runs in (sorted)."""
+        program = self.project.program
         scripts, pending = {self.module}, [self.module]
         for _ in range(3):
             pending = [importer for module in pending for importer in program.importers_of(module) if importer not in scripts]
             scripts.update(pending)
-        for module in sorted(scripts):
+        return sorted(scripts)
+
+    def old_launch_line(self) -> str | None:
+        """Where a shell script or document of the project runs this module's file, or a script
+        that imports it (a parser in `config.py`), with `torch.distributed.launch`
+        ("scripts/run.sh:3"). A command that names the script by a path (`basicsr/train.py`,
+        `$DIR/tools/train.py`) counts from anywhere in the project when the path ends the
+        script's own; a bare name counts from a document in the script's folder, above it, or
+        in a folder right inside it (`docs/`, `scripts/`)."""
+        if not self.project.launch_commands:
+            return None
+        project = self.project
+        for module in self.users:
             relative = project.relpaths[module].replace(os.sep, "/")
             folder, name = os.path.dirname(relative), os.path.basename(relative)
+            named = re.compile(rf"(?<![\w.-])((?:[\w.$/{{}}-]*/)?){re.escape(name)}(?![\w.-])")
             for path, line, command in project.launch_commands:
                 above = os.path.dirname(path.replace(os.sep, "/"))
-                if (not above or folder == above or folder.startswith(above + "/")) and re.search(
-                    rf"(?<![\w.-]){re.escape(name)}\b", command
-                ):
-                    return f"{path}:{line}"
+                for match in named.finditer(command):
+                    if _names_script(match.group(1), relative, folder, above):
+                        return f"{path}:{line}"
         return None
+
+    def attribute_uses(self, attribute: str) -> tuple[str | None, bool]:
+        """Across `users`: where a module reads `<x>.<attribute>` ("train.py:40", the first such
+        module), and whether one assigns it from the environment variable named like it in
+        capitals (`args.local_rank = int(os.environ["LOCAL_RANK"])`)."""
+        program = self.project.program
+        read, from_environment = None, False
+        for module in self.users:
+            line, environment = program.attribute_uses(module, attribute)
+            if read is None and line is not None:
+                read = self.project.location(module, line)
+            from_environment |= environment
+        return read, from_environment
 
     def wrapped_parameters(self, key: str | None) -> dict:
         """The parameters of this module's function `key` (`name`, `Class.name`) that some call

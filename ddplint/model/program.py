@@ -331,6 +331,29 @@ class Program:
                         self._importers.setdefault(found[0], []).append(name)
         return self._importers.get(module, [])
 
+    def attribute_uses(self, module: str, attribute: str) -> tuple[int | None, bool]:
+        """The first line where `module` reads `<x>.<attribute>`, and whether it assigns it from the
+        environment variable of the same name in capitals. Read on demand (a rule asks this of
+        few modules), not summarised; a module that does not parse reads and assigns nothing."""
+        text = self._read(module)
+        try:
+            tree = ast.parse(text) if text is not None else None
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            tree = None
+        if tree is None:
+            return None, False
+        variable, read, from_environment = attribute.upper(), None, False
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr == attribute and isinstance(node.ctx, ast.Load):
+                read = node.lineno if read is None else min(read, node.lineno)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if any(isinstance(target, ast.Attribute) and target.attr == attribute for target in targets):
+                    from_environment |= any(
+                        isinstance(part, ast.Constant) and part.value == variable for part in ast.walk(node.value)
+                    )
+        return read, from_environment
+
     # -- names ---------------------------------------------------------------------------
 
     def _qualify(self, module: str, dotted: str) -> str | None:

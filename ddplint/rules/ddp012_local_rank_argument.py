@@ -64,23 +64,30 @@ class LocalRankArgument(Rule):
     (or `required=True` stops every rank at start).
 
     Fires when a parser accepts `--local_rank` but not `--local-rank`, nothing else gives
-    the argument torchrun's value, and the file shows that the missing value matters.
+    the argument torchrun's value, and the program shows that the missing value matters.
 
     Flagged: an `add_argument` call whose option strings include `--local_rank` but not
     `--local-rank`, when no other `add_argument` of the same parser (or of a group of it)
     declares `--local-rank` and the default does not read `LOCAL_RANK` already
-    (`default=int(os.environ.get("LOCAL_RANK", 0))` works under torchrun), and either the
-    option is `required=True` (torchrun's ranks stop at parsing) or the file reads a parsed
-    `local_rank` (`args.local_rank`, `getattr(args, "local_rank")`) and never sets one from
-    `LOCAL_RANK` (`args.local_rank = int(os.environ["LOCAL_RANK"])`, also through
-    `os.environ.get("LOCAL_RANK", args.local_rank)`), or the file names `python -m
-    torch.distributed.launch` (in its docstring, a comment, a command): since PyTorch 2.0 that
-    launcher passes `--local-rank=N` and the parser exits ("unrecognized arguments"), read or
-    not. Not flagged otherwise: an option the file never reads, or sets from `LOCAL_RANK`,
-    is harmless under torchrun (it keeps its default and nothing notices); which launcher a
-    project documents elsewhere (its shell scripts, README) is not seen here. Files that call
-    DeepSpeed (`deepspeed.initialize`, `deepspeed.add_config_arguments`) are never flagged:
-    DeepSpeed's launcher passes `--local_rank=N`.
+    (`default=int(os.environ.get("LOCAL_RANK", 0))` works under torchrun), and one of:
+    - the option is `required=True` (torchrun's ranks stop at parsing);
+    - a parsed `local_rank` is read (`args.local_rank`, `getattr(args, "local_rank")`), in
+      this file or in a script that imports it (a parser in `config.py`, read in `train.py`:
+      the message names the read), and none of them sets it from `LOCAL_RANK`
+      (`args.local_rank = int(os.environ["LOCAL_RANK"])`, also through
+      `os.environ.get("LOCAL_RANK", args.local_rank)`);
+    - `python -m torch.distributed.launch` launches the script: the file names it (a usage
+      line, a comment, a command it builds), or a shell script or document of the project
+      runs this script, or one that imports it, with it (a path that ends the script's own
+      from anywhere, a bare file name from the script's folder, above it or a folder right
+      inside it such as `docs/`; the message names the line). Since PyTorch 2.0 that
+      launcher passes `--local-rank=N` and the parser exits ("unrecognized arguments"), read
+      or not.
+    Not flagged otherwise: an option nothing reads, or that is set from `LOCAL_RANK`, is
+    harmless under torchrun (it keeps its default and nothing notices). Files that call
+    DeepSpeed (`deepspeed.initialize`, `deepspeed.add_config_arguments`) are flagged only where
+    the project documents launching them with `torch.distributed.launch`: DeepSpeed's own
+    launcher passes `--local_rank=N`.
     Fix (safe): add `"--local-rank"` as the first option string. argparse takes `dest` from
     the first long option with `-` turned into `_`, so it is still `args.local_rank`, and both
     spellings are accepted. The default becomes `os.environ.get("LOCAL_RANK", <old
@@ -349,6 +356,8 @@ class LocalRankArgument(Rule):
         self._deepspeed = False  # it calls DeepSpeed, whose launcher passes `--local_rank`
         self._old_launcher: bool | None = None  # it names torch.distributed.launch
         self._launch_line: str | None = None  # where the project launches it so ("run.sh:3")
+        self._missed: bool | None = None  # the parsed value is read and not set from LOCAL_RANK
+        self._reader: str | None = None  # where another module reads it ("train.py:40")
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -390,13 +399,33 @@ class LocalRankArgument(Rule):
         return self.model.frame.key, dotted_name(receiver)
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        if self._deepspeed:
-            return
         pending = [node for node, parser in self._pending if parser not in self._hyphenated]
-        value_missed = self._read and not self._from_environment
+        if not pending:
+            return
+        if self._deepspeed:
+            # DeepSpeed's launcher passes `--local_rank=N`, unless the project documents
+            # launching this script with torch.distributed.launch itself.
+            if self._launched_by_old_launcher() and self._launch_line is not None:
+                for node in pending:
+                    self._report(node)
+            return
         for node in pending:
-            if value_missed or self._required(node) or self._launched_by_old_launcher():
+            if self._value_missed() or self._required(node) or self._launched_by_old_launcher():
                 self._report(node)
+
+    def _value_missed(self) -> bool:
+        """A parsed `local_rank` is read, by this file or by a script that imports its parser
+        (`config.local_rank` in `train.py`), and none of them sets it from `LOCAL_RANK`."""
+        if self._missed is None:
+            read, from_environment = self._read, self._from_environment
+            project = self.model.project
+            if project is not None and not from_environment:
+                reader, from_environment = project.attribute_uses("local_rank")
+                if not read and reader is not None and reader.partition(":")[0] != project.project.relpaths[project.module]:
+                    self._reader = reader
+                read = read or reader is not None
+            self._missed = read and not from_environment
+        return self._missed
 
     def _launched_by_old_launcher(self) -> bool:
         """The file names `torch.distributed.launch` (a usage line in its docstring, a comment,
@@ -449,8 +478,13 @@ class LocalRankArgument(Rule):
                 fixed = with_keyword_argument(node.with_changes(args=args), "default", _with_environment_fallback(None, quote))
         else:
             fixed = node.with_changes(args=args)
-        launched = f" ({self._launch_line} launches this script with torch.distributed.launch)" if self._launch_line else ""
-        self.report(node, self.message + launched, replace={node: self._fitted(node, fixed)}, imports=imports)
+        if self._launch_line:
+            where = f" ({self._launch_line} launches this script with torch.distributed.launch)"
+        elif self._reader and not self._required(node):
+            where = f" ({self._reader} reads the parsed local_rank)"
+        else:
+            where = ""
+        self.report(node, self.message + where, replace={node: self._fitted(node, fixed)}, imports=imports)
 
     def _fitted(self, node: cst.Call, fixed: cst.Call) -> cst.Call:
         """`fixed`, its arguments wrapped as black wraps them when the line would pass the
