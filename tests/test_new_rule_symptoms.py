@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,14 @@ MARK = "SYMPTOM "
 
 
 def _launch(script: str) -> tuple[dict, str]:
-    env = dict(os.environ, OMP_NUM_THREADS="1")
+    # torchrun's agent makes a torchelastic_* folder in the temporary directory and leaves
+    # it there: give the job one of its own, removed afterwards.
+    with tempfile.TemporaryDirectory(prefix="ddplint-symptom-") as job_tmp:
+        return _launch_in(script, job_tmp)
+
+
+def _launch_in(script: str, job_tmp: str) -> tuple[dict, str]:
+    env = dict(os.environ, OMP_NUM_THREADS="1", TMPDIR=job_tmp)
     run = subprocess.run(
         [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--standalone",
          str(HERE / script)],
