@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 
 from ddplint.engine import DecodedSource, SourceError, decode, encode
 
-# Folders no one wants linted: tool caches, VCS metadata, virtual environments, build output.
+# Folders no one wants linted: tool caches, VCS metadata, virtual environments, build output,
+# and Jupyter's autosaved copies of notebooks (each finding would be reported twice).
 # `exclude` in the configuration replaces this list; `extend-exclude` adds to it.
 # Not `dist/` (ruff skips it): in DDP code `dist/` is as often the package's distributed-
 # training code (mmengine/dist/) as a folder of built wheels, and wheels hold no .py files.
 DEFAULT_EXCLUDE = (
-    ".bzr/", ".direnv/", ".eggs/", ".git/", ".hg/", ".mypy_cache/", ".nox/", ".pytest_cache/",
+    ".bzr/", ".direnv/", ".eggs/", ".git/", ".hg/", ".ipynb_checkpoints/", ".mypy_cache/", ".nox/", ".pytest_cache/",
     ".ruff_cache/", ".svn/", ".tox/", ".venv/", ".ddplint_cache/", "__pycache__/", "__pypackages__/",
     "_build/", "buck-out/", "build/", "node_modules/", "venv/", "*.egg-info/",
 )

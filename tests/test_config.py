@@ -87,6 +87,7 @@ def test_exclude_replaces_defaults_and_gitignore_is_honoured(run, tmp_path):
             "x_gen.py": LOAD,
             "keep_gen.py": LOAD,
             "build/b.py": LOAD,
+            ".ipynb_checkpoints/c-checkpoint.py": LOAD,
             "sub/.gitignore": "local.py\n",
             "sub/local.py": LOAD,
             "sub/other.py": LOAD,
@@ -94,7 +95,7 @@ def test_exclude_replaces_defaults_and_gitignore_is_honoured(run, tmp_path):
     )
     assert set(_codes_by_file(run("."))) == {"keep_gen.py", "sub/other.py"}
     _write(tmp_path, {"pyproject.toml": '[tool.ddplint]\nexclude = []\nrespect-gitignore = false\n'})
-    assert len(_codes_by_file(run("."))) == 6  # every file, build/ included
+    assert len(_codes_by_file(run("."))) == 7  # every file, build/ and .ipynb_checkpoints/ included
 
 
 def test_strict_mode_flags_every_load_and_keeps_the_cache_apart(run, tmp_path):
