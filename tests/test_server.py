@@ -198,3 +198,35 @@ def test_the_latency_benchmark_runs(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert re.match(r"train.py: 92 lines, 30 finding\(s\), 3 edits: median \d+ ms", result.stdout)
+
+
+def test_cross_module_findings_match_the_cli_and_follow_a_saved_module(tmp_path: Path, monkeypatch) -> None:
+    """The server lints an open module with its project's model: `engine.py` is told where
+    main.py wraps the model, as `ddplint check` says; when main.py is saved without the
+    wrap, engine.py is linted again and the findings go."""
+    import shutil
+
+    root = tmp_path / "engine_module"
+    shutil.copytree(Path(__file__).parent / "data" / "projects" / "engine_module", root)
+    engine, main = root / "detr" / "engine.py", root / "detr" / "main.py"
+    expected = [
+        line.split(": ", 1)[1].split(" ", 1)
+        for line in (root / "expected.txt").read_text().splitlines()
+        if line.startswith("detr/engine.py:")
+    ]
+    monkeypatch.setattr("os.environ", cli_env())
+    with Session(SERVER, root, initialization_options={"debounce": 0}) as session:
+        session.open(engine.as_uri(), engine.read_text())
+        found = session.diagnostics(engine.as_uri())
+        assert sorted((d["code"], d["range"]["start"]["line"] + 1) for d in found) == [("DDP019", 12), ("DDP021", 5)]
+        for (code, where), diagnostic in zip(sorted(expected), sorted(found, key=lambda d: d["code"])):
+            assert diagnostic["code"] == code and where.strip("()") in diagnostic["message"]
+
+        session.open(main.as_uri(), main.read_text())
+        session.diagnostics(main.as_uri())
+        unwrapped = main.read_text().replace("torch.nn.parallel.DistributedDataParallel(model, device_ids=[args.gpu])", "model")
+        main.write_text(unwrapped)
+        version = session.change(main.as_uri(), unwrapped)
+        session.diagnostics(main.as_uri(), version)
+        session.notify("textDocument/didSave", {"textDocument": {"uri": main.as_uri()}})
+        assert session.diagnostics(engine.as_uri()) == []

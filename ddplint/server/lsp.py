@@ -64,10 +64,10 @@ class Linter:
         self._settings: dict[str, tuple] = {}
         self._caches: dict[str, StatementCache] = {}
         self.docs = docs_base()
-        # Hook for the project index (cross-module facts): when it exists, build it here once
-        # and pass it to `analyse`; documents would then be re-linted when a module they
-        # import changes.
-        self.project_index = None
+        # The project model of each root (ddplint.project), built on first use from the files
+        # as saved, and dropped when one of its modules is saved: the CLI and flake8 see the
+        # same cross-module facts. The open document itself is analysed as typed.
+        self._projects: dict[str, object] = {}
 
     def settings(self, path: str):
         from ddplint.config import ConfigError, resolve
@@ -85,15 +85,43 @@ class Linter:
     def forget_settings(self) -> None:
         self._settings.clear()
 
+    def project_view(self, path: str):
+        """(the file's view of its project, or None; a problem building it, or None). Files
+        not saved under a folder (an untitled buffer) are linted alone, as with stdin."""
+        from ddplint.project import build, find_root
+
+        if os.environ.get("DDPLINT_NO_PROJECT") or not os.path.isfile(path):
+            return None, None
+        root = find_root(path)
+        project = self._projects.get(root)
+        if project is None:
+            try:
+                project = build(root, os.path.join(root, ".ddplint_cache"))
+                project.program  # built now, so that a bug in it is reported here
+            except Exception as error:  # a bug in the index: lint the file alone, say so once
+                self._projects[root] = False
+                return None, f"internal error in the project index ({type(error).__name__}: {error}); files are checked alone"
+            self._projects[root] = project
+        return (project.view(path) if project else None), None
+
+    def forget_project(self, path: str) -> None:
+        """A module was saved: the next lint builds its project again (from the cache, for the
+        modules that did not change)."""
+        from ddplint.project import find_root
+
+        self._projects.pop(find_root(path), None)
+
     def lint(self, uri: str, path: str, source: str) -> tuple[list[Diagnostic], str | None]:
         """(findings, problem): a problem is a config error or a file that cannot be checked."""
         from ddplint.engine import RuleCrash, SourceError, analyse
 
         settings, rules, problem = self.settings(path)
         cache = self._caches.setdefault(uri, StatementCache())
+        view, index_problem = self.project_view(path)
+        problem = problem or index_problem
         try:
             analysis = analyse(
-                source, path, settings.rules_for(path, rules), facts=cache.facts(source), parser=cache
+                source, path, settings.rules_for(path, rules), facts=cache.facts(source), parser=cache, project=view
             )
         except SourceError:
             return [], problem  # a half-typed line: the editor's Python support reports it
@@ -273,9 +301,17 @@ def build_server() -> DdplintServer:
     def did_save(ls: DdplintServer, params: types.DidSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
         ls.linter.forget_settings()
-        if not uri.endswith("/pyproject.toml"):
-            ls.cancel(uri)
-            ls.lint_now(uri)
+        if uri.endswith("/pyproject.toml"):
+            return
+        document = ls.workspace.get_text_document(uri)
+        if document.path and document.path.endswith((".py", ".pyi")):
+            # What this module hands the others may have changed their findings too.
+            ls.linter.forget_project(document.path)
+            for other in list(ls.linted):
+                if other != uri:
+                    ls.schedule(other)
+        ls.cancel(uri)
+        ls.lint_now(uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: DdplintServer, params: types.DidCloseTextDocumentParams) -> None:
