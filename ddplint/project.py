@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 
 from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
 from ddplint.prefilter.needles import TextScan
-from ddplint.torch_api import OLD_LAUNCHER
+from ddplint.torch_api import LAUNCHERS
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 # Folders never indexed (the CLI's default exclusions, and hidden folders).
@@ -649,11 +649,12 @@ class Project:
         return f"{self.relpaths[module]}:{line}"
 
     @functools.cached_property
-    def launch_commands(self) -> list[tuple[str, int, str]]:
+    def launch_commands(self) -> list[tuple[str, int, str, str]]:
         """The commands of the project's shell scripts and documents (README, run.sh, *.md,
-        *.yaml, ...) that run `torch.distributed.launch`: (relative path, line, the command
-        with the lines it continues onto with backslashes)."""
-        found: list[tuple[str, int, str]] = []
+        *.yaml, ...) that run a launcher of `torch_api.LAUNCHERS` (`torch.distributed.launch`,
+        `deepspeed`): (relative path, line, the command with the lines it continues onto with
+        backslashes, the launcher)."""
+        found: list[tuple[str, int, str, str]] = []
         if self.texts:  # a text linted alone has no folder to look in
             return found
         seen = 0
@@ -673,16 +674,22 @@ class Project:
                         text = handle.read()
                 except OSError:
                     continue
-                if "torch.distributed.launch" not in text:
+                if "torch.distributed.launch" not in text and "deepspeed" not in text:
                     continue
                 lines = text.splitlines()
                 relative = _relative(path, self.root)
                 for index, line in enumerate(lines):
-                    if OLD_LAUNCHER.search(line):
-                        end = index
-                        while end + 1 < len(lines) and end - index < 30 and lines[end].rstrip().endswith("\\"):
-                            end += 1
-                        found.append((relative, index + 1, "\n".join(lines[index : end + 1])))
+                    if "torch.distributed.launch" not in line and "deepspeed" not in line:
+                        continue
+                    end = index
+                    while end + 1 < len(lines) and end - index < 30 and lines[end].rstrip().endswith("\\"):
+                        end += 1
+                    command = "\n".join(lines[index : end + 1])
+                    joined = command.replace("\\\n", " ")
+                    for launcher, pattern in LAUNCHERS.items():
+                        if pattern.search(joined):
+                            found.append((relative, index + 1, command, launcher))
+                            break
         return found
 
     def demo(self, module: str) -> bool:
@@ -771,21 +778,22 @@ class ProjectView:
             scripts.update(pending)
         return sorted(scripts)
 
-    def old_launch_line(self) -> str | None:
+    def launch_line(self, launcher: str) -> str | None:
         """Where a shell script or document of the project runs this module's file, or a script
-        that imports it (a parser in `config.py`), with `torch.distributed.launch`
-        ("scripts/run.sh:3"). A command that names the script by a path (`basicsr/train.py`,
-        `$DIR/tools/train.py`) counts from anywhere in the project when the path ends the
-        script's own; a bare name counts from a document in the script's folder, above it, or
-        in a folder right inside it (`docs/`, `scripts/`)."""
-        if not self.project.launch_commands:
+        that imports it (a parser in `config.py`), with `launcher` (a key of
+        `torch_api.LAUNCHERS`): "scripts/run.sh:3". A command that names the script by a path
+        (`basicsr/train.py`, `$DIR/tools/train.py`) counts from anywhere in the project when
+        the path ends the script's own; a bare name counts from a document in the script's
+        folder, above it, or in a folder right inside it (`docs/`, `scripts/`)."""
+        commands = [command for command in self.project.launch_commands if command[3] == launcher]
+        if not commands:
             return None
         project = self.project
         for module in self.users:
             relative = project.relpaths[module].replace(os.sep, "/")
             folder, name = os.path.dirname(relative), os.path.basename(relative)
             named = re.compile(rf"(?<![\w.-])((?:[\w.$/{{}}-]*/)?){re.escape(name)}(?![\w.-])")
-            for path, line, command in project.launch_commands:
+            for path, line, command, _ in commands:
                 above = os.path.dirname(path.replace(os.sep, "/"))
                 for match in named.finditer(command):
                     if _names_script(match.group(1), relative, folder, above):

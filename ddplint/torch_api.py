@@ -129,6 +129,10 @@ COMBINING_COLLECTIVES = frozenset(
 # The launcher that passed `--local_rank` (since PyTorch 2.0 `--local-rank`), as a script or a
 # command names it: `python -m torch.distributed.launch`, not torchrun's `torch.distributed.launcher` API.
 OLD_LAUNCHER = re.compile(r"torch\.distributed\.launch(?!er)")
+# DeepSpeed's launcher running a script (`deepspeed --num_gpus 8 train.py`): it passes
+# `--local_rank=N` with an underscore.
+DEEPSPEED_LAUNCHER = re.compile(r"(?<![\w.-])deepspeed[ \t]+(?:[^\n]*?[ \t])?[\w./${}-]*\.py\b")
+LAUNCHERS = {"torch.distributed.launch": OLD_LAUNCHER, "deepspeed": DEEPSPEED_LAUNCHER}
 
 # Calls that place gathered results by sample id, so that a padded duplicate lands on its
 # original's slot instead of being counted again (`np.unique`, `torch.unique`,

@@ -331,3 +331,27 @@ def test_modules_that_run_as_one_process_skip_the_rules_that_need_ranks(tmp_path
     assert not project.build(str(root)).view(str(root / "tests" / "test_spawned.py")).single_process
     assert project.build(str(root)).view(str(root / "tools" / "demo.py")).single_process
     assert not project.build(str(root)).view(str(root / "train.py")).single_process
+
+
+def test_a_script_the_project_launches_with_deepspeed_keeps_its_local_rank_option(tmp_path, run):
+    """DeepSpeed's launcher passes `--local_rank=N`: a script its documents launch with
+    `deepspeed` is not told to accept `--local-rank`, though it reads args.local_rank; without
+    the project, the read alone is evidence enough."""
+    script = (
+        "import argparse\n\nimport torch\nimport torch.distributed as dist\n\n\n"
+        "def main():\n    parser = argparse.ArgumentParser()\n"
+        '    parser.add_argument("--local_rank", type=int, default=-1)\n'
+        "    args = parser.parse_args()\n    torch.cuda.set_device(args.local_rank)\n"
+        '    dist.init_process_group("nccl")\n'
+    )
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "zero_train.py").write_text(script)
+    (tmp_path / "README.md").write_text("Train:\n\n    deepspeed --num_gpus 8 \\\n        zero_train.py --deepspeed_config ds.json\n")
+    run.cwd = tmp_path
+    assert _findings(run("check", "--no-cache", ".").stdout) == []
+    assert _findings(run("--select", "DDP", ".", tool="flake8").stdout) == []
+    [(_, line, _, code, _)] = _findings(run("check", "--no-cache", "--no-project", ".").stdout)
+    assert (line, code) == (9, "DDP012")
+    (tmp_path / "README.md").write_text("Train:\n\n    pip install deepspeed\n    torchrun zero_train.py\n")
+    [(_, line, _, code, _)] = _findings(run("check", "--no-cache", ".").stdout)
+    assert (line, code) == (9, "DDP012")

@@ -85,9 +85,9 @@ class LocalRankArgument(Rule):
       or not.
     Not flagged otherwise: an option nothing reads, or that is set from `LOCAL_RANK`, is
     harmless under torchrun (it keeps its default and nothing notices). Files that call
-    DeepSpeed (`deepspeed.initialize`, `deepspeed.add_config_arguments`) are flagged only where
-    the project documents launching them with `torch.distributed.launch`: DeepSpeed's own
-    launcher passes `--local_rank=N`.
+    DeepSpeed (`deepspeed.initialize`, `deepspeed.add_config_arguments`), or that the project
+    launches with `deepspeed train.py`, are flagged only where the project documents launching
+    them with `torch.distributed.launch`: DeepSpeed's own launcher passes `--local_rank=N`.
     Fix (safe): add `"--local-rank"` as the first option string. argparse takes `dest` from
     the first long option with `-` turned into `_`, so it is still `args.local_rank`, and both
     spellings are accepted. The default becomes `os.environ.get("LOCAL_RANK", <old
@@ -402,7 +402,7 @@ class LocalRankArgument(Rule):
         pending = [node for node, parser in self._pending if parser not in self._hyphenated]
         if not pending:
             return
-        if self._deepspeed:
+        if self._deepspeed or self._deepspeed_launch():
             # DeepSpeed's launcher passes `--local_rank=N`, unless the project documents
             # launching this script with torch.distributed.launch itself.
             if self._launched_by_old_launcher() and self._launch_line is not None:
@@ -412,6 +412,11 @@ class LocalRankArgument(Rule):
         for node in pending:
             if self._value_missed() or self._required(node) or self._launched_by_old_launcher():
                 self._report(node)
+
+    def _deepspeed_launch(self) -> bool:
+        """A shell script or document of the project runs this script with `deepspeed`."""
+        project = self.model.project
+        return project is not None and project.launch_line("deepspeed") is not None
 
     def _value_missed(self) -> bool:
         """A parsed `local_rank` is read, by this file or by a script that imports its parser
@@ -436,7 +441,7 @@ class LocalRankArgument(Rule):
         if self._old_launcher is None:
             self._old_launcher = OLD_LAUNCHER.search(self.model.module.code) is not None
             project = self.model.project
-            self._launch_line = project.old_launch_line() if project is not None else None
+            self._launch_line = project.launch_line("torch.distributed.launch") if project is not None else None
             self._old_launcher |= self._launch_line is not None
         return self._old_launcher
 
