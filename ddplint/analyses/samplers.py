@@ -499,6 +499,17 @@ class Method:
     calls_super_init: bool = False
     reads: set[str] = field(default_factory=set)  # self.<attribute> it reads
     self_calls: set[str] = field(default_factory=set)  # self.<method>() it calls
+    ranked: set[str] = field(default_factory=set)  # local names holding a rank-derived value
+
+
+@dataclass(eq=False)
+class _Assignment:
+    """An assignment the walk is inside: its targets, and what its value was seen to use."""
+
+    attributes: set[str]  # self.<attribute> targets
+    names: set[str]  # plain-name targets
+    ranked: bool = False  # the value uses the rank or the world size
+    calls: set[str] = field(default_factory=set)  # self.<method>() calls in the value
 
 
 @dataclass(eq=False)
@@ -508,6 +519,8 @@ class SamplerClass:
     base_names: list[str]  # bases that are plain names, maybe classes of this module
     methods: dict[str, Method] = field(default_factory=dict)
     sharded: set[str] = field(default_factory=set)  # attributes assigned from rank-using values
+    # attribute -> the self methods whose results it was assigned from (`self.shard = self._split(n)`)
+    assigned_calls: dict[str, set[str]] = field(default_factory=dict)
 
 
 class SamplerClasses(Analysis):
@@ -518,7 +531,7 @@ class SamplerClasses(Analysis):
         super().__init__(model)
         self.classes: dict[str, SamplerClass] = {}  # module-level classes by name
         self._records: dict[int, SamplerClass] = {}  # every class, by id of its node
-        self._open_assignments: list[set[str]] = []
+        self._open_assignments: list[_Assignment] = []
 
     @property
     def _current(self) -> tuple[SamplerClass | None, Method | None]:
@@ -546,7 +559,10 @@ class SamplerClasses(Analysis):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         container = self.model.frame.parent
         if container is not None and container.is_class:
-            self._records[id(container.node)].methods[node.name.value] = Method(node)
+            # `def __init__(self, dataset, num_replicas, rank)`: values computed from these
+            # parameters are the rank's share as much as ones computed from self.rank.
+            ranked = {p.name.value for p in node.params.params if p.name.value in RANK_ATTRIBUTES}
+            self._records[id(container.node)].methods[node.name.value] = Method(node, ranked=ranked)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         self._enter_assignment([t.target for t in node.targets])
@@ -555,14 +571,30 @@ class SamplerClasses(Analysis):
         self._enter_assignment([node.target])
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
-        self._open_assignments.pop()
+        self._leave_assignment()
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
-        self._open_assignments.pop()
+        self._leave_assignment()
 
     def _enter_assignment(self, targets: list[cst.BaseExpression]) -> None:
         attributes = {t.attr.value for t in targets if isinstance(t, cst.Attribute) and _is_self_attribute(t)}
-        self._open_assignments.append(attributes)
+        names = {t.value for t in targets if isinstance(t, cst.Name)}
+        self._open_assignments.append(_Assignment(attributes, names))
+
+    def _leave_assignment(self) -> None:
+        assignment = self._open_assignments.pop()
+        known, method = self._current
+        if method is not None and assignment.ranked:
+            method.ranked |= assignment.names
+        if known is not None and assignment.calls:
+            for attribute in assignment.attributes:
+                known.assigned_calls.setdefault(attribute, set()).update(assignment.calls)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if self._open_assignments:
+            known, method = self._current
+            if method is not None and node.value in method.ranked:
+                self._carries_rank(known)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         known, method = self._current
@@ -571,6 +603,8 @@ class SamplerClasses(Analysis):
         method.reads.add(node.attr.value)
         if node.attr.value in RANK_ATTRIBUTES:
             self._uses_rank(known, method)
+        elif known is not None and node.attr.value in known.sharded:
+            self._carries_rank(known)  # `self.end = self.start + per`, start being the rank's
 
     def visit_Call(self, node: cst.Call) -> None:
         known, method = self._current
@@ -593,12 +627,19 @@ class SamplerClasses(Analysis):
             method.calls_super_init = True
         elif _is_self_attribute(func):
             method.self_calls.add(func.attr.value)
+            for assignment in self._open_assignments:
+                assignment.calls.add(func.attr.value)
 
     def _uses_rank(self, known: SamplerClass | None, method: Method) -> None:
         method.uses_rank = True
-        if known is not None:
-            for attributes in self._open_assignments:
-                known.sharded |= attributes
+        self._carries_rank(known)
+
+    def _carries_rank(self, known: SamplerClass | None) -> None:
+        """The assignments being walked get a value derived from the rank or world size."""
+        for assignment in self._open_assignments:
+            assignment.ranked = True
+            if known is not None:
+                known.sharded |= assignment.attributes
 
     # -- questions asked in leave_Module -----------------------------------------------------
 
@@ -620,6 +661,10 @@ class SamplerClasses(Analysis):
         DistributedSampler, or yields an attribute that was assigned from the rank."""
         lineage = self.lineage(known)
         sharded = set().union(*(c.sharded for c in lineage))
+        for current in lineage:  # `self.shard = self._split(n)`, where _split uses the rank
+            for attribute, calls in current.assigned_calls.items():
+                if any(c.methods[name].uses_rank for c in lineage for name in calls if name in c.methods):
+                    sharded.add(attribute)
         seen: set[str] = set()
         pending = ["__iter__"]
         while pending:

@@ -87,9 +87,12 @@ class SamplerWithoutRankSlicing(Rule):
     the ranks run out of batches at different steps and DDP hangs at the end of the epoch.
 
     Fires when a class derives from DistributedSampler (directly or through a base class of the
-    same module) and its `__iter__` (and the methods it calls on self) neither reads `self.rank`
+    same module), or from a plain Sampler with a constructor that takes `num_replicas` and
+    `rank` (written to be the distributed sampler), and its `__iter__` (and the methods it calls on self) neither reads `self.rank`
     or `self.num_replicas`, nor calls `dist.get_rank()`, nor delegates to `super().__iter__()`,
-    nor yields an attribute sharded by rank in `__init__`.
+    nor yields an attribute sharded by rank in `__init__` (computed from `self.rank`,
+    `dist.get_rank()`, the constructor's own `rank`/`num_replicas` parameters, locals and
+    attributes derived from them, or a method that reads them).
 
     The fix (unsafe: it changes what each rank sees) keeps the user's logic as
     `_iter_all_ranks` and adds an `__iter__` that pads (repeating from the start) or, with
@@ -408,6 +411,48 @@ class SamplerWithoutRankSlicing(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # The share is chosen in __init__, from the constructor's own `rank` and
+            # `num_replicas`, through locals, other attributes or a helper method.
+            """
+            import torch.distributed as dist
+            from torch.utils.data import Sampler
+
+
+            class ContiguousShard(Sampler):
+                def __init__(self, size, num_replicas, rank):
+                    per = size // num_replicas
+                    self.start = rank * per
+                    self.end = self.start + per
+
+                def __iter__(self):
+                    return iter(range(self.start, self.end))
+
+
+            class StridedShard(Sampler):
+                def __init__(self, dataset, num_replicas=None, rank=None):
+                    rank = dist.get_rank() if rank is None else rank
+                    indices = list(range(len(dataset)))
+                    shard = indices[rank::num_replicas or dist.get_world_size()]
+                    self.shard = shard
+
+                def __iter__(self):
+                    yield from self.shard
+
+
+            class SplitShard(Sampler):
+                def __init__(self, dataset, num_replicas, rank):
+                    self.num_replicas, self.rank = num_replicas, rank
+                    self.chunk = self._split(len(dataset))
+
+                def _split(self, size):
+                    per = size // self.num_replicas
+                    return list(range(self.rank * per, (self.rank + 1) * per))
+
+                def __iter__(self):
+                    return iter(self.chunk)
+            """
+        ),
         Clean(
             """
             from torch.utils.data import Sampler
