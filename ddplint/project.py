@@ -67,9 +67,9 @@ _STATEMENT_START = re.compile(r"\n(?=[A-Za-z_@])")
 # -- root discovery -----------------------------------------------------------------------
 
 
-def find_root(path: str) -> str:
-    """The folder at or above `path` with a pyproject.toml, setup.cfg, setup.py or .git; the
-    folder of `path` itself when there is none."""
+def find_root(path: str, fallback: str | None = None) -> str:
+    """The folder at or above `path` with a pyproject.toml, setup.cfg, setup.py or .git; when
+    there is none, `fallback` if `path` is inside it, else the folder of `path` itself."""
     start = os.path.abspath(path)
     folder = start if os.path.isdir(start) else os.path.dirname(start)
     here = folder
@@ -78,8 +78,13 @@ def find_root(path: str) -> str:
             return here
         up = os.path.dirname(here)
         if up == here:
-            return folder
+            break
         here = up
+    if fallback is not None:
+        fallback = os.path.abspath(fallback)
+        if folder == fallback or folder.startswith(fallback.rstrip(os.sep) + os.sep):
+            return fallback
+    return folder
 
 
 def common_root(paths: Iterable[str]) -> str | None:
@@ -1282,7 +1287,9 @@ def for_file(path: str, cache: bool = True) -> Project | None:
     own cache) once per process and root."""
     if not path or path in ("-", "stdin") or not os.path.exists(path):
         return None
-    root = find_root(path)
+    # With no marker above the file, the folder flake8 runs in stands for the project, as
+    # the command line's common folder of its paths does (`flake8 .` == `ddplint check .`).
+    root = find_root(path, fallback=os.getcwd())
     project = _LOADED.get(root)
     if project is None:
         cache_folder = os.path.join(root, ".ddplint_cache") if cache else None

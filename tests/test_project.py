@@ -355,3 +355,14 @@ def test_a_script_the_project_launches_with_deepspeed_keeps_its_local_rank_optio
     (tmp_path / "README.md").write_text("Train:\n\n    pip install deepspeed\n    torchrun zero_train.py\n")
     [(_, line, _, code, _)] = _findings(run("check", "--no-cache", ".").stdout)
     assert (line, code) == (9, "DDP012")
+
+
+def test_without_a_root_marker_flake8_takes_its_folder_as_the_project_like_the_cli(tmp_path, run):
+    """A tree with no pyproject.toml, setup.py or .git (an unpacked archive): `flake8 .` and
+    `ddplint check .` both take the folder they run in as the project."""
+    root = _copy("engine_module", tmp_path)
+    (root / "pyproject.toml").unlink()
+    run.cwd = root
+    cli = _findings(run("check", "--no-cache", ".").stdout)
+    assert _matches(cli, _expected("engine_module")), cli
+    assert _findings(run("--select", "DDP", ".", tool="flake8").stdout) == cli
