@@ -845,6 +845,47 @@ class ProjectView:
         found = self.project.program.combines(self.module, key, cls, callee)
         return None if found == "here" else found
 
+    def cpu_built(self, callee: str, cls: str | None, constructor) -> str | None:
+        """Where the model a call of `callee` returns was built and left on the CPU
+        (ddplint.model.placement.cpu_built), or None."""
+        from ddplint.model import placement
+
+        place = placement.cpu_built(self.project.program, self.module, callee, cls, constructor)
+        return None if place == "here" else place
+
+    def handed_to_ddp(self, key: str | None, cls: str | None, callee: str, index: int) -> str | None:
+        """Where the project function a call reaches wraps its argument `index` untouched in
+        DDP with device_ids (ddplint.model.placement.handed_to_ddp), or None."""
+        from ddplint.model import placement
+
+        return placement.handed_to_ddp(self.project.program, self.module, key, cls, callee, index)
+
+    def nccl_group(self, key: str | None, cls: str | None, callee: str) -> str | None:
+        """Where a call creates an NCCL group without a device through project helpers that
+        bind none (ddplint.model.placement.nccl_group), or None."""
+        from ddplint.model import placement
+
+        return placement.nccl_group(self.project.program, self.module, key, cls, callee)
+
+    def binds_device(self, key: str | None, cls: str | None, callee: str) -> bool:
+        from ddplint.model import placement
+
+        return placement.binds_device(self.project.program, self.module, key, cls, callee)
+
+    def project_class(self, callee: str) -> tuple[str, str, object, str] | None:
+        """(where it is defined, its module's text, qualify, class name) of the class of another
+        project module that calling `callee` here builds; `qualify(dotted)` gives a name's
+        import there; None when it is no such class or its text cannot be read."""
+        program = self.project.program
+        found = program.class_of(self.module, callee)
+        if found is None or found[0] == self.module:
+            return None
+        text = program._read(found[0])
+        if text is None:
+            return None
+        module, line = found[0], program.summary(found[0])["classes"][found[1]]["line"]
+        return program.location(module, line), text, lambda dotted: program._qualify(module, dotted), found[1]
+
     def evaluation(self, key: str | None, cls: str | None, callee: str, index: int | None, keyword: str | None):
         """Where the project function a call hands a loader to evaluates it and combines the
         results: (its key, the loop's place, the combine's place), or None."""

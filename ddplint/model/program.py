@@ -78,8 +78,13 @@ class _FunctionReader:
         self.env: dict[str, list] = {name: ["param", name] for name in (*positional, *(a.arg for a in arguments.kwonlyargs))}
         self.record: dict = {"line": node.lineno, "params": positional, "method": method, "class": cls,
                              "calls": [], "returns": [], "sets": {}, "made": [], "invocations": [], "loops": [],
-                             "backward": False, "gates": []}
+                             "backward": False, "gates": [], "fresh": [], "handed": [], "process_groups": []}
         self._tests: list[ast.expr] = []  # the tests of the ifs around the walk, for `gates`
+        # Locals bound to a call's result and parameters that nothing has touched yet (no
+        # method called on them, not passed anywhere): a model still as its maker left it.
+        self._fresh: dict[str, list] = {}
+        self._untouched: set[str] = set(positional[1:] if self.self_name else positional)
+        self._placed = False  # the statement's value is a call given a device= or device_map=
         self._statements(node.body)
 
     def source(self, expr: ast.AST | None) -> list | None:
@@ -106,6 +111,10 @@ class _FunctionReader:
 
     def _bind(self, target: ast.AST, source: list | None) -> None:
         if isinstance(target, ast.Name):
+            self._untouched.discard(target.id)
+            self._fresh.pop(target.id, None)
+            if source is not None and source[0] == "call" and not self._placed:
+                self._fresh[target.id] = source[1:]
             if source is not None and source[0] == "call" and source[1] not in self.record["made"]:
                 self.record["made"].append(source[1])
             if source is None:
@@ -130,7 +139,27 @@ class _FunctionReader:
                     if isinstance(node, ast.Call):
                         self._call(node)
 
+    def _touch(self, node: ast.Call) -> None:
+        """`fresh` and `handed`: the first argument of a call that is a parameter nothing touched
+        before (`DDP(model, device_ids=...)` in `wrap(model, rank)`), then every name the call
+        passes or calls a method on is touched."""
+        first = node.args[0] if node.args else None
+        if isinstance(first, ast.Name) and first.id in self._untouched and (callee := dotted(node.func)):
+            self.record["handed"].append([callee, first.id, node.lineno, sorted(k.arg for k in node.keywords if k.arg)])
+        if dotted(node.func) and dotted(node.func).endswith("init_process_group"):  # type: ignore[union-attr]
+            backend = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "backend"), None)
+            literal = backend.value if isinstance(backend, ast.Constant) and isinstance(backend.value, str) else None
+            bound = any(k.arg == "device_id" for k in node.keywords) or len(node.args) > 8
+            self.record["process_groups"].append([dotted(node.func), node.lineno, literal, bound])
+        receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+        for expr in (receiver, *node.args, *(k.value for k in node.keywords)):
+            for name in ast.walk(expr) if expr is not None else ():
+                if isinstance(name, ast.Name):
+                    self._fresh.pop(name.id, None)
+                    self._untouched.discard(name.id)
+
     def _call(self, node: ast.Call) -> None:
+        self._touch(node)
         if isinstance(node.func, ast.Attribute) and node.func.attr == "backward":
             self.record["backward"] = True
         if isinstance(node.func, ast.Attribute) and node.func.attr == "step":
@@ -153,11 +182,23 @@ class _FunctionReader:
         if any(args) or keywords:
             self.record["calls"].append([callee, args, keywords, node.lineno])
 
+    def _returned(self, value: ast.expr | None) -> list | None:
+        """[callee, line] when `return` gives a call's result untouched since (`return Net()`,
+        `model = Net(cfg)` ... `return model`), else None."""
+        if isinstance(value, ast.Name):
+            return self._fresh.get(value.id)
+        source = self.source(value) if isinstance(value, ast.Call) and not self._placed else None
+        return source[1:] if source is not None else None
+
     def _statements(self, body: list[ast.stmt]) -> None:
         for statement in body:
             if isinstance(statement, (*_FUNCTIONS, ast.ClassDef)):
                 continue
             self._calls(statement)
+            value = getattr(statement, "value", None)
+            self._placed = isinstance(value, ast.Call) and any(k.arg in ("device", "device_map") for k in value.keywords)
+            if isinstance(statement, ast.Return):
+                self.record["fresh"].append(self._returned(value))
             if isinstance(statement, ast.Assign):
                 source = self.source(statement.value)
                 for target in statement.targets:
@@ -217,7 +258,27 @@ def summarize(tree: ast.Module) -> dict:
                     definitions(handler.body, cls)
 
     definitions(tree.body, None)
-    return {"functions": functions, "classes": classes}
+    return {"functions": functions, "classes": classes, "binds_device": _binds_device(tree)}
+
+
+# Ways a process picks its GPU (attributes called, or a name in a string): the module that has
+# one may set the device of every rank that runs it.
+_DEVICE_BINDINGS = frozenset({"set_device", "set_device_index", "cudart", "set_default_device"})
+
+
+def _binds_device(tree: ast.Module) -> bool:
+    """Whether the module may bind its process to a device: calls `torch.cuda.set_device` or a
+    kin, enters `torch.cuda.device(...)`, passes `device_id=` or names CUDA_VISIBLE_DEVICES."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = dotted(node.func) or ""
+            if name.rpartition(".")[2] in _DEVICE_BINDINGS or name.endswith("cuda.device"):
+                return True
+            if any(k.arg == "device_id" for k in node.keywords):
+                return True
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "CUDA_VISIBLE_DEVICES" in node.value:
+            return True
+    return False
 
 
 # -- the whole program ---------------------------------------------------------------------

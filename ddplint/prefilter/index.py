@@ -31,8 +31,8 @@ NEEDLES = {
     'DDP020': ('DistributedDataParallel', 'device_ids', ('.to(', '.cuda('),),
     'DDP021': ('DistributedDataParallel', 'backward', ('step', 'no_sync'),),
     'DDP022': ('DistributedSampler', ('all_reduce', 'all_gather', 'gather', 'reduce'),),
-    'DDP023': ('nccl', ('DistributedDataParallel',), ('cuda',),),
-    'DDP024': ('find_unused_parameters', 'forward', 'DistributedDataParallel',),
+    'DDP023': ('DistributedDataParallel', 'cuda',),
+    'DDP024': ('find_unused_parameters', 'DistributedDataParallel',),
 }
 
 SCREENS = {

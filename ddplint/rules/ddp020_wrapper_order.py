@@ -7,6 +7,7 @@ import libcst as cst
 from ddplint.diagnostics import Applicability
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
+from ddplint.semantic import dotted_name
 from ddplint.torch_api import DDP, argument
 
 # Where a model built on the CPU comes from: constructors that do not move it anywhere.
@@ -22,6 +23,13 @@ class _Wrap:
     wrapper: str | None = None  # the name the DDP model is bound to
     move: cst.Call | None = None
     move_statement: cst.SimpleStatementLine | None = None
+    built_at: str | None = None  # where a helper of another function built the CPU model
+    wrapped_at: str | None = None  # for a call of a helper that wraps: where the helper calls DDP
+
+
+def _constructor(qualified: str) -> bool:
+    """Whether calling `qualified` builds a model on the CPU."""
+    return qualified.startswith(CPU_FACTORIES) and not qualified.startswith(("torch.nn.parallel.", "torch.nn.utils."))
 
 
 class WrapperOrder(Rule):
@@ -196,6 +204,7 @@ class WrapperOrder(Rule):
         self._wraps: dict[int, list[_Wrap]] = {}
         self._classes: set[str] = set()
         self._found: list[_Wrap] = []
+        self._built: dict[tuple[int, str], str] = {}  # (function, name) -> where a helper built it on the CPU
 
     def visit_Module(self, node: cst.Module) -> None:
         self._classes = {s.name.value for s in node.body if isinstance(s, cst.ClassDef)}
@@ -204,17 +213,25 @@ class WrapperOrder(Rule):
         function = self.model.function
         return id(function.node) if function is not None else None
 
-    def _cpu_factory(self, value: cst.BaseExpression, cpu: set[str]) -> bool:
+    def _cpu_factory(self, value: cst.BaseExpression, cpu: set[str]) -> bool | str:
+        """True for a constructor that leaves the model on the CPU; for a project helper that
+        returns such a model untouched, where it builds it; False otherwise."""
         if not isinstance(value, cst.Call):
             return False
         if any(arg.keyword is not None and arg.keyword.value in ("device", "device_map") for arg in value.args):
             return False
         qualified = self.model.qualified(value.func)
-        if qualified is None:
-            return isinstance(value.func, cst.Name) and value.func.value in self._classes
+        if qualified is None and isinstance(value.func, cst.Name) and value.func.value in self._classes:
+            return True
         if qualified in KEEPS_DEVICE:
             return len(value.args) >= 1 and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value in cpu
-        return qualified.startswith(CPU_FACTORIES) and not qualified.startswith(("torch.nn.parallel.", "torch.nn.utils."))
+        if qualified is not None and (_constructor(qualified) or qualified.startswith("torch.")):
+            return _constructor(qualified)
+        callee, project = dotted_name(value.func), self.model.project
+        if callee is None or project is None:
+            return False
+        self_class = self.model.frame.self_class
+        return project.cpu_built(callee, self_class.name.value if self_class else None, _constructor) or False
 
     def visit_Assign(self, node: cst.Assign) -> None:
         key = self._key()
@@ -228,8 +245,11 @@ class WrapperOrder(Rule):
                 continue
             name = target.target.value
             cpu.discard(name)
+            self._built.pop((key, name), None)
             if on_cpu:
                 cpu.add(name)
+            if isinstance(on_cpu, str):
+                self._built[(key, name)] = on_cpu
             if wrap is not None:
                 wrap.wrapper = name
 
@@ -242,7 +262,7 @@ class WrapperOrder(Rule):
 
     def _wrap_of(self, call: cst.Call) -> _Wrap | None:
         if self.model.qualified(call.func) not in DDP:
-            return None
+            return self._helper_wrap(call)
         key = self._key()
         device_ids = argument(call, DDP, "device_ids")
         module = argument(call, DDP, "module")
@@ -258,9 +278,30 @@ class WrapperOrder(Rule):
         for wrap in self._wraps.setdefault(key, []):
             if wrap.call is call:
                 return wrap
-        wrap = _Wrap(call, module.value.value)
+        wrap = _Wrap(call, module.value.value, built_at=self._built.get((key, module.value.value)))
         self._wraps[key].append(wrap)
         return wrap
+
+    def _helper_wrap(self, call: cst.Call) -> _Wrap | None:
+        """A call of a project helper that wraps the CPU model it is handed in DDP with
+        device_ids (`model = wrap(model, rank)`), found through the program model."""
+        key, project, callee = self._key(), self.model.project, dotted_name(call.func)
+        if key is None or project is None or callee is None:
+            return None
+        for wrap in self._wraps.get(key, []):
+            if wrap.call is call:
+                return wrap
+        frame, self_class = self.model.frame, self.model.frame.self_class
+        for index, arg in enumerate(call.args):
+            if arg.keyword is not None or arg.star:
+                break
+            if isinstance(arg.value, cst.Name) and arg.value.value in self._cpu.get(key, set()):
+                where = project.handed_to_ddp(frame.key, self_class.name.value if self_class else None, callee, index)
+                if where is not None:
+                    wrap = _Wrap(call, arg.value.value, built_at=self._built.get((key, arg.value.value)), wrapped_at=where)
+                    self._wraps.setdefault(key, []).append(wrap)
+                    return wrap
+        return None
 
     def visit_Call(self, node: cst.Call) -> None:
         key = self._key()
@@ -284,6 +325,7 @@ class WrapperOrder(Rule):
             return
         if self.model.qualified(func) in KEEPS_DEVICE:
             return
+        self._helper_wrap(node)
         for arg in node.args:  # handed to a helper, which may move it
             if isinstance(arg.value, cst.Name):
                 cpu.discard(arg.value.value)
@@ -303,7 +345,13 @@ class WrapperOrder(Rule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for wrap in self._found:
-            self.report(wrap.call, replace=self._fix(wrap))
+            notes = []
+            if wrap.wrapped_at is not None:
+                notes.append(f"this call hands `{wrap.inner}` to DDP(..., device_ids=...) at {wrap.wrapped_at}")
+            if wrap.built_at is not None:
+                notes.append(f"`{wrap.inner}` is built on the CPU at {wrap.built_at} and returned unmoved")
+            message = self.message + (f" ({'; '.join(notes)})" if notes else "")
+            self.report(wrap.call, message, replace=self._fix(wrap) if wrap.wrapped_at is None else None)
 
     def _fix(self, wrap: _Wrap) -> dict | None:
         statement, move = wrap.move_statement, wrap.move

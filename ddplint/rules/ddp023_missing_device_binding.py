@@ -61,7 +61,7 @@ class MissingDeviceBinding(Rule):
         "torch.cuda.set_device(local_rank) after init_process_group"
     )
     fix = Applicability.SAFE
-    needles = ("nccl", ("DistributedDataParallel",), ("cuda",))
+    needles = ("DistributedDataParallel", "cuda")
     screen = Calls(targets=tuple(sorted(DDP.spellings)))
 
     flagged_examples = (
@@ -162,6 +162,7 @@ class MissingDeviceBinding(Rule):
         self._bare = False  # a bare move to CUDA
         self._wraps = False  # a DDP wrap without device_ids
         self._local_rank: set[int | None] = set()  # functions (node ids, None: module) where local_rank is bound so far
+        self._helpers: list[tuple[cst.Call, str, str | None, str | None]] = []  # (call, callee, function key, class)
 
     def _function(self) -> int | None:
         frame = self.model.function
@@ -205,6 +206,11 @@ class MissingDeviceBinding(Rule):
                 self._bare = True
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "to" and node.args:
             self._target(node.args[0].value)
+        elif qualified is None or not qualified.startswith("torch."):
+            callee = dotted_name(node.func)
+            if callee is not None and self.model.project is not None:
+                self_class = self.model.frame.self_class
+                self._helpers.append((node, callee, self.model.frame.key, self_class.name.value if self_class else None))
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value == "device":
                 self._target(arg.value)
@@ -239,6 +245,23 @@ class MissingDeviceBinding(Rule):
             return
         for call, statement, rank_in_scope in self._inits:
             self.report(call, **self._fix(call, statement, rank_in_scope))
+        if not self._inits:
+            self._through_helpers()
+
+    def _through_helpers(self) -> None:
+        """The program's entry script wraps and moves here, and a project helper it calls
+        creates the NCCL group (`utils.init_distributed_mode(args)`): report at that call,
+        unless some helper it calls lives in a module that binds a device."""
+        project = self.model.project
+        found = []
+        for call, callee, key, cls in self._helpers:
+            if project.binds_device(key, cls, callee):
+                return
+            where = project.nccl_group(key, cls, callee)
+            if where is not None:
+                found.append((call, where))
+        for call, where in found:
+            self.report(call, f"{self.message} (the NCCL process group is created at {where}, reached by this call)")
 
     def _fix(self, call: cst.Call, statement: cst.SimpleStatementLine | None, rank_in_scope: bool) -> dict:
         if not rank_in_scope or statement is None or len(statement.body) != 1:

@@ -62,7 +62,7 @@ class UnneededFindUnusedParameters(Rule):
         "remove it"
     )
     fix = Applicability.UNSAFE
-    needles = ("find_unused_parameters", "forward", "DistributedDataParallel")
+    needles = ("find_unused_parameters", "DistributedDataParallel")
     screen = Calls(targets=tuple(sorted(DDP.spellings)))
 
     flagged_examples = (
@@ -254,7 +254,9 @@ class UnneededFindUnusedParameters(Rule):
         super().__init__(model)
         self._classes: dict[str, list[cst.ClassDef]] = {}
         self._bindings: dict[int | None, dict[str, list[str | None]]] = {}  # per function: name -> classes bound
-        self._wraps: list[tuple[cst.Call, cst.Arg, str]] = []  # (DDP call, the flag, the model's class)
+        # (DDP call, the flag, the model's class: a name of this file, or ("project", callee) for
+        # a class of another project module)
+        self._wraps: list[tuple[cst.Call, cst.Arg, str | tuple[str, str]]] = []
 
     def _function(self) -> int | None:
         frame = self.model.function
@@ -270,12 +272,16 @@ class UnneededFindUnusedParameters(Rule):
             if isinstance(target.target, cst.Name):
                 bindings.setdefault(target.target.value, []).append(self._class_of(original_node.value, bindings))
 
-    def _class_of(self, expr: cst.BaseExpression, bindings: dict) -> str | None:
-        """The same-file class `expr` builds (`Net(...)`, `Net(...).to(d)`), or None."""
+    def _class_of(self, expr: cst.BaseExpression, bindings: dict) -> str | tuple[str, str] | None:
+        """The same-file class `expr` builds (`Net(...)`, `Net(...).to(d)`), ("project", callee)
+        for a call of a class imported from another project module, or None."""
         while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in SAME_MODULE:
             expr = expr.func.value
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and self.model.qualified(expr.func) is None:
             return expr.func.value
+        if isinstance(expr, cst.Call) and self.model.project is not None:
+            callee = dotted_name(expr.func)
+            return ("project", callee) if callee is not None else None
         if isinstance(expr, cst.Name):
             # Every binding so far builds the same class (`model = Net()`, `model = model.to(d)`).
             seen = set(bindings.get(expr.value, [None]))
@@ -297,20 +303,47 @@ class UnneededFindUnusedParameters(Rule):
             self._wraps.append((node, flag, name))
 
     def leave_Module(self, original_node: cst.Module) -> None:
+        here = _Proof(self._classes, self.model.qualified)
         for call, flag, name in self._wraps:
-            if not self._static(name, set()):
+            if isinstance(name, str):
+                if here.static(name, set()):
+                    self.report(flag, replace={call: _without(call, flag)})
                 continue
-            self.report(flag, replace={call: _without(call, flag)})
+            found = self.model.project.project_class(name[1])  # type: ignore[union-attr]
+            if found is None:
+                continue
+            where, text, qualify, cls = found
+            try:
+                module = cst.parse_module(text)
+            except (cst.ParserSyntaxError, RecursionError, ValueError):
+                continue  # a module that does not parse hides its class: unknown
+            classes: dict[str, list[cst.ClassDef]] = {}
+            for statement in module.body:
+                if isinstance(statement, cst.ClassDef):
+                    classes.setdefault(statement.name.value, []).append(statement)
+            there = _Proof(classes, lambda expr: qualify(dotted_name(expr)) if dotted_name(expr) else None)
+            if there.static(cls, set()):
+                message = f"{self.message} (`{cls}` is defined at {where}, where its forward uses every parameter)"
+                self.report(flag, message, replace={call: _without(call, flag)})
+
+
+class _Proof:
+    """Whether every parameter of a class is used on every step, from the classes of its own
+    module and `qualified`, which names what an expression of that module refers to."""
+
+    def __init__(self, classes: dict[str, list[cst.ClassDef]], qualified) -> None:
+        self._classes = classes
+        self._qualified = qualified
 
     # -- is every parameter used on every step? ------------------------------------------------
 
-    def _static(self, name: str, seen: set[str]) -> bool:
+    def static(self, name: str, seen: set[str]) -> bool:
         classes = self._classes.get(name, [])
         if len(classes) != 1 or name in seen:
             return False
         seen = seen | {name}
         cls = classes[0]
-        if len(cls.bases) != 1 or cls.keywords or self.model.qualified(cls.bases[0].value) not in NN_MODULE:
+        if len(cls.bases) != 1 or cls.keywords or self._qualified(cls.bases[0].value) not in NN_MODULE:
             return False
         methods = {
             s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)  # type: ignore[union-attr]
@@ -361,12 +394,12 @@ class UnneededFindUnusedParameters(Rule):
         """"owns" (a layer with parameters, a Parameter), "plain" (no parameters), None (unknown)."""
         if not isinstance(value, cst.Call):
             return "plain" if not _calls(value) else None
-        qualified = self.model.qualified(value.func)
+        qualified = self._qualified(value.func)
         if qualified is None:
             if isinstance(value.func, cst.Name) and value.func.value in PLAIN_VALUES:
                 return "plain"
             if isinstance(value.func, cst.Name) and value.func.value in self._classes:
-                return "owns" if self._static(value.func.value, seen) else None
+                return "owns" if self.static(value.func.value, seen) else None
             return None
         if qualified in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
             return "owns"

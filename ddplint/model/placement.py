@@ -1,0 +1,102 @@
+"""Where the program puts its model and its process: questions on the program model
+(ddplint.model.program.Program) about devices, across functions and modules.
+
+- `cpu_built`: does a call return a model as its constructor left it, on the CPU?
+  (`model = build_model(cfg)` where `build_model` returns `Net(cfg)` untouched.)
+- `handed_to_ddp`: does a call hand its argument, untouched, to `DDP(..., device_ids=...)`?
+  (`wrap(model, rank)` before `model.to(rank)`.)
+- `nccl_group`: does a call reach `init_process_group("nccl")` in a helper whose modules bind
+  no device? (`utils.init_distributed_mode(args)`.)
+- `binds_device`: does a call reach a project function whose module binds a device?
+
+Each answers None or False when it does not know: a call it cannot resolve, a summary it
+cannot read, a chain deeper than MAX_DEPTH.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ddplint.torch_api import INIT_PROCESS_GROUP
+
+MAX_DEPTH = 3  # helpers followed below the call asked about
+
+
+def cpu_built(program, module: str, callee: str, cls: str | None, constructor: Callable[[str], bool],
+              depth: int = 0) -> str | None:
+    """Where the model that calling `callee` in `module` returns was built and left on the
+    CPU ("models.py:12"): a project class, a call `constructor(qualified name)` accepts, or a
+    project function every `return` of which gives such a model untouched; None otherwise."""
+    if depth > MAX_DEPTH or program.summary(module) is None:
+        return None
+    qualified = program._qualify(module, callee)
+    if qualified is not None and constructor(qualified):
+        return "here"
+    if program.class_of(module, callee) is not None:
+        return "here"
+    target = program.resolve(module, callee, cls)
+    if target is None or target[2]:  # unknown, or a method: its object may have moved it
+        return None
+    record = program.summary(target[0])["functions"][target[1]]
+    returns = record.get("fresh", [])
+    if not returns or None in returns:
+        return None
+    places = []
+    for inner, line in returns:
+        place = cpu_built(program, target[0], inner, record["class"], constructor, depth + 1)
+        if place is None:
+            return None
+        places.append(program.location(target[0], line) if place == "here" else place)
+    return places[0]
+
+
+def handed_to_ddp(program, module: str, key: str | None, cls: str | None, callee: str, index: int) -> str | None:
+    """Where the project function that calling `callee` reaches hands the argument at position
+    `index`, untouched, to `DDP(..., device_ids=...)` ("helpers.py:5"); None otherwise."""
+    target = program.target(module, key, cls, callee)
+    if target is None:
+        return None
+    record = program.summary(target[0])["functions"][target[1]]
+    params = record["params"][1:] if target[2] else record["params"]
+    if index >= len(params):
+        return None
+    for inner, param, line, keywords in record.get("handed", ()):
+        if param == params[index] and "device_ids" in keywords and program._makes_ddp(target[0], inner):
+            return program.location(target[0], line)
+    return None
+
+
+def nccl_group(program, module: str, key: str | None, cls: str | None, callee: str, depth: int = 0) -> str | None:
+    """Where calling `callee` in function `key` creates an NCCL process group without
+    `device_id=` through project helpers ("utils.py:40"), no module on the way binding a
+    device; None otherwise."""
+    target = program.target(module, key, cls, callee) if depth <= MAX_DEPTH else None
+    if target is None or target[0] == module and depth == 0:
+        return None  # the module's own calls are its rule's to judge
+    summary = program.summary(target[0])
+    if summary is None or summary.get("binds_device", True):
+        return None
+    record = summary["functions"][target[1]]
+    for name, line, backend, bound in record.get("process_groups", ()):
+        if program._qualify(target[0], name) in INIT_PROCESS_GROUP and backend == "nccl" and not bound:
+            return program.location(target[0], line)
+    for inner, _ in record["invocations"]:
+        found = nccl_group(program, target[0], target[1], record["class"], inner, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def binds_device(program, module: str, key: str | None, cls: str | None, callee: str, depth: int = 0) -> bool:
+    """Whether calling `callee` in function `key` reaches a project function whose module may
+    bind the process to a device (ddplint.model.program._binds_device)."""
+    target = program.target(module, key, cls, callee) if depth <= MAX_DEPTH else None
+    if target is None or target[0] == module:
+        return False
+    summary = program.summary(target[0])
+    if summary is None:
+        return False
+    if summary.get("binds_device", True):
+        return True
+    record = summary["functions"][target[1]]
+    return any(binds_device(program, target[0], target[1], record["class"], inner, depth + 1) for inner, _ in record["invocations"])
