@@ -144,6 +144,38 @@ class DDPForwardBypassed(Rule):
                     accelerator.backward(loss_fn(ddp(x), y))
             """,
         ),
+        Flagged(
+            """
+            import torch.nn.functional as F
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train_one_epoch(model, loader, optimizer):
+                for x, y in loader:
+                    loss = F.cross_entropy(model.module(x), y)
+                    loss.backward()
+                    optimizer.step()
+
+            def main(net, loader, optimizer, rank):
+                model = DDP(net.to(rank), device_ids=[rank])
+                train_one_epoch(model, loader, optimizer)
+                train_one_epoch(net, loader, optimizer)
+            """,
+            fixed="""
+            import torch.nn.functional as F
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train_one_epoch(model, loader, optimizer):
+                for x, y in loader:
+                    loss = F.cross_entropy(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+
+            def main(net, loader, optimizer, rank):
+                model = DDP(net.to(rank), device_ids=[rank])
+                train_one_epoch(model, loader, optimizer)
+                train_one_epoch(net, loader, optimizer)
+            """,
+        ),
     )
     clean_examples = (
         Clean(

@@ -50,9 +50,13 @@ class WrapperOrder(Rule):
     Fires when `DDP(model, device_ids=...)` wraps a `model` that was built in the same function
     by a constructor that leaves it on the CPU (a `torch.nn` layer, a `torchvision.models` or
     `timm` factory, or a class of this file), was not moved or handed to another function
-    before the wrap, and is moved (`.to(...)`, `.cuda()`) only after it. Not flagged: models
-    moved before the wrap, models that come from elsewhere (a parameter, a helper that may move
-    them), wraps without `device_ids`.
+    before the wrap, and is moved (`.to(...)`, `.cuda()`) only after it. Through the program
+    model also a model returned by a project helper as such a constructor left it
+    (`model = build_model(cfg)`, in this file or another), and a call of a project helper that
+    hands the CPU model, untouched, to `DDP(..., device_ids=...)` before the caller moves it
+    (`model = wrap(model, rank)`; no fix there). Not flagged: models moved before the wrap,
+    models that come from elsewhere (a parameter, a helper that moves, initialises or hands
+    them on before returning them, one the linter cannot read), wraps without `device_ids`.
 
     Not flagged, after measuring: `SyncBatchNorm.convert_sync_batchnorm(ddp_model)` after the
     wrap. The conversion hands the very same Parameter and buffer objects to the new layers, so
@@ -145,8 +149,79 @@ class WrapperOrder(Rule):
                 return ddp
             """
         ),
+        Flagged(
+            """
+            import torch.nn as nn
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def build_model(width):
+                model = nn.Sequential(nn.Linear(width, width), nn.ReLU())
+                return model
+
+            def main(local_rank):
+                model = build_model(8)
+                model = DDP(model, device_ids=[local_rank])
+                model.to(local_rank)
+            """,
+            fixed="""
+            import torch.nn as nn
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def build_model(width):
+                model = nn.Sequential(nn.Linear(width, width), nn.ReLU())
+                return model
+
+            def main(local_rank):
+                model = build_model(8)
+                model = DDP(model.to(local_rank), device_ids=[local_rank])
+            """,
+        ),
+        Flagged(
+            """
+            import torch.nn as nn
+            from torch.nn.parallel import DistributedDataParallel
+
+            def wrap(module, rank):
+                return DistributedDataParallel(module, device_ids=[rank])
+
+            def main(rank):
+                model = nn.Linear(8, 2)
+                model = wrap(model, rank)
+                model.cuda(rank)
+            """
+        ),
     )
     clean_examples = (
+        Clean(
+            """
+            import torch.nn as nn
+            from torch.nn.parallel import DistributedDataParallel
+
+            def build_model(width, rank):
+                model = nn.Linear(width, width)
+                return model.to(rank)
+
+            def initialised(width):
+                model = nn.Linear(width, width)
+                nn.init.zeros_(model.bias)
+                return model
+
+            def wrap(module, rank):
+                module.cuda(rank)
+                return DistributedDataParallel(module, device_ids=[rank])
+
+            def main(rank):
+                model = build_model(8, rank)
+                model = DistributedDataParallel(model, device_ids=[rank])
+                model.to(rank)
+                other = initialised(8)
+                other = DistributedDataParallel(other, device_ids=[rank])
+                other.to(rank)
+                head = nn.Linear(8, 2)
+                head = wrap(head, rank)
+                head.cuda(rank)
+            """
+        ),
         Clean(
             """
             import torch

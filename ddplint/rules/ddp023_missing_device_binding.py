@@ -39,7 +39,11 @@ class MissingDeviceBinding(Rule):
     `"nccl"` backend) without `device_id=`, wraps a model in DDP without `device_ids`, moves
     to CUDA only with bare `.cuda()`/`.to("cuda")`/`torch.device("cuda")`, and binds no device
     anywhere (`torch.cuda.set_device`, `torch.cuda.device(...)`,
-    `torch.accelerator.set_device_index`, `CUDA_VISIBLE_DEVICES`). Not flagged: any of those
+    `torch.accelerator.set_device_index`, `CUDA_VISIBLE_DEVICES`). Across modules, through the
+    program model: where this file wraps and moves like that and creates no group itself, but
+    calls a project helper that does (`utils.init_distributed_mode(args)`), the finding is at
+    that call, when neither the helper's modules nor any other project helper this file calls
+    binds a device (the binding may live in either module). Not flagged: any of those
     bindings, any move that names a device index or a rank (`.cuda(local_rank)`,
     `.to(f"cuda:{rank}")`, `.to(local_rank)`), gloo, a backend chosen at run time. What the
     rule cannot see: a launcher that already gives each process a single GPU (SLURM's

@@ -42,9 +42,11 @@ class UnneededFindUnusedParameters(Rule):
     comprehension, `detach`, `self.training`, or call of another method), returns one value
     (not a tuple or dict whose parts a loss may ignore), and every layer and parameter flows
     into that value. This is DDP015's question (which layers does forward use) asked the other
-    way round, with no condition allowed. Not flagged: forwards with branches or loops,
-    auxiliary heads returned beside the output, models from other files, a flag computed at run
-    time.
+    way round, with no condition allowed. A class imported from another project module
+    (`from models.net import Net`) is judged the same way in its own module, through the
+    program model. Not flagged: forwards with branches or loops, auxiliary heads returned
+    beside the output, a class whose layers come from yet another module, models of other
+    libraries, a flag computed at run time.
 
     Fix (unsafe): remove the argument. Unsafe because the linter cannot see the loss: a
     returned value that the loss uses only in part still gives every parameter a gradient,

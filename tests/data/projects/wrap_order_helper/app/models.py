@@ -1,0 +1,19 @@
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.fc = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+def build_model(cfg):
+    model = Net(cfg.dim)
+    return model
+
+
+def build_head(cfg):
+    return nn.Linear(cfg.dim, cfg.classes)
