@@ -77,6 +77,8 @@ def nccl_group(program, module: str, key: str | None, cls: str | None, callee: s
     if summary is None or summary.get("binds_device", True):
         return None
     record = summary["functions"][target[1]]
+    if any(binds_device(program, target[0], target[1], record["class"], inner, depth + 1) for inner, _ in record["invocations"]):
+        return None  # a helper beside the group binds (`setup_gpu()` in another module)
     for name, line, backend, bound in record.get("process_groups", ()):
         if program._qualify(target[0], name) in INIT_PROCESS_GROUP and backend == "nccl" and not bound:
             return program.location(target[0], line)
