@@ -35,7 +35,11 @@ class DDPForwardBypassed(Rule):
     Fires when the result of a call `model.module(...)` (or `model.module.forward(...)`),
     `model` bound to `DistributedDataParallel(...)`, reaches a `backward()` later in the same
     function (`loss.backward()`, `scaler.scale(loss).backward()`, `accelerator.backward(loss)`,
-    through assignments), and that function never calls the DDP model itself. Not flagged:
+    through assignments), and that function never calls the DDP model itself. The call may go
+    through a name bound to the inner module in the same function (`model_without_ddp =
+    model.module` ... `model_without_ddp(x)`; no fix there), and `model` may be a parameter or
+    `self` attribute that another function or module hands a DDP model (the program model).
+    Not flagged:
     under `torch.no_grad()`/`torch.inference_mode()` (blocks or decorators), in functions
     named for evaluation (`evaluate`, `validate`, `test_*`, `predict`, `infer*`), where only
     rank 0 runs it (rank-0-only evaluation), on EMA/teacher/target copies, results that are
@@ -176,8 +180,41 @@ class DDPForwardBypassed(Rule):
                 train_one_epoch(net, loader, optimizer)
             """,
         ),
+        Flagged(
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, loader, optimizer, rank):
+                model = DDP(net.to(rank), device_ids=[rank])
+                model_without_ddp = model.module
+                for x, y in loader:
+                    loss = criterion(model_without_ddp(x), y)
+                    loss.backward()
+                    optimizer.step()
+            """
+        ),
     )
     clean_examples = (
+        Clean(
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, loader, optimizer, rank):
+                model = DDP(net.to(rank), device_ids=[rank])
+                model_without_ddp = model.module
+                for x, y in loader:
+                    criterion(model(x), y).backward()
+                    optimizer.step()
+                torch.save(model_without_ddp.state_dict(), "ckpt.pt")
+
+            def probe(net, x, rank):
+                model = DDP(net.to(rank), device_ids=[rank])
+                inner = model.module
+                inner = net
+                inner(x).sum().backward()
+            """
+        ),
         Clean(
             """
             import torch
@@ -270,6 +307,9 @@ class DDPForwardBypassed(Rule):
         self._taint: dict[int, dict[str, set[int]]] = {}  # per function node: name -> candidates it carries
         self._backwarded: set[int] = set()
         self._forward_frames: set[int] = set()  # functions that call the DDP model itself
+        # per function node: names bound to a DDP model's inner module (`net = model.module`) -> the DDP model
+        self._aliases: dict[int, dict[str, cst.BaseExpression]] = {}
+        self._aliased: set[int] = set()  # candidate calls made through such a name: no fix (the name may be rebound)
 
     def _frame_id(self) -> int:
         return id(self.model.frame.node)
@@ -292,6 +332,10 @@ class DDPForwardBypassed(Rule):
             self._forward_frames.add(self._frame_id())
             return
         wrapper = _bypassed_wrapper(func)
+        if wrapper is None and isinstance(func, cst.Name) and self.model.function is not None:
+            wrapper = self._aliases.get(self._frame_id(), {}).get(func.value)
+            if wrapper is not None:
+                self._aliased.add(id(node))
         if wrapper is not None and self._wrapped.is_wrapped(wrapper):
             name = (dotted_name(wrapper) or "").lower()
             if not (
@@ -301,7 +345,10 @@ class DDPForwardBypassed(Rule):
                 or self._evaluation_function()
                 or self.model.function is None
             ):
-                self._candidates[id(node)] = (node, wrapper, self._frame_id(), self._wrapped.where(wrapper))
+                origin = self._wrapped.where(wrapper)
+                if id(node) in self._aliased:
+                    origin += f" (`{func.value}` is `{dotted_name(wrapper)}.module`)"  # type: ignore[attr-defined]
+                self._candidates[id(node)] = (node, wrapper, self._frame_id(), origin)
 
     def leave_Call(self, original_node: cst.Call) -> None:
         # On leaving, so that the calls inside its arguments are known: backward(loss_fn(...)).
@@ -349,6 +396,17 @@ class DDPForwardBypassed(Rule):
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         self._assign([t.target for t in original_node.targets], original_node.value, False)
+        if self.model.function is None:
+            return
+        aliases = self._aliases.setdefault(self._frame_id(), {})
+        value = original_node.value
+        inner_of = value.value if isinstance(value, cst.Attribute) and value.attr.value == "module" else None
+        for target in original_node.targets:
+            if isinstance(target.target, cst.Name):
+                if inner_of is not None and self._wrapped.is_wrapped(inner_of):
+                    aliases[target.target.value] = inner_of
+                else:
+                    aliases.pop(target.target.value, None)
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         self._assign([original_node.target], original_node.value, False)
@@ -359,7 +417,8 @@ class DDPForwardBypassed(Rule):
     def leave_Module(self, original_node: cst.Module) -> None:
         for key, (call, wrapper, frame, origin) in self._candidates.items():
             if key in self._backwarded and frame not in self._forward_frames:
-                self.report(call, self.message + origin, replace={call: call.with_changes(func=wrapper)})
+                fix = None if key in self._aliased else {call: call.with_changes(func=wrapper)}
+                self.report(call, self.message + origin, replace=fix)
 
 
 def _bypassed_wrapper(func: cst.BaseExpression) -> cst.BaseExpression | None:
