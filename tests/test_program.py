@@ -125,3 +125,35 @@ def test_summaries_of_odd_code_are_plain_data():
     assert summary["classes"]["A"]["bases"] == ["B.C"]
     assert summary["functions"]["A.f"]["sets"] == {"y": ["call", "h", 4]}
     assert not summary["functions"]["A.s"]["method"]
+
+
+def test_placement_follows_cpu_models_wrap_helpers_and_process_groups_and_knows_when_it_cannot(tmp_path):
+    from ddplint.model import placement
+
+    index = _project(tmp_path, {
+        "main": "from pkg import models, parallel, utils, broken\n",
+        "models": "from torch import nn\n\nclass Net(nn.Module):\n    pass\n\n"
+        "def build(cfg):\n    model = Net()\n    return model\n\n"
+        "def built_and_moved(cfg):\n    model = Net()\n    model.cuda()\n    return model\n\n"
+        "def either(cfg):\n    if cfg.small:\n        return nn.Linear(2, 2)\n    return load(cfg)\n",
+        "parallel": _WRAP + "def wrap(module, rank):\n    return DDP(module, device_ids=[rank])\n\n"
+        "def wrap_moved(module, rank):\n    module.to(rank)\n    return DDP(module, device_ids=[rank])\n",
+        "utils": "import torch.distributed as dist\n\ndef init(args):\n    dist.init_process_group('nccl')\n\n"
+        "def init_gloo(args):\n    dist.init_process_group('gloo')\n",
+        "broken": "def init(args):\n    dist.init_process_group('nccl'\n",
+    })
+    program = index.program
+
+    def constructor(name):
+        return name.startswith("torch.nn.")
+
+    assert placement.cpu_built(program, "pkg.main", "models.build", None, constructor) == "pkg/models.py:7"
+    assert placement.cpu_built(program, "pkg.main", "models.built_and_moved", None, constructor) is None
+    assert placement.cpu_built(program, "pkg.main", "models.either", None, constructor) is None  # one return is unknown
+    assert placement.handed_to_ddp(program, "pkg.main", None, None, "parallel.wrap", 0) == "pkg/parallel.py:3"
+    assert placement.handed_to_ddp(program, "pkg.main", None, None, "parallel.wrap", 1) is None
+    assert placement.handed_to_ddp(program, "pkg.main", None, None, "parallel.wrap_moved", 0) is None
+    assert placement.nccl_group(program, "pkg.main", None, None, "utils.init") == "pkg/utils.py:4"
+    assert placement.nccl_group(program, "pkg.main", None, None, "utils.init_gloo") is None
+    assert placement.nccl_group(program, "pkg.main", None, None, "broken.init") is None  # does not parse: unknown
+    assert not placement.binds_device(program, "pkg.main", None, None, "utils.init")
