@@ -577,10 +577,15 @@ class RankFacts:
         where the walk is when `function` is None."""
         if isinstance(expr, cst.Call):
             called = self._function(expr.func, function, cls, self_name)
+            if isinstance(called, str):  # imported: judged by its body through the program model
+                context = self.context
+                return context.predicate(self.model.project.module, dotted_name(expr.func)) if context else None
             return self._returns(called) if isinstance(called, cst.FunctionDef) else None
         if not isinstance(expr, (cst.Name, cst.Attribute)):
             return None
         named = self._function(expr, function, cls, self_name)
+        if isinstance(named, str) and self.context is not None and self.context.names_function(self.model.project.module, dotted_name(expr)):
+            return _ALWAYS_TRUE  # a project function named without a call: a function object
         if named is not None:
             return self._named(named)
         if isinstance(expr, cst.Name):
@@ -634,6 +639,12 @@ class RankFacts:
             defined = self._functions.get(name)
             return defined if defined is not None and name not in self._names.get(id(self.model.module), {}) else None
         return origin + name[len(head) :]
+
+    @property
+    def context(self):
+        """The program model's process context (ddplint.model.context), with a project."""
+        project = self.model.project
+        return project.project.program.context if project is not None else None
 
     def _returns(self, function: cst.FunctionDef) -> RankTest | None:
         """What a call of a function of this module says: its body's verdict; None (its name
@@ -878,20 +889,34 @@ class RankRegions(Analysis):
 
     def functions_only_rank_zero_calls(self) -> set[str]:
         """Same-module functions called at least once, and only from rank-0-only places
-        (directly, or from other such functions)."""
+        (directly, or from other such functions); with the project's program model, the calls
+        other modules make count too (`if dist.get_rank() == 0: utils.save_checkpoint(...)`
+        in train.py)."""
         sites: dict[str, list[CallSite]] = {}
         for site in self.call_sites:
             if site.callee in self.functions:
                 sites.setdefault(site.callee, []).append(site)
         guarded = {key for key, node in self.functions.items() if decorated_rank_zero_only(node)}
+        elsewhere: dict[str, bool | None] = {}
         changed = True
         while changed:
             changed = False
-            for callee, callers in sites.items():
-                if callee not in guarded and all(site.only_zero or site.caller in guarded for site in callers):
+            for callee in self.functions:
+                callers = sites.get(callee, ())
+                if callee in guarded or not all(site.only_zero or site.caller in guarded for site in callers):
+                    continue
+                if callee not in elsewhere:
+                    elsewhere[callee] = self._called_elsewhere_only_on_rank_zero(callee)
+                if elsewhere[callee] or (callers and elsewhere[callee] is None):
                     guarded.add(callee)
                     changed = True
         return guarded
+
+    def _called_elsewhere_only_on_rank_zero(self, key: str) -> bool | None:
+        """None when no other module calls function `key` (or there is no project model);
+        else whether only rank 0 makes each of those calls (ddplint.model.context)."""
+        context = self.facts.context
+        return context.called_elsewhere_only_on_rank_zero(self.model.project.module, key) if context else None
 
 
 class WrappedModels(Analysis):

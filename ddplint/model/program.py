@@ -30,6 +30,7 @@ import json
 import os
 from dataclasses import dataclass, replace
 
+from ddplint.model import context as process_context
 from ddplint.prefilter.screens import dotted
 from ddplint.torch_api import COMBINING_COLLECTIVES, DDP, DEDUPLICATING_METHODS
 
@@ -247,6 +248,7 @@ def summarize(tree: ast.Module) -> dict:
             if isinstance(node, _FUNCTIONS):
                 key = f"{cls}.{node.name}" if cls else node.name
                 functions.setdefault(key, _FunctionReader(node, cls).record)
+                context.setdefault(key, process_context.read_function(node))
                 definitions(node.body, None)
             elif isinstance(node, ast.ClassDef):
                 classes.setdefault(node.name, {"line": node.lineno, "bases": [b for b in map(dotted, node.bases) if b]})
@@ -257,8 +259,9 @@ def summarize(tree: ast.Module) -> dict:
                 for handler in getattr(node, "handlers", None) or []:
                     definitions(handler.body, cls)
 
+    context: dict[str, dict] = {"": process_context.read_module(tree)}  # who runs it: ddplint.model.context
     definitions(tree.body, None)
-    return {"functions": functions, "classes": classes, "binds_device": _binds_device(tree)}
+    return {"functions": functions, "classes": classes, "binds_device": _binds_device(tree), "context": context}
 
 
 # Ways a process picks its GPU (attributes called, or a name in a string): the module that has
@@ -305,6 +308,7 @@ class Program:
         self._reading_closed = False
         self._evaluations: dict[tuple, tuple[str, str, str] | None] = {}
         self._deduplicating: dict[tuple[str, str], bool] = {}
+        self._context = None
         self._cached, self._fresh = self._load_cache()
         for name, facts in project.modules.items():
             if facts.get("ddp") or facts.get("samplers"):  # where DDP models and samplers start
@@ -762,6 +766,13 @@ class Program:
             for index, source in enumerate(args)
             if source is not None
         )
+
+    @property
+    def context(self):
+        """Who runs the project's functions (ddplint.model.context.ProcessContext)."""
+        if self._context is None:
+            self._context = process_context.ProcessContext(self)
+        return self._context
 
     def digest(self) -> list:
         """What the solution says, as JSON-able data (for cache keys)."""

@@ -1,0 +1,280 @@
+"""Who runs a function: the process context the program model gives across functions and modules.
+
+A rule's per-file analysis (ddplint.analyses.ranks) answers "is this statement reached by rank
+0 only" from the guards around it in its own file. What lies in other modules is answered here:
+
+- a project predicate helper (`from utils.dist import is_main_process`, `utils.is_main_process()`)
+  is judged by its body, through the model, at any depth (`is_main_process()` -> `get_rank() ==
+  0` -> `dist.get_rank()`), never by its name;
+- a function whose every call in the project is made under a rank-0 guard (`if
+  dist.get_rank() == 0: save_checkpoint(...)`), after an early return on the other ranks (`if
+  self.rank != 0: return`), or from a function that only rank 0 runs, runs on rank 0 only.
+
+`read_function`/`read_module` (CPython `ast`) record, for the module summary, what this needs:
+per function (and "" for module code) the `if` tests around its calls as source text, the
+calls, its decorators, and the source of a short function that may be a predicate. The tests
+are classified on demand with the analyses' own `classify`, so the rank tests the rules know
+are the same everywhere. Anything not followed (a call through an object of unknown class, a
+module past the model's bound) makes the answer unknown, which keeps a rule's local verdict.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ddplint.prefilter.screens import dotted
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_EXITS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
+MAX_PREDICATE_LINES = 25  # longer functions are not read as predicates
+_PROPERTIES = frozenset({"property", "cached_property"})
+MAX_DEPTH = 6  # predicate helpers and callers followed this deep; deeper is unknown
+
+
+# -- the summary part (CPython ast) --------------------------------------------------------
+
+
+def _leaves(body: list[ast.stmt]) -> bool:
+    """The block ends by leaving its enclosing block: return, raise, continue, break, exit()."""
+    last = body[-1] if body else None
+    if isinstance(last, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+        return True
+    return isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and dotted(last.value.func) in _EXITS
+
+
+def _read_block(body: list[ast.stmt], record: dict) -> None:
+    """Guards as [test, first line, last line, whether the test is true there] and calls as
+    [callee, line], for the statements of one function (not of the functions it defines)."""
+    for index, statement in enumerate(body):
+        if isinstance(statement, (*_FUNCTIONS, ast.ClassDef)):
+            continue
+        for name, value in ast.iter_fields(statement):
+            if name in ("body", "orelse", "finalbody", "handlers", "cases"):
+                continue
+            for root in value if isinstance(value, list) else (value,):
+                if isinstance(root, ast.AST):
+                    for node in ast.walk(root):
+                        if isinstance(node, ast.Call):
+                            callee = dotted(node.func)
+                            if callee is not None:
+                                record["calls"].append([callee, node.lineno])
+        if isinstance(statement, ast.If):
+            test = ast.unparse(statement.test)
+            record["guards"].append([test, statement.body[0].lineno, statement.body[-1].end_lineno, True])
+            if statement.orelse:
+                record["guards"].append([test, statement.orelse[0].lineno, statement.orelse[-1].end_lineno, False])
+            elif _leaves(statement.body) and index + 1 < len(body):
+                # `if rank != 0: return`: the rest of this block runs where the test is false.
+                record["guards"].append([test, body[index + 1].lineno, body[-1].end_lineno, False])
+        for name in ("body", "orelse", "finalbody"):
+            inner = getattr(statement, name, None)
+            if isinstance(inner, list):
+                _read_block(inner, record)
+        for handler in getattr(statement, "handlers", None) or []:
+            _read_block(handler.body, record)
+        for case in getattr(statement, "cases", None) or []:
+            _read_block(case.body, record)
+
+
+def read_function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict:
+    record: dict = {"guards": [], "calls": [], "decorators": [d for d in map(dotted, _decorator_names(node)) if d]}
+    _read_block(node.body, record)
+    short = (node.end_lineno or node.lineno) - node.lineno <= MAX_PREDICATE_LINES
+    if short and isinstance(node, ast.FunctionDef) and any(
+        isinstance(n, ast.Return) and n.value is not None for n in ast.walk(node)
+    ):
+        record["source"] = ast.unparse(node)
+    return record
+
+
+def read_module(tree: ast.Module) -> dict:
+    """The record of the module's own code (what runs when it is imported or run)."""
+    record: dict = {"guards": [], "calls": [], "decorators": []}
+    _read_block(tree.body, record)
+    return record
+
+
+def _decorator_names(node) -> list[ast.expr]:
+    return [d.func if isinstance(d, ast.Call) else d for d in node.decorator_list]
+
+
+# -- the questions -------------------------------------------------------------------------
+
+
+class ProcessContext:
+    """Process-context questions over a solved Program (ddplint.model.program)."""
+
+    def __init__(self, program) -> None:
+        self.program = program
+        self._predicates: dict[tuple[str, str], object] = {}
+        self._only_zero: dict[tuple[str, str | None], bool] = {}
+        # module -> (callee's module, callee's key, calling function's key, line) of its calls
+        self._callers: dict[str, list[tuple[str, str, str | None, int]]] = {}
+
+    def _record(self, module: str, key: str | None) -> dict | None:
+        summary = self.program.summary(module)
+        context = summary.get("context") if summary is not None else None
+        return None if context is None else context.get(key or "")
+
+    # -- predicate helpers -----------------------------------------------------------------
+
+    def predicate(self, module: str, callee: str, cls: str | None = None, depth: int = 0):
+        """What a call of `callee` written in `module` says about the rank when true or false
+        (ddplint.analyses.ranks.RankTest), judged by the body of the project function it
+        reaches; None when it reaches none, or its body is not read (then the name decides)."""
+        target = self.program.resolve(module, callee, cls) if depth <= MAX_DEPTH else None
+        if target is None or self.program.summary(target[0]) is None:
+            return None
+        key = target[:2]
+        if key not in self._predicates:
+            self._predicates[key] = None  # a recursion through it proves nothing
+            self._predicates[key] = self._judge(target, depth)
+        return self._predicates[key]
+
+    def _judge(self, target: tuple[str, str, bool], depth: int):
+        import libcst as cst
+
+        from ddplint.analyses.ranks import DISTRIBUTED, mentions_rank, predicate_test
+
+        record = self._record(target[0], target[1])
+        if record is None:
+            return None
+        if "source" not in record:
+            return None  # a long body is not read: its name decides
+        try:
+            function = cst.parse_module(record["source"]).body[0]
+        except Exception:  # noqa: BLE001 - ast.unparse of a newer syntax than libcst reads
+            return None
+        if not isinstance(function, cst.FunctionDef):
+            return None
+        cls = target[1].rpartition(".")[0] or None
+        verdict = predicate_test(function, self._resolver(target[0], cls, depth + 1))
+        decisive = verdict.true_only_zero or verdict.true_never_zero or verdict == DISTRIBUTED
+        return None if not decisive and mentions_rank(function.body) else verdict
+
+    def _resolver(self, module: str, cls: str | None, depth: int):
+        """What a name or call in `module` holds as a rank test, through the model: a call of a
+        project function is its body's verdict; a project function named without a call is a
+        function object, always true. None: nothing known (the name decides)."""
+        from ddplint.analyses.ranks import _ALWAYS_TRUE, RankTest
+        from ddplint.semantic import dotted_name
+
+        def resolve(expr) -> RankTest | None:
+            import libcst as cst
+
+            if isinstance(expr, cst.Call):
+                name = dotted_name(expr.func)
+                return self.predicate(module, name, cls, depth) if name else None
+            name = dotted_name(expr)
+            target = self.program.resolve(module, name, cls) if name else None
+            if target is None or target[1].endswith(".__init__"):
+                return None
+            record = self._record(target[0], target[1])
+            if record is not None and {d.rpartition(".")[2] for d in record["decorators"]} & _PROPERTIES:
+                return self.predicate(module, name, cls, depth)  # a property is read, not named
+            return _ALWAYS_TRUE
+
+        return resolve
+
+    def names_function(self, module: str, name: str | None) -> bool:
+        """Whether `name`, written in `module` outside a class, names a project function (not a
+        class): named without a call, it is a function object, always true."""
+        target = self.program.resolve(module, name, None) if name else None
+        return target is not None and not target[1].endswith(".__init__")
+
+    # -- who calls a function --------------------------------------------------------------
+
+    def _calls_in(self, module: str) -> list[tuple[str, str, str | None, int]] | None:
+        """(callee's module, callee's key, line) of every call `module`'s code makes that
+        reaches a project function, with the calling function's key; None when unread."""
+        if module in self._callers:
+            return self._callers[module]
+        summary = self.program.summary(module)
+        context = summary.get("context") if summary is not None else None
+        if context is None:
+            return None
+        found = []
+        for caller, record in context.items():
+            cls = summary["functions"].get(caller, {}).get("class") if caller else None
+            for callee, line in record["calls"]:
+                target = self.program.resolve(module, callee, cls)
+                if target is not None:
+                    found.append((target[0], target[1], caller or None, line))
+        self._callers[module] = found
+        return found
+
+    def call_sites(self, module: str, key: str) -> list[tuple[str, str | None, int]] | None:
+        """(calling module, calling function's key or None for module code, line) of every
+        call of function `key` of `module` in the project; None when some module that may call
+        it is not read (past the model's bound, or unparsable)."""
+        sites = []
+        for caller in dict.fromkeys((module, *self.program.importers_of(module))):
+            calls = self._calls_in(caller)
+            if calls is None:
+                return None
+            sites += [(caller, by, line) for target, name, by, line in calls if (target, name) == (module, key)]
+        return sites
+
+    def guarded_at(self, module: str, key: str | None, line: int) -> bool:
+        """Whether only rank 0 of a distributed run reaches `line` of function `key` (None:
+        module code) of `module`, by the guards around it there."""
+        import libcst as cst
+
+        from ddplint.analyses.ranks import classify
+
+        record = self._record(module, key)
+        if record is None:
+            return False
+        cls = key.rpartition(".")[0] or None if key else None
+        if cls is not None and cls not in (self.program.summary(module) or {}).get("classes", {}):
+            cls = None
+        for test, first, last, sense in record["guards"]:
+            if first <= line <= last:
+                try:
+                    verdict = classify(cst.parse_expression(test), self._resolver(module, cls, 0))
+                except Exception:  # noqa: BLE001 - a test libcst does not read: no guard
+                    continue
+                if verdict.true_only_zero if sense else verdict.false_only_zero:
+                    return True
+        return False
+
+    def only_rank_zero(self, module: str, key: str | None, depth: int = 0) -> bool:
+        """Whether only rank 0 runs function `key` of `module`: it is decorated as rank-0-only
+        (`@rank_zero_only`), or it is called at least once and every call in the project is
+        made where only rank 0 gets (`guarded_at`, or from a function that only rank 0 runs)."""
+        from ddplint.analyses.ranks import RANK_ZERO_DECORATORS
+
+        if key is None or depth > MAX_DEPTH:
+            return False
+        memo = (module, key)
+        if memo in self._only_zero:
+            return self._only_zero[memo]
+        self._only_zero[memo] = False  # a cycle of calls proves nothing
+        record = self._record(module, key)
+        if record is None:
+            return False
+        if any(d.rpartition(".")[2] in RANK_ZERO_DECORATORS for d in record["decorators"]):
+            found = True
+        else:
+            sites = self.call_sites(module, key)
+            found = bool(sites) and all(
+                self.guarded_at(caller, by, line) or self.only_rank_zero(caller, by, depth + 1)
+                for caller, by, line in sites  # type: ignore[union-attr]
+            )
+        self._only_zero[memo] = found
+        return found
+
+    def called_elsewhere_only_on_rank_zero(self, module: str, key: str) -> bool | None:
+        """For a rule that judges `module`'s own calls itself: None when no other module calls
+        function `key`, or when a module that may call it is not read (unknown: the rule's own
+        verdict stands); True when some do and only rank 0 gets to each such call; False when
+        one is not guarded."""
+        sites = self.call_sites(module, key)
+        if sites is None:
+            return None
+        outside = [site for site in sites if site[0] != module]
+        if not outside:
+            return None
+        return all(
+            self.guarded_at(caller, by, line) or self.only_rank_zero(caller, by, 1) for caller, by, line in outside
+        )
