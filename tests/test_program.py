@@ -157,3 +157,32 @@ def test_placement_follows_cpu_models_wrap_helpers_and_process_groups_and_knows_
     assert placement.nccl_group(program, "pkg.main", None, None, "utils.init_gloo") is None
     assert placement.nccl_group(program, "pkg.main", None, None, "broken.init") is None  # does not parse: unknown
     assert not placement.binds_device(program, "pkg.main", None, None, "utils.init")
+
+
+def test_who_runs_a_function_is_answered_across_modules(tmp_path):
+    """ddplint/model/context.py: a predicate helper is judged by its body at any depth, never by
+    its name; a function runs on rank 0 only when every call in the project is made where only
+    rank 0 gets (a guard, an early return on the other ranks, a caller only rank 0 runs); a
+    module that may call it and is not read leaves that unknown."""
+    index = _project(tmp_path, {
+        "dist": "import torch.distributed as dist\n\ndef get_rank():\n    if not dist.is_initialized():\n"
+                "        return 0\n    return dist.get_rank()\n\ndef is_leader():\n    return get_rank() == 0\n\n"
+                "def should_write():\n    return is_leader()\n\ndef is_master(args):\n    return args.save\n",
+        "ckpt": "import torch\n\ndef save(state):\n    torch.save(state, 'a.pt')\n\ndef write(state):\n    save(state)\n\n"
+                "def dump(state):\n    torch.save(state, 'b.pt')\n",
+        "train": "from pkg import dist\nfrom pkg.ckpt import write, dump\n\ndef main(state, rank):\n"
+                 "    if dist.should_write():\n        write(state)\n    dump(state)\n\ndef end(state, rank):\n"
+                 "    if rank != 0:\n        return\n    dump(state)\n",
+    })
+    context = index.program.context
+    assert context.predicate("pkg.train", "dist.should_write").true_only_zero
+    assert not context.predicate("pkg.train", "dist.is_master").is_rank_test  # named like a guard, tests no rank
+    assert context.predicate("pkg.train", "len") is None  # not a project function: its name decides
+    assert context.only_rank_zero("pkg.ckpt", "write") and context.only_rank_zero("pkg.ckpt", "save")
+    assert not context.only_rank_zero("pkg.ckpt", "dump")  # main() calls it on every rank
+    assert context.called_elsewhere_only_on_rank_zero("pkg.ckpt", "write") is True
+    assert context.called_elsewhere_only_on_rank_zero("pkg.ckpt", "save") is None  # only its own module calls it
+    index.program._summaries["pkg.train"] = None  # a caller that does not parse: unknown
+    context._callers.clear()
+    assert context.call_sites("pkg.ckpt", "dump") is None
+    assert context.called_elsewhere_only_on_rank_zero("pkg.ckpt", "dump") is None

@@ -314,6 +314,31 @@ def test_the_prefilters_with_the_project_hints_hide_no_finding(case, tmp_path):
         assert sorted(d.code for d in filtered) == unfiltered, path
 
 
+CONTEXT = PROJECTS.parent / "process_context"
+CONTEXT_CASES = sorted(path.name for path in CONTEXT.iterdir() if (path / "alone.txt").exists())
+
+
+@pytest.mark.parametrize("case", CONTEXT_CASES)
+def test_who_runs_a_function_is_read_across_modules(case, tmp_path, run):
+    """Process context through the program model (ddplint/model/context.py): an imported rank
+    predicate judged by its body (`predicate_module`: `utils.is_main_process()` through
+    `get_rank() == 0` is a guard, `is_master(args)` returning `args.save_checkpoints` is none),
+    a helper module's save whose every caller is rank 0's (`early_return_caller`: the caller
+    returns early on the other ranks; its look-alike without that return is flagged), and a
+    module-level call under `if master_process:` (`rank_variable`). The CLI and flake8 agree on
+    expected.txt; without the project (alone.txt) the names decide and the callers are unseen."""
+    root = tmp_path / case
+    shutil.copytree(CONTEXT / case, root)
+    run.cwd = root
+    expected = _expected_in(root)
+    cli = _findings(run("check", "--no-cache", ".").stdout)
+    assert _matches(cli, expected), cli
+    assert _findings(run("--select", "DDP", ".", tool="flake8").stdout) == cli
+    (root / "expected.txt").write_text((root / "alone.txt").read_text())
+    alone = _findings(run("check", "--no-cache", "--no-project", ".").stdout)
+    assert _matches(alone, _expected_in(root)), alone
+
+
 def test_modules_that_run_as_one_process_skip_the_rules_that_need_ranks(tmp_path, run):
     """A test module that starts no processes and a demo script no distributed code reaches run
     as one process: DDP004 and DDP014 say nothing there, in the CLI, in flake8 and with
