@@ -325,7 +325,10 @@ def test_who_runs_a_function_is_read_across_modules(case, tmp_path, run):
     `get_rank() == 0` is a guard, `is_master(args)` returning `args.save_checkpoints` is none),
     a helper module's save whose every caller is rank 0's (`early_return_caller`: the caller
     returns early on the other ranks; its look-alike without that return is flagged), and a
-    module-level call under `if master_process:` (`rank_variable`). The CLI and flake8 agree on
+    module-level call under `if master_process:` (`rank_variable`), and an Accelerate script,
+    which runs on every rank though it names no DDP entry point (`accelerate_accumulation`:
+    `num_workers=cpu_count()` and a micro-batch loop of `accelerator.backward` outside
+    `accelerator.accumulate` are flagged, the loop inside it is not). The CLI and flake8 agree on
     expected.txt; without the project (alone.txt) the names decide and the callers are unseen."""
     root = tmp_path / case
     shutil.copytree(CONTEXT / case, root)

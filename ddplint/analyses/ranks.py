@@ -23,6 +23,8 @@ from ddplint.semantic import Analysis, SemanticModel, dotted_name
 from ddplint.walk import children
 from ddplint.torch_api import DDP
 
+ACCELERATORS = frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"})
+
 RANK_NAMES = frozenset(
     {
         "rank", "local_rank", "global_rank", "rank_id", "world_rank", "process_rank", "proc_rank",
@@ -934,6 +936,10 @@ class WrappedModels(Analysis):
         super().__init__(model)
         self._bound: dict[str | None, set[str]] = {}
         self._origins: dict[tuple[str | None, str], object] = {}  # (owner, name) -> program Origin
+        # Accelerate: names bound to `Accelerator(...)`, and to what its `prepare(...)` returns
+        # (the model among them is DDP-wrapped when `accelerate launch` runs several processes).
+        self._accelerators: dict[str | None, set[str]] = {}
+        self._prepared: dict[str | None, set[str]] = {}
 
     def _owner(self, name: str) -> str | None:
         self_class = self.model.frame.self_class
@@ -958,7 +964,35 @@ class WrappedModels(Analysis):
             for name, origin in project.wrapped_parameters(key).items():
                 self._bind(key, name, origin)
 
+    def _accelerate(self, node: cst.Assign) -> None:
+        value = node.value
+        if not isinstance(value, cst.Call):
+            return
+        func = value.func
+        if self.model.qualified(func) in ACCELERATORS:
+            table = self._accelerators
+        elif isinstance(func, cst.Attribute) and func.attr.value == "prepare" and self._named_in(self._accelerators, func.value):
+            table = self._prepared
+        else:
+            return
+        for target in node.targets:
+            elements = target.target.elements if isinstance(target.target, (cst.Tuple, cst.List)) else (target.target,)
+            for element in elements:
+                name = dotted_name(element.value if isinstance(element, cst.BaseElement) else element)
+                if name is not None:
+                    table.setdefault(self._owner(name), set()).add(name)
+
+    def _named_in(self, table: dict[str | None, set[str]], expr: cst.BaseExpression) -> bool:
+        name = dotted_name(expr)
+        return name is not None and any(name in table.get(owner, ()) for owner in self._owners_here())
+
+    def is_prepared(self, expr: cst.BaseExpression) -> bool:
+        """`expr` names what Accelerate's `accelerator.prepare(...)` returned: called, it is the
+        prepared model (the optimizer, loaders and schedulers it also returns are not called)."""
+        return self._named_in(self._prepared, expr)
+
     def visit_Assign(self, node: cst.Assign) -> None:
+        self._accelerate(node)
         value = node.value
         wraps, origin = isinstance(value, cst.Call) and self.model.qualified(value.func) in DDP, None
         if wraps:

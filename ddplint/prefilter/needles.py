@@ -19,7 +19,9 @@ Needle = str | re.Pattern[str] | tuple[str | re.Pattern[str], ...]
 
 # The needle of a rule that only matters in distributed code: text that names a DDP entry point
 # (see ddplint.analyses.distributed_context, which the rules import it from). Lightning code
-# names none of them (its Trainer starts DDP), but it reads the rank as `global_rank`.
+# names none of them (its Trainer starts DDP), but it reads the rank as `global_rank`. Accelerate
+# and Fabric code names none either: `accelerate launch` and `fabric.launch()` run it on every
+# rank, and building the `Accelerator(...)` or `Fabric(...)` is what says so.
 DISTRIBUTED_MARKERS = (
     "torch.distributed",
     "from torch import distributed",
@@ -28,6 +30,8 @@ DISTRIBUTED_MARKERS = (
     "DistributedSampler",
     "LOCAL_RANK",
     "global_rank",
+    "Accelerator(",
+    "Fabric(",
 )
 
 

@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.analyses.ranks import WrappedModels
+from ddplint.analyses.ranks import ACCELERATORS, WrappedModels
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
@@ -18,6 +18,16 @@ _BACKWARD_ONLY = (
 )
 
 
+_PREPARED = "(prepared by Accelerate)"  # the forward is a model `accelerator.prepare(...)` returned
+_ACCELERATE = (
+    "gradient accumulation on a model prepared by Accelerate, outside accelerator.accumulate(): under "
+    "`accelerate launch` it is DDP-wrapped and every micro-batch's backward all-reduces (k times the "
+    "communication per optimizer step); build `Accelerator(gradient_accumulation_steps=k)` and run each "
+    "micro-batch inside `with accelerator.accumulate(model):`, or its forward and backward inside "
+    "`with accelerator.no_sync(model):`"
+)
+
+
 @dataclass
 class _Loop:
     ifs_depth: int  # how many `if`s were open when the loop began
@@ -26,6 +36,9 @@ class _Loop:
     backwards: list[tuple[cst.Call, tuple]] = field(default_factory=list)
     # the branch paths of optimizer.step() calls under an accumulation test inside the loop
     gated_steps: list[tuple] = field(default_factory=list)
+    steps: bool = False  # an optimizer step, gated or not, inside the loop
+    # backward() calls of micro-batch loops that ended inside this one, waiting for its step
+    pending: list[tuple[cst.Call, str]] = field(default_factory=list)
 
 
 class AccumulationWithoutNoSync(Rule):
@@ -50,11 +63,17 @@ class AccumulationWithoutNoSync(Rule):
 
     Fires when a loop that calls a model bound to `DistributedDataParallel(...)` runs
     `backward()` on every iteration while `optimizer.step()` sits under an accumulation test
-    (`if (i + 1) % accum_steps == 0`, a condition naming the accumulation), in a function
-    without any `no_sync`; and when a `with model.no_sync():` on a DDP model holds only the
-    backward. Not flagged: FSDP, DeepSpeed engines, Accelerate (`accelerator.accumulate`,
-    `accelerator.no_sync`), Lightning, models not wrapped by DDP in the file, functions that
-    toggle `require_backward_grad_sync` themselves.
+    (`if (i + 1) % accum_steps == 0`, a condition naming the accumulation), or while the loop
+    steps nowhere and an `optimizer.step()` follows it in the enclosing loop or function (a
+    micro-batch loop, `for _ in range(accum): ... backward()` then `optimizer.step()`), in a
+    function without any `no_sync`; and when a `with model.no_sync():` on a DDP model holds
+    only the backward. Accelerate counts as DDP: a model that `accelerator.prepare(...)`
+    returned (the `Accelerator()` built in the file) is DDP-wrapped under `accelerate
+    launch`, and `accelerator.backward(loss)` outside `accelerator.accumulate(model)` syncs
+    on every call. Not flagged: FSDP, DeepSpeed engines, Accelerate with
+    `accelerator.accumulate` or `accelerator.no_sync` in the function, Lightning, models not
+    wrapped by DDP or prepared in the file, functions that toggle
+    `require_backward_grad_sync` themselves.
 
     No fix: run the non-stepping micro-batches' forward and backward inside the context:
 
@@ -76,8 +95,8 @@ class AccumulationWithoutNoSync(Rule):
         "all-reduces (k times the communication per optimizer step); run the forward and "
         "backward of the non-stepping micro-batches inside `with model.no_sync():`"
     )
-    needles = ("DistributedDataParallel", "backward", ("step", "no_sync"))
-    screen = Calls(targets=tuple(sorted(DDP.spellings)))
+    needles = (("DistributedDataParallel", "Accelerator("), "backward", ("step", "no_sync"))
+    screen = Calls(targets=tuple(sorted({*DDP.spellings, *ACCELERATORS})))
     analyses = (WrappedModels,)
 
     flagged_examples = (
@@ -168,6 +187,37 @@ class AccumulationWithoutNoSync(Rule):
                 model = torch.nn.parallel.DistributedDataParallel(net, device_ids=[args.gpu])
                 for epoch in range(args.epochs):
                     train_one_epoch(model, loader, optimizer, args.accum_iter)
+            """
+        ),
+        Flagged(
+            """
+            from accelerate import Accelerator
+
+            class Trainer:
+                def __init__(self, model, opt, loader, accumulate_every):
+                    self.accelerator = Accelerator(split_batches=True)
+                    self.model, self.opt, self.dl = self.accelerator.prepare(model, opt, loader)
+                    self.accumulate_every = accumulate_every
+
+                def train(self, steps):
+                    for step in range(steps):
+                        for _ in range(self.accumulate_every):
+                            loss = self.model(next(self.dl)) / self.accumulate_every
+                            self.accelerator.backward(loss)
+                        self.opt.step()
+                        self.opt.zero_grad()
+            """
+        ),
+        Flagged(
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train_step(net, micro_batches, optimizer):
+                model = DDP(net)
+                for x, y in micro_batches:
+                    criterion(model(x), y).backward()
+                optimizer.step()
+                optimizer.zero_grad()
             """
         ),
     )
@@ -273,6 +323,7 @@ class AccumulationWithoutNoSync(Rule):
         self._opted_out: set[int] = set()  # functions that mention no_sync or toggle the sync flag
         self._in_else: set[int] = set()  # the ifs whose else branch the walk is in
         self._candidates: list[tuple[int, cst.Call, str]] = []  # (function node, backward call, model's origin)
+        self._waiting: dict[int, list[tuple[cst.Call, str]]] = {}  # function -> micro-batch loops' backwards, no loop around
 
     def _function(self) -> int:
         function = self.model.function
@@ -295,6 +346,12 @@ class AccumulationWithoutNoSync(Rule):
                 for call, path in loop.backwards
                 if any(_same_branches(path, step) for step in loop.gated_steps)
             )
+            if not loop.steps:
+                # A micro-batch loop (`for _ in range(accum): model(x) ... backward()`): the
+                # optimizer step that follows it in the same block steps once for k backwards.
+                outer = next((self._loops[id(n)] for n in reversed(self.model.loops) if n is not node and id(n) in self._loops), None)
+                waiting = outer.pending if outer is not None else self._waiting.setdefault(self._function(), [])
+                waiting.extend((call, loop.forward) for call, _ in loop.backwards)
 
     def leave_For(self, original_node: cst.For) -> None:
         self._leave_loop(original_node)
@@ -313,15 +370,26 @@ class AccumulationWithoutNoSync(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         loop = self._innermost()
         if loop is None:
+            waiting = self._waiting.get(self._function())
+            if waiting and isinstance(node.func, cst.Attribute) and node.func.attr.value == "step" and _is_optimizer_step(node):
+                self._candidates.extend((self._function(), call, forward) for call, forward in waiting)
+                waiting.clear()
             return
         func = node.func
         if self._wrapped.is_wrapped(func):
             if not loop.forward:
                 loop.forward = self._wrapped.where(func)
+        elif self._wrapped.is_prepared(func):
+            if loop.forward is None:
+                loop.forward = _PREPARED
         elif isinstance(func, cst.Attribute) and func.attr.value == "backward":
             if self._every_micro_batch(loop):
                 loop.backwards.append((node, self._path(loop)))
         elif isinstance(func, cst.Attribute) and func.attr.value == "step" and _is_optimizer_step(node):
+            loop.steps = True
+            if loop.pending:
+                self._candidates.extend((self._function(), call, forward) for call, forward in loop.pending)
+                loop.pending.clear()
             inner_ifs = self.model.ifs[loop.ifs_depth :]
             # A test decided once for the run (`if accum_steps > 1:`) picks a mode; it gates no step.
             if any(self._accumulation_test(b.test) and not self._run_wide(b.test) for b in inner_ifs):
@@ -433,7 +501,7 @@ class AccumulationWithoutNoSync(Rule):
     def leave_Module(self, original_node: cst.Module) -> None:
         for function, call, origin in self._candidates:
             if function not in self._opted_out:
-                self.report(call, self.message + origin)
+                self.report(call, _ACCELERATE if origin is _PREPARED else self.message + origin)
 
 
 def _is_optimizer_step(call: cst.Call) -> bool:
