@@ -24,6 +24,10 @@ from ddplint.walk import children
 from ddplint.torch_api import DDP
 
 ACCELERATORS = frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"})
+# Objects whose construction says the script runs on every rank of a job (`accelerate launch`),
+# though it never names a DDP entry point itself. Not Lightning's `Fabric(...)`: built with
+# `devices=1` for generation and evaluation scripts as often as for a distributed run.
+LAUNCHERS = ACCELERATORS
 
 RANK_NAMES = frozenset(
     {

@@ -20,8 +20,8 @@ Needle = str | re.Pattern[str] | tuple[str | re.Pattern[str], ...]
 # The needle of a rule that only matters in distributed code: text that names a DDP entry point
 # (see ddplint.analyses.distributed_context, which the rules import it from). Lightning code
 # names none of them (its Trainer starts DDP), but it reads the rank as `global_rank`. Accelerate
-# and Fabric code names none either: `accelerate launch` and `fabric.launch()` run it on every
-# rank, and building the `Accelerator(...)` or `Fabric(...)` is what says so.
+# code names none either: `accelerate launch` runs it on every rank, and building the
+# `Accelerator(...)` says so. (Lightning's `Fabric(...)` is built with `devices=1` as often.)
 DISTRIBUTED_MARKERS = (
     "torch.distributed",
     "from torch import distributed",
@@ -31,7 +31,6 @@ DISTRIBUTED_MARKERS = (
     "LOCAL_RANK",
     "global_rank",
     "Accelerator(",
-    "Fabric(",
 )
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ddplint.analyses.ranks import RANK_ENVIRONMENT, environment_key, mentions_rank
+from ddplint.analyses.ranks import LAUNCHERS, RANK_ENVIRONMENT, environment_key, mentions_rank
 from ddplint.diagnostics import Applicability
 from ddplint.edits import string_literal, with_keyword_argument
 from ddplint.prefilter.triggers import CallTrigger
@@ -19,7 +19,7 @@ from ddplint.walk import children
 # `torch.distributed` is reached through a name containing "distributed", DDP is spelt
 # `DistributedDataParallel`, ranks are started by `spawn`/`start_processes`, and the
 # environment keys are literals.
-DISTRIBUTED_NEEDLE = ("distributed", "Distributed", "spawn", "start_processes", "RANK")
+DISTRIBUTED_NEEDLE = ("distributed", "Distributed", "spawn", "start_processes", "RANK", "Accelerator(")
 
 # Words, in a path, a variable or the enclosing function's name, that say "checkpoint".
 CHECKPOINT_WORDS = frozenset(
@@ -93,7 +93,8 @@ class TorchLoadWithoutMapLocation(Rule):
     - the file runs under DDP or starts ranks: it imports or calls `torch.distributed`
       (`init_process_group`, `get_rank`, ...), wraps a model in `DistributedDataParallel`,
       uses a `DistributedSampler`, starts processes with `torch.multiprocessing.spawn` or
-      `start_processes`, or reads the `RANK`/`LOCAL_RANK` environment variables;
+      `start_processes`, reads the `RANK`/`LOCAL_RANK` environment variables, or builds an
+      Accelerate `Accelerator(...)` (`accelerate launch` runs the script on every rank);
     - what is loaded is plausibly a GPU checkpoint: it goes into `load_state_dict` (directly
       or through a variable), it is read with checkpoint keys (`ckpt["model"]`,
       `ckpt.get("state_dict")`, "optimizer", "net", "ema", "epoch", ...), it is used as a
@@ -147,6 +148,29 @@ class TorchLoadWithoutMapLocation(Rule):
     strict = False
 
     flagged_examples = (
+        Flagged(
+            # `accelerate launch` runs this on every rank: each loads onto the saving GPU.
+            """
+            import torch
+            from accelerate import Accelerator
+
+            def main(config):
+                accelerator = Accelerator()
+                model = build(config)
+                model.load_state_dict(torch.load(config.resume)["model"])
+                model = accelerator.prepare(model)
+            """,
+            fixed="""
+            import torch
+            from accelerate import Accelerator
+
+            def main(config):
+                accelerator = Accelerator()
+                model = build(config)
+                model.load_state_dict(torch.load(config.resume, map_location="cpu")["model"])
+                model = accelerator.prepare(model)
+            """,
+        ),
         Flagged(
             """
             import torch
@@ -692,6 +716,8 @@ class TorchLoadWithoutMapLocation(Rule):
                 or qualified in START_PROCESSES
                 or qualified.startswith("torch.") and qualified.endswith(".DistributedSampler")
             ):
+                self._distributed = True
+            elif qualified in LAUNCHERS:  # `accelerate launch` runs the script on every rank
                 self._distributed = True
             elif qualified in DDP:
                 self._distributed = True

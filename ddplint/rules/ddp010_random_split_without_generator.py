@@ -44,8 +44,8 @@ class RandomSplitWithoutGenerator(Rule):
     augmentations per rank) has the same effect.
 
     Fires when a file that uses torch.distributed (it mentions `torch.distributed`,
-    `init_process_group`, DistributedDataParallel, DistributedSampler, LOCAL_RANK or
-    Lightning's `global_rank`) calls
+    `init_process_group`, DistributedDataParallel, DistributedSampler, LOCAL_RANK,
+    Lightning's `global_rank` or Accelerate's `Accelerator(`) calls
     `random_split` (any import form) without a generator and without `*args`/`**kwargs`, and
     no rank-independent seed comes before it (see below).
 

@@ -30,7 +30,8 @@ class WorkersPerRank(Rule):
     as such a count divided by a literal (`cpu_count() // 2` is still a share of the whole
     machine for every rank), in a file that uses torch.distributed (it mentions
     `torch.distributed`, `init_process_group`, DistributedDataParallel, DistributedSampler,
-    LOCAL_RANK or Lightning's `global_rank`; with the project index, any module of a
+    LOCAL_RANK, Lightning's `global_rank` or Accelerate's `Accelerator(`, which `accelerate
+    launch` runs on every rank; with the project index, any module of a
     distributed project). The count may also reach `num_workers` through a variable of the
     function (or module), or through an attribute of `self` that some method of the class
     sets, itself or from its own variable (`num_workers = multiprocessing.cpu_count() // 2`,
