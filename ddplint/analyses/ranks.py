@@ -23,11 +23,10 @@ from ddplint.semantic import Analysis, SemanticModel, dotted_name
 from ddplint.walk import children
 from ddplint.torch_api import DDP
 
+# Accelerate's Accelerator: building one says the script runs on every rank of a job
+# (`accelerate launch`), though it never names a DDP entry point itself. Not Lightning's
+# `Fabric(...)`: built with `devices=1` for generation and evaluation scripts as often.
 ACCELERATORS = frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"})
-# Objects whose construction says the script runs on every rank of a job (`accelerate launch`),
-# though it never names a DDP entry point itself. Not Lightning's `Fabric(...)`: built with
-# `devices=1` for generation and evaluation scripts as often as for a distributed run.
-LAUNCHERS = ACCELERATORS
 
 RANK_NAMES = frozenset(
     {

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ddplint.analyses.ranks import LAUNCHERS, RANK_ENVIRONMENT, environment_key, mentions_rank
+from ddplint.analyses.ranks import ACCELERATORS, RANK_ENVIRONMENT, environment_key, mentions_rank
 from ddplint.diagnostics import Applicability
 from ddplint.edits import string_literal, with_keyword_argument
 from ddplint.prefilter.triggers import CallTrigger
@@ -717,7 +717,7 @@ class TorchLoadWithoutMapLocation(Rule):
                 or qualified.startswith("torch.") and qualified.endswith(".DistributedSampler")
             ):
                 self._distributed = True
-            elif qualified in LAUNCHERS:  # `accelerate launch` runs the script on every rank
+            elif qualified in ACCELERATORS:  # `accelerate launch` runs the script on every rank
                 self._distributed = True
             elif qualified in DDP:
                 self._distributed = True
