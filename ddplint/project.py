@@ -144,36 +144,23 @@ def module_facts(text: str, scan: TextScan | None = None) -> dict:
     for statement in _imports(text):
         _read_import(statement, facts)
     # Functions are read only in modules that say "cuda" (a helper that only calls another
-    # module's helper, or moves to a device by index alone, is followed from one that does),
-    # build a DistributedSampler, or may hold an endless generator.
+    # module's helper, or moves to a device by index alone, is followed from one that does).
     cuda_text = scan.has("cuda")
     class_text = scan.has("DataLoader") or "Sampler" in text
-    sampler_text = scan.has("DistributedSampler") and "DistributedSampler(" in text
-    if sampler_text:
+    if scan.has("DistributedSampler") and "DistributedSampler(" in text:
         facts["samplers"] = True  # where the program model starts reading, as for "ddp"
-    # A generator that re-iterates its argument in an endless loop (`cycle(dl)`).
-    endless_text = "yield" in text and any(loop in text for loop in _ENDLESS_LOOPS)
+    if "yield" in text and any(loop in text for loop in _ENDLESS_LOOPS):
+        facts["endless"] = True  # may hold a generator that re-iterates its argument forever: the model reads it
     pending: list[tuple[str, int, str]] = []  # functions that may call a CUDA helper
-    if cuda_text or class_text or sampler_text or endless_text:
+    if cuda_text or class_text:
         line, counted = 1, 0
-        for begin, function, cls in sorted(_definitions(text, cuda_text or sampler_text or endless_text, class_text)):
+        for begin, function, cls in sorted(_definitions(text, cuda_text, class_text)):
             chunk = text[begin : _next_start(text, begin)]
             line, counted = line + text.count("\n", counted, begin), begin
             if function is not None:
-                returned = _returned_data(chunk) if sampler_text else {}
-                endless = _endless_parameter(chunk) if endless_text else None
                 cuda = cuda_text and ("cuda" in chunk or ".to" in chunk) and _CUDA_CALL.search(_COMMENT.sub("", chunk)) is not None
-                if cuda or returned or endless is not None:
-                    record = functions[function] = {"line": line, "cuda": cuda, "calls": []}
-                    # "sampler": the line of the DistributedSampler(...) it returns; "loader":
-                    # of the one inside the DataLoader it returns; "tuple": where in the tuple
-                    # it returns they are.
-                    for kind, (at, index) in returned.items():
-                        record[kind] = line + chunk.count("\n", 0, at)
-                        if index is not None:
-                            record.setdefault("tuple", {})[kind] = index
-                    if endless is not None:  # the parameter it re-iterates, the endless loop's line
-                        record["cycles"] = {"param": endless[0], "line": line + chunk.count("\n", 0, endless[1])}
+                if cuda:
+                    functions[function] = {"line": line, "cuda": cuda, "calls": []}
                 if cuda_text and not cuda:
                     pending.append((function, line, chunk))
             else:
@@ -331,16 +318,8 @@ def _read_import(statement: str, facts: dict) -> None:
         facts["imports"][bound] = module + name if module.endswith(".") else f"{module}.{name}"
 
 
-_SHUFFLE_FALSE = re.compile(r"\bshuffle\s*=\s*False\b")
-_RETURN = re.compile(r"\breturn[ \t]+")
-# What a returned value is: kind -> the class whose call builds it.
-_BUILT = {"sampler": "DistributedSampler", "loader": "DataLoader"}
-# `while True:`, `while 1:`, `for ... in (itertools.)count(...):`, by text and by pattern
+# `while True:`, `while 1:`, `for ... in (itertools.)count(...):`, by text
 _ENDLESS_LOOPS = ("while True", "while 1", "in count(", "itertools.count(")
-_ENDLESS = re.compile(
-    r"^([ \t]+)(?:while[ \t]+(?:True|1)[ \t]*:|for[ \t][^\n]*?\bin[ \t]+(?:itertools\.)?count\()", re.M
-)
-_FOR_IN_NAME = re.compile(r"^[ \t]+for[ \t][^\n]*?\bin[ \t]+(\w+)[ \t]*:", re.M)
 
 
 def _blank_comments(chunk: str) -> str:
@@ -376,40 +355,6 @@ def _block_end(chunk: str, indent: str, start: int) -> int:
     return end.start() if end else len(chunk)
 
 
-def _returned_data(chunk: str) -> dict[str, tuple[int, int | None]]:
-    """What a function returns of the shuffling DistributedSampler it builds, by its first
-    `return` that returns one: "sampler" (the sampler itself) and/or "loader" (a DataLoader,
-    which draws from it) -> (offset of the `DistributedSampler(...)`, index in the returned
-    tuple or None when returned alone); directly or through the name it is assigned to."""
-    if "DistributedSampler" not in chunk or _SHUFFLE_FALSE.search(chunk):
-        return {}
-    chunk = _blank_comments(chunk)
-    if "DistributedSampler" not in chunk:  # it was only named in a comment
-        return {}
-    assigned = {
-        kind: {m.group(1): m.start(2) for m in re.finditer(rf"^[ \t]+(\w+)\s*=\s*(?:\w+\.)*({name})\s*\(", chunk, re.M)}
-        for kind, name in _BUILT.items()
-    }
-    for statement in _RETURN.finditer(chunk):
-        values = _items(chunk, statement.end())
-        if len(values) == 1 and values[0][0].startswith("(") and values[0][0].endswith(")"):
-            values = _items(chunk, values[0][1] + 1, inside=True)  # `return (loader, sampler)`
-        found = {}
-        for index, (value, at) in enumerate(values):
-            for kind, name in _BUILT.items():
-                call = re.match(rf"(?:\w+\.)*{name}\s*\(", value)
-                if call is None and value not in assigned[kind]:
-                    continue
-                if kind == "loader":  # the sampler it draws from: the one built here
-                    offset = chunk.index("DistributedSampler")
-                else:
-                    offset = at + value.index(name) if call is not None else assigned[kind][value]
-                found.setdefault(kind, (offset, index if len(values) > 1 else None))
-        if found:
-            return found
-    return {}
-
-
 _INIT = re.compile(r"^([ \t]+)def[ \t]+__init__[ \t]*\(", re.M)
 _LOADER_CALL = re.compile(r"(?<![\w.])((?:\w+\.)*DataLoader)\s*\(")
 # The arguments DDP016 follows: a wrapper that names one may change what its caller passed.
@@ -442,29 +387,6 @@ def _forwarded_loader(chunk: str, imports: dict[str, str]) -> int | None:
         arguments = [item for item, _ in _items(text, call.end(), inside=True)]
         if origin is not None and (f"{origin}.{rest}" if rest else origin) in LOADERS and f"**{star.group(1)}" in arguments:
             return call.start()
-    return None
-
-
-def _endless_parameter(chunk: str) -> tuple[int, int] | None:
-    """(index of the parameter, offset of the loop) of a generator that iterates a parameter
-    anew in an endless loop and never calls set_epoch: `while True: for x in dl: yield x`."""
-    if "yield" not in chunk or "set_epoch" in chunk:
-        return None
-    chunk = _blank_comments(chunk)
-    loop = _ENDLESS.search(chunk)
-    header = chunk.find("(")
-    if loop is None or header == -1:
-        return None
-    params = []
-    for item, _ in _items(chunk, header + 1, inside=True):
-        if item.startswith("*"):
-            break
-        params.append(re.match(r"\w*", item).group(0))  # type: ignore[union-attr]
-    # Its body: the lines after it up to one indented no deeper than the loop.
-    body = chunk.find("\n", loop.end()) + 1
-    for inner in _FOR_IN_NAME.finditer(chunk[body : _block_end(chunk, loop.group(1), body)]):
-        if inner.group(1) in params:
-            return params.index(inner.group(1)), loop.start()
     return None
 
 
@@ -962,26 +884,34 @@ class ProjectView:
             return None
         return found[0], found[2], self.project.modules[found[0]]["functions"][found[2]]
 
-    def sampler_builder(self, qualified: str | None, kind: str = "sampler") -> tuple[str, int | None] | None:
-        """Where the project function `qualified` names builds the DistributedSampler it
-        returns ("data/loaders.py:12"), or None; with kind "loader", the sampler of the
-        DataLoader it returns. With it, the index of the sampler (the loader) in the tuple
-        the function returns, or None when it returns it alone."""
-        found = self._function(qualified)
-        if found is None or kind not in found[2]:
-            return None
-        module, _, record = found
-        return self.project.location(module, record[kind]), record.get("tuple", {}).get(kind)
+    def built_data(self, qualified: str | None) -> dict[str, tuple[str, int | None]]:
+        """What the project function `qualified` names returns of the shuffling DistributedSampler
+        it builds (ddplint.model.loaders.built): "sampler"/"loader" -> (where the sampler is made,
+        its index in the returned tuple or None)."""
+        from ddplint.model import loaders
+
+        return loaders.built(self.project.program, self.absolute(qualified), self.module) if qualified else {}
 
     def endless_wrapper(self, qualified: str | None) -> tuple[int, str, str] | None:
-        """(index of the parameter, name, where the loop is) of the project generator that
-        `qualified` names, where it re-iterates that parameter in an endless loop and never
-        calls set_epoch (`def cycle(dl): while True: for x in dl: yield x`); else None."""
-        found = self._function(qualified)
-        if found is None or "cycles" not in found[2]:
-            return None
-        module, name, record = found
-        return record["cycles"]["param"], name, self.project.location(module, record["cycles"]["line"])
+        """(index of the parameter, name, where the loop is) of the project generator `qualified`
+        names that re-iterates that parameter forever without set_epoch (ddplint.model.loaders.cycled)."""
+        from ddplint.model import loaders
+
+        return loaders.cycled(self.project.program, self.absolute(qualified), self.module) if qualified else None
+
+    def hands_back(self, key: str | None, cls: str | None, callee: str) -> int | None:
+        """The position of the argument a call of `callee` here gets back unchanged from a project
+        function or method (ddplint.model.loaders.hands_back), or None."""
+        from ddplint.model import loaders
+
+        return loaders.hands_back(self.project.program, self.module, key, cls, callee)
+
+    def evaluated_samplers(self) -> dict:
+        """This module's samplers whose loaders a project function evaluates and combines across
+        ranks, by where each is made (ddplint.model.loaders.evaluated)."""
+        from ddplint.model import loaders
+
+        return loaders.evaluated(self.project.program, self.module)
 
     def cuda_function(self, qualified: str | None) -> str | None:
         """Where the project function `qualified` names touches CUDA ("utils.py:3"), or None."""
@@ -1108,15 +1038,14 @@ class ProjectView:
             cuda = [name for name in exported["functions"] if self.cuda_function(f"{absolute}.{name}")]
             subclass = any(self._loader_like(f"{absolute}.{name}") for name in exported["classes"])
             found = (cuda, subclass) if cuda or subclass else None
-        elif self.resolve(absolute) is None:
-            found = None
         else:
+            indexed = self.resolve(absolute) is not None  # builders and generators are the model's
             found = (
-                bool(self.cuda_function(absolute)),
-                self._loader_like(absolute),
-                bool(self.sampler_builder(absolute) or self.sampler_builder(absolute, "loader")),
+                indexed and bool(self.cuda_function(absolute)),
+                indexed and self._loader_like(absolute),
+                bool(self.built_data(absolute)),
                 bool(self.endless_wrapper(absolute)),
-                bool(self.subclass_of(absolute, _SAMPLERS)),
+                indexed and bool(self.subclass_of(absolute, _SAMPLERS)),
             )
             if not any(found):
                 found = None

@@ -224,43 +224,33 @@ def test_module_facts_never_raise_on_any_text(module, noise):
     project.module_facts(module + noise)
 
 
-def test_module_facts_read_returned_tuples_and_endless_generators():
-    facts = project.module_facts(
+def test_the_view_answers_for_tuple_builders_and_endless_generators(tmp_path):
+    root = _copy("endless_helper", tmp_path)
+    (root / "trainer" / "pairs.py").write_text(
         "import itertools\n"
-        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "from torch.utils.data import DataLoader, DistributedSampler\n\n"
         "def build(ds):\n    sampler = DistributedSampler(ds)\n"
         "    return (\n        DataLoader(ds, sampler=sampler),  # (the loader\n        sampler,\n    )\n"
         "def pair(ds):\n    loader = DataLoader(ds, sampler=DistributedSampler(ds))\n    return len(ds), loader\n"
         "def fixed(ds):\n    sampler = DistributedSampler(ds, shuffle=False)\n    return sampler, ds\n"
-        "def cycle(\n    dl,  # a loader\n):\n    while True:\n        for x in dl:\n            yield x\n"
+        "def again(ds):\n    return build(ds)\n"
         "def repeat(n, loader, *rest):\n    for _ in itertools.count():\n        for i, b in enumerate(loader):\n"
         "            yield b\n        for b in loader:\n            yield b\n"
         "def cycle_right(dl):\n    while 1:\n        dl.sampler.set_epoch(0)\n        for x in dl:\n            yield x\n"
         "def once(dl):\n    for x in dl:\n        yield x\n"
         "def after(dl):\n    while True:\n        break\n    for x in dl:\n        yield x\n"
     )
-    functions = facts["functions"]
-    assert functions["build"] == {
-        "line": 3, "cuda": False, "calls": [], "sampler": 4, "loader": 4, "tuple": {"loader": 0, "sampler": 1}
-    }
-    assert functions["pair"]["loader"] == 10 and functions["pair"]["tuple"] == {"loader": 1}
-    assert functions["cycle"]["cycles"] == {"param": 0, "line": 18}
-    assert functions["repeat"]["cycles"] == {"param": 1, "line": 22}
-    assert {"fixed", "cycle_right", "once", "after"}.isdisjoint(functions)
-
-
-def test_the_view_answers_for_tuple_builders_and_endless_generators(tmp_path):
-    root = _copy("endless_helper", tmp_path)
-    (root / "trainer" / "pairs.py").write_text(
-        "from torch.utils.data import DataLoader, DistributedSampler\n\n"
-        "def build(ds):\n    sampler = DistributedSampler(ds)\n    return DataLoader(ds, sampler=sampler), sampler\n"
-    )
     view = project.build(str(root)).view(str(root / "trainer" / "train.py"))
     assert view.endless_wrapper("trainer.utils.cycle") == (0, "cycle", "trainer/utils.py:2")
-    assert view.endless_wrapper("trainer.data.build_loader") is None
-    assert view.sampler_builder("trainer.pairs.build") == ("trainer/pairs.py:4", 1)
-    assert view.sampler_builder("trainer.pairs.build", "loader") == ("trainer/pairs.py:4", 0)
-    assert view.sampler_builder("trainer.data.build_loader", "loader") == ("trainer/data.py:5", None)
+    assert view.endless_wrapper("trainer.pairs.repeat") == (1, "repeat", "trainer/pairs.py:19")
+    for name in ("trainer.data.build_loader", "trainer.pairs.cycle_right", "trainer.pairs.once", "trainer.pairs.after"):
+        assert view.endless_wrapper(name) is None
+    built = {"sampler": ("trainer/pairs.py:5", 1), "loader": ("trainer/pairs.py:5", 0)}
+    assert view.built_data("trainer.pairs.build") == built
+    assert view.built_data("trainer.pairs.again") == built  # a builder returning another's tuple
+    assert view.built_data("trainer.pairs.pair") == {"loader": ("trainer/pairs.py:11", 1)}
+    assert view.built_data("trainer.pairs.fixed") == {}  # an evaluation sampler: no epochs to set
+    assert view.built_data("trainer.data.build_loader") == {"loader": ("trainer/data.py:5", None)}
     assert "DDP003" in view.hints().codes  # it imports only the generator, and has no `for`
 
 

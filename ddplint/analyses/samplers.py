@@ -294,8 +294,8 @@ class LoaderFlow(Analysis):
         drawing from one, or both in a tuple: its call stands for what it builds. A generator
         there that re-iterates its argument forever is recorded with that argument."""
         project, function, order = self.model.project, self.function, len(self.constructions)
-        sampler_at = project.sampler_builder(qualified)  # type: ignore[union-attr]
-        loader_at = project.sampler_builder(qualified, "loader")  # type: ignore[union-attr]
+        built = project.built_data(qualified)  # type: ignore[union-attr]
+        sampler_at, loader_at = built.get("sampler"), built.get("loader")
         if sampler_at is None and loader_at is None:
             wrapper = project.endless_wrapper(qualified)  # type: ignore[union-attr]
             positional = [a for a in node.args if a.keyword is None]

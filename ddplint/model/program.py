@@ -32,10 +32,11 @@ from dataclasses import dataclass, replace
 
 from ddplint.model import context as process_context
 from ddplint.prefilter.screens import dotted
-from ddplint.torch_api import COMBINING_COLLECTIVES, DDP, DEDUPLICATING_METHODS
+from ddplint.torch_api import COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER
 
 MAX_MODULES = 150  # modules read per run: past this, what a value would reach is unknown
 MAX_ROUNDS = 12  # rounds of the fixed point; a chain of helpers deeper than this is unknown
+MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
 _CONTROL_FIELDS = frozenset(("body", "orelse", "finalbody", "handlers", "cases"))
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -63,6 +64,40 @@ class Origin:
         return f"{text} and passed here by the call at {self.passed_at}" if self.passed_at else text
 
 
+@dataclass(frozen=True)
+class Data:
+    """A torch DistributedSampler (`kind` "sampler") or a DataLoader drawing from one ("loader",
+    with that `sampler`), made at `made_at`. `shuffle` and `drop_last` are the sampler's, None
+    where the code decides at run time; `passed_at`: the call that hands it to a parameter."""
+
+    kind: str
+    made_at: str
+    shuffle: bool | None = True
+    drop_last: bool | None = False
+    sampler: Data | None = None
+    passed_at: str | None = None
+
+    @property
+    def pads(self) -> bool:
+        """It repeats samples to give every rank as many: drop_last is known to be off."""
+        return self.drop_last is False
+
+
+@dataclass(frozen=True)
+class Pack:
+    """A tuple or list of values, by position (None where unknown): what `return a, b` gives."""
+
+    items: tuple
+    passed_at: str | None = None
+
+
+# Parameters of the data classes the summaries keep, by position: a literal (shuffle,
+# drop_last) or the source of the value passed (sampler, batch_sampler).
+_DATA_PARAMETERS = {"DistributedSampler": DISTRIBUTED_SAMPLER.params, "DataLoader": DATALOADER.params}
+_DATA_LITERALS = ("shuffle", "drop_last")
+_DATA_SOURCES = ("sampler", "batch_sampler")
+
+
 # -- one module's summary ------------------------------------------------------------------
 
 
@@ -87,6 +122,11 @@ class _FunctionReader:
         self._untouched: set[str] = set(positional[1:] if self.self_name else positional)
         self._placed = False  # the statement's value is a call given a device= or device_map=
         self._statements(node.body)
+        if not isinstance(node.body[-1], ast.Return):
+            self.record["other_returns"] = True  # may end without one: returns None
+        cycles = None if method else _cycled(node, positional)
+        if cycles is not None:
+            self.record["cycles"] = cycles
 
     def source(self, expr: ast.AST | None) -> list | None:
         if isinstance(expr, ast.Name):
@@ -97,8 +137,39 @@ class _FunctionReader:
             return None
         if isinstance(expr, ast.Call):
             callee = dotted(expr.func)
-            return ["call", callee, expr.lineno] if callee else None
+            if not callee:
+                return None
+            facts = self._data_facts(expr, callee)
+            return ["call", callee, expr.lineno, facts] if facts else ["call", callee, expr.lineno]
+        if isinstance(expr, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in expr.elts):
+            items = [self.source(element) for element in expr.elts]
+            return ["tuple", items] if any(items) else None
         return None
+
+    def _data_facts(self, call: ast.Call, callee: str) -> dict | None:
+        """What a call that may build a DistributedSampler or DataLoader passes for the
+        parameters the program follows: a literal as ["const", value], ["unknown"] for any
+        other expression, the source of a sampler; None for any other call."""
+        params = _DATA_PARAMETERS.get(callee.rpartition(".")[2])
+        if params is None:
+            return None
+        given = {}
+        for index, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                return {"starred": True}  # what lands where is unknown
+            if index < len(params):
+                given[params[index]] = arg
+        given.update((k.arg, k.value) for k in call.keywords if k.arg is not None)
+        if any(k.arg is None for k in call.keywords):
+            return {"starred": True}
+        facts: dict = {}
+        for name, value in given.items():
+            if name in _DATA_LITERALS:
+                known = isinstance(value, ast.Constant) and isinstance(value.value, bool)
+                facts[name] = ["const", value.value] if known else ["unknown"]  # type: ignore[union-attr]
+            elif name in _DATA_SOURCES:
+                facts[name] = self.source(value) or ["unknown"]
+        return facts or {"plain": True}
 
     def _callee(self, func: ast.AST) -> str | None:
         """The dotted name called; `Maker().method` where the receiver is a local bound to a
@@ -126,8 +197,11 @@ class _FunctionReader:
             if source is not None and isinstance(target.value, ast.Name) and target.value.id == self.self_name:
                 self.record["sets"][target.attr] = source
         elif isinstance(target, (ast.Tuple, ast.List)):
-            for element in target.elts:
-                self._bind(element.value if isinstance(element, ast.Starred) else element, None)
+            # `loader, sampler = build(ds)`: each name holds its element of what the call returns
+            starred = any(isinstance(element, ast.Starred) for element in target.elts)
+            for index, element in enumerate(target.elts):
+                item = ["item", source, index] if source is not None and not starred else None
+                self._bind(element.value if isinstance(element, ast.Starred) else element, item)
 
     def _calls(self, statement: ast.stmt) -> None:
         for name, value in ast.iter_fields(statement):
@@ -210,6 +284,10 @@ class _FunctionReader:
                 source = self.source(statement.value)
                 if source is not None:
                     self.record["returns"].append(source)
+                else:
+                    self.record["other_returns"] = True  # may return what the program does not follow
+            elif isinstance(statement, ast.Return):
+                self.record["other_returns"] = True
             elif isinstance(statement, (ast.For, ast.AsyncFor)):
                 self._bind(statement.target, None)
                 iterated = sorted({n.id for n in ast.walk(statement.iter) if isinstance(n, ast.Name)} & set(self.env))
@@ -235,6 +313,29 @@ class _FunctionReader:
                 self._statements(handler.body)
             for case in getattr(statement, "cases", None) or []:
                 self._statements(case.body)
+
+
+def _cycled(node: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str]) -> list | None:
+    """[index of the parameter, line of the loop] of a generator that re-iterates a parameter
+    in an endless loop and never calls set_epoch (`while True: for x in dl: yield x`): each
+    pass over it is a new epoch."""
+    inside = list(ast.walk(node))
+    if not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in inside):
+        return None
+    if any(isinstance(n, ast.Attribute) and n.attr == "set_epoch" for n in inside):
+        return None
+    for loop in inside:
+        endless = isinstance(loop, ast.While) and isinstance(loop.test, ast.Constant) and loop.test.value in (True, 1)
+        if isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call):
+            endless = dotted(loop.iter.func) in ("count", "itertools.count")
+        if not endless:
+            continue
+        for inner in (n for statement in loop.body for n in ast.walk(statement)):  # type: ignore[union-attr]
+            if isinstance(inner, ast.For):
+                for name in (n.id for n in ast.walk(inner.iter) if isinstance(n, ast.Name)):
+                    if name in params:
+                        return [params.index(name), loop.lineno]
+    return None
 
 
 def summarize(tree: ast.Module) -> dict:
@@ -303,6 +404,9 @@ class Program:
         self.parameters: dict[tuple[str, str], dict[str, Origin]] = {}
         self.attributes: dict[tuple[str, str], dict[str, Origin]] = {}
         self.results: dict[tuple[str, str], Origin] = {}
+        # The samplers, loaders and tuples of them each function returns (all of its returns'
+        # values: `build_loader()` may return either of two builders' tuples).
+        self.returned_data: dict[tuple[str, str], list] = {}
         # While set, no new module is read: objects of project classes are followed only
         # into modules a DDP model or sampler already led to (it bounds the reading).
         self._reading_closed = False
@@ -510,12 +614,26 @@ class Program:
             return None
         function = self._summaries[module]["functions"][key]  # type: ignore[index]
         kind = source[0]
+        if kind in ("unknown", "const"):
+            return None
+        if kind == "tuple":
+            items = tuple(self.evaluate(module, key, item) for item in source[1])
+            return Pack(items) if any(items) else None  # type: ignore[return-value]
+        if kind == "item":
+            for value in self._alternatives(module, key, source[1]):
+                if isinstance(value, Pack) and source[2] < len(value.items) and value.items[source[2]] is not None:
+                    return value.items[source[2]]
+            return None
         if kind == "param":
             return self.parameters.get((module, key), {}).get(source[1])
         if kind == "attr":
             cls = function["class"]
             return self.attributes.get((module, cls), {}).get(source[1]) if cls else None
         callee, line = source[1], source[2]
+        if len(source) > 3:
+            made = self._makes_data(module, key, callee, line, source[3])
+            if made is not None:
+                return made  # type: ignore[return-value]
         if self._makes_ddp(module, callee):
             return Origin(self.location(module, line))
         made = self.class_of(module, callee)
@@ -523,7 +641,32 @@ class Program:
             return Instance(made[0], made[1], self.location(module, line))
         target = self.resolve(module, callee, function["class"])
         value = self.results.get(target[:2]) if target is not None else None
+        if value is None and target is not None and self.returned_data.get(target[:2]):
+            value = self.returned_data[target[:2]][0]
         return _unpassed(value)
+
+    def _alternatives(self, module: str, key: str, source: list) -> list:
+        """The values `source` may hold: every value a called project function returns."""
+        if source[0] == "call" and len(source) == 3:
+            target = self.resolve(module, source[1], self._summaries[module]["functions"][key]["class"])  # type: ignore[index]
+            if target is not None and self.returned_data.get(target[:2]):
+                return self.returned_data[target[:2]]
+        return [self.evaluate(module, key, source)]
+
+    def _makes_data(self, module: str, key: str, callee: str, line: int, facts: dict) -> Data | None:
+        """The DistributedSampler, or the DataLoader drawing from one, that a call builds."""
+        qualified = self._qualify(module, callee)
+        if "starred" in facts or (qualified not in DISTRIBUTED_SAMPLER and qualified not in DATALOADER):
+            return None
+        at = self.location(module, line)
+        if qualified in DISTRIBUTED_SAMPLER:
+            flags = {name: facts.get(name, ["const", default]) for name, default in (("shuffle", True), ("drop_last", False))}
+            shuffle, drop_last = (value[1] if value[0] == "const" else None for value in flags.values())
+            return Data("sampler", at, shuffle, drop_last)
+        drawn = self.evaluate(module, key, facts.get("sampler")) if "sampler" in facts else None
+        if not isinstance(drawn, Data) or drawn.kind != "sampler":
+            return None  # a loader that is not known to draw from a DistributedSampler is not followed
+        return Data("loader", at, drawn.shuffle, drawn.drop_last, replace(drawn, passed_at=None))
 
     def class_of(self, module: str, dotted: str, depth: int = 0) -> tuple[str, str] | None:
         """(module, class) of the project class that `dotted` names in `module`, or None."""
@@ -567,7 +710,7 @@ class Program:
             if not any(v for _, v in passed) and not any(v for _, v in named):
                 continue
             # Read on where a DDP model goes, or from a module that builds a sampler (its loaders).
-            self._reading_closed = not any(isinstance(v, Origin) for _, v in (*passed, *named)) and not builds_samplers
+            self._reading_closed = not any(isinstance(v, Origin) or _holds_data(v) for _, v in (*passed, *named)) and not builds_samplers
             target = self.resolve(module, callee, function["class"])
             self._reading_closed = False
             if target is None:
@@ -589,6 +732,14 @@ class Program:
                 changed |= self._note(self.attributes, (module, cls), attribute, value)
         for source in function["returns"]:
             value = _unpassed(self.evaluate(module, key, source))
+            if _holds_data(value):
+                returned = self.returned_data.setdefault((module, key), [])
+                if value not in returned and len(returned) < MAX_RESULTS:
+                    returned.append(value)
+                    for importer in self.importers_of(module):
+                        self.summary(importer)
+                    changed = True
+                continue
             if value is not None and (module, key) not in self.results:
                 self.results[(module, key)] = value
                 for importer in self.importers_of(module):
@@ -779,7 +930,16 @@ class Program:
         return [
             sorted([*key, name, repr(value)] for key, values in table.items() for name, value in values.items())
             for table in (self.parameters, self.attributes)
-        ] + [sorted([*key, repr(value)] for key, value in self.results.items())]
+        ] + [sorted([*key, repr(value)] for key, value in self.results.items())] + [
+            sorted([*key, repr(values)] for key, values in self.returned_data.items())
+        ]
+
+def _holds_data(value) -> bool:
+    """A sampler or loader, or a tuple holding one."""
+    if isinstance(value, Pack):
+        return any(_holds_data(item) for item in value.items)
+    return isinstance(value, Data)
+
 
 def _unpassed(value):
     """A value as a function's result: where it was made, not how its maker got it."""

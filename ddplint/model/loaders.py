@@ -1,0 +1,141 @@
+"""Samplers and loaders across functions and modules: questions the program model answers.
+
+The program (ddplint.model.program) follows `Data` values, a torch DistributedSampler or a
+DataLoader drawing from one, through assignments, arguments, returns, `self` attributes and
+tuples. These questions read that solution:
+
+- `built`: what a project function returns of the samplers and loaders it builds (a data
+  builder's `return train_loader, val_loader`), with where the sampler is made;
+- `cycled`: whether a project generator re-iterates its argument forever (`cycle(loader)`);
+- `hands_back`: which argument a project function or method returns unchanged
+  (`loader = backend.wrap(loader)`);
+- `evaluated`: where a loader drawing from the sampler made at a place is evaluated and its
+  results combined across ranks by a project function (see Program.evaluation).
+
+Each answers None (or nothing) where the model does not know: the caller stays silent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ddplint.model.program import Data, Pack, Program
+
+
+@dataclass(frozen=True)
+class Evaluated:
+    """A loader of an evaluation sampler handed to `function`, which iterates it in a loop at
+    `loop` and combines the results at `combine`; `handed_at` is the call that hands it."""
+
+    function: str
+    loop: str
+    combine: str
+    handed_at: str
+
+    def describe(self) -> str:
+        return (
+            f" (its loader is handed to {self.function}() by the call at {self.handed_at}, evaluated in a loop at "
+            f"{self.loop} and combined by {self.combine})"
+        )
+
+
+def function_of(program: Program, qualified: str, importer: str) -> tuple[str, str] | None:
+    """(module, key) of the module-level project function `qualified` (as `importer` imports
+    it) names, through re-exports; None if it is not one, or its module was not read."""
+    found = program.split(qualified, importer)
+    if found is None or not found[1] or "." in found[1]:
+        return None
+    program._reading_closed = True  # asked of every import: only modules the solution read answer
+    try:
+        target = program.resolve(found[0], found[1], None)
+    finally:
+        program._reading_closed = False
+    return target[:2] if target is not None and not target[2] else None
+
+
+def built(program: Program, qualified: str, importer: str) -> dict[str, tuple[str, int | None]]:
+    """What the project function `qualified` returns of a shuffling DistributedSampler it (or a
+    builder it calls) makes: "sampler" (the sampler itself) and/or "loader" (a DataLoader drawing
+    from it) -> (where the sampler is made, its index in the returned tuple or None when
+    returned alone). Its first returned value that holds one decides."""
+    target = function_of(program, qualified, importer)
+    for value in program.returned_data.get(target, ()) if target is not None else ():
+        items = list(enumerate(value.items)) if isinstance(value, Pack) else [(None, value)]
+        found: dict[str, tuple[str, int | None]] = {}
+        for index, item in items:
+            sampler = item.sampler if isinstance(item, Data) and item.kind == "loader" else item
+            if isinstance(sampler, Data) and sampler.shuffle is not False:
+                found.setdefault(item.kind, (sampler.made_at, index))
+        if found:
+            return found
+    return {}
+
+
+def cycled(program: Program, qualified: str, importer: str) -> tuple[int, str, str] | None:
+    """(index of the parameter, name, where the loop is) of the project generator `qualified`
+    names, where it re-iterates that parameter in an endless loop and never calls set_epoch;
+    None otherwise. Only modules whose text may hold one (the index's "endless") are read."""
+    found = program.split(qualified, importer)
+    if found is None or not found[1] or "." in found[1]:
+        return None
+    module, name = found
+    if not program.project.modules[module].get("endless"):
+        return None
+    summary = program.summary(module)
+    record = summary["functions"].get(name) if summary is not None else None
+    if record is None or "cycles" not in record:
+        return None
+    index, line = record["cycles"]
+    return index, name, program.location(module, line)
+
+
+def hands_back(program: Program, module: str, key: str | None, cls: str | None, callee: str) -> int | None:
+    """The position of the argument that calling `callee` in function `key` gets back unchanged
+    (`def wrap(self, loader): return loader`): every return of the project function or method it
+    reaches returns that parameter. None when any return gives something else, or unknown."""
+    target = program.target(module, key, cls, callee)
+    if target is None:
+        return None
+    record = program._summaries[target[0]]["functions"][target[1]]  # type: ignore[index]
+    params = record["params"][1:] if target[2] else record["params"]
+    returned = record["returns"]
+    if record.get("other_returns") or not returned or any(source[0] != "param" for source in returned):
+        return None
+    names = {source[1] for source in returned}
+    name = names.pop() if len(names) == 1 else None
+    return params.index(name) if name in params else None
+
+
+def evaluated(program: Program, module: str) -> dict[str, Evaluated]:
+    """Samplers made in `module` whose loaders some project function evaluates and combines
+    across ranks, by where each is made ("data/build.py:30"). A sampler that shuffles counts
+    only when the function is named for evaluation (ddplint.analyses.roles.evaluates)."""
+    table = _evaluations(program)
+    prefix = program.project.relpaths[module] + ":"
+    return {where: found for where, found in table.items() if where.startswith(prefix)}
+
+
+def _evaluations(program: Program) -> dict[str, Evaluated]:
+    cached = getattr(program, "_evaluated_samplers", None)
+    if cached is not None:
+        return cached
+    from ddplint.analyses.roles import evaluates
+
+    table: dict[str, Evaluated] = {}
+    program._evaluated_samplers = table  # type: ignore[attr-defined]
+    for module in list(program._order):
+        summary = program._summaries[module]
+        for key, function in summary["functions"].items() if summary is not None else ():
+            for callee, args, keywords, line in function["calls"]:
+                handed = [(i, None, s) for i, s in enumerate(args)] + [(None, k, s) for k, s in keywords.items()]
+                for index, word, source in handed:
+                    value = program.evaluate(module, key, source) if source is not None else None
+                    if not isinstance(value, Data) or value.kind != "loader" or value.sampler is None:
+                        continue
+                    sampler = value.sampler
+                    if not sampler.pads or sampler.made_at in table:
+                        continue
+                    found = program.evaluation(module, key, function["class"], callee, index, word)
+                    if found is not None and (sampler.shuffle is False or evaluates(found[0].rpartition(".")[2])):
+                        table[sampler.made_at] = Evaluated(*found, program.location(module, line))
+    return table
