@@ -1106,7 +1106,7 @@ class ProjectView:
             name
             for name, fed_here in (
                 ("WrappedModels", program.receives_wrapped(self.module)),
-                ("LoaderFlow", program.hands_to_evaluation(self.module)),
+                ("LoaderFlow", program.hands_to_evaluation(self.module) or bool(self.evaluated_samplers())),
             )
             if fed_here
         )

@@ -136,6 +136,7 @@ class LoaderFlow(Analysis):
         self._records: dict[int, Function] = {}  # by id of the `def` node
         self._loops: dict[int, Loop] = {}  # by id of the loop node
         self._bound: dict[int, list[Ref]] = {}
+        self._made: dict[tuple[int | None, str], str | None] = {}  # (function, local) -> the call that made it
 
     # -- resolving expressions at the current point of the traversal -----------------------
 
@@ -217,6 +218,13 @@ class LoaderFlow(Analysis):
         function.loops.append(loop)
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        # `logger = utils.MetricLogger()`: its methods are found through the class it made
+        value = node.value
+        maker = dotted_name(value.func) if isinstance(value, cst.Call) else None
+        frame = self.model.function
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                self._made[(id(frame.node) if frame else None, target.target.value)] = maker
         self.assign([t.target for t in node.targets], node.value)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
@@ -254,10 +262,41 @@ class LoaderFlow(Analysis):
                     callee = self._callee(branch.func)
                     if callee is not None:
                         self.aliases.append((target_ref, (("ret", callee), "")))
+                    else:
+                        handed = self._handed_back(branch)
+                        if handed is not None:
+                            self.aliases.append((target_ref, handed))
                 else:
                     source = self.ref(branch)
                     if source is not None:
                         self.aliases.append((target_ref, source))
+
+    def place(self) -> tuple[str | None, str | None]:
+        """(the current function's key, its class's name), as the project model names them."""
+        frame, self_class = self.model.function, self.model.frame.self_class
+        return (frame.key if frame else None), (self_class.name.value if self_class else None)
+
+    def project_callee(self, func: cst.BaseExpression) -> str | None:
+        """The dotted name a call of `func` has for the project model; `Maker().method` where the
+        receiver is a local bound to a call (`logger = utils.MetricLogger()` ... `logger.sync()`)."""
+        callee = dotted_name(func)
+        if callee is None or "." not in callee:
+            return callee
+        head, _, rest = callee.partition(".")
+        frame = self.model.function
+        maker = self._made.get((id(frame.node) if frame else None, head))
+        return f"{maker}().{rest}" if maker else callee
+
+    def _handed_back(self, call: cst.Call) -> Ref | None:
+        """The argument a call of a project function or method gets back unchanged
+        (`loader = backend.wrap(loader)`, `def wrap(self, loader): return loader`)."""
+        project = self.model.project
+        callee = self.project_callee(call.func) if project is not None else None
+        if callee is None or any(a.star for a in call.args):
+            return None
+        index = project.hands_back(*self.place(), callee)  # type: ignore[union-attr]
+        positional = [a for a in call.args if a.keyword is None]
+        return self.ref(positional[index].value) if index is not None and index < len(positional) else None
 
     def returned(self, value: cst.BaseExpression | None) -> None:
         frame = self.model.function

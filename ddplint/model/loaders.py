@@ -106,13 +106,13 @@ def hands_back(program: Program, module: str, key: str | None, cls: str | None, 
     return params.index(name) if name in params else None
 
 
-def evaluated(program: Program, module: str) -> dict[str, Evaluated]:
+def evaluated(program: Program, module: str) -> dict[int, Evaluated]:
     """Samplers made in `module` whose loaders some project function evaluates and combines
-    across ranks, by where each is made ("data/build.py:30"). A sampler that shuffles counts
-    only when the function is named for evaluation (ddplint.analyses.roles.evaluates)."""
+    across ranks, by the line each is made on. A sampler that shuffles counts only when the
+    function is named for evaluation (ddplint.analyses.roles.evaluates)."""
     table = _evaluations(program)
-    prefix = program.project.relpaths[module] + ":"
-    return {where: found for where, found in table.items() if where.startswith(prefix)}
+    prefix = program.location(module, 1).rpartition(":")[0] + ":"
+    return {int(where[len(prefix):]): found for where, found in table.items() if where.startswith(prefix)}
 
 
 def _evaluations(program: Program) -> dict[str, Evaluated]:
@@ -123,7 +123,7 @@ def _evaluations(program: Program) -> dict[str, Evaluated]:
 
     table: dict[str, Evaluated] = {}
     program._evaluated_samplers = table  # type: ignore[attr-defined]
-    for module in list(program._order):
+    for module in program._order[: program.solved]:  # the same table whatever was asked before
         summary = program._summaries[module]
         for key, function in summary["functions"].items() if summary is not None else ():
             for callee, args, keywords, line in function["calls"]:

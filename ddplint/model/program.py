@@ -418,6 +418,7 @@ class Program:
             if facts.get("ddp") or facts.get("samplers"):  # where DDP models and samplers start
                 self.summary(name)
         self._solve()
+        self.solved = len(self._order)  # the modules the solution read (later queries read on)
         self._save_cache()
 
     # -- the summaries' cache, beside the index's: a warm run reads no module's ast ------

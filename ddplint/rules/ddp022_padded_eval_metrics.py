@@ -6,9 +6,8 @@ from ddplint.analyses.roles import evaluates
 from ddplint.analyses.samplers import Construction, LoaderFlow, Ref
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.semantic import dotted_name
 from ddplint.torch_api import COMBINING_COLLECTIVES, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER, argument
-from ddplint.walk import descendants
+from ddplint.walk import descendants, positions
 
 _MAX_DEPTH = 3
 
@@ -167,7 +166,6 @@ class PaddedEvalMetrics(Rule):
         self._order: dict[int, int] = {}  # loops by node id: when the walk entered them
         self._clock = 0
         self._trimmed = False
-        self._made: dict[tuple[int | None, str], str | None] = {}  # (function, local) -> what made it
         # Calls that hand something to a function the project model may follow:
         # (callee, function key, class, positional refs, keyword refs)
         self._handed: list[tuple[str, str | None, str | None, list, dict]] = []
@@ -176,34 +174,13 @@ class PaddedEvalMetrics(Rule):
         frame = self.model.function
         return id(frame.node) if frame is not None else None
 
-    def _place(self) -> tuple[str | None, str | None]:
-        """(the current function's key, its class's name), as the project model names them."""
-        frame, self_class = self.model.function, self.model.frame.self_class
-        return (frame.key if frame else None), (self_class.name.value if self_class else None)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        # `logger = utils.MetricLogger()`: its methods are found through the class it made
-        value = node.value
-        maker = dotted_name(value.func) if isinstance(value, cst.Call) else None
-        for target in node.targets:
-            if isinstance(target.target, cst.Name):
-                self._made[(self._function(), target.target.value)] = maker
-
-    def _callee(self, func: cst.BaseExpression) -> str | None:
-        callee = dotted_name(func)
-        if callee is None or "." not in callee:
-            return callee
-        head, _, rest = callee.partition(".")
-        maker = self._made.get((self._function(), head))
-        return f"{maker}().{rest}" if maker else callee
-
     def visit_Call(self, node: cst.Call) -> None:
         self._clock += 1
         project, callee = self.model.project, None
         if self.model.qualified(node.func) in COMBINING_COLLECTIVES:
             self._combining.setdefault(self._function(), []).append(self._clock)
-        elif project is not None and (callee := self._callee(node.func)) is not None:
-            key, cls = self._place()
+        elif project is not None and (callee := self.flow.project_callee(node.func)) is not None:
+            key, cls = self.flow.place()
             if project.combines(key, cls, callee) is not None:  # `metric_logger.synchronize_between_processes()`
                 self._combining.setdefault(self._function(), []).append(self._clock)
             positional = [self.flow.ref(a.value) for a in node.args if a.keyword is None and not a.star]
@@ -231,6 +208,7 @@ class PaddedEvalMetrics(Rule):
     def leave_Module(self, original_node: cst.Module) -> None:
         if self._trimmed:
             return
+        unseen = []  # padded samplers made here whose loaders are not evaluated here
         for sampler in self.flow.of_kind("sampler"):
             drop_last = argument(sampler.node, DISTRIBUTED_SAMPLER, "drop_last")
             if drop_last is not None and not (isinstance(drop_last.value, cst.Name) and drop_last.value.value == "False"):
@@ -240,6 +218,24 @@ class PaddedEvalMetrics(Rule):
                 if where is not None:
                     self.report(sampler.node, self.message + where)
                     break
+            else:
+                if sampler.elsewhere is None:
+                    unseen.append(sampler)
+        self._evaluated_elsewhere(original_node, unseen)
+
+    def _evaluated_elsewhere(self, module: cst.Module, samplers: list[Construction]) -> None:
+        """A data builder returns the loader (`return train_loader, val_loader`) and another
+        function, here or in another module, evaluates it and combines the results: the project
+        model knows where, by the line the sampler is made on."""
+        project = self.model.project
+        evaluated = project.evaluated_samplers() if project is not None and samplers else {}
+        if not evaluated:
+            return
+        spans, _ = positions(module, [sampler.node for sampler in samplers])
+        for sampler in samplers:
+            found = evaluated.get(spans[id(sampler.node)][0][0])
+            if found is not None:
+                self.report(sampler.node, self.message + found.describe())
 
     def _combined(self, loader: Construction, ordered: bool) -> str | None:
         """Whether the loader's results are combined across ranks after an evaluation loop:
