@@ -906,12 +906,14 @@ class ProjectView:
 
         return loaders.hands_back(self.project.program, self.module, key, cls, callee)
 
-    def evaluated_samplers(self) -> dict:
-        """This module's samplers whose loaders a project function evaluates and combines across
-        ranks, by where each is made (ddplint.model.loaders.evaluated)."""
+    def evaluated_samplers(self, where: str | None = None) -> dict:
+        """This module's samplers (those of the module of `where`, "data.py:12", if given) whose
+        loaders a project function evaluates and combines across ranks, by the line each is made
+        on (ddplint.model.loaders.evaluated)."""
         from ddplint.model import loaders
 
-        return loaders.evaluated(self.project.program, self.module)
+        module = self.module if where is None else self.project.names.get(where.rpartition(":")[0])
+        return loaders.evaluated(self.project.program, module) if module is not None else {}
 
     def cuda_function(self, qualified: str | None) -> str | None:
         """Where the project function `qualified` names touches CUDA ("utils.py:3"), or None."""

@@ -347,8 +347,13 @@ class LoaderFlow(Analysis):
         sampler.elsewhere = (sampler_at or loader_at)[0]  # type: ignore[index]
         self.constructions.append(sampler)
         if loader_at is not None:
-            loader = Construction("loader", node, function, order + 1, self._element(node, loader_at))
-            loader.sampler = _call_ref(node)
+            drawn = sampler
+            if sampler_at is not None and sampler_at[0] != loader_at[0]:  # the loader draws from another one
+                drawn = Construction("sampler", node, function, order + 1, [(("call", id(node)), "drawn")])
+                drawn.elsewhere = loader_at[0]
+                self.constructions.append(drawn)
+            loader = Construction("loader", node, function, order + 2, self._element(node, loader_at))
+            loader.sampler = drawn.bound[0] if drawn is not sampler else _call_ref(node)
             self.constructions.append(loader)
 
     def _element(self, node: cst.Call, built: tuple[str, int | None] | None) -> list[Ref]:

@@ -141,6 +141,8 @@ class _FunctionReader:
                 return None
             facts = self._data_facts(expr, callee)
             return ["call", callee, expr.lineno, facts] if facts else ["call", callee, expr.lineno]
+        if isinstance(expr, ast.IfExp) and _is_none(expr.orelse):  # `DataLoader(...) if ds is not None else None`
+            return self.source(expr.body)
         if isinstance(expr, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in expr.elts):
             items = [self.source(element) for element in expr.elts]
             return ["tuple", items] if any(items) else None
@@ -313,6 +315,10 @@ class _FunctionReader:
                 self._statements(handler.body)
             for case in getattr(statement, "cases", None) or []:
                 self._statements(case.body)
+
+
+def _is_none(expr: ast.AST) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value is None
 
 
 def _cycled(node: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str]) -> list | None:
@@ -549,6 +555,8 @@ class Program:
             # (a namespace package): the index names that module by its package alone.
             path = head.replace(".", "/")
             by_path = self.project.names.get(f"{path}.py") or self.project.names.get(f"{path}/__init__.py")
+            if by_path is None and folder:  # `from lib import utils` in a script beside lib/ (AutoFormer/lib/utils.py)
+                by_path = self.project.names.get(f"{folder}/{path}.py") or self.project.names.get(f"{folder}/{path}/__init__.py")
             if by_path is not None and self.project.module(by_path) is not None:
                 return by_path, rest
             head, _, last = head.rpartition(".")
@@ -871,6 +879,22 @@ class Program:
                 handed += [(None, k) for k, source in keywords.items() if source == ["param", name]]
                 for position, word in handed:
                     found = self.evaluation(target[0], target[1], record["class"], inner, position, word, depth + 1)
+                    if found is not None:
+                        return found
+            if record["class"] is not None:  # kept (`self.val_loader = val_loader`) for a method to hand on
+                return self._evaluates_kept(target[0], record, name, depth)
+        return None
+
+    def _evaluates_kept(self, module: str, record: dict, name: str, depth: int):
+        kept = [attribute for attribute, source in record["sets"].items() if source == ["param", name]]
+        for key, method in self._summaries[module]["functions"].items() if kept else ():  # type: ignore[index]
+            if method["class"] != record["class"]:
+                continue
+            for inner, args, keywords, _ in method["calls"]:
+                handed = [(i, None) for i, source in enumerate(args) if source and source[0] == "attr" and source[1] in kept]
+                handed += [(None, k) for k, source in keywords.items() if source[0] == "attr" and source[1] in kept]
+                for position, word in handed:
+                    found = self.evaluation(module, key, record["class"], inner, position, word, depth + 1)
                     if found is not None:
                         return found
         return None

@@ -210,6 +210,8 @@ class PaddedEvalMetrics(Rule):
             return
         unseen = []  # padded samplers made here whose loaders are not evaluated here
         for sampler in self.flow.of_kind("sampler"):
+            if sampler.elsewhere is not None and self._reported_where_made(sampler.elsewhere):
+                continue
             drop_last = argument(sampler.node, DISTRIBUTED_SAMPLER, "drop_last")
             if drop_last is not None and not (isinstance(drop_last.value, cst.Name) and drop_last.value.value == "False"):
                 continue
@@ -222,6 +224,10 @@ class PaddedEvalMetrics(Rule):
                 if sampler.elsewhere is None:
                     unseen.append(sampler)
         self._evaluated_elsewhere(original_node, unseen)
+
+    def _reported_where_made(self, where: str) -> bool:
+        """A sampler a builder of another module makes, which is reported there (see below)."""
+        return int(where.rpartition(":")[2]) in self.model.project.evaluated_samplers(where)  # type: ignore[union-attr]
 
     def _evaluated_elsewhere(self, module: cst.Module, samplers: list[Construction]) -> None:
         """A data builder returns the loader (`return train_loader, val_loader`) and another
