@@ -884,10 +884,10 @@ class ProjectView:
             return None
         return found[0], found[2], self.project.modules[found[0]]["functions"][found[2]]
 
-    def built_data(self, qualified: str | None) -> dict[str, tuple[str, int | None]]:
+    def built_data(self, qualified: str | None) -> dict[str, tuple[str, int | None, int | None]]:
         """What the project function `qualified` names returns of the shuffling DistributedSampler
         it builds (ddplint.model.loaders.built): "sampler"/"loader" -> (where the sampler is made,
-        its index in the returned tuple or None)."""
+        its index in the returned tuple or None, the argument position of its dataset or None)."""
         from ddplint.model import loaders
 
         return loaders.built(self.project.program, self.absolute(qualified), self.module) if qualified else {}
@@ -1089,8 +1089,8 @@ class ProjectView:
             if loader_subclass:
                 codes.add("DDP016")
                 origins.append((local, loader))
-            if builds_sampler:
-                codes.add("DDP003")
+            if builds_sampler:  # its samplers: set_epoch (DDP003), given to no loader (DDP007)
+                codes.update(("DDP003", "DDP007"))
                 origins.append((local, "torch.utils.data.DistributedSampler"))
             if endless:  # the loop that iterates the loader is there
                 codes.add("DDP003")

@@ -245,12 +245,13 @@ def test_the_view_answers_for_tuple_builders_and_endless_generators(tmp_path):
     assert view.endless_wrapper("trainer.pairs.repeat") == (1, "repeat", "trainer/pairs.py:19")
     for name in ("trainer.data.build_loader", "trainer.pairs.cycle_right", "trainer.pairs.once", "trainer.pairs.after"):
         assert view.endless_wrapper(name) is None
-    built = {"sampler": ("trainer/pairs.py:5", 1), "loader": ("trainer/pairs.py:5", 0)}
+    built = {"sampler": ("trainer/pairs.py:5", 1, 0), "loader": ("trainer/pairs.py:5", 0, 0)}
     assert view.built_data("trainer.pairs.build") == built
-    assert view.built_data("trainer.pairs.again") == built  # a builder returning another's tuple
-    assert view.built_data("trainer.pairs.pair") == {"loader": ("trainer/pairs.py:11", 1)}
+    # a builder returning another's tuple: which of its own arguments is the dataset is not known
+    assert view.built_data("trainer.pairs.again") == {"sampler": ("trainer/pairs.py:5", 1, None), "loader": ("trainer/pairs.py:5", 0, None)}
+    assert view.built_data("trainer.pairs.pair") == {"loader": ("trainer/pairs.py:11", 1, 0)}
     assert view.built_data("trainer.pairs.fixed") == {}  # an evaluation sampler: no epochs to set
-    assert view.built_data("trainer.data.build_loader") == {"loader": ("trainer/data.py:5", None)}
+    assert view.built_data("trainer.data.build_loader") == {"loader": ("trainer/data.py:5", None, 0)}
     assert "DDP003" in view.hints().codes  # it imports only the generator, and has no `for`
 
 

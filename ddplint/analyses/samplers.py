@@ -345,6 +345,10 @@ class LoaderFlow(Analysis):
         # where that element is unpacked; one inside a DataLoader is reached as `loader.sampler`.
         sampler = Construction("sampler", node, function, order, self._element(node, sampler_at))
         sampler.elsewhere = (sampler_at or loader_at)[0]  # type: ignore[index]
+        dataset = sampler_at[2] if sampler_at is not None else None  # the argument it shards
+        positional = [a for a in node.args if a.keyword is None]
+        if dataset is not None and dataset < len(positional) and not any(a.star for a in positional[: dataset + 1]):
+            sampler.dataset = self.ref(positional[dataset].value)
         self.constructions.append(sampler)
         if loader_at is not None:
             drawn = sampler
@@ -356,7 +360,7 @@ class LoaderFlow(Analysis):
             loader.sampler = drawn.bound[0] if drawn is not sampler else _call_ref(node)
             self.constructions.append(loader)
 
-    def _element(self, node: cst.Call, built: tuple[str, int | None] | None) -> list[Ref]:
+    def _element(self, node: cst.Call, built: tuple[str, int | None, int | None] | None) -> list[Ref]:
         """Where the call's value is bound (`built` returned alone), or the element of it."""
         if built is None:
             return []

@@ -53,19 +53,23 @@ def function_of(program: Program, qualified: str, importer: str) -> tuple[str, s
     return target[:2] if target is not None and not target[2] else None
 
 
-def built(program: Program, qualified: str, importer: str) -> dict[str, tuple[str, int | None]]:
+def built(program: Program, qualified: str, importer: str) -> dict[str, tuple[str, int | None, int | None]]:
     """What the project function `qualified` returns of a shuffling DistributedSampler it (or a
     builder it calls) makes: "sampler" (the sampler itself) and/or "loader" (a DataLoader drawing
     from it) -> (where the sampler is made, its index in the returned tuple or None when
-    returned alone). Its first returned value that holds one decides."""
+    returned alone, the position of the builder's parameter that is the sampler's dataset or
+    None). Its first returned value that holds one decides."""
     target = function_of(program, qualified, importer)
+    params = program._summaries[target[0]]["functions"][target[1]]["params"] if target is not None else []  # type: ignore[index]
     for value in program.returned_data.get(target, ()) if target is not None else ():
         items = list(enumerate(value.items)) if isinstance(value, Pack) else [(None, value)]
-        found: dict[str, tuple[str, int | None]] = {}
+        found: dict[str, tuple[str, int | None, int | None]] = {}
         for index, item in items:
             sampler = item.sampler if isinstance(item, Data) and item.kind == "loader" else item
             if isinstance(sampler, Data) and sampler.shuffle is not False:
-                found.setdefault(item.kind, (sampler.made_at, index))
+                held = sampler.dataset
+                dataset = params.index(held[2]) if held and held[:2] == target and held[2] in params else None
+                found.setdefault(item.kind, (sampler.made_at, index, dataset))
         if found:
             return found
     return {}

@@ -76,6 +76,9 @@ class Data:
     drop_last: bool | None = False
     sampler: Data | None = None
     passed_at: str | None = None
+    # The sampler's dataset where it is a parameter of the function that makes it: (module,
+    # key, parameter), so that a caller of a builder knows which argument it shards.
+    dataset: tuple | None = None
 
     @property
     def pads(self) -> bool:
@@ -95,7 +98,7 @@ class Pack:
 # drop_last) or the source of the value passed (sampler, batch_sampler).
 _DATA_PARAMETERS = {"DistributedSampler": DISTRIBUTED_SAMPLER.params, "DataLoader": DATALOADER.params}
 _DATA_LITERALS = ("shuffle", "drop_last")
-_DATA_SOURCES = ("sampler", "batch_sampler")
+_DATA_SOURCES = ("dataset", "sampler", "batch_sampler")
 
 
 # -- one module's summary ------------------------------------------------------------------
@@ -671,7 +674,9 @@ class Program:
         if qualified in DISTRIBUTED_SAMPLER:
             flags = {name: facts.get(name, ["const", default]) for name, default in (("shuffle", True), ("drop_last", False))}
             shuffle, drop_last = (value[1] if value[0] == "const" else None for value in flags.values())
-            return Data("sampler", at, shuffle, drop_last)
+            dataset = facts.get("dataset")
+            held = (module, key, dataset[1]) if dataset and dataset[0] == "param" else None
+            return Data("sampler", at, shuffle, drop_last, dataset=held)
         drawn = self.evaluate(module, key, facts.get("sampler")) if "sampler" in facts else None
         if not isinstance(drawn, Data) or drawn.kind != "sampler":
             return None  # a loader that is not known to draw from a DistributedSampler is not followed

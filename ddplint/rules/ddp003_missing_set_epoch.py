@@ -25,7 +25,9 @@ class MissingSetEpoch(Rule):
     module that returns it, alone or in a tuple (`loader, sampler = build(dataset)`); and the
     endless generator may be defined in another module (`dl = cycle(loader)`, with `cycle`
     in `utils.py`): then the call is reported, without a fix, when no `set_epoch` of this
-    module may reach the sampler.
+    module may reach the sampler. A project function or method that hands the loader back
+    unchanged (`train_loader = backend.prepare_loader(loader)`, where every return of
+    `prepare_loader` is its argument) keeps it the same loader.
 
     The fix (safe) inserts `<sampler>.set_epoch(<loop variable>)` as the first statement of
     the epoch loop. It is offered only for `for <name> in range(...)`; other loops are reported

@@ -21,8 +21,9 @@ class DistributedSamplerNotUsed(Rule):
     DistributedSampler over the same dataset is built where the same pass can build it.
 
     Flagged: a DataLoader that passes neither `sampler=` nor `batch_sampler=` while a
-    DistributedSampler over the same dataset (the same name, in the same function or module)
-    exists, and either the loader asks for `shuffle=True` or that sampler is given to no
+    DistributedSampler over the same dataset (the same name, in the same function or module;
+    or a sampler a project helper builds over the argument it is given,
+    `train_sampler, _ = make_samplers(train_set, val_set)`) exists, and either the loader asks for `shuffle=True` or that sampler is given to no
     DataLoader at all. Loaders over another dataset, and validation loaders with their own
     sampler, are not flagged; nor is a loader in the branch only a run without distribution
     takes (`else:` of `if args.distributed:`), or one whose sampler is built in the other
@@ -263,9 +264,10 @@ class DistributedSamplerNotUsed(Rule):
         if sampler is not None and (sampler.function is not loader.function or sampler.order < loader.order):
             path = self.flow.visible_path(self.flow.refs(sampler), loader.function)
         shown = f"`{path}`" if path else "over its dataset"
+        made = f" (the sampler is built in {sampler.elsewhere})" if sampler is not None and sampler.elsewhere else ""
         message = (
             f"this DataLoader ignores the DistributedSampler {shown}: every rank reads the whole "
-            f"dataset; pass sampler= instead of shuffle=True"
+            f"dataset; pass sampler= instead of shuffle=True{made}"
         )
         shuffle = loader.shuffle
         if path is None or (shuffle is not None and (shuffle.keyword is None or not loader.shuffle_is_true)):

@@ -29,7 +29,11 @@ class PaddedEvalMetrics(Rule):
     `drop_last=True` feeds a DataLoader that is iterated by a loop without `backward()` in a
     function (or a same-module function it passes the loader to) that combines results after
     or in that loop with `all_reduce`, `all_gather(_object)`, `gather` or `reduce`, in a file
-    that never trims to a length (`[:len(dataset)]`). Not flagged: training samplers
+    that never trims to a length (`[:len(dataset)]`). With the project model, the loader may
+    also leave the function: a data builder returns it (`return train_loader, val_loader`, or
+    keeps it on an object) and a function of another module evaluates it and combines the
+    results; the finding stays at the sampler and names the call that hands the loader on, the
+    evaluation loop and the combine. Not flagged: training samplers
     (shuffle left on) and training loops, `drop_last=True`, results trimmed after the gather,
     loaders whose results stay per rank. The rule cannot know the dataset's length: a
     dataset that divides evenly by the world size is not padded, and then the finding is
