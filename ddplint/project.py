@@ -149,6 +149,8 @@ def module_facts(text: str, scan: TextScan | None = None) -> dict:
     class_text = scan.has("DataLoader") or "Sampler" in text
     if scan.has("DistributedSampler") and "DistributedSampler(" in text:
         facts["samplers"] = True  # where the program model starts reading, as for "ddp"
+    if class_text and "**" in text and "DataLoader(" in text:
+        facts["forwarders"] = True  # may hold a class whose __init__ hands its **kwargs to a DataLoader
     if "yield" in text and any(loop in text for loop in _ENDLESS_LOOPS):
         facts["endless"] = True  # may hold a generator that re-iterates its argument forever: the model reads it
     pending: list[tuple[str, int, str]] = []  # functions that may call a CUDA helper
@@ -169,9 +171,6 @@ def module_facts(text: str, scan: TextScan | None = None) -> dict:
                 header = _CLASS_HEADER.match(chunk)
                 bases = [b.strip() for b in header.group(1).split(",")] if header and header.group(1) else []
                 classes[cls] = {"line": line, "bases": [b for b in bases if _DOTTED.fullmatch(b)]}
-                forwarded = _forwarded_loader(chunk, facts["imports"])
-                if forwarded is not None:  # the line of the DataLoader its `__init__` builds
-                    classes[cls]["forwards"] = line + chunk.count("\n", 0, forwarded)
     # Which of the other functions call an imported name or a CUDA function of this module
     # (then one of another module may make them a CUDA helper), by text: `name(`, `name.x(`.
     candidates = {
@@ -320,74 +319,6 @@ def _read_import(statement: str, facts: dict) -> None:
 
 # `while True:`, `while 1:`, `for ... in (itertools.)count(...):`, by text
 _ENDLESS_LOOPS = ("while True", "while 1", "in count(", "itertools.count(")
-
-
-def _blank_comments(chunk: str) -> str:
-    """`chunk` with its comments blanked out (offsets unchanged)."""
-    return _COMMENT.sub(lambda comment: " " * len(comment.group()), chunk) if "#" in chunk else chunk
-
-
-def _items(text: str, start: int, inside: bool = False) -> list[tuple[str, int]]:
-    """The comma-separated items (stripped, with their offsets) from `start` up to a closing
-    bracket that was not opened there, or (not `inside` brackets) the end of the line."""
-    items, depth, begin = [], 0, start
-    ends = "," if inside else ",\n;"
-    for at in range(start, len(text) + 1):
-        char = text[at] if at < len(text) else "\n"
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        if depth < 0 or (depth == 0 and char in ends):
-            item = text[begin:at]
-            if item.strip():
-                items.append((item.strip(), begin + len(item) - len(item.lstrip())))
-            if char != ",":
-                return items
-            begin = at + 1
-    return items
-
-
-def _block_end(chunk: str, indent: str, start: int) -> int:
-    """Where the block that starts at `start` under a header indented by `indent` ends: the
-    first later line with text that is indented no deeper (the end of `chunk` if none)."""
-    end = re.compile(rf"^(?!{re.escape(indent)}[ \t])[ \t]*\S", re.M).search(chunk, start)
-    return end.start() if end else len(chunk)
-
-
-_INIT = re.compile(r"^([ \t]+)def[ \t]+__init__[ \t]*\(", re.M)
-_LOADER_CALL = re.compile(r"(?<![\w.])((?:\w+\.)*DataLoader)\s*\(")
-# The arguments DDP016 follows: a wrapper that names one may change what its caller passed.
-_SHIPPED = re.compile(r"\b(?:num_workers|collate_fn|worker_init_fn)\b")
-
-
-def _forwarded_loader(chunk: str, imports: dict[str, str]) -> int | None:
-    """Offset of the torch DataLoader call to which a class's `__init__` passes its own
-    `**kwargs` (`def __init__(self, **kwargs): self.loader = DataLoader(**kwargs)`), where
-    `__init__` names none of num_workers, collate_fn, worker_init_fn: the caller's reach the
-    DataLoader unchanged. None for any other class."""
-    if "**" not in chunk or "DataLoader" not in chunk:
-        return None
-    chunk = _blank_comments(chunk)
-    init = _INIT.search(chunk)
-    if init is None:
-        return None
-    params = _items(chunk, init.end(), inside=True)
-    star = next((re.match(r"\*\*(\w+)", item) for item, _ in params if item.startswith("**")), None)
-    close = chunk.find(")", params[-1][1] + len(params[-1][0])) if star is not None else -1
-    body = chunk.find("\n", close) + 1 if close != -1 else 0  # the line after the header
-    if star is None or not body:
-        return None
-    text = chunk[: _block_end(chunk, init.group(1), body)]
-    if _SHIPPED.search(text, init.start()):
-        return None
-    for call in _LOADER_CALL.finditer(text, body):
-        head, _, rest = call.group(1).partition(".")
-        origin = imports.get(head)
-        arguments = [item for item, _ in _items(text, call.end(), inside=True)]
-        if origin is not None and (f"{origin}.{rest}" if rest else origin) in LOADERS and f"**{star.group(1)}" in arguments:
-            return call.start()
-    return None
 
 
 def _imports(text: str) -> list[str]:
@@ -984,11 +915,12 @@ class ProjectView:
     def loader_forwarder(self, qualified: str | None) -> str | None:
         """Where the project class `qualified` names builds the DataLoader its `__init__`
         passes its keyword arguments to ("data/loaders.py:12"), or None."""
+        from ddplint.model import loaders
+
         found = self.resolve(qualified)
         if found is None or found[1] != "class":
             return None
-        line = self.project.modules[found[0]]["classes"][found[2]].get("forwards")
-        return self.project.location(found[0], line) if line is not None else None
+        return loaders.forwarder(self.project.program, found[0], found[2], LOADERS)
 
     def _loader_like(self, qualified: str) -> bool:
         """A DataLoader subclass of the project, or a class that forwards to a DataLoader."""

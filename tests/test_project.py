@@ -193,8 +193,9 @@ def test_module_facts_read_imports_helpers_and_classes():
     assert facts["classes"]["L"]["bases"] == ["torch.utils.data.DataLoader", "Mixin"]
 
 
-def test_module_facts_read_classes_that_forward_their_keyword_arguments_to_a_dataloader():
-    facts = project.module_facts(
+def test_the_view_finds_classes_that_forward_their_keyword_arguments_to_a_dataloader(tmp_path):
+    root = _copy("loader_forwarder", tmp_path)
+    (root / "proj" / "wrappers.py").write_text(
         "import torch\nfrom torch.utils.data import DataLoader\n"
         "class Chainer(object):\n    def __init__(\n        self,\n        **kwargs,  # to DataLoader(\n    ):\n"
         "        self.loader = torch.utils.data.dataloader.DataLoader(**kwargs)\n"
@@ -203,9 +204,10 @@ def test_module_facts_read_classes_that_forward_their_keyword_arguments_to_a_dat
         "class Later:\n    def __init__(self, **kw):\n        self.kw = kw\n    def loader(self):\n        return DataLoader(**self.kw)\n"
         "class Other:\n    def __init__(self, **kw):\n        self.loader = MyDataLoader(**kw)\n"
     )
-    classes = facts["classes"]
-    assert classes["Chainer"]["forwards"] == 8 and classes["Pinned"]["forwards"] == 11
-    assert not any("forwards" in classes[name] for name in ("Serial", "Later", "Other"))
+    view = project.build(str(root)).view(str(root / "proj" / "train.py"))
+    assert view.loader_forwarder("proj.wrappers.Chainer") == "proj/wrappers.py:8"
+    assert view.loader_forwarder("proj.wrappers.Pinned") == "proj/wrappers.py:11"
+    assert not any(view.loader_forwarder(f"proj.wrappers.{name}") for name in ("Serial", "Later", "Other"))
 
 
 def test_module_facts_take_a_sampler_named_only_in_a_comment_for_none():

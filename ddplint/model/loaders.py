@@ -7,6 +7,7 @@ tuples. These questions read that solution:
 - `built`: what a project function returns of the samplers and loaders it builds (a data
   builder's `return train_loader, val_loader`), with where the sampler is made;
 - `cycled`: whether a project generator re-iterates its argument forever (`cycle(loader)`);
+- `forwarder`: where a project class hands its keyword arguments to a DataLoader untouched;
 - `hands_back`: which argument a project function or method returns unchanged
   (`loader = backend.wrap(loader)`);
 - `evaluated`: where a loader drawing from the sampler made at a place is evaluated and its
@@ -91,6 +92,20 @@ def cycled(program: Program, qualified: str, importer: str) -> tuple[int, str, s
         return None
     index, line = record["cycles"]
     return index, name, program.location(module, line)
+
+
+def forwarder(program: Program, module: str, cls: str, loaders: frozenset[str]) -> str | None:
+    """Where the `__init__` of project class `cls` of `module` builds the DataLoader (one of the
+    qualified `loaders`) it hands its own keyword arguments to, untouched ("data/loaders.py:12");
+    None otherwise. Only modules whose text may hold one (the index's "forwarders") are read."""
+    if not program.project.modules[module].get("forwarders"):
+        return None
+    summary = program.summary(module)
+    record = summary["functions"].get(f"{cls}.__init__") if summary is not None else None
+    forwards = record.get("forwards") if record is not None else None
+    if forwards is None or program._qualify(module, forwards[0]) not in loaders:
+        return None
+    return program.location(module, forwards[1])
 
 
 def hands_back(program: Program, module: str, key: str | None, cls: str | None, callee: str) -> int | None:

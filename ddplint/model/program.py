@@ -127,6 +127,10 @@ class _FunctionReader:
         self._statements(node.body)
         if not isinstance(node.body[-1], ast.Return):
             self.record["other_returns"] = True  # may end without one: returns None
+        if method and node.name == "__init__" and arguments.kwarg is not None:
+            forwards = _forwarded(node, arguments.kwarg.arg)
+            if forwards is not None:
+                self.record["forwards"] = forwards
         cycles = None if method else _cycled(node, positional)
         if cycles is not None:
             self.record["cycles"] = cycles
@@ -318,6 +322,31 @@ class _FunctionReader:
                 self._statements(handler.body)
             for case in getattr(statement, "cases", None) or []:
                 self._statements(case.body)
+
+
+# The DataLoader arguments whose values are shipped to worker processes.
+_SHIPPED = frozenset(("num_workers", "collate_fn", "worker_init_fn"))
+
+
+def _forwarded(node: ast.FunctionDef | ast.AsyncFunctionDef, star: str) -> list | None:
+    """[callee, line] of the `...DataLoader(...)` call an `__init__` hands its own `**kwargs`
+    (`self.loader = DataLoader(**kwargs)`), where it names none of the arguments shipped to
+    workers (it may set or drop them): what its caller passes reaches the DataLoader as is."""
+    found = None
+    for inner in ast.walk(node):
+        named = (
+            inner.arg if isinstance(inner, (ast.arg, ast.keyword)) else inner.id if isinstance(inner, ast.Name)
+            else inner.attr if isinstance(inner, ast.Attribute)
+            else inner.value if isinstance(inner, ast.Constant) and isinstance(inner.value, str) else None
+        )
+        if named in _SHIPPED:
+            return None
+        if found is None and isinstance(inner, ast.Call):
+            callee = dotted(inner.func)
+            handed = any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == star for k in inner.keywords)
+            if handed and callee and callee.rpartition(".")[2] == "DataLoader":
+                found = [callee, inner.lineno]
+    return found
 
 
 def _is_none(expr: ast.AST) -> bool:
