@@ -142,7 +142,19 @@ def _evaluations(program: Program) -> dict[str, Evaluated]:
 
     table: dict[str, Evaluated] = {}
     program._evaluated_samplers = table  # type: ignore[attr-defined]
-    for module in program._order[: program.solved]:  # the same table whatever was asked before
+    # Answers memoised while reading was closed (Program.hands_to_evaluation) may lack a
+    # helper module: the table is solved on its own memos, the same whatever was asked before.
+    memos = program._evaluations, program._combines, program._deduplicating, program._reading_closed
+    program._evaluations, program._combines, program._deduplicating, program._reading_closed = {}, {}, {}, False
+    try:
+        _fill(program, table, evaluates)
+    finally:
+        program._evaluations, program._combines, program._deduplicating, program._reading_closed = memos
+    return table
+
+
+def _fill(program: Program, table: dict[str, Evaluated], evaluates) -> None:
+    for module in program._order[: program.solved]:  # the modules the solution read, in its order
         summary = program._summaries[module]
         for key, function in summary["functions"].items() if summary is not None else ():
             for callee, args, keywords, line in function["calls"]:
@@ -157,4 +169,3 @@ def _evaluations(program: Program) -> dict[str, Evaluated]:
                     found = program.evaluation(module, key, function["class"], callee, index, word)
                     if found is not None and (sampler.shuffle is False or evaluates(found[0].rpartition(".")[2])):
                         table[sampler.made_at] = Evaluated(*found, program.location(module, line))
-    return table
