@@ -186,3 +186,46 @@ def test_who_runs_a_function_is_answered_across_modules(tmp_path):
     context._callers.clear()
     assert context.call_sites("pkg.ckpt", "dump") is None
     assert context.called_elsewhere_only_on_rank_zero("pkg.ckpt", "dump") is None
+
+
+def test_samplers_and_loaders_are_followed_through_tuples_returns_and_parameters(tmp_path):
+    from ddplint.model import loaders
+    from ddplint.model.program import Data, Pack
+
+    index = _project(tmp_path, {
+        "data": "from torch.utils.data import DataLoader, DistributedSampler\n\n"
+        "def build(train_set, val_set, exact):\n"
+        "    train = DataLoader(train_set, sampler=DistributedSampler(train_set))\n"
+        "    val_sampler = DistributedSampler(val_set, shuffle=False, drop_last=exact)\n"
+        "    val = DataLoader(val_set, sampler=val_sampler) if val_set is not None else None\n"
+        "    return train, val\n",
+        "main": "from pkg.data import build\nfrom pkg.engine import run\n\n"
+        "def main(a, b):\n    loaders = build(a, b, False)\n    train, val = loaders\n    run(val)\n",
+        "engine": "def run(loader):\n    pass\n",
+    })
+    program = index.program
+    (value,) = program.returned_data[("pkg.data", "build")]
+    assert isinstance(value, Pack) and [item.kind for item in value.items] == ["loader", "loader"]
+    val = program.parameters[("pkg.engine", "run")]["loader"]
+    assert isinstance(val, Data) and val.passed_at == "pkg/main.py:7"
+    assert val.sampler.made_at == "pkg/data.py:5" and val.sampler.shuffle is False
+    assert val.sampler.drop_last is None and not val.sampler.pads  # decided at run time: unknown
+    assert loaders.evaluated(program, "pkg.data") == {}  # run() neither loops nor combines
+
+
+def test_a_method_that_returns_its_argument_hands_it_back_and_others_do_not(tmp_path):
+    from ddplint.model import loaders
+
+    index = _project(tmp_path, {
+        "backend": "class Backend:\n"
+        "    def wrap(self, model, loader):\n        return loader\n"
+        "    def maybe(self, loader):\n        if loader:\n            return loader\n"
+        "    def other(self, loader):\n        loader = list(loader)\n        return loader\n",
+        "main": "from torch.utils.data import DistributedSampler\nfrom pkg.backend import Backend\n\n"
+        "def main(ds):\n    backend = Backend()\n    return DistributedSampler(ds)\n",
+    })
+    program = index.program
+    assert loaders.hands_back(program, "pkg.main", "main", None, "Backend().wrap") == 1
+    assert loaders.hands_back(program, "pkg.main", "main", None, "Backend().maybe") is None  # may return None
+    assert loaders.hands_back(program, "pkg.main", "main", None, "Backend().other") is None
+    assert loaders.hands_back(program, "pkg.main", "main", None, "len") is None
