@@ -195,7 +195,7 @@ class _FunctionReader:
             self._untouched.discard(target.id)
             self._fresh.pop(target.id, None)
             if source is not None and source[0] == "call" and not self._placed:
-                self._fresh[target.id] = source[1:]
+                self._fresh[target.id] = source[1:3]  # callee, line (not a data call's facts)
             if source is not None and source[0] == "call" and source[1] not in self.record["made"]:
                 self.record["made"].append(source[1])
             if source is None:
@@ -272,7 +272,7 @@ class _FunctionReader:
         if isinstance(value, ast.Name):
             return self._fresh.get(value.id)
         source = self.source(value) if isinstance(value, ast.Call) and not self._placed else None
-        return source[1:] if source is not None else None
+        return source[1:3] if source is not None else None
 
     def _statements(self, body: list[ast.stmt]) -> None:
         for statement in body:
