@@ -193,31 +193,8 @@ def module_facts(text: str, scan: TextScan | None = None) -> dict:
         facts["main"] = True
     if scan.has("load_state_dict"):
         facts["loads"] = True
-    if scan.has("DistributedDataParallel") and "state_dict" in text:
-        # Checkpoints saved from a DDP wrapper to a literal path (keys start with "module.").
-        wrappers = set(_WRAPPER.findall(text))
-        saves = [
-            [match.group(3), text.count("\n", 0, match.start()) + 1]
-            for match in _WRAPPER_SAVE.finditer(text)
-            if match.group(1) in wrappers
-        ]
-        if saves:
-            facts["wrapper_saves"] = saves
     if scan.has("DistributedDataParallel"):
         facts["ddp"] = True  # where the program model (ddplint.model.program) starts reading
-        # Where models are wrapped in DDP: the imported class (or builder) that makes the
-        # wrapped model, `DDP(Net(...))` or `model = Net(...)` ... `DDP(model, ...)`.
-        wraps: dict[str, int] = {}
-        for wrap in _WRAP.finditer(text):
-            line = text.count("\n", 0, wrap.start()) + 1
-            argument = wrap.group(1)
-            makers = {argument} if argument in facts["imports"] else set(
-                re.findall(rf"^[ \t]*{re.escape(argument)}\s*=\s*(\w+)\s*\(", text, re.M)
-            )
-            for maker in makers & set(facts["imports"]):
-                wraps.setdefault(maker, line)
-        if wraps:
-            facts["wraps"] = wraps
     # Same-module helpers: a function calling a CUDA function of this module touches CUDA.
     changed = True
     while changed:
@@ -237,9 +214,6 @@ _PROCESS_STARTS = (
 _MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]", re.M)
 # Where tests live: a tests/test folder, test_*.py, *_test.py, conftest.py.
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
-_WRAPPER = re.compile(r"^[ \t]*(\w+)\s*=\s*(?:[\w.]+\.)?(?:DistributedDataParallel|DDP)\s*\(", re.M)
-_WRAPPER_SAVE = re.compile(r"\bsave\s*\(\s*(\w+)\.state_dict\(\)\s*,\s*(['\"])([^'\"\n]+)\2")
-_WRAP = re.compile(r"\b(?:DistributedDataParallel|DDP)\s*\(\s*(\w+)")
 # `.cuda(`, `.to(0)`, `.to("cuda...")`, `.to(torch.device("cuda"))`, `device="cuda..."`,
 # `torch.cuda.FloatTensor(`: DDP001's own test, on text.
 _CUDA_CALL = re.compile(
@@ -442,19 +416,6 @@ class Project:
 
     def __post_init__(self) -> None:
         self.distributed = any(facts["dist"] for facts in self.modules.values())
-        # Modules defining a class that another module wraps in DDP -> where it is wrapped.
-        self.wrapped: dict[str, str] = {}
-        # Checkpoint paths (as written) saved from a DDP wrapper's state_dict -> where.
-        self.wrapper_saves: dict[str, str] = {
-            path: self.location(name, line)
-            for name, facts in self.modules.items()
-            for path, line in facts.get("wrapper_saves", ())
-        }
-        for name, facts in self.modules.items():
-            for local, line in facts.get("wraps", {}).items():
-                where = self.module_view(name).defining_module(facts["imports"][local])
-                if where is not None and where != name:
-                    self.wrapped.setdefault(where, self.location(name, line))
 
     @functools.cached_property
     def program(self):
@@ -601,15 +562,6 @@ class ProjectView:
     def distributed(self) -> bool:
         return self.project.distributed
 
-    def saved_from_wrapper(self, path: str) -> str | None:
-        """Where another module saves a DDP wrapper's state dict to the checkpoint `path` (the
-        same string, or the same file name), or None."""
-        saves = self.project.wrapper_saves
-        if path in saves:
-            return saves[path]
-        name = os.path.basename(path)
-        return next((where for saved, where in saves.items() if os.path.basename(saved) == name), None)
-
     # -- the program model ---------------------------------------------------------------
 
     @functools.cached_property
@@ -745,9 +697,9 @@ class ProjectView:
         return self.project.program.evaluation(self.module, key, cls, callee, index, keyword)
 
     @property
-    def wrapped_in(self) -> str | None:
-        """Where another module wraps a class of this one in DDP ("train.py:12"), if one does."""
-        return self.project.wrapped.get(self.module)
+    def values(self):
+        """Saved files and DDP wraps across the program (ddplint.model.values.Values)."""
+        return self.project.program.values
 
     # -- names -------------------------------------------------------------------------------
 
@@ -791,22 +743,6 @@ class ProjectView:
             if found is not None:
                 return found
         return None
-
-    def defining_module(self, qualified: str, depth: int = 0) -> str | None:
-        """The project module that defines the name `qualified` refers to (following re-exports),
-        when it is not an import there; None outside the project. Classes without a
-        DataLoader or Sampler in their module are not indexed, so this does not say the name
-        is a class."""
-        name = self.absolute(qualified)
-        head, _, symbol = name.rpartition(".")
-        module = self.project.module(head) if head else None
-        if module is None or depth > 8:
-            return None
-        facts = self.project.modules[module]
-        origin = facts["imports"].get(symbol)
-        if origin is None:
-            return module if not facts["stars"] else None
-        return self.project.module_view(module).defining_module(origin, depth + 1)
 
     def _function(self, qualified: str | None) -> tuple[str, str, dict] | None:
         """(module, name, facts) of the project function `qualified` names, or None."""
@@ -1029,13 +965,13 @@ class ProjectView:
             if sampler_subclass:
                 codes.add("DDP006")
                 origins.append((local, "torch.utils.data.Sampler"))
-        if facts.get("loads") and self.project.wrapper_saves:
+        program = self.project.program
+        if facts.get("loads") and program.values.wrapper_saves():
             codes.add("DDP009")  # may load a checkpoint another module saved from the wrapper
             unscreened.add("DDP009")
-        if self.module in self.project.wrapped:
+        if program.values.wrapped_classes(self.module):
             codes.add("DDP015")  # its model runs under DDP though the module never says so
         imports = tuple(sorted(self.star_bindings().items())) if facts["stars"] else ()
-        program = self.project.program
         fed = frozenset(
             name
             for name, fed_here in (

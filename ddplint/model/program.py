@@ -26,12 +26,14 @@ saying nothing. At most MAX_MODULES modules are read; what lies beyond is unknow
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import os
 from dataclasses import dataclass, replace
 
 from ddplint.model import context as process_context
 from ddplint.prefilter.screens import dotted
+from ddplint.model import values
 from ddplint.torch_api import COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER
 
 MAX_MODULES = 150  # modules read per run: past this, what a value would reach is unknown
@@ -39,6 +41,18 @@ MAX_ROUNDS = 12  # rounds of the fixed point; a chain of helpers deeper than thi
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
 _CONTROL_FIELDS = frozenset(("body", "orelse", "finalbody", "handlers", "cases"))
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+# Methods that return the object they are called on: `Net().cuda(rank)` is the `Net`.
+_SAME_VALUE_METHODS = frozenset(("cuda", "to", "float", "half", "bfloat16", "double", "train", "requires_grad_"))
+
+
+def _moves(call: ast.Call) -> bool:
+    """`Net().cuda(rank)`, `model.to(device).train()`: the value (the same object, see `source`)
+    is placed on a device."""
+    while isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _SAME_VALUE_METHODS:
+        if call.func.attr in ("cuda", "to"):
+            return True
+        call = call.func.value  # type: ignore[assignment]
+    return False
 
 
 @dataclass(frozen=True)
@@ -124,6 +138,7 @@ class _FunctionReader:
         self._fresh: dict[str, list] = {}
         self._untouched: set[str] = set(positional[1:] if self.self_name else positional)
         self._placed = False  # the statement's value is a call given a device= or device_map=
+        self.paths: dict[str, str] = {}  # local names bound to a file (ddplint.model.values.path_key)
         self._statements(node.body)
         if not isinstance(node.body[-1], ast.Return):
             self.record["other_returns"] = True  # may end without one: returns None
@@ -143,6 +158,8 @@ class _FunctionReader:
                 return ["attr", expr.attr]
             return None
         if isinstance(expr, ast.Call):
+            if isinstance(expr.func, ast.Attribute) and expr.func.attr in _SAME_VALUE_METHODS:
+                return self.source(expr.func.value)
             callee = dotted(expr.func)
             if not callee:
                 return None
@@ -256,6 +273,7 @@ class _FunctionReader:
         if callee is None:
             return
         self.record["invocations"].append([callee, node.lineno])
+        values.read_call(self, node, callee)
         args: list = []
         for arg in node.args:
             if isinstance(arg, ast.Starred):
@@ -279,8 +297,11 @@ class _FunctionReader:
             if isinstance(statement, (*_FUNCTIONS, ast.ClassDef)):
                 continue
             self._calls(statement)
+            values.read_statement(self, statement)
             value = getattr(statement, "value", None)
-            self._placed = isinstance(value, ast.Call) and any(k.arg in ("device", "device_map") for k in value.keywords)
+            self._placed = isinstance(value, ast.Call) and (
+                any(k.arg in ("device", "device_map") for k in value.keywords) or _moves(value)
+            )
             if isinstance(statement, ast.Return):
                 self.record["fresh"].append(self._returned(value))
             if isinstance(statement, ast.Assign):
@@ -991,7 +1012,13 @@ class Program:
             for table in (self.parameters, self.attributes)
         ] + [sorted([*key, repr(value)] for key, value in self.results.items())] + [
             sorted([*key, repr(values)] for key, values in self.returned_data.items())
-        ]
+        ] + self.values.digest()
+
+    @functools.cached_property
+    def values(self) -> values.Values:
+        """Saved files and DDP wraps across the program (ddplint.model.values)."""
+        return values.Values(self)
+
 
 def _holds_data(value) -> bool:
     """A sampler or loader, or a tuple holding one."""

@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+import ast
 import re
 
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.analyses.ranks import WrappedModels
+from ddplint.model.values import path_key
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
@@ -292,6 +294,8 @@ class DdpStateDictPrefix(Rule):
         self._consumed: dict[str | None, set[str]] = {}  # frame -> code of prefix-stripped dicts
         self._loads: list[tuple[cst.Call, cst.BaseExpression, str | None, cst.SimpleStatementLine | None]] = []
         self._optimizer_names: set[str] = set()  # names bound to torch.optim / amp objects
+        self._load_calls: dict[int, cst.Call] = {}  # id of a load_state_dict call -> its torch.load
+        self._bound_loads: dict[tuple[str | None, str], cst.Call] = {}  # (frame, name) -> torch.load
 
     def visit_Assign(self, node: cst.Assign) -> None:
         loads = isinstance(node.value, cst.Call) and self.model.qualified(node.value.func) in TORCH_LOAD
@@ -303,6 +307,7 @@ class DdpStateDictPrefix(Rule):
             if isinstance(target.target, cst.Name):
                 if loads:
                     loaded[target.target.value] = self._path(node.value)  # type: ignore[arg-type]
+                    self._bound_loads[(self.model.frame.key, target.target.value)] = node.value  # type: ignore[assignment]
                 else:
                     loaded.pop(target.target.value, None)
 
@@ -331,8 +336,10 @@ class DdpStateDictPrefix(Rule):
             loaded = self._loaded.get(self.model.frame.key, {})
             if isinstance(state, cst.Call) and self.model.qualified(state.func) in TORCH_LOAD:
                 path = self._path(state)
+                self._load_calls[id(node)] = state
             elif _root_name(state) in loaded:
                 path = loaded[_root_name(state)]  # type: ignore[index]
+                self._load_calls[id(node)] = self._bound_loads[(self.model.frame.key, _root_name(state))]  # type: ignore[index]
             else:
                 return
             if _code(state) not in self._consumed.get(self.model.frame.key, ()):
@@ -381,15 +388,28 @@ class DdpStateDictPrefix(Rule):
             self._report_load(call, state, line)
 
     def _loads_of_saves_elsewhere(self) -> None:
-        """Loads of a checkpoint (by its literal path) that another module of the project
-        saves from a DDP wrapper."""
+        """Loads of a checkpoint that another module of the project saves from a DDP model:
+        the same file name, or the same configuration value (`args.checkpoint`)."""
         project = self.model.project
         if project is None:
             return
-        for call, state, path, line in self._loads:
-            where = project.saved_from_wrapper(path) if path is not None else None
+        for call, state, _, line in self._loads:
+            where = project.values.saved_from_wrapper(self._path_key(self._load_calls[id(call)]), _first_key(state))
             if where is not None:
                 self._report_load(call, state, line, f"{self.message} (saved from the DDP wrapper in {where})")
+
+    def _path_key(self, call: cst.Call) -> str | None:
+        """The file a `torch.load` reads, as the program names saved files (path_key)."""
+        path = argument(call, TORCH_LOAD, "f")
+        if path is None:
+            return None
+        expr = path.value
+        if isinstance(expr, cst.Name):
+            expr = self.model.constant(expr.value) or expr
+        try:
+            return path_key(ast.parse(_code(expr).strip(), mode="eval").body)
+        except (SyntaxError, ValueError, RecursionError):
+            return None
 
     def _report_load(self, call, state, line, message: str | None = None) -> None:
         if line is None or isinstance(state, cst.Call) or dotted_name(call.func) is None:

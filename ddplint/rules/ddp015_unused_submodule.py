@@ -530,6 +530,8 @@ class UnusedSubmodule(Rule):
         module_classes = {record.name for record in self._classes if self._is_module(record, by_name, set())}
         if "*" in self._tolerated:
             return  # a model of unknown class is wrapped with find_unused_parameters=True
+        wraps = self._wraps()
+        self._tolerated |= {cls for cls, found in wraps.items() if any(tolerant for _, tolerant in found)}
         tolerated = self._tolerated_classes(by_name)
         for record in self._classes:
             if not record.built or not self._is_module(record, by_name, set()) or record.name in tolerated:
@@ -559,7 +561,7 @@ class UnusedSubmodule(Rule):
                     continue
                 if attribute in grouped and self._only_groups(grouped[attribute], used, module_classes):
                     continue  # `nn.Sequential(self.conv, self.bn)` over layers forward uses
-                self.report(assign, self._wrapped_elsewhere())
+                self.report(assign, self._wrapped_elsewhere(record.name, wraps))
 
     @staticmethod
     def _only_groups(entry, used: set[str], module_classes: set[str]) -> bool:
@@ -585,10 +587,18 @@ class UnusedSubmodule(Rule):
                     pending.append(name)
         return names
 
-    def _wrapped_elsewhere(self) -> str | None:
-        """The message naming where another module wraps this module's model in DDP."""
-        where = self.model.project.wrapped_in if self.model.project is not None else None
-        return f"{self.message} (this module's model is wrapped in DDP in {where})" if where else None
+    def _wraps(self) -> dict[str, list[tuple[str, bool]]]:
+        """This module's classes whose objects the program wraps in DDP, anywhere in the
+        project (through `build_model()` helpers, returns and parameters): name -> (where,
+        whether that wrap passes find_unused_parameters)."""
+        project = self.model.project
+        return project.values.wrapped_classes(project.module) if project is not None else {}
+
+    def _wrapped_elsewhere(self, name: str, wraps: dict[str, list[tuple[str, bool]]]) -> str | None:
+        """The message naming where another module wraps the class `name` in DDP."""
+        own = f"{self.model.project.project.relpaths[self.model.project.module]}:" if self.model.project is not None else ""
+        where = next((at for at, _ in wraps.get(name, ()) if not at.startswith(own)), None)
+        return f"{self.message} (`{name}` is wrapped in DDP at {where})" if where else None
 
     def _is_module(self, record: _ModuleClass, by_name: dict[str, list[_ModuleClass]], seen: set[int]) -> bool:
         """True when every base is nn.Module or a same-file Module class (and there is one)."""

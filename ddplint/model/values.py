@@ -1,0 +1,191 @@
+"""What the program's values are, beyond "a DDP model": the files it saves and what they hold,
+and the models it wraps in DDP with the arguments it passes.
+
+Read per function by the program's summaries (ddplint.model.program), from CPython's `ast`:
+
+- `saves`: each `torch.save` (any call named `save`, judged by its qualified name when asked)
+  with the models whose `state_dict()` it writes, each under the dict key it is saved in, and
+  the file it writes to as a `path_key`;
+- `tolerant`: the lines of calls that pass `find_unused_parameters` other than a literal False.
+
+`Values` answers, over the solved program: which checkpoints hold a DDP model's state dict
+(keys prefixed `module.`), and where a project class's objects are wrapped in DDP and with
+which arguments. A model whose `state_dict()` is saved counts only when the program knows it
+is a DDP model (`ddp_model.state_dict()`); `model.module.state_dict()` and a
+`model_without_ddp = model.module` are the inner model, which the program never takes for one.
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+
+from ddplint.prefilter.screens import dotted
+from ddplint.torch_api import TORCH_SAVE
+
+# Calls that build a path from parts: the file is named by the last part.
+_JOINS = frozenset(("os.path.join", "osp.join", "path.join", "join", "Path", "pathlib.Path", "str", "os.fspath"))
+
+
+def path_key(expr: ast.AST | None, paths: dict | None = None) -> str | None:
+    """The file an expression names, comparable across modules: `file:<name>` for a literal
+    path (`"ckpt/best.pt"`, `os.path.join(out, "best.pt")`, `out / "best.pt"`,
+    `f"{out}/best.pt"`: by its file name), `option:<attribute>` for a configuration value
+    (`args.checkpoint`, `cfg.MODEL.WEIGHTS`: the attributes after the object holding them);
+    None when unknown. `paths`: local names bound to a key."""
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str) and expr.value:
+        name = posixpath.basename(expr.value.replace("\\", "/"))
+        return f"file:{name}" if name else None
+    if isinstance(expr, ast.JoinedStr) and expr.values:
+        last = expr.values[-1]
+        if isinstance(last, ast.Constant) and isinstance(last.value, str) and ("/" in last.value or len(expr.values) == 1):
+            return path_key(last, paths)
+        return None
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):
+        return path_key(expr.right, paths)
+    if isinstance(expr, ast.Call) and expr.args and not expr.keywords and dotted(expr.func) in _JOINS:
+        last = expr.args[-1]
+        return None if isinstance(last, ast.Starred) else path_key(last, paths)
+    if isinstance(expr, ast.Name):
+        return (paths or {}).get(expr.id)
+    name = dotted(expr) if isinstance(expr, ast.Attribute) else None
+    if name is None:
+        return None
+    parts = name.split(".")
+    if parts[0] in ("self", "cls"):
+        parts = parts[1:]
+    return f"option:{'.'.join(parts[1:])}" if len(parts) > 1 else None
+
+
+def _argument(node: ast.Call, index: int, keyword: str) -> ast.AST | None:
+    for found in node.keywords:
+        if found.arg == keyword:
+            return found.value
+    if len(node.args) > index and not any(isinstance(a, ast.Starred) for a in node.args[: index + 1]):
+        return node.args[index]
+    return None
+
+
+def read_save(reader, node: ast.Call, callee: str) -> None:
+    """Note a `save(obj, f)` call on the function's summary (`saves`): [callee, [[dict key,
+    source of the model whose state_dict() it saves], ...], path key, line]."""
+    held: list = []
+    _state_dicts(reader, _argument(node, 0, "obj"), None, held)
+    if held:
+        path = path_key(_argument(node, 1, "f"), reader.paths)
+        reader.record.setdefault("saves", []).append([callee, held, path, node.lineno])
+
+
+def _state_dicts(reader, expr: ast.AST | None, key: str | None, held: list) -> None:
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "state_dict":
+        source = reader.source(expr.func.value)
+        if source is not None:
+            held.append([key, source])
+        return
+    if isinstance(expr, ast.Dict):
+        for entry_key, value in zip(expr.keys, expr.values):
+            inner = entry_key.value if isinstance(entry_key, ast.Constant) and isinstance(entry_key.value, str) else None
+            _state_dicts(reader, value, inner if inner is not None else key, held)
+        return
+    if isinstance(expr, (ast.Tuple, ast.List)):
+        for element in expr.elts:
+            _state_dicts(reader, element, key, held)
+    elif isinstance(expr, ast.Call) and dotted(expr.func) == "dict":  # `dict(model=ddp.state_dict())`
+        for word in expr.keywords:
+            _state_dicts(reader, word.value, word.arg if word.arg is not None else key, held)
+
+
+def read_call(reader, node: ast.Call, callee: str) -> None:
+    """What a call says about values: a save, a `find_unused_parameters` argument."""
+    if callee.rpartition(".")[2] == "save":
+        read_save(reader, node, callee)
+    for word in node.keywords:
+        if word.arg == "find_unused_parameters" and not (isinstance(word.value, ast.Constant) and word.value.value is False):
+            reader.record.setdefault("tolerant", []).append(node.lineno)
+
+
+def read_statement(reader, statement: ast.stmt) -> None:
+    """Names bound to a path (`path = os.path.join(out, "best.pt")`), for `path_key`."""
+    if isinstance(statement, ast.Assign):
+        key = path_key(statement.value, reader.paths)
+        for target in statement.targets:
+            if isinstance(target, ast.Name):
+                if key is None:
+                    reader.paths.pop(target.id, None)
+                else:
+                    reader.paths[target.id] = key
+
+
+class Values:
+    """Saves and wraps across the solved program (see the module doc)."""
+
+    def __init__(self, program) -> None:
+        self.program = program
+        self._saves: list[tuple[str | None, str | None, str]] | None = None
+        self._wraps: dict[tuple[str, str], list[tuple[str, bool]]] | None = None
+
+    def _functions(self):
+        program = self.program
+        for module in list(program._order):
+            summary = program._summaries.get(module)
+            for key, function in (summary or {}).get("functions", {}).items():
+                yield module, key, function
+
+    def wrapper_saves(self) -> list[tuple[str | None, str | None, str]]:
+        """(path key, dict key, where) of every save of a DDP model's state dict."""
+        if self._saves is None:
+            from ddplint.model.program import Origin
+
+            program, found = self.program, []
+            for module, key, function in self._functions():
+                for callee, held, path, line in function.get("saves", ()):
+                    if program._qualify(module, callee) not in TORCH_SAVE and callee not in TORCH_SAVE:
+                        continue
+                    for entry, source in held:
+                        if isinstance(program.evaluate(module, key, source), Origin):
+                            found.append((path, entry, program.location(module, line)))
+            self._saves = sorted(set(found), key=lambda item: (item[2], str(item[0]), str(item[1])))
+        return self._saves
+
+    def saved_from_wrapper(self, path: str | None, key: str | None = None) -> str | None:
+        """Where the program saves a DDP model's state dict to the file `path` (a path key)
+        under a dict key that agrees with `key`, or None."""
+        if path is None:
+            return None
+        for saved, entry, where in self.wrapper_saves():
+            if saved == path and (entry is None or key is None or entry == key):
+                return where
+        return None
+
+    def wraps(self) -> dict[tuple[str, str], list[tuple[str, bool]]]:
+        """(module, class) of the project classes whose objects are wrapped in DDP -> (where,
+        whether that wrap passes `find_unused_parameters` other than a literal False)."""
+        if self._wraps is None:
+            from ddplint.model.program import Instance
+
+            program, found = self.program, {}
+            for module, key, function in self._functions():
+                tolerant = set(function.get("tolerant", ()))
+                for callee, args, keywords, line in function["calls"]:
+                    source = keywords.get("module") or (args[0] if args else None)
+                    if source is None or not program._makes_ddp(module, callee):
+                        continue
+                    value = program.evaluate(module, key, source)
+                    if isinstance(value, Instance):
+                        entry = (program.location(module, line), line in tolerant)
+                        found.setdefault((value.module, value.cls), [])
+                        if entry not in found[(value.module, value.cls)]:
+                            found[(value.module, value.cls)].append(entry)
+            self._wraps = found
+        return self._wraps
+
+    def wrapped_classes(self, module: str) -> dict[str, list[tuple[str, bool]]]:
+        """The classes of `module` whose objects the program wraps in DDP: name -> wraps."""
+        return {cls: where for (found, cls), where in self.wraps().items() if found == module}
+
+    def digest(self) -> list:
+        return [
+            [list(map(str, save)) for save in self.wrapper_saves()],
+            sorted([*key, *map(str, entry)] for key, entries in self.wraps().items() for entry in entries),
+        ]
+
