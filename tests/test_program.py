@@ -229,3 +229,44 @@ def test_a_method_that_returns_its_argument_hands_it_back_and_others_do_not(tmp_
     assert loaders.hands_back(program, "pkg.main", "main", None, "Backend().maybe") is None  # may return None
     assert loaders.hands_back(program, "pkg.main", "main", None, "Backend().other") is None
     assert loaders.hands_back(program, "pkg.main", "main", None, "len") is None
+
+
+def test_the_files_a_path_names_compare_across_modules():
+    from ddplint.model.values import path_key
+
+    def key(code: str, paths=None):
+        return path_key(ast.parse(code, mode="eval").body, paths)
+
+    assert key('"ckpt/best.pt"') == key('os.path.join(out, "best.pt")') == key('out / "best.pt"') == "file:best.pt"
+    assert key('f"{out}/best.pt"') == key('str(Path(out) / "best.pt")') == "file:best.pt"
+    assert key("args.checkpoint") == key("self.args.checkpoint") == key("opt.checkpoint") == "option:checkpoint"
+    assert key("cfg.MODEL.WEIGHTS") == "option:MODEL.WEIGHTS"
+    assert key('f"model_{epoch}.pt"') is key("path") is key("self.path") is key("load(x)") is None
+    assert key("path", {"path": "file:best.pt"}) == "file:best.pt"
+
+
+def test_saves_of_a_ddp_models_state_dict_and_not_of_the_inner_model(tmp_path):
+    index = _project(tmp_path, {
+        "main": _WRAP + "import torch\nfrom pkg.utils import save\n\ndef main(net, args):\n"
+        "    model = DDP(net.cuda())\n    save(model, args)\n    model_without_ddp = model.module\n"
+        "    torch.save(model_without_ddp.state_dict(), 'inner.pt')\n    torch.save(model.module.state_dict(), 'inner2.pt')\n"
+        "    path = os.path.join(args.out, 'wrapped.pt')\n    torch.save({'model': model.state_dict()}, path)\n",
+        "utils": "import torch\n\ndef save(model, args):\n    torch.save(model.state_dict(), args.checkpoint)\n",
+    })
+    values = index.program.values
+    assert values.wrapper_saves() == [("file:wrapped.pt", "model", "pkg/main.py:12"), ("option:checkpoint", None, "pkg/utils.py:4")]
+    assert values.saved_from_wrapper("file:wrapped.pt", "model") == "pkg/main.py:12"
+    assert values.saved_from_wrapper("file:wrapped.pt", "optimizer") is None
+    assert values.saved_from_wrapper("file:inner.pt") is values.saved_from_wrapper("file:inner2.pt") is None
+
+
+def test_the_classes_wrapped_in_ddp_with_their_arguments_through_builders(tmp_path):
+    index = _project(tmp_path, {
+        "main": _WRAP + "from pkg.models import build_model, Head\n\ndef wrap(model):\n"
+        "    return DDP(model, find_unused_parameters=True)\n\ndef main(cfg):\n    model = build_model(cfg)\n"
+        "    model = DDP(model.to(0), device_ids=[0])\n    head = wrap(Head())\n",
+        "models": "class Net:\n    pass\n\nclass Head:\n    pass\n\ndef build_model(cfg):\n    net = Net()\n    return net\n",
+    })
+    values = index.program.values
+    assert values.wrapped_classes("pkg.models") == {"Net": [("pkg/main.py:9", False)], "Head": [("pkg/main.py:5", True)]}
+    assert values.wrapped_classes("pkg.main") == {}
