@@ -387,3 +387,13 @@ def test_without_a_root_marker_flake8_takes_its_folder_as_the_project_like_the_c
     cli = _findings(run("check", "--no-cache", ".").stdout)
     assert _matches(cli, _expected("engine_module")), cli
     assert _findings(run("--select", "DDP", ".", tool="flake8").stdout) == cli
+
+
+def test_a_model_wrapped_in_another_module_with_find_unused_parameters_is_not_flagged(tmp_path, run):
+    # model_builder with `find_unused_parameters=cfg.unused` in engine.py's wrap; models.py
+    # names torch.distributed, so alone it is judged (and flagged) on its own evidence.
+    root = _copy("model_builder_tolerant", tmp_path)
+    run.cwd = root
+    assert [f[3] for f in _findings(run("check", "--no-cache", "--no-project", ".").stdout)] == ["DDP015"]
+    assert not _findings(run("check", "--no-cache", ".").stdout)
+    assert not _findings(run("--select", "DDP", ".", tool="flake8").stdout)
