@@ -270,3 +270,18 @@ def test_the_classes_wrapped_in_ddp_with_their_arguments_through_builders(tmp_pa
     values = index.program.values
     assert values.wrapped_classes("pkg.models") == {"Net": [("pkg/main.py:9", False)], "Head": [("pkg/main.py:5", True)]}
     assert values.wrapped_classes("pkg.main") == {}
+
+
+def test_what_callers_do_with_a_returned_value(tmp_path):
+    index = _project(tmp_path, {
+        "helpers": "def make():\n    return {}\n\ndef other():\n    return {}\n\ndef third():\n    return {}\n",
+        "main": "import pickle\nimport torch.multiprocessing as mp\nfrom pkg.helpers import make, other, third\n\n"
+        "def relay():\n    return make()\n\ndef main(f):\n    mp.spawn(run, args=(relay(),))\n"
+        "    counts = other()\n    print(len(counts), counts['a'], [counts[k] for k in 'ab'])\n"
+        "    kept = third()\n    box = [kept]\n    pickle.dump(box, f)\n",
+    })
+    values = index.program.values
+    assert values.result_fate("pkg.helpers", "make") == ("sent", "spawn at pkg/main.py:9")
+    assert values.result_fate("pkg.helpers", "other") == ("kept", "pkg/main.py:10")
+    assert values.result_fate("pkg.helpers", "third") is None  # put in a container: unknown
+    assert values.result_fate("pkg.main", "main") is None  # no caller

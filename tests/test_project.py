@@ -397,3 +397,13 @@ def test_a_model_wrapped_in_another_module_with_find_unused_parameters_is_not_fl
     assert [f[3] for f in _findings(run("check", "--no-cache", "--no-project", ".").stdout)] == ["DDP015"]
     assert not _findings(run("check", "--no-cache", ".").stdout)
     assert not _findings(run("--select", "DDP", ".", tool="flake8").stdout)
+
+
+def test_a_lambda_defaultdict_returned_to_callers_that_only_read_it_is_not_flagged(tmp_path, run):
+    # dict_return with callers that log the dict and send only its size to the ranks; the
+    # helper's name says "vocab", so alone it is judged (and flagged) by that name.
+    root = _copy("dict_return_logged", tmp_path)
+    run.cwd = root
+    assert [f[3] for f in _findings(run("check", "--no-cache", "--no-project", ".").stdout)] == ["DDP002"]
+    assert not _findings(run("check", "--no-cache", ".").stdout)
+    assert not _findings(run("--select", "DDP", ".", tool="flake8").stdout)

@@ -21,7 +21,19 @@ import ast
 import posixpath
 
 from ddplint.prefilter.screens import dotted
-from ddplint.torch_api import TORCH_SAVE
+from ddplint.torch_api import PICKLE_DUMP, PROCESS, SPAWN, START_PROCESSES, TORCH_SAVE
+
+# Calls that pickle what they are given (to a started process, a file, a queue), by the last
+# part of the name as written; `sends` judges them by their qualified name when asked.
+_SENDING_NAMES = frozenset(("spawn", "start_processes", "Process", "dump", "dumps", "save", "put", "put_nowait"))
+_SENDS = SPAWN | START_PROCESSES | PROCESS | PICKLE_DUMP | TORCH_SAVE
+# Calls that read a value in place (log it, measure it, copy its items): the object, and the
+# factory a defaultdict holds, stay where they are.
+_READING_CALLS = frozenset((
+    "print", "len", "sorted", "list", "dict", "set", "tuple", "str", "repr", "format", "sum", "max", "min",
+    "info", "debug", "warning", "error", "log", "update", "items", "keys", "values",
+))
+_MAX_CALLERS_DEPTH = 3  # returns followed up through callers; deeper is unknown
 
 # Calls that build a path from parts: the file is named by the last part.
 _JOINS = frozenset(("os.path.join", "osp.join", "path.join", "join", "Path", "pathlib.Path", "str", "os.fspath"))
@@ -99,13 +111,74 @@ def read_call(reader, node: ast.Call, callee: str) -> None:
     """What a call says about values: a save, a `find_unused_parameters` argument."""
     if callee.rpartition(".")[2] == "save":
         read_save(reader, node, callee)
+    if callee.rpartition(".")[2] in _SENDING_NAMES:
+        sent = [reader.source(value) for value in _contained([*node.args, *(k.value for k in node.keywords)])]
+        sent = [source for source in sent if source is not None]
+        if sent:
+            reader.record.setdefault("sends", []).append([callee, sent, node.lineno])
     for word in node.keywords:
         if word.arg == "find_unused_parameters" and not (isinstance(word.value, ast.Constant) and word.value.value is False):
             reader.record.setdefault("tolerant", []).append(node.lineno)
 
 
+def _contained(values: list):
+    """The values, and those inside literal tuples, lists, sets and dicts among them."""
+    for value in values:
+        if isinstance(value, ast.Starred):
+            value = value.value
+        yield value
+        if isinstance(value, (ast.Tuple, ast.List, ast.Set)):
+            yield from _contained(value.elts)
+        elif isinstance(value, ast.Dict):
+            yield from _contained(list(value.values))
+
+
+def _held(expr: ast.AST, out: list[str]) -> None:
+    """Names whose object `expr` may keep (in a container, a closure, an attribute): not those
+    only read through (`d[k]`, `d.items()`), nor those passed to a call (`calls` has them)."""
+    if isinstance(expr, ast.Name):
+        out.append(expr.id)
+    elif isinstance(expr, (ast.Subscript, ast.Attribute)):
+        if not isinstance(expr.value, ast.Name):
+            _held(expr.value, out)
+        if isinstance(expr, ast.Subscript):
+            _held(expr.slice, out)
+    elif isinstance(expr, ast.Call):
+        for value in (expr.func, *expr.args, *(k.value for k in expr.keywords)):
+            if not isinstance(value, ast.Name):
+                _held(value, out)
+    else:
+        for child in ast.iter_child_nodes(expr):
+            _held(child, out)
+
+
+def _stores(reader, statement: ast.stmt) -> None:
+    """Note the call results a statement may keep beyond what the summary follows (`stores`):
+    put in a container, stored on an object or a subscript, yielded, captured."""
+    names: list[str] = []
+    if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and statement.value is not None:
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        value = statement.value
+        if not all(isinstance(t, ast.Name) for t in targets) and isinstance(value, ast.Name):
+            names.append(value.id)
+        elif not isinstance(value, (ast.Name, ast.Call)) or not all(isinstance(t, ast.Name) for t in targets):
+            _held(value, names)
+    elif isinstance(statement, ast.Return) and statement.value is not None:
+        if not isinstance(statement.value, (ast.Name, ast.Call)):
+            _held(statement.value, names)
+    elif isinstance(statement, ast.Expr) and isinstance(statement.value, (ast.Yield, ast.YieldFrom, ast.Await)):
+        if statement.value.value is not None:
+            _held(statement.value.value, names)
+    for name in names:
+        source = reader.env.get(name)
+        if source is not None and source[0] == "call" and source not in reader.record.get("stores", ()):
+            reader.record.setdefault("stores", []).append(source)
+
+
 def read_statement(reader, statement: ast.stmt) -> None:
-    """Names bound to a path (`path = os.path.join(out, "best.pt")`), for `path_key`."""
+    """Names bound to a path (`path = os.path.join(out, "best.pt")`), for `path_key`; call
+    results kept beyond what the summary follows."""
+    _stores(reader, statement)
     if isinstance(statement, ast.Assign):
         key = path_key(statement.value, reader.paths)
         for target in statement.targets:
@@ -182,6 +255,58 @@ class Values:
     def wrapped_classes(self, module: str) -> dict[str, list[tuple[str, bool]]]:
         """The classes of `module` whose objects the program wraps in DDP: name -> wraps."""
         return {cls: where for (found, cls), where in self.wraps().items() if found == module}
+
+    def sent_at(self, module: str, callee: str) -> str | None:
+        """Whether a call of `callee` in `module` pickles what it is given: spawn, Process,
+        pickle.dump(s), torch.save, a queue's put (any receiver); its name for a message."""
+        qualified = self.program._qualify(module, callee)
+        last = callee.rpartition(".")[2]
+        if qualified in _SENDS or callee in _SENDS or last == "Process" or (qualified is None and last in ("put", "put_nowait")):
+            return last
+        return None
+
+    def result_fate(self, module: str, key: str, depth: int = 0) -> tuple[str, str] | None:
+        """What the callers of function `key` of `module` do with what it returns: ("sent",
+        "spawn at train.py:12") when one passes it (or returns it to a caller that passes it)
+        to a call that pickles it; ("kept", "train.py:9") when every call in the project is
+        found and each only reads it in place; None when unknown (no caller found, or one
+        hands it on, stores it, or returns it further than followed)."""
+        program, kept = self.program, []
+        if depth > _MAX_CALLERS_DEPTH or program.summary(module) is None:
+            return None
+        for caller in [module, *program.importers_of(module)]:
+            summary = program.summary(caller)
+            if summary is None:
+                return None
+            for name, function in summary["functions"].items():
+                for callee, line in function["invocations"]:
+                    found = program.resolve(caller, callee, function["class"])
+                    if found is None or found[:2] != (module, key):
+                        continue
+                    fate = self._fate_at(caller, name, function, ["call", callee, line], depth)
+                    if fate is None or fate[0] == "sent":
+                        return fate
+                    kept.append(fate[1])
+        project = program.project
+        if set(project.texts) >= set(project.modules):
+            return None  # a text linted alone: its callers elsewhere are unknown
+        return ("kept", kept[0]) if kept else None
+
+    def _fate_at(self, module: str, key: str, function: dict, result: list, depth: int) -> tuple[str, str] | None:
+        """What function `key` does with `result` (a call's source in its summary)."""
+        for callee, sent, line in function.get("sends", ()):
+            if result in sent:
+                where = self.sent_at(module, callee)
+                if where is not None:
+                    return "sent", f"{where} at {self.program.location(module, line)}"
+        if result in function["returns"]:
+            return self.result_fate(module, key, depth + 1)
+        if result in function["sets"].values() or result in function.get("stores", ()):
+            return None
+        for callee, args, keywords, _ in function["calls"]:
+            if (result in args or result in keywords.values()) and callee.rpartition(".")[2] not in _READING_CALLS:
+                return None
+        return "kept", self.program.location(module, result[2])
 
     def digest(self) -> list:
         return [

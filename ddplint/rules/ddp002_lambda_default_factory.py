@@ -587,6 +587,10 @@ class LambdaDefaultFactory(Rule):
         self._sent_classes: set[str] = set()  # classes whose instances are passed there
         self._targets: dict[int, str] = {}  # a dict's call -> the name it is assigned to
         self._is_script = False  # the module has an `if __name__ == "__main__":` block
+        self._returned_calls: set[int] = set()  # dicts that leave their function by `return`
+        self._returned_names: set[tuple[int, str]] = set()  # and names returned
+        self._where: dict[int, str] = {}  # a dict's call -> where the caller sends it
+        self._stored: set = set()  # dicts (and names) that leave their function otherwise
         self._boundary = False  # something in the module crosses a process boundary
 
     # -- what makes a module or a class safe -----------------------------------------
@@ -648,7 +652,11 @@ class LambdaDefaultFactory(Rule):
 
     def visit_Return(self, node: cst.Return) -> None:
         if node.value is not None:
-            self._escapes(node.value)
+            self._escapes(node.value, returned=True)
+            if isinstance(node.value, cst.Call):
+                self._returned_calls.add(id(node.value))
+            elif isinstance(node.value, cst.Name) and self.model.scope.owner(node.value.value) is not None:
+                self._returned_names.add((id(self.model.scope.owner(node.value.value)), node.value.value))
 
     def visit_Yield(self, node: cst.Yield) -> None:
         if isinstance(node.value, cst.BaseExpression):
@@ -671,8 +679,10 @@ class LambdaDefaultFactory(Rule):
         elif self.model.scope is self.model.module_scope or any(_stores_on_attribute(t) for t in targets):
             self._escapes(value)
 
-    def _escapes(self, expr: cst.BaseExpression, *, on_self: bool = False, sent: bool = False) -> None:
+    def _escapes(self, expr: cst.BaseExpression, *, on_self: bool = False, sent: bool = False, returned: bool = False) -> None:
         for value in contained_values(expr):
+            if not returned:
+                self._stored.add(id(value) if isinstance(value, cst.Call) else self._name_key(value))
             if isinstance(value, cst.Call):
                 (self._on_self if on_self else self._escaping_calls).add(id(value))
                 if sent:
@@ -685,6 +695,10 @@ class LambdaDefaultFactory(Rule):
                     self._escaping_names.add((id(where), value.value))
                     if sent:
                         self._sent_names.add((id(where), value.value))
+
+    def _name_key(self, value: cst.BaseExpression) -> tuple[int, str] | None:
+        where = self.model.scope.owner(value.value) if isinstance(value, cst.Name) else None
+        return (id(where), value.value) if where is not None else None  # type: ignore[union-attr]
 
     def _lambda_factory(self, call: cst.Call) -> cst.Lambda | None:
         if not call.args or call.args[0].keyword is not None or call.args[0].star:
@@ -742,27 +756,48 @@ class LambdaDefaultFactory(Rule):
             return True
         if call in self._on_self:
             return not self._safe_class(candidate.owner) and self._carries_data(candidate.owner)
+        fate = self._fate(candidate) if call in escaping else None
+        if fate is not None:
+            if fate[0] == "sent":
+                self._where[call] = fate[1]
+            return fate[0] == "sent"
         names = (candidate.function or "", self._targets.get(call, ""))
         return call in escaping and any(DATA_NAME.search(name) for name in names)
+
+    def _fate(self, candidate: _Candidate) -> tuple[str, str] | None:
+        """For a dict that leaves its function only by `return`: what the program's callers do
+        with it (ddplint.model.values.Values.result_fate), or None when unknown."""
+        project, call = self.model.project, id(candidate.call)
+        if project is None or candidate.function is None or call not in self._returned_only:
+            return None
+        key = f"{candidate.owner}.{candidate.function}" if candidate.owner else candidate.function
+        return project.values.result_fate(project.module, key)
 
     def leave_Module(self, original_node: cst.Module) -> None:
         if self._is_script and not self._boundary:
             return  # a script that starts no process and pickles nothing: the dict never travels
         escaping, sent = set(self._escaping_calls), set(self._sent)
+        returned = set(self._returned_calls)
         for key, calls in self._locals.items():
             if key in self._escaping_names:
                 escaping.update(calls)
             if key in self._sent_names:
                 sent.update(calls)
+            if key in self._returned_names and key not in self._stored:
+                returned.update(calls)
+        # Returned, and bound to one name only (no other way out was seen): the callers decide.
+        self._returned_only = {call for call in returned if call not in self._on_self and call not in self._stored}
         for candidate in self._candidates:
             if not self._travels(candidate, escaping, sent):
                 continue
             fixed = _Factories(self, candidate).replacement()
+            where = self._where.get(id(candidate.call))
+            message = f"{self.message} (returned to a caller that passes it to {where})" if where else None
             if fixed is None:
-                self.report(candidate.call, self.message + _NO_FIX)
+                self.report(candidate.call, (message or self.message) + _NO_FIX)
             else:
                 expression, imports = fixed
-                self.report(candidate.call, replace={candidate.factory: expression}, imports=imports)
+                self.report(candidate.call, message, replace={candidate.factory: expression}, imports=imports)
 
 
 def _stores_on_self(target: cst.BaseExpression, self_name: str) -> bool:
