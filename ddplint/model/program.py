@@ -139,6 +139,7 @@ class _FunctionReader:
         self._untouched: set[str] = set(positional[1:] if self.self_name else positional)
         self._placed = False  # the statement's value is a call given a device= or device_map=
         self.paths: dict[str, str] = {}  # local names bound to a file (ddplint.model.values.path_key)
+        self.records: dict[str, tuple] = {}  # local dicts built key by key (ddplint.model.values)
         self._statements(node.body)
         if not isinstance(node.body[-1], ast.Return):
             self.record["other_returns"] = True  # may end without one: returns None

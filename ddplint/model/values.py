@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import posixpath
+import re
 
 from ddplint.prefilter.screens import dotted
 from ddplint.torch_api import PICKLE_DUMP, PROCESS, SPAWN, START_PROCESSES, TORCH_SAVE
@@ -34,6 +35,14 @@ _READING_CALLS = frozenset((
     "info", "debug", "warning", "error", "log", "update", "items", "keys", "values",
 ))
 _MAX_CALLERS_DEPTH = 3  # returns followed up through callers; deeper is unknown
+# What a saved record may be computed with and still hold only Python values and CPU data.
+_PLAIN_CALLS = frozenset(("int", "float", "str", "bool", "len", "list", "dict", "tuple", "set", "sorted", "item", "tolist", "copy", "deepcopy"))
+# Words of a name that may hold a model, its tensors or an optimizer's state.
+_MODEL_WORDS = frozenset((
+    "model", "models", "net", "network", "module", "modules", "optimizer", "optim", "opt", "scheduler", "state",
+    "statedict", "weights", "weight", "params", "parameters", "ema", "encoder", "decoder", "backbone", "head",
+    "generator", "discriminator", "tensor", "tensors", "buffer", "buffers", "grad", "grads",
+))
 
 # Calls that build a path from parts: the file is named by the last part.
 _JOINS = frozenset(("os.path.join", "osp.join", "path.join", "join", "Path", "pathlib.Path", "str", "os.fspath"))
@@ -107,10 +116,43 @@ def _state_dicts(reader, expr: ast.AST | None, key: str | None, held: list) -> N
             _state_dicts(reader, word.value, word.arg if word.arg is not None else key, held)
 
 
+def _words(name: str) -> set[str]:
+    return set(re.split(r"[^a-z0-9]+", re.sub(r"([a-z])([A-Z])", r"\1_\2", name.replace("state_dict", "statedict")).lower()))
+
+
+def _plain(expr: ast.AST) -> bool:
+    """Whether a saved value is built only of Python values: no call but a conversion, and
+    no name that says model, tensor or optimizer state."""
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Call) and (dotted(node.func) or "").rpartition(".")[2] not in _PLAIN_CALLS:
+            return False
+        if isinstance(node, ast.Attribute) and _words(node.attr) & _MODEL_WORDS:
+            return False
+        if isinstance(node, ast.Name) and _words(node.id) & _MODEL_WORDS:
+            return False
+    return True
+
+
+def _record_of(expr: ast.AST) -> tuple[list[str], bool] | None:
+    """(keys, plain) of a dict literal with string keys."""
+    if not isinstance(expr, ast.Dict) or not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in expr.keys):
+        return None
+    return [k.value for k in expr.keys], all(_plain(v) for v in expr.values)  # type: ignore[union-attr]
+
+
+def _read_write(reader, node: ast.Call, callee: str) -> None:
+    """A save of a dict record (`writes`): [callee, its keys, whether it is plain, line]."""
+    saved = _argument(node, 0, "obj")
+    found = reader.records.get(saved.id) if isinstance(saved, ast.Name) else _record_of(saved) if saved is not None else None
+    if found is not None:
+        reader.record.setdefault("writes", []).append([callee, sorted(set(found[0])), found[1], node.lineno])
+
+
 def read_call(reader, node: ast.Call, callee: str) -> None:
     """What a call says about values: a save, a `find_unused_parameters` argument."""
     if callee.rpartition(".")[2] == "save":
         read_save(reader, node, callee)
+        _read_write(reader, node, callee)
     if callee.rpartition(".")[2] in _SENDING_NAMES:
         sent = [reader.source(value) for value in _contained([*node.args, *(k.value for k in node.keywords)])]
         sent = [source for source in sent if source is not None]
@@ -175,10 +217,31 @@ def _stores(reader, statement: ast.stmt) -> None:
             reader.record.setdefault("stores", []).append(source)
 
 
+def _records(reader, statement: ast.stmt) -> None:
+    """Dicts built key by key (`info = {}` ... `info["epoch"] = self.epoch`): name -> (keys, plain)."""
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+        return
+    target, value = statement.targets[0], statement.value
+    if isinstance(target, ast.Name):
+        found = _record_of(value) if not (isinstance(value, ast.Call) and dotted(value.func) == "dict" and not value.args and not value.keywords) else ([], True)
+        if found is None:
+            reader.records.pop(target.id, None)
+        else:
+            reader.records[target.id] = found
+    elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id in reader.records:
+        keys, plain = reader.records[target.value.id]
+        key = target.slice
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            reader.records[target.value.id] = ([*keys, key.value], plain and _plain(value))
+        else:
+            reader.records.pop(target.value.id)
+
+
 def read_statement(reader, statement: ast.stmt) -> None:
     """Names bound to a path (`path = os.path.join(out, "best.pt")`), for `path_key`; call
     results kept beyond what the summary follows."""
     _stores(reader, statement)
+    _records(reader, statement)
     if isinstance(statement, ast.Assign):
         key = path_key(statement.value, reader.paths)
         for target in statement.targets:
@@ -307,6 +370,24 @@ class Values:
             if (result in args or result in keywords.values()) and callee.rpartition(".")[2] not in _READING_CALLS:
                 return None
         return "kept", self.program.location(module, result[2])
+
+    def own_record(self, module: str, cls: str, keys: set[str]) -> str | None:
+        """Where a method of class `cls` saves a dict of Python values with every key in `keys`
+        (`save_checkpoint` writing `{"epoch": self.epoch, "memory": self.memory}`), when no
+        method of the class saves another dict with those keys: what its own load reads back
+        holds no tensors. None otherwise."""
+        summary = self.program.summary(module) if keys else None
+        found = None
+        for key, function in (summary or {}).get("functions", {}).items():
+            if function["class"] != cls:
+                continue
+            for callee, saved, plain, line in function.get("writes", ()):
+                if not keys <= set(saved) or self.sent_at(module, callee) != "save":
+                    continue
+                if not plain:
+                    return None
+                found = found or self.program.location(module, line)
+        return found
 
     def digest(self) -> list:
         return [

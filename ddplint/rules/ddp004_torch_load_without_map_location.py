@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -79,6 +79,8 @@ class _Load:
     on_device: bool = False  # moved to a device (`.cuda()`, `.to(device)`): a module or a tensor
     on_host: bool = False  # `.cpu()`, `.numpy()` right away
     private: bool = False  # from an in-memory buffer or an anonymous temporary file
+    owner: str | None = None  # the class whose method loads it
+    keys: set[str] = field(default_factory=set)  # the string keys the result is read by
 
 
 class TorchLoadWithoutMapLocation(Rule):
@@ -112,7 +114,10 @@ class TorchLoadWithoutMapLocation(Rule):
     also through variables): the process reads back what it wrote, on its own device (a
     loop over ranks, `for rank in range(world_size)`, reads the other ranks' files and is
     not exempt); loads whose result is moved to the host right away (`.cpu()`, `.numpy()`);
-    and any load in a file with no sign of running distributed (single-process tools).
+    a class's load of the record its own method saves (the program model pairs them by the
+    keys read back: every key the load reads is in a dict of Python values, such as epochs,
+    lists and counters, that the class `torch.save`s, and no method of the class saves a
+    dict with those keys that holds anything else); and any load in a file with no sign of running distributed (single-process tools).
     `[tool.ddplint] strict = ["DDP004"]` flags every `torch.load` without `map_location`.
 
     Pass `map_location`. For a state dict the fix adds `map_location="cpu"`, which loads
@@ -408,8 +413,55 @@ class TorchLoadWithoutMapLocation(Rule):
                 return model.to(args.gpu)
             """,
         ),
+        Flagged(
+            """
+            import torch
+            import torch.distributed as dist
+
+            class Search:
+                def save_checkpoint(self):
+                    info = {"epoch": self.epoch}
+                    info["model"] = self.model.state_dict()
+                    torch.save(info, self.checkpoint_path)
+
+                def load_checkpoint(self):
+                    info = torch.load(self.checkpoint_path)
+                    self.epoch = info["epoch"]
+            """,
+            fixed="""
+            import torch
+            import torch.distributed as dist
+
+            class Search:
+                def save_checkpoint(self):
+                    info = {"epoch": self.epoch}
+                    info["model"] = self.model.state_dict()
+                    torch.save(info, self.checkpoint_path)
+
+                def load_checkpoint(self):
+                    info = torch.load(self.checkpoint_path, map_location="cpu")
+                    self.epoch = info["epoch"]
+            """,
+        ),
     )
     clean_examples = (
+        Clean(
+            """
+            import torch
+            import torch.distributed as dist
+
+            class Search:
+                def save_checkpoint(self):
+                    info = {"epoch": self.epoch}
+                    info["candidates"] = list(self.candidates)
+                    torch.save(info, self.checkpoint_path)
+
+                def load_checkpoint(self):
+                    info = torch.load(self.checkpoint_path)
+                    self.epoch = info["epoch"]
+                    self.candidates = info["candidates"]
+            """
+        ),
         Clean(
             """
             import torch
@@ -543,6 +595,7 @@ class TorchLoadWithoutMapLocation(Rule):
         self._by_id: dict[int, _Load] = {}
         self._bound: dict[tuple[int, str], _Load] = {}  # (frame, variable) -> the load it holds
         self._pending: dict[int, set[str]] = {}  # id of a call seen as an argument before it was checked
+        self._pending_keys: dict[int, set[str]] = {}  # and the keys it was read by
         self._assigned: dict[int, set[str]] = {}  # frame -> names bound so far in the walk
         self._opened: dict[tuple[int, str], cst.BaseExpression] = {}  # `with open(p) as f`: f -> open(p)
         self._private: set[tuple[int, str]] = set()  # names bound to a BytesIO or a temporary file
@@ -590,11 +643,13 @@ class TorchLoadWithoutMapLocation(Rule):
             _words(function.node.name.value) if function is not None else set(),
             self._device_in_scope(),
             private=private,
+            owner=self.model.frame.self_class.name.value if self.model.frame.self_class is not None else None,
         )
         self._loads.append(load)
         self._by_id[id(node)] = load
         for kind in self._pending.pop(id(node), ()):
             setattr(load, kind, True)
+        load.keys |= self._pending_keys.pop(id(node), set())
 
     def _names_own_rank(self, path: cst.BaseExpression) -> bool:
         """`f"model_rank{rank}.bin"` (also through variables): each rank reads the file it
@@ -628,6 +683,18 @@ class TorchLoadWithoutMapLocation(Rule):
                 continue
             return cst.parse_expression(device)
         return None
+
+    def _read_by_key(self, expr: cst.BaseExpression, key: str) -> None:
+        """Note a key a load's result is read by (`ckpt["epoch"]`, also on the call itself)."""
+        if isinstance(expr, cst.Call) and id(expr) not in self._by_id:
+            self._pending_keys.setdefault(id(expr), set()).add(key)
+            return
+        name = dotted_name(expr)
+        load = self._by_id.get(id(expr)) if isinstance(expr, cst.Call) else (
+            self._bound.get((id(self.model.frame.node), name)) if name is not None else None
+        )
+        if load is not None:
+            load.keys.add(key)
 
     def _mark(self, expr: cst.BaseExpression, kind: str) -> None:
         """Note what happens to a load: the call itself (seen before the rule checks it, as
@@ -701,6 +768,8 @@ class TorchLoadWithoutMapLocation(Rule):
             self._distributed = True
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             key = self.model.string_value(node.slice[0].slice.value)
+            if key is not None:
+                self._read_by_key(node.value, key)
             if key is not None and _words(key) & STATE_KEY_WORDS:
                 self._mark(node.value, "state")
 
@@ -776,8 +845,16 @@ class TorchLoadWithoutMapLocation(Rule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for load in self._loads:
-            if self.strict or self._distributed and self._is_checkpoint(load):
+            if self.strict or self._distributed and self._is_checkpoint(load) and self._own_record(load) is None:
                 self._report(load)
+
+    def _own_record(self, load: _Load) -> str | None:
+        """Where the loading class saves the record its load reads back (by the keys it
+        reads), when that save holds only Python values (ddplint.model.values.Values.own_record)."""
+        project = self.model.project
+        if project is None or load.owner is None or not load.keys or load.whole_model or load.on_device:
+            return None
+        return project.values.own_record(project.module, load.owner, load.keys)
 
     def _is_checkpoint(self, load: _Load) -> bool:
         if load.on_host or load.private or load.words & NO_TENSORS_WORDS:
