@@ -285,3 +285,17 @@ def test_what_callers_do_with_a_returned_value(tmp_path):
     assert values.result_fate("pkg.helpers", "other") == ("kept", "pkg/main.py:10")
     assert values.result_fate("pkg.helpers", "third") is None  # put in a container: unknown
     assert values.result_fate("pkg.main", "main") is None  # no caller
+
+
+def test_a_class_record_of_python_values_and_one_that_may_hold_tensors(tmp_path):
+    index = _project(tmp_path, {
+        "search": "import torch\n\nclass Search:\n    def save(self):\n        info = {}\n        info['epoch'] = self.epoch\n"
+        "        info['memory'] = list(self.memory)\n        torch.save(info, self.path)\n\n"
+        "class Slices:\n    def save(self, param):\n        torch.save({'type': 'slice', 'weight': param}, self.path)\n\n"
+        "class Trainer:\n    def save(self):\n        torch.save({'epoch': self.epoch, 'model_state': self.model_state}, self.path)\n",
+    })
+    values = index.program.values
+    assert values.own_record("pkg.search", "Search", {"epoch", "memory"}) == "pkg/search.py:8"
+    assert values.own_record("pkg.search", "Search", {"epoch", "model"}) is None  # a key it never saves
+    assert values.own_record("pkg.search", "Slices", {"type", "weight"}) is None  # a parameter: maybe a tensor
+    assert values.own_record("pkg.search", "Trainer", {"epoch"}) is None  # saved beside a model's state

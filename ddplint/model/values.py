@@ -121,16 +121,26 @@ def _words(name: str) -> set[str]:
 
 
 def _plain(expr: ast.AST) -> bool:
-    """Whether a saved value is built only of Python values: no call but a conversion, and
-    no name that says model, tensor or optimizer state."""
-    for node in ast.walk(expr):
-        if isinstance(node, ast.Call) and (dotted(node.func) or "").rpartition(".")[2] not in _PLAIN_CALLS:
-            return False
-        if isinstance(node, ast.Attribute) and _words(node.attr) & _MODEL_WORDS:
-            return False
-        if isinstance(node, ast.Name) and _words(node.id) & _MODEL_WORDS:
-            return False
-    return True
+    """Whether a saved value is built only of Python values the object keeps: constants, its
+    own attributes (`self.epoch`) not named like a model, tensor or optimizer state, literal
+    containers of those, and conversions of them (`list(self.candidates)`, `x.item()`). A
+    local name or another object's attribute may be anything: not plain."""
+    if isinstance(expr, ast.Constant):
+        return True
+    if isinstance(expr, (ast.Tuple, ast.List, ast.Set)):
+        return all(_plain(element) for element in expr.elts)
+    if isinstance(expr, ast.Dict):
+        return all(key is None or _plain(key) for key in expr.keys) and all(_plain(value) for value in expr.values)
+    if isinstance(expr, ast.Attribute):
+        name = dotted(expr)
+        parts = name.split(".") if name else []
+        return len(parts) > 1 and parts[0] == "self" and not any(_words(part) & _MODEL_WORDS for part in parts[1:])
+    if isinstance(expr, ast.Call):
+        method = expr.func.attr if isinstance(expr.func, ast.Attribute) else None
+        if method in ("item", "tolist") and not expr.args:
+            return True
+        return dotted(expr.func) in _PLAIN_CALLS and not expr.keywords and all(_plain(arg) for arg in expr.args)
+    return False
 
 
 def _record_of(expr: ast.AST) -> tuple[list[str], bool] | None:
