@@ -72,7 +72,11 @@ class LambdaDefaultFactory(Rule):
     `__getitem__`, a vocabulary, tokenizer, dictionary or corpus by its name, a class this
     module passes to one of those calls, or a subclass of such); or it leaves its function
     (returned, yielded, assigned at module level or on an attribute) under a name of that
-    kind (`vocab`, `word2id`, `build_vocab`, ...).
+    kind (`vocab`, `word2id`, `build_vocab`, ...). A dict that leaves only by `return` is
+    judged by what the program's callers do with it: a caller that passes it (or returns it
+    to one that passes it) to spawn, Process, pickle or a queue is named in the finding,
+    whatever the names; when every caller in the project only reads it in place (indexes,
+    logs, copies its items), the name alone does not report it.
 
     Not reported: a dict on a trainer, metric, logger or sampler object, statistics a helper
     returns, a module-level cache (spawned processes import the module and build their own),

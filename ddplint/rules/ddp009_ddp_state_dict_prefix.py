@@ -64,7 +64,12 @@ class DdpStateDictPrefix(Rule):
     comes from `torch.load` (`sd = torch.load(...)`, `checkpoint["model"]`), in a module
     that also saves the state dict of a DDP-wrapped model (bound to `DistributedDataParallel(...)`
     before the save: the analysis follows the order of bindings). Only then is the prefix
-    known to be there; a loader in another file is not judged. Not flagged: an optimizer's,
+    known to be there. In another module (an `evaluate.py` run as one process included), a
+    load is flagged when the program model sees a DDP model's state dict saved, by any
+    module or helper the model is handed to, to the same file name or the same
+    configuration value (`args.checkpoint`, `cfg.MODEL.WEIGHTS`) under an agreeing key; the
+    message names that save. `model.module.state_dict()` and a `model_without_ddp =
+    model.module` are the inner model: no prefix. Not flagged: an optimizer's,
     scheduler's or gradient scaler's `load_state_dict` (their keys are parameter indices),
     an entry of the checkpoint other than the one the wrapper's state dict is saved under
     (`checkpoint["optimizer"]`), and a checkpoint whose path is that of a state dict saved

@@ -74,7 +74,10 @@ class UnusedSubmodule(Rule):
     family reads none of the attributes `__init__` builds (`def forward(self, x): return x` in
     a test: no loss depends on any parameter, so nothing trains through DDP); models wrapped
     with `find_unused_parameters=True` (DDP then copes: it marks the unused parameters
-    ready), with the classes they build.
+    ready), with the classes they build, also where the wrap is in another module (the
+    program model follows the class's objects through `build_model()` returns and wrap
+    helpers into `DDP(...)`). A module that never names DDP is checked when the program
+    sees one of its classes wrapped elsewhere; the message names that wrap.
     No fix: use the layer, delete it, or pass `find_unused_parameters=True` to DDP if it is
     unused only on some steps.
     """
