@@ -272,7 +272,10 @@ def _check_paths(args, paths, exclusion, settings, rules, mode) -> int:
         try:
             project = project_of(paths, folder)
             if project is not None:
-                project.program  # built here, so that a bug in it degrades the run as one in the index does
+                # Built here, so that a bug in it degrades the run as one in the index does; with
+                # the results cache, its digest alone, which a warm run takes from the saved solution
+                # without building the program (ddplint.model.solution).
+                project.digest if cache is not None and not args.fix else project.program
         except Exception as error:  # a bug in the index: each file is still checked alone
             project = None
             report.degraded = True

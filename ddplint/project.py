@@ -129,10 +129,11 @@ def module_name(relative: str, packages: set[str] | None = None) -> str:
 # -- facts of one module --------------------------------------------------------------------
 
 
-def module_facts(text: str, scan: TextScan | None = None) -> dict:
+def module_facts(text: str, scan: TextScan | None = None, relative: str | None = None) -> dict:
     """The facts one module exports (JSON-able), from its text. Its substring tests are the
     rules' needles, searched through `scan`, so that linting the module later need not search
-    for them again (ddplint.project.Project.known_needles)."""
+    for them again (ddplint.project.Project.known_needles). `relative`, the module's path, lets
+    it skip "starts" where ProjectView.single_process never asks for it."""
     scan = scan or TextScan(text)
     dist = scan.has(DISTRIBUTED_MARKERS)
     facts: dict = {"dist": dist, "imports": {}, "stars": []}
@@ -187,10 +188,13 @@ def module_facts(text: str, scan: TextScan | None = None) -> dict:
                 found.add(function)
         pending = [item for item in pending if item[0] not in found]
         candidates = found  # a function calling one that now has calls
-    if any(start in text for start in _PROCESS_STARTS):
-        facts["starts"] = True  # may start processes: a test module saying so is not single-process
-    if _MAIN_GUARD.search(text):
+    if "__main__" in text and _MAIN_GUARD.search(text):  # the substring first: a re.M `^` tries every line
         facts["main"] = True
+    # Asked only of test modules and of entry scripts that name nothing distributed: eleven
+    # searches of every text cost more than the rest of these facts.
+    asked = relative is None or _TEST_PATH.search(relative.replace(os.sep, "/")) or (facts.get("main") and not dist)
+    if asked and any(start in text for start in _PROCESS_STARTS):
+        facts["starts"] = True  # may start processes: a test module saying so is not single-process
     if scan.has("load_state_dict"):
         facts["loads"] = True
     if scan.has("DistributedDataParallel"):
@@ -430,8 +434,10 @@ class Project:
         cached results are reused only with the same."""
         from ddplint.cache import content_hash
 
-        derived = self.program.digest()
-        return content_hash(json.dumps([self.modules, derived], sort_keys=True).encode())
+        from ddplint.model.solution import derived
+
+        facts = json.dumps(self.modules, sort_keys=True)
+        return content_hash(json.dumps([facts, derived(self, facts)]).encode())
 
     def view(self, path: str) -> ProjectView | None:
         """The project as the module at `path` sees it; None for a file outside the root."""
@@ -1048,7 +1054,7 @@ def build(root: str, cache_folder: str | None = None, files: list[str] | None = 
                 else:
                     scan = TextScan(text)
                     try:
-                        facts = module_facts(text, scan)
+                        facts = module_facts(text, scan, relative)
                     except Exception:  # text no pattern here foresaw: the module exports nothing
                         facts = _external_facts(text)
                     searched[relative] = (info.st_size, info.st_mtime_ns, scan.found)

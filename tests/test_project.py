@@ -287,6 +287,25 @@ def test_a_cached_result_is_not_reused_when_another_module_changed(tmp_path, run
     assert not _findings(run("check", ".").stdout)  # losses.py itself did not change
 
 
+def test_a_cached_result_is_not_reused_when_the_program_model_changed(tmp_path, run):
+    """An edit that leaves every module's index facts as they were but changes what the program
+    model derives (main.py no longer hands the DDP model to engine.py) is seen by a warm run:
+    the saved solution (ddplint.model.solution) is keyed by the files the program read."""
+    root = _copy("engine_module", tmp_path)
+    run.cwd = root
+    cold = _findings(run("check", "--no-cache", ".").stdout)
+    assert any(finding[0].endswith("engine.py") for finding in cold)
+    assert _findings(run("check", ".").stdout) == cold
+    assert _findings(run("check", ".").stdout) == cold  # from the caches, no program built
+    main = root / "detr" / "main.py"
+    before = project.build(str(root)).modules
+    main.write_text(main.read_text().replace("engine.train_one_epoch(model,", "engine.train_one_epoch(net,"))
+    assert project.build(str(root)).modules == before  # only the program sees the change
+    warm = _findings(run("check", ".").stdout)
+    assert warm == _findings(run("check", "--no-cache", ".").stdout)
+    assert warm != cold
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_the_prefilters_with_the_project_hints_hide_no_finding(case, tmp_path):
     """Every rule run on every module (no needles, no screens) finds what the filtered run

@@ -20,7 +20,10 @@ A value is followed through local assignments in statement order (the last assig
 a call decides, whatever branch it is in), parameters, returns, `self` attributes, and classes
 (`Trainer(model)` reaches `Trainer.__init__`). `model.module` is the inner model, not a DDP
 model. Anything else (containers, globals, `*args`) is not followed, so the program errs toward
-saying nothing. At most MAX_MODULES modules are read; what lies beyond is unknown.
+saying nothing. At most MAX_MODULES modules and MAX_SOURCE bytes of their source are read (a
+module is read whole, and library modules of 100-300 kB make bytes, not modules, the cost);
+what lies beyond is unknown. A warm run takes the solution's digest from the cache
+(ddplint.model.solution) and builds no program while no file it read has changed.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from ddplint.model import values
 from ddplint.torch_api import COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER
 
 MAX_MODULES = 150  # modules read per run: past this, what a value would reach is unknown
+MAX_SOURCE = 2_000_000  # bytes of source read per run, past this as past MAX_MODULES (precision corpus: 1.94 MB at most)
 MAX_ROUNDS = 12  # rounds of the fixed point; a chain of helpers deeper than this is unknown
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
 _CONTROL_FIELDS = frozenset(("body", "orelse", "finalbody", "handlers", "cases"))
@@ -455,10 +459,16 @@ class Program:
 
     def __init__(self, project, read=None) -> None:
         self.project = project
-        self._read = read or self._read_file
+        reader = read or self._read_file
+        # Every module whose text or summary the program used: what its solution depends on.
+        self.looked: set[str] = set()
+        self._read = lambda module: self.looked.add(module) or reader(module)
         self._summaries: dict[str, dict | None] = {}
         self._order: list[str] = []
         self._importers: dict[str, list[str]] | None = None
+        self._splits: dict[tuple[str, str], tuple[str, str] | None] = {}
+        self._source = 0  # bytes of the modules read so far (MAX_SOURCE)
+        self._folders: dict[str, str] = {}
         self._receivers: set[str] | None = None
         self._combines: dict[tuple, str | None] = {}
         self.parameters: dict[tuple[str, str], dict[str, Origin]] = {}
@@ -517,6 +527,15 @@ class Program:
             return None
         return [info.st_size, info.st_mtime_ns]
 
+    def _size(self, module: str) -> int:
+        """The module's size in bytes, as its stamp has it (for MAX_SOURCE)."""
+        if module in self.project.texts:
+            return len(self.project.texts[module].encode("utf-8", "replace"))
+        try:
+            return os.stat(os.path.join(self.project.root, self.project.relpaths[module])).st_size
+        except OSError:
+            return 0
+
     def _read_file(self, module: str) -> str | None:
         if module in self.project.texts:
             return self.project.texts[module]
@@ -531,9 +550,11 @@ class Program:
             return self._summaries[module]
         if self._reading_closed:
             return None
-        if len(self._summaries) >= MAX_MODULES:
+        if len(self._summaries) >= MAX_MODULES or self._source >= MAX_SOURCE:
             return None
         found, stamp = None, self._stamp(module)
+        self.looked.add(module)
+        self._source += stamp[0] if stamp is not None else self._size(module)
         entry = self._cached.get(self.project.relpaths[module]) if stamp is not None else None
         if entry is not None and entry.get("stamp") == stamp:
             found = entry["summary"]
@@ -596,7 +617,17 @@ class Program:
 
     def split(self, qualified: str, importer: str) -> tuple[str, str] | None:
         """(project module, the rest) of a qualified name that `importer` imports, at the
-        longest module prefix."""
+        longest module prefix. Remembered by the importer's folder, all that it depends on:
+        the solver asks the same of every call, every round."""
+        folder = self._folders.get(importer)
+        if folder is None:
+            folder = self._folders[importer] = os.path.dirname(self.project.relpaths[importer])
+        key = (qualified, folder)
+        if key not in self._splits:
+            self._splits[key] = self._split(qualified, importer)
+        return self._splits[key]
+
+    def _split(self, qualified: str, importer: str) -> tuple[str, str] | None:
         head, rest = qualified, ""
         folder = os.path.dirname(self.project.relpaths[importer])
         while head:
