@@ -21,6 +21,7 @@ module past the model's bound) makes the answer unknown, which keeps a rule's lo
 from __future__ import annotations
 
 import ast
+import textwrap
 
 from ddplint.prefilter.screens import dotted
 
@@ -83,7 +84,7 @@ def read_function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict:
     if short and isinstance(node, ast.FunctionDef) and any(
         isinstance(n, ast.Return) and n.value is not None for n in ast.walk(node)
     ):
-        record["source"] = ast.unparse(node)
+        record["source"] = [node.lineno, node.end_lineno or node.lineno]  # its lines, read when judged
     return record
 
 
@@ -141,9 +142,13 @@ class ProcessContext:
             return None
         if "source" not in record:
             return None  # a long body is not read: its name decides
+        text = self.program._read(target[0])
+        if text is None:
+            return None
+        first, last = record["source"]
         try:
-            function = cst.parse_module(record["source"]).body[0]
-        except Exception:  # noqa: BLE001 - ast.unparse of a newer syntax than libcst reads
+            function = cst.parse_module(textwrap.dedent("".join(text.splitlines(keepends=True)[first - 1 : last]))).body[0]
+        except Exception:  # noqa: BLE001 - the file changed since it was summarised, or syntax libcst does not read
             return None
         if not isinstance(function, cst.FunctionDef):
             return None

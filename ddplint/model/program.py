@@ -32,6 +32,7 @@ import ast
 import functools
 import json
 import os
+import re
 from dataclasses import dataclass, replace
 
 from ddplint.model import context as process_context
@@ -137,6 +138,7 @@ class _FunctionReader:
                              "calls": [], "returns": [], "sets": {}, "made": [], "invocations": [], "loops": [],
                              "backward": False, "gates": [], "fresh": [], "handed": [], "process_groups": []}
         self._tests: list[ast.expr] = []  # the tests of the ifs around the walk, for `gates`
+        self._backwards = 0  # backward calls read so far: a loop trains when its body adds one
         # Locals bound to a call's result and parameters that nothing has touched yet (no
         # method called on them, not passed anywhere): a model still as its maker left it.
         self._fresh: dict[str, list] = {}
@@ -268,6 +270,7 @@ class _FunctionReader:
         self._touch(node)
         if isinstance(node.func, ast.Attribute) and node.func.attr == "backward":
             self.record["backward"] = True
+            self._backwards += 1
         if isinstance(node.func, ast.Attribute) and node.func.attr == "step":
             params = self.record["params"]
             for test in self._tests:  # `if update_grad: scaler.step(optimizer)`: the step waits for that argument
@@ -301,6 +304,7 @@ class _FunctionReader:
         for statement in body:
             if isinstance(statement, (*_FUNCTIONS, ast.ClassDef)):
                 continue
+            loop, backwards = None, self._backwards
             self._calls(statement)
             values.read_statement(self, statement)
             value = getattr(statement, "value", None)
@@ -327,11 +331,8 @@ class _FunctionReader:
                 self._bind(statement.target, None)
                 iterated = sorted({n.id for n in ast.walk(statement.iter) if isinstance(n, ast.Name)} & set(self.env))
                 iterated = [n for n in iterated if self.env[n] == ["param", n]]
-                trains = any(
-                    isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "backward"
-                    for n in ast.walk(statement)
-                )
-                self.record["loops"].append([statement.lineno, statement.end_lineno, iterated, trains])
+                loop = [statement.lineno, statement.end_lineno, iterated, False]  # trains: set below
+                self.record["loops"].append(loop)
             elif isinstance(statement, (ast.With, ast.AsyncWith)):
                 for item in statement.items:
                     if item.optional_vars is not None:
@@ -348,6 +349,8 @@ class _FunctionReader:
                 self._statements(handler.body)
             for case in getattr(statement, "cases", None) or []:
                 self._statements(case.body)
+            if loop is not None:
+                loop[3] = self._backwards > backwards  # a backward in the loop (its body, its iterable)
 
 
 # The DataLoader arguments whose values are shipped to worker processes.
@@ -402,7 +405,7 @@ def _cycled(node: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str]) -> 
     return None
 
 
-def summarize(tree: ast.Module) -> dict:
+def summarize(tree: ast.Module, text: str | None = None) -> dict:
     """A module's summary (JSON-able): `functions` by the key the semantic model gives them
     (`name`, or `Class.name` for a method) and `classes` with their bases as written."""
     functions: dict[str, dict] = {}
@@ -426,12 +429,15 @@ def summarize(tree: ast.Module) -> dict:
 
     context: dict[str, dict] = {"": process_context.read_module(tree)}  # who runs it: ddplint.model.context
     definitions(tree.body, None)
-    return {"functions": functions, "classes": classes, "binds_device": _binds_device(tree), "context": context}
+    binds = _DEVICE_TEXT.search(text) is not None if text is not None else _binds_device(tree)
+    return {"functions": functions, "classes": classes, "binds_device": binds, "context": context}
 
 
 # Ways a process picks its GPU (attributes called, or a name in a string): the module that has
 # one may set the device of every rank that runs it.
 _DEVICE_BINDINGS = frozenset({"set_device", "set_device_index", "cudart", "set_default_device"})
+# The same, read from the text (a mention in a comment counts: "may bind" keeps a rule silent).
+_DEVICE_TEXT = re.compile(r"set_device|cudart|set_default_device|cuda\.device\s*\(|\bdevice_id\s*=|CUDA_VISIBLE_DEVICES")
 
 
 def _binds_device(tree: ast.Module) -> bool:
@@ -562,7 +568,7 @@ class Program:
             text = self._read(module)
             if text is not None:
                 try:
-                    found = summarize(ast.parse(text))
+                    found = summarize(ast.parse(text), text)
                 except (SyntaxError, ValueError, RecursionError, MemoryError):
                     found = None  # a module that does not parse hides what it does: unknown
             if stamp is not None:
