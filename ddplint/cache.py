@@ -36,6 +36,7 @@ class Cache:
         # The digest of the project index the results were computed with (ddplint.project):
         # a result is used only with the same one.
         self.project = ""
+        self._stamps: dict[str, list | None] = {}  # path -> [size, mtime] this run, for `reads`
         try:
             with open(self.path, encoding="utf-8") as handle:
                 loaded = json.load(handle)
@@ -55,7 +56,19 @@ class Cache:
         if entry["mtime"] != info.st_mtime_ns:
             if data is None or entry["hash"] != content_hash(data):
                 return None
+        reads = entry.get("reads", {})
+        if not isinstance(reads, dict) or any(self._stamp(other) != stamp for other, stamp in reads.items()):
+            return None  # a module the result's answers came from has changed since
         return _result_from_json(path, entry)
+
+    def _stamp(self, path: str) -> list | None:
+        if path not in self._stamps:
+            try:
+                info = os.stat(path)
+                self._stamps[path] = [info.st_size, info.st_mtime_ns]
+            except OSError:
+                self._stamps[path] = None
+        return self._stamps[path]
 
     def store(self, path: str, rules, info: os.stat_result, data: bytes, result: FileResult) -> None:
         self.entries[path] = {
@@ -68,6 +81,8 @@ class Cache:
             "notes": result.fix_problems,  # a lint result's only problems are the engine's notes
             "diagnostics": [asdict(d) for d in result.diagnostics],
         }
+        if result.reads:
+            self.entries[path]["reads"] = {other: self._stamp(other) for other in result.reads}
         self.dirty = True
 
     def save(self) -> None:

@@ -71,6 +71,8 @@ class FileResult:
     fixed_codes: dict[str, int] = field(default_factory=dict)
     # Fixes that were dropped because the result would not parse, or that did not converge.
     fix_problems: list[str] = field(default_factory=list)
+    # The other modules of the project whose text the result may depend on (ddplint.cache).
+    reads: tuple[str, ...] = ()
 
     @property
     def changed(self) -> bool:

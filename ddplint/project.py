@@ -439,6 +439,22 @@ class Project:
         facts = json.dumps(self.modules, sort_keys=True)
         return content_hash(json.dumps([facts, derived(self, facts)]).encode())
 
+    def consulted(self) -> tuple[str, ...]:
+        """The paths of the modules the program's questions have read so far in this process
+        (`Program.consulted`): a result computed now may depend on what they say."""
+        program = self.__dict__.get("program")
+        if program is None or not program.consulted:
+            return ()
+        known = self._memo.get("consulted")
+        if known is None or known[0] != len(program.consulted):
+            paths = tuple(
+                os.path.join(self.root, self.relpaths[module])
+                for module in sorted(program.consulted)
+                if module not in self.texts
+            )
+            known = self._memo["consulted"] = (len(program.consulted), paths)
+        return known[1]
+
     def view(self, path: str) -> ProjectView | None:
         """The project as the module at `path` sees it; None for a file outside the root."""
         relative = _relative(path, self.root)

@@ -186,7 +186,10 @@ def _process_target(target: Target, rules: list[type[Rule]], mode: Mode, hints=N
     view = _view(target.path)
     if view is not None and hints is not None:
         view._hints = hints
-    return process_file(target.path, rules, replace(mode, write=False), root=target.root, project=view)
+    result = process_file(target.path, rules, replace(mode, write=False), root=target.root, project=view)
+    if _PROJECT is not None:
+        result.reads = _PROJECT.consulted()
+    return result
 
 
 def _finish(result: FileResult, target: Target, mode: Mode) -> FileResult:

@@ -428,12 +428,6 @@ def test_a_lambda_defaultdict_returned_to_callers_that_only_read_it_is_not_flagg
     assert not _findings(run("--select", "DDP", ".", tool="flake8").stdout)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap (issue 26): the saved solution is keyed by the files the program read when "
-    "the run began; a caller module read later, when a rule asks who runs a function, is not "
-    "among them, so the warm run reuses the stale result",
-)
 def test_a_cached_result_is_not_reused_when_a_callers_guard_changed(tmp_path, run):
     """Who runs a function is part of what the program concluded: when the only caller of a
     save drops its early return on the other ranks, a warm run reports the save in the

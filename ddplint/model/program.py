@@ -468,7 +468,11 @@ class Program:
         reader = read or self._read_file
         # Every module whose text or summary the program used: what its solution depends on.
         self.looked: set[str] = set()
-        self._read = lambda module: self.looked.add(module) or reader(module)
+        self._reader = reader
+        # Every module a question read after the solution was found (None until then): the
+        # solution's digest does not cover what such answers say, so a file's cached result
+        # depends on these modules too (ddplint.cache).
+        self.consulted: set[str] | None = None
         self._summaries: dict[str, dict | None] = {}
         self._order: list[str] = []
         self._importers: dict[str, list[str]] | None = None
@@ -495,6 +499,7 @@ class Program:
                 self.summary(name)
         self._solve()
         self.solved = len(self._order)  # the modules the solution read (later queries read on)
+        self.consulted = set()
         self._save_cache()
 
     # -- the summaries' cache, beside the index's: a warm run reads no module's ast ------
@@ -551,8 +556,16 @@ class Program:
         except OSError:
             return None
 
+    def _read(self, module: str) -> str | None:
+        self.looked.add(module)
+        if self.consulted is not None:
+            self.consulted.add(module)
+        return self._reader(module)
+
     def summary(self, module: str) -> dict | None:
         if module in self._summaries:
+            if self.consulted is not None and self._summaries[module] is not None:
+                self.consulted.add(module)
             return self._summaries[module]
         if self._reading_closed:
             return None
@@ -575,6 +588,8 @@ class Program:
                 self._fresh[self.project.relpaths[module]] = {"stamp": stamp, "summary": found}
         self._summaries[module] = found
         self._order.append(module)
+        if self.consulted is not None and found is not None:
+            self.consulted.add(module)
         return found
 
     def importers_of(self, module: str) -> list[str]:
