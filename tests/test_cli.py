@@ -1,6 +1,7 @@
 """The command line as a user meets it: real subprocesses on temporary trees."""
 
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -8,6 +9,7 @@ import textwrap
 
 import pytest
 
+import ddplint
 from ddplint_test_support import cli_env as conftest_env
 
 BROKEN = textwrap.dedent(
@@ -144,8 +146,15 @@ def test_rule_and_rules_commands(run):
 
 def test_version_and_usage_errors(run):
     version = run("--version")
-    assert version.returncode == 0 and version.stdout.startswith("ddplint ")
+    assert version.returncode == 0 and version.stdout == f"ddplint {ddplint.__version__}\n"
+    assert run("check", "--version").stdout == version.stdout
     assert run("--no-such-flag").returncode == 2
+
+
+def test_help_lists_version(run):
+    help_text = run("--help")
+    assert help_text.returncode == 0
+    assert re.search(r"^  --version +print the version and exit$", help_text.stdout, re.MULTILINE), help_text.stdout
 
 
 def test_version_does_not_import_libcst():
