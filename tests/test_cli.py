@@ -157,6 +157,21 @@ def test_help_lists_version(run):
     assert re.search(r"^  --version +print the version and exit$", help_text.stdout, re.MULTILINE), help_text.stdout
 
 
+def test_one_call_on_many_files_prints_one_summary_of_them_all(run, tmp_path):
+    """The pre-commit hooks pass every file to one call (require_serial), so its summary is the commit's."""
+    names = [f"m{index:02}.py" for index in range(12)]
+    for name in names:
+        (tmp_path / name).write_text("import torch.distributed\nx = 1\n")
+    for name in (names[0], names[7]):
+        (tmp_path / name).write_text("import torch.distributed\nx = torch.load('a.pt')\n")
+    summaries = re.compile(r"^(?:Found|Fixed|No problems) .*$", re.MULTILINE)
+    checked = run("--no-cache", *names)
+    assert summaries.findall(checked.stdout) == ["Found 2 problems (2 fixable with --fix)."], checked.stdout
+    assert checked.stdout.splitlines()[-1].startswith("Found ")
+    fixed = run("--no-cache", "--fix", *names)
+    assert summaries.findall(fixed.stdout) == ["Fixed 2 problems. No problems found."], fixed.stdout
+
+
 def test_version_does_not_import_libcst():
     code = "import sys\nfrom ddplint.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass\nprint('libcst' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=conftest_env())
