@@ -1,6 +1,7 @@
 """What a newcomer takes from the README first: the pre-commit set-up that works from a clone,
 and the verify figures it quotes."""
 
+import json
 import os
 import re
 import shutil
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from ddplint.harness.scenarios import all_scenarios
 from ddplint_test_support import REPO, cli_env
 
 yaml = pytest.importorskip("yaml")  # pre-commit's own dependency
@@ -76,3 +78,10 @@ def test_the_local_configuration_runs_offline_with_one_summary_per_hook(tmp_path
 
     again = hook()
     assert again.returncode == 0 and again.stdout.count("Passed") == 2, again.stdout + again.stderr
+
+
+def test_the_readme_counts_the_scenarios_there_are_and_the_last_run_ran_them_all():
+    stated = {int(n) for n in re.findall(r"\ball (\d+) scenarios\b", README)}
+    assert stated == {len(all_scenarios())}
+    last_run = json.loads((REPO / "docs" / "verify-run.json").read_text())
+    assert [r["rule"] for r in last_run["rules"]] == list(all_scenarios())
