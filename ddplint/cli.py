@@ -38,7 +38,6 @@ def build_parser() -> argparse.ArgumentParser:
         description="Find and fix the mistakes that break PyTorch DistributedDataParallel training.",
         epilog="Commands: check (default), rule CODE, rules, server, verify. `ddplint src/` is `ddplint check src/`.",
     )
-    parser.add_argument("--version", action="version", version=f"ddplint {__version__}")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     check = commands.add_parser(
@@ -50,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.check_parser = check  # type: ignore[attr-defined]  # `ddplint --help` shows its options
     check.add_argument("paths", nargs="*", help="files or folders; - reads standard input (default: .)")
+    # On `check`, whose options `ddplint --help` prints: `ddplint --version` is `ddplint check --version`.
+    check.add_argument("--version", action="version", version=f"ddplint {__version__}", help="print the version and exit")
     check.add_argument("--fix", action="store_true", help="apply safe fixes in place")
     check.add_argument(
         "--unsafe-fixes", action="store_true", default=None, help="with --fix or --diff, also apply unsafe fixes"
@@ -103,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv in (["-h"], ["--help"]):
         build_parser().check_parser.print_help()  # type: ignore[attr-defined]
         return EXIT_CLEAN
-    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version")):
+    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help")):
         argv.insert(0, "check")
     if argv[0] == "verify":
         return _verify(argv[1:])

@@ -1,6 +1,7 @@
 """The command line as a user meets it: real subprocesses on temporary trees."""
 
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -8,6 +9,7 @@ import textwrap
 
 import pytest
 
+import ddplint
 from ddplint_test_support import cli_env as conftest_env
 
 BROKEN = textwrap.dedent(
@@ -144,8 +146,30 @@ def test_rule_and_rules_commands(run):
 
 def test_version_and_usage_errors(run):
     version = run("--version")
-    assert version.returncode == 0 and version.stdout.startswith("ddplint ")
+    assert version.returncode == 0 and version.stdout == f"ddplint {ddplint.__version__}\n"
+    assert run("check", "--version").stdout == version.stdout
     assert run("--no-such-flag").returncode == 2
+
+
+def test_help_lists_version(run):
+    help_text = run("--help")
+    assert help_text.returncode == 0
+    assert re.search(r"^  --version +print the version and exit$", help_text.stdout, re.MULTILINE), help_text.stdout
+
+
+def test_one_call_on_many_files_prints_one_summary_of_them_all(run, tmp_path):
+    """The pre-commit hooks pass every file to one call (require_serial), so its summary is the commit's."""
+    names = [f"m{index:02}.py" for index in range(12)]
+    for name in names:
+        (tmp_path / name).write_text("import torch.distributed\nx = 1\n")
+    for name in (names[0], names[7]):
+        (tmp_path / name).write_text("import torch.distributed\nx = torch.load('a.pt')\n")
+    summaries = re.compile(r"^(?:Found|Fixed|No problems) .*$", re.MULTILINE)
+    checked = run("--no-cache", *names)
+    assert summaries.findall(checked.stdout) == ["Found 2 problems (2 fixable with --fix)."], checked.stdout
+    assert checked.stdout.splitlines()[-1].startswith("Found ")
+    fixed = run("--no-cache", "--fix", *names)
+    assert summaries.findall(fixed.stdout) == ["Fixed 2 problems. No problems found."], fixed.stdout
 
 
 def test_version_does_not_import_libcst():
