@@ -25,7 +25,7 @@ NEEDLES = {
     'DDP014': ('save', (re.compile('serialization\\.save\\b', 0), re.compile('torch\\.save\\b', 0), re.compile('import\\s(?:[^\\n]|\\\\\\n)*?\\b(?:torch|torch\\.serialization)\\s+as\\b', 0), re.compile('from\\s+torch\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bsave\\b', 0), re.compile('from\\s+torch\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bserialization\\b', 0), re.compile('from\\s+torch\\.serialization\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bsave\\b', 0)), ('distributed', 'DistributedDataParallel', 'init_process_group', 'LOCAL_RANK', 'spawn'),),
     'DDP015': ('__init__', 'forward', ('torch.distributed', 'from torch import distributed', 'DistributedDataParallel', 'init_process_group', 'DistributedSampler', 'LOCAL_RANK', 'global_rank', 'Accelerator('),),
     'DDP016': (('collate_fn', 'worker_init_fn', 'spawn(', 'Process(', 'start_processes('),),
-    'DDP017': ('CUDA_VISIBLE_DEVICES', 'cuda',),
+    'DDP017': ('CUDA_VISIBLE_DEVICES', ('cuda', re.compile('\\.to\\(\\s*\\d', 0)),),
     'DDP018': ('DataLoader', ('cpu_count', 'sched_getaffinity'), ('torch.distributed', 'from torch import distributed', 'DistributedDataParallel', 'init_process_group', 'DistributedSampler', 'LOCAL_RANK', 'global_rank', 'Accelerator('),),
     'DDP019': ('DistributedDataParallel', '.module', 'backward',),
     'DDP020': ('DistributedDataParallel', 'device_ids', ('.to(', '.cuda('),),
