@@ -293,40 +293,6 @@ class SamplerWithoutRankSlicing(Rule):
             """,
         ),
         Flagged(
-            # torch's global generator, seeded alike on every rank through `torch.random`: the
-            # order is already shared, so the fix only slices it.
-            """
-            import torch
-            from torch.utils.data import DistributedSampler
-
-
-            class EpochSeededSampler(DistributedSampler):
-                def __iter__(self):
-                    torch.random.manual_seed(self.seed + self.epoch)
-                    yield from torch.randperm(len(self.dataset)).tolist()
-            """,
-            fixed="""
-            import torch
-            from torch.utils.data import DistributedSampler
-
-
-            class EpochSeededSampler(DistributedSampler):
-                def _iter_all_ranks(self):
-                    torch.random.manual_seed(self.seed + self.epoch)
-                    yield from torch.randperm(len(self.dataset)).tolist()
-
-                def __iter__(self):
-                    # DDP006: each rank takes an equal, disjoint share of what _iter_all_ranks yields
-                    indices = list(self._iter_all_ranks())
-                    padding = -len(indices) % self.num_replicas
-                    if self.drop_last:
-                        indices = indices[: len(indices) - len(indices) % self.num_replicas]
-                    elif indices and padding:
-                        indices += (indices * (padding // len(indices) + 1))[:padding]
-                    return iter(indices[self.rank::self.num_replicas])
-            """,
-        ),
-        Flagged(
             # numpy's and torch's global generators, and a generator seeded by the OS.
             """
             import numpy as np
@@ -525,7 +491,7 @@ class SamplerWithoutRankSlicing(Rule):
             """
         ),
         Clean(
-            # Seeded through `torch.random` like EpochSeededSampler above, and sliced per rank.
+            # Seeded through `torch.random` (as torch.manual_seed), and sliced per rank.
             """
             import torch
             from torch.utils.data import DistributedSampler
