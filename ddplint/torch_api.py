@@ -115,16 +115,32 @@ DDP = api(
     "find_unused_parameters check_reduction gradient_as_bucket_view static_graph",
 )
 
-# Collectives that combine per-rank results into one (a metric, a gathered list), under both
-# the public module and distributed_c10d.
-COMBINING_COLLECTIVES = frozenset(
-    f"torch.distributed.{module}{name}"
-    for module in ("", "distributed_c10d.")
-    for name in (
-        "all_reduce", "all_gather", "all_gather_object", "all_gather_into_tensor", "gather", "gather_object",
-        "reduce", "reduce_scatter", "reduce_scatter_tensor",
-    )
-)
+
+def _distributed(*names: str) -> tuple[str, ...]:
+    """Each of `names` as `torch.distributed` exports it and under its home module,
+    `torch.distributed.distributed_c10d`, from which code can import it too."""
+    return tuple(f"torch.distributed.{module}{name}" for name in names for module in ("", "distributed_c10d."))
+
+
+# Collectives that combine per-rank results into one (a metric, a gathered list).
+COMBINING_COLLECTIVES = frozenset(_distributed(
+    "all_reduce", "all_gather", "all_gather_object", "all_gather_into_tensor", "gather", "gather_object",
+    "reduce", "reduce_scatter", "reduce_scatter_tensor",
+))
+# Collectives every rank of the group must call, each spelling to what it matches on the other
+# ranks: its own name, and any barrier for a barrier.
+COLLECTIVES = {
+    **dict.fromkeys(_distributed("barrier", "monitored_barrier"), "barrier"),
+    **{
+        spelling: name
+        for name in (
+            "all_reduce", "all_gather", "all_gather_object", "all_gather_into_tensor", "reduce_scatter",
+            "reduce_scatter_tensor", "broadcast", "broadcast_object_list", "reduce", "gather",
+            "gather_object", "scatter", "scatter_object_list", "all_to_all", "all_to_all_single",
+        )
+        for spelling in _distributed(name)
+    },
+}
 
 # The launcher that passed `--local_rank` (since PyTorch 2.0 `--local-rank`), as a script or a
 # command names it: `python -m torch.distributed.launch`, not torchrun's `torch.distributed.launcher` API.

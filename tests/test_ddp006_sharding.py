@@ -6,6 +6,7 @@ sampler that shuffles with them unseeded must have been seeded by the fix for th
 
 import random
 import re
+import textwrap
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -126,3 +127,34 @@ def test_a_generator_kept_on_self_is_not_fixed():
     assert outcome.source == example.code
     [diagnostic] = outcome.remaining.diagnostics
     assert "no fix: `self.rng` is a `random.Random()` seeded by the OS (in `__init__`)" in diagnostic.message
+
+
+SEEDS_TORCH = """
+import torch
+from torch.utils.data import DistributedSampler
+
+
+class EpochSeededSampler(DistributedSampler):
+    def __iter__(self):
+        {seed}(self.seed + self.epoch)
+        yield from torch.randperm(len(self.dataset)).tolist()
+"""
+
+
+@pytest.mark.parametrize("seed", ["torch.manual_seed", "torch.random.manual_seed"])
+def test_a_sampler_that_seeds_torch_alike_on_every_rank_is_only_sliced(seed):
+    """Either spelling of manual_seed seeds torch's global generator, so every rank already
+    draws one order: the fix keeps the user's body as written (no generator of its own) and
+    adds the slicing __iter__ that every fix adds, as the first golden output shows it."""
+    source = textwrap.dedent(SEEDS_TORCH.format(seed=seed)).lstrip()
+    sliced = FIXED[0][FIXED[0].index("    def __iter__(self):") :]
+    expected = source.replace("def __iter__", "def _iter_all_ranks") + "\n" + sliced
+    fixed = fix_text(source, "s.py", [DDP006], unsafe_fixes=True).source
+    assert fixed == expected
+    cls = load(fixed, "EpochSeededSampler")
+    dataset = list(range(10))
+    shares = []
+    for rank in range(2):
+        as_rank(rank)
+        shares.append(list(cls(dataset, num_replicas=2, rank=rank)))
+    assert sorted(shares[0] + shares[1]) == dataset

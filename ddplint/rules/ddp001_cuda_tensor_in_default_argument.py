@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ddplint.analyses.devices import is_cuda_device
 from ddplint.diagnostics import Applicability
 from ddplint.edits import is_docstring
 from ddplint.prefilter.screens import CallInDefault
@@ -478,7 +479,7 @@ def _is_cuda_call(call: cst.Call, names: SemanticModel) -> bool:
         return True
     if isinstance(func, cst.Attribute) and func.attr.value == "to":
         return any(
-            _is_cuda_device(arg.value, names)
+            is_cuda_device(names, arg.value)
             for arg in call.args
             if arg.keyword is None or arg.keyword.value == "device"
         )
@@ -487,20 +488,9 @@ def _is_cuda_call(call: cst.Call, names: SemanticModel) -> bool:
         return True
     if qualified.startswith("torch.") and qualified not in TORCH_DEVICE:
         return any(
-            arg.keyword is not None and arg.keyword.value == "device" and _is_cuda_device(arg.value, names)
+            arg.keyword is not None and arg.keyword.value == "device" and is_cuda_device(names, arg.value)
             for arg in call.args
         )
-    return False
-
-
-def _is_cuda_device(expr: cst.BaseExpression, names: SemanticModel) -> bool:
-    if isinstance(expr, cst.Integer):
-        return True  # a device index: cuda:<n>
-    text = names.string_value(expr)
-    if text is not None:
-        return text.startswith("cuda")
-    if isinstance(expr, cst.Call) and names.qualified(expr.func) in TORCH_DEVICE and expr.args:
-        return _is_cuda_device(expr.args[0].value, names) and not isinstance(expr.args[0].value, cst.Integer)
     return False
 
 

@@ -8,7 +8,7 @@ from ddplint.diagnostics import Applicability
 from ddplint.edits import is_docstring, keyword_argument, module_alias, names_in, replace_nodes, unique_name, with_keyword_argument
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Subclasses
-from ddplint.torch_api import DISTRIBUTED_SAMPLER
+from ddplint.torch_api import DISTRIBUTED_SAMPLER, MANUAL_SEED
 from ddplint.analyses.samplers import SamplerClass, SamplerClasses
 
 # A plain Sampler whose constructor takes `num_replicas` and `rank` is written to be the
@@ -55,7 +55,7 @@ _GLOBAL_DRAWS = {
     }),
     "torch": frozenset({"randperm", "randint", "rand", "randn", "multinomial", "normal", "bernoulli", "poisson"}),
 }
-_GLOBAL_SEEDS = {"random.seed": "random", "numpy.random.seed": "numpy.random", "torch.manual_seed": "torch"}
+_GLOBAL_SEEDS = {"random.seed": "random", "numpy.random.seed": "numpy.random", **dict.fromkeys(MANUAL_SEED, "torch")}
 # Generators that, built without a seed, seed themselves from the OS: a different one per rank.
 _SELF_SEEDING = frozenset({"random.Random", "numpy.random.default_rng", "numpy.random.RandomState"})
 _SEED = "self.seed + self.epoch"
@@ -488,6 +488,19 @@ class SamplerWithoutRankSlicing(Rule):
                 def __iter__(self):
                     indices = self.order()
                     yield from indices[self.rank:self.total_size:self.num_replicas]
+            """
+        ),
+        Clean(
+            # Seeded through `torch.random` (as torch.manual_seed), and sliced per rank.
+            """
+            import torch
+            from torch.utils.data import DistributedSampler
+
+            class EpochSeededShard(DistributedSampler):
+                def __iter__(self):
+                    torch.random.manual_seed(self.seed + self.epoch)
+                    order = torch.randperm(len(self.dataset)).tolist()
+                    yield from order[self.rank:self.total_size:self.num_replicas]
             """
         ),
         Clean(

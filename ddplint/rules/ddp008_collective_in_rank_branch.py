@@ -8,7 +8,7 @@ import libcst as cst
 from ddplint.diagnostics import Applicability
 from ddplint.edits import keyword_argument
 from ddplint.semantic import dotted_name
-from ddplint.torch_api import DDP
+from ddplint.torch_api import COLLECTIVES, DDP
 from ddplint.analyses.branches import Branches, Path, exclusive
 from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
 from ddplint.analyses.grad_mode import GradientMode
@@ -16,19 +16,6 @@ from ddplint.analyses.ranks import RANK_GUARD_NEEDLE, RankRegions, WrappedModels
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Calls
 
-# torch.distributed functions every rank of the group must call; barriers match each other.
-COLLECTIVES = {
-    "barrier": "barrier",
-    "monitored_barrier": "barrier",
-    **{
-        name: name
-        for name in (
-            "all_reduce", "all_gather", "all_gather_object", "all_gather_into_tensor", "reduce_scatter",
-            "reduce_scatter_tensor", "broadcast", "broadcast_object_list", "reduce", "gather",
-            "gather_object", "scatter", "scatter_object_list", "all_to_all", "all_to_all_single",
-        )
-    },
-}
 _FORWARD_MESSAGE = (
     "forward of the DDP model where only rank 0 runs it: DDP syncs buffers in forward and the "
     "other ranks never join; call model.module(...) for rank-0-only evaluation"
@@ -100,7 +87,7 @@ class CollectiveInRankBranch(Rule):
         RANK_GUARD_NEEDLE,
     )
     # Every report needs a collective call, or a call of DistributedDataParallel to bind a model.
-    screen = Calls(targets=tuple(sorted({f"torch.distributed.{name}" for name in COLLECTIVES} | DDP.spellings)))
+    screen = Calls(targets=tuple(sorted(COLLECTIVES.keys() | DDP.spellings)))
 
     flagged_examples = (
         Flagged(
@@ -122,6 +109,27 @@ class CollectiveInRankBranch(Rule):
                 if torch.distributed.get_rank() == 0:
                     all_reduce(loss)
                     print(loss.item())
+            """
+        ),
+        Flagged(
+            # distributed_c10d, the module that defines the collectives, is an import form too.
+            """
+            import torch.distributed as dist
+            from torch.distributed.distributed_c10d import all_reduce
+
+            def validate(loss):
+                if dist.get_rank() == 0:
+                    all_reduce(loss)
+                    print(loss.item())
+            """
+        ),
+        Flagged(
+            """
+            import torch
+
+            def report(rank, metrics):
+                if rank == 0:
+                    torch.distributed.distributed_c10d.all_reduce(metrics)
             """
         ),
         Flagged(
@@ -450,6 +458,20 @@ class CollectiveInRankBranch(Rule):
                 sync()
             """
         ),
+        Clean(
+            # One collective under its two spellings, one in each branch: every rank calls it.
+            """
+            import torch.distributed as dist
+            from torch.distributed.distributed_c10d import all_reduce
+
+            def validate(loss):
+                if dist.get_rank() == 0:
+                    all_reduce(loss)
+                    print(loss.item())
+                else:
+                    dist.all_reduce(loss)
+            """
+        ),
     )
 
     analyses = (RankRegions, WrappedModels, Branches, GradientMode)
@@ -498,7 +520,7 @@ class CollectiveInRankBranch(Rule):
         if qualified == "torch.autograd.backward" or isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
             self._backward_frames.add(frame)
         if qualified is not None and qualified.startswith("torch.distributed."):
-            kind = COLLECTIVES.get(qualified[len("torch.distributed.") :])
+            kind = COLLECTIVES.get(qualified)
             if kind is not None and keyword_argument(node, "group") is None:
                 self._collectives.append(_Collective(frame, frozenset({kind}), None, node, alone, others, everywhere, path))
             return

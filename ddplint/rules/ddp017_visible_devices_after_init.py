@@ -1,12 +1,15 @@
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ddplint.analyses.branches import Branches, exclusive
+from ddplint.analyses.devices import is_cuda_device
 from ddplint.analyses.environ_writes import environ_writes
 from ddplint.prefilter.screens import Mentions
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.torch_api import CUDA_INITIALISERS, TORCH_DEVICE
+from ddplint.torch_api import CUDA_INITIALISERS
 
 VARIABLE = "CUDA_VISIBLE_DEVICES"
 
@@ -14,15 +17,6 @@ VARIABLE = "CUDA_VISIBLE_DEVICES"
 # at their own start): a correct way to pick GPUs for children, so such files are spared.
 PROCESS_LAUNCHERS = ("subprocess.", "multiprocessing.", "torch.multiprocessing.", "os.system", "os.exec", "os.spawn", "os.popen")
 LAUNCHER_METHODS = frozenset({"spawn", "start_processes", "Popen", "Process"})
-
-
-def _is_cuda_device(expr: cst.BaseExpression, names) -> bool:
-    value = names.string_value(expr)
-    if value is not None:
-        return value.startswith("cuda")
-    if isinstance(expr, cst.Call) and names.qualified(expr.func) in TORCH_DEVICE and expr.args:
-        return _is_cuda_device(expr.args[0].value, names)
-    return False
 
 
 class VisibleDevicesAfterInit(Rule):
@@ -43,10 +37,11 @@ class VisibleDevicesAfterInit(Rule):
     `torch.cuda.is_available()` (it calls `cudaGetDeviceCount`, which runs `cuInit`, as the
     comment in torch/cuda/__init__.py says), `torch.cuda.set_device`, `current_device`,
     `get_device_name`/`properties`/`capability`, `synchronize`, `mem_get_info`, `init`,
-    `x.cuda()`, `x.to("cuda")`. Not flagged: after `torch.cuda.device_count()` alone (it asks
-    NVML and does not cache before CUDA is initialised), in a different function, after a CUDA
-    call in the other branch of an `if` (the two never run in one pass), in the branch only a
-    run without distribution takes (`else:` of `if args.distributed:`), and in files
+    `x.cuda()`, `x.to("cuda")`, `x.to(0)` (a bare index is a CUDA device). Not flagged: after
+    `torch.cuda.device_count()` alone (it asks NVML and does not cache before CUDA is
+    initialised), in a different function, after a CUDA call in the other branch of an `if`
+    (the two never run in one pass), in the branch only a run without distribution takes
+    (`else:` of `if args.distributed:`), and in files
     that start other processes (subprocess, multiprocessing, `mp.spawn`): children read the
     variable when they start, which is the right way to choose their GPUs. No fix: set the
     variable before anything touches CUDA, best in the launcher's environment.
@@ -55,7 +50,8 @@ class VisibleDevicesAfterInit(Rule):
     code = "DDP017"
     name = "visible-devices-after-init"
     message = "CUDA_VISIBLE_DEVICES set after CUDA was initialised is ignored; set it before any CUDA call or in the launcher"
-    needles = (VARIABLE, "cuda")
+    # The variable, and a CUDA call: every one names "cuda" but a move to a bare index.
+    needles = (VARIABLE, ("cuda", re.compile(r"\.to\(\s*\d")))
     screen = Mentions(names=(VARIABLE,))
 
     flagged_examples = (
@@ -95,6 +91,16 @@ class VisibleDevicesAfterInit(Rule):
             import os, torch
             x = torch.zeros(3).to(torch.device("cuda:0"))
             os.environ["CUDA_VISIBLE_DEVICES"] = "1"
+            """
+        ),
+        Flagged(
+            # A move to a bare device index initialises CUDA like `.to("cuda:0")`.
+            """
+            import os
+
+            def main(model, local_rank):
+                model.to(0)
+                os.environ["CUDA_VISIBLE_DEVICES"] = str(local_rank)
             """
         ),
         Flagged(
@@ -208,6 +214,16 @@ class VisibleDevicesAfterInit(Rule):
             """
         ),
         Clean(
+            # The same move to index 0, after the variable is set: it is read in time.
+            """
+            import os
+
+            def main(model, local_rank):
+                os.environ["CUDA_VISIBLE_DEVICES"] = str(local_rank)
+                model.to(0)
+            """
+        ),
+        Clean(
             """
             import os
             import torch
@@ -263,7 +279,7 @@ class VisibleDevicesAfterInit(Rule):
         method = node.func.attr.value
         if method == "cuda":
             return True
-        return method == "to" and bool(node.args) and _is_cuda_device(node.args[0].value, self.model)
+        return method == "to" and bool(node.args) and is_cuda_device(self.model, node.args[0].value)
 
     def _launches(self, node: cst.Call) -> bool:
         qualified = self.model.qualified(node.func)
