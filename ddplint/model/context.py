@@ -10,7 +10,7 @@ A rule's per-file analysis (ddplint.analyses.ranks) answers "is this statement r
   dist.get_rank() == 0: save_checkpoint(...)`), after an early return on the other ranks (`if
   self.rank != 0: return`), or from a function that only rank 0 runs, runs on rank 0 only.
 
-`read_function`/`read_module` (CPython `ast`) record, for the module summary, what this needs:
+`function_record`/`read_module` (CPython `ast`) record, for the module summary, what this needs:
 per function (and "" for module code) the `if` tests around its calls as source text, the
 calls, its decorators, and the source of a short function that may be a predicate. The tests
 are classified on demand with the analyses' own `classify`, so the rank tests the rules know
@@ -43,9 +43,25 @@ def _leaves(body: list[ast.stmt]) -> bool:
     return isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and dotted(last.value.func) in _EXITS
 
 
+def guards_of(statement: ast.stmt, body: list[ast.stmt], index: int) -> list[list]:
+    """The guards an `if` statement (`body[index]`) puts around code, as [test, first line,
+    last line, whether the test is true there]; none for another statement."""
+    if not isinstance(statement, ast.If):
+        return []
+    test = ast.unparse(statement.test)
+    found = [[test, statement.body[0].lineno, statement.body[-1].end_lineno, True]]
+    if statement.orelse:
+        found.append([test, statement.orelse[0].lineno, statement.orelse[-1].end_lineno, False])
+    elif _leaves(statement.body) and index + 1 < len(body):
+        # `if rank != 0: return`: the rest of this block runs where the test is false.
+        found.append([test, body[index + 1].lineno, body[-1].end_lineno, False])
+    return found
+
+
 def _read_block(body: list[ast.stmt], record: dict) -> None:
-    """Guards as [test, first line, last line, whether the test is true there] and calls as
-    [callee, line], for the statements of one function (not of the functions it defines)."""
+    """Guards (`guards_of`) and calls as [callee, line], for the statements of module code
+    (not of the functions it defines; ddplint.model.program's function reader records
+    the same of a function as it walks it)."""
     for index, statement in enumerate(body):
         if isinstance(statement, (*_FUNCTIONS, ast.ClassDef)):
             continue
@@ -59,14 +75,7 @@ def _read_block(body: list[ast.stmt], record: dict) -> None:
                             callee = dotted(node.func)
                             if callee is not None:
                                 record["calls"].append([callee, node.lineno])
-        if isinstance(statement, ast.If):
-            test = ast.unparse(statement.test)
-            record["guards"].append([test, statement.body[0].lineno, statement.body[-1].end_lineno, True])
-            if statement.orelse:
-                record["guards"].append([test, statement.orelse[0].lineno, statement.orelse[-1].end_lineno, False])
-            elif _leaves(statement.body) and index + 1 < len(body):
-                # `if rank != 0: return`: the rest of this block runs where the test is false.
-                record["guards"].append([test, body[index + 1].lineno, body[-1].end_lineno, False])
+        record["guards"] += guards_of(statement, body, index)
         for name in ("body", "orelse", "finalbody"):
             inner = getattr(statement, name, None)
             if isinstance(inner, list):
@@ -77,9 +86,11 @@ def _read_block(body: list[ast.stmt], record: dict) -> None:
             _read_block(case.body, record)
 
 
-def read_function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict:
-    record: dict = {"guards": [], "calls": [], "decorators": [d for d in map(dotted, _decorator_names(node)) if d]}
-    _read_block(node.body, record)
+def function_record(node: ast.FunctionDef | ast.AsyncFunctionDef, guards: list, calls: list) -> dict:
+    """The record of a function: its `guards` and `calls` as `_read_block` gives them (its
+    summary's reader collects them), its decorators and, when it is short enough to be read
+    as a predicate, where its lines are."""
+    record: dict = {"guards": guards, "calls": calls, "decorators": [d for d in map(dotted, _decorator_names(node)) if d]}
     short = (node.end_lineno or node.lineno) - node.lineno <= MAX_PREDICATE_LINES
     if short and isinstance(node, ast.FunctionDef) and any(
         isinstance(n, ast.Return) and n.value is not None for n in ast.walk(node)

@@ -144,6 +144,10 @@ class _FunctionReader:
         self._fresh: dict[str, list] = {}
         self._untouched: set[str] = set(positional[1:] if self.self_name else positional)
         self._placed = False  # the statement's value is a call given a device= or device_map=
+        # Who runs what (ddplint.model.context.function_record): the guards around the code and
+        # every call of a dotted name, as [callee, line].
+        self.guards: list[list] = []
+        self.dotted_calls: list[list] = []
         self.paths: dict[str, str] = {}  # local names bound to a file (ddplint.model.values.path_key)
         self.records: dict[str, tuple] = {}  # local dicts built key by key (ddplint.model.values)
         self._statements(node.body)
@@ -267,6 +271,9 @@ class _FunctionReader:
                     self._untouched.discard(name.id)
 
     def _call(self, node: ast.Call) -> None:
+        plain = dotted(node.func)
+        if plain is not None:
+            self.dotted_calls.append([plain, node.lineno])
         self._touch(node)
         if isinstance(node.func, ast.Attribute) and node.func.attr == "backward":
             self.record["backward"] = True
@@ -301,11 +308,12 @@ class _FunctionReader:
         return source[1:3] if source is not None else None
 
     def _statements(self, body: list[ast.stmt]) -> None:
-        for statement in body:
+        for index, statement in enumerate(body):
             if isinstance(statement, (*_FUNCTIONS, ast.ClassDef)):
                 continue
             loop, backwards = None, self._backwards
             self._calls(statement)
+            self.guards += process_context.guards_of(statement, body, index)
             values.read_statement(self, statement)
             value = getattr(statement, "value", None)
             self._placed = isinstance(value, ast.Call) and (
@@ -415,8 +423,10 @@ def summarize(tree: ast.Module, text: str | None = None) -> dict:
         for node in body:
             if isinstance(node, _FUNCTIONS):
                 key = f"{cls}.{node.name}" if cls else node.name
-                functions.setdefault(key, _FunctionReader(node, cls).record)
-                context.setdefault(key, process_context.read_function(node))
+                if key not in functions:
+                    reader = _FunctionReader(node, cls)
+                    functions[key] = reader.record
+                    context[key] = process_context.function_record(node, reader.guards, reader.dotted_calls)
                 definitions(node.body, None)
             elif isinstance(node, ast.ClassDef):
                 classes.setdefault(node.name, {"line": node.lineno, "bases": [b for b in map(dotted, node.bases) if b]})
