@@ -17,7 +17,12 @@ Sources, all pinned:
   ``benchmarks/corpus/sample-torch/``.
 
 ``benchmarks/corpus/pyproject.toml`` (no settings) marks the corpus as a
-project root of its own; see ROOT_MARKER_TEXT.
+project root of its own; see ROOT_MARKER_TEXT. The same file in ``packages/``,
+``monorepo/`` and ``sample-packages/`` makes each of those trees a project of its own, as a
+user's repository is: a tool that indexes a whole project (ddplint's project model)
+reads that tree, not its sibling corpora. ``torch/`` (and its sample) gets none: it holds the
+package's files without the ``torch/`` folder, so only under the corpus root are
+its modules named ``torch.*``.
 
 ``benchmarks/corpus/`` is git-ignored.  The script is idempotent: downloads are
 kept in ``benchmarks/corpus/downloads/`` and reused, and every extracted tree is
@@ -45,8 +50,9 @@ CORPUS = HERE / "corpus"
 DOWNLOADS = CORPUS / "downloads"
 MANIFEST = CORPUS / "manifest.json"
 ROOT_MARKER = CORPUS / "pyproject.toml"
+PROJECT_TREES = ("packages", "monorepo", "sample-packages")
 ROOT_MARKER_TEXT = """\
-# Written by benchmarks/corpus.py.  It marks benchmarks/corpus/ as a project of
+# Written by benchmarks/corpus.py.  It marks this folder as a project of
 # its own: tools that look upward for a project root (Fixit's file walker,
 # ddplint's config lookup) stop here, so they neither apply this repository's
 # .gitignore (which ignores the whole corpus) nor read its configuration.
@@ -290,6 +296,9 @@ def main() -> int:
         log(f"{tree:<28} {f:>7} {n:>10}")
 
     ROOT_MARKER.write_text(ROOT_MARKER_TEXT)
+    for tree in PROJECT_TREES:
+        if (CORPUS / tree).is_dir():
+            (CORPUS / tree / ROOT_MARKER.name).write_text(ROOT_MARKER_TEXT)
     MANIFEST.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     log(f"\nwrote {MANIFEST.relative_to(HERE.parent)}")
     return 0
