@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from ddplint.prefilter.screens import dotted
+from ddplint.prefilter.screens import dotted, walk
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _EXITS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
@@ -70,7 +70,7 @@ def _read_block(body: list[ast.stmt], record: dict) -> None:
                 continue
             for root in value if isinstance(value, list) else (value,):
                 if isinstance(root, ast.AST):
-                    for node in ast.walk(root):
+                    for node in walk(root):
                         if isinstance(node, ast.Call):
                             callee = dotted(node.func)
                             if callee is not None:
@@ -93,7 +93,7 @@ def function_record(node: ast.FunctionDef | ast.AsyncFunctionDef, guards: list, 
     record: dict = {"guards": guards, "calls": calls, "decorators": [d for d in map(dotted, _decorator_names(node)) if d]}
     short = (node.end_lineno or node.lineno) - node.lineno <= MAX_PREDICATE_LINES
     if short and isinstance(node, ast.FunctionDef) and any(
-        isinstance(n, ast.Return) and n.value is not None for n in ast.walk(node)
+        isinstance(n, ast.Return) and n.value is not None for n in walk(node)
     ):
         record["source"] = [node.lineno, node.end_lineno or node.lineno]  # its lines, read when judged
     return record

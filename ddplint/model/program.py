@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ddplint.model import context as process_context
-from ddplint.prefilter.screens import dotted
+from ddplint.prefilter.screens import dotted, walk
 from ddplint.model import values
 from ddplint.torch_api import COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER
 
@@ -247,7 +247,7 @@ class _FunctionReader:
             for root in value if isinstance(value, list) else (value,):
                 if not isinstance(root, ast.AST):
                     continue
-                for node in ast.walk(root):
+                for node in walk(root):
                     if isinstance(node, ast.Call):
                         self._call(node)
 
@@ -265,7 +265,7 @@ class _FunctionReader:
             self.record["process_groups"].append([dotted(node.func), node.lineno, literal, bound])
         receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
         for expr in (receiver, *node.args, *(k.value for k in node.keywords)):
-            for name in ast.walk(expr) if expr is not None else ():
+            for name in walk(expr) if expr is not None else ():
                 if isinstance(name, ast.Name):
                     self._fresh.pop(name.id, None)
                     self._untouched.discard(name.id)
@@ -281,7 +281,7 @@ class _FunctionReader:
         if isinstance(node.func, ast.Attribute) and node.func.attr == "step":
             params = self.record["params"]
             for test in self._tests:  # `if update_grad: scaler.step(optimizer)`: the step waits for that argument
-                for name in ast.walk(test):
+                for name in walk(test):
                     if isinstance(name, ast.Name) and name.id in params and name.id not in self.record["gates"]:
                         self.record["gates"].append(name.id)
         callee = self._callee(node.func)
@@ -337,7 +337,7 @@ class _FunctionReader:
                 self.record["other_returns"] = True
             elif isinstance(statement, (ast.For, ast.AsyncFor)):
                 self._bind(statement.target, None)
-                iterated = sorted({n.id for n in ast.walk(statement.iter) if isinstance(n, ast.Name)} & set(self.env))
+                iterated = sorted({n.id for n in walk(statement.iter) if isinstance(n, ast.Name)} & set(self.env))
                 iterated = [n for n in iterated if self.env[n] == ["param", n]]
                 loop = [statement.lineno, statement.end_lineno, iterated, False]  # trains: set below
                 self.record["loops"].append(loop)
@@ -370,7 +370,7 @@ def _forwarded(node: ast.FunctionDef | ast.AsyncFunctionDef, star: str) -> list 
     (`self.loader = DataLoader(**kwargs)`), where it names none of the arguments shipped to
     workers (it may set or drop them): what its caller passes reaches the DataLoader as is."""
     found = None
-    for inner in ast.walk(node):
+    for inner in walk(node):
         named = (
             inner.arg if isinstance(inner, (ast.arg, ast.keyword)) else inner.id if isinstance(inner, ast.Name)
             else inner.attr if isinstance(inner, ast.Attribute)
@@ -394,7 +394,7 @@ def _cycled(node: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str]) -> 
     """[index of the parameter, line of the loop] of a generator that re-iterates a parameter
     in an endless loop and never calls set_epoch (`while True: for x in dl: yield x`): each
     pass over it is a new epoch."""
-    inside = list(ast.walk(node))
+    inside = list(walk(node))
     if not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in inside):
         return None
     if any(isinstance(n, ast.Attribute) and n.attr == "set_epoch" for n in inside):
@@ -405,9 +405,9 @@ def _cycled(node: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str]) -> 
             endless = dotted(loop.iter.func) in ("count", "itertools.count")
         if not endless:
             continue
-        for inner in (n for statement in loop.body for n in ast.walk(statement)):  # type: ignore[union-attr]
+        for inner in (n for statement in loop.body for n in walk(statement)):  # type: ignore[union-attr]
             if isinstance(inner, ast.For):
-                for name in (n.id for n in ast.walk(inner.iter) if isinstance(n, ast.Name)):
+                for name in (n.id for n in walk(inner.iter) if isinstance(n, ast.Name)):
                     if name in params:
                         return [params.index(name), loop.lineno]
     return None
@@ -453,7 +453,7 @@ _DEVICE_TEXT = re.compile(r"set_device|cudart|set_default_device|cuda\.device\s*
 def _binds_device(tree: ast.Module) -> bool:
     """Whether the module may bind its process to a device: calls `torch.cuda.set_device` or a
     kin, enters `torch.cuda.device(...)`, passes `device_id=` or names CUDA_VISIBLE_DEVICES."""
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Call):
             name = dotted(node.func) or ""
             if name.rpartition(".")[2] in _DEVICE_BINDINGS or name.endswith("cuda.device"):
@@ -602,13 +602,26 @@ class Program:
             self.consulted.add(module)
         return found
 
+    @functools.cached_property
+    def _first_names(self) -> dict[str, set[str]]:
+        """Folder -> the first names a qualified name resolved from a module there can start
+        with (see `_split`): "" holds those of module and package names and of the root's files
+        and folders, any other folder the files and folders inside it."""
+        found: dict[str, set[str]] = {"": {name.partition(".")[0] for name in (*self.project.modules, *self.project.shared)}}
+        for relative in self.project.names:
+            parts = relative.removesuffix(".py").split("/")
+            for index in range(len(parts)):
+                found.setdefault("/".join(parts[:index]), set()).add(parts[index])
+        return found
+
     def importers_of(self, module: str) -> list[str]:
         if self._importers is None:
             self._importers = {}
             for name, facts in self.project.modules.items():
-                view = self.project.module_view(name)
                 for origin in sorted(set(facts["imports"].values())):  # sorted: the same solution every run
-                    found = self.split(view.absolute(origin), name)
+                    if origin.startswith("."):
+                        origin = self.project.module_view(name).absolute(origin)
+                    found = self.split(origin, name)
                     if found is not None and found[0] != name:
                         self._importers.setdefault(found[0], []).append(name)
         return self._importers.get(module, [])
@@ -625,14 +638,14 @@ class Program:
         if tree is None:
             return None, False
         variable, read, from_environment = attribute.upper(), None, False
-        for node in ast.walk(tree):
+        for node in walk(tree):
             if isinstance(node, ast.Attribute) and node.attr == attribute and isinstance(node.ctx, ast.Load):
                 read = node.lineno if read is None else min(read, node.lineno)
             elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 if any(isinstance(target, ast.Attribute) and target.attr == attribute for target in targets):
                     from_environment |= any(
-                        isinstance(part, ast.Constant) and part.value == variable for part in ast.walk(node.value)
+                        isinstance(part, ast.Constant) and part.value == variable for part in walk(node.value)
                     )
         return read, from_environment
 
@@ -661,6 +674,9 @@ class Program:
     def _split(self, qualified: str, importer: str) -> tuple[str, str] | None:
         head, rest = qualified, ""
         folder = os.path.dirname(self.project.relpaths[importer])
+        first = qualified.partition(".")[0]
+        if first not in self._first_names.get("", ()) and first not in self._first_names.get(folder, ()):
+            return None  # no module, package or file of the project starts so (most imports: torch, os, ...)
         while head:
             if self.project.module(head) is not None:
                 return head, rest

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 import warnings
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass
 
 
@@ -162,6 +162,21 @@ def _nodes(tree: ast.AST):
                 stack.extend(value)
             elif value is not None:
                 stack.append(value)
+
+
+def walk(tree: ast.AST):
+    """The nodes of `tree` in `ast.walk`'s order (breadth first), less the contexts and
+    operators `_nodes` skips too: the program model's walks, about twice as fast."""
+    queue = deque([tree])
+    while queue:
+        node = queue.popleft()
+        yield node
+        for name in _child_fields(type(node)):
+            value = getattr(node, name)
+            if type(value) is list:
+                queue.extend(item for item in value if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                queue.append(value)
 
 
 def _may_be_local_callable(value: ast.expr, facts: Facts) -> bool:
