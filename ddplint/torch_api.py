@@ -1,20 +1,17 @@
 """Every API ddplint knows: each spelling that reaches it, and its parameter list.
 
 Rules and analyses compare `model.qualified(call.func) in TORCH_LOAD` and read arguments
-with `argument(call, TORCH_LOAD, "map_location")`, which finds the position from the
-signature: no rule spells a torch name or counts argument positions itself. Signatures are
-torch 2.x's (`inspect.signature`), keyword-only parameters after the positional ones.
+with `ddplint.edits.argument(call, TORCH_LOAD, "map_location")`, which finds the position
+from the signature: no rule spells a torch name or counts argument positions itself.
+Signatures are torch 2.x's (`inspect.signature`), keyword-only parameters after the
+positional ones. The catalog imports nothing heavy (no libcst), so that the project index
+and the flake8 plugin's prefilter read it too.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # the catalog imports nothing heavy: the project index and program read it without libcst
-    import libcst as cst
 
 
 @dataclass(frozen=True)
@@ -35,18 +32,13 @@ class API:
     def __or__(self, other: API) -> API:
         return API(self.spellings | other.spellings)
 
+    def position(self, name: str) -> int | None:
+        """Where parameter `name` can be passed positionally; None when only by keyword."""
+        return self.params.index(name) if name in self.params else None
+
 
 def api(*spellings: str, params: str = "", keyword_only: str = "") -> API:
     return API(frozenset(spellings), tuple(params.split()), tuple(keyword_only.split()))
-
-
-def argument(call: cst.Call, target: API, name: str) -> cst.Arg | None:
-    """The argument `call` passes for parameter `name` of `target`: by keyword, or at the
-    parameter's position when it can be passed positionally."""
-    position = target.params.index(name) if name in target.params else 10**6
-    from ddplint.edits import argument as argument_at
-
-    return argument_at(call, position, name)
 
 
 # -- serialization --------------------------------------------------------------------------

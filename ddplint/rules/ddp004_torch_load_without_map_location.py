@@ -8,11 +8,11 @@ import libcst as cst
 
 from ddplint.analyses.ranks import ACCELERATORS, RANK_ENVIRONMENT, environment_key, mentions_rank
 from ddplint.diagnostics import Applicability
-from ddplint.edits import string_literal, with_keyword_argument
+from ddplint.edits import argument, string_literal, with_keyword_argument
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
-from ddplint.torch_api import DDP, SPAWN, START_PROCESSES, TORCH_LOAD, TORCH_SAVE, argument
+from ddplint.torch_api import DDP, SPAWN, START_PROCESSES, TORCH_LOAD, TORCH_SAVE
 from ddplint.walk import children
 
 # Text every file with distributed evidence (see `_Evidence`) contains: the module

@@ -11,7 +11,8 @@ from ddplint.model.values import path_key
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
-from ddplint.torch_api import CONSUME_PREFIX, TORCH_LOAD, TORCH_SAVE, argument
+from ddplint.edits import argument
+from ddplint.torch_api import CONSUME_PREFIX, TORCH_LOAD, TORCH_SAVE
 from ddplint.walk import children
 
 _IMPORT = "from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present"

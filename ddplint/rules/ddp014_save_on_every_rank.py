@@ -13,7 +13,8 @@ from ddplint.prefilter.screens import Calls
 from ddplint.prefilter.triggers import call_needle
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
-from ddplint.torch_api import DDP, SPAWN, START_PROCESSES, TORCH_SAVE, argument
+from ddplint.edits import argument
+from ddplint.torch_api import DDP, SPAWN, START_PROCESSES, TORCH_SAVE
 
 # Files private to the process that opens them: every rank writing its own is fine.
 PRIVATE_FILES = frozenset(

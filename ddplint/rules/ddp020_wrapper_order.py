@@ -8,7 +8,8 @@ from ddplint.diagnostics import Applicability
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
-from ddplint.torch_api import DDP, argument
+from ddplint.edits import argument
+from ddplint.torch_api import DDP
 
 # Where a model built on the CPU comes from: constructors that do not move it anywhere.
 CPU_FACTORIES = ("torch.nn.", "torchvision.models.", "timm.create_model", "timm.models.")

@@ -6,7 +6,8 @@ from ddplint.diagnostics import Applicability
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
-from ddplint.torch_api import DDP, INIT_PROCESS_GROUP, TORCH_DEVICE, argument
+from ddplint.edits import argument
+from ddplint.torch_api import DDP, INIT_PROCESS_GROUP, TORCH_DEVICE
 
 # Ways a process picks its GPU; any of them in the file means the author bound the device.
 BINDINGS = frozenset(
