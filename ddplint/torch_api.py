@@ -32,6 +32,11 @@ class API:
     def __or__(self, other: API) -> API:
         return API(self.spellings | other.spellings)
 
+    @property
+    def name(self) -> str:
+        """The shortest spelling: the public one (`torch.utils.data.DataLoader`)."""
+        return min(self.spellings, key=lambda spelling: (len(spelling), spelling))
+
     def position(self, name: str) -> int | None:
         """Where parameter `name` can be passed positionally; None when only by keyword."""
         return self.params.index(name) if name in self.params else None
@@ -63,6 +68,7 @@ DATASET = api(
     "torch.utils.data.Dataset", "torch.utils.data.IterableDataset", "torch.utils.data.dataset.Dataset",
     "torch.utils.data.dataset.IterableDataset",
 )
+SAMPLER = api("torch.utils.data.Sampler", "torch.utils.data.sampler.Sampler")
 DISTRIBUTED_SAMPLER = api(
     "torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler",
     params="dataset num_replicas rank shuffle seed drop_last",
@@ -133,6 +139,26 @@ COLLECTIVES = {
         for spelling in _distributed(name)
     },
 }
+
+# Text that names a DDP entry point: a file that has one is evidently distributed (the code or a
+# comment next to it says so). Some pitfalls only matter when several ranks run the same code
+# (each rank splitting data its own way, each starting cpu_count() workers), and flagging them in
+# single-process scripts would be noise: such a rule puts this tuple among its `needles`
+# (`needles = ("random_split", DISTRIBUTED_MARKERS)`), and the project index marks a project
+# distributed when one of its modules has it. Lightning code names none of the entry points (its
+# Trainer starts DDP), but it reads the rank as `global_rank`. Accelerate code names none either:
+# `accelerate launch` runs it on every rank, and building the `Accelerator(...)` says so.
+# (Lightning's `Fabric(...)` is built with `devices=1` as often.)
+DISTRIBUTED_MARKERS = (
+    "torch.distributed",
+    "from torch import distributed",
+    "DistributedDataParallel",
+    "init_process_group",
+    "DistributedSampler",
+    "LOCAL_RANK",
+    "global_rank",
+    "Accelerator(",
+)
 
 # The launcher that passed `--local_rank` (since PyTorch 2.0 `--local-rank`), as a script or a
 # command names it: `python -m torch.distributed.launch`, not torchrun's `torch.distributed.launcher` API.

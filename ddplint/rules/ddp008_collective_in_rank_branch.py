@@ -8,9 +8,8 @@ import libcst as cst
 from ddplint.diagnostics import Applicability
 from ddplint.edits import keyword_argument
 from ddplint.semantic import dotted_name
-from ddplint.torch_api import COLLECTIVES, DDP
+from ddplint.torch_api import COLLECTIVES, DDP, DISTRIBUTED_MARKERS
 from ddplint.analyses.branches import Branches, Path, exclusive
-from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
 from ddplint.analyses.grad_mode import GradientMode
 from ddplint.analyses.ranks import RANK_GUARD_NEEDLE, RankRegions, WrappedModels, last_name
 from ddplint.rule import Clean, Flagged, Rule

@@ -5,11 +5,10 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
-from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
 from ddplint.edits import argument, has_star_arguments, module_alias, with_keyword_argument
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.torch_api import MANUAL_SEED, RANDOM_SPLIT
+from ddplint.torch_api import DISTRIBUTED_MARKERS, MANUAL_SEED, RANDOM_SPLIT
 from ddplint.walk import children
 
 # Seeding helpers of other libraries that seed torch's default generator too.

@@ -4,12 +4,11 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
 from ddplint.prefilter.screens import UnreadSelfAttribute
 from ddplint.edits import argument
-from ddplint.torch_api import DDP, NN_MODULE
+from ddplint.torch_api import DDP, DISTRIBUTED_MARKERS, NN_MODULE
 from ddplint.walk import children
 
 # torch.nn layers that own parameters (by default): only those break DDP when unused.

@@ -3,9 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
-from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
 from ddplint.edits import argument, module_alias
-from ddplint.torch_api import CPU_COUNT, DATALOADER, SCHED_GETAFFINITY
+from ddplint.torch_api import CPU_COUNT, DATALOADER, DISTRIBUTED_MARKERS, SCHED_GETAFFINITY
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Calls
 from ddplint.semantic import Frame, dotted_name
