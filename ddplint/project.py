@@ -510,12 +510,12 @@ class Project:
                         text = handle.read()
                 except OSError:
                     continue
-                if "torch.distributed.launch" not in text and "deepspeed" not in text:
+                if not any(launcher in text for launcher in LAUNCHERS):
                     continue
                 lines = text.splitlines()
                 relative = _relative(path, self.root)
                 for index, line in enumerate(lines):
-                    if "torch.distributed.launch" not in line and "deepspeed" not in line:
+                    if not any(launcher in line for launcher in LAUNCHERS):
                         continue
                     end = index
                     while end + 1 < len(lines) and end - index < 30 and lines[end].rstrip().endswith("\\"):
