@@ -6,6 +6,8 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from ddplint.torch_api import API
+
 
 def keyword_argument(call: cst.Call, name: str) -> cst.Arg | None:
     for arg in call.args:
@@ -22,13 +24,20 @@ def has_star_arguments(call: cst.Call, stars: Sequence[str] = ("*", "**")) -> bo
     return any(arg.star in stars for arg in call.args)
 
 
-def argument(call: cst.Call, position: int, name: str) -> cst.Arg | None:
-    """The argument bound to parameter `name` at `position`: by keyword, else positionally."""
+def argument_at(call: cst.Call, position: int | None, name: str) -> cst.Arg | None:
+    """The argument bound to parameter `name` at `position`: by keyword, else positionally
+    (only by keyword when `position` is None)."""
     found = keyword_argument(call, name)
     if found is not None:
         return found
     positional = positional_arguments(call)
-    return positional[position] if len(positional) > position else None
+    return positional[position] if position is not None and len(positional) > position else None
+
+
+def argument(call: cst.Call, target: API, name: str) -> cst.Arg | None:
+    """The argument `call` passes for parameter `name` of `target` (an API of
+    `ddplint.torch_api`): by keyword, or at the parameter's position in its signature."""
+    return argument_at(call, target.position(name), name)
 
 
 def with_keyword_argument(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:

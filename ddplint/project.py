@@ -6,7 +6,7 @@ helpers in `utils.py`, the loop in `train.py`). One cheap pass over every Python
 the project root records, per module, the facts other modules' rules ask about:
 
 - `dist`: the module names a DDP entry point (the text test of
-  `ddplint.analyses.distributed_context`); one such module makes the project distributed;
+  `ddplint.torch_api.DISTRIBUTED_MARKERS`); one such module makes the project distributed;
 - `imports`: top-level imports, local name -> origin (relative origins keep their dots and are
   resolved against the module's own name), and the modules it star-imports;
 - `functions`: top-level functions that may touch CUDA (with the line), and the names they call;
@@ -43,9 +43,8 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
 from ddplint.prefilter.needles import TextScan
-from ddplint.torch_api import LAUNCHERS
+from ddplint.torch_api import DATALOADER, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER, LAUNCHERS, SAMPLER
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 # Folders never indexed (the CLI's default exclusions, and hidden folders).
@@ -327,10 +326,6 @@ _EXTERNAL = frozenset(("torch",))
 _NEVER_PROJECT = frozenset(sys.stdlib_module_names) | _EXTERNAL | frozenset(
     ("numpy", "np", "typing_extensions", "packaging", "tqdm", "yaml", "PIL", "cv2", "scipy", "pandas")
 )
-# ddplint.torch_api's DATALOADER spellings, repeated so that the plugin's prefilter never
-# imports libcst (a test keeps them equal).
-LOADERS = frozenset(("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"))
-_SAMPLERS = frozenset(("torch.utils.data.Sampler", "torch.utils.data.sampler.Sampler"))
 
 
 @dataclass(frozen=True)
@@ -515,12 +510,12 @@ class Project:
                         text = handle.read()
                 except OSError:
                     continue
-                if "torch.distributed.launch" not in text and "deepspeed" not in text:
+                if not any(launcher in text for launcher in LAUNCHERS):
                     continue
                 lines = text.splitlines()
                 relative = _relative(path, self.root)
                 for index, line in enumerate(lines):
-                    if "torch.distributed.launch" not in line and "deepspeed" not in line:
+                    if not any(launcher in line for launcher in LAUNCHERS):
                         continue
                     end = index
                     while end + 1 < len(lines) and end - index < 30 and lines[end].rstrip().endswith("\\"):
@@ -878,11 +873,11 @@ class ProjectView:
         found = self.resolve(qualified)
         if found is None or found[1] != "class":
             return None
-        return loaders.forwarder(self.project.program, found[0], found[2], LOADERS)
+        return loaders.forwarder(self.project.program, found[0], found[2], DATALOADER.spellings)
 
     def _loader_like(self, qualified: str) -> bool:
         """A DataLoader subclass of the project, or a class that forwards to a DataLoader."""
-        return bool(self.subclass_of(qualified, LOADERS) or self.loader_forwarder(qualified))
+        return bool(self.subclass_of(qualified, DATALOADER.spellings) or self.loader_forwarder(qualified))
 
     def star_bindings(self) -> dict[str, str]:
         """Names this module's star imports bind, with their (absolute) origins."""
@@ -937,7 +932,7 @@ class ProjectView:
                 indexed and self._loader_like(absolute),
                 bool(self.built_data(absolute)),
                 bool(self.endless_wrapper(absolute)),
-                indexed and bool(self.subclass_of(absolute, _SAMPLERS)),
+                indexed and bool(self.subclass_of(absolute, SAMPLER.spellings)),
             )
             if not any(found):
                 found = None
@@ -957,7 +952,6 @@ class ProjectView:
         origins: list[tuple[str, str]] = []
         helpers: set[str] = set()
         unscreened: set[str] = set()
-        loader = sorted(LOADERS)[0]
         for local, origin in facts["imports"].items():
             absolute = self.absolute(origin)
             exports = self._exports(absolute)
@@ -978,15 +972,15 @@ class ProjectView:
                 helpers.add(local)
             if loader_subclass:
                 codes.add("DDP016")
-                origins.append((local, loader))
+                origins.append((local, DATALOADER.name))
             if builds_sampler:  # its samplers: set_epoch (DDP003), given to no loader (DDP007)
                 codes.update(("DDP003", "DDP007"))
-                origins.append((local, "torch.utils.data.DistributedSampler"))
+                origins.append((local, DISTRIBUTED_SAMPLER.name))
             if endless:  # the loop that iterates the loader is there
                 codes.add("DDP003")
             if sampler_subclass:
                 codes.add("DDP006")
-                origins.append((local, "torch.utils.data.Sampler"))
+                origins.append((local, SAMPLER.name))
         program = self.project.program
         if facts.get("loads") and program.values.wrapper_saves():
             codes.add("DDP009")  # may load a checkpoint another module saved from the wrapper

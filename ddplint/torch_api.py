@@ -1,20 +1,18 @@
-"""Every API ddplint knows: each spelling that reaches it, and its parameter list.
+"""Every API ddplint knows: each spelling that reaches it, and its parameter list; and the torch
+packages (`qualified in TORCH_NN`), module names and text that ddplint recognises torch code by.
 
 Rules and analyses compare `model.qualified(call.func) in TORCH_LOAD` and read arguments
-with `argument(call, TORCH_LOAD, "map_location")`, which finds the position from the
-signature: no rule spells a torch name or counts argument positions itself. Signatures are
-torch 2.x's (`inspect.signature`), keyword-only parameters after the positional ones.
+with `ddplint.edits.argument(call, TORCH_LOAD, "map_location")`, which finds the position
+from the signature: no rule spells a torch name or counts argument positions itself.
+Signatures are torch 2.x's (`inspect.signature`), keyword-only parameters after the
+positional ones. The catalog imports nothing heavy (no libcst), so that the project index
+and the flake8 plugin's prefilter read it too.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # the catalog imports nothing heavy: the project index and program read it without libcst
-    import libcst as cst
 
 
 @dataclass(frozen=True)
@@ -35,18 +33,46 @@ class API:
     def __or__(self, other: API) -> API:
         return API(self.spellings | other.spellings)
 
+    @property
+    def name(self) -> str:
+        """The shortest spelling: the public one (`torch.utils.data.DataLoader`)."""
+        return min(self.spellings, key=lambda spelling: (len(spelling), spelling))
+
+    def position(self, name: str) -> int | None:
+        """Where parameter `name` can be passed positionally; None when only by keyword."""
+        return self.params.index(name) if name in self.params else None
+
 
 def api(*spellings: str, params: str = "", keyword_only: str = "") -> API:
     return API(frozenset(spellings), tuple(params.split()), tuple(keyword_only.split()))
 
 
-def argument(call: cst.Call, target: API, name: str) -> cst.Arg | None:
-    """The argument `call` passes for parameter `name` of `target`: by keyword, or at the
-    parameter's position when it can be passed positionally."""
-    position = target.params.index(name) if name in target.params else 10**6
-    from ddplint.edits import argument as argument_at
+@dataclass(frozen=True)
+class Package:
+    """A module of torch and the names defined under it: `qualified in TORCH_NN` for
+    `torch.nn.Linear` (not for `torch.nn` itself)."""
 
-    return argument_at(call, position, name)
+    name: str
+
+    @property
+    def prefix(self) -> str:
+        return self.name + "."
+
+    def __contains__(self, qualified: object) -> bool:
+        return isinstance(qualified, str) and qualified.startswith(self.prefix)
+
+
+# -- packages -------------------------------------------------------------------------------
+TORCH = Package("torch")
+TORCH_CUDA = Package("torch.cuda")
+TORCH_DISTRIBUTED = Package("torch.distributed")
+TORCH_MULTIPROCESSING = Package("torch.multiprocessing")
+TORCH_NN = Package("torch.nn")
+TORCH_NN_PARALLEL = Package("torch.nn.parallel")
+TORCH_NN_UTILS = Package("torch.nn.utils")
+# Where the objects live whose state dicts never carry DDP's `module.` prefix: optimizers,
+# learning-rate schedulers, gradient scalers (by name prefix, so `torch.optim.lr_scheduler` too).
+OPTIMIZER_MODULES = ("torch.optim", "torch.cuda.amp", "torch.amp")
 
 
 # -- serialization --------------------------------------------------------------------------
@@ -71,6 +97,7 @@ DATASET = api(
     "torch.utils.data.Dataset", "torch.utils.data.IterableDataset", "torch.utils.data.dataset.Dataset",
     "torch.utils.data.dataset.IterableDataset",
 )
+SAMPLER = api("torch.utils.data.Sampler", "torch.utils.data.sampler.Sampler")
 DISTRIBUTED_SAMPLER = api(
     "torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler",
     params="dataset num_replicas rank shuffle seed drop_last",
@@ -101,6 +128,10 @@ PROCESS = api(
 )
 
 # -- torch.distributed ----------------------------------------------------------------------
+# The modules that define the process group's API: what `torch.distributed` exports lives in
+# `torch.distributed.distributed_c10d`, from which code can import it too. Their subpackages
+# (`torch.distributed.checkpoint`, ...) are tools built on it.
+DISTRIBUTED_MODULES = (TORCH_DISTRIBUTED.name, "torch.distributed.distributed_c10d")
 INIT_PROCESS_GROUP = api(
     "torch.distributed.init_process_group", "torch.distributed.distributed_c10d.init_process_group",
     params="backend init_method timeout world_size rank store group_name pg_options device_id",
@@ -117,9 +148,8 @@ DDP = api(
 
 
 def _distributed(*names: str) -> tuple[str, ...]:
-    """Each of `names` as `torch.distributed` exports it and under its home module,
-    `torch.distributed.distributed_c10d`, from which code can import it too."""
-    return tuple(f"torch.distributed.{module}{name}" for name in names for module in ("", "distributed_c10d."))
+    """Each of `names` under each of the DISTRIBUTED_MODULES."""
+    return tuple(f"{module}.{name}" for name in names for module in DISTRIBUTED_MODULES)
 
 
 # Collectives that combine per-rank results into one (a metric, a gathered list).
@@ -127,28 +157,52 @@ COMBINING_COLLECTIVES = frozenset(_distributed(
     "all_reduce", "all_gather", "all_gather_object", "all_gather_into_tensor", "gather", "gather_object",
     "reduce", "reduce_scatter", "reduce_scatter_tensor",
 ))
-# Collectives every rank of the group must call, each spelling to what it matches on the other
-# ranks: its own name, and any barrier for a barrier.
+# Collectives every rank of the group must call, by their name in torch.distributed.
+COLLECTIVE_NAMES = (
+    "barrier", "monitored_barrier", "all_reduce", "all_gather", "all_gather_object", "all_gather_into_tensor",
+    "reduce_scatter", "reduce_scatter_tensor", "broadcast", "broadcast_object_list", "reduce", "gather",
+    "gather_object", "scatter", "scatter_object_list", "all_to_all", "all_to_all_single",
+)  # fmt: skip
+# The same, each spelling to what it matches on the other ranks: its own name, and any barrier
+# for a barrier.
 COLLECTIVES = {
-    **dict.fromkeys(_distributed("barrier", "monitored_barrier"), "barrier"),
-    **{
-        spelling: name
-        for name in (
-            "all_reduce", "all_gather", "all_gather_object", "all_gather_into_tensor", "reduce_scatter",
-            "reduce_scatter_tensor", "broadcast", "broadcast_object_list", "reduce", "gather",
-            "gather_object", "scatter", "scatter_object_list", "all_to_all", "all_to_all_single",
-        )
-        for spelling in _distributed(name)
-    },
+    spelling: "barrier" if name.endswith("barrier") else name
+    for name in COLLECTIVE_NAMES
+    for spelling in _distributed(name)
 }
+DISTRIBUTED_IS_AVAILABLE = api("torch.distributed.is_available")
+# The module `torchrun` runs.
+TORCHRUN = "torch.distributed.run"
+
+# Text that names a DDP entry point: a file that has one is evidently distributed (the code or a
+# comment next to it says so). Some pitfalls only matter when several ranks run the same code
+# (each rank splitting data its own way, each starting cpu_count() workers), and flagging them in
+# single-process scripts would be noise: such a rule puts this tuple among its `needles`
+# (`needles = ("random_split", DISTRIBUTED_MARKERS)`), and the project index marks a project
+# distributed when one of its modules has it. Lightning code names none of the entry points (its
+# Trainer starts DDP), but it reads the rank as `global_rank`. Accelerate code names none either:
+# `accelerate launch` runs it on every rank, and building the `Accelerator(...)` says so.
+# (Lightning's `Fabric(...)` is built with `devices=1` as often.)
+DISTRIBUTED_MARKERS = (
+    "torch.distributed",
+    "from torch import distributed",
+    "DistributedDataParallel",
+    "init_process_group",
+    "DistributedSampler",
+    "LOCAL_RANK",
+    "global_rank",
+    "Accelerator(",
+)
 
 # The launcher that passed `--local_rank` (since PyTorch 2.0 `--local-rank`), as a script or a
 # command names it: `python -m torch.distributed.launch`, not torchrun's `torch.distributed.launcher` API.
-OLD_LAUNCHER = re.compile(r"torch\.distributed\.launch(?!er)")
+OLD_LAUNCHER_MODULE = "torch.distributed.launch"
+OLD_LAUNCHER = re.compile(re.escape(OLD_LAUNCHER_MODULE) + "(?!er)")
 # DeepSpeed's launcher running a script (`deepspeed --num_gpus 8 train.py`): it passes
 # `--local_rank=N` with an underscore.
 DEEPSPEED_LAUNCHER = re.compile(r"(?<![\w.-])deepspeed[ \t]+(?:[^\n]*?[ \t])?[\w./${}-]*\.py\b")
-LAUNCHERS = {"torch.distributed.launch": OLD_LAUNCHER, "deepspeed": DEEPSPEED_LAUNCHER}
+# Each launcher, by the text a document that runs it contains, to the pattern of its command.
+LAUNCHERS = {OLD_LAUNCHER_MODULE: OLD_LAUNCHER, "deepspeed": DEEPSPEED_LAUNCHER}
 
 # Calls that place gathered results by sample id, so that a padded duplicate lands on its
 # original's slot instead of being counted again (`np.unique`, `torch.unique`,
@@ -157,7 +211,28 @@ DEDUPLICATING_METHODS = frozenset({"unique", "index_copy", "index_copy_"})
 
 # -- modules, devices, autograd -------------------------------------------------------------
 NN_MODULE = api("torch.nn.Module", "torch.nn.modules.module.Module")
+PARAMETER = api("torch.nn.Parameter", "torch.nn.parameter.Parameter", params="data requires_grad")
+# The torch.nn layers (by class name, prefixes of their variants: `Conv2d`, `BatchNorm1d`) that own
+# parameters by default. Activations, dropout, pooling and losses hold none.
+PARAMETERISED_LAYERS = (
+    "Linear", "Bilinear", "LazyLinear", "Conv", "LazyConv", "Embedding", "BatchNorm", "LazyBatchNorm",
+    "SyncBatchNorm", "LayerNorm", "GroupNorm", "RMSNorm", "RNN", "LSTM", "GRU", "MultiheadAttention",
+    "Transformer", "PReLU", "Sequential", "ModuleList", "ModuleDict",
+)  # fmt: skip
+# Returns the module it is given, with its batch norms replaced: on the device the module was on.
+CONVERT_SYNC_BATCHNORM = api(
+    "torch.nn.SyncBatchNorm.convert_sync_batchnorm", "torch.nn.modules.batchnorm.SyncBatchNorm.convert_sync_batchnorm",
+    params="module process_group",
+)
+BACKWARD = api(
+    "torch.autograd.backward", params="tensors grad_tensors retain_graph create_graph grad_variables inputs"
+)
 TORCH_DEVICE = api("torch.device", params="type index")
+# Ways a process picks its GPU.
+DEVICE_BINDINGS = api(
+    "torch.cuda.set_device", "torch.cuda.device", "torch.accelerator.set_device_index", "torch.cuda.cudart",
+    "torch.set_default_device",
+)
 NO_GRAD = api("torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad")
 # Calls that initialise the CUDA driver (cuInit), after which CUDA_VISIBLE_DEVICES is never
 # read again in this process. torch/cuda/__init__.py: `is_available()` uses

@@ -13,8 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ddplint import project
-from ddplint.prefilter import needles
-from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
+from ddplint.torch_api import DISTRIBUTED_MARKERS
 
 PROJECTS = Path(__file__).parent / "data" / "projects"
 # Modules made of the lines the index's text patterns look for, for the no-crash property.
@@ -148,15 +147,6 @@ def test_root_discovery_stops_at_the_project_markers(tmp_path):
     assert project.common_root([str(tmp_path / "repo" / "pkg"), str(tmp_path / "repo" / "pkg" / "sub")]) == str(
         tmp_path / "repo"
     )
-
-
-def test_the_copies_that_keep_libcst_out_of_the_plugin_are_the_same():
-    from ddplint.rules.ddp006_sampler_without_rank_slicing import SAMPLER
-    from ddplint.torch_api import DATALOADER
-
-    assert needles.DISTRIBUTED_MARKERS is DISTRIBUTED_MARKERS
-    assert project.LOADERS == DATALOADER.spellings
-    assert project._SAMPLERS == SAMPLER
 
 
 def test_the_plugin_prefilter_with_a_project_does_not_import_libcst(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ddplint.edits import argument
+from ddplint.edits import argument_at
 
 OS_ENVIRON = "os.environ"
 SETTERS = frozenset({"os.environ.setdefault", "os.putenv"})
@@ -30,7 +30,7 @@ def environ_writes(names, node: cst.Assign | cst.Call) -> list[tuple[str | None,
         return writes
     qualified = names.qualified(node.func)
     if qualified in SETTERS:
-        key, value = argument(node, 0, "key"), argument(node, 1, "value")
+        key, value = argument_at(node, 0, "key"), argument_at(node, 1, "value")
         if key is None or value is None:
             return []
         return [(names.string_value(key.value), value.value)]

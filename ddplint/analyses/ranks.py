@@ -21,7 +21,7 @@ import libcst as cst
 
 from ddplint.semantic import Analysis, SemanticModel, dotted_name
 from ddplint.walk import children
-from ddplint.torch_api import DDP
+from ddplint.torch_api import DDP, DISTRIBUTED_IS_AVAILABLE
 
 # Accelerate's Accelerator: building one says the script runs on every rank of a job
 # (`accelerate launch`), though it never names a DDP entry point itself. Not Lightning's
@@ -61,7 +61,7 @@ DISTRIBUTED_FLAGS = frozenset(
 )
 DISTRIBUTED_PREDICATES = frozenset({"is_initialized", "is_dist_avail_and_initialized", "is_distributed"})
 # `is_available` alone is torch.cuda's as often as torch.distributed's.
-DISTRIBUTED_AVAILABLE = frozenset({"dist.is_available", "distributed.is_available", "torch.distributed.is_available"})
+DISTRIBUTED_AVAILABLE = frozenset({"dist.is_available", "distributed.is_available", *DISTRIBUTED_IS_AVAILABLE})
 
 @dataclass(frozen=True)
 class RankTest:

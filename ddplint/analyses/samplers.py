@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.edits import has_star_arguments
+from ddplint.edits import argument, has_star_arguments
 from ddplint.semantic import Analysis, SemanticModel, Scope, dotted_name
-from ddplint.torch_api import BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, GET_RANK, GET_WORLD_SIZE, argument
+from ddplint.torch_api import BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, GET_RANK, GET_WORLD_SIZE
 
 Ref = tuple[object, str]
 

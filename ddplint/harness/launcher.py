@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from .._process import die_with_parent
+from ..torch_api import TORCHRUN
 from . import tempdirs
 from .probes import BACKEND_VAR, PAUSE_VAR, PAUSED_MARK, RESULT_MARK, RESUME_VAR
 
@@ -287,7 +288,7 @@ def run_torchrun(
     job_tmp = tempdirs.make("job")
     child_env["TMPDIR"] = job_tmp
     cmd = [
-        sys.executable, "-m", "torch.distributed.run",
+        sys.executable, "-m", TORCHRUN,
         *topology.torchrun_args(),
         "--redirects", "3", "--log-dir", log_dir,
         "--max-restarts", "0",

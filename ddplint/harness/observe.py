@@ -44,6 +44,8 @@ import threading
 import time
 import traceback
 
+from ..torch_api import COLLECTIVE_NAMES
+
 OBSERVE_VAR = "DDPLINT_OBSERVE"
 OWNER_VAR = "DDPLINT_OBSERVE_OWNER"
 MAX_STEPS_VAR = "DDPLINT_MAX_STEPS"
@@ -51,9 +53,6 @@ STOP_AT_VAR = "DDPLINT_STOP_AT"
 DEADLINE_VAR = "DDPLINT_DEADLINE"
 CPU_MAP_VAR = "DDPLINT_CPU_MAP"  # set: GPU placement is mapped to the CPU (see cpu_mapping)
 PROJECT_VAR = "DDPLINT_PROJECT"
-COLLECTIVES = ("barrier", "all_reduce", "broadcast", "all_gather", "all_gather_object",
-               "broadcast_object_list", "reduce", "gather", "scatter", "reduce_scatter",
-               "all_to_all", "gather_object", "scatter_object_list")
 
 MAX_BATCHES_KEPT = 10_000  # per pass: enough to compare epochs and ranks, bounded memory
 MAX_READS_KEPT = 20  # of args.local_rank: where it is used, not every step's use
@@ -283,7 +282,7 @@ def _install_collective_probes() -> None:
             return collective
         return make_collective
 
-    for name in COLLECTIVES:
+    for name in COLLECTIVE_NAMES:
         if hasattr(dist, name):
             _wrap(dist, name, make(name))
 

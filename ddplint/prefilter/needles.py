@@ -14,24 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from ddplint.torch_api import DISTRIBUTED_MARKERS
+
 Needle = str | re.Pattern[str] | tuple[str | re.Pattern[str], ...]
-
-
-# The needle of a rule that only matters in distributed code: text that names a DDP entry point
-# (see ddplint.analyses.distributed_context, which the rules import it from). Lightning code
-# names none of them (its Trainer starts DDP), but it reads the rank as `global_rank`. Accelerate
-# code names none either: `accelerate launch` runs it on every rank, and building the
-# `Accelerator(...)` says so. (Lightning's `Fabric(...)` is built with `devices=1` as often.)
-DISTRIBUTED_MARKERS = (
-    "torch.distributed",
-    "from torch import distributed",
-    "DistributedDataParallel",
-    "init_process_group",
-    "DistributedSampler",
-    "LOCAL_RANK",
-    "global_rank",
-    "Accelerator(",
-)
 
 
 class TextScan:

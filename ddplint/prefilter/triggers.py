@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ddplint.edits import has_star_arguments
+from ddplint.edits import argument, has_star_arguments
 from ddplint.prefilter.needles import Needle
 from ddplint.prefilter.screens import Calls
-from ddplint.torch_api import API, argument
+from ddplint.torch_api import API
 
 
 def call_needle(target: API) -> tuple[re.Pattern[str], ...]:

@@ -12,7 +12,7 @@ from ddplint.edits import is_docstring
 from ddplint.prefilter.screens import CallInDefault
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import Scope, SemanticModel
-from ddplint.torch_api import TORCH_DEVICE
+from ddplint.torch_api import TORCH, TORCH_CUDA, TORCH_DEVICE
 from ddplint.walk import children
 
 
@@ -484,9 +484,9 @@ def _is_cuda_call(call: cst.Call, names: SemanticModel) -> bool:
             if arg.keyword is None or arg.keyword.value == "device"
         )
     qualified = names.qualified(func) or ""
-    if qualified.startswith("torch.cuda.") and qualified.endswith("Tensor"):
+    if qualified in TORCH_CUDA and qualified.endswith("Tensor"):
         return True
-    if qualified.startswith("torch.") and qualified not in TORCH_DEVICE:
+    if qualified in TORCH and qualified not in TORCH_DEVICE:
         return any(
             arg.keyword is not None and arg.keyword.value == "device" and is_cuda_device(names, arg.value)
             for arg in call.args

@@ -7,7 +7,8 @@ import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.semantic import Scope, dotted_name
-from ddplint.torch_api import DATALOADER, DATASET, DEFAULTDICT, argument
+from ddplint.edits import argument
+from ddplint.torch_api import DATALOADER, DATASET, DEFAULTDICT
 from ddplint.analyses.pickling import (
     Definitions,
     contained_values,

@@ -8,11 +8,14 @@ import libcst as cst
 
 from ddplint.analyses.ranks import ACCELERATORS, RANK_ENVIRONMENT, environment_key, mentions_rank
 from ddplint.diagnostics import Applicability
-from ddplint.edits import string_literal, with_keyword_argument
+from ddplint.edits import argument, string_literal, with_keyword_argument
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
-from ddplint.torch_api import DDP, SPAWN, START_PROCESSES, TORCH_LOAD, TORCH_SAVE, argument
+from ddplint.torch_api import (
+    DDP, SPAWN, START_PROCESSES, TORCH, TORCH_DISTRIBUTED, TORCH_LOAD, TORCH_MULTIPROCESSING, TORCH_NN_PARALLEL,
+    TORCH_SAVE,
+)
 from ddplint.walk import children
 
 # Text every file with distributed evidence (see `_Evidence`) contains: the module
@@ -780,10 +783,10 @@ class TorchLoadWithoutMapLocation(Rule):
         qualified = self.model.qualified(func)
         if qualified is not None:
             if (
-                qualified.startswith("torch.distributed.")
+                qualified in TORCH_DISTRIBUTED
                 or qualified in SPAWN
                 or qualified in START_PROCESSES
-                or qualified.startswith("torch.") and qualified.endswith(".DistributedSampler")
+                or qualified in TORCH and qualified.endswith(".DistributedSampler")
             ):
                 self._distributed = True
             elif qualified in ACCELERATORS:  # `accelerate launch` runs the script on every rank
@@ -827,18 +830,20 @@ class TorchLoadWithoutMapLocation(Rule):
             self._mark(func.value, "on_host")
 
     def visit_Import(self, node: cst.Import) -> None:
-        if any((dotted_name(alias.name) or "").startswith("torch.distributed") for alias in node.names):
+        if any((dotted_name(alias.name) or "").startswith(TORCH_DISTRIBUTED.name) for alias in node.names):
             self._distributed = True
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         module = dotted_name(node.module) if node.module is not None and not node.relative else None
         if module is None:
             return
-        if module.startswith("torch.distributed") or module == "torch.nn.parallel" and _imports(node, "DistributedDataParallel"):
+        if module.startswith(TORCH_DISTRIBUTED.name):
+            self._distributed = True
+        elif module == TORCH_NN_PARALLEL.name and _imports(node, "DistributedDataParallel"):
             self._distributed = True
         elif module == "torch" and _imports(node, "distributed"):
             self._distributed = True
-        elif module == "torch.multiprocessing" and (_imports(node, "spawn") or _imports(node, "start_processes")):
+        elif module == TORCH_MULTIPROCESSING.name and (_imports(node, "spawn") or _imports(node, "start_processes")):
             self._distributed = True
 
     # -- the verdict --------------------------------------------------------------------------

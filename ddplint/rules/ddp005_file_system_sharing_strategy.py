@@ -5,7 +5,8 @@ import libcst as cst
 from ddplint.diagnostics import Applicability
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.torch_api import SET_SHARING_STRATEGY, argument
+from ddplint.edits import argument
+from ddplint.torch_api import SET_SHARING_STRATEGY
 
 _RAISE_OPEN_FILE_LIMIT = (
     "_, nofile_hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"

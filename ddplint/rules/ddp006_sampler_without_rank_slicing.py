@@ -8,12 +8,11 @@ from ddplint.diagnostics import Applicability
 from ddplint.edits import is_docstring, keyword_argument, module_alias, names_in, replace_nodes, unique_name, with_keyword_argument
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Subclasses
-from ddplint.torch_api import DISTRIBUTED_SAMPLER, MANUAL_SEED
+from ddplint.torch_api import DISTRIBUTED_SAMPLER, MANUAL_SEED, SAMPLER
 from ddplint.analyses.samplers import SamplerClass, SamplerClasses
 
 # A plain Sampler whose constructor takes `num_replicas` and `rank` is written to be the
 # distributed sampler (bucketing samplers often are), and must shard just the same.
-SAMPLER = frozenset(("torch.utils.data.Sampler", "torch.utils.data.sampler.Sampler"))
 REPLICA_PARAMETERS = ("num_replicas", "rank")
 
 ALL_RANKS_ITER = "_iter_all_ranks"
@@ -121,7 +120,7 @@ class SamplerWithoutRankSlicing(Rule):
     )
     fix = Applicability.UNSAFE
     needles = ("__iter__", ("DistributedSampler", "num_replicas"))
-    screen = Subclasses(targets=tuple(sorted(DISTRIBUTED_SAMPLER.spellings | SAMPLER)))
+    screen = Subclasses(targets=tuple(DISTRIBUTED_SAMPLER | SAMPLER))
 
     flagged_examples = (
         Flagged(
@@ -654,7 +653,7 @@ class SamplerWithoutRankSlicing(Rule):
                 qualified = self.model.qualified(base.value)
                 if qualified in SAMPLER:
                     return ""
-                where = project.subclass_of(qualified, SAMPLER) if project is not None else None
+                where = project.subclass_of(qualified, SAMPLER.spellings) if project is not None else None
                 if where:
                     return where
         return None

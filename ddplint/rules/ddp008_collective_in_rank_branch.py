@@ -8,9 +8,8 @@ import libcst as cst
 from ddplint.diagnostics import Applicability
 from ddplint.edits import keyword_argument
 from ddplint.semantic import dotted_name
-from ddplint.torch_api import COLLECTIVES, DDP
+from ddplint.torch_api import BACKWARD, COLLECTIVES, DDP, DISTRIBUTED_MARKERS, TORCH_DISTRIBUTED
 from ddplint.analyses.branches import Branches, Path, exclusive
-from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
 from ddplint.analyses.grad_mode import GradientMode
 from ddplint.analyses.ranks import RANK_GUARD_NEEDLE, RankRegions, WrappedModels, last_name
 from ddplint.rule import Clean, Flagged, Rule
@@ -517,9 +516,9 @@ class CollectiveInRankBranch(Rule):
         others = ranks.reached_by_other_ranks_alone
         everywhere = not ranks.only_rank_zero and not ranks.never_rank_zero
         path = self.branches.path
-        if qualified == "torch.autograd.backward" or isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
+        if qualified in BACKWARD or isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
             self._backward_frames.add(frame)
-        if qualified is not None and qualified.startswith("torch.distributed."):
+        if qualified in TORCH_DISTRIBUTED:
             kind = COLLECTIVES.get(qualified)
             if kind is not None and keyword_argument(node, "group") is None:
                 self._collectives.append(_Collective(frame, frozenset({kind}), None, node, alone, others, everywhere, path))

@@ -11,12 +11,11 @@ from ddplint.model.values import path_key
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
-from ddplint.torch_api import CONSUME_PREFIX, TORCH_LOAD, TORCH_SAVE, argument
+from ddplint.edits import argument
+from ddplint.torch_api import CONSUME_PREFIX, OPTIMIZER_MODULES, TORCH_LOAD, TORCH_SAVE
 from ddplint.walk import children
 
 _IMPORT = "from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present"
-# Objects with a state dict that never carries `module.`: optimizers, schedulers, scalers.
-_OPTIMIZER_PACKAGES = ("torch.optim", "torch.cuda.amp", "torch.amp")
 _OPTIMIZER_NAME = re.compile(r"optimi[sz]er|^optim$|^opt(_|$)|sched|scaler|^lr(_|$)", re.IGNORECASE)
 _CODE = cst.Module([])
 
@@ -307,7 +306,7 @@ class DdpStateDictPrefix(Rule):
         loads = isinstance(node.value, cst.Call) and self.model.qualified(node.value.func) in TORCH_LOAD
         loaded = self._loaded.setdefault(self.model.frame.key, {})
         value = node.value
-        if isinstance(value, cst.Call) and (self.model.qualified(value.func) or "").startswith(_OPTIMIZER_PACKAGES):
+        if isinstance(value, cst.Call) and (self.model.qualified(value.func) or "").startswith(OPTIMIZER_MODULES):
             self._optimizer_names.update(filter(None, (dotted_name(t.target) for t in node.targets)))
         for target in node.targets:
             if isinstance(target.target, cst.Name):

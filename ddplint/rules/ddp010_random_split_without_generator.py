@@ -5,17 +5,16 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
-from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
-from ddplint.edits import has_star_arguments, module_alias, with_keyword_argument
+from ddplint.edits import argument, has_star_arguments, module_alias, with_keyword_argument
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.torch_api import MANUAL_SEED, RANDOM_SPLIT, argument
+from ddplint.torch_api import DISTRIBUTED_MARKERS, MANUAL_SEED, RANDOM_SPLIT, TORCH
 from ddplint.walk import children
 
 # Seeding helpers of other libraries that seed torch's default generator too.
 SEEDING_HELPERS = ("seed_everything", "set_seed")
-# Seeds that never touch torch's default CPU generator, which random_split draws from.
-NOT_TORCH_SEEDS = ("random.", "numpy.", "tensorflow.", "torch.cuda.", "jax.")
+# Seeds of other libraries, which never touch torch's default CPU generator (random_split's).
+NOT_TORCH_SEEDS = ("random.", "numpy.", "tensorflow.", "jax.")
 
 
 def mentions_rank(node: cst.CSTNode) -> bool:
@@ -228,8 +227,8 @@ class RandomSplitWithoutGenerator(Rule):
     def _is_seed(func: cst.BaseExpression, qualified: str | None) -> bool:
         if qualified in MANUAL_SEED:
             return True
-        if qualified is not None and qualified.startswith(NOT_TORCH_SEEDS + ("torch.",)):
-            return False
+        if qualified in TORCH or qualified is not None and qualified.startswith(NOT_TORCH_SEEDS):
+            return False  # torch seeds its CPU generator through MANUAL_SEED only (torch.cuda's seeds GPUs)
         last = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
         if qualified is not None:
             return last in SEEDING_HELPERS

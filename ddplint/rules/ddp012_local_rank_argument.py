@@ -10,7 +10,7 @@ from ddplint.analyses.ranks import environment_key, strip_int
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Calls
 from ddplint.semantic import dotted_name
-from ddplint.torch_api import OLD_LAUNCHER
+from ddplint.torch_api import OLD_LAUNCHER, OLD_LAUNCHER_MODULE
 from ddplint.walk import positions
 
 _ENVIRONMENT_DEFAULT = 'os.environ.get("LOCAL_RANK")'
@@ -441,7 +441,7 @@ class LocalRankArgument(Rule):
         if self._old_launcher is None:
             self._old_launcher = OLD_LAUNCHER.search(self.model.module.code) is not None
             project = self.model.project
-            self._launch_line = project.launch_line("torch.distributed.launch") if project is not None else None
+            self._launch_line = project.launch_line(OLD_LAUNCHER_MODULE) if project is not None else None
             self._old_launcher |= self._launch_line is not None
         return self._old_launcher
 

@@ -8,7 +8,8 @@ from ddplint.analyses.pickling import SPAWN_LIKE, is_process_start
 from ddplint.analyses.ranks import environment_key, last_name, strip_int
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.torch_api import INIT_PROCESS_GROUP, PROCESS, SPAWN, argument
+from ddplint.edits import argument
+from ddplint.torch_api import INIT_PROCESS_GROUP, PROCESS, SPAWN
 
 _GLOBAL_RANK = 'int(os.environ["RANK"])'
 _NO_FIX_MESSAGE = (

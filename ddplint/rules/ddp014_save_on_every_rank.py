@@ -13,7 +13,8 @@ from ddplint.prefilter.screens import Calls
 from ddplint.prefilter.triggers import call_needle
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
-from ddplint.torch_api import DDP, SPAWN, START_PROCESSES, TORCH_SAVE, argument
+from ddplint.edits import argument
+from ddplint.torch_api import DDP, DISTRIBUTED_MODULES, SPAWN, START_PROCESSES, TORCH_SAVE
 
 # Files private to the process that opens them: every rank writing its own is fine.
 PRIVATE_FILES = frozenset(
@@ -25,7 +26,7 @@ def _is_process_group_api(qualified: str) -> bool:
     """`torch.distributed.barrier`, `...distributed_c10d.get_rank`: calls that only make sense
     in a process group. Its subpackages (`torch.distributed.checkpoint` tools) do not count."""
     module, _, _ = qualified.rpartition(".")
-    return module in ("torch.distributed", "torch.distributed.distributed_c10d")
+    return module in DISTRIBUTED_MODULES
 
 
 class SaveOnEveryRank(Rule):

@@ -4,20 +4,13 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
 from ddplint.prefilter.screens import UnreadSelfAttribute
-from ddplint.torch_api import DDP, NN_MODULE, argument
+from ddplint.edits import argument
+from ddplint.torch_api import DDP, DISTRIBUTED_MARKERS, NN_MODULE, PARAMETERISED_LAYERS, TORCH_NN
 from ddplint.walk import children
 
-# torch.nn layers that own parameters (by default): only those break DDP when unused.
-# Activations, dropout, pooling and losses hold none, so leaving them unused is harmless.
-PARAMETERISED_LAYERS = (
-    "Linear", "Bilinear", "LazyLinear", "Conv", "LazyConv", "Embedding", "BatchNorm", "LazyBatchNorm",
-    "SyncBatchNorm", "LayerNorm", "GroupNorm", "RMSNorm", "RNN", "LSTM", "GRU", "MultiheadAttention",
-    "Transformer", "PReLU", "Sequential", "ModuleList", "ModuleDict",
-)  # fmt: skip
 # Ways of reaching submodules without naming them: anything goes after these.
 REFLECTIVE_METHODS = frozenset(
     {"children", "named_children", "modules", "named_modules", "__dict__", "_modules", "__getattr__"}
@@ -87,7 +80,7 @@ class UnusedSubmodule(Rule):
     name = "unused-submodule"
     message = "submodule built in __init__ is never used: DDP waits for its gradients forever; use it or remove it"
     needles = ("__init__", "forward", DISTRIBUTED_MARKERS)
-    screen = UnreadSelfAttribute(method="forward", package="torch.nn.", layers=PARAMETERISED_LAYERS)
+    screen = UnreadSelfAttribute(method="forward", package=TORCH_NN.prefix, layers=PARAMETERISED_LAYERS)
 
     flagged_examples = (
         Flagged(
@@ -441,7 +434,7 @@ class UnusedSubmodule(Rule):
             self._targets.add(id(target))
             constructor = self.model.qualified(node.value.func)
             record.built.append((target.attr.value, node, constructor))
-            if constructor is not None and constructor.startswith("torch.nn.") and constructor.rpartition(".")[2] in CONTAINERS:
+            if constructor in TORCH_NN and constructor.rpartition(".")[2] in CONTAINERS:
                 grouped: set[str] = set()
                 calls: list[tuple[cst.Call, str | None]] = []
                 for arg in node.value.args:
@@ -455,7 +448,7 @@ class UnusedSubmodule(Rule):
         own none (no contents, torch.nn layers without parameters, containers of those)."""
         if isinstance(expr, cst.Call):
             constructor = self.model.qualified(expr.func) or ""
-            if not constructor.startswith("torch.nn."):
+            if constructor not in TORCH_NN:
                 return True
             if constructor.rpartition(".")[2] in CONTAINERS:
                 return any(arg.star or self._may_hold_parameters(arg.value) for arg in expr.args)
@@ -637,6 +630,6 @@ class UnusedSubmodule(Rule):
 def _owns_parameters(call: cst.Call, constructor: str | None, module_classes: set[str]) -> bool:
     if constructor is None:  # a class of this file (its own name resolves to no import)
         return isinstance(call.func, cst.Name) and call.func.value in module_classes
-    if not constructor.startswith("torch.nn."):
+    if constructor not in TORCH_NN:
         return False
     return constructor.rpartition(".")[2].startswith(PARAMETERISED_LAYERS)

@@ -3,11 +3,11 @@ from __future__ import annotations
 import libcst as cst
 
 from ddplint.analyses.pickling import SPAWN_LIKE, Definitions, is_process_start, picklable
-from ddplint.edits import keyword_argument
+from ddplint.edits import argument, keyword_argument
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import Scope
-from ddplint.torch_api import DATALOADER, PROCESS, SPAWN, argument
+from ddplint.torch_api import DATALOADER, PROCESS, SPAWN
 
 # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, collate_fn,
 #            pin_memory, drop_last, timeout, worker_init_fn, ...)

@@ -9,13 +9,15 @@ from ddplint.analyses.devices import is_cuda_device
 from ddplint.analyses.environ_writes import environ_writes
 from ddplint.prefilter.screens import Mentions
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.torch_api import CUDA_INITIALISERS
+from ddplint.torch_api import CUDA_INITIALISERS, TORCH_MULTIPROCESSING
 
 VARIABLE = "CUDA_VISIBLE_DEVICES"
 
 # A process that sets the variable and then starts others hands it to them (they read it
 # at their own start): a correct way to pick GPUs for children, so such files are spared.
-PROCESS_LAUNCHERS = ("subprocess.", "multiprocessing.", "torch.multiprocessing.", "os.system", "os.exec", "os.spawn", "os.popen")
+PROCESS_LAUNCHERS = (
+    "subprocess.", "multiprocessing.", TORCH_MULTIPROCESSING.prefix, "os.system", "os.exec", "os.spawn", "os.popen",
+)
 LAUNCHER_METHODS = frozenset({"spawn", "start_processes", "Popen", "Process"})
 
 

@@ -3,17 +3,12 @@ from __future__ import annotations
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
-from ddplint.analyses.distributed_context import DISTRIBUTED_MARKERS
 from ddplint.edits import argument, module_alias
-from ddplint.torch_api import DATALOADER
+from ddplint.torch_api import CPU_COUNT, DATALOADER, DISTRIBUTED_MARKERS, SCHED_GETAFFINITY
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Calls
 from ddplint.semantic import Frame, dotted_name
 from ddplint.walk import children
-
-CPU_COUNT = frozenset({"os.cpu_count", "os.process_cpu_count", "multiprocessing.cpu_count", "psutil.cpu_count"})
-SCHED_GETAFFINITY = "os.sched_getaffinity"
-NUM_WORKERS_POSITION = 5  # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers)
 
 
 class WorkersPerRank(Rule):
@@ -221,7 +216,7 @@ class WorkersPerRank(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         if self.model.qualified(node.func) not in DATALOADER:
             return
-        workers = argument(node, NUM_WORKERS_POSITION, "num_workers")
+        workers = argument(node, DATALOADER, "num_workers")
         if workers is None:
             return
         if not self._is_cpu_count(workers.value):
@@ -257,7 +252,7 @@ class WorkersPerRank(Rule):
             and not self.model.scope.lookup("len")[0]
             and len(expr.args) == 1
             and isinstance(expr.args[0].value, cst.Call)
-            and self.model.qualified(expr.args[0].value.func) == SCHED_GETAFFINITY
+            and self.model.qualified(expr.args[0].value.func) in SCHED_GETAFFINITY
         )
 
     def _held_count(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:

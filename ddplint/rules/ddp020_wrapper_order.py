@@ -8,11 +8,13 @@ from ddplint.diagnostics import Applicability
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
-from ddplint.torch_api import DDP, argument
+from ddplint.edits import argument
+from ddplint.torch_api import (
+    CONVERT_SYNC_BATCHNORM, DDP, TORCH, TORCH_DEVICE, TORCH_NN, TORCH_NN_PARALLEL, TORCH_NN_UTILS,
+)
 
 # Where a model built on the CPU comes from: constructors that do not move it anywhere.
-CPU_FACTORIES = ("torch.nn.", "torchvision.models.", "timm.create_model", "timm.models.")
-KEEPS_DEVICE = ("torch.nn.SyncBatchNorm.convert_sync_batchnorm", "torch.nn.modules.batchnorm.SyncBatchNorm.convert_sync_batchnorm")
+CPU_FACTORIES = (TORCH_NN.prefix, "torchvision.models.", "timm.create_model", "timm.models.")
 MOVES = frozenset({"to", "cuda", "to_empty", "xpu"})
 
 
@@ -29,7 +31,7 @@ class _Wrap:
 
 def _constructor(qualified: str) -> bool:
     """Whether calling `qualified` builds a model on the CPU."""
-    return qualified.startswith(CPU_FACTORIES) and not qualified.startswith(("torch.nn.parallel.", "torch.nn.utils."))
+    return qualified.startswith(CPU_FACTORIES) and not (qualified in TORCH_NN_PARALLEL or qualified in TORCH_NN_UTILS)
 
 
 class WrapperOrder(Rule):
@@ -298,9 +300,9 @@ class WrapperOrder(Rule):
         qualified = self.model.qualified(value.func)
         if qualified is None and isinstance(value.func, cst.Name) and value.func.value in self._classes:
             return True
-        if qualified in KEEPS_DEVICE:
+        if qualified in CONVERT_SYNC_BATCHNORM:
             return len(value.args) >= 1 and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value in cpu
-        if qualified is not None and (_constructor(qualified) or qualified.startswith("torch.")):
+        if qualified is not None and (_constructor(qualified) or qualified in TORCH):
             return _constructor(qualified)
         callee, project = dotted_name(value.func), self.model.project
         if callee is None or project is None:
@@ -398,7 +400,7 @@ class WrapperOrder(Rule):
                     self._found.append(wrap)
             cpu.discard(name)
             return
-        if self.model.qualified(func) in KEEPS_DEVICE:
+        if self.model.qualified(func) in CONVERT_SYNC_BATCHNORM:
             return
         self._helper_wrap(node)
         for arg in node.args:  # handed to a helper, which may move it
@@ -416,7 +418,7 @@ class WrapperOrder(Rule):
         if text is not None:
             return text.startswith(("cuda", "xpu", "npu", "hpu"))
         qualified = self.model.qualified(first)
-        return not (qualified is not None and qualified.startswith("torch.") and qualified != "torch.device")
+        return not (qualified in TORCH and qualified not in TORCH_DEVICE)
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for wrap in self._found:

@@ -6,7 +6,8 @@ from ddplint.analyses.roles import evaluates
 from ddplint.analyses.samplers import Construction, LoaderFlow, Ref
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.torch_api import COMBINING_COLLECTIVES, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER, argument
+from ddplint.edits import argument
+from ddplint.torch_api import COMBINING_COLLECTIVES, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER
 from ddplint.walk import descendants, positions
 
 _MAX_DEPTH = 3

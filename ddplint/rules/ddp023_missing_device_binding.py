@@ -6,15 +6,9 @@ from ddplint.diagnostics import Applicability
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
-from ddplint.torch_api import DDP, INIT_PROCESS_GROUP, TORCH_DEVICE, argument
+from ddplint.edits import argument
+from ddplint.torch_api import DDP, DEVICE_BINDINGS, INIT_PROCESS_GROUP, TORCH, TORCH_DEVICE
 
-# Ways a process picks its GPU; any of them in the file means the author bound the device.
-BINDINGS = frozenset(
-    {
-        "torch.cuda.set_device", "torch.cuda.device", "torch.accelerator.set_device_index",
-        "torch.cuda.cudart", "torch.set_default_device",
-    }
-)
 _RANK_WORDS = ("rank", "gpu", "device_id", "dev_id")
 
 
@@ -188,7 +182,7 @@ class MissingDeviceBinding(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.model.qualified(node.func)
-        if qualified in BINDINGS:
+        if qualified in DEVICE_BINDINGS:  # any of them in the file: the author bound the device
             self._bound = True
         elif qualified in INIT_PROCESS_GROUP:
             backend = argument(node, INIT_PROCESS_GROUP, "backend")
@@ -210,7 +204,7 @@ class MissingDeviceBinding(Rule):
                 self._bare = True
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "to" and node.args:
             self._target(node.args[0].value)
-        elif qualified is None or not qualified.startswith("torch."):
+        elif qualified not in TORCH:
             callee = dotted_name(node.func)
             if callee is not None and self.model.project is not None:
                 self_class = self.model.frame.self_class

@@ -5,9 +5,10 @@ import libcst as cst
 from ddplint.diagnostics import Applicability
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.rules.ddp015_unused_submodule import PARAMETERISED_LAYERS
 from ddplint.semantic import dotted_name
-from ddplint.torch_api import DDP, NN_MODULE
+from ddplint.torch_api import (
+    DDP, NN_MODULE, PARAMETER, PARAMETERISED_LAYERS, TORCH_NN, TORCH_NN_PARALLEL, TORCH_NN_UTILS,
+)
 from ddplint.walk import descendants
 
 # Containers whose members a forward may pick from: whether all are used cannot be read off.
@@ -403,11 +404,11 @@ class _Proof:
             if isinstance(value.func, cst.Name) and value.func.value in self._classes:
                 return "owns" if self.static(value.func.value, seen) else None
             return None
-        if qualified in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+        if qualified in PARAMETER:
             return "owns"
         if qualified.startswith("math."):
             return "plain"
-        if not qualified.startswith("torch.nn.") or qualified.startswith(("torch.nn.parallel", "torch.nn.utils")):
+        if qualified not in TORCH_NN or qualified.startswith((TORCH_NN_PARALLEL.name, TORCH_NN_UTILS.name)):
             return None
         last = qualified.rpartition(".")[2]
         if last.startswith(SELECTING_CONTAINERS):

@@ -162,23 +162,49 @@ strict.parse_args([])
 """
 
 
-def test_the_probes_see_local_rank_where_it_is_read_and_argparse_exiting(tmp_path):
-    """In a process of its own: the probes patch argparse."""
+def _run_probed(tmp_path, source: str, rank: int):
+    """Run `source` as train.py in a process of its own, as rank `rank` of an observed job:
+    its process and the facts its probes saved (None if they saved none)."""
     import os
     import subprocess
     import sys
 
     pytest.importorskip("torch")
-    env = dict(os.environ, DDPLINT_OBSERVE=str(tmp_path), DDPLINT_PROJECT=str(tmp_path), RANK="1",
-               LOCAL_RANK="1", PYTHONPATH=str(script.SHIM.parents[2]))
+    env = dict(os.environ, DDPLINT_OBSERVE=str(tmp_path), DDPLINT_PROJECT=str(tmp_path), RANK=str(rank),
+               LOCAL_RANK=str(rank), PYTHONPATH=str(script.SHIM.parents[2]))
     env.pop("DDPLINT_OBSERVE_OWNER", None)
-    (tmp_path / "train.py").write_text(PROBED_PARSER)
+    (tmp_path / "train.py").write_text(source)
     proc = subprocess.run([sys.executable, str(tmp_path / "train.py")], env=env, capture_output=True,
                           text=True, timeout=120)
+    saved = tmp_path / f"rank{rank}.json"
+    return proc, json.loads(saved.read_text()) if saved.exists() else None
+
+
+def test_the_probes_see_local_rank_where_it_is_read_and_argparse_exiting(tmp_path):
+    """In a process of its own: the probes patch argparse."""
+    proc, facts = _run_probed(tmp_path, PROBED_PARSER, 1)
     assert proc.returncode == 2, proc.stderr  # the strict parser exits, as argparse does
-    facts = json.loads((tmp_path / "rank1.json").read_text())
     # The first parser's: the value set from LOCAL_RANK is the one read, on line 9.
     assert facts["local_rank"] == {"parsed": 0, "env": "1", "reads": [[1, "train.py:9"]],
                                    "launch_option": "unrecognized arguments: --local-rank=1"}
     assert facts["parse_errors"] == ["the following arguments are required: --local_rank"]
     assert facts["modules"] == ["train.py"]
+
+
+PROBED_COLLECTIVES = """
+import torch, torch.distributed as dist
+from ddplint.harness import observe
+observe.install()
+dist.init_process_group("gloo", init_method="file://{store}", rank=0, world_size=1)
+dist.barrier()
+dist.monitored_barrier()
+dist.all_reduce(torch.zeros(1))
+dist.destroy_process_group()
+"""
+
+
+def test_the_probes_record_the_collectives_the_catalog_knows(tmp_path):
+    """`monitored_barrier` among them: ddplint.torch_api.COLLECTIVE_NAMES is the one list."""
+    proc, facts = _run_probed(tmp_path, PROBED_COLLECTIVES.format(store=tmp_path / "store"), 0)
+    assert proc.returncode == 0, proc.stderr
+    assert facts["collectives"] == ["barrier", "monitored_barrier", "all_reduce"]
