@@ -713,6 +713,13 @@ class ProjectView:
         results: (its key, the loop's place, the combine's place), or None."""
         return self.project.program.evaluation(self.module, key, cls, callee, index, keyword)
 
+    def inner_handed(self) -> dict:
+        """The calls of this module that hand a DDP model's inner module to a project function
+        that trains it (ddplint.model.inner.handed)."""
+        from ddplint.model import inner
+
+        return inner.handed(self.project.program, self.module)
+
     @property
     def values(self):
         """Saved files and DDP wraps across the program (ddplint.model.values.Values)."""
@@ -987,6 +994,9 @@ class ProjectView:
             unscreened.add("DDP009")
         if program.values.wrapped_classes(self.module):
             codes.add("DDP015")  # its model runs under DDP though the module never says so
+        if self.inner_handed():
+            codes.add("DDP019")  # hands the inner module to a helper whose backward is elsewhere
+            unscreened.add("DDP019")
         imports = tuple(sorted(self.star_bindings().items())) if facts["stars"] else ()
         fed = frozenset(
             name

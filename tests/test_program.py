@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ddplint import project
-from ddplint.model.program import Instance, Origin, summarize
+from ddplint.model import inner
+from ddplint.model.program import Inner, Instance, Origin, summarize
 
 _WRAP = "from torch.nn.parallel import DistributedDataParallel as DDP\n"
 
@@ -43,6 +44,30 @@ def test_the_inner_model_and_other_values_are_not_ddp_models(tmp_path):
         "engine": "def train(model, steps):\n    pass\n",
     })
     assert index.program.wrapped(index.program.parameters, ("pkg.engine", "train")) == {}
+
+
+def test_the_inner_module_is_a_value_of_its_own_and_the_helpers_that_train_it_are_found(tmp_path):
+    index = _project(tmp_path, {
+        "main": _WRAP + "from pkg import engine\n\ndef main(net, args):\n    model = DDP(net)\n"
+        "    inner = model.module if args.distributed else model\n    engine.train(inner, 1)\n"
+        "    unwrapped = getattr(model, 'module', model)\n    engine.evaluate(unwrapped)\n    engine.train(net, 2)\n"
+        "    engine.Trainer(model.module).fit()\n",
+        "engine": "import torch\n\ndef train(model, steps):\n    step(model)\n\n"
+        "def step(net):\n    net(1).backward()\n\n"
+        "@torch.no_grad()\ndef evaluate(model):\n    model(1).sum().backward()\n\n"
+        "class Trainer:\n    def __init__(self, model):\n        self.model = model\n"
+        "    def fit(self):\n        with torch.no_grad():\n            self.model(1)\n"
+        "        torch.ones(1).backward()\n",
+    })
+    program = index.program
+    assert program.parameters[("pkg.engine", "train")]["model"] == Inner("pkg/main.py:5", "pkg/main.py:7")
+    assert program.parameters[("pkg.engine", "step")]["net"] == Inner("pkg/main.py:5", "pkg/engine.py:4")
+    assert program.wrapped(program.parameters, ("pkg.engine", "train")) == {}  # not a DDP model
+    # Only `inner` reaches a forward and a backward: evaluate() and fit() call it under no_grad.
+    assert inner.handed(program, "pkg.main") == {
+        ("main", "engine.train", 0, "inner"): (Inner("pkg/main.py:5"), "step", "pkg/engine.py:7"),
+    }
+    assert inner.handed(program, "pkg.engine") == {}  # handed on as a parameter: its caller is reported
 
 
 def test_objects_of_project_classes_reach_their_methods(tmp_path):
@@ -80,6 +105,8 @@ _PIECES = [
     _WRAP,
     "def helper(model, loader):\n    for x in loader:\n        model(x).backward()\n    return model\n",
     "def main(net, loader):\n    model = DDP(net)\n    helper(model, loader)\n    other.helper(model, loader)\n",
+    "def unwrap(net, loader):\n    inner = DDP(net).module\n    other.helper(inner, loader)\n"
+    "    return Trainer(inner)\n",
     "class Trainer:\n    def __init__(self, model):\n        self.model = model\n    def fit(self, x):\n        return self.model(x)\n",
     "def build(net):\n    return Trainer(DDP(net))\n",
     "def loop(model):\n    return loop(model)\n",
@@ -105,10 +132,11 @@ def test_random_projects_of_these_pieces_never_crash_the_model_or_a_lint(tmp_pat
     program = index.program
     for (module, key), values in program.parameters.items():  # every answer names a module it read
         assert module in index.modules and program.summary(module) is not None
-        assert all(isinstance(v, (Origin, Instance)) for v in values.values())
+        assert all(isinstance(v, (Origin, Inner, Instance)) for v in values.values())
     for name, text in texts.items():
         view = index.view(str(root / "pkg" / f"{name}.py"))
         view.hints()
+        view.inner_handed()
         try:
             analyse(text, str(root / "pkg" / f"{name}.py"), all_rules(), project=view)
         except SourceError:

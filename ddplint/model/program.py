@@ -18,8 +18,10 @@ returns and what it stores on `self`), and the summaries are solved together to 
 
 A value is followed through local assignments in statement order (the last assignment before
 a call decides, whatever branch it is in), parameters, returns, `self` attributes, and classes
-(`Trainer(model)` reaches `Trainer.__init__`). `model.module` is the inner model, not a DDP
-model. Anything else (containers, globals, `*args`) is not followed, so the program errs toward
+(`Trainer(model)` reaches `Trainer.__init__`). `model.module` is not a DDP model but a value
+of its own, the Inner module of one (also `model.module if distributed else model` and
+`getattr(model, "module", model)`), followed the same way (ddplint.model.inner asks who trains
+it). Anything else (containers, globals, `*args`) is not followed, so the program errs toward
 saying nothing. At most MAX_MODULES modules and MAX_SOURCE bytes of their source are read (a
 module is read whole, and library modules of 100-300 kB make bytes, not modules, the cost);
 what lies beyond is unknown. A warm run takes the solution's digest from the cache
@@ -38,7 +40,9 @@ from dataclasses import dataclass, replace
 from ddplint.model import context as process_context
 from ddplint.prefilter.screens import dotted, walk
 from ddplint.model import values
-from ddplint.torch_api import COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER
+from ddplint.torch_api import (
+    COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER, NO_GRAD,
+)
 
 MAX_MODULES = 150  # modules read per run: past this, what a value would reach is unknown
 MAX_SOURCE = 2_000_000  # bytes of source read per run, past this as past MAX_MODULES (precision corpus: 1.94 MB at most)
@@ -81,6 +85,16 @@ class Origin:
     def describe(self, name: str) -> str:
         text = f"`{name}` is wrapped in DDP at {self.wrapped_at}"
         return f"{text} and passed here by the call at {self.passed_at}" if self.passed_at else text
+
+
+@dataclass(frozen=True)
+class Inner:
+    """The module inside a DDP model (`model.module`, `model_without_ddp = model.module`):
+    calling it runs the model without DDP's forward. `wrapped_at`: where the DDP model was
+    made; `passed_at`: the call that hands it to a parameter."""
+
+    wrapped_at: str
+    passed_at: str | None = None
 
 
 @dataclass(frozen=True)
@@ -136,8 +150,11 @@ class _FunctionReader:
         self.env: dict[str, list] = {name: ["param", name] for name in (*positional, *(a.arg for a in arguments.kwonlyargs))}
         self.record: dict = {"line": node.lineno, "params": positional, "method": method, "class": cls,
                              "calls": [], "returns": [], "sets": {}, "made": [], "invocations": [], "loops": [],
-                             "backward": False, "gates": [], "fresh": [], "handed": [], "process_groups": []}
+                             "backward": [], "gates": [], "fresh": [], "handed": [], "process_groups": [],
+                             "forward_passes": [], "unwrapped": []}
         self._tests: list[ast.expr] = []  # the tests of the ifs around the walk, for `gates`
+        # no_grad/inference_mode blocks (or a decorator) around the walk: calls there train nothing
+        self._gradients_off = int(any(_turns_gradients_off(d) for d in node.decorator_list))
         self._backwards = 0  # backward calls read so far: a loop trains when its body adds one
         # Locals bound to a call's result and parameters that nothing has touched yet (no
         # method called on them, not passed anywhere): a model still as its maker left it.
@@ -167,10 +184,12 @@ class _FunctionReader:
         if isinstance(expr, ast.Attribute):
             if isinstance(expr.value, ast.Name) and expr.value.id == self.self_name and self.self_name:
                 return ["attr", expr.attr]
-            return None
+            return self._inner(expr) if expr.attr == "module" else None
         if isinstance(expr, ast.Call):
             if isinstance(expr.func, ast.Attribute) and expr.func.attr in _SAME_VALUE_METHODS:
                 return self.source(expr.func.value)
+            if isinstance(expr.func, ast.Name) and expr.func.id == "getattr":
+                return self._inner(expr)
             callee = dotted(expr.func)
             if not callee:
                 return None
@@ -178,10 +197,18 @@ class _FunctionReader:
             return ["call", callee, expr.lineno, facts] if facts else ["call", callee, expr.lineno]
         if isinstance(expr, ast.IfExp) and _is_none(expr.orelse):  # `DataLoader(...) if ds is not None else None`
             return self.source(expr.body)
+        if isinstance(expr, ast.IfExp):
+            return self._inner(expr)
         if isinstance(expr, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in expr.elts):
             items = [self.source(element) for element in expr.elts]
             return ["tuple", items] if any(items) else None
         return None
+
+    def _inner(self, expr: ast.expr) -> list | None:
+        """["inner", the wrapper's source] where `expr` takes a followed value's inner module."""
+        wrapper = _unwrapped(expr)
+        inner = self.source(wrapper) if wrapper is not None else None
+        return ["inner", inner] if inner is not None else None
 
     def _data_facts(self, call: ast.Call, callee: str) -> dict | None:
         """What a call that may build a DistributedSampler or DataLoader passes for the
@@ -276,7 +303,7 @@ class _FunctionReader:
             self.dotted_calls.append([plain, node.lineno])
         self._touch(node)
         if isinstance(node.func, ast.Attribute) and node.func.attr == "backward":
-            self.record["backward"] = True
+            self.record["backward"].append(node.lineno)
             self._backwards += 1
         if isinstance(node.func, ast.Attribute) and node.func.attr == "step":
             params = self.record["params"]
@@ -284,6 +311,7 @@ class _FunctionReader:
                 for name in walk(test):
                     if isinstance(name, ast.Name) and name.id in params and name.id not in self.record["gates"]:
                         self.record["gates"].append(name.id)
+        self._forward_pass(node)
         callee = self._callee(node.func)
         if callee is None:
             return
@@ -298,6 +326,29 @@ class _FunctionReader:
         keywords = {k: v for k, v in keywords.items() if v is not None}
         if any(args) or keywords:
             self.record["calls"].append([callee, args, keywords, node.lineno])
+        # Where a model's inner module is handed on, with the call and the argument as written (a rule
+        # finds the call by them): [written callee, callee, position or keyword, argument, source, line].
+        if any(source and source[0] == "inner" for source in (*args, *keywords.values())):
+            given = {**dict(enumerate(node.args)), **{k.arg: k.value for k in node.keywords}}
+            for position, source in [*enumerate(args), *keywords.items()]:
+                arg = given[position]
+                if source is not None and source[0] == "inner" and dotted(arg):
+                    self.record["unwrapped"].append([plain, callee, position, dotted(arg), source, node.lineno])
+
+    def _forward_pass(self, node: ast.Call) -> None:
+        """`forward_passes`: [source, line] of each call of a followed value, `model(x)` or
+        `model.forward(x)`, where gradients are on."""
+        called = node.func.value if isinstance(node.func, ast.Attribute) and node.func.attr == "forward" else node.func
+        if self._gradients_off:
+            return
+        if isinstance(called, ast.Name):
+            source = self.env.get(called.id)
+        elif isinstance(called, ast.Attribute) and isinstance(called.value, ast.Name):  # `self.model(x)`
+            source = self.source(called)
+        else:
+            return
+        if source is not None:
+            self.record["forward_passes"].append([source, node.lineno])
 
     def _returned(self, value: ast.expr | None) -> list | None:
         """[callee, line] when `return` gives a call's result untouched since (`return Net()`,
@@ -351,8 +402,13 @@ class _FunctionReader:
                 self._tests.pop()
                 self._statements(statement.orelse)
                 continue
+            off = isinstance(statement, (ast.With, ast.AsyncWith)) and any(
+                _turns_gradients_off(item.context_expr) for item in statement.items
+            )
+            self._gradients_off += off
             for name in ("body", "orelse", "finalbody"):
                 self._statements(getattr(statement, name, None) or [])
+            self._gradients_off -= off
             for handler in getattr(statement, "handlers", None) or []:
                 self._statements(handler.body)
             for case in getattr(statement, "cases", None) or []:
@@ -388,6 +444,34 @@ def _forwarded(node: ast.FunctionDef | ast.AsyncFunctionDef, star: str) -> list 
 
 def _is_none(expr: ast.AST) -> bool:
     return isinstance(expr, ast.Constant) and expr.value is None
+
+
+def _unwrapped(expr: ast.AST) -> ast.expr | None:
+    """`model` where `expr` takes the module a DDP model wraps: `model.module`,
+    `model.module if distributed else model` (either way round: the wrapped run takes the
+    inner module) and `getattr(model, "module", model)`; None otherwise."""
+    if isinstance(expr, ast.Attribute) and expr.attr == "module":
+        return expr.value
+    if isinstance(expr, ast.IfExp):
+        for inner, other in ((expr.body, expr.orelse), (expr.orelse, expr.body)):
+            if isinstance(inner, ast.Attribute) and inner.attr == "module" and dotted(inner.value) is not None:
+                if dotted(inner.value) == dotted(other):
+                    return other
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "getattr":
+        name = expr.args[1] if len(expr.args) >= 2 else None
+        if isinstance(name, ast.Constant) and name.value == "module":
+            return expr.args[0]
+    return None
+
+
+_GRADIENTS_OFF = frozenset(spelling.rpartition(".")[2] for spelling in NO_GRAD)
+
+
+def _turns_gradients_off(expr: ast.AST) -> bool:
+    """`torch.no_grad()`, `torch.inference_mode()` (as a context or a decorator), by the last
+    part of the name: a summary reads no imports."""
+    name = dotted(expr.func if isinstance(expr, ast.Call) else expr)
+    return name is not None and name.rpartition(".")[2] in _GRADIENTS_OFF
 
 
 def _cycled(node: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str]) -> list | None:
@@ -502,6 +586,8 @@ class Program:
         self._reading_closed = False
         self._evaluations: dict[tuple, tuple[str, str, str] | None] = {}
         self._deduplicating: dict[tuple[str, str], bool] = {}
+        self._trainings: dict[tuple, tuple[str, str] | None] = {}  # ddplint.model.inner
+        self._handed_inner: dict[str, dict] = {}
         self._context = None
         self._cached, self._fresh = self._load_cache()
         for name, facts in project.modules.items():
@@ -748,9 +834,9 @@ class Program:
     def location(self, module: str, line: int) -> str:
         return self.project.location(module, line)
 
-    def evaluate(self, module: str, key: str, source: list | None) -> Origin | Instance | None:
-        """What a summary's `source` holds in function `key`: the Origin of a DDP model, an
-        Instance of a project class, or None (unknown, or anything else)."""
+    def evaluate(self, module: str, key: str, source: list | None) -> Origin | Inner | Instance | None:
+        """What a summary's `source` holds in function `key`: the Origin of a DDP model, the
+        Inner module of one, an Instance of a project class, or None (unknown, or anything else)."""
         if not source:
             return None
         function = self._summaries[module]["functions"][key]  # type: ignore[index]
@@ -765,6 +851,9 @@ class Program:
                 if isinstance(value, Pack) and source[2] < len(value.items) and value.items[source[2]] is not None:
                     return value.items[source[2]]
             return None
+        if kind == "inner":
+            wrapper = self.evaluate(module, key, source[1])
+            return Inner(wrapper.wrapped_at) if isinstance(wrapper, Origin) else None  # type: ignore[return-value]
         if kind == "param":
             return self.parameters.get((module, key), {}).get(source[1])
         if kind == "attr":
@@ -852,8 +941,9 @@ class Program:
             named = [(k, self.evaluate(module, key, s)) for k, s in keywords.items()]
             if not any(v for _, v in passed) and not any(v for _, v in named):
                 continue
-            # Read on where a DDP model goes, or from a module that builds a sampler (its loaders).
-            self._reading_closed = not any(isinstance(v, Origin) or _holds_data(v) for _, v in (*passed, *named)) and not builds_samplers
+            # Read on where a DDP model or its inner module goes, or from a module that builds a sampler (its loaders).
+            followed = any(isinstance(v, (Origin, Inner)) or _holds_data(v) for _, v in (*passed, *named))
+            self._reading_closed = not followed and not builds_samplers
             target = self.resolve(module, callee, function["class"])
             self._reading_closed = False
             if target is None:
@@ -977,11 +1067,21 @@ class Program:
         return found
 
     def evaluation(self, module: str, key: str | None, cls: str | None, callee: str, index: int | None,
-                   keyword: str | None, depth: int = 0) -> tuple[str, str, str] | None:
+                   keyword: str | None) -> tuple[str, str, str] | None:
         """Where the project function that calling `callee` in function `key` reaches iterates
         what the call passes it (at position `index` or as `keyword`) in a loop without
         backward(), and combines results across ranks in or after that loop: (the function's
         key, the loop's place, the combine's place); None if it does not, or is unknown."""
+        return self.follow(self._evaluations, self._evaluates, module, key, cls, callee, index, keyword)
+
+    def follow(self, memo: dict, check, module: str, key: str | None, cls: str | None, callee: str,
+               index: int | None, keyword: str | None, depth: int = 0):
+        """What `check(module, key, record, source)` finds about a value that calling `callee` in
+        function `key` hands (at position `index` or as `keyword`) to a project function: there,
+        as its parameter (source ["param", name]); else where that function hands it on (up to
+        three calls deep: `evaluate(loader)` calls `_run(model, loader)`) or keeps it on `self`
+        for its class's methods (["attr", name]). The first answer, or None; `memo` keeps the
+        answers by function and parameter."""
         target = self.target(module, key, cls, callee)
         if target is None:
             return None
@@ -991,46 +1091,41 @@ class Program:
         if name is None:
             return None
         memo_key = (target[0], target[1], name)
-        if memo_key not in self._evaluations:
-            self._evaluations[memo_key] = None  # a recursion through it finds nothing more
-            self._evaluations[memo_key] = self._evaluates(target, record, name, depth)
-        return self._evaluations[memo_key]
+        if memo_key not in memo:
+            memo[memo_key] = None  # a recursion through it finds nothing more
+            memo[memo_key] = self._reach(memo, check, target[0], target[1], record, ["param", name], depth)
+        return memo[memo_key]
 
-    def _evaluates(self, target: tuple[str, str, bool], record: dict, name: str, depth: int):
-        for line, _, iterated, trains in record["loops"]:
-            if name in iterated and not trains:
-                for inner, at in record["invocations"]:
-                    where = self.combines(target[0], target[1], record["class"], inner) if at >= line else None
-                    if where is not None:
-                        if self._deduplicates(target[0], target[1], record):
-                            return None  # padded duplicates land on their originals' slots
-                        if where == "here":
-                            where = f"{inner.rpartition('.')[2]} at {self.location(target[0], at)}"
-                        return target[1], self.location(target[0], line), where
-        if depth < 3:  # handed on: `evaluate(loader)` calls `_run(model, loader)`
-            for inner, args, keywords, _ in record["calls"]:
-                handed = [(i, None) for i, source in enumerate(args) if source == ["param", name]]
-                handed += [(None, k) for k, source in keywords.items() if source == ["param", name]]
-                for position, word in handed:
-                    found = self.evaluation(target[0], target[1], record["class"], inner, position, word, depth + 1)
-                    if found is not None:
-                        return found
-            if record["class"] is not None:  # kept (`self.val_loader = val_loader`) for a method to hand on
-                return self._evaluates_kept(target[0], record, name, depth)
+    def _reach(self, memo: dict, check, module: str, key: str, record: dict, source: list, depth: int):
+        found = check(module, key, record, source)
+        if found is not None or depth >= 3:
+            return found
+        for inner, args, keywords, _ in record["calls"]:
+            handed = [(i, None) for i, given in enumerate(args) if given == source]
+            handed += [(None, k) for k, given in keywords.items() if given == source]
+            for position, word in handed:
+                found = self.follow(memo, check, module, key, record["class"], inner, position, word, depth + 1)
+                if found is not None:
+                    return found
+        kept = [["attr", a] for a, given in record["sets"].items() if given == source] if source[0] == "param" else []
+        for other, method in self._summaries[module]["functions"].items() if kept else ():  # type: ignore[index]
+            for attribute in kept if method["class"] == record["class"] else ():
+                found = self._reach(memo, check, module, other, method, attribute, depth)
+                if found is not None:
+                    return found
         return None
 
-    def _evaluates_kept(self, module: str, record: dict, name: str, depth: int):
-        kept = [attribute for attribute, source in record["sets"].items() if source == ["param", name]]
-        for key, method in self._summaries[module]["functions"].items() if kept else ():  # type: ignore[index]
-            if method["class"] != record["class"]:
-                continue
-            for inner, args, keywords, _ in method["calls"]:
-                handed = [(i, None) for i, source in enumerate(args) if source and source[0] == "attr" and source[1] in kept]
-                handed += [(None, k) for k, source in keywords.items() if source[0] == "attr" and source[1] in kept]
-                for position, word in handed:
-                    found = self.evaluation(module, key, record["class"], inner, position, word, depth + 1)
-                    if found is not None:
-                        return found
+    def _evaluates(self, module: str, key: str, record: dict, source: list):
+        for line, _, iterated, trains in record["loops"]:
+            if source[0] == "param" and source[1] in iterated and not trains:
+                for inner, at in record["invocations"]:
+                    where = self.combines(module, key, record["class"], inner) if at >= line else None
+                    if where is not None:
+                        if self._deduplicates(module, key, record):
+                            return None  # padded duplicates land on their originals' slots
+                        if where == "here":
+                            where = f"{inner.rpartition('.')[2]} at {self.location(module, at)}"
+                        return key, self.location(module, line), where
         return None
 
     def _deduplicates(self, module: str, key: str, record: dict, depth: int = 0) -> bool:

@@ -1,0 +1,78 @@
+"""The module inside a DDP model, handed to a project function that trains it: a question on the
+program model (ddplint.model.program.Program).
+
+`main()` wraps the model and keeps `model_without_ddp = model.module` for the optimizer and the
+checkpoints; when it hands that inner module to `train_one_epoch(...)`, every rank steps through
+a forward DDP never saw, and no gradient is all-reduced. What counts as the inner module
+(ddplint.model.program._unwrapped): `model.module`, `model.module if distributed else model`
+(either way round) and `getattr(model, "module", model)`, or a name bound to one of them, where
+`model` is a DDP model.
+
+A function trains what it is handed when it calls it (`model(x)`, `model.forward(x)`) where
+gradients are on, and a `backward()` follows: in the same function at or after that line,
+through a project helper called at or after it (`loss_scaler(loss, optimizer)`), or in a loop
+around it that runs one. A function that also calls a DDP model does not count (a second
+forward whose gradients are reduced with the first's, as in ddplint's DDP019). The value is
+followed where the function hands it on and onto `self` (Program.follow).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from ddplint.model.program import Inner, Origin, Program
+
+
+def trains(program: Program, module: str, key: str | None, cls: str | None, callee: str, position: int | str):
+    """(the function's key, the place of its forward) where the project function a call of
+    `callee` in function `key` reaches, or one it hands the value on to, trains the argument at
+    `position` (an index or a keyword); None if it does not, or is unknown."""
+    index, keyword = (position, None) if isinstance(position, int) else (None, position)
+    check = functools.partial(_trains, program)
+    return program.follow(program._trainings, check, module, key, cls, callee, index, keyword)
+
+
+def _trains(program: Program, module: str, key: str, record: dict, source: list) -> tuple[str, str] | None:
+    passes = record.get("forward_passes", ())
+    lines = [line for passed, line in passes if passed == source]
+    if not lines or any(isinstance(program.evaluate(module, key, passed), Origin) for passed, _ in passes):
+        return None
+    for line in lines:
+        if _backward_after(program, module, key, record, line):
+            return key, program.location(module, line)
+    return None
+
+
+def _backward_after(program: Program, module: str, key: str, record: dict, line: int) -> bool:
+    if any(at >= line for at in record["backward"]):
+        return True
+    if any(start <= line <= end and trains for start, end, _, trains in record["loops"]):
+        return True
+    for callee, at in record["invocations"]:
+        target = program.target(module, key, record["class"], callee) if at >= line else None
+        if target is not None and program.summary(target[0])["functions"][target[1]]["backward"]:  # type: ignore[index]
+            return True
+    return False
+
+
+def handed(program: Program, module: str) -> dict[tuple, tuple[Inner, str, str]]:
+    """The calls of `module` that hand the inner module of a DDP model to a project function that
+    trains it, where the inner module is taken (not a parameter that holds one: its caller is
+    reported): (function key, callee as written, position, argument as written) -> (the Inner,
+    the key of the function that trains it, the place of its forward)."""
+    memo = program._handed_inner
+    if module not in memo:
+        memo[module] = found = {}
+        # Only a module the solution read can hold a DDP model (it names DDP, or a value led there):
+        # asking of the others reads nothing, so each module's hints cost no reading.
+        solved = program._order[: program.solved]
+        summary = program._summaries.get(module) if module in solved else None
+        for key, function in summary["functions"].items() if summary is not None else ():
+            for written, callee, position, argument, source, _ in function.get("unwrapped", ()):
+                value = program.evaluate(module, key, source)
+                if not isinstance(value, Inner):
+                    continue
+                trained = trains(program, module, key, function["class"], callee, position)
+                if trained is not None:
+                    found[(key, written, position, argument)] = (value, *trained)
+    return memo[module]
