@@ -16,6 +16,11 @@ from ddplint.walk import children
 COPY_WORDS = ("teacher", "ema", "momentum", "target", "shadow", "average", "avg", "frozen")
 # Calls whose result carries no autograd graph: a loss built from them cannot backpropagate.
 DETACHING_METHODS = frozenset({"detach", "detach_", "item", "tolist", "numpy"})
+_HANDED = (
+    "`{name}` is the inner module of the DDP model wrapped at {wrapped}; {helper}() runs its forward "
+    "at {forward} and then backward(), so DDP never all-reduces these gradients and the ranks silently "
+    "diverge; pass the DDP model instead"
+)
 
 
 class DDPForwardBypassed(Rule):
@@ -39,6 +44,21 @@ class DDPForwardBypassed(Rule):
     through a name bound to the inner module in the same function (`model_without_ddp =
     model.module` ... `model_without_ddp(x)`; no fix there), and `model` may be a parameter or
     `self` attribute that another function or module hands a DDP model (the program model).
+
+    Also fires where a function takes the inner module (`model.module`, or a name bound to
+    `model.module`, `model.module if distributed else model` or `getattr(model, "module",
+    model)`) and hands it to a project function, in this module or another, that calls it
+    where gradients are on and runs `backward()` after (itself, through a project helper such
+    as a loss scaler, or in the loop around the forward), also where that function hands it on
+    or keeps it on `self` for a method: `engine.train_one_epoch(model_without_ddp, ...)`. The
+    finding is at the argument, since that is the line to change (the helper is right to call
+    what it is given, and may be called with a DDP model elsewhere), and it names the helper's
+    forward. No fix there: the helper may read attributes the DDP wrapper does not have.
+    Not flagged there: helpers that only evaluate (no backward, or forwards under no_grad),
+    save, load or build an optimizer from it, helpers that also call a DDP model, helpers
+    named for evaluation, EMA/teacher names, calls under no_grad or on rank 0 only, and runs
+    without a DDP wrap.
+
     Not flagged:
     under `torch.no_grad()`/`torch.inference_mode()` (blocks or decorators), in functions
     named for evaluation (`evaluate`, `validate`, `test_*`, `predict`, `infer*`), where only
@@ -193,8 +213,55 @@ class DDPForwardBypassed(Rule):
                     optimizer.step()
             """
         ),
+        Flagged(
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train_one_epoch(model, loader, optimizer):
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+
+            def main(net, loader, optimizer, rank):
+                model = DDP(net.to(rank), device_ids=[rank])
+                model_without_ddp = model.module
+                train_one_epoch(model_without_ddp, loader, optimizer)
+            """
+        ),
     )
     clean_examples = (
+        Clean(
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train_one_epoch(model, loader, optimizer):
+                for x, y in loader:
+                    criterion(model(x), y).backward()
+                    optimizer.step()
+
+            @torch.no_grad()
+            def evaluate(model, loader):
+                return [model(x) for x in loader]
+
+            def save(model, path):
+                torch.save(model.state_dict(), path)
+
+            def main(net, loader, rank):
+                model = DDP(net.to(rank), device_ids=[rank])
+                model_without_ddp = model.module
+                optimizer = torch.optim.SGD(model_without_ddp.parameters(), lr=0.1)
+                train_one_epoch(model, loader, optimizer)
+                evaluate(model_without_ddp, loader)
+                save(model_without_ddp, "ckpt.pt")
+
+            def single_process(net, loader, optimizer):
+                model = net.cuda()
+                model_without_ddp = model.module if hasattr(model, "module") else model
+                train_one_epoch(model_without_ddp, loader, optimizer)
+            """
+        ),
         Clean(
             """
             import torch
@@ -310,6 +377,7 @@ class DDPForwardBypassed(Rule):
         # per function node: names bound to a DDP model's inner module (`net = model.module`) -> the DDP model
         self._aliases: dict[int, dict[str, cst.BaseExpression]] = {}
         self._aliased: set[int] = set()  # candidate calls made through such a name: no fix (the name may be rebound)
+        self._handed: dict | None = None  # the module's calls that hand the inner module to a trainer (program model)
 
     def _frame_id(self) -> int:
         return id(self.model.frame.node)
@@ -325,6 +393,7 @@ class DDPForwardBypassed(Rule):
         return False
 
     def visit_Call(self, node: cst.Call) -> None:
+        self._check_handed(node)
         func = node.func
         if self._wrapped.is_wrapped(func) or (
             isinstance(func, cst.Attribute) and func.attr.value == "forward" and self._wrapped.is_wrapped(func.value)
@@ -349,6 +418,27 @@ class DDPForwardBypassed(Rule):
                 if id(node) in self._aliased:
                     origin += f" (`{func.value}` is `{dotted_name(wrapper)}.module`)"  # type: ignore[attr-defined]
                 self._candidates[id(node)] = (node, wrapper, self._frame_id(), origin)
+
+    def _check_handed(self, node: cst.Call) -> None:
+        """A call that hands the inner module to a project function that trains it (the program
+        model's ddplint.model.inner.handed), reported at the argument: the caller chose it."""
+        project, function = self.model.project, self.model.function
+        if project is None or function is None or self._grad.gradients_off or self._ranks.only_rank_zero:
+            return
+        if self._handed is None:
+            self._handed = project.inner_handed()
+        handed = self._handed
+        if not handed:
+            return
+        callee = dotted_name(node.func)
+        for position, arg in _positions(node):
+            name = dotted_name(arg)
+            found = handed.get((function.key, callee, position, name))
+            if found is None or any(word in (name or "").lower() for word in COPY_WORDS):
+                continue
+            inner, helper, forward = found
+            if not evaluates(helper.rpartition(".")[2]):
+                self.report(arg, _HANDED.format(name=name, wrapped=inner.wrapped_at, helper=helper, forward=forward))
 
     def leave_Call(self, original_node: cst.Call) -> None:
         # On leaving, so that the calls inside its arguments are known: backward(loss_fn(...)).
@@ -428,6 +518,20 @@ def _bypassed_wrapper(func: cst.BaseExpression) -> cst.BaseExpression | None:
     if isinstance(func, cst.Attribute) and func.attr.value == "module":
         return func.value
     return None
+
+
+def _positions(call: cst.Call):
+    """(index or keyword, value) of a call's arguments, as the program model numbers them:
+    positions end at a `*args`."""
+    index, positional = 0, True
+    for arg in call.args:
+        if arg.keyword is not None:
+            yield arg.keyword.value, arg.value
+        elif arg.star:
+            positional = False
+        elif positional:
+            yield index, arg.value
+            index += 1
 
 
 def _names(target: cst.BaseExpression):
