@@ -268,7 +268,8 @@ def analyse(
         return Analysis(module, [], [])
 
     replaced = [node for report in reports for node in (report.replacements or ())]
-    spans, layouts = positions(module, [report.node for report in reports] + replaced, replaced)
+    tree = facts.tree if facts is not None else None  # positions of the statements with findings only
+    spans, layouts = positions(module, [report.node for report in reports] + replaced, replaced, tree)
     suppressed = noqa.Suppressions(source) if honour_noqa and "noqa" in source else None
     diagnostics: list[Diagnostic] = []
     kept: list[Report] = []

@@ -12,6 +12,7 @@ are not declared in source order, ORDER gives it (checked against libcst in the 
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -233,12 +234,82 @@ def render(nodes: Sequence[cst.CSTNode], module: cst.Module, indent: str = "", *
 
 
 def positions(
-    module: cst.Module, nodes: Iterable[cst.CSTNode], laid_out: Iterable[cst.CSTNode] = ()
+    module: cst.Module, nodes: Iterable[cst.CSTNode], laid_out: Iterable[cst.CSTNode] = (), tree: ast.Module | None = None
 ) -> tuple[dict[int, Span], dict[int, Layout]]:
-    """Spans of `nodes` (by id) in `module`, and the Layout of the `laid_out` nodes,
-    computed in one codegen pass."""
-    state = _PositionState(
-        default_indent=module.default_indent, default_newline=module.default_newline, watch=frozenset(map(id, laid_out))
-    )
-    module._codegen(state)
-    return {id(node): state.spans[id(node)] for node in nodes}, state.layouts
+    """Spans of `nodes` (by id) in `module`, and the Layout of the `laid_out` nodes. Without
+    `tree`, one codegen pass over the module. With `tree`, CPython's ast of the same text, only
+    the statements that hold those nodes are generated (top-level statements, or the
+    statements of a top-level class body), each shifted to the line the ast starts it on; where
+    the two trees do not pair up, or a node lies outside those statements (a class's bases),
+    the whole module is."""
+    nodes, laid_out = list(nodes), list(laid_out)
+    wanted = {id(node) for node in nodes} | {id(node) for node in laid_out}
+    parts = _holders(module, tree, wanted) if tree is not None else None
+    spans: dict[int, Span] = {}
+    layouts: dict[int, Layout] = {}
+    for node, line, indent in parts or [(module, 1, "")]:
+        state = _PositionState(
+            default_indent=module.default_indent, default_newline=module.default_newline, watch=frozenset(map(id, laid_out))
+        )
+        state.indent_tokens = [indent] if indent else []
+        node._codegen(state)
+        shift = line - state.spans[id(node)][0][0] if parts else 0
+        for key in wanted.intersection(state.spans):
+            spans[key] = _shifted(state.spans[key], shift)
+        for key, layout in state.layouts.items():
+            layouts[key] = Layout(layout.indent, _shifted(layout.whole, shift))
+    return {id(node): spans[id(node)] for node in nodes}, layouts
+
+
+def _shifted(span: Span, lines: int) -> Span:
+    (line, column), (end_line, end_column) = span
+    return (line + lines, column), (end_line + lines, end_column)
+
+
+def _holders(module: cst.Module, tree: ast.Module, wanted: set[int]) -> list[tuple[cst.CSTNode, int, str]] | None:
+    """(statement, the line its syntax starts on, its block's indentation) for each statement
+    that holds a wanted node: a top-level statement, or one in the body of a top-level class
+    (the class itself where it is wanted whole); None where some node is not found so."""
+    pairs = _paired(module.body, tree.body)
+    if pairs is None:
+        return None
+    left, found = set(wanted), []
+    for statement, first in pairs:
+        if not left:
+            break
+        candidates = [(statement, first, "")]
+        if type(statement) is cst.ClassDef and type(statement.body) is cst.IndentedBlock and id(statement) not in left:
+            members = _paired(statement.body.body, first.body)  # type: ignore[attr-defined]
+            indent = statement.body.indent
+            candidates = [(member, at, module.default_indent if indent is None else indent) for member, at in members or ()]
+        for candidate, at, indent in candidates:
+            hits = {id(node) for node in descendants(candidate)} & left
+            if hits:
+                found.append((candidate, at.lineno, indent))
+                left -= hits
+    return None if left else found
+
+
+def _paired(statements: Sequence[cst.BaseStatement], body: list[ast.stmt]) -> list[tuple[cst.BaseStatement, ast.stmt]] | None:
+    """Each libcst statement with the first ast statement of the same line (`a = 1; b = 2` is
+    one libcst statement and two ast ones), or None where they do not correspond."""
+    firsts: list[ast.stmt] = []
+    counts: list[int] = []
+    end = 0
+    for statement in body:
+        if firsts and statement.lineno <= end:
+            counts[-1] += 1
+        else:
+            firsts.append(statement)
+            counts.append(1)
+        end = max(end, statement.end_lineno or statement.lineno)
+    if len(firsts) != len(statements):
+        return None
+    for statement, first, count in zip(statements, firsts, counts):
+        if type(statement) is cst.SimpleStatementLine:
+            same = len(statement.body) == count
+        else:
+            same = count == 1 and type(first).__name__.replace("Async", "") == type(statement).__name__
+        if not same:
+            return None
+    return list(zip(statements, firsts))
