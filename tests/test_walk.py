@@ -73,11 +73,11 @@ def test_positions_generate_only_the_method_that_holds_the_node() -> None:
     method = trainer.body.body[8]  # m7, after the docstring
     call = method.body.body[0].body[0].value
     tree = ast.parse(source)
-    [holder] = _holders(module, tree, {id(call)})
+    [holder] = _holders(module, tree, [call])
     assert holder[0] is method and holder[2] == "    "
     spans, _ = positions(module, [call], tree=tree)
     assert spans[id(call)] == positions(module, [call])[0][id(call)] == ((29, 15), (29, 29))
-    assert _holders(module, tree, {id(trainer.name)}) is None  # in a class's header: the whole module is generated
+    assert _holders(module, tree, [trainer.name]) is None  # in a class's header: the whole module is generated
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(REPO)))
