@@ -230,3 +230,23 @@ def test_cross_module_findings_match_the_cli_and_follow_a_saved_module(tmp_path:
         session.diagnostics(main.as_uri(), version)
         session.notify("textDocument/didSave", {"textDocument": {"uri": main.as_uri()}})
         assert session.diagnostics(engine.as_uri()) == []
+
+
+def test_the_project_model_is_kept_out_of_the_collectors_scans_until_a_save(tmp_path: Path) -> None:
+    """The model of a project lives until one of its modules is saved, so it is frozen out of
+    the garbage collector's scans (a full collection over a large project's model cost more
+    than a lint); a save lets it go."""
+    import gc
+
+    (tmp_path / "pyproject.toml").write_text("")
+    path = tmp_path / "train.py"
+    path.write_text("import torch.distributed\nstate = torch.load(path)\n")
+    linter = lsp.Linter()
+    try:
+        findings, problem = linter.lint(path.as_uri(), str(path), path.read_text())
+        assert [finding.code for finding in findings] == ["DDP004"] and problem is None
+        assert gc.get_freeze_count() > 0
+        linter.forget_project(str(path))
+        assert gc.get_freeze_count() == 0
+    finally:
+        gc.unfreeze()
