@@ -84,7 +84,9 @@ def encode(text: str, like: DecodedSource) -> bytes:
 MAX_PARSE_CHARS = 2_000_000
 
 
-def parse(source: str) -> cst.Module:
+def parse(source: str, *, explain: bool = True) -> cst.Module:
+    """libcst's tree of `source`, or SourceError; `explain=False` spares the second parse that
+    finds CPython's own message (for callers that do not show it)."""
     if len(source) > MAX_PARSE_CHARS:
         raise SourceError(
             f"not checked: too large to parse ({len(source) / 1e6:.1f} million characters; "
@@ -93,7 +95,8 @@ def parse(source: str) -> cst.Module:
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as error:
-        raise SourceError(f"cannot parse: {_syntax_error_text(source, error)}") from None
+        reason = _syntax_error_text(source, error) if explain else "invalid syntax"
+        raise SourceError(f"cannot parse: {reason}") from None
     except (RecursionError, MemoryError) as error:
         raise SourceError(f"cannot parse: {type(error).__name__}") from None
 

@@ -93,3 +93,15 @@ def test_parse_still_reports_a_syntax_error_through_the_cache() -> None:
     with pytest.raises(SourceError):
         StatementCache()("def f(:\n")
     assert parse("x = 1\n").code == "x = 1\n"
+    with pytest.raises(SourceError, match="line 1, column 7"):
+        parse("def f(:\n")
+    with pytest.raises(SourceError, match="^cannot parse: invalid syntax$"):  # without CPython's second opinion
+        parse("def f(:\n", explain=False)
+
+
+def test_the_same_text_is_parsed_once() -> None:
+    """The server asks libcst first where CPython's ast fails, then lints with the same tree."""
+    cache = StatementCache()
+    source = "import torch\n\nx = torch.load(p)\nprint(x)\n"
+    assert cache(source) is cache(source)
+    assert cache(source.replace("p)", "q)")).code == source.replace("p)", "q)")

@@ -119,16 +119,17 @@ class Linter:
 
     def lint(self, uri: str, path: str, source: str) -> tuple[list[Diagnostic], str | None]:
         """(findings, problem): a problem is a config error or a file that cannot be checked."""
-        from ddplint.engine import RuleCrash, SourceError, analyse
+        from ddplint.engine import MAX_PARSE_CHARS, RuleCrash, SourceError, analyse
 
         settings, rules, problem = self.settings(path)
         cache = self._caches.setdefault(uri, StatementCache())
         view, index_problem = self.project_view(path)
         problem = problem or index_problem
         try:
-            analysis = analyse(
-                source, path, settings.rules_for(path, rules), facts=cache.facts(source), parser=cache, project=view
-            )
+            facts = cache.facts(source)
+            if facts is None and len(source) <= MAX_PARSE_CHARS:  # CPython cannot parse it: can libcst?
+                cache(source)  # SourceError where not, as a full lint would find; else kept for analyse
+            analysis = analyse(source, path, settings.rules_for(path, rules), facts=facts, parser=cache, project=view)
         except SourceError:
             return [], problem  # a half-typed line: the editor's Python support reports it
         except RuleCrash as error:

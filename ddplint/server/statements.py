@@ -27,6 +27,7 @@ class StatementCache:
     def __init__(self) -> None:
         self._chunks: dict[str, cst.Module] = {}
         self._tree: tuple[str, ast.Module | None] | None = None  # the last text's `ast`
+        self._module: tuple[str, cst.Module] | None = None  # and its libcst tree
         self.reused = 0  # chunks taken from the cache by the last parse (for tests and benchmarks)
 
     def facts(self, source: str) -> Facts | None:
@@ -45,11 +46,18 @@ class StatementCache:
         return self._tree[1]
 
     def __call__(self, source: str) -> cst.Module:
+        if self._module is not None and self._module[0] is source:
+            return self._module[1]
+        module = self._assembled(source)
+        self._module = (source, module)
+        return module
+
+    def _assembled(self, source: str) -> cst.Module:
         tree = self._ast(source)
         chunks = None if tree is None else _chunks(source, tree)
         if chunks is None or len(chunks) < 2:
             self._chunks.clear()
-            return parse(source)
+            return parse(source, explain=False)  # the server shows no syntax errors (the editor's Python support does)
         parsed: dict[str, cst.Module] = {}
         self.reused = 0
         modules = []
