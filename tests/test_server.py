@@ -192,12 +192,16 @@ def test_the_linter_core_imports_without_the_optional_packages() -> None:
 def test_the_latency_benchmark_runs(tmp_path: Path) -> None:
     path = tmp_path / "train.py"
     path.write_text("import torch.distributed\n\n" + "".join(f"def f{i}(ckpt):\n    return torch.load(ckpt)\n\n" for i in range(30)))
+    fixed = ("    return torch.load(ckpt)\n\ndef f8", "    return torch.load(ckpt, map_location='cpu')\n\ndef f8")
     result = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "lsp_latency.py"), "--file", str(path), "--edits", "3"],
+        [sys.executable, str(REPO / "benchmarks" / "lsp_latency.py"), "--file", str(path), "--finding", *fixed],
         capture_output=True, text=True, env=cli_env(), timeout=300,
     )
     assert result.returncode == 0, result.stderr
-    assert re.match(r"train.py: 92 lines, 30 finding\(s\), 3 edits: median \d+ ms", result.stdout)
+    scenarios = [("typing at the start", 19), ("typing in the middle", 19), ("an edit that changes a finding", 10)]
+    for scenario, edits in scenarios:
+        row = rf"^\| `train.py` \| 92 \| 30 \| {scenario} \| {edits} \| \d+ / \d+ \|$"
+        assert re.search(row, result.stdout, re.M)
 
 
 def test_cross_module_findings_match_the_cli_and_follow_a_saved_module(tmp_path: Path, monkeypatch) -> None:
