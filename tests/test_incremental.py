@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from ddplint.diagnostics import Edit
 from ddplint.engine import analyse, parse
@@ -105,3 +108,109 @@ def test_the_same_text_is_parsed_once() -> None:
     source = "import torch\n\nx = torch.load(p)\nprint(x)\n"
     assert cache(source) is cache(source)
     assert cache(source.replace("p)", "q)")).code == source.replace("p)", "q)")
+
+
+# -- the server's incremental lint equals a full lint, edit after edit ----------------------------
+
+# Text that makes or removes findings, or leaves a line half typed, inserted where an edit lands.
+SNIPPETS = (
+    "state = torch.load(path)\n",
+    "state = torch.load(path, map_location='cpu')\n",
+    "torch.distributed.barrier()\n",
+    "if torch.distributed.get_rank() == 0:\n    torch.save(state, 'last.pt')\n",
+    "torch.save(model.state_dict(), 'model.pt')\n",
+    "loader = torch.utils.data.DataLoader(data, num_workers=os.cpu_count())\n",
+    "def helper(x=torch.zeros(1).cuda()):\n    return x\n",
+    "class Holder:\n    pass\n",
+    "else:\n",
+    '"""',
+    "(",
+    ")",
+    ":",
+    "    ",
+    "# ",
+    "\n",
+)
+
+
+@pytest.fixture(scope="module")
+def edited_project(tmp_path_factory) -> dict[str, Path]:
+    """A project of real files to edit: DETR's engine beside the main.py that wraps its model
+    (cross-module findings), and two of torch's own modules with long classes."""
+    import importlib.util
+    import shutil
+
+    root = tmp_path_factory.mktemp("edited") / "project"
+    shutil.copytree(Path(__file__).parent / "data" / "projects" / "engine_module", root)
+    files = {"engine": root / "detr" / "engine.py"}
+    spec = importlib.util.find_spec("torch")
+    if spec is not None and spec.origin is not None:  # read, never imported
+        torch_root = Path(spec.origin).parent
+        modules = [("format_utils", "distributed/checkpoint/format_utils.py"), ("sampler", "utils/data/distributed.py")]
+        for name, relative in modules:
+            files[name] = root / "detr" / Path(relative).name
+            shutil.copyfile(torch_root / relative, files[name])
+    return files
+
+
+def _edited(text: str, position: int, kind: str, snippet: str, length: int) -> str:
+    """`text` after one edit at `position`: a snippet typed at the start of a line with that
+    line's indentation, a snippet typed anywhere, or a few characters deleted."""
+    position %= len(text) + 1
+    if kind == "line":
+        start = text.rfind("\n", 0, position) + 1
+        line = text[start : text.find("\n", start) if "\n" in text[start:] else len(text)]
+        indent = line[: len(line) - len(line.lstrip(" "))]
+        typed = "".join(indent + part for part in snippet.splitlines(keepends=True))
+        return text[:start] + typed + text[start:]
+    if kind == "type":
+        return text[:position] + snippet + text[position:]
+    return text[:position] + text[position + length :]
+
+
+EDIT = st.tuples(st.integers(0, 10**6), st.sampled_from(["line", "type", "delete"]), st.sampled_from(SNIPPETS), st.integers(1, 30))
+EDITS = st.lists(EDIT, min_size=1, max_size=8)
+
+
+@settings(max_examples=30, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(name=st.sampled_from(["engine", "format_utils", "sampler"]), edits=EDITS)
+# A finding typed into a method of a long class, half typed and completed again; then, in
+# another long class, a finding placed, and lines inserted above it (its holder is remembered).
+@example(name="format_utils", edits=[(3000, "line", SNIPPETS[0], 1), (3000, "type", "(", 1), (3000, "delete", "", 1)])
+@example(name="sampler", edits=[(4000, "line", SNIPPETS[4], 1), (100, "line", "\n", 1), (100, "line", "# \n", 1)])
+def test_the_servers_findings_after_every_edit_equal_a_full_lint(edited_project, name, edits) -> None:
+    """The server's lint reuses the trees of the statements an edit did not touch, the
+    holders of findings it placed before and the project model built from the saved files;
+    after every edit of a random sequence its findings (fixes included) are those of a full
+    lint of the same text with the same project, and once saved, those of `ddplint check`."""
+    import gc
+
+    from ddplint.api import lint_paths
+    from ddplint.engine import SourceError
+    from ddplint.server.lsp import Linter
+
+    if name not in edited_project:
+        pytest.skip("torch is not installed: its modules are not there to edit")
+    path = edited_project[name]
+    original = text = path.read_text(encoding="utf-8")
+    linter = Linter()
+    uri = path.as_uri()
+    try:
+        for edit in edits:
+            text = _edited(text, *edit)
+            found, _ = linter.lint(uri, str(path), text)
+            settings_, rules, _ = linter.settings(str(path))
+            view, _ = linter.project_view(str(path))
+            try:
+                full = analyse(text, str(path), settings_.rules_for(str(path), rules), project=view).diagnostics
+            except SourceError:
+                full = []
+            assert found == full
+        path.write_text(text, encoding="utf-8")  # saved: the server builds the model again
+        linter.forget_project(str(path))
+        found, _ = linter.lint(uri, str(path), text)
+        [result] = [result for result in lint_paths([str(path)]) if Path(result.path) == path]
+        assert found == (result.diagnostics if result.error is None else [])
+    finally:
+        path.write_text(original, encoding="utf-8")
+        gc.unfreeze()
