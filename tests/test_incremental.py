@@ -22,6 +22,8 @@ LAYOUTS = [
     "x = 1\r\ny = 2\r\n",
     "\n\n# only a header\nimport os\nos.environ['X'] = '1'\n\n\n",
     'def f():\n    """doc\n\n    text"""\n    return torch.load(p)\n\nclass A:\n\tdef g(self): ...\n',
+    # A form feed ends no line for Python (str.splitlines would end one there).
+    "import os\n\x0c\ndef f():\n    x = (1,\n         2)\n    return x\n\ns = 'a\x0cb'\ndef g():\n    return 2\n",
 ]
 
 
@@ -72,6 +74,12 @@ def test_the_cache_agrees_with_a_full_parse_on_real_code() -> None:
         assert cache(source).code == source
         variant = source + "\nimport torch.distributed\nm = torch.load(path)\n"
         assert analyse(variant, name, rules, parser=cache).diagnostics == analyse(variant, name, rules).diagnostics
+
+
+def test_a_fix_lands_on_its_line_after_a_form_feed() -> None:
+    source = 'import torch\nimport torch.distributed as dist\n\ndist.init_process_group("nccl")\nx = "\x0c"\nstate = torch.load(p)\n'
+    [diagnostic] = analyse(source, "x.py", all_rules()).diagnostics
+    assert apply_fix(source, diagnostic) == source.replace("load(p)", 'load(p, map_location="cpu")')
 
 
 def test_a_fix_and_its_import_as_text() -> None:
@@ -130,6 +138,7 @@ SNIPPETS = (
     "    ",
     "# ",
     "\n",
+    "\x0c",  # a form feed: whitespace to Python, a line break to str.splitlines
 )
 
 

@@ -18,6 +18,7 @@ import warnings
 import libcst as cst
 
 from ddplint.engine import parse
+from ddplint.quickfix import lines as source_lines
 from ddplint.prefilter.screens import Facts
 
 
@@ -90,9 +91,7 @@ def _chunks(source: str, tree: ast.Module) -> list[tuple[str, ...]] | None:
     """The source cut after each top-level statement's last line (statements sharing a line
     stay together); a long class is a tuple of its header with its first statement, and its
     other statements each behind a stand-in class header."""
-    lines = source.splitlines(keepends=True)
-    if "".join(lines) != source:
-        return None
+    lines = source_lines(source)
     ends = _cuts(tree.body)
     if not ends:
         return None
