@@ -63,6 +63,17 @@ def test_a_long_class_is_reparsed_one_method_at_a_time() -> None:
     assert analyse(edited, "c.py", rules, parser=cache).diagnostics == analyse(edited, "c.py", rules).diagnostics
 
 
+def test_a_long_class_whose_parts_do_not_fit_together_is_parsed_as_it_stands() -> None:
+    """Here the file ends in spaces after a long class, which its last part, parsed behind its
+    stand-in header, keeps in the block: the class is parsed whole instead, from its own text."""
+    methods = "".join(f"    def m{i}(self):\n        return torch.load(self.p)\n\n" for i in range(25))
+    source = "import torch.distributed\n\nclass Checkpoints:\n" + methods + "    "
+    cache = StatementCache()
+    assert cache(source).code == source
+    rules = all_rules()
+    assert analyse(source, "c.py", rules, parser=cache).diagnostics == analyse(source, "c.py", rules).diagnostics
+
+
 def test_the_cache_agrees_with_a_full_parse_on_real_code() -> None:
     torch = pytest.importorskip("torch")
     root = os.path.dirname(torch.__file__)

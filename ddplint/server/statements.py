@@ -65,7 +65,7 @@ class StatementCache:
         for chunk in chunks:
             parts = [self._parse(text, parsed) for text in chunk]
             module = parts[0] if len(parts) == 1 else _class_module(parts)
-            modules.append(module if module is not None else parse("".join(chunk)))
+            modules.append(module if module is not None else parse(_text(chunk)))
         self._chunks = parsed
         module = _assemble(modules)
         return module if module is not None else parse(source)
@@ -110,6 +110,11 @@ def _chunks(source: str, tree: ast.Module) -> list[tuple[str, ...]] | None:
             chunks.append((parts[0], *(_STAND_IN + part for part in parts[1:])))
         start = cut
     return chunks
+
+
+def _text(chunk: tuple[str, ...]) -> str:
+    """The text of a chunk as it is in the source, without its stand-in class headers."""
+    return chunk[0] + "".join(part[len(_STAND_IN) :] for part in chunk[1:])
 
 
 def _cuts(statements: list[ast.stmt]) -> list[int]:
