@@ -74,6 +74,21 @@ def test_a_long_class_whose_parts_do_not_fit_together_is_parsed_as_it_stands() -
     assert analyse(source, "c.py", rules, parser=cache).diagnostics == analyse(source, "c.py", rules).diagnostics
 
 
+def test_statements_of_the_same_text_are_different_nodes() -> None:
+    helper = "def helper(x=torch.zeros(1).cuda()):\n    return x\n\n"
+    source = "import torch\n\n" + helper * 2 + "y = 1\n"
+    cache = StatementCache()
+    default = lambda statement: statement.params.params[0].default  # noqa: E731
+    first, second = cache(source).body[1:3]
+    assert default(first) is not default(second)
+    edited = source.replace("y = 1", "y = 2")
+    first, second = cache(edited).body[1:3]
+    assert default(first) is not default(second)
+    rules = all_rules()
+    found = analyse(edited, "h.py", rules, parser=cache).diagnostics
+    assert found == analyse(edited, "h.py", rules).diagnostics and [d.line for d in found] == [3, 6]
+
+
 def test_the_cache_agrees_with_a_full_parse_on_real_code() -> None:
     torch = pytest.importorskip("torch")
     root = os.path.dirname(torch.__file__)

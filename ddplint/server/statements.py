@@ -71,12 +71,13 @@ class StatementCache:
         return module if module is not None else parse(source)
 
     def _parse(self, text: str, parsed: dict[str, cst.Module]) -> cst.Module:
-        if text not in parsed:
-            if text in self._chunks:
-                parsed[text] = self._chunks[text]
-                self.reused += 1
-            else:
-                parsed[text] = parse(text)
+        if text in parsed:  # a text met twice in one file: each its own nodes, or both get one position
+            return parse(text)
+        if text in self._chunks:
+            parsed[text] = self._chunks[text]
+            self.reused += 1
+        else:
+            parsed[text] = parse(text)
         return parsed[text]
 
 
