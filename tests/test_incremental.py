@@ -156,7 +156,7 @@ SNIPPETS = (
     "loader = torch.utils.data.DataLoader(data, num_workers=os.cpu_count())\n",
     "def helper(x=torch.zeros(1).cuda()):\n    return x\n",
     "class Holder:\n    pass\n",
-    "else:\n",
+    "else:\n    pass\n",
     '"""',
     "(",
     ")",
@@ -190,29 +190,36 @@ def edited_project(tmp_path_factory) -> dict[str, Path]:
 
 def _edited(text: str, position: int, kind: str, snippet: str, length: int) -> str:
     """`text` after one edit at `position`: a snippet typed at the start of a line with that
-    line's indentation, a snippet typed anywhere, or a few characters deleted."""
-    position %= len(text) + 1
+    line's indentation, a snippet typed anywhere or at the end, or a few characters deleted."""
+    position = len(text) if kind == "end" else position % (len(text) + 1)
     if kind == "line":
         start = text.rfind("\n", 0, position) + 1
         line = text[start : text.find("\n", start) if "\n" in text[start:] else len(text)]
         indent = line[: len(line) - len(line.lstrip(" "))]
         typed = "".join(indent + part for part in snippet.splitlines(keepends=True))
         return text[:start] + typed + text[start:]
-    if kind == "type":
+    if kind in ("type", "end"):
         return text[:position] + snippet + text[position:]
     return text[:position] + text[position + length :]
 
 
-EDIT = st.tuples(st.integers(0, 10**6), st.sampled_from(["line", "type", "delete"]), st.sampled_from(SNIPPETS), st.integers(1, 30))
+KINDS = st.sampled_from(["line", "type", "end", "delete"])
+EDIT = st.tuples(st.integers(0, 10**6), KINDS, st.sampled_from(SNIPPETS), st.integers(1, 30))
 EDITS = st.lists(EDIT, min_size=1, max_size=8)
 
 
 @settings(max_examples=30, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 @given(name=st.sampled_from(["engine", "format_utils", "sampler"]), edits=EDITS)
 # A finding typed into a method of a long class, half typed and completed again; then, in
-# another long class, a finding placed, and lines inserted above it (its holder is remembered).
+# another long class, a finding placed, and lines inserted above it (its holder is remembered);
+# then an `else:` that joins the `if __name__ == "__main__":` block ending the file; then spaces
+# ending a file whose last statement is a long class, and a finding typed into that class; then
+# the same function typed twice.
 @example(name="format_utils", edits=[(3000, "line", SNIPPETS[0], 1), (3000, "type", "(", 1), (3000, "delete", "", 1)])
 @example(name="sampler", edits=[(4000, "line", SNIPPETS[4], 1), (100, "line", "\n", 1), (100, "line", "# \n", 1)])
+@example(name="format_utils", edits=[(0, "end", "else", 1), (0, "end", ":\n    pass\n", 1)])
+@example(name="sampler", edits=[(0, "end", "    ", 1), (12382, "line", SNIPPETS[0], 1)])
+@example(name="engine", edits=[(0, "line", SNIPPETS[6], 1), (0, "line", SNIPPETS[6], 1)])
 def test_the_servers_findings_after_every_edit_equal_a_full_lint(edited_project, name, edits) -> None:
     """The server's lint reuses the trees of the statements an edit did not touch, the
     holders of findings it placed before and the project model built from the saved files;
@@ -231,8 +238,8 @@ def test_the_servers_findings_after_every_edit_equal_a_full_lint(edited_project,
     linter = Linter()
     uri = path.as_uri()
     try:
-        for edit in edits:
-            text = _edited(text, *edit)
+        for edit in [None, *edits]:  # opened as saved, then edited
+            text = text if edit is None else _edited(text, *edit)
             found, _ = linter.lint(uri, str(path), text)
             settings_, rules, _ = linter.settings(str(path))
             view, _ = linter.project_view(str(path))
