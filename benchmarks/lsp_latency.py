@@ -30,6 +30,7 @@ import argparse
 import ast
 import json
 import os
+import shutil
 import statistics
 import sys
 import time
@@ -41,6 +42,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks" / "precision"))
 
 import fetch  # noqa: E402
+from ddplint.project import find_root, python_files  # noqa: E402
 from ddplint.server.client import Session  # noqa: E402
 
 TYPED = "seen += len(batch)"  # typed one character at a time
@@ -138,11 +140,15 @@ def timed(session: Session, uri: str, texts: list[str], findings: int, *, changi
     return results
 
 
-def measure(path: Path, root: Path, finding: tuple[str, str] | None, debounce: float) -> dict:
+def measure(path: Path, root: Path, finding: tuple[str, str] | None, debounce: float, cold: bool = False) -> dict:
     """Open `path` in a fresh server (its project rooted at or above `root`) and time each
-    scenario's edits, going back to the file as it is between scenarios."""
+    scenario's edits, going back to the file as it is between scenarios. With `cold`, the
+    project's cache is deleted first, so that opening builds the model from every file."""
     text = path.read_text(encoding="utf-8")
     uri = path.resolve().as_uri()
+    project = find_root(str(path))
+    if cold:
+        shutil.rmtree(os.path.join(project, ".ddplint_cache"), ignore_errors=True)
     command = [sys.executable, "-m", "ddplint", "server"]
     with Session(command, root, initialization_options={"debounce": debounce}) as session:
         pid = session.process.pid
@@ -161,6 +167,7 @@ def measure(path: Path, root: Path, finding: tuple[str, str] | None, debounce: f
     return {
         "lines": text.count("\n"),
         "findings": findings,
+        "project_files": len(python_files(project)),
         "open_cpu_ms": round(opened),
         "peak_memory_mb": round(memory, 1),
         "cpu_ms": {name: [round(cpu, 1) for cpu, _ in timings] for name, timings in scenarios.items()},
@@ -186,8 +193,10 @@ def table(results: dict[str, dict]) -> str:
             file = f"`{name}` | {result['lines']:,} | {result['findings']}"
             rows.append(f"| {file} | {scenario} | {len(values)} | {figures(values)} |")
     rows.append(f"| **all files** | | | **all edits** | {len(everything)} | **{figures(everything)}** |")
-    rows += ["", "| file | server CPU to open it (ms) | server peak memory (MB) |", "|---|---:|---:|"]
-    rows += [f"| `{name}` | {r['open_cpu_ms']:,} | {r['peak_memory_mb']:.0f} |" for name, r in results.items()]
+    rows += ["", "| file | files in its project | server CPU to open it (ms) | server peak memory (MB) |"]
+    rows.append("|---|---:|---:|---:|")
+    for name, r in results.items():
+        rows.append(f"| `{name}` | {r['project_files']:,} | {r['open_cpu_ms']:,} | {r['peak_memory_mb']:.0f} |")
     return "\n".join(rows) + "\n"
 
 
@@ -197,19 +206,22 @@ def main() -> int:
     parser.add_argument("--finding", nargs=2, metavar=("OLD", "NEW"), help="with --file: a finding edit")
     parser.add_argument("--cache", type=Path, help="where the repositories go (default: the precision cache)")
     parser.add_argument("--debounce", type=float, default=0.0, help="the server's debounce in seconds (default 0)")
+    parser.add_argument("--cold", action="store_true", help="delete each project's cache first (.ddplint_cache)")
     parser.add_argument("--out", help="also write benchmarks/results/OUT.json and OUT.md")
     args = parser.parse_args()
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
     results: dict[str, dict] = {}
     if args.file:
         path = args.file.resolve()
-        results[path.name] = measure(path, path.parent, args.finding and tuple(args.finding), args.debounce)
+        finding = tuple(args.finding) if args.finding else None
+        results[path.name] = measure(path, path.parent, finding, args.debounce, args.cold)
     else:
         corpus = {"projects": [{"name": s.repo, "kind": "github", "repo": s.repo, "commit": s.commit} for s in SCRIPTS]}
         roots = fetch.fetch((args.cache or fetch.default_cache()).expanduser(), corpus)
         for script in SCRIPTS:
             name = f"{script.repo.partition('/')[2]}/{script.path}"
-            results[name] = measure(roots[script.repo] / script.path, roots[script.repo], script.finding, args.debounce)
+            path = roots[script.repo] / script.path
+            results[name] = measure(path, roots[script.repo], script.finding, args.debounce, args.cold)
             brief = {key: value for key, value in results[name].items() if key not in ("cpu_ms", "wall_ms")}
             print(f"{name}: {json.dumps(brief)}", flush=True)
     report = table(results)
