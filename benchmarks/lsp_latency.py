@@ -1,92 +1,248 @@
-"""Language-server latency: time from sending didChange to receiving publishDiagnostics.
+"""Language-server latency on public training scripts, edited as a user edits them.
 
-    python benchmarks/lsp_latency.py                  # torch/storage.py, 40 edits (no finding)
-    python benchmarks/lsp_latency.py --file F --edits N --debounce 0
+    python benchmarks/lsp_latency.py                        # the pinned scripts below
+    python benchmarks/lsp_latency.py --out lsp-latency      # also write benchmarks/results/lsp-latency.{json,md}
+    python benchmarks/lsp_latency.py --file PATH [--finding OLD NEW]   # a file of your own, where it lies
 
-The server runs as an editor starts it (`python -m ddplint server`, this checkout on
-PYTHONPATH). The file (default: torch's own storage.py, 1,558 lines; it has no finding since
-DDP004 asks for distributed evidence, so pass --file for a file with one) is opened once; then each
-edit changes one line in the middle of the file (alternating, so every text is new) and the
-clock runs from writing the didChange to reading the diagnostics published for that version.
-The figure includes any debounce wait (--debounce, seconds; the server's own default when
-omitted) and JSON-RPC both ways. Prints the median, the quartiles and the extremes in ms, and
-the server's own CPU time per edit (from /proc/PID/schedstat, where there is one), which other
-jobs on a shared machine disturb far less than the wall-clock figure.
+Each script is fetched at its pinned commit the way the precision benchmark fetches its
+repositories (benchmarks/precision/fetch.py: a bare mirror, else codeload.github.com; into
+its cache), and opened where it lies in the checkout, so the server builds the project model
+of the whole repository, as it would for a user. The server runs as an editor starts it
+(`python -m ddplint server`, this checkout on PYTHONPATH) with no debounce, so that every
+change is linted; then the benchmark
+
+- types a statement one keystroke at a time (Enter, then each character: half-typed states
+  that do not parse are part of typing) after a one-line statement in a function near the
+  start, the middle and the end of the file;
+- makes an edit that changes a finding (the script's `finding` pair of texts, swapped back
+  and forth; the benchmark checks that the findings change each time).
+
+Each edit is a full-text didChange answered by the diagnostics for that version. The figure
+is the server process's CPU time per edit (/proc/PID/schedstat), counted from sending one
+edit to sending the next, so nothing the server does is left out; the wall time from sending
+the change to reading its diagnostics is given too. It also reports the server's peak
+resident memory (VmHWM) after each file, the project model included.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import json
 import os
+import shutil
 import statistics
 import sys
-import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks" / "precision"))
 
+import fetch  # noqa: E402
+from ddplint.project import find_root, python_files  # noqa: E402
 from ddplint.server.client import Session  # noqa: E402
 
+TYPED = "seen += len(batch)"  # typed one character at a time
+FINDING_EDITS = 10
+POSITIONS = {"typing at the start": 0.05, "typing in the middle": 0.5, "typing at the end": 0.95}
 
-def default_file() -> Path:
-    import importlib.util
 
-    spec = importlib.util.find_spec("torch")
-    if spec is None or spec.origin is None:
-        raise SystemExit("lsp_latency: torch is not installed; name a file with --file")
-    return Path(spec.origin).parent / "storage.py"
+@dataclass(frozen=True)
+class Script:
+    repo: str
+    commit: str
+    path: str
+    finding: tuple[str, str] | None  # (text in the file, text that changes its findings)
+
+
+SCRIPTS = (
+    Script(
+        "lucidrains/denoising-diffusion-pytorch",
+        "faed4db28e724735323fa91c70aa9b28a6e1cbac",
+        "denoising_diffusion_pytorch/denoising_diffusion_pytorch.py",  # Trainer on Accelerate; DDP018, DDP021
+        ("num_workers = cpu_count()", "num_workers = 4"),
+    ),
+    Script(
+        "allenai/OLMo",
+        "59a53e3f68e546330ca5a99ec626e58f9ab96494",
+        "olmo/train.py",  # the FSDP/DDP Trainer; no finding until the edit puts a barrier under rank 0 (DDP008)
+        (
+            "        if get_global_rank() == 0:\n            if self",
+            "        if get_global_rank() == 0:\n            dist.barrier()\n            if self",
+        ),
+    ),
+    Script(
+        "facebookresearch/sam2",
+        "2b90b9f5ceec907a1c18123530e92e794ad901a4",
+        "training/trainer.py",  # SAM 2's DDP Trainer; no finding until the edit drops a rank-0 guard (DDP014)
+        ("        if self.distributed_rank != 0:\n            return\n", ""),
+    ),
+    Script(
+        "NVIDIA/Megatron-LM",
+        "d98e8a64ddf34856e74b24714e3bedb2f5a39553",
+        "megatron/core/optimizer/optimizer.py",  # distributed optimizers; DDP004 (1,344-file project)
+        ("states = torch.load(filename)", "states = torch.load(filename, map_location='cpu')"),
+    ),
+)
+
+
+def typing_line(text: str, fraction: float) -> int:
+    """The index of a one-line statement inside a function nearest `fraction` of the file."""
+    tree = ast.parse(text)
+    candidates = [
+        statement.end_lineno - 1
+        for function in ast.walk(tree)
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+        for statement in function.body
+        if statement.lineno == statement.end_lineno and not isinstance(statement, ast.Expr)
+    ]
+    target = fraction * text.count("\n")
+    return min(candidates, key=lambda line: abs(line - target))
+
+
+def typing_texts(text: str, fraction: float) -> list[str]:
+    """The buffer after each keystroke of typing TYPED on a new line after that statement."""
+    lines = text.splitlines(keepends=True)
+    index = typing_line(text, fraction)
+    line = lines[index]
+    indent = line[: len(line) - len(line.lstrip())]
+    before, after = "".join(lines[: index + 1]), "".join(lines[index + 1 :])
+    return [before + indent + TYPED[:typed] + "\n" + after for typed in range(len(TYPED) + 1)]
+
+
+def finding_texts(text: str, finding: tuple[str, str]) -> list[str]:
+    old, new = finding
+    if text.count(old) != 1:
+        raise SystemExit(f"lsp_latency: the finding edit's text occurs {text.count(old)} times, not once: {old!r}")
+    edited = text.replace(old, new)
+    return [edited if index % 2 == 0 else text for index in range(FINDING_EDITS)]
+
+
+def timed(session: Session, uri: str, texts: list[str], findings: int, *, changing: bool = False) -> list[tuple]:
+    """(server CPU ms, wall ms) for each text sent as one change; with `changing`, each must
+    change the number of findings (`findings`: the number before the first)."""
+    pid = session.process.pid
+    results = []
+    for text in texts:
+        cpu_before = _cpu_ms(pid)
+        start = time.perf_counter()
+        version = session.change(uri, text)
+        found = len(session.diagnostics(uri, version))
+        wall = (time.perf_counter() - start) * 1000
+        time.sleep(0.05)  # what the server does after publishing counts for this edit too
+        results.append((_cpu_ms(pid) - cpu_before, wall))
+        if changing and found == findings:
+            raise SystemExit(f"lsp_latency: the finding edit did not change the findings of {uri}")
+        findings = found
+    return results
+
+
+def measure(path: Path, root: Path, finding: tuple[str, str] | None, debounce: float, cold: bool = False) -> dict:
+    """Open `path` in a fresh server (its project rooted at or above `root`) and time each
+    scenario's edits, going back to the file as it is between scenarios. With `cold`, the
+    project's cache is deleted first, so that opening builds the model from every file."""
+    text = path.read_text(encoding="utf-8")
+    uri = path.resolve().as_uri()
+    project = find_root(str(path))
+    if cold:
+        shutil.rmtree(os.path.join(project, ".ddplint_cache"), ignore_errors=True)
+    command = [sys.executable, "-m", "ddplint", "server"]
+    with Session(command, root, initialization_options={"debounce": debounce}) as session:
+        pid = session.process.pid
+        cpu_before = _cpu_ms(pid)
+        session.open(uri, text)
+        findings = len(session.diagnostics(uri))
+        opened = _cpu_ms(pid) - cpu_before
+        scenarios = {}
+        for name, fraction in POSITIONS.items():
+            scenarios[name] = timed(session, uri, typing_texts(text, fraction), findings)
+            session.diagnostics(uri, session.change(uri, text))
+        if finding is not None:
+            texts = finding_texts(text, finding)
+            scenarios["an edit that changes a finding"] = timed(session, uri, texts, findings, changing=True)
+        memory = _peak_memory_mb(pid)
+    return {
+        "lines": text.count("\n"),
+        "findings": findings,
+        "project_files": len(python_files(project)),
+        "open_cpu_ms": round(opened),
+        "peak_memory_mb": round(memory, 1),
+        "cpu_ms": {name: [round(cpu, 1) for cpu, _ in timings] for name, timings in scenarios.items()},
+        "wall_ms": {name: [round(wall, 1) for _, wall in timings] for name, timings in scenarios.items()},
+    }
+
+
+def figures(values: list[float]) -> str:
+    """Median / p90."""
+    return f"{statistics.median(values):.0f} / {statistics.quantiles(values, n=10, method='inclusive')[8]:.0f}"
+
+
+def table(results: dict[str, dict]) -> str:
+    rows = [
+        "| file | lines | findings | scenario | edits | server CPU per edit, median / p90 (ms) |",
+        "|---|---:|---:|---|---:|---:|",
+    ]
+    everything: list[float] = []
+    for name, result in results.items():
+        edits = [value for values in result["cpu_ms"].values() for value in values]
+        everything += edits
+        for scenario, values in [*result["cpu_ms"].items(), ("all edits", edits)]:
+            file = f"`{name}` | {result['lines']:,} | {result['findings']}"
+            rows.append(f"| {file} | {scenario} | {len(values)} | {figures(values)} |")
+    rows.append(f"| **all files** | | | **all edits** | {len(everything)} | **{figures(everything)}** |")
+    rows += ["", "| file | files in its project | server CPU to open it (ms) | server peak memory (MB) |"]
+    rows.append("|---|---:|---:|---:|")
+    for name, r in results.items():
+        rows.append(f"| `{name}` | {r['project_files']:,} | {r['open_cpu_ms']:,} | {r['peak_memory_mb']:.0f} |")
+    return "\n".join(rows) + "\n"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--file", type=Path, help="the file to edit (default: torch/storage.py)")
-    parser.add_argument("--edits", type=int, default=40)
-    parser.add_argument("--debounce", type=float, help="the server's debounce in seconds (default: its own)")
+    parser.add_argument("--file", type=Path, help="one file to edit where it lies (default: the pinned scripts)")
+    parser.add_argument("--finding", nargs=2, metavar=("OLD", "NEW"), help="with --file: a finding edit")
+    parser.add_argument("--cache", type=Path, help="where the repositories go (default: the precision cache)")
+    parser.add_argument("--debounce", type=float, default=0.0, help="the server's debounce in seconds (default 0)")
+    parser.add_argument("--cold", action="store_true", help="delete each project's cache first (.ddplint_cache)")
+    parser.add_argument("--out", help="also write benchmarks/results/OUT.json and OUT.md")
     args = parser.parse_args()
-    path = args.file or default_file()
-    text = path.read_text(encoding="utf-8")
-    lines = text.splitlines(keepends=True)
-    middle = next(i for i in range(len(lines) // 2, len(lines)) if lines[i].strip() and not lines[i].rstrip().endswith(("\\", ",", "(")))
-    options = {} if args.debounce is None else {"debounce": args.debounce}
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
-    os.environ.update(env)
-    with tempfile.TemporaryDirectory() as folder:  # no pyproject.toml above: default settings
-        uri = (Path(folder) / path.name).as_uri()
-        with Session([sys.executable, "-m", "ddplint", "server"], folder, initialization_options=options) as session:
-            session.open(uri, text)
-            first = session.diagnostics(uri)
-            timings, cpu = [], []
-            for edit in range(args.edits):
-                edited = lines.copy()
-                edited[middle] = edited[middle].rstrip("\n") + f"  # edit {edit}\n"
-                time.sleep(0.2)  # a pause in typing, longer than the debounce
-                cpu_before = _cpu_ms(session.process.pid)
-                start = time.perf_counter()
-                version = session.change(uri, "".join(edited))
-                session.diagnostics(uri, version)
-                timings.append((time.perf_counter() - start) * 1000)
-                cpu_after = _cpu_ms(session.process.pid)
-                if cpu_before is not None and cpu_after is not None:
-                    cpu.append(cpu_after - cpu_before)
-    quartiles = statistics.quantiles(timings, n=4)
-    server_cpu = f"; server CPU per edit: median {statistics.median(cpu):.0f} ms" if cpu else ""
-    print(
-        f"{path.name}: {len(lines)} lines, {len(first)} finding(s), {args.edits} edits: "
-        f"median {statistics.median(timings):.0f} ms (quartiles {quartiles[0]:.0f}-{quartiles[2]:.0f}, "
-        f"min {min(timings):.0f}, max {max(timings):.0f}){server_cpu}"
-    )
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    results: dict[str, dict] = {}
+    if args.file:
+        path = args.file.resolve()
+        finding = tuple(args.finding) if args.finding else None
+        results[path.name] = measure(path, path.parent, finding, args.debounce, args.cold)
+    else:
+        corpus = {"projects": [{"name": s.repo, "kind": "github", "repo": s.repo, "commit": s.commit} for s in SCRIPTS]}
+        roots = fetch.fetch((args.cache or fetch.default_cache()).expanduser(), corpus)
+        for script in SCRIPTS:
+            name = f"{script.repo.partition('/')[2]}/{script.path}"
+            path = roots[script.repo] / script.path
+            results[name] = measure(path, roots[script.repo], script.finding, args.debounce, args.cold)
+            brief = {key: value for key, value in results[name].items() if key not in ("cpu_ms", "wall_ms")}
+            print(f"{name}: {json.dumps(brief)}", flush=True)
+    report = table(results)
+    print(report)
+    if args.out:
+        folder = REPO / "benchmarks" / "results"
+        (folder / f"{args.out}.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+        (folder / f"{args.out}.md").write_text(report, encoding="utf-8")
     return 0
 
 
-def _cpu_ms(pid: int) -> float | None:
-    """CPU time the process has run, in ms (Linux), or None."""
-    try:
-        with open(f"/proc/{pid}/schedstat") as handle:
-            return int(handle.read().split()[0]) / 1e6
-    except (OSError, ValueError, IndexError):
-        return None
+def _cpu_ms(pid: int) -> float:
+    """CPU time the process has run, in ms (Linux)."""
+    with open(f"/proc/{pid}/schedstat") as handle:
+        return int(handle.read().split()[0]) / 1e6
+
+
+def _peak_memory_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as handle:
+        peak = next(line for line in handle if line.startswith("VmHWM:"))
+    return int(peak.split()[1]) / 1024
 
 
 if __name__ == "__main__":

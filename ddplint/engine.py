@@ -84,7 +84,9 @@ def encode(text: str, like: DecodedSource) -> bytes:
 MAX_PARSE_CHARS = 2_000_000
 
 
-def parse(source: str) -> cst.Module:
+def parse(source: str, *, explain: bool = True) -> cst.Module:
+    """libcst's tree of `source`, or SourceError; `explain=False` spares the second parse that
+    finds CPython's own message (for callers that do not show it)."""
     if len(source) > MAX_PARSE_CHARS:
         raise SourceError(
             f"not checked: too large to parse ({len(source) / 1e6:.1f} million characters; "
@@ -93,7 +95,8 @@ def parse(source: str) -> cst.Module:
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as error:
-        raise SourceError(f"cannot parse: {_syntax_error_text(source, error)}") from None
+        reason = _syntax_error_text(source, error) if explain else "invalid syntax"
+        raise SourceError(f"cannot parse: {reason}") from None
     except (RecursionError, MemoryError) as error:
         raise SourceError(f"cannot parse: {type(error).__name__}") from None
 
@@ -268,7 +271,8 @@ def analyse(
         return Analysis(module, [], [])
 
     replaced = [node for report in reports for node in (report.replacements or ())]
-    spans, layouts = positions(module, [report.node for report in reports] + replaced, replaced)
+    tree = facts.tree if facts is not None else None  # positions of the statements with findings only
+    spans, layouts = positions(module, [report.node for report in reports] + replaced, replaced, tree)
     suppressed = noqa.Suppressions(source) if honour_noqa and "noqa" in source else None
     diagnostics: list[Diagnostic] = []
     kept: list[Report] = []

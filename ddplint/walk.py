@@ -12,6 +12,7 @@ are not declared in source order, ORDER gives it (checked against libcst in the 
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -233,12 +234,119 @@ def render(nodes: Sequence[cst.CSTNode], module: cst.Module, indent: str = "", *
 
 
 def positions(
-    module: cst.Module, nodes: Iterable[cst.CSTNode], laid_out: Iterable[cst.CSTNode] = ()
+    module: cst.Module,
+    nodes: Iterable[cst.CSTNode],
+    laid_out: Iterable[cst.CSTNode] = (),
+    tree: ast.Module | None = None,
 ) -> tuple[dict[int, Span], dict[int, Layout]]:
-    """Spans of `nodes` (by id) in `module`, and the Layout of the `laid_out` nodes,
-    computed in one codegen pass."""
-    state = _PositionState(
-        default_indent=module.default_indent, default_newline=module.default_newline, watch=frozenset(map(id, laid_out))
-    )
-    module._codegen(state)
-    return {id(node): state.spans[id(node)] for node in nodes}, state.layouts
+    """Spans of `nodes` (by id) in `module`, and the Layout of the `laid_out` nodes. Without
+    `tree`, one codegen pass over the module. With `tree`, CPython's ast of the same text, only
+    the statements that hold those nodes are generated (top-level statements, or the
+    statements of a top-level class body), each shifted to the line the ast starts it on; where
+    the two trees do not pair up, or a node lies outside those statements (a class's bases),
+    the whole module is."""
+    nodes, laid_out = list(nodes), list(laid_out)
+    wanted = {id(node) for node in (*nodes, *laid_out)}
+    parts = _holders(module, tree, nodes + laid_out) if tree is not None else None
+    watch = frozenset(map(id, laid_out))
+    spans: dict[int, Span] = {}
+    layouts: dict[int, Layout] = {}
+    for node, line, indent in parts or [(module, 1, "")]:
+        state = _PositionState(default_indent=module.default_indent, default_newline=module.default_newline)
+        state.watch = watch
+        state.indent_tokens = [indent] if indent else []
+        node._codegen(state)
+        shift = line - state.spans[id(node)][0][0] if parts else 0
+        for key in wanted.intersection(state.spans):
+            spans[key] = _shifted(state.spans[key], shift)
+        for key, layout in state.layouts.items():
+            layouts[key] = Layout(layout.indent, _shifted(layout.whole, shift))
+    return {id(node): spans[id(node)] for node in nodes}, layouts
+
+
+def _shifted(span: Span, lines: int) -> Span:
+    (line, column), (end_line, end_column) = span
+    return (line + lines, column), (end_line + lines, end_column)
+
+
+# The holder found for each node by the last call. In the language server an edit re-parses
+# only the statements it touched, so the nodes of findings elsewhere, and the statements that
+# hold them, are the same objects as before: they are placed again without a search.
+_last_holders: dict[int, tuple[cst.CSTNode, cst.CSTNode]] = {}
+
+
+Place = tuple[cst.CSTNode, int, str]  # a statement, the line its syntax starts on, its block's indentation
+
+
+def _holders(module: cst.Module, tree: ast.Module, nodes: list[cst.CSTNode]) -> list[Place] | None:
+    """(statement, the line its syntax starts on, its block's indentation) for each statement
+    that holds one of `nodes`: a top-level statement, or one in the body of a top-level class
+    (the class itself where it is wanted whole); None where some node is not found so."""
+    places = _places(module, tree)
+    if places is None:
+        return None
+    holder_of: dict[int, cst.CSTNode] = {}
+    left: dict[int, cst.CSTNode] = {}
+    for node in nodes:
+        last = _last_holders.get(id(node))
+        if last is not None and last[0] is node and id(last[1]) in places:
+            holder_of[id(node)] = last[1]
+        else:
+            left[id(node)] = node
+    for statement, _, _ in places.values():
+        if not left:
+            break
+        members = statement.body.body if type(statement) is cst.ClassDef else ()  # type: ignore[attr-defined]
+        if members and id(members[0]) in places and id(statement) not in left:
+            continue  # its members are searched one by one
+        for node in descendants(statement):
+            if id(node) in left:
+                holder_of[id(node)] = statement
+                del left[id(node)]
+    if left:
+        return None
+    _last_holders.clear()
+    _last_holders.update((id(node), (node, holder_of[id(node)])) for node in nodes)
+    return list({id(holder): places[id(holder)] for holder in holder_of.values()}.values())
+
+
+def _places(module: cst.Module, tree: ast.Module) -> dict[int, Place] | None:
+    """Each top-level statement, and each statement of a top-level class's block, by id: the
+    statement, the line the ast starts it on, the indentation of its block; None where the
+    module and the ast do not pair up."""
+    pairs = _paired(module.body, tree.body)
+    if pairs is None:
+        return None
+    places: dict[int, Place] = {}
+    for statement, first in pairs:
+        places[id(statement)] = (statement, first.lineno, "")
+        if type(statement) is cst.ClassDef and type(statement.body) is cst.IndentedBlock:
+            indent = module.default_indent if statement.body.indent is None else statement.body.indent
+            for member, at in _paired(statement.body.body, first.body) or ():  # type: ignore[attr-defined]
+                places[id(member)] = (member, at.lineno, indent)
+    return places
+
+
+def _paired(statements: Sequence[cst.BaseStatement], body: list[ast.stmt]) -> list[tuple[cst.CSTNode, ast.stmt]] | None:
+    """Each libcst statement with the first ast statement of the same line (`a = 1; b = 2` is
+    one libcst statement and two ast ones), or None where they do not correspond."""
+    firsts: list[ast.stmt] = []
+    counts: list[int] = []
+    end = 0
+    for statement in body:
+        if firsts and statement.lineno <= end:
+            counts[-1] += 1
+        else:
+            firsts.append(statement)
+            counts.append(1)
+        end = max(end, statement.end_lineno or statement.lineno)
+    if len(firsts) != len(statements):
+        return None
+    for statement, first, count in zip(statements, firsts, counts):
+        if type(statement) is cst.SimpleStatementLine:
+            same = len(statement.body) == count
+        else:
+            same = count == 1 and type(first).__name__.replace("Async", "") == type(statement).__name__
+        if not same:
+            return None
+    return list(zip(statements, firsts))

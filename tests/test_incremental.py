@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from ddplint.diagnostics import Edit
 from ddplint.engine import analyse, parse
@@ -19,6 +23,8 @@ LAYOUTS = [
     "x = 1\r\ny = 2\r\n",
     "\n\n# only a header\nimport os\nos.environ['X'] = '1'\n\n\n",
     'def f():\n    """doc\n\n    text"""\n    return torch.load(p)\n\nclass A:\n\tdef g(self): ...\n',
+    # A form feed ends no line for Python (str.splitlines would end one there).
+    "import os\n\x0c\ndef f():\n    x = (1,\n         2)\n    return x\n\ns = 'a\x0cb'\ndef g():\n    return 2\n",
 ]
 
 
@@ -58,6 +64,32 @@ def test_a_long_class_is_reparsed_one_method_at_a_time() -> None:
     assert analyse(edited, "c.py", rules, parser=cache).diagnostics == analyse(edited, "c.py", rules).diagnostics
 
 
+def test_a_long_class_whose_parts_do_not_fit_together_is_parsed_as_it_stands() -> None:
+    """Here the file ends in spaces after a long class, which its last part, parsed behind its
+    stand-in header, keeps in the block: the class is parsed whole instead, from its own text."""
+    methods = "".join(f"    def m{i}(self):\n        return torch.load(self.p)\n\n" for i in range(25))
+    source = "import torch.distributed\n\nclass Checkpoints:\n" + methods + "    "
+    cache = StatementCache()
+    assert cache(source).code == source
+    rules = all_rules()
+    assert analyse(source, "c.py", rules, parser=cache).diagnostics == analyse(source, "c.py", rules).diagnostics
+
+
+def test_statements_of_the_same_text_are_different_nodes() -> None:
+    helper = "def helper(x=torch.zeros(1).cuda()):\n    return x\n\n"
+    source = "import torch\n\n" + helper * 2 + "y = 1\n"
+    cache = StatementCache()
+    default = lambda statement: statement.params.params[0].default  # noqa: E731
+    first, second = cache(source).body[1:3]
+    assert default(first) is not default(second)
+    edited = source.replace("y = 1", "y = 2")
+    first, second = cache(edited).body[1:3]
+    assert default(first) is not default(second)
+    rules = all_rules()
+    found = analyse(edited, "h.py", rules, parser=cache).diagnostics
+    assert found == analyse(edited, "h.py", rules).diagnostics and [d.line for d in found] == [3, 6]
+
+
 def test_the_cache_agrees_with_a_full_parse_on_real_code() -> None:
     torch = pytest.importorskip("torch")
     root = os.path.dirname(torch.__file__)
@@ -69,6 +101,13 @@ def test_the_cache_agrees_with_a_full_parse_on_real_code() -> None:
         assert cache(source).code == source
         variant = source + "\nimport torch.distributed\nm = torch.load(path)\n"
         assert analyse(variant, name, rules, parser=cache).diagnostics == analyse(variant, name, rules).diagnostics
+
+
+def test_a_fix_lands_on_its_line_after_a_form_feed() -> None:
+    source = 'import torch\nimport torch.distributed as dist\n\ndist.init_process_group("nccl")\n'
+    source += 'x = "\x0c"\nstate = torch.load(p)\n'
+    [diagnostic] = analyse(source, "x.py", all_rules()).diagnostics
+    assert apply_fix(source, diagnostic) == source.replace("load(p)", 'load(p, map_location="cpu")')
 
 
 def test_a_fix_and_its_import_as_text() -> None:
@@ -93,3 +132,130 @@ def test_parse_still_reports_a_syntax_error_through_the_cache() -> None:
     with pytest.raises(SourceError):
         StatementCache()("def f(:\n")
     assert parse("x = 1\n").code == "x = 1\n"
+    with pytest.raises(SourceError, match="line 1, column 7"):
+        parse("def f(:\n")
+    with pytest.raises(SourceError, match="^cannot parse: invalid syntax$"):  # without CPython's second opinion
+        parse("def f(:\n", explain=False)
+
+
+def test_the_same_text_is_parsed_once() -> None:
+    """The server asks libcst first where CPython's ast fails, then lints with the same tree."""
+    cache = StatementCache()
+    source = "import torch\n\nx = torch.load(p)\nprint(x)\n"
+    assert cache(source) is cache(source)
+    assert cache(source.replace("p)", "q)")).code == source.replace("p)", "q)")
+
+
+# -- the server's incremental lint equals a full lint, edit after edit ----------------------------
+
+# Text that makes or removes findings, or leaves a line half typed, inserted where an edit lands.
+SNIPPETS = (
+    "state = torch.load(path)\n",
+    "state = torch.load(path, map_location='cpu')\n",
+    "torch.distributed.barrier()\n",
+    "if torch.distributed.get_rank() == 0:\n    torch.save(state, 'last.pt')\n",
+    "torch.save(model.state_dict(), 'model.pt')\n",
+    "loader = torch.utils.data.DataLoader(data, num_workers=os.cpu_count())\n",
+    "def helper(x=torch.zeros(1).cuda()):\n    return x\n",
+    "class Holder:\n    pass\n",
+    "else:\n    pass\n",
+    '"""',
+    "(",
+    ")",
+    ":",
+    "    ",
+    "# ",
+    "\n",
+    "\x0c",  # a form feed: whitespace to Python, a line break to str.splitlines
+)
+
+
+# Two of torch's own modules, with long classes, where torch is installed (read, never imported).
+_TORCH = importlib.util.find_spec("torch")
+TORCH_MODULES = {"format_utils": "distributed/checkpoint/format_utils.py", "sampler": "utils/data/distributed.py"}
+EDITABLE = ["engine", *(TORCH_MODULES if _TORCH is not None and _TORCH.origin is not None else ())]
+
+
+@pytest.fixture(scope="module")
+def edited_project(tmp_path_factory) -> dict[str, Path]:
+    """A project of real files to edit: DETR's engine beside the main.py that wraps its model
+    (cross-module findings), and the torch modules there are."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("edited") / "project"
+    shutil.copytree(Path(__file__).parent / "data" / "projects" / "engine_module", root)
+    files = {"engine": root / "detr" / "engine.py"}
+    for name in EDITABLE[1:]:
+        files[name] = root / "detr" / Path(TORCH_MODULES[name]).name
+        shutil.copyfile(Path(_TORCH.origin).parent / TORCH_MODULES[name], files[name])  # type: ignore[union-attr]
+    return files
+
+
+def _edited(text: str, position: int, kind: str, snippet: str, length: int) -> str:
+    """`text` after one edit at `position`: a snippet typed at the start of a line with that
+    line's indentation, a snippet typed anywhere or at the end, or a few characters deleted."""
+    position = len(text) if kind == "end" else position % (len(text) + 1)
+    if kind == "line":
+        start = text.rfind("\n", 0, position) + 1
+        line = text[start : text.find("\n", start) if "\n" in text[start:] else len(text)]
+        indent = line[: len(line) - len(line.lstrip(" "))]
+        typed = "".join(indent + part for part in snippet.splitlines(keepends=True))
+        return text[:start] + typed + text[start:]
+    if kind in ("type", "end"):
+        return text[:position] + snippet + text[position:]
+    return text[:position] + text[position + length :]
+
+
+KINDS = st.sampled_from(["line", "type", "end", "delete"])
+EDIT = st.tuples(st.integers(0, 10**6), KINDS, st.sampled_from(SNIPPETS), st.integers(1, 30))
+EDITS = st.lists(EDIT, min_size=1, max_size=8)
+
+
+@settings(max_examples=30, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(name=st.sampled_from(EDITABLE), edits=EDITS)
+# A finding typed into a method of a long class, half typed and completed again; then, in
+# another long class, a finding placed, and lines inserted above it (its holder is remembered);
+# then an `else:` that joins the `if __name__ == "__main__":` block ending the file; then spaces
+# ending a file whose last statement is a long class, and a finding typed into that class; then
+# the same function typed twice.
+@example(name="format_utils", edits=[(3000, "line", SNIPPETS[0], 1), (3000, "type", "(", 1), (3000, "delete", "", 1)])
+@example(name="sampler", edits=[(4000, "line", SNIPPETS[4], 1), (100, "line", "\n", 1), (100, "line", "# \n", 1)])
+@example(name="format_utils", edits=[(0, "end", "else", 1), (0, "end", ":\n    pass\n", 1)])
+@example(name="sampler", edits=[(0, "end", "    ", 1), (12382, "line", SNIPPETS[0], 1)])
+@example(name="engine", edits=[(0, "line", SNIPPETS[6], 1), (0, "line", SNIPPETS[6], 1)])
+def test_the_servers_findings_after_every_edit_equal_a_full_lint(edited_project, name, edits) -> None:
+    """The server's lint reuses the trees of the statements an edit did not touch, the
+    holders of findings it placed before and the project model built from the saved files;
+    after every edit of a random sequence its findings (fixes included) are those of a full
+    lint of the same text with the same project, and once saved, those of `ddplint check`."""
+    import gc
+
+    from ddplint.api import lint_paths
+    from ddplint.engine import SourceError
+    from ddplint.server.lsp import Linter
+
+    if name not in edited_project:
+        return  # an example in a module of torch, which is not installed
+    path = edited_project[name]
+    original = text = path.read_text(encoding="utf-8")
+    linter = Linter()
+    uri = path.as_uri()
+    try:
+        for edit in [None, *edits]:  # opened as saved, then edited
+            text = text if edit is None else _edited(text, *edit)
+            found, _ = linter.lint(uri, str(path), text)
+            settings_, rules, _ = linter.settings(str(path))
+            view, _ = linter.project_view(str(path))
+            try:
+                full = analyse(text, str(path), settings_.rules_for(str(path), rules), project=view).diagnostics
+            except SourceError:
+                full = []
+            assert found == full
+        path.write_text(text, encoding="utf-8")  # saved: the server builds the model again
+        linter.forget_project(str(path))
+        found, _ = linter.lint(uri, str(path), text)
+        [result] = [result for result in lint_paths([str(path)]) if Path(result.path) == path]
+        assert found == (result.diagnostics if result.error is None else [])
+    finally:
+        path.write_text(original, encoding="utf-8")
+        gc.unfreeze()

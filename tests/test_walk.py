@@ -1,5 +1,6 @@
 """The engine's own walk and positions must agree with libcst's visitor and PositionProvider."""
 
+import ast
 import pathlib
 
 import hypothesmith
@@ -8,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ddplint.walk import SKIPPED, positions, walk
+from ddplint.walk import SKIPPED, _holders, positions, walk
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 SOURCES = sorted(p for p in REPO.glob("ddplint/**/*.py")) + sorted(REPO.glob("fixtures/**/*.py"))
@@ -44,6 +45,39 @@ def _check(module: cst.Module) -> None:
     for node in nodes:
         where = expected[node]
         assert ours[id(node)] == ((where.start.line, where.start.column), (where.end.line, where.end.column))
+    _check_positions_from_the_ast(module, nodes, ours)
+
+
+def _check_positions_from_the_ast(module: cst.Module, nodes: list, full: dict) -> None:
+    """Positions found by generating only the statements that hold the nodes (placed by the
+    ast) are those of the whole module, for runs of nodes in walk order, and so are the layouts
+    of the statements among them."""
+    try:
+        tree = ast.parse(module.code)
+    except SyntaxError:  # code libcst accepts and CPython does not: there is no ast to place by
+        return
+    step = max(1, len(nodes) // 8)
+    for start in range(0, len(nodes), step):
+        run = nodes[start : start + step]
+        statements = [node for node in run if isinstance(node, cst.BaseStatement)][:3]
+        ours, layouts = positions(module, run, statements, tree)
+        assert ours == {id(node): full[id(node)] for node in run}
+        assert layouts == positions(module, [], statements)[1]
+
+
+def test_positions_generate_only_the_method_that_holds_the_node() -> None:
+    methods = "".join(f"    def m{i}(self):\n        return torch.load(p{i})\n\n" for i in range(30))
+    source = f'import torch\n\n\nclass Trainer:\n    """A long class."""\n\n{methods}x = 1; y = 2\n'
+    module = cst.parse_module(source)
+    trainer = module.body[1]
+    method = trainer.body.body[8]  # m7, after the docstring
+    call = method.body.body[0].body[0].value
+    tree = ast.parse(source)
+    [holder] = _holders(module, tree, [call])
+    assert holder[0] is method and holder[2] == "    "
+    spans, _ = positions(module, [call], tree=tree)
+    assert spans[id(call)] == positions(module, [call])[0][id(call)] == ((29, 15), (29, 29))
+    assert _holders(module, tree, [trainer.name]) is None  # in a class's header: the whole module is generated
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(REPO)))

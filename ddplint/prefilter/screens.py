@@ -87,6 +87,11 @@ class Facts:
         self.function_names.update(self._defs)
 
     @property
+    def tree(self) -> ast.AST:
+        """The ast the facts were gathered from."""
+        return self._tree
+
+    @property
     def local_callables(self) -> frozenset[str]:
         """Names that may hold a callable pickle cannot store by reference: a `def` inside a
         function or class body (where some def of that name is not at module level), or a

@@ -8,16 +8,25 @@ chunk, parsed on its own and cached by its text. The comments and blank lines at
 chunk become its first statement's leading lines, as libcst itself would attach them. Where
 the chunks do not agree on the layout libcst infers per module (indent, newline), or anything
 else is unusual, the whole text is parsed the ordinary way.
+
+The `ast` is not parsed whole either: the statements that begin both the last text that parsed
+and this one (top-level ones, and in a class that the edit is in, the class's own) are kept,
+and only the text after them is parsed, on the lines it is on. Where CPython cannot parse that
+(a half-typed line), libcst is asked about the same text only; both stop at the first error,
+so a keystroke costs the text from the edited statement on, not the file.
 """
 
 from __future__ import annotations
 
 import ast
+import copy
+import itertools
 import warnings
 
 import libcst as cst
 
 from ddplint.engine import parse
+from ddplint.quickfix import lines as source_lines, offsets
 from ddplint.prefilter.screens import Facts
 
 
@@ -26,7 +35,11 @@ class StatementCache:
 
     def __init__(self) -> None:
         self._chunks: dict[str, cst.Module] = {}
-        self._tree: tuple[str, ast.Module | None] | None = None  # the last text's `ast`
+        # The last text asked about and its ast, or None and the rest of it that CPython could
+        # not parse (see _split); the last text that parsed, its ast, its line offsets.
+        self._tree: tuple[str, ast.Module | None, str] | None = None
+        self._parsed: tuple[str, ast.Module, list[int]] | None = None
+        self._module: tuple[str, cst.Module] | None = None  # the last text's libcst tree
         self.reused = 0  # chunks taken from the cache by the last parse (for tests and benchmarks)
 
     def facts(self, source: str) -> Facts | None:
@@ -36,17 +49,80 @@ class StatementCache:
 
     def _ast(self, source: str) -> ast.Module | None:
         if self._tree is None or self._tree[0] is not source:
+            kept, owner, members, line, offset = self._split(source)
+            head = _STAND_IN if owner is not None else ""
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # invalid escape sequences and the like
-                    self._tree = (source, ast.parse(source))
+                    # The rest of the text, on the lines it is on.
+                    rest = ast.parse("\n" * (line - bool(head)) + head + source[offset:]).body
             except (SyntaxError, ValueError, RecursionError, MemoryError):
-                self._tree = (source, None)
+                self._tree = (source, None, head + source[offset:])
+            else:
+                if owner is not None:  # the class the change is in, its own statements in front
+                    stand_in = rest.pop(0)
+                    whole = copy.copy(owner)
+                    whole.body = [*members, *stand_in.body]  # type: ignore[attr-defined]
+                    whole.end_lineno, whole.end_col_offset = stand_in.end_lineno, stand_in.end_col_offset
+                    rest.insert(0, whole)
+                tree = ast.Module(body=[*kept, *rest], type_ignores=[])
+                self._tree = (source, tree, "")
+                self._parsed = (source, tree, offsets(source))
         return self._tree[1]
 
+    def _split(self, source: str) -> tuple[list[ast.stmt], ast.ClassDef | None, list[ast.stmt], int, int]:
+        """Where `source` parses as the last text that parsed did: (the top-level statements it
+        still begins with, the class the change is in and the statements of its body it
+        still begins with, or None and []; the line they end on, the offset after it).
+        The text after them parses alone just as it does after them (in a stand-in class
+        where they are a class's): they end in a complete statement, and what follows is not
+        a clause of theirs (an `else:`) since the last statement kept is followed by one that
+        is unchanged and was a statement of its own before (so at the top level the last
+        statement that is unchanged is not kept)."""
+        if self._parsed is None:
+            return [], None, [], 0, 0
+        _, tree, after = self._parsed
+        ends, same = self._same(source, tree.body)
+        before = _up_to(tree.body, ends[same - 1] if same else 0)
+        changed = tree.body[len(before)] if len(before) < len(tree.body) else None
+        if isinstance(changed, ast.ClassDef) and changed.body[0].lineno > changed.lineno:
+            inner, inside = self._same(source, changed.body)
+            if inside >= 2:
+                line = inner[inside - 2]
+                return before, changed, _up_to(changed.body, line), line, after[line + 1]
+        if same < 2:
+            return [], None, [], 0, 0
+        line = ends[same - 2]
+        return _up_to(tree.body, line), None, [], line, after[line + 1]
+
+    def _same(self, source: str, body: list[ast.stmt]) -> tuple[list[int], int]:
+        """The lines that the runs of `body` (statements of the last text that parsed, those
+        sharing a line together) end on, and how many of those runs begin `source` unchanged."""
+        assert self._parsed is not None
+        previous, _, after = self._parsed
+        ends = _cuts(body)
+        low, high = 0, len(ends)
+        while low < high:
+            middle = (low + high + 1) // 2
+            if source.startswith(previous[: after[ends[middle - 1] + 1]]):
+                low = middle
+            else:
+                high = middle - 1
+        return ends, low
+
     def __call__(self, source: str) -> cst.Module:
+        if self._module is not None and self._module[0] is source:
+            return self._module[1]
+        module = self._assembled(source)
+        self._module = (source, module)
+        return module
+
+    def _assembled(self, source: str) -> cst.Module:
         tree = self._ast(source)
-        chunks = None if tree is None else _chunks(source, tree)
+        if tree is None:  # CPython cannot parse it, a half-typed line most often; libcst decides
+            parse(self._tree[2], explain=False)  # what CPython failed on: fails where the whole text does
+            return parse(source, explain=False)
+        chunks = _chunks(source, tree)
         if chunks is None or len(chunks) < 2:
             self._chunks.clear()
             return parse(source)
@@ -56,18 +132,19 @@ class StatementCache:
         for chunk in chunks:
             parts = [self._parse(text, parsed) for text in chunk]
             module = parts[0] if len(parts) == 1 else _class_module(parts)
-            modules.append(module if module is not None else parse("".join(chunk)))
+            modules.append(module if module is not None else parse(_text(chunk)))
         self._chunks = parsed
         module = _assemble(modules)
         return module if module is not None else parse(source)
 
     def _parse(self, text: str, parsed: dict[str, cst.Module]) -> cst.Module:
-        if text not in parsed:
-            if text in self._chunks:
-                parsed[text] = self._chunks[text]
-                self.reused += 1
-            else:
-                parsed[text] = parse(text)
+        if text in parsed:  # a text met twice in one file: each its own nodes, or both get one position
+            return parse(text)
+        if text in self._chunks:
+            parsed[text] = self._chunks[text]
+            self.reused += 1
+        else:
+            parsed[text] = parse(text)
         return parsed[text]
 
 
@@ -82,9 +159,7 @@ def _chunks(source: str, tree: ast.Module) -> list[tuple[str, ...]] | None:
     """The source cut after each top-level statement's last line (statements sharing a line
     stay together); a long class is a tuple of its header with its first statement, and its
     other statements each behind a stand-in class header."""
-    lines = source.splitlines(keepends=True)
-    if "".join(lines) != source:
-        return None
+    lines = source_lines(source)
     ends = _cuts(tree.body)
     if not ends:
         return None
@@ -103,6 +178,16 @@ def _chunks(source: str, tree: ast.Module) -> list[tuple[str, ...]] | None:
             chunks.append((parts[0], *(_STAND_IN + part for part in parts[1:])))
         start = cut
     return chunks
+
+
+def _text(chunk: tuple[str, ...]) -> str:
+    """The text of a chunk as it is in the source, without its stand-in class headers."""
+    return chunk[0] + "".join(part[len(_STAND_IN) :] for part in chunk[1:])
+
+
+def _up_to(statements: list[ast.stmt], line: int) -> list[ast.stmt]:
+    """The leading statements that end by `line`."""
+    return list(itertools.takewhile(lambda statement: (statement.end_lineno or 0) <= line, statements))
 
 
 def _cuts(statements: list[ast.stmt]) -> list[int]:
