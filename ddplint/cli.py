@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import gc
 import os
 import sys
 import time
@@ -271,12 +272,20 @@ def _check_paths(args, paths, exclusion, settings, rules, mode) -> int:
         # Like the results cache, the index's cache is not written by --fix.
         folder = None if args.no_cache or args.fix else os.environ.get("DDPLINT_CACHE_DIR", CACHE_DIR)
         try:
-            project = project_of(paths, folder)
-            if project is not None:
-                # Built here, so that a bug in it degrades the run as one in the index does; with
-                # the results cache, its digest alone, which a warm run takes from the saved solution
-                # without building the program (ddplint.model.solution).
-                project.digest if cache is not None and not args.fix else project.program
+            # The index and the program are built without the cyclic collector (they make no
+            # garbage cycles to speak of) and frozen out of its later scans until the run ends:
+            # their collections cost 0.3 s of CPU on the pip corpus (0.65 s -> 0.37 s in all).
+            gc.disable()
+            try:
+                project = project_of(paths, folder)
+                if project is not None:
+                    # Built here, so that a bug in it degrades the run as one in the index does;
+                    # with the results cache, its digest alone, which a warm run takes from the
+                    # saved solution without building the program (ddplint.model.solution).
+                    project.digest if cache is not None and not args.fix else project.program
+            finally:
+                gc.freeze()
+                gc.enable()
         except Exception as error:  # a bug in the index: each file is still checked alone
             project = None
             report.degraded = True
@@ -290,11 +299,14 @@ def _check_paths(args, paths, exclusion, settings, rules, mode) -> int:
     python = run(
         [t for t, nb in zip(targets, in_notebook) if not nb], rules_for, mode, jobs=args.jobs, cache=cache, project=project
     )
-    for target, notebook in zip(targets, in_notebook):
-        # Notebooks are read, linted and fixed here; the runner keeps the .py files' order.
-        report.add(process_notebook(target.path, rules_for(target.path), mode) if notebook else next(python))
-        progress.advance()
-    next(python, None)  # let the runner finish: it saves the cache after its last result
+    try:
+        for target, notebook in zip(targets, in_notebook):
+            # Notebooks are read, linted and fixed here; the runner keeps the .py files' order.
+            report.add(process_notebook(target.path, rules_for(target.path), mode) if notebook else next(python))
+            progress.advance()
+        next(python, None)  # let the runner finish: it saves the cache after its last result
+    finally:
+        gc.unfreeze()  # what the run froze is collectable again (main may be called again)
     progress.close()
     if args.verbose:
         seconds = time.perf_counter() - started
