@@ -193,7 +193,9 @@ def rules_for_text(source: str, rules: Sequence[type[Rule]], hints=None, known=N
         scan = TextScan(source, known)
         return [rule for rule in rules if scan.matches(rule.needles)]
     scan = hints.scan(source, known)
-    return [rule for rule in rules if hints.feeds(rule.code) or hints.passes_needles(rule.code, rule.needles, scan)]
+    return [
+        rule for rule in rules if hints.feeds(rule.code) or hints.passes_needles(rule.opened_by, rule.needles, scan)
+    ]
 
 
 def rules_to_run(
@@ -216,7 +218,7 @@ def rules_to_run(
     facts = hints.patch(facts)
     return [
         rule for rule in active
-        if rule.code in hints.unscreened or hints.feeds(rule.code) or rule.screen.holds(facts)  # type: ignore[union-attr]
+        if hints.unscreened(rule.unscreened_by) or hints.feeds(rule.code) or rule.screen.holds(facts)  # type: ignore[union-attr]
     ]
 
 

@@ -67,7 +67,7 @@ class Flake8Plugin:
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         from ddplint.prefilter.needles import TextScan
-        from ddplint.prefilter.index import NEEDLES, SCREENS
+        from ddplint.prefilter.index import NEEDLES, OPENED_BY, SCREENS, UNSCREENED_BY
         from ddplint.prefilter.screens import Facts
 
         source = "".join(self.lines)
@@ -79,12 +79,16 @@ class Flake8Plugin:
         else:
             scan = hints.scan(source)
             codes = [
-                code for code, needles in NEEDLES.items() if hints.feeds(code) or hints.passes_needles(code, needles, scan)
+                code
+                for code, needles in NEEDLES.items()
+                if hints.feeds(code) or hints.passes_needles(OPENED_BY.get(code, frozenset()), needles, scan)
             ]
         if not codes:
             return  # no rule's needles occur: libcst is never imported for this file
         facts = Facts(self.tree) if hints is None else hints.patch(Facts(self.tree))
-        unscreened = hints is not None and any(code in hints.unscreened or hints.feeds(code) for code in codes)
+        unscreened = hints is not None and any(
+            hints.unscreened(UNSCREENED_BY.get(code, frozenset())) or hints.feeds(code) for code in codes
+        )
         if not unscreened and all(SCREENS[code] is not None for code in codes) and not any(
             SCREENS[code].holds(facts) for code in codes
         ):

@@ -44,6 +44,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ddplint.prefilter.needles import TextScan
+from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.torch_api import DATALOADER, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER, LAUNCHERS, SAMPLER
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
@@ -315,11 +316,6 @@ def _imports(text: str) -> list[str]:
 # -- the project ----------------------------------------------------------------------------
 
 
-# Rules whose only tie to distributed code is the DISTRIBUTED_MARKERS needle, and whose other
-# needles are rare: in a distributed project they run in every module (a data module need not
-# import torch.distributed itself). Rules with common needles (DDP015's `forward`, DDP008's
-# `reduce`) would parse most of a library and are left to their own file's markers.
-DISTRIBUTED_PROJECT_CODES = frozenset(("DDP010", "DDP018"))
 _EXTERNAL = frozenset(("torch",))
 # Imports that never lead to a project helper: the standard library, torch, and the usual
 # third-party names (a function calling only these is no one's CUDA helper through them).
@@ -333,24 +329,20 @@ class Hints:
     """What the project changes in one module's prefilters, so that they stay sound when the
     other half of a finding is in another module:
 
-    - `distributed`: the project is distributed, so DISTRIBUTED_PROJECT_CODES meet their
-      DISTRIBUTED_MARKERS needle whatever the module's own text;
-    - `codes`: rules whose needles are not applied (the module imports what they look for);
+    - `facts`: what the index knows of the module that its text does not show
+      (ddplint.prefilter.project_facts.ProjectFact); a rule says which of them open it
+      (`Rule.opened_by`, `Rule.unscreened_by`);
     - `imports`: the bindings the module's star imports bring, which the needles see as import
       statements and the screens as the file's own imports;
     - `origins`: more bindings the screens see (a DataLoader subclass of the project, or a
       class that forwards to one, as a DataLoader), and `helpers`, names the screens see as
-      functions of the file (CUDA helpers of other modules);
-    - `unscreened`: rules whose screen cannot see the other half (a helper reached as a module
-      attribute): the file is parsed for them.
+      functions of the file (CUDA helpers of other modules).
     """
 
-    distributed: bool = False
-    codes: frozenset[str] = frozenset()
+    facts: frozenset[ProjectFact] = frozenset()
     imports: tuple[tuple[str, str], ...] = ()
     origins: tuple[tuple[str, str], ...] = ()
     helpers: frozenset[str] = frozenset()
-    unscreened: frozenset[str] = frozenset()
     # Shared analyses (by class name) the project feeds with facts from other functions: a
     # rule that reads one is parsed for and run though the module's text never shows why.
     fed: frozenset[str] = frozenset()
@@ -379,11 +371,18 @@ class Hints:
             return TextScan(source + self.text)
         return TextScan(source, known)
 
-    def passes_needles(self, code: str, needles, scan) -> bool:
-        """Whether rule `code` with these needles passes on a module's `scan` (see `scan`)."""
-        if code in self.codes:
+    def passes_needles(self, opened_by: frozenset[ProjectFact], needles, scan) -> bool:
+        """Whether a rule with these needles, opened by these facts (`Rule.opened_by`), passes
+        on a module's `scan` (see `scan`). The distributed fact stands only for the
+        distributed-markers needle."""
+        opened = self.facts & opened_by
+        if opened - {ProjectFact.DISTRIBUTED}:
             return True
-        return scan.matches(needles, distributed=self.distributed and code in DISTRIBUTED_PROJECT_CODES)
+        return scan.matches(needles, distributed=bool(opened))
+
+    def unscreened(self, unscreened_by: frozenset[ProjectFact]) -> bool:
+        """Whether a rule's screen is not applied to the module (`Rule.unscreened_by`)."""
+        return not self.facts.isdisjoint(unscreened_by)
 
     def patch(self, facts):
         """The module's screen facts (ddplint.prefilter.screens.Facts) with the project's
@@ -953,12 +952,11 @@ class ProjectView:
 
     def _compute_hints(self) -> Hints:
         facts = self.project.modules.get(self.module)
+        known: set[ProjectFact] = {ProjectFact.DISTRIBUTED} if self.project.distributed else set()
         if facts is None:
-            return Hints(self.project.distributed)
-        codes: set[str] = set()
+            return Hints(frozenset(known))
         origins: list[tuple[str, str]] = []
         helpers: set[str] = set()
-        unscreened: set[str] = set()
         for local, origin in facts["imports"].items():
             absolute = self.absolute(origin)
             exports = self._exports(absolute)
@@ -967,36 +965,33 @@ class ProjectView:
             if self.project.module(absolute) is not None:  # `import utils`: the names it exports
                 cuda, loader_subclass = exports
                 if cuda:  # the screen sees `utils.place(...)` in a default as a helper call
-                    codes.add("DDP001")
+                    known.add(ProjectFact.CUDA_HELPER)
                     helpers.update(f"{local}.{name}" for name in cuda)
                 if loader_subclass:
-                    codes.add("DDP016")
-                    unscreened.add("DDP016")
+                    known.add(ProjectFact.LOADER_CLASS_MODULE)
                 continue
             cuda, loader_subclass, builds_sampler, endless, sampler_subclass = exports
             if cuda:
-                codes.add("DDP001")
+                known.add(ProjectFact.CUDA_HELPER)
                 helpers.add(local)
             if loader_subclass:
-                codes.add("DDP016")
+                known.add(ProjectFact.LOADER_CLASS)
                 origins.append((local, DATALOADER.name))
-            if builds_sampler:  # its samplers: set_epoch (DDP003), given to no loader (DDP007)
-                codes.update(("DDP003", "DDP007"))
+            if builds_sampler:
+                known.add(ProjectFact.SAMPLER_BUILDER)
                 origins.append((local, DISTRIBUTED_SAMPLER.name))
-            if endless:  # the loop that iterates the loader is there
-                codes.add("DDP003")
+            if endless:
+                known.add(ProjectFact.ENDLESS_WRAPPER)
             if sampler_subclass:
-                codes.add("DDP006")
+                known.add(ProjectFact.SAMPLER_CLASS)
                 origins.append((local, SAMPLER.name))
         program = self.project.program
         if facts.get("loads") and program.values.wrapper_saves():
-            codes.add("DDP009")  # may load a checkpoint another module saved from the wrapper
-            unscreened.add("DDP009")
+            known.add(ProjectFact.LOADS_WRAPPER_CHECKPOINT)
         if program.values.wrapped_classes(self.module):
-            codes.add("DDP015")  # its model runs under DDP though the module never says so
+            known.add(ProjectFact.WRAPPED_CLASS)
         if self.inner_handed():
-            codes.add("DDP019")  # hands the inner module to a helper whose backward is elsewhere
-            unscreened.add("DDP019")
+            known.add(ProjectFact.HANDS_INNER_MODULE)
         imports = tuple(sorted(self.star_bindings().items())) if facts["stars"] else ()
         fed = frozenset(
             name
@@ -1006,10 +1001,7 @@ class ProjectView:
             )
             if fed_here
         )
-        return Hints(
-            self.project.distributed, frozenset(codes), imports, tuple(origins), frozenset(helpers), frozenset(unscreened),
-            fed,
-        )
+        return Hints(frozenset(known), imports, tuple(origins), frozenset(helpers), fed)
 
 
 # -- building and caching -----------------------------------------------------------------

@@ -2,8 +2,9 @@
 
 A rule declares everything about itself as class attributes: its code and name, the message,
 its docstring (the explanation `ddplint rule CODE` prints), the fix it offers, the text needles
-that must occur in a file before it can fire, the screen its file's `ast` must pass, and
-examples that must and must not be flagged.
+that must occur in a file before it can fire, the screen its file's `ast` must pass, the facts
+of other modules under which it runs without them, and examples that must and must not be
+flagged.
 The tests and the rules reference are generated from those examples.
 
 A rule is a libcst visitor. The engine calls its `visit_<Node>`/`leave_<Node>` methods during
@@ -25,6 +26,7 @@ import libcst as cst
 from ddplint.diagnostics import Applicability
 from ddplint.semantic import Analysis, SemanticModel
 from ddplint.prefilter.needles import Needle, needles_match
+from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.screens import Screen
 from ddplint.prefilter.triggers import CallTrigger
 
@@ -100,6 +102,12 @@ class Rule(cst.BatchableCSTVisitor):
     needs_ranks: ClassVar[bool] = False
     # Shared analyses (ddplint.analyses) this rule reads through `self.model.get(cls)`.
     analyses: ClassVar[tuple[type[Analysis], ...]] = ()
+    # Facts the project index knows about a module (ddplint.prefilter.project_facts) under which
+    # the rule runs there though the module's text lacks its needles: the other half of the
+    # pitfall is in another module. `unscreened_by`: those of them under which the file is
+    # parsed for the rule though its `ast` screen fails (the screen cannot see that other half).
+    opened_by: ClassVar[frozenset[ProjectFact]] = frozenset()
+    unscreened_by: ClassVar[frozenset[ProjectFact]] = frozenset()
 
     def __init__(self, model: SemanticModel) -> None:
         super().__init__()

@@ -13,6 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ddplint import project
+from ddplint.prefilter.project_facts import ProjectFact
+from ddplint.rules.ddp003_missing_set_epoch import MissingSetEpoch
 from ddplint.torch_api import DISTRIBUTED_MARKERS
 
 PROJECTS = Path(__file__).parent / "data" / "projects"
@@ -244,7 +246,9 @@ def test_the_view_answers_for_tuple_builders_and_endless_generators(tmp_path):
     assert view.built_data("trainer.pairs.pair") == {"loader": ("trainer/pairs.py:11", 1, 0)}
     assert view.built_data("trainer.pairs.fixed") == {}  # an evaluation sampler: no epochs to set
     assert view.built_data("trainer.data.build_loader") == {"loader": ("trainer/data.py:5", None, 0)}
-    assert "DDP003" in view.hints().codes  # it imports only the generator, and has no `for`
+    # it imports only the generator, and has no `for`: the fact opens the rule anyway
+    assert ProjectFact.ENDLESS_WRAPPER in view.hints().facts
+    assert ProjectFact.ENDLESS_WRAPPER in MissingSetEpoch.opened_by
 
 
 def test_a_helper_returning_a_loader_and_its_sampler_is_fixed_on_the_unpacked_sampler(tmp_path, run):

@@ -42,3 +42,9 @@ def test_a_rule_imported_from_another_module_is_not_registered_again():
 def test_every_rule_module_gives_one_rule():
     modules = [info.name for info in pkgutil.iter_modules(rules.__path__) if not info.name.startswith("_")]
     assert sorted(rule.__module__.rpartition(".")[2] for rule in all_rules()) == sorted(modules)
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda rule: rule.code)
+def test_the_facts_that_lift_a_rule_screen_also_open_it(rule):
+    # Hints.unscreened is asked only of rules the needles let through.
+    assert rule.unscreened_by <= rule.opened_by

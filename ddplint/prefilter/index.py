@@ -6,6 +6,7 @@ when it is stale."""
 
 import re
 
+from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.screens import CallInDefault, Calls, Mentions, Subclasses, UnreadSelfAttribute
 
 NEEDLES = {
@@ -88,4 +89,25 @@ ANALYSES = {
     'DDP022': ('LoaderFlow',),
     'DDP023': (),
     'DDP024': (),
+}
+
+# The project facts in each rule's `opened_by` (rules not named here have none).
+OPENED_BY = {
+    'DDP001': frozenset({ProjectFact.CUDA_HELPER}),
+    'DDP003': frozenset({ProjectFact.ENDLESS_WRAPPER, ProjectFact.SAMPLER_BUILDER}),
+    'DDP006': frozenset({ProjectFact.SAMPLER_CLASS}),
+    'DDP007': frozenset({ProjectFact.SAMPLER_BUILDER}),
+    'DDP009': frozenset({ProjectFact.LOADS_WRAPPER_CHECKPOINT}),
+    'DDP010': frozenset({ProjectFact.DISTRIBUTED}),
+    'DDP015': frozenset({ProjectFact.WRAPPED_CLASS}),
+    'DDP016': frozenset({ProjectFact.LOADER_CLASS, ProjectFact.LOADER_CLASS_MODULE}),
+    'DDP018': frozenset({ProjectFact.DISTRIBUTED}),
+    'DDP019': frozenset({ProjectFact.HANDS_INNER_MODULE}),
+}
+
+# The project facts in each rule's `unscreened_by` (rules not named here have none).
+UNSCREENED_BY = {
+    'DDP009': frozenset({ProjectFact.LOADS_WRAPPER_CHECKPOINT}),
+    'DDP016': frozenset({ProjectFact.LOADER_CLASS_MODULE}),
+    'DDP019': frozenset({ProjectFact.HANDS_INNER_MODULE}),
 }

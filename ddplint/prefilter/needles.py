@@ -72,8 +72,9 @@ def needles_match(needles: Iterable[Needle], source: str, *, distributed: bool =
 
 def render_index(rules) -> str:
     """Python source of `ddplint/prefilter/index.py`: every rule's needles as literals, its
-    screen (ddplint.prefilter.screens) as the constructor call that rebuilds it, and the names
-    of the analyses it reads."""
+    screen (ddplint.prefilter.screens) as the constructor call that rebuilds it, the names
+    of the analyses it reads, and the project facts that open it (`Rule.opened_by`,
+    `Rule.unscreened_by`)."""
     screen_classes = sorted({type(rule.screen).__name__ for rule in rules if rule.screen is not None})
     lines = [
         '"""Every rule\'s needles and screen, for checks that must not import libcst (the flake8',
@@ -84,6 +85,7 @@ def render_index(rules) -> str:
         "",
         "import re",
         "",
+        "from ddplint.prefilter.project_facts import ProjectFact",
         f"from ddplint.prefilter.screens import {', '.join(screen_classes)}",
         "",
         "NEEDLES = {",
@@ -96,6 +98,13 @@ def render_index(rules) -> str:
     lines += ["}", "", "# The shared analyses each rule reads (by class name): the project may feed them.", "ANALYSES = {"]
     lines += [f"    {rule.code!r}: {tuple(sorted(a.__name__ for a in rule.analyses))!r}," for rule in rules]
     lines.append("}")
+    for table, attribute in (("OPENED_BY", "opened_by"), ("UNSCREENED_BY", "unscreened_by")):
+        lines += ["", f"# The project facts in each rule's `{attribute}` (rules not named here have none).", f"{table} = {{"]
+        for rule in rules:
+            facts = sorted(f"ProjectFact.{fact.name}" for fact in getattr(rule, attribute))
+            if facts:
+                lines.append(f"    {rule.code!r}: frozenset({{{', '.join(facts)}}}),")
+        lines.append("}")
     return "\n".join(lines) + "\n"
 
 

@@ -14,6 +14,7 @@ from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import Scope, SemanticModel
 from ddplint.torch_api import TORCH, TORCH_CUDA, TORCH_DEVICE
 from ddplint.walk import children
+from ddplint.prefilter.project_facts import ProjectFact
 
 
 @dataclass
@@ -61,6 +62,8 @@ class CudaTensorInDefaultArgument(Rule):
     """
 
     code = "DDP001"
+    # a default may call another module's helper that places tensors on CUDA
+    opened_by = frozenset((ProjectFact.CUDA_HELPER,))
     name = "cuda-tensor-in-default-argument"
     message = (
         "default argument puts a tensor on CUDA when the module is imported (in every worker "

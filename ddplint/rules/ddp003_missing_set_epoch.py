@@ -5,6 +5,7 @@ from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Calls
 from ddplint.torch_api import DISTRIBUTED_SAMPLER
 from ddplint.analyses.samplers import Construction, Endless, Function, LoaderFlow, Loop, Ref
+from ddplint.prefilter.project_facts import ProjectFact
 
 
 class MissingSetEpoch(Rule):
@@ -35,6 +36,8 @@ class MissingSetEpoch(Rule):
     """
 
     code = "DDP003"
+    # the sampler may come from another module's builder, the loop from its endless generator
+    opened_by = frozenset((ProjectFact.SAMPLER_BUILDER, ProjectFact.ENDLESS_WRAPPER))
     needs_ranks = True
     name = "missing-set-epoch"
     message = (

@@ -10,6 +10,7 @@ from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Subclasses
 from ddplint.torch_api import DISTRIBUTED_SAMPLER, MANUAL_SEED, SAMPLER
 from ddplint.analyses.samplers import SamplerClass, SamplerClasses
+from ddplint.prefilter.project_facts import ProjectFact
 
 # A plain Sampler whose constructor takes `num_replicas` and `rank` is written to be the
 # distributed sampler (bucketing samplers often are), and must shard just the same.
@@ -112,6 +113,7 @@ class SamplerWithoutRankSlicing(Rule):
     """
 
     code = "DDP006"
+    opened_by = frozenset((ProjectFact.SAMPLER_CLASS,))  # a subclass of another module's Sampler
     needs_ranks = True
     name = "sampler-without-rank-slicing"
     message = (

@@ -7,6 +7,7 @@ from ddplint.prefilter.screens import Calls
 from ddplint.torch_api import DISTRIBUTED_SAMPLER
 from ddplint.analyses.branches import Branches, exclusive
 from ddplint.analyses.samplers import Construction, LoaderFlow
+from ddplint.prefilter.project_facts import ProjectFact
 
 
 class DistributedSamplerNotUsed(Rule):
@@ -35,6 +36,7 @@ class DistributedSamplerNotUsed(Rule):
     """
 
     code = "DDP007"
+    opened_by = frozenset((ProjectFact.SAMPLER_BUILDER,))  # the sampler may come from another module's builder
     needs_ranks = True
     name = "distributed-sampler-not-used"
     message = (

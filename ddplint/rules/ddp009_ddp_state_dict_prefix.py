@@ -14,6 +14,7 @@ from ddplint.semantic import dotted_name
 from ddplint.edits import argument
 from ddplint.torch_api import CONSUME_PREFIX, OPTIMIZER_MODULES, TORCH_LOAD, TORCH_SAVE
 from ddplint.walk import children
+from ddplint.prefilter.project_facts import ProjectFact
 
 _IMPORT = "from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present"
 _OPTIMIZER_NAME = re.compile(r"optimi[sz]er|^optim$|^opt(_|$)|sched|scaler|^lr(_|$)", re.IGNORECASE)
@@ -82,6 +83,8 @@ class DdpStateDictPrefix(Rule):
     """
 
     code = "DDP009"
+    # the checkpoint loaded here may be saved from the wrapper in another module
+    opened_by = unscreened_by = frozenset((ProjectFact.LOADS_WRAPPER_CHECKPOINT,))
     # The prefix breaks the load in any process: evaluation and export scripts run as one.
     needs_ranks = False
     name = "ddp-state-dict-prefix"

@@ -10,6 +10,7 @@ from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.torch_api import DISTRIBUTED_MARKERS, MANUAL_SEED, RANDOM_SPLIT, TORCH
 from ddplint.walk import children
+from ddplint.prefilter.project_facts import ProjectFact
 
 # Seeding helpers of other libraries that seed torch's default generator too.
 SEEDING_HELPERS = ("seed_everything", "set_seed")
@@ -59,6 +60,8 @@ class RandomSplitWithoutGenerator(Rule):
     """
 
     code = "DDP010"
+    # its other needle is rare: in a distributed project it runs where torch.distributed is not named
+    opened_by = frozenset((ProjectFact.DISTRIBUTED,))
     needs_ranks = True
     name = "random-split-without-generator"
     message = (

@@ -10,6 +10,7 @@ from ddplint.prefilter.screens import UnreadSelfAttribute
 from ddplint.edits import argument
 from ddplint.torch_api import DDP, DISTRIBUTED_MARKERS, NN_MODULE, PARAMETERISED_LAYERS, TORCH_NN
 from ddplint.walk import children
+from ddplint.prefilter.project_facts import ProjectFact
 
 # Ways of reaching submodules without naming them: anything goes after these.
 REFLECTIVE_METHODS = frozenset(
@@ -76,6 +77,7 @@ class UnusedSubmodule(Rule):
     """
 
     code = "DDP015"
+    opened_by = frozenset((ProjectFact.WRAPPED_CLASS,))  # the model may be wrapped in DDP in another module
     needs_ranks = True
     name = "unused-submodule"
     message = "submodule built in __init__ is never used: DDP waits for its gradients forever; use it or remove it"

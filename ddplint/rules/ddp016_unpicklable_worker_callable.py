@@ -8,6 +8,7 @@ from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import Scope
 from ddplint.torch_api import DATALOADER, PROCESS, SPAWN
+from ddplint.prefilter.project_facts import ProjectFact
 
 # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, collate_fn,
 #            pin_memory, drop_last, timeout, worker_init_fn, ...)
@@ -41,6 +42,9 @@ class UnpicklableWorkerCallable(Rule):
     """
 
     code = "DDP016"
+    # the DataLoader may be a subclass from another module; reached as `module.Class`, the screen cannot see it
+    opened_by = frozenset((ProjectFact.LOADER_CLASS, ProjectFact.LOADER_CLASS_MODULE))
+    unscreened_by = frozenset((ProjectFact.LOADER_CLASS_MODULE,))
     name = "unpicklable-worker-callable"
     message = (
         "a lambda or nested function cannot be pickled for a spawned worker or process; "

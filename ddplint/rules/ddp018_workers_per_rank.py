@@ -9,6 +9,7 @@ from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Calls
 from ddplint.semantic import Frame, dotted_name
 from ddplint.walk import children
+from ddplint.prefilter.project_facts import ProjectFact
 
 
 class WorkersPerRank(Rule):
@@ -43,6 +44,8 @@ class WorkersPerRank(Rule):
     """
 
     code = "DDP018"
+    # its other needles are rare: in a distributed project it runs where torch.distributed is not named
+    opened_by = frozenset((ProjectFact.DISTRIBUTED,))
     needs_ranks = True
     name = "workers-per-rank"
     message = "num_workers=cpu_count() in every rank oversubscribes the machine; divide by the ranks per node (LOCAL_WORLD_SIZE)"

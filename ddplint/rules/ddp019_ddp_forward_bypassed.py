@@ -11,6 +11,7 @@ from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
 from ddplint.torch_api import DDP
 from ddplint.walk import children
+from ddplint.prefilter.project_facts import ProjectFact
 
 # Models that are copies of the trained one and are never all-reduced: EMA, teachers, targets.
 COPY_WORDS = ("teacher", "ema", "momentum", "target", "shadow", "average", "avg", "frozen")
@@ -74,6 +75,8 @@ class DDPForwardBypassed(Rule):
     """
 
     code = "DDP019"
+    # the helper this module hands the inner module to runs the backward elsewhere
+    opened_by = unscreened_by = frozenset((ProjectFact.HANDS_INNER_MODULE,))
     needs_ranks = True
     name = "ddp-forward-bypassed"
     message = (

@@ -1,0 +1,31 @@
+"""Facts the project index (ddplint.project) knows about one module that its own text does
+not show: what it imports from other modules of the project, and what other modules do with
+what it defines.
+
+The index computes them for every module and knows no rule. A rule whose pitfall can have its
+other half in another module says which of them open it (`Rule.opened_by`): on a module with
+one of them its needles are not required, and, for those in `Rule.unscreened_by`, its `ast`
+screen is not either. This module imports nothing, so the flake8 plugin's libcst-free path
+(ddplint.prefilter.index) can name the facts too.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class ProjectFact(enum.Enum):
+    # The project is distributed (some module names a DDP entry point). It stands only for the
+    # distributed-markers needle (ddplint.torch_api.DISTRIBUTED_MARKERS): a rule it opens still
+    # needs its other needles in the module's own text.
+    DISTRIBUTED = "the project is distributed"
+    CUDA_HELPER = "imports a function that places tensors on CUDA"
+    LOADER_CLASS = "imports a DataLoader subclass, or a class whose __init__ builds a DataLoader"
+    # `import utils`, then `utils.Loader(...)`: the screens cannot bind the class to DataLoader.
+    LOADER_CLASS_MODULE = "imports a project module that defines a DataLoader subclass or builder class"
+    SAMPLER_BUILDER = "imports a function that builds a shuffling DistributedSampler"
+    ENDLESS_WRAPPER = "imports a generator that iterates its argument again and again, forever"
+    SAMPLER_CLASS = "imports a Sampler subclass"
+    LOADS_WRAPPER_CHECKPOINT = "loads a state dict, and another module saves one from a DDP wrapper"
+    WRAPPED_CLASS = "defines a class that some module wraps in DDP"
+    HANDS_INNER_MODULE = "hands a DDP model's inner module to a project function that trains it"
