@@ -9,13 +9,16 @@ the project root records, per module, the facts other modules' rules ask about:
   `ddplint.torch_api.DISTRIBUTED_MARKERS`); one such module makes the project distributed;
 - `imports`: top-level imports, local name -> origin (relative origins keep their dots and are
   resolved against the module's own name), and the modules it star-imports;
-- `functions`: top-level functions that may touch CUDA (with the line), and the names they call;
-  those that return a shuffling DistributedSampler they build (`sampler`), a DataLoader over
-  one (`loader`), or both in a tuple (`tuple`: which element is which); generators that
-  re-iterate a parameter in an endless loop without set_epoch (`cycles`, as `def cycle(dl):
-  while True: for x in dl: yield x`);
-- `classes`: top-level classes with their bases (as origins), to know DataLoader subclasses,
-  and where one whose `__init__` passes its `**kwargs` on to a DataLoader builds it (`forwards`).
+- `functions`: top-level functions that place tensors or modules on CUDA (`cuda`: the call
+  is in their own text; with the line), and those that call a name another module may make
+  such a function (`calls`), which `ProjectView.cuda_function` follows across modules;
+- `classes`: top-level classes with their bases (as origins), to know DataLoader and Sampler
+  subclasses;
+- flags that say where the program model (ddplint.model) starts reading, which answers what
+  builders, loader classes and generators do: `samplers` (builds a DistributedSampler),
+  `forwarders` (a class may hand its `**kwargs` to a DataLoader), `endless` (a generator may
+  re-iterate its argument forever), `ddp`, `loads`; and `main`, `starts` (for
+  `ProjectView.single_process`).
 
 It is cheap because it parses nothing: CPython's `ast` of every file would cost a twentieth
 of the libcst parse floor, more than the whole lint budget leaves. The text of a module is cut
@@ -28,7 +31,9 @@ errs toward fewer cross-module findings. Results are cached per file by size, mt
 content hash, next to the results cache.
 
 Rules never read files: they ask `self.model.project` (a `ProjectView`, or None when the
-project index is off), which answers about names as the semantic model qualifies them.
+project index is off), which answers about names as the semantic model qualifies them. The
+index knows no rule: what it tells a module's prefilters are facts of the program
+(ddplint.prefilter.project_facts.ProjectFact), and each rule says which of them open it.
 """
 
 from __future__ import annotations
@@ -218,8 +223,8 @@ _PROCESS_STARTS = (
 _MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]", re.M)
 # Where tests live: a tests/test folder, test_*.py, *_test.py, conftest.py.
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
-# `.cuda(`, `.to(0)`, `.to("cuda...")`, `.to(torch.device("cuda"))`, `device="cuda..."`,
-# `torch.cuda.FloatTensor(`: DDP001's own test, on text.
+# A call that places a tensor or module on CUDA, on text: `.cuda(`, `.to(0)`, `.to("cuda...")`,
+# `.to(torch.device("cuda"))`, `device="cuda..."`, `torch.cuda.FloatTensor(`.
 _CUDA_CALL = re.compile(
     r"\.cuda\s*\(|\.to\s*\(\s*(?:\d|['\"]cuda|(?:torch\.)?device\s*\(\s*['\"]cuda|device\s*=\s*(?:['\"]cuda|\d))"
     r"|\bdevice\s*=\s*['\"]cuda|\bcuda\.\w*Tensor\s*\("
@@ -806,7 +811,10 @@ class ProjectView:
         return loaders.evaluated(self.project.program, module) if module is not None else {}
 
     def cuda_function(self, qualified: str | None) -> str | None:
-        """Where the project function `qualified` names touches CUDA ("utils.py:3"), or None."""
+        """Where the project function `qualified` names places tensors or modules on CUDA,
+        itself or through the project functions it calls ("utils.py:3"), or None: a fact of
+        the program, asked by whatever needs it (a parameter default calling such a function
+        runs CUDA at import time) and by the prefilter hints (ProjectFact.CUDA_HELPER)."""
         found = self._function(qualified)
         if found is None:
             return None
