@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes for parsing (default: all cores)")
 
     rule = commands.add_parser("rule", help="explain one rule")
-    rule.add_argument("code", help="a rule code (DDP004) or name (torch-load-without-map-location)")
+    rule.add_argument("code", help="a rule's code or name, as `ddplint rules` lists them")
     commands.add_parser("rules", help="list all rules")
     commands.add_parser("server", help="run the language server on stdin and stdout (for editors)", add_help=False)
     commands.add_parser("verify", help="prove each fix on a real multi-process DDP run", add_help=False)
