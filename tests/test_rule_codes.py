@@ -11,7 +11,10 @@ import re
 import tokenize
 from pathlib import Path
 
+import pytest
+
 import ddplint
+from ddplint.rules import rule_by_code
 
 PACKAGE = Path(ddplint.__file__).parent
 CODE = re.compile(r"DDP\d{3}")
@@ -101,3 +104,16 @@ def test_no_package_code_outside_a_rule_module_names_a_rule_code():
         if not _exempt(relative):
             named += [f"ddplint/{relative}:{line}: {text}" for line, text in rule_codes(path.read_text(encoding="utf-8"))]
     assert not named, "rule codes outside the rules' own modules (declare it on the rule instead):\n" + "\n".join(named)
+
+
+FIXTURES = PACKAGE.parent / "fixtures"
+
+
+@pytest.mark.parametrize("folder", sorted(p for p in FIXTURES.iterdir() if p.is_dir()), ids=lambda folder: folder.name)
+def test_every_fixture_folder_is_a_rule_that_each_of_its_programs_shows(folder):
+    # fixtures/DDPNNN/ is found by its name: a new rule's folder needs no list of folders.
+    assert rule_by_code(folder.name) is not None and folder.name == folder.name.upper()
+    programs = sorted(folder.glob("*.py"))
+    assert programs
+    for path in programs:
+        assert folder.name in [d.code for d in ddplint.lint_source(path.read_text(), str(path))], path
