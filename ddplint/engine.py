@@ -221,7 +221,7 @@ def rules_to_run(
 
 
 @dataclass
-class Analysis:
+class FileAnalysis:
     """The result of linting one text: its tree, and findings paired with their reports."""
 
     module: cst.Module | None
@@ -240,7 +240,7 @@ def analyse(
     facts: Facts | None = None,
     parser: Callable[[str], cst.Module] | None = None,
     project=None,
-) -> Analysis:
+) -> FileAnalysis:
     """Lint one source text. Raises SourceError if it cannot be parsed. `parser` replaces
     `parse` (the language server passes one that reuses the unchanged statements' trees);
     `project` is the file's view of its project index (ddplint.project.ProjectView; default:
@@ -251,7 +251,7 @@ def analyse(
         project = _PROJECT.get()
     active = rules_to_run(source, rules, facts, project.hints() if project is not None else None)
     if not active:
-        return Analysis(None, [], [])
+        return FileAnalysis(None, [], [])
     if project is None:  # the file alone still has functions that hand each other values
         from ddplint.project import alone
 
@@ -259,7 +259,7 @@ def analyse(
     if project.single_process:
         active = [rule for rule in active if not rule.needs_ranks]
         if not active:
-            return Analysis(None, [], [])
+            return FileAnalysis(None, [], [])
     module = (parser or parse)(source)
     model, instances = prepare(module, active, project)
     try:
@@ -268,7 +268,7 @@ def analyse(
         raise SourceError("cannot check: code is nested too deeply") from None
     reports = [report for rule in instances for report in rule.reports]
     if not reports:
-        return Analysis(module, [], [])
+        return FileAnalysis(module, [], [])
 
     replaced = [node for report in reports for node in (report.replacements or ())]
     tree = facts.tree if facts is not None else None  # positions of the statements with findings only
@@ -304,7 +304,7 @@ def analyse(
         )
         kept.append(report)
     order = sorted(range(len(diagnostics)), key=lambda i: diagnostics[i].sort_key)
-    return Analysis(module, [diagnostics[i] for i in order], [kept[i] for i in order])
+    return FileAnalysis(module, [diagnostics[i] for i in order], [kept[i] for i in order])
 
 
 def _edit(module: cst.Module, original: cst.CSTNode, span, layout: Layout, replacement, emptied: set[int]) -> Edit:
@@ -561,14 +561,14 @@ def large_file_note(path: str, source: str, parts: LargeFileParts) -> str:
     )
 
 
-def analyse_large(source: str, path: str, rules: Sequence[type[Rule]], *, honour_noqa: bool = True) -> Analysis:
+def analyse_large(source: str, path: str, rules: Sequence[type[Rule]], *, honour_noqa: bool = True) -> FileAnalysis:
     """`analyse` for a file over the parse limit: its kept top-level statements only, the
     findings at their lines in the file, and a note that says so."""
     parts = large_file_parts(source, rules)
     reduced, table = reduced_source(source, parts)
     inner = analyse(reduced, path, rules, honour_noqa=honour_noqa)
     note = large_file_note(path, source, parts)
-    return Analysis(None, move_diagnostics(inner.diagnostics, table), inner.reports, [note])
+    return FileAnalysis(None, move_diagnostics(inner.diagnostics, table), inner.reports, [note])
 
 
 def split_parts(text: str) -> tuple[dict[int, str], dict[int, int]] | None:
