@@ -725,7 +725,9 @@ def _leaves_block(suite: cst.BaseSuite) -> bool:
 
 
 @dataclass(frozen=True)
-class CallSite:
+class RegionCall:
+    """A call of a same-module function, and the rank region it is in."""
+
     callee: str
     caller: str | None
     only_zero: bool
@@ -747,7 +749,7 @@ class RankRegions(Analysis):
         # Per open frame (by id of the model's frame): (pop at node id, only zero, never zero).
         self._regions: dict[int, list[tuple[int, bool, bool]]] = {}
         self._blocks: list[cst.CSTNode] = []  # the open blocks, where a guard's early exit ends
-        self.call_sites: list[CallSite] = []
+        self.call_sites: list[RegionCall] = []
         self.rank_aware_frames: set[str | None] = set()  # functions that test the rank or distributed mode
         self.functions: dict[str, cst.FunctionDef] = {}
         self.facts = RankFacts(model)
@@ -887,7 +889,7 @@ class RankRegions(Analysis):
         callee = self.callee_key(node)
         if callee is not None:
             self.call_sites.append(
-                CallSite(callee, self.model.frame.key, self.only_rank_zero, self.never_rank_zero, node)
+                RegionCall(callee, self.model.frame.key, self.only_rank_zero, self.never_rank_zero, node)
             )
 
     # -- whole-module questions, for leave_Module -----------------------------------------
@@ -897,7 +899,7 @@ class RankRegions(Analysis):
         (directly, or from other such functions); with the project's program model, the calls
         other modules make count too (`if dist.get_rank() == 0: utils.save_checkpoint(...)`
         in train.py)."""
-        sites: dict[str, list[CallSite]] = {}
+        sites: dict[str, list[RegionCall]] = {}
         for site in self.call_sites:
             if site.callee in self.functions:
                 sites.setdefault(site.callee, []).append(site)
