@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.edits import argument, has_star_arguments
+from ddplint.edits import argument_for, has_star_arguments
 from ddplint.semantic import Analysis, SemanticModel, Scope, dotted_name
 from ddplint.torch_api import BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, GET_RANK, GET_WORLD_SIZE
 
@@ -370,15 +370,15 @@ class LoaderFlow(Analysis):
         bound = self._bound.get(id(node), [])
         made = Construction("", node, self.function, len(self.constructions), bound)
         if qualified in DISTRIBUTED_SAMPLER:
-            dataset = argument(node, DISTRIBUTED_SAMPLER, "dataset")
-            made.kind, made.shuffle = "sampler", argument(node, DISTRIBUTED_SAMPLER, "shuffle")
+            dataset = argument_for(node, DISTRIBUTED_SAMPLER, "dataset")
+            made.kind, made.shuffle = "sampler", argument_for(node, DISTRIBUTED_SAMPLER, "shuffle")
             made.dataset = self.ref(dataset.value) if dataset is not None else None
         elif qualified in BATCH_SAMPLER:
-            inner = argument(node, BATCH_SAMPLER, "sampler")
+            inner = argument_for(node, BATCH_SAMPLER, "sampler")
             made.kind, made.sampler = "batch_sampler", self.ref(inner.value) if inner is not None else None
         else:
-            dataset, sampler, batch = (argument(node, DATALOADER, n) for n in ("dataset", "sampler", "batch_sampler"))
-            made.kind, made.shuffle = "loader", argument(node, DATALOADER, "shuffle")
+            dataset, sampler, batch = (argument_for(node, DATALOADER, n) for n in ("dataset", "sampler", "batch_sampler"))
+            made.kind, made.shuffle = "loader", argument_for(node, DATALOADER, "shuffle")
             made.dataset = self.ref(dataset.value) if dataset is not None else None
             made.sampler = self.ref(sampler.value) if sampler is not None else None
             made.batch_sampler = self.ref(batch.value) if batch is not None else None

@@ -7,7 +7,7 @@ import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.semantic import Scope, dotted_name
-from ddplint.edits import argument
+from ddplint.edits import argument_for
 from ddplint.torch_api import DATALOADER, DATASET, DEFAULTDICT
 from ddplint.analyses.pickling import (
     Definitions,
@@ -622,7 +622,7 @@ class LambdaDefaultFactory(Rule):
     def _crosses(self, node: cst.Call) -> bool:
         """A call that sends objects to another process: a DataLoader only with workers."""
         if self.model.qualified(node.func) in DATALOADER:
-            workers = argument(node, DATALOADER, "num_workers")
+            workers = argument_for(node, DATALOADER, "num_workers")
             return workers is not None and not (isinstance(workers.value, cst.Integer) and workers.value.value == "0")
         return crosses_process_boundary(node, self.model)
 

@@ -8,7 +8,7 @@ from ddplint.analyses.pickling import SPAWN_LIKE, is_process_start
 from ddplint.analyses.ranks import environment_key, last_name, strip_int
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.edits import argument
+from ddplint.edits import argument_for
 from ddplint.torch_api import INIT_PROCESS_GROUP, PROCESS, SPAWN
 
 _GLOBAL_RANK = 'int(os.environ["RANK"])'
@@ -346,7 +346,7 @@ class RankFromLocalRank(Rule):
             self._writes_master |= variable in ("MASTER_ADDR", "MASTER_PORT")
             self._writes_rank |= variable == "RANK"
         if qualified in SPAWN_LIKE or is_process_start(node, self.model):
-            target = argument(node, SPAWN, "fn") if qualified in SPAWN_LIKE else argument(node, PROCESS, "target")
+            target = argument_for(node, SPAWN, "fn") if qualified in SPAWN_LIKE else argument_for(node, PROCESS, "target")
             if target is not None and isinstance(target.value, cst.Name):
                 self._spawned.add(target.value.value)
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "add_argument":
@@ -373,10 +373,10 @@ class RankFromLocalRank(Rule):
         return isinstance(expr, (cst.Name, cst.Attribute)) and (last_name(expr) or "").lower() == "local_rank"
 
     def check(self, node: cst.Call) -> None:
-        rank = argument(node, INIT_PROCESS_GROUP, "rank")
+        rank = argument_for(node, INIT_PROCESS_GROUP, "rank")
         if rank is None or not self._is_local_rank(rank.value):
             return
-        init_method = argument(node, INIT_PROCESS_GROUP, "init_method")
+        init_method = argument_for(node, INIT_PROCESS_GROUP, "init_method")
         if init_method is not None and self.model.string_value(init_method.value) == "env://":
             self._launcher_sets_rank = True
         function = self.model.function

@@ -7,7 +7,7 @@ import libcst as cst
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
 from ddplint.prefilter.screens import UnreadSelfAttribute
-from ddplint.edits import argument
+from ddplint.edits import argument_for
 from ddplint.torch_api import DDP, DISTRIBUTED_MARKERS, NN_MODULE, PARAMETERISED_LAYERS, TORCH_NN
 from ddplint.walk import children
 
@@ -481,8 +481,8 @@ class UnusedSubmodule(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.model.qualified(node.func) in DDP:
-            tolerant = argument(node, DDP, "find_unused_parameters")
-            wrapped = argument(node, DDP, "module")
+            tolerant = argument_for(node, DDP, "find_unused_parameters")
+            wrapped = argument_for(node, DDP, "module")
             if tolerant is not None and not (isinstance(tolerant.value, cst.Name) and tolerant.value.value == "False"):
                 self._tolerated.add(self._built_class(wrapped.value) if wrapped is not None else "*")  # type: ignore[arg-type]
             return
