@@ -28,7 +28,7 @@ from ddplint.semantic import SemanticModel
 from ddplint.rule import Report, Rule
 from ddplint.prefilter.screens import Facts, facts_of
 from ddplint.prefilter.needles import TextScan
-from ddplint.walk import Layout, VisitorFailed, children, positions, render, walk
+from ddplint.walk import Layout, VisitorFailed, descendants, positions, render, walk
 
 
 class SourceError(Exception):
@@ -331,14 +331,11 @@ def _emptied(module: cst.Module, report: Report) -> set[int]:
         for original, replacement in (report.replacements or {}).items()
         if isinstance(original, cst.BaseStatement) and _removes(replacement)
     }
-    emptied: set[int] = set()
-    pending: list[cst.CSTNode] = [module] if removed else []
-    while pending:
-        node = pending.pop()
-        if isinstance(node, cst.IndentedBlock) and all(id(statement) in removed for statement in node.body):
-            emptied.add(id(node.body[0]))
-        pending.extend(children(node))
-    return emptied
+    return {
+        id(node.body[0])
+        for node in (descendants(module) if removed else ())
+        if isinstance(node, cst.IndentedBlock) and all(id(statement) in removed for statement in node.body)
+    }
 
 
 def _removes(replacement) -> bool:
