@@ -21,6 +21,7 @@ import libcst as cst
 
 from ddplint.semantic import Analysis, SemanticModel, dotted_name
 from ddplint.walk import children
+from ddplint.fixpoint import fixed_point
 from ddplint.torch_api import DDP, DISTRIBUTED_IS_AVAILABLE
 
 # Accelerate's Accelerator: building one says the script runs on every rank of a job
@@ -903,21 +904,20 @@ class RankRegions(Analysis):
         for site in self.call_sites:
             if site.callee in self.functions:
                 sites.setdefault(site.callee, []).append(site)
-        guarded = {key for key, node in self.functions.items() if decorated_rank_zero_only(node)}
         elsewhere: dict[str, bool | None] = {}
-        changed = True
-        while changed:
-            changed = False
-            for callee in self.functions:
-                callers = sites.get(callee, ())
-                if callee in guarded or not all(site.only_zero or site.caller in guarded for site in callers):
-                    continue
-                if callee not in elsewhere:
-                    elsewhere[callee] = self._called_elsewhere_only_on_rank_zero(callee)
-                if elsewhere[callee] or (callers and elsewhere[callee] is None):
-                    guarded.add(callee)
-                    changed = True
-        return guarded
+
+        def only_rank_zero_calls(callee: str, guarded: set[str]) -> bool:
+            callers = sites.get(callee, ())
+            if not all(site.only_zero or site.caller in guarded for site in callers):
+                return False
+            if callee not in elsewhere:
+                elsewhere[callee] = self._called_elsewhere_only_on_rank_zero(callee)
+            return bool(elsewhere[callee] or (callers and elsewhere[callee] is None))
+
+        def and_callees(guarded: set[str]) -> set[str]:
+            return guarded | {callee for callee in self.functions if callee not in guarded and only_rank_zero_calls(callee, guarded)}
+
+        return fixed_point(and_callees, {key for key, node in self.functions.items() if decorated_rank_zero_only(node)})
 
     def _called_elsewhere_only_on_rank_zero(self, key: str) -> bool | None:
         """None when no other module calls function `key` (or there is no project model);
