@@ -56,6 +56,9 @@ class Loop:
 
 @dataclass(eq=False)
 class CallSite:
+    """A call of a same-module function or `self` method, with the refs it passes (a loader
+    handed to a helper that iterates it)."""
+
     callee: tuple
     function: Function
     loops: tuple[Loop, ...]
