@@ -34,7 +34,7 @@ def argument_at(call: cst.Call, position: int | None, name: str) -> cst.Arg | No
     return positional[position] if position is not None and len(positional) > position else None
 
 
-def argument(call: cst.Call, target: API, name: str) -> cst.Arg | None:
+def argument_for(call: cst.Call, target: API, name: str) -> cst.Arg | None:
     """The argument `call` passes for parameter `name` of `target` (an API of
     `ddplint.torch_api`): by keyword, or at the parameter's position in its signature."""
     return argument_at(call, target.position(name), name)

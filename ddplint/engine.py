@@ -28,7 +28,7 @@ from ddplint.semantic import SemanticModel
 from ddplint.rule import Report, Rule
 from ddplint.prefilter.screens import Facts, facts_of
 from ddplint.prefilter.needles import TextScan
-from ddplint.walk import Layout, VisitorFailed, children, positions, render, walk
+from ddplint.walk import Layout, VisitorFailed, descendants, positions, render, walk
 
 
 class SourceError(Exception):
@@ -223,7 +223,7 @@ def rules_to_run(
 
 
 @dataclass
-class Analysis:
+class FileAnalysis:
     """The result of linting one text: its tree, and findings paired with their reports."""
 
     module: cst.Module | None
@@ -242,7 +242,7 @@ def analyse(
     facts: Facts | None = None,
     parser: Callable[[str], cst.Module] | None = None,
     project=None,
-) -> Analysis:
+) -> FileAnalysis:
     """Lint one source text. Raises SourceError if it cannot be parsed. `parser` replaces
     `parse` (the language server passes one that reuses the unchanged statements' trees);
     `project` is the file's view of its project index (ddplint.project.ProjectView; default:
@@ -253,7 +253,7 @@ def analyse(
         project = _PROJECT.get()
     active = rules_to_run(source, rules, facts, project.hints() if project is not None else None)
     if not active:
-        return Analysis(None, [], [])
+        return FileAnalysis(None, [], [])
     if project is None:  # the file alone still has functions that hand each other values
         from ddplint.project import alone
 
@@ -261,7 +261,7 @@ def analyse(
     if project.single_process:
         active = [rule for rule in active if not rule.needs_ranks]
         if not active:
-            return Analysis(None, [], [])
+            return FileAnalysis(None, [], [])
     module = (parser or parse)(source)
     model, instances = prepare(module, active, project)
     try:
@@ -270,7 +270,7 @@ def analyse(
         raise SourceError("cannot check: code is nested too deeply") from None
     reports = [report for rule in instances for report in rule.reports]
     if not reports:
-        return Analysis(module, [], [])
+        return FileAnalysis(module, [], [])
 
     replaced = [node for report in reports for node in (report.replacements or ())]
     tree = facts.tree if facts is not None else None  # positions of the statements with findings only
@@ -306,7 +306,7 @@ def analyse(
         )
         kept.append(report)
     order = sorted(range(len(diagnostics)), key=lambda i: diagnostics[i].sort_key)
-    return Analysis(module, [diagnostics[i] for i in order], [kept[i] for i in order])
+    return FileAnalysis(module, [diagnostics[i] for i in order], [kept[i] for i in order])
 
 
 def _edit(module: cst.Module, original: cst.CSTNode, span, layout: Layout, replacement, emptied: set[int]) -> Edit:
@@ -333,14 +333,11 @@ def _emptied(module: cst.Module, report: Report) -> set[int]:
         for original, replacement in (report.replacements or {}).items()
         if isinstance(original, cst.BaseStatement) and _removes(replacement)
     }
-    emptied: set[int] = set()
-    pending: list[cst.CSTNode] = [module] if removed else []
-    while pending:
-        node = pending.pop()
-        if isinstance(node, cst.IndentedBlock) and all(id(statement) in removed for statement in node.body):
-            emptied.add(id(node.body[0]))
-        pending.extend(children(node))
-    return emptied
+    return {
+        id(node.body[0])
+        for node in (descendants(module) if removed else ())
+        if isinstance(node, cst.IndentedBlock) and all(id(statement) in removed for statement in node.body)
+    }
 
 
 def _removes(replacement) -> bool:
@@ -563,14 +560,14 @@ def large_file_note(path: str, source: str, parts: LargeFileParts) -> str:
     )
 
 
-def analyse_large(source: str, path: str, rules: Sequence[type[Rule]], *, honour_noqa: bool = True) -> Analysis:
+def analyse_large(source: str, path: str, rules: Sequence[type[Rule]], *, honour_noqa: bool = True) -> FileAnalysis:
     """`analyse` for a file over the parse limit: its kept top-level statements only, the
     findings at their lines in the file, and a note that says so."""
     parts = large_file_parts(source, rules)
     reduced, table = reduced_source(source, parts)
     inner = analyse(reduced, path, rules, honour_noqa=honour_noqa)
     note = large_file_note(path, source, parts)
-    return Analysis(None, move_diagnostics(inner.diagnostics, table), inner.reports, [note])
+    return FileAnalysis(None, move_diagnostics(inner.diagnostics, table), inner.reports, [note])
 
 
 def split_parts(text: str) -> tuple[dict[int, str], dict[int, int]] | None:

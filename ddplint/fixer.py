@@ -19,7 +19,7 @@ import libcst as cst
 from ddplint.edits import is_docstring, names_in
 from ddplint.engine import (
     MAX_PARSE_CHARS,
-    Analysis,
+    FileAnalysis,
     SourceError,
     analyse,
     analyse_large,
@@ -40,7 +40,7 @@ MAX_PASSES = 10
 class FixOutcome:
     source: str
     fixed_count: int
-    remaining: Analysis
+    remaining: FileAnalysis
     problems: list[str] = field(default_factory=list)
     # How many findings of each rule code were fixed (for --show-fixes).
     fixed_codes: dict[str, int] = field(default_factory=dict)
@@ -161,7 +161,7 @@ def _fix_large(source: str, path: str, rules, unsafe_fixes: bool, honour_noqa: b
                 text = text.rstrip("\r\n")  # the file's last line had no newline
         out.append(text)
         line += len(text.splitlines())
-    remaining = Analysis(None, move_diagnostics(outcome.remaining.diagnostics, table), outcome.remaining.reports, [note])
+    remaining = FileAnalysis(None, move_diagnostics(outcome.remaining.diagnostics, table), outcome.remaining.reports, [note])
     return FixOutcome("".join(out), outcome.fixed_count, remaining, [note, *outcome.problems], outcome.fixed_codes)
 
 

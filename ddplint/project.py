@@ -48,6 +48,7 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ddplint.fixpoint import fixed_point, reachable
 from ddplint.prefilter.needles import TextScan
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.torch_api import DATALOADER, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER, LAUNCHERS, SAMPLER
@@ -205,12 +206,11 @@ def module_facts(text: str, scan: TextScan | None = None, relative: str | None =
     if scan.has("DistributedDataParallel"):
         facts["ddp"] = True  # where the program model (ddplint.model.program) starts reading
     # Same-module helpers: a function calling a CUDA function of this module touches CUDA.
-    changed = True
-    while changed:
-        changed = False
-        for record in functions.values():
-            if not record["cuda"] and any(functions.get(name, {}).get("cuda") for name in record["calls"]):
-                record["cuda"] = changed = True
+    def and_callers(cuda: set[str]) -> set[str]:
+        return cuda | {name for name, record in functions.items() if not cuda.isdisjoint(record["calls"])}
+
+    for name in fixed_point(and_callers, {name for name, record in functions.items() if record["cuda"]}):
+        functions[name]["cuda"] = True
     return facts
 
 
@@ -538,19 +538,13 @@ class Project:
         program = self.program
         if program.importers_of(module):
             return False
-        seen, pending = {module}, [module]
-        while pending:
-            current = pending.pop()
+
+        def imported(current: str) -> list[str]:
             view = self.module_view(current)
-            for origin in self.modules[current]["imports"].values():
-                found = program.split(view.absolute(origin), current)
-                if found is None or found[0] in seen:
-                    continue
-                if self.modules[found[0]]["dist"]:
-                    return False
-                seen.add(found[0])
-                pending.append(found[0])
-        return True
+            found = (program.split(view.absolute(origin), current) for origin in self.modules[current]["imports"].values())
+            return [split[0] for split in found if split is not None]
+
+        return not any(self.modules[reached]["dist"] for reached in reachable([module], imported) if reached != module)
 
 
 def _names_script(directory: str, relative: str, folder: str, document_folder: str) -> bool:

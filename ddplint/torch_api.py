@@ -2,7 +2,7 @@
 packages (`qualified in TORCH_NN`), module names and text that ddplint recognises torch code by.
 
 Rules and analyses compare `model.qualified(call.func) in TORCH_LOAD` and read arguments
-with `ddplint.edits.argument(call, TORCH_LOAD, "map_location")`, which finds the position
+with `ddplint.edits.argument_for(call, TORCH_LOAD, "map_location")`, which finds the position
 from the signature: no rule spells a torch name or counts argument positions itself.
 Signatures are torch 2.x's (`inspect.signature`), keyword-only parameters after the
 positional ones. The catalog imports nothing heavy (no libcst), so that the project index

@@ -21,6 +21,7 @@ import libcst as cst
 
 from ddplint.semantic import Analysis, SemanticModel, dotted_name
 from ddplint.walk import children
+from ddplint.fixpoint import fixed_point
 from ddplint.torch_api import DDP, DISTRIBUTED_IS_AVAILABLE
 
 # Accelerate's Accelerator: building one says the script runs on every rank of a job
@@ -725,7 +726,9 @@ def _leaves_block(suite: cst.BaseSuite) -> bool:
 
 
 @dataclass(frozen=True)
-class CallSite:
+class RegionCall:
+    """A call of a same-module function, and the rank region it is in."""
+
     callee: str
     caller: str | None
     only_zero: bool
@@ -747,7 +750,7 @@ class RankRegions(Analysis):
         # Per open frame (by id of the model's frame): (pop at node id, only zero, never zero).
         self._regions: dict[int, list[tuple[int, bool, bool]]] = {}
         self._blocks: list[cst.CSTNode] = []  # the open blocks, where a guard's early exit ends
-        self.call_sites: list[CallSite] = []
+        self.call_sites: list[RegionCall] = []
         self.rank_aware_frames: set[str | None] = set()  # functions that test the rank or distributed mode
         self.functions: dict[str, cst.FunctionDef] = {}
         self.facts = RankFacts(model)
@@ -887,7 +890,7 @@ class RankRegions(Analysis):
         callee = self.callee_key(node)
         if callee is not None:
             self.call_sites.append(
-                CallSite(callee, self.model.frame.key, self.only_rank_zero, self.never_rank_zero, node)
+                RegionCall(callee, self.model.frame.key, self.only_rank_zero, self.never_rank_zero, node)
             )
 
     # -- whole-module questions, for leave_Module -----------------------------------------
@@ -897,25 +900,24 @@ class RankRegions(Analysis):
         (directly, or from other such functions); with the project's program model, the calls
         other modules make count too (`if dist.get_rank() == 0: utils.save_checkpoint(...)`
         in train.py)."""
-        sites: dict[str, list[CallSite]] = {}
+        sites: dict[str, list[RegionCall]] = {}
         for site in self.call_sites:
             if site.callee in self.functions:
                 sites.setdefault(site.callee, []).append(site)
-        guarded = {key for key, node in self.functions.items() if decorated_rank_zero_only(node)}
         elsewhere: dict[str, bool | None] = {}
-        changed = True
-        while changed:
-            changed = False
-            for callee in self.functions:
-                callers = sites.get(callee, ())
-                if callee in guarded or not all(site.only_zero or site.caller in guarded for site in callers):
-                    continue
-                if callee not in elsewhere:
-                    elsewhere[callee] = self._called_elsewhere_only_on_rank_zero(callee)
-                if elsewhere[callee] or (callers and elsewhere[callee] is None):
-                    guarded.add(callee)
-                    changed = True
-        return guarded
+
+        def only_rank_zero_calls(callee: str, guarded: set[str]) -> bool:
+            callers = sites.get(callee, ())
+            if not all(site.only_zero or site.caller in guarded for site in callers):
+                return False
+            if callee not in elsewhere:
+                elsewhere[callee] = self._called_elsewhere_only_on_rank_zero(callee)
+            return bool(elsewhere[callee] or (callers and elsewhere[callee] is None))
+
+        def and_callees(guarded: set[str]) -> set[str]:
+            return guarded | {callee for callee in self.functions if callee not in guarded and only_rank_zero_calls(callee, guarded)}
+
+        return fixed_point(and_callees, {key for key, node in self.functions.items() if decorated_rank_zero_only(node)})
 
     def _called_elsewhere_only_on_rank_zero(self, key: str) -> bool | None:
         """None when no other module calls function `key` (or there is no project model);

@@ -16,11 +16,13 @@ class; an inline call by its node; a function's return value by the function.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.edits import argument, has_star_arguments
+from ddplint.edits import argument_for, has_star_arguments
+from ddplint.fixpoint import fixed_point, reachable
 from ddplint.semantic import Analysis, SemanticModel, Scope, dotted_name
 from ddplint.torch_api import BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, GET_RANK, GET_WORLD_SIZE
 
@@ -54,6 +56,9 @@ class Loop:
 
 @dataclass(eq=False)
 class CallSite:
+    """A call of a same-module function or `self` method, with the refs it passes (a loader
+    handed to a helper that iterates it)."""
+
     callee: tuple
     function: Function
     loops: tuple[Loop, ...]
@@ -370,15 +375,15 @@ class LoaderFlow(Analysis):
         bound = self._bound.get(id(node), [])
         made = Construction("", node, self.function, len(self.constructions), bound)
         if qualified in DISTRIBUTED_SAMPLER:
-            dataset = argument(node, DISTRIBUTED_SAMPLER, "dataset")
-            made.kind, made.shuffle = "sampler", argument(node, DISTRIBUTED_SAMPLER, "shuffle")
+            dataset = argument_for(node, DISTRIBUTED_SAMPLER, "dataset")
+            made.kind, made.shuffle = "sampler", argument_for(node, DISTRIBUTED_SAMPLER, "shuffle")
             made.dataset = self.ref(dataset.value) if dataset is not None else None
         elif qualified in BATCH_SAMPLER:
-            inner = argument(node, BATCH_SAMPLER, "sampler")
+            inner = argument_for(node, BATCH_SAMPLER, "sampler")
             made.kind, made.sampler = "batch_sampler", self.ref(inner.value) if inner is not None else None
         else:
-            dataset, sampler, batch = (argument(node, DATALOADER, n) for n in ("dataset", "sampler", "batch_sampler"))
-            made.kind, made.shuffle = "loader", argument(node, DATALOADER, "shuffle")
+            dataset, sampler, batch = (argument_for(node, DATALOADER, n) for n in ("dataset", "sampler", "batch_sampler"))
+            made.kind, made.shuffle = "loader", argument_for(node, DATALOADER, "shuffle")
             made.dataset = self.ref(dataset.value) if dataset is not None else None
             made.sampler = self.ref(sampler.value) if sampler is not None else None
             made.batch_sampler = self.ref(batch.value) if batch is not None else None
@@ -393,20 +398,12 @@ class LoaderFlow(Analysis):
     def refs(self, construction: Construction) -> set[Ref]:
         """Every name the constructed object is reachable under: where it was stored, names it
         was copied to, and results of same-module functions that return it."""
-        found = {_call_ref(construction.node), *construction.bound}
-        changed = True
-        while changed:
-            changed = False
-            for key, index, value in self.returns:
-                returned = (("ret", key), index)
-                if value in found and returned not in found:
-                    found.add(returned)
-                    changed = True
-            for target, source in self.aliases:
-                if source in found and target not in found:
-                    found.add(target)
-                    changed = True
-        return found
+
+        def and_copies(found: set[Ref]) -> set[Ref]:
+            returned = {(("ret", key), index) for key, index, value in self.returns if value in found}
+            return found | returned | {target for target, source in self.aliases if source in found}
+
+        return fixed_point(and_copies, {_call_ref(construction.node), *construction.bound})
 
     def loaders_of(self, sampler: Construction) -> list[tuple[Construction, str]]:
         """DataLoaders that draw from `sampler`, with the attribute path from loader to sampler."""
@@ -713,20 +710,24 @@ class SamplerClasses(Analysis):
             for attribute, calls in current.assigned_calls.items():
                 if any(c.methods[name].uses_rank for c in lineage for name in calls if name in c.methods):
                     sharded.add(attribute)
-        seen: set[str] = set()
-        pending = ["__iter__"]
-        while pending:
-            name = pending.pop()
-            if name in seen:
-                continue
-            seen.add(name)
-            method = next((c.methods[name] for c in lineage if name in c.methods), None)
-            if method is None:
-                continue
-            if method.uses_rank or method.delegates or method.reads & sharded:
-                return True
-            pending.extend(method.self_calls)
-        return False
+        return any(
+            method.uses_rank or method.delegates or method.reads & sharded
+            for _, method in called_on_self(self.methods(known), ["__iter__"])
+        )
+
+    def methods(self, known: SamplerClass) -> dict[str, Method]:
+        """The methods `self.name()` runs in the class: its own, else its nearest base's."""
+        found: dict[str, Method] = {}
+        for current in reversed(self.lineage(known)):
+            found.update(current.methods)
+        return found
+
+
+def called_on_self(methods: dict[str, Method], names: list[str]) -> Iterator[tuple[str, Method]]:
+    """The methods (by name) that calling `names` on self runs, directly or through one another."""
+    for name in reachable(names, lambda name: methods[name].self_calls if name in methods else ()):
+        if name in methods:
+            yield name, methods[name]
 
 
 def _is_self_attribute(node: cst.BaseExpression) -> bool:

@@ -58,12 +58,14 @@ class RuleOutcome:
 
 
 @dataclass
-class FixOutcome:
+class FixAttempt:
+    """One fixer run on a scenario's copy: whether it changed the file, and if not, why."""
+
     changed: bool
     detail: str = ""
 
 
-def ddplint_fixer(path: Path) -> FixOutcome:
+def ddplint_fixer(path: Path) -> FixAttempt:
     """ddplint's own fixer on one file (exit 0 and 1 both mean it ran)."""
     before = path.read_bytes()
     proc = subprocess.run(
@@ -72,13 +74,13 @@ def ddplint_fixer(path: Path) -> FixOutcome:
     )
     tail = ((proc.stderr or proc.stdout).strip().splitlines()[-1:] or [""])[0]
     if proc.returncode not in (0, 1):
-        return FixOutcome(False, f"fixer exited {proc.returncode}: {tail}")
+        return FixAttempt(False, f"fixer exited {proc.returncode}: {tail}")
     changed = path.read_bytes() != before
     # Unchanged: say what ddplint printed (e.g. no such rule, or no ddplint at all).
-    return FixOutcome(changed, "" if changed else f"ddplint exited {proc.returncode}: {tail}")
+    return FixAttempt(changed, "" if changed else f"ddplint exited {proc.returncode}: {tail}")
 
 
-Fixer = Callable[[Path], FixOutcome]
+Fixer = Callable[[Path], FixAttempt]
 
 
 # --------------------------------------------------------------------------- running
@@ -149,18 +151,18 @@ def _copy_program(scenario: Scenario, dest: Path) -> Path:
     return Path(shutil.copy2(scenario.program, dest / scenario.program.name))
 
 
-def _fix(path: Path, fixer: Fixer) -> FixOutcome:
+def _fix(path: Path, fixer: Fixer) -> FixAttempt:
     try:
         return fixer(path)
     except (OSError, subprocess.SubprocessError) as exc:
-        return FixOutcome(False, f"fixer could not run: {exc}")
+        return FixAttempt(False, f"fixer could not run: {exc}")
 
 
-def _rewrite(path: Path, recommended: Callable[[str], str]) -> FixOutcome:
+def _rewrite(path: Path, recommended: Callable[[str], str]) -> FixAttempt:
     """A rule without a fix: its scenario writes the pattern the rule recommends."""
     text = path.read_text()
     path.write_text(recommended(text))
-    return FixOutcome(recommended(text) != text, "the scenario's recommended pattern did not apply")
+    return FixAttempt(recommended(text) != text, "the scenario's recommended pattern did not apply")
 
 
 def verify(rules: list[str], opts: Options) -> list[RuleOutcome]:

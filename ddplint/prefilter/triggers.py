@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ddplint.edits import argument, has_star_arguments
+from ddplint.edits import argument_for, has_star_arguments
 from ddplint.prefilter.needles import Needle
 from ddplint.prefilter.screens import Calls
 from ddplint.torch_api import API
@@ -75,7 +75,7 @@ class CallTrigger:
         if model.qualified(call.func) not in self.target:
             return False
         if self.without_keyword is not None and (
-            argument(call, self.target, self.without_keyword) is not None or has_star_arguments(call)
+            argument_for(call, self.target, self.without_keyword) is not None or has_star_arguments(call)
         ):
             return False
         if self.lambda_first:

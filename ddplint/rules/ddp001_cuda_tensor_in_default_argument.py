@@ -9,6 +9,7 @@ import libcst as cst
 from ddplint.analyses.devices import is_cuda_device
 from ddplint.diagnostics import Applicability
 from ddplint.edits import is_docstring
+from ddplint.fixpoint import fixed_point
 from ddplint.prefilter.screens import CallInDefault
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import Scope, SemanticModel
@@ -454,15 +455,11 @@ class CudaTensorInDefaultArgument(Rule):
         module_scope = self.model.module_scope
         # A module-level def the file rebinds (an import of the same name, say) is not followed.
         helpers = {name: f for name, f in helpers.items() if module_scope.bindings.get(name, 0) is None}
-        cuda = {name for name, f in helpers.items() if f.touches_cuda}
-        changed = True
-        while changed:
-            changed = False
-            for name, f in helpers.items():
-                if name not in cuda and f.calls & cuda:
-                    cuda.add(name)
-                    changed = True
-        return cuda
+
+        def and_callers(cuda: set[str]) -> set[str]:
+            return cuda | {name for name, f in helpers.items() if f.calls & cuda}
+
+        return fixed_point(and_callers, {name for name, f in helpers.items() if f.touches_cuda})
 
 
 def _calls_run_by(expr: cst.CSTNode) -> Iterator[cst.Call]:

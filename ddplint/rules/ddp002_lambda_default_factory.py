@@ -1,13 +1,13 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.semantic import Scope, dotted_name
-from ddplint.edits import argument
+from ddplint.edits import argument_for
 from ddplint.torch_api import DATALOADER, DATASET, DEFAULTDICT
 from ddplint.analyses.pickling import (
     Definitions,
@@ -42,6 +42,28 @@ class _Candidate:
     in_function: bool
     owner: str | None  # the class whose method builds it
     function: str | None  # the function around it
+    sent_by_caller: str | None = None  # where a caller it is returned to sends it
+
+
+@dataclass
+class _Exits:
+    """How a value leaves the function that makes it: a dict's call, or a local name bound to one."""
+
+    escapes: bool = False  # stored, passed on or returned (a call stored on `self` only: on_self)
+    on_self: bool = False  # a call stored on `self.x` only: it travels with self
+    sent: bool = False  # passed to a process boundary
+    returned: bool = False  # by `return`
+    stored: bool = False  # some way other than `return`
+
+
+@dataclass
+class _Classes:
+    """What the module says about its classes, by name."""
+
+    pickle_safe: set[str] = field(default_factory=set)  # with __getstate__/__reduce__, or patched
+    bases: dict[str, list[str]] = field(default_factory=dict)  # same-module base names
+    datasets: set[str] = field(default_factory=set)  # torch Datasets, or classes with __getitem__
+    sent: set[str] = field(default_factory=set)  # classes whose instances are passed to a process boundary
 
 
 def _is_main_guard(test: cst.BaseExpression) -> bool:
@@ -576,26 +598,14 @@ class LambdaDefaultFactory(Rule):
         super().__init__(model)
         self.definitions = model.get(Definitions)
         self._candidates: list[_Candidate] = []
-        self._escaping_calls: set[int] = set()
-        # (id of the function scope, name) of locals bound to a lambda defaultdict, and of
-        # names that leave their function.
-        self._locals: dict[tuple[int, str], list[int]] = {}
-        self._escaping_names: set[tuple[int, str]] = set()
+        # How values leave their function: a call by its id, a name as (id of its scope, name).
+        self._exits: dict[int | tuple[int, str], _Exits] = {}
+        self._targets: dict[int, str] = {}  # a dict's call -> the name it is assigned to
+        self._local_of: dict[int, tuple[int, str]] = {}  # a lambda defaultdict's call -> the local bound to it
+        self._classes = _Classes()
         # Factories this run's fixes define: name -> the code they return.
         self._factories: dict[str, str] = {}
-        self._on_self: set[int] = set()  # calls stored on `self.x` only (they travel with self)
-        self._pickle_safe: set[str] = set()  # classes with __getstate__/__reduce__, or patched
-        self._bases: dict[str, list[str]] = {}  # class -> same-module base names
-        self._datasets: set[str] = set()  # classes that are torch Datasets or define __getitem__
-        self._sent: set[int] = set()  # dicts passed to a process boundary (by id of the call)
-        self._sent_names: set[tuple[int, str]] = set()  # and names passed there
-        self._sent_classes: set[str] = set()  # classes whose instances are passed there
-        self._targets: dict[int, str] = {}  # a dict's call -> the name it is assigned to
         self._is_script = False  # the module has an `if __name__ == "__main__":` block
-        self._returned_calls: set[int] = set()  # dicts that leave their function by `return`
-        self._returned_names: set[tuple[int, str]] = set()  # and names returned
-        self._where: dict[int, str] = {}  # a dict's call -> where the caller sends it
-        self._stored: set = set()  # dicts (and names) that leave their function otherwise
         self._boundary = False  # something in the module crosses a process boundary
 
     # -- what makes a module or a class safe -----------------------------------------
@@ -605,16 +615,16 @@ class LambdaDefaultFactory(Rule):
             self._is_script = True
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._bases[node.name.value] = [arg.value.value for arg in node.bases if isinstance(arg.value, cst.Name)]
+        self._classes.bases[node.name.value] = [arg.value.value for arg in node.bases if isinstance(arg.value, cst.Name)]
         if any(self.model.qualified(arg.value) in DATASET for arg in node.bases):
-            self._datasets.add(node.name.value)
+            self._classes.datasets.add(node.name.value)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         parent = self.model.frame.parent
         if node.name.value in PICKLE_HOOKS and parent is not None and parent.is_class:
-            self._pickle_safe.add(parent.node.name.value)  # type: ignore[union-attr]
+            self._classes.pickle_safe.add(parent.node.name.value)  # type: ignore[union-attr]
         if node.name.value == "__getitem__" and parent is not None and parent.is_class:
-            self._datasets.add(parent.node.name.value)  # type: ignore[union-attr]
+            self._classes.datasets.add(parent.node.name.value)  # type: ignore[union-attr]
 
     def _in_main_guard(self) -> bool:
         return self.model.scope is self.model.module_scope and any(_is_main_guard(node.test) for node in self.model.ifs)
@@ -622,7 +632,7 @@ class LambdaDefaultFactory(Rule):
     def _crosses(self, node: cst.Call) -> bool:
         """A call that sends objects to another process: a DataLoader only with workers."""
         if self.model.qualified(node.func) in DATALOADER:
-            workers = argument(node, DATALOADER, "num_workers")
+            workers = argument_for(node, DATALOADER, "num_workers")
             return workers is not None and not (isinstance(workers.value, cst.Integer) and workers.value.value == "0")
         return crosses_process_boundary(node, self.model)
 
@@ -645,7 +655,7 @@ class LambdaDefaultFactory(Rule):
             self._boundary = True
         qualified = self.model.qualified(node.func)
         if qualified in ("copyreg.pickle", "copy_reg.pickle") and node.args and isinstance(node.args[0].value, cst.Name):
-            self._pickle_safe.add(node.args[0].value.value)  # `copyreg.pickle(Vocab, reduce_vocab)`
+            self._classes.pickle_safe.add(node.args[0].value.value)  # `copyreg.pickle(Vocab, reduce_vocab)`
 
     def visit_Assign(self, node: cst.Assign) -> None:
         targets = [target.target for target in node.targets]
@@ -659,9 +669,9 @@ class LambdaDefaultFactory(Rule):
         if node.value is not None:
             self._escapes(node.value, returned=True)
             if isinstance(node.value, cst.Call):
-                self._returned_calls.add(id(node.value))
+                self._exit(id(node.value)).returned = True
             elif isinstance(node.value, cst.Name) and self.model.scope.owner(node.value.value) is not None:
-                self._returned_names.add((id(self.model.scope.owner(node.value.value)), node.value.value))
+                self._exit((id(self.model.scope.owner(node.value.value)), node.value.value)).returned = True
 
     def visit_Yield(self, node: cst.Yield) -> None:
         if isinstance(node.value, cst.BaseExpression):
@@ -670,7 +680,7 @@ class LambdaDefaultFactory(Rule):
     def _assigned(self, targets: list[cst.BaseExpression], value: cst.BaseExpression) -> None:
         for target in targets:  # a patch: `Vocab.__getstate__ = ...`, `Vocab.__reduce__ = ...`
             if isinstance(target, cst.Attribute) and target.attr.value in PICKLE_HOOKS and isinstance(target.value, cst.Name):
-                self._pickle_safe.add(target.value.value)
+                self._classes.pickle_safe.add(target.value.value)
         if isinstance(value, cst.Call) and targets:
             self._targets[id(value)] = dotted_name(targets[0]) or ""
         self_name = self.model.frame.self_name
@@ -679,31 +689,46 @@ class LambdaDefaultFactory(Rule):
         elif len(targets) == 1 and isinstance(targets[0], cst.Name) and (self.definitions.in_function or self._in_main_guard()):
             # A local, or a temporary of the script's `__main__` block: it leaves only if passed on.
             if isinstance(value, cst.Call) and self._lambda_factory(value) is not None:
-                key = (id(self.model.scope), targets[0].value)
-                self._locals.setdefault(key, []).append(id(value))
+                self._local_of[id(value)] = (id(self.model.scope), targets[0].value)
         elif self.model.scope is self.model.module_scope or any(_stores_on_attribute(t) for t in targets):
             self._escapes(value)
 
     def _escapes(self, expr: cst.BaseExpression, *, on_self: bool = False, sent: bool = False, returned: bool = False) -> None:
         for value in contained_values(expr):
-            if not returned:
-                self._stored.add(id(value) if isinstance(value, cst.Call) else self._name_key(value))
             if isinstance(value, cst.Call):
-                (self._on_self if on_self else self._escaping_calls).add(id(value))
-                if sent:
-                    self._sent.add(id(value))
-                    if isinstance(value.func, cst.Name):
-                        self._sent_classes.add(value.func.value)  # `torch.save(Stats(), ...)`
-            elif isinstance(value, cst.Name):
-                where = self.model.scope.owner(value.value)
-                if where is not None:
-                    self._escaping_names.add((id(where), value.value))
-                    if sent:
-                        self._sent_names.add((id(where), value.value))
+                exits = self._exit(id(value))
+                if on_self:
+                    exits.on_self = True
+                else:
+                    exits.escapes = True
+                if sent and isinstance(value.func, cst.Name):
+                    self._classes.sent.add(value.func.value)  # `torch.save(Stats(), ...)`
+            elif isinstance(value, cst.Name) and self.model.scope.owner(value.value) is not None:
+                exits = self._exit((id(self.model.scope.owner(value.value)), value.value))
+                exits.escapes = True
+            else:
+                continue
+            exits.sent = exits.sent or sent
+            exits.stored = exits.stored or not returned
 
-    def _name_key(self, value: cst.BaseExpression) -> tuple[int, str] | None:
-        where = self.model.scope.owner(value.value) if isinstance(value, cst.Name) else None
-        return (id(where), value.value) if where is not None else None  # type: ignore[union-attr]
+    def _exit(self, key: int | tuple[int, str]) -> _Exits:
+        exits = self._exits.get(key)
+        if exits is None:
+            exits = self._exits[key] = _Exits()
+        return exits
+
+    def _exits_of(self, candidate: _Candidate) -> _Exits:
+        """How the dict leaves its function: by its call, or through the local name bound to it."""
+        call = self._exits.get(id(candidate.call), _Exits())
+        local = self._local_of.get(id(candidate.call))
+        name = self._exits.get(local, _Exits()) if local is not None else _Exits()
+        return _Exits(
+            escapes=call.escapes or name.escapes,
+            on_self=call.on_self,
+            sent=call.sent or name.sent,
+            returned=call.returned or (name.returned and not name.stored),
+            stored=call.stored,
+        )
 
     def _lambda_factory(self, call: cst.Call) -> cst.Lambda | None:
         if not call.args or call.args[0].keyword is not None or call.args[0].star:
@@ -741,39 +766,41 @@ class LambdaDefaultFactory(Rule):
         """The class (or a same-module base) controls its own pickling."""
         if name is None or name in seen:
             return False
-        return name in self._pickle_safe or any(self._safe_class(base, seen | {name}) for base in self._bases.get(name, ()))
+        classes = self._classes
+        return name in classes.pickle_safe or any(self._safe_class(base, seen | {name}) for base in classes.bases.get(name, ()))
 
     def _carries_data(self, name: str | None, seen: frozenset[str] = frozenset()) -> bool:
         """The class is what workers or ranks receive: a Dataset (or has `__getitem__`), a
         vocabulary-like name, an instance this module sends, or a same-module base of such."""
         if name is None or name in seen or STAYS_HOME.search(name):
             return False
-        if name in self._datasets or name in self._sent_classes or DATA_NAME.search(name):
+        if name in self._classes.datasets or name in self._classes.sent or DATA_NAME.search(name):
             return True
-        return any(self._carries_data(base, seen | {name}) for base in self._bases.get(name, ()))
+        return any(self._carries_data(base, seen | {name}) for base in self._classes.bases.get(name, ()))
 
-    def _travels(self, candidate: _Candidate, escaping: set[int], sent: set[int]) -> bool:
+    def _travels(self, candidate: _Candidate) -> bool:
         """Evidence that the dict reaches another process: it is passed to a process boundary;
         or it is stored on an object that travels; or it leaves its function under a name
         that says it is data workers receive."""
-        call = id(candidate.call)
-        if call in sent:
+        exits = self._exits_of(candidate)
+        if exits.sent:
             return True
-        if call in self._on_self:
+        if exits.on_self:
             return not self._safe_class(candidate.owner) and self._carries_data(candidate.owner)
-        fate = self._fate(candidate) if call in escaping else None
+        fate = self._fate(candidate, exits) if exits.escapes else None
         if fate is not None:
             if fate[0] == "sent":
-                self._where[call] = fate[1]
+                candidate.sent_by_caller = fate[1]
             return fate[0] == "sent"
-        names = (candidate.function or "", self._targets.get(call, ""))
-        return call in escaping and any(DATA_NAME.search(name) for name in names)
+        names = (candidate.function or "", self._targets.get(id(candidate.call), ""))
+        return exits.escapes and any(DATA_NAME.search(name) for name in names)
 
-    def _fate(self, candidate: _Candidate) -> tuple[str, str] | None:
+    def _fate(self, candidate: _Candidate, exits: _Exits) -> tuple[str, str] | None:
         """For a dict that leaves its function only by `return`: what the program's callers do
         with it (ddplint.model.values.Values.result_fate), or None when unknown."""
-        project, call = self.model.project, id(candidate.call)
-        if project is None or candidate.function is None or call not in self._returned_only:
+        project = self.model.project
+        returned_only = exits.returned and not exits.on_self and not exits.stored
+        if project is None or candidate.function is None or not returned_only:
             return None
         key = f"{candidate.owner}.{candidate.function}" if candidate.owner else candidate.function
         return project.values.result_fate(project.module, key)
@@ -781,22 +808,11 @@ class LambdaDefaultFactory(Rule):
     def leave_Module(self, original_node: cst.Module) -> None:
         if self._is_script and not self._boundary:
             return  # a script that starts no process and pickles nothing: the dict never travels
-        escaping, sent = set(self._escaping_calls), set(self._sent)
-        returned = set(self._returned_calls)
-        for key, calls in self._locals.items():
-            if key in self._escaping_names:
-                escaping.update(calls)
-            if key in self._sent_names:
-                sent.update(calls)
-            if key in self._returned_names and key not in self._stored:
-                returned.update(calls)
-        # Returned, and bound to one name only (no other way out was seen): the callers decide.
-        self._returned_only = {call for call in returned if call not in self._on_self and call not in self._stored}
         for candidate in self._candidates:
-            if not self._travels(candidate, escaping, sent):
+            if not self._travels(candidate):
                 continue
             fixed = _Factories(self, candidate).replacement()
-            where = self._where.get(id(candidate.call))
+            where = candidate.sent_by_caller
             message = f"{self.message} (returned to a caller that passes it to {where})" if where else None
             if fixed is None:
                 self.report(candidate.call, (message or self.message) + _NO_FIX)

@@ -8,7 +8,7 @@ import libcst as cst
 
 from ddplint.analyses.ranks import ACCELERATORS, RANK_ENVIRONMENT, environment_key, mentions_rank
 from ddplint.diagnostics import Applicability
-from ddplint.edits import argument, string_literal, with_keyword_argument
+from ddplint.edits import argument_for, string_literal, with_keyword_argument
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
@@ -625,7 +625,7 @@ class TorchLoadWithoutMapLocation(Rule):
     # -- the loads --------------------------------------------------------------------------
 
     def check(self, node: cst.Call) -> None:
-        path = argument(node, TORCH_LOAD, "f")
+        path = argument_for(node, TORCH_LOAD, "f")
         words = _words(self._code(path.value)) if path is not None else set()
         private = False
         if path is not None:
@@ -796,11 +796,11 @@ class TorchLoadWithoutMapLocation(Rule):
                 for arg in node.args[:1]:  # `DDP(torch.load(p))`
                     self._mark(arg.value, "whole_model")
             elif qualified in TORCH_SAVE:
-                destination = argument(node, TORCH_SAVE, "f")
+                destination = argument_for(node, TORCH_SAVE, "f")
                 name = dotted_name(destination.value) if destination is not None else None
                 if name is not None:
                     self._saved_into.add((id(self.model.frame.node), name.removesuffix(".name")))
-                saved = argument(node, TORCH_SAVE, "obj")
+                saved = argument_for(node, TORCH_SAVE, "obj")
                 if saved is not None and _saves_checkpoint(saved.value, self._code(saved.value)):
                     self._saves_checkpoint = True
             return

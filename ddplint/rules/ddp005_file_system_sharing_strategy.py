@@ -5,7 +5,7 @@ import libcst as cst
 from ddplint.diagnostics import Applicability
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.edits import argument
+from ddplint.edits import argument_for
 from ddplint.torch_api import SET_SHARING_STRATEGY
 
 _RAISE_OPEN_FILE_LIMIT = (
@@ -142,7 +142,7 @@ class FileSystemSharingStrategy(Rule):
     )
 
     def check(self, node: cst.Call) -> None:
-        strategy = argument(node, SET_SHARING_STRATEGY, "new_strategy")
+        strategy = argument_for(node, SET_SHARING_STRATEGY, "new_strategy")
         if strategy is None or self.model.string_value(strategy.value) != "file_system":
             return
         line = self.model.statement

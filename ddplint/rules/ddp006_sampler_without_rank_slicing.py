@@ -9,7 +9,7 @@ from ddplint.edits import is_docstring, keyword_argument, module_alias, names_in
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Subclasses
 from ddplint.torch_api import DISTRIBUTED_SAMPLER, MANUAL_SEED, SAMPLER
-from ddplint.analyses.samplers import SamplerClass, SamplerClasses
+from ddplint.analyses.samplers import SamplerClass, SamplerClasses, called_on_self
 from ddplint.prefilter.project_facts import ProjectFact
 
 # A plain Sampler whose constructor takes `num_replicas` and `rank` is written to be the
@@ -709,33 +709,20 @@ class SamplerWithoutRankSlicing(Rule):
         `__iter__` and kept on self (`self.rng = random.Random()` in `__init__`)."""
         lineage = self.classes.lineage(known)
         owned = {name: where for c in reversed(lineage) for name, where in self._own_generators.get(id(c.node), {}).items()}
-        methods = {name: m for c in reversed(lineage) for name, m in c.methods.items()}
-        pending, seen = ["__iter__"], set()
-        while pending:
-            name = pending.pop()
-            if name in seen or name not in methods:
-                continue
-            seen.add(name)
-            for attribute in self._attribute_calls.get(id(methods[name].node), ()):
+        for _, method in called_on_self(self.classes.methods(known), ["__iter__"]):
+            for attribute in self._attribute_calls.get(id(method.node), ()):
                 made = owned.get(attribute)
                 if made is not None and made[0] != "__iter__":
                     return f"`self.{attribute}` is a `{made[1]}()` seeded by the OS (in `{made[0]}`)"
-            pending.extend(methods[name].self_calls)
         return None
 
     def _helper_draw(self, known: SamplerClass) -> tuple[str, _Draw] | None:
         """An unseeded draw in a method `__iter__` calls on self (not rewritten: others may call it)."""
-        methods = {name: m for c in reversed(self.classes.lineage(known)) for name, m in c.methods.items()}
-        pending, seen = list(methods["__iter__"].self_calls), set()
-        while pending:
-            name = pending.pop()
-            if name in seen or name not in methods:
-                continue
-            seen.add(name)
-            draws = self._unseeded(methods[name].node)
+        methods = self.classes.methods(known)
+        for name, method in called_on_self(methods, list(methods["__iter__"].self_calls)):
+            draws = self._unseeded(method.node)
             if draws:
                 return name, draws[0]
-            pending.extend(methods[name].self_calls)
         return None
 
     def _seed_draws(self, method: cst.FunctionDef) -> tuple[cst.FunctionDef, tuple[str, ...]] | str:

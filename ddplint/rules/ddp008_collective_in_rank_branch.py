@@ -7,6 +7,7 @@ import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.edits import keyword_argument
+from ddplint.fixpoint import fixed_point
 from ddplint.semantic import dotted_name
 from ddplint.torch_api import BACKWARD, COLLECTIVES, DDP, DISTRIBUTED_MARKERS, TORCH_DISTRIBUTED
 from ddplint.analyses.branches import Branches, Path, exclusive
@@ -33,6 +34,26 @@ class _Collective:
     other_ranks_alone: bool
     everywhere: bool  # neither rank-0-only nor other-ranks-only inside its function
     path: Path = ()  # the branches it is in (ddplint.analyses.branches)
+
+
+@dataclass(frozen=True)
+class _HelperCall:
+    """A call of a same-module function: it may run collectives, or call a model passed to it."""
+
+    node: cst.Call
+    callee: str
+    frame: str | None
+    rank_zero_alone: bool
+    other_ranks_alone: bool
+    everywhere: bool
+    wrapped: frozenset[str]  # the DDP models' names there, when only rank 0 reaches it
+    path: Path
+
+    def performing(self, kinds: frozenset[str]) -> _Collective:
+        """The call as an event of the collectives its callee runs."""
+        return _Collective(
+            self.frame, kinds, self.callee, self.node, self.rank_zero_alone, self.other_ranks_alone, self.everywhere, self.path
+        )
 
 
 class CollectiveInRankBranch(Rule):
@@ -484,8 +505,7 @@ class CollectiveInRankBranch(Rule):
         self._backward_frames: set[str | None] = set()  # functions that run a backward pass
         self._collectives: list[_Collective] = []
         self._forwards: list[tuple[_Collective, str | None]] = []  # (forward, gradients off there)
-        # (call, callee, frame, rank 0 alone, other ranks alone, everywhere, wrapped names there)
-        self._helper_calls: list[tuple[cst.Call, str, str | None, bool, bool, bool, set[str], Path]] = []
+        self._helper_calls: list[_HelperCall] = []
         self._called_params: dict[str, set[str]] = {}  # function -> parameters it calls
         self._evaluation_frames: set[int] = set()  # open frames of functions named like evaluation
 
@@ -533,8 +553,8 @@ class CollectiveInRankBranch(Rule):
             return
         callee = self.ranks.callee_key(node)
         if callee is not None:
-            wrapped = self._wrapped.names_here() if alone else set()
-            self._helper_calls.append((node, callee, frame, alone, others, everywhere, wrapped, path))
+            wrapped = frozenset(self._wrapped.names_here()) if alone else frozenset()
+            self._helper_calls.append(_HelperCall(node, callee, frame, alone, others, everywhere, wrapped, path))
 
     def leave_Module(self, original_node: cst.Module) -> None:
         collectives = self._collectives + self._helper_collectives()
@@ -555,37 +575,33 @@ class CollectiveInRankBranch(Rule):
 
     def _helper_collectives(self) -> list[_Collective]:
         """Calls of same-module functions that, on every rank that enters them, run a collective."""
-        performs: dict[str, set[str]] = {}
+        performs: dict[str, frozenset[str]] = {}  # function -> the kinds of collective it runs
         for event in self._collectives:
             if event.everywhere and event.frame is not None:
-                performs.setdefault(event.frame, set()).update(event.kinds)
-        changed = True
-        while changed:
-            changed = False
-            for _, callee, frame, _, _, everywhere, _, _ in self._helper_calls:
-                if everywhere and frame is not None and callee in performs:
-                    known = performs.setdefault(frame, set())
-                    if not performs[callee] <= known:
-                        known.update(performs[callee])
-                        changed = True
-        return [
-            _Collective(frame, frozenset(performs[callee]), callee, node, alone, others, everywhere, path)
-            for node, callee, frame, alone, others, everywhere, _, path in self._helper_calls
-            if callee in performs
-        ]
+                performs[event.frame] = performs.get(event.frame, frozenset()) | event.kinds
+
+        def and_through_helpers(performs: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+            grown = dict(performs)
+            for call in self._helper_calls:
+                if call.everywhere and call.frame is not None and call.callee in performs:
+                    grown[call.frame] = grown.get(call.frame, frozenset()) | performs[call.callee]
+            return grown
+
+        performs = fixed_point(and_through_helpers, performs)
+        return [call.performing(performs[call.callee]) for call in self._helper_calls if call.callee in performs]
 
     def _report_forwards_through_helpers(self) -> None:
-        for node, callee, _, alone, _, _, wrapped, _ in self._helper_calls:
-            function = self.ranks.functions.get(callee)
-            if not alone or function is None or callee not in self._called_params:
+        for call in self._helper_calls:
+            function = self.ranks.functions.get(call.callee)
+            if not call.rank_zero_alone or function is None or call.callee not in self._called_params:
                 continue
             parameters = _parameter_names(function)
-            for index, arg in enumerate(node.args):
+            for index, arg in enumerate(call.node.args):
                 parameter = arg.keyword.value if arg.keyword else (parameters[index] if index < len(parameters) else None)
-                if arg.star or parameter not in self._called_params[callee]:
+                if arg.star or parameter not in self._called_params[call.callee]:
                     continue
-                if dotted_name(arg.value) in wrapped:
-                    self.report(node, f"{_FORWARD_MESSAGE} (it is passed to {last_name(node)}, which calls it)")
+                if dotted_name(arg.value) in call.wrapped:
+                    self.report(call.node, f"{_FORWARD_MESSAGE} (it is passed to {last_name(call.node)}, which calls it)")
                     break
 
 

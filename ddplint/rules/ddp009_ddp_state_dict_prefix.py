@@ -11,7 +11,7 @@ from ddplint.model.values import path_key
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
-from ddplint.edits import argument
+from ddplint.edits import argument_for
 from ddplint.torch_api import CONSUME_PREFIX, OPTIMIZER_MODULES, TORCH_LOAD, TORCH_SAVE
 from ddplint.walk import children
 from ddplint.prefilter.project_facts import ProjectFact
@@ -320,15 +320,15 @@ class DdpStateDictPrefix(Rule):
                     loaded.pop(target.target.value, None)
 
     def _path(self, call: cst.Call) -> str | None:
-        path = argument(call, TORCH_LOAD, "f")
+        path = argument_for(call, TORCH_LOAD, "f")
         return None if path is None else self.model.string_value(path.value)
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.model.qualified(node.func)
         if qualified in TORCH_SAVE:
-            saved = argument(node, TORCH_SAVE, "obj")
+            saved = argument_for(node, TORCH_SAVE, "obj")
             if saved is not None:
-                path_arg = argument(node, TORCH_SAVE, "f")
+                path_arg = argument_for(node, TORCH_SAVE, "f")
                 path = None if path_arg is None else self.model.string_value(path_arg.value)
                 self._saves.extend((path, key, wrapped) for key, wrapped in self._state_dicts(saved.value, None))
         elif qualified in CONSUME_PREFIX and node.args:
@@ -408,7 +408,7 @@ class DdpStateDictPrefix(Rule):
 
     def _path_key(self, call: cst.Call) -> str | None:
         """The file a `torch.load` reads, as the program names saved files (path_key)."""
-        path = argument(call, TORCH_LOAD, "f")
+        path = argument_for(call, TORCH_LOAD, "f")
         if path is None:
             return None
         expr = path.value

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
-from ddplint.edits import argument, has_star_arguments, module_alias, with_keyword_argument
+from ddplint.edits import argument_for, has_star_arguments, module_alias, with_keyword_argument
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.torch_api import DISTRIBUTED_MARKERS, MANUAL_SEED, RANDOM_SPLIT, TORCH
@@ -219,7 +219,7 @@ class RandomSplitWithoutGenerator(Rule):
         function = None if frame is None else frame.function
         qualified = self.model.qualified(node.func)
         if qualified in RANDOM_SPLIT:
-            if argument(node, RANDOM_SPLIT, "generator") is None and not has_star_arguments(node):
+            if argument_for(node, RANDOM_SPLIT, "generator") is None and not has_star_arguments(node):
                 self._splits.append(_Event(node, function, self._order))
                 # The torch alias must be looked up in the call's own scope, current only now.
                 self._torch_alias[id(node)] = module_alias(self.model, "torch")

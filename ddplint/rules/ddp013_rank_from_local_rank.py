@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
@@ -8,7 +10,8 @@ from ddplint.analyses.pickling import SPAWN_LIKE, is_process_start
 from ddplint.analyses.ranks import environment_key, last_name, strip_int
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.edits import argument
+from ddplint.edits import argument_for
+from ddplint.fixpoint import reachable
 from ddplint.torch_api import INIT_PROCESS_GROUP, PROCESS, SPAWN
 
 _GLOBAL_RANK = 'int(os.environ["RANK"])'
@@ -24,6 +27,16 @@ _NODE_NAMES = frozenset(
 _NODE_VARIABLES = frozenset({"NODE_RANK", "GROUP_RANK", "NNODES", "SLURM_NODEID", "SLURM_NNODES"})
 # Variables that torchrun (and torch.distributed.launch) set along with RANK.
 _LAUNCHER_VARIABLES = frozenset({"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE"})
+
+
+@dataclass(frozen=True)
+class _Finding:
+    """An init_process_group call that passes a local rank as its rank."""
+
+    call: cst.Call
+    rank: cst.Arg
+    parameter: tuple[str, int, str] | None  # the function's parameter it is: (function key, position, name)
+    function: str | None  # the function it is in (None: module level)
 
 
 class RankFromLocalRank(Rule):
@@ -294,9 +307,7 @@ class RankFromLocalRank(Rule):
         super().__init__(model)
         # Per function (by id of its node; None: module level), names holding the local rank.
         self._local_rank_names: dict[int | None, set[str]] = {}
-        # (call, rank argument, the parameter it is: (function key, index, name) or None)
-        # (call, rank argument, the parameter it is: (function key, index, name) or None, function key)
-        self._findings: list[tuple[cst.Call, cst.Arg, tuple[str, int, str] | None, str | None]] = []
+        self._findings: list[_Finding] = []
         self._callers: dict[str, set[str | None]] = {}  # same-module function -> functions calling it
         self._spawned: set[str] = set()  # functions started as processes: mp.spawn(fn), Process(target=fn)
         self._calls: dict[str, list[tuple[cst.Call, bool]]] = {}  # same-module calls: (call, via self.)
@@ -346,7 +357,7 @@ class RankFromLocalRank(Rule):
             self._writes_master |= variable in ("MASTER_ADDR", "MASTER_PORT")
             self._writes_rank |= variable == "RANK"
         if qualified in SPAWN_LIKE or is_process_start(node, self.model):
-            target = argument(node, SPAWN, "fn") if qualified in SPAWN_LIKE else argument(node, PROCESS, "target")
+            target = argument_for(node, SPAWN, "fn") if qualified in SPAWN_LIKE else argument_for(node, PROCESS, "target")
             if target is not None and isinstance(target.value, cst.Name):
                 self._spawned.add(target.value.value)
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "add_argument":
@@ -373,15 +384,15 @@ class RankFromLocalRank(Rule):
         return isinstance(expr, (cst.Name, cst.Attribute)) and (last_name(expr) or "").lower() == "local_rank"
 
     def check(self, node: cst.Call) -> None:
-        rank = argument(node, INIT_PROCESS_GROUP, "rank")
+        rank = argument_for(node, INIT_PROCESS_GROUP, "rank")
         if rank is None or not self._is_local_rank(rank.value):
             return
-        init_method = argument(node, INIT_PROCESS_GROUP, "init_method")
+        init_method = argument_for(node, INIT_PROCESS_GROUP, "init_method")
         if init_method is not None and self.model.string_value(init_method.value) == "env://":
             self._launcher_sets_rank = True
         function = self.model.function
         key = None if function is None else function.key
-        self._findings.append((node, rank, self._parameter(strip_int(rank.value)), key))
+        self._findings.append(_Finding(node, rank, self._parameter(strip_int(rank.value)), key))
 
     def _parameter(self, expr: cst.BaseExpression) -> tuple[str, int, str] | None:
         """(function key, position, name) when `expr` is a parameter of the enclosing function."""
@@ -397,34 +408,25 @@ class RankFromLocalRank(Rule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         sets_rank = self._launcher_sets_rank and not (self._writes_master and not self._writes_rank)
-        for node, rank, parameter, function in self._findings:
-            if parameter is not None and self._callers_pass_global_rank(*parameter):
+        for finding in self._findings:
+            if finding.parameter is not None and self._callers_pass_global_rank(*finding.parameter):
                 continue
-            spawned = self._runs_in_spawned(function)
+            spawned = self._runs_in_spawned(finding.function)
             if spawned and not self._several_nodes:
                 continue  # every rank is a child of this process, on one node: local rank == rank
             if spawned or not sets_rank:
-                self.report(node, _NO_FIX_MESSAGE)
+                self.report(finding.call, _NO_FIX_MESSAGE)
                 continue
-            fixed = rank.with_changes(value=cst.parse_expression(_GLOBAL_RANK))
-            self.report(node, replace={rank: fixed}, imports=("import os",))
+            fixed = finding.rank.with_changes(value=cst.parse_expression(_GLOBAL_RANK))
+            self.report(finding.call, replace={finding.rank: fixed}, imports=("import os",))
 
     def _runs_in_spawned(self, function: str | None) -> bool:
         """`function` is started by mp.spawn/Process here, or called only from such functions."""
-        seen: set[str | None] = set()
-        pending = [function]
-        while pending:
-            current = pending.pop()
-            if current in seen:
-                continue
-            seen.add(current)
-            if current in self._spawned:
-                continue
-            callers = self._callers.get(current) if current is not None else None
-            if not callers:
-                return False
-            pending.extend(callers)
-        return True
+
+        def callers(current: str | None) -> set[str | None]:
+            return set() if current in self._spawned else self._callers.get(current, set())  # type: ignore[arg-type]
+
+        return all(current in self._spawned or callers(current) for current in reachable([function], callers))
 
     def _callers_pass_global_rank(self, key: str, index: int, name: str) -> bool:
         """The function is called in this module, and every call passes the global rank for

@@ -13,7 +13,7 @@ from ddplint.prefilter.screens import Calls
 from ddplint.prefilter.triggers import call_needle
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
-from ddplint.edits import argument
+from ddplint.edits import argument_for
 from ddplint.torch_api import DDP, DISTRIBUTED_MODULES, SPAWN, START_PROCESSES, TORCH_SAVE
 
 # Files private to the process that opens them: every rank writing its own is fine.
@@ -422,11 +422,11 @@ class SaveOnEveryRank(Rule):
             self._distributed_frames.add(self.model.frame.key)
         elif qualified in SPAWN or qualified in START_PROCESSES:
             self._distributed_frames.add(self.model.frame.key)
-            target = argument(node, SPAWN, "fn")
+            target = argument_for(node, SPAWN, "fn")
             if target is not None and isinstance(target.value, cst.Name):
                 self._spawned.add(target.value.value)
         elif qualified in TORCH_SAVE and not self.ranks.only_rank_zero:
-            destination = argument(node, TORCH_SAVE, "f")
+            destination = argument_for(node, TORCH_SAVE, "f")
             if destination is None or _mentions_rank(destination.value, self._per_rank.get(self.model.frame.key, set())):
                 return
             name = dotted_name(destination.value)  # `buffer`, `tmp`, `tmp.name`

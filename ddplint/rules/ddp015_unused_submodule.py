@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -7,7 +8,8 @@ import libcst as cst
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
 from ddplint.prefilter.screens import UnreadSelfAttribute
-from ddplint.edits import argument
+from ddplint.edits import argument_for
+from ddplint.fixpoint import fixed_point, reachable
 from ddplint.torch_api import DDP, DISTRIBUTED_MARKERS, NN_MODULE, PARAMETERISED_LAYERS, TORCH_NN
 from ddplint.walk import children
 from ddplint.prefilter.project_facts import ProjectFact
@@ -483,8 +485,8 @@ class UnusedSubmodule(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.model.qualified(node.func) in DDP:
-            tolerant = argument(node, DDP, "find_unused_parameters")
-            wrapped = argument(node, DDP, "module")
+            tolerant = argument_for(node, DDP, "find_unused_parameters")
+            wrapped = argument_for(node, DDP, "module")
             if tolerant is not None and not (isinstance(tolerant.value, cst.Name) and tolerant.value.value == "False"):
                 self._tolerated.add(self._built_class(wrapped.value) if wrapped is not None else "*")  # type: ignore[arg-type]
             return
@@ -539,15 +541,10 @@ class UnusedSubmodule(Rule):
             # (`self.block.fc(x)`): what it uses is decided elsewhere.
             if any(member.uses_everything for member in family) or not any(m.has_forward for m in family):
                 continue
-            used = set().union(*(member.used for member in family))
             grouped = {name: entry for member in family for name, entry in member.grouped.items()}
-            changed = True
-            while changed:  # a used container uses what it groups
-                changed = False
-                for name, (members, _) in grouped.items():
-                    if name in used and not members <= used:
-                        used |= members
-                        changed = True
+            groups = {name: members for name, (members, _) in grouped.items()}
+            # A used container uses what it groups.
+            used = set(reachable(set().union(*(member.used for member in family)), lambda name: groups.get(name, ())))
             if not used & {name for member in family for name, _, _ in member.built}:
                 # A stub forward that uses nothing __init__ builds (test models): no loss
                 # depends on any parameter, so training fails before DDP's reduction matters.
@@ -574,16 +571,13 @@ class UnusedSubmodule(Rule):
     def _tolerated_classes(self, by_name: dict[str, list[_ModuleClass]]) -> set[str]:
         """The classes wrapped with find_unused_parameters=True, their same-file relatives,
         and the classes of the submodules they build."""
-        names = set(self._tolerated)
-        pending = list(names)
-        while pending:
-            for record in by_name.get(pending.pop(), []):
-                related = {member.name for member in self._family(record, by_name)}
-                related |= {c.func.value for _, a, _ in record.built for c in [a.value] if isinstance(c.func, cst.Name)}  # type: ignore[union-attr]
-                for name in related - names:
-                    names.add(name)
-                    pending.append(name)
-        return names
+
+        def related(name: str) -> Iterator[str]:
+            for record in by_name.get(name, []):
+                yield from (member.name for member in self._family(record, by_name))
+                yield from (c.func.value for _, a, _ in record.built for c in [a.value] if isinstance(c.func, cst.Name))  # type: ignore[union-attr]
+
+        return set(reachable(self._tolerated, related))
 
     def _wraps(self) -> dict[str, list[tuple[str, bool]]]:
         """This module's classes whose objects the program wraps in DDP, anywhere in the
@@ -613,8 +607,8 @@ class UnusedSubmodule(Rule):
 
     def _family(self, record: _ModuleClass, by_name: dict[str, list[_ModuleClass]]) -> list[_ModuleClass]:
         """The class with its same-file ancestors and descendants: any of them may use it."""
-        related = {id(record): record}
-        while True:
+
+        def and_relatives(related: dict[int, _ModuleClass]) -> dict[int, _ModuleClass]:
             grown = dict(related)
             names = {member.name for member in related.values()}
             for other in self._classes:
@@ -624,9 +618,9 @@ class UnusedSubmodule(Rule):
                         grown.update((id(ancestor), ancestor) for ancestor in by_name[base])
                 elif plain_bases & names:
                     grown[id(other)] = other  # descendants
-            if grown.keys() == related.keys():
-                return list(related.values())
-            related = grown
+            return grown
+
+        return list(fixed_point(and_relatives, {id(record): record}).values())
 
 
 def _owns_parameters(call: cst.Call, constructor: str | None, module_classes: set[str]) -> bool:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ddplint.analyses.pickling import SPAWN_LIKE, Definitions, is_process_start, picklable
-from ddplint.edits import argument, keyword_argument
+from ddplint.edits import argument_for, keyword_argument
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import Scope
@@ -201,9 +201,9 @@ class UnpicklableWorkerCallable(Rule):
             found = (_loader_argument(call, name, forwarded) for name in _WORKER_CALLABLES)
             return [arg.value for arg in found if arg is not None]
         if qualified in SPAWN_LIKE:
-            target = argument(call, SPAWN, "fn")
+            target = argument_for(call, SPAWN, "fn")
         elif is_process_start(call, self.model):
-            target = argument(call, PROCESS, "target")
+            target = argument_for(call, PROCESS, "target")
         else:
             return []
         return [target.value] if target is not None else []
@@ -218,7 +218,7 @@ class UnpicklableWorkerCallable(Rule):
 def _loader_argument(call: cst.Call, name: str, forwarded: bool) -> cst.Arg | None:
     """What `call` passes for the DataLoader parameter `name`; to a class that forwards its
     keyword arguments to a DataLoader, only by keyword."""
-    return keyword_argument(call, name) if forwarded else argument(call, DATALOADER, name)
+    return keyword_argument(call, name) if forwarded else argument_for(call, DATALOADER, name)
 
 
 def _is_zero(expr: cst.BaseExpression) -> bool:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
-from ddplint.edits import argument, module_alias
+from ddplint.edits import argument_for, module_alias
 from ddplint.torch_api import CPU_COUNT, DATALOADER, DISTRIBUTED_MARKERS, SCHED_GETAFFINITY
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.screens import Calls
@@ -219,7 +219,7 @@ class WorkersPerRank(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         if self.model.qualified(node.func) not in DATALOADER:
             return
-        workers = argument(node, DATALOADER, "num_workers")
+        workers = argument_for(node, DATALOADER, "num_workers")
         if workers is None:
             return
         if not self._is_cpu_count(workers.value):

@@ -8,7 +8,7 @@ from ddplint.diagnostics import Applicability
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
-from ddplint.edits import argument
+from ddplint.edits import argument_for
 from ddplint.torch_api import (
     CONVERT_SYNC_BATCHNORM, DDP, TORCH, TORCH_DEVICE, TORCH_NN, TORCH_NN_PARALLEL, TORCH_NN_UTILS,
 )
@@ -341,8 +341,8 @@ class WrapperOrder(Rule):
         if self.model.qualified(call.func) not in DDP:
             return self._helper_wrap(call)
         key = self._key()
-        device_ids = argument(call, DDP, "device_ids")
-        module = argument(call, DDP, "module")
+        device_ids = argument_for(call, DDP, "device_ids")
+        module = argument_for(call, DDP, "module")
         if (
             key is None
             or device_ids is None
@@ -442,6 +442,6 @@ class WrapperOrder(Rule):
         )
         if not alone:
             return None
-        module = argument(wrap.call, DDP, "module")
+        module = argument_for(wrap.call, DDP, "module")
         moved = move.with_changes(func=move.func.with_changes(value=cst.Name(wrap.inner)))  # type: ignore[union-attr]
         return {module.value: moved, statement: cst.RemovalSentinel.REMOVE}  # type: ignore[union-attr]

@@ -6,7 +6,7 @@ from ddplint.analyses.roles import evaluates
 from ddplint.analyses.samplers import Construction, LoaderFlow, Ref
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.edits import argument
+from ddplint.edits import argument_for
 from ddplint.torch_api import COMBINING_COLLECTIVES, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER
 from ddplint.walk import descendants, positions
 
@@ -217,7 +217,7 @@ class PaddedEvalMetrics(Rule):
         for sampler in self.flow.of_kind("sampler"):
             if sampler.elsewhere is not None and self._reported_where_made(sampler.elsewhere):
                 continue
-            drop_last = argument(sampler.node, DISTRIBUTED_SAMPLER, "drop_last")
+            drop_last = argument_for(sampler.node, DISTRIBUTED_SAMPLER, "drop_last")
             if drop_last is not None and not (isinstance(drop_last.value, cst.Name) and drop_last.value.value == "False"):
                 continue
             for loader, _ in self.flow.loaders_of(sampler):

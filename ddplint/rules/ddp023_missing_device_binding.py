@@ -6,7 +6,7 @@ from ddplint.diagnostics import Applicability
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
-from ddplint.edits import argument
+from ddplint.edits import argument_for
 from ddplint.torch_api import DDP, DEVICE_BINDINGS, INIT_PROCESS_GROUP, TORCH, TORCH_DEVICE
 
 _RANK_WORDS = ("rank", "gpu", "device_id", "dev_id")
@@ -185,13 +185,13 @@ class MissingDeviceBinding(Rule):
         if qualified in DEVICE_BINDINGS:  # any of them in the file: the author bound the device
             self._bound = True
         elif qualified in INIT_PROCESS_GROUP:
-            backend = argument(node, INIT_PROCESS_GROUP, "backend")
-            if argument(node, INIT_PROCESS_GROUP, "device_id") is not None:
+            backend = argument_for(node, INIT_PROCESS_GROUP, "backend")
+            if argument_for(node, INIT_PROCESS_GROUP, "device_id") is not None:
                 self._bound = True
             elif backend is not None and self.model.string_value(backend.value) == "nccl":
                 self._inits.append((node, self.model.statement, self._function() in self._local_rank))
         elif qualified in DDP:
-            if argument(node, DDP, "device_ids") is not None or any(a.star for a in node.args):
+            if argument_for(node, DDP, "device_ids") is not None or any(a.star for a in node.args):
                 self._bound = True
             else:
                 self._wraps = True

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ddplint.harness.runner import FixOutcome
+from ddplint.harness.runner import FixAttempt
 
 REWRITES = {
     "DDP001": [(
@@ -41,7 +41,7 @@ REWRITES = {
 }
 
 
-def standin_fixer(path: Path) -> FixOutcome:
+def standin_fixer(path: Path) -> FixAttempt:
     rule = path.parent.parent.name  # <work>/<CODE>/after/program.py
     text = path.read_text()
     new = text
@@ -49,8 +49,8 @@ def standin_fixer(path: Path) -> FixOutcome:
         assert old in new, f"stand-in fix for {rule} no longer matches the scenario"
         new = new.replace(old, repl)
     path.write_text(new)
-    return FixOutcome(new != text)
+    return FixAttempt(new != text)
 
 
-def identity_fixer(path: Path) -> FixOutcome:
-    return FixOutcome(False)
+def identity_fixer(path: Path) -> FixAttempt:
+    return FixAttempt(False)
