@@ -1,6 +1,8 @@
-"""DDP020: DistributedDataParallel wrapped before the model is moved to its device (or
-converted to SyncBatchNorm, or compiled). No bundled scenario; `experiment_wrapper_order.py`
-and `experiment_compile_order.py` measure what each wrong order does on CPU with gloo.
+"""DDP020: `DDP(model, device_ids=...)` wrapping a model that is moved to its device only
+after the wrap. No bundled scenario; `experiment_wrapper_order.py` measures that order and a
+SyncBatchNorm conversion after the wrap, `experiment_compile_order.py` that
+`DDP(torch.compile(model))` is still split at the buckets (the two orders the rule, after
+measuring, does not flag).
 
 A script run shows the order that breaks a program: `DDP(model, device_ids=[rank])` on a model
 still on the CPU, refused by DDP at construction (on GPUs the same way: the check reads the
