@@ -1,55 +1,85 @@
 """The symptoms behind DDP019-DDP024, measured on CPU with gloo (2 ranks under torchrun).
 
-Each experiment in tests/symptoms/ prints one JSON line; these tests assert the figures the
-rules' explanations quote. DDP022 is shown by DistributedSampler alone (no process group),
-DDP023 needs GPUs and is not shown here.
+Each rule's evidence lives in its folder, ddplint/harness/scenarios/ddpNNN/: these tests run
+the bundled scenarios of DDP019 and DDP021 before and after (as `ddplint verify` does) and the
+experiments (experiment_*.py) of DDP020 and DDP024, each printing one result line, and assert
+the figures the rules' explanations quote. DDP022 is shown by DistributedSampler alone (no
+process group), through the symptom `verify --script` looks for; DDP023 needs GPUs and is not
+shown here.
 """
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+
+from ddplint.harness import probes
+from ddplint.harness.runner import child_env
+from ddplint.harness.scenarios import all_evidence
 
 pytestmark = [pytest.mark.harness, pytest.mark.xdist_group("harness")]
 torch = pytest.importorskip("torch")
 
-HERE = Path(__file__).resolve().parent / "symptoms"
-MARK = "SYMPTOM "
+EVIDENCE = all_evidence()
 
 
-def _launch(script: str) -> tuple[dict, str]:
+def _launch(code: str, name: str) -> tuple[dict, str]:
+    """Run the experiment ``name`` of a rule's folder; its result line and the ranks' stderr."""
+    (script,) = [p for p in EVIDENCE[code].experiments if p.name == name]
     # torchrun's agent makes a torchelastic_* folder in the temporary directory and leaves
     # it there: give the job one of its own, removed afterwards.
     with tempfile.TemporaryDirectory(prefix="ddplint-symptom-") as job_tmp:
-        return _launch_in(script, job_tmp)
-
-
-def _launch_in(script: str, job_tmp: str) -> tuple[dict, str]:
-    env = dict(os.environ, OMP_NUM_THREADS="1", TMPDIR=job_tmp)
-    run = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--standalone",
-         str(HERE / script)],
-        capture_output=True, text=True, timeout=120, env=env, cwd=HERE,
-    )
-    lines = [line for line in run.stdout.splitlines() if line.startswith(MARK)]
+        env = dict(child_env(), OMP_NUM_THREADS="1", TMPDIR=job_tmp)
+        env[probes.BACKEND_VAR] = "gloo"  # these measure what DDP does on CPU ranks
+        run = subprocess.run(
+            [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--standalone",
+             str(script)],
+            capture_output=True, text=True, timeout=120, env=env, cwd=job_tmp,
+        )
+    lines = [line for line in run.stdout.splitlines() if line.startswith(probes.RESULT_MARK)]
     assert run.returncode == 0 and lines, run.stdout[-3000:] + run.stderr[-3000:]
-    return json.loads(lines[-1][len(MARK):]), run.stderr
+    return json.loads(lines[-1][len(probes.RESULT_MARK):]), run.stderr
 
 
-def test_ddp019_module_call_never_all_reduces_and_ranks_diverge():
-    result, _ = _launch("ddp019_forward_bypassed.py")
-    assert result["module"]["allreduces"] == [0, 0]
-    assert result["module"]["max_param_diff"] > 1e-3
-    assert result["wrapper"]["allreduces"] == [result["steps"]] * 2
-    assert result["wrapper"]["max_param_diff"] == 0.0
+@pytest.fixture(scope="module")
+def bundled():
+    """The bundled runs of DDP019 and DDP021 (one launch before, one after), by rule."""
+    from ddplint.harness import launcher, runner
+
+    topology = launcher.choose_topology(launcher.count_gpus())
+    return {o.rule: o for o in runner.verify(["DDP019", "DDP021"], runner.Options(topology, timeout=180))}
+
+
+def test_ddp019_module_call_never_all_reduces_and_ranks_diverge(bundled):
+    before, after = bundled["DDP019"].before.data, bundled["DDP019"].after.data
+    world = before["world"]
+    assert before["allreduces"] == [0] * world
+    assert before["max_param_diff"] > 1e-3
+    # ddplint's fix calls the wrapper instead.
+    assert after["allreduces"] == [after["steps"]] * world
+    assert after["max_param_diff"] == 0.0
+
+
+def test_ddp021_all_reduces_per_optimizer_step(bundled):
+    # The program's loops before; the placements the rule recommends after.
+    result = bundled["DDP021"].before.data | bundled["DDP021"].after.data
+    k = result["accumulate"]
+
+    def per_step(loop):
+        return {n for steps in result[loop]["allreduces_per_step"] for n in steps}
+
+    assert per_step("none") == {k}
+    assert per_step("forward_and_backward") == {1}
+    assert per_step("backward") == {k}
+    assert per_step("forward") == {1}
+    assert all(result[v]["max_param_diff"] == 0.0 for v in ("none", "forward_and_backward", "backward", "forward"))
 
 
 def test_ddp020_device_ids_on_cpu_model_refused_and_late_sync_bn_keeps_parameters():
-    result, _ = _launch("ddp020_wrapper_order.py")
+    result, _ = _launch("DDP020", "experiment_wrapper_order.py")
     assert "device_ids and output_device arguments only work with" in result["device_ids_on_cpu_model"]
     # convert_sync_batchnorm after the wrap reuses the very Parameter and buffer objects
     # DDP registered: gradient sync and buffer broadcast are unaffected.
@@ -61,22 +91,12 @@ def test_ddp020_device_ids_on_cpu_model_refused_and_late_sync_bn_keeps_parameter
 
 def test_ddp020_compile_inside_ddp_still_split_at_buckets():
     # DDPOptimizer applies to DDP(torch.compile(model)) too: one graph per 1 MiB bucket.
-    result, _ = _launch("ddp020_compile_order.py")
+    result, _ = _launch("DDP020", "experiment_compile_order.py")
     assert result["DDP(compile(model))"] == 6
 
 
-def test_ddp021_all_reduces_per_optimizer_step():
-    result, _ = _launch("ddp021_accumulation.py")
-    k = result["accumulate"]
-    assert result["none"]["allreduces_per_step"] == [k, k]
-    assert result["forward+backward"]["allreduces_per_step"] == [1, 1]
-    assert result["backward only"]["allreduces_per_step"] == [k, k]
-    assert result["forward only"]["allreduces_per_step"] == [1, 1]
-    assert all(result[v]["max_param_diff"] == 0.0 for v in ("none", "forward+backward", "backward only", "forward only"))
-
-
 def test_ddp024_reducer_warns_when_nothing_is_unused():
-    _, stderr = _launch("ddp024_find_unused.py")
+    _, stderr = _launch("DDP024", "experiment_find_unused.py")
     assert "find_unused_parameters=True was specified in DDP constructor, but did not find any unused parameters" in stderr
 
 
@@ -90,3 +110,14 @@ def test_ddp022_eval_sampler_pads_by_repeating_samples():
     assert seen.count(0) == 2 and seen.count(1) == 2
     dropped = [list(DistributedSampler(dataset, num_replicas=4, rank=r, shuffle=False, drop_last=True)) for r in range(4)]
     assert sum(map(len, dropped)) == 8  # drop_last=True loses 2 samples instead
+
+    # What `verify --script` looks for in a run of such a loader: the padding, on the ranks
+    # that read samples 0 and 1 a second time.
+    def loader(shard):
+        return {"distributed": True, "shuffle": False, "dataset": len(dataset), "passes": [shard]}
+
+    run = SimpleNamespace(ranks=[{"loaders": [loader(s)]} for s in shards], completed=True)
+    padded = EVIDENCE["DDP022"].script_symptom(run, {"gpus": 0})
+    assert padded.symptom is True and "2 read by more than one rank" in padded.text
+    run.ranks = [{"loaders": [loader(s)]} for s in dropped]
+    assert EVIDENCE["DDP022"].script_symptom(run, {"gpus": 0}).symptom is False

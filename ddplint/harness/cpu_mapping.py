@@ -34,17 +34,6 @@ from types import SimpleNamespace
 from .observe import CPU_MAP_VAR as MAP_VAR
 from .observe import _wrap
 
-# Rules whose symptom the mapping hides, or that only a real device shows: their runs on
-# mapped CPU ranks can neither show the symptom nor show it gone.
-HIDDEN_SYMPTOMS = {
-    "DDP004": "every tensor is on the CPU, so no checkpoint this run saves carries the GPU "
-              "that torch.load would restore it to",
-    "DDP011": "CUDA_LAUNCH_BLOCKING slows only real CUDA kernels; the mapped run launches none",
-    "DDP017": "CUDA_VISIBLE_DEVICES set after CUDA started is ignored only by a real CUDA "
-              "runtime",
-    "DDP023": "every rank gets the CPU; ranks crowding onto GPU 0 show only on real GPUs",
-}
-
 # The tensor factories whose device= is mapped (torch.zeros(n, device="cuda")).
 FACTORIES = ("zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange",
              "linspace", "eye", "tensor", "as_tensor", "zeros_like", "ones_like", "empty_like",
@@ -488,9 +477,10 @@ def redirected(ranks: list[dict]) -> str:
                      for what, n in total.most_common())
 
 
-def hidden_reason(code: str, symptom_seen: bool) -> str | None:
-    """Why a finding cannot be judged on mapped CPU ranks, unless its symptom showed anyway
-    (a checkpoint saved on a real GPU still fails to load here)."""
-    if code in HIDDEN_SYMPTOMS and not symptom_seen:
-        return f"the CPU mapping cannot show this: {HIDDEN_SYMPTOMS[code]}"
+def hidden_reason(hides: str, symptom_seen: bool) -> str | None:
+    """Why a finding cannot be judged on mapped CPU ranks, unless its symptom showed anyway (a
+    checkpoint saved on a real GPU still fails to load here). ``hides`` is what the rule's
+    scenario folder says the mapping hides (its ``CPU_MAPPING_HIDES``), "" when nothing."""
+    if hides and not symptom_seen:
+        return f"the CPU mapping cannot show this: {hides}"
     return None

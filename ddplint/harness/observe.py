@@ -17,6 +17,11 @@ wraps a few torch and stdlib functions and records, for this rank, into
   accept the ``--local-rank=N`` that ``torch.distributed.launch`` passes;
 - ``parse_errors``: the messages of argparse errors (which exit the script);
 - ``splits``: the first indices of each ``random_split``'s first part;
+- ``ddp``: the DistributedDataParallel models built (``models``), the forwards through them
+  (``forwards``), per optimizer step the DDP forwards since the previous step that prepared a
+  gradient all-reduce (``syncing_per_step``), and the calls of a wrapped module made outside
+  DDP's forward in training mode with gradients on, whose backward DDP never all-reduces
+  (``bypasses``, with the first place in the project that made one, ``bypass_at``);
 - ``exceptions``: the exception that ended the script, if any, and ``raised_at``: its
   traceback's frames in the project's files (path relative to the project, line, function);
 - ``modules``: the project's files this rank has imported (the script included);
@@ -56,6 +61,7 @@ PROJECT_VAR = "DDPLINT_PROJECT"
 
 MAX_BATCHES_KEPT = 10_000  # per pass: enough to compare epochs and ranks, bounded memory
 MAX_READS_KEPT = 20  # of args.local_rank: where it is used, not every step's use
+MAX_STEPS_KEPT = 1_000  # optimizer steps whose DDP forwards are counted
 
 _facts: dict = {}
 _loaders: list[dict] = []  # per DataLoader: passes with every index drawn, and batches yielded
@@ -287,6 +293,54 @@ def _install_collective_probes() -> None:
             _wrap(dist, name, make(name))
 
 
+def _install_ddp_probes() -> None:
+    import torch
+    from torch.nn.parallel import DistributedDataParallel
+
+    ddp = _facts["ddp"]
+    inside = [0]  # DDP forwards running now
+    syncing = [0]  # since the last optimizer step
+
+    def bypass(module, args):
+        if not inside[0] and module.training and torch.is_grad_enabled():
+            ddp["bypasses"] += 1
+            if ddp["bypass_at"] is None:
+                frames = [(_in_project(f.filename), f.lineno) for f in traceback.extract_stack()]
+                ddp["bypass_at"] = next((f"{p}:{n}" for p, n in reversed(frames) if p), None)
+
+    def make_init(original):
+        def __init__(self, module, *args, **kwargs):
+            original(self, module, *args, **kwargs)
+            ddp["models"] += 1
+            module.register_forward_pre_hook(bypass)
+        return __init__
+
+    def make_forward(original):
+        def forward(self, *args, **kwargs):
+            ddp["forwards"] += 1
+            # What DDP's forward reads to prepare the reducer for an all-reduce in backward.
+            syncing[0] += bool(torch.is_grad_enabled() and self.require_backward_grad_sync)
+            inside[0] += 1
+            try:
+                return original(self, *args, **kwargs)
+            finally:
+                inside[0] -= 1
+        return forward
+
+    def step(optimizer, args, kwargs):
+        if ddp["models"] and len(ddp["syncing_per_step"]) < MAX_STEPS_KEPT:
+            ddp["syncing_per_step"].append(syncing[0])
+        syncing[0] = 0
+
+    _wrap(DistributedDataParallel, "__init__", make_init)
+    _wrap(DistributedDataParallel, "forward", make_forward)
+    try:
+        from torch.optim.optimizer import register_optimizer_step_pre_hook
+    except ImportError:  # torch before 2.0: steps are not counted
+        return
+    register_optimizer_step_pre_hook(step)
+
+
 def _install_split_probe() -> None:
     import torch.utils.data
     import torch.utils.data.dataset as dataset_module
@@ -427,12 +481,15 @@ def install() -> None:
                   local_world_size=int(os.environ.get("LOCAL_WORLD_SIZE", "1")),
                   pid=os.getpid(), cpus=os.cpu_count(), loads=[], saves=[],
                   collectives=[], inside=None, splits=[], exceptions=[], stopped=None,
-                  parse_errors=[], raised_at=[])
+                  parse_errors=[], raised_at=[],
+                  ddp={"models": 0, "forwards": 0, "syncing_per_step": [], "bypasses": 0,
+                       "bypass_at": None})
     _install_argparse_probe()
     _install_loader_probes()
     _install_checkpoint_probes()
     _install_collective_probes()
     _install_split_probe()
+    _install_ddp_probes()
     if os.environ.get(CPU_MAP_VAR):
         from . import cpu_mapping
 

@@ -27,6 +27,8 @@ from .launcher import LaunchResult, Topology
 from .measuring import Measurement
 from .observe import DEADLINE_VAR, MAX_STEPS_VAR, OBSERVE_VAR, PROJECT_VAR, STOP_AT_VAR
 from .runner import CONFIRMED, FAILED, NEEDS_GPU, SHOWN_NO_FIX, child_env
+from .scenarios import all_evidence
+from .script_symptoms import unobserved
 
 NOT_OBSERVED = "NOT OBSERVED"
 # Seen before the fix and gone after it, but the fixed script did not run to its end for a
@@ -163,237 +165,14 @@ class ScriptReport:
         return all(f.verdict == CONFIRMED for f in self.findings)
 
 
-# --------------------------------------------------------------------------- symptoms
-
-
-def _failed_run(run: Run, what: str) -> Measurement:
-    if run.completed:
-        return Measurement(None, f"{what}; the script completed without reaching it")
-    return Measurement(None, f"{what}; the script {run.state()}")
-
-
-def _fatal(run: Run, error: str) -> dict:
-    """Marks a symptom that is also what ended the run (so the findings it hid are told)."""
-    return {} if run.completed else {"fatal": error}
-
-
-def _exception(words: tuple[str, ...], what: str):
-    def observe(run: Run, ctx: dict) -> Measurement:
-        hits = [e for e in run.errors if any(w.lower() in e.lower() for w in words)]
-        if hits:
-            return Measurement(True, f"{what}: {hits[0]}", data=_fatal(run, hits[0]))
-        if run.completed:
-            return Measurement(False, f"no {what}; the script completed")
-        return Measurement(None, f"no {what}, but the script {run.state()}")
-    return observe
-
-
-def _cuda_at_import(run: Run, ctx: dict) -> Measurement:
-    """The CUDA call in a default argument fails while its ``def`` runs, at import: seen as a
-    no-CUDA exception raised from the finding's lines."""
-    if ctx["gpus"]:
-        return Measurement(None, "on GPUs the symptom is extra CUDA contexts on GPU 0, which "
-                           "script runs do not count (the bundled DDP001 scenario does)")
-    f = ctx["finding"]
-    failed = [f"rank {r['rank']}: {r['exceptions'][-1]}" for r in run.ranks
-              if r.get("exceptions") and gpu_failure.exception_reason(r["exceptions"][-1])
-              and any(p == f.path and f.line <= line <= max(f.line, f.end_line)
-                      for p, line, _ in r.get("raised_at", ()))]
-    if failed:
-        return Measurement(True, f"importing {f.path} fails at line {f.line} in {len(failed)}/"
-                           f"{len(run.ranks)} rank(s): {failed[0]}", data=_fatal(run, failed[0]))
-    if run.ranks and all(f.path in r.get("modules", ()) for r in run.ranks):
-        return Measurement(False, f"{f.path} imported on every rank without a CUDA call at "
-                           f"line {f.line}" + ("" if run.completed else f"; the script then {run.state()}"))
-    return _failed_run(run, f"{f.path} was not imported on every rank")
-
-
-def _loaders(run: Run, keep: Callable[[dict], bool]) -> list[tuple[int, list[dict]]]:
-    """(loader number, that loader on every rank), for loaders created on every rank in the
-    same order and chosen by ``keep`` on some rank."""
-    counts = {len(r["loaders"]) for r in run.ranks}
-    if not run.ranks or not min(counts, default=0):
-        return []
-    out = []
-    for i in range(min(counts)):
-        per_rank = [r["loaders"][i] for r in run.ranks]
-        if any(keep(ld) for ld in per_rank):
-            out.append((i + 1, per_rank))
-    return out
-
-
-def _epoch_order(run: Run, ctx: dict) -> Measurement:
-    for number, per_rank in _loaders(run, lambda ld: ld["distributed"] and ld["shuffle"]):
-        pairs = [ld["passes"][:2] for ld in per_rank if len(ld["passes"]) >= 2]
-        if len(pairs) < len(per_rank) or not all(a and b for a, b in pairs):
-            continue
-        same = [a[:len(b)] == b[:len(a)] for a, b in pairs]
-        n = min(min(len(a), len(b)) for a, b in pairs)
-        return Measurement(any(same), f"DataLoader {number}: epoch 1 repeats epoch 0 on "
-                           f"{sum(same)}/{len(same)} ranks ({n} samples compared per rank; rank 0 "
-                           f"epoch 0 {pairs[0][0][:5]}..., epoch 1 {pairs[0][1][:5]}...)")
-    return _failed_run(run, "no shuffling DistributedSampler was iterated for two epochs "
-                       "(run at least 2 epochs)")
-
-
-def _rank_overlap(keep: Callable[[dict], bool], what: str):
-    def observe(run: Run, ctx: dict) -> Measurement:
-        worst = None
-        for number, per_rank in _loaders(run, keep):
-            reads = [ld["passes"][0] if ld["passes"] else [] for ld in per_rank]
-            if not all(reads):
-                continue
-            shared = len(set.intersection(*map(set, reads)))
-            if worst is None or shared > worst[0]:
-                worst = (shared, number, reads, per_rank[0]["dataset"])
-        if worst is None:
-            return _failed_run(run, f"no {what} was read on every rank")
-        shared, number, reads, size = worst
-        # A DistributedSampler pads each rank's share with at most world-1 repeats.
-        return Measurement(shared > len(reads) - 1,
-                           f"DataLoader {number} (dataset of {size}): samples read per rank in "
-                           f"epoch 0 {[len(r) for r in reads]}; {shared} read by every rank")
-    return observe
-
-
-def _devices_loaded(run: Run, ctx: dict) -> Measurement:
-    loads = [(r["rank"], ld) for r in run.ranks for ld in r["loads"]]
-    if not loads:
-        return _failed_run(run, "torch.load was never called")
-    errors = [f"rank {rank}: {ld['error']}" for rank, ld in loads if "error" in ld]
-    cuda_errors = [e for e in errors if "cuda" in e.lower()]
-    if cuda_errors:
-        return Measurement(True, f"torch.load fails on {len(cuda_errors)} load(s): {cuda_errors[0]}",
-                           data=_fatal(run, cuda_errors[0]))
-    on_gpu0 = sorted({rank for rank, ld in loads if rank >= 1 and "cuda:0" in ld.get("devices", [])})
-    devices = sorted({d for _, ld in loads for d in ld.get("devices", [])})
-    text = f"{len(loads)} load(s) over {len(run.ranks)} ranks put tensors on {devices}"
-    if on_gpu0:
-        return Measurement(True, f"{text}; ranks {on_gpu0} load onto cuda:0")
-    if all(ld.get("mapped") for _, ld in loads):
-        return Measurement(False, f"{text}, where map_location put them")
-    if not ctx["gpus"] and all(d == "cpu" for d in devices):
-        # Absent here proves nothing: a checkpoint saved on the CPU loads there anyway.
-        return Measurement(False, f"{text}: the checkpoint was saved without a GPU, so the "
-                           "symptom (tensors restored to the saving GPU) cannot show",
-                           needs_gpu=True)
-    return Measurement(False, text)
-
-
-def _collectives(run: Run, ctx: dict) -> Measurement:
-    seqs = [r["collectives"] for r in run.ranks]
-    inside = {r["rank"]: r.get("inside") for r in run.ranks if r.get("inside")}
-    if run.launch.timed_out:
-        stacks = "; ".join(f"rank {r['rank']} at {r['stack'][-1].strip().splitlines()[0]}"
-                           for r in run.ranks if r.get("stack"))
-        return Measurement(True, f"hang: {run.failure()}; waiting in {inside or 'no collective'}"
-                           + (f"; {stacks}" if stacks else ""), data={"fatal": "the job hung"})
-    if not any(seqs):
-        return _failed_run(run, "no torch.distributed collective was called")
-    counts = [len(s) for s in seqs]
-    if len({tuple(s) for s in seqs}) > 1:
-        return Measurement(True, f"ranks called different collectives: {counts} calls per rank"
-                           + (f"; still waiting: {inside}" if inside else "")
-                           + (f"; {run.failure()}" if not run.completed else ""))
-    return Measurement(False, f"every rank called the same {counts[0]} collectives")
-
-
-def _splits(run: Run, ctx: dict) -> Measurement:
-    splits = [tuple(r["splits"][0]) for r in run.ranks if r["splits"]]
-    if len(splits) < len(run.ranks) or not splits:
-        return _failed_run(run, "random_split was not called on every rank")
-    distinct = len(set(splits))
-    return Measurement(distinct > 1, f"ranks drew {distinct} distinct split(s) over {len(splits)} ranks "
-                       f"(rank 0's first part starts {list(splits[0][:5])})")
-
-
-def _local_rank(run: Run, ctx: dict) -> Measurement:
-    """What the launcher passes (torchrun: nothing, LOCAL_RANK set) and the value of
-    args.local_rank where the script reads it, not just after parsing (a script may set it
-    from LOCAL_RANK itself); argparse exiting on a local-rank option is the symptom too."""
-    refused = [f"rank {r['rank']}: error: {e}" for r in run.ranks for e in r.get("parse_errors", ())
-               if re.search(r"local.rank", e)]
-    if refused:
-        return Measurement(True, f"argparse exits: {refused[0]}", data=_fatal(run, refused[0]))
-    seen = [r.get("local_rank") for r in run.ranks]
-    if not run.ranks or not all(seen):
-        return _failed_run(run, "no argument parser with local_rank ran")
-    env = [s["env"] for s in seen]
-    text = f"args.local_rank parsed {[s['parsed'] for s in seen]}, LOCAL_RANK {env}"
-    launch = next((s["launch_option"] for s in seen if s.get("launch_option")), None)
-    later = (f"; under torch.distributed.launch, which passes --local-rank=N, the parser would "
-             f"exit: {launch}") if launch else ""
-    reads = [(r["rank"], value, where, s["env"]) for r, s in zip(run.ranks, seen)
-             for value, where in s.get("reads", ())]
-    wrong = [(rank, value, where) for rank, value, where, env in reads if str(value) != env]
-    if wrong:
-        rank, value, where = wrong[0]
-        return Measurement(True, f"{text}; rank {rank} used args.local_rank = {value} at {where}{later}")
-    if not reads:  # on GPUs it might (a CUDA-only branch): not seen, not absent
-        return Measurement(None, f"{text}; the script never read args.local_rank after parsing{later}")
-    return Measurement(False, f"{text}; where the script uses args.local_rank ({reads[0][2]}) it "
-                       f"equals LOCAL_RANK on every rank{later}")
-
-
-def _saves(run: Run, ctx: dict) -> Measurement:
-    writers: dict[str, set[int]] = {}
-    for r in run.ranks:
-        for path in r["saves"]:
-            writers.setdefault(path, set()).add(r["rank"])
-    if not writers:
-        return _failed_run(run, "torch.save was never called")
-    shared = {p: sorted(w) for p, w in writers.items() if len(w) > 1}
-    if shared:
-        path, ranks = next(iter(shared.items()))
-        return Measurement(True, f"{len(shared)} file(s) written by several ranks: "
-                           f"{os.path.basename(path)} by ranks {ranks}")
-    return Measurement(False, f"{len(writers)} file(s) written, each by one rank")
-
-
-def _workers(run: Run, ctx: dict) -> Measurement:
-    per_rank = [max((ld["num_workers"] for ld in r["loaders"]), default=0) for r in run.ranks]
-    if not any(per_rank) and not all(r["loaders"] for r in run.ranks):
-        return _failed_run(run, "no DataLoader was iterated")
-    cpus = run.ranks[0]["cpus"]
-    on_node = sum(per_rank[: run.ranks[0]["local_world_size"]])
-    return Measurement(on_node > cpus, f"DataLoader workers per rank {per_rank}; {on_node} on a "
-                       f"node of {cpus} CPU cores")
-
-
-def _unobserved(text: str):
-    return lambda run, ctx: Measurement(None, text)
-
-
-def _gpu_only(run: Run, ctx: dict) -> Measurement:
-    return Measurement(None, "shows only on GPUs", needs_gpu=not ctx["gpus"])
-
-
-SYMPTOMS: dict[str, Callable[[Run, dict], Measurement]] = {
-    "DDP001": _cuda_at_import,
-    "DDP002": _exception(("pickl",), "pickling error"),
-    "DDP003": _epoch_order,
-    "DDP004": _devices_loaded,
-    "DDP005": _unobserved("the /dev/shm leak shows when the job is killed; the bundled DDP005 "
-                          "scenario measures it, script runs do not"),
-    "DDP006": _rank_overlap(lambda ld: ld["distributed"], "DistributedSampler"),
-    "DDP007": _rank_overlap(lambda ld: ld["sharded_dataset"],
-                            "DataLoader over a dataset with a DistributedSampler"),
-    "DDP008": _collectives,
-    "DDP009": _exception(('Unexpected key(s) in state_dict: "module.', 'Missing key(s) in state_dict'),
-                         "state dict key mismatch"),
-    "DDP010": _splits,
-    "DDP011": _gpu_only,
-    "DDP012": _local_rank,
-    "DDP013": _unobserved("needs two or more nodes (on one node LOCAL_RANK equals RANK)"),
-    "DDP014": _saves,
-    "DDP015": _exception(("Expected to have finished reduction",), "unused-parameter error"),
-    "DDP016": _exception(("pickl",), "pickling error"),
-    "DDP017": _gpu_only,
-    "DDP018": _workers,
-}
-
-
 # --------------------------------------------------------------------------- the loop
+
+
+def symptom(code: str) -> Callable[[Run, dict], Measurement]:
+    """What a finding's rule tells ``--script`` to look for (its scenario folder's
+    ``script_symptom``)."""
+    evidence = all_evidence().get(code)
+    return evidence.script_symptom if evidence else unobserved("no probe observes this rule's symptom")
 
 
 def _ddplint(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
@@ -576,14 +355,16 @@ def verify_script(opts: ScriptOptions) -> ScriptReport:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     for f in findings:
-        observe = SYMPTOMS.get(f.code, _unobserved("no probe observes this rule's symptom"))
+        observe = symptom(f.code)
         ctx = {"gpus": opts.topology.gpus, "finding": f}
         f.before = observe(before, ctx)
         f.after = observe(after, ctx) if after is not None else None
     blocker = None if before.completed else _blocker(findings)
     for f in findings:
         f.verdict, f.reason = _judge(f, before, after, blocker)
-        hidden = opts.cpu_mapping and cpu_mapping.hidden_reason(f.code, bool(f.before.symptom))
+        evidence = all_evidence().get(f.code)
+        hides = evidence.cpu_mapping_hides if evidence else ""
+        hidden = opts.cpu_mapping and cpu_mapping.hidden_reason(hides, bool(f.before.symptom))
         if hidden:
             f.verdict, f.reason = NEEDS_GPU, hidden
     return ScriptReport(findings, before, after, "".join(diffs.values()), other)

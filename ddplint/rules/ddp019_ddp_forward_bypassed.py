@@ -33,10 +33,10 @@ class DDPForwardBypassed(Rule):
     gradients. Every rank steps its optimizer with its own gradients and the replicas
     silently drift apart; nothing fails.
 
-    Measured (tests/symptoms/ddp019_forward_bypassed.py, gloo, 2 ranks with different data,
-    5 SGD steps from the same weights): through `model.module(x)`, 0 all-reduces on each rank
-    and parameters differing by up to 0.20 across ranks; through `model(x)`, 5 all-reduces per
-    rank and identical parameters.
+    Measured (the verify scenario, ddplint/harness/scenarios/ddp019/, gloo, 2 ranks with
+    different data, 5 SGD steps from the same weights): through `model.module(x)`, 0
+    all-reduces on each rank and parameters differing by up to 0.20 across ranks; through
+    `model(x)`, 5 all-reduces per rank and identical parameters.
 
     Fires when the result of a call `model.module(...)` (or `model.module.forward(...)`),
     `model` bound to `DistributedDataParallel(...)`, reaches a `backward()` later in the same

@@ -46,8 +46,9 @@ class WrapperOrder(Rule):
         with single-device/multiple-device GPU modules or CPU modules, but got device_ids [0],
         output_device None, and module parameters {device(type='cpu')}.
 
-    (tests/symptoms/ddp020_wrapper_order.py shows exactly this message on CPU with gloo: the
-    check runs on the model's device, so a GPU machine raises it the same way.)
+    (ddplint/harness/scenarios/ddp020/experiment_wrapper_order.py shows exactly this message on
+    CPU with gloo: the check runs on the model's device, so a GPU machine raises it the same
+    way.)
 
     Fires when `DDP(model, device_ids=...)` wraps a `model` that was built in the same function
     by a constructor that leaves it on the CPU (a `torch.nn` layer, a `torchvision.models` or

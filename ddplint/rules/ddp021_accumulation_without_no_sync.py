@@ -55,8 +55,8 @@ class AccumulationWithoutNoSync(Rule):
     pass should be included inside the context manager, or else gradients will still be
     synchronized." A `no_sync()` around the backward alone therefore changes nothing.
 
-    Measured (tests/symptoms/ddp021_accumulation.py, gloo, 2 ranks, 4 micro-batches per
-    optimizer step, a comm hook counting all-reduces): 4 per step without `no_sync`; 1 with
+    Measured (the verify scenario, ddplint/harness/scenarios/ddp021/, gloo, 2 ranks, 4
+    micro-batches per optimizer step, a comm hook counting all-reduces): 4 per step without `no_sync`; 1 with
     `no_sync` around the forward and backward of the first three micro-batches; 4 with
     `no_sync` around the backward only; 1 with it around the forward only. Parameters end
     equal across ranks in every variant.

@@ -27,8 +27,8 @@ class UnneededFindUnusedParameters(Rule):
     to find the parameters that will get no gradient, so that it does not wait for them. On a
     model whose forward uses every parameter on every step the traversal finds nothing and
     is pure overhead. PyTorch says so itself at run time (measured,
-    tests/symptoms/ddp024_find_unused.py, gloo, 2 ranks, a 24-layer MLP): "find_unused_parameters=True
-    was specified in DDP constructor, but did not find any unused parameters in the forward
+    ddplint/harness/scenarios/ddp024/experiment_find_unused.py, gloo, 2 ranks, a 24-layer
+    MLP): "find_unused_parameters=True was specified in DDP constructor, but did not find any unused parameters in the forward
     pass. This flag results in an extra traversal of the autograd graph every iteration,
     which can adversely affect performance." The step took 13.5 ms with the flag and 13.1 ms
     without it on CPU (about 3%; the cost grows with the size of the graph). This is a

@@ -38,26 +38,26 @@ def test_epoch_order_compares_the_first_two_epochs_of_a_shuffling_sampler():
     # A sampler that does not shuffle repeats its order by design: not a symptom.
     ordered = _run(_rank(0, loaders=[_loader([1], [1], shuffle=False)]),
                    _rank(1, loaders=[_loader([2], [2], shuffle=False)]))
-    assert script.SYMPTOMS["DDP003"](same, CTX).symptom is True
-    assert script.SYMPTOMS["DDP003"](moved, CTX).symptom is False
-    assert script.SYMPTOMS["DDP003"](one_epoch, CTX).symptom is None
-    assert script.SYMPTOMS["DDP003"](ordered, CTX).symptom is None
+    assert script.symptom("DDP003")(same, CTX).symptom is True
+    assert script.symptom("DDP003")(moved, CTX).symptom is False
+    assert script.symptom("DDP003")(one_epoch, CTX).symptom is None
+    assert script.symptom("DDP003")(ordered, CTX).symptom is None
 
 
 def test_rank_overlap_allows_the_padding_of_one_sample():
     everything = _run(_rank(0, loaders=[_loader(range(8))]), _rank(1, loaders=[_loader(range(8))]))
     padded = _run(_rank(0, loaders=[_loader([0, 2, 4, 6, 8])]), _rank(1, loaders=[_loader([1, 3, 5, 7, 0])]))
-    assert script.SYMPTOMS["DDP006"](everything, CTX).symptom is True
-    assert script.SYMPTOMS["DDP006"](padded, CTX).symptom is False
+    assert script.symptom("DDP006")(everything, CTX).symptom is True
+    assert script.symptom("DDP006")(padded, CTX).symptom is False
 
 
 def test_saves_workers_and_local_rank():
     shared = _run(_rank(0, saves=["/x/ckpt.pt"]), _rank(1, saves=["/x/ckpt.pt"]))
     own = _run(_rank(0, saves=["/x/ckpt.pt"]), _rank(1, saves=[]))
-    assert script.SYMPTOMS["DDP014"](shared, CTX).symptom is True
-    assert script.SYMPTOMS["DDP014"](own, CTX).symptom is False
+    assert script.symptom("DDP014")(shared, CTX).symptom is True
+    assert script.symptom("DDP014")(own, CTX).symptom is False
     many = _run(_rank(0, loaders=[_loader(workers=2)]), _rank(1, loaders=[_loader(workers=2)]))
-    assert script.SYMPTOMS["DDP018"](many, CTX).symptom is True
+    assert script.symptom("DDP018")(many, CTX).symptom is True
 
 
 def _local_rank(parsed, reads, launch_option=None):
@@ -67,29 +67,29 @@ def _local_rank(parsed, reads, launch_option=None):
 
 def test_local_rank_is_judged_where_it_is_used():
     default = _local_rank(0, lambda r: [[0, "train.py:40"]])
-    symptom = script.SYMPTOMS["DDP012"](default, CTX)
+    symptom = script.symptom("DDP012")(default, CTX)
     assert symptom.symptom is True and "rank 1 used args.local_rank = 0 at train.py:40" in symptom.text
     # Issue 27, 1: the script sets args.local_rank from LOCAL_RANK right after parsing and trains
     # correctly under torchrun: the value parsed is not the value used, and no symptom.
     overwritten = _local_rank(0, lambda r: [[r, "train.py:40"]],
                               "unrecognized arguments: --local-rank=1")
-    fine = script.SYMPTOMS["DDP012"](overwritten, CTX)
+    fine = script.symptom("DDP012")(overwritten, CTX)
     assert fine.symptom is False and "equals LOCAL_RANK" in fine.text
     assert "torch.distributed.launch" in fine.text and "--local-rank=1" in fine.text
     assert _judged("DDP012", overwritten, overwritten)[0] != "CONFIRMED"
-    never_read = script.SYMPTOMS["DDP012"](_local_rank(0, lambda r: []), CTX)
+    never_read = script.symptom("DDP012")(_local_rank(0, lambda r: []), CTX)
     assert never_read.symptom is None and "never read" in never_read.text
     refused = _run(_rank(0, finished=False, parse_errors=["the following arguments are required: --local_rank"]),
                    _rank(1, finished=False), returncode=2)
-    assert script.SYMPTOMS["DDP012"](refused, CTX).symptom is True
+    assert script.symptom("DDP012")(refused, CTX).symptom is True
 
 
 def test_cpu_checkpoints_need_a_gpu_and_cuda_errors_are_the_symptom():
     cpu = _run(_rank(0, loads=[{"path": "c", "devices": ["cpu"]}]), _rank(1, loads=[{"path": "c", "devices": ["cpu"]}]))
-    assert script.SYMPTOMS["DDP004"](cpu, CTX).needs_gpu
+    assert script.symptom("DDP004")(cpu, CTX).needs_gpu
     err = "RuntimeError: Attempting to deserialize object on a CUDA device"
     failing = _run(_rank(0, loads=[{"path": "c", "error": err}]), _rank(1))
-    assert script.SYMPTOMS["DDP004"](failing, CTX).symptom is True
+    assert script.symptom("DDP004")(failing, CTX).symptom is True
 
 
 def _judged(code, before_run, after_run, fixed=True, path="train.py", others=()):
@@ -98,8 +98,8 @@ def _judged(code, before_run, after_run, fixed=True, path="train.py", others=())
     findings = [Finding(code, "name", path, 3, 1, "message", 3, fixed), *others]
     for f in findings:
         ctx = {"gpus": 0, "finding": f}
-        f.before = script.SYMPTOMS[f.code](before_run, ctx)
-        f.after = script.SYMPTOMS[f.code](after_run, ctx) if after_run is not None else None
+        f.before = script.symptom(f.code)(before_run, ctx)
+        f.after = script.symptom(f.code)(after_run, ctx) if after_run is not None else None
     blocker = None if before_run.completed else script._blocker(findings)
     return script._judge(findings[0], before_run, after_run, blocker)
 
@@ -115,7 +115,7 @@ def test_a_script_that_needs_a_gpu_or_missing_data_is_never_a_pass():
     assert verdict == "NEEDS GPU" and "Torch not compiled with CUDA enabled" in reason
     verdict, _ = _judged("DDP014", _crashed("FileNotFoundError: [Errno 2] No such file: 'data/train.csv'"), fine)
     assert verdict == "NOT OBSERVED"
-    before = script.SYMPTOMS["DDP014"](_crashed("FileNotFoundError: [Errno 2] No such file"), CTX)
+    before = script.symptom("DDP014")(_crashed("FileNotFoundError: [Errno 2] No such file"), CTX)
     assert "did not complete: rank 0: FileNotFoundError" in before.text
 
 
@@ -208,3 +208,73 @@ def test_the_probes_record_the_collectives_the_catalog_knows(tmp_path):
     proc, facts = _run_probed(tmp_path, PROBED_COLLECTIVES.format(store=tmp_path / "store"), 0)
     assert proc.returncode == 0, proc.stderr
     assert facts["collectives"] == ["barrier", "monitored_barrier", "all_reduce"]
+
+
+PROBED_DDP = """
+import contextlib, torch, torch.distributed as dist
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+from ddplint.harness import observe
+observe.install()
+dist.init_process_group("gloo", init_method="file://{store}", rank=0, world_size=1)
+model = DDP(nn.Linear(4, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for i in range(4):  # accumulate 2 micro-batches; the first with no_sync() around the forward
+    with model.no_sync() if i % 2 == 0 else contextlib.nullcontext():
+        loss = model(torch.randn(2, 4)).sum()
+    loss.backward()
+    if i % 2:
+        opt.step()
+model.module(torch.randn(2, 4)).sum().backward()  # bypasses DDP's forward
+opt.step()
+with torch.no_grad():
+    model.module(torch.randn(2, 4))  # evaluation: not a bypass
+dist.destroy_process_group()
+"""
+
+
+def test_the_probes_count_ddp_forwards_per_step_and_calls_that_bypass_ddp(tmp_path):
+    proc, facts = _run_probed(tmp_path, PROBED_DDP.format(store=tmp_path / "store"), 0)
+    assert proc.returncode == 0, proc.stderr
+    assert facts["ddp"] == {"models": 1, "forwards": 4, "syncing_per_step": [1, 1, 0], "bypasses": 1,
+                            "bypass_at": "train.py:16"}
+
+
+def _ddp(syncing=(1, 1), bypasses=0, models=1):
+    return {"models": models, "forwards": 2, "syncing_per_step": list(syncing), "bypasses": bypasses,
+            "bypass_at": "train.py:9" if bypasses else None}
+
+
+def test_the_symptoms_of_ddp019_and_ddp021_read_the_ddp_probe():
+    bypassed = _run(_rank(0, ddp=_ddp(bypasses=3)), _rank(1, ddp=_ddp(bypasses=3)))
+    assert script.symptom("DDP019")(bypassed, CTX).symptom is True
+    assert "first at train.py:9" in script.symptom("DDP019")(bypassed, CTX).text
+    assert script.symptom("DDP019")(_run(_rank(0, ddp=_ddp()), _rank(1, ddp=_ddp())), CTX).symptom is False
+    assert script.symptom("DDP019")(_run(_rank(0), _rank(1)), CTX).symptom is None  # no DDP model
+    every = _run(_rank(0, ddp=_ddp((4, 4))), _rank(1, ddp=_ddp((4, 4))))
+    assert script.symptom("DDP021")(every, CTX).symptom is True
+    assert script.symptom("DDP021")(_run(_rank(0, ddp=_ddp()), _rank(1, ddp=_ddp())), CTX).symptom is False
+    assert script.symptom("DDP021")(_run(_rank(0, ddp=_ddp(())), _rank(1, ddp=_ddp(()))), CTX).symptom is None
+
+
+def test_the_symptoms_of_ddp020_and_ddp024_are_what_ddp_says():
+    refused = ("ValueError: DistributedDataParallel device_ids and output_device arguments only work with "
+               "single-device/multiple-device GPU modules or CPU modules, but got device_ids [0]")
+    failed = _run(_rank(0, exceptions=[refused], finished=False), _rank(1), returncode=1)
+    assert script.symptom("DDP020")(failed, CTX).symptom is True
+    warning = ("[rank1]:[W reducer.cpp:1529] Warning: find_unused_parameters=True was specified in DDP "
+               "constructor, but did not find any unused parameters in the forward pass.")
+    warned = _run(_rank(0), _rank(1), output={0: [], 1: [warning]})
+    assert script.symptom("DDP024")(warned, CTX).text.startswith("reducer warning (no unused parameter "
+                                                                 "found), on rank(s) [1]")
+    assert script.symptom("DDP024")(_run(_rank(0), _rank(1)), CTX).symptom is False
+
+
+def test_the_cpu_mapping_caveat_is_the_rules_own():
+    from ddplint.harness import cpu_mapping
+    from ddplint.harness.scenarios import all_evidence
+
+    hides = all_evidence()["DDP004"].cpu_mapping_hides
+    assert cpu_mapping.hidden_reason(hides, False) == f"the CPU mapping cannot show this: {hides}"
+    assert cpu_mapping.hidden_reason(hides, True) is None  # a checkpoint saved on a real GPU
+    assert cpu_mapping.hidden_reason(all_evidence()["DDP003"].cpu_mapping_hides, False) is None

@@ -40,7 +40,7 @@ def _hung(ranks):
 def test_a_hang_under_timeout_is_reported_as_what_the_after_line_says():  # issue 27, 3
     f = Finding("DDP003", "name", "train.py", 3, 1, "message", 3)
     after = _hung(SHUFFLED)
-    f.after = script.SYMPTOMS["DDP003"](after, {"gpus": 0, "finding": f})
+    f.after = script.symptom("DDP003")(after, {"gpus": 0, "finding": f})
     assert f.after.symptom is False and "0/2 ranks" in f.after.text
     verdict, reason = _judged("DDP003", _run(*REPEATED), after)
     assert verdict == "FAILED"
@@ -88,7 +88,7 @@ def test_ddp001_crash_at_import_is_ddp001s_alone():  # issue 27, 5
     verdict, reason = _judged("DDP001", before, later)
     assert verdict == "NEEDS GPU" and "absent after" in reason and "Torch not compiled" in reason
     # A CUDA call elsewhere (in main) is not DDP001's symptom.
-    assert script.SYMPTOMS["DDP001"](later, {"gpus": 0, "finding": ddp003}).symptom is not True
+    assert script.symptom("DDP001")(later, {"gpus": 0, "finding": ddp003}).symptom is not True
 
 
 def test_a_gpu_failure_without_a_finding_to_blame_needs_a_gpu():
@@ -134,7 +134,7 @@ def test_every_run_that_did_not_complete_shows_each_ranks_last_lines():  # issue
     before = _crashed_at("train.py", 20, "RuntimeError: Distributed package doesn't have NCCL built in")
     before.launch.rank_lines = {0: ["loading data", "rank 0 ready"] + before.launch.rank_lines[0],
                                 1: ["rank 1 ready"] + before.launch.rank_lines[1]}
-    f = Finding("DDP003", "name", "train.py", 3, 1, "message", 3, before=script.SYMPTOMS["DDP003"](
+    f = Finding("DDP003", "name", "train.py", 3, 1, "message", 3, before=script.symptom("DDP003")(
         before, {"gpus": 0, "finding": None}), verdict="NEEDS GPU", reason="r")
     opts = ScriptOptions(script.Path("train.py"), [], script.Path("."), Topology(2, "gloo"))
     text = script.render(ScriptReport([f], before, None, ""), opts, 1.0)

@@ -74,9 +74,12 @@ def test_text_classifier_with_spawned_workers(installed, tmp_path):
     report, verdicts, by_code, proc = _verify(
         installed, tmp_path, SCRIPTS / "text_classifier" / "train.py", [],
         ["--train-file", "data/train.tsv", "--num-train-epochs", "1"])
-    # DDP022 (a padded validation sampler) has no probe: reported, never passed as observed.
+    # DDP022 (a padded validation sampler): the run before the fix dies in DDP002's pickling
+    # error before validating, so it is not observed there; the fixed run shows the padding.
     assert verdicts == {"DDP002": "CONFIRMED", "DDP010": "CONFIRMED", "DDP022": "NOT OBSERVED"}, proc.stdout
     assert proc.returncode == 1  # not every finding was confirmed (DDP022)
+    assert "ended earlier, in DDP002" in by_code["DDP022"]["reason"]
+    assert "samples read per rank [5, 5]; 1 read by more than one rank" in by_code["DDP022"]["after"]["text"]
     assert "Can't pickle local object 'Vocab.__init__.<locals>.<lambda>'" in by_code["DDP002"]["before"]["text"]
     assert "ranks drew 2 distinct split(s)" in by_code["DDP010"]["before"]["text"]
     assert "ranks drew 1 distinct split(s)" in by_code["DDP010"]["after"]["text"]

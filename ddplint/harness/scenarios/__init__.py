@@ -1,9 +1,19 @@
-"""The verify scenarios: one folder per rule, discovered like the rules are.
+"""Each rule's runtime evidence: one folder per rule, discovered like the rules are.
 
-A scenario folder ``ddpNNN/`` holds ``program.py``, a small real DDP training program with
-the rule's pitfall, and an ``__init__.py`` that declares:
+A folder ``ddpNNN/`` is the one place that says what ddplint shows at run time about the rule:
+the bundled ``ddplint verify`` run, ``verify --script`` and the symptom tests all read it. Its
+``__init__.py`` declares:
 
-- ``RULE``: the rule code whose fix it proves;
+- ``RULE``: the rule code;
+- ``script_symptom(run, ctx)``: what ``verify --script`` looks for in what the probes recorded
+  on the user's script (see :mod:`ddplint.harness.script_symptoms`); a rule no script run can
+  show says why, with ``unobserved("...")`` or ``gpu_only``;
+- optionally ``CPU_MAPPING_HIDES``: why a script run whose GPU placement is mapped to CPU
+  ranks (:mod:`ddplint.harness.cpu_mapping`) can neither show the symptom nor show it gone.
+
+A folder with a bundled scenario also holds ``program.py``, a small real DDP training program
+with the rule's pitfall, and declares:
+
 - ``BATCHABLE``: whether the program may share one launch with others (no hang, no
   process-wide settings, no spawned workers re-importing ``__main__``, no killing);
 - ``measure(runs, ctx)``: the symptom, from what the program printed (see
@@ -12,6 +22,10 @@ the rule's pitfall, and an ``__init__.py`` that declares:
   plain launch, ``"main"``);
 - for a rule that offers no fix, ``recommended(program_text)``: the program rewritten to the
   pattern the rule's message recommends, which the "after" run uses instead of ddplint's fix.
+
+``experiment_*.py`` files are further measurements of the symptom (DDP programs that print one
+result line, run by ``tests/test_new_rule_symptoms.py``) where the bundled program does not show
+all the rule's explanation quotes.
 
 Nothing here imports torch: the programs run only in the launched ranks.
 """
@@ -42,16 +56,39 @@ def _one_launch(gpus: int, phase: str) -> dict[str, LaunchSpec]:
     return {"main": LaunchSpec()}
 
 
+@dataclass(frozen=True)
+class Evidence:
+    """What one rule's folder declares."""
+
+    rule: str
+    folder: Path
+    script_symptom: Callable  # (run, ctx) -> Measurement, for verify --script
+    cpu_mapping_hides: str  # "" when mapped CPU ranks can show the symptom
+    scenario: Scenario | None  # the bundled run, where the folder has program.py
+    experiments: tuple[Path, ...]
+
+
 @lru_cache(maxsize=None)
-def all_scenarios() -> dict[str, Scenario]:
-    """Every scenario in this package, by rule code, in code order."""
+def all_evidence() -> dict[str, Evidence]:
+    """Every rule's evidence in this package, by rule code, in code order."""
     found = {}
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
         if not info.ispkg:
             continue
         module = importlib.import_module(f"{__name__}.{info.name}")
-        program = Path(module.__file__).with_name("program.py")
-        found[module.RULE] = Scenario(module.RULE, program, module.BATCHABLE, module.measure,
-                                      getattr(module, "launches", _one_launch),
-                                      getattr(module, "recommended", None))
+        folder = Path(module.__file__).parent
+        program = folder / "program.py"
+        scenario = None
+        if program.is_file():
+            scenario = Scenario(module.RULE, program, module.BATCHABLE, module.measure,
+                                getattr(module, "launches", _one_launch),
+                                getattr(module, "recommended", None))
+        found[module.RULE] = Evidence(module.RULE, folder, module.script_symptom,
+                                      getattr(module, "CPU_MAPPING_HIDES", ""), scenario,
+                                      tuple(sorted(folder.glob("experiment_*.py"))))
     return dict(sorted(found.items()))
+
+
+def all_scenarios() -> dict[str, Scenario]:
+    """Every bundled scenario (a folder with a program), by rule code, in code order."""
+    return {code: e.scenario for code, e in all_evidence().items() if e.scenario is not None}

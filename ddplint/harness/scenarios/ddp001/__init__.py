@@ -4,8 +4,9 @@ With GPUs: the processes holding a CUDA context on GPU 0 (observed from outside 
 is paused). On a CPU build: whether the module can be imported in the ranks at all.
 """
 
-from ... import launcher
+from ... import gpu_failure, launcher
 from ...measuring import LaunchSpec, Measurement, completed, no_result, result
+from ...script_symptoms import failed_run, fatal
 
 RULE = "DDP001"
 BATCHABLE = False  # spawned workers re-import __main__
@@ -50,3 +51,23 @@ def measure(runs, ctx) -> Measurement:
     text = (f"module imported in ranks and spawned workers; steps per rank {found['steps']}, "
             f"CUDA initialised: {any(found['cuda_initialized'])}")
     return Measurement(not ok, text, completed(run, found), data=found | {"mode": "cpu-import"})
+
+
+def script_symptom(run, ctx: dict) -> Measurement:
+    """The CUDA call in a default argument fails while its ``def`` runs, at import: seen as a
+    no-CUDA exception raised from the finding's lines."""
+    if ctx["gpus"]:
+        return Measurement(None, "on GPUs the symptom is extra CUDA contexts on GPU 0, which "
+                           "script runs do not count (the bundled DDP001 scenario does)")
+    f = ctx["finding"]
+    failed = [f"rank {r['rank']}: {r['exceptions'][-1]}" for r in run.ranks
+              if r.get("exceptions") and gpu_failure.exception_reason(r["exceptions"][-1])
+              and any(p == f.path and f.line <= line <= max(f.line, f.end_line)
+                      for p, line, _ in r.get("raised_at", ()))]
+    if failed:
+        return Measurement(True, f"importing {f.path} fails at line {f.line} in {len(failed)}/"
+                           f"{len(run.ranks)} rank(s): {failed[0]}", data=fatal(run, failed[0]))
+    if run.ranks and all(f.path in r.get("modules", ()) for r in run.ranks):
+        return Measurement(False, f"{f.path} imported on every rank without a CUDA call at "
+                           f"line {f.line}" + ("" if run.completed else f"; the script then {run.state()}"))
+    return failed_run(run, f"{f.path} was not imported on every rank")

@@ -5,6 +5,7 @@ Measured: the error starting the workers, or else the ids the workers gave to mi
 """
 
 from ...measuring import Measurement, completed, no_result, payload
+from ...script_symptoms import exception
 
 RULE = "DDP002"
 BATCHABLE = False  # spawned workers re-import __main__
@@ -25,3 +26,7 @@ def measure(runs, ctx) -> Measurement:
     text = (f"steps per rank {steps}; missing words -> {got} in workers, "
             f"{expected} in-process")
     return Measurement(not fine, text, completed(run, found), data=found)
+
+
+# What `ddplint verify --script` looks for on the user's script.
+script_symptom = exception(("pickl",), "pickling error")

@@ -3,9 +3,12 @@ map_location. Measured: the load error per rank, or GPU-0 bytes on ranks >= 1, o
 and weights loaded."""
 
 from ...measuring import Measurement, completed, no_result, payload
+from ...script_symptoms import failed_run, fatal
 
 RULE = "DDP004"
 BATCHABLE = True
+CPU_MAPPING_HIDES = ("every tensor is on the CPU, so no checkpoint this run saves carries the GPU "
+                     "that torch.load would restore it to")
 
 
 def measure(runs, ctx) -> Measurement:
@@ -26,3 +29,27 @@ def measure(runs, ctx) -> Measurement:
         text = f"loads on all {len(ranks)} ranks to {devs}; weights equal to saved: {equal}"
         return Measurement(not equal, text, completed(run, found), data=found)
     return Measurement(True, text, completed(run, found), data=found)
+
+
+def script_symptom(run, ctx: dict) -> Measurement:
+    loads = [(r["rank"], ld) for r in run.ranks for ld in r["loads"]]
+    if not loads:
+        return failed_run(run, "torch.load was never called")
+    errors = [f"rank {rank}: {ld['error']}" for rank, ld in loads if "error" in ld]
+    cuda_errors = [e for e in errors if "cuda" in e.lower()]
+    if cuda_errors:
+        return Measurement(True, f"torch.load fails on {len(cuda_errors)} load(s): {cuda_errors[0]}",
+                           data=fatal(run, cuda_errors[0]))
+    on_gpu0 = sorted({rank for rank, ld in loads if rank >= 1 and "cuda:0" in ld.get("devices", [])})
+    devices = sorted({d for _, ld in loads for d in ld.get("devices", [])})
+    text = f"{len(loads)} load(s) over {len(run.ranks)} ranks put tensors on {devices}"
+    if on_gpu0:
+        return Measurement(True, f"{text}; ranks {on_gpu0} load onto cuda:0")
+    if all(ld.get("mapped") for _, ld in loads):
+        return Measurement(False, f"{text}, where map_location put them")
+    if not ctx["gpus"] and all(d == "cpu" for d in devices):
+        # Absent here proves nothing: a checkpoint saved on the CPU loads there anyway.
+        return Measurement(False, f"{text}: the checkpoint was saved without a GPU, so the "
+                           "symptom (tensors restored to the saving GPU) cannot show",
+                           needs_gpu=True)
+    return Measurement(False, text)

@@ -4,6 +4,7 @@ left). After the fix, the same program is also left to finish."""
 
 from ... import launcher
 from ...measuring import LaunchSpec, Measurement, completed, no_result, result
+from ...script_symptoms import unobserved
 
 RULE = "DDP005"
 BATCHABLE = False  # kills the job; changes a process-wide setting
@@ -54,3 +55,8 @@ def measure(runs, ctx) -> Measurement:
         else:
             text += "; uninterrupted run did not finish"
     return Measurement(symptom, text, done, data=data)
+
+
+# What `ddplint verify --script` looks for on the user's script.
+script_symptom = unobserved("the /dev/shm leak shows when the job is killed; the bundled DDP005 "
+                            "scenario measures it, script runs do not")

@@ -2,6 +2,7 @@
 Measured: each rank's indices for an even and an odd dataset size."""
 
 from ...measuring import Measurement, completed, no_result, payload
+from ...script_symptoms import rank_overlap
 
 RULE = "DDP006"
 BATCHABLE = True
@@ -22,3 +23,7 @@ def measure(runs, ctx) -> Measurement:
     text = (f"size {even_n}: per-rank {even_lens}, {shared} indices on every rank, "
             f"disjoint: {disjoint}; size {odd_n}: per-rank {odd_lens}; covering: {covers}")
     return Measurement(not (disjoint and equal and covers), text, completed(run, found), data=found)
+
+
+# What `ddplint verify --script` looks for on the user's script.
+script_symptom = rank_overlap(lambda ld: ld["distributed"], "DistributedSampler")

@@ -2,6 +2,7 @@
 samples each rank reads."""
 
 from ...measuring import Measurement, completed, no_result, overlap, payload
+from ...script_symptoms import rank_overlap
 
 RULE = "DDP007"
 BATCHABLE = True
@@ -16,3 +17,8 @@ def measure(runs, ctx) -> Measurement:
     text = (f"samples read per rank {[len(r) for r in seen]} of {n}; {shared} read by every rank; "
             f"ranks disjoint and covering: {partition}")
     return Measurement(not partition, text, completed(run, found), data=found)
+
+
+# What `ddplint verify --script` looks for on the user's script.
+script_symptom = rank_overlap(lambda ld: ld["sharded_dataset"],
+                              "DataLoader over a dataset with a DistributedSampler")

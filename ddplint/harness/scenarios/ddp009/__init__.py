@@ -2,6 +2,7 @@
 per rank, or whether the loaded weights equal the trained ones."""
 
 from ...measuring import Measurement, completed, no_result, payload
+from ...script_symptoms import exception
 
 RULE = "DDP009"
 BATCHABLE = True
@@ -19,3 +20,8 @@ def measure(runs, ctx) -> Measurement:
     equal = all(r["equal"] for r in ranks)
     text = f"loads into the unwrapped model on all {len(ranks)} ranks; weights equal to trained: {equal}"
     return Measurement(not equal, text, completed(run, found), data=found)
+
+
+# What `ddplint verify --script` looks for on the user's script.
+script_symptom = exception(('Unexpected key(s) in state_dict: "module.', "Missing key(s) in state_dict"),
+                           "state dict key mismatch")

@@ -2,6 +2,7 @@
 rank against the node's cores."""
 
 from ...measuring import Measurement, completed, no_result, payload
+from ...script_symptoms import failed_run
 
 RULE = "DDP018"
 BATCHABLE = True
@@ -17,3 +18,13 @@ def measure(runs, ctx) -> Measurement:
     text = (f"DataLoader worker processes per rank {workers}; {on_node} on a node "
             f"of {cpus} CPU cores")
     return Measurement(on_node > max(cpus, local), text, completed(run, found), data=found)
+
+
+def script_symptom(run, ctx: dict) -> Measurement:
+    per_rank = [max((ld["num_workers"] for ld in r["loaders"]), default=0) for r in run.ranks]
+    if not any(per_rank) and not all(r["loaders"] for r in run.ranks):
+        return failed_run(run, "no DataLoader was iterated")
+    cpus = run.ranks[0]["cpus"]
+    on_node = sum(per_rank[: run.ranks[0]["local_world_size"]])
+    return Measurement(on_node > cpus, f"DataLoader workers per rank {per_rank}; {on_node} on a "
+                       f"node of {cpus} CPU cores")

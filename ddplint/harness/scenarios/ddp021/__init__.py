@@ -6,6 +6,7 @@ recommends (no_sync() around the forward and the backward, or around the forward
 written by `recommended` below rather than by ddplint's fixer."""
 
 from ...measuring import Measurement, completed, no_result, payload
+from ...script_symptoms import failed_run
 
 RULE = "DDP021"
 BATCHABLE = True
@@ -24,3 +25,14 @@ def measure(runs, ctx) -> Measurement:
     text = "; ".join(f"no_sync around {loop.replace('_', ' ')}: all-reduces per optimizer step {c[0]}" for loop, c in counts.items())
     text += f" ({found['accumulate']} micro-batches per step)"
     return Measurement(worst > 1, text, completed(run, found), data=found)
+
+
+def script_symptom(run, ctx: dict) -> Measurement:
+    """Per optimizer step, the DDP forwards that prepared a gradient all-reduce (outside
+    no_sync(), gradients on): more than one is an all-reduce per accumulated micro-batch."""
+    steps = [(r.get("ddp") or {}).get("syncing_per_step", []) for r in run.ranks]
+    if not run.ranks or not all(steps):
+        return failed_run(run, "no optimizer step followed a DDP forward on every rank")
+    worst = [max(s) for s in steps]
+    return Measurement(max(worst) > 1, "DDP forwards preparing a gradient all-reduce per optimizer "
+                       f"step, at most {worst} per rank (rank 0's first steps {steps[0][:8]})")

@@ -8,14 +8,13 @@
    for SyncBatchNorm say, which the late conversion skips?
 """
 
-import sys
+import os
 
 import torch
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-sys.path.insert(0, __import__("os").path.dirname(__file__))
-from _common import emit, init, local_rank  # noqa: E402
+from ddplint.harness import probes
 
 
 def net():
@@ -23,11 +22,11 @@ def net():
 
 
 def main():
-    rank, world = init()
+    rank, world, _ = probes.init_distributed()
     result = {}
     # 1. device_ids on a model that is still on the CPU.
     try:
-        DDP(nn.Linear(4, 4), device_ids=[local_rank()])
+        DDP(nn.Linear(4, 4), device_ids=[int(os.environ.get("LOCAL_RANK", "0"))])
         result["device_ids_on_cpu_model"] = "accepted"
     except ValueError as error:
         result["device_ids_on_cpu_model"] = str(error)
@@ -56,7 +55,8 @@ def main():
     except ValueError as error:
         result["convert_then_wrap_on_cpu"] = str(error)
     result["world"] = world
-    emit(result)
+    probes.emit("DDP020", result)
+    probes.finish()
 
 
 if __name__ == "__main__":

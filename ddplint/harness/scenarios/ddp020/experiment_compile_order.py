@@ -8,14 +8,11 @@ backend receives for `DDP(torch.compile(model))` with six 1 MiB layers and 1 MiB
 (one graph: no splitting; several: DDPOptimizer applied).
 """
 
-import sys
-
 import torch
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-sys.path.insert(0, __import__("os").path.dirname(__file__))
-from _common import emit, init  # noqa: E402
+from ddplint.harness import probes
 
 
 def net():
@@ -40,10 +37,11 @@ def count_graphs(order: str) -> int:
 
 
 def main():
-    rank, world = init()
+    rank, world, _ = probes.init_distributed()
     result = {"world": world}
     result["DDP(compile(model))"] = count_graphs("DDP(compile(model))")
-    emit(result)
+    probes.emit("DDP020", result)
+    probes.finish()
 
 
 if __name__ == "__main__":

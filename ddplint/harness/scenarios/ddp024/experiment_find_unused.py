@@ -5,7 +5,6 @@ without the flag (CPU, gloo; only indicative: the extra cost is one traversal of
 autograd graph per iteration).
 """
 
-import sys
 import time
 import warnings
 
@@ -13,8 +12,7 @@ import torch
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-sys.path.insert(0, __import__("os").path.dirname(__file__))
-from _common import emit, gather, init  # noqa: E402
+from ddplint.harness import probes
 
 STEPS = 30
 
@@ -36,15 +34,16 @@ def run(flag: bool) -> dict:
 
 
 def main():
-    rank, world = init()
+    rank, world, _ = probes.init_distributed()
     result = {"world": world}
     for flag in (True, False):
-        per_rank = gather(run(flag))
+        per_rank = probes.gather(run(flag))
         result[f"find_unused_{flag}"] = {
             "ms_per_step": [round(r["ms_per_step"], 2) for r in per_rank],
             "warnings": per_rank[0]["warnings"],
         }
-    emit(result)
+    probes.emit("DDP024", result)
+    probes.finish()
 
 
 if __name__ == "__main__":
