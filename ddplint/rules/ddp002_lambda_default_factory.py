@@ -124,6 +124,7 @@ class LambdaDefaultFactory(Rule):
                     with open(word2id_path, "rb") as f:
                         word2id = pickle.load(f)
                     self.word2id = defaultdict(lambda: UNK_ID)
+                                   ^
                     self.word2id.update(word2id)
             """,
             fixed="""
@@ -152,7 +153,9 @@ class LambdaDefaultFactory(Rule):
             class VocabCounts:
                 def __init__(self):
                     self.counts = collections.defaultdict(lambda: 0)
+                                  ^
                     self.weights = collections.defaultdict(lambda : 0.0)
+                                   ^
             """,
             fixed="""
             import collections
@@ -162,20 +165,20 @@ class LambdaDefaultFactory(Rule):
                     self.counts = collections.defaultdict(int)
                     self.weights = collections.defaultdict(float)
             """,
-            count=2,
         ),
         Flagged(
             """
             from collections import defaultdict as dd
             VOCAB_INDEX = dd(lambda: [])
+                          ^
             VOCAB_NAMES: dict = dd(lambda: "")
+                                ^
             """,
             fixed="""
             from collections import defaultdict as dd
             VOCAB_INDEX = dd(list)
             VOCAB_NAMES: dict = dd(str)
             """,
-            count=2,
         ),
         Flagged(
             """
@@ -183,6 +186,7 @@ class LambdaDefaultFactory(Rule):
 
             def build_vocab_index(pairs):
                 index = defaultdict(lambda: defaultdict(list))
+                        ^
                 for key, sub, value in pairs:
                     index[key][sub].append(value)
                 return index
@@ -205,6 +209,7 @@ class LambdaDefaultFactory(Rule):
             class RuntimeDataset:
                 def __init__(self):
                     self.per_module = defaultdict(
+                                      ^
                         lambda: defaultdict(lambda: 0.0)
                     )
             """,
@@ -226,7 +231,9 @@ class LambdaDefaultFactory(Rule):
 
             def save(path, queue):
                 torch.save({"vocab": defaultdict(lambda: set())}, path)
+                                     ^
                 queue.put(defaultdict(lambda: {}))
+                          ^
             """,
             fixed="""
             import torch
@@ -236,7 +243,6 @@ class LambdaDefaultFactory(Rule):
                 torch.save({"vocab": defaultdict(set)}, path)
                 queue.put(defaultdict(dict))
             """,
-            count=2,
         ),
         Flagged(
             """
@@ -244,7 +250,9 @@ class LambdaDefaultFactory(Rule):
 
             def vocab_shards():
                 yield defaultdict(lambda: False)
+                      ^
                 yield defaultdict(lambda: ())
+                      ^
             """,
             fixed="""
             from collections import defaultdict
@@ -253,7 +261,6 @@ class LambdaDefaultFactory(Rule):
                 yield defaultdict(bool)
                 yield defaultdict(tuple)
             """,
-            count=2,
         ),
         Flagged(
             """
@@ -265,8 +272,11 @@ class LambdaDefaultFactory(Rule):
             class Lexicon:
                 def __init__(self):
                     self.entries = defaultdict(lambda: make_entry("pad", 2))
+                                   ^
                     self.limits = defaultdict(lambda: 7)
+                                  ^
                     self.labels = defaultdict(lambda: -1)
+                                  ^
             """,
             fixed="""
             import functools
@@ -290,7 +300,6 @@ class LambdaDefaultFactory(Rule):
                     self.limits = defaultdict(_default_7)
                     self.labels = defaultdict(_default_minus_1)
             """,
-            count=3,
         ),
         Flagged(
             """
@@ -299,6 +308,7 @@ class LambdaDefaultFactory(Rule):
 
             def loader(dataset):
                 return DataLoader([defaultdict(lambda: None)], num_workers=2)
+                                   ^
             """,
             fixed="""
             from collections import defaultdict
@@ -320,16 +330,20 @@ class LambdaDefaultFactory(Rule):
             class Vocab:
                 def __init__(self, word2id, unk_id):
                     self.word2id = defaultdict(lambda: word2id["<unk>"])
+                                   ^
                     self.by_self = defaultdict(lambda: self.unk)
+                                   ^
                     self.by_param = defaultdict(lambda: unk_id)
+                                    ^
                     self.with_args = defaultdict(lambda key=0: key)
+                                     ^
             """,
-            count=4,
         ),
         Flagged(
             """
             from collections import defaultdict
             MISSING_VOCAB = defaultdict(lambda: UNK)
+                            ^
             UNK = 3
             """,
         ),
@@ -341,6 +355,7 @@ class LambdaDefaultFactory(Rule):
 
             if __name__ == "__main__":
                 counts = defaultdict(lambda: 0)
+                         ^
                 loader = DataLoader([counts], num_workers=2)
             """,
             fixed="""
@@ -362,6 +377,7 @@ class LambdaDefaultFactory(Rule):
             class Stats:
                 def __init__(self):
                     self.per_class = defaultdict(lambda: 0)
+                                     ^
 
             class Vocab:
                 def __getstate__(self):
@@ -369,6 +385,7 @@ class LambdaDefaultFactory(Rule):
 
                 def share(self, queue):
                     queue.put(defaultdict(lambda: 0))
+                              ^
 
             if __name__ == "__main__":
                 torch.save(Stats(), "stats.pt")
@@ -391,7 +408,6 @@ class LambdaDefaultFactory(Rule):
             if __name__ == "__main__":
                 torch.save(Stats(), "stats.pt")
             """,
-            count=2,
         ),
         Flagged(
             # A constant: one named factory per file, shared by every lambda returning it.
@@ -402,7 +418,9 @@ class LambdaDefaultFactory(Rule):
             class Tokenizer:
                 def __init__(self):
                     self.by_word = defaultdict(lambda: "<unk>")
+                                   ^
                     self.by_id = defaultdict(lambda: "<unk>")
+                                 ^
             """,
             fixed="""
             from collections import defaultdict
@@ -417,7 +435,6 @@ class LambdaDefaultFactory(Rule):
                     self.by_word = defaultdict(_default_unk)
                     self.by_id = defaultdict(_default_unk)
             """,
-            count=2,
         ),
         Flagged(
             # The name is taken by something else: the factory gets another.
@@ -426,6 +443,7 @@ class LambdaDefaultFactory(Rule):
 
             _default_unk = "<unk>"
             UNK_VOCAB = defaultdict(lambda: "<unk>")
+                        ^
             """,
             fixed="""
             from collections import defaultdict

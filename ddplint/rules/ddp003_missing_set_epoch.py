@@ -57,6 +57,7 @@ class MissingSetEpoch(Rule):
             loader = DataLoader(dataset, sampler=sampler)
             epoch = 0
             while epoch < args.epochs:
+            ^
                 for batch in loader:
                     step(batch)
                 epoch += 1
@@ -71,6 +72,7 @@ class MissingSetEpoch(Rule):
                 sampler = DistributedSampler(dataset)
                 loader = DataLoader(dataset, batch_size=32, sampler=sampler)
                 for epoch in range(epochs):
+                ^
                     for batch in loader:
                         step(batch)
             """,
@@ -100,6 +102,7 @@ class MissingSetEpoch(Rule):
                 sampler = torch.utils.data.DistributedSampler(dataset, shuffle=True)
                 data_loader_train = torch.utils.data.DataLoader(dataset, sampler=sampler, batch_size=64)
                 for epoch in range(args.epochs):
+                ^
                     train_one_epoch(model, data_loader_train, optimizer)
             """,
             fixed="""
@@ -133,6 +136,7 @@ class MissingSetEpoch(Rule):
 
                 def fit(self, epochs):
                     for epoch in range(epochs):
+                    ^
                         self.train_epoch()
             """,
             fixed="""
@@ -160,6 +164,7 @@ class MissingSetEpoch(Rule):
 
             loader = DataLoader(dataset, batch_size=4, sampler=DS(dataset))
             for epoch in range(10):
+            ^
                 for x in loader:
                     train(x)
             """,
@@ -183,6 +188,7 @@ class MissingSetEpoch(Rule):
             batches = BatchSampler(train_sampler, 32, drop_last=True)
             train_loader = DataLoader(train_set, batch_sampler=batches)
             for epoch in range(5):
+            ^
                 val_sampler.set_epoch(epoch)
                 for batch in train_loader:
                     step(batch)
@@ -214,6 +220,7 @@ class MissingSetEpoch(Rule):
             def main(dataset):
                 loader, _ = build_loader(dataset)
                 for epoch in schedule:
+                ^
                     for batch in loader:
                         step(batch)
             """,
@@ -225,6 +232,7 @@ class MissingSetEpoch(Rule):
 
             def cycle(dl):
                 while True:
+                ^
                     for data in dl:
                         yield data
 
@@ -243,6 +251,7 @@ class MissingSetEpoch(Rule):
                 sampler = DistributedSampler(dataset) if args.distributed else None
                 loader = DataLoader(dataset, sampler=sampler, shuffle=sampler is None)
                 for epoch in range(args.epochs):
+                ^
                     for batch in loader:
                         step(batch)
             """,

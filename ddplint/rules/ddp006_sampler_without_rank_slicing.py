@@ -136,6 +136,7 @@ class SamplerWithoutRankSlicing(Rule):
                     self.lengths = [len(item) for item in dataset]
 
                 def __iter__(self):
+                ^
                     g = torch.Generator()
                     g.manual_seed(self.seed + self.epoch)
                     order = torch.randperm(len(self.dataset), generator=g).tolist()
@@ -179,6 +180,7 @@ class SamplerWithoutRankSlicing(Rule):
 
             class ShuffledSampler(data.DistributedSampler):
                 def __iter__(self):
+                ^
                     indices = list(range(len(self.dataset)))
                     random.Random(self.seed + self.epoch).shuffle(indices)
                     return iter(indices)
@@ -229,6 +231,7 @@ class SamplerWithoutRankSlicing(Rule):
 
             class SortedSampler(SamplerBase):
                 def __iter__(self):
+                ^
                     return iter(sorted(range(len(self.dataset)), key=self.key))
             """,
             fixed="""
@@ -263,6 +266,7 @@ class SamplerWithoutRankSlicing(Rule):
 
             class RandomOrderSampler(DistributedSampler):
                 def __iter__(self):
+                ^
                     indices = list(range(len(self.dataset)))
                     random.shuffle(indices)
                     return iter(indices)
@@ -301,6 +305,7 @@ class SamplerWithoutRankSlicing(Rule):
 
             class MixedOrderSampler(DistributedSampler):
                 def __iter__(self):
+                ^
                     \"\"\"Buckets in a random order, shuffled inside.\"\"\"
                     order = np.random.permutation(len(self.dataset)).tolist()
                     if self.shuffle:
@@ -349,6 +354,7 @@ class SamplerWithoutRankSlicing(Rule):
                     return random.sample(range(len(self.dataset)), len(self.dataset))
 
                 def __iter__(self):
+                ^
                     return iter(self.order())
             """,
         ),
@@ -365,6 +371,7 @@ class SamplerWithoutRankSlicing(Rule):
                     self.rng = random.Random()
 
                 def __iter__(self):
+                ^
                     indices = list(range(len(self.dataset)))
                     self.rng.shuffle(indices)
                     return iter(indices)
@@ -382,6 +389,7 @@ class SamplerWithoutRankSlicing(Rule):
                     self.batch_size = batch_size
 
                 def __iter__(self):
+                ^
                     batch = []
                     for idx in range(len(self.data_source)):
                         batch.append(idx)
@@ -404,6 +412,7 @@ class SamplerWithoutRankSlicing(Rule):
                     self.num_replicas, self.rank = num_replicas, rank
 
                 def __iter__(self):
+                ^
                     order = sorted(range(len(self.lengths)), key=self.lengths.__getitem__)
                     return iter(order)
             """,

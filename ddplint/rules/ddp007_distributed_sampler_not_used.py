@@ -56,6 +56,7 @@ class DistributedSamplerNotUsed(Rule):
 
             train_sampler = torch.utils.data.distributed.DistributedSampler(train_dataset)
             train_loader = torch.utils.data.DataLoader(train_dataset,
+                           ^
                 batch_size=args.batch_size, shuffle=True, **kwargs)
             """,
             fixed="""
@@ -74,6 +75,7 @@ class DistributedSamplerNotUsed(Rule):
             def build(dataset, batch_size):
                 sampler = DistributedSampler(dataset, shuffle=True)
                 return DataLoader(dataset, batch_size=batch_size, num_workers=4)
+                       ^
             """,
             fixed="""
             from torch.utils.data import DataLoader, DistributedSampler
@@ -91,6 +93,7 @@ class DistributedSamplerNotUsed(Rule):
                 def setup(self):
                     self.sampler = data.DistributedSampler(self.train_set)
                     self.loader = data.DataLoader(
+                                  ^
                         self.train_set,
                         batch_size=16,
                         shuffle=True,
@@ -117,6 +120,7 @@ class DistributedSamplerNotUsed(Rule):
             a = DistributedSampler(ds, seed=1)
             b = DistributedSampler(ds, seed=2)
             loader = DataLoader(ds, shuffle=True)
+                     ^
             """,
         ),
         Flagged(
@@ -128,6 +132,7 @@ class DistributedSamplerNotUsed(Rule):
                 if args.distributed:
                     sampler = DistributedSampler(train_set)
                     loader = DataLoader(train_set, shuffle=True)
+                             ^
                 else:
                     loader = DataLoader(train_set, shuffle=True)
                 return loader

@@ -97,6 +97,7 @@ class CollectiveInRankBranch(Rule):
                 if rank == 0:
                     save_checkpoint()
                     dist.barrier()
+                    ^
             """
         ),
         Flagged(
@@ -107,6 +108,7 @@ class CollectiveInRankBranch(Rule):
             def validate(loss):
                 if torch.distributed.get_rank() == 0:
                     all_reduce(loss)
+                    ^
                     print(loss.item())
             """
         ),
@@ -119,6 +121,7 @@ class CollectiveInRankBranch(Rule):
             def validate(loss):
                 if dist.get_rank() == 0:
                     all_reduce(loss)
+                    ^
                     print(loss.item())
             """
         ),
@@ -129,6 +132,7 @@ class CollectiveInRankBranch(Rule):
             def report(rank, metrics):
                 if rank == 0:
                     torch.distributed.distributed_c10d.all_reduce(metrics)
+                    ^
             """
         ),
         Flagged(
@@ -143,6 +147,7 @@ class CollectiveInRankBranch(Rule):
                 if is_main_process():
                     evaluate()
                     sync("epoch")
+                    ^
             """
         ),
         Flagged(
@@ -153,6 +158,7 @@ class CollectiveInRankBranch(Rule):
                 if rank != 0:
                     return
                 dist.all_reduce(metrics)
+                ^
                 print(metrics)
             """
         ),
@@ -166,6 +172,7 @@ class CollectiveInRankBranch(Rule):
                 if args.local_rank == 0:
                     with torch.no_grad():
                         out = model(batch)
+                              ^
             """,
             fixed="""
             import torch
@@ -188,6 +195,7 @@ class CollectiveInRankBranch(Rule):
                 self.model = nn.parallel.DistributedDataParallel(self.model)
                 if self.accelerator.is_main_process:
                     return [self.model(x) for x in loader]
+                            ^
             """,
             fixed="""
             import torch
@@ -211,6 +219,7 @@ class CollectiveInRankBranch(Rule):
                 model = DistributedDataParallel(net)
                 if args.local_rank == 0:
                     loss = eval_it(model, loader)
+                           ^
                 model.train()
                 loss = model(x)
             """
@@ -227,6 +236,7 @@ class CollectiveInRankBranch(Rule):
                 if rank == 0:
                     with torch.no_grad():
                         target = model(teacher_batch)
+                                 ^
                 loss = (model(batch) - target).pow(2).mean()
                 loss.backward()
             """,
@@ -253,6 +263,7 @@ class CollectiveInRankBranch(Rule):
                 model = DDP(net)
                 if rank == 0:
                     loss = model(batch).sum()
+                           ^
                     loss.backward()
             """
         ),
@@ -264,6 +275,7 @@ class CollectiveInRankBranch(Rule):
                 model = DDP(net)
                 if rank == 0:
                     return model(batch)
+                           ^
             """,
             fixed="""
             from torch.nn.parallel import DistributedDataParallel as DDP
@@ -284,17 +296,19 @@ class CollectiveInRankBranch(Rule):
                 if rank == 0:
                     if fast:
                         dist.barrier()
+                        ^
                     else:
                         dist.barrier()
+                        ^
 
             def step(rank, cached):
                 if cached:
                     if rank == 0:
                         dist.barrier()
+                        ^
                 else:
                     dist.barrier()
             """,
-            count=3,
         ),
         Flagged(
             # A same-module predicate is a rank-0 test by its definition, whatever its name.
@@ -307,6 +321,7 @@ class CollectiveInRankBranch(Rule):
             def report(metrics):
                 if should_log():
                     dist.all_reduce(metrics)
+                    ^
                     print(metrics)
             """
         ),

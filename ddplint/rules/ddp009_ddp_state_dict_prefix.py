@@ -106,6 +106,7 @@ class DdpStateDictPrefix(Rule):
             def evaluate(net):
                 state = torch.load("model.pth", map_location="cpu")
                 net.load_state_dict(state)
+                ^
             """,
             fixed="""
             import torch
@@ -138,6 +139,7 @@ class DdpStateDictPrefix(Rule):
                     checkpoint = t.load(path, map_location="cpu")
                     # restore the weights
                     self.model.module.load_state_dict(checkpoint["model"])
+                    ^
             """,
             fixed="""
             import torch as t
@@ -167,6 +169,7 @@ class DdpStateDictPrefix(Rule):
             torch.save(model.state_dict(), "ddp.pt")
             model = build()
             model.load_state_dict(torch.load("ddp.pt", map_location="cpu"))
+            ^
             """
         ),
         Flagged(
@@ -183,6 +186,7 @@ class DdpStateDictPrefix(Rule):
             def resume(net, optimizer, scheduler, path):
                 checkpoint = torch.load(path, map_location="cpu")
                 net.load_state_dict(checkpoint["model"])
+                ^
                 optimizer.load_state_dict(checkpoint["optimizer"])
                 scheduler.load_state_dict(checkpoint["scheduler"])
             """,
