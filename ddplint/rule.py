@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import libcst as cst
@@ -35,17 +35,27 @@ Replacement = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel
 
 @dataclass(frozen=True)
 class Flagged:
-    """Code the rule must flag `count` times; `fixed` is the golden output of fixing it
-    (with `--unsafe-fixes` if the rule's fix is unsafe), or None when no fix is offered."""
+    """Code the rule must flag, each finding marked by a caret line under the line it is
+    reported on: a line of only `^` and spaces, one `^` under the first character of each
+    finding on the line above. The caret lines are taken out of `code` (so the docs, the fix
+    and every other test see the code alone) and kept in `at` as (line, column) pairs, 1-based
+    as ddplint prints them. `fixed` is the golden output of fixing the code (with
+    `--unsafe-fixes` if the rule's fix is unsafe), or None when no fix is offered."""
 
     code: str
     fixed: str | None = None
-    count: int = 1
+    at: tuple[tuple[int, int], ...] = field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "code", _dedent(self.code))
+        code, at = _take_carets(_dedent(self.code))
+        object.__setattr__(self, "code", code)
+        object.__setattr__(self, "at", at)
         if self.fixed is not None:
             object.__setattr__(self, "fixed", _dedent(self.fixed))
+
+    @property
+    def count(self) -> int:
+        return len(self.at)
 
 
 @dataclass(frozen=True)
@@ -60,6 +70,20 @@ class Clean:
 
 def _dedent(code: str) -> str:
     return textwrap.dedent(code).lstrip("\n")
+
+
+def _take_carets(code: str) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """The code without its caret lines, and the (line, column) each `^` marks."""
+    kept: list[str] = []
+    at: list[tuple[int, int]] = []
+    for text in code.split("\n"):
+        if "^" in text and not text.strip(" ^"):
+            if not kept:
+                raise ValueError("a caret line marks the line above it; this one is first")
+            at += [(len(kept), column + 1) for column, char in enumerate(text) if char == "^"]
+        else:
+            kept.append(text)
+    return "\n".join(kept), tuple(at)
 
 
 @dataclass

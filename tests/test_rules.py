@@ -1,6 +1,6 @@
-"""Every rule's own examples, turned into tests: flagged code is flagged the stated number of
-times and fixes to the golden output; clean code is not flagged; fixes re-parse and are
-idempotent."""
+"""Every rule's own examples, turned into tests: flagged code is flagged exactly where its
+caret lines mark (`ddplint.rule.Flagged`) and fixes to the golden output; clean code is not
+flagged; fixes re-parse and are idempotent."""
 
 import libcst as cst
 import pytest
@@ -8,6 +8,7 @@ import pytest
 from ddplint.engine import analyse
 from ddplint.fixer import fix_text
 from ddplint.quickfix import apply_fix
+from ddplint.rule import Flagged
 from ddplint.rules import all_rules
 from ddplint.prefilter.screens import facts_of
 
@@ -27,9 +28,32 @@ def codes(source, rules):
     return [d.code for d in analyse(source, "example.py", rules).diagnostics]
 
 
+def places(source, rule):
+    """Where `rule` reports in `source`: sorted (line, column) pairs, as `Flagged.at` holds them."""
+    return sorted((d.line, d.col) for d in analyse(source, "example.py", [rule]).diagnostics if d.code == rule.code)
+
+
 @pytest.mark.parametrize("rule, example", FLAGGED)
-def test_flagged_examples_are_reported(rule, example):
-    assert codes(example.code, [rule]).count(rule.code) == example.count
+def test_flagged_examples_are_reported_where_marked(rule, example):
+    assert example.at, "mark each finding with a caret line: a `^` under its first character"
+    assert places(example.code, rule) == sorted(example.at)
+
+
+def test_caret_lines_mark_the_line_above_and_leave_the_code():
+    example = Flagged(
+        """
+        total = f(x) + g(y)
+        ^       ^      ^
+        h(
+            z,  # noqa: DDP004
+            ^
+        )
+        """
+    )
+    assert example.code == "total = f(x) + g(y)\nh(\n    z,  # noqa: DDP004\n)\n"
+    assert example.at == ((1, 1), (1, 9), (1, 16), (3, 5)) and example.count == 4
+    with pytest.raises(ValueError):
+        Flagged("  ^\nx = 1\n")
 
 
 @pytest.mark.parametrize("rule, example", FLAGGED)
@@ -107,7 +131,7 @@ def test_strict_examples_are_flagged_only_in_strict_mode(rule, example):
     output, and its needles and screen admit them; the rule itself does not flag them."""
     strict = rule.strict_variant()
     assert strict.code == rule.code and strict.strict
-    assert codes(example.code, [strict]).count(rule.code) == example.count
+    assert example.at and places(example.code, strict) == sorted(example.at)
     assert rule.code not in codes(example.code, [rule])
     assert strict.matches_text(example.code) and strict.screen.holds(facts_of(example.code))
     outcome = fix_text(example.code, "example.py", [strict], unsafe_fixes=True)
@@ -117,5 +141,5 @@ def test_strict_examples_are_flagged_only_in_strict_mode(rule, example):
 @pytest.mark.parametrize("rule, example", [param for param in FLAGGED if hasattr(param.values[0], "strict_variant")])
 def test_strict_mode_keeps_every_finding(rule, example):
     strict = rule.strict_variant()
-    assert codes(example.code, [strict]).count(rule.code) == example.count
+    assert places(example.code, strict) == sorted(example.at)
     assert fix_text(example.code, "example.py", [strict], unsafe_fixes=True).source == (example.fixed or example.code)

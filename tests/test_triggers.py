@@ -91,7 +91,7 @@ class SaveCalls(Rule):
     name = "example-save-calls"
     message = "torch.load without map_location"
     trigger = CallTrigger(TORCH_LOAD, without_keyword="map_location")
-    flagged_examples = (Flagged("import torch\ntorch.load(p)\n"),)
+    flagged_examples = (Flagged("import torch\ntorch.load(p)\n^\n"),)
     clean_examples = (Clean("import torch\ntorch.load(p, 'cpu')\n"),)
 
     def check(self, node):

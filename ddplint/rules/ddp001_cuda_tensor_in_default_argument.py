@@ -88,6 +88,7 @@ class CudaTensorInDefaultArgument(Rule):
             import torch
 
             def scale(x, factor=torch.ones(1).to(0)):
+                         ^
                 return x * factor
             """,
             fixed="""
@@ -112,7 +113,9 @@ class CudaTensorInDefaultArgument(Rule):
 
             def normal_kl_div(mu1, var1,
                               mu2=to_var(torch.FloatTensor([0.0])),
+                              ^
                               var2=to_var(torch.FloatTensor([1.0]))):
+                              ^
                 """KL divergence of two normal distributions."""
                 one = to_var(torch.FloatTensor([1.0]))
                 return torch.sum(0.5 * (torch.log(var2) - torch.log(var1)))
@@ -137,7 +140,6 @@ class CudaTensorInDefaultArgument(Rule):
                 one = to_var(torch.FloatTensor([1.0]))
                 return torch.sum(0.5 * (torch.log(var2) - torch.log(var1)))
             ''',
-            count=2,
         ),
         Flagged(
             """
@@ -146,6 +148,7 @@ class CudaTensorInDefaultArgument(Rule):
 
             class Loss(nn.Module):
                 def forward(self, x, *, weight=th.ones(3, device="cuda:0"), head=nn.Linear(3, 1).cuda()):
+                                        ^                                   ^
                     return head(x * weight)
             """,
             fixed="""
@@ -160,12 +163,12 @@ class CudaTensorInDefaultArgument(Rule):
                         head = nn.Linear(3, 1).cuda()
                     return head(x * weight)
             """,
-            count=2,
         ),
         Flagged(
             """
             import torch
             def scale(x, factor=torch.tensor(2.0).to("cuda")): return x * factor
+                         ^
             """,
             fixed="""
             import torch
@@ -181,6 +184,7 @@ class CudaTensorInDefaultArgument(Rule):
 
             def outer():
                 def inner(x, bias=torch.zeros(4).to(torch.device("cuda", 1)), table=torch.cuda.FloatTensor([1.0])):
+                             ^                                                ^
                     # add the bias
                     return x + bias
                 return inner
@@ -198,13 +202,13 @@ class CudaTensorInDefaultArgument(Rule):
                     return x + bias
                 return inner
             """,
-            count=2,
         ),
         Flagged(
             """
             import torch
 
             def embed(tokens, table=gpu_table(100)):
+                              ^
                 return table[tokens]
 
             def gpu_table(size):
@@ -232,11 +236,12 @@ class CudaTensorInDefaultArgument(Rule):
             """
             import torch
             shift = lambda x, offset=torch.ones(1).cuda(): x + offset
+                              ^
 
             def run(x, torch=None, offset=torch.ones(1).cuda()):
+                                   ^
                 return x + offset
             """,
-            count=2,
         ),
         Flagged(
             # An annotated parameter: its annotation admits the new None default.
@@ -246,6 +251,7 @@ class CudaTensorInDefaultArgument(Rule):
 
 
             def scale(x: Tensor, factor: Tensor = torch.ones(1).cuda(), bias: "Tensor" = torch.zeros(1).cuda()):
+                                 ^                                      ^
                 return x * factor + bias
             """,
             fixed="""
@@ -260,7 +266,6 @@ class CudaTensorInDefaultArgument(Rule):
                     bias = torch.zeros(1).cuda()
                 return x * factor + bias
             """,
-            count=2,
         ),
         Flagged(
             # A file that writes Optional gets Optional; one that admits None already is kept.
@@ -271,6 +276,7 @@ class CudaTensorInDefaultArgument(Rule):
 
 
             def shift(x, offset: torch.Tensor = torch.ones(1).cuda(), scale: Optional[torch.Tensor] = torch.ones(1).cuda()):
+                         ^                                            ^
                 return x * scale + offset
             """,
             fixed="""
@@ -286,7 +292,6 @@ class CudaTensorInDefaultArgument(Rule):
                     scale = torch.ones(1).cuda()
                 return x * scale + offset
             """,
-            count=2,
         ),
     )
     clean_examples = (

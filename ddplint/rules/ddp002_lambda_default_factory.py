@@ -146,6 +146,7 @@ class LambdaDefaultFactory(Rule):
                     with open(word2id_path, "rb") as f:
                         word2id = pickle.load(f)
                     self.word2id = defaultdict(lambda: UNK_ID)
+                                   ^
                     self.word2id.update(word2id)
             """,
             fixed="""
@@ -174,7 +175,9 @@ class LambdaDefaultFactory(Rule):
             class VocabCounts:
                 def __init__(self):
                     self.counts = collections.defaultdict(lambda: 0)
+                                  ^
                     self.weights = collections.defaultdict(lambda : 0.0)
+                                   ^
             """,
             fixed="""
             import collections
@@ -184,20 +187,20 @@ class LambdaDefaultFactory(Rule):
                     self.counts = collections.defaultdict(int)
                     self.weights = collections.defaultdict(float)
             """,
-            count=2,
         ),
         Flagged(
             """
             from collections import defaultdict as dd
             VOCAB_INDEX = dd(lambda: [])
+                          ^
             VOCAB_NAMES: dict = dd(lambda: "")
+                                ^
             """,
             fixed="""
             from collections import defaultdict as dd
             VOCAB_INDEX = dd(list)
             VOCAB_NAMES: dict = dd(str)
             """,
-            count=2,
         ),
         Flagged(
             """
@@ -205,6 +208,7 @@ class LambdaDefaultFactory(Rule):
 
             def build_vocab_index(pairs):
                 index = defaultdict(lambda: defaultdict(list))
+                        ^
                 for key, sub, value in pairs:
                     index[key][sub].append(value)
                 return index
@@ -227,6 +231,7 @@ class LambdaDefaultFactory(Rule):
             class RuntimeDataset:
                 def __init__(self):
                     self.per_module = defaultdict(
+                                      ^
                         lambda: defaultdict(lambda: 0.0)
                     )
             """,
@@ -248,7 +253,9 @@ class LambdaDefaultFactory(Rule):
 
             def save(path, queue):
                 torch.save({"vocab": defaultdict(lambda: set())}, path)
+                                     ^
                 queue.put(defaultdict(lambda: {}))
+                          ^
             """,
             fixed="""
             import torch
@@ -258,7 +265,6 @@ class LambdaDefaultFactory(Rule):
                 torch.save({"vocab": defaultdict(set)}, path)
                 queue.put(defaultdict(dict))
             """,
-            count=2,
         ),
         Flagged(
             """
@@ -266,7 +272,9 @@ class LambdaDefaultFactory(Rule):
 
             def vocab_shards():
                 yield defaultdict(lambda: False)
+                      ^
                 yield defaultdict(lambda: ())
+                      ^
             """,
             fixed="""
             from collections import defaultdict
@@ -275,7 +283,6 @@ class LambdaDefaultFactory(Rule):
                 yield defaultdict(bool)
                 yield defaultdict(tuple)
             """,
-            count=2,
         ),
         Flagged(
             """
@@ -287,8 +294,11 @@ class LambdaDefaultFactory(Rule):
             class Lexicon:
                 def __init__(self):
                     self.entries = defaultdict(lambda: make_entry("pad", 2))
+                                   ^
                     self.limits = defaultdict(lambda: 7)
+                                  ^
                     self.labels = defaultdict(lambda: -1)
+                                  ^
             """,
             fixed="""
             import functools
@@ -312,7 +322,6 @@ class LambdaDefaultFactory(Rule):
                     self.limits = defaultdict(_default_7)
                     self.labels = defaultdict(_default_minus_1)
             """,
-            count=3,
         ),
         Flagged(
             """
@@ -321,6 +330,7 @@ class LambdaDefaultFactory(Rule):
 
             def loader(dataset):
                 return DataLoader([defaultdict(lambda: None)], num_workers=2)
+                                   ^
             """,
             fixed="""
             from collections import defaultdict
@@ -342,16 +352,20 @@ class LambdaDefaultFactory(Rule):
             class Vocab:
                 def __init__(self, word2id, unk_id):
                     self.word2id = defaultdict(lambda: word2id["<unk>"])
+                                   ^
                     self.by_self = defaultdict(lambda: self.unk)
+                                   ^
                     self.by_param = defaultdict(lambda: unk_id)
+                                    ^
                     self.with_args = defaultdict(lambda key=0: key)
+                                     ^
             """,
-            count=4,
         ),
         Flagged(
             """
             from collections import defaultdict
             MISSING_VOCAB = defaultdict(lambda: UNK)
+                            ^
             UNK = 3
             """,
         ),
@@ -363,6 +377,7 @@ class LambdaDefaultFactory(Rule):
 
             if __name__ == "__main__":
                 counts = defaultdict(lambda: 0)
+                         ^
                 loader = DataLoader([counts], num_workers=2)
             """,
             fixed="""
@@ -384,6 +399,7 @@ class LambdaDefaultFactory(Rule):
             class Stats:
                 def __init__(self):
                     self.per_class = defaultdict(lambda: 0)
+                                     ^
 
             class Vocab:
                 def __getstate__(self):
@@ -391,6 +407,7 @@ class LambdaDefaultFactory(Rule):
 
                 def share(self, queue):
                     queue.put(defaultdict(lambda: 0))
+                              ^
 
             if __name__ == "__main__":
                 torch.save(Stats(), "stats.pt")
@@ -413,7 +430,6 @@ class LambdaDefaultFactory(Rule):
             if __name__ == "__main__":
                 torch.save(Stats(), "stats.pt")
             """,
-            count=2,
         ),
         Flagged(
             # A constant: one named factory per file, shared by every lambda returning it.
@@ -424,7 +440,9 @@ class LambdaDefaultFactory(Rule):
             class Tokenizer:
                 def __init__(self):
                     self.by_word = defaultdict(lambda: "<unk>")
+                                   ^
                     self.by_id = defaultdict(lambda: "<unk>")
+                                 ^
             """,
             fixed="""
             from collections import defaultdict
@@ -439,7 +457,6 @@ class LambdaDefaultFactory(Rule):
                     self.by_word = defaultdict(_default_unk)
                     self.by_id = defaultdict(_default_unk)
             """,
-            count=2,
         ),
         Flagged(
             # The name is taken by something else: the factory gets another.
@@ -448,6 +465,7 @@ class LambdaDefaultFactory(Rule):
 
             _default_unk = "<unk>"
             UNK_VOCAB = defaultdict(lambda: "<unk>")
+                        ^
             """,
             fixed="""
             from collections import defaultdict

@@ -60,6 +60,7 @@ class MissingSetEpoch(Rule):
             loader = DataLoader(dataset, sampler=sampler)
             epoch = 0
             while epoch < args.epochs:
+            ^
                 for batch in loader:
                     step(batch)
                 epoch += 1
@@ -74,6 +75,7 @@ class MissingSetEpoch(Rule):
                 sampler = DistributedSampler(dataset)
                 loader = DataLoader(dataset, batch_size=32, sampler=sampler)
                 for epoch in range(epochs):
+                ^
                     for batch in loader:
                         step(batch)
             """,
@@ -103,6 +105,7 @@ class MissingSetEpoch(Rule):
                 sampler = torch.utils.data.DistributedSampler(dataset, shuffle=True)
                 data_loader_train = torch.utils.data.DataLoader(dataset, sampler=sampler, batch_size=64)
                 for epoch in range(args.epochs):
+                ^
                     train_one_epoch(model, data_loader_train, optimizer)
             """,
             fixed="""
@@ -136,6 +139,7 @@ class MissingSetEpoch(Rule):
 
                 def fit(self, epochs):
                     for epoch in range(epochs):
+                    ^
                         self.train_epoch()
             """,
             fixed="""
@@ -163,6 +167,7 @@ class MissingSetEpoch(Rule):
 
             loader = DataLoader(dataset, batch_size=4, sampler=DS(dataset))
             for epoch in range(10):
+            ^
                 for x in loader:
                     train(x)
             """,
@@ -186,6 +191,7 @@ class MissingSetEpoch(Rule):
             batches = BatchSampler(train_sampler, 32, drop_last=True)
             train_loader = DataLoader(train_set, batch_sampler=batches)
             for epoch in range(5):
+            ^
                 val_sampler.set_epoch(epoch)
                 for batch in train_loader:
                     step(batch)
@@ -217,6 +223,7 @@ class MissingSetEpoch(Rule):
             def main(dataset):
                 loader, _ = build_loader(dataset)
                 for epoch in schedule:
+                ^
                     for batch in loader:
                         step(batch)
             """,
@@ -228,6 +235,7 @@ class MissingSetEpoch(Rule):
 
             def cycle(dl):
                 while True:
+                ^
                     for data in dl:
                         yield data
 
@@ -246,6 +254,7 @@ class MissingSetEpoch(Rule):
                 sampler = DistributedSampler(dataset) if args.distributed else None
                 loader = DataLoader(dataset, sampler=sampler, shuffle=sampler is None)
                 for epoch in range(args.epochs):
+                ^
                     for batch in loader:
                         step(batch)
             """,

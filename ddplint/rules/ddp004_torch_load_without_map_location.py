@@ -166,6 +166,7 @@ class TorchLoadWithoutMapLocation(Rule):
                 accelerator = Accelerator()
                 model = build(config)
                 model.load_state_dict(torch.load(config.resume)["model"])
+                                      ^
                 model = accelerator.prepare(model)
             """,
             fixed="""
@@ -184,6 +185,7 @@ class TorchLoadWithoutMapLocation(Rule):
             import torch
             import torch.distributed as dist
             state = torch.load("checkpoint.pt")
+                    ^
             """,
             fixed="""
             import torch
@@ -196,6 +198,7 @@ class TorchLoadWithoutMapLocation(Rule):
             import torch as th
             import torch.distributed as dist
             model.load_state_dict(th.load(path, weights_only=True))
+                                  ^
             """,
             fixed="""
             import torch as th
@@ -209,6 +212,7 @@ class TorchLoadWithoutMapLocation(Rule):
             from torch import load as restore
             def resume(path):
                 return restore(path)
+                       ^
             mp.spawn(worker, nprocs=4)
             """,
             fixed="""
@@ -225,6 +229,7 @@ class TorchLoadWithoutMapLocation(Rule):
             import torch.serialization
             local_rank = int(os.environ["LOCAL_RANK"])
             checkpoint = torch.serialization.load(
+                         ^
                 args.resume,
                 weights_only=False,
             )
@@ -245,6 +250,7 @@ class TorchLoadWithoutMapLocation(Rule):
             def main():
                 dist.init_process_group("nccl")
                 checkpoint = torch.load(args.resume)
+                             ^
 
             import torch
             import torch.distributed as dist
@@ -266,6 +272,7 @@ class TorchLoadWithoutMapLocation(Rule):
             )
             from torch.nn.parallel import DistributedDataParallel
             state = load(path)
+                    ^
             """,
             fixed="""
             from torch import (
@@ -283,6 +290,7 @@ class TorchLoadWithoutMapLocation(Rule):
 
             def restore(net, optimizer, path):
                 saved = torch.load(path)
+                        ^
                 net.load_state_dict(saved.get("net"))
                 optimizer.load_state_dict(saved["optimizer"])
             """,
@@ -307,6 +315,7 @@ class TorchLoadWithoutMapLocation(Rule):
 
             def load(path):
                 return torch.load(path)
+                       ^
             """,
             fixed="""
             import torch
@@ -329,6 +338,7 @@ class TorchLoadWithoutMapLocation(Rule):
                 local_rank = int(os.environ["LOCAL_RANK"])
                 device = torch.device("cuda", local_rank)
                 model = torch.load(path)
+                        ^
                 model.eval()
                 return model(batch.to(device))
             """,
@@ -351,6 +361,7 @@ class TorchLoadWithoutMapLocation(Rule):
 
             def worker(local_rank, path):
                 net = torch.load(path).cuda(local_rank)
+                      ^
                 run(net)
 
             mp.spawn(worker, args=("net.pt",), nprocs=2)
@@ -374,6 +385,7 @@ class TorchLoadWithoutMapLocation(Rule):
             def setup(args, data):
                 with open(args.resume, "rb") as f:
                     blob = torch.load(f)
+                           ^
                 return blob, DataLoader(data, sampler=DistributedSampler(data))
             """,
             fixed="""
@@ -395,6 +407,7 @@ class TorchLoadWithoutMapLocation(Rule):
                 if dist.get_rank() == 0:
                     for rank in range(world_size):
                         merged.update(torch.load(f"shard_rank{rank}.pt")["model"])
+                                      ^
             """,
             fixed="""
             import torch
@@ -413,6 +426,7 @@ class TorchLoadWithoutMapLocation(Rule):
 
             def build(args):
                 model = torch.load(args.pretrained)
+                        ^
                 return model.to(args.gpu)
             """,
         ),
@@ -429,6 +443,7 @@ class TorchLoadWithoutMapLocation(Rule):
 
                 def load_checkpoint(self):
                     info = torch.load(self.checkpoint_path)
+                           ^
                     self.epoch = info["epoch"]
             """,
             fixed="""
@@ -577,6 +592,7 @@ class TorchLoadWithoutMapLocation(Rule):
             """
             import torch
             x = torch.load("features.pt")
+                ^
             """,
             fixed="""
             import torch
@@ -587,6 +603,7 @@ class TorchLoadWithoutMapLocation(Rule):
             """
             import torch
             model = torch.load(path)
+                    ^
             model.eval()
             """,
         ),

@@ -59,6 +59,7 @@ class FileSystemSharingStrategy(Rule):
             import torch.multiprocessing as mp
 
             mp.set_sharing_strategy("file_system")
+            ^
             """,
             fixed="""
             import resource
@@ -75,6 +76,7 @@ class FileSystemSharingStrategy(Rule):
 
             def setup():
                 torch.multiprocessing.set_sharing_strategy(SHARING)
+                ^
             """,
             fixed="""
             import resource
@@ -96,6 +98,7 @@ class FileSystemSharingStrategy(Rule):
             import torch.multiprocessing as mp
 
             mp.set_sharing_strategy("file_system")
+            ^
             mp.spawn(main, nprocs=int(os.environ["NPROC"]))
             """,
             fixed="""
@@ -115,6 +118,7 @@ class FileSystemSharingStrategy(Rule):
             """
             from torch.multiprocessing import set_sharing_strategy as share
             if args.many_workers: share(new_strategy='file_system')
+                                  ^
             """,
         ),
     )

@@ -138,6 +138,7 @@ class SamplerWithoutRankSlicing(Rule):
                     self.lengths = [len(item) for item in dataset]
 
                 def __iter__(self):
+                ^
                     g = torch.Generator()
                     g.manual_seed(self.seed + self.epoch)
                     order = torch.randperm(len(self.dataset), generator=g).tolist()
@@ -181,6 +182,7 @@ class SamplerWithoutRankSlicing(Rule):
 
             class ShuffledSampler(data.DistributedSampler):
                 def __iter__(self):
+                ^
                     indices = list(range(len(self.dataset)))
                     random.Random(self.seed + self.epoch).shuffle(indices)
                     return iter(indices)
@@ -231,6 +233,7 @@ class SamplerWithoutRankSlicing(Rule):
 
             class SortedSampler(SamplerBase):
                 def __iter__(self):
+                ^
                     return iter(sorted(range(len(self.dataset)), key=self.key))
             """,
             fixed="""
@@ -265,6 +268,7 @@ class SamplerWithoutRankSlicing(Rule):
 
             class RandomOrderSampler(DistributedSampler):
                 def __iter__(self):
+                ^
                     indices = list(range(len(self.dataset)))
                     random.shuffle(indices)
                     return iter(indices)
@@ -303,6 +307,7 @@ class SamplerWithoutRankSlicing(Rule):
 
             class MixedOrderSampler(DistributedSampler):
                 def __iter__(self):
+                ^
                     \"\"\"Buckets in a random order, shuffled inside.\"\"\"
                     order = np.random.permutation(len(self.dataset)).tolist()
                     if self.shuffle:
@@ -351,6 +356,7 @@ class SamplerWithoutRankSlicing(Rule):
                     return random.sample(range(len(self.dataset)), len(self.dataset))
 
                 def __iter__(self):
+                ^
                     return iter(self.order())
             """,
         ),
@@ -367,6 +373,7 @@ class SamplerWithoutRankSlicing(Rule):
                     self.rng = random.Random()
 
                 def __iter__(self):
+                ^
                     indices = list(range(len(self.dataset)))
                     self.rng.shuffle(indices)
                     return iter(indices)
@@ -384,6 +391,7 @@ class SamplerWithoutRankSlicing(Rule):
                     self.batch_size = batch_size
 
                 def __iter__(self):
+                ^
                     batch = []
                     for idx in range(len(self.data_source)):
                         batch.append(idx)
@@ -406,6 +414,7 @@ class SamplerWithoutRankSlicing(Rule):
                     self.num_replicas, self.rank = num_replicas, rank
 
                 def __iter__(self):
+                ^
                     order = sorted(range(len(self.lengths)), key=self.lengths.__getitem__)
                     return iter(order)
             """,

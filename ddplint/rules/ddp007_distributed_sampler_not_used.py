@@ -58,6 +58,7 @@ class DistributedSamplerNotUsed(Rule):
 
             train_sampler = torch.utils.data.distributed.DistributedSampler(train_dataset)
             train_loader = torch.utils.data.DataLoader(train_dataset,
+                           ^
                 batch_size=args.batch_size, shuffle=True, **kwargs)
             """,
             fixed="""
@@ -76,6 +77,7 @@ class DistributedSamplerNotUsed(Rule):
             def build(dataset, batch_size):
                 sampler = DistributedSampler(dataset, shuffle=True)
                 return DataLoader(dataset, batch_size=batch_size, num_workers=4)
+                       ^
             """,
             fixed="""
             from torch.utils.data import DataLoader, DistributedSampler
@@ -93,6 +95,7 @@ class DistributedSamplerNotUsed(Rule):
                 def setup(self):
                     self.sampler = data.DistributedSampler(self.train_set)
                     self.loader = data.DataLoader(
+                                  ^
                         self.train_set,
                         batch_size=16,
                         shuffle=True,
@@ -119,6 +122,7 @@ class DistributedSamplerNotUsed(Rule):
             a = DistributedSampler(ds, seed=1)
             b = DistributedSampler(ds, seed=2)
             loader = DataLoader(ds, shuffle=True)
+                     ^
             """,
         ),
         Flagged(
@@ -130,6 +134,7 @@ class DistributedSamplerNotUsed(Rule):
                 if args.distributed:
                     sampler = DistributedSampler(train_set)
                     loader = DataLoader(train_set, shuffle=True)
+                             ^
                 else:
                     loader = DataLoader(train_set, shuffle=True)
                 return loader

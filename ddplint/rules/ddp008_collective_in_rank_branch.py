@@ -118,6 +118,7 @@ class CollectiveInRankBranch(Rule):
                 if rank == 0:
                     save_checkpoint()
                     dist.barrier()
+                    ^
             """
         ),
         Flagged(
@@ -128,6 +129,7 @@ class CollectiveInRankBranch(Rule):
             def validate(loss):
                 if torch.distributed.get_rank() == 0:
                     all_reduce(loss)
+                    ^
                     print(loss.item())
             """
         ),
@@ -140,6 +142,7 @@ class CollectiveInRankBranch(Rule):
             def validate(loss):
                 if dist.get_rank() == 0:
                     all_reduce(loss)
+                    ^
                     print(loss.item())
             """
         ),
@@ -150,6 +153,7 @@ class CollectiveInRankBranch(Rule):
             def report(rank, metrics):
                 if rank == 0:
                     torch.distributed.distributed_c10d.all_reduce(metrics)
+                    ^
             """
         ),
         Flagged(
@@ -164,6 +168,7 @@ class CollectiveInRankBranch(Rule):
                 if is_main_process():
                     evaluate()
                     sync("epoch")
+                    ^
             """
         ),
         Flagged(
@@ -174,6 +179,7 @@ class CollectiveInRankBranch(Rule):
                 if rank != 0:
                     return
                 dist.all_reduce(metrics)
+                ^
                 print(metrics)
             """
         ),
@@ -187,6 +193,7 @@ class CollectiveInRankBranch(Rule):
                 if args.local_rank == 0:
                     with torch.no_grad():
                         out = model(batch)
+                              ^
             """,
             fixed="""
             import torch
@@ -209,6 +216,7 @@ class CollectiveInRankBranch(Rule):
                 self.model = nn.parallel.DistributedDataParallel(self.model)
                 if self.accelerator.is_main_process:
                     return [self.model(x) for x in loader]
+                            ^
             """,
             fixed="""
             import torch
@@ -232,6 +240,7 @@ class CollectiveInRankBranch(Rule):
                 model = DistributedDataParallel(net)
                 if args.local_rank == 0:
                     loss = eval_it(model, loader)
+                           ^
                 model.train()
                 loss = model(x)
             """
@@ -248,6 +257,7 @@ class CollectiveInRankBranch(Rule):
                 if rank == 0:
                     with torch.no_grad():
                         target = model(teacher_batch)
+                                 ^
                 loss = (model(batch) - target).pow(2).mean()
                 loss.backward()
             """,
@@ -274,6 +284,7 @@ class CollectiveInRankBranch(Rule):
                 model = DDP(net)
                 if rank == 0:
                     loss = model(batch).sum()
+                           ^
                     loss.backward()
             """
         ),
@@ -285,6 +296,7 @@ class CollectiveInRankBranch(Rule):
                 model = DDP(net)
                 if rank == 0:
                     return model(batch)
+                           ^
             """,
             fixed="""
             from torch.nn.parallel import DistributedDataParallel as DDP
@@ -305,17 +317,19 @@ class CollectiveInRankBranch(Rule):
                 if rank == 0:
                     if fast:
                         dist.barrier()
+                        ^
                     else:
                         dist.barrier()
+                        ^
 
             def step(rank, cached):
                 if cached:
                     if rank == 0:
                         dist.barrier()
+                        ^
                 else:
                     dist.barrier()
             """,
-            count=3,
         ),
         Flagged(
             # A same-module predicate is a rank-0 test by its definition, whatever its name.
@@ -328,6 +342,7 @@ class CollectiveInRankBranch(Rule):
             def report(metrics):
                 if should_log():
                     dist.all_reduce(metrics)
+                    ^
                     print(metrics)
             """
         ),

@@ -109,6 +109,7 @@ class DdpStateDictPrefix(Rule):
             def evaluate(net):
                 state = torch.load("model.pth", map_location="cpu")
                 net.load_state_dict(state)
+                ^
             """,
             fixed="""
             import torch
@@ -141,6 +142,7 @@ class DdpStateDictPrefix(Rule):
                     checkpoint = t.load(path, map_location="cpu")
                     # restore the weights
                     self.model.module.load_state_dict(checkpoint["model"])
+                    ^
             """,
             fixed="""
             import torch as t
@@ -170,6 +172,7 @@ class DdpStateDictPrefix(Rule):
             torch.save(model.state_dict(), "ddp.pt")
             model = build()
             model.load_state_dict(torch.load("ddp.pt", map_location="cpu"))
+            ^
             """
         ),
         Flagged(
@@ -186,6 +189,7 @@ class DdpStateDictPrefix(Rule):
             def resume(net, optimizer, scheduler, path):
                 checkpoint = torch.load(path, map_location="cpu")
                 net.load_state_dict(checkpoint["model"])
+                ^
                 optimizer.load_state_dict(checkpoint["optimizer"])
                 scheduler.load_state_dict(checkpoint["scheduler"])
             """,

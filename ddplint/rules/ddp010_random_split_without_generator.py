@@ -81,6 +81,7 @@ class RandomSplitWithoutGenerator(Rule):
 
             dist.init_process_group("nccl")
             train_set, val_set = random_split(dataset, [0.9, 0.1])
+                                 ^
             """,
             fixed="""
             import torch
@@ -99,6 +100,7 @@ class RandomSplitWithoutGenerator(Rule):
             def build(dataset):
                 sampler_cls = data.DistributedSampler
                 return data.random_split(dataset, [800, 200])
+                       ^
             """,
             fixed="""
             import torch as th
@@ -115,6 +117,7 @@ class RandomSplitWithoutGenerator(Rule):
 
             local_rank = int(os.environ["LOCAL_RANK"])
             parts = random_split(dataset, lengths)
+                    ^
             """,
             fixed="""
             import torch
@@ -132,6 +135,7 @@ class RandomSplitWithoutGenerator(Rule):
             def main(args, rank):
                 torch.manual_seed(args.seed + rank)
                 train, val = torch.utils.data.random_split(dataset, [0.8, 0.2])
+                             ^
             """,
             fixed="""
             import torch

@@ -55,6 +55,7 @@ class CudaLaunchBlocking(Rule):
             if __name__ == "__main__":
                 # debug
                 os.environ['CUDA_LAUNCH_BLOCKING'] = '1'
+                ^
                 main()
             """,
             fixed="""
@@ -66,6 +67,7 @@ class CudaLaunchBlocking(Rule):
             """
             import os
             os.environ.setdefault("CUDA_LAUNCH_BLOCKING", "1")
+            ^
             import torch
             """,
             fixed="""
@@ -78,18 +80,20 @@ class CudaLaunchBlocking(Rule):
 
             def setup():
                 environ.update({"CUDA_LAUNCH_BLOCKING": "1"})
+                ^
                 putenv("CUDA_LAUNCH_BLOCKING", "1")
+                ^
             """,
             fixed="""
             def setup():
                 pass
             """,
-            count=2,
         ),
         Flagged(
             """
             import os
             os.environ.update(CUDA_LAUNCH_BLOCKING="1", NCCL_DEBUG="INFO")
+            ^
             """,
         ),
         Flagged(
@@ -97,6 +101,7 @@ class CudaLaunchBlocking(Rule):
             import os
             BLOCKING = "CUDA_LAUNCH_BLOCKING"
             os.environ[BLOCKING] = "1"; train()
+            ^
             """,
         ),
     )

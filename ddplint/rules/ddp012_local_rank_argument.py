@@ -118,6 +118,7 @@ class LocalRankArgument(Rule):
             import torch
             parser = argparse.ArgumentParser()
             parser.add_argument("--local_rank", type=int, default=-1)
+            ^
             args = parser.parse_args()
             torch.cuda.set_device(args.local_rank)
             """,
@@ -142,6 +143,7 @@ class LocalRankArgument(Rule):
             def make_parser():
                 parser = argparse.ArgumentParser(description='training')
                 parser.add_argument('--local_rank', type=int, required=True)
+                ^
                 return parser.parse_args()
             """,
             fixed="""
@@ -164,6 +166,7 @@ class LocalRankArgument(Rule):
             import os
             group = parser.add_argument_group("distributed")
             group.add_argument(
+            ^
                 "--local_rank",
                 type=int,
                 help="set by the launcher",
@@ -191,6 +194,7 @@ class LocalRankArgument(Rule):
             train.add_argument("--local-rank", type=int, default=0)
             evaluate = argparse.ArgumentParser()
             evaluate.add_argument("--local_rank", type=int, default=0)
+            ^
             rank = evaluate.parse_args().local_rank
             """,
             fixed="""
@@ -216,6 +220,7 @@ class LocalRankArgument(Rule):
 
             parser = argparse.ArgumentParser(description="lines here run past a hundred columns: the fixed call stays on one line")
             parser.add_argument("--local_rank", type=int, default=-1, required=True)
+            ^
             """,
             fixed="""
             import argparse
@@ -234,6 +239,7 @@ class LocalRankArgument(Rule):
 
             parser = argparse.ArgumentParser()
             parser.add_argument("--local_rank", type=int, default=0, help="ignored")
+            ^
             args = parser.parse_args()
             rank = int(os.environ["LOCAL_RANK"])
             """,

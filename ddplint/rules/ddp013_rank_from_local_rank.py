@@ -89,6 +89,7 @@ class RankFromLocalRank(Rule):
 
             def main(args):
                 dist.init_process_group(backend="nccl", init_method="env://", world_size=args.world_size, rank=args.local_rank)
+                ^
             """,
             fixed="""
             import os
@@ -106,6 +107,7 @@ class RankFromLocalRank(Rule):
 
             local_rank = int(os.environ["LOCAL_RANK"])
             torch.distributed.init_process_group("nccl", rank=local_rank, world_size=int(os.environ["WORLD_SIZE"]))
+            ^
             """,
             fixed="""
             import os
@@ -123,6 +125,7 @@ class RankFromLocalRank(Rule):
             def setup():
                 gpu = int(os.environ.get("LOCAL_RANK", 0))
                 init_process_group(
+                ^
                     backend="nccl",
                     rank=gpu,
                 )
@@ -147,6 +150,7 @@ class RankFromLocalRank(Rule):
 
             def setup(local_rank):
                 dist.init_process_group("nccl", init_method="env://", rank=local_rank)
+                ^
 
             setup(int(os.environ["LOCAL_RANK"]))
             """,
@@ -168,6 +172,7 @@ class RankFromLocalRank(Rule):
 
             def worker(local_rank, args):
                 dist.init_process_group("nccl", init_method=args.dist_url, rank=local_rank, world_size=args.nodes * args.gpus)
+                ^
 
             def main(args):
                 mp.spawn(worker, nprocs=args.gpus, args=(args,))
@@ -185,6 +190,7 @@ class RankFromLocalRank(Rule):
                 os.environ["MASTER_ADDR"] = args.master
                 os.environ["MASTER_PORT"] = "29500"
                 dist.init_process_group("gloo", init_method="env://", rank=local_rank, world_size=args.num_nodes * 2)
+                ^
 
             def main(args):
                 for local_rank in range(2):
@@ -204,6 +210,7 @@ class RankFromLocalRank(Rule):
             def main(queue):
                 local_rank = int(os.environ["LOCAL_RANK"])
                 dist.init_process_group("nccl", rank=local_rank)
+                ^
                 mp.Process(target=log_worker, args=(queue,)).start()
             """,
             fixed="""
@@ -227,6 +234,7 @@ class RankFromLocalRank(Rule):
 
             def setup(local_rank, world_size):
                 dist.init_process_group("nccl", rank=local_rank, world_size=world_size)
+                ^
             """
         ),
     )

@@ -91,6 +91,7 @@ class SaveOnEveryRank(Rule):
                 for epoch in range(epochs):
                     step(model)
                     torch.save(model.state_dict(), "checkpoint.pt")
+                    ^
             """
         ),
         Flagged(
@@ -103,6 +104,7 @@ class SaveOnEveryRank(Rule):
             model = DDP(build(), device_ids=[local_rank])
             train(model)
             save(model.module.state_dict(), "final.pt")
+            ^
             """
         ),
         Flagged(
@@ -112,6 +114,7 @@ class SaveOnEveryRank(Rule):
 
             def save_checkpoint(model, path):
                 torch.save(model.state_dict(), path)
+                ^
 
             def main(rank):
                 model = setup(rank)
@@ -133,6 +136,7 @@ class SaveOnEveryRank(Rule):
                     save = True
                 if save:
                     torch.save(model.state_dict(), "checkpoint.pt")
+                    ^
             """
         ),
         Flagged(
@@ -143,6 +147,7 @@ class SaveOnEveryRank(Rule):
             class Trainer:
                 def save(self):
                     torch.save(self.model.state_dict(), self.path)
+                    ^
 
                 def fit(self):
                     if dist.get_rank() == 0:
@@ -166,10 +171,11 @@ class SaveOnEveryRank(Rule):
                 dist.init_process_group("nccl")
                 if is_main_process:
                     torch.save(model.state_dict(), "checkpoint.pt")
+                    ^
                 if is_master(args):
                     torch.save(model.state_dict(), "last.pt")
+                    ^
             """,
-            count=2,
         ),
     )
     clean_examples = (

@@ -98,6 +98,7 @@ class UnusedSubmodule(Rule):
                     self.fc1 = nn.Linear(dim, dim * 4)
                     self.fc2 = nn.Linear(dim * 4, dim)
                     self.fc3 = nn.Linear(dim, dim)
+                    ^
                     self.act = nn.ReLU()
 
                 def forward(self, x):
@@ -123,12 +124,13 @@ class UnusedSubmodule(Rule):
                 def __init__(self):
                     super().__init__()
                     self.aux = Block()
+                    ^
                     self.head = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.LazyLinear(10))
+                    ^
 
                 def forward(self, x):
                     return super().forward(x)
             """,
-            count=2,
         ),
         Flagged(
             # find_unused_parameters=True on another model's wrap, and a container over a
@@ -142,7 +144,9 @@ class UnusedSubmodule(Rule):
                     super().__init__()
                     self.conv = nn.Conv2d(3, 3, 3)
                     self.extra = nn.Linear(3, 3)
+                    ^
                     self.block = nn.Sequential(self.extra, nn.ReLU())
+                    ^
 
                 def forward(self, x):
                     return self.conv(x)
@@ -154,7 +158,6 @@ class UnusedSubmodule(Rule):
             model = DDP(Model().cuda())
             critic = DDP(Critic(), find_unused_parameters=True)
             """,
-            count=2,
         ),
         Flagged(
             # A container of activations around one Linear still owns the Linear's parameters.
@@ -167,6 +170,7 @@ class UnusedSubmodule(Rule):
                     super().__init__()
                     self.fc = nn.Linear(4, 4)
                     self.heads = nn.ModuleDict({"act": nn.ReLU(), "out": nn.Linear(4, 2)})
+                    ^
 
                 def forward(self, x):
                     return self.fc(x)

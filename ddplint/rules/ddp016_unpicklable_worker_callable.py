@@ -67,6 +67,7 @@ class UnpicklableWorkerCallable(Rule):
                 def collate(batch):
                     return batch
                 loader = DataLoader(dataset, num_workers=args.workers, collate_fn=collate)
+                                                                                  ^
             """
         ),
         Flagged(
@@ -75,10 +76,11 @@ class UnpicklableWorkerCallable(Rule):
             loader = torch.utils.data.DataLoader(
                 dataset, batch_size=8, num_workers=4,
                 collate_fn=lambda batch: batch,
+                           ^
                 worker_init_fn=lambda worker_id: None,
+                               ^
             )
             """,
-            count=2,
         ),
         Flagged(
             """
@@ -89,12 +91,14 @@ class UnpicklableWorkerCallable(Rule):
                 def train(rank, world_size):
                     pass
                 mp.spawn(functools.partial(train), args=(2,), nprocs=2)
+                         ^
             """
         ),
         Flagged(
             """
             from torch.multiprocessing import spawn
             spawn(lambda rank: print(rank), nprocs=2)
+                  ^
             """
         ),
         Flagged(
@@ -104,6 +108,7 @@ class UnpicklableWorkerCallable(Rule):
             def launch(queue):
                 work = lambda: queue.put(1)
                 multiprocessing.Process(target=work).start()
+                                               ^
             """
         ),
         Flagged(
@@ -111,6 +116,7 @@ class UnpicklableWorkerCallable(Rule):
             import multiprocessing as mp
             ctx = mp.get_context("spawn")
             ctx.Process(target=lambda: None).start()
+                               ^
             """
         ),
     )

@@ -65,6 +65,7 @@ class VisibleDevicesAfterInit(Rule):
             def main(local_rank):
                 torch.cuda.set_device(local_rank)
                 os.environ["CUDA_VISIBLE_DEVICES"] = str(local_rank)
+                ^
             """
         ),
         Flagged(
@@ -74,6 +75,7 @@ class VisibleDevicesAfterInit(Rule):
             if th.cuda.is_available():
                 device = "cuda"
             os.environ.setdefault("CUDA_VISIBLE_DEVICES", "0,1")
+            ^
             """
         ),
         Flagged(
@@ -85,6 +87,7 @@ class VisibleDevicesAfterInit(Rule):
                 model = model.cuda()
                 print(current_device())
                 environ.update({"CUDA_VISIBLE_DEVICES": gpus})
+                ^
                 return model
             """
         ),
@@ -93,6 +96,7 @@ class VisibleDevicesAfterInit(Rule):
             import os, torch
             x = torch.zeros(3).to(torch.device("cuda:0"))
             os.environ["CUDA_VISIBLE_DEVICES"] = "1"
+            ^
             """
         ),
         Flagged(
@@ -103,6 +107,7 @@ class VisibleDevicesAfterInit(Rule):
             def main(model, local_rank):
                 model.to(0)
                 os.environ["CUDA_VISIBLE_DEVICES"] = str(local_rank)
+                ^
             """
         ),
         Flagged(
@@ -115,6 +120,7 @@ class VisibleDevicesAfterInit(Rule):
                 if args.distributed:
                     torch.cuda.set_device(args.local_rank)
                     os.environ["CUDA_VISIBLE_DEVICES"] = str(args.local_rank)
+                    ^
                 else:
                     model.cuda()
             """
@@ -129,6 +135,7 @@ class VisibleDevicesAfterInit(Rule):
                 model = model.cuda()
                 if args.gpus:
                     os.environ["CUDA_VISIBLE_DEVICES"] = args.gpus
+                    ^
             """
         ),
     )

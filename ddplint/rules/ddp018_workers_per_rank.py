@@ -61,6 +61,7 @@ class WorkersPerRank(Rule):
             from torch.utils.data import DataLoader
 
             loader = DataLoader(dataset, batch_size=32, num_workers=os.cpu_count())
+                                                        ^
             """,
             fixed="""
             import os
@@ -78,6 +79,7 @@ class WorkersPerRank(Rule):
 
             def loaders(train_set):
                 return torch.utils.data.DataLoader(train_set, 16, True, None, None, multiprocessing.cpu_count())
+                                                                                    ^
             """,
             fixed="""
             import multiprocessing
@@ -98,6 +100,7 @@ class WorkersPerRank(Rule):
                 dataset,
                 sampler=DistributedSampler(dataset),
                 num_workers=len(system.sched_getaffinity(0)),
+                ^
             )
             """,
             fixed="""
@@ -119,9 +122,11 @@ class WorkersPerRank(Rule):
 
             def loader(dataset):
                 workers = os.cpu_count()
+                          ^
                 return DataLoader(dataset, num_workers=workers, shuffle=True)
 
             half = DataLoader(dataset, num_workers=os.cpu_count() // 2)
+                                       ^
             """,
             fixed="""
             import os
@@ -134,7 +139,6 @@ class WorkersPerRank(Rule):
 
             half = DataLoader(dataset, num_workers=max(1, (os.cpu_count() // 2) // int(os.environ.get("LOCAL_WORLD_SIZE", 1))))
             """,
-            count=2,
         ),
         Flagged(
             """
@@ -148,6 +152,7 @@ class WorkersPerRank(Rule):
                     super().__init__()
                     if num_workers is None:
                         num_workers = multiprocessing.cpu_count() // 2
+                                      ^
                     self.num_workers = num_workers
                     self.dataset = dataset
 

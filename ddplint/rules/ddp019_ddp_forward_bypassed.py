@@ -99,6 +99,7 @@ class DDPForwardBypassed(Rule):
                 model = DDP(net.to(local_rank), device_ids=[local_rank])
                 for x, y in loader:
                     logits = model.module(x)
+                             ^
                     loss = F.cross_entropy(logits, y)
                     optimizer.zero_grad()
                     loss.backward()
@@ -132,6 +133,7 @@ class DDPForwardBypassed(Rule):
                 def train_step(self, batch):
                     with torch.autocast("cuda"):
                         outputs, aux = self.model.module(batch["image"])
+                                       ^
                         loss = self.criterion(outputs, batch["label"]) + 0.4 * aux.mean()
                     self.scaler.scale(loss).backward()
                     self.scaler.step(self.optimizer)
@@ -161,6 +163,7 @@ class DDPForwardBypassed(Rule):
                 ddp = DistributedDataParallel(net)
                 for x, y in data:
                     accelerator.backward(loss_fn(ddp.module.forward(x), y))
+                                                 ^
             """,
             fixed="""
             from torch.nn.parallel import DistributedDataParallel
@@ -179,6 +182,7 @@ class DDPForwardBypassed(Rule):
             def train_one_epoch(model, loader, optimizer):
                 for x, y in loader:
                     loss = F.cross_entropy(model.module(x), y)
+                                           ^
                     loss.backward()
                     optimizer.step()
 
@@ -212,6 +216,7 @@ class DDPForwardBypassed(Rule):
                 model_without_ddp = model.module
                 for x, y in loader:
                     loss = criterion(model_without_ddp(x), y)
+                                     ^
                     loss.backward()
                     optimizer.step()
             """
@@ -230,6 +235,7 @@ class DDPForwardBypassed(Rule):
                 model = DDP(net.to(rank), device_ids=[rank])
                 model_without_ddp = model.module
                 train_one_epoch(model_without_ddp, loader, optimizer)
+                                ^
             """
         ),
     )

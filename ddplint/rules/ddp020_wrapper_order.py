@@ -96,6 +96,7 @@ class WrapperOrder(Rule):
             def main(local_rank):
                 model = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 2))
                 model = DDP(model, device_ids=[local_rank])
+                        ^
                 model.to(local_rank)
                 train(model)
             """,
@@ -120,6 +121,7 @@ class WrapperOrder(Rule):
                 net = torchvision.models.resnet50()
                 net = torch.nn.SyncBatchNorm.convert_sync_batchnorm(net)
                 ddp_net = DistributedDataParallel(net, device_ids=[args.gpu], output_device=args.gpu)
+                          ^
                 ddp_net = ddp_net.cuda(args.gpu)
                 return ddp_net
             """,
@@ -148,6 +150,7 @@ class WrapperOrder(Rule):
             def build(rank):
                 model = Net()
                 ddp = DDP(model, device_ids=[rank])
+                      ^
                 print("moving", model.to(f"cuda:{rank}"))
                 return ddp
             """
@@ -164,6 +167,7 @@ class WrapperOrder(Rule):
             def main(local_rank):
                 model = build_model(8)
                 model = DDP(model, device_ids=[local_rank])
+                        ^
                 model.to(local_rank)
             """,
             fixed="""
@@ -190,6 +194,7 @@ class WrapperOrder(Rule):
             def main(rank):
                 model = nn.Linear(8, 2)
                 model = wrap(model, rank)
+                        ^
                 model.cuda(rank)
             """
         ),

@@ -110,6 +110,7 @@ class AccumulationWithoutNoSync(Rule):
                 for i, (x, y) in enumerate(loader):
                     loss = criterion(model(x), y) / accum_steps
                     loss.backward()
+                    ^
                     if (i + 1) % accum_steps == 0:
                         optimizer.step()
                         optimizer.zero_grad()
@@ -128,6 +129,7 @@ class AccumulationWithoutNoSync(Rule):
                         with torch.autocast("cuda"):
                             loss = self.model(**batch).loss / self.args.gradient_accumulation_steps
                         self.scaler.scale(loss).backward()
+                        ^
                         if step % self.args.gradient_accumulation_steps == 0:
                             self.scaler.step(self.optimizer)
                             self.scaler.update()
@@ -143,6 +145,7 @@ class AccumulationWithoutNoSync(Rule):
                     loss = criterion(model(x), y) / accum
                     if (i + 1) % accum != 0:
                         with model.no_sync():
+                             ^
                             loss.backward()
                     else:
                         loss.backward()
@@ -162,15 +165,16 @@ class AccumulationWithoutNoSync(Rule):
                         loss = loss / config.ACCUMULATION_STEPS
                         if config.use_amp:
                             scaler.scale(loss).backward()
+                            ^
                         else:
                             loss.backward()
+                            ^
                         if (idx + 1) % config.ACCUMULATION_STEPS == 0:
                             optimizer.step()
                     else:  # no accumulation: this backward is followed by a step every time
                         loss.backward()
                         optimizer.step()
             """,
-            count=2,
         ),
         Flagged(
             """
@@ -180,6 +184,7 @@ class AccumulationWithoutNoSync(Rule):
                 for step, (x, y) in enumerate(loader):
                     loss = criterion(model(x), y) / accum_iter
                     loss.backward()
+                    ^
                     if (step + 1) % accum_iter == 0:
                         optimizer.step()
 
@@ -204,6 +209,7 @@ class AccumulationWithoutNoSync(Rule):
                         for _ in range(self.accumulate_every):
                             loss = self.model(next(self.dl)) / self.accumulate_every
                             self.accelerator.backward(loss)
+                            ^
                         self.opt.step()
                         self.opt.zero_grad()
             """
@@ -216,6 +222,7 @@ class AccumulationWithoutNoSync(Rule):
                 model = DDP(net)
                 for x, y in micro_batches:
                     criterion(model(x), y).backward()
+                    ^
                 optimizer.step()
                 optimizer.zero_grad()
             """

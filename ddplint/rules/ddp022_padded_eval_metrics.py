@@ -75,6 +75,7 @@ class PaddedEvalMetrics(Rule):
 
             def main(model, val_set):
                 val_sampler = DistributedSampler(val_set, shuffle=False)
+                              ^
                 val_loader = DataLoader(val_set, batch_size=64, sampler=val_sampler)
                 print(evaluate(model, val_loader))
             """
@@ -88,6 +89,7 @@ class PaddedEvalMetrics(Rule):
             class Evaluator:
                 def __init__(self, dataset, world_size, rank):
                     sampler = DistributedSampler(dataset, world_size, rank, shuffle=False, drop_last=False)
+                              ^
                     self.loader = DataLoader(dataset, sampler=sampler)
 
                 def run(self, model):
@@ -115,6 +117,7 @@ class PaddedEvalMetrics(Rule):
 
             def main(model, val_set, nprocs):
                 val_sampler = DistributedSampler(val_set)  # shuffle left on, evaluated all the same
+                              ^
                 validate(DataLoader(val_set, sampler=val_sampler), model, nprocs)
             """
         ),

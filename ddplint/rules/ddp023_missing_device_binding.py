@@ -73,6 +73,7 @@ class MissingDeviceBinding(Rule):
             def main():
                 local_rank = int(os.environ["LOCAL_RANK"])
                 dist.init_process_group("nccl")
+                ^
                 model = DDP(Net().cuda())
                 for x, y in loader:
                     loss = criterion(model(x.cuda()), y.cuda())
@@ -100,6 +101,7 @@ class MissingDeviceBinding(Rule):
 
             def worker(rank, world_size):
                 dist.init_process_group(backend="nccl", rank=rank, world_size=world_size)
+                ^
                 device = torch.device("cuda")
                 model = nn.parallel.DistributedDataParallel(build().to(device))
             """

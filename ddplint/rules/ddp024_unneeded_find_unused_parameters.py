@@ -100,6 +100,7 @@ class UnneededFindUnusedParameters(Rule):
             def main(local_rank):
                 model = Net(64, 10).to(local_rank)
                 model = DDP(model, device_ids=[local_rank], find_unused_parameters=True)
+                                                            ^
             """,
             fixed="""
             import torch.nn as nn
@@ -152,6 +153,7 @@ class UnneededFindUnusedParameters(Rule):
             ddp = torch.nn.parallel.DistributedDataParallel(
                 ConvNet().cuda(),
                 find_unused_parameters=True,
+                ^
             )
             """,
             fixed="""
