@@ -18,12 +18,10 @@ from ddplint.rules import rule_by_code
 
 PACKAGE = Path(ddplint.__file__).parent
 CODE = re.compile(r"DDP\d{3}")
-RULE_MODULE = re.compile(r"rules/ddp\d{3}_\w+\.py")
+# A rule's own module, and its own runtime evidence: the folder the verify harness reads.
+RULE_OWN = re.compile(r"rules/ddp\d{3}_\w+\.py|harness/scenarios/ddp\d{3}/\w+\.py")
 # Generated from the rule modules by `python -m ddplint.docs` (tests/test_ecosystem.py fails when stale).
 GENERATED = {"prefilter/index.py"}
-# Per-rule runtime evidence of the verify harness, being moved out of these files into each
-# rule's own evidence (issue 29); only until that lands.
-HARNESS_BEING_MOVED = {"harness/script.py", "harness/cpu_mapping.py", "harness/scenarios/"}
 # Strings and identifiers; on Python 3.12 and later an f-string's text is FSTRING_MIDDLE.
 _CHECKED = {tokenize.NAME, tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}
 
@@ -54,11 +52,7 @@ def rule_codes(source: str) -> list[tuple[int, str]]:
 
 
 def _exempt(relative: str) -> bool:
-    return (
-        RULE_MODULE.fullmatch(relative) is not None
-        or relative in GENERATED
-        or any(relative == path or path.endswith("/") and relative.startswith(path) for path in HARNESS_BEING_MOVED)
-    )
+    return RULE_OWN.fullmatch(relative) is not None or relative in GENERATED
 
 
 def test_rule_codes_are_found_in_strings_and_names_but_not_in_docstrings_or_comments():
@@ -87,13 +81,15 @@ def _fstring(text: str) -> list[str]:
     return [text] if hasattr(tokenize, "FSTRING_MIDDLE") else [f'f"{text}{{self}}"']
 
 
-def test_the_exemptions_are_the_rule_modules_generated_files_and_the_harness_being_moved():
+def test_the_exemptions_are_the_rule_modules_their_evidence_and_generated_files():
     assert _exempt("rules/ddp004_torch_load_without_map_location.py")
     assert _exempt("prefilter/index.py")
     assert _exempt("harness/scenarios/ddp001/train.py")
     assert not _exempt("rules/__init__.py")
+    assert not _exempt("harness/script.py")
+    assert not _exempt("harness/scenarios/__init__.py")
     assert not _exempt("project.py")
-    for path in GENERATED | {p for p in HARNESS_BEING_MOVED if not p.endswith("/")}:
+    for path in GENERATED:
         assert (PACKAGE / path).is_file(), f"{path} is gone: drop its exemption"
 
 
