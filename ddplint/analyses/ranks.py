@@ -997,7 +997,10 @@ class WrappedModels(Analysis):
     def visit_Assign(self, node: cst.Assign) -> None:
         self._accelerate(node)
         value = node.value
-        wraps, origin = isinstance(value, cst.Call) and self.model.qualified(value.func) in DDP, None
+        # `model = DDP(m) if distributed else m`: the distributed run takes the wrapping branch
+        branches = [value.body, value.orelse] if isinstance(value, cst.IfExp) else [value]
+        wraps = any(isinstance(branch, cst.Call) and self.model.qualified(branch.func) in DDP for branch in branches)
+        origin = None
         if wraps:
             pass
         elif isinstance(value, (cst.Name, cst.Attribute)) and self.is_wrapped(value):  # `self.model = model`

@@ -21,7 +21,8 @@ a call decides, whatever branch it is in), parameters, returns, `self` attribute
 (`Trainer(model)` reaches `Trainer.__init__`). `model.module` is not a DDP model but a value
 of its own, the Inner module of one (also `model.module if distributed else model` and
 `getattr(model, "module", model)`), followed the same way (ddplint.model.inner asks who trains
-it). Anything else (containers, globals, `*args`) is not followed, so the program errs toward
+it). A conditional expression holds the DDP model, sampler or loader one branch makes
+(`DDP(m) if distributed else m`): the distributed run takes that branch. Anything else (containers, globals, `*args`) is not followed, so the program errs toward
 saying nothing. At most MAX_MODULES modules and MAX_SOURCE bytes of their source are read (a
 module is read whole, and library modules of 100-300 kB make bytes, not modules, the cost);
 what lies beyond is unknown. A warm run takes the solution's digest from the cache
@@ -197,8 +198,9 @@ class _FunctionReader:
             return ["call", callee, expr.lineno, facts] if facts else ["call", callee, expr.lineno]
         if isinstance(expr, ast.IfExp) and _is_none(expr.orelse):  # `DataLoader(...) if ds is not None else None`
             return self.source(expr.body)
-        if isinstance(expr, ast.IfExp):
-            return self._inner(expr)
+        if isinstance(expr, ast.IfExp):  # `DDP(m) if distributed else m`: see `evaluate`
+            branches = [self.source(expr.body), self.source(expr.orelse)]
+            return self._inner(expr) or (["either", branches] if any(branches) else None)
         if isinstance(expr, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in expr.elts):
             items = [self.source(element) for element in expr.elts]
             return ["tuple", items] if any(items) else None
@@ -851,6 +853,8 @@ class Program:
                 if isinstance(value, Pack) and source[2] < len(value.items) and value.items[source[2]] is not None:
                     return value.items[source[2]]
             return None
+        if kind == "either":
+            return _either([self.evaluate(module, key, branch) for branch in source[1]])
         if kind == "inner":
             wrapper = self.evaluate(module, key, source[1])
             return Inner(wrapper.wrapped_at) if isinstance(wrapper, Origin) else None  # type: ignore[return-value]
@@ -1192,6 +1196,17 @@ class Program:
     def values(self) -> values.Values:
         """Saved files and DDP wraps across the program (ddplint.model.values)."""
         return values.Values(self)
+
+
+def _either(values: list):
+    """What a conditional expression holds: the DDP model, sampler or loader one branch makes
+    (`DDP(m) if distributed else m`, `DistributedSampler(ds) if distributed else None`), since
+    the distributed run takes that branch; None where a branch takes a wrapper's inner module
+    or the branches make different kinds of value."""
+    kinds = {type(value) for value in values if value is not None}
+    if kinds - {Origin, Data, Instance} or len(kinds - {Instance}) != 1:
+        return None
+    return next(value for value in values if isinstance(value, (Origin, Data)))
 
 
 def _holds_data(value) -> bool:
