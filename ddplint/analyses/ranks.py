@@ -131,9 +131,15 @@ def is_rank_expression(expr: cst.BaseExpression) -> bool:
         return is_rank_expression(expr.left)  # `rank % gpus_per_node`: the local rank
     if isinstance(expr, cst.Call):
         return last_name(expr) in RANK_FUNCTIONS or environment_key(expr) in RANK_ENVIRONMENT
-    if isinstance(expr, cst.Subscript):
-        return environment_key(expr) in RANK_ENVIRONMENT
+    if isinstance(expr, cst.Subscript):  # `os.environ["RANK"]`, a configuration's `opt["rank"]`
+        return environment_key(expr) in RANK_ENVIRONMENT or (_string_key(expr) or "").lower() in RANK_NAMES
     return isinstance(expr, (cst.Name, cst.Attribute)) and (last_name(expr) or "").lower() in RANK_NAMES
+
+
+def _string_key(expr: cst.Subscript) -> str | None:
+    index = expr.slice[0].slice if len(expr.slice) == 1 else None
+    value = index.value if isinstance(index, cst.Index) else None
+    return value.evaluated_value if isinstance(value, cst.SimpleString) and isinstance(value.evaluated_value, str) else None
 
 
 def mentions_rank(expr: cst.CSTNode, per_rank: set[str] | frozenset[str] = frozenset()) -> bool:

@@ -352,6 +352,13 @@ class _FunctionReader:
         if source is not None:
             self.record["forward_passes"].append([source, node.lineno])
 
+    def _merge(self, other: dict[str, list]) -> None:
+        """After an `if`: a name bound differently by its two ways holds either value (see `_either`)."""
+        for name in {*other, *self.env}:
+            branches = [other.get(name), self.env.get(name)]
+            if branches[0] != branches[1]:
+                self.env[name] = ["either", branches]
+
     def _returned(self, value: ast.expr | None) -> list | None:
         """[callee, line] when `return` gives a call's result untouched since (`return Net()`,
         `model = Net(cfg)` ... `return model`), else None."""
@@ -399,10 +406,13 @@ class _FunctionReader:
                     if item.optional_vars is not None:
                         self._bind(item.optional_vars, None)
             if isinstance(statement, ast.If):
+                before = dict(self.env)
                 self._tests.append(statement.test)
                 self._statements(statement.body)
                 self._tests.pop()
+                after_body, self.env = self.env, dict(before)
                 self._statements(statement.orelse)
+                self._merge(after_body)
                 continue
             off = isinstance(statement, (ast.With, ast.AsyncWith)) and any(
                 _turns_gradients_off(item.context_expr) for item in statement.items
@@ -796,8 +806,7 @@ class Program:
             return self._method(Instance(*made, ""), method) if made is not None else None
         parts = dotted.split(".")
         if len(parts) == 2 and cls is not None and parts[0] in ("self", "cls"):
-            key = f"{cls}.{parts[1]}"
-            return (module, key, True) if key in functions else None
+            return self._method(Instance(module, cls, ""), parts[1])
         if len(parts) == 1 and parts[0] in functions and not functions[parts[0]]["method"]:
             return module, parts[0], False
         if len(parts) == 1 and parts[0] in classes:
@@ -810,10 +819,21 @@ class Program:
         target, symbol = found
         return self.resolve(target, symbol, None, depth + 1) if target != module else None
 
-    def _method(self, value: Instance, method: str) -> tuple[str, str, bool] | None:
+    def _method(self, value: Instance, method: str, depth: int = 0) -> tuple[str, str, bool] | None:
+        """The method a call on an object of `value.cls` reaches: the class's own, else the
+        first project base class's that defines it (`self.model_to_device(net)` from BaseModel)."""
         summary = self.summary(value.module)
+        if summary is None or depth > 8:
+            return None
         key = f"{value.cls}.{method}"
-        return (value.module, key, True) if summary is not None and key in summary["functions"] else None
+        if key in summary["functions"]:
+            return value.module, key, True
+        for base in summary["classes"].get(value.cls, {}).get("bases", ()):
+            made = self.class_of(value.module, base)
+            found = self._method(Instance(*made, ""), method, depth + 1) if made is not None else None
+            if found is not None:
+                return found
+        return None
 
     def _makes_ddp(self, module: str, dotted: str, depth: int = 0) -> bool:
         """Whether calling `dotted` in `module` builds a DDP model: DDP itself, or a project
@@ -1199,14 +1219,18 @@ class Program:
 
 
 def _either(values: list):
-    """What a conditional expression holds: the DDP model, sampler or loader one branch makes
-    (`DDP(m) if distributed else m`, `DistributedSampler(ds) if distributed else None`), since
-    the distributed run takes that branch; None where a branch takes a wrapper's inner module
-    or the branches make different kinds of value."""
-    kinds = {type(value) for value in values if value is not None}
-    if kinds - {Origin, Data, Instance} or len(kinds - {Instance}) != 1:
+    """What a conditional expression, or a name an `if` binds in one way or both, holds: the
+    DDP model, sampler or loader one way makes (`DDP(m) if distributed else m`), since the
+    distributed run takes that way, rather than a project object the other keeps; None where
+    the ways hold different kinds of value (a DDP model and its inner module) or objects of
+    different classes."""
+    found = [value for value in values if value is not None]
+    followed = [value for value in found if not isinstance(value, Instance)] or found
+    if not followed or len({type(value) for value in followed}) != 1:
         return None
-    return next(value for value in values if isinstance(value, (Origin, Data)))
+    if len({(value.module, value.cls) for value in followed if isinstance(value, Instance)}) > 1:
+        return None
+    return followed[0]
 
 
 def _holds_data(value) -> bool:
