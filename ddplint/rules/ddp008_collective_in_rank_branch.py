@@ -339,18 +339,14 @@ class CollectiveInRankBranch(Rule):
             import torch
             from torch.nn.parallel import DistributedDataParallel as DDP
 
-            class Trainer:
-                def __init__(self, net, rank):
-                    self.model = DDP(net)
-                    self.rank = rank
+            def evaluate(model, batch):
+                with torch.no_grad():
+                    return model.module(batch)
 
-                def evaluate(self, batch):
-                    with torch.no_grad():
-                        return self.model.module(batch)
-
-                def fit(self, batch):
-                    if self.rank == 0:
-                        print(self.evaluate(batch))
+            def main(net, rank, batch):
+                model = DDP(net)
+                if rank == 0:
+                    print(evaluate(model, batch))
             """
         ),
         Clean(

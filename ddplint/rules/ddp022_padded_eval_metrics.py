@@ -61,23 +61,18 @@ class PaddedEvalMetrics(Rule):
 
     flagged_examples = (
         Flagged(
-            # Counted by gathered label, not placed by sample id: the duplicates count twice.
+            # Counted by label, not placed by sample id: the duplicates count twice.
             """
             import torch
             import torch.distributed as dist
             from torch.utils.data import DataLoader, DistributedSampler
 
-            def concat_all_gather(tensor):
-                out = [torch.zeros_like(tensor) for _ in range(dist.get_world_size())]
-                dist.all_gather(out, tensor)
-                return torch.cat(out)
-
             def per_class_hits(model, dataset, classes):
                 sampler = DistributedSampler(dataset, shuffle=False)
                 hits = torch.zeros(classes)
                 for x, y in DataLoader(dataset, sampler=sampler):
-                    y = concat_all_gather(y)
-                    hits[y] += concat_all_gather(model(x).argmax(1)) == y
+                    hits[y] += model(x).argmax(1) == y
+                dist.all_reduce(hits)
                 return hits
             """
         ),
