@@ -132,9 +132,15 @@ def is_rank_expression(expr: cst.BaseExpression) -> bool:
         return is_rank_expression(expr.left)  # `rank % gpus_per_node`: the local rank
     if isinstance(expr, cst.Call):
         return last_name(expr) in RANK_FUNCTIONS or environment_key(expr) in RANK_ENVIRONMENT
-    if isinstance(expr, cst.Subscript):
-        return environment_key(expr) in RANK_ENVIRONMENT
+    if isinstance(expr, cst.Subscript):  # `os.environ["RANK"]`, a configuration's `opt["rank"]`
+        return environment_key(expr) in RANK_ENVIRONMENT or (_string_key(expr) or "").lower() in RANK_NAMES
     return isinstance(expr, (cst.Name, cst.Attribute)) and (last_name(expr) or "").lower() in RANK_NAMES
+
+
+def _string_key(expr: cst.Subscript) -> str | None:
+    index = expr.slice[0].slice if len(expr.slice) == 1 else None
+    value = index.value if isinstance(index, cst.Index) else None
+    return value.evaluated_value if isinstance(value, cst.SimpleString) and isinstance(value.evaluated_value, str) else None
 
 
 def mentions_rank(expr: cst.CSTNode, per_rank: set[str] | frozenset[str] = frozenset()) -> bool:
@@ -999,7 +1005,10 @@ class WrappedModels(Analysis):
     def visit_Assign(self, node: cst.Assign) -> None:
         self._accelerate(node)
         value = node.value
-        wraps, origin = isinstance(value, cst.Call) and self.model.qualified(value.func) in DDP, None
+        # `model = DDP(m) if distributed else m`: the distributed run takes the wrapping branch
+        branches = [value.body, value.orelse] if isinstance(value, cst.IfExp) else [value]
+        wraps = any(isinstance(branch, cst.Call) and self.model.qualified(branch.func) in DDP for branch in branches)
+        origin = None
         if wraps:
             pass
         elif isinstance(value, (cst.Name, cst.Attribute)) and self.is_wrapped(value):  # `self.model = model`

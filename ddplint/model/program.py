@@ -21,7 +21,8 @@ a call decides, whatever branch it is in), parameters, returns, `self` attribute
 (`Trainer(model)` reaches `Trainer.__init__`). `model.module` is not a DDP model but a value
 of its own, the Inner module of one (also `model.module if distributed else model` and
 `getattr(model, "module", model)`), followed the same way (ddplint.model.inner asks who trains
-it). Anything else (containers, globals, `*args`) is not followed, so the program errs toward
+it). A conditional expression holds the DDP model, sampler or loader one branch makes
+(`DDP(m) if distributed else m`): the distributed run takes that branch. Anything else (containers, globals, `*args`) is not followed, so the program errs toward
 saying nothing. At most MAX_MODULES modules and MAX_SOURCE bytes of their source are read (a
 module is read whole, and library modules of 100-300 kB make bytes, not modules, the cost);
 what lies beyond is unknown. A warm run takes the solution's digest from the cache
@@ -197,8 +198,9 @@ class _FunctionReader:
             return ["call", callee, expr.lineno, facts] if facts else ["call", callee, expr.lineno]
         if isinstance(expr, ast.IfExp) and _is_none(expr.orelse):  # `DataLoader(...) if ds is not None else None`
             return self.source(expr.body)
-        if isinstance(expr, ast.IfExp):
-            return self._inner(expr)
+        if isinstance(expr, ast.IfExp):  # `DDP(m) if distributed else m`: see `evaluate`
+            branches = [self.source(expr.body), self.source(expr.orelse)]
+            return self._inner(expr) or (["either", branches] if any(branches) else None)
         if isinstance(expr, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in expr.elts):
             items = [self.source(element) for element in expr.elts]
             return ["tuple", items] if any(items) else None
@@ -350,6 +352,13 @@ class _FunctionReader:
         if source is not None:
             self.record["forward_passes"].append([source, node.lineno])
 
+    def _merge(self, other: dict[str, list]) -> None:
+        """After an `if`: a name bound differently by its two ways holds either value (see `_either`)."""
+        for name in {*other, *self.env}:
+            branches = [other.get(name), self.env.get(name)]
+            if branches[0] != branches[1]:
+                self.env[name] = ["either", branches]
+
     def _returned(self, value: ast.expr | None) -> list | None:
         """[callee, line] when `return` gives a call's result untouched since (`return Net()`,
         `model = Net(cfg)` ... `return model`), else None."""
@@ -397,10 +406,13 @@ class _FunctionReader:
                     if item.optional_vars is not None:
                         self._bind(item.optional_vars, None)
             if isinstance(statement, ast.If):
+                before = dict(self.env)
                 self._tests.append(statement.test)
                 self._statements(statement.body)
                 self._tests.pop()
+                after_body, self.env = self.env, dict(before)
                 self._statements(statement.orelse)
+                self._merge(after_body)
                 continue
             off = isinstance(statement, (ast.With, ast.AsyncWith)) and any(
                 _turns_gradients_off(item.context_expr) for item in statement.items
@@ -794,8 +806,7 @@ class Program:
             return self._method(Instance(*made, ""), method) if made is not None else None
         parts = dotted.split(".")
         if len(parts) == 2 and cls is not None and parts[0] in ("self", "cls"):
-            key = f"{cls}.{parts[1]}"
-            return (module, key, True) if key in functions else None
+            return self._method(Instance(module, cls, ""), parts[1])
         if len(parts) == 1 and parts[0] in functions and not functions[parts[0]]["method"]:
             return module, parts[0], False
         if len(parts) == 1 and parts[0] in classes:
@@ -808,10 +819,21 @@ class Program:
         target, symbol = found
         return self.resolve(target, symbol, None, depth + 1) if target != module else None
 
-    def _method(self, value: Instance, method: str) -> tuple[str, str, bool] | None:
+    def _method(self, value: Instance, method: str, depth: int = 0) -> tuple[str, str, bool] | None:
+        """The method a call on an object of `value.cls` reaches: the class's own, else the
+        first project base class's that defines it (`self.model_to_device(net)` from BaseModel)."""
         summary = self.summary(value.module)
+        if summary is None or depth > 8:
+            return None
         key = f"{value.cls}.{method}"
-        return (value.module, key, True) if summary is not None and key in summary["functions"] else None
+        if key in summary["functions"]:
+            return value.module, key, True
+        for base in summary["classes"].get(value.cls, {}).get("bases", ()):
+            made = self.class_of(value.module, base)
+            found = self._method(Instance(*made, ""), method, depth + 1) if made is not None else None
+            if found is not None:
+                return found
+        return None
 
     def _makes_ddp(self, module: str, dotted: str, depth: int = 0) -> bool:
         """Whether calling `dotted` in `module` builds a DDP model: DDP itself, or a project
@@ -851,6 +873,8 @@ class Program:
                 if isinstance(value, Pack) and source[2] < len(value.items) and value.items[source[2]] is not None:
                     return value.items[source[2]]
             return None
+        if kind == "either":
+            return _either([self.evaluate(module, key, branch) for branch in source[1]])
         if kind == "inner":
             wrapper = self.evaluate(module, key, source[1])
             return Inner(wrapper.wrapped_at) if isinstance(wrapper, Origin) else None  # type: ignore[return-value]
@@ -1192,6 +1216,21 @@ class Program:
     def values(self) -> values.Values:
         """Saved files and DDP wraps across the program (ddplint.model.values)."""
         return values.Values(self)
+
+
+def _either(values: list):
+    """What a conditional expression, or a name an `if` binds in one way or both, holds: the
+    DDP model, sampler or loader one way makes (`DDP(m) if distributed else m`), since the
+    distributed run takes that way, rather than a project object the other keeps; None where
+    the ways hold different kinds of value (a DDP model and its inner module) or objects of
+    different classes."""
+    found = [value for value in values if value is not None]
+    followed = [value for value in found if not isinstance(value, Instance)] or found
+    if not followed or len({type(value) for value in followed}) != 1:
+        return None
+    if len({(value.module, value.cls) for value in followed if isinstance(value, Instance)}) > 1:
+        return None
+    return followed[0]
 
 
 def _holds_data(value) -> bool:

@@ -71,7 +71,8 @@ class CollectiveInRankBranch(Rule):
 
     Flagged: a collective of `torch.distributed` (any import form), or a call of a
     same-module helper that performs one, or the forward of a name bound to
-    `DistributedDataParallel(...)` (also passed to a same-module helper that calls it), where
+    `DistributedDataParallel(...)` (also passed to a same-module helper that calls it, or
+    called in a same-module function or method, `self.evaluate()`), where
     only rank 0 gets (`if rank == 0`, `if dist.get_rank() == 0`, `if is_main_process()`, a
     call of a same-module function whose body is such a test, the code after `if rank != 0:
     return`, ...). A rank predicate named without a call (`if is_main_process:`) is always
@@ -110,6 +111,26 @@ class CollectiveInRankBranch(Rule):
     screen = Calls(targets=tuple(sorted(COLLECTIVES.keys() | DDP.spellings)))
 
     flagged_examples = (
+        Flagged(
+            # The DDP forward in a method that only rank 0 calls.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Trainer:
+                def __init__(self, net, rank):
+                    self.model = DDP(net)
+                    self.rank = rank
+
+                def evaluate(self, batch):
+                    with torch.no_grad():
+                        return self.model(batch)
+
+                def fit(self, batch):
+                    if self.rank == 0:
+                        print(self.evaluate(batch))
+            """
+        ),
         Flagged(
             """
             import torch.distributed as dist
@@ -349,6 +370,22 @@ class CollectiveInRankBranch(Rule):
     )
     clean_examples = (
         Clean(
+            # Rank 0 evaluates through the inner module: no DDP forward, no communication.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def evaluate(model, batch):
+                with torch.no_grad():
+                    return model.module(batch)
+
+            def main(net, rank, batch):
+                model = DDP(net)
+                if rank == 0:
+                    print(evaluate(model, batch))
+            """
+        ),
+        Clean(
             # `is_main_process` is named, not called: the test is always true and every rank
             # reaches the collective (the bug is the missing call, not a one-rank collective).
             """
@@ -572,9 +609,13 @@ class CollectiveInRankBranch(Rule):
             self._helper_calls.append(_HelperCall(node, callee, frame, alone, others, everywhere, wrapped, path))
 
     def leave_Module(self, original_node: cst.Module) -> None:
+        handed = self._report_forwards_through_helpers()
         collectives = self._collectives + self._helper_collectives()
         for event in _unbalanced(collectives, self.branches.rank_tests):
-            self.report(event.node)
+            if event.kinds != {"forward"}:
+                self.report(event.node)
+            elif id(event.node) not in handed:  # `self.evaluate()`, which calls the DDP model
+                self.report(event.node, f"{_FORWARD_MESSAGE} (it runs in {event.helper}(), which calls it)")
         gradients_off = {id(forward.node): off for forward, off in self._forwards}
         for forward in _unbalanced([forward for forward, _ in self._forwards], self.branches.rank_tests):
             call = forward.node
@@ -586,12 +627,12 @@ class CollectiveInRankBranch(Rule):
                 self.report(call, _FORWARD_MESSAGE, replace={call: fixed})
             else:
                 self.report(call, _FORWARD_MESSAGE)
-        self._report_forwards_through_helpers()
 
     def _helper_collectives(self) -> list[_Collective]:
-        """Calls of same-module functions that, on every rank that enters them, run a collective."""
+        """Calls of same-module functions that, on every rank that enters them, run a collective
+        or the DDP model's forward."""
         performs: dict[str, frozenset[str]] = {}  # function -> the kinds of collective it runs
-        for event in self._collectives:
+        for event in self._collectives + [forward for forward, _ in self._forwards]:
             if event.everywhere and event.frame is not None:
                 performs[event.frame] = performs.get(event.frame, frozenset()) | event.kinds
 
@@ -605,7 +646,10 @@ class CollectiveInRankBranch(Rule):
         performs = fixed_point(and_through_helpers, performs)
         return [call.performing(performs[call.callee]) for call in self._helper_calls if call.callee in performs]
 
-    def _report_forwards_through_helpers(self) -> None:
+    def _report_forwards_through_helpers(self) -> set[int]:
+        """Report the DDP model handed to a helper that calls it where only rank 0 runs; the
+        ids of the calls reported."""
+        reported = set()
         for call in self._helper_calls:
             function = self.ranks.functions.get(call.callee)
             if not call.rank_zero_alone or function is None or call.callee not in self._called_params:
@@ -617,7 +661,9 @@ class CollectiveInRankBranch(Rule):
                     continue
                 if dotted_name(arg.value) in call.wrapped:
                     self.report(call.node, f"{_FORWARD_MESSAGE} (it is passed to {last_name(call.node)}, which calls it)")
+                    reported.add(id(call.node))
                     break
+        return reported
 
 
 def _unbalanced(events: list[_Collective], rank_tests: set[int]) -> list[_Collective]:

@@ -61,7 +61,8 @@ class AccumulationWithoutNoSync(Rule):
     `no_sync` around the backward only; 1 with it around the forward only. Parameters end
     equal across ranks in every variant.
 
-    Fires when a loop that calls a model bound to `DistributedDataParallel(...)` runs
+    Fires when a loop that calls a model bound to `DistributedDataParallel(...)` (also in
+    either branch of a conditional expression, `DDP(m) if distributed else m`) runs
     `backward()` on every iteration while `optimizer.step()` sits under an accumulation test
     (`if (i + 1) % accum_steps == 0`, a condition naming the accumulation), or while the loop
     steps nowhere and an `optimizer.step()` follows it in the enclosing loop or function (a
@@ -227,8 +228,37 @@ class AccumulationWithoutNoSync(Rule):
                 optimizer.zero_grad()
             """
         ),
+        Flagged(
+            # The distributed run takes the wrapping branch.
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(args, net, loader, optimizer):
+                model = DDP(net, device_ids=[args.gpu]) if args.distributed else net
+                for i, (x, y) in enumerate(loader):
+                    criterion(model(x), y).backward()
+                    if (i + 1) % args.accum_iter == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+            """
+        ),
     )
     clean_examples = (
+        Clean(
+            # DataParallel, not DDP, in either branch: nothing is all-reduced.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(args, net, loader, optimizer):
+                model = torch.nn.DataParallel(net) if args.multi_gpu else net
+                for i, (x, y) in enumerate(loader):
+                    criterion(model(x), y).backward()
+                    if (i + 1) % args.accum_iter == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+            """
+        ),
         Clean(
             """
             import contextlib

@@ -36,7 +36,8 @@ class PaddedEvalMetrics(Rule):
     results; the finding stays at the sampler and names the call that hands the loader on, the
     evaluation loop and the combine. Not flagged: training samplers
     (shuffle left on) and training loops, `drop_last=True`, results trimmed after the gather,
-    loaders whose results stay per rank. The rule cannot know the dataset's length: a
+    results placed by sample id (`index_copy_`, or `bank[idx] = feats` where `idx` holds the
+    gathered ids, `idx = concat_all_gather(idx)`: a duplicate overwrites its own row), loaders whose results stay per rank. The rule cannot know the dataset's length: a
     dataset that divides evenly by the world size is not padded, and then the finding is
     moot (say so with a noqa). Hence level "warning".
 
@@ -59,6 +60,22 @@ class PaddedEvalMetrics(Rule):
     analyses = (LoaderFlow,)
 
     flagged_examples = (
+        Flagged(
+            # Counted by label, not placed by sample id: the duplicates count twice.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def per_class_hits(model, dataset, classes):
+                sampler = DistributedSampler(dataset, shuffle=False)
+                hits = torch.zeros(classes)
+                for x, y in DataLoader(dataset, sampler=sampler):
+                    hits[y] += model(x).argmax(1) == y
+                dist.all_reduce(hits)
+                return hits
+            """
+        ),
         Flagged(
             """
             import torch
@@ -124,6 +141,28 @@ class PaddedEvalMetrics(Rule):
     )
     clean_examples = (
         Clean(
+            # Features written by their gathered sample ids: a padded duplicate overwrites its own row.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def concat_all_gather(tensor):
+                out = [torch.zeros_like(tensor) for _ in range(dist.get_world_size())]
+                dist.all_gather(out, tensor)
+                return torch.cat(out)
+
+            def extract(model, dataset, dim):
+                sampler = DistributedSampler(dataset, shuffle=False)
+                bank = torch.zeros(len(dataset), dim)
+                for idx, x in DataLoader(dataset, sampler=sampler):
+                    feats = concat_all_gather(model(x))
+                    idx = concat_all_gather(idx)
+                    bank[idx] = feats
+                return bank
+            """
+        ),
+        Clean(
             """
             import torch.distributed as dist
             from torch.utils.data import DataLoader, DistributedSampler
@@ -174,6 +213,7 @@ class PaddedEvalMetrics(Rule):
         self._order: dict[int, int] = {}  # loops by node id: when the walk entered them
         self._clock = 0
         self._trimmed = False
+        self._gathered: set[str] = set()  # names bound to a combining call's result
         # Calls that hand something to a function the project model may follow:
         # (callee, function key, class, positional refs, keyword refs)
         self._handed: list[tuple[str, str | None, str | None, list, dict]] = []
@@ -184,17 +224,34 @@ class PaddedEvalMetrics(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         self._clock += 1
-        project, callee = self.model.project, None
-        if self.model.qualified(node.func) in COMBINING_COLLECTIVES:
+        if self._combines(node):  # also `metric_logger.synchronize_between_processes()`
             self._combining.setdefault(self._function(), []).append(self._clock)
-        elif project is not None and (callee := self.flow.project_callee(node.func)) is not None:
+        if self.model.project is not None and self.model.qualified(node.func) not in COMBINING_COLLECTIVES and (
+            callee := self.flow.project_callee(node.func)
+        ) is not None:
             key, cls = self.flow.place()
-            if project.combines(key, cls, callee) is not None:  # `metric_logger.synchronize_between_processes()`
-                self._combining.setdefault(self._function(), []).append(self._clock)
             positional = [self.flow.ref(a.value) for a in node.args if a.keyword is None and not a.star]
             keywords = {a.keyword.value: self.flow.ref(a.value) for a in node.args if a.keyword is not None}
             if any(positional) or any(keywords.values()):
                 self._handed.append((callee, key, cls, positional, keywords))
+
+    def _combines(self, node: cst.Call) -> bool:
+        """A collective, or a project helper that runs one (`concat_all_gather(x)`)."""
+        if self.model.qualified(node.func) in COMBINING_COLLECTIVES:
+            return True
+        project, callee = self.model.project, self.flow.project_callee(node.func)
+        return project is not None and callee is not None and project.combines(*self.flow.place(), callee) is not None
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """`idx = concat_all_gather(idx)` ... `bank[idx] = feats`: results placed by their
+        gathered sample ids, where a padded duplicate overwrites its own row."""
+        if isinstance(node.value, cst.Call) and self._combines(node.value):
+            self._gathered |= {t.target.value for t in node.targets if isinstance(t.target, cst.Name)}
+        for target in node.targets:
+            stored = target.target
+            if isinstance(stored, cst.Subscript) and len(stored.slice) == 1 and isinstance(stored.slice[0].slice, cst.Index):
+                index = stored.slice[0].slice.value
+                self._trimmed |= isinstance(index, cst.Name) and index.value in self._gathered
 
     def visit_For(self, node: cst.For) -> None:
         self._clock += 1
