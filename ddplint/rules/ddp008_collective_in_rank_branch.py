@@ -129,6 +129,7 @@ class CollectiveInRankBranch(Rule):
                 def fit(self, batch):
                     if self.rank == 0:
                         print(self.evaluate(batch))
+                              ^
             """
         ),
         Flagged(

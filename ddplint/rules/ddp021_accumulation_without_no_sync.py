@@ -237,6 +237,7 @@ class AccumulationWithoutNoSync(Rule):
                 model = DDP(net, device_ids=[args.gpu]) if args.distributed else net
                 for i, (x, y) in enumerate(loader):
                     criterion(model(x), y).backward()
+                    ^
                     if (i + 1) % args.accum_iter == 0:
                         optimizer.step()
                         optimizer.zero_grad()

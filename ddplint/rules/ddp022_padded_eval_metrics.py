@@ -69,6 +69,7 @@ class PaddedEvalMetrics(Rule):
 
             def per_class_hits(model, dataset, classes):
                 sampler = DistributedSampler(dataset, shuffle=False)
+                          ^
                 hits = torch.zeros(classes)
                 for x, y in DataLoader(dataset, sampler=sampler):
                     hits[y] += model(x).argmax(1) == y
