@@ -128,7 +128,7 @@ def _visitor_methods(rule_class: type) -> tuple[tuple[str, type, str], ...]:
         if not isinstance(node_class, type):
             raise TypeError(f"{rule_class.__name__}.{method_name}: not a libcst node visitor")
         found.append((kind, node_class, method_name))
-    if getattr(rule_class, "trigger", None) is not None:
+    if issubclass(rule_class, Rule) and rule_class.takes_calls():
         found.append(("visit", cst.Call, "on_call"))
     return tuple(found)
 

@@ -1,10 +1,10 @@
 """What a rule is. One module in `ddplint/rules/` per rule, one `Rule` subclass per module.
 
 A rule declares everything about itself as class attributes: its code and name, the message,
-its docstring (the explanation `ddplint rule CODE` prints), the fix it offers, the text needles
-that must occur in a file before it can fire, the screen its file's `ast` must pass, the facts
-of other modules under which it runs without them, and examples that must and must not be
-flagged.
+its docstring (the explanation `ddplint rule CODE` prints), the fix it offers, its trigger (what
+it looks for, from which come the text needles that must occur in a file before it can fire and
+the screen its file's `ast` must pass), the facts of other modules under which it runs without
+them, and examples that must and must not be flagged.
 The tests and the rules reference are generated from those examples.
 
 A rule is a libcst visitor. The engine calls its `visit_<Node>`/`leave_<Node>` methods during
@@ -28,7 +28,7 @@ from ddplint.semantic import Analysis, SemanticModel
 from ddplint.prefilter.needles import Needle, needles_match
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.screens import Screen
-from ddplint.prefilter.triggers import CallTrigger
+from ddplint.prefilter.triggers import CallTrigger, Trigger
 
 Replacement = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel
 
@@ -107,9 +107,16 @@ class Rule(cst.BatchableCSTVisitor):
     # "error" for a finding that breaks or corrupts training; "warning" for one that only costs
     # performance or whose harm depends on what the file cannot show (SARIF's levels).
     level: ClassVar[str] = "error"
+    # What the rule looks for (ddplint.prefilter.triggers): its needles and screen are derived
+    # from it. A rule whose `check` it feeds declares a CallTrigger: the engine calls
+    # `check(call)` only for calls it matches; other rules visit the tree themselves.
+    trigger: ClassVar[Trigger | None] = None
+    # A rule no trigger kind can express declares `needles` and `screen` by hand and says why
+    # here (a test holds every rule to one or the other).
+    hand_screen_reason: ClassVar[str] = ""
     # Every entry must occur in the source text for the rule to run: a string as a substring,
     # a tuple if any one of its strings does, a compiled pattern if it matches somewhere.
-    # Keep them specific: they decide which files are parsed at all (see benchmarks/needles.py).
+    # They decide which files are parsed at all (see benchmarks/needles.py).
     needles: ClassVar[tuple[Needle, ...]]
     # A condition on the file's `ast` (ddplint.prefilter.screens) that holds wherever the rule can fire;
     # checked after the needles, before libcst parses. None: the needles decide alone.
@@ -117,9 +124,6 @@ class Rule(cst.BatchableCSTVisitor):
     # Examples that must be flagged (with the golden fixed output) and that must not be.
     flagged_examples: ClassVar[Sequence[Flagged]] = ()
     clean_examples: ClassVar[Sequence[Clean]] = ()
-    # What a call-based rule looks for (ddplint.prefilter.triggers). Its needles and screen
-    # are derived from it, and the engine calls `check(call)` only for calls it matches.
-    trigger: ClassVar[CallTrigger | None] = None
     # The pitfall exists only where several ranks of a distributed job run the code: the rule
     # is not run in a module that only ever runs as one process (a test module that starts no
     # processes, a demo script no distributed code reaches; ddplint.project.ProjectView.single_process).
@@ -144,6 +148,13 @@ class Rule(cst.BatchableCSTVisitor):
         if trigger is not None:
             cls.needles = trigger.needles
             cls.screen = trigger.screen
+        if cls.takes_calls() and not isinstance(cls.trigger, CallTrigger):
+            raise TypeError(f"{cls.__name__} implements check(call) but declares no CallTrigger")
+
+    @classmethod
+    def takes_calls(cls) -> bool:
+        """Whether the engine hands the rule the calls its trigger matches (it implements `check`)."""
+        return cls.check is not Rule.check
 
     def on_call(self, node: cst.Call) -> None:
         """The engine's entry for a rule with a trigger: every call, filtered by it."""

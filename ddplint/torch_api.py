@@ -193,6 +193,15 @@ DISTRIBUTED_MARKERS = (
     "global_rank",
     "Accelerator(",
 )
+# The wider variant, for a rule that judges from a file's own code whether ranks run it rather
+# than by an entry point (DDP004's evidence): text every file with such evidence contains. The
+# module is reached through a name with "distributed" in it (`import torch.distributed as dist`,
+# also `args.distributed`), DDP and the sampler are spelt "Distributed...", the launcher's rank
+# variables end in "RANK", Accelerate builds an `Accelerator(`, and torch.multiprocessing starts
+# ranks with `spawn`/`start_processes`. Each marker but `init_process_group` and `global_rank`
+# contains one of these words; code reaches torch's `init_process_group` only through a name
+# with "distributed" in it.
+DISTRIBUTED_EVIDENCE = ("distributed", "Distributed", "spawn", "start_processes", "RANK", "Accelerator(")
 
 # The launcher that passed `--local_rank` (since PyTorch 2.0 `--local-rank`), as a script or a
 # command names it: `python -m torch.distributed.launch`, not torchrun's `torch.distributed.launcher` API.

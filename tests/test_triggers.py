@@ -1,6 +1,8 @@
 """Triggers: one declaration gives a call rule its needles, its ast screen and the predicate
-the engine applies, and the three agree on every import form that reaches the API."""
+the engine applies, and the three agree on every import form that reaches the API. Every rule
+declares one, or says why its needles and screen are written by hand."""
 
+import re
 import textwrap
 
 import libcst as cst
@@ -9,9 +11,10 @@ import pytest
 from ddplint.engine import analyse, prepare, rules_to_run
 from ddplint.prefilter.needles import TextScan
 from ddplint.prefilter.screens import facts_of
-from ddplint.prefilter.triggers import CallTrigger
+from ddplint.prefilter.triggers import CallTrigger, SubclassTrigger, any_of
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.torch_api import DATALOADER, INIT_PROCESS_GROUP, SET_SHARING_STRATEGY, TORCH_LOAD
+from ddplint.rules import all_rules
+from ddplint.torch_api import DATALOADER, INIT_PROCESS_GROUP, SAMPLER, SET_SHARING_STRATEGY, TORCH_LOAD
 
 
 def import_forms(spelling):
@@ -68,6 +71,42 @@ def test_needles_and_screen_admit_every_import_form(api, spelling, source):
     assert spelling in resolved_calls(source)
     assert TextScan(source).matches(trigger.needles)
     assert trigger.screen.holds(facts_of(source))
+
+
+@pytest.mark.parametrize("spelling", list(SAMPLER))
+def test_a_subclass_trigger_admits_every_import_form_of_the_base(spelling):
+    trigger = SubclassTrigger(SAMPLER)
+    forms = import_forms(spelling)
+    for form in forms[:7] + forms[8:]:  # not the call inside a def
+        source = re.sub(r"([\w.]+)\(x\)$", r"class Mine(\1):\n    pass", form)
+        assert TextScan(source).matches(trigger.needles), source
+        assert trigger.screen.holds(facts_of(source)), source
+
+
+def test_any_of_keeps_the_names_no_other_contains():
+    assert any_of(["all_gather", "gather", "reduce_scatter", "reduce"]) == ("gather", "reduce")
+    assert any_of(["DistributedSampler", "Sampler"]) == "Sampler"
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda rule: rule.code)
+def test_every_rule_declares_a_trigger_or_says_why_not(rule):
+    if rule.trigger is None:
+        assert rule.hand_screen_reason.strip(), f"{rule.code}: declare a trigger, or say in hand_screen_reason why none fits"
+    else:
+        assert not rule.hand_screen_reason, f"{rule.code} has a trigger: its needles and screen are derived"
+        assert (rule.needles, rule.screen) == (rule.trigger.needles, rule.trigger.screen)
+
+
+def test_a_rule_with_check_needs_a_call_trigger():
+    with pytest.raises(TypeError):
+
+        class Unfed(Rule):
+            code = "DDP998"
+            needles = ("x",)
+            hand_screen_reason = "an example"
+
+            def check(self, node):
+                pass
 
 
 @pytest.mark.parametrize(

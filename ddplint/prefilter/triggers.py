@@ -6,6 +6,13 @@ declaration come the text needles (the API's names and the import forms that can
 the `ast` screen (the same call condition on CPython's tree), and the libcst predicate the
 engine checks before it hands a call to the rule's `check`. The three describe one set of
 calls, each over-approximating the next, so the filters cannot admit less than the rule flags.
+
+The other kinds describe what a rule that walks the tree itself looks for, and give it its
+needles and screen the same way: `SubclassTrigger` (a class of a torch base),
+`MentionTrigger` (a name spelt as a string or keyword, as an environment variable is) and
+`DefaultCallTrigger` (a parameter default that calls something). Every kind takes `also`:
+further needles the rule needs that the construct does not imply (a marker of distributed
+code, a keyword the rule reads); they can only narrow what the trigger admits.
 """
 
 from __future__ import annotations
@@ -17,8 +24,25 @@ import libcst as cst
 
 from ddplint.edits import argument_for, has_star_arguments
 from ddplint.prefilter.needles import Needle
-from ddplint.prefilter.screens import Calls
-from ddplint.torch_api import API
+from ddplint.prefilter.screens import CallInDefault, Calls, Mentions, Subclasses
+from ddplint.torch_api import API, DISTRIBUTED_MARKERS
+
+NOTHING = API(frozenset())
+# A def or lambda with a call as a default (`def f(x=torch.ones(1)):`), as text: one pattern
+# per form, each starting with a literal (see ddplint.prefilter.needles).
+DEFAULT_CALL = (
+    re.compile(r"def\s+\w+\s*\([^)]*?=\s*[\w.]+\s*\("),
+    re.compile(r"lambda\b[^)]*?=\s*[\w.]+\s*\("),
+)
+
+
+def any_of(names) -> Needle:
+    """One needle met by any of `names`: those that contain another are left out (the shorter
+    one is met wherever they are), and a single name is a plain string, so that rules asking
+    for the same text share one search (ddplint.prefilter.needles.TextScan)."""
+    unique = set(names)
+    kept = tuple(sorted(name for name in unique if not any(other != name and other in name for other in unique)))
+    return kept[0] if len(kept) == 1 else kept
 
 
 def call_needle(target: API) -> tuple[re.Pattern[str], ...]:
@@ -27,52 +51,79 @@ def call_needle(target: API) -> tuple[re.Pattern[str], ...]:
     of a spelling imported under an alias (`import torch as th`, then `th.load`), or the next
     part imported from such a module (`from torch import load as restore`, `from torch import
     multiprocessing`). Only the modules a spelling passes through count: `import torch.nn as
-    nn` cannot reach `torch.load`. One pattern per form, each starting with a literal (see
-    ddplint.prefilter.needles)."""
-    attributes, aliased, imported_from = set(), set(), []
+    nn` cannot reach `torch.load`. One pattern per form and module, each starting with a
+    literal (see ddplint.prefilter.needles)."""
+    attributes: dict[str, set[str]] = {}  # `serialization.` -> {"load"}
+    aliased: set[str] = set()
+    imported_from: dict[str, set[str]] = {}  # `torch.serialization` -> {"load"}
     for spelling in target.spellings:
-        parts = spelling.split(".")
-        attributes.add(re.escape(".".join(parts[-2:])))
+        parts = [re.escape(part) for part in spelling.split(".")]
+        attributes.setdefault(parts[-2], set()).add(parts[-1])
         for end in range(1, len(parts)):
-            module = re.escape(".".join(parts[:end]))
+            module = r"\.".join(parts[:end])
             aliased.add(module)
-            imported_from.append((module, re.escape(parts[end])))
+            imported_from.setdefault(module, set()).add(parts[end])
     rest_of_statement = r"(?:[^\n]|\\\n)*?"  # to the end of the line, across backslash continuations
     return (
-        *(re.compile(rf"{attribute}\b") for attribute in sorted(attributes)),
-        re.compile(rf"import\s{rest_of_statement}\b(?:{'|'.join(sorted(aliased))})\s+as\b"),
+        *(re.compile(rf"{prefix}\.{_either(names)}\b") for prefix, names in sorted(attributes.items())),
+        re.compile(rf"import\s{rest_of_statement}\b{_either(aliased)}\s+as\b"),
         *(
-            re.compile(rf"from\s+{module}\s+import\s+(?:\([^)]*|{rest_of_statement})\b{name}\b")
-            for module, name in sorted(set(imported_from))
+            re.compile(rf"from\s+{module}\s+import\s+(?:\([^)]*|{rest_of_statement})\b{_either(names)}\b")
+            for module, names in sorted(imported_from.items())
         ),
     )
 
 
+def _either(alternatives: set[str]) -> str:
+    """A regex for any of `alternatives` (already escaped): the names that share a module are
+    one pattern, one pass over the text, instead of one each."""
+    return next(iter(alternatives)) if len(alternatives) == 1 else f"(?:{'|'.join(sorted(alternatives))})"
+
+
+def _names(target: API) -> set[str]:
+    return {spelling.rpartition(".")[2] for spelling in target.spellings}
+
+
 @dataclass(frozen=True)
 class CallTrigger:
-    """Calls of `target`; with `without_keyword`, those that do not pass that parameter (by
-    keyword or position) and have no `*args`/`**kwargs` that might; with `lambda_first`,
-    those whose first argument is a lambda. `also` are further needles the rule needs (a
-    string the call must contain, a marker of distributed code)."""
+    """Calls of `target`, or of a method named in `methods` on any receiver; with
+    `without_keyword`, those that do not pass that parameter (by keyword or position) and have
+    no `*args`/`**kwargs` that might; with `lambda_first`, those whose first argument is a
+    lambda. `shipped` narrows only the screen (ddplint.prefilter.screens.Calls): the rule itself
+    judges whether the callable it ships can be pickled. `also` are further needles the rule
+    needs (a string the call must contain, a marker of distributed code)."""
 
-    target: API
+    target: API = NOTHING
     without_keyword: str | None = None
     lambda_first: bool = False
+    methods: tuple[str, ...] = ()
+    shipped: tuple[str, ...] = ()
     also: tuple[Needle, ...] = ()
 
     @property
     def needles(self) -> tuple[Needle, ...]:
-        names = tuple(sorted({spelling.rpartition(".")[2] for spelling in self.target.spellings}))
-        return (names, call_needle(self.target), *self.also)
+        names = any_of(_names(self.target) | set(self.methods))
+        # A method on any receiver needs no import, so the import forms are no needle then.
+        forms = (call_needle(self.target),) if not self.methods else ()
+        lambdas = ("lambda",) if self.lambda_first else ()
+        # The distributed markers first: rules share that one search, and it rules out most files.
+        shared = tuple(needle for needle in self.also if needle == DISTRIBUTED_MARKERS)
+        rest = tuple(needle for needle in self.also if needle != DISTRIBUTED_MARKERS)
+        return (*shared, names, *forms, *lambdas, *rest)
 
     @property
     def screen(self) -> Calls:
         return Calls(
-            targets=tuple(self.target), without_keyword=self.without_keyword, lambda_first=self.lambda_first
+            targets=tuple(self.target),
+            methods=self.methods,
+            without_keyword=self.without_keyword,
+            lambda_first=self.lambda_first,
+            shipped=self.shipped,
         )
 
     def matches(self, model, call: cst.Call) -> bool:
-        if model.qualified(call.func) not in self.target:
+        method = isinstance(call.func, cst.Attribute) and call.func.attr.value in self.methods
+        if not method and model.qualified(call.func) not in self.target:
             return False
         if self.without_keyword is not None and (
             argument_for(call, self.target, self.without_keyword) is not None or has_star_arguments(call)
@@ -82,3 +133,60 @@ class CallTrigger:
             first = call.args[0] if call.args else None
             return first is not None and first.keyword is None and not first.star and isinstance(first.value, cst.Lambda)
         return True
+
+
+@dataclass(frozen=True)
+class SubclassTrigger:
+    """Classes with a base that is `target` (any spelling, any import form)."""
+
+    target: API
+    also: tuple[Needle, ...] = ()
+
+    @property
+    def needles(self) -> tuple[Needle, ...]:
+        return (any_of(_names(self.target)), call_needle(self.target), *self.also)
+
+    @property
+    def screen(self) -> Subclasses:
+        return Subclasses(targets=tuple(self.target))
+
+
+@dataclass(frozen=True)
+class MentionTrigger:
+    """A string literal or keyword argument spelling one of `names`: how code names an
+    environment variable it sets."""
+
+    names: tuple[str, ...]
+    also: tuple[Needle, ...] = ()
+
+    @property
+    def needles(self) -> tuple[Needle, ...]:
+        return (any_of(self.names), *self.also)
+
+    @property
+    def screen(self) -> Mentions:
+        return Mentions(names=self.names)
+
+
+@dataclass(frozen=True)
+class DefaultCallTrigger:
+    """A parameter default that calls a method named in `methods`, passes one of `keywords`,
+    calls a name ending with one of `suffixes`, or calls a function of the file (see
+    ddplint.prefilter.screens.CallInDefault). Its `also` needles come first: a rule's own
+    text (a device) is cheaper to rule out than a def with a call as a default."""
+
+    methods: tuple[str, ...]
+    keywords: tuple[str, ...]
+    suffixes: tuple[str, ...]
+    also: tuple[Needle, ...] = ()
+
+    @property
+    def needles(self) -> tuple[Needle, ...]:
+        return (*self.also, DEFAULT_CALL)
+
+    @property
+    def screen(self) -> CallInDefault:
+        return CallInDefault(methods=self.methods, keywords=self.keywords, suffixes=self.suffixes)
+
+
+Trigger = CallTrigger | SubclassTrigger | MentionTrigger | DefaultCallTrigger

@@ -10,7 +10,7 @@ from ddplint.analyses.devices import is_cuda_device
 from ddplint.diagnostics import Applicability
 from ddplint.edits import is_docstring
 from ddplint.fixpoint import fixed_point
-from ddplint.prefilter.screens import CallInDefault
+from ddplint.prefilter.triggers import DefaultCallTrigger
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import Scope, SemanticModel
 from ddplint.torch_api import TORCH, TORCH_CUDA, TORCH_DEVICE
@@ -71,15 +71,19 @@ class CudaTensorInDefaultArgument(Rule):
         "and rank); default to None and create it in the body"
     )
     fix = Applicability.SAFE
-    # A CUDA device somewhere ("cuda", or by index: `.to(0)`, `device=0`), and a def or lambda with a
-    # call as a default (the call may be a same-module helper that moves to CUDA, so the
-    # device need not be in the signature).
-    needles = (
-        ("cuda", ".to", "device"),
-        ("cuda", re.compile(r"\.to\s*\([^)]*?\b\d"), re.compile(r"device\s*=\s*\d")),
-        (re.compile(r"def\s+\w+\s*\([^)]*?=\s*[\w.]+\s*\("), re.compile(r"lambda\b[^)]*?=\s*[\w.]+\s*\(")),
+    # A default that calls something that may place a tensor (the call may be a same-module
+    # helper that moves to CUDA, so the device need not be in the signature). `also`: the rule
+    # needs a CUDA device somewhere in the file ("cuda", or by index: `.to(0)`, `device=0`),
+    # which the default itself need not show; the plain strings first, as a cheap test.
+    trigger = DefaultCallTrigger(
+        methods=("cuda", "to"),
+        keywords=("device",),
+        suffixes=("Tensor",),
+        also=(
+            ("cuda", ".to", "device"),
+            ("cuda", re.compile(r"\.to\s*\([^)]*?\b\d"), re.compile(r"device\s*=\s*\d")),
+        ),
     )
-    screen = CallInDefault(methods=("cuda", "to"), keywords=("device",), suffixes=("Tensor",))
 
     flagged_examples = (
         Flagged(

@@ -17,7 +17,7 @@ from ddplint.analyses.pickling import (
     picklable,
 )
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.prefilter.screens import Calls
+from ddplint.prefilter.triggers import CallTrigger
 
 _NO_FIX = "; no picklable equivalent found: use a module-level function as the factory"
 
@@ -128,8 +128,7 @@ class LambdaDefaultFactory(Rule):
         "use a module-level or builtin factory"
     )
     fix = Applicability.SAFE
-    needles = ("defaultdict", "lambda")
-    screen = Calls(targets=tuple(sorted(DEFAULTDICT)), lambda_first=True)
+    trigger = CallTrigger(DEFAULTDICT, lambda_first=True)
 
     analyses = (Definitions,)
 

@@ -2,7 +2,7 @@ import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.prefilter.screens import Calls
+from ddplint.prefilter.triggers import CallTrigger
 from ddplint.torch_api import DISTRIBUTED_SAMPLER
 from ddplint.analyses.samplers import Construction, Endless, Function, LoaderFlow, Loop, Ref
 from ddplint.prefilter.project_facts import ProjectFact
@@ -45,8 +45,8 @@ class MissingSetEpoch(Rule):
         "call sampler.set_epoch(epoch) first"
     )
     fix = Applicability.SAFE
-    needles = ("DistributedSampler", "for")
-    screen = Calls(targets=tuple(sorted(DISTRIBUTED_SAMPLER)))
+    # `also`: the sampler is only ever reported in a file with a loop (`for` or `while`).
+    trigger = CallTrigger(DISTRIBUTED_SAMPLER, also=("for",))
 
     analyses = (LoaderFlow,)
 

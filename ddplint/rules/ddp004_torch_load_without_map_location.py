@@ -13,16 +13,10 @@ from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
 from ddplint.torch_api import (
-    DDP, SPAWN, START_PROCESSES, TORCH, TORCH_DISTRIBUTED, TORCH_LOAD, TORCH_MULTIPROCESSING, TORCH_NN_PARALLEL,
+    DDP, DISTRIBUTED_EVIDENCE, SPAWN, START_PROCESSES, TORCH, TORCH_DISTRIBUTED, TORCH_LOAD, TORCH_MULTIPROCESSING, TORCH_NN_PARALLEL,
     TORCH_SAVE,
 )
 from ddplint.walk import children
-
-# Text every file with distributed evidence (see `_Evidence`) contains: the module
-# `torch.distributed` is reached through a name containing "distributed", DDP is spelt
-# `DistributedDataParallel`, ranks are started by `spawn`/`start_processes`, and the
-# environment keys are literals.
-DISTRIBUTED_NEEDLE = ("distributed", "Distributed", "spawn", "start_processes", "RANK", "Accelerator(")
 
 # Words, in a path, a variable or the enclosing function's name, that say "checkpoint".
 CHECKPOINT_WORDS = frozenset(
@@ -151,7 +145,8 @@ class TorchLoadWithoutMapLocation(Rule):
         "so pass the device to use it on as map_location"
     )
     fix = Applicability.SAFE
-    trigger = CallTrigger(TORCH_LOAD, without_keyword="map_location", also=(DISTRIBUTED_NEEDLE,))
+    # `also`: only a file with distributed evidence of its own is flagged (see `_Evidence`).
+    trigger = CallTrigger(TORCH_LOAD, without_keyword="map_location", also=(DISTRIBUTED_EVIDENCE,))
     # `[tool.ddplint] strict = ["DDP004"]` runs `strict_variant()`: every load is flagged.
     strict = False
 

@@ -51,7 +51,7 @@ class FileSystemSharingStrategy(Rule):
         "keep file_descriptor and raise RLIMIT_NOFILE"
     )
     fix = Applicability.UNSAFE
-    trigger = CallTrigger(SET_SHARING_STRATEGY, also=("file_system",))
+    trigger = CallTrigger(SET_SHARING_STRATEGY, also=("file_system",))  # the strategy it flags, a literal
 
     flagged_examples = (
         Flagged(

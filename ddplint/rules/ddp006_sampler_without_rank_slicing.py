@@ -7,7 +7,7 @@ import libcst as cst
 from ddplint.diagnostics import Applicability
 from ddplint.edits import is_docstring, keyword_argument, module_alias, names_in, replace_nodes, unique_name, with_keyword_argument
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.prefilter.screens import Subclasses
+from ddplint.prefilter.triggers import SubclassTrigger
 from ddplint.torch_api import DISTRIBUTED_SAMPLER, MANUAL_SEED, SAMPLER
 from ddplint.analyses.samplers import SamplerClass, SamplerClasses, called_on_self
 from ddplint.prefilter.project_facts import ProjectFact
@@ -121,8 +121,8 @@ class SamplerWithoutRankSlicing(Rule):
         "the whole dataset; slice [self.rank::self.num_replicas]"
     )
     fix = Applicability.UNSAFE
-    needles = ("__iter__", ("DistributedSampler", "num_replicas"))
-    screen = Subclasses(targets=tuple(DISTRIBUTED_SAMPLER | SAMPLER))
+    # `also`: the class iterates, and it is (or is told it is) one rank's share.
+    trigger = SubclassTrigger(DISTRIBUTED_SAMPLER | SAMPLER, also=("__iter__", ("DistributedSampler", "num_replicas")))
 
     flagged_examples = (
         Flagged(

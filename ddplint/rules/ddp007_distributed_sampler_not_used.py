@@ -3,7 +3,7 @@ import libcst as cst
 from ddplint.diagnostics import Applicability
 from ddplint.edits import with_keyword_argument
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.prefilter.screens import Calls
+from ddplint.prefilter.triggers import CallTrigger
 from ddplint.torch_api import DISTRIBUTED_SAMPLER
 from ddplint.analyses.branches import Branches, exclusive
 from ddplint.analyses.samplers import Construction, LoaderFlow
@@ -44,8 +44,8 @@ class DistributedSamplerNotUsed(Rule):
         "pass sampler= instead of shuffle=True"
     )
     fix = Applicability.SAFE
-    needles = ("DistributedSampler", "DataLoader")
-    screen = Calls(targets=tuple(sorted(DISTRIBUTED_SAMPLER)))
+    # `also`: the loader the sampler should have been given.
+    trigger = CallTrigger(DISTRIBUTED_SAMPLER, also=("DataLoader",))
 
     analyses = (LoaderFlow, Branches)
 

@@ -9,12 +9,12 @@ from ddplint.diagnostics import Applicability
 from ddplint.edits import keyword_argument
 from ddplint.fixpoint import fixed_point
 from ddplint.semantic import dotted_name
-from ddplint.torch_api import BACKWARD, COLLECTIVES, DDP, DISTRIBUTED_MARKERS, TORCH_DISTRIBUTED
+from ddplint.torch_api import API, BACKWARD, COLLECTIVES, DDP, DISTRIBUTED_MARKERS, TORCH_DISTRIBUTED
 from ddplint.analyses.branches import Branches, Path, exclusive
 from ddplint.analyses.grad_mode import GradientMode
 from ddplint.analyses.ranks import RANK_GUARD_NEEDLE, RankRegions, WrappedModels, last_name
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.prefilter.screens import Calls
+from ddplint.prefilter.triggers import CallTrigger
 
 _FORWARD_MESSAGE = (
     "forward of the DDP model where only rank 0 runs it: DDP syncs buffers in forward and the "
@@ -100,15 +100,10 @@ class CollectiveInRankBranch(Rule):
         "call it on every rank, outside the rank-0 branch"
     )
     fix = Applicability.SAFE
-    # A collective (or DDP), a rank test by one of the spellings ranks.py knows, in a file that
-    # uses torch.distributed: most files with the word "gather" or "reduce" have neither.
-    needles = (
-        DISTRIBUTED_MARKERS,  # first: other rules share its search, and it rules out most files
-        ("barrier", "all_reduce", "all_gather", "broadcast", "reduce", "gather", "scatter", "all_to_all", "DistributedDataParallel"),
-        RANK_GUARD_NEEDLE,
-    )
     # Every report needs a collective call, or a call of DistributedDataParallel to bind a model.
-    screen = Calls(targets=tuple(sorted(COLLECTIVES.keys() | DDP.spellings)))
+    # `also`: a file that uses torch.distributed, and a rank test by one of the spellings
+    # ranks.py knows: most files with the word "gather" or "reduce" have neither.
+    trigger = CallTrigger(API(frozenset(COLLECTIVES)) | DDP, also=(DISTRIBUTED_MARKERS, RANK_GUARD_NEEDLE))
 
     flagged_examples = (
         Flagged(

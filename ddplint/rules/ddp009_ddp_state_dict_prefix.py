@@ -8,7 +8,7 @@ import libcst as cst
 from ddplint.diagnostics import Applicability
 from ddplint.analyses.ranks import WrappedModels
 from ddplint.model.values import path_key
-from ddplint.prefilter.screens import Calls
+from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
 from ddplint.edits import argument_for
@@ -93,8 +93,8 @@ class DdpStateDictPrefix(Rule):
         'strip them with consume_prefix_in_state_dict_if_present(sd, "module.") (or save model.module.state_dict())'
     )
     fix = Applicability.SAFE
-    needles = ("load_state_dict", "DistributedDataParallel", "save")
-    screen = Calls(targets=tuple(sorted(TORCH_SAVE)))
+    # `also`: the wrapper whose state dict is saved, and the load that meets its prefix.
+    trigger = CallTrigger(TORCH_SAVE, also=("load_state_dict", "DistributedDataParallel"))
 
     flagged_examples = (
         Flagged(

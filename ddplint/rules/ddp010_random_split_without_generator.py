@@ -6,7 +6,7 @@ import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.edits import argument_for, has_star_arguments, module_alias, with_keyword_argument
-from ddplint.prefilter.screens import Calls
+from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.torch_api import DISTRIBUTED_MARKERS, MANUAL_SEED, RANDOM_SPLIT, TORCH
 from ddplint.walk import children
@@ -69,8 +69,9 @@ class RandomSplitWithoutGenerator(Rule):
         "pass generator=torch.Generator().manual_seed(0)"
     )
     fix = Applicability.SAFE
-    needles = ("random_split", DISTRIBUTED_MARKERS)
-    screen = Calls(targets=tuple(sorted(RANDOM_SPLIT)))
+    # `also`: only distributed code splits differently per rank (met in any module of a
+    # distributed project: ddplint.prefilter.needles.TextScan.matches).
+    trigger = CallTrigger(RANDOM_SPLIT, also=(DISTRIBUTED_MARKERS,))
 
     flagged_examples = (
         Flagged(

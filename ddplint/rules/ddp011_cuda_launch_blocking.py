@@ -5,7 +5,7 @@ import libcst as cst
 from ddplint.diagnostics import Applicability
 from ddplint.analyses.environ_writes import environ_writes
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.prefilter.screens import Mentions
+from ddplint.prefilter.triggers import MentionTrigger
 
 VARIABLE = "CUDA_LAUNCH_BLOCKING"
 
@@ -44,8 +44,7 @@ class CudaLaunchBlocking(Rule):
     name = "cuda-launch-blocking"
     message = "CUDA_LAUNCH_BLOCKING=1 serialises every kernel launch; remove it (set it in the shell to debug)"
     fix = Applicability.UNSAFE
-    needles = (VARIABLE,)
-    screen = Mentions(names=(VARIABLE,))
+    trigger = MentionTrigger(names=(VARIABLE,))
 
     flagged_examples = (
         Flagged(

@@ -8,7 +8,7 @@ from ddplint.diagnostics import Applicability
 from ddplint.edits import keyword_argument, positional_arguments, with_keyword_argument
 from ddplint.analyses.ranks import environment_key, strip_int
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.prefilter.screens import Calls
+from ddplint.prefilter.triggers import CallTrigger
 from ddplint.semantic import dotted_name
 from ddplint.torch_api import OLD_LAUNCHER, OLD_LAUNCHER_MODULE
 from ddplint.walk import positions
@@ -108,8 +108,8 @@ class LocalRankArgument(Rule):
         "--local-rank; accept --local-rank and default to the LOCAL_RANK environment variable"
     )
     fix = Applicability.SAFE
-    needles = ("add_argument", "-local_rank")
-    screen = Calls(methods=("add_argument",))
+    # `also`: the option it flags (`--local_rank`, `-local_rank`).
+    trigger = CallTrigger(methods=("add_argument",), also=("-local_rank",))
 
     flagged_examples = (
         Flagged(

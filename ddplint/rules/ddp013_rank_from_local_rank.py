@@ -80,7 +80,7 @@ class RankFromLocalRank(Rule):
         'pass the global rank: rank=int(os.environ["RANK"])'
     )
     fix = Applicability.UNSAFE
-    trigger = CallTrigger(INIT_PROCESS_GROUP, also=(("local_rank", "LOCAL_RANK"),))
+    trigger = CallTrigger(INIT_PROCESS_GROUP, also=(("local_rank", "LOCAL_RANK"),))  # the rank it flags
 
     flagged_examples = (
         Flagged(

@@ -9,8 +9,7 @@ from ddplint.analyses.ranks import (
     last_name,
     mentions_rank as _mentions_rank,
 )
-from ddplint.prefilter.screens import Calls
-from ddplint.prefilter.triggers import call_needle
+from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
 from ddplint.edits import argument_for
@@ -77,8 +76,12 @@ class SaveOnEveryRank(Rule):
         "save on rank 0 only (if dist.get_rank() == 0:)"
     )
     fix = None
-    needles = ("save", call_needle(TORCH_SAVE), ("distributed", "DistributedDataParallel", "init_process_group", "LOCAL_RANK", "spawn"))
-    screen = Calls(targets=tuple(sorted(TORCH_SAVE)))
+    # `also`: distributed evidence, narrower than torch_api.DISTRIBUTED_EVIDENCE and kept as it
+    # was so that findings do not change (the wider set would parse 13 more files of the
+    # benchmark corpora: Accelerate scripts and files that read RANK alone).
+    trigger = CallTrigger(
+        TORCH_SAVE, also=(("distributed", "DistributedDataParallel", "init_process_group", "LOCAL_RANK", "spawn"),)
+    )
 
     flagged_examples = (
         Flagged(

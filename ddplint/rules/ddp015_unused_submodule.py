@@ -83,6 +83,10 @@ class UnusedSubmodule(Rule):
     needs_ranks = True
     name = "unused-submodule"
     message = "submodule built in __init__ is never used: DDP waits for its gradients forever; use it or remove it"
+    hand_screen_reason = (
+        "a layer built in __init__ that no method reads is a fact about a whole class, which no "
+        "trigger kind describes; the needles are the methods it reads and the distributed markers"
+    )
     needles = ("__init__", "forward", DISTRIBUTED_MARKERS)
     screen = UnreadSelfAttribute(method="forward", package=TORCH_NN.prefix, layers=PARAMETERISED_LAYERS)
 

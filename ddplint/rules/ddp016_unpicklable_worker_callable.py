@@ -4,7 +4,7 @@ import libcst as cst
 
 from ddplint.analyses.pickling import SPAWN_LIKE, Definitions, is_process_start, picklable
 from ddplint.edits import argument_for, keyword_argument
-from ddplint.prefilter.screens import Calls
+from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import Scope
 from ddplint.torch_api import DATALOADER, PROCESS, SPAWN
@@ -51,9 +51,12 @@ class UnpicklableWorkerCallable(Rule):
         "define it at module level (functools.partial for bound values)"
     )
     fix = None
-    needles = (("collate_fn", "worker_init_fn", "spawn(", "Process(", "start_processes("),)
-    screen = Calls(
-        targets=tuple(sorted(DATALOADER | SPAWN_LIKE | PROCESS)), methods=("Process",), shipped=(*_WORKER_CALLABLES, "fn", "target")
+    # `also`: the keyword or the call as the rule meets it written, narrower than the APIs' names.
+    trigger = CallTrigger(
+        DATALOADER | SPAWN_LIKE | PROCESS,
+        methods=("Process",),
+        shipped=(*_WORKER_CALLABLES, "fn", "target"),
+        also=(("collate_fn", "worker_init_fn", "spawn(", "Process(", "start_processes("),),
     )
 
     analyses = (Definitions,)

@@ -7,7 +7,7 @@ import libcst as cst
 from ddplint.analyses.branches import Branches, exclusive
 from ddplint.analyses.devices import is_cuda_device
 from ddplint.analyses.environ_writes import environ_writes
-from ddplint.prefilter.screens import Mentions
+from ddplint.prefilter.triggers import MentionTrigger
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.torch_api import CUDA_INITIALISERS, TORCH_MULTIPROCESSING
 
@@ -52,9 +52,8 @@ class VisibleDevicesAfterInit(Rule):
     code = "DDP017"
     name = "visible-devices-after-init"
     message = "CUDA_VISIBLE_DEVICES set after CUDA was initialised is ignored; set it before any CUDA call or in the launcher"
-    # The variable, and a CUDA call: every one names "cuda" but a move to a bare index.
-    needles = (VARIABLE, ("cuda", re.compile(r"\.to\(\s*\d")))
-    screen = Mentions(names=(VARIABLE,))
+    # `also`: a CUDA call, which every one names "cuda" but a move to a bare index.
+    trigger = MentionTrigger(names=(VARIABLE,), also=(("cuda", re.compile(r"\.to\(\s*\d")),))
 
     flagged_examples = (
         Flagged(

@@ -6,7 +6,7 @@ from ddplint.diagnostics import Applicability
 from ddplint.edits import argument_for, module_alias
 from ddplint.torch_api import CPU_COUNT, DATALOADER, DISTRIBUTED_MARKERS, SCHED_GETAFFINITY
 from ddplint.rule import Clean, Flagged, Rule
-from ddplint.prefilter.screens import Calls
+from ddplint.prefilter.triggers import CallTrigger
 from ddplint.semantic import Frame, dotted_name
 from ddplint.walk import children
 from ddplint.prefilter.project_facts import ProjectFact
@@ -50,8 +50,9 @@ class WorkersPerRank(Rule):
     name = "workers-per-rank"
     message = "num_workers=cpu_count() in every rank oversubscribes the machine; divide by the ranks per node (LOCAL_WORLD_SIZE)"
     fix = Applicability.UNSAFE
-    needles = ("DataLoader", ("cpu_count", "sched_getaffinity"), DISTRIBUTED_MARKERS)
-    screen = Calls(targets=tuple(sorted(DATALOADER)))
+    # `also`: the worker count it flags, in distributed code (met in any module of a
+    # distributed project: ddplint.prefilter.needles.TextScan.matches).
+    trigger = CallTrigger(DATALOADER, also=(("cpu_count", "sched_getaffinity"), DISTRIBUTED_MARKERS))
 
     flagged_examples = (
         Flagged(

@@ -6,7 +6,7 @@ from ddplint.analyses.grad_mode import GradientMode
 from ddplint.analyses.roles import evaluates
 from ddplint.analyses.ranks import RankRegions, WrappedModels
 from ddplint.diagnostics import Applicability
-from ddplint.prefilter.screens import Calls
+from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
 from ddplint.torch_api import DDP
@@ -84,8 +84,8 @@ class DDPForwardBypassed(Rule):
         "all-reduces gradients and the ranks silently diverge; call the DDP model itself"
     )
     fix = Applicability.SAFE
-    needles = ("DistributedDataParallel", ".module", "backward")
-    screen = Calls(targets=tuple(sorted(DDP.spellings)))
+    # `also`: the inner module it reaches, and the backward that misses the all-reduce.
+    trigger = CallTrigger(DDP, also=(".module", "backward"))
     analyses = (WrappedModels, RankRegions, GradientMode)
 
     flagged_examples = (

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
-from ddplint.prefilter.screens import Calls
+from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
 from ddplint.edits import argument_for
@@ -83,8 +83,8 @@ class WrapperOrder(Rule):
         "model with device_ids (ValueError at construction); move the model first, then wrap"
     )
     fix = Applicability.UNSAFE
-    needles = ("DistributedDataParallel", "device_ids", (".to(", ".cuda("))
-    screen = Calls(targets=tuple(sorted(DDP.spellings)))
+    # `also`: the device_ids it checks, and the move that comes too late.
+    trigger = CallTrigger(DDP, also=("device_ids", (".to(", ".cuda(")))
 
     flagged_examples = (
         Flagged(

@@ -5,10 +5,10 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ddplint.analyses.ranks import ACCELERATORS, WrappedModels
-from ddplint.prefilter.screens import Calls
+from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
-from ddplint.torch_api import DDP
+from ddplint.torch_api import API, DDP
 from ddplint.walk import descendants
 
 _BACKWARD_ONLY = (
@@ -96,8 +96,11 @@ class AccumulationWithoutNoSync(Rule):
         "all-reduces (k times the communication per optimizer step); run the forward and "
         "backward of the non-stepping micro-batches inside `with model.no_sync():`"
     )
-    needles = (("DistributedDataParallel", "Accelerator("), "backward", ("step", "no_sync"))
-    screen = Calls(targets=tuple(sorted({*DDP.spellings, *ACCELERATORS})))
+    # `also`: the wrapper's call as written (narrower than the name `Accelerator`, which an
+    # import alone has), and the backward and step of the accumulation loop.
+    trigger = CallTrigger(
+        DDP | API(ACCELERATORS), also=(("DistributedDataParallel", "Accelerator("), "backward", ("step", "no_sync"))
+    )
     analyses = (WrappedModels,)
 
     flagged_examples = (

@@ -4,7 +4,7 @@ import libcst as cst
 
 from ddplint.analyses.roles import evaluates
 from ddplint.analyses.samplers import Construction, LoaderFlow, Ref
-from ddplint.prefilter.screens import Calls
+from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.edits import argument_for
 from ddplint.torch_api import COMBINING_COLLECTIVES, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER
@@ -55,8 +55,8 @@ class PaddedEvalMetrics(Rule):
         "so the gathered or all-reduced metric counts some twice; trim the gathered results to "
         "len(dataset) or shard without padding"
     )
-    needles = ("DistributedSampler", ("all_reduce", "all_gather", "gather", "reduce"))
-    screen = Calls(targets=tuple(sorted(DISTRIBUTED_SAMPLER.spellings)))
+    # `also`: the combining collective that counts the padding.
+    trigger = CallTrigger(DISTRIBUTED_SAMPLER, also=(("all_reduce", "all_gather", "gather", "reduce"),))
     analyses = (LoaderFlow,)
 
     flagged_examples = (

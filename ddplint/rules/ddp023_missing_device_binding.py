@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
-from ddplint.prefilter.screens import Calls
+from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
 from ddplint.edits import argument_for
@@ -59,8 +59,8 @@ class MissingDeviceBinding(Rule):
         "torch.cuda.set_device(local_rank) after init_process_group"
     )
     fix = Applicability.SAFE
-    needles = ("DistributedDataParallel", "cuda")
-    screen = Calls(targets=tuple(sorted(DDP.spellings)))
+    # `also`: the CUDA device the model is moved to.
+    trigger = CallTrigger(DDP, also=("cuda",))
 
     flagged_examples = (
         Flagged(

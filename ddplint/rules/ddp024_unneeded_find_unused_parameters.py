@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
-from ddplint.prefilter.screens import Calls
+from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
 from ddplint.torch_api import (
@@ -65,8 +65,8 @@ class UnneededFindUnusedParameters(Rule):
         "remove it"
     )
     fix = Applicability.UNSAFE
-    needles = ("find_unused_parameters", "DistributedDataParallel")
-    screen = Calls(targets=tuple(sorted(DDP.spellings)))
+    # `also`: the argument it flags.
+    trigger = CallTrigger(DDP, also=("find_unused_parameters",))
 
     flagged_examples = (
         Flagged(
