@@ -29,6 +29,7 @@ a function body still resolves inside that body, as it does at run time.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -213,6 +214,26 @@ class SemanticModel:
         if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
             value = expr.evaluated_value
             return value if isinstance(value, str) else None
+        return None
+
+    def string_prefix(self, expr: cst.BaseExpression) -> str | None:
+        """The text a string expression starts with: its value (`string_value`), or the literal
+        text before the first placeholder of `"tcp://{}:{}".format(...)`, `f"tcp://{host}"`,
+        `"tcp://h:" + port` and `"tcp://h:%d" % port`; None when it starts with anything else."""
+        value = self.string_value(expr)
+        if value is not None:
+            return value
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "format":
+            template = self.string_value(expr.func.value)
+            return None if template is None else template.partition("{")[0]
+        if isinstance(expr, cst.FormattedString):
+            text = [part.value for part in itertools.takewhile(lambda part: isinstance(part, cst.FormattedStringText), expr.parts)]
+            return "".join(text)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+            return self.string_prefix(expr.left)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo):
+            template = self.string_value(expr.left)
+            return None if template is None else template.partition("%")[0]
         return None
 
     def constant(self, name: str) -> cst.BaseExpression | None:

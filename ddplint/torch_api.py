@@ -237,6 +237,7 @@ BACKWARD = api(
     "torch.autograd.backward", params="tensors grad_tensors retain_graph create_graph grad_variables inputs"
 )
 TORCH_DEVICE = api("torch.device", params="type index")
+DEVICE_COUNT = api("torch.cuda.device_count")
 # Ways a process picks its GPU.
 DEVICE_BINDINGS = api(
     "torch.cuda.set_device", "torch.cuda.device", "torch.accelerator.set_device_index", "torch.cuda.cudart",

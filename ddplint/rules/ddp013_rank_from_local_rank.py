@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import ipaddress
+import re
 from dataclasses import dataclass
 
 import libcst as cst
@@ -12,7 +14,7 @@ from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.edits import argument_for
 from ddplint.fixpoint import reachable
-from ddplint.torch_api import INIT_PROCESS_GROUP, PROCESS, SPAWN
+from ddplint.torch_api import DEVICE_COUNT, INIT_PROCESS_GROUP, PROCESS, SPAWN
 
 _GLOBAL_RANK = 'int(os.environ["RANK"])'
 _NO_FIX_MESSAGE = (
@@ -27,6 +29,8 @@ _NODE_NAMES = frozenset(
 _NODE_VARIABLES = frozenset({"NODE_RANK", "GROUP_RANK", "NNODES", "SLURM_NODEID", "SLURM_NNODES"})
 # Variables that torchrun (and torch.distributed.launch) set along with RANK.
 _LAUNCHER_VARIABLES = frozenset({"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE"})
+# The host of an init_method URL, where the text after it (a port or a path) is written too.
+_URL_HOST = re.compile(r"\w+://(\[[^\]]*\]|[^:/\[]*)[:/]")
 
 
 @dataclass(frozen=True)
@@ -59,7 +63,10 @@ class RankFromLocalRank(Rule):
     it is misnamed, not wrong; and a function this file starts as its ranks (`mp.spawn(fn)`,
     `mp.Process(target=fn)`, `start_processes`, or called only from one), in a file that names
     no node rank or node count: all ranks are on one node, where the local rank is the
-    global one.
+    global one; and a call that shows by itself that its job is one machine: it meets at a
+    loopback address (`init_method="tcp://127.0.0.1:{}".format(port)`, `f"tcp://localhost:{port}"`),
+    which no other machine can reach, or its world is this machine's GPUs
+    (`world_size=torch.cuda.device_count()`).
     Fix (unsafe): `rank=int(os.environ["RANK"])`, the global rank that torchrun and
     `torch.distributed.launch` set, offered only where the launcher sets `RANK`: the file
     reads `LOCAL_RANK`, `RANK` or `WORLD_SIZE` from the environment, declares `--local_rank`
@@ -228,6 +235,18 @@ class RankFromLocalRank(Rule):
             """,
         ),
         Flagged(
+            # Another machine can reach this address, and the world is larger than this
+            # machine's GPUs: several nodes. No fix (nothing says which launcher sets RANK).
+            """
+            import torch
+            import torch.distributed as dist
+
+            def main(args):
+                dist.init_process_group("nccl", init_method=f"tcp://{args.master}:23456", world_size=torch.cuda.device_count() * 2, rank=args.local_rank)
+                ^
+            """
+        ),
+        Flagged(
             # Nothing says which launcher starts it: no fix.
             """
             import torch.distributed as dist
@@ -279,6 +298,29 @@ class RankFromLocalRank(Rule):
             if __name__ == "__main__":
                 mp.spawn(worker, args=(4,), nprocs=4)
                 processes = [mp.Process(target=run, args=(r, 2)) for r in range(2)]
+            """
+        ),
+        Clean(
+            # One machine by construction: a loopback rendezvous, or a world of this
+            # machine's GPUs. The local rank is the global rank.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def train(args):
+                torch.cuda.set_device(args.local_rank)
+                dist.init_process_group(
+                    "nccl",
+                    init_method="tcp://127.0.0.1:{}".format(args.port),
+                    world_size=torch.cuda.device_count(),
+                    rank=args.local_rank,
+                )
+
+            def evaluate(local_rank, port, world_size):
+                dist.init_process_group("nccl", init_method=f"tcp://localhost:{port}", rank=local_rank, world_size=world_size)
+
+            def finetune(args):
+                dist.init_process_group("nccl", world_size=torch.cuda.device_count(), rank=args.local_rank)
             """
         ),
         Clean(
@@ -393,7 +435,7 @@ class RankFromLocalRank(Rule):
 
     def check(self, node: cst.Call) -> None:
         rank = argument_for(node, INIT_PROCESS_GROUP, "rank")
-        if rank is None or not self._is_local_rank(rank.value):
+        if rank is None or not self._is_local_rank(rank.value) or self._on_one_machine(node):
             return
         init_method = argument_for(node, INIT_PROCESS_GROUP, "init_method")
         if init_method is not None and self.model.string_value(init_method.value) == "env://":
@@ -401,6 +443,19 @@ class RankFromLocalRank(Rule):
         function = self.model.function
         key = None if function is None else function.key
         self._findings.append(_Finding(node, rank, self._parameter(strip_int(rank.value)), key))
+
+    def _on_one_machine(self, call: cst.Call) -> bool:
+        """The call says its job is one machine: a loopback init_method, or a world size of
+        `torch.cuda.device_count()`."""
+        init_method = argument_for(call, INIT_PROCESS_GROUP, "init_method")
+        if init_method is not None and _is_loopback(self.model.string_prefix(init_method.value)):
+            return True
+        world_size = argument_for(call, INIT_PROCESS_GROUP, "world_size")
+        return (
+            world_size is not None
+            and isinstance(world_size.value, cst.Call)
+            and self.model.qualified(world_size.value.func) in DEVICE_COUNT
+        )
 
     def _parameter(self, expr: cst.BaseExpression) -> tuple[str, int, str] | None:
         """(function key, position, name) when `expr` is a parameter of the enclosing function."""
@@ -464,3 +519,16 @@ def _is_global_rank(expr: cst.BaseExpression) -> bool:
     if isinstance(expr, cst.Call):
         return last_name(expr) in ("get_rank", "get_global_rank")
     return isinstance(expr, (cst.Name, cst.Attribute)) and (last_name(expr) or "").lower() in _GLOBAL_RANK_NAMES
+
+
+def _is_loopback(url: str | None) -> bool:
+    """`tcp://127.0.0.1:23456`, `tcp://localhost:{port}`, `tcp://[::1]:...`: only this machine
+    can connect."""
+    match = _URL_HOST.match(url or "")
+    if match is None:
+        return False
+    host = match.group(1).strip("[]")
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
