@@ -189,6 +189,23 @@ def test_rank_tests_held_in_variables(source, expected):
     assert regions(source)[0] == expected
 
 
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        # a flag the module starts its process group under, whatever its name, either way round
+        ("import torch.distributed as dist\nif args.distribution:\n    dist.init_process_group('nccl')\nif rank == 0 or not args.distribution:\n    probe()", ["zero"]),
+        ("import torch.distributed as dist\ndef main(single):\n    if single:\n        pass\n    else:\n        dist.init_process_group('nccl')\n    if single or dist.get_rank() == 0:\n        probe()", ["zero"]),
+        ("from torch.distributed import init_process_group\nclass T:\n    def __init__(self):\n        if not self.one_gpu: init_process_group('nccl')\n    def save(self):\n        if self.one_gpu or self.rank == 0:\n            probe()", ["zero"]),
+        # not when a start is not under it, nor when the flag's branch starts nothing itself
+        ("import torch.distributed as dist\nif args.distribution:\n    dist.init_process_group('nccl')\ndef again():\n    dist.init_process_group('gloo')\nif rank == 0 or not args.distribution:\n    probe()", ["all"]),
+        ("import torch.distributed as dist\nif args.distribution:\n    setup()\nif rank == 0 or not args.distribution:\n    probe()", ["all"]),
+        ("import torch.distributed as dist\nif args.distribution:\n    dist.init_process_group('nccl')\nelse:\n    dist.init_process_group('gloo')\nif rank == 0 or not args.distribution:\n    probe()", ["all"]),
+    ],
+)
+def test_flags_that_start_the_process_group(source, expected):
+    assert regions(source)[0] == expected
+
+
 def test_functions_called_only_under_a_guard():
     _, probe = regions(
         """

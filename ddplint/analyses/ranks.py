@@ -22,7 +22,7 @@ import libcst as cst
 from ddplint.semantic import Analysis, SemanticModel, dotted_name
 from ddplint.walk import children
 from ddplint.fixpoint import fixed_point
-from ddplint.torch_api import DDP, DISTRIBUTED_IS_AVAILABLE
+from ddplint.torch_api import DDP, DISTRIBUTED_IS_AVAILABLE, INIT_PROCESS_GROUP
 
 # Accelerate's Accelerator: building one says the script runs on every rank of a job
 # (`accelerate launch`), though it never names a DDP entry point itself. Not Lightning's
@@ -432,6 +432,12 @@ class RankFacts:
     bound otherwise (a parameter, a loop target, `+=`) says nothing. Values assigned where
     no rank of a distributed run gets (`else:` of `if ddp:`) are left out.
 
+    A flag the module starts its process group under is, whatever its name, true in every
+    distributed run (`if args.distribution: dist.init_process_group(...)`), or false in every
+    one (`if not single_gpu:`, or the `else:` of `if single_gpu:`), when each
+    `init_process_group` call of the module is so guarded: then `rank == 0 or not
+    args.distribution` is a rank-0 test.
+
     The same pass records the module's functions and methods, so that a call of one is judged
     by its body (`predicate_test`: `def should_save(): return dist.get_rank() == 0`), and a
     function named without a call (`if is_main_process:`, `if dist.is_initialized and ...`)
@@ -450,7 +456,17 @@ class RankFacts:
         self._predicates: dict[int, RankTest | None] = {}  # id(def) -> what a call of it says
         self._resolving: set[str] = set()
         self._unreached = 0  # inside branches that no rank of a distributed run takes
+        self._groups_started = 0  # statements of the module that call init_process_group
+        # Flags tested by an `if` that starts the process group: (flag, owner, class, self's
+        # name, the flag's value where it starts, how many starts its branch holds).
+        self._switched: list[tuple[cst.Name | cst.Attribute, cst.CSTNode, str | None, str | None, bool, int]] = []
         self._collect(model.module.body, model.module, None, None)
+        self._switches: dict[str | None, RankTest] = {}  # the flag's key -> what it says
+        if sum(switch[-1] for switch in self._switched) == self._groups_started:
+            for flag, owner, cls, self_name, value, _ in self._switched:
+                key, test = self._switch_key(flag, owner, cls, self_name), DISTRIBUTED if value else NOT_DISTRIBUTED
+                self._switches[key] = test if self._switches.get(key, test) == test else UNKNOWN
+        self._switches = {key: test for key, test in self._switches.items() if test.is_rank_test}  # not both ways
 
     # -- the pass over statements ---------------------------------------------------------
 
@@ -490,6 +506,7 @@ class RankFacts:
                         self._note(owner, cls, self_name, small.target, small.value or self._NOTHING)
                     elif isinstance(small, cst.AugAssign):
                         self._note(owner, cls, self_name, small.target, self._NOTHING)
+                self._groups_started += self._starts_group(statement)
                 continue
             if isinstance(statement, cst.FunctionDef):
                 params = statement.params
@@ -539,9 +556,42 @@ class RankFacts:
         if final is not None:
             yield final.body
 
+    def _starts_group(self, line: cst.SimpleStatementLine) -> bool:
+        """Whether the statement line calls init_process_group: `dist.init_process_group(...)`."""
+        return any(
+            isinstance(small, (cst.Expr, cst.Assign))
+            and isinstance(small.value, cst.Call)
+            and self.model.qualified(small.value.func) in INIT_PROCESS_GROUP
+            for small in line.body
+        )
+
+    def _note_switch(self, statement: cst.If, owner, cls, self_name) -> None:
+        """`if flag:`, `if not flag:`, whose body or `else:` starts the process group in its
+        own statements."""
+        flag, negated = statement.test, False
+        while isinstance(flag, cst.UnaryOperation) and isinstance(flag.operator, cst.Not):
+            flag, negated = flag.expression, not negated
+        if not isinstance(flag, (cst.Name, cst.Attribute)):
+            return
+        branches = [(statement.body, True)]
+        if isinstance(statement.orelse, cst.Else):
+            branches.append((statement.orelse.body, False))
+        for body, test_true in branches:
+            lines = body.body if isinstance(body, cst.IndentedBlock) else [cst.SimpleStatementLine(body=body.body)]  # type: ignore[attr-defined]
+            started = sum(self._starts_group(line) for line in lines if isinstance(line, cst.SimpleStatementLine))
+            if started:
+                self._switched.append((flag, owner, cls, self_name, test_true != negated, started))
+
+    def _switch_key(self, flag: cst.Name | cst.Attribute, owner: cst.CSTNode, cls: str | None, self_name: str | None) -> str | None:
+        if isinstance(flag, cst.Attribute):
+            return self._attribute_key(flag, cls, self_name)
+        bound_here = flag.value in self._names.get(id(owner), {})
+        return f"name {flag.value} {id(owner) if bound_here else id(self.model.module)}"
+
     def _collect_if(self, statement: cst.If, owner, cls, self_name) -> None:
         """Values assigned where no rank of a distributed run gets (`else:` of `if ddp:`, as
         in `master_process = True` for a single-process run) spoil no rank test."""
+        self._note_switch(statement, owner, cls, self_name)
         test = classify(statement.test)
         branches = [(statement.body, test.true_only_zero and test.true_never_zero)]
         unreached_else = test.false_only_zero and test.false_never_zero
@@ -601,11 +651,14 @@ class RankFacts:
         if named is not None:
             return self._named(named)
         if isinstance(expr, cst.Name):
-            values = self._name_values(expr.value) if function is None else self._local_values(expr.value, function)
-            key = f"name {expr.value} {id(function)}"
+            owner = self._name_owner(expr.value, function)
+            values = self._names.get(owner, {}).get(expr.value) if owner is not None else None
+            key = f"name {expr.value} {owner}"
         else:
             key = self._attribute_key(expr, cls, self_name)
             values = self._attributes.get(key) if key is not None else None
+        if key in self._switches:
+            return self._switches[key]
         if not values or key in self._resolving:
             return None
         resolve = self if function is None else lambda inner: self._held(inner, function, cls, self_name)
@@ -690,20 +743,16 @@ class RankFacts:
         verdict = self._returns(named)
         return _ALWAYS_TRUE if verdict is not None and verdict.is_rank_test else None
 
-    def _local_values(self, name: str, function: cst.FunctionDef) -> list | None:
-        local = self._names.get(id(function), {})
-        return local[name] if name in local else self._names.get(id(self.model.module), {}).get(name)
-
-    def _name_values(self, name: str) -> list | None:
+    def _name_owner(self, name: str, function: cst.FunctionDef | None) -> int | None:
+        """Id of the def (or module) whose binding of `name` is read in `function` (where the
+        walk is, when None); None when it is bound nowhere here."""
+        if function is not None:
+            return id(function) if name in self._names.get(id(function), {}) else id(self.model.module)
         where = self.model.binding_scope(name)
-        if where is None:
-            return None
         frame = self.model.frame
         while frame is not None and frame.scope is not where:
             frame = frame.parent
-        if frame is None:
-            return None
-        return self._names.get(id(frame.node), {}).get(name)
+        return None if where is None or frame is None else id(frame.node)
 
 
 _PROPERTIES = frozenset({"property", "cached_property", "abstractproperty"})

@@ -46,7 +46,9 @@ class SaveOnEveryRank(Rule):
     name (`def should_save(): return dist.get_rank() == 0`, also `return not
     dist.is_initialized() or dist.get_rank() == 0` or a call of another such function), `if
     args.local_rank in [-1, 0]`,
-    `if not args.distributed or rank == 0`, early returns such as `if rank != 0: return`,
+    `if not args.distributed or rank == 0` (and `if rank == 0 or not args.distribution` with
+    any flag the module starts its process group under: `if args.distribution:
+    dist.init_process_group(...)`), early returns such as `if rank != 0: return`,
     `@rank_zero_only` (`@main_process`, ...), a same-module function
     (`save_checkpoint()`) whose every call is under such a guard, and any of these tests held
     in a variable or attribute: `verbose = rank == 0` then `if verbose:`, `self.is_main =
@@ -84,6 +86,20 @@ class SaveOnEveryRank(Rule):
     )
 
     flagged_examples = (
+        Flagged(
+            # The process group starts whatever `args.multi_gpu` says: the flag may be off
+            # in a distributed run, and then every rank saves.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def train(model, args):
+                dist.init_process_group("nccl")
+                if dist.get_rank() == 0 or not args.multi_gpu:
+                    torch.save(model.state_dict(), "best.pt")
+                    ^
+            """
+        ),
         Flagged(
             """
             import torch
@@ -259,6 +275,30 @@ class SaveOnEveryRank(Rule):
                 if not master:
                     return
                 torch.save(model.state_dict(), "c.pt")
+            """
+        ),
+        Clean(
+            # The process group starts only when the flag is set: in a distributed run it
+            # is, and only rank 0 saves.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def train(model, args):
+                rank = 0
+                if args.distribution:
+                    dist.init_process_group("nccl")
+                    rank = dist.get_rank()
+                fit(model)
+                if rank == 0 or not args.distribution:
+                    torch.save(model.state_dict(), "best.pt")
+
+            def finetune(model, single_gpu):
+                if not single_gpu:
+                    dist.init_process_group("nccl")
+                fit(model)
+                if single_gpu or dist.get_rank() == 0:
+                    torch.save(model.state_dict(), "finetuned.pt")
             """
         ),
         Clean(
