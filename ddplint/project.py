@@ -535,16 +535,30 @@ class Project:
     def demo(self, module: str) -> bool:
         """Whether no module imports `module` and none of the project modules it reaches
         through its imports names anything distributed (for ProjectView.single_process)."""
-        program = self.program
-        if program.importers_of(module):
+        if self.program.importers_of(module):
             return False
+        return not any(self.modules[reached]["dist"] for reached in reachable([module], self._imported) if reached != module)
 
-        def imported(current: str) -> list[str]:
-            view = self.module_view(current)
-            found = (program.split(view.absolute(origin), current) for origin in self.modules[current]["imports"].values())
-            return [split[0] for split in found if split is not None]
+    def _imported(self, module: str) -> list[str]:
+        """The project modules `module` imports."""
+        view = self.module_view(module)
+        found = (self.program.split(view.absolute(origin), module) for origin in self.modules[module]["imports"].values())
+        return [split[0] for split in found if split is not None]
 
-        return not any(self.modules[reached]["dist"] for reached in reachable([module], imported) if reached != module)
+    def run_by_demos_alone(self, module: str) -> bool:
+        """Whether only single-process scripts run `module`: it is imported, the modules that
+        import it (at any depth) name nothing distributed, and those of them no module imports
+        are `demo` entry scripts that start no processes, through which all the others are
+        reached (for ProjectView.single_process: a week's `data.py` that only that week's
+        plain `train.py` imports, in a repository whose other weeks run DDP)."""
+        program = self.program
+        importers = set(reachable(program.importers_of(module), program.importers_of)) - {module}
+        roots = [importer for importer in importers if not program.importers_of(importer)]
+        if not roots or any(self.modules[importer]["dist"] for importer in importers):
+            return False
+        if not all(self.modules[root].get("main") and not self.modules[root].get("starts") and self.demo(root) for root in roots):
+            return False
+        return importers <= set(reachable(roots, self._imported))  # none only in an import cycle of its own
 
 
 def _names_script(directory: str, relative: str, folder: str, document_folder: str) -> bool:
@@ -582,15 +596,18 @@ class ProjectView:
     @functools.cached_property
     def single_process(self) -> bool:
         """Whether this module only ever runs as one process: a test module that starts no
-        processes, or an entry script (`if __name__ == "__main__":`) that names nothing
-        distributed, imports no project module that does, and no module imports."""
+        processes, an entry script (`if __name__ == "__main__":`) that names nothing
+        distributed, imports no project module that does, and no module imports, or a module
+        naming nothing distributed that only such scripts import (`Project.run_by_demos_alone`)."""
         facts = self.project.modules[self.module]
         if facts.get("starts"):
             return False
         relative = self.project.relpaths[self.module].replace(os.sep, "/")
         if _TEST_PATH.search(relative):
             return True
-        return bool(facts.get("main")) and not facts["dist"] and self.project.demo(self.module)
+        if facts["dist"]:
+            return False
+        return bool(facts.get("main")) and self.project.demo(self.module) or self.project.run_by_demos_alone(self.module)
 
     @functools.cached_property
     def users(self) -> list[str]:

@@ -126,7 +126,8 @@ class Rule(cst.BatchableCSTVisitor):
     clean_examples: ClassVar[Sequence[Clean]] = ()
     # The pitfall exists only where several ranks of a distributed job run the code: the rule
     # is not run in a module that only ever runs as one process (a test module that starts no
-    # processes, a demo script no distributed code reaches; ddplint.project.ProjectView.single_process).
+    # processes, a demo script no distributed code reaches, a module only such scripts import;
+    # ddplint.project.ProjectView.single_process).
     needs_ranks: ClassVar[bool] = False
     # Shared analyses (ddplint.analyses) this rule reads through `self.model.get(cls)`.
     analyses: ClassVar[tuple[type[Analysis], ...]] = ()

@@ -350,8 +350,9 @@ def test_who_runs_a_function_is_read_across_modules(case, tmp_path, run):
 
 def test_modules_that_run_as_one_process_skip_the_rules_that_need_ranks(tmp_path, run):
     """A test module that starts no processes and a demo script no distributed code reaches run
-    as one process: DDP004 and DDP014 say nothing there, in the CLI, in flake8 and with
-    --no-project alike; the distributed entry script and the spawning test are still checked."""
+    as one process, and so does a module only such a script imports: DDP004, DDP010 and DDP014
+    say nothing there, in the CLI, in flake8 and with --no-project alike; the distributed entry
+    script and the spawning test are still checked."""
     root = tmp_path / "single_process"
     shutil.copytree(PROJECTS.parent / "process_context" / "single_process", root)
     expected = _expected_in(root)
@@ -365,6 +366,10 @@ def test_modules_that_run_as_one_process_skip_the_rules_that_need_ranks(tmp_path
     assert not project.build(str(root)).view(str(root / "tests" / "test_spawned.py")).single_process
     assert project.build(str(root)).view(str(root / "tools" / "demo.py")).single_process
     assert not project.build(str(root)).view(str(root / "train.py")).single_process
+    # a helper module that only a one-process script imports (week1/data.py: its random_split
+    # is not DDP010's) runs as one process; one that a distributed script imports does not
+    assert project.build(str(root)).view(str(root / "week1" / "data.py")).single_process
+    assert not project.build(str(root)).view(str(root / "week2" / "data.py")).single_process
 
 
 def test_a_script_the_project_launches_with_deepspeed_keeps_its_local_rank_option(tmp_path, run):
