@@ -334,7 +334,10 @@ def test_who_runs_a_function_is_read_across_modules(case, tmp_path, run):
     module-level call under `if master_process:` (`rank_variable`), and an Accelerate script,
     which runs on every rank though it names no DDP entry point (`accelerate_accumulation`:
     `num_workers=cpu_count()` and a micro-batch loop of `accelerator.backward` outside
-    `accelerator.accumulate` are flagged, the loop inside it is not). The CLI and flake8 agree on
+    `accelerator.accumulate` are flagged, the loop inside it is not), and a checkpoint the
+    scripts of its folder save only after `net.cpu()` (`host_checkpoint`: evaluate.py's load of
+    final.pth is not flagged, that of last.pth, saved from CUDA, is, and so is the load of a
+    final.pth that a script in another folder saves from CUDA). The CLI and flake8 agree on
     expected.txt; without the project (alone.txt) the names decide and the callers are unseen."""
     root = tmp_path / case
     shutil.copytree(CONTEXT / case, root)

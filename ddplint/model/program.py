@@ -167,6 +167,8 @@ class _FunctionReader:
         self.guards: list[list] = []
         self.dotted_calls: list[list] = []
         self.paths: dict[str, str] = {}  # local names bound to a file (ddplint.model.values.path_key)
+        self.moved: set[str] = set()  # modules moved to the host in place (ddplint.model.values)
+        self.hosted: set[str] = set()  # local names bound to a value on the host
         self.records: dict[str, tuple] = {}  # local dicts built key by key (ddplint.model.values)
         self._statements(node.body)
         if not isinstance(node.body[-1], ast.Return):
@@ -406,13 +408,16 @@ class _FunctionReader:
                     if item.optional_vars is not None:
                         self._bind(item.optional_vars, None)
             if isinstance(statement, ast.If):
-                before = dict(self.env)
+                before, host = dict(self.env), (set(self.moved), set(self.hosted))
                 self._tests.append(statement.test)
                 self._statements(statement.body)
                 self._tests.pop()
                 after_body, self.env = self.env, dict(before)
+                host_after_body, (self.moved, self.hosted) = (self.moved, self.hosted), host
                 self._statements(statement.orelse)
                 self._merge(after_body)
+                self.moved &= host_after_body[0]  # on the host only if both ways leave it there
+                self.hosted &= host_after_body[1]
                 continue
             off = isinstance(statement, (ast.With, ast.AsyncWith)) and any(
                 _turns_gradients_off(item.context_expr) for item in statement.items
@@ -580,6 +585,7 @@ class Program:
         # depends on these modules too (ddplint.cache).
         self.consulted: set[str] | None = None
         self._summaries: dict[str, dict | None] = {}
+        self._module_code: dict[str, dict | None] = {}
         self._order: list[str] = []
         self._importers: dict[str, list[str]] | None = None
         self._splits: dict[tuple[str, str], tuple[str, str] | None] = {}
@@ -669,6 +675,23 @@ class Program:
         if self.consulted is not None:
             self.consulted.add(module)
         return self._reader(module)
+
+    def module_code(self, module: str) -> dict | None:
+        """The record of `module`'s own code (what runs when it is run or imported), read as a
+        function's body is; on demand and not cached, for the few questions that need it
+        (ddplint.model.values.Values.saved_on_host). None when it does not parse."""
+        if module not in self._module_code:
+            text, found = self._read(module), None
+            try:
+                tree = ast.parse(text) if text is not None else None
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                tree = None
+            if tree is not None:
+                nothing = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+                code = ast.FunctionDef(name="", args=nothing, body=tree.body or [ast.Pass()], decorator_list=[], lineno=1)
+                found = _FunctionReader(code, None).record
+            self._module_code[module] = found
+        return self._module_code[module]
 
     def summary(self, module: str) -> dict | None:
         if module in self._summaries:

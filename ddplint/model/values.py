@@ -6,11 +6,14 @@ Read per function by the program's summaries (ddplint.model.program), from CPyth
 - `saves`: each `torch.save` (any call named `save`, judged by its qualified name when asked)
   with the models whose `state_dict()` it writes, each under the dict key it is saved in, and
   the file it writes to as a `path_key`;
+- `files`: each call named like a save (`torch.save`, `save_checkpoint`, `save_on_master`)
+  that is given a file, with that file, and whether it is a `save(obj, f)` whose `obj` is on
+  the host (`net.cpu()` before `torch.save(net.state_dict(), path)`, `{k: v.cpu() ...}`);
 - `tolerant`: the lines of calls that pass `find_unused_parameters` other than a literal False.
 
 `Values` answers, over the solved program: which checkpoints hold a DDP model's state dict
 (keys prefixed `module.`), and where a project class's objects are wrapped in DDP and with
-which arguments. A model whose `state_dict()` is saved counts only when the program knows it
+which arguments, and which saved files hold tensors on the host only. A model whose `state_dict()` is saved counts only when the program knows it
 is a DDP model (`ddp_model.state_dict()`); `model.module.state_dict()` and a
 `model_without_ddp = model.module` are the inner model, which the program never takes for one.
 """
@@ -22,7 +25,7 @@ import posixpath
 import re
 
 from ddplint.prefilter.screens import dotted
-from ddplint.torch_api import PICKLE_DUMP, PROCESS, SPAWN, START_PROCESSES, TORCH_SAVE
+from ddplint.torch_api import PICKLE_DUMP, PROCESS, SPAWN, START_PROCESSES, TORCH_LOAD, TORCH_SAVE
 
 # Calls that pickle what they are given (to a started process, a file, a queue), by the last
 # part of the name as written; `sends` judges them by their qualified name when asked.
@@ -78,6 +81,25 @@ def path_key(expr: ast.AST | None, paths: dict | None = None) -> str | None:
     return f"option:{'.'.join(parts[1:])}" if len(parts) > 1 else None
 
 
+def loaded_path_key(model, call) -> str | None:
+    """The file a `torch.load` call (libcst) reads, as `path_key` names it; a name bound once
+    is followed (`path = os.path.join(out, "best.pt")`). `model`: the file's semantic model."""
+    import libcst as cst
+
+    from ddplint.edits import argument_for
+
+    path = argument_for(call, TORCH_LOAD, "f")
+    if path is None:
+        return None
+    expr = path.value
+    if isinstance(expr, cst.Name):
+        expr = model.constant(expr.value) or expr
+    try:
+        return path_key(ast.parse(cst.Module([]).code_for_node(expr).strip(), mode="eval").body)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+
+
 def _argument(node: ast.Call, index: int, keyword: str) -> ast.AST | None:
     for found in node.keywords:
         if found.arg == keyword:
@@ -91,10 +113,71 @@ def read_save(reader, node: ast.Call, callee: str) -> None:
     """Note a `save(obj, f)` call on the function's summary (`saves`): [callee, [[dict key,
     source of the model whose state_dict() it saves], ...], path key, line]."""
     held: list = []
-    _state_dicts(reader, _argument(node, 0, "obj"), None, held)
+    saved = _argument(node, 0, "obj")
+    _state_dicts(reader, saved, None, held)
+    path = path_key(_argument(node, 1, "f"), reader.paths)
     if held:
-        path = path_key(_argument(node, 1, "f"), reader.paths)
         reader.record.setdefault("saves", []).append([callee, held, path, node.lineno])
+    if path is not None:
+        reader.record.setdefault("files", []).append([callee, path, saved is not None and _on_host(reader, saved), node.lineno])
+
+
+def _read_file_write(reader, node: ast.Call, callee: str) -> None:
+    """Note a call named like a save helper (`save_checkpoint(state, "best.pt")`) that is given
+    a file: it may write that file with anything (`files`, never on the host)."""
+    for value in (*node.args, *(keyword.value for keyword in node.keywords)):
+        path = path_key(value, reader.paths)
+        if path is not None:
+            reader.record.setdefault("files", []).append([callee, path, False, node.lineno])
+            return
+
+
+def _on_host(reader, expr: ast.AST) -> bool:
+    """Whether a saved value holds its tensors on the host: the state dict of a module moved
+    there in place before (`net.cpu()`, also of its `.module`) or on the way (`net.cpu().state_dict()`),
+    a `.cpu()` result, a name bound to one of these, a dict of them, or either of two."""
+    if isinstance(expr, ast.Name):
+        return expr.id in reader.hosted
+    if isinstance(expr, ast.IfExp):
+        return _on_host(reader, expr.body) and _on_host(reader, expr.orelse)
+    if isinstance(expr, ast.DictComp):
+        return _on_host(reader, expr.value)
+    if isinstance(expr, ast.Dict):
+        return bool(expr.values) and all(_on_host(reader, value) for value in expr.values)
+    if not isinstance(expr, ast.Call) or not isinstance(expr.func, ast.Attribute) or expr.args:
+        return False
+    method, receiver = expr.func.attr, expr.func.value
+    if method == "cpu":
+        return True
+    if method != "state_dict":
+        return False
+    if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) and receiver.func.attr == "cpu":
+        return True
+    module = dotted(receiver)
+    module = module.removesuffix(".module") if module is not None else None
+    return module is not None and (module in reader.moved or module in reader.hosted)
+
+
+def _host(reader, statement: ast.stmt) -> None:
+    """Follow, in statement order, the modules moved to the host in place (`net.cpu()`; moved
+    back by `net.cuda()`, `net.to(device)`, or rebound) and the names bound to a value on the
+    host (`state = net.state_dict()` after that)."""
+    call = statement.value if isinstance(statement, ast.Expr) else None
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in ("cpu", "cuda", "to"):
+        moved = dotted(call.func.value)
+        if moved is not None:
+            if call.func.attr == "cpu" and not call.args and not call.keywords:
+                reader.moved.add(moved)
+            else:
+                reader.moved.discard(moved)
+    if isinstance(statement, ast.Assign):
+        host = _on_host(reader, statement.value)
+        for target in statement.targets:
+            name = dotted(target)
+            if name is None:
+                continue
+            reader.moved.discard(name)
+            (reader.hosted.add if host and isinstance(target, ast.Name) else reader.hosted.discard)(name)
 
 
 def _state_dicts(reader, expr: ast.AST | None, key: str | None, held: list) -> None:
@@ -163,6 +246,8 @@ def read_call(reader, node: ast.Call, callee: str) -> None:
     if callee.rpartition(".")[2] == "save":
         read_save(reader, node, callee)
         _read_write(reader, node, callee)
+    elif "save" in callee.rpartition(".")[2].lower():
+        _read_file_write(reader, node, callee)
     if callee.rpartition(".")[2] in _SENDING_NAMES:
         sent = [reader.source(value) for value in _contained([*node.args, *(k.value for k in node.keywords)])]
         sent = [source for source in sent if source is not None]
@@ -252,14 +337,25 @@ def read_statement(reader, statement: ast.stmt) -> None:
     results kept beyond what the summary follows."""
     _stores(reader, statement)
     _records(reader, statement)
+    _host(reader, statement)
+    bound = []
     if isinstance(statement, ast.Assign):
-        key = path_key(statement.value, reader.paths)
-        for target in statement.targets:
-            if isinstance(target, ast.Name):
-                if key is None:
-                    reader.paths.pop(target.id, None)
-                else:
-                    reader.paths[target.id] = key
+        bound = [(target, path_key(statement.value, reader.paths)) for target in statement.targets]
+    elif isinstance(statement, (ast.With, ast.AsyncWith)):  # `with open(path, "wb") as f`: f is that file
+        bound = [(item.optional_vars, _opened(item.context_expr, reader.paths)) for item in statement.items]
+    for target, key in bound:
+        if isinstance(target, ast.Name):
+            if key is None:
+                reader.paths.pop(target.id, None)
+            else:
+                reader.paths[target.id] = key
+
+
+def _opened(expr: ast.AST, paths: dict) -> str | None:
+    """The path key of the file `open(path, ...)` opens."""
+    if isinstance(expr, ast.Call) and dotted(expr.func) in ("open", "io.open") and expr.args:
+        return path_key(expr.args[0], paths)
+    return None
 
 
 class Values:
@@ -269,6 +365,7 @@ class Values:
         self.program = program
         self._saves: list[tuple[str | None, str | None, str]] | None = None
         self._wraps: dict[tuple[str, str], list[tuple[str, bool]]] | None = None
+        self._folders: dict[str, list[str]] | None = None  # folder -> its modules
 
     def _functions(self):
         program = self.program
@@ -302,6 +399,32 @@ class Values:
             if saved == path and (entry is None or key is None or entry == key):
                 return where
         return None
+
+    def saved_on_host(self, module: str, path: str | None) -> str | None:
+        """Where the program saves the file `path` (a path key) with its tensors on the host,
+        when every call that may write that file in the modules of `module`'s folder (the
+        scripts of one program: `train.py` writes what `evaluate.py` reads), their functions
+        and their own code, is a `torch.save` of host tensors; None otherwise, and when one of
+        those modules is not read."""
+        if path is None:
+            return None
+        program, found = self.program, None
+        if self._folders is None:
+            self._folders = {}
+            for name, relative in program.project.relpaths.items():
+                self._folders.setdefault(posixpath.dirname(relative.replace("\\", "/")), []).append(name)
+        for saver in sorted(self._folders.get(posixpath.dirname(program.project.relpaths[module].replace("\\", "/")), ())):
+            summary, code = program.summary(saver), program.module_code(saver)
+            if summary is None or code is None:
+                return None
+            for function in (code, *summary["functions"].values()):
+                for callee, saved, host, line in function.get("files", ()):
+                    if saved != path:
+                        continue
+                    if not host or (program._qualify(saver, callee) not in TORCH_SAVE and callee not in TORCH_SAVE):
+                        return None
+                    found = found or program.location(saver, line)
+        return found
 
     def wraps(self) -> dict[tuple[str, str], list[tuple[str, bool]]]:
         """(module, class) of the project classes whose objects are wrapped in DDP -> (where,

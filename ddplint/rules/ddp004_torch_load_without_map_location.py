@@ -8,6 +8,7 @@ import libcst as cst
 
 from ddplint.analyses.ranks import ACCELERATORS, RANK_ENVIRONMENT, environment_key, mentions_rank
 from ddplint.diagnostics import Applicability
+from ddplint.model.values import loaded_path_key
 from ddplint.edits import argument_for, string_literal, with_keyword_argument
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
@@ -78,6 +79,7 @@ class _Load:
     private: bool = False  # from an in-memory buffer or an anonymous temporary file
     owner: str | None = None  # the class whose method loads it
     keys: set[str] = field(default_factory=set)  # the string keys the result is read by
+    path: str | None = None  # the file it reads, as the program names saved files (path_key)
 
 
 class TorchLoadWithoutMapLocation(Rule):
@@ -114,7 +116,10 @@ class TorchLoadWithoutMapLocation(Rule):
     a class's load of the record its own method saves (the program model pairs them by the
     keys read back: every key the load reads is in a dict of Python values, such as epochs,
     lists and counters, that the class `torch.save`s, and no method of the class saves a
-    dict with those keys that holds anything else); and any load in a file with no sign of running distributed (single-process tools).
+    dict with those keys that holds anything else); a load of a file that the scripts in
+    its folder save with its tensors on the host only (every `torch.save` to the same file name
+    or option there writes the state dict of a model moved by `net.cpu()` before, or `.cpu()`
+    tensors: `evaluate.py` reading what `train.py` wrote); and any load in a file with no sign of running distributed (single-process tools).
     `[tool.ddplint] strict = ["DDP004"]` flags every `torch.load` without `map_location`.
 
     Pass `map_location`. For a state dict the fix adds `map_location="cpu"`, which loads
@@ -456,8 +461,61 @@ class TorchLoadWithoutMapLocation(Rule):
                     self.epoch = info["epoch"]
             """,
         ),
+        Flagged(
+            # The model is moved to the host only after its state dict was taken: the file
+            # holds CUDA tensors.
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+
+            def evaluate(net, out):
+                net.load_state_dict(torch.load(os.path.join(out, "final.pth")))
+                                    ^
+
+            def train(net, out):
+                state = net.module.state_dict()
+                net.cpu()
+                torch.save(state, os.path.join(out, "final.pth"))
+            """,
+            fixed="""
+            import os
+            import torch
+            import torch.distributed as dist
+
+            def evaluate(net, out):
+                net.load_state_dict(torch.load(os.path.join(out, "final.pth"), map_location="cpu"))
+
+            def train(net, out):
+                state = net.module.state_dict()
+                net.cpu()
+                torch.save(state, os.path.join(out, "final.pth"))
+            """,
+        ),
     )
     clean_examples = (
+        Clean(
+            # Every save of final.pth (and of best.pth) writes tensors on the host: they load
+            # onto the CPU wherever they were trained.
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+
+            def train(net, out):
+                fit(net)
+                torch.save(net.cpu().state_dict(), os.path.join(out, "best.pth"))
+                net.cpu()
+                state = net.module.state_dict() if hasattr(net, "module") else net.state_dict()
+                if dist.get_rank() == 0:
+                    torch.save(state, os.path.join(out, "final.pth"))
+
+            def evaluate(net, out):
+                net.load_state_dict(torch.load(os.path.join(out, "final.pth")))
+                path = os.path.join(out, "best.pth")
+                net.load_state_dict(torch.load(path))
+            """
+        ),
         Clean(
             """
             import torch
@@ -659,6 +717,7 @@ class TorchLoadWithoutMapLocation(Rule):
             self._device_in_scope(),
             private=private,
             owner=self.model.frame.self_class.name.value if self.model.frame.self_class is not None else None,
+            path=loaded_path_key(self.model, node),  # in the load's scope, where its names resolve
         )
         self._loads.append(load)
         self._by_id[id(node)] = load
@@ -862,14 +921,23 @@ class TorchLoadWithoutMapLocation(Rule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for load in self._loads:
-            if self.strict or self._distributed and self._is_checkpoint(load) and self._own_record(load) is None:
+            if self.strict or self._distributed and self._is_checkpoint(load) and not self._saved_on_host(load):
                 self._report(load)
+
+    def _saved_on_host(self, load: _Load) -> bool:
+        """The class saves the record the load reads back (`_own_record`), or the program's
+        scripts save the file it reads with tensors on the host only (`net.cpu()` before
+        `torch.save(net.state_dict(), path)`; ddplint.model.values.Values.saved_on_host)."""
+        project = self.model.project
+        if project is None or load.whole_model or load.on_device:
+            return False
+        return self._own_record(load) is not None or project.values.saved_on_host(project.module, load.path) is not None
 
     def _own_record(self, load: _Load) -> str | None:
         """Where the loading class saves the record its load reads back (by the keys it
         reads), when that save holds only Python values (ddplint.model.values.Values.own_record)."""
         project = self.model.project
-        if project is None or load.owner is None or not load.keys or load.whole_model or load.on_device:
+        if project is None or load.owner is None or not load.keys:
             return None
         return project.values.own_record(project.module, load.owner, load.keys)
 

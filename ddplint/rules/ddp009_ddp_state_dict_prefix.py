@@ -1,13 +1,12 @@
 from __future__ import annotations
 
-import ast
 import re
 
 import libcst as cst
 
 from ddplint.diagnostics import Applicability
 from ddplint.analyses.ranks import WrappedModels
-from ddplint.model.values import path_key
+from ddplint.model.values import loaded_path_key
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
@@ -406,22 +405,9 @@ class DdpStateDictPrefix(Rule):
         if project is None:
             return
         for call, state, _, line in self._loads:
-            where = project.values.saved_from_wrapper(self._path_key(self._load_calls[id(call)]), _first_key(state))
+            where = project.values.saved_from_wrapper(loaded_path_key(self.model, self._load_calls[id(call)]), _first_key(state))
             if where is not None:
                 self._report_load(call, state, line, f"{self.message} (saved from the DDP wrapper in {where})")
-
-    def _path_key(self, call: cst.Call) -> str | None:
-        """The file a `torch.load` reads, as the program names saved files (path_key)."""
-        path = argument_for(call, TORCH_LOAD, "f")
-        if path is None:
-            return None
-        expr = path.value
-        if isinstance(expr, cst.Name):
-            expr = self.model.constant(expr.value) or expr
-        try:
-            return path_key(ast.parse(_code(expr).strip(), mode="eval").body)
-        except (SyntaxError, ValueError, RecursionError):
-            return None
 
     def _report_load(self, call, state, line, message: str | None = None) -> None:
         if line is None or isinstance(state, cst.Call) or dotted_name(call.func) is None:
