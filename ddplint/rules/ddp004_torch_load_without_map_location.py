@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.analyses.ranks import ACCELERATORS, RANK_ENVIRONMENT, environment_key, mentions_rank
+from ddplint.analyses.ranks import ACCELERATORS, RANK_ENVIRONMENT, RankRegions, environment_key, mentions_rank
 from ddplint.diagnostics import Applicability
 from ddplint.model.values import loaded_path_key
 from ddplint.edits import argument_for, string_literal, with_keyword_argument
@@ -80,6 +80,9 @@ class _Load:
     owner: str | None = None  # the class whose method loads it
     keys: set[str] = field(default_factory=set)  # the string keys the result is read by
     path: str | None = None  # the file it reads, as the program names saved files (path_key)
+    function: str | None = None  # the key of the function it is in
+    rank_zero: bool = False  # only rank 0 of a distributed run reaches it, by the guards here
+    looped: bool = False  # its file is named by a loop variable: one process reads many files
 
 
 class TorchLoadWithoutMapLocation(Rule):
@@ -116,7 +119,10 @@ class TorchLoadWithoutMapLocation(Rule):
     a class's load of the record its own method saves (the program model pairs them by the
     keys read back: every key the load reads is in a dict of Python values, such as epochs,
     lists and counters, that the class `torch.save`s, and no method of the class saves a
-    dict with those keys that holds anything else); a load of a file that the scripts in
+    dict with those keys that holds anything else); a load that only rank 0 runs (under a
+    rank-0 guard, or in a function only such code calls: `if dist.get_rank() == 0:
+    convert(ckpt)`), which lands on rank 0's own GPU, unless its file is named by a loop
+    variable (rank 0 reading every rank's shard puts each on the GPU that saved it); a load of a file that the scripts in
     its folder save with its tensors on the host only (every `torch.save` to the same file name
     or option there writes the state dict of a model moved by `net.cpu()` before, or `.cpu()`
     tensors: `evaluate.py` reading what `train.py` wrote); and any load in a file with no sign of running distributed (single-process tools).
@@ -495,6 +501,22 @@ class TorchLoadWithoutMapLocation(Rule):
     )
     clean_examples = (
         Clean(
+            # Only rank 0 loads: onto its own GPU, the one the file was saved from.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def main(model, args):
+                dist.init_process_group("nccl")
+                if dist.get_rank() == 0:
+                    model.load_state_dict(torch.load(args.resume))
+                    export(model, "best.pth")
+
+            def export(model, path):
+                model.load_state_dict(torch.load(path))
+            """
+        ),
+        Clean(
             # Every save of final.pth (and of best.pth) writes tensors on the host: they load
             # onto the CPU wherever they were trained.
             """
@@ -662,8 +684,11 @@ class TorchLoadWithoutMapLocation(Rule):
         ),
     )
 
+    analyses = (RankRegions,)
+
     def __init__(self, model) -> None:
         super().__init__(model)
+        self.ranks = model.get(RankRegions)
         self._loads: list[_Load] = []
         self._by_id: dict[int, _Load] = {}
         self._bound: dict[tuple[int, str], _Load] = {}  # (frame, variable) -> the load it holds
@@ -718,6 +743,9 @@ class TorchLoadWithoutMapLocation(Rule):
             private=private,
             owner=self.model.frame.self_class.name.value if self.model.frame.self_class is not None else None,
             path=loaded_path_key(self.model, node),  # in the load's scope, where its names resolve
+            function=self.model.frame.key,
+            rank_zero=self.ranks.only_rank_zero,
+            looped=path is not None and bool(self._looped() & _names_in(path.value)),
         )
         self._loads.append(load)
         self._by_id[id(node)] = load
@@ -920,6 +948,9 @@ class TorchLoadWithoutMapLocation(Rule):
     # -- the verdict --------------------------------------------------------------------------
 
     def leave_Module(self, original_node: cst.Module) -> None:
+        if not self.strict and self._distributed and self._loads:
+            guarded = self.ranks.functions_only_rank_zero_calls()
+            self._loads = [load for load in self._loads if load.looped or not (load.rank_zero or load.function in guarded)]
         for load in self._loads:
             if self.strict or self._distributed and self._is_checkpoint(load) and not self._saved_on_host(load):
                 self._report(load)
