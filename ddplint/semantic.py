@@ -219,10 +219,14 @@ class SemanticModel:
     def string_prefix(self, expr: cst.BaseExpression) -> str | None:
         """The text a string expression starts with: its value (`string_value`), or the literal
         text before the first placeholder of `"tcp://{}:{}".format(...)`, `f"tcp://{host}"`,
-        `"tcp://h:" + port` and `"tcp://h:%d" % port`; None when it starts with anything else."""
+        `"tcp://h:" + port` and `"tcp://h:%d" % port`, also through a name bound once to one;
+        None when it starts with anything else."""
         value = self.string_value(expr)
         if value is not None:
             return value
+        if isinstance(expr, cst.Name):
+            bound = self.constant(expr.value) if self.qualified(expr) is None else None
+            return None if bound is None else self.string_prefix(bound)
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "format":
             template = self.string_value(expr.func.value)
             return None if template is None else template.partition("{")[0]

@@ -66,7 +66,7 @@ class RankFromLocalRank(Rule):
     global one; and a call that shows by itself that its job is one machine: it meets at a
     loopback address (`init_method="tcp://127.0.0.1:{}".format(port)`, `f"tcp://localhost:{port}"`),
     which no other machine can reach, or its world is this machine's GPUs
-    (`world_size=torch.cuda.device_count()`).
+    (`world_size=torch.cuda.device_count()`), also through a variable bound once.
     Fix (unsafe): `rank=int(os.environ["RANK"])`, the global rank that torchrun and
     `torch.distributed.launch` set, offered only where the launcher sets `RANK`: the file
     reads `LOCAL_RANK`, `RANK` or `WORLD_SIZE` from the environment, declares `--local_rank`
@@ -321,6 +321,14 @@ class RankFromLocalRank(Rule):
 
             def finetune(args):
                 dist.init_process_group("nccl", world_size=torch.cuda.device_count(), rank=args.local_rank)
+
+            def test(args):
+                n_gpus = torch.cuda.device_count()
+                dist.init_process_group("nccl", init_method=args.dist_url, world_size=n_gpus, rank=args.local_rank)
+
+            def demo(args):
+                url = "tcp://localhost:%d" % args.port
+                dist.init_process_group("nccl", init_method=url, world_size=args.world_size, rank=args.local_rank)
             """
         ),
         Clean(
@@ -451,11 +459,10 @@ class RankFromLocalRank(Rule):
         if init_method is not None and _is_loopback(self.model.string_prefix(init_method.value)):
             return True
         world_size = argument_for(call, INIT_PROCESS_GROUP, "world_size")
-        return (
-            world_size is not None
-            and isinstance(world_size.value, cst.Call)
-            and self.model.qualified(world_size.value.func) in DEVICE_COUNT
-        )
+        world = world_size.value if world_size is not None else None
+        if isinstance(world, cst.Name):  # `n_gpus = torch.cuda.device_count()`, bound once
+            world = self.model.constant(world.value) if self.model.qualified(world) is None else None
+        return isinstance(world, cst.Call) and self.model.qualified(world.func) in DEVICE_COUNT
 
     def _parameter(self, expr: cst.BaseExpression) -> tuple[str, int, str] | None:
         """(function key, position, name) when `expr` is a parameter of the enclosing function."""
