@@ -142,7 +142,8 @@ class _FunctionReader:
     """The summary of one function: its parameters, and in statement order the calls that
     pass a followed value, its returns and what it stores on `self`."""
 
-    def __init__(self, node: ast.FunctionDef | ast.AsyncFunctionDef, cls: str | None) -> None:
+    def __init__(self, node: ast.FunctionDef | ast.AsyncFunctionDef, cls: str | None, paths: dict | None = None) -> None:
+        """`paths`: the module's own names bound to a file (`CKPT = "ckpt/best.pt"`)."""
         arguments = node.args
         positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
         decorators = {dotted(d) for d in node.decorator_list}
@@ -166,7 +167,8 @@ class _FunctionReader:
         # every call of a dotted name, as [callee, line].
         self.guards: list[list] = []
         self.dotted_calls: list[list] = []
-        self.paths: dict[str, str] = {}  # local names bound to a file (ddplint.model.values.path_key)
+        # Names bound to a file (ddplint.model.values.path_key): the module's, unless a parameter hides one.
+        self.paths: dict[str, str] = {name: key for name, key in (paths or {}).items() if name not in self.env}
         self.moved: set[str] = set()  # modules moved to the host in place (ddplint.model.values)
         self.hosted: set[str] = set()  # local names bound to a value on the host
         self.records: dict[str, tuple] = {}  # local dicts built key by key (ddplint.model.values)
@@ -525,7 +527,7 @@ def summarize(tree: ast.Module, text: str | None = None) -> dict:
             if isinstance(node, _FUNCTIONS):
                 key = f"{cls}.{node.name}" if cls else node.name
                 if key not in functions:
-                    reader = _FunctionReader(node, cls)
+                    reader = _FunctionReader(node, cls, paths)
                     functions[key] = reader.record
                     context[key] = process_context.function_record(node, reader.guards, reader.dotted_calls)
                 definitions(node.body, None)
@@ -539,6 +541,7 @@ def summarize(tree: ast.Module, text: str | None = None) -> dict:
                     definitions(handler.body, cls)
 
     context: dict[str, dict] = {"": process_context.read_module(tree)}  # who runs it: ddplint.model.context
+    paths = values.module_paths(tree)
     definitions(tree.body, None)
     binds = _DEVICE_TEXT.search(text) is not None if text is not None else _binds_device(tree)
     return {"functions": functions, "classes": classes, "binds_device": binds, "context": context}

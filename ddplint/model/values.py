@@ -343,12 +343,28 @@ def read_statement(reader, statement: ast.stmt) -> None:
         bound = [(target, path_key(statement.value, reader.paths)) for target in statement.targets]
     elif isinstance(statement, (ast.With, ast.AsyncWith)):  # `with open(path, "wb") as f`: f is that file
         bound = [(item.optional_vars, _opened(item.context_expr, reader.paths)) for item in statement.items]
+    _bind_paths(reader.paths, bound)
+
+
+def _bind_paths(paths: dict[str, str], bound: list) -> None:
+    """Bind each (target, path key) pair's name to its key, or unbind it where the key is None."""
     for target, key in bound:
         if isinstance(target, ast.Name):
             if key is None:
-                reader.paths.pop(target.id, None)
+                paths.pop(target.id, None)
             else:
-                reader.paths[target.id] = key
+                paths[target.id] = key
+
+
+def module_paths(tree: ast.Module) -> dict[str, str]:
+    """The module's own names bound to a file by its top-level assignments (`CKPT =
+    os.path.join(OUT, "best.pt")`), for the functions that read them."""
+    paths: dict[str, str] = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign):
+            key = path_key(statement.value, paths)
+            _bind_paths(paths, [(target, key) for target in statement.targets])
+    return paths
 
 
 def _opened(expr: ast.AST, paths: dict) -> str | None:
