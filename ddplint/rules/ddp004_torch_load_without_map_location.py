@@ -122,10 +122,12 @@ class TorchLoadWithoutMapLocation(Rule):
     dict with those keys that holds anything else); a load that only rank 0 runs (under a
     rank-0 guard, or in a function only such code calls: `if dist.get_rank() == 0:
     convert(ckpt)`), which lands on rank 0's own GPU, unless its file is named by a loop
-    variable (rank 0 reading every rank's shard puts each on the GPU that saved it); a load of a file that the scripts in
-    its folder save with its tensors on the host only (every `torch.save` to the same file name
-    or option there writes the state dict of a model moved by `net.cpu()` before, or `.cpu()`
-    tensors: `evaluate.py` reading what `train.py` wrote); and any load in a file with no sign of running distributed (single-process tools).
+    variable (rank 0 reading every rank's shard puts each on the GPU that saved it); a load
+    of a file that the scripts in its folder save with its tensors on the host only (every
+    call there that writes the same file name or option is a `torch.save` of the state dict
+    of a model moved by `net.cpu()` before, or of `.cpu()` tensors: `evaluate.py` reading what
+    `train.py` wrote; a save whose file the program model cannot name is not seen); and any
+    load in a file with no sign of running distributed (single-process tools).
     `[tool.ddplint] strict = ["DDP004"]` flags every `torch.load` without `map_location`.
 
     Pass `map_location`. For a state dict the fix adds `map_location="cpu"`, which loads
