@@ -288,6 +288,29 @@ def test_saves_of_a_ddp_models_state_dict_and_not_of_the_inner_model(tmp_path):
     assert values.saved_from_wrapper("file:inner.pt") is values.saved_from_wrapper("file:inner2.pt") is None
 
 
+def test_files_saved_with_their_tensors_on_the_host_and_what_spoils_that(tmp_path):
+    """A file every write of which in its folder is a torch.save of host tensors; a move to the
+    host on one way of an `if`, another write by a helper, through `with open(...)`, or in
+    the module's own code spoil it; a parameter hides a module's path constant."""
+    train = (
+        "import os\nimport torch\nBEST = os.path.join('out', 'best.pt')\n\n"
+        "def final(net, out):\n    net.cpu()\n    state = net.module.state_dict()\n"
+        "    torch.save(state, os.path.join(out, 'final.pt'))\n    torch.save(net.cpu().state_dict(), BEST)\n\n"
+        "def branch(net, half):\n    if half:\n        net.cpu()\n    torch.save(net.state_dict(), 'branch.pt')\n\n"
+        "def helper(net):\n    net.cpu()\n    torch.save(net.state_dict(), 'helped.pt')\n    save_checkpoint(net.state_dict(), 'helped.pt')\n\n"
+        "def opened(net):\n    net.cpu()\n    torch.save(net.state_dict(), 'opened.pt')\n"
+        "    with open('out/opened.pt', 'wb') as handle:\n        torch.save(net.cuda().state_dict(), handle)\n\n"
+        "def hidden(net, BEST):\n    torch.save(net.state_dict(), BEST)\n\n"
+        "def module_code(net):\n    net.cpu()\n    torch.save(net.state_dict(), 'script.pt')\n"
+    )
+    index = _project(tmp_path, {"train": train, "script": "import torch\nnet = make()\ntorch.save(net.state_dict(), 'script.pt')\n"})
+    values = index.program.values
+    assert values.saved_on_host("pkg.train", "file:final.pt") == "pkg/train.py:8"
+    assert values.saved_on_host("pkg.script", "file:best.pt") == "pkg/train.py:9"
+    for spoiled in ("branch.pt", "helped.pt", "opened.pt", "script.pt", "nowhere.pt"):
+        assert values.saved_on_host("pkg.train", f"file:{spoiled}") is None, spoiled
+
+
 def test_the_classes_wrapped_in_ddp_with_their_arguments_through_builders(tmp_path):
     index = _project(tmp_path, {
         "main": _WRAP + "from pkg.models import build_model, Head\n\ndef wrap(model):\n"
