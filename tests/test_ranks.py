@@ -168,6 +168,7 @@ def test_regions(source, expected):
         ("def f():\n    if master:\n        probe()\nmaster = int(os.environ['RANK']) == 0", ["zero"]),
         ("verbose = False\nif distributed:\n    verbose = rank == 0\nif verbose:\n    probe()", ["zero"]),
         ("v = v and rank == 0\nif v:\n    probe()", ["zero"]),
+        ("def f(args):\n    save: bool\n    if args.eval:\n        save = False\n    else:\n        save = args.rank == 0\n    if save:\n        probe()", ["zero"]),
         ("first = rank == 0\nlog = first and epoch == 3\nif log:\n    probe()", ["zero"]),
         # a value assigned only where no distributed run gets (nanoGPT's single-process branch)
         ("ddp = int(os.environ.get('RANK', -1)) != -1\nif ddp:\n    master_process = int(os.environ['RANK']) == 0\nelse:\n    master_process = True\nif master_process:\n    probe()", ["zero"]),

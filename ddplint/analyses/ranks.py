@@ -502,8 +502,8 @@ class RankFacts:
                     if isinstance(small, cst.Assign):
                         for target in small.targets:
                             self._note(owner, cls, self_name, target.target, small.value)
-                    elif isinstance(small, cst.AnnAssign):
-                        self._note(owner, cls, self_name, small.target, small.value or self._NOTHING)
+                    elif isinstance(small, cst.AnnAssign) and small.value is not None:  # `x: bool` alone binds nothing
+                        self._note(owner, cls, self_name, small.target, small.value)
                     elif isinstance(small, cst.AugAssign):
                         self._note(owner, cls, self_name, small.target, self._NOTHING)
                 self._groups_started += self._starts_group(statement)
