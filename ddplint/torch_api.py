@@ -194,6 +194,34 @@ DISTRIBUTED_MARKERS = (
     "Accelerator(",
 )
 
+# -- launchers that start the ranks themselves: Lightning, Fabric, Accelerate ----------------
+# Code written for them never names a DDP entry point (ddplint.analyses.launches): `accelerate
+# launch` runs a script that builds an `Accelerator(...)` on every rank; `fabric.launch()` starts
+# the ranks of a multi-device Fabric and every rank runs on from there (`fabric.launch(fn)`: every
+# rank runs `fn`); Lightning's Trainer runs a LightningModule's hooks on every rank of the devices
+# it is given at run time (`Trainer(devices=1)` or on the CPU alone, one process).
+ACCELERATOR = api("accelerate.Accelerator", "accelerate.accelerator.Accelerator")
+FABRIC = api(
+    "lightning.Fabric", "lightning.fabric.Fabric", "lightning.fabric.fabric.Fabric", "lightning_fabric.Fabric",
+    "lightning_fabric.fabric.Fabric",
+    keyword_only="accelerator strategy devices num_nodes precision plugins callbacks loggers",
+)
+LIGHTNING_TRAINER = api(
+    "pytorch_lightning.Trainer", "pytorch_lightning.trainer.Trainer", "pytorch_lightning.trainer.trainer.Trainer",
+    "lightning.Trainer", "lightning.pytorch.Trainer", "lightning.pytorch.trainer.Trainer",
+    "lightning.pytorch.trainer.trainer.Trainer",
+    keyword_only="accelerator strategy devices num_nodes",
+)
+LIGHTNING_MODULE = api(
+    "pytorch_lightning.LightningModule", "pytorch_lightning.core.LightningModule",
+    "pytorch_lightning.core.module.LightningModule", "pytorch_lightning.core.lightning.LightningModule",
+    "lightning.LightningModule", "lightning.pytorch.LightningModule", "lightning.pytorch.core.LightningModule",
+    "lightning.pytorch.core.module.LightningModule",
+)
+# The Fabric method that starts the ranks, and text every launch point above contains.
+FABRIC_LAUNCH = "launch"
+LAUNCH_POINT_TEXT = ("Accelerator(", f".{FABRIC_LAUNCH}(", "LightningModule")
+
 # The launcher that passed `--local_rank` (since PyTorch 2.0 `--local-rank`), as a script or a
 # command names it: `python -m torch.distributed.launch`, not torchrun's `torch.distributed.launcher` API.
 OLD_LAUNCHER_MODULE = "torch.distributed.launch"

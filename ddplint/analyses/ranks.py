@@ -22,12 +22,8 @@ import libcst as cst
 from ddplint.semantic import Analysis, SemanticModel, dotted_name
 from ddplint.walk import children
 from ddplint.fixpoint import fixed_point
-from ddplint.torch_api import DDP, DISTRIBUTED_IS_AVAILABLE
+from ddplint.torch_api import ACCELERATOR, DDP, DISTRIBUTED_IS_AVAILABLE
 
-# Accelerate's Accelerator: building one says the script runs on every rank of a job
-# (`accelerate launch`), though it never names a DDP entry point itself. Not Lightning's
-# `Fabric(...)`: built with `devices=1` for generation and evaluation scripts as often.
-ACCELERATORS = frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"})
 
 RANK_NAMES = frozenset(
     {
@@ -974,7 +970,7 @@ class WrappedModels(Analysis):
         if not isinstance(value, cst.Call):
             return
         func = value.func
-        if self.model.qualified(func) in ACCELERATORS:
+        if self.model.qualified(func) in ACCELERATOR:
             table = self._accelerators
         elif isinstance(func, cst.Attribute) and func.attr.value == "prepare" and self._named_in(self._accelerators, func.value):
             table = self._prepared

@@ -4,11 +4,11 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.analyses.ranks import ACCELERATORS, WrappedModels
+from ddplint.analyses.ranks import WrappedModels
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
-from ddplint.torch_api import DDP
+from ddplint.torch_api import ACCELERATOR, DDP
 from ddplint.walk import descendants
 
 _BACKWARD_ONLY = (
@@ -96,7 +96,7 @@ class AccumulationWithoutNoSync(Rule):
         "backward of the non-stepping micro-batches inside `with model.no_sync():`"
     )
     needles = (("DistributedDataParallel", "Accelerator("), "backward", ("step", "no_sync"))
-    screen = Calls(targets=tuple(sorted({*DDP.spellings, *ACCELERATORS})))
+    screen = Calls(targets=tuple(sorted({*DDP.spellings, *ACCELERATOR.spellings})))
     analyses = (WrappedModels,)
 
     flagged_examples = (
