@@ -6,15 +6,16 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.analyses.ranks import ACCELERATORS, RANK_ENVIRONMENT, environment_key, mentions_rank
+from ddplint.analyses.launches import Launches
+from ddplint.analyses.ranks import RANK_ENVIRONMENT, environment_key, mentions_rank
 from ddplint.diagnostics import Applicability
 from ddplint.edits import argument_for, string_literal, with_keyword_argument
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
 from ddplint.torch_api import (
-    DDP, SPAWN, START_PROCESSES, TORCH, TORCH_DISTRIBUTED, TORCH_LOAD, TORCH_MULTIPROCESSING, TORCH_NN_PARALLEL,
-    TORCH_SAVE,
+    DDP, LAUNCH_POINT_TEXT, SPAWN, START_PROCESSES, TORCH, TORCH_DISTRIBUTED, TORCH_LOAD, TORCH_MULTIPROCESSING,
+    TORCH_NN_PARALLEL, TORCH_SAVE,
 )
 from ddplint.walk import children
 
@@ -22,7 +23,8 @@ from ddplint.walk import children
 # `torch.distributed` is reached through a name containing "distributed", DDP is spelt
 # `DistributedDataParallel`, ranks are started by `spawn`/`start_processes`, and the
 # environment keys are literals.
-DISTRIBUTED_NEEDLE = ("distributed", "Distributed", "spawn", "start_processes", "RANK", "Accelerator(")
+# A launch point of Accelerate, Fabric or Lightning names none of them (LAUNCH_POINT_TEXT).
+DISTRIBUTED_NEEDLE = ("distributed", "Distributed", "spawn", "start_processes", "RANK", *LAUNCH_POINT_TEXT)
 
 # Words, in a path, a variable or the enclosing function's name, that say "checkpoint".
 CHECKPOINT_WORDS = frozenset(
@@ -98,8 +100,11 @@ class TorchLoadWithoutMapLocation(Rule):
     - the file runs under DDP or starts ranks: it imports or calls `torch.distributed`
       (`init_process_group`, `get_rank`, ...), wraps a model in `DistributedDataParallel`,
       uses a `DistributedSampler`, starts processes with `torch.multiprocessing.spawn` or
-      `start_processes`, reads the `RANK`/`LOCAL_RANK` environment variables, or builds an
-      Accelerate `Accelerator(...)` (`accelerate launch` runs the script on every rank);
+      `start_processes`, reads the `RANK`/`LOCAL_RANK` environment variables, or has a launch
+      point of a library that starts the ranks itself: it builds an Accelerate
+      `Accelerator(...)` (`accelerate launch` runs the script on every rank), calls
+      `fabric.launch()` on a Fabric for several devices, or defines a LightningModule (unless
+      every Lightning Trainer it builds is for one device);
     - what is loaded is plausibly a GPU checkpoint: it goes into `load_state_dict` (directly
       or through a variable), it is read with checkpoint keys (`ckpt["model"]`,
       `ckpt.get("state_dict")`, "optimizer", "net", "ema", "epoch", ...), it is used as a
@@ -152,10 +157,31 @@ class TorchLoadWithoutMapLocation(Rule):
     )
     fix = Applicability.SAFE
     trigger = CallTrigger(TORCH_LOAD, without_keyword="map_location", also=(DISTRIBUTED_NEEDLE,))
+    analyses = (Launches,)
     # `[tool.ddplint] strict = ["DDP004"]` runs `strict_variant()`: every load is flagged.
     strict = False
 
     flagged_examples = (
+        Flagged(
+            # The Trainer runs a LightningModule's hooks on every rank.
+            """
+            import lightning as L
+            import torch
+
+            class Finetune(L.LightningModule):
+                def setup(self, stage):
+                    self.model.load_state_dict(torch.load(self.hparams.checkpoint))
+                                               ^
+            """,
+            fixed="""
+            import lightning as L
+            import torch
+
+            class Finetune(L.LightningModule):
+                def setup(self, stage):
+                    self.model.load_state_dict(torch.load(self.hparams.checkpoint, map_location="cpu"))
+            """,
+        ),
         Flagged(
             # `accelerate launch` runs this on every rank: each loads onto the saving GPU.
             """
@@ -464,6 +490,17 @@ class TorchLoadWithoutMapLocation(Rule):
     )
     clean_examples = (
         Clean(
+            # A Fabric for one device is one process.
+            """
+            import lightning as L
+            import torch
+
+            fabric = L.Fabric(accelerator="cuda", devices=1)
+            fabric.launch()
+            model.load_state_dict(torch.load("checkpoints/model.pth"))
+            """
+        ),
+        Clean(
             """
             import torch
             import torch.distributed as dist
@@ -623,6 +660,7 @@ class TorchLoadWithoutMapLocation(Rule):
         self._per_rank: dict[int, set[str]] = {}  # frame -> names bound to a value that names the rank
         self._distributed = False
         self._saves_checkpoint = False
+        self.launches = model.get(Launches)
 
     @classmethod
     @functools.cache
@@ -806,8 +844,6 @@ class TorchLoadWithoutMapLocation(Rule):
                 or qualified in TORCH and qualified.endswith(".DistributedSampler")
             ):
                 self._distributed = True
-            elif qualified in ACCELERATORS:  # `accelerate launch` runs the script on every rank
-                self._distributed = True
             elif qualified in DDP:
                 self._distributed = True
                 for arg in node.args[:1]:  # `DDP(torch.load(p))`
@@ -866,6 +902,7 @@ class TorchLoadWithoutMapLocation(Rule):
     # -- the verdict --------------------------------------------------------------------------
 
     def leave_Module(self, original_node: cst.Module) -> None:
+        self._distributed |= self.launches.any
         for load in self._loads:
             if self.strict or self._distributed and self._is_checkpoint(load) and self._own_record(load) is None:
                 self._report(load)

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ddplint.analyses.launches import Launches
 from ddplint.analyses.ranks import (
     RANK_ENVIRONMENT,
     RankRegions,
@@ -14,7 +15,7 @@ from ddplint.prefilter.triggers import call_needle
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
 from ddplint.edits import argument_for
-from ddplint.torch_api import DDP, DISTRIBUTED_MODULES, SPAWN, START_PROCESSES, TORCH_SAVE
+from ddplint.torch_api import DDP, DISTRIBUTED_MODULES, LAUNCH_POINT_TEXT, SPAWN, START_PROCESSES, TORCH_SAVE
 
 # Files private to the process that opens them: every rank writing its own is fine.
 PRIVATE_FILES = frozenset(
@@ -39,8 +40,12 @@ class SaveOnEveryRank(Rule):
 
     Fires when `torch.save` (any import form) runs in a file that is evidently distributed (it
     calls torch.distributed or DistributedDataParallel, spawns ranks, or reads RANK or
-    LOCAL_RANK), in code every rank reaches: a function (or module code) that tests the rank
-    or does one of those things itself, or is called from such code outside a rank-0 guard.
+    LOCAL_RANK), or that a launcher runs on every rank without naming DDP (a function that
+    builds an Accelerate `Accelerator(...)` or calls `fabric.launch()` on a Fabric for several
+    devices, the function `fabric.launch(fn)` starts, a LightningModule's hooks unless every
+    Lightning Trainer the file builds is for one device), in code every rank reaches: a
+    function (or module code) that tests the rank or does one of those things itself, or is
+    called from such code outside a rank-0 guard.
     Recognised guards: `if rank == 0`, `if dist.get_rank() == 0`, `if is_main_process()`
     (`is_master`, `is_rank_zero`, `accelerator.is_main_process`, `trainer.is_global_zero`,
     ...), a call of a same-module function or method whose body is such a test, whatever its
@@ -77,7 +82,10 @@ class SaveOnEveryRank(Rule):
         "save on rank 0 only (if dist.get_rank() == 0:)"
     )
     fix = None
-    needles = ("save", call_needle(TORCH_SAVE), ("distributed", "DistributedDataParallel", "init_process_group", "LOCAL_RANK", "spawn"))
+    needles = (
+        "save", call_needle(TORCH_SAVE),
+        ("distributed", "DistributedDataParallel", "init_process_group", "LOCAL_RANK", "spawn", *LAUNCH_POINT_TEXT),
+    )
     screen = Calls(targets=tuple(sorted(TORCH_SAVE)))
 
     flagged_examples = (
@@ -177,8 +185,78 @@ class SaveOnEveryRank(Rule):
                     ^
             """,
         ),
+        Flagged(
+            # Fabric starts the ranks; the script never names DDP.
+            """
+            import lightning as L
+            import torch
+
+            def main():
+                fabric = L.Fabric(accelerator="cuda", devices=4, strategy="ddp")
+                fabric.launch()
+                model, optimizer = fabric.setup(build(), make_optimizer())
+                train(fabric, model, optimizer)
+                torch.save(model.state_dict(), "final.pt")
+                ^
+            """
+        ),
+        Flagged(
+            # The Trainer runs a LightningModule's hooks on every rank.
+            """
+            import pytorch_lightning as pl
+            import torch
+
+            class Classifier(pl.LightningModule):
+                def on_validation_epoch_end(self):
+                    torch.save(self.state_dict(), "best.pt")
+                    ^
+            """
+        ),
     )
     clean_examples = (
+        Clean(
+            # A Fabric for one device is one process; rank-0 regions inside launched code.
+            """
+            import lightning as L
+            import torch
+            from lightning.pytorch.utilities import rank_zero_only
+
+            def generate():
+                fabric = L.Fabric(devices=1)
+                fabric.launch()
+                torch.save(sample(fabric), "samples.pt")
+
+            def main():
+                fabric = L.Fabric(devices=8, strategy="ddp")
+                fabric.launch()
+                model = fabric.setup(build())
+                if fabric.is_global_zero:
+                    torch.save(model.state_dict(), "final.pt")
+
+            class Task(L.LightningModule):
+                @rank_zero_only
+                def export(self):
+                    torch.save(self.state_dict(), "export.pt")
+
+                def on_train_end(self):
+                    if self.trainer.is_global_zero:
+                        torch.save(self.state_dict(), "last.pt")
+            """
+        ),
+        Clean(
+            # Every Trainer of the file is for one device.
+            """
+            import pytorch_lightning as pl
+            import torch
+
+            class Classifier(pl.LightningModule):
+                def on_train_end(self):
+                    torch.save(self.state_dict(), "last.pt")
+
+            trainer = pl.Trainer(accelerator="cpu", devices=1)
+            trainer.fit(Classifier())
+            """
+        ),
         Clean(
             # The single-process branch's `master_process = True` is never taken by a rank of
             # a distributed run (formerly flagged).
@@ -379,11 +457,12 @@ class SaveOnEveryRank(Rule):
         ),
     )
 
-    analyses = (RankRegions,)
+    analyses = (RankRegions, Launches)
 
     def __init__(self, model) -> None:
         super().__init__(model)
         self.ranks = model.get(RankRegions)
+        self.launches = model.get(Launches)
         # (save, its function, the predicate an enclosing `if` names without calling it)
         self._saves: list[tuple[cst.Call, str | None, str | None]] = []
         self._distributed_frames: set[str | None] = set()
@@ -441,7 +520,8 @@ class SaveOnEveryRank(Rule):
             self._saves.append((node, self.model.frame.key, self.ranks.uncalled_guard))
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        if not self._saves or not self._distributed_frames:
+        launched = self.launches.every_rank
+        if not self._saves or not (self._distributed_frames or launched):
             return
         guarded = self.ranks.functions_only_rank_zero_calls()
         callers: dict[str, list] = {}
@@ -450,7 +530,10 @@ class SaveOnEveryRank(Rule):
         memo: dict[str | None, bool] = {}
 
         def shows_distributed(key: str | None) -> bool:
-            return key in self._distributed_frames or key in self.ranks.rank_aware_frames or key in self._spawned
+            return (
+                key in self._distributed_frames or key in self.ranks.rank_aware_frames or key in self._spawned
+                or key in launched
+            )
 
         def every_rank_runs(key: str | None) -> bool:
             """Module code or a function that shows it runs distributed and is reached outside a
