@@ -241,6 +241,8 @@ def classify(test: cst.BaseExpression, resolve: Resolver | None = None) -> RankT
     if isinstance(test, cst.BooleanOperation):
         left, right = classify(test.left, resolve), classify(test.right, resolve)
         return _conjunction(left, right) if isinstance(test.operator, cst.And) else _disjunction(left, right)
+    if isinstance(test, cst.IfExp):  # `is_local_main if local_disk else is_main`: what both say
+        return _meet(classify(test.body, resolve), classify(test.orelse, resolve))
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         left, operator, right = test.left, test.comparisons[0].operator, test.comparisons[0].comparator
         if not is_rank_expression(left) and not _is_world_size(left) and type(operator) in _FLIPPED | {
