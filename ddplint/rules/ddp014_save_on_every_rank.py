@@ -241,6 +241,33 @@ class SaveOnEveryRank(Rule):
                 def on_train_end(self):
                     if self.trainer.is_global_zero:
                         torch.save(self.state_dict(), "last.pt")
+
+                def setup(self, stage):
+                    self.queue_path = f"queue{self.trainer.global_rank}.pth"
+
+                def on_train_epoch_end(self):
+                    torch.save(self.queue, self.queue_path)
+            """
+        ),
+        Clean(
+            # A guard held in an attribute: one rank-0 test or the other.
+            """
+            import torch
+            from accelerate import Accelerator
+
+            class Trainer:
+                def __init__(self, local_disk, use_ema):
+                    self.accelerator = Accelerator()
+                    self.use_ema = use_ema and self.accelerator.is_main_process
+                    self.can_checkpoint = self.accelerator.is_local_main_process if local_disk else self.accelerator.is_main_process
+
+                def save(self, path):
+                    if not self.can_checkpoint:
+                        return
+                    state = {"model": self.model.state_dict()}
+                    if self.use_ema:
+                        state["ema"] = self.ema.state_dict()
+                    torch.save(state, path)
             """
         ),
         Clean(
@@ -464,12 +491,22 @@ class SaveOnEveryRank(Rule):
         self.ranks = model.get(RankRegions)
         self.launches = model.get(Launches)
         # (save, its function, the predicate an enclosing `if` names without calling it)
-        self._saves: list[tuple[cst.Call, str | None, str | None]] = []
+        # (save, its function, the predicate an enclosing `if` names without calling it, the
+        # `self` attribute it saves to as (class, name))
+        self._saves: list[tuple[cst.Call, str | None, str | None, tuple[str, str] | None]] = []
         self._distributed_frames: set[str | None] = set()
         self._spawned: set[str] = set()
         # frame -> names bound to an in-memory file, or to a value that names the rank
         self._buffers: dict[str | None, set[str]] = {}
         self._per_rank: dict[str | None, set[str]] = {}
+        self._per_rank_attributes: set[tuple[str, str]] = set()  # `self` attributes some method binds per rank
+
+    def _attribute(self, name: str | None) -> tuple[str, str] | None:
+        """(class, attribute) for `self.<attribute>` in a method; None for anything else."""
+        frame = self.model.frame
+        if name is None or frame.self_class is None or not name.startswith(f"{frame.self_name}."):
+            return None
+        return frame.self_class.name.value, name.partition(".")[2]
 
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         name = dotted_name(target)
@@ -482,6 +519,9 @@ class SaveOnEveryRank(Rule):
         per_rank = self._per_rank.setdefault(self.model.frame.key, set())
         if _mentions_rank(value, per_rank):
             per_rank.add(name)
+            attribute = self._attribute(name)
+            if attribute is not None:  # `self.path = f"queue{rank}.pth"` in another method
+                self._per_rank_attributes.add(attribute)
         else:
             per_rank.discard(name)
 
@@ -517,7 +557,7 @@ class SaveOnEveryRank(Rule):
             name = dotted_name(destination.value)  # `buffer`, `tmp`, `tmp.name`
             if name is not None and name.split(".")[0] in self._buffers.get(self.model.frame.key, ()):
                 return
-            self._saves.append((node, self.model.frame.key, self.ranks.uncalled_guard))
+            self._saves.append((node, self.model.frame.key, self.ranks.uncalled_guard, self._attribute(name)))
 
     def leave_Module(self, original_node: cst.Module) -> None:
         launched = self.launches.every_rank
@@ -553,7 +593,9 @@ class SaveOnEveryRank(Rule):
             memo[key] = result
             return result
 
-        for node, frame, uncalled in self._saves:
+        for node, frame, uncalled, attribute in self._saves:
+            if attribute in self._per_rank_attributes:
+                continue
             if every_rank_runs(frame):
                 always_true = f"{self.message}; `{uncalled}` is not called, so the test is always true"
                 self.report(node, None if uncalled is None else always_true)
