@@ -17,7 +17,7 @@ the project root records, per module, the facts other modules' rules ask about:
 - flags that say where the program model (ddplint.model) starts reading, which answers what
   builders, loader classes and generators do: `samplers` (builds a DistributedSampler),
   `forwarders` (a class may hand its `**kwargs` to a DataLoader), `endless` (a generator may
-  re-iterate its argument forever), `ddp`, `loads`; and `main`, `starts` (for
+  re-iterate its argument forever), `ddp`, `loads`; and `main`, `starts`, `launched` (for
   `ProjectView.single_process`).
 
 It is cheap because it parses nothing: CPython's `ast` of every file would cost a twentieth
@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from ddplint.fixpoint import fixed_point, reachable
 from ddplint.prefilter.needles import TextScan
 from ddplint.prefilter.project_facts import ProjectFact
-from ddplint.torch_api import DATALOADER, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER, LAUNCHERS, SAMPLER
+from ddplint.torch_api import DATALOADER, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER, LAUNCH_POINT_TEXT, LAUNCHERS, SAMPLER
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 # Folders never indexed (the CLI's default exclusions, and hidden folders).
@@ -196,6 +196,8 @@ def module_facts(text: str, scan: TextScan | None = None, relative: str | None =
         candidates = found  # a function calling one that now has calls
     if "__main__" in text and _MAIN_GUARD.search(text):  # the substring first: a re.M `^` tries every line
         facts["main"] = True
+        if not dist and any(point in text for point in LAUNCH_POINT_TEXT):
+            facts["launched"] = True  # Lightning, Fabric or Accelerate may run the script as ranks
     # Asked only of test modules and of entry scripts that name nothing distributed: eleven
     # searches of every text cost more than the rest of these facts.
     asked = relative is None or _TEST_PATH.search(relative.replace(os.sep, "/")) or (facts.get("main") and not dist)
@@ -583,14 +585,16 @@ class ProjectView:
     def single_process(self) -> bool:
         """Whether this module only ever runs as one process: a test module that starts no
         processes, or an entry script (`if __name__ == "__main__":`) that names nothing
-        distributed, imports no project module that does, and no module imports."""
+        distributed, has no launch point of Lightning, Fabric or Accelerate (their text,
+        `torch_api.LAUNCH_POINT_TEXT`), imports no project module that does, and no module
+        imports."""
         facts = self.project.modules[self.module]
         if facts.get("starts"):
             return False
         relative = self.project.relpaths[self.module].replace(os.sep, "/")
         if _TEST_PATH.search(relative):
             return True
-        return bool(facts.get("main")) and not facts["dist"] and self.project.demo(self.module)
+        return bool(facts.get("main")) and not facts["dist"] and not facts.get("launched") and self.project.demo(self.module)
 
     @functools.cached_property
     def users(self) -> list[str]:

@@ -193,15 +193,42 @@ DISTRIBUTED_MARKERS = (
     "global_rank",
     "Accelerator(",
 )
+# -- launchers that start the ranks themselves: Lightning, Fabric, Accelerate ----------------
+# Code written for them never names a DDP entry point (ddplint.analyses.launches): `accelerate
+# launch` runs a script that builds an `Accelerator(...)` on every rank; `fabric.launch()` starts
+# the ranks of a multi-device Fabric and every rank runs on from there (`fabric.launch(fn)`: every
+# rank runs `fn`); Lightning's Trainer runs a LightningModule's hooks on every rank of the devices
+# it is given at run time (`Trainer(devices=1)` or on the CPU alone, one process).
+ACCELERATOR = api("accelerate.Accelerator", "accelerate.accelerator.Accelerator")
+FABRIC = api(
+    "lightning.Fabric", "lightning.fabric.Fabric", "lightning.fabric.fabric.Fabric", "lightning_fabric.Fabric",
+    "lightning_fabric.fabric.Fabric",
+    keyword_only="accelerator strategy devices num_nodes precision plugins callbacks loggers",
+)
+LIGHTNING_TRAINER = api(
+    "pytorch_lightning.Trainer", "pytorch_lightning.trainer.Trainer", "pytorch_lightning.trainer.trainer.Trainer",
+    "lightning.Trainer", "lightning.pytorch.Trainer", "lightning.pytorch.trainer.Trainer",
+    "lightning.pytorch.trainer.trainer.Trainer",
+    keyword_only="accelerator strategy devices num_nodes",
+)
+LIGHTNING_MODULE = api(
+    "pytorch_lightning.LightningModule", "pytorch_lightning.core.LightningModule",
+    "pytorch_lightning.core.module.LightningModule", "pytorch_lightning.core.lightning.LightningModule",
+    "lightning.LightningModule", "lightning.pytorch.LightningModule", "lightning.pytorch.core.LightningModule",
+    "lightning.pytorch.core.module.LightningModule",
+)
+# The Fabric method that starts the ranks, and text every launch point above contains.
+FABRIC_LAUNCH = "launch"
+LAUNCH_POINT_TEXT = ("Accelerator(", f".{FABRIC_LAUNCH}(", "LightningModule")
 # The wider variant, for a rule that judges from a file's own code whether ranks run it rather
 # than by an entry point (DDP004's evidence): text every file with such evidence contains. The
 # module is reached through a name with "distributed" in it (`import torch.distributed as dist`,
 # also `args.distributed`), DDP and the sampler are spelt "Distributed...", the launcher's rank
-# variables end in "RANK", Accelerate builds an `Accelerator(`, and torch.multiprocessing starts
-# ranks with `spawn`/`start_processes`. Each marker but `init_process_group` and `global_rank`
-# contains one of these words; code reaches torch's `init_process_group` only through a name
-# with "distributed" in it.
-DISTRIBUTED_EVIDENCE = ("distributed", "Distributed", "spawn", "start_processes", "RANK", "Accelerator(")
+# variables end in "RANK", torch.multiprocessing starts ranks with `spawn`/`start_processes`,
+# and the launch points above name themselves. Each marker but `init_process_group` and
+# `global_rank` contains one of these words; code reaches torch's `init_process_group` only
+# through a name with "distributed" in it.
+DISTRIBUTED_EVIDENCE = ("distributed", "Distributed", "spawn", "start_processes", "RANK", *LAUNCH_POINT_TEXT)
 
 # The launcher that passed `--local_rank` (since PyTorch 2.0 `--local-rank`), as a script or a
 # command names it: `python -m torch.distributed.launch`, not torchrun's `torch.distributed.launcher` API.

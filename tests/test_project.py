@@ -334,7 +334,13 @@ def test_who_runs_a_function_is_read_across_modules(case, tmp_path, run):
     module-level call under `if master_process:` (`rank_variable`), and an Accelerate script,
     which runs on every rank though it names no DDP entry point (`accelerate_accumulation`:
     `num_workers=cpu_count()` and a micro-batch loop of `accelerator.backward` outside
-    `accelerator.accumulate` are flagged, the loop inside it is not). The CLI and flake8 agree on
+    `accelerator.accumulate` are flagged, the loop inside it is not), a Fabric script and a
+    LightningModule, which the library runs on every rank (`fabric_launch`: a save and a load
+    after `fabric.launch()` and in the function `fabric.launch(run)` starts are flagged, one under
+    `fabric.is_global_zero`, in a `@rank_zero_only` function or after a one-device Fabric's launch
+    is not; `lightning_module`: a hook's load and save are flagged, a save under
+    `trainer.is_global_zero` or `@rank_zero_only` is not, nor a module whose file builds only a
+    CPU Trainer for one device). The CLI and flake8 agree on
     expected.txt; without the project (alone.txt) the names decide and the callers are unseen."""
     root = tmp_path / case
     shutil.copytree(CONTEXT / case, root)

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.analyses.ranks import ACCELERATORS, RANK_ENVIRONMENT, environment_key, mentions_rank
+from ddplint.analyses.launches import Launches
+from ddplint.analyses.ranks import RANK_ENVIRONMENT, environment_key, mentions_rank
 from ddplint.diagnostics import Applicability
 from ddplint.edits import argument_for, string_literal, with_keyword_argument
 from ddplint.prefilter.triggers import CallTrigger
@@ -92,8 +93,11 @@ class TorchLoadWithoutMapLocation(Rule):
     - the file runs under DDP or starts ranks: it imports or calls `torch.distributed`
       (`init_process_group`, `get_rank`, ...), wraps a model in `DistributedDataParallel`,
       uses a `DistributedSampler`, starts processes with `torch.multiprocessing.spawn` or
-      `start_processes`, reads the `RANK`/`LOCAL_RANK` environment variables, or builds an
-      Accelerate `Accelerator(...)` (`accelerate launch` runs the script on every rank);
+      `start_processes`, reads the `RANK`/`LOCAL_RANK` environment variables, or has a launch
+      point of a library that starts the ranks itself: it builds an Accelerate
+      `Accelerator(...)` (`accelerate launch` runs the script on every rank), calls
+      `fabric.launch()` on a Fabric for several devices, or defines a LightningModule (unless
+      every Lightning Trainer it builds is for one device);
     - what is loaded is plausibly a GPU checkpoint: it goes into `load_state_dict` (directly
       or through a variable), it is read with checkpoint keys (`ckpt["model"]`,
       `ckpt.get("state_dict")`, "optimizer", "net", "ema", "epoch", ...), it is used as a
@@ -147,10 +151,31 @@ class TorchLoadWithoutMapLocation(Rule):
     fix = Applicability.SAFE
     # `also`: only a file with distributed evidence of its own is flagged (see `_Evidence`).
     trigger = CallTrigger(TORCH_LOAD, without_keyword="map_location", also=(DISTRIBUTED_EVIDENCE,))
+    analyses = (Launches,)
     # `[tool.ddplint] strict = ["DDP004"]` runs `strict_variant()`: every load is flagged.
     strict = False
 
     flagged_examples = (
+        Flagged(
+            # The Trainer runs a LightningModule's hooks on every rank.
+            """
+            import lightning as L
+            import torch
+
+            class Finetune(L.LightningModule):
+                def setup(self, stage):
+                    self.model.load_state_dict(torch.load(self.hparams.checkpoint))
+                                               ^
+            """,
+            fixed="""
+            import lightning as L
+            import torch
+
+            class Finetune(L.LightningModule):
+                def setup(self, stage):
+                    self.model.load_state_dict(torch.load(self.hparams.checkpoint, map_location="cpu"))
+            """,
+        ),
         Flagged(
             # `accelerate launch` runs this on every rank: each loads onto the saving GPU.
             """
@@ -459,6 +484,17 @@ class TorchLoadWithoutMapLocation(Rule):
     )
     clean_examples = (
         Clean(
+            # A Fabric for one device is one process.
+            """
+            import lightning as L
+            import torch
+
+            fabric = L.Fabric(accelerator="cuda", devices=1)
+            fabric.launch()
+            model.load_state_dict(torch.load("checkpoints/model.pth"))
+            """
+        ),
+        Clean(
             """
             import torch
             import torch.distributed as dist
@@ -618,6 +654,7 @@ class TorchLoadWithoutMapLocation(Rule):
         self._per_rank: dict[int, set[str]] = {}  # frame -> names bound to a value that names the rank
         self._distributed = False
         self._saves_checkpoint = False
+        self.launches = model.get(Launches)
 
     @classmethod
     @functools.cache
@@ -801,8 +838,6 @@ class TorchLoadWithoutMapLocation(Rule):
                 or qualified in TORCH and qualified.endswith(".DistributedSampler")
             ):
                 self._distributed = True
-            elif qualified in ACCELERATORS:  # `accelerate launch` runs the script on every rank
-                self._distributed = True
             elif qualified in DDP:
                 self._distributed = True
                 for arg in node.args[:1]:  # `DDP(torch.load(p))`
@@ -861,6 +896,7 @@ class TorchLoadWithoutMapLocation(Rule):
     # -- the verdict --------------------------------------------------------------------------
 
     def leave_Module(self, original_node: cst.Module) -> None:
+        self._distributed |= self.launches.any
         for load in self._loads:
             if self.strict or self._distributed and self._is_checkpoint(load) and self._own_record(load) is None:
                 self._report(load)

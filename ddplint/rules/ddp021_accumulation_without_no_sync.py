@@ -4,11 +4,11 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.analyses.ranks import ACCELERATORS, WrappedModels
+from ddplint.analyses.ranks import WrappedModels
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
-from ddplint.torch_api import API, DDP
+from ddplint.torch_api import ACCELERATOR, DDP
 from ddplint.walk import descendants
 
 _BACKWARD_ONLY = (
@@ -99,7 +99,7 @@ class AccumulationWithoutNoSync(Rule):
     # `also`: the wrapper's call as written (narrower than the name `Accelerator`, which an
     # import alone has), and the backward and step of the accumulation loop.
     trigger = CallTrigger(
-        DDP | API(ACCELERATORS), also=(("DistributedDataParallel", "Accelerator("), "backward", ("step", "no_sync"))
+        DDP | ACCELERATOR, also=(("DistributedDataParallel", "Accelerator("), "backward", ("step", "no_sync"))
     )
     analyses = (WrappedModels,)
 
