@@ -486,3 +486,25 @@ def test_a_file_the_prefilter_skipped_is_checked_again_when_another_module_chang
     warm = _findings(run("check", "--select", "DDP022", ".").stdout)
     assert warm == _findings(run("check", "--no-cache", "--select", "DDP022", ".").stdout)
     assert [f[:4] for f in warm] == [("train.py", 9, 19, "DDP022")]
+
+
+def test_the_results_cache_keeps_each_set_of_reads_once_and_drops_a_result_when_one_changes(tmp_path):
+    """Every result of a process depends on one of a few growing sets of modules (what the
+    program's answers and the hints read): the cache file holds each set once."""
+    import json
+
+    from ddplint.cache import Cache
+    from ddplint.diagnostics import FileResult
+
+    helper = tmp_path / "utils.py"
+    helper.write_text("x = 1\n")
+    paths = [tmp_path / "a.py", tmp_path / "b.py"]
+    cache = Cache(str(tmp_path / "cache"))
+    for path in paths:
+        path.write_text("pass\n")
+        cache.store(str(path), [], os.stat(path), path.read_bytes(), FileResult(str(path), reads=(str(helper),)))
+    cache.save()
+    assert len(json.loads(Path(cache.path).read_text())["reads"]) == 1
+    assert all(Cache(cache.folder).lookup(str(path), [], os.stat(path)) is not None for path in paths)
+    helper.write_text("x = 22\n")
+    assert all(Cache(cache.folder).lookup(str(path), [], os.stat(path)) is None for path in paths)
