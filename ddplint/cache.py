@@ -4,7 +4,11 @@ One JSON file per ddplint version in `.ddplint_cache/`, mapping each path to its
 content hash, the rules it was checked with (configuration can vary them per file), its
 findings and its notes (a large file checked in part), so a warm run prints what the cold run
 printed. An entry is used only if the file's content hash
-still matches; the size and mtime let an unchanged file skip even the hashing. JSON, never
+still matches; the size and mtime let an unchanged file skip even the hashing. It is used only
+while the other modules its result was read from (`FileResult.reads`: what the program's
+answers and the file's prefilter hints came from) keep their size and mtime; those sets are
+few and large (each process's reads only grow), so entries name them by a hash and the file
+holds each once. JSON, never
 pickle: a cache file someone else wrote must not be able to run code. Concurrent runs are
 safe: each writes a temporary file and renames it into place, and the last writer wins.
 """
@@ -32,6 +36,10 @@ class Cache:
         self.folder = folder
         self.path = os.path.join(folder, f"results-{__version__}-{_code_fingerprint()}.json")
         self.entries: dict[str, dict] = {}
+        # The modules results were read from, shared by entries: id -> {path: [size, mtime]}.
+        self.reads: dict[str, dict] = {}
+        self._unchanged: dict[str, bool] = {}  # id -> whether all of them are as they were, this run
+        self._ids: dict[tuple[str, ...], str] = {}  # a result's reads -> their id, this run
         self.dirty = False
         # The digest of the project index the results were computed with (ddplint.project):
         # a result is used only with the same one.
@@ -40,8 +48,8 @@ class Cache:
         try:
             with open(self.path, encoding="utf-8") as handle:
                 loaded = json.load(handle)
-            if isinstance(loaded, dict):
-                self.entries = loaded
+            if isinstance(loaded, dict) and isinstance(loaded.get("files"), dict) and isinstance(loaded.get("reads"), dict):
+                self.entries, self.reads = loaded["files"], loaded["reads"]
         except (OSError, ValueError):
             pass
 
@@ -56,10 +64,19 @@ class Cache:
         if entry["mtime"] != info.st_mtime_ns:
             if data is None or entry["hash"] != content_hash(data):
                 return None
-        reads = entry.get("reads", {})
-        if not isinstance(reads, dict) or any(self._stamp(other) != stamp for other, stamp in reads.items()):
-            return None  # a module the result's answers came from has changed since
+        if "reads" in entry and not self._reads_unchanged(entry["reads"]):
+            return None  # a module the result's answers or hints came from has changed since
         return _result_from_json(path, entry)
+
+    def _reads_unchanged(self, key) -> bool:
+        if not isinstance(key, str):
+            return False
+        if key not in self._unchanged:
+            reads = self.reads.get(key)
+            self._unchanged[key] = isinstance(reads, dict) and all(
+                self._stamp(other) == stamp for other, stamp in reads.items()
+            )
+        return self._unchanged[key]
 
     def _stamp(self, path: str) -> list | None:
         if path not in self._stamps:
@@ -82,8 +99,16 @@ class Cache:
             "diagnostics": [asdict(d) for d in result.diagnostics],
         }
         if result.reads:
-            self.entries[path]["reads"] = {other: self._stamp(other) for other in result.reads}
+            self.entries[path]["reads"] = self._reads_id(tuple(result.reads))
         self.dirty = True
+
+    def _reads_id(self, paths: tuple[str, ...]) -> str:
+        if paths not in self._ids:
+            reads = {other: self._stamp(other) for other in paths}
+            key = content_hash(json.dumps(reads).encode())
+            self.reads[key] = reads
+            self._ids[paths] = key
+        return self._ids[paths]
 
     def save(self) -> None:
         if not self.dirty:
@@ -95,8 +120,9 @@ class Cache:
                 with open(ignore, "w", encoding="utf-8") as handle:
                     handle.write("# created by ddplint\n*\n")
             descriptor, temporary = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
+            used = {entry["reads"] for entry in self.entries.values() if isinstance(entry.get("reads"), str)}
             with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-                json.dump(self.entries, handle)
+                json.dump({"files": self.entries, "reads": {key: self.reads[key] for key in used if key in self.reads}}, handle)
             os.replace(temporary, self.path)
         except OSError:
             pass  # a cache that cannot be written only costs speed

@@ -82,7 +82,7 @@ def _run(targets, rules_for, mode, jobs, cache) -> Iterator[FileResult]:
     jobs = jobs or os.cpu_count() or 1
     slots: list[FileResult | Future | None] = []
     waiting: list[tuple[int, Target, list[type[Rule]]]] = []  # admitted, not yet handed out
-    stored: dict[int, tuple[str, list[type[Rule]], os.stat_result, bytes]] = {}
+    stored: dict[int, tuple[str, list[type[Rule]], os.stat_result, bytes, tuple[str, ...]]] = {}
     targets_by_index: dict[int, Target] = {}
     pool: ProcessPoolExecutor | None = None
     try:
@@ -97,7 +97,7 @@ def _run(targets, rules_for, mode, jobs, cache) -> Iterator[FileResult]:
                 continue
             index = len(slots) - 1
             if use_cache and info is not None and data is not None:
-                stored[index] = (target.path, rules, info, data)
+                stored[index] = (target.path, rules, info, data, result.reads)
             waiting.append((index, target, rules))
             targets_by_index[index] = target
             if pool is None and jobs > 1 and len(waiting) >= MIN_FILES_FOR_POOL:
@@ -114,7 +114,9 @@ def _run(targets, rules_for, mode, jobs, cache) -> Iterator[FileResult]:
             elif isinstance(slot, Future):
                 slot = _finish(slot.result(), targets_by_index[ready], mode)
             if use_cache and ready in stored:
-                cache.store(*stored[ready], slot)  # type: ignore[union-attr]
+                path, rules, info, data, hinted = stored[ready]
+                slot.reads = tuple(sorted({*slot.reads, *hinted}))  # a worker did not see what the hints read here
+                cache.store(path, rules, info, data, slot)  # type: ignore[union-attr]
             yield slot
     finally:
         if pool is not None:
@@ -167,9 +169,12 @@ def _triage(path: str, rules: list[type[Rule]], cache: Cache | None):
             return hit, False, info, data
     view = _view(path)
     hints, known = (view.hints(), _PROJECT.known_needles(path, info)) if view is not None else (None, None)
+    # The hints may rest on modules the project's digest does not cover (a helper that
+    # combines the results of a loader handed to it): which rules apply depends on them too.
+    reads = _PROJECT.consulted() if view is not None else ()
     if rules_for_text(decoded.text, rules, hints, known):
-        return FileResult(path), True, info, data
-    result = FileResult(path)
+        return FileResult(path, reads=reads), True, info, data
+    result = FileResult(path, reads=reads)
     if cache is not None:
         cache.store(path, rules, info, data, result)
     return result, False, info, data

@@ -444,3 +444,73 @@ def test_a_cached_result_is_not_reused_when_a_callers_guard_changed(tmp_path, ru
     warm = _findings(run("check", ".").stdout)
     assert warm == _findings(run("check", "--no-cache", ".").stdout)
     assert warm != cold and any(f[:2] == ("trainer/checkpoint.py", 8) for f in warm)
+
+
+# train.py hands an evaluation loader to engine.evaluate(), which hands its results to
+# utils.combine(): whether that combines them across ranks is read from utils.py only when
+# train.py's prefilter hints are worked out, after the program's solution was found.
+_EVALUATED_ELSEWHERE = {
+    "pyproject.toml": "",
+    "train.py": (
+        "import torch.distributed as dist\n"
+        "from torch.utils.data import DataLoader, DistributedSampler\n\n"
+        "import engine\n\n\n"
+        "def main(model, val_set):\n"
+        "    dist.init_process_group(\"nccl\")\n"
+        "    val_sampler = DistributedSampler(val_set, shuffle=False)\n"
+        "    val_loader = DataLoader(val_set, batch_size=64, sampler=val_sampler)\n"
+        "    print(engine.evaluate(model, val_loader))\n"
+    ),
+    "engine.py": (
+        "import torch\n\nimport utils\n\n\n"
+        "def evaluate(model, loader):\n"
+        "    correct = torch.zeros(2)\n"
+        "    for x, y in loader:\n"
+        "        correct[0] += (model(x).argmax(1) == y).sum()\n"
+        "        correct[1] += len(y)\n"
+        "    utils.combine(correct)\n"
+        "    return (correct[0] / correct[1]).item()\n"
+    ),
+    "utils.py": "import torch.distributed as dist\n\n\ndef combine(total):\n    print(dist.get_rank())\n",
+}
+
+
+def test_a_file_the_prefilter_skipped_is_checked_again_when_another_module_changes_its_hints(tmp_path, run):
+    """With DDP022 alone selected, no needle admits train.py (it names no collective); the
+    project's hint that a function of another module evaluates its loader and combines the
+    results opens it. That hint reads utils.py, which neither the index's facts nor the
+    program's solution cover: when utils.combine() starts to all-reduce, a warm run must open
+    train.py again, whose result was cached without it being parsed."""
+    for name, text in _EVALUATED_ELSEWHERE.items():
+        (tmp_path / name).write_text(text)
+    assert not _findings(run("check", "--select", "DDP022", ".").stdout)
+    assert not _findings(run("check", "--select", "DDP022", ".").stdout)  # from the cache
+    utils = tmp_path / "utils.py"
+    before = project.build(str(tmp_path)).modules
+    utils.write_text(utils.read_text().replace("print(dist.get_rank())", "dist.all_reduce(total)\n    return total"))
+    assert project.build(str(tmp_path)).modules == before  # the index's facts are as they were
+    warm = _findings(run("check", "--select", "DDP022", ".").stdout)
+    assert warm == _findings(run("check", "--no-cache", "--select", "DDP022", ".").stdout)
+    assert [f[:4] for f in warm] == [("train.py", 9, 19, "DDP022")]
+
+
+def test_the_results_cache_keeps_each_set_of_reads_once_and_drops_a_result_when_one_changes(tmp_path):
+    """Every result of a process depends on one of a few growing sets of modules (what the
+    program's answers and the hints read): the cache file holds each set once."""
+    import json
+
+    from ddplint.cache import Cache
+    from ddplint.diagnostics import FileResult
+
+    helper = tmp_path / "utils.py"
+    helper.write_text("x = 1\n")
+    paths = [tmp_path / "a.py", tmp_path / "b.py"]
+    cache = Cache(str(tmp_path / "cache"))
+    for path in paths:
+        path.write_text("pass\n")
+        cache.store(str(path), [], os.stat(path), path.read_bytes(), FileResult(str(path), reads=(str(helper),)))
+    cache.save()
+    assert len(json.loads(Path(cache.path).read_text())["reads"]) == 1
+    assert all(Cache(cache.folder).lookup(str(path), [], os.stat(path)) is not None for path in paths)
+    helper.write_text("x = 22\n")
+    assert all(Cache(cache.folder).lookup(str(path), [], os.stat(path)) is None for path in paths)
