@@ -11,6 +11,8 @@ import io
 import re
 import tokenize
 
+from ddplint.lines import split_lines
+
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z][0-9A-Z]*(?:[,\s]+[A-Z][0-9A-Z]*)*))?", re.IGNORECASE)
 _CODE = re.compile(r"[A-Z][0-9A-Z]*", re.IGNORECASE)
 
@@ -34,7 +36,7 @@ class Suppressions:
     @staticmethod
     def _noqa_comments(source: str) -> dict[int, frozenset[str] | None]:
         found: dict[int, frozenset[str] | None] = {}
-        for number, text in enumerate(source.splitlines(), start=1):
+        for number, text in enumerate(split_lines(source), start=1):
             if "noqa" not in text.lower():
                 continue
             match = _NOQA.search(text)
