@@ -64,6 +64,20 @@ def test_noqa(source, line, code, covered):
     assert Suppressions(source).covers(line, code) is covered
 
 
+def test_noqa_tokenizes_only_the_statement_that_holds_a_finding(monkeypatch):
+    import tokenize
+
+    many = "".join(f"x{i} = f(\n    {i})\n" for i in range(2000))
+    source = f"import os  # noqa: DDP004\n{many}def g():\n    y = h(\n        1)  # noqa: DDP004\n"
+    read = []
+    real = tokenize.generate_tokens
+    monkeypatch.setattr(tokenize, "generate_tokens", lambda readline: real(lambda: read.append(1) or readline()))
+    suppressions = Suppressions(source)
+    last = source.count("\n")
+    assert [suppressions.covers(line, "DDP004") for line in (1, 2, 3, last - 1, last)] == [True, False, False, True, True]
+    assert len(read) < 10
+
+
 # Python and libcst end a line at \n, \r\n or \r only; str.splitlines also at a form feed (a
 # page break on a line of its own, in GNU-style files), \u2028 and other separators.
 ODD_SEPARATORS = [
