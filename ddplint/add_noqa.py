@@ -13,6 +13,7 @@ import tokenize
 from collections.abc import Sequence
 
 from ddplint.diagnostics import Diagnostic
+from ddplint.lines import split_lines
 
 _NOQA = re.compile(r"#\s*noqa(?P<colon>:\s?(?P<codes>[A-Z][0-9A-Z]*(?:[,\s]+[A-Z][0-9A-Z]*)*))?", re.IGNORECASE)
 _CODE = re.compile(r"[A-Z][0-9A-Z]*", re.IGNORECASE)
@@ -26,7 +27,7 @@ def add_noqa(source: str, diagnostics: Sequence[Diagnostic]) -> tuple[str, int]:
     wanted: dict[int, set[str]] = {}
     for diagnostic in diagnostics:
         wanted.setdefault(statement_end.get(diagnostic.line, diagnostic.line), set()).add(diagnostic.code)
-    lines = source.splitlines(keepends=True)
+    lines = split_lines(source, keepends=True)
     changed = 0
     for number, codes in wanted.items():
         if number > len(lines):

@@ -14,6 +14,7 @@ import time
 from collections.abc import Sequence
 
 from ddplint import __version__
+from ddplint.lines import split_lines
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 COMMANDS = ("check", "rule", "rules", "server", "verify")
@@ -353,8 +354,8 @@ class _Report:
         if self.args.diff and result.changed:
             (getattr(self.args, "out", None) or sys.stdout).writelines(
                 difflib.unified_diff(
-                    result.original_source.splitlines(keepends=True),
-                    result.fixed_source.splitlines(keepends=True),
+                    split_lines(result.original_source, keepends=True),
+                    split_lines(result.fixed_source, keepends=True),
                     fromfile=_diff_name("a", result.path),
                     tofile=_diff_name("b", result.path),
                 )

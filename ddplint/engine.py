@@ -24,6 +24,7 @@ import libcst as cst
 
 from ddplint import noqa
 from ddplint.diagnostics import Diagnostic, Edit, Fix
+from ddplint.lines import split_lines
 from ddplint.semantic import SemanticModel
 from ddplint.rule import Report, Rule
 from ddplint.prefilter.screens import Facts, facts_of
@@ -485,7 +486,7 @@ def large_file_parts(source: str, rules: Sequence[type[Rule]]) -> LargeFileParts
     """Which top-level statements of a large file to parse: the imports, a module docstring
     and every statement that some rule's needles and screen admit (with the imports)."""
     starts, heads = _top_level_starts(source)
-    lines = source.splitlines(keepends=True)
+    lines = split_lines(source, keepends=True)
     if not starts or starts[0] != 0:
         starts, heads = [0, *starts], ["", *heads]  # leading comments and blank lines: a part of their own
     parts = LargeFileParts(lines, starts, [], len([h for h in heads if h]), leading=not heads[0])
@@ -576,7 +577,7 @@ def split_parts(text: str) -> tuple[dict[int, str], dict[int, int]] | None:
     found: dict[int, list[str]] = {}
     firsts: dict[int, int] = {}
     current: list[str] | None = None
-    for number, line in enumerate(text.splitlines(keepends=True), start=1):
+    for number, line in enumerate(split_lines(text, keepends=True), start=1):
         match = _PART_RE.match(line)
         if match:
             index = int(match.group(1))

@@ -30,6 +30,7 @@ from ddplint.engine import (
     reduced_source,
     split_parts,
 )
+from ddplint.lines import split_lines
 from ddplint.rule import Report, Rule
 from ddplint.semantic import dotted_name
 
@@ -160,7 +161,7 @@ def _fix_large(source: str, path: str, rules, unsafe_fixes: bool, honour_noqa: b
             if not original.endswith(("\n", "\r")) and text.endswith(("\n", "\r")):
                 text = text.rstrip("\r\n")  # the file's last line had no newline
         out.append(text)
-        line += len(text.splitlines())
+        line += len(split_lines(text))
     remaining = FileAnalysis(None, move_diagnostics(outcome.remaining.diagnostics, table), outcome.remaining.reports, [note])
     return FixOutcome("".join(out), outcome.fixed_count, remaining, [note, *outcome.problems], outcome.fixed_codes)
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 
 from ddplint.diagnostics import Diagnostic, FileResult, Fix
 from ddplint.engine import SourceError
+from ddplint.lines import split_lines
 
 SUFFIX = ".ipynb"
 _CELL_MARK = "# ddplint:cell:{}"
@@ -64,7 +65,7 @@ class Notebook:
             if index:
                 lines.append(_CELL_MARK.format(cell.number) + "\n")
                 origin.append(None)
-            cell_lines = cell.source.splitlines(keepends=True)
+            cell_lines = split_lines(cell.source, keepends=True)
             whole_cell = bool(cell_lines) and cell_lines[0].lstrip().startswith("%%")
             plain = not whole_cell and _is_python(cell.source)  # e.g. black's `% args` lines stay
             continued = False
@@ -210,7 +211,7 @@ def split_cells(text: str, masked: Sequence[str], numbers: Sequence[int]) -> dic
     """Fixed joined text back to {cell number: source}, unmasked; None if a marker was lost."""
     sources: dict[int, list[str]] = {numbers[0]: []}
     current = numbers[0]
-    for line in text.splitlines(keepends=True):
+    for line in split_lines(text, keepends=True):
         mark = _CELL_MARK_LINE.match(line)
         if mark:
             current = int(mark.group(1))

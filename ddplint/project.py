@@ -49,6 +49,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ddplint.fixpoint import fixed_point, reachable
+from ddplint.lines import split_lines
 from ddplint.prefilter.needles import TextScan
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.torch_api import DATALOADER, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER, LAUNCH_POINT_TEXT, LAUNCHERS, SAMPLER
@@ -518,7 +519,7 @@ class Project:
                     continue
                 if not any(launcher in text for launcher in LAUNCHERS):
                     continue
-                lines = text.splitlines()
+                lines = split_lines(text)
                 relative = _relative(path, self.root)
                 for index, line in enumerate(lines):
                     if not any(launcher in line for launcher in LAUNCHERS):

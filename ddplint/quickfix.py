@@ -9,26 +9,16 @@ from __future__ import annotations
 
 import bisect
 import os
-import re
 from collections.abc import Sequence
 
 from ddplint.diagnostics import Diagnostic, Edit
-
-
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-
-
-def lines(source: str) -> list[str]:
-    """The lines of `source`, ends kept, as Python and libcst count them: a line ends at
-    \\n, \\r\\n or a lone \\r only (str.splitlines also ends one at a form feed and at other
-    separators that a line of code may hold)."""
-    return _LINE.findall(source)
+from ddplint.lines import split_lines
 
 
 def offsets(source: str) -> list[int]:
     """The offset at which each line (1-based, index 0 unused) starts."""
     starts = [0, 0]
-    for line in lines(source):
+    for line in split_lines(source, keepends=True):
         starts.append(starts[-1] + len(line))
     return starts
 

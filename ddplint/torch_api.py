@@ -154,13 +154,16 @@ def _distributed(*names: str) -> tuple[str, ...]:
 
 # Collectives that combine per-rank results into one (a metric, a gathered list).
 COMBINING_COLLECTIVES = frozenset(_distributed(
-    "all_reduce", "all_gather", "all_gather_object", "all_gather_into_tensor", "gather", "gather_object",
-    "reduce", "reduce_scatter", "reduce_scatter_tensor",
-))
-# Collectives every rank of the group must call, by their name in torch.distributed.
+    "all_reduce", "all_reduce_coalesced", "all_gather", "all_gather_object", "all_gather_into_tensor",
+    "all_gather_single", "all_gather_coalesced", "gather", "gather_object", "reduce", "reduce_scatter",
+    "reduce_scatter_tensor", "reduce_scatter_single",
+))  # fmt: skip
+# Collectives every rank of the group must call, by their name in torch.distributed (torch 2.13's
+# all; `tests/test_catalog.py` compares them with the installed torch's).
 COLLECTIVE_NAMES = (
-    "barrier", "monitored_barrier", "all_reduce", "all_gather", "all_gather_object", "all_gather_into_tensor",
-    "reduce_scatter", "reduce_scatter_tensor", "broadcast", "broadcast_object_list", "reduce", "gather",
+    "barrier", "monitored_barrier", "all_reduce", "all_reduce_coalesced", "all_gather", "all_gather_object",
+    "all_gather_into_tensor", "all_gather_single", "all_gather_coalesced", "reduce_scatter",
+    "reduce_scatter_tensor", "reduce_scatter_single", "broadcast", "broadcast_object_list", "reduce", "gather",
     "gather_object", "scatter", "scatter_object_list", "all_to_all", "all_to_all_single",
 )  # fmt: skip
 # The same, each spelling to what it matches on the other ranks: its own name, and any barrier

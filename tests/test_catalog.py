@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import ddplint
+from ddplint.torch_api import COLLECTIVE_NAMES, COMBINING_COLLECTIVES
+from ddplint_test_support import needs_torch
 
 PACKAGE = Path(ddplint.__file__).parent
 # A torch name, or the prefix of the names under a torch package ("torch.nn."); `{}` stands for
@@ -111,3 +113,26 @@ def test_the_catalog_imports_nothing_heavy():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["ddplint", "ddplint.torch_api"]
+
+
+# The words in the name of each torch.distributed collective: what every rank of a group must
+# reach. Point-to-point calls (send, isend, batch_isend_irecv) and group management are not in it.
+COLLECTIVE_WORDS = ("gather", "reduce", "scatter", "broadcast", "barrier", "all_to_all")
+
+
+@needs_torch
+def test_the_catalog_has_every_collective_the_installed_torch_exports():
+    import types
+
+    import torch.distributed
+
+    exported = {
+        name
+        for name, value in vars(torch.distributed).items()
+        # type(), not isinstance(): the deprecated `reduce_op` warns when asked its __class__
+        if not name.startswith("_") and type(value) is types.FunctionType and any(w in name for w in COLLECTIVE_WORDS)
+    }
+    missing = sorted(exported - set(COLLECTIVE_NAMES))
+    assert missing == [], f"add to COLLECTIVE_NAMES in ddplint/torch_api.py (torch {torch.__version__}): {missing}"
+    combining = {name.rpartition(".")[2] for name in COMBINING_COLLECTIVES}
+    assert combining <= set(COLLECTIVE_NAMES)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import textwrap
 
+from ddplint.lines import split_lines
 from ddplint.prefilter.screens import dotted, walk
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -158,7 +159,7 @@ class ProcessContext:
             return None
         first, last = record["source"]
         try:
-            function = cst.parse_module(textwrap.dedent("".join(text.splitlines(keepends=True)[first - 1 : last]))).body[0]
+            function = cst.parse_module(textwrap.dedent("".join(split_lines(text, keepends=True)[first - 1 : last]))).body[0]
         except Exception:  # noqa: BLE001 - the file changed since it was summarised, or syntax libcst does not read
             return None
         if not isinstance(function, cst.FunctionDef):

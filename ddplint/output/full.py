@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 
 from ddplint.diagnostics import Diagnostic
+from ddplint.lines import split_lines
 from ddplint.output.text import format_diagnostic
 
 
@@ -18,7 +19,7 @@ def format_full(diagnostic: Diagnostic, source: str | None, colour: bool = False
 
 
 def _snippet(diagnostic: Diagnostic, source: str) -> list[str]:
-    text = source.splitlines()
+    text = split_lines(source)
     if not 0 < diagnostic.line <= len(text):
         return []
     width = len(str(diagnostic.line))
@@ -39,7 +40,7 @@ def _fix(diagnostic: Diagnostic, source: str) -> list[str]:
         fixed = apply_fix(source, diagnostic)
     except SourceError:
         return []
-    diff = difflib.unified_diff(source.splitlines(), fixed.splitlines(), n=0, lineterm="")
+    diff = difflib.unified_diff(split_lines(source), split_lines(fixed), n=0, lineterm="")
     body = [line for line in diff if not line.startswith(("---", "+++", "@@"))]
     return [f"  = {diagnostic.fix.applicability.value} fix:"] + [f"  {line}" for line in body]
 

@@ -7,6 +7,7 @@ import libcst as cst
 from ddplint.diagnostics import Applicability
 from ddplint.edits import keyword_argument, positional_arguments, with_keyword_argument
 from ddplint.analyses.ranks import environment_key, strip_int
+from ddplint.lines import split_lines
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.semantic import dotted_name
@@ -503,7 +504,7 @@ class LocalRankArgument(Rule):
         module = self.model.module
         if "\n" in module.code_for_node(node):
             return fixed
-        lines = module.code.splitlines()
+        lines = split_lines(module.code)
         (line, col), (_, end_col) = positions(module, [node])[0][id(node)]
         original = lines[line - 1]
         if len(original) - (end_col - col) + len(module.code_for_node(fixed)) <= (limit := _line_length(lines) or 10**6):

@@ -26,7 +26,8 @@ import warnings
 import libcst as cst
 
 from ddplint.engine import parse
-from ddplint.quickfix import lines as source_lines, offsets
+from ddplint.lines import split_lines
+from ddplint.quickfix import offsets
 from ddplint.prefilter.screens import Facts
 
 
@@ -159,7 +160,7 @@ def _chunks(source: str, tree: ast.Module) -> list[tuple[str, ...]] | None:
     """The source cut after each top-level statement's last line (statements sharing a line
     stay together); a long class is a tuple of its header with its first statement, and its
     other statements each behind a stand-in class header."""
-    lines = source_lines(source)
+    lines = split_lines(source, keepends=True)
     ends = _cuts(tree.body)
     if not ends:
         return None
