@@ -224,6 +224,16 @@ CONVERT_SYNC_BATCHNORM = api(
     "torch.nn.SyncBatchNorm.convert_sync_batchnorm", "torch.nn.modules.batchnorm.SyncBatchNorm.convert_sync_batchnorm",
     params="module process_group",
 )
+# Loss scalers of libraries that run the backward themselves: `loss_scaler(loss, optimizer, ...)`
+# (timm.utils.cuda) calls `backward()` on `loss`, then steps `optimizer` unless `need_update` is
+# false. The parameters are those of a call of the object (`__call__`), not of the class.
+LOSS_SCALERS = api(
+    "timm.utils.NativeScaler", "timm.utils.ApexScaler", "timm.utils.cuda.NativeScaler", "timm.utils.cuda.ApexScaler",
+    params="loss optimizer clip_grad clip_mode parameters create_graph need_update",
+)
+LOSS_SCALER_GATE = "need_update"
+# Their class names: a file that names one may run a backward without spelling `backward`.
+LOSS_SCALER_CLASSES = tuple(sorted({spelling.rpartition(".")[2] for spelling in LOSS_SCALERS}))
 BACKWARD = api(
     "torch.autograd.backward", params="tensors grad_tensors retain_graph create_graph grad_variables inputs"
 )

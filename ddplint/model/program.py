@@ -42,7 +42,8 @@ from ddplint.model import context as process_context
 from ddplint.prefilter.screens import dotted, walk
 from ddplint.model import values
 from ddplint.torch_api import (
-    COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER, NO_GRAD,
+    COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER, LOSS_SCALER_GATE, LOSS_SCALERS,
+    NO_GRAD,
 )
 
 MAX_MODULES = 150  # modules read per run: past this, what a value would reach is unknown
@@ -73,6 +74,21 @@ class Instance:
     cls: str
     made_at: str
     passed_at: str | None = None
+
+
+@dataclass(frozen=True)
+class LossScaler:
+    """An object of a library loss scaler (torch_api.LOSS_SCALERS: timm's NativeScaler), made at
+    `made_at`: calling it runs the backward, and the optimizer step unless its gate says not to.
+    What a call of it does is the catalog's `LOSS_SCALER_CALL`, as a summary of its `__call__`."""
+
+    made_at: str
+    passed_at: str | None = None
+
+
+# A call of a LossScaler, as a function summary says what a call does (Program.callee_summary).
+LOSS_SCALER_CALL = {"params": list(LOSS_SCALERS.params), "bound": False, "class": None, "invocations": [],
+                    "backward": [0], "gates": [LOSS_SCALER_GATE]}
 
 
 @dataclass(frozen=True)
@@ -856,9 +872,10 @@ class Program:
     def location(self, module: str, line: int) -> str:
         return self.project.location(module, line)
 
-    def evaluate(self, module: str, key: str, source: list | None) -> Origin | Inner | Instance | None:
+    def evaluate(self, module: str, key: str, source: list | None) -> Origin | Inner | Instance | LossScaler | None:
         """What a summary's `source` holds in function `key`: the Origin of a DDP model, the
-        Inner module of one, an Instance of a project class, or None (unknown, or anything else)."""
+        Inner module of one, an Instance of a project class, a library LossScaler, or None
+        (unknown, or anything else)."""
         if not source:
             return None
         function = self._summaries[module]["functions"][key]  # type: ignore[index]
@@ -890,6 +907,8 @@ class Program:
                 return made  # type: ignore[return-value]
         if self._makes_ddp(module, callee):
             return Origin(self.location(module, line))
+        if self._qualify(module, callee) in LOSS_SCALERS:
+            return LossScaler(self.location(module, line))  # type: ignore[return-value]
         made = self.class_of(module, callee)
         if made is not None:
             return Instance(made[0], made[1], self.location(module, line))
@@ -1040,20 +1059,27 @@ class Program:
         "bound": whether `self` is bound: a function or class of the project, or the method
         (`__call__` for a plain call) of the project object a parameter or `self` attribute
         holds (`loss_scaler(loss, optimizer, update_grad=...)`); None when unknown."""
+        value, rest = self._held(module, key, cls, callee)
+        if isinstance(value, LossScaler) and not rest:
+            return LOSS_SCALER_CALL
         target = self.target(module, key, cls, callee)
         if target is None:
             return None
         return {**self._summaries[target[0]]["functions"][target[1]], "bound": target[2]}  # type: ignore[index]
 
-    def target(self, module: str, key: str | None, cls: str | None, callee: str) -> tuple[str, str, bool] | None:
-        """(module, key, whether `self` is bound) of the project function that calling `callee`
-        in function `key` reaches, also through an object a parameter or `self` attribute holds."""
+    def _held(self, module: str, key: str | None, cls: str | None, callee: str) -> tuple:
+        """What the parameter or `self` attribute that a call of `callee` in function `key` starts
+        from holds (None when unknown), and the rest of the name: (value, "step") for `scaler.step`."""
         head, _, rest = callee.partition(".")
         if head == "self" and cls is not None and rest:
             attribute, _, rest = rest.partition(".")
-            value = self.attributes.get((module, cls), {}).get(attribute)
-        else:
-            value = self.parameters.get((module, key), {}).get(head) if key else None
+            return self.attributes.get((module, cls), {}).get(attribute), rest
+        return (self.parameters.get((module, key), {}).get(head) if key else None), rest
+
+    def target(self, module: str, key: str | None, cls: str | None, callee: str) -> tuple[str, str, bool] | None:
+        """(module, key, whether `self` is bound) of the project function that calling `callee`
+        in function `key` reaches, also through an object a parameter or `self` attribute holds."""
+        value, rest = self._held(module, key, cls, callee)
         if isinstance(value, Instance) and "." not in rest:
             return self._method(value, rest or "__call__")
         return self.resolve(module, callee, cls)
@@ -1225,6 +1251,9 @@ def _either(values: list):
     the ways hold different kinds of value (a DDP model and its inner module) or objects of
     different classes."""
     found = [value for value in values if value is not None]
+    # A library loss scaler one way and a project object the other (`ApexScaler() if apex else
+    # NativeScalerWithGradNormCount()`): the project's code says what its object does.
+    found = [value for value in found if not isinstance(value, LossScaler)] or found
     followed = [value for value in found if not isinstance(value, Instance)] or found
     if not followed or len({type(value) for value in followed}) != 1:
         return None

@@ -9,7 +9,7 @@ from ddplint.diagnostics import Applicability
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
-from ddplint.torch_api import DDP
+from ddplint.torch_api import DDP, LOSS_SCALER_CLASSES
 from ddplint.walk import children
 from ddplint.prefilter.project_facts import ProjectFact
 
@@ -50,7 +50,8 @@ class DDPForwardBypassed(Rule):
     `model.module`, `model.module if distributed else model` or `getattr(model, "module",
     model)`) and hands it to a project function, in this module or another, that calls it
     where gradients are on and runs `backward()` after (itself, through a project helper such
-    as a loss scaler, or in the loop around the forward), also where that function hands it on
+    as a loss scaler or through timm's `NativeScaler`/`ApexScaler`, or in the loop around the
+    forward), also where that function hands it on
     or keeps it on `self` for a method: `engine.train_one_epoch(model_without_ddp, ...)`. The
     finding is at the argument, since that is the line to change (the helper is right to call
     what it is given, and may be called with a DDP model elsewhere), and it names the helper's
@@ -84,7 +85,7 @@ class DDPForwardBypassed(Rule):
         "all-reduces gradients and the ranks silently diverge; call the DDP model itself"
     )
     fix = Applicability.SAFE
-    needles = ("DistributedDataParallel", ".module", "backward")
+    needles = ("DistributedDataParallel", ".module", ("backward", *LOSS_SCALER_CLASSES))  # a loss scaler runs one
     screen = Calls(targets=tuple(sorted(DDP.spellings)))
     analyses = (WrappedModels, RankRegions, GradientMode)
 
@@ -238,8 +239,39 @@ class DDPForwardBypassed(Rule):
                                 ^
             """
         ),
+        Flagged(
+            # timm's loss scaler runs the backward.
+            """
+            import torch
+            from timm.utils import NativeScaler
+
+            def fit(net, batches, optimizer, loss_scaler):
+                for images, labels in batches:
+                    loss_scaler(criterion(net(images), labels), optimizer)
+
+            def main(net, batches, optimizer, rank):
+                ddp = torch.nn.parallel.DistributedDataParallel(net.to(rank), device_ids=[rank])
+                fit(ddp.module, batches, optimizer, NativeScaler())
+                    ^
+            """
+        ),
     )
     clean_examples = (
+        Clean(
+            # The helper calls the inner module and keeps the loss scaler's state, but runs no backward.
+            """
+            import torch
+            from timm.utils import NativeScaler
+
+            def snapshot(net, loss_scaler, batch, path):
+                print(net(batch).mean())
+                torch.save({"model": net.state_dict(), "scaler": loss_scaler.state_dict()}, path)
+
+            def main(net, batch, rank):
+                ddp = torch.nn.parallel.DistributedDataParallel(net.to(rank), device_ids=[rank])
+                snapshot(ddp.module, NativeScaler(), batch, "ckpt.pt")
+            """
+        ),
         Clean(
             """
             import torch
