@@ -12,7 +12,7 @@ from ddplint.prefilter.screens import CallInDefault, Calls, Mentions, Subclasses
 NEEDLES = {
     'DDP001': (('cuda', '.to', 'device'), ('cuda', re.compile('\\.to\\s*\\([^)]*?\\b\\d', 0), re.compile('device\\s*=\\s*\\d', 0)), (re.compile('def\\s+\\w+\\s*\\([^)]*?=\\s*[\\w.]+\\s*\\(', 0), re.compile('lambda\\b[^)]*?=\\s*[\\w.]+\\s*\\(', 0)),),
     'DDP002': ('defaultdict', 'lambda',),
-    'DDP003': ('DistributedSampler', 'for',),
+    'DDP003': (('DistributedSampler', 'create_loader'), 'for',),
     'DDP004': (('load',), (re.compile('serialization\\.load\\b', 0), re.compile('torch\\.load\\b', 0), re.compile('import\\s(?:[^\\n]|\\\\\\n)*?\\b(?:torch|torch\\.serialization)\\s+as\\b', 0), re.compile('from\\s+torch\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bload\\b', 0), re.compile('from\\s+torch\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bserialization\\b', 0), re.compile('from\\s+torch\\.serialization\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bload\\b', 0)), ('distributed', 'Distributed', 'spawn', 'start_processes', 'RANK', 'Accelerator('),),
     'DDP005': (('set_sharing_strategy',), (re.compile('multiprocessing\\.set_sharing_strategy\\b', 0), re.compile('import\\s(?:[^\\n]|\\\\\\n)*?\\b(?:torch|torch\\.multiprocessing)\\s+as\\b', 0), re.compile('from\\s+torch\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bmultiprocessing\\b', 0), re.compile('from\\s+torch\\.multiprocessing\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bset_sharing_strategy\\b', 0)), 'file_system',),
     'DDP006': ('__iter__', ('DistributedSampler', 'num_replicas'),),
@@ -31,7 +31,7 @@ NEEDLES = {
     'DDP019': ('DistributedDataParallel', '.module', ('backward', 'ApexScaler', 'NativeScaler'),),
     'DDP020': ('DistributedDataParallel', 'device_ids', ('.to(', '.cuda('),),
     'DDP021': (('DistributedDataParallel', 'Accelerator('), ('backward', 'ApexScaler', 'NativeScaler'), ('step', 'no_sync', 'ApexScaler', 'NativeScaler'),),
-    'DDP022': ('DistributedSampler', ('all_reduce', 'all_gather', 'gather', 'reduce'),),
+    'DDP022': (('DistributedSampler', 'create_loader'), ('all_reduce', 'all_gather', 'gather', 'reduce'),),
     'DDP023': ('DistributedDataParallel', 'cuda',),
     'DDP024': ('find_unused_parameters', 'DistributedDataParallel',),
 }
@@ -39,7 +39,7 @@ NEEDLES = {
 SCREENS = {
     'DDP001': CallInDefault(methods=('cuda', 'to'), keywords=('device',), suffixes=('Tensor',)),
     'DDP002': Calls(targets=('collections.defaultdict',), methods=(), without_keyword=None, lambda_first=True, shipped=()),
-    'DDP003': Calls(targets=('torch.utils.data.DistributedSampler', 'torch.utils.data.distributed.DistributedSampler'), methods=(), without_keyword=None, lambda_first=False, shipped=()),
+    'DDP003': Calls(targets=('timm.data.create_loader', 'timm.data.loader.create_loader', 'torch.utils.data.DistributedSampler', 'torch.utils.data.distributed.DistributedSampler'), methods=(), without_keyword=None, lambda_first=False, shipped=()),
     'DDP004': Calls(targets=('torch.load', 'torch.serialization.load'), methods=(), without_keyword='map_location', lambda_first=False, shipped=()),
     'DDP005': Calls(targets=('torch.multiprocessing.set_sharing_strategy',), methods=(), without_keyword=None, lambda_first=False, shipped=()),
     'DDP006': Subclasses(targets=('torch.utils.data.DistributedSampler', 'torch.utils.data.Sampler', 'torch.utils.data.distributed.DistributedSampler', 'torch.utils.data.sampler.Sampler')),
@@ -58,7 +58,7 @@ SCREENS = {
     'DDP019': Calls(targets=('torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False, shipped=()),
     'DDP020': Calls(targets=('torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False, shipped=()),
     'DDP021': Calls(targets=('accelerate.Accelerator', 'accelerate.accelerator.Accelerator', 'torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False, shipped=()),
-    'DDP022': Calls(targets=('torch.utils.data.DistributedSampler', 'torch.utils.data.distributed.DistributedSampler'), methods=(), without_keyword=None, lambda_first=False, shipped=()),
+    'DDP022': Calls(targets=('timm.data.create_loader', 'timm.data.loader.create_loader', 'torch.utils.data.DistributedSampler', 'torch.utils.data.distributed.DistributedSampler'), methods=(), without_keyword=None, lambda_first=False, shipped=()),
     'DDP023': Calls(targets=('torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False, shipped=()),
     'DDP024': Calls(targets=('torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False, shipped=()),
 }

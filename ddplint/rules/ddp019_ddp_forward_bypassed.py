@@ -9,7 +9,7 @@ from ddplint.diagnostics import Applicability
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
-from ddplint.torch_api import DDP, LOSS_SCALER_CLASSES
+from ddplint.torch_api import DDP, LOSS_SCALERS
 from ddplint.walk import children
 from ddplint.prefilter.project_facts import ProjectFact
 
@@ -85,7 +85,7 @@ class DDPForwardBypassed(Rule):
         "all-reduces gradients and the ranks silently diverge; call the DDP model itself"
     )
     fix = Applicability.SAFE
-    needles = ("DistributedDataParallel", ".module", ("backward", *LOSS_SCALER_CLASSES))  # a loss scaler runs one
+    needles = ("DistributedDataParallel", ".module", ("backward", *LOSS_SCALERS.last_names))  # a loss scaler runs one
     screen = Calls(targets=tuple(sorted(DDP.spellings)))
     analyses = (WrappedModels, RankRegions, GradientMode)
 

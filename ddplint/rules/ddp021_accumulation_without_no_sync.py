@@ -8,7 +8,7 @@ from ddplint.analyses.ranks import ACCELERATORS, WrappedModels
 from ddplint.prefilter.screens import Calls
 from ddplint.rule import Clean, Flagged, Rule
 from ddplint.semantic import dotted_name
-from ddplint.torch_api import DDP, LOSS_SCALER_CLASSES
+from ddplint.torch_api import DDP, LOSS_SCALERS
 from ddplint.walk import descendants
 
 _BACKWARD_ONLY = (
@@ -101,8 +101,8 @@ class AccumulationWithoutNoSync(Rule):
     )
     # a library loss scaler runs the backward and the step inside
     needles = (
-        ("DistributedDataParallel", "Accelerator("), ("backward", *LOSS_SCALER_CLASSES),
-        ("step", "no_sync", *LOSS_SCALER_CLASSES),
+        ("DistributedDataParallel", "Accelerator("), ("backward", *LOSS_SCALERS.last_names),
+        ("step", "no_sync", *LOSS_SCALERS.last_names),
     )
     screen = Calls(targets=tuple(sorted({*DDP.spellings, *ACCELERATORS})))
     analyses = (WrappedModels,)
