@@ -52,6 +52,8 @@ MAX_ROUNDS = 12  # rounds of the fixed point; a chain of helpers deeper than thi
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
 _CONTROL_FIELDS = frozenset(("body", "orelse", "finalbody", "handlers", "cases"))
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+# `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
+_PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 # Methods that return the object they are called on: `Net().cuda(rank)` is the `Net`.
 _SAME_VALUE_METHODS = frozenset(("cuda", "to", "float", "half", "bfloat16", "double", "train", "requires_grad_"))
 
@@ -780,16 +782,43 @@ class Program:
         folder = self._folders.get(importer)
         if folder is None:
             folder = self._folders[importer] = os.path.dirname(self.project.relpaths[importer])
-        key = (qualified, folder)
+        key = (qualified, folder, self._added_folders(importer))
         if key not in self._splits:
             self._splits[key] = self._split(qualified, importer)
         return self._splits[key]
 
+    @functools.cached_property
+    def _sys_path_folders(self) -> dict[str, tuple[str, ...]]:
+        """Folder -> the project folders that the `_init_paths` module there puts on sys.path (the
+        convention of research code since py-faster-rcnn: a script imports it first thing, and it
+        runs `sys.path.insert(0, osp.join(this_dir, '..', 'lib'))`)."""
+        found: dict[str, tuple[str, ...]] = {}
+        for relative, module in self.project.names.items():
+            if os.path.basename(relative) != "_init_paths.py":
+                continue
+            folder, added = os.path.dirname(relative), []
+            for parts in _PATH_JOIN.findall(self._read(module) or ""):
+                path = os.path.normpath(os.path.join(folder, *re.findall(r"""['"]([^'"]*)['"]""", parts)))
+                if not path.startswith("..") and path not in added:
+                    added.append("" if path == "." else path)
+            found[folder] = tuple(added)
+        return found
+
+    def _added_folders(self, importer: str) -> tuple[str, ...]:
+        """Where else an import of `importer` may be found: the folders its `_init_paths` puts
+        on sys.path if it imports one, and any such folder of the project that holds it (the
+        package a script imports that way imports its siblings the same way)."""
+        folder = os.path.dirname(self.project.relpaths[importer])
+        own = self._sys_path_folders.get(folder, ()) if "_init_paths" in self.project.modules[importer]["imports"] else ()
+        held = [f for added in self._sys_path_folders.values() for f in added if f and f"{folder}/".startswith(f"{f}/")]
+        return tuple(dict.fromkeys((*own, *held)))
+
     def _split(self, qualified: str, importer: str) -> tuple[str, str] | None:
         head, rest = qualified, ""
         folder = os.path.dirname(self.project.relpaths[importer])
+        folders = (folder, *self._added_folders(importer))
         first = qualified.partition(".")[0]
-        if first not in self._first_names.get("", ()) and first not in self._first_names.get(folder, ()):
+        if first not in self._first_names.get("", ()) and not any(first in self._first_names.get(f, ()) for f in folders):
             return None  # no module, package or file of the project starts so (most imports: torch, os, ...)
         while head:
             if self.project.module(head) is not None:
@@ -801,8 +830,10 @@ class Program:
             # (a namespace package): the index names that module by its package alone.
             path = head.replace(".", "/")
             by_path = self.project.names.get(f"{path}.py") or self.project.names.get(f"{path}/__init__.py")
-            if by_path is None and folder:  # `from lib import utils` in a script beside lib/ (AutoFormer/lib/utils.py)
-                by_path = self.project.names.get(f"{folder}/{path}.py") or self.project.names.get(f"{folder}/{path}/__init__.py")
+            for base in [f for f in folders if f] if by_path is None else ():  # `from lib import utils` beside lib/
+                by_path = self.project.names.get(f"{base}/{path}.py") or self.project.names.get(f"{base}/{path}/__init__.py")
+                if by_path is not None:
+                    break
             if by_path is not None and self.project.module(by_path) is not None:
                 return by_path, rest
             head, _, last = head.rpartition(".")

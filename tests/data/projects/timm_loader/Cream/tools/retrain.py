@@ -1,3 +1,4 @@
+import _init_paths  # noqa: F401
 import torch
 from timm.data import Dataset, create_loader
 
