@@ -808,6 +808,8 @@ class Program:
         """Where else an import of `importer` may be found: the folders its `_init_paths` puts
         on sys.path if it imports one, and any such folder of the project that holds it (the
         package a script imports that way imports its siblings the same way)."""
+        if not self._sys_path_folders:
+            return ()  # no _init_paths in the project: the solver asks this of every call
         folder = os.path.dirname(self.project.relpaths[importer])
         own = self._sys_path_folders.get(folder, ()) if "_init_paths" in self.project.modules[importer]["imports"] else ()
         held = [f for added in self._sys_path_folders.values() for f in added if f and f"{folder}/".startswith(f"{f}/")]
