@@ -15,7 +15,8 @@ the project root records, per module, the facts other modules' rules ask about:
 - `classes`: top-level classes with their bases (as origins), to know DataLoader and Sampler
   subclasses;
 - flags that say where the program model (ddplint.model) starts reading, which answers what
-  builders, loader classes and generators do: `samplers` (builds a DistributedSampler),
+  builders, loader classes and generators do: `samplers` (builds a DistributedSampler, or has
+  timm's `create_loader(..., distributed=...)` build one),
   `forwarders` (a class may hand its `**kwargs` to a DataLoader), `endless` (a generator may
   re-iterate its argument forever), `ddp`, `loads`; and `main`, `starts`, `launched` (for
   `ProjectView.single_process`).
@@ -52,7 +53,9 @@ from ddplint.fixpoint import fixed_point, reachable
 from ddplint.lines import split_lines
 from ddplint.prefilter.needles import TextScan
 from ddplint.prefilter.project_facts import ProjectFact
-from ddplint.torch_api import DATALOADER, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER, LAUNCH_POINT_TEXT, LAUNCHERS, SAMPLER
+from ddplint.torch_api import (
+    DATALOADER, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER, LAUNCH_POINT_TEXT, LAUNCHERS, LIBRARY_LOADERS, SAMPLER,
+)
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 # Folders never indexed (the CLI's default exclusions, and hidden folders).
@@ -155,7 +158,8 @@ def module_facts(text: str, scan: TextScan | None = None, relative: str | None =
     # module's helper, or moves to a device by index alone, is followed from one that does).
     cuda_text = scan.has("cuda")
     class_text = scan.has("DataLoader") or "Sampler" in text
-    if scan.has("DistributedSampler") and "DistributedSampler(" in text:
+    library_loader = "distributed=" in text and any(f"{name}(" in text for name in LIBRARY_LOADERS.last_names)
+    if (scan.has("DistributedSampler") and "DistributedSampler(" in text) or library_loader:
         facts["samplers"] = True  # where the program model starts reading, as for "ddp"
     if class_text and "**" in text and "DataLoader(" in text:
         facts["forwarders"] = True  # may hold a class whose __init__ hands its **kwargs to a DataLoader

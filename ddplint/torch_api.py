@@ -38,6 +38,11 @@ class API:
         """The shortest spelling: the public one (`torch.utils.data.DataLoader`)."""
         return min(self.spellings, key=lambda spelling: (len(spelling), spelling))
 
+    @property
+    def last_names(self) -> tuple[str, ...]:
+        """The names its spellings end in, as text that calls it contains (`create_loader`)."""
+        return tuple(sorted({spelling.rpartition(".")[2] for spelling in self.spellings}))
+
     def position(self, name: str) -> int | None:
         """Where parameter `name` can be passed positionally; None when only by keyword."""
         return self.params.index(name) if name in self.params else None
@@ -105,6 +110,14 @@ DISTRIBUTED_SAMPLER = api(
 BATCH_SAMPLER = api(
     "torch.utils.data.BatchSampler", "torch.utils.data.sampler.BatchSampler",
     params="sampler batch_size drop_last",
+)
+# timm's loader builder: with `distributed` it builds the DataLoader over a sampler of its own,
+# a shuffling DistributedSampler where `is_training`, else an OrderedDistributedSampler that pads
+# like a DistributedSampler with shuffle=False and drop_last=False. Its later parameters moved
+# between timm versions: `distributed` is read by keyword only.
+LIBRARY_LOADERS = api(
+    "timm.data.create_loader", "timm.data.loader.create_loader",
+    params="dataset input_size batch_size is_training", keyword_only="distributed",
 )
 RANDOM_SPLIT = api(
     "torch.utils.data.random_split", "torch.utils.data.dataset.random_split",
@@ -263,6 +276,14 @@ CONVERT_SYNC_BATCHNORM = api(
     "torch.nn.SyncBatchNorm.convert_sync_batchnorm", "torch.nn.modules.batchnorm.SyncBatchNorm.convert_sync_batchnorm",
     params="module process_group",
 )
+# Loss scalers of libraries that run the backward themselves: `loss_scaler(loss, optimizer, ...)`
+# (timm.utils.cuda) calls `backward()` on `loss`, then steps `optimizer` unless `need_update` is
+# false. The parameters are those of a call of the object (`__call__`), not of the class.
+LOSS_SCALERS = api(
+    "timm.utils.NativeScaler", "timm.utils.ApexScaler", "timm.utils.cuda.NativeScaler", "timm.utils.cuda.ApexScaler",
+    params="loss optimizer clip_grad clip_mode parameters create_graph need_update",
+)
+LOSS_SCALER_GATE = "need_update"
 BACKWARD = api(
     "torch.autograd.backward", params="tensors grad_tensors retain_graph create_graph grad_variables inputs"
 )

@@ -42,7 +42,8 @@ from ddplint.model import context as process_context
 from ddplint.prefilter.screens import dotted, walk
 from ddplint.model import values
 from ddplint.torch_api import (
-    COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER, NO_GRAD,
+    COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER, LOSS_SCALER_GATE, LOSS_SCALERS,
+    NO_GRAD,
 )
 
 MAX_MODULES = 150  # modules read per run: past this, what a value would reach is unknown
@@ -51,6 +52,8 @@ MAX_ROUNDS = 12  # rounds of the fixed point; a chain of helpers deeper than thi
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
 _CONTROL_FIELDS = frozenset(("body", "orelse", "finalbody", "handlers", "cases"))
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+# `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
+_PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 # Methods that return the object they are called on: `Net().cuda(rank)` is the `Net`.
 _SAME_VALUE_METHODS = frozenset(("cuda", "to", "float", "half", "bfloat16", "double", "train", "requires_grad_"))
 
@@ -73,6 +76,21 @@ class Instance:
     cls: str
     made_at: str
     passed_at: str | None = None
+
+
+@dataclass(frozen=True)
+class LossScaler:
+    """An object of a library loss scaler (torch_api.LOSS_SCALERS: timm's NativeScaler), made at
+    `made_at`: calling it runs the backward, and the optimizer step unless its gate says not to.
+    What a call of it does is the catalog's `LOSS_SCALER_CALL`, as a summary of its `__call__`."""
+
+    made_at: str
+    passed_at: str | None = None
+
+
+# A call of a LossScaler, as a function summary says what a call does (Program.callee_summary).
+LOSS_SCALER_CALL = {"params": list(LOSS_SCALERS.params), "bound": False, "class": None, "invocations": [],
+                    "backward": [0], "gates": [LOSS_SCALER_GATE]}
 
 
 @dataclass(frozen=True)
@@ -764,16 +782,45 @@ class Program:
         folder = self._folders.get(importer)
         if folder is None:
             folder = self._folders[importer] = os.path.dirname(self.project.relpaths[importer])
-        key = (qualified, folder)
+        key = (qualified, folder, self._added_folders(importer))
         if key not in self._splits:
             self._splits[key] = self._split(qualified, importer)
         return self._splits[key]
 
+    @functools.cached_property
+    def _sys_path_folders(self) -> dict[str, tuple[str, ...]]:
+        """Folder -> the project folders that the `_init_paths` module there puts on sys.path (the
+        convention of research code since py-faster-rcnn: a script imports it first thing, and it
+        runs `sys.path.insert(0, osp.join(this_dir, '..', 'lib'))`)."""
+        found: dict[str, tuple[str, ...]] = {}
+        for relative, module in self.project.names.items():
+            if os.path.basename(relative) != "_init_paths.py":
+                continue
+            folder, added = os.path.dirname(relative), []
+            for parts in _PATH_JOIN.findall(self._read(module) or ""):
+                path = os.path.normpath(os.path.join(folder, *re.findall(r"""['"]([^'"]*)['"]""", parts)))
+                if not path.startswith("..") and path not in added:
+                    added.append("" if path == "." else path)
+            found[folder] = tuple(added)
+        return found
+
+    def _added_folders(self, importer: str) -> tuple[str, ...]:
+        """Where else an import of `importer` may be found: the folders its `_init_paths` puts
+        on sys.path if it imports one, and any such folder of the project that holds it (the
+        package a script imports that way imports its siblings the same way)."""
+        if not self._sys_path_folders:
+            return ()  # no _init_paths in the project: the solver asks this of every call
+        folder = os.path.dirname(self.project.relpaths[importer])
+        own = self._sys_path_folders.get(folder, ()) if "_init_paths" in self.project.modules[importer]["imports"] else ()
+        held = [f for added in self._sys_path_folders.values() for f in added if f and f"{folder}/".startswith(f"{f}/")]
+        return tuple(dict.fromkeys((*own, *held)))
+
     def _split(self, qualified: str, importer: str) -> tuple[str, str] | None:
         head, rest = qualified, ""
         folder = os.path.dirname(self.project.relpaths[importer])
+        folders = (folder, *self._added_folders(importer))
         first = qualified.partition(".")[0]
-        if first not in self._first_names.get("", ()) and first not in self._first_names.get(folder, ()):
+        if first not in self._first_names.get("", ()) and not any(first in self._first_names.get(f, ()) for f in folders):
             return None  # no module, package or file of the project starts so (most imports: torch, os, ...)
         while head:
             if self.project.module(head) is not None:
@@ -785,8 +832,10 @@ class Program:
             # (a namespace package): the index names that module by its package alone.
             path = head.replace(".", "/")
             by_path = self.project.names.get(f"{path}.py") or self.project.names.get(f"{path}/__init__.py")
-            if by_path is None and folder:  # `from lib import utils` in a script beside lib/ (AutoFormer/lib/utils.py)
-                by_path = self.project.names.get(f"{folder}/{path}.py") or self.project.names.get(f"{folder}/{path}/__init__.py")
+            for base in [f for f in folders if f] if by_path is None else ():  # `from lib import utils` beside lib/
+                by_path = self.project.names.get(f"{base}/{path}.py") or self.project.names.get(f"{base}/{path}/__init__.py")
+                if by_path is not None:
+                    break
             if by_path is not None and self.project.module(by_path) is not None:
                 return by_path, rest
             head, _, last = head.rpartition(".")
@@ -856,9 +905,10 @@ class Program:
     def location(self, module: str, line: int) -> str:
         return self.project.location(module, line)
 
-    def evaluate(self, module: str, key: str, source: list | None) -> Origin | Inner | Instance | None:
+    def evaluate(self, module: str, key: str, source: list | None) -> Origin | Inner | Instance | LossScaler | None:
         """What a summary's `source` holds in function `key`: the Origin of a DDP model, the
-        Inner module of one, an Instance of a project class, or None (unknown, or anything else)."""
+        Inner module of one, an Instance of a project class, a library LossScaler, or None
+        (unknown, or anything else)."""
         if not source:
             return None
         function = self._summaries[module]["functions"][key]  # type: ignore[index]
@@ -890,6 +940,8 @@ class Program:
                 return made  # type: ignore[return-value]
         if self._makes_ddp(module, callee):
             return Origin(self.location(module, line))
+        if self._qualify(module, callee) in LOSS_SCALERS:
+            return LossScaler(self.location(module, line))  # type: ignore[return-value]
         made = self.class_of(module, callee)
         if made is not None:
             return Instance(made[0], made[1], self.location(module, line))
@@ -1040,20 +1092,27 @@ class Program:
         "bound": whether `self` is bound: a function or class of the project, or the method
         (`__call__` for a plain call) of the project object a parameter or `self` attribute
         holds (`loss_scaler(loss, optimizer, update_grad=...)`); None when unknown."""
+        value, rest = self._held(module, key, cls, callee)
+        if isinstance(value, LossScaler) and not rest:
+            return LOSS_SCALER_CALL
         target = self.target(module, key, cls, callee)
         if target is None:
             return None
         return {**self._summaries[target[0]]["functions"][target[1]], "bound": target[2]}  # type: ignore[index]
 
-    def target(self, module: str, key: str | None, cls: str | None, callee: str) -> tuple[str, str, bool] | None:
-        """(module, key, whether `self` is bound) of the project function that calling `callee`
-        in function `key` reaches, also through an object a parameter or `self` attribute holds."""
+    def _held(self, module: str, key: str | None, cls: str | None, callee: str) -> tuple:
+        """What the parameter or `self` attribute that a call of `callee` in function `key` starts
+        from holds (None when unknown), and the rest of the name: (value, "step") for `scaler.step`."""
         head, _, rest = callee.partition(".")
         if head == "self" and cls is not None and rest:
             attribute, _, rest = rest.partition(".")
-            value = self.attributes.get((module, cls), {}).get(attribute)
-        else:
-            value = self.parameters.get((module, key), {}).get(head) if key else None
+            return self.attributes.get((module, cls), {}).get(attribute), rest
+        return (self.parameters.get((module, key), {}).get(head) if key else None), rest
+
+    def target(self, module: str, key: str | None, cls: str | None, callee: str) -> tuple[str, str, bool] | None:
+        """(module, key, whether `self` is bound) of the project function that calling `callee`
+        in function `key` reaches, also through an object a parameter or `self` attribute holds."""
+        value, rest = self._held(module, key, cls, callee)
         if isinstance(value, Instance) and "." not in rest:
             return self._method(value, rest or "__call__")
         return self.resolve(module, callee, cls)
@@ -1225,6 +1284,9 @@ def _either(values: list):
     the ways hold different kinds of value (a DDP model and its inner module) or objects of
     different classes."""
     found = [value for value in values if value is not None]
+    # A library loss scaler one way and a project object the other (`ApexScaler() if apex else
+    # NativeScalerWithGradNormCount()`): the project's code says what its object does.
+    found = [value for value in found if not isinstance(value, LossScaler)] or found
     followed = [value for value in found if not isinstance(value, Instance)] or found
     if not followed or len({type(value) for value in followed}) != 1:
         return None
