@@ -235,6 +235,11 @@ LIGHTNING_MODULE = api(
 )
 # The Fabric method that starts the ranks, and text every launch point above contains.
 FABRIC_LAUNCH = "launch"
+# How code written for each launcher runs a block on rank 0 alone: an Accelerator's property,
+# a Fabric's and a Lightning Trainer's, and Lightning's decorator (DDP014's advice).
+MAIN_PROCESS = "is_main_process"
+GLOBAL_ZERO = "is_global_zero"
+RANK_ZERO_ONLY = "rank_zero_only"
 LAUNCH_POINT_TEXT = ("Accelerator(", f".{FABRIC_LAUNCH}(", "LightningModule")
 # The wider variant, for a rule that judges from a file's own code whether ranks run it rather
 # than by an entry point (DDP004's evidence): text every file with such evidence contains. The

@@ -17,7 +17,7 @@ A Fabric or Trainer is for one device when `devices` is 1, "1" or a list of one 
 through a module constant), or is left out on the CPU, and `num_nodes` is left out or 1; any
 other value, a variable or "auto" may give several. Rank-0 regions inside them (`if
 fabric.is_global_zero:`, `@rank_zero_only`, `if accelerator.is_main_process:`) are
-ddplint.analyses.ranks' to find.
+ddplint.analyses.ranks' to find; `guard` says how the launcher's own code writes one.
 """
 
 from __future__ import annotations
@@ -26,11 +26,21 @@ import libcst as cst
 
 from ddplint.edits import argument_for
 from ddplint.semantic import Analysis, SemanticModel, dotted_name
-from ddplint.torch_api import ACCELERATOR, API, FABRIC, FABRIC_LAUNCH, LIGHTNING_MODULE, LIGHTNING_TRAINER
+from ddplint.torch_api import (
+    ACCELERATOR,
+    API,
+    FABRIC,
+    FABRIC_LAUNCH,
+    GLOBAL_ZERO,
+    LIGHTNING_MODULE,
+    LIGHTNING_TRAINER,
+    MAIN_PROCESS,
+    RANK_ZERO_ONLY,
+)
 
 
 class Launches(Analysis):
-    """Read `every_rank` (frame keys) and `any` after the walk (in a rule's leave_Module)."""
+    """Read `every_rank` (frame keys), `any` and `guard` after the walk (in a rule's leave_Module)."""
 
     def __init__(self, model: SemanticModel) -> None:
         super().__init__(model)
@@ -39,6 +49,7 @@ class Launches(Analysis):
         self._lightning_classes: set[str] = set()
         self._hooks: set[str] = set()
         self._trainers: list[bool] = []  # per Trainer(...) built here: whether for several devices
+        self._guards: dict[str | None, str] = {}  # launch point -> its launcher's rank-0 test, in order
 
     @property
     def every_rank(self) -> set[str | None]:
@@ -50,6 +61,18 @@ class Launches(Analysis):
     @property
     def any(self) -> bool:
         return bool(self.every_rank)
+
+    def guard(self, key: str | None, elsewhere: bool) -> str | None:
+        """How the launcher of frame `key` runs code on rank 0 alone (`if accelerator.is_main_process:`,
+        `if fabric.is_global_zero:`, `if self.trainer.is_global_zero: or @rank_zero_only`): the
+        frame's own launch point's, or else, where `elsewhere`, the first launch point's of the
+        same class (for a method; of the functions and module code for a function), or of the
+        file; None where neither is known."""
+        if key in self._guards or not elsewhere:
+            return self._guards.get(key)
+        owner = (key or "").rpartition(".")[0]
+        nearest = sorted(self._guards.items(), key=lambda item: (item[0] or "").rpartition(".")[0] != owner)
+        return next((guard for _, guard in nearest), None)
 
     def _one(self, expr: cst.BaseExpression) -> bool:
         if isinstance(expr, cst.Name) and self.model.constant(expr.value) is not None:
@@ -78,20 +101,25 @@ class Launches(Analysis):
         frame = self.model.frame
         if frame.method is frame and frame.self_class is not None and frame.self_class.name.value in self._lightning_classes:
             self._hooks.add(frame.key)  # type: ignore[arg-type]
+            self._guards[frame.key] = f"if {frame.self_name or 'self'}.trainer.{GLOBAL_ZERO}: or @{RANK_ZERO_ONLY}"
 
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
-        if isinstance(value, cst.Call) and self.model.qualified(value.func) in FABRIC:
+        if not isinstance(value, cst.Call):
+            return
+        qualified = self.model.qualified(value.func)
+        names = [name for target in node.targets if (name := dotted_name(target.target)) is not None]
+        if qualified in FABRIC:
             several = self._several_devices(value, FABRIC)
-            for target in node.targets:
-                name = dotted_name(target.target)
-                if name is not None:
-                    self._fabrics[name] = several
+            self._fabrics.update((name, several) for name in names)
+        elif qualified in ACCELERATOR and names:  # `self.accelerator = Accelerator()`
+            self._guards.setdefault(self.model.frame.key, f"if {names[0]}.{MAIN_PROCESS}:")
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.model.qualified(node.func)
         if qualified in ACCELERATOR:
             self._launched.add(self.model.frame.key)
+            self._guards.setdefault(self.model.frame.key, f"if accelerator.{MAIN_PROCESS}:")
         elif qualified in LIGHTNING_TRAINER:
             self._trainers.append(self._several_devices(node, LIGHTNING_TRAINER))
         elif (
@@ -99,6 +127,10 @@ class Launches(Analysis):
             and node.func.attr.value == FABRIC_LAUNCH
             and self._fabrics.get(dotted_name(node.func.value) or "")
         ):
-            self._launched.add(self.model.frame.key)
+            fabric = dotted_name(node.func.value)
+            launched = [self.model.frame.key]
             if node.args and isinstance(node.args[0].value, cst.Name):  # `fabric.launch(main)`
-                self._launched.add(node.args[0].value.value)
+                launched.append(node.args[0].value.value)
+            for key in launched:
+                self._launched.add(key)
+                self._guards.setdefault(key, f"if {fabric}.{GLOBAL_ZERO}:")

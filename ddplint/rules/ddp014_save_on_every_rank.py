@@ -22,6 +22,12 @@ PRIVATE_FILES = frozenset(
 )
 
 
+# The message, with the rank-0 test of the framework the file uses.
+_MESSAGE = (
+    "torch.save runs on every rank and all of them write the same file, which corrupts it; save on rank 0 only ({})"
+)
+
+
 def _is_process_group_api(qualified: str) -> bool:
     """`torch.distributed.barrier`, `...distributed_c10d.get_rank`: calls that only make sense
     in a process group. Its subpackages (`torch.distributed.checkpoint` tools) do not count."""
@@ -68,7 +74,14 @@ class SaveOnEveryRank(Rule):
     variable or `with open(...) as f`), saves into an `io.BytesIO` buffer or a `tempfile`, and functions with no evidence of running distributed (a library
     helper called from another module is judged where it is called).
 
-    No fix: wrapping the save in `if dist.get_rank() == 0:` is right only when no other rank
+    The message suggests the rank-0 test of the framework the file uses: `if
+    accelerator.is_main_process:` (the name the file gives its `Accelerator`), `if
+    fabric.is_global_zero:` (its Fabric's name), `if self.trainer.is_global_zero:` or
+    `@rank_zero_only` in a LightningModule's hooks; in a function that is no launch point, that
+    of its class's or the file's launch point. `if dist.get_rank() == 0:` where the file uses no
+    launcher, or calls torch.distributed itself and the function is no launch point.
+
+    No fix: wrapping the save in a rank-0 test is right only when no other rank
     reads the file before a barrier, which the linter cannot see. Guard it yourself, and
     add `dist.barrier()` after it if other ranks load the checkpoint.
     """
@@ -76,10 +89,7 @@ class SaveOnEveryRank(Rule):
     code = "DDP014"
     needs_ranks = True
     name = "save-on-every-rank"
-    message = (
-        "torch.save runs on every rank and all of them write the same file, which corrupts it; "
-        "save on rank 0 only (if dist.get_rank() == 0:)"
-    )
+    message = _MESSAGE.format("if dist.get_rank() == 0:")
     fix = None
     # `also`: distributed evidence, narrower than torch_api.DISTRIBUTED_EVIDENCE and kept as it
     # was so that findings do not change (the wider set would parse 13 more files of the
@@ -597,5 +607,8 @@ class SaveOnEveryRank(Rule):
             if attribute in self._per_rank_attributes:
                 continue
             if every_rank_runs(frame):
-                always_true = f"{self.message}; `{uncalled}` is not called, so the test is always true"
-                self.report(node, None if uncalled is None else always_true)
+                # the rank-0 test of the launcher the file uses, where it uses no torch.distributed
+                guard = self.launches.guard(frame, elsewhere=not self._distributed_frames)
+                message = self.message if guard is None else _MESSAGE.format(guard)
+                always_true = f"{message}; `{uncalled}` is not called, so the test is always true"
+                self.report(node, message if uncalled is None else always_true)
