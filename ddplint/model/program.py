@@ -42,8 +42,8 @@ from ddplint.model import context as process_context
 from ddplint.prefilter.screens import dotted, walk
 from ddplint.model import values
 from ddplint.torch_api import (
-    COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER, LOSS_SCALER_GATE, LOSS_SCALERS,
-    NO_GRAD,
+    BATCH_SAMPLER, COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER, LOSS_SCALER_GATE,
+    LOSS_SCALERS, NO_GRAD,
 )
 
 MAX_MODULES = 150  # modules read per run: past this, what a value would reach is unknown
@@ -148,7 +148,9 @@ class Pack:
 
 # Parameters of the data classes the summaries keep, by position: a literal (shuffle,
 # drop_last) or the source of the value passed (sampler, batch_sampler).
-_DATA_PARAMETERS = {"DistributedSampler": DISTRIBUTED_SAMPLER.params, "DataLoader": DATALOADER.params}
+_DATA_PARAMETERS = {
+    "DistributedSampler": DISTRIBUTED_SAMPLER.params, "DataLoader": DATALOADER.params, "BatchSampler": BATCH_SAMPLER.params,
+}
 _DATA_LITERALS = ("shuffle", "drop_last")
 _DATA_SOURCES = ("dataset", "sampler", "batch_sampler")
 
@@ -172,6 +174,11 @@ class _FunctionReader:
                              "backward": [], "gates": [], "fresh": [], "handed": [], "process_groups": [],
                              "forward_passes": [], "unwrapped": []}
         self._tests: list[ast.expr] = []  # the tests of the ifs around the walk, for `gates`
+        # The ifs around the walk, as (test, which way), and the `name = True`/`False` statements
+        # read so far with the ifs around each: what a flag holds where a call passes it.
+        self._node, self._ways, self._flags = node, [], {}
+        # Locals bound to parameters wrapped for iteration (`diter = enumerate(tqdm(loader))`).
+        self._wrapping: dict[str, list[str]] = {}
         # no_grad/inference_mode blocks (or a decorator) around the walk: calls there train nothing
         self._gradients_off = int(any(_turns_gradients_off(d) for d in node.decorator_list))
         self._backwards = 0  # backward calls read so far: a loop trains when its body adds one
@@ -249,21 +256,63 @@ class _FunctionReader:
         facts: dict = {}
         for name, value in given.items():
             if name in _DATA_LITERALS:
-                known = isinstance(value, ast.Constant) and isinstance(value.value, bool)
-                facts[name] = ["const", value.value] if known else ["unknown"]  # type: ignore[union-attr]
+                known = value.value if isinstance(value, ast.Constant) and isinstance(value.value, bool) else self._flag(value)
+                facts[name] = ["const", known] if known is not None else ["unknown"]
             elif name in _DATA_SOURCES:
                 facts[name] = self.source(value) or ["unknown"]
         return facts or {"plain": True}
 
+    def _wrapped(self, expr: ast.expr) -> list[str]:
+        """The parameters a loop's iterable names, also through a local bound to one (`_wraps`)."""
+        names = {n.id for n in walk(expr) if isinstance(n, ast.Name)}
+        held = {n for n in names if self.env.get(n) == ["param", n]}
+        return sorted(held.union(*(self._wrapping.get(n, ()) for n in names)))
+
+    def _wraps(self, value: ast.expr) -> list[str]:
+        """The parameters a call wraps for iteration through its positional arguments, at any
+        depth (`enumerate(tqdm(loader))`), `len(...)` aside: what a loop over its result iterates."""
+        found: set[str] = set()
+        pending = [value] if isinstance(value, ast.Call) else []
+        while pending:
+            expr = pending.pop()
+            if isinstance(expr, ast.Name):
+                found |= {expr.id} if self.env.get(expr.id) == ["param", expr.id] else set(self._wrapping.get(expr.id, ()))
+            elif isinstance(expr, ast.Call) and dotted(expr.func) != "len":
+                pending.extend(arg for arg in expr.args if not isinstance(arg, ast.Starred))
+        return sorted(found)
+
+    def _flag(self, value: ast.expr) -> bool | None:
+        """What a local flag passed here holds, where the function sets it only to literals and
+        every `name = True`/`False` statement that may reach here says the same: `shuffle = False`
+        in the `'val'` branch of `if mode == 'train': ... elif mode == 'val': ...`, passed in the
+        `else` of another `if mode == 'train'`. A statement in a way of an `if` is out of reach
+        where this call is in the other way of an `if` with the same test (one without calls,
+        whose names the function never rebinds). None when unknown."""
+        if not isinstance(value, ast.Name) or value.id not in self._flags:
+            return None
+        rebound = _rebound(self._node)
+        if value.id in rebound or value.id in {a.arg for a in ast.walk(self._node.args) if isinstance(a, ast.arg)}:
+            return None
+        fixed = [(ast.dump(test), way) for test, way in self._ways if _steady(test, rebound)]
+        reaching = {
+            held for held, ways in self._flags[value.id]
+            if not any((ast.dump(test), not way) in fixed for test, way in ways)
+        }
+        return reaching.pop() if len(reaching) == 1 else None
+
     def _callee(self, func: ast.AST) -> str | None:
         """The dotted name called; `Maker().method` where the receiver is a local bound to a
-        call (`logger = utils.MetricLogger()` ... `logger.sync()`: `utils.MetricLogger().sync`)."""
+        call (`logger = utils.MetricLogger()` ... `logger.sync()`: `utils.MetricLogger().sync`),
+        and `Maker().__call__` where the local is an object of a class, called itself
+        (`evaluator = MscEval(...)` ... `evaluator(net, loader)`)."""
         callee = dotted(func)
-        if callee is None or "." not in callee:
+        if callee is None:
             return callee
         head, _, rest = callee.partition(".")
         source = self.env.get(head)
-        return f"{source[1]}().{rest}" if source and source[0] == "call" else callee
+        if not source or source[0] != "call" or not (rest or source[1].rpartition(".")[2][:1].isupper()):
+            return callee
+        return f"{source[1]}().{rest or '__call__'}"
 
     def _bind(self, target: ast.AST, source: list | None) -> None:
         if isinstance(target, ast.Name):
@@ -273,6 +322,7 @@ class _FunctionReader:
                 self._fresh[target.id] = source[1:3]  # callee, line (not a data call's facts)
             if source is not None and source[0] == "call" and source[1] not in self.record["made"]:
                 self.record["made"].append(source[1])
+            self._wrapping.pop(target.id, None)
             if source is None:
                 self.env.pop(target.id, None)
             else:
@@ -400,9 +450,13 @@ class _FunctionReader:
             if isinstance(statement, ast.Return):
                 self.record["fresh"].append(self._returned(value))
             if isinstance(statement, ast.Assign):
+                if _sets_flag(statement):
+                    self._flags.setdefault(statement.targets[0].id, []).append((statement.value.value, tuple(self._ways)))
                 source = self.source(statement.value)
                 for target in statement.targets:
                     self._bind(target, source)
+                    if isinstance(target, ast.Name) and self._wraps(statement.value):
+                        self._wrapping[target.id] = self._wraps(statement.value)
             elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
                 self._bind(statement.target, self.source(statement.value))
             elif isinstance(statement, ast.Return) and statement.value is not None:
@@ -415,8 +469,7 @@ class _FunctionReader:
                 self.record["other_returns"] = True
             elif isinstance(statement, (ast.For, ast.AsyncFor)):
                 self._bind(statement.target, None)
-                iterated = sorted({n.id for n in walk(statement.iter) if isinstance(n, ast.Name)} & set(self.env))
-                iterated = [n for n in iterated if self.env[n] == ["param", n]]
+                iterated = self._wrapped(statement.iter)
                 loop = [statement.lineno, statement.end_lineno, iterated, False]  # trains: set below
                 self.record["loops"].append(loop)
             elif isinstance(statement, (ast.With, ast.AsyncWith)):
@@ -426,10 +479,13 @@ class _FunctionReader:
             if isinstance(statement, ast.If):
                 before = dict(self.env)
                 self._tests.append(statement.test)
+                self._ways.append((statement.test, True))
                 self._statements(statement.body)
                 self._tests.pop()
+                self._ways[-1] = (statement.test, False)
                 after_body, self.env = self.env, dict(before)
                 self._statements(statement.orelse)
+                self._ways.pop()
                 self._merge(after_body)
                 continue
             off = isinstance(statement, (ast.With, ast.AsyncWith)) and any(
@@ -445,6 +501,35 @@ class _FunctionReader:
                 self._statements(case.body)
             if loop is not None:
                 loop[3] = self._backwards > backwards  # a backward in the loop (its body, its iterable)
+
+
+def _sets_flag(statement: ast.Assign) -> bool:
+    """`name = True` or `name = False`."""
+    value = statement.value
+    return len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name) and (
+        isinstance(value, ast.Constant) and isinstance(value.value, bool)
+    )
+
+
+def _rebound(function: ast.AST) -> set[str]:
+    """The names `function`'s statements bind other than by `name = True`/`False`."""
+    flags = {id(node.targets[0]) for node in ast.walk(function) if isinstance(node, ast.Assign) and _sets_flag(node)}
+    names = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and id(node) not in flags:
+            names.add(node.id)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names.update(node.names)
+    return names
+
+
+def _steady(test: ast.expr, rebound: set[str]) -> bool:
+    """An `if` test that says the same each time the function evaluates it: no calls, and no
+    name the function rebinds."""
+    return not any(
+        isinstance(node, ast.Call) or (isinstance(node, ast.Name) and node.id in rebound)
+        for node in ast.walk(test)
+    )
 
 
 # The DataLoader arguments whose values are shipped to worker processes.
@@ -971,10 +1056,19 @@ class Program:
             dataset = facts.get("dataset")
             held = (module, key, dataset[1]) if dataset and dataset[0] == "param" else None
             return Data("sampler", at, shuffle, drop_last, dataset=held)
-        drawn = self.evaluate(module, key, facts.get("sampler")) if "sampler" in facts else None
+        drawn = self.evaluate(module, key, self._drawn_from(module, facts))
         if not isinstance(drawn, Data) or drawn.kind != "sampler":
             return None  # a loader that is not known to draw from a DistributedSampler is not followed
         return Data("loader", at, drawn.shuffle, drawn.drop_last, replace(drawn, passed_at=None))
+
+    def _drawn_from(self, module: str, facts: dict) -> list | None:
+        """The source of the sampler a DataLoader draws from: its `sampler`, or the sampler a
+        `BatchSampler(sampler, ...)` given as its `batch_sampler` batches (the batches hold the
+        sampler's indices, padding included: its drop_last only drops a short last batch)."""
+        batched = facts.get("batch_sampler")
+        if "sampler" not in facts and batched and batched[0] == "call" and len(batched) > 3:
+            return batched[3].get("sampler") if self._qualify(module, batched[1]) in BATCH_SAMPLER else None
+        return facts.get("sampler")
 
     def class_of(self, module: str, dotted: str, depth: int = 0) -> tuple[str, str] | None:
         """(module, class) of the project class that `dotted` names in `module`, or None."""

@@ -163,6 +163,55 @@ class PaddedEvalMetrics(Rule):
                 validate(DataLoader(val_set, sampler=val_sampler), model, nprocs)
             """
         ),
+        Flagged(
+            # A data builder: the flag set per mode is False on the sampler's path, the batch
+            # sampler keeps the padded indices, and an evaluator object all-reduces its counts.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import BatchSampler, DataLoader, DistributedSampler, RandomSampler
+
+            def get_data_loader(dataset, batch_size, mode="train"):
+                if mode == "train":
+                    shuffle = True
+                elif mode == "val":
+                    shuffle = False
+                if mode == "train":
+                    sampler = RandomSampler(dataset)
+                else:
+                    sampler = DistributedSampler(dataset, shuffle=shuffle)
+                              ^
+                batches = BatchSampler(sampler, batch_size, drop_last=False)
+                return DataLoader(dataset, batch_sampler=batches)
+
+            class Confusion:
+                def __init__(self, classes):
+                    self.counts = torch.zeros(classes, classes)
+
+                def update(self, preds, labels):
+                    self.counts[labels, preds] += 1
+
+                def compute(self):
+                    dist.all_reduce(self.counts)
+                    return self.counts.diag() / self.counts.sum(1)
+
+            class MultiScale:
+                def __init__(self, classes):
+                    self.confusion = Confusion(classes)
+
+                @torch.no_grad()
+                def __call__(self, net, loader):
+                    batches = enumerate(loader)
+                    for _, (images, labels) in batches:
+                        self.confusion.update(net(images).argmax(1), labels)
+                    return self.confusion.compute()
+
+            def eval_model(net, dataset, classes):
+                loader = get_data_loader(dataset, 8, mode="val")
+                evaluator = MultiScale(classes)
+                return evaluator(net, loader)
+            """
+        ),
     )
     clean_examples = (
         Clean(
@@ -244,6 +293,44 @@ class PaddedEvalMetrics(Rule):
                     loss = model(x, y)
                     loss.backward()
                     dist.all_reduce(loss.detach())
+            """
+        ),
+        Clean(
+            # The same builder sharding the evaluation set exactly: drop_last is True on its path.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import BatchSampler, DataLoader, DistributedSampler, RandomSampler
+
+            def get_data_loader(dataset, batch_size, mode="train"):
+                if mode == "train":
+                    shuffle = True
+                    drop_last = False
+                elif mode == "val":
+                    shuffle = False
+                    drop_last = True
+                if mode == "train":
+                    sampler = RandomSampler(dataset)
+                else:
+                    sampler = DistributedSampler(dataset, shuffle=shuffle, drop_last=drop_last)
+                batches = BatchSampler(sampler, batch_size, drop_last=False)
+                return DataLoader(dataset, batch_sampler=batches)
+
+            class MultiScale:
+                def __init__(self, classes):
+                    self.counts = torch.zeros(classes, classes)
+
+                @torch.no_grad()
+                def __call__(self, net, loader):
+                    for _, (images, labels) in enumerate(loader):
+                        self.counts[labels, net(images).argmax(1)] += 1
+                    dist.all_reduce(self.counts)
+                    return self.counts.diag() / self.counts.sum(1)
+
+            def eval_model(net, dataset, classes):
+                loader = get_data_loader(dataset, 8, mode="val")
+                evaluator = MultiScale(classes)
+                return evaluator(net, loader)
             """
         ),
     )

@@ -37,7 +37,8 @@ class UnneededFindUnusedParameters(Rule):
     Fires when `find_unused_parameters=True` (the literal) is passed to
     `DistributedDataParallel(...)` for a model of a class defined in this file, deriving
     directly from `nn.Module`, and every parameter of it is used on every step: `__init__` is
-    straight-line code that builds only torch.nn layers that own parameters (not
+    straight-line code (an `if` that only binds locals to values that call nothing, such as
+    `if channel is None: channel = 64`, aside) that builds only torch.nn layers that own parameters (not
     ModuleList/ModuleDict), `nn.Parameter`s, or classes of this file that pass the same test;
     the forward is straight-line code (no `if`, loop, conditional expression, `and`/`or`,
     comprehension, `detach`, `self.training`, or call of another method), returns one value
@@ -140,11 +141,13 @@ class UnneededFindUnusedParameters(Rule):
             import torch.nn as nn
 
             class ConvNet(nn.Module):
-                def __init__(self):
+                def __init__(self, width=None):
                     super().__init__()
-                    self.features = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.ReLU())
+                    if width is None:  # a default: every layer is built either way
+                        width = 8
+                    self.features = nn.Sequential(nn.Conv2d(3, width, 3), nn.BatchNorm2d(width), nn.ReLU())
                     self.pool = nn.AdaptiveAvgPool2d(1)
-                    self.fc = nn.Linear(8, 10)
+                    self.fc = nn.Linear(width, 10)
 
                 def forward(self, x):
                     x = self.pool(self.features(x))
@@ -161,11 +164,13 @@ class UnneededFindUnusedParameters(Rule):
             import torch.nn as nn
 
             class ConvNet(nn.Module):
-                def __init__(self):
+                def __init__(self, width=None):
                     super().__init__()
-                    self.features = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.ReLU())
+                    if width is None:  # a default: every layer is built either way
+                        width = 8
+                    self.features = nn.Sequential(nn.Conv2d(3, width, 3), nn.BatchNorm2d(width), nn.ReLU())
                     self.pool = nn.AdaptiveAvgPool2d(1)
-                    self.fc = nn.Linear(8, 10)
+                    self.fc = nn.Linear(width, 10)
 
                 def forward(self, x):
                     x = self.pool(self.features(x))
@@ -178,6 +183,40 @@ class UnneededFindUnusedParameters(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # An `if` in __init__ that builds a layer, or picks one by a call: not judged.
+            """
+            import torch.nn as nn
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class MaybeProjected(nn.Module):
+                def __init__(self, channel=None):
+                    super().__init__()
+                    if channel is None:
+                        channel = 64
+                        self.proj = nn.Conv2d(3, 3, 1)
+                    self.out = nn.Conv2d(3, channel, 3, padding=1)
+
+                def forward(self, x):
+                    return self.out(x)
+
+            class Picked(nn.Module):
+                def __init__(self, deep=False):
+                    super().__init__()
+                    if deep:
+                        body = nn.Sequential(nn.Conv2d(3, 3, 3), nn.Conv2d(3, 3, 3))
+                    else:
+                        body = nn.Conv2d(3, 3, 3)
+                    self.body = body
+                    self.out = nn.Conv2d(3, 3, 1)
+
+                def forward(self, x):
+                    return self.out(x)
+
+            a = DDP(MaybeProjected(), find_unused_parameters=True)
+            b = DDP(Picked(), find_unused_parameters=True)
+            """
+        ),
         Clean(
             """
             import torch.nn as nn
@@ -370,6 +409,8 @@ class _Proof:
         owned: list[str] = []
         assigned: set[str] = set()
         for statement in _body(init):
+            if isinstance(statement, cst.If) and _sets_locals_only(statement):
+                continue  # `if channel is None: channel = [64]`: a default, no module either way
             if not isinstance(statement, cst.SimpleStatementLine):
                 return None
             for small in statement.body:
@@ -431,6 +472,20 @@ def _body(function: cst.FunctionDef):
     return body.body if isinstance(body, cst.IndentedBlock) else [cst.SimpleStatementLine(body=body.body)]  # type: ignore[attr-defined]
 
 
+
+
+def _sets_locals_only(branch: cst.If | cst.Else) -> bool:
+    """An `if` (its `elif`s and `else` too) whose every statement binds local names to values
+    that call nothing: whichever way it goes, it builds no module and sets nothing on `self`."""
+    for statement in branch.body.body:
+        smalls = statement.body if isinstance(statement, cst.SimpleStatementLine) else [statement]
+        for small in smalls:
+            if not (isinstance(small, cst.Assign) and all(isinstance(t.target, cst.Name) for t in small.targets)):
+                return False
+            if _calls(small.value):
+                return False
+    orelse = branch.orelse if isinstance(branch, cst.If) else None
+    return orelse is None or _sets_locals_only(orelse)
 
 
 def _mentions(node: cst.CSTNode, names: set[str]) -> bool:
