@@ -9,9 +9,10 @@ the project root records, per module, the facts other modules' rules ask about:
   `ddplint.torch_api.DISTRIBUTED_MARKERS`); one such module makes the project distributed;
 - `imports`: top-level imports, local name -> origin (relative origins keep their dots and are
   resolved against the module's own name), and the modules it star-imports;
-- `functions`: top-level functions that place tensors or modules on CUDA (`cuda`: the call
-  is in their own text; with the line), and those that call a name another module may make
-  such a function (`calls`), which `ProjectView.cuda_function` follows across modules;
+- `functions`: top-level functions whose text places tensors or modules on CUDA (`cuda`: the
+  call is in their own text; with the line), and those that call a name another module may
+  make such a function (`calls`), which `ProjectView.may_use_cuda` follows across modules: the
+  prefilter's cheap superset of what the program model (ddplint.model.placement) answers;
 - `classes`: top-level classes with their bases (as origins), to know DataLoader and Sampler
   subclasses;
 - flags that say where the program model (ddplint.model) starts reading, which answers what
