@@ -9,9 +9,10 @@ the project root records, per module, the facts other modules' rules ask about:
   `ddplint.torch_api.DISTRIBUTED_MARKERS`); one such module makes the project distributed;
 - `imports`: top-level imports, local name -> origin (relative origins keep their dots and are
   resolved against the module's own name), and the modules it star-imports;
-- `functions`: top-level functions that place tensors or modules on CUDA (`cuda`: the call
-  is in their own text; with the line), and those that call a name another module may make
-  such a function (`calls`), which `ProjectView.cuda_function` follows across modules;
+- `functions`: top-level functions whose text places tensors or modules on CUDA (`cuda`: the
+  call is in their own text; with the line), and those that call a name another module may
+  make such a function (`calls`), which `ProjectView.may_use_cuda` follows across modules: the
+  prefilter's cheap superset of what the program model (ddplint.model.placement) answers;
 - `classes`: top-level classes with their bases (as origins), to know DataLoader and Sampler
   subclasses;
 - flags that say where the program model (ddplint.model) starts reading, which answers what
@@ -814,20 +815,32 @@ class ProjectView:
         return loaders.evaluated(self.project.program, module) if module is not None else {}
 
     def cuda_function(self, qualified: str | None) -> str | None:
-        """Where the project function `qualified` names places tensors or modules on CUDA,
-        itself or through the project functions it calls ("utils.py:3"), or None: a fact of
-        the program, asked by whatever needs it (a parameter default calling such a function
-        runs CUDA at import time) and by the prefilter hints (ProjectFact.CUDA_HELPER)."""
-        found = self._function(qualified)
+        """Where the project function `qualified` names is defined ("utils.py:3") if it places
+        tensors or modules on CUDA, itself or through the project functions it calls, or None:
+        a fact of the program (ddplint.model.placement.cuda_placement), asked by whatever needs
+        it (a parameter default calling such a function runs CUDA at import time). Asked only
+        of the functions the index's text admits (`may_use_cuda`), which is what the prefilter
+        hint (ProjectFact.CUDA_HELPER) rests on: the hint admits every module this can flag,
+        and works out without parsing a module."""
+        found = self.may_use_cuda(qualified)
         if found is None:
             return None
+        from ddplint.model import placement
+
         module, name, record = found
-        if not self._function_cuda(module, name, set()):
+        if placement.cuda_placement(self.project.program, module, name) is None:
             return None
         return self.project.location(module, record["line"])
 
+    def may_use_cuda(self, qualified: str | None) -> tuple[str, str, dict] | None:
+        """(module, name, facts) of the project function `qualified` names if its text, or that
+        of a project function it calls, places tensors on CUDA (the index's text facts: cheap,
+        and a superset of `cuda_function`); else None."""
+        found = self._function(qualified)
+        return found if found is not None and self._function_cuda(found[0], found[1], set()) else None
+
     def _function_cuda(self, module: str, name: str, active: set) -> bool:
-        """Whether a project function touches CUDA, itself or through the functions it calls."""
+        """Whether a project function's text touches CUDA, itself or through the functions it calls."""
         key = ("cuda", module, name)
         memo = self.project._memo
         if key in memo:
@@ -939,13 +952,13 @@ class ProjectView:
         module = self.project.module(absolute)
         if module is not None:
             exported = self.project.modules[module]
-            cuda = [name for name in exported["functions"] if self.cuda_function(f"{absolute}.{name}")]
+            cuda = [name for name in exported["functions"] if self.may_use_cuda(f"{absolute}.{name}")]
             subclass = any(self._loader_like(f"{absolute}.{name}") for name in exported["classes"])
             found = (cuda, subclass) if cuda or subclass else None
         else:
             indexed = self.resolve(absolute) is not None  # builders and generators are the model's
             found = (
-                indexed and bool(self.cuda_function(absolute)),
+                indexed and bool(self.may_use_cuda(absolute)),
                 indexed and self._loader_like(absolute),
                 bool(self.built_data(absolute)),
                 bool(self.endless_wrapper(absolute)),

@@ -8,6 +8,8 @@
 - `nccl_group`: does a call reach `init_process_group("nccl")` in a helper whose modules bind
   no device? (`utils.init_distributed_mode(args)`.)
 - `binds_device`: does a call reach a project function whose module binds a device?
+- `cuda_placement`: does a function put a tensor or module on CUDA, itself or through the
+  project functions it calls? (`to_gpu(x)` in `utils.py` calling `x.cuda()`.)
 
 Each answers None or False when it does not know: a call it cannot resolve, a summary it
 cannot read, a chain deeper than MAX_DEPTH.
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ddplint.fixpoint import reachable
 from ddplint.torch_api import INIT_PROCESS_GROUP
 
 MAX_DEPTH = 3  # helpers followed below the call asked about
@@ -102,3 +105,25 @@ def binds_device(program, module: str, key: str | None, cls: str | None, callee:
         return True
     record = summary["functions"][target[1]]
     return any(binds_device(program, target[0], target[1], record["class"], inner, depth + 1) for inner, _ in record["invocations"])
+
+
+def cuda_placement(program, module: str, key: str) -> str | None:
+    """Where function `key` of `module`, or a project function it calls at any depth and across
+    modules, puts a tensor or module on CUDA (its summary's `cuda`): the place of that call
+    ("utils.py:7"), or None. Each function reached is read once, so recursion ends; what the
+    program cannot read (past its bounds, a module that does not parse) places nothing."""
+
+    def record(function: tuple[str, str]) -> dict | None:
+        summary = program.summary(function[0])
+        return summary["functions"].get(function[1]) if summary is not None else None
+
+    def called(function: tuple[str, str]) -> list[tuple[str, str]]:
+        found = record(function)
+        targets = (program.resolve(function[0], callee, found["class"]) for callee, _ in found["invocations"]) if found else ()
+        return [target[:2] for target in targets if target is not None]
+
+    for function in reachable([(module, key)], called):
+        found = record(function)
+        if found is not None and found.get("cuda"):
+            return program.location(function[0], found["cuda"])
+    return None

@@ -68,6 +68,33 @@ def _moves(call: ast.Call) -> bool:
     return False
 
 
+def _places_on_cuda(call: ast.Call) -> bool:
+    """`x.cuda()`, `x.to(0)`, `x.to("cuda:1")`, `x.to(device=torch.device("cuda"))`, a call
+    given `device="cuda..."`, `torch.cuda.FloatTensor(...)`: the call puts a tensor or module
+    on a CUDA device (`cuda` of a function's summary). By the names as written: a summary
+    reads no imports."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "cuda":
+        return True
+    if isinstance(func, ast.Attribute) and func.attr == "to" and any(_is_cuda_device(arg) for arg in call.args[:1]):
+        return True
+    if any(k.arg == "device" and _is_cuda_device(k.value) for k in call.keywords):
+        return True
+    return isinstance(func, ast.Attribute) and func.attr.endswith("Tensor") and (dotted(func.value) or "").endswith("cuda")
+
+
+def _is_cuda_device(expr: ast.expr) -> bool:
+    """A CUDA device where a device goes: an index (`.to(0)` is cuda:0), a string starting with
+    "cuda", or `torch.device("cuda...")` (not `torch.device(0)`, the current accelerator's)."""
+    if isinstance(expr, ast.Constant):
+        value = expr.value
+        return (isinstance(value, int) and not isinstance(value, bool)) or (isinstance(value, str) and value.startswith("cuda"))
+    if isinstance(expr, ast.Call) and (dotted(expr.func) or "").rpartition(".")[2] == "device" and expr.args:
+        first = expr.args[0]
+        return isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value.startswith("cuda")
+    return False
+
+
 @dataclass(frozen=True)
 class Instance:
     """An object of the project class `cls` of `module`, made at `made_at`."""
@@ -172,7 +199,7 @@ class _FunctionReader:
         self.record: dict = {"line": node.lineno, "params": positional, "method": method, "class": cls,
                              "calls": [], "returns": [], "sets": {}, "made": [], "invocations": [], "loops": [],
                              "backward": [], "gates": [], "fresh": [], "handed": [], "process_groups": [],
-                             "forward_passes": [], "unwrapped": []}
+                             "forward_passes": [], "unwrapped": [], "cuda": None}
         self._tests: list[ast.expr] = []  # the tests of the ifs around the walk, for `gates`
         # The ifs around the walk, as (test, which way), and the `name = True`/`False` statements
         # read so far with the ifs around each: what a flag holds where a call passes it.
@@ -382,6 +409,8 @@ class _FunctionReader:
                     if isinstance(name, ast.Name) and name.id in params and name.id not in self.record["gates"]:
                         self.record["gates"].append(name.id)
         self._forward_pass(node)
+        if self.record["cuda"] is None and _places_on_cuda(node):
+            self.record["cuda"] = node.lineno
         callee = self._callee(node.func)
         if callee is None:
             return
