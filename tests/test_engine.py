@@ -4,8 +4,8 @@ import libcst as cst
 import pytest
 
 import ddplint
-from ddplint import engine
-from ddplint.noqa import Suppressions
+from ddplint.engine import lint as engine
+from ddplint.engine.noqa import Suppressions
 from ddplint.rules import all_rules
 
 
@@ -119,7 +119,7 @@ def test_flake8_plugin_imports_libcst_only_when_a_rule_can_fire():
     from ddplint_test_support import cli_env
 
     code = (
-        "import ast, sys\nfrom ddplint.flake8_plugin import Flake8Plugin\n"
+        "import ast, sys\nfrom ddplint.commands.flake8_plugin import Flake8Plugin\n"
         "def run(text):\n"
         "    lines = text.splitlines(keepends=True)\n"
         "    found = Flake8Plugin(ast.parse(text), lines, 'a.py').run()\n"

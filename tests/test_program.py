@@ -9,7 +9,7 @@ import ast
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ddplint import project
+from ddplint.model import project
 from ddplint.model import inner
 from ddplint.model.program import Inner, Instance, Origin, summarize
 
@@ -119,7 +119,7 @@ _PIECES = [
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=6), min_size=1, max_size=4))
 def test_random_projects_of_these_pieces_never_crash_the_model_or_a_lint(tmp_path_factory, layout):
-    from ddplint.engine import SourceError, analyse
+    from ddplint.engine.lint import SourceError, analyse
     from ddplint.rules import all_rules
 
     root = tmp_path_factory.mktemp("project")

@@ -1,4 +1,4 @@
-"""The project index (ddplint/project.py): cross-module findings on the small packages in
+"""The project index (ddplint/model/project.py): cross-module findings on the small packages in
 tests/data/projects/, the same from the CLI and from flake8, and none without the index."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ddplint import project
+from ddplint.model import project
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.rules.ddp003_missing_set_epoch import MissingSetEpoch
-from ddplint.torch_api import DISTRIBUTED_MARKERS
+from ddplint.core.torch_api import DISTRIBUTED_MARKERS
 
 PROJECTS = Path(__file__).parent / "data" / "projects"
 # Modules made of the lines the index's text patterns look for, for the no-crash property.
@@ -126,7 +126,7 @@ def test_the_index_is_cached_by_content_and_rebuilt_for_a_changed_file(tmp_path)
 
 
 def test_the_needles_the_index_searched_are_reused_once_and_only_for_an_unchanged_file(tmp_path):
-    from ddplint.engine import rules_for_text
+    from ddplint.engine.lint import rules_for_text
     from ddplint.rules import all_rules
 
     root = _copy("sampler_helper", tmp_path)
@@ -160,7 +160,7 @@ def test_the_plugin_prefilter_with_a_project_does_not_import_libcst(tmp_path):
     root = _copy("cuda_helper", tmp_path)
     (root / "trainer" / "plain.py").write_text("import os\n\nfrom .utils import place\n\nprint(os.sep)\n")
     code = (
-        "import ast, sys\nfrom ddplint.flake8_plugin import Flake8Plugin\n"
+        "import ast, sys\nfrom ddplint.commands.flake8_plugin import Flake8Plugin\n"
         f"path = {str(root / 'trainer' / 'plain.py')!r}\n"
         "text = open(path).read()\n"
         "list(Flake8Plugin(ast.parse(text), text.splitlines(True), path).run())\n"
@@ -304,7 +304,7 @@ def test_a_cached_result_is_not_reused_when_the_program_model_changed(tmp_path, 
 def test_the_prefilters_with_the_project_hints_hide_no_finding(case, tmp_path):
     """Every rule run on every module (no needles, no screens) finds what the filtered run
     finds: the hints make the filters admit the cross-module cases."""
-    from ddplint.engine import analyse, parse, prepare, traverse
+    from ddplint.engine.lint import analyse, parse, prepare, traverse
     from ddplint.rules import all_rules
 
     root = _copy(case, tmp_path)
@@ -499,8 +499,8 @@ def test_the_results_cache_keeps_each_set_of_reads_once_and_drops_a_result_when_
     program's answers and the hints read): the cache file holds each set once."""
     import json
 
-    from ddplint.cache import Cache
-    from ddplint.diagnostics import FileResult
+    from ddplint.engine.cache import Cache
+    from ddplint.core.diagnostics import FileResult
 
     helper = tmp_path / "utils.py"
     helper.write_text("x = 1\n")

@@ -107,7 +107,7 @@ def test_rank_zero_or_anything_is_not_a_guard():
 import textwrap  # noqa: E402
 
 from ddplint.analyses.ranks import RankRegions  # noqa: E402
-from ddplint.rule import Rule  # noqa: E402
+from ddplint.rules.rule import Rule  # noqa: E402
 
 
 class _Probe(Rule):
@@ -129,7 +129,7 @@ class _Probe(Rule):
 
 def regions(source):
     module = cst.parse_module(textwrap.dedent(source))
-    from ddplint.engine import prepare, traverse
+    from ddplint.engine.lint import prepare, traverse
 
     model, (probe,) = prepare(module, [_Probe])
     traverse(module, model, [probe])
@@ -210,8 +210,8 @@ def test_functions_called_only_under_a_guard():
 
 from pathlib import Path  # noqa: E402
 
-from ddplint.engine import analyse  # noqa: E402
-from ddplint.fixer import fix_text  # noqa: E402
+from ddplint.engine.lint import analyse  # noqa: E402
+from ddplint.fixing.fixer import fix_text  # noqa: E402
 from ddplint.rules import all_rules, rule_by_code  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

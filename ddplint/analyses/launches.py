@@ -1,7 +1,7 @@
 """Where a launcher that never names a DDP entry point runs code on every rank.
 
 Code written for Accelerate, Fabric or Lightning calls no `init_process_group`, builds no
-`DistributedDataParallel` and spawns nothing: the library does (ddplint.torch_api,
+`DistributedDataParallel` and spawns nothing: the library does (ddplint.core.torch_api,
 `LAUNCH_POINT_TEXT`). Its launch points, by the frame keys of the semantic model:
 
 - a function (or module code) that builds an `Accelerator(...)`: `accelerate launch` runs it on
@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ddplint.edits import argument_for
-from ddplint.semantic import Analysis, SemanticModel, dotted_name
-from ddplint.torch_api import (
+from ddplint.semantic.edits import argument_for
+from ddplint.semantic.model import Analysis, SemanticModel, dotted_name
+from ddplint.core.torch_api import (
     ACCELERATOR,
     API,
     FABRIC,

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ddplint.semantic import Analysis, SemanticModel, dotted_name
-from ddplint.walk import children
-from ddplint.fixpoint import fixed_point
-from ddplint.torch_api import ACCELERATOR, DDP, DISTRIBUTED_IS_AVAILABLE
+from ddplint.semantic.model import Analysis, SemanticModel, dotted_name
+from ddplint.semantic.walk import children
+from ddplint.core.fixpoint import fixed_point
+from ddplint.core.torch_api import ACCELERATOR, DDP, DISTRIBUTED_IS_AVAILABLE
 
 
 RANK_NAMES = frozenset(

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.edits import argument_for, has_star_arguments
-from ddplint.fixpoint import fixed_point, reachable
-from ddplint.semantic import Analysis, SemanticModel, Scope, dotted_name
-from ddplint.torch_api import (
+from ddplint.semantic.edits import argument_for, has_star_arguments
+from ddplint.core.fixpoint import fixed_point, reachable
+from ddplint.semantic.model import Analysis, SemanticModel, Scope, dotted_name
+from ddplint.core.torch_api import (
     BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, GET_RANK, GET_WORLD_SIZE, LIBRARY_LOADERS,
 )
 

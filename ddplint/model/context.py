@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from ddplint.lines import split_lines
+from ddplint.core.lines import split_lines
 from ddplint.prefilter.screens import dotted, walk
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -174,7 +174,7 @@ class ProcessContext:
         project function is its body's verdict; a project function named without a call is a
         function object, always true. None: nothing known (the name decides)."""
         from ddplint.analyses.ranks import _ALWAYS_TRUE, RankTest
-        from ddplint.semantic import dotted_name
+        from ddplint.semantic.model import dotted_name
 
         def resolve(expr) -> RankTest | None:
             import libcst as cst

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ddplint.fixpoint import reachable
-from ddplint.torch_api import INIT_PROCESS_GROUP
+from ddplint.core.fixpoint import reachable
+from ddplint.core.torch_api import INIT_PROCESS_GROUP
 
 MAX_DEPTH = 3  # helpers followed below the call asked about
 

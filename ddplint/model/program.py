@@ -5,7 +5,7 @@ A DDP program is several functions: `main()` wraps the model, `train_one_epoch(m
 that sees one function cannot know that the `model` parameter it is looking at is a DDP model.
 The program answers that, with the place that makes it so, and knows no rule.
 
-It is built on the project index (ddplint.project), which says which modules exist, what each
+It is built on the project index (ddplint.model.project), which says which modules exist, what each
 imports and which ones name DDP or another distributed marker. Only the modules a value can
 reach are read with CPython's `ast`: those that name DDP or a distributed marker, the modules of
 the functions they hand a value to, and the importers of a module whose function returns one. Each is summarised once
@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 from ddplint.model import context as process_context
 from ddplint.prefilter.screens import dotted, walk
 from ddplint.model import values
-from ddplint.torch_api import (
+from ddplint.core.torch_api import (
     BATCH_SAMPLER, COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER, LOSS_SCALER_GATE,
     LOSS_SCALERS, NO_GRAD,
 )
@@ -709,7 +709,7 @@ class Program:
         self._reader = reader
         # Every module a question read after the solution was found (None until then): the
         # solution's digest does not cover what such answers say, so a file's cached result
-        # depends on these modules too (ddplint.cache).
+        # depends on these modules too (ddplint.engine.cache).
         self.consulted: set[str] | None = None
         self._summaries: dict[str, dict | None] = {}
         self._order: list[str] = []
@@ -762,7 +762,7 @@ class Program:
     def _save_cache(self) -> None:
         path = self._cache_file()
         if path is not None and self._fresh:
-            from ddplint.project import _save
+            from ddplint.model.project import _save
 
             _save(os.path.dirname(path), path, {**self._cached, **self._fresh})
 

@@ -22,7 +22,7 @@ import posixpath
 import re
 
 from ddplint.prefilter.screens import dotted
-from ddplint.torch_api import PICKLE_DUMP, PROCESS, SPAWN, START_PROCESSES, TORCH_SAVE
+from ddplint.core.torch_api import PICKLE_DUMP, PROCESS, SPAWN, START_PROCESSES, TORCH_SAVE
 
 # Calls that pickle what they are given (to a started process, a file, a queue), by the last
 # part of the name as written; `sends` judges them by their qualified name when asked.

@@ -1,7 +1,7 @@
 """Every rule's needles and screen, for checks that must not import libcst (the flake8
 plugin).
 
-Generated from the rule modules by `python -m ddplint.docs`; do not edit. A test fails
+Generated from the rule modules by `python -m ddplint.commands.docs`; do not edit. A test fails
 when it is stale."""
 
 import re

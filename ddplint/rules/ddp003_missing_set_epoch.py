@@ -1,9 +1,9 @@
 import libcst as cst
 
-from ddplint.diagnostics import Applicability
-from ddplint.rule import Clean, Flagged, Rule
+from ddplint.core.diagnostics import Applicability
+from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.torch_api import DISTRIBUTED_SAMPLER, LIBRARY_LOADERS
+from ddplint.core.torch_api import DISTRIBUTED_SAMPLER, LIBRARY_LOADERS
 from ddplint.analyses.samplers import Construction, Endless, Function, LoaderFlow, Loop, Ref
 from ddplint.prefilter.project_facts import ProjectFact
 

@@ -8,16 +8,16 @@ import libcst as cst
 
 from ddplint.analyses.launches import Launches
 from ddplint.analyses.ranks import RANK_ENVIRONMENT, environment_key, mentions_rank
-from ddplint.diagnostics import Applicability
-from ddplint.edits import argument_for, string_literal, with_keyword_argument
+from ddplint.core.diagnostics import Applicability
+from ddplint.semantic.edits import argument_for, string_literal, with_keyword_argument
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rule import Clean, Flagged, Rule
-from ddplint.semantic import dotted_name
-from ddplint.torch_api import (
+from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.semantic.model import dotted_name
+from ddplint.core.torch_api import (
     DDP, DISTRIBUTED_EVIDENCE, SPAWN, START_PROCESSES, TORCH, TORCH_DISTRIBUTED, TORCH_LOAD, TORCH_MULTIPROCESSING, TORCH_NN_PARALLEL,
     TORCH_SAVE,
 )
-from ddplint.walk import children
+from ddplint.semantic.walk import children
 
 # Words, in a path, a variable or the enclosing function's name, that say "checkpoint".
 CHECKPOINT_WORDS = frozenset(

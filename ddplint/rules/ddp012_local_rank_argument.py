@@ -4,15 +4,15 @@ import re
 
 import libcst as cst
 
-from ddplint.diagnostics import Applicability
-from ddplint.edits import keyword_argument, positional_arguments, with_keyword_argument
+from ddplint.core.diagnostics import Applicability
+from ddplint.semantic.edits import keyword_argument, positional_arguments, with_keyword_argument
 from ddplint.analyses.ranks import environment_key, strip_int
-from ddplint.lines import split_lines
-from ddplint.rule import Clean, Flagged, Rule
+from ddplint.core.lines import split_lines
+from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.semantic import dotted_name
-from ddplint.torch_api import OLD_LAUNCHER, OLD_LAUNCHER_MODULE
-from ddplint.walk import positions
+from ddplint.semantic.model import dotted_name
+from ddplint.core.torch_api import OLD_LAUNCHER, OLD_LAUNCHER_MODULE
+from ddplint.semantic.walk import positions
 
 _ENVIRONMENT_DEFAULT = 'os.environ.get("LOCAL_RANK")'
 _GROUPS = frozenset({"add_argument_group", "add_mutually_exclusive_group"})

@@ -4,15 +4,15 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ddplint.diagnostics import Applicability
+from ddplint.core.diagnostics import Applicability
 from ddplint.analyses.environ_writes import environ_writes
 from ddplint.analyses.pickling import SPAWN_LIKE, is_process_start
 from ddplint.analyses.ranks import environment_key, last_name, strip_int
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rule import Clean, Flagged, Rule
-from ddplint.edits import argument_for
-from ddplint.fixpoint import reachable
-from ddplint.torch_api import INIT_PROCESS_GROUP, PROCESS, SPAWN
+from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.semantic.edits import argument_for
+from ddplint.core.fixpoint import reachable
+from ddplint.core.torch_api import INIT_PROCESS_GROUP, PROCESS, SPAWN
 
 _GLOBAL_RANK = 'int(os.environ["RANK"])'
 _NO_FIX_MESSAGE = (

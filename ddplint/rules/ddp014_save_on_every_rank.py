@@ -11,10 +11,10 @@ from ddplint.analyses.ranks import (
     mentions_rank as _mentions_rank,
 )
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rule import Clean, Flagged, Rule
-from ddplint.semantic import dotted_name
-from ddplint.edits import argument_for
-from ddplint.torch_api import DDP, DISTRIBUTED_MODULES, LAUNCH_POINT_TEXT, SPAWN, START_PROCESSES, TORCH_SAVE
+from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.semantic.model import dotted_name
+from ddplint.semantic.edits import argument_for
+from ddplint.core.torch_api import DDP, DISTRIBUTED_MODULES, LAUNCH_POINT_TEXT, SPAWN, START_PROCESSES, TORCH_SAVE
 
 # Files private to the process that opens them: every rank writing its own is fine.
 PRIVATE_FILES = frozenset(

@@ -5,13 +5,13 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.rule import Clean, Flagged, Rule
-from ddplint.semantic import dotted_name
+from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.semantic.model import dotted_name
 from ddplint.prefilter.screens import UnreadSelfAttribute
-from ddplint.edits import argument_for
-from ddplint.fixpoint import fixed_point, reachable
-from ddplint.torch_api import DDP, DISTRIBUTED_MARKERS, NN_MODULE, PARAMETERISED_LAYERS, TORCH_NN
-from ddplint.walk import children
+from ddplint.semantic.edits import argument_for
+from ddplint.core.fixpoint import fixed_point, reachable
+from ddplint.core.torch_api import DDP, DISTRIBUTED_MARKERS, NN_MODULE, PARAMETERISED_LAYERS, TORCH_NN
+from ddplint.semantic.walk import children
 from ddplint.prefilter.project_facts import ProjectFact
 
 # Ways of reaching submodules without naming them: anything goes after these.

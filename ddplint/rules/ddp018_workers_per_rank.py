@@ -2,13 +2,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ddplint.diagnostics import Applicability
-from ddplint.edits import argument_for, module_alias
-from ddplint.torch_api import CPU_COUNT, DATALOADER, DISTRIBUTED_MARKERS, SCHED_GETAFFINITY
-from ddplint.rule import Clean, Flagged, Rule
+from ddplint.core.diagnostics import Applicability
+from ddplint.semantic.edits import argument_for, module_alias
+from ddplint.core.torch_api import CPU_COUNT, DATALOADER, DISTRIBUTED_MARKERS, SCHED_GETAFFINITY
+from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.semantic import Frame, dotted_name
-from ddplint.walk import children
+from ddplint.semantic.model import Frame, dotted_name
+from ddplint.semantic.walk import children
 from ddplint.prefilter.project_facts import ProjectFact
 
 

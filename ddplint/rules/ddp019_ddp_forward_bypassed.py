@@ -5,12 +5,12 @@ import libcst as cst
 from ddplint.analyses.grad_mode import GradientMode
 from ddplint.analyses.roles import evaluates
 from ddplint.analyses.ranks import RankRegions, WrappedModels
-from ddplint.diagnostics import Applicability
+from ddplint.core.diagnostics import Applicability
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rule import Clean, Flagged, Rule
-from ddplint.semantic import dotted_name
-from ddplint.torch_api import DDP, LOSS_SCALERS
-from ddplint.walk import children
+from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.semantic.model import dotted_name
+from ddplint.core.torch_api import DDP, LOSS_SCALERS
+from ddplint.semantic.walk import children
 from ddplint.prefilter.project_facts import ProjectFact
 
 # Models that are copies of the trained one and are never all-reduced: EMA, teachers, targets.

@@ -6,10 +6,10 @@ import libcst as cst
 
 from ddplint.analyses.ranks import WrappedModels
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rule import Clean, Flagged, Rule
-from ddplint.semantic import dotted_name
-from ddplint.torch_api import ACCELERATOR, DDP, LOSS_SCALERS
-from ddplint.walk import descendants
+from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.semantic.model import dotted_name
+from ddplint.core.torch_api import ACCELERATOR, DDP, LOSS_SCALERS
+from ddplint.semantic.walk import descendants
 
 _BACKWARD_ONLY = (
     "no_sync() around the backward only: DDP decides whether to all-reduce during the forward, "

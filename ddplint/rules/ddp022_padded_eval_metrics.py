@@ -5,10 +5,10 @@ import libcst as cst
 from ddplint.analyses.roles import evaluates
 from ddplint.analyses.samplers import Construction, LoaderFlow, Ref
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rule import Clean, Flagged, Rule
-from ddplint.edits import argument_for
-from ddplint.torch_api import COMBINING_COLLECTIVES, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER, LIBRARY_LOADERS
-from ddplint.walk import descendants, positions
+from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.semantic.edits import argument_for
+from ddplint.core.torch_api import COMBINING_COLLECTIVES, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER, LIBRARY_LOADERS
+from ddplint.semantic.walk import descendants, positions
 
 _MAX_DEPTH = 3
 

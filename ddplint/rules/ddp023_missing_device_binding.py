@@ -2,12 +2,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ddplint.diagnostics import Applicability
+from ddplint.core.diagnostics import Applicability
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rule import Clean, Flagged, Rule
-from ddplint.semantic import dotted_name
-from ddplint.edits import argument_for
-from ddplint.torch_api import DDP, DEVICE_BINDINGS, INIT_PROCESS_GROUP, TORCH, TORCH_DEVICE
+from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.semantic.model import dotted_name
+from ddplint.semantic.edits import argument_for
+from ddplint.core.torch_api import DDP, DEVICE_BINDINGS, INIT_PROCESS_GROUP, TORCH, TORCH_DEVICE
 
 _RANK_WORDS = ("rank", "gpu", "device_id", "dev_id")
 

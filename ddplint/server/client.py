@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ddplint.lines import split_lines
+from ddplint.core.lines import split_lines
 
 
 class Session:

@@ -25,14 +25,14 @@ import warnings
 
 import libcst as cst
 
-from ddplint.engine import parse
-from ddplint.lines import split_lines
-from ddplint.quickfix import offsets
+from ddplint.engine.lint import parse
+from ddplint.core.lines import split_lines
+from ddplint.fixing.quickfix import offsets
 from ddplint.prefilter.screens import Facts
 
 
 class StatementCache:
-    """A `parser` for `ddplint.engine.analyse` that remembers the chunks of the last parse."""
+    """A `parser` for `ddplint.engine.lint.analyse` that remembers the chunks of the last parse."""
 
     def __init__(self) -> None:
         self._chunks: dict[str, cst.Module] = {}
