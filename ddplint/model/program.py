@@ -49,6 +49,7 @@ from ddplint.core.torch_api import (
 MAX_MODULES = 150  # modules read per run: past this, what a value would reach is unknown
 MAX_SOURCE = 2_000_000  # bytes of source read per run, past this as past MAX_MODULES (precision corpus: 1.94 MB at most)
 MAX_ROUNDS = 12  # rounds of the fixed point; a chain of helpers deeper than this is unknown
+MAX_GIVES, MAX_GIVES_DEPTH = 8, 3  # classes one call may give, and helpers followed for them (`gives`)
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
 _CONTROL_FIELDS = frozenset(("body", "orelse", "finalbody", "handlers", "cases"))
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -230,6 +231,7 @@ class _FunctionReader:
         cycles = None if method else _cycled(node, positional)
         if cycles is not None:
             self.record["cycles"] = cycles
+        self.record["gives"] = _gives(node)
 
     def source(self, expr: ast.AST | None) -> list | None:
         if isinstance(expr, ast.Name):
@@ -530,6 +532,83 @@ class _FunctionReader:
                 self._statements(case.body)
             if loop is not None:
                 loop[3] = self._backwards > backwards  # a backward in the loop (its body, its iterable)
+
+
+# Calls that add a module or parameter to an object after it was built.
+_REGISTERS = frozenset(("add_module", "register_module", "register_parameter", "register_buffer", "setattr"))
+
+
+def _gives(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list:
+    """What each `return` of a function gives, by class: a list of ["class", dotted] (a class
+    object named by a dotted name: `return SRv1`) and ["call", callee] (what a call gives:
+    `return Net(cfg)`, moves such as `.to(device)` aside), or None where unknown. A local
+    returned gives whatever every binding of it in the function gives, whichever path runs
+    (`Network = SRv1` in each branch; `model = model.cuda()` keeps it); it is unknown when it
+    is also bound otherwise (a parameter, a loop, an unpacking, an import, a nested def), when its attributes
+    are set or a module is registered on it, or when it names a class called through another
+    local. A generator, a bare `return` and an end reached without one give None."""
+    inside = list(walk(node))
+    bound: dict[str, list] = {a.arg: [None] for a in walk(node.args) if isinstance(a, ast.arg)}
+    plain: set[int] = set()
+    for n in inside:
+        if isinstance(n, ast.Assign) and all(isinstance(t, ast.Name) for t in n.targets):
+            for target in n.targets:
+                plain.add(id(target))
+                given = _given(n.value, target.id)
+                if given != "same":
+                    bound.setdefault(target.id, []).append(given)
+    for n in inside:
+        changed: list[str] = []
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) and id(n) not in plain:
+            changed = [n.id]
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            changed = [(alias.asname or alias.name).partition(".")[0] for alias in n.names]
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            changed = list(n.names)
+        elif isinstance(n, (*_FUNCTIONS, ast.ClassDef)) and n is not node:
+            changed = [n.name]
+        elif isinstance(n, ast.Attribute) and not isinstance(n.ctx, ast.Load):
+            changed = [dotted(n.value) or ""]
+        elif isinstance(n, ast.Call) and (dotted(n.func) or "").rpartition(".")[2] in _REGISTERS:
+            receiver = n.args[0] if isinstance(n.func, ast.Name) and n.args else getattr(n.func, "value", None)
+            changed = [dotted(receiver) or ""] if receiver is not None else []
+        for name in changed:
+            bound.setdefault(name.partition(".")[0], []).append(None)
+
+    def gives(expr: ast.expr | None) -> list | None:
+        given = _given(expr, None) if expr is not None else None
+        if not isinstance(given, list):
+            return None
+        kind, name = given
+        head = name.partition(".")[0]
+        if head not in bound:
+            return [given]
+        held = bound[head]
+        if name != head or None in held or any(h[1].partition(".")[0] in bound for h in held):
+            return None
+        if kind == "class":
+            return held
+        # `Network(...)` where the local names classes: objects of them
+        return [["call", h[1]] for h in held] if all(h[0] == "class" for h in held) else None
+
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in inside):
+        return [None]
+    found = [gives(n.value) for n in inside if isinstance(n, ast.Return)]
+    return found if isinstance(node.body[-1], (ast.Return, ast.Raise)) else [*found, None]
+
+
+def _given(expr: ast.expr, target: str | None) -> list | str | None:
+    """["class", dotted] for a dotted name, ["call", callee] for a call of one, moves such as
+    `.to(device)` aside; "same" for `target` moved (`model = model.cuda()`); None otherwise."""
+    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _SAME_VALUE_METHODS:
+        expr = expr.func.value
+    if isinstance(expr, ast.Name) and expr.id == target:
+        return "same"
+    if isinstance(expr, ast.Call):
+        callee = dotted(expr.func)
+        return ["call", callee] if callee else None
+    name = dotted(expr)
+    return ["class", name] if name else None
 
 
 def _sets_flag(statement: ast.Assign) -> bool:
@@ -1111,6 +1190,38 @@ class Program:
         if found is None or not found[1] or "." in found[1] or found[0] == module:
             return None
         return self.class_of(found[0], found[1], depth + 1)
+
+    def gives(self, module: str, callee: str, cls: str | None = None, depth: int = 0) -> list[tuple[str, str, str]] | None:
+        """What calling `callee` in `module` (inside class `cls`) gives, by class, every way it
+        may go: ("object", module, class) for an object of a project class (the class called,
+        or a project function that returns one), ("class", module, class) for a project class
+        handed back (`Network = build_network(name)`), ("call", module, callee) for the result
+        of a call of no project function or class (`nn.SiLU()`: the caller judges it); None
+        when some return of a function on the way is unknown (`_gives`), past MAX_GIVES
+        alternatives or MAX_GIVES_DEPTH helpers, or where a summary cannot be read."""
+        made = self.class_of(module, callee)
+        if made is not None:
+            return [("object", *made)]
+        target = self.resolve(module, callee, cls) if depth <= MAX_GIVES_DEPTH else None
+        if target is None:
+            qualified = self._qualify(module, callee)
+            local = self.summary(module) is None or callee.partition(".")[0] in self.summary(module)["functions"]  # type: ignore[index]
+            project = local or (qualified is not None and self.split(qualified, module) is not None)
+            return None if project or depth > MAX_GIVES_DEPTH else [("call", module, callee)]
+        record = self.summary(target[0])["functions"][target[1]]  # type: ignore[index]
+        if target[2] or None in record.get("gives", [None]):
+            return None  # a method: its object may hand back anything
+        found: list[tuple[str, str, str]] = []
+        for kind, name in (given for returned in record["gives"] for given in returned):
+            if kind == "class":
+                made = self.class_of(target[0], name)
+                more = [("class", *made)] if made is not None else None
+            else:
+                more = self.gives(target[0], name, record["class"], depth + 1)
+            if more is None:
+                return None
+            found += [item for item in more if item not in found]
+        return found if len(found) <= MAX_GIVES else None
 
     @staticmethod
     def _note(table: dict, key, name: str, origin: Origin) -> bool:

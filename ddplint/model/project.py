@@ -702,20 +702,6 @@ class ProjectView:
 
         return placement.binds_device(self.project.program, self.module, key, cls, callee)
 
-    def project_class(self, callee: str) -> tuple[str, str, object, str] | None:
-        """(where it is defined, its module's text, qualify, class name) of the class of another
-        project module that calling `callee` here builds; `qualify(dotted)` gives a name's
-        import there; None when it is no such class or its text cannot be read."""
-        program = self.project.program
-        found = program.class_of(self.module, callee)
-        if found is None or found[0] == self.module:
-            return None
-        text = program._read(found[0])
-        if text is None:
-            return None
-        module, line = found[0], program.summary(found[0])["classes"][found[1]]["line"]
-        return program.location(module, line), text, lambda dotted: program._qualify(module, dotted), found[1]
-
     def evaluation(self, key: str | None, cls: str | None, callee: str, index: int | None, keyword: str | None):
         """Where the project function a call hands a loader to evaluates it and combines the
         results: (its key, the loop's place, the combine's place), or None."""
