@@ -250,6 +250,11 @@ LAUNCH_POINT_TEXT = ("Accelerator(", f".{FABRIC_LAUNCH}(", "LightningModule")
 # `global_rank` contains one of these words; code reaches torch's `init_process_group` only
 # through a name with "distributed" in it.
 DISTRIBUTED_EVIDENCE = ("distributed", "Distributed", "spawn", "start_processes", "RANK", *LAUNCH_POINT_TEXT)
+# The narrower variant DDP014 (a save on every rank) needs: a file that builds the DDP model, starts
+# the process group or its ranks, reads the local rank or is a launch point. Files that only read
+# a rank variable or name a distributed sampler are left out (13 more files of the benchmark
+# corpora would be parsed for it, with no finding among them).
+SAVE_EVIDENCE = ("distributed", "DistributedDataParallel", "init_process_group", "LOCAL_RANK", "spawn", *LAUNCH_POINT_TEXT)
 
 # The launcher that passed `--local_rank` (since PyTorch 2.0 `--local-rank`), as a script or a
 # command names it: `python -m torch.distributed.launch`, not torchrun's `torch.distributed.launcher` API.

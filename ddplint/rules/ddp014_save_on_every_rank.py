@@ -14,7 +14,7 @@ from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.semantic.edits import argument_for
-from ddplint.core.torch_api import DDP, DISTRIBUTED_MODULES, LAUNCH_POINT_TEXT, SPAWN, START_PROCESSES, TORCH_SAVE
+from ddplint.core.torch_api import DDP, DISTRIBUTED_MODULES, SAVE_EVIDENCE, SPAWN, START_PROCESSES, TORCH_SAVE
 
 # Files private to the process that opens them: every rank writing its own is fine.
 PRIVATE_FILES = frozenset(
@@ -91,12 +91,8 @@ class SaveOnEveryRank(Rule):
     name = "save-on-every-rank"
     message = _MESSAGE.format("if dist.get_rank() == 0:")
     fix = None
-    # `also`: distributed evidence, narrower than torch_api.DISTRIBUTED_EVIDENCE and kept as it
-    # was so that findings do not change (the wider set would parse 13 more files of the
-    # benchmark corpora: Accelerate scripts and files that read RANK alone).
-    trigger = CallTrigger(
-        TORCH_SAVE, also=(("distributed", "DistributedDataParallel", "init_process_group", "LOCAL_RANK", "spawn", *LAUNCH_POINT_TEXT),)
-    )
+    # `also`: the catalog's distributed evidence for saves (torch_api.SAVE_EVIDENCE).
+    trigger = CallTrigger(TORCH_SAVE, also=(SAVE_EVIDENCE,))
 
     flagged_examples = (
         Flagged(
