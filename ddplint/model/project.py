@@ -702,6 +702,13 @@ class ProjectView:
 
         return placement.binds_device(self.project.program, self.module, key, cls, callee)
 
+    def bare_placement(self, key: str | None, cls: str | None, callee: str) -> str | None:
+        """Where a call's project function of another module moves to the current CUDA device
+        only (ddplint.model.placement.bare_placement), or None."""
+        from ddplint.model import placement
+
+        return placement.bare_placement(self.project.program, self.module, key, cls, callee)
+
     def project_class(self, callee: str) -> tuple[str, str, object, str] | None:
         """(where it is defined, its module's text, qualify, class name) of the class of another
         project module that calling `callee` here builds; `qualify(dotted)` gives a name's
