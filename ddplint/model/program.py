@@ -84,6 +84,23 @@ def _places_on_cuda(call: ast.Call) -> bool:
     return isinstance(func, ast.Attribute) and func.attr.endswith("Tensor") and (dotted(func.value) or "").endswith("cuda")
 
 
+def _bare_cuda(call: ast.Call) -> bool | None:
+    """True for a move to the current CUDA device, whichever it is (`x.cuda()`, `x.to("cuda")`,
+    `x.to(torch.device("cuda"))`, `device="cuda"`); False for a move that names its device
+    some other way (`x.cuda(rank)`, `x.to(device)`: possibly this rank's); None for no move."""
+    func = call.func
+    device = next((k.value for k in call.keywords if k.arg == "device"), None)
+    if isinstance(func, ast.Attribute) and func.attr in ("cuda", "to") and call.args:
+        device = call.args[0]
+    elif isinstance(func, ast.Attribute) and func.attr == "cuda" and device is None:
+        return True
+    if device is None:
+        return None
+    if isinstance(device, ast.Call) and (dotted(device.func) or "").rpartition(".")[2] == "device" and len(device.args) == 1:
+        device = device.args[0]
+    return isinstance(device, ast.Constant) and device.value == "cuda"
+
+
 def _is_cuda_device(expr: ast.expr) -> bool:
     """A CUDA device where a device goes: an index (`.to(0)` is cuda:0), a string starting with
     "cuda", or `torch.device("cuda...")` (not `torch.device(0)`, the current accelerator's)."""
@@ -200,7 +217,8 @@ class _FunctionReader:
         self.record: dict = {"line": node.lineno, "params": positional, "method": method, "class": cls,
                              "calls": [], "returns": [], "sets": {}, "made": [], "invocations": [], "loops": [],
                              "backward": [], "gates": [], "fresh": [], "handed": [], "process_groups": [],
-                             "forward_passes": [], "unwrapped": [], "cuda": None}
+                             "forward_passes": [], "unwrapped": [], "cuda": None,
+                             "bare_cuda": None, "device_moves": False}
         self._tests: list[ast.expr] = []  # the tests of the ifs around the walk, for `gates`
         # The ifs around the walk, as (test, which way), and the `name = True`/`False` statements
         # read so far with the ifs around each: what a flag holds where a call passes it.
@@ -413,6 +431,11 @@ class _FunctionReader:
         self._forward_pass(node)
         if self.record["cuda"] is None and _places_on_cuda(node):
             self.record["cuda"] = node.lineno
+        bare = _bare_cuda(node)
+        if bare and self.record["bare_cuda"] is None:
+            self.record["bare_cuda"] = node.lineno
+        elif bare is False:
+            self.record["device_moves"] = True
         callee = self._callee(node.func)
         if callee is None:
             return

@@ -702,6 +702,13 @@ class ProjectView:
 
         return placement.binds_device(self.project.program, self.module, key, cls, callee)
 
+    def bare_placement(self, key: str | None, cls: str | None, callee: str) -> str | None:
+        """Where a call's project function of another module moves to the current CUDA device
+        only (ddplint.model.placement.bare_placement), or None."""
+        from ddplint.model import placement
+
+        return placement.bare_placement(self.project.program, self.module, key, cls, callee)
+
     def evaluation(self, key: str | None, cls: str | None, callee: str, index: int | None, keyword: str | None):
         """Where the project function a call hands a loader to evaluates it and combines the
         results: (its key, the loop's place, the combine's place), or None."""

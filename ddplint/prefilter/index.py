@@ -103,6 +103,7 @@ OPENED_BY = {
     'DDP016': frozenset({ProjectFact.LOADER_CLASS, ProjectFact.LOADER_CLASS_MODULE}),
     'DDP018': frozenset({ProjectFact.DISTRIBUTED}),
     'DDP019': frozenset({ProjectFact.HANDS_INNER_MODULE}),
+    'DDP023': frozenset({ProjectFact.CUDA_HELPER}),
 }
 
 # The project facts in each rule's `unscreened_by` (rules not named here have none).
