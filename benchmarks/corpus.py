@@ -68,7 +68,6 @@ TORCH_VERSION = "2.13.0"
 PACKAGES: list[tuple[str, str, str]] = [
     ("transformers", "5.23.0", "wheel"),
     ("lightning", "2.6.6", "wheel"),
-    ("timm", "1.0.31", "wheel"),
     ("accelerate", "1.15.0", "wheel"),
     ("ultralytics", "8.4.190", "wheel"),
     ("mmengine", "0.10.7", "wheel"),

@@ -42,7 +42,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks" / "precision"))
 
 import fetch  # noqa: E402
-from ddplint.project import find_root, python_files  # noqa: E402
+from ddplint.model.project import find_root, python_files  # noqa: E402
 from ddplint.server.client import Session  # noqa: E402
 
 TYPED = "seen += len(batch)"  # typed one character at a time

@@ -8,7 +8,7 @@ rule's screen, and for any rule the share that libcst must parse (engine.rules_t
 import os
 import sys
 
-from ddplint.engine import rules_to_run
+from ddplint.engine.lint import rules_to_run
 from ddplint.rules import all_rules
 from ddplint.prefilter.screens import facts_of
 

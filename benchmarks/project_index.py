@@ -1,9 +1,9 @@
-"""Cost of the project index (ddplint/project.py) on a corpus: cold (no cache), warm (the
+"""Cost of the project index (ddplint/model/project.py) on a corpus: cold (no cache), warm (the
 index cache up to date), and after one file changed; CPU seconds of this process.
 
     python benchmarks/project_index.py benchmarks/corpus/packages [--rounds 3]
 
-The root indexed is the one `ddplint check PATH` uses (ddplint.project.common_root).
+The root indexed is the one `ddplint check PATH` uses (ddplint.model.project.common_root).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from ddplint import project  # noqa: E402
+from ddplint.model import project  # noqa: E402
 
 
 def main() -> None:

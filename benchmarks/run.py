@@ -48,7 +48,7 @@ RESULTS = HERE / "results"
 PY = sys.executable
 
 sys.path.insert(0, str(REPO))
-from ddplint._process import die_with_parent  # noqa: E402
+from ddplint.core.processes import die_with_parent  # noqa: E402
 
 SAMPLES = ["sample-packages", "sample-torch"]
 FULL = ["packages", "torch", "monorepo"]
@@ -243,7 +243,7 @@ def venv_exe(venv: str, exe: str) -> str:
 
 
 # ddplint prints no file count: list the files its own discovery yields.
-DDPLINT_LIST = [PY, "-c", "import sys\nfrom ddplint.files import discover\n"
+DDPLINT_LIST = [PY, "-c", "import sys\nfrom ddplint.engine.files import discover\n"
                 "for t in discover(sys.argv[1:]):\n    t.error is None and print(t.path)", "{path}"]
 
 
@@ -569,7 +569,7 @@ def torch_calls(data: bytes) -> int:
 # needle occur, does some rule's screen hold, and how many findings are there.
 CLASSIFY = """\
 import json, sys
-from ddplint.engine import rules_for_text, rules_to_run
+from ddplint.engine.lint import rules_for_text, rules_to_run
 from ddplint.api import lint_source
 from ddplint.rules import all_rules
 rules = all_rules()

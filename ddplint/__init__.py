@@ -15,7 +15,7 @@ def __getattr__(name: str):
 
         return getattr(api, name)
     if name == "Diagnostic":
-        from ddplint.diagnostics import Diagnostic
+        from ddplint.core.diagnostics import Diagnostic
 
         return Diagnostic
     raise AttributeError(f"module 'ddplint' has no attribute {name!r}")

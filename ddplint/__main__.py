@@ -1,5 +1,5 @@
 import sys
 
-from ddplint.cli import main
+from ddplint.commands.cli import main
 
 sys.exit(main())

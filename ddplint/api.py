@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from ddplint.config import ConfigError, resolve
-from ddplint.diagnostics import Diagnostic, FileResult
-from ddplint.engine import RuleCrash, SourceError, analyse, using_project
-from ddplint.files import discover, read_source, write_atomically
-from ddplint.fixer import fix_text
-from ddplint.rule import Rule
+from ddplint.engine.config import ConfigError, resolve
+from ddplint.core.diagnostics import Diagnostic, FileResult
+from ddplint.engine.lint import RuleCrash, SourceError, analyse, using_project
+from ddplint.engine.files import discover, read_source, write_atomically
+from ddplint.fixing.fixer import fix_text
+from ddplint.rules.rule import Rule
 from ddplint.rules import all_rules
-from ddplint.selection import choose_rules
+from ddplint.engine.selection import choose_rules
 
 __all__ = ["ConfigError", "Diagnostic", "FileResult", "SourceError", "fix_source", "lint_paths", "lint_source"]
 
@@ -59,7 +59,7 @@ class Mode:
 def process_source(source: str, path: str, rules: Sequence[type[Rule]], mode: Mode, *, project=None) -> FileResult:
     """Lint or fix one text. Never raises for a bad file or a bug in a rule: either becomes
     `result.error`, one line, and the other files are still processed. `project`: the file's
-    view of its project index (ddplint.project), or None to lint it alone."""
+    view of its project index (ddplint.model.project), or None to lint it alone."""
     result = FileResult(path)
     try:
         with using_project(project):
@@ -132,7 +132,7 @@ def lint_paths(
     command line (`config="path/to/pyproject.toml"` names one); `select` then replaces its
     selection and `ignore` adds to it. Raises ConfigError for an unusable configuration.
     With `project=False` every file is linted alone, without the project index
-    (ddplint.project) of the folder the paths are in.
+    (ddplint.model.project) of the folder the paths are in.
     """
     if config:
         settings = resolve(config if isinstance(config, str) else None, start=paths[0] if paths else ".")
@@ -150,8 +150,8 @@ def lint_paths(
 
 
 def project_of(paths: Sequence[str], cache_folder: str | None = None):
-    """The project index (ddplint.project.Project) of the folder `paths` are in, or None."""
-    from ddplint import project
+    """The project index (ddplint.model.project.Project) of the folder `paths` are in, or None."""
+    from ddplint.model import project
 
     root = project.common_root(paths or ["."])
     return project.build(root, cache_folder) if root is not None else None

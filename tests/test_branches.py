@@ -6,8 +6,8 @@ import textwrap
 import libcst as cst
 
 from ddplint.analyses.branches import Branches, exclusive
-from ddplint.engine import traverse
-from ddplint.semantic import SemanticModel
+from ddplint.engine.lint import traverse
+from ddplint.semantic.model import SemanticModel
 
 
 class _Places(cst.BatchableCSTVisitor):

@@ -1,4 +1,4 @@
-"""The catalog (ddplint/torch_api.py) is the one place where a torch name is spelled, and it
+"""The catalog (ddplint/core/torch_api.py) is the one place where a torch name is spelled, and it
 imports nothing heavy, so that every layer can read it."""
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import ddplint
+from ddplint.core.torch_api import COLLECTIVE_NAMES, COMBINING_COLLECTIVES
+from ddplint_test_support import needs_torch
 
 PACKAGE = Path(ddplint.__file__).parent
 # A torch name, or the prefix of the names under a torch package ("torch.nn."); `{}` stands for
@@ -22,8 +24,8 @@ EXAMPLES = {"flagged_examples", "clean_examples"}
 # script called ("torch.cuda.set_device"); they are never matched against code.
 LABELS = {"_count", "_counted"}
 EXEMPT_FILES = {
-    "torch_api.py": "the catalog itself",
-    "prefilter/index.py": "generated from the rules and the catalog (`python -m ddplint.docs`)",
+    "core/torch_api.py": "the catalog itself",
+    "prefilter/index.py": "generated from the rules and the catalog (`python -m ddplint.commands.docs`)",
 }
 
 
@@ -101,13 +103,36 @@ def test_torch_names_are_spelled_in_the_catalog_only():
         if relative not in EXEMPT_FILES:
             names = torch_names(path.read_text(encoding="utf-8"))
             found += [f"ddplint/{relative}:{line}: {text!r}" for line, text in names]
-    assert found == [], "spell these in ddplint/torch_api.py and import them:\n" + "\n".join(found)
+    assert found == [], "spell these in ddplint/core/torch_api.py and import them:\n" + "\n".join(found)
 
 
 def test_the_catalog_imports_nothing_heavy():
     code = (
-        "import sys, ddplint.torch_api\n"
+        "import sys, ddplint.core.torch_api\n"
         "print(*sorted(m for m in sys.modules if m.startswith(('ddplint', 'libcst', 'torch'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split() == ["ddplint", "ddplint.torch_api"]
+    assert out.split() == ["ddplint", "ddplint.core", "ddplint.core.torch_api"]
+
+
+# The words in the name of each torch.distributed collective: what every rank of a group must
+# reach. Point-to-point calls (send, isend, batch_isend_irecv) and group management are not in it.
+COLLECTIVE_WORDS = ("gather", "reduce", "scatter", "broadcast", "barrier", "all_to_all")
+
+
+@needs_torch
+def test_the_catalog_has_every_collective_the_installed_torch_exports():
+    import types
+
+    import torch.distributed
+
+    exported = {
+        name
+        for name, value in vars(torch.distributed).items()
+        # type(), not isinstance(): the deprecated `reduce_op` warns when asked its __class__
+        if not name.startswith("_") and type(value) is types.FunctionType and any(w in name for w in COLLECTIVE_WORDS)
+    }
+    missing = sorted(exported - set(COLLECTIVE_NAMES))
+    assert missing == [], f"add to COLLECTIVE_NAMES in ddplint/core/torch_api.py (torch {torch.__version__}): {missing}"
+    combining = {name.rpartition(".")[2] for name in COMBINING_COLLECTIVES}
+    assert combining <= set(COLLECTIVE_NAMES)

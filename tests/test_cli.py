@@ -173,7 +173,7 @@ def test_one_call_on_many_files_prints_one_summary_of_them_all(run, tmp_path):
 
 
 def test_version_does_not_import_libcst():
-    code = "import sys\nfrom ddplint.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass\nprint('libcst' in sys.modules)"
+    code = "import sys\nfrom ddplint.commands.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass\nprint('libcst' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=conftest_env())
     assert out.stdout.splitlines()[-1] == "False", out.stdout + out.stderr
 

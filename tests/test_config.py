@@ -5,7 +5,7 @@ import textwrap
 
 import pytest
 
-from ddplint.files import Exclusion, Pattern, discover, parse_ignore_lines
+from ddplint.engine.files import Exclusion, Pattern, discover, parse_ignore_lines
 
 LOAD = "import torch.distributed\nx = torch.load('a.pt')\n"
 SHARING = "import torch.multiprocessing as mp\nmp.set_sharing_strategy('file_system')\n"
@@ -121,8 +121,8 @@ def test_strict_mode_in_worker_processes(run, tmp_path):
 
 def test_strict_mode_in_the_api():
     import ddplint
-    from ddplint.engine import analyse
-    from ddplint.config import Settings
+    from ddplint.engine.lint import analyse
+    from ddplint.engine.config import Settings
 
     settings = Settings(root=".", strict=["DDP004"])
     [rule] = settings.choose_rules(["DDP004"])

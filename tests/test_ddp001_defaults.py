@@ -1,8 +1,8 @@
 """DDP001: findings in one function carry one fix, so the fixed code does not depend on which
 finding is applied first."""
 
-from ddplint.engine import analyse
-from ddplint.fixer import _Replace
+from ddplint.engine.lint import analyse
+from ddplint.fixing.fixer import _Replace
 from ddplint.rules.ddp001_cuda_tensor_in_default_argument import CudaTensorInDefaultArgument as DDP001
 
 SOURCE = """\

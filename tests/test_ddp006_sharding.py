@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 torch = pytest.importorskip("torch")
 np = pytest.importorskip("numpy")
 
-from ddplint.fixer import fix_text  # noqa: E402
+from ddplint.fixing.fixer import fix_text  # noqa: E402
 from ddplint.rules.ddp006_sampler_without_rank_slicing import SamplerWithoutRankSlicing as DDP006  # noqa: E402
 
 FIXED = [example.fixed for example in DDP006.flagged_examples if example.fixed is not None]

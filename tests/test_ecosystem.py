@@ -41,13 +41,13 @@ def test_add_noqa_silences_every_finding_and_merges_existing_comments(run, tmp_p
 def test_docs_are_up_to_date():
     """docs/rules.md and the README's rules table are generated from the rule modules."""
     result = subprocess.run(
-        [sys.executable, "-m", "ddplint.docs", "--check"], cwd=REPO, env=_env(), capture_output=True, text=True
+        [sys.executable, "-m", "ddplint.commands.docs", "--check"], cwd=REPO, env=_env(), capture_output=True, text=True
     )
-    assert result.returncode == 0, result.stderr + "\nRegenerate them with: python -m ddplint.docs"
+    assert result.returncode == 0, result.stderr + "\nRegenerate them with: python -m ddplint.commands.docs"
 
 
 def test_rules_reference_covers_every_rule_with_its_examples():
-    from ddplint.docs import readme_table, rules_markdown
+    from ddplint.commands.docs import readme_table, rules_markdown
     from ddplint.rules import all_rules
 
     reference, table = rules_markdown(), readme_table()
@@ -60,7 +60,7 @@ def test_rules_reference_covers_every_rule_with_its_examples():
 
 def test_public_api_returns_typed_diagnostics():
     import ddplint
-    from ddplint.diagnostics import Applicability
+    from ddplint.core.diagnostics import Applicability
 
     [diagnostic] = ddplint.lint_source(LOAD, "m.py")
     assert isinstance(diagnostic, ddplint.Diagnostic)

@@ -4,8 +4,8 @@ import libcst as cst
 import pytest
 
 import ddplint
-from ddplint import engine
-from ddplint.noqa import Suppressions
+from ddplint.engine import lint as engine
+from ddplint.engine.noqa import Suppressions
 from ddplint.rules import all_rules
 
 
@@ -64,6 +64,47 @@ def test_noqa(source, line, code, covered):
     assert Suppressions(source).covers(line, code) is covered
 
 
+def test_noqa_tokenizes_only_the_statement_that_holds_a_finding(monkeypatch):
+    import tokenize
+
+    many = "".join(f"x{i} = f(\n    {i})\n" for i in range(2000))
+    source = f"import os  # noqa: DDP004\n{many}def g():\n    y = h(\n        1)  # noqa: DDP004\n"
+    read = []
+    real = tokenize.generate_tokens
+    monkeypatch.setattr(tokenize, "generate_tokens", lambda readline: real(lambda: read.append(1) or readline()))
+    suppressions = Suppressions(source)
+    last = source.count("\n")
+    assert [suppressions.covers(line, "DDP004") for line in (1, 2, 3, last - 1, last)] == [True, False, False, True, True]
+    assert len(read) < 10
+
+
+# Python and libcst end a line at \n, \r\n or \r only; str.splitlines also at a form feed (a
+# page break on a line of its own, in GNU-style files), \u2028 and other separators.
+ODD_SEPARATORS = [
+    "import torch.distributed\n\x0c\nx = torch.load(ckpt)\n",
+    "import torch.distributed\n# a\u2028b\ns = 'c\u2028d'\nx = torch.load(ckpt)\n",
+]
+
+
+@pytest.mark.parametrize("source", ODD_SEPARATORS)
+def test_noqa_and_add_noqa_count_lines_as_python_does(source, run, tmp_path):
+    flagged = source.replace("x = torch.load(ckpt)", "x = torch.load(ckpt)  # noqa: DDP004")
+    assert [d.line for d in ddplint.lint_source(source)] == [source.count("\n")]
+    assert ddplint.lint_source(flagged) == []
+    (tmp_path / "m.py").write_bytes(source.encode())
+    assert run("--add-noqa", "m.py").stdout == "Added 1 noqa comment.\n"
+    assert (tmp_path / "m.py").read_bytes() == flagged.encode()
+
+
+@pytest.mark.parametrize("source", ODD_SEPARATORS)
+def test_fix_and_full_output_keep_odd_line_separators(source, run, tmp_path):
+    (tmp_path / "m.py").write_bytes(source.encode())
+    shown = run("--output-format", "full", "m.py").stdout
+    assert f"{source.count(chr(10))} | x = torch.load(ckpt)" in shown, shown
+    assert run("--fix", "m.py").returncode == 0
+    assert (tmp_path / "m.py").read_bytes() == source.replace("(ckpt)", '(ckpt, map_location="cpu")').encode()
+
+
 def test_fix_adding_an_import_to_a_module_indented_with_a_form_feed():
     source = 'import torch.multiprocessing as mp\nmp.set_sharing_strategy("file_system")\nif x:\n\x0c pass\n'
     fixed = ddplint.fix_source(source, unsafe_fixes=True)
@@ -78,7 +119,7 @@ def test_flake8_plugin_imports_libcst_only_when_a_rule_can_fire():
     from ddplint_test_support import cli_env
 
     code = (
-        "import ast, sys\nfrom ddplint.flake8_plugin import Flake8Plugin\n"
+        "import ast, sys\nfrom ddplint.commands.flake8_plugin import Flake8Plugin\n"
         "def run(text):\n"
         "    lines = text.splitlines(keepends=True)\n"
         "    found = Flake8Plugin(ast.parse(text), lines, 'a.py').run()\n"

@@ -4,10 +4,10 @@ import os
 
 import pytest
 
-from ddplint.engine import analyse
-from ddplint.fixer import fix_text
+from ddplint.engine.lint import analyse
+from ddplint.fixing.fixer import fix_text
 from ddplint.rules import rule_by_code
-from ddplint.torch_api import DISTRIBUTED_MARKERS
+from ddplint.core.torch_api import DISTRIBUTED_MARKERS
 
 torch = pytest.importorskip("torch")
 

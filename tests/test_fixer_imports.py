@@ -5,7 +5,7 @@ leaves unused is removed (and nothing else)."""
 import libcst as cst
 import pytest
 
-from ddplint.fixer import add_imports, remove_unused_imports
+from ddplint.fixing.fixer import add_imports, remove_unused_imports
 
 
 def added(source: str, *statements: str) -> str:
@@ -82,7 +82,7 @@ def test_an_import_a_fix_orphans_is_removed(source, gone, expected):
     ],
 )
 def test_an_added_keyword_argument_keeps_the_call_layout(source, expected):
-    from ddplint.edits import string_literal, with_keyword_argument
+    from ddplint.semantic.edits import string_literal, with_keyword_argument
 
     call = cst.parse_expression(source)
     assert cst.Module([]).code_for_node(with_keyword_argument(call, "k", string_literal("v"))) == expected

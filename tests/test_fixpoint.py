@@ -1,10 +1,10 @@
-"""The fixed-point helpers every layer uses (ddplint/fixpoint.py)."""
+"""The fixed-point helpers every layer uses (ddplint/core/fixpoint.py)."""
 
 import ast
 import pathlib
 
-from ddplint import fixpoint
-from ddplint.fixpoint import fixed_point, reachable
+from ddplint.core import fixpoint
+from ddplint.core.fixpoint import fixed_point, reachable
 
 
 def test_reachable_visits_each_item_once_depth_first():

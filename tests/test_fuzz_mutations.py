@@ -19,9 +19,9 @@ import pytest
 from hypothesis import given, strategies as st
 
 import test_properties  # noqa: F401  (registers and loads the "ci"/"long" profiles)
-from ddplint import engine
-from ddplint.engine import SourceError, analyse
-from ddplint.fixer import MAX_PASSES, fix_text
+from ddplint.engine import lint as engine
+from ddplint.engine.lint import SourceError, analyse
+from ddplint.fixing.fixer import MAX_PASSES, fix_text
 from ddplint.rules import all_rules
 from ddplint.prefilter.screens import facts_of
 

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from ddplint.diagnostics import Edit
-from ddplint.engine import analyse, parse
-from ddplint.quickfix import apply_fix, changed_span, import_edit
+from ddplint.core.diagnostics import Edit
+from ddplint.engine.lint import analyse, parse
+from ddplint.fixing.quickfix import apply_fix, changed_span, import_edit
 from ddplint.rules import all_rules
 from ddplint.server.statements import StatementCache
 
@@ -127,7 +127,7 @@ def test_changed_span(old: str, new: str, span) -> None:
 
 
 def test_parse_still_reports_a_syntax_error_through_the_cache() -> None:
-    from ddplint.engine import SourceError
+    from ddplint.engine.lint import SourceError
 
     with pytest.raises(SourceError):
         StatementCache()("def f(:\n")
@@ -231,7 +231,7 @@ def test_the_servers_findings_after_every_edit_equal_a_full_lint(edited_project,
     import gc
 
     from ddplint.api import lint_paths
-    from ddplint.engine import SourceError
+    from ddplint.engine.lint import SourceError
     from ddplint.server.lsp import Linter
 
     if name not in edited_project:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ddplint import engine
+from ddplint.engine import lint as engine
 from ddplint.api import Mode, process_source
-from ddplint.engine import MAX_PARSE_CHARS, _top_level_starts, analyse, analyse_large
-from ddplint.fixer import _fix_large, fix_text
+from ddplint.engine.lint import MAX_PARSE_CHARS, _top_level_starts, analyse, analyse_large
+from ddplint.fixing.fixer import _fix_large, fix_text
 from ddplint.rules import all_rules
 
 RULES = all_rules()

@@ -5,7 +5,7 @@ import textwrap
 import libcst as cst
 import pytest
 
-from ddplint.semantic import SemanticModel
+from ddplint.semantic.model import SemanticModel
 
 
 class _Calls(cst.CSTVisitor):

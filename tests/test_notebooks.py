@@ -9,7 +9,7 @@ import pytest
 
 nbformat = pytest.importorskip("nbformat", reason="the notebook tests build notebooks with nbformat")
 
-from ddplint.notebook import _invalid, parse_notebook, split_cells  # noqa: E402
+from ddplint.commands.notebook import _invalid, parse_notebook, split_cells  # noqa: E402
 
 
 def _notebook(*cells: str, outputs: bool = True, language: str = "python") -> str:

@@ -84,8 +84,8 @@ def test_github_prints_workflow_annotations(run, tree):
 
 
 def test_github_escapes_property_and_message_characters():
-    from ddplint.diagnostics import Diagnostic
-    from ddplint.output.github import format_diagnostic
+    from ddplint.core.diagnostics import Diagnostic
+    from ddplint.commands.output.github import format_diagnostic
 
     diagnostic = Diagnostic("a,b:c%.py", 1, 2, 1, 3, "DDP004", "name", "50% done\nnext")
     line = format_diagnostic(diagnostic)

@@ -9,7 +9,7 @@ import ast
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ddplint import project
+from ddplint.model import project
 from ddplint.model import inner
 from ddplint.model.program import Inner, Instance, Origin, summarize
 
@@ -119,7 +119,7 @@ _PIECES = [
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=6), min_size=1, max_size=4))
 def test_random_projects_of_these_pieces_never_crash_the_model_or_a_lint(tmp_path_factory, layout):
-    from ddplint.engine import SourceError, analyse
+    from ddplint.engine.lint import SourceError, analyse
     from ddplint.rules import all_rules
 
     root = tmp_path_factory.mktemp("project")
@@ -185,6 +185,35 @@ def test_placement_follows_cpu_models_wrap_helpers_and_process_groups_and_knows_
     assert placement.nccl_group(program, "pkg.main", None, None, "utils.init_gloo") is None
     assert placement.nccl_group(program, "pkg.main", None, None, "broken.init") is None  # does not parse: unknown
     assert not placement.binds_device(program, "pkg.main", None, None, "utils.init")
+
+
+def test_cuda_placement_is_followed_through_helpers_across_modules_and_recursion(tmp_path):
+    from ddplint.model import placement
+
+    index = _project(tmp_path, {
+        "utils": "import torch\n\ndef to_gpu(x):\n    return x.cuda(non_blocking=True)\n\n"
+        "def table(n):\n    return torch.zeros(n, device=torch.device('cuda', 1))\n\n"
+        "def by_index(x):\n    return x.to(0)\n\n"
+        "def legacy(n):\n    return torch.cuda.FloatTensor(n)\n\n"
+        "def on_cpu(x):\n    'not x.cuda()'\n    return x.to('cpu'), torch.device(0), x.to(device='cpu')\n",
+        "helpers": "# cuda helpers\nfrom pkg import utils\nfrom pkg.utils import to_gpu as put\n\n"
+        "def place(x):\n    return prepare(put(x))\n\n"
+        "def prepare(x):\n    return place(x) if x is None else x\n\n"
+        "def spin(x):\n    return spin(utils.on_cpu(x))\n",
+    })
+    program = index.program
+    assert placement.cuda_placement(program, "pkg.utils", "to_gpu") == "pkg/utils.py:4"
+    assert placement.cuda_placement(program, "pkg.utils", "table") == "pkg/utils.py:7"
+    assert placement.cuda_placement(program, "pkg.utils", "by_index") == "pkg/utils.py:10"
+    assert placement.cuda_placement(program, "pkg.utils", "legacy") == "pkg/utils.py:13"
+    assert placement.cuda_placement(program, "pkg.utils", "on_cpu") is None
+    # through a renamed import, and through a helper that calls back into the first
+    assert placement.cuda_placement(program, "pkg.helpers", "prepare") == "pkg/utils.py:4"
+    assert placement.cuda_placement(program, "pkg.helpers", "spin") is None  # the recursion ends
+    view = index.module_view("pkg.helpers")
+    assert view.cuda_function("pkg.helpers.place") == "pkg/helpers.py:5"
+    # the text says "x.cuda()" (in a string): the index admits it, the program does not
+    assert view.may_use_cuda("pkg.utils.on_cpu") and view.cuda_function("pkg.utils.on_cpu") is None
 
 
 def test_who_runs_a_function_is_answered_across_modules(tmp_path):

@@ -1,4 +1,4 @@
-"""The project index (ddplint/project.py): cross-module findings on the small packages in
+"""The project index (ddplint/model/project.py): cross-module findings on the small packages in
 tests/data/projects/, the same from the CLI and from flake8, and none without the index."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ddplint import project
+from ddplint.model import project
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.rules.ddp003_missing_set_epoch import MissingSetEpoch
-from ddplint.torch_api import DISTRIBUTED_MARKERS
+from ddplint.core.torch_api import DISTRIBUTED_MARKERS
 
 PROJECTS = Path(__file__).parent / "data" / "projects"
 # Modules made of the lines the index's text patterns look for, for the no-crash property.
@@ -126,7 +126,7 @@ def test_the_index_is_cached_by_content_and_rebuilt_for_a_changed_file(tmp_path)
 
 
 def test_the_needles_the_index_searched_are_reused_once_and_only_for_an_unchanged_file(tmp_path):
-    from ddplint.engine import rules_for_text
+    from ddplint.engine.lint import rules_for_text
     from ddplint.rules import all_rules
 
     root = _copy("sampler_helper", tmp_path)
@@ -160,7 +160,7 @@ def test_the_plugin_prefilter_with_a_project_does_not_import_libcst(tmp_path):
     root = _copy("cuda_helper", tmp_path)
     (root / "trainer" / "plain.py").write_text("import os\n\nfrom .utils import place\n\nprint(os.sep)\n")
     code = (
-        "import ast, sys\nfrom ddplint.flake8_plugin import Flake8Plugin\n"
+        "import ast, sys\nfrom ddplint.commands.flake8_plugin import Flake8Plugin\n"
         f"path = {str(root / 'trainer' / 'plain.py')!r}\n"
         "text = open(path).read()\n"
         "list(Flake8Plugin(ast.parse(text), text.splitlines(True), path).run())\n"
@@ -304,7 +304,7 @@ def test_a_cached_result_is_not_reused_when_the_program_model_changed(tmp_path, 
 def test_the_prefilters_with_the_project_hints_hide_no_finding(case, tmp_path):
     """Every rule run on every module (no needles, no screens) finds what the filtered run
     finds: the hints make the filters admit the cross-module cases."""
-    from ddplint.engine import analyse, parse, prepare, traverse
+    from ddplint.engine.lint import analyse, parse, prepare, traverse
     from ddplint.rules import all_rules
 
     root = _copy(case, tmp_path)
@@ -334,10 +334,16 @@ def test_who_runs_a_function_is_read_across_modules(case, tmp_path, run):
     module-level call under `if master_process:` (`rank_variable`), and an Accelerate script,
     which runs on every rank though it names no DDP entry point (`accelerate_accumulation`:
     `num_workers=cpu_count()` and a micro-batch loop of `accelerator.backward` outside
-    `accelerator.accumulate` are flagged, the loop inside it is not), and a checkpoint the
-    scripts of its folder save only after `net.cpu()` (`host_checkpoint`: evaluate.py's load of
-    final.pth is not flagged, that of last.pth, saved from CUDA, is, and so is the load of a
-    final.pth that a script in another folder saves from CUDA). The CLI and flake8 agree on
+    `accelerator.accumulate` are flagged, the loop inside it is not), a Fabric script and a
+    LightningModule, which the library runs on every rank (`fabric_launch`: a save and a load
+    after `fabric.launch()` and in the function `fabric.launch(run)` starts are flagged, one under
+    `fabric.is_global_zero`, in a `@rank_zero_only` function or after a one-device Fabric's launch
+    is not; `lightning_module`: a hook's load and save are flagged, a save under
+    `trainer.is_global_zero` or `@rank_zero_only` is not, nor a module whose file builds only a
+    CPU Trainer for one device), and a checkpoint the scripts of its folder save only after
+    `net.cpu()` (`host_checkpoint`: evaluate.py's load of final.pth is not flagged, that of
+    last.pth, saved from CUDA, is, and so is the load of a final.pth that a script in another
+    folder saves from CUDA). The CLI and flake8 agree on
     expected.txt; without the project (alone.txt) the names decide and the callers are unseen."""
     root = tmp_path / case
     shutil.copytree(CONTEXT / case, root)
@@ -446,3 +452,73 @@ def test_a_cached_result_is_not_reused_when_a_callers_guard_changed(tmp_path, ru
     warm = _findings(run("check", ".").stdout)
     assert warm == _findings(run("check", "--no-cache", ".").stdout)
     assert warm != cold and any(f[:2] == ("trainer/checkpoint.py", 8) for f in warm)
+
+
+# train.py hands an evaluation loader to engine.evaluate(), which hands its results to
+# utils.combine(): whether that combines them across ranks is read from utils.py only when
+# train.py's prefilter hints are worked out, after the program's solution was found.
+_EVALUATED_ELSEWHERE = {
+    "pyproject.toml": "",
+    "train.py": (
+        "import torch.distributed as dist\n"
+        "from torch.utils.data import DataLoader, DistributedSampler\n\n"
+        "import engine\n\n\n"
+        "def main(model, val_set):\n"
+        "    dist.init_process_group(\"nccl\")\n"
+        "    val_sampler = DistributedSampler(val_set, shuffle=False)\n"
+        "    val_loader = DataLoader(val_set, batch_size=64, sampler=val_sampler)\n"
+        "    print(engine.evaluate(model, val_loader))\n"
+    ),
+    "engine.py": (
+        "import torch\n\nimport utils\n\n\n"
+        "def evaluate(model, loader):\n"
+        "    correct = torch.zeros(2)\n"
+        "    for x, y in loader:\n"
+        "        correct[0] += (model(x).argmax(1) == y).sum()\n"
+        "        correct[1] += len(y)\n"
+        "    utils.combine(correct)\n"
+        "    return (correct[0] / correct[1]).item()\n"
+    ),
+    "utils.py": "import torch.distributed as dist\n\n\ndef combine(total):\n    print(dist.get_rank())\n",
+}
+
+
+def test_a_file_the_prefilter_skipped_is_checked_again_when_another_module_changes_its_hints(tmp_path, run):
+    """With DDP022 alone selected, no needle admits train.py (it names no collective); the
+    project's hint that a function of another module evaluates its loader and combines the
+    results opens it. That hint reads utils.py, which neither the index's facts nor the
+    program's solution cover: when utils.combine() starts to all-reduce, a warm run must open
+    train.py again, whose result was cached without it being parsed."""
+    for name, text in _EVALUATED_ELSEWHERE.items():
+        (tmp_path / name).write_text(text)
+    assert not _findings(run("check", "--select", "DDP022", ".").stdout)
+    assert not _findings(run("check", "--select", "DDP022", ".").stdout)  # from the cache
+    utils = tmp_path / "utils.py"
+    before = project.build(str(tmp_path)).modules
+    utils.write_text(utils.read_text().replace("print(dist.get_rank())", "dist.all_reduce(total)\n    return total"))
+    assert project.build(str(tmp_path)).modules == before  # the index's facts are as they were
+    warm = _findings(run("check", "--select", "DDP022", ".").stdout)
+    assert warm == _findings(run("check", "--no-cache", "--select", "DDP022", ".").stdout)
+    assert [f[:4] for f in warm] == [("train.py", 9, 19, "DDP022")]
+
+
+def test_the_results_cache_keeps_each_set_of_reads_once_and_drops_a_result_when_one_changes(tmp_path):
+    """Every result of a process depends on one of a few growing sets of modules (what the
+    program's answers and the hints read): the cache file holds each set once."""
+    import json
+
+    from ddplint.engine.cache import Cache
+    from ddplint.core.diagnostics import FileResult
+
+    helper = tmp_path / "utils.py"
+    helper.write_text("x = 1\n")
+    paths = [tmp_path / "a.py", tmp_path / "b.py"]
+    cache = Cache(str(tmp_path / "cache"))
+    for path in paths:
+        path.write_text("pass\n")
+        cache.store(str(path), [], os.stat(path), path.read_bytes(), FileResult(str(path), reads=(str(helper),)))
+    cache.save()
+    assert len(json.loads(Path(cache.path).read_text())["reads"]) == 1
+    assert all(Cache(cache.folder).lookup(str(path), [], os.stat(path)) is not None for path in paths)
+    helper.write_text("x = 22\n")
+    assert all(Cache(cache.folder).lookup(str(path), [], os.stat(path)) is None for path in paths)

@@ -11,8 +11,8 @@ import hypothesmith
 import libcst as cst
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from ddplint.engine import SourceError, analyse
-from ddplint.fixer import fix_text
+from ddplint.engine.lint import SourceError, analyse
+from ddplint.fixing.fixer import fix_text
 from ddplint.rules import all_rules
 
 # CI is deterministic (a fixed seed per test), so a run fails only on a change; "long" explores.

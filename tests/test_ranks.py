@@ -107,7 +107,7 @@ def test_rank_zero_or_anything_is_not_a_guard():
 import textwrap  # noqa: E402
 
 from ddplint.analyses.ranks import RankRegions  # noqa: E402
-from ddplint.rule import Rule  # noqa: E402
+from ddplint.rules.rule import Rule  # noqa: E402
 
 
 class _Probe(Rule):
@@ -129,7 +129,7 @@ class _Probe(Rule):
 
 def regions(source):
     module = cst.parse_module(textwrap.dedent(source))
-    from ddplint.engine import prepare, traverse
+    from ddplint.engine.lint import prepare, traverse
 
     model, (probe,) = prepare(module, [_Probe])
     traverse(module, model, [probe])
@@ -228,8 +228,8 @@ def test_functions_called_only_under_a_guard():
 
 from pathlib import Path  # noqa: E402
 
-from ddplint.engine import analyse  # noqa: E402
-from ddplint.fixer import fix_text  # noqa: E402
+from ddplint.engine.lint import analyse  # noqa: E402
+from ddplint.fixing.fixer import fix_text  # noqa: E402
 from ddplint.rules import all_rules, rule_by_code  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -334,3 +334,50 @@ def test_predicate_test_reads_returns_under_their_conditions(body, expected):
 
     function = cst.parse_module(f"def f(self):\n    {body}\n").body[0]
     assert predicate_test(function) == {"ZERO": ZERO, "NONZERO": NONZERO, "TRUE": _ALWAYS_TRUE, "UNKNOWN": UNKNOWN}[expected]
+
+
+_ACCELERATE_SAVES = """
+import torch
+import torch.distributed as dist
+from accelerate import Accelerator
+
+class Trainer:
+    def __init__(self):
+        self.accelerator = Accelerator()
+        torch.save(self.model.state_dict(), "init.pt")
+
+def helper(model):
+    torch.save(model, "helper.pt")
+
+def main():
+    acc = Accelerator()
+    torch.save(model, "main.pt")
+    helper(model)
+
+def plain():
+    dist.init_process_group("nccl")
+    torch.save(model, "plain.pt")
+"""
+
+
+def test_save_on_every_rank_suggests_the_rank_zero_test_of_the_files_framework():
+    """DDP014 advises the guard of the launcher the save runs under: the Accelerator's own
+    name, and for a helper that launches nothing the one of its class or of the functions; but
+    `dist.get_rank()` where the file calls torch.distributed itself."""
+
+    def guards(source: str) -> dict[int, str]:
+        found = analyse(source, "train.py", [rule_by_code("DDP014")]).diagnostics
+        return {d.line: d.message.partition("rank 0 only ")[2] for d in found}
+
+    accelerate_only = _ACCELERATE_SAVES.replace("import torch.distributed as dist\n", "").partition("def plain")[0]
+    assert guards(accelerate_only) == {
+        8: "(if self.accelerator.is_main_process:)",
+        11: "(if acc.is_main_process:)",
+        15: "(if acc.is_main_process:)",
+    }
+    assert guards(_ACCELERATE_SAVES) == {
+        9: "(if self.accelerator.is_main_process:)",
+        12: "(if dist.get_rank() == 0:)",
+        16: "(if acc.is_main_process:)",
+        21: "(if dist.get_rank() == 0:)",
+    }

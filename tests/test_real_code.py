@@ -15,7 +15,7 @@ import libcst as cst
 import pytest
 
 from ddplint.api import Mode, process_source
-from ddplint.engine import MAX_PARSE_CHARS, SourceError, decode
+from ddplint.engine.lint import MAX_PARSE_CHARS, SourceError, decode
 from ddplint.rules import all_rules
 
 pytestmark = pytest.mark.slow
@@ -88,7 +88,7 @@ def test_real_code_lints_and_fixes_without_internal_errors(tmp_path):
 
 def test_screens_never_hide_a_finding_in_real_code(monkeypatch):
     """A rule's screen must hold on every file where the rule, run without screens, reports."""
-    from ddplint import engine
+    from ddplint.engine import lint as engine
     from ddplint.prefilter.screens import facts_of
 
     rules = all_rules()
@@ -148,6 +148,6 @@ def test_needles_never_hide_a_finding_in_real_code():
 
 
 def engine_analyse(source, path, rules):
-    from ddplint.engine import analyse
+    from ddplint.engine.lint import analyse
 
     return analyse(source, path, rules, honour_noqa=False).diagnostics

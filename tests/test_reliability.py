@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from ddplint_test_support import REPO, cli_env
-from ddplint import api, files
+from ddplint import api
+from ddplint.engine import files
 from ddplint.api import Mode, lint_paths, process_file
 from ddplint.rules import all_rules
 
@@ -266,7 +267,7 @@ def test_a_crashing_rule_is_one_line_naming_the_rule(tmp_path, monkeypatch):
 
 
 def test_a_bug_outside_the_rules_is_one_line_too(tmp_path, monkeypatch):
-    from ddplint import engine
+    from ddplint.engine import lint as engine
 
     def broken_edit(*args):
         raise KeyError("position")
@@ -279,7 +280,7 @@ def test_a_bug_outside_the_rules_is_one_line_too(tmp_path, monkeypatch):
 
 def _cli_after(setup: str, argv: list[str], cwd) -> subprocess.CompletedProcess:
     """`ddplint` run in a fresh interpreter after `setup` (Python that breaks something)."""
-    script = f"import sys\n{setup}from ddplint.cli import main\nsys.exit(main({argv!r}))\n"
+    script = f"import sys\n{setup}from ddplint.commands.cli import main\nsys.exit(main({argv!r}))\n"
     return subprocess.run([sys.executable, "-c", script], cwd=cwd, env=cli_env(), capture_output=True, text=True)
 
 
@@ -309,7 +310,7 @@ def test_cli_reports_internal_error_without_traceback(tmp_path):
 
 def test_a_bug_in_the_project_index_is_one_line_and_exit_2_and_every_file_is_still_checked(tmp_path):
     (tmp_path / "a.py").write_text("import torch\nimport torch.distributed\nm = torch.load('c.pt')\n")
-    setup = "from ddplint import project\ndef broken(*args, **kwargs):\n    raise ValueError('index bug')\nproject.build = broken\n"
+    setup = "from ddplint.model import project\ndef broken(*args, **kwargs):\n    raise ValueError('index bug')\nproject.build = broken\n"
     result = _cli_after(setup, ["a.py"], tmp_path)
     assert result.returncode == 2
     assert result.stderr.splitlines() == [

@@ -1,6 +1,6 @@
 """A rule's code is named only in the rule's own module: code elsewhere in the package that
 names one (a table keyed by codes, a check for one rule) is a hand-kept list that a new rule
-would have to be added to. Adding a rule is its module plus the files `python -m ddplint.docs`
+would have to be added to. Adding a rule is its module plus the files `python -m ddplint.commands.docs`
 regenerates (CONTRIBUTING.md)."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ PACKAGE = Path(ddplint.__file__).parent
 CODE = re.compile(r"DDP\d{3}")
 # A rule's own module, and its own runtime evidence: the folder the verify harness reads.
 RULE_OWN = re.compile(r"rules/ddp\d{3}_\w+\.py|harness/scenarios/ddp\d{3}/\w+\.py")
-# Generated from the rule modules by `python -m ddplint.docs` (tests/test_ecosystem.py fails when stale).
+# Generated from the rule modules by `python -m ddplint.commands.docs` (tests/test_ecosystem.py fails when stale).
 GENERATED = {"prefilter/index.py"}
 # Strings and identifiers; on Python 3.12 and later an f-string's text is FSTRING_MIDDLE.
 _CHECKED = {tokenize.NAME, tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}

@@ -1,14 +1,14 @@
 """Every rule's own examples, turned into tests: flagged code is flagged exactly where its
-caret lines mark (`ddplint.rule.Flagged`) and fixes to the golden output; clean code is not
+caret lines mark (`ddplint.rules.rule.Flagged`) and fixes to the golden output; clean code is not
 flagged; fixes re-parse and are idempotent."""
 
 import libcst as cst
 import pytest
 
-from ddplint.engine import analyse
-from ddplint.fixer import fix_text
-from ddplint.quickfix import apply_fix
-from ddplint.rule import Flagged
+from ddplint.engine.lint import analyse
+from ddplint.fixing.fixer import fix_text
+from ddplint.fixing.quickfix import apply_fix
+from ddplint.rules.rule import Flagged
 from ddplint.rules import all_rules
 from ddplint.prefilter.screens import facts_of
 

@@ -3,7 +3,7 @@ how the engine uses them (a file no screen admits is never parsed by libcst)."""
 
 import pytest
 
-from ddplint import engine
+from ddplint.engine import lint as engine
 from ddplint.rules import all_rules, rule_by_code
 from ddplint.prefilter.screens import CallInDefault, Calls, Mentions, Subclasses, UnreadSelfAttribute, facts_of
 

@@ -17,7 +17,7 @@ from ddplint_test_support import REPO, cli_env
 pytest.importorskip("pygls", reason="the language server needs the `server` extra (pygls)")
 
 from ddplint import lint_source  # noqa: E402
-from ddplint.diagnostics import Diagnostic  # noqa: E402
+from ddplint.core.diagnostics import Diagnostic  # noqa: E402
 from ddplint.rules import all_rules  # noqa: E402
 from ddplint.server import lsp  # noqa: E402
 from ddplint.server.client import Session, apply_text_edits  # noqa: E402
@@ -172,7 +172,7 @@ def test_an_edited_configuration_applies_on_save(session: Session, tmp_path: Pat
 
 
 def test_server_without_pygls_is_one_line_and_exit_2() -> None:
-    code = "import sys; sys.modules['pygls'] = None; from ddplint.cli import main; sys.exit(main(['server']))"
+    code = "import sys; sys.modules['pygls'] = None; from ddplint.commands.cli import main; sys.exit(main(['server']))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=cli_env(), cwd=REPO)
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and 'pip install "ddplint[server]"' in result.stderr

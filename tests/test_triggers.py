@@ -8,13 +8,13 @@ import textwrap
 import libcst as cst
 import pytest
 
-from ddplint.engine import analyse, prepare, rules_to_run
+from ddplint.engine.lint import analyse, prepare, rules_to_run
 from ddplint.prefilter.needles import TextScan
 from ddplint.prefilter.screens import facts_of
 from ddplint.prefilter.triggers import CallTrigger, SubclassTrigger, any_of
-from ddplint.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.rules import all_rules
-from ddplint.torch_api import DATALOADER, INIT_PROCESS_GROUP, SAMPLER, SET_SHARING_STRATEGY, TORCH_LOAD
+from ddplint.core.torch_api import DATALOADER, INIT_PROCESS_GROUP, SAMPLER, SET_SHARING_STRATEGY, TORCH_LOAD
 
 
 def import_forms(spelling):

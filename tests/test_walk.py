@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ddplint.walk import SKIPPED, _holders, positions, walk
+from ddplint.semantic.walk import SKIPPED, _holders, positions, walk
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 SOURCES = sorted(p for p in REPO.glob("ddplint/**/*.py")) + sorted(REPO.glob("fixtures/**/*.py"))

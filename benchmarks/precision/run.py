@@ -3,7 +3,7 @@
 
     python benchmarks/precision/run.py                 # fetch if needed, lint, score
     python benchmarks/precision/run.py --json out.json # also write the figures
-    python benchmarks/precision/run.py --only ultralytics,timm --rules DDP004
+    python benchmarks/precision/run.py --only ultralytics,accelerate --rules DDP004
     python benchmarks/precision/run.py --kind github   # only the GitHub training repositories
     python benchmarks/precision/run.py --fixes         # review each finding's fix (diff)
     python benchmarks/precision/run.py --ddplint-root /work/main   # score another checkout

@@ -17,7 +17,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ddplint.analyses.ranks import classify
-from ddplint.semantic import Analysis, SemanticModel
+from ddplint.semantic.model import Analysis, SemanticModel
 
 Path = tuple[tuple[int, bool], ...]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ddplint.torch_api import TORCH_DEVICE
+from ddplint.core.torch_api import TORCH_DEVICE
 
 
 def is_cuda_device(names, expr: cst.BaseExpression) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ddplint.edits import argument_at
+from ddplint.semantic.edits import argument_at
 
 OS_ENVIRON = "os.environ"
 SETTERS = frozenset({"os.environ.setdefault", "os.putenv"})

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ddplint.semantic import Analysis, SemanticModel
-from ddplint.torch_api import NO_GRAD
+from ddplint.semantic.model import Analysis, SemanticModel
+from ddplint.core.torch_api import NO_GRAD
 
 
 class GradientMode(Analysis):

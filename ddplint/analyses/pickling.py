@@ -15,8 +15,8 @@ import builtins
 
 import libcst as cst
 
-from ddplint.semantic import Analysis, SemanticModel, Scope
-from ddplint.torch_api import DATALOADER, PICKLE_DUMP, PROCESS, SPAWN, START_PROCESSES, TORCH_SAVE
+from ddplint.semantic.model import Analysis, SemanticModel, Scope
+from ddplint.core.torch_api import DATALOADER, PICKLE_DUMP, PROCESS, SPAWN, START_PROCESSES, TORCH_SAVE
 
 # Everything that starts processes running a function it is given (pickled under spawn).
 SPAWN_LIKE = SPAWN | START_PROCESSES

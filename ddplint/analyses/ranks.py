@@ -19,15 +19,11 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ddplint.semantic import Analysis, SemanticModel, dotted_name
-from ddplint.walk import children
-from ddplint.fixpoint import fixed_point
-from ddplint.torch_api import DDP, DISTRIBUTED_IS_AVAILABLE, INIT_PROCESS_GROUP
+from ddplint.semantic.model import Analysis, SemanticModel, dotted_name
+from ddplint.semantic.walk import children
+from ddplint.core.fixpoint import fixed_point
+from ddplint.core.torch_api import ACCELERATOR, DDP, DISTRIBUTED_IS_AVAILABLE, INIT_PROCESS_GROUP
 
-# Accelerate's Accelerator: building one says the script runs on every rank of a job
-# (`accelerate launch`), though it never names a DDP entry point itself. Not Lightning's
-# `Fabric(...)`: built with `devices=1` for generation and evaluation scripts as often.
-ACCELERATORS = frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"})
 
 RANK_NAMES = frozenset(
     {
@@ -251,6 +247,8 @@ def classify(test: cst.BaseExpression, resolve: Resolver | None = None) -> RankT
     if isinstance(test, cst.BooleanOperation):
         left, right = classify(test.left, resolve), classify(test.right, resolve)
         return _conjunction(left, right) if isinstance(test.operator, cst.And) else _disjunction(left, right)
+    if isinstance(test, cst.IfExp):  # `is_local_main if local_disk else is_main`: what both say
+        return _meet(classify(test.body, resolve), classify(test.orelse, resolve))
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         left, operator, right = test.left, test.comparisons[0].operator, test.comparisons[0].comparator
         if not is_rank_expression(left) and not _is_world_size(left) and type(operator) in _FLIPPED | {
@@ -1029,7 +1027,7 @@ class WrappedModels(Analysis):
         if not isinstance(value, cst.Call):
             return
         func = value.func
-        if self.model.qualified(func) in ACCELERATORS:
+        if self.model.qualified(func) in ACCELERATOR:
             table = self._accelerators
         elif isinstance(func, cst.Attribute) and func.attr.value == "prepare" and self._named_in(self._accelerators, func.value):
             table = self._prepared

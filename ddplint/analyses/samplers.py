@@ -21,10 +21,12 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.edits import argument_for, has_star_arguments
-from ddplint.fixpoint import fixed_point, reachable
-from ddplint.semantic import Analysis, SemanticModel, Scope, dotted_name
-from ddplint.torch_api import BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, GET_RANK, GET_WORLD_SIZE
+from ddplint.semantic.edits import argument_for, has_star_arguments
+from ddplint.core.fixpoint import fixed_point, reachable
+from ddplint.semantic.model import Analysis, SemanticModel, Scope, dotted_name
+from ddplint.core.torch_api import (
+    BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, GET_RANK, GET_WORLD_SIZE, LIBRARY_LOADERS,
+)
 
 Ref = tuple[object, str]
 
@@ -322,6 +324,8 @@ class LoaderFlow(Analysis):
         qualified = self.model.qualified(node.func)
         if qualified in DISTRIBUTED_SAMPLER or qualified in BATCH_SAMPLER or qualified in DATALOADER:
             self._construction(node, qualified)
+        elif qualified in LIBRARY_LOADERS:
+            self._library_loader(node)
         elif qualified is not None and self.model.project is not None:
             self._built_elsewhere(node, qualified)
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "set_epoch":
@@ -364,6 +368,23 @@ class LoaderFlow(Analysis):
             loader = Construction("loader", node, function, order + 2, self._element(node, loader_at))
             loader.sampler = drawn.bound[0] if drawn is not sampler else _call_ref(node)
             self.constructions.append(loader)
+
+    def _library_loader(self, node: cst.Call) -> None:
+        """timm's `create_loader(..., distributed=...)` (torch_api.LIBRARY_LOADERS): the DataLoader
+        and the DistributedSampler it builds inside, reached as `loader.sampler`, shuffling as
+        `is_training` says (by default not: an evaluation sampler that pads). A literal
+        `distributed=False`, or none, builds no sampler."""
+        distributed = argument_for(node, LIBRARY_LOADERS, "distributed")
+        if distributed is None or (isinstance(distributed.value, cst.Name) and distributed.value.value == "False"):
+            return
+        order = len(self.constructions)
+        sampler = Construction("sampler", node, self.function, order, [(("call", id(node)), "drawn")])
+        sampler.shuffle = argument_for(node, LIBRARY_LOADERS, "is_training") or cst.Arg(cst.Name("False"))
+        dataset = argument_for(node, LIBRARY_LOADERS, "dataset")
+        sampler.dataset = self.ref(dataset.value) if dataset is not None else None
+        loader = Construction("loader", node, self.function, order + 1, self._bound.get(id(node), []))
+        loader.sampler = sampler.bound[0]
+        self.constructions += [sampler, loader]
 
     def _element(self, node: cst.Call, built: tuple[str, int | None, int | None] | None) -> list[Ref]:
         """Where the call's value is bound (`built` returned alone), or the element of it."""

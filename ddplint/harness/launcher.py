@@ -28,8 +28,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from .._process import die_with_parent
-from ..torch_api import TORCHRUN
+from ..core.processes import die_with_parent
+from ..core.torch_api import TORCHRUN
 from . import tempdirs
 from .probes import BACKEND_VAR, PAUSE_VAR, PAUSED_MARK, RESULT_MARK, RESUME_VAR
 

@@ -52,6 +52,16 @@ def payload(runs: dict[str, LaunchResult], rule: str) -> tuple[LaunchResult, dic
     return run, (None if found is None or "crashed" in found else found)
 
 
+def from_result(rule: str, measure_result: Callable) -> Callable:
+    """`measure(runs, ctx)` for a scenario measured from its result line in the main launch."""
+
+    def measure(runs: dict[str, LaunchResult], ctx: dict) -> Measurement:
+        run, found = payload(runs, rule)
+        return no_result(runs, rule) if found is None else measure_result(run, found, ctx)
+
+    return measure
+
+
 def no_result(runs: dict[str, LaunchResult], rule: str) -> Measurement:
     """Why there is nothing to measure: a hang with each rank's last output, or the exits."""
     parts = []

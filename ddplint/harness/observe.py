@@ -49,7 +49,7 @@ import threading
 import time
 import traceback
 
-from ..torch_api import COLLECTIVE_NAMES
+from ..core.torch_api import COLLECTIVE_NAMES
 
 OBSERVE_VAR = "DDPLINT_OBSERVE"
 OWNER_VAR = "DDPLINT_OBSERVE_OWNER"

@@ -4,7 +4,7 @@
     python -m ddplint.harness.readme             # rewrite the table in README.md from it
     python -m ddplint.harness.readme --check     # exit 1 if the table is stale (a test runs this)
 
-Like the rules table (``python -m ddplint.docs``), the table is never edited by hand, so what
+Like the rules table (``python -m ddplint.commands.docs``), the table is never edited by hand, so what
 the README claims is what a run measured.
 """
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import textwrap
 
+from ddplint.core.lines import split_lines
 from ddplint.prefilter.screens import dotted, walk
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -158,7 +159,7 @@ class ProcessContext:
             return None
         first, last = record["source"]
         try:
-            function = cst.parse_module(textwrap.dedent("".join(text.splitlines(keepends=True)[first - 1 : last]))).body[0]
+            function = cst.parse_module(textwrap.dedent("".join(split_lines(text, keepends=True)[first - 1 : last]))).body[0]
         except Exception:  # noqa: BLE001 - the file changed since it was summarised, or syntax libcst does not read
             return None
         if not isinstance(function, cst.FunctionDef):
@@ -173,7 +174,7 @@ class ProcessContext:
         project function is its body's verdict; a project function named without a call is a
         function object, always true. None: nothing known (the name decides)."""
         from ddplint.analyses.ranks import _ALWAYS_TRUE, RankTest
-        from ddplint.semantic import dotted_name
+        from ddplint.semantic.model import dotted_name
 
         def resolve(expr) -> RankTest | None:
             import libcst as cst

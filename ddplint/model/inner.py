@@ -10,7 +10,7 @@ a forward DDP never saw, and no gradient is all-reduced. What counts as the inne
 
 A function trains what it is handed when it calls it (`model(x)`, `model.forward(x)`) where
 gradients are on, and a `backward()` follows: in the same function at or after that line,
-through a project helper called at or after it (`loss_scaler(loss, optimizer)`), or in a loop
+through a project helper or a library loss scaler called at or after it (`loss_scaler(loss, optimizer)`), or in a loop
 around it that runs one. A function that also calls a DDP model does not count (a second
 forward whose gradients are reduced with the first's, as in ddplint's DDP019). The value is
 followed where the function hands it on and onto `self` (Program.follow).
@@ -49,8 +49,8 @@ def _backward_after(program: Program, module: str, key: str, record: dict, line:
     if any(start <= line <= end and trains for start, end, _, trains in record["loops"]):
         return True
     for callee, at in record["invocations"]:
-        target = program.target(module, key, record["class"], callee) if at >= line else None
-        if target is not None and program.summary(target[0])["functions"][target[1]]["backward"]:  # type: ignore[index]
+        helper = program.callee_summary(module, key, record["class"], callee) if at >= line else None
+        if helper is not None and helper["backward"]:
             return True
     return False
 

@@ -8,6 +8,10 @@
 - `nccl_group`: does a call reach `init_process_group("nccl")` in a helper whose modules bind
   no device? (`utils.init_distributed_mode(args)`.)
 - `binds_device`: does a call reach a project function whose module binds a device?
+- `bare_placement`: does a call reach a project function of another module that moves to the
+  current CUDA device only (`model.cuda()` in `build_model(args)`), in a module binding none?
+- `cuda_placement`: does a function put a tensor or module on CUDA, itself or through the
+  project functions it calls? (`to_gpu(x)` in `utils.py` calling `x.cuda()`.)
 
 Each answers None or False when it does not know: a call it cannot resolve, a summary it
 cannot read, a chain deeper than MAX_DEPTH.
@@ -17,7 +21,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ddplint.torch_api import INIT_PROCESS_GROUP
+from ddplint.core.fixpoint import reachable
+from ddplint.core.torch_api import INIT_PROCESS_GROUP
 
 MAX_DEPTH = 3  # helpers followed below the call asked about
 
@@ -102,3 +107,43 @@ def binds_device(program, module: str, key: str | None, cls: str | None, callee:
         return True
     record = summary["functions"][target[1]]
     return any(binds_device(program, target[0], target[1], record["class"], inner, depth + 1) for inner, _ in record["invocations"])
+
+
+def bare_placement(program, module: str, key: str | None, cls: str | None, callee: str) -> str | None:
+    """Where the project function of another module that calling `callee` in function `key`
+    reaches moves to the current CUDA device ("models.py:9"), when each of its moves is such a
+    move (`.cuda()`, `.to("cuda")`; none names an index, a rank or a device variable) and its
+    module binds no device; None otherwise. The function itself only: a helper it calls in
+    turn may choose the device."""
+    target = program.target(module, key, cls, callee)
+    if target is None or target[0] == module:
+        return None  # the module's own moves are its rule's to read
+    summary = program.summary(target[0])
+    if summary is None or summary.get("binds_device", True):
+        return None
+    record = summary["functions"][target[1]]
+    if record.get("bare_cuda") is None or record.get("device_moves", True):
+        return None
+    return program.location(target[0], record["bare_cuda"])
+
+
+def cuda_placement(program, module: str, key: str) -> str | None:
+    """Where function `key` of `module`, or a project function it calls at any depth and across
+    modules, puts a tensor or module on CUDA (its summary's `cuda`): the place of that call
+    ("utils.py:7"), or None. Each function reached is read once, so recursion ends; what the
+    program cannot read (past its bounds, a module that does not parse) places nothing."""
+
+    def record(function: tuple[str, str]) -> dict | None:
+        summary = program.summary(function[0])
+        return summary["functions"].get(function[1]) if summary is not None else None
+
+    def called(function: tuple[str, str]) -> list[tuple[str, str]]:
+        found = record(function)
+        targets = (program.resolve(function[0], callee, found["class"]) for callee, _ in found["invocations"]) if found else ()
+        return [target[:2] for target in targets if target is not None]
+
+    for function in reachable([(module, key)], called):
+        found = record(function)
+        if found is not None and found.get("cuda"):
+            return program.location(function[0], found["cuda"])
+    return None

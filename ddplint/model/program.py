@@ -5,7 +5,7 @@ A DDP program is several functions: `main()` wraps the model, `train_one_epoch(m
 that sees one function cannot know that the `model` parameter it is looking at is a DDP model.
 The program answers that, with the place that makes it so, and knows no rule.
 
-It is built on the project index (ddplint.project), which says which modules exist, what each
+It is built on the project index (ddplint.model.project), which says which modules exist, what each
 imports and which ones name DDP or another distributed marker. Only the modules a value can
 reach are read with CPython's `ast`: those that name DDP or a distributed marker, the modules of
 the functions they hand a value to, and the importers of a module whose function returns one. Each is summarised once
@@ -41,16 +41,20 @@ from dataclasses import dataclass, replace
 from ddplint.model import context as process_context
 from ddplint.prefilter.screens import dotted, walk
 from ddplint.model import values
-from ddplint.torch_api import (
-    COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER, NO_GRAD,
+from ddplint.core.torch_api import (
+    BATCH_SAMPLER, COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER, LOSS_SCALER_GATE,
+    LOSS_SCALERS, NO_GRAD,
 )
 
 MAX_MODULES = 150  # modules read per run: past this, what a value would reach is unknown
 MAX_SOURCE = 2_000_000  # bytes of source read per run, past this as past MAX_MODULES (precision corpus: 1.94 MB at most)
 MAX_ROUNDS = 12  # rounds of the fixed point; a chain of helpers deeper than this is unknown
+MAX_GIVES, MAX_GIVES_DEPTH = 8, 3  # classes one call may give, and helpers followed for them (`gives`)
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
 _CONTROL_FIELDS = frozenset(("body", "orelse", "finalbody", "handlers", "cases"))
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+# `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
+_PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 # Methods that return the object they are called on: `Net().cuda(rank)` is the `Net`.
 _SAME_VALUE_METHODS = frozenset(("cuda", "to", "float", "half", "bfloat16", "double", "train", "requires_grad_"))
 
@@ -65,6 +69,50 @@ def _moves(call: ast.Call) -> bool:
     return False
 
 
+def _places_on_cuda(call: ast.Call) -> bool:
+    """`x.cuda()`, `x.to(0)`, `x.to("cuda:1")`, `x.to(device=torch.device("cuda"))`, a call
+    given `device="cuda..."`, `torch.cuda.FloatTensor(...)`: the call puts a tensor or module
+    on a CUDA device (`cuda` of a function's summary). By the names as written: a summary
+    reads no imports."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "cuda":
+        return True
+    if isinstance(func, ast.Attribute) and func.attr == "to" and any(_is_cuda_device(arg) for arg in call.args[:1]):
+        return True
+    if any(k.arg == "device" and _is_cuda_device(k.value) for k in call.keywords):
+        return True
+    return isinstance(func, ast.Attribute) and func.attr.endswith("Tensor") and (dotted(func.value) or "").endswith("cuda")
+
+
+def _bare_cuda(call: ast.Call) -> bool | None:
+    """True for a move to the current CUDA device, whichever it is (`x.cuda()`, `x.to("cuda")`,
+    `x.to(torch.device("cuda"))`, `device="cuda"`); False for a move that names its device
+    some other way (`x.cuda(rank)`, `x.to(device)`: possibly this rank's); None for no move."""
+    func = call.func
+    device = next((k.value for k in call.keywords if k.arg == "device"), None)
+    if isinstance(func, ast.Attribute) and func.attr in ("cuda", "to") and call.args:
+        device = call.args[0]
+    elif isinstance(func, ast.Attribute) and func.attr == "cuda" and device is None:
+        return True
+    if device is None:
+        return None
+    if isinstance(device, ast.Call) and (dotted(device.func) or "").rpartition(".")[2] == "device" and len(device.args) == 1:
+        device = device.args[0]
+    return isinstance(device, ast.Constant) and device.value == "cuda"
+
+
+def _is_cuda_device(expr: ast.expr) -> bool:
+    """A CUDA device where a device goes: an index (`.to(0)` is cuda:0), a string starting with
+    "cuda", or `torch.device("cuda...")` (not `torch.device(0)`, the current accelerator's)."""
+    if isinstance(expr, ast.Constant):
+        value = expr.value
+        return (isinstance(value, int) and not isinstance(value, bool)) or (isinstance(value, str) and value.startswith("cuda"))
+    if isinstance(expr, ast.Call) and (dotted(expr.func) or "").rpartition(".")[2] == "device" and expr.args:
+        first = expr.args[0]
+        return isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value.startswith("cuda")
+    return False
+
+
 @dataclass(frozen=True)
 class Instance:
     """An object of the project class `cls` of `module`, made at `made_at`."""
@@ -73,6 +121,21 @@ class Instance:
     cls: str
     made_at: str
     passed_at: str | None = None
+
+
+@dataclass(frozen=True)
+class LossScaler:
+    """An object of a library loss scaler (torch_api.LOSS_SCALERS: timm's NativeScaler), made at
+    `made_at`: calling it runs the backward, and the optimizer step unless its gate says not to.
+    What a call of it does is the catalog's `LOSS_SCALER_CALL`, as a summary of its `__call__`."""
+
+    made_at: str
+    passed_at: str | None = None
+
+
+# A call of a LossScaler, as a function summary says what a call does (Program.callee_summary).
+LOSS_SCALER_CALL = {"params": list(LOSS_SCALERS.params), "bound": False, "class": None, "invocations": [],
+                    "backward": [0], "gates": [LOSS_SCALER_GATE]}
 
 
 @dataclass(frozen=True)
@@ -130,7 +193,9 @@ class Pack:
 
 # Parameters of the data classes the summaries keep, by position: a literal (shuffle,
 # drop_last) or the source of the value passed (sampler, batch_sampler).
-_DATA_PARAMETERS = {"DistributedSampler": DISTRIBUTED_SAMPLER.params, "DataLoader": DATALOADER.params}
+_DATA_PARAMETERS = {
+    "DistributedSampler": DISTRIBUTED_SAMPLER.params, "DataLoader": DATALOADER.params, "BatchSampler": BATCH_SAMPLER.params,
+}
 _DATA_LITERALS = ("shuffle", "drop_last")
 _DATA_SOURCES = ("dataset", "sampler", "batch_sampler")
 
@@ -153,8 +218,14 @@ class _FunctionReader:
         self.record: dict = {"line": node.lineno, "params": positional, "method": method, "class": cls,
                              "calls": [], "returns": [], "sets": {}, "made": [], "invocations": [], "loops": [],
                              "backward": [], "gates": [], "fresh": [], "handed": [], "process_groups": [],
-                             "forward_passes": [], "unwrapped": []}
+                             "forward_passes": [], "unwrapped": [], "cuda": None,
+                             "bare_cuda": None, "device_moves": False}
         self._tests: list[ast.expr] = []  # the tests of the ifs around the walk, for `gates`
+        # The ifs around the walk, as (test, which way), and the `name = True`/`False` statements
+        # read so far with the ifs around each: what a flag holds where a call passes it.
+        self._node, self._ways, self._flags = node, [], {}
+        # Locals bound to parameters wrapped for iteration (`diter = enumerate(tqdm(loader))`).
+        self._wrapping: dict[str, list[str]] = {}
         # no_grad/inference_mode blocks (or a decorator) around the walk: calls there train nothing
         self._gradients_off = int(any(_turns_gradients_off(d) for d in node.decorator_list))
         self._backwards = 0  # backward calls read so far: a loop trains when its body adds one
@@ -182,6 +253,7 @@ class _FunctionReader:
         cycles = None if method else _cycled(node, positional)
         if cycles is not None:
             self.record["cycles"] = cycles
+        self.record["gives"] = _gives(node)
 
     def source(self, expr: ast.AST | None) -> list | None:
         if isinstance(expr, ast.Name):
@@ -235,21 +307,63 @@ class _FunctionReader:
         facts: dict = {}
         for name, value in given.items():
             if name in _DATA_LITERALS:
-                known = isinstance(value, ast.Constant) and isinstance(value.value, bool)
-                facts[name] = ["const", value.value] if known else ["unknown"]  # type: ignore[union-attr]
+                known = value.value if isinstance(value, ast.Constant) and isinstance(value.value, bool) else self._flag(value)
+                facts[name] = ["const", known] if known is not None else ["unknown"]
             elif name in _DATA_SOURCES:
                 facts[name] = self.source(value) or ["unknown"]
         return facts or {"plain": True}
 
+    def _wrapped(self, expr: ast.expr) -> list[str]:
+        """The parameters a loop's iterable names, also through a local bound to one (`_wraps`)."""
+        names = {n.id for n in walk(expr) if isinstance(n, ast.Name)}
+        held = {n for n in names if self.env.get(n) == ["param", n]}
+        return sorted(held.union(*(self._wrapping.get(n, ()) for n in names)))
+
+    def _wraps(self, value: ast.expr) -> list[str]:
+        """The parameters a call wraps for iteration through its positional arguments, at any
+        depth (`enumerate(tqdm(loader))`), `len(...)` aside: what a loop over its result iterates."""
+        found: set[str] = set()
+        pending = [value] if isinstance(value, ast.Call) else []
+        while pending:
+            expr = pending.pop()
+            if isinstance(expr, ast.Name):
+                found |= {expr.id} if self.env.get(expr.id) == ["param", expr.id] else set(self._wrapping.get(expr.id, ()))
+            elif isinstance(expr, ast.Call) and dotted(expr.func) != "len":
+                pending.extend(arg for arg in expr.args if not isinstance(arg, ast.Starred))
+        return sorted(found)
+
+    def _flag(self, value: ast.expr) -> bool | None:
+        """What a local flag passed here holds, where the function sets it only to literals and
+        every `name = True`/`False` statement that may reach here says the same: `shuffle = False`
+        in the `'val'` branch of `if mode == 'train': ... elif mode == 'val': ...`, passed in the
+        `else` of another `if mode == 'train'`. A statement in a way of an `if` is out of reach
+        where this call is in the other way of an `if` with the same test (one without calls,
+        whose names the function never rebinds). None when unknown."""
+        if not isinstance(value, ast.Name) or value.id not in self._flags:
+            return None
+        rebound = _rebound(self._node)
+        if value.id in rebound or value.id in {a.arg for a in ast.walk(self._node.args) if isinstance(a, ast.arg)}:
+            return None
+        fixed = [(ast.dump(test), way) for test, way in self._ways if _steady(test, rebound)]
+        reaching = {
+            held for held, ways in self._flags[value.id]
+            if not any((ast.dump(test), not way) in fixed for test, way in ways)
+        }
+        return reaching.pop() if len(reaching) == 1 else None
+
     def _callee(self, func: ast.AST) -> str | None:
         """The dotted name called; `Maker().method` where the receiver is a local bound to a
-        call (`logger = utils.MetricLogger()` ... `logger.sync()`: `utils.MetricLogger().sync`)."""
+        call (`logger = utils.MetricLogger()` ... `logger.sync()`: `utils.MetricLogger().sync`),
+        and `Maker().__call__` where the local is an object of a class, called itself
+        (`evaluator = MscEval(...)` ... `evaluator(net, loader)`)."""
         callee = dotted(func)
-        if callee is None or "." not in callee:
+        if callee is None:
             return callee
         head, _, rest = callee.partition(".")
         source = self.env.get(head)
-        return f"{source[1]}().{rest}" if source and source[0] == "call" else callee
+        if not source or source[0] != "call" or not (rest or source[1].rpartition(".")[2][:1].isupper()):
+            return callee
+        return f"{source[1]}().{rest or '__call__'}"
 
     def _bind(self, target: ast.AST, source: list | None) -> None:
         if isinstance(target, ast.Name):
@@ -259,6 +373,7 @@ class _FunctionReader:
                 self._fresh[target.id] = source[1:3]  # callee, line (not a data call's facts)
             if source is not None and source[0] == "call" and source[1] not in self.record["made"]:
                 self.record["made"].append(source[1])
+            self._wrapping.pop(target.id, None)
             if source is None:
                 self.env.pop(target.id, None)
             else:
@@ -318,6 +433,13 @@ class _FunctionReader:
                     if isinstance(name, ast.Name) and name.id in params and name.id not in self.record["gates"]:
                         self.record["gates"].append(name.id)
         self._forward_pass(node)
+        if self.record["cuda"] is None and _places_on_cuda(node):
+            self.record["cuda"] = node.lineno
+        bare = _bare_cuda(node)
+        if bare and self.record["bare_cuda"] is None:
+            self.record["bare_cuda"] = node.lineno
+        elif bare is False:
+            self.record["device_moves"] = True
         callee = self._callee(node.func)
         if callee is None:
             return
@@ -386,9 +508,13 @@ class _FunctionReader:
             if isinstance(statement, ast.Return):
                 self.record["fresh"].append(self._returned(value))
             if isinstance(statement, ast.Assign):
+                if _sets_flag(statement):
+                    self._flags.setdefault(statement.targets[0].id, []).append((statement.value.value, tuple(self._ways)))
                 source = self.source(statement.value)
                 for target in statement.targets:
                     self._bind(target, source)
+                    if isinstance(target, ast.Name) and self._wraps(statement.value):
+                        self._wrapping[target.id] = self._wraps(statement.value)
             elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
                 self._bind(statement.target, self.source(statement.value))
             elif isinstance(statement, ast.Return) and statement.value is not None:
@@ -401,8 +527,7 @@ class _FunctionReader:
                 self.record["other_returns"] = True
             elif isinstance(statement, (ast.For, ast.AsyncFor)):
                 self._bind(statement.target, None)
-                iterated = sorted({n.id for n in walk(statement.iter) if isinstance(n, ast.Name)} & set(self.env))
-                iterated = [n for n in iterated if self.env[n] == ["param", n]]
+                iterated = self._wrapped(statement.iter)
                 loop = [statement.lineno, statement.end_lineno, iterated, False]  # trains: set below
                 self.record["loops"].append(loop)
             elif isinstance(statement, (ast.With, ast.AsyncWith)):
@@ -412,11 +537,14 @@ class _FunctionReader:
             if isinstance(statement, ast.If):
                 before, host = dict(self.env), (set(self.moved), set(self.hosted))
                 self._tests.append(statement.test)
+                self._ways.append((statement.test, True))
                 self._statements(statement.body)
                 self._tests.pop()
+                self._ways[-1] = (statement.test, False)
                 after_body, self.env = self.env, dict(before)
                 host_after_body, (self.moved, self.hosted) = (self.moved, self.hosted), host
                 self._statements(statement.orelse)
+                self._ways.pop()
                 self._merge(after_body)
                 self.moved &= host_after_body[0]  # on the host only if both ways leave it there
                 self.hosted &= host_after_body[1]
@@ -434,6 +562,112 @@ class _FunctionReader:
                 self._statements(case.body)
             if loop is not None:
                 loop[3] = self._backwards > backwards  # a backward in the loop (its body, its iterable)
+
+
+# Calls that add a module or parameter to an object after it was built.
+_REGISTERS = frozenset(("add_module", "register_module", "register_parameter", "register_buffer", "setattr"))
+
+
+def _gives(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list:
+    """What each `return` of a function gives, by class: a list of ["class", dotted] (a class
+    object named by a dotted name: `return SRv1`) and ["call", callee] (what a call gives:
+    `return Net(cfg)`, moves such as `.to(device)` aside), or None where unknown. A local
+    returned gives whatever every binding of it in the function gives, whichever path runs
+    (`Network = SRv1` in each branch; `model = model.cuda()` keeps it); it is unknown when it
+    is also bound otherwise (a parameter, a loop, an unpacking, an import, a nested def), when its attributes
+    are set or a module is registered on it, or when it names a class called through another
+    local. A generator, a bare `return` and an end reached without one give None."""
+    inside = list(walk(node))
+    bound: dict[str, list] = {a.arg: [None] for a in walk(node.args) if isinstance(a, ast.arg)}
+    plain: set[int] = set()
+    for n in inside:
+        if isinstance(n, ast.Assign) and all(isinstance(t, ast.Name) for t in n.targets):
+            for target in n.targets:
+                plain.add(id(target))
+                given = _given(n.value, target.id)
+                if given != "same":
+                    bound.setdefault(target.id, []).append(given)
+    for n in inside:
+        changed: list[str] = []
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) and id(n) not in plain:
+            changed = [n.id]
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            changed = [(alias.asname or alias.name).partition(".")[0] for alias in n.names]
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            changed = list(n.names)
+        elif isinstance(n, (*_FUNCTIONS, ast.ClassDef)) and n is not node:
+            changed = [n.name]
+        elif isinstance(n, ast.Attribute) and not isinstance(n.ctx, ast.Load):
+            changed = [dotted(n.value) or ""]
+        elif isinstance(n, ast.Call) and (dotted(n.func) or "").rpartition(".")[2] in _REGISTERS:
+            receiver = n.args[0] if isinstance(n.func, ast.Name) and n.args else getattr(n.func, "value", None)
+            changed = [dotted(receiver) or ""] if receiver is not None else []
+        for name in changed:
+            bound.setdefault(name.partition(".")[0], []).append(None)
+
+    def gives(expr: ast.expr | None) -> list | None:
+        given = _given(expr, None) if expr is not None else None
+        if not isinstance(given, list):
+            return None
+        kind, name = given
+        head = name.partition(".")[0]
+        if head not in bound:
+            return [given]
+        held = bound[head]
+        if name != head or None in held or any(h[1].partition(".")[0] in bound for h in held):
+            return None
+        if kind == "class":
+            return held
+        # `Network(...)` where the local names classes: objects of them
+        return [["call", h[1]] for h in held] if all(h[0] == "class" for h in held) else None
+
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in inside):
+        return [None]
+    found = [gives(n.value) for n in inside if isinstance(n, ast.Return)]
+    return found if isinstance(node.body[-1], (ast.Return, ast.Raise)) else [*found, None]
+
+
+def _given(expr: ast.expr, target: str | None) -> list | str | None:
+    """["class", dotted] for a dotted name, ["call", callee] for a call of one, moves such as
+    `.to(device)` aside; "same" for `target` moved (`model = model.cuda()`); None otherwise."""
+    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _SAME_VALUE_METHODS:
+        expr = expr.func.value
+    if isinstance(expr, ast.Name) and expr.id == target:
+        return "same"
+    if isinstance(expr, ast.Call):
+        callee = dotted(expr.func)
+        return ["call", callee] if callee else None
+    name = dotted(expr)
+    return ["class", name] if name else None
+
+
+def _sets_flag(statement: ast.Assign) -> bool:
+    """`name = True` or `name = False`."""
+    value = statement.value
+    return len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name) and (
+        isinstance(value, ast.Constant) and isinstance(value.value, bool)
+    )
+
+
+def _rebound(function: ast.AST) -> set[str]:
+    """The names `function`'s statements bind other than by `name = True`/`False`."""
+    flags = {id(node.targets[0]) for node in ast.walk(function) if isinstance(node, ast.Assign) and _sets_flag(node)}
+    names = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and id(node) not in flags:
+            names.add(node.id)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names.update(node.names)
+    return names
+
+
+def _steady(test: ast.expr, rebound: set[str]) -> bool:
+    """An `if` test that says the same each time the function evaluates it: no calls, and no
+    name the function rebinds."""
+    return not any(
+        isinstance(node, ast.Call) or (isinstance(node, ast.Name) and node.id in rebound)
+        for node in ast.walk(test)
+    )
 
 
 # The DataLoader arguments whose values are shipped to worker processes.
@@ -585,7 +819,7 @@ class Program:
         self._reader = reader
         # Every module a question read after the solution was found (None until then): the
         # solution's digest does not cover what such answers say, so a file's cached result
-        # depends on these modules too (ddplint.cache).
+        # depends on these modules too (ddplint.engine.cache).
         self.consulted: set[str] | None = None
         self._summaries: dict[str, dict | None] = {}
         self._module_code: dict[str, dict | None] = {}
@@ -639,7 +873,7 @@ class Program:
     def _save_cache(self) -> None:
         path = self._cache_file()
         if path is not None and self._fresh:
-            from ddplint.project import _save
+            from ddplint.model.project import _save
 
             _save(os.path.dirname(path), path, {**self._cached, **self._fresh})
 
@@ -790,16 +1024,45 @@ class Program:
         folder = self._folders.get(importer)
         if folder is None:
             folder = self._folders[importer] = os.path.dirname(self.project.relpaths[importer])
-        key = (qualified, folder)
+        key = (qualified, folder, self._added_folders(importer))
         if key not in self._splits:
             self._splits[key] = self._split(qualified, importer)
         return self._splits[key]
 
+    @functools.cached_property
+    def _sys_path_folders(self) -> dict[str, tuple[str, ...]]:
+        """Folder -> the project folders that the `_init_paths` module there puts on sys.path (the
+        convention of research code since py-faster-rcnn: a script imports it first thing, and it
+        runs `sys.path.insert(0, osp.join(this_dir, '..', 'lib'))`)."""
+        found: dict[str, tuple[str, ...]] = {}
+        for relative, module in self.project.names.items():
+            if os.path.basename(relative) != "_init_paths.py":
+                continue
+            folder, added = os.path.dirname(relative), []
+            for parts in _PATH_JOIN.findall(self._read(module) or ""):
+                path = os.path.normpath(os.path.join(folder, *re.findall(r"""['"]([^'"]*)['"]""", parts)))
+                if not path.startswith("..") and path not in added:
+                    added.append("" if path == "." else path)
+            found[folder] = tuple(added)
+        return found
+
+    def _added_folders(self, importer: str) -> tuple[str, ...]:
+        """Where else an import of `importer` may be found: the folders its `_init_paths` puts
+        on sys.path if it imports one, and any such folder of the project that holds it (the
+        package a script imports that way imports its siblings the same way)."""
+        if not self._sys_path_folders:
+            return ()  # no _init_paths in the project: the solver asks this of every call
+        folder = os.path.dirname(self.project.relpaths[importer])
+        own = self._sys_path_folders.get(folder, ()) if "_init_paths" in self.project.modules[importer]["imports"] else ()
+        held = [f for added in self._sys_path_folders.values() for f in added if f and f"{folder}/".startswith(f"{f}/")]
+        return tuple(dict.fromkeys((*own, *held)))
+
     def _split(self, qualified: str, importer: str) -> tuple[str, str] | None:
         head, rest = qualified, ""
         folder = os.path.dirname(self.project.relpaths[importer])
+        folders = (folder, *self._added_folders(importer))
         first = qualified.partition(".")[0]
-        if first not in self._first_names.get("", ()) and first not in self._first_names.get(folder, ()):
+        if first not in self._first_names.get("", ()) and not any(first in self._first_names.get(f, ()) for f in folders):
             return None  # no module, package or file of the project starts so (most imports: torch, os, ...)
         while head:
             if self.project.module(head) is not None:
@@ -811,8 +1074,10 @@ class Program:
             # (a namespace package): the index names that module by its package alone.
             path = head.replace(".", "/")
             by_path = self.project.names.get(f"{path}.py") or self.project.names.get(f"{path}/__init__.py")
-            if by_path is None and folder:  # `from lib import utils` in a script beside lib/ (AutoFormer/lib/utils.py)
-                by_path = self.project.names.get(f"{folder}/{path}.py") or self.project.names.get(f"{folder}/{path}/__init__.py")
+            for base in [f for f in folders if f] if by_path is None else ():  # `from lib import utils` beside lib/
+                by_path = self.project.names.get(f"{base}/{path}.py") or self.project.names.get(f"{base}/{path}/__init__.py")
+                if by_path is not None:
+                    break
             if by_path is not None and self.project.module(by_path) is not None:
                 return by_path, rest
             head, _, last = head.rpartition(".")
@@ -882,9 +1147,10 @@ class Program:
     def location(self, module: str, line: int) -> str:
         return self.project.location(module, line)
 
-    def evaluate(self, module: str, key: str, source: list | None) -> Origin | Inner | Instance | None:
+    def evaluate(self, module: str, key: str, source: list | None) -> Origin | Inner | Instance | LossScaler | None:
         """What a summary's `source` holds in function `key`: the Origin of a DDP model, the
-        Inner module of one, an Instance of a project class, or None (unknown, or anything else)."""
+        Inner module of one, an Instance of a project class, a library LossScaler, or None
+        (unknown, or anything else)."""
         if not source:
             return None
         function = self._summaries[module]["functions"][key]  # type: ignore[index]
@@ -916,6 +1182,8 @@ class Program:
                 return made  # type: ignore[return-value]
         if self._makes_ddp(module, callee):
             return Origin(self.location(module, line))
+        if self._qualify(module, callee) in LOSS_SCALERS:
+            return LossScaler(self.location(module, line))  # type: ignore[return-value]
         made = self.class_of(module, callee)
         if made is not None:
             return Instance(made[0], made[1], self.location(module, line))
@@ -945,10 +1213,19 @@ class Program:
             dataset = facts.get("dataset")
             held = (module, key, dataset[1]) if dataset and dataset[0] == "param" else None
             return Data("sampler", at, shuffle, drop_last, dataset=held)
-        drawn = self.evaluate(module, key, facts.get("sampler")) if "sampler" in facts else None
+        drawn = self.evaluate(module, key, self._drawn_from(module, facts))
         if not isinstance(drawn, Data) or drawn.kind != "sampler":
             return None  # a loader that is not known to draw from a DistributedSampler is not followed
         return Data("loader", at, drawn.shuffle, drawn.drop_last, replace(drawn, passed_at=None))
+
+    def _drawn_from(self, module: str, facts: dict) -> list | None:
+        """The source of the sampler a DataLoader draws from: its `sampler`, or the sampler a
+        `BatchSampler(sampler, ...)` given as its `batch_sampler` batches (the batches hold the
+        sampler's indices, padding included: its drop_last only drops a short last batch)."""
+        batched = facts.get("batch_sampler")
+        if "sampler" not in facts and batched and batched[0] == "call" and len(batched) > 3:
+            return batched[3].get("sampler") if self._qualify(module, batched[1]) in BATCH_SAMPLER else None
+        return facts.get("sampler")
 
     def class_of(self, module: str, dotted: str, depth: int = 0) -> tuple[str, str] | None:
         """(module, class) of the project class that `dotted` names in `module`, or None."""
@@ -962,6 +1239,38 @@ class Program:
         if found is None or not found[1] or "." in found[1] or found[0] == module:
             return None
         return self.class_of(found[0], found[1], depth + 1)
+
+    def gives(self, module: str, callee: str, cls: str | None = None, depth: int = 0) -> list[tuple[str, str, str]] | None:
+        """What calling `callee` in `module` (inside class `cls`) gives, by class, every way it
+        may go: ("object", module, class) for an object of a project class (the class called,
+        or a project function that returns one), ("class", module, class) for a project class
+        handed back (`Network = build_network(name)`), ("call", module, callee) for the result
+        of a call of no project function or class (`nn.SiLU()`: the caller judges it); None
+        when some return of a function on the way is unknown (`_gives`), past MAX_GIVES
+        alternatives or MAX_GIVES_DEPTH helpers, or where a summary cannot be read."""
+        made = self.class_of(module, callee)
+        if made is not None:
+            return [("object", *made)]
+        target = self.resolve(module, callee, cls) if depth <= MAX_GIVES_DEPTH else None
+        if target is None:
+            qualified = self._qualify(module, callee)
+            local = self.summary(module) is None or callee.partition(".")[0] in self.summary(module)["functions"]  # type: ignore[index]
+            project = local or (qualified is not None and self.split(qualified, module) is not None)
+            return None if project or depth > MAX_GIVES_DEPTH else [("call", module, callee)]
+        record = self.summary(target[0])["functions"][target[1]]  # type: ignore[index]
+        if target[2] or None in record.get("gives", [None]):
+            return None  # a method: its object may hand back anything
+        found: list[tuple[str, str, str]] = []
+        for kind, name in (given for returned in record["gives"] for given in returned):
+            if kind == "class":
+                made = self.class_of(target[0], name)
+                more = [("class", *made)] if made is not None else None
+            else:
+                more = self.gives(target[0], name, record["class"], depth + 1)
+            if more is None:
+                return None
+            found += [item for item in more if item not in found]
+        return found if len(found) <= MAX_GIVES else None
 
     @staticmethod
     def _note(table: dict, key, name: str, origin: Origin) -> bool:
@@ -1066,20 +1375,27 @@ class Program:
         "bound": whether `self` is bound: a function or class of the project, or the method
         (`__call__` for a plain call) of the project object a parameter or `self` attribute
         holds (`loss_scaler(loss, optimizer, update_grad=...)`); None when unknown."""
+        value, rest = self._held(module, key, cls, callee)
+        if isinstance(value, LossScaler) and not rest:
+            return LOSS_SCALER_CALL
         target = self.target(module, key, cls, callee)
         if target is None:
             return None
         return {**self._summaries[target[0]]["functions"][target[1]], "bound": target[2]}  # type: ignore[index]
 
-    def target(self, module: str, key: str | None, cls: str | None, callee: str) -> tuple[str, str, bool] | None:
-        """(module, key, whether `self` is bound) of the project function that calling `callee`
-        in function `key` reaches, also through an object a parameter or `self` attribute holds."""
+    def _held(self, module: str, key: str | None, cls: str | None, callee: str) -> tuple:
+        """What the parameter or `self` attribute that a call of `callee` in function `key` starts
+        from holds (None when unknown), and the rest of the name: (value, "step") for `scaler.step`."""
         head, _, rest = callee.partition(".")
         if head == "self" and cls is not None and rest:
             attribute, _, rest = rest.partition(".")
-            value = self.attributes.get((module, cls), {}).get(attribute)
-        else:
-            value = self.parameters.get((module, key), {}).get(head) if key else None
+            return self.attributes.get((module, cls), {}).get(attribute), rest
+        return (self.parameters.get((module, key), {}).get(head) if key else None), rest
+
+    def target(self, module: str, key: str | None, cls: str | None, callee: str) -> tuple[str, str, bool] | None:
+        """(module, key, whether `self` is bound) of the project function that calling `callee`
+        in function `key` reaches, also through an object a parameter or `self` attribute holds."""
+        value, rest = self._held(module, key, cls, callee)
         if isinstance(value, Instance) and "." not in rest:
             return self._method(value, rest or "__call__")
         return self.resolve(module, callee, cls)
@@ -1251,6 +1567,9 @@ def _either(values: list):
     the ways hold different kinds of value (a DDP model and its inner module) or objects of
     different classes."""
     found = [value for value in values if value is not None]
+    # A library loss scaler one way and a project object the other (`ApexScaler() if apex else
+    # NativeScalerWithGradNormCount()`): the project's code says what its object does.
+    found = [value for value in found if not isinstance(value, LossScaler)] or found
     followed = [value for value in found if not isinstance(value, Instance)] or found
     if not followed or len({type(value) for value in followed}) != 1:
         return None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 
-from ddplint.cache import content_hash
+from ddplint.core.hashing import content_hash
 
 
 def derived(project, facts: str) -> list:
@@ -32,7 +32,7 @@ def derived(project, facts: str) -> list:
     program = project.program
     digest = program.digest()
     stamps = {project.relpaths[module]: _stamp(project, project.relpaths[module]) for module in sorted(program.looked)}
-    from ddplint.project import _save
+    from ddplint.model.project import _save
 
     _save(os.path.dirname(path), path, {"base": base, "stamps": stamps, "digest": digest})
     return digest

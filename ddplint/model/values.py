@@ -25,7 +25,7 @@ import posixpath
 import re
 
 from ddplint.prefilter.screens import dotted
-from ddplint.torch_api import PICKLE_DUMP, PROCESS, SPAWN, START_PROCESSES, TORCH_LOAD, TORCH_SAVE
+from ddplint.core.torch_api import PICKLE_DUMP, PROCESS, SPAWN, START_PROCESSES, TORCH_LOAD, TORCH_SAVE
 
 # Calls that pickle what they are given (to a started process, a file, a queue), by the last
 # part of the name as written; `sends` judges them by their qualified name when asked.
@@ -86,7 +86,7 @@ def loaded_path_key(model, call) -> str | None:
     is followed (`path = os.path.join(out, "best.pt")`). `model`: the file's semantic model."""
     import libcst as cst
 
-    from ddplint.edits import argument_for
+    from ddplint.semantic.edits import argument_for
 
     path = argument_for(call, TORCH_LOAD, "f")
     if path is None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ddplint.torch_api import DISTRIBUTED_MARKERS
+from ddplint.core.torch_api import DISTRIBUTED_MARKERS
 
 Needle = str | re.Pattern[str] | tuple[str | re.Pattern[str], ...]
 
@@ -80,7 +80,7 @@ def render_index(rules) -> str:
         '"""Every rule\'s needles and screen, for checks that must not import libcst (the flake8',
         "plugin).",
         "",
-        "Generated from the rule modules by `python -m ddplint.docs`; do not edit. A test fails",
+        "Generated from the rule modules by `python -m ddplint.commands.docs`; do not edit. A test fails",
         'when it is stale."""',
         "",
         "import re",

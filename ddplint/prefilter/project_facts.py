@@ -1,4 +1,4 @@
-"""Facts the project index (ddplint.project) knows about one module that its own text does
+"""Facts the project index (ddplint.model.project) knows about one module that its own text does
 not show: what it imports from other modules of the project, and what other modules do with
 what it defines.
 
@@ -16,7 +16,7 @@ import enum
 
 class ProjectFact(enum.Enum):
     # The project is distributed (some module names a DDP entry point). It stands only for the
-    # distributed-markers needle (ddplint.torch_api.DISTRIBUTED_MARKERS): a rule it opens still
+    # distributed-markers needle (ddplint.core.torch_api.DISTRIBUTED_MARKERS): a rule it opens still
     # needs its other needles in the module's own text.
     DISTRIBUTED = "the project is distributed"
     CUDA_HELPER = "imports a function that places tensors on CUDA"

@@ -307,7 +307,7 @@ class CallInDefault:
         if isinstance(func, ast.Attribute) and (func.attr in self.methods or func.attr.endswith(self.suffixes)):
             return True
         if isinstance(func, ast.Attribute) and facts.function_names and dotted(func) in facts.function_names:
-            return True  # a helper of another module reached through it (ddplint.project)
+            return True  # a helper of another module reached through it (ddplint.model.project)
         return any(keyword.arg in self.keywords for keyword in node.keywords)
 
 

@@ -1,7 +1,7 @@
 """A rule's trigger: what it looks for, declared once, from which its filters are derived.
 
 `CallTrigger(TORCH_LOAD, without_keyword="map_location")` says the rule looks at calls of
-`torch.load` (any spelling in `ddplint.torch_api`) that do not pass `map_location`. From that one
+`torch.load` (any spelling in `ddplint.core.torch_api`) that do not pass `map_location`. From that one
 declaration come the text needles (the API's names and the import forms that can reach it),
 the `ast` screen (the same call condition on CPython's tree), and the libcst predicate the
 engine checks before it hands a call to the rule's `check`. The three describe one set of
@@ -22,10 +22,10 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ddplint.edits import argument_for, has_star_arguments
+from ddplint.semantic.edits import argument_for, has_star_arguments
 from ddplint.prefilter.needles import Needle
 from ddplint.prefilter.screens import CallInDefault, Calls, Mentions, Subclasses
-from ddplint.torch_api import API, DISTRIBUTED_MARKERS
+from ddplint.core.torch_api import API, DISTRIBUTED_MARKERS
 
 NOTHING = API(frozenset())
 # A def or lambda with a call as a default (`def f(x=torch.ones(1)):`), as text: one pattern

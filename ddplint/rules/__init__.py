@@ -23,7 +23,7 @@ def all_rules():
 
 def rules_defined_in(modules: Iterable[ModuleType]) -> tuple:
     """The `Rule` subclasses that `modules` define at their top level, sorted by code."""
-    from ddplint.rule import Rule
+    from ddplint.rules.rule import Rule
 
     found: dict[str, type[Rule]] = {}
     for module in modules:
@@ -31,7 +31,7 @@ def rules_defined_in(modules: Iterable[ModuleType]) -> tuple:
             # `type(value)`, not `isinstance(value, type)`: isinstance believes an object's
             # `__class__`, and on Python 3.10 an alias such as `Ref = tuple[object, str]`
             # passes itself off as a class that way (issubclass then raises on it).
-            if (issubclass(type(value), type) and issubclass(value, Rule)
+            if (issubclass(type(value), type) and issubclass(value, Rule) and value is not Rule
                     and value.__module__ == module.__name__):
                 if value.code in found:
                     raise RuntimeError(f"rule code {value.code} is defined twice")

@@ -7,14 +7,14 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ddplint.analyses.devices import is_cuda_device
-from ddplint.diagnostics import Applicability
-from ddplint.edits import is_docstring
-from ddplint.fixpoint import fixed_point
+from ddplint.core.diagnostics import Applicability
+from ddplint.semantic.edits import is_docstring
+from ddplint.core.fixpoint import fixed_point
 from ddplint.prefilter.triggers import DefaultCallTrigger
-from ddplint.rule import Clean, Flagged, Rule
-from ddplint.semantic import Scope, SemanticModel
-from ddplint.torch_api import TORCH, TORCH_CUDA, TORCH_DEVICE
-from ddplint.walk import children
+from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.semantic.model import Scope, SemanticModel
+from ddplint.core.torch_api import TORCH, TORCH_CUDA, TORCH_DEVICE
+from ddplint.semantic.walk import children
 from ddplint.prefilter.project_facts import ProjectFact
 
 

@@ -5,10 +5,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.diagnostics import Applicability
-from ddplint.semantic import Scope, dotted_name
-from ddplint.edits import argument_for
-from ddplint.torch_api import DATALOADER, DATASET, DEFAULTDICT
+from ddplint.core.diagnostics import Applicability
+from ddplint.semantic.model import Scope, dotted_name
+from ddplint.semantic.edits import argument_for
+from ddplint.core.torch_api import DATALOADER, DATASET, DEFAULTDICT
 from ddplint.analyses.pickling import (
     Definitions,
     contained_values,
@@ -16,7 +16,7 @@ from ddplint.analyses.pickling import (
     is_builtin,
     picklable,
 )
-from ddplint.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.prefilter.triggers import CallTrigger
 
 _NO_FIX = "; no picklable equivalent found: use a module-level function as the factory"

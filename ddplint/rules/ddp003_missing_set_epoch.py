@@ -1,9 +1,9 @@
 import libcst as cst
 
-from ddplint.diagnostics import Applicability
-from ddplint.rule import Clean, Flagged, Rule
+from ddplint.core.diagnostics import Applicability
+from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.torch_api import DISTRIBUTED_SAMPLER
+from ddplint.core.torch_api import DISTRIBUTED_SAMPLER, LIBRARY_LOADERS
 from ddplint.analyses.samplers import Construction, Endless, Function, LoaderFlow, Loop, Ref
 from ddplint.prefilter.project_facts import ProjectFact
 
@@ -20,7 +20,8 @@ class MissingSetEpoch(Rule):
     function the loop calls — and no `set_epoch` reaches that sampler inside the loop (on the
     sampler, `loader.sampler`, `loader.batch_sampler.sampler`, or in a function the loop calls).
     An endless generator that re-iterates the loader (`while True: for x in loader: yield x`)
-    is an epoch loop too: each pass starts a new epoch.
+    is an epoch loop too: each pass starts a new epoch. timm's `create_loader(...,
+    is_training=True, distributed=...)` builds such a loader (its sampler is `loader.sampler`).
 
     With the project index, the sampler or the loader may come from a helper of another
     module that returns it, alone or in a tuple (`loader, sampler = build(dataset)`); and the
@@ -45,12 +46,36 @@ class MissingSetEpoch(Rule):
         "call sampler.set_epoch(epoch) first"
     )
     fix = Applicability.SAFE
-    # `also`: the sampler is only ever reported in a file with a loop (`for` or `while`).
-    trigger = CallTrigger(DISTRIBUTED_SAMPLER, also=("for",))
+    # `also`: the sampler is only ever reported in a file with a loop (`for` or `while`); timm's
+    # create_loader builds one inside.
+    trigger = CallTrigger(DISTRIBUTED_SAMPLER | LIBRARY_LOADERS, also=("for",))
 
     analyses = (LoaderFlow,)
 
     flagged_examples = (
+        Flagged(
+            # timm's create_loader(is_training=True, distributed=...) draws from a shuffling DistributedSampler.
+            """
+            from timm.data import create_loader
+
+            def main(args, dataset_train, model):
+                loader_train = create_loader(dataset_train, (3, 224, 224), 128, is_training=True, distributed=True)
+                for epoch in range(args.epochs):
+                ^
+                    for images, target in loader_train:
+                        model.step(images, target)
+            """,
+            fixed="""
+            from timm.data import create_loader
+
+            def main(args, dataset_train, model):
+                loader_train = create_loader(dataset_train, (3, 224, 224), 128, is_training=True, distributed=True)
+                for epoch in range(args.epochs):
+                    loader_train.sampler.set_epoch(epoch)
+                    for images, target in loader_train:
+                        model.step(images, target)
+            """,
+        ),
         Flagged(
             """
             # A `while` epoch loop is an epoch loop too; no fix: there is no epoch variable to pass.
@@ -261,6 +286,20 @@ class MissingSetEpoch(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # timm's create_loader: its sampler is `loader.sampler`, and it is given the epoch.
+            """
+            import timm.data
+
+            def fit(cfg, train_set, net):
+                loader = timm.data.create_loader(train_set, cfg.input_size, cfg.batch_size, True, distributed=cfg.distributed)
+                for epoch in range(cfg.start_epoch, cfg.epochs):
+                    if cfg.distributed:
+                        loader.sampler.set_epoch(epoch)
+                    for images, labels in loader:
+                        step(net, images, labels)
+            """
+        ),
         Clean(
             """
             from torch.utils.data import DataLoader, DistributedSampler

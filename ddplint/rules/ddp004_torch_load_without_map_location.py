@@ -6,18 +6,19 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.analyses.ranks import ACCELERATORS, RANK_ENVIRONMENT, RankRegions, environment_key, mentions_rank
-from ddplint.diagnostics import Applicability
+from ddplint.analyses.launches import Launches
+from ddplint.analyses.ranks import RANK_ENVIRONMENT, RankRegions, environment_key, mentions_rank
+from ddplint.core.diagnostics import Applicability
 from ddplint.model.values import loaded_path_key
-from ddplint.edits import argument_for, string_literal, with_keyword_argument
+from ddplint.semantic.edits import argument_for, string_literal, with_keyword_argument
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rule import Clean, Flagged, Rule
-from ddplint.semantic import dotted_name
-from ddplint.torch_api import (
+from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.semantic.model import dotted_name
+from ddplint.core.torch_api import (
     DDP, DISTRIBUTED_EVIDENCE, SPAWN, START_PROCESSES, TORCH, TORCH_DISTRIBUTED, TORCH_LOAD, TORCH_MULTIPROCESSING, TORCH_NN_PARALLEL,
     TORCH_SAVE,
 )
-from ddplint.walk import children
+from ddplint.semantic.walk import children
 
 # Words, in a path, a variable or the enclosing function's name, that say "checkpoint".
 CHECKPOINT_WORDS = frozenset(
@@ -97,8 +98,11 @@ class TorchLoadWithoutMapLocation(Rule):
     - the file runs under DDP or starts ranks: it imports or calls `torch.distributed`
       (`init_process_group`, `get_rank`, ...), wraps a model in `DistributedDataParallel`,
       uses a `DistributedSampler`, starts processes with `torch.multiprocessing.spawn` or
-      `start_processes`, reads the `RANK`/`LOCAL_RANK` environment variables, or builds an
-      Accelerate `Accelerator(...)` (`accelerate launch` runs the script on every rank);
+      `start_processes`, reads the `RANK`/`LOCAL_RANK` environment variables, or has a launch
+      point of a library that starts the ranks itself: it builds an Accelerate
+      `Accelerator(...)` (`accelerate launch` runs the script on every rank), calls
+      `fabric.launch()` on a Fabric for several devices, or defines a LightningModule (unless
+      every Lightning Trainer it builds is for one device);
     - what is loaded is plausibly a GPU checkpoint: it goes into `load_state_dict` (directly
       or through a variable), it is read with checkpoint keys (`ckpt["model"]`,
       `ckpt.get("state_dict")`, "optimizer", "net", "ema", "epoch", ...), it is used as a
@@ -160,10 +164,31 @@ class TorchLoadWithoutMapLocation(Rule):
     fix = Applicability.SAFE
     # `also`: only a file with distributed evidence of its own is flagged (see `_Evidence`).
     trigger = CallTrigger(TORCH_LOAD, without_keyword="map_location", also=(DISTRIBUTED_EVIDENCE,))
+    analyses = (Launches, RankRegions)
     # `[tool.ddplint] strict = ["DDP004"]` runs `strict_variant()`: every load is flagged.
     strict = False
 
     flagged_examples = (
+        Flagged(
+            # The Trainer runs a LightningModule's hooks on every rank.
+            """
+            import lightning as L
+            import torch
+
+            class Finetune(L.LightningModule):
+                def setup(self, stage):
+                    self.model.load_state_dict(torch.load(self.hparams.checkpoint))
+                                               ^
+            """,
+            fixed="""
+            import lightning as L
+            import torch
+
+            class Finetune(L.LightningModule):
+                def setup(self, stage):
+                    self.model.load_state_dict(torch.load(self.hparams.checkpoint, map_location="cpu"))
+            """,
+        ),
         Flagged(
             # `accelerate launch` runs this on every rank: each loads onto the saving GPU.
             """
@@ -541,6 +566,17 @@ class TorchLoadWithoutMapLocation(Rule):
             """
         ),
         Clean(
+            # A Fabric for one device is one process.
+            """
+            import lightning as L
+            import torch
+
+            fabric = L.Fabric(accelerator="cuda", devices=1)
+            fabric.launch()
+            model.load_state_dict(torch.load("checkpoints/model.pth"))
+            """
+        ),
+        Clean(
             """
             import torch
             import torch.distributed as dist
@@ -686,8 +722,6 @@ class TorchLoadWithoutMapLocation(Rule):
         ),
     )
 
-    analyses = (RankRegions,)
-
     def __init__(self, model) -> None:
         super().__init__(model)
         self.ranks = model.get(RankRegions)
@@ -703,6 +737,7 @@ class TorchLoadWithoutMapLocation(Rule):
         self._per_rank: dict[int, set[str]] = {}  # frame -> names bound to a value that names the rank
         self._distributed = False
         self._saves_checkpoint = False
+        self.launches = model.get(Launches)
 
     @classmethod
     @functools.cache
@@ -890,8 +925,6 @@ class TorchLoadWithoutMapLocation(Rule):
                 or qualified in TORCH and qualified.endswith(".DistributedSampler")
             ):
                 self._distributed = True
-            elif qualified in ACCELERATORS:  # `accelerate launch` runs the script on every rank
-                self._distributed = True
             elif qualified in DDP:
                 self._distributed = True
                 for arg in node.args[:1]:  # `DDP(torch.load(p))`
@@ -950,6 +983,7 @@ class TorchLoadWithoutMapLocation(Rule):
     # -- the verdict --------------------------------------------------------------------------
 
     def leave_Module(self, original_node: cst.Module) -> None:
+        self._distributed |= self.launches.any
         if not self.strict and self._distributed and self._loads:
             guarded = self.ranks.functions_only_rank_zero_calls()
             self._loads = [load for load in self._loads if load.looped or not (load.rank_zero or load.function in guarded)]

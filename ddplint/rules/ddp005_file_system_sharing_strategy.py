@@ -2,11 +2,11 @@ import functools
 
 import libcst as cst
 
-from ddplint.diagnostics import Applicability
+from ddplint.core.diagnostics import Applicability
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rule import Clean, Flagged, Rule
-from ddplint.edits import argument_for
-from ddplint.torch_api import SET_SHARING_STRATEGY
+from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.semantic.edits import argument_for
+from ddplint.core.torch_api import SET_SHARING_STRATEGY
 
 _RAISE_OPEN_FILE_LIMIT = (
     "_, nofile_hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"

@@ -4,11 +4,11 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ddplint.diagnostics import Applicability
-from ddplint.edits import is_docstring, keyword_argument, module_alias, names_in, replace_nodes, unique_name, with_keyword_argument
-from ddplint.rule import Clean, Flagged, Rule
+from ddplint.core.diagnostics import Applicability
+from ddplint.semantic.edits import is_docstring, keyword_argument, module_alias, names_in, replace_nodes, unique_name, with_keyword_argument
+from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.prefilter.triggers import SubclassTrigger
-from ddplint.torch_api import DISTRIBUTED_SAMPLER, MANUAL_SEED, SAMPLER
+from ddplint.core.torch_api import DISTRIBUTED_SAMPLER, MANUAL_SEED, SAMPLER
 from ddplint.analyses.samplers import SamplerClass, SamplerClasses, called_on_self
 from ddplint.prefilter.project_facts import ProjectFact
 

@@ -1,10 +1,10 @@
 import libcst as cst
 
-from ddplint.diagnostics import Applicability
-from ddplint.edits import with_keyword_argument
-from ddplint.rule import Clean, Flagged, Rule
+from ddplint.core.diagnostics import Applicability
+from ddplint.semantic.edits import with_keyword_argument
+from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.torch_api import DISTRIBUTED_SAMPLER
+from ddplint.core.torch_api import DISTRIBUTED_SAMPLER
 from ddplint.analyses.branches import Branches, exclusive
 from ddplint.analyses.samplers import Construction, LoaderFlow
 from ddplint.prefilter.project_facts import ProjectFact

@@ -5,15 +5,15 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ddplint.diagnostics import Applicability
-from ddplint.edits import keyword_argument
-from ddplint.fixpoint import fixed_point
-from ddplint.semantic import dotted_name
-from ddplint.torch_api import API, BACKWARD, COLLECTIVES, DDP, DISTRIBUTED_MARKERS, TORCH_DISTRIBUTED
+from ddplint.core.diagnostics import Applicability
+from ddplint.semantic.edits import keyword_argument
+from ddplint.core.fixpoint import fixed_point
+from ddplint.semantic.model import dotted_name
+from ddplint.core.torch_api import API, BACKWARD, COLLECTIVES, DDP, DISTRIBUTED_MARKERS, TORCH_DISTRIBUTED
 from ddplint.analyses.branches import Branches, Path, exclusive
 from ddplint.analyses.grad_mode import GradientMode
 from ddplint.analyses.ranks import RANK_GUARD_NEEDLE, RankRegions, WrappedModels, last_name
-from ddplint.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.prefilter.triggers import CallTrigger
 
 _FORWARD_MESSAGE = (

@@ -4,15 +4,15 @@ import re
 
 import libcst as cst
 
-from ddplint.diagnostics import Applicability
+from ddplint.core.diagnostics import Applicability
 from ddplint.analyses.ranks import WrappedModels
 from ddplint.model.values import loaded_path_key
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rule import Clean, Flagged, Rule
-from ddplint.semantic import dotted_name
-from ddplint.edits import argument_for
-from ddplint.torch_api import CONSUME_PREFIX, OPTIMIZER_MODULES, TORCH_LOAD, TORCH_SAVE
-from ddplint.walk import children
+from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.semantic.model import dotted_name
+from ddplint.semantic.edits import argument_for
+from ddplint.core.torch_api import CONSUME_PREFIX, OPTIMIZER_MODULES, TORCH_LOAD, TORCH_SAVE
+from ddplint.semantic.walk import children
 from ddplint.prefilter.project_facts import ProjectFact
 
 _IMPORT = "from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present"

@@ -4,12 +4,12 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ddplint.diagnostics import Applicability
-from ddplint.edits import argument_for, has_star_arguments, module_alias, with_keyword_argument
+from ddplint.core.diagnostics import Applicability
+from ddplint.semantic.edits import argument_for, has_star_arguments, module_alias, with_keyword_argument
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rule import Clean, Flagged, Rule
-from ddplint.torch_api import DISTRIBUTED_MARKERS, MANUAL_SEED, RANDOM_SPLIT, TORCH
-from ddplint.walk import children
+from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.core.torch_api import DISTRIBUTED_MARKERS, MANUAL_SEED, RANDOM_SPLIT, TORCH
+from ddplint.semantic.walk import children
 from ddplint.prefilter.project_facts import ProjectFact
 
 # Seeding helpers of other libraries that seed torch's default generator too.

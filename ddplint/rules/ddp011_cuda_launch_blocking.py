@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ddplint.diagnostics import Applicability
+from ddplint.core.diagnostics import Applicability
 from ddplint.analyses.environ_writes import environ_writes
-from ddplint.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.prefilter.triggers import MentionTrigger
 
 VARIABLE = "CUDA_LAUNCH_BLOCKING"

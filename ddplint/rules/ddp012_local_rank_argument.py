@@ -4,14 +4,15 @@ import re
 
 import libcst as cst
 
-from ddplint.diagnostics import Applicability
-from ddplint.edits import keyword_argument, positional_arguments, with_keyword_argument
+from ddplint.core.diagnostics import Applicability
+from ddplint.semantic.edits import keyword_argument, positional_arguments, with_keyword_argument
 from ddplint.analyses.ranks import environment_key, strip_int
-from ddplint.rule import Clean, Flagged, Rule
+from ddplint.core.lines import split_lines
+from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.semantic import dotted_name
-from ddplint.torch_api import OLD_LAUNCHER, OLD_LAUNCHER_MODULE
-from ddplint.walk import positions
+from ddplint.semantic.model import dotted_name
+from ddplint.core.torch_api import OLD_LAUNCHER, OLD_LAUNCHER_MODULE
+from ddplint.semantic.walk import positions
 
 _ENVIRONMENT_DEFAULT = 'os.environ.get("LOCAL_RANK")'
 _GROUPS = frozenset({"add_argument_group", "add_mutually_exclusive_group"})
@@ -503,7 +504,7 @@ class LocalRankArgument(Rule):
         module = self.model.module
         if "\n" in module.code_for_node(node):
             return fixed
-        lines = module.code.splitlines()
+        lines = split_lines(module.code)
         (line, col), (_, end_col) = positions(module, [node])[0][id(node)]
         original = lines[line - 1]
         if len(original) - (end_col - col) + len(module.code_for_node(fixed)) <= (limit := _line_length(lines) or 10**6):

@@ -6,15 +6,15 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ddplint.diagnostics import Applicability
+from ddplint.core.diagnostics import Applicability
 from ddplint.analyses.environ_writes import environ_writes
 from ddplint.analyses.pickling import SPAWN_LIKE, is_process_start
 from ddplint.analyses.ranks import environment_key, last_name, strip_int
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rule import Clean, Flagged, Rule
-from ddplint.edits import argument_for
-from ddplint.fixpoint import reachable
-from ddplint.torch_api import DEVICE_COUNT, INIT_PROCESS_GROUP, PROCESS, SPAWN
+from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.semantic.edits import argument_for
+from ddplint.core.fixpoint import reachable
+from ddplint.core.torch_api import DEVICE_COUNT, INIT_PROCESS_GROUP, PROCESS, SPAWN
 
 _GLOBAL_RANK = 'int(os.environ["RANK"])'
 _NO_FIX_MESSAGE = (
@@ -35,10 +35,9 @@ _URL_HOST = re.compile(r"\w+://(\[[^\]]*\]|[^:/\[]*)[:/]")
 
 @dataclass(frozen=True)
 class _Finding:
-    """An init_process_group call that passes a local rank as its rank."""
+    """An init_process_group call's rank argument that is a local rank."""
 
-    call: cst.Call
-    rank: cst.Arg
+    rank: cst.Arg  # reported: the argument, by keyword or by position
     parameter: tuple[str, int, str] | None  # the function's parameter it is: (function key, position, name)
     function: str | None  # the function it is in (None: module level)
 
@@ -54,7 +53,8 @@ class RankFromLocalRank(Rule):
     `rank=args.local_rank`).
 
     Fires when `init_process_group` (any import form) gets a local rank as `rank`, in a job
-    that can span several nodes.
+    that can span several nodes. The finding is on that argument (`rank=args.local_rank`,
+    or the local rank passed fifth, at `rank`'s position), where the local rank enters.
 
     Flagged: `rank=` is LOCAL_RANK (`os.environ["LOCAL_RANK"]`, a name or attribute
     `local_rank`), directly or through a variable of the same function assigned from it. Not
@@ -96,7 +96,7 @@ class RankFromLocalRank(Rule):
 
             def main(args):
                 dist.init_process_group(backend="nccl", init_method="env://", world_size=args.world_size, rank=args.local_rank)
-                ^
+                                                                                                          ^
             """,
             fixed="""
             import os
@@ -114,7 +114,7 @@ class RankFromLocalRank(Rule):
 
             local_rank = int(os.environ["LOCAL_RANK"])
             torch.distributed.init_process_group("nccl", rank=local_rank, world_size=int(os.environ["WORLD_SIZE"]))
-            ^
+                                                         ^
             """,
             fixed="""
             import os
@@ -132,9 +132,9 @@ class RankFromLocalRank(Rule):
             def setup():
                 gpu = int(os.environ.get("LOCAL_RANK", 0))
                 init_process_group(
-                ^
                     backend="nccl",
                     rank=gpu,
+                    ^
                 )
             """,
             fixed="""
@@ -157,7 +157,7 @@ class RankFromLocalRank(Rule):
 
             def setup(local_rank):
                 dist.init_process_group("nccl", init_method="env://", rank=local_rank)
-                ^
+                                                                      ^
 
             setup(int(os.environ["LOCAL_RANK"]))
             """,
@@ -179,7 +179,7 @@ class RankFromLocalRank(Rule):
 
             def worker(local_rank, args):
                 dist.init_process_group("nccl", init_method=args.dist_url, rank=local_rank, world_size=args.nodes * args.gpus)
-                ^
+                                                                           ^
 
             def main(args):
                 mp.spawn(worker, nprocs=args.gpus, args=(args,))
@@ -197,7 +197,7 @@ class RankFromLocalRank(Rule):
                 os.environ["MASTER_ADDR"] = args.master
                 os.environ["MASTER_PORT"] = "29500"
                 dist.init_process_group("gloo", init_method="env://", rank=local_rank, world_size=args.num_nodes * 2)
-                ^
+                                                                      ^
 
             def main(args):
                 for local_rank in range(2):
@@ -217,7 +217,7 @@ class RankFromLocalRank(Rule):
             def main(queue):
                 local_rank = int(os.environ["LOCAL_RANK"])
                 dist.init_process_group("nccl", rank=local_rank)
-                ^
+                                                ^
                 mp.Process(target=log_worker, args=(queue,)).start()
             """,
             fixed="""
@@ -243,17 +243,21 @@ class RankFromLocalRank(Rule):
 
             def main(args):
                 dist.init_process_group("nccl", init_method=f"tcp://{args.master}:23456", world_size=torch.cuda.device_count() * 2, rank=args.local_rank)
-                ^
+                                                                                                                                    ^
             """
         ),
         Flagged(
-            # Nothing says which launcher starts it: no fix.
+            # Nothing says which launcher starts it: no fix. The rank passed by position too.
             """
             import torch.distributed as dist
 
             def setup(local_rank, world_size):
                 dist.init_process_group("nccl", rank=local_rank, world_size=world_size)
-                ^
+                                                ^
+
+            def connect(local_rank, world_size):
+                dist.init_process_group("gloo", "tcp://10.0.0.1:23456", None, world_size, local_rank)
+                                                                                          ^
             """
         ),
     )
@@ -450,7 +454,7 @@ class RankFromLocalRank(Rule):
             self._launcher_sets_rank = True
         function = self.model.function
         key = None if function is None else function.key
-        self._findings.append(_Finding(node, rank, self._parameter(strip_int(rank.value)), key))
+        self._findings.append(_Finding(rank, self._parameter(strip_int(rank.value)), key))
 
     def _on_one_machine(self, call: cst.Call) -> bool:
         """The call says its job is one machine: a loopback init_method, or a world size of
@@ -485,10 +489,10 @@ class RankFromLocalRank(Rule):
             if spawned and not self._several_nodes:
                 continue  # every rank is a child of this process, on one node: local rank == rank
             if spawned or not sets_rank:
-                self.report(finding.call, _NO_FIX_MESSAGE)
+                self.report(finding.rank, _NO_FIX_MESSAGE)
                 continue
             fixed = finding.rank.with_changes(value=cst.parse_expression(_GLOBAL_RANK))
-            self.report(finding.call, replace={finding.rank: fixed}, imports=("import os",))
+            self.report(finding.rank, replace={finding.rank: fixed}, imports=("import os",))
 
     def _runs_in_spawned(self, function: str | None) -> bool:
         """`function` is started by mp.spawn/Process here, or called only from such functions."""

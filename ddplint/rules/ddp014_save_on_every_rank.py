@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ddplint.analyses.launches import Launches
 from ddplint.analyses.ranks import (
     RANK_ENVIRONMENT,
     RankRegions,
@@ -10,14 +11,20 @@ from ddplint.analyses.ranks import (
     mentions_rank as _mentions_rank,
 )
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rule import Clean, Flagged, Rule
-from ddplint.semantic import dotted_name
-from ddplint.edits import argument_for
-from ddplint.torch_api import DDP, DISTRIBUTED_MODULES, SPAWN, START_PROCESSES, TORCH_SAVE
+from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.semantic.model import dotted_name
+from ddplint.semantic.edits import argument_for
+from ddplint.core.torch_api import DDP, DISTRIBUTED_MODULES, SAVE_EVIDENCE, SPAWN, START_PROCESSES, TORCH_SAVE
 
 # Files private to the process that opens them: every rank writing its own is fine.
 PRIVATE_FILES = frozenset(
     {"io.BytesIO", "tempfile.TemporaryFile", "tempfile.NamedTemporaryFile", "tempfile.SpooledTemporaryFile"}
+)
+
+
+# The message, with the rank-0 test of the framework the file uses.
+_MESSAGE = (
+    "torch.save runs on every rank and all of them write the same file, which corrupts it; save on rank 0 only ({})"
 )
 
 
@@ -38,8 +45,12 @@ class SaveOnEveryRank(Rule):
 
     Fires when `torch.save` (any import form) runs in a file that is evidently distributed (it
     calls torch.distributed or DistributedDataParallel, spawns ranks, or reads RANK or
-    LOCAL_RANK), in code every rank reaches: a function (or module code) that tests the rank
-    or does one of those things itself, or is called from such code outside a rank-0 guard.
+    LOCAL_RANK), or that a launcher runs on every rank without naming DDP (a function that
+    builds an Accelerate `Accelerator(...)` or calls `fabric.launch()` on a Fabric for several
+    devices, the function `fabric.launch(fn)` starts, a LightningModule's hooks unless every
+    Lightning Trainer the file builds is for one device), in code every rank reaches: a
+    function (or module code) that tests the rank or does one of those things itself, or is
+    called from such code outside a rank-0 guard.
     Recognised guards: `if rank == 0`, `if dist.get_rank() == 0`, `if is_main_process()`
     (`is_master`, `is_rank_zero`, `accelerator.is_main_process`, `trainer.is_global_zero`,
     ...), a call of a same-module function or method whose body is such a test, whatever its
@@ -65,7 +76,14 @@ class SaveOnEveryRank(Rule):
     variable or `with open(...) as f`), saves into an `io.BytesIO` buffer or a `tempfile`, and functions with no evidence of running distributed (a library
     helper called from another module is judged where it is called).
 
-    No fix: wrapping the save in `if dist.get_rank() == 0:` is right only when no other rank
+    The message suggests the rank-0 test of the framework the file uses: `if
+    accelerator.is_main_process:` (the name the file gives its `Accelerator`), `if
+    fabric.is_global_zero:` (its Fabric's name), `if self.trainer.is_global_zero:` or
+    `@rank_zero_only` in a LightningModule's hooks; in a function that is no launch point, that
+    of its class's or the file's launch point. `if dist.get_rank() == 0:` where the file uses no
+    launcher, or calls torch.distributed itself and the function is no launch point.
+
+    No fix: wrapping the save in a rank-0 test is right only when no other rank
     reads the file before a barrier, which the linter cannot see. Guard it yourself, and
     add `dist.barrier()` after it if other ranks load the checkpoint.
     """
@@ -73,17 +91,10 @@ class SaveOnEveryRank(Rule):
     code = "DDP014"
     needs_ranks = True
     name = "save-on-every-rank"
-    message = (
-        "torch.save runs on every rank and all of them write the same file, which corrupts it; "
-        "save on rank 0 only (if dist.get_rank() == 0:)"
-    )
+    message = _MESSAGE.format("if dist.get_rank() == 0:")
     fix = None
-    # `also`: distributed evidence, narrower than torch_api.DISTRIBUTED_EVIDENCE and kept as it
-    # was so that findings do not change (the wider set would parse 13 more files of the
-    # benchmark corpora: Accelerate scripts and files that read RANK alone).
-    trigger = CallTrigger(
-        TORCH_SAVE, also=(("distributed", "DistributedDataParallel", "init_process_group", "LOCAL_RANK", "spawn"),)
-    )
+    # `also`: the catalog's distributed evidence for saves (torch_api.SAVE_EVIDENCE).
+    trigger = CallTrigger(TORCH_SAVE, also=(SAVE_EVIDENCE,))
 
     flagged_examples = (
         Flagged(
@@ -196,8 +207,105 @@ class SaveOnEveryRank(Rule):
                     ^
             """,
         ),
+        Flagged(
+            # Fabric starts the ranks; the script never names DDP.
+            """
+            import lightning as L
+            import torch
+
+            def main():
+                fabric = L.Fabric(accelerator="cuda", devices=4, strategy="ddp")
+                fabric.launch()
+                model, optimizer = fabric.setup(build(), make_optimizer())
+                train(fabric, model, optimizer)
+                torch.save(model.state_dict(), "final.pt")
+                ^
+            """
+        ),
+        Flagged(
+            # The Trainer runs a LightningModule's hooks on every rank.
+            """
+            import pytorch_lightning as pl
+            import torch
+
+            class Classifier(pl.LightningModule):
+                def on_validation_epoch_end(self):
+                    torch.save(self.state_dict(), "best.pt")
+                    ^
+            """
+        ),
     )
     clean_examples = (
+        Clean(
+            # A Fabric for one device is one process; rank-0 regions inside launched code.
+            """
+            import lightning as L
+            import torch
+            from lightning.pytorch.utilities import rank_zero_only
+
+            def generate():
+                fabric = L.Fabric(devices=1)
+                fabric.launch()
+                torch.save(sample(fabric), "samples.pt")
+
+            def main():
+                fabric = L.Fabric(devices=8, strategy="ddp")
+                fabric.launch()
+                model = fabric.setup(build())
+                if fabric.is_global_zero:
+                    torch.save(model.state_dict(), "final.pt")
+
+            class Task(L.LightningModule):
+                @rank_zero_only
+                def export(self):
+                    torch.save(self.state_dict(), "export.pt")
+
+                def on_train_end(self):
+                    if self.trainer.is_global_zero:
+                        torch.save(self.state_dict(), "last.pt")
+
+                def setup(self, stage):
+                    self.queue_path = f"queue{self.trainer.global_rank}.pth"
+
+                def on_train_epoch_end(self):
+                    torch.save(self.queue, self.queue_path)
+            """
+        ),
+        Clean(
+            # A guard held in an attribute: one rank-0 test or the other.
+            """
+            import torch
+            from accelerate import Accelerator
+
+            class Trainer:
+                def __init__(self, local_disk, use_ema):
+                    self.accelerator = Accelerator()
+                    self.use_ema = use_ema and self.accelerator.is_main_process
+                    self.can_checkpoint = self.accelerator.is_local_main_process if local_disk else self.accelerator.is_main_process
+
+                def save(self, path):
+                    if not self.can_checkpoint:
+                        return
+                    state = {"model": self.model.state_dict()}
+                    if self.use_ema:
+                        state["ema"] = self.ema.state_dict()
+                    torch.save(state, path)
+            """
+        ),
+        Clean(
+            # Every Trainer of the file is for one device.
+            """
+            import pytorch_lightning as pl
+            import torch
+
+            class Classifier(pl.LightningModule):
+                def on_train_end(self):
+                    torch.save(self.state_dict(), "last.pt")
+
+            trainer = pl.Trainer(accelerator="cpu", devices=1)
+            trainer.fit(Classifier())
+            """
+        ),
         Clean(
             # The single-process branch's `master_process = True` is never taken by a rank of
             # a distributed run (formerly flagged).
@@ -422,18 +530,29 @@ class SaveOnEveryRank(Rule):
         ),
     )
 
-    analyses = (RankRegions,)
+    analyses = (RankRegions, Launches)
 
     def __init__(self, model) -> None:
         super().__init__(model)
         self.ranks = model.get(RankRegions)
+        self.launches = model.get(Launches)
         # (save, its function, the predicate an enclosing `if` names without calling it)
-        self._saves: list[tuple[cst.Call, str | None, str | None]] = []
+        # (save, its function, the predicate an enclosing `if` names without calling it, the
+        # `self` attribute it saves to as (class, name))
+        self._saves: list[tuple[cst.Call, str | None, str | None, tuple[str, str] | None]] = []
         self._distributed_frames: set[str | None] = set()
         self._spawned: set[str] = set()
         # frame -> names bound to an in-memory file, or to a value that names the rank
         self._buffers: dict[str | None, set[str]] = {}
         self._per_rank: dict[str | None, set[str]] = {}
+        self._per_rank_attributes: set[tuple[str, str]] = set()  # `self` attributes some method binds per rank
+
+    def _attribute(self, name: str | None) -> tuple[str, str] | None:
+        """(class, attribute) for `self.<attribute>` in a method; None for anything else."""
+        frame = self.model.frame
+        if name is None or frame.self_class is None or not name.startswith(f"{frame.self_name}."):
+            return None
+        return frame.self_class.name.value, name.partition(".")[2]
 
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         name = dotted_name(target)
@@ -446,6 +565,9 @@ class SaveOnEveryRank(Rule):
         per_rank = self._per_rank.setdefault(self.model.frame.key, set())
         if _mentions_rank(value, per_rank):
             per_rank.add(name)
+            attribute = self._attribute(name)
+            if attribute is not None:  # `self.path = f"queue{rank}.pth"` in another method
+                self._per_rank_attributes.add(attribute)
         else:
             per_rank.discard(name)
 
@@ -481,10 +603,11 @@ class SaveOnEveryRank(Rule):
             name = dotted_name(destination.value)  # `buffer`, `tmp`, `tmp.name`
             if name is not None and name.split(".")[0] in self._buffers.get(self.model.frame.key, ()):
                 return
-            self._saves.append((node, self.model.frame.key, self.ranks.uncalled_guard))
+            self._saves.append((node, self.model.frame.key, self.ranks.uncalled_guard, self._attribute(name)))
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        if not self._saves or not self._distributed_frames:
+        launched = self.launches.every_rank
+        if not self._saves or not (self._distributed_frames or launched):
             return
         guarded = self.ranks.functions_only_rank_zero_calls()
         callers: dict[str, list] = {}
@@ -493,7 +616,10 @@ class SaveOnEveryRank(Rule):
         memo: dict[str | None, bool] = {}
 
         def shows_distributed(key: str | None) -> bool:
-            return key in self._distributed_frames or key in self.ranks.rank_aware_frames or key in self._spawned
+            return (
+                key in self._distributed_frames or key in self.ranks.rank_aware_frames or key in self._spawned
+                or key in launched
+            )
 
         def every_rank_runs(key: str | None) -> bool:
             """Module code or a function that shows it runs distributed and is reached outside a
@@ -513,7 +639,12 @@ class SaveOnEveryRank(Rule):
             memo[key] = result
             return result
 
-        for node, frame, uncalled in self._saves:
+        for node, frame, uncalled, attribute in self._saves:
+            if attribute in self._per_rank_attributes:
+                continue
             if every_rank_runs(frame):
-                always_true = f"{self.message}; `{uncalled}` is not called, so the test is always true"
-                self.report(node, None if uncalled is None else always_true)
+                # the rank-0 test of the launcher the file uses, where it uses no torch.distributed
+                guard = self.launches.guard(frame, elsewhere=not self._distributed_frames)
+                message = self.message if guard is None else _MESSAGE.format(guard)
+                always_true = f"{message}; `{uncalled}` is not called, so the test is always true"
+                self.report(node, message if uncalled is None else always_true)

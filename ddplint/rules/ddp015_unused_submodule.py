@@ -5,13 +5,13 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.rule import Clean, Flagged, Rule
-from ddplint.semantic import dotted_name
+from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.semantic.model import dotted_name
 from ddplint.prefilter.screens import UnreadSelfAttribute
-from ddplint.edits import argument_for
-from ddplint.fixpoint import fixed_point, reachable
-from ddplint.torch_api import DDP, DISTRIBUTED_MARKERS, NN_MODULE, PARAMETERISED_LAYERS, TORCH_NN
-from ddplint.walk import children
+from ddplint.semantic.edits import argument_for
+from ddplint.core.fixpoint import fixed_point, reachable
+from ddplint.core.torch_api import DDP, DISTRIBUTED_MARKERS, NN_MODULE, PARAMETERISED_LAYERS, TORCH_NN
+from ddplint.semantic.walk import children
 from ddplint.prefilter.project_facts import ProjectFact
 
 # Ways of reaching submodules without naming them: anything goes after these.
@@ -56,7 +56,8 @@ class UnusedSubmodule(Rule):
     Flagged, in files that use DDP: `self.x = nn.<Layer>(...)` (a torch.nn layer that owns
     parameters, or a Module subclass of the same file) in `__init__` of an `nn.Module`
     subclass, when `self.x` is read nowhere in the class (every method counts, so do the
-    same-file base and derived classes). Not flagged: classes without a `forward` in that
+    same-file base and derived classes); the finding is on the target `self.x`, the unused
+    submodule's name. Not flagged: classes without a `forward` in that
     family (containers whose owner calls `self.block.fc(x)` directly); layers without
     parameters (ReLU, Dropout, pooling, losses); classes that reach submodules indirectly (`getattr(self, name)`
     with a computed name, `self.children()`, `self.modules()`, `self._modules`, `__getattr__`)
@@ -564,7 +565,8 @@ class UnusedSubmodule(Rule):
                     continue
                 if attribute in grouped and self._only_groups(grouped[attribute], used, module_classes):
                     continue  # `nn.Sequential(self.conv, self.bn)` over layers forward uses
-                self.report(assign, self._wrapped_elsewhere(record.name, wraps))
+                # the attribute's name: an editor underlines `self.fc3`, not the whole line
+                self.report(assign.targets[0].target, self._wrapped_elsewhere(record.name, wraps))
 
     @staticmethod
     def _only_groups(entry, used: set[str], module_classes: set[str]) -> bool:

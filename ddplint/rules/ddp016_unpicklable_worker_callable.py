@@ -3,11 +3,11 @@ from __future__ import annotations
 import libcst as cst
 
 from ddplint.analyses.pickling import SPAWN_LIKE, Definitions, is_process_start, picklable
-from ddplint.edits import argument_for, keyword_argument
+from ddplint.semantic.edits import argument_for, keyword_argument
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rule import Clean, Flagged, Rule
-from ddplint.semantic import Scope
-from ddplint.torch_api import DATALOADER, PROCESS, SPAWN
+from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.semantic.model import Scope
+from ddplint.core.torch_api import DATALOADER, PROCESS, SPAWN
 from ddplint.prefilter.project_facts import ProjectFact
 
 # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, collate_fn,

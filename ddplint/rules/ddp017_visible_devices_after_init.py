@@ -8,8 +8,8 @@ from ddplint.analyses.branches import Branches, exclusive
 from ddplint.analyses.devices import is_cuda_device
 from ddplint.analyses.environ_writes import environ_writes
 from ddplint.prefilter.triggers import MentionTrigger
-from ddplint.rule import Clean, Flagged, Rule
-from ddplint.torch_api import CUDA_INITIALISERS, TORCH_MULTIPROCESSING
+from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.core.torch_api import CUDA_INITIALISERS, TORCH_MULTIPROCESSING
 
 VARIABLE = "CUDA_VISIBLE_DEVICES"
 

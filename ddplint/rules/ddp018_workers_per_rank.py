@@ -2,13 +2,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ddplint.diagnostics import Applicability
-from ddplint.edits import argument_for, module_alias
-from ddplint.torch_api import CPU_COUNT, DATALOADER, DISTRIBUTED_MARKERS, SCHED_GETAFFINITY
-from ddplint.rule import Clean, Flagged, Rule
+from ddplint.core.diagnostics import Applicability
+from ddplint.semantic.edits import argument_for, module_alias
+from ddplint.core.torch_api import CPU_COUNT, DATALOADER, DISTRIBUTED_MARKERS, SCHED_GETAFFINITY
+from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.semantic import Frame, dotted_name
-from ddplint.walk import children
+from ddplint.semantic.model import Frame, dotted_name
+from ddplint.semantic.walk import children
 from ddplint.prefilter.project_facts import ProjectFact
 
 
@@ -34,6 +34,10 @@ class WorkersPerRank(Rule):
     then `self.num_workers = num_workers` in `__init__`, and
     `DataLoader(..., num_workers=self.num_workers)` in `train_dataloader`): then the count is
     reported where it is computed, once, without a fix (the variable may have other uses).
+    Either way the finding is on the expression that computes the count (`os.cpu_count()`,
+    `cpu_count() // 2`), not on `num_workers=`: that expression is the fault, it is there
+    whether the count is passed by keyword, by position or through a variable, and it is
+    what the fix rewrites.
     Not flagged: counts divided by something else (the ranks per node) or capped
     (`min(8, ...)`), variables and attributes that are also recomputed from themselves
     (`n = min(n, 8)`, `n //= world`), literals, and single-process files. The fix divides by
@@ -62,7 +66,7 @@ class WorkersPerRank(Rule):
             from torch.utils.data import DataLoader
 
             loader = DataLoader(dataset, batch_size=32, num_workers=os.cpu_count())
-                                                        ^
+                                                                    ^
             """,
             fixed="""
             import os
@@ -101,7 +105,7 @@ class WorkersPerRank(Rule):
                 dataset,
                 sampler=DistributedSampler(dataset),
                 num_workers=len(system.sched_getaffinity(0)),
-                ^
+                            ^
             )
             """,
             fixed="""
@@ -127,7 +131,7 @@ class WorkersPerRank(Rule):
                 return DataLoader(dataset, num_workers=workers, shuffle=True)
 
             half = DataLoader(dataset, num_workers=os.cpu_count() // 2)
-                                       ^
+                                                   ^
             """,
             fixed="""
             import os
@@ -236,7 +240,7 @@ class WorkersPerRank(Rule):
             return
         alias = module_alias(self.model, "os")
         if alias is None:
-            self.report(workers)
+            self.report(workers.value)
             return
         os_name, imports = alias
         per_rank = cst.parse_expression(
@@ -246,7 +250,7 @@ class WorkersPerRank(Rule):
         if isinstance(count, cst.BinaryOperation):  # `cpu_count() // 2`
             count = count.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         per_rank = per_rank.deep_replace(_placeholder(per_rank), count)  # type: ignore[assignment]
-        self.report(workers, replace={workers.value: per_rank}, imports=imports)
+        self.report(workers.value, replace={workers.value: per_rank}, imports=imports)
 
     def _is_cpu_count(self, expr: cst.BaseExpression) -> bool:
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.FloorDivide) and isinstance(expr.right, cst.Integer):

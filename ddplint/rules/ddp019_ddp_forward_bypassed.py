@@ -5,12 +5,12 @@ import libcst as cst
 from ddplint.analyses.grad_mode import GradientMode
 from ddplint.analyses.roles import evaluates
 from ddplint.analyses.ranks import RankRegions, WrappedModels
-from ddplint.diagnostics import Applicability
+from ddplint.core.diagnostics import Applicability
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rule import Clean, Flagged, Rule
-from ddplint.semantic import dotted_name
-from ddplint.torch_api import DDP
-from ddplint.walk import children
+from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.semantic.model import dotted_name
+from ddplint.core.torch_api import DDP, LOSS_SCALERS
+from ddplint.semantic.walk import children
 from ddplint.prefilter.project_facts import ProjectFact
 
 # Models that are copies of the trained one and are never all-reduced: EMA, teachers, targets.
@@ -50,7 +50,8 @@ class DDPForwardBypassed(Rule):
     `model.module`, `model.module if distributed else model` or `getattr(model, "module",
     model)`) and hands it to a project function, in this module or another, that calls it
     where gradients are on and runs `backward()` after (itself, through a project helper such
-    as a loss scaler, or in the loop around the forward), also where that function hands it on
+    as a loss scaler or through timm's `NativeScaler`/`ApexScaler`, or in the loop around the
+    forward), also where that function hands it on
     or keeps it on `self` for a method: `engine.train_one_epoch(model_without_ddp, ...)`. The
     finding is at the argument, since that is the line to change (the helper is right to call
     what it is given, and may be called with a DDP model elsewhere), and it names the helper's
@@ -84,8 +85,9 @@ class DDPForwardBypassed(Rule):
         "all-reduces gradients and the ranks silently diverge; call the DDP model itself"
     )
     fix = Applicability.SAFE
-    # `also`: the inner module it reaches, and the backward that misses the all-reduce.
-    trigger = CallTrigger(DDP, also=(".module", "backward"))
+    # `also`: the inner module it reaches, and the backward that misses the all-reduce (a library
+    # loss scaler runs one).
+    trigger = CallTrigger(DDP, also=(".module", ("backward", *LOSS_SCALERS.last_names)))
     analyses = (WrappedModels, RankRegions, GradientMode)
 
     flagged_examples = (
@@ -238,8 +240,39 @@ class DDPForwardBypassed(Rule):
                                 ^
             """
         ),
+        Flagged(
+            # timm's loss scaler runs the backward.
+            """
+            import torch
+            from timm.utils import NativeScaler
+
+            def fit(net, batches, optimizer, loss_scaler):
+                for images, labels in batches:
+                    loss_scaler(criterion(net(images), labels), optimizer)
+
+            def main(net, batches, optimizer, rank):
+                ddp = torch.nn.parallel.DistributedDataParallel(net.to(rank), device_ids=[rank])
+                fit(ddp.module, batches, optimizer, NativeScaler())
+                    ^
+            """
+        ),
     )
     clean_examples = (
+        Clean(
+            # The helper calls the inner module and keeps the loss scaler's state, but runs no backward.
+            """
+            import torch
+            from timm.utils import NativeScaler
+
+            def snapshot(net, loss_scaler, batch, path):
+                print(net(batch).mean())
+                torch.save({"model": net.state_dict(), "scaler": loss_scaler.state_dict()}, path)
+
+            def main(net, batch, rank):
+                ddp = torch.nn.parallel.DistributedDataParallel(net.to(rank), device_ids=[rank])
+                snapshot(ddp.module, NativeScaler(), batch, "ckpt.pt")
+            """
+        ),
         Clean(
             """
             import torch

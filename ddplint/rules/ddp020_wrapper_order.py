@@ -4,12 +4,12 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ddplint.diagnostics import Applicability
+from ddplint.core.diagnostics import Applicability
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rule import Clean, Flagged, Rule
-from ddplint.semantic import dotted_name
-from ddplint.edits import argument_for
-from ddplint.torch_api import (
+from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.semantic.model import dotted_name
+from ddplint.semantic.edits import argument_for
+from ddplint.core.torch_api import (
     CONVERT_SYNC_BATCHNORM, DDP, TORCH, TORCH_DEVICE, TORCH_NN, TORCH_NN_PARALLEL, TORCH_NN_UTILS,
 )
 

@@ -4,12 +4,12 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.analyses.ranks import ACCELERATORS, WrappedModels
+from ddplint.analyses.ranks import WrappedModels
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rule import Clean, Flagged, Rule
-from ddplint.semantic import dotted_name
-from ddplint.torch_api import API, DDP
-from ddplint.walk import descendants
+from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.semantic.model import dotted_name
+from ddplint.core.torch_api import ACCELERATOR, DDP, LOSS_SCALERS
+from ddplint.semantic.walk import descendants
 
 _BACKWARD_ONLY = (
     "no_sync() around the backward only: DDP decides whether to all-reduce during the forward, "
@@ -68,7 +68,10 @@ class AccumulationWithoutNoSync(Rule):
     steps nowhere and an `optimizer.step()` follows it in the enclosing loop or function (a
     micro-batch loop, `for _ in range(accum): ... backward()` then `optimizer.step()`), in a
     function without any `no_sync`; and when a `with model.no_sync():` on a DDP model holds
-    only the backward. Accelerate counts as DDP: a model that `accelerator.prepare(...)`
+    only the backward. The backward and the gated step may run inside a loss scaler: a
+    project object whose `__call__` runs them (`loss_scaler(loss, optimizer, update_grad=(i +
+    1) % k == 0)`), or timm's `NativeScaler`/`ApexScaler` (`need_update=...`), handed in by
+    another function or module. Accelerate counts as DDP: a model that `accelerator.prepare(...)`
     returned (the `Accelerator()` built in the file) is DDP-wrapped under `accelerate
     launch`, and `accelerator.backward(loss)` outside `accelerator.accumulate(model)` syncs
     on every call. Not flagged: FSDP, DeepSpeed engines, Accelerate with
@@ -97,9 +100,14 @@ class AccumulationWithoutNoSync(Rule):
         "backward of the non-stepping micro-batches inside `with model.no_sync():`"
     )
     # `also`: the wrapper's call as written (narrower than the name `Accelerator`, which an
-    # import alone has), and the backward and step of the accumulation loop.
+    # import alone has), and the backward and step of the accumulation loop (a library loss
+    # scaler runs both inside).
     trigger = CallTrigger(
-        DDP | API(ACCELERATORS), also=(("DistributedDataParallel", "Accelerator("), "backward", ("step", "no_sync"))
+        DDP | ACCELERATOR,
+        also=(
+            ("DistributedDataParallel", "Accelerator("), ("backward", *LOSS_SCALERS.last_names),
+            ("step", "no_sync", *LOSS_SCALERS.last_names),
+        ),
     )
     analyses = (WrappedModels,)
 
@@ -199,6 +207,23 @@ class AccumulationWithoutNoSync(Rule):
             """
         ),
         Flagged(
+            # timm's loss scaler runs the backward, and the optimizer step only when `need_update` is true.
+            """
+            import torch
+            from timm.utils import NativeScaler
+
+            def train_one_epoch(model, loader, optimizer, loss_scaler, accum_iter):
+                for i, (x, y) in enumerate(loader):
+                    loss = criterion(model(x), y) / accum_iter
+                    loss_scaler(loss, optimizer, need_update=(i + 1) % accum_iter == 0)
+                    ^
+
+            def main(net, loader, optimizer, args):
+                ddp = torch.nn.parallel.DistributedDataParallel(net, device_ids=[args.gpu])
+                train_one_epoch(ddp, loader, optimizer, NativeScaler(), args.accum_iter)
+            """
+        ),
+        Flagged(
             """
             from accelerate import Accelerator
 
@@ -248,6 +273,21 @@ class AccumulationWithoutNoSync(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # timm's loss scaler called without `need_update` steps after every backward: no accumulation.
+            """
+            import timm.utils
+            from torch.nn.parallel import DistributedDataParallel
+
+            def fit(model, batches, optimizer, scaler, max_norm):
+                for images, labels in batches:
+                    optimizer.zero_grad()
+                    scaler(criterion(model(images), labels), optimizer, clip_grad=max_norm, parameters=model.parameters())
+
+            def run(args, net, batches, optimizer):
+                fit(DistributedDataParallel(net), batches, optimizer, timm.utils.NativeScaler(), args.clip_grad)
+            """
+        ),
         Clean(
             # DataParallel, not DDP, in either branch: nothing is all-reduced.
             """

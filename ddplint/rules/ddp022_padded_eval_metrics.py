@@ -5,10 +5,10 @@ import libcst as cst
 from ddplint.analyses.roles import evaluates
 from ddplint.analyses.samplers import Construction, LoaderFlow, Ref
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rule import Clean, Flagged, Rule
-from ddplint.edits import argument_for
-from ddplint.torch_api import COMBINING_COLLECTIVES, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER
-from ddplint.walk import descendants, positions
+from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.semantic.edits import argument_for
+from ddplint.core.torch_api import COMBINING_COLLECTIVES, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER, LIBRARY_LOADERS
+from ddplint.semantic.walk import descendants, positions
 
 _MAX_DEPTH = 3
 
@@ -34,7 +34,9 @@ class PaddedEvalMetrics(Rule):
     also leave the function: a data builder returns it (`return train_loader, val_loader`, or
     keeps it on an object) and a function of another module evaluates it and combines the
     results; the finding stays at the sampler and names the call that hands the loader on, the
-    evaluation loop and the combine. Not flagged: training samplers
+    evaluation loop and the combine. timm's `create_loader(..., distributed=...)` for
+    evaluation (`is_training` left False) builds an OrderedDistributedSampler that pads the
+    same way; the finding is then at that call. Not flagged: training samplers
     (shuffle left on) and training loops, `drop_last=True`, results trimmed after the gather,
     results placed by sample id (`index_copy_`, or `bank[idx] = feats` where `idx` holds the
     gathered ids, `idx = concat_all_gather(idx)`: a duplicate overwrites its own row), loaders whose results stay per rank. The rule cannot know the dataset's length: a
@@ -55,11 +57,33 @@ class PaddedEvalMetrics(Rule):
         "so the gathered or all-reduced metric counts some twice; trim the gathered results to "
         "len(dataset) or shard without padding"
     )
-    # `also`: the combining collective that counts the padding.
-    trigger = CallTrigger(DISTRIBUTED_SAMPLER, also=(("all_reduce", "all_gather", "gather", "reduce"),))
+    # `also`: the combining collective that counts the padding; timm's create_loader builds the
+    # sampler inside.
+    trigger = CallTrigger(DISTRIBUTED_SAMPLER | LIBRARY_LOADERS, also=(("all_reduce", "all_gather", "gather", "reduce"),))
     analyses = (LoaderFlow,)
 
     flagged_examples = (
+        Flagged(
+            # timm's create_loader(distributed=...) evaluates through an OrderedDistributedSampler, which pads.
+            """
+            import torch
+            from timm.data import create_loader
+            from torch import distributed as dist
+
+            @torch.no_grad()
+            def validate(model, loader):
+                top1 = torch.zeros(2, device="cuda")
+                for images, target in loader:
+                    top1 += torch.stack([(model(images).argmax(-1) == target).sum(), torch.tensor(target.numel())])
+                dist.all_reduce(top1)
+                return top1[0] / top1[1]
+
+            def main(cfg, model, dataset_eval):
+                loader_eval = create_loader(dataset_eval, (3, 224, 224), cfg.batch_size, distributed=cfg.distributed)
+                              ^
+                print(validate(model, loader_eval))
+            """
+        ),
         Flagged(
             # Counted by label, not placed by sample id: the duplicates count twice.
             """
@@ -139,8 +163,75 @@ class PaddedEvalMetrics(Rule):
                 validate(DataLoader(val_set, sampler=val_sampler), model, nprocs)
             """
         ),
+        Flagged(
+            # A data builder: the flag set per mode is False on the sampler's path, the batch
+            # sampler keeps the padded indices, and an evaluator object all-reduces its counts.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import BatchSampler, DataLoader, DistributedSampler, RandomSampler
+
+            def get_data_loader(dataset, batch_size, mode="train"):
+                if mode == "train":
+                    shuffle = True
+                elif mode == "val":
+                    shuffle = False
+                if mode == "train":
+                    sampler = RandomSampler(dataset)
+                else:
+                    sampler = DistributedSampler(dataset, shuffle=shuffle)
+                              ^
+                batches = BatchSampler(sampler, batch_size, drop_last=False)
+                return DataLoader(dataset, batch_sampler=batches)
+
+            class Confusion:
+                def __init__(self, classes):
+                    self.counts = torch.zeros(classes, classes)
+
+                def update(self, preds, labels):
+                    self.counts[labels, preds] += 1
+
+                def compute(self):
+                    dist.all_reduce(self.counts)
+                    return self.counts.diag() / self.counts.sum(1)
+
+            class MultiScale:
+                def __init__(self, classes):
+                    self.confusion = Confusion(classes)
+
+                @torch.no_grad()
+                def __call__(self, net, loader):
+                    batches = enumerate(loader)
+                    for _, (images, labels) in batches:
+                        self.confusion.update(net(images).argmax(1), labels)
+                    return self.confusion.compute()
+
+            def eval_model(net, dataset, classes):
+                loader = get_data_loader(dataset, 8, mode="val")
+                evaluator = MultiScale(classes)
+                return evaluator(net, loader)
+            """
+        ),
     )
     clean_examples = (
+        Clean(
+            # Without `distributed=`, timm's create_loader builds no DistributedSampler: every rank sees it all.
+            """
+            import torch
+            import torch.distributed as dist
+            import timm.data
+
+            def evaluate(model, loader):
+                hits = torch.zeros(1)
+                for x, y in loader:
+                    hits += (model(x).argmax(1) == y).sum()
+                dist.all_reduce(hits)
+                return hits
+
+            def run(model, val_set):
+                return evaluate(model, timm.data.create_loader(val_set, (3, 224, 224), 32, is_training=False))
+            """
+        ),
         Clean(
             # Features written by their gathered sample ids: a padded duplicate overwrites its own row.
             """
@@ -202,6 +293,44 @@ class PaddedEvalMetrics(Rule):
                     loss = model(x, y)
                     loss.backward()
                     dist.all_reduce(loss.detach())
+            """
+        ),
+        Clean(
+            # The same builder sharding the evaluation set exactly: drop_last is True on its path.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import BatchSampler, DataLoader, DistributedSampler, RandomSampler
+
+            def get_data_loader(dataset, batch_size, mode="train"):
+                if mode == "train":
+                    shuffle = True
+                    drop_last = False
+                elif mode == "val":
+                    shuffle = False
+                    drop_last = True
+                if mode == "train":
+                    sampler = RandomSampler(dataset)
+                else:
+                    sampler = DistributedSampler(dataset, shuffle=shuffle, drop_last=drop_last)
+                batches = BatchSampler(sampler, batch_size, drop_last=False)
+                return DataLoader(dataset, batch_sampler=batches)
+
+            class MultiScale:
+                def __init__(self, classes):
+                    self.counts = torch.zeros(classes, classes)
+
+                @torch.no_grad()
+                def __call__(self, net, loader):
+                    for _, (images, labels) in enumerate(loader):
+                        self.counts[labels, net(images).argmax(1)] += 1
+                    dist.all_reduce(self.counts)
+                    return self.counts.diag() / self.counts.sum(1)
+
+            def eval_model(net, dataset, classes):
+                loader = get_data_loader(dataset, 8, mode="val")
+                evaluator = MultiScale(classes)
+                return evaluator(net, loader)
             """
         ),
     )
@@ -284,12 +413,17 @@ class PaddedEvalMetrics(Rule):
             for loader, _ in self.flow.loaders_of(sampler):
                 where = self._combined(loader, sampler.shuffle_is_false)
                 if where is not None:
-                    self.report(sampler.node, self.message + where)
+                    self.report(sampler.node, self.message + where + self._built_inside(sampler))
                     break
             else:
                 if sampler.elsewhere is None:
                     unseen.append(sampler)
         self._evaluated_elsewhere(original_node, unseen)
+
+    def _built_inside(self, sampler: Construction) -> str:
+        """A note where a library call builds the sampler (timm's create_loader)."""
+        qualified = self.model.qualified(sampler.node.func)
+        return f" (the sampler is built inside {qualified}())" if qualified in LIBRARY_LOADERS else ""
 
     def _reported_where_made(self, where: str) -> bool:
         """A sampler a builder of another module makes, which is reported there (see below)."""

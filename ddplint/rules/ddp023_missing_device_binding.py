@@ -2,12 +2,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ddplint.diagnostics import Applicability
+from ddplint.core.diagnostics import Applicability
+from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rule import Clean, Flagged, Rule
-from ddplint.semantic import dotted_name
-from ddplint.edits import argument_for
-from ddplint.torch_api import DDP, DEVICE_BINDINGS, INIT_PROCESS_GROUP, TORCH, TORCH_DEVICE
+from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.semantic.model import dotted_name
+from ddplint.semantic.edits import argument_for
+from ddplint.core.torch_api import DDP, DEVICE_BINDINGS, INIT_PROCESS_GROUP, TORCH, TORCH_DEVICE
 
 _RANK_WORDS = ("rank", "gpu", "device_id", "dev_id")
 
@@ -37,7 +38,12 @@ class MissingDeviceBinding(Rule):
     program model: where this file wraps and moves like that and creates no group itself, but
     calls a project helper that does (`utils.init_distributed_mode(args)`), the finding is at
     that call, when neither the helper's modules nor any other project helper this file calls
-    binds a device (the binding may live in either module). Not flagged: any of those
+    binds a device (the binding may live in either module). The bare move may also be a
+    project helper's of another module (`model = build_model(args)` calling `model.cuda()`),
+    when every move that helper makes is bare and its module binds no device. Any project
+    helper this file calls whose module binds a device (`utils.init_distributed_mode(args)`
+    calling `torch.cuda.set_device(args.gpu)`, a `setup_gpu(local_rank)`) counts as the
+    binding, wherever the group is created. Not flagged: any of those
     bindings, any move that names a device index or a rank (`.cuda(local_rank)`,
     `.to(f"cuda:{rank}")`, `.to(local_rank)`), gloo, a backend chosen at run time. What the
     rule cannot see: a launcher that already gives each process a single GPU (SLURM's
@@ -61,6 +67,8 @@ class MissingDeviceBinding(Rule):
     fix = Applicability.SAFE
     # `also`: the CUDA device the model is moved to.
     trigger = CallTrigger(DDP, also=("cuda",))
+    # The bare move may be another module's (`model = build_model(args)` calling `.cuda()`).
+    opened_by = frozenset((ProjectFact.CUDA_HELPER,))
 
     flagged_examples = (
         Flagged(
@@ -139,6 +147,28 @@ class MissingDeviceBinding(Rule):
             def c(rank, backend):
                 dist.init_process_group(backend)
                 model = DDP(Net().cuda())
+            """
+        ),
+        Clean(
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def init_distributed_mode(args):
+                args.gpu = int(os.environ["LOCAL_RANK"])
+                torch.cuda.set_device(args.gpu)
+                dist.init_process_group(backend="nccl")
+
+            def build_model(args):
+                model = Net(args.dim)
+                model.cuda()
+                return model
+
+            def main(args):
+                init_distributed_mode(args)
+                model = DDP(build_model(args))
             """
         ),
         Clean(
@@ -241,27 +271,44 @@ class MissingDeviceBinding(Rule):
             self._bound = True
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        if self._bound or not self._bare or not self._wraps:
+        if self._bound or not self._wraps or self._helper_binds():
             return
+        placed = None if self._bare else self._bare_in_helper()
+        if not self._bare and placed is None:
+            return
+        note = f" (the bare move to CUDA is at {placed}, reached from this file)" if placed else ""
         for call, statement, rank_in_scope in self._inits:
-            self.report(call, **self._fix(call, statement, rank_in_scope))
+            self.report(call, self.message + note, **self._fix(call, statement, rank_in_scope))
         if not self._inits:
-            self._through_helpers()
+            self._through_helpers(note)
 
-    def _through_helpers(self) -> None:
-        """The program's entry script wraps and moves here, and a project helper it calls
-        creates the NCCL group (`utils.init_distributed_mode(args)`): report at that call,
-        unless some helper it calls lives in a module that binds a device."""
+    def _helper_binds(self) -> bool:
+        """Whether a project helper this file calls lives in a module that binds a device
+        (`setup_gpu(args)` calling `torch.cuda.set_device` in another module)."""
         project = self.model.project
-        found = []
+        return project is not None and any(project.binds_device(key, cls, callee) for _, callee, key, cls in self._helpers)
+
+    def _bare_in_helper(self) -> str | None:
+        """Where a project helper of another module this file calls moves to the current CUDA
+        device only (`model = build_model(args)` calling `model.cuda()`), or None."""
+        project = self.model.project
+        for _, callee, key, cls in self._helpers:
+            placed = project.bare_placement(key, cls, callee)
+            if placed is not None:
+                return placed
+        return None
+
+    def _through_helpers(self, note: str) -> None:
+        """The program's entry script wraps here, and a project helper it calls creates the
+        NCCL group (`utils.init_distributed_mode(args)`): report at that call (no helper it
+        calls binds a device, `leave_Module` checked)."""
+        project = self.model.project
+        if project is None:
+            return
         for call, callee, key, cls in self._helpers:
-            if project.binds_device(key, cls, callee):
-                return
             where = project.nccl_group(key, cls, callee)
             if where is not None:
-                found.append((call, where))
-        for call, where in found:
-            self.report(call, f"{self.message} (the NCCL process group is created at {where}, reached by this call)")
+                self.report(call, f"{self.message} (the NCCL process group is created at {where}, reached by this call){note}")
 
     def _fix(self, call: cst.Call, statement: cst.SimpleStatementLine | None, rank_in_scope: bool) -> dict:
         if not rank_in_scope or statement is None or len(statement.body) != 1:

@@ -1,16 +1,20 @@
 from __future__ import annotations
 
+from typing import Callable, NamedTuple
+
 import libcst as cst
 
-from ddplint.diagnostics import Applicability
+from ddplint.core.diagnostics import Applicability
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rule import Clean, Flagged, Rule
-from ddplint.semantic import dotted_name
-from ddplint.torch_api import (
+from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.semantic.model import dotted_name
+from ddplint.core.torch_api import (
     DDP, NN_MODULE, PARAMETER, PARAMETERISED_LAYERS, TORCH_NN, TORCH_NN_PARALLEL, TORCH_NN_UTILS,
 )
-from ddplint.walk import descendants
+from ddplint.semantic.walk import descendants
 
+# Project modules parsed per file to judge the classes a model is built from; past it, unknown.
+MAX_MODULES = 12
 # Containers whose members a forward may pick from: whether all are used cannot be read off.
 SELECTING_CONTAINERS = ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict")
 # Calls that are not modules, allowed on the right of `self.x = ...` in __init__.
@@ -19,6 +23,40 @@ PLAIN_VALUES = frozenset({"int", "float", "bool", "str", "tuple", "list", "dict"
 SAME_MODULE = frozenset({"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "train"})
 # In a forward: anything that can leave a parameter without a gradient on some step.
 CUTS_GRADIENT = frozenset({"detach", "detach_", "data", "item", "requires_grad_", "training", "no_grad"})
+
+
+# The model of the third flagged example, with and without the flag.
+_DENSE_NETWORK = """
+            import torch.nn as nn
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Dense(nn.Module):
+                def __init__(self, channels, growth, n):
+                    super().__init__()
+                    layers = []
+                    for _ in range(n):
+                        layers.append(nn.Conv2d(channels, growth, 3, padding=1))
+                        layers.append(nn.ReLU())
+                        channels = growth
+                    self.body = nn.Sequential(*layers)
+                    self.blocks = nn.ModuleList([nn.Conv2d(growth, growth, 1) for _ in range(n)])
+
+                def forward(self, x):
+                    x = self.body(x)
+                    for block in self.blocks:
+                        x = block(x)
+                    return x
+
+            def build_network(name):
+                if name == "dense":
+                    network = Dense
+                else:
+                    network = Dense  # the only network so far
+                return network
+
+            def main(args, device):
+                Network = build_network(args.network)
+                model = Network(3, 16, 4).to(device)"""
 
 
 class UnneededFindUnusedParameters(Rule):
@@ -35,19 +73,29 @@ class UnneededFindUnusedParameters(Rule):
     performance finding (level "warning"), not an error: the program is correct either way.
 
     Fires when `find_unused_parameters=True` (the literal) is passed to
-    `DistributedDataParallel(...)` for a model of a class defined in this file, deriving
-    directly from `nn.Module`, and every parameter of it is used on every step: `__init__` is
-    straight-line code that builds only torch.nn layers that own parameters (not
-    ModuleList/ModuleDict), `nn.Parameter`s, or classes of this file that pass the same test;
-    the forward is straight-line code (no `if`, loop, conditional expression, `and`/`or`,
-    comprehension, `detach`, `self.training`, or call of another method), returns one value
-    (not a tuple or dict whose parts a loss may ignore), and every layer and parameter flows
-    into that value. This is DDP015's question (which layers does forward use) asked the other
-    way round, with no condition allowed. A class imported from another project module
-    (`from models.net import Net`) is judged the same way in its own module, through the
-    program model. Not flagged: forwards with branches or loops, auxiliary heads returned
-    beside the output, a class whose layers come from yet another module, models of other
-    libraries, a flag computed at run time.
+    `DistributedDataParallel(...)` (the model positional or `module=`) for a model of a project
+    class, deriving directly from `nn.Module`, and every parameter of it is used on every step.
+    The class is the one built here (`Net(...)`, `Net(...).to(d)`), or the one every return of
+    a project helper gives (`model = create_model(cfg)` returning `Net(cfg)` untouched, with no
+    attribute set on it; `Network = build_network(name)` returning the class `Net` on every
+    path), followed across modules through the program model and judged in its own module. Its
+    `__init__` is straight-line code (an `if` that only binds locals to values that call
+    nothing, such as `if channel is None: channel = 64`, aside; a `for` loop that only appends
+    modules to a local list, aside) that builds only torch.nn layers that own parameters,
+    `nn.Parameter`s, `nn.Sequential`s and `nn.ModuleList`s of such (also from a local list or a
+    list comprehension), project classes that pass the same test in whatever module they live,
+    and what a project helper returns on every path (a torch.nn layer, such a class). The
+    forward is straight-line code (no `if`, conditional expression, `and`/`or`, comprehension,
+    `detach`, `self.training`, or call of another method; its one loop form runs a ModuleList
+    whole, `for layer in self.layers: x = layer(x)`), returns one value (not a tuple or dict
+    whose parts a loss may ignore), and every layer and parameter flows into that value; it
+    calls no module handed to `__init__` (`self.backbone = backbone`), whose forward is unknown.
+    This is DDP015's question (which layers does forward use) asked the other way round, with
+    no condition allowed. Not flagged: forwards with branches or loops that may skip a layer,
+    auxiliary heads returned beside the output, a layer from a library helper or a helper that
+    may return another class, a model changed after it was built, models of other libraries, a
+    flag computed at run time; at most MAX_MODULES modules are read for one file, past which it
+    stays silent.
 
     Fix (unsafe): remove the argument. Unsafe because the linter cannot see the loss: a
     returned value that the loss uses only in part still gives every parameter a gradient,
@@ -140,11 +188,13 @@ class UnneededFindUnusedParameters(Rule):
             import torch.nn as nn
 
             class ConvNet(nn.Module):
-                def __init__(self):
+                def __init__(self, width=None):
                     super().__init__()
-                    self.features = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.ReLU())
+                    if width is None:  # a default: every layer is built either way
+                        width = 8
+                    self.features = nn.Sequential(nn.Conv2d(3, width, 3), nn.BatchNorm2d(width), nn.ReLU())
                     self.pool = nn.AdaptiveAvgPool2d(1)
-                    self.fc = nn.Linear(8, 10)
+                    self.fc = nn.Linear(width, 10)
 
                 def forward(self, x):
                     x = self.pool(self.features(x))
@@ -161,11 +211,13 @@ class UnneededFindUnusedParameters(Rule):
             import torch.nn as nn
 
             class ConvNet(nn.Module):
-                def __init__(self):
+                def __init__(self, width=None):
                     super().__init__()
-                    self.features = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.ReLU())
+                    if width is None:  # a default: every layer is built either way
+                        width = 8
+                    self.features = nn.Sequential(nn.Conv2d(3, width, 3), nn.BatchNorm2d(width), nn.ReLU())
                     self.pool = nn.AdaptiveAvgPool2d(1)
-                    self.fc = nn.Linear(8, 10)
+                    self.fc = nn.Linear(width, 10)
 
                 def forward(self, x):
                     x = self.pool(self.features(x))
@@ -176,8 +228,53 @@ class UnneededFindUnusedParameters(Rule):
             )
             """,
         ),
+        Flagged(
+            # Layers built in a loop into a Sequential and a ModuleList run whole; the class
+            # comes from a helper whose every return gives it.
+            _DENSE_NETWORK + """
+                model = DDP(module=model, device_ids=[device], find_unused_parameters=True)
+                                                               ^
+            """,
+            fixed=_DENSE_NETWORK + """
+                model = DDP(module=model, device_ids=[device])
+            """,
+        ),
     )
     clean_examples = (
+        Clean(
+            # An `if` in __init__ that builds a layer, or picks one by a call: not judged.
+            """
+            import torch.nn as nn
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class MaybeProjected(nn.Module):
+                def __init__(self, channel=None):
+                    super().__init__()
+                    if channel is None:
+                        channel = 64
+                        self.proj = nn.Conv2d(3, 3, 1)
+                    self.out = nn.Conv2d(3, channel, 3, padding=1)
+
+                def forward(self, x):
+                    return self.out(x)
+
+            class Picked(nn.Module):
+                def __init__(self, deep=False):
+                    super().__init__()
+                    if deep:
+                        body = nn.Sequential(nn.Conv2d(3, 3, 3), nn.Conv2d(3, 3, 3))
+                    else:
+                        body = nn.Conv2d(3, 3, 3)
+                    self.body = body
+                    self.out = nn.Conv2d(3, 3, 1)
+
+                def forward(self, x):
+                    return self.out(x)
+
+            a = DDP(MaybeProjected(), find_unused_parameters=True)
+            b = DDP(Picked(), find_unused_parameters=True)
+            """
+        ),
         Clean(
             """
             import torch.nn as nn
@@ -232,10 +329,21 @@ class UnneededFindUnusedParameters(Rule):
                     super().__init__()
                     self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
 
+                def forward(self, x, depth=3):
+                    for i, layer in enumerate(self.layers):
+                        if i < depth:  # layers past `depth` get no gradient
+                            x = layer(x)
+                    return x
+
+            class LastOnly(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
+
                 def forward(self, x):
                     for layer in self.layers:
-                        x = layer(x)
-                    return x
+                        y = layer(x)  # only the last layer's output is returned
+                    return y
 
             class Frozen(nn.Module):
                 def __init__(self):
@@ -249,8 +357,70 @@ class UnneededFindUnusedParameters(Rule):
             def main(args):
                 model = DDP(Stack(), find_unused_parameters=True)
                 other = DDP(Frozen(), find_unused_parameters=True)
+                last = DDP(LastOnly(), find_unused_parameters=True)
                 flagged = DDP(Stack(), find_unused_parameters=args.find_unused)
                 imported = DDP(build_model(args), find_unused_parameters=True)
+            """
+        ),
+        Clean(
+            # A layer bound to a local first and never run; a module handed in and called; a
+            # layer from a helper that is not the project's; a helper that may return a class
+            # whose forward skips a layer.
+            """
+            import torch.nn as nn
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            from timm.layers import create_act_layer
+
+            class Probe(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    probe = nn.Linear(4, 1)
+                    self.probe = probe
+                    self.fc = nn.Linear(4, 4)
+
+                def forward(self, x):
+                    return self.fc(x)
+
+            class Wrapper(nn.Module):
+                def __init__(self, backbone, dim):
+                    super().__init__()
+                    self.backbone = backbone
+                    self.head = nn.Linear(dim, 2)
+
+                def forward(self, x):
+                    return self.head(self.backbone(x))
+
+            class Activated(nn.Module):
+                def __init__(self, act):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 4)
+                    self.act = create_act_layer(act)
+
+                def forward(self, x):
+                    return self.act(self.fc(x))
+
+            class Gated(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 4)
+                    self.gate = nn.Linear(4, 4)
+
+                def forward(self, x, gate=False):
+                    if gate:
+                        x = self.gate(x)
+                    return self.fc(x)
+
+            def build_network(name):
+                if name == "probe":
+                    return Activated
+                return Gated
+
+            def main(args, backbone):
+                a = DDP(Probe(), find_unused_parameters=True)
+                b = DDP(Wrapper(backbone, 8), find_unused_parameters=True)
+                c = DDP(Activated("gelu"), find_unused_parameters=True)
+                Network = build_network(args.network)
+                d = DDP(Network(), find_unused_parameters=True)
             """
         ),
     )
@@ -258,10 +428,9 @@ class UnneededFindUnusedParameters(Rule):
     def __init__(self, model) -> None:
         super().__init__(model)
         self._classes: dict[str, list[cst.ClassDef]] = {}
-        self._bindings: dict[int | None, dict[str, list[str | None]]] = {}  # per function: name -> classes bound
-        # (DDP call, the flag, the model's class: a name of this file, or ("project", callee) for
-        # a class of another project module)
-        self._wraps: list[tuple[cst.Call, cst.Arg, str | tuple[str, str]]] = []
+        self._bindings: dict[int | None, dict[str, list]] = {}  # per function: name -> what each binding holds
+        # (DDP call, the flag, what the wrapped model holds: see `_held`)
+        self._wraps: list[tuple[cst.Call, cst.Arg, tuple]] = []
 
     def _function(self) -> int | None:
         frame = self.model.function
@@ -275,20 +444,22 @@ class UnneededFindUnusedParameters(Rule):
         bindings = self._bindings.setdefault(self._function(), {})
         for target in original_node.targets:
             if isinstance(target.target, cst.Name):
-                bindings.setdefault(target.target.value, []).append(self._class_of(original_node.value, bindings))
+                bindings.setdefault(target.target.value, []).append(self._held(original_node.value, bindings))
 
-    def _class_of(self, expr: cst.BaseExpression, bindings: dict) -> str | tuple[str, str] | None:
-        """The same-file class `expr` builds (`Net(...)`, `Net(...).to(d)`), ("project", callee)
-        for a call of a class imported from another project module, or None."""
+    def _held(self, expr: cst.BaseExpression, bindings: dict) -> tuple | None:
+        """What `expr` holds: ("call", callee), what calling `callee` gives (`Net(...)`,
+        `Net(...).to(d)`, `create_model(cfg)`, `build_network(name)`); ("called", held), what
+        calling a local that holds classes gives (`Network(act=act)`); or None (unknown)."""
         while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in SAME_MODULE:
             expr = expr.func.value
-        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and self.model.qualified(expr.func) is None:
-            return expr.func.value
-        if isinstance(expr, cst.Call) and self.model.project is not None:
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in bindings:
+            held = self._held(expr.func, bindings)
+            return ("called", held) if held is not None else None
+        if isinstance(expr, cst.Call):
             callee = dotted_name(expr.func)
-            return ("project", callee) if callee is not None else None
+            return ("call", callee) if callee is not None else None
         if isinstance(expr, cst.Name):
-            # Every binding so far builds the same class (`model = Net()`, `model = model.to(d)`).
+            # Every binding so far holds the same (`model = Net()`, `model = model.to(d)`).
             seen = set(bindings.get(expr.value, [None]))
             return seen.pop() if len(seen) == 1 else None
         return None
@@ -296,59 +467,108 @@ class UnneededFindUnusedParameters(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         if self.model.qualified(node.func) not in DDP:
             return
-        flag = next((a for a in node.args if a.keyword is not None and a.keyword.value == "find_unused_parameters"), None)
-        module = node.args[0].value if node.args and node.args[0].keyword is None and not node.args[0].star else None
+        flag = _keyword(node, "find_unused_parameters")
+        first = node.args[0] if node.args and node.args[0].keyword is None and not node.args[0].star else None
+        module = first or _keyword(node, "module")
         if flag is None or module is None:
             return
         if not (isinstance(flag.value, cst.Name) and flag.value.value == "True"):
             return
-        bindings = self._bindings.get(self._function(), {})
-        name = self._class_of(module, bindings)
-        if name is not None:
-            self._wraps.append((node, flag, name))
+        held = self._held(module.value, self._bindings.get(self._function(), {}))
+        if held is not None:
+            self._wraps.append((node, flag, held))
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        here = _Proof(self._classes, self.model.qualified)
-        for call, flag, name in self._wraps:
-            if isinstance(name, str):
-                if here.static(name, set()):
-                    self.report(flag, replace={call: _without(call, flag)})
+        view = self.model.project
+        program = view.project.program if view is not None else None
+        proof = _Proof(_Scope(view.module if view is not None else None, self._classes, self.model.qualified), program)
+        for call, flag, held in self._wraps:
+            objects = proof.objects(held)
+            if not objects or not all(proof.static(proof.scope(module), cls, set()) for module, cls in objects):
                 continue
-            found = self.model.project.project_class(name[1])  # type: ignore[union-attr]
-            if found is None:
-                continue
-            where, text, qualify, cls = found
-            try:
-                module = cst.parse_module(text)
-            except (cst.ParserSyntaxError, RecursionError, ValueError):
-                continue  # a module that does not parse hides its class: unknown
-            classes: dict[str, list[cst.ClassDef]] = {}
-            for statement in module.body:
-                if isinstance(statement, cst.ClassDef):
-                    classes.setdefault(statement.name.value, []).append(statement)
-            there = _Proof(classes, lambda expr: qualify(dotted_name(expr)) if dotted_name(expr) else None)
-            if there.static(cls, set()):
+            elsewhere = [(module, cls) for module, cls in objects if module != proof.here.module]
+            message = None
+            if elsewhere and program is not None:
+                module, cls = elsewhere[0]
+                where = program.location(module, program.summary(module)["classes"][cls]["line"])
                 message = f"{self.message} (`{cls}` is defined at {where}, where its forward uses every parameter)"
-                self.report(flag, message, replace={call: _without(call, flag)})
+            self.report(flag, message, replace={call: _without(call, flag)})
+
+
+class _Scope(NamedTuple):
+    """One module's classes and what its names refer to (`qualified(expr)`); `module` is the
+    program's name for it (None without a project)."""
+
+    module: str | None
+    classes: dict[str, list[cst.ClassDef]]
+    qualified: Callable[[cst.BaseExpression], str | None]
 
 
 class _Proof:
-    """Whether every parameter of a class is used on every step, from the classes of its own
-    module and `qualified`, which names what an expression of that module refers to."""
+    """Whether every parameter of a class is used on every step, judged in the class's own
+    module, following project classes and helpers into other modules through the program
+    model (at most MAX_MODULES of them; past that, unknown)."""
 
-    def __init__(self, classes: dict[str, list[cst.ClassDef]], qualified) -> None:
-        self._classes = classes
-        self._qualified = qualified
+    def __init__(self, here: _Scope, program) -> None:
+        self.here = here
+        self._program = program
+        self._scopes: dict[str | None, _Scope | None] = {here.module: here}
+
+    def scope(self, module: str | None) -> _Scope | None:
+        """The scope of a project module, parsed with libcst on first use; None when it cannot be
+        read or parsed, or past MAX_MODULES."""
+        if module not in self._scopes:
+            if len(self._scopes) > MAX_MODULES:
+                return None
+            text = self._program._read(module)
+            try:
+                tree = cst.parse_module(text) if text is not None else None
+            except (cst.ParserSyntaxError, RecursionError, ValueError):
+                tree = None  # a module that does not parse hides its classes: unknown
+            classes: dict[str, list[cst.ClassDef]] = {}
+            for statement in tree.body if tree is not None else ():
+                if isinstance(statement, cst.ClassDef):
+                    classes.setdefault(statement.name.value, []).append(statement)
+
+            def qualified(expr: cst.BaseExpression, module=module) -> str | None:
+                name = dotted_name(expr)
+                return self._program._qualify(module, name) if name else None
+
+            self._scopes[module] = _Scope(module, classes, qualified) if tree is not None else None
+        return self._scopes[module]
+
+    # -- what a call gives ---------------------------------------------------------------------
+
+    def gives(self, scope: _Scope, callee: str) -> list[tuple[str, str | None, str]] | None:
+        """What calling `callee` in `scope` gives (ddplint.model.program.Program.gives); without
+        a program, an object of a class of this module only."""
+        if self._program is not None and scope.module is not None:
+            return self._program.gives(scope.module, callee)
+        return [("object", scope.module, callee)] if callee in scope.classes else None
+
+    def objects(self, held: tuple) -> list[tuple[str | None, str]] | None:
+        """The (module, class) of every object the wrapped model may be (see `_held`), or None
+        when it may be anything else."""
+        kind, inner = held
+        if kind == "call":
+            given = self.gives(self.here, inner)
+        else:
+            made = self.gives(self.here, inner[1]) if inner[0] == "call" else None
+            classes = made is not None and all(k == "class" for k, _, _ in made)
+            given = [("object", module, cls) for _, module, cls in made] if classes else None  # type: ignore[union-attr]
+        if not given or any(k != "object" for k, _, _ in given):
+            return None
+        return [(module, cls) for _, module, cls in given]
 
     # -- is every parameter used on every step? ------------------------------------------------
 
-    def static(self, name: str, seen: set[str]) -> bool:
-        classes = self._classes.get(name, [])
-        if len(classes) != 1 or name in seen:
+    def static(self, scope: _Scope | None, name: str, seen: set) -> bool:
+        classes = scope.classes.get(name, []) if scope is not None else []
+        if len(classes) != 1 or (scope.module, name) in seen:  # type: ignore[union-attr]
             return False
-        seen = seen | {name}
+        seen = seen | {(scope.module, name)}  # type: ignore[union-attr]
         cls = classes[0]
-        if len(cls.bases) != 1 or cls.keywords or self._qualified(cls.bases[0].value) not in NN_MODULE:
+        if len(cls.bases) != 1 or cls.keywords or scope.qualified(cls.bases[0].value) not in NN_MODULE:  # type: ignore[union-attr]
             return False
         methods = {
             s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)  # type: ignore[union-attr]
@@ -356,56 +576,104 @@ class _Proof:
         init, forward = methods.get("__init__"), methods.get("forward")
         if init is None or forward is None or init.decorators or forward.decorators:
             return False
-        found = self._owned(init, seen)
+        found = self._owned(scope, init, seen)  # type: ignore[arg-type]
         if found is None:
             return False
-        owned, assigned = found
-        contributing = _contributing(forward, _self_name(forward), assigned)
-        return contributing is not None and set(owned) <= contributing
+        kinds = found
+        self_name = _self_name(forward)
+        if any(_calls_attribute(forward, self_name, name) for name, kind in kinds.items() if kind == "given"):
+            return False  # a module handed to __init__, called: its forward is unknown
+        listed = {name for name, kind in kinds.items() if kind == "listed"}
+        contributing = _contributing(forward, self_name, set(kinds), listed)
+        owned = {name for name, kind in kinds.items() if kind in ("owns", "listed")}
+        return contributing is not None and owned <= contributing
 
-    def _owned(self, init: cst.FunctionDef, seen: set[str]) -> tuple[list[str], set[str]] | None:
-        """The attributes of `self` holding parameters, and all it assigns, if __init__ is
-        straight-line and builds nothing whose use cannot be judged; None otherwise."""
+    def _owned(self, scope: _Scope, init: cst.FunctionDef, seen: set) -> dict[str, str] | None:
+        """What each attribute of `self` that __init__ assigns holds ("owns", "plain", "given":
+        a value handed in, "listed": a ModuleList), if __init__ is straight-line (loops that
+        only fill local lists aside) and builds nothing whose use cannot be judged; else None."""
         self_name = _self_name(init)
-        owned: list[str] = []
-        assigned: set[str] = set()
+        kinds: dict[str, str] = {}
+        local = _Locals()
         for statement in _body(init):
+            if isinstance(statement, cst.If) and _sets_locals_only(statement):
+                continue  # `if channel is None: channel = [64]`: a default, no module either way
+            if isinstance(statement, cst.For) and statement.orelse is None:
+                for _ in range(2):  # twice: what one pass binds, the next may append
+                    local.bind(statement.target, None)
+                    if not all(self._fills(scope, small, seen, local, None) for small in _smalls(statement.body.body)):
+                        return None
+                continue
             if not isinstance(statement, cst.SimpleStatementLine):
                 return None
-            for small in statement.body:
-                if isinstance(small, cst.Expr):
-                    if _mentions(small, {"add_module", "register_parameter", "register_module", "setattr"}):
-                        return None
-                    continue
-                if not isinstance(small, cst.Assign):
-                    if isinstance(small, (cst.Pass, cst.AnnAssign)) and not isinstance(small, cst.AnnAssign):
-                        continue
-                    return None
-                for target in small.targets:
-                    attribute = target.target
-                    if not (isinstance(attribute, cst.Attribute) and dotted_name(attribute.value) == self_name):
-                        if isinstance(attribute, cst.Name):
-                            continue
-                        return None
-                    kind = self._value_kind(small.value, seen)
-                    if kind is None:
-                        return None
-                    assigned.add(attribute.attr.value)
-                    if kind == "owns":
-                        owned.append(attribute.attr.value)
-        return owned, assigned
+            if not all(self._fills(scope, small, seen, local, (self_name, kinds)) for small in statement.body):
+                return None
+        return kinds
 
-    def _value_kind(self, value: cst.BaseExpression, seen: set[str]) -> str | None:
-        """"owns" (a layer with parameters, a Parameter), "plain" (no parameters), None (unknown)."""
+    def _fills(self, scope: _Scope, small, seen: set, local: "_Locals", attributes: tuple | None) -> bool:
+        """Reads one statement of __init__ into `local` and, where `attributes` is (self's name,
+        kinds) and not None (outside a loop), into the attributes' kinds. False: unknown."""
+        if isinstance(small, cst.Expr):
+            if _mentions(small, {"add_module", "register_parameter", "register_module", "setattr"}):
+                return False
+            return local.fill(small.value, lambda value: self._element_kind(scope, value, seen, local))
+        if isinstance(small, cst.AugAssign):
+            if isinstance(small.target, cst.Name) and small.target.value in local.lists:
+                return local.fill_from(small.target.value, small.value, lambda v: self._element_kind(scope, v, seen, local))
+            return isinstance(small.target, cst.Name) and not _calls(small.value)
+        if isinstance(small, cst.Pass):
+            return True
+        if not isinstance(small, cst.Assign):
+            return False
+        for target in small.targets:
+            attribute = target.target
+            if isinstance(attribute, cst.Name):
+                local.bind(attribute, self._value_kind(scope, small.value, seen, local), small.value)
+                continue
+            if attributes is None or not (isinstance(attribute, cst.Attribute) and dotted_name(attribute.value) == attributes[0]):
+                return False
+            kind = self._value_kind(scope, small.value, seen, local)
+            if kind is None:
+                return False
+            handed = not (isinstance(small.value, cst.Name) and small.value.value in local.names)
+            if kind == "plain" and handed and not _calls(small.value) and not isinstance(small.value, cst.BaseNumber):
+                kind = "given"  # `self.x = x`: plain unless the forward calls it
+            attributes[1][attribute.attr.value] = kind
+        return True
+
+    def _element_kind(self, scope: _Scope, value: cst.BaseExpression, seen: set, local: "_Locals") -> str | None:
+        """The kind of a module put in a container: a call judged as `_value_kind`, a local
+        bound to one; anything else (a module handed in) is unknown."""
+        if isinstance(value, cst.Name):
+            return local.names.get(value.value)
+        return self._value_kind(scope, value, seen, local) if isinstance(value, cst.Call) else None
+
+    def _value_kind(self, scope: _Scope, value: cst.BaseExpression, seen: set, local: "_Locals") -> str | None:
+        """"owns" (a layer with parameters, a Parameter, a proven class), "listed" (a ModuleList
+        of such), "plain" (no parameters), None (unknown)."""
+        if isinstance(value, cst.Name) and value.value in local.names:
+            return local.names[value.value]
         if not isinstance(value, cst.Call):
             return "plain" if not _calls(value) else None
-        qualified = self._qualified(value.func)
-        if qualified is None:
-            if isinstance(value.func, cst.Name) and value.func.value in PLAIN_VALUES:
-                return "plain"
-            if isinstance(value.func, cst.Name) and value.func.value in self._classes:
-                return "owns" if self.static(value.func.value, seen) else None
-            return None
+        qualified = scope.qualified(value.func)
+        if qualified is None and isinstance(value.func, cst.Name) and value.func.value in PLAIN_VALUES:
+            return "plain"
+        if qualified is not None and (qualified in PARAMETER or qualified.startswith("math.") or qualified in TORCH_NN):
+            return self._library_kind(qualified, value, lambda v: self._element_kind(scope, v, seen, local), local)
+        callee = dotted_name(value.func)
+        given = self.gives(scope, callee) if callee is not None else None
+        kinds = []
+        for kind, module, name in given or [("unknown", None, "")]:
+            if kind == "object":
+                kinds.append("owns" if self.static(self.scope(module), name, seen) else None)
+            elif kind == "call" and module is not None:  # a library call a helper returns: judged without its arguments
+                kinds.append(self._library_kind(self._program._qualify(module, name) or "", None, None, local))
+            else:
+                kinds.append(None)
+        return None if None in kinds else "owns" if "owns" in kinds else "plain"
+
+    @staticmethod
+    def _library_kind(qualified: str, call: cst.Call | None, element, local: "_Locals") -> str | None:
         if qualified in PARAMETER:
             return "owns"
         if qualified.startswith("math."):
@@ -413,12 +681,66 @@ class _Proof:
         if qualified not in TORCH_NN or qualified.startswith((TORCH_NN_PARALLEL.name, TORCH_NN_UTILS.name)):
             return None
         last = qualified.rpartition(".")[2]
+        if last in ("Sequential", "ModuleList"):
+            if call is None or any(arg.keyword is not None for arg in call.args):
+                return None
+            kinds = [kind for arg in call.args for kind in local.members(arg, element, whole=last == "ModuleList")]
+            return None if None in kinds else "owns" if last == "Sequential" else "listed"
         if last.startswith(SELECTING_CONTAINERS):
             return None
-        if last == "Sequential":
-            kinds = [self._value_kind(arg.value, seen) for arg in value.args]
-            return None if None in kinds or any(arg.star for arg in value.args) else "owns"
         return "owns" if last.startswith(PARAMETERISED_LAYERS) else "plain"
+
+
+class _Locals:
+    """The locals of an __init__: the kind each name holds, and the kinds of the modules each
+    local list holds (`layers = []`, `layers.append(Block(c))` in a loop, `layers += [...]`)."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, str | None] = {}
+        self.lists: dict[str, list[str | None]] = {}
+
+    def bind(self, target: cst.BaseExpression, kind: str | None, value: cst.BaseExpression | None = None) -> None:
+        for name in _target_names(target):
+            self.names[name] = kind
+            self.lists.pop(name, None)
+        if isinstance(target, cst.Name) and isinstance(value, cst.List) and not value.elements:
+            self.lists[target.value] = []
+
+    def fill(self, expr: cst.BaseExpression, element) -> bool:
+        """`layers.append(x)`, `layers.extend([...])`; any other mention of a list leaves it
+        unknown. False for a call the walk cannot judge harmless."""
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and isinstance(expr.func.value, cst.Name):
+            name, method = expr.func.value.value, expr.func.attr.value
+            if name in self.lists and method in ("append", "extend") and len(expr.args) == 1:
+                if method == "append":
+                    self.lists[name].append(element(expr.args[0].value))
+                    return True
+                return self.fill_from(name, expr.args[0].value, element)
+        self._spoil(expr)
+        return True
+
+    def fill_from(self, name: str, value: cst.BaseExpression, element) -> bool:
+        self.lists[name] += self.members(cst.Arg(value=value, star="*"), element, whole=False)
+        return True
+
+    def members(self, arg: cst.Arg, element, whole: bool) -> list[str | None]:
+        """The kinds of the modules an argument puts in a container: `*layers`, `[a, b]`,
+        `*[Block(c) for c in channels]` (starred, or whole for a ModuleList), one module."""
+        value = arg.value
+        if arg.star == "*" or whole:
+            if isinstance(value, cst.Name):
+                return list(self.lists.get(value.value, [None]))
+            if isinstance(value, (cst.List, cst.Tuple)):
+                return [element(e.value) if not isinstance(e, cst.StarredElement) else None for e in value.elements]
+            if isinstance(value, cst.ListComp) and isinstance(value.elt, cst.Call):
+                return [element(value.elt)]
+            return [None]
+        return [None] if arg.star else [element(value)]
+
+    def _spoil(self, expr: cst.BaseExpression) -> None:
+        for node in descendants(expr):
+            if isinstance(node, cst.Name) and node.value in self.lists:
+                self.lists[node.value].append(None)
 
 
 def _self_name(function: cst.FunctionDef) -> str | None:
@@ -433,6 +755,20 @@ def _body(function: cst.FunctionDef):
 
 
 
+def _sets_locals_only(branch: cst.If | cst.Else) -> bool:
+    """An `if` (its `elif`s and `else` too) whose every statement binds local names to values
+    that call nothing: whichever way it goes, it builds no module and sets nothing on `self`."""
+    for statement in branch.body.body:
+        smalls = statement.body if isinstance(statement, cst.SimpleStatementLine) else [statement]
+        for small in smalls:
+            if not (isinstance(small, cst.Assign) and all(isinstance(t.target, cst.Name) for t in small.targets)):
+                return False
+            if _calls(small.value):
+                return False
+    orelse = branch.orelse if isinstance(branch, cst.If) else None
+    return orelse is None or _sets_locals_only(orelse)
+
+
 def _mentions(node: cst.CSTNode, names: set[str]) -> bool:
     return any(
         (isinstance(n, cst.Name) and n.value in names) or (isinstance(n, cst.Attribute) and n.attr.value in names)
@@ -444,14 +780,22 @@ def _calls(node: cst.CSTNode) -> bool:
     return any(isinstance(n, cst.Call) for n in descendants(node))
 
 
-def _contributing(forward: cst.FunctionDef, self_name: str | None, assigned: set[str]) -> set[str] | None:
+def _contributing(forward: cst.FunctionDef, self_name: str | None, assigned: set[str], listed: set[str]) -> set[str] | None:
     """The attributes of `self` that flow into the value a straight-line forward returns;
-    None when the forward is not straight-line or returns several values."""
+    None when the forward is not straight-line or returns several values. The one loop allowed
+    runs a ModuleList of `listed` whole, each layer on what the last gave (`for layer in
+    self.layers: x = layer(x)`); a ModuleList used any other way is unknown."""
     if self_name is None:
         return None
-    steps: list[tuple[set[str], cst.BaseExpression]] = []  # (assigned names, value)
+    steps: list[tuple[set[str], cst.BaseExpression, set[str]]] = []  # (assigned names, value, attributes run whole)
     returned: cst.BaseExpression | None = None
+    looped: set[int] = set()  # the `self.layers` of the loops above
     for index, statement in enumerate(_body(forward)):
+        loop = _full_loop(statement, self_name, listed)
+        if loop is not None:
+            looped.add(id(statement.iter))  # type: ignore[attr-defined]
+            steps.append(loop)
+            continue
         if not isinstance(statement, cst.SimpleStatementLine):
             return None
         for small in statement.body:
@@ -460,16 +804,20 @@ def _contributing(forward: cst.FunctionDef, self_name: str | None, assigned: set
             if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)) and index == 0:
                 continue
             if isinstance(small, cst.Assign) and all(_plain_target(t.target) for t in small.targets):
-                steps.append(({n for t in small.targets for n in _target_names(t.target)}, small.value))
+                steps.append(({n for t in small.targets for n in _target_names(t.target)}, small.value, set()))
             elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
-                steps.append(({small.target.value}, cst.BinaryOperation(small.target, cst.Add(), small.value)))
+                steps.append(({small.target.value}, cst.BinaryOperation(small.target, cst.Add(), small.value), set()))
             elif isinstance(small, cst.Return) and small.value is not None:
                 returned = small.value
             else:
                 return None
     if returned is None or isinstance(returned, (cst.Tuple, cst.List, cst.Dict, cst.Set)):
         return None
-    for _, value in steps + [(set(), returned)]:
+    for node in descendants(forward):
+        if isinstance(node, cst.Attribute) and dotted_name(node.value) == self_name and node.attr.value in listed:
+            if id(node) not in looped:
+                return None  # `self.layers[0](x)`: which layers run cannot be read off
+    for _, value, _ in steps + [(set(), returned, set())]:
         for node in descendants(value):
             if isinstance(node, (cst.IfExp, cst.BooleanOperation, cst.Lambda, cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.SetComp)):
                 return None
@@ -487,18 +835,63 @@ def _contributing(forward: cst.FunctionDef, self_name: str | None, assigned: set
     live: set[str] = set()
     contributing: set[str] = set()
 
-    def absorb(value: cst.BaseExpression) -> None:
+    def absorb(value: cst.BaseExpression, whole: set[str]) -> None:
+        contributing.update(whole)
         for node in descendants(value):
             if isinstance(node, cst.Name):
                 live.add(node.value)
             if isinstance(node, cst.Attribute) and dotted_name(node.value) == self_name:
                 contributing.add(node.attr.value)
 
-    absorb(returned)
-    for targets, value in reversed(steps):
+    absorb(returned, set())
+    for targets, value, whole in reversed(steps):
         if targets & live:
-            absorb(value)
+            absorb(value, whole)
     return contributing
+
+
+def _full_loop(statement: cst.BaseStatement, self_name: str, listed: set[str]) -> tuple | None:
+    """({x}, the body's value, {"layers"}) for `for layer in self.layers: x = layer(x)`: a loop
+    over a ModuleList whose one statement calls the layer on what the previous one gave, so that
+    every layer flows into `x`; None for any other statement."""
+    if not isinstance(statement, cst.For) or statement.orelse is not None or statement.asynchronous is not None:
+        return None
+    attribute = statement.iter
+    if not (isinstance(attribute, cst.Attribute) and dotted_name(attribute.value) == self_name and attribute.attr.value in listed):
+        return None
+    if not isinstance(statement.target, cst.Name) or not isinstance(statement.body, cst.IndentedBlock):
+        return None
+    smalls = list(_smalls(statement.body.body))
+    step = smalls[0] if len(smalls) == 1 else None
+    if not (isinstance(step, cst.Assign) and len(step.targets) == 1 and isinstance(step.targets[0].target, cst.Name)):
+        return None
+    carried, layer = step.targets[0].target.value, statement.target.value
+    calls_layer = any(isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == layer for n in descendants(step.value))
+    names = {n.value for n in descendants(step.value) if isinstance(n, cst.Name)}
+    if not calls_layer or carried not in names or carried == layer:
+        return None
+    return {carried}, step.value, {attribute.attr.value}
+
+
+def _smalls(body):
+    """The small statements of a block's lines; a compound statement stands for itself."""
+    for statement in body:
+        yield from statement.body if isinstance(statement, cst.SimpleStatementLine) else (statement,)
+
+
+def _calls_attribute(function: cst.FunctionDef, self_name: str | None, name: str) -> bool:
+    """Whether `function` calls `self.<name>(...)` or a method of it."""
+    target = f"{self_name}.{name}"
+    for node in descendants(function):
+        if isinstance(node, cst.Call):
+            func = node.func
+            if dotted_name(func) == target or (isinstance(func, cst.Attribute) and dotted_name(func.value) == target):
+                return True
+    return False
+
+
+def _keyword(call: cst.Call, name: str) -> cst.Arg | None:
+    return next((a for a in call.args if a.keyword is not None and a.keyword.value == name), None)
 
 
 def _plain_target(target: cst.BaseExpression) -> bool:

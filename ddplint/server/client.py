@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ddplint.core.lines import split_lines
+
 
 class Session:
     def __init__(self, command: list[str], root: str | Path, *, initialization_options: dict | None = None) -> None:
@@ -159,7 +161,7 @@ class Session:
 
 def apply_text_edits(text: str, edits: list[dict]) -> str:
     """Apply LSP TextEdits (positions in UTF-16 code units, as negotiated by default)."""
-    lines = text.splitlines(keepends=True) or [""]
+    lines = split_lines(text, keepends=True) or [""]
 
     def offset(position: dict) -> int:
         line = position["line"]

@@ -21,9 +21,11 @@ from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 from pygls.workspace.position_codec import ServerTextPosition, ServerTextRange
 
-from ddplint import __version__, quickfix
-from ddplint.diagnostics import Applicability, Diagnostic
-from ddplint.docs import RULES_MD, anchor
+from ddplint import __version__
+
+from ddplint.fixing import quickfix
+from ddplint.core.diagnostics import Applicability, Diagnostic
+from ddplint.commands.docs import RULES_MD, anchor
 from ddplint.server.statements import StatementCache
 
 DEBOUNCE_SECONDS = 0.03
@@ -65,13 +67,13 @@ class Linter:
         self._settings: dict[str, tuple] = {}
         self._caches: dict[str, StatementCache] = {}
         self.docs = docs_base()
-        # The project model of each root (ddplint.project), built on first use from the files
+        # The project model of each root (ddplint.model.project), built on first use from the files
         # as saved, and dropped when one of its modules is saved: the CLI and flake8 see the
         # same cross-module facts. The open document itself is analysed as typed.
         self._projects: dict[str, object] = {}
 
     def settings(self, path: str):
-        from ddplint.config import ConfigError, resolve
+        from ddplint.engine.config import ConfigError, resolve
 
         folder = os.path.dirname(os.path.abspath(path))
         if folder not in self._settings:
@@ -89,7 +91,7 @@ class Linter:
     def project_view(self, path: str):
         """(the file's view of its project, or None; a problem building it, or None). Files
         not saved under a folder (an untitled buffer) are linted alone, as with stdin."""
-        from ddplint.project import build, find_root
+        from ddplint.model.project import build, find_root
 
         if os.environ.get("DDPLINT_NO_PROJECT") or not os.path.isfile(path):
             return None, None
@@ -112,14 +114,14 @@ class Linter:
     def forget_project(self, path: str) -> None:
         """A module was saved: the next lint builds its project again (from the cache, for the
         modules that did not change)."""
-        from ddplint.project import find_root
+        from ddplint.model.project import find_root
 
         self._projects.pop(find_root(path), None)
         gc.unfreeze()  # the old model can be collected; the next build freezes what is live then
 
     def lint(self, uri: str, path: str, source: str) -> tuple[list[Diagnostic], str | None]:
         """(findings, problem): a problem is a config error or a file that cannot be checked."""
-        from ddplint.engine import MAX_PARSE_CHARS, RuleCrash, SourceError, analyse
+        from ddplint.engine.lint import MAX_PARSE_CHARS, RuleCrash, SourceError, analyse
 
         settings, rules, problem = self.settings(path)
         cache = self._caches.setdefault(uri, StatementCache())

@@ -25,13 +25,14 @@ import warnings
 
 import libcst as cst
 
-from ddplint.engine import parse
-from ddplint.quickfix import lines as source_lines, offsets
+from ddplint.engine.lint import parse
+from ddplint.core.lines import split_lines
+from ddplint.fixing.quickfix import offsets
 from ddplint.prefilter.screens import Facts
 
 
 class StatementCache:
-    """A `parser` for `ddplint.engine.analyse` that remembers the chunks of the last parse."""
+    """A `parser` for `ddplint.engine.lint.analyse` that remembers the chunks of the last parse."""
 
     def __init__(self) -> None:
         self._chunks: dict[str, cst.Module] = {}
@@ -159,7 +160,7 @@ def _chunks(source: str, tree: ast.Module) -> list[tuple[str, ...]] | None:
     """The source cut after each top-level statement's last line (statements sharing a line
     stay together); a long class is a tuple of its header with its first statement, and its
     other statements each behind a stand-in class header."""
-    lines = source_lines(source)
+    lines = split_lines(source, keepends=True)
     ends = _cuts(tree.body)
     if not ends:
         return None

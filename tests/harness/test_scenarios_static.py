@@ -6,8 +6,8 @@ flagged by another rule too would be changed by that rule's fix as well.
 
 import pytest
 
-from ddplint.engine import analyse
-from ddplint.fixer import fix_text
+from ddplint.engine.lint import analyse
+from ddplint.fixing.fixer import fix_text
 from ddplint.harness.scenarios import all_scenarios
 from ddplint.rules import all_rules
 

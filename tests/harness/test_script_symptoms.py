@@ -204,7 +204,7 @@ dist.destroy_process_group()
 
 
 def test_the_probes_record_the_collectives_the_catalog_knows(tmp_path):
-    """`monitored_barrier` among them: ddplint.torch_api.COLLECTIVE_NAMES is the one list."""
+    """`monitored_barrier` among them: ddplint.core.torch_api.COLLECTIVE_NAMES is the one list."""
     proc, facts = _run_probed(tmp_path, PROBED_COLLECTIVES.format(store=tmp_path / "store"), 0)
     assert proc.returncode == 0, proc.stderr
     assert facts["collectives"] == ["barrier", "monitored_barrier", "all_reduce"]

@@ -14,10 +14,12 @@ the bundled ``ddplint verify`` run, ``verify --script`` and the symptom tests al
 A folder with a bundled scenario also holds ``program.py``, a small real DDP training program
 with the rule's pitfall, and declares:
 
-- ``BATCHABLE``: whether the program may share one launch with others (no hang, no
-  process-wide settings, no spawned workers re-importing ``__main__``, no killing);
-- ``measure(runs, ctx)``: the symptom, from what the program printed (see
+- ``measure_result(run, found, ctx)``: the symptom, from the result line the program printed
+  in its main launch (a missing or crashed result is reported for it); or, for a scenario with
+  several launches or its own observations, ``measure(runs, ctx)`` from every launch (see
   :mod:`ddplint.harness.measuring`);
+- ``BATCHABLE = False`` where the program may not share one launch with others (a hang, a
+  process-wide setting, spawned workers re-importing ``__main__``, killing);
 - optionally ``launches(gpus, phase)``: the launches a phase needs, by name (default: one
   plain launch, ``"main"``);
 - for a rule that offers no fix, ``recommended(program_text)``: the program rewritten to the
@@ -39,7 +41,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
-from ..measuring import LaunchSpec
+from ..measuring import LaunchSpec, from_result
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,8 @@ def all_evidence() -> dict[str, Evidence]:
         program = folder / "program.py"
         scenario = None
         if program.is_file():
-            scenario = Scenario(module.RULE, program, module.BATCHABLE, module.measure,
+            measure = getattr(module, "measure", None) or from_result(module.RULE, module.measure_result)
+            scenario = Scenario(module.RULE, program, getattr(module, "BATCHABLE", True), measure,
                                 getattr(module, "launches", _one_launch),
                                 getattr(module, "recommended", None))
         found[module.RULE] = Evidence(module.RULE, folder, module.script_symptom,

@@ -4,17 +4,14 @@ Measured: the error starting the workers, or else the ids the workers gave to mi
 (they must equal what the lambda gave in-process).
 """
 
-from ...measuring import Measurement, completed, no_result, payload
+from ...measuring import Measurement, completed
 from ...script_symptoms import exception
 
 RULE = "DDP002"
 BATCHABLE = False  # spawned workers re-import __main__
 
 
-def measure(runs, ctx) -> Measurement:
-    run, found = payload(runs, RULE)
-    if found is None:
-        return no_result(runs, RULE)
+def measure_result(run, found, ctx) -> Measurement:
     ranks = found["ranks"]
     errors = [r["error"] for r in ranks if "error" in r]
     if errors:

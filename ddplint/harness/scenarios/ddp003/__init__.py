@@ -1,17 +1,13 @@
 """DDP003: a DistributedSampler never told the epoch. Measured: each rank's indices in
 epochs 0 and 1."""
 
-from ...measuring import Measurement, completed, no_result, payload
+from ...measuring import Measurement, completed
 from ...script_symptoms import failed_run, loaders
 
 RULE = "DDP003"
-BATCHABLE = True
 
 
-def measure(runs, ctx) -> Measurement:
-    run, found = payload(runs, RULE)
-    if found is None:
-        return no_result(runs, RULE)
+def measure_result(run, found, ctx) -> Measurement:
     e0, e1, n = found["epoch0"], found["epoch1"], found["dataset"]
     same = [a == b for a, b in zip(e0, e1)]
     disjoint = all(

@@ -2,19 +2,15 @@
 map_location. Measured: the load error per rank, or GPU-0 bytes on ranks >= 1, or the devices
 and weights loaded."""
 
-from ...measuring import Measurement, completed, no_result, payload
+from ...measuring import Measurement, completed
 from ...script_symptoms import failed_run, fatal
 
 RULE = "DDP004"
-BATCHABLE = True
 CPU_MAPPING_HIDES = ("every tensor is on the CPU, so no checkpoint this run saves carries the GPU "
                      "that torch.load would restore it to")
 
 
-def measure(runs, ctx) -> Measurement:
-    run, found = payload(runs, RULE)
-    if found is None:
-        return no_result(runs, RULE)
+def measure_result(run, found, ctx) -> Measurement:
     ranks = found["ranks"]
     errors = [f"rank {r['rank']}: {r['error']}" for r in ranks if "error" in r]
     gpu0 = {r["rank"]: r.get("gpu0_bytes", 0) for r in ranks}

@@ -1,17 +1,13 @@
 """DDP006: a DistributedSampler subclass whose __iter__ never takes the rank's share.
 Measured: each rank's indices for an even and an odd dataset size."""
 
-from ...measuring import Measurement, completed, no_result, payload
+from ...measuring import Measurement, completed
 from ...script_symptoms import rank_overlap
 
 RULE = "DDP006"
-BATCHABLE = True
 
 
-def measure(runs, ctx) -> Measurement:
-    run, found = payload(runs, RULE)
-    if found is None:
-        return no_result(runs, RULE)
+def measure_result(run, found, ctx) -> Measurement:
     even_n, odd_n = found["sizes"]
     even, odd = found["even"], found["odd"]
     shared = len(set.intersection(*map(set, even))) if len(even) > 1 else 0

@@ -1,17 +1,13 @@
 """DDP007: a DistributedSampler built but the DataLoader gets shuffle=True. Measured: the
 samples each rank reads."""
 
-from ...measuring import Measurement, completed, no_result, overlap, payload
+from ...measuring import Measurement, completed, overlap
 from ...script_symptoms import rank_overlap
 
 RULE = "DDP007"
-BATCHABLE = True
 
 
-def measure(runs, ctx) -> Measurement:
-    run, found = payload(runs, RULE)
-    if found is None:
-        return no_result(runs, RULE)
+def measure_result(run, found, ctx) -> Measurement:
     seen, n = found["seen"], found["dataset"]
     shared, partition = overlap(seen, n)
     text = (f"samples read per rank {[len(r) for r in seen]} of {n}; {shared} read by every rank; "

@@ -1,17 +1,13 @@
 """DDP009: the DDP wrapper's state dict loaded into the bare model. Measured: the load error
 per rank, or whether the loaded weights equal the trained ones."""
 
-from ...measuring import Measurement, completed, no_result, payload
+from ...measuring import Measurement, completed
 from ...script_symptoms import exception
 
 RULE = "DDP009"
-BATCHABLE = True
 
 
-def measure(runs, ctx) -> Measurement:
-    run, found = payload(runs, RULE)
-    if found is None:
-        return no_result(runs, RULE)
+def measure_result(run, found, ctx) -> Measurement:
     ranks = found["ranks"]
     errors = [r["error"] for r in ranks if "error" in r]
     if errors:

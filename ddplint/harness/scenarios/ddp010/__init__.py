@@ -1,17 +1,13 @@
 """DDP010: random_split without a seeded generator after per-rank seeding. Measured: each
 rank's validation indices."""
 
-from ...measuring import Measurement, completed, no_result, payload
+from ...measuring import Measurement, completed
 from ...script_symptoms import failed_run
 
 RULE = "DDP010"
-BATCHABLE = True
 
 
-def measure(runs, ctx) -> Measurement:
-    run, found = payload(runs, RULE)
-    if found is None:
-        return no_result(runs, RULE)
+def measure_result(run, found, ctx) -> Measurement:
     val = found["val"]
     distinct = len({tuple(v) for v in val})
     shared = len(set.intersection(*map(set, val)))

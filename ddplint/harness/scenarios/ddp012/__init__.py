@@ -3,17 +3,13 @@ the LOCAL_RANK torchrun sets, per rank."""
 
 import re
 
-from ...measuring import Measurement, completed, no_result, payload
+from ...measuring import Measurement, completed
 from ...script_symptoms import failed_run, fatal
 
 RULE = "DDP012"
-BATCHABLE = True
 
 
-def measure(runs, ctx) -> Measurement:
-    run, found = payload(runs, RULE)
-    if found is None:
-        return no_result(runs, RULE)
+def measure_result(run, found, ctx) -> Measurement:
     ranks = found["ranks"]
     parsed, env = [r["parsed"] for r in ranks], [r["env"] for r in ranks]
     text = f"args.local_rank per rank {parsed}; LOCAL_RANK set by torchrun {env}"

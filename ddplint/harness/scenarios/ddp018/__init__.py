@@ -1,17 +1,13 @@
 """DDP018: num_workers=os.cpu_count() in every rank. Measured: DataLoader worker processes per
 rank against the node's cores."""
 
-from ...measuring import Measurement, completed, no_result, payload
+from ...measuring import Measurement, completed
 from ...script_symptoms import failed_run
 
 RULE = "DDP018"
-BATCHABLE = True
 
 
-def measure(runs, ctx) -> Measurement:
-    run, found = payload(runs, RULE)
-    if found is None:
-        return no_result(runs, RULE)
+def measure_result(run, found, ctx) -> Measurement:
     workers, cpus, local = found["workers"], found["cpus"], found["local_world"]
     # The ranks of one node share its cores; the first local_world ranks are this node's.
     on_node = sum(workers[:local])

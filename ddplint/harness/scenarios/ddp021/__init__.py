@@ -5,21 +5,17 @@ DDP021 offers no fix, so the "after" run is the program with the placements the 
 recommends (no_sync() around the forward and the backward, or around the forward only),
 written by `recommended` below rather than by ddplint's fixer."""
 
-from ...measuring import Measurement, completed, no_result, payload
+from ...measuring import Measurement, completed
 from ...script_symptoms import failed_run
 
 RULE = "DDP021"
-BATCHABLE = True
 
 
 def recommended(program: str) -> str:
     return program.replace('PLACEMENTS = ("none", "backward")', 'PLACEMENTS = ("forward_and_backward", "forward")')
 
 
-def measure(runs, ctx) -> Measurement:
-    run, found = payload(runs, RULE)
-    if found is None:
-        return no_result(runs, RULE)
+def measure_result(run, found, ctx) -> Measurement:
     counts = {loop: value["allreduces_per_step"] for loop, value in found.items() if isinstance(value, dict)}
     worst = max((n for per_rank in counts.values() for steps in per_rank for n in steps), default=0)
     text = "; ".join(f"no_sync around {loop.replace('_', ' ')}: all-reduces per optimizer step {c[0]}" for loop, c in counts.items())

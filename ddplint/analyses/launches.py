@@ -1,0 +1,136 @@
+"""Where a launcher that never names a DDP entry point runs code on every rank.
+
+Code written for Accelerate, Fabric or Lightning calls no `init_process_group`, builds no
+`DistributedDataParallel` and spawns nothing: the library does (ddplint.core.torch_api,
+`LAUNCH_POINT_TEXT`). Its launch points, by the frame keys of the semantic model:
+
+- a function (or module code) that builds an `Accelerator(...)`: `accelerate launch` runs it on
+  every rank;
+- a function that calls `fabric.launch()` on a Fabric built in this file for several devices,
+  and the same-module function `fabric.launch(fn)` hands its ranks;
+- the methods of a LightningModule subclass: the Trainer runs its hooks on every rank of the
+  devices it is given at run time (a command-line flag or a config file as often as a literal),
+  so a LightningModule is written to run on every rank; unless every Trainer this file builds is
+  for one device (`Trainer(devices=1)`, `Trainer(accelerator="cpu")`), which is its own evidence.
+
+A Fabric or Trainer is for one device when `devices` is 1, "1" or a list of one device (also
+through a module constant), or is left out on the CPU, and `num_nodes` is left out or 1; any
+other value, a variable or "auto" may give several. Rank-0 regions inside them (`if
+fabric.is_global_zero:`, `@rank_zero_only`, `if accelerator.is_main_process:`) are
+ddplint.analyses.ranks' to find; `guard` says how the launcher's own code writes one.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ddplint.semantic.edits import argument_for
+from ddplint.semantic.model import Analysis, SemanticModel, dotted_name
+from ddplint.core.torch_api import (
+    ACCELERATOR,
+    API,
+    FABRIC,
+    FABRIC_LAUNCH,
+    GLOBAL_ZERO,
+    LIGHTNING_MODULE,
+    LIGHTNING_TRAINER,
+    MAIN_PROCESS,
+    RANK_ZERO_ONLY,
+)
+
+
+class Launches(Analysis):
+    """Read `every_rank` (frame keys), `any` and `guard` after the walk (in a rule's leave_Module)."""
+
+    def __init__(self, model: SemanticModel) -> None:
+        super().__init__(model)
+        self._launched: set[str | None] = set()
+        self._fabrics: dict[str, bool] = {}  # name bound to a Fabric(...) -> whether for several devices
+        self._lightning_classes: set[str] = set()
+        self._hooks: set[str] = set()
+        self._trainers: list[bool] = []  # per Trainer(...) built here: whether for several devices
+        self._guards: dict[str | None, str] = {}  # launch point -> its launcher's rank-0 test, in order
+
+    @property
+    def every_rank(self) -> set[str | None]:
+        """The frames a launch point runs on every rank."""
+        if self._trainers and not any(self._trainers):
+            return self._launched
+        return self._launched | self._hooks
+
+    @property
+    def any(self) -> bool:
+        return bool(self.every_rank)
+
+    def guard(self, key: str | None, elsewhere: bool) -> str | None:
+        """How the launcher of frame `key` runs code on rank 0 alone (`if accelerator.is_main_process:`,
+        `if fabric.is_global_zero:`, `if self.trainer.is_global_zero: or @rank_zero_only`): the
+        frame's own launch point's, or else, where `elsewhere`, the first launch point's of the
+        same class (for a method; of the functions and module code for a function), or of the
+        file; None where neither is known."""
+        if key in self._guards or not elsewhere:
+            return self._guards.get(key)
+        owner = (key or "").rpartition(".")[0]
+        nearest = sorted(self._guards.items(), key=lambda item: (item[0] or "").rpartition(".")[0] != owner)
+        return next((guard for _, guard in nearest), None)
+
+    def _one(self, expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, cst.Name) and self.model.constant(expr.value) is not None:
+            expr = self.model.constant(expr.value)  # type: ignore[assignment]
+        if isinstance(expr, (cst.List, cst.Tuple)):
+            return len(expr.elements) == 1
+        if isinstance(expr, cst.Integer):
+            return expr.value == "1"
+        return self.model.string_value(expr) == "1"
+
+    def _several_devices(self, call: cst.Call, target: API) -> bool:
+        nodes = argument_for(call, target, "num_nodes")
+        if nodes is not None and not self._one(nodes.value):
+            return True
+        devices = argument_for(call, target, "devices")
+        if devices is not None:
+            return not self._one(devices.value)
+        accelerator = argument_for(call, target, "accelerator")
+        return accelerator is None or self.model.string_value(accelerator.value) != "cpu"
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        if any(self.model.qualified(base.value) in LIGHTNING_MODULE for base in node.bases):
+            self._lightning_classes.add(node.name.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        frame = self.model.frame
+        if frame.method is frame and frame.self_class is not None and frame.self_class.name.value in self._lightning_classes:
+            self._hooks.add(frame.key)  # type: ignore[arg-type]
+            self._guards[frame.key] = f"if {frame.self_name or 'self'}.trainer.{GLOBAL_ZERO}: or @{RANK_ZERO_ONLY}"
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        value = node.value
+        if not isinstance(value, cst.Call):
+            return
+        qualified = self.model.qualified(value.func)
+        names = [name for target in node.targets if (name := dotted_name(target.target)) is not None]
+        if qualified in FABRIC:
+            several = self._several_devices(value, FABRIC)
+            self._fabrics.update((name, several) for name in names)
+        elif qualified in ACCELERATOR and names:  # `self.accelerator = Accelerator()`
+            self._guards.setdefault(self.model.frame.key, f"if {names[0]}.{MAIN_PROCESS}:")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        qualified = self.model.qualified(node.func)
+        if qualified in ACCELERATOR:
+            self._launched.add(self.model.frame.key)
+            self._guards.setdefault(self.model.frame.key, f"if accelerator.{MAIN_PROCESS}:")
+        elif qualified in LIGHTNING_TRAINER:
+            self._trainers.append(self._several_devices(node, LIGHTNING_TRAINER))
+        elif (
+            isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == FABRIC_LAUNCH
+            and self._fabrics.get(dotted_name(node.func.value) or "")
+        ):
+            fabric = dotted_name(node.func.value)
+            launched = [self.model.frame.key]
+            if node.args and isinstance(node.args[0].value, cst.Name):  # `fabric.launch(main)`
+                launched.append(node.args[0].value.value)
+            for key in launched:
+                self._launched.add(key)
+                self._guards.setdefault(key, f"if {fabric}.{GLOBAL_ZERO}:")

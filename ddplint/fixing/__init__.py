@@ -1,0 +1,1 @@
+"""Applying fixes: the fix loop, quick fixes for editors and `--add-noqa`."""

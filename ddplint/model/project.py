@@ -1,0 +1,1201 @@
+"""The project index: what each module of the training program exports, for rules that need
+the other half of a pitfall that lives in another module.
+
+Real training code is spread over modules (the model in `models/`, the loaders in `data/`,
+helpers in `utils.py`, the loop in `train.py`). One cheap pass over every Python file under
+the project root records, per module, the facts other modules' rules ask about:
+
+- `dist`: the module names a DDP entry point (the text test of
+  `ddplint.core.torch_api.DISTRIBUTED_MARKERS`); one such module makes the project distributed;
+- `imports`: top-level imports, local name -> origin (relative origins keep their dots and are
+  resolved against the module's own name), and the modules it star-imports;
+- `functions`: top-level functions whose text places tensors or modules on CUDA (`cuda`: the
+  call is in their own text; with the line), and those that call a name another module may
+  make such a function (`calls`), which `ProjectView.may_use_cuda` follows across modules: the
+  prefilter's cheap superset of what the program model (ddplint.model.placement) answers;
+- `classes`: top-level classes with their bases (as origins), to know DataLoader and Sampler
+  subclasses;
+- flags that say where the program model (ddplint.model) starts reading, which answers what
+  builders, loader classes and generators do: `samplers` (builds a DistributedSampler, or has
+  timm's `create_loader(..., distributed=...)` build one),
+  `forwarders` (a class may hand its `**kwargs` to a DataLoader), `endless` (a generator may
+  re-iterate its argument forever), `ddp`, `loads`; and `main`, `starts`, `launched` (for
+  `ProjectView.single_process`).
+
+It is cheap because it parses nothing: CPython's `ast` of every file would cost a twentieth
+of the libcst parse floor, more than the whole lint budget leaves. The text of a module is cut
+at its top-level statements (lines that start in column 0); imports are read from the import
+statements' text, functions and classes from theirs, and only in modules whose text can hold a
+fact (`cuda`, `DataLoader`/`Sampler`, `DistributedSampler(`, `yield` with `while True`,
+`while 1` or `count(`, `DistributedDataParallel`). The facts are therefore approximations on
+text (a call in a string counts; an import inside an `if` at the top level does not), which
+errs toward fewer cross-module findings. Results are cached per file by size, mtime and
+content hash, next to the results cache.
+
+Rules never read files: they ask `self.model.project` (a `ProjectView`, or None when the
+project index is off), which answers about names as the semantic model qualifies them. The
+index knows no rule: what it tells a module's prefilters are facts of the program
+(ddplint.prefilter.project_facts.ProjectFact), and each rule says which of them open it.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import stat
+import sys
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ddplint.core.fixpoint import fixed_point, reachable
+from ddplint.core.lines import split_lines
+from ddplint.prefilter.needles import TextScan
+from ddplint.prefilter.project_facts import ProjectFact
+from ddplint.core.torch_api import (
+    DATALOADER, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER, LAUNCH_POINT_TEXT, LAUNCHERS, LIBRARY_LOADERS, SAMPLER,
+)
+
+ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+# Folders never indexed (the CLI's default exclusions, and hidden folders).
+_SKIP_DIRS = frozenset(
+    ("__pycache__", "__pypackages__", "_build", "buck-out", "build", "node_modules", "venv", "site-packages")
+)
+MAX_INDEX_BYTES = 2_000_000  # as the engine's parse limit: larger files export nothing
+# Shell scripts and documents searched for launch commands (Project.launch_commands), at most so many.
+_LAUNCH_DOCUMENTS = (".sh", ".bash", ".slurm", ".md", ".rst", ".yaml", ".yml")
+MAX_LAUNCH_DOCUMENTS = 500
+
+
+_DEFINITION = re.compile(r"(?:(?:async[ \t]+)?def[ \t]+(\w+)|class[ \t]+(\w+))")
+# A top-level import statement, with its parenthesised or backslash-continued lines.
+_IMPORT = re.compile(r"(?:from|import)[ \t][^\n(\\]*(?:(?:\\\n|\([^)]*\))[^\n(\\]*)*")
+_STATEMENT_START = re.compile(r"\n(?=[A-Za-z_@])")
+
+
+# -- root discovery -----------------------------------------------------------------------
+
+
+def find_root(path: str, fallback: str | None = None) -> str:
+    """The folder at or above `path` with a pyproject.toml, setup.cfg, setup.py or .git; when
+    there is none, `fallback` if `path` is inside it, else the folder of `path` itself."""
+    start = os.path.abspath(path)
+    folder = start if os.path.isdir(start) else os.path.dirname(start)
+    here = folder
+    while True:
+        if any(os.path.exists(os.path.join(here, marker)) for marker in ROOT_MARKERS):
+            return here
+        up = os.path.dirname(here)
+        if up == here:
+            break
+        here = up
+    if fallback is not None:
+        fallback = os.path.abspath(fallback)
+        if folder == fallback or folder.startswith(fallback.rstrip(os.sep) + os.sep):
+            return fallback
+    return folder
+
+
+def common_root(paths: Iterable[str]) -> str | None:
+    """The project root of the paths given: the root of their common folder."""
+    absolute = [os.path.abspath(p) for p in paths]
+    if not absolute:
+        return None
+    try:
+        common = os.path.commonpath(absolute)
+    except ValueError:  # different drives
+        return None
+    return find_root(common)
+
+
+def python_files(root: str) -> list[str]:
+    found = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS and not d.endswith(".egg-info"))
+        found.extend(os.path.join(folder, name) for name in sorted(names) if name.endswith(".py"))
+    return found
+
+
+def module_name(relative: str, packages: set[str] | None = None) -> str:
+    """The name a module is imported by: `pkg/sub/mod.py` -> `pkg.sub.mod` and
+    `pkg/__init__.py` -> `pkg` where those folders are packages (`packages`: the relative
+    folders with an `__init__.py`; all of them when None); a folder that is not a package is
+    where imports start, as for a script run from it (`scripts/train.py` -> `train`)."""
+    parts = relative[:-3].replace(os.sep, "/").split("/")
+    if parts[-1] == "__init__":
+        parts.pop()
+        folders = len(parts)
+    else:
+        folders = len(parts) - 1
+    if packages is not None:
+        start = folders
+        while start > 0 and "/".join(parts[:start]) in packages:
+            start -= 1
+        parts = parts[start:]
+    return ".".join(parts)
+
+
+# -- facts of one module --------------------------------------------------------------------
+
+
+def module_facts(text: str, scan: TextScan | None = None, relative: str | None = None) -> dict:
+    """The facts one module exports (JSON-able), from its text. Its substring tests are the
+    rules' needles, searched through `scan`, so that linting the module later need not search
+    for them again (ddplint.model.project.Project.known_needles). `relative`, the module's path, lets
+    it skip "starts" where ProjectView.single_process never asks for it."""
+    scan = scan or TextScan(text)
+    dist = scan.has(DISTRIBUTED_MARKERS)
+    facts: dict = {"dist": dist, "imports": {}, "stars": []}
+    functions: dict[str, dict] = {}
+    classes: dict[str, dict] = {}
+    facts["functions"], facts["classes"] = functions, classes
+    if len(text) > MAX_INDEX_BYTES:
+        return facts
+    for statement in _imports(text):
+        _read_import(statement, facts)
+    # Functions are read only in modules that say "cuda" (a helper that only calls another
+    # module's helper, or moves to a device by index alone, is followed from one that does).
+    cuda_text = scan.has("cuda")
+    class_text = scan.has("DataLoader") or "Sampler" in text
+    library_loader = "distributed=" in text and any(f"{name}(" in text for name in LIBRARY_LOADERS.last_names)
+    if (scan.has("DistributedSampler") and "DistributedSampler(" in text) or library_loader:
+        facts["samplers"] = True  # where the program model starts reading, as for "ddp"
+    if class_text and "**" in text and "DataLoader(" in text:
+        facts["forwarders"] = True  # may hold a class whose __init__ hands its **kwargs to a DataLoader
+    if "yield" in text and any(loop in text for loop in _ENDLESS_LOOPS):
+        facts["endless"] = True  # may hold a generator that re-iterates its argument forever: the model reads it
+    pending: list[tuple[str, int, str]] = []  # functions that may call a CUDA helper
+    if cuda_text or class_text:
+        line, counted = 1, 0
+        for begin, function, cls in sorted(_definitions(text, cuda_text, class_text)):
+            chunk = text[begin : _next_start(text, begin)]
+            line, counted = line + text.count("\n", counted, begin), begin
+            if function is not None:
+                cuda = cuda_text and ("cuda" in chunk or ".to" in chunk) and _CUDA_CALL.search(_COMMENT.sub("", chunk)) is not None
+                if cuda:
+                    functions[function] = {"line": line, "cuda": cuda, "calls": []}
+                if cuda_text and not cuda:
+                    pending.append((function, line, chunk))
+            else:
+                # Every class of a module that names a DataLoader or a Sampler: a subclass
+                # of a subclass need not name it again.
+                header = _CLASS_HEADER.match(chunk)
+                bases = [b.strip() for b in header.group(1).split(",")] if header and header.group(1) else []
+                classes[cls] = {"line": line, "bases": [b for b in bases if _DOTTED.fullmatch(b)]}
+    # Which of the other functions call an imported name or a CUDA function of this module
+    # (then one of another module may make them a CUDA helper), by text: `name(`, `name.x(`.
+    candidates = {
+        name for name, origin in facts["imports"].items() if origin.partition(".")[0] not in _NEVER_PROJECT
+    } | {name for name, record in functions.items() if record["cuda"]}
+    called = {function: _called_names(chunk) for function, _, chunk in pending} if pending and candidates else {}
+    while pending and candidates:
+        found: set[str] = set()
+        for function, line, chunk in pending:
+            calls = [name for name in called[function] if name.partition(".")[0] in candidates and name != function]
+            if calls:
+                record = functions.setdefault(function, {"line": line, "cuda": False, "calls": []})
+                record["calls"] = sorted(set(record["calls"]) | set(calls))
+                found.add(function)
+        pending = [item for item in pending if item[0] not in found]
+        candidates = found  # a function calling one that now has calls
+    if "__main__" in text and _MAIN_GUARD.search(text):  # the substring first: a re.M `^` tries every line
+        facts["main"] = True
+        if not dist and any(point in text for point in LAUNCH_POINT_TEXT):
+            facts["launched"] = True  # Lightning, Fabric or Accelerate may run the script as ranks
+    # Asked only of test modules and of entry scripts that name nothing distributed: eleven
+    # searches of every text cost more than the rest of these facts.
+    asked = relative is None or _TEST_PATH.search(relative.replace(os.sep, "/")) or (facts.get("main") and not dist)
+    if asked and any(start in text for start in _PROCESS_STARTS):
+        facts["starts"] = True  # may start processes: a test module saying so is not single-process
+    if scan.has("load_state_dict"):
+        facts["loads"] = True
+    if scan.has("DistributedDataParallel"):
+        facts["ddp"] = True  # where the program model (ddplint.model.program) starts reading
+    # Same-module helpers: a function calling a CUDA function of this module touches CUDA.
+    def and_callers(cuda: set[str]) -> set[str]:
+        return cuda | {name for name, record in functions.items() if not cuda.isdisjoint(record["calls"])}
+
+    for name in fixed_point(and_callers, {name for name, record in functions.items() if record["cuda"]}):
+        functions[name]["cuda"] = True
+    return facts
+
+
+_COMMENT = re.compile(r"#[^\n]*")
+# Text that starts processes (ranks, workers of a test) or launches a script as ranks.
+_PROCESS_STARTS = (
+    "spawn(", "Process(", "start_processes(", "init_process_group", "torchrun", "distributed.launch",
+    "elastic_launch", "ProcessPoolExecutor", "Pool(", "DistributedTestBase", "MultiProcessTestCase",
+)
+_MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]", re.M)
+# Where tests live: a tests/test folder, test_*.py, *_test.py, conftest.py.
+_TEST_PATH = re.compile(r"(?:^|/)(?:tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
+# A call that places a tensor or module on CUDA, on text: `.cuda(`, `.to(0)`, `.to("cuda...")`,
+# `.to(torch.device("cuda"))`, `device="cuda..."`, `torch.cuda.FloatTensor(`.
+_CUDA_CALL = re.compile(
+    r"\.cuda\s*\(|\.to\s*\(\s*(?:\d|['\"]cuda|(?:torch\.)?device\s*\(\s*['\"]cuda|device\s*=\s*(?:['\"]cuda|\d))"
+    r"|\bdevice\s*=\s*['\"]cuda|\bcuda\.\w*Tensor\s*\("
+)
+
+
+_CLASS_HEADER = re.compile(r"class\s+\w+\s*\(([^)]*)\)")
+_DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
+
+
+_CALL = re.compile(r"(?<![\w.])(\w+)(?:\.(\w+))?\s*\(")
+
+
+def _called_names(chunk: str) -> set[str]:
+    """What a function's text calls by a plain or one-dotted name: `f`, `utils.f`."""
+    return {f"{head}.{attribute}" if attribute else head for head, attribute in _CALL.findall(chunk)}
+
+
+def _next_start(text: str, begin: int) -> int:
+    """Where the top-level statement at `begin` ends: the next line that starts in column 0
+    with a name or a decorator (not an `else`/`elif`/`except`/`finally` clause of it)."""
+    at = begin
+    while True:
+        found = _STATEMENT_START.search(text, at + 1)
+        if found is None:
+            return len(text)
+        at = found.end()
+        if not text.startswith(("else", "elif", "except", "finally"), at):
+            return at
+
+
+def _definitions(text: str, functions: bool, classes: bool):
+    """(offset, function name, class name) of top-level defs and/or classes, in no order."""
+    keywords = (("def ", "async def ") if functions else ()) + (("class ",) if classes else ())
+    for keyword in keywords:
+        at = 0 if text.startswith(keyword) else text.find("\n" + keyword)
+        while at != -1:
+            start = at + 1 if text[at] == "\n" else at
+            match = _DEFINITION.match(text, start)
+            if match is not None:
+                yield start, match.group(1), match.group(2)
+            at = text.find("\n" + keyword, start + 1)
+
+
+def _read_import(statement: str, facts: dict) -> None:
+    """Record one import statement's bindings (the text of a top-level `import`/`from`)."""
+    statement = _COMMENT.sub("", statement).replace("\\\n", " ").replace("(", " ").replace(")", " ")
+    statement = statement.split(";")[0]
+    if statement.startswith("import"):
+        for item in statement[len("import") :].split(","):
+            words = item.split()
+            if len(words) == 3 and words[1] == "as":
+                facts["imports"][words[2]] = words[0]
+            elif len(words) == 1:
+                head = words[0].partition(".")[0]
+                facts["imports"][head] = head
+        return
+    module, found, names = statement[len("from") :].partition(" import ")
+    module = module.strip()
+    if not found or not module or " " in module:
+        return
+    for item in names.split(","):
+        words = item.split()
+        if words == ["*"]:
+            facts["stars"].append(module)
+            continue
+        if len(words) == 3 and words[1] == "as":
+            name, bound = words[0], words[2]
+        elif len(words) == 1:
+            name = bound = words[0]
+        else:
+            continue
+        facts["imports"][bound] = module + name if module.endswith(".") else f"{module}.{name}"
+
+
+# `while True:`, `while 1:`, `for ... in (itertools.)count(...):`, by text
+_ENDLESS_LOOPS = ("while True", "while 1", "in count(", "itertools.count(")
+
+
+def _imports(text: str) -> list[str]:
+    """The text of every top-level import statement."""
+    found = []
+    for keyword in ("import ", "from "):
+        at = 0 if text.startswith(keyword) else text.find("\n" + keyword)
+        while at != -1:
+            start = at + 1 if text[at] == "\n" else at
+            match = _IMPORT.match(text, start)
+            if match is not None:
+                found.append(match.group(0))
+            at = text.find("\n" + keyword, start + 1)
+    return found
+
+
+# -- the project ----------------------------------------------------------------------------
+
+
+_EXTERNAL = frozenset(("torch",))
+# Imports that never lead to a project helper: the standard library, torch, and the usual
+# third-party names (a function calling only these is no one's CUDA helper through them).
+_NEVER_PROJECT = frozenset(sys.stdlib_module_names) | _EXTERNAL | frozenset(
+    ("numpy", "np", "typing_extensions", "packaging", "tqdm", "yaml", "PIL", "cv2", "scipy", "pandas")
+)
+
+
+@dataclass(frozen=True)
+class Hints:
+    """What the project changes in one module's prefilters, so that they stay sound when the
+    other half of a finding is in another module:
+
+    - `facts`: what the index knows of the module that its text does not show
+      (ddplint.prefilter.project_facts.ProjectFact); a rule says which of them open it
+      (`Rule.opened_by`, `Rule.unscreened_by`);
+    - `imports`: the bindings the module's star imports bring, which the needles see as import
+      statements and the screens as the file's own imports;
+    - `origins`: more bindings the screens see (a DataLoader subclass of the project, or a
+      class that forwards to one, as a DataLoader), and `helpers`, names the screens see as
+      functions of the file (CUDA helpers of other modules).
+    """
+
+    facts: frozenset[ProjectFact] = frozenset()
+    imports: tuple[tuple[str, str], ...] = ()
+    origins: tuple[tuple[str, str], ...] = ()
+    helpers: frozenset[str] = frozenset()
+    # Shared analyses (by class name) the project feeds with facts from other functions: a
+    # rule that reads one is parsed for and run though the module's text never shows why.
+    fed: frozenset[str] = frozenset()
+
+    def feeds(self, code: str) -> bool:
+        """Whether the project feeds an analysis rule `code` reads."""
+        if not self.fed:
+            return False
+        from ddplint.prefilter.index import ANALYSES
+
+        return any(name in self.fed for name in ANALYSES.get(code, ()))
+
+    @property
+    def text(self) -> str:
+        lines = []
+        for name, origin in self.imports:
+            module, _, attribute = origin.rpartition(".")
+            lines.append(f"from {module} import {attribute} as {name}" if module else f"import {origin} as {name}")
+        return "\n" + "\n".join(lines) if lines else ""
+
+    def scan(self, source: str, known=None):
+        """The needle scan (ddplint.prefilter.needles.TextScan) of a module's text, with the
+        import statements its star imports stand for (`known`: needles already searched for
+        in `source` alone)."""
+        if self.imports:
+            return TextScan(source + self.text)
+        return TextScan(source, known)
+
+    def passes_needles(self, opened_by: frozenset[ProjectFact], needles, scan) -> bool:
+        """Whether a rule with these needles, opened by these facts (`Rule.opened_by`), passes
+        on a module's `scan` (see `scan`). The distributed fact stands only for the
+        distributed-markers needle."""
+        opened = self.facts & opened_by
+        if opened - {ProjectFact.DISTRIBUTED}:
+            return True
+        return scan.matches(needles, distributed=bool(opened))
+
+    def unscreened(self, unscreened_by: frozenset[ProjectFact]) -> bool:
+        """Whether a rule's screen is not applied to the module (`Rule.unscreened_by`)."""
+        return not self.facts.isdisjoint(unscreened_by)
+
+    def patch(self, facts):
+        """The module's screen facts (ddplint.prefilter.screens.Facts) with the project's
+        bindings added."""
+        for name, origin in (*self.imports, *self.origins):
+            facts._bind(name, origin)
+        facts.function_names.update(self.helpers)
+        return facts
+
+
+@dataclass
+class Project:
+    root: str
+    modules: dict[str, dict]  # module name -> facts
+    relpaths: dict[str, str]  # module name -> path relative to the root
+    distributed: bool = False
+    names: dict[str, str] = field(default_factory=dict)  # relative path -> module name
+    # Relative path -> (size, mtime, the rules' needles the index searched for in that
+    # file's text and whether each occurs): linting the file starts from them (`known_needles`).
+    searched: dict[str, dict] = field(default_factory=dict, repr=False)
+    # A module name several files share -> the names they are kept under (see `build`).
+    shared: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    # Module name -> its text, for modules that are not files (`alone`): the program reads these.
+    texts: dict[str, str] = field(default_factory=dict, repr=False)
+    # The index's cache file, if any: the program keeps its summaries beside it.
+    cache_path: str | None = field(default=None, repr=False)
+    _views: dict[str, ProjectView] = field(default_factory=dict, repr=False)
+    _memo: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self.distributed = any(facts["dist"] for facts in self.modules.values())
+
+    @functools.cached_property
+    def program(self):
+        """The program model (ddplint.model.program.Program) over this index, built on first use."""
+        from ddplint.model.program import Program
+
+        return Program(self)
+
+    @functools.cached_property
+    def digest(self) -> str:
+        """A hash of every module's facts and of what the program model derived from them:
+        cached results are reused only with the same."""
+        from ddplint.core.hashing import content_hash
+
+        from ddplint.model.solution import derived
+
+        facts = json.dumps(self.modules, sort_keys=True)
+        return content_hash(json.dumps([facts, derived(self, facts)]).encode())
+
+    def consulted(self) -> tuple[str, ...]:
+        """The paths of the modules the program's questions have read so far in this process
+        (`Program.consulted`): a result computed now may depend on what they say."""
+        program = self.__dict__.get("program")
+        if program is None or not program.consulted:
+            return ()
+        known = self._memo.get("consulted")
+        if known is None or known[0] != len(program.consulted):
+            paths = tuple(
+                os.path.join(self.root, self.relpaths[module])
+                for module in sorted(program.consulted)
+                if module not in self.texts
+            )
+            known = self._memo["consulted"] = (len(program.consulted), paths)
+        return known[1]
+
+    def view(self, path: str) -> ProjectView | None:
+        """The project as the module at `path` sees it; None for a file outside the root."""
+        relative = _relative(path, self.root)
+        name = self.names.get(relative)
+        if name is None:
+            return None
+        view = self._views.get(name)
+        if view is None:
+            view = self.module_view(name)
+        return view
+
+    def known_needles(self, path: str, info: os.stat_result) -> dict | None:
+        """The needles the index already searched the file at `path` for, if it has not
+        changed since (`info`: its stat now). Given out once: a file is triaged once a run."""
+        size, mtime, found = self.searched.pop(_relative(path, self.root), (None, None, None))
+        return found if (size, mtime) == (info.st_size, info.st_mtime_ns) else None
+
+    def module_view(self, name: str) -> ProjectView:
+        """The project as the module `name` sees it."""
+        view = self._views.get(name)
+        if view is None:
+            view = self._views[name] = ProjectView(self, name, self.relpaths[name].endswith("__init__.py"))
+        return view
+
+    def module(self, name: str) -> str | None:
+        """The module of the project that `name` imports; never torch's own modules (where the
+        project holds torch's source, rules still know its API by name)."""
+        if name in self.modules and name.partition(".")[0] not in _EXTERNAL:
+            return name
+        return None
+
+    def location(self, module: str, line: int) -> str:
+        return f"{self.relpaths[module]}:{line}"
+
+    @functools.cached_property
+    def launch_commands(self) -> list[tuple[str, int, str, str]]:
+        """The commands of the project's shell scripts and documents (README, run.sh, *.md,
+        *.yaml, ...) that run a launcher of `torch_api.LAUNCHERS` (`torch.distributed.launch`,
+        `deepspeed`): (relative path, line, the command with the lines it continues onto with
+        backslashes, the launcher)."""
+        found: list[tuple[str, int, str, str]] = []
+        if self.texts:  # a text linted alone has no folder to look in
+            return found
+        seen = 0
+        for folder, dirs, names in os.walk(self.root):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS and not d.endswith(".egg-info"))
+            for name in sorted(names):
+                if not name.endswith(_LAUNCH_DOCUMENTS) and name != "Makefile":
+                    continue
+                seen += 1
+                if seen > MAX_LAUNCH_DOCUMENTS:
+                    return found
+                path = os.path.join(folder, name)
+                try:
+                    if os.path.getsize(path) > MAX_INDEX_BYTES:
+                        continue
+                    with open(path, encoding="utf-8", errors="replace") as handle:
+                        text = handle.read()
+                except OSError:
+                    continue
+                if not any(launcher in text for launcher in LAUNCHERS):
+                    continue
+                lines = split_lines(text)
+                relative = _relative(path, self.root)
+                for index, line in enumerate(lines):
+                    if not any(launcher in line for launcher in LAUNCHERS):
+                        continue
+                    end = index
+                    while end + 1 < len(lines) and end - index < 30 and lines[end].rstrip().endswith("\\"):
+                        end += 1
+                    command = "\n".join(lines[index : end + 1])
+                    joined = command.replace("\\\n", " ")
+                    for launcher, pattern in LAUNCHERS.items():
+                        if pattern.search(joined):
+                            found.append((relative, index + 1, command, launcher))
+                            break
+        return found
+
+    def demo(self, module: str) -> bool:
+        """Whether no module imports `module` and none of the project modules it reaches
+        through its imports names anything distributed (for ProjectView.single_process)."""
+        if self.program.importers_of(module):
+            return False
+        return not any(self.modules[reached]["dist"] for reached in reachable([module], self._imported) if reached != module)
+
+    def one_process_script(self, module: str) -> bool:
+        """Whether `module` is an entry script that runs as one process: it starts no
+        processes, names nothing distributed, has no launch point of Lightning, Fabric or
+        Accelerate, and is a `demo`."""
+        facts = self.modules[module]
+        return bool(facts.get("main")) and not facts["dist"] and not facts.get("starts") and not facts.get("launched") and self.demo(module)
+
+    def _imported(self, module: str) -> list[str]:
+        """The project modules `module` imports."""
+        view = self.module_view(module)
+        found = (self.program.split(view.absolute(origin), module) for origin in self.modules[module]["imports"].values())
+        return [split[0] for split in found if split is not None]
+
+    def run_by_demos_alone(self, module: str) -> bool:
+        """Whether only single-process scripts run `module`: it is imported, the modules that
+        import it (at any depth) name nothing distributed, those of them no module imports are
+        entry scripts that run as one process (`one_process_script`), through which all the
+        others are reached, and neither it nor they hold a launch point of Lightning, Fabric or
+        Accelerate (a LightningModule runs on every rank its Trainer starts). For
+        ProjectView.single_process: a week's `data.py` that only that week's plain `train.py`
+        imports, in a repository whose other weeks run DDP."""
+        program = self.program
+        importers = set(reachable(program.importers_of(module), program.importers_of)) - {module}
+        roots = [importer for importer in importers if not program.importers_of(importer)]
+        if not roots or any(self.modules[importer]["dist"] for importer in importers):
+            return False
+        if not all(self.one_process_script(root) for root in roots):
+            return False
+        if not importers <= set(reachable(roots, self._imported)):
+            return False  # some only in an import cycle of their own
+        texts = (program._read(found) for found in sorted({module, *importers}))  # read last: rarely asked
+        return not any(text is None or any(point in text for point in LAUNCH_POINT_TEXT) for text in texts)
+
+
+def _names_script(directory: str, relative: str, folder: str, document_folder: str) -> bool:
+    """Whether a launch command's script path (its `directory` part, then the file name) names
+    the project file `relative`, for a command written in a document in `document_folder`."""
+    directory = re.sub(r"^(?:\$\{?\w+\}?/|\./)+", "", directory).lstrip("/")
+    if directory and "$" not in directory:
+        return relative == directory + os.path.basename(relative) or relative.endswith("/" + directory + os.path.basename(relative))
+    if directory:
+        return False
+    inside = os.path.dirname(document_folder)
+    return (
+        not document_folder
+        or folder == document_folder
+        or folder.startswith(document_folder + "/")
+        or folder == inside
+    )
+
+
+class ProjectView:
+    """The project seen from one module: resolves the names its semantic model qualifies."""
+
+    def __init__(self, project: Project, module: str, is_package: bool) -> None:
+        self.project = project
+        self.module = module
+        self.is_package = is_package
+        self._hints: Hints | None = None
+
+    @property
+    def distributed(self) -> bool:
+        return self.project.distributed
+
+    # -- the program model ---------------------------------------------------------------
+
+    @functools.cached_property
+    def single_process(self) -> bool:
+        """Whether this module only ever runs as one process: a test module that starts no
+        processes, an entry script (`if __name__ == "__main__":`) that names nothing
+        distributed, has no launch point of Lightning, Fabric or Accelerate (their text,
+        `torch_api.LAUNCH_POINT_TEXT`), imports no project module that does, and no module
+        imports (`Project.one_process_script`), or a module naming nothing distributed that
+        only such scripts import (`Project.run_by_demos_alone`)."""
+        facts = self.project.modules[self.module]
+        if facts.get("starts"):
+            return False
+        relative = self.project.relpaths[self.module].replace(os.sep, "/")
+        if _TEST_PATH.search(relative):
+            return True
+        if facts["dist"]:
+            return False
+        return self.project.one_process_script(self.module) or self.project.run_by_demos_alone(self.module)
+
+    @functools.cached_property
+    def users(self) -> list[str]:
+        """This module and the modules importing it, up to three imports away: the scripts a
+        parser or helper defined here runs in (sorted)."""
+        program = self.project.program
+        scripts, pending = {self.module}, [self.module]
+        for _ in range(3):
+            pending = [importer for module in pending for importer in program.importers_of(module) if importer not in scripts]
+            scripts.update(pending)
+        return sorted(scripts)
+
+    def launch_line(self, launcher: str) -> str | None:
+        """Where a shell script or document of the project runs this module's file, or a script
+        that imports it (a parser in `config.py`), with `launcher` (a key of
+        `torch_api.LAUNCHERS`): "scripts/run.sh:3". A command that names the script by a path
+        (`basicsr/train.py`, `$DIR/tools/train.py`) counts from anywhere in the project when
+        the path ends the script's own; a bare name counts from a document in the script's
+        folder, above it, or in a folder right inside it (`docs/`, `scripts/`)."""
+        commands = [command for command in self.project.launch_commands if command[3] == launcher]
+        if not commands:
+            return None
+        project = self.project
+        for module in self.users:
+            relative = project.relpaths[module].replace(os.sep, "/")
+            folder, name = os.path.dirname(relative), os.path.basename(relative)
+            named = re.compile(rf"(?<![\w.-])((?:[\w.$/{{}}-]*/)?){re.escape(name)}(?![\w.-])")
+            for path, line, command, _ in commands:
+                above = os.path.dirname(path.replace(os.sep, "/"))
+                for match in named.finditer(command):
+                    if _names_script(match.group(1), relative, folder, above):
+                        return f"{path}:{line}"
+        return None
+
+    def attribute_uses(self, attribute: str) -> tuple[str | None, bool]:
+        """Across `users`: where a module reads `<x>.<attribute>` ("train.py:40", the first such
+        module), and whether one assigns it from the environment variable named like it in
+        capitals (`args.local_rank = int(os.environ["LOCAL_RANK"])`)."""
+        program = self.project.program
+        read, from_environment = None, False
+        for module in self.users:
+            line, environment = program.attribute_uses(module, attribute)
+            if read is None and line is not None:
+                read = self.project.location(module, line)
+            from_environment |= environment
+        return read, from_environment
+
+    def wrapped_parameters(self, key: str | None) -> dict:
+        """The parameters of this module's function `key` (`name`, `Class.name`) that some call
+        hands a DDP model: name -> ddplint.model.program.Origin."""
+        program = self.project.program
+        return program.wrapped(program.parameters, (self.module, key)) if key else {}
+
+    def wrapped_attributes(self, cls: str) -> dict:
+        """The `self` attributes of class `cls` that hold a DDP model: name -> Origin."""
+        program = self.project.program
+        return program.wrapped(program.attributes, (self.module, cls))
+
+    def wrapped_result(self, callee: str, cls: str | None):
+        """The Origin of the DDP model that a call of `callee` (as written here, inside class
+        `cls`) returns from a project function, or None."""
+        return self.project.program.result_of(self.module, callee, cls)
+
+    def callee_summary(self, key: str | None, cls: str | None, callee: str) -> dict | None:
+        """What the project callable reached by calling `callee` in this module's function `key`
+        does (ddplint.model.program.Program.callee_summary), or None when unknown."""
+        return self.project.program.callee_summary(self.module, key, cls, callee)
+
+    def combines(self, key: str | None, cls: str | None, callee: str) -> str | None:
+        """Where calling `callee` here combines results across ranks through project helpers
+        ("all_reduce at utils.py:44"), or None (ddplint.model.program.Program.combines)."""
+        found = self.project.program.combines(self.module, key, cls, callee)
+        return None if found == "here" else found
+
+    def cpu_built(self, callee: str, cls: str | None, constructor) -> str | None:
+        """Where the model a call of `callee` returns was built and left on the CPU
+        (ddplint.model.placement.cpu_built), or None."""
+        from ddplint.model import placement
+
+        place = placement.cpu_built(self.project.program, self.module, callee, cls, constructor)
+        return None if place == "here" else place
+
+    def handed_to_ddp(self, key: str | None, cls: str | None, callee: str, index: int) -> str | None:
+        """Where the project function a call reaches wraps its argument `index` untouched in
+        DDP with device_ids (ddplint.model.placement.handed_to_ddp), or None."""
+        from ddplint.model import placement
+
+        return placement.handed_to_ddp(self.project.program, self.module, key, cls, callee, index)
+
+    def nccl_group(self, key: str | None, cls: str | None, callee: str) -> str | None:
+        """Where a call creates an NCCL group without a device through project helpers that
+        bind none (ddplint.model.placement.nccl_group), or None."""
+        from ddplint.model import placement
+
+        return placement.nccl_group(self.project.program, self.module, key, cls, callee)
+
+    def binds_device(self, key: str | None, cls: str | None, callee: str) -> bool:
+        from ddplint.model import placement
+
+        return placement.binds_device(self.project.program, self.module, key, cls, callee)
+
+    def bare_placement(self, key: str | None, cls: str | None, callee: str) -> str | None:
+        """Where a call's project function of another module moves to the current CUDA device
+        only (ddplint.model.placement.bare_placement), or None."""
+        from ddplint.model import placement
+
+        return placement.bare_placement(self.project.program, self.module, key, cls, callee)
+
+    def evaluation(self, key: str | None, cls: str | None, callee: str, index: int | None, keyword: str | None):
+        """Where the project function a call hands a loader to evaluates it and combines the
+        results: (its key, the loop's place, the combine's place), or None."""
+        return self.project.program.evaluation(self.module, key, cls, callee, index, keyword)
+
+    def inner_handed(self) -> dict:
+        """The calls of this module that hand a DDP model's inner module to a project function
+        that trains it (ddplint.model.inner.handed)."""
+        from ddplint.model import inner
+
+        return inner.handed(self.project.program, self.module)
+
+    @property
+    def values(self):
+        """Saved files and DDP wraps across the program (ddplint.model.values.Values)."""
+        return self.project.program.values
+
+    # -- names -------------------------------------------------------------------------------
+
+    def absolute(self, qualified: str, module: str | None = None, is_package: bool | None = None) -> str:
+        """A relative origin (`.utils.f`, `..data.x`) made absolute from `module`."""
+        module = self.module if module is None else module
+        is_package = self.is_package if is_package is None else is_package
+        if not qualified.startswith("."):
+            return qualified
+        dots = len(qualified) - len(qualified.lstrip("."))
+        package = module.split(".") if is_package else module.split(".")[:-1]
+        if dots - 1:
+            package = package[: len(package) - (dots - 1)] if dots - 1 <= len(package) else []
+        rest = qualified[dots:]
+        return ".".join([*package, rest] if rest else package)
+
+    def resolve(self, qualified: str | None, _depth: int = 0) -> tuple[str, str, str] | None:
+        """(module, kind, name) of the project function ("function") or class ("class") that a
+        qualified name refers to, through re-exports and star imports; None if not one."""
+        if not qualified or _depth > 8:
+            return None
+        name = self.absolute(qualified)
+        head, _, symbol = name.rpartition(".")
+        module = self.project.module(head) if head else None
+        if module is None:
+            return None
+        return self._lookup(module, symbol, _depth)
+
+    def _lookup(self, module: str, symbol: str, depth: int) -> tuple[str, str, str] | None:
+        facts = self.project.modules[module]
+        if symbol in facts["functions"]:
+            return module, "function", symbol
+        if symbol in facts["classes"]:
+            return module, "class", symbol
+        other = self.project.module_view(module)
+        origin = facts["imports"].get(symbol)
+        if origin is not None:
+            return other.resolve(origin, depth + 1)
+        for star in facts["stars"]:
+            found = other.resolve(f"{star}.{symbol}" if not star.endswith(".") else star + symbol, depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def _function(self, qualified: str | None) -> tuple[str, str, dict] | None:
+        """(module, name, facts) of the project function `qualified` names, or None."""
+        found = self.resolve(qualified)
+        if found is None or found[1] != "function":
+            return None
+        return found[0], found[2], self.project.modules[found[0]]["functions"][found[2]]
+
+    def built_data(self, qualified: str | None) -> dict[str, tuple[str, int | None, int | None]]:
+        """What the project function `qualified` names returns of the shuffling DistributedSampler
+        it builds (ddplint.model.loaders.built): "sampler"/"loader" -> (where the sampler is made,
+        its index in the returned tuple or None, the argument position of its dataset or None)."""
+        from ddplint.model import loaders
+
+        return loaders.built(self.project.program, self.absolute(qualified), self.module) if qualified else {}
+
+    def endless_wrapper(self, qualified: str | None) -> tuple[int, str, str] | None:
+        """(index of the parameter, name, where the loop is) of the project generator `qualified`
+        names that re-iterates that parameter forever without set_epoch (ddplint.model.loaders.cycled)."""
+        from ddplint.model import loaders
+
+        return loaders.cycled(self.project.program, self.absolute(qualified), self.module) if qualified else None
+
+    def hands_back(self, key: str | None, cls: str | None, callee: str) -> int | None:
+        """The position of the argument a call of `callee` here gets back unchanged from a project
+        function or method (ddplint.model.loaders.hands_back), or None."""
+        from ddplint.model import loaders
+
+        return loaders.hands_back(self.project.program, self.module, key, cls, callee)
+
+    def evaluated_samplers(self, where: str | None = None) -> dict:
+        """This module's samplers (those of the module of `where`, "data.py:12", if given) whose
+        loaders a project function evaluates and combines across ranks, by the line each is made
+        on (ddplint.model.loaders.evaluated)."""
+        from ddplint.model import loaders
+
+        module = self.module if where is None else self.project.names.get(where.rpartition(":")[0])
+        return loaders.evaluated(self.project.program, module) if module is not None else {}
+
+    def cuda_function(self, qualified: str | None) -> str | None:
+        """Where the project function `qualified` names is defined ("utils.py:3") if it places
+        tensors or modules on CUDA, itself or through the project functions it calls, or None:
+        a fact of the program (ddplint.model.placement.cuda_placement), asked by whatever needs
+        it (a parameter default calling such a function runs CUDA at import time). Asked only
+        of the functions the index's text admits (`may_use_cuda`), which is what the prefilter
+        hint (ProjectFact.CUDA_HELPER) rests on: the hint admits every module this can flag,
+        and works out without parsing a module."""
+        found = self.may_use_cuda(qualified)
+        if found is None:
+            return None
+        from ddplint.model import placement
+
+        module, name, record = found
+        if placement.cuda_placement(self.project.program, module, name) is None:
+            return None
+        return self.project.location(module, record["line"])
+
+    def may_use_cuda(self, qualified: str | None) -> tuple[str, str, dict] | None:
+        """(module, name, facts) of the project function `qualified` names if its text, or that
+        of a project function it calls, places tensors on CUDA (the index's text facts: cheap,
+        and a superset of `cuda_function`); else None."""
+        found = self._function(qualified)
+        return found if found is not None and self._function_cuda(found[0], found[1], set()) else None
+
+    def _function_cuda(self, module: str, name: str, active: set) -> bool:
+        """Whether a project function's text touches CUDA, itself or through the functions it calls."""
+        key = ("cuda", module, name)
+        memo = self.project._memo
+        if key in memo:
+            return memo[key]
+        if (module, name) in active:  # a cycle: no CUDA found along it
+            return False
+        active.add((module, name))
+        facts = self.project.modules[module]
+        record = facts["functions"][name]
+        result = bool(record["cuda"])
+        view = self.project.module_view(module)
+        for call in () if result else record["calls"]:
+            head, _, rest = call.partition(".")
+            if head in facts["functions"] and not rest:
+                result = self._function_cuda(module, head, active)
+            elif head in facts["imports"]:
+                origin = facts["imports"][head]
+                found = view.resolve(f"{origin}.{rest}" if rest else origin)
+                result = found is not None and found[1] == "function" and self._function_cuda(found[0], found[2], active)
+            if result:
+                break
+        active.discard((module, name))
+        memo[key] = result
+        return result
+
+    def subclass_of(self, qualified: str | None, targets: frozenset[str], _seen: frozenset = frozenset()) -> str | None:
+        """Where the project class `qualified` names is defined, if one of its bases (through
+        project classes) is one of the qualified `targets`; else None."""
+        found = self.resolve(qualified)
+        if found is None or found[1] != "class" or found in _seen:
+            return None
+        key = ("subclass", found, targets)
+        if key not in self.project._memo:
+            self.project._memo[key] = self._subclass_of(found, targets, _seen)
+        return self.project._memo[key]
+
+    def _subclass_of(self, found: tuple[str, str, str], targets: frozenset[str], _seen: frozenset) -> str | None:
+        module, _, name = found
+        record = self.project.modules[module]["classes"][name]
+        view = self.project.module_view(module)
+        imports = self.project.modules[module]["imports"]
+        for base in record["bases"]:
+            head, _, rest = base.partition(".")
+            origin = imports.get(head)
+            if origin is None:
+                if head in self.project.modules[module]["classes"]:
+                    origin = f"{module}.{head}"
+                else:
+                    continue
+            full = view.absolute(f"{origin}.{rest}" if rest else origin)
+            if full in targets or view.subclass_of(full, targets, _seen | {found}):
+                return self.project.location(module, record["line"])
+        return None
+
+    def loader_forwarder(self, qualified: str | None) -> str | None:
+        """Where the project class `qualified` names builds the DataLoader its `__init__`
+        passes its keyword arguments to ("data/loaders.py:12"), or None."""
+        from ddplint.model import loaders
+
+        found = self.resolve(qualified)
+        if found is None or found[1] != "class":
+            return None
+        return loaders.forwarder(self.project.program, found[0], found[2], DATALOADER.spellings)
+
+    def _loader_like(self, qualified: str) -> bool:
+        """A DataLoader subclass of the project, or a class that forwards to a DataLoader."""
+        return bool(self.subclass_of(qualified, DATALOADER.spellings) or self.loader_forwarder(qualified))
+
+    def star_bindings(self) -> dict[str, str]:
+        """Names this module's star imports bind, with their (absolute) origins."""
+        bindings: dict[str, str] = {}
+        self._star_into(self.module, self.is_package, bindings, set())
+        return bindings
+
+    def _star_into(self, module: str, is_package: bool, bindings: dict[str, str], seen: set) -> None:
+        facts = self.project.modules.get(module)
+        if facts is None or module in seen:
+            return
+        seen.add(module)
+        view = self.project.module_view(module)
+        for star in facts["stars"]:
+            target = self.project.module(view.absolute(star))
+            if target is None:
+                continue
+            target_facts = self.project.modules[target]
+            target_view = self.project.module_view(target)
+            for name, origin in target_facts["imports"].items():
+                if not name.startswith("_"):
+                    bindings.setdefault(name, target_view.absolute(origin))
+            for name in (*target_facts["functions"], *target_facts["classes"]):
+                if not name.startswith("_"):
+                    bindings.setdefault(name, f"{target}.{name}")
+            self._star_into(target, self.project.relpaths[target].endswith("__init__.py"), bindings, seen)
+
+    # -- prefilter hints -----------------------------------------------------------------------
+
+    def _exports(self, absolute: str) -> tuple | None:
+        """What an absolute import origin brings that the prefilters must know, once per
+        project (every module importing `torch.nn` asks the same): for a project module, its
+        CUDA helpers and whether it defines a DataLoader subclass (or forwarder); for a name,
+        whether it is a CUDA helper, a DataLoader subclass or forwarder, a sampler (or loader)
+        builder, an endless generator over its argument, a Sampler subclass; None when it is
+        none of those."""
+        memo = self.project._memo
+        key = ("exports", absolute)
+        if key in memo:
+            return memo[key]
+        found: tuple | None
+        module = self.project.module(absolute)
+        if module is not None:
+            exported = self.project.modules[module]
+            cuda = [name for name in exported["functions"] if self.may_use_cuda(f"{absolute}.{name}")]
+            subclass = any(self._loader_like(f"{absolute}.{name}") for name in exported["classes"])
+            found = (cuda, subclass) if cuda or subclass else None
+        else:
+            indexed = self.resolve(absolute) is not None  # builders and generators are the model's
+            found = (
+                indexed and bool(self.may_use_cuda(absolute)),
+                indexed and self._loader_like(absolute),
+                bool(self.built_data(absolute)),
+                bool(self.endless_wrapper(absolute)),
+                indexed and bool(self.subclass_of(absolute, SAMPLER.spellings)),
+            )
+            if not any(found):
+                found = None
+        memo[key] = found
+        return found
+
+    def hints(self) -> Hints:
+        if self._hints is None:
+            self._hints = self._compute_hints()
+        return self._hints
+
+    def _compute_hints(self) -> Hints:
+        facts = self.project.modules.get(self.module)
+        known: set[ProjectFact] = {ProjectFact.DISTRIBUTED} if self.project.distributed else set()
+        if facts is None:
+            return Hints(frozenset(known))
+        origins: list[tuple[str, str]] = []
+        helpers: set[str] = set()
+        for local, origin in facts["imports"].items():
+            absolute = self.absolute(origin)
+            exports = self._exports(absolute)
+            if exports is None:
+                continue
+            if self.project.module(absolute) is not None:  # `import utils`: the names it exports
+                cuda, loader_subclass = exports
+                if cuda:  # the screen sees `utils.place(...)` in a default as a helper call
+                    known.add(ProjectFact.CUDA_HELPER)
+                    helpers.update(f"{local}.{name}" for name in cuda)
+                if loader_subclass:
+                    known.add(ProjectFact.LOADER_CLASS_MODULE)
+                continue
+            cuda, loader_subclass, builds_sampler, endless, sampler_subclass = exports
+            if cuda:
+                known.add(ProjectFact.CUDA_HELPER)
+                helpers.add(local)
+            if loader_subclass:
+                known.add(ProjectFact.LOADER_CLASS)
+                origins.append((local, DATALOADER.name))
+            if builds_sampler:
+                known.add(ProjectFact.SAMPLER_BUILDER)
+                origins.append((local, DISTRIBUTED_SAMPLER.name))
+            if endless:
+                known.add(ProjectFact.ENDLESS_WRAPPER)
+            if sampler_subclass:
+                known.add(ProjectFact.SAMPLER_CLASS)
+                origins.append((local, SAMPLER.name))
+        program = self.project.program
+        if facts.get("loads") and program.values.wrapper_saves():
+            known.add(ProjectFact.LOADS_WRAPPER_CHECKPOINT)
+        if program.values.wrapped_classes(self.module):
+            known.add(ProjectFact.WRAPPED_CLASS)
+        if self.inner_handed():
+            known.add(ProjectFact.HANDS_INNER_MODULE)
+        imports = tuple(sorted(self.star_bindings().items())) if facts["stars"] else ()
+        fed = frozenset(
+            name
+            for name, fed_here in (
+                ("WrappedModels", program.receives_wrapped(self.module)),
+                ("LoaderFlow", program.hands_to_evaluation(self.module) or bool(self.evaluated_samplers())),
+            )
+            if fed_here
+        )
+        return Hints(frozenset(known), imports, tuple(origins), frozenset(helpers), fed)
+
+
+# -- building and caching -----------------------------------------------------------------
+
+
+def build(root: str, cache_folder: str | None = None, files: list[str] | None = None) -> Project:
+    """The index of every Python file under `root` (read from and written to the project
+    cache in `cache_folder` where one is given)."""
+    from ddplint.core.hashing import code_fingerprint, content_hash
+    from ddplint import __version__
+
+    root = os.path.abspath(root)
+    cache_path = None
+    entries: dict[str, dict] = {}
+    if cache_folder is not None:
+        key = content_hash(root.encode())[:12]
+        cache_path = os.path.join(cache_folder, f"project-{__version__}-{code_fingerprint()}-{key}.json")
+        try:
+            with open(cache_path, encoding="utf-8") as handle:
+                loaded = json.load(handle)
+            if isinstance(loaded, dict):
+                entries = loaded
+        except (OSError, ValueError):
+            pass
+    modules: dict[str, dict] = {}
+    relpaths: dict[str, str] = {}
+    names: dict[str, str] = {}
+    fresh: dict[str, dict] = {}
+    paths = files if files is not None else python_files(root)
+    packages = {
+        os.path.dirname(_relative(path, root)).replace(os.sep, "/")
+        for path in paths
+        if os.path.basename(path) == "__init__.py"
+    }
+    ambiguous: set[str] = set()
+    searched: dict[str, dict] = {}  # relative path -> the needles module_facts searched for
+    for path in paths:
+        relative = _relative(path, root)
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_INDEX_BYTES:
+            continue  # a FIFO named x.py must not block the index; a huge file exports nothing
+        entry = entries.get(relative)
+        facts = None
+        if entry is not None and entry.get("size") == info.st_size and entry.get("mtime") == info.st_mtime_ns:
+            facts = entry.get("facts")
+        if facts is None:
+            try:
+                with open(path, "rb") as handle:
+                    data = handle.read()
+            except OSError:
+                continue
+            digest = content_hash(data) if cache_path is not None else ""
+            if entry is not None and entry.get("hash") == digest:
+                facts = entry.get("facts")
+            if facts is None:
+                text = data.decode("utf-8", "replace")
+                if module_name(relative, packages).partition(".")[0] in _EXTERNAL:
+                    facts = _external_facts(text)  # never resolved: only whether it is distributed
+                else:
+                    scan = TextScan(text)
+                    try:
+                        facts = module_facts(text, scan, relative)
+                    except Exception:  # text no pattern here foresaw: the module exports nothing
+                        facts = _external_facts(text)
+                    searched[relative] = (info.st_size, info.st_mtime_ns, scan.found)
+            entry = {"size": info.st_size, "mtime": info.st_mtime_ns, "hash": digest, "facts": facts}
+        fresh[relative] = entry
+        name = module_name(relative, packages)
+        if name in modules:  # two scripts folders with a `utils.py`: neither is resolved
+            ambiguous.add(name)
+        modules[name] = facts
+        relpaths[name] = relative
+        names[relative] = name
+    for name in ambiguous:
+        del modules[name], relpaths[name]
+    # Two scripts folders with a `utils.py`: each is kept under the dotted form of its path
+    # (`TinyViT.utils`), and `shared` says which stand for the name they share. The index's
+    # own lookups leave such names unresolved; the program model (ddplint.model.program)
+    # resolves one by the importer's folder, which comes first on a script's sys.path.
+    shared: dict[str, list[str]] = {}
+    for relative, name in names.items():
+        if name in ambiguous:
+            unique = relative[: -len(".py")].removesuffix(f"{os.sep}__init__").replace(os.sep, ".")
+            modules[unique], relpaths[unique], names[relative] = fresh[relative]["facts"], relative, unique
+            shared.setdefault(name, []).append(unique)
+    if cache_path is not None and fresh != entries:
+        _save(cache_folder, cache_path, fresh)  # type: ignore[arg-type]
+    return Project(root, modules, relpaths, names=names, searched=searched, shared=shared, cache_path=cache_path)
+
+
+def _relative(path: str, root: str) -> str:
+    """`path` relative to the absolute `root` (os.path.relpath, without its cost for the
+    paths found under the root)."""
+    if path.startswith(root) and path[len(root) : len(root) + 1] == os.sep:
+        return path[len(root) + 1 :]
+    return os.path.relpath(os.path.abspath(path), root)
+
+
+def _external_facts(text: str) -> dict:
+    dist = any(marker in text for marker in DISTRIBUTED_MARKERS)
+    return {"dist": dist, "imports": {}, "stars": [], "functions": {}, "classes": {}}
+
+
+def _save(folder: str, path: str, entries: dict) -> None:
+    try:
+        os.makedirs(folder, exist_ok=True)
+        ignore = os.path.join(folder, ".gitignore")
+        if not os.path.exists(ignore):
+            with open(ignore, "w", encoding="utf-8") as handle:
+                handle.write("# created by ddplint\n*\n")
+        descriptor, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            json.dump(entries, handle)
+        os.replace(temporary, path)
+    except OSError:
+        pass  # a cache that cannot be written only costs speed
+
+
+def alone(source: str, path: str) -> ProjectView:
+    """A text linted without its project (standard input, `--no-project`, an example): a
+    project of that one module, so that what its own functions hand each other is still
+    followed (ddplint.model.program)."""
+    name = os.path.splitext(os.path.basename(path))[0] or "module"
+    relative = path or "module.py"  # as given: a tests/ folder in it still says what it is
+    try:
+        facts = module_facts(source)
+    except Exception:  # text no pattern here foresaw
+        facts = _external_facts(source)
+    project = Project(os.getcwd(), {name: facts}, {name: relative}, names={relative: name}, texts={name: source})
+    return project.module_view(name)
+
+
+_LOADED: dict[str, Project] = {}
+
+
+def for_file(path: str, cache: bool = True) -> Project | None:
+    """The project of one file, for the flake8 plugin: built (or loaded from the project's
+    own cache) once per process and root."""
+    if not path or path in ("-", "stdin") or not os.path.exists(path):
+        return None
+    # With no marker above the file, the folder flake8 runs in stands for the project, as
+    # the command line's common folder of its paths does (`flake8 .` == `ddplint check .`).
+    root = find_root(path, fallback=os.getcwd())
+    project = _LOADED.get(root)
+    if project is None:
+        cache_folder = os.path.join(root, ".ddplint_cache") if cache else None
+        project = _LOADED[root] = build(root, cache_folder)
+    return project

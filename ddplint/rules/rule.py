@@ -1,0 +1,190 @@
+"""What a rule is. One module in `ddplint/rules/` per rule, one `Rule` subclass per module.
+
+A rule declares everything about itself as class attributes: its code and name, the message,
+its docstring (the explanation `ddplint rule CODE` prints), the fix it offers, its trigger (what
+it looks for, from which come the text needles that must occur in a file before it can fire and
+the screen its file's `ast` must pass), the facts of other modules under which it runs without
+them, and examples that must and must not be flagged.
+The tests and the rules reference are generated from those examples.
+
+A rule is a libcst visitor. The engine calls its `visit_<Node>`/`leave_<Node>` methods during
+one traversal shared by all rules, with `self.model` (ddplint.semantic.model) positioned at the
+current node: names, scope, frame, loops. Analyses it shares with other rules it names in
+`analyses` and reads with `self.model.get(...)`. A rule never reads files or prints: it calls
+`self.report(...)`.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import libcst as cst
+
+from ddplint.core.diagnostics import Applicability
+from ddplint.semantic.model import Analysis, SemanticModel
+from ddplint.prefilter.needles import Needle, needles_match
+from ddplint.prefilter.project_facts import ProjectFact
+from ddplint.prefilter.screens import Screen
+from ddplint.prefilter.triggers import CallTrigger, Trigger
+
+Replacement = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel
+
+
+@dataclass(frozen=True)
+class Flagged:
+    """Code the rule must flag, each finding marked by a caret line under the line it is
+    reported on: a line of only `^` and spaces, one `^` under the first character of each
+    finding on the line above. The caret lines are taken out of `code` (so the docs, the fix
+    and every other test see the code alone) and kept in `at` as (line, column) pairs, 1-based
+    as ddplint prints them. `fixed` is the golden output of fixing the code (with
+    `--unsafe-fixes` if the rule's fix is unsafe), or None when no fix is offered."""
+
+    code: str
+    fixed: str | None = None
+    at: tuple[tuple[int, int], ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        code, at = _take_carets(_dedent(self.code))
+        object.__setattr__(self, "code", code)
+        object.__setattr__(self, "at", at)
+        if self.fixed is not None:
+            object.__setattr__(self, "fixed", _dedent(self.fixed))
+
+    @property
+    def count(self) -> int:
+        return len(self.at)
+
+
+@dataclass(frozen=True)
+class Clean:
+    """Code the rule must not flag (a correct idiom or a look-alike)."""
+
+    code: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "code", _dedent(self.code))
+
+
+def _dedent(code: str) -> str:
+    return textwrap.dedent(code).lstrip("\n")
+
+
+def _take_carets(code: str) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """The code without its caret lines, and the (line, column) each `^` marks."""
+    kept: list[str] = []
+    at: list[tuple[int, int]] = []
+    for text in code.split("\n"):
+        if "^" in text and not text.strip(" ^"):
+            if not kept:
+                raise ValueError("a caret line marks the line above it; this one is first")
+            at += [(len(kept), column + 1) for column, char in enumerate(text) if char == "^"]
+        else:
+            kept.append(text)
+    return "\n".join(kept), tuple(at)
+
+
+@dataclass
+class Report:
+    """A finding as a rule makes it: the node, and the fix as node replacements."""
+
+    rule: type[Rule]
+    node: cst.CSTNode
+    message: str
+    replacements: Mapping[cst.CSTNode, Replacement] | None
+    applicability: Applicability | None
+    imports: tuple[str, ...]
+
+
+class Rule(cst.BatchableCSTVisitor):
+    code: ClassVar[str]
+    name: ClassVar[str]
+    message: ClassVar[str]
+    # The fix this rule offers at best; a single report may still come without one.
+    fix: ClassVar[Applicability | None] = None
+    # "error" for a finding that breaks or corrupts training; "warning" for one that only costs
+    # performance or whose harm depends on what the file cannot show (SARIF's levels).
+    level: ClassVar[str] = "error"
+    # What the rule looks for (ddplint.prefilter.triggers): its needles and screen are derived
+    # from it. A rule whose `check` it feeds declares a CallTrigger: the engine calls
+    # `check(call)` only for calls it matches; other rules visit the tree themselves.
+    trigger: ClassVar[Trigger | None] = None
+    # A rule no trigger kind can express declares `needles` and `screen` by hand and says why
+    # here (a test holds every rule to one or the other).
+    hand_screen_reason: ClassVar[str] = ""
+    # Every entry must occur in the source text for the rule to run: a string as a substring,
+    # a tuple if any one of its strings does, a compiled pattern if it matches somewhere.
+    # They decide which files are parsed at all (see benchmarks/needles.py).
+    needles: ClassVar[tuple[Needle, ...]]
+    # A condition on the file's `ast` (ddplint.prefilter.screens) that holds wherever the rule can fire;
+    # checked after the needles, before libcst parses. None: the needles decide alone.
+    screen: ClassVar[Screen | None] = None
+    # Examples that must be flagged (with the golden fixed output) and that must not be.
+    flagged_examples: ClassVar[Sequence[Flagged]] = ()
+    clean_examples: ClassVar[Sequence[Clean]] = ()
+    # The pitfall exists only where several ranks of a distributed job run the code: the rule
+    # is not run in a module that only ever runs as one process (a test module that starts no
+    # processes, a demo script no distributed code reaches, a module only such scripts import;
+    # ddplint.model.project.ProjectView.single_process).
+    needs_ranks: ClassVar[bool] = False
+    # Shared analyses (ddplint.analyses) this rule reads through `self.model.get(cls)`.
+    analyses: ClassVar[tuple[type[Analysis], ...]] = ()
+    # Facts the project index knows about a module (ddplint.prefilter.project_facts) under which
+    # the rule runs there though the module's text lacks its needles: the other half of the
+    # pitfall is in another module. `unscreened_by`: those of them under which the file is
+    # parsed for the rule though its `ast` screen fails (the screen cannot see that other half).
+    opened_by: ClassVar[frozenset[ProjectFact]] = frozenset()
+    unscreened_by: ClassVar[frozenset[ProjectFact]] = frozenset()
+
+    def __init__(self, model: SemanticModel) -> None:
+        super().__init__()
+        self.model = model
+        self.reports: list[Report] = []
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        trigger = cls.__dict__.get("trigger")
+        if trigger is not None:
+            cls.needles = trigger.needles
+            cls.screen = trigger.screen
+        if cls.takes_calls() and not isinstance(cls.trigger, CallTrigger):
+            raise TypeError(f"{cls.__name__} implements check(call) but declares no CallTrigger")
+
+    @classmethod
+    def takes_calls(cls) -> bool:
+        """Whether the engine hands the rule the calls its trigger matches (it implements `check`)."""
+        return cls.check is not Rule.check
+
+    def on_call(self, node: cst.Call) -> None:
+        """The engine's entry for a rule with a trigger: every call, filtered by it."""
+        if self.trigger.matches(self.model, node):  # type: ignore[union-attr]
+            self.check(node)
+
+    def check(self, node: cst.Call) -> None:
+        """A call the rule's trigger matched; rules with a trigger implement this."""
+        raise NotImplementedError
+
+    @classmethod
+    def matches_text(cls, source: str) -> bool:
+        return needles_match(cls.needles, source)
+
+    @classmethod
+    def explanation(cls) -> str:
+        return textwrap.dedent(cls.__doc__ or "").strip()
+
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: str | None = None,
+        *,
+        replace: Mapping[cst.CSTNode, Replacement] | None = None,
+        imports: Sequence[str] = (),
+    ) -> None:
+        """Record a finding at `node`. `replace` maps original nodes of this tree to their
+        replacements; `imports` are statements (`import functools`) the fix needs at the top."""
+        applicability = self.fix if replace else None
+        self.reports.append(
+            Report(type(self), node, message or self.message, replace, applicability, tuple(imports))
+        )

@@ -1,0 +1,83 @@
+"""The package's folders are its layers, and no module imports from a layer above its own.
+
+From the bottom: the shared vocabulary (`core`), one file's tree and names (`semantic`), the
+text and `ast` prefilters, the per-file analyses, the project model, the rules, the engine that
+lints a file, fixing, and on top the user-facing commands, the language server, the runtime
+harness and the public `api`. A module may import from its own layer or any below it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import ddplint
+
+PACKAGE = Path(ddplint.__file__).parent
+LAYERS = (
+    {"core"},
+    {"semantic"},
+    {"prefilter"},
+    {"analyses"},
+    {"model"},
+    {"rules"},
+    {"engine"},
+    {"fixing"},
+    {"commands", "server", "harness", "api", "__main__"},
+)
+RANK = {part: rank for rank, parts in enumerate(LAYERS) for part in parts}
+
+
+def layer_of(module: str) -> int | None:
+    """The layer of `ddplint.X...`; None for the package itself and what it holds (its version)."""
+    parts = module.split(".")
+    return RANK.get(parts[1]) if len(parts) > 1 else None
+
+
+def imported_modules(tree: ast.AST, module: str = "ddplint.x") -> list[tuple[int, str]]:
+    """Every ddplint module `module` imports anywhere, function-level and relative imports
+    included (`from ..core import hashing` in ddplint.harness.launcher is ddplint.core)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            package = module.split(".")[: -node.level] if node.level else []
+            base = ".".join(package + ([node.module] if node.module else []))
+            if base.split(".")[0] != "ddplint":
+                continue
+            if base == "ddplint" or not node.module:  # `from ddplint import api`, `from . import x`: modules, or a version
+                found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
+            else:
+                found.append((node.lineno, base))
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names if alias.name.split(".")[0] == "ddplint"]
+    return sorted(found)
+
+
+def modules():
+    """(path, dotted name) of every module but the package's own `__init__`."""
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE)
+        if len(relative.parts) > 1 or relative.stem != "__init__":
+            yield path, "ddplint." + ".".join(relative.with_suffix("").parts)
+
+
+def test_every_module_is_in_a_layer():
+    assert sorted({module.split(".")[1] for _, module in modules()} - set(RANK)) == []
+
+
+def test_no_module_imports_from_a_layer_above_its_own():
+    upward = []
+    for path, module in modules():
+        own = layer_of(module)
+        for line, imported in imported_modules(ast.parse(path.read_text(encoding="utf-8")), module):
+            target = layer_of(imported)
+            if target is not None and target > own:
+                upward.append(f"{module}:{line} imports {imported}")
+    assert upward == []
+
+
+def test_an_upward_import_is_caught():
+    tree = ast.parse("def f():\n    from ddplint.engine.lint import parse\nfrom ddplint import api\nfrom ..commands import cli\n")
+    found = imported_modules(tree, "ddplint.model.program")
+    assert found == [(2, "ddplint.engine.lint"), (3, "ddplint.api"), (4, "ddplint.commands")]
+    assert all(layer_of(module) > layer_of("ddplint.model.program") for _, module in found)
