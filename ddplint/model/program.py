@@ -253,7 +253,6 @@ class _FunctionReader:
         cycles = None if method else _cycled(node, positional)
         if cycles is not None:
             self.record["cycles"] = cycles
-        self.record["gives"] = _gives(node)
 
     def source(self, expr: ast.AST | None) -> list | None:
         if isinstance(expr, ast.Name):
@@ -568,6 +567,26 @@ class _FunctionReader:
 _REGISTERS = frozenset(("add_module", "register_module", "register_parameter", "register_buffer", "setattr"))
 
 
+def _function_node(body: list[ast.stmt], key: str, cls: str | None) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The function a summary keys `key` (`name`, `Class.name`), found as `definitions` keys
+    them: the first definition, at any depth."""
+    for node in body:
+        if isinstance(node, _FUNCTIONS):
+            if (f"{cls}.{node.name}" if cls else node.name) == key:
+                return node
+            found = _function_node(node.body, key, None)
+        elif isinstance(node, ast.ClassDef):
+            found = _function_node(node.body, key, node.name)
+        else:
+            found = None
+            for part in (*(getattr(node, name, None) or [] for name in ("body", "orelse", "finalbody")),
+                         *(handler.body for handler in getattr(node, "handlers", None) or [])):
+                found = found or _function_node(part, key, cls)
+        if found is not None:
+            return found
+    return None
+
+
 def _gives(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list:
     """What each `return` of a function gives, by class: a list of ["class", dotted] (a class
     object named by a dotted name: `return SRv1`) and ["call", callee] (what a call gives:
@@ -823,6 +842,7 @@ class Program:
         self.consulted: set[str] | None = None
         self._summaries: dict[str, dict | None] = {}
         self._module_code: dict[str, dict | None] = {}
+        self._gives: dict[tuple[str, str], list | None] = {}  # (module, function) -> what its returns give
         self._order: list[str] = []
         self._importers: dict[str, list[str]] | None = None
         self._splits: dict[tuple[str, str], tuple[str, str] | None] = {}
@@ -912,6 +932,20 @@ class Program:
         if self.consulted is not None:
             self.consulted.add(module)
         return self._reader(module)
+
+    def _returns(self, module: str, function: str) -> list | None:
+        """What each return of a function of `module` gives (`_gives`); None when it cannot be
+        read. Worked out on demand (few questions need it), from the module's text."""
+        key = (module, function)
+        if key not in self._gives:
+            text, found = self._read(module), None
+            try:
+                tree = ast.parse(text) if text is not None else None
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                tree = None
+            node = _function_node(tree.body, function, None) if tree is not None else None
+            self._gives[key] = _gives(node) if node is not None else None
+        return self._gives[key]
 
     def module_code(self, module: str) -> dict | None:
         """The record of `module`'s own code (what runs when it is run or imported), read as a
@@ -1258,10 +1292,11 @@ class Program:
             project = local or (qualified is not None and self.split(qualified, module) is not None)
             return None if project or depth > MAX_GIVES_DEPTH else [("call", module, callee)]
         record = self.summary(target[0])["functions"][target[1]]  # type: ignore[index]
-        if target[2] or None in record.get("gives", [None]):
-            return None  # a method: its object may hand back anything
+        returns = None if target[2] else self._returns(target[0], target[1])
+        if returns is None or None in returns:
+            return None  # a method (its object may hand back anything), or a return unknown
         found: list[tuple[str, str, str]] = []
-        for kind, name in (given for returned in record["gives"] for given in returned):
+        for kind, name in (given for returned in returns for given in returned):
             if kind == "class":
                 made = self.class_of(target[0], name)
                 more = [("class", *made)] if made is not None else None
