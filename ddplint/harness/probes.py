@@ -55,10 +55,17 @@ def init_distributed(timeout_s: float = 60.0):
 
 
 def finish() -> None:
-    """Leave the process group (kept open when several scenarios share one launch)."""
+    """Leave the process group (kept open when several scenarios share one launch). DDP models
+    still awaiting the cyclic collector hold the group through their reducers: collected after
+    the group is gone, they abort the process ("terminate called without an active exception"),
+    so they are collected first, and every rank is done with the group before any leaves it."""
+    import gc
+
     import torch.distributed as dist
 
     if dist.is_initialized() and not os.environ.get(BATCH_VAR):
+        gc.collect()
+        dist.barrier()
         dist.destroy_process_group()
 
 
