@@ -567,24 +567,22 @@ class _FunctionReader:
 _REGISTERS = frozenset(("add_module", "register_module", "register_parameter", "register_buffer", "setattr"))
 
 
-def _function_node(body: list[ast.stmt], key: str, cls: str | None) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    """The function a summary keys `key` (`name`, `Class.name`), found as `definitions` keys
-    them: the first definition, at any depth."""
+def _definitions(body: list[ast.stmt], cls: str | None = None):
+    """Every function and class a module defines, at any depth and in source order, as (node,
+    the class whose body holds it or None): how summaries key functions (`name`, `Class.name`)."""
     for node in body:
-        if isinstance(node, _FUNCTIONS):
-            if (f"{cls}.{node.name}" if cls else node.name) == key:
-                return node
-            found = _function_node(node.body, key, None)
-        elif isinstance(node, ast.ClassDef):
-            found = _function_node(node.body, key, node.name)
+        if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
+            yield node, cls
+            yield from _definitions(node.body, node.name if isinstance(node, ast.ClassDef) else None)
         else:
-            found = None
-            for part in (*(getattr(node, name, None) or [] for name in ("body", "orelse", "finalbody")),
-                         *(handler.body for handler in getattr(node, "handlers", None) or [])):
-                found = found or _function_node(part, key, cls)
-        if found is not None:
-            return found
-    return None
+            for name in ("body", "orelse", "finalbody"):
+                yield from _definitions(getattr(node, name, None) or [], cls)
+            for handler in getattr(node, "handlers", None) or []:
+                yield from _definitions(handler.body, cls)
+
+
+def _function_key(node: ast.FunctionDef | ast.AsyncFunctionDef, cls: str | None) -> str:
+    return f"{cls}.{node.name}" if cls else node.name
 
 
 def _gives(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list:
@@ -775,27 +773,20 @@ def summarize(tree: ast.Module, text: str | None = None) -> dict:
     functions: dict[str, dict] = {}
     classes: dict[str, dict] = {}
 
-    def definitions(body: list[ast.stmt], cls: str | None) -> None:
-        for node in body:
-            if isinstance(node, _FUNCTIONS):
-                key = f"{cls}.{node.name}" if cls else node.name
-                if key not in functions:
-                    reader = _FunctionReader(node, cls, paths)
-                    functions[key] = reader.record
-                    context[key] = process_context.function_record(node, reader.guards, reader.dotted_calls)
-                definitions(node.body, None)
-            elif isinstance(node, ast.ClassDef):
+    def definitions(body: list[ast.stmt]) -> None:
+        for node, cls in _definitions(body):
+            if isinstance(node, ast.ClassDef):
                 classes.setdefault(node.name, {"line": node.lineno, "bases": [b for b in map(dotted, node.bases) if b]})
-                definitions(node.body, node.name)
-            else:
-                for name in ("body", "orelse", "finalbody"):
-                    definitions(getattr(node, name, None) or [], cls)
-                for handler in getattr(node, "handlers", None) or []:
-                    definitions(handler.body, cls)
+                continue
+            key = _function_key(node, cls)
+            if key not in functions:
+                reader = _FunctionReader(node, cls, paths)
+                functions[key] = reader.record
+                context[key] = process_context.function_record(node, reader.guards, reader.dotted_calls)
 
     context: dict[str, dict] = {"": process_context.read_module(tree)}  # who runs it: ddplint.model.context
     paths = values.module_paths(tree)
-    definitions(tree.body, None)
+    definitions(tree.body)
     binds = _DEVICE_TEXT.search(text) is not None if text is not None else _binds_device(tree)
     return {"functions": functions, "classes": classes, "binds_device": binds, "context": context}
 
@@ -943,7 +934,8 @@ class Program:
                 tree = ast.parse(text) if text is not None else None
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 tree = None
-            node = _function_node(tree.body, function, None) if tree is not None else None
+            node = next((n for n, cls in _definitions(tree.body) if not isinstance(n, ast.ClassDef)
+                         and _function_key(n, cls) == function), None) if tree is not None else None
             self._gives[key] = _gives(node) if node is not None else None
         return self._gives[key]
 
