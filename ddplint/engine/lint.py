@@ -207,20 +207,26 @@ def rules_to_run(
     caller already has them). When some rule without a screen needs libcst anyway, screening
     the others would not save the parse. The project's `hints` add what other modules bind to
     the screens' facts."""
+    return _screened(source, rules, facts, hints)[0]
+
+
+def _screened(source, rules, facts, hints) -> tuple[list[type[Rule]], Facts | None]:
+    """`rules_to_run`, and the screens' facts where they were gathered: `positions` places
+    findings by the same `ast` instead of generating the whole module again."""
     active = rules_for_text(source, rules, hints)
     if not active or any(rule.screen is None for rule in active) or len(source) > MAX_PARSE_CHARS:
-        return active  # (too large: `parse` reports it unchecked, without building any tree)
+        return active, facts  # (too large: `parse` reports it unchecked, without building any tree)
     if facts is None:
         facts = facts_of(source)
     if facts is None:
-        return active
+        return active, None
     if hints is None:
-        return [rule for rule in active if rule.screen.holds(facts)]  # type: ignore[union-attr]
+        return [rule for rule in active if rule.screen.holds(facts)], facts  # type: ignore[union-attr]
     facts = hints.patch(facts)
     return [
         rule for rule in active
         if hints.unscreened(rule.unscreened_by) or hints.feeds(rule.code) or rule.screen.holds(facts)  # type: ignore[union-attr]
-    ]
+    ], facts
 
 
 @dataclass
@@ -252,7 +258,7 @@ def analyse(
         return analyse_large(source, path, rules, honour_noqa=honour_noqa)
     if project is None:
         project = _PROJECT.get()
-    active = rules_to_run(source, rules, facts, project.hints() if project is not None else None)
+    active, facts = _screened(source, rules, facts, project.hints() if project is not None else None)
     if not active:
         return FileAnalysis(None, [], [])
     if project is None:  # the file alone still has functions that hand each other values
