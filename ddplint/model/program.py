@@ -836,6 +836,7 @@ class Program:
         self._gives: dict[tuple[str, str], list | None] = {}  # (module, function) -> what its returns give
         self._order: list[str] = []
         self._importers: dict[str, list[str]] | None = None
+        self._import_parts: dict[str, list[tuple[str, str]]] | None = None
         self._splits: dict[tuple[str, str], tuple[str, str] | None] = {}
         self._source = 0  # bytes of the modules read so far (MAX_SOURCE)
         self._folders: dict[str, str] = {}
@@ -999,16 +1000,33 @@ class Program:
         return found
 
     def importers_of(self, module: str) -> list[str]:
+        """The project modules that import `module` or a name from it, once per name they
+        import (in the order of `project.modules`)."""
         if self._importers is None:
             self._importers = {}
+        found = self._importers.get(module)
+        if found is None:
+            found = self._importers[module] = [
+                name
+                for name, origin in self._imports_by_part().get(module.rpartition(".")[2], ())
+                if (place := self.split(origin, name)) is not None and place[0] == module != name
+            ]
+        return found
+
+    def _imports_by_part(self) -> dict[str, list[tuple[str, str]]]:
+        """(importer, absolute origin) of every import of the project, under each dotted part
+        of the origin. A module is named by its folders and file, and an import reaches it
+        through a prefix of the origin (see `split`), so the module's last part is in the
+        origin: looking up only those imports is much cheaper than splitting every one."""
+        if self._import_parts is None:
+            self._import_parts = {}
             for name, facts in self.project.modules.items():
                 for origin in sorted(set(facts["imports"].values())):  # sorted: the same solution every run
                     if origin.startswith("."):
                         origin = self.project.module_view(name).absolute(origin)
-                    found = self.split(origin, name)
-                    if found is not None and found[0] != name:
-                        self._importers.setdefault(found[0], []).append(name)
-        return self._importers.get(module, [])
+                    for part in set(origin.split(".")):
+                        self._import_parts.setdefault(part, []).append((name, origin))
+        return self._import_parts
 
     def attribute_uses(self, module: str, attribute: str) -> tuple[int | None, bool]:
         """The first line where `module` reads `<x>.<attribute>`, and whether it assigns it from the
