@@ -1373,16 +1373,25 @@ class Program:
                 returned = self.returned_data.setdefault((module, key), [])
                 if value not in returned and len(returned) < MAX_RESULTS:
                     returned.append(value)
-                    for importer in self.importers_of(module):
-                        self.summary(importer)
+                    self._read_callers(module)
                     changed = True
                 continue
             if value is not None and (module, key) not in self.results:
                 self.results[(module, key)] = value
-                for importer in self.importers_of(module):
-                    self.summary(importer)
+                self._read_callers(module)
                 changed = True
         return changed
+
+    def _read_callers(self, module: str) -> None:
+        """Read the modules that may call what `module` returns: its importers, and through a
+        package's `__init__` that re-exports it (`from lib.data import get_data_loader`) theirs."""
+        pending, seen = [module], {module}
+        while pending:
+            for importer in self.importers_of(pending.pop()):
+                self.summary(importer)
+                if importer not in seen and self.project.relpaths[importer].endswith("__init__.py"):
+                    seen.add(importer)
+                    pending.append(importer)
 
     # -- questions -----------------------------------------------------------------------
 
