@@ -23,6 +23,36 @@ def test_only_rules_whose_needles_occur_are_run():
     assert [rule.code for rule in active] == ["DDP004"]
 
 
+def test_needles_on_comment_lines_admit_nothing():
+    licence = "# distributed under the License is distributed on an \"AS IS\" BASIS\n"
+    load = "import torch\nstate = torch.load('w.pt')\n"
+    assert engine.rules_for_text(licence + load, all_rules()) == []
+    # the same word on a line of code, after the comment, still counts
+    assert [rule.code for rule in engine.rules_for_text(licence + load + "distributed = True\n", all_rules())] == ["DDP004"]
+    # a trailing comment is not told apart from the code before it
+    assert [rule.code for rule in engine.rules_for_text(load + "x = 1  # distributed\n", all_rules())] == ["DDP004"]
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_comment_lines_end_at_every_newline(newline):
+    from ddplint.prefilter.needles import in_code
+
+    assert not in_code(newline.join(["#!/usr/bin/env python", "# torch.distributed", "x = 1"]), "distributed")
+    assert in_code(newline.join(["#!/usr/bin/env python", "import torch.distributed", ""]), "distributed")
+    assert in_code(newline.join(["# torch.distributed", "  # distributed", "y = distributed"]), "distributed")
+
+
+def test_findings_are_placed_by_the_screens_ast_not_a_second_pass_over_the_module(monkeypatch):
+    from ddplint.semantic import walk
+
+    trees = []
+    real = walk.positions
+    monkeypatch.setattr(engine, "positions", lambda *a, **k: trees.append(a[3] if len(a) > 3 else k.get("tree")) or real(*a, **k))
+    source = "import torch.distributed\nstate = torch.load('w.pt')\n"
+    assert [d.code for d in engine.analyse(source, "x.py", all_rules()).diagnostics] == ["DDP004"]
+    assert len(trees) == 1 and trees[0] is not None
+
+
 def test_one_parse_per_file(monkeypatch):
     calls = []
     real = cst.parse_module

@@ -155,9 +155,10 @@ def module_facts(text: str, scan: TextScan | None = None, relative: str | None =
         return facts
     for statement in _imports(text):
         _read_import(statement, facts)
-    # Functions are read only in modules that say "cuda" (a helper that only calls another
-    # module's helper, or moves to a device by index alone, is followed from one that does).
-    cuda_text = scan.has("cuda")
+    # Functions are read only in modules that say "cuda", in a comment too (a helper that only
+    # calls another module's helper, or moves to a device by index alone, is followed from one
+    # that does).
+    cuda_text = "cuda" in text
     class_text = scan.has("DataLoader") or "Sampler" in text
     library_loader = "distributed=" in text and any(f"{name}(" in text for name in LIBRARY_LOADERS.last_names)
     if (scan.has("DistributedSampler") and "DistributedSampler(" in text) or library_loader:

@@ -41,7 +41,7 @@ class TextScan:
         found = self._found.get(needle)
         if found is None:
             if isinstance(needle, str):
-                found = needle in self.source
+                found = in_code(self.source, needle)
             elif isinstance(needle, re.Pattern):
                 found = needle.search(self.source) is not None
             else:  # strings before patterns: they are the cheaper searches
@@ -64,6 +64,26 @@ class TextScan:
             else:
                 costly.append(needle)
         return all(self.has(needle) for needle in costly)
+
+
+def in_code(source: str, needle: str) -> bool:
+    """Whether `needle` occurs in `source` on a line that is not a comment line. A licence
+    header ("distributed under the License") or a commented-out `# torch.save(...)` is no
+    evidence for any rule, and it is in most files of the large libraries. (A line of a
+    string that starts with `#` is skipped too: no rule reads what a string holds as code.)"""
+    start = source.find(needle)
+    while start != -1:
+        line = source.rfind("\n", 0, start) + 1
+        line = source.rfind("\r", line, start) + 1 or line  # a lone `\r` ends a line too
+        if not source[line:start].lstrip().startswith("#"):
+            return True
+        end = source.find("\n", start)
+        carriage = source.find("\r", start, None if end == -1 else end)
+        end = end if carriage == -1 else carriage
+        if end == -1:
+            return False
+        start = source.find(needle, end)
+    return False
 
 
 def needles_match(needles: Iterable[Needle], source: str, *, distributed: bool = False) -> bool:

@@ -152,7 +152,6 @@ class WorkersPerRank(Rule):
             from torch.utils.data import DataLoader
 
             class Task(lightning.LightningDataModule):
-                # Lightning runs its hooks on every rank (trainer.global_rank)
                 def __init__(self, dataset, num_workers=None):
                     super().__init__()
                     if num_workers is None:
@@ -166,6 +165,10 @@ class WorkersPerRank(Rule):
 
                 def val_dataloader(self):
                     return DataLoader(self.dataset, num_workers=self.num_workers)
+
+                def setup(self, stage):
+                    # Lightning runs its hooks on every rank
+                    self.shard = self.dataset.shard(self.trainer.global_rank)
             """
         ),
     )
