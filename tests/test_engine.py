@@ -169,3 +169,30 @@ def test_needle_index_agrees_with_the_rules():
 
     assert NEEDLES == {rule.code: tuple(rule.needles) for rule in all_rules()}
     assert SCREENS == {rule.code: rule.screen for rule in all_rules()}
+
+
+def test_a_files_tree_is_freed_without_the_cyclic_collector():
+    """Rules and analyses hold the model, and the model holds the tree: a cycle among them
+    keeps the whole tree alive until the collector finds it, which in a batch run cost about a
+    tenth of the CPU. After `analyse`, reference counting alone must free it."""
+    import gc
+
+    rules = all_rules()
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        for rule in rules:
+            for example in rule.flagged_examples:
+                engine.analyse(example.code, "x.py", rules)
+                gc.set_debug(gc.DEBUG_SAVEALL)
+                gc.collect()
+                pinned = any(isinstance(found, cst.Module) for found in gc.garbage)
+                gc.set_debug(0)
+                gc.garbage.clear()
+                gc.collect()
+                assert not pinned, (rule.code, example.code)
+    finally:
+        gc.set_debug(0)
+        if enabled:
+            gc.enable()

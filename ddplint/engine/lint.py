@@ -275,6 +275,7 @@ def analyse(
         traverse(module, model, instances)
     except RecursionError:
         raise SourceError("cannot check: code is nested too deeply") from None
+    model.release()
     reports = [report for rule in instances for report in rule.reports]
     if not reports:
         return FileAnalysis(module, [], [])

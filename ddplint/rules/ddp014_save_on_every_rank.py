@@ -648,3 +648,4 @@ class SaveOnEveryRank(Rule):
                 message = self.message if guard is None else _MESSAGE.format(guard)
                 always_true = f"{message}; `{uncalled}` is not called, so the test is always true"
                 self.report(node, message if uncalled is None else always_true)
+        del every_rank_runs  # a recursive closure is a cycle, and it holds `self`: the file's tree

@@ -273,6 +273,12 @@ class SemanticModel:
     def add_analysis(self, instance: Analysis) -> None:
         self._analyses[type(instance)] = instance
 
+    def release(self) -> None:
+        """Drop the analyses once the rules have reported. Each holds the model, which holds
+        it: left so, the cycle keeps the file's tree alive until the cyclic collector finds
+        it, and in a batch run collecting those trees cost about a tenth of the CPU."""
+        self._analyses.clear()
+
     @property
     def analyses(self) -> list[Analysis]:
         return list(self._analyses.values())
