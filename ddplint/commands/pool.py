@@ -191,7 +191,13 @@ def _process_target(target: Target, rules: list[type[Rule]], mode: Mode, hints=N
     view = _view(target.path)
     if view is not None and hints is not None:
         view._hints = hints
-    result = process_file(target.path, rules, replace(mode, write=False), root=target.root, project=view)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        result = process_file(target.path, rules, replace(mode, write=False), root=target.root, project=view)
+    finally:
+        if collecting:
+            gc.enable()
     if _PROJECT is not None:
         result.reads = _PROJECT.consulted()
     return result
