@@ -245,6 +245,31 @@ def test_who_runs_a_function_is_answered_across_modules(tmp_path):
     assert context.called_elsewhere_only_on_rank_zero("pkg.ckpt", "dump") is None
 
 
+def test_a_base_class_attribute_is_read_across_modules(tmp_path):
+    """ddplint/model/context.py attribute_values: what the methods of a project base class (and
+    of its project bases) assign to `self.<attribute>`, each with the resolver of its module,
+    for a subclass in another module; `...` for a binding of unknown value (`+=`)."""
+    import libcst as cst
+
+    from ddplint.analyses.ranks import classify
+
+    index = _project(tmp_path, {
+        "base": "import torch.distributed as dist\n\nclass Trainer:\n    def __init__(self):\n"
+                "        self.primary = dist.get_rank() == 0\n        self.steps = 0\n\n"
+                "class Counting(Trainer):\n    def step(self):\n        self.steps += 1\n",
+        "train": "from pkg.base import Counting, Trainer\nfrom torch import nn\n\n"
+                 "class Mine(Counting):\n    pass\n\nclass Net(nn.Module):\n    pass\n",
+    })
+    context = index.program.context
+    [(value, resolve)] = context.attribute_values("pkg.train", "Trainer", "primary")
+    assert classify(value, resolve).true_only_zero
+    assert [classify(v, r).true_only_zero for v, r in context.attribute_values("pkg.train", "Counting", "primary")] == [True]
+    steps = context.attribute_values("pkg.train", "Counting", "steps")
+    assert sorted(type(v).__name__ for v, _ in steps) == ["Ellipsis", "Integer"]
+    assert context.attribute_values("pkg.train", "Trainer", "missing") == []
+    assert context.attribute_values("pkg.train", "nn.Module", "primary") == []  # no project class
+
+
 def test_samplers_and_loaders_are_followed_through_tuples_returns_and_parameters(tmp_path):
     from ddplint.model import loaders
     from ddplint.model.program import Data, Pack

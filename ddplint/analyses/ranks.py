@@ -449,6 +449,7 @@ class RankFacts:
         self._names: dict[int, dict[str, list]] = {}  # id(def node or module) -> name -> values
         self._attributes: dict[str, list] = {}  # "Class.x" for self.x, "args.x" otherwise
         self._functions: dict[str, cst.FunctionDef] = {}  # module-level functions
+        self._bases: dict[str, list[str]] = {}  # class -> its bases as written
         self._methods: dict[str, cst.FunctionDef] = {}  # "Class.name"
         self._contexts: dict[int, tuple[str | None, str | None]] = {}  # id(def) -> (class, self's name)
         self._predicates: dict[int, RankTest | None] = {}  # id(def) -> what a call of it says
@@ -523,6 +524,7 @@ class RankFacts:
                 self._collect_suite(statement.body, statement, inner_cls, inner_self)
                 continue
             if isinstance(statement, cst.ClassDef):
+                self._bases[statement.name.value] = [b for b in (dotted_name(arg.value) for arg in statement.bases) if b]
                 self._collect_suite(statement.body, statement, None, None)
                 continue
             if isinstance(statement, cst.If):
@@ -657,6 +659,8 @@ class RankFacts:
             values = self._attributes.get(key) if key is not None else None
         if key in self._switches:
             return self._switches[key]
+        if cls is not None and key is not None and key.startswith(f"{cls}.") and "." not in key[len(cls) + 1 :]:
+            values = self._inherited(cls, key[len(cls) + 1 :])  # `self.x`, also set in a base class
         if not values or key in self._resolving:
             return None
         resolve = self if function is None else lambda inner: self._held(inner, function, cls, self_name)
@@ -668,17 +672,39 @@ class RankFacts:
                     return None
                 if value is self._UNREACHED:
                     continue
+                value, resolved_by = value if isinstance(value, tuple) else (value, resolve)  # a base class's elsewhere
                 truth = _constant_truth(value)
                 if truth is not None:
                     facts = _meet(facts, _ALWAYS_TRUE if truth else _ALWAYS_FALSE)
                     continue
-                test = classify(value, resolve)
+                test = classify(value, resolved_by)
                 if not test.is_rank_test:
                     return None
                 facts, tested = _meet(facts, test), True
             return facts if tested else None
         finally:
             self._resolving.discard(key)
+
+    def _inherited(self, cls: str, attribute: str) -> list:
+        """The values `self.<attribute>` is assigned in class `cls` and in its project base
+        classes: those of this module as `_collect` noted them, those of other modules through
+        the program model (`self._primary = self._rank == 0` in a base class's `__init__`) as
+        (value, the resolver of its module)."""
+        values: list = []
+        pending, seen = [cls], set()
+        context = self.context
+        while pending:
+            name = pending.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            values += self._attributes.get(f"{name}.{attribute}", ())
+            for base in self._bases.get(name, ()):
+                if base in self._bases:
+                    pending.append(base)
+                elif context is not None:
+                    values += context.attribute_values(self.model.project.module, base, attribute)
+        return values
 
     def _function(
         self, expr: cst.BaseExpression, function: cst.FunctionDef | None, cls: str | None, self_name: str | None

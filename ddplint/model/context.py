@@ -107,6 +107,14 @@ def read_module(tree: ast.Module) -> dict:
     return record
 
 
+def _is_self_attribute(node: ast.AST, this: str | None, attribute: str) -> bool:
+    """`self.<attribute>`, `self` being the method's first parameter `this`."""
+    return (
+        isinstance(node, ast.Attribute) and node.attr == attribute
+        and isinstance(node.value, ast.Name) and node.value.id == this
+    )
+
+
 def _decorator_names(node) -> list[ast.expr]:
     return [d.func if isinstance(d, ast.Call) else d for d in node.decorator_list]
 
@@ -123,6 +131,8 @@ class ProcessContext:
         self._only_zero: dict[tuple[str, str | None], bool] = {}
         # module -> (callee's module, callee's key, calling function's key, line) of its calls
         self._callers: dict[str, list[tuple[str, str, str | None, int]]] = {}
+        self._attributes: dict[tuple[str, str, str], list] = {}  # (module, class, attribute) -> values
+        self._classes: dict[tuple[str, str], ast.ClassDef | None] = {}  # (module, class) -> its definition
 
     def _record(self, module: str, key: str | None) -> dict | None:
         summary = self.program.summary(module)
@@ -192,6 +202,66 @@ class ProcessContext:
             return _ALWAYS_TRUE
 
         return resolve
+
+    # -- rank facts held in a base class's attributes -------------------------------------
+
+    def attribute_values(self, module: str, base: str, attribute: str, depth: int = 0) -> list:
+        """The values that the methods of the project class `base` (as written in `module`, a
+        base of a class there) and of its project bases assign to `self.<attribute>`, as
+        (expression, resolver of its module) for RankFacts to classify: `self._primary =
+        self._rank == 0` in `Trainer.__init__` makes `if self._primary:` a rank-0 test in a
+        subclass. A binding of unknown value (`+=`, unpacking) is `...`, no rank test. Read on
+        demand, from the text of the modules that hold the classes; [] when `base` names no
+        project class or none of them assigns it."""
+        made = self.program.class_of(module, base) if depth <= MAX_DEPTH else None
+        if made is None:
+            return []
+        key = (*made, attribute)
+        if key not in self._attributes:
+            self._attributes[key] = []  # a cycle of bases adds nothing
+            target, cls = made
+            found = [(value, self._resolver(target, cls, depth + 1)) for value in self._assigned(target, cls, attribute)]
+            for inner in (self.program.summary(target) or {}).get("classes", {}).get(cls, {}).get("bases", ()):
+                found += self.attribute_values(target, inner, attribute, depth + 1)
+            self._attributes[key] = found
+        return self._attributes[key]
+
+    def _assigned(self, module: str, cls: str, attribute: str) -> list:
+        """The values (libcst expressions) the methods of class `cls`, defined at the top of
+        `module`, assign to `self.<attribute>`."""
+        import libcst as cst
+
+        if (module, cls) not in self._classes:
+            text = self.program._read(module)
+            try:
+                tree = ast.parse(text) if text is not None else None
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                tree = None
+            for node in tree.body if tree is not None else ():
+                if isinstance(node, ast.ClassDef):
+                    self._classes.setdefault((module, node.name), node)
+            self._classes.setdefault((module, cls), None)
+        node = self._classes[(module, cls)]
+        found: list = []
+        for method in (n for n in (node.body if node is not None else ()) if isinstance(n, _FUNCTIONS)):
+            params = [*method.args.posonlyargs, *method.args.args]
+            this = params[0].arg if params else None
+            for statement in walk(method):
+                if isinstance(statement, ast.Assign):
+                    targets, value = statement.targets, statement.value
+                elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)) and statement.value is not None:
+                    targets, value = [statement.target], None if isinstance(statement, ast.AugAssign) else statement.value
+                else:
+                    continue
+                for target in targets:
+                    if _is_self_attribute(target, this, attribute):
+                        try:
+                            found.append(cst.parse_expression(ast.unparse(value)) if value is not None else cst.Ellipsis())
+                        except Exception:  # noqa: BLE001 - an expression libcst does not read: unknown
+                            found.append(cst.Ellipsis())
+                    elif isinstance(target, (ast.Tuple, ast.List)) and any(_is_self_attribute(t, this, attribute) for t in walk(target)):
+                        found.append(cst.Ellipsis())
+        return found
 
     def names_function(self, module: str, name: str | None) -> bool:
         """Whether `name`, written in `module` outside a class, names a project function (not a

@@ -63,7 +63,9 @@ class SaveOnEveryRank(Rule):
     `@rank_zero_only` (`@main_process`, ...), a same-module function
     (`save_checkpoint()`) whose every call is under such a guard, and any of these tests held
     in a variable or attribute: `verbose = rank == 0` then `if verbose:`, `self.is_main =
-    dist.get_rank() == 0` then `if self.is_main:` in another method, `args.save_logs =
+    dist.get_rank() == 0` then `if self.is_main:` in another method (also of a subclass, in
+    another module too: its values are those its class and project base classes assign it),
+    `args.save_logs =
     args.logs and is_master(args)` then `if args.save_logs:` in another function. Such a
     variable is a guard when every value assigned to it in the module is a rank-0 test (or a
     constant `True`/`False`); one assigned anything else, or also bound as a parameter or loop
@@ -109,6 +111,26 @@ class SaveOnEveryRank(Rule):
                 if dist.get_rank() == 0 or not args.multi_gpu:
                     torch.save(model.state_dict(), "best.pt")
                     ^
+            """
+        ),
+        Flagged(
+            # The base class also sets the flag from the configuration: any rank may save.
+            """
+            import torch
+            import torch.distributed as dist
+
+            class BaseTrainer:
+                def __init__(self, config):
+                    self._primary = dist.get_rank() == 0
+                    if config.save_everywhere:
+                        self._primary = config.save
+
+            class Trainer(BaseTrainer):
+                def fit(self, model):
+                    dist.barrier()
+                    if self._primary:
+                        torch.save(model.state_dict(), "last.pt")
+                        ^
             """
         ),
         Flagged(
@@ -444,6 +466,29 @@ class SaveOnEveryRank(Rule):
                         torch.save(self.model.state_dict(), "a.pt")
                     if self.should_save:
                         torch.save(self.model.state_dict(), "b.pt")
+            """
+        ),
+        Clean(
+            # Set in a base class (also one in another module of the project), read in a
+            # subclass's method, also through a local variable.
+            """
+            import torch
+            import torch.distributed as dist
+
+            class BaseTrainer:
+                def __init__(self):
+                    self._primary = dist.get_rank() == 0
+
+            class Trainer(BaseTrainer):
+                def fit(self, model, best):
+                    dist.barrier()
+                    if self._primary:
+                        torch.save(model.state_dict(), "last.pt")
+                    should_save = False
+                    if best:
+                        should_save = self._primary
+                    if should_save:
+                        torch.save(model.state_dict(), "best.pt")
             """
         ),
         Clean(
