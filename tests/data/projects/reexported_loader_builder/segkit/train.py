@@ -1,15 +1,11 @@
-import torch
-import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
-from segkit.data import get_data_loader
+from segkit.data import train_loader
 
 
-def train(cfg, net, criterion, optimizer, train_set):
-    net = DistributedDataParallel(net.cuda())
-    dl = get_data_loader(cfg, train_set, mode="train")
-    for imgs, label in dl:
-        loss = criterion(net(imgs.cuda()), label.cuda())
+def fit(net, dataset, optimizer):
+    model = DistributedDataParallel(net.cuda())
+    for images, labels in train_loader(dataset, 32):
         optimizer.zero_grad()
-        loss.backward()
+        model(images.cuda()).loss(labels.cuda()).backward()
         optimizer.step()

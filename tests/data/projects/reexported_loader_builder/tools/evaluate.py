@@ -1,54 +1,28 @@
+import sys
+
 import torch
 import torch.distributed as dist
-from tqdm import tqdm
 
-from segkit.data import get_data_loader
-
-
-class Metrics:
-    def __init__(self, n_classes):
-        self.n_classes = n_classes
-        self.confusion = torch.zeros((n_classes, n_classes)).cuda()
-
-    def update(self, preds, label):
-        self.confusion += torch.bincount(label * self.n_classes + preds, minlength=self.n_classes ** 2).view(
-            self.n_classes, self.n_classes)
-
-    def compute_metrics(self):
-        if dist.is_initialized():
-            dist.all_reduce(self.confusion, dist.ReduceOp.SUM)
-        return self.confusion.diag() / self.confusion.sum(dim=1)
-
-
-class MscEval:
-    def __init__(self, n_classes):
-        self.metric_observer = Metrics(n_classes)
-
-    @torch.no_grad()
-    def __call__(self, net, dl):
-        if dist.get_rank() != 0:
-            diter = enumerate(dl)
-        else:
-            diter = enumerate(tqdm(dl))
-        for _, (imgs, label) in diter:
-            preds = net(imgs.cuda()).argmax(1)
-            self.metric_observer.update(preds, label.cuda())
-        return self.metric_observer.compute_metrics()
+from segkit.data import eval_loader
+from segkit.models import load
 
 
 @torch.no_grad()
-def eval_model(cfg, net, ds):
-    net.eval()
-    dl = get_data_loader(cfg, ds, mode="val")
-    single_scale = MscEval(cfg.n_cats)
-    return single_scale(net, dl)
+def accuracy(net, loader):
+    correct = torch.zeros(2).cuda()
+    for images, labels in loader:
+        predicted = net(images.cuda()).argmax(1)
+        correct += torch.stack([(predicted == labels.cuda()).sum(), torch.tensor(len(labels)).cuda()])
+    dist.all_reduce(correct)
+    return correct[0] / correct[1]
+
+
+def main(path):
+    dist.init_process_group("nccl")
+    net, dataset = load(path)
+    loader = eval_loader(dataset, 64)
+    print(accuracy(net, loader))
 
 
 if __name__ == "__main__":
-    import sys
-
-    from segkit.config import load_config, load_model, load_dataset
-
-    dist.init_process_group("nccl")
-    cfg = load_config(sys.argv[1])
-    print(eval_model(cfg, load_model(cfg), load_dataset(cfg)))
+    main(sys.argv[1])

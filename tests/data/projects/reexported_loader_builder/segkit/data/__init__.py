@@ -1,3 +1,3 @@
-from .builder import get_data_loader
+from .builder import eval_loader, train_loader
 
-__all__ = ["get_data_loader"]
+__all__ = ["eval_loader", "train_loader"]
