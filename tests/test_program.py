@@ -365,6 +365,40 @@ def test_files_saved_with_their_tensors_on_the_host_and_what_spoils_that(tmp_pat
         assert values.saved_on_host("pkg.train", f"file:{spoiled}") is None, spoiled
 
 
+def test_state_dicts_fsdp_or_dcp_gather_onto_the_host(tmp_path):
+    """Under `FSDP.state_dict_type(model, ..., config)` with `offload_to_cpu=True` (literal or
+    through a local), the model's (and, by the optimizer config, the optimizer's) state dict is
+    on the host; not outside the block, not for another model, not where the config is left
+    off or only set one way of an `if`; DCP's `StateDictOptions(cpu_offload=True)` likewise."""
+    train = (
+        "import torch\nfrom torch.distributed.fsdp import FullStateDictConfig, FullOptimStateDictConfig\n\n"
+        "def save(model, other, optim, multi):\n"
+        "    policy = FullStateDictConfig(offload_to_cpu=True, rank0_only=True)\n"
+        "    with FSDP.state_dict_type(model, FULL, policy, FullOptimStateDictConfig(offload_to_cpu=True)):\n"
+        "        state = model.state_dict()\n"
+        "        torch.save(state, 'model.pt')\n"
+        "        torch.save(FSDP.optim_state_dict(model, optim), 'optim.pt')\n"
+        "        torch.save(model._forward_module.state_dict(), 'inner.pt')\n"
+        "        torch.save(other.state_dict(), 'other.pt')\n"
+        "    torch.save(model.state_dict(), 'after.pt')\n"
+        "    with FSDP.state_dict_type(model, FULL, FullStateDictConfig(offload_to_cpu=multi)):\n"
+        "        torch.save(model.state_dict(), 'maybe.pt')\n"
+        "    if multi:\n"
+        "        half = FullStateDictConfig(offload_to_cpu=True)\n"
+        "    with FSDP.state_dict_type(model, FULL, half):\n"
+        "        torch.save(model.state_dict(), 'half.pt')\n"
+        "        torch.save(FSDP.optim_state_dict(model, optim), 'half_optim.pt')\n"
+        "    options = StateDictOptions(full_state_dict=True, cpu_offload=True)\n"
+        "    torch.save(get_model_state_dict(model, options=options), 'dcp.pt')\n"
+        "    torch.save(get_model_state_dict(model, options=StateDictOptions(full_state_dict=True)), 'dcp_gpu.pt')\n"
+    )
+    values = _project(tmp_path, {"train": train}).program.values
+    for hosted, line in (("model.pt", 8), ("optim.pt", 9), ("inner.pt", 10), ("dcp.pt", 21)):
+        assert values.saved_on_host("pkg.train", f"file:{hosted}") == f"pkg/train.py:{line}", hosted
+    for spoiled in ("other.pt", "after.pt", "maybe.pt", "half.pt", "half_optim.pt", "dcp_gpu.pt"):
+        assert values.saved_on_host("pkg.train", f"file:{spoiled}") is None, spoiled
+
+
 def test_the_classes_wrapped_in_ddp_with_their_arguments_through_builders(tmp_path):
     index = _project(tmp_path, {
         "main": _WRAP + "from pkg.models import build_model, Head\n\ndef wrap(model):\n"

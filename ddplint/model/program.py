@@ -242,6 +242,8 @@ class _FunctionReader:
         self.paths: dict[str, str] = {name: key for name, key in (paths or {}).items() if name not in self.env}
         self.moved: set[str] = set()  # modules moved to the host in place (ddplint.model.values)
         self.hosted: set[str] = set()  # local names bound to a value on the host
+        self.offload_configs: set[str] = set()  # local names bound to a configuration that offloads state dicts
+        self.offloading: list[tuple] = []  # the offloading `FSDP.state_dict_type` blocks around the walk
         self.records: dict[str, tuple] = {}  # local dicts built key by key (ddplint.model.values)
         self._statements(node.body)
         if not isinstance(node.body[-1], ast.Return):
@@ -534,27 +536,32 @@ class _FunctionReader:
                     if item.optional_vars is not None:
                         self._bind(item.optional_vars, None)
             if isinstance(statement, ast.If):
-                before, host = dict(self.env), (set(self.moved), set(self.hosted))
+                before, host = dict(self.env), (set(self.moved), set(self.hosted), set(self.offload_configs))
                 self._tests.append(statement.test)
                 self._ways.append((statement.test, True))
                 self._statements(statement.body)
                 self._tests.pop()
                 self._ways[-1] = (statement.test, False)
                 after_body, self.env = self.env, dict(before)
-                host_after_body, (self.moved, self.hosted) = (self.moved, self.hosted), host
+                host_after_body = (self.moved, self.hosted, self.offload_configs)
+                self.moved, self.hosted, self.offload_configs = host
                 self._statements(statement.orelse)
                 self._ways.pop()
                 self._merge(after_body)
                 self.moved &= host_after_body[0]  # on the host only if both ways leave it there
                 self.hosted &= host_after_body[1]
+                self.offload_configs &= host_after_body[2]
                 continue
             off = isinstance(statement, (ast.With, ast.AsyncWith)) and any(
                 _turns_gradients_off(item.context_expr) for item in statement.items
             )
             self._gradients_off += off
+            contexts = values.offloading(self, statement) if isinstance(statement, (ast.With, ast.AsyncWith)) else []
+            self.offloading += contexts
             for name in ("body", "orelse", "finalbody"):
                 self._statements(getattr(statement, name, None) or [])
             self._gradients_off -= off
+            del self.offloading[len(self.offloading) - len(contexts):]
             for handler in getattr(statement, "handlers", None) or []:
                 self._statements(handler.body)
             for case in getattr(statement, "cases", None) or []:

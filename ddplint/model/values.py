@@ -8,7 +8,8 @@ Read per function by the program's summaries (ddplint.model.program), from CPyth
   the file it writes to as a `path_key`;
 - `files`: each call named like a save (`torch.save`, `save_checkpoint`, `save_on_master`)
   that is given a file, with that file, and whether it is a `save(obj, f)` whose `obj` is on
-  the host (`net.cpu()` before `torch.save(net.state_dict(), path)`, `{k: v.cpu() ...}`);
+  the host (`net.cpu()` before `torch.save(net.state_dict(), path)`, `{k: v.cpu() ...}`, a
+  state dict taken under FSDP's `FullStateDictConfig(offload_to_cpu=True)`);
 - `tolerant`: the lines of calls that pass `find_unused_parameters` other than a literal False.
 
 `Values` answers, over the solved program: which checkpoints hold a DDP model's state dict
@@ -135,7 +136,10 @@ def _read_file_write(reader, node: ast.Call, callee: str) -> None:
 def _on_host(reader, expr: ast.AST) -> bool:
     """Whether a saved value holds its tensors on the host: the state dict of a module moved
     there in place before (`net.cpu()`, also of its `.module`) or on the way (`net.cpu().state_dict()`),
-    a `.cpu()` result, a name bound to one of these, a dict of them, or either of two."""
+    one offloaded by its configuration (`_offloaded`), a `.cpu()` result, a name bound to one
+    of these, a dict of them, or either of two."""
+    if isinstance(expr, ast.Call) and _offloaded(reader, expr):
+        return True
     if isinstance(expr, ast.Name):
         return expr.id in reader.hosted
     if isinstance(expr, ast.IfExp):
@@ -158,6 +162,57 @@ def _on_host(reader, expr: ast.AST) -> bool:
     return module is not None and (module in reader.moved or module in reader.hosted)
 
 
+def _offloads(reader, config: ast.AST | None) -> bool:
+    """Whether a state-dict configuration puts what it produces on the host: FSDP's
+    `FullStateDictConfig(offload_to_cpu=True)` (and the other `*StateDictConfig`s), DCP's
+    `StateDictOptions(cpu_offload=True)`, or a local name bound to one (a literal True only)."""
+    if isinstance(config, ast.Name):
+        return config.id in reader.offload_configs
+    if not isinstance(config, ast.Call):
+        return False
+    name = (dotted(config.func) or "").rpartition(".")[2]
+    flag = "cpu_offload" if name == "StateDictOptions" else "offload_to_cpu" if name.endswith("StateDictConfig") else None
+    return flag is not None and any(k.arg == flag and isinstance(k.value, ast.Constant) and k.value.value is True for k in config.keywords)
+
+
+def offloading(reader, statement: ast.With | ast.AsyncWith) -> list[tuple[str, bool, bool]]:
+    """The `with FSDP.state_dict_type(model, type, config, optim_config)` items of a with
+    statement, as (model, whether its state dict is on the host, whether its optimizer's is)."""
+    found = []
+    for item in statement.items:
+        context = item.context_expr
+        if isinstance(context, ast.Call) and isinstance(context.func, ast.Attribute) and context.func.attr == "state_dict_type":
+            model = _argument(context, 0, "module")
+            model = dotted(model) if model is not None else None
+            if model is not None:
+                found.append((
+                    model,
+                    _offloads(reader, _argument(context, 2, "state_dict_config")),
+                    _offloads(reader, _argument(context, 3, "optim_state_dict_config")),
+                ))
+    return found
+
+
+def _offloaded(reader, call: ast.Call) -> bool:
+    """A state dict its configuration puts on the host: `model.state_dict()` (also of a
+    submodule) or `FSDP.optim_state_dict(model, optim)` in a `with FSDP.state_dict_type(model,
+    ...)` block given an offloading configuration for it (`reader.offloading`), or DCP's
+    `get_model_state_dict(model, options=StateDictOptions(cpu_offload=True))`."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    if name in ("get_model_state_dict", "get_optimizer_state_dict"):
+        return any(k.arg == "options" and _offloads(reader, k.value) for k in call.keywords)
+    if name == "state_dict" and isinstance(func, ast.Attribute) and not call.args:
+        model, which = dotted(func.value), 1
+    elif name == "optim_state_dict" and call.args:
+        model, which = dotted(call.args[0]), 2
+    else:
+        return False
+    return model is not None and any(
+        context[which] and (model == context[0] or model.startswith(context[0] + ".")) for context in reader.offloading
+    )
+
+
 def _host(reader, statement: ast.stmt) -> None:
     """Follow, in statement order, the modules moved to the host in place (`net.cpu()`; moved
     back by `net.cuda()`, `net.to(device)`, or rebound) and the names bound to a value on the
@@ -172,10 +227,12 @@ def _host(reader, statement: ast.stmt) -> None:
                 reader.moved.discard(moved)
     if isinstance(statement, ast.Assign):
         host = _on_host(reader, statement.value)
+        offloads = _offloads(reader, statement.value)
         for target in statement.targets:
             name = dotted(target)
             if name is None:
                 continue
+            (reader.offload_configs.add if offloads and isinstance(target, ast.Name) else reader.offload_configs.discard)(name)
             reader.moved.discard(name)
             (reader.hosted.add if host and isinstance(target, ast.Name) else reader.hosted.discard)(name)
 

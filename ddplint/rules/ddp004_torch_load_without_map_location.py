@@ -129,8 +129,12 @@ class TorchLoadWithoutMapLocation(Rule):
     variable (rank 0 reading every rank's shard puts each on the GPU that saved it); a load
     of a file that the scripts in its folder save with its tensors on the host only (every
     call there that writes the same file name or option is a `torch.save` of the state dict
-    of a model moved by `net.cpu()` before, or of `.cpu()` tensors: `evaluate.py` reading what
-    `train.py` wrote; a save whose file the program model cannot name is not seen); and any
+    of a model moved by `net.cpu()` before, of `.cpu()` tensors, or of a state dict FSDP or DCP
+    gathers onto the host: `model.state_dict()` or `FSDP.optim_state_dict(model, optim)` in a
+    `with FSDP.state_dict_type(model, ..., FullStateDictConfig(offload_to_cpu=True))` block,
+    `get_model_state_dict(model, options=StateDictOptions(cpu_offload=True))`, the configuration
+    also through a local variable, with a literal True: `evaluate.py` reading what `train.py`
+    wrote; a save whose file the program model cannot name is not seen); and any
     load in a file with no sign of running distributed (single-process tools).
     `[tool.ddplint] strict = ["DDP004"]` flags every `torch.load` without `map_location`.
 
@@ -525,6 +529,42 @@ class TorchLoadWithoutMapLocation(Rule):
                 torch.save(state, os.path.join(out, "final.pth"))
             """,
         ),
+        Flagged(
+            # The configuration offloads nothing: the full state dict is gathered on rank 0's GPU.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.distributed.fsdp import FullStateDictConfig, StateDictType
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+            def save(model):
+                policy = FullStateDictConfig(rank0_only=True)
+                with FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT, policy):
+                    state = model.state_dict()
+                if dist.get_rank() == 0:
+                    torch.save(state, "model.pt")
+
+            def resume(model):
+                model.load_state_dict(torch.load("model.pt"))
+                                      ^
+            """,
+            fixed="""
+            import torch
+            import torch.distributed as dist
+            from torch.distributed.fsdp import FullStateDictConfig, StateDictType
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+            def save(model):
+                policy = FullStateDictConfig(rank0_only=True)
+                with FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT, policy):
+                    state = model.state_dict()
+                if dist.get_rank() == 0:
+                    torch.save(state, "model.pt")
+
+            def resume(model):
+                model.load_state_dict(torch.load("model.pt", map_location="cpu"))
+            """,
+        ),
     )
     clean_examples = (
         Clean(
@@ -563,6 +603,30 @@ class TorchLoadWithoutMapLocation(Rule):
                 net.load_state_dict(torch.load(os.path.join(out, "final.pth")))
                 path = os.path.join(out, "best.pth")
                 net.load_state_dict(torch.load(path))
+            """
+        ),
+        Clean(
+            # FSDP gathers the full state dict onto the host (offload_to_cpu=True), and DCP's
+            # cpu_offload does the same: both files hold CPU tensors.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.distributed.checkpoint.state_dict import StateDictOptions, get_optimizer_state_dict
+            from torch.distributed.fsdp import FullStateDictConfig, StateDictType
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+            def save(model, optimizer):
+                policy = FullStateDictConfig(offload_to_cpu=True, rank0_only=True)
+                with FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT, policy):
+                    state = model.state_dict()
+                options = StateDictOptions(full_state_dict=True, cpu_offload=True)
+                if dist.get_rank() == 0:
+                    torch.save(state, "model.pt")
+                    torch.save(get_optimizer_state_dict(model, optimizer, options=options), "optim.pt")
+
+            def resume(model, optimizer):
+                model.load_state_dict(torch.load("model.pt"))
+                optimizer.load_state_dict(torch.load("optim.pt"))
             """
         ),
         Clean(
