@@ -23,9 +23,11 @@ of its own, the Inner module of one (also `model.module if distributed else mode
 `getattr(model, "module", model)`), followed the same way (ddplint.model.inner asks who trains
 it). A conditional expression holds the DDP model, sampler or loader one branch makes
 (`DDP(m) if distributed else m`): the distributed run takes that branch. Anything else (containers, globals, `*args`) is not followed, so the program errs toward
-saying nothing. At most MAX_MODULES modules and MAX_SOURCE bytes of their source are read (a
-module is read whole, and library modules of 100-300 kB make bytes, not modules, the cost);
-what lies beyond is unknown. A warm run takes the solution's digest from the cache
+saying nothing. Names are qualified by the module's imports: the index's top-level ones, and
+those in top-level `if` and `try` blocks (`if 'cifar' in cfg.dataset: from data.cifar import
+build` / `else: ...`), which the summary keeps. At most MAX_MODULES modules and MAX_SOURCE
+bytes of their source are read (a module is read whole, and library modules of 100-300 kB make
+bytes, not modules, the cost); what lies beyond is unknown. A warm run takes the solution's digest from the cache
 (ddplint.model.solution) and builds no program while no file it read has changed.
 """
 
@@ -788,7 +790,33 @@ def summarize(tree: ast.Module, text: str | None = None) -> dict:
     paths = values.module_paths(tree)
     definitions(tree.body)
     binds = _DEVICE_TEXT.search(text) is not None if text is not None else _binds_device(tree)
-    return {"functions": functions, "classes": classes, "binds_device": binds, "context": context}
+    found = {"functions": functions, "classes": classes, "binds_device": binds, "context": context}
+    guarded = _guarded_imports(tree.body)
+    if guarded:
+        found["imports"] = guarded
+    return found
+
+
+def _guarded_imports(body: list[ast.stmt], inside: bool = False) -> dict[str, str]:
+    """The module's names that imports in its top-level `if` and `try` blocks bind, with their
+    origins as the project index writes them (relative ones keep their dots): `if 'cifar' in
+    cfg.dataset: from lib.datasets.cifar import get_datasets` / `else: from lib.datasets.imagenet
+    import get_datasets`. The index reads only the imports at the top level; a name bound twice
+    holds the last binding, as a local does (see `_FunctionReader`)."""
+    found: dict[str, str] = {}
+    for node in body:
+        if isinstance(node, ast.Import) and inside:
+            for alias in node.names:
+                found[alias.asname or alias.name.partition(".")[0]] = alias.name if alias.asname else alias.name.partition(".")[0]
+        elif isinstance(node, ast.ImportFrom) and inside:
+            prefix = "." * node.level + (node.module or "")
+            for alias in node.names:
+                if alias.name != "*":
+                    found[alias.asname or alias.name] = prefix + alias.name if prefix.endswith(".") else f"{prefix}.{alias.name}"
+        elif isinstance(node, (ast.If, ast.Try)):
+            for block in (node.body, node.orelse, getattr(node, "finalbody", []), *(h.body for h in getattr(node, "handlers", []))):
+                found.update(_guarded_imports(block, True))
+    return found
 
 
 # Ways a process picks its GPU (attributes called, or a name in a string): the module that has
@@ -1056,6 +1084,8 @@ class Program:
     def _qualify(self, module: str, dotted: str) -> str | None:
         head, _, rest = dotted.partition(".")
         origin = self.project.modules[module]["imports"].get(head)
+        if origin is None:  # an import in a top-level `if` or `try` block, where the summary has one
+            origin = (self._summaries.get(module) or {}).get("imports", {}).get(head)
         if origin is None:
             return None
         absolute = self.project.module_view(module).absolute(origin)
