@@ -427,3 +427,29 @@ def test_imports_in_top_level_if_and_try_blocks_name_the_modules_calls_reach(tmp
     assert summarize(tree)["imports"] == {"x": "x", "r": "p.q", "s": ".s", "w": "..u.v"}
     assert "imports" not in summarize(ast.parse("import os\ndef f():\n    import sys\n"))
 
+
+def test_questions_read_past_the_solutions_bound_and_a_helper_past_theirs_is_unknown(tmp_path, monkeypatch):
+    from ddplint.model import loaders, program as model
+
+    modules = {
+        "main": _EVALUATE_SCRIPT,
+        "engine": "from pkg import utils, merging\n\n"
+        "def evaluate(loader):\n    for x in loader:\n        pass\n    utils.reduce(x)\n    merging.merge(x)\n",
+        "utils": "import torch.distributed as dist\n\ndef reduce(t):\n    dist.all_reduce(t)\n",
+        "merging": "def merge(t):\n    return t\n",
+    }
+    monkeypatch.setattr(model, "MAX_MODULES", 1)  # the solution reads its starting point alone
+    found = {}
+    for asked in (3, 2, 1):
+        monkeypatch.setattr(model, "MAX_ASKED", asked)
+        (tmp_path / str(asked)).mkdir()
+        index = _project(tmp_path / str(asked), modules)
+        assert index.program.solved == 1
+        found[asked] = set(loaders.evaluated(index.program, "pkg.main"))
+    # 3: engine, utils and merging read, nothing places results by id; 2: merging is past the
+    # bound, and may (unknown: silent); 1: where evaluate() combines is unknown.
+    assert found == {3: {5}, 2: set(), 1: set()}
+    modules["merging"] = "import numpy as np\n\ndef merge(t):\n    return np.unique(t)\n"
+    monkeypatch.setattr(model, "MAX_ASKED", 3)
+    (tmp_path / "dedup").mkdir()
+    assert loaders.evaluated(_project(tmp_path / "dedup", modules).program, "pkg.main") == {}

@@ -26,8 +26,10 @@ it). A conditional expression holds the DDP model, sampler or loader one branch 
 saying nothing. Names are qualified by the module's imports: the index's top-level ones, and
 those in top-level `if` and `try` blocks (`if 'cifar' in cfg.dataset: from data.cifar import
 build` / `else: ...`), which the summary keeps. At most MAX_MODULES modules and MAX_SOURCE
-bytes of their source are read (a module is read whole, and library modules of 100-300 kB make
-bytes, not modules, the cost); what lies beyond is unknown. A warm run takes the solution's digest from the cache
+bytes of their source are read for the solution (a module is read whole, and library modules of
+100-300 kB make bytes, not modules, the cost); the questions asked of it afterwards (who
+evaluates a loader, where a call combines) read on, up to MAX_ASKED modules more. What lies
+beyond is unknown: an answer that met a bound (`refused`) says nothing. A warm run takes the solution's digest from the cache
 (ddplint.model.solution) and builds no program while no file it read has changed.
 """
 
@@ -49,6 +51,10 @@ from ddplint.core.torch_api import (
 )
 
 MAX_MODULES = 150  # modules read per run: past this, what a value would reach is unknown
+# Modules the questions asked of the solution (who evaluates a loader, where a call combines
+# across ranks) may read beyond MAX_MODULES: a monorepo of many training projects spends
+# MAX_MODULES on its starting points' first helpers, and a question reads only what it asks.
+MAX_ASKED = 100
 MAX_SOURCE = 2_000_000  # bytes of source read per run, past this as past MAX_MODULES (precision corpus: 1.94 MB at most)
 MAX_ROUNDS = 12  # rounds of the fixed point; a chain of helpers deeper than this is unknown
 MAX_GIVES, MAX_GIVES_DEPTH = 8, 3  # classes one call may give, and helpers followed for them (`gives`)
@@ -867,6 +873,7 @@ class Program:
         self._import_parts: dict[str, list[tuple[str, str]]] | None = None
         self._splits: dict[tuple[str, str], tuple[str, str] | None] = {}
         self._source = 0  # bytes of the modules read so far (MAX_SOURCE)
+        self.refused = 0  # reads refused by the bounds: an answer that met one is unknown
         self._folders: dict[str, str] = {}
         self._receivers: set[str] | None = None
         self._combines: dict[tuple, str | None] = {}
@@ -992,7 +999,9 @@ class Program:
             return self._summaries[module]
         if self._reading_closed:
             return None
-        if len(self._summaries) >= MAX_MODULES or self._source >= MAX_SOURCE:
+        limit = MAX_MODULES if self.consulted is None else MAX_MODULES + MAX_ASKED
+        if len(self._summaries) >= limit or self._source >= MAX_SOURCE:
+            self.refused += 1
             return None
         found, stamp = None, self._stamp(module)
         self.looked.add(module)
@@ -1592,7 +1601,10 @@ class Program:
         for callee, _ in record["invocations"]:
             if callee.rpartition(".")[2] in DEDUPLICATING_METHODS:
                 return True
+            refused = self.refused
             target = self.target(module, key, record["class"], callee) if depth < 4 else None
+            if self.refused != refused:
+                return True  # a helper past the bounds may place results by sample id: unknown, so silent
             if target is not None and target[:2] != (module, key):
                 inner = self._summaries[target[0]]["functions"][target[1]]  # type: ignore[index]
                 if self._deduplicates(target[0], target[1], inner, depth + 1):
