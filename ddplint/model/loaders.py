@@ -146,10 +146,12 @@ def _evaluations(program: Program) -> dict[str, Evaluated]:
     # helper module: the table is solved on its own memos, the same whatever was asked before.
     memos = program._evaluations, program._combines, program._deduplicating, program._reading_closed
     program._evaluations, program._combines, program._deduplicating, program._reading_closed = {}, {}, {}, False
+    program.asking = True  # its helpers may lie past the modules the solution read (Program.summary)
     try:
         _fill(program, table, evaluates)
     finally:
         program._evaluations, program._combines, program._deduplicating, program._reading_closed = memos
+        program.asking = False
     return table
 
 

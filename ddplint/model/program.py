@@ -27,9 +27,10 @@ saying nothing. Names are qualified by the module's imports: the index's top-lev
 those in top-level `if` and `try` blocks (`if 'cifar' in cfg.dataset: from data.cifar import
 build` / `else: ...`), which the summary keeps. At most MAX_MODULES modules and MAX_SOURCE
 bytes of their source are read for the solution (a module is read whole, and library modules of
-100-300 kB make bytes, not modules, the cost); the questions asked of it afterwards (who
-evaluates a loader, where a call combines) read on, up to MAX_ASKED modules more. What lies
-beyond is unknown: an answer that met a bound (`refused`) says nothing. A warm run takes the solution's digest from the cache
+100-300 kB make bytes, not modules, the cost); the table of evaluated samplers, asked once of
+the whole solution (ddplint.model.loaders: who evaluates a loader and combines the results),
+reads on up to MAX_ASKED modules more (`asking`). What lies beyond is unknown: an answer that
+met a bound (`refused`) says nothing. A warm run takes the solution's digest from the cache
 (ddplint.model.solution) and builds no program while no file it read has changed.
 """
 
@@ -51,9 +52,10 @@ from ddplint.core.torch_api import (
 )
 
 MAX_MODULES = 150  # modules read per run: past this, what a value would reach is unknown
-# Modules the questions asked of the solution (who evaluates a loader, where a call combines
-# across ranks) may read beyond MAX_MODULES: a monorepo of many training projects spends
-# MAX_MODULES on its starting points' first helpers, and a question reads only what it asks.
+# Modules the table of evaluated samplers may read beyond MAX_MODULES: a monorepo of many
+# training projects spends MAX_MODULES on its starting points' first helpers (Cream: 50 starting
+# points, 106 modules at one call from them), and the table reads only the evaluation helpers
+# its loaders are handed to (Cream: 20).
 MAX_ASKED = 100
 MAX_SOURCE = 2_000_000  # bytes of source read per run, past this as past MAX_MODULES (precision corpus: 1.94 MB at most)
 MAX_ROUNDS = 12  # rounds of the fixed point; a chain of helpers deeper than this is unknown
@@ -874,6 +876,7 @@ class Program:
         self._splits: dict[tuple[str, str], tuple[str, str] | None] = {}
         self._source = 0  # bytes of the modules read so far (MAX_SOURCE)
         self.refused = 0  # reads refused by the bounds: an answer that met one is unknown
+        self.asking = False  # while a question that may read past MAX_MODULES is answered
         self._folders: dict[str, str] = {}
         self._receivers: set[str] | None = None
         self._combines: dict[tuple, str | None] = {}
@@ -999,7 +1002,7 @@ class Program:
             return self._summaries[module]
         if self._reading_closed:
             return None
-        limit = MAX_MODULES if self.consulted is None else MAX_MODULES + MAX_ASKED
+        limit = MAX_MODULES + (MAX_ASKED if self.asking else 0)
         if len(self._summaries) >= limit or self._source >= MAX_SOURCE:
             self.refused += 1
             return None
