@@ -417,14 +417,15 @@ def test_imports_in_top_level_if_and_try_blocks_name_the_modules_calls_reach(tmp
     })
     program = index.program
     assert program.summary("pkg.train")["imports"] == {
-        "get_loaders": "pkg.imagenet.get_loaders", "reduce_mean": "pkg.utils.reduce_mean",
+        "get_loaders": ["pkg.cifar.get_loaders", "pkg.imagenet.get_loaders"], "reduce_mean": ["pkg.utils.reduce_mean"],
     }
-    # The last binding decides, as for a local; an import inside a function binds no module name.
-    assert set(loaders.evaluated(program, "pkg.imagenet")) == {4}
-    assert loaders.evaluated(program, "pkg.cifar") == {} and loaders.evaluated(program, "pkg.lookalike") == {}
+    # Either import may run: both builders' loaders reach validate(); an import inside a
+    # function binds no module name.
+    assert set(loaders.evaluated(program, "pkg.imagenet")) == {4} and set(loaders.evaluated(program, "pkg.cifar")) == {4}
+    assert loaders.evaluated(program, "pkg.lookalike") == {}
     tree = ast.parse("if a:\n    import x.y\n    import p.q as r\n    from . import s\nelse:\n    from .t import *\n"
                      "try:\n    pass\nfinally:\n    from ..u import v as w\n")
-    assert summarize(tree)["imports"] == {"x": "x", "r": "p.q", "s": ".s", "w": "..u.v"}
+    assert summarize(tree)["imports"] == {"x": ["x"], "r": ["p.q"], "s": [".s"], "w": ["..u.v"]}
     assert "imports" not in summarize(ast.parse("import os\ndef f():\n    import sys\n"))
 
 
@@ -453,3 +454,24 @@ def test_questions_read_past_the_solutions_bound_and_a_helper_past_theirs_is_unk
     monkeypatch.setattr(model, "MAX_ASKED", 3)
     (tmp_path / "dedup").mkdir()
     assert loaders.evaluated(_project(tmp_path / "dedup", modules).program, "pkg.main") == {}
+
+
+def test_every_tuple_a_builder_returns_in_its_branches_is_followed_to_the_evaluation(tmp_path):
+    from ddplint.model import loaders
+
+    index = _project(tmp_path, {
+        "data": "from torch.utils.data import DataLoader, DistributedSampler\n\n"
+        "def build(name, val_set):\n"
+        "    if name == 'coco':\n"
+        "        sampler = DistributedSampler(val_set, drop_last=True)\n"  # does not pad: silent
+        "        return DataLoader(val_set, sampler=sampler), 80\n"
+        "    elif name == 'voc':\n"
+        "        sampler = DistributedSampler(val_set)\n"
+        "        return DataLoader(val_set, sampler=sampler), 21\n"
+        "    sampler = DistributedSampler(val_set, shuffle=False)\n"
+        "    return DataLoader(val_set, sampler=sampler), 19\n",
+        "main": "import torch.distributed as dist\nfrom pkg.data import build\n\n"
+        "def validate(loader):\n    for x in loader:\n        dist.all_reduce(x)\n\n"
+        "def main(name, val_set):\n    loader, classes = build(name, val_set)\n    validate(loader)\n",
+    })
+    assert set(loaders.evaluated(index.program, "pkg.data")) == {8, 10}

@@ -805,25 +805,33 @@ def summarize(tree: ast.Module, text: str | None = None) -> dict:
     return found
 
 
-def _guarded_imports(body: list[ast.stmt], inside: bool = False) -> dict[str, str]:
-    """The module's names that imports in its top-level `if` and `try` blocks bind, with their
-    origins as the project index writes them (relative ones keep their dots): `if 'cifar' in
-    cfg.dataset: from lib.datasets.cifar import get_datasets` / `else: from lib.datasets.imagenet
-    import get_datasets`. The index reads only the imports at the top level; a name bound twice
-    holds the last binding, as a local does (see `_FunctionReader`)."""
-    found: dict[str, str] = {}
+def _guarded_imports(body: list[ast.stmt], inside: bool = False, found: dict | None = None) -> dict[str, list[str]]:
+    """The module's names that imports in its top-level `if` and `try` blocks bind, with every
+    origin each is bound to, in order, as the project index writes them (relative ones keep
+    their dots): `if 'cifar' in cfg.dataset: from lib.datasets.cifar import get_datasets` /
+    `else: from lib.datasets.imagenet import get_datasets`. The index reads only the imports at
+    the top level. The last binding qualifies the name, as for a local (see `_FunctionReader`);
+    `Program.values_of` follows the others too."""
+    found = {} if found is None else found
+
+    def bind(name: str, origin: str) -> None:
+        origins = found.setdefault(name, [])
+        if origin in origins:
+            origins.remove(origin)
+        origins.append(origin)
+
     for node in body:
         if isinstance(node, ast.Import) and inside:
             for alias in node.names:
-                found[alias.asname or alias.name.partition(".")[0]] = alias.name if alias.asname else alias.name.partition(".")[0]
+                bind(alias.asname or alias.name.partition(".")[0], alias.name if alias.asname else alias.name.partition(".")[0])
         elif isinstance(node, ast.ImportFrom) and inside:
             prefix = "." * node.level + (node.module or "")
             for alias in node.names:
                 if alias.name != "*":
-                    found[alias.asname or alias.name] = prefix + alias.name if prefix.endswith(".") else f"{prefix}.{alias.name}"
+                    bind(alias.asname or alias.name, prefix + alias.name if prefix.endswith(".") else f"{prefix}.{alias.name}")
         elif isinstance(node, (ast.If, ast.Try)):
             for block in (node.body, node.orelse, getattr(node, "finalbody", []), *(h.body for h in getattr(node, "handlers", []))):
-                found.update(_guarded_imports(block, True))
+                _guarded_imports(block, True, found)
     return found
 
 
@@ -1097,7 +1105,7 @@ class Program:
         head, _, rest = dotted.partition(".")
         origin = self.project.modules[module]["imports"].get(head)
         if origin is None:  # an import in a top-level `if` or `try` block, where the summary has one
-            origin = (self._summaries.get(module) or {}).get("imports", {}).get(head)
+            origin = ((self._summaries.get(module) or {}).get("imports", {}).get(head) or [None])[-1]
         if origin is None:
             return None
         absolute = self.project.module_view(module).absolute(origin)
@@ -1280,11 +1288,41 @@ class Program:
         return _unpassed(value)
 
     def _alternatives(self, module: str, key: str, source: list) -> list:
-        """The values `source` may hold: every value a called project function returns."""
+        """The values `source` may hold: every value a called project function returns, and
+        where imports in `if` blocks bind its name to functions of two modules, each one's."""
         if source[0] == "call" and len(source) == 3:
-            target = self.resolve(module, source[1], self._summaries[module]["functions"][key]["class"])  # type: ignore[index]
-            if target is not None and self.returned_data.get(target[:2]):
-                return self.returned_data[target[:2]]
+            found = [
+                value for target in self._targets(module, source[1], self._summaries[module]["functions"][key]["class"])  # type: ignore[index]
+                for value in self.returned_data.get(target[:2], ())
+            ]
+            if found:
+                return found
+        return [self.evaluate(module, key, source)]
+
+    def _targets(self, module: str, callee: str, cls: str | None) -> list[tuple[str, str, bool]]:
+        """What a call of `callee` reaches (`resolve`), and the functions the other imports of
+        its name in top-level `if` blocks bind (`_guarded_imports`)."""
+        found = [self.resolve(module, callee, cls)]
+        head, _, rest = callee.partition(".")
+        others = (self._summaries.get(module) or {}).get("imports", {}).get(head, [])[:-1]
+        for origin in others if head not in self.project.modules[module]["imports"] else ():
+            qualified = self.project.module_view(module).absolute(origin)
+            place = self.split(f"{qualified}.{rest}" if rest else qualified, module)
+            if place is not None and place[1] and "." not in place[1] and place[0] != module:
+                found.append(self.resolve(place[0], place[1], None, 1))
+        return [target for target in dict.fromkeys(found) if target is not None]
+
+    def values_of(self, module: str, key: str, source: list) -> list:
+        """Every value `source` may hold in function `key` where it takes an element of what
+        a call returns (`loaders, _ = build()`; `train, val = loaders`), one per value the
+        called functions return (`_alternatives`); else what `evaluate` says."""
+        if source[0] == "item":
+            return [
+                value.items[source[2]] for value in self.values_of(module, key, source[1])
+                if isinstance(value, Pack) and source[2] < len(value.items) and value.items[source[2]] is not None
+            ]
+        if source[0] == "call" and len(source) == 3:
+            return self._alternatives(module, key, source)
         return [self.evaluate(module, key, source)]
 
     def _makes_data(self, module: str, key: str, callee: str, line: int, facts: dict) -> Data | None:
