@@ -146,10 +146,12 @@ def _evaluations(program: Program) -> dict[str, Evaluated]:
     # helper module: the table is solved on its own memos, the same whatever was asked before.
     memos = program._evaluations, program._combines, program._deduplicating, program._reading_closed
     program._evaluations, program._combines, program._deduplicating, program._reading_closed = {}, {}, {}, False
+    program.asking = True  # its helpers may lie past the modules the solution read (Program.summary)
     try:
         _fill(program, table, evaluates)
     finally:
         program._evaluations, program._combines, program._deduplicating, program._reading_closed = memos
+        program.asking = False
     return table
 
 
@@ -159,8 +161,10 @@ def _fill(program: Program, table: dict[str, Evaluated], evaluates) -> None:
         for key, function in summary["functions"].items() if summary is not None else ():
             for callee, args, keywords, line in function["calls"]:
                 handed = [(i, None, s) for i, s in enumerate(args)] + [(None, k, s) for k, s in keywords.items()]
-                for index, word, source in handed:
-                    value = program.evaluate(module, key, source) if source is not None else None
+                for index, word, value in (
+                    (index, word, value) for index, word, source in handed if source is not None
+                    for value in program.values_of(module, key, source)
+                ):
                     if not isinstance(value, Data) or value.kind != "loader" or value.sampler is None:
                         continue
                     sampler = value.sampler

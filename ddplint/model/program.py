@@ -23,9 +23,14 @@ of its own, the Inner module of one (also `model.module if distributed else mode
 `getattr(model, "module", model)`), followed the same way (ddplint.model.inner asks who trains
 it). A conditional expression holds the DDP model, sampler or loader one branch makes
 (`DDP(m) if distributed else m`): the distributed run takes that branch. Anything else (containers, globals, `*args`) is not followed, so the program errs toward
-saying nothing. At most MAX_MODULES modules and MAX_SOURCE bytes of their source are read (a
-module is read whole, and library modules of 100-300 kB make bytes, not modules, the cost);
-what lies beyond is unknown. A warm run takes the solution's digest from the cache
+saying nothing. Names are qualified by the module's imports: the index's top-level ones, and
+those in top-level `if` and `try` blocks (`if 'cifar' in cfg.dataset: from data.cifar import
+build` / `else: ...`), which the summary keeps. At most MAX_MODULES modules and MAX_SOURCE
+bytes of their source are read for the solution (a module is read whole, and library modules of
+100-300 kB make bytes, not modules, the cost); the table of evaluated samplers, asked once of
+the whole solution (ddplint.model.loaders: who evaluates a loader and combines the results),
+reads on up to MAX_ASKED modules more (`asking`). What lies beyond is unknown: an answer that
+met a bound (`refused`) says nothing. A warm run takes the solution's digest from the cache
 (ddplint.model.solution) and builds no program while no file it read has changed.
 """
 
@@ -47,6 +52,11 @@ from ddplint.core.torch_api import (
 )
 
 MAX_MODULES = 150  # modules read per run: past this, what a value would reach is unknown
+# Modules the table of evaluated samplers may read beyond MAX_MODULES: a monorepo of many
+# training projects spends MAX_MODULES on its starting points' first helpers (Cream: 50 starting
+# points, 106 modules at one call from them), and the table reads only the evaluation helpers
+# its loaders are handed to (Cream: 20).
+MAX_ASKED = 100
 MAX_SOURCE = 2_000_000  # bytes of source read per run, past this as past MAX_MODULES (precision corpus: 1.94 MB at most)
 MAX_ROUNDS = 12  # rounds of the fixed point; a chain of helpers deeper than this is unknown
 MAX_GIVES, MAX_GIVES_DEPTH = 8, 3  # classes one call may give, and helpers followed for them (`gives`)
@@ -795,7 +805,41 @@ def summarize(tree: ast.Module, text: str | None = None) -> dict:
     paths = values.module_paths(tree)
     definitions(tree.body)
     binds = _DEVICE_TEXT.search(text) is not None if text is not None else _binds_device(tree)
-    return {"functions": functions, "classes": classes, "binds_device": binds, "context": context}
+    found = {"functions": functions, "classes": classes, "binds_device": binds, "context": context}
+    guarded = _guarded_imports(tree.body)
+    if guarded:
+        found["imports"] = guarded
+    return found
+
+
+def _guarded_imports(body: list[ast.stmt], inside: bool = False, found: dict | None = None) -> dict[str, list[str]]:
+    """The module's names that imports in its top-level `if` and `try` blocks bind, with every
+    origin each is bound to, in order, as the project index writes them (relative ones keep
+    their dots): `if 'cifar' in cfg.dataset: from lib.datasets.cifar import get_datasets` /
+    `else: from lib.datasets.imagenet import get_datasets`. The index reads only the imports at
+    the top level. The last binding qualifies the name, as for a local (see `_FunctionReader`);
+    `Program.values_of` follows the others too."""
+    found = {} if found is None else found
+
+    def bind(name: str, origin: str) -> None:
+        origins = found.setdefault(name, [])
+        if origin in origins:
+            origins.remove(origin)
+        origins.append(origin)
+
+    for node in body:
+        if isinstance(node, ast.Import) and inside:
+            for alias in node.names:
+                bind(alias.asname or alias.name.partition(".")[0], alias.name if alias.asname else alias.name.partition(".")[0])
+        elif isinstance(node, ast.ImportFrom) and inside:
+            prefix = "." * node.level + (node.module or "")
+            for alias in node.names:
+                if alias.name != "*":
+                    bind(alias.asname or alias.name, prefix + alias.name if prefix.endswith(".") else f"{prefix}.{alias.name}")
+        elif isinstance(node, (ast.If, ast.Try)):
+            for block in (node.body, node.orelse, getattr(node, "finalbody", []), *(h.body for h in getattr(node, "handlers", []))):
+                _guarded_imports(block, True, found)
+    return found
 
 
 # Ways a process picks its GPU (attributes called, or a name in a string): the module that has
@@ -846,6 +890,8 @@ class Program:
         self._import_parts: dict[str, list[tuple[str, str]]] | None = None
         self._splits: dict[tuple[str, str], tuple[str, str] | None] = {}
         self._source = 0  # bytes of the modules read so far (MAX_SOURCE)
+        self.refused = 0  # reads refused by the bounds: an answer that met one is unknown
+        self.asking = False  # while a question that may read past MAX_MODULES is answered
         self._folders: dict[str, str] = {}
         self._receivers: set[str] | None = None
         self._combines: dict[tuple, str | None] = {}
@@ -971,7 +1017,9 @@ class Program:
             return self._summaries[module]
         if self._reading_closed:
             return None
-        if len(self._summaries) >= MAX_MODULES or self._source >= MAX_SOURCE:
+        limit = MAX_MODULES + (MAX_ASKED if self.asking else 0)
+        if len(self._summaries) >= limit or self._source >= MAX_SOURCE:
+            self.refused += 1
             return None
         found, stamp = None, self._stamp(module)
         self.looked.add(module)
@@ -1063,6 +1111,8 @@ class Program:
     def _qualify(self, module: str, dotted: str) -> str | None:
         head, _, rest = dotted.partition(".")
         origin = self.project.modules[module]["imports"].get(head)
+        if origin is None:  # an import in a top-level `if` or `try` block, where the summary has one
+            origin = ((self._summaries.get(module) or {}).get("imports", {}).get(head) or [None])[-1]
         if origin is None:
             return None
         absolute = self.project.module_view(module).absolute(origin)
@@ -1245,11 +1295,41 @@ class Program:
         return _unpassed(value)
 
     def _alternatives(self, module: str, key: str, source: list) -> list:
-        """The values `source` may hold: every value a called project function returns."""
+        """The values `source` may hold: every value a called project function returns, and
+        where imports in `if` blocks bind its name to functions of two modules, each one's."""
         if source[0] == "call" and len(source) == 3:
-            target = self.resolve(module, source[1], self._summaries[module]["functions"][key]["class"])  # type: ignore[index]
-            if target is not None and self.returned_data.get(target[:2]):
-                return self.returned_data[target[:2]]
+            found = [
+                value for target in self._targets(module, source[1], self._summaries[module]["functions"][key]["class"])  # type: ignore[index]
+                for value in self.returned_data.get(target[:2], ())
+            ]
+            if found:
+                return found
+        return [self.evaluate(module, key, source)]
+
+    def _targets(self, module: str, callee: str, cls: str | None) -> list[tuple[str, str, bool]]:
+        """What a call of `callee` reaches (`resolve`), and the functions the other imports of
+        its name in top-level `if` blocks bind (`_guarded_imports`)."""
+        found = [self.resolve(module, callee, cls)]
+        head, _, rest = callee.partition(".")
+        others = (self._summaries.get(module) or {}).get("imports", {}).get(head, [])[:-1]
+        for origin in others if head not in self.project.modules[module]["imports"] else ():
+            qualified = self.project.module_view(module).absolute(origin)
+            place = self.split(f"{qualified}.{rest}" if rest else qualified, module)
+            if place is not None and place[1] and "." not in place[1] and place[0] != module:
+                found.append(self.resolve(place[0], place[1], None, 1))
+        return [target for target in dict.fromkeys(found) if target is not None]
+
+    def values_of(self, module: str, key: str, source: list) -> list:
+        """Every value `source` may hold in function `key` where it takes an element of what
+        a call returns (`loaders, _ = build()`; `train, val = loaders`), one per value the
+        called functions return (`_alternatives`); else what `evaluate` says."""
+        if source[0] == "item":
+            return [
+                value.items[source[2]] for value in self.values_of(module, key, source[1])
+                if isinstance(value, Pack) and source[2] < len(value.items) and value.items[source[2]] is not None
+            ]
+        if source[0] == "call" and len(source) == 3:
+            return self._alternatives(module, key, source)
         return [self.evaluate(module, key, source)]
 
     def _makes_data(self, module: str, key: str, callee: str, line: int, facts: dict) -> Data | None:
@@ -1569,7 +1649,10 @@ class Program:
         for callee, _ in record["invocations"]:
             if callee.rpartition(".")[2] in DEDUPLICATING_METHODS:
                 return True
+            refused = self.refused
             target = self.target(module, key, record["class"], callee) if depth < 4 else None
+            if self.refused != refused:
+                return True  # a helper past the bounds may place results by sample id: unknown, so silent
             if target is not None and target[:2] != (module, key):
                 inner = self._summaries[target[0]]["functions"][target[1]]  # type: ignore[index]
                 if self._deduplicates(target[0], target[1], inner, depth + 1):
