@@ -257,6 +257,22 @@ class AccumulationWithoutNoSync(Rule):
             """
         ),
         Flagged(
+            # `cfg.accumulate` counts micro-batches; it is no `accelerator.accumulate(model)`.
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train_one_epoch(cfg, net, loader, optimizer, rank):
+                model = DDP(net.cuda(rank), device_ids=[rank])
+                for i, (img, gt) in enumerate(loader):
+                    loss = criterion(model(img), gt) / cfg.accumulate
+                    loss.backward()
+                    ^
+                    if (i + 1) % cfg.accumulate == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+            """
+        ),
+        Flagged(
             # The distributed run takes the wrapping branch.
             """
             from torch.nn.parallel import DistributedDataParallel as DDP
@@ -445,10 +461,17 @@ class AccumulationWithoutNoSync(Rule):
         return self._loops.get(id(loops[-1])) if loops else None
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value in ("no_sync", "require_backward_grad_sync", "accumulate"):
+        if node.attr.value in ("no_sync", "require_backward_grad_sync"):
+            self._opted_out.add(self._function())
+
+    def _opts_out(self, node: cst.Call) -> None:
+        """`accelerator.accumulate(model)` opts out; `cfg.accumulate`, a count of micro-batches
+        (YOLO's and mmcv's name), does not."""
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "accumulate":
             self._opted_out.add(self._function())
 
     def visit_Call(self, node: cst.Call) -> None:
+        self._opts_out(node)
         loop = self._innermost()
         if loop is None:
             waiting = self._waiting.get(self._function())
