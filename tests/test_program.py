@@ -534,3 +534,16 @@ def test_every_tuple_a_builder_returns_in_its_branches_is_followed_to_the_evalua
         "def main(name, val_set):\n    loader, classes = build(name, val_set)\n    validate(loader)\n",
     })
     assert set(loaders.evaluated(index.program, "pkg.data")) == {8, 10}
+
+
+def test_functions_that_control_ddps_gradient_sync():
+    summary = summarize(ast.parse(
+        "def maybe_no_sync(model, sync):\n"
+        "    return contextlib.nullcontext() if sync else model.no_sync()\n"
+        "def set_sync(model, on):\n"
+        "    if hasattr(model, 'require_backward_grad_sync'):\n"
+        "        model.require_backward_grad_sync = on\n"
+        "def sync_now(model):\n"
+        "    return model.require_backward_grad_sync or model.sync()\n"
+    ))
+    assert [f["sync_control"] for f in summary["functions"].values()] == [True, True, False]

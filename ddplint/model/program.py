@@ -229,7 +229,9 @@ class _FunctionReader:
                              "calls": [], "returns": [], "sets": {}, "made": [], "invocations": [], "loops": [],
                              "backward": [], "gates": [], "fresh": [], "handed": [], "process_groups": [],
                              "forward_passes": [], "unwrapped": [], "cuda": None,
-                             "bare_cuda": None, "device_moves": False}
+                             "bare_cuda": None, "device_moves": False,
+                             # calls `no_sync()` or sets `require_backward_grad_sync`: controls DDP's all-reduce
+                             "sync_control": False}
         self._tests: list[ast.expr] = []  # the tests of the ifs around the walk, for `gates`
         # The ifs around the walk, as (test, which way), and the `name = True`/`False` statements
         # read so far with the ifs around each: what a flag holds where a call passes it.
@@ -437,6 +439,8 @@ class _FunctionReader:
         if isinstance(node.func, ast.Attribute) and node.func.attr == "backward":
             self.record["backward"].append(node.lineno)
             self._backwards += 1
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "no_sync":
+            self.record["sync_control"] = True
         if isinstance(node.func, ast.Attribute) and node.func.attr == "step":
             params = self.record["params"]
             for test in self._tests:  # `if update_grad: scaler.step(optimizer)`: the step waits for that argument
@@ -519,6 +523,8 @@ class _FunctionReader:
             if isinstance(statement, ast.Return):
                 self.record["fresh"].append(self._returned(value))
             if isinstance(statement, ast.Assign):
+                if any(isinstance(t, ast.Attribute) and t.attr == "require_backward_grad_sync" for t in statement.targets):
+                    self.record["sync_control"] = True
                 if _sets_flag(statement):
                     self._flags.setdefault(statement.targets[0].id, []).append((statement.value.value, tuple(self._ways)))
                 source = self.source(statement.value)
