@@ -163,6 +163,7 @@ def test_placement_follows_cpu_models_wrap_helpers_and_process_groups_and_knows_
     index = _project(tmp_path, {
         "main": "from pkg import models, parallel, utils, broken\n",
         "models": "from torch import nn\n\nclass Net(nn.Module):\n    pass\n\n"
+        "class OnGpu(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.cuda()\n\n"
         "def build(cfg):\n    model = Net()\n    return model\n\n"
         "def built_and_moved(cfg):\n    model = Net()\n    model.cuda()\n    return model\n\n"
         "def either(cfg):\n    if cfg.small:\n        return nn.Linear(2, 2)\n    return load(cfg)\n",
@@ -177,7 +178,9 @@ def test_placement_follows_cpu_models_wrap_helpers_and_process_groups_and_knows_
     def constructor(name):
         return name.startswith("torch.nn.")
 
-    assert placement.cpu_built(program, "pkg.main", "models.build", None, constructor) == "pkg/models.py:7"
+    assert placement.cpu_built(program, "pkg.main", "models.build", None, constructor) == "pkg/models.py:12"
+    assert placement.cpu_built(program, "pkg.main", "models.Net", None, constructor) == "here"
+    assert placement.cpu_built(program, "pkg.main", "models.OnGpu", None, constructor) is None
     assert placement.cpu_built(program, "pkg.main", "models.built_and_moved", None, constructor) is None
     assert placement.cpu_built(program, "pkg.main", "models.either", None, constructor) is None  # one return is unknown
     assert placement.handed_to_ddp(program, "pkg.main", None, None, "parallel.wrap", 0) == "pkg/parallel.py:3"

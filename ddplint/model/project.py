@@ -707,11 +707,11 @@ class ProjectView:
 
     def cpu_built(self, callee: str, cls: str | None, constructor) -> str | None:
         """Where the model a call of `callee` returns was built and left on the CPU
-        (ddplint.model.placement.cpu_built), or None."""
+        (ddplint.model.placement.cpu_built): "here" when `callee` builds it itself (a project
+        class of another module, `from models import Net`), or None."""
         from ddplint.model import placement
 
-        place = placement.cpu_built(self.project.program, self.module, callee, cls, constructor)
-        return None if place == "here" else place
+        return placement.cpu_built(self.project.program, self.module, callee, cls, constructor)
 
     def handed_to_ddp(self, key: str | None, cls: str | None, callee: str, index: int) -> str | None:
         """Where the project function a call reaches wraps its argument `index` untouched in
