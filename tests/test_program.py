@@ -550,3 +550,17 @@ def test_functions_that_control_ddps_gradient_sync():
         "    return model.require_backward_grad_sync or model.sync()\n"
     ))
     assert [f["sync_control"] for f in summary["functions"].values()] == [True, True, False]
+
+
+def test_a_ddp_model_returned_in_a_tuple_is_found_at_its_position(tmp_path):
+    index = _project(tmp_path, {
+        "setup": _WRAP + "def setup(net):\n    return DDP(net), 'cuda'\n\ndef plain(net):\n    return net, 'cuda'\n",
+        "main": "from pkg.setup import plain, setup\n\ndef main(net):\n    model, device = setup(net)\n\n"
+        "def single(net):\n    model, device = plain(net)\n",
+    })
+    program = index.program
+    assert program.result_of("pkg.main", "setup", None, 0) == Origin("pkg/setup.py:3")
+    assert program.result_of("pkg.main", "setup", None, 1) is None
+    assert program.result_of("pkg.main", "setup", None) is None  # the tuple itself is no DDP model
+    assert program.result_of("pkg.main", "plain", None, 0) is None
+    assert program.receives_wrapped("pkg.main")

@@ -1091,6 +1091,7 @@ class WrappedModels(Analysis):
             if callee is not None:
                 origin = self.model.project.wrapped_result(callee, self_class.name.value if self_class else None)
         for target in node.targets:
+            self._unpack(target.target, value)
             name = dotted_name(target.target)
             if name is None:
                 continue
@@ -1102,6 +1103,26 @@ class WrappedModels(Analysis):
                 self._bound.setdefault(owner, set()).add(name)
             else:
                 self._bound.setdefault(owner, set()).discard(name)
+
+    def _unpack(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        """`model, device = setup(net)`: a name takes the DDP model the project function returns
+        at its position."""
+        project = self.model.project
+        if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(value, cst.Call) or project is None:
+            return
+        callee, self_class = dotted_name(value.func), self.model.frame.self_class
+        if callee is None or any(isinstance(element, cst.StarredElement) for element in target.elements):
+            return
+        for index, element in enumerate(target.elements):
+            name = dotted_name(element.value)
+            if name is None:
+                continue
+            owner = self._owner(name)
+            self._origins.pop((owner, name), None)
+            self._bound.setdefault(owner, set()).discard(name)
+            origin = project.wrapped_result(callee, self_class.name.value if self_class else None, index)
+            if origin is not None:
+                self._bind(owner, name, origin)
 
     def _owners_here(self) -> list[str | None]:
         frame = self.model.frame

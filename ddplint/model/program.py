@@ -193,6 +193,11 @@ class Data:
         return self.drop_last is False
 
 
+def _wraps(value) -> bool:
+    """Whether a function's result is a DDP model or a tuple that holds one."""
+    return isinstance(value, Origin) or isinstance(value, Pack) and any(isinstance(item, Origin) for item in value.items)
+
+
 @dataclass(frozen=True)
 class Pack:
     """A tuple or list of values, by position (None where unknown): what `return a, b` gives."""
@@ -384,8 +389,10 @@ class _FunctionReader:
             self._fresh.pop(target.id, None)
             if source is not None and source[0] == "call" and not self._placed:
                 self._fresh[target.id] = source[1:3]  # callee, line (not a data call's facts)
-            if source is not None and source[0] == "call" and source[1] not in self.record["made"]:
-                self.record["made"].append(source[1])
+            # the callee that made the value, also of a tuple it returns (`model, device = setup(net)`)
+            made = source[1] if source and source[0] == "item" else source
+            if made is not None and made[0] == "call" and made[1] not in self.record["made"]:
+                self.record["made"].append(made[1])
             self._wrapping.pop(target.id, None)
             if source is None:
                 self.env.pop(target.id, None)
@@ -1502,20 +1509,26 @@ class Program:
             for name in self._order if self.results else ():
                 summary = self._summaries[name]
                 if summary is not None and any(
-                    self.result_of(name, callee, function["class"]) is not None
+                    _wraps(self._result(name, callee, function["class"]))
                     for function in summary["functions"].values()
                     for callee in function["made"]
                 ):
                     self._receivers.add(name)
         return module in self._receivers
 
-    def result_of(self, module: str, callee: str, cls: str | None) -> Origin | None:
-        """The Origin of the DDP model that calling `callee` in `module` returns, or None."""
+    def result_of(self, module: str, callee: str, cls: str | None, index: int | None = None) -> Origin | None:
+        """The Origin of the DDP model that calling `callee` in `module` returns (with `index`:
+        at that position of the tuple it returns, `model, device = setup(net)`), or None."""
+        value = self._result(module, callee, cls)
+        if isinstance(value, Pack):
+            value = value.items[index] if index is not None and index < len(value.items) else None
+        return value if isinstance(value, Origin) else None
+
+    def _result(self, module: str, callee: str, cls: str | None):
         if module not in self._summaries or not self.results:
             return None
         target = self.resolve(module, callee, cls)
-        value = self.results.get(target[:2]) if target is not None else None
-        return value if isinstance(value, Origin) else None
+        return self.results.get(target[:2]) if target is not None else None
 
     def callee_summary(self, module: str, key: str | None, cls: str | None, callee: str) -> dict | None:
         """The summary of the project function a call of `callee` in function `key` reaches, with

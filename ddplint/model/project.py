@@ -689,10 +689,10 @@ class ProjectView:
         program = self.project.program
         return program.wrapped(program.attributes, (self.module, cls))
 
-    def wrapped_result(self, callee: str, cls: str | None):
+    def wrapped_result(self, callee: str, cls: str | None, index: int | None = None):
         """The Origin of the DDP model that a call of `callee` (as written here, inside class
-        `cls`) returns from a project function, or None."""
-        return self.project.program.result_of(self.module, callee, cls)
+        `cls`) returns from a project function (at position `index` of a tuple it returns), or None."""
+        return self.project.program.result_of(self.module, callee, cls, index)
 
     def callee_summary(self, key: str | None, cls: str | None, callee: str) -> dict | None:
         """What the project callable reached by calling `callee` in this module's function `key`
