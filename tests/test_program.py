@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from ddplint.model import project
 from ddplint.model import inner
-from ddplint.model.program import Inner, Instance, Origin, summarize
+from ddplint.model.program import Inner, Instance, Origin, Prepared, summarize
 
 _WRAP = "from torch.nn.parallel import DistributedDataParallel as DDP\n"
 
@@ -564,3 +564,15 @@ def test_a_ddp_model_returned_in_a_tuple_is_found_at_its_position(tmp_path):
     assert program.result_of("pkg.main", "setup", None) is None  # the tuple itself is no DDP model
     assert program.result_of("pkg.main", "plain", None, 0) is None
     assert program.receives_wrapped("pkg.main")
+
+
+def test_what_accelerate_prepares_is_followed_to_the_functions_it_is_handed_to(tmp_path):
+    index = _project(tmp_path, {
+        "main": "from accelerate import Accelerator\nfrom pkg.loop import fit\n\ndef main(model, opt):\n"
+        "    accelerator = Accelerator()\n    model, opt = accelerator.prepare(model, opt)\n    fit(accelerator, model)\n"
+        "    other = Other()\n    net, opt = other.prepare(model, opt)\n    fit(other, net)\n",
+        "loop": "def fit(accelerator, model):\n    pass\n",
+    })
+    program = index.program
+    assert program.prepared(program.parameters, ("pkg.loop", "fit")) == {"model": Prepared("pkg/main.py:6", "pkg/main.py:7")}
+    assert program.receives_wrapped("pkg.loop")

@@ -1047,6 +1047,9 @@ class WrappedModels(Analysis):
             key = self.model.frame.key
             for name, origin in project.wrapped_parameters(key).items():
                 self._bind(key, name, origin)
+            for name, prepared in project.prepared_parameters(key).items():
+                self._prepared.setdefault(key, set()).add(name)
+                self._origins[(key, name)] = prepared
 
     def _accelerate(self, node: cst.Assign) -> None:
         value = node.value
@@ -1074,6 +1077,15 @@ class WrappedModels(Analysis):
         """`expr` names what Accelerate's `accelerator.prepare(...)` returned: called, it is the
         prepared model (the optimizer, loaders and schedulers it also returns are not called)."""
         return self._named_in(self._prepared, expr)
+
+    def prepared_where(self, expr: cst.BaseExpression) -> str:
+        """A note on where another function prepared the model `expr` names (" (`model` is
+        prepared by Accelerate at train.py:30 and passed here by the call at train.py:33)"), or ""."""
+        name = dotted_name(expr)
+        origin = self._origins.get((self.model.frame.key, name)) if name is not None else None
+        if origin is None or not hasattr(origin, "prepared_at"):
+            return ""
+        return f" (`{name}` is prepared at {origin.prepared_at} and passed here by the call at {origin.passed_at})"
 
     def visit_Assign(self, node: cst.Assign) -> None:
         self._accelerate(node)

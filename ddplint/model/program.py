@@ -47,8 +47,8 @@ from ddplint.model import context as process_context
 from ddplint.prefilter.screens import dotted, walk
 from ddplint.model import values
 from ddplint.core.torch_api import (
-    BATCH_SAMPLER, COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER, LOSS_SCALER_GATE,
-    LOSS_SCALERS, NO_GRAD,
+    ACCELERATOR, BATCH_SAMPLER, COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER,
+    LOSS_SCALER_GATE, LOSS_SCALERS, NO_GRAD,
 )
 
 MAX_MODULES = 150  # modules read per run: past this, what a value would reach is unknown
@@ -159,6 +159,16 @@ class Origin:
     def describe(self, name: str) -> str:
         text = f"`{name}` is wrapped in DDP at {self.wrapped_at}"
         return f"{text} and passed here by the call at {self.passed_at}" if self.passed_at else text
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What Accelerate's `accelerator.prepare(...)` returns, each of its results (`prepared_at`,
+    "train.py:30"): the model among them is DDP-wrapped when `accelerate launch` runs several
+    processes. `passed_at`: the call that hands it to a parameter."""
+
+    prepared_at: str
+    passed_at: str | None = None
 
 
 @dataclass(frozen=True)
@@ -285,7 +295,9 @@ class _FunctionReader:
                 return self.source(expr.func.value)
             if isinstance(expr.func, ast.Name) and expr.func.id == "getattr":
                 return self._inner(expr)
-            callee = dotted(expr.func)
+            # `accelerator.prepare(...)` as `Accelerator().prepare` where a local holds the Accelerator
+            prepare = isinstance(expr.func, ast.Attribute) and expr.func.attr == "prepare"
+            callee = self._callee(expr.func) if prepare else dotted(expr.func)
             if not callee:
                 return None
             facts = self._data_facts(expr, callee)
@@ -1276,6 +1288,8 @@ class Program:
             return Pack(items) if any(items) else None  # type: ignore[return-value]
         if kind == "item":
             for value in self._alternatives(module, key, source[1]):
+                if isinstance(value, Prepared):
+                    return value  # type: ignore[return-value]
                 if isinstance(value, Pack) and source[2] < len(value.items) and value.items[source[2]] is not None:
                     return value.items[source[2]]
             return None
@@ -1296,6 +1310,8 @@ class Program:
                 return made  # type: ignore[return-value]
         if self._makes_ddp(module, callee):
             return Origin(self.location(module, line))
+        if callee.endswith("().prepare") and self._qualify(module, callee[: -len("().prepare")]) in ACCELERATOR:
+            return Prepared(self.location(module, line))  # type: ignore[return-value]
         if self._qualify(module, callee) in LOSS_SCALERS:
             return LossScaler(self.location(module, line))  # type: ignore[return-value]
         made = self.class_of(module, callee)
@@ -1446,7 +1462,7 @@ class Program:
             if not any(v for _, v in passed) and not any(v for _, v in named):
                 continue
             # Read on where a DDP model or its inner module goes, or from a module that builds a sampler (its loaders).
-            followed = any(isinstance(v, (Origin, Inner)) or _holds_data(v) for _, v in (*passed, *named))
+            followed = any(isinstance(v, (Origin, Inner, Prepared)) or _holds_data(v) for _, v in (*passed, *named))
             self._reading_closed = not followed and not builds_samplers
             target = self.resolve(module, callee, function["class"])
             self._reading_closed = False
@@ -1499,12 +1515,17 @@ class Program:
         """The DDP models among `table[key]` (parameters or attributes): name -> Origin."""
         return {name: value for name, value in table.get(key, {}).items() if isinstance(value, Origin)}
 
+    def prepared(self, table: dict, key: tuple[str, str | None]) -> dict[str, Prepared]:
+        """What Accelerate prepared among `table[key]` (parameters or attributes): name -> Prepared."""
+        return {name: value for name, value in table.get(key, {}).items() if isinstance(value, Prepared)}
+
     def receives_wrapped(self, module: str) -> bool:
         """Whether some function of `module` is handed a DDP model, keeps one on `self` or
         binds one a project function returns: its rules must look though it never names DDP."""
         if self._receivers is None:
             self._receivers = {
-                m for table in (self.parameters, self.attributes) for (m, k) in table if self.wrapped(table, (m, k))
+                m for table in (self.parameters, self.attributes) for (m, k) in table
+                if self.wrapped(table, (m, k)) or self.prepared(table, (m, k))
             }
             for name in self._order if self.results else ():
                 summary = self._summaries[name]

@@ -212,8 +212,10 @@ def module_facts(text: str, scan: TextScan | None = None, relative: str | None =
         facts["starts"] = True  # may start processes: a test module saying so is not single-process
     if scan.has("load_state_dict"):
         facts["loads"] = True
-    if scan.has("DistributedDataParallel"):
-        facts["ddp"] = True  # where the program model (ddplint.model.program) starts reading
+    if scan.has("DistributedDataParallel") or (scan.has("Accelerator(") and ".prepare(" in text):
+        # where the program model (ddplint.model.program) starts reading: DDP models, and the
+        # models Accelerate prepares (DDP-wrapped under `accelerate launch`)
+        facts["ddp"] = True
     # Same-module helpers: a function calling a CUDA function of this module touches CUDA.
     def and_callers(cuda: set[str]) -> set[str]:
         return cuda | {name for name, record in functions.items() if not cuda.isdisjoint(record["calls"])}
@@ -683,6 +685,12 @@ class ProjectView:
         hands a DDP model: name -> ddplint.model.program.Origin."""
         program = self.project.program
         return program.wrapped(program.parameters, (self.module, key)) if key else {}
+
+    def prepared_parameters(self, key: str | None) -> dict:
+        """The parameters of this module's function `key` that some call hands what Accelerate's
+        `accelerator.prepare(...)` returned: name -> ddplint.model.program.Prepared."""
+        program = self.project.program
+        return program.prepared(program.parameters, (self.module, key)) if key else {}
 
     def wrapped_attributes(self, cls: str) -> dict:
         """The `self` attributes of class `cls` that hold a DDP model: name -> Origin."""

@@ -18,7 +18,8 @@ _BACKWARD_ONLY = (
 )
 
 
-_PREPARED = "(prepared by Accelerate)"  # the forward is a model `accelerator.prepare(...)` returned
+# the forward is a model `accelerator.prepare(...)` returned; where another function prepared it, after the prefix
+_PREPARED = "(prepared by Accelerate)"
 _ACCELERATE = (
     "gradient accumulation on a model prepared by Accelerate, outside accelerator.accumulate(): under "
     "`accelerate launch` it is DDP-wrapped and every micro-batch's backward all-reduces (k times the "
@@ -73,7 +74,8 @@ class AccumulationWithoutNoSync(Rule):
     project object whose `__call__` runs them (`loss_scaler(loss, optimizer, update_grad=(i +
     1) % k == 0)`), or timm's `NativeScaler`/`ApexScaler` (`need_update=...`), handed in by
     another function or module. Accelerate counts as DDP: a model that `accelerator.prepare(...)`
-    returned (the `Accelerator()` built in the file) is DDP-wrapped under `accelerate
+    returned (the `Accelerator()` built in the file, or in the function that prepares it and
+    hands it to this one: `train_epoch(accelerator, model, ...)`) is DDP-wrapped under `accelerate
     launch`, and `accelerator.backward(loss)` outside `accelerator.accumulate(model)` syncs
     on every call. Not flagged: FSDP, DeepSpeed engines, Accelerate with
     `accelerator.accumulate` or `accelerator.no_sync` in the function, Lightning, models not
@@ -522,7 +524,7 @@ class AccumulationWithoutNoSync(Rule):
                 loop.forward = self._wrapped.where(func)
         elif self._wrapped.is_prepared(func):
             if loop.forward is None:
-                loop.forward = _PREPARED
+                loop.forward = _PREPARED + self._wrapped.prepared_where(func)
         elif isinstance(func, cst.Attribute) and func.attr.value == "backward":
             if self._every_micro_batch(loop):
                 loop.backwards.append((node, self._path(loop)))
@@ -649,7 +651,8 @@ class AccumulationWithoutNoSync(Rule):
     def leave_Module(self, original_node: cst.Module) -> None:
         for function, call, origin in self._candidates:
             if function not in self._opted_out:
-                self.report(call, _ACCELERATE if origin is _PREPARED else self.message + origin)
+                prepared = origin.startswith(_PREPARED)
+                self.report(call, _ACCELERATE + origin[len(_PREPARED):] if prepared else self.message + origin)
 
 
 def _is_optimizer_step(call: cst.Call) -> bool:
