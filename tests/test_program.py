@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from ddplint.model import project
 from ddplint.model import inner
-from ddplint.model.program import Inner, Instance, Origin, summarize
+from ddplint.model.program import Inner, Instance, Origin, Prepared, summarize
 
 _WRAP = "from torch.nn.parallel import DistributedDataParallel as DDP\n"
 
@@ -163,6 +163,7 @@ def test_placement_follows_cpu_models_wrap_helpers_and_process_groups_and_knows_
     index = _project(tmp_path, {
         "main": "from pkg import models, parallel, utils, broken\n",
         "models": "from torch import nn\n\nclass Net(nn.Module):\n    pass\n\n"
+        "class OnGpu(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.cuda()\n\n"
         "def build(cfg):\n    model = Net()\n    return model\n\n"
         "def built_and_moved(cfg):\n    model = Net()\n    model.cuda()\n    return model\n\n"
         "def either(cfg):\n    if cfg.small:\n        return nn.Linear(2, 2)\n    return load(cfg)\n",
@@ -177,7 +178,9 @@ def test_placement_follows_cpu_models_wrap_helpers_and_process_groups_and_knows_
     def constructor(name):
         return name.startswith("torch.nn.")
 
-    assert placement.cpu_built(program, "pkg.main", "models.build", None, constructor) == "pkg/models.py:7"
+    assert placement.cpu_built(program, "pkg.main", "models.build", None, constructor) == "pkg/models.py:12"
+    assert placement.cpu_built(program, "pkg.main", "models.Net", None, constructor) == "here"
+    assert placement.cpu_built(program, "pkg.main", "models.OnGpu", None, constructor) is None
     assert placement.cpu_built(program, "pkg.main", "models.built_and_moved", None, constructor) is None
     assert placement.cpu_built(program, "pkg.main", "models.either", None, constructor) is None  # one return is unknown
     assert placement.handed_to_ddp(program, "pkg.main", None, None, "parallel.wrap", 0) == "pkg/parallel.py:3"
@@ -534,3 +537,42 @@ def test_every_tuple_a_builder_returns_in_its_branches_is_followed_to_the_evalua
         "def main(name, val_set):\n    loader, classes = build(name, val_set)\n    validate(loader)\n",
     })
     assert set(loaders.evaluated(index.program, "pkg.data")) == {8, 10}
+
+
+def test_functions_that_control_ddps_gradient_sync():
+    summary = summarize(ast.parse(
+        "def maybe_no_sync(model, sync):\n"
+        "    return contextlib.nullcontext() if sync else model.no_sync()\n"
+        "def set_sync(model, on):\n"
+        "    if hasattr(model, 'require_backward_grad_sync'):\n"
+        "        model.require_backward_grad_sync = on\n"
+        "def sync_now(model):\n"
+        "    return model.require_backward_grad_sync or model.sync()\n"
+    ))
+    assert [f["sync_control"] for f in summary["functions"].values()] == [True, True, False]
+
+
+def test_a_ddp_model_returned_in_a_tuple_is_found_at_its_position(tmp_path):
+    index = _project(tmp_path, {
+        "setup": _WRAP + "def setup(net):\n    return DDP(net), 'cuda'\n\ndef plain(net):\n    return net, 'cuda'\n",
+        "main": "from pkg.setup import plain, setup\n\ndef main(net):\n    model, device = setup(net)\n\n"
+        "def single(net):\n    model, device = plain(net)\n",
+    })
+    program = index.program
+    assert program.result_of("pkg.main", "setup", None, 0) == Origin("pkg/setup.py:3")
+    assert program.result_of("pkg.main", "setup", None, 1) is None
+    assert program.result_of("pkg.main", "setup", None) is None  # the tuple itself is no DDP model
+    assert program.result_of("pkg.main", "plain", None, 0) is None
+    assert program.receives_wrapped("pkg.main")
+
+
+def test_what_accelerate_prepares_is_followed_to_the_functions_it_is_handed_to(tmp_path):
+    index = _project(tmp_path, {
+        "main": "from accelerate import Accelerator\nfrom pkg.loop import fit\n\ndef main(model, opt):\n"
+        "    accelerator = Accelerator()\n    model, opt = accelerator.prepare(model, opt)\n    fit(accelerator, model)\n"
+        "    other = Other()\n    net, opt = other.prepare(model, opt)\n    fit(other, net)\n",
+        "loop": "def fit(accelerator, model):\n    pass\n",
+    })
+    program = index.program
+    assert program.prepared(program.parameters, ("pkg.loop", "fit")) == {"model": Prepared("pkg/main.py:6", "pkg/main.py:7")}
+    assert program.receives_wrapped("pkg.loop")

@@ -1047,6 +1047,9 @@ class WrappedModels(Analysis):
             key = self.model.frame.key
             for name, origin in project.wrapped_parameters(key).items():
                 self._bind(key, name, origin)
+            for name, prepared in project.prepared_parameters(key).items():
+                self._prepared.setdefault(key, set()).add(name)
+                self._origins[(key, name)] = prepared
 
     def _accelerate(self, node: cst.Assign) -> None:
         value = node.value
@@ -1075,6 +1078,15 @@ class WrappedModels(Analysis):
         prepared model (the optimizer, loaders and schedulers it also returns are not called)."""
         return self._named_in(self._prepared, expr)
 
+    def prepared_where(self, expr: cst.BaseExpression) -> str:
+        """A note on where another function prepared the model `expr` names (" (`model` is
+        prepared by Accelerate at train.py:30 and passed here by the call at train.py:33)"), or ""."""
+        name = dotted_name(expr)
+        origin = self._origins.get((self.model.frame.key, name)) if name is not None else None
+        if origin is None or not hasattr(origin, "prepared_at"):
+            return ""
+        return f" (`{name}` is prepared at {origin.prepared_at} and passed here by the call at {origin.passed_at})"
+
     def visit_Assign(self, node: cst.Assign) -> None:
         self._accelerate(node)
         value = node.value
@@ -1091,6 +1103,7 @@ class WrappedModels(Analysis):
             if callee is not None:
                 origin = self.model.project.wrapped_result(callee, self_class.name.value if self_class else None)
         for target in node.targets:
+            self._unpack(target.target, value)
             name = dotted_name(target.target)
             if name is None:
                 continue
@@ -1102,6 +1115,26 @@ class WrappedModels(Analysis):
                 self._bound.setdefault(owner, set()).add(name)
             else:
                 self._bound.setdefault(owner, set()).discard(name)
+
+    def _unpack(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        """`model, device = setup(net)`: a name takes the DDP model the project function returns
+        at its position."""
+        project = self.model.project
+        if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(value, cst.Call) or project is None:
+            return
+        callee, self_class = dotted_name(value.func), self.model.frame.self_class
+        if callee is None or any(isinstance(element, cst.StarredElement) for element in target.elements):
+            return
+        for index, element in enumerate(target.elements):
+            name = dotted_name(element.value)
+            if name is None:
+                continue
+            owner = self._owner(name)
+            self._origins.pop((owner, name), None)
+            self._bound.setdefault(owner, set()).discard(name)
+            origin = project.wrapped_result(callee, self_class.name.value if self_class else None, index)
+            if origin is not None:
+                self._bind(owner, name, origin)
 
     def _owners_here(self) -> list[str | None]:
         frame = self.model.frame

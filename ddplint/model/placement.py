@@ -37,8 +37,10 @@ def cpu_built(program, module: str, callee: str, cls: str | None, constructor: C
     qualified = program._qualify(module, callee)
     if qualified is not None and constructor(qualified):
         return "here"
-    if program.class_of(module, callee) is not None:
-        return "here"
+    made = program.class_of(module, callee)
+    if made is not None:  # a project class, unless its __init__ places something on CUDA itself
+        init = program.summary(made[0])["functions"].get(f"{made[1]}.__init__")
+        return "here" if init is None or init["cuda"] is None else None
     target = program.resolve(module, callee, cls)
     if target is None or target[2]:  # unknown, or a method: its object may have moved it
         return None

@@ -47,8 +47,8 @@ from ddplint.model import context as process_context
 from ddplint.prefilter.screens import dotted, walk
 from ddplint.model import values
 from ddplint.core.torch_api import (
-    BATCH_SAMPLER, COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER, LOSS_SCALER_GATE,
-    LOSS_SCALERS, NO_GRAD,
+    ACCELERATOR, BATCH_SAMPLER, COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER,
+    LOSS_SCALER_GATE, LOSS_SCALERS, NO_GRAD,
 )
 
 MAX_MODULES = 150  # modules read per run: past this, what a value would reach is unknown
@@ -162,6 +162,16 @@ class Origin:
 
 
 @dataclass(frozen=True)
+class Prepared:
+    """What Accelerate's `accelerator.prepare(...)` returns, each of its results (`prepared_at`,
+    "train.py:30"): the model among them is DDP-wrapped when `accelerate launch` runs several
+    processes. `passed_at`: the call that hands it to a parameter."""
+
+    prepared_at: str
+    passed_at: str | None = None
+
+
+@dataclass(frozen=True)
 class Inner:
     """The module inside a DDP model (`model.module`, `model_without_ddp = model.module`):
     calling it runs the model without DDP's forward. `wrapped_at`: where the DDP model was
@@ -191,6 +201,11 @@ class Data:
     def pads(self) -> bool:
         """It repeats samples to give every rank as many: drop_last is known to be off."""
         return self.drop_last is False
+
+
+def _wraps(value) -> bool:
+    """Whether a function's result is a DDP model or a tuple that holds one."""
+    return isinstance(value, Origin) or isinstance(value, Pack) and any(isinstance(item, Origin) for item in value.items)
 
 
 @dataclass(frozen=True)
@@ -229,7 +244,9 @@ class _FunctionReader:
                              "calls": [], "returns": [], "sets": {}, "made": [], "invocations": [], "loops": [],
                              "backward": [], "gates": [], "fresh": [], "handed": [], "process_groups": [],
                              "forward_passes": [], "unwrapped": [], "cuda": None,
-                             "bare_cuda": None, "device_moves": False}
+                             "bare_cuda": None, "device_moves": False,
+                             # calls `no_sync()` or sets `require_backward_grad_sync`: controls DDP's all-reduce
+                             "sync_control": False}
         self._tests: list[ast.expr] = []  # the tests of the ifs around the walk, for `gates`
         # The ifs around the walk, as (test, which way), and the `name = True`/`False` statements
         # read so far with the ifs around each: what a flag holds where a call passes it.
@@ -278,7 +295,9 @@ class _FunctionReader:
                 return self.source(expr.func.value)
             if isinstance(expr.func, ast.Name) and expr.func.id == "getattr":
                 return self._inner(expr)
-            callee = dotted(expr.func)
+            # `accelerator.prepare(...)` as `Accelerator().prepare` where a local holds the Accelerator
+            prepare = isinstance(expr.func, ast.Attribute) and expr.func.attr == "prepare"
+            callee = self._callee(expr.func) if prepare else dotted(expr.func)
             if not callee:
                 return None
             facts = self._data_facts(expr, callee)
@@ -382,8 +401,10 @@ class _FunctionReader:
             self._fresh.pop(target.id, None)
             if source is not None and source[0] == "call" and not self._placed:
                 self._fresh[target.id] = source[1:3]  # callee, line (not a data call's facts)
-            if source is not None and source[0] == "call" and source[1] not in self.record["made"]:
-                self.record["made"].append(source[1])
+            # the callee that made the value, also of a tuple it returns (`model, device = setup(net)`)
+            made = source[1] if source and source[0] == "item" else source
+            if made is not None and made[0] == "call" and made[1] not in self.record["made"]:
+                self.record["made"].append(made[1])
             self._wrapping.pop(target.id, None)
             if source is None:
                 self.env.pop(target.id, None)
@@ -437,6 +458,8 @@ class _FunctionReader:
         if isinstance(node.func, ast.Attribute) and node.func.attr == "backward":
             self.record["backward"].append(node.lineno)
             self._backwards += 1
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "no_sync":
+            self.record["sync_control"] = True
         if isinstance(node.func, ast.Attribute) and node.func.attr == "step":
             params = self.record["params"]
             for test in self._tests:  # `if update_grad: scaler.step(optimizer)`: the step waits for that argument
@@ -519,6 +542,8 @@ class _FunctionReader:
             if isinstance(statement, ast.Return):
                 self.record["fresh"].append(self._returned(value))
             if isinstance(statement, ast.Assign):
+                if any(isinstance(t, ast.Attribute) and t.attr == "require_backward_grad_sync" for t in statement.targets):
+                    self.record["sync_control"] = True
                 if _sets_flag(statement):
                     self._flags.setdefault(statement.targets[0].id, []).append((statement.value.value, tuple(self._ways)))
                 source = self.source(statement.value)
@@ -1263,6 +1288,8 @@ class Program:
             return Pack(items) if any(items) else None  # type: ignore[return-value]
         if kind == "item":
             for value in self._alternatives(module, key, source[1]):
+                if isinstance(value, Prepared):
+                    return value  # type: ignore[return-value]
                 if isinstance(value, Pack) and source[2] < len(value.items) and value.items[source[2]] is not None:
                     return value.items[source[2]]
             return None
@@ -1283,6 +1310,8 @@ class Program:
                 return made  # type: ignore[return-value]
         if self._makes_ddp(module, callee):
             return Origin(self.location(module, line))
+        if callee.endswith("().prepare") and self._qualify(module, callee[: -len("().prepare")]) in ACCELERATOR:
+            return Prepared(self.location(module, line))  # type: ignore[return-value]
         if self._qualify(module, callee) in LOSS_SCALERS:
             return LossScaler(self.location(module, line))  # type: ignore[return-value]
         made = self.class_of(module, callee)
@@ -1433,7 +1462,7 @@ class Program:
             if not any(v for _, v in passed) and not any(v for _, v in named):
                 continue
             # Read on where a DDP model or its inner module goes, or from a module that builds a sampler (its loaders).
-            followed = any(isinstance(v, (Origin, Inner)) or _holds_data(v) for _, v in (*passed, *named))
+            followed = any(isinstance(v, (Origin, Inner, Prepared)) or _holds_data(v) for _, v in (*passed, *named))
             self._reading_closed = not followed and not builds_samplers
             target = self.resolve(module, callee, function["class"])
             self._reading_closed = False
@@ -1486,30 +1515,41 @@ class Program:
         """The DDP models among `table[key]` (parameters or attributes): name -> Origin."""
         return {name: value for name, value in table.get(key, {}).items() if isinstance(value, Origin)}
 
+    def prepared(self, table: dict, key: tuple[str, str | None]) -> dict[str, Prepared]:
+        """What Accelerate prepared among `table[key]` (parameters or attributes): name -> Prepared."""
+        return {name: value for name, value in table.get(key, {}).items() if isinstance(value, Prepared)}
+
     def receives_wrapped(self, module: str) -> bool:
         """Whether some function of `module` is handed a DDP model, keeps one on `self` or
         binds one a project function returns: its rules must look though it never names DDP."""
         if self._receivers is None:
             self._receivers = {
-                m for table in (self.parameters, self.attributes) for (m, k) in table if self.wrapped(table, (m, k))
+                m for table in (self.parameters, self.attributes) for (m, k) in table
+                if self.wrapped(table, (m, k)) or self.prepared(table, (m, k))
             }
             for name in self._order if self.results else ():
                 summary = self._summaries[name]
                 if summary is not None and any(
-                    self.result_of(name, callee, function["class"]) is not None
+                    _wraps(self._result(name, callee, function["class"]))
                     for function in summary["functions"].values()
                     for callee in function["made"]
                 ):
                     self._receivers.add(name)
         return module in self._receivers
 
-    def result_of(self, module: str, callee: str, cls: str | None) -> Origin | None:
-        """The Origin of the DDP model that calling `callee` in `module` returns, or None."""
+    def result_of(self, module: str, callee: str, cls: str | None, index: int | None = None) -> Origin | None:
+        """The Origin of the DDP model that calling `callee` in `module` returns (with `index`:
+        at that position of the tuple it returns, `model, device = setup(net)`), or None."""
+        value = self._result(module, callee, cls)
+        if isinstance(value, Pack):
+            value = value.items[index] if index is not None and index < len(value.items) else None
+        return value if isinstance(value, Origin) else None
+
+    def _result(self, module: str, callee: str, cls: str | None):
         if module not in self._summaries or not self.results:
             return None
         target = self.resolve(module, callee, cls)
-        value = self.results.get(target[:2]) if target is not None else None
-        return value if isinstance(value, Origin) else None
+        return self.results.get(target[:2]) if target is not None else None
 
     def callee_summary(self, module: str, key: str | None, cls: str | None, callee: str) -> dict | None:
         """The summary of the project function a call of `callee` in function `key` reaches, with

@@ -212,8 +212,10 @@ def module_facts(text: str, scan: TextScan | None = None, relative: str | None =
         facts["starts"] = True  # may start processes: a test module saying so is not single-process
     if scan.has("load_state_dict"):
         facts["loads"] = True
-    if scan.has("DistributedDataParallel"):
-        facts["ddp"] = True  # where the program model (ddplint.model.program) starts reading
+    if scan.has("DistributedDataParallel") or (scan.has("Accelerator(") and ".prepare(" in text):
+        # where the program model (ddplint.model.program) starts reading: DDP models, and the
+        # models Accelerate prepares (DDP-wrapped under `accelerate launch`)
+        facts["ddp"] = True
     # Same-module helpers: a function calling a CUDA function of this module touches CUDA.
     def and_callers(cuda: set[str]) -> set[str]:
         return cuda | {name for name, record in functions.items() if not cuda.isdisjoint(record["calls"])}
@@ -684,15 +686,21 @@ class ProjectView:
         program = self.project.program
         return program.wrapped(program.parameters, (self.module, key)) if key else {}
 
+    def prepared_parameters(self, key: str | None) -> dict:
+        """The parameters of this module's function `key` that some call hands what Accelerate's
+        `accelerator.prepare(...)` returned: name -> ddplint.model.program.Prepared."""
+        program = self.project.program
+        return program.prepared(program.parameters, (self.module, key)) if key else {}
+
     def wrapped_attributes(self, cls: str) -> dict:
         """The `self` attributes of class `cls` that hold a DDP model: name -> Origin."""
         program = self.project.program
         return program.wrapped(program.attributes, (self.module, cls))
 
-    def wrapped_result(self, callee: str, cls: str | None):
+    def wrapped_result(self, callee: str, cls: str | None, index: int | None = None):
         """The Origin of the DDP model that a call of `callee` (as written here, inside class
-        `cls`) returns from a project function, or None."""
-        return self.project.program.result_of(self.module, callee, cls)
+        `cls`) returns from a project function (at position `index` of a tuple it returns), or None."""
+        return self.project.program.result_of(self.module, callee, cls, index)
 
     def callee_summary(self, key: str | None, cls: str | None, callee: str) -> dict | None:
         """What the project callable reached by calling `callee` in this module's function `key`
@@ -707,11 +715,11 @@ class ProjectView:
 
     def cpu_built(self, callee: str, cls: str | None, constructor) -> str | None:
         """Where the model a call of `callee` returns was built and left on the CPU
-        (ddplint.model.placement.cpu_built), or None."""
+        (ddplint.model.placement.cpu_built): "here" when `callee` builds it itself (a project
+        class of another module, `from models import Net`), or None."""
         from ddplint.model import placement
 
-        place = placement.cpu_built(self.project.program, self.module, callee, cls, constructor)
-        return None if place == "here" else place
+        return placement.cpu_built(self.project.program, self.module, callee, cls, constructor)
 
     def handed_to_ddp(self, key: str | None, cls: str | None, callee: str, index: int) -> str | None:
         """Where the project function a call reaches wraps its argument `index` untouched in

@@ -15,6 +15,12 @@ from ddplint.prefilter.project_facts import ProjectFact
 
 # Models that are copies of the trained one and are never all-reduced: EMA, teachers, targets.
 COPY_WORDS = ("teacher", "ema", "momentum", "target", "shadow", "average", "avg", "frozen")
+# nn.Module methods that run no forward: their results reach a backward without training anything.
+MODULE_API = frozenset({
+    "parameters", "buffers", "modules", "children", "state_dict", "get_submodule", "get_parameter", "get_buffer",
+    "apply", "to", "cuda", "cpu", "half", "float", "double", "bfloat16", "train", "eval", "requires_grad_",
+    "zero_grad", "extra_repr", "type",
+})
 # Calls whose result carries no autograd graph: a loss built from them cannot backpropagate.
 DETACHING_METHODS = frozenset({"detach", "detach_", "item", "tolist", "numpy"})
 _HANDED = (
@@ -38,7 +44,9 @@ class DDPForwardBypassed(Rule):
     all-reduces on each rank and parameters differing by up to 0.20 across ranks; through
     `model(x)`, 5 all-reduces per rank and identical parameters.
 
-    Fires when the result of a call `model.module(...)` (or `model.module.forward(...)`),
+    Fires when the result of a call `model.module(...)` (or `model.module.forward(...)`, or a
+    method or submodule of the inner module such as `model.module.compute_loss(batch)`, which
+    run its parameters as well; not the nn.Module API: `parameters()`, `state_dict()`, ...),
     `model` bound to `DistributedDataParallel(...)`, reaches a `backward()` later in the same
     function (`loss.backward()`, `scaler.scale(loss).backward()`, `accelerator.backward(loss)`,
     through assignments), and that function never calls the DDP model itself. The call may go
@@ -256,8 +264,37 @@ class DDPForwardBypassed(Rule):
                     ^
             """
         ),
+        Flagged(
+            # A method of the inner module runs its parameters outside DDP's forward too.
+            """
+            import torch
+
+            def train_one_epoch(model, loader, optimizer):
+                for batch in loader:
+                    losses = model.module.compute_loss(batch)
+                             ^
+                    sum(losses.values()).backward()
+                    optimizer.step()
+
+            def main(net, loader, optimizer, rank):
+                model = torch.nn.parallel.DistributedDataParallel(net.to(rank), device_ids=[rank])
+                train_one_epoch(model, loader, optimizer)
+            """
+        ),
     )
     clean_examples = (
+        Clean(
+            # The nn.Module API runs no forward: a penalty on the (identical) weights diverges nothing.
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def regularize(net, optimizer, rank, weight_decay):
+                model = DDP(net.to(rank), device_ids=[rank])
+                penalty = sum(p.pow(2).sum() for p in model.module.parameters())
+                (weight_decay * penalty).backward()
+                optimizer.step()
+            """
+        ),
         Clean(
             # The helper calls the inner module and keeps the loss scaler's state, but runs no backward.
             """
@@ -418,7 +455,8 @@ class DDPForwardBypassed(Rule):
         self._forward_frames: set[int] = set()  # functions that call the DDP model itself
         # per function node: names bound to a DDP model's inner module (`net = model.module`) -> the DDP model
         self._aliases: dict[int, dict[str, cst.BaseExpression]] = {}
-        self._aliased: set[int] = set()  # candidate calls made through such a name: no fix (the name may be rebound)
+        self._aliased: set[int] = set()  # candidate calls made through such a name
+        self._unfixed: set[int] = set()  # those and calls of an inner module's method: no fix (the name may be rebound)
         self._handed: dict | None = None  # the module's calls that hand the inner module to a trainer (program model)
 
     def _frame_id(self) -> int:
@@ -443,10 +481,16 @@ class DDPForwardBypassed(Rule):
             self._forward_frames.add(self._frame_id())
             return
         wrapper = _bypassed_wrapper(func)
+        method = None
+        if wrapper is None:
+            wrapper = method = _inner_method(func)
+        if method is not None:
+            self._unfixed.add(id(node))
         if wrapper is None and isinstance(func, cst.Name) and self.model.function is not None:
             wrapper = self._aliases.get(self._frame_id(), {}).get(func.value)
             if wrapper is not None:
                 self._aliased.add(id(node))
+                self._unfixed.add(id(node))
         if wrapper is not None and self._wrapped.is_wrapped(wrapper):
             name = (dotted_name(wrapper) or "").lower()
             if not (
@@ -459,6 +503,8 @@ class DDPForwardBypassed(Rule):
                 origin = self._wrapped.where(wrapper)
                 if id(node) in self._aliased:
                     origin += f" (`{func.value}` is `{dotted_name(wrapper)}.module`)"  # type: ignore[attr-defined]
+                elif method is not None:
+                    origin += f" (`{func.attr.value}()` of the inner module is a forward DDP never sees)"  # type: ignore[attr-defined]
                 self._candidates[id(node)] = (node, wrapper, self._frame_id(), origin)
 
     def _check_handed(self, node: cst.Call) -> None:
@@ -549,8 +595,22 @@ class DDPForwardBypassed(Rule):
     def leave_Module(self, original_node: cst.Module) -> None:
         for key, (call, wrapper, frame, origin) in self._candidates.items():
             if key in self._backwarded and frame not in self._forward_frames:
-                fix = None if key in self._aliased else {call: call.with_changes(func=wrapper)}
+                fix = None if key in self._unfixed else {call: call.with_changes(func=wrapper)}
                 self.report(call, self.message + origin, replace=fix)
+
+
+def _inner_method(func: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`model` for `model.module.compute_loss` and `model.module.encoder` (a method or submodule
+    of the inner module, which runs its parameters), not for the nn.Module API that runs none."""
+    if (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Attribute)
+        and func.value.attr.value == "module"
+        and func.attr.value not in MODULE_API
+        and not func.attr.value.startswith(("register_", "named_", "load_"))
+    ):
+        return func.value.value
+    return None
 
 
 def _bypassed_wrapper(func: cst.BaseExpression) -> cst.BaseExpression | None:

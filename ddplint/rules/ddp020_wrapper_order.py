@@ -52,7 +52,9 @@ class WrapperOrder(Rule):
 
     Fires when `DDP(model, device_ids=...)` wraps a `model` that was built in the same function
     by a constructor that leaves it on the CPU (a `torch.nn` layer, a `torchvision.models` or
-    `timm` factory, or a class of this file), was not moved or handed to another function
+    `timm` factory, also picked by name as in `models.__dict__[args.arch]()`, or a class of the
+    project whose `__init__` places nothing on CUDA; the model may be a `self` attribute, as in
+    a Trainer's `__init__`), was not moved or handed to another function
     before the wrap, and is moved (`.to(...)`, `.cuda()`) only after it. Through the program
     model also a model returned by a project helper as such a constructor left it
     (`model = build_model(cfg)`, in this file or another), and a call of a project helper that
@@ -198,6 +200,31 @@ class WrapperOrder(Rule):
                 model.cuda(rank)
             """
         ),
+        Flagged(
+            # PyTorch's ImageNet example picks the torchvision model by name; a Trainer keeps it on `self`.
+            """
+            import torch
+            import torchvision.models as models
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Trainer:
+                def __init__(self, args):
+                    self.model = models.__dict__[args.arch]()
+                    self.model = DDP(self.model, device_ids=[args.gpu])
+                                 ^
+                    self.model.cuda(args.gpu)
+            """,
+            fixed="""
+            import torch
+            import torchvision.models as models
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Trainer:
+                def __init__(self, args):
+                    self.model = models.__dict__[args.arch]()
+                    self.model = DDP(self.model.cuda(args.gpu), device_ids=[args.gpu])
+            """,
+        ),
     )
     clean_examples = (
         Clean(
@@ -303,18 +330,24 @@ class WrapperOrder(Rule):
             return False
         if any(arg.keyword is not None and arg.keyword.value in ("device", "device_map") for arg in value.args):
             return False
-        qualified = self.model.qualified(value.func)
-        if qualified is None and isinstance(value.func, cst.Name) and value.func.value in self._classes:
+        func = value.func
+        if isinstance(func, cst.Subscript) and isinstance(func.value, cst.Attribute) and func.value.attr.value == "__dict__":
+            # `models.__dict__[args.arch]()`: a torchvision or timm model picked by name (PyTorch's ImageNet example)
+            table = self.model.qualified(func.value.value)
+            return table is not None and _constructor(table + ".")
+        qualified = self.model.qualified(func)
+        if qualified is None and isinstance(func, cst.Name) and func.value in self._classes:
             return True
         if qualified in CONVERT_SYNC_BATCHNORM:
-            return len(value.args) >= 1 and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value in cpu
+            return len(value.args) >= 1 and dotted_name(value.args[0].value) in cpu
         if qualified is not None and (_constructor(qualified) or qualified in TORCH):
             return _constructor(qualified)
         callee, project = dotted_name(value.func), self.model.project
         if callee is None or project is None:
             return False
         self_class = self.model.frame.self_class
-        return project.cpu_built(callee, self_class.name.value if self_class else None, _constructor) or False
+        place = project.cpu_built(callee, self_class.name.value if self_class else None, _constructor)
+        return True if place == "here" else place or False
 
     def visit_Assign(self, node: cst.Assign) -> None:
         key = self._key()
@@ -324,9 +357,9 @@ class WrapperOrder(Rule):
         on_cpu = self._cpu_factory(node.value, cpu)
         wrap = self._wrap_of(node.value) if isinstance(node.value, cst.Call) else None
         for target in node.targets:
-            if not isinstance(target.target, cst.Name):
+            name = dotted_name(target.target)
+            if name is None:
                 continue
-            name = target.target.value
             cpu.discard(name)
             self._built.pop((key, name), None)
             if on_cpu:
@@ -338,7 +371,7 @@ class WrapperOrder(Rule):
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         key = self._key()
-        names = {t.target.value for t in original_node.targets if isinstance(t.target, cst.Name)}
+        names = {dotted_name(t.target) for t in original_node.targets} - {None}
         for pending in self._wraps.get(key, []) if key is not None else []:
             if pending.call is not original_node.value and pending.wrapper in names and pending.move is None:
                 pending.wrapper = None  # rebound: a later move is of something else
@@ -354,14 +387,14 @@ class WrapperOrder(Rule):
             or device_ids is None
             or (isinstance(device_ids.value, cst.Name) and device_ids.value.value == "None")
             or module is None
-            or not isinstance(module.value, cst.Name)
-            or module.value.value not in self._cpu.get(key, set())
+            or dotted_name(module.value) not in self._cpu.get(key, set())
         ):
             return None
         for wrap in self._wraps.setdefault(key, []):
             if wrap.call is call:
                 return wrap
-        wrap = _Wrap(call, module.value.value, built_at=self._built.get((key, module.value.value)))
+        inner = dotted_name(module.value)
+        wrap = _Wrap(call, inner, built_at=self._built.get((key, inner)))  # type: ignore[arg-type]
         self._wraps[key].append(wrap)
         return wrap
 
@@ -378,10 +411,11 @@ class WrapperOrder(Rule):
         for index, arg in enumerate(call.args):
             if arg.keyword is not None or arg.star:
                 break
-            if isinstance(arg.value, cst.Name) and arg.value.value in self._cpu.get(key, set()):
+            name = dotted_name(arg.value)
+            if name is not None and name in self._cpu.get(key, set()):
                 where = project.handed_to_ddp(frame.key, self_class.name.value if self_class else None, callee, index)
                 if where is not None:
-                    wrap = _Wrap(call, arg.value.value, built_at=self._built.get((key, arg.value.value)), wrapped_at=where)
+                    wrap = _Wrap(call, name, built_at=self._built.get((key, name)), wrapped_at=where)
                     self._wraps.setdefault(key, []).append(wrap)
                     return wrap
         return None
@@ -395,8 +429,8 @@ class WrapperOrder(Rule):
             self._wrap_of(node)
             return
         func = node.func
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value in MOVES:
-            name = func.value.value
+        name = dotted_name(func.value) if isinstance(func, cst.Attribute) and func.attr.value in MOVES else None
+        if name is not None:
             if not self._device_move(node):
                 return
             for wrap in self._wraps.get(key, []):
@@ -410,8 +444,7 @@ class WrapperOrder(Rule):
             return
         self._helper_wrap(node)
         for arg in node.args:  # handed to a helper, which may move it
-            if isinstance(arg.value, cst.Name):
-                cpu.discard(arg.value.value)
+            cpu.discard(dotted_name(arg.value))  # type: ignore[arg-type]
 
     def _device_move(self, call: cst.Call) -> bool:
         func = call.func
@@ -444,10 +477,10 @@ class WrapperOrder(Rule):
         alone = (isinstance(small, cst.Expr) and small.value is move) or (
             isinstance(small, cst.Assign)
             and small.value is move
-            and all(isinstance(t.target, cst.Name) and t.target.value in (wrap.inner, wrap.wrapper) for t in small.targets)
+            and all(dotted_name(t.target) in (wrap.inner, wrap.wrapper) for t in small.targets)
         )
         if not alone:
             return None
         module = argument_for(wrap.call, DDP, "module")
-        moved = move.with_changes(func=move.func.with_changes(value=cst.Name(wrap.inner)))  # type: ignore[union-attr]
+        moved = move.with_changes(func=move.func.with_changes(value=module.value))  # type: ignore[union-attr]
         return {module.value: moved, statement: cst.RemovalSentinel.REMOVE}  # type: ignore[union-attr]

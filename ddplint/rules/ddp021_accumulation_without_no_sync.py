@@ -18,7 +18,8 @@ _BACKWARD_ONLY = (
 )
 
 
-_PREPARED = "(prepared by Accelerate)"  # the forward is a model `accelerator.prepare(...)` returned
+# the forward is a model `accelerator.prepare(...)` returned; where another function prepared it, after the prefix
+_PREPARED = "(prepared by Accelerate)"
 _ACCELERATE = (
     "gradient accumulation on a model prepared by Accelerate, outside accelerator.accumulate(): under "
     "`accelerate launch` it is DDP-wrapped and every micro-batch's backward all-reduces (k times the "
@@ -64,7 +65,8 @@ class AccumulationWithoutNoSync(Rule):
     Fires when a loop that calls a model bound to `DistributedDataParallel(...)` (also in
     either branch of a conditional expression, `DDP(m) if distributed else m`) runs
     `backward()` on every iteration while `optimizer.step()` sits under an accumulation test
-    (`if (i + 1) % accum_steps == 0`, a condition naming the accumulation), or while the loop
+    (`if (i + 1) % accum_steps == 0`, a condition naming the accumulation, or a local such a
+    test was last assigned to: `update = (i + 1) % k == 0` ... `if update:`), or while the loop
     steps nowhere and an `optimizer.step()` follows it in the enclosing loop or function (a
     micro-batch loop, `for _ in range(accum): ... backward()` then `optimizer.step()`), in a
     function without any `no_sync`; and when a `with model.no_sync():` on a DDP model holds
@@ -72,12 +74,14 @@ class AccumulationWithoutNoSync(Rule):
     project object whose `__call__` runs them (`loss_scaler(loss, optimizer, update_grad=(i +
     1) % k == 0)`), or timm's `NativeScaler`/`ApexScaler` (`need_update=...`), handed in by
     another function or module. Accelerate counts as DDP: a model that `accelerator.prepare(...)`
-    returned (the `Accelerator()` built in the file) is DDP-wrapped under `accelerate
+    returned (the `Accelerator()` built in the file, or in the function that prepares it and
+    hands it to this one: `train_epoch(accelerator, model, ...)`) is DDP-wrapped under `accelerate
     launch`, and `accelerator.backward(loss)` outside `accelerator.accumulate(model)` syncs
     on every call. Not flagged: FSDP, DeepSpeed engines, Accelerate with
     `accelerator.accumulate` or `accelerator.no_sync` in the function, Lightning, models not
     wrapped by DDP or prepared in the file, functions that toggle
-    `require_backward_grad_sync` themselves.
+    `require_backward_grad_sync` themselves or hand the DDP model to a project helper that
+    calls its `no_sync()` or sets that flag (`with maybe_no_sync(model, sync):`).
 
     No fix: run the non-stepping micro-batches' forward and backward inside the context:
 
@@ -257,6 +261,38 @@ class AccumulationWithoutNoSync(Rule):
             """
         ),
         Flagged(
+            # `cfg.accumulate` counts micro-batches; it is no `accelerator.accumulate(model)`.
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train_one_epoch(cfg, net, loader, optimizer, rank):
+                model = DDP(net.cuda(rank), device_ids=[rank])
+                for i, (img, gt) in enumerate(loader):
+                    loss = criterion(model(img), gt) / cfg.accumulate
+                    loss.backward()
+                    ^
+                    if (i + 1) % cfg.accumulate == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+            """
+        ),
+        Flagged(
+            # The step waits for a flag the accumulation test was assigned to.
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, loader, optimizer, update_freq):
+                model = DDP(net)
+                for step, (x, y) in enumerate(loader):
+                    update = (step + 1) % update_freq == 0
+                    criterion(model(x), y).backward()
+                    ^
+                    if update:
+                        optimizer.step()
+                        optimizer.zero_grad()
+            """
+        ),
+        Flagged(
             # The distributed run takes the wrapping branch.
             """
             from torch.nn.parallel import DistributedDataParallel as DDP
@@ -405,6 +441,7 @@ class AccumulationWithoutNoSync(Rule):
         self._in_else: set[int] = set()  # the ifs whose else branch the walk is in
         self._candidates: list[tuple[int, cst.Call, str]] = []  # (function node, backward call, model's origin)
         self._waiting: dict[int, list[tuple[cst.Call, str]]] = {}  # function -> micro-batch loops' backwards, no loop around
+        self._flags: dict[int, dict[str, cst.BaseExpression]] = {}  # function -> local name -> the value last assigned
 
     def _function(self) -> int:
         function = self.model.function
@@ -445,10 +482,35 @@ class AccumulationWithoutNoSync(Rule):
         return self._loops.get(id(loops[-1])) if loops else None
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value in ("no_sync", "require_backward_grad_sync", "accumulate"):
+        if node.attr.value in ("no_sync", "require_backward_grad_sync"):
             self._opted_out.add(self._function())
 
+    def _opts_out(self, node: cst.Call) -> None:
+        """`accelerator.accumulate(model)` opts out (`cfg.accumulate`, a count of micro-batches
+        in YOLO's and mmcv's configs, does not), and so does a project helper handed the DDP
+        model that calls its `no_sync()` or sets its `require_backward_grad_sync`
+        (`with maybe_no_sync(model, sync):`)."""
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "accumulate":
+            self._opted_out.add(self._function())
+            return
+        project, callee = self.model.project, dotted_name(func)
+        if project is None or callee is None or not any(self._wrapped.is_wrapped(arg.value) for arg in node.args):
+            return
+        self_class, frame = self.model.frame.self_class, self.model.function
+        helper = project.callee_summary(frame.key if frame else None, self_class.name.value if self_class else None, callee)
+        if helper is not None and helper.get("sync_control"):
+            self._opted_out.add(self._function())
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        # `should_step = (i + 1) % accum == 0` ... `if should_step:`: the flag's test is the step's
+        flags = self._flags.setdefault(self._function(), {})
+        for target in original_node.targets:
+            if isinstance(target.target, cst.Name):
+                flags[target.target.value] = original_node.value
+
     def visit_Call(self, node: cst.Call) -> None:
+        self._opts_out(node)
         loop = self._innermost()
         if loop is None:
             waiting = self._waiting.get(self._function())
@@ -462,7 +524,7 @@ class AccumulationWithoutNoSync(Rule):
                 loop.forward = self._wrapped.where(func)
         elif self._wrapped.is_prepared(func):
             if loop.forward is None:
-                loop.forward = _PREPARED
+                loop.forward = _PREPARED + self._wrapped.prepared_where(func)
         elif isinstance(func, cst.Attribute) and func.attr.value == "backward":
             if self._every_micro_batch(loop):
                 loop.backwards.append((node, self._path(loop)))
@@ -551,16 +613,23 @@ class AccumulationWithoutNoSync(Rule):
         """Whether a test inside the loop is decided once for the whole run, not per
         micro-batch: no `%` and none of the loop variables (`if args.accum_steps > 1:`,
         `if use_amp:`). A backward under such tests runs on every micro-batch."""
-        code = self.model.module.code_for_node(test)
-        if "%" in code:
+        tests = self._with_flags(test)
+        if any("%" in self.model.module.code_for_node(t) for t in tests):
             return False
         loop = self.model.loops[-1]
         targets = {name.value for name in _names_in(loop.target)} if isinstance(loop, cst.For) else set()
-        return not any(isinstance(node, cst.Name) and node.value in targets for node in descendants(test))
+        return not any(isinstance(node, cst.Name) and node.value in targets for t in tests for node in descendants(t))
 
     def _accumulation_test(self, test: cst.BaseExpression) -> bool:
-        code = self.model.module.code_for_node(test).lower()
-        return "%" in code or "accum" in code
+        codes = (self.model.module.code_for_node(t).lower() for t in self._with_flags(test))
+        return any("%" in code or "accum" in code for code in codes)
+
+    def _with_flags(self, test: cst.BaseExpression) -> list[cst.BaseExpression]:
+        """`test` and the values last assigned in this function to the names it reads
+        (`update = (step + 1) % k == 0` for `if update:`)."""
+        flags = self._flags.get(self._function(), {})
+        names = {node.value for node in descendants(test) if isinstance(node, cst.Name)} if flags else ()
+        return [test, *(flags[name] for name in names if name in flags)]
 
     def visit_With(self, node: cst.With) -> None:
         # with model.no_sync(): <backward only>
@@ -582,7 +651,8 @@ class AccumulationWithoutNoSync(Rule):
     def leave_Module(self, original_node: cst.Module) -> None:
         for function, call, origin in self._candidates:
             if function not in self._opted_out:
-                self.report(call, _ACCELERATE if origin is _PREPARED else self.message + origin)
+                prepared = origin.startswith(_PREPARED)
+                self.report(call, _ACCELERATE + origin[len(_PREPARED):] if prepared else self.message + origin)
 
 
 def _is_optimizer_step(call: cst.Call) -> bool:
