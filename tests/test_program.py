@@ -534,3 +534,32 @@ def test_every_tuple_a_builder_returns_in_its_branches_is_followed_to_the_evalua
         "def main(name, val_set):\n    loader, classes = build(name, val_set)\n    validate(loader)\n",
     })
     assert set(loaders.evaluated(index.program, "pkg.data")) == {8, 10}
+
+
+def test_a_sampler_made_under_a_parameter_test_a_calls_literal_rules_out_is_not_its_value(tmp_path):
+    from ddplint.model import loaders
+
+    index = _project(tmp_path, {
+        "data": "from torch.utils.data import DataLoader, DistributedSampler, SequentialSampler\n\n"
+        "def build(ds, split):\n"
+        "    if split == 'train':\n"
+        "        sampler = DistributedSampler(ds)\n"
+        "    else:\n"
+        "        sampler = SequentialSampler(ds)\n"
+        "    return DataLoader(ds, sampler=sampler)\n\n"
+        "def build_eval(ds, is_train=False):\n"
+        "    if not is_train:\n"
+        "        sampler = DistributedSampler(ds, shuffle=False)\n"
+        "    else:\n"
+        "        sampler = DistributedSampler(ds, drop_last=True)\n"
+        "    return DataLoader(ds, sampler=sampler)\n",
+        "main": "import torch.distributed as dist\nfrom pkg.data import build, build_eval\n\n"
+        "def evaluate(loader):\n    for x in loader:\n        dist.all_reduce(x)\n\n"
+        "def main(ds):\n    evaluate(build(ds, 'val'))\n    evaluate(build(ds, split='test'))\n"
+        "    evaluate(build_eval(ds, is_train=False))\n",
+    })
+    program = index.program
+    assert set(loaders.evaluated(program, "pkg.data")) == {12}  # not 5: only 'train' gets it
+    assert loaders.built(program, "pkg.data.build", "pkg.main", [[1, "val"]]) == {}
+    assert loaders.built(program, "pkg.data.build", "pkg.main", [["split", "train"]])["loader"][0] == "pkg/data.py:5"
+    assert loaders.built(program, "pkg.data.build", "pkg.main", [])["loader"][0] == "pkg/data.py:5"  # unknown: kept

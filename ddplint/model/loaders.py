@@ -54,15 +54,18 @@ def function_of(program: Program, qualified: str, importer: str) -> tuple[str, s
     return target[:2] if target is not None and not target[2] else None
 
 
-def built(program: Program, qualified: str, importer: str) -> dict[str, tuple[str, int | None, int | None]]:
+def built(program: Program, qualified: str, importer: str, literals: list = ()) -> dict[str, tuple[str, int | None, int | None]]:
     """What the project function `qualified` returns of a shuffling DistributedSampler it (or a
     builder it calls) makes: "sampler" (the sampler itself) and/or "loader" (a DataLoader drawing
     from it) -> (where the sampler is made, its index in the returned tuple or None when
     returned alone, the position of the builder's parameter that is the sampler's dataset or
-    None). Its first returned value that holds one decides."""
+    None). Its first returned value that holds one decides; a call passing `literals` ([position
+    or keyword, value]) that rule out the test a sampler is made under gets none of it
+    (Program.rules_out)."""
     target = function_of(program, qualified, importer)
     params = program._summaries[target[0]]["functions"][target[1]]["params"] if target is not None else []  # type: ignore[index]
-    for value in program.returned_data.get(target, ()) if target is not None else ():
+    returned = program.returned_data.get(target, ()) if target is not None else ()
+    for value in [value for value in returned if not program.rules_out(value, (*target, False), literals)]:  # type: ignore[misc]
         items = list(enumerate(value.items)) if isinstance(value, Pack) else [(None, value)]
         found: dict[str, tuple[str, int | None, int | None]] = {}
         for index, item in items:

@@ -186,6 +186,9 @@ class Data:
     # The sampler's dataset where it is a parameter of the function that makes it: (module,
     # key, parameter), so that a caller of a builder knows which argument it shards.
     dataset: tuple | None = None
+    # The builder's parameter tests the sampler is made under (`if split == "train":`), as
+    # (module, key, parameter, values, way): a call passing a literal the test rules out gets none.
+    when: tuple = ()
 
     @property
     def pads(self) -> bool:
@@ -322,7 +325,32 @@ class _FunctionReader:
                 facts[name] = ["const", known] if known is not None else ["unknown"]
             elif name in _DATA_SOURCES:
                 facts[name] = self.source(value) or ["unknown"]
+        when = self._parameter_tests() if callee.rpartition(".")[2] == "DistributedSampler" else []
+        if when:
+            facts["when"] = when
         return facts or {"plain": True}
+
+    def _parameter_tests(self) -> list:
+        """The ifs around the walk that test a parameter the function never rebinds against
+        literals (`if split == "train":`, `if is_train:`, `if mode in ("val", "test"):`), as
+        [parameter, the literals that pass it (None: any true value), which way]."""
+        rebound = _rebound(self._node)
+        found = []
+        for test, way in self._ways:
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                test, way = test.operand, not way
+            name, values = None, None
+            if isinstance(test, ast.Name):
+                name = test.id
+            elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name):
+                op, right = test.ops[0], test.comparators[0]
+                items = right.elts if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List, ast.Set)) else [right]
+                if isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) and all(_literal(item) for item in items):
+                    name, values = test.left.id, [item.value for item in items]
+                    way = way if isinstance(op, (ast.Eq, ast.In)) else not way
+            if name is not None and self.env.get(name) == ["param", name] and name not in rebound:
+                found.append([name, values, way])
+        return found
 
     def _wrapped(self, expr: ast.expr) -> list[str]:
         """The parameters a loop's iterable names, also through a local bound to one (`_wraps`)."""
@@ -465,6 +493,10 @@ class _FunctionReader:
         keywords = {k: v for k, v in keywords.items() if v is not None}
         if any(args) or keywords:
             self.record["calls"].append([callee, args, keywords, node.lineno])
+        literals = [[i, a.value] for i, a in enumerate(node.args) if _literal(a)]
+        literals += [[k.arg, k.value.value] for k in node.keywords if k.arg is not None and _literal(k.value)]
+        if literals and dotted(node.func):
+            self.record.setdefault("literals", []).append([dotted(node.func), node.lineno, literals])
         # Where a model's inner module is handed on, with the call and the argument as written (a rule
         # finds the call by them): [written callee, callee, position or keyword, argument, source, line].
         if any(source and source[0] == "inner" for source in (*args, *keywords.values())):
@@ -681,6 +713,11 @@ def _sets_flag(statement: ast.Assign) -> bool:
     return len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name) and (
         isinstance(value, ast.Constant) and isinstance(value.value, bool)
     )
+
+
+def _literal(node: ast.AST) -> bool:
+    """A string, number, bool or None written as is."""
+    return isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool, type(None)))
 
 
 def _rebound(function: ast.AST) -> set[str]:
@@ -1298,13 +1335,36 @@ class Program:
         """The values `source` may hold: every value a called project function returns, and
         where imports in `if` blocks bind its name to functions of two modules, each one's."""
         if source[0] == "call" and len(source) == 3:
-            found = [
-                value for target in self._targets(module, source[1], self._summaries[module]["functions"][key]["class"])  # type: ignore[index]
+            function = self._summaries[module]["functions"][key]  # type: ignore[index]
+            returned = [
+                (value, target) for target in self._targets(module, source[1], function["class"])
                 for value in self.returned_data.get(target[:2], ())
             ]
-            if found:
-                return found
+            if returned:
+                return [value for value, target in returned if not self._ruled_out(value, target, function, source)] or [None]
         return [self.evaluate(module, key, source)]
+
+    def _ruled_out(self, value, target: tuple, function: dict, source: list) -> bool:
+        """Whether the call `source` of `function` rules out the sampler of `value` (`rules_out`)."""
+        for callee, line, literals in function.get("literals", ()):
+            if callee == source[1] and line == source[2]:
+                return self.rules_out(value, target, literals)
+        return False
+
+    def rules_out(self, value, target: tuple, literals: list) -> bool:
+        """Whether a call of the builder `target` passing `literals` ([position or keyword,
+        value]) passes one that a test the sampler of `value` is made under rules out:
+        `build_loader(cfg, "val")` gets no sampler made under `if split == "train":`."""
+        tests = [test for test in value.when if test[:2] == target[:2]] if isinstance(value, Data) else []
+        if not tests:
+            return False
+        record = self._summaries[target[0]]["functions"][target[1]]  # type: ignore[index]
+        params = record["params"][1:] if target[2] else record["params"]
+        passed = {params[at] if isinstance(at, int) and at < len(params) else at: given for at, given in literals}
+        for _, _, name, values, way in tests:
+            if name in passed and (bool(passed[name]) if values is None else passed[name] in values) != way:
+                return True
+        return False
 
     def _targets(self, module: str, callee: str, cls: str | None) -> list[tuple[str, str, bool]]:
         """What a call of `callee` reaches (`resolve`), and the functions the other imports of
@@ -1343,11 +1403,12 @@ class Program:
             shuffle, drop_last = (value[1] if value[0] == "const" else None for value in flags.values())
             dataset = facts.get("dataset")
             held = (module, key, dataset[1]) if dataset and dataset[0] == "param" else None
-            return Data("sampler", at, shuffle, drop_last, dataset=held)
+            when = tuple((module, key, name, tuple(values) if values is not None else None, way) for name, values, way in facts.get("when", ()))
+            return Data("sampler", at, shuffle, drop_last, dataset=held, when=when)
         drawn = self.evaluate(module, key, self._drawn_from(module, facts))
         if not isinstance(drawn, Data) or drawn.kind != "sampler":
             return None  # a loader that is not known to draw from a DistributedSampler is not followed
-        return Data("loader", at, drawn.shuffle, drawn.drop_last, replace(drawn, passed_at=None))
+        return Data("loader", at, drawn.shuffle, drawn.drop_last, replace(drawn, passed_at=None), when=drawn.when)
 
     def _drawn_from(self, module: str, facts: dict) -> list | None:
         """The source of the sampler a DataLoader draws from: its `sampler`, or the sampler a
