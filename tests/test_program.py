@@ -563,3 +563,22 @@ def test_a_sampler_made_under_a_parameter_test_a_calls_literal_rules_out_is_not_
     assert loaders.built(program, "pkg.data.build", "pkg.main", [[1, "val"]]) == {}
     assert loaders.built(program, "pkg.data.build", "pkg.main", [["split", "train"]])["loader"][0] == "pkg/data.py:5"
     assert loaders.built(program, "pkg.data.build", "pkg.main", [])["loader"][0] == "pkg/data.py:5"  # unknown: kept
+
+
+def test_a_loader_kept_on_self_is_evaluated_by_a_method_that_loops_over_the_attribute(tmp_path):
+    from ddplint.model import loaders
+
+    index = _project(tmp_path, {
+        "data": "from torch.utils.data import DataLoader, DistributedSampler\n\n"
+        "def build(ds):\n    return DataLoader(ds, sampler=DistributedSampler(ds, shuffle=False))\n",
+        "trainer": "import torch.distributed as dist\nfrom pkg.data import build\n\n"
+        "class Trainer:\n"
+        "    def __init__(self, ds):\n        self.val_loader = build(ds)\n"
+        "    def validate(self):\n        for x in self.val_loader:\n            pass\n        dist.all_reduce(x)\n"
+        "    def local(self):\n        for x in self.val_loader:\n            print(x)\n",
+    })
+    program = index.program
+    assert program.kept_evaluation("pkg.trainer", "Trainer", "val_loader") == (
+        "Trainer.validate", "pkg/trainer.py:8", "all_reduce at pkg/trainer.py:10")
+    (found,) = loaders.evaluated(program, "pkg.data").values()
+    assert found.kept_as == "val_loader" and found.handed_at == "pkg/trainer.py:6"

@@ -353,9 +353,12 @@ class _FunctionReader:
         return found
 
     def _wrapped(self, expr: ast.expr) -> list[str]:
-        """The parameters a loop's iterable names, also through a local bound to one (`_wraps`)."""
-        names = {n.id for n in walk(expr) if isinstance(n, ast.Name)}
+        """The parameters a loop's iterable names, also through a local bound to one (`_wraps`),
+        and the attributes of `self` it names, as "self.loader"."""
+        nodes = list(walk(expr))
+        names = {n.id for n in nodes if isinstance(n, ast.Name)}
         held = {n for n in names if self.env.get(n) == ["param", n]}
+        held |= {f"self.{n.attr}" for n in nodes if self.self_name and isinstance(n, ast.Attribute) and _named(n.value, self.self_name)}
         return sorted(held.union(*(self._wrapping.get(n, ()) for n in names)))
 
     def _wraps(self, value: ast.expr) -> list[str]:
@@ -713,6 +716,10 @@ def _sets_flag(statement: ast.Assign) -> bool:
     return len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name) and (
         isinstance(value, ast.Constant) and isinstance(value.value, bool)
     )
+
+
+def _named(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
 
 
 def _literal(node: ast.AST) -> bool:
@@ -1683,9 +1690,23 @@ class Program:
                     return found
         return None
 
+    def kept_evaluation(self, module: str, cls: str, attribute: str) -> tuple[str, str, str] | None:
+        """Where a method of class `cls` evaluates what the class keeps as `self.<attribute>`
+        (`self.val_loader = build_loader(cfg, "val")`) and combines the results, as `evaluation`."""
+        memo_key = (module, cls, f"self.{attribute}")
+        if memo_key not in self._evaluations:
+            self._evaluations[memo_key] = None  # a recursion through it finds nothing more
+            self._evaluations[memo_key] = next(filter(None, (
+                self._reach(self._evaluations, self._evaluates, module, key, method, ["attr", attribute], 0)
+                for key, method in self._summaries[module]["functions"].items()  # type: ignore[index]
+                if method["class"] == cls
+            )), None)
+        return self._evaluations[memo_key]
+
     def _evaluates(self, module: str, key: str, record: dict, source: list):
+        held = source[1] if source[0] == "param" else f"self.{source[1]}" if source[0] == "attr" else None
         for line, _, iterated, trains in record["loops"]:
-            if source[0] == "param" and source[1] in iterated and not trains:
+            if held in iterated and not trains:
                 for inner, at in record["invocations"]:
                     where = self.combines(module, key, record["class"], inner) if at >= line else None
                     if where is not None:
