@@ -582,3 +582,17 @@ def test_a_loader_kept_on_self_is_evaluated_by_a_method_that_loops_over_the_attr
         "Trainer.validate", "pkg/trainer.py:8", "all_reduce at pkg/trainer.py:10")
     (found,) = loaders.evaluated(program, "pkg.data").values()
     assert found.kept_as == "val_loader" and found.handed_at == "pkg/trainer.py:6"
+
+
+def test_a_call_on_a_local_object_is_its_class_method_in_the_values_the_program_follows(tmp_path):
+    from ddplint.model.program import Data
+
+    index = _project(tmp_path, {
+        "backend": "class Backend:\n    def wrap(self, loader):\n        return loader\n",
+        "main": "from torch.utils.data import DataLoader, DistributedSampler\nfrom pkg.backend import Backend\n\n"
+        "def run(loader):\n    pass\n\n"
+        "def main(ds):\n    backend = Backend()\n"
+        "    loader = backend.wrap(DataLoader(ds, sampler=DistributedSampler(ds, shuffle=False)))\n    run(loader)\n",
+    })
+    found = index.program.parameters[("pkg.main", "run")]["loader"]
+    assert isinstance(found, Data) and found.kind == "loader" and found.sampler.made_at == "pkg/main.py:9"

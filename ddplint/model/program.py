@@ -281,7 +281,7 @@ class _FunctionReader:
                 return self.source(expr.func.value)
             if isinstance(expr.func, ast.Name) and expr.func.id == "getattr":
                 return self._inner(expr)
-            callee = dotted(expr.func)
+            callee = self._callee(expr.func)  # `backend.wrap(loader)`: `Backend().wrap`
             if not callee:
                 return None
             facts = self._data_facts(expr, callee)
@@ -498,8 +498,8 @@ class _FunctionReader:
             self.record["calls"].append([callee, args, keywords, node.lineno])
         literals = [[i, a.value] for i, a in enumerate(node.args) if _literal(a)]
         literals += [[k.arg, k.value.value] for k in node.keywords if k.arg is not None and _literal(k.value)]
-        if literals and dotted(node.func):
-            self.record.setdefault("literals", []).append([dotted(node.func), node.lineno, literals])
+        if literals:
+            self.record.setdefault("literals", []).append([callee, node.lineno, literals])
         # Where a model's inner module is handed on, with the call and the argument as written (a rule
         # finds the call by them): [written callee, callee, position or keyword, argument, source, line].
         if any(source and source[0] == "inner" for source in (*args, *keywords.values())):
