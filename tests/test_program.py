@@ -596,3 +596,12 @@ def test_a_call_on_a_local_object_is_its_class_method_in_the_values_the_program_
     })
     found = index.program.parameters[("pkg.main", "run")]["loader"]
     assert isinstance(found, Data) and found.kind == "loader" and found.sampler.made_at == "pkg/main.py:9"
+
+
+def test_a_function_that_cuts_results_to_a_length_trims(tmp_path):
+    functions = summarize(ast.parse(
+        "def a(preds, loader):\n    return preds[: len(loader.dataset)]\n\n"
+        "def b(preds, dataset):\n    n = len(dataset)\n    return preds[:n]\n\n"
+        "def c(preds, k):\n    return preds[:k]\n"
+    ))["functions"]
+    assert functions["a"].get("trims") and functions["b"].get("trims") and not functions["c"].get("trims")

@@ -239,6 +239,7 @@ class _FunctionReader:
         self._node, self._ways, self._flags = node, [], {}
         # Locals bound to parameters wrapped for iteration (`diter = enumerate(tqdm(loader))`).
         self._wrapping: dict[str, list[str]] = {}
+        self._lengths: set[str] = set()  # locals bound to `len(...)`, for `trims`
         # no_grad/inference_mode blocks (or a decorator) around the walk: calls there train nothing
         self._gradients_off = int(any(_turns_gradients_off(d) for d in node.decorator_list))
         self._backwards = 0  # backward calls read so far: a loop trains when its body adds one
@@ -352,6 +353,12 @@ class _FunctionReader:
                 found.append([name, values, way])
         return found
 
+    def _length(self, expr: ast.expr) -> bool:
+        """`len(...)`, or a local bound to one (`n = len(data_loader.dataset)`)."""
+        if isinstance(expr, ast.Name):
+            return expr.id in self._lengths
+        return isinstance(expr, ast.Call) and dotted(expr.func) == "len"
+
     def _wrapped(self, expr: ast.expr) -> list[str]:
         """The parameters a loop's iterable names, also through a local bound to one (`_wraps`),
         and the attributes of `self` it names, as "self.loader"."""
@@ -440,6 +447,8 @@ class _FunctionReader:
                 for node in walk(root):
                     if isinstance(node, ast.Call):
                         self._call(node)
+                    elif isinstance(node, ast.Slice) and node.upper is not None and self._length(node.upper):
+                        self.record["trims"] = True  # `preds[: len(dataset)]`: padded duplicates cut off
 
     def _touch(self, node: ast.Call) -> None:
         """`fresh` and `handed`: the first argument of a call that is a parameter nothing touched
@@ -557,6 +566,8 @@ class _FunctionReader:
                 if _sets_flag(statement):
                     self._flags.setdefault(statement.targets[0].id, []).append((statement.value.value, tuple(self._ways)))
                 source = self.source(statement.value)
+                if self._length(statement.value):
+                    self._lengths.update(t.id for t in statement.targets if isinstance(t, ast.Name))
                 for target in statement.targets:
                     self._bind(target, source)
                     if isinstance(target, ast.Name) and self._wraps(statement.value):
@@ -1720,7 +1731,8 @@ class Program:
     def _deduplicates(self, module: str, key: str, record: dict, depth: int = 0) -> bool:
         """Whether function `key` (or a project helper it calls) places results by sample id
         (torch_api.DEDUPLICATING_METHODS): a COCO evaluator merging by image id, features
-        index_copy_'d into a dataset-sized tensor."""
+        index_copy_'d into a dataset-sized tensor; or trims them to a length
+        (`preds[: len(data_loader.dataset)]`, also through `n = len(...)`)."""
         if (module, key) in self._deduplicating:
             return self._deduplicating[(module, key)]
         self._deduplicating[(module, key)] = False  # a recursion through it finds nothing more
@@ -1728,6 +1740,8 @@ class Program:
         return found
 
     def _finds_deduplication(self, module: str, key: str, record: dict, depth: int) -> bool:
+        if record.get("trims"):
+            return True  # `preds[: len(dataset)]`: the padded duplicates are cut off
         for callee, _ in record["invocations"]:
             if callee.rpartition(".")[2] in DEDUPLICATING_METHODS:
                 return True
