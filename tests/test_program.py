@@ -605,3 +605,5 @@ def test_a_function_that_cuts_results_to_a_length_trims(tmp_path):
         "def c(preds, k):\n    return preds[:k]\n"
     ))["functions"]
     assert functions["a"].get("trims") and functions["b"].get("trims") and not functions["c"].get("trims")
+    split = summarize(ast.parse("def d(dataset):\n    n = len(dataset)\n    return list(range(n))[n // 2:n]\n"))
+    assert not split["functions"]["d"].get("trims")  # a split of the dataset, not a trim

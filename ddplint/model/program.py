@@ -447,7 +447,7 @@ class _FunctionReader:
                 for node in walk(root):
                     if isinstance(node, ast.Call):
                         self._call(node)
-                    elif isinstance(node, ast.Slice) and node.upper is not None and self._length(node.upper):
+                    elif isinstance(node, ast.Slice) and node.lower is None and node.upper is not None and self._length(node.upper):
                         self.record["trims"] = True  # `preds[: len(dataset)]`: padded duplicates cut off
 
     def _touch(self, node: ast.Call) -> None:

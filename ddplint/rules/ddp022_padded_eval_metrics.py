@@ -419,8 +419,11 @@ class PaddedEvalMetrics(Rule):
             self._trimmed = True
 
     def visit_Slice(self, node: cst.Slice) -> None:
-        if node.upper is not None and _length(node.upper, self._lengths):
+        upper = node.upper
+        if isinstance(upper, cst.Call) and _length(upper, set()):
             self._trimmed = True
+        elif upper is not None and node.lower is None and _length(upper, self._lengths):
+            self._trimmed = True  # `[:n]`; `indices[split:n]` is a split of the dataset
 
     def leave_Module(self, original_node: cst.Module) -> None:
         if self._trimmed:
