@@ -576,3 +576,76 @@ def test_what_accelerate_prepares_is_followed_to_the_functions_it_is_handed_to(t
     program = index.program
     assert program.prepared(program.parameters, ("pkg.loop", "fit")) == {"model": Prepared("pkg/main.py:6", "pkg/main.py:7")}
     assert program.receives_wrapped("pkg.loop")
+
+
+def test_a_sampler_made_under_a_parameter_test_a_calls_literal_rules_out_is_not_its_value(tmp_path):
+    from ddplint.model import loaders
+
+    index = _project(tmp_path, {
+        "data": "from torch.utils.data import DataLoader, DistributedSampler, SequentialSampler\n\n"
+        "def build(ds, split):\n"
+        "    if split == 'train':\n"
+        "        sampler = DistributedSampler(ds)\n"
+        "    else:\n"
+        "        sampler = SequentialSampler(ds)\n"
+        "    return DataLoader(ds, sampler=sampler)\n\n"
+        "def build_eval(ds, is_train=False):\n"
+        "    if not is_train:\n"
+        "        sampler = DistributedSampler(ds, shuffle=False)\n"
+        "    else:\n"
+        "        sampler = DistributedSampler(ds, drop_last=True)\n"
+        "    return DataLoader(ds, sampler=sampler)\n",
+        "main": "import torch.distributed as dist\nfrom pkg.data import build, build_eval\n\n"
+        "def evaluate(loader):\n    for x in loader:\n        dist.all_reduce(x)\n\n"
+        "def main(ds):\n    evaluate(build(ds, 'val'))\n    evaluate(build(ds, split='test'))\n"
+        "    evaluate(build_eval(ds, is_train=False))\n",
+    })
+    program = index.program
+    assert set(loaders.evaluated(program, "pkg.data")) == {12}  # not 5: only 'train' gets it
+    assert loaders.built(program, "pkg.data.build", "pkg.main", [[1, "val"]]) == {}
+    assert loaders.built(program, "pkg.data.build", "pkg.main", [["split", "train"]])["loader"][0] == "pkg/data.py:5"
+    assert loaders.built(program, "pkg.data.build", "pkg.main", [])["loader"][0] == "pkg/data.py:5"  # unknown: kept
+
+
+def test_a_loader_kept_on_self_is_evaluated_by_a_method_that_loops_over_the_attribute(tmp_path):
+    from ddplint.model import loaders
+
+    index = _project(tmp_path, {
+        "data": "from torch.utils.data import DataLoader, DistributedSampler\n\n"
+        "def build(ds):\n    return DataLoader(ds, sampler=DistributedSampler(ds, shuffle=False))\n",
+        "trainer": "import torch.distributed as dist\nfrom pkg.data import build\n\n"
+        "class Trainer:\n"
+        "    def __init__(self, ds):\n        self.val_loader = build(ds)\n"
+        "    def validate(self):\n        for x in self.val_loader:\n            pass\n        dist.all_reduce(x)\n"
+        "    def local(self):\n        for x in self.val_loader:\n            print(x)\n",
+    })
+    program = index.program
+    assert program.kept_evaluation("pkg.trainer", "Trainer", "val_loader") == (
+        "Trainer.validate", "pkg/trainer.py:8", "all_reduce at pkg/trainer.py:10")
+    (found,) = loaders.evaluated(program, "pkg.data").values()
+    assert found.kept_as == "val_loader" and found.handed_at == "pkg/trainer.py:6"
+
+
+def test_a_call_on_a_local_object_is_its_class_method_in_the_values_the_program_follows(tmp_path):
+    from ddplint.model.program import Data
+
+    index = _project(tmp_path, {
+        "backend": "class Backend:\n    def wrap(self, loader):\n        return loader\n",
+        "main": "from torch.utils.data import DataLoader, DistributedSampler\nfrom pkg.backend import Backend\n\n"
+        "def run(loader):\n    pass\n\n"
+        "def main(ds):\n    backend = Backend()\n"
+        "    loader = backend.wrap(DataLoader(ds, sampler=DistributedSampler(ds, shuffle=False)))\n    run(loader)\n",
+    })
+    found = index.program.parameters[("pkg.main", "run")]["loader"]
+    assert isinstance(found, Data) and found.kind == "loader" and found.sampler.made_at == "pkg/main.py:9"
+
+
+def test_a_function_that_cuts_results_to_a_length_trims(tmp_path):
+    functions = summarize(ast.parse(
+        "def a(preds, loader):\n    return preds[: len(loader.dataset)]\n\n"
+        "def b(preds, dataset):\n    n = len(dataset)\n    return preds[:n]\n\n"
+        "def c(preds, k):\n    return preds[:k]\n"
+    ))["functions"]
+    assert functions["a"].get("trims") and functions["b"].get("trims") and not functions["c"].get("trims")
+    split = summarize(ast.parse("def d(dataset):\n    n = len(dataset)\n    return list(range(n))[n // 2:n]\n"))
+    assert not split["functions"]["d"].get("trims")  # a split of the dataset, not a trim

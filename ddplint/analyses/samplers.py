@@ -342,7 +342,7 @@ class LoaderFlow(Analysis):
         drawing from one, or both in a tuple: its call stands for what it builds. A generator
         there that re-iterates its argument forever is recorded with that argument."""
         project, function, order = self.model.project, self.function, len(self.constructions)
-        built = project.built_data(qualified)  # type: ignore[union-attr]
+        built = project.built_data(qualified, _literals(node))  # type: ignore[union-attr]
         sampler_at, loader_at = built.get("sampler"), built.get("loader")
         if sampler_at is None and loader_at is None:
             wrapper = project.endless_wrapper(qualified)  # type: ignore[union-attr]
@@ -753,3 +753,20 @@ def called_on_self(methods: dict[str, Method], names: list[str]) -> Iterator[tup
 
 def _is_self_attribute(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+
+
+def _literals(node: cst.Call) -> list:
+    """[position or keyword, value] of each literal string, number, bool or None a call passes."""
+    found = []
+    for index, arg in enumerate(node.args):
+        value = arg.value
+        if arg.star:
+            break  # what lands where is unknown
+        if isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
+            known = {"True": True, "False": False, "None": None}[value.value]
+        elif isinstance(value, (cst.SimpleString, cst.Integer, cst.Float)):
+            known = value.evaluated_value if isinstance(value, cst.SimpleString) else value.value
+        else:
+            continue
+        found.append([arg.keyword.value if arg.keyword is not None else index, known])
+    return found

@@ -32,8 +32,14 @@ class Evaluated:
     loop: str
     combine: str
     handed_at: str
+    kept_as: str | None = None  # the attribute of `self` the loader is kept as, instead of handed
 
     def describe(self) -> str:
+        if self.kept_as is not None:
+            return (
+                f" (its loader is kept as self.{self.kept_as} at {self.handed_at}, evaluated by {self.function}() in a "
+                f"loop at {self.loop} and combined by {self.combine})"
+            )
         return (
             f" (its loader is handed to {self.function}() by the call at {self.handed_at}, evaluated in a loop at "
             f"{self.loop} and combined by {self.combine})"
@@ -54,15 +60,18 @@ def function_of(program: Program, qualified: str, importer: str) -> tuple[str, s
     return target[:2] if target is not None and not target[2] else None
 
 
-def built(program: Program, qualified: str, importer: str) -> dict[str, tuple[str, int | None, int | None]]:
+def built(program: Program, qualified: str, importer: str, literals: list = ()) -> dict[str, tuple[str, int | None, int | None]]:
     """What the project function `qualified` returns of a shuffling DistributedSampler it (or a
     builder it calls) makes: "sampler" (the sampler itself) and/or "loader" (a DataLoader drawing
     from it) -> (where the sampler is made, its index in the returned tuple or None when
     returned alone, the position of the builder's parameter that is the sampler's dataset or
-    None). Its first returned value that holds one decides."""
+    None). Its first returned value that holds one decides; a call passing `literals` ([position
+    or keyword, value]) that rule out the test a sampler is made under gets none of it
+    (Program.rules_out)."""
     target = function_of(program, qualified, importer)
     params = program._summaries[target[0]]["functions"][target[1]]["params"] if target is not None else []  # type: ignore[index]
-    for value in program.returned_data.get(target, ()) if target is not None else ():
+    returned = program.returned_data.get(target, ()) if target is not None else ()
+    for value in [value for value in returned if not program.rules_out(value, (*target, False), literals)]:  # type: ignore[misc]
         items = list(enumerate(value.items)) if isinstance(value, Pack) else [(None, value)]
         found: dict[str, tuple[str, int | None, int | None]] = {}
         for index, item in items:
@@ -159,6 +168,7 @@ def _fill(program: Program, table: dict[str, Evaluated], evaluates) -> None:
     for module in program._order[: program.solved]:  # the modules the solution read, in its order
         summary = program._summaries[module]
         for key, function in summary["functions"].items() if summary is not None else ():
+            _kept(program, table, evaluates, module, key, function)
             for callee, args, keywords, line in function["calls"]:
                 handed = [(i, None, s) for i, s in enumerate(args)] + [(None, k, s) for k, s in keywords.items()]
                 for index, word, value in (
@@ -173,3 +183,18 @@ def _fill(program: Program, table: dict[str, Evaluated], evaluates) -> None:
                     found = program.evaluation(module, key, function["class"], callee, index, word)
                     if found is not None and (sampler.shuffle is False or evaluates(found[0].rpartition(".")[2])):
                         table[sampler.made_at] = Evaluated(*found, program.location(module, line))
+
+
+def _kept(program: Program, table: dict[str, Evaluated], evaluates, module: str, key: str, function: dict) -> None:
+    """A method that keeps a builder's loader on `self` (`self.val_loader = build_loader(cfg,
+    "val")`) for another method of its class to evaluate (Program.kept_evaluation)."""
+    for attribute, source in function["sets"].items() if function["class"] else ():
+        if source[0] != "call":
+            continue  # a parameter kept is followed from the call that hands it
+        for value in program.values_of(module, key, source):
+            sampler = value.sampler if isinstance(value, Data) and value.kind == "loader" else None
+            if sampler is None or not sampler.pads or sampler.made_at in table:
+                continue
+            found = program.kept_evaluation(module, function["class"], attribute)
+            if found is not None and (sampler.shuffle is False or evaluates(found[0].rpartition(".")[2])):
+                table[sampler.made_at] = Evaluated(*found, program.location(module, source[2]), attribute)

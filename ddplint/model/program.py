@@ -196,6 +196,9 @@ class Data:
     # The sampler's dataset where it is a parameter of the function that makes it: (module,
     # key, parameter), so that a caller of a builder knows which argument it shards.
     dataset: tuple | None = None
+    # The builder's parameter tests the sampler is made under (`if split == "train":`), as
+    # (module, key, parameter, values, way): a call passing a literal the test rules out gets none.
+    when: tuple = ()
 
     @property
     def pads(self) -> bool:
@@ -253,6 +256,7 @@ class _FunctionReader:
         self._node, self._ways, self._flags = node, [], {}
         # Locals bound to parameters wrapped for iteration (`diter = enumerate(tqdm(loader))`).
         self._wrapping: dict[str, list[str]] = {}
+        self._lengths: set[str] = set()  # locals bound to `len(...)`, for `trims`
         # no_grad/inference_mode blocks (or a decorator) around the walk: calls there train nothing
         self._gradients_off = int(any(_turns_gradients_off(d) for d in node.decorator_list))
         self._backwards = 0  # backward calls read so far: a loop trains when its body adds one
@@ -295,9 +299,7 @@ class _FunctionReader:
                 return self.source(expr.func.value)
             if isinstance(expr.func, ast.Name) and expr.func.id == "getattr":
                 return self._inner(expr)
-            # `accelerator.prepare(...)` as `Accelerator().prepare` where a local holds the Accelerator
-            prepare = isinstance(expr.func, ast.Attribute) and expr.func.attr == "prepare"
-            callee = self._callee(expr.func) if prepare else dotted(expr.func)
+            callee = self._callee(expr.func)  # `backend.wrap(loader)`, `accelerator.prepare(model)`: `Backend().wrap`
             if not callee:
                 return None
             facts = self._data_facts(expr, callee)
@@ -341,12 +343,46 @@ class _FunctionReader:
                 facts[name] = ["const", known] if known is not None else ["unknown"]
             elif name in _DATA_SOURCES:
                 facts[name] = self.source(value) or ["unknown"]
+        when = self._parameter_tests() if callee.rpartition(".")[2] == "DistributedSampler" else []
+        if when:
+            facts["when"] = when
         return facts or {"plain": True}
 
+    def _parameter_tests(self) -> list:
+        """The ifs around the walk that test a parameter the function never rebinds against
+        literals (`if split == "train":`, `if is_train:`, `if mode in ("val", "test"):`), as
+        [parameter, the literals that pass it (None: any true value), which way]."""
+        rebound = _rebound(self._node)
+        found = []
+        for test, way in self._ways:
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                test, way = test.operand, not way
+            name, values = None, None
+            if isinstance(test, ast.Name):
+                name = test.id
+            elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name):
+                op, right = test.ops[0], test.comparators[0]
+                items = right.elts if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List, ast.Set)) else [right]
+                if isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) and all(_literal(item) for item in items):
+                    name, values = test.left.id, [item.value for item in items]
+                    way = way if isinstance(op, (ast.Eq, ast.In)) else not way
+            if name is not None and self.env.get(name) == ["param", name] and name not in rebound:
+                found.append([name, values, way])
+        return found
+
+    def _length(self, expr: ast.expr) -> bool:
+        """`len(...)`, or a local bound to one (`n = len(data_loader.dataset)`)."""
+        if isinstance(expr, ast.Name):
+            return expr.id in self._lengths
+        return isinstance(expr, ast.Call) and dotted(expr.func) == "len"
+
     def _wrapped(self, expr: ast.expr) -> list[str]:
-        """The parameters a loop's iterable names, also through a local bound to one (`_wraps`)."""
-        names = {n.id for n in walk(expr) if isinstance(n, ast.Name)}
+        """The parameters a loop's iterable names, also through a local bound to one (`_wraps`),
+        and the attributes of `self` it names, as "self.loader"."""
+        nodes = list(walk(expr))
+        names = {n.id for n in nodes if isinstance(n, ast.Name)}
         held = {n for n in names if self.env.get(n) == ["param", n]}
+        held |= {f"self.{n.attr}" for n in nodes if self.self_name and isinstance(n, ast.Attribute) and _named(n.value, self.self_name)}
         return sorted(held.union(*(self._wrapping.get(n, ()) for n in names)))
 
     def _wraps(self, value: ast.expr) -> list[str]:
@@ -430,6 +466,8 @@ class _FunctionReader:
                 for node in walk(root):
                     if isinstance(node, ast.Call):
                         self._call(node)
+                    elif isinstance(node, ast.Slice) and node.lower is None and node.upper is not None and self._length(node.upper):
+                        self.record["trims"] = True  # `preds[: len(dataset)]`: padded duplicates cut off
 
     def _touch(self, node: ast.Call) -> None:
         """`fresh` and `handed`: the first argument of a call that is a parameter nothing touched
@@ -488,6 +526,10 @@ class _FunctionReader:
         keywords = {k: v for k, v in keywords.items() if v is not None}
         if any(args) or keywords:
             self.record["calls"].append([callee, args, keywords, node.lineno])
+        literals = [[i, a.value] for i, a in enumerate(node.args) if _literal(a)]
+        literals += [[k.arg, k.value.value] for k in node.keywords if k.arg is not None and _literal(k.value)]
+        if literals:
+            self.record.setdefault("literals", []).append([callee, node.lineno, literals])
         # Where a model's inner module is handed on, with the call and the argument as written (a rule
         # finds the call by them): [written callee, callee, position or keyword, argument, source, line].
         if any(source and source[0] == "inner" for source in (*args, *keywords.values())):
@@ -547,6 +589,8 @@ class _FunctionReader:
                 if _sets_flag(statement):
                     self._flags.setdefault(statement.targets[0].id, []).append((statement.value.value, tuple(self._ways)))
                 source = self.source(statement.value)
+                if self._length(statement.value):
+                    self._lengths.update(t.id for t in statement.targets if isinstance(t, ast.Name))
                 for target in statement.targets:
                     self._bind(target, source)
                     if isinstance(target, ast.Name) and self._wraps(statement.value):
@@ -706,6 +750,15 @@ def _sets_flag(statement: ast.Assign) -> bool:
     return len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name) and (
         isinstance(value, ast.Constant) and isinstance(value.value, bool)
     )
+
+
+def _named(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _literal(node: ast.AST) -> bool:
+    """A string, number, bool or None written as is."""
+    return isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool, type(None)))
 
 
 def _rebound(function: ast.AST) -> set[str]:
@@ -1327,13 +1380,36 @@ class Program:
         """The values `source` may hold: every value a called project function returns, and
         where imports in `if` blocks bind its name to functions of two modules, each one's."""
         if source[0] == "call" and len(source) == 3:
-            found = [
-                value for target in self._targets(module, source[1], self._summaries[module]["functions"][key]["class"])  # type: ignore[index]
+            function = self._summaries[module]["functions"][key]  # type: ignore[index]
+            returned = [
+                (value, target) for target in self._targets(module, source[1], function["class"])
                 for value in self.returned_data.get(target[:2], ())
             ]
-            if found:
-                return found
+            if returned:
+                return [value for value, target in returned if not self._ruled_out(value, target, function, source)] or [None]
         return [self.evaluate(module, key, source)]
+
+    def _ruled_out(self, value, target: tuple, function: dict, source: list) -> bool:
+        """Whether the call `source` of `function` rules out the sampler of `value` (`rules_out`)."""
+        for callee, line, literals in function.get("literals", ()):
+            if callee == source[1] and line == source[2]:
+                return self.rules_out(value, target, literals)
+        return False
+
+    def rules_out(self, value, target: tuple, literals: list) -> bool:
+        """Whether a call of the builder `target` passing `literals` ([position or keyword,
+        value]) passes one that a test the sampler of `value` is made under rules out:
+        `build_loader(cfg, "val")` gets no sampler made under `if split == "train":`."""
+        tests = [test for test in value.when if test[:2] == target[:2]] if isinstance(value, Data) else []
+        if not tests:
+            return False
+        record = self._summaries[target[0]]["functions"][target[1]]  # type: ignore[index]
+        params = record["params"][1:] if target[2] else record["params"]
+        passed = {params[at] if isinstance(at, int) and at < len(params) else at: given for at, given in literals}
+        for _, _, name, values, way in tests:
+            if name in passed and (bool(passed[name]) if values is None else passed[name] in values) != way:
+                return True
+        return False
 
     def _targets(self, module: str, callee: str, cls: str | None) -> list[tuple[str, str, bool]]:
         """What a call of `callee` reaches (`resolve`), and the functions the other imports of
@@ -1372,11 +1448,12 @@ class Program:
             shuffle, drop_last = (value[1] if value[0] == "const" else None for value in flags.values())
             dataset = facts.get("dataset")
             held = (module, key, dataset[1]) if dataset and dataset[0] == "param" else None
-            return Data("sampler", at, shuffle, drop_last, dataset=held)
+            when = tuple((module, key, name, tuple(values) if values is not None else None, way) for name, values, way in facts.get("when", ()))
+            return Data("sampler", at, shuffle, drop_last, dataset=held, when=when)
         drawn = self.evaluate(module, key, self._drawn_from(module, facts))
         if not isinstance(drawn, Data) or drawn.kind != "sampler":
             return None  # a loader that is not known to draw from a DistributedSampler is not followed
-        return Data("loader", at, drawn.shuffle, drawn.drop_last, replace(drawn, passed_at=None))
+        return Data("loader", at, drawn.shuffle, drawn.drop_last, replace(drawn, passed_at=None), when=drawn.when)
 
     def _drawn_from(self, module: str, facts: dict) -> list | None:
         """The source of the sampler a DataLoader draws from: its `sampler`, or the sampler a
@@ -1662,9 +1739,23 @@ class Program:
                     return found
         return None
 
+    def kept_evaluation(self, module: str, cls: str, attribute: str) -> tuple[str, str, str] | None:
+        """Where a method of class `cls` evaluates what the class keeps as `self.<attribute>`
+        (`self.val_loader = build_loader(cfg, "val")`) and combines the results, as `evaluation`."""
+        memo_key = (module, cls, f"self.{attribute}")
+        if memo_key not in self._evaluations:
+            self._evaluations[memo_key] = None  # a recursion through it finds nothing more
+            self._evaluations[memo_key] = next(filter(None, (
+                self._reach(self._evaluations, self._evaluates, module, key, method, ["attr", attribute], 0)
+                for key, method in self._summaries[module]["functions"].items()  # type: ignore[index]
+                if method["class"] == cls
+            )), None)
+        return self._evaluations[memo_key]
+
     def _evaluates(self, module: str, key: str, record: dict, source: list):
+        held = source[1] if source[0] == "param" else f"self.{source[1]}" if source[0] == "attr" else None
         for line, _, iterated, trains in record["loops"]:
-            if source[0] == "param" and source[1] in iterated and not trains:
+            if held in iterated and not trains:
                 for inner, at in record["invocations"]:
                     where = self.combines(module, key, record["class"], inner) if at >= line else None
                     if where is not None:
@@ -1678,7 +1769,8 @@ class Program:
     def _deduplicates(self, module: str, key: str, record: dict, depth: int = 0) -> bool:
         """Whether function `key` (or a project helper it calls) places results by sample id
         (torch_api.DEDUPLICATING_METHODS): a COCO evaluator merging by image id, features
-        index_copy_'d into a dataset-sized tensor."""
+        index_copy_'d into a dataset-sized tensor; or trims them to a length
+        (`preds[: len(data_loader.dataset)]`, also through `n = len(...)`)."""
         if (module, key) in self._deduplicating:
             return self._deduplicating[(module, key)]
         self._deduplicating[(module, key)] = False  # a recursion through it finds nothing more
@@ -1686,6 +1778,8 @@ class Program:
         return found
 
     def _finds_deduplication(self, module: str, key: str, record: dict, depth: int) -> bool:
+        if record.get("trims"):
+            return True  # `preds[: len(dataset)]`: the padded duplicates are cut off
         for callee, _ in record["invocations"]:
             if callee.rpartition(".")[2] in DEDUPLICATING_METHODS:
                 return True

@@ -814,13 +814,14 @@ class ProjectView:
             return None
         return found[0], found[2], self.project.modules[found[0]]["functions"][found[2]]
 
-    def built_data(self, qualified: str | None) -> dict[str, tuple[str, int | None, int | None]]:
+    def built_data(self, qualified: str | None, literals: list = ()) -> dict[str, tuple[str, int | None, int | None]]:
         """What the project function `qualified` names returns of the shuffling DistributedSampler
         it builds (ddplint.model.loaders.built): "sampler"/"loader" -> (where the sampler is made,
-        its index in the returned tuple or None, the argument position of its dataset or None)."""
+        its index in the returned tuple or None, the argument position of its dataset or None);
+        for a call passing `literals` ([position or keyword, value])."""
         from ddplint.model import loaders
 
-        return loaders.built(self.project.program, self.absolute(qualified), self.module) if qualified else {}
+        return loaders.built(self.project.program, self.absolute(qualified), self.module, literals) if qualified else {}
 
     def endless_wrapper(self, qualified: str | None) -> tuple[int, str, str] | None:
         """(index of the parameter, name, where the loop is) of the project generator `qualified`

@@ -30,11 +30,13 @@ class PaddedEvalMetrics(Rule):
     `drop_last=True` feeds a DataLoader that is iterated by a loop without `backward()` in a
     function (or a same-module function it passes the loader to) that combines results after
     or in that loop with `all_reduce`, `all_gather(_object)`, `gather` or `reduce`, in a file
-    that never trims to a length (`[:len(dataset)]`). With the project model, the loader may
-    also leave the function: a data builder returns it (`return train_loader, val_loader`, or
-    keeps it on an object) and a function of another module evaluates it and combines the
-    results; the finding stays at the sampler and names the call that hands the loader on, the
-    evaluation loop and the combine. timm's `create_loader(..., distributed=...)` for
+    that never trims to a length (`[:len(dataset)]`, or `[:n]` after `n = len(dataset)`). With
+    the project model, the loader may also leave the function: a data builder returns it
+    (`return train_loader, val_loader`, or keeps it on an object) and a function of another
+    module evaluates it and combines the results; the finding stays at the sampler and names the
+    call that hands the loader on, the evaluation loop and the combine. There, an evaluating
+    function (or a helper it calls) that trims to a length or places results by sample id
+    clears it. timm's `create_loader(..., distributed=...)` for
     evaluation (`is_training` left False) builds an OrderedDistributedSampler that pads the
     same way; the finding is then at that call. Not flagged: training samplers
     (shuffle left on) and training loops, `drop_last=True`, results trimmed after the gather,
@@ -270,6 +272,24 @@ class PaddedEvalMetrics(Rule):
             """
         ),
         Clean(
+            # Gathered in rank order, then cut to the dataset's length: the padding is dropped.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def evaluate(model, dataset, world_size):
+                preds = []
+                for x in DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False)):
+                    preds.append(model(x).argmax(1))
+                preds = torch.cat(preds)
+                parts = [torch.zeros_like(preds) for _ in range(world_size)]
+                dist.all_gather(parts, preds)
+                n = len(dataset)
+                return torch.stack(parts, dim=1).flatten()[:n]
+            """
+        ),
+        Clean(
             """
             import torch.distributed as dist
             from torch.utils.data import DataLoader, DistributedSampler
@@ -344,6 +364,7 @@ class PaddedEvalMetrics(Rule):
         self._clock = 0
         self._trimmed = False
         self._gathered: set[str] = set()  # names bound to a combining call's result
+        self._lengths: set[str] = set()  # names bound to `len(...)`: `n = len(dataset)` ... `[:n]`
         # Calls that hand something to a function the project model may follow:
         # (callee, function key, class, positional refs, keyword refs)
         self._handed: list[tuple[str, str | None, str | None, list, dict]] = []
@@ -377,6 +398,8 @@ class PaddedEvalMetrics(Rule):
         gathered sample ids, where a padded duplicate overwrites its own row."""
         if isinstance(node.value, cst.Call) and self._combines(node.value):
             self._gathered |= {t.target.value for t in node.targets if isinstance(t.target, cst.Name)}
+        if _length(node.value, set()):
+            self._lengths |= {t.target.value for t in node.targets if isinstance(t.target, cst.Name)}
         for target in node.targets:
             stored = target.target
             if isinstance(stored, cst.Subscript) and len(stored.slice) == 1 and isinstance(stored.slice[0].slice, cst.Index):
@@ -397,8 +420,10 @@ class PaddedEvalMetrics(Rule):
 
     def visit_Slice(self, node: cst.Slice) -> None:
         upper = node.upper
-        if isinstance(upper, cst.Call) and isinstance(upper.func, cst.Name) and upper.func.value == "len":
+        if isinstance(upper, cst.Call) and _length(upper, set()):
             self._trimmed = True
+        elif upper is not None and node.lower is None and _length(upper, self._lengths):
+            self._trimmed = True  # `[:n]`; `indices[split:n]` is a split of the dataset
 
     def leave_Module(self, original_node: cst.Module) -> None:
         if self._trimmed:
@@ -487,3 +512,10 @@ def _trains(loop: cst.CSTNode) -> bool:
         isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward"
         for node in descendants(loop)
     )
+
+
+def _length(expr: cst.BaseExpression, lengths: set[str]) -> bool:
+    """`len(...)`, or a name bound to one."""
+    if isinstance(expr, cst.Name):
+        return expr.value in lengths
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "len"

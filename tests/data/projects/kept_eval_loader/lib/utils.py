@@ -1,0 +1,6 @@
+import torch.distributed as dist
+
+
+def reduce_value(value):
+    dist.all_reduce(value)
+    return value
