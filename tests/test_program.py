@@ -534,3 +534,21 @@ def test_every_tuple_a_builder_returns_in_its_branches_is_followed_to_the_evalua
         "def main(name, val_set):\n    loader, classes = build(name, val_set)\n    validate(loader)\n",
     })
     assert set(loaders.evaluated(index.program, "pkg.data")) == {8, 10}
+
+
+def test_a_function_that_makes_one_pass_over_its_loader_and_those_that_may_do_more(tmp_path):
+    from ddplint.model import loaders
+
+    index = _project(tmp_path, {
+        "engine": "def train(model, loader, log):\n    n = len(loader)\n"
+        "    for i, batch in enumerate(log.every(loader, 10)):\n        model(batch)\n    return loader.dataset\n"
+        "def sets(loader, epoch):\n    loader.sampler.set_epoch(epoch)\n    for batch in loader:\n        pass\n"
+        "def hands(loader, hook):\n    hook(loader)\n    for batch in loader:\n        pass\n"
+        "def rebinds(loader):\n    loader = iter(loader)\n    for batch in loader:\n        pass\n"
+        "def endless(loader):\n    while True:\n        for batch in loader:\n            yield batch\n",
+        "main": "from pkg import engine\n",
+    })
+    program = index.program
+    assert loaders.passed_once(program, "pkg.engine.train", "pkg.main") == (1, "loader", "train", "pkg/engine.py:3")
+    for name in ("sets", "hands", "rebinds", "endless", "missing"):
+        assert loaders.passed_once(program, f"pkg.engine.{name}", "pkg.main") is None

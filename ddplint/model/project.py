@@ -821,6 +821,13 @@ class ProjectView:
 
         return loaders.cycled(self.project.program, self.absolute(qualified), self.module) if qualified else None
 
+    def one_pass(self, qualified: str | None) -> tuple[int, str, str, str] | None:
+        """(index of the parameter, its name, the function's name, where the loop is) of the project function `qualified`
+        names that makes one pass over that parameter without set_epoch (ddplint.model.loaders.passed_once)."""
+        from ddplint.model import loaders
+
+        return loaders.passed_once(self.project.program, self.absolute(qualified), self.module) if qualified else None
+
     def hands_back(self, key: str | None, cls: str | None, callee: str) -> int | None:
         """The position of the argument a call of `callee` here gets back unchanged from a project
         function or method (ddplint.model.loaders.hands_back), or None."""
