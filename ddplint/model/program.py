@@ -265,6 +265,7 @@ class _FunctionReader:
         cycles = None if method else _cycled(node, positional)
         if cycles is not None:
             self.record["cycles"] = cycles
+        values.settle_save(self, node)
         looped = {name for loop in self.record["loops"] for name in loop[2]}  # parameters a loop iterates
         passes = None if method or cycles is not None or not looped else _passed_once(node, positional)
         if passes is not None:
