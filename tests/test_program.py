@@ -649,3 +649,52 @@ def test_a_function_that_cuts_results_to_a_length_trims(tmp_path):
     assert functions["a"].get("trims") and functions["b"].get("trims") and not functions["c"].get("trims")
     split = summarize(ast.parse("def d(dataset):\n    n = len(dataset)\n    return list(range(n))[n // 2:n]\n"))
     assert not split["functions"]["d"].get("trims")  # a split of the dataset, not a trim
+
+
+def test_a_function_that_makes_one_pass_over_its_loader_and_those_that_may_do_more(tmp_path):
+    from ddplint.model import loaders
+
+    index = _project(tmp_path, {
+        "engine": "def train(model, loader, log):\n    n = len(loader)\n"
+        "    for i, batch in enumerate(log.every(loader, 10)):\n        model(batch)\n    return loader.dataset\n"
+        "def sets(loader, epoch):\n    loader.sampler.set_epoch(epoch)\n    for batch in loader:\n        pass\n"
+        "def hands(loader, hook):\n    hook(loader)\n    for batch in loader:\n        pass\n"
+        "def rebinds(loader):\n    loader = iter(loader)\n    for batch in loader:\n        pass\n"
+        "def endless(loader):\n    while True:\n        for batch in loader:\n            yield batch\n",
+        "main": "from pkg import engine\n",
+    })
+    program = index.program
+    assert loaders.passed_once(program, "pkg.engine.train", "pkg.main") == (1, "loader", "train", "pkg/engine.py:3")
+    for name in ("sets", "hands", "rebinds", "endless", "missing"):
+        assert loaders.passed_once(program, f"pkg.engine.{name}", "pkg.main") is None
+
+
+def test_a_helper_saves_a_ddp_models_state_dict_to_the_files_its_callers_name(tmp_path):
+    index = _project(tmp_path, {
+        "main": _WRAP + "from pkg.utils import save_checkpoint\n\ndef main(net, ema, args):\n"
+        "    model = DDP(net.cuda())\n    save_checkpoint(model, 3, args.ckpt)\n    save_checkpoint(ema, 3, args.ema)\n"
+        "    save_checkpoint(model.module, 3, path='inner.pt')\n    save_checkpoint(model, 3, path='last.pt')\n",
+        "utils": "import torch\n\ndef save_checkpoint(model, epoch, path):\n"
+        "    torch.save({'epoch': epoch, 'model': model.state_dict()}, path)\n",
+    })
+    values = index.program.values
+    assert values.wrapper_saves() == [("file:last.pt", "model", "pkg/utils.py:4"), ("option:ckpt", "model", "pkg/utils.py:4")]
+
+
+def test_a_helper_of_another_module_saves_whatever_rank_runs_it(tmp_path):
+    index = _project(tmp_path, {
+        "utils": "import torch\nimport torch.distributed as dist\n\n"
+        "def save_checkpoint(state, path):\n    torch.save(state, path)\n"
+        "def save_on_master(state, path):\n    if dist.get_rank() == 0:\n        torch.save(state, path)\n"
+        "def save_best(state, path, best):\n    if best:\n        torch.save(state, path)\n"
+        "def save_early(state, path, args):\n    if not args.save:\n        return\n    torch.save(state, path)\n",
+        "engine": "from pkg.utils import save_checkpoint\n\ndef fit(model, epochs):\n"
+        "    for epoch in range(epochs):\n        save_checkpoint(model.state_dict(), 'last.pt')\n",
+        "main": "from pkg import engine, utils\n",
+    })
+    values = index.program.values
+    assert values.saves_on_any_rank("pkg.utils.save_checkpoint", "pkg.main") == "pkg/utils.py:5"
+    assert values.saves_on_any_rank("pkg.engine.fit", "pkg.main") == "pkg/utils.py:5"
+    for name in ("save_on_master", "save_best", "save_early", "missing"):
+        assert values.saves_on_any_rank(f"pkg.utils.{name}", "pkg.main") is None
+    assert values.saves_on_any_rank("pkg.utils.save_checkpoint", "pkg.utils") is None  # judged in its own module

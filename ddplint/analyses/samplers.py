@@ -140,6 +140,11 @@ class LoaderFlow(Analysis):
         self.assignments: Counter[Ref] = Counter()  # how often each name is assigned
         self.returns: list[tuple[tuple, str, Ref]] = []  # (function key, tuple index or "", value)
         self.endless: list[Endless] = []
+        # Calls, inside a loop, of another module's function given a name (a pass over a loader
+        # there: `train_one_epoch(model, loader)`), as (loops, callee, positional refs or None
+        # after a star, keyword refs).
+        self._elsewhere: list[tuple[tuple[Loop, ...], str, list[Ref | None] | None, dict[str, Ref | None]]] = []
+        self.passes: dict[int, str] = {}  # by id of an epoch loop: the other module's function iterating the loader
         self._records: dict[int, Function] = {}  # by id of the `def` node
         self._loops: dict[int, Loop] = {}  # by id of the loop node
         self._bound: dict[int, list[Ref]] = {}
@@ -349,6 +354,11 @@ class LoaderFlow(Analysis):
             positional = [a for a in node.args if a.keyword is None]
             if wrapper is not None and wrapper[0] < len(positional) and not any(a.star for a in positional):
                 self.endless.append(Endless(node, function, self.ref(positional[wrapper[0]].value), *wrapper[1:]))
+            elif self.open_loops and node.args:
+                star = next((i for i, a in enumerate(node.args) if a.star), len(node.args))
+                given = [self.ref(a.value) for a in node.args[:star] if a.keyword is None]
+                keywords = {a.keyword.value: self.ref(a.value) for a in node.args if a.keyword is not None}
+                self._elsewhere.append((self.open_loops, qualified, given, keywords))
             return
         # A sampler returned alone is bound where the call is assigned; one inside a tuple
         # where that element is unpacked; one inside a DataLoader is reached as `loader.sampler`.
@@ -449,6 +459,17 @@ class LoaderFlow(Analysis):
         targets = self.refs(loader)
         for function in (self.module, *self.functions.values()):
             self._epoch_loops_in(function, targets, found, 1)
+        for loops, qualified, positional, keywords in self._elsewhere:
+            if id(loops[-1]) in found or not targets & {*positional, *keywords.values()}:  # type: ignore[misc]
+                continue
+            passes = self.model.project.one_pass(qualified)  # type: ignore[union-attr]
+            if passes is None:
+                continue
+            index, param, name, where = passes
+            given = keywords.get(param, positional[index] if index < len(positional) else None)
+            if given in targets:
+                found[id(loops[-1])] = (loops[-1], targets)
+                self.passes[id(loops[-1])] = f"{name}() in {where}"
         return list(found.values())
 
     def _epoch_loops_in(self, function: Function, targets: set[Ref], found: dict, depth: int) -> None:

@@ -7,6 +7,8 @@ tuples. These questions read that solution:
 - `built`: what a project function returns of the samplers and loaders it builds (a data
   builder's `return train_loader, val_loader`), with where the sampler is made;
 - `cycled`: whether a project generator re-iterates its argument forever (`cycle(loader)`);
+- `passed_once`: whether a project function makes one pass over its argument
+  (`train_one_epoch(model, loader)`);
 - `forwarder`: where a project class hands its keyword arguments to a DataLoader untouched;
 - `hands_back`: which argument a project function or method returns unchanged
   (`loader = backend.wrap(loader)`);
@@ -101,6 +103,25 @@ def cycled(program: Program, qualified: str, importer: str) -> tuple[int, str, s
         return None
     index, line = record["cycles"]
     return index, name, program.location(module, line)
+
+
+def passed_once(program: Program, qualified: str, importer: str) -> tuple[int, str, str, str] | None:
+    """(index of the parameter, its name, the function's name, where the loop is) of the project function `qualified`
+    names, where it makes one pass over that parameter and never calls set_epoch
+    (`train_one_epoch(model, loader, ...)`); None otherwise. Asked only of a call that an
+    epoch loop makes with a loader: it reads that function's module."""
+    found = program.split(qualified, importer)
+    if found is None or not found[1] or "." in found[1]:
+        return None
+    target = program.resolve(found[0], found[1], None)  # through re-exports
+    if target is None or target[2]:
+        return None
+    summary = program.summary(target[0])
+    record = summary["functions"].get(target[1]) if summary is not None else None
+    if record is None or "passes" not in record:
+        return None
+    index, line = record["passes"]
+    return index, record["params"][index], target[1], program.location(target[0], line)
 
 
 def forwarder(program: Program, module: str, cls: str, loaders: frozenset[str]) -> str | None:

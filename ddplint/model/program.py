@@ -286,6 +286,11 @@ class _FunctionReader:
         cycles = None if method else _cycled(node, positional)
         if cycles is not None:
             self.record["cycles"] = cycles
+        values.settle_save(self, node)
+        looped = {name for loop in self.record["loops"] for name in loop[2]}  # parameters a loop iterates
+        passes = None if method or cycles is not None or not looped else _passed_once(node, positional)
+        if passes is not None:
+            self.record["passes"] = passes
 
     def source(self, expr: ast.AST | None) -> list | None:
         if isinstance(expr, ast.Name):
@@ -859,6 +864,40 @@ def _cycled(node: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str]) -> 
                 for name in (n.id for n in walk(inner.iter) if isinstance(n, ast.Name)):
                     if name in params:
                         return [params.index(name), loop.lineno]
+    return None
+
+
+def _passed_once(node: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str]) -> list | None:
+    """[index of the parameter, line of the loop] of a function that makes one pass over a
+    parameter (`for x in loader:`, also through calls: `enumerate(loader)`,
+    `enumerate(metric_logger.log_every(loader, ...))`) and never calls set_epoch, where the parameter is
+    used for nothing else but `len(loader)` and attribute reads: `train_one_epoch(model,
+    loader, ...)`, which a caller's epoch loop calls once per epoch."""
+    inside = list(walk(node))
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) or (isinstance(n, ast.Attribute) and n.attr == "set_epoch") for n in inside):
+        return None
+    allowed: dict[str, set[int]] = {}
+    loops: dict[str, int] = {}
+    for n in inside:
+        if isinstance(n, (ast.Call)) and dotted(n.func) == "len":
+            for arg in n.args:
+                if isinstance(arg, ast.Name):
+                    allowed.setdefault(arg.id, set()).add(id(arg))
+        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
+            allowed.setdefault(n.value.id, set()).add(id(n.value))
+        elif isinstance(n, (ast.For, ast.AsyncFor)):
+            pending = [n.iter]
+            while pending:  # `loader`, `enumerate(loader)`, `enumerate(logger.log_every(loader, 10))`
+                arg = pending.pop()
+                if isinstance(arg, ast.Call):
+                    pending.extend(arg.args)
+                elif isinstance(arg, ast.Name) and arg.id in params:
+                    allowed.setdefault(arg.id, set()).add(id(arg))
+                    loops.setdefault(arg.id, n.lineno)
+    for name, line in loops.items():
+        uses = [n for n in inside if isinstance(n, ast.Name) and n.id == name]
+        if all(isinstance(n.ctx, ast.Load) and id(n) in allowed[name] for n in uses):
+            return [params.index(name), line]
     return None
 
 

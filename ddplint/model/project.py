@@ -19,7 +19,7 @@ the project root records, per module, the facts other modules' rules ask about:
   builders, loader classes and generators do: `samplers` (builds a DistributedSampler, or has
   timm's `create_loader(..., distributed=...)` build one),
   `forwarders` (a class may hand its `**kwargs` to a DataLoader), `endless` (a generator may
-  re-iterate its argument forever), `ddp`, `loads`; and `main`, `starts`, `launched` (for
+  re-iterate its argument forever), `saves` (a function may call torch.save), `ddp`, `loads`; and `main`, `starts`, `launched` (for
   `ProjectView.single_process`).
 
 It is cheap because it parses nothing: CPython's `ast` of every file would cost a twentieth
@@ -165,6 +165,8 @@ def module_facts(text: str, scan: TextScan | None = None, relative: str | None =
         facts["samplers"] = True  # where the program model starts reading, as for "ddp"
     if class_text and "**" in text and "DataLoader(" in text:
         facts["forwarders"] = True  # may hold a class whose __init__ hands its **kwargs to a DataLoader
+    if "save" in text:
+        facts["saves"] = True  # may hold a function that saves whatever rank runs it: the model reads it
     if "yield" in text and any(loop in text for loop in _ENDLESS_LOOPS):
         facts["endless"] = True  # may hold a generator that re-iterates its argument forever: the model reads it
     pending: list[tuple[str, int, str]] = []  # functions that may call a CUDA helper
@@ -830,6 +832,18 @@ class ProjectView:
 
         return loaders.cycled(self.project.program, self.absolute(qualified), self.module) if qualified else None
 
+    def one_pass(self, qualified: str | None) -> tuple[int, str, str, str] | None:
+        """(index of the parameter, its name, the function's name, where the loop is) of the project function `qualified`
+        names that makes one pass over that parameter without set_epoch (ddplint.model.loaders.passed_once)."""
+        from ddplint.model import loaders
+
+        return loaders.passed_once(self.project.program, self.absolute(qualified), self.module) if qualified else None
+
+    def saving_helper(self, qualified: str | None) -> str | None:
+        """Where the project function `qualified` names calls torch.save with nothing of ranks
+        around it, so that every process calling it saves (ddplint.model.values.Values.saves_on_any_rank)."""
+        return self.project.program.values.saves_on_any_rank(self.absolute(qualified), self.module) if qualified else None
+
     def hands_back(self, key: str | None, cls: str | None, callee: str) -> int | None:
         """The position of the argument a call of `callee` here gets back unchanged from a project
         function or method (ddplint.model.loaders.hands_back), or None."""
@@ -1015,10 +1029,17 @@ class ProjectView:
         helpers: set[str] = set()
         for local, origin in facts["imports"].items():
             absolute = self.absolute(origin)
+            if self.project.distributed and ProjectFact.SAVE_HELPER not in known:
+                saver = self.project.module(absolute) or self.project.module(absolute.rpartition(".")[0])
+                if saver is not None and saver != self.module and self.project.modules[saver].get("saves"):
+                    known.add(ProjectFact.SAVE_HELPER)
+            imported = self.project.module(absolute)
+            if imported is not None and imported != self.module and self.project.modules[imported].get("samplers"):
+                known.add(ProjectFact.SAMPLER_BUILDER)  # `data.make_sampler(ds)`: the model answers for the call
             exports = self._exports(absolute)
             if exports is None:
                 continue
-            if self.project.module(absolute) is not None:  # `import utils`: the names it exports
+            if imported is not None:  # `import utils`: the names it exports
                 cuda, loader_subclass = exports
                 if cuda:  # the screen sees `utils.place(...)` in a default as a helper call
                     known.add(ProjectFact.CUDA_HELPER)

@@ -25,7 +25,7 @@ import ast
 import posixpath
 import re
 
-from ddplint.prefilter.screens import dotted
+from ddplint.prefilter.screens import dotted, walk
 from ddplint.core.torch_api import PICKLE_DUMP, PROCESS, SPAWN, START_PROCESSES, TORCH_LOAD, TORCH_SAVE
 
 # Calls that pickle what they are given (to a started process, a file, a queue), by the last
@@ -116,9 +116,12 @@ def read_save(reader, node: ast.Call, callee: str) -> None:
     held: list = []
     saved = _argument(node, 0, "obj")
     _state_dicts(reader, saved, None, held)
-    path = path_key(_argument(node, 1, "f"), reader.paths)
+    written = _argument(node, 1, "f")
+    path = path_key(written, reader.paths)
     if held:
-        reader.record.setdefault("saves", []).append([callee, held, path, node.lineno])
+        # a helper's parameter (`def save_checkpoint(model, path)`): its callers name the file
+        handed = isinstance(written, ast.Name) and path is None and reader.env.get(written.id) == ["param", written.id]
+        reader.record.setdefault("saves", []).append([callee, held, f"param:{written.id}" if handed else path, node.lineno])
     if path is not None:
         reader.record.setdefault("files", []).append([callee, path, saved is not None and _on_host(reader, saved), node.lineno])
 
@@ -126,11 +129,20 @@ def read_save(reader, node: ast.Call, callee: str) -> None:
 def _read_file_write(reader, node: ast.Call, callee: str) -> None:
     """Note a call named like a save helper (`save_checkpoint(state, "best.pt")`) that is given
     a file: it may write that file with anything (`files`, never on the host)."""
-    for value in (*node.args, *(keyword.value for keyword in node.keywords)):
+    given: dict[str, str] = {}
+    for index, value in enumerate(node.args):
+        if isinstance(value, ast.Starred):
+            break
         path = path_key(value, reader.paths)
         if path is not None:
-            reader.record.setdefault("files", []).append([callee, path, False, node.lineno])
-            return
+            given[str(index)] = path
+    for keyword in node.keywords:
+        path = path_key(keyword.value, reader.paths) if keyword.arg is not None else None
+        if path is not None:
+            given[keyword.arg] = path  # type: ignore[index]
+    if given:
+        reader.record.setdefault("files", []).append([callee, next(iter(given.values())), False, node.lineno])
+        reader.record.setdefault("handed_files", []).append([callee, given, node.lineno])
 
 
 def _on_host(reader, expr: ast.AST) -> bool:
@@ -303,8 +315,11 @@ def read_call(reader, node: ast.Call, callee: str) -> None:
     if callee.rpartition(".")[2] == "save":
         read_save(reader, node, callee)
         _read_write(reader, node, callee)
+
     elif "save" in callee.rpartition(".")[2].lower():
         _read_file_write(reader, node, callee)
+    if "save" in callee.rpartition(".")[2].lower() and not reader._tests:
+        reader.record.setdefault("plain_saves", []).append([callee, node.lineno])  # kept by `settle_save`
     if callee.rpartition(".")[2] in _SENDING_NAMES:
         sent = [reader.source(value) for value in _contained([*node.args, *(k.value for k in node.keywords)])]
         sent = [source for source in sent if source is not None]
@@ -313,6 +328,35 @@ def read_call(reader, node: ast.Call, callee: str) -> None:
     for word in node.keywords:
         if word.arg == "find_unused_parameters" and not (isinstance(word.value, ast.Constant) and word.value.value is False):
             reader.record.setdefault("tolerant", []).append(node.lineno)
+
+
+# Words of a name or string that may test or name the rank, or hand the save to a framework
+# or an in-memory file: a function that has one is no plain save helper.
+_RANK_WORDS = ("rank", "master", "main", "primary", "global_zero", "chief", "leader", "dist", "world", "barrier",
+               "accelerat", "fabric", "trainer", "lightning", "process", "bytesio", "buffer", "temp")
+
+
+def settle_save(reader, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+    """Keep `plain_saves` ([callee, line] of each call named like a save under no `if`:
+    `torch.save(...)`, `save_checkpoint(...)`) only where the function says nothing of ranks,
+    processes or in-memory files, and has no early exit under an `if`: a helper (`def
+    save_checkpoint(state, filename): torch.save(state, filename)`) that every process calling
+    it runs to the save."""
+    if "plain_saves" not in reader.record:
+        return
+    for inner in walk(node):
+        if isinstance(inner, ast.If) and any(isinstance(n, (ast.Return, ast.Raise)) for b in inner.body for n in walk(b)):
+            break
+        word = (
+            inner.id if isinstance(inner, ast.Name) else inner.attr if isinstance(inner, ast.Attribute)
+            else inner.arg if isinstance(inner, ast.arg)
+            else inner.value if isinstance(inner, ast.Constant) and isinstance(inner.value, str) else None
+        )
+        if word is not None and any(part in word.lower() for part in _RANK_WORDS):
+            break
+    else:
+        return
+    del reader.record["plain_saves"]
 
 
 def _contained(values: list):
@@ -459,9 +503,67 @@ class Values:
                         continue
                     for entry, source in held:
                         if isinstance(program.evaluate(module, key, source), Origin):
-                            found.append((path, entry, program.location(module, line)))
+                            where = program.location(module, line)
+                            paths = self._handed(module, key, function, path[6:], source) if path and path.startswith("param:") else [path]
+                            found += [(handed, entry, where) for handed in paths]
             self._saves = sorted(set(found), key=lambda item: (item[2], str(item[0]), str(item[1])))
         return self._saves
+
+    def _handed(self, module: str, key: str, function: dict, param: str, source: list) -> list[str | None]:
+        """The files the calls of function `key` of `module` name for its parameter `param`
+        (`save_checkpoint(model, args.ckpt)` for `def save_checkpoint(model, path)`), as path
+        keys (None: one that names none, or a caller not read). Where the model whose state
+        dict it saves is a parameter too, only the calls that hand it a DDP model count
+        (`save_checkpoint(ema, ...)` beside it saves a plain one)."""
+        from ddplint.model.program import Origin
+
+        program, params = self.program, function["params"]
+        model = source[1] if source[0] == "param" and source[1] in params else None
+        found: list[str | None] = []
+        if function["method"]:
+            return [None]  # `self.save(model, path)`: the positions shift by one
+        for caller, by, line in program.context.call_sites(module, key) or ():
+            if by is None and model is not None:
+                found.append(None)  # module code: not evaluated
+                continue
+            summary = program.summary(caller)
+            record = ((summary or {}).get("functions", {}).get(by) if by else program.module_code(caller)) or {}
+            if model is not None:
+                passed = [keywords.get(model, args[params.index(model)] if params.index(model) < len(args) else None)
+                          for _, args, keywords, at in record.get("calls", ()) if at == line]
+                if not passed or not isinstance(program.evaluate(caller, by, passed[0]), Origin):
+                    continue
+            given = [g for _, g, at in record.get("handed_files", ()) if at == line]
+            found.append(given[0].get(param, given[0].get(str(params.index(param)))) if given else None)
+        return found or [None]
+
+    def saves_on_any_rank(self, qualified: str, importer: str) -> str | None:
+        """Where the function of another project module that `qualified` names (as `importer`
+        imports it) calls `torch.save` under no `if`, saying nothing of ranks, itself or through
+        such helpers it calls ("utils.py:8", see `settle_save`): every process that calls it
+        writes the file. None otherwise; only modules whose text may hold a save (the index's
+        "saves") are read."""
+        program = self.program
+        found = program.split(qualified, importer)
+        if found is None or not found[1] or "." in found[1] or found[0] == importer:
+            return None
+        target = program.resolve(found[0], found[1], None) if program.project.modules[found[0]].get("saves") else None
+        return self._saving(target[0], target[1], 0) if target is not None and not target[2] else None
+
+    def _saving(self, module: str, key: str, depth: int) -> str | None:
+        program = self.program
+        if depth > 3 or not program.project.modules[module].get("saves"):
+            return None
+        summary = program.summary(module)
+        record = summary["functions"].get(key) if summary is not None else None
+        for callee, line in (record or {}).get("plain_saves", ()):
+            if (program._qualify(module, callee) or callee) in TORCH_SAVE or callee in TORCH_SAVE:
+                return program.location(module, line)
+            inner = program.resolve(module, callee, None)
+            where = self._saving(inner[0], inner[1], depth + 1) if inner is not None and not inner[2] else None
+            if where is not None:
+                return where
+        return None
 
     def saved_from_wrapper(self, path: str | None, key: str | None = None) -> str | None:
         """Where the program saves a DDP model's state dict to the file `path` (a path key)
@@ -570,12 +672,40 @@ class Values:
                     return "sent", f"{where} at {self.program.location(module, line)}"
         if result in function["returns"]:
             return self.result_fate(module, key, depth + 1)
+        if result in function["sets"].values() and function["class"] and self._dataset(module, function["class"]):
+            return "sent", f"the Dataset {function['class']} (stored at {self.program.location(module, result[2])})"
         if result in function["sets"].values() or result in function.get("stores", ()):
             return None
-        for callee, args, keywords, _ in function["calls"]:
+        for callee, args, keywords, line in function["calls"]:
             if (result in args or result in keywords.values()) and callee.rpartition(".")[2] not in _READING_CALLS:
+                made = self.program.resolve(module, callee, function["class"])
+                if made is not None and made[2] and self._kept_by_dataset(made, args, keywords, result):
+                    return "sent", f"the Dataset {made[1].rpartition('.')[0]} at {self.program.location(module, line)}"
                 return None
         return "kept", self.program.location(module, result[2])
+
+    def _kept_by_dataset(self, made: tuple[str, str, bool], args: list, keywords: dict, result: list) -> bool:
+        """The `__init__` `made` names is a Dataset's, and stores on `self` the parameter that
+        gets `result` (`TranslationDataset(pairs, src_index)` keeping `self.src_index = src_index`)."""
+        cls, _, method = made[1].rpartition(".")
+        summary = self.program.summary(made[0])
+        init = (summary or {}).get("functions", {}).get(made[1])
+        if method != "__init__" or init is None or not self._dataset(made[0], cls):
+            return False
+        params = init["params"][1:]
+        given = [params[i] for i, arg in enumerate(args) if arg == result and i < len(params)]
+        given += [name for name, arg in keywords.items() if arg == result]
+        return any(["param", name] in init["sets"].values() for name in given)
+
+    def _dataset(self, module: str, cls: str) -> bool:
+        """Class `cls` of `module` is a Dataset: a base named `Dataset` or `IterableDataset`, or
+        a `__getitem__`. DataLoader workers receive it."""
+        summary = self.program.summary(module)
+        record = (summary or {}).get("classes", {}).get(cls)
+        if record is None:
+            return False
+        bases = {base.rpartition(".")[2] for base in record["bases"]}
+        return bool(bases & {"Dataset", "IterableDataset"}) or f"{cls}.__getitem__" in summary["functions"]  # type: ignore[index]
 
     def own_record(self, module: str, cls: str, keys: set[str]) -> str | None:
         """Where a method of class `cls` saves a dict of Python values with every key in `keys`

@@ -99,6 +99,7 @@ OPENED_BY = {
     'DDP007': frozenset({ProjectFact.SAMPLER_BUILDER}),
     'DDP009': frozenset({ProjectFact.LOADS_WRAPPER_CHECKPOINT}),
     'DDP010': frozenset({ProjectFact.DISTRIBUTED}),
+    'DDP014': frozenset({ProjectFact.SAVE_HELPER}),
     'DDP015': frozenset({ProjectFact.WRAPPED_CLASS}),
     'DDP016': frozenset({ProjectFact.LOADER_CLASS, ProjectFact.LOADER_CLASS_MODULE}),
     'DDP018': frozenset({ProjectFact.DISTRIBUTED}),
@@ -108,7 +109,9 @@ OPENED_BY = {
 
 # The project facts in each rule's `unscreened_by` (rules not named here have none).
 UNSCREENED_BY = {
+    'DDP007': frozenset({ProjectFact.SAMPLER_BUILDER}),
     'DDP009': frozenset({ProjectFact.LOADS_WRAPPER_CHECKPOINT}),
+    'DDP014': frozenset({ProjectFact.SAVE_HELPER}),
     'DDP016': frozenset({ProjectFact.LOADER_CLASS_MODULE}),
     'DDP019': frozenset({ProjectFact.HANDS_INNER_MODULE}),
 }

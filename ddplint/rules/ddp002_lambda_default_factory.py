@@ -43,6 +43,7 @@ class _Candidate:
     owner: str | None  # the class whose method builds it
     function: str | None  # the function around it
     sent_by_caller: str | None = None  # where a caller it is returned to sends it
+    held_by: str | None = None  # where the program sends the objects of its class
 
 
 @dataclass
@@ -98,10 +99,14 @@ class LambdaDefaultFactory(Rule):
     kind (`vocab`, `word2id`, `build_vocab`, ...). A dict that leaves only by `return` is
     judged by what the program's callers do with it: a caller that passes it (or returns it
     to one that passes it) to spawn, Process, pickle or a queue is named in the finding,
-    whatever the names; when every caller in the project only reads it in place (indexes,
-    logs, copies its items), the name alone does not report it.
+    whatever the names, and so is one that hands it to a project Dataset whose `__init__` keeps
+    it on `self` (`TranslationDataset(pairs, token_index)`); when every caller in the project only
+    reads it in place (indexes, logs, copies its items), the name alone does not report it. A
+    dict on `self` of any other class is reported when the program sends that class's objects
+    (`mp.spawn(worker, args=(metric,))`) or keeps them on a Dataset (`self.charmap =
+    CharMap(chars)` in a Dataset's `__init__`, in another module too); the message names where.
 
-    Not reported: a dict on a trainer, metric, logger or sampler object, statistics a helper
+    Not reported: a dict on a trainer, metric, logger or sampler object that nothing sends, statistics a helper
     returns, a module-level cache (spawned processes import the module and build their own),
     a local temporary, even one handed to an ordinary function, and a temporary of the
     `if __name__ == "__main__":` block; anything in a script (a module with that block) in
@@ -803,7 +808,9 @@ class LambdaDefaultFactory(Rule):
         if exits.sent:
             return True
         if exits.on_self:
-            return not self._safe_class(candidate.owner) and self._carries_data(candidate.owner)
+            if self._safe_class(candidate.owner):
+                return False
+            return self._carries_data(candidate.owner) or self._objects_sent(candidate)
         fate = self._fate(candidate, exits) if exits.escapes else None
         if fate is not None:
             if fate[0] == "sent":
@@ -811,6 +818,19 @@ class LambdaDefaultFactory(Rule):
             return fate[0] == "sent"
         names = (candidate.function or "", self._targets.get(id(candidate.call), ""))
         return exits.escapes and any(DATA_NAME.search(name) for name in names)
+
+    def _objects_sent(self, candidate: _Candidate) -> bool:
+        """The program's callers send the objects of the dict's class to another process
+        (`mp.spawn(worker, args=(metric,))`) or store them on a Dataset (`self.charmap =
+        CharMap(chars)` in a Dataset's `__init__`)."""
+        project = self.model.project
+        if project is None or candidate.owner is None or STAYS_HOME.search(candidate.owner):
+            return False
+        fate = project.values.result_fate(project.module, f"{candidate.owner}.__init__")
+        if fate is None or fate[0] != "sent":
+            return False
+        candidate.held_by = f"its {candidate.owner} objects go to {fate[1]}"
+        return True
 
     def _fate(self, candidate: _Candidate, exits: _Exits) -> tuple[str, str] | None:
         """For a dict that leaves its function only by `return`: what the program's callers do
@@ -831,6 +851,8 @@ class LambdaDefaultFactory(Rule):
             fixed = _Factories(self, candidate).replacement()
             where = candidate.sent_by_caller
             message = f"{self.message} (returned to a caller that passes it to {where})" if where else None
+            if candidate.held_by:
+                message = f"{self.message} ({candidate.held_by})"
             if fixed is None:
                 self.report(candidate.call, (message or self.message) + _NO_FIX)
             else:

@@ -27,7 +27,11 @@ class MissingSetEpoch(Rule):
     module that returns it, alone or in a tuple (`loader, sampler = build(dataset)`); and the
     endless generator may be defined in another module (`dl = cycle(loader)`, with `cycle`
     in `utils.py`): then the call is reported, without a fix, when no `set_epoch` of this
-    module may reach the sampler. A project function or method that hands the loader back
+    module may reach the sampler. An epoch loop may also hand the loader to a function of
+    another module that makes one pass over it and never calls set_epoch
+    (`train_one_epoch(model, loader, ...)` in `engine.py`, iterating `loader` or
+    `enumerate(logger.log_every(loader, 10))`, and using it for nothing else but `len()` and
+    attribute reads). A project function or method that hands the loader back
     unchanged (`train_loader = backend.prepare_loader(loader)`, where every return of
     `prepare_loader` is its argument) keeps it the same loader.
 
@@ -445,8 +449,10 @@ class MissingSetEpoch(Rule):
         expression, ambiguous = self._expression(loop.function, sampler, loader_names, path)
         node = loop.node
         target = node.target if isinstance(node, cst.For) else None
+        passes = self.flow.passes.get(id(loop))
+        through = f" (the loader is iterated by {passes})" if passes else ""
         message = (
-            f"{_shown(expression)} never gets set_epoch() in this epoch loop: every epoch repeats the same "
+            f"{_shown(expression)} never gets set_epoch() in this epoch loop{through}: every epoch repeats the same "
             f"shuffled order; call set_epoch(epoch) first in the loop body{_built_in(sampler)}"
         )
         if (

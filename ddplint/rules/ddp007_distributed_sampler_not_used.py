@@ -24,7 +24,8 @@ class DistributedSamplerNotUsed(Rule):
     Flagged: a DataLoader that passes neither `sampler=` nor `batch_sampler=` while a
     DistributedSampler over the same dataset (the same name, in the same function or module;
     or a sampler a project helper builds over the argument it is given,
-    `train_sampler, _ = make_samplers(train_set, val_set)`) exists, and either the loader asks for `shuffle=True` or that sampler is given to no
+    `train_sampler, _ = make_samplers(train_set, val_set)`, also called through its module:
+    `sampler = data.make_sampler(train_set)`) exists, and either the loader asks for `shuffle=True` or that sampler is given to no
     DataLoader at all. Loaders over another dataset, and validation loaders with their own
     sampler, are not flagged; nor is a loader in the branch only a run without distribution
     takes (`else:` of `if args.distributed:`), or one whose sampler is built in the other
@@ -36,7 +37,9 @@ class DistributedSamplerNotUsed(Rule):
     """
 
     code = "DDP007"
-    opened_by = frozenset((ProjectFact.SAMPLER_BUILDER,))  # the sampler may come from another module's builder
+    # the sampler may come from another module's builder, called through its module (`data.make_sampler(ds)`,
+    # which the screen cannot bind)
+    opened_by = unscreened_by = frozenset((ProjectFact.SAMPLER_BUILDER,))
     needs_ranks = True
     name = "distributed-sampler-not-used"
     message = (

@@ -67,7 +67,10 @@ class DdpStateDictPrefix(Rule):
     load is flagged when the program model sees a DDP model's state dict saved, by any
     module or helper the model is handed to, to the same file name or the same
     configuration value (`args.checkpoint`, `cfg.MODEL.WEIGHTS`) under an agreeing key; the
-    message names that save. `model.module.state_dict()` and a `model_without_ddp =
+    message names that save. A helper that saves to its parameter (`def
+    save_checkpoint(model, optimizer, path)` in `utils.py`) saves to the files its callers
+    name, each call that hands it a DDP model (`save_checkpoint(ddp_model, opt, args.ckpt)`)
+    counting for its own file. `model.module.state_dict()` and a `model_without_ddp =
     model.module` are the inner model: no prefix. Not flagged: an optimizer's,
     scheduler's or gradient scaler's `load_state_dict` (their keys are parameter indices),
     an entry of the checkpoint other than the one the wrapper's state dict is saved under

@@ -10,6 +10,7 @@ from ddplint.analyses.ranks import (
     last_name,
     mentions_rank as _mentions_rank,
 )
+from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.semantic.model import dotted_name
@@ -26,6 +27,19 @@ PRIVATE_FILES = frozenset(
 _MESSAGE = (
     "torch.save runs on every rank and all of them write the same file, which corrupts it; save on rank 0 only ({})"
 )
+
+
+_HELPER_MESSAGE = (
+    "{}() runs torch.save ({}) with no rank test, and every rank makes this call: all of them write the "
+    "same file, which corrupts it; call it on rank 0 only ({})"
+)
+
+
+def _builds_path(expr: cst.BaseExpression) -> bool:
+    """A string or path built from parts: `f"ckpt_{rank}.pt"`, `"ckpt_%d" % rank`, `os.path.join(...)`."""
+    if isinstance(expr, (cst.FormattedString, cst.BinaryOperation, cst.ConcatenatedString)):
+        return True
+    return isinstance(expr, cst.Call) and (last_name(expr.func) or "") in ("join", "format", "Path", "str")
 
 
 def _is_process_group_api(qualified: str) -> bool:
@@ -74,6 +88,11 @@ class SaveOnEveryRank(Rule):
     rank (`def is_master(args): return args.save`), and a rank predicate named without a call
     (`if is_main_process:`, `if dist.is_initialized and ...`): a function object is always
     true, so every rank saves, and the message says so.
+    With the project index, the save may be in a function of another module: a call, in code
+    every rank reaches and outside a rank-0 guard, of a project function that runs `torch.save`
+    under no `if` and says nothing of ranks (`save_checkpoint(state, is_best, out_dir)` in
+    `utils.py`, also through such helpers it calls: `fit(...)` in `engine.py` that calls it) is
+    reported at that call, naming the save; a call that passes a path naming the rank is not.
     Not flagged: saves to a path that names the rank (`f"ckpt_{rank}.pt"`, also through a
     variable or `with open(...) as f`), saves into an `io.BytesIO` buffer or a `tempfile`, and functions with no evidence of running distributed (a library
     helper called from another module is judged where it is called).
@@ -91,6 +110,8 @@ class SaveOnEveryRank(Rule):
     """
 
     code = "DDP014"
+    # the save may be in a helper of another module that this one calls
+    opened_by = unscreened_by = frozenset((ProjectFact.SAVE_HELPER,))
     needs_ranks = True
     name = "save-on-every-rank"
     message = _MESSAGE.format("if dist.get_rank() == 0:")
@@ -591,6 +612,9 @@ class SaveOnEveryRank(Rule):
         self._buffers: dict[str | None, set[str]] = {}
         self._per_rank: dict[str | None, set[str]] = {}
         self._per_rank_attributes: set[tuple[str, str]] = set()  # `self` attributes some method binds per rank
+        # calls of other modules' functions outside a rank-0 guard: (call, its function, qualified name)
+        self._helper_calls: list[tuple[cst.Call, str | None, str]] = []
+        self._rank_paths: dict[str | None, set[str]] = {}  # frame -> names bound to a path that names the rank
 
     def _attribute(self, name: str | None) -> tuple[str, str] | None:
         """(class, attribute) for `self.<attribute>` in a method; None for anything else."""
@@ -609,6 +633,8 @@ class SaveOnEveryRank(Rule):
             self._buffers.setdefault(self.model.frame.key, set()).add(name)
         per_rank = self._per_rank.setdefault(self.model.frame.key, set())
         if _mentions_rank(value, per_rank):
+            if _builds_path(value):
+                self._rank_paths.setdefault(self.model.frame.key, set()).add(name)
             per_rank.add(name)
             attribute = self._attribute(name)
             if attribute is not None:  # `self.path = f"queue{rank}.pth"` in another method
@@ -641,6 +667,14 @@ class SaveOnEveryRank(Rule):
             target = argument_for(node, SPAWN, "fn")
             if target is not None and isinstance(target.value, cst.Name):
                 self._spawned.add(target.value.value)
+        elif qualified not in TORCH_SAVE and self.model.project is not None and not self.ranks.only_rank_zero:
+            per_rank = self._per_rank.get(self.model.frame.key, set())
+            paths = self._rank_paths.get(self.model.frame.key, set())
+            if not any(  # `save(state, f"ckpt_{rank}.pt")`, or a name bound to one
+                dotted_name(arg.value) in paths or (_builds_path(arg.value) and _mentions_rank(arg.value, per_rank))
+                for arg in node.args
+            ):
+                self._helper_calls.append((node, self.model.frame.key, qualified))
         elif qualified in TORCH_SAVE and not self.ranks.only_rank_zero:
             destination = argument_for(node, TORCH_SAVE, "f")
             if destination is None or _mentions_rank(destination.value, self._per_rank.get(self.model.frame.key, set())):
@@ -652,7 +686,7 @@ class SaveOnEveryRank(Rule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         launched = self.launches.every_rank
-        if not self._saves or not (self._distributed_frames or launched):
+        if not (self._saves or self._helper_calls) or not (self._distributed_frames or launched):
             return
         guarded = self.ranks.functions_only_rank_zero_calls()
         callers: dict[str, list] = {}
@@ -693,4 +727,11 @@ class SaveOnEveryRank(Rule):
                 message = self.message if guard is None else _MESSAGE.format(guard)
                 always_true = f"{message}; `{uncalled}` is not called, so the test is always true"
                 self.report(node, message if uncalled is None else always_true)
+        for node, frame, qualified in self._helper_calls:
+            if every_rank_runs(frame):
+                where = self.model.project.saving_helper(qualified)  # type: ignore[union-attr]
+                if where is not None:
+                    guard = self.launches.guard(frame, elsewhere=not self._distributed_frames)
+                    test = "if dist.get_rank() == 0:" if guard is None else guard
+                    self.report(node, _HELPER_MESSAGE.format(qualified.rpartition(".")[2], where, test))
         del every_rank_runs  # a recursive closure is a cycle, and it holds `self`: the file's tree
