@@ -19,7 +19,8 @@ the project root records, per module, the facts other modules' rules ask about:
   builders, loader classes and generators do: `samplers` (builds a DistributedSampler, or has
   timm's `create_loader(..., distributed=...)` build one),
   `forwarders` (a class may hand its `**kwargs` to a DataLoader), `endless` (a generator may
-  re-iterate its argument forever), `saves` (a function may call torch.save), `ddp`, `loads`; and `main`, `starts`, `launched` (for
+  re-iterate its argument forever), `saves` (a function may call torch.save), `calls_saver` (it
+  names a save but does not call torch.save: it may call a helper that does), `ddp`, `loads`; and `main`, `starts`, `launched` (for
   `ProjectView.single_process`).
 
 It is cheap because it parses nothing: CPython's `ast` of every file would cost a twentieth
@@ -52,10 +53,11 @@ from dataclasses import dataclass, field
 
 from ddplint.core.fixpoint import fixed_point, reachable
 from ddplint.core.lines import split_lines
-from ddplint.prefilter.needles import TextScan
+from ddplint.prefilter.needles import TextScan, call_needle
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.core.torch_api import (
     DATALOADER, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER, LAUNCH_POINT_TEXT, LAUNCHERS, LIBRARY_LOADERS, SAMPLER,
+    TORCH_SAVE,
 )
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
@@ -73,6 +75,8 @@ _DEFINITION = re.compile(r"(?:(?:async[ \t]+)?def[ \t]+(\w+)|class[ \t]+(\w+))")
 # A top-level import statement, with its parenthesised or backslash-continued lines.
 _IMPORT = re.compile(r"(?:from|import)[ \t][^\n(\\]*(?:(?:\\\n|\([^)]*\))[^\n(\\]*)*")
 _STATEMENT_START = re.compile(r"\n(?=[A-Za-z_@])")
+_TORCH_SAVE_CALL = call_needle(TORCH_SAVE)  # the text of a call of torch.save through any import (DDP014's needle)
+_SAVE_CALL = re.compile(r"save\w*\s*\(")  # `torch.save(`, `save_checkpoint(`, `save_on_master(`
 
 
 # -- root discovery -----------------------------------------------------------------------
@@ -166,7 +170,9 @@ def module_facts(text: str, scan: TextScan | None = None, relative: str | None =
     if class_text and "**" in text and "DataLoader(" in text:
         facts["forwarders"] = True  # may hold a class whose __init__ hands its **kwargs to a DataLoader
     if "save" in text:
-        facts["saves"] = True  # may hold a function that saves whatever rank runs it: the model reads it
+        # "saves": may call torch.save itself; "calls_saver": names a save and may call another
+        # module's function that does (Project.may_save follows those through the imports).
+        facts["saves" if scan.has(_TORCH_SAVE_CALL) else "calls_saver"] = True
     if "yield" in text and any(loop in text for loop in _ENDLESS_LOOPS):
         facts["endless"] = True  # may hold a generator that re-iterates its argument forever: the model reads it
     pending: list[tuple[str, int, str]] = []  # functions that may call a CUDA helper
@@ -500,6 +506,38 @@ class Project:
 
     def location(self, module: str, line: int) -> str:
         return f"{self.relpaths[module]}:{line}"
+
+    def saving_functions(self, module: str) -> frozenset[str]:
+        """The top-level functions of `module` whose text calls something named save
+        (`torch.save(`, `save_checkpoint(`); read when a prefilter hint asks (after `may_save`)."""
+        key = ("saving", module)
+        if key not in self._memo:
+            text = self.program._read(module) or ""
+            self._memo[key] = frozenset(
+                function for begin, function, _ in _definitions(text, True, False)
+                if function and _SAVE_CALL.search(text, begin, _next_start(text, begin))
+            )
+        return self._memo[key]
+
+    def may_save(self, module: str, depth: int = 0) -> bool:
+        """Whether a function of `module` may call torch.save, itself or through the project
+        modules it imports that may (at most three imports deep, as the program follows save
+        helpers): by the index's text facts, so that the prefilter can tell without reading."""
+        facts = self.modules[module]
+        if facts.get("saves"):
+            return True
+        if depth >= 3 or not facts.get("calls_saver"):
+            return False
+        key = ("may_save", module, depth)
+        if key not in self._memo:
+            self._memo[key] = False  # an import cycle adds nothing
+            view = self.module_view(module)
+            self._memo[key] = any(
+                (imported := self.module(view.absolute(origin)) or self.module(view.absolute(origin).rpartition(".")[0]))
+                is not None and imported != module and self.may_save(imported, depth + 1)
+                for origin in facts["imports"].values()
+            )
+        return self._memo[key]
 
     @functools.cached_property
     def launch_commands(self) -> list[tuple[str, int, str, str]]:
@@ -1029,10 +1067,14 @@ class ProjectView:
         helpers: set[str] = set()
         for local, origin in facts["imports"].items():
             absolute = self.absolute(origin)
-            if self.project.distributed and ProjectFact.SAVE_HELPER not in known:
-                saver = self.project.module(absolute) or self.project.module(absolute.rpartition(".")[0])
-                if saver is not None and saver != self.module and self.project.modules[saver].get("saves"):
-                    known.add(ProjectFact.SAVE_HELPER)
+            saver, _, function = absolute.rpartition(".")
+            saver = self.project.module(saver) if self.project.distributed and saver else None
+            if (
+                saver is not None and saver != self.module and self.project.may_save(saver)
+                and function in self.project.saving_functions(saver)
+            ):  # `from utils import save_checkpoint`: the screens see its calls as torch.save's
+                known.add(ProjectFact.SAVE_HELPER)
+                origins.append((local, TORCH_SAVE.name))
             imported = self.project.module(absolute)
             if imported is not None and imported != self.module and self.project.modules[imported].get("samplers"):
                 known.add(ProjectFact.SAMPLER_BUILDER)  # `data.make_sampler(ds)`: the model answers for the call

@@ -541,18 +541,18 @@ class Values:
         """Where the function of another project module that `qualified` names (as `importer`
         imports it) calls `torch.save` under no `if`, saying nothing of ranks, itself or through
         such helpers it calls ("utils.py:8", see `settle_save`): every process that calls it
-        writes the file. None otherwise; only modules whose text may hold a save (the index's
-        "saves") are read."""
+        writes the file. None otherwise; only modules that may save, by their text and imports
+        (Project.may_save), are read."""
         program = self.program
         found = program.split(qualified, importer)
         if found is None or not found[1] or "." in found[1] or found[0] == importer:
             return None
-        target = program.resolve(found[0], found[1], None) if program.project.modules[found[0]].get("saves") else None
+        target = program.resolve(found[0], found[1], None) if program.project.may_save(found[0]) else None
         return self._saving(target[0], target[1], 0) if target is not None and not target[2] else None
 
     def _saving(self, module: str, key: str, depth: int) -> str | None:
         program = self.program
-        if depth > 3 or not program.project.modules[module].get("saves"):
+        if depth > 3 or not program.project.may_save(module):
             return None
         summary = program.summary(module)
         record = summary["functions"].get(key) if summary is not None else None

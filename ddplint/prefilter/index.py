@@ -111,7 +111,6 @@ OPENED_BY = {
 UNSCREENED_BY = {
     'DDP007': frozenset({ProjectFact.SAMPLER_BUILDER}),
     'DDP009': frozenset({ProjectFact.LOADS_WRAPPER_CHECKPOINT}),
-    'DDP014': frozenset({ProjectFact.SAVE_HELPER}),
     'DDP016': frozenset({ProjectFact.LOADER_CLASS_MODULE}),
     'DDP019': frozenset({ProjectFact.HANDS_INNER_MODULE}),
 }

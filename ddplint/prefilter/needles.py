@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ddplint.core.torch_api import DISTRIBUTED_MARKERS
+from ddplint.core.torch_api import API, DISTRIBUTED_MARKERS
 
 Needle = str | re.Pattern[str] | tuple[str | re.Pattern[str], ...]
 
@@ -84,6 +84,41 @@ def in_code(source: str, needle: str) -> bool:
             return False
         start = source.find(needle, end)
     return False
+
+
+def call_needle(target: API) -> tuple[re.Pattern[str], ...]:
+    """Text that occurs in every file that can call `target` through an import: an attribute
+    ending in the last two parts of a spelling (`torch.load`, `serialization.load`), a module
+    of a spelling imported under an alias (`import torch as th`, then `th.load`), or the next
+    part imported from such a module (`from torch import load as restore`, `from torch import
+    multiprocessing`). Only the modules a spelling passes through count: `import torch.nn as
+    nn` cannot reach `torch.load`. One pattern per form and module, each starting with a
+    literal (see ddplint.prefilter.needles)."""
+    attributes: dict[str, set[str]] = {}  # `serialization.` -> {"load"}
+    aliased: set[str] = set()
+    imported_from: dict[str, set[str]] = {}  # `torch.serialization` -> {"load"}
+    for spelling in target.spellings:
+        parts = [re.escape(part) for part in spelling.split(".")]
+        attributes.setdefault(parts[-2], set()).add(parts[-1])
+        for end in range(1, len(parts)):
+            module = r"\.".join(parts[:end])
+            aliased.add(module)
+            imported_from.setdefault(module, set()).add(parts[end])
+    rest_of_statement = r"(?:[^\n]|\\\n)*?"  # to the end of the line, across backslash continuations
+    return (
+        *(re.compile(rf"{prefix}\.{_either(names)}\b") for prefix, names in sorted(attributes.items())),
+        re.compile(rf"import\s{rest_of_statement}\b{_either(aliased)}\s+as\b"),
+        *(
+            re.compile(rf"from\s+{module}\s+import\s+(?:\([^)]*|{rest_of_statement})\b{_either(names)}\b")
+            for module, names in sorted(imported_from.items())
+        ),
+    )
+
+
+def _either(alternatives: set[str]) -> str:
+    """A regex for any of `alternatives` (already escaped): the names that share a module are
+    one pattern, one pass over the text, instead of one each."""
+    return next(iter(alternatives)) if len(alternatives) == 1 else f"(?:{'|'.join(sorted(alternatives))})"
 
 
 def needles_match(needles: Iterable[Needle], source: str, *, distributed: bool = False) -> bool:

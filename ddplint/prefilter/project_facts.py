@@ -26,7 +26,7 @@ class ProjectFact(enum.Enum):
     SAMPLER_BUILDER = "imports a function that builds a shuffling DistributedSampler"
     ENDLESS_WRAPPER = "imports a generator that iterates its argument again and again, forever"
     SAMPLER_CLASS = "imports a Sampler subclass"
-    SAVE_HELPER = "imports from a project module that may save with torch.save"
+    SAVE_HELPER = "imports a function of a project module that may save with torch.save"
     LOADS_WRAPPER_CHECKPOINT = "loads a state dict, and another module saves one from a DDP wrapper"
     WRAPPED_CLASS = "defines a class that some module wraps in DDP"
     HANDS_INNER_MODULE = "hands a DDP model's inner module to a project function that trains it"

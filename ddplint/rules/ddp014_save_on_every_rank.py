@@ -110,8 +110,9 @@ class SaveOnEveryRank(Rule):
     """
 
     code = "DDP014"
-    # the save may be in a helper of another module that this one calls
-    opened_by = unscreened_by = frozenset((ProjectFact.SAVE_HELPER,))
+    # the save may be in a helper of another module that this one imports and calls (the
+    # screen sees a call of it as one of torch.save: ddplint.model.project.Hints.origins)
+    opened_by = frozenset((ProjectFact.SAVE_HELPER,))
     needs_ranks = True
     name = "save-on-every-rank"
     message = _MESSAGE.format("if dist.get_rank() == 0:")
