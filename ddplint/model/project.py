@@ -348,6 +348,15 @@ _NEVER_PROJECT = frozenset(sys.stdlib_module_names) | _EXTERNAL | frozenset(
 )
 
 
+# The needles a project fact stands for, where it does not stand for all of a rule's: the
+# project is distributed, whatever the module names; the module imports a function that saves
+# with torch.save (a rule it opens still needs the module's own evidence of ranks).
+_STANDS_FOR: dict[ProjectFact, tuple] = {
+    ProjectFact.DISTRIBUTED: (DISTRIBUTED_MARKERS,),
+    ProjectFact.SAVE_HELPER: ("save", _TORCH_SAVE_CALL),
+}
+
+
 @dataclass(frozen=True)
 class Hints:
     """What the project changes in one module's prefilters, so that they stay sound when the
@@ -397,12 +406,12 @@ class Hints:
 
     def passes_needles(self, opened_by: frozenset[ProjectFact], needles, scan) -> bool:
         """Whether a rule with these needles, opened by these facts (`Rule.opened_by`), passes
-        on a module's `scan` (see `scan`). The distributed fact stands only for the
-        distributed-markers needle."""
+        on a module's `scan` (see `scan`). A fact of `_STANDS_FOR` stands only for its needles:
+        the rule's others must still be in the module's text."""
         opened = self.facts & opened_by
-        if opened - {ProjectFact.DISTRIBUTED}:
+        if any(fact not in _STANDS_FOR for fact in opened):
             return True
-        return scan.matches(needles, distributed=bool(opened))
+        return scan.matches(needles, met=[needle for fact in opened for needle in _STANDS_FOR[fact]])
 
     def unscreened(self, unscreened_by: frozenset[ProjectFact]) -> bool:
         """Whether a rule's screen is not applied to the module (`Rule.unscreened_by`)."""

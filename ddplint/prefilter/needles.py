@@ -51,12 +51,14 @@ class TextScan:
             self._found[needle] = found
         return found
 
-    def matches(self, needles: Iterable[Needle], *, distributed: bool = False) -> bool:
+    def matches(self, needles: Iterable[Needle], *, distributed: bool = False, met: Iterable[Needle] = ()) -> bool:
         """With `distributed` (the file's project is distributed), the DISTRIBUTED_MARKERS
-        needle is met whatever the file's own text."""
+        needle is met whatever the file's own text; so are the needles in `met` (what the
+        project knows of the module stands for them: ddplint.model.project.Hints)."""
+        met = {DISTRIBUTED_MARKERS, *met} if distributed else set(met)
         costly = []
         for needle in needles:
-            if distributed and needle == DISTRIBUTED_MARKERS:
+            if needle in met:
                 continue
             if isinstance(needle, str) or (isinstance(needle, tuple) and all(isinstance(a, str) for a in needle)):
                 if not self.has(needle):

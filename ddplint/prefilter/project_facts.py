@@ -26,6 +26,8 @@ class ProjectFact(enum.Enum):
     SAMPLER_BUILDER = "imports a function that builds a shuffling DistributedSampler"
     ENDLESS_WRAPPER = "imports a generator that iterates its argument again and again, forever"
     SAMPLER_CLASS = "imports a Sampler subclass"
+    # It stands only for the needles of a torch.save call (ddplint.model.project._STANDS_FOR): the
+    # module must still show its own evidence of running as ranks.
     SAVE_HELPER = "imports a function of a project module that may save with torch.save"
     LOADS_WRAPPER_CHECKPOINT = "loads a state dict, and another module saves one from a DDP wrapper"
     WRAPPED_CLASS = "defines a class that some module wraps in DDP"
