@@ -58,7 +58,7 @@ class TextScan:
         met = {DISTRIBUTED_MARKERS, *met} if distributed else set(met)
         costly = []
         for needle in needles:
-            if needle in met:
+            if met and needle in met:  # (most calls meet none: hashing every needle costs)
                 continue
             if isinstance(needle, str) or (isinstance(needle, tuple) and all(isinstance(a, str) for a in needle)):
                 if not self.has(needle):
