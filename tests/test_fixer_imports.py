@@ -86,3 +86,20 @@ def test_an_added_keyword_argument_keeps_the_call_layout(source, expected):
 
     call = cst.parse_expression(source)
     assert cst.Module([]).code_for_node(with_keyword_argument(call, "k", string_literal("v"))) == expected
+
+
+def test_an_attribute_of_the_same_name_in_a_fix_does_not_keep_an_import_in_use():
+    """Found by the mutation fuzzer: DDP011's fixes removed the only uses of `environ` and
+    DDP012's fix wrote `os.environ.get(...)`; counting the attribute as a use of the imported
+    name kept `from os import environ` although nothing reads it."""
+    from ddplint.fixing.fixer import fix_text
+    from ddplint.rules import all_rules
+
+    source = (
+        "import argparse\nfrom os import environ, putenv\n\ndef setup():\n"
+        '    environ.update({"CUDA_LAUNCH_BLOCKING": "1"})\n    putenv("CUDA_LAUNCH_BLOCKING", "1")\n\n'
+        'parser = argparse.ArgumentParser()\nparser.add_argument("--local_rank", type=int, default=-1)\n'
+        "args = parser.parse_args()\nprint(args.local_rank)\n"
+    )
+    fixed = fix_text(source, "x.py", all_rules(), unsafe_fixes=True).source
+    assert "os.environ.get" in fixed and "from os import" not in fixed

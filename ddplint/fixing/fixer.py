@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.semantic.edits import is_docstring, names_in
+from ddplint.semantic.edits import is_docstring, names_in, referenced_names
 from ddplint.engine.lint import (
     MAX_PARSE_CHARS,
     FileAnalysis,
@@ -251,7 +251,8 @@ def _try_apply(module: cst.Module, reports: list[Report], path: str, rules, hono
 
 
 def _names_removed(reports: list[Report]) -> set[str]:
-    """Names the fixes' replaced nodes mention and their replacements do not."""
+    """Names the fixes' replaced nodes mention and their replacements do not read (a
+    replacement writing `os.environ` does not keep `from os import environ` in use)."""
     before: set[str] = set()
     after: set[str] = set()
     for report in reports:
@@ -259,9 +260,9 @@ def _names_removed(reports: list[Report]) -> set[str]:
             before |= names_in(original)
             if isinstance(replacement, cst.FlattenSentinel):
                 for node in replacement.nodes:
-                    after |= names_in(node)
+                    after |= referenced_names(node)
             elif isinstance(replacement, cst.CSTNode):
-                after |= names_in(replacement)
+                after |= referenced_names(replacement)
     return before - after
 
 

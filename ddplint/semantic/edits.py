@@ -128,6 +128,27 @@ def names_in(tree: cst.CSTNode) -> set[str]:
     return found
 
 
+def referenced_names(tree: cst.CSTNode) -> set[str]:
+    """The identifiers in `tree` that read a binding: not an attribute's own name (`os.environ`
+    reads `os`, not `environ`) nor a keyword argument's."""
+    found: set[str] = set()
+
+    class _References(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            found.add(node.value)
+
+    tree.visit(_References())
+    return found
+
+
 def unique_name(base: str, taken: set[str]) -> str:
     name = base
     while name in taken:
