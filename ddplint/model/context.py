@@ -232,11 +232,7 @@ class ProcessContext:
         import libcst as cst
 
         if (module, cls) not in self._classes:
-            text = self.program._read(module)
-            try:
-                tree = ast.parse(text) if text is not None else None
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                tree = None
+            tree = self.program.tree(module)
             for node in tree.body if tree is not None else ():
                 if isinstance(node, ast.ClassDef):
                     self._classes.setdefault((module, node.name), node)

@@ -1095,16 +1095,21 @@ class Program:
             self.consulted.add(module)
         return self._reader(module)
 
+    def tree(self, module: str) -> ast.Module | None:
+        """CPython's `ast` of `module`, read afresh for a question the summaries do not answer;
+        None when it cannot be read or does not parse."""
+        text = self._read(module)
+        try:
+            return ast.parse(text) if text is not None else None
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+
     def _returns(self, module: str, function: str) -> list | None:
         """What each return of a function of `module` gives (`_gives`); None when it cannot be
         read. Worked out on demand (few questions need it), from the module's text."""
         key = (module, function)
         if key not in self._gives:
-            text, found = self._read(module), None
-            try:
-                tree = ast.parse(text) if text is not None else None
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                tree = None
+            tree = self.tree(module)
             node = next((n for n, cls in _definitions(tree.body) if not isinstance(n, ast.ClassDef)
                          and _function_key(n, cls) == function), None) if tree is not None else None
             self._gives[key] = _gives(node) if node is not None else None
@@ -1115,11 +1120,7 @@ class Program:
         function's body is; on demand and not cached, for the few questions that need it
         (ddplint.model.values.Values.saved_on_host). None when it does not parse."""
         if module not in self._module_code:
-            text, found = self._read(module), None
-            try:
-                tree = ast.parse(text) if text is not None else None
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                tree = None
+            tree, found = self.tree(module), None
             if tree is not None:
                 nothing = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
                 code = ast.FunctionDef(name="", args=nothing, body=tree.body or [ast.Pass()], decorator_list=[], lineno=1)
@@ -1204,11 +1205,7 @@ class Program:
         """The first line where `module` reads `<x>.<attribute>`, and whether it assigns it from the
         environment variable of the same name in capitals. Read on demand (a rule asks this of
         few modules), not summarised; a module that does not parse reads and assigns nothing."""
-        text = self._read(module)
-        try:
-            tree = ast.parse(text) if text is not None else None
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            tree = None
+        tree = self.tree(module)
         if tree is None:
             return None, False
         variable, read, from_environment = attribute.upper(), None, False
