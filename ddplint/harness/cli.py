@@ -134,6 +134,19 @@ def write_json(path: str | None, data: dict) -> None:
             raise UsageError(f"--json {path}: cannot write: {exc.strerror or exc}") from None
 
 
+def cpu_mapping_reason(asked: bool, topo) -> str:
+    """Why a script's GPU placement runs on CPU ranks, or "" when it runs on its GPUs. A script
+    puts rank i on cuda:i and NCCL refuses two ranks on one GPU, so fewer GPUs than ranks maps
+    too."""
+    if asked:
+        return "--cpu"
+    if not topo.gpus:
+        return "no GPU found"
+    if topo.gpus < topo.nproc_per_node:
+        return f"{topo.gpus} GPU(s) for {topo.nproc_per_node} ranks, and a script gives each rank its own GPU"
+    return ""
+
+
 def _script_options(args, script_args: list[str]):
     from . import script as script_mod
     from .script import ScriptOptions
@@ -157,7 +170,7 @@ def _script_options(args, script_args: list[str]):
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     return ScriptOptions(Path(script), script_args, Path(project), None, args.timeout,
-                         args.max_steps, args.max_seconds, log)
+                         args.max_steps, args.max_seconds, log=log)
 
 
 def _run_script(args, script_args: list[str]) -> int:
@@ -167,8 +180,7 @@ def _run_script(args, script_args: list[str]) -> int:
     check_common(args)
     start = time.monotonic()
     opts.topology = topology(args, 0 if args.cpu else None)
-    if args.cpu or not opts.topology.gpus:
-        opts.cpu_mapping = "--cpu" if args.cpu else "no GPU found"
+    opts.cpu_mapping = cpu_mapping_reason(args.cpu, opts.topology)
     mapped = ", GPU placement mapped to the CPU" if opts.cpu_mapping else ""
     print(f"ddplint verify: {opts.script} on {opts.topology.backend}, "
           f"{opts.topology.nproc_per_node} ranks per node{mapped}", file=sys.stderr, flush=True)

@@ -159,10 +159,11 @@ class ScriptReport:
     diff: str
     other_changes: str = ""
     notes: list[str] = field(default_factory=list)
+    unchecked: bool = False  # some file could not be checked, so "nothing found" proves nothing
 
     @property
     def ok(self) -> bool:
-        return all(f.verdict == CONFIRMED for f in self.findings)
+        return all(f.verdict == CONFIRMED for f in self.findings) and not (self.unchecked and not self.findings)
 
 
 # --------------------------------------------------------------------------- the loop
@@ -180,12 +181,20 @@ def _ddplint(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
                           cwd=cwd, env=child_env(), capture_output=True, text=True, timeout=600)
 
 
-def lint(root: Path) -> list[dict]:
+def lint(root: Path) -> tuple[list[dict], list[str]]:
+    """The copy's findings, and what ddplint said of the files it could not check (exit 2:
+    a file it cannot read or parse, or a rule that failed on it)."""
     proc = _ddplint(["--output-format", "json", "--unsafe-fixes"], root)
     try:
-        return json.loads(proc.stdout or "[]")
+        found = json.loads(proc.stdout or "[]")
     except json.JSONDecodeError:
-        raise RuntimeError(f"ddplint could not lint the copy: {proc.stderr.strip()[-300:]}") from None
+        found = None
+    if found is None or proc.returncode not in (0, 1, 2):
+        raise RuntimeError(f"ddplint could not lint the copy (exit {proc.returncode}): "
+                           f"{proc.stderr.strip()[-300:]}")
+    unchecked = [line for line in proc.stderr.splitlines() if proc.returncode == 2 and line.strip()
+                 and not line.startswith("ddplint: warning")]
+    return found, unchecked
 
 
 def _diff(before: Path, after: Path) -> dict[str, str]:
@@ -338,12 +347,14 @@ def verify_script(opts: ScriptOptions) -> ScriptReport:
         roots = {phase: work / phase / name for phase in ("before", "after")}
         for root in roots.values():
             shutil.copytree(opts.project, root, symlinks=True, ignore=SKIP)
-        found = lint(roots["before"])
+        found, unchecked = lint(roots["before"])
         findings = [Finding(d["code"], d["name"], d["filename"].removeprefix("./"), d["line"],
                             d["column"], d["message"], d.get("end_line") or d["line"],
                             d.get("fix") is not None) for d in found]
+        notes = [f"not checked by ddplint: {line}" for line in unchecked]
         if not findings:
-            return ScriptReport([], None, None, "", notes=["ddplint found nothing to verify"])
+            return ScriptReport([], None, None, "", notes=[*notes, "ddplint found nothing to verify"],
+                                unchecked=bool(unchecked))
         opts.log(f"{len(findings)} finding(s); fixing a copy")
         _ddplint(["--fix", "--unsafe-fixes"], roots["after"])
         diffs = _diff(roots["before"], roots["after"])
@@ -356,7 +367,7 @@ def verify_script(opts: ScriptOptions) -> ScriptReport:
         shutil.rmtree(work, ignore_errors=True)
     for f in findings:
         observe = symptom(f.code)
-        ctx = {"gpus": opts.topology.gpus, "finding": f}
+        ctx = {"gpus": 0 if opts.cpu_mapping else opts.topology.gpus, "finding": f}
         f.before = observe(before, ctx)
         f.after = observe(after, ctx) if after is not None else None
     blocker = None if before.completed else _blocker(findings)
@@ -367,7 +378,7 @@ def verify_script(opts: ScriptOptions) -> ScriptReport:
         hidden = opts.cpu_mapping and cpu_mapping.hidden_reason(hides, bool(f.before.symptom))
         if hidden:
             f.verdict, f.reason = NEEDS_GPU, hidden
-    return ScriptReport(findings, before, after, "".join(diffs.values()), other)
+    return ScriptReport(findings, before, after, "".join(diffs.values()), other, notes)
 
 
 # --------------------------------------------------------------------------- report
@@ -418,4 +429,4 @@ def to_json(report: ScriptReport, opts: ScriptOptions, total_s: float) -> dict:
             "findings": [f.to_json() for f in report.findings],
             "runs": {"before": report.before and report.before.to_json(),
                      "after": report.after and report.after.to_json()},
-            "diff": report.diff}
+            "diff": report.diff, "notes": report.notes}

@@ -335,6 +335,27 @@ def test_sigkill_of_verify_takes_the_job_down_and_the_next_run_sweeps(tmp_path, 
     assert list(tmp.iterdir()) == []
 
 
+def test_a_file_ddplint_cannot_check_is_reported_not_taken_for_nothing_found(tmp_path):
+    script = _project(tmp_path, "print('hi')\n")
+    (script.parent / "weights.py").write_bytes(b"x = 1\x00\n")
+    out = tmp_path / "report.json"
+    assert cli.main(["--script", str(script), "--json", str(out)]) == 1
+    notes = json.loads(out.read_text())["notes"]
+    assert notes == ["not checked by ddplint: weights.py: cannot read: binary file (contains NUL bytes)",
+                     "ddplint found nothing to verify"]
+
+
+def test_a_script_for_one_gpu_per_rank_runs_mapped_on_fewer_gpus():
+    args = cli._parser().parse_args(["--script", __file__])
+    assert cli.cpu_mapping_reason(False, cli.launcher.choose_topology(0)) == "no GPU found"
+    assert "1 GPU(s) for 2 ranks" in cli.cpu_mapping_reason(False, cli.launcher.choose_topology(1))
+    assert cli.cpu_mapping_reason(False, cli.launcher.choose_topology(2)) == ""
+    assert cli.cpu_mapping_reason(True, cli.launcher.choose_topology(2)) == "--cpu"
+    # The options' mapping is a reason, and the logger goes where a logger goes.
+    opts = cli._script_options(args, [])
+    assert opts.cpu_mapping == "" and opts.log is cli.log
+
+
 def test_script_usage_errors_are_one_line(error_line, tmp_path):
     script = _project(tmp_path, "print('hi')\n")
     for argv, words in [
