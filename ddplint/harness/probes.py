@@ -232,23 +232,31 @@ def _retag_pickle(data: bytes, locate: Callable[[str, str], str]):
 # --------------------------------------------------------------------------- CUDA
 
 
-def cuda_context_pids(pids) -> dict[int, list[int]]:
-    """For each pid, the GPU indices it has open (/dev/nvidiaN), i.e. holds a context on."""
-    out: dict[int, list[int]] = {}
-    for pid in pids:
-        gpus = set()
+def cuda_context_pids(pids) -> dict[int, list[int]] | None:
+    """For each of `pids` holding a CUDA context, the indices of the GPUs it holds one on: the
+    compute processes the driver lists (nvidia-smi). None where nvidia-smi cannot say.
+
+    An open /dev/nvidiaN is not a context: NVML and cuInit open it too, and on an H200 the
+    torchrun agent and ranks that never allocated held one."""
+    import subprocess
+
+    def query(what: str) -> list[list[str]] | None:
         try:
-            fds = os.listdir(f"/proc/{pid}/fd")
-        except OSError:
-            continue
-        for fd in fds:
-            try:
-                target = os.readlink(f"/proc/{pid}/fd/{fd}")
-            except OSError:
-                continue
-            tail = target.rsplit("/dev/nvidia", 1)
-            if len(tail) == 2 and tail[1].isdigit():
-                gpus.add(int(tail[1]))
-        if gpus:
-            out[pid] = sorted(gpus)
-    return out
+            done = subprocess.run(["nvidia-smi", f"--query-{what}", "--format=csv,noheader"],
+                                  capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        if done.returncode != 0:
+            return None
+        return [[field.strip() for field in line.split(",")] for line in done.stdout.splitlines() if line.strip()]
+
+    gpus, apps = query("gpu=index,uuid"), query("compute-apps=pid,gpu_uuid")
+    if gpus is None or apps is None:
+        return None
+    index = {uuid: int(i) for i, uuid in gpus}
+    wanted = set(pids)
+    out: dict[int, set[int]] = {}
+    for pid, uuid in apps:
+        if pid.isdigit() and int(pid) in wanted and uuid in index:
+            out.setdefault(int(pid), set()).add(index[uuid])
+    return {pid: sorted(held) for pid, held in out.items()}

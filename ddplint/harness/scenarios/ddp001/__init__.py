@@ -1,7 +1,7 @@
 """DDP001: a CUDA tensor as a default argument, built at import in every process.
 
-With GPUs: the processes holding a CUDA context on GPU 0 (observed from outside while the job
-is paused). On a CPU build: whether the module can be imported in the ranks at all.
+With GPUs: the processes holding a CUDA context on GPU 0, as nvidia-smi lists them while the
+job is paused. On a CPU build: whether the module can be imported in the ranks at all.
 """
 
 from ... import gpu_failure, launcher
@@ -16,6 +16,8 @@ def _contexts(run_id: str) -> dict:
     from ...probes import cuda_context_pids
 
     held = cuda_context_pids(launcher.job_pids(run_id))
+    if held is None:
+        return {"uncounted": "nvidia-smi could not list the processes holding CUDA contexts"}
     return {"contexts": [{"pid": p, "name": launcher.proc_name(p), "gpus": g}
                          for p, g in sorted(held.items())]}
 
@@ -29,6 +31,8 @@ def measure(runs, ctx) -> Measurement:
     found = result(run, RULE)
     if ctx["gpus"]:
         ctxs = run.observed.get("contexts")
+        if "uncounted" in run.observed:
+            return Measurement(None, run.observed["uncounted"])
         if ctxs is None:
             return no_result(runs, RULE)
         on0 = [c for c in ctxs if 0 in c["gpus"]]
