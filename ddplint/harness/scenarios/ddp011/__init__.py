@@ -1,5 +1,6 @@
 """DDP011: CUDA_LAUNCH_BLOCKING=1 left in a training script, which serialises every CUDA
-kernel launch. No bundled scenario and no script symptom on a CPU: it shows only on GPUs."""
+kernel launch. No bundled scenario and no script symptom on a CPU: it shows only on GPUs,
+where experiment_launch_blocking.py measures it."""
 
 from ...script_symptoms import gpu_only
 
