@@ -45,12 +45,14 @@ def test_ci_runs_the_readme_test_command():
     assert command in CI
 
 
-def test_ci_tests_the_oldest_and_the_newest_supported_python():
-    """The classifiers name the supported Pythons; the oldest is the floor of requires-python."""
+def test_ci_tests_every_supported_python():
+    """The classifiers name the supported Pythons; the oldest is the floor of requires-python.
+    CI runs the README's command on python3 (3.11) and loops over the others: a Python left out
+    hid a crash that only 3.12's ast shows (a FunctionDef built without type_params)."""
     prefix = "Programming Language :: Python :: "
     supported = sorted((tuple(map(int, c[len(prefix):].split("."))) for c in PROJECT["classifiers"]
                         if re.fullmatch(re.escape(prefix) + r"3\.\d+", c)))
     floor = SpecifierSet(PROJECT["requires-python"])
     assert floor.contains("%d.%d.0" % supported[0]) and not floor.contains("%d.%d.0" % (3, supported[0][1] - 1))
     (tested,) = re.findall(r"^for version in ([\d. ]+); do", CI, re.M)
-    assert tested.split() == ["%d.%d" % supported[0], "%d.%d" % supported[-1]]
+    assert sorted([*tested.split(), "3.11"]) == ["%d.%d" % v for v in supported]

@@ -63,6 +63,9 @@ MAX_GIVES, MAX_GIVES_DEPTH = 8, 3  # classes one call may give, and helpers foll
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
 _CONTROL_FIELDS = frozenset(("body", "orelse", "finalbody", "handlers", "cases"))
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+# Python 3.12 gave functions `type_params`, and a node built without it lacks the attribute
+# (3.13 fills it in); 3.10 and 3.11 would keep an unknown keyword as a stray attribute.
+_NO_TYPE_PARAMS = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
 # `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 # Methods that return the object they are called on: `Net().cuda(rank)` is the `Net`.
@@ -1123,7 +1126,8 @@ class Program:
             tree, found = self.tree(module), None
             if tree is not None:
                 nothing = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
-                code = ast.FunctionDef(name="", args=nothing, body=tree.body or [ast.Pass()], decorator_list=[], lineno=1)
+                code = ast.FunctionDef(name="", args=nothing, body=tree.body or [ast.Pass()], decorator_list=[], lineno=1,
+                                       **_NO_TYPE_PARAMS)
                 found = _FunctionReader(code, None).record
             self._module_code[module] = found
         return self._module_code[module]
