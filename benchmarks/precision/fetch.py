@@ -155,7 +155,13 @@ def _unpack(archive: Path, kind: str, dest: Path) -> None:
         root = tmp
     else:
         with tarfile.open(archive) as tf:
-            tf.extractall(tmp, members=list(_safe_members_tar(tf, tmp)))
+            members = list(_safe_members_tar(tf, tmp))
+            # The "data" filter (3.12 and the 3.8-3.11 security releases) also drops device files
+            # and odd modes; where it exists, passing it keeps 3.14's changed default from applying.
+            if hasattr(tarfile, "data_filter"):
+                tf.extractall(tmp, members=members, filter="data")
+            else:
+                tf.extractall(tmp, members=members)
         tops = [p for p in tmp.iterdir()]
         root = tops[0] if len(tops) == 1 and tops[0].is_dir() else tmp
     if dest.exists():
