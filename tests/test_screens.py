@@ -75,6 +75,34 @@ def test_calls_shipped_holds_only_where_the_callable_may_be_local(source, holds)
     assert SHIPPED.holds(facts_of(source)) is holds
 
 
+SAVE_IN_DISTRIBUTED_CODE = rule_by_code("DDP014").screen
+
+
+@pytest.mark.parametrize(
+    "evidence, holds",
+    [
+        ("import torch.distributed as dist\nif dist.get_rank() == 0:\n    pass\n", True),
+        ("from torch import distributed\ndistributed.barrier()\n", True),
+        ("from torch.nn.parallel import DistributedDataParallel as DDP\nnet = DDP(net)\n", True),
+        ("import torch.multiprocessing as mp\nmp.spawn(main, nprocs=2)\n", True),
+        ("import os\nrank = int(os.environ['LOCAL_RANK'])\n", True),
+        ("from accelerate import Accelerator\nacc = Accelerator()\n", True),
+        ("fabric.launch()\n", True),
+        ("import lightning as L\nclass Net(L.LightningModule):\n    pass\n", True),
+        # Text the needles admit, but no code of ranks: a docstring, an import alone, a flag.
+        ('"""Works in distributed training (DistributedDataParallel)."""\n', False),
+        ("import torch.distributed as dist\n", False),
+        ("from torch.distributed.checkpoint import save as dcp_save\ndcp_save(state)\n", False),
+        ("if args.distributed:\n    pass\n", False),
+    ],
+)
+def test_ddp014_screens_for_a_save_in_code_that_shows_ranks_run_it(evidence, holds):
+    source = f"import torch\n{evidence}def keep(net):\n    torch.save(net.state_dict(), 'net.pt')\n"
+    assert SAVE_IN_DISTRIBUTED_CODE.holds(facts_of(source)) is holds
+    # Without a save there is nothing for the rule to report, whatever the evidence.
+    assert not SAVE_IN_DISTRIBUTED_CODE.holds(facts_of(evidence))
+
+
 def test_subclasses_and_mentions():
     sampler = Subclasses(targets=("torch.utils.data.DistributedSampler",))
     assert sampler.holds(facts_of("from torch.utils.data import DistributedSampler as DS\nclass S(DS): pass\n"))

@@ -22,7 +22,7 @@ import libcst as cst
 from ddplint.semantic.model import Analysis, SemanticModel, dotted_name
 from ddplint.semantic.walk import children
 from ddplint.core.fixpoint import fixed_point
-from ddplint.core.torch_api import ACCELERATOR, DDP, DISTRIBUTED_IS_AVAILABLE, INIT_PROCESS_GROUP
+from ddplint.core.torch_api import ACCELERATOR, DDP, DISTRIBUTED_IS_AVAILABLE, INIT_PROCESS_GROUP, RANK_ENVIRONMENT
 
 
 RANK_NAMES = frozenset(
@@ -33,7 +33,6 @@ RANK_NAMES = frozenset(
     }
 )
 RANK_FUNCTIONS = frozenset({"get_rank", "get_local_rank", "get_global_rank", "get_world_rank", "get_ordinal"})
-RANK_ENVIRONMENT = frozenset({"RANK", "LOCAL_RANK"})
 MAIN_PROCESS_NAMES = frozenset(
     {
         "is_main_process", "is_local_main_process", "main_process", "is_main", "is_main_rank",

@@ -241,6 +241,8 @@ MAIN_PROCESS = "is_main_process"
 GLOBAL_ZERO = "is_global_zero"
 RANK_ZERO_ONLY = "rank_zero_only"
 LAUNCH_POINT_TEXT = ("Accelerator(", f".{FABRIC_LAUNCH}(", "LightningModule")
+# The variables a launcher sets to each rank's own index (torchrun, torch.distributed.launch).
+RANK_ENVIRONMENT = frozenset({"RANK", "LOCAL_RANK"})
 # The wider variant, for a rule that judges from a file's own code whether ranks run it rather
 # than by an entry point (DDP004's evidence): text every file with such evidence contains. The
 # module is reached through a name with "distributed" in it (`import torch.distributed as dist`,

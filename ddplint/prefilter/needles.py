@@ -132,7 +132,9 @@ def render_index(rules) -> str:
     screen (ddplint.prefilter.screens) as the constructor call that rebuilds it, the names
     of the analyses it reads, and the project facts that open it (`Rule.opened_by`,
     `Rule.unscreened_by`)."""
-    screen_classes = sorted({type(rule.screen).__name__ for rule in rules if rule.screen is not None})
+    screens = [rule.screen for rule in rules if rule.screen is not None]
+    screen_classes = sorted({type(screen).__name__ for screen in screens}
+                            | {type(screen.within).__name__ for screen in screens if getattr(screen, "within", None)})
     lines = [
         '"""Every rule\'s needles and screen, for checks that must not import libcst (the flake8',
         "plugin).",

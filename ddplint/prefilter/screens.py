@@ -227,24 +227,54 @@ def facts_of(source: str) -> Facts | None:
 
 
 @dataclass(frozen=True)
+class DistributedCode:
+    """Code of the file that shows by itself that ranks run it: a call of a function of one of
+    `modules` (the process-group API) or of a qualified name in `targets` (DDP, a spawn of
+    ranks, a launcher), a method named in `methods` on any receiver (a Fabric's `launch`), a
+    class with a base in `bases` (a LightningModule), or a string literal in `strings` (a rank
+    environment variable read)."""
+
+    modules: tuple[str, ...]
+    targets: tuple[str, ...]
+    methods: tuple[str, ...]
+    bases: tuple[str, ...]
+    strings: tuple[str, ...]
+
+    def holds(self, facts: Facts) -> bool:
+        if any(string in facts.strings for string in self.strings):
+            return True
+        if any(isinstance(call.func, ast.Attribute) for method in self.methods for call in facts.calls_by_tail.get(method, ())):
+            return True
+        if facts.calls_to(self.targets) or Subclasses(self.bases).holds(facts):
+            return True
+        modules = set(self.modules)
+        return any(
+            name.rpartition(".")[0] in modules
+            for calls in facts.calls_by_tail.values() for call in calls for name in facts.qualified(call.func)
+        )
+
+
+@dataclass(frozen=True)
 class Calls:
     """Some call of a qualified name in `targets`, or of a method named in `methods` on any
     receiver; with `without_keyword`, one that does not pass that keyword; with
     `lambda_first`, one whose first argument is a lambda; with `shipped`, one where a
     positional argument or a keyword named there may be a callable that pickle cannot store
-    by reference (a lambda, a local function, a `partial` of one)."""
+    by reference (a lambda, a local function, a `partial` of one); with `within`, only in a
+    file where that screen holds too."""
 
     targets: tuple[str, ...] = ()
     methods: tuple[str, ...] = ()
     without_keyword: str | None = None
     lambda_first: bool = False
     shipped: tuple[str, ...] = ()
+    within: DistributedCode | None = None
 
     def holds(self, facts: Facts) -> bool:
         calls = facts.calls_to(self.targets)
         for method in self.methods:
             calls += [call for call in facts.calls_by_tail.get(method, ()) if isinstance(call.func, ast.Attribute)]
-        return any(self._matches(call, facts) for call in calls)
+        return any(self._matches(call, facts) for call in calls) and (self.within is None or self.within.holds(facts))
 
     def _matches(self, call: ast.Call, facts: Facts) -> bool:
         if self.without_keyword is not None and any(kw.arg == self.without_keyword for kw in call.keywords):
@@ -395,4 +425,4 @@ def _self_name(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
     return params[0].arg if params else None
 
 
-Screen = Calls | Subclasses | Mentions | CallInDefault | UnreadSelfAttribute
+Screen = Calls | Subclasses | Mentions | CallInDefault | UnreadSelfAttribute | DistributedCode

@@ -24,8 +24,11 @@ import libcst as cst
 
 from ddplint.semantic.edits import argument_for, has_star_arguments
 from ddplint.prefilter.needles import Needle, call_needle
-from ddplint.prefilter.screens import CallInDefault, Calls, Mentions, Subclasses
-from ddplint.core.torch_api import API, DISTRIBUTED_MARKERS
+from ddplint.prefilter.screens import CallInDefault, Calls, DistributedCode, Mentions, Subclasses
+from ddplint.core.torch_api import (
+    ACCELERATOR, API, DDP, DISTRIBUTED_MARKERS, DISTRIBUTED_MODULES, FABRIC, FABRIC_LAUNCH, LIGHTNING_MODULE,
+    RANK_ENVIRONMENT, SPAWN, START_PROCESSES,
+)
 
 NOTHING = API(frozenset())
 # A def or lambda with a call as a default (`def f(x=torch.ones(1)):`), as text: one pattern
@@ -33,6 +36,17 @@ NOTHING = API(frozenset())
 DEFAULT_CALL = (
     re.compile(r"def\s+\w+\s*\([^)]*?=\s*[\w.]+\s*\("),
     re.compile(r"lambda\b[^)]*?=\s*[\w.]+\s*\("),
+)
+
+
+# Code that shows by itself that ranks run it (ddplint.prefilter.screens.DistributedCode): a
+# rule that judges only such files (DDP014's saves) screens with it.
+DISTRIBUTED_CODE = DistributedCode(
+    modules=DISTRIBUTED_MODULES,
+    targets=tuple(sorted(DDP | SPAWN | START_PROCESSES | ACCELERATOR | FABRIC)),
+    methods=(FABRIC_LAUNCH,),
+    bases=tuple(sorted(LIGHTNING_MODULE)),
+    strings=tuple(sorted(RANK_ENVIRONMENT)),
 )
 
 
@@ -55,14 +69,16 @@ class CallTrigger:
     `without_keyword`, those that do not pass that parameter (by keyword or position) and have
     no `*args`/`**kwargs` that might; with `lambda_first`, those whose first argument is a
     lambda. `shipped` narrows only the screen (ddplint.prefilter.screens.Calls): the rule itself
-    judges whether the callable it ships can be pickled. `also` are further needles the rule
-    needs (a string the call must contain, a marker of distributed code)."""
+    judges whether the callable it ships can be pickled, and so does `within`, a screen the
+    file must pass as well (DISTRIBUTED_CODE). `also` are further needles the rule needs (a
+    string the call must contain, a marker of distributed code)."""
 
     target: API = NOTHING
     without_keyword: str | None = None
     lambda_first: bool = False
     methods: tuple[str, ...] = ()
     shipped: tuple[str, ...] = ()
+    within: DistributedCode | None = None
     also: tuple[Needle, ...] = ()
 
     @property
@@ -84,6 +100,7 @@ class CallTrigger:
             without_keyword=self.without_keyword,
             lambda_first=self.lambda_first,
             shipped=self.shipped,
+            within=self.within,
         )
 
     def matches(self, model, call: cst.Call) -> bool:

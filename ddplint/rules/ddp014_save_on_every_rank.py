@@ -11,7 +11,7 @@ from ddplint.analyses.ranks import (
     mentions_rank as _mentions_rank,
 )
 from ddplint.prefilter.project_facts import ProjectFact
-from ddplint.prefilter.triggers import CallTrigger
+from ddplint.prefilter.triggers import DISTRIBUTED_CODE, CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.semantic.edits import argument_for
@@ -117,8 +117,11 @@ class SaveOnEveryRank(Rule):
     name = "save-on-every-rank"
     message = _MESSAGE.format("if dist.get_rank() == 0:")
     fix = None
-    # `also`: the catalog's distributed evidence for saves (torch_api.SAVE_EVIDENCE).
-    trigger = CallTrigger(TORCH_SAVE, also=(SAVE_EVIDENCE,))
+    # `also`: the catalog's distributed evidence for saves (torch_api.SAVE_EVIDENCE). `within`:
+    # the report needs code that shows it runs distributed (`leave_Module` returns early
+    # without), which a word in a docstring or an import alone is not: on the pip corpus half
+    # the files with a save and that text had none.
+    trigger = CallTrigger(TORCH_SAVE, within=DISTRIBUTED_CODE, also=(SAVE_EVIDENCE,))
 
     flagged_examples = (
         Flagged(
