@@ -103,6 +103,29 @@ def test_ddp014_screens_for_a_save_in_code_that_shows_ranks_run_it(evidence, hol
     assert not SAVE_IN_DISTRIBUTED_CODE.holds(facts_of(evidence))
 
 
+LOAD_IN_DISTRIBUTED_CODE = rule_by_code("DDP004").screen
+
+
+@pytest.mark.parametrize(
+    "evidence, holds",
+    [
+        # The wider evidence DDP004 reads: an import alone, any name under torch.distributed.
+        ("import torch.distributed\n", True),
+        ("from torch.nn.parallel import DistributedDataParallel\n", True),
+        ("from torch.distributed.checkpoint import load as dcp_load\ndcp_load(state)\n", True),
+        ("sampler = torch.utils.data.DistributedSampler(data)\n", True),
+        ("import os\nrank = os.environ.get('RANK')\n", True),
+        ('"""Loads a checkpoint saved by distributed training."""\n', False),
+        ("if cfg.distributed:\n    pass\n", False),
+    ],
+)
+def test_ddp004_screens_for_a_load_in_a_file_with_distributed_code(evidence, holds):
+    source = f"import torch\n{evidence}def restore(path):\n    return torch.load(path)\n"
+    assert LOAD_IN_DISTRIBUTED_CODE.holds(facts_of(source)) is holds
+    # Strict, the rule flags every such load: its screen asks for the load alone.
+    assert rule_by_code("DDP004").strict_variant().screen.holds(facts_of(source))
+
+
 def test_subclasses_and_mentions():
     sampler = Subclasses(targets=("torch.utils.data.DistributedSampler",))
     assert sampler.holds(facts_of("from torch.utils.data import DistributedSampler as DS\nclass S(DS): pass\n"))

@@ -29,13 +29,15 @@ class Facts:
     """What screens ask about one module, gathered in a single walk of its ast."""
 
     __slots__ = (
-        "origins", "calls_by_tail", "functions_with_defaults", "function_names", "classes", "strings", "keywords",
-        "_tree", "_defs", "_lambda_names", "_local_callables",
+        "origins", "imported", "calls_by_tail", "functions_with_defaults", "function_names", "classes", "strings",
+        "keywords", "_tree", "_defs", "_lambda_names", "_local_callables",
     )
 
     def __init__(self, tree: ast.AST) -> None:
         # Every name an import binds anywhere in the file, with every qualified origin it gets.
         self.origins: dict[str, set[str]] = {}
+        # What import statements name in full: `a.b` for `import a.b` (which binds only `a`).
+        self.imported: set[str] = set()
         # Calls keyed by the callee's last name: `f` for `f(...)` and `a.b.f(...)`.
         self.calls_by_tail: dict[str, list[ast.Call]] = {}
         self.functions_with_defaults: list[ast.arguments] = []
@@ -77,6 +79,7 @@ class Facts:
                     else:
                         head = alias.name.partition(".")[0]
                         self._bind(head, head)
+                        self.imported.add(alias.name)
             elif kind is ast.ImportFrom:
                 module = "." * node.level + (node.module or "")  # type: ignore[attr-defined]
                 for alias in node.names:  # type: ignore[attr-defined]
@@ -107,6 +110,7 @@ class Facts:
 
     def _bind(self, name: str, origin: str) -> None:
         self.origins.setdefault(name, set()).add(origin)
+        self.imported.add(origin)
 
     def qualified(self, expr: ast.expr) -> set[str]:
         """Every qualified name `expr` may refer to through some import of the file."""
@@ -229,19 +233,24 @@ def facts_of(source: str) -> Facts | None:
 @dataclass(frozen=True)
 class DistributedCode:
     """Code of the file that shows by itself that ranks run it: a call of a function of one of
-    `modules` (the process-group API) or of a qualified name in `targets` (DDP, a spawn of
-    ranks, a launcher), a method named in `methods` on any receiver (a Fabric's `launch`), a
-    class with a base in `bases` (a LightningModule), or a string literal in `strings` (a rank
-    environment variable read)."""
+    `modules` (the process-group API), of a name under one of `packages`, or of a qualified
+    name in `targets` (DDP, a spawn of ranks, a launcher); a method named in `methods` on any
+    receiver (a Fabric's `launch`); a class with a base in `bases` (a LightningModule); a
+    string literal in `strings` (a rank environment variable read); or an import of a name
+    under one of `imports`."""
 
     modules: tuple[str, ...]
     targets: tuple[str, ...]
     methods: tuple[str, ...]
     bases: tuple[str, ...]
     strings: tuple[str, ...]
+    packages: tuple[str, ...] = ()
+    imports: tuple[str, ...] = ()
 
     def holds(self, facts: Facts) -> bool:
         if any(string in facts.strings for string in self.strings):
+            return True
+        if any(_under(name, self.imports) for name in facts.imported):
             return True
         if any(isinstance(call.func, ast.Attribute) for method in self.methods for call in facts.calls_by_tail.get(method, ())):
             return True
@@ -249,9 +258,13 @@ class DistributedCode:
             return True
         modules = set(self.modules)
         return any(
-            name.rpartition(".")[0] in modules
+            name.rpartition(".")[0] in modules or _under(name, self.packages)
             for calls in facts.calls_by_tail.values() for call in calls for name in facts.qualified(call.func)
         )
+
+
+def _under(name: str, packages: tuple[str, ...]) -> bool:
+    return any(name == package or name.startswith(package + ".") for package in packages)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ code, a keyword the rule reads); they can only narrow what the trigger admits.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
@@ -26,8 +26,8 @@ from ddplint.semantic.edits import argument_for, has_star_arguments
 from ddplint.prefilter.needles import Needle, call_needle
 from ddplint.prefilter.screens import CallInDefault, Calls, DistributedCode, Mentions, Subclasses
 from ddplint.core.torch_api import (
-    ACCELERATOR, API, DDP, DISTRIBUTED_MARKERS, DISTRIBUTED_MODULES, FABRIC, FABRIC_LAUNCH, LIGHTNING_MODULE,
-    RANK_ENVIRONMENT, SPAWN, START_PROCESSES,
+    ACCELERATOR, API, DDP, DISTRIBUTED_MARKERS, DISTRIBUTED_MODULES, DISTRIBUTED_SAMPLER, FABRIC, FABRIC_LAUNCH,
+    LIGHTNING_MODULE, RANK_ENVIRONMENT, SPAWN, START_PROCESSES, TORCH_DISTRIBUTED,
 )
 
 NOTHING = API(frozenset())
@@ -39,14 +39,24 @@ DEFAULT_CALL = (
 )
 
 
-# Code that shows by itself that ranks run it (ddplint.prefilter.screens.DistributedCode): a
-# rule that judges only such files (DDP014's saves) screens with it.
-DISTRIBUTED_CODE = DistributedCode(
+# Code that shows by itself that ranks run it (ddplint.prefilter.screens.DistributedCode), for
+# rules that judge only such files: as the text needles SAVE_EVIDENCE and DISTRIBUTED_EVIDENCE
+# of the catalog, a narrower variant for DDP014's saves (calls of the process-group API, DDP, a
+# spawn of ranks, a rank variable read, a launch point) and a wider one for DDP004's loads
+# (also any name under torch.distributed, an import of one, a DistributedSampler).
+SAVE_EVIDENCE_CODE = DistributedCode(
     modules=DISTRIBUTED_MODULES,
     targets=tuple(sorted(DDP | SPAWN | START_PROCESSES | ACCELERATOR | FABRIC)),
     methods=(FABRIC_LAUNCH,),
     bases=tuple(sorted(LIGHTNING_MODULE)),
     strings=tuple(sorted(RANK_ENVIRONMENT)),
+)
+DISTRIBUTED_EVIDENCE_CODE = replace(
+    SAVE_EVIDENCE_CODE,
+    modules=(),
+    packages=(TORCH_DISTRIBUTED.name,),
+    targets=tuple(sorted(DDP | SPAWN | START_PROCESSES | ACCELERATOR | FABRIC | DISTRIBUTED_SAMPLER)),
+    imports=(TORCH_DISTRIBUTED.name, *sorted(DDP | SPAWN | START_PROCESSES)),
 )
 
 

@@ -11,12 +11,12 @@ from ddplint.analyses.ranks import RANK_ENVIRONMENT, RankRegions, environment_ke
 from ddplint.core.diagnostics import Applicability
 from ddplint.model.values import loaded_path_key
 from ddplint.semantic.edits import argument_for, string_literal, with_keyword_argument
-from ddplint.prefilter.triggers import CallTrigger
+from ddplint.prefilter.triggers import DISTRIBUTED_EVIDENCE_CODE, CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.core.torch_api import (
-    DDP, DISTRIBUTED_EVIDENCE, SPAWN, START_PROCESSES, TORCH, TORCH_DISTRIBUTED, TORCH_LOAD, TORCH_MULTIPROCESSING, TORCH_NN_PARALLEL,
-    TORCH_SAVE,
+    DDP, DISTRIBUTED_EVIDENCE, DISTRIBUTED_SAMPLER, SPAWN, START_PROCESSES, TORCH_DISTRIBUTED, TORCH_LOAD,
+    TORCH_MULTIPROCESSING, TORCH_NN_PARALLEL, TORCH_SAVE,
 )
 from ddplint.semantic.walk import children
 
@@ -166,8 +166,11 @@ class TorchLoadWithoutMapLocation(Rule):
         "so pass the device to use it on as map_location"
     )
     fix = Applicability.SAFE
-    # `also`: only a file with distributed evidence of its own is flagged (see `_Evidence`).
-    trigger = CallTrigger(TORCH_LOAD, without_keyword="map_location", also=(DISTRIBUTED_EVIDENCE,))
+    # `also`: only a file with distributed evidence of its own is flagged (see `_Evidence`);
+    # `within`: that evidence in code, not in a docstring word, where `_distributed` finds it.
+    trigger = CallTrigger(
+        TORCH_LOAD, without_keyword="map_location", within=DISTRIBUTED_EVIDENCE_CODE, also=(DISTRIBUTED_EVIDENCE,)
+    )
     analyses = (Launches, RankRegions)
     # `[tool.ddplint] strict = ["DDP004"]` runs `strict_variant()`: every load is flagged.
     strict = False
@@ -807,7 +810,7 @@ class TorchLoadWithoutMapLocation(Rule):
     @functools.cache
     def strict_variant(cls) -> type[TorchLoadWithoutMapLocation]:
         """The rule as `[tool.ddplint] strict` runs it: every load without map_location, in
-        any file. Its needles drop the distributed ones, so they admit every file it flags.
+        any file. Its needles and screen drop the distributed ones, so they admit every file it flags.
         It is the class attribute `Strict`, so that pickle (the runner's worker processes)
         finds it by name."""
         variant = type(
@@ -815,7 +818,8 @@ class TorchLoadWithoutMapLocation(Rule):
             (cls,),
             {"strict": True, "__module__": cls.__module__, "__qualname__": f"{cls.__qualname__}.Strict", "__doc__": cls.__doc__},
         )
-        variant.needles = CallTrigger(TORCH_LOAD, without_keyword="map_location").needles
+        anywhere = CallTrigger(TORCH_LOAD, without_keyword="map_location")
+        variant.needles, variant.screen = anywhere.needles, anywhere.screen
         return variant
 
     # -- the loads --------------------------------------------------------------------------
@@ -986,7 +990,7 @@ class TorchLoadWithoutMapLocation(Rule):
                 qualified in TORCH_DISTRIBUTED
                 or qualified in SPAWN
                 or qualified in START_PROCESSES
-                or qualified in TORCH and qualified.endswith(".DistributedSampler")
+                or qualified in DISTRIBUTED_SAMPLER
             ):
                 self._distributed = True
             elif qualified in DDP:

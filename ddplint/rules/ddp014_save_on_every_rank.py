@@ -11,7 +11,7 @@ from ddplint.analyses.ranks import (
     mentions_rank as _mentions_rank,
 )
 from ddplint.prefilter.project_facts import ProjectFact
-from ddplint.prefilter.triggers import DISTRIBUTED_CODE, CallTrigger
+from ddplint.prefilter.triggers import SAVE_EVIDENCE_CODE, CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.semantic.edits import argument_for
@@ -121,7 +121,7 @@ class SaveOnEveryRank(Rule):
     # the report needs code that shows it runs distributed (`leave_Module` returns early
     # without), which a word in a docstring or an import alone is not: on the pip corpus half
     # the files with a save and that text had none.
-    trigger = CallTrigger(TORCH_SAVE, within=DISTRIBUTED_CODE, also=(SAVE_EVIDENCE,))
+    trigger = CallTrigger(TORCH_SAVE, within=SAVE_EVIDENCE_CODE, also=(SAVE_EVIDENCE,))
 
     flagged_examples = (
         Flagged(
