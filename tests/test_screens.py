@@ -126,6 +126,65 @@ def test_ddp004_screens_for_a_load_in_a_file_with_distributed_code(evidence, hol
     assert rule_by_code("DDP004").strict_variant().screen.holds(facts_of(source))
 
 
+RANK_ZERO_COLLECTIVE = rule_by_code("DDP008").screen
+
+_DIST = "import torch.distributed as dist\n"
+
+
+@pytest.mark.parametrize(
+    "source, holds",
+    [
+        (_DIST + "def f(rank):\n    if rank == 0:\n        dist.barrier()\n", True),
+        (_DIST + "def f(args):\n    if args.local_rank != 0:\n        return\n    dist.all_reduce(t)\n", True),
+        (_DIST + "def f(rank):\n    if rank == 0:\n        sync()\n\ndef sync():\n    dist.barrier()\n", True),
+        (_DIST + "def f():\n    if is_main_process():\n        dist.barrier()\n", True),
+        # A test held in a variable or returned by a function of the file, at any depth.
+        (_DIST + "def f(rank):\n    verbose = rank == 0\n    if verbose:\n        dist.barrier()\n", True),
+        (_DIST + "def leader():\n    return dist.get_rank() == 0\n\ndef lead():\n    return leader()\n\n"
+         "def f():\n    if lead():\n        dist.barrier()\n", True),
+        (_DIST + "@rank_zero_only\ndef f():\n    dist.barrier()\n", True),
+        # No test that can tell rank 0 from the others around the collective.
+        (_DIST + "def f(rank):\n    dist.barrier()\n    if rank == 0:\n        print('done')\n", False),
+        (_DIST + "def f(x):\n    if dist.is_initialized() and x:\n        dist.all_reduce(x)\n", False),
+        (_DIST + "def f(tp_rank_size):\n    if tp_rank_size > 1:\n        dist.all_reduce(t)\n", False),
+        (_DIST + "def f(rank):\n    x = dist.get_rank()\n    if x == 0:\n        dist.barrier()\n", False),
+        (_DIST + "def f(rank):\n    if rank == 0:\n        def later():\n            dist.barrier()\n", False),
+        # A predicate imported from the project, or a flag a project base class may set: read
+        # in other modules, so the screen cannot rule them out.
+        (_DIST + "from .utils import should_log\ndef f():\n    if should_log():\n        dist.barrier()\n", True),
+        (_DIST + "from .base import Trainer\nclass T(Trainer):\n    def f(self):\n        if self.leader:\n"
+         "            dist.barrier()\n", True),
+        (_DIST + "from torch import nn\nclass T(nn.Module):\n    def f(self):\n        if self.leader:\n"
+         "            dist.barrier()\n", False),
+    ],
+)
+def test_ddp008_screens_for_a_collective_that_rank_0_alone_may_reach(source, holds):
+    assert RANK_ZERO_COLLECTIVE.holds(facts_of(source)) is holds
+
+
+def test_ddp008_screen_takes_the_project_packages_from_the_hints():
+    source = _DIST + "from pkg.utils import should_log\ndef f():\n    if should_log():\n        dist.barrier()\n"
+    facts = facts_of(source)
+    assert not RANK_ZERO_COLLECTIVE.holds(facts)  # a library's function: its body is not read
+    facts.project_packages = frozenset({"pkg"})
+    assert RANK_ZERO_COLLECTIVE.holds(facts)
+
+
+def test_ddp008_still_sees_a_predicate_of_another_module_through_the_screen(tmp_path):
+    from ddplint.api import lint_paths
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "utils.py").write_text(_DIST + "def leader_rank_check():\n    return dist.get_rank() == 0\n")
+    (tmp_path / "pkg" / "train.py").write_text(
+        _DIST + "from pkg.utils import leader_rank_check\n\ndef report(t):\n    if leader_rank_check():\n"
+        "        dist.all_reduce(t)\n"
+    )
+    found = [(r.path.rpartition("pkg")[2], d.line, d.code) for r in lint_paths([str(tmp_path)]) for d in r.diagnostics]
+    assert found == [("/train.py", 6, "DDP008")]
+
+
 def test_subclasses_and_mentions():
     sampler = Subclasses(targets=("torch.utils.data.DistributedSampler",))
     assert sampler.holds(facts_of("from torch.utils.data import DistributedSampler as DS\nclass S(DS): pass\n"))

@@ -14,7 +14,7 @@ rank of a distributed run reaches it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import libcst as cst
@@ -22,6 +22,7 @@ import libcst as cst
 from ddplint.semantic.model import Analysis, SemanticModel, dotted_name
 from ddplint.semantic.walk import children
 from ddplint.core.fixpoint import fixed_point
+from ddplint.prefilter.screens import RankZeroCalls
 from ddplint.core.torch_api import ACCELERATOR, DDP, DISTRIBUTED_IS_AVAILABLE, INIT_PROCESS_GROUP, RANK_ENVIRONMENT
 
 
@@ -58,6 +59,17 @@ DISTRIBUTED_FLAGS = frozenset(
 DISTRIBUTED_PREDICATES = frozenset({"is_initialized", "is_dist_avail_and_initialized", "is_distributed"})
 # `is_available` alone is torch.cuda's as often as torch.distributed's.
 DISTRIBUTED_AVAILABLE = frozenset({"dist.is_available", "distributed.is_available", *DISTRIBUTED_IS_AVAILABLE})
+
+
+def rank_zero_calls(targets: Iterable[str], wrappers: Iterable[str]) -> RankZeroCalls:
+    """The `ast` screen (ddplint.prefilter.screens.RankZeroCalls) for calls of `targets` (or of
+    the forward of a model of `wrappers`) that rank 0 alone may reach, with the words of the
+    rank tests `classify` reads."""
+    return RankZeroCalls(
+        targets=tuple(sorted(targets)), wrappers=tuple(sorted(wrappers)), names=tuple(sorted(RANK_NAMES)),
+        predicates=tuple(sorted(MAIN_PROCESS_NAMES)), functions=tuple(sorted(RANK_FUNCTIONS)),
+        keys=tuple(sorted(RANK_ENVIRONMENT)), decorators=tuple(sorted(RANK_ZERO_DECORATORS)),
+    )
 
 @dataclass(frozen=True)
 class RankTest:

@@ -379,6 +379,8 @@ class Hints:
     # Shared analyses (by class name) the project feeds with facts from other functions: a
     # rule that reads one is parsed for and run though the module's text never shows why.
     fed: frozenset[str] = frozenset()
+    # The project's top-level packages: the screens take an import from one as the project's.
+    packages: frozenset[str] = frozenset()
 
     def feeds(self, code: str) -> bool:
         """Whether the project feeds an analysis rule `code` reads."""
@@ -423,6 +425,7 @@ class Hints:
         for name, origin in (*self.imports, *self.origins):
             facts._bind(name, origin)
         facts.function_names.update(self.helpers)
+        facts.project_packages = self.packages
         return facts
 
 
@@ -447,6 +450,11 @@ class Project:
 
     def __post_init__(self) -> None:
         self.distributed = any(facts["dist"] for facts in self.modules.values())
+
+    @functools.cached_property
+    def packages(self) -> frozenset[str]:
+        """The top-level names of the project's modules."""
+        return frozenset(name.partition(".")[0] for name in self.modules)
 
     @functools.cached_property
     def program(self):
@@ -1071,7 +1079,7 @@ class ProjectView:
         facts = self.project.modules.get(self.module)
         known: set[ProjectFact] = {ProjectFact.DISTRIBUTED} if self.project.distributed else set()
         if facts is None:
-            return Hints(frozenset(known))
+            return Hints(frozenset(known), packages=self.project.packages)
         origins: list[tuple[str, str]] = []
         helpers: set[str] = set()
         for local, origin in facts["imports"].items():
@@ -1129,7 +1137,7 @@ class ProjectView:
             )
             if fed_here
         )
-        return Hints(frozenset(known), imports, tuple(origins), frozenset(helpers), fed)
+        return Hints(frozenset(known), imports, tuple(origins), frozenset(helpers), fed, self.project.packages)
 
 
 # -- building and caching -----------------------------------------------------------------

@@ -30,7 +30,7 @@ class Facts:
 
     __slots__ = (
         "origins", "imported", "calls_by_tail", "functions_with_defaults", "function_names", "classes", "strings",
-        "keywords", "_tree", "_defs", "_lambda_names", "_local_callables",
+        "keywords", "project_packages", "_tree", "_defs", "_lambda_names", "_local_callables",
     )
 
     def __init__(self, tree: ast.AST) -> None:
@@ -46,6 +46,9 @@ class Facts:
         # String literals (implicit concatenation already joined) and keyword-argument names.
         self.strings: set[str] = set()
         self.keywords: set[str | None] = set()
+        # The top-level packages of the file's project (set by its hints): an import from one,
+        # or a relative one, may bring a function whose body other modules' rules read.
+        self.project_packages: frozenset[str] = frozenset()
         self._tree = tree
         self._defs: list[str] = []
         self._lambda_names: set[str] = set()  # names assigned a lambda, anywhere
@@ -111,6 +114,13 @@ class Facts:
     def _bind(self, name: str, origin: str) -> None:
         self.origins.setdefault(name, set()).add(origin)
         self.imported.add(origin)
+
+    def from_project(self, name: str) -> bool:
+        """Whether some import binds `name` to a module of the project (or a relative one)."""
+        return any(
+            origin.startswith(".") or origin.partition(".")[0] in self.project_packages
+            for origin in self.origins.get(name, ())
+        )
 
     def qualified(self, expr: ast.expr) -> set[str]:
         """Every qualified name `expr` may refer to through some import of the file."""
@@ -268,6 +278,190 @@ def _under(name: str, packages: tuple[str, ...]) -> bool:
 
 
 @dataclass(frozen=True)
+class RankZeroCalls:
+    """A call that rank 0 alone may reach (ddplint.analyses.ranks.RankRegions), of a collective
+    (a qualified name in `targets`), of a function of the file, or of anything where the file
+    builds a model of `wrappers` (its forward): in a branch of an `if` whose test may tell rank
+    0 from the others, after such an `if` that leaves the block, or in a function with a
+    decorator of `decorators`, all in the same function.
+
+    A test may tell the ranks apart where it names a rank (a name or attribute in `names`, any
+    case; a call of `functions`; a string of `keys`, an environment variable or configuration
+    key) or a main-process predicate (`predicates`), or a name that holds such a test: one the
+    file assigns a value naming one, a function of the file whose body names one (or calls
+    such a function), a call of a function imported from the project (its body is read in its
+    module), or `self.<attribute>` where a class of the file derives from one the project
+    imports (a base class elsewhere may set it)."""
+
+    targets: tuple[str, ...]
+    wrappers: tuple[str, ...]
+    names: tuple[str, ...]
+    predicates: tuple[str, ...]
+    functions: tuple[str, ...]
+    keys: tuple[str, ...]
+    decorators: tuple[str, ...]
+
+    def holds(self, facts: Facts) -> bool:
+        tree = facts.tree
+        functions: dict[str, list] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                functions.setdefault(node.name, []).append(node)
+        inherits = any(facts.from_project(_head(base) or "") for cls in facts.classes for base in cls.bases)
+        holders: set[str] = set()
+
+        def may_tell_ranks(expr: ast.AST) -> bool:
+            """`classify` reads a comparison by its sides' words, and resolves a name, an
+            attribute or a call that is a whole operand of the test."""
+            for atom in _operands(expr):
+                if any(self._names_rank(node) for node in ast.walk(atom)):
+                    return True
+                if isinstance(atom, (ast.Name, ast.Attribute, ast.Call)) and (
+                    _last(atom) in holders
+                    or isinstance(atom, ast.Call) and facts.from_project(_head(atom.func) or "")
+                    or inherits and _head(atom) == "self"
+                ):
+                    return True
+            return False
+
+        _grow_holders(holders, tree, functions, may_tell_ranks)
+        wrapping = bool(facts.calls_to(self.wrappers))
+        collectives = set(self.targets)
+
+        def is_event(call: ast.Call) -> bool:
+            func = call.func
+            if wrapping or facts.qualified(func) & collectives:
+                return True
+            if isinstance(func, ast.Name):
+                return func.id in functions and func.id not in facts.origins
+            return isinstance(func, ast.Attribute) and _head(func) == "self" and func.attr in functions
+
+        def reaches_event(nodes) -> bool:
+            return any(isinstance(node, ast.Call) and is_event(node) for node in _walk_frame(nodes))
+
+        def in_region(body: list[ast.stmt]) -> bool:
+            for index, statement in enumerate(body):
+                if isinstance(statement, ast.If) and may_tell_ranks(statement.test):
+                    if reaches_event(statement.body) or reaches_event(statement.orelse):
+                        return True
+                    if not statement.orelse and _leaves_block(statement.body) and reaches_event(body[index + 1:]):
+                        return True
+                if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    if any(in_region(block) for block in _blocks(statement)):
+                        return True
+            return False
+
+        for defs in functions.values():
+            for function in defs:
+                if any(_last(decorator) in self.decorators for decorator in function.decorator_list):
+                    if reaches_event(function.body):
+                        return True
+                if in_region(function.body):
+                    return True
+        return in_region(tree.body)  # type: ignore[attr-defined]
+
+    def _names_rank(self, node: ast.AST) -> bool:
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            name = _last(node) or ""
+            return name.lower() in self.names or name in self.predicates
+        if isinstance(node, ast.Call):
+            return _last(node.func) in self.functions or _last(node.func) in self.predicates
+        return isinstance(node, ast.Constant) and type(node.value) is str and (
+            node.value in self.keys or node.value.lower() in self.names
+        )
+
+
+def _grow_holders(holders: set[str], tree: ast.AST, functions: dict[str, list], tells) -> None:
+    """Add to `holders` the names that may hold a rank test: those assigned a value that `tells`
+    says may be one, and the functions of the file that may return one (a returned value or the
+    test of an `if` in their body), to a fixed point (`tells` reads `holders` as it grows)."""
+    assigned: list[tuple[set[str], ast.AST]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = {_last(part) for target in targets for part in ast.walk(target)} - {None}
+            assigned.append((names, node.value))  # type: ignore[arg-type]
+        elif isinstance(node, ast.NamedExpr):
+            assigned.append(({node.target.id}, node.value))
+    for name, defs in functions.items():
+        for function in defs:
+            for node in _walk_frame(function.body):
+                if isinstance(node, ast.Return) and node.value is not None:
+                    assigned.append(({name}, node.value))
+                elif isinstance(node, (ast.If, ast.IfExp)):
+                    assigned.append(({name}, node.test))
+    while True:
+        grown = {name for names, value in assigned if not names <= holders and tells(value) for name in names}
+        if grown <= holders:
+            return
+        holders |= grown
+
+
+def _operands(test: ast.AST):
+    """The parts of a test `classify` judges one by one: through `not`, `and`, `or` and both
+    values of a conditional expression."""
+    pending = [test]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            pending.append(node.operand)
+        elif isinstance(node, ast.BoolOp):
+            pending.extend(node.values)
+        elif isinstance(node, ast.IfExp):
+            pending += [node.body, node.orelse]
+        else:
+            yield node
+
+
+def _last(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Call):
+        return _last(node.func)
+    return None
+
+
+def _head(node: ast.AST) -> str | None:
+    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _walk_frame(nodes):
+    """The nodes under `nodes` that run in the same function: not into nested defs, classes or
+    lambdas."""
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _blocks(statement: ast.stmt):
+    """The statement lists nested directly in a compound statement."""
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(statement, field, None)
+        if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+            yield block
+    for handler in getattr(statement, "handlers", ()):
+        yield handler.body
+    for case in getattr(statement, "cases", ()):
+        yield case.body
+
+
+def _leaves_block(body: list[ast.stmt]) -> bool:
+    """The block ends by leaving its enclosing block: return, raise, continue, break, exit()."""
+    last = body[-1]
+    if isinstance(last, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+        return True
+    return isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and _last(last.value.func) in ("exit", "quit", "_exit")
+
+
+@dataclass(frozen=True)
 class Calls:
     """Some call of a qualified name in `targets`, or of a method named in `methods` on any
     receiver; with `without_keyword`, one that does not pass that keyword; with
@@ -281,7 +475,7 @@ class Calls:
     without_keyword: str | None = None
     lambda_first: bool = False
     shipped: tuple[str, ...] = ()
-    within: DistributedCode | None = None
+    within: DistributedCode | RankZeroCalls | None = None
 
     def holds(self, facts: Facts) -> bool:
         calls = facts.calls_to(self.targets)
@@ -438,4 +632,4 @@ def _self_name(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
     return params[0].arg if params else None
 
 
-Screen = Calls | Subclasses | Mentions | CallInDefault | UnreadSelfAttribute | DistributedCode
+Screen = Calls | Subclasses | Mentions | CallInDefault | UnreadSelfAttribute | DistributedCode | RankZeroCalls

@@ -12,7 +12,7 @@ from ddplint.semantic.model import dotted_name
 from ddplint.core.torch_api import API, BACKWARD, COLLECTIVES, DDP, DISTRIBUTED_MARKERS, TORCH_DISTRIBUTED
 from ddplint.analyses.branches import Branches, Path, exclusive
 from ddplint.analyses.grad_mode import GradientMode
-from ddplint.analyses.ranks import RANK_GUARD_NEEDLE, RankRegions, WrappedModels, last_name
+from ddplint.analyses.ranks import RANK_GUARD_NEEDLE, RankRegions, WrappedModels, last_name, rank_zero_calls
 from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.prefilter.triggers import CallTrigger
 
@@ -103,7 +103,13 @@ class CollectiveInRankBranch(Rule):
     # Every report needs a collective call, or a call of DistributedDataParallel to bind a model.
     # `also`: a file that uses torch.distributed, and a rank test by one of the spellings
     # ranks.py knows: most files with the word "gather" or "reduce" have neither.
-    trigger = CallTrigger(API(frozenset(COLLECTIVES)) | DDP, also=(DISTRIBUTED_MARKERS, RANK_GUARD_NEEDLE))
+    # `within`: such a call where rank 0 alone may get, which the file's `ast` can rule out (a
+    # library's collectives sit under no rank test: most files with both words have none).
+    trigger = CallTrigger(
+        API(frozenset(COLLECTIVES)) | DDP,
+        within=rank_zero_calls(COLLECTIVES, DDP),
+        also=(DISTRIBUTED_MARKERS, RANK_GUARD_NEEDLE),
+    )
 
     flagged_examples = (
         Flagged(
