@@ -148,7 +148,8 @@ _DIST = "import torch.distributed as dist\n"
         (_DIST + "def f(x):\n    if dist.is_initialized() and x:\n        dist.all_reduce(x)\n", False),
         (_DIST + "def f(tp_rank_size):\n    if tp_rank_size > 1:\n        dist.all_reduce(t)\n", False),
         (_DIST + "def f(rank):\n    x = dist.get_rank()\n    if x == 0:\n        dist.barrier()\n", False),
-        (_DIST + "def f(rank):\n    if rank == 0:\n        def later():\n            dist.barrier()\n", False),
+        # Placed by lines, a call in a def nested in the branch counts too: it can only admit more.
+        (_DIST + "def f(rank):\n    if rank == 0:\n        def later():\n            dist.barrier()\n", True),
         # A predicate imported from the project, or a flag a project base class may set: read
         # in other modules, so the screen cannot rule them out.
         (_DIST + "from .utils import should_log\ndef f():\n    if should_log():\n        dist.barrier()\n", True),

@@ -20,6 +20,7 @@ dataclass repr is the Python that rebuilds them.
 from __future__ import annotations
 
 import ast
+import bisect
 import warnings
 from collections import Counter, deque
 from dataclasses import dataclass
@@ -302,63 +303,43 @@ class RankZeroCalls:
     decorators: tuple[str, ...]
 
     def holds(self, facts: Facts) -> bool:
-        tree = facts.tree
-        functions: dict[str, list] = {}
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                functions.setdefault(node.name, []).append(node)
-        inherits = any(facts.from_project(_head(base) or "") for cls in facts.classes for base in cls.bases)
-        holders: set[str] = set()
-
-        def may_tell_ranks(expr: ast.AST) -> bool:
-            """`classify` reads a comparison by its sides' words, and resolves a name, an
-            attribute or a call that is a whole operand of the test."""
-            for atom in _operands(expr):
-                if any(self._names_rank(node) for node in ast.walk(atom)):
-                    return True
-                if isinstance(atom, (ast.Name, ast.Attribute, ast.Call)) and (
-                    _last(atom) in holders
-                    or isinstance(atom, ast.Call) and facts.from_project(_head(atom.func) or "")
-                    or inherits and _head(atom) == "self"
-                ):
-                    return True
-            return False
-
-        _grow_holders(holders, tree, functions, may_tell_ranks)
+        code = _RankCode(facts.tree)
         wrapping = bool(facts.calls_to(self.wrappers))
         collectives = set(self.targets)
+        names = facts.function_names
 
         def is_event(call: ast.Call) -> bool:
             func = call.func
             if wrapping or facts.qualified(func) & collectives:
                 return True
             if isinstance(func, ast.Name):
-                return func.id in functions and func.id not in facts.origins
-            return isinstance(func, ast.Attribute) and _head(func) == "self" and func.attr in functions
+                return func.id in names and func.id not in facts.origins
+            return isinstance(func, ast.Attribute) and _head(func) == "self" and func.attr in names
 
-        def reaches_event(nodes) -> bool:
-            return any(isinstance(node, ast.Call) and is_event(node) for node in _walk_frame(nodes))
-
-        def in_region(body: list[ast.stmt]) -> bool:
-            for index, statement in enumerate(body):
-                if isinstance(statement, ast.If) and may_tell_ranks(statement.test):
-                    if reaches_event(statement.body) or reaches_event(statement.orelse):
-                        return True
-                    if not statement.orelse and _leaves_block(statement.body) and reaches_event(body[index + 1:]):
-                        return True
-                if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    if any(in_region(block) for block in _blocks(statement)):
-                        return True
+        # Lines only: a call in a nested def or lambda counts too, which can only admit more.
+        events = sorted(call.lineno for calls in facts.calls_by_tail.values() for call in calls if is_event(call))
+        if not events:
             return False
 
-        for defs in functions.values():
-            for function in defs:
-                if any(_last(decorator) in self.decorators for decorator in function.decorator_list):
-                    if reaches_event(function.body):
-                        return True
-                if in_region(function.body):
-                    return True
-        return in_region(tree.body)  # type: ignore[attr-defined]
+        def event_between(first: int, last: int) -> bool:
+            index = bisect.bisect_left(events, first)
+            return index < len(events) and events[index] <= last
+
+        tells = _RankTests(self, code, facts)
+        for function in code.functions:
+            if any(_last(d) in self.decorators for d in function.decorator_list) and event_between(function.lineno, function.end_lineno):
+                return True
+        for statement in code.ifs:
+            body, orelse = statement.body, statement.orelse
+            reaches = event_between(body[0].lineno, body[-1].end_lineno) or (
+                bool(orelse) and event_between(orelse[0].lineno, orelse[-1].end_lineno)
+            )
+            if not reaches and not orelse and _leaves_block(body):
+                # what follows in the block: up to the end of the enclosing function at most
+                reaches = event_between(statement.end_lineno + 1, code.frame_end(statement))
+            if reaches and tells(statement.test):
+                return True
+        return False
 
     def _names_rank(self, node: ast.AST) -> bool:
         if isinstance(node, (ast.Name, ast.Attribute)):
@@ -371,30 +352,84 @@ class RankZeroCalls:
         )
 
 
-def _grow_holders(holders: set[str], tree: ast.AST, functions: dict[str, list], tells) -> None:
-    """Add to `holders` the names that may hold a rank test: those assigned a value that `tells`
-    says may be one, and the functions of the file that may return one (a returned value or the
-    test of an `if` in their body), to a fixed point (`tells` reads `holders` as it grows)."""
-    assigned: list[tuple[set[str], ast.AST]] = []
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names = {_last(part) for target in targets for part in ast.walk(target)} - {None}
-            assigned.append((names, node.value))  # type: ignore[arg-type]
-        elif isinstance(node, ast.NamedExpr):
-            assigned.append(({node.target.id}, node.value))
-    for name, defs in functions.items():
-        for function in defs:
-            for node in _walk_frame(function.body):
-                if isinstance(node, ast.Return) and node.value is not None:
-                    assigned.append(({name}, node.value))
-                elif isinstance(node, (ast.If, ast.IfExp)):
-                    assigned.append(({name}, node.test))
-    while True:
-        grown = {name for names, value in assigned if not names <= holders and tells(value) for name in names}
-        if grown <= holders:
-            return
-        holders |= grown
+class _RankCode:
+    """What RankZeroCalls reads of a module, gathered in one walk: its functions, `if`s,
+    assignments and returns (with their lines, which say which function holds them)."""
+
+    def __init__(self, tree: ast.AST) -> None:
+        self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+        self.ifs: list[ast.If] = []
+        self.assigned: dict[str, list[ast.expr]] = {}
+        self.returns: list[ast.Return] = []
+        self.tests: list[ast.expr] = []  # of `if`s and conditional expressions
+        for node in _nodes(tree):
+            kind = type(node)
+            if kind is ast.If:
+                self.ifs.append(node)  # type: ignore[arg-type]
+                self.tests.append(node.test)  # type: ignore[attr-defined]
+            elif kind is ast.IfExp:
+                self.tests.append(node.test)  # type: ignore[attr-defined]
+            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                self.functions.append(node)  # type: ignore[arg-type]
+            elif kind is ast.Return:
+                if node.value is not None:  # type: ignore[attr-defined]
+                    self.returns.append(node)  # type: ignore[arg-type]
+            elif kind is ast.Assign or kind is ast.AnnAssign or kind is ast.AugAssign or kind is ast.NamedExpr:
+                value = node.value  # type: ignore[attr-defined]
+                if value is None:
+                    continue
+                targets = node.targets if kind is ast.Assign else [node.target]  # type: ignore[attr-defined]
+                for target in targets:
+                    for part in _nodes(target):
+                        name = _last(part)
+                        if name is not None:
+                            self.assigned.setdefault(name, []).append(value)
+
+    def frame_end(self, node: ast.stmt) -> int:
+        """The last line of the innermost function around `node` (of the module, without one)."""
+        inner = [f.end_lineno for f in self.functions if f.lineno < node.lineno <= f.end_lineno]  # type: ignore[operator]
+        return min(inner) if inner else 1 << 30
+
+
+class _RankTests:
+    """Whether a test may tell rank 0 apart (see RankZeroCalls), with the names that may hold
+    such a test resolved on demand."""
+
+    def __init__(self, screen: RankZeroCalls, code: _RankCode, facts: Facts) -> None:
+        self.screen, self.code, self.facts = screen, code, facts
+        self.inherits = any(facts.from_project(_head(base) or "") for cls in facts.classes for base in cls.bases)
+        self._holders: dict[str, bool] = {}
+
+    def __call__(self, expr: ast.AST) -> bool:
+        """`classify` reads a comparison by its sides' words, and resolves a name, an attribute
+        or a call that is a whole operand of the test."""
+        for atom in _operands(expr):
+            if any(self.screen._names_rank(node) for node in _nodes(atom)):
+                return True
+            if isinstance(atom, (ast.Name, ast.Attribute, ast.Call)) and (
+                isinstance(atom, ast.Call) and self.facts.from_project(_head(atom.func) or "")
+                or self.inherits and _head(atom) == "self"
+                or self._holds(_last(atom))
+            ):
+                return True
+        return False
+
+    def _holds(self, name: str | None) -> bool:
+        """Whether `name` may hold a rank test: assigned a value that may be one, or a function
+        of the file that may return one (a returned value, or an `if` test in its body)."""
+        if name is None:
+            return False
+        if name not in self._holders:
+            self._holders[name] = False  # a cycle proves nothing
+            code = self.code
+            values: list[ast.AST] = list(code.assigned.get(name, ()))
+            for function in code.functions:
+                if function.name == name:
+                    first, last = function.lineno, function.end_lineno
+                    values += [r.value for r in code.returns if first <= r.lineno <= last]  # type: ignore[misc, operator]
+                    values += [t for t in code.tests if first <= t.lineno <= last]  # type: ignore[operator]
+            self._holders[name] = any(self(value) for value in values)
+        return self._holders[name]
 
 
 def _operands(test: ast.AST):
@@ -427,30 +462,6 @@ def _head(node: ast.AST) -> str | None:
     while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
         node = node.func if isinstance(node, ast.Call) else node.value
     return node.id if isinstance(node, ast.Name) else None
-
-
-def _walk_frame(nodes):
-    """The nodes under `nodes` that run in the same function: not into nested defs, classes or
-    lambdas."""
-    stack = list(nodes)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        yield node
-        stack.extend(ast.iter_child_nodes(node))
-
-
-def _blocks(statement: ast.stmt):
-    """The statement lists nested directly in a compound statement."""
-    for field in ("body", "orelse", "finalbody"):
-        block = getattr(statement, field, None)
-        if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-            yield block
-    for handler in getattr(statement, "handlers", ()):
-        yield handler.body
-    for case in getattr(statement, "cases", ()):
-        yield case.body
 
 
 def _leaves_block(body: list[ast.stmt]) -> bool:
