@@ -408,7 +408,8 @@ class _RankTests:
                 return True
             if isinstance(atom, (ast.Name, ast.Attribute, ast.Call)) and (
                 isinstance(atom, ast.Call) and self.facts.from_project(_head(atom.func) or "")
-                or self.inherits and _head(atom) == "self"
+                # `self.flag` (one attribute of the first parameter) may be set in a base class
+                or self.inherits and isinstance(atom, ast.Attribute) and isinstance(atom.value, ast.Name)
                 or self._holds(_last(atom))
             ):
                 return True
