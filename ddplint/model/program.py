@@ -63,6 +63,7 @@ MAX_GIVES, MAX_GIVES_DEPTH = 8, 3  # classes one call may give, and helpers foll
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
 _CONTROL_FIELDS = frozenset(("body", "orelse", "finalbody", "handlers", "cases"))
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 # Python 3.12 gave functions `type_params`, and a node built without it lacks the attribute
 # (3.13 fills it in); 3.10 and 3.11 would keep an unknown keyword as a stray attribute.
 _NO_TYPE_PARAMS = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
@@ -70,6 +71,18 @@ _NO_TYPE_PARAMS = {"type_params": []} if "type_params" in ast.FunctionDef._field
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 # Methods that return the object they are called on: `Net().cuda(rank)` is the `Net`.
 _SAME_VALUE_METHODS = frozenset(("cuda", "to", "float", "half", "bfloat16", "double", "train", "requires_grad_"))
+
+
+def _named_method(call: ast.Call, name: str) -> bool:
+    return isinstance(call.func, ast.Attribute) and call.func.attr == name
+
+
+def _keys_by_zip(call: ast.Call) -> bool:
+    """`results.update(zip(ids, preds))`: a dict keyed by the first sequence."""
+    return (
+        _named_method(call, "update") and len(call.args) == 1 and not call.keywords
+        and isinstance(call.args[0], ast.Call) and dotted(call.args[0].func) == "zip"
+    )
 
 
 def _moves(call: ast.Call) -> bool:
@@ -259,7 +272,7 @@ class _FunctionReader:
         self._node, self._ways, self._flags = node, [], {}
         # Locals bound to parameters wrapped for iteration (`diter = enumerate(tqdm(loader))`).
         self._wrapping: dict[str, list[str]] = {}
-        self._lengths: set[str] = set()  # locals bound to `len(...)`, for `trims`
+        self._lengths: set[str] = set()  # locals bound to `len(...)`, for `deduplicates`
         # no_grad/inference_mode blocks (or a decorator) around the walk: calls there train nothing
         self._gradients_off = int(any(_turns_gradients_off(d) for d in node.decorator_list))
         self._backwards = 0  # backward calls read so far: a loop trains when its body adds one
@@ -475,7 +488,11 @@ class _FunctionReader:
                     if isinstance(node, ast.Call):
                         self._call(node)
                     elif isinstance(node, ast.Slice) and node.lower is None and node.upper is not None and self._length(node.upper):
-                        self.record["trims"] = True  # `preds[: len(dataset)]`: padded duplicates cut off
+                        self.record["deduplicates"] = True  # `preds[: len(dataset)]`: padded duplicates cut off
+                    elif isinstance(node, _COMPREHENSIONS):
+                        # `preds = [model(x) for x, _ in loader]`: a loop over the loader, as a `for` statement
+                        trains = any(isinstance(n, ast.Call) and _named_method(n, "backward") for n in ast.walk(node))
+                        self.record["loops"].append([node.lineno, node.end_lineno, self._wrapped(node.generators[0].iter), trains])
 
     def _touch(self, node: ast.Call) -> None:
         """`fresh` and `handed`: the first argument of a call that is a parameter nothing touched
@@ -501,7 +518,9 @@ class _FunctionReader:
         if plain is not None:
             self.dotted_calls.append([plain, node.lineno])
         self._touch(node)
-        if isinstance(node.func, ast.Attribute) and node.func.attr == "backward":
+        if _keys_by_zip(node):
+            self.record["deduplicates"] = True  # `results.update(zip(ids, preds))`: a padded duplicate overwrites its id's entry
+        if _named_method(node, "backward"):
             self.record["backward"].append(node.lineno)
             self._backwards += 1
         if isinstance(node.func, ast.Attribute) and node.func.attr == "no_sync":
@@ -1818,7 +1837,7 @@ class Program:
         return found
 
     def _finds_deduplication(self, module: str, key: str, record: dict, depth: int) -> bool:
-        if record.get("trims"):
+        if record.get("deduplicates"):
             return True  # `preds[: len(dataset)]`: the padded duplicates are cut off
         for callee, _ in record["invocations"]:
             if callee.rpartition(".")[2] in DEDUPLICATING_METHODS:

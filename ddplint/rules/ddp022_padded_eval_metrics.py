@@ -214,6 +214,42 @@ class PaddedEvalMetrics(Rule):
                 return evaluator(net, loader)
             """
         ),
+        Flagged(
+            # The evaluation loop written as a comprehension over the loader.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            @torch.no_grad()
+            def evaluate(model, loader):
+                hits = torch.stack([(model(x).argmax(1) == y).sum() for x, y in loader]).sum()
+                dist.all_reduce(hits)
+                return hits
+
+            def main(model, val_set):
+                loader = DataLoader(val_set, sampler=DistributedSampler(val_set, shuffle=False))
+                                                     ^
+                print(evaluate(model, loader))
+            """
+        ),
+        Flagged(
+            # Merged into a dict by a keyword update, not keyed by sample id: duplicates count twice.
+            """
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def evaluate(model, dataset):
+                loader = DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False))
+                                                     ^
+                preds = [model(x).argmax(1).tolist() for x in loader]
+                everyone = [None] * dist.get_world_size()
+                dist.all_gather_object(everyone, preds)
+                stats = {}
+                stats.update(predictions=sum(everyone, []))
+                return stats
+            """
+        ),
     )
     clean_examples = (
         Clean(
@@ -353,6 +389,46 @@ class PaddedEvalMetrics(Rule):
                 return evaluator(net, loader)
             """
         ),
+        Clean(
+            # Gathered (id, prediction) pairs merged into a dict by sample id: a padded duplicate overwrites its entry.
+            """
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def evaluate(model, dataset):
+                loader = DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False))
+                ids, preds = [], []
+                for idx, x in loader:
+                    ids.extend(idx.tolist())
+                    preds.extend(model(x).argmax(1).tolist())
+                everyone = [None] * dist.get_world_size()
+                dist.all_gather_object(everyone, (ids, preds))
+                results = {}
+                for rank_ids, rank_preds in everyone:
+                    results.update(zip(rank_ids, rank_preds))
+                return results
+            """
+        ),
+        Clean(
+            # Comprehensions over loaders that are not padded evaluations: drop_last=True, a training pass.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def evaluate(model, dataset):
+                loader = DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False, drop_last=True))
+                hits = torch.stack([(model(x).argmax(1) == y).sum() for x, y in loader]).sum()
+                dist.all_reduce(hits)
+                return hits
+
+            def train(model, dataset):
+                loader = DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False))
+                losses = torch.stack([model(x, y).backward() or model(x, y).detach() for x, y in loader])
+                dist.all_reduce(losses)
+                return losses
+            """
+        ),
     )
 
     def __init__(self, model) -> None:
@@ -375,6 +451,8 @@ class PaddedEvalMetrics(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         self._clock += 1
+        if _keys_by_zip(node):  # `results.update(zip(ids, preds))`: a padded duplicate overwrites its id's entry
+            self._trimmed = True
         if self._combines(node):  # also `metric_logger.synchronize_between_processes()`
             self._combining.setdefault(self._function(), []).append(self._clock)
         if self.model.project is not None and self.model.qualified(node.func) not in COMBINING_COLLECTIVES and (
@@ -406,13 +484,11 @@ class PaddedEvalMetrics(Rule):
                 index = stored.slice[0].slice.value
                 self._trimmed |= isinstance(index, cst.Name) and index.value in self._gathered
 
-    def visit_For(self, node: cst.For) -> None:
+    def visit_For(self, node: cst.For | cst.While | cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp) -> None:
         self._clock += 1
         self._order[id(node)] = self._clock
 
-    def visit_While(self, node: cst.While) -> None:
-        self._clock += 1
-        self._order[id(node)] = self._clock
+    visit_While = visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_For
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value in DEDUPLICATING_METHODS:  # results placed by sample id: duplicates overwrite
@@ -519,3 +595,12 @@ def _length(expr: cst.BaseExpression, lengths: set[str]) -> bool:
     if isinstance(expr, cst.Name):
         return expr.value in lengths
     return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "len"
+
+
+def _keys_by_zip(call: cst.Call) -> bool:
+    """`results.update(zip(ids, preds))`: a dict keyed by the first sequence."""
+    func, args = call.func, call.args
+    return (
+        isinstance(func, cst.Attribute) and func.attr.value == "update" and len(args) == 1 and args[0].keyword is None
+        and isinstance(args[0].value, cst.Call) and isinstance(args[0].value.func, cst.Name) and args[0].value.func.value == "zip"
+    )
