@@ -721,17 +721,21 @@ def test_a_loader_taken_from_a_dict_or_a_list_of_appended_loaders_is_followed(tm
         "def samplers_of(datasets):\n    samplers = []\n    for ds in datasets:\n"
         "        samplers.append(DistributedSampler(ds, shuffle=False))\n    return samplers\n\n"
         "def loaders_of(datasets, samplers):\n    loaders = []\n    for ds, sampler in zip(datasets, samplers):\n"
-        "        loaders.append(DataLoader(ds, sampler=sampler))\n    return loaders\n",
-        "main": "from pkg.data import build, loaders_of, samplers_of\n\n"
+        "        loaders.append(DataLoader(ds, sampler=sampler))\n    return loaders\n\n"
+        "def listed(datasets, samplers):\n    return [DataLoader(ds, sampler=s) for ds, s in zip(datasets, samplers)]\n",
+        "main": "from pkg.data import build, listed, loaders_of, samplers_of\n\n"
         "def run(loader, other):\n    pass\n\n"
         "def main(train, val):\n    loaders = build(train, val)\n    run(loaders['val'], loaders['nope'])\n"
-        "    first, second = loaders_of([train, val], samplers_of([train, val]))\n    run(second, None)\n",
+        "    first, second = loaders_of([train, val], samplers_of([train, val]))\n    run(second, None)\n"
+        "    third = listed([val], samplers_of([val]))[0]\n    run(third, None)\n",
     })
     found = index.program.parameters[("pkg.main", "run")]
     assert "other" not in found
     loader = found["loader"]
     assert isinstance(loader, Data) and loader.kind == "loader" and loader.sampler.made_at == "pkg/data.py:5"
     values = index.program.values_of("pkg.main", "main", ["item", ["call", "loaders_of", 9], 1])
+    assert [value.sampler.made_at for value in values] == ["pkg/data.py:10"]
+    values = index.program.values_of("pkg.main", "main", ["item", ["call", "listed", 11], 0])
     assert [value.sampler.made_at for value in values] == ["pkg/data.py:10"]
     values = index.program.values_of("pkg.main", "main", ["item", ["call", "build", 7], "val"])
     assert [(value.sampler.made_at, value.shuffle) for value in values] == [("pkg/data.py:5", False)]

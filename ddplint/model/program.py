@@ -352,7 +352,19 @@ class _FunctionReader:
         if isinstance(expr, ast.Subscript) and (_literal_key(expr.slice, str) or _literal_key(expr.slice, int)):
             held = self.source(expr.value)  # `loaders["val"]`, `loaders[1]`
             return ["item", held, expr.slice.value] if held is not None else None  # type: ignore[attr-defined]
+        if isinstance(expr, ast.ListComp) and len(expr.generators) == 1:
+            return self._listed(expr.elt, expr.generators[0])
         return None
+
+    def _listed(self, element: ast.expr, generator: ast.comprehension) -> list | None:
+        """`[DataLoader(ds, sampler=s) for ds, s in zip(datasets, samplers)]`: a list of such values."""
+        outer = self.env
+        self.env = {**outer, **_loop_names(generator.target, self._elements(generator.iter))}
+        try:
+            item = self.source(element)
+        finally:
+            self.env = outer
+        return ["each", item] if item is not None else None
 
     def _elements(self, iterable: ast.expr) -> list | None:
         """What the target of a loop over `iterable` takes: an element of a list built here by
@@ -830,6 +842,16 @@ def _sets_flag(statement: ast.Assign) -> bool:
 
 def _named(node: ast.AST, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
+
+
+def _loop_names(target: ast.expr, source: list | None) -> dict:
+    """The names a comprehension's target binds, each to its part of `source` (None: unknown)."""
+    if isinstance(target, ast.Name):
+        return {target.id: source}
+    if not isinstance(target, (ast.Tuple, ast.List)) or any(isinstance(e, ast.Starred) for e in target.elts):
+        return {}
+    parts = [["item", source, index] if source is not None else None for index in range(len(target.elts))]
+    return {name: held for element, part in zip(target.elts, parts) for name, held in _loop_names(element, part).items()}
 
 
 def _literal_key(node: ast.AST | None, kind: type) -> bool:
