@@ -646,9 +646,19 @@ def test_a_function_that_cuts_results_to_a_length_trims(tmp_path):
         "def b(preds, dataset):\n    n = len(dataset)\n    return preds[:n]\n\n"
         "def c(preds, k):\n    return preds[:k]\n"
     ))["functions"]
-    assert functions["a"].get("trims") and functions["b"].get("trims") and not functions["c"].get("trims")
+    assert functions["a"].get("deduplicates") and functions["b"].get("deduplicates") and not functions["c"].get("deduplicates")
     split = summarize(ast.parse("def d(dataset):\n    n = len(dataset)\n    return list(range(n))[n // 2:n]\n"))
-    assert not split["functions"]["d"].get("trims")  # a split of the dataset, not a trim
+    assert not split["functions"]["d"].get("deduplicates")  # a split of the dataset, not a trim
+
+
+def test_results_keyed_by_sample_id_deduplicate_and_comprehensions_loop(tmp_path):
+    functions = summarize(ast.parse(
+        "def a(everyone, results):\n    for ids, preds in everyone:\n        results.update(zip(ids, preds))\n\n"
+        "def b(stats, preds):\n    stats.update(preds=preds)\n    stats.update(preds)\n\n"
+        "def c(model, loader):\n    return [model(x) for x, _ in loader]\n"
+    ))["functions"]
+    assert functions["a"].get("deduplicates") and not functions["b"].get("deduplicates")
+    assert [loop[2:] for loop in functions["c"]["loops"]] == [[["loader"], False]]
 
 
 def test_a_function_that_makes_one_pass_over_its_loader_and_those_that_may_do_more(tmp_path):
@@ -698,3 +708,34 @@ def test_a_helper_of_another_module_saves_whatever_rank_runs_it(tmp_path):
     for name in ("save_on_master", "save_best", "save_early", "missing"):
         assert values.saves_on_any_rank(f"pkg.utils.{name}", "pkg.main") is None
     assert values.saves_on_any_rank("pkg.utils.save_checkpoint", "pkg.utils") is None  # judged in its own module
+
+
+def test_a_loader_taken_from_a_dict_or_a_list_of_appended_loaders_is_followed(tmp_path):
+    from ddplint.model.program import Data
+
+    index = _project(tmp_path, {
+        "data": "from torch.utils.data import DataLoader, DistributedSampler\n\n"
+        "def build(train, val):\n"
+        "    return {'train': DataLoader(train, sampler=DistributedSampler(train)),\n"
+        "            'val': DataLoader(val, sampler=DistributedSampler(val, shuffle=False))}\n\n"
+        "def samplers_of(datasets):\n    samplers = []\n    for ds in datasets:\n"
+        "        samplers.append(DistributedSampler(ds, shuffle=False))\n    return samplers\n\n"
+        "def loaders_of(datasets, samplers):\n    loaders = []\n    for ds, sampler in zip(datasets, samplers):\n"
+        "        loaders.append(DataLoader(ds, sampler=sampler))\n    return loaders\n\n"
+        "def listed(datasets, samplers):\n    return [DataLoader(ds, sampler=s) for ds, s in zip(datasets, samplers)]\n",
+        "main": "from pkg.data import build, listed, loaders_of, samplers_of\n\n"
+        "def run(loader, other):\n    pass\n\n"
+        "def main(train, val):\n    loaders = build(train, val)\n    run(loaders['val'], loaders['nope'])\n"
+        "    first, second = loaders_of([train, val], samplers_of([train, val]))\n    run(second, None)\n"
+        "    third = listed([val], samplers_of([val]))[0]\n    run(third, None)\n",
+    })
+    found = index.program.parameters[("pkg.main", "run")]
+    assert "other" not in found
+    loader = found["loader"]
+    assert isinstance(loader, Data) and loader.kind == "loader" and loader.sampler.made_at == "pkg/data.py:5"
+    values = index.program.values_of("pkg.main", "main", ["item", ["call", "loaders_of", 9], 1])
+    assert [value.sampler.made_at for value in values] == ["pkg/data.py:10"]
+    values = index.program.values_of("pkg.main", "main", ["item", ["call", "listed", 11], 0])
+    assert [value.sampler.made_at for value in values] == ["pkg/data.py:10"]
+    values = index.program.values_of("pkg.main", "main", ["item", ["call", "build", 7], "val"])
+    assert [(value.sampler.made_at, value.shuffle) for value in values] == [("pkg/data.py:5", False)]

@@ -50,7 +50,7 @@ class Function:
 
 @dataclass(eq=False)
 class Loop:
-    node: cst.For | cst.While
+    node: cst.For | cst.While | cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp
     function: Function
     outer: tuple[Loop, ...]  # enclosing loops of the same function, outermost first
     iterated: set[Ref]
@@ -208,8 +208,21 @@ class LoaderFlow(Analysis):
             self.functions[key] = function
 
     def visit_For(self, node: cst.For) -> None:
+        outer = tuple(self._loops[id(open_node)] for open_node in self.model.loops[:-1])
+        self._open_loop(node, outer, self._iterated(node.iter))
+
+    def visit_While(self, node: cst.While) -> None:
+        outer = tuple(self._loops[id(open_node)] for open_node in self.model.loops[:-1])
+        self._open_loop(node, outer, set())
+
+    def visit_ListComp(self, node: cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp) -> None:
+        """`preds = [model(x) for x, _ in loader]`: a loop over the loader inside the loops open here."""
+        self._open_loop(node, self.open_loops, self._iterated(node.for_in.iter))
+
+    visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
+
+    def _iterated(self, expr: cst.BaseExpression) -> set[Ref]:
         iterated: set[Ref] = set()
-        expr: cst.BaseExpression = node.iter
         pending = [expr]
         while pending:  # `loader`, `enumerate(loader)`, `tqdm(enumerate(loader), ...)`
             expr = pending.pop()
@@ -218,14 +231,10 @@ class LoaderFlow(Analysis):
                 iterated.add(ref)
             if isinstance(expr, cst.Call):
                 pending.extend(arg.value for arg in expr.args if arg.keyword is None and not arg.star)
-        self._open_loop(node, iterated)
+        return iterated
 
-    def visit_While(self, node: cst.While) -> None:
-        self._open_loop(node, set())
-
-    def _open_loop(self, node: cst.For | cst.While, iterated: set[Ref]) -> None:
+    def _open_loop(self, node: cst.CSTNode, outer: tuple[Loop, ...], iterated: set[Ref]) -> None:
         function = self.function
-        outer = tuple(self._loops[id(open_node)] for open_node in self.model.loops[:-1])
         loop = self._loops[id(node)] = Loop(node, function, outer, iterated)
         function.loops.append(loop)
 

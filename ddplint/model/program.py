@@ -63,6 +63,7 @@ MAX_GIVES, MAX_GIVES_DEPTH = 8, 3  # classes one call may give, and helpers foll
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
 _CONTROL_FIELDS = frozenset(("body", "orelse", "finalbody", "handlers", "cases"))
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 # Python 3.12 gave functions `type_params`, and a node built without it lacks the attribute
 # (3.13 fills it in); 3.10 and 3.11 would keep an unknown keyword as a stray attribute.
 _NO_TYPE_PARAMS = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
@@ -70,6 +71,18 @@ _NO_TYPE_PARAMS = {"type_params": []} if "type_params" in ast.FunctionDef._field
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 # Methods that return the object they are called on: `Net().cuda(rank)` is the `Net`.
 _SAME_VALUE_METHODS = frozenset(("cuda", "to", "float", "half", "bfloat16", "double", "train", "requires_grad_"))
+
+
+def _named_method(call: ast.Call, name: str) -> bool:
+    return isinstance(call.func, ast.Attribute) and call.func.attr == name
+
+
+def _keys_by_zip(call: ast.Call) -> bool:
+    """`results.update(zip(ids, preds))`: a dict keyed by the first sequence."""
+    return (
+        _named_method(call, "update") and len(call.args) == 1 and not call.keywords
+        and isinstance(call.args[0], ast.Call) and dotted(call.args[0].func) == "zip"
+    )
 
 
 def _moves(call: ast.Call) -> bool:
@@ -216,10 +229,22 @@ def _wraps(value) -> bool:
 
 @dataclass(frozen=True)
 class Pack:
-    """A tuple or list of values, by position (None where unknown): what `return a, b` gives."""
+    """A tuple or list of values, by position (None where unknown): what `return a, b` gives;
+    a dict literal's values, with their `keys`; a list built by `append` in a loop (`each`: its
+    every element is the one item)."""
 
     items: tuple
     passed_at: str | None = None
+    keys: tuple = ()
+    each: bool = False
+
+    def at(self, index: int | str):
+        """The item at a position, or under a key of a dict (`loaders["val"]`); None if unknown."""
+        if self.each:
+            return self.items[0]
+        if isinstance(index, str):
+            index = self.keys.index(index) if index in self.keys else len(self.items)
+        return self.items[index] if index < len(self.items) else None
 
 
 # Parameters of the data classes the summaries keep, by position: a literal (shuffle,
@@ -259,7 +284,8 @@ class _FunctionReader:
         self._node, self._ways, self._flags = node, [], {}
         # Locals bound to parameters wrapped for iteration (`diter = enumerate(tqdm(loader))`).
         self._wrapping: dict[str, list[str]] = {}
-        self._lengths: set[str] = set()  # locals bound to `len(...)`, for `trims`
+        self._lengths: set[str] = set()  # locals bound to `len(...)`, for `deduplicates`
+        self._lists: set[str] = set()  # locals bound to `[]`, for `_append`
         # no_grad/inference_mode blocks (or a decorator) around the walk: calls there train nothing
         self._gradients_off = int(any(_turns_gradients_off(d) for d in node.decorator_list))
         self._backwards = 0  # backward calls read so far: a loop trains when its body adds one
@@ -320,7 +346,50 @@ class _FunctionReader:
         if isinstance(expr, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in expr.elts):
             items = [self.source(element) for element in expr.elts]
             return ["tuple", items] if any(items) else None
+        if isinstance(expr, ast.Dict) and all(_literal_key(key, str) for key in expr.keys):
+            items = [self.source(value) for value in expr.values]
+            return ["tuple", items, [key.value for key in expr.keys]] if any(items) else None  # type: ignore[union-attr]
+        if isinstance(expr, ast.Subscript) and (_literal_key(expr.slice, str) or _literal_key(expr.slice, int)):
+            held = self.source(expr.value)  # `loaders["val"]`, `loaders[1]`
+            return ["item", held, expr.slice.value] if held is not None else None  # type: ignore[attr-defined]
+        if isinstance(expr, ast.ListComp) and len(expr.generators) == 1:
+            return self._listed(expr.elt, expr.generators[0])
         return None
+
+    def _listed(self, element: ast.expr, generator: ast.comprehension) -> list | None:
+        """`[DataLoader(ds, sampler=s) for ds, s in zip(datasets, samplers)]`: a list of such values."""
+        outer = self.env
+        self.env = {**outer, **_loop_names(generator.target, self._elements(generator.iter))}
+        try:
+            item = self.source(element)
+        finally:
+            self.env = outer
+        return ["each", item] if item is not None else None
+
+    def _elements(self, iterable: ast.expr) -> list | None:
+        """What the target of a loop over `iterable` takes: an element of a list built here by
+        `append` (`for sampler in samplers`), or of each sequence `zip` pairs (`for dataset,
+        sampler in zip(datasets, samplers)`)."""
+        if isinstance(iterable, ast.Call) and dotted(iterable.func) == "zip" and not iterable.keywords:
+            if any(isinstance(arg, ast.Starred) for arg in iterable.args):
+                return None
+            sources = [self.source(arg) for arg in iterable.args]
+            items = [["elem", source] if source is not None else None for source in sources]
+            return ["tuple", items] if any(items) else None
+        source = self.source(iterable)
+        return ["elem", source] if source is not None and source[0] == "each" else None
+
+    def _append(self, call: ast.Call) -> None:
+        """`samplers.append(sampler)` to a local list (`samplers = []`): it holds such values."""
+        listed = call.func.value  # type: ignore[attr-defined]
+        if not isinstance(listed, ast.Name) or len(call.args) != 1 or call.keywords:
+            return
+        held, source = self.env.get(listed.id), self.source(call.args[0])
+        if source is None or (held is None and listed.id not in self._lists) or (held is not None and held[0] != "each"):
+            return
+        if held is not None and held[1] != source:
+            source = ["either", [held[1], source]]
+        self.env[listed.id] = ["each", source]
 
     def _inner(self, expr: ast.expr) -> list | None:
         """["inner", the wrapper's source] where `expr` takes a followed value's inner module."""
@@ -441,6 +510,7 @@ class _FunctionReader:
 
     def _bind(self, target: ast.AST, source: list | None) -> None:
         if isinstance(target, ast.Name):
+            self._lists.discard(target.id)
             self._untouched.discard(target.id)
             self._fresh.pop(target.id, None)
             if source is not None and source[0] == "call" and not self._placed:
@@ -475,7 +545,11 @@ class _FunctionReader:
                     if isinstance(node, ast.Call):
                         self._call(node)
                     elif isinstance(node, ast.Slice) and node.lower is None and node.upper is not None and self._length(node.upper):
-                        self.record["trims"] = True  # `preds[: len(dataset)]`: padded duplicates cut off
+                        self.record["deduplicates"] = True  # `preds[: len(dataset)]`: padded duplicates cut off
+                    elif isinstance(node, _COMPREHENSIONS):
+                        # `preds = [model(x) for x, _ in loader]`: a loop over the loader, as a `for` statement
+                        trains = any(isinstance(n, ast.Call) and _named_method(n, "backward") for n in ast.walk(node))
+                        self.record["loops"].append([node.lineno, node.end_lineno, self._wrapped(node.generators[0].iter), trains])
 
     def _touch(self, node: ast.Call) -> None:
         """`fresh` and `handed`: the first argument of a call that is a parameter nothing touched
@@ -501,7 +575,11 @@ class _FunctionReader:
         if plain is not None:
             self.dotted_calls.append([plain, node.lineno])
         self._touch(node)
-        if isinstance(node.func, ast.Attribute) and node.func.attr == "backward":
+        if _keys_by_zip(node):
+            self.record["deduplicates"] = True  # `results.update(zip(ids, preds))`: a padded duplicate overwrites its id's entry
+        if _named_method(node, "append"):
+            self._append(node)
+        if _named_method(node, "backward"):
             self.record["backward"].append(node.lineno)
             self._backwards += 1
         if isinstance(node.func, ast.Attribute) and node.func.attr == "no_sync":
@@ -603,6 +681,8 @@ class _FunctionReader:
                     self._bind(target, source)
                     if isinstance(target, ast.Name) and self._wraps(statement.value):
                         self._wrapping[target.id] = self._wraps(statement.value)
+                    if isinstance(target, ast.Name) and isinstance(statement.value, ast.List) and not statement.value.elts:
+                        self._lists.add(target.id)
             elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
                 self._bind(statement.target, self.source(statement.value))
             elif isinstance(statement, ast.Return) and statement.value is not None:
@@ -614,7 +694,7 @@ class _FunctionReader:
             elif isinstance(statement, ast.Return):
                 self.record["other_returns"] = True
             elif isinstance(statement, (ast.For, ast.AsyncFor)):
-                self._bind(statement.target, None)
+                self._bind(statement.target, self._elements(statement.iter))
                 iterated = self._wrapped(statement.iter)
                 loop = [statement.lineno, statement.end_lineno, iterated, False]  # trains: set below
                 self.record["loops"].append(loop)
@@ -762,6 +842,21 @@ def _sets_flag(statement: ast.Assign) -> bool:
 
 def _named(node: ast.AST, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
+
+
+def _loop_names(target: ast.expr, source: list | None) -> dict:
+    """The names a comprehension's target binds, each to its part of `source` (None: unknown)."""
+    if isinstance(target, ast.Name):
+        return {target.id: source}
+    if not isinstance(target, (ast.Tuple, ast.List)) or any(isinstance(e, ast.Starred) for e in target.elts):
+        return {}
+    parts = [["item", source, index] if source is not None else None for index in range(len(target.elts))]
+    return {name: held for element, part in zip(target.elts, parts) for name, held in _loop_names(element, part).items()}
+
+
+def _literal_key(node: ast.AST | None, kind: type) -> bool:
+    """A literal string (`"val"`), or a non-negative int: a dict key or an index the program follows."""
+    return isinstance(node, ast.Constant) and type(node.value) is kind and (kind is str or node.value >= 0)
 
 
 def _literal(node: ast.AST) -> bool:
@@ -1378,13 +1473,20 @@ class Program:
             return None
         if kind == "tuple":
             items = tuple(self.evaluate(module, key, item) for item in source[1])
-            return Pack(items) if any(items) else None  # type: ignore[return-value]
+            keys = tuple(source[2]) if len(source) > 2 else ()
+            return Pack(items, keys=keys) if any(items) else None  # type: ignore[return-value]
+        if kind == "each":
+            item = self.evaluate(module, key, source[1])
+            return Pack((item,), each=True) if item is not None else None  # type: ignore[return-value]
+        if kind == "elem":
+            listed = self.evaluate(module, key, source[1])
+            return listed.items[0] if isinstance(listed, Pack) and listed.each else None
         if kind == "item":
             for value in self._alternatives(module, key, source[1]):
                 if isinstance(value, Prepared):
                     return value  # type: ignore[return-value]
-                if isinstance(value, Pack) and source[2] < len(value.items) and value.items[source[2]] is not None:
-                    return value.items[source[2]]
+                if isinstance(value, Pack) and value.at(source[2]) is not None:
+                    return value.at(source[2])
             return None
         if kind == "either":
             return _either([self.evaluate(module, key, branch) for branch in source[1]])
@@ -1470,8 +1572,8 @@ class Program:
         called functions return (`_alternatives`); else what `evaluate` says."""
         if source[0] == "item":
             return [
-                value.items[source[2]] for value in self.values_of(module, key, source[1])
-                if isinstance(value, Pack) and source[2] < len(value.items) and value.items[source[2]] is not None
+                value.at(source[2]) for value in self.values_of(module, key, source[1])
+                if isinstance(value, Pack) and value.at(source[2]) is not None
             ]
         if source[0] == "call" and len(source) == 3:
             return self._alternatives(module, key, source)
@@ -1818,7 +1920,7 @@ class Program:
         return found
 
     def _finds_deduplication(self, module: str, key: str, record: dict, depth: int) -> bool:
-        if record.get("trims"):
+        if record.get("deduplicates"):
             return True  # `preds[: len(dataset)]`: the padded duplicates are cut off
         for callee, _ in record["invocations"]:
             if callee.rpartition(".")[2] in DEDUPLICATING_METHODS:

@@ -34,13 +34,16 @@ class PaddedEvalMetrics(Rule):
     the project model, the loader may also leave the function: a data builder returns it
     (`return train_loader, val_loader`, or keeps it on an object) and a function of another
     module evaluates it and combines the results; the finding stays at the sampler and names the
-    call that hands the loader on, the evaluation loop and the combine. There, an evaluating
+    call that hands the loader on, the evaluation loop and the combine. The loader may be an entry
+    of a dict literal (`evaluate(model, loaders["val"])`) or an element of a list that builders
+    fill by `append` in loops over `zip(datasets, samplers)` (BLIP's create_sampler and
+    create_loader), and a comprehension over it (`[model(x) for x, _ in loader]`) is a loop. There, an evaluating
     function (or a helper it calls) that trims to a length or places results by sample id
     clears it. timm's `create_loader(..., distributed=...)` for
     evaluation (`is_training` left False) builds an OrderedDistributedSampler that pads the
     same way; the finding is then at that call. Not flagged: training samplers
     (shuffle left on) and training loops, `drop_last=True`, results trimmed after the gather,
-    results placed by sample id (`index_copy_`, or `bank[idx] = feats` where `idx` holds the
+    results placed by sample id (`index_copy_`, `results.update(zip(ids, preds))`, or `bank[idx] = feats` where `idx` holds the
     gathered ids, `idx = concat_all_gather(idx)`: a duplicate overwrites its own row), loaders whose results stay per rank. The rule cannot know the dataset's length: a
     dataset that divides evenly by the world size is not padded, and then the finding is
     moot (say so with a noqa). Hence level "warning".
@@ -214,6 +217,101 @@ class PaddedEvalMetrics(Rule):
                 return evaluator(net, loader)
             """
         ),
+        Flagged(
+            # The evaluation loop written as a comprehension over the loader.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            @torch.no_grad()
+            def evaluate(model, loader):
+                hits = torch.stack([(model(x).argmax(1) == y).sum() for x, y in loader]).sum()
+                dist.all_reduce(hits)
+                return hits
+
+            def main(model, val_set):
+                loader = DataLoader(val_set, sampler=DistributedSampler(val_set, shuffle=False))
+                                                     ^
+                print(evaluate(model, loader))
+            """
+        ),
+        Flagged(
+            # Merged into a dict by a keyword update, not keyed by sample id: duplicates count twice.
+            """
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def evaluate(model, dataset):
+                loader = DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False))
+                                                     ^
+                preds = [model(x).argmax(1).tolist() for x in loader]
+                everyone = [None] * dist.get_world_size()
+                dist.all_gather_object(everyone, preds)
+                stats = {}
+                stats.update(predictions=sum(everyone, []))
+                return stats
+            """
+        ),
+        Flagged(
+            # Loaders kept in a dict: the "val" entry is handed to the evaluation.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            @torch.no_grad()
+            def evaluate(model, loader):
+                hits = torch.cat([model(x).argmax(1) == y for x, y in loader]).float()
+                total = torch.stack([hits.sum(), torch.tensor(float(len(hits)))])
+                dist.all_reduce(total)
+                return total[0] / total[1]
+
+            def main(model, train_set, val_set):
+                loaders = {
+                    "train": DataLoader(train_set, sampler=DistributedSampler(train_set)),
+                    "val": DataLoader(val_set, sampler=DistributedSampler(val_set, shuffle=False)),
+                                                       ^
+                }
+                print(evaluate(model, loaders["val"]))
+            """
+        ),
+        Flagged(
+            # Samplers and loaders built in lists by builders that zip them (BLIP's create_sampler and
+            # create_loader): the shuffle flag is decided per element, so the evaluation's name counts.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def create_sampler(datasets, shuffles, num_tasks, global_rank):
+                samplers = []
+                for dataset, shuffle in zip(datasets, shuffles):
+                    samplers.append(DistributedSampler(dataset, num_replicas=num_tasks, rank=global_rank, shuffle=shuffle))
+                                    ^
+                return samplers
+
+            def create_loader(datasets, samplers, batch_size):
+                loaders = []
+                for dataset, sampler in zip(datasets, samplers):
+                    loaders.append(DataLoader(dataset, batch_size=batch_size, sampler=sampler))
+                return loaders
+
+            @torch.no_grad()
+            def evaluate(model, loader):
+                preds = []
+                for x, _ in loader:
+                    preds.extend(model(x).argmax(1).tolist())
+                everyone = [None] * dist.get_world_size()
+                dist.all_gather_object(everyone, preds)
+                return everyone
+
+            def main(model, train_set, val_set):
+                samplers = create_sampler([train_set, val_set], [True, False], dist.get_world_size(), dist.get_rank())
+                train_loader, val_loader = create_loader([train_set, val_set], samplers, 64)
+                print(evaluate(model, val_loader))
+            """
+        ),
     )
     clean_examples = (
         Clean(
@@ -353,6 +451,76 @@ class PaddedEvalMetrics(Rule):
                 return evaluator(net, loader)
             """
         ),
+        Clean(
+            # Gathered (id, prediction) pairs merged into a dict by sample id: a padded duplicate overwrites its entry.
+            """
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def evaluate(model, dataset):
+                loader = DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False))
+                ids, preds = [], []
+                for idx, x in loader:
+                    ids.extend(idx.tolist())
+                    preds.extend(model(x).argmax(1).tolist())
+                everyone = [None] * dist.get_world_size()
+                dist.all_gather_object(everyone, (ids, preds))
+                results = {}
+                for rank_ids, rank_preds in everyone:
+                    results.update(zip(rank_ids, rank_preds))
+                return results
+            """
+        ),
+        Clean(
+            # Comprehensions over loaders that are not padded evaluations: drop_last=True, a training pass.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def evaluate(model, dataset):
+                loader = DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False, drop_last=True))
+                hits = torch.stack([(model(x).argmax(1) == y).sum() for x, y in loader]).sum()
+                dist.all_reduce(hits)
+                return hits
+
+            def train(model, dataset):
+                loader = DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False))
+                losses = torch.stack([model(x, y).backward() or model(x, y).detach() for x, y in loader])
+                dist.all_reduce(losses)
+                return losses
+            """
+        ),
+        Clean(
+            # Loaders in a dict whose evaluated entries do not pad: drop_last=True, a sampler of every sample.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler, SequentialSampler
+
+            @torch.no_grad()
+            def evaluate(model, loader):
+                correct, seen = 0, 0
+                for x, y in loader:
+                    correct += (model(x).argmax(1) == y).sum().item()
+                    seen += len(y)
+                totals = torch.tensor([correct, seen])
+                dist.all_reduce(totals)
+                return totals[0] / totals[1]
+
+            def main(model, optimizer, train_set, val_set):
+                loaders = {
+                    "train": DataLoader(train_set, sampler=DistributedSampler(train_set, shuffle=False)),
+                    "val": DataLoader(val_set, sampler=DistributedSampler(val_set, shuffle=False, drop_last=True)),
+                    "calib": DataLoader(val_set, sampler=SequentialSampler(val_set)),
+                }
+                for x, y in loaders["train"]:
+                    optimizer.zero_grad()
+                    model(x, y).backward()
+                    optimizer.step()
+                print(evaluate(model, loaders["val"]), evaluate(model, loaders["calib"]))
+            """
+        ),
     )
 
     def __init__(self, model) -> None:
@@ -375,6 +543,8 @@ class PaddedEvalMetrics(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         self._clock += 1
+        if _keys_by_zip(node):  # `results.update(zip(ids, preds))`: a padded duplicate overwrites its id's entry
+            self._trimmed = True
         if self._combines(node):  # also `metric_logger.synchronize_between_processes()`
             self._combining.setdefault(self._function(), []).append(self._clock)
         if self.model.project is not None and self.model.qualified(node.func) not in COMBINING_COLLECTIVES and (
@@ -406,13 +576,11 @@ class PaddedEvalMetrics(Rule):
                 index = stored.slice[0].slice.value
                 self._trimmed |= isinstance(index, cst.Name) and index.value in self._gathered
 
-    def visit_For(self, node: cst.For) -> None:
+    def visit_For(self, node: cst.For | cst.While | cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp) -> None:
         self._clock += 1
         self._order[id(node)] = self._clock
 
-    def visit_While(self, node: cst.While) -> None:
-        self._clock += 1
-        self._order[id(node)] = self._clock
+    visit_While = visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_For
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value in DEDUPLICATING_METHODS:  # results placed by sample id: duplicates overwrite
@@ -519,3 +687,12 @@ def _length(expr: cst.BaseExpression, lengths: set[str]) -> bool:
     if isinstance(expr, cst.Name):
         return expr.value in lengths
     return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "len"
+
+
+def _keys_by_zip(call: cst.Call) -> bool:
+    """`results.update(zip(ids, preds))`: a dict keyed by the first sequence."""
+    func, args = call.func, call.args
+    return (
+        isinstance(func, cst.Attribute) and func.attr.value == "update" and len(args) == 1 and args[0].keyword is None
+        and isinstance(args[0].value, cst.Call) and isinstance(args[0].value.func, cst.Name) and args[0].value.func.value == "zip"
+    )
