@@ -57,18 +57,19 @@ def cpu_built(program, module: str, callee: str, cls: str | None, constructor: C
     return places[0]
 
 
-def handed_to_ddp(program, module: str, key: str | None, cls: str | None, callee: str, index: int) -> str | None:
-    """Where the project function that calling `callee` reaches hands the argument at position
-    `index`, untouched, to `DDP(..., device_ids=...)` ("helpers.py:5"); None otherwise."""
+def handed_to_ddp(program, module: str, key: str | None, cls: str | None, callee: str, position: int | str) -> str | None:
+    """Where the project function that calling `callee` reaches hands the argument at `position`
+    (an index, or a keyword: `wrap(model=net)`), untouched, to `DDP(..., device_ids=...)`
+    ("helpers.py:5"); None otherwise."""
     target = program.target(module, key, cls, callee)
     if target is None:
         return None
     record = program.summary(target[0])["functions"][target[1]]
     params = record["params"][1:] if target[2] else record["params"]
-    if index >= len(params):
-        return None
+    if isinstance(position, int):
+        position = params[position] if position < len(params) else None
     for inner, param, line, keywords in record.get("handed", ()):
-        if param == params[index] and "device_ids" in keywords and program._makes_ddp(target[0], inner):
+        if param == position and "device_ids" in keywords and program._makes_ddp(target[0], inner):
             return program.location(target[0], line)
     return None
 

@@ -770,12 +770,12 @@ class ProjectView:
 
         return placement.cpu_built(self.project.program, self.module, callee, cls, constructor)
 
-    def handed_to_ddp(self, key: str | None, cls: str | None, callee: str, index: int) -> str | None:
-        """Where the project function a call reaches wraps its argument `index` untouched in
-        DDP with device_ids (ddplint.model.placement.handed_to_ddp), or None."""
+    def handed_to_ddp(self, key: str | None, cls: str | None, callee: str, position: int | str) -> str | None:
+        """Where the project function a call reaches wraps its argument at `position` (an index
+        or a keyword) untouched in DDP with device_ids (ddplint.model.placement.handed_to_ddp), or None."""
         from ddplint.model import placement
 
-        return placement.handed_to_ddp(self.project.program, self.module, key, cls, callee, index)
+        return placement.handed_to_ddp(self.project.program, self.module, key, cls, callee, position)
 
     def nccl_group(self, key: str | None, cls: str | None, callee: str) -> str | None:
         """Where a call creates an NCCL group without a device through project helpers that

@@ -8,6 +8,7 @@ from ddplint.analyses.ranks import RankRegions, WrappedModels
 from ddplint.core.diagnostics import Applicability
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.semantic.edits import passed_arguments
 from ddplint.semantic.model import dotted_name
 from ddplint.core.torch_api import DDP, LOSS_SCALERS
 from ddplint.semantic.walk import children
@@ -519,7 +520,7 @@ class DDPForwardBypassed(Rule):
         if not handed:
             return
         callee = dotted_name(node.func)
-        for position, arg in _positions(node):
+        for position, arg in passed_arguments(node):
             name = dotted_name(arg)
             found = handed.get((function.key, callee, position, name))
             if found is None or any(word in (name or "").lower() for word in COPY_WORDS):
@@ -620,20 +621,6 @@ def _bypassed_wrapper(func: cst.BaseExpression) -> cst.BaseExpression | None:
     if isinstance(func, cst.Attribute) and func.attr.value == "module":
         return func.value
     return None
-
-
-def _positions(call: cst.Call):
-    """(index or keyword, value) of a call's arguments, as the program model numbers them:
-    positions end at a `*args`."""
-    index, positional = 0, True
-    for arg in call.args:
-        if arg.keyword is not None:
-            yield arg.keyword.value, arg.value
-        elif arg.star:
-            positional = False
-        elif positional:
-            yield index, arg.value
-            index += 1
 
 
 def _names(target: cst.BaseExpression):

@@ -8,7 +8,7 @@ from ddplint.core.diagnostics import Applicability
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.semantic.model import dotted_name
-from ddplint.semantic.edits import argument_for
+from ddplint.semantic.edits import argument_for, passed_arguments
 from ddplint.core.torch_api import (
     CONVERT_SYNC_BATCHNORM, DDP, TORCH, TORCH_DEVICE, TORCH_NN, TORCH_NN_PARALLEL, TORCH_NN_UTILS,
 )
@@ -408,12 +408,10 @@ class WrapperOrder(Rule):
             if wrap.call is call:
                 return wrap
         frame, self_class = self.model.frame, self.model.frame.self_class
-        for index, arg in enumerate(call.args):
-            if arg.keyword is not None or arg.star:
-                break
-            name = dotted_name(arg.value)
+        for position, value in passed_arguments(call):
+            name = dotted_name(value)
             if name is not None and name in self._cpu.get(key, set()):
-                where = project.handed_to_ddp(frame.key, self_class.name.value if self_class else None, callee, index)
+                where = project.handed_to_ddp(frame.key, self_class.name.value if self_class else None, callee, position)
                 if where is not None:
                     wrap = _Wrap(call, name, built_at=self._built.get((key, name)), wrapped_at=where)
                     self._wraps.setdefault(key, []).append(wrap)
