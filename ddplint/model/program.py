@@ -1028,6 +1028,7 @@ class Program:
         self._deduplicating: dict[tuple[str, str], bool] = {}
         self._trainings: dict[tuple, tuple[str, str] | None] = {}  # ddplint.model.inner
         self._handed_inner: dict[str, dict] = {}
+        self._unwrappers: set[str] | None = None  # names of the functions that return an inner module
         self._context = None
         self._cached, self._fresh = self._load_cache()
         for name, facts in project.modules.items():
@@ -1411,10 +1412,79 @@ class Program:
         if made is not None:
             return Instance(made[0], made[1], self.location(module, line))
         target = self.resolve(module, callee, function["class"])
+        if target is not None and self.unwrapped_parameter(target) is not None:
+            # `unwrap_model(model)`: the inner module of the DDP model this call passes, if it passes one
+            wrapper = self.evaluate(module, key, self._passed(function, source, target))
+            return Inner(wrapper.wrapped_at) if isinstance(wrapper, Origin) else None  # type: ignore[return-value]
         value = self.results.get(target[:2]) if target is not None else None
         if value is None and target is not None and self.returned_data.get(target[:2]):
             value = self.returned_data[target[:2]][0]
         return _unpassed(value)
+
+    def unwrapped_parameter(self, target: tuple[str, str, bool]) -> str | None:
+        """The parameter of the project function `target` whose inner module it returns: each
+        return gives `p.module`, `p.module if ... else p`, `getattr(p, "module", p)` or `p`
+        itself (`return m.module if hasattr(m, "module") else m`), one at least the inner
+        module; None otherwise."""
+        record = self._summaries[target[0]]["functions"][target[1]]  # type: ignore[index]
+        returns = record["returns"]
+        if record.get("other_returns") or not any(source[0] == "inner" for source in returns):
+            return None
+        names = set()
+        for source in returns:
+            held = source[1] if source[0] == "inner" else source
+            if held[0] != "param":
+                return None
+            names.add(held[1])
+        return names.pop() if len(names) == 1 else None
+
+    def unwrapped_argument(self, module: str, key: str | None, cls: str | None, callee: str) -> tuple[int | None, str] | None:
+        """(position, name) of the parameter whose inner module the project function that calling
+        `callee` in function `key` reaches returns (`unwrapped_parameter`), or None."""
+        if callee.rpartition(".")[2] not in self._unwrapper_names():
+            return None
+        target = self.target(module, key, cls, callee)
+        name = self.unwrapped_parameter(target) if target is not None else None
+        if name is None:
+            return None
+        record = self._summaries[target[0]]["functions"][target[1]]  # type: ignore[index]
+        params = record["params"][1:] if target[2] else record["params"]
+        return (params.index(name) if name in params else None), name
+
+    def _unwrapper_names(self) -> set[str]:
+        """The names of the functions that may return an inner module: among those the solution
+        read, since it read every function a DDP model reaches."""
+        if self._unwrappers is None:
+            self._unwrappers = {
+                function.rpartition(".")[2] for name in self._order[: self.solved] if self._summaries[name]
+                for function, record in self._summaries[name]["functions"].items()  # type: ignore[index]
+                if any(source[0] == "inner" for source in record["returns"])
+            }
+        return self._unwrappers
+
+    def calls_unwrapper(self, module: str) -> bool:
+        """Whether a function of `module` calls a project function that returns the inner module
+        of what it is handed (`unwrapped_argument`): only a module the solution read can hold a
+        DDP model to unwrap."""
+        if not self._unwrapper_names() or module not in self._order[: self.solved]:
+            return False
+        return any(
+            self.unwrapped_argument(module, key, function["class"], callee) is not None
+            for key, function in self._summaries[module]["functions"].items()  # type: ignore[index]
+            for callee, _ in function["invocations"]
+        )
+
+    def _passed(self, function: dict, source: list, target: tuple[str, str, bool]) -> list | None:
+        """The source of what the call `source` of `function` passes for the parameter of
+        `target` that it unwraps."""
+        record = self._summaries[target[0]]["functions"][target[1]]  # type: ignore[index]
+        params = record["params"][1:] if target[2] else record["params"]
+        name = self.unwrapped_parameter(target)
+        for callee, args, keywords, line in function["calls"]:
+            if callee == source[1] and line == source[2]:
+                index = params.index(name) if name in params else len(args)
+                return keywords.get(name) or (args[index] if index < len(args) else None)
+        return None
 
     def _alternatives(self, module: str, key: str, source: list) -> list:
         """The values `source` may hold: every value a called project function returns, and

@@ -746,6 +746,19 @@ class ProjectView:
         program = self.project.program
         return program.wrapped(program.attributes, (self.module, cls))
 
+    def inner_attributes(self, cls: str) -> dict:
+        """The `self` attributes of class `cls` that hold a DDP model's inner module
+        (`self.net = self.model.module`): name -> ddplint.model.program.Inner."""
+        from ddplint.model.program import Inner
+
+        program = self.project.program
+        return {name: value for name, value in program.attributes.get((self.module, cls), {}).items() if isinstance(value, Inner)}
+
+    def unwrapped_argument(self, key: str | None, cls: str | None, callee: str) -> tuple[int | None, str] | None:
+        """(position, name) of the argument whose inner module a call of `callee` gets back from
+        a project function (`unwrap_model(model)`; ddplint.model.program.Program.unwrapped_argument), or None."""
+        return self.project.program.unwrapped_argument(self.module, key, cls, callee)
+
     def wrapped_result(self, callee: str, cls: str | None, index: int | None = None):
         """The Origin of the DDP model that a call of `callee` (as written here, inside class
         `cls`) returns from a project function (at position `index` of a tuple it returns), or None."""
@@ -1120,6 +1133,8 @@ class ProjectView:
             known.add(ProjectFact.WRAPPED_CLASS)
         if self.inner_handed():
             known.add(ProjectFact.HANDS_INNER_MODULE)
+        if program.calls_unwrapper(self.module):
+            known.add(ProjectFact.CALLS_UNWRAPPER)
         imports = tuple(sorted(self.star_bindings().items())) if facts["stars"] else ()
         fed = frozenset(
             name

@@ -32,3 +32,4 @@ class ProjectFact(enum.Enum):
     LOADS_WRAPPER_CHECKPOINT = "loads a state dict, and another module saves one from a DDP wrapper"
     WRAPPED_CLASS = "defines a class that some module wraps in DDP"
     HANDS_INNER_MODULE = "hands a DDP model's inner module to a project function that trains it"
+    CALLS_UNWRAPPER = "calls a project function that returns a DDP model's inner module (unwrap_model(model))"
