@@ -1028,7 +1028,7 @@ class Program:
         self._deduplicating: dict[tuple[str, str], bool] = {}
         self._trainings: dict[tuple, tuple[str, str] | None] = {}  # ddplint.model.inner
         self._handed_inner: dict[str, dict] = {}
-        self._unwrappers: set[str] | None = None  # names of the functions that return an inner module
+        self._function_names: dict[str, set[str]] = {}  # function_names
         self._context = None
         self._cached, self._fresh = self._load_cache()
         for name, facts in project.modules.items():
@@ -1441,7 +1441,7 @@ class Program:
     def unwrapped_argument(self, module: str, key: str | None, cls: str | None, callee: str) -> tuple[int | None, str] | None:
         """(position, name) of the parameter whose inner module the project function that calling
         `callee` in function `key` reaches returns (`unwrapped_parameter`), or None."""
-        if callee.rpartition(".")[2] not in self._unwrapper_names():
+        if not self._named(module, callee, self._unwrapper_names()):
             return None
         target = self.target(module, key, cls, callee)
         name = self.unwrapped_parameter(target) if target is not None else None
@@ -1451,28 +1451,41 @@ class Program:
         params = record["params"][1:] if target[2] else record["params"]
         return (params.index(name) if name in params else None), name
 
-    def _unwrapper_names(self) -> set[str]:
-        """The names of the functions that may return an inner module: among those the solution
-        read, since it read every function a DDP model reaches."""
-        if self._unwrappers is None:
-            self._unwrappers = {
-                function.rpartition(".")[2] for name in self._order[: self.solved] if self._summaries[name]
-                for function, record in self._summaries[name]["functions"].items()  # type: ignore[index]
-                if any(source[0] == "inner" for source in record["returns"])
+    def function_names(self, kind: str, holds) -> set[str]:
+        """The names of the functions for which `holds(module, record)` holds, among those the
+        solution read (it read every function a DDP model reaches), kept by `kind`."""
+        if kind not in self._function_names:
+            self._function_names[kind] = {
+                key.rpartition(".")[2] for name in self._order[: self.solved] if self._summaries[name]
+                for key, record in self._summaries[name]["functions"].items()  # type: ignore[index]
+                if holds(name, record)
             }
-        return self._unwrappers
+        return self._function_names[kind]
+
+    def calls_any(self, module: str, names: set[str], reaches) -> bool:
+        """Whether a function of `module` calls one named in `names` for which `reaches(module,
+        key, cls, callee)` holds: only a module the solution read can hold a DDP model."""
+        if not names or module not in self._order[: self.solved]:
+            return False
+        return any(
+            reaches(module, key, function["class"], callee)
+            for key, function in self._summaries[module]["functions"].items()  # type: ignore[index]
+            for callee, _ in function["invocations"] if self._named(module, callee, names)
+        )
+
+    def _named(self, module: str, callee: str, names: set[str]) -> bool:
+        """Whether `callee` may call a function named in `names`: by its last name, or as an
+        import of `module` under another name (`from utils import unwrap_model as unwrap`)."""
+        imported = self.project.modules.get(module, {}).get("imports", {}).get(callee) if names else None
+        return callee.rpartition(".")[2] in names or imported is not None and imported.rpartition(".")[2] in names
+
+    def _unwrapper_names(self) -> set[str]:
+        return self.function_names("unwraps", lambda module, record: any(source[0] == "inner" for source in record["returns"]))
 
     def calls_unwrapper(self, module: str) -> bool:
         """Whether a function of `module` calls a project function that returns the inner module
-        of what it is handed (`unwrapped_argument`): only a module the solution read can hold a
-        DDP model to unwrap."""
-        if not self._unwrapper_names() or module not in self._order[: self.solved]:
-            return False
-        return any(
-            self.unwrapped_argument(module, key, function["class"], callee) is not None
-            for key, function in self._summaries[module]["functions"].items()  # type: ignore[index]
-            for callee, _ in function["invocations"]
-        )
+        of what it is handed (`unwrapped_argument`)."""
+        return self.calls_any(module, self._unwrapper_names(), lambda *call: self.unwrapped_argument(*call) is not None)
 
     def _passed(self, function: dict, source: list, target: tuple[str, str, bool]) -> list | None:
         """The source of what the call `source` of `function` passes for the parameter of

@@ -1135,6 +1135,10 @@ class ProjectView:
             known.add(ProjectFact.HANDS_INNER_MODULE)
         if program.calls_unwrapper(self.module):
             known.add(ProjectFact.CALLS_UNWRAPPER)
+        from ddplint.model import placement
+
+        if placement.calls_wrap_helper(program, self.module):
+            known.add(ProjectFact.CALLS_WRAP_HELPER)
         imports = tuple(sorted(self.star_bindings().items())) if facts["stars"] else ()
         fed = frozenset(
             name

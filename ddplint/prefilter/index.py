@@ -104,6 +104,7 @@ OPENED_BY = {
     'DDP016': frozenset({ProjectFact.LOADER_CLASS, ProjectFact.LOADER_CLASS_MODULE}),
     'DDP018': frozenset({ProjectFact.DISTRIBUTED}),
     'DDP019': frozenset({ProjectFact.CALLS_UNWRAPPER, ProjectFact.HANDS_INNER_MODULE}),
+    'DDP020': frozenset({ProjectFact.CALLS_WRAP_HELPER}),
     'DDP023': frozenset({ProjectFact.CUDA_HELPER}),
 }
 
@@ -113,4 +114,5 @@ UNSCREENED_BY = {
     'DDP009': frozenset({ProjectFact.LOADS_WRAPPER_CHECKPOINT}),
     'DDP016': frozenset({ProjectFact.LOADER_CLASS_MODULE}),
     'DDP019': frozenset({ProjectFact.CALLS_UNWRAPPER, ProjectFact.HANDS_INNER_MODULE}),
+    'DDP020': frozenset({ProjectFact.CALLS_WRAP_HELPER}),
 }

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ddplint.core.diagnostics import Applicability
+from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.semantic.model import dotted_name
@@ -87,6 +88,8 @@ class WrapperOrder(Rule):
     fix = Applicability.UNSAFE
     # `also`: the device_ids it checks, and the move that comes too late.
     trigger = CallTrigger(DDP, also=("device_ids", (".to(", ".cuda(")))
+    # a helper of another module makes the wrap: `model = wrap(model, rank)` names neither DDP nor device_ids
+    opened_by = unscreened_by = frozenset((ProjectFact.CALLS_WRAP_HELPER,))
 
     flagged_examples = (
         Flagged(
