@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from ddplint.semantic.edits import argument_at
 from ddplint.semantic.model import Analysis, SemanticModel, dotted_name
 from ddplint.semantic.walk import children
 from ddplint.core.fixpoint import fixed_point
@@ -1035,6 +1036,10 @@ class WrappedModels(Analysis):
         # (the model among them is DDP-wrapped when `accelerate launch` runs several processes).
         self._accelerators: dict[str | None, set[str]] = {}
         self._prepared: dict[str | None, set[str]] = {}
+        # Names bound to a DDP model's inner module (`net = model.module`, `raw = unwrap_model(model)`,
+        # a `self` attribute the program model says holds one): (owner, name) -> (the DDP model's
+        # name where known, a note for a message).
+        self._inner: dict[tuple[str | None, str], tuple[str | None, str]] = {}
 
     def _owner(self, name: str) -> str | None:
         self_class = self.model.frame.self_class
@@ -1051,6 +1056,9 @@ class WrappedModels(Analysis):
         if project is not None:
             for attribute, origin in project.wrapped_attributes(node.name.value).items():
                 self._bind(f"class {node.name.value}", f"self.{attribute}", origin)
+            for attribute, inner in project.inner_attributes(node.name.value).items():
+                note = f" (`self.{attribute}` is the inner module of the DDP model wrapped at {inner.wrapped_at})"
+                self._inner[(f"class {node.name.value}", f"self.{attribute}")] = (None, note)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         project = self.model.project
@@ -1126,6 +1134,42 @@ class WrappedModels(Analysis):
                 self._bound.setdefault(owner, set()).add(name)
             else:
                 self._bound.setdefault(owner, set()).discard(name)
+            unwrapped = self._unwrapped(value)
+            if unwrapped is not None:
+                wrapper, taken = unwrapped
+                self._inner[(owner, name)] = (dotted_name(wrapper), f"{self.where(wrapper)} (`{name}` is `{taken}`)")
+            else:
+                self._inner.pop((owner, name), None)
+
+    def _unwrapped(self, expr: cst.BaseExpression) -> tuple[cst.BaseExpression, str] | None:
+        """(the DDP model, how `expr` is written) where `expr` takes a DDP model's inner module:
+        `model.module`, or a project helper that returns it (`unwrap_model(model)`)."""
+        if isinstance(expr, cst.Attribute) and expr.attr.value == "module" and self.is_wrapped(expr.value):
+            return expr.value, f"{dotted_name(expr.value)}.module"
+        project = self.model.project
+        callee = dotted_name(expr.func) if isinstance(expr, cst.Call) and project is not None else None
+        if callee is None:
+            return None
+        self_class = self.model.frame.self_class
+        unwrapped = project.unwrapped_argument(self.model.frame.key, self_class.name.value if self_class else None, callee)
+        arg = argument_at(expr, *unwrapped) if unwrapped is not None else None
+        if arg is None or not self.is_wrapped(arg.value):
+            return None
+        return arg.value, f"{callee}({dotted_name(arg.value)})"
+
+    def inner(self, expr: cst.BaseExpression) -> tuple[str | None, str] | None:
+        """(the DDP model's name where known, a note for a message) where `expr` is a DDP model's
+        inner module through a name bound to it or a project helper's call (`_unwrapped`):
+        `net` after `net = model.module`, `self.net`, `unwrap_model(model)`; None otherwise."""
+        name = dotted_name(expr)
+        for owner in self._owners_here() if name is not None else ():
+            if (owner, name) in self._inner:
+                return self._inner[(owner, name)]
+        unwrapped = self._unwrapped(expr) if isinstance(expr, cst.Call) else None
+        if unwrapped is None:
+            return None
+        wrapper, taken = unwrapped
+        return dotted_name(wrapper), f"{self.where(wrapper)} (`{taken}` is its inner module)"
 
     def _unpack(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         """`model, device = setup(net)`: a name takes the DDP model the project function returns

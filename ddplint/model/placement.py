@@ -57,20 +57,39 @@ def cpu_built(program, module: str, callee: str, cls: str | None, constructor: C
     return places[0]
 
 
-def handed_to_ddp(program, module: str, key: str | None, cls: str | None, callee: str, index: int) -> str | None:
-    """Where the project function that calling `callee` reaches hands the argument at position
-    `index`, untouched, to `DDP(..., device_ids=...)` ("helpers.py:5"); None otherwise."""
+def handed_to_ddp(program, module: str, key: str | None, cls: str | None, callee: str, position: int | str) -> str | None:
+    """Where the project function that calling `callee` reaches hands the argument at `position`
+    (an index, or a keyword: `wrap(model=net)`), untouched, to `DDP(..., device_ids=...)`
+    ("helpers.py:5"); None otherwise."""
     target = program.target(module, key, cls, callee)
     if target is None:
         return None
     record = program.summary(target[0])["functions"][target[1]]
     params = record["params"][1:] if target[2] else record["params"]
-    if index >= len(params):
-        return None
-    for inner, param, line, keywords in record.get("handed", ()):
-        if param == params[index] and "device_ids" in keywords and program._makes_ddp(target[0], inner):
-            return program.location(target[0], line)
-    return None
+    if isinstance(position, int):
+        position = params[position] if position < len(params) else None
+    return next((program.location(target[0], line) for param, line in _device_wraps(program, target[0], record) if param == position), None)
+
+
+def _device_wraps(program, module: str, record: dict) -> list[tuple[str, int]]:
+    """(parameter, line) of each `DDP(param, device_ids=...)` of a function that wraps a parameter
+    untouched (`handed`)."""
+    return [
+        (param, line) for inner, param, line, keywords in record.get("handed", ())
+        if "device_ids" in keywords and program._makes_ddp(module, inner)
+    ]
+
+
+def calls_wrap_helper(program, module: str) -> bool:
+    """Whether a function of `module` calls a project function that wraps a parameter untouched in
+    `DDP(..., device_ids=...)` (`handed_to_ddp`): `model = wrap(model, rank)`."""
+    names = program.function_names("wraps on a device", lambda name, record: bool(_device_wraps(program, name, record)))
+
+    def reaches(module: str, key: str | None, cls: str | None, callee: str) -> bool:
+        target = program.target(module, key, cls, callee)
+        return target is not None and bool(_device_wraps(program, target[0], program.summary(target[0])["functions"][target[1]]))
+
+    return program.calls_any(module, names, reaches)
 
 
 def nccl_group(program, module: str, key: str | None, cls: str | None, callee: str, depth: int = 0) -> str | None:

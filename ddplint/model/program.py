@@ -1123,6 +1123,7 @@ class Program:
         self._deduplicating: dict[tuple[str, str], bool] = {}
         self._trainings: dict[tuple, tuple[str, str] | None] = {}  # ddplint.model.inner
         self._handed_inner: dict[str, dict] = {}
+        self._function_names: dict[str, set[str]] = {}  # function_names
         self._context = None
         self._cached, self._fresh = self._load_cache()
         for name, facts in project.modules.items():
@@ -1513,10 +1514,92 @@ class Program:
         if made is not None:
             return Instance(made[0], made[1], self.location(module, line))
         target = self.resolve(module, callee, function["class"])
+        if target is not None and self.unwrapped_parameter(target) is not None:
+            # `unwrap_model(model)`: the inner module of the DDP model this call passes, if it passes one
+            wrapper = self.evaluate(module, key, self._passed(function, source, target))
+            return Inner(wrapper.wrapped_at) if isinstance(wrapper, Origin) else None  # type: ignore[return-value]
         value = self.results.get(target[:2]) if target is not None else None
         if value is None and target is not None and self.returned_data.get(target[:2]):
             value = self.returned_data[target[:2]][0]
         return _unpassed(value)
+
+    def unwrapped_parameter(self, target: tuple[str, str, bool]) -> str | None:
+        """The parameter of the project function `target` whose inner module it returns: each
+        return gives `p.module`, `p.module if ... else p`, `getattr(p, "module", p)` or `p`
+        itself (`return m.module if hasattr(m, "module") else m`), one at least the inner
+        module; None otherwise."""
+        record = self._summaries[target[0]]["functions"][target[1]]  # type: ignore[index]
+        returns = record["returns"]
+        if record.get("other_returns") or not any(source[0] == "inner" for source in returns):
+            return None
+        names = set()
+        for source in returns:
+            held = source[1] if source[0] == "inner" else source
+            if held[0] != "param":
+                return None
+            names.add(held[1])
+        return names.pop() if len(names) == 1 else None
+
+    def unwrapped_argument(self, module: str, key: str | None, cls: str | None, callee: str) -> tuple[int | None, str] | None:
+        """(position, name) of the parameter whose inner module the project function that calling
+        `callee` in function `key` reaches returns (`unwrapped_parameter`), or None."""
+        if not self._named(module, callee, self._unwrapper_names()):
+            return None
+        target = self.target(module, key, cls, callee)
+        name = self.unwrapped_parameter(target) if target is not None else None
+        if name is None:
+            return None
+        record = self._summaries[target[0]]["functions"][target[1]]  # type: ignore[index]
+        params = record["params"][1:] if target[2] else record["params"]
+        return (params.index(name) if name in params else None), name
+
+    def function_names(self, kind: str, holds) -> set[str]:
+        """The names of the functions for which `holds(module, record)` holds, among those the
+        solution read (it read every function a DDP model reaches), kept by `kind`."""
+        if kind not in self._function_names:
+            self._function_names[kind] = {
+                key.rpartition(".")[2] for name in self._order[: self.solved] if self._summaries[name]
+                for key, record in self._summaries[name]["functions"].items()  # type: ignore[index]
+                if holds(name, record)
+            }
+        return self._function_names[kind]
+
+    def calls_any(self, module: str, names: set[str], reaches) -> bool:
+        """Whether a function of `module` calls one named in `names` for which `reaches(module,
+        key, cls, callee)` holds: only a module the solution read can hold a DDP model."""
+        if not names or module not in self._order[: self.solved]:
+            return False
+        return any(
+            reaches(module, key, function["class"], callee)
+            for key, function in self._summaries[module]["functions"].items()  # type: ignore[index]
+            for callee, _ in function["invocations"] if self._named(module, callee, names)
+        )
+
+    def _named(self, module: str, callee: str, names: set[str]) -> bool:
+        """Whether `callee` may call a function named in `names`: by its last name, or as an
+        import of `module` under another name (`from utils import unwrap_model as unwrap`)."""
+        imported = self.project.modules.get(module, {}).get("imports", {}).get(callee) if names else None
+        return callee.rpartition(".")[2] in names or imported is not None and imported.rpartition(".")[2] in names
+
+    def _unwrapper_names(self) -> set[str]:
+        return self.function_names("unwraps", lambda module, record: any(source[0] == "inner" for source in record["returns"]))
+
+    def calls_unwrapper(self, module: str) -> bool:
+        """Whether a function of `module` calls a project function that returns the inner module
+        of what it is handed (`unwrapped_argument`)."""
+        return self.calls_any(module, self._unwrapper_names(), lambda *call: self.unwrapped_argument(*call) is not None)
+
+    def _passed(self, function: dict, source: list, target: tuple[str, str, bool]) -> list | None:
+        """The source of what the call `source` of `function` passes for the parameter of
+        `target` that it unwraps."""
+        record = self._summaries[target[0]]["functions"][target[1]]  # type: ignore[index]
+        params = record["params"][1:] if target[2] else record["params"]
+        name = self.unwrapped_parameter(target)
+        for callee, args, keywords, line in function["calls"]:
+            if callee == source[1] and line == source[2]:
+                index = params.index(name) if name in params else len(args)
+                return keywords.get(name) or (args[index] if index < len(args) else None)
+        return None
 
     def _alternatives(self, module: str, key: str, source: list) -> list:
         """The values `source` may hold: every value a called project function returns, and

@@ -754,6 +754,19 @@ class ProjectView:
         program = self.project.program
         return program.wrapped(program.attributes, (self.module, cls))
 
+    def inner_attributes(self, cls: str) -> dict:
+        """The `self` attributes of class `cls` that hold a DDP model's inner module
+        (`self.net = self.model.module`): name -> ddplint.model.program.Inner."""
+        from ddplint.model.program import Inner
+
+        program = self.project.program
+        return {name: value for name, value in program.attributes.get((self.module, cls), {}).items() if isinstance(value, Inner)}
+
+    def unwrapped_argument(self, key: str | None, cls: str | None, callee: str) -> tuple[int | None, str] | None:
+        """(position, name) of the argument whose inner module a call of `callee` gets back from
+        a project function (`unwrap_model(model)`; ddplint.model.program.Program.unwrapped_argument), or None."""
+        return self.project.program.unwrapped_argument(self.module, key, cls, callee)
+
     def wrapped_result(self, callee: str, cls: str | None, index: int | None = None):
         """The Origin of the DDP model that a call of `callee` (as written here, inside class
         `cls`) returns from a project function (at position `index` of a tuple it returns), or None."""
@@ -778,12 +791,12 @@ class ProjectView:
 
         return placement.cpu_built(self.project.program, self.module, callee, cls, constructor)
 
-    def handed_to_ddp(self, key: str | None, cls: str | None, callee: str, index: int) -> str | None:
-        """Where the project function a call reaches wraps its argument `index` untouched in
-        DDP with device_ids (ddplint.model.placement.handed_to_ddp), or None."""
+    def handed_to_ddp(self, key: str | None, cls: str | None, callee: str, position: int | str) -> str | None:
+        """Where the project function a call reaches wraps its argument at `position` (an index
+        or a keyword) untouched in DDP with device_ids (ddplint.model.placement.handed_to_ddp), or None."""
         from ddplint.model import placement
 
-        return placement.handed_to_ddp(self.project.program, self.module, key, cls, callee, index)
+        return placement.handed_to_ddp(self.project.program, self.module, key, cls, callee, position)
 
     def nccl_group(self, key: str | None, cls: str | None, callee: str) -> str | None:
         """Where a call creates an NCCL group without a device through project helpers that
@@ -1128,6 +1141,12 @@ class ProjectView:
             known.add(ProjectFact.WRAPPED_CLASS)
         if self.inner_handed():
             known.add(ProjectFact.HANDS_INNER_MODULE)
+        if program.calls_unwrapper(self.module):
+            known.add(ProjectFact.CALLS_UNWRAPPER)
+        from ddplint.model import placement
+
+        if placement.calls_wrap_helper(program, self.module):
+            known.add(ProjectFact.CALLS_WRAP_HELPER)
         imports = tuple(sorted(self.star_bindings().items())) if facts["stars"] else ()
         fed = frozenset(
             name

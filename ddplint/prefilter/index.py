@@ -103,7 +103,8 @@ OPENED_BY = {
     'DDP015': frozenset({ProjectFact.WRAPPED_CLASS}),
     'DDP016': frozenset({ProjectFact.LOADER_CLASS, ProjectFact.LOADER_CLASS_MODULE}),
     'DDP018': frozenset({ProjectFact.DISTRIBUTED}),
-    'DDP019': frozenset({ProjectFact.HANDS_INNER_MODULE}),
+    'DDP019': frozenset({ProjectFact.CALLS_UNWRAPPER, ProjectFact.HANDS_INNER_MODULE}),
+    'DDP020': frozenset({ProjectFact.CALLS_WRAP_HELPER}),
     'DDP023': frozenset({ProjectFact.CUDA_HELPER}),
 }
 
@@ -112,5 +113,6 @@ UNSCREENED_BY = {
     'DDP007': frozenset({ProjectFact.SAMPLER_BUILDER}),
     'DDP009': frozenset({ProjectFact.LOADS_WRAPPER_CHECKPOINT}),
     'DDP016': frozenset({ProjectFact.LOADER_CLASS_MODULE}),
-    'DDP019': frozenset({ProjectFact.HANDS_INNER_MODULE}),
+    'DDP019': frozenset({ProjectFact.CALLS_UNWRAPPER, ProjectFact.HANDS_INNER_MODULE}),
+    'DDP020': frozenset({ProjectFact.CALLS_WRAP_HELPER}),
 }

@@ -8,6 +8,7 @@ from ddplint.analyses.ranks import RankRegions, WrappedModels
 from ddplint.core.diagnostics import Applicability
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.semantic.edits import passed_arguments
 from ddplint.semantic.model import dotted_name
 from ddplint.core.torch_api import DDP, LOSS_SCALERS
 from ddplint.semantic.walk import children
@@ -50,9 +51,14 @@ class DDPForwardBypassed(Rule):
     `model` bound to `DistributedDataParallel(...)`, reaches a `backward()` later in the same
     function (`loss.backward()`, `scaler.scale(loss).backward()`, `accelerator.backward(loss)`,
     through assignments), and that function never calls the DDP model itself. The call may go
-    through a name bound to the inner module in the same function (`model_without_ddp =
-    model.module` ... `model_without_ddp(x)`; no fix there), and `model` may be a parameter or
-    `self` attribute that another function or module hands a DDP model (the program model).
+    through a name bound to the inner module (`model_without_ddp = model.module` ...
+    `model_without_ddp(x)`), a `self` attribute that holds it (`self.net = self.model.module`,
+    also set in another module's class), or a project helper that returns it (`def
+    unwrap_model(m): return m.module if hasattr(m, "module") else m`, in this module or another;
+    `raw = unwrap_model(model)` ... `raw(x)`, or `unwrap_model(model)(x)`); no fix there. `model`
+    may be a parameter or `self` attribute that another function or module hands a DDP model (the
+    program model). Unwrapping to save, to evaluate without gradients or to read attributes is
+    not flagged.
 
     Also fires where a function takes the inner module (`model.module`, or a name bound to
     `model.module`, `model.module if distributed else model` or `getattr(model, "module",
@@ -84,8 +90,9 @@ class DDPForwardBypassed(Rule):
     """
 
     code = "DDP019"
-    # the helper this module hands the inner module to runs the backward elsewhere
-    opened_by = unscreened_by = frozenset((ProjectFact.HANDS_INNER_MODULE,))
+    # the helper this module hands the inner module to runs the backward elsewhere; a helper
+    # of another module unwraps the DDP model (`raw = unwrap_model(model)`)
+    opened_by = unscreened_by = frozenset((ProjectFact.HANDS_INNER_MODULE, ProjectFact.CALLS_UNWRAPPER))
     needs_ranks = True
     name = "ddp-forward-bypassed"
     message = (
@@ -281,8 +288,110 @@ class DDPForwardBypassed(Rule):
                 train_one_epoch(model, loader, optimizer)
             """
         ),
+        Flagged(
+            # The inner module kept on `self` for the training step.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Trainer:
+                def __init__(self, net, rank):
+                    self.model = DDP(net.to(rank), device_ids=[rank])
+                    self.net = self.model.module
+                    self.optimizer = torch.optim.SGD(self.net.parameters(), lr=0.1)
+
+                def train_step(self, x, y):
+                    loss = criterion(self.net(x), y)
+                                     ^
+                    loss.backward()
+                    self.optimizer.step()
+            """
+        ),
+        Flagged(
+            # A project helper that unwraps the DDP model hands back its inner module.
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def unwrap_model(m):
+                return m.module if hasattr(m, "module") else m
+
+            def train(net, loader, optimizer, rank):
+                model = DDP(net.to(rank), device_ids=[rank])
+                raw = unwrap_model(model)
+                for x, y in loader:
+                    loss = criterion(raw(x), y)
+                                     ^
+                    loss.backward()
+                    optimizer.step()
+            """
+        ),
+        Flagged(
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def unwrap(model):
+                if isinstance(model, DDP):
+                    return model.module
+                return model
+
+            def train(net, loader, optimizer, rank):
+                model = DDP(net.to(rank), device_ids=[rank])
+                for x, y in loader:
+                    criterion(unwrap(model)(x), y).backward()
+                              ^
+                    optimizer.step()
+            """
+        ),
     )
     clean_examples = (
+        Clean(
+            # The unwrapped model saved, evaluated without gradients and read: no forward reaches a backward.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def unwrap_model(m):
+                return m.module if isinstance(m, DDP) else m
+
+            def train(net, loader, optimizer, rank, path):
+                model = DDP(net.to(rank), device_ids=[rank])
+                for x, y in loader:
+                    criterion(model(x), y).backward()
+                    optimizer.step()
+                torch.save(unwrap_model(model).state_dict(), path)
+                raw = unwrap_model(model)
+                print(raw.config, model.module.config)
+                with torch.no_grad():
+                    for x, y in loader:
+                        print(criterion(unwrap_model(model)(x), y))
+
+            def finetune(net, loader, optimizer):
+                head = unwrap_model(net)
+                for x, y in loader:
+                    criterion(head(x), y).backward()
+            """
+        ),
+        Clean(
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Trainer:
+                def __init__(self, net, rank):
+                    self.model = DDP(net.to(rank), device_ids=[rank])
+                    self.net = self.model.module
+
+                def train_step(self, x, y):
+                    criterion(self.model(x), y).backward()
+
+                @torch.no_grad()
+                def validate(self, x):
+                    return self.net(x)
+
+                def save(self, path):
+                    torch.save({"model": self.net.state_dict(), "config": self.model.module.config}, path)
+            """
+        ),
         Clean(
             # The nn.Module API runs no forward: a penalty on the (identical) weights diverges nothing.
             """
@@ -448,15 +557,12 @@ class DDPForwardBypassed(Rule):
         self._wrapped = model.get(WrappedModels)
         self._ranks = model.get(RankRegions)
         self._grad = model.get(GradientMode)
-        # call -> (call, wrapper, frame, where the wrapper was made elsewhere)
-        self._candidates: dict[int, tuple[cst.Call, cst.BaseExpression, int, str]] = {}
+        # call -> (call, wrapper (None: called through a name bound to the inner module), frame, a note on where it comes from)
+        self._candidates: dict[int, tuple[cst.Call, cst.BaseExpression | None, int, str]] = {}
         self._taint: dict[int, dict[str, set[int]]] = {}  # per function node: name -> candidates it carries
         self._backwarded: set[int] = set()
         self._forward_frames: set[int] = set()  # functions that call the DDP model itself
-        # per function node: names bound to a DDP model's inner module (`net = model.module`) -> the DDP model
-        self._aliases: dict[int, dict[str, cst.BaseExpression]] = {}
-        self._aliased: set[int] = set()  # candidate calls made through such a name
-        self._unfixed: set[int] = set()  # those and calls of an inner module's method: no fix (the name may be rebound)
+        self._unfixed: set[int] = set()  # calls through a name bound to the inner module or of its method: no fix
         self._handed: dict | None = None  # the module's calls that hand the inner module to a trainer (program model)
 
     def _frame_id(self) -> int:
@@ -484,28 +590,32 @@ class DDPForwardBypassed(Rule):
         method = None
         if wrapper is None:
             wrapper = method = _inner_method(func)
-        if method is not None:
-            self._unfixed.add(id(node))
-        if wrapper is None and isinstance(func, cst.Name) and self.model.function is not None:
-            wrapper = self._aliases.get(self._frame_id(), {}).get(func.value)
-            if wrapper is not None:
-                self._aliased.add(id(node))
-                self._unfixed.add(id(node))
         if wrapper is not None and self._wrapped.is_wrapped(wrapper):
-            name = (dotted_name(wrapper) or "").lower()
-            if not (
-                self._grad.gradients_off
-                or self._ranks.only_rank_zero
-                or any(word in name for word in COPY_WORDS)
-                or self._evaluation_function()
-                or self.model.function is None
-            ):
-                origin = self._wrapped.where(wrapper)
-                if id(node) in self._aliased:
-                    origin += f" (`{func.value}` is `{dotted_name(wrapper)}.module`)"  # type: ignore[attr-defined]
-                elif method is not None:
-                    origin += f" (`{func.attr.value}()` of the inner module is a forward DDP never sees)"  # type: ignore[attr-defined]
-                self._candidates[id(node)] = (node, wrapper, self._frame_id(), origin)
+            origin = self._wrapped.where(wrapper)
+            if method is not None:
+                self._unfixed.add(id(node))
+                origin += f" (`{func.attr.value}()` of the inner module is a forward DDP never sees)"  # type: ignore[attr-defined]
+            self._consider(node, wrapper, dotted_name(wrapper), origin)
+        elif wrapper is None:
+            # a name or `self` attribute bound to the inner module, or `unwrap_model(model)` itself:
+            # no fix (the name may be rebound; the helper may be meant for other models)
+            called = func.value if isinstance(func, cst.Attribute) and func.attr.value == "forward" else func
+            inner = self._wrapped.inner(called)
+            if inner is not None:
+                self._unfixed.add(id(node))
+                self._consider(node, None, inner[0] or dotted_name(called), inner[1])
+
+    def _consider(self, node: cst.Call, wrapper: cst.BaseExpression | None, name: str | None, origin: str) -> None:
+        """A forward through the inner module of the DDP model `name`: a candidate unless
+        gradients are off, only rank 0 runs it, it is a copy (EMA, teacher) or the function evaluates."""
+        if not (
+            self._grad.gradients_off
+            or self._ranks.only_rank_zero
+            or any(word in (name or "").lower() for word in COPY_WORDS)
+            or self._evaluation_function()
+            or self.model.function is None
+        ):
+            self._candidates[id(node)] = (node, wrapper, self._frame_id(), origin)
 
     def _check_handed(self, node: cst.Call) -> None:
         """A call that hands the inner module to a project function that trains it (the program
@@ -519,7 +629,7 @@ class DDPForwardBypassed(Rule):
         if not handed:
             return
         callee = dotted_name(node.func)
-        for position, arg in _positions(node):
+        for position, arg in passed_arguments(node):
             name = dotted_name(arg)
             found = handed.get((function.key, callee, position, name))
             if found is None or any(word in (name or "").lower() for word in COPY_WORDS):
@@ -574,17 +684,6 @@ class DDPForwardBypassed(Rule):
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         self._assign([t.target for t in original_node.targets], original_node.value, False)
-        if self.model.function is None:
-            return
-        aliases = self._aliases.setdefault(self._frame_id(), {})
-        value = original_node.value
-        inner_of = value.value if isinstance(value, cst.Attribute) and value.attr.value == "module" else None
-        for target in original_node.targets:
-            if isinstance(target.target, cst.Name):
-                if inner_of is not None and self._wrapped.is_wrapped(inner_of):
-                    aliases[target.target.value] = inner_of
-                else:
-                    aliases.pop(target.target.value, None)
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         self._assign([original_node.target], original_node.value, False)
@@ -620,20 +719,6 @@ def _bypassed_wrapper(func: cst.BaseExpression) -> cst.BaseExpression | None:
     if isinstance(func, cst.Attribute) and func.attr.value == "module":
         return func.value
     return None
-
-
-def _positions(call: cst.Call):
-    """(index or keyword, value) of a call's arguments, as the program model numbers them:
-    positions end at a `*args`."""
-    index, positional = 0, True
-    for arg in call.args:
-        if arg.keyword is not None:
-            yield arg.keyword.value, arg.value
-        elif arg.star:
-            positional = False
-        elif positional:
-            yield index, arg.value
-            index += 1
 
 
 def _names(target: cst.BaseExpression):

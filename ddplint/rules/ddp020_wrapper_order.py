@@ -5,10 +5,11 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ddplint.core.diagnostics import Applicability
+from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.semantic.model import dotted_name
-from ddplint.semantic.edits import argument_for
+from ddplint.semantic.edits import argument_for, passed_arguments
 from ddplint.core.torch_api import (
     CONVERT_SYNC_BATCHNORM, DDP, TORCH, TORCH_DEVICE, TORCH_NN, TORCH_NN_PARALLEL, TORCH_NN_UTILS,
 )
@@ -87,6 +88,8 @@ class WrapperOrder(Rule):
     fix = Applicability.UNSAFE
     # `also`: the device_ids it checks, and the move that comes too late.
     trigger = CallTrigger(DDP, also=("device_ids", (".to(", ".cuda(")))
+    # a helper of another module makes the wrap: `model = wrap(model, rank)` names neither DDP nor device_ids
+    opened_by = unscreened_by = frozenset((ProjectFact.CALLS_WRAP_HELPER,))
 
     flagged_examples = (
         Flagged(
@@ -408,12 +411,10 @@ class WrapperOrder(Rule):
             if wrap.call is call:
                 return wrap
         frame, self_class = self.model.frame, self.model.frame.self_class
-        for index, arg in enumerate(call.args):
-            if arg.keyword is not None or arg.star:
-                break
-            name = dotted_name(arg.value)
+        for position, value in passed_arguments(call):
+            name = dotted_name(value)
             if name is not None and name in self._cpu.get(key, set()):
-                where = project.handed_to_ddp(frame.key, self_class.name.value if self_class else None, callee, index)
+                where = project.handed_to_ddp(frame.key, self_class.name.value if self_class else None, callee, position)
                 if where is not None:
                     wrap = _Wrap(call, name, built_at=self._built.get((key, name)), wrapped_at=where)
                     self._wraps.setdefault(key, []).append(wrap)

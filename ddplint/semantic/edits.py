@@ -34,6 +34,20 @@ def argument_at(call: cst.Call, position: int | None, name: str) -> cst.Arg | No
     return positional[position] if position is not None and len(positional) > position else None
 
 
+def passed_arguments(call: cst.Call):
+    """(index or keyword, value) of a call's arguments, as the program model numbers them:
+    positions end at a `*args`."""
+    index, positional = 0, True
+    for arg in call.args:
+        if arg.keyword is not None:
+            yield arg.keyword.value, arg.value
+        elif arg.star:
+            positional = False
+        elif positional:
+            yield index, arg.value
+            index += 1
+
+
 def argument_for(call: cst.Call, target: API, name: str) -> cst.Arg | None:
     """The argument `call` passes for parameter `name` of `target` (an API of
     `ddplint.core.torch_api`): by keyword, or at the parameter's position in its signature."""

@@ -13,4 +13,7 @@ def main(cfg, rank):
     head = build_head(cfg)
     head = wrap(head, rank)
     head.cuda(rank)
-    return model, head
+    tail = build_head(cfg)
+    tail = wrap(module=tail, rank=rank)
+    tail.cuda(rank)
+    return model, head, tail

@@ -1,0 +1,5 @@
+from torch.nn.parallel import DistributedDataParallel
+
+
+def wrap(module, rank):
+    return DistributedDataParallel(module, device_ids=[rank])
