@@ -139,9 +139,13 @@ def _outside_edits_unchanged(source: str, fixed: str, analysis, imports: set[str
             removed[line] -= 1
         else:
             kept_index.append(index)
+    # Lines with text only: the blank lines that set off a definition a fix adds (after the
+    # imports) can be aligned with either side of it, and difflib then reports an unchanged
+    # class after it as moved (blank_noise on DDP002's factory fix).
+    kept_index = [i for i in kept_index if old_lines[i].strip()]
     covered = {position for position, i in enumerate(kept_index) if i in covered}
     old_lines = [old_lines[i] for i in kept_index]
-    new_lines = _without_added(new_lines, imports, old_lines)
+    new_lines = [line for line in _without_added(new_lines, imports, old_lines) if line.strip()]
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     opcodes = matcher.get_opcodes()
     # With repeated code difflib may report an unchanged block as deleted in one place and
