@@ -36,8 +36,8 @@ class PaddedEvalMetrics(Rule):
     module evaluates it and combines the results; the finding stays at the sampler and names the
     call that hands the loader on, the evaluation loop and the combine. The loader may be an entry
     of a dict literal (`evaluate(model, loaders["val"])`) or an element of a list that builders
-    fill by `append` in loops over `zip(datasets, samplers)` (BLIP's create_sampler and
-    create_loader), and a comprehension over it (`[model(x) for x, _ in loader]`) is a loop. There, an evaluating
+    fill by `append` in loops over `zip(datasets, samplers)` (a `create_sampler(datasets,
+    shuffles, ...)` helper and its loader twin), and a comprehension over it (`[model(x) for x, _ in loader]`) is a loop. There, an evaluating
     function (or a helper it calls) that trims to a length or places results by sample id
     clears it. timm's `create_loader(..., distributed=...)` for
     evaluation (`is_training` left False) builds an OrderedDistributedSampler that pads the
@@ -277,7 +277,7 @@ class PaddedEvalMetrics(Rule):
             """
         ),
         Flagged(
-            # Samplers and loaders built in lists by builders that zip them (BLIP's create_sampler and
+            # Samplers and loaders built in lists by builders that zip them (create_sampler and
             # create_loader): the shuffle flag is decided per element, so the evaluation's name counts.
             """
             import torch

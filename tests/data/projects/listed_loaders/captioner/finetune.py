@@ -1,7 +1,7 @@
 import torch.distributed as dist
 
-from blip.compact import loaders_for, samplers_for
-from blip.train import evaluate
+from captioner.compact import loaders_for, samplers_for
+from captioner.train import evaluate
 
 
 def test(model, val_dataset, test_dataset):

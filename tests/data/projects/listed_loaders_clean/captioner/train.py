@@ -1,7 +1,7 @@
 import torch
 import torch.distributed as dist
 
-from blip.data import create_loaders
+from captioner.data import create_loaders
 
 
 @torch.no_grad()

@@ -1,7 +1,7 @@
 import torch
 import torch.distributed as dist
 
-from blip.data import create_loader, create_sampler
+from captioner.data import create_loader, create_sampler
 
 
 @torch.no_grad()
