@@ -399,6 +399,8 @@ class _RankTests:
         self.screen, self.code, self.facts = screen, code, facts
         self.inherits = any(facts.from_project(_head(base) or "") for cls in facts.classes for base in cls.bases)
         self._holders: dict[str, bool] = {}
+        self._open: set[str] = set()  # names being resolved
+        self._cycled = False  # whether the resolution under way met one of them
 
     def __call__(self, expr: ast.AST) -> bool:
         """`classify` reads a comparison by its sides' words, and resolves a name, an attribute
@@ -420,17 +422,26 @@ class _RankTests:
         of the file that may return one (a returned value, or an `if` test in its body)."""
         if name is None:
             return False
-        if name not in self._holders:
-            self._holders[name] = False  # a cycle proves nothing
-            code = self.code
-            values: list[ast.AST] = list(code.assigned.get(name, ()))
-            for function in code.functions:
-                if function.name == name:
-                    first, last = function.lineno, function.end_lineno
-                    values += [r.value for r in code.returns if first <= r.lineno <= last]  # type: ignore[misc, operator]
-                    values += [t for t in code.tests if first <= t.lineno <= last]  # type: ignore[operator]
-            self._holders[name] = any(self(value) for value in values)
-        return self._holders[name]
+        if name in self._holders:
+            return self._holders[name]
+        if name in self._open:  # a cycle proves nothing, for now
+            self._cycled = True
+            return False
+        code = self.code
+        values: list[ast.AST] = list(code.assigned.get(name, ()))
+        for function in code.functions:
+            if function.name == name:
+                first, last = function.lineno, function.end_lineno
+                values += [r.value for r in code.returns if first <= r.lineno <= last]  # type: ignore[misc, operator]
+                values += [t for t in code.tests if first <= t.lineno <= last]  # type: ignore[operator]
+        outer, self._cycled = self._cycled, False
+        self._open.add(name)
+        found = any(self(value) for value in values)
+        self._open.discard(name)
+        if found or not self._cycled:  # a "no" that rested on an open name may change: not kept
+            self._holders[name] = found
+        self._cycled = outer or self._cycled
+        return found
 
 
 def _operands(test: ast.AST):
