@@ -461,13 +461,8 @@ def _operands(test: ast.AST):
 
 
 def _last(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    if isinstance(node, ast.Call):
-        return _last(node.func)
-    return None
+    """The last name of a name, an attribute or a call's callee (`_tail`)."""
+    return _tail(node.func if isinstance(node, ast.Call) else node)  # type: ignore[arg-type]
 
 
 def _head(node: ast.AST) -> str | None:
