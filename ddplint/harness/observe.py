@@ -44,11 +44,13 @@ import atexit
 import functools
 import json
 import os
+import signal
 import sys
 import threading
 import time
 import traceback
 
+from ..core import processes
 from ..core.torch_api import COLLECTIVE_NAMES
 
 OBSERVE_VAR = "DDPLINT_OBSERVE"
@@ -467,12 +469,25 @@ def _at_exit() -> None:
     save(finished=not _facts["exceptions"])
 
 
+def _die_with_launcher() -> None:
+    # torchrun stops its ranks when it is asked to stop, but not when it is killed outright or
+    # is stopped between starting one rank and the next; a rank (in a session of its own) would
+    # then wait for its peers forever, outliving ddplint.
+    processes.die_with_parent(signal.SIGKILL)
+    # A rank started by torchrun whose parent no longer carries the job's marker was handed to
+    # init or a subreaper: torchrun died before the request above was made.
+    started_by_torchrun = "TORCHELASTIC_RUN_ID" in os.environ
+    if started_by_torchrun and not processes.parent_carries(OBSERVE_VAR, os.environ[OBSERVE_VAR]):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
 def install() -> None:
     """Start the probes in this process if it is a rank of an observed job (not a child)."""
     global _max_steps, _stop_at
     if not os.environ.get(OBSERVE_VAR) or "RANK" not in os.environ or os.environ.get(OWNER_VAR):
         return
     os.environ[OWNER_VAR] = str(os.getpid())  # children inherit it and stay quiet
+    _die_with_launcher()
     _max_steps = int(os.environ.get(MAX_STEPS_VAR) or 0)
     _stop_at = float(os.environ.get(STOP_AT_VAR) or "inf")
     _facts.update(rank=int(os.environ["RANK"]), local_rank_env=os.environ.get("LOCAL_RANK"),

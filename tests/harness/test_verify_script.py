@@ -268,17 +268,25 @@ def test_ddp012_is_judged_where_args_local_rank_is_used(tmp_path):
     assert [r["local_rank"]["parsed"] for r in report["runs"]["before"]["ranks"]] == [0, 0]
 
 
-def _job_processes(marker: str) -> list[int]:
+def _job_processes(marker: str, ranks_only: bool = False) -> list[int]:
     found = []
     for name in os.listdir("/proc"):
         if name.isdigit() and int(name) != os.getpid():
             try:
                 with open(f"/proc/{name}/environ", "rb") as fh:
-                    if marker.encode() in fh.read():
-                        found.append(int(name))
+                    environment = fh.read()
             except OSError:
-                pass
+                continue
+            if marker.encode() in environment and (
+                    not ranks_only or b"\0RANK=" in environment or environment.startswith(b"RANK=")):
+                found.append(int(name))
     return found
+
+
+def _launcher(marker: str) -> int:
+    """The torchrun process of the job: the one carrying the marker that is not a rank."""
+    (pid,) = set(_job_processes(marker)) - set(_job_processes(marker, ranks_only=True))
+    return pid
 
 
 def _wait_gone(marker: str, seconds: float) -> list[int]:
@@ -296,10 +304,12 @@ def _start_and_wait_for_ranks(tmp_path):
                              "--timeout", "120"], cwd=ROOT, env=_checkout_env(tmp),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 90
-    # The ranks carry the probes' variable pointing into this test's temporary folder.
-    while len(_job_processes(f"DDPLINT_OBSERVE={tmp}")) < 2 and time.monotonic() < deadline:
+    # The ranks carry the probes' variable pointing into this test's temporary folder, and so
+    # does torchrun, which is not a rank.
+    marker = f"DDPLINT_OBSERVE={tmp}"
+    while len(_job_processes(marker, ranks_only=True)) < 2 and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert len(_job_processes(f"DDPLINT_OBSERVE={tmp}")) >= 2, "the ranks never started"
+    assert len(_job_processes(marker, ranks_only=True)) == 2, "the ranks never started"
     return proc, tmp
 
 
@@ -333,6 +343,23 @@ def test_sigkill_of_verify_takes_the_job_down_and_the_next_run_sweeps(tmp_path, 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
     assert sorted(tempdirs.sweep()) == stale
     assert list(tmp.iterdir()) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_ranks_die_with_torchrun_when_verify_and_torchrun_are_killed_together(tmp_path):
+    # What an OOM kill of the launchers does: torchrun gets no chance to stop its ranks, which
+    # run in sessions of their own. The ranks' probes asked to die with their parent.
+    pytest.importorskip("torch")
+    proc, tmp = _start_and_wait_for_ranks(tmp_path)
+    marker = f"DDPLINT_OBSERVE={tmp}"
+    ranks = _job_processes(marker, ranks_only=True)
+    os.kill(_launcher(marker), signal.SIGKILL)
+    proc.kill()
+    proc.communicate(timeout=30)
+    left = _wait_gone(str(tmp), 15)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert len(ranks) == 2 and left == []
 
 
 def test_a_file_ddplint_cannot_check_is_reported_not_taken_for_nothing_found(tmp_path):
