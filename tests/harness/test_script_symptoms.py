@@ -170,8 +170,10 @@ def _run_probed(tmp_path, source: str, rank: int):
     import sys
 
     pytest.importorskip("torch")
+    # TMPDIR: building a DDP model makes torch's torchinductor_<user> cache folder there.
+    (tmp_path / "tmp").mkdir()
     env = dict(os.environ, DDPLINT_OBSERVE=str(tmp_path), DDPLINT_PROJECT=str(tmp_path), RANK=str(rank),
-               LOCAL_RANK=str(rank), PYTHONPATH=str(script.SHIM.parents[2]))
+               LOCAL_RANK=str(rank), PYTHONPATH=str(script.SHIM.parents[2]), TMPDIR=str(tmp_path / "tmp"))
     env.pop("DDPLINT_OBSERVE_OWNER", None)
     (tmp_path / "train.py").write_text(source)
     proc = subprocess.run([sys.executable, str(tmp_path / "train.py")], env=env, capture_output=True,
