@@ -157,6 +157,11 @@ _DIST = "import torch.distributed as dist\n"
          "            dist.barrier()\n", True),
         (_DIST + "from torch import nn\nclass T(nn.Module):\n    def f(self):\n        if self.leader:\n"
          "            dist.barrier()\n", False),
+        # Only an attribute of what methods call their instance: `args.flag` is no base class's.
+        (_DIST + "from .base import Trainer\nclass T(Trainer):\n    def f(this, args):\n        if args.leader:\n"
+         "            dist.barrier()\n", False),
+        (_DIST + "from .base import Trainer\nclass T(Trainer):\n    def f(this, args):\n        if this.leader:\n"
+         "            dist.barrier()\n", True),
     ],
 )
 def test_ddp008_screens_for_a_collective_that_rank_0_alone_may_reach(source, holds):

@@ -397,7 +397,13 @@ class _RankTests:
 
     def __init__(self, screen: RankZeroCalls, code: _RankCode, facts: Facts) -> None:
         self.screen, self.code, self.facts = screen, code, facts
-        self.inherits = any(facts.from_project(_head(base) or "") for cls in facts.classes for base in cls.bases)
+        inherits = any(facts.from_project(_head(base) or "") for cls in facts.classes for base in cls.bases)
+        # The names methods give their instance (`self`): `self.flag` may be set in a project
+        # base class, `args.flag` may not.
+        self.receivers = {
+            _first_parameter(method) for cls in facts.classes for method in cls.body
+            if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
+        } if inherits else set()
         self._holders: dict[str, bool] = {}
         self._open: set[str] = set()  # names being resolved
         self._cycled = False  # whether the resolution under way met one of them
@@ -411,7 +417,7 @@ class _RankTests:
             if isinstance(atom, (ast.Name, ast.Attribute, ast.Call)) and (
                 isinstance(atom, ast.Call) and self.facts.from_project(_head(atom.func) or "")
                 # `self.flag` (one attribute of the first parameter) may be set in a base class
-                or self.inherits and isinstance(atom, ast.Attribute) and isinstance(atom.value, ast.Name)
+                or isinstance(atom, ast.Attribute) and isinstance(atom.value, ast.Name) and atom.value.id in self.receivers
                 or self._holds(_last(atom))
             ):
                 return True
@@ -442,6 +448,11 @@ class _RankTests:
             self._holders[name] = found
         self._cycled = outer or self._cycled
         return found
+
+
+def _first_parameter(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    parameters = [*function.args.posonlyargs, *function.args.args]
+    return parameters[0].arg if parameters else None
 
 
 def _operands(test: ast.AST):
