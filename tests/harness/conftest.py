@@ -40,8 +40,9 @@ class Installed:
         self.bin = venv / "bin"
         self.env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
 
-    def run(self, *args: str, cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess:
-        return subprocess.run([str(self.bin / "ddplint"), *args], cwd=cwd, env=self.env,
+    def run(self, *args: str, cwd: Path, timeout: float = 900, env: dict | None = None) -> subprocess.CompletedProcess:
+        """`env`: variables set on top of this environment's."""
+        return subprocess.run([str(self.bin / "ddplint"), *args], cwd=cwd, env={**self.env, **(env or {})},
                               capture_output=True, text=True, timeout=timeout)
 
 
