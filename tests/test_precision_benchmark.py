@@ -3,7 +3,7 @@
 No download, no corpus: synthetic findings and labels exercise the matching
 (snippet first, nearest line; then same line), the per-rule table, the labels
 file round trip, and the fix helpers; one test lints a tiny synthetic project
-end to end through run_ddplint/to_findings, and one unpacks a GitHub entry from a
+end to end through run_ddplint/to_findings (and through flake8), and one unpacks a GitHub entry from a
 bare git mirror made in a temporary folder.
 """
 
@@ -200,6 +200,8 @@ def test_end_to_end_on_a_synthetic_project(tmp_path):
     assert score.matches[0].label is label
     assert bench.to_findings({**project, "exclude": ["pkg/*"]}, root, raw) == []
     json.dumps(bench.table(score))  # the --json figures serialize
+    through_flake8 = bench.to_findings(project, root, bench.run_flake8(root, ["pkg"], ROOT))
+    assert [(f.path, f.line, f.rule) for f in through_flake8] == [(f.path, f.line, f.rule) for f in findings]
 
 
 def test_the_shipped_misses_are_well_formed():
@@ -212,3 +214,32 @@ def test_kind_narrows_the_projects_and_refuses_an_empty_choice(tmp_path):
     with pytest.raises(SystemExit, match="no github project"):
         bench.main(["--kind", "github", "--only", pypi, "--cache", str(tmp_path)])
     assert not (tmp_path / "src").exists()  # refused before fetching anything
+
+
+def test_a_batch_is_recorded_at_first_contact_only_when_every_finding_is_labelled():
+    findings = [_f(3, "torch.load(a)"), _f(9, "torch.load(b)", project="q")]
+    labels = [_l(3, "torch.load(a)", "FP")]
+    score = bench.match(findings, labels)
+    with pytest.raises(SystemExit, match="1 finding"):
+        bench.first_contact_entry("b", {"p", "q"}, score, {}, "cli", "abc")
+    entry = bench.first_contact_entry("b", {"p"}, score, bench.table(score), "flake8", "abc")
+    assert entry["findings"] == [["p", "pkg/train.py", 3, "DDP004", "FP"]]
+    assert (entry["via"], entry["ddplint_commit"], entry["projects"]) == ("flake8", "abc", ["p"])
+
+
+def test_first_contact_figures_are_shown_beside_todays():
+    first = bench.table(bench.match([_f(3, "torch.load(a)")], [_l(3, "torch.load(a)", "FP")]))
+    now = bench.table(bench.match([], [_l(3, "torch.load(a)", "FP")]))
+    text = bench.format_first_contact("b", {"recorded": "2026-12-02", "ddplint_commit": "abcdef1234567",
+                                           "projects": ["p"], "rules": first}, now)
+    row = next(line for line in text.splitlines() if line.startswith("DDP004"))
+    first_cells, now_cells = row.split("|")[1].split(), row.split("|")[2].split()
+    assert first_cells == ["1", "0", "1", "0.00", "-"]
+    assert now_cells == ["0", "0", "0", "-", "-"]
+
+
+def test_every_project_of_the_corpus_belongs_to_a_batch_and_recorded_batches_name_their_projects():
+    corpus = fetch.load_corpus()
+    assert all(p.get("batch") for p in corpus["projects"])
+    for batch, record in bench.read_first_contact().items():
+        assert set(record["projects"]) == bench.batch_names(corpus, {batch}), batch

@@ -7,6 +7,9 @@
     python benchmarks/precision/run.py --kind github   # only the GitHub training repositories
     python benchmarks/precision/run.py --fixes         # review each finding's fix (diff)
     python benchmarks/precision/run.py --ddplint-root /work/main   # score another checkout
+    python benchmarks/precision/run.py --batch github-4             # one batch of corpus.json
+    python benchmarks/precision/run.py --via flake8                 # through `flake8 --select DDP`
+    python benchmarks/precision/run.py --batch github-4 --record-first-contact github-4
 
 Every finding is matched to a hand label in ``labels.csv`` (columns project,
 path, line, rule, snippet, verdict, reason).  A label matches a finding with the
@@ -23,6 +26,12 @@ TP/(TP+lost TP+misses)), the unlabelled findings (label them!), and the
 labelled findings that no longer fire (for a TP that is lost recall; for an
 FP, a fix).
 
+First contact: every batch of projects (corpus.json's ``batch``) is labelled before any rule is
+tuned on it, and ``--record-first-contact BATCH`` then freezes that batch's figures, with the
+ddplint commit and every finding's verdict, in ``first_contact.json`` (it refuses while a
+finding of the batch is unlabelled).  Each later run prints, for every recorded batch it
+linted whole, the first-contact figures beside today's (tuned) ones.
+
 Exit status is 0 unless the script itself fails.
 """
 
@@ -30,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import datetime
 import difflib
 import fnmatch
 import json
@@ -47,6 +57,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 LABELS_FILE = HERE / "labels.csv"
 MISSES_FILE = HERE / "misses.csv"  # real bugs ddplint does not report (yet): a recall target
+FIRST_CONTACT_FILE = HERE / "first_contact.json"  # each batch's figures before any tuning on it
 LABEL_COLUMNS = ["project", "path", "line", "rule", "snippet", "verdict", "reason"]
 VERDICTS = ("TP", "FP", "MISS")
 SNIPPET_LEN = 120
@@ -247,6 +258,26 @@ def run_ddplint(root: Path, targets: list[str], ddplint_root: Path, extra: list[
         raise RuntimeError(f"ddplint printed no JSON in {root}: {e}\n{proc.stderr[-2000:]}")
 
 
+_FLAKE8_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<column>\d+): (?P<code>DDP\d+) (?P<message>.*)$")
+
+
+def run_flake8(root: Path, targets: list[str], ddplint_root: Path) -> list[dict]:
+    """What `flake8 --select DDP` reports on the targets, in the JSON shape of `run_ddplint`
+    (no fixes: flake8 has none). flake8 must find the plugin through its entry point."""
+    cmd = [sys.executable, "-m", "flake8", "--isolated", "--select", "DDP", "--exit-zero", "--jobs", "1",
+           "--format", "%(path)s:%(row)d:%(col)d: %(code)s %(text)s"]
+    proc = subprocess.run(cmd + targets, cwd=root, env=_ddplint_env(ddplint_root), capture_output=True, text=True)
+    if proc.returncode != 0 or "Traceback (most recent call last)" in proc.stderr:
+        raise RuntimeError(f"flake8 failed in {root}: rc {proc.returncode}\n{proc.stderr[-2000:]}")
+    found = []
+    for text in proc.stdout.splitlines():
+        m = _FLAKE8_LINE.match(text)
+        if m:
+            found.append({"filename": m["path"], "line": int(m["line"]), "column": int(m["column"]),
+                          "code": m["code"], "message": m["message"]})
+    return found
+
+
 def _rel(root: Path, filename: str) -> str:
     p = Path(filename)
     if p.is_absolute():
@@ -417,6 +448,59 @@ def review_fixes(project: dict, root: Path, findings: list[Finding], ddplint_roo
     return stats
 
 
+# --------------------------------------------------------------------------- first contact
+
+
+def batch_names(corpus: dict, batches: set[str]) -> set[str]:
+    return {p["name"] for p in corpus["projects"] if p.get("batch") in batches}
+
+
+def read_first_contact(path: Path = FIRST_CONTACT_FILE) -> dict:
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def ddplint_commit(ddplint_root: Path) -> str:
+    proc = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ddplint_root, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", "ddplint"], cwd=ddplint_root,
+                           capture_output=True, text=True).stdout.strip()
+    return (proc.stdout.strip() or "unknown") + (" (with uncommitted changes to ddplint/)" if dirty else "")
+
+
+def first_contact_entry(batch: str, names: set[str], score: Score, rows: dict, via: str, commit: str) -> dict:
+    """The frozen record of a batch just labelled: refuses while one of its findings has no label."""
+    mine = [m for m in score.matches if m.finding.project in names]
+    unlabelled = [m.finding for m in mine if m.label is None]
+    if unlabelled:
+        raise SystemExit(f"run: {len(unlabelled)} finding(s) of batch {batch} are unlabelled; label them first")
+    return {
+        "recorded": datetime.date.today().isoformat(),
+        "ddplint_commit": commit,
+        "via": via,
+        "projects": sorted(names),
+        "rules": rows,
+        "findings": [[m.finding.project, m.finding.path, m.finding.line, m.finding.rule, m.label.verdict]
+                     for m in mine],
+    }
+
+
+def format_first_contact(batch: str, record: dict, now: dict) -> str:
+    """A batch's first-contact figures beside today's, per rule."""
+    def ratio(x: float | None) -> str:
+        return "-" if x is None else f"{x:.2f}"
+
+    def cells(r: dict | None) -> str:
+        r = r or {"findings": 0, "tp": 0, "fp": 0, "precision": None, "recall": None}
+        return f"{r['findings']:>4} {r['tp']:>4} {r['fp']:>4} {ratio(r['precision']):>5} {ratio(r['recall']):>6}"
+
+    first = record["rules"]
+    head = f"{'rule':<7} | first contact: {'n':>3} {'TP':>4} {'FP':>4} {'prec':>5} {'recall':>6} | now: {'n':>3} {'TP':>4} {'FP':>4} {'prec':>5} {'recall':>6}"
+    lines = [f"batch {batch}: first contact {record['recorded']} at {record['ddplint_commit'][:12]} "
+             f"({len(record['projects'])} projects), against now", head, "-" * len(head)]
+    for rule in sorted((set(first) | set(now)) - {"ALL"}) + ["ALL"]:
+        lines.append(f"{rule:<7} | {' ' * 15}{cells(first.get(rule))} | {' ' * 5}{cells(now.get(rule))}")
+    return "\n".join(lines)
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -432,6 +516,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", dest="json_out", type=Path, default=None, help="write the figures here")
     ap.add_argument("--fixes", action="store_true", help="print each finding's fix diff and test --fix on a scratch copy")
     ap.add_argument("--jobs", type=int, default=1, help="ddplint --jobs (default 1: the machine is shared)")
+    ap.add_argument("--batch", default="", help="comma-separated batches of corpus.json (default all)")
+    ap.add_argument("--via", choices=("cli", "flake8"), default="cli",
+                    help="lint with `ddplint check` (default) or with `flake8 --select DDP`")
+    ap.add_argument("--record-first-contact", metavar="BATCH", default="",
+                    help="freeze this batch's figures in first_contact.json (every finding must be labelled)")
     ap.add_argument("--add-unlabelled", action="store_true",
                     help="append unlabelled findings to the labels file with verdict '?' for hand labelling")
     args = ap.parse_args(argv)
@@ -444,7 +533,15 @@ def main(argv: list[str] | None = None) -> int:
         only = only & of_kind if only else of_kind
         if not only:
             raise SystemExit(f"run: no {args.kind} project among --only {args.only}")
+    batches = {s.strip() for s in args.batch.split(",") if s.strip()}
+    if batches:
+        in_batches = batch_names(corpus, batches)
+        only = only & in_batches if only else in_batches
+        if not only:
+            raise SystemExit(f"run: no project in batch {args.batch}")
     rules = {s.strip().upper() for s in args.rules.split(",") if s.strip()} or None
+    if args.record_first_contact and (rules or args.only):
+        raise SystemExit("run: --record-first-contact scores a whole batch: drop --rules and --only")
     roots = fetch.fetch(cache, corpus, only)
     labels = [l for l in read_labels(args.labels)
               if (not only or l.project in only) and (not rules or l.rule in rules)]
@@ -455,7 +552,11 @@ def main(argv: list[str] | None = None) -> int:
         if project["name"] not in roots:
             continue
         root = roots[project["name"]]
-        raw = run_ddplint(root, lint_targets(root, project), args.ddplint_root.resolve(), jobs=args.jobs)
+        targets = lint_targets(root, project)
+        if args.via == "flake8":
+            raw = run_flake8(root, targets, args.ddplint_root.resolve())
+        else:
+            raw = run_ddplint(root, targets, args.ddplint_root.resolve(), jobs=args.jobs)
         fs = [f for f in to_findings(project, root, raw) if not rules or f.rule in rules]
         per_project[project["name"]] = fs
         findings.extend(fs)
@@ -473,9 +574,30 @@ def main(argv: list[str] | None = None) -> int:
         if m.label is None and id(m.finding) in as_tp:
             m.label = as_tp[id(m.finding)]
     caught_ids = {id(m.label) for m in caught_misses}
-    rows = table(score, [l for l in misses if id(l) not in caught_ids])
-    print(f"precision benchmark: {len(per_project)} projects, {len(findings)} findings, {len(labels)} labels")
+    left = [l for l in misses if id(l) not in caught_ids]
+    rows = table(score, left)
+    print(f"precision benchmark: {len(per_project)} projects, {len(findings)} findings, {len(labels)} labels"
+          f" (via {args.via})")
     print(format_table(rows))
+
+    def rows_of(names: set[str]) -> dict:
+        part = Score([m for m in score.matches if m.finding.project in names],
+                     [l for l in score.stale if l.project in names])
+        return table(part, [l for l in left if l.project in names])
+
+    records = read_first_contact()
+    if args.record_first_contact:
+        batch = args.record_first_contact
+        names = batch_names(corpus, {batch})
+        if not names or not names <= set(per_project):
+            raise SystemExit(f"run: batch {batch} was not linted whole in this run")
+        records[batch] = first_contact_entry(batch, names, score, rows_of(names), args.via,
+                                             ddplint_commit(args.ddplint_root.resolve()))
+        FIRST_CONTACT_FILE.write_text(json.dumps(records, indent=1) + "\n", encoding="utf-8")
+        print(f"\nrecorded batch {batch}'s first-contact figures in {FIRST_CONTACT_FILE.name}")
+    for batch, record in records.items():
+        if record.get("projects") and set(record["projects"]) <= set(per_project) and not rules:
+            print("\n" + format_first_contact(batch, record, rows_of(set(record["projects"]))))
 
     if misses:
         print(f"\nknown misses (misses.csv): {len(caught_misses)} of {len(misses)} now reported")
@@ -508,6 +630,7 @@ def main(argv: list[str] | None = None) -> int:
                           "findings": len(per_project.get(p["name"], []))}
                          for p in corpus["projects"] if p["name"] in per_project],
             "rules": rows,
+            "findings": [asdict(f) | {"fix": None} for f in findings],
             "unlabelled": [asdict(f) | {"fix": None} for f in unl],
             "no_longer_fire": [asdict(l) for l in score.stale],
             "known_misses": {"total": len(misses), "caught": [asdict(m.label) for m in caught_misses]},
