@@ -494,7 +494,7 @@ def format_first_contact(batch: str, record: dict, now: dict) -> str:
 
     first = record["rules"]
     head = f"{'rule':<7} | first contact: {'n':>3} {'TP':>4} {'FP':>4} {'prec':>5} {'recall':>6} | now: {'n':>3} {'TP':>4} {'FP':>4} {'prec':>5} {'recall':>6}"
-    lines = [f"batch {batch}: first contact {record['recorded']} at {record['ddplint_commit'][:12]} "
+    lines = [f"batch {batch}: first contact {record['recorded']} at {record['ddplint_commit'].split()[0][:12]} "
              f"({len(record['projects'])} projects), against now", head, "-" * len(head)]
     for rule in sorted((set(first) | set(now)) - {"ALL"}) + ["ALL"]:
         lines.append(f"{rule:<7} | {' ' * 15}{cells(first.get(rule))} | {' ' * 5}{cells(now.get(rule))}")
