@@ -813,9 +813,9 @@ class LambdaDefaultFactory(Rule):
             return self._carries_data(candidate.owner) or self._objects_sent(candidate)
         fate = self._fate(candidate, exits) if exits.escapes else None
         if fate is not None:
-            if fate[0] == "sent":
-                candidate.sent_by_caller = fate[1]
-            return fate[0] == "sent"
+            if fate.sent:
+                candidate.sent_by_caller = fate.where
+            return fate.sent
         names = (candidate.function or "", self._targets.get(id(candidate.call), ""))
         return exits.escapes and any(DATA_NAME.search(name) for name in names)
 
@@ -827,12 +827,12 @@ class LambdaDefaultFactory(Rule):
         if project is None or candidate.owner is None or STAYS_HOME.search(candidate.owner):
             return False
         fate = project.values.result_fate(project.module, f"{candidate.owner}.__init__")
-        if fate is None or fate[0] != "sent":
+        if fate is None or not fate.sent:
             return False
-        candidate.held_by = f"its {candidate.owner} objects go to {fate[1]}"
+        candidate.held_by = f"its {candidate.owner} objects go to {fate.where}"
         return True
 
-    def _fate(self, candidate: _Candidate, exits: _Exits) -> tuple[str, str] | None:
+    def _fate(self, candidate: _Candidate, exits: _Exits):
         """For a dict that leaves its function only by `return`: what the program's callers do
         with it (ddplint.model.values.Values.result_fate), or None when unknown."""
         project = self.model.project

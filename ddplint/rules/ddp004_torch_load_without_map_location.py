@@ -9,7 +9,7 @@ import libcst as cst
 from ddplint.analyses.launches import Launches
 from ddplint.analyses.ranks import RANK_ENVIRONMENT, RankRegions, environment_key, mentions_rank
 from ddplint.core.diagnostics import Applicability
-from ddplint.model.values import loaded_path_key
+from ddplint.model.files import loaded_path_key
 from ddplint.semantic.edits import argument_for, string_literal, with_keyword_argument
 from ddplint.prefilter.triggers import DISTRIBUTED_EVIDENCE_CODE, CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Rule

@@ -6,7 +6,7 @@ import libcst as cst
 
 from ddplint.core.diagnostics import Applicability
 from ddplint.analyses.ranks import WrappedModels
-from ddplint.model.values import loaded_path_key
+from ddplint.model.files import loaded_path_key
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.semantic.model import dotted_name

@@ -433,7 +433,7 @@ class LocalRankArgument(Rule):
             project = self.model.project
             if project is not None and not from_environment:
                 reader, from_environment = project.attribute_uses("local_rank")
-                if not read and reader is not None and reader.partition(":")[0] != project.project.relpaths[project.module]:
+                if not read and reader is not None and reader.path != project.path:
                     self._reader = reader
                 read = read or reader is not None
             self._missed = read and not from_environment

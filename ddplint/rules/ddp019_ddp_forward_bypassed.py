@@ -634,9 +634,8 @@ class DDPForwardBypassed(Rule):
             found = handed.get((function.key, callee, position, name))
             if found is None or any(word in (name or "").lower() for word in COPY_WORDS):
                 continue
-            inner, helper, forward = found
-            if not evaluates(helper.rpartition(".")[2]):
-                self.report(arg, _HANDED.format(name=name, wrapped=inner.wrapped_at, helper=helper, forward=forward))
+            if not evaluates(found.function.rpartition(".")[2]):
+                self.report(arg, _HANDED.format(name=name, wrapped=found.inner.wrapped_at, helper=found.function, forward=found.forward))
 
     def leave_Call(self, original_node: cst.Call) -> None:
         # On leaving, so that the calls inside its arguments are known: backward(loss_fn(...)).

@@ -7,6 +7,7 @@ import libcst as cst
 from ddplint.core.diagnostics import Applicability
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.triggers import CallTrigger
+from ddplint.model.placement import HERE
 from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.semantic.edits import argument_for, passed_arguments
@@ -350,7 +351,7 @@ class WrapperOrder(Rule):
             return False
         self_class = self.model.frame.self_class
         place = project.cpu_built(callee, self_class.name.value if self_class else None, _constructor)
-        return True if place == "here" else place or False
+        return True if place is HERE else place or False
 
     def visit_Assign(self, node: cst.Assign) -> None:
         key = self._key()

@@ -618,9 +618,9 @@ class PaddedEvalMetrics(Rule):
         qualified = self.model.qualified(sampler.node.func)
         return f" (the sampler is built inside {qualified}())" if qualified in LIBRARY_LOADERS else ""
 
-    def _reported_where_made(self, where: str) -> bool:
-        """A sampler a builder of another module makes, which is reported there (see below)."""
-        return int(where.rpartition(":")[2]) in self.model.project.evaluated_samplers(where)  # type: ignore[union-attr]
+    def _reported_where_made(self, where) -> bool:
+        """A sampler a builder of another module makes (at the Place `where`), which is reported there (see below)."""
+        return where.line in self.model.project.evaluated_samplers(where)  # type: ignore[union-attr]
 
     def _evaluated_elsewhere(self, module: cst.Module, samplers: list[Construction]) -> None:
         """A data builder returns the loader (`return train_loader, val_loader`) and another
@@ -654,9 +654,8 @@ class PaddedEvalMetrics(Rule):
             handed += [(None, word) for word, ref in keywords.items() if ref in refs]
             for index, word in handed:
                 found = self.model.project.evaluation(key, cls, callee, index, word)  # type: ignore[union-attr]
-                if found is not None and (ordered or evaluates(found[0].rpartition(".")[2])):
-                    function, loop, combine = found
-                    return f" (evaluated by {function}() in a loop at {loop}, combined by {combine})"
+                if found is not None and (ordered or evaluates(found.function.rpartition(".")[2])):
+                    return f" (evaluated by {found.function}() in a loop at {found.loop}, combined by {found.combine})"
         return None
 
     def _iterating(self, targets: set[Ref]) -> list:

@@ -6,6 +6,7 @@ import libcst as cst
 
 from ddplint.core.diagnostics import Applicability
 from ddplint.prefilter.triggers import CallTrigger
+from ddplint.model.program import Made
 from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.core.torch_api import (
@@ -490,7 +491,7 @@ class UnneededFindUnusedParameters(Rule):
             message = None
             if elsewhere and program is not None:
                 module, cls = elsewhere[0]
-                where = program.location(module, program.summary(module)["classes"][cls]["line"])
+                where = program.place(module, program.summary(module).classes[cls].line)
                 message = f"{self.message} (`{cls}` is defined at {where}, where its forward uses every parameter)"
             self.report(flag, message, replace={call: _without(call, flag)})
 
@@ -520,7 +521,7 @@ class _Proof:
         if module not in self._scopes:
             if len(self._scopes) > MAX_MODULES:
                 return None
-            text = self._program._read(module)
+            text = self._program.read(module)
             try:
                 tree = cst.parse_module(text) if text is not None else None
             except (cst.ParserSyntaxError, RecursionError, ValueError):
@@ -532,19 +533,19 @@ class _Proof:
 
             def qualified(expr: cst.BaseExpression, module=module) -> str | None:
                 name = dotted_name(expr)
-                return self._program._qualify(module, name) if name else None
+                return self._program.qualify(module, name) if name else None
 
             self._scopes[module] = _Scope(module, classes, qualified) if tree is not None else None
         return self._scopes[module]
 
     # -- what a call gives ---------------------------------------------------------------------
 
-    def gives(self, scope: _Scope, callee: str) -> list[tuple[str, str | None, str]] | None:
+    def gives(self, scope: _Scope, callee: str) -> list[Made] | None:
         """What calling `callee` in `scope` gives (ddplint.model.program.Program.gives); without
         a program, an object of a class of this module only."""
         if self._program is not None and scope.module is not None:
             return self._program.gives(scope.module, callee)
-        return [("object", scope.module, callee)] if callee in scope.classes else None
+        return [Made("object", scope.module, callee)] if callee in scope.classes else None
 
     def objects(self, held: tuple) -> list[tuple[str | None, str]] | None:
         """The (module, class) of every object the wrapped model may be (see `_held`), or None
@@ -554,11 +555,11 @@ class _Proof:
             given = self.gives(self.here, inner)
         else:
             made = self.gives(self.here, inner[1]) if inner[0] == "call" else None
-            classes = made is not None and all(k == "class" for k, _, _ in made)
-            given = [("object", module, cls) for _, module, cls in made] if classes else None  # type: ignore[union-attr]
-        if not given or any(k != "object" for k, _, _ in given):
+            classes = made is not None and all(item.kind == "class" for item in made)
+            given = [Made("object", item.module, item.name) for item in made] if classes else None  # type: ignore[union-attr]
+        if not given or any(item.kind != "object" for item in given):
             return None
-        return [(module, cls) for _, module, cls in given]
+        return [(item.module, item.name) for item in given]
 
     # -- is every parameter used on every step? ------------------------------------------------
 
@@ -663,11 +664,11 @@ class _Proof:
         callee = dotted_name(value.func)
         given = self.gives(scope, callee) if callee is not None else None
         kinds = []
-        for kind, module, name in given or [("unknown", None, "")]:
-            if kind == "object":
-                kinds.append("owns" if self.static(self.scope(module), name, seen) else None)
-            elif kind == "call" and module is not None:  # a library call a helper returns: judged without its arguments
-                kinds.append(self._library_kind(self._program._qualify(module, name) or "", None, None, local))
+        for made in given or [Made("unknown", None, "")]:
+            if made.kind == "object":
+                kinds.append("owns" if self.static(self.scope(made.module), made.name, seen) else None)
+            elif made.kind == "call" and made.module is not None:  # a library call a helper returns: judged without its arguments
+                kinds.append(self._library_kind(self._program.qualify(made.module, made.name) or "", None, None, local))
             else:
                 kinds.append(None)
         return None if None in kinds else "owns" if "owns" in kinds else "plain"
