@@ -14,7 +14,11 @@ from ddplint.model import inner
 from ddplint.model.program import Collective, Evaluation, Made
 from ddplint.model.records import CallResult, Inner, Instance, Item, Loader, Pack, Place, Prepared, Wrapped
 from ddplint.model.summary import summarize
-from ddplint.model.values import Fate, Wrap, WrapperSave
+from ddplint.model.values import Wrap, WrapperSave
+from ddplint.rules.ddp002_lambda_default_factory import Fate, Fates
+from ddplint.rules.ddp004_torch_load_without_map_location import own_record, saved_on_host
+from ddplint.rules.ddp009_ddp_state_dict_prefix import saved_from_wrapper
+from ddplint.rules.ddp014_save_on_every_rank import saving_helper
 
 
 def P(text: str) -> Place:
@@ -168,7 +172,8 @@ def test_summaries_of_odd_code_are_typed_records():
 
 
 def test_placement_follows_cpu_models_wrap_helpers_and_process_groups_and_knows_when_it_cannot(tmp_path):
-    from ddplint.model import placement
+    from ddplint.rules import ddp020_wrapper_order as placement
+    from ddplint.rules import ddp023_missing_device_binding as binding
 
     index = _project(tmp_path, {
         "main": "from pkg import models, parallel, utils, broken\n",
@@ -196,14 +201,14 @@ def test_placement_follows_cpu_models_wrap_helpers_and_process_groups_and_knows_
     assert placement.handed_to_ddp(program, "pkg.main", None, None, "parallel.wrap", 0) == P("pkg/parallel.py:3")
     assert placement.handed_to_ddp(program, "pkg.main", None, None, "parallel.wrap", 1) is None
     assert placement.handed_to_ddp(program, "pkg.main", None, None, "parallel.wrap_moved", 0) is None
-    assert placement.nccl_group(program, "pkg.main", None, None, "utils.init") == P("pkg/utils.py:4")
-    assert placement.nccl_group(program, "pkg.main", None, None, "utils.init_gloo") is None
-    assert placement.nccl_group(program, "pkg.main", None, None, "broken.init") is None  # does not parse: unknown
-    assert not placement.binds_device(program, "pkg.main", None, None, "utils.init")
+    assert binding.nccl_group(program, "pkg.main", None, None, "utils.init") == P("pkg/utils.py:4")
+    assert binding.nccl_group(program, "pkg.main", None, None, "utils.init_gloo") is None
+    assert binding.nccl_group(program, "pkg.main", None, None, "broken.init") is None  # does not parse: unknown
+    assert not binding.binds_device(program, "pkg.main", None, None, "utils.init")
 
 
 def test_cuda_placement_is_followed_through_helpers_across_modules_and_recursion(tmp_path):
-    from ddplint.model import placement
+    from ddplint.rules import ddp001_cuda_tensor_in_default_argument as placement
 
     index = _project(tmp_path, {
         "utils": "import torch\n\ndef to_gpu(x):\n    return x.cuda(non_blocking=True)\n\n"
@@ -226,9 +231,9 @@ def test_cuda_placement_is_followed_through_helpers_across_modules_and_recursion
     assert placement.cuda_placement(program, "pkg.helpers", "prepare") == P("pkg/utils.py:4")
     assert placement.cuda_placement(program, "pkg.helpers", "spin") is None  # the recursion ends
     view = index.module_view("pkg.helpers")
-    assert view.cuda_function("pkg.helpers.place") == P("pkg/helpers.py:5")
+    assert placement.cuda_function(view, "pkg.helpers.place") == P("pkg/helpers.py:5")
     # the text says "x.cuda()" (in a string): the index admits it, the program does not
-    assert view.may_use_cuda("pkg.utils.on_cpu") and view.cuda_function("pkg.utils.on_cpu") is None
+    assert view.may_use_cuda("pkg.utils.on_cpu") and placement.cuda_function(view, "pkg.utils.on_cpu") is None
 
 
 def test_who_runs_a_function_is_answered_across_modules(tmp_path):
@@ -352,9 +357,9 @@ def test_saves_of_a_ddp_models_state_dict_and_not_of_the_inner_model(tmp_path):
     assert values.wrapper_saves() == [
         WrapperSave("file:wrapped.pt", "model", P("pkg/main.py:12")), WrapperSave("option:checkpoint", None, P("pkg/utils.py:4")),
     ]
-    assert values.saved_from_wrapper("file:wrapped.pt", "model") == P("pkg/main.py:12")
-    assert values.saved_from_wrapper("file:wrapped.pt", "optimizer") is None
-    assert values.saved_from_wrapper("file:inner.pt") is values.saved_from_wrapper("file:inner2.pt") is None
+    assert saved_from_wrapper(index.program, "file:wrapped.pt", "model") == P("pkg/main.py:12")
+    assert saved_from_wrapper(index.program, "file:wrapped.pt", "optimizer") is None
+    assert saved_from_wrapper(index.program, "file:inner.pt") is saved_from_wrapper(index.program, "file:inner2.pt") is None
 
 
 def test_files_saved_with_their_tensors_on_the_host_and_what_spoils_that(tmp_path):
@@ -374,10 +379,10 @@ def test_files_saved_with_their_tensors_on_the_host_and_what_spoils_that(tmp_pat
     )
     index = _project(tmp_path, {"train": train, "script": "import torch\nnet = make()\ntorch.save(net.state_dict(), 'script.pt')\n"})
     values = index.program.values
-    assert values.saved_on_host("pkg.train", "file:final.pt") == P("pkg/train.py:8")
-    assert values.saved_on_host("pkg.script", "file:best.pt") == P("pkg/train.py:9")
+    assert saved_on_host(values.program, "pkg.train", "file:final.pt") == P("pkg/train.py:8")
+    assert saved_on_host(values.program, "pkg.script", "file:best.pt") == P("pkg/train.py:9")
     for spoiled in ("branch.pt", "helped.pt", "opened.pt", "script.pt", "nowhere.pt"):
-        assert values.saved_on_host("pkg.train", f"file:{spoiled}") is None, spoiled
+        assert saved_on_host(values.program, "pkg.train", f"file:{spoiled}") is None, spoiled
 
 
 def test_state_dicts_fsdp_or_dcp_gather_onto_the_host(tmp_path):
@@ -409,9 +414,9 @@ def test_state_dicts_fsdp_or_dcp_gather_onto_the_host(tmp_path):
     )
     values = _project(tmp_path, {"train": train}).program.values
     for hosted, line in (("model.pt", 8), ("optim.pt", 9), ("inner.pt", 10), ("dcp.pt", 21)):
-        assert values.saved_on_host("pkg.train", f"file:{hosted}") == Place("pkg/train.py", line), hosted
+        assert saved_on_host(values.program, "pkg.train", f"file:{hosted}") == Place("pkg/train.py", line), hosted
     for spoiled in ("other.pt", "after.pt", "maybe.pt", "half.pt", "half_optim.pt", "dcp_gpu.pt"):
-        assert values.saved_on_host("pkg.train", f"file:{spoiled}") is None, spoiled
+        assert saved_on_host(values.program, "pkg.train", f"file:{spoiled}") is None, spoiled
 
 
 def test_the_classes_wrapped_in_ddp_with_their_arguments_through_builders(tmp_path):
@@ -435,10 +440,10 @@ def test_what_callers_do_with_a_returned_value(tmp_path):
         "    kept = third()\n    box = [kept]\n    pickle.dump(box, f)\n",
     })
     values = index.program.values
-    assert values.result_fate("pkg.helpers", "make") == Fate(True, "spawn at pkg/main.py:9")
-    assert values.result_fate("pkg.helpers", "other") == Fate(False, "pkg/main.py:10")
-    assert values.result_fate("pkg.helpers", "third") is None  # put in a container: unknown
-    assert values.result_fate("pkg.main", "main") is None  # no caller
+    assert Fates(values.program).result_fate("pkg.helpers", "make") == Fate(True, "spawn at pkg/main.py:9")
+    assert Fates(values.program).result_fate("pkg.helpers", "other") == Fate(False, "pkg/main.py:10")
+    assert Fates(values.program).result_fate("pkg.helpers", "third") is None  # put in a container: unknown
+    assert Fates(values.program).result_fate("pkg.main", "main") is None  # no caller
 
 
 def test_a_class_record_of_python_values_and_one_that_may_hold_tensors(tmp_path):
@@ -449,10 +454,10 @@ def test_a_class_record_of_python_values_and_one_that_may_hold_tensors(tmp_path)
         "class Trainer:\n    def save(self):\n        torch.save({'epoch': self.epoch, 'model_state': self.model_state}, self.path)\n",
     })
     values = index.program.values
-    assert values.own_record("pkg.search", "Search", {"epoch", "memory"}) == P("pkg/search.py:8")
-    assert values.own_record("pkg.search", "Search", {"epoch", "model"}) is None  # a key it never saves
-    assert values.own_record("pkg.search", "Slices", {"type", "weight"}) is None  # a parameter: maybe a tensor
-    assert values.own_record("pkg.search", "Trainer", {"epoch"}) is None  # saved beside a model's state
+    assert own_record(values.program, "pkg.search", "Search", {"epoch", "memory"}) == P("pkg/search.py:8")
+    assert own_record(values.program, "pkg.search", "Search", {"epoch", "model"}) is None  # a key it never saves
+    assert own_record(values.program, "pkg.search", "Slices", {"type", "weight"}) is None  # a parameter: maybe a tensor
+    assert own_record(values.program, "pkg.search", "Trainer", {"epoch"}) is None  # saved beside a model's state
 
 
 _EVALUATE_SCRIPT = (
@@ -713,11 +718,11 @@ def test_a_helper_of_another_module_saves_whatever_rank_runs_it(tmp_path):
         "main": "from pkg import engine, utils\n",
     })
     values = index.program.values
-    assert values.saves_on_any_rank("pkg.utils.save_checkpoint", "pkg.main") == P("pkg/utils.py:5")
-    assert values.saves_on_any_rank("pkg.engine.fit", "pkg.main") == P("pkg/utils.py:5")
+    assert saving_helper(index.module_view("pkg.main"), "pkg.utils.save_checkpoint") == P("pkg/utils.py:5")
+    assert saving_helper(index.module_view("pkg.main"), "pkg.engine.fit") == P("pkg/utils.py:5")
     for name in ("save_on_master", "save_best", "save_early", "missing"):
-        assert values.saves_on_any_rank(f"pkg.utils.{name}", "pkg.main") is None
-    assert values.saves_on_any_rank("pkg.utils.save_checkpoint", "pkg.utils") is None  # judged in its own module
+        assert saving_helper(index.module_view("pkg.main"), f"pkg.utils.{name}") is None
+    assert saving_helper(index.module_view("pkg.utils"), "pkg.utils.save_checkpoint") is None  # judged in its own module
 
 
 def test_a_loader_taken_from_a_dict_or_a_list_of_appended_loaders_is_followed(tmp_path):

@@ -489,11 +489,11 @@ class LoaderFlow(Analysis):
             if call.loops and self._iterates(call, targets, 1):
                 found.setdefault(id(call.loops[-1]), (call.loops[-1], targets))
             elif depth < _MAX_CALL_DEPTH:
-                resolved = self._callee_targets(call, targets)
+                resolved = self.callee_targets(call, targets)
                 if resolved is not None and any(key is resolved[0].scope for key, _ in resolved[1]):
                     self._epoch_loops_in(resolved[0], resolved[1], found, depth + 1)
 
-    def _callee_targets(self, call: CallSite, targets: set[Ref]) -> tuple[Function, set[Ref]] | None:
+    def callee_targets(self, call: CallSite, targets: set[Ref]) -> tuple[Function, set[Ref]] | None:
         callee = self.functions.get(call.callee)
         if callee is None:
             return None
@@ -506,7 +506,7 @@ class LoaderFlow(Analysis):
         return callee, mapped
 
     def _iterates(self, call: CallSite, targets: set[Ref], depth: int) -> bool:
-        resolved = self._callee_targets(call, targets)
+        resolved = self.callee_targets(call, targets)
         if resolved is None or depth > _MAX_CALL_DEPTH:
             return False
         callee, mapped = resolved
@@ -563,7 +563,7 @@ class LoaderFlow(Analysis):
         if depth > _MAX_CALL_DEPTH:
             return False
         for call in calls:
-            resolved = self._callee_targets(call, own)
+            resolved = self.callee_targets(call, own)
             if resolved is not None:
                 callee, mapped = resolved
                 inside = self._derived(mapped, ("", ".sampler", ".batch_sampler.sampler"))

@@ -25,7 +25,7 @@ import libcst as cst
 from ddplint.engine import noqa
 from ddplint.core.diagnostics import Diagnostic, Edit, Fix
 from ddplint.core.lines import split_lines
-from ddplint.semantic.model import SemanticModel
+from ddplint.semantic.model import SemanticModel, with_requirements
 from ddplint.rules.rule import Report, Rule
 from ddplint.prefilter.screens import Facts, facts_of
 from ddplint.prefilter.needles import TextScan
@@ -171,7 +171,7 @@ def prepare(
 ) -> tuple[SemanticModel, list[Rule]]:
     """The file's semantic model with the analyses the rules need, and the rule instances."""
     model = SemanticModel(module, project=project if project is not None else _PROJECT.get())
-    for analysis in dict.fromkeys(analysis for rule in rules for analysis in rule.analyses):
+    for analysis in with_requirements(analysis for rule in rules for analysis in rule.analyses):
         model.add_analysis(analysis(model))
     return model, [rule(model) for rule in rules]
 

@@ -244,7 +244,7 @@ def _state_dicts(reader, expr: ast.AST | None, key: str | None, held: list) -> N
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "state_dict":
         source = reader.source(expr.func.value)
         if source is not None:
-            held.append([key, source])
+            held.append((key, source))
         return
     if isinstance(expr, ast.Dict):
         for entry_key, value in zip(expr.keys, expr.values):

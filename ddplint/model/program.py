@@ -55,8 +55,7 @@ from ddplint.model.records import (
     LossScaler, ModuleSummary, Pack, Param, Place, Prepared, Sampler, SamplerTest, SelfAttr, Source, Wrapped, decode,
     encode,
 )
-from ddplint.model.summary import Given, function_node, gives as returns_given, module_code, summarize
-from ddplint.prefilter.screens import walk
+from ddplint.model.summary import function_node, gives as returns_given, module_code, summarize
 
 MAX_MODULES = 150  # modules read per run: past this, what a value would reach is unknown
 # Modules the table of evaluated samplers may read beyond MAX_MODULES: a monorepo of many
@@ -174,7 +173,8 @@ class Program:
         self.results: dict[tuple[str, str], object] = {}
         self.returned_data: dict[tuple[str, str], list] = {}
         self._cached, self._fresh = self._load_cache(), {}
-        for name, facts in project.modules.items():
+        for name in self.modules():
+            facts = project.modules[name]
             if facts.get("ddp") or facts.get("samplers"):  # where DDP models and samplers start
                 self.summary(name)
         self._solve()
@@ -361,25 +361,6 @@ class Program:
                         self._import_parts.setdefault(part, []).append((name, origin))
         return self._import_parts
 
-    def attribute_uses(self, module: str, attribute: str) -> tuple[int | None, bool]:
-        """The first line where `module` reads `<x>.<attribute>`, and whether it assigns it from the
-        environment variable of the same name in capitals. Read on demand (a rule asks this of
-        few modules), not summarised; a module that does not parse reads and assigns nothing."""
-        tree = self.tree(module)
-        if tree is None:
-            return None, False
-        variable, read, from_environment = attribute.upper(), None, False
-        for node in walk(tree):
-            if isinstance(node, ast.Attribute) and node.attr == attribute and isinstance(node.ctx, ast.Load):
-                read = node.lineno if read is None else min(read, node.lineno)
-            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                if any(isinstance(target, ast.Attribute) and target.attr == attribute for target in targets):
-                    from_environment |= any(
-                        isinstance(part, ast.Constant) and part.value == variable for part in walk(node.value)
-                    )
-        return read, from_environment
-
     # -- names ---------------------------------------------------------------------------
 
     def qualify(self, module: str, dotted: str) -> str | None:
@@ -540,6 +521,25 @@ class Program:
 
     def place(self, module: str, line: int) -> Place:
         return Place(self.project.relpaths[module], line)
+
+    def modules(self) -> list[str]:
+        """Every module of the project, by the name the index gives it, in the index's order."""
+        return list(self.project.modules)
+
+    def path(self, module: str) -> str:
+        """The file of `module`, relative to the project root."""
+        return self.project.relpaths[module]
+
+    @property
+    def alone(self) -> bool:
+        """Whether the program is a text linted without its project (standard input, an example):
+        what other modules do with its functions is unknown."""
+        return set(self.project.texts) >= set(self.project.modules)
+
+    def may_save(self, module: str) -> bool:
+        """Whether a function of `module` may call torch.save, itself or through the project
+        modules it imports (ddplint.model.project.Project.may_save: by text, without reading)."""
+        return self.project.may_save(module)
 
     # -- what a source holds ---------------------------------------------------------------
 

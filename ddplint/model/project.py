@@ -54,7 +54,7 @@ from ddplint.core.fixpoint import fixed_point, reachable
 from ddplint.core.lines import split_lines
 from ddplint.model import inner, loaders, placement, store
 from ddplint.model.program import Program
-from ddplint.model.records import Inner, Place, Prepared, Wrapped
+from ddplint.model.records import Inner, LaunchCommand, Place, Prepared, Wrapped
 from ddplint.prefilter.needles import TextScan, call_needle
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.core.torch_api import (
@@ -557,12 +557,10 @@ class Project:
         return self._memo[key]
 
     @functools.cached_property
-    def launch_commands(self) -> list[tuple[str, int, str, str]]:
-        """The commands of the project's shell scripts and documents (README, run.sh, *.md,
-        *.yaml, ...) that run a launcher of `torch_api.LAUNCHERS` (`torch.distributed.launch`,
-        `deepspeed`): (relative path, line, the command with the lines it continues onto with
-        backslashes, the launcher)."""
-        found: list[tuple[str, int, str, str]] = []
+    def launch_commands(self) -> list[LaunchCommand]:
+        """The commands of the project's shell scripts and documents that run a launcher of
+        `torch_api.LAUNCHERS`, at most MAX_LAUNCH_DOCUMENTS documents read."""
+        found: list[LaunchCommand] = []
         if self.texts:  # a text linted alone has no folder to look in
             return found
         seen = 0
@@ -596,7 +594,7 @@ class Project:
                     joined = command.replace("\\\n", " ")
                     for launcher, pattern in LAUNCHERS.items():
                         if pattern.search(joined):
-                            found.append((relative, index + 1, command, launcher))
+                            found.append(LaunchCommand(Place(relative, index + 1), command, launcher))
                             break
         return found
 
@@ -676,26 +674,6 @@ class ProjectView:
         """This module's file, relative to the project root."""
         return self.project.relpaths[self.module]
 
-    # -- the program model ---------------------------------------------------------------
-
-    @functools.cached_property
-    def single_process(self) -> bool:
-        """Whether this module only ever runs as one process: a test module that starts no
-        processes, an entry script (`if __name__ == "__main__":`) that names nothing
-        distributed, has no launch point of Lightning, Fabric or Accelerate (their text,
-        `torch_api.LAUNCH_POINT_TEXT`), imports no project module that does, and no module
-        imports (`Project.one_process_script`), or a module naming nothing distributed that
-        only such scripts import (`Project.run_by_demos_alone`)."""
-        facts = self.project.modules[self.module]
-        if facts.get("starts"):
-            return False
-        relative = self.project.relpaths[self.module].replace(os.sep, "/")
-        if _TEST_PATH.search(relative):
-            return True
-        if facts["dist"]:
-            return False
-        return self.project.one_process_script(self.module) or self.project.run_by_demos_alone(self.module)
-
     @functools.cached_property
     def users(self) -> list[str]:
         """This module and the modules importing it, up to three imports away: the scripts a
@@ -707,40 +685,55 @@ class ProjectView:
             scripts.update(pending)
         return sorted(scripts)
 
-    def launch_line(self, launcher: str) -> str | None:
+    def launch_line(self, launcher: str | None = None) -> Place | None:
         """Where a shell script or document of the project runs this module's file, or a script
         that imports it (a parser in `config.py`), with `launcher` (a key of
-        `torch_api.LAUNCHERS`): "scripts/run.sh:3". A command that names the script by a path
+        `torch_api.LAUNCHERS`; None: any of them). A command that names the script by a path
         (`basicsr/train.py`, `$DIR/tools/train.py`) counts from anywhere in the project when
         the path ends the script's own; a bare name counts from a document in the script's
         folder, above it, or in a folder right inside it (`docs/`, `scripts/`)."""
-        commands = [command for command in self.project.launch_commands if command[3] == launcher]
-        if not commands:
-            return None
-        project = self.project
-        for module in self.users:
-            relative = project.relpaths[module].replace(os.sep, "/")
+        commands = [c for c in self.project.launch_commands if launcher is None or c.launcher == launcher]
+        for module in self.users if commands else ():
+            relative = self.project.relpaths[module].replace(os.sep, "/")
             folder, name = os.path.dirname(relative), os.path.basename(relative)
             named = re.compile(rf"(?<![\w.-])((?:[\w.$/{{}}-]*/)?){re.escape(name)}(?![\w.-])")
-            for path, line, command, _ in commands:
-                above = os.path.dirname(path.replace(os.sep, "/"))
-                for match in named.finditer(command):
-                    if _names_script(match.group(1), relative, folder, above):
-                        return f"{path}:{line}"
+            for command in commands:
+                above = os.path.dirname(command.place.path.replace(os.sep, "/"))
+                if any(_names_script(match.group(1), relative, folder, above) for match in named.finditer(command.command)):
+                    return command.place
         return None
 
-    def attribute_uses(self, attribute: str) -> tuple[Place | None, bool]:
-        """Across `users`: where a module reads `<x>.<attribute>` (the first such module), and
-        whether one assigns it from the environment variable named like it in capitals
-        (`args.local_rank = int(os.environ["LOCAL_RANK"])`)."""
-        program = self.project.program
-        read, from_environment = None, False
-        for module in self.users:
-            line, environment = program.attribute_uses(module, attribute)
-            if read is None and line is not None:
-                read = self.project.place(module, line)
-            from_environment |= environment
-        return read, from_environment
+    @property
+    def program(self) -> Program:
+        """The program model of the project: the general questions (ddplint.model.program)."""
+        return self.project.program
+
+    @property
+    def context(self):
+        """Who runs the project's functions (ddplint.model.context.ProcessContext)."""
+        return self.project.program.context
+
+    # -- the program model ---------------------------------------------------------------
+
+    @functools.cached_property
+    def single_process(self) -> bool:
+        """Whether this module only ever runs as one process: a test module that starts no
+        processes, an entry script (`if __name__ == "__main__":`) that names nothing
+        distributed, has no launch point of Lightning, Fabric or Accelerate (their text,
+        `torch_api.LAUNCH_POINT_TEXT`), imports no project module that does, and no module
+        imports (`Project.one_process_script`), or a module naming nothing distributed that
+        only such scripts import (`Project.run_by_demos_alone`); and which no shell script or
+        document of the project runs with a launcher (`launch_line`)."""
+        facts = self.project.modules[self.module]
+        if facts.get("starts"):
+            return False
+        relative = self.project.relpaths[self.module].replace(os.sep, "/")
+        if _TEST_PATH.search(relative):
+            return True
+        if facts["dist"]:
+            return False
+        alone = self.project.one_process_script(self.module) or self.project.run_by_demos_alone(self.module)
+        return alone and self.launch_line() is None  # a launcher the project documents runs it as ranks
 
     def wrapped_parameters(self, key: str | None) -> dict:
         """The parameters of this module's function `key` (`name`, `Class.name`) that some call
@@ -786,30 +779,6 @@ class ProjectView:
         or None (ddplint.model.program.Program.combines)."""
         found = self.project.program.combines(self.module, key, cls, callee)
         return found if found is not None and found.place is not None else None
-
-    def cpu_built(self, callee: str, cls: str | None, constructor) -> str | None:
-        """Where the model a call of `callee` returns was built and left on the CPU
-        (ddplint.model.placement.cpu_built): placement.HERE when `callee` builds it itself (a
-        project class of another module, `from models import Net`), or None."""
-        return placement.cpu_built(self.project.program, self.module, callee, cls, constructor)
-
-    def handed_to_ddp(self, key: str | None, cls: str | None, callee: str, position: int | str) -> str | None:
-        """Where the project function a call reaches wraps its argument at `position` (an index
-        or a keyword) untouched in DDP with device_ids (ddplint.model.placement.handed_to_ddp), or None."""
-        return placement.handed_to_ddp(self.project.program, self.module, key, cls, callee, position)
-
-    def nccl_group(self, key: str | None, cls: str | None, callee: str) -> str | None:
-        """Where a call creates an NCCL group without a device through project helpers that
-        bind none (ddplint.model.placement.nccl_group), or None."""
-        return placement.nccl_group(self.project.program, self.module, key, cls, callee)
-
-    def binds_device(self, key: str | None, cls: str | None, callee: str) -> bool:
-        return placement.binds_device(self.project.program, self.module, key, cls, callee)
-
-    def bare_placement(self, key: str | None, cls: str | None, callee: str) -> str | None:
-        """Where a call's project function of another module moves to the current CUDA device
-        only (ddplint.model.placement.bare_placement), or None."""
-        return placement.bare_placement(self.project.program, self.module, key, cls, callee)
 
     def evaluation(self, key: str | None, cls: str | None, callee: str, index: int | None, keyword: str | None):
         """Where the project function a call hands a loader to evaluates it and combines the
@@ -893,11 +862,6 @@ class ProjectView:
         set_epoch (ddplint.model.loaders.passed_once)."""
         return loaders.passed_once(self.project.program, self.absolute(qualified), self.module) if qualified else None
 
-    def saving_helper(self, qualified: str | None) -> Place | None:
-        """Where the project function `qualified` names calls torch.save with nothing of ranks
-        around it, so that every process calling it saves (ddplint.model.values.Values.saves_on_any_rank)."""
-        return self.project.program.values.saves_on_any_rank(self.absolute(qualified), self.module) if qualified else None
-
     def hands_back(self, key: str | None, cls: str | None, callee: str) -> int | None:
         """The position of the argument a call of `callee` here gets back unchanged from a project
         function or method (ddplint.model.loaders.hands_back), or None."""
@@ -910,28 +874,15 @@ class ProjectView:
         module = self.module if where is None else self.project.names.get(where.path)
         return loaders.evaluated(self.project.program, module) if module is not None else {}
 
-    def cuda_function(self, qualified: str | None) -> Place | None:
-        """Where the project function `qualified` names is defined if it places
-        tensors or modules on CUDA, itself or through the project functions it calls, or None:
-        a fact of the program (ddplint.model.placement.cuda_placement), asked by whatever needs
-        it (a parameter default calling such a function runs CUDA at import time). Asked only
-        of the functions the index's text admits (`may_use_cuda`), which is what the prefilter
-        hint (ProjectFact.CUDA_HELPER) rests on: the hint admits every module this can flag,
-        and works out without parsing a module."""
-        found = self.may_use_cuda(qualified)
-        if found is None:
-            return None
-        module, name, record = found
-        if placement.cuda_placement(self.project.program, module, name) is None:
-            return None
-        return self.project.place(module, record["line"])
-
-    def may_use_cuda(self, qualified: str | None) -> tuple[str, str, dict] | None:
-        """(module, name, facts) of the project function `qualified` names if its text, or that
-        of a project function it calls, places tensors on CUDA (the index's text facts: cheap,
-        and a superset of `cuda_function`); else None."""
+    def may_use_cuda(self, qualified: str | None) -> tuple[str, str, Place] | None:
+        """(module, name, where it is defined) of the project function `qualified` names if its
+        text, or that of a project function it calls, places tensors on CUDA (the index's text
+        facts: cheap, and a superset of what the program model finds the function does, which
+        what the prefilter hint ProjectFact.CUDA_HELPER rests on); else None."""
         found = self._function(qualified)
-        return found if found is not None and self._function_cuda(found[0], found[1], set()) else None
+        if found is None or not self._function_cuda(found[0], found[1], set()):
+            return None
+        return found[0], found[1], self.project.place(found[0], found[2]["line"])
 
     def _function_cuda(self, module: str, name: str, active: set) -> bool:
         """Whether a project function's text touches CUDA, itself or through the functions it calls."""

@@ -48,6 +48,17 @@ class Place:
         return f"{self.path}:{self.line}"
 
 
+@record
+class LaunchCommand:
+    """A command in a shell script or document of the project (README, run.sh, *.md, *.yaml)
+    that runs `launcher` (a key of torch_api.LAUNCHERS: `torch.distributed.launch`,
+    `deepspeed`), with the lines it continues onto with backslashes."""
+
+    place: Place
+    command: str
+    launcher: str
+
+
 # -- sources: what an expression holds, as a summary writes it --------------------------------
 
 
@@ -302,6 +313,23 @@ class RecordWrite:
 
 
 @record
+class Escapes:
+    """What leaves a function (ddplint.model.files reads it): the files it saves (`saves`, with
+    the state dicts in them; `files`, every call named like a save given a file; `handed_files`,
+    the files a save helper is handed; `plain_saves`, saves under no `if` in a function saying
+    nothing of ranks; `writes`, saved dict records), what it pickles to another process
+    (`sends`), and the call results it keeps beyond what the summary follows (`stores`)."""
+
+    saves: tuple[Save, ...] = ()
+    files: tuple[FileWrite, ...] = ()
+    handed_files: tuple[HandedFiles, ...] = ()
+    plain_saves: tuple[Called, ...] = ()
+    writes: tuple[RecordWrite, ...] = ()
+    sends: tuple[Send, ...] = ()
+    stores: tuple = ()
+
+
+@record
 class FunctionSummary:
     """What the program model knows of one function (ddplint.model.summary reads it):
 
@@ -318,8 +346,8 @@ class FunctionSummary:
     - `forwards`: the DataLoader an `__init__` hands its **kwargs; `cycles`/`passes`: the
       parameter an endless generator re-iterates / a function passes over once;
       `deduplicates`: it cuts or places results by sample;
-    - what it saves (ddplint.model.values): `saves`, `files`, `handed_files`, `plain_saves`,
-      `writes`, `sends`, `stores`, `tolerant` (lines passing find_unused_parameters).
+    - what leaves it (`escapes`: files saved, values pickled or kept), and `tolerant`, the
+      lines of calls passing find_unused_parameters other than a literal False.
     """
 
     line: int
@@ -349,13 +377,7 @@ class FunctionSummary:
     cycles: ParameterLoop | None = None
     passes: ParameterLoop | None = None
     deduplicates: bool = False
-    saves: tuple[Save, ...] = ()
-    files: tuple[FileWrite, ...] = ()
-    handed_files: tuple[HandedFiles, ...] = ()
-    plain_saves: tuple[Called, ...] = ()
-    writes: tuple[RecordWrite, ...] = ()
-    sends: tuple[Send, ...] = ()
-    stores: tuple = ()
+    escapes: Escapes = Escapes()
     tolerant: tuple[int, ...] = ()
 
     def arguments(self, bound: bool) -> tuple[str, ...]:

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 from ddplint.core.torch_api import BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, NO_GRAD
 from ddplint.model import files
 from ddplint.model.records import (
-    CallResult, ClassSummary, Called, DataCall, Each, Either, Element, ForwardPass, FunctionContext, FunctionSummary,
+    CallResult, ClassSummary, Called, DataCall, Each, Either, Escapes, Element, ForwardPass, FunctionContext, FunctionSummary,
     Group, GroupCall, Guard, Handed, InnerHanded, InnerOf, Item, Literal, LiteralCall, Loop, ModuleSummary, Param,
     ParameterLoop, ParameterTest, PassingCall, SelfAttr, Source, Unknown,
 )
@@ -114,6 +114,7 @@ _DATA_PARAMETERS = {
     "DistributedSampler": DISTRIBUTED_SAMPLER.params, "DataLoader": DATALOADER.params, "BatchSampler": BATCH_SAMPLER.params,
 }
 _DATA_LITERALS = ("shuffle", "drop_last")
+_ESCAPES = tuple(item.name for item in fields(Escapes))
 _DATA_SOURCES = ("dataset", "sampler", "batch_sampler")
 
 
@@ -138,7 +139,9 @@ class _Draft:
         self.passes: ParameterLoop | None = None
 
     def freeze(self) -> FunctionSummary:
-        return FunctionSummary(**{name: tuple(held) if isinstance(held, list) else held for name, held in vars(self).items()})
+        held = {name: tuple(value) if isinstance(value, list) else value for name, value in vars(self).items()}
+        escapes = Escapes(**{name: held.pop(name) for name in _ESCAPES})
+        return FunctionSummary(**held, escapes=escapes)
 
 
 class _FunctionReader:

@@ -167,7 +167,8 @@ class AccumulationWithoutNoSync(Rule):
                         loss.backward()
                         optimizer.step()
                         optimizer.zero_grad()
-            """
+            """,
+            messages=_BACKWARD_ONLY,
         ),
         Flagged(
             """
@@ -208,7 +209,13 @@ class AccumulationWithoutNoSync(Rule):
                 model = torch.nn.parallel.DistributedDataParallel(net, device_ids=[args.gpu])
                 for epoch in range(args.epochs):
                     train_one_epoch(model, loader, optimizer, args.accum_iter)
-            """
+            """,
+            messages=(
+                "gradient accumulation on a DDP model without no_sync(): every micro-batch's backward "
+                "all-reduces (k times the communication per optimizer step); run the forward and backward of the "
+                "non-stepping micro-batches inside `with model.no_sync():` (`model` is wrapped in DDP at "
+                "example.py:11 and passed here by the call at example.py:13)"
+            ),
         ),
         Flagged(
             # timm's loss scaler runs the backward, and the optimizer step only when `need_update` is true.
@@ -225,7 +232,13 @@ class AccumulationWithoutNoSync(Rule):
             def main(net, loader, optimizer, args):
                 ddp = torch.nn.parallel.DistributedDataParallel(net, device_ids=[args.gpu])
                 train_one_epoch(ddp, loader, optimizer, NativeScaler(), args.accum_iter)
-            """
+            """,
+            messages=(
+                "gradient accumulation on a DDP model without no_sync(): every micro-batch's backward "
+                "all-reduces (k times the communication per optimizer step); run the forward and backward of the "
+                "non-stepping micro-batches inside `with model.no_sync():` (`model` is wrapped in DDP at "
+                "example.py:10 and passed here by the call at example.py:11)"
+            ),
         ),
         Flagged(
             """
@@ -245,7 +258,8 @@ class AccumulationWithoutNoSync(Rule):
                             ^
                         self.opt.step()
                         self.opt.zero_grad()
-            """
+            """,
+            messages=_ACCELERATE,
         ),
         Flagged(
             """

@@ -87,7 +87,12 @@ class PaddedEvalMetrics(Rule):
                 loader_eval = create_loader(dataset_eval, (3, 224, 224), cfg.batch_size, distributed=cfg.distributed)
                               ^
                 print(validate(model, loader_eval))
-            """
+            """,
+            messages=(
+                "evaluation DistributedSampler pads its shards by repeating samples (drop_last=False), so the "
+                "gathered or all-reduced metric counts some twice; trim the gathered results to len(dataset) or "
+                "shard without padding (the sampler is built inside timm.data.create_loader())"
+            ),
         ),
         Flagged(
             # Counted by label, not placed by sample id: the duplicates count twice.
@@ -215,7 +220,13 @@ class PaddedEvalMetrics(Rule):
                 loader = get_data_loader(dataset, 8, mode="val")
                 evaluator = MultiScale(classes)
                 return evaluator(net, loader)
-            """
+            """,
+            messages=(
+                "evaluation DistributedSampler pads its shards by repeating samples (drop_last=False), so the "
+                "gathered or all-reduced metric counts some twice; trim the gathered results to len(dataset) or "
+                "shard without padding (its loader is handed to MultiScale.__call__() by the call at "
+                "example.py:42, evaluated in a loop at example.py:35 and combined by all_reduce at example.py:25)"
+            ),
         ),
         Flagged(
             # The evaluation loop written as a comprehension over the loader.
@@ -274,7 +285,13 @@ class PaddedEvalMetrics(Rule):
                                                        ^
                 }
                 print(evaluate(model, loaders["val"]))
-            """
+            """,
+            messages=(
+                "evaluation DistributedSampler pads its shards by repeating samples (drop_last=False), so the "
+                "gathered or all-reduced metric counts some twice; trim the gathered results to len(dataset) or "
+                "shard without padding (its loader is handed to evaluate() by the call at example.py:17, "
+                "evaluated in a loop at example.py:7 and combined by all_reduce at example.py:9)"
+            ),
         ),
         Flagged(
             # Samplers and loaders built in lists by builders that zip them (create_sampler and
@@ -310,7 +327,13 @@ class PaddedEvalMetrics(Rule):
                 samplers = create_sampler([train_set, val_set], [True, False], dist.get_world_size(), dist.get_rank())
                 train_loader, val_loader = create_loader([train_set, val_set], samplers, 64)
                 print(evaluate(model, val_loader))
-            """
+            """,
+            messages=(
+                "evaluation DistributedSampler pads its shards by repeating samples (drop_last=False), so the "
+                "gathered or all-reduced metric counts some twice; trim the gathered results to len(dataset) or "
+                "shard without padding (its loader is handed to evaluate() by the call at example.py:29, "
+                "evaluated in a loop at example.py:20 and combined by all_gather_object at example.py:23)"
+            ),
         ),
     )
     clean_examples = (
@@ -667,7 +690,7 @@ class PaddedEvalMetrics(Rule):
             found.extend((function, loop) for loop in function.loops if loop.iterated & refs)
             if depth < _MAX_DEPTH:
                 for call in function.calls:
-                    resolved = self.flow._callee_targets(call, refs)
+                    resolved = self.flow.callee_targets(call, refs)
                     if resolved is not None and resolved[1] != refs:
                         pending.append((resolved[0], resolved[1], depth + 1))
         return found

@@ -481,7 +481,7 @@ class UnneededFindUnusedParameters(Rule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         view = self.model.project
-        program = view.project.program if view is not None else None
+        program = view.program if view is not None else None
         proof = _Proof(_Scope(view.module if view is not None else None, self._classes, self.model.qualified), program)
         for call, flag, held in self._wraps:
             objects = proof.objects(held)

@@ -40,10 +40,13 @@ class Flagged:
     finding on the line above. The caret lines are taken out of `code` (so the docs, the fix
     and every other test see the code alone) and kept in `at` as (line, column) pairs, 1-based
     as ddplint prints them. `fixed` is the golden output of fixing the code (with
-    `--unsafe-fixes` if the rule's fix is unsafe), or None when no fix is offered."""
+    `--unsafe-fixes` if the rule's fix is unsafe), or None when no fix is offered. `messages`
+    is the golden message of each finding, in the order of their places (one string: every
+    finding's); None when every finding says the rule's own `message`."""
 
     code: str
     fixed: str | None = None
+    messages: tuple[str, ...] | str | None = None
     at: tuple[tuple[int, int], ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -52,6 +55,10 @@ class Flagged:
         object.__setattr__(self, "at", at)
         if self.fixed is not None:
             object.__setattr__(self, "fixed", _dedent(self.fixed))
+        if isinstance(self.messages, str):
+            object.__setattr__(self, "messages", (self.messages,) * len(self.at))
+        if self.messages is not None and len(self.messages) != len(self.at):
+            raise ValueError(f"{len(self.messages)} messages for {len(self.at)} marked findings")
 
     @property
     def count(self) -> int:
