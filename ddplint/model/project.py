@@ -41,6 +41,7 @@ index knows no rule: what it tells a module's prefilters are facts of the progra
 
 from __future__ import annotations
 
+import ast
 import functools
 import json
 import os
@@ -57,6 +58,7 @@ from ddplint.model.program import Program
 from ddplint.model.records import Inner, LaunchCommand, Place, Prepared, Wrapped
 from ddplint.prefilter.needles import TextScan, call_needle
 from ddplint.prefilter.project_facts import ProjectFact
+from ddplint.prefilter.screens import dotted
 from ddplint.core.torch_api import (
     DATALOADER, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER, LAUNCH_POINT_TEXT, LAUNCHERS, LIBRARY_LOADERS, SAMPLER,
     TORCH_SAVE,
@@ -656,6 +658,21 @@ def _names_script(directory: str, relative: str, folder: str, document_folder: s
     )
 
 
+# Calls that start or join the ranks, by the last part of their name (the summary reads no imports).
+_RANK_STARTS = frozenset(("init_process_group", "spawn", "start_processes", "DistributedDataParallel", "Accelerator"))
+
+
+def _rank_start(tree) -> tuple[int, str] | None:
+    """(line, "calls X") of the first call in `tree` that starts or joins the ranks."""
+    found = None
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Call):
+            name = dotted(node.func) or ""
+            if name.rpartition(".")[2] in _RANK_STARTS and (found is None or node.lineno < found[0]):
+                found = (node.lineno, f"calls {name}")
+    return found
+
+
 class ProjectView:
     """The project seen from one module: resolves the names its semantic model qualifies."""
 
@@ -701,6 +718,22 @@ class ProjectView:
                 above = os.path.dirname(command.place.path.replace(os.sep, "/"))
                 if any(_names_script(match.group(1), relative, folder, above) for match in named.finditer(command.command)):
                     return command.place
+        return None
+
+    def ranks_started(self) -> tuple[Place, str] | None:
+        """Where a script that runs this module (it, or one importing it up to three imports
+        away: `users`) starts or joins the ranks, and how ("calls init_process_group"): the
+        first such call of the nearest such script; None when none does by its own code."""
+        memo = self.project._memo
+        for module in sorted(self.users, key=lambda name: (name != self.module, name)):
+            if not self.project.modules[module]["dist"]:
+                continue
+            key = ("ranks started", module)
+            if key not in memo:
+                memo[key] = _rank_start(self.project.program.tree(module))
+            if memo[key] is not None:
+                line, how = memo[key]
+                return self.project.place(module, line), how
         return None
 
     @property
