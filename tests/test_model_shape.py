@@ -79,46 +79,51 @@ def test_a_cycle_is_found(tmp_path):
         PACKAGE = saved
 
 
-def _questions() -> dict[str, list[tuple[Path, ast.AST]]]:
-    """The model's public functions and methods, by name: where each is defined."""
-    found: dict[str, list[tuple[Path, ast.AST]]] = defaultdict(list)
+def _questions() -> dict[str, list[tuple[Path, ast.AST, bool]]]:
+    """The model's public functions and methods, by name: where each is defined, and whether it
+    is a method (asked as an attribute) or a module's function (asked by its name)."""
+    found: dict[str, list[tuple[Path, ast.AST, bool]]] = defaultdict(list)
     for path in sorted(MODEL.glob("*.py")):
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
-            members = node.body if isinstance(node, ast.ClassDef) else [node]
-            for member in members:
+            members = [(member, True) for member in node.body] if isinstance(node, ast.ClassDef) else [(node, False)]
+            for member, method in members:
                 if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)) and not member.name.startswith("_"):
-                    found[member.name].append((path, member))
+                    found[member.name].append((path, member, method))
     return found
 
 
-def _references() -> dict[str, list[tuple[Path, int]]]:
-    """Where each name is referred to (an attribute, a name, an import), by module and line."""
-    found: dict[str, list[tuple[Path, int]]] = defaultdict(list)
+def _references() -> dict[tuple[str, bool], list[tuple[Path, int]]]:
+    """Where each name is asked, by module and line: as an attribute (`x.name`, key (name,
+    True)), or by name or import (`name(...)`, `from m import name`, key (name, False))."""
+    found: dict[tuple[str, bool], list[tuple[Path, int]]] = defaultdict(list)
     for path in sorted(PACKAGE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Attribute):
-                found[node.attr].append((path, node.lineno))
+                found[(node.attr, True)].append((path, node.lineno))
+                found[(node.attr, False)].append((path, node.lineno))  # `module.function(...)`
             elif isinstance(node, ast.Name):
-                found[node.id].append((path, node.lineno))
+                found[(node.id, False)].append((path, node.lineno))
             elif isinstance(node, ast.ImportFrom):
                 for alias in node.names:
-                    found[alias.name].append((path, node.lineno))
+                    found[(alias.name, False)].append((path, node.lineno))
     return found
 
 
 def one_rule_questions() -> list[str]:
     """The model's public functions and methods that exactly one rule asks and nothing else does
-    (a function's references inside its own body, its recursion, do not count)."""
+    (a function's references inside its own body, its recursion, do not count; a method is
+    asked only as an attribute, a function only by its name or an import)."""
     references, lonely = _references(), []
-    for name, definitions in _questions().items():
-        askers = set()
-        for path, line in references.get(name, ()):
-            inside = any(path == where and node.lineno <= line <= node.end_lineno for where, node in definitions)
-            if not inside:
-                askers.add(path)
-        rules = {path for path in askers if path.parent.name == "rules"}
-        if len(rules) == 1 and askers == rules:
-            lonely.append(f"{name} ({', '.join(sorted(p.stem for p, _ in definitions))}): only {next(iter(rules)).stem}")
+    for name, all_definitions in _questions().items():
+        for method in {method for _, _, method in all_definitions}:
+            definitions = [(where, node) for where, node, kind in all_definitions if kind == method]
+            askers = {
+                path for path, line in references.get((name, method), ())
+                if not any(path == where and node.lineno <= line <= node.end_lineno for where, node in definitions)
+            }
+            rules = {path for path in askers if path.parent.name == "rules" and path.stem.startswith("ddp")}
+            if len(rules) == 1 and askers == rules:
+                lonely.append(f"{name} ({', '.join(sorted(p.stem for p, _ in definitions))}): only {next(iter(rules)).stem}")
     return sorted(lonely)
 
 

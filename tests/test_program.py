@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from ddplint.model import project
 from ddplint.model import inner
-from ddplint.model.program import Collective, Evaluation, Made
+from ddplint.model.program import Collective, Evaluation
 from ddplint.model.records import CallResult, Inner, Instance, Item, Loader, Pack, Place, Prepared, Wrapped
 from ddplint.model.summary import summarize
 from ddplint.model.values import Wrap, WrapperSave

@@ -29,7 +29,7 @@ bound (`refused`) says nothing. A warm run takes the solution's digest from the 
 (ddplint.model.solution) and builds no program while no file it read has changed.
 
 The general questions: what a source holds (`evaluate`, `values_of`), what a call reaches
-(`resolve`, `target`, `callee_summary`), what it gives back (`gives`, `result_of`), whether it
+(`resolve`, `target`, `callee_summary`), what it gives back (`result_of`), whether it
 combines across ranks (`combines`), where a value handed on is used (`follow`, `evaluation`),
 who calls a function and who runs it (`context`, ddplint.model.context) and what it saves
 (`values`, ddplint.model.values).
@@ -55,7 +55,7 @@ from ddplint.model.records import (
     LossScaler, ModuleSummary, Pack, Param, Place, Prepared, Sampler, SamplerTest, SelfAttr, Source, Wrapped, decode,
     encode,
 )
-from ddplint.model.summary import function_node, gives as returns_given, module_code, summarize
+from ddplint.model.summary import module_code, summarize
 
 MAX_MODULES = 150  # modules read per run: past this, what a value would reach is unknown
 # Modules the table of evaluated samplers may read beyond MAX_MODULES: a monorepo of many
@@ -65,7 +65,6 @@ MAX_MODULES = 150  # modules read per run: past this, what a value would reach i
 MAX_ASKED = 100
 MAX_SOURCE = 2_000_000  # bytes of source read per run, past this as past MAX_MODULES (precision corpus: 1.94 MB at most)
 MAX_ROUNDS = 12  # rounds of the fixed point; a chain of helpers deeper than this is unknown
-MAX_GIVES, MAX_GIVES_DEPTH = 8, 3  # classes one call may give, and helpers followed for them (`gives`)
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
 CACHE_VERSION = 2  # of the summaries kept in the cache: a summary of another version is read again
 # `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
@@ -125,17 +124,6 @@ class Evaluation:
     combine: Collective
 
 
-@dataclass(frozen=True)
-class Made:
-    """What a call gives, by class (`Program.gives`): an object of the project class `cls` of
-    `module` (`kind` "object"), the class itself handed back ("class"), or the result of a
-    call of no project function or class, `callee` as written in `module` ("call")."""
-
-    kind: str
-    module: str
-    name: str
-
-
 class Program:
     """Values across the project's functions, solved once per run (see the module doc).
     `parameters[(module, key)]`, `attributes[(module, class)]`: name -> Value;
@@ -153,7 +141,6 @@ class Program:
         self.consulted: set[str] | None = None
         self._summaries: dict[str, ModuleSummary | None] = {}
         self._module_code: dict[str, FunctionSummary | None] = {}
-        self._returns_given: dict[tuple[str, str], list | None] = {}
         self._order: list[str] = []
         self._importers: dict[str, list[str]] = {}
         self._import_parts: dict[str, list[tuple[str, str]]] | None = None
@@ -201,7 +188,7 @@ class Program:
 
     def _stamp(self, module: str) -> list | None:
         """The file's size and mtime, which a cached summary must match; None for a text."""
-        if module in self.project.texts or self.project.cache_path is None:
+        if self.is_text(module) or self.project.cache_path is None:
             return None
         try:
             info = os.stat(os.path.join(self.project.root, self.project.relpaths[module]))
@@ -211,7 +198,7 @@ class Program:
 
     def _size(self, module: str) -> int:
         """The module's size in bytes, as its stamp has it (for MAX_SOURCE)."""
-        if module in self.project.texts:
+        if self.is_text(module):
             return len(self.project.texts[module].encode("utf-8", "replace"))
         try:
             return os.stat(os.path.join(self.project.root, self.project.relpaths[module])).st_size
@@ -219,7 +206,7 @@ class Program:
             return 0
 
     def _read_file(self, module: str) -> str | None:
-        if module in self.project.texts:
+        if self.is_text(module):
             return self.project.texts[module]
         try:
             with open(os.path.join(self.project.root, self.project.relpaths[module]), "rb") as handle:
@@ -242,15 +229,6 @@ class Program:
             return ast.parse(text) if text is not None else None
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
-
-    def _returns(self, module: str, key: str) -> list | None:
-        """What each return of a function gives (ddplint.model.summary.gives); None when it cannot
-        be read. Worked out on demand (few questions need it), from the module's text."""
-        if (module, key) not in self._returns_given:
-            tree = self.tree(module)
-            node = function_node(tree, key) if tree is not None else None
-            self._returns_given[(module, key)] = returns_given(node) if node is not None else None
-        return self._returns_given[(module, key)]
 
     def module_code(self, module: str) -> FunctionSummary | None:
         """The summary of `module`'s own code (what runs when it is run or imported), read as a
@@ -530,11 +508,11 @@ class Program:
         """The file of `module`, relative to the project root."""
         return self.project.relpaths[module]
 
-    @property
-    def alone(self) -> bool:
-        """Whether the program is a text linted without its project (standard input, an example):
-        what other modules do with its functions is unknown."""
-        return set(self.project.texts) >= set(self.project.modules)
+    def is_text(self, module: str) -> bool:
+        """Whether `module` is a text linted without its file (standard input, an editor's
+        buffer, an example): a program of such texts alone knows nothing of the modules beside
+        them, so what other modules do with its functions is unknown."""
+        return module in self.project.texts
 
     def may_save(self, module: str) -> bool:
         """Whether a function of `module` may call torch.save, itself or through the project
@@ -764,36 +742,6 @@ class Program:
         if data.sampler is None and isinstance(batched, CallResult) and batched.data is not None:
             return batched.data.sampler if self.qualify(module, batched.callee) in BATCH_SAMPLER else None
         return data.sampler
-
-    def gives(self, module: str, callee: str, cls: str | None = None, depth: int = 0) -> list[Made] | None:
-        """What calling `callee` in `module` (inside class `cls`) gives, by class, every way it
-        may go (`Made`); None when some return of a function on the way is unknown (ddplint.model.
-        summary.gives), past MAX_GIVES alternatives or MAX_GIVES_DEPTH helpers, or where a
-        summary cannot be read."""
-        made = self.class_of(module, callee)
-        if made is not None:
-            return [Made("object", *made)]
-        target = self.resolve(module, callee, cls) if depth <= MAX_GIVES_DEPTH else None
-        if target is None:
-            qualified = self.qualify(module, callee)
-            local = self.summary(module) is None or callee.partition(".")[0] in self.summary(module).functions  # type: ignore[union-attr]
-            project = local or (qualified is not None and self.split(qualified, module) is not None)
-            return None if project or depth > MAX_GIVES_DEPTH else [Made("call", module, callee)]
-        record = self.summary(target.module).functions[target.key]  # type: ignore[union-attr]
-        returns = None if target.bound else self._returns(target.module, target.key)
-        if returns is None or None in returns:
-            return None  # a method (its object may hand back anything), or a return unknown
-        found: list[Made] = []
-        for given in (given for returned in returns for given in returned):
-            if given.class_object:
-                made = self.class_of(target.module, given.name)
-                more = [Made("class", *made)] if made is not None else None
-            else:
-                more = self.gives(target.module, given.name, record.cls, depth + 1)
-            if more is None:
-                return None
-            found += [item for item in more if item not in found]
-        return found if len(found) <= MAX_GIVES else None
 
     # -- solving -------------------------------------------------------------------------
 

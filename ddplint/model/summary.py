@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 
 from ddplint.core.torch_api import BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, NO_GRAD
 from ddplint.model import files
@@ -37,7 +37,7 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 # (3.13 fills it in); 3.10 and 3.11 would keep an unknown keyword as a stray attribute.
 _NO_TYPE_PARAMS = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
 # Methods that return the object they are called on: `Net().cuda(rank)` is the `Net`.
-_SAME_VALUE_METHODS = frozenset(("cuda", "to", "float", "half", "bfloat16", "double", "train", "requires_grad_"))
+SAME_VALUE_METHODS = frozenset(("cuda", "to", "float", "half", "bfloat16", "double", "train", "requires_grad_"))
 _EXITS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
 MAX_PREDICATE_LINES = 25  # longer functions are not read as predicates (ddplint.model.context)
 
@@ -57,7 +57,7 @@ def _keys_by_zip(call: ast.Call) -> bool:
 def _moves(call: ast.Call) -> bool:
     """`Net().cuda(rank)`, `model.to(device).train()`: the value (the same object, see `source`)
     is placed on a device."""
-    while isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _SAME_VALUE_METHODS:
+    while isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in SAME_VALUE_METHODS:
         if call.func.attr in ("cuda", "to"):
             return True
         call = call.func.value  # type: ignore[assignment]
@@ -230,7 +230,7 @@ class _FunctionReader:
         return None
 
     def _call_source(self, expr: ast.Call) -> Source | None:
-        if isinstance(expr.func, ast.Attribute) and expr.func.attr in _SAME_VALUE_METHODS:
+        if isinstance(expr.func, ast.Attribute) and expr.func.attr in SAME_VALUE_METHODS:
             return self.source(expr.func.value)
         if isinstance(expr.func, ast.Name) and expr.func.id == "getattr":
             return self._inner(expr)
@@ -629,105 +629,22 @@ class _FunctionReader:
             self._statements(case.body)
 
 
-# Calls that add a module or parameter to an object after it was built.
-_REGISTERS = frozenset(("add_module", "register_module", "register_parameter", "register_buffer", "setattr"))
-
-
-def _definitions(body: list[ast.stmt], cls: str | None = None):
+def definitions(body: list[ast.stmt], cls: str | None = None):
     """Every function and class a module defines, at any depth and in source order, as (node,
     the class whose body holds it or None): how summaries key functions (`name`, `Class.name`)."""
     for node in body:
         if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
             yield node, cls
-            yield from _definitions(node.body, node.name if isinstance(node, ast.ClassDef) else None)
+            yield from definitions(node.body, node.name if isinstance(node, ast.ClassDef) else None)
         else:
             for name in ("body", "orelse", "finalbody"):
-                yield from _definitions(getattr(node, name, None) or [], cls)
+                yield from definitions(getattr(node, name, None) or [], cls)
             for handler in getattr(node, "handlers", None) or []:
-                yield from _definitions(handler.body, cls)
+                yield from definitions(handler.body, cls)
 
 
 def _function_key(node: ast.FunctionDef | ast.AsyncFunctionDef, cls: str | None) -> str:
     return f"{cls}.{node.name}" if cls else node.name
-
-
-@dataclass(frozen=True)
-class Given:
-    """What a `return` gives: the class object a dotted `name` names (`return SRv1`), or what
-    calling `name` gives (`return Net(cfg)`, moves such as `.to(device)` aside)."""
-
-    name: str
-    class_object: bool
-
-
-def gives(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[list[Given] | None]:
-    """What each `return` of a function gives, by class (the Givens it may give), or None where unknown. A local
-    returned gives whatever every binding of it in the function gives, whichever path runs
-    (`Network = SRv1` in each branch; `model = model.cuda()` keeps it); it is unknown when it
-    is also bound otherwise (a parameter, a loop, an unpacking, an import, a nested def), when its attributes
-    are set or a module is registered on it, or when it names a class called through another
-    local. A generator, a bare `return` and an end reached without one give None."""
-    inside = list(walk(node))
-    bound: dict[str, list] = {a.arg: [None] for a in walk(node.args) if isinstance(a, ast.arg)}
-    plain: set[int] = set()
-    for n in inside:
-        if isinstance(n, ast.Assign) and all(isinstance(t, ast.Name) for t in n.targets):
-            for target in n.targets:
-                plain.add(id(target))
-                given = _given(n.value, target.id)
-                if given != "same":
-                    bound.setdefault(target.id, []).append(given)
-    for n in inside:
-        changed: list[str] = []
-        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) and id(n) not in plain:
-            changed = [n.id]
-        elif isinstance(n, (ast.Import, ast.ImportFrom)):
-            changed = [(alias.asname or alias.name).partition(".")[0] for alias in n.names]
-        elif isinstance(n, (ast.Global, ast.Nonlocal)):
-            changed = list(n.names)
-        elif isinstance(n, (*_FUNCTIONS, ast.ClassDef)) and n is not node:
-            changed = [n.name]
-        elif isinstance(n, ast.Attribute) and not isinstance(n.ctx, ast.Load):
-            changed = [dotted(n.value) or ""]
-        elif isinstance(n, ast.Call) and (dotted(n.func) or "").rpartition(".")[2] in _REGISTERS:
-            receiver = n.args[0] if isinstance(n.func, ast.Name) and n.args else getattr(n.func, "value", None)
-            changed = [dotted(receiver) or ""] if receiver is not None else []
-        for name in changed:
-            bound.setdefault(name.partition(".")[0], []).append(None)
-
-    def returned(expr: ast.expr | None) -> list[Given] | None:
-        given = _given(expr, None) if expr is not None else None
-        if not isinstance(given, Given):
-            return None
-        head = given.name.partition(".")[0]
-        if head not in bound:
-            return [given]
-        held = bound[head]
-        if given.name != head or None in held or any(h.name.partition(".")[0] in bound for h in held):
-            return None
-        if given.class_object:
-            return held
-        # `Network(...)` where the local names classes: objects of them
-        return [Given(h.name, False) for h in held] if all(h.class_object for h in held) else None
-
-    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in inside):
-        return [None]
-    found = [returned(n.value) for n in inside if isinstance(n, ast.Return)]
-    return found if isinstance(node.body[-1], (ast.Return, ast.Raise)) else [*found, None]
-
-
-def _given(expr: ast.expr, target: str | None) -> Given | str | None:
-    """What a dotted name, or a call of one (moves such as `.to(device)` aside), gives; "same"
-    for `target` moved (`model = model.cuda()`); None otherwise."""
-    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _SAME_VALUE_METHODS:
-        expr = expr.func.value
-    if isinstance(expr, ast.Name) and expr.id == target:
-        return "same"
-    if isinstance(expr, ast.Call):
-        callee = dotted(expr.func)
-        return Given(callee, False) if callee else None
-    name = dotted(expr)
-    return Given(name, True) if name else None
 
 
 def _sets_flag(statement: ast.Assign) -> bool:
@@ -904,7 +821,7 @@ def summarize(tree: ast.Module, text: str | None = None) -> ModuleSummary:
     classes: dict[str, ClassSummary] = {}
     context: dict[str, FunctionContext] = {"": _module_context(tree)}  # who runs it: ddplint.model.context
     paths = files.module_paths(tree)
-    for node, cls in _definitions(tree.body):
+    for node, cls in definitions(tree.body):
         if isinstance(node, ast.ClassDef):
             classes.setdefault(node.name, ClassSummary(node.lineno, tuple(b for b in map(dotted, node.bases) if b)))
             continue
@@ -924,14 +841,6 @@ def module_code(tree: ast.Module) -> FunctionSummary:
     nothing = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
     code = ast.FunctionDef(name="", args=nothing, body=tree.body or [ast.Pass()], decorator_list=[], lineno=1, **_NO_TYPE_PARAMS)
     return _FunctionReader(code, None).summary()
-
-
-def function_node(tree: ast.Module, key: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    """The definition of the function a summary keys `key` (`name`, `Class.name`), or None."""
-    return next(
-        (node for node, cls in _definitions(tree.body) if not isinstance(node, ast.ClassDef) and _function_key(node, cls) == key),
-        None,
-    )
 
 
 # -- who runs what (for ddplint.model.context) -----------------------------------------------

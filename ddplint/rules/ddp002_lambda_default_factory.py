@@ -1083,7 +1083,7 @@ class Fates:
                     if fate is None or fate.sent:
                         return fate
                     kept.append(fate.where)
-        if program.alone:
+        if all(program.is_text(name) for name in program.modules()):
             return None  # a text linted alone: its callers elsewhere are unknown
         return Fate(False, kept[0]) if kept else None
 
