@@ -175,3 +175,33 @@ def test_progress_bar_on_a_terminal_for_long_runs_only(tmp_path):
     assert "files" not in short_run
     plain = subprocess.run([sys.executable, "-m", "ddplint", "."], cwd=tmp_path, env=_env(), capture_output=True, text=True)
     assert plain.stderr == ""  # not a terminal: no bar
+
+
+CHAINED = {
+    "pyproject.toml": "",
+    "train.py": "import torch\nimport torch.distributed as dist\nfrom loading import resume\n\n"
+    "def main(model, path):\n    dist.init_process_group('nccl')\n    resume(model, path)\n",
+    "loading.py": "import torch\nimport torch.distributed as dist\n\n"
+    "def resume(model, path):\n    model.load_state_dict(torch.load(path))\n",
+}
+
+
+def test_each_finding_carries_its_chain_in_json_full_and_sarif(run, tmp_path):
+    """A finding's steps (who runs it, the harm) come with places, also in another module:
+    JSON lists them, `full` prints them, SARIF carries them as a code flow ending at it."""
+    for name, text in CHAINED.items():
+        (tmp_path / name).write_text(text)
+    [finding] = json.loads(run("--output-format", "json", "--no-cache", "loading.py").stdout)
+    runs, harm = finding["chain"]
+    assert (runs["kind"], runs["filename"], runs["line"]) == ("runs", "train.py", 6)
+    assert "init_process_group" in runs["message"]
+    assert (harm["kind"], harm["filename"], harm["line"], harm["column"]) == ("harm", "loading.py", 5, 27)
+    full = run("--output-format", "full", "--no-cache", "loading.py").stdout
+    assert "  = runs  train.py:6: every rank runs this module: train.py calls dist.init_process_group" in full
+    log = json.loads(run("--output-format", "sarif", "--no-cache", "loading.py").stdout)
+    jsonschema.validate(log, json.loads(SCHEMA.read_text()))
+    [result] = log["runs"][0]["results"]
+    steps = result["codeFlows"][0]["threadFlows"][0]["locations"]
+    assert [step["location"]["physicalLocation"]["artifactLocation"]["uri"] for step in steps] == [
+        "train.py", "loading.py", "loading.py"]
+    assert steps[-1]["location"]["message"]["text"] == result["message"]["text"]

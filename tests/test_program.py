@@ -11,7 +11,20 @@ from hypothesis import strategies as st
 
 from ddplint.model import project
 from ddplint.model import inner
-from ddplint.model.program import Inner, Instance, Origin, Prepared, summarize
+from ddplint.model.program import Collective, Evaluation
+from ddplint.model.records import CallResult, Inner, Instance, Item, Loader, Pack, Place, Prepared, Wrapped
+from ddplint.model.summary import summarize
+from ddplint.model.values import Wrap, WrapperSave
+from ddplint.rules.ddp002_lambda_default_factory import Fate, Fates
+from ddplint.rules.ddp004_torch_load_without_map_location import own_record, saved_on_host
+from ddplint.rules.ddp009_ddp_state_dict_prefix import saved_from_wrapper
+from ddplint.rules.ddp014_save_on_every_rank import saving_helper
+
+
+def P(text: str) -> Place:
+    """The Place "pkg/main.py:5" names."""
+    path, _, line = text.rpartition(":")
+    return Place(path, int(line))
 
 _WRAP = "from torch.nn.parallel import DistributedDataParallel as DDP\n"
 
@@ -31,9 +44,9 @@ def test_a_parameter_a_helper_is_handed_is_a_ddp_model_with_the_place_that_makes
         "engine": "def train(model, steps):\n    step(model)\n\ndef step(net):\n    return net\n",
     })
     program = index.program
-    assert program.parameters[("pkg.engine", "train")]["model"] == Origin("pkg/main.py:5", "pkg/main.py:6")
+    assert program.parameters[("pkg.engine", "train")]["model"] == Wrapped(P("pkg/main.py:5"), P("pkg/main.py:6"))
     # handed on: the origin stays the wrap, the call is the one that hands it on
-    assert program.parameters[("pkg.engine", "step")]["net"] == Origin("pkg/main.py:5", "pkg/engine.py:2")
+    assert program.parameters[("pkg.engine", "step")]["net"] == Wrapped(P("pkg/main.py:5"), P("pkg/engine.py:2"))
     assert ("pkg.engine", "step") in program.results
 
 
@@ -43,7 +56,7 @@ def test_the_inner_model_and_other_values_are_not_ddp_models(tmp_path):
         "    train(model.module, 1)\n    train(args.model, 2)\n    model = net\n    train(model, 3)\n",
         "engine": "def train(model, steps):\n    pass\n",
     })
-    assert index.program.wrapped(index.program.parameters, ("pkg.engine", "train")) == {}
+    assert index.program.held(index.program.parameters, ("pkg.engine", "train"), Wrapped) == {}
 
 
 def test_the_inner_module_is_a_value_of_its_own_and_the_helpers_that_train_it_are_found(tmp_path):
@@ -60,12 +73,12 @@ def test_the_inner_module_is_a_value_of_its_own_and_the_helpers_that_train_it_ar
         "        torch.ones(1).backward()\n",
     })
     program = index.program
-    assert program.parameters[("pkg.engine", "train")]["model"] == Inner("pkg/main.py:5", "pkg/main.py:7")
-    assert program.parameters[("pkg.engine", "step")]["net"] == Inner("pkg/main.py:5", "pkg/engine.py:4")
-    assert program.wrapped(program.parameters, ("pkg.engine", "train")) == {}  # not a DDP model
+    assert program.parameters[("pkg.engine", "train")]["model"] == Inner(P("pkg/main.py:5"), P("pkg/main.py:7"))
+    assert program.parameters[("pkg.engine", "step")]["net"] == Inner(P("pkg/main.py:5"), P("pkg/engine.py:4"))
+    assert program.held(program.parameters, ("pkg.engine", "train"), Wrapped) == {}  # not a DDP model
     # Only `inner` reaches a forward and a backward: evaluate() and fit() call it under no_grad.
     assert inner.handed(program, "pkg.main") == {
-        ("main", "engine.train", 0, "inner"): (Inner("pkg/main.py:5"), "step", "pkg/engine.py:7"),
+        ("main", "engine.train", 0, "inner"): inner.Trained(Inner(P("pkg/main.py:5")), "step", P("pkg/engine.py:7")),
     }
     assert inner.handed(program, "pkg.engine") == {}  # handed on as a parameter: its caller is reported
 
@@ -81,7 +94,7 @@ def test_objects_of_project_classes_reach_their_methods(tmp_path):
     program = index.program
     assert isinstance(program.parameters[("pkg.engine", "train")]["scaler"], Instance)
     helper = program.callee_summary("pkg.engine", "train", None, "scaler")
-    assert helper["backward"] and helper["gates"] == ["update"] and helper["bound"]
+    assert helper.summary.backward and helper.summary.gates == ("update",) and helper.bound
 
 
 def test_a_collective_reached_through_helpers_names_its_place(tmp_path):
@@ -91,7 +104,8 @@ def test_a_collective_reached_through_helpers_names_its_place(tmp_path):
         "def evaluate(loader):\n    meter = metrics.Meter()\n    for x in loader:\n        pass\n    meter.sync()\n",
     })
     program = index.program
-    assert program.combines("pkg.main", "evaluate", None, "metrics.Meter().sync") == "all_reduce at pkg/metrics.py:5"
+    assert program.combines("pkg.main", "evaluate", None, "metrics.Meter().sync") == Collective("all_reduce", P("pkg/metrics.py:5"))
+    assert program.combines("pkg.metrics", "Meter.sync", "Meter", "dist.all_reduce") == Collective("all_reduce")  # the call itself
     assert program.combines("pkg.main", "evaluate", None, "print") is None
 
 
@@ -134,7 +148,7 @@ def test_random_projects_of_these_pieces_never_crash_the_model_or_a_lint(tmp_pat
     program = index.program
     for (module, key), values in program.parameters.items():  # every answer names a module it read
         assert module in index.modules and program.summary(module) is not None
-        assert all(isinstance(v, (Origin, Inner, Instance)) for v in values.values())
+        assert all(isinstance(v, (Wrapped, Inner, Instance)) for v in values.values())
     for name, text in texts.items():
         view = index.view(str(root / "pkg" / f"{name}.py"))
         view.hints()
@@ -145,20 +159,21 @@ def test_random_projects_of_these_pieces_never_crash_the_model_or_a_lint(tmp_pat
             pass  # a module that does not parse is reported as such, and the others still run
 
 
-def test_summaries_of_odd_code_are_plain_data():
+def test_summaries_of_odd_code_are_typed_records():
     tree = ast.parse(
         "class A(B.C, metaclass=M):\n    async def f(self, *a, x, **k):\n        async with g() as (p, q):\n"
         "            self.y: int = h(x)\n        return [self.y]\n    @staticmethod\n    def s(z):\n        match z:\n"
         "            case 1:\n                return z\n"
     )
     summary = summarize(tree)
-    assert summary["classes"]["A"]["bases"] == ["B.C"]
-    assert summary["functions"]["A.f"]["sets"] == {"y": ["call", "h", 4]}
-    assert not summary["functions"]["A.s"]["method"]
+    assert summary.classes["A"].bases == ("B.C",)
+    assert summary.functions["A.f"].sets == {"y": CallResult("h", 4)}
+    assert not summary.functions["A.s"].method
 
 
 def test_placement_follows_cpu_models_wrap_helpers_and_process_groups_and_knows_when_it_cannot(tmp_path):
-    from ddplint.model import placement
+    from ddplint.rules import ddp020_wrapper_order as placement
+    from ddplint.rules import ddp023_missing_device_binding as binding
 
     index = _project(tmp_path, {
         "main": "from pkg import models, parallel, utils, broken\n",
@@ -178,22 +193,22 @@ def test_placement_follows_cpu_models_wrap_helpers_and_process_groups_and_knows_
     def constructor(name):
         return name.startswith("torch.nn.")
 
-    assert placement.cpu_built(program, "pkg.main", "models.build", None, constructor) == "pkg/models.py:12"
-    assert placement.cpu_built(program, "pkg.main", "models.Net", None, constructor) == "here"
+    assert placement.cpu_built(program, "pkg.main", "models.build", None, constructor) == P("pkg/models.py:12")
+    assert placement.cpu_built(program, "pkg.main", "models.Net", None, constructor) is placement.HERE
     assert placement.cpu_built(program, "pkg.main", "models.OnGpu", None, constructor) is None
     assert placement.cpu_built(program, "pkg.main", "models.built_and_moved", None, constructor) is None
     assert placement.cpu_built(program, "pkg.main", "models.either", None, constructor) is None  # one return is unknown
-    assert placement.handed_to_ddp(program, "pkg.main", None, None, "parallel.wrap", 0) == "pkg/parallel.py:3"
+    assert placement.handed_to_ddp(program, "pkg.main", None, None, "parallel.wrap", 0) == P("pkg/parallel.py:3")
     assert placement.handed_to_ddp(program, "pkg.main", None, None, "parallel.wrap", 1) is None
     assert placement.handed_to_ddp(program, "pkg.main", None, None, "parallel.wrap_moved", 0) is None
-    assert placement.nccl_group(program, "pkg.main", None, None, "utils.init") == "pkg/utils.py:4"
-    assert placement.nccl_group(program, "pkg.main", None, None, "utils.init_gloo") is None
-    assert placement.nccl_group(program, "pkg.main", None, None, "broken.init") is None  # does not parse: unknown
-    assert not placement.binds_device(program, "pkg.main", None, None, "utils.init")
+    assert binding.nccl_group(program, "pkg.main", None, None, "utils.init") == P("pkg/utils.py:4")
+    assert binding.nccl_group(program, "pkg.main", None, None, "utils.init_gloo") is None
+    assert binding.nccl_group(program, "pkg.main", None, None, "broken.init") is None  # does not parse: unknown
+    assert not binding.binds_device(program, "pkg.main", None, None, "utils.init")
 
 
 def test_cuda_placement_is_followed_through_helpers_across_modules_and_recursion(tmp_path):
-    from ddplint.model import placement
+    from ddplint.rules import ddp001_cuda_tensor_in_default_argument as placement
 
     index = _project(tmp_path, {
         "utils": "import torch\n\ndef to_gpu(x):\n    return x.cuda(non_blocking=True)\n\n"
@@ -207,18 +222,18 @@ def test_cuda_placement_is_followed_through_helpers_across_modules_and_recursion
         "def spin(x):\n    return spin(utils.on_cpu(x))\n",
     })
     program = index.program
-    assert placement.cuda_placement(program, "pkg.utils", "to_gpu") == "pkg/utils.py:4"
-    assert placement.cuda_placement(program, "pkg.utils", "table") == "pkg/utils.py:7"
-    assert placement.cuda_placement(program, "pkg.utils", "by_index") == "pkg/utils.py:10"
-    assert placement.cuda_placement(program, "pkg.utils", "legacy") == "pkg/utils.py:13"
+    assert placement.cuda_placement(program, "pkg.utils", "to_gpu") == P("pkg/utils.py:4")
+    assert placement.cuda_placement(program, "pkg.utils", "table") == P("pkg/utils.py:7")
+    assert placement.cuda_placement(program, "pkg.utils", "by_index") == P("pkg/utils.py:10")
+    assert placement.cuda_placement(program, "pkg.utils", "legacy") == P("pkg/utils.py:13")
     assert placement.cuda_placement(program, "pkg.utils", "on_cpu") is None
     # through a renamed import, and through a helper that calls back into the first
-    assert placement.cuda_placement(program, "pkg.helpers", "prepare") == "pkg/utils.py:4"
+    assert placement.cuda_placement(program, "pkg.helpers", "prepare") == P("pkg/utils.py:4")
     assert placement.cuda_placement(program, "pkg.helpers", "spin") is None  # the recursion ends
     view = index.module_view("pkg.helpers")
-    assert view.cuda_function("pkg.helpers.place") == "pkg/helpers.py:5"
+    assert placement.cuda_function(view, "pkg.helpers.place") == P("pkg/helpers.py:5")
     # the text says "x.cuda()" (in a string): the index admits it, the program does not
-    assert view.may_use_cuda("pkg.utils.on_cpu") and view.cuda_function("pkg.utils.on_cpu") is None
+    assert view.may_use_cuda("pkg.utils.on_cpu") and placement.cuda_function(view, "pkg.utils.on_cpu") is None
 
 
 def test_who_runs_a_function_is_answered_across_modules(tmp_path):
@@ -277,8 +292,6 @@ def test_a_base_class_attribute_is_read_across_modules(tmp_path):
 
 def test_samplers_and_loaders_are_followed_through_tuples_returns_and_parameters(tmp_path):
     from ddplint.model import loaders
-    from ddplint.model.program import Data, Pack
-
     index = _project(tmp_path, {
         "data": "from torch.utils.data import DataLoader, DistributedSampler\n\n"
         "def build(train_set, val_set, exact):\n"
@@ -292,10 +305,10 @@ def test_samplers_and_loaders_are_followed_through_tuples_returns_and_parameters
     })
     program = index.program
     (value,) = program.returned_data[("pkg.data", "build")]
-    assert isinstance(value, Pack) and [item.kind for item in value.items] == ["loader", "loader"]
+    assert isinstance(value, Pack) and [type(item) for item in value.items] == [Loader, Loader]
     val = program.parameters[("pkg.engine", "run")]["loader"]
-    assert isinstance(val, Data) and val.passed_at == "pkg/main.py:7"
-    assert val.sampler.made_at == "pkg/data.py:5" and val.sampler.shuffle is False
+    assert isinstance(val, Loader) and val.passed_at == P("pkg/main.py:7")
+    assert val.sampler.made_at == P("pkg/data.py:5") and val.sampler.shuffle is False
     assert val.sampler.drop_last is None and not val.sampler.pads  # decided at run time: unknown
     assert loaders.evaluated(program, "pkg.data") == {}  # run() neither loops nor combines
 
@@ -319,7 +332,7 @@ def test_a_method_that_returns_its_argument_hands_it_back_and_others_do_not(tmp_
 
 
 def test_the_files_a_path_names_compare_across_modules():
-    from ddplint.model.values import path_key
+    from ddplint.model.files import path_key
 
     def key(code: str, paths=None):
         return path_key(ast.parse(code, mode="eval").body, paths)
@@ -341,10 +354,12 @@ def test_saves_of_a_ddp_models_state_dict_and_not_of_the_inner_model(tmp_path):
         "utils": "import torch\n\ndef save(model, args):\n    torch.save(model.state_dict(), args.checkpoint)\n",
     })
     values = index.program.values
-    assert values.wrapper_saves() == [("file:wrapped.pt", "model", "pkg/main.py:12"), ("option:checkpoint", None, "pkg/utils.py:4")]
-    assert values.saved_from_wrapper("file:wrapped.pt", "model") == "pkg/main.py:12"
-    assert values.saved_from_wrapper("file:wrapped.pt", "optimizer") is None
-    assert values.saved_from_wrapper("file:inner.pt") is values.saved_from_wrapper("file:inner2.pt") is None
+    assert values.wrapper_saves() == [
+        WrapperSave("file:wrapped.pt", "model", P("pkg/main.py:12")), WrapperSave("option:checkpoint", None, P("pkg/utils.py:4")),
+    ]
+    assert saved_from_wrapper(index.program, "file:wrapped.pt", "model") == P("pkg/main.py:12")
+    assert saved_from_wrapper(index.program, "file:wrapped.pt", "optimizer") is None
+    assert saved_from_wrapper(index.program, "file:inner.pt") is saved_from_wrapper(index.program, "file:inner2.pt") is None
 
 
 def test_files_saved_with_their_tensors_on_the_host_and_what_spoils_that(tmp_path):
@@ -364,10 +379,10 @@ def test_files_saved_with_their_tensors_on_the_host_and_what_spoils_that(tmp_pat
     )
     index = _project(tmp_path, {"train": train, "script": "import torch\nnet = make()\ntorch.save(net.state_dict(), 'script.pt')\n"})
     values = index.program.values
-    assert values.saved_on_host("pkg.train", "file:final.pt") == "pkg/train.py:8"
-    assert values.saved_on_host("pkg.script", "file:best.pt") == "pkg/train.py:9"
+    assert saved_on_host(values.program, "pkg.train", "file:final.pt") == P("pkg/train.py:8")
+    assert saved_on_host(values.program, "pkg.script", "file:best.pt") == P("pkg/train.py:9")
     for spoiled in ("branch.pt", "helped.pt", "opened.pt", "script.pt", "nowhere.pt"):
-        assert values.saved_on_host("pkg.train", f"file:{spoiled}") is None, spoiled
+        assert saved_on_host(values.program, "pkg.train", f"file:{spoiled}") is None, spoiled
 
 
 def test_state_dicts_fsdp_or_dcp_gather_onto_the_host(tmp_path):
@@ -399,9 +414,9 @@ def test_state_dicts_fsdp_or_dcp_gather_onto_the_host(tmp_path):
     )
     values = _project(tmp_path, {"train": train}).program.values
     for hosted, line in (("model.pt", 8), ("optim.pt", 9), ("inner.pt", 10), ("dcp.pt", 21)):
-        assert values.saved_on_host("pkg.train", f"file:{hosted}") == f"pkg/train.py:{line}", hosted
+        assert saved_on_host(values.program, "pkg.train", f"file:{hosted}") == Place("pkg/train.py", line), hosted
     for spoiled in ("other.pt", "after.pt", "maybe.pt", "half.pt", "half_optim.pt", "dcp_gpu.pt"):
-        assert values.saved_on_host("pkg.train", f"file:{spoiled}") is None, spoiled
+        assert saved_on_host(values.program, "pkg.train", f"file:{spoiled}") is None, spoiled
 
 
 def test_the_classes_wrapped_in_ddp_with_their_arguments_through_builders(tmp_path):
@@ -412,7 +427,7 @@ def test_the_classes_wrapped_in_ddp_with_their_arguments_through_builders(tmp_pa
         "models": "class Net:\n    pass\n\nclass Head:\n    pass\n\ndef build_model(cfg):\n    net = Net()\n    return net\n",
     })
     values = index.program.values
-    assert values.wrapped_classes("pkg.models") == {"Net": [("pkg/main.py:9", False)], "Head": [("pkg/main.py:5", True)]}
+    assert values.wrapped_classes("pkg.models") == {"Net": [Wrap(P("pkg/main.py:9"), False)], "Head": [Wrap(P("pkg/main.py:5"), True)]}
     assert values.wrapped_classes("pkg.main") == {}
 
 
@@ -425,10 +440,10 @@ def test_what_callers_do_with_a_returned_value(tmp_path):
         "    kept = third()\n    box = [kept]\n    pickle.dump(box, f)\n",
     })
     values = index.program.values
-    assert values.result_fate("pkg.helpers", "make") == ("sent", "spawn at pkg/main.py:9")
-    assert values.result_fate("pkg.helpers", "other") == ("kept", "pkg/main.py:10")
-    assert values.result_fate("pkg.helpers", "third") is None  # put in a container: unknown
-    assert values.result_fate("pkg.main", "main") is None  # no caller
+    assert Fates(values.program).result_fate("pkg.helpers", "make") == Fate(True, "spawn at pkg/main.py:9")
+    assert Fates(values.program).result_fate("pkg.helpers", "other") == Fate(False, "pkg/main.py:10")
+    assert Fates(values.program).result_fate("pkg.helpers", "third") is None  # put in a container: unknown
+    assert Fates(values.program).result_fate("pkg.main", "main") is None  # no caller
 
 
 def test_a_class_record_of_python_values_and_one_that_may_hold_tensors(tmp_path):
@@ -439,10 +454,10 @@ def test_a_class_record_of_python_values_and_one_that_may_hold_tensors(tmp_path)
         "class Trainer:\n    def save(self):\n        torch.save({'epoch': self.epoch, 'model_state': self.model_state}, self.path)\n",
     })
     values = index.program.values
-    assert values.own_record("pkg.search", "Search", {"epoch", "memory"}) == "pkg/search.py:8"
-    assert values.own_record("pkg.search", "Search", {"epoch", "model"}) is None  # a key it never saves
-    assert values.own_record("pkg.search", "Slices", {"type", "weight"}) is None  # a parameter: maybe a tensor
-    assert values.own_record("pkg.search", "Trainer", {"epoch"}) is None  # saved beside a model's state
+    assert own_record(values.program, "pkg.search", "Search", {"epoch", "memory"}) == P("pkg/search.py:8")
+    assert own_record(values.program, "pkg.search", "Search", {"epoch", "model"}) is None  # a key it never saves
+    assert own_record(values.program, "pkg.search", "Slices", {"type", "weight"}) is None  # a parameter: maybe a tensor
+    assert own_record(values.program, "pkg.search", "Trainer", {"epoch"}) is None  # saved beside a model's state
 
 
 _EVALUATE_SCRIPT = (
@@ -478,8 +493,8 @@ def test_imports_in_top_level_if_and_try_blocks_name_the_modules_calls_reach(tmp
         "    validate(build(val_set))\n",
     })
     program = index.program
-    assert program.summary("pkg.train")["imports"] == {
-        "get_loaders": ["pkg.cifar.get_loaders", "pkg.imagenet.get_loaders"], "reduce_mean": ["pkg.utils.reduce_mean"],
+    assert program.summary("pkg.train").imports == {
+        "get_loaders": ("pkg.cifar.get_loaders", "pkg.imagenet.get_loaders"), "reduce_mean": ("pkg.utils.reduce_mean",),
     }
     # Either import may run: both builders' loaders reach validate(); an import inside a
     # function binds no module name.
@@ -487,8 +502,8 @@ def test_imports_in_top_level_if_and_try_blocks_name_the_modules_calls_reach(tmp
     assert loaders.evaluated(program, "pkg.lookalike") == {}
     tree = ast.parse("if a:\n    import x.y\n    import p.q as r\n    from . import s\nelse:\n    from .t import *\n"
                      "try:\n    pass\nfinally:\n    from ..u import v as w\n")
-    assert summarize(tree)["imports"] == {"x": ["x"], "r": ["p.q"], "s": [".s"], "w": ["..u.v"]}
-    assert "imports" not in summarize(ast.parse("import os\ndef f():\n    import sys\n"))
+    assert summarize(tree).imports == {"x": ("x",), "r": ("p.q",), "s": (".s",), "w": ("..u.v",)}
+    assert summarize(ast.parse("import os\ndef f():\n    import sys\n")).imports == {}
 
 
 def test_questions_read_past_the_solutions_bound_and_a_helper_past_theirs_is_unknown(tmp_path, monkeypatch):
@@ -549,7 +564,7 @@ def test_functions_that_control_ddps_gradient_sync():
         "def sync_now(model):\n"
         "    return model.require_backward_grad_sync or model.sync()\n"
     ))
-    assert [f["sync_control"] for f in summary["functions"].values()] == [True, True, False]
+    assert [f.sync_control for f in summary.functions.values()] == [True, True, False]
 
 
 def test_a_ddp_model_returned_in_a_tuple_is_found_at_its_position(tmp_path):
@@ -559,7 +574,7 @@ def test_a_ddp_model_returned_in_a_tuple_is_found_at_its_position(tmp_path):
         "def single(net):\n    model, device = plain(net)\n",
     })
     program = index.program
-    assert program.result_of("pkg.main", "setup", None, 0) == Origin("pkg/setup.py:3")
+    assert program.result_of("pkg.main", "setup", None, 0) == Wrapped(P("pkg/setup.py:3"))
     assert program.result_of("pkg.main", "setup", None, 1) is None
     assert program.result_of("pkg.main", "setup", None) is None  # the tuple itself is no DDP model
     assert program.result_of("pkg.main", "plain", None, 0) is None
@@ -574,7 +589,7 @@ def test_what_accelerate_prepares_is_followed_to_the_functions_it_is_handed_to(t
         "loop": "def fit(accelerator, model):\n    pass\n",
     })
     program = index.program
-    assert program.prepared(program.parameters, ("pkg.loop", "fit")) == {"model": Prepared("pkg/main.py:6", "pkg/main.py:7")}
+    assert program.held(program.parameters, ("pkg.loop", "fit"), Prepared) == {"model": Prepared(P("pkg/main.py:6"), P("pkg/main.py:7"))}
     assert program.receives_wrapped("pkg.loop")
 
 
@@ -603,8 +618,8 @@ def test_a_sampler_made_under_a_parameter_test_a_calls_literal_rules_out_is_not_
     program = index.program
     assert set(loaders.evaluated(program, "pkg.data")) == {12}  # not 5: only 'train' gets it
     assert loaders.built(program, "pkg.data.build", "pkg.main", [[1, "val"]]) == {}
-    assert loaders.built(program, "pkg.data.build", "pkg.main", [["split", "train"]])["loader"][0] == "pkg/data.py:5"
-    assert loaders.built(program, "pkg.data.build", "pkg.main", [])["loader"][0] == "pkg/data.py:5"  # unknown: kept
+    assert loaders.built(program, "pkg.data.build", "pkg.main", [["split", "train"]])["loader"].made_at == P("pkg/data.py:5")
+    assert loaders.built(program, "pkg.data.build", "pkg.main", [])["loader"].made_at == P("pkg/data.py:5")  # unknown: kept
 
 
 def test_a_loader_kept_on_self_is_evaluated_by_a_method_that_loops_over_the_attribute(tmp_path):
@@ -620,15 +635,13 @@ def test_a_loader_kept_on_self_is_evaluated_by_a_method_that_loops_over_the_attr
         "    def local(self):\n        for x in self.val_loader:\n            print(x)\n",
     })
     program = index.program
-    assert program.kept_evaluation("pkg.trainer", "Trainer", "val_loader") == (
-        "Trainer.validate", "pkg/trainer.py:8", "all_reduce at pkg/trainer.py:10")
+    assert program.kept_evaluation("pkg.trainer", "Trainer", "val_loader") == Evaluation(
+        "Trainer.validate", P("pkg/trainer.py:8"), Collective("all_reduce", P("pkg/trainer.py:10")))
     (found,) = loaders.evaluated(program, "pkg.data").values()
-    assert found.kept_as == "val_loader" and found.handed_at == "pkg/trainer.py:6"
+    assert found.kept_as == "val_loader" and found.handed_at == P("pkg/trainer.py:6")
 
 
 def test_a_call_on_a_local_object_is_its_class_method_in_the_values_the_program_follows(tmp_path):
-    from ddplint.model.program import Data
-
     index = _project(tmp_path, {
         "backend": "class Backend:\n    def wrap(self, loader):\n        return loader\n",
         "main": "from torch.utils.data import DataLoader, DistributedSampler\nfrom pkg.backend import Backend\n\n"
@@ -637,7 +650,7 @@ def test_a_call_on_a_local_object_is_its_class_method_in_the_values_the_program_
         "    loader = backend.wrap(DataLoader(ds, sampler=DistributedSampler(ds, shuffle=False)))\n    run(loader)\n",
     })
     found = index.program.parameters[("pkg.main", "run")]["loader"]
-    assert isinstance(found, Data) and found.kind == "loader" and found.sampler.made_at == "pkg/main.py:9"
+    assert isinstance(found, Loader) and found.sampler.made_at == P("pkg/main.py:9")
 
 
 def test_a_function_that_cuts_results_to_a_length_trims(tmp_path):
@@ -645,10 +658,10 @@ def test_a_function_that_cuts_results_to_a_length_trims(tmp_path):
         "def a(preds, loader):\n    return preds[: len(loader.dataset)]\n\n"
         "def b(preds, dataset):\n    n = len(dataset)\n    return preds[:n]\n\n"
         "def c(preds, k):\n    return preds[:k]\n"
-    ))["functions"]
-    assert functions["a"].get("deduplicates") and functions["b"].get("deduplicates") and not functions["c"].get("deduplicates")
+    )).functions
+    assert functions["a"].deduplicates and functions["b"].deduplicates and not functions["c"].deduplicates
     split = summarize(ast.parse("def d(dataset):\n    n = len(dataset)\n    return list(range(n))[n // 2:n]\n"))
-    assert not split["functions"]["d"].get("deduplicates")  # a split of the dataset, not a trim
+    assert not split.functions["d"].deduplicates  # a split of the dataset, not a trim
 
 
 def test_results_keyed_by_sample_id_deduplicate_and_comprehensions_loop(tmp_path):
@@ -656,9 +669,9 @@ def test_results_keyed_by_sample_id_deduplicate_and_comprehensions_loop(tmp_path
         "def a(everyone, results):\n    for ids, preds in everyone:\n        results.update(zip(ids, preds))\n\n"
         "def b(stats, preds):\n    stats.update(preds=preds)\n    stats.update(preds)\n\n"
         "def c(model, loader):\n    return [model(x) for x, _ in loader]\n"
-    ))["functions"]
-    assert functions["a"].get("deduplicates") and not functions["b"].get("deduplicates")
-    assert [loop[2:] for loop in functions["c"]["loops"]] == [[["loader"], False]]
+    )).functions
+    assert functions["a"].deduplicates and not functions["b"].deduplicates
+    assert [(loop.iterated, loop.trains) for loop in functions["c"].loops] == [(("loader",), False)]
 
 
 def test_a_function_that_makes_one_pass_over_its_loader_and_those_that_may_do_more(tmp_path):
@@ -674,7 +687,7 @@ def test_a_function_that_makes_one_pass_over_its_loader_and_those_that_may_do_mo
         "main": "from pkg import engine\n",
     })
     program = index.program
-    assert loaders.passed_once(program, "pkg.engine.train", "pkg.main") == (1, "loader", "train", "pkg/engine.py:3")
+    assert loaders.passed_once(program, "pkg.engine.train", "pkg.main") == loaders.OnePass(1, "loader", "train", P("pkg/engine.py:3"))
     for name in ("sets", "hands", "rebinds", "endless", "missing"):
         assert loaders.passed_once(program, f"pkg.engine.{name}", "pkg.main") is None
 
@@ -688,7 +701,9 @@ def test_a_helper_saves_a_ddp_models_state_dict_to_the_files_its_callers_name(tm
         "    torch.save({'epoch': epoch, 'model': model.state_dict()}, path)\n",
     })
     values = index.program.values
-    assert values.wrapper_saves() == [("file:last.pt", "model", "pkg/utils.py:4"), ("option:ckpt", "model", "pkg/utils.py:4")]
+    assert values.wrapper_saves() == [
+        WrapperSave("file:last.pt", "model", P("pkg/utils.py:4")), WrapperSave("option:ckpt", "model", P("pkg/utils.py:4")),
+    ]
 
 
 def test_a_helper_of_another_module_saves_whatever_rank_runs_it(tmp_path):
@@ -703,16 +718,14 @@ def test_a_helper_of_another_module_saves_whatever_rank_runs_it(tmp_path):
         "main": "from pkg import engine, utils\n",
     })
     values = index.program.values
-    assert values.saves_on_any_rank("pkg.utils.save_checkpoint", "pkg.main") == "pkg/utils.py:5"
-    assert values.saves_on_any_rank("pkg.engine.fit", "pkg.main") == "pkg/utils.py:5"
+    assert saving_helper(index.module_view("pkg.main"), "pkg.utils.save_checkpoint") == P("pkg/utils.py:5")
+    assert saving_helper(index.module_view("pkg.main"), "pkg.engine.fit") == P("pkg/utils.py:5")
     for name in ("save_on_master", "save_best", "save_early", "missing"):
-        assert values.saves_on_any_rank(f"pkg.utils.{name}", "pkg.main") is None
-    assert values.saves_on_any_rank("pkg.utils.save_checkpoint", "pkg.utils") is None  # judged in its own module
+        assert saving_helper(index.module_view("pkg.main"), f"pkg.utils.{name}") is None
+    assert saving_helper(index.module_view("pkg.utils"), "pkg.utils.save_checkpoint") is None  # judged in its own module
 
 
 def test_a_loader_taken_from_a_dict_or_a_list_of_appended_loaders_is_followed(tmp_path):
-    from ddplint.model.program import Data
-
     index = _project(tmp_path, {
         "data": "from torch.utils.data import DataLoader, DistributedSampler\n\n"
         "def build(train, val):\n"
@@ -732,10 +745,10 @@ def test_a_loader_taken_from_a_dict_or_a_list_of_appended_loaders_is_followed(tm
     found = index.program.parameters[("pkg.main", "run")]
     assert "other" not in found
     loader = found["loader"]
-    assert isinstance(loader, Data) and loader.kind == "loader" and loader.sampler.made_at == "pkg/data.py:5"
-    values = index.program.values_of("pkg.main", "main", ["item", ["call", "loaders_of", 9], 1])
-    assert [value.sampler.made_at for value in values] == ["pkg/data.py:10"]
-    values = index.program.values_of("pkg.main", "main", ["item", ["call", "listed", 11], 0])
-    assert [value.sampler.made_at for value in values] == ["pkg/data.py:10"]
-    values = index.program.values_of("pkg.main", "main", ["item", ["call", "build", 7], "val"])
-    assert [(value.sampler.made_at, value.shuffle) for value in values] == [("pkg/data.py:5", False)]
+    assert isinstance(loader, Loader) and loader.sampler.made_at == P("pkg/data.py:5")
+    values = index.program.values_of("pkg.main", "main", Item(CallResult("loaders_of", 9), 1))
+    assert [value.sampler.made_at for value in values] == [P("pkg/data.py:10")]
+    values = index.program.values_of("pkg.main", "main", Item(CallResult("listed", 11), 0))
+    assert [value.sampler.made_at for value in values] == [P("pkg/data.py:10")]
+    values = index.program.values_of("pkg.main", "main", Item(CallResult("build", 7), "val"))
+    assert [(value.sampler.made_at, value.sampler.shuffle) for value in values] == [(P("pkg/data.py:5"), False)]

@@ -13,6 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ddplint.model import project
+from ddplint.model.loaders import Built, Cycle
+from ddplint.model.records import Place
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.rules.ddp003_missing_set_epoch import MissingSetEpoch
 from ddplint.core.torch_api import DISTRIBUTED_MARKERS
@@ -235,17 +237,17 @@ def test_the_view_answers_for_tuple_builders_and_endless_generators(tmp_path):
         "def after(dl):\n    while True:\n        break\n    for x in dl:\n        yield x\n"
     )
     view = project.build(str(root)).view(str(root / "trainer" / "train.py"))
-    assert view.endless_wrapper("trainer.utils.cycle") == (0, "cycle", "trainer/utils.py:2")
-    assert view.endless_wrapper("trainer.pairs.repeat") == (1, "repeat", "trainer/pairs.py:19")
+    assert view.endless_wrapper("trainer.utils.cycle") == Cycle(0, "cycle", Place("trainer/utils.py", 2))
+    assert view.endless_wrapper("trainer.pairs.repeat") == Cycle(1, "repeat", Place("trainer/pairs.py", 19))
     for name in ("trainer.data.build_loader", "trainer.pairs.cycle_right", "trainer.pairs.once", "trainer.pairs.after"):
         assert view.endless_wrapper(name) is None
-    built = {"sampler": ("trainer/pairs.py:5", 1, 0), "loader": ("trainer/pairs.py:5", 0, 0)}
-    assert view.built_data("trainer.pairs.build") == built
+    made = Place("trainer/pairs.py", 5)
+    assert view.built_data("trainer.pairs.build") == {"sampler": Built(made, 1, 0), "loader": Built(made, 0, 0)}
     # a builder returning another's tuple: which of its own arguments is the dataset is not known
-    assert view.built_data("trainer.pairs.again") == {"sampler": ("trainer/pairs.py:5", 1, None), "loader": ("trainer/pairs.py:5", 0, None)}
-    assert view.built_data("trainer.pairs.pair") == {"loader": ("trainer/pairs.py:11", 1, 0)}
+    assert view.built_data("trainer.pairs.again") == {"sampler": Built(made, 1, None), "loader": Built(made, 0, None)}
+    assert view.built_data("trainer.pairs.pair") == {"loader": Built(Place("trainer/pairs.py", 11), 1, 0)}
     assert view.built_data("trainer.pairs.fixed") == {}  # an evaluation sampler: no epochs to set
-    assert view.built_data("trainer.data.build_loader") == {"loader": ("trainer/data.py:5", None, 0)}
+    assert view.built_data("trainer.data.build_loader") == {"loader": Built(Place("trainer/data.py", 5), None, 0)}
     # it imports only the generator, and has no `for`: the fact opens the rule anyway
     assert ProjectFact.ENDLESS_WRAPPER in view.hints().facts
     assert ProjectFact.ENDLESS_WRAPPER in MissingSetEpoch.opened_by

@@ -39,6 +39,16 @@ def test_flagged_examples_are_reported_where_marked(rule, example):
     assert places(example.code, rule) == sorted(example.at)
 
 
+@pytest.mark.parametrize("rule, example", FLAGGED)
+def test_flagged_examples_say_their_golden_message(rule, example):
+    """What each finding says is pinned as where it is: the rule's own message unless the
+    example gives its findings' messages (`Flagged.messages`, in the order of their places)."""
+    found = sorted((d for d in analyse(example.code, "example.py", [rule]).diagnostics if d.code == rule.code),
+                   key=lambda d: (d.line, d.col))
+    expected = example.messages if example.messages is not None else (rule.message,) * example.count
+    assert [d.message for d in found] == list(expected)
+
+
 def test_caret_lines_mark_the_line_above_and_leave_the_code():
     example = Flagged(
         """

@@ -50,6 +50,7 @@ class Launches(Analysis):
         self._hooks: set[str] = set()
         self._trainers: list[bool] = []  # per Trainer(...) built here: whether for several devices
         self._guards: dict[str | None, str] = {}  # launch point -> its launcher's rank-0 test, in order
+        self._points: list[tuple[str, cst.CSTNode]] = []  # what each launch point is, and where
 
     @property
     def every_rank(self) -> set[str | None]:
@@ -61,6 +62,11 @@ class Launches(Analysis):
     @property
     def any(self) -> bool:
         return bool(self.every_rank)
+
+    @property
+    def point(self) -> tuple[str, cst.CSTNode] | None:
+        """What the first launch point is, and where, when there is one."""
+        return self._points[0] if self.any and self._points else None
 
     def guard(self, key: str | None, elsewhere: bool) -> str | None:
         """How the launcher of frame `key` runs code on rank 0 alone (`if accelerator.is_main_process:`,
@@ -96,6 +102,7 @@ class Launches(Analysis):
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         if any(self.model.qualified(base.value) in LIGHTNING_MODULE for base in node.bases):
             self._lightning_classes.add(node.name.value)
+            self._points.append(("defines a LightningModule, whose hooks the Trainer runs on every rank", node.name))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         frame = self.model.frame
@@ -119,6 +126,7 @@ class Launches(Analysis):
         qualified = self.model.qualified(node.func)
         if qualified in ACCELERATOR:
             self._launched.add(self.model.frame.key)
+            self._points.append(("builds an Accelerator: `accelerate launch` runs it on every rank", node))
             self._guards.setdefault(self.model.frame.key, f"if accelerator.{MAIN_PROCESS}:")
         elif qualified in LIGHTNING_TRAINER:
             self._trainers.append(self._several_devices(node, LIGHTNING_TRAINER))
@@ -134,3 +142,4 @@ class Launches(Analysis):
             for key in launched:
                 self._launched.add(key)
                 self._guards.setdefault(key, f"if {fabric}.{GLOBAL_ZERO}:")
+            self._points.append((f"launches {fabric}, a Fabric for several devices", node))

@@ -745,7 +745,7 @@ class RankFacts:
     def context(self):
         """The program model's process context (ddplint.model.context), with a project."""
         project = self.model.project
-        return project.project.program.context if project is not None else None
+        return project.context if project is not None else None
 
     def _returns(self, function: cst.FunctionDef) -> RankTest | None:
         """What a call of a function of this module says: its body's verdict; None (its name

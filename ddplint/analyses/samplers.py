@@ -88,7 +88,7 @@ class Construction:
     batch_sampler: Ref | None = None
     star_kwargs: bool = False
     # A sampler made by a function of another project module: where it is built there.
-    elsewhere: str | None = None
+    elsewhere: object = None  # the ddplint.model.records.Place of a sampler built in another module
 
     def _shuffle_is(self, literal: str) -> bool:
         value = self.shuffle.value if self.shuffle is not None else None
@@ -117,7 +117,7 @@ class Endless:
     function: Function
     argument: Ref | None
     name: str  # the generator's
-    where: str  # its endless loop ("utils.py:2")
+    where: object  # its endless loop (a ddplint.model.records.Place: "utils.py:2")
 
 
 def _call_ref(node: cst.Call) -> Ref:
@@ -361,8 +361,8 @@ class LoaderFlow(Analysis):
         if sampler_at is None and loader_at is None:
             wrapper = project.endless_wrapper(qualified)  # type: ignore[union-attr]
             positional = [a for a in node.args if a.keyword is None]
-            if wrapper is not None and wrapper[0] < len(positional) and not any(a.star for a in positional):
-                self.endless.append(Endless(node, function, self.ref(positional[wrapper[0]].value), *wrapper[1:]))
+            if wrapper is not None and wrapper.index < len(positional) and not any(a.star for a in positional):
+                self.endless.append(Endless(node, function, self.ref(positional[wrapper.index].value), wrapper.name, wrapper.loop))
             elif self.open_loops and node.args:
                 star = next((i for i, a in enumerate(node.args) if a.star), len(node.args))
                 given = [self.ref(a.value) for a in node.args[:star] if a.keyword is None]
@@ -372,17 +372,17 @@ class LoaderFlow(Analysis):
         # A sampler returned alone is bound where the call is assigned; one inside a tuple
         # where that element is unpacked; one inside a DataLoader is reached as `loader.sampler`.
         sampler = Construction("sampler", node, function, order, self._element(node, sampler_at))
-        sampler.elsewhere = (sampler_at or loader_at)[0]  # type: ignore[index]
-        dataset = sampler_at[2] if sampler_at is not None else None  # the argument it shards
+        sampler.elsewhere = (sampler_at or loader_at).made_at  # type: ignore[union-attr]
+        dataset = sampler_at.dataset if sampler_at is not None else None  # the argument it shards
         positional = [a for a in node.args if a.keyword is None]
         if dataset is not None and dataset < len(positional) and not any(a.star for a in positional[: dataset + 1]):
             sampler.dataset = self.ref(positional[dataset].value)
         self.constructions.append(sampler)
         if loader_at is not None:
             drawn = sampler
-            if sampler_at is not None and sampler_at[0] != loader_at[0]:  # the loader draws from another one
+            if sampler_at is not None and sampler_at.made_at != loader_at.made_at:  # the loader draws from another one
                 drawn = Construction("sampler", node, function, order + 1, [(("call", id(node)), "drawn")])
-                drawn.elsewhere = loader_at[0]
+                drawn.elsewhere = loader_at.made_at
                 self.constructions.append(drawn)
             loader = Construction("loader", node, function, order + 2, self._element(node, loader_at))
             loader.sampler = drawn.bound[0] if drawn is not sampler else _call_ref(node)
@@ -405,11 +405,12 @@ class LoaderFlow(Analysis):
         loader.sampler = sampler.bound[0]
         self.constructions += [sampler, loader]
 
-    def _element(self, node: cst.Call, built: tuple[str, int | None, int | None] | None) -> list[Ref]:
-        """Where the call's value is bound (`built` returned alone), or the element of it."""
+    def _element(self, node: cst.Call, built) -> list[Ref]:
+        """Where the call's value is bound (`built`, a ddplint.model.loaders.Built, returned
+        alone), or the element of it."""
         if built is None:
             return []
-        return self._bound.get(id(node), []) if built[1] is None else [(("call", id(node)), str(built[1]))]
+        return self._bound.get(id(node), []) if built.index is None else [(("call", id(node)), str(built.index))]
 
     def _construction(self, node: cst.Call, qualified: str) -> None:
         bound = self._bound.get(id(node), [])
@@ -474,11 +475,10 @@ class LoaderFlow(Analysis):
             passes = self.model.project.one_pass(qualified)  # type: ignore[union-attr]
             if passes is None:
                 continue
-            index, param, name, where = passes
-            given = keywords.get(param, positional[index] if index < len(positional) else None)
+            given = keywords.get(passes.name, positional[passes.index] if passes.index < len(positional) else None)
             if given in targets:
                 found[id(loops[-1])] = (loops[-1], targets)
-                self.passes[id(loops[-1])] = f"{name}() in {where}"
+                self.passes[id(loops[-1])] = f"{passes.function}() in {passes.loop}"
         return list(found.values())
 
     def _epoch_loops_in(self, function: Function, targets: set[Ref], found: dict, depth: int) -> None:
@@ -489,11 +489,11 @@ class LoaderFlow(Analysis):
             if call.loops and self._iterates(call, targets, 1):
                 found.setdefault(id(call.loops[-1]), (call.loops[-1], targets))
             elif depth < _MAX_CALL_DEPTH:
-                resolved = self._callee_targets(call, targets)
+                resolved = self.callee_targets(call, targets)
                 if resolved is not None and any(key is resolved[0].scope for key, _ in resolved[1]):
                     self._epoch_loops_in(resolved[0], resolved[1], found, depth + 1)
 
-    def _callee_targets(self, call: CallSite, targets: set[Ref]) -> tuple[Function, set[Ref]] | None:
+    def callee_targets(self, call: CallSite, targets: set[Ref]) -> tuple[Function, set[Ref]] | None:
         callee = self.functions.get(call.callee)
         if callee is None:
             return None
@@ -506,7 +506,7 @@ class LoaderFlow(Analysis):
         return callee, mapped
 
     def _iterates(self, call: CallSite, targets: set[Ref], depth: int) -> bool:
-        resolved = self._callee_targets(call, targets)
+        resolved = self.callee_targets(call, targets)
         if resolved is None or depth > _MAX_CALL_DEPTH:
             return False
         callee, mapped = resolved
@@ -563,7 +563,7 @@ class LoaderFlow(Analysis):
         if depth > _MAX_CALL_DEPTH:
             return False
         for call in calls:
-            resolved = self._callee_targets(call, own)
+            resolved = self.callee_targets(call, own)
             if resolved is not None:
                 callee, mapped = resolved
                 inside = self._derived(mapped, ("", ".sampler", ".batch_sampler.sampler"))

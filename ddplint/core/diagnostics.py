@@ -37,6 +37,28 @@ class Fix:
     imports: tuple[str, ...] = ()
 
 
+class StepKind(str, enum.Enum):
+    """What a step of a finding's chain establishes."""
+
+    MADE = "made"  # where the value (model, sampler, file, option) is made
+    REACHES = "reaches"  # how it reaches the line reported (a parameter, a return, an attribute)
+    RUNS = "runs"  # which processes run the line, and from which entry point
+    HARM = "harm"  # why that breaks training (what the file holds, which loop trains)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One link of the chain that makes a finding a bug, with where it is: a file (as the
+    finding's own path is written: relative to where ddplint runs, or absolute), a line, a
+    column (1-based)."""
+
+    kind: StepKind
+    message: str
+    path: str
+    line: int
+    col: int = 1
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     path: str
@@ -51,6 +73,9 @@ class Diagnostic:
     # In a notebook: the cell's number (1-based, among all cells); `line` is then the line in
     # the cell, as are the lines of the fix's edits.
     cell: int | None = None
+    # The steps that make it a bug, in order (made, reaches, runs, harm); the finding's own
+    # line is the last link and is not repeated.
+    chain: tuple[Step, ...] = ()
 
     @property
     def sort_key(self) -> tuple:

@@ -243,6 +243,12 @@ RANK_ZERO_ONLY = "rank_zero_only"
 LAUNCH_POINT_TEXT = ("Accelerator(", f".{FABRIC_LAUNCH}(", "LightningModule")
 # The variables a launcher sets to each rank's own index (torchrun, torch.distributed.launch).
 RANK_ENVIRONMENT = frozenset({"RANK", "LOCAL_RANK"})
+# What a file's own code shows ranks run it by: a call of a name under torch.distributed or of
+# one of these (DDP, a spawn of ranks, a distributed sampler), an import of one of
+# `DISTRIBUTED_IMPORTS` or of a name under torch.distributed, a read of a RANK_ENVIRONMENT
+# variable; and the launch points of Accelerate, Fabric and Lightning (ddplint.analyses.launches).
+DISTRIBUTED_CALLS = DDP | SPAWN | START_PROCESSES | DISTRIBUTED_SAMPLER
+DISTRIBUTED_IMPORTS = DDP | SPAWN | START_PROCESSES
 # The wider variant, for a rule that judges from a file's own code whether ranks run it rather
 # than by an entry point (DDP004's evidence): text every file with such evidence contains. The
 # module is reached through a name with "distributed" in it (`import torch.distributed as dist`,

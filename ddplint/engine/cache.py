@@ -22,7 +22,7 @@ from dataclasses import asdict
 
 from ddplint import __version__
 from ddplint.core.hashing import code_fingerprint, content_hash
-from ddplint.core.diagnostics import Applicability, Diagnostic, Edit, Fix, FileResult
+from ddplint.core.diagnostics import Applicability, Diagnostic, Edit, Fix, FileResult, Step, StepKind
 
 CACHE_DIR = ".ddplint_cache"
 
@@ -141,7 +141,8 @@ def _result_from_json(path: str, entry: dict) -> FileResult | None:
                     tuple(Edit(**edit) for edit in fix["edits"]),
                     tuple(fix["imports"]),
                 )
-            diagnostics.append(Diagnostic(**item, fix=fix))
+            chain = tuple(Step(**{**step, "kind": StepKind(step["kind"])}) for step in item.pop("chain", ()))
+            diagnostics.append(Diagnostic(**item, fix=fix, chain=chain))
         return FileResult(path, diagnostics=diagnostics, error=entry["error"], fix_problems=list(entry["notes"]))
     except (KeyError, TypeError, ValueError):
         return None

@@ -15,6 +15,7 @@ import contextlib
 import contextvars
 import functools
 import io
+import os
 import re
 import tokenize
 from collections.abc import Callable, Sequence
@@ -22,10 +23,11 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
+from ddplint.analyses.distribution import DistributedEvidence
 from ddplint.engine import noqa
-from ddplint.core.diagnostics import Diagnostic, Edit, Fix
+from ddplint.core.diagnostics import Diagnostic, Edit, Fix, Step
 from ddplint.core.lines import split_lines
-from ddplint.semantic.model import SemanticModel
+from ddplint.semantic.model import SemanticModel, with_requirements
 from ddplint.rules.rule import Report, Rule
 from ddplint.prefilter.screens import Facts, facts_of
 from ddplint.prefilter.needles import TextScan
@@ -171,7 +173,7 @@ def prepare(
 ) -> tuple[SemanticModel, list[Rule]]:
     """The file's semantic model with the analyses the rules need, and the rule instances."""
     model = SemanticModel(module, project=project if project is not None else _PROJECT.get())
-    for analysis in dict.fromkeys(analysis for rule in rules for analysis in rule.analyses):
+    for analysis in with_requirements([DistributedEvidence, *(analysis for rule in rules for analysis in rule.analyses)]):
         model.add_analysis(analysis(model))
     return model, [rule(model) for rule in rules]
 
@@ -281,8 +283,10 @@ def analyse(
         return FileAnalysis(module, [], [])
 
     replaced = [node for report in reports for node in (report.replacements or ())]
+    linked = [link.at for report in reports for link in report.chain if isinstance(link.at, cst.CSTNode)]
     tree = facts.tree if facts is not None else None  # positions of the statements with findings only
-    spans, layouts = positions(module, [report.node for report in reports] + replaced, replaced, tree)
+    spans, layouts = positions(module, [report.node for report in reports] + replaced + linked, replaced, tree)
+    root = project.project.root if project.project.texts == {} else None
     suppressed = noqa.Suppressions(source) if honour_noqa and "noqa" in source else None
     diagnostics: list[Diagnostic] = []
     kept: list[Report] = []
@@ -310,11 +314,26 @@ def analyse(
                 name=report.rule.name,
                 message=report.message,
                 fix=fix,
+                chain=tuple(_step(link, spans, path, root) for link in report.chain),
             )
         )
         kept.append(report)
     order = sorted(range(len(diagnostics)), key=lambda i: diagnostics[i].sort_key)
     return FileAnalysis(module, [diagnostics[i] for i in order], [kept[i] for i in order])
+
+
+def _step(link, spans, path: str, root: str | None) -> Step:
+    """A link of a rule's chain as a step of the finding: a node of this file at its place, a
+    Place of the program at its file, written as the finding's own path is (relative to where
+    ddplint runs, or absolute); a text linted alone (`root` None) names its own files as given."""
+    if isinstance(link.at, cst.CSTNode):
+        (line, col), _ = spans[id(link.at)]
+        return Step(link.kind, link.message, path, line, col + 1)
+    where = link.at.path
+    if root is not None:
+        where = os.path.join(root, where)
+        where = where if os.path.isabs(path) else os.path.relpath(where)
+    return Step(link.kind, link.message, where, link.at.line)
 
 
 def _edit(module: cst.Module, original: cst.CSTNode, span, layout: Layout, replacement, emptied: set[int]) -> Edit:

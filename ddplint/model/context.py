@@ -10,9 +10,9 @@ A rule's per-file analysis (ddplint.analyses.ranks) answers "is this statement r
   dist.get_rank() == 0: save_checkpoint(...)`), after an early return on the other ranks (`if
   self.rank != 0: return`), or from a function that only rank 0 runs, runs on rank 0 only.
 
-`function_record`/`read_module` (CPython `ast`) record, for the module summary, what this needs:
-per function (and "" for module code) the `if` tests around its calls as source text, the
-calls, its decorators, and the source of a short function that may be a predicate. The tests
+The module summary (ddplint.model.summary) records what this needs: per function (and "" for
+module code, `FunctionContext`) the `if` tests around its calls as source text, the calls, its
+decorators, and the lines of a short function that may be a predicate. The tests
 are classified on demand with the analyses' own `classify`, so the rank tests the rules know
 are the same everywhere. Anything not followed (a call through an object of unknown class, a
 module past the model's bound) makes the answer unknown, which keeps a rule's local verdict.
@@ -22,89 +22,25 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from dataclasses import dataclass
 
 from ddplint.core.lines import split_lines
-from ddplint.prefilter.screens import dotted, walk
+from ddplint.model.records import FunctionContext
+from ddplint.prefilter.screens import walk
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_EXITS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
-MAX_PREDICATE_LINES = 25  # longer functions are not read as predicates
 _PROPERTIES = frozenset({"property", "cached_property"})
 MAX_DEPTH = 6  # predicate helpers and callers followed this deep; deeper is unknown
 
 
-# -- the summary part (CPython ast) --------------------------------------------------------
+@dataclass(frozen=True)
+class CallSite:
+    """A call of a project function: the calling module, the calling function's key (None for
+    module code) and the line."""
 
-
-def _leaves(body: list[ast.stmt]) -> bool:
-    """The block ends by leaving its enclosing block: return, raise, continue, break, exit()."""
-    last = body[-1] if body else None
-    if isinstance(last, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
-        return True
-    return isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and dotted(last.value.func) in _EXITS
-
-
-def guards_of(statement: ast.stmt, body: list[ast.stmt], index: int) -> list[list]:
-    """The guards an `if` statement (`body[index]`) puts around code, as [test, first line,
-    last line, whether the test is true there]; none for another statement."""
-    if not isinstance(statement, ast.If):
-        return []
-    test = ast.unparse(statement.test)
-    found = [[test, statement.body[0].lineno, statement.body[-1].end_lineno, True]]
-    if statement.orelse:
-        found.append([test, statement.orelse[0].lineno, statement.orelse[-1].end_lineno, False])
-    elif _leaves(statement.body) and index + 1 < len(body):
-        # `if rank != 0: return`: the rest of this block runs where the test is false.
-        found.append([test, body[index + 1].lineno, body[-1].end_lineno, False])
-    return found
-
-
-def _read_block(body: list[ast.stmt], record: dict) -> None:
-    """Guards (`guards_of`) and calls as [callee, line], for the statements of module code
-    (not of the functions it defines; ddplint.model.program's function reader records
-    the same of a function as it walks it)."""
-    for index, statement in enumerate(body):
-        if isinstance(statement, (*_FUNCTIONS, ast.ClassDef)):
-            continue
-        for name, value in ast.iter_fields(statement):
-            if name in ("body", "orelse", "finalbody", "handlers", "cases"):
-                continue
-            for root in value if isinstance(value, list) else (value,):
-                if isinstance(root, ast.AST):
-                    for node in walk(root):
-                        if isinstance(node, ast.Call):
-                            callee = dotted(node.func)
-                            if callee is not None:
-                                record["calls"].append([callee, node.lineno])
-        record["guards"] += guards_of(statement, body, index)
-        for name in ("body", "orelse", "finalbody"):
-            inner = getattr(statement, name, None)
-            if isinstance(inner, list):
-                _read_block(inner, record)
-        for handler in getattr(statement, "handlers", None) or []:
-            _read_block(handler.body, record)
-        for case in getattr(statement, "cases", None) or []:
-            _read_block(case.body, record)
-
-
-def function_record(node: ast.FunctionDef | ast.AsyncFunctionDef, guards: list, calls: list) -> dict:
-    """The record of a function: its `guards` and `calls` as `_read_block` gives them (its
-    summary's reader collects them), its decorators and, when it is short enough to be read
-    as a predicate, where its lines are."""
-    record: dict = {"guards": guards, "calls": calls, "decorators": [d for d in map(dotted, _decorator_names(node)) if d]}
-    short = (node.end_lineno or node.lineno) - node.lineno <= MAX_PREDICATE_LINES
-    if short and isinstance(node, ast.FunctionDef) and any(
-        isinstance(n, ast.Return) and n.value is not None for n in walk(node)
-    ):
-        record["source"] = [node.lineno, node.end_lineno or node.lineno]  # its lines, read when judged
-    return record
-
-
-def read_module(tree: ast.Module) -> dict:
-    """The record of the module's own code (what runs when it is imported or run)."""
-    record: dict = {"guards": [], "calls": [], "decorators": []}
-    _read_block(tree.body, record)
-    return record
+    caller: str
+    caller_key: str | None
+    line: int
 
 
 def _is_self_attribute(node: ast.AST, this: str | None, attribute: str) -> bool:
@@ -115,13 +51,6 @@ def _is_self_attribute(node: ast.AST, this: str | None, attribute: str) -> bool:
     )
 
 
-def _decorator_names(node) -> list[ast.expr]:
-    return [d.func if isinstance(d, ast.Call) else d for d in node.decorator_list]
-
-
-# -- the questions -------------------------------------------------------------------------
-
-
 class ProcessContext:
     """Process-context questions over a solved Program (ddplint.model.program)."""
 
@@ -129,15 +58,14 @@ class ProcessContext:
         self.program = program
         self._predicates: dict[tuple[str, str], object] = {}
         self._only_zero: dict[tuple[str, str | None], bool] = {}
-        # module -> (callee's module, callee's key, calling function's key, line) of its calls
-        self._callers: dict[str, list[tuple[str, str, str | None, int]]] = {}
+        # module -> (the function called, the call) of the calls its code makes of project functions
+        self._callers: dict[str, list[tuple[tuple[str, str], CallSite]]] = {}
         self._attributes: dict[tuple[str, str, str], list] = {}  # (module, class, attribute) -> values
         self._classes: dict[tuple[str, str], ast.ClassDef | None] = {}  # (module, class) -> its definition
 
-    def _record(self, module: str, key: str | None) -> dict | None:
+    def _record(self, module: str, key: str | None) -> FunctionContext | None:
         summary = self.program.summary(module)
-        context = summary.get("context") if summary is not None else None
-        return None if context is None else context.get(key or "")
+        return summary.context.get(key or "") if summary is not None else None
 
     # -- predicate helpers -----------------------------------------------------------------
 
@@ -146,36 +74,34 @@ class ProcessContext:
         (ddplint.analyses.ranks.RankTest), judged by the body of the project function it
         reaches; None when it reaches none, or its body is not read (then the name decides)."""
         target = self.program.resolve(module, callee, cls) if depth <= MAX_DEPTH else None
-        if target is None or self.program.summary(target[0]) is None:
+        if target is None or self.program.summary(target.module) is None:
             return None
-        key = target[:2]
+        key = target.function
         if key not in self._predicates:
             self._predicates[key] = None  # a recursion through it proves nothing
             self._predicates[key] = self._judge(target, depth)
         return self._predicates[key]
 
-    def _judge(self, target: tuple[str, str, bool], depth: int):
+    def _judge(self, target, depth: int):
         import libcst as cst
 
         from ddplint.analyses.ranks import DISTRIBUTED, mentions_rank, predicate_test
 
-        record = self._record(target[0], target[1])
-        if record is None:
-            return None
-        if "source" not in record:
+        record = self._record(target.module, target.key)
+        if record is None or record.lines is None:
             return None  # a long body is not read: its name decides
-        text = self.program._read(target[0])
+        text = self.program.read(target.module)
         if text is None:
             return None
-        first, last = record["source"]
+        first, last = record.lines
         try:
             function = cst.parse_module(textwrap.dedent("".join(split_lines(text, keepends=True)[first - 1 : last]))).body[0]
         except Exception:  # noqa: BLE001 - the file changed since it was summarised, or syntax libcst does not read
             return None
         if not isinstance(function, cst.FunctionDef):
             return None
-        cls = target[1].rpartition(".")[0] or None
-        verdict = predicate_test(function, self._resolver(target[0], cls, depth + 1))
+        cls = target.key.rpartition(".")[0] or None
+        verdict = predicate_test(function, self._resolver(target.module, cls, depth + 1))
         decisive = verdict.true_only_zero or verdict.true_never_zero or verdict == DISTRIBUTED
         return None if not decisive and mentions_rank(function.body) else verdict
 
@@ -194,10 +120,10 @@ class ProcessContext:
                 return self.predicate(module, name, cls, depth) if name else None
             name = dotted_name(expr)
             target = self.program.resolve(module, name, cls) if name else None
-            if target is None or target[1].endswith(".__init__"):
+            if target is None or target.key.endswith(".__init__"):
                 return None
-            record = self._record(target[0], target[1])
-            if record is not None and {d.rpartition(".")[2] for d in record["decorators"]} & _PROPERTIES:
+            record = self._record(target.module, target.key)
+            if record is not None and {d.rpartition(".")[2] for d in record.decorators} & _PROPERTIES:
                 return self.predicate(module, name, cls, depth)  # a property is read, not named
             return _ALWAYS_TRUE
 
@@ -221,7 +147,9 @@ class ProcessContext:
             self._attributes[key] = []  # a cycle of bases adds nothing
             target, cls = made
             found = [(value, self._resolver(target, cls, depth + 1)) for value in self._assigned(target, cls, attribute)]
-            for inner in (self.program.summary(target) or {}).get("classes", {}).get(cls, {}).get("bases", ()):
+            summary = self.program.summary(target)
+            record = summary.classes.get(cls) if summary is not None else None
+            for inner in record.bases if record is not None else ():
                 found += self.attribute_values(target, inner, attribute, depth + 1)
             self._attributes[key] = found
         return self._attributes[key]
@@ -263,39 +191,38 @@ class ProcessContext:
         """Whether `name`, written in `module` outside a class, names a project function (not a
         class): named without a call, it is a function object, always true."""
         target = self.program.resolve(module, name, None) if name else None
-        return target is not None and not target[1].endswith(".__init__")
+        return target is not None and not target.key.endswith(".__init__")
 
     # -- who calls a function --------------------------------------------------------------
 
-    def _calls_in(self, module: str) -> list[tuple[str, str, str | None, int]] | None:
-        """(callee's module, callee's key, line) of every call `module`'s code makes that
-        reaches a project function, with the calling function's key; None when unread."""
+    def _calls_in(self, module: str) -> list[tuple[tuple[str, str], CallSite]] | None:
+        """Every call `module`'s code makes that reaches a project function, with that function
+        (module, key); None when unread."""
         if module in self._callers:
             return self._callers[module]
         summary = self.program.summary(module)
-        context = summary.get("context") if summary is not None else None
-        if context is None:
+        if summary is None:
             return None
         found = []
-        for caller, record in context.items():
-            cls = summary["functions"].get(caller, {}).get("class") if caller else None
-            for callee, line in record["calls"]:
-                target = self.program.resolve(module, callee, cls)
+        for caller, record in summary.context.items():
+            function = summary.functions.get(caller) if caller else None
+            cls = function.cls if function is not None else None
+            for call in record.calls:
+                target = self.program.resolve(module, call.callee, cls)
                 if target is not None:
-                    found.append((target[0], target[1], caller or None, line))
+                    found.append((target.function, CallSite(module, caller or None, call.line)))
         self._callers[module] = found
         return found
 
-    def call_sites(self, module: str, key: str) -> list[tuple[str, str | None, int]] | None:
-        """(calling module, calling function's key or None for module code, line) of every
-        call of function `key` of `module` in the project; None when some module that may call
-        it is not read (past the model's bound, or unparsable)."""
+    def call_sites(self, module: str, key: str) -> list[CallSite] | None:
+        """Every call of function `key` of `module` in the project; None when some module that
+        may call it is not read (past the model's bound, or unparsable)."""
         sites = []
         for caller in dict.fromkeys((module, *self.program.importers_of(module))):
             calls = self._calls_in(caller)
             if calls is None:
                 return None
-            sites += [(caller, by, line) for target, name, by, line in calls if (target, name) == (module, key)]
+            sites += [site for function, site in calls if function == (module, key)]
         return sites
 
     def guarded_at(self, module: str, key: str | None, line: int) -> bool:
@@ -309,15 +236,16 @@ class ProcessContext:
         if record is None:
             return False
         cls = key.rpartition(".")[0] or None if key else None
-        if cls is not None and cls not in (self.program.summary(module) or {}).get("classes", {}):
+        summary = self.program.summary(module)
+        if cls is not None and (summary is None or cls not in summary.classes):
             cls = None
-        for test, first, last, sense in record["guards"]:
-            if first <= line <= last:
+        for guard in record.guards:
+            if guard.first <= line <= guard.last:
                 try:
-                    verdict = classify(cst.parse_expression(test), self._resolver(module, cls, 0))
+                    verdict = classify(cst.parse_expression(guard.test), self._resolver(module, cls, 0))
                 except Exception:  # noqa: BLE001 - a test libcst does not read: no guard
                     continue
-                if verdict.true_only_zero if sense else verdict.false_only_zero:
+                if verdict.true_only_zero if guard.sense else verdict.false_only_zero:
                     return True
         return False
 
@@ -336,14 +264,11 @@ class ProcessContext:
         record = self._record(module, key)
         if record is None:
             return False
-        if any(d.rpartition(".")[2] in RANK_ZERO_DECORATORS for d in record["decorators"]):
+        if any(d.rpartition(".")[2] in RANK_ZERO_DECORATORS for d in record.decorators):
             found = True
         else:
             sites = self.call_sites(module, key)
-            found = bool(sites) and all(
-                self.guarded_at(caller, by, line) or self.only_rank_zero(caller, by, depth + 1)
-                for caller, by, line in sites  # type: ignore[union-attr]
-            )
+            found = bool(sites) and all(self._rank_zero_site(site, depth + 1) for site in sites)  # type: ignore[union-attr]
         self._only_zero[memo] = found
         return found
 
@@ -355,9 +280,11 @@ class ProcessContext:
         sites = self.call_sites(module, key)
         if sites is None:
             return None
-        outside = [site for site in sites if site[0] != module]
+        outside = [site for site in sites if site.caller != module]
         if not outside:
             return None
-        return all(
-            self.guarded_at(caller, by, line) or self.only_rank_zero(caller, by, 1) for caller, by, line in outside
-        )
+        return all(self._rank_zero_site(site, 1) for site in outside)
+
+    def _rank_zero_site(self, site: CallSite, depth: int) -> bool:
+        """Only rank 0 gets to the call `site`: a guard around it, or a caller only rank 0 runs."""
+        return self.guarded_at(site.caller, site.caller_key, site.line) or self.only_rank_zero(site.caller, site.caller_key, depth)

@@ -19,60 +19,68 @@ followed where the function hands it on and onto `self` (Program.follow).
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
-from ddplint.model.program import Inner, Origin, Program
+from ddplint.model.records import FunctionSummary, Inner, Place, Wrapped
 
 
-def trains(program: Program, module: str, key: str | None, cls: str | None, callee: str, position: int | str):
+@dataclass(frozen=True)
+class Trained:
+    """The inner module of a DDP model handed to the project function `function`, which trains
+    it: its forward at `forward`, a backward after it."""
+
+    inner: Inner
+    function: str
+    forward: Place
+
+
+def trains(program, module: str, key: str | None, cls: str | None, callee: str, position: int | str):
     """(the function's key, the place of its forward) where the project function a call of
     `callee` in function `key` reaches, or one it hands the value on to, trains the argument at
     `position` (an index or a keyword); None if it does not, or is unknown."""
     index, keyword = (position, None) if isinstance(position, int) else (None, position)
     check = functools.partial(_trains, program)
-    return program.follow(program._trainings, check, module, key, cls, callee, index, keyword)
+    return program.follow(program.memos.trainings, check, module, key, cls, callee, index, keyword)
 
 
-def _trains(program: Program, module: str, key: str, record: dict, source: list) -> tuple[str, str] | None:
-    passes = record.get("forward_passes", ())
-    lines = [line for passed, line in passes if passed == source]
-    if not lines or any(isinstance(program.evaluate(module, key, passed), Origin) for passed, _ in passes):
+def _trains(program, module: str, key: str, record: FunctionSummary, source) -> tuple[str, Place] | None:
+    lines = [passed.line for passed in record.forward_passes if passed.source == source]
+    if not lines or any(isinstance(program.evaluate(module, key, passed.source), Wrapped) for passed in record.forward_passes):
         return None
     for line in lines:
         if _backward_after(program, module, key, record, line):
-            return key, program.location(module, line)
+            return key, program.place(module, line)
     return None
 
 
-def _backward_after(program: Program, module: str, key: str, record: dict, line: int) -> bool:
-    if any(at >= line for at in record["backward"]):
+def _backward_after(program, module: str, key: str, record: FunctionSummary, line: int) -> bool:
+    if any(at >= line for at in record.backward):
         return True
-    if any(start <= line <= end and trains for start, end, _, trains in record["loops"]):
+    if any(loop.first <= line <= loop.last and loop.trains for loop in record.loops):
         return True
-    for callee, at in record["invocations"]:
-        helper = program.callee_summary(module, key, record["class"], callee) if at >= line else None
-        if helper is not None and helper["backward"]:
+    for call in record.invocations:
+        helper = program.callee_summary(module, key, record.cls, call.callee) if call.line >= line else None
+        if helper is not None and helper.summary.backward:
             return True
     return False
 
 
-def handed(program: Program, module: str) -> dict[tuple, tuple[Inner, str, str]]:
+def handed(program, module: str) -> dict[tuple, Trained]:
     """The calls of `module` that hand the inner module of a DDP model to a project function that
     trains it, where the inner module is taken (not a parameter that holds one: its caller is
-    reported): (function key, callee as written, position, argument as written) -> (the Inner,
-    the key of the function that trains it, the place of its forward)."""
-    memo = program._handed_inner
+    reported), by (function key, callee as written, position, argument as written)."""
+    memo = program.memos.handed_inner
     if module not in memo:
         memo[module] = found = {}
         # Only a module the solution read can hold a DDP model (it names DDP, or a value led there):
         # asking of the others reads nothing, so each module's hints cost no reading.
-        solved = program._order[: program.solved]
-        summary = program._summaries.get(module) if module in solved else None
-        for key, function in summary["functions"].items() if summary is not None else ():
-            for written, callee, position, argument, source, _ in function.get("unwrapped", ()):
-                value = program.evaluate(module, key, source)
+        summary = program.known(module) if program.solved_module(module) else None
+        for key, function in summary.functions.items() if summary is not None else ():
+            for hand in function.unwrapped:
+                value = program.evaluate(module, key, hand.source)
                 if not isinstance(value, Inner):
                     continue
-                trained = trains(program, module, key, function["class"], callee, position)
+                trained = trains(program, module, key, function.cls, hand.callee, hand.position)
                 if trained is not None:
-                    found[(key, written, position, argument)] = (value, *trained)
+                    found[(key, hand.written, hand.position, hand.argument)] = Trained(value, *trained)
     return memo[module]

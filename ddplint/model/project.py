@@ -41,20 +41,24 @@ index knows no rule: what it tells a module's prefilters are facts of the progra
 
 from __future__ import annotations
 
+import ast
 import functools
 import json
 import os
 import re
 import stat
 import sys
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ddplint.core.fixpoint import fixed_point, reachable
 from ddplint.core.lines import split_lines
+from ddplint.model import inner, loaders, placement, store
+from ddplint.model.program import Program
+from ddplint.model.records import Inner, LaunchCommand, Place, Prepared, Wrapped
 from ddplint.prefilter.needles import TextScan, call_needle
 from ddplint.prefilter.project_facts import ProjectFact
+from ddplint.prefilter.screens import dotted
 from ddplint.core.torch_api import (
     DATALOADER, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER, LAUNCH_POINT_TEXT, LAUNCHERS, LIBRARY_LOADERS, SAMPLER,
     TORCH_SAVE,
@@ -457,10 +461,8 @@ class Project:
         return frozenset(name.partition(".")[0] for name in self.modules)
 
     @functools.cached_property
-    def program(self):
+    def program(self) -> Program:
         """The program model (ddplint.model.program.Program) over this index, built on first use."""
-        from ddplint.model.program import Program
-
         return Program(self)
 
     @functools.cached_property
@@ -521,15 +523,15 @@ class Project:
             return name
         return None
 
-    def location(self, module: str, line: int) -> str:
-        return f"{self.relpaths[module]}:{line}"
+    def place(self, module: str, line: int) -> Place:
+        return Place(self.relpaths[module], line)
 
     def saving_functions(self, module: str) -> frozenset[str]:
         """The top-level functions of `module` whose text calls something named save
         (`torch.save(`, `save_checkpoint(`); read when a prefilter hint asks (after `may_save`)."""
         key = ("saving", module)
         if key not in self._memo:
-            text = self.program._read(module) or ""
+            text = self.program.read(module) or ""
             self._memo[key] = frozenset(
                 function for begin, function, _ in _definitions(text, True, False)
                 if function and _SAVE_CALL.search(text, begin, _next_start(text, begin))
@@ -557,12 +559,10 @@ class Project:
         return self._memo[key]
 
     @functools.cached_property
-    def launch_commands(self) -> list[tuple[str, int, str, str]]:
-        """The commands of the project's shell scripts and documents (README, run.sh, *.md,
-        *.yaml, ...) that run a launcher of `torch_api.LAUNCHERS` (`torch.distributed.launch`,
-        `deepspeed`): (relative path, line, the command with the lines it continues onto with
-        backslashes, the launcher)."""
-        found: list[tuple[str, int, str, str]] = []
+    def launch_commands(self) -> list[LaunchCommand]:
+        """The commands of the project's shell scripts and documents that run a launcher of
+        `torch_api.LAUNCHERS`, at most MAX_LAUNCH_DOCUMENTS documents read."""
+        found: list[LaunchCommand] = []
         if self.texts:  # a text linted alone has no folder to look in
             return found
         seen = 0
@@ -596,7 +596,7 @@ class Project:
                     joined = command.replace("\\\n", " ")
                     for launcher, pattern in LAUNCHERS.items():
                         if pattern.search(joined):
-                            found.append((relative, index + 1, command, launcher))
+                            found.append(LaunchCommand(Place(relative, index + 1), command, launcher))
                             break
         return found
 
@@ -637,7 +637,7 @@ class Project:
             return False
         if not importers <= set(reachable(roots, self._imported)):
             return False  # some only in an import cycle of their own
-        texts = (program._read(found) for found in sorted({module, *importers}))  # read last: rarely asked
+        texts = (program.read(found) for found in sorted({module, *importers}))  # read last: rarely asked
         return not any(text is None or any(point in text for point in LAUNCH_POINT_TEXT) for text in texts)
 
 
@@ -658,6 +658,21 @@ def _names_script(directory: str, relative: str, folder: str, document_folder: s
     )
 
 
+# Calls that start or join the ranks, by the last part of their name (the summary reads no imports).
+_RANK_STARTS = frozenset(("init_process_group", "spawn", "start_processes", "DistributedDataParallel", "Accelerator"))
+
+
+def _rank_start(tree) -> tuple[int, str] | None:
+    """(line, "calls X") of the first call in `tree` that starts or joins the ranks."""
+    found = None
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Call):
+            name = dotted(node.func) or ""
+            if name.rpartition(".")[2] in _RANK_STARTS and (found is None or node.lineno < found[0]):
+                found = (node.lineno, f"calls {name}")
+    return found
+
+
 class ProjectView:
     """The project seen from one module: resolves the names its semantic model qualifies."""
 
@@ -671,25 +686,10 @@ class ProjectView:
     def distributed(self) -> bool:
         return self.project.distributed
 
-    # -- the program model ---------------------------------------------------------------
-
-    @functools.cached_property
-    def single_process(self) -> bool:
-        """Whether this module only ever runs as one process: a test module that starts no
-        processes, an entry script (`if __name__ == "__main__":`) that names nothing
-        distributed, has no launch point of Lightning, Fabric or Accelerate (their text,
-        `torch_api.LAUNCH_POINT_TEXT`), imports no project module that does, and no module
-        imports (`Project.one_process_script`), or a module naming nothing distributed that
-        only such scripts import (`Project.run_by_demos_alone`)."""
-        facts = self.project.modules[self.module]
-        if facts.get("starts"):
-            return False
-        relative = self.project.relpaths[self.module].replace(os.sep, "/")
-        if _TEST_PATH.search(relative):
-            return True
-        if facts["dist"]:
-            return False
-        return self.project.one_process_script(self.module) or self.project.run_by_demos_alone(self.module)
+    @property
+    def path(self) -> str:
+        """This module's file, relative to the project root."""
+        return self.project.relpaths[self.module]
 
     @functools.cached_property
     def users(self) -> list[str]:
@@ -702,65 +702,94 @@ class ProjectView:
             scripts.update(pending)
         return sorted(scripts)
 
-    def launch_line(self, launcher: str) -> str | None:
+    def launch_line(self, launcher: str | None = None) -> Place | None:
         """Where a shell script or document of the project runs this module's file, or a script
         that imports it (a parser in `config.py`), with `launcher` (a key of
-        `torch_api.LAUNCHERS`): "scripts/run.sh:3". A command that names the script by a path
+        `torch_api.LAUNCHERS`; None: any of them). A command that names the script by a path
         (`basicsr/train.py`, `$DIR/tools/train.py`) counts from anywhere in the project when
         the path ends the script's own; a bare name counts from a document in the script's
         folder, above it, or in a folder right inside it (`docs/`, `scripts/`)."""
-        commands = [command for command in self.project.launch_commands if command[3] == launcher]
-        if not commands:
-            return None
-        project = self.project
-        for module in self.users:
-            relative = project.relpaths[module].replace(os.sep, "/")
+        commands = [c for c in self.project.launch_commands if launcher is None or c.launcher == launcher]
+        for module in self.users if commands else ():
+            relative = self.project.relpaths[module].replace(os.sep, "/")
             folder, name = os.path.dirname(relative), os.path.basename(relative)
             named = re.compile(rf"(?<![\w.-])((?:[\w.$/{{}}-]*/)?){re.escape(name)}(?![\w.-])")
-            for path, line, command, _ in commands:
-                above = os.path.dirname(path.replace(os.sep, "/"))
-                for match in named.finditer(command):
-                    if _names_script(match.group(1), relative, folder, above):
-                        return f"{path}:{line}"
+            for command in commands:
+                above = os.path.dirname(command.place.path.replace(os.sep, "/"))
+                if any(_names_script(match.group(1), relative, folder, above) for match in named.finditer(command.command)):
+                    return command.place
         return None
 
-    def attribute_uses(self, attribute: str) -> tuple[str | None, bool]:
-        """Across `users`: where a module reads `<x>.<attribute>` ("train.py:40", the first such
-        module), and whether one assigns it from the environment variable named like it in
-        capitals (`args.local_rank = int(os.environ["LOCAL_RANK"])`)."""
-        program = self.project.program
-        read, from_environment = None, False
-        for module in self.users:
-            line, environment = program.attribute_uses(module, attribute)
-            if read is None and line is not None:
-                read = self.project.location(module, line)
-            from_environment |= environment
-        return read, from_environment
+    def ranks_started(self) -> tuple[Place, str] | None:
+        """Where a script that runs this module (it, or one importing it up to three imports
+        away: `users`) starts or joins the ranks, and how ("calls init_process_group"): the
+        first such call of the nearest such script; None when none does by its own code."""
+        memo = self.project._memo
+        for module in sorted(self.users, key=lambda name: (name != self.module, name)):
+            if not self.project.modules[module]["dist"]:
+                continue
+            key = ("ranks started", module)
+            if key not in memo:
+                memo[key] = _rank_start(self.project.program.tree(module))
+            if memo[key] is not None:
+                line, how = memo[key]
+                return self.project.place(module, line), how
+        return None
+
+    @property
+    def program(self) -> Program:
+        """The program model of the project: the general questions (ddplint.model.program)."""
+        return self.project.program
+
+    @property
+    def context(self):
+        """Who runs the project's functions (ddplint.model.context.ProcessContext)."""
+        return self.project.program.context
+
+    # -- the program model ---------------------------------------------------------------
+
+    @functools.cached_property
+    def single_process(self) -> bool:
+        """Whether this module only ever runs as one process: a test module that starts no
+        processes, an entry script (`if __name__ == "__main__":`) that names nothing
+        distributed, has no launch point of Lightning, Fabric or Accelerate (their text,
+        `torch_api.LAUNCH_POINT_TEXT`), imports no project module that does, and no module
+        imports (`Project.one_process_script`), or a module naming nothing distributed that
+        only such scripts import (`Project.run_by_demos_alone`); and which no shell script or
+        document of the project runs with a launcher (`launch_line`)."""
+        facts = self.project.modules[self.module]
+        if facts.get("starts"):
+            return False
+        relative = self.project.relpaths[self.module].replace(os.sep, "/")
+        if _TEST_PATH.search(relative):
+            return True
+        if facts["dist"]:
+            return False
+        alone = self.project.one_process_script(self.module) or self.project.run_by_demos_alone(self.module)
+        return alone and self.launch_line() is None  # a launcher the project documents runs it as ranks
 
     def wrapped_parameters(self, key: str | None) -> dict:
         """The parameters of this module's function `key` (`name`, `Class.name`) that some call
-        hands a DDP model: name -> ddplint.model.program.Origin."""
+        hands a DDP model: name -> ddplint.model.records.Wrapped."""
         program = self.project.program
-        return program.wrapped(program.parameters, (self.module, key)) if key else {}
+        return program.held(program.parameters, (self.module, key), Wrapped) if key else {}
 
     def prepared_parameters(self, key: str | None) -> dict:
         """The parameters of this module's function `key` that some call hands what Accelerate's
-        `accelerator.prepare(...)` returned: name -> ddplint.model.program.Prepared."""
+        `accelerator.prepare(...)` returned: name -> ddplint.model.records.Prepared."""
         program = self.project.program
-        return program.prepared(program.parameters, (self.module, key)) if key else {}
+        return program.held(program.parameters, (self.module, key), Prepared) if key else {}
 
     def wrapped_attributes(self, cls: str) -> dict:
-        """The `self` attributes of class `cls` that hold a DDP model: name -> Origin."""
+        """The `self` attributes of class `cls` that hold a DDP model: name -> Wrapped."""
         program = self.project.program
-        return program.wrapped(program.attributes, (self.module, cls))
+        return program.held(program.attributes, (self.module, cls), Wrapped)
 
     def inner_attributes(self, cls: str) -> dict:
         """The `self` attributes of class `cls` that hold a DDP model's inner module
-        (`self.net = self.model.module`): name -> ddplint.model.program.Inner."""
-        from ddplint.model.program import Inner
-
+        (`self.net = self.model.module`): name -> ddplint.model.records.Inner."""
         program = self.project.program
-        return {name: value for name, value in program.attributes.get((self.module, cls), {}).items() if isinstance(value, Inner)}
+        return program.held(program.attributes, (self.module, cls), Inner)
 
     def unwrapped_argument(self, key: str | None, cls: str | None, callee: str) -> tuple[int | None, str] | None:
         """(position, name) of the argument whose inner module a call of `callee` gets back from
@@ -777,45 +806,12 @@ class ProjectView:
         does (ddplint.model.program.Program.callee_summary), or None when unknown."""
         return self.project.program.callee_summary(self.module, key, cls, callee)
 
-    def combines(self, key: str | None, cls: str | None, callee: str) -> str | None:
-        """Where calling `callee` here combines results across ranks through project helpers
-        ("all_reduce at utils.py:44"), or None (ddplint.model.program.Program.combines)."""
+    def combines(self, key: str | None, cls: str | None, callee: str):
+        """The collective through which calling `callee` here combines results across ranks
+        through project helpers (ddplint.model.program.Collective: "all_reduce at utils.py:44"),
+        or None (ddplint.model.program.Program.combines)."""
         found = self.project.program.combines(self.module, key, cls, callee)
-        return None if found == "here" else found
-
-    def cpu_built(self, callee: str, cls: str | None, constructor) -> str | None:
-        """Where the model a call of `callee` returns was built and left on the CPU
-        (ddplint.model.placement.cpu_built): "here" when `callee` builds it itself (a project
-        class of another module, `from models import Net`), or None."""
-        from ddplint.model import placement
-
-        return placement.cpu_built(self.project.program, self.module, callee, cls, constructor)
-
-    def handed_to_ddp(self, key: str | None, cls: str | None, callee: str, position: int | str) -> str | None:
-        """Where the project function a call reaches wraps its argument at `position` (an index
-        or a keyword) untouched in DDP with device_ids (ddplint.model.placement.handed_to_ddp), or None."""
-        from ddplint.model import placement
-
-        return placement.handed_to_ddp(self.project.program, self.module, key, cls, callee, position)
-
-    def nccl_group(self, key: str | None, cls: str | None, callee: str) -> str | None:
-        """Where a call creates an NCCL group without a device through project helpers that
-        bind none (ddplint.model.placement.nccl_group), or None."""
-        from ddplint.model import placement
-
-        return placement.nccl_group(self.project.program, self.module, key, cls, callee)
-
-    def binds_device(self, key: str | None, cls: str | None, callee: str) -> bool:
-        from ddplint.model import placement
-
-        return placement.binds_device(self.project.program, self.module, key, cls, callee)
-
-    def bare_placement(self, key: str | None, cls: str | None, callee: str) -> str | None:
-        """Where a call's project function of another module moves to the current CUDA device
-        only (ddplint.model.placement.bare_placement), or None."""
-        from ddplint.model import placement
-
-        return placement.bare_placement(self.project.program, self.module, key, cls, callee)
+        return found if found is not None and found.place is not None else None
 
     def evaluation(self, key: str | None, cls: str | None, callee: str, index: int | None, keyword: str | None):
         """Where the project function a call hands a loader to evaluates it and combines the
@@ -825,8 +821,6 @@ class ProjectView:
     def inner_handed(self) -> dict:
         """The calls of this module that hand a DDP model's inner module to a project function
         that trains it (ddplint.model.inner.handed)."""
-        from ddplint.model import inner
-
         return inner.handed(self.project.program, self.module)
 
     @property
@@ -889,69 +883,39 @@ class ProjectView:
         it builds (ddplint.model.loaders.built): "sampler"/"loader" -> (where the sampler is made,
         its index in the returned tuple or None, the argument position of its dataset or None);
         for a call passing `literals` ([position or keyword, value])."""
-        from ddplint.model import loaders
-
         return loaders.built(self.project.program, self.absolute(qualified), self.module, literals) if qualified else {}
 
-    def endless_wrapper(self, qualified: str | None) -> tuple[int, str, str] | None:
-        """(index of the parameter, name, where the loop is) of the project generator `qualified`
-        names that re-iterates that parameter forever without set_epoch (ddplint.model.loaders.cycled)."""
-        from ddplint.model import loaders
-
+    def endless_wrapper(self, qualified: str | None) -> loaders.Cycle | None:
+        """The project generator `qualified` names, if it re-iterates a parameter forever without
+        set_epoch (ddplint.model.loaders.cycled)."""
         return loaders.cycled(self.project.program, self.absolute(qualified), self.module) if qualified else None
 
-    def one_pass(self, qualified: str | None) -> tuple[int, str, str, str] | None:
-        """(index of the parameter, its name, the function's name, where the loop is) of the project function `qualified`
-        names that makes one pass over that parameter without set_epoch (ddplint.model.loaders.passed_once)."""
-        from ddplint.model import loaders
-
+    def one_pass(self, qualified: str | None) -> loaders.OnePass | None:
+        """The project function `qualified` names, if it makes one pass over a parameter without
+        set_epoch (ddplint.model.loaders.passed_once)."""
         return loaders.passed_once(self.project.program, self.absolute(qualified), self.module) if qualified else None
-
-    def saving_helper(self, qualified: str | None) -> str | None:
-        """Where the project function `qualified` names calls torch.save with nothing of ranks
-        around it, so that every process calling it saves (ddplint.model.values.Values.saves_on_any_rank)."""
-        return self.project.program.values.saves_on_any_rank(self.absolute(qualified), self.module) if qualified else None
 
     def hands_back(self, key: str | None, cls: str | None, callee: str) -> int | None:
         """The position of the argument a call of `callee` here gets back unchanged from a project
         function or method (ddplint.model.loaders.hands_back), or None."""
-        from ddplint.model import loaders
-
         return loaders.hands_back(self.project.program, self.module, key, cls, callee)
 
-    def evaluated_samplers(self, where: str | None = None) -> dict:
-        """This module's samplers (those of the module of `where`, "data.py:12", if given) whose
-        loaders a project function evaluates and combines across ranks, by the line each is made
-        on (ddplint.model.loaders.evaluated)."""
-        from ddplint.model import loaders
-
-        module = self.module if where is None else self.project.names.get(where.rpartition(":")[0])
+    def evaluated_samplers(self, where: Place | None = None) -> dict:
+        """This module's samplers (those of the module of `where`, if given) whose loaders a
+        project function evaluates and combines across ranks, by the line each is made on
+        (ddplint.model.loaders.evaluated)."""
+        module = self.module if where is None else self.project.names.get(where.path)
         return loaders.evaluated(self.project.program, module) if module is not None else {}
 
-    def cuda_function(self, qualified: str | None) -> str | None:
-        """Where the project function `qualified` names is defined ("utils.py:3") if it places
-        tensors or modules on CUDA, itself or through the project functions it calls, or None:
-        a fact of the program (ddplint.model.placement.cuda_placement), asked by whatever needs
-        it (a parameter default calling such a function runs CUDA at import time). Asked only
-        of the functions the index's text admits (`may_use_cuda`), which is what the prefilter
-        hint (ProjectFact.CUDA_HELPER) rests on: the hint admits every module this can flag,
-        and works out without parsing a module."""
-        found = self.may_use_cuda(qualified)
-        if found is None:
-            return None
-        from ddplint.model import placement
-
-        module, name, record = found
-        if placement.cuda_placement(self.project.program, module, name) is None:
-            return None
-        return self.project.location(module, record["line"])
-
-    def may_use_cuda(self, qualified: str | None) -> tuple[str, str, dict] | None:
-        """(module, name, facts) of the project function `qualified` names if its text, or that
-        of a project function it calls, places tensors on CUDA (the index's text facts: cheap,
-        and a superset of `cuda_function`); else None."""
+    def may_use_cuda(self, qualified: str | None) -> tuple[str, str, Place] | None:
+        """(module, name, where it is defined) of the project function `qualified` names if its
+        text, or that of a project function it calls, places tensors on CUDA (the index's text
+        facts: cheap, and a superset of what the program model finds the function does, which
+        what the prefilter hint ProjectFact.CUDA_HELPER rests on); else None."""
         found = self._function(qualified)
-        return found if found is not None and self._function_cuda(found[0], found[1], set()) else None
+        if found is None or not self._function_cuda(found[0], found[1], set()):
+            return None
+        return found[0], found[1], self.project.place(found[0], found[2]["line"])
 
     def _function_cuda(self, module: str, name: str, active: set) -> bool:
         """Whether a project function's text touches CUDA, itself or through the functions it calls."""
@@ -1006,14 +970,12 @@ class ProjectView:
                     continue
             full = view.absolute(f"{origin}.{rest}" if rest else origin)
             if full in targets or view.subclass_of(full, targets, _seen | {found}):
-                return self.project.location(module, record["line"])
+                return self.project.place(module, record["line"])
         return None
 
     def loader_forwarder(self, qualified: str | None) -> str | None:
         """Where the project class `qualified` names builds the DataLoader its `__init__`
         passes its keyword arguments to ("data/loaders.py:12"), or None."""
-        from ddplint.model import loaders
-
         found = self.resolve(qualified)
         if found is None or found[1] != "class":
             return None
@@ -1143,8 +1105,6 @@ class ProjectView:
             known.add(ProjectFact.HANDS_INNER_MODULE)
         if program.calls_unwrapper(self.module):
             known.add(ProjectFact.CALLS_UNWRAPPER)
-        from ddplint.model import placement
-
         if placement.calls_wrap_helper(program, self.module):
             known.add(ProjectFact.CALLS_WRAP_HELPER)
         imports = tuple(sorted(self.star_bindings().items())) if facts["stars"] else ()
@@ -1174,13 +1134,7 @@ def build(root: str, cache_folder: str | None = None, files: list[str] | None = 
     if cache_folder is not None:
         key = content_hash(root.encode())[:12]
         cache_path = os.path.join(cache_folder, f"project-{__version__}-{code_fingerprint()}-{key}.json")
-        try:
-            with open(cache_path, encoding="utf-8") as handle:
-                loaded = json.load(handle)
-            if isinstance(loaded, dict):
-                entries = loaded
-        except (OSError, ValueError):
-            pass
+        entries = store.load(cache_path)
     modules: dict[str, dict] = {}
     relpaths: dict[str, str] = {}
     names: dict[str, str] = {}
@@ -1246,7 +1200,7 @@ def build(root: str, cache_folder: str | None = None, files: list[str] | None = 
             modules[unique], relpaths[unique], names[relative] = fresh[relative]["facts"], relative, unique
             shared.setdefault(name, []).append(unique)
     if cache_path is not None and fresh != entries:
-        _save(cache_folder, cache_path, fresh)  # type: ignore[arg-type]
+        store.save(cache_folder, cache_path, fresh)  # type: ignore[arg-type]
     return Project(root, modules, relpaths, names=names, searched=searched, shared=shared, cache_path=cache_path)
 
 
@@ -1261,21 +1215,6 @@ def _relative(path: str, root: str) -> str:
 def _external_facts(text: str) -> dict:
     dist = any(marker in text for marker in DISTRIBUTED_MARKERS)
     return {"dist": dist, "imports": {}, "stars": [], "functions": {}, "classes": {}}
-
-
-def _save(folder: str, path: str, entries: dict) -> None:
-    try:
-        os.makedirs(folder, exist_ok=True)
-        ignore = os.path.join(folder, ".gitignore")
-        if not os.path.exists(ignore):
-            with open(ignore, "w", encoding="utf-8") as handle:
-                handle.write("# created by ddplint\n*\n")
-        descriptor, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            json.dump(entries, handle)
-        os.replace(temporary, path)
-    except OSError:
-        pass  # a cache that cannot be written only costs speed
 
 
 def alone(source: str, path: str) -> ProjectView:

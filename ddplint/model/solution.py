@@ -15,6 +15,7 @@ import json
 import os
 
 from ddplint.core.hashing import content_hash
+from ddplint.model import store
 
 
 def derived(project, facts: str) -> list:
@@ -25,16 +26,14 @@ def derived(project, facts: str) -> list:
         return project.program.digest()
     path = path[: -len(".json")] + "-solution.json"
     base = content_hash(json.dumps([facts, project.relpaths, project.shared], sort_keys=True).encode())
-    saved = _load(path)
+    saved = store.load(path)
     if saved.get("base") == base and isinstance(saved.get("stamps"), dict) and "digest" in saved:
         if all(_stamp(project, relative) == stamp for relative, stamp in saved["stamps"].items()):
             return saved["digest"]
     program = project.program
     digest = program.digest()
     stamps = {project.relpaths[module]: _stamp(project, project.relpaths[module]) for module in sorted(program.looked)}
-    from ddplint.model.project import _save
-
-    _save(os.path.dirname(path), path, {"base": base, "stamps": stamps, "digest": digest})
+    store.save(os.path.dirname(path), path, {"base": base, "stamps": stamps, "digest": digest})
     return digest
 
 
@@ -44,12 +43,3 @@ def _stamp(project, relative: str) -> list | None:
     except OSError:
         return None
     return [info.st_size, info.st_mtime_ns]
-
-
-def _load(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            loaded = json.load(handle)
-    except (OSError, ValueError):
-        return {}
-    return loaded if isinstance(loaded, dict) else {}

@@ -26,8 +26,8 @@ from ddplint.semantic.edits import argument_for, has_star_arguments
 from ddplint.prefilter.needles import Needle, call_needle
 from ddplint.prefilter.screens import CallInDefault, Calls, DistributedCode, Mentions, Subclasses
 from ddplint.core.torch_api import (
-    ACCELERATOR, API, DDP, DISTRIBUTED_MARKERS, DISTRIBUTED_MODULES, DISTRIBUTED_SAMPLER, FABRIC, FABRIC_LAUNCH,
-    LIGHTNING_MODULE, RANK_ENVIRONMENT, SPAWN, START_PROCESSES, TORCH_DISTRIBUTED,
+    ACCELERATOR, API, DDP, DISTRIBUTED_CALLS, DISTRIBUTED_IMPORTS, DISTRIBUTED_MARKERS, DISTRIBUTED_MODULES, FABRIC,
+    FABRIC_LAUNCH, LIGHTNING_MODULE, RANK_ENVIRONMENT, SPAWN, START_PROCESSES, TORCH_DISTRIBUTED,
 )
 
 NOTHING = API(frozenset())
@@ -55,8 +55,8 @@ DISTRIBUTED_EVIDENCE_CODE = replace(
     SAVE_EVIDENCE_CODE,
     modules=(),
     packages=(TORCH_DISTRIBUTED.name,),
-    targets=tuple(sorted(DDP | SPAWN | START_PROCESSES | ACCELERATOR | FABRIC | DISTRIBUTED_SAMPLER)),
-    imports=(TORCH_DISTRIBUTED.name, *sorted(DDP | SPAWN | START_PROCESSES)),
+    targets=tuple(sorted(DISTRIBUTED_CALLS | ACCELERATOR | FABRIC)),
+    imports=(TORCH_DISTRIBUTED.name, *sorted(DISTRIBUTED_IMPORTS)),
 )
 
 

@@ -9,7 +9,8 @@ import libcst as cst
 from ddplint.analyses.devices import is_cuda_device
 from ddplint.core.diagnostics import Applicability
 from ddplint.semantic.edits import is_docstring
-from ddplint.core.fixpoint import fixed_point
+from ddplint.core.fixpoint import fixed_point, reachable
+from ddplint.model.records import Place
 from ddplint.prefilter.triggers import DefaultCallTrigger
 from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.semantic.model import Scope, SemanticModel
@@ -388,7 +389,7 @@ class CudaTensorInDefaultArgument(Rule):
     def _imported_cuda_helper(self, call: cst.Call) -> str | None:
         """Where the function of another project module that `call` calls touches CUDA."""
         project = self.model.project
-        return project.cuda_function(self.model.qualified(call.func)) if project is not None else None
+        return cuda_function(project, self.model.qualified(call.func)) if project is not None else None
 
     def leave_Module(self, original_node: cst.Module) -> None:
         cuda_helpers = self._cuda_helpers()
@@ -568,3 +569,38 @@ def _create_if_none(param: cst.Param, indent: str | None = None) -> cst.If:
         test=cst.Comparison(cst.Name(name), [cst.ComparisonTarget(cst.Is(), cst.Name("None"))]),
         body=cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[assign])], indent=indent),
     )
+
+
+# -- questions only this rule asks of the program model -------------------------------------
+
+
+def cuda_function(view, qualified: str | None):
+    """Where the project function `qualified` names is defined (a Place) if it places tensors or
+    modules on CUDA, itself or through the project functions it calls, or None: a parameter
+    default calling such a function runs CUDA at import time. Asked only of the functions the
+    index's text admits (`may_use_cuda`), which is what the prefilter hint
+    (ProjectFact.CUDA_HELPER) rests on: the hint admits every module this can flag, and works
+    out without parsing a module."""
+    found = view.may_use_cuda(qualified)
+    if found is None:
+        return None
+    module, name, defined = found
+    return defined if cuda_placement(view.program, module, name) is not None else None
+
+
+def cuda_placement(program, module: str, key: str) -> Place | None:
+    """Where function `key` of `module`, or a project function it calls at any depth and across
+    modules, puts a tensor or module on CUDA (its summary's `cuda`): the place of that call, or
+    None. Each function reached is read once, so recursion ends; what the program cannot read
+    (past its bounds, a module that does not parse) places nothing."""
+
+    def called(function: tuple[str, str]) -> list[tuple[str, str]]:
+        found = program.function(*function)
+        targets = (program.resolve(function[0], call.callee, found.cls) for call in found.invocations) if found else ()
+        return [target.function for target in targets if target is not None]
+
+    for function in reachable([(module, key)], called):
+        found = program.function(*function)
+        if found is not None and found.cuda:
+            return program.place(function[0], found.cuda)
+    return None

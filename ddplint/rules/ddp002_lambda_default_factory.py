@@ -16,6 +16,7 @@ from ddplint.analyses.pickling import (
     is_builtin,
     picklable,
 )
+from ddplint.model.records import CallResult, FunctionSummary, Param
 from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.prefilter.triggers import CallTrigger
 
@@ -364,6 +365,11 @@ class LambdaDefaultFactory(Rule):
                     self.with_args = defaultdict(lambda key=0: key)
                                      ^
             """,
+            messages=(
+                "defaultdict with a lambda factory cannot be pickled for spawned workers or ranks; use a "
+                "module-level or builtin factory; no picklable equivalent found: use a module-level function as "
+                "the factory"
+            ),
         ),
         Flagged(
             """
@@ -372,6 +378,11 @@ class LambdaDefaultFactory(Rule):
                             ^
             UNK = 3
             """,
+            messages=(
+                "defaultdict with a lambda factory cannot be pickled for spawned workers or ranks; use a "
+                "module-level or builtin factory; no picklable equivalent found: use a module-level function as "
+                "the factory"
+            ),
         ),
         Flagged(
             # A `__main__` temporary handed to DataLoader workers leaves the process.
@@ -813,9 +824,9 @@ class LambdaDefaultFactory(Rule):
             return self._carries_data(candidate.owner) or self._objects_sent(candidate)
         fate = self._fate(candidate, exits) if exits.escapes else None
         if fate is not None:
-            if fate[0] == "sent":
-                candidate.sent_by_caller = fate[1]
-            return fate[0] == "sent"
+            if fate.sent:
+                candidate.sent_by_caller = fate.where
+            return fate.sent
         names = (candidate.function or "", self._targets.get(id(candidate.call), ""))
         return exits.escapes and any(DATA_NAME.search(name) for name in names)
 
@@ -826,13 +837,13 @@ class LambdaDefaultFactory(Rule):
         project = self.model.project
         if project is None or candidate.owner is None or STAYS_HOME.search(candidate.owner):
             return False
-        fate = project.values.result_fate(project.module, f"{candidate.owner}.__init__")
-        if fate is None or fate[0] != "sent":
+        fate = Fates(project.program).result_fate(project.module, f"{candidate.owner}.__init__")
+        if fate is None or not fate.sent:
             return False
-        candidate.held_by = f"its {candidate.owner} objects go to {fate[1]}"
+        candidate.held_by = f"its {candidate.owner} objects go to {fate.where}"
         return True
 
-    def _fate(self, candidate: _Candidate, exits: _Exits) -> tuple[str, str] | None:
+    def _fate(self, candidate: _Candidate, exits: _Exits):
         """For a dict that leaves its function only by `return`: what the program's callers do
         with it (ddplint.model.values.Values.result_fate), or None when unknown."""
         project = self.model.project
@@ -840,7 +851,7 @@ class LambdaDefaultFactory(Rule):
         if project is None or candidate.function is None or not returned_only:
             return None
         key = f"{candidate.owner}.{candidate.function}" if candidate.owner else candidate.function
-        return project.values.result_fate(project.module, key)
+        return Fates(project.program).result_fate(project.module, key)
 
     def leave_Module(self, original_node: cst.Module) -> None:
         if self._is_script and not self._boundary:
@@ -1022,3 +1033,100 @@ def _returned_code(module: cst.Module, name: str) -> str | None:
 
 def _code(node: cst.CSTNode) -> str:
     return cst.Module(body=()).code_for_node(node)
+
+
+# -- questions only this rule asks of the program model -------------------------------------
+
+# Calls that read a value in place (log it, measure it, copy its items): the object, and the
+# factory a defaultdict holds, stay where they are.
+_READING_CALLS = frozenset((
+    "print", "len", "sorted", "list", "dict", "set", "tuple", "str", "repr", "format", "sum", "max", "min",
+    "info", "debug", "warning", "error", "log", "update", "items", "keys", "values",
+))
+_MAX_CALLERS_DEPTH = 3  # returns followed up through callers; deeper is unknown
+
+
+@dataclass(frozen=True)
+class Fate:
+    """Where a function's result goes: `sent` to another process (pickled) by `where` ("spawn at
+    train.py:12"), or kept in place (`where` the call that keeps it)."""
+
+    sent: bool
+    where: str
+
+
+class Fates:
+    """What the callers of a project function do with its result, over the solved program."""
+
+    def __init__(self, program) -> None:
+        self.program = program
+
+    def result_fate(self, module: str, key: str, depth: int = 0) -> Fate | None:
+        """What the callers of function `key` of `module` do with what it returns: sent, when
+        one passes it (or returns it to a caller that passes it) to a call that pickles it;
+        kept, when every call in the project is found and each only reads it in place; None
+        when unknown (no caller found, or one hands it on, stores it, or returns it further
+        than followed)."""
+        program, kept = self.program, []
+        if depth > _MAX_CALLERS_DEPTH or program.summary(module) is None:
+            return None
+        for caller in [module, *program.importers_of(module)]:
+            summary = program.summary(caller)
+            if summary is None:
+                return None
+            for name, function in summary.functions.items():
+                for call in function.invocations:
+                    found = program.resolve(caller, call.callee, function.cls)
+                    if found is None or found.function != (module, key):
+                        continue
+                    fate = self._fate_at(caller, name, function, CallResult(call.callee, call.line), depth)
+                    if fate is None or fate.sent:
+                        return fate
+                    kept.append(fate.where)
+        if all(program.is_text(name) for name in program.modules()):
+            return None  # a text linted alone: its callers elsewhere are unknown
+        return Fate(False, kept[0]) if kept else None
+
+    def _fate_at(self, module: str, key: str, function: FunctionSummary, result: CallResult, depth: int) -> Fate | None:
+        """What function `key` does with `result` (a call's result as its summary writes it)."""
+        program = self.program
+        for send in function.escapes.sends:
+            if result in send.sent:
+                where = program.values.sent_at(module, send.callee)
+                if where is not None:
+                    return Fate(True, f"{where} at {program.place(module, send.line)}")
+        if result in function.returns:
+            return self.result_fate(module, key, depth + 1)
+        if result in function.sets.values() and function.cls and self.dataset(module, function.cls):
+            return Fate(True, f"the Dataset {function.cls} (stored at {program.place(module, result.line)})")
+        if result in function.sets.values() or result in function.escapes.stores:
+            return None
+        for call in function.calls:
+            if (result in call.args or result in call.keywords.values()) and call.callee.rpartition(".")[2] not in _READING_CALLS:
+                made = program.resolve(module, call.callee, function.cls)
+                if made is not None and made.bound and self._kept_by_dataset(made, call.args, call.keywords, result):
+                    return Fate(True, f"the Dataset {made.key.rpartition('.')[0]} at {program.place(module, call.line)}")
+                return None
+        return Fate(False, str(program.place(module, result.line)))
+
+    def _kept_by_dataset(self, made, args: tuple, keywords: dict, result: CallResult) -> bool:
+        """The `__init__` `made` reaches is a Dataset's, and stores on `self` the parameter that
+        gets `result` (`TranslationDataset(pairs, src_index)` keeping `self.src_index = src_index`)."""
+        cls, _, method = made.key.rpartition(".")
+        init = self.program.function(made.module, made.key)
+        if method != "__init__" or init is None or not self.dataset(made.module, cls):
+            return False
+        params = init.params[1:]
+        given = [params[i] for i, arg in enumerate(args) if arg == result and i < len(params)]
+        given += [name for name, arg in keywords.items() if arg == result]
+        return any(Param(name) in init.sets.values() for name in given)
+
+    def dataset(self, module: str, cls: str) -> bool:
+        """Class `cls` of `module` is a Dataset: a base named `Dataset` or `IterableDataset`, or
+        a `__getitem__`. DataLoader workers receive it."""
+        summary = self.program.summary(module)
+        record = summary.classes.get(cls) if summary is not None else None
+        if record is None:
+            return False
+        bases = {base.rpartition(".")[2] for base in record.bases}
+        return bool(bases & {"Dataset", "IterableDataset"}) or f"{cls}.__getitem__" in summary.functions  # type: ignore[union-attr]

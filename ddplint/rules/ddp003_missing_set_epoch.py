@@ -79,6 +79,10 @@ class MissingSetEpoch(Rule):
                     for images, target in loader_train:
                         model.step(images, target)
             """,
+            messages=(
+                "DistributedSampler `loader_train.sampler` never gets set_epoch() in this epoch loop: every "
+                "epoch repeats the same shuffled order; call set_epoch(epoch) first in the loop body"
+            ),
         ),
         Flagged(
             """
@@ -93,7 +97,11 @@ class MissingSetEpoch(Rule):
                 for batch in loader:
                     step(batch)
                 epoch += 1
-            """
+            """,
+            messages=(
+                "DistributedSampler `sampler` never gets set_epoch() in this epoch loop: every epoch repeats the "
+                "same shuffled order; call set_epoch(epoch) first in the loop body"
+            ),
         ),
         Flagged(
             """
@@ -120,6 +128,10 @@ class MissingSetEpoch(Rule):
                     for batch in loader:
                         step(batch)
             """,
+            messages=(
+                "DistributedSampler `sampler` never gets set_epoch() in this epoch loop: every epoch repeats the "
+                "same shuffled order; call set_epoch(epoch) first in the loop body"
+            ),
         ),
         Flagged(
             # The seed pattern: the loader is passed to a function that iterates it.
@@ -151,6 +163,10 @@ class MissingSetEpoch(Rule):
                     sampler.set_epoch(epoch)
                     train_one_epoch(model, data_loader_train, optimizer)
             """,
+            messages=(
+                "DistributedSampler `sampler` never gets set_epoch() in this epoch loop: every epoch repeats the "
+                "same shuffled order; call set_epoch(epoch) first in the loop body"
+            ),
         ),
         Flagged(
             # Attributes of a trainer; the loop calls a method that iterates self.train_loader.
@@ -188,6 +204,10 @@ class MissingSetEpoch(Rule):
                         self.train_sampler.set_epoch(epoch)
                         self.train_epoch()
             """,
+            messages=(
+                "DistributedSampler `self.train_sampler` never gets set_epoch() in this epoch loop: every epoch "
+                "repeats the same shuffled order; call set_epoch(epoch) first in the loop body"
+            ),
         ),
         Flagged(
             # Built inline: only reachable as the loader's sampler.
@@ -209,6 +229,10 @@ class MissingSetEpoch(Rule):
                 for x in loader:
                     train(x)
             """,
+            messages=(
+                "DistributedSampler `loader.sampler` never gets set_epoch() in this epoch loop: every epoch "
+                "repeats the same shuffled order; call set_epoch(epoch) first in the loop body"
+            ),
         ),
         Flagged(
             # Inside a BatchSampler; a set_epoch on another sampler does not count.
@@ -238,6 +262,10 @@ class MissingSetEpoch(Rule):
                 for batch in train_loader:
                     step(batch)
             """,
+            messages=(
+                "DistributedSampler `train_sampler` never gets set_epoch() in this epoch loop: every epoch "
+                "repeats the same shuffled order; call set_epoch(epoch) first in the loop body"
+            ),
         ),
         Flagged(
             # A loader returned by a builder; not a range loop: reported without a fix.
@@ -256,6 +284,10 @@ class MissingSetEpoch(Rule):
                     for batch in loader:
                         step(batch)
             """,
+            messages=(
+                "DistributedSampler `loader.sampler` never gets set_epoch() in this epoch loop: every epoch "
+                "repeats the same shuffled order; call set_epoch(epoch) first in the loop body"
+            ),
         ),
         Flagged(
             # The `while True` of a generator that re-iterates the loader: each pass repeats.
@@ -272,7 +304,11 @@ class MissingSetEpoch(Rule):
                 dl = cycle(DataLoader(dataset, sampler=DistributedSampler(dataset)))
                 for step in range(steps):
                     train(next(dl))
-            """
+            """,
+            messages=(
+                "DistributedSampler `dl.sampler` never gets set_epoch() in this epoch loop: every epoch repeats "
+                "the same shuffled order; call set_epoch(epoch) first in the loop body"
+            ),
         ),
         Flagged(
             # Only a DistributedSampler when distributed: set_epoch on None would fail, so no fix.
@@ -287,6 +323,10 @@ class MissingSetEpoch(Rule):
                     for batch in loader:
                         step(batch)
             """,
+            messages=(
+                "This DistributedSampler never gets set_epoch() in this epoch loop: every epoch repeats the same "
+                "shuffled order; call set_epoch(epoch) first in the loop body"
+            ),
         ),
     )
     clean_examples = (

@@ -1,23 +1,22 @@
 from __future__ import annotations
 
 import functools
+import posixpath
 import re
 from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ddplint.analyses.distribution import DistributedEvidence
 from ddplint.analyses.launches import Launches
-from ddplint.analyses.ranks import RANK_ENVIRONMENT, RankRegions, environment_key, mentions_rank
+from ddplint.analyses.ranks import RankRegions, mentions_rank
 from ddplint.core.diagnostics import Applicability
-from ddplint.model.values import loaded_path_key
+from ddplint.model.files import loaded_path_key
 from ddplint.semantic.edits import argument_for, string_literal, with_keyword_argument
 from ddplint.prefilter.triggers import DISTRIBUTED_EVIDENCE_CODE, CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.semantic.model import dotted_name
-from ddplint.core.torch_api import (
-    DDP, DISTRIBUTED_EVIDENCE, DISTRIBUTED_SAMPLER, SPAWN, START_PROCESSES, TORCH_DISTRIBUTED, TORCH_LOAD,
-    TORCH_MULTIPROCESSING, TORCH_NN_PARALLEL, TORCH_SAVE,
-)
+from ddplint.core.torch_api import DDP, DISTRIBUTED_EVIDENCE, TORCH_LOAD, TORCH_SAVE
 from ddplint.semantic.walk import children
 
 # Words, in a path, a variable or the enclosing function's name, that say "checkpoint".
@@ -171,11 +170,29 @@ class TorchLoadWithoutMapLocation(Rule):
     trigger = CallTrigger(
         TORCH_LOAD, without_keyword="map_location", within=DISTRIBUTED_EVIDENCE_CODE, also=(DISTRIBUTED_EVIDENCE,)
     )
-    analyses = (Launches, RankRegions)
+    analyses = (Launches, RankRegions, DistributedEvidence)
     # `[tool.ddplint] strict = ["DDP004"]` runs `strict_variant()`: every load is flagged.
     strict = False
 
     flagged_examples = (
+        Flagged(
+            # DDP imported from the module that defines it is evidence as the public spelling is.
+            """
+            import torch
+            from torch.nn.parallel.distributed import DistributedDataParallel as DDP
+
+            def resume(model, path):
+                model.load_state_dict(torch.load(path))
+                                      ^
+            """,
+            fixed="""
+            import torch
+            from torch.nn.parallel.distributed import DistributedDataParallel as DDP
+
+            def resume(model, path):
+                model.load_state_dict(torch.load(path, map_location="cpu"))
+            """,
+        ),
         Flagged(
             # The Trainer runs a LightningModule's hooks on every rank.
             """
@@ -393,6 +410,10 @@ class TorchLoadWithoutMapLocation(Rule):
                 model.eval()
                 return model(batch.to(device))
             """,
+            messages=(
+                "torch.load without map_location loads onto the saving device (GPU 0 on every rank); the result "
+                "is used as loaded (not a state dict), so pass the rank's own device as map_location"
+            ),
         ),
         Flagged(
             """
@@ -416,6 +437,10 @@ class TorchLoadWithoutMapLocation(Rule):
 
             mp.spawn(worker, args=("net.pt",), nprocs=2)
             """,
+            messages=(
+                "torch.load without map_location loads onto the saving device (GPU 0 on every rank); the result "
+                "is used as loaded (not a state dict), so pass the rank's own device as map_location"
+            ),
         ),
         Flagged(
             """
@@ -469,6 +494,10 @@ class TorchLoadWithoutMapLocation(Rule):
                         ^
                 return model.to(args.gpu)
             """,
+            messages=(
+                "torch.load without map_location loads onto the saving device (GPU 0 on every rank); the result "
+                "is used as loaded (not a state dict), so pass the rank's own device as map_location"
+            ),
         ),
         Flagged(
             """
@@ -802,7 +831,6 @@ class TorchLoadWithoutMapLocation(Rule):
         self._private: set[tuple[int, str]] = set()  # names bound to a BytesIO or a temporary file
         self._saved_into: set[tuple[int, str]] = set()  # names this frame `torch.save`s into
         self._per_rank: dict[int, set[str]] = {}  # frame -> names bound to a value that names the rank
-        self._distributed = False
         self._saves_checkpoint = False
         self.launches = model.get(Launches)
 
@@ -971,8 +999,6 @@ class TorchLoadWithoutMapLocation(Rule):
             self._private.discard((frame, name))
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        if environment_key(node) in RANK_ENVIRONMENT:
-            self._distributed = True
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             key = self.model.string_value(node.slice[0].slice.value)
             if key is not None:
@@ -982,19 +1008,9 @@ class TorchLoadWithoutMapLocation(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if environment_key(node) in RANK_ENVIRONMENT:
-            self._distributed = True
         qualified = self.model.qualified(func)
         if qualified is not None:
-            if (
-                qualified in TORCH_DISTRIBUTED
-                or qualified in SPAWN
-                or qualified in START_PROCESSES
-                or qualified in DISTRIBUTED_SAMPLER
-            ):
-                self._distributed = True
-            elif qualified in DDP:
-                self._distributed = True
+            if qualified in DDP:
                 for arg in node.args[:1]:  # `DDP(torch.load(p))`
                     self._mark(arg.value, "whole_model")
             elif qualified in TORCH_SAVE:
@@ -1031,27 +1047,14 @@ class TorchLoadWithoutMapLocation(Rule):
         elif method in HOST_METHODS and isinstance(func.value, cst.Call):
             self._mark(func.value, "on_host")
 
-    def visit_Import(self, node: cst.Import) -> None:
-        if any((dotted_name(alias.name) or "").startswith(TORCH_DISTRIBUTED.name) for alias in node.names):
-            self._distributed = True
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        module = dotted_name(node.module) if node.module is not None and not node.relative else None
-        if module is None:
-            return
-        if module.startswith(TORCH_DISTRIBUTED.name):
-            self._distributed = True
-        elif module == TORCH_NN_PARALLEL.name and _imports(node, "DistributedDataParallel"):
-            self._distributed = True
-        elif module == "torch" and _imports(node, "distributed"):
-            self._distributed = True
-        elif module == TORCH_MULTIPROCESSING.name and (_imports(node, "spawn") or _imports(node, "start_processes")):
-            self._distributed = True
-
     # -- the verdict --------------------------------------------------------------------------
 
+    @property
+    def _distributed(self) -> bool:
+        """The file's own code shows ranks run it (ddplint.analyses.distribution)."""
+        return self.model.get(DistributedEvidence).found
+
     def leave_Module(self, original_node: cst.Module) -> None:
-        self._distributed |= self.launches.any
         if not self.strict and self._distributed and self._loads:
             guarded = self.ranks.functions_only_rank_zero_calls()
             self._loads = [load for load in self._loads if load.looped or not (load.rank_zero or load.function in guarded)]
@@ -1062,19 +1065,19 @@ class TorchLoadWithoutMapLocation(Rule):
     def _saved_on_host(self, load: _Load) -> bool:
         """The class saves the record the load reads back (`_own_record`), or the program's
         scripts save the file it reads with tensors on the host only (`net.cpu()` before
-        `torch.save(net.state_dict(), path)`; ddplint.model.values.Values.saved_on_host)."""
+        `torch.save(net.state_dict(), path)`; `saved_on_host`)."""
         project = self.model.project
         if project is None or load.whole_model or load.on_device:
             return False
-        return self._own_record(load) is not None or project.values.saved_on_host(project.module, load.path) is not None
+        return self._own_record(load) is not None or saved_on_host(project.program, project.module, load.path) is not None
 
-    def _own_record(self, load: _Load) -> str | None:
+    def _own_record(self, load: _Load):
         """Where the loading class saves the record its load reads back (by the keys it
-        reads), when that save holds only Python values (ddplint.model.values.Values.own_record)."""
+        reads), when that save holds only Python values (`own_record`)."""
         project = self.model.project
         if project is None or load.owner is None or not load.keys:
             return None
-        return project.values.own_record(project.module, load.owner, load.keys)
+        return own_record(project.program, project.module, load.owner, load.keys)
 
     def _is_checkpoint(self, load: _Load) -> bool:
         if load.on_host or load.private or load.words & NO_TENSORS_WORDS:
@@ -1118,10 +1121,6 @@ def _is_parameter(function: cst.FunctionDef, name: str) -> bool:
     return any(isinstance(param, cst.Param) and param.name.value == name for param in every)
 
 
-def _imports(node: cst.ImportFrom, name: str) -> bool:
-    return not isinstance(node.names, cst.ImportStar) and any(dotted_name(alias.name) == name for alias in node.names)
-
-
 def _saves_checkpoint(saved: cst.BaseExpression, code: str) -> bool:
     """`torch.save(model.state_dict(), p)`, `torch.save({"model": ...}, p)`, `torch.save(model, p)`."""
     if "state_dict" in code:
@@ -1137,3 +1136,49 @@ def _saves_checkpoint(saved: cst.BaseExpression, code: str) -> bool:
 
 
 TorchLoadWithoutMapLocation.Strict = TorchLoadWithoutMapLocation.strict_variant()
+
+
+# -- questions only this rule asks of the program model -------------------------------------
+
+
+def own_record(program, module: str, cls: str, keys: set[str]):
+    """Where a method of class `cls` of `module` saves a dict of Python values with every key in
+    `keys` (`save_checkpoint` writing `{"epoch": self.epoch, "memory": self.memory}`: a Place),
+    when no method of the class saves another dict with those keys: what its own load reads back
+    holds no tensors. None otherwise."""
+    summary = program.summary(module) if keys else None
+    found = None
+    for function in summary.functions.values() if summary is not None else ():
+        if function.cls != cls:
+            continue
+        for write in function.escapes.writes:
+            if not keys <= set(write.keys) or program.values.sent_at(module, write.callee) != "save":
+                continue
+            if not write.plain:
+                return None
+            found = found or program.place(module, write.line)
+    return found
+
+
+def saved_on_host(program, module: str, path: str | None):
+    """Where the program saves the file `path` (a path key) with its tensors on the host (a
+    Place), when every call that may write that file in the modules of `module`'s folder (the
+    scripts of one program: `train.py` writes what `evaluate.py` reads), their functions and
+    their own code, is a `torch.save` of host tensors; None otherwise, and when one of those
+    modules is not read."""
+    if path is None:
+        return None
+    folder, found = posixpath.dirname(program.path(module).replace("\\", "/")), None
+    savers = sorted(m for m in program.modules() if posixpath.dirname(program.path(m).replace("\\", "/")) == folder)
+    for saver in savers:
+        summary, code = program.summary(saver), program.module_code(saver)
+        if summary is None or code is None:
+            return None
+        for function in (code, *summary.functions.values()):
+            for write in function.escapes.files:
+                if write.path != path:
+                    continue
+                if not write.host or not program.values.is_save(saver, write.callee):
+                    return None
+                found = found or program.place(saver, write.line)
+    return found

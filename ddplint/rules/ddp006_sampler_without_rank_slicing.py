@@ -359,6 +359,12 @@ class SamplerWithoutRankSlicing(Rule):
                 ^
                     return iter(self.order())
             """,
+            messages=(
+                "this DistributedSampler subclass's __iter__ never selects the rank's share: every rank gets the "
+                "whole dataset; slice [self.rank::self.num_replicas]; no fix: `random.sample` in `order` draws "
+                "unseeded, so each rank shuffles differently and slicing would neither split nor cover the "
+                "dataset; seed it from self.seed + self.epoch first"
+            ),
         ),
         Flagged(
             # A generator the OS seeded, kept on self: reported, with no fix.
@@ -378,6 +384,12 @@ class SamplerWithoutRankSlicing(Rule):
                     self.rng.shuffle(indices)
                     return iter(indices)
             """,
+            messages=(
+                "this DistributedSampler subclass's __iter__ never selects the rank's share: every rank gets the "
+                "whole dataset; slice [self.rank::self.num_replicas]; no fix: `self.rng` is a `random.Random()` "
+                "seeded by the OS (in `__init__`), so each rank shuffles differently and slicing would neither "
+                "split nor cover the dataset; seed it from self.seed + self.epoch first"
+            ),
         ),
         Flagged(
             # __init__ never runs DistributedSampler's: self.rank does not exist, so no fix.
@@ -418,6 +430,10 @@ class SamplerWithoutRankSlicing(Rule):
                     order = sorted(range(len(self.lengths)), key=self.lengths.__getitem__)
                     return iter(order)
             """,
+            messages=(
+                "this Sampler takes num_replicas and rank but its __iter__ never selects the rank's share: every "
+                "rank gets the whole dataset; slice [self.rank::self.num_replicas]"
+            ),
         ),
     )
     clean_examples = (

@@ -72,6 +72,10 @@ class DistributedSamplerNotUsed(Rule):
             train_loader = torch.utils.data.DataLoader(train_dataset,
                 batch_size=args.batch_size, sampler=train_sampler, **kwargs)
             """,
+            messages=(
+                "this DataLoader ignores the DistributedSampler `train_sampler`: every rank reads the whole "
+                "dataset; pass sampler= instead of shuffle=True"
+            ),
         ),
         Flagged(
             """
@@ -89,6 +93,10 @@ class DistributedSamplerNotUsed(Rule):
                 sampler = DistributedSampler(dataset, shuffle=True)
                 return DataLoader(dataset, batch_size=batch_size, num_workers=4, sampler=sampler)
             """,
+            messages=(
+                "this DataLoader ignores the DistributedSampler `sampler`: every rank reads the whole dataset; "
+                "pass sampler= instead of shuffle=True"
+            ),
         ),
         Flagged(
             """
@@ -116,6 +124,10 @@ class DistributedSamplerNotUsed(Rule):
                         sampler=self.sampler,
                     )
             """,
+            messages=(
+                "this DataLoader ignores the DistributedSampler `self.sampler`: every rank reads the whole "
+                "dataset; pass sampler= instead of shuffle=True"
+            ),
         ),
         Flagged(
             # Two candidate samplers: which one is meant is not clear, so no fix.
@@ -127,6 +139,10 @@ class DistributedSamplerNotUsed(Rule):
             loader = DataLoader(ds, shuffle=True)
                      ^
             """,
+            messages=(
+                "this DataLoader ignores the DistributedSampler over its dataset: every rank reads the whole "
+                "dataset; pass sampler= instead of shuffle=True"
+            ),
         ),
         Flagged(
             # Sampler and loader in the distributed branch: they run together.
@@ -153,6 +169,10 @@ class DistributedSamplerNotUsed(Rule):
                     loader = DataLoader(train_set, shuffle=True)
                 return loader
             """,
+            messages=(
+                "this DataLoader ignores the DistributedSampler `sampler`: every rank reads the whole dataset; "
+                "pass sampler= instead of shuffle=True"
+            ),
         ),
     )
     clean_examples = (

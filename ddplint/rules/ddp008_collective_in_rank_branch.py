@@ -131,7 +131,12 @@ class CollectiveInRankBranch(Rule):
                     if self.rank == 0:
                         print(self.evaluate(batch))
                               ^
-            """
+            """,
+            messages=(
+                "forward of the DDP model where only rank 0 runs it: DDP syncs buffers in forward and the other "
+                "ranks never join; call model.module(...) for rank-0-only evaluation (it runs in "
+                "Trainer.evaluate(), which calls it)"
+            ),
         ),
         Flagged(
             """
@@ -228,6 +233,7 @@ class CollectiveInRankBranch(Rule):
                     with torch.no_grad():
                         out = model.module(batch)
             """,
+            messages=_FORWARD_MESSAGE,
         ),
         Flagged(
             """
@@ -251,6 +257,7 @@ class CollectiveInRankBranch(Rule):
                 if self.accelerator.is_main_process:
                     return [self.model.module(x) for x in loader]
             """,
+            messages=_FORWARD_MESSAGE,
         ),
         Flagged(
             """
@@ -266,7 +273,12 @@ class CollectiveInRankBranch(Rule):
                            ^
                 model.train()
                 loss = model(x)
-            """
+            """,
+            messages=(
+                "forward of the DDP model where only rank 0 runs it: DDP syncs buffers in forward and the other "
+                "ranks never join; call model.module(...) for rank-0-only evaluation (it is passed to eval_it, "
+                "which calls it)"
+            ),
         ),
         Flagged(
             # In a training step, the forward under no_grad has no gradient to sync: the fix
@@ -296,6 +308,7 @@ class CollectiveInRankBranch(Rule):
                 loss = (model(batch) - target).pow(2).mean()
                 loss.backward()
             """,
+            messages=_FORWARD_MESSAGE,
         ),
         Flagged(
             # A rank-0 forward in a function named like evaluation that also runs a backward:
@@ -309,7 +322,8 @@ class CollectiveInRankBranch(Rule):
                     loss = model(batch).sum()
                            ^
                     loss.backward()
-            """
+            """,
+            messages=_FORWARD_MESSAGE,
         ),
         Flagged(
             """
@@ -329,6 +343,7 @@ class CollectiveInRankBranch(Rule):
                 if rank == 0:
                     return model.module(batch)
             """,
+            messages=_FORWARD_MESSAGE,
         ),
         Flagged(
             # Both calls are rank 0's: the inner if/else does not balance them; nor does the

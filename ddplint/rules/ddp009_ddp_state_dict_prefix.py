@@ -6,7 +6,7 @@ import libcst as cst
 
 from ddplint.core.diagnostics import Applicability
 from ddplint.analyses.ranks import WrappedModels
-from ddplint.model.values import loaded_path_key
+from ddplint.model.files import loaded_path_key
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.semantic.model import dotted_name
@@ -408,7 +408,7 @@ class DdpStateDictPrefix(Rule):
         if project is None:
             return
         for call, state, _, line in self._loads:
-            where = project.values.saved_from_wrapper(loaded_path_key(self.model, self._load_calls[id(call)]), _first_key(state))
+            where = saved_from_wrapper(project.program, loaded_path_key(self.model, self._load_calls[id(call)]), _first_key(state))
             if where is not None:
                 self._report_load(call, state, line, f"{self.message} (saved from the DDP wrapper in {where})")
 
@@ -420,3 +420,17 @@ class DdpStateDictPrefix(Rule):
         strip = strip.with_changes(leading_lines=line.leading_lines)
         fixed_line = line.with_changes(leading_lines=())
         self.report(call, message, replace={line: cst.FlattenSentinel([strip, fixed_line])}, imports=(_IMPORT,))
+
+
+# -- questions only this rule asks of the program model -------------------------------------
+
+
+def saved_from_wrapper(program, path: str | None, key: str | None = None):
+    """Where the program saves a DDP model's state dict to the file `path` (a path key) under a
+    dict key that agrees with `key` (a Place), or None."""
+    if path is None:
+        return None
+    for save in program.values.wrapper_saves():
+        if save.path == path and (save.entry is None or key is None or save.entry == key):
+            return save.place
+    return None

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-import re
+import ast
 
 import libcst as cst
 
@@ -12,6 +12,8 @@ from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.semantic.model import dotted_name
 from ddplint.core.torch_api import OLD_LAUNCHER, OLD_LAUNCHER_MODULE
+from ddplint.model.records import Place
+from ddplint.prefilter.screens import walk
 from ddplint.semantic.walk import positions
 
 _ENVIRONMENT_DEFAULT = 'os.environ.get("LOCAL_RANK")'
@@ -362,9 +364,9 @@ class LocalRankArgument(Rule):
         self._from_environment = False  # it sets `x.local_rank` from LOCAL_RANK
         self._deepspeed = False  # it calls DeepSpeed, whose launcher passes `--local_rank`
         self._old_launcher: bool | None = None  # it names torch.distributed.launch
-        self._launch_line: str | None = None  # where the project launches it so ("run.sh:3")
+        self._launch_line: Place | None = None  # where the project launches it so ("run.sh:3")
         self._missed: bool | None = None  # the parsed value is read and not set from LOCAL_RANK
-        self._reader: str | None = None  # where another module reads it ("train.py:40")
+        self._reader: Place | None = None  # where another module reads it ("train.py:40")
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -432,8 +434,8 @@ class LocalRankArgument(Rule):
             read, from_environment = self._read, self._from_environment
             project = self.model.project
             if project is not None and not from_environment:
-                reader, from_environment = project.attribute_uses("local_rank")
-                if not read and reader is not None and reader.partition(":")[0] != project.project.relpaths[project.module]:
+                reader, from_environment = attribute_uses(project, "local_rank")
+                if not read and reader is not None and reader.path != project.path:
                     self._reader = reader
                 read = read or reader is not None
             self._missed = read and not from_environment
@@ -541,3 +543,35 @@ class LocalRankArgument(Rule):
             bound = self.model.constant(expr.value)
             return bound is not None and not isinstance(bound, cst.Name) and self._reads_local_rank(bound)
         return isinstance(expr, (cst.Call, cst.Subscript)) and environment_key(expr) == "LOCAL_RANK"
+
+
+# -- questions only this rule asks of the program model -------------------------------------
+
+
+def attribute_uses(view, attribute: str):
+    """Across `users`: where a module reads `<x>.<attribute>` (the Place in the first such
+    module), and whether one assigns it from the environment variable named like it in
+    capitals (`args.local_rank = int(os.environ["LOCAL_RANK"])`). A module that does not parse
+    reads and assigns nothing."""
+    program = view.program
+    read, from_environment = None, False
+    for module in view.users:
+        line, environment = _attribute_uses(program.tree(module), attribute)
+        if read is None and line is not None:
+            read = program.place(module, line)
+        from_environment |= environment
+    return read, from_environment
+
+
+def _attribute_uses(tree: ast.Module | None, attribute: str) -> tuple[int | None, bool]:
+    if tree is None:
+        return None, False
+    variable, read, from_environment = attribute.upper(), None, False
+    for node in walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == attribute and isinstance(node.ctx, ast.Load):
+            read = node.lineno if read is None else min(read, node.lineno)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(target, ast.Attribute) and target.attr == attribute for target in targets):
+                from_environment |= any(isinstance(part, ast.Constant) and part.value == variable for part in walk(node.value))
+    return read, from_environment

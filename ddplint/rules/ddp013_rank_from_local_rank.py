@@ -183,7 +183,8 @@ class RankFromLocalRank(Rule):
 
             def main(args):
                 mp.spawn(worker, nprocs=args.gpus, args=(args,))
-            """
+            """,
+            messages=_NO_FIX_MESSAGE,
         ),
         Flagged(
             # Processes started by hand, with env:// but no RANK in the environment: no fix
@@ -202,7 +203,8 @@ class RankFromLocalRank(Rule):
             def main(args):
                 for local_rank in range(2):
                     Process(target=run, args=(local_rank, args)).start()
-            """
+            """,
+            messages=_NO_FIX_MESSAGE,
         ),
         Flagged(
             # torchrun starts the ranks; the file's own process is a helper, not a rank.
@@ -244,7 +246,8 @@ class RankFromLocalRank(Rule):
             def main(args):
                 dist.init_process_group("nccl", init_method=f"tcp://{args.master}:23456", world_size=torch.cuda.device_count() * 2, rank=args.local_rank)
                                                                                                                                     ^
-            """
+            """,
+            messages=_NO_FIX_MESSAGE,
         ),
         Flagged(
             # Nothing says which launcher starts it: no fix. The rank passed by position too.
@@ -258,7 +261,8 @@ class RankFromLocalRank(Rule):
             def connect(local_rank, world_size):
                 dist.init_process_group("gloo", "tcp://10.0.0.1:23456", None, world_size, local_rank)
                                                                                           ^
-            """
+            """,
+            messages=_NO_FIX_MESSAGE,
         ),
     )
     clean_examples = (

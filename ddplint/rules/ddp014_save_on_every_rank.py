@@ -253,6 +253,17 @@ class SaveOnEveryRank(Rule):
                     torch.save(model.state_dict(), "last.pt")
                     ^
             """,
+            messages=(
+                (
+                    "torch.save runs on every rank and all of them write the same file, which corrupts it; save on "
+                    "rank 0 only (if dist.get_rank() == 0:); `is_main_process` is not called, so the test is always "
+                    "true"
+                ),
+                (
+                    "torch.save runs on every rank and all of them write the same file, which corrupts it; save on "
+                    "rank 0 only (if dist.get_rank() == 0:)"
+                ),
+            ),
         ),
         Flagged(
             # Fabric starts the ranks; the script never names DDP.
@@ -267,7 +278,11 @@ class SaveOnEveryRank(Rule):
                 train(fabric, model, optimizer)
                 torch.save(model.state_dict(), "final.pt")
                 ^
-            """
+            """,
+            messages=(
+                "torch.save runs on every rank and all of them write the same file, which corrupts it; save on "
+                "rank 0 only (if fabric.is_global_zero:)"
+            ),
         ),
         Flagged(
             # The Trainer runs a LightningModule's hooks on every rank.
@@ -279,7 +294,11 @@ class SaveOnEveryRank(Rule):
                 def on_validation_epoch_end(self):
                     torch.save(self.state_dict(), "best.pt")
                     ^
-            """
+            """,
+            messages=(
+                "torch.save runs on every rank and all of them write the same file, which corrupts it; save on "
+                "rank 0 only (if self.trainer.is_global_zero: or @rank_zero_only)"
+            ),
         ),
     )
     clean_examples = (
@@ -733,9 +752,44 @@ class SaveOnEveryRank(Rule):
                 self.report(node, message if uncalled is None else always_true)
         for node, frame, qualified in self._helper_calls:
             if every_rank_runs(frame):
-                where = self.model.project.saving_helper(qualified)  # type: ignore[union-attr]
+                where = saving_helper(self.model.project, qualified)  # type: ignore[arg-type]
                 if where is not None:
                     guard = self.launches.guard(frame, elsewhere=not self._distributed_frames)
                     test = "if dist.get_rank() == 0:" if guard is None else guard
                     self.report(node, _HELPER_MESSAGE.format(qualified.rpartition(".")[2], where, test))
         del every_rank_runs  # a recursive closure is a cycle, and it holds `self`: the file's tree
+
+
+# -- questions only this rule asks of the program model -------------------------------------
+
+
+MAX_HELPER_DEPTH = 3  # save helpers followed through the helpers they call; deeper is unknown
+
+
+def saving_helper(view, qualified: str | None):
+    """Where the function of another project module that `qualified` names (as the view's module
+    imports it) calls `torch.save` under no `if`, saying nothing of ranks, itself or through such
+    helpers it calls (ddplint.model.files.settle_save): every process that calls it writes the
+    file. None otherwise; only modules that may save, by their text and imports, are read."""
+    if not qualified:
+        return None
+    program = view.program
+    found = program.split(view.absolute(qualified), view.module)
+    if found is None or not found[1] or "." in found[1] or found[0] == view.module:
+        return None
+    target = program.resolve(found[0], found[1], None) if program.may_save(found[0]) else None
+    return _saving(program, target.module, target.key, 0) if target is not None and not target.bound else None
+
+
+def _saving(program, module: str, key: str, depth: int):
+    if depth > MAX_HELPER_DEPTH or not program.may_save(module):
+        return None
+    record = program.function(module, key)
+    for call in record.escapes.plain_saves if record is not None else ():
+        if program.values.is_save(module, call.callee):
+            return program.place(module, call.line)
+        inner = program.resolve(module, call.callee, None)
+        where = _saving(program, inner.module, inner.key, depth + 1) if inner is not None and not inner.bound else None
+        if where is not None:
+            return where
+    return None

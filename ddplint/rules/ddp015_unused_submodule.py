@@ -540,7 +540,7 @@ class UnusedSubmodule(Rule):
         if "*" in self._tolerated:
             return  # a model of unknown class is wrapped with find_unused_parameters=True
         wraps = self._wraps()
-        self._tolerated |= {cls for cls, found in wraps.items() if any(tolerant for _, tolerant in found)}
+        self._tolerated |= {cls for cls, found in wraps.items() if any(wrap.tolerant for wrap in found)}
         tolerated = self._tolerated_classes(by_name)
         for record in self._classes:
             if not record.built or not self._is_module(record, by_name, set()) or record.name in tolerated:
@@ -589,17 +589,17 @@ class UnusedSubmodule(Rule):
 
         return set(reachable(self._tolerated, related))
 
-    def _wraps(self) -> dict[str, list[tuple[str, bool]]]:
+    def _wraps(self) -> dict:
         """This module's classes whose objects the program wraps in DDP, anywhere in the
-        project (through `build_model()` helpers, returns and parameters): name -> (where,
-        whether that wrap passes find_unused_parameters)."""
+        project (through `build_model()` helpers, returns and parameters): name -> its wraps
+        (ddplint.model.values.Wrap: where, whether it passes find_unused_parameters)."""
         project = self.model.project
         return project.values.wrapped_classes(project.module) if project is not None else {}
 
-    def _wrapped_elsewhere(self, name: str, wraps: dict[str, list[tuple[str, bool]]]) -> str | None:
+    def _wrapped_elsewhere(self, name: str, wraps: dict) -> str | None:
         """The message naming where another module wraps the class `name` in DDP."""
-        own = f"{self.model.project.project.relpaths[self.model.project.module]}:" if self.model.project is not None else ""
-        where = next((at for at, _ in wraps.get(name, ()) if not at.startswith(own)), None)
+        own = self.model.project.path if self.model.project is not None else None
+        where = next((wrap.place for wrap in wraps.get(name, ()) if wrap.place.path != own), None)
         return f"{self.message} (`{name}` is wrapped in DDP at {where})" if where else None
 
     def _is_module(self, record: _ModuleClass, by_name: dict[str, list[_ModuleClass]], seen: set[int]) -> bool:

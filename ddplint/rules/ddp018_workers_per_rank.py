@@ -144,6 +144,16 @@ class WorkersPerRank(Rule):
 
             half = DataLoader(dataset, num_workers=max(1, (os.cpu_count() // 2) // int(os.environ.get("LOCAL_WORLD_SIZE", 1))))
             """,
+            messages=(
+                (
+                    "num_workers=cpu_count() in every rank oversubscribes the machine; divide by the ranks per node "
+                    "(LOCAL_WORLD_SIZE) (this count becomes num_workers through `workers`)"
+                ),
+                (
+                    "num_workers=cpu_count() in every rank oversubscribes the machine; divide by the ranks per node "
+                    "(LOCAL_WORLD_SIZE)"
+                ),
+            ),
         ),
         Flagged(
             """
@@ -169,7 +179,11 @@ class WorkersPerRank(Rule):
                 def setup(self, stage):
                     # Lightning runs its hooks on every rank
                     self.shard = self.dataset.shard(self.trainer.global_rank)
-            """
+            """,
+            messages=(
+                "num_workers=cpu_count() in every rank oversubscribes the machine; divide by the ranks per node "
+                "(LOCAL_WORLD_SIZE) (this count becomes num_workers through `self.num_workers`)"
+            ),
         ),
     )
     clean_examples = (

@@ -223,6 +223,11 @@ class DDPForwardBypassed(Rule):
                 train_one_epoch(model, loader, optimizer)
                 train_one_epoch(net, loader, optimizer)
             """,
+            messages=(
+                "training step through model.module(...) bypasses DDP's forward: its backward never all-reduces "
+                "gradients and the ranks silently diverge; call the DDP model itself (`model` is wrapped in DDP "
+                "at example.py:11 and passed here by the call at example.py:12)"
+            ),
         ),
         Flagged(
             """
@@ -236,7 +241,12 @@ class DDPForwardBypassed(Rule):
                                      ^
                     loss.backward()
                     optimizer.step()
-            """
+            """,
+            messages=(
+                "training step through model.module(...) bypasses DDP's forward: its backward never all-reduces "
+                "gradients and the ranks silently diverge; call the DDP model itself (`model_without_ddp` is "
+                "`model.module`)"
+            ),
         ),
         Flagged(
             """
@@ -253,7 +263,12 @@ class DDPForwardBypassed(Rule):
                 model_without_ddp = model.module
                 train_one_epoch(model_without_ddp, loader, optimizer)
                                 ^
-            """
+            """,
+            messages=(
+                "`model_without_ddp` is the inner module of the DDP model wrapped at example.py:10; "
+                "train_one_epoch() runs its forward at example.py:5 and then backward(), so DDP never "
+                "all-reduces these gradients and the ranks silently diverge; pass the DDP model instead"
+            ),
         ),
         Flagged(
             # timm's loss scaler runs the backward.
@@ -269,7 +284,12 @@ class DDPForwardBypassed(Rule):
                 ddp = torch.nn.parallel.DistributedDataParallel(net.to(rank), device_ids=[rank])
                 fit(ddp.module, batches, optimizer, NativeScaler())
                     ^
-            """
+            """,
+            messages=(
+                "`ddp.module` is the inner module of the DDP model wrapped at example.py:9; fit() runs its "
+                "forward at example.py:6 and then backward(), so DDP never all-reduces these gradients and the "
+                "ranks silently diverge; pass the DDP model instead"
+            ),
         ),
         Flagged(
             # A method of the inner module runs its parameters outside DDP's forward too.
@@ -286,7 +306,13 @@ class DDPForwardBypassed(Rule):
             def main(net, loader, optimizer, rank):
                 model = torch.nn.parallel.DistributedDataParallel(net.to(rank), device_ids=[rank])
                 train_one_epoch(model, loader, optimizer)
-            """
+            """,
+            messages=(
+                "training step through model.module(...) bypasses DDP's forward: its backward never all-reduces "
+                "gradients and the ranks silently diverge; call the DDP model itself (`model` is wrapped in DDP "
+                "at example.py:10 and passed here by the call at example.py:11) (`compute_loss()` of the inner "
+                "module is a forward DDP never sees)"
+            ),
         ),
         Flagged(
             # The inner module kept on `self` for the training step.
@@ -305,7 +331,12 @@ class DDPForwardBypassed(Rule):
                                      ^
                     loss.backward()
                     self.optimizer.step()
-            """
+            """,
+            messages=(
+                "training step through model.module(...) bypasses DDP's forward: its backward never all-reduces "
+                "gradients and the ranks silently diverge; call the DDP model itself (`self.net` is "
+                "`self.model.module`)"
+            ),
         ),
         Flagged(
             # A project helper that unwraps the DDP model hands back its inner module.
@@ -323,7 +354,12 @@ class DDPForwardBypassed(Rule):
                                      ^
                     loss.backward()
                     optimizer.step()
-            """
+            """,
+            messages=(
+                "training step through model.module(...) bypasses DDP's forward: its backward never all-reduces "
+                "gradients and the ranks silently diverge; call the DDP model itself (`raw` is "
+                "`unwrap_model(model)`)"
+            ),
         ),
         Flagged(
             """
@@ -340,7 +376,12 @@ class DDPForwardBypassed(Rule):
                     criterion(unwrap(model)(x), y).backward()
                               ^
                     optimizer.step()
-            """
+            """,
+            messages=(
+                "training step through model.module(...) bypasses DDP's forward: its backward never all-reduces "
+                "gradients and the ranks silently diverge; call the DDP model itself (`unwrap(model)` is its "
+                "inner module)"
+            ),
         ),
     )
     clean_examples = (
@@ -634,9 +675,8 @@ class DDPForwardBypassed(Rule):
             found = handed.get((function.key, callee, position, name))
             if found is None or any(word in (name or "").lower() for word in COPY_WORDS):
                 continue
-            inner, helper, forward = found
-            if not evaluates(helper.rpartition(".")[2]):
-                self.report(arg, _HANDED.format(name=name, wrapped=inner.wrapped_at, helper=helper, forward=forward))
+            if not evaluates(found.function.rpartition(".")[2]):
+                self.report(arg, _HANDED.format(name=name, wrapped=found.inner.wrapped_at, helper=found.function, forward=found.forward))
 
     def leave_Call(self, original_node: cst.Call) -> None:
         # On leaving, so that the calls inside its arguments are known: backward(loss_fn(...)).

@@ -7,6 +7,8 @@ import libcst as cst
 from ddplint.core.diagnostics import Applicability
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.triggers import CallTrigger
+from ddplint.model.placement import device_wraps
+from ddplint.model.records import Place
 from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.semantic.edits import argument_for, passed_arguments
@@ -201,7 +203,12 @@ class WrapperOrder(Rule):
                 model = wrap(model, rank)
                         ^
                 model.cuda(rank)
-            """
+            """,
+            messages=(
+                "DDP(model, device_ids=...) before the model is moved to its device: DDP refuses a CPU model "
+                "with device_ids (ValueError at construction); move the model first, then wrap (this call hands "
+                "`model` to DDP(..., device_ids=...) at example.py:5)"
+            ),
         ),
         Flagged(
             # PyTorch's ImageNet example picks the torchvision model by name; a Trainer keeps it on `self`.
@@ -349,8 +356,8 @@ class WrapperOrder(Rule):
         if callee is None or project is None:
             return False
         self_class = self.model.frame.self_class
-        place = project.cpu_built(callee, self_class.name.value if self_class else None, _constructor)
-        return True if place == "here" else place or False
+        place = cpu_built(project.program, project.module, callee, self_class.name.value if self_class else None, _constructor)
+        return True if place is HERE else place or False
 
     def visit_Assign(self, node: cst.Assign) -> None:
         key = self._key()
@@ -414,7 +421,7 @@ class WrapperOrder(Rule):
         for position, value in passed_arguments(call):
             name = dotted_name(value)
             if name is not None and name in self._cpu.get(key, set()):
-                where = project.handed_to_ddp(frame.key, self_class.name.value if self_class else None, callee, position)
+                where = handed_to_ddp(project.program, project.module, frame.key, self_class.name.value if self_class else None, callee, position)
                 if where is not None:
                     wrap = _Wrap(call, name, built_at=self._built.get((key, name)), wrapped_at=where)
                     self._wraps.setdefault(key, []).append(wrap)
@@ -485,3 +492,63 @@ class WrapperOrder(Rule):
         module = argument_for(wrap.call, DDP, "module")
         moved = move.with_changes(func=move.func.with_changes(value=module.value))  # type: ignore[union-attr]
         return {module.value: moved, statement: cst.RemovalSentinel.REMOVE}  # type: ignore[union-attr]
+
+
+# -- questions only this rule asks of the program model -------------------------------------
+
+MAX_DEPTH = 3  # project helpers followed below the call asked about; deeper is unknown
+
+
+class BuiltHere:
+    """`cpu_built`'s answer for a call that builds the model itself (a constructor, a project class)."""
+
+    def __repr__(self) -> str:
+        return "HERE"
+
+
+HERE = BuiltHere()
+
+
+def cpu_built(program, module: str, callee: str, cls: str | None, constructor,
+              depth: int = 0) -> Place | BuiltHere | None:
+    """Where the model that calling `callee` in `module` returns was built and left on the
+    CPU: HERE when the call builds it (a project class, a call `constructor(qualified name)`
+    accepts), the place of that build in a project function every `return` of which gives such a
+    model untouched; None otherwise."""
+    if depth > MAX_DEPTH or program.summary(module) is None:
+        return None
+    qualified = program.qualify(module, callee)
+    if qualified is not None and constructor(qualified):
+        return HERE
+    made = program.class_of(module, callee)
+    if made is not None:  # a project class, unless its __init__ places something on CUDA itself
+        init = program.summary(made[0]).functions.get(f"{made[1]}.__init__")
+        return HERE if init is None or init.cuda is None else None
+    target = program.resolve(module, callee, cls)
+    if target is None or target.bound:  # unknown, or a method: its object may have moved it
+        return None
+    record = program.summary(target.module).functions[target.key]
+    returns = record.fresh
+    if not returns or None in returns:
+        return None
+    places = []
+    for made_by in returns:
+        place = cpu_built(program, target.module, made_by.callee, record.cls, constructor, depth + 1)
+        if place is None:
+            return None
+        places.append(program.place(target.module, made_by.line) if place is HERE else place)
+    return places[0]
+
+
+def handed_to_ddp(program, module: str, key: str | None, cls: str | None, callee: str, position: int | str) -> Place | None:
+    """Where the project function that calling `callee` reaches hands the argument at `position`
+    (an index, or a keyword: `wrap(model=net)`), untouched, to `DDP(..., device_ids=...)`;
+    None otherwise."""
+    target = program.target(module, key, cls, callee)
+    if target is None:
+        return None
+    record = program.summary(target.module).functions[target.key]
+    params = record.arguments(target.bound)
+    if isinstance(position, int):
+        position = params[position] if position < len(params) else None
+    return next((program.place(target.module, line) for param, line in device_wraps(program, target.module, record) if param == position), None)

@@ -167,7 +167,8 @@ class AccumulationWithoutNoSync(Rule):
                         loss.backward()
                         optimizer.step()
                         optimizer.zero_grad()
-            """
+            """,
+            messages=_BACKWARD_ONLY,
         ),
         Flagged(
             """
@@ -208,7 +209,13 @@ class AccumulationWithoutNoSync(Rule):
                 model = torch.nn.parallel.DistributedDataParallel(net, device_ids=[args.gpu])
                 for epoch in range(args.epochs):
                     train_one_epoch(model, loader, optimizer, args.accum_iter)
-            """
+            """,
+            messages=(
+                "gradient accumulation on a DDP model without no_sync(): every micro-batch's backward "
+                "all-reduces (k times the communication per optimizer step); run the forward and backward of the "
+                "non-stepping micro-batches inside `with model.no_sync():` (`model` is wrapped in DDP at "
+                "example.py:11 and passed here by the call at example.py:13)"
+            ),
         ),
         Flagged(
             # timm's loss scaler runs the backward, and the optimizer step only when `need_update` is true.
@@ -225,7 +232,13 @@ class AccumulationWithoutNoSync(Rule):
             def main(net, loader, optimizer, args):
                 ddp = torch.nn.parallel.DistributedDataParallel(net, device_ids=[args.gpu])
                 train_one_epoch(ddp, loader, optimizer, NativeScaler(), args.accum_iter)
-            """
+            """,
+            messages=(
+                "gradient accumulation on a DDP model without no_sync(): every micro-batch's backward "
+                "all-reduces (k times the communication per optimizer step); run the forward and backward of the "
+                "non-stepping micro-batches inside `with model.no_sync():` (`model` is wrapped in DDP at "
+                "example.py:10 and passed here by the call at example.py:11)"
+            ),
         ),
         Flagged(
             """
@@ -245,7 +258,8 @@ class AccumulationWithoutNoSync(Rule):
                             ^
                         self.opt.step()
                         self.opt.zero_grad()
-            """
+            """,
+            messages=_ACCELERATE,
         ),
         Flagged(
             """
@@ -499,7 +513,7 @@ class AccumulationWithoutNoSync(Rule):
             return
         self_class, frame = self.model.frame.self_class, self.model.function
         helper = project.callee_summary(frame.key if frame else None, self_class.name.value if self_class else None, callee)
-        if helper is not None and helper.get("sync_control"):
+        if helper is not None and helper.summary.sync_control:
             self._opted_out.add(self._function())
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
@@ -554,20 +568,19 @@ class AccumulationWithoutNoSync(Rule):
         )
         if helper is None:
             return
-        params = helper["params"][1:] if helper["bound"] else helper["params"]
-        passed = {**dict(zip(params, (a.value for a in node.args if a.keyword is None and not a.star))),
+        passed = {**dict(zip(helper.arguments, (a.value for a in node.args if a.keyword is None and not a.star))),
                   **{a.keyword.value: a.value for a in node.args if a.keyword is not None}}
-        invoked = {callee for callee, _ in helper["invocations"]}
+        invoked = {call.callee for call in helper.summary.invocations}
         for param, value in passed.items():  # `loss = train_batch(model, x)`, which calls model(x)
             if not loop.forward and self._wrapped.is_wrapped(value) and ({param, f"{param}.forward"} & invoked):
                 loop.forward = self._wrapped.where(value)
-        if not helper["backward"] or not self._every_micro_batch(loop):
+        if not helper.summary.backward or not self._every_micro_batch(loop):
             return
         path = self._path(loop)
         loop.backwards.append((node, path))
         if any(
             gate in passed and self._accumulation_test(passed[gate]) and not self._run_wide(passed[gate])
-            for gate in helper["gates"]
+            for gate in helper.summary.gates
         ):
             loop.gated_steps.append(path)
 

@@ -87,7 +87,12 @@ class PaddedEvalMetrics(Rule):
                 loader_eval = create_loader(dataset_eval, (3, 224, 224), cfg.batch_size, distributed=cfg.distributed)
                               ^
                 print(validate(model, loader_eval))
-            """
+            """,
+            messages=(
+                "evaluation DistributedSampler pads its shards by repeating samples (drop_last=False), so the "
+                "gathered or all-reduced metric counts some twice; trim the gathered results to len(dataset) or "
+                "shard without padding (the sampler is built inside timm.data.create_loader())"
+            ),
         ),
         Flagged(
             # Counted by label, not placed by sample id: the duplicates count twice.
@@ -215,7 +220,13 @@ class PaddedEvalMetrics(Rule):
                 loader = get_data_loader(dataset, 8, mode="val")
                 evaluator = MultiScale(classes)
                 return evaluator(net, loader)
-            """
+            """,
+            messages=(
+                "evaluation DistributedSampler pads its shards by repeating samples (drop_last=False), so the "
+                "gathered or all-reduced metric counts some twice; trim the gathered results to len(dataset) or "
+                "shard without padding (its loader is handed to MultiScale.__call__() by the call at "
+                "example.py:42, evaluated in a loop at example.py:35 and combined by all_reduce at example.py:25)"
+            ),
         ),
         Flagged(
             # The evaluation loop written as a comprehension over the loader.
@@ -274,7 +285,13 @@ class PaddedEvalMetrics(Rule):
                                                        ^
                 }
                 print(evaluate(model, loaders["val"]))
-            """
+            """,
+            messages=(
+                "evaluation DistributedSampler pads its shards by repeating samples (drop_last=False), so the "
+                "gathered or all-reduced metric counts some twice; trim the gathered results to len(dataset) or "
+                "shard without padding (its loader is handed to evaluate() by the call at example.py:17, "
+                "evaluated in a loop at example.py:7 and combined by all_reduce at example.py:9)"
+            ),
         ),
         Flagged(
             # Samplers and loaders built in lists by builders that zip them (create_sampler and
@@ -310,7 +327,13 @@ class PaddedEvalMetrics(Rule):
                 samplers = create_sampler([train_set, val_set], [True, False], dist.get_world_size(), dist.get_rank())
                 train_loader, val_loader = create_loader([train_set, val_set], samplers, 64)
                 print(evaluate(model, val_loader))
-            """
+            """,
+            messages=(
+                "evaluation DistributedSampler pads its shards by repeating samples (drop_last=False), so the "
+                "gathered or all-reduced metric counts some twice; trim the gathered results to len(dataset) or "
+                "shard without padding (its loader is handed to evaluate() by the call at example.py:29, "
+                "evaluated in a loop at example.py:20 and combined by all_gather_object at example.py:23)"
+            ),
         ),
     )
     clean_examples = (
@@ -618,9 +641,9 @@ class PaddedEvalMetrics(Rule):
         qualified = self.model.qualified(sampler.node.func)
         return f" (the sampler is built inside {qualified}())" if qualified in LIBRARY_LOADERS else ""
 
-    def _reported_where_made(self, where: str) -> bool:
-        """A sampler a builder of another module makes, which is reported there (see below)."""
-        return int(where.rpartition(":")[2]) in self.model.project.evaluated_samplers(where)  # type: ignore[union-attr]
+    def _reported_where_made(self, where) -> bool:
+        """A sampler a builder of another module makes (at the Place `where`), which is reported there (see below)."""
+        return where.line in self.model.project.evaluated_samplers(where)  # type: ignore[union-attr]
 
     def _evaluated_elsewhere(self, module: cst.Module, samplers: list[Construction]) -> None:
         """A data builder returns the loader (`return train_loader, val_loader`) and another
@@ -654,9 +677,8 @@ class PaddedEvalMetrics(Rule):
             handed += [(None, word) for word, ref in keywords.items() if ref in refs]
             for index, word in handed:
                 found = self.model.project.evaluation(key, cls, callee, index, word)  # type: ignore[union-attr]
-                if found is not None and (ordered or evaluates(found[0].rpartition(".")[2])):
-                    function, loop, combine = found
-                    return f" (evaluated by {function}() in a loop at {loop}, combined by {combine})"
+                if found is not None and (ordered or evaluates(found.function.rpartition(".")[2])):
+                    return f" (evaluated by {found.function}() in a loop at {found.loop}, combined by {found.combine})"
         return None
 
     def _iterating(self, targets: set[Ref]) -> list:
@@ -668,7 +690,7 @@ class PaddedEvalMetrics(Rule):
             found.extend((function, loop) for loop in function.loops if loop.iterated & refs)
             if depth < _MAX_DEPTH:
                 for call in function.calls:
-                    resolved = self.flow._callee_targets(call, refs)
+                    resolved = self.flow.callee_targets(call, refs)
                     if resolved is not None and resolved[1] != refs:
                         pending.append((resolved[0], resolved[1], depth + 1))
         return found

@@ -286,14 +286,14 @@ class MissingDeviceBinding(Rule):
         """Whether a project helper this file calls lives in a module that binds a device
         (`setup_gpu(args)` calling `torch.cuda.set_device` in another module)."""
         project = self.model.project
-        return project is not None and any(project.binds_device(key, cls, callee) for _, callee, key, cls in self._helpers)
+        return project is not None and any(binds_device(project.program, project.module, key, cls, callee) for _, callee, key, cls in self._helpers)
 
     def _bare_in_helper(self) -> str | None:
         """Where a project helper of another module this file calls moves to the current CUDA
         device only (`model = build_model(args)` calling `model.cuda()`), or None."""
         project = self.model.project
         for _, callee, key, cls in self._helpers:
-            placed = project.bare_placement(key, cls, callee)
+            placed = bare_placement(project.program, project.module, key, cls, callee)
             if placed is not None:
                 return placed
         return None
@@ -306,7 +306,7 @@ class MissingDeviceBinding(Rule):
         if project is None:
             return
         for call, callee, key, cls in self._helpers:
-            where = project.nccl_group(key, cls, callee)
+            where = nccl_group(project.program, project.module, key, cls, callee)
             if where is not None:
                 self.report(call, f"{self.message} (the NCCL process group is created at {where}, reached by this call){note}")
 
@@ -323,3 +323,64 @@ class MissingDeviceBinding(Rule):
         replacement = cst.FlattenSentinel([statement, added])
         imports = ("import torch",) if torch_bound == "missing" else ()
         return {"replace": {statement: replacement}, "imports": imports}
+
+
+# -- questions only this rule asks of the program model -------------------------------------
+
+MAX_DEPTH = 3  # project helpers followed below the call asked about; deeper is unknown
+
+
+def nccl_group(program, module: str, key: str | None, cls: str | None, callee: str, depth: int = 0):
+    """Where calling `callee` in function `key` of `module` creates an NCCL process group
+    without `device_id=` through project helpers (a Place), no module on the way binding a
+    device; None otherwise. The module's own calls are the rule's own to judge."""
+    target = program.target(module, key, cls, callee) if depth <= MAX_DEPTH else None
+    if target is None or target.module == module and depth == 0:
+        return None
+    summary = program.summary(target.module)
+    if summary is None or summary.binds_device:
+        return None
+    record = summary.functions[target.key]
+    if any(binds_device(program, target.module, target.key, record.cls, call.callee, depth + 1) for call in record.invocations):
+        return None  # a helper beside the group binds (`setup_gpu()` in another module)
+    for group in record.process_groups:
+        if program.qualify(target.module, group.callee) in INIT_PROCESS_GROUP and group.backend == "nccl" and not group.bound:
+            return program.place(target.module, group.line)
+    for call in record.invocations:
+        found = nccl_group(program, target.module, target.key, record.cls, call.callee, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def binds_device(program, module: str, key: str | None, cls: str | None, callee: str, depth: int = 0) -> bool:
+    """Whether calling `callee` in function `key` reaches a project function of another module
+    whose module may bind the process to a device, itself or through the helpers it calls."""
+    target = program.target(module, key, cls, callee) if depth <= MAX_DEPTH else None
+    if target is None or target.module == module:
+        return False
+    summary = program.summary(target.module)
+    if summary is None:
+        return False
+    if summary.binds_device:
+        return True
+    record = summary.functions[target.key]
+    return any(binds_device(program, target.module, target.key, record.cls, call.callee, depth + 1) for call in record.invocations)
+
+
+def bare_placement(program, module: str, key: str | None, cls: str | None, callee: str):
+    """Where the project function of another module that calling `callee` in function `key`
+    reaches moves to the current CUDA device (a Place), when each of its moves is such a move
+    (`.cuda()`, `.to("cuda")`; none names an index, a rank or a device variable) and its module
+    binds no device; None otherwise. The function itself only: a helper it calls in turn may
+    choose the device."""
+    target = program.target(module, key, cls, callee)
+    if target is None or target.module == module:
+        return None  # the module's own moves are the rule's own to read
+    summary = program.summary(target.module)
+    if summary is None or summary.binds_device:
+        return None
+    record = summary.functions[target.key]
+    if record.bare_cuda is None or record.device_moves:
+        return None
+    return program.place(target.module, record.bare_cuda)

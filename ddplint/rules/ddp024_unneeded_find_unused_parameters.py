@@ -1,11 +1,15 @@
 from __future__ import annotations
 
+import ast
+from dataclasses import dataclass
 from typing import Callable, NamedTuple
 
 import libcst as cst
 
 from ddplint.core.diagnostics import Applicability
 from ddplint.prefilter.triggers import CallTrigger
+from ddplint.model.summary import SAME_VALUE_METHODS, definitions
+from ddplint.prefilter.screens import dotted, walk
 from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.core.torch_api import (
@@ -480,7 +484,7 @@ class UnneededFindUnusedParameters(Rule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         view = self.model.project
-        program = view.project.program if view is not None else None
+        program = view.program if view is not None else None
         proof = _Proof(_Scope(view.module if view is not None else None, self._classes, self.model.qualified), program)
         for call, flag, held in self._wraps:
             objects = proof.objects(held)
@@ -490,7 +494,7 @@ class UnneededFindUnusedParameters(Rule):
             message = None
             if elsewhere and program is not None:
                 module, cls = elsewhere[0]
-                where = program.location(module, program.summary(module)["classes"][cls]["line"])
+                where = program.place(module, program.summary(module).classes[cls].line)
                 message = f"{self.message} (`{cls}` is defined at {where}, where its forward uses every parameter)"
             self.report(flag, message, replace={call: _without(call, flag)})
 
@@ -512,6 +516,7 @@ class _Proof:
     def __init__(self, here: _Scope, program) -> None:
         self.here = here
         self._program = program
+        self._gives = Gives(program) if program is not None else None
         self._scopes: dict[str | None, _Scope | None] = {here.module: here}
 
     def scope(self, module: str | None) -> _Scope | None:
@@ -520,7 +525,7 @@ class _Proof:
         if module not in self._scopes:
             if len(self._scopes) > MAX_MODULES:
                 return None
-            text = self._program._read(module)
+            text = self._program.read(module)
             try:
                 tree = cst.parse_module(text) if text is not None else None
             except (cst.ParserSyntaxError, RecursionError, ValueError):
@@ -532,19 +537,19 @@ class _Proof:
 
             def qualified(expr: cst.BaseExpression, module=module) -> str | None:
                 name = dotted_name(expr)
-                return self._program._qualify(module, name) if name else None
+                return self._program.qualify(module, name) if name else None
 
             self._scopes[module] = _Scope(module, classes, qualified) if tree is not None else None
         return self._scopes[module]
 
     # -- what a call gives ---------------------------------------------------------------------
 
-    def gives(self, scope: _Scope, callee: str) -> list[tuple[str, str | None, str]] | None:
+    def gives(self, scope: _Scope, callee: str) -> list[Made] | None:
         """What calling `callee` in `scope` gives (ddplint.model.program.Program.gives); without
         a program, an object of a class of this module only."""
         if self._program is not None and scope.module is not None:
-            return self._program.gives(scope.module, callee)
-        return [("object", scope.module, callee)] if callee in scope.classes else None
+            return self._gives.gives(scope.module, callee)
+        return [Made("object", scope.module, callee)] if callee in scope.classes else None
 
     def objects(self, held: tuple) -> list[tuple[str | None, str]] | None:
         """The (module, class) of every object the wrapped model may be (see `_held`), or None
@@ -554,11 +559,11 @@ class _Proof:
             given = self.gives(self.here, inner)
         else:
             made = self.gives(self.here, inner[1]) if inner[0] == "call" else None
-            classes = made is not None and all(k == "class" for k, _, _ in made)
-            given = [("object", module, cls) for _, module, cls in made] if classes else None  # type: ignore[union-attr]
-        if not given or any(k != "object" for k, _, _ in given):
+            classes = made is not None and all(item.kind == "class" for item in made)
+            given = [Made("object", item.module, item.name) for item in made] if classes else None  # type: ignore[union-attr]
+        if not given or any(item.kind != "object" for item in given):
             return None
-        return [(module, cls) for _, module, cls in given]
+        return [(item.module, item.name) for item in given]
 
     # -- is every parameter used on every step? ------------------------------------------------
 
@@ -663,11 +668,11 @@ class _Proof:
         callee = dotted_name(value.func)
         given = self.gives(scope, callee) if callee is not None else None
         kinds = []
-        for kind, module, name in given or [("unknown", None, "")]:
-            if kind == "object":
-                kinds.append("owns" if self.static(self.scope(module), name, seen) else None)
-            elif kind == "call" and module is not None:  # a library call a helper returns: judged without its arguments
-                kinds.append(self._library_kind(self._program._qualify(module, name) or "", None, None, local))
+        for made in given or [Made("unknown", None, "")]:
+            if made.kind == "object":
+                kinds.append("owns" if self.static(self.scope(made.module), made.name, seen) else None)
+            elif made.kind == "call" and made.module is not None:  # a library call a helper returns: judged without its arguments
+                kinds.append(self._library_kind(self._program.qualify(made.module, made.name) or "", None, None, local))
             else:
                 kinds.append(None)
         return None if None in kinds else "owns" if "owns" in kinds else "plain"
@@ -918,3 +923,155 @@ def _without(call: cst.Call, flag: cst.Arg) -> cst.Call:
     if index == len(args) and args:  # the flag was last: the new last argument takes its comma
         args[-1] = args[-1].with_changes(comma=flag.comma)
     return call.with_changes(args=args)
+
+# -- questions only this rule asks of the program model -------------------------------------
+
+MAX_GIVES, MAX_GIVES_DEPTH = 8, 3  # classes one call may give, and helpers followed for them
+
+
+@dataclass(frozen=True)
+class Made:
+    """What a call gives, by class (`Program.gives`): an object of the project class `cls` of
+    `module` (`kind` "object"), the class itself handed back ("class"), or the result of a
+    call of no project function or class, `callee` as written in `module` ("call")."""
+
+    kind: str
+    module: str
+    name: str
+
+
+class Gives:
+    """What calling a name gives, by class, through the project's functions (`gives`)."""
+
+    def __init__(self, program) -> None:
+        self.program = program
+        self._given: dict[tuple[str, str], list | None] = {}
+
+    def _returns(self, module: str, key: str) -> list | None:
+        """What each return of a function gives (ddplint.model.summary.gives); None when it cannot
+        be read. Worked out on demand (few questions need it), from the module's text."""
+        if (module, key) not in self._given:
+            tree = self.program.tree(module)
+            node = _function_node(tree, key) if tree is not None else None
+            self._given[(module, key)] = gives(node) if node is not None else None
+        return self._given[(module, key)]
+
+    def gives(self, module: str, callee: str, cls: str | None = None, depth: int = 0) -> list[Made] | None:
+        """What calling `callee` in `module` (inside class `cls`) gives, by class, every way it
+        may go (`Made`); None when some return of a function on the way is unknown (ddplint.model.
+        summary.gives), past MAX_GIVES alternatives or MAX_GIVES_DEPTH helpers, or where a
+        summary cannot be read."""
+        made = self.program.class_of(module, callee)
+        if made is not None:
+            return [Made("object", *made)]
+        target = self.program.resolve(module, callee, cls) if depth <= MAX_GIVES_DEPTH else None
+        if target is None:
+            qualified = self.program.qualify(module, callee)
+            local = self.program.summary(module) is None or callee.partition(".")[0] in self.program.summary(module).functions  # type: ignore[union-attr]
+            project = local or (qualified is not None and self.program.split(qualified, module) is not None)
+            return None if project or depth > MAX_GIVES_DEPTH else [Made("call", module, callee)]
+        record = self.program.summary(target.module).functions[target.key]  # type: ignore[union-attr]
+        returns = None if target.bound else self._returns(target.module, target.key)
+        if returns is None or None in returns:
+            return None  # a method (its object may hand back anything), or a return unknown
+        found: list[Made] = []
+        for given in (given for returned in returns for given in returned):
+            if given.class_object:
+                made = self.program.class_of(target.module, given.name)
+                more = [Made("class", *made)] if made is not None else None
+            else:
+                more = self.gives(target.module, given.name, record.cls, depth + 1)
+            if more is None:
+                return None
+            found += [item for item in more if item not in found]
+        return found if len(found) <= MAX_GIVES else None
+
+
+def _function_node(tree, key: str):
+    """The definition of the function a summary keys `key` (`name`, `Class.name`), or None."""
+    return next((node for node, cls in definitions(tree.body) if not isinstance(node, ast.ClassDef)
+                 and (f"{cls}.{node.name}" if cls else node.name) == key), None)
+
+
+# Calls that add a module or parameter to an object after it was built.
+_REGISTERS = frozenset(("add_module", "register_module", "register_parameter", "register_buffer", "setattr"))
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@dataclass(frozen=True)
+class Given:
+    """What a `return` gives: the class object a dotted `name` names (`return SRv1`), or what
+    calling `name` gives (`return Net(cfg)`, moves such as `.to(device)` aside)."""
+
+    name: str
+    class_object: bool
+
+
+def gives(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[list[Given] | None]:
+    """What each `return` of a function gives, by class (the Givens it may give), or None where unknown. A local
+    returned gives whatever every binding of it in the function gives, whichever path runs
+    (`Network = SRv1` in each branch; `model = model.cuda()` keeps it); it is unknown when it
+    is also bound otherwise (a parameter, a loop, an unpacking, an import, a nested def), when its attributes
+    are set or a module is registered on it, or when it names a class called through another
+    local. A generator, a bare `return` and an end reached without one give None."""
+    inside = list(walk(node))
+    bound: dict[str, list] = {a.arg: [None] for a in walk(node.args) if isinstance(a, ast.arg)}
+    plain: set[int] = set()
+    for n in inside:
+        if isinstance(n, ast.Assign) and all(isinstance(t, ast.Name) for t in n.targets):
+            for target in n.targets:
+                plain.add(id(target))
+                given = _given(n.value, target.id)
+                if given != "same":
+                    bound.setdefault(target.id, []).append(given)
+    for n in inside:
+        changed: list[str] = []
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) and id(n) not in plain:
+            changed = [n.id]
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            changed = [(alias.asname or alias.name).partition(".")[0] for alias in n.names]
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            changed = list(n.names)
+        elif isinstance(n, (*_FUNCTIONS, ast.ClassDef)) and n is not node:
+            changed = [n.name]
+        elif isinstance(n, ast.Attribute) and not isinstance(n.ctx, ast.Load):
+            changed = [dotted(n.value) or ""]
+        elif isinstance(n, ast.Call) and (dotted(n.func) or "").rpartition(".")[2] in _REGISTERS:
+            receiver = n.args[0] if isinstance(n.func, ast.Name) and n.args else getattr(n.func, "value", None)
+            changed = [dotted(receiver) or ""] if receiver is not None else []
+        for name in changed:
+            bound.setdefault(name.partition(".")[0], []).append(None)
+
+    def returned(expr: ast.expr | None) -> list[Given] | None:
+        given = _given(expr, None) if expr is not None else None
+        if not isinstance(given, Given):
+            return None
+        head = given.name.partition(".")[0]
+        if head not in bound:
+            return [given]
+        held = bound[head]
+        if given.name != head or None in held or any(h.name.partition(".")[0] in bound for h in held):
+            return None
+        if given.class_object:
+            return held
+        # `Network(...)` where the local names classes: objects of them
+        return [Given(h.name, False) for h in held] if all(h.class_object for h in held) else None
+
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in inside):
+        return [None]
+    found = [returned(n.value) for n in inside if isinstance(n, ast.Return)]
+    return found if isinstance(node.body[-1], (ast.Return, ast.Raise)) else [*found, None]
+
+
+def _given(expr: ast.expr, target: str | None) -> Given | str | None:
+    """What a dotted name, or a call of one (moves such as `.to(device)` aside), gives; "same"
+    for `target` moved (`model = model.cuda()`); None otherwise."""
+    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in SAME_VALUE_METHODS:
+        expr = expr.func.value
+    if isinstance(expr, ast.Name) and expr.id == target:
+        return "same"
+    if isinstance(expr, ast.Call):
+        callee = dotted(expr.func)
+        return Given(callee, False) if callee else None
+    name = dotted(expr)
+    return Given(name, True) if name else None

@@ -23,7 +23,9 @@ from typing import ClassVar
 
 import libcst as cst
 
-from ddplint.core.diagnostics import Applicability
+from ddplint.core.diagnostics import Applicability, StepKind
+from ddplint.model.records import Place
+from ddplint.analyses.distribution import DistributedEvidence
 from ddplint.semantic.model import Analysis, SemanticModel
 from ddplint.prefilter.needles import Needle, needles_match
 from ddplint.prefilter.project_facts import ProjectFact
@@ -40,10 +42,13 @@ class Flagged:
     finding on the line above. The caret lines are taken out of `code` (so the docs, the fix
     and every other test see the code alone) and kept in `at` as (line, column) pairs, 1-based
     as ddplint prints them. `fixed` is the golden output of fixing the code (with
-    `--unsafe-fixes` if the rule's fix is unsafe), or None when no fix is offered."""
+    `--unsafe-fixes` if the rule's fix is unsafe), or None when no fix is offered. `messages`
+    is the golden message of each finding, in the order of their places (one string: every
+    finding's); None when every finding says the rule's own `message`."""
 
     code: str
     fixed: str | None = None
+    messages: tuple[str, ...] | str | None = None
     at: tuple[tuple[int, int], ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -52,6 +57,10 @@ class Flagged:
         object.__setattr__(self, "at", at)
         if self.fixed is not None:
             object.__setattr__(self, "fixed", _dedent(self.fixed))
+        if isinstance(self.messages, str):
+            object.__setattr__(self, "messages", (self.messages,) * len(self.at))
+        if self.messages is not None and len(self.messages) != len(self.at):
+            raise ValueError(f"{len(self.messages)} messages for {len(self.at)} marked findings")
 
     @property
     def count(self) -> int:
@@ -66,6 +75,33 @@ class Clean:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "code", _dedent(self.code))
+
+
+def harm_of(message: str) -> str:
+    """What a message says is wrong and why it harms: the message without the advice after its
+    last "; " outside parentheses (ddplint's messages say what is wrong, its effect, then what
+    to do), keeping a note in parentheses that ends the message (where the other half is)."""
+    depth, cut, note = 0, None, ""
+    for index, char in enumerate(message):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and message.startswith("; ", index):
+            cut = index
+    if cut is None:
+        return message
+    tail = message[cut:]
+    if tail.endswith(")"):
+        note = tail[_last_note(tail):]
+    return message[:cut] + note
+
+
+def _last_note(text: str) -> int:
+    """Where the parenthesised note that ends `text` starts (its " (")."""
+    depth = 0
+    for index in range(len(text) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(text[index], 0)
+        if depth == 0:
+            return index - 1
+    return len(text)
 
 
 def _dedent(code: str) -> str:
@@ -86,9 +122,20 @@ def _take_carets(code: str) -> tuple[str, tuple[tuple[int, int], ...]]:
     return "\n".join(kept), tuple(at)
 
 
+@dataclass(frozen=True)
+class Link:
+    """A step of the chain that makes a finding a bug (ddplint.core.diagnostics.Step), as a rule
+    states it: what it establishes, and where: a Place of the program model (another module, or
+    this one), or a node of this file's tree."""
+
+    kind: StepKind
+    message: str
+    at: Place | cst.CSTNode
+
+
 @dataclass
 class Report:
-    """A finding as a rule makes it: the node, and the fix as node replacements."""
+    """A finding as a rule makes it: the node, the fix as node replacements, and its chain."""
 
     rule: type[Rule]
     node: cst.CSTNode
@@ -96,6 +143,7 @@ class Report:
     replacements: Mapping[cst.CSTNode, Replacement] | None
     applicability: Applicability | None
     imports: tuple[str, ...]
+    chain: tuple[Link, ...] = ()
 
 
 class Rule(cst.BatchableCSTVisitor):
@@ -166,6 +214,23 @@ class Rule(cst.BatchableCSTVisitor):
         """A call the rule's trigger matched; rules with a trigger implement this."""
         raise NotImplementedError
 
+    def runs_link(self) -> Link | None:
+        """The step "every rank runs this" of a chain: what in this file starts or joins the
+        ranks, else where a script that runs this module does (ddplint.analyses.distribution,
+        ProjectView.ranks_started), else what in this file shows it runs distributed (an
+        import); None when nothing shows it."""
+        evidence = self.model.get(DistributedEvidence)
+        if evidence.starts is not None:
+            how, node = evidence.starts
+            return Link(StepKind.RUNS, f"every rank runs this file: it {how}", node)
+        started = self.model.project.ranks_started() if self.model.project is not None else None
+        if started is not None:
+            place, how = started
+            return Link(StepKind.RUNS, f"every rank runs this module: {place.path} {how}", place)
+        if evidence.node is not None:
+            return Link(StepKind.RUNS, f"this file runs distributed: it {evidence.where}", evidence.node)
+        return None
+
     @classmethod
     def matches_text(cls, source: str) -> bool:
         return needles_match(cls.needles, source)
@@ -181,10 +246,15 @@ class Rule(cst.BatchableCSTVisitor):
         *,
         replace: Mapping[cst.CSTNode, Replacement] | None = None,
         imports: Sequence[str] = (),
+        chain: Sequence[Link] | None = None,
     ) -> None:
         """Record a finding at `node`. `replace` maps original nodes of this tree to their
-        replacements; `imports` are statements (`import functools`) the fix needs at the top."""
+        replacements; `imports` are statements (`import functools`) the fix needs at the top;
+        `chain` the steps that make it a bug, in order (by default: who runs it, `runs_link`,
+        and the harm the message names, at the node)."""
         applicability = self.fix if replace else None
-        self.reports.append(
-            Report(type(self), node, message or self.message, replace, applicability, tuple(imports))
-        )
+        message = message or self.message
+        if chain is None:
+            runs = self.runs_link()
+            chain = ([runs] if runs is not None else []) + [Link(StepKind.HARM, harm_of(message), node)]
+        self.reports.append(Report(type(self), node, message, replace, applicability, tuple(imports), tuple(chain)))

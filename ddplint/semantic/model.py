@@ -32,7 +32,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
 import libcst as cst
 
@@ -147,8 +147,26 @@ class Analysis:
     and place, and answers rules' questions through its own methods.
     """
 
+    # Analyses this one reads (built before it, in the same walk).
+    requires: ClassVar[tuple[type[Analysis], ...]] = ()
+
     def __init__(self, model: SemanticModel) -> None:
         self.model = model
+
+
+def with_requirements(analyses) -> list[type[Analysis]]:
+    """The analyses and those they require, each once, every one after those it requires."""
+    ordered: list[type[Analysis]] = []
+
+    def add(analysis: type[Analysis]) -> None:
+        if analysis not in ordered:
+            for required in analysis.requires:
+                add(required)
+            ordered.append(analysis)
+
+    for analysis in analyses:
+        add(analysis)
+    return ordered
 
 
 AnalysisT = TypeVar("AnalysisT", bound=Analysis)

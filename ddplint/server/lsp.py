@@ -14,6 +14,7 @@ import gc
 import os
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from importlib import metadata
 
 from lsprotocol import types
@@ -46,6 +47,16 @@ def docs_base() -> str | None:
     except metadata.PackageNotFoundError:
         pass
     return RULES_MD.as_uri() if RULES_MD.is_file() else None
+
+
+def related(step) -> types.DiagnosticRelatedInformation:
+    """A step of a finding's chain, for the editor: a click on it goes to the wrapping, the
+    spawn, the save (ddplint.core.diagnostics.Step)."""
+    position = types.Position(step.line - 1, step.col - 1)
+    return types.DiagnosticRelatedInformation(
+        location=types.Location(uri=Path(os.path.abspath(step.path)).as_uri(), range=types.Range(position, position)),
+        message=f"{step.kind.value}: {step.message}",
+    )
 
 
 @dataclass
@@ -219,6 +230,7 @@ class DdplintServer(LanguageServer):
             code=diagnostic.code,
             code_description=self.linter.code_description(diagnostic),
             source=SOURCE,
+            related_information=[related(step) for step in diagnostic.chain] or None,
         )
 
     @staticmethod

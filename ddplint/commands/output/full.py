@@ -1,5 +1,5 @@
-"""`--output-format full`: each finding with its source line, a caret under it, and its fix as
-a diff, the way ruff shows findings by default."""
+"""`--output-format full`: each finding with its source line, a caret under it, the chain of
+steps that makes it a bug, and its fix as a diff, the way ruff shows findings by default."""
 
 from __future__ import annotations
 
@@ -14,8 +14,17 @@ def format_full(diagnostic: Diagnostic, source: str | None, colour: bool = False
     """The text line, then (when `source` is known) the snippet and the fix; a blank line ends it."""
     lines = [format_diagnostic(diagnostic, colour)]
     if source is not None and diagnostic.cell is None:
-        lines += _snippet(diagnostic, source) + _fix(diagnostic, source)
+        lines += _snippet(diagnostic, source)
+    lines += chain_lines(diagnostic)
+    if source is not None and diagnostic.cell is None:
+        lines += _fix(diagnostic, source)
     return "\n".join(lines) + "\n"
+
+
+def chain_lines(diagnostic: Diagnostic) -> list[str]:
+    """The finding's chain, a step a line: what it establishes, and where."""
+    width = max((len(step.kind.value) for step in diagnostic.chain), default=0)
+    return [f"  = {step.kind.value:<{width}}  {step.path}:{step.line}: {step.message}" for step in diagnostic.chain]
 
 
 def _snippet(diagnostic: Diagnostic, source: str) -> list[str]:

@@ -2,7 +2,9 @@
 
 Lines and columns are 1-based; an end column is exclusive. In a notebook, `cell` is the cell's
 number (1-based) and lines count within that cell. A fix's edits replace spans of the
-original text; `imports` are statements the fix adds once at the top of the module.
+original text; `imports` are statements the fix adds once at the top of the module. `chain`
+lists the steps that make the finding a bug, in order (`kind`: made, reaches, runs, harm),
+each with where it is.
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ def diagnostic_to_dict(diagnostic: Diagnostic) -> dict:
         "end_column": diagnostic.end_col,
         "fix": _fix(diagnostic.fix),
         "cell": diagnostic.cell,  # a notebook's cell number (lines are then the cell's), else null
+        "chain": [
+            {"kind": step.kind.value, "message": step.message, "filename": step.path, "line": step.line, "column": step.col}
+            for step in diagnostic.chain
+        ],
     }
 
 

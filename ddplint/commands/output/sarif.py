@@ -1,5 +1,6 @@
 """`--output-format sarif`: SARIF 2.1.0, the format code-scanning services (GitHub, GitLab,
-Azure DevOps) read. Rules carry their name, message and explanation; results their fixes."""
+Azure DevOps) read. Rules carry their name, message and explanation; results their fixes, and
+the chain of steps that makes each a bug as a code flow ending at the finding."""
 
 from __future__ import annotations
 
@@ -56,6 +57,10 @@ def _result(
         result["ruleIndex"] = index[diagnostic.code]
     if diagnostic.cell is not None:  # a notebook: the region's lines count within this cell
         result["properties"] = {"cell": diagnostic.cell}
+    if diagnostic.chain:
+        result["codeFlows"] = [{"threadFlows": [{"locations": [_flow_step(step) for step in diagnostic.chain] + [
+            {"location": {**result["locations"][0], "message": {"text": diagnostic.message}}}
+        ]}]}]
     if diagnostic.fix is not None and diagnostic.fix.edits:
         imports = f" (adds {'; '.join(diagnostic.fix.imports)})" if diagnostic.fix.imports else ""
         edits = list(diagnostic.fix.edits) + _import_edits(diagnostic, source)
@@ -77,6 +82,20 @@ def _result(
             }
         ]
     return result
+
+
+def _flow_step(step) -> dict:
+    """A step of the finding's chain as a SARIF threadFlowLocation."""
+    return {
+        "location": {
+            "physicalLocation": {
+                "artifactLocation": {"uri": _uri(step.path)},
+                "region": {"startLine": step.line, "startColumn": step.col},
+            },
+            "message": {"text": f"{step.kind.value}: {step.message}"},
+        },
+        "kinds": [step.kind.value],
+    }
 
 
 def _import_edits(diagnostic: Diagnostic, source: Callable[[str], str | None] | None) -> list[Edit]:

@@ -95,9 +95,22 @@ def explain(rule) -> str:
     )
     if example is not None:
         lines += ["", "Example (flagged):", "", _indent(example.code)]
+        lines += _chain_of(rule, example)
         if example.fixed is not None:
             lines += ["Fixed:", "", _indent(example.fixed)]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _chain_of(rule, example) -> list[str]:
+    """The example's first finding step by step: what each finding's chain shows, the `full`
+    output format prints and editors link to."""
+    from ddplint.engine.lint import analyse
+
+    found = [d for d in analyse(example.code, "example.py", [rule]).diagnostics if d.code == rule.code]
+    if not found or not found[0].chain:
+        return []
+    steps = [f"    {step.kind.value}: {step.message} (line {step.line})" for step in found[0].chain]
+    return ["What the finding shows, step by step:", "", *steps, ""]
 
 
 def _indent(code: str) -> str:
