@@ -92,16 +92,12 @@ def test_cpu_checkpoints_need_a_gpu_and_cuda_errors_are_the_symptom():
     assert script.symptom("DDP004")(failing, CTX).symptom is True
 
 
-def _judged(code, before_run, after_run, fixed=True, path="train.py", others=()):
+def _judged(code, before_run, after_run, fixed=True, path="train.py", others=(), changed=None):
     """The verdict on one finding of ``code`` at ``path``:3 (with the findings ``others``,
-    judged together with it, as verify_script does)."""
+    judged together with it, as verify_script does); ``changed``: the lines the fix wrote."""
     findings = [Finding(code, "name", path, 3, 1, "message", 3, fixed), *others]
-    for f in findings:
-        ctx = {"gpus": 0, "finding": f}
-        f.before = script.symptom(f.code)(before_run, ctx)
-        f.after = script.symptom(f.code)(after_run, ctx) if after_run is not None else None
-    blocker = None if before_run.completed else script._blocker(findings)
-    return script._judge(findings[0], before_run, after_run, blocker)
+    script.judge_findings(findings, before_run, after_run, changed or {})
+    return findings[0].verdict, findings[0].reason
 
 
 def _crashed(line):
@@ -124,9 +120,10 @@ def test_verdicts():
     fine, broken = _run(_rank(0), _rank(1)), _crashed("RuntimeError: something else")
     assert _judged("DDP002", pickling, fine)[0] == "CONFIRMED"
     assert _judged("DDP002", pickling, pickling)[0] == "FAILED"
-    assert _judged("DDP002", pickling, broken)[0] == "FAILED"  # the fixed script must complete
+    # The fixed script failed otherwise, before it could show the error or its absence.
+    assert _judged("DDP002", pickling, broken)[0] == "SYMPTOM SHOWN, FIX UNTESTED"
     assert _judged("DDP002", pickling, fine, fixed=False)[0] == "SYMPTOM SHOWN, NO FIX"
-    assert _judged("DDP002", fine, fine)[0] == "NOT OBSERVED"
+    assert _judged("DDP002", fine, fine)[0] == "NO SYMPTOM"
 
 
 def test_the_shim_runs_the_sitecustomize_it_shadows(tmp_path):
@@ -187,8 +184,9 @@ def test_the_probes_see_local_rank_where_it_is_read_and_argparse_exiting(tmp_pat
     proc, facts = _run_probed(tmp_path, PROBED_PARSER, 1)
     assert proc.returncode == 2, proc.stderr  # the strict parser exits, as argparse does
     # The first parser's: the value set from LOCAL_RANK is the one read, on line 9.
-    assert facts["local_rank"] == {"parsed": 0, "env": "1", "reads": [[1, "train.py:9"]],
-                                   "launch_option": "unrecognized arguments: --local-rank=1"}
+    assert facts["local_rank"] == {"parsed": 0, "env": "1", "reads": [[1, "train.py:9", False]],
+                                   "launch_option": "unrecognized arguments: --local-rank=1",
+                                   "defined_at": "train.py:6"}
     assert facts["parse_errors"] == ["the following arguments are required: --local_rank"]
     assert facts["modules"] == ["train.py"]
 

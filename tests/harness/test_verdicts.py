@@ -42,9 +42,11 @@ def test_a_hang_under_timeout_is_reported_as_what_the_after_line_says():  # issu
     after = _hung(SHUFFLED)
     f.after = script.symptom("DDP003")(after, {"gpus": 0, "finding": f})
     assert f.after.symptom is False and "0/2 ranks" in f.after.text
+    # FAILED means the symptom is still there: it is gone, and the reason says how the fixed
+    # run ended (issue 40, 2).
     verdict, reason = _judged("DDP003", _run(*REPEATED), after)
-    assert verdict == "FAILED"
-    assert "absent after, but the fixed script did not complete: hung, killed at --timeout" in reason
+    assert verdict == "SYMPTOM GONE, RUN INCOMPLETE"
+    assert "absent after; the fixed script then did not complete: hung, killed at --timeout" in reason
     # The same hang before the fix: the fix did not cause it.
     verdict, reason = _judged("DDP003", _hung(REPEATED), after)
     assert verdict == "SYMPTOM GONE, RUN INCOMPLETE" and "ended as the script before the fix did" in reason
@@ -80,13 +82,14 @@ def test_ddp001_crash_at_import_is_ddp001s_alone():  # issue 27, 5
     assert ddp003.before.symptom is None
     verdict, reason = _judged("DDP003", before, completed,
                               others=[Finding("DDP001", "name", "train.py", 3, 1, "message", 3)])
-    assert verdict == "NOT OBSERVED"
+    assert verdict == "NOT REACHED"
     assert "ended earlier, in DDP001 (train.py:3)" in reason and "Torch not compiled" in reason
     # The fixed script gets past the import, then needs a GPU further on: DDP001's symptom is
-    # gone (as its after line says), the verdict says the rest needs a GPU, not FAILED.
+    # gone (as its after line says), the reason says the rest needs a GPU, not FAILED.
     later = _crashed_at("train.py", 40)
     verdict, reason = _judged("DDP001", before, later)
-    assert verdict == "NEEDS GPU" and "absent after" in reason and "Torch not compiled" in reason
+    assert verdict == "SYMPTOM GONE, RUN INCOMPLETE", reason
+    assert "absent after" in reason and "for want of a GPU" in reason and "rank 0 at train.py:40" in reason
     # A CUDA call elsewhere (in main) is not DDP001's symptom.
     assert script.symptom("DDP001")(later, {"gpus": 0, "finding": ddp003}).symptom is not True
 
@@ -114,12 +117,13 @@ def test_findings_in_modules_the_script_never_imports():  # issue 27, 7
     many_workers = _run(*[_rank(r, loaders=[{"dataset": 8, "num_workers": 4, "passes": [[1]],
                                              "distributed": True}]) for r in (0, 1)])
     verdict, reason = _judged("DDP018", many_workers, many_workers, path="tools/unused.py")
-    assert (verdict, reason) == ("NOT OBSERVED", "not run by this script: tools/unused.py was never imported")
+    assert (verdict, reason) == ("NOT IMPORTED", "tools/unused.py was never imported: neither run loaded it")
     # Imported, the same run is this finding's symptom.
     assert _judged("DDP018", many_workers, many_workers) == ("FAILED", "symptom still present after the fix")
+    # Issue 40, 9: a run that failed is no reason for a file it never imported.
     crashed = _crashed_at("train.py", 20, "RuntimeError: Distributed package doesn't have NCCL built in")
     verdict, reason = _judged("DDP018", crashed, None, path="tools/unused.py")
-    assert verdict == "NEEDS GPU"  # nothing ran far enough to tell whether it would import it
+    assert (verdict, reason) == ("NOT IMPORTED", "tools/unused.py was never imported: neither run loaded it")
 
 
 def test_a_syntax_error_is_one_line_and_exit_2(tmp_path, error_line):  # issue 27, 6
@@ -134,8 +138,8 @@ def test_every_run_that_did_not_complete_shows_each_ranks_last_lines():  # issue
     before = _crashed_at("train.py", 20, "RuntimeError: Distributed package doesn't have NCCL built in")
     before.launch.rank_lines = {0: ["loading data", "rank 0 ready"] + before.launch.rank_lines[0],
                                 1: ["rank 1 ready"] + before.launch.rank_lines[1]}
-    f = Finding("DDP003", "name", "train.py", 3, 1, "message", 3, before=script.symptom("DDP003")(
-        before, {"gpus": 0, "finding": None}), verdict="NEEDS GPU", reason="r")
+    f = Finding("DDP003", "name", "train.py", 3, 1, "message", 3, verdict="NEEDS GPU", reason="r")
+    f.before = script.symptom("DDP003")(before, {"gpus": 0, "finding": f})
     opts = ScriptOptions(script.Path("train.py"), [], script.Path("."), Topology(2, "gloo"))
     text = script.render(ScriptReport([f], before, None, ""), opts, 1.0)
     assert "rank 0, last lines:\n    | loading data\n    | rank 0 ready\n    | Traceback" in text
