@@ -208,7 +208,7 @@ def _install_loader_probes() -> None:
         # Set before the iterator draws any index: a worker iterator prefetches in __init__.
         it._ddplint_pass = {"drawn": [], "batches": 0, "at": project_frames(sys._getframe(1))}
         _loader_record(loader)["passes"].append(it._ddplint_pass)
-        save_now_and_then()
+        save()  # a pass is an epoch: few, and what a rank aborting later must not lose
 
     def make_init(original):
         def __init__(self, loader, *args, **kwargs):
@@ -238,7 +238,11 @@ def _install_loader_probes() -> None:
             if this_pass is not None and _max_steps and this_pass["batches"] >= _max_steps:
                 _facts["stopped"] = "max-steps"
                 raise StopIteration
-            batch = original(self)
+            try:
+                batch = original(self)
+            except StopIteration:
+                save()  # the pass is complete
+                raise
             if this_pass is not None:
                 this_pass["batches"] += 1
             save_now_and_then()

@@ -1,10 +1,14 @@
-"""Which of the findings' lines a rank ran, and how often (``verify --script``).
+"""Which of the findings' statements a rank ran, and how often (``verify --script``).
 
-``verify`` asks, through ``DDPLINT_WATCH`` (JSON: ``{"path relative to the project": [line,
-...]}``), about the lines of its findings. A trace function counts each time the rank runs
-one of them. It is called on entering every Python function, and follows the lines only of
-functions in the watched files, so the rest of the program (torch included) pays one
-dictionary look-up per call. DataLoader workers and other forked children stop counting.
+``verify`` asks, through ``DDPLINT_WATCH`` (JSON: ``{"path relative to the project":
+[[first line, last line], ...]}``), about the statements of its findings. A trace function
+counts each time the rank starts one of them: a line event on its first line that does not
+come from the statement's own later lines (a call spread over lines returns to its first line;
+a loop's head runs again after its body: a loop counts once however many times it goes round).
+It is called on entering every
+Python function, and follows the lines only of functions in the watched files, so the rest of
+the program (torch included) pays one dictionary look-up per call. DataLoader workers and
+other forked children stop counting.
 
 Nothing here imports torch.
 """
@@ -19,8 +23,9 @@ from collections import Counter
 WATCH_VAR = "DDPLINT_WATCH"
 
 _hits: Counter = Counter()  # "path:line" -> times run
-_lines_of: dict[str, dict[int, str] | None] = {}  # co_filename -> watched line -> "path:line"
-_watched: dict[str, dict[int, str]] = {}  # real path -> watched line -> "path:line"
+# co_filename, or the real path -> first line -> ("path:line", last line of the head)
+_lines_of: dict[str, dict[int, tuple[str, int]] | None] = {}
+_watched: dict[str, dict[int, tuple[str, int]]] = {}
 
 
 def counts() -> dict[str, int] | None:
@@ -28,22 +33,28 @@ def counts() -> dict[str, int] | None:
     return dict(_hits) if _watched else None
 
 
-def _lines(filename: str) -> dict[int, str] | None:
+def _lines(filename: str) -> dict[int, tuple[str, int]] | None:
     if filename not in _lines_of:
         _lines_of[filename] = _watched.get(os.path.realpath(filename))
     return _lines_of[filename]
 
 
-def _on_line(frame, event, arg):
-    if event == "line":
-        where = _lines_of[frame.f_code.co_filename].get(frame.f_lineno)
-        if where is not None:
-            _hits[where] += 1
-    return _on_line
-
-
 def _on_call(frame, event, arg):
-    return _on_line if _lines(frame.f_code.co_filename) else None
+    lines = _lines(frame.f_code.co_filename)
+    if not lines:
+        return None
+    previous = [0]  # the line of this frame's last line event
+
+    def on_line(frame, event, arg):
+        if event == "line":
+            line = frame.f_lineno
+            watched = lines.get(line)
+            if watched is not None and not line < previous[0] <= watched[1]:
+                _hits[watched[0]] += 1
+            previous[0] = line
+        return on_line
+
+    return on_line
 
 
 def _stop() -> None:
@@ -57,9 +68,9 @@ def install(watch: str | None, root: str) -> None:
 
     if not watch:
         return
-    for rel, lines in json.loads(watch).items():
+    for rel, statements in json.loads(watch).items():
         path = os.path.realpath(os.path.join(root, rel))
-        _watched[path] = {int(line): f"{rel}:{line}" for line in lines}
+        _watched[path] = {int(first): (f"{rel}:{first}", int(last)) for first, last in statements}
     if not _watched:
         return
     sys.settrace(_on_call)

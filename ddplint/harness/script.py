@@ -49,6 +49,7 @@ class ScriptOptions:
     max_steps: int | None = None
     max_seconds: float | None = None
     cpu_mapping: str = ""  # why GPU placement is mapped to the CPU ranks; "" when it is not
+    notes: list[str] = field(default_factory=list)  # what the environment check noted
     log: Callable[[str], None] = lambda msg: None
 
 
@@ -128,8 +129,8 @@ class Run:
         counted = [r for r in self.ranks if r.get("reached") is not None]
         if not counted:
             return None
-        keys = [f"{f.path}:{line}" for line in f.watched_lines()]
-        return {r["rank"]: max(r["reached"].get(k, 0) for k in keys) for r in counted}
+        key = f"{f.path}:{f.watched_line()}"
+        return {r["rank"]: r["reached"].get(key, 0) for r in counted}
 
     def silent_ranks(self) -> list[int]:
         """The ranks that ended without their final report (stopped by torchrun when another
@@ -204,10 +205,9 @@ class Finding:
     def in_fixed_copy(self) -> "Finding":
         return self.fixed or self
 
-    def watched_lines(self) -> list[int]:
-        """The lines whose runs say that the finding's code ran: its own, and its statement's
-        first."""
-        return sorted({self.line, self.span[0]})
+    def watched_line(self) -> int:
+        """The line whose runs say that the finding's code ran: its statement's first."""
+        return self.span[0]
 
     def to_json(self) -> dict:
         def m(x):
@@ -401,12 +401,13 @@ def _follow_the_fix(findings: list[Finding], roots: dict[str, Path], diffs: dict
                                                 moved.get(f.span[1], f.span[1])))
 
 
-def _watch(findings: list[Finding]) -> dict[str, list[int]]:
-    """The lines whose runs the probes count: each finding's own and its statement's first."""
-    watch: dict[str, set[int]] = {}
+def _watch(findings: list[Finding]) -> dict[str, list[list[int]]]:
+    """The statements whose runs the probes count, per file: [first line, last line]."""
+    watch: dict[str, dict[int, int]] = {}
     for f in findings:
-        watch.setdefault(f.path, set()).update(f.watched_lines())
-    return {path: sorted(lines) for path, lines in watch.items()}
+        watch.setdefault(f.path, {})[f.span[0]] = f.span[1]
+    return {path: sorted([first, last] for first, last in statements.items())
+            for path, statements in watch.items()}
 
 
 def judge_findings(findings: list[Finding], before: Run, after: Run | None, changed: dict[str, set[int]],
@@ -439,7 +440,7 @@ def verify_script(opts: ScriptOptions) -> ScriptReport:
             shutil.copytree(opts.project, root, symlinks=True, ignore=SKIP)
         found, unchecked = lint(roots["before"])
         findings = _findings(found, roots["before"])
-        notes = [f"not checked by ddplint: {line}" for line in unchecked]
+        notes = [*opts.notes, *(f"not checked by ddplint: {line}" for line in unchecked)]
         if not findings:
             return ScriptReport([], None, None, "", notes=[*notes, "ddplint found nothing to verify"],
                                 unchecked=bool(unchecked))

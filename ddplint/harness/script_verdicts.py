@@ -45,8 +45,13 @@ def ran(run, f) -> str:
     where = f"{f.path}:{f.line}"
     if not any(counts.values()):
         return f"{where} never ran on any rank"
-    parts = [f"rank {rank} ({n} time{'s' if n != 1 else ''})" if n else f"not on rank {rank}"
-             for rank, n in sorted(counts.items())]
+    silent = run.silent_ranks()
+
+    def times(rank: int, n: int) -> str:
+        heard = ", as far as it reported" if rank in silent else ""
+        return f"rank {rank} ({n} time{'s' if n != 1 else ''}{heard})" if n else f"not on rank {rank}{heard}"
+
+    parts = [times(rank, n) for rank, n in sorted(counts.items())]
     return f"{where} ran on " + ", ".join(parts)
 
 
@@ -111,7 +116,14 @@ def _not_shown(f, before, after, blocker) -> tuple[str, str]:
                             "argues against the finding")
     if before.gpu_missing:
         return NEEDS_GPU, _with(f"the script stopped for want of a GPU: {before.gpu_missing}", ran(before, f))
-    return NOT_OBSERVED, _with("the probes could not tell", ran(before, f))
+    code_ran = ran(before, f) or "the code may have run"
+    if blocker is not None and blocker is not f:
+        return NOT_OBSERVED, (f"{code_ran}; the run before the fix then ended earlier, in {blocker.code} "
+                              f"({blocker.path}:{blocker.line}): {blocker.before.data['fatal']}, before "
+                              "the symptom could show")
+    if not before.completed:
+        return NOT_OBSERVED, f"{code_ran}; the script then {before.ending()} before the symptom could show"
+    return NOT_OBSERVED, f"{code_ran}, and the run showed neither the symptom nor its absence"
 
 
 def judge(f, before, after, blocker=None, changed: dict[str, set[int]] | None = None) -> tuple[str, str]:

@@ -82,7 +82,9 @@ def test_text_classifier_with_spawned_workers(installed, tmp_path):
     # error before validating, so it is not observed there; the fixed run shows the padding.
     assert verdicts == {"DDP002": "CONFIRMED", "DDP010": "CONFIRMED", "DDP022": "NOT OBSERVED"}, proc.stdout
     assert proc.returncode == 1  # not every finding was confirmed (DDP022)
-    assert "ended earlier, in DDP002" in by_code["DDP022"]["reason"]
+    # The sampler was made on both ranks; the loader was never read before DDP002's error.
+    reason = by_code["DDP022"]["reason"]
+    assert "ran on rank 0 (1 time), rank 1 (1 time)" in reason and "ended earlier, in DDP002" in reason
     assert "samples read per rank [5, 5]; 1 read by more than one rank" in by_code["DDP022"]["after"]["text"]
     assert "Can't pickle local object 'Vocab.__init__.<locals>.<lambda>'" in by_code["DDP002"]["before"]["text"]
     assert "ranks drew 2 distinct split(s)" in by_code["DDP010"]["before"]["text"]
@@ -96,9 +98,9 @@ def test_keyword_spotting_hang_and_bucketing_sampler(installed, tmp_path):
         ["--manifest", "data/train.csv", "--max-epoch", "2"])
     # The rank-0-only DDP forward hangs the job before the export, so the state-dict
     # mismatch cannot be seen before the fix: reported as such, not as a pass.
-    assert verdicts == {"DDP006": "CONFIRMED", "DDP008": "CONFIRMED", "DDP009": "NOT OBSERVED"}, proc.stdout
+    assert verdicts == {"DDP006": "CONFIRMED", "DDP008": "CONFIRMED", "DDP009": "NOT REACHED"}, proc.stdout
     assert report["runs"]["before"]["timed_out"]
-    assert "ended earlier, in DDP008" in by_code["DDP009"]["reason"]
+    assert "never ran: the run before the fix ended earlier, in DDP008" in by_code["DDP009"]["reason"]
     hang = by_code["DDP008"]["before"]["text"]
     assert hang.startswith("hang:") and "_distributed_broadcast_coalesced" in hang and "barrier" in hang
     assert "[32, 32]; 32 read by every rank" in by_code["DDP006"]["before"]["text"]
@@ -226,9 +228,10 @@ def test_ddp001s_crash_at_import_is_blamed_on_ddp001_alone(tmp_path):
     assert verdicts[("DDP001", "train.py")][0] == "CONFIRMED", text
     assert by_finding[("DDP001", "train.py")]["before"]["text"].startswith("importing train.py fails at line 7")
     verdict, reason = verdicts[("DDP003", "train.py")]
-    assert verdict == "NOT OBSERVED" and "ended earlier, in DDP001 (train.py:7)" in reason, text
+    assert verdict == "NOT REACHED" and "train.py:16 never ran: the run before the fix ended earlier, " \
+        "in DDP001 (train.py:7)" in reason, text
     assert verdicts[("DDP003", "tools/export.py")] == (
-        "NOT OBSERVED", "not run by this script: tools/export.py was never imported")
+        "NOT IMPORTED", "tools/export.py was never imported: neither run loaded it")
     assert report["runs"]["after"]["completed"]
     tail = report["runs"]["before"]["output_tail"]
     assert sorted(tail) == ["0", "1"] and all("Torch not compiled with CUDA" in t[-1] for t in tail.values())
@@ -265,7 +268,8 @@ def test_ddp012_is_judged_where_args_local_rank_is_used(tmp_path):
             main()
         """}, ["--steps", "3"])
     finding = by_finding[("DDP012", "train.py")]
-    assert finding["verdict"] == "NOT OBSERVED", text
+    assert finding["verdict"] == "NO SYMPTOM", text
+    assert "argues against the finding" in finding["reason"]
     before = finding["before"]["text"]
     assert "where the script uses args.local_rank (train.py:16) it equals LOCAL_RANK" in before
     assert "unrecognized arguments: --local-rank=0" in before

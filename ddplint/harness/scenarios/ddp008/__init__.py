@@ -40,12 +40,32 @@ def _hang(run) -> Measurement:
                        data={"fatal": "the job hung"})
 
 
+def _agree_as_reported(run, silent: list[int]) -> bool:
+    """Whether the collectives of the ranks that reported to the end are the same, and those
+    of the ranks that did not are a beginning of them."""
+    full = {tuple(r["collectives"]) for r in run.ranks if r["rank"] not in silent}
+    if len(full) > 1:
+        return False
+    longest = max((tuple(r["collectives"]) for r in run.ranks), key=len)
+    return all(tuple(r["collectives"]) == longest[:len(r["collectives"])] for r in run.ranks)
+
+
 def script_symptom(run, ctx: dict) -> Measurement:
     seqs = [r["collectives"] for r in run.ranks]
     inside = {r["rank"]: r.get("inside") for r in run.ranks if r.get("inside")}
     if run.launch.timed_out:
         return _hang(run)
     counts = [len(s) for s in seqs]
+    silent = run.silent_ranks()
+    if silent and _agree_as_reported(run, silent):
+        # A rank killed or aborted reported only up to its last save: fewer calls are no
+        # mismatch. A rank that finished had every collective it called completed by all.
+        finished = [r for r in run.ranks if r.get("finished")]
+        if finished:
+            return Measurement(False, f"no hang: rank(s) {[r['rank'] for r in finished]} finished, so "
+                               f"every rank joined their {len(finished[0]['collectives'])} collective(s); "
+                               f"rank(s) {silent} then ended without a final report")
+        return failed_run(run, "the ranks' collectives agree as far as they were reported")
     if len({tuple(s) for s in seqs}) > 1:
         return Measurement(True, f"ranks called different collectives: {counts} calls per rank"
                            + (f"; still waiting: {inside}" if inside else "")
