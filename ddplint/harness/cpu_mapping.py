@@ -391,28 +391,28 @@ def _install_cuda_queries() -> None:
         "stream": lambda stream=None: contextlib.nullcontext(),
     }
 
-    def make_query(name, answer):
+    def make_query(owner, name, answer):
         def make(original):
             def query(*args, **kwargs):
                 if _from_torch():
                     return original(*args, **kwargs)
-                _count(name)
+                _count(f"{owner.__name__}.{name}")
                 return answer(*args, **kwargs)
             return query
         return make
 
     for name, answer in answers.items():
         if hasattr(cuda, name):
-            _wrap(cuda, name, make_query(f"torch.cuda.{name}", answer))
-    _wrap(cuda.nccl, "version", make_query("torch.cuda.nccl.version", lambda: (0, 0, 0)))
+            _wrap(cuda, name, make_query(cuda, name, answer))
+    _wrap(cuda.nccl, "version", make_query(cuda.nccl, "version", lambda: (0, 0, 0)))
     cuda.set_device = set_device
-    _install_accelerator(answers, make_query, set_device)
+    _install_accelerator(answers, make_query)
     cuda.Event = _counted(_Event, "torch.cuda.Event")
     cuda.Stream = _counted(_Stream, "torch.cuda.Stream")
     cuda.device = _counted(_DeviceContext, "torch.cuda.device")
 
 
-def _install_accelerator(cuda_answers: dict, make_query, set_device) -> None:
+def _install_accelerator(cuda_answers: dict, make_query) -> None:
     """``torch.accelerator`` (torch 2.6 and later), which current examples ask instead of
     ``torch.cuda``: the same answers as a node with one GPU per local rank gives."""
     import torch
@@ -439,7 +439,7 @@ def _install_accelerator(cuda_answers: dict, make_query, set_device) -> None:
     answers["reset_accumulated_memory_stats"] = lambda device=None: None
     for name, answer in answers.items():
         if hasattr(accelerator, name):
-            _wrap(accelerator, name, make_query(f"torch.accelerator.{name}", answer))
+            _wrap(accelerator, name, make_query(accelerator, name, answer))
 
     def set_device_index(device) -> None:
         _current[0] = _index(device)

@@ -67,6 +67,12 @@ def probe(env: dict[str, str] | None = None) -> Environment:
     return Environment(found["torch"], found["cuda"], found["gpus"], found["companions"])
 
 
+def supported(torch_version: str) -> bool:
+    """torch 2: the launcher passes torchrun the hyphenated options (--nproc-per-node,
+    --node-rank, --rdzv-endpoint) that torch 2.0 introduced."""
+    return torch_version.split(".", 1)[0] == "2"
+
+
 def build(torch_version: str, cuda: str | None) -> str:
     """The build's folder on PyPI's and PyTorch's indexes: "cpu", "cu128", "rocm6.2"."""
     local = torch_version.partition("+")[2]
@@ -107,6 +113,9 @@ def check(env: Environment, used: set[str]) -> tuple[list[str], list[str]]:
                     "on Linux fetches a CUDA build of several GB)"], []
         return [f"PyTorch does not import ({env.torch_error}); reinstall it, without a GPU its CPU "
                 f"build: pip install --force-reinstall torch --index-url {WHEEL_INDEX}/cpu"], []
+    if not supported(env.torch):
+        return [f"needs torch 2 (2.0 or later, before 3); this is torch {env.torch}: "
+                f"pip install 'torch>=2,<3' --index-url {WHEEL_INDEX}/{build(env.torch, env.cuda)}"], []
     stops, notes = [], []
     if env.cuda and not env.gpus:
         notes.append(f"torch {env.torch} is a CUDA {env.cuda} build and no GPU is visible: the runs "

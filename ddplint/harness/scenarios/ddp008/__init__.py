@@ -21,7 +21,7 @@ def _waiting(rank: dict) -> str | None:
 
 # Where a rank waits on its peers in torch's own code (DDP's buffer broadcast, its reducer).
 _DISTRIBUTED_CODE = (("nn/parallel/distributed.py", "DDP's communication"),
-                     ("torch/distributed/", "torch.distributed"))
+                     ("torch/distributed/", "torch's distributed package"))
 
 
 def _hang(run) -> Measurement:
