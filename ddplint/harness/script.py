@@ -118,6 +118,7 @@ class Run:
         return {"returncode": self.launch.returncode, "timed_out": self.launch.timed_out,
                 "seconds": round(self.launch.elapsed, 2), "completed": self.completed,
                 "stopped": self.stopped, "state": self.state(), "errors": self.errors,
+                "needs_gpu": self.gpu_missing, "silent_ranks": self.silent_ranks(),
                 "output_tail": {str(rank): lines for rank, lines in self.tails().items()},
                 "ranks": self.ranks}
 
