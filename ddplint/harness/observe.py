@@ -97,7 +97,7 @@ _relpaths: dict[str, str | None] = {}
 def _in_project(filename: str | None) -> str | None:
     """``filename`` relative to the project (posix), or None if it is not one of its files."""
     root = os.environ.get(PROJECT_VAR)
-    if not filename or not root:
+    if not filename or not root or filename.startswith("<"):  # "<frozen importlib._bootstrap>"
         return None
     if filename not in _relpaths:
         path = os.path.abspath(filename)

@@ -166,9 +166,9 @@ class Run:
     def ending(self, before: "Run | None" = None) -> str:
         """How a run ended, and where each rank was; with ``before``, whether that is how the
         run before the fix ended too."""
-        if self.completed or self.stopped:
+        if self.completed:
             return self.state()
-        if before is not None and not before.completed and before._ended_as() == self._ended_as():
+        if before is not None and not self.stopped and not before.completed and before._ended_as() == self._ended_as():
             why = f"for want of a GPU: {self.gpu_missing}" if self.gpu_missing else self.failure()
             text = f"ended as the script before the fix did: {why}"
         else:
@@ -377,14 +377,17 @@ def _findings(found: list[dict], root: Path) -> list[Finding]:
     return findings
 
 
-def line_map(old: str, new: str) -> dict[int, int]:
-    """Where each line of ``old`` is in ``new`` (a rewritten line: where its rewrite starts)."""
+def line_map(old: str, new: str) -> dict[int, tuple[int, int]]:
+    """Where each line of ``old`` is in ``new``: its first and last line there (a rewritten
+    line: the lines of its rewrite)."""
     a, b = old.splitlines(), new.splitlines()
     out = {}
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         for k in range(i1, i2):
-            offset = k - i1 if tag == "equal" else min(k - i1, max(j2 - j1 - 1, 0))
-            out[k + 1] = j1 + 1 + offset
+            if tag == "equal":
+                out[k + 1] = (j1 + 1 + k - i1,) * 2
+            else:
+                out[k + 1] = (j1 + 1, max(j1 + 1, j2))
     return out
 
 
@@ -396,10 +399,14 @@ def _follow_the_fix(findings: list[Finding], roots: dict[str, Path], diffs: dict
     for f in findings:
         moved = maps.get(f.path)
         if moved:
-            f.fixed = dataclasses.replace(f, line=moved.get(f.line, f.line),
-                                          end_line=moved.get(f.end_line, f.end_line),
-                                          span=(moved.get(f.span[0], f.span[0]),
-                                                moved.get(f.span[1], f.span[1])))
+            def first(line: int) -> int:
+                return moved.get(line, (line, line))[0]
+
+            def last(line: int) -> int:
+                return moved.get(line, (line, line))[1]
+
+            f.fixed = dataclasses.replace(f, line=first(f.line), end_line=last(f.end_line),
+                                          span=(first(f.span[0]), last(f.span[1])))
 
 
 def _watch(findings: list[Finding]) -> dict[str, list[list[int]]]:

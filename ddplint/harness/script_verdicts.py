@@ -108,7 +108,8 @@ def _not_shown(f, before, after, blocker) -> tuple[str, str]:
                                  f"in {blocker.code} ({blocker.path}:{blocker.line}): "
                                  f"{blocker.before.data['fatal']}")
         if before.gpu_missing:
-            return NEEDS_GPU, f"the script stopped for want of a GPU ({before.gpu_missing}) before {f.path}:{f.line} ran"
+            return NEEDS_GPU, (f"the script stopped for want of a GPU ({before.gpu_missing}) before "
+                               f"{f.path}:{f.line} ran")
         if never:
             return NOT_REACHED, f"{f.path}:{f.line} never ran: the script {before.ending()}"
     if f.before.symptom is False:

@@ -1,9 +1,6 @@
 """The environment check before `verify` runs anything: torch, its build, and the packages built
 against it (issue 40's set-up). No launch."""
 
-import json
-import subprocess
-import sys
 import textwrap
 
 import pytest
@@ -28,7 +25,8 @@ def test_a_cuda_build_without_a_gpu_is_named_and_kept():
 
 
 @pytest.mark.parametrize("torch_version, cuda, folder", [
-    ("2.13.0+cpu", None, "cpu"), ("2.13.0+cu128", "12.8", "cu128"), ("2.13.0", "12.8", "cu128"), ("2.13.0", None, "cpu")])
+    ("2.13.0+cpu", None, "cpu"), ("2.13.0+cu128", "12.8", "cu128"), ("2.13.0", "12.8", "cu128"),
+    ("2.13.0", None, "cpu")])
 def test_a_torchvision_built_for_another_torch_stops_a_script_that_imports_it(torch_version, cuda, folder):
     env = Environment(torch_version, cuda, 0, {"torchvision": {"error": NMS}})
     (stop,), _ = check(env, {"torchvision"})

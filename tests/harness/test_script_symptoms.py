@@ -171,7 +171,9 @@ def _run_probed(tmp_path, source: str, rank: int, watch: dict | None = None):
     # TMPDIR: building a DDP model makes torch's torchinductor_<user> cache folder there.
     (tmp_path / "tmp").mkdir()
     env = dict(os.environ, DDPLINT_OBSERVE=str(tmp_path), DDPLINT_PROJECT=str(tmp_path), RANK=str(rank),
-               LOCAL_RANK=str(rank), PYTHONPATH=os.pathsep.join([str(script.SHIM), str(script.SHIM.parents[2])]), TMPDIR=str(tmp_path / "tmp"))
+               LOCAL_RANK=str(rank), TMPDIR=str(tmp_path / "tmp"),
+               # The shim starts the probes before the program runs, as in a launched rank.
+               PYTHONPATH=os.pathsep.join([str(script.SHIM), str(script.SHIM.parents[2])]))
     env.pop("DDPLINT_OBSERVE_OWNER", None)
     if watch:
         env["DDPLINT_WATCH"] = json.dumps(watch)

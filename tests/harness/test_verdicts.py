@@ -281,6 +281,16 @@ def test_a_fallback_read_of_local_rank_is_no_use_of_it():  # issue 40, 10
 
 
 def test_a_shuffling_evaluation_sampler_shows_its_padding():  # issue 40, 10
-    padded = [_rank(0, loaders=[_loader([3, 0, 4], shuffle=True)]), _rank(1, loaders=[_loader([1, 2, 3], shuffle=True)])]
+    padded = [_rank(0, loaders=[_loader([3, 0, 4], shuffle=True)]),
+              _rank(1, loaders=[_loader([1, 2, 3], shuffle=True)])]
     seen = script.symptom("DDP022")(_run(*padded), CTX)
     assert seen.symptom is True and "1 read by more than one rank" in seen.text
+
+
+def test_the_fixed_run_is_asked_about_the_findings_code_where_the_fix_moved_it():
+    old = "import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument('--local_rank')\nrun()\n"
+    new = ("import argparse\nimport os\nparser = argparse.ArgumentParser()\nparser.add_argument(\n"
+           "    '--local-rank', '--local_rank', default=os.environ.get('LOCAL_RANK'))\nrun()\n")
+    moved = script.line_map(old, new)
+    assert moved[1] == (1, 1) and moved[2] == (3, 3) and moved[4] == (6, 6)
+    assert moved[3] == (4, 5)  # the rewritten statement: all its lines in the fixed copy

@@ -398,7 +398,8 @@ def test_a_rank_that_aborts_after_training_gives_no_false_verdict(tmp_path):
     assert "ended as the script before the fix did" in reason and "rank(s) [1] ended without a final report" in reason
     verdict, reason = verdicts["DDP008"]
     assert verdict == "NO SYMPTOM" and "train.py:26 ran on rank 0 (2 times), not on rank 1" in reason, text
-    assert verdicts["DDP004"] == ("NOT IMPORTED", "tools/inspect_checkpoint.py was never imported: neither run loaded it")
+    assert verdicts["DDP004"] == ("NOT IMPORTED",
+                                  "tools/inspect_checkpoint.py was never imported: neither run loaded it")
     assert "no DataLoader was iterated" not in text and "no DistributedDataParallel" not in text
 
 
