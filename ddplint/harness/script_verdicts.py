@@ -36,13 +36,15 @@ NOT_IMPORTED = "NOT IMPORTED"
 NOT_OBSERVED = "NOT OBSERVED"
 
 
-def ran(run, f) -> str:
+def ran(run, f, fixed_copy: bool = False) -> str:
     """What the run did with the finding's line, per rank: "train.py:40 ran on rank 0 (3
-    times) and rank 1 (3 times)"; "" when the run did not count it."""
-    counts = run.reached(f) if run is not None else None
+    times) and rank 1 (3 times)"; "" when the run did not count it. ``fixed_copy``: ask the
+    fixed run about the finding's line where the fix put it."""
+    moved = f.in_fixed_copy() if fixed_copy else f
+    counts = run.reached(moved) if run is not None else None
     if counts is None:
         return ""
-    where = f"{f.path}:{f.line}"
+    where = f"{f.path}:{moved.line}" + (" (its line in the fixed copy)" if moved.line != f.line else "")
     if not any(counts.values()):
         return f"{where} never ran on any rank"
     silent = run.silent_ranks()
@@ -85,15 +87,15 @@ def _shown(f, before, after, changed) -> tuple[str, str]:
             return FAILED, (f"the fixed script failed at a line the fix changed ({culprit}): "
                             f"{after.ending()}")
     if f.after.symptom:
-        return FAILED, _with("symptom still present after the fix", ran(after, f.in_fixed_copy()))
+        return FAILED, _with("symptom still present after the fix", ran(after, f, fixed_copy=True))
     if f.after.symptom is None:
         return UNTESTED, _with(f"the fixed script stopped before its run could show the symptom or "
-                               f"its absence: it {after.ending(before)}", ran(after, f.in_fixed_copy()))
+                               f"its absence: it {after.ending(before)}", ran(after, f, fixed_copy=True))
     if after.completed:
         return CONFIRMED, _with("symptom observed before the fix, absent after; the fixed script "
-                                "completed", ran(after, f.in_fixed_copy()))
+                                "completed", ran(after, f, fixed_copy=True))
     return INCOMPLETE, _with(f"symptom observed before the fix, absent after; the fixed script then "
-                             f"{after.ending(before)}", ran(after, f.in_fixed_copy()))
+                             f"{after.ending(before)}", ran(after, f, fixed_copy=True))
 
 
 def _not_shown(f, before, after, blocker) -> tuple[str, str]:
