@@ -94,7 +94,7 @@ def test_text_classifier_with_spawned_workers(installed, tmp_path):
 
 def test_keyword_spotting_hang_and_bucketing_sampler(installed, tmp_path):
     report, verdicts, by_code, proc = _verify(
-        installed, tmp_path, SCRIPTS / "keyword_spotting" / "train.py", ["--timeout", "30"],
+        installed, tmp_path, SCRIPTS / "keyword_spotting" / "train.py", ["--timeout", "45"],
         ["--manifest", "data/train.csv", "--max-epoch", "2"])
     # The rank-0-only DDP forward hangs the job before the export, so the state-dict
     # mismatch cannot be seen before the fix: reported as such, not as a pass.
@@ -344,6 +344,7 @@ def test_a_torch_accelerator_script_with_a_warm_up_pass_is_confirmed(tmp_path):
 # hangs nothing (no buffers, no gradients); a tool in the project is never imported.
 ABORTING_SCRIPT = """
     import os
+    import time
 
     import torch
     import torch.distributed as dist
@@ -370,7 +371,8 @@ ABORTING_SCRIPT = """
                     print("probe", model(torch.randn(2, 4)).sum().item())
         dist.barrier()
         if rank == 1:
-            os.abort()  # a native crash after training, as a bad teardown gives
+            time.sleep(5)  # a slow teardown, which rank 0 does not wait for
+            os.abort()  # then a native crash, as a bad teardown gives
         dist.destroy_process_group()
 
 
@@ -395,9 +397,9 @@ def test_a_rank_that_aborts_after_training_gives_no_false_verdict(tmp_path):
     verdicts = {code: (f["verdict"], f["reason"]) for (code, _), f in by_finding.items()}
     verdict, reason = verdicts["DDP003"]
     assert verdict == "SYMPTOM GONE, RUN INCOMPLETE", text
-    assert "ended as the script before the fix did" in reason and "rank(s) [1] ended without a final report" in reason
+    assert "ended as the script before the fix did" in reason and "ended without a final report" in reason
     verdict, reason = verdicts["DDP008"]
-    assert verdict == "NO SYMPTOM" and "train.py:26 ran on rank 0 (2 times), not on rank 1" in reason, text
+    assert verdict == "NO SYMPTOM" and "train.py:27 ran on rank 0 (2 times), not on rank 1" in reason, text
     assert verdicts["DDP004"] == ("NOT IMPORTED",
                                   "tools/inspect_checkpoint.py was never imported: neither run loaded it")
     assert "no DataLoader was iterated" not in text and "no DistributedDataParallel" not in text
