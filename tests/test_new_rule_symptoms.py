@@ -116,8 +116,14 @@ def test_ddp022_eval_sampler_pads_by_repeating_samples():
     def loader(shard):
         return {"distributed": True, "shuffle": False, "dataset": len(dataset), "passes": [shard]}
 
-    run = SimpleNamespace(ranks=[{"loaders": [loader(s)]} for s in shards], completed=True)
-    padded = EVIDENCE["DDP022"].script_symptom(run, {"gpus": 0})
+    ctx = {"gpus": 0, "finding": SimpleNamespace(path="eval.py", line=3, span=(3, 3))}
+    run = SimpleNamespace(ranks=[{"loaders": [loader(s)]} for s in shards], completed=True,
+                          silent_ranks=lambda: [])
+    padded = EVIDENCE["DDP022"].script_symptom(run, ctx)
     assert padded.symptom is True and "2 read by more than one rank" in padded.text
     run.ranks = [{"loaders": [loader(s)]} for s in dropped]
-    assert EVIDENCE["DDP022"].script_symptom(run, {"gpus": 0}).symptom is False
+    assert EVIDENCE["DDP022"].script_symptom(run, ctx).symptom is False
+    # A shuffling evaluation sampler (the common case) pads the same way (issue 40, 10).
+    shuffled = [list(DistributedSampler(dataset, num_replicas=4, rank=r, shuffle=True)) for r in range(4)]
+    run.ranks = [{"loaders": [loader(s) | {"shuffle": True}]} for s in shuffled]
+    assert EVIDENCE["DDP022"].script_symptom(run, ctx).symptom is True

@@ -20,7 +20,7 @@ import threading
 import time
 from pathlib import Path
 
-from . import launcher, report, runner, tempdirs
+from . import environment, launcher, report, runner, tempdirs
 from .scenarios import all_scenarios
 
 
@@ -94,10 +94,19 @@ def check_common(args) -> None:
     _check_nnodes(args.nnodes)
     if args.json:
         _check_json_path(args.json)
-    import importlib.util
 
-    if importlib.util.find_spec("torch") is None:
-        raise UsageError("needs PyTorch (pip install torch)")
+
+def check_environment(project: Path | None = None) -> tuple[int, list[str]]:
+    """torch, and the packages built against it that the script imports, checked before
+    anything runs: the GPUs torch sees, and notes for the report. A problem that stops the
+    runs is a UsageError naming what to install."""
+    found = environment.probe()
+    stops, notes = environment.check(found, environment.imported_companions(project) if project else set())
+    if stops:
+        raise UsageError(stops[0])
+    for note in notes:
+        print(f"ddplint verify: note: {note}", file=sys.stderr, flush=True)
+    return found.gpus, notes
 
 
 def _rules(names: list[str]) -> list[str]:
@@ -178,8 +187,9 @@ def _run_script(args, script_args: list[str]) -> int:
 
     opts = _script_options(args, script_args)
     check_common(args)
+    gpus, opts.notes = check_environment(opts.project)
     start = time.monotonic()
-    opts.topology = topology(args, 0 if args.cpu else None)
+    opts.topology = topology(args, 0 if args.cpu else gpus)
     opts.cpu_mapping = cpu_mapping_reason(args.cpu, opts.topology)
     mapped = ", GPU placement mapped to the CPU" if opts.cpu_mapping else ""
     print(f"ddplint verify: {opts.script} on {opts.topology.backend}, "
@@ -199,8 +209,9 @@ def _run(args) -> int:
         raise UsageError("--project, --max-steps, --max-seconds and --cpu go with --script")
     rules = _rules(args.rules)
     check_common(args)
+    gpus, _ = check_environment()
     start = time.monotonic()
-    topo = topology(args)
+    topo = topology(args, gpus)
     opts = runner.Options(topo, timeout=args.timeout, log=log)
     print(f"ddplint verify: {' '.join(rules)} on {topo.backend}, "
           f"{topo.nproc_per_node} ranks per node", file=sys.stderr, flush=True)

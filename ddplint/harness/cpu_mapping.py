@@ -7,13 +7,18 @@ the script runs. It redirects what places work on a GPU to the CPU:
 - ``Tensor.cuda``, ``Module.cuda`` and ``Tensor.to``/``Module.to`` with a CUDA device (a
   ``"cuda..."`` string, an ``int`` index, a CUDA ``torch.device``) stay on the CPU;
 - ``torch.device("cuda", i)`` makes the CPU device;
-- ``torch.cuda.set_device`` only remembers the index, for ``current_device``;
+- ``torch.cuda.set_device`` and ``torch.accelerator.set_device_index`` only remember the
+  index, for ``current_device`` (an argument a GPU would refuse, such as None, raises);
 - ``DistributedDataParallel``'s ``device_ids`` and ``output_device``, ``init_process_group``'s
   ``device_id`` and ``barrier``'s ``device_ids`` are dropped; the NCCL backend becomes gloo;
-- the ``torch.cuda`` queries that pick a branch answer as a node with one GPU per local rank
-  would (``is_available``, ``device_count``, ``current_device``, ...), and the calls that
-  only wait for, order or measure GPU work (``synchronize``, memory statistics, ``Event``,
-  ``Stream``, ``record_stream``, the CUDA random state) do nothing or use the CPU's.
+- the ``torch.cuda`` and ``torch.accelerator`` queries that pick a branch answer as a node
+  with one GPU per local rank would (``is_available``, ``device_count``, ``current_device``,
+  ``current_accelerator``, ...), ``get_default_backend_for_device`` answers gloo, and the
+  calls that only wait for, order or measure GPU work (``synchronize``, memory statistics,
+  ``Event``, ``Stream``, ``record_stream``, the CUDA random state) do nothing or use the
+  CPU's;
+- ``SyncBatchNorm.convert_sync_batchnorm`` keeps the model's BatchNorm layers (DDP refuses
+  SyncBatchNorm on the CPU).
 
 The queries answer truthfully, and ``torch.device`` is not mapped, when torch itself asks (so
 DataLoader pinning, autocast and GradScaler see that CUDA is absent and turn themselves off, as
@@ -122,12 +127,19 @@ def _is_cuda(device) -> bool:
 
 
 def _index(device) -> int:
-    """The GPU index a set_device argument names (0 when it names none)."""
-    if isinstance(device, int):
+    """The GPU index a set_device argument names, checked as torch checks it on a GPU node:
+    None, a string that is no device, or ``torch.device("cuda")`` without an index raise there
+    and here."""
+    if device is None:
+        raise ValueError(f"Expected a torch.device with a specified index or an integer, but got:{device}")
+    if isinstance(device, int) and not isinstance(device, bool):
         return device
     if isinstance(device, str):
-        return int(device.rsplit(":", 1)[1]) if ":" in device else 0
-    return getattr(device, "index", None) or 0
+        device = _real_device(device)
+    if not isinstance(device, _real_device) or (device.type == "cuda" and device.index is None):
+        raise ValueError(f"Expected a torch.device with a specified index or an integer, but got:{device}")
+    # A CPU device here is one the mapping made of torch.device("cuda", i), its index lost.
+    return _current[0] if device.index is None else device.index
 
 
 # --------------------------------------------------------------------------- placement
@@ -315,10 +327,14 @@ class _DeviceContext:
     """``with torch.cuda.device(i):`` makes ``i`` the current device while it lasts."""
 
     def __init__(self, device):
-        self.index, self.previous = _index(device), _current[0]
+        # None: torch.cuda.device(None) changes nothing.
+        self.index = None if device is None else _index(device)
+        self.previous = _current[0]
 
     def __enter__(self):
-        self.previous, _current[0] = _current[0], self.index
+        self.previous = _current[0]
+        if self.index is not None:
+            _current[0] = self.index
 
     def __exit__(self, *exc):
         _current[0] = self.previous
@@ -347,8 +363,8 @@ def _install_cuda_queries() -> None:
                                  multi_processor_count=os.cpu_count() or 1)
 
     def set_device(device) -> None:
-        _count("torch.cuda.set_device")
         _current[0] = _index(device)
+        _count("torch.cuda.set_device")
 
     answers = {
         "is_available": lambda: True,
@@ -375,24 +391,65 @@ def _install_cuda_queries() -> None:
         "stream": lambda stream=None: contextlib.nullcontext(),
     }
 
-    def make_query(name, answer):
+    def make_query(owner, name, answer):
         def make(original):
             def query(*args, **kwargs):
                 if _from_torch():
                     return original(*args, **kwargs)
-                _count(f"torch.cuda.{name}")
+                _count(f"{owner.__name__}.{name}")
                 return answer(*args, **kwargs)
             return query
         return make
 
     for name, answer in answers.items():
         if hasattr(cuda, name):
-            _wrap(cuda, name, make_query(name, answer))
-    _wrap(cuda.nccl, "version", make_query("nccl.version", lambda: (0, 0, 0)))
+            _wrap(cuda, name, make_query(cuda, name, answer))
+    _wrap(cuda.nccl, "version", make_query(cuda.nccl, "version", lambda: (0, 0, 0)))
     cuda.set_device = set_device
+    _install_accelerator(answers, make_query)
     cuda.Event = _counted(_Event, "torch.cuda.Event")
     cuda.Stream = _counted(_Stream, "torch.cuda.Stream")
     cuda.device = _counted(_DeviceContext, "torch.cuda.device")
+
+
+def _install_accelerator(cuda_answers: dict, make_query) -> None:
+    """``torch.accelerator`` (torch 2.6 and later), which current examples ask instead of
+    ``torch.cuda``: the same answers as a node with one GPU per local rank gives."""
+    import torch
+
+    accelerator = getattr(torch, "accelerator", None)
+    if accelerator is None:
+        return
+    answers = {
+        "is_available": cuda_answers["is_available"],
+        "device_count": cuda_answers["device_count"],
+        "current_accelerator": lambda check_available=False: _real_device("cuda"),
+        "current_device_index": cuda_answers["current_device"],
+        "current_device_idx": cuda_answers["current_device"],
+        "synchronize": cuda_answers["synchronize"],
+        "current_stream": cuda_answers["current_stream"],
+        "set_stream": lambda stream: None,
+        "get_device_capability": lambda device=None: {"major": 8, "minor": 0},
+    }
+    for name in ("empty_cache", "memory_allocated", "max_memory_allocated", "memory_reserved",
+                 "max_memory_reserved", "reset_peak_memory_stats"):
+        answers[name] = cuda_answers[name]
+    answers["get_memory_info"] = cuda_answers["mem_get_info"]
+    answers["memory_stats"] = lambda device=None: {}
+    answers["reset_accumulated_memory_stats"] = lambda device=None: None
+    for name, answer in answers.items():
+        if hasattr(accelerator, name):
+            _wrap(accelerator, name, make_query(accelerator, name, answer))
+
+    def set_device_index(device) -> None:
+        _current[0] = _index(device)
+        _count("torch.accelerator.set_device_index")
+
+    for name in ("set_device_index", "set_device_idx"):
+        if hasattr(accelerator, name):
+            setattr(accelerator, name, set_device_index)
+    if hasattr(accelerator, "device_index"):
+        accelerator.device_index = _counted(_DeviceContext, "torch.accelerator.device_index")
 
 
 # --------------------------------------------------------------------------- distributed
@@ -406,6 +463,7 @@ def _gloo(backend):
 
 
 def _install_distributed() -> None:
+    import torch
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel
 
@@ -439,6 +497,21 @@ def _install_distributed() -> None:
             original(self, module, None, None, *args, **kwargs)
         return __init__
 
+    def make_default_backend(original):
+        def get_default_backend_for_device(device):
+            backend = original(device)
+            return backend if _from_torch() else _gloo(backend)
+        return get_default_backend_for_device
+
+    def make_convert(original):
+        def convert_sync_batchnorm(module, process_group=None):
+            _count("SyncBatchNorm.convert_sync_batchnorm (kept as BatchNorm)")
+            return module
+        return convert_sync_batchnorm
+
+    if hasattr(dist, "get_default_backend_for_device"):
+        _wrap(dist, "get_default_backend_for_device", make_default_backend)
+    _wrap(torch.nn.SyncBatchNorm, "convert_sync_batchnorm", make_convert)
     _wrap(dist, "init_process_group", make_init_group)
     _wrap(dist, "new_group", make_new_group)
     _wrap(dist, "barrier", make_barrier)

@@ -3,7 +3,9 @@
 One place that knows every form this failure takes, so that ``verify`` never reports such a
 run as completed or FAILED: an exception line (``'SomeError: message'``, the last line of a
 traceback) or a line the program printed before exiting on its own ("Unable to locate
-sufficient 2 gpus"). Nothing here imports torch.
+sufficient 2 gpus"). That includes what fails only because the run is on a CPU, even with
+GPU placement mapped there (:mod:`.cpu_mapping`): SyncBatchNorm, fused or capturable optimizer
+state, CUDA graphs, a tool of the NVIDIA driver. Nothing here imports torch.
 """
 
 from __future__ import annotations
@@ -25,6 +27,17 @@ _EXCEPTIONS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, re.I), wh
     (r"doesn't have NCCL built in|NCCL is only supported with GPUs|ProcessGroupNCCL",
      "the NCCL backend needs GPUs"),
     (r"deserialize object on a CUDA device", "a checkpoint saved on a GPU loaded without a GPU"),
+    (r"SyncBatchNorm layers only work with GPU|SyncBatchNorm expected input tensor to be on GPU",
+     "SyncBatchNorm works only on GPUs"),
+    (r"`fused=True` requires all the params to be floating point Tensors of supported devices"
+     r".* and cpu$", "a fused optimizer on a device that has no fused kernels"),
+    (r"capturable=True, params and state_steps must be on supported devices",
+     "optimizer state made for CUDA graphs (capturable=True)"),
+    (r"No backend type associated with device type cuda", "a CUDA tensor in a collective"),
+    (r"Cannot access accelerator device when none is available|CUDA graphs? .*(?:not|un)available",
+     "an accelerator call with no accelerator present"),
+    (r"No such file or directory: '(?:nvidia-smi|nvcc)'", "a tool of the NVIDIA driver or CUDA toolkit"),
+    (r"CUDA_HOME environment variable is not set", "a CUDA extension built at run time"),
 ))
 
 # A line a program prints when it gives up for want of GPUs: a refusal word next to a GPU

@@ -250,6 +250,182 @@ def last_exception(lines: list[str]) -> str:
     return found
 
 
+@dataclass
+class _Pause:
+    """A scenario that pauses: the tag its ranks stop at, what to measure then, and whether
+    the whole job is then killed."""
+
+    tag: str | None
+    on_pause: Callable[[str], dict] | None
+    kill: bool
+    ranks: set[int] = field(default_factory=set)  # the local ranks that said they paused
+    handled: bool = False
+
+
+class _RankLogs:
+    """Each rank's output, read from the files torchrun writes it to, as they grow."""
+
+    def __init__(self, log_dir: str, result: LaunchResult, pause: _Pause) -> None:
+        self.log_dir, self.result, self.pause = log_dir, result, pause
+        self.offsets: dict[str, int] = {}
+        self.partial: dict[str, bytes] = {}  # a line not yet ended, per file
+
+    def poll(self, final: bool = False) -> None:
+        """Read what was added since the last poll; ``final``: also the last unended line."""
+        for dirpath, _, files in os.walk(self.log_dir):
+            for fname in files:
+                path = os.path.join(dirpath, fname)
+                m = _RANK_LOG.search(path)
+                if m:
+                    self._read(path, int(m.group(1)), m.group(2), final)
+
+    def _read(self, path: str, rank: int, stream: str, final: bool) -> None:
+        try:
+            with open(path, "rb") as fh:
+                fh.seek(self.offsets.get(path, 0))
+                chunk = fh.read()
+        except OSError:
+            return
+        self.offsets[path] = self.offsets.get(path, 0) + len(chunk)
+        *complete, rest = (self.partial.get(path, b"") + chunk).split(b"\n")
+        if final and rest:
+            complete.append(rest)
+            rest = b""
+        self.partial[path] = rest
+        for raw in complete:
+            self._handle(rank, stream, raw.decode("utf-8", "replace").rstrip("\r"))
+
+    def _handle(self, rank: int, stream: str, text: str) -> None:
+        result = self.result
+        result.rank_lines.setdefault(rank, []).append(text)
+        if stream == "stderr":
+            result.rank_stderr.setdefault(rank, []).append(text)
+        elif text.startswith(RESULT_MARK):
+            try:
+                result.results.append(json.loads(text[len(RESULT_MARK):]))
+            except json.JSONDecodeError:
+                pass
+        elif text.startswith(PAUSED_MARK):
+            self.pause.ranks.add(rank)
+
+
+def _job_env(env: dict[str, str] | None, run_id: str, topology: Topology, pause_tag: str | None,
+             job_tmp: str, resume_file: str) -> dict[str, str]:
+    """The launch's environment: the caller's, marked with the run id, with the job's own
+    temporary folder and the pause settings."""
+    child_env = dict(os.environ if env is None else env)
+    child_env[RUN_ID_VAR] = run_id
+    child_env[BACKEND_VAR] = topology.backend
+    child_env["PYTHONUNBUFFERED"] = "1"
+    child_env.setdefault("OMP_NUM_THREADS", "1")
+    child_env["TMPDIR"] = job_tmp
+    child_env[RESUME_VAR] = resume_file
+    if pause_tag:
+        child_env[PAUSE_VAR] = pause_tag
+    else:
+        child_env.pop(PAUSE_VAR, None)
+    return child_env
+
+
+def _torchrun_command(script: str, topology: Topology, log_dir: str, script_args, module: bool) -> list[str]:
+    return [sys.executable, "-m", TORCHRUN, *topology.torchrun_args(),
+            "--redirects", "3", "--log-dir", log_dir, "--max-restarts", "0",
+            *(["--module"] if module else []), script, *script_args]
+
+
+def _start(cmd: list[str], cwd: str, env: dict[str, str], result: LaunchResult):
+    """torchrun in a session of its own, and the threads that collect what it prints."""
+    proc = subprocess.Popen(
+        cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, errors="replace", start_new_session=True,
+        # If this process is killed outright, torchrun gets SIGTERM and stops its ranks.
+        preexec_fn=functools.partial(die_with_parent, signal.SIGTERM),
+    )
+    lock = threading.Lock()
+
+    def consume(stream):
+        for raw in iter(stream.readline, ""):
+            with lock:
+                result.lines.append(raw.rstrip("\n"))
+        stream.close()
+
+    readers = [threading.Thread(target=consume, args=(s,), daemon=True) for s in (proc.stdout, proc.stderr)]
+    for t in readers:
+        t.start()
+    return proc, readers
+
+
+def _on_paused(result: LaunchResult, pause: _Pause, resume_file: str) -> None:
+    """Every local rank is paused: measure the live job, then kill it or let it go on."""
+    pause.handled = True
+    result.seen_pids |= job_pids(result.run_id)
+    if pause.on_pause is not None:
+        result.observed = pause.on_pause(result.run_id) or {}
+    if pause.kill:
+        # The whole job at once, shm managers included, with no chance to clean up: what an
+        # OOM kill or `docker kill` does.
+        victims = job_pids(result.run_id)
+        kill_pids(victims, signal.SIGKILL)
+        result.observed["killed"] = len(victims)
+    else:
+        open(resume_file, "w").close()
+
+
+def _watch(proc, result: LaunchResult, logs: _RankLogs, pause: _Pause, nproc: int,
+           deadline: float, resume_file: str) -> None:
+    """Follow the job until torchrun exits or the deadline passes (then: timed out)."""
+    while proc.poll() is None:
+        if time.monotonic() > deadline:
+            result.timed_out = True
+            return
+        result.seen_pids |= job_pids(result.run_id)
+        logs.poll()
+        if pause.tag and not pause.handled and len(pause.ranks) >= nproc:
+            _on_paused(result, pause, resume_file)
+        try:
+            proc.wait(timeout=0.1 if pause.tag and not pause.handled else 0.25)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def _stop_job(proc, result: LaunchResult) -> None:
+    """End torchrun and every process carrying the launch's marker."""
+    # SIGTERM torchrun first: it forwards the signal to its ranks. Then everything still
+    # carrying the marker (ranks in their own sessions, workers, shm managers) gets SIGTERM,
+    # then SIGKILL.
+    if proc.poll() is None:
+        try:
+            os.kill(proc.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+    # Processes that outlive the launcher on their own account (a shm manager finishing its
+    # clean-up) get a moment before being killed.
+    settle = time.monotonic() + 3
+    while job_pids(result.run_id) and time.monotonic() < settle:
+        time.sleep(0.1)
+    result.leftover_pids = kill_job(result.run_id, grace=2.0,
+                                    extra=[proc.pid] if proc.poll() is None else [])
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def _remove_shm_files(result: LaunchResult) -> None:
+    """Record, then remove, the /dev/shm files the job's processes left."""
+    result.shm_leftover = shm_files(result.seen_pids)
+    for path in result.shm_leftover:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
 def run_torchrun(
     script: str,
     topology: Topology,
@@ -271,154 +447,27 @@ def run_torchrun(
     ``kill_after_pause`` the whole job is then SIGKILLed (every process, shm
     manager included), as an OOM killer or a container runtime would.
     """
-    run_id = uuid.uuid4().hex
-    child_env = dict(os.environ if env is None else env)
-    child_env[RUN_ID_VAR] = run_id
-    child_env[BACKEND_VAR] = topology.backend
-    child_env["PYTHONUNBUFFERED"] = "1"
-    child_env.setdefault("OMP_NUM_THREADS", "1")
-    if pause_tag:
-        child_env[PAUSE_VAR] = pause_tag
-    else:
-        child_env.pop(PAUSE_VAR, None)
+    result = LaunchResult(returncode=None, elapsed=0.0, run_id=uuid.uuid4().hex)
+    pause = _Pause(pause_tag, on_pause, kill_after_pause)
     log_dir = tempfile.mkdtemp(prefix="torchrun-logs-", dir=cwd)
     # The job's own temporary folder, removed with everything in it at the end: what its
     # processes leave when killed (multiprocessing's pymp-*, torch_shm_manager's
     # torch-shm-dir-*) goes there. Short, because sockets are made in it (108-byte limit).
     job_tmp = tempdirs.make("job")
-    child_env["TMPDIR"] = job_tmp
-    cmd = [
-        sys.executable, "-m", TORCHRUN,
-        *topology.torchrun_args(),
-        "--redirects", "3", "--log-dir", log_dir,
-        "--max-restarts", "0",
-        *(["--module"] if module else []),
-        script, *script_args,
-    ]
-    result = LaunchResult(returncode=None, elapsed=0.0, run_id=run_id)
-    lock = threading.Lock()
-    paused: set[int] = set()
-
-    def consume(stream):
-        for raw in iter(stream.readline, ""):
-            with lock:
-                result.lines.append(raw.rstrip("\n"))
-        stream.close()
-
-    offsets: dict[str, int] = {}
-    partial: dict[str, bytes] = {}
-
-    def poll_rank_logs(final: bool = False) -> None:
-        for dirpath, _, files in os.walk(log_dir):
-            for fname in files:
-                path = os.path.join(dirpath, fname)
-                m = _RANK_LOG.search(path)
-                if not m:
-                    continue
-                rank, stream = int(m.group(1)), m.group(2)
-                try:
-                    with open(path, "rb") as fh:
-                        fh.seek(offsets.get(path, 0))
-                        chunk = fh.read()
-                except OSError:
-                    continue
-                offsets[path] = offsets.get(path, 0) + len(chunk)
-                buf = partial.get(path, b"") + chunk
-                *complete, rest = buf.split(b"\n")
-                if final and rest:
-                    complete.append(rest)
-                    rest = b""
-                partial[path] = rest
-                for raw in complete:
-                    handle(rank, stream, raw.decode("utf-8", "replace").rstrip("\r"))
-
-    def handle(rank: int, stream: str, text: str) -> None:
-        result.rank_lines.setdefault(rank, []).append(text)
-        if stream == "stderr":
-            result.rank_stderr.setdefault(rank, []).append(text)
-            return
-        if text.startswith(RESULT_MARK):
-            try:
-                result.results.append(json.loads(text[len(RESULT_MARK):]))
-            except json.JSONDecodeError:
-                pass
-        elif text.startswith(PAUSED_MARK):
-            paused.add(rank)
-
     resume_file = os.path.join(log_dir, "resume")
-    child_env[RESUME_VAR] = resume_file
+    child_env = _job_env(env, result.run_id, topology, pause_tag, job_tmp, resume_file)
+    logs = _RankLogs(log_dir, result, pause)
     start = time.monotonic()
-    proc = subprocess.Popen(
-        cmd, cwd=cwd, env=child_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, errors="replace", start_new_session=True,
-        # If this process is killed outright, torchrun gets SIGTERM and stops its ranks.
-        preexec_fn=functools.partial(die_with_parent, signal.SIGTERM),
-    )
-    readers = [threading.Thread(target=consume, args=(s,), daemon=True)
-               for s in (proc.stdout, proc.stderr)]
-    for t in readers:
-        t.start()
-    deadline = start + timeout
-    handled_pause = not pause_tag
+    proc, readers = _start(_torchrun_command(script, topology, log_dir, script_args, module),
+                           cwd, child_env, result)
     try:
-        while proc.poll() is None:
-            if time.monotonic() > deadline:
-                result.timed_out = True
-                break
-            result.seen_pids |= job_pids(run_id)
-            poll_rank_logs()
-            if not handled_pause and len(paused) >= topology.nproc_per_node:
-                handled_pause = True
-                result.seen_pids |= job_pids(run_id)
-                if on_pause is not None:
-                    result.observed = on_pause(run_id) or {}
-                if kill_after_pause:
-                    # The whole job at once, shm managers included, with no
-                    # chance to clean up: what an OOM kill or `docker kill` does.
-                    victims = job_pids(run_id)
-                    kill_pids(victims, signal.SIGKILL)
-                    result.observed["killed"] = len(victims)
-                else:
-                    open(resume_file, "w").close()
-            try:
-                proc.wait(timeout=0.1 if pause_tag and not handled_pause else 0.25)
-            except subprocess.TimeoutExpired:
-                pass
+        _watch(proc, result, logs, pause, topology.nproc_per_node, start + timeout, resume_file)
     finally:
-        # SIGTERM torchrun first: it forwards the signal to its ranks. Then
-        # everything still carrying the marker (ranks in their own sessions,
-        # workers, shm managers) gets SIGTERM, then SIGKILL.
-        if proc.poll() is None:
-            try:
-                os.kill(proc.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                pass
-        # Processes that outlive the launcher on their own account (a shm
-        # manager finishing its clean-up) get a moment before being killed.
-        settle = time.monotonic() + 3
-        while job_pids(run_id) and time.monotonic() < settle:
-            time.sleep(0.1)
-        result.leftover_pids = kill_job(
-            run_id, grace=2.0, extra=[proc.pid] if proc.poll() is None else []
-        )
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        _stop_job(proc, result)
         for t in readers:
             t.join(timeout=5)
-        poll_rank_logs(final=True)
-        result.shm_leftover = shm_files(result.seen_pids)
-        for path in result.shm_leftover:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
+        logs.poll(final=True)
+        _remove_shm_files(result)
         _rmtree(log_dir)
         _rmtree(job_tmp)
     result.elapsed = time.monotonic() - start

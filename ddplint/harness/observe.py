@@ -25,6 +25,15 @@ wraps a few torch and stdlib functions and records, for this rank, into
 - ``exceptions``: the exception that ended the script, if any, and ``raised_at``: its
   traceback's frames in the project's files (path relative to the project, line, function);
 - ``modules``: the project's files this rank has imported (the script included);
+- ``reached``: how many times the rank ran each line ``verify`` asked about (the findings'
+  lines, see :mod:`.reach`), as ``{"path:line": count}``;
+- where the project's code was (``"path:line"``, innermost first): where each DataLoader was
+  made (``created_at``) and each pass over it began (``pass_sites``), where the ``local_rank``
+  option was defined (``defined_at``), and where the rank was when it stopped or hung
+  (``stopped_in``);
+- ``finished``: True or False once the rank reached its end (atexit); None in the facts of a
+  rank that was killed or aborted, which are then those of its last save (the facts are saved
+  every second or so as the rank works);
 - ``cpu_mapping``: with ``DDPLINT_CPU_MAP`` set, what :mod:`.cpu_mapping` redirected from the
   GPU to the CPU;
 - ``stopped``: ``max-steps`` or ``max-seconds`` when a limit cut the run short, ``hang`` when
@@ -52,6 +61,7 @@ import traceback
 
 from ..core import processes
 from ..core.torch_api import COLLECTIVE_NAMES
+from . import reach
 
 OBSERVE_VAR = "DDPLINT_OBSERVE"
 OWNER_VAR = "DDPLINT_OBSERVE_OWNER"
@@ -64,6 +74,9 @@ PROJECT_VAR = "DDPLINT_PROJECT"
 MAX_BATCHES_KEPT = 10_000  # per pass: enough to compare epochs and ranks, bounded memory
 MAX_READS_KEPT = 20  # of args.local_rank: where it is used, not every step's use
 MAX_STEPS_KEPT = 1_000  # optimizer steps whose DDP forwards are counted
+MAX_FRAMES_KEPT = 12  # of the project's code, where a loader is made or a pass begins
+SAVE_EVERY = 1.0  # seconds: facts saved this often while the rank works, so that a rank that
+# is killed or aborts (no atexit) still leaves what it did up to then
 
 _facts: dict = {}
 _loaders: list[dict] = []  # per DataLoader: passes with every index drawn, and batches yielded
@@ -78,15 +91,32 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {msg[0] if msg else ''}".strip()
 
 
+_relpaths: dict[str, str | None] = {}
+
+
 def _in_project(filename: str | None) -> str | None:
     """``filename`` relative to the project (posix), or None if it is not one of its files."""
     root = os.environ.get(PROJECT_VAR)
-    if not filename or not root:
+    if not filename or not root or filename.startswith("<"):  # "<frozen importlib._bootstrap>"
         return None
-    path = os.path.abspath(filename)
-    if os.path.commonpath([root, path]) != root:
-        return None
-    return os.path.relpath(path, root).replace(os.sep, "/")
+    if filename not in _relpaths:
+        path = os.path.abspath(filename)
+        inside = os.path.commonpath([root, path]) == root
+        _relpaths[filename] = os.path.relpath(path, root).replace(os.sep, "/") if inside else None
+    return _relpaths[filename]
+
+
+def project_frames(frame=None, limit: int = MAX_FRAMES_KEPT) -> list[str]:
+    """Where the project's code is in a stack, innermost first ("path:line"): the frames of
+    the caller of the probe (or of ``frame``) that are in the project's files."""
+    frame = frame or sys._getframe(2)
+    found = []
+    while frame is not None and len(found) < limit:
+        rel = _in_project(frame.f_code.co_filename)
+        if rel:
+            found.append(f"{rel}:{frame.f_lineno}")
+        frame = frame.f_back
+    return found
 
 
 def imported_modules() -> list[str]:
@@ -103,7 +133,9 @@ def save(**extra) -> None:
     if os.environ.get(OWNER_VAR) != str(os.getpid()):
         return  # a DataLoader worker or other child: only the rank itself reports
     with _lock:
-        _facts.update(extra, loaders=loader_facts(), modules=imported_modules())
+        _last_save[0] = time.monotonic()
+        _facts.update(extra, loaders=loader_facts(), modules=imported_modules(),
+                      reached=reach.counts())
         if os.environ.get(CPU_MAP_VAR):
             from . import cpu_mapping
 
@@ -116,6 +148,15 @@ def save(**extra) -> None:
             os.replace(tmp, path)
         except OSError:
             pass
+
+
+_last_save = [0.0]
+
+
+def save_now_and_then() -> None:
+    """Save, at most every SAVE_EVERY seconds (called by the probes as the rank works)."""
+    if time.monotonic() - _last_save[0] >= SAVE_EVERY:
+        save()
 
 
 def _wrap(owner, name: str, make):
@@ -139,6 +180,8 @@ def _loader_record(loader) -> dict:
             size = None
         sampler = getattr(loader.batch_sampler, "sampler", loader.sampler)
         record = {"dataset": size, "num_workers": loader.num_workers, "passes": [],
+                  "created_at": getattr(loader, "_ddplint_created_at", []),
+                  "sampler_at": getattr(sampler, "_ddplint_created_at", []),
                   "sampler": type(sampler).__name__,
                   "distributed": isinstance(sampler, DistributedSampler),
                   "shuffle": bool(getattr(sampler, "shuffle", False)),
@@ -158,13 +201,14 @@ def _flatten(index) -> list:
 
 
 def _install_loader_probes() -> None:
-    from torch.utils.data import DistributedSampler
+    from torch.utils.data import DataLoader, DistributedSampler
     from torch.utils.data.dataloader import _BaseDataLoaderIter
 
     def new_pass(it, loader) -> None:
         # Set before the iterator draws any index: a worker iterator prefetches in __init__.
-        it._ddplint_pass = {"drawn": [], "batches": 0}
+        it._ddplint_pass = {"drawn": [], "batches": 0, "at": project_frames(sys._getframe(1))}
         _loader_record(loader)["passes"].append(it._ddplint_pass)
+        save()  # a pass is an epoch: few, and what a rank aborting later must not lose
 
     def make_init(original):
         def __init__(self, loader, *args, **kwargs):
@@ -194,19 +238,32 @@ def _install_loader_probes() -> None:
             if this_pass is not None and _max_steps and this_pass["batches"] >= _max_steps:
                 _facts["stopped"] = "max-steps"
                 raise StopIteration
-            batch = original(self)
+            try:
+                batch = original(self)
+            except StopIteration:
+                save()  # the pass is complete
+                raise
             if this_pass is not None:
                 this_pass["batches"] += 1
+            save_now_and_then()
             return batch
         return __next__
+
+    def make_loader_init(original):
+        def __init__(self, *args, **kwargs):
+            original(self, *args, **kwargs)
+            object.__setattr__(self, "_ddplint_created_at", project_frames())
+        return __init__
 
     def make_sampler_init(original):
         def __init__(self, dataset, *args, **kwargs):
             _sharded.add(id(dataset))
             original(self, dataset, *args, **kwargs)
+            self._ddplint_created_at = project_frames()
         return __init__
 
     _wrap(DistributedSampler, "__init__", make_sampler_init)
+    _wrap(DataLoader, "__init__", make_loader_init)
     _wrap(_BaseDataLoaderIter, "__init__", make_init)
     _wrap(_BaseDataLoaderIter, "_reset", make_reset)
     _wrap(_BaseDataLoaderIter, "_next_index", make_next_index)
@@ -218,9 +275,10 @@ def loader_facts() -> list[dict]:
     iterator draws indices ahead of what it yields; batches come back in order)."""
     out = []
     for record in list(_loaders):
-        passes = [[i for batch in p["drawn"][: p["batches"]] for i in batch]
-                  for p in list(record["passes"])]
-        out.append({**{k: v for k, v in record.items() if k != "passes"}, "passes": passes})
+        passes = list(record["passes"])
+        indices = [[i for batch in p["drawn"][: p["batches"]] for i in batch] for p in passes]
+        out.append({**{k: v for k, v in record.items() if k != "passes"}, "passes": indices,
+                    "pass_sites": [p["at"] for p in passes]})
     return out
 
 
@@ -283,6 +341,7 @@ def _install_collective_probes() -> None:
             def collective(*args, **kwargs):
                 _facts["collectives"].append(name)
                 _facts["inside"] = name
+                save_now_and_then()
                 try:
                     return original(*args, **kwargs)
                 finally:
@@ -307,14 +366,14 @@ def _install_ddp_probes() -> None:
         if not inside[0] and module.training and torch.is_grad_enabled():
             ddp["bypasses"] += 1
             if ddp["bypass_at"] is None:
-                frames = [(_in_project(f.filename), f.lineno) for f in traceback.extract_stack()]
-                ddp["bypass_at"] = next((f"{p}:{n}" for p, n in reversed(frames) if p), None)
+                ddp["bypass_at"] = next(iter(project_frames(limit=1)), None)
 
     def make_init(original):
         def __init__(self, module, *args, **kwargs):
             original(self, module, *args, **kwargs)
             ddp["models"] += 1
             module.register_forward_pre_hook(bypass)
+            save()
         return __init__
 
     def make_forward(original):
@@ -333,6 +392,7 @@ def _install_ddp_probes() -> None:
         if ddp["models"] and len(ddp["syncing_per_step"]) < MAX_STEPS_KEPT:
             ddp["syncing_per_step"].append(syncing[0])
         syncing[0] = 0
+        save_now_and_then()
 
     _wrap(DistributedDataParallel, "__init__", make_init)
     _wrap(DistributedDataParallel, "forward", make_forward)
@@ -372,11 +432,49 @@ class _WatchedNamespace(argparse.Namespace):
             if reads is not None and len(reads) < MAX_READS_KEPT and \
                     caller.f_code.co_filename not in (argparse.__file__, __file__):
                 where = _in_project(caller.f_code.co_filename) or caller.f_code.co_filename
-                reads.append([value, f"{where}:{caller.f_lineno}"])
+                reads.append([value, f"{where}:{caller.f_lineno}", _only_compared(caller)])
         return value
 
     def __reduce_ex__(self, protocol):
         return argparse.Namespace, (), dict(vars(self))  # pickled as what it replaced
+
+
+_compared: dict[str, tuple[set, set]] = {}
+
+
+def _local_rank_reads(path: str) -> tuple[set, set]:
+    """The places (line, column) of the file's ``<x>.local_rank`` reads that are an operand of
+    a comparison (``args.local_rank != -1``), and the lines of its other reads."""
+    if path not in _compared:
+        import ast
+
+        compared, used = set(), set()
+        try:
+            with open(path, encoding="utf-8") as fh:
+                tree = ast.parse(fh.read())
+        except (OSError, SyntaxError, ValueError):
+            tree = None
+        operands = {id(o) for node in (ast.walk(tree) if tree else ()) if isinstance(node, ast.Compare)
+                    for o in (node.left, *node.comparators)}
+        for node in ast.walk(tree) if tree else ():
+            if isinstance(node, ast.Attribute) and node.attr == "local_rank":
+                if id(node) in operands:
+                    compared.add((node.lineno, node.col_offset))
+                else:
+                    used.add(node.lineno)
+        _compared[path] = (compared, used)
+    return _compared[path]
+
+
+def _only_compared(frame) -> bool:
+    """Whether the read of ``local_rank`` this frame is making only compares it (a fallback
+    check such as ``args.local_rank if args.local_rank != -1 else LOCAL_RANK``), not a use."""
+    compared, used = _local_rank_reads(frame.f_code.co_filename)
+    positions = getattr(frame.f_code, "co_positions", None)
+    if positions is None:  # Python 3.10: no columns; a line with only compared reads
+        return frame.f_lineno not in used and any(line == frame.f_lineno for line, _ in compared)
+    line, _, column, _ = list(positions())[frame.f_lasti // 2]
+    return (line, column) in compared
 
 
 _trying = threading.local()
@@ -406,9 +504,11 @@ def _install_argparse_probe() -> None:
         def parse_known_args(self, args=None, namespace=None):
             parsed, rest = original(self, args, namespace)
             if hasattr(parsed, "local_rank") and not getattr(_trying, "active", False):
+                option = next((a for a in self._actions if a.dest == "local_rank"), None)
                 _facts["local_rank"] = {
                     "parsed": getattr(parsed, "local_rank"), "env": os.environ.get("LOCAL_RANK"),
-                    "reads": [], "launch_option": _rejects_launch_option(self, original, args)}
+                    "reads": [], "launch_option": _rejects_launch_option(self, original, args),
+                    "defined_at": getattr(option, "_ddplint_at", None)}
                 if type(parsed) is argparse.Namespace:
                     parsed.__class__ = _WatchedNamespace
             return parsed, rest
@@ -424,6 +524,15 @@ def _install_argparse_probe() -> None:
             return original(self, message)
         return error
 
+    def make_add(original):
+        def add_argument(self, *args, **kwargs):
+            action = original(self, *args, **kwargs)
+            if getattr(action, "dest", None) == "local_rank":
+                action._ddplint_at = next(iter(project_frames(limit=1)), None)
+            return action
+        return add_argument
+
+    _wrap(argparse._ActionsContainer, "add_argument", make_add)
     _wrap(argparse.ArgumentParser, "parse_known_args", make_parse)
     _wrap(argparse.ArgumentParser, "error", make_error)
 
@@ -431,13 +540,18 @@ def _install_argparse_probe() -> None:
 # --------------------------------------------------------------------------- ending
 
 
+def _main_frame():
+    return sys._current_frames().get(threading.main_thread().ident)
+
+
 def _main_stack() -> list[str]:
-    frame = sys._current_frames().get(threading.main_thread().ident)
+    frame = _main_frame()
     return traceback.format_stack(frame)[-8:] if frame is not None else []
 
 
 def _stop() -> None:
-    save(stopped="max-seconds")
+    frame = _main_frame()
+    save(stopped="max-seconds", stopped_in=project_frames(frame) if frame is not None else [])
     os._exit(0)
 
 
@@ -446,7 +560,9 @@ def _watchdog(deadline: float) -> None:
         time.sleep(max(0.0, _stop_at - time.time()))
         _stop()
     time.sleep(max(0.0, deadline - time.time()))
-    save(stopped="hang", stack=_main_stack())
+    frame = _main_frame()
+    save(stopped="hang", stack=_main_stack(),
+         stopped_in=project_frames(frame) if frame is not None else [])
 
 
 def _excepthook(original):
@@ -496,7 +612,7 @@ def install() -> None:
                   local_world_size=int(os.environ.get("LOCAL_WORLD_SIZE", "1")),
                   pid=os.getpid(), cpus=os.cpu_count(), loads=[], saves=[],
                   collectives=[], inside=None, splits=[], exceptions=[], stopped=None,
-                  parse_errors=[], raised_at=[],
+                  parse_errors=[], raised_at=[], finished=None, stopped_in=[],
                   ddp={"models": 0, "forwards": 0, "syncing_per_step": [], "bypasses": 0,
                        "bypass_at": None})
     _install_argparse_probe()
@@ -509,6 +625,7 @@ def install() -> None:
         from . import cpu_mapping
 
         cpu_mapping.install()
+    reach.install(os.environ.get(reach.WATCH_VAR), os.environ[PROJECT_VAR])
     sys.excepthook = _excepthook(sys.excepthook)
     atexit.register(_at_exit)
     deadline = float(os.environ.get(DEADLINE_VAR) or "inf")

@@ -10,6 +10,7 @@ the probes recorded before and after the fix.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import difflib
 import json
 import os
@@ -26,14 +27,12 @@ from . import cpu_mapping, gpu_failure, launcher, tempdirs
 from .launcher import LaunchResult, Topology
 from .measuring import Measurement
 from .observe import DEADLINE_VAR, MAX_STEPS_VAR, OBSERVE_VAR, PROJECT_VAR, STOP_AT_VAR
-from .runner import CONFIRMED, FAILED, NEEDS_GPU, SHOWN_NO_FIX, child_env
+from .reach import WATCH_VAR
+from .runner import CONFIRMED, NEEDS_GPU, child_env
 from .scenarios import all_evidence
 from .script_symptoms import unobserved
+from .script_verdicts import NOT_IMPORTED, NOT_REACHED, blocker, changed_lines, judge
 
-NOT_OBSERVED = "NOT OBSERVED"
-# Seen before the fix and gone after it, but the fixed script did not run to its end for a
-# reason the fix did not cause (stopped by --max-seconds, or the same failure as before).
-INCOMPLETE = "SYMPTOM GONE, RUN INCOMPLETE"
 SHIM = Path(__file__).resolve().parent / "shim"
 SKIP = shutil.ignore_patterns(".git", "__pycache__", ".venv", "venv", ".ddplint_cache", "*.egg-info",
                               ".mypy_cache", ".pytest_cache", ".tox", "node_modules", "wandb")
@@ -50,6 +49,7 @@ class ScriptOptions:
     max_steps: int | None = None
     max_seconds: float | None = None
     cpu_mapping: str = ""  # why GPU placement is mapped to the CPU ranks; "" when it is not
+    notes: list[str] = field(default_factory=list)  # what the environment check noted
     log: Callable[[str], None] = lambda msg: None
 
 
@@ -60,6 +60,7 @@ class Run:
     launch: LaunchResult
     ranks: list[dict]
     max_seconds: float | None = None
+    root: Path | None = None  # the copy it ran in
 
     @property
     def errors(self) -> list[str]:
@@ -117,11 +118,66 @@ class Run:
         return {"returncode": self.launch.returncode, "timed_out": self.launch.timed_out,
                 "seconds": round(self.launch.elapsed, 2), "completed": self.completed,
                 "stopped": self.stopped, "state": self.state(), "errors": self.errors,
+                "needs_gpu": self.gpu_missing, "silent_ranks": self.silent_ranks(),
                 "output_tail": {str(rank): lines for rank, lines in self.tails().items()},
                 "ranks": self.ranks}
 
     def imported(self, path: str) -> bool:
         return any(path in r.get("modules", ()) for r in self.ranks)
+
+    def reached(self, f: "Finding") -> dict[int, int] | None:
+        """Per rank, how many times it ran the finding's line; None if the run did not count."""
+        counted = [r for r in self.ranks if r.get("reached") is not None]
+        if not counted:
+            return None
+        key = f"{f.path}:{f.watched_line()}"
+        return {r["rank"]: r["reached"].get(key, 0) for r in counted}
+
+    def silent_ranks(self) -> list[int]:
+        """The ranks that ended without their final report (stopped by torchrun when another
+        rank failed, killed, or aborted in native code): their facts are from before that."""
+        return [r["rank"] for r in self.ranks if r.get("finished") is None and not r.get("exceptions")
+                and r.get("stopped") not in ("hang", "max-seconds")]
+
+    def end_places(self) -> list[tuple[int, str, int]]:
+        """(rank, path, line): where each rank that raised, hung or was stopped was in the
+        project's code when it ended."""
+        out = []
+        for r in self.ranks:
+            if r.get("exceptions") and r.get("raised_at"):
+                path, line = r["raised_at"][-1][:2]
+            elif r.get("stopped_in"):
+                path, _, line = r["stopped_in"][0].rpartition(":")
+            else:
+                continue
+            out.append((r["rank"], path, int(line)))
+        return out
+
+    def _ended_as(self) -> tuple[str, frozenset]:
+        """How the run failed, comparable across the two copies: the failure without rank,
+        copy folder or addresses, and the files and functions where the ranks raised."""
+        text = self.failure() if not self.launch.timed_out else "hung"
+        if self.root is not None:
+            text = text.replace(str(self.root), "<project>")
+        text = re.sub(r"0x[0-9a-fA-F]+", "0x..", re.sub(r"^rank \d+: ", "", text))
+        return text, frozenset((r["raised_at"][-1][0], r["raised_at"][-1][2]) for r in self.ranks
+                               if r.get("exceptions") and r.get("raised_at"))
+
+    def ending(self, before: "Run | None" = None) -> str:
+        """How a run ended, and where each rank was; with ``before``, whether that is how the
+        run before the fix ended too."""
+        if self.completed:
+            return self.state()
+        if before is not None and not self.stopped and not before.completed and before._ended_as() == self._ended_as():
+            why = f"for want of a GPU: {self.gpu_missing}" if self.gpu_missing else self.failure()
+            text = f"ended as the script before the fix did: {why}"
+        else:
+            text = self.state()
+        places = ", ".join(f"rank {rank} at {path}:{line}" for rank, path, line in self.end_places())
+        silent = self.silent_ranks()
+        if silent:
+            places += ("; " if places else "") + f"rank(s) {silent} ended without a final report"
+        return f"{text} ({places})" if places else text
 
 
 @dataclass
@@ -134,11 +190,25 @@ class Finding:
     message: str
     end_line: int = 0
     fixable: bool = True
+    span: tuple[int, int] = (0, 0)  # the lines of the statement the finding is in
+    fixed: "Finding | None" = None  # where its lines are in the fixed copy, when the fix moved them
+    reached: dict = field(default_factory=dict)  # per run, per rank: times its line ran
     before: Measurement | None = None
     after: Measurement | None = None
     verdict: str = ""
     reason: str = ""
     diff: str = ""
+
+    def __post_init__(self) -> None:
+        if self.span == (0, 0):
+            self.span = (self.line, max(self.line, self.end_line))
+
+    def in_fixed_copy(self) -> "Finding":
+        return self.fixed or self
+
+    def watched_line(self) -> int:
+        """The line whose runs say that the finding's code ran: its statement's first."""
+        return self.span[0]
 
     def to_json(self) -> dict:
         def m(x):
@@ -148,6 +218,8 @@ class Finding:
         return {"code": self.code, "name": self.name, "path": self.path, "line": self.line,
                 "column": self.column, "message": self.message, "verdict": self.verdict,
                 "reason": self.reason, "before": m(self.before), "after": m(self.after),
+                "reached": {phase: counts and {str(rank): n for rank, n in counts.items()}
+                            for phase, counts in self.reached.items()},
                 "diff": self.diff}
 
 
@@ -239,7 +311,7 @@ def _attach_diffs(findings: list[Finding], diffs: dict[str, str]) -> str:
     return "".join(left)
 
 
-def _launch(opts: ScriptOptions, root: Path, facts: Path) -> Run:
+def _launch(opts: ScriptOptions, root: Path, facts: Path, watch: dict[str, list[int]]) -> Run:
     facts.mkdir(parents=True, exist_ok=True)
     env = child_env()
     env["PYTHONPATH"] = os.pathsep.join([str(SHIM), env["PYTHONPATH"]])
@@ -256,6 +328,7 @@ def _launch(opts: ScriptOptions, root: Path, facts: Path) -> Run:
         env.pop(var, None)
         if value:
             env[var] = str(value)
+    env[WATCH_VAR] = json.dumps(watch)
     script = root / opts.script.relative_to(opts.project)
     res = launcher.run_torchrun(str(script), opts.topology, timeout=opts.timeout, cwd=str(root),
                                 script_args=opts.script_args, env=env)
@@ -265,67 +338,7 @@ def _launch(opts: ScriptOptions, root: Path, facts: Path) -> Run:
             ranks.append(json.loads(path.read_text()))
         except (OSError, json.JSONDecodeError):
             pass
-    return Run(res, sorted(ranks, key=lambda r: r["rank"]), opts.max_seconds)
-
-
-def _not_shown(f: Finding, before_run: Run, after_run: Run | None,
-               blocker: Finding | None) -> tuple[str, str]:
-    """The verdict on a finding whose symptom the run before the fix did not show: why not."""
-    runs = [r for r in (before_run, after_run) if r is not None and r.ranks]
-    if runs and not any(r.imported(f.path) for r in runs):
-        where = f"the runs ended before importing {f.path}"
-    else:
-        where = "the code was not reached"
-    if blocker is not None and f.before.symptom is None:
-        return NOT_OBSERVED, (f"{where}: the run before the fix ended earlier, in "
-                              f"{blocker.code} ({blocker.path}:{blocker.line}): "
-                              f"{blocker.before.data['fatal']}")
-    if f.before.needs_gpu or (f.after is not None and f.after.needs_gpu):
-        return NEEDS_GPU, "the symptom shows only on a GPU and none is present"
-    if before_run.gpu_missing:
-        return NEEDS_GPU, f"the script needs a GPU: {before_run.gpu_missing}"
-    if f.before.symptom is False:
-        return NOT_OBSERVED, "symptom not present before the fix"
-    return NOT_OBSERVED, "symptom not observed before the fix"
-
-
-def _judge(f: Finding, before_run: Run, after_run: Run | None,
-           blocker: Finding | None = None) -> tuple[str, str]:
-    before, after = f.before, f.after
-    # The probes see the whole run: a symptom seen in a run that never imported the finding's
-    # file came from other code.
-    runs = [r for r in (before_run, after_run) if r is not None and r.ranks]
-    if any(r.completed or r.stopped for r in runs) and not any(r.imported(f.path) for r in runs):
-        return NOT_OBSERVED, f"not run by this script: {f.path} was never imported"
-    if before.symptom is not True:
-        return _not_shown(f, before_run, after_run, blocker)
-    if not f.fixable:
-        return SHOWN_NO_FIX, "symptom observed; ddplint has no automatic fix for this finding"
-    if after is None or after_run is None:
-        return FAILED, "symptom observed; ddplint's fix changed nothing"
-    if after.symptom:
-        return FAILED, "symptom still present after the fix"
-    if after.symptom is None:
-        if after_run.gpu_missing:
-            return NEEDS_GPU, ("symptom observed before the fix; the fixed script stopped for want "
-                               f"of a GPU before it could be observed: {after_run.gpu_missing}")
-        return FAILED, f"symptom could not be observed after the fix: the fixed script {after_run.state()}"
-    if after_run.completed:
-        return CONFIRMED, "symptom observed before the fix, absent after; the fixed script completed"
-    gone = "symptom observed before the fix, absent after"
-    if after_run.stopped:
-        return INCOMPLETE, f"{gone}; the fixed script was {after_run.state()}"
-    if after_run.gpu_missing:
-        return NEEDS_GPU, f"{gone}; the fixed script then {after_run.state()}"
-    if after_run.failure() == before_run.failure() or (
-            after_run.launch.timed_out and before_run.launch.timed_out):
-        return INCOMPLETE, f"{gone}; the fixed script ended as the script before the fix did: {after_run.failure()}"
-    return FAILED, f"{gone}, but the fixed script {after_run.state()}"
-
-
-def _blocker(findings: list[Finding]) -> Finding | None:
-    """The finding whose symptom ended the run (a crash at import, a pickling error, a hang)."""
-    return next((f for f in findings if f.before.symptom and f.before.data.get("fatal")), None)
+    return Run(res, sorted(ranks, key=lambda r: r["rank"]), opts.max_seconds, root)
 
 
 def check_syntax(script: Path) -> None:
@@ -340,6 +353,92 @@ def check_syntax(script: Path) -> None:
         raise ValueError(f"{script}: cannot parse: {exc}") from None
 
 
+def statement_span(source: str, line: int) -> tuple[int, int]:
+    """The first and last lines of the innermost statement that holds ``line`` (a loop, with
+    its body; a call, with all its arguments)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return line, line
+    spans = [(node.lineno, node.end_lineno or node.lineno) for node in ast.walk(tree)
+             if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno)]
+    return min(spans, key=lambda span: span[1] - span[0], default=(line, line))
+
+
+def _findings(found: list[dict], root: Path) -> list[Finding]:
+    findings = [Finding(d["code"], d["name"], d["filename"].removeprefix("./"), d["line"],
+                        d["column"], d["message"], d.get("end_line") or d["line"],
+                        d.get("fix") is not None) for d in found]
+    sources: dict[str, str] = {}
+    for f in findings:
+        if f.path not in sources:
+            sources[f.path] = (root / f.path).read_text(encoding="utf-8", errors="replace")
+        f.span = statement_span(sources[f.path], f.line)
+    return findings
+
+
+def line_map(old: str, new: str) -> dict[int, tuple[int, int]]:
+    """Where each line of ``old`` is in ``new``: its first and last line there (a rewritten
+    line: the lines of its rewrite)."""
+    a, b = old.splitlines(), new.splitlines()
+    out = {}
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        for k in range(i1, i2):
+            if tag == "equal":
+                out[k + 1] = (j1 + 1 + k - i1,) * 2
+            else:
+                out[k + 1] = (j1 + 1, max(j1 + 1, j2))
+    return out
+
+
+def _follow_the_fix(findings: list[Finding], roots: dict[str, Path], diffs: dict[str, str]) -> None:
+    """Give each finding in a file the fix changed its place in the fixed copy, so that the
+    fixed run is asked about the same code."""
+    maps = {rel: line_map(*((roots[p] / rel).read_text(encoding="utf-8", errors="replace")
+                            for p in ("before", "after"))) for rel in diffs}
+    for f in findings:
+        moved = maps.get(f.path)
+        if moved:
+            def first(line: int) -> int:
+                return moved.get(line, (line, line))[0]
+
+            def last(line: int) -> int:
+                return moved.get(line, (line, line))[1]
+
+            f.fixed = dataclasses.replace(f, line=first(f.line), end_line=last(f.end_line),
+                                          span=(first(f.span[0]), last(f.span[1])))
+
+
+def _watch(findings: list[Finding]) -> dict[str, list[list[int]]]:
+    """The statements whose runs the probes count, per file: [first line, last line]."""
+    watch: dict[str, dict[int, int]] = {}
+    for f in findings:
+        watch.setdefault(f.path, {})[f.span[0]] = f.span[1]
+    return {path: sorted([first, last] for first, last in statements.items())
+            for path, statements in watch.items()}
+
+
+def judge_findings(findings: list[Finding], before: Run, after: Run | None, changed: dict[str, set[int]],
+                   cpu_mapping_reason: str = "", gpus: int = 0) -> None:
+    """Measure each finding's symptom in both runs and set its verdict and reason."""
+    for f in findings:
+        observe = symptom(f.code)
+        ctx = {"gpus": 0 if cpu_mapping_reason else gpus, "finding": f}
+        f.before = observe(before, ctx)
+        f.after = observe(after, {**ctx, "finding": f.in_fixed_copy()}) if after is not None else None
+        f.reached = {"before": before.reached(f)}
+        if after is not None:
+            f.reached["after"] = after.reached(f.in_fixed_copy())
+    ended_by = None if before.completed else blocker(findings)
+    for f in findings:
+        f.verdict, f.reason = judge(f, before, after, ended_by, changed)
+        evidence = all_evidence().get(f.code)
+        hides = evidence.cpu_mapping_hides if evidence else ""
+        hidden = cpu_mapping_reason and cpu_mapping.hidden_reason(hides, bool(f.before.symptom))
+        if hidden and f.verdict not in (NOT_IMPORTED, NOT_REACHED):
+            f.verdict, f.reason = NEEDS_GPU, hidden
+
+
 def verify_script(opts: ScriptOptions) -> ScriptReport:
     work = Path(tempdirs.make("script"))
     try:
@@ -348,10 +447,8 @@ def verify_script(opts: ScriptOptions) -> ScriptReport:
         for root in roots.values():
             shutil.copytree(opts.project, root, symlinks=True, ignore=SKIP)
         found, unchecked = lint(roots["before"])
-        findings = [Finding(d["code"], d["name"], d["filename"].removeprefix("./"), d["line"],
-                            d["column"], d["message"], d.get("end_line") or d["line"],
-                            d.get("fix") is not None) for d in found]
-        notes = [f"not checked by ddplint: {line}" for line in unchecked]
+        findings = _findings(found, roots["before"])
+        notes = [*opts.notes, *(f"not checked by ddplint: {line}" for line in unchecked)]
         if not findings:
             return ScriptReport([], None, None, "", notes=[*notes, "ddplint found nothing to verify"],
                                 unchecked=bool(unchecked))
@@ -359,25 +456,15 @@ def verify_script(opts: ScriptOptions) -> ScriptReport:
         _ddplint(["--fix", "--unsafe-fixes"], roots["after"])
         diffs = _diff(roots["before"], roots["after"])
         other = _attach_diffs(findings, diffs)
+        _follow_the_fix(findings, roots, diffs)
         opts.log("running the script as it is")
-        before = _launch(opts, roots["before"], work / "facts-before")
+        before = _launch(opts, roots["before"], work / "facts-before", _watch(findings))
         opts.log("running the fixed copy")
-        after = _launch(opts, roots["after"], work / "facts-after") if diffs else None
+        after = _launch(opts, roots["after"], work / "facts-after",
+                        _watch([f.in_fixed_copy() for f in findings])) if diffs else None
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    for f in findings:
-        observe = symptom(f.code)
-        ctx = {"gpus": 0 if opts.cpu_mapping else opts.topology.gpus, "finding": f}
-        f.before = observe(before, ctx)
-        f.after = observe(after, ctx) if after is not None else None
-    blocker = None if before.completed else _blocker(findings)
-    for f in findings:
-        f.verdict, f.reason = _judge(f, before, after, blocker)
-        evidence = all_evidence().get(f.code)
-        hides = evidence.cpu_mapping_hides if evidence else ""
-        hidden = opts.cpu_mapping and cpu_mapping.hidden_reason(hides, bool(f.before.symptom))
-        if hidden:
-            f.verdict, f.reason = NEEDS_GPU, hidden
+    judge_findings(findings, before, after, changed_lines(diffs), opts.cpu_mapping, opts.topology.gpus)
     return ScriptReport(findings, before, after, "".join(diffs.values()), other, notes)
 
 
@@ -397,6 +484,8 @@ def render(report: ScriptReport, opts: ScriptOptions, total_s: float) -> str:
             lines.append(f"run {phase}: {run.state()} ({run.launch.elapsed:.1f}s)")
             if opts.cpu_mapping:
                 lines.append(f"  mapped to the CPU: {cpu_mapping.redirected(run.ranks)}")
+                if run.gpu_missing:
+                    lines.append(f"  not mapped: {run.gpu_missing}")
             if not run.completed:
                 for rank, tail in run.tails().items():
                     lines.append(f"  rank {rank}, last lines:")

@@ -16,10 +16,50 @@ from .measuring import Measurement
 
 
 def failed_run(run, what: str) -> Measurement:
-    """Not observed: ``what`` did not happen, and how the script ended instead."""
+    """Not observed: ``what`` did not happen, and how the script ended instead. A rank that
+    ended without its final report (killed or aborted) may have done more than its facts say,
+    and the text says so."""
+    silent = run.silent_ranks()
+    if silent:
+        what += (f" (as far as rank(s) {silent} reported: they ended without a final report, "
+                 "so what they did after their last one is unknown)")
     if run.completed:
-        return Measurement(None, f"{what}; the script completed without reaching it")
+        return Measurement(None, f"{what}; the script completed")
     return Measurement(None, f"{what}; the script {run.state()}")
+
+
+def _place(site: str) -> tuple[str, int]:
+    path, _, line = site.rpartition(":")
+    return path, int(line) if line.isdigit() else 0
+
+
+def passes_through(sites: list[str], finding) -> bool:
+    """Whether a stack of the project's places ("path:line") goes through the finding's
+    statement (its ``span`` of lines in its file)."""
+    first, last = finding.span
+    return any(path == finding.path and first <= line <= last for path, line in map(_place, sites))
+
+
+def in_file(sites: list[str], finding) -> bool:
+    return any(_place(site)[0] == finding.path for site in sites)
+
+
+def loaders_of(run, finding, keep: Callable[[dict], bool]) -> tuple[list[tuple[int, list[dict]]], str]:
+    """The loaders (as :func:`loaders` gives them) that a finding is about: those made, or
+    whose sampler was made, in the finding's statement; else those made in its file; else
+    every loader ``keep`` chooses. Also says which, for the symptom's text."""
+    chosen = loaders(run, keep)
+
+    def sites(per_rank):
+        return [s for ld in per_rank for s in (*ld.get("created_at", ()), *ld.get("sampler_at", ()))]
+
+    here = [(n, lds) for n, lds in chosen if passes_through(sites(lds), finding)]
+    if here:
+        return here, f"made at {finding.path}:{finding.line}"
+    in_its_file = [(n, lds) for n, lds in chosen if in_file(sites(lds), finding)]
+    if in_its_file:
+        return in_its_file, f"made in {finding.path}"
+    return chosen, "made elsewhere in the project" if chosen else ""
 
 
 def fatal(run, error: str) -> dict:

@@ -88,7 +88,6 @@ MAPPED = """
     except RuntimeError as exc:
         print("no map_location:", exc)
     assert torch.cuda.is_available()
-    assert not torch.accelerator.is_available()  # torch's own question gets the true answer
     assert torch.zeros(2, device="cuda:1").device.type == "cpu"
     assert torch.ones(2).to(1).device.type == "cpu"
     assert isinstance(torch.device("cuda", 1), torch.device) and torch.device(1).type == "cpu"
@@ -116,14 +115,59 @@ MAPPED = """
     print(json.dumps(cpu_mapping.facts()["counts"]))
 """
 
+# Issue 40, 7 and 8: a script written for torch.accelerator, as current examples are, and the
+# calls a GPU refuses, in a plain process.
+ACCELERATOR = """
+    import json, torch, torch.distributed as dist
+    from torch.utils.data import DataLoader
+    from ddplint.harness import cpu_mapping
+    cpu_mapping.install()
+    assert torch.accelerator.is_available() and torch.accelerator.device_count() == 2
+    accelerator = torch.accelerator.current_accelerator()
+    device = torch.device(f"{accelerator}:1")
+    torch.accelerator.set_device_index(1)
+    assert device.type == "cpu" and torch.accelerator.current_device_index() == 1
+    assert torch.cuda.current_device() == 1
+    assert dist.get_default_backend_for_device(accelerator) == "gloo"
+    model = torch.nn.SyncBatchNorm.convert_sync_batchnorm(torch.nn.Sequential(torch.nn.BatchNorm1d(3)))
+    assert type(model[0]) is torch.nn.BatchNorm1d
+    # torch's own question gets the true answer: no pinning on a CPU build.
+    assert not next(iter(DataLoader([torch.ones(2)], pin_memory=True))).is_pinned()
+    for bad in (None, "cuda:None"):
+        try:
+            torch.cuda.set_device(bad)
+        except (ValueError, RuntimeError) as exc:
+            print("refused:", exc)
+    print(json.dumps(cpu_mapping.facts()["counts"]))
+"""
+
+
+def _mapped(tmp_path, source: str, **env) -> subprocess.CompletedProcess:
+    script = tmp_path / "mapped.py"
+    script.write_text(textwrap.dedent(source))
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "CUDA_VISIBLE_DEVICES": "", **env}
+    return subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120, env=env)
+
+
+def test_torch_accelerator_is_mapped_and_a_gpus_refusals_stay(tmp_path):
+    pytest.importorskip("torch")
+    proc = _mapped(tmp_path, ACCELERATOR, LOCAL_WORLD_SIZE="2")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[:2] == [
+        "refused: Expected a torch.device with a specified index or an integer, but got:None",
+        "refused: Invalid device string: 'cuda:None'"]
+    assert json.loads(proc.stdout.splitlines()[-1]) == {
+        "torch.accelerator.is_available": 1, "torch.accelerator.device_count": 1,
+        "torch.accelerator.current_accelerator": 1, "torch.device(cuda)": 1,
+        "torch.accelerator.set_device_index": 1, "torch.accelerator.current_device_index": 1,
+        "torch.cuda.current_device": 1, "backend nccl->gloo": 1,
+        "SyncBatchNorm.convert_sync_batchnorm (kept as BatchNorm)": 1}
+
 
 def test_mapping_leaves_torch_and_parameter_defaults_alone(tmp_path):
     pytest.importorskip("torch")
-    script = tmp_path / "mapped.py"
-    script.write_text(textwrap.dedent(MAPPED))
-    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "CUDA_VISIBLE_DEVICES": ""}
-    proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120, env=env)
+    proc = _mapped(tmp_path, MAPPED)
     assert proc.returncode == 0, proc.stderr
     assert "import-time crash:" in proc.stdout
     assert "malformed device: Invalid device string: 'cuda:None'" in proc.stdout

@@ -18,6 +18,13 @@ NO_CUDA_ERRORS = [
     "RuntimeError: Distributed package doesn't have NCCL built in",
     "RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!",
     "RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False.",
+    # What fails only because the run is on a CPU, GPU placement mapped or not (issue 40, 8).
+    "ValueError: SyncBatchNorm layers only work with GPU modules",
+    "ValueError: SyncBatchNorm expected input tensor to be on GPU or XPU or privateuseone",
+    "RuntimeError: `fused=True` requires all the params to be floating point Tensors of supported devices: "
+    "['cuda', 'xpu'] but torch.float32 and cpu",
+    "RuntimeError: If capturable=True, params and state_steps must be on supported devices: ['cuda'].",
+    "FileNotFoundError: [Errno 2] No such file or directory: 'nvidia-smi'",
 ]
 
 

@@ -92,16 +92,12 @@ def test_cpu_checkpoints_need_a_gpu_and_cuda_errors_are_the_symptom():
     assert script.symptom("DDP004")(failing, CTX).symptom is True
 
 
-def _judged(code, before_run, after_run, fixed=True, path="train.py", others=()):
+def _judged(code, before_run, after_run, fixed=True, path="train.py", others=(), changed=None):
     """The verdict on one finding of ``code`` at ``path``:3 (with the findings ``others``,
-    judged together with it, as verify_script does)."""
+    judged together with it, as verify_script does); ``changed``: the lines the fix wrote."""
     findings = [Finding(code, "name", path, 3, 1, "message", 3, fixed), *others]
-    for f in findings:
-        ctx = {"gpus": 0, "finding": f}
-        f.before = script.symptom(f.code)(before_run, ctx)
-        f.after = script.symptom(f.code)(after_run, ctx) if after_run is not None else None
-    blocker = None if before_run.completed else script._blocker(findings)
-    return script._judge(findings[0], before_run, after_run, blocker)
+    script.judge_findings(findings, before_run, after_run, changed or {})
+    return findings[0].verdict, findings[0].reason
 
 
 def _crashed(line):
@@ -124,9 +120,10 @@ def test_verdicts():
     fine, broken = _run(_rank(0), _rank(1)), _crashed("RuntimeError: something else")
     assert _judged("DDP002", pickling, fine)[0] == "CONFIRMED"
     assert _judged("DDP002", pickling, pickling)[0] == "FAILED"
-    assert _judged("DDP002", pickling, broken)[0] == "FAILED"  # the fixed script must complete
+    # The fixed script failed otherwise, before it could show the error or its absence.
+    assert _judged("DDP002", pickling, broken)[0] == "SYMPTOM SHOWN, FIX UNTESTED"
     assert _judged("DDP002", pickling, fine, fixed=False)[0] == "SYMPTOM SHOWN, NO FIX"
-    assert _judged("DDP002", fine, fine)[0] == "NOT OBSERVED"
+    assert _judged("DDP002", fine, fine)[0] == "NO SYMPTOM"
 
 
 def test_the_shim_runs_the_sitecustomize_it_shadows(tmp_path):
@@ -162,9 +159,10 @@ strict.parse_args([])
 """
 
 
-def _run_probed(tmp_path, source: str, rank: int):
-    """Run `source` as train.py in a process of its own, as rank `rank` of an observed job:
-    its process and the facts its probes saved (None if they saved none)."""
+def _run_probed(tmp_path, source: str, rank: int, watch: dict | None = None):
+    """Run `source` as train.py in a process of its own, as rank `rank` of an observed job
+    (counting the runs of the statements `watch` names): its process and the facts its probes
+    saved (None if they saved none)."""
     import os
     import subprocess
     import sys
@@ -173,8 +171,12 @@ def _run_probed(tmp_path, source: str, rank: int):
     # TMPDIR: building a DDP model makes torch's torchinductor_<user> cache folder there.
     (tmp_path / "tmp").mkdir()
     env = dict(os.environ, DDPLINT_OBSERVE=str(tmp_path), DDPLINT_PROJECT=str(tmp_path), RANK=str(rank),
-               LOCAL_RANK=str(rank), PYTHONPATH=str(script.SHIM.parents[2]), TMPDIR=str(tmp_path / "tmp"))
+               LOCAL_RANK=str(rank), TMPDIR=str(tmp_path / "tmp"),
+               # The shim starts the probes before the program runs, as in a launched rank.
+               PYTHONPATH=os.pathsep.join([str(script.SHIM), str(script.SHIM.parents[2])]))
     env.pop("DDPLINT_OBSERVE_OWNER", None)
+    if watch:
+        env["DDPLINT_WATCH"] = json.dumps(watch)
     (tmp_path / "train.py").write_text(source)
     proc = subprocess.run([sys.executable, str(tmp_path / "train.py")], env=env, capture_output=True,
                           text=True, timeout=120)
@@ -187,8 +189,9 @@ def test_the_probes_see_local_rank_where_it_is_read_and_argparse_exiting(tmp_pat
     proc, facts = _run_probed(tmp_path, PROBED_PARSER, 1)
     assert proc.returncode == 2, proc.stderr  # the strict parser exits, as argparse does
     # The first parser's: the value set from LOCAL_RANK is the one read, on line 9.
-    assert facts["local_rank"] == {"parsed": 0, "env": "1", "reads": [[1, "train.py:9"]],
-                                   "launch_option": "unrecognized arguments: --local-rank=1"}
+    assert facts["local_rank"] == {"parsed": 0, "env": "1", "reads": [[1, "train.py:9", False]],
+                                   "launch_option": "unrecognized arguments: --local-rank=1",
+                                   "defined_at": "train.py:6"}
     assert facts["parse_errors"] == ["the following arguments are required: --local_rank"]
     assert facts["modules"] == ["train.py"]
 
@@ -280,3 +283,38 @@ def test_the_cpu_mapping_caveat_is_the_rules_own():
     assert cpu_mapping.hidden_reason(hides, False) == f"the CPU mapping cannot show this: {hides}"
     assert cpu_mapping.hidden_reason(hides, True) is None  # a checkpoint saved on a real GPU
     assert cpu_mapping.hidden_reason(all_evidence()["DDP003"].cpu_mapping_hides, False) is None
+
+
+PROBED_PLACES = """
+import argparse, os
+from torch.utils.data import DataLoader, DistributedSampler
+from ddplint.harness import observe
+observe.install()
+parser = argparse.ArgumentParser()
+parser.add_argument("--local_rank", type=int, default=-1)
+args = parser.parse_args([])
+local_rank = args.local_rank if args.local_rank != -1 else int(os.environ["LOCAL_RANK"])
+data = list(range(8))
+loader = DataLoader(data, batch_size=2,
+                    sampler=DistributedSampler(data, num_replicas=1, rank=0))
+warm_up = sum(len(batch) for batch in loader)
+for epoch in range(2):
+    for batch in loader:
+        pass
+"""
+
+
+def test_the_probes_say_where_loaders_and_passes_were_made_and_what_ran(tmp_path):
+    """Issue 40, 1, 3, 6 and 10: the places that tie what a run did to a finding's code."""
+    proc, facts = _run_probed(tmp_path, PROBED_PLACES, 0, watch={"train.py": [[14, 16], [11, 12]]})
+    assert proc.returncode == 0, proc.stderr
+    # The fallback check compares args.local_rank and never uses it.
+    assert facts["local_rank"]["reads"] == [[-1, "train.py:9", True]]
+    assert facts["local_rank"]["defined_at"] == "train.py:7"
+    (loader,) = facts["loaders"]
+    assert loader["created_at"] == ["train.py:11"] and loader["sampler_at"] == ["train.py:12"]
+    # The warm-up pass (line 13's generator) and the two epochs begun at line 15.
+    assert [sites[0] for sites in loader["pass_sites"]] == ["train.py:13", "train.py:15", "train.py:15"]
+    # The loop ran once (however many times it went round); the loader's statement once.
+    assert facts["reached"] == {"train.py:14": 1, "train.py:11": 1}
+    assert facts["finished"] is True

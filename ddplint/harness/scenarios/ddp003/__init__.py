@@ -2,7 +2,7 @@
 epochs 0 and 1."""
 
 from ...measuring import Measurement, completed
-from ...script_symptoms import failed_run, loaders
+from ...script_symptoms import failed_run, loaders, passes_through
 
 RULE = "DDP003"
 
@@ -18,15 +18,32 @@ def measure_result(run, found, ctx) -> Measurement:
     return Measurement(any(same) or not disjoint, text, completed(run, found), data=found)
 
 
+def _epochs(loader: dict, finding) -> tuple[list[list[int]], int]:
+    """The passes over a loader begun inside the finding's epoch loop (a warm-up pass before
+    it is not an epoch), and how many passes were begun elsewhere."""
+    sites = loader.get("pass_sites") or [[] for _ in loader["passes"]]
+    inside = [p for p, at in zip(loader["passes"], sites) if passes_through(at, finding)]
+    if not any(sites):  # facts without places: every pass
+        return loader["passes"], 0
+    return inside, len(loader["passes"]) - len(inside)
+
+
 def script_symptom(run, ctx: dict) -> Measurement:
+    """Epoch 1 against epoch 0, each a pass over a shuffling DistributedSampler's loader begun
+    inside the loop the finding is about."""
+    f = ctx["finding"]
     for number, per_rank in loaders(run, lambda ld: ld["distributed"] and ld["shuffle"]):
-        pairs = [ld["passes"][:2] for ld in per_rank if len(ld["passes"]) >= 2]
-        if len(pairs) < len(per_rank) or not all(a and b for a, b in pairs):
+        epochs = [_epochs(ld, f) for ld in per_rank]
+        pairs = [passes[:2] for passes, _ in epochs]
+        if any(len(p) < 2 or not all(p) for p in pairs):
             continue
         same = [a[:len(b)] == b[:len(a)] for a, b in pairs]
         n = min(min(len(a), len(b)) for a, b in pairs)
-        return Measurement(any(same), f"DataLoader {number}: epoch 1 repeats epoch 0 on "
-                           f"{sum(same)}/{len(same)} ranks ({n} samples compared per rank; rank 0 "
-                           f"epoch 0 {pairs[0][0][:5]}..., epoch 1 {pairs[0][1][:5]}...)")
-    return failed_run(run, "no shuffling DistributedSampler was iterated for two epochs "
-                       "(run at least 2 epochs)")
+        outside = max(other for _, other in epochs)
+        skipped = f"; {outside} pass(es) begun outside that loop not compared" if outside else ""
+        return Measurement(any(same), f"DataLoader {number}, passes begun in the loop at {f.path}:{f.line}: "
+                           f"epoch 1 repeats epoch 0 on {sum(same)}/{len(same)} ranks ({n} samples "
+                           f"compared per rank; rank 0 epoch 0 {pairs[0][0][:5]}..., epoch 1 "
+                           f"{pairs[0][1][:5]}...){skipped}")
+    return failed_run(run, f"no shuffling DistributedSampler was iterated for two epochs inside the "
+                      f"loop at {f.path}:{f.line} (run at least 2 epochs)")

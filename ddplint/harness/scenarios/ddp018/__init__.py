@@ -2,7 +2,7 @@
 rank against the node's cores."""
 
 from ...measuring import Measurement, completed
-from ...script_symptoms import failed_run
+from ...script_symptoms import failed_run, loaders_of
 
 RULE = "DDP018"
 
@@ -17,10 +17,15 @@ def measure_result(run, found, ctx) -> Measurement:
 
 
 def script_symptom(run, ctx: dict) -> Measurement:
-    per_rank = [max((ld["num_workers"] for ld in r["loaders"]), default=0) for r in run.ranks]
-    if not any(per_rank) and not all(r["loaders"] for r in run.ranks):
-        return failed_run(run, "no DataLoader was iterated")
+    """The workers of the loaders the finding is about (made at its line, else in its file),
+    summed over the node's ranks, against the node's cores."""
+    chosen, which = loaders_of(run, ctx["finding"], lambda ld: True)
+    if not chosen:
+        return failed_run(run, "no DataLoader was iterated on every rank")
+    per_rank = [max(per_rank_loaders[rank]["num_workers"] for _, per_rank_loaders in chosen)
+                for rank in range(len(run.ranks))]
     cpus = run.ranks[0]["cpus"]
     on_node = sum(per_rank[: run.ranks[0]["local_world_size"]])
-    return Measurement(on_node > cpus, f"DataLoader workers per rank {per_rank}; {on_node} on a "
-                       f"node of {cpus} CPU cores")
+    numbers = ", ".join(str(n) for n, _ in chosen)
+    return Measurement(on_node > cpus, f"DataLoader {numbers} ({which}): workers per rank {per_rank}; "
+                       f"{on_node} on a node of {cpus} CPU cores")
