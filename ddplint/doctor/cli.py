@@ -70,7 +70,8 @@ def _list_checks() -> int:
     return EXIT_CLEAN
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], system=None) -> int:
+    """`system`: the machine as read (ddplint.doctor.system.System); the real one by default."""
     from ddplint.doctor.checks import all_checks, run
     from ddplint.doctor.command import CommandError, read_command
     from ddplint.doctor.facts import Options, gather
@@ -80,14 +81,17 @@ def main(argv: list[str]) -> int:
     from ddplint.doctor.system import System
 
     own, words = split(list(argv))
-    args = _parser().parse_args(own)
+    try:
+        args = _parser().parse_args(own)
+    except SystemExit as stop:  # --help (0), or a usage error already printed (2)
+        return EXIT_CLEAN if stop.code == 0 else EXIT_ERROR
     if args.list:
         return _list_checks()
     try:
         options = Options(args.workers, parse_size(args.shm_per_worker) if args.shm_per_worker else None)
         if args.workers is not None and args.workers < 0:
             raise ValueError("--workers must be 0 or more")
-        system = System()
+        system = system or System()
         launch = read_command(words, system.cwd) if words else None
     except (ValueError, CommandError) as error:
         print(f"ddplint doctor: error: {error}", file=sys.stderr)

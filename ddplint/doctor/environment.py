@@ -295,7 +295,8 @@ def leftover_rank_variables(facts) -> list[Found]:
     launch = facts.launch
     if launch is None or launch.launcher != PYTHON or launch.under_srun:
         return []
-    set_here = [f"{name}={facts.environment[name]}" for name in RANK_VARIABLES if name in facts.environment]
+    set_here = [f"{name}={facts.environment[name]}" for name in RANK_VARIABLES
+                if name in facts.environment and name not in launch.environment]  # the command's own are meant
     if not set_here:
         return []
     return [Found(

@@ -14,7 +14,7 @@ from ddplint.doctor.machine import (
     DEFAULT_SHM_PER_WORKER, Gpus, SharedMemory, Visible, read_container, read_gpus, read_interfaces, read_shm,
     visible_gpus,
 )
-from ddplint.doctor.script import ScriptFacts, read_script
+from ddplint.doctor.script import NOT_LITERAL, ScriptFacts, Setting, read_script
 from ddplint.doctor.software import Software, read_software
 from ddplint.doctor.system import System
 
@@ -47,7 +47,8 @@ class Facts:
     gpus: Gpus | Unknown
     shm: SharedMemory | None | Unknown
     open_files: tuple[int, int] | None
-    cpus: int
+    cpus: int  # usable by this process (its CPU affinity)
+    cpu_total: int  # os.cpu_count(): what a script that asks for it gets
     container: list[str]
     interfaces: list[str] | Unknown
     software: Software | Unknown
@@ -103,26 +104,31 @@ class Facts:
                            "--workers N gives the workers per rank")
         counts = []
         for loader in script.loaders:
-            count = self._loader_workers(script, loader)
+            count = self.resolve(script, loader, int)
             if isinstance(count, Unknown):
-                return count
+                return Unknown(f"{count.reason}: --workers N gives the workers per rank")
             counts.append(count)
         return max(counts)
 
-    def _loader_workers(self, script: ScriptFacts, loader) -> int | Unknown:
-        unknown = Unknown(f"num_workers={loader.text} at {loader.where} is known only when the script runs: "
-                          "--workers N gives the workers per rank")
-        if loader.workers is not None:
-            return loader.workers
-        option = script.option(loader.dest) if loader.dest else None
-        if option is None or isinstance(option, Unknown):
-            return option or unknown
-        given = commands.option_value(self.launch.script_args if self.launch else (), option.strings)
-        value = given if given is not None else option.default
+    def resolve(self, script: ScriptFacts, setting: Setting, kind: type):
+        """The value of what the script passes, where reading tells: a literal, this machine's
+        CPU count, or the option it reads: as the launch command gives it, else its default."""
+        value = setting.value
+        if setting.counts_cpus:
+            value = self.cpu_total
+        elif value is NOT_LITERAL and setting.dest:
+            option = script.option(setting.dest)
+            if isinstance(option, Unknown):
+                return option
+            if option is not None:
+                given = commands.option_value(self.launch.script_args if self.launch else (), option.strings)
+                value = given if given is not None else option.default
         try:
-            return int(value) if value is not None and not isinstance(value, bool) and "$" not in str(value) else unknown
-        except (TypeError, ValueError):
-            return unknown
+            if isinstance(value, (str, int)) and not isinstance(value, bool) and "$" not in str(value):
+                return kind(value)
+        except ValueError:
+            pass
+        return Unknown(f"{setting.name}={setting.text} at {setting.where} is known only when the script runs")
 
     @property
     def sharing_strategy(self) -> str | Unknown:
@@ -132,7 +138,12 @@ class Facts:
     @property
     def backends(self) -> set[str]:
         """The process-group backends the run uses, where the script or launcher says."""
-        found = set(self.script.backends) if isinstance(self.script, ScriptFacts) else set()
+        found = set()
+        if isinstance(self.script, ScriptFacts):
+            for setting in self.script.backends:
+                value = self.resolve(self.script, setting, str)
+                if isinstance(value, str):  # `cpu:gloo,cuda:nccl` uses both
+                    found.update(part.rpartition(":")[2] for part in value.lower().split(","))
         if self.launch is not None and self.launch.launcher == commands.DEEPSPEED:
             found.add("nccl")
         return found
@@ -231,6 +242,7 @@ def gather(system: System, launch: Launch | None, options: Options | None = None
         shm=read_shm(system),
         open_files=system.open_file_limits(),
         cpus=system.cpus(),
+        cpu_total=system.cpu_total(),
         container=read_container(system),
         interfaces=read_interfaces(system),
         software=read_software(system, _interpreter(system, launch)),

@@ -50,7 +50,8 @@ def ranks_per_gpu(facts) -> list[Found]:
     Accelerate's `--num_processes` over its machines; srun's tasks per node); the GPUs those
     nvidia-smi lists that `CUDA_VISIBLE_DEVICES` leaves visible (torch's own count with
     `--probe`). Whether ranks use GPUs: DeepSpeed's do, Accelerate's with `--multi_gpu`, and
-    otherwise where the script uses CUDA or NCCL.
+    otherwise where the script uses CUDA or NCCL. A script that asks
+    `torch.cuda.is_available()` is taken to fall back to the CPU on a machine without GPUs.
     """
     launch = _launch(facts)
     ranks = known(facts.ranks_per_node)
@@ -59,6 +60,8 @@ def ranks_per_gpu(facts) -> list[Found]:
     gpus = known(facts.gpu_count)
     if 0 < ranks <= gpus:
         return []
+    if gpus == 0 and getattr(facts.script, "cpu_fallback", False):
+        return []  # without a GPU, torch.cuda.is_available() is False and the script takes the CPU
     variable = facts.environment.get("CUDA_VISIBLE_DEVICES")
     hidden = f"CUDA_VISIBLE_DEVICES={variable!r}" if variable is not None else None
     if ranks == 0 or gpus == 0:
@@ -107,8 +110,9 @@ def launcher_arguments(facts) -> list[Found]:
     passed = _passed_option(facts, launch)
     if passed is None:
         return [
-            Found(Severity.ERROR, f"{message} ({launch.launcher} passes no option)", _rule_fix(LOCAL_RANK_ARGUMENT, script.path),
-                  where)
+            Found(Severity.ERROR, message + ("" if launch.launcher == TORCHRUN_LAUNCHER else
+                                             f" ({launch.launcher} passes no option either)"),
+                  _rule_fix(LOCAL_RANK_ARGUMENT, script.path), where)
             for where, message in script.findings.get(LOCAL_RANK_ARGUMENT, [])
         ]
     if launch.launcher == OLD_LAUNCHER and facts.script_text is not None:

@@ -109,8 +109,10 @@ def _launch(facts: Facts) -> list[str]:
 def _script(facts: Facts, script: ScriptFacts) -> str:
     parts = [f"script {script.path}: {len(script.loaders)} DataLoader(s)"]
     parts.append(f"workers per rank: {_or_reason(facts.workers, str)}")
-    if script.backends:
-        parts.append(f"backend {', '.join(sorted(script.backends))}")
+    if facts.backends:
+        parts.append(f"backend {', '.join(sorted(facts.backends))}")
+    if script.uses_cuda:
+        parts.append("uses CUDA" + (" where torch.cuda.is_available(), else the CPU" if script.cpu_fallback else ""))
     timeout = script.timeout
     if script.init_calls:
         parts.append("timeout " + ("default" if timeout is None else _or_reason(timeout, lambda s: f"{s:g} s")))

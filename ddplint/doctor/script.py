@@ -28,8 +28,8 @@ import libcst as cst
 from ddplint.analyses.ranks import RankRegions, last_name
 from ddplint.analyses.roles import EVALUATION_WORDS
 from ddplint.core.torch_api import (
-    ARGUMENT_PARSER, COLLECTIVES, DATALOADER, INIT_PROCESS_GROUP, SET_SHARING_STRATEGY, SPAWN, START_PROCESSES,
-    TIMEDELTA, TORCH_CUDA,
+    ARGUMENT_PARSER, COLLECTIVES, CPU_COUNT, CUDA_IS_AVAILABLE, DATALOADER, INIT_PROCESS_GROUP, SET_SHARING_STRATEGY,
+    SPAWN, START_PROCESSES, TIMEDELTA, TORCH_CUDA,
 )
 from ddplint.doctor.checks import Unknown, Where
 from ddplint.engine.lint import SourceError, parse, traverse
@@ -73,11 +73,17 @@ class Parser:
 
 
 @dataclass(frozen=True)
-class Loader:
+class Setting:
+    """A value the script passes (a DataLoader's `num_workers=`, `init_process_group`'s
+    `backend=`), as far as reading tells: a literal (or a constant bound to one), the option
+    of its parser it reads (`args.workers`), or this machine's CPU count (`os.cpu_count()`)."""
+
     where: Where
-    text: str  # the num_workers expression as written ("0" where it is not given)
-    workers: int | None  # its value where it is a literal or a constant
-    dest: str | None  # `args.<dest>`: the parsed option it reads
+    name: str  # the parameter: num_workers, backend
+    text: str  # its value as written
+    value: object = NOT_LITERAL
+    dest: str | None = None
+    counts_cpus: bool = False
 
 
 @dataclass(frozen=True)
@@ -93,14 +99,15 @@ class RankZeroWait:
 @dataclass
 class ScriptFacts:
     path: str
-    loaders: list[Loader] = field(default_factory=list)
+    loaders: list[Setting] = field(default_factory=list)  # each DataLoader's num_workers
     parsers: list[Parser] = field(default_factory=list)
     sharing_strategy: str | Unknown = "file_descriptor"  # torch's default on Linux
-    backends: set[str] = field(default_factory=set)
+    backends: list[Setting] = field(default_factory=list)  # init_process_group's backend=
     init_calls: list[Where] = field(default_factory=list)
     timeout: float | None | Unknown = None  # seconds; None: torch's default
     init_method: str | None = None  # how it starts (its text up to a placeholder); None: env://
     uses_cuda: bool = False
+    cpu_fallback: bool = False  # it asks torch.cuda.is_available(): without a GPU it may run on the CPU
     spawns: bool = False
     waits: list[RankZeroWait] = field(default_factory=list)
     # The linter's findings of the rules above, by rule name: (where, message).
@@ -138,7 +145,8 @@ class _Reader:
         self._parsers: dict[tuple, Parser] = {}
         self._built: dict[tuple, cst.Call] = {}  # where each parser of this file is built
         self._aliases: dict[tuple, tuple] = {}  # an argument group -> its parser
-        self._loaders: list[tuple[cst.CSTNode, str, int | None, str | None]] = []
+        # What the walk found to pass to a setting: (where it is kept, parameter, call, value or None).
+        self._settings: list[tuple[list, str, cst.CSTNode, cst.BaseExpression | None]] = []
         self._waits: list[tuple[cst.CSTNode, str, cst.CSTNode, str]] = []
         self._work: dict[str | None, tuple[cst.CSTNode, str]] = {}  # per frame: rank 0's pending work
         self._parser_calls: list[tuple[cst.CSTNode, tuple | None]] = []  # ArgumentParser(...) calls
@@ -182,8 +190,10 @@ class _Reader:
         method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
         if qualified in TORCH_CUDA or method == "cuda":
             self.facts.uses_cuda = True
+        self.facts.cpu_fallback |= qualified in CUDA_IS_AVAILABLE
         if qualified in DATALOADER:
-            self._loader(node)
+            argument = argument_for(node, DATALOADER, "num_workers")
+            self._settings.append((self.facts.loaders, "num_workers", node, argument.value if argument is not None else None))
         elif qualified in SET_SHARING_STRATEGY:
             argument = argument_for(node, SET_SHARING_STRATEGY, "new_strategy")
             value = self.model.string_value(argument.value) if argument is not None else None
@@ -204,24 +214,20 @@ class _Reader:
 
     # -- what each call says ------------------------------------------------------------------
 
-    def _loader(self, node: cst.Call) -> None:
-        argument = argument_for(node, DATALOADER, "num_workers")
-        if argument is None:
-            self._loaders.append((node, "0", 0, None))
-            return
-        value = _literal(argument.value, self.model)
+    def _setting(self, where: Where, name: str, expr: cst.BaseExpression | None) -> Setting:
+        if expr is None:  # not given: DataLoader's num_workers is then 0
+            return Setting(where, name, "0", 0)
         dest = None
-        if isinstance(argument.value, cst.Attribute) and isinstance(argument.value.value, (cst.Name, cst.Attribute)):
-            dest = argument.value.attr.value
-        text = cst.Module([]).code_for_node(argument.value)
-        self._loaders.append((node, text, value if isinstance(value, int) and not isinstance(value, bool) else None, dest))
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, (cst.Name, cst.Attribute)):
+            dest = expr.attr.value
+        counts = isinstance(expr, cst.Call) and not expr.args and self.model.qualified(expr.func) in CPU_COUNT
+        return Setting(where, name, cst.Module([]).code_for_node(expr), _literal(expr, self.model), dest, counts)
 
     def _init_process_group(self, node: cst.Call) -> None:
         self._init_calls.append(node)
         backend = argument_for(node, INIT_PROCESS_GROUP, "backend")
-        text = self.model.string_value(backend.value) if backend is not None else None
-        if text is not None:
-            self.facts.backends.update(part.rpartition(":")[2] for part in text.lower().split(","))
+        if backend is not None:
+            self._settings.append((self.facts.backends, "backend", node, backend.value))
         method = argument_for(node, INIT_PROCESS_GROUP, "init_method")
         if method is not None:
             self.facts.init_method = self.model.string_prefix(method.value) or cst.Module([]).code_for_node(method.value)
@@ -303,7 +309,8 @@ class _Reader:
             parser = self._parsers[key] if key is not None else (self._parsers[only] if only else loose)
             self._read_parser_call(node, parser)
         facts.parsers = list(self._parsers.values()) + ([loose] if loose.options or loose.strict or loose.tolerant else [])
-        facts.loaders = [Loader(where[id(node)], text, value, dest) for node, text, value, dest in self._loaders]
+        for kept, name, node, value in self._settings:
+            kept.append(self._setting(where[id(node)], name, value))
         facts.waits = [RankZeroWait(where[id(work)], what, where[id(call)], name) for work, what, call, name in self._waits]
         facts.init_calls = [where[id(call)] for call in self._init_calls]
         if self._timeout is not None:
@@ -311,7 +318,7 @@ class _Reader:
         return facts
 
     def _asked(self) -> list[cst.CSTNode]:
-        nodes = [node for node, *_ in self._loaders] + list(self._init_calls) + list(self._built.values())
+        nodes = [node for _, _, node, _ in self._settings] + list(self._init_calls) + list(self._built.values())
         return nodes + [node for waits in self._waits for node in (waits[0], waits[2])]
 
     def _read_parser_call(self, node: cst.Call, parser: Parser) -> None:

@@ -49,6 +49,7 @@ class System:
     statvfs: Callable[[str], os.statvfs_result] = os.statvfs
     open_file_limits: Callable[[], tuple[int, int] | None] = _open_file_limits
     cpus: Callable[[], int] = _cpus
+    cpu_total: Callable[[], int] = lambda: os.cpu_count() or 1
     site: list[str] | None = None
     python: str = sys.executable
     cwd: str = field(default_factory=os.getcwd)
