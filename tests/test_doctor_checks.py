@@ -478,3 +478,10 @@ def test_workers_of_os_cpu_count_are_this_machines_cpus(machine):
     machine.shm_size = Statvfs(8 * GiB)
     machine.script(healthy_with("num_workers=args.workers", "num_workers=os.cpu_count()"))
     assert "4 rank(s) x 32 DataLoader worker(s)" in messages(machine.outcome("DDPE103"))[0]
+
+
+def test_shared_memory_for_nccl_is_reported_even_where_the_workers_are_unknown(machine):
+    machine.shm_size = Statvfs(64 * 1024**2)
+    machine.script(healthy_with("num_workers=args.workers", "num_workers=args.loader_workers"))
+    outcome = machine.outcome("DDPE103")
+    assert outcome.unchecked is None and ["NCCL" in message for message in messages(outcome)] == [True]

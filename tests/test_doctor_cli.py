@@ -171,3 +171,17 @@ def test_the_doctor_reference_is_generated_and_current():
     assert DOCTOR_MD.read_text(encoding="utf-8") == doctor_markdown()
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert "ddplint doctor" in readme and "docs/doctor.md" in readme
+
+
+def test_a_bug_in_a_check_is_said_and_exits_2_while_the_other_checks_run(machine, capsys, monkeypatch):
+    from ddplint.doctor import checks
+
+    def broken(facts):
+        raise KeyError("oops")
+
+    monkeypatch.setitem(checks._REGISTRY, "DDPE205", checks.Check("DDPE205", "errors-hang", "environment", broken))
+    machine.environ["CUDA_LAUNCH_BLOCKING"] = "1"
+    code, out, _ = doctor(machine, capsys, "torchrun", "--nproc_per_node", "4", "train.py")
+    assert code == 2
+    assert "could not check DDPE205 errors-hang: internal error (KeyError: 'oops')" in out
+    assert "environment: DDPE201 warning: CUDA_LAUNCH_BLOCKING=1" in out

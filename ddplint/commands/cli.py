@@ -114,14 +114,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv.insert(0, "check")
     if argv[0] == "verify":
         return _verify(argv[1:])
-    if argv[0] == "doctor":
-        return _doctor(argv[1:])
     if argv[0] == "server":
         from ddplint.server import main as server_main
 
         return server_main(argv[1:])
-    args = build_parser().parse_args(argv)
     try:
+        if argv[0] == "doctor":
+            from ddplint.doctor.cli import main as doctor_main
+
+            return doctor_main(argv[1:])
+        args = build_parser().parse_args(argv)
         if args.command == "rules":
             return _list_rules()
         if args.command == "rule":
@@ -501,18 +503,6 @@ def _explain_rule(code: str) -> int:
         return EXIT_ERROR
     print(explain(rule))
     return EXIT_CLEAN
-
-
-def _doctor(argv: list[str]) -> int:
-    from ddplint.doctor.cli import main as doctor_main
-
-    try:
-        return doctor_main(argv)
-    except BrokenPipeError:
-        return EXIT_ERROR
-    except KeyboardInterrupt:
-        print("ddplint doctor: interrupted", file=sys.stderr)
-        return 130
 
 
 def _verify(argv: list[str]) -> int:

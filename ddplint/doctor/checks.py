@@ -90,6 +90,7 @@ class Outcome:
     check: Check
     found: tuple[Found, ...] = ()
     unchecked: str | None = None
+    crashed: bool = False  # `unchecked` is a bug in ddplint
 
 
 _REGISTRY: dict[str, Check] = {}
@@ -123,4 +124,6 @@ def run(checks: Iterable[Check], facts) -> list[Outcome]:
             outcomes.append(Outcome(one, tuple(one.function(facts))))
         except CouldNotCheck as reason:
             outcomes.append(Outcome(one, unchecked=str(reason)))
+        except Exception as error:  # a bug in a check: said, and the other checks still run
+            outcomes.append(Outcome(one, unchecked=f"internal error ({type(error).__name__}: {error})", crashed=True))
     return outcomes

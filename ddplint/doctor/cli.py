@@ -6,7 +6,8 @@
 The launch command is words (`torchrun --nproc_per_node 8 train.py --lr 0.1`), or a shell or
 SLURM script that holds one (`run.sh`, `bash run.sh`, `sbatch job.slurm`). The doctor's own
 options come before it. Exit 0 when no check found a problem, 1 when one did, 2 on a usage
-error (an unknown option, a launch file that cannot be read or holds no launch).
+error (an unknown option, a launch file that cannot be read or holds no launch) or a bug in a
+check (reported as its "could not check: internal error" line).
 """
 
 from __future__ import annotations
@@ -18,15 +19,8 @@ EXIT_CLEAN, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
 _VALUED = {"--format", "--output-format", "--workers", "--shm-per-worker"}
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:
-        self.print_usage(sys.stderr)
-        print(f"ddplint doctor: error: {message}", file=sys.stderr)
-        raise SystemExit(EXIT_ERROR)
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = argparse.ArgumentParser(  # its errors: the usage, "ddplint doctor: error: ...", exit 2
         prog="ddplint doctor",
         usage="ddplint doctor [options] [--] [LAUNCH COMMAND ...]",
         description="Check the machine (GPUs, CUDA_VISIBLE_DEVICES, /dev/shm, open files), its environment "
@@ -101,4 +95,6 @@ def main(argv: list[str], system=None) -> int:
         run_probes(facts)
     outcomes = run(all_checks(), facts)
     sys.stdout.write(RENDERERS[args.format](facts, outcomes))
+    if any(outcome.crashed for outcome in outcomes):
+        return EXIT_ERROR
     return EXIT_PROBLEMS if any(outcome.found for outcome in outcomes) else EXIT_CLEAN

@@ -109,6 +109,15 @@ def _single_rank(facts) -> bool:
     return ranks == 1 and nodes == 1
 
 
+def _hurting(environment: dict[str, str], settings: list[tuple[str, bool]], fix: str) -> list[Found]:
+    """A warning for each (variable, whether its value hurts) that does, saying what it does."""
+    return [
+        Found(Severity.WARNING, f"{name}={environment[name]}: {VARIABLES[name].does}; {VARIABLES[name].hurts}",
+              fix.format(name=name))
+        for name, hurts in settings if hurts
+    ]
+
+
 @check("DDPE201", "debug-switch", "environment")
 def debug_switch(facts) -> list[Found]:
     """A debugging switch is left on: `CUDA_LAUNCH_BLOCKING=1`, `TORCH_DISTRIBUTED_DEBUG=DETAIL`,
@@ -127,11 +136,7 @@ def debug_switch(facts) -> list[Found]:
         ("TORCH_NCCL_BLOCKING_WAIT", _on(environment.get("TORCH_NCCL_BLOCKING_WAIT"))),
         ("NCCL_BLOCKING_WAIT", _on(environment.get("NCCL_BLOCKING_WAIT"))),
     ]
-    return [
-        Found(Severity.WARNING, f"{name}={environment[name]}: {VARIABLES[name].does}; {VARIABLES[name].hurts}",
-              f"unset {name} for training (set it only while debugging)")
-        for name, on in switches if on
-    ]
+    return _hurting(environment, switches, "unset {name} for training (set it only while debugging)")
 
 
 @check("DDPE202", "transport-disabled", "environment")
@@ -155,15 +160,7 @@ def transport_disabled(facts) -> list[Found]:
         ("NCCL_IB_DISABLE", _on(environment.get("NCCL_IB_DISABLE")) and not one_node),
         ("NCCL_NET", environment.get("NCCL_NET", "").lower() == "socket" and not one_node),
     ]
-    return [
-        Found(Severity.WARNING, f"{name}={environment[name]}: {VARIABLES[name].does}; {VARIABLES[name].hurts}",
-              f"unset {name} unless this machine needs the workaround (check with the NCCL tests first)")
-        for name, on in off if on
-    ]
-
-
-def _interface_matches(pattern: str, interfaces: list[str], exact: bool) -> bool:
-    return any(name == pattern if exact else name.startswith(pattern) for name in interfaces)
+    return _hurting(environment, off, "unset {name} unless this machine needs the workaround (check with the NCCL tests first)")
 
 
 @check("DDPE203", "interface-missing", "environment")
@@ -176,24 +173,23 @@ def interface_missing(facts) -> list[Found]:
     device. A value copied from another cluster (`ib0`, `bond0`) is the usual cause. The
     interfaces are those of `/sys/class/net`.
     """
-    found = []
     checked = [(name, facts.environment[name]) for name in ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME")
-               if facts.environment.get(name)]
+               if facts.environment.get(name) and not (name == "NCCL_SOCKET_IFNAME" and facts.environment[name][0] == "^")]
     if not checked:
-        return []
+        return []  # unset, or NCCL told only what to exclude: it uses whatever is left
     interfaces = known(facts.interfaces)
-    for name, value in checked:
-        if name == "NCCL_SOCKET_IFNAME" and value.startswith("^"):
-            continue  # excluding: NCCL uses whatever is left
-        exact = name == "GLOO_SOCKET_IFNAME" or value.startswith("=")
-        patterns = [part.strip() for part in value.lstrip("=").split(",") if part.strip()]
-        if not any(_interface_matches(pattern, interfaces, exact) for pattern in patterns):
-            found.append(Found(
-                Severity.ERROR,
-                f"{name}={value} matches no network interface of this machine ({', '.join(interfaces) or 'none'})",
-                f"set {name} to one of this machine's interfaces, or unset it",
-            ))
-    return found
+    return [
+        Found(Severity.ERROR, f"{name}={value} matches no network interface of this machine ({', '.join(interfaces) or 'none'})",
+              f"set {name} to one of this machine's interfaces, or unset it")
+        for name, value in checked if not _interface_found(name, value, interfaces)
+    ]
+
+
+def _interface_found(name: str, value: str, interfaces: list[str]) -> bool:
+    exact = name == "GLOO_SOCKET_IFNAME" or value.startswith("=")
+    patterns = [part.strip() for part in value.lstrip("=").split(",") if part.strip()]
+    return any(interface == pattern if exact else interface.startswith(pattern)
+               for pattern in patterns for interface in interfaces)
 
 
 @check("DDPE204", "renamed-variable", "environment")
@@ -245,20 +241,15 @@ def threads_oversubscribed(facts) -> list[Found]:
     they preempt each other and every rank slows down (torchrun sets OMP_NUM_THREADS=1 when
     it is unset, for this reason). The cores are those of this process's CPU affinity.
     """
-    found = []
-    for name in THREADS:
-        value = facts.environment.get(name, "").strip()
-        if not value.isdigit():
-            continue
-        ranks = known(facts.ranks_per_node)
-        cores = facts.cpus
-        if ranks * int(value) > cores:
-            found.append(Found(
-                Severity.WARNING,
-                f"{name}={value} with {ranks} rank(s) per node is {ranks * int(value)} threads on {cores} CPU core(s)",
-                f"set {name}={max(1, cores // ranks)} (cores / ranks per node), or unset it under torchrun",
-            ))
-    return found
+    set_here = [(name, int(value)) for name in THREADS if (value := facts.environment.get(name, "").strip()).isdigit()]
+    if not set_here:
+        return []
+    ranks, cores = known(facts.ranks_per_node), facts.cpus
+    return [
+        Found(Severity.WARNING, f"{name}={threads} with {ranks} rank(s) per node is {ranks * threads} threads on {cores} CPU core(s)",
+              f"set {name}={max(1, cores // ranks)} (cores / ranks per node), or unset it under torchrun")
+        for name, threads in set_here if ranks * threads > cores
+    ]
 
 
 @check("DDPE207", "forced-nccl-tuning", "environment")

@@ -61,13 +61,14 @@ class Facts:
 
     @property
     def visible(self) -> Visible | Unknown:
-        """The GPUs CUDA shows the ranks: torch's own count where the live probe read it."""
+        """The GPUs nvidia-smi lists that CUDA_VISIBLE_DEVICES leaves visible."""
         if isinstance(self.gpus, Unknown):
             return self.gpus
         return visible_gpus(self.gpus, self.environment.get("CUDA_VISIBLE_DEVICES"))
 
     @property
     def gpu_count(self) -> int | Unknown:
+        """How many GPUs a rank's CUDA shows: torch's own count where the live probe read it."""
         probe = self.probes.get("torch")
         if probe is not None and "gpus" in probe.values:
             return probe.values["gpus"]
@@ -96,7 +97,7 @@ class Facts:
         """DataLoader workers per rank: --workers, else the most any DataLoader of the script starts."""
         if self.options.workers is not None:
             return self.options.workers
-        script = self._need_script("the DataLoader workers are unknown (--workers N gives them)")
+        script = self.need_script("the DataLoader workers are unknown (--workers N gives them)")
         if isinstance(script, Unknown):
             return script
         if not script.loaders:
@@ -132,7 +133,7 @@ class Facts:
 
     @property
     def sharing_strategy(self) -> str | Unknown:
-        script = self._need_script("the sharing strategy the script sets is unknown")
+        script = self.need_script("the sharing strategy the script sets is unknown")
         return script if isinstance(script, Unknown) else script.sharing_strategy
 
     @property
@@ -166,12 +167,13 @@ class Facts:
             return True
         if launch.launcher == commands.ACCELERATE and (launch.option("cpu") or launch.option("multi-gpu")):
             return launch.option("cpu") is None
-        script = self._need_script("whether the ranks use GPUs is unknown")
+        script = self.need_script("whether the ranks use GPUs is unknown")
         if isinstance(script, Unknown):
             return script
         return script.uses_cuda
 
-    def _need_script(self, consequence: str) -> ScriptFacts | Unknown:
+    def need_script(self, consequence: str) -> ScriptFacts | Unknown:
+        """The launch's script as read, or Unknown saying why it is not and what that leaves unknown."""
         if self.script is None:
             return Unknown(NO_LAUNCH)
         if isinstance(self.script, Unknown):
@@ -228,7 +230,10 @@ def read_launch_script(system: System, launch: Launch | None) -> tuple[ScriptFac
     except (OSError, UnicodeDecodeError) as error:
         return Unknown(f"{launch.script}: cannot read: {getattr(error, 'strerror', None) or error}"), None
     shown = os.path.relpath(path, system.cwd) if not os.path.isabs(launch.script) else path
-    return read_script(shown, text), text
+    try:
+        return read_script(shown, text), text
+    except Exception as error:  # a bug in ddplint: the checks that need the script say so
+        return Unknown(f"{shown}: internal error while reading it ({type(error).__name__}: {error})"), None
 
 
 def gather(system: System, launch: Launch | None, options: Options | None = None) -> Facts:

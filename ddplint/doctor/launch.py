@@ -7,7 +7,7 @@ from __future__ import annotations
 from ddplint.doctor.checks import CouldNotCheck, Found, Severity, check, known
 from ddplint.doctor.command import ACCELERATE, DEEPSPEED, OLD_LAUNCHER, PYTHON, TORCHRUN_LAUNCHER
 from ddplint.doctor.facts import NO_LAUNCH
-from ddplint.doctor.script import LOCAL_RANK_ARGUMENT, RANK_FROM_LOCAL_RANK, findings_under
+from ddplint.doctor.script import LOCAL_RANK_ARGUMENT, RANK_FROM_LOCAL_RANK, ScriptFacts, findings_under
 from ddplint.doctor.software import release
 
 # The process group's default timeout: 30 minutes; for NCCL 10 minutes since PyTorch 2.2
@@ -60,7 +60,7 @@ def ranks_per_gpu(facts) -> list[Found]:
     gpus = known(facts.gpu_count)
     if 0 < ranks <= gpus:
         return []
-    if gpus == 0 and getattr(facts.script, "cpu_fallback", False):
+    if gpus == 0 and isinstance(facts.script, ScriptFacts) and facts.script.cpu_fallback:
         return []  # without a GPU, torch.cuda.is_available() is False and the script takes the CPU
     variable = facts.environment.get("CUDA_VISIBLE_DEVICES")
     hidden = f"CUDA_VISIBLE_DEVICES={variable!r}" if variable is not None else None
@@ -105,8 +105,7 @@ def launcher_arguments(facts) -> list[Found]:
     launch = _launch(facts)
     if launch.launcher == PYTHON:
         return []  # no launcher passes anything
-    script = facts._need_script("what its parser accepts is unknown")
-    script = known(script)
+    script = known(facts.need_script("what its parser accepts is unknown"))
     passed = _passed_option(facts, launch)
     if passed is None:
         return [
@@ -220,7 +219,7 @@ def rendezvous_address(facts) -> list[Found]:
 
 
 def _env_rendezvous(facts, count: int) -> list[Found]:
-    script = known(facts._need_script("how it meets the other nodes is unknown"))
+    script = known(facts.need_script("how it meets the other nodes is unknown"))
     method = script.init_method
     if method is not None and not method.startswith("env://"):
         host = method.partition("://")[2]
@@ -249,7 +248,7 @@ def local_rank_as_rank(facts) -> list[Found]:
     _launch(facts)
     if known(facts.nodes) <= 1:
         return []
-    script = known(facts._need_script("whether it passes its local rank as its rank is unknown"))
+    script = known(facts.need_script("whether it passes its local rank as its rank is unknown"))
     return [
         Found(Severity.ERROR, f"the launch spans {facts.nodes} nodes and {message}",
               _rule_fix(RANK_FROM_LOCAL_RANK, script.path, unsafe=True), where)
@@ -294,17 +293,16 @@ def rank_zero_timeout(facts) -> list[Found]:
     (`download=True`, a function named for downloading), an evaluation (a function named for
     evaluating, validating, testing, predicting) or a loop over a loader or dataset.
     """
-    launch = _launch(facts)
+    _launch(facts)
     ranks, count = facts.ranks_per_node, facts.nodes
     if ranks == 1 and count == 1:
         return []
-    script = known(facts._need_script("what rank 0 does alone is unknown"))
+    script = known(facts.need_script("what rank 0 does alone is unknown"))
     if not script.waits:
         return []
     seconds, source = _timeout(facts, script)
     if seconds > LONG_WORK:
         return []
-    del launch
     return [
         Found(Severity.WARNING,
               f"rank 0 alone runs {wait.what} while the other ranks wait in {wait.collective_name}() at "
@@ -351,7 +349,7 @@ def nccl_without_cuda(facts) -> list[Found]:
         return []  # the torch-missing check says it
     if known(software.torch_cuda) is not None:
         return []
-    where = facts.script.init_calls[0] if getattr(facts.script, "init_calls", None) else None
+    where = facts.script.init_calls[0] if isinstance(facts.script, ScriptFacts) and facts.script.init_calls else None
     return [Found(Severity.ERROR, f"the run uses the NCCL backend and torch {software.torch.version} is not a CUDA build: "
                   "'Distributed package doesn't have NCCL built in'",
                   "install a CUDA build of torch on a GPU node, or use backend='gloo' on the CPU", where)]

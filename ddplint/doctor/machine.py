@@ -241,7 +241,11 @@ def shared_memory(facts) -> list[Found]:
             "transport between them there and fails with 'Error while creating shared memory segment'",
             _shm_fix(facts, shm),
         ))
-    workers = known(facts.workers)
+    workers = facts.workers
+    if isinstance(workers, Unknown):
+        if found:
+            return found  # what is certain without the workers
+        raise CouldNotCheck(workers.reason)
     need = ranks * workers * facts.shm_per_worker
     if workers and need > shm.free and not (probe is not None and probe.failed):
         assumed = "" if facts.shm_per_worker_given else ", assumed (--shm-per-worker sets yours)"

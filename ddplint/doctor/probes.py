@@ -64,8 +64,8 @@ def announce(message: str) -> None:
 def shm_probe(facts: Facts) -> Probe | None:
     """Allocate what the workers need in /dev/shm (None where there is nothing to probe)."""
     shm = facts.shm
-    if not isinstance(shm, SharedMemory):
-        return None
+    if not isinstance(shm, SharedMemory) or not hasattr(os, "posix_fallocate"):
+        return None  # nothing to allocate in, or no way to reserve memory (not Linux)
     ranks, workers = facts.ranks_per_node, facts.workers
     need = ranks * workers * facts.shm_per_worker if isinstance(ranks, int) and isinstance(workers, int) else 0
     size = min(need or facts.shm_per_worker, SHM_CAP)

@@ -72,6 +72,8 @@ def _software(facts: Facts) -> list[str]:
     installed = [f"{name} {software.packages[name].version}" for name in (*COMPANIONS, *LIBRARIES) if name in software.packages]
     if installed:
         lines.append(", ".join(installed))
+    if isinstance(software.torch_cuda, str) and not any(name.startswith("nvidia-nccl") for name in software.packages):
+        lines.append("NCCL: linked into torch, no NCCL wheel (--probe reads its version)")
     missing = [name for name in COMPANIONS if name not in software.packages]
     if missing and torch is not None:
         lines.append(f"not installed: {', '.join(missing)}")

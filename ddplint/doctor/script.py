@@ -217,9 +217,9 @@ class _Reader:
     def _setting(self, where: Where, name: str, expr: cst.BaseExpression | None) -> Setting:
         if expr is None:  # not given: DataLoader's num_workers is then 0
             return Setting(where, name, "0", 0)
-        dest = None
-        if isinstance(expr, cst.Attribute) and isinstance(expr.value, (cst.Name, cst.Attribute)):
-            dest = expr.attr.value
+        # `args.workers`: the parsed option of that name (as the linter's local-rank rule reads
+        # `args.local_rank`); `cfg.data.workers` is a config's, not a parser's.
+        dest = expr.attr.value if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) else None
         counts = isinstance(expr, cst.Call) and not expr.args and self.model.qualified(expr.func) in CPU_COUNT
         return Setting(where, name, cst.Module([]).code_for_node(expr), _literal(expr, self.model), dest, counts)
 

@@ -260,16 +260,12 @@ def cuda_builds_differ(facts) -> list[Found]:
     torch = software.torch
     if torch is None or torch.build is None:
         return []
-    found = []
-    for name in ("torchvision", "torchaudio"):
-        package = software.packages.get(name)
-        if package is not None and package.build is not None and package.build != torch.build:
-            found.append(Found(
-                Severity.ERROR,
-                f"{name} {package.version} is built for {package.build}, torch {torch.version} for {torch.build}",
-                f"install {name} from the same index as torch (the {torch.build} one)",
-            ))
-    return found
+    built = [software.packages[name] for name in ("torchvision", "torchaudio") if name in software.packages]
+    return [
+        Found(Severity.ERROR, f"{package.name} {package.version} is built for {package.build}, torch {torch.version} for "
+              f"{torch.build}", f"install {package.name} from the same index as torch (the {torch.build} one)")
+        for package in built if package.build is not None and package.build != torch.build
+    ]
 
 
 @check("DDPE304", "torch-build-for-other-machine", "software")
