@@ -485,3 +485,14 @@ def test_shared_memory_for_nccl_is_reported_even_where_the_workers_are_unknown(m
     machine.script(healthy_with("num_workers=args.workers", "num_workers=args.loader_workers"))
     outcome = machine.outcome("DDPE103")
     assert outcome.unchecked is None and ["NCCL" in message for message in messages(outcome)] == [True]
+
+
+def test_values_a_launch_script_sets_only_when_it_runs_are_not_judged(machine):
+    (machine.project / "run.sh").write_text(
+        "export CUDA_VISIBLE_DEVICES=$(free_gpus.sh)\nexport NCCL_SOCKET_IFNAME=$IFACE\nexport NCCL_P2P_DISABLE=$P2P\n"
+        "torchrun --nproc_per_node 4 train.py\n"
+    )
+    outcomes = machine.outcomes("run.sh")
+    assert outcomes["DDPE102"].unchecked == "CUDA_VISIBLE_DEVICES is $(...), set only when the job runs"
+    assert outcomes["DDPE401"].unchecked == "CUDA_VISIBLE_DEVICES is $(...), set only when the job runs"
+    assert outcomes["DDPE202"].found == () and outcomes["DDPE203"].found == ()

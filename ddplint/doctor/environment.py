@@ -128,7 +128,7 @@ def debug_switch(facts) -> list[Found]:
     collective before each collective, a log line per NCCL call, a host that waits for each
     collective. (The linter reports `CUDA_LAUNCH_BLOCKING` set in code; this is the shell's.)
     """
-    environment = facts.environment
+    environment = facts.settled
     switches = [
         ("CUDA_LAUNCH_BLOCKING", _on(environment.get("CUDA_LAUNCH_BLOCKING"))),
         ("TORCH_DISTRIBUTED_DEBUG", environment.get("TORCH_DISTRIBUTED_DEBUG", "").upper() == "DETAIL"),
@@ -149,7 +149,7 @@ def transport_disabled(facts) -> list[Found]:
     collective then takes a slower path. The inter-node ones are silent for a launch known to
     run on one node, and all are silent for a launch known to start one process.
     """
-    environment = facts.environment
+    environment = facts.settled
     if _single_rank(facts):
         return []
     one_node = facts.nodes == 1
@@ -173,8 +173,8 @@ def interface_missing(facts) -> list[Found]:
     device. A value copied from another cluster (`ib0`, `bond0`) is the usual cause. The
     interfaces are those of `/sys/class/net`.
     """
-    checked = [(name, facts.environment[name]) for name in ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME")
-               if facts.environment.get(name) and not (name == "NCCL_SOCKET_IFNAME" and facts.environment[name][0] == "^")]
+    checked = [(name, facts.settled[name]) for name in ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME")
+               if facts.settled.get(name) and not (name == "NCCL_SOCKET_IFNAME" and facts.settled[name][0] == "^")]
     if not checked:
         return []  # unset, or NCCL told only what to exclude: it uses whatever is left
     interfaces = known(facts.interfaces)
@@ -209,8 +209,8 @@ def renamed_variable(facts) -> list[Found]:
         return []
     return [
         Found(Severity.WARNING, f"{old} is the name PyTorch used before 2.2 for {new}: torch {torch.version} warns about it",
-              f"rename it: {new}={facts.environment[old]}")
-        for old, new in RENAMED.items() if old in facts.environment
+              f"rename it: {new}={facts.settled[old]}")
+        for old, new in RENAMED.items() if old in facts.settled
     ]
 
 
@@ -225,7 +225,7 @@ def errors_hang(facts) -> list[Found]:
     """
     found = []
     for name in ("TORCH_NCCL_ASYNC_ERROR_HANDLING", "NCCL_ASYNC_ERROR_HANDLING"):
-        value = facts.environment.get(name)
+        value = facts.settled.get(name)
         if value is not None and value.strip() == "0":
             found.append(Found(Severity.WARNING, f"{name}=0: a failed or timed-out collective no longer ends the job, "
                                "so the surviving ranks wait for ever", f"unset {name} (the default tears the rank down)"))
@@ -241,7 +241,7 @@ def threads_oversubscribed(facts) -> list[Found]:
     they preempt each other and every rank slows down (torchrun sets OMP_NUM_THREADS=1 when
     it is unset, for this reason). The cores are those of this process's CPU affinity.
     """
-    set_here = [(name, int(value)) for name in THREADS if (value := facts.environment.get(name, "").strip()).isdigit()]
+    set_here = [(name, int(value)) for name in THREADS if (value := facts.settled.get(name, "").strip()).isdigit()]
     if not set_here:
         return []
     ranks, cores = known(facts.ranks_per_node), facts.cpus
@@ -265,9 +265,9 @@ def forced_nccl_tuning(facts) -> list[Found]:
     if _single_rank(facts):
         return []
     return [
-        Found(Severity.WARNING, f"{name}={facts.environment[name]} {_TUNING.does}: {_TUNING.hurts}",
+        Found(Severity.WARNING, f"{name}={facts.settled[name]} {_TUNING.does}: {_TUNING.hurts}",
               f"unset {name} unless you measured it on this machine with this NCCL")
-        for name in TUNING if facts.environment.get(name)
+        for name in TUNING if facts.settled.get(name)
     ]
 
 
@@ -286,8 +286,8 @@ def leftover_rank_variables(facts) -> list[Found]:
     launch = facts.launch
     if launch is None or launch.launcher != PYTHON or launch.under_srun:
         return []
-    set_here = [f"{name}={facts.environment[name]}" for name in RANK_VARIABLES
-                if name in facts.environment and name not in launch.environment]  # the command's own are meant
+    set_here = [f"{name}={facts.settled[name]}" for name in RANK_VARIABLES
+                if name in facts.settled and name not in launch.environment]  # the command's own are meant
     if not set_here:
         return []
     return [Found(

@@ -60,11 +60,21 @@ class Facts:
     # -- what they mean together --------------------------------------------------------------
 
     @property
+    def settled(self) -> dict[str, str]:
+        """The environment without the variables whose value the launch's script sets only
+        when it runs (`export CUDA_VISIBLE_DEVICES=$(...)`, `$SLURM_...`): the ones whose
+        value can be judged now."""
+        return {name: value for name, value in self.environment.items() if "$" not in value}
+
+    @property
     def visible(self) -> Visible | Unknown:
         """The GPUs nvidia-smi lists that CUDA_VISIBLE_DEVICES leaves visible."""
         if isinstance(self.gpus, Unknown):
             return self.gpus
-        return visible_gpus(self.gpus, self.environment.get("CUDA_VISIBLE_DEVICES"))
+        variable = self.environment.get("CUDA_VISIBLE_DEVICES")
+        if variable is not None and "$" in variable:
+            return Unknown(f"CUDA_VISIBLE_DEVICES is {variable}, set only when the job runs")
+        return visible_gpus(self.gpus, variable)
 
     @property
     def gpu_count(self) -> int | Unknown:

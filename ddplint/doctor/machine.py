@@ -163,7 +163,7 @@ def visible_devices(facts) -> list[Found]:
     gpus = known(facts.gpus)
     if not gpus.listed:
         return []  # no GPU to hide or to name: the ranks check says what that means for the launch
-    visible = visible_gpus(gpus, variable)
+    visible = known(facts.visible)
     here = ", ".join(str(gpu.index) for gpu in gpus.listed)
     found = []
     if visible.stopped_at is not None:

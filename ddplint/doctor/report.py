@@ -52,7 +52,8 @@ def _gpus(gpus, facts: Facts) -> str:
     text = f"{len(gpus.listed)} NVIDIA GPU(s): {', '.join(names)} (driver {gpus.driver or '?'}, CUDA {gpus.cuda or '?'})"
     variable = facts.environment.get("CUDA_VISIBLE_DEVICES")
     if variable is not None:
-        text += f"; CUDA_VISIBLE_DEVICES={variable!r} shows {len(facts.visible.gpus)}"
+        visible = facts.visible
+        text += f"; CUDA_VISIBLE_DEVICES={variable!r} shows " + _or_reason(visible, lambda shown: str(len(shown.gpus)))
     return text
 
 
