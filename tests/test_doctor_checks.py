@@ -496,3 +496,12 @@ def test_values_a_launch_script_sets_only_when_it_runs_are_not_judged(machine):
     assert outcomes["DDPE102"].unchecked == "CUDA_VISIBLE_DEVICES is $(...), set only when the job runs"
     assert outcomes["DDPE401"].unchecked == "CUDA_VISIBLE_DEVICES is $(...), set only when the job runs"
     assert outcomes["DDPE202"].found == () and outcomes["DDPE203"].found == ()
+
+
+def test_rank_zero_switching_its_model_to_eval_mode_is_no_long_work(machine):
+    machine.script(RANK_ZERO_DOWNLOADS.format(timeout_import="", timeout="").replace(
+        'torchvision.datasets.ImageNet("data", download=True)', "model.eval()"))
+    assert machine.outcome("DDPE405").found == ()
+    machine.script(RANK_ZERO_DOWNLOADS.format(timeout_import="", timeout="").replace(
+        'torchvision.datasets.ImageNet("data", download=True)', "for batch in val_loader: model(batch)"))
+    assert "rank 0 alone runs a loop over val_loader" in messages(machine.outcome("DDPE405"))[0]

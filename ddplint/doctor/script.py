@@ -149,9 +149,9 @@ class _Reader:
         self._settings: list[tuple[list, str, cst.CSTNode, cst.BaseExpression | None]] = []
         self._waits: list[tuple[cst.CSTNode, str, cst.CSTNode, str]] = []
         self._work: dict[str | None, tuple[cst.CSTNode, str]] = {}  # per frame: rank 0's pending work
-        self._parser_calls: list[tuple[cst.CSTNode, tuple | None]] = []  # ArgumentParser(...) calls
+        # add_argument, parse_args and parse_known_args calls, with the parser each is made on.
+        self._parser_calls: list[tuple[cst.CSTNode, tuple | None]] = []
         self._init_calls: list[cst.Call] = []
-        self._timeout: tuple[cst.CSTNode, float | Unknown] | None = None
 
     # -- the walk ---------------------------------------------------------------------------
 
@@ -233,7 +233,7 @@ class _Reader:
             self.facts.init_method = self.model.string_prefix(method.value) or cst.Module([]).code_for_node(method.value)
         timeout = argument_for(node, INIT_PROCESS_GROUP, "timeout")
         if timeout is not None:
-            self._timeout = (node, self._seconds(timeout.value))
+            self.facts.timeout = self._seconds(timeout.value)
 
     def _seconds(self, expr: cst.BaseExpression) -> float | Unknown:
         """The seconds of `timedelta(minutes=30)` (also through a constant); Unknown otherwise."""
@@ -285,7 +285,7 @@ class _Reader:
         """Long work in a call: a download, or a function named for downloading or evaluating."""
         download = keyword_argument(node, "download")
         name = last_name(node.func) or ""
-        words = name.lower().split("_")
+        words = name.lower().split("_") if name != "eval" else []  # `model.eval()` only switches a mode
         if download is not None and _literal(download.value, self.model) is True:
             self._rank_zero_work(node, "a download (download=True)")
         elif "download" in name.lower() or any(word.startswith(EVALUATION_WORDS) for word in words if word):
@@ -313,8 +313,6 @@ class _Reader:
             kept.append(self._setting(where[id(node)], name, value))
         facts.waits = [RankZeroWait(where[id(work)], what, where[id(call)], name) for work, what, call, name in self._waits]
         facts.init_calls = [where[id(call)] for call in self._init_calls]
-        if self._timeout is not None:
-            facts.timeout = self._timeout[1]
         return facts
 
     def _asked(self) -> list[cst.CSTNode]:
