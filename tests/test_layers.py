@@ -3,7 +3,7 @@
 From the bottom: the shared vocabulary (`core`), one file's tree and names (`semantic`), the
 text and `ast` prefilters, the per-file analyses, the project model, the rules, the engine that
 lints a file, fixing, and on top the user-facing commands, the language server, the runtime
-harness and the public `api`. A module may import from its own layer or any below it.
+harness, the doctor and the public `api`. A module may import from its own layer or any below it.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ LAYERS = (
     {"rules"},
     {"engine"},
     {"fixing"},
-    {"commands", "server", "harness", "api", "__main__"},
+    {"commands", "server", "harness", "doctor", "api", "__main__"},
 )
 RANK = {part: rank for rank, parts in enumerate(LAYERS) for part in parts}
 

@@ -17,10 +17,11 @@ from ddplint import __version__
 from ddplint.core.lines import split_lines
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-COMMANDS = ("check", "rule", "rules", "server", "verify")
+COMMANDS = ("check", "doctor", "rule", "rules", "server", "verify")
 FORMATS = ("text", "concise", "full", "json", "sarif", "github", "gitlab", "junit")
 COMMANDS_HELP = """commands:
   check (default)  lint, and optionally fix, files and folders: `ddplint src/` is `ddplint check src/`
+  doctor [LAUNCH]  check the machine, its software and environment, and a launch command, before a run
   rule CODE        explain one rule
   rules            list all rules
   server           run the language server on stdin and stdout (for editors)
@@ -38,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="ddplint",
         description="Find and fix the mistakes that break PyTorch DistributedDataParallel training.",
-        epilog="Commands: check (default), rule CODE, rules, server, verify. `ddplint src/` is `ddplint check src/`.",
+        epilog="Commands: check (default), doctor, rule CODE, rules, server, verify. `ddplint src/` is `ddplint check src/`.",
     )
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
 
@@ -98,6 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("rules", help="list all rules")
     commands.add_parser("server", help="run the language server on stdin and stdout (for editors)", add_help=False)
     commands.add_parser("verify", help="prove each fix on a real multi-process DDP run", add_help=False)
+    commands.add_parser(
+        "doctor", help="check the machine, its software and environment, and a launch command, before a run", add_help=False
+    )
     return parser
 
 
@@ -114,8 +118,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ddplint.server import main as server_main
 
         return server_main(argv[1:])
-    args = build_parser().parse_args(argv)
     try:
+        if argv[0] == "doctor":
+            from ddplint.doctor.cli import main as doctor_main
+
+            return doctor_main(argv[1:])
+        args = build_parser().parse_args(argv)
         if args.command == "rules":
             return _list_rules()
         if args.command == "rule":

@@ -329,3 +329,8 @@ DEFAULTDICT = api("collections.defaultdict", params="default_factory")
 PICKLE_DUMP = api("pickle.dump", "pickle.dumps")
 CPU_COUNT = api("os.cpu_count", "os.process_cpu_count", "multiprocessing.cpu_count", "psutil.cpu_count")
 SCHED_GETAFFINITY = api("os.sched_getaffinity", params="pid")
+# `ddplint doctor` reads a script's timeout, its command-line parser, and whether it falls back
+# to the CPU where CUDA is not available (`device = "cuda" if torch.cuda.is_available() else "cpu"`).
+CUDA_IS_AVAILABLE = api("torch.cuda.is_available")
+TIMEDELTA = api("datetime.timedelta", params="days seconds microseconds milliseconds minutes hours weeks")
+ARGUMENT_PARSER = api("argparse.ArgumentParser", keyword_only="parents")
