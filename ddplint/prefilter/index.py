@@ -68,7 +68,7 @@ ANALYSES = {
     'DDP001': (),
     'DDP002': ('Definitions',),
     'DDP003': ('LoaderFlow',),
-    'DDP004': ('Launches', 'RankRegions'),
+    'DDP004': ('DistributedEvidence', 'Launches', 'RankRegions'),
     'DDP005': (),
     'DDP006': ('SamplerClasses',),
     'DDP007': ('Branches', 'LoaderFlow'),
