@@ -117,12 +117,14 @@ def test_diff_exits_0_when_nothing_would_change(run, tmp_path: Path) -> None:
 def test_full_format_shows_the_line_the_caret_and_the_fix(run, tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text(LOAD + "n = torch.load('last.pt')\n")
     lines = run("a.py", "--output-format", "full").stdout.splitlines()
-    assert lines[:8] == [
+    assert lines[:10] == [
         lines[0],
         "  |",
         "2 | m = torch.load('ckpt.pt')",
         "  |     ^^^^^^^^^^^^^^^^^^^^^ DDP004",
         "  |",
+        "  = runs  a.py:1: this file runs distributed: it imports torch.distributed",
+        "  = harm  a.py:2: torch.load without map_location loads onto the saving device (GPU 0 on every rank)",
         "  = safe fix:",
         "  -m = torch.load('ckpt.pt')",
         "  +m = torch.load('ckpt.pt', map_location=\"cpu\")",
