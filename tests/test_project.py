@@ -16,6 +16,7 @@ from ddplint.model import project
 from ddplint.model.loaders import Built, Cycle
 from ddplint.model.records import Place
 from ddplint.prefilter.project_facts import ProjectFact
+from ddplint.rules.ddp001_cuda_tensor_in_default_argument import cuda_function
 from ddplint.rules.ddp003_missing_set_epoch import MissingSetEpoch
 from ddplint.core.torch_api import DISTRIBUTED_MARKERS
 
@@ -124,7 +125,7 @@ def test_the_index_is_cached_by_content_and_rebuilt_for_a_changed_file(tmp_path)
     changed = project.build(str(root), str(cache))
     assert changed.digest != first.digest
     view = changed.view(str(root / "trainer" / "losses.py"))
-    assert view.cuda_function("trainer.utils.to_gpu") is None
+    assert cuda_function(view, "trainer.utils.to_gpu") is None
 
 
 def test_the_needles_the_index_searched_are_reused_once_and_only_for_an_unchanged_file(tmp_path):
@@ -199,8 +200,8 @@ def test_the_view_finds_classes_that_forward_their_keyword_arguments_to_a_datalo
         "class Other:\n    def __init__(self, **kw):\n        self.loader = MyDataLoader(**kw)\n"
     )
     view = project.build(str(root)).view(str(root / "proj" / "train.py"))
-    assert view.loader_forwarder("proj.wrappers.Chainer") == "proj/wrappers.py:8"
-    assert view.loader_forwarder("proj.wrappers.Pinned") == "proj/wrappers.py:11"
+    assert view.loader_forwarder("proj.wrappers.Chainer") == Place("proj/wrappers.py", 8)
+    assert view.loader_forwarder("proj.wrappers.Pinned") == Place("proj/wrappers.py", 11)
     assert not any(view.loader_forwarder(f"proj.wrappers.{name}") for name in ("Serial", "Later", "Other"))
 
 

@@ -28,8 +28,8 @@ class _Wrap:
     wrapper: str | None = None  # the name the DDP model is bound to
     move: cst.Call | None = None
     move_statement: cst.SimpleStatementLine | None = None
-    built_at: str | None = None  # where a helper of another function built the CPU model
-    wrapped_at: str | None = None  # for a call of a helper that wraps: where the helper calls DDP
+    built_at: Place | None = None  # where a helper of another function built the CPU model
+    wrapped_at: Place | None = None  # for a call of a helper that wraps: where the helper calls DDP
 
 
 def _constructor(qualified: str) -> bool:
@@ -324,7 +324,7 @@ class WrapperOrder(Rule):
         self._wraps: dict[int, list[_Wrap]] = {}
         self._classes: set[str] = set()
         self._found: list[_Wrap] = []
-        self._built: dict[tuple[int, str], str] = {}  # (function, name) -> where a helper built it on the CPU
+        self._built: dict[tuple[int, str], Place] = {}  # (function, name) -> where a helper built it on the CPU
 
     def visit_Module(self, node: cst.Module) -> None:
         self._classes = {s.name.value for s in node.body if isinstance(s, cst.ClassDef)}
@@ -333,7 +333,7 @@ class WrapperOrder(Rule):
         function = self.model.function
         return id(function.node) if function is not None else None
 
-    def _cpu_factory(self, value: cst.BaseExpression, cpu: set[str]) -> bool | str:
+    def _cpu_factory(self, value: cst.BaseExpression, cpu: set[str]) -> bool | Place:
         """True for a constructor that leaves the model on the CPU; for a project helper that
         returns such a model untouched, where it builds it; False otherwise."""
         if not isinstance(value, cst.Call):
@@ -374,7 +374,7 @@ class WrapperOrder(Rule):
             self._built.pop((key, name), None)
             if on_cpu:
                 cpu.add(name)
-            if isinstance(on_cpu, str):
+            if isinstance(on_cpu, Place):
                 self._built[(key, name)] = on_cpu
             if wrap is not None:
                 wrap.wrapper = name
