@@ -527,3 +527,19 @@ def test_the_results_cache_keeps_each_set_of_reads_once_and_drops_a_result_when_
     assert all(Cache(cache.folder).lookup(str(path), [], os.stat(path)) is not None for path in paths)
     helper.write_text("x = 22\n")
     assert all(Cache(cache.folder).lookup(str(path), [], os.stat(path)) is None for path in paths)
+
+
+def test_code_no_entry_point_of_a_training_project_reaches_gives_no_finding(tmp_path, run):
+    """ddplint/model/reach.py: in a project whose scripts start processes, a helper whose only
+    caller is commented out and a class nothing names give nothing; a decorated function (a
+    registry may call it) and the used helper are flagged, through the CLI and flake8 alike.
+    Without the project (nothing is known of callers) every load is flagged."""
+    root = _copy("unreached_code", tmp_path)
+    run.cwd = root
+    expected = [("utils/ckpt.py", 13, 27, "DDP004"), ("utils/ckpt.py", 22, 27, "DDP004")]
+    cli = [found[:4] for found in _findings(run("check", "--no-cache", ".").stdout)]
+    assert cli == expected
+    plugin = [found[:4] for found in _findings(run("--select", "DDP", ".", tool="flake8").stdout)]
+    assert plugin == expected
+    alone = [found[:4] for found in _findings(run("check", "--no-cache", "--no-project", ".").stdout)]
+    assert [line for _, line, _, _ in alone] == [13, 17, 22, 27]

@@ -261,10 +261,10 @@ def run_ddplint(root: Path, targets: list[str], ddplint_root: Path, extra: list[
 _FLAKE8_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<column>\d+): (?P<code>DDP\d+) (?P<message>.*)$")
 
 
-def run_flake8(root: Path, targets: list[str], ddplint_root: Path) -> list[dict]:
+def run_flake8(root: Path, targets: list[str], ddplint_root: Path, select: str = "DDP") -> list[dict]:
     """What `flake8 --select DDP` reports on the targets, in the JSON shape of `run_ddplint`
     (no fixes: flake8 has none). flake8 must find the plugin through its entry point."""
-    cmd = [sys.executable, "-m", "flake8", "--isolated", "--select", "DDP", "--exit-zero", "--jobs", "1",
+    cmd = [sys.executable, "-m", "flake8", "--isolated", "--select", select, "--exit-zero", "--jobs", "1",
            "--format", "%(path)s:%(row)d:%(col)d: %(code)s %(text)s"]
     proc = subprocess.run(cmd + targets, cwd=root, env=_ddplint_env(ddplint_root), capture_output=True, text=True)
     if proc.returncode != 0 or "Traceback (most recent call last)" in proc.stderr:
@@ -553,10 +553,12 @@ def main(argv: list[str] | None = None) -> int:
             continue
         root = roots[project["name"]]
         targets = lint_targets(root, project)
+        select = ",".join(sorted(rules)) if rules else None  # the other rules' work is not needed
         if args.via == "flake8":
-            raw = run_flake8(root, targets, args.ddplint_root.resolve())
+            raw = run_flake8(root, targets, args.ddplint_root.resolve(), select or "DDP")
         else:
-            raw = run_ddplint(root, targets, args.ddplint_root.resolve(), jobs=args.jobs)
+            raw = run_ddplint(root, targets, args.ddplint_root.resolve(), ["--select", select] if select else None,
+                              jobs=args.jobs)
         fs = [f for f in to_findings(project, root, raw) if not rules or f.rule in rules]
         per_project[project["name"]] = fs
         findings.extend(fs)

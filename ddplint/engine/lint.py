@@ -290,11 +290,14 @@ def analyse(
     suppressed = noqa.Suppressions(source) if honour_noqa and "noqa" in source else None
     diagnostics: list[Diagnostic] = []
     kept: list[Report] = []
+    scopes = _Scopes(source, tree) if project.project.reach.training else None
     for report in reports:
         (line, col), (end_line, end_col) = spans[id(report.node)]
         col += 1
         if suppressed is not None and suppressed.covers(line, report.rule.code):
             continue
+        if scopes is not None and project.never_runs(scopes.around(line)):
+            continue  # code no entry point of the training project reaches
         fix = None
         if report.replacements and report.applicability is not None:
             emptied = _emptied(module, report)
@@ -320,6 +323,27 @@ def analyse(
         kept.append(report)
     order = sorted(range(len(diagnostics)), key=lambda i: diagnostics[i].sort_key)
     return FileAnalysis(module, [diagnostics[i] for i in order], [kept[i] for i in order])
+
+
+class _Scopes:
+    """The definitions around a line of the file, outermost first, as (name, is a class, is
+    decorated): what ProjectView.never_runs asks about."""
+
+    def __init__(self, source: str, tree: ast.Module | None) -> None:
+        if tree is None:
+            try:
+                tree = ast.parse(source)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                tree = None
+        self._definitions = [
+            (node.lineno, node.end_lineno or node.lineno, (node.name, isinstance(node, ast.ClassDef), bool(node.decorator_list)))
+            for node in (ast.walk(tree) if tree is not None else ())
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        ]
+
+    def around(self, line: int) -> tuple[tuple[str, bool, bool], ...]:
+        found = sorted((first, scope) for first, last, scope in self._definitions if first <= line <= last)
+        return tuple(scope for _, scope in found)
 
 
 def _step(link, spans, path: str, root: str | None) -> Step:

@@ -55,6 +55,7 @@ from ddplint.core.fixpoint import fixed_point, reachable
 from ddplint.core.lines import split_lines
 from ddplint.model import inner, loaders, placement, store
 from ddplint.model.program import Program
+from ddplint.model.reach import Reach
 from ddplint.model.records import Inner, LaunchCommand, Place, Prepared, Wrapped
 from ddplint.prefilter.needles import TextScan, call_needle
 from ddplint.prefilter.project_facts import ProjectFact
@@ -558,6 +559,17 @@ class Project:
             )
         return self._memo[key]
 
+    @staticmethod
+    def is_test_path(relative: str) -> bool:
+        """Whether the file at `relative` (with "/") is a test module: under tests/, test_*.py,
+        *_test.py, conftest.py."""
+        return _TEST_PATH.search(relative) is not None
+
+    @functools.cached_property
+    def reach(self) -> Reach:
+        """Which code the project's entry points reach (ddplint.model.reach)."""
+        return Reach(self)
+
     @functools.cached_property
     def launch_commands(self) -> list[LaunchCommand]:
         """The commands of the project's shell scripts and documents that run a launcher of
@@ -605,7 +617,7 @@ class Project:
         through its imports names anything distributed (for ProjectView.single_process)."""
         if self.program.importers_of(module):
             return False
-        return not any(self.modules[reached]["dist"] for reached in reachable([module], self._imported) if reached != module)
+        return not any(self.modules[reached]["dist"] for reached in reachable([module], self.imports_of) if reached != module)
 
     def one_process_script(self, module: str) -> bool:
         """Whether `module` is an entry script that runs as one process: it starts no
@@ -614,7 +626,7 @@ class Project:
         facts = self.modules[module]
         return bool(facts.get("main")) and not facts["dist"] and not facts.get("starts") and not facts.get("launched") and self.demo(module)
 
-    def _imported(self, module: str) -> list[str]:
+    def imports_of(self, module: str) -> list[str]:
         """The project modules `module` imports."""
         view = self.module_view(module)
         found = (self.program.split(view.absolute(origin), module) for origin in self.modules[module]["imports"].values())
@@ -635,7 +647,7 @@ class Project:
             return False
         if not all(self.one_process_script(root) for root in roots):
             return False
-        if not importers <= set(reachable(roots, self._imported)):
+        if not importers <= set(reachable(roots, self.imports_of)):
             return False  # some only in an import cycle of their own
         texts = (program.read(found) for found in sorted({module, *importers}))  # read last: rarely asked
         return not any(text is None or any(point in text for point in LAUNCH_POINT_TEXT) for text in texts)
@@ -735,6 +747,12 @@ class ProjectView:
                 line, how = memo[key]
                 return self.project.place(module, line), how
         return None
+
+    def never_runs(self, scope: tuple[tuple[str, bool, bool], ...]) -> bool:
+        """Whether code of this module inside `scope` (the definitions around it, outermost first,
+        as (name, is a class, is decorated)) never runs: in a training project, no entry point
+        reaches it (ddplint.model.reach)."""
+        return self.project.reach.never_runs(self.module, scope)
 
     @property
     def program(self) -> Program:

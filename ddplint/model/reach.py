@@ -1,0 +1,189 @@
+"""Which code of a training project runs at all: a question on the project (ddplint.model.project).
+
+A finding is a promise that the code runs; in a training project a function nothing reachable
+from an entry point calls never does (a helper whose only callers are commented out, a class
+nothing instantiates). The entry points:
+
+- scripts: modules with `if __name__ == "__main__":`, and the modules the project's launch
+  commands (shell scripts, documents) run;
+- tests (modules under `tests/`, `test_*.py`, `*_test.py`, `conftest.py`) and notebooks;
+- console scripts the project declares (pyproject.toml, setup.cfg, setup.py: "pkg.cli:main").
+
+The code they reach is every module they import, at any depth, and every name those modules
+use (a call, an attribute, an import, a string: registries and `getattr` name functions by
+string). A top-level function runs when its name is used in reached code; a method when its
+class's name is; a module's own code when the module is reached.
+
+What is not known stays reachable: a project with no script that starts processes (a library,
+a notebook collection) keeps every function; so does a public function or class of a package
+the project installs (its users call it), and a decorated function (a decorator may register
+it where no name says so).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import json
+import os
+import re
+
+# `name = "pkg.module:function"` in pyproject's [project.scripts], setup.cfg's console_scripts, setup.py's entry_points
+_CONSOLE_SCRIPT = re.compile(r"""["']?[\w.-]+["']?\s*=\s*["']?([\w.]+):([\w.]+)""")
+_PACKAGING = ("pyproject.toml", "setup.py", "setup.cfg")
+MAX_NOTEBOOKS = 200
+MAX_NOTEBOOK_BYTES = 5_000_000
+
+
+class Reach:
+    """The code a project's entry points reach (see the module doc)."""
+
+    def __init__(self, project) -> None:
+        self.project = project
+
+    @functools.cached_property
+    def training(self) -> bool:
+        """Whether the project has scripts that start processes: only there is code that no
+        entry point reaches known not to run."""
+        modules = self.project.modules
+        return any(facts.get("main") and facts["dist"] for facts in modules.values()) and not self.project.texts
+
+    @functools.cached_property
+    def installs_packages(self) -> bool:
+        """Whether the project declares a package to install, or is one installed (a wheel's or an
+        sdist's metadata beside it): its public names are its users' to call."""
+        root = self.project.root
+        try:
+            if any(name.endswith((".dist-info", ".egg-info")) or name == "PKG-INFO" for name in os.listdir(root)):
+                return True
+        except OSError:
+            return True
+        for name in _PACKAGING:
+            try:
+                with open(os.path.join(root, name), encoding="utf-8", errors="replace") as handle:
+                    text = handle.read()
+            except OSError:
+                continue
+            if name != "pyproject.toml" or "[project]" in text or "[tool.poetry]" in text or "[tool.setuptools" in text:
+                return True
+        return False
+
+    @functools.cached_property
+    def entries(self) -> list[str]:
+        """The entry modules: scripts, tests, and the modules console scripts name."""
+        project, found = self.project, []
+        for module, facts in project.modules.items():
+            relative = project.relpaths[module].replace(os.sep, "/")
+            if facts.get("main") or project.is_test_path(relative):
+                found.append(module)
+        for module in self._console_modules():
+            if module not in found:
+                found.append(module)
+        return found
+
+    def _console_modules(self) -> list[str]:
+        found = []
+        for name in _PACKAGING:
+            try:
+                with open(os.path.join(self.project.root, name), encoding="utf-8", errors="replace") as handle:
+                    text = handle.read()
+            except OSError:
+                continue
+            for module, _ in _CONSOLE_SCRIPT.findall(text):
+                if self.project.module(module) is not None:
+                    found.append(module)
+        return found
+
+    @functools.cached_property
+    def reached(self) -> set[str]:
+        """The modules the entry points import, at any depth, and themselves."""
+        seen, pending = set(self.entries), list(self.entries)
+        while pending:
+            for imported in self.project.imports_of(pending.pop()):
+                if imported not in seen:
+                    seen.add(imported)
+                    pending.append(imported)
+        return seen
+
+    @functools.cached_property
+    def used(self) -> frozenset[str] | None:
+        """Every name the reached modules use (a Name, an attribute, an imported name, a string
+        that is an identifier), and the notebooks'; None when a reached module cannot be read."""
+        names: set[str] = set()
+        program = self.project.program
+        for module in sorted(self.reached):
+            tree = program.tree(module)
+            if tree is None:
+                return None
+            names.update(_names(tree))
+        names.update(self._notebook_names())
+        return frozenset(names)
+
+    def _notebook_names(self) -> set[str]:
+        """The names the project's notebooks use (their code cells, read by text)."""
+        names: set[str] = set()
+        count = 0
+        for folder, dirs, files in os.walk(self.project.root):
+            dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__")]
+            for name in files:
+                if not name.endswith(".ipynb") or count >= MAX_NOTEBOOKS:
+                    continue
+                count += 1
+                path = os.path.join(folder, name)
+                try:
+                    if os.path.getsize(path) > MAX_NOTEBOOK_BYTES:
+                        continue
+                    with open(path, encoding="utf-8", errors="replace") as handle:
+                        cells = json.load(handle).get("cells", [])
+                except (OSError, ValueError, AttributeError):
+                    continue
+                for cell in cells if isinstance(cells, list) else ():
+                    if isinstance(cell, dict) and cell.get("cell_type") == "code":
+                        source = cell.get("source", "")
+                        names.update(re.findall(r"[A-Za-z_]\w*", "".join(source) if isinstance(source, list) else str(source)))
+        return names
+
+    def never_runs(self, module: str, scope: tuple[tuple[str, bool, bool], ...]) -> bool:
+        """Whether code of `module` inside `scope` never runs: the definitions around it, outermost
+        first, as (name, is a class, is decorated); () for the module's own code. Only in a
+        training project, and only where every step is known (see the module doc)."""
+        if not self.training or module in self.entries or self._public(module, scope):
+            return False
+        used = self.used
+        if used is None:
+            return False
+        if module not in self.reached:  # unless an import by string may reach it (`import_module("models." + name)`)
+            return module.rpartition(".")[2] not in used
+        if not scope:
+            return False
+        name, _, decorated = scope[0]
+        return not decorated and name not in used
+
+    def _public(self, module: str, scope: tuple[tuple[str, bool, bool], ...]) -> bool:
+        """Whether users of an installed package may call it: the project installs packages, the
+        module is in one, and neither it nor the outermost definition is private."""
+        if not self.installs_packages or not self._importable(module):
+            return False
+        name = scope[0][0] if scope else ""
+        return not name.startswith("_") and not any(part.startswith("_") and part != "__init__" for part in module.split("."))
+
+    def _importable(self, module: str) -> bool:
+        """Whether the module is in a package (its folder has an __init__.py)."""
+        return "." in module or self.project.relpaths[module].replace(os.sep, "/").endswith("__init__.py")
+
+
+def _names(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            names.add(node.attr)
+        elif isinstance(node, ast.alias):
+            names.add(node.asname or node.name.rpartition(".")[2])
+            names.update(node.name.split("."))
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.update(node.module.split("."))  # a module an import the index cannot resolve names
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
+            names.add(node.value)
+    return names

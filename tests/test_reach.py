@@ -1,0 +1,49 @@
+"""ddplint/model/reach.py: which code of a training project its entry points reach."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ddplint.model import project
+
+TRAIN = "import torch.distributed as dist\nfrom pkg import helpers\n\nif __name__ == '__main__':\n    dist.init_process_group('gloo')\n    helpers.used()\n"
+HELPERS = "def used():\n    pass\n\ndef unused():\n    pass\n\ndef _private():\n    pass\n\nclass Named:\n    pass\n\nclass Unnamed:\n    pass\n\nx = Named\n"
+
+
+def _reach(tmp_path: Path, files: dict[str, str]):
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return project.build(str(tmp_path)).reach
+
+
+def test_in_a_training_project_only_what_no_entry_point_names_never_runs(tmp_path):
+    reach = _reach(tmp_path, {".git": "", "train.py": TRAIN, "pkg/__init__.py": "", "pkg/helpers.py": HELPERS,
+                              "pkg/orphan.py": "def f():\n    pass\n", "tests/test_x.py": "from pkg.helpers import _private\n"})
+    assert reach.training and not reach.installs_packages
+    assert not reach.never_runs("pkg.helpers", (("used", False, False),))
+    assert reach.never_runs("pkg.helpers", (("unused", False, False),))
+    assert not reach.never_runs("pkg.helpers", (("_private", False, False),))  # a test calls it
+    assert not reach.never_runs("pkg.helpers", (("Named", True, False), ("method", False, False)))
+    assert reach.never_runs("pkg.helpers", (("Unnamed", True, False), ("method", False, False)))
+    assert not reach.never_runs("pkg.helpers", (("unused", False, True),))  # a decorator may register it
+    assert not reach.never_runs("pkg.helpers", ())  # the module's own code: it is imported
+    assert reach.never_runs("pkg.orphan", ())  # nothing imports it
+    assert not reach.never_runs("train", (("anything", False, False),))  # an entry point
+
+
+def test_a_library_keeps_its_public_names_and_a_project_without_training_scripts_keeps_all(tmp_path):
+    library = _reach(tmp_path / "lib", {"pyproject.toml": "[project]\nname = 'pkg'\n", "train.py": TRAIN,
+                                        "pkg/__init__.py": "", "pkg/helpers.py": HELPERS})
+    assert library.installs_packages
+    assert not library.never_runs("pkg.helpers", (("unused", False, False),))  # its users may call it
+    assert library.never_runs("pkg.helpers", (("_other", False, False),))
+    scripts = _reach(tmp_path / "scripts", {".git": "", "run.py": "if __name__ == '__main__':\n    pass\n",
+                                            "pkg/__init__.py": "", "pkg/helpers.py": HELPERS})
+    assert not scripts.training and not scripts.never_runs("pkg.helpers", (("unused", False, False),))
+
+
+def test_a_module_an_import_by_string_may_reach_is_kept(tmp_path):
+    reach = _reach(tmp_path, {".git": "", "train.py": TRAIN + "importlib.import_module('pkg.' + 'plugins')\nNAME = 'plugins'\n",
+                              "pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "pkg/plugins.py": "def f():\n    pass\n"})
+    assert not reach.never_runs("pkg.plugins", ())
