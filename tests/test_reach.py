@@ -19,7 +19,9 @@ def _reach(tmp_path: Path, files: dict[str, str]):
 
 def test_in_a_training_project_only_what_no_entry_point_names_never_runs(tmp_path):
     reach = _reach(tmp_path, {".git": "", "train.py": TRAIN, "pkg/__init__.py": "", "pkg/helpers.py": HELPERS,
-                              "pkg/orphan.py": "def f():\n    pass\n", "tests/test_x.py": "from pkg.helpers import _private\n"})
+                              "pkg/orphan.py": "def f():\n    pass\n",
+                              "tools/inspect.py": "import torch\nstate = torch.load('x.pt')\nprint(sorted(state))\n",
+                              "tests/test_x.py": "from pkg.helpers import _private\n"})
     assert reach.training and not reach.installs_packages
     assert not reach.never_runs("pkg.helpers", (("used", False, False),))
     assert reach.never_runs("pkg.helpers", (("unused", False, False),))
@@ -29,6 +31,7 @@ def test_in_a_training_project_only_what_no_entry_point_names_never_runs(tmp_pat
     assert not reach.never_runs("pkg.helpers", (("unused", False, True),))  # a decorator may register it
     assert not reach.never_runs("pkg.helpers", ())  # the module's own code: it is imported
     assert reach.never_runs("pkg.orphan", ())  # nothing imports it
+    assert not reach.never_runs("inspect", ())  # a script without a guard: `python tools/inspect.py`
     assert not reach.never_runs("train", (("anything", False, False),))  # an entry point
 
 

@@ -4,8 +4,9 @@ A finding is a promise that the code runs; in a training project a function noth
 from an entry point calls never does (a helper whose only callers are commented out, a class
 nothing instantiates). The entry points:
 
-- scripts: modules with `if __name__ == "__main__":`, and the modules the project's launch
-  commands (shell scripts, documents) run;
+- scripts: modules with `if __name__ == "__main__":`, modules no other module imports whose own
+  code works at the top level (a bare call, a loop, a `with`: `python tools/x.py` runs them),
+  and the modules the project's launch commands (shell scripts, documents) run;
 - tests (modules under `tests/`, `test_*.py`, `*_test.py`, `conftest.py`) and notebooks;
 - console scripts the project declares (pyproject.toml, setup.cfg, setup.py: "pkg.cli:main").
 
@@ -153,11 +154,23 @@ class Reach:
         if used is None:
             return False
         if module not in self.reached:  # unless an import by string may reach it (`import_module("models." + name)`)
-            return module.rpartition(".")[2] not in used
+            return module.rpartition(".")[2] not in used and not self._unguarded_script(module)
         if not scope:
             return False
         name, _, decorated = scope[0]
         return not decorated and name not in used
+
+    def _unguarded_script(self, module: str) -> bool:
+        """Whether `module` is a script without a `__main__` guard: no project module imports it
+        and its own code works at the top level."""
+        program = self.project.program
+        if program.importers_of(module):
+            return False
+        tree = program.tree(module)
+        return tree is None or any(
+            isinstance(node, (ast.For, ast.While, ast.With)) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call))
+            for node in tree.body
+        )
 
     def _public(self, module: str, scope: tuple[tuple[str, bool, bool], ...]) -> bool:
         """Whether users of an installed package may call it: the project installs packages, the

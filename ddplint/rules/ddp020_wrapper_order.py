@@ -189,6 +189,11 @@ class WrapperOrder(Rule):
                 model = build_model(8)
                 model = DDP(model.to(local_rank), device_ids=[local_rank])
             """,
+            messages=(
+                "DDP(model, device_ids=...) before the model is moved to its device: DDP refuses a CPU model with "
+                "device_ids (ValueError at construction); move the model first, then wrap (`model` is built on the "
+                "CPU at example.py:5 and returned unmoved)",
+            ),
         ),
         Flagged(
             """

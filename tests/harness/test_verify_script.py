@@ -227,6 +227,10 @@ def test_ddp001s_crash_at_import_is_blamed_on_ddp001_alone(tmp_path):
             for epoch in range(2):
                 for batch in loader:
                     print(batch)
+
+
+        if __name__ == "__main__":
+            export(list(range(8)))
         """})
     verdicts = {key: (f["verdict"], f["reason"]) for key, f in by_finding.items()}
     assert verdicts[("DDP001", "train.py")][0] == "CONFIRMED", text
