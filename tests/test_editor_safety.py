@@ -70,6 +70,19 @@ def test_noqa_at_the_end_of_a_statement_works_through_flake8_too(run, tmp_path: 
     assert disabled.stdout.startswith("a.py:3:9: DDP004 ")
 
 
+def test_a_file_level_noqa_exempts_the_file_or_its_codes_through_the_cli_and_flake8(run, tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("# flake8: noqa\n" + MULTILINE)
+    assert run("a.py").returncode == 0
+    assert run("--select", "DDP", "a.py", tool="flake8").stdout == ""
+    (tmp_path / "a.py").write_text("# ddplint: noqa: DDP004\n" + MULTILINE)
+    assert run("a.py").returncode == 0
+    assert run("--select", "DDP", "a.py", tool="flake8").stdout == ""
+    # Codes of other tools leave ddplint's findings to the CLI; flake8 skips the whole file there.
+    (tmp_path / "a.py").write_text("# flake8: noqa: C901\n" + MULTILINE)
+    assert run("a.py").stdout.startswith("a.py:4:9: DDP004 ")
+    assert run("--select", "DDP", "a.py", tool="flake8").stdout == ""
+
+
 def test_add_noqa_writes_where_flake8_and_the_cli_both_honour_it(run, tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text(MULTILINE)
     assert run("a.py", tool="flake8").stdout.startswith("a.py:3:9: DDP004 ")

@@ -88,6 +88,12 @@ def test_public_api_round_trip():
         ("x = f(\n    1)  # noqa: DDP004\n", 1, "DDP004", True),
         ("x = 1\ny = 2  # noqa\n", 1, "DDP004", False),
         ("s = '# noqa'\n", 1, "DDP004", True),  # flake8 reads it the same way
+        ("# flake8: noqa\nx = 1\n", 2, "DDP004", True),  # the whole file, as flake8 skips it
+        ("x = 1\n  # ddplint: NOQA\n", 1, "DDP004", True),
+        ("# ddplint: noqa: DDP004, DDP012\nx = 1\n", 2, "DDP004", True),  # the codes, file-wide
+        ("# flake8: noqa: C901\nx = 1\n", 2, "DDP004", False),  # as ruff reads it
+        ("x = 1  # flake8: noqa\n", 1, "DDP004", False),  # flake8 too wants a line of its own
+        ("# ruff: noqa\nx = 1\n", 2, "DDP004", False),  # another tool's own word
     ],
 )
 def test_noqa(source, line, code, covered):

@@ -81,3 +81,30 @@ def test_an_upward_import_is_caught():
     found = imported_modules(tree, "ddplint.model.program")
     assert found == [(2, "ddplint.engine.lint"), (3, "ddplint.api"), (4, "ddplint.commands")]
     assert all(layer_of(module) > layer_of("ddplint.model.program") for _, module in found)
+
+
+LONGEST_FUNCTION = 100
+
+
+def _long_functions(source: str) -> list[tuple[str, int]]:
+    """(name, length in lines) of each function in `source` longer than LONGEST_FUNCTION."""
+    return [
+        (node.name, node.end_lineno - node.lineno + 1)
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > LONGEST_FUNCTION
+    ]
+
+
+def test_no_function_in_the_package_runs_past_a_hundred_lines():
+    """A function one cannot read on a screen or two hides its steps; split it where they part."""
+    long = {
+        str(path.relative_to(PACKAGE)): found
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if (found := _long_functions(path.read_text(encoding="utf-8")))
+    }
+    assert long == {}
+
+
+def test_a_long_function_is_caught():
+    body = "\n".join(f"    x{n} = {n}" for n in range(LONGEST_FUNCTION))
+    assert _long_functions(f"def short():\n    pass\n\ndef long():\n{body}\n") == [("long", LONGEST_FUNCTION + 1)]

@@ -53,6 +53,12 @@ def test_a_session_shows_ddp004_and_its_quick_fix_applies(session: Session, tmp_
     assert diagnostic["range"] == {"start": {"line": 2, "character": 8}, "end": {"line": 2, "character": 29}}
     assert diagnostic["codeDescription"]["href"].endswith("rules.md#ddp004-torch-load-without-map-location")
     assert "map_location" in diagnostic["message"]
+    # Its chain, a click away: who runs it (the import that shows ranks do), then the harm.
+    runs, harm = diagnostic["relatedInformation"]
+    assert runs["location"] == {"uri": uri, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}}
+    assert runs["message"].startswith("runs: this file runs distributed")
+    assert harm["location"]["range"]["start"] == {"line": 2, "character": 8}
+    assert harm["message"].startswith("harm: torch.load without map_location loads onto the saving device")
 
     actions = _actions(session, uri, [diagnostic])
     fix = actions["ddplint: fix DDP004 (torch-load-without-map-location)"]

@@ -8,6 +8,11 @@ Only the top-level statement that holds a finding is tokenized, and only when a 
 other than the finding's own line is in it (a logical line never spans two top-level
 statements): one finding in a large file with a noqa elsewhere costs a text scan, not a
 tokenization of the whole file.
+
+A comment line `# flake8: noqa` or `# ddplint: noqa` exempts the whole file, as in flake8;
+`# ddplint: noqa: DDP004` (or the flake8 spelling) exempts the codes it names, file-wide, as
+ruff reads it. flake8 itself skips the whole file for `# flake8: noqa: <codes>` whatever the
+codes, so there (and only there) it shows fewer findings than `ddplint check`.
 """
 
 from __future__ import annotations
@@ -20,6 +25,10 @@ import tokenize
 from ddplint.core.lines import split_lines
 
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z][0-9A-Z]*(?:[,\s]+[A-Z][0-9A-Z]*)*))?", re.IGNORECASE)
+_FILE_NOQA = re.compile(
+    r"^\s*#\s*(?:flake8|ddplint)[:=]\s*noqa(?::\s?(?P<codes>[A-Z][0-9A-Z]*(?:[,\s]+[A-Z][0-9A-Z]*)*))?",
+    re.IGNORECASE,
+)
 _CODE = re.compile(r"[A-Z][0-9A-Z]*", re.IGNORECASE)
 
 ALL = None  # a bare `# noqa`
@@ -32,18 +41,31 @@ class Suppressions:
         self._lines = split_lines(source, keepends=True)
         # physical line -> set of code prefixes, or ALL: the comment on the line, and those
         # on the rest of its logical line once its top-level statement is tokenized
+        self._whole_file = self._file_exemption(self._lines)
         self._comments = self._noqa_comments(self._lines)
         self._by_line = dict(self._comments)
         self._starts: list[int] | None = None  # 0-based first line of each top-level statement
         self._tokenized: set[int] = set()  # those whose logical lines are spread
 
     def covers(self, line: int, code: str) -> bool:
+        if self._whole_file is ALL or (self._whole_file and code.startswith(tuple(self._whole_file))):
+            return True
         if self._comments:
             self._spread_over_statement_of(line)
         if line not in self._by_line:
             return False
         codes = self._by_line[line]
         return codes is ALL or any(code.startswith(prefix) for prefix in codes)
+
+    @staticmethod
+    def _file_exemption(lines: list[str]) -> frozenset[str] | None:
+        """The codes a file-level comment exempts: ALL, some prefixes, or none (empty)."""
+        exempt: list[frozenset[str] | None] = []
+        for text in lines:
+            if "noqa" in text.lower() and (match := _FILE_NOQA.match(text)):
+                codes = match.group("codes")
+                exempt.append(ALL if codes is None else frozenset(c.upper() for c in _CODE.findall(codes)))
+        return Suppressions._merge(exempt) if exempt else frozenset()
 
     @staticmethod
     def _noqa_comments(lines: list[str]) -> dict[int, frozenset[str] | None]:

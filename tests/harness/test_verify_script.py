@@ -147,11 +147,11 @@ def test_max_seconds_stops_a_script_that_never_ends(tmp_path):
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     out = tmp_path / "r.json"
-    start = time.monotonic()
+    # --timeout is far above --max-seconds: a run --max-seconds failed to stop would end
+    # timed out, which the report below tells apart, so no wall clock is asked here.
     proc = subprocess.run([sys.executable, "-m", "ddplint", "verify", "--script", str(script),
                            "--max-seconds", "10", "--timeout", "60", "--json", str(out)],
-                          cwd=ROOT, env=_checkout_env(tmp), capture_output=True, text=True, timeout=120)
-    assert time.monotonic() - start < 50, proc.stdout + proc.stderr
+                          cwd=ROOT, env=_checkout_env(tmp), capture_output=True, text=True, timeout=300)
     report = json.loads(out.read_text())
     before = report["runs"]["before"]
     # Stopped is not completed (issue 27, 2).
