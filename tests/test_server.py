@@ -254,3 +254,38 @@ def test_the_project_model_is_kept_out_of_the_collectors_scans_until_a_save(tmp_
         assert gc.get_freeze_count() == 0
     finally:
         gc.unfreeze()
+
+
+def test_fix_all_is_what_fix_writes_also_for_a_fix_that_rests_on_another_module(tmp_path: Path, monkeypatch) -> None:
+    """DDP003's set_epoch fix needs data.py (the helper that builds the sampler): the code
+    action lints the buffer with the project's model, as `--fix` lints the file."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "data.py").write_text(
+        "from torch.utils.data import DataLoader, DistributedSampler\n\n\n"
+        "def build_loader(dataset):\n"
+        "    return DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=True))\n"
+    )
+    train = tmp_path / "train.py"
+    source = (
+        "import torch\nimport torch.distributed as dist\n\nfrom data import build_loader\n\n\n"
+        "def main(dataset, model):\n"
+        "    dist.init_process_group('gloo')\n"
+        "    loader = build_loader(dataset)\n"
+        "    for epoch in range(3):\n"
+        "        for batch in loader:\n"
+        "            model(batch)\n"
+        "    return torch.load('last.pt')\n"
+    )
+    train.write_text(source)
+    monkeypatch.setattr("os.environ", cli_env())
+    with Session(SERVER, tmp_path, initialization_options={"debounce": 0}) as session:
+        session.open(train.as_uri(), source)
+        diagnostics = session.diagnostics(train.as_uri())
+        assert sorted(d["code"] for d in diagnostics) == ["DDP003", "DDP004"]
+        actions = _actions(session, train.as_uri(), diagnostics, only=["source.fixAll"])
+        fixed = apply_text_edits(source, actions["ddplint: fix all safe fixes"]["edit"]["changes"][train.as_uri()])
+    result = subprocess.run(
+        [sys.executable, "-m", "ddplint", "--fix", "--no-cache", "train.py"], cwd=tmp_path, env=cli_env(), capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "loader.sampler.set_epoch(epoch)" in fixed and fixed == train.read_text()

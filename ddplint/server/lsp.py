@@ -141,10 +141,14 @@ class Linter:
         return analysis.diagnostics, problem
 
     def fix_all(self, path: str, source: str) -> str:
+        """What `ddplint --fix` would make of the buffer: the same call, with the same view of
+        the project (a fix that rests on another module, such as DDP003's set_epoch for a
+        sampler a helper builds, is found only with it)."""
         from ddplint.api import Mode, process_source
 
         settings, rules, _ = self.settings(path)
-        result = process_source(source, path, settings.rules_for(path, rules), Mode(fix=True, write=False))
+        view, _ = self.project_view(path)
+        result = process_source(source, path, settings.rules_for(path, rules), Mode(fix=True, write=False), project=view)
         return result.fixed_source if result.fixed_source is not None else source
 
     def close(self, uri: str) -> None:
@@ -257,13 +261,14 @@ class DdplintServer(LanguageServer):
                         edit=self.text_edit(document, linted.source, quickfix.apply_fix(linted.source, diagnostic)),
                     )
                 )
-            if wanted(types.CodeActionKind.QuickFix):
+            silenced = quickfix.with_noqa(linted.source, diagnostic) if wanted(types.CodeActionKind.QuickFix) else None
+            if silenced is not None and silenced != linted.source:  # (unchanged: no comment can reach it)
                 actions.append(
                     types.CodeAction(
                         title=f"ddplint: add `# noqa: {diagnostic.code}`",
                         kind=types.CodeActionKind.QuickFix,
                         diagnostics=[lsp],
-                        edit=self.text_edit(document, linted.source, quickfix.with_noqa(linted.source, diagnostic)),
+                        edit=self.text_edit(document, linted.source, silenced),
                     )
                 )
         safe = [lsp for d, lsp in linted.findings if d.fix and d.fix.applicability is Applicability.SAFE]
