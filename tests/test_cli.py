@@ -122,6 +122,23 @@ def test_bad_files_give_one_line_and_exit_2_while_others_are_linted(run, tmp_pat
     assert result.stdout.splitlines()[-1].endswith("5 files could not be checked.")
 
 
+def test_a_file_named_on_the_command_line_is_always_checked_for_syntax(run, tmp_path):
+    """No rule's text occurs in plain.py, so a run over its folder does not parse it (ddplint
+    is not a syntax checker); named, as pre-commit and a newcomer name files, it is parsed by
+    CPython and its syntax error is one line and exit 2, whatever the cache holds."""
+    (tmp_path / "plain.py").write_text("def broken(:\n    pass\n")
+    named = "plain.py: cannot parse: invalid syntax (line 1, column 12)\n"
+    for args in (["-v", "plain.py"], ["plain.py"]):  # cold, then with the results cache
+        result = run(*args)
+        assert (result.returncode, result.stdout) == (2, "No problems found. 1 file could not be checked.\n")
+        assert named in result.stderr
+    folder = run(".")
+    assert (folder.returncode, folder.stderr) == (0, "")  # not parsed, and the cache did not change that
+    assert run("plain.py").returncode == 2
+    buffer = run("-", "--stdin-filename", "plain.py", stdin="def broken(:\n")
+    assert (buffer.returncode, buffer.stderr) == (2, named)
+
+
 def test_encoding_bom_and_crlf_are_kept(run, tmp_path):
     latin = "# -*- coding: latin-1 -*-\nimport torch.distributed\nname = 'caf\xe9'\ncheckpoint = torch.load(name)\n"
     (tmp_path / "latin.py").write_bytes(latin.encode("latin-1"))

@@ -239,9 +239,10 @@ def _check_stdin(args, settings, rules, mode) -> int:
     try:
         report.sources[name] = decode(data).text
         if notebook:
-            result = process_notebook_text(report.sources[name], name, settings.rules_for(name, rules), mode)
+            result = process_notebook_text(report.sources[name], name, settings.rules_for(name, rules), mode, syntax=True)
         else:
-            result = process_source(report.sources[name], name, settings.rules_for(name, rules), mode, project=view)
+            rules_here = settings.rules_for(name, rules)
+            result = process_source(report.sources[name], name, rules_here, mode, project=view, syntax=True)
     except SourceError as error:
         result = FileResult(name, error=str(error))
     report.add(result)
@@ -288,7 +289,7 @@ def _results(args, paths, exclusion, settings, rules, mode, report):
     try:
         for target, notebook in zip(targets, in_notebook):
             # Notebooks are read, linted and fixed here; the runner keeps the .py files' order.
-            yield process_notebook(target.path, rules_for(target.path), mode) if notebook else next(python)
+            yield process_notebook(target.path, rules_for(target.path), mode, syntax=target.named) if notebook else next(python)
             progress.advance()
         next(python, None)  # let the runner finish: it saves the cache after its last result
     finally:

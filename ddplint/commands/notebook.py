@@ -240,7 +240,7 @@ def _move(diagnostic: Diagnostic, origin: list[tuple[int, int] | None]) -> Diagn
     return replace(diagnostic, line=line, end_line=diagnostic.end_line + shift, cell=cell, fix=fix)
 
 
-def process_notebook(path: str, rules, mode) -> FileResult:
+def process_notebook(path: str, rules, mode, *, syntax: bool = False) -> FileResult:
     """Lint (and with `mode.fix`, fix and, with `mode.write`, write) one notebook. Like
     `ddplint.api.process_file`, never raises for a bad file: it becomes `result.error`."""
     from ddplint.engine.files import read_source, write_atomically
@@ -249,7 +249,7 @@ def process_notebook(path: str, rules, mode) -> FileResult:
         decoded, raw = read_source(path)
     except SourceError as error:
         return FileResult(path, error=str(error))
-    result = process_notebook_text(decoded.text, path, rules, mode)
+    result = process_notebook_text(decoded.text, path, rules, mode, syntax=syntax)
     if mode.fix and mode.write and result.error is None and result.changed:
         try:
             write_atomically(path, result.fixed_source, decoded, raw)  # type: ignore[arg-type]
@@ -258,9 +258,10 @@ def process_notebook(path: str, rules, mode) -> FileResult:
     return result
 
 
-def process_notebook_text(text: str, path: str, rules, mode) -> FileResult:
+def process_notebook_text(text: str, path: str, rules, mode, *, syntax: bool = False) -> FileResult:
     """Lint or fix a notebook's JSON text (a file's, or an editor buffer's); writes nothing.
-    With `mode.fix`, `result.fixed_source` is the new JSON text."""
+    With `mode.fix`, `result.fixed_source` is the new JSON text; `syntax`: see
+    ddplint.api.process_source."""
     from ddplint.api import process_source
 
     try:
@@ -270,7 +271,7 @@ def process_notebook_text(text: str, path: str, rules, mode) -> FileResult:
     if not notebook.python or not notebook.cells:
         return FileResult(path, original_source=text, fixed_source=text) if mode.fix else FileResult(path)
     joined, origin, masked = notebook.joined()
-    result = process_source(joined, path, rules, mode)
+    result = process_source(joined, path, rules, mode, syntax=syntax)
     if result.error is not None:
         result.error = _locate_error(result.error, origin)
         return result
