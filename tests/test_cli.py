@@ -210,6 +210,35 @@ def test_flake8_plugin_reports_the_same_findings_and_honours_noqa(run, tree):
     assert "DDP005" not in configured.stdout and "DDP004" in configured.stdout
 
 
+def test_a_bad_switch_in_flake8s_config_or_the_environment_is_one_line_and_exit_2(run, tree):
+    (tree / "setup.cfg").write_text("[flake8]\nddplint-no-project = maybe\n")
+    result = run("--select", "DDP", "src", tool="flake8")
+    assert (result.returncode, result.stderr) == (
+        2, "flake8: ddplint: ddplint-no-project = 'maybe': not a boolean (use true or false, 1 or 0)\n"
+    )
+    (tree / "setup.cfg").write_text("[flake8]\n")
+    expected = "environment variable DDPLINT_NO_CACHE = 'sometimes': not a boolean (use true or false, 1 or 0)\n"
+    result = run("--select", "DDP", "src", tool="flake8", env={"DDPLINT_NO_CACHE": "sometimes"})
+    assert (result.returncode, result.stderr) == (2, "flake8: ddplint: " + expected)
+    result = run("src", env={"DDPLINT_NO_CACHE": "sometimes"})
+    assert (result.returncode, result.stderr) == (2, "ddplint: error: " + expected)
+
+
+@pytest.mark.parametrize(
+    "switched_off",
+    [{"args": ["--ddplint-no-cache"]}, {"config": "ddplint-no-cache = true"}, {"env": {"DDPLINT_NO_CACHE": "1"}}],
+    ids=["option", "config", "environment"],
+)
+def test_the_flake8_plugin_writes_no_cache_when_told_not_to(run, tree, switched_off):
+    (tree / "setup.cfg").write_text("[flake8]\n" + switched_off.get("config", "") + "\n")
+    result = run("--select", "DDP", *switched_off.get("args", []), "src", tool="flake8", env=switched_off.get("env"))
+    assert result.returncode == 1 and "src/train.py:5:9: DDP004" in result.stdout
+    assert not (tree / ".ddplint_cache").exists()
+    (tree / "setup.cfg").write_text("[flake8]\n")
+    assert run("--select", "DDP", "src", tool="flake8", env={"DDPLINT_NO_CACHE": "0"}).returncode == 1
+    assert (tree / ".ddplint_cache").is_dir()  # on by default
+
+
 def test_a_dist_folder_is_linted_because_it_often_holds_distributed_code(run, tmp_path):
     (tmp_path / "pkg" / "dist").mkdir(parents=True)
     (tmp_path / "pkg" / "dist" / "utils.py").write_text("import torch.distributed\nx = torch.load('a.pt')\n")

@@ -91,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--no-project", action="store_true", help="lint each file alone, without the index of its project's other modules"
     )
-    check.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes for parsing (default: all cores)")
+    check.add_argument("--jobs", "-j", type=_positive, metavar="N", help="worker processes for parsing (default: all cores)")
 
     rule = commands.add_parser("rule", help="explain one rule")
     rule.add_argument("code", help="a rule's code or name, as `ddplint rules` lists them")
@@ -99,6 +99,16 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("server", help="run the language server on stdin and stdout (for editors)", add_help=False)
     commands.add_parser("verify", help="prove each fix on a real multi-process DDP run", add_help=False)
     return parser
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -130,6 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from ddplint.api import Mode
+    from ddplint.core.switches import SwitchError, env_switch
     from ddplint.engine.config import ConfigError, resolve
     from ddplint.engine.selection import parse_codes
 
@@ -141,11 +152,13 @@ def _check(args: argparse.Namespace) -> int:
         return _usage_error("--add-noqa cannot be combined with --fix, --diff or standard input")
     start = (args.stdin_filename or ".") if stdin_mode else paths[0]
     try:
+        args.no_cache = args.no_cache or env_switch("DDPLINT_NO_CACHE")
+        args.no_project = args.no_project or env_switch("DDPLINT_NO_PROJECT")
         settings = resolve(args.config, args.isolated, start)
         rules = settings.choose_rules(
             parse_codes(args.select), parse_codes(args.extend_select), parse_codes(args.ignore)
         )
-    except ConfigError as error:
+    except (ConfigError, SwitchError) as error:
         return _usage_error(str(error))
     if args.unsafe_fixes and not (args.fix or args.diff):
         _note(args, "warning: --unsafe-fixes has no effect without --fix or --diff")

@@ -91,15 +91,22 @@ class Linter:
     def project_view(self, path: str):
         """(the file's view of its project, or None; a problem building it, or None). Files
         not saved under a folder (an untitled buffer) are linted alone, as with stdin."""
+        from ddplint.core.switches import SwitchError, env_switch
         from ddplint.model.project import build, find_root
 
-        if os.environ.get("DDPLINT_NO_PROJECT") or not os.path.isfile(path):
-            return None, None
+        try:
+            alone, no_cache = env_switch("DDPLINT_NO_PROJECT"), env_switch("DDPLINT_NO_CACHE")
+        except SwitchError as error:  # said once; the project is then built, without its cache
+            alone, no_cache, problem = False, True, f"{error}; the project's cache is not used"
+        else:
+            problem = None
+        if alone or not os.path.isfile(path):
+            return None, problem
         root = find_root(path)
         project = self._projects.get(root)
         if project is None:
             try:
-                project = build(root, os.path.join(root, ".ddplint_cache"))
+                project = build(root, None if no_cache else os.path.join(root, ".ddplint_cache"))
                 project.program  # built now, so that a bug in it is reported here
             except Exception as error:  # a bug in the index: lint the file alone, say so once
                 self._projects[root] = False
@@ -109,7 +116,7 @@ class Linter:
             # A full collection over a 1,300-file project's model took ~100 ms, every few edits.
             gc.collect()
             gc.freeze()
-        return (project.view(path) if project else None), None
+        return (project.view(path) if project else None), problem
 
     def forget_project(self, path: str) -> None:
         """A module was saved: the next lint builds its project again (from the cache, for the
