@@ -20,3 +20,23 @@ def cli_env() -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     env.pop("NO_COLOR", None)
     return env
+
+
+def time_scale() -> float:
+    """How many times slower than an idle machine this one is now: the load average per core,
+    at least 1 (DDPLINT_TEST_TIME_SCALE overrides it). The tests that let a job hang until a
+    limit kills it, or wait a bounded time for processes to go, multiply their limits by it,
+    so that a busy machine slows them down instead of failing them."""
+    override = os.environ.get("DDPLINT_TEST_TIME_SCALE")
+    if override:
+        return max(1.0, float(override))
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # no load average on this platform
+        return 1.0
+    return max(1.0, load / (os.cpu_count() or 1))
+
+
+def scaled(seconds: float) -> int:
+    """`seconds` times `time_scale()`, in whole seconds."""
+    return int(seconds * time_scale() + 0.5)
