@@ -18,6 +18,7 @@ from importlib import metadata
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 from pygls.workspace.position_codec import ServerTextPosition, ServerTextRange
 
@@ -71,6 +72,9 @@ class Linter:
         # as saved, and dropped when one of its modules is saved: the CLI and flake8 see the
         # same cross-module facts. The open document itself is analysed as typed.
         self._projects: dict[str, object] = {}
+        # The editor's workspace folders: the project of a file under one with no marker
+        # (pyproject.toml, setup.cfg, setup.py, .git) above the file, as flake8's folder is.
+        self.workspace_folders: list[str] = []
 
     def settings(self, path: str):
         from ddplint.engine.config import ConfigError, resolve
@@ -92,7 +96,7 @@ class Linter:
         """(the file's view of its project, or None; a problem building it, or None). Files
         not saved under a folder (an untitled buffer) are linted alone, as with stdin."""
         from ddplint.core.switches import SwitchError, env_switch
-        from ddplint.model.project import build, find_root
+        from ddplint.model.project import build
 
         try:
             alone, no_cache = env_switch("DDPLINT_NO_PROJECT"), env_switch("DDPLINT_NO_CACHE")
@@ -102,7 +106,7 @@ class Linter:
             problem = None
         if alone or not os.path.isfile(path):
             return None, problem
-        root = find_root(path)
+        root = self.root_of(path)
         project = self._projects.get(root)
         if project is None:
             try:
@@ -118,12 +122,16 @@ class Linter:
             gc.freeze()
         return (project.view(path) if project else None), problem
 
+    def root_of(self, path: str) -> str:
+        from ddplint.model.project import find_root
+
+        inside = [folder for folder in self.workspace_folders if path.startswith(folder.rstrip(os.sep) + os.sep)]
+        return find_root(path, fallback=max(inside, key=len) if inside else None)
+
     def forget_project(self, path: str) -> None:
         """A module was saved: the next lint builds its project again (from the cache, for the
         modules that did not change)."""
-        from ddplint.model.project import find_root
-
-        self._projects.pop(find_root(path), None)
+        self._projects.pop(self.root_of(path), None)
         gc.unfreeze()  # the old model can be collected; the next build freezes what is live then
 
     def lint(self, uri: str, path: str, source: str) -> tuple[list[Diagnostic], str | None]:
@@ -306,6 +314,8 @@ def build_server() -> DdplintServer:
         options = params.initialization_options or {}
         if isinstance(options, dict) and isinstance(options.get("debounce"), (int, float)):
             ls.debounce = max(0.0, float(options["debounce"]))
+        folders = [folder.uri for folder in params.workspace_folders or ()] or [params.root_uri]
+        ls.linter.workspace_folders = [to_fs_path(uri) for uri in folders if uri and uri.startswith("file:")]
 
     # Configuration is read again on open and save (not on each change): an edited
     # pyproject.toml applies from the next file opened or saved.
