@@ -198,7 +198,7 @@ def measure(path: Path, root: Path, finding: tuple[str, str] | None, debounce: f
     project's cache is deleted first, so that opening builds the model from every file."""
     text = path.read_text(encoding="utf-8")
     uri = path.resolve().as_uri()
-    project = find_root(str(path))
+    project = find_root(str(path), fallback=str(root))
     if cold:
         shutil.rmtree(os.path.join(project, ".ddplint_cache"), ignore_errors=True)
     command = [sys.executable, "-m", "ddplint", "server"]

@@ -184,10 +184,12 @@ def using_project(project):
 
 
 def prepare(
-    module: cst.Module, rules: Sequence[type[Rule]], project=None
+    module: cst.Module, rules: Sequence[type[Rule]], project=None, *, source: str | None = None, tree=None
 ) -> tuple[SemanticModel, list[Rule]]:
-    """The file's semantic model with the analyses the rules need, and the rule instances."""
-    model = SemanticModel(module, project=project if project is not None else _PROJECT.get())
+    """The file's semantic model with the analyses the rules need, and the rule instances.
+    `source` and `tree` (CPython's ast of it), where the caller has them, spare rules a codegen."""
+    project = project if project is not None else _PROJECT.get()
+    model = SemanticModel(module, project=project, source=source, tree=tree)
     for analysis in dict.fromkeys(analysis for rule in rules for analysis in rule.analyses):
         model.add_analysis(analysis(model))
     return model, [rule(model) for rule in rules]
@@ -287,7 +289,7 @@ def analyse(
         if not active:
             return FileAnalysis(None, [], [])
     module = (parser or parse)(source)
-    model, instances = prepare(module, active, project)
+    model, instances = prepare(module, active, project, source=source, tree=facts.tree if facts is not None else None)
     try:
         traverse(module, model, instances)
     except RecursionError:

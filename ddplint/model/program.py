@@ -1100,6 +1100,7 @@ class Program:
         self._summaries: dict[str, dict | None] = {}
         self._module_code: dict[str, dict | None] = {}
         self._gives: dict[tuple[str, str], list | None] = {}  # (module, function) -> what its returns give
+        self._attribute_uses: dict[tuple[str, str], tuple[int | None, bool]] = {}  # answered once per model
         self._order: list[str] = []
         self._importers: dict[str, list[str]] | None = None
         self._import_parts: dict[str, list[tuple[str, str]]] | None = None
@@ -1304,7 +1305,13 @@ class Program:
     def attribute_uses(self, module: str, attribute: str) -> tuple[int | None, bool]:
         """The first line where `module` reads `<x>.<attribute>`, and whether it assigns it from the
         environment variable of the same name in capitals. Read on demand (a rule asks this of
-        few modules), not summarised; a module that does not parse reads and assigns nothing."""
+        few modules), not summarised; a module that does not parse reads and assigns nothing.
+        Remembered: the language server asks again on every keystroke, of modules as saved."""
+        if (module, attribute) not in self._attribute_uses:
+            self._attribute_uses[module, attribute] = self._attribute_uses_now(module, attribute)
+        return self._attribute_uses[module, attribute]
+
+    def _attribute_uses_now(self, module: str, attribute: str) -> tuple[int | None, bool]:
         tree = self.tree(module)
         if tree is None:
             return None, False

@@ -29,12 +29,15 @@ a function body still resolves inside that body, as it does at run time.
 
 from __future__ import annotations
 
+import ast
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 import libcst as cst
+
+from ddplint.semantic.walk import Span, positions
 
 
 _LOCAL = None  # a binding that is not an import: it shadows whatever was imported
@@ -74,11 +77,13 @@ class Scope:
 
 def dotted_name(expr: cst.BaseExpression) -> str | None:
     """`a.b.c` for a chain of attributes ending in a name; None for anything else."""
+    # `type(...) is`: called for nearly every expression, and `isinstance` against a libcst
+    # class that does not match goes through ABCMeta's check, several times slower.
     parts: list[str] = []
-    while isinstance(expr, cst.Attribute):
-        parts.append(expr.attr.value)
-        expr = expr.value
-    if not isinstance(expr, cst.Name):
+    while type(expr) is cst.Attribute:
+        parts.append(expr.attr.value)  # type: ignore[attr-defined]
+        expr = expr.value  # type: ignore[attr-defined]
+    if type(expr) is not cst.Name:
         return None
     parts.append(expr.value)
     return ".".join(reversed(parts))
@@ -163,8 +168,13 @@ class SemanticModel:
         cst.FunctionDef, cst.ClassDef, cst.For, cst.While, cst.If, cst.SimpleStatementLine, cst.Parameters,
     )
 
-    def __init__(self, module: cst.Module, project=None) -> None:
+    def __init__(self, module: cst.Module, project=None, *, source: str | None = None, tree: ast.Module | None = None) -> None:
         self.module = module
+        # The text `module` was parsed from and CPython's ast of it, where the engine has them:
+        # a rule reads them instead of generating the module's code again (a codegen pass over
+        # the whole file, which in an editor would be paid on every keystroke).
+        self._source = source
+        self._tree = tree
         # The file's view of its project index (ddplint.model.project.ProjectView), or None when
         # the file is linted alone: what other modules of the program define.
         self.project = project
@@ -179,6 +189,18 @@ class SemanticModel:
         self._statements: list[cst.SimpleStatementLine] = []
         self.in_parameters = 0
         self._analyses: dict[type, Analysis] = {}
+
+    @property
+    def source(self) -> str:
+        """The module's text."""
+        if self._source is None:
+            self._source = self.module.code
+        return self._source
+
+    def spans(self, nodes: Iterable[cst.CSTNode]) -> dict[int, Span]:
+        """Where each of `nodes` is in the module (ddplint.semantic.walk.positions), by id:
+        with the engine's ast, only the statements that hold them are generated."""
+        return positions(self.module, nodes, tree=self._tree)[0]
 
     # -- names ------------------------------------------------------------------------------
 

@@ -252,16 +252,42 @@ def positions(
     spans: dict[int, Span] = {}
     layouts: dict[int, Layout] = {}
     for node, line, indent in parts or [(module, 1, "")]:
-        state = _PositionState(default_indent=module.default_indent, default_newline=module.default_newline)
-        state.watch = watch
-        state.indent_tokens = [indent] if indent else []
-        node._codegen(state)
-        shift = line - state.spans[id(node)][0][0] if parts else 0
-        for key in wanted.intersection(state.spans):
-            spans[key] = _shifted(state.spans[key], shift)
-        for key, layout in state.layouts.items():
+        generated, found = _generated_once(node, indent, module, watch) if parts else _generated_now(node, indent, module, watch)
+        shift = line - generated[id(node)][0][0] if parts else 0
+        for key in wanted.intersection(generated):
+            spans[key] = _shifted(generated[key], shift)
+        for key, layout in found.items():
             layouts[key] = Layout(layout.indent, _shifted(layout.whole, shift))
     return {id(node): spans[id(node)] for node in nodes}, layouts
+
+
+def _generated_now(node: cst.CSTNode, indent: str, module: cst.Module, watch: frozenset[int]):
+    """(span of every node under `node` as generated alone, the layouts of those in `watch`)."""
+    state = _PositionState(default_indent=module.default_indent, default_newline=module.default_newline)
+    state.watch = watch
+    state.indent_tokens = [indent] if indent else []
+    node._codegen(state)
+    return state.spans, state.layouts
+
+
+# The codegen of the statements that held nodes asked about, by id. In the language server an
+# edit re-parses only the statements it touched, and several rules and the engine ask about
+# nodes of the same statement: a statement that is the same object, in the same block, is not
+# generated again (its nodes lie where they lay in it; only where it starts may have moved).
+# Entries hold their statement, so an id is not reused while it is here; a statement that a
+# module no longer holds is dropped when a later call sees the module (`_prune`).
+_generated: dict[int, tuple[cst.CSTNode, str, dict[int, Span], dict[int, Layout]]] = {}
+
+
+def _generated_once(node: cst.CSTNode, indent: str, module: cst.Module, watch: frozenset[int]):
+    cached = _generated.get(id(node))
+    if cached is not None and cached[0] is node and cached[1] == indent:
+        _, _, generated, found = cached
+        if all(key in found for key in watch.intersection(generated)):
+            return generated, {key: found[key] for key in watch.intersection(generated)}
+    generated, found = _generated_now(node, indent, module, watch)
+    _generated[id(node)] = (node, indent, generated, found)
+    return generated, found
 
 
 def _shifted(span: Span, lines: int) -> Span:
@@ -305,6 +331,8 @@ def _holders(module: cst.Module, tree: ast.Module, nodes: list[cst.CSTNode]) -> 
                 del left[id(node)]
     if left:
         return None
+    for key in [key for key in _generated if key not in places]:
+        del _generated[key]  # statements no longer in the module
     _last_holders.clear()
     _last_holders.update((id(node), (node, holder_of[id(node)])) for node in nodes)
     return list({id(holder): places[id(holder)] for holder in holder_of.values()}.values())

@@ -75,6 +75,7 @@ class Linter:
         # The editor's workspace folders: the project of a file under one with no marker
         # (pyproject.toml, setup.cfg, setup.py, .git) above the file, as flake8's folder is.
         self.workspace_folders: list[str] = []
+        self._views: dict[str, tuple] = {}  # path -> what project_view found for it
 
     def settings(self, path: str):
         from ddplint.engine.config import ConfigError, resolve
@@ -91,10 +92,17 @@ class Linter:
 
     def forget_settings(self) -> None:
         self._settings.clear()
+        self._views.clear()
 
     def project_view(self, path: str):
         """(the file's view of its project, or None; a problem building it, or None). Files
-        not saved under a folder (an untitled buffer) are linted alone, as with stdin."""
+        not saved under a folder (an untitled buffer) are linted alone, as with stdin. Found
+        once per file until the next open or save (a keystroke does not look for its root)."""
+        if path not in self._views:
+            self._views[path] = self._project_view(path)
+        return self._views[path]
+
+    def _project_view(self, path: str):
         from ddplint.core.switches import SwitchError, env_switch
         from ddplint.model.project import build
 
@@ -132,6 +140,7 @@ class Linter:
         """A module was saved: the next lint builds its project again (from the cache, for the
         modules that did not change)."""
         self._projects.pop(self.root_of(path), None)
+        self._views.clear()
         gc.unfreeze()  # the old model can be collected; the next build freezes what is live then
 
     def lint(self, uri: str, path: str, source: str) -> tuple[list[Diagnostic], str | None]:
