@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import copy
 import itertools
+import re
 import warnings
 from dataclasses import dataclass
 from typing import Union
@@ -54,24 +55,57 @@ class StatementCache:
         if self._tree is None or self._tree[0] is not source:
             kept, owner, members, line, offset = self._split(source)
             head = _STAND_IN if owner is not None else ""
+            tree = self._with_unchanged_end(source, kept, owner, members, line, offset)
             try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # invalid escape sequences and the like
+                if tree is None:
                     # The rest of the text, on the lines it is on.
-                    rest = ast.parse("\n" * (line - bool(head)) + head + source[offset:]).body
+                    rest = _parsed_ast("\n" * (line - bool(head)) + head + source[offset:])
+                    tree = _assembled_ast(kept, owner, members, rest, [])
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 self._tree = (source, None, head + source[offset:])
             else:
-                if owner is not None:  # the class the change is in, its own statements in front
-                    stand_in = rest.pop(0)
-                    whole = copy.copy(owner)
-                    whole.body = [*members, *stand_in.body]  # type: ignore[attr-defined]
-                    whole.end_lineno, whole.end_col_offset = stand_in.end_lineno, stand_in.end_col_offset
-                    rest.insert(0, whole)
-                tree = ast.Module(body=[*kept, *rest], type_ignores=[])
                 self._tree = (source, tree, "")
                 self._parsed = (source, tree, offsets(source))
         return self._tree[1]
+
+    def _with_unchanged_end(self, source, kept, owner, members, line, offset) -> ast.Module | None:
+        """The ast of `source` where it ends, on the same lines, as the last text that parsed:
+        the statements there are taken as they were (the class's the change is in, then the
+        top-level ones), and only the text between them and those kept in front is parsed, so
+        a keystroke within a line costs the statement it is in. None where it does not so end,
+        or that text does not parse alone (the rest of the text is then parsed whole)."""
+        if self._parsed is None:
+            return None
+        previous, tree, after = self._parsed
+        if previous.count("\n") != source.count("\n") or previous.count("\r") != source.count("\r"):
+            return None  # lines added or removed: the statements after the change moved
+        after_owner = tree.body[tree.body.index(owner) + 1 :] if owner is not None else []
+        candidates = [*owner.body, *after_owner] if owner is not None else tree.body  # type: ignore[attr-defined]
+        starts = [(index, after[_first_line(statement)]) for index, statement in _run_starts(candidates)]
+        low, high = 0, len(starts)
+        while low < high:  # the first run from which on the text is as it was
+            middle = (low + high) // 2
+            if source.endswith(previous[starts[middle][1] :]):
+                high = middle
+            else:
+                low = middle + 1
+        if low == len(starts):
+            return None
+        index, start = starts[low]
+        stop = len(source) - (len(previous) - start)
+        if stop < offset or (owner is not None and index < len(members)):
+            return None
+        head = _STAND_IN if owner is not None else ""
+        try:
+            rest = _parsed_ast("\n" * (line - bool(head)) + head + source[offset:stop])
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        if owner is None:
+            return ast.Module(body=[*kept, *rest, *candidates[index:]], type_ignores=[])
+        if len(rest) != 1:
+            return None  # the text left the class
+        in_class = len(owner.body)  # type: ignore[attr-defined]
+        return _assembled_ast(kept, owner, members, rest, candidates[index:in_class], candidates[max(index, in_class) :])
 
     def _split(self, source: str) -> tuple[list[ast.stmt], ast.ClassDef | None, list[ast.stmt], int, int]:
         """Where `source` parses as the last text that parsed did: (the top-level statements it
@@ -90,13 +124,23 @@ class StatementCache:
         changed = tree.body[len(before)] if len(before) < len(tree.body) else None
         if isinstance(changed, ast.ClassDef) and changed.body[0].lineno > changed.lineno:
             inner, inside = self._same(source, changed.body)
-            if inside >= 2:
-                line = inner[inside - 2]
+            line = self._kept_end(source, inner, inside, _indentation(source[after[changed.body[0].lineno] : after[changed.body[0].lineno + 1]]))
+            if line is not None:
                 return before, changed, _up_to(changed.body, line), line, after[line + 1]
-        if same < 2:
+        line = self._kept_end(source, ends, same, "")
+        if line is None:
             return [], None, [], 0, 0
-        line = ends[same - 2]
         return _up_to(tree.body, line), None, [], line, after[line + 1]
+
+    def _kept_end(self, source: str, ends: list[int], same: int, indent: str) -> int | None:
+        """The line the statements kept end on, of the `same` runs (ending on `ends`) that
+        begin `source` unchanged: all of them where the text after them opens a statement of
+        its own at their column `indent` (not a clause of the last, an `else:`, nor a line of
+        its block), else all but the last (which the rest then begins with); None for none."""
+        after = self._parsed[2]  # type: ignore[index]
+        if same and ends[same - 1] + 1 < len(after) and _opens_statement(source, after[ends[same - 1] + 1], indent):
+            return ends[same - 1]
+        return ends[same - 2] if same >= 2 else None
 
     def _same(self, source: str, body: list[ast.stmt]) -> tuple[list[int], int]:
         """The lines that the runs of `body` (statements of the last text that parsed, those
@@ -186,6 +230,58 @@ class StatementCache:
         else:
             parsed[text] = parse(text)
         return parsed[text]
+
+
+_CLAUSES = ("else", "elif", "except", "finally")
+
+
+def _opens_statement(source: str, offset: int, indent: str) -> bool:
+    """Whether the first line of code from `offset` on starts a statement of its own at column
+    `indent`: it is indented so, and is no clause (`else:`) of a statement before it."""
+    at = offset
+    while at < len(source):
+        end = source.find("\n", at)
+        end = len(source) if end < 0 else end + 1
+        line = source[at:end]
+        stripped = line.strip(" \t\f\r\n")
+        if stripped and not stripped.startswith("#"):
+            word = re.match(r"[A-Za-z_]\w*", stripped)
+            own = _indentation(line) == indent and (word is None or word.group() not in _CLAUSES)
+            return own and "\r" not in line[:-1]
+        at = end
+    return True  # nothing follows
+
+
+def _parsed_ast(text: str) -> list[ast.stmt]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # invalid escape sequences and the like
+        return ast.parse(text).body
+
+
+def _assembled_ast(kept, owner, members, rest, inside, after_owner=()) -> ast.Module:
+    """The module's ast from the statements kept in front, those parsed (`rest`: behind a
+    stand-in class header where the change is in the class `owner`, whose own statements in
+    front are `members` and behind are `inside`), and the top-level ones kept behind."""
+    if owner is not None:
+        stand_in = rest[0]
+        whole = copy.copy(owner)
+        whole.body = [*members, *stand_in.body, *inside]
+        last = whole.body[-1] if inside else stand_in
+        whole.end_lineno, whole.end_col_offset = last.end_lineno, last.end_col_offset
+        rest = [whole, *rest[1:]]
+    return ast.Module(body=[*kept, *rest, *after_owner], type_ignores=[])
+
+
+def _run_starts(statements: list[ast.stmt]) -> list[tuple[int, ast.stmt]]:
+    """(index, statement) of each statement that starts a line of its own, after the one
+    before it ended."""
+    found = []
+    end = 0
+    for index, statement in enumerate(statements):
+        if _first_line(statement) > end:
+            found.append((index, statement))
+        end = max(end, statement.end_lineno or statement.lineno)
+    return found
 
 
 # A compound statement longer than this (a class, a function, a `with`, a loop or an `if`
