@@ -26,7 +26,7 @@ import libcst as cst
 from ddplint.engine import noqa
 from ddplint.core.diagnostics import Diagnostic, Edit, Fix
 from ddplint.core.lines import split_lines
-from ddplint.semantic.model import SemanticModel
+from ddplint.semantic.model import SemanticModel, forget_names
 from ddplint.rules.rule import Report, Rule
 from ddplint.prefilter.screens import Facts, facts_of
 from ddplint.prefilter.needles import TextScan
@@ -189,6 +189,7 @@ def prepare(
     """The file's semantic model with the analyses the rules need, and the rule instances.
     `source` and `tree` (CPython's ast of it), where the caller has them, spare rules a codegen."""
     project = project if project is not None else _PROJECT.get()
+    forget_names()
     model = SemanticModel(module, project=project, source=source, tree=tree)
     for analysis in dict.fromkeys(analysis for rule in rules for analysis in rule.analyses):
         model.add_analysis(analysis(model))

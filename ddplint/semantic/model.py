@@ -77,16 +77,33 @@ class Scope:
 
 def dotted_name(expr: cst.BaseExpression) -> str | None:
     """`a.b.c` for a chain of attributes ending in a name; None for anything else."""
-    # `type(...) is`: called for nearly every expression, and `isinstance` against a libcst
-    # class that does not match goes through ABCMeta's check, several times slower.
-    parts: list[str] = []
-    while type(expr) is cst.Attribute:
-        parts.append(expr.attr.value)  # type: ignore[attr-defined]
-        expr = expr.value  # type: ignore[attr-defined]
-    if type(expr) is not cst.Name:
+    # Asked of nearly every expression by most rules: `type(...) is` (an `isinstance` against
+    # a libcst class that does not match goes through ABCMeta's check, several times slower),
+    # and a chain's answer is kept for the file being linted (`forget_names`).
+    kind = type(expr)
+    if kind is cst.Name:
+        return expr.value  # type: ignore[attr-defined]
+    if kind is not cst.Attribute:
         return None
-    parts.append(expr.value)
-    return ".".join(reversed(parts))
+    known = _chains.get(id(expr))
+    if known is not None and known[0] is expr:
+        return known[1]
+    parts: list[str] = []
+    node = expr
+    while type(node) is cst.Attribute:
+        parts.append(node.attr.value)  # type: ignore[attr-defined]
+        node = node.value  # type: ignore[attr-defined]
+    name = ".".join([node.value, *reversed(parts)]) if type(node) is cst.Name else None  # type: ignore[attr-defined]
+    _chains[id(expr)] = (expr, name)
+    return name
+
+
+_chains: dict[int, tuple[cst.CSTNode, str | None]] = {}  # id of an Attribute -> (it, its dotted name)
+
+
+def forget_names() -> None:
+    """Drop the dotted names kept for the file linted last (the engine calls this per file)."""
+    _chains.clear()
 
 
 def _module_name(node: cst.BaseExpression | None) -> str:
