@@ -40,3 +40,26 @@ def time_scale() -> float:
 def scaled(seconds: float) -> int:
     """`seconds` times `time_scale()`, in whole seconds."""
     return int(seconds * time_scale() + 0.5)
+
+
+def cross_module_project(root: Path, imports: str = "", tail: str = "") -> Path:
+    """A project of two modules whose train.py has a finding (DDP003, with its set_epoch fix)
+    only the project shows: the shuffling DistributedSampler is built by data.py's helper.
+    Returns train.py; `imports` go first in it, `tail` ends its `main`."""
+    (root / "pyproject.toml").write_text("")
+    (root / "data.py").write_text(
+        "from torch.utils.data import DataLoader, DistributedSampler\n\n\n"
+        "def build_loader(dataset):\n"
+        "    return DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=True))\n"
+    )
+    train = root / "train.py"
+    train.write_text(
+        imports + "import torch.distributed as dist\n\nfrom data import build_loader\n\n\n"
+        "def main(dataset, model):\n"
+        "    dist.init_process_group('gloo')\n"
+        "    loader = build_loader(dataset)\n"
+        "    for epoch in range(3):\n"
+        "        for batch in loader:\n"
+        "            model(batch)\n" + tail
+    )
+    return train

@@ -10,7 +10,7 @@ import pytest
 
 import ddplint
 
-from ddplint_test_support import REPO, cli_env as _env
+from ddplint_test_support import REPO, cli_env as _env, cross_module_project
 
 LOAD = "import torch.distributed\nx = torch.load('a.pt')\n"
 
@@ -43,21 +43,7 @@ def test_add_noqa_silences_every_finding_and_merges_existing_comments(run, tmp_p
 def test_add_noqa_covers_cross_module_findings_and_exits_0_only_when_none_is_left(run, tmp_path):
     """The finding in train.py needs data.py (the sampler its helper builds): --add-noqa sees
     what `check` sees, so the CI it was run for passes afterwards."""
-    (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "data.py").write_text(
-        "from torch.utils.data import DataLoader, DistributedSampler\n\n\n"
-        "def build_loader(dataset):\n"
-        "    return DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=True))\n"
-    )
-    (tmp_path / "train.py").write_text(
-        "import torch.distributed as dist\n\nfrom data import build_loader\n\n\n"
-        "def main(dataset, model):\n"
-        "    dist.init_process_group('gloo')\n"
-        "    loader = build_loader(dataset)\n"
-        "    for epoch in range(3):\n"
-        "        for batch in loader:\n"
-        "            model(batch)\n"
-    )
+    cross_module_project(tmp_path)
     assert run("--no-cache", ".").returncode == 1
     result = run("--no-cache", "--add-noqa", ".")
     assert (result.returncode, result.stdout, result.stderr) == (0, "Added 1 noqa comment.\n", "")

@@ -12,7 +12,7 @@ from urllib.request import url2pathname
 
 import pytest
 
-from ddplint_test_support import REPO, cli_env
+from ddplint_test_support import REPO, cli_env, cross_module_project
 
 pytest.importorskip("pygls", reason="the language server needs the `server` extra (pygls)")
 
@@ -259,24 +259,8 @@ def test_the_project_model_is_kept_out_of_the_collectors_scans_until_a_save(tmp_
 def test_fix_all_is_what_fix_writes_also_for_a_fix_that_rests_on_another_module(tmp_path: Path, monkeypatch) -> None:
     """DDP003's set_epoch fix needs data.py (the helper that builds the sampler): the code
     action lints the buffer with the project's model, as `--fix` lints the file."""
-    (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "data.py").write_text(
-        "from torch.utils.data import DataLoader, DistributedSampler\n\n\n"
-        "def build_loader(dataset):\n"
-        "    return DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=True))\n"
-    )
-    train = tmp_path / "train.py"
-    source = (
-        "import torch\nimport torch.distributed as dist\n\nfrom data import build_loader\n\n\n"
-        "def main(dataset, model):\n"
-        "    dist.init_process_group('gloo')\n"
-        "    loader = build_loader(dataset)\n"
-        "    for epoch in range(3):\n"
-        "        for batch in loader:\n"
-        "            model(batch)\n"
-        "    return torch.load('last.pt')\n"
-    )
-    train.write_text(source)
+    train = cross_module_project(tmp_path, imports="import torch\n", tail="    return torch.load('last.pt')\n")
+    source = train.read_text()
     monkeypatch.setattr("os.environ", cli_env())
     with Session(SERVER, tmp_path, initialization_options={"debounce": 0}) as session:
         session.open(train.as_uri(), source)
