@@ -390,11 +390,21 @@ def _descendants_outside(statement: cst.CSTNode, places: dict[int, Place]) -> It
 _BLOCKS = (cst.ClassDef, cst.FunctionDef, cst.For, cst.While, cst.With, cst.If, cst.Try)
 
 
+_last_places: list = [None, None, None]  # the module and ast the last `_places` paired, and its answer
+
+
 def _places(module: cst.Module, tree: ast.Module) -> dict[int, Place] | None:
     """Each statement of the module's blocks, by id (top-level ones, and those of the body of a
     class, function, loop, `with`, `if` or `try` at any depth, where its ast pairs up): the
     statement, the line the ast starts it on, the indentation of its block; None where the
-    module and the ast do not pair up at the top level."""
+    module and the ast do not pair up at the top level. (Several rules and the engine ask
+    about the same module in one lint: it is paired once.)"""
+    if _last_places[0] is not module or _last_places[1] is not tree:
+        _last_places[:] = [module, tree, _paired_places(module, tree)]
+    return _last_places[2]
+
+
+def _paired_places(module: cst.Module, tree: ast.Module) -> dict[int, Place] | None:
     pairs = _paired(module.body, tree.body)
     if pairs is None:
         return None
