@@ -1,19 +1,23 @@
-"""Parse an edited buffer again by reusing the trees of the top-level statements that did not
-change: a keystroke in a 1,500-line file re-parses one function, not the file.
+"""Parse an edited buffer again by reusing the trees of the statements that did not change: a
+keystroke in a 1,500-line file re-parses the statement it is in, not the file.
 
 libcst trees are immutable, so a statement parsed for one version of the buffer can stand in
-the module of the next. CPython's `ast` (a tenth of libcst's cost) finds where each top-level
-statement starts and ends; the text from the end of one statement to the end of the next is a
-chunk, parsed on its own and cached by its text. The comments and blank lines at the top of a
-chunk become its first statement's leading lines, as libcst itself would attach them. Where
-the chunks do not agree on the layout libcst infers per module (indent, newline), or anything
-else is unusual, the whole text is parsed the ordinary way.
+the module of the next. CPython's `ast` (a tenth of libcst's cost) finds where each statement
+starts and ends; the text from the end of one top-level statement to the end of the next is a
+piece, parsed on its own and cached by its text. A compound statement longer than SPLIT_LINES
+is cut further, at any depth: its header is parsed with a placeholder body, and each statement
+of its body is a piece of its own, parsed behind stand-in class headers at the columns of the
+statements it is in. Where a piece ends, the comment and blank lines after it go with it as far
+as libcst gives them to the blocks it ends, so that the tree assembled is the one a full parse
+makes. Where the pieces do not fit together (the layout libcst infers per module, trailing
+lines in a stand-in block, anything unusual), the text they come from is parsed whole.
 
 The `ast` is not parsed whole either: the statements that begin both the last text that parsed
 and this one (top-level ones, and in a class that the edit is in, the class's own) are kept,
-and only the text after them is parsed, on the lines it is on. Where CPython cannot parse that
-(a half-typed line), libcst is asked about the same text only; both stop at the first error,
-so a keystroke costs the text from the edited statement on, not the file.
+those that end both on the same lines are taken as they were, and only the text between is
+parsed, on the lines it is on. Where CPython cannot parse that (a half-typed line), libcst is
+asked about the same text only; both stop at the first error, so a keystroke costs about the
+statement it is in.
 """
 
 from __future__ import annotations
