@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ddplint.engine.config import ConfigError, resolve
 from ddplint.core.diagnostics import Diagnostic, FileResult
-from ddplint.engine.lint import RuleCrash, SourceError, analyse, using_project
+from ddplint.engine.lint import RuleCrash, SourceError, analyse, check_syntax, using_project
 from ddplint.engine.files import discover, read_source, write_atomically
 from ddplint.fixing.fixer import fix_text
 from ddplint.rules.rule import Rule
@@ -56,12 +56,18 @@ class Mode:
     write: bool = True
 
 
-def process_source(source: str, path: str, rules: Sequence[type[Rule]], mode: Mode, *, project=None) -> FileResult:
+def process_source(
+    source: str, path: str, rules: Sequence[type[Rule]], mode: Mode, *, project=None, syntax: bool = False
+) -> FileResult:
     """Lint or fix one text. Never raises for a bad file or a bug in a rule: either becomes
     `result.error`, one line, and the other files are still processed. `project`: the file's
-    view of its project index (ddplint.model.project), or None to lint it alone."""
+    view of its project index (ddplint.model.project), or None to lint it alone. With `syntax`
+    (a file named on the command line, a buffer), text that is not Python is an error even
+    where no rule would parse it."""
     result = FileResult(path)
     try:
+        if syntax:
+            check_syntax(source)
         with using_project(project):
             if mode.fix:
                 outcome = fix_text(source, path, rules, unsafe_fixes=mode.unsafe_fixes)
@@ -85,15 +91,15 @@ def process_source(source: str, path: str, rules: Sequence[type[Rule]], mode: Mo
 
 
 def process_file(
-    path: str, rules: Sequence[type[Rule]], mode: Mode, *, root: str | None = None, project=None
+    path: str, rules: Sequence[type[Rule]], mode: Mode, *, root: str | None = None, project=None, syntax: bool = False
 ) -> FileResult:
     """`root` is the path argument that led to `path`: a fix is never written through a
-    symbolic link that leaves it."""
+    symbolic link that leaves it. `syntax`: see process_source."""
     try:
         decoded, _ = read_source(path)
     except SourceError as error:
         return FileResult(path, error=str(error))
-    result = process_source(decoded.text, path, rules, mode, project=project)
+    result = process_source(decoded.text, path, rules, mode, project=project, syntax=syntax)
     if mode.fix and mode.write:
         write_fixed(result, root=root)
     return result
@@ -146,7 +152,8 @@ def lint_paths(
             yield FileResult(target.path, error=target.error)
         else:
             view = index.view(target.path) if index is not None else None
-            yield process_file(target.path, settings.rules_for(target.path, rules), mode, root=target.root, project=view)
+            rules_here = settings.rules_for(target.path, rules)
+            yield process_file(target.path, rules_here, mode, root=target.root, project=view, syntax=target.named)
 
 
 def project_of(paths: Sequence[str], cache_folder: str | None = None):

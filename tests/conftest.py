@@ -16,7 +16,9 @@ class Runner:
     def __init__(self, cwd: Path) -> None:
         self.cwd = cwd
 
-    def __call__(self, *args: str, stdin: str | None = None, tool: str = "ddplint") -> subprocess.CompletedProcess:
+    def __call__(
+        self, *args: str, stdin: str | None = None, tool: str = "ddplint", env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess:
         module = {"ddplint": "ddplint", "flake8": "flake8"}[tool]
         return subprocess.run(
             [sys.executable, "-m", module, *args],
@@ -24,7 +26,7 @@ class Runner:
             input=stdin,
             capture_output=True,
             text=True,
-            env=cli_env(),
+            env={**cli_env(), **(env or {})},
             timeout=120,
         )
 

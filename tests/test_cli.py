@@ -122,6 +122,23 @@ def test_bad_files_give_one_line_and_exit_2_while_others_are_linted(run, tmp_pat
     assert result.stdout.splitlines()[-1].endswith("5 files could not be checked.")
 
 
+def test_a_file_named_on_the_command_line_is_always_checked_for_syntax(run, tmp_path):
+    """No rule's text occurs in plain.py, so a run over its folder does not parse it (ddplint
+    is not a syntax checker); named, as pre-commit and a newcomer name files, it is parsed by
+    CPython and its syntax error is one line and exit 2, whatever the cache holds."""
+    (tmp_path / "plain.py").write_text("def broken(:\n    pass\n")
+    named = "plain.py: cannot parse: invalid syntax (line 1, column 12)\n"
+    for args in (["-v", "plain.py"], ["plain.py"]):  # cold, then with the results cache
+        result = run(*args)
+        assert (result.returncode, result.stdout) == (2, "No problems found. 1 file could not be checked.\n")
+        assert named in result.stderr
+    folder = run(".")
+    assert (folder.returncode, folder.stderr) == (0, "")  # not parsed, and the cache did not change that
+    assert run("plain.py").returncode == 2
+    buffer = run("-", "--stdin-filename", "plain.py", stdin="def broken(:\n")
+    assert (buffer.returncode, buffer.stderr) == (2, named)
+
+
 def test_encoding_bom_and_crlf_are_kept(run, tmp_path):
     latin = "# -*- coding: latin-1 -*-\nimport torch.distributed\nname = 'caf\xe9'\ncheckpoint = torch.load(name)\n"
     (tmp_path / "latin.py").write_bytes(latin.encode("latin-1"))
@@ -191,6 +208,35 @@ def test_flake8_plugin_reports_the_same_findings_and_honours_noqa(run, tree):
     (tree / "setup.cfg").write_text("[flake8]\nextend-ignore = DDP005\n")
     configured = run("--select", "DDP", "src", tool="flake8")
     assert "DDP005" not in configured.stdout and "DDP004" in configured.stdout
+
+
+def test_a_bad_switch_in_flake8s_config_or_the_environment_is_one_line_and_exit_2(run, tree):
+    (tree / "setup.cfg").write_text("[flake8]\nddplint-no-project = maybe\n")
+    result = run("--select", "DDP", "src", tool="flake8")
+    assert (result.returncode, result.stderr) == (
+        2, "flake8: ddplint: ddplint-no-project = 'maybe': not a boolean (use true or false, 1 or 0)\n"
+    )
+    (tree / "setup.cfg").write_text("[flake8]\n")
+    expected = "environment variable DDPLINT_NO_CACHE = 'sometimes': not a boolean (use true or false, 1 or 0)\n"
+    result = run("--select", "DDP", "src", tool="flake8", env={"DDPLINT_NO_CACHE": "sometimes"})
+    assert (result.returncode, result.stderr) == (2, "flake8: ddplint: " + expected)
+    result = run("src", env={"DDPLINT_NO_CACHE": "sometimes"})
+    assert (result.returncode, result.stderr) == (2, "ddplint: error: " + expected)
+
+
+@pytest.mark.parametrize(
+    "switched_off",
+    [{"args": ["--ddplint-no-cache"]}, {"config": "ddplint-no-cache = true"}, {"env": {"DDPLINT_NO_CACHE": "1"}}],
+    ids=["option", "config", "environment"],
+)
+def test_the_flake8_plugin_writes_no_cache_when_told_not_to(run, tree, switched_off):
+    (tree / "setup.cfg").write_text("[flake8]\n" + switched_off.get("config", "") + "\n")
+    result = run("--select", "DDP", *switched_off.get("args", []), "src", tool="flake8", env=switched_off.get("env"))
+    assert result.returncode == 1 and "src/train.py:5:9: DDP004" in result.stdout
+    assert not (tree / ".ddplint_cache").exists()
+    (tree / "setup.cfg").write_text("[flake8]\n")
+    assert run("--select", "DDP", "src", tool="flake8", env={"DDPLINT_NO_CACHE": "0"}).returncode == 1
+    assert (tree / ".ddplint_cache").is_dir()  # on by default
 
 
 def test_a_dist_folder_is_linted_because_it_often_holds_distributed_code(run, tmp_path):

@@ -168,6 +168,16 @@ def test_config_errors_name_the_problem_and_exit_2(run, tmp_path, table, expecte
 def test_missing_config_file_is_an_error(run, tmp_path):
     result = run("--config", "nope.toml", ".")
     assert result.returncode == 2 and "nope.toml: cannot read" in result.stderr
+    (tmp_path / "folder").mkdir()
+    result = run("--config", "folder", ".")
+    assert (result.returncode, result.stderr) == (2, "ddplint: error: folder: cannot read: is a directory\n")
+
+
+@pytest.mark.parametrize("jobs", ["0", "-3", "many"])
+def test_jobs_must_be_a_whole_number_of_at_least_one(run, tmp_path, jobs):
+    (tmp_path / "a.py").write_text(LOAD)
+    result = run("--jobs", jobs, "a.py")
+    assert result.returncode == 2 and result.stderr.splitlines()[-1].startswith("ddplint: error: argument --jobs/-j: ")
 
 
 @pytest.mark.parametrize(

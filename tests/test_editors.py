@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -63,6 +64,57 @@ def test_neovim_applies_a_fix_inside_a_function_with_its_indentation(tmp_path: P
     buffer = [line[2:] for line in result.stdout.splitlines() if line.startswith("| ")]
     expected = source.replace("    for epoch in range(epochs):\n", "    for epoch in range(epochs):\n        sampler.set_epoch(epoch)\n")
     assert buffer == expected.splitlines(), result.stdout + result.stderr
+
+
+def _readme_snippets() -> list[tuple[tuple[int, int], tuple[int, int] | None, str]]:
+    """The README's Neovim configurations: (oldest version, newest or None, Lua)."""
+    section = (REPO / "README.md").read_text(encoding="utf-8").split("**Neovim**", 1)[1].split("**Helix**", 1)[0]
+    snippets = []
+    for prose, lua in re.findall(r"((?:(?!```).)*)```lua\n(.*?)```", section, re.S):
+        newer = re.search(r"(\d+)\.(\d+) or newer", prose)
+        span = re.search(r"Neovim (\d+)\.(\d+) to (\d+)\.(\d+)", prose)
+        if newer:
+            snippets.append(((int(newer[1]), int(newer[2])), None, lua))
+        elif span:
+            snippets.append(((int(span[1]), int(span[2])), (int(span[3]), int(span[4])), lua))
+    return snippets
+
+
+def _nvim_version() -> tuple[int, int]:
+    first = subprocess.run([NVIM, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    major, minor = re.match(r"NVIM v(\d+)\.(\d+)", first).groups()
+    return int(major), int(minor)
+
+
+@pytest.mark.skipif(NVIM is None, reason="nvim is not installed (apt-get install neovim); the JSON-RPC session test covers the protocol")
+def test_the_readmes_neovim_configuration_for_this_neovim_works_as_written(tmp_path: Path) -> None:
+    """The README's snippet for the installed Neovim, as a user's init.lua, with `ddplint` on
+    PATH as pip installs it: opening a file of a project starts the server and shows the finding."""
+    snippets = _readme_snippets()
+    assert len(snippets) == 2
+    version = _nvim_version()
+    [lua] = [lua for oldest, newest, lua in snippets if oldest <= version and (newest is None or version <= newest)]
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    (bin_folder / "ddplint").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m ddplint "$@"\n')
+    (bin_folder / "ddplint").chmod(0o755)
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    (project / "pyproject.toml").write_text("")
+    path = project / "src" / "train.py"
+    path.write_text('import torch.distributed\n\nmodel = torch.load("ckpt.pt")\n')
+    (tmp_path / "init.lua").write_text(lua)
+    env = dict(cli_env(), DDPLINT_FILE=str(path), DDPLINT_USER_CONFIG="1", HOME=str(tmp_path))
+    env["PATH"] = os.pathsep.join([str(bin_folder), env["PATH"]])
+    script = REPO / "tests" / "editors" / "nvim_check.lua"
+    result = subprocess.run(
+        [NVIM, "--headless", "-u", str(tmp_path / "init.lua"), "-i", "NONE", str(path), "-c", f"luafile {script}"],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=180,
+    )
+    lines = result.stdout.splitlines()
+    assert "attached by the configuration" in lines, result.stdout + result.stderr
+    assert "diagnostic DDP004 3:9 ddplint" in lines
+    assert 'line 3 after the fix: model = torch.load("ckpt.pt", map_location="cpu")' in lines
 
 
 def _alive(pid: int) -> bool:

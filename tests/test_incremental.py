@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ddplint.core.diagnostics import Edit
-from ddplint.engine.lint import analyse, parse
+from ddplint.engine.lint import SourceError, analyse, parse
 from ddplint.fixing.quickfix import apply_fix, changed_span, import_edit
 from ddplint.rules import all_rules
 from ddplint.server.statements import StatementCache
@@ -28,12 +28,24 @@ LAYOUTS = [
 ]
 
 
+# Trailing lines of nested blocks, in statements long enough to be parsed in pieces: libcst
+# gives a block the comment and blank lines after it up to the last one indented as deep as it.
+_STEPS = "".join(f"            x{i} = {i}\n" for i in range(45))
+LAYOUTS += [
+    "class A:\n    def f(self):\n        for i in y:\n" + _STEPS + "            # end of the loop\n\n        # end of f\n    \n\n"
+    "    def g(self):\n" + _STEPS.replace("            ", "        ") + "        \n# after\n",
+    "def f():\n    with a:\n" + _STEPS.replace("            ", "        ") + "    \n\n    if b:  # b\n\n        # first\n"
+    + _STEPS + "            \n",
+]
+
+
 @pytest.mark.parametrize("source", LAYOUTS)
 def test_the_assembled_tree_prints_the_source_back(source: str) -> None:
+    """...and is the tree libcst makes of the whole text, node for node."""
     cache = StatementCache()
-    assert cache(source).code == source
+    assert cache(source).code == source and cache(source).deep_equals(parse(source))
     edited = source.replace("1", "3")
-    assert cache(edited).code == edited
+    assert cache(edited).code == edited and cache(edited).deep_equals(parse(edited))
 
 
 def test_an_edit_reparses_only_the_statement_it_touched() -> None:
@@ -59,9 +71,34 @@ def test_a_long_class_is_reparsed_one_method_at_a_time() -> None:
     assert cache(source).code == source
     edited = source.replace("def m5(self)", "def m5(self, extra)")
     assert cache(edited).code == edited
-    assert cache.reused == 13  # all but the edited method: the import, the class head, 11 methods
+    assert cache.reused == 14  # all but the edited method: the import, the class's header, `x = 1; y = 2`, 11 methods
     rules = all_rules()
     assert analyse(edited, "c.py", rules, parser=cache).diagnostics == analyse(edited, "c.py", rules).diagnostics
+
+
+def test_an_edit_deep_in_a_long_method_reparses_the_statement_it_is_in() -> None:
+    """A training loop of a long method of a long class: a keystroke in the loop re-parses that
+    loop's statement, not the method (nor the loop, nor the class)."""
+    steps = "".join(f"            loss{i} = step(batch, {i})\n" for i in range(30))
+    train = (
+        "    def train(self, loader):\n        # the loop\n\n"
+        "        for epoch in range(10):  # epochs\n"
+        "            for batch in loader:\n" + steps.replace("            ", "                ")
+        + "            # after the batches\n" + steps + "        return loss0\n\n"
+    )
+    source = 'import torch.distributed\n\nclass Trainer:\n    """Doc."""\n\n' + train + "    def other(self):\n        pass\n"
+    cache = StatementCache()
+    assert cache(source).code == source
+    # In the epoch loop (the batch loop, 31 lines, is parsed as one piece): one of 38 pieces.
+    edited = source.replace("\n            loss7 = step(batch, 7)\n", "\n            loss7 = step(batch, 77)\n")
+    assert cache(edited).code == edited
+    assert cache.reused == 37
+    rules = all_rules()
+    assert analyse(edited, "t.py", rules, parser=cache).diagnostics == analyse(edited, "t.py", rules).diagnostics
+    typed = edited.replace("loss7 = step(batch, 77)\n", "loss7 = step(batch, 77)\n            x = (\n")
+    with pytest.raises(SourceError):
+        cache(typed)
+    assert cache(edited).code == edited
 
 
 def test_a_long_class_whose_parts_do_not_fit_together_is_parsed_as_it_stands() -> None:
@@ -98,7 +135,7 @@ def test_the_cache_agrees_with_a_full_parse_on_real_code() -> None:
         with open(os.path.join(root, name), encoding="utf-8") as handle:
             source = handle.read()
         cache = StatementCache()
-        assert cache(source).code == source
+        assert cache(source).code == source and cache(source).deep_equals(parse(source))
         variant = source + "\nimport torch.distributed\nm = torch.load(path)\n"
         assert analyse(variant, name, rules, parser=cache).diagnostics == analyse(variant, name, rules).diagnostics
 

@@ -128,12 +128,13 @@ def test_joining_and_splitting_round_trips() -> None:
     assert split_cells(joined.replace("# ddplint:cell:3\n", ""), masked, [2, 3, 4]) is None
 
 
-def test_add_noqa_leaves_notebooks_alone(run, tmp_path: Path) -> None:
+def test_add_noqa_writes_into_the_cells_and_leaves_the_rest_of_the_json(run, tmp_path: Path) -> None:
     (tmp_path / "train.ipynb").write_text(TRAIN)
     result = run("--add-noqa", "train.ipynb")
-    assert result.returncode == 0
-    assert result.stderr == "ddplint: train.ipynb: skipped: --add-noqa does not edit notebooks\n"
-    assert (tmp_path / "train.ipynb").read_text() == TRAIN
+    assert (result.returncode, result.stdout, result.stderr) == (0, "Added 1 noqa comment.\n", "")
+    expected = TRAIN.replace("model = torch.load('ckpt.pt')\\n", "model = torch.load('ckpt.pt')  # noqa: DDP004\\n")
+    assert expected != TRAIN and (tmp_path / "train.ipynb").read_text() == expected  # magics and outputs kept
+    assert run("train.ipynb").returncode == 0
 
 
 def test_what_fix_would_write_is_validated() -> None:

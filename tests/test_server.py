@@ -12,7 +12,7 @@ from urllib.request import url2pathname
 
 import pytest
 
-from ddplint_test_support import REPO, cli_env
+from ddplint_test_support import REPO, cli_env, cross_module_project
 
 pytest.importorskip("pygls", reason="the language server needs the `server` extra (pygls)")
 
@@ -260,3 +260,51 @@ def test_the_project_model_is_kept_out_of_the_collectors_scans_until_a_save(tmp_
         assert gc.get_freeze_count() == 0
     finally:
         gc.unfreeze()
+
+
+def test_fix_all_is_what_fix_writes_also_for_a_fix_that_rests_on_another_module(tmp_path: Path, monkeypatch) -> None:
+    """DDP003's set_epoch fix needs data.py (the helper that builds the sampler): the code
+    action lints the buffer with the project's model, as `--fix` lints the file."""
+    train = cross_module_project(tmp_path, imports="import torch\n", tail="    return torch.load('last.pt')\n")
+    source = train.read_text()
+    monkeypatch.setattr("os.environ", cli_env())
+    with Session(SERVER, tmp_path, initialization_options={"debounce": 0}) as session:
+        session.open(train.as_uri(), source)
+        diagnostics = session.diagnostics(train.as_uri())
+        assert sorted(d["code"] for d in diagnostics) == ["DDP003", "DDP004"]
+        actions = _actions(session, train.as_uri(), diagnostics, only=["source.fixAll"])
+        fixed = apply_text_edits(source, actions["ddplint: fix all safe fixes"]["edit"]["changes"][train.as_uri()])
+    result = subprocess.run(
+        [sys.executable, "-m", "ddplint", "--fix", "--no-cache", "train.py"], cwd=tmp_path, env=cli_env(), capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "loader.sampler.set_epoch(epoch)" in fixed and fixed == train.read_text()
+
+
+def test_a_workspace_without_a_root_marker_is_one_project(tmp_path: Path, monkeypatch) -> None:
+    """A checkout without pyproject.toml, setup.cfg, setup.py or .git (an unpacked archive):
+    the editor's workspace folder is the project, so engine/engine.py sees the DDP model that
+    main.py wraps, as `ddplint check .` run there does."""
+    (tmp_path / "engine").mkdir()
+    engine = tmp_path / "engine" / "engine.py"
+    engine.write_text(
+        "def train_one_epoch(model, loader, optimizer):\n"
+        "    for batch in loader:\n"
+        "        loss = model.module(batch)\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+    )
+    (tmp_path / "main.py").write_text(
+        "import torch.distributed as dist\nfrom torch.nn.parallel import DistributedDataParallel\n\n"
+        "from engine.engine import train_one_epoch\n\n\n"
+        "def main(model, loader, optimizer):\n"
+        "    dist.init_process_group('nccl')\n"
+        "    model = DistributedDataParallel(model)\n"
+        "    train_one_epoch(model, loader, optimizer)\n"
+    )
+    cli = subprocess.run([sys.executable, "-m", "ddplint", "--no-cache", "."], cwd=tmp_path, env=cli_env(), capture_output=True, text=True)
+    assert "engine/engine.py:3:16: DDP019" in cli.stdout, cli.stdout + cli.stderr
+    monkeypatch.setattr("os.environ", cli_env())
+    with Session(SERVER, tmp_path, initialization_options={"debounce": 0}) as session:
+        session.open(engine.as_uri(), engine.read_text())
+        assert [d["code"] for d in session.diagnostics(engine.as_uri())] == ["DDP019"]

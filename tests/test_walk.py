@@ -65,19 +65,23 @@ def _check_positions_from_the_ast(module: cst.Module, nodes: list, full: dict) -
         assert layouts == positions(module, [], statements)[1]
 
 
-def test_positions_generate_only_the_method_that_holds_the_node() -> None:
+def test_positions_generate_only_the_statement_that_holds_the_node() -> None:
     methods = "".join(f"    def m{i}(self):\n        return torch.load(p{i})\n\n" for i in range(30))
     source = f'import torch\n\n\nclass Trainer:\n    """A long class."""\n\n{methods}x = 1; y = 2\n'
     module = cst.parse_module(source)
     trainer = module.body[1]
     method = trainer.body.body[8]  # m7, after the docstring
-    call = method.body.body[0].body[0].value
+    statement = method.body.body[0]
+    call = statement.body[0].value
     tree = ast.parse(source)
-    [holder] = _holders(module, tree, [call])
+    [holder] = _holders(module, tree, [call])  # the innermost statement of a block that holds it
+    assert holder[0] is statement and holder[1] == 29 and holder[2] == "        "
+    [holder] = _holders(module, tree, [method.name])  # in a method's header: the method
     assert holder[0] is method and holder[2] == "    "
     spans, _ = positions(module, [call], tree=tree)
     assert spans[id(call)] == positions(module, [call])[0][id(call)] == ((29, 15), (29, 29))
-    assert _holders(module, tree, [trainer.name]) is None  # in a class's header: the whole module is generated
+    [holder] = _holders(module, tree, [trainer.name])  # in a class's header: the class
+    assert holder[0] is trainer
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(REPO)))

@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--no-project", action="store_true", help="lint each file alone, without the index of its project's other modules"
     )
-    check.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes for parsing (default: all cores)")
+    check.add_argument("--jobs", "-j", type=_positive, metavar="N", help="worker processes for parsing (default: all cores)")
 
     rule = commands.add_parser("rule", help="explain one rule")
     rule.add_argument("code", help="a rule's code or name, as `ddplint rules` lists them")
@@ -103,6 +103,16 @@ def build_parser() -> argparse.ArgumentParser:
         "doctor", help="check the machine, its software and environment, and a launch command, before a run", add_help=False
     )
     return parser
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -138,6 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from ddplint.api import Mode
+    from ddplint.core.switches import SwitchError, env_switch
     from ddplint.engine.config import ConfigError, resolve
     from ddplint.engine.selection import parse_codes
 
@@ -149,11 +160,13 @@ def _check(args: argparse.Namespace) -> int:
         return _usage_error("--add-noqa cannot be combined with --fix, --diff or standard input")
     start = (args.stdin_filename or ".") if stdin_mode else paths[0]
     try:
+        args.no_cache = args.no_cache or env_switch("DDPLINT_NO_CACHE")
+        args.no_project = args.no_project or env_switch("DDPLINT_NO_PROJECT")
         settings = resolve(args.config, args.isolated, start)
         rules = settings.choose_rules(
             parse_codes(args.select), parse_codes(args.extend_select), parse_codes(args.ignore)
         )
-    except ConfigError as error:
+    except (ConfigError, SwitchError) as error:
         return _usage_error(str(error))
     if args.unsafe_fixes and not (args.fix or args.diff):
         _note(args, "warning: --unsafe-fixes has no effect without --fix or --diff")
@@ -247,9 +260,10 @@ def _check_stdin(args, settings, rules, mode) -> int:
     try:
         report.sources[name] = decode(data).text
         if notebook:
-            result = process_notebook_text(report.sources[name], name, settings.rules_for(name, rules), mode)
+            result = process_notebook_text(report.sources[name], name, settings.rules_for(name, rules), mode, syntax=True)
         else:
-            result = process_source(report.sources[name], name, settings.rules_for(name, rules), mode, project=view)
+            rules_here = settings.rules_for(name, rules)
+            result = process_source(report.sources[name], name, rules_here, mode, project=view, syntax=True)
     except SourceError as error:
         result = FileResult(name, error=str(error))
     report.add(result)
@@ -260,6 +274,21 @@ def _check_stdin(args, settings, rules, mode) -> int:
 
 
 def _check_paths(args, paths, exclusion, settings, rules, mode) -> int:
+    started = time.perf_counter()
+    report = _Report(args, rules=rules)
+    count = 0
+    for result in _results(args, paths, exclusion, settings, rules, mode, report):
+        report.add(result)
+        count += 1
+    if args.verbose:
+        seconds = time.perf_counter() - started
+        print(f"ddplint: checked {count} file{'' if count == 1 else 's'} with {len(rules)} rules in {seconds:.2f} s", file=sys.stderr)
+    return report.finish()
+
+
+def _results(args, paths, exclusion, settings, rules, mode, report):
+    """Each file's result, in path order: the files under `paths`, linted (or fixed, as `mode`
+    says) with the project index of their folder, through the results cache and the pool."""
     from ddplint.engine.cache import CACHE_DIR, Cache
     from ddplint.engine.files import discover
     from ddplint.commands.notebook import is_notebook, process_notebook
@@ -267,42 +296,12 @@ def _check_paths(args, paths, exclusion, settings, rules, mode) -> int:
     from ddplint.commands.pool import run
 
     notebooks = settings.include_notebooks and not args.no_notebooks
-    started = time.perf_counter()
     targets = list(discover(paths, exclusion, force_exclude=args.force_exclude, notebooks=notebooks))
     if not targets:
         print("ddplint: warning: no Python files found under the given paths", file=sys.stderr)
     cache = None if args.no_cache else Cache(os.environ.get("DDPLINT_CACHE_DIR", CACHE_DIR))
     progress = Progress(len(targets), sys.stderr)
-    report = _Report(args, rules=rules)
-    project = None
-    if not args.no_project:
-        from ddplint.api import project_of
-
-        # Like the results cache, the index's cache is not written by --fix.
-        folder = None if args.no_cache or args.fix else os.environ.get("DDPLINT_CACHE_DIR", CACHE_DIR)
-        try:
-            # The index and the program are built without the cyclic collector (they make no
-            # garbage cycles to speak of) and frozen out of its later scans until the run ends:
-            # their collections cost 0.3 s of CPU on the pip corpus (0.65 s -> 0.37 s in all).
-            gc.disable()
-            try:
-                project = project_of(paths, folder)
-                if project is not None:
-                    # Built here, so that a bug in it degrades the run as one in the index does;
-                    # with the results cache, its digest alone, which a warm run takes from the
-                    # saved solution without building the program (ddplint.model.solution).
-                    project.digest if cache is not None and not args.fix else project.program
-            finally:
-                gc.freeze()
-                gc.enable()
-        except Exception as error:  # a bug in the index: each file is still checked alone
-            project = None
-            report.degraded = True
-            print(
-                f"ddplint: internal error in the project index ({type(error).__name__}: {error}); "
-                "each file is checked alone",
-                file=sys.stderr,
-            )
+    project = _project(args, paths, report, cache)
     rules_for = lambda path: settings.rules_for(path, rules)  # noqa: E731
     in_notebook = [target.error is None and is_notebook(target.path) for target in targets]
     python = run(
@@ -311,16 +310,48 @@ def _check_paths(args, paths, exclusion, settings, rules, mode) -> int:
     try:
         for target, notebook in zip(targets, in_notebook):
             # Notebooks are read, linted and fixed here; the runner keeps the .py files' order.
-            report.add(process_notebook(target.path, rules_for(target.path), mode) if notebook else next(python))
+            yield process_notebook(target.path, rules_for(target.path), mode, syntax=target.named) if notebook else next(python)
             progress.advance()
         next(python, None)  # let the runner finish: it saves the cache after its last result
     finally:
         gc.unfreeze()  # what the run froze is collectable again (main may be called again)
     progress.close()
-    if args.verbose:
-        seconds = time.perf_counter() - started
-        print(f"ddplint: checked {len(targets)} file{'' if len(targets) == 1 else 's'} with {len(rules)} rules in {seconds:.2f} s", file=sys.stderr)
-    return report.finish()
+
+
+def _project(args, paths, report, cache):
+    """The project index of the paths' folder, its program built; None with --no-project, or
+    when building it failed (said once, and the run then exits 2)."""
+    if args.no_project:
+        return None
+    from ddplint.api import project_of
+    from ddplint.engine.cache import CACHE_DIR
+
+    # Like the results cache, the index's cache is not written by --fix.
+    folder = None if args.no_cache or args.fix else os.environ.get("DDPLINT_CACHE_DIR", CACHE_DIR)
+    try:
+        # The index and the program are built without the cyclic collector (they make no
+        # garbage cycles to speak of) and frozen out of its later scans until the run ends:
+        # their collections cost 0.3 s of CPU on the pip corpus (0.65 s -> 0.37 s in all).
+        gc.disable()
+        try:
+            project = project_of(paths, folder)
+            if project is not None:
+                # Built here, so that a bug in it degrades the run as one in the index does;
+                # with the results cache, its digest alone, which a warm run takes from the
+                # saved solution without building the program (ddplint.model.solution).
+                project.digest if cache is not None and not args.fix else project.program
+        finally:
+            gc.freeze()
+            gc.enable()
+    except Exception as error:  # a bug in the index: each file is still checked alone
+        report.degraded = True
+        print(
+            f"ddplint: internal error in the project index ({type(error).__name__}: {error}); "
+            "each file is checked alone",
+            file=sys.stderr,
+        )
+        return None
+    return project
 
 
 class _Report:
@@ -450,34 +481,55 @@ class _Report:
 
 
 def _add_noqa(args, paths, exclusion, settings, rules) -> int:
-    from ddplint.fixing.add_noqa import add_noqa
-    from ddplint.engine.lint import SourceError, analyse
-    from ddplint.engine.files import discover, read_source, write_atomically
+    """Write `# noqa: CODE` for every finding `check` reports (cross-module ones and those in
+    notebook cells included), say which findings are left without one and why, and exit 1
+    while any is left."""
+    from ddplint.api import Mode
+    from ddplint.commands.output.text import location
+    from ddplint.engine.lint import SourceError
 
-    added = errors = 0
-    from ddplint.commands.notebook import is_notebook
-
-    for target in discover(paths, exclusion, force_exclude=args.force_exclude):
-        if is_notebook(target.path):
-            _note(args, f"{target.path}: skipped: --add-noqa does not edit notebooks")
-            continue
-        try:
-            if target.error is not None:
-                raise SourceError(target.error)
-            decoded, raw = read_source(target.path)
-            diagnostics = analyse(decoded.text, target.path, settings.rules_for(target.path, rules)).diagnostics
-            if not diagnostics:
-                continue
-            new_source, changed = add_noqa(decoded.text, diagnostics)
-            if changed:
-                write_atomically(target.path, new_source, decoded, raw)
+    report = _Report(args, rules=rules)
+    added = 0
+    left = []
+    for result in _results(args, paths, exclusion, settings, rules, Mode(), report):
+        if result.error is None and result.diagnostics:
+            try:
+                changed, unplaced = _write_noqa(result.path, result.diagnostics)
+            except SourceError as error:
+                result.error = str(error)
+            else:
                 added += changed
-        except SourceError as error:
-            errors += 1
-            print(f"{target.path}: {error}", file=sys.stderr)
+                left += unplaced
+        if result.error is not None:
+            report.add(result)  # one line on stderr
+    for miss in left:
+        print(f"{location(miss.diagnostic)}: {miss.diagnostic.code} left without a noqa comment: {miss.reason}", file=args.out or sys.stdout)
     if not args.quiet:
-        print(f"Added {added} noqa comment{'' if added == 1 else 's'}.")
-    return EXIT_ERROR if errors else EXIT_CLEAN
+        summary = f"Added {added} noqa comment{'' if added == 1 else 's'}."
+        if left:
+            summary += f" {len(left)} finding{' was' if len(left) == 1 else 's were'} left without one (listed above)."
+        print(summary, file=args.out or sys.stdout)
+    if report.errors or report.degraded:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if left and not args.exit_zero else EXIT_CLEAN
+
+
+def _write_noqa(path: str, diagnostics) -> tuple[int, list]:
+    """Add the comments to one file (a notebook's cells, or a Python file); (lines changed,
+    the findings left without a comment). Raises SourceError where the file cannot be written."""
+    from ddplint.commands.notebook import add_noqa_to_notebook, is_notebook
+    from ddplint.engine.files import read_source, write_atomically
+    from ddplint.fixing.add_noqa import add_noqa
+
+    decoded, raw = read_source(path)
+    if is_notebook(path):
+        new_text, placed = add_noqa_to_notebook(decoded.text, diagnostics)
+    else:
+        placed = add_noqa(decoded.text, diagnostics)
+        new_text = placed.source
+    if new_text != decoded.text:
+        write_atomically(path, new_text, decoded, raw)
+    return placed.changed, placed.unplaced
 
 
 def _diff_name(side: str, path: str) -> str:

@@ -15,15 +15,31 @@ is then quiet through flake8 as on the command line.
 The file's project index (ddplint.model.project) is built once per flake8 process and project root,
 from the project's own cache (`<root>/.ddplint_cache`) where it is up to date, so a keystroke
 in an editor re-reads only the index; `--ddplint-no-project` (or DDPLINT_NO_PROJECT=1) lints
-each file alone.
+each file alone, and `--ddplint-no-cache` (or DDPLINT_NO_CACHE=1) builds the index without
+reading or writing that cache.
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
+import sys
 from collections.abc import Iterator, Sequence
 
 from ddplint import __version__
+from ddplint.core.switches import SwitchError, env_switch, switch
+
+
+class _On(argparse.Action):
+    """`--ddplint-no-X` on flake8's command line turns X off. In flake8's config file its value
+    is kept as text (flake8 reads a `store_true` option with configparser's getboolean, which
+    answers a word such as `maybe` with a traceback) for `parse_options` to check."""
+
+    def __init__(self, option_strings, dest, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=False, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        setattr(namespace, self.dest, True)
 
 
 class Flake8Plugin:
@@ -32,6 +48,7 @@ class Flake8Plugin:
 
     disable_noqa = False
     no_project = False
+    no_cache = False
 
     def __init__(self, tree: ast.AST, lines: Sequence[str], filename: str) -> None:
         self.tree = tree
@@ -42,25 +59,38 @@ class Flake8Plugin:
     def add_options(cls, manager) -> None:
         manager.add_option(
             "--ddplint-no-project",
-            action="store_true",
+            action=_On,
             parse_from_config=True,
-            help="ddplint: lint each file alone, without the index of its project's other modules",
+            help="ddplint: lint each file alone, without the index of its project's other modules (or DDPLINT_NO_PROJECT=1)",
+        )
+        manager.add_option(
+            "--ddplint-no-cache",
+            action=_On,
+            parse_from_config=True,
+            help="ddplint: neither read nor write the project's cache, <root>/.ddplint_cache (or DDPLINT_NO_CACHE=1)",
         )
 
     @classmethod
     def parse_options(cls, options) -> None:
+        """A value that is not yes or no, in flake8's config or the environment, is one line on
+        stderr and exit 2, as a bad `[tool.ddplint]` is on the command line."""
         cls.disable_noqa = bool(getattr(options, "disable_noqa", False))
-        cls.no_project = bool(getattr(options, "ddplint_no_project", False))
+        try:
+            cls.no_project = switch(getattr(options, "ddplint_no_project", False), "ddplint-no-project")
+            cls.no_project = cls.no_project or env_switch("DDPLINT_NO_PROJECT")
+            cls.no_cache = switch(getattr(options, "ddplint_no_cache", False), "ddplint-no-cache")
+            cls.no_cache = cls.no_cache or env_switch("DDPLINT_NO_CACHE")
+        except SwitchError as error:
+            print(f"flake8: ddplint: {error}", file=sys.stderr)
+            raise SystemExit(2) from None
 
     def _project(self):
-        import os
-
-        if self.no_project or os.environ.get("DDPLINT_NO_PROJECT"):
+        if self.no_project:
             return None
         from ddplint.model.project import for_file
 
         try:
-            project = for_file(self.filename)
+            project = for_file(self.filename, cache=not self.no_cache)
         except Exception:  # an index that cannot be built only costs the cross-module findings
             return None
         return project.view(self.filename) if project is not None else None

@@ -240,7 +240,7 @@ def _move(diagnostic: Diagnostic, origin: list[tuple[int, int] | None]) -> Diagn
     return replace(diagnostic, line=line, end_line=diagnostic.end_line + shift, cell=cell, fix=fix)
 
 
-def process_notebook(path: str, rules, mode) -> FileResult:
+def process_notebook(path: str, rules, mode, *, syntax: bool = False) -> FileResult:
     """Lint (and with `mode.fix`, fix and, with `mode.write`, write) one notebook. Like
     `ddplint.api.process_file`, never raises for a bad file: it becomes `result.error`."""
     from ddplint.engine.files import read_source, write_atomically
@@ -249,7 +249,7 @@ def process_notebook(path: str, rules, mode) -> FileResult:
         decoded, raw = read_source(path)
     except SourceError as error:
         return FileResult(path, error=str(error))
-    result = process_notebook_text(decoded.text, path, rules, mode)
+    result = process_notebook_text(decoded.text, path, rules, mode, syntax=syntax)
     if mode.fix and mode.write and result.error is None and result.changed:
         try:
             write_atomically(path, result.fixed_source, decoded, raw)  # type: ignore[arg-type]
@@ -258,9 +258,10 @@ def process_notebook(path: str, rules, mode) -> FileResult:
     return result
 
 
-def process_notebook_text(text: str, path: str, rules, mode) -> FileResult:
+def process_notebook_text(text: str, path: str, rules, mode, *, syntax: bool = False) -> FileResult:
     """Lint or fix a notebook's JSON text (a file's, or an editor buffer's); writes nothing.
-    With `mode.fix`, `result.fixed_source` is the new JSON text."""
+    With `mode.fix`, `result.fixed_source` is the new JSON text; `syntax`: see
+    ddplint.api.process_source."""
     from ddplint.api import process_source
 
     try:
@@ -270,7 +271,7 @@ def process_notebook_text(text: str, path: str, rules, mode) -> FileResult:
     if not notebook.python or not notebook.cells:
         return FileResult(path, original_source=text, fixed_source=text) if mode.fix else FileResult(path)
     joined, origin, masked = notebook.joined()
-    result = process_source(joined, path, rules, mode)
+    result = process_source(joined, path, rules, mode, syntax=syntax)
     if result.error is not None:
         result.error = _locate_error(result.error, origin)
         return result
@@ -281,15 +282,11 @@ def process_notebook_text(text: str, path: str, rules, mode) -> FileResult:
     result.original_source = result.fixed_source = notebook.text
     if not changed:
         return result
-    sources = split_cells(fixed, masked, [cell.number for cell in notebook.cells])
-    if sources is None:
+    changed = _changed_cells(notebook, fixed, masked)
+    if changed is None:
         result.fix_problems.append(f"{path}: not fixed: a fix would move code across cells")
         result.fixed_count, result.fixed_codes = 0, {}
         return result
-    for cell in notebook.cells:
-        if not cell.source.endswith("\n") and sources[cell.number].endswith("\n"):
-            sources[cell.number] = sources[cell.number][:-1]  # joining added it
-    changed = {number: text for number, text in sources.items() if text != _cell(notebook, number).source}
     result.fixed_source = notebook.with_sources(changed)
     problem = _invalid(result.fixed_source)
     if problem is not None:
@@ -297,6 +294,41 @@ def process_notebook_text(text: str, path: str, rules, mode) -> FileResult:
         result.fixed_source, result.fixed_count, result.fixed_codes = notebook.text, 0, {}
         return result
     return result
+
+
+def add_noqa_to_notebook(text: str, diagnostics: Sequence[Diagnostic]):
+    """The notebook's JSON text with `# noqa` comments for `diagnostics` (lines counted in
+    their cells), written as `--add-noqa` writes them in a module: into the cells joined as
+    they are linted, then split back. Returns (new text, the `Placed` of
+    ddplint.fixing.add_noqa, whose findings left without a comment are among those given)."""
+    from ddplint.fixing.add_noqa import Placed, Unplaced, add_noqa
+
+    notebook = parse_notebook(text)
+    joined, origin, masked = notebook.joined()
+    joined_line = {where: index for index, where in enumerate(origin, start=1) if where is not None}
+    moved = [
+        replace(d, line=joined_line[(d.cell, d.line)], end_line=joined_line[(d.cell, d.line)] + d.end_line - d.line)
+        for d in diagnostics
+    ]
+    placed = add_noqa(joined, moved)
+    given = {id(m): d for m, d in zip(moved, diagnostics)}
+    unplaced = [Unplaced(given[id(miss.diagnostic)], miss.reason) for miss in placed.unplaced]
+    changed = _changed_cells(notebook, placed.source, masked) if placed.changed else {}
+    if changed is None:
+        return text, Placed(text, 0, [Unplaced(d, "the cells could not be told apart again") for d in diagnostics])
+    return notebook.with_sources(changed), Placed(placed.source, placed.changed, unplaced)
+
+
+def _changed_cells(notebook: Notebook, joined: str, masked: list[str]) -> dict[int, str] | None:
+    """{cell number: new source} of the cells whose text `joined` (the cells joined, then
+    edited) changed, unmasked; None where a cell marker was lost."""
+    sources = split_cells(joined, masked, [cell.number for cell in notebook.cells])
+    if sources is None:
+        return None
+    for cell in notebook.cells:
+        if not cell.source.endswith("\n") and sources[cell.number].endswith("\n"):
+            sources[cell.number] = sources[cell.number][:-1]  # joining added it
+    return {number: text for number, text in sources.items() if text != _cell(notebook, number).source}
 
 
 def _invalid(text: str) -> str | None:

@@ -20,7 +20,7 @@ from ddplint.core.processes import die_with_parent
 from ddplint.api import Mode, process_file, write_fixed
 from ddplint.engine.cache import Cache
 from ddplint.core.diagnostics import FileResult
-from ddplint.engine.lint import SourceError, rules_for_text
+from ddplint.engine.lint import SourceError, check_syntax, rules_for_text
 from ddplint.engine.files import Target, read_source
 from ddplint.rules.rule import Rule
 
@@ -91,13 +91,13 @@ def _run(targets, rules_for, mode, jobs, cache) -> Iterator[FileResult]:
                 slots.append(FileResult(target.path, error=target.error))
                 continue
             rules = list(rules_for(target.path))
-            result, needs_parse, info, data = _triage(target.path, rules, cache if use_cache else None)
+            result, needs_parse, info, data = _triage(target, rules, cache if use_cache else None)
             slots.append(None if needs_parse else result)
             if not needs_parse:
                 continue
             index = len(slots) - 1
             if use_cache and info is not None and data is not None:
-                stored[index] = (target.path, rules, info, data, result.reads)
+                stored[index] = (target, rules, info, data, result.reads)
             waiting.append((index, target, rules))
             targets_by_index[index] = target
             if pool is None and jobs > 1 and len(waiting) >= MIN_FILES_FOR_POOL:
@@ -113,10 +113,10 @@ def _run(targets, rules_for, mode, jobs, cache) -> Iterator[FileResult]:
                 slot = _finish(_process_target(target, rules, mode), target, mode)
             elif isinstance(slot, Future):
                 slot = _finish(slot.result(), targets_by_index[ready], mode)
-            if use_cache and ready in stored:
-                path, rules, info, data, hinted = stored[ready]
+            if use_cache and ready in stored and not (stored[ready][0].named and slot.error is not None):
+                target, rules, info, data, hinted = stored[ready]
                 slot.reads = tuple(sorted({*slot.reads, *hinted}))  # a worker did not see what the hints read here
-                cache.store(path, rules, info, data, slot)  # type: ignore[union-attr]
+                cache.store(target.path, rules, info, data, slot, syntax=target.named)  # type: ignore[union-attr]
             yield slot
     finally:
         if pool is not None:
@@ -149,14 +149,17 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _triage(path: str, rules: list[type[Rule]], cache: Cache | None):
-    """(result so far, must it be parsed, stat, bytes) for one file, without parsing it."""
+def _triage(target: Target, rules: list[type[Rule]], cache: Cache | None):
+    """(result so far, must it be parsed, stat, bytes) for one file, without parsing it with
+    libcst. A file named on the command line that no rule admits is still parsed by CPython:
+    text that is not Python is an error there (a file found in a folder is not read so far)."""
+    path = target.path
     try:
         info = os.stat(path)
     except OSError as error:
         return FileResult(path, error=f"cannot read: {error.strerror or error}"), False, None, None
     if cache is not None:
-        hit = cache.lookup(path, rules, info)
+        hit = cache.lookup(path, rules, info, syntax=target.named)
         if hit is not None:
             return hit, False, info, None
     try:
@@ -164,7 +167,7 @@ def _triage(path: str, rules: list[type[Rule]], cache: Cache | None):
     except SourceError as error:  # unreadable, not a regular file, or not decodable
         return FileResult(path, error=str(error)), False, None, None
     if cache is not None:
-        hit = cache.lookup(path, rules, info, data)
+        hit = cache.lookup(path, rules, info, data, syntax=target.named)
         if hit is not None:
             return hit, False, info, data
     view = _view(path)
@@ -175,8 +178,14 @@ def _triage(path: str, rules: list[type[Rule]], cache: Cache | None):
     if rules_for_text(decoded.text, rules, hints, known):
         return FileResult(path, reads=reads), True, info, data
     result = FileResult(path, reads=reads)
+    if target.named:
+        try:
+            check_syntax(decoded.text)
+        except SourceError as error:
+            # Not stored: a run over the file's folder, which does not check it, must not see it.
+            return FileResult(path, error=str(error)), False, None, None
     if cache is not None:
-        cache.store(path, rules, info, data, result)
+        cache.store(path, rules, info, data, result, syntax=target.named)
     return result, False, info, data
 
 
@@ -194,7 +203,7 @@ def _process_target(target: Target, rules: list[type[Rule]], mode: Mode, hints=N
     collecting = gc.isenabled()
     gc.disable()
     try:
-        result = process_file(target.path, rules, replace(mode, write=False), root=target.root, project=view)
+        result = process_file(target.path, rules, replace(mode, write=False), root=target.root, project=view, syntax=target.named)
     finally:
         if collecting:
             gc.enable()

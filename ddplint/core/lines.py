@@ -17,3 +17,11 @@ def split_lines(source: str, keepends: bool = False) -> list[str]:
     """`source.splitlines(keepends)`, but a line ends at \\n, \\r\\n or \\r only."""
     found = _LINE.findall(source)
     return found if keepends else [line.rstrip("\r\n") for line in found]
+
+
+def tokenizer_readline(lines: list[str]):
+    """A `readline` over `lines` (from `split_lines(..., keepends=True)`) for `tokenize`, which
+    reads a line that ends in a lone \\r as unfinished: it is given that line ending in \\n, so
+    that its token positions are the lines counted here."""
+    fed = iter(line[:-1] + "\n" if line.endswith("\r") else line for line in lines)
+    return lambda: next(fed, "")

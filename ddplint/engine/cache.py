@@ -49,9 +49,15 @@ class Cache:
         except (OSError, ValueError):
             pass
 
-    def lookup(self, path: str, rules, info: os.stat_result, data: bytes | None = None) -> FileResult | None:
+    def lookup(
+        self, path: str, rules, info: os.stat_result, data: bytes | None = None, *, syntax: bool = False
+    ) -> FileResult | None:
+        """The stored result, if it still holds; with `syntax`, only one for which the file's
+        syntax was checked (it was named on the command line then too). A file named with
+        a syntax error is not stored (ddplint.commands.pool), so a run over its folder, which
+        does not check a file no rule admits, says what it would say cold."""
         entry = self.entries.get(path)
-        if entry is None or entry.get("rules") != _rule_keys(rules):
+        if entry is None or entry.get("rules") != _rule_keys(rules) or (syntax and not entry.get("syntax")):
             return None
         if entry.get("project", "") != self.project:
             return None
@@ -83,8 +89,9 @@ class Cache:
                 self._stamps[path] = None
         return self._stamps[path]
 
-    def store(self, path: str, rules, info: os.stat_result, data: bytes, result: FileResult) -> None:
+    def store(self, path: str, rules, info: os.stat_result, data: bytes, result: FileResult, *, syntax: bool = False) -> None:
         self.entries[path] = {
+            "syntax": syntax,
             "rules": _rule_keys(rules),
             "project": self.project,
             "size": info.st_size,

@@ -199,5 +199,5 @@ def resolve(config: str | None = None, isolated: bool = False, start: str = ".")
     if path is None:
         return Settings(root=os.getcwd())
     if config is not None and not os.path.isfile(config):
-        raise ConfigError(f"{config}: cannot read: no such file")
+        raise ConfigError(f"{config}: cannot read: {'is a directory' if os.path.isdir(config) else 'no such file'}")
     return load(path)

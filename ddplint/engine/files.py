@@ -189,6 +189,8 @@ class Target:
     error: str | None = None
     # The path argument that led here: fixes are not written through symlinks that leave it.
     root: str | None = None
+    # Named on the command line itself, not found in a folder: its syntax is always checked.
+    named: bool = False
 
 
 def discover(
@@ -236,7 +238,7 @@ def _discover_one(given: str, exclusion: Exclusion, suffixes: tuple[str, ...]) -
         yield Target(given, "cannot read: no such file or directory")
         return
     if not os.path.isdir(given):
-        yield Target(_without_dot(given), root=given)
+        yield Target(_without_dot(given), root=given, named=True)
         return
     errors: list[Target] = []
 

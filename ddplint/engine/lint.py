@@ -18,6 +18,7 @@ import io
 import os
 import re
 import tokenize
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -27,7 +28,7 @@ from ddplint.analyses.distribution import DistributedEvidence
 from ddplint.engine import noqa
 from ddplint.core.diagnostics import Diagnostic, Edit, Fix, Step
 from ddplint.core.lines import split_lines
-from ddplint.semantic.model import SemanticModel, with_requirements
+from ddplint.semantic.model import SemanticModel, forget_names, with_requirements
 from ddplint.rules.rule import Report, Rule
 from ddplint.prefilter.screens import Facts, facts_of
 from ddplint.prefilter.needles import TextScan
@@ -104,6 +105,22 @@ def parse(source: str, *, explain: bool = True) -> cst.Module:
         raise SourceError(f"cannot parse: {type(error).__name__}") from None
 
 
+def check_syntax(source: str) -> None:
+    """SourceError where `source` is not Python, as `parse` would say, for a file that no
+    rule's prefilter admits (and so is not parsed): CPython's `ast` costs about a twelfth of
+    libcst's parse, and where it fails libcst decides, as it does for a file rules admit."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like
+            ast.parse(source)
+    except SyntaxError as error:
+        if len(source) > MAX_PARSE_CHARS:  # too large for libcst: CPython's word is final
+            raise SourceError(f"cannot parse: {error.msg} (line {error.lineno}, column {error.offset})") from None
+        parse(source)
+    except (ValueError, RecursionError, MemoryError):
+        parse(source)
+
+
 def _syntax_error_text(source: str, error: cst.ParserSyntaxError) -> str:
     """CPython's own message where it agrees the code is invalid: it names the right line."""
     try:
@@ -169,10 +186,13 @@ def using_project(project):
 
 
 def prepare(
-    module: cst.Module, rules: Sequence[type[Rule]], project=None
+    module: cst.Module, rules: Sequence[type[Rule]], project=None, *, source: str | None = None, tree=None
 ) -> tuple[SemanticModel, list[Rule]]:
-    """The file's semantic model with the analyses the rules need, and the rule instances."""
-    model = SemanticModel(module, project=project if project is not None else _PROJECT.get())
+    """The file's semantic model with the analyses the rules need, and the rule instances.
+    `source` and `tree` (CPython's ast of it), where the caller has them, spare rules a codegen."""
+    project = project if project is not None else _PROJECT.get()
+    forget_names()
+    model = SemanticModel(module, project=project, source=source, tree=tree)
     for analysis in with_requirements([DistributedEvidence, *(analysis for rule in rules for analysis in rule.analyses)]):
         model.add_analysis(analysis(model))
     return model, [rule(model) for rule in rules]
@@ -272,7 +292,7 @@ def analyse(
         if not active:
             return FileAnalysis(None, [], [])
     module = (parser or parse)(source)
-    model, instances = prepare(module, active, project)
+    model, instances = prepare(module, active, project, source=source, tree=facts.tree if facts is not None else None)
     try:
         traverse(module, model, instances)
     except RecursionError:

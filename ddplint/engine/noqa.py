@@ -18,11 +18,10 @@ codes, so there (and only there) it shows fewer findings than `ddplint check`.
 from __future__ import annotations
 
 import bisect
-import functools
 import re
 import tokenize
 
-from ddplint.core.lines import split_lines
+from ddplint.core.lines import split_lines, tokenizer_readline
 
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z][0-9A-Z]*(?:[,\s]+[A-Z][0-9A-Z]*)*))?", re.IGNORECASE)
 _FILE_NOQA = re.compile(
@@ -105,7 +104,7 @@ class Suppressions:
         excluded) over its lines; False if they do not tokenize."""
         comments = self._comments
         try:
-            tokens = list(tokenize.generate_tokens(functools.partial(next, iter(self._lines[first:last]), "")))
+            tokens = list(tokenize.generate_tokens(tokenizer_readline(self._lines[first:last])))
         except (tokenize.TokenError, SyntaxError, IndentationError):
             return False
         start = None

@@ -82,7 +82,7 @@ def with_noqa(source: str, diagnostic: Diagnostic) -> str:
     """`source` with `# noqa: CODE` where `--add-noqa` would write it for this finding."""
     from ddplint.fixing.add_noqa import add_noqa
 
-    return add_noqa(source, [diagnostic])[0]
+    return add_noqa(source, [diagnostic]).source
 
 
 def changed_span(old: str, new: str) -> tuple[int, int, str]:

@@ -448,7 +448,7 @@ class LocalRankArgument(Rule):
         rejects, whether or not the value is read. (Asked only of files with an option to
         report, so rendering the module's text is rare.)"""
         if self._old_launcher is None:
-            self._old_launcher = OLD_LAUNCHER.search(self.model.module.code) is not None
+            self._old_launcher = OLD_LAUNCHER.search(self.model.source) is not None
             project = self.model.project
             self._launch_line = project.launch_line(OLD_LAUNCHER_MODULE) if project is not None else None
             self._old_launcher |= self._launch_line is not None
@@ -506,8 +506,8 @@ class LocalRankArgument(Rule):
         module = self.model.module
         if "\n" in module.code_for_node(node):
             return fixed
-        lines = split_lines(module.code)
-        (line, col), (_, end_col) = positions(module, [node])[0][id(node)]
+        lines = split_lines(self.model.source)
+        (line, col), (_, end_col) = self.model.spans([node])[id(node)]
         original = lines[line - 1]
         if len(original) - (end_col - col) + len(module.code_for_node(fixed)) <= (limit := _line_length(lines) or 10**6):
             return fixed

@@ -8,7 +8,7 @@ from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Rule
 from ddplint.semantic.edits import argument_for
 from ddplint.core.torch_api import COMBINING_COLLECTIVES, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER, LIBRARY_LOADERS
-from ddplint.semantic.walk import descendants, positions
+from ddplint.semantic.walk import descendants
 
 _MAX_DEPTH = 3
 
@@ -634,7 +634,7 @@ class PaddedEvalMetrics(Rule):
             else:
                 if sampler.elsewhere is None:
                     unseen.append(sampler)
-        self._evaluated_elsewhere(original_node, unseen)
+        self._evaluated_elsewhere(unseen)
 
     def _built_inside(self, sampler: Construction) -> str:
         """A note where a library call builds the sampler (timm's create_loader)."""
@@ -645,7 +645,7 @@ class PaddedEvalMetrics(Rule):
         """A sampler a builder of another module makes (at the Place `where`), which is reported there (see below)."""
         return where.line in self.model.project.evaluated_samplers(where)  # type: ignore[union-attr]
 
-    def _evaluated_elsewhere(self, module: cst.Module, samplers: list[Construction]) -> None:
+    def _evaluated_elsewhere(self, samplers: list[Construction]) -> None:
         """A data builder returns the loader (`return train_loader, val_loader`) and another
         function, here or in another module, evaluates it and combines the results: the project
         model knows where, by the line the sampler is made on."""
@@ -653,7 +653,7 @@ class PaddedEvalMetrics(Rule):
         evaluated = project.evaluated_samplers() if project is not None and samplers else {}
         if not evaluated:
             return
-        spans, _ = positions(module, [sampler.node for sampler in samplers])
+        spans = self.model.spans([sampler.node for sampler in samplers])
         for sampler in samplers:
             found = evaluated.get(spans[id(sampler.node)][0][0])
             if found is not None:

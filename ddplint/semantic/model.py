@@ -29,12 +29,15 @@ a function body still resolves inside that body, as it does at run time.
 
 from __future__ import annotations
 
+import ast
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar, TypeVar
 
 import libcst as cst
+
+from ddplint.semantic.walk import Span, positions
 
 
 _LOCAL = None  # a binding that is not an import: it shadows whatever was imported
@@ -74,14 +77,33 @@ class Scope:
 
 def dotted_name(expr: cst.BaseExpression) -> str | None:
     """`a.b.c` for a chain of attributes ending in a name; None for anything else."""
-    parts: list[str] = []
-    while isinstance(expr, cst.Attribute):
-        parts.append(expr.attr.value)
-        expr = expr.value
-    if not isinstance(expr, cst.Name):
+    # Asked of nearly every expression by most rules: `type(...) is` (an `isinstance` against
+    # a libcst class that does not match goes through ABCMeta's check, several times slower),
+    # and a chain's answer is kept for the file being linted (`forget_names`).
+    kind = type(expr)
+    if kind is cst.Name:
+        return expr.value  # type: ignore[attr-defined]
+    if kind is not cst.Attribute:
         return None
-    parts.append(expr.value)
-    return ".".join(reversed(parts))
+    known = _chains.get(id(expr))
+    if known is not None and known[0] is expr:
+        return known[1]
+    parts: list[str] = []
+    node = expr
+    while type(node) is cst.Attribute:
+        parts.append(node.attr.value)  # type: ignore[attr-defined]
+        node = node.value  # type: ignore[attr-defined]
+    name = ".".join([node.value, *reversed(parts)]) if type(node) is cst.Name else None  # type: ignore[attr-defined]
+    _chains[id(expr)] = (expr, name)
+    return name
+
+
+_chains: dict[int, tuple[cst.CSTNode, str | None]] = {}  # id of an Attribute -> (it, its dotted name)
+
+
+def forget_names() -> None:
+    """Drop the dotted names kept for the file linted last (the engine calls this per file)."""
+    _chains.clear()
 
 
 def _module_name(node: cst.BaseExpression | None) -> str:
@@ -181,8 +203,13 @@ class SemanticModel:
         cst.FunctionDef, cst.ClassDef, cst.For, cst.While, cst.If, cst.SimpleStatementLine, cst.Parameters,
     )
 
-    def __init__(self, module: cst.Module, project=None) -> None:
+    def __init__(self, module: cst.Module, project=None, *, source: str | None = None, tree: ast.Module | None = None) -> None:
         self.module = module
+        # The text `module` was parsed from and CPython's ast of it, where the engine has them:
+        # a rule reads them instead of generating the module's code again (a codegen pass over
+        # the whole file, which in an editor would be paid on every keystroke).
+        self._source = source
+        self._tree = tree
         # The file's view of its project index (ddplint.model.project.ProjectView), or None when
         # the file is linted alone: what other modules of the program define.
         self.project = project
@@ -197,6 +224,18 @@ class SemanticModel:
         self._statements: list[cst.SimpleStatementLine] = []
         self.in_parameters = 0
         self._analyses: dict[type, Analysis] = {}
+
+    @property
+    def source(self) -> str:
+        """The module's text."""
+        if self._source is None:
+            self._source = self.module.code
+        return self._source
+
+    def spans(self, nodes: Iterable[cst.CSTNode]) -> dict[int, Span]:
+        """Where each of `nodes` is in the module (ddplint.semantic.walk.positions), by id:
+        with the engine's ast, only the statements that hold them are generated."""
+        return positions(self.module, nodes, tree=self._tree)[0]
 
     # -- names ------------------------------------------------------------------------------
 

@@ -124,21 +124,59 @@ def walk(root: cst.CSTNode, visits: dict[type, list[Method]], leaves: dict[type,
     """Call `visits[type]` on entering and `leaves[type]` on leaving each node, depth first,
     without recursion (deep expressions do not hit Python's recursion limit). A method that
     raises stops the walk with VisitorFailed naming it; a `try` costs nothing until then."""
-    stack: list[tuple[cst.CSTNode, bool]] = [(root, False)]
-    while stack:
-        node, leaving = stack.pop()
-        cls = type(node)
-        for method in (leaves if leaving else visits).get(cls, ()):
+    for node, leaving in events(root, frozenset(visits), frozenset(leaves)):
+        for method in (leaves if leaving else visits)[type(node)]:
             try:
                 method(node)
             except (RecursionError, MemoryError):
                 raise
             except Exception as error:
                 raise VisitorFailed(method, error) from error
+
+
+# The walk's events (node, leaving) of each statement, for the node classes visited and left
+# then: in the language server an edit re-parses only the statements it touched, and the others
+# are the same objects, so their events are not found again. Kept for the statements the last
+# walk reached (those it took whole, and those it went into); entries hold their statement, so
+# an id is not reused while it is here.
+_statement_events: dict[int, tuple[cst.CSTNode, tuple[frozenset, frozenset], list]] = {}
+_IS_STATEMENT: dict[type, bool] = {}
+
+
+def events(root: cst.CSTNode, entered: frozenset[type], left: frozenset[type]) -> list[tuple[cst.CSTNode, bool]]:
+    """(node, leaving) in the order a depth-first walk meets them, for the nodes of the classes
+    in `entered` (on entering) and `left` (on leaving) only."""
+    global _statement_events
+    key = (entered, left)
+    reached: dict[int, tuple[cst.CSTNode, tuple[frozenset, frozenset], list]] = {}
+    found: list[tuple[cst.CSTNode, bool]] = []
+    starts: list[int] = []  # where each open statement's events start in `found`
+    stack: list[tuple[cst.CSTNode, bool]] = [(root, False)]
+    while stack:
+        node, leaving = stack.pop()
+        cls = type(node)
+        statement = _IS_STATEMENT.get(cls)
+        if statement is None:
+            statement = _IS_STATEMENT[cls] = issubclass(cls, cst.BaseStatement)
         if leaving:
+            if cls in left:
+                found.append((node, True))
+            if statement:
+                reached[id(node)] = (node, key, found[starts.pop() :])
             continue
+        if statement:
+            cached = _statement_events.get(id(node))
+            if cached is not None and cached[0] is node and cached[1] == key:
+                found.extend(cached[2])
+                reached[id(node)] = cached
+                continue
+            starts.append(len(found))
+        if cls in entered:
+            found.append((node, False))
         stack.append((node, True))
         stack.extend((child, False) for child in reversed(children(node)))
+    _statement_events = reached
+    return found
 
 
 _NEWLINES = re.compile(r"\r\n?|\n")
@@ -252,16 +290,42 @@ def positions(
     spans: dict[int, Span] = {}
     layouts: dict[int, Layout] = {}
     for node, line, indent in parts or [(module, 1, "")]:
-        state = _PositionState(default_indent=module.default_indent, default_newline=module.default_newline)
-        state.watch = watch
-        state.indent_tokens = [indent] if indent else []
-        node._codegen(state)
-        shift = line - state.spans[id(node)][0][0] if parts else 0
-        for key in wanted.intersection(state.spans):
-            spans[key] = _shifted(state.spans[key], shift)
-        for key, layout in state.layouts.items():
+        generated, found = _generated_once(node, indent, module, watch) if parts else _generated_now(node, indent, module, watch)
+        shift = line - generated[id(node)][0][0] if parts else 0
+        for key in wanted.intersection(generated):
+            spans[key] = _shifted(generated[key], shift)
+        for key, layout in found.items():
             layouts[key] = Layout(layout.indent, _shifted(layout.whole, shift))
     return {id(node): spans[id(node)] for node in nodes}, layouts
+
+
+def _generated_now(node: cst.CSTNode, indent: str, module: cst.Module, watch: frozenset[int]):
+    """(span of every node under `node` as generated alone, the layouts of those in `watch`)."""
+    state = _PositionState(default_indent=module.default_indent, default_newline=module.default_newline)
+    state.watch = watch
+    state.indent_tokens = [indent] if indent else []
+    node._codegen(state)
+    return state.spans, state.layouts
+
+
+# The codegen of the statements that held nodes asked about, by id. In the language server an
+# edit re-parses only the statements it touched, and several rules and the engine ask about
+# nodes of the same statement: a statement that is the same object, in the same block, is not
+# generated again (its nodes lie where they lay in it; only where it starts may have moved).
+# Entries hold their statement, so an id is not reused while it is here; a statement that a
+# module no longer holds is dropped when a later call sees the module (`_prune`).
+_generated: dict[int, tuple[cst.CSTNode, str, dict[int, Span], dict[int, Layout]]] = {}
+
+
+def _generated_once(node: cst.CSTNode, indent: str, module: cst.Module, watch: frozenset[int]):
+    cached = _generated.get(id(node))
+    if cached is not None and cached[0] is node and cached[1] == indent:
+        _, _, generated, found = cached
+        if all(key in found for key in watch.intersection(generated)):
+            return generated, {key: found[key] for key in watch.intersection(generated)}
+    generated, found = _generated_now(node, indent, module, watch)
+    _generated[id(node)] = (node, indent, generated, found)
+    return generated, found
 
 
 def _shifted(span: Span, lines: int) -> Span:
@@ -269,9 +333,10 @@ def _shifted(span: Span, lines: int) -> Span:
     return (line + lines, column), (end_line + lines, end_column)
 
 
-# The holder found for each node by the last call. In the language server an edit re-parses
-# only the statements it touched, so the nodes of findings elsewhere, and the statements that
-# hold them, are the same objects as before: they are placed again without a search.
+# The holder found for each node asked about, while that holder is in the module the calls
+# see. In the language server an edit re-parses only the statements it touched, so the nodes
+# of findings elsewhere, and the statements that hold them, are the same objects as before:
+# they are placed again without a search (several rules and the engine ask, each lint).
 _last_holders: dict[int, tuple[cst.CSTNode, cst.CSTNode]] = {}
 
 
@@ -280,8 +345,9 @@ Place = tuple[cst.CSTNode, int, str]  # a statement, the line its syntax starts 
 
 def _holders(module: cst.Module, tree: ast.Module, nodes: list[cst.CSTNode]) -> list[Place] | None:
     """(statement, the line its syntax starts on, its block's indentation) for each statement
-    that holds one of `nodes`: a top-level statement, or one in the body of a top-level class
-    (the class itself where it is wanted whole); None where some node is not found so."""
+    that holds one of `nodes`: the innermost statement that holds it, among those of the
+    module's blocks (`_places`: the bodies of classes, functions, loops, `with`, `if` and
+    `try` at any depth); None where some node is not found so."""
     places = _places(module, tree)
     if places is None:
         return None
@@ -296,34 +362,63 @@ def _holders(module: cst.Module, tree: ast.Module, nodes: list[cst.CSTNode]) -> 
     for statement, _, _ in places.values():
         if not left:
             break
-        members = statement.body.body if type(statement) is cst.ClassDef else ()  # type: ignore[attr-defined]
-        if members and id(members[0]) in places and id(statement) not in left:
-            continue  # its members are searched one by one
-        for node in descendants(statement):
+        for node in _descendants_outside(statement, places):
             if id(node) in left:
                 holder_of[id(node)] = statement
                 del left[id(node)]
     if left:
         return None
-    _last_holders.clear()
+    for key in [key for key in _generated if key not in places]:
+        del _generated[key]  # statements no longer in the module
+    for key in [key for key, (_, holder) in _last_holders.items() if id(holder) not in places]:
+        del _last_holders[key]
     _last_holders.update((id(node), (node, holder_of[id(node)])) for node in nodes)
     return list({id(holder): places[id(holder)] for holder in holder_of.values()}.values())
 
 
+def _descendants_outside(statement: cst.CSTNode, places: dict[int, Place]) -> Iterator[cst.CSTNode]:
+    """`statement` and the nodes under it, but not those under another of the `places` (they
+    are searched as theirs)."""
+    stack = [statement]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(child for child in children(current) if id(child) not in places)
+
+
+# The compound statements whose body's statements are places of their own, and where the body is.
+_BLOCKS = (cst.ClassDef, cst.FunctionDef, cst.For, cst.While, cst.With, cst.If, cst.Try)
+
+
+_last_places: list = [None, None, None]  # the module and ast the last `_places` paired, and its answer
+
+
 def _places(module: cst.Module, tree: ast.Module) -> dict[int, Place] | None:
-    """Each top-level statement, and each statement of a top-level class's block, by id: the
+    """Each statement of the module's blocks, by id (top-level ones, and those of the body of a
+    class, function, loop, `with`, `if` or `try` at any depth, where its ast pairs up): the
     statement, the line the ast starts it on, the indentation of its block; None where the
-    module and the ast do not pair up."""
+    module and the ast do not pair up at the top level. (Several rules and the engine ask
+    about the same module in one lint: it is paired once.)"""
+    if _last_places[0] is not module or _last_places[1] is not tree:
+        _last_places[:] = [module, tree, _paired_places(module, tree)]
+    return _last_places[2]
+
+
+def _paired_places(module: cst.Module, tree: ast.Module) -> dict[int, Place] | None:
     pairs = _paired(module.body, tree.body)
     if pairs is None:
         return None
     places: dict[int, Place] = {}
-    for statement, first in pairs:
-        places[id(statement)] = (statement, first.lineno, "")
-        if type(statement) is cst.ClassDef and type(statement.body) is cst.IndentedBlock:
-            indent = module.default_indent if statement.body.indent is None else statement.body.indent
-            for member, at in _paired(statement.body.body, first.body) or ():  # type: ignore[attr-defined]
-                places[id(member)] = (member, at.lineno, indent)
+    pending: list[tuple[list[tuple[cst.CSTNode, ast.stmt]], str]] = [(pairs, "")]
+    while pending:
+        pairs, indent = pending.pop()
+        for statement, first in pairs:
+            places[id(statement)] = (statement, first.lineno, indent)
+            block = statement.body if type(statement) in _BLOCKS else None  # type: ignore[attr-defined]
+            if type(block) is cst.IndentedBlock and hasattr(first, "body"):
+                inner = _paired(block.body, first.body)  # type: ignore[attr-defined]
+                if inner:
+                    pending.append((inner, indent + (module.default_indent if block.indent is None else block.indent)))
     return places
 
 

@@ -19,6 +19,7 @@ from importlib import metadata
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 from pygls.workspace.position_codec import ServerTextPosition, ServerTextRange
 
@@ -82,6 +83,10 @@ class Linter:
         # as saved, and dropped when one of its modules is saved: the CLI and flake8 see the
         # same cross-module facts. The open document itself is analysed as typed.
         self._projects: dict[str, object] = {}
+        # The editor's workspace folders: the project of a file under one with no marker
+        # (pyproject.toml, setup.cfg, setup.py, .git) above the file, as flake8's folder is.
+        self.workspace_folders: list[str] = []
+        self._views: dict[str, tuple] = {}  # path -> what project_view found for it
 
     def settings(self, path: str):
         from ddplint.engine.config import ConfigError, resolve
@@ -98,19 +103,33 @@ class Linter:
 
     def forget_settings(self) -> None:
         self._settings.clear()
+        self._views.clear()
 
     def project_view(self, path: str):
         """(the file's view of its project, or None; a problem building it, or None). Files
-        not saved under a folder (an untitled buffer) are linted alone, as with stdin."""
-        from ddplint.model.project import build, find_root
+        not saved under a folder (an untitled buffer) are linted alone, as with stdin. Found
+        once per file until the next open or save (a keystroke does not look for its root)."""
+        if path not in self._views:
+            self._views[path] = self._project_view(path)
+        return self._views[path]
 
-        if os.environ.get("DDPLINT_NO_PROJECT") or not os.path.isfile(path):
-            return None, None
-        root = find_root(path)
+    def _project_view(self, path: str):
+        from ddplint.core.switches import SwitchError, env_switch
+        from ddplint.model.project import build
+
+        try:
+            alone, no_cache = env_switch("DDPLINT_NO_PROJECT"), env_switch("DDPLINT_NO_CACHE")
+        except SwitchError as error:  # said once; the project is then built, without its cache
+            alone, no_cache, problem = False, True, f"{error}; the project's cache is not used"
+        else:
+            problem = None
+        if alone or not os.path.isfile(path):
+            return None, problem
+        root = self.root_of(path)
         project = self._projects.get(root)
         if project is None:
             try:
-                project = build(root, os.path.join(root, ".ddplint_cache"))
+                project = build(root, None if no_cache else os.path.join(root, ".ddplint_cache"))
                 project.program  # built now, so that a bug in it is reported here
             except Exception as error:  # a bug in the index: lint the file alone, say so once
                 self._projects[root] = False
@@ -120,14 +139,19 @@ class Linter:
             # A full collection over a 1,300-file project's model took ~100 ms, every few edits.
             gc.collect()
             gc.freeze()
-        return (project.view(path) if project else None), None
+        return (project.view(path) if project else None), problem
+
+    def root_of(self, path: str) -> str:
+        from ddplint.model.project import find_root
+
+        inside = [folder for folder in self.workspace_folders if path.startswith(folder.rstrip(os.sep) + os.sep)]
+        return find_root(path, fallback=max(inside, key=len) if inside else None)
 
     def forget_project(self, path: str) -> None:
         """A module was saved: the next lint builds its project again (from the cache, for the
         modules that did not change)."""
-        from ddplint.model.project import find_root
-
-        self._projects.pop(find_root(path), None)
+        self._projects.pop(self.root_of(path), None)
+        self._views.clear()
         gc.unfreeze()  # the old model can be collected; the next build freezes what is live then
 
     def lint(self, uri: str, path: str, source: str) -> tuple[list[Diagnostic], str | None]:
@@ -152,10 +176,14 @@ class Linter:
         return analysis.diagnostics, problem
 
     def fix_all(self, path: str, source: str) -> str:
+        """What `ddplint --fix` would make of the buffer: the same call, with the same view of
+        the project (a fix that rests on another module, such as DDP003's set_epoch for a
+        sampler a helper builds, is found only with it)."""
         from ddplint.api import Mode, process_source
 
         settings, rules, _ = self.settings(path)
-        result = process_source(source, path, settings.rules_for(path, rules), Mode(fix=True, write=False))
+        view, _ = self.project_view(path)
+        result = process_source(source, path, settings.rules_for(path, rules), Mode(fix=True, write=False), project=view)
         return result.fixed_source if result.fixed_source is not None else source
 
     def close(self, uri: str) -> None:
@@ -269,13 +297,14 @@ class DdplintServer(LanguageServer):
                         edit=self.text_edit(document, linted.source, quickfix.apply_fix(linted.source, diagnostic)),
                     )
                 )
-            if wanted(types.CodeActionKind.QuickFix):
+            silenced = quickfix.with_noqa(linted.source, diagnostic) if wanted(types.CodeActionKind.QuickFix) else None
+            if silenced is not None and silenced != linted.source:  # (unchanged: no comment can reach it)
                 actions.append(
                     types.CodeAction(
                         title=f"ddplint: add `# noqa: {diagnostic.code}`",
                         kind=types.CodeActionKind.QuickFix,
                         diagnostics=[lsp],
-                        edit=self.text_edit(document, linted.source, quickfix.with_noqa(linted.source, diagnostic)),
+                        edit=self.text_edit(document, linted.source, silenced),
                     )
                 )
         safe = [lsp for d, lsp in linted.findings if d.fix and d.fix.applicability is Applicability.SAFE]
@@ -306,6 +335,8 @@ def build_server() -> DdplintServer:
         options = params.initialization_options or {}
         if isinstance(options, dict) and isinstance(options.get("debounce"), (int, float)):
             ls.debounce = max(0.0, float(options["debounce"]))
+        folders = [folder.uri for folder in params.workspace_folders or ()] or [params.root_uri]
+        ls.linter.workspace_folders = [to_fs_path(uri) for uri in folders if uri and uri.startswith("file:")]
 
     # Configuration is read again on open and save (not on each change): an edited
     # pyproject.toml applies from the next file opened or saved.

@@ -1,19 +1,23 @@
-"""Parse an edited buffer again by reusing the trees of the top-level statements that did not
-change: a keystroke in a 1,500-line file re-parses one function, not the file.
+"""Parse an edited buffer again by reusing the trees of the statements that did not change: a
+keystroke in a 1,500-line file re-parses the statement it is in, not the file.
 
 libcst trees are immutable, so a statement parsed for one version of the buffer can stand in
-the module of the next. CPython's `ast` (a tenth of libcst's cost) finds where each top-level
-statement starts and ends; the text from the end of one statement to the end of the next is a
-chunk, parsed on its own and cached by its text. The comments and blank lines at the top of a
-chunk become its first statement's leading lines, as libcst itself would attach them. Where
-the chunks do not agree on the layout libcst infers per module (indent, newline), or anything
-else is unusual, the whole text is parsed the ordinary way.
+the module of the next. CPython's `ast` (a tenth of libcst's cost) finds where each statement
+starts and ends; the text from the end of one top-level statement to the end of the next is a
+piece, parsed on its own and cached by its text. A compound statement longer than SPLIT_LINES
+is cut further, at any depth: its header is parsed with a placeholder body, and each statement
+of its body is a piece of its own, parsed behind stand-in class headers at the columns of the
+statements it is in. Where a piece ends, the comment and blank lines after it go with it as far
+as libcst gives them to the blocks it ends, so that the tree assembled is the one a full parse
+makes. Where the pieces do not fit together (the layout libcst infers per module, trailing
+lines in a stand-in block, anything unusual), the text they come from is parsed whole.
 
 The `ast` is not parsed whole either: the statements that begin both the last text that parsed
 and this one (top-level ones, and in a class that the edit is in, the class's own) are kept,
-and only the text after them is parsed, on the lines it is on. Where CPython cannot parse that
-(a half-typed line), libcst is asked about the same text only; both stop at the first error,
-so a keystroke costs the text from the edited statement on, not the file.
+those that end both on the same lines are taken as they were, and only the text between is
+parsed, on the lines it is on. Where CPython cannot parse that (a half-typed line), libcst is
+asked about the same text only; both stop at the first error, so a keystroke costs about the
+statement it is in.
 """
 
 from __future__ import annotations
@@ -21,7 +25,10 @@ from __future__ import annotations
 import ast
 import copy
 import itertools
+import re
 import warnings
+from dataclasses import dataclass
+from typing import Union
 
 import libcst as cst
 
@@ -52,24 +59,57 @@ class StatementCache:
         if self._tree is None or self._tree[0] is not source:
             kept, owner, members, line, offset = self._split(source)
             head = _STAND_IN if owner is not None else ""
+            tree = self._with_unchanged_end(source, kept, owner, members, line, offset)
             try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # invalid escape sequences and the like
+                if tree is None:
                     # The rest of the text, on the lines it is on.
-                    rest = ast.parse("\n" * (line - bool(head)) + head + source[offset:]).body
+                    rest = _parsed_ast("\n" * (line - bool(head)) + head + source[offset:])
+                    tree = _assembled_ast(kept, owner, members, rest, [])
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 self._tree = (source, None, head + source[offset:])
             else:
-                if owner is not None:  # the class the change is in, its own statements in front
-                    stand_in = rest.pop(0)
-                    whole = copy.copy(owner)
-                    whole.body = [*members, *stand_in.body]  # type: ignore[attr-defined]
-                    whole.end_lineno, whole.end_col_offset = stand_in.end_lineno, stand_in.end_col_offset
-                    rest.insert(0, whole)
-                tree = ast.Module(body=[*kept, *rest], type_ignores=[])
                 self._tree = (source, tree, "")
                 self._parsed = (source, tree, offsets(source))
         return self._tree[1]
+
+    def _with_unchanged_end(self, source, kept, owner, members, line, offset) -> ast.Module | None:
+        """The ast of `source` where it ends, on the same lines, as the last text that parsed:
+        the statements there are taken as they were (the class's the change is in, then the
+        top-level ones), and only the text between them and those kept in front is parsed, so
+        a keystroke within a line costs the statement it is in. None where it does not so end,
+        or that text does not parse alone (the rest of the text is then parsed whole)."""
+        if self._parsed is None:
+            return None
+        previous, tree, after = self._parsed
+        if previous.count("\n") != source.count("\n") or previous.count("\r") != source.count("\r"):
+            return None  # lines added or removed: the statements after the change moved
+        after_owner = tree.body[tree.body.index(owner) + 1 :] if owner is not None else []
+        candidates = [*owner.body, *after_owner] if owner is not None else tree.body  # type: ignore[attr-defined]
+        starts = [(index, after[_first_line(statement)]) for index, statement in _run_starts(candidates)]
+        low, high = 0, len(starts)
+        while low < high:  # the first run from which on the text is as it was
+            middle = (low + high) // 2
+            if source.endswith(previous[starts[middle][1] :]):
+                high = middle
+            else:
+                low = middle + 1
+        if low == len(starts):
+            return None
+        index, start = starts[low]
+        stop = len(source) - (len(previous) - start)
+        if stop < offset or (owner is not None and index < len(members)):
+            return None
+        head = _STAND_IN if owner is not None else ""
+        try:
+            rest = _parsed_ast("\n" * (line - bool(head)) + head + source[offset:stop])
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        if owner is None:
+            return ast.Module(body=[*kept, *rest, *candidates[index:]], type_ignores=[])
+        if len(rest) != 1:
+            return None  # the text left the class
+        in_class = len(owner.body)  # type: ignore[attr-defined]
+        return _assembled_ast(kept, owner, members, rest, candidates[index:in_class], candidates[max(index, in_class) :])
 
     def _split(self, source: str) -> tuple[list[ast.stmt], ast.ClassDef | None, list[ast.stmt], int, int]:
         """Where `source` parses as the last text that parsed did: (the top-level statements it
@@ -88,13 +128,23 @@ class StatementCache:
         changed = tree.body[len(before)] if len(before) < len(tree.body) else None
         if isinstance(changed, ast.ClassDef) and changed.body[0].lineno > changed.lineno:
             inner, inside = self._same(source, changed.body)
-            if inside >= 2:
-                line = inner[inside - 2]
+            line = self._kept_end(source, inner, inside, _indentation(source[after[changed.body[0].lineno] : after[changed.body[0].lineno + 1]]))
+            if line is not None:
                 return before, changed, _up_to(changed.body, line), line, after[line + 1]
-        if same < 2:
+        line = self._kept_end(source, ends, same, "")
+        if line is None:
             return [], None, [], 0, 0
-        line = ends[same - 2]
         return _up_to(tree.body, line), None, [], line, after[line + 1]
+
+    def _kept_end(self, source: str, ends: list[int], same: int, indent: str) -> int | None:
+        """The line the statements kept end on, of the `same` runs (ending on `ends`) that
+        begin `source` unchanged: all of them where the text after them opens a statement of
+        its own at their column `indent` (not a clause of the last, an `else:`, nor a line of
+        its block), else all but the last (which the rest then begins with); None for none."""
+        after = self._parsed[2]  # type: ignore[index]
+        if same and ends[same - 1] + 1 < len(after) and _opens_statement(source, after[ends[same - 1] + 1], indent):
+            return ends[same - 1]
+        return ends[same - 2] if same >= 2 else None
 
     def _same(self, source: str, body: list[ast.stmt]) -> tuple[list[int], int]:
         """The lines that the runs of `body` (statements of the last text that parsed, those
@@ -124,19 +174,56 @@ class StatementCache:
             parse(self._tree[2], explain=False)  # what CPython failed on: fails where the whole text does
             return parse(source, explain=False)
         chunks = _chunks(source, tree)
-        if chunks is None or len(chunks) < 2:
+        if chunks is None or (len(chunks) < 2 and isinstance(chunks[0], str)):
             self._chunks.clear()
             return parse(source)
         parsed: dict[str, cst.Module] = {}
         self.reused = 0
         modules = []
         for chunk in chunks:
-            parts = [self._parse(text, parsed) for text in chunk]
-            module = parts[0] if len(parts) == 1 else _class_module(parts)
+            module = self._parse(chunk, parsed) if isinstance(chunk, str) else self._cut_module(chunk, parsed)
             modules.append(module if module is not None else parse(_text(chunk)))
         self._chunks = parsed
         module = _assemble(modules)
         return module if module is not None else parse(source)
+
+    def _cut_module(self, cut: _Cut, parsed: dict[str, cst.Module]) -> cst.Module | None:
+        """The module of a top-level statement parsed in pieces (see _Cut), or None where the
+        pieces do not fit together."""
+        head = self._parse(cut.head, parsed)
+        found = self._statements(cut, "", parsed)
+        if found is None or len(head.body) != 1:
+            return None
+        [statement], (module, _) = found
+        return head.with_changes(body=[statement], footer=module.footer, has_trailing_newline=module.has_trailing_newline)
+
+    def _statements(self, piece: _Piece, prefix: str, parsed: dict[str, cst.Module]):
+        """(the statement, or statements, `piece` holds; its tail: the module its last text was
+        parsed as and the trailing lines of each stand-in block there, which are those of the
+        blocks the piece ends: a piece ends its block where it is its last); None where the
+        pieces do not fit. `prefix` is the stand-in headers that put the piece at its column."""
+        depth = prefix.count("\n")
+        if isinstance(piece, str):
+            module = self._parse(prefix + piece, parsed)
+            found = _inside(module, depth)
+            return (found[0], (module, found[1])) if found is not None and found[0] else None
+        found = _inside(self._parse(prefix + piece.head, parsed), depth)
+        if found is None or len(found[0]) != 1 or any(found[1]) or not _placeholder_block(found[0][0]):
+            return None
+        statement: cst.BaseCompoundStatement = found[0][0]  # type: ignore[assignment]
+        inner = prefix + piece.indent + _STAND_IN
+        body: list[cst.BaseStatement] = []
+        for index, member in enumerate(piece.members):
+            parts = self._statements(member, inner, parsed)
+            if parts is None:
+                return None
+            statements, (module, footers) = parts
+            ends = module.footer or not module.has_trailing_newline or any(footers)
+            if index < len(piece.members) - 1 and ends:
+                return None  # only the last piece of a block ends in its trailing lines
+            body.extend(statements)
+        block = statement.body.with_changes(body=body, footer=footers[-1])  # type: ignore[attr-defined]
+        return [statement.with_changes(body=block)], (module, footers[:-1])
 
     def _parse(self, text: str, parsed: dict[str, cst.Module]) -> cst.Module:
         if text in parsed:  # a text met twice in one file: each its own nodes, or both get one position
@@ -149,41 +236,202 @@ class StatementCache:
         return parsed[text]
 
 
-# A class longer than this is cut into its statements too: one method edited in a class of a
-# thousand lines then re-parses that method. Each later statement is parsed inside a stand-in
-# class header, so its text (and any multi-line string in it) keeps its indentation.
-CLASS_SPLIT_LINES = 40
+_CLAUSES = ("else", "elif", "except", "finally")
+
+
+def _opens_statement(source: str, offset: int, indent: str) -> bool:
+    """Whether the first line of code from `offset` on starts a statement of its own at column
+    `indent`: it is indented so, and is no clause (`else:`) of a statement before it."""
+    at = offset
+    while at < len(source):
+        end = source.find("\n", at)
+        end = len(source) if end < 0 else end + 1
+        line = source[at:end]
+        stripped = line.strip(" \t\f\r\n")
+        if stripped and not stripped.startswith("#"):
+            word = re.match(r"[A-Za-z_]\w*", stripped)
+            own = _indentation(line) == indent and (word is None or word.group() not in _CLAUSES)
+            return own and "\r" not in line[:-1]
+        at = end
+    return True  # nothing follows
+
+
+def _parsed_ast(text: str) -> list[ast.stmt]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # invalid escape sequences and the like
+        return ast.parse(text).body
+
+
+def _assembled_ast(kept, owner, members, rest, inside, after_owner=()) -> ast.Module:
+    """The module's ast from the statements kept in front, those parsed (`rest`: behind a
+    stand-in class header where the change is in the class `owner`, whose own statements in
+    front are `members` and behind are `inside`), and the top-level ones kept behind."""
+    if owner is not None:
+        stand_in = rest[0]
+        whole = copy.copy(owner)
+        whole.body = [*members, *stand_in.body, *inside]
+        last = whole.body[-1] if inside else stand_in
+        whole.end_lineno, whole.end_col_offset = last.end_lineno, last.end_col_offset
+        rest = [whole, *rest[1:]]
+    return ast.Module(body=[*kept, *rest, *after_owner], type_ignores=[])
+
+
+def _run_starts(statements: list[ast.stmt]) -> list[tuple[int, ast.stmt]]:
+    """(index, statement) of each statement that starts a line of its own, after the one
+    before it ended."""
+    found = []
+    end = 0
+    for index, statement in enumerate(statements):
+        if _first_line(statement) > end:
+            found.append((index, statement))
+        end = max(end, statement.end_lineno or statement.lineno)
+    return found
+
+
+# A compound statement longer than this (a class, a function, a `with`, a loop or an `if`
+# without `else`) is cut into its body's statements, at any depth: one line edited in a method
+# of a thousand lines then re-parses the statement of that method the line is in (or the piece
+# of it, where that statement is long too). Each piece is parsed behind stand-in class headers
+# at the columns of the statements it is in, so that its text keeps its indentation (and any
+# multi-line string in it); the statement's own header is parsed with a placeholder body.
+SPLIT_LINES = 40
 _STAND_IN = "class _:\n"
+_PLACEHOLDER = "pass"
+_CUTTABLE = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While, ast.If)
 
 
-def _chunks(source: str, tree: ast.Module) -> list[tuple[str, ...]] | None:
+@dataclass(frozen=True)
+class _Cut:
+    """A long compound statement in pieces: `head` is its leading lines and header with a
+    placeholder body, `indent` the column of its header, `members` its body's statements."""
+
+    head: str
+    indent: str
+    members: list[_Piece]
+
+
+_Piece = Union[str, _Cut]
+
+
+def _chunks(source: str, tree: ast.Module) -> list[_Piece] | None:
     """The source cut after each top-level statement's last line (statements sharing a line
-    stay together); a long class is a tuple of its header with its first statement, and its
-    other statements each behind a stand-in class header."""
+    stay together), a long compound statement cut further into its statements."""
     lines = split_lines(source, keepends=True)
-    ends = _cuts(tree.body)
-    if not ends:
+    if not _cuts(tree.body):
         return None
-    cuts = [*ends[:-1], len(lines)]  # the last chunk keeps the comments at the end of the file
-    chunks: list[tuple[str, ...]] = []
-    start = 0
-    classes = {statement.end_lineno: statement for statement in tree.body if isinstance(statement, ast.ClassDef)}
-    for end, cut in zip(ends, cuts):
-        statement = classes.get(end)
-        inner = _cuts(statement.body) if statement is not None and end - start > CLASS_SPLIT_LINES else []
-        if len(inner) < 2 or statement.body[0].lineno == statement.lineno:  # type: ignore[union-attr]
-            chunks.append(("".join(lines[start:cut]),))
+    return _pieces(lines, tree.body, 0, len(lines))
+
+
+def _pieces(lines: list[str], statements: list[ast.stmt], start: int, stop: int) -> list[_Piece]:
+    """`statements` (a block's, in lines[start:stop], which ends with the block's trailing
+    lines), one piece each: the text from the end of the one before to its own end."""
+    ends = _owned_ends(lines, statements)
+    bounds = [start, *ends[:-1], stop]
+    alone = {statement.end_lineno: statement for statement in statements}
+    pieces: list[_Piece] = []
+    for (end, _), low, high in zip(_runs(statements), bounds, bounds[1:]):
+        statement = alone.get(end)
+        cut = _cut(lines, statement, low, high) if statement is not None and high - low > SPLIT_LINES else None
+        pieces.append(cut if cut is not None else "".join(lines[low:high]))
+    return pieces
+
+
+def _runs(statements: list[ast.stmt]) -> list[tuple[int, int]]:
+    """(last line, first line of the next) of each run of statements sharing lines; the last
+    run's next is 0."""
+    runs: list[list[int]] = []
+    for statement in statements:
+        first = _first_line(statement)
+        if runs and first <= runs[-1][0]:
+            runs[-1][0] = max(runs[-1][0], statement.end_lineno or first)
         else:
-            bounds = [start, *inner[:-1], cut]
-            parts = ["".join(lines[a:b]) for a, b in zip(bounds, bounds[1:])]
-            chunks.append((parts[0], *(_STAND_IN + part for part in parts[1:])))
-        start = cut
-    return chunks
+            if runs:
+                runs[-1][1] = first
+            runs.append([statement.end_lineno or first, 0])
+    return [(end, following) for end, following in runs]
 
 
-def _text(chunk: tuple[str, ...]) -> str:
-    """The text of a chunk as it is in the source, without its stand-in class headers."""
-    return chunk[0] + "".join(part[len(_STAND_IN) :] for part in chunk[1:])
+def _owned_ends(lines: list[str], statements: list[ast.stmt]) -> list[int]:
+    """Where each run of `statements` ends, with the comment and blank lines after it that
+    libcst gives the blocks it ends: those up to the last that is indented as deep as the
+    block of its last statement (the rest lead the next statement)."""
+    ends = []
+    last_of = {statement.end_lineno: statement for statement in statements}
+    for end, following in _runs(statements):
+        owned = end
+        body = getattr(last_of.get(end), "body", None)
+        if following and isinstance(body, list) and body and _first_line(body[0]) > last_of[end].lineno:
+            inner = _indentation(lines[_first_line(body[0]) - 1])
+            for index in range(end, following - 1):
+                if lines[index].startswith(inner):
+                    owned = index + 1
+        ends.append(owned)
+    return ends
+
+
+def _cut(lines: list[str], statement: ast.stmt, low: int, high: int) -> _Cut | None:
+    """The statement in lines[low:high] in pieces, where it is a compound statement whose only
+    block is its body, which starts on a line of its own."""
+    if not isinstance(statement, _CUTTABLE) or getattr(statement, "orelse", None):
+        return None
+    body_start = _first_line(statement.body[0]) - 1  # 0-based
+    header_end = body_start
+    while header_end > low and _blank_or_comment(lines[header_end - 1]):
+        header_end -= 1  # comment and blank lines after the header go with its first statement
+    if header_end <= statement.lineno - 1:
+        return None  # the body starts on the header's line
+    header, first = lines[statement.lineno - 1], lines[body_start]
+    newline = lines[header_end - 1][len(lines[header_end - 1].rstrip("\r\n")) :] or "\n"
+    head = "".join(lines[low:header_end]) + _indentation(first) + _PLACEHOLDER + newline
+    return _Cut(head, _indentation(header), _pieces(lines, statement.body, header_end, high))
+
+
+def _blank_or_comment(line: str) -> bool:
+    stripped = line.strip(" \t\f\r\n")
+    return not stripped or stripped.startswith("#")
+
+
+def _indentation(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t\f"))]
+
+
+def _first_line(statement: ast.stmt) -> int:
+    return min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))])
+
+
+def _text(piece: _Piece) -> str:
+    """The text of a piece as it is in the source."""
+    if isinstance(piece, str):
+        return piece
+    without_placeholder = piece.head[: piece.head.rstrip("\r\n").rindex("\n") + 1]
+    return without_placeholder + "".join(_text(member) for member in piece.members)
+
+
+def _inside(module: cst.Module, depth: int) -> tuple[list[cst.BaseStatement], list] | None:
+    """(the statements inside `depth` stand-in class headers, the trailing lines of each of
+    their blocks, outermost first), or None where the module is not such a chain."""
+    body = list(module.body)
+    if depth and module.header:
+        return None
+    footers = []
+    for _ in range(depth):
+        if len(body) != 1 or not _block_class(body[0]):
+            return None
+        footers.append(body[0].body.footer)  # type: ignore[attr-defined]
+        body = list(body[0].body.body)  # type: ignore[attr-defined]
+    return body, footers
+
+
+def _placeholder_block(node: cst.CSTNode) -> bool:
+    """A compound statement whose body is the placeholder alone, in an indented block."""
+    block = getattr(node, "body", None)
+    if not isinstance(block, cst.IndentedBlock) or block.footer or len(block.body) != 1:
+        return False
+    only = block.body[0]
+    return (
+        isinstance(only, cst.SimpleStatementLine) and len(only.body) == 1 and isinstance(only.body[0], cst.Pass)
+        and not only.leading_lines and not only.trailing_whitespace.comment
+    )
 
 
 def _up_to(statements: list[ast.stmt], line: int) -> list[ast.stmt]:
@@ -203,29 +451,8 @@ def _cuts(statements: list[ast.stmt]) -> list[int]:
     return cuts
 
 
-def _class_module(parts: list[cst.Module]) -> cst.Module | None:
-    """The module of a long class from its parts, or None where they do not fit together."""
-    first = parts[0]
-    if len(first.body) != 1 or not _block_class(first.body[0]):
-        return None
-    real: cst.ClassDef = first.body[0]  # type: ignore[assignment]
-    body = list(real.body.body)
-    last = parts[-1]
-    for part in parts[1:]:
-        layout_differs = (part.default_indent, part.default_newline) != (first.default_indent, first.default_newline)
-        footer = part.footer and part is not last  # only the file's last chunk ends in comments
-        if layout_differs or part.header or footer or len(part.body) != 1 or not _block_class(part.body[0]):
-            return None
-        stand_in: cst.ClassDef = part.body[0]  # type: ignore[assignment]
-        if stand_in.body.indent != real.body.indent:
-            return None
-        body.extend(stand_in.body.body)
-    new_class = real.with_changes(body=real.body.with_changes(body=body))
-    return first.with_changes(body=[new_class], footer=last.footer, has_trailing_newline=last.has_trailing_newline)
-
-
 def _block_class(node: cst.CSTNode) -> bool:
-    return isinstance(node, cst.ClassDef) and isinstance(node.body, cst.IndentedBlock) and not node.body.footer
+    return isinstance(node, cst.ClassDef) and isinstance(node.body, cst.IndentedBlock)
 
 
 def _assemble(modules: list[cst.Module]) -> cst.Module | None:

@@ -5,16 +5,31 @@
 --   DDPLINT_PYTHON=python3 DDPLINT_FILE=train.py nvim --headless -u NONE -c "luafile nvim_check.lua"
 local function say(text) io.stdout:write(text .. "\n") end
 
+-- With DDPLINT_USER_CONFIG set, the session was started with a user's init.lua (the README's
+-- snippet), which must have attached ddplint to the buffer by itself.
+local function attached(buf)
+  for _, client in pairs((vim.lsp.get_clients or vim.lsp.get_active_clients)()) do
+    if client.name == "ddplint" and vim.lsp.buf_is_attached(buf, client.id) then return client.id end
+  end
+end
+
 local ok, err = pcall(function()
   vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("DDPLINT_FILE")))
   local buf = vim.api.nvim_get_current_buf()
-  local config = {
-    name = "ddplint",
-    cmd = { os.getenv("DDPLINT_PYTHON"), "-m", "ddplint", "server" },
-    root_dir = vim.fn.fnamemodify(os.getenv("DDPLINT_FILE"), ":p:h"),
-  }
-  local client_id = vim.lsp.start_client(config)
-  vim.lsp.buf_attach_client(buf, client_id)
+  local client_id
+  if os.getenv("DDPLINT_USER_CONFIG") then
+    vim.wait(10000, function() return attached(buf) ~= nil end, 50)
+    client_id = attached(buf)
+    if client_id == nil then error("the configuration attached no ddplint client to the buffer") end
+    say("attached by the configuration")
+  else
+    client_id = vim.lsp.start_client({
+      name = "ddplint",
+      cmd = { os.getenv("DDPLINT_PYTHON"), "-m", "ddplint", "server" },
+      root_dir = vim.fn.fnamemodify(os.getenv("DDPLINT_FILE"), ":p:h"),
+    })
+    vim.lsp.buf_attach_client(buf, client_id)
+  end
   vim.wait(60000, function() return #vim.diagnostic.get(buf) > 0 end, 50)
   local diagnostics = vim.diagnostic.get(buf)
   for _, d in ipairs(diagnostics) do

@@ -9,6 +9,7 @@ import time
 import pytest
 
 from ddplint.harness import launcher
+from ddplint_test_support import scaled
 from ddplint.harness.launcher import Topology, choose_topology, last_exception
 
 
@@ -91,10 +92,12 @@ def test_a_hang_is_killed_reported_and_leaves_no_process(tmp_path):
         print(f"rank {rank} last words before hanging", flush=True)
         time.sleep(600)
     """)
+    # Long enough for both ranks to start and print on a busy machine: the limit scales with it.
+    limit = scaled(12)
     t0 = time.monotonic()
-    res = launcher.run_torchrun(str(prog), Topology(2, "gloo"), timeout=12, cwd=str(tmp_path))
+    res = launcher.run_torchrun(str(prog), Topology(2, "gloo"), timeout=limit, cwd=str(tmp_path))
     assert res.timed_out
-    assert time.monotonic() - t0 < 40
+    assert time.monotonic() - t0 < limit + scaled(28)  # killed at the limit, not after the ranks' 600 s
     assert "rank 0 last words before hanging" in res.hang_report()
     assert "rank 1 last words before hanging" in res.hang_report()
     assert res.last_output(1) == "rank 1 last words before hanging"

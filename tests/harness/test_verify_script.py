@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from ddplint.harness import cli, tempdirs
+from ddplint_test_support import scaled
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "tests" / "data" / "scripts"
@@ -94,7 +95,8 @@ def test_text_classifier_with_spawned_workers(installed, tmp_path):
 
 def test_keyword_spotting_hang_and_bucketing_sampler(installed, tmp_path):
     report, verdicts, by_code, proc = _verify(
-        installed, tmp_path, SCRIPTS / "keyword_spotting" / "train.py", ["--timeout", "45"],
+        # The job hangs until --timeout: long enough to reach the hang on a busy machine too.
+        installed, tmp_path, SCRIPTS / "keyword_spotting" / "train.py", ["--timeout", str(scaled(30))],
         ["--manifest", "data/train.csv", "--max-epoch", "2"])
     # The rank-0-only DDP forward hangs the job before the export, so the state-dict
     # mismatch cannot be seen before the fix: reported as such, not as a pass.
@@ -150,14 +152,14 @@ def test_max_seconds_stops_a_script_that_never_ends(tmp_path):
     # --timeout is far above --max-seconds: a run --max-seconds failed to stop would end
     # timed out, which the report below tells apart, so no wall clock is asked here.
     proc = subprocess.run([sys.executable, "-m", "ddplint", "verify", "--script", str(script),
-                           "--max-seconds", "10", "--timeout", "60", "--json", str(out)],
-                          cwd=ROOT, env=_checkout_env(tmp), capture_output=True, text=True, timeout=300)
+                           "--max-seconds", str(scaled(10)), "--timeout", str(scaled(60)), "--json", str(out)],
+                          cwd=ROOT, env=_checkout_env(tmp), capture_output=True, text=True, timeout=scaled(300))
     report = json.loads(out.read_text())
     before = report["runs"]["before"]
     # Stopped is not completed (issue 27, 2).
     assert not before["completed"] and before["stopped"] and not before["timed_out"], before
-    assert before["state"] == "stopped after 10s by --max-seconds (not completed)"
-    assert "run before the fix: stopped after 10s by --max-seconds" in proc.stdout
+    assert before["state"] == f"stopped after {stop}s by --max-seconds (not completed)"
+    assert f"run before the fix: stopped after {stop}s by --max-seconds" in proc.stdout
     assert [r["stopped"] for r in before["ranks"]] == ["max-seconds", "max-seconds"]
     assert all(r["loaders"][0]["passes"] for r in before["ranks"])
     assert [f["verdict"] for f in report["findings"]] == ["NEEDS GPU"]
@@ -441,10 +443,12 @@ def _start_and_wait_for_ranks(tmp_path):
     script = _project(tmp_path, FOREVER)
     tmp = tmp_path / "tmp"
     tmp.mkdir()
+    # Each test ends the job itself once both ranks run: verify's own limit must not end it
+    # first, however long the ranks take to start on a busy machine.
     proc = subprocess.Popen([sys.executable, "-m", "ddplint", "verify", "--script", str(script),
-                             "--timeout", "120"], cwd=ROOT, env=_checkout_env(tmp),
+                             "--timeout", "3600"], cwd=ROOT, env=_checkout_env(tmp),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + scaled(90)
     # The ranks carry the probes' variable pointing into this test's temporary folder, and so
     # does torchrun, which is not a rank.
     marker = f"DDPLINT_OBSERVE={tmp}"
@@ -459,8 +463,8 @@ def test_sigterm_stops_verify_and_leaves_nothing(tmp_path):
     pytest.importorskip("torch")
     proc, tmp = _start_and_wait_for_ranks(tmp_path)
     proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=60)
-    left = _wait_gone(str(tmp), 10)
+    out, err = proc.communicate(timeout=scaled(60))
+    left = _wait_gone(str(tmp), scaled(10))
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     assert proc.returncode == 128 + signal.SIGTERM, err
@@ -474,8 +478,8 @@ def test_sigkill_of_verify_takes_the_job_down_and_the_next_run_sweeps(tmp_path, 
     pytest.importorskip("torch")
     proc, tmp = _start_and_wait_for_ranks(tmp_path)
     proc.kill()
-    proc.communicate(timeout=30)
-    left = _wait_gone(str(tmp), 30)
+    proc.communicate(timeout=scaled(30))
+    left = _wait_gone(str(tmp), scaled(30))
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     assert left == []  # torchrun got SIGTERM from the kernel and stopped its ranks
@@ -496,8 +500,8 @@ def test_ranks_die_with_torchrun_when_verify_and_torchrun_are_killed_together(tm
     ranks = _job_processes(marker, ranks_only=True)
     os.kill(_launcher(marker), signal.SIGKILL)
     proc.kill()
-    proc.communicate(timeout=30)
-    left = _wait_gone(str(tmp), 15)
+    proc.communicate(timeout=scaled(30))
+    left = _wait_gone(str(tmp), scaled(15))
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     assert len(ranks) == 2 and left == []
