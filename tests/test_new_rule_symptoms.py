@@ -1,4 +1,4 @@
-"""The symptoms behind DDP019-DDP024, measured on CPU with gloo (2 ranks under torchrun).
+"""The symptoms behind DDP019-DDP028, measured on CPU with gloo (2 ranks under torchrun).
 
 Each rule's evidence lives in its folder, ddplint/harness/scenarios/ddpNNN/: these tests run
 the bundled scenarios of DDP019 and DDP021 before and after (as `ddplint verify` does) and the
@@ -127,3 +127,16 @@ def test_ddp022_eval_sampler_pads_by_repeating_samples():
     shuffled = [list(DistributedSampler(dataset, num_replicas=4, rank=r, shuffle=True)) for r in range(4)]
     run.ranks = [{"loaders": [loader(s) | {"shuffle": True}]} for s in shuffled]
     assert EVIDENCE["DDP022"].script_symptom(run, ctx).symptom is True
+
+
+def test_ddp026_clip_grad_norm_takes_each_shards_norm_on_fsdp1():
+    result, _ = _launch("DDP026", "experiment_clip_shards.py")
+    for sharded in ("full_shard", "shard_grad_op", "use_orig_params"):
+        ranks = result[sharded]
+        functions, methods = [r["function"] for r in ranks], [r["method"] for r in ranks]
+        assert len(set(methods)) == 1 and functions[0] != functions[1]  # each rank its own shard's norm
+        # FSDP's method: the global norm, the root of the sum of the shards' squares.
+        assert abs(methods[0] - sum(f * f for f in functions) ** 0.5) < 1e-3
+    global_norm = result["full_shard"][0]["method"]
+    assert all(r["function"] == r["method"] == global_norm for r in result["no_shard"])
+    assert all(r["function"] == global_norm for r in result["fully_shard"])  # FSDP2's DTensors: right
