@@ -140,3 +140,15 @@ def test_ddp026_clip_grad_norm_takes_each_shards_norm_on_fsdp1():
     global_norm = result["full_shard"][0]["method"]
     assert all(r["function"] == r["method"] == global_norm for r in result["no_shard"])
     assert all(r["function"] == global_norm for r in result["fully_shard"])  # FSDP2's DTensors: right
+
+
+def test_ddp025_optimizer_built_before_the_fsdp_wrap_steps_nothing():
+    result, _ = _launch("DDP025", "experiment_stale_optimizer.py")
+    for how in ("fsdp1", "fully_shard"):
+        for rank in result[f"{how}_optimizer_before"]:
+            assert len(set(rank["losses"])) == 1 and not rank["optimizer_parameters_changed"]
+    # After the wrap, or with FSDP1's use_orig_params=True, the loss falls from the first step.
+    for trains in ("fsdp1_optimizer_after", "fully_shard_optimizer_after", "fsdp1_orig_params_optimizer_before"):
+        for rank in result[trains]:
+            losses = rank["losses"]
+            assert all(b < a for a, b in zip(losses, losses[1:])) and rank["optimizer_parameters_changed"]
