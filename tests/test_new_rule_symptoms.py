@@ -152,3 +152,11 @@ def test_ddp025_optimizer_built_before_the_fsdp_wrap_steps_nothing():
         for rank in result[trains]:
             losses = rank["losses"]
             assert all(b < a for a, b in zip(losses, losses[1:])) and rank["optimizer_parameters_changed"]
+
+
+def test_ddp027_one_seed_on_every_rank_draws_the_same_noise_each_step():
+    result, _ = _launch("DDP027", "experiment_shared_seed.py")
+    shared, per_rank = result["shared_seed"], result["seed_plus_rank"]
+    assert shared["identical_steps"] == shared["steps"] == 5  # every step: the same timesteps and noise
+    assert per_rank["identical_steps"] == 0
+    assert shared["weights_equal"] and per_rank["weights_equal"]  # DDP keeps the replicas equal either way

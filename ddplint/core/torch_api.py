@@ -377,22 +377,21 @@ ACCELERATE_SET_SEED = api(
 ACCELERATE_DEVICE_SPECIFIC = "device_specific"
 TRANSFORMERS_SET_SEED = api("transformers.set_seed", "transformers.trainer_utils.set_seed", params="seed deterministic")
 NUMPY_SEED = api("numpy.random.seed", params="seed")
-PYTHON_SEED = api("random.seed", params="a version")
 # A Fabric's method that calls `seed_everything` (`fabric.seed_everything(seed)`).
 FABRIC_SEED_METHOD = "seed_everything"
 SEEDS = {
-    MANUAL_SEED: frozenset({"torch"}), NUMPY_SEED: frozenset({"numpy"}), PYTHON_SEED: frozenset({"random"}),
+    MANUAL_SEED: frozenset({"torch"}), NUMPY_SEED: frozenset({"numpy"}),
     SEED_EVERYTHING: ALL_GENERATORS, ACCELERATE_SET_SEED: ALL_GENERATORS, TRANSFORMERS_SET_SEED: ALL_GENERATORS,
 }
+SEED_CALLS = MANUAL_SEED | NUMPY_SEED | SEED_EVERYTHING | ACCELERATE_SET_SEED | TRANSFORMERS_SET_SEED
 # Draws from torch's default generator that make data: noise, timesteps, indices, masks.
 TORCH_DRAWS = api(
     "torch.rand", "torch.randn", "torch.randint", "torch.randperm", "torch.rand_like", "torch.randn_like",
     "torch.randint_like", "torch.multinomial", "torch.normal", "torch.bernoulli", "torch.poisson",
 )
-# numpy's and Python's module-level draws, by the module that holds them (every function there but
-# the seeding and generator-making ones draws from the global state).
+# numpy's module-level draws, by the module that holds them (every function there but the
+# seeding and generator-making ones draws from the global state).
 NUMPY_RANDOM = Package("numpy.random")
-PYTHON_RANDOM = Package("random")
 NOT_DRAWS = frozenset({
     "seed", "get_state", "set_state", "getstate", "setstate", "RandomState", "default_rng", "Generator", "Random",
     "SystemRandom", "SeedSequence", "PCG64", "MT19937", "BitGenerator",

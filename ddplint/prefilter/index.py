@@ -36,6 +36,7 @@ NEEDLES = {
     'DDP024': ('DistributedDataParallel', (re.compile('distributed\\.DistributedDataParallel\\b', 0), re.compile('parallel\\.DistributedDataParallel\\b', 0), re.compile('import\\s(?:[^\\n]|\\\\\\n)*?\\b(?:torch|torch\\.nn|torch\\.nn\\.parallel|torch\\.nn\\.parallel\\.distributed)\\s+as\\b', 0), re.compile('from\\s+torch\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bnn\\b', 0), re.compile('from\\s+torch\\.nn\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bparallel\\b', 0), re.compile('from\\s+torch\\.nn\\.parallel\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\b(?:DistributedDataParallel|distributed)\\b', 0), re.compile('from\\s+torch\\.nn\\.parallel\\.distributed\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bDistributedDataParallel\\b', 0)), 'find_unused_parameters',),
     'DDP025': (('FullyShardedDataParallel', 'fully_shard'), (re.compile('_fully_shard\\.fully_shard\\b', 0), re.compile('fsdp\\.(?:FullyShardedDataParallel|fully_shard)\\b', 0), re.compile('fully_shard\\.fully_shard\\b', 0), re.compile('fully_sharded_data_parallel\\.FullyShardedDataParallel\\b', 0), re.compile('import\\s(?:[^\\n]|\\\\\\n)*?\\b(?:torch|torch\\.distributed|torch\\.distributed\\._composable|torch\\.distributed\\._composable\\.fsdp|torch\\.distributed\\._composable\\.fsdp\\.fully_shard|torch\\.distributed\\.fsdp|torch\\.distributed\\.fsdp\\._fully_shard|torch\\.distributed\\.fsdp\\._fully_shard\\._fully_shard|torch\\.distributed\\.fsdp\\.fully_sharded_data_parallel)\\s+as\\b', 0), re.compile('from\\s+torch\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bdistributed\\b', 0), re.compile('from\\s+torch\\.distributed\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\b(?:_composable|fsdp)\\b', 0), re.compile('from\\s+torch\\.distributed\\._composable\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bfsdp\\b', 0), re.compile('from\\s+torch\\.distributed\\._composable\\.fsdp\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bfully_shard\\b', 0), re.compile('from\\s+torch\\.distributed\\._composable\\.fsdp\\.fully_shard\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bfully_shard\\b', 0), re.compile('from\\s+torch\\.distributed\\.fsdp\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\b(?:FullyShardedDataParallel|_fully_shard|fully_shard|fully_sharded_data_parallel)\\b', 0), re.compile('from\\s+torch\\.distributed\\.fsdp\\._fully_shard\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\b(?:_fully_shard|fully_shard)\\b', 0), re.compile('from\\s+torch\\.distributed\\.fsdp\\._fully_shard\\._fully_shard\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bfully_shard\\b', 0), re.compile('from\\s+torch\\.distributed\\.fsdp\\.fully_sharded_data_parallel\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bFullyShardedDataParallel\\b', 0)), 'parameters',),
     'DDP026': ('clip_grad_norm', (re.compile('clip_grad\\.(?:clip_grad_norm|clip_grad_norm_)\\b', 0), re.compile('utils\\.(?:clip_grad_norm|clip_grad_norm_)\\b', 0), re.compile('import\\s(?:[^\\n]|\\\\\\n)*?\\b(?:torch|torch\\.nn|torch\\.nn\\.utils|torch\\.nn\\.utils\\.clip_grad)\\s+as\\b', 0), re.compile('from\\s+torch\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\bnn\\b', 0), re.compile('from\\s+torch\\.nn\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\butils\\b', 0), re.compile('from\\s+torch\\.nn\\.utils\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\b(?:clip_grad|clip_grad_norm|clip_grad_norm_)\\b', 0), re.compile('from\\s+torch\\.nn\\.utils\\.clip_grad\\s+import\\s+(?:\\([^)]*|(?:[^\\n]|\\\\\\n)*?)\\b(?:clip_grad_norm|clip_grad_norm_)\\b', 0)), 'FullyShardedDataParallel',),
+    'DDP027': (('torch.distributed', 'from torch import distributed', 'DistributedDataParallel', 'init_process_group', 'DistributedSampler', 'LOCAL_RANK', 'global_rank', 'Accelerator('), ('reset', 'seed'),),
 }
 
 SCREENS = {
@@ -65,6 +66,7 @@ SCREENS = {
     'DDP024': Calls(targets=('torch.nn.parallel.DistributedDataParallel', 'torch.nn.parallel.distributed.DistributedDataParallel'), methods=(), without_keyword=None, lambda_first=False, shipped=(), within=None),
     'DDP025': Calls(targets=('torch.distributed._composable.fsdp.fully_shard', 'torch.distributed._composable.fsdp.fully_shard.fully_shard', 'torch.distributed.fsdp.FullyShardedDataParallel', 'torch.distributed.fsdp._fully_shard._fully_shard.fully_shard', 'torch.distributed.fsdp._fully_shard.fully_shard', 'torch.distributed.fsdp.fully_shard', 'torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel'), methods=(), without_keyword=None, lambda_first=False, shipped=(), within=None),
     'DDP026': Calls(targets=('torch.nn.utils.clip_grad.clip_grad_norm', 'torch.nn.utils.clip_grad.clip_grad_norm_', 'torch.nn.utils.clip_grad_norm', 'torch.nn.utils.clip_grad_norm_'), methods=(), without_keyword=None, lambda_first=False, shipped=(), within=None),
+    'DDP027': Calls(targets=('accelerate.utils.random.set_seed', 'accelerate.utils.set_seed', 'lightning.fabric.seed_everything', 'lightning.fabric.utilities.seed.seed_everything', 'lightning.pytorch.seed_everything', 'lightning.pytorch.utilities.seed.seed_everything', 'lightning.seed_everything', 'lightning_fabric.seed_everything', 'lightning_fabric.utilities.seed.seed_everything', 'numpy.random.seed', 'pytorch_lightning.seed_everything', 'pytorch_lightning.utilities.seed.seed_everything', 'torch.manual_seed', 'torch.random.manual_seed', 'transformers.set_seed', 'transformers.trainer_utils.set_seed'), methods=('seed_everything', 'reset'), without_keyword=None, lambda_first=False, shipped=(), within=None),
 }
 
 # The shared analyses each rule reads (by class name): the project may feed them.
@@ -95,6 +97,7 @@ ANALYSES = {
     'DDP024': (),
     'DDP025': ('ShardedModels',),
     'DDP026': ('ShardedModels',),
+    'DDP027': ('RankRegions',),
 }
 
 # The project facts in each rule's `opened_by` (rules not named here have none).
@@ -112,6 +115,7 @@ OPENED_BY = {
     'DDP019': frozenset({ProjectFact.CALLS_UNWRAPPER, ProjectFact.HANDS_INNER_MODULE}),
     'DDP020': frozenset({ProjectFact.CALLS_WRAP_HELPER}),
     'DDP023': frozenset({ProjectFact.CUDA_HELPER}),
+    'DDP027': frozenset({ProjectFact.DISTRIBUTED}),
 }
 
 # The project facts in each rule's `unscreened_by` (rules not named here have none).
