@@ -160,3 +160,14 @@ def test_ddp027_one_seed_on_every_rank_draws_the_same_noise_each_step():
     assert shared["identical_steps"] == shared["steps"] == 5  # every step: the same timesteps and noise
     assert per_rank["identical_steps"] == 0
     assert shared["weights_equal"] and per_rank["weights_equal"]  # DDP keeps the replicas equal either way
+
+
+def test_ddp028_unsynced_monitored_metric_gives_each_rank_its_own_best():
+    pytest.importorskip("lightning")
+    result, _ = _launch("DDP028", "experiment_monitored_metric.py")
+    unsynced, synced = result["sync_dist_False"], result["sync_dist_True"]
+    # Each rank's ModelCheckpoint keeps its own shard's loss as the best score.
+    assert [r["best_score"] for r in unsynced] == [r["own_last_loss"] for r in unsynced]
+    assert unsynced[0]["best_score"] != unsynced[1]["best_score"]
+    mean = sum(r["own_last_loss"] for r in synced) / len(synced)
+    assert all(abs(r["best_score"] - mean) < 1e-3 for r in synced)
