@@ -187,8 +187,9 @@ class Rule(cst.BatchableCSTVisitor):
     # Examples that must be flagged (with the golden fixed output) and that must not be.
     flagged_examples: ClassVar[Sequence[Flagged]] = ()
     clean_examples: ClassVar[Sequence[Clean]] = ()
-    # The training frameworks whose code the rule reads (their APIs in its triggers, analyses or
-    # model questions, each with a flagged or clean example), in Framework's order.
+    # The ways of training whose code the rule reads (their APIs in its trigger, its analyses or
+    # its model questions), in Framework's order: `ddplint rules`, the README's table and
+    # docs/rules.md show them.
     frameworks: ClassVar[tuple[Framework, ...]] = ()
     # The pitfall exists only where several ranks of a distributed job run the code: the rule
     # is not run in a module that only ever runs as one process (a test module that starts no
