@@ -8,7 +8,7 @@ import libcst as cst
 from ddplint.analyses.ranks import RANK_FUNCTIONS, RANK_NAMES, RankRegions, environment_key
 from ddplint.core.diagnostics import StepKind
 from ddplint.core.torch_api import (
-    ACCELERATE_DEVICE_SPECIFIC, ACCELERATE_SET_SEED, ALL_GENERATORS, DISTRIBUTED_MARKERS, ENV_PACKAGES, ENV_RESET,
+    ACCELERATE_DEVICE_SPECIFIC, ALL_GENERATORS, DISTRIBUTED_MARKERS, ENV_PACKAGES, ENV_RESET,
     ENV_SEED, FABRIC, FABRIC_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, RANK_ENVIRONMENT, SEED_CALLS, SEEDS,
     TORCH_DRAWS,
 )
@@ -44,6 +44,7 @@ class _Seed:
     frame: str | None
     cls: str | None
     order: int
+    specific: bool = False  # Accelerate's device_specific=True: it adds the process index
 
 
 @dataclass
@@ -232,6 +233,14 @@ class SharedSeedDataPath(Rule):
                     torch.nn.functional.cross_entropy(model(images), labels).backward()
                     optimizer.step()
 
+            def reseeded_per_rank(args, loader):
+                dist.init_process_group("nccl")
+                torch.manual_seed(args.seed)  # the same initial weights on every rank
+                model = build_model()
+                torch.manual_seed(args.seed + dist.get_rank())  # each rank its own noise
+                for images in loader:
+                    model(images + torch.randn_like(images)).mean().backward()
+
             def seed_from_caller(seed, loader, model):
                 dist.init_process_group("nccl")
                 torch.manual_seed(seed)
@@ -355,26 +364,23 @@ class SharedSeedDataPath(Rule):
         if seeded is not None:
             value = node.args[0].value if node.args and not node.args[0].star else None
             given = keyword_argument(node, "seed")
-            self._seeds.append(_Seed(node, given.value if given else value, seeded, frame, self._cls(), self._order))
+            specific = keyword_argument(node, ACCELERATE_DEVICE_SPECIFIC)
+            per_process = specific is not None and not (isinstance(specific.value, cst.Name) and specific.value.value == "False")
+            seed = _Seed(node, given.value if given else value, seeded, frame, self._cls(), self._order, per_process)
+            self._seeds.append(seed)
 
     def _seeded(self, call: cst.Call, method: str | None, receiver: str | None) -> frozenset[str] | None:
-        """The generators a seeding call seeds with the same value on every rank; None for other calls."""
+        """The generators a seeding call seeds; None for other calls."""
         if method == FABRIC_SEED_METHOD and receiver in self._fabrics:
             return ALL_GENERATORS
         qualified = self.model.qualified(call.func)
-        for seeding, generators in SEEDS.items():
-            if qualified in seeding:
-                specific = keyword_argument(call, ACCELERATE_DEVICE_SPECIFIC) if seeding is ACCELERATE_SET_SEED else None
-                if specific is not None and not (isinstance(specific.value, cst.Name) and specific.value.value == "False"):
-                    return None
-                return generators
-        return None
+        return next((generators for seeding, generators in SEEDS.items() if qualified in seeding), None)
 
     # -- the judgement --------------------------------------------------------------------------
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for seed in self._seeds:
-            if self._same_on_every_rank(seed.value, seed) is True:
+            if not seed.specific and self._same_on_every_rank(seed.value, seed) is True:
                 self._judge_seed(seed)
         for reset in self._resets:
             receiver = dotted_name(reset.call.func.value)  # type: ignore[attr-defined]
@@ -411,10 +417,15 @@ class SharedSeedDataPath(Rule):
             return
 
     def _innermost_training_loops(self, seed: _Seed) -> set[int]:
-        """The loops of the seed's function after it that run a backward and hold no other such loop."""
+        """The loops of the seed's function after it that run a backward and hold no other such
+        loop, unless another seed of the same generators comes between (`seed + rank` after
+        the model is built)."""
         after = {loop for loop in self._training if self._loops[loop][1] == seed.frame and self._loops[loop][0] > seed.order}
         outer = {parent for loop in after for parent in self._loops[loop][2]}
-        return after - outer
+        return {loop for loop in after - outer if not any(
+            other.frame == seed.frame and seed.order < other.order < self._loops[loop][0] and other.generators >= seed.generators
+            for other in self._seeds
+        )}
 
     def _draw(self, call: _LoopCall, seed: _Seed) -> tuple[str, Place | None] | None:
         """What the loop's call draws from a generator the seed seeded: the call itself (no
