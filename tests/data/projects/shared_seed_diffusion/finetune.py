@@ -24,13 +24,14 @@ def main():
     sampler = DistributedSampler(dataset, seed=args.seed)
     loader = DataLoader(dataset, batch_size=16, sampler=sampler)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5)
-    for epoch in range(3):
+    epoch = 0
+    while epoch < 3:
         sampler.set_epoch(epoch)
         for images in loader:
-            loss = diffusion_loss(model, images.cuda())
             optimizer.zero_grad()
-            loss.backward()
+            diffusion_loss(model, images.cuda()).backward()
             optimizer.step()
+        epoch += 1
 
 
 if __name__ == "__main__":
