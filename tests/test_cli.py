@@ -153,9 +153,13 @@ def test_rule_and_rules_commands(run):
     listing = run("rules")
     assert listing.returncode == 0
     assert "DDP004  torch-load-without-map-location" in listing.stdout
+    # each rule says whose code it reads
+    assert "DDP026  clip-grad-norm-on-fsdp" in listing.stdout and listing.stdout.count("frameworks: ") == len(listing.stdout.splitlines())
+    assert [line.rpartition("frameworks: ")[2] for line in listing.stdout.splitlines() if line.startswith("DDP028")] == ["Lightning"]
     explained = run("rule", "DDP004")
     assert explained.returncode == 0
     assert "map_location" in explained.stdout and "Fix: safe" in explained.stdout and "Fixed:" in explained.stdout
+    assert "\nFrameworks: torch DDP, FSDP, Accelerate, Lightning, Fabric\n" in explained.stdout
     assert run("rule", "torch-load-without-map-location").stdout == explained.stdout
     missing = run("rule", "DDP999")
     assert missing.returncode == 2 and "unknown rule" in missing.stderr

@@ -1,4 +1,4 @@
-"""The symptoms behind DDP019-DDP024, measured on CPU with gloo (2 ranks under torchrun).
+"""The symptoms behind DDP019-DDP028, measured on CPU with gloo (2 ranks under torchrun).
 
 Each rule's evidence lives in its folder, ddplint/harness/scenarios/ddpNNN/: these tests run
 the bundled scenarios of DDP019 and DDP021 before and after (as `ddplint verify` does) and the
@@ -127,3 +127,47 @@ def test_ddp022_eval_sampler_pads_by_repeating_samples():
     shuffled = [list(DistributedSampler(dataset, num_replicas=4, rank=r, shuffle=True)) for r in range(4)]
     run.ranks = [{"loaders": [loader(s) | {"shuffle": True}]} for s in shuffled]
     assert EVIDENCE["DDP022"].script_symptom(run, ctx).symptom is True
+
+
+def test_ddp026_clip_grad_norm_takes_each_shards_norm_on_fsdp1():
+    result, _ = _launch("DDP026", "experiment_clip_shards.py")
+    for sharded in ("full_shard", "shard_grad_op", "use_orig_params"):
+        ranks = result[sharded]
+        functions, methods = [r["function"] for r in ranks], [r["method"] for r in ranks]
+        assert len(set(methods)) == 1 and functions[0] != functions[1]  # each rank its own shard's norm
+        # FSDP's method: the global norm, the root of the sum of the shards' squares.
+        assert abs(methods[0] - sum(f * f for f in functions) ** 0.5) < 1e-3
+    global_norm = result["full_shard"][0]["method"]
+    assert all(r["function"] == r["method"] == global_norm for r in result["no_shard"])
+    assert all(r["function"] == global_norm for r in result["fully_shard"])  # FSDP2's DTensors: right
+
+
+def test_ddp025_optimizer_built_before_the_fsdp_wrap_steps_nothing():
+    result, _ = _launch("DDP025", "experiment_stale_optimizer.py")
+    for how in ("fsdp1", "fully_shard"):
+        for rank in result[f"{how}_optimizer_before"]:
+            assert len(set(rank["losses"])) == 1 and not rank["optimizer_parameters_changed"]
+    # After the wrap, or with FSDP1's use_orig_params=True, the loss falls from the first step.
+    for trains in ("fsdp1_optimizer_after", "fully_shard_optimizer_after", "fsdp1_orig_params_optimizer_before"):
+        for rank in result[trains]:
+            losses = rank["losses"]
+            assert all(b < a for a, b in zip(losses, losses[1:])) and rank["optimizer_parameters_changed"]
+
+
+def test_ddp027_one_seed_on_every_rank_draws_the_same_noise_each_step():
+    result, _ = _launch("DDP027", "experiment_shared_seed.py")
+    shared, per_rank = result["shared_seed"], result["seed_plus_rank"]
+    assert shared["identical_steps"] == shared["steps"] == 5  # every step: the same timesteps and noise
+    assert per_rank["identical_steps"] == 0
+    assert shared["weights_equal"] and per_rank["weights_equal"]  # DDP keeps the replicas equal either way
+
+
+def test_ddp028_unsynced_monitored_metric_gives_each_rank_its_own_best():
+    pytest.importorskip("lightning")
+    result, _ = _launch("DDP028", "experiment_monitored_metric.py")
+    unsynced, synced = result["sync_dist_False"], result["sync_dist_True"]
+    # Each rank's ModelCheckpoint keeps its own shard's loss as the best score.
+    assert [r["best_score"] for r in unsynced] == [r["own_last_loss"] for r in unsynced]
+    assert unsynced[0]["best_score"] != unsynced[1]["best_score"]
+    mean = sum(r["own_last_loss"] for r in synced) / len(synced)
+    assert all(abs(r["best_score"] - mean) < 1e-3 for r in synced)

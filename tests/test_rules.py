@@ -8,7 +8,7 @@ import pytest
 from ddplint.engine.lint import analyse
 from ddplint.fixing.fixer import fix_text
 from ddplint.fixing.quickfix import apply_fix
-from ddplint.rules.rule import Flagged
+from ddplint.rules.rule import Flagged, Framework
 from ddplint.rules import all_rules
 from ddplint.prefilter.screens import facts_of
 
@@ -120,6 +120,9 @@ def test_rule_is_documented(rule):
     for example in rule.flagged_examples:
         assert rule.matches_text(example.code), "needles must admit the rule's own examples"
         assert rule.screen.holds(facts_of(example.code)), "the screen must admit the rule's own examples"
+    order = list(Framework)
+    assert rule.frameworks, "every rule says whose code it reads (Rule.frameworks)"
+    assert list(rule.frameworks) == sorted(set(rule.frameworks), key=order.index), "each framework once, in Framework's order"
 
 
 def test_codes_and_names_are_unique():

@@ -537,11 +537,12 @@ def _diff_name(side: str, path: str) -> str:
 
 
 def _list_rules() -> int:
+    from ddplint.commands.docs import frameworks_text
     from ddplint.rules import all_rules
 
     for rule in all_rules():
         fix = rule.fix.value if rule.fix else "none"
-        print(f"{rule.code}  {rule.name:<40} fix: {fix}")
+        print(f"{rule.code}  {rule.name:<40} fix: {fix:<7} frameworks: {frameworks_text(rule)}")
     return EXIT_CLEAN
 
 

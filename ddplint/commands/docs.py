@@ -29,6 +29,11 @@ TABLE_END = "<!-- rules-table:end -->"
 FIX_TEXT = {Applicability.SAFE: "safe", Applicability.UNSAFE: "unsafe", None: "none"}
 
 
+def frameworks_text(rule) -> str:
+    """The ways of training whose code the rule reads, as the docs and `ddplint rules` say them."""
+    return ", ".join(framework.value for framework in rule.frameworks)
+
+
 def anchor(rule) -> str:
     """The heading anchor GitHub makes for the rule's section in docs/rules.md (`rule`: a
     rule or one of its findings; both have its code and name)."""
@@ -54,7 +59,8 @@ def rules_markdown(rules=None) -> str:
         lines += [f"- [{rule.code} {rule.name}](#{anchor(rule)})"]
     lines.append("")
     for rule in rules:
-        lines += [f"## {rule.code} {rule.name}", "", f"**Fix:** {FIX_TEXT[rule.fix]}. **Message:** {rule.message}", ""]
+        lines += [f"## {rule.code} {rule.name}", "", f"**Fix:** {FIX_TEXT[rule.fix]}. **Frameworks:** {frameworks_text(rule)}.",
+                  "", f"**Message:** {rule.message}", ""]
         lines += [rule.explanation(), ""]
         for number, example in enumerate(rule.flagged_examples, start=1):
             lines += [f"### Flagged ({number})", ""] + _code_block(example.code)
@@ -93,10 +99,12 @@ def doctor_markdown() -> str:
 
 def readme_table(rules=None) -> str:
     rules = all_rules() if rules is None else rules
-    rows = ["| code | name | fix | what to do |", "|---|---|---|---|"]
+    rows = ["| code | name | fix | frameworks | what to do |", "|---|---|---|---|---|"]
     for rule in rules:
         message = rule.message.replace("|", "\\|")
-        rows.append(f"| [{rule.code}](docs/rules.md#{anchor(rule)}) | {rule.name} | {FIX_TEXT[rule.fix]} | {message} |")
+        rows.append(
+            f"| [{rule.code}](docs/rules.md#{anchor(rule)}) | {rule.name} | {FIX_TEXT[rule.fix]} | {frameworks_text(rule)} | {message} |"
+        )
     return "\n".join(rows)
 
 

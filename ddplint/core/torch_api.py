@@ -324,6 +324,111 @@ CUDA_INITIALISERS = api(
     "torch.cuda.synchronize", "torch.cuda.mem_get_info", "torch.cuda.Stream", "torch.cuda.Event",
 )
 
+# -- sharded data parallelism: FSDP1 (the wrapper) and FSDP2 (`fully_shard`) ----------------
+# FSDP1 replaces the module's parameters by flat parameters unless `use_orig_params=True`; FSDP2
+# replaces each by a DTensor parameter. Either way an optimizer built before the wrap holds
+# parameters that no longer receive gradients.
+FSDP = api(
+    "torch.distributed.fsdp.FullyShardedDataParallel",
+    "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel",
+    params="module process_group sharding_strategy cpu_offload auto_wrap_policy backward_prefetch mixed_precision "
+    "ignored_modules param_init_fn device_id sync_module_states forward_prefetch limit_all_gathers use_orig_params "
+    "ignored_states device_mesh",
+)
+FSDP_USE_ORIG_PARAMS = "use_orig_params"
+FULLY_SHARD = api(
+    "torch.distributed.fsdp.fully_shard", "torch.distributed.fsdp._fully_shard.fully_shard",
+    "torch.distributed.fsdp._fully_shard._fully_shard.fully_shard", "torch.distributed._composable.fsdp.fully_shard",
+    "torch.distributed._composable.fsdp.fully_shard.fully_shard",
+    params="module", keyword_only="mesh reshard_after_forward shard_placement_fn mp_policy offload_policy ignored_params",
+)
+# The optimizers torch ships (by package); their first parameter is what they step.
+TORCH_OPTIM = Package("torch.optim")
+OPTIMIZER_PARAMS = "params"
+# Not optimizers, though they live in torch.optim.
+NOT_OPTIMIZERS = ("torch.optim.lr_scheduler.", "torch.optim.swa_utils.")
+# Module methods that hand out its parameters (what an optimizer is built from).
+MODULE_PARAMETERS = "parameters"
+PARAMETER_METHODS = frozenset({MODULE_PARAMETERS, "named_parameters"})
+CLIP_GRAD_NORM = api(
+    "torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad.clip_grad_norm_", "torch.nn.utils.clip_grad_norm",
+    "torch.nn.utils.clip_grad.clip_grad_norm",
+    params="parameters max_norm norm_type error_if_nonfinite foreach",
+)
+# FSDP1's own method, which all-reduces the norm over every rank's shard.
+FSDP_CLIP_GRAD_NORM = api("torch.distributed.fsdp.FullyShardedDataParallel.clip_grad_norm_", params="max_norm norm_type")
+
+# -- seeds and the random draws they fix ------------------------------------------------------
+# Each seeding call and the generators it seeds ("torch": torch's default CPU generator (and the
+# CUDA ones), "numpy", "random"). Lightning's `seed_everything`, Accelerate's and Hugging Face's
+# `set_seed` seed all three with the same value on every rank (Accelerate's adds the process
+# index only with `device_specific=True`).
+ALL_GENERATORS = frozenset({"torch", "numpy", "random"})
+SEED_EVERYTHING = api(
+    "pytorch_lightning.seed_everything", "pytorch_lightning.utilities.seed.seed_everything",
+    "lightning.seed_everything", "lightning.pytorch.seed_everything", "lightning.pytorch.utilities.seed.seed_everything",
+    "lightning.fabric.seed_everything", "lightning.fabric.utilities.seed.seed_everything",
+    "lightning_fabric.seed_everything", "lightning_fabric.utilities.seed.seed_everything",
+    params="seed workers", keyword_only="verbose",
+)
+ACCELERATE_SET_SEED = api(
+    "accelerate.utils.set_seed", "accelerate.utils.random.set_seed", params="seed device_specific deterministic",
+)
+ACCELERATE_DEVICE_SPECIFIC = "device_specific"
+TRANSFORMERS_SET_SEED = api("transformers.set_seed", "transformers.trainer_utils.set_seed", params="seed deterministic")
+NUMPY_SEED = api("numpy.random.seed", params="seed")
+# A Fabric's method that calls `seed_everything` (`fabric.seed_everything(seed)`).
+FABRIC_SEED_METHOD = "seed_everything"
+SEEDS = {
+    MANUAL_SEED: frozenset({"torch"}), NUMPY_SEED: frozenset({"numpy"}),
+    SEED_EVERYTHING: ALL_GENERATORS, ACCELERATE_SET_SEED: ALL_GENERATORS, TRANSFORMERS_SET_SEED: ALL_GENERATORS,
+}
+SEED_CALLS = MANUAL_SEED | NUMPY_SEED | SEED_EVERYTHING | ACCELERATE_SET_SEED | TRANSFORMERS_SET_SEED
+# Draws from torch's default generator that make data: noise, timesteps, indices, masks.
+TORCH_DRAWS = api(
+    "torch.rand", "torch.randn", "torch.randint", "torch.randperm", "torch.rand_like", "torch.randn_like",
+    "torch.randint_like", "torch.multinomial", "torch.normal", "torch.bernoulli", "torch.poisson",
+)
+# numpy's module-level draws, by the module that holds them (every function there but the
+# seeding and generator-making ones draws from the global state).
+NUMPY_RANDOM = Package("numpy.random")
+NOT_DRAWS = frozenset({
+    "seed", "get_state", "set_state", "getstate", "setstate", "RandomState", "default_rng", "Generator", "Random",
+    "SystemRandom", "SeedSequence", "PCG64", "MT19937", "BitGenerator",
+})  # fmt: skip
+# Reinforcement-learning environments (gym, gymnasium): `env.reset(seed=...)` seeds what they
+# emit, the data a policy trains on.
+ENV_PACKAGES = (Package("gym"), Package("gymnasium"))
+ENV_RESET = "reset"
+ENV_SEED = "seed"
+
+# -- Lightning's logging and the callbacks that read it -----------------------------------------
+MODEL_CHECKPOINT = api(
+    "pytorch_lightning.callbacks.ModelCheckpoint", "pytorch_lightning.callbacks.model_checkpoint.ModelCheckpoint",
+    "lightning.pytorch.callbacks.ModelCheckpoint", "lightning.pytorch.callbacks.model_checkpoint.ModelCheckpoint",
+    params="dirpath filename monitor",
+)
+EARLY_STOPPING = api(
+    "pytorch_lightning.callbacks.EarlyStopping", "pytorch_lightning.callbacks.early_stopping.EarlyStopping",
+    "lightning.pytorch.callbacks.EarlyStopping", "lightning.pytorch.callbacks.early_stopping.EarlyStopping",
+    params="monitor min_delta patience",
+)
+MONITORING_CALLBACKS = MODEL_CHECKPOINT | EARLY_STOPPING
+CALLBACK_MONITOR = "monitor"
+# LightningModule.log and log_dict (methods: `self.log(...)`), with their parameters.
+LIGHTNING_LOG = api(
+    "log", params="name value prog_bar logger on_step on_epoch reduce_fx enable_graph sync_dist sync_dist_group "
+    "add_dataloader_idx batch_size metric_attribute rank_zero_only",
+)
+LIGHTNING_LOG_DICT = api(
+    "log_dict", params="dictionary prog_bar logger on_step on_epoch reduce_fx enable_graph sync_dist sync_dist_group "
+    "add_dataloader_idx batch_size rank_zero_only",
+)
+LOG_SYNC_DIST = "sync_dist"
+LOG_RANK_ZERO_ONLY = "rank_zero_only"
+# torchmetrics' Metric objects sync their state across ranks themselves when logged.
+TORCHMETRICS = Package("torchmetrics")
+
 # -- the standard library (and psutil) as DDP code meets it ---------------------------------
 DEFAULTDICT = api("collections.defaultdict", params="default_factory")
 PICKLE_DUMP = api("pickle.dump", "pickle.dumps")

@@ -12,7 +12,7 @@ from ddplint.semantic.edits import is_docstring
 from ddplint.core.fixpoint import fixed_point, reachable
 from ddplint.model.records import Place
 from ddplint.prefilter.triggers import DefaultCallTrigger
-from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.model import Scope, SemanticModel
 from ddplint.core.torch_api import TORCH, TORCH_CUDA, TORCH_DEVICE
 from ddplint.semantic.walk import children
@@ -67,6 +67,7 @@ class CudaTensorInDefaultArgument(Rule):
     # a default may call another module's helper that places tensors on CUDA
     opened_by = frozenset((ProjectFact.CUDA_HELPER,))
     name = "cuda-tensor-in-default-argument"
+    frameworks = (Framework.DDP,)
     message = (
         "default argument puts a tensor on CUDA when the module is imported (in every worker "
         "and rank); default to None and create it in the body"

@@ -17,7 +17,7 @@ from ddplint.analyses.pickling import (
     picklable,
 )
 from ddplint.model.records import CallResult, FunctionSummary, Param
-from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.prefilter.triggers import CallTrigger
 
 _NO_FIX = "; no picklable equivalent found: use a module-level function as the factory"
@@ -129,6 +129,7 @@ class LambdaDefaultFactory(Rule):
 
     code = "DDP002"
     name = "lambda-default-factory"
+    frameworks = (Framework.DDP,)
     message = (
         "defaultdict with a lambda factory cannot be pickled for spawned workers or ranks; "
         "use a module-level or builtin factory"

@@ -1,7 +1,7 @@
 import libcst as cst
 
 from ddplint.core.diagnostics import Applicability
-from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.core.torch_api import DISTRIBUTED_SAMPLER, LIBRARY_LOADERS
 from ddplint.analyses.samplers import Construction, Endless, Function, LoaderFlow, Loop, Ref
@@ -45,6 +45,7 @@ class MissingSetEpoch(Rule):
     opened_by = frozenset((ProjectFact.SAMPLER_BUILDER, ProjectFact.ENDLESS_WRAPPER))
     needs_ranks = True
     name = "missing-set-epoch"
+    frameworks = (Framework.DDP, Framework.TIMM)
     message = (
         "DistributedSampler never gets set_epoch in this epoch loop: every epoch repeats the same order; "
         "call sampler.set_epoch(epoch) first"

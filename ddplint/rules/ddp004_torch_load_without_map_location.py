@@ -14,7 +14,7 @@ from ddplint.core.diagnostics import Applicability
 from ddplint.model.files import loaded_path_key
 from ddplint.semantic.edits import argument_for, string_literal, with_keyword_argument
 from ddplint.prefilter.triggers import DISTRIBUTED_EVIDENCE_CODE, CallTrigger
-from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.core.torch_api import DDP, DISTRIBUTED_EVIDENCE, TORCH_LOAD, TORCH_SAVE
 from ddplint.semantic.walk import children
@@ -150,6 +150,7 @@ class TorchLoadWithoutMapLocation(Rule):
     code = "DDP004"
     needs_ranks = True
     name = "torch-load-without-map-location"
+    frameworks = (Framework.DDP, Framework.FSDP, Framework.ACCELERATE, Framework.LIGHTNING, Framework.FABRIC)
     message = 'torch.load without map_location loads onto the saving device (GPU 0 on every rank); pass map_location="cpu"'
     message_whole_model = (
         "torch.load without map_location loads onto the saving device (GPU 0 on every rank); "

@@ -4,7 +4,7 @@ import libcst as cst
 
 from ddplint.core.diagnostics import Applicability
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.edits import argument_for
 from ddplint.core.torch_api import SET_SHARING_STRATEGY
 
@@ -46,6 +46,7 @@ class FileSystemSharingStrategy(Rule):
 
     code = "DDP005"
     name = "file-system-sharing-strategy"
+    frameworks = (Framework.DDP,)
     message = (
         "set_sharing_strategy('file_system') leaks /dev/shm files when workers die; "
         "keep file_descriptor and raise RLIMIT_NOFILE"

@@ -6,7 +6,7 @@ import libcst as cst
 
 from ddplint.core.diagnostics import Applicability
 from ddplint.semantic.edits import is_docstring, keyword_argument, module_alias, names_in, replace_nodes, unique_name, with_keyword_argument
-from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.prefilter.triggers import SubclassTrigger
 from ddplint.core.torch_api import DISTRIBUTED_SAMPLER, MANUAL_SEED, SAMPLER
 from ddplint.analyses.samplers import SamplerClass, SamplerClasses, called_on_self
@@ -116,6 +116,7 @@ class SamplerWithoutRankSlicing(Rule):
     opened_by = frozenset((ProjectFact.SAMPLER_CLASS,))  # a subclass of another module's Sampler
     needs_ranks = True
     name = "sampler-without-rank-slicing"
+    frameworks = (Framework.DDP,)
     message = (
         "this DistributedSampler subclass's __iter__ never selects the rank's share: every rank gets "
         "the whole dataset; slice [self.rank::self.num_replicas]"

@@ -2,7 +2,7 @@ import libcst as cst
 
 from ddplint.core.diagnostics import Applicability
 from ddplint.semantic.edits import with_keyword_argument
-from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.core.torch_api import DISTRIBUTED_SAMPLER
 from ddplint.analyses.branches import Branches, exclusive
@@ -42,6 +42,7 @@ class DistributedSamplerNotUsed(Rule):
     opened_by = unscreened_by = frozenset((ProjectFact.SAMPLER_BUILDER,))
     needs_ranks = True
     name = "distributed-sampler-not-used"
+    frameworks = (Framework.DDP,)
     message = (
         "this DataLoader ignores the DistributedSampler over its dataset: every rank reads everything; "
         "pass sampler= instead of shuffle=True"

@@ -13,7 +13,7 @@ from ddplint.core.torch_api import API, BACKWARD, COLLECTIVES, DDP, DISTRIBUTED_
 from ddplint.analyses.branches import Branches, Path, exclusive
 from ddplint.analyses.grad_mode import GradientMode
 from ddplint.analyses.ranks import RANK_GUARD_NEEDLE, RankRegions, WrappedModels, last_name, rank_zero_calls
-from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.prefilter.triggers import CallTrigger
 
 _FORWARD_MESSAGE = (
@@ -95,6 +95,7 @@ class CollectiveInRankBranch(Rule):
     code = "DDP008"
     needs_ranks = True
     name = "collective-in-rank-branch"
+    frameworks = (Framework.DDP, Framework.ACCELERATE)
     message = (
         "collective reached by rank 0 only: the other ranks never call it and the job hangs; "
         "call it on every rank, outside the rank-0 branch"

@@ -8,7 +8,7 @@ from ddplint.core.diagnostics import Applicability
 from ddplint.analyses.ranks import WrappedModels
 from ddplint.model.files import loaded_path_key
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.semantic.edits import argument_for
 from ddplint.core.torch_api import CONSUME_PREFIX, OPTIMIZER_MODULES, TORCH_LOAD, TORCH_SAVE
@@ -90,6 +90,7 @@ class DdpStateDictPrefix(Rule):
     # The prefix breaks the load in any process: evaluation and export scripts run as one.
     needs_ranks = False
     name = "ddp-state-dict-prefix"
+    frameworks = (Framework.DDP,)
     message = (
         'state dict saved from the DDP wrapper has "module." keys and is loaded into an unwrapped model; '
         'strip them with consume_prefix_in_state_dict_if_present(sd, "module.") (or save model.module.state_dict())'

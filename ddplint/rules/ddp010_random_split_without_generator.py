@@ -7,7 +7,7 @@ import libcst as cst
 from ddplint.core.diagnostics import Applicability
 from ddplint.semantic.edits import argument_for, has_star_arguments, module_alias, with_keyword_argument
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.core.torch_api import DISTRIBUTED_MARKERS, MANUAL_SEED, RANDOM_SPLIT, TORCH
 from ddplint.semantic.walk import children
 from ddplint.prefilter.project_facts import ProjectFact
@@ -64,6 +64,7 @@ class RandomSplitWithoutGenerator(Rule):
     opened_by = frozenset((ProjectFact.DISTRIBUTED,))
     needs_ranks = True
     name = "random-split-without-generator"
+    frameworks = (Framework.DDP, Framework.ACCELERATE, Framework.LIGHTNING)
     message = (
         "random_split without a seeded generator splits differently on every rank; "
         "pass generator=torch.Generator().manual_seed(0)"

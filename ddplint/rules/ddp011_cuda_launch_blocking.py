@@ -4,7 +4,7 @@ import libcst as cst
 
 from ddplint.core.diagnostics import Applicability
 from ddplint.analyses.environ_writes import environ_writes
-from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.prefilter.triggers import MentionTrigger
 
 VARIABLE = "CUDA_LAUNCH_BLOCKING"
@@ -42,6 +42,7 @@ class CudaLaunchBlocking(Rule):
 
     code = "DDP011"
     name = "cuda-launch-blocking"
+    frameworks = (Framework.DDP,)
     message = "CUDA_LAUNCH_BLOCKING=1 serialises every kernel launch; remove it (set it in the shell to debug)"
     fix = Applicability.UNSAFE
     trigger = MentionTrigger(names=(VARIABLE,))

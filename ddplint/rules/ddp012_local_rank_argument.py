@@ -8,7 +8,7 @@ from ddplint.core.diagnostics import Applicability
 from ddplint.semantic.edits import keyword_argument, positional_arguments, with_keyword_argument
 from ddplint.analyses.ranks import environment_key, strip_int
 from ddplint.core.lines import split_lines
-from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.semantic.model import dotted_name
 from ddplint.core.torch_api import OLD_LAUNCHER, OLD_LAUNCHER_MODULE
@@ -106,6 +106,7 @@ class LocalRankArgument(Rule):
     code = "DDP012"
     needs_ranks = True
     name = "local-rank-argument"
+    frameworks = (Framework.DDP, Framework.DEEPSPEED)
     message = (
         "--local_rank only: torchrun passes no option (it sets LOCAL_RANK) and newer launchers pass "
         "--local-rank; accept --local-rank and default to the LOCAL_RANK environment variable"

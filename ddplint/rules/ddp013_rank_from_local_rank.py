@@ -11,7 +11,7 @@ from ddplint.analyses.environ_writes import environ_writes
 from ddplint.analyses.pickling import SPAWN_LIKE, is_process_start
 from ddplint.analyses.ranks import environment_key, last_name, strip_int
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.edits import argument_for
 from ddplint.core.fixpoint import reachable
 from ddplint.core.torch_api import DEVICE_COUNT, INIT_PROCESS_GROUP, PROCESS, SPAWN
@@ -82,6 +82,7 @@ class RankFromLocalRank(Rule):
     code = "DDP013"
     needs_ranks = True
     name = "rank-from-local-rank"
+    frameworks = (Framework.DDP,)
     message = (
         "init_process_group(rank=...) gets LOCAL_RANK, which repeats on every node; "
         'pass the global rank: rank=int(os.environ["RANK"])'

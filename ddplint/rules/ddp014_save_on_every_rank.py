@@ -12,7 +12,7 @@ from ddplint.analyses.ranks import (
 )
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.triggers import SAVE_EVIDENCE_CODE, CallTrigger
-from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.semantic.edits import argument_for
 from ddplint.core.torch_api import DDP, DISTRIBUTED_MODULES, SAVE_EVIDENCE, SPAWN, START_PROCESSES, TORCH_SAVE
@@ -115,6 +115,7 @@ class SaveOnEveryRank(Rule):
     opened_by = frozenset((ProjectFact.SAVE_HELPER,))
     needs_ranks = True
     name = "save-on-every-rank"
+    frameworks = (Framework.DDP, Framework.ACCELERATE, Framework.LIGHTNING, Framework.FABRIC)
     message = _MESSAGE.format("if dist.get_rank() == 0:")
     fix = None
     # `also`: the catalog's distributed evidence for saves (torch_api.SAVE_EVIDENCE). `within`:

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.prefilter.screens import UnreadSelfAttribute
 from ddplint.semantic.edits import argument_for
@@ -83,6 +83,7 @@ class UnusedSubmodule(Rule):
     opened_by = frozenset((ProjectFact.WRAPPED_CLASS,))  # the model may be wrapped in DDP in another module
     needs_ranks = True
     name = "unused-submodule"
+    frameworks = (Framework.DDP,)
     message = "submodule built in __init__ is never used: DDP waits for its gradients forever; use it or remove it"
     hand_screen_reason = (
         "a layer built in __init__ that no method reads is a fact about a whole class, which no "

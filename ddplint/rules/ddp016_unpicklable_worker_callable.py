@@ -5,7 +5,7 @@ import libcst as cst
 from ddplint.analyses.pickling import SPAWN_LIKE, Definitions, is_process_start, picklable
 from ddplint.semantic.edits import argument_for, keyword_argument
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.model import Scope
 from ddplint.core.torch_api import DATALOADER, PROCESS, SPAWN
 from ddplint.prefilter.project_facts import ProjectFact
@@ -46,6 +46,7 @@ class UnpicklableWorkerCallable(Rule):
     opened_by = frozenset((ProjectFact.LOADER_CLASS, ProjectFact.LOADER_CLASS_MODULE))
     unscreened_by = frozenset((ProjectFact.LOADER_CLASS_MODULE,))
     name = "unpicklable-worker-callable"
+    frameworks = (Framework.DDP,)
     message = (
         "a lambda or nested function cannot be pickled for a spawned worker or process; "
         "define it at module level (functools.partial for bound values)"

@@ -8,7 +8,7 @@ from ddplint.analyses.branches import Branches, exclusive
 from ddplint.analyses.devices import is_cuda_device
 from ddplint.analyses.environ_writes import environ_writes
 from ddplint.prefilter.triggers import MentionTrigger
-from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.core.torch_api import CUDA_INITIALISERS, TORCH_MULTIPROCESSING
 
 VARIABLE = "CUDA_VISIBLE_DEVICES"
@@ -51,6 +51,7 @@ class VisibleDevicesAfterInit(Rule):
 
     code = "DDP017"
     name = "visible-devices-after-init"
+    frameworks = (Framework.DDP,)
     message = "CUDA_VISIBLE_DEVICES set after CUDA was initialised is ignored; set it before any CUDA call or in the launcher"
     # `also`: a CUDA call, which every one names "cuda" but a move to a bare index.
     trigger = MentionTrigger(names=(VARIABLE,), also=(("cuda", re.compile(r"\.to\(\s*\d")),))

@@ -5,7 +5,7 @@ import libcst as cst
 from ddplint.core.diagnostics import Applicability
 from ddplint.semantic.edits import argument_for, module_alias
 from ddplint.core.torch_api import CPU_COUNT, DATALOADER, DISTRIBUTED_MARKERS, SCHED_GETAFFINITY
-from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.semantic.model import Frame, dotted_name
 from ddplint.semantic.walk import children
@@ -52,6 +52,7 @@ class WorkersPerRank(Rule):
     opened_by = frozenset((ProjectFact.DISTRIBUTED,))
     needs_ranks = True
     name = "workers-per-rank"
+    frameworks = (Framework.DDP, Framework.ACCELERATE, Framework.LIGHTNING)
     message = "num_workers=cpu_count() in every rank oversubscribes the machine; divide by the ranks per node (LOCAL_WORLD_SIZE)"
     fix = Applicability.UNSAFE
     # `also`: the worker count it flags, in distributed code (met in any module of a

@@ -7,7 +7,7 @@ from ddplint.analyses.roles import evaluates
 from ddplint.analyses.ranks import RankRegions, WrappedModels
 from ddplint.core.diagnostics import Applicability
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.edits import passed_arguments
 from ddplint.semantic.model import dotted_name
 from ddplint.core.torch_api import DDP, LOSS_SCALERS
@@ -95,6 +95,7 @@ class DDPForwardBypassed(Rule):
     opened_by = unscreened_by = frozenset((ProjectFact.HANDS_INNER_MODULE, ProjectFact.CALLS_UNWRAPPER))
     needs_ranks = True
     name = "ddp-forward-bypassed"
+    frameworks = (Framework.DDP, Framework.ACCELERATE, Framework.TIMM)
     message = (
         "training step through model.module(...) bypasses DDP's forward: its backward never "
         "all-reduces gradients and the ranks silently diverge; call the DDP model itself"

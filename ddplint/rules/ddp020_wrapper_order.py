@@ -9,7 +9,7 @@ from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.model.placement import device_wraps
 from ddplint.model.records import Place
-from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.semantic.edits import argument_for, passed_arguments
 from ddplint.core.torch_api import (
@@ -83,6 +83,7 @@ class WrapperOrder(Rule):
     code = "DDP020"
     needs_ranks = True
     name = "wrapper-order"
+    frameworks = (Framework.DDP, Framework.TIMM)
     message = (
         "DDP(model, device_ids=...) before the model is moved to its device: DDP refuses a CPU "
         "model with device_ids (ValueError at construction); move the model first, then wrap"

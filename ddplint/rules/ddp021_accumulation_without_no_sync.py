@@ -6,7 +6,7 @@ import libcst as cst
 
 from ddplint.analyses.ranks import WrappedModels
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.core.torch_api import ACCELERATOR, DDP, LOSS_SCALERS
 from ddplint.semantic.walk import descendants
@@ -97,6 +97,7 @@ class AccumulationWithoutNoSync(Rule):
     code = "DDP021"
     needs_ranks = True
     name = "accumulation-without-no-sync"
+    frameworks = (Framework.DDP, Framework.ACCELERATE, Framework.TIMM)
     level = "warning"
     message = (
         "gradient accumulation on a DDP model without no_sync(): every micro-batch's backward "

@@ -5,7 +5,7 @@ import libcst as cst
 from ddplint.analyses.roles import evaluates
 from ddplint.analyses.samplers import Construction, LoaderFlow, Ref
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.edits import argument_for
 from ddplint.core.torch_api import COMBINING_COLLECTIVES, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER, LIBRARY_LOADERS
 from ddplint.semantic.walk import descendants
@@ -56,6 +56,7 @@ class PaddedEvalMetrics(Rule):
     code = "DDP022"
     needs_ranks = True
     name = "padded-eval-metrics"
+    frameworks = (Framework.DDP, Framework.TIMM)
     level = "warning"
     message = (
         "evaluation DistributedSampler pads its shards by repeating samples (drop_last=False), "

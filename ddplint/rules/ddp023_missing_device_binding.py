@@ -5,7 +5,7 @@ import libcst as cst
 from ddplint.core.diagnostics import Applicability
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.semantic.edits import argument_for
 from ddplint.core.torch_api import DDP, DEVICE_BINDINGS, INIT_PROCESS_GROUP, TORCH, TORCH_DEVICE
@@ -58,6 +58,7 @@ class MissingDeviceBinding(Rule):
     code = "DDP023"
     needs_ranks = True
     name = "missing-device-binding"
+    frameworks = (Framework.DDP,)
     message = (
         "NCCL process group, but no rank is bound to its GPU (no torch.cuda.set_device, device_ids "
         "or device_id=): every bare .cuda() lands on GPU 0 (NCCL 'Duplicate GPU detected', a hang "

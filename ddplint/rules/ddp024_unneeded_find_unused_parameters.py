@@ -10,7 +10,7 @@ from ddplint.core.diagnostics import Applicability
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.model.summary import SAME_VALUE_METHODS, definitions
 from ddplint.prefilter.screens import dotted, walk
-from ddplint.rules.rule import Clean, Flagged, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.core.torch_api import (
     DDP, NN_MODULE, PARAMETER, PARAMETERISED_LAYERS, TORCH_NN, TORCH_NN_PARALLEL, TORCH_NN_UTILS,
@@ -110,6 +110,7 @@ class UnneededFindUnusedParameters(Rule):
     code = "DDP024"
     needs_ranks = True
     name = "unneeded-find-unused-parameters"
+    frameworks = (Framework.DDP,)
     level = "warning"
     message = (
         "find_unused_parameters=True on a model whose forward uses every parameter on every step: "

@@ -16,6 +16,7 @@ current node: names, scope, frame, loops. Analyses it shares with other rules it
 
 from __future__ import annotations
 
+import enum
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +34,20 @@ from ddplint.prefilter.screens import Screen
 from ddplint.prefilter.triggers import CallTrigger, Trigger
 
 Replacement = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel
+
+
+class Framework(str, enum.Enum):
+    """A way of training on several processes whose code a rule reads: what `ddplint rules`, the
+    README's table and docs/rules.md say each rule understands."""
+
+    DDP = "torch DDP"  # torch.distributed, DistributedDataParallel, torchrun or mp.spawn, by hand
+    FSDP = "FSDP"
+    ACCELERATE = "Accelerate"
+    LIGHTNING = "Lightning"
+    FABRIC = "Fabric"
+    DEEPSPEED = "DeepSpeed"
+    HUGGING_FACE = "Hugging Face"
+    TIMM = "timm"
 
 
 @dataclass(frozen=True)
@@ -172,6 +187,10 @@ class Rule(cst.BatchableCSTVisitor):
     # Examples that must be flagged (with the golden fixed output) and that must not be.
     flagged_examples: ClassVar[Sequence[Flagged]] = ()
     clean_examples: ClassVar[Sequence[Clean]] = ()
+    # The ways of training whose code the rule reads (their APIs in its trigger, its analyses or
+    # its model questions), in Framework's order: `ddplint rules`, the README's table and
+    # docs/rules.md show them.
+    frameworks: ClassVar[tuple[Framework, ...]] = ()
     # The pitfall exists only where several ranks of a distributed job run the code: the rule
     # is not run in a module that only ever runs as one process (a test module that starts no
     # processes, a demo script no distributed code reaches, a module only such scripts import;

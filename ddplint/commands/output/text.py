@@ -89,7 +89,9 @@ def _summary(diagnostics: Sequence[Diagnostic], *, fixed: int, diff: bool) -> st
 
 def explain(rule) -> str:
     fix = {Applicability.SAFE: "safe (applied by --fix)", Applicability.UNSAFE: "unsafe (applied with --unsafe-fixes)"}
-    lines = [f"{rule.code} {rule.name}", "", rule.explanation(), "", f"Fix: {fix.get(rule.fix, 'none')}"]
+    frameworks = ", ".join(framework.value for framework in rule.frameworks)
+    lines = [f"{rule.code} {rule.name}", "", rule.explanation(), "", f"Fix: {fix.get(rule.fix, 'none')}",
+             f"Frameworks: {frameworks}"]
     example = next((item for item in rule.flagged_examples if item.fixed is not None), None) or (
         rule.flagged_examples[0] if rule.flagged_examples else None
     )

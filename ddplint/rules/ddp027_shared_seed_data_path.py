@@ -1,0 +1,569 @@
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ddplint.analyses.ranks import RANK_FUNCTIONS, RANK_NAMES, RankRegions, environment_key
+from ddplint.core.diagnostics import StepKind
+from ddplint.core.torch_api import (
+    ACCELERATE_DEVICE_SPECIFIC, ALL_GENERATORS, DISTRIBUTED_MARKERS, ENV_PACKAGES, ENV_RESET,
+    ENV_SEED, FABRIC, FABRIC_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, RANK_ENVIRONMENT, SEED_CALLS, SEEDS,
+    TORCH_DRAWS,
+)
+from ddplint.model.records import Place
+from ddplint.prefilter.project_facts import ProjectFact
+from ddplint.prefilter.triggers import CallTrigger
+from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
+from ddplint.semantic.edits import keyword_argument
+from ddplint.semantic.model import dotted_name
+from ddplint.semantic.walk import children
+
+# Calls whose result is as rank-free as their argument: `int(args.seed)`.
+CONVERSIONS = frozenset({"int", "float", "str", "abs"})
+DRAW_GENERATOR = "generator"  # a draw given its own generator does not use the seeded one
+RANK_WORDS = ("rank", "process_index")
+
+
+@dataclass
+class _Bound:
+    name: str
+    frame: str | None
+    cls: str | None
+    value: cst.BaseExpression
+    order: int
+    default_fill: bool  # under `if <name> is None:`: it only fills in a missing option
+
+
+@dataclass
+class _Seed:
+    call: cst.Call
+    value: cst.BaseExpression | None
+    generators: frozenset[str]
+    frame: str | None
+    cls: str | None
+    order: int
+    specific: bool = False  # Accelerate's device_specific=True: it adds the process index
+
+
+@dataclass
+class _LoopCall:
+    call: cst.Call
+    callee: str | None
+    loops: tuple[int, ...]  # ids of the loops around it, outermost first
+    frame: str | None
+    order: int
+
+
+class SharedSeedDataPath(Rule):
+    """
+    Seeding every rank with one value makes every rank's random generator produce the same
+    sequence. That is what model initialisation wants (every replica starts from the same
+    weights), but it is wrong for the draws that make each rank's training data: the diffusion
+    noise and timesteps a training step draws, the random indices or masks it samples, the
+    rollouts an environment produces. With one seed, every rank draws the same values on every
+    step: the ranks train on the same noise for their different images (or the same rollouts),
+    so the extra ranks add far less information than they cost. Nothing fails; the run just
+    learns like a smaller one. Lightning's `seed_everything`, Accelerate's and Hugging Face's
+    `set_seed` seed torch, numpy and Python's `random` with the same value on every rank
+    (Accelerate adds the process index only with `device_specific=True`).
+
+    Measured on CPU with gloo, two ranks (ddplint/harness/scenarios/ddp027/experiment_shared_seed.py):
+    after `torch.manual_seed(42)` on both ranks, the timesteps (`torch.randint`) and the noise
+    (`torch.randn`) of each of five training steps are identical on the two ranks; with
+    `torch.manual_seed(42 + rank)` they differ on every step.
+
+    Fires when a seeding call (`torch.manual_seed`, `numpy.random.seed`, Lightning's and
+    Fabric's `seed_everything`, Accelerate's `set_seed` without `device_specific=True`,
+    `transformers.set_seed`) with a value that is the same on every rank (a literal, a
+    command-line option or configuration value, a module constant, or a local name bound to one;
+    nothing with a rank, process index or rank variable in it) runs on every rank, and later in
+    the same function a training loop (the innermost loop that runs a backward) draws from the
+    generator it seeded on every step: a torch or numpy random draw in the loop, or in a project
+    function the loop calls (followed through the program model, across modules, up to four
+    calls deep). Also when a gym or gymnasium environment built in the function is reset with
+    `reset(seed=...)` of such a value and stepped there: every rank's environments emit the same
+    observations.
+
+    Not flagged: a seed with the rank in it (`seed + rank`, `args.seed + dist.get_rank()`,
+    `seed + fabric.global_rank`, `device_specific=True`); a seed only rank 0 runs; a seed whose
+    value the function cannot know (a parameter, a call); seeding for model initialisation only
+    (no draw in the training loop after it); a shared seed that only orders the data before a
+    sampler splits it across ranks (dataset shuffles, bucket orders and DistributedSampler's
+    seed happen outside the training loop); a draw given its own `generator=`; model-parallel
+    seeds (Megatron's adds the pipeline or model-parallel rank). Not followed yet: the draws of
+    a Lightning `training_step` that `trainer.fit` runs (which module a Trainer fits is often
+    named only in a configuration file), and the augmentations DataLoader workers draw.
+
+    No fix: add the rank to the seed of the data draws (`torch.manual_seed(seed + rank)` after
+    building the model; Accelerate: `set_seed(seed, device_specific=True)`), or give the data
+    draws a generator of their own seeded per rank; which one keeps initialisation identical is
+    the program's choice.
+    """
+
+    code = "DDP027"
+    name = "shared-seed-data-path"
+    needs_ranks = True
+    frameworks = (Framework.DDP, Framework.ACCELERATE, Framework.LIGHTNING, Framework.FABRIC, Framework.HUGGING_FACE)
+    message = (
+        "the same seed on every rank feeds the random draws of each training step (noise, timesteps, indices): "
+        "every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
+        "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation"
+    )
+    env_message = (
+        "environments reset with the same seed on every rank emit the same observations: every rank collects "
+        "the same rollouts; add the rank to the seed (seed + rank * num_envs)"
+    )
+    # `also`: ranks run it (met in any module of a distributed project).
+    trigger = CallTrigger(SEED_CALLS, methods=(FABRIC_SEED_METHOD, ENV_RESET), also=(DISTRIBUTED_MARKERS,))
+    # the seed is often in a script that reaches the ranks' launcher only through a helper
+    opened_by = frozenset((ProjectFact.DISTRIBUTED,))
+    analyses = (RankRegions,)
+
+    flagged_examples = (
+        Flagged(
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(args):
+                dist.init_process_group("nccl")
+                rank = dist.get_rank()
+                torch.manual_seed(args.seed)
+                ^
+                model = DDP(build_unet().to(rank), device_ids=[rank])
+                for images in loader:
+                    t = torch.randint(0, 1000, (images.shape[0],), device=rank)
+                    noise = torch.randn_like(images)
+                    loss = (model(add_noise(images, noise, t), t) - noise).pow(2).mean()
+                    loss.backward()
+                    optimizer.step()
+            """,
+            messages=(
+                "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
+                "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
+                "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
+                "(torch.randint in the training loop below)"
+            ),
+        ),
+        Flagged(
+            """
+            import torch
+            from accelerate import Accelerator
+            from accelerate.utils import set_seed
+
+            SEED = 42
+
+            def train(args):
+                accelerator = Accelerator()
+                seed = SEED if args.seed is None else args.seed
+                set_seed(seed)
+                ^
+                for epoch in range(args.epochs):
+                    for batch in loader:
+                        loss = diffusion_loss(model, batch)
+                        accelerator.backward(loss)
+                        optimizer.step()
+
+            def diffusion_loss(model, latents):
+                noise = torch.randn_like(latents)
+                timesteps = sample_timesteps(latents.shape[0])
+                return (model(latents + noise, timesteps) - noise).pow(2).mean()
+
+            def sample_timesteps(n):
+                return torch.randint(0, 1000, (n,))
+            """,
+            messages=(
+                "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
+                "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
+                "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
+                "(torch.randn_like at example.py:18, reached from the training loop each step)"
+            ),
+        ),
+        Flagged(
+            """
+            import gymnasium as gym
+            import torch.distributed as dist
+
+            def collect(args, policy, rank):
+                dist.init_process_group("gloo")
+                envs = gym.vector.SyncVectorEnv([make_env(args.env_id, args.seed + rank * 4 + i) for i in range(4)])
+                obs, _ = envs.reset(seed=args.seed)
+                         ^
+                for step in range(args.num_steps):
+                    obs, reward, done, truncated, info = envs.step(policy(obs))
+            """,
+            messages=(
+                "environments reset with the same seed on every rank emit the same observations: every rank "
+                "collects the same rollouts; add the rank to the seed (seed + rank * num_envs)"
+            ),
+        ),
+    )
+    clean_examples = (
+        Clean(
+            # The rank is in the seed, or the seed only makes the replicas start equal.
+            """
+            import torch
+            import torch.distributed as dist
+            from accelerate import Accelerator
+            from accelerate.utils import set_seed
+
+            def with_rank(args, loader, model, optimizer):
+                rank = dist.get_rank()
+                torch.manual_seed(args.seed + rank)
+                for images in loader:
+                    noise = torch.randn_like(images)
+                    model(images + noise).mean().backward()
+                    optimizer.step()
+
+            def device_specific(args, loader, model, optimizer):
+                accelerator = Accelerator()
+                set_seed(args.seed, device_specific=True)
+                for images in loader:
+                    accelerator.backward(model(images + torch.randn_like(images)).mean())
+
+            def initialisation_only(args, loader):
+                dist.init_process_group("nccl")
+                torch.manual_seed(args.seed)
+                model = build_model()
+                optimizer = torch.optim.AdamW(model.parameters())
+                for images, labels in loader:
+                    torch.nn.functional.cross_entropy(model(images), labels).backward()
+                    optimizer.step()
+
+            def reseeded_per_rank(args, loader):
+                dist.init_process_group("nccl")
+                torch.manual_seed(args.seed)  # the same initial weights on every rank
+                model = build_model()
+                torch.manual_seed(args.seed + dist.get_rank())  # each rank its own noise
+                for images in loader:
+                    model(images + torch.randn_like(images)).mean().backward()
+
+            def seed_from_caller(seed, loader, model):
+                dist.init_process_group("nccl")
+                torch.manual_seed(seed)
+                for images in loader:
+                    model(images + torch.randn_like(images)).mean().backward()
+            """
+        ),
+        Clean(
+            # A shared seed that orders the data before a sampler splits it across ranks.
+            """
+            import random
+            import numpy as np
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def main(args):
+                dist.init_process_group("nccl")
+                random.seed(args.seed)
+                np.random.seed(args.seed)
+                torch.manual_seed(args.seed)
+                files = sorted(list_files(args.data))
+                random.shuffle(files)
+                order = torch.randperm(len(files))
+                sampler = DistributedSampler(Files(files, order), seed=args.seed)
+                loader = DataLoader(Files(files, order), sampler=sampler, batch_size=8)
+                for epoch in range(args.epochs):
+                    sampler.set_epoch(epoch)
+                    for images, labels in loader:
+                        g = torch.Generator().manual_seed(args.seed + dist.get_rank())
+                        noise = torch.randn(images.shape, generator=g)
+                        model(images + noise).mean().backward()
+                        optimizer.step()
+            """
+        ),
+        Clean(
+            # Only rank 0 samples with the shared seed; a seed option filled in per process.
+            """
+            import random
+            import torch
+            import torch.distributed as dist
+
+            def train(args, loader, model, optimizer):
+                dist.init_process_group("nccl")
+                if dist.get_rank() == 0:
+                    torch.manual_seed(0)
+                if args.seed is None:
+                    args.seed = random.randint(0, 2**32)
+                torch.manual_seed(args.seed if args.seed_data else random.randint(0, 9))
+                for images in loader:
+                    model(images + torch.randn_like(images)).mean().backward()
+                    optimizer.step()
+            """
+        ),
+    )
+
+    def __init__(self, model) -> None:
+        super().__init__(model)
+        self._order = 0
+        self._bound: list[_Bound] = []
+        self._seeds: list[_Seed] = []
+        self._resets: list[_Seed] = []
+        self._loop_calls: list[_LoopCall] = []
+        self._loops: dict[int, tuple[int, str | None, tuple[int, ...]]] = {}  # id -> (start, frame, outer loops)
+        self._training: set[int] = set()  # loops that run a backward
+        self._fabrics: set[str] = set()
+        self._envs: set[tuple[str | None, str]] = set()
+        self._stepped: set[tuple[str | None, str]] = set()
+
+    # -- the walk -----------------------------------------------------------------------------
+
+    def _cls(self) -> str | None:
+        self_class = self.model.frame.self_class
+        return self_class.name.value if self_class is not None else None
+
+    def _loop(self, node: cst.For | cst.While) -> None:
+        self._order += 1
+        outer = tuple(id(loop) for loop in self.model.loops if loop is not node)
+        self._loops[id(node)] = (self._order, self.model.frame.key, outer)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._loop(node)
+
+    def visit_While(self, node: cst.While) -> None:
+        self._loop(node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._order += 1
+        frame = self.model.frame.key
+        qualified = self.model.qualified(node.value.func) if isinstance(node.value, cst.Call) else None
+        for target in node.targets:
+            name = dotted_name(target.target)
+            if name is None:
+                continue
+            fills = any(_tests_none(branch.test, name) for branch in self.model.ifs)
+            self._bound.append(_Bound(name, frame, self._cls(), node.value, self._order, fills))
+            if qualified in FABRIC:
+                self._fabrics.add(name)
+            if qualified is not None and any(qualified in package for package in ENV_PACKAGES):
+                self._envs.add((frame, name))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self._order += 1
+        frame, func = self.model.frame.key, node.func
+        method = func.attr.value if isinstance(func, cst.Attribute) else None
+        if method == "backward":
+            self._training.update(id(loop) for loop in self.model.loops)
+        if self.model.get(RankRegions).only_rank_zero:
+            return
+        if self.model.loops:
+            loops = tuple(id(loop) for loop in self.model.loops)
+            self._loop_calls.append(_LoopCall(node, dotted_name(func), loops, frame, self._order))
+        receiver = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
+        if receiver is not None and (frame, receiver) in self._envs:
+            if method == "step":
+                self._stepped.add((frame, receiver))
+            elif method == ENV_RESET and keyword_argument(node, ENV_SEED) is not None:
+                value = keyword_argument(node, ENV_SEED).value  # type: ignore[union-attr]
+                self._resets.append(_Seed(node, value, frozenset(), frame, self._cls(), self._order))
+        seeded = self._seeded(node, method, receiver)
+        if seeded is not None:
+            value = node.args[0].value if node.args and not node.args[0].star else None
+            given = keyword_argument(node, "seed")
+            specific = keyword_argument(node, ACCELERATE_DEVICE_SPECIFIC)
+            per_process = specific is not None and not (isinstance(specific.value, cst.Name) and specific.value.value == "False")
+            seed = _Seed(node, given.value if given else value, seeded, frame, self._cls(), self._order, per_process)
+            self._seeds.append(seed)
+
+    def _seeded(self, call: cst.Call, method: str | None, receiver: str | None) -> frozenset[str] | None:
+        """The generators a seeding call seeds; None for other calls."""
+        if method == FABRIC_SEED_METHOD and receiver in self._fabrics:
+            return ALL_GENERATORS
+        qualified = self.model.qualified(call.func)
+        return next((generators for seeding, generators in SEEDS.items() if qualified in seeding), None)
+
+    # -- the judgement --------------------------------------------------------------------------
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        for seed in self._seeds:
+            if not seed.specific and self._same_on_every_rank(seed.value, seed) is True:
+                self._judge_seed(seed)
+        for reset in self._resets:
+            receiver = dotted_name(reset.call.func.value)  # type: ignore[attr-defined]
+            if (reset.frame, receiver) in self._stepped and self._same_on_every_rank(reset.value, reset) is True:
+                runs = self.runs_link()
+                chain = [
+                    Link(StepKind.MADE, f"`{receiver}` is reset here with a seed that is the same on every rank", reset.call),
+                    *([runs] if runs is not None else []),
+                    Link(StepKind.HARM, "its environments then emit the same observations on every rank: the "
+                         "rollouts every rank trains on are copies", reset.call),
+                ]
+                self.report(reset.call, self.env_message, chain=chain)
+
+    def _judge_seed(self, seed: _Seed) -> None:
+        loops = self._innermost_training_loops(seed)
+        for call in self._loop_calls:
+            if call.frame != seed.frame or not any(loop in call.loops for loop in loops):
+                continue
+            found = self._draw(call, seed)
+            if found is None:
+                continue
+            what, place = found
+            where = f"{what} in the training loop below" if place is None else f"{what} at {place}, reached from the training loop each step"
+            runs = self.runs_link()
+            chain = [
+                Link(StepKind.MADE, "seeds " + ", ".join(sorted(seed.generators)) + " with a value that is the same on "
+                     "every rank", seed.call),
+                *([runs] if runs is not None else []),
+                Link(StepKind.REACHES, f"the training loop calls this on every step; it draws {what} from the seeded generator", call.call),
+                Link(StepKind.HARM, f"{what} draws the same values on every rank: the ranks train on the same "
+                     "noise, timesteps or indices", place if place is not None else call.call),
+            ]
+            self.report(seed.call, f"{self.message} ({where})", chain=chain)
+            return
+
+    def _innermost_training_loops(self, seed: _Seed) -> set[int]:
+        """The loops of the seed's function after it that run a backward and hold no other such
+        loop, unless another seed of the same generators comes between (`seed + rank` after
+        the model is built)."""
+        after = {loop for loop in self._training if self._loops[loop][1] == seed.frame and self._loops[loop][0] > seed.order}
+        outer = {parent for loop in after for parent in self._loops[loop][2]}
+        return {loop for loop in after - outer if not any(
+            other.frame == seed.frame and seed.order < other.order < self._loops[loop][0] and other.generators >= seed.generators
+            for other in self._seeds
+        )}
+
+    def _draw(self, call: _LoopCall, seed: _Seed) -> tuple[str, Place | None] | None:
+        """What the loop's call draws from a generator the seed seeded: the call itself (no
+        place), or a draw in a project function it reaches (its place); None otherwise."""
+        qualified = self.model.qualified(call.call.func)
+        if qualified is not None and _is_draw(qualified, seed.generators):
+            return None if keyword_argument(call.call, DRAW_GENERATOR) else (qualified, None)
+        project = self.model.project
+        if project is None or call.callee is None:
+            return None
+        found = reached_draw(project.program, project.module, call.frame, seed.cls, call.callee, seed.generators, {}, 0)
+        return (found[1], found[0]) if found is not None else None
+
+    def _same_on_every_rank(self, expr: cst.BaseExpression | None, at: _Seed, depth: int = 0) -> bool | None:
+        """Whether `expr` has the same value on every rank where `at` reads it: True, False
+        (it holds the rank), or None (unknown: a parameter, a call)."""
+        if expr is None or depth > 4:
+            return None
+        if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
+            return True
+        if _mentions_rank(expr):
+            return False
+        if isinstance(expr, cst.Call):
+            name = dotted_name(expr.func)
+            if environment_key(expr) is not None:
+                return environment_key(expr) not in RANK_ENVIRONMENT
+            if name in CONVERSIONS and len(expr.args) == 1:
+                return self._same_on_every_rank(expr.args[0].value, at, depth + 1)
+            return None
+        if isinstance(expr, (cst.Name, cst.Attribute)):
+            return self._bound_value(expr, at, depth)
+        if isinstance(expr, cst.Subscript):
+            return True if environment_key(expr) is None else environment_key(expr) not in RANK_ENVIRONMENT
+        parts = [self._same_on_every_rank(part, at, depth + 1) for part in _operands(expr)]
+        if not parts:
+            return None
+        return False if False in parts else None if None in parts else True
+
+    def _bound_value(self, expr: cst.Name | cst.Attribute, at: _Seed, depth: int) -> bool | None:
+        name = dotted_name(expr)
+        if name is None:
+            return None
+        bound = [b for b in self._bound if b.name == name and b.frame == at.frame and b.order < at.order and not b.default_fill]
+        if bound:
+            return self._same_on_every_rank(bound[-1].value, at, depth + 1)
+        if isinstance(expr, cst.Name):
+            constant = self.model.constant(name)
+            return self._same_on_every_rank(constant, at, depth + 1) if constant is not None else None
+        if name.startswith("self."):
+            elsewhere = [b for b in self._bound if b.name == name and b.cls == at.cls and b.cls is not None]
+            values = [self._same_on_every_rank(b.value, at, depth + 1) for b in elsewhere]
+            return None if not values or None in values else all(values)
+        return True  # an option or configuration value: the same command line and files on every rank
+
+
+# -- questions only this rule asks of the program model -------------------------------------
+
+MAX_DEPTH = 4  # project functions followed below the loop's call; deeper is unknown
+
+
+def reached_draw(program, module: str, key: str | None, cls: str | None, callee: str,
+                 generators: frozenset[str], memo: dict, depth: int) -> tuple[Place, str] | None:
+    """Where the project function that calling `callee` in function `key` of `module` reaches
+    draws from one of `generators` (torch's, numpy's global state) without a generator of its
+    own, itself or through the project functions it calls; None when it does not or is unknown."""
+    if depth >= MAX_DEPTH or program.summary(module) is None:
+        return None
+    target = program.target(module, key, cls, callee)
+    if target is None:
+        return None
+    if target.function in memo:
+        return memo[target.function]
+    memo[target.function] = None  # a recursion through it draws nothing more
+    record = program.function(target.module, target.key)
+    found = None
+    for call in record.invocations if record is not None else ():
+        qualified = program.qualify(target.module, call.callee)
+        if qualified is not None and _is_draw(qualified, generators):
+            if not _own_generator(program, target.module, call.line, qualified):
+                found = (program.place(target.module, call.line), qualified)
+                break
+            continue
+        found = reached_draw(program, target.module, target.key, record.cls, call.callee, generators, memo, depth + 1)
+        if found is not None:
+            break
+    memo[target.function] = found
+    return found
+
+
+def _own_generator(program, module: str, line: int, qualified: str) -> bool:
+    """Whether the draw of `qualified` at `line` of `module` is given a generator of its own."""
+    tree = program.tree(module)
+    last = qualified.rpartition(".")[2]
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Call) and node.lineno == line and _last(node.func) == last:
+            return any(k.arg == DRAW_GENERATOR for k in node.keywords)
+    return False
+
+
+def _last(func: ast.expr) -> str | None:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+
+
+def _is_draw(qualified: str, generators: frozenset[str]) -> bool:
+    if qualified in TORCH_DRAWS:
+        return "torch" in generators
+    return qualified in NUMPY_RANDOM and qualified.rpartition(".")[2] not in NOT_DRAWS and "numpy" in generators
+
+
+def _mentions_rank(expr: cst.CSTNode) -> bool:
+    """Whether an expression reads a rank: a name or attribute called like one (`rank`,
+    `args.local_rank`, `accelerator.process_index`), or a call of a rank function."""
+    if isinstance(expr, cst.Name):
+        lowered = expr.value.lower()
+        return expr.value in RANK_NAMES or any(word in lowered for word in RANK_WORDS)
+    if isinstance(expr, cst.Call) and (dotted_name(expr.func) or "").rpartition(".")[2] in RANK_FUNCTIONS:
+        return True
+    return any(_mentions_rank(child) for child in children(expr))
+
+
+def _operands(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The values an arithmetic or conditional expression combines."""
+    if isinstance(expr, cst.BinaryOperation):
+        return [expr.left, expr.right]
+    if isinstance(expr, cst.UnaryOperation):
+        return [expr.expression]
+    if isinstance(expr, cst.IfExp):
+        return [expr.body, expr.orelse]
+    return []
+
+
+def _tests_none(test: cst.BaseExpression, name: str) -> bool:
+    """`<name> is None`: the branch fills in an option the user left out."""
+    return (
+        isinstance(test, cst.Comparison)
+        and dotted_name(test.left) == name
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.Is)
+        and isinstance(test.comparisons[0].comparator, cst.Name)
+        and test.comparisons[0].comparator.value == "None"
+    )

@@ -1,0 +1,443 @@
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ddplint.analyses.ranks import RankRegions
+from ddplint.core.diagnostics import Applicability, StepKind
+from ddplint.core.torch_api import (
+    CALLBACK_MONITOR, EARLY_STOPPING, LIGHTNING_LOG, LIGHTNING_LOG_DICT, LIGHTNING_MODULE, LIGHTNING_TRAINER,
+    LOG_RANK_ZERO_ONLY, LOG_SYNC_DIST, MODEL_CHECKPOINT, MONITORING_CALLBACKS, TORCHMETRICS,
+)
+from ddplint.model.records import Place
+from ddplint.prefilter.triggers import SubclassTrigger
+from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
+from ddplint.semantic.edits import argument_for, has_star_arguments, with_keyword_argument
+from ddplint.semantic.model import dotted_name
+from ddplint.semantic.walk import children
+
+# What a torchmetrics Metric object's value is taken with: synced across ranks by the metric.
+METRIC_COMPUTE = "compute"
+
+
+@dataclass(frozen=True)
+class _Monitor:
+    """A ModelCheckpoint or EarlyStopping that monitors `name`: its call here, or its place in
+    a module that imports this one."""
+
+    name: str
+    callback: str
+    at: cst.Call | Place
+
+
+@dataclass
+class _Log:
+    call: cst.Call
+    cls: str
+    names: dict[str, cst.BaseExpression]  # logged name -> its value
+    rank_zero_region: bool
+
+
+class UnsyncedMonitoredMetric(Rule):
+    """
+    Under DDP, Lightning runs a LightningModule's hooks on every rank, each over its own shard of
+    the validation data, and `self.log(name, value)` records each rank's own value unless it is
+    given `sync_dist=True`, which averages it across ranks. `ModelCheckpoint(monitor=name)` and
+    `EarlyStopping(monitor=name)` then decide on every rank from that rank's value: the best
+    score each rank records differs, the checkpoint names rank 0 writes carry rank 0's value, a
+    top-k checkpoint is kept only when every rank's own value improved (Lightning reduces the
+    decision across ranks), and early stopping stops when any one rank's shard stopped
+    improving. With `rank_zero_only=True` the other ranks never record the metric at all, and
+    their callback fails on the missing key while rank 0 goes on (Lightning's documentation:
+    such a metric cannot be monitored, "improper use can lead to deadlocks"). Lightning warns at
+    run time that it is "recommended to use `self.log(..., sync_dist=True)`" for epoch-level
+    metrics.
+
+    Measured on CPU with gloo, two ranks, Lightning's Trainer with `strategy="ddp"`
+    (ddplint/harness/scenarios/ddp028/experiment_monitored_metric.py, which reports "needs
+    lightning" where it is not installed; Lightning 2.6): with `self.log("val_loss", loss)` the
+    two ranks' ModelCheckpoint record best scores of 3.486 and 18.337, each its own shard's
+    loss; with `sync_dist=True` both record 10.911, their mean.
+
+    Fires when a LightningModule of this file logs, with `self.log(name, ...)` or
+    `self.log_dict({name: ...})` and a literal name, a metric that a ModelCheckpoint or
+    EarlyStopping monitors (a literal `monitor=`, in this file or in a module that imports it,
+    or one that imports such a module) without `sync_dist=True`, or with `rank_zero_only=True`.
+
+    Not flagged: a torchmetrics Metric object logged as the value (`self.log("val_acc",
+    self.accuracy)`) or its `compute()`, which the metric syncs itself; a `sync_dist` the code
+    decides at run time or `**kwargs` (unknown); a metric no callback monitors; a monitor name
+    that is not a literal (a configuration value: which metric it names is unknown here, as in
+    a LightningCLI or YAML set-up); a module whose Trainers are all for one device.
+
+    Fix (safe): add `sync_dist=True` (or turn `sync_dist=False` into it). Offered only where
+    the log call is not in a rank-0 branch and does not pass `rank_zero_only=True`; there the
+    metric must be logged on every rank first.
+    """
+
+    code = "DDP028"
+    name = "unsynced-monitored-metric"
+    needs_ranks = True
+    frameworks = (Framework.LIGHTNING,)
+    message = (
+        "metric monitored by ModelCheckpoint/EarlyStopping is logged without sync_dist=True: each rank decides "
+        "from its own shard's value, so the ranks keep different best checkpoints or stop at different times; "
+        "log it with sync_dist=True"
+    )
+    rank_zero_message = (
+        "metric monitored by ModelCheckpoint/EarlyStopping is logged with rank_zero_only=True: the other ranks "
+        "never record it and their callback fails or hangs on the missing key; log it on every rank with "
+        "sync_dist=True"
+    )
+    fix = Applicability.SAFE
+    # `also`: the log call it looks at.
+    trigger = SubclassTrigger(LIGHTNING_MODULE, also=(".log",))
+    analyses = (RankRegions,)
+
+    flagged_examples = (
+        Flagged(
+            """
+            import torch
+            import lightning as L
+            from lightning.pytorch.callbacks import ModelCheckpoint
+
+            class Classifier(L.LightningModule):
+                def validation_step(self, batch, batch_idx):
+                    x, y = batch
+                    loss = torch.nn.functional.cross_entropy(self(x), y)
+                    self.log("val_loss", loss, prog_bar=True)
+                    ^
+
+                def configure_callbacks(self):
+                    return [ModelCheckpoint(monitor="val_loss", mode="min", save_top_k=3)]
+            """,
+            fixed="""
+            import torch
+            import lightning as L
+            from lightning.pytorch.callbacks import ModelCheckpoint
+
+            class Classifier(L.LightningModule):
+                def validation_step(self, batch, batch_idx):
+                    x, y = batch
+                    loss = torch.nn.functional.cross_entropy(self(x), y)
+                    self.log("val_loss", loss, prog_bar=True, sync_dist=True)
+
+                def configure_callbacks(self):
+                    return [ModelCheckpoint(monitor="val_loss", mode="min", save_top_k=3)]
+            """,
+            messages=(
+                "metric monitored by ModelCheckpoint/EarlyStopping is logged without sync_dist=True: each rank "
+                "decides from its own shard's value, so the ranks keep different best checkpoints or stop at "
+                "different times; log it with sync_dist=True (`val_loss` is monitored by ModelCheckpoint in this file)"
+            ),
+        ),
+        Flagged(
+            """
+            import pytorch_lightning as pl
+            from pytorch_lightning.callbacks import EarlyStopping
+
+            class Regressor(pl.LightningModule):
+                def validation_step(self, batch, batch_idx):
+                    mse = self.loss(batch)
+                    self.log_dict({"val/mse": mse, "val/n": len(batch)}, sync_dist=False)
+                    ^
+                    self.log("val/mse_rank0", mse, rank_zero_only=True)
+                    ^
+
+            def main():
+                stop = EarlyStopping("val/mse", patience=3)
+                best = EarlyStopping(monitor="val/mse_rank0")
+                trainer = pl.Trainer(devices=4, strategy="ddp", callbacks=[stop, best])
+            """,
+            fixed="""
+            import pytorch_lightning as pl
+            from pytorch_lightning.callbacks import EarlyStopping
+
+            class Regressor(pl.LightningModule):
+                def validation_step(self, batch, batch_idx):
+                    mse = self.loss(batch)
+                    self.log_dict({"val/mse": mse, "val/n": len(batch)}, sync_dist=True)
+                    self.log("val/mse_rank0", mse, rank_zero_only=True)
+
+            def main():
+                stop = EarlyStopping("val/mse", patience=3)
+                best = EarlyStopping(monitor="val/mse_rank0")
+                trainer = pl.Trainer(devices=4, strategy="ddp", callbacks=[stop, best])
+            """,
+            messages=(
+                "metric monitored by ModelCheckpoint/EarlyStopping is logged without sync_dist=True: each rank "
+                "decides from its own shard's value, so the ranks keep different best checkpoints or stop at "
+                "different times; log it with sync_dist=True (`val/mse` is monitored by EarlyStopping in this file)",
+                "metric monitored by ModelCheckpoint/EarlyStopping is logged with rank_zero_only=True: the other "
+                "ranks never record it and their callback fails or hangs on the missing key; log it on every rank "
+                "with sync_dist=True (`val/mse_rank0` is monitored by EarlyStopping in this file)",
+            ),
+        ),
+    )
+    clean_examples = (
+        Clean(
+            """
+            import torch
+            import torchmetrics
+            import lightning as L
+            from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
+
+            class Classifier(L.LightningModule):
+                def __init__(self):
+                    super().__init__()
+                    self.val_acc = torchmetrics.Accuracy(task="multiclass", num_classes=10)
+
+                def training_step(self, batch, batch_idx):
+                    loss = self.loss(batch)
+                    self.log("train_loss", loss)
+                    return loss
+
+                def validation_step(self, batch, batch_idx):
+                    x, y = batch
+                    self.val_acc(self(x), y)
+                    self.log("val_acc", self.val_acc)
+                    self.log("val_loss", self.loss(batch), sync_dist=True)
+
+                def on_validation_epoch_end(self):
+                    self.log("val_acc_epoch", self.val_acc.compute())
+
+            def main(sync):
+                callbacks = [
+                    ModelCheckpoint(monitor="val_acc", mode="max"),
+                    ModelCheckpoint(monitor="val_loss"),
+                    EarlyStopping(monitor="val_acc_epoch"),
+                ]
+                return L.Trainer(devices=2, callbacks=callbacks)
+            """
+        ),
+        Clean(
+            # One device: a single process, nothing to sync. The monitor from a configuration
+            # file, and a sync decided at run time, are unknown here.
+            """
+            import lightning as L
+            from lightning.pytorch.callbacks import ModelCheckpoint
+
+            class Model(L.LightningModule):
+                def validation_step(self, batch, batch_idx):
+                    self.log("val_loss", self.loss(batch))
+                    self.log(self.monitor, self.loss(batch))
+                    self.log("val_rec", self.loss(batch), sync_dist=self.distributed)
+
+            def main(cfg):
+                checkpoints = [ModelCheckpoint(monitor="val_loss"), ModelCheckpoint(monitor=cfg.monitor)]
+                trainer = L.Trainer(devices=1, callbacks=checkpoints)
+            """
+        ),
+    )
+
+    def __init__(self, model) -> None:
+        super().__init__(model)
+        self._lightning: set[str] = set()
+        self._metrics: dict[str, set[str]] = {}  # class -> its `self.x` torchmetrics objects
+        self._logs: list[_Log] = []
+        self._monitors: list[_Monitor] = []
+        self._trainers: list[bool] = []  # per Trainer(...) here: whether it is for one device
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        if any(self.model.qualified(b.value) in LIGHTNING_MODULE or dotted_name(b.value) in self._lightning for b in node.bases):
+            self._lightning.add(node.name.value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        cls = self._lightning_class()
+        value = node.value
+        if cls is None or not isinstance(value, cst.Call) or self.model.qualified(value.func) not in TORCHMETRICS:
+            return
+        for target in node.targets:
+            name = dotted_name(target.target)
+            if name is not None and name.startswith("self."):
+                self._metrics.setdefault(cls, set()).add(name)
+
+    def _lightning_class(self) -> str | None:
+        self_class = self.model.frame.self_class
+        return self_class.name.value if self_class is not None and self_class.name.value in self._lightning else None
+
+    def visit_Call(self, node: cst.Call) -> None:
+        qualified = self.model.qualified(node.func)
+        if qualified in MONITORING_CALLBACKS:
+            given = _monitor_argument(node, qualified)
+            name = self.model.string_value(given.value) if given is not None else None
+            if name is not None:
+                self._monitors.append(_Monitor(name, _callback_name(qualified), node))
+            return
+        if qualified in LIGHTNING_TRAINER:
+            self._trainers.append(_one_device_cst(self.model, node))
+            return
+        cls = self._lightning_class()
+        func = node.func
+        if cls is None or not (isinstance(func, cst.Attribute) and dotted_name(func.value) == self.model.frame.self_name):
+            return
+        api = LIGHTNING_LOG if func.attr.value in LIGHTNING_LOG else LIGHTNING_LOG_DICT if func.attr.value in LIGHTNING_LOG_DICT else None
+        if api is None or has_star_arguments(node):
+            return
+        names = self._logged(node, api)
+        if names:
+            self._logs.append(_Log(node, cls, names, self.model.get(RankRegions).only_rank_zero))
+
+    def _logged(self, call: cst.Call, api) -> dict[str, cst.BaseExpression]:
+        """The literal names a log call records, each with its value."""
+        if api is LIGHTNING_LOG:
+            name, value = argument_for(call, api, "name"), argument_for(call, api, "value")
+            text = self.model.string_value(name.value) if name is not None else None
+            return {text: value.value} if text is not None and value is not None else {}
+        given = argument_for(call, api, "dictionary")
+        if given is None or not isinstance(given.value, cst.Dict):
+            return {}
+        found = {}
+        for element in given.value.elements:
+            if isinstance(element, cst.DictElement) and self.model.string_value(element.key) is not None:
+                found[self.model.string_value(element.key)] = element.value
+        return found  # type: ignore[return-value]
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        if not self._logs or (self._trainers and all(self._trainers)):
+            return
+        monitors = {m.name: m for m in [*self._monitors, *self._imported_monitors()]}
+        runs = self.runs_link()
+        for log in self._logs:
+            for name, value in log.names.items():
+                monitor = monitors.get(name)
+                if monitor is None or self._synced_itself(value, log.cls):
+                    continue
+                self._judge(log, name, monitor, runs)
+
+    def _judge(self, log: _Log, name: str, monitor: _Monitor, runs: Link | None) -> None:
+        api = LIGHTNING_LOG if log.call.func.attr.value in LIGHTNING_LOG else LIGHTNING_LOG_DICT  # type: ignore[attr-defined]
+        sync, rank_zero = _flag(argument_for(log.call, api, LOG_SYNC_DIST)), _flag(argument_for(log.call, api, LOG_RANK_ZERO_ONLY))
+        if rank_zero is None or (not rank_zero and sync is not False):
+            return  # synced, or decided at run time
+        where = "in this file" if isinstance(monitor.at, cst.CSTNode) else f"at {monitor.at}"
+        note = f"`{name}` is monitored by {monitor.callback} {where}"
+        harm = ("only rank 0 records it; the other ranks' callback finds no such metric" if rank_zero else
+                "each rank records its own shard's value, and the callback decides on every rank from that")
+        chain = [
+            Link(StepKind.MADE, f"{monitor.callback} monitors `{name}`", monitor.at),
+            *([runs] if runs is not None else []),
+            Link(StepKind.HARM, harm, log.call),
+        ]
+        message = self.rank_zero_message if rank_zero else self.message
+        fix = None
+        if not rank_zero and not log.rank_zero_region:
+            fix = {log.call: _with_sync(log.call, api)}
+        self.report(log.call, f"{message} ({note})", replace=fix, chain=chain)
+
+    def _synced_itself(self, value: cst.BaseExpression, cls: str) -> bool:
+        """A torchmetrics object, or its `compute()`, which syncs across ranks itself."""
+        metrics = self._metrics.get(cls, set())
+        stack = [value]
+        while stack:
+            node = stack.pop()
+            if dotted_name(node) in metrics:  # type: ignore[arg-type]
+                return True
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == METRIC_COMPUTE:
+                return True
+            stack.extend(children(node))
+        return False
+
+    def _imported_monitors(self) -> list[_Monitor]:
+        project = self.model.project
+        if project is None:
+            return []
+        program = project.program
+        return [m for importer in importers(program, project.module) for m in monitors_in(program, importer)]
+
+
+def _flag(given: cst.Arg | None) -> bool | None:
+    """A boolean argument: False when left out, its literal value, None when decided at run time."""
+    if given is None:
+        return False
+    if isinstance(given.value, cst.Name) and given.value.value in ("True", "False"):
+        return given.value.value == "True"
+    return None
+
+
+def _with_sync(call: cst.Call, api) -> cst.Call:
+    given = argument_for(call, api, LOG_SYNC_DIST)
+    true = cst.Name("True")
+    if given is None:
+        return with_keyword_argument(call, LOG_SYNC_DIST, true)
+    return call.with_changes(args=[arg.with_changes(value=true) if arg is given else arg for arg in call.args])
+
+
+def _monitor_argument(call: cst.Call, qualified: str) -> cst.Arg | None:
+    return argument_for(call, EARLY_STOPPING if qualified in EARLY_STOPPING else MODEL_CHECKPOINT, CALLBACK_MONITOR)
+
+
+def _callback_name(qualified: str) -> str:
+    return qualified.rpartition(".")[2]
+
+
+def _one_device_cst(model, call: cst.Call) -> bool:
+    """A Trainer built for one device: `devices=1` (or "1", or a list of one)."""
+    devices = argument_for(call, LIGHTNING_TRAINER, "devices")
+    if devices is None:
+        return False
+    value = devices.value
+    if isinstance(value, (cst.List, cst.Tuple)):
+        return len(value.elements) == 1
+    return (isinstance(value, cst.Integer) and value.value == "1") or model.string_value(value) == "1"
+
+
+# -- questions only this rule asks of the program model -------------------------------------
+
+MAX_IMPORTERS = 20  # modules read for monitors: importers of the module, and theirs
+
+
+def importers(program, module: str) -> list[str]:
+    """The modules that import `module`, and those that import them (a package's `__init__`
+    re-exporting it, then the script), at most MAX_IMPORTERS."""
+    found: list[str] = []
+    for first in program.importers_of(module):
+        for name in (first, *program.importers_of(first)):
+            if name not in found and name != module:
+                found.append(name)
+    return found[:MAX_IMPORTERS]
+
+
+def monitors_in(program, module: str) -> list[_Monitor]:
+    """The literal monitors of the ModelCheckpoint and EarlyStopping calls of `module`, unless
+    every Lightning Trainer it builds is for one device."""
+    tree = program.tree(module)
+    if tree is None:
+        return []
+    found, trainers = [], []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        qualified = program.qualify(module, _dotted(node.func) or "")
+        if qualified in LIGHTNING_TRAINER:
+            trainers.append(_one_device_ast(node))
+        elif qualified in MONITORING_CALLBACKS:
+            name = _monitor_literal(node, qualified)
+            if name is not None:
+                found.append(_Monitor(name, _callback_name(qualified), program.place(module, node.lineno)))
+    return [] if trainers and all(trainers) else found
+
+
+def _monitor_literal(call: ast.Call, qualified: str) -> str | None:
+    given = next((k.value for k in call.keywords if k.arg == CALLBACK_MONITOR), None)
+    if given is None and qualified in EARLY_STOPPING and call.args:
+        given = call.args[0]
+    return given.value if isinstance(given, ast.Constant) and isinstance(given.value, str) else None
+
+
+def _one_device_ast(call: ast.Call) -> bool:
+    devices = next((k.value for k in call.keywords if k.arg == "devices"), None)
+    if isinstance(devices, (ast.List, ast.Tuple)):
+        return len(devices.elts) == 1
+    return isinstance(devices, ast.Constant) and devices.value in (1, "1")
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base is not None else None
+    return None
