@@ -233,6 +233,13 @@ LIGHTNING_MODULE = api(
     "lightning.LightningModule", "lightning.pytorch.LightningModule", "lightning.pytorch.core.LightningModule",
     "lightning.pytorch.core.module.LightningModule",
 )
+# A LightningDataModule's hooks (`setup`, `train_dataloader`) run on every rank the Trainer starts too.
+LIGHTNING_DATA_MODULE = api(
+    "pytorch_lightning.LightningDataModule", "pytorch_lightning.core.LightningDataModule",
+    "pytorch_lightning.core.datamodule.LightningDataModule", "lightning.LightningDataModule",
+    "lightning.pytorch.LightningDataModule", "lightning.pytorch.core.LightningDataModule",
+    "lightning.pytorch.core.datamodule.LightningDataModule",
+)
 # The Fabric method that starts the ranks, and text every launch point above contains.
 FABRIC_LAUNCH = "launch"
 # How code written for each launcher runs a block on rank 0 alone: an Accelerator's property,
@@ -240,7 +247,7 @@ FABRIC_LAUNCH = "launch"
 MAIN_PROCESS = "is_main_process"
 GLOBAL_ZERO = "is_global_zero"
 RANK_ZERO_ONLY = "rank_zero_only"
-LAUNCH_POINT_TEXT = ("Accelerator(", f".{FABRIC_LAUNCH}(", "LightningModule")
+LAUNCH_POINT_TEXT = ("Accelerator(", f".{FABRIC_LAUNCH}(", "LightningModule", "LightningDataModule")
 # The variables a launcher sets to each rank's own index (torchrun, torch.distributed.launch).
 RANK_ENVIRONMENT = frozenset({"RANK", "LOCAL_RANK"})
 # What a file's own code shows ranks run it by: a call of a name under torch.distributed or of
