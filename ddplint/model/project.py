@@ -1117,7 +1117,7 @@ class ProjectView:
         program = self.project.program
         if facts.get("loads") and program.values.wrapper_saves():
             known.add(ProjectFact.LOADS_WRAPPER_CHECKPOINT)
-        if program.values.wrapped_classes(self.module):
+        if program.values.parts_in(self.module):
             known.add(ProjectFact.WRAPPED_CLASS)
         if self.inner_handed():
             known.add(ProjectFact.HANDS_INNER_MODULE)
