@@ -11,9 +11,6 @@ from ddplint.semantic.model import Frame, dotted_name
 from ddplint.semantic.walk import children
 from ddplint.prefilter.project_facts import ProjectFact
 
-_CAPPED_BY_MACHINE = "min(...) caps it only at the machine's cores"
-
-
 class WorkersPerRank(Rule):
     """
     `DataLoader(num_workers=os.cpu_count())` looks right in a single-process script. Under
@@ -26,9 +23,8 @@ class WorkersPerRank(Rule):
     Fires when a DataLoader's `num_workers` is given as `os.cpu_count()`,
     `multiprocessing.cpu_count()`, `psutil.cpu_count()` or `len(os.sched_getaffinity(0))`, or
     as such a count divided by a literal or less a literal (`cpu_count() // 2`, `cpu_count() -
-    1` are still a share of the whole machine for every rank), also inside `max(...)` or a
-    `min(...)` whose other operands are settings, not literals (`min(cfg.workers,
-    os.cpu_count() - 1)` caps a large setting only at the machine's cores), and several
+    1` are still a share of the whole machine for every rank), also inside `max(...)`
+    (`max(2, os.cpu_count() - 1)`), and several
     processes of one node are shown to build the loader: this file starts or joins the ranks
     (`init_process_group`, `mp.spawn`, DDP, a rank variable read, a launch point of
     Accelerate, a Fabric for several devices or a LightningModule), a script that imports it
@@ -44,11 +40,14 @@ class WorkersPerRank(Rule):
     `cpu_count() // 2`), not on `num_workers=`: that expression is the fault, it is there
     whether the count is passed by keyword, by position or through a variable, and it is
     what the fix rewrites.
-    Not flagged: counts divided by something else (the ranks per node) or capped
-    (`min(8, ...)`, `min(n // world, ...)`), variables and attributes that are also recomputed from themselves
-    (`n = min(n, 8)`, `n //= world`), literals, and single-process files. The fix divides by
-    the number of ranks on this machine:
-    `max(1, <count> // int(os.environ.get("LOCAL_WORLD_SIZE", 1)))`, inside the `min(...)` where
+    Not flagged: counts divided by something else (the ranks per node) or capped by
+    anything (`min(8, ...)`, `min(n // world, ...)`, also a setting: `min(cfg.workers,
+    os.cpu_count() - 1)` gives each rank at most the setting, and the machine is oversubscribed
+    only when the setting times the ranks per node passes its cores, which the code does not
+    show: with sd-scripts' default of 8 it does not), variables and attributes that are also
+    recomputed from themselves (`n = min(n, 8)`, `n //= world`), literals, and single-process
+    files. The fix divides by the number of ranks on this machine:
+    `max(1, <count> // int(os.environ.get("LOCAL_WORLD_SIZE", 1)))`, inside the `max(...)` where
     there is one. torchrun sets
     `LOCAL_WORLD_SIZE`; where it is not set (mp.spawn) the count is unchanged. It is unsafe
     because it changes how many workers run (and so speed and memory).
@@ -193,20 +192,20 @@ class WorkersPerRank(Rule):
             ),
         ),
         Flagged(
-            # A setting capped only at the machine's cores: every rank may take all but one core.
+            # All but one core, at least two: every rank still takes the whole machine.
             """
             import os
             import torch.distributed as dist
             from torch.utils.data import DataLoader
 
             def build_loader(cfg, dataset):
-                workers = min(cfg.workers, os.cpu_count() - 1)
-                                           ^
+                workers = max(2, os.cpu_count() - 1)
+                                 ^
                 return DataLoader(dataset, batch_size=cfg.batch, num_workers=workers)
 
             def build_eval_loader(args, dataset):
-                return DataLoader(dataset, num_workers=max(1, min(args.workers, os.cpu_count() - 1)))
-                                                                                ^
+                return DataLoader(dataset, num_workers=max(1, os.cpu_count() - 1))
+                                                              ^
 
             def main(cfg):
                 dist.init_process_group("nccl")
@@ -217,11 +216,11 @@ class WorkersPerRank(Rule):
             from torch.utils.data import DataLoader
 
             def build_loader(cfg, dataset):
-                workers = min(cfg.workers, os.cpu_count() - 1)
+                workers = max(2, os.cpu_count() - 1)
                 return DataLoader(dataset, batch_size=cfg.batch, num_workers=workers)
 
             def build_eval_loader(args, dataset):
-                return DataLoader(dataset, num_workers=max(1, min(args.workers, max(1, (os.cpu_count() - 1) // int(os.environ.get("LOCAL_WORLD_SIZE", 1))))))
+                return DataLoader(dataset, num_workers=max(1, max(1, (os.cpu_count() - 1) // int(os.environ.get("LOCAL_WORLD_SIZE", 1)))))
 
             def main(cfg):
                 dist.init_process_group("nccl")
@@ -231,10 +230,7 @@ class WorkersPerRank(Rule):
                     "num_workers=cpu_count() in every rank oversubscribes the machine; divide by the ranks per node "
                     "(LOCAL_WORLD_SIZE) (this count becomes num_workers through `workers`)"
                 ),
-                (
-                    "num_workers=cpu_count() in every rank oversubscribes the machine; divide by the ranks per node "
-                    "(LOCAL_WORLD_SIZE) (min(...) caps it only at the machine's cores)"
-                ),
+                "num_workers=cpu_count() in every rank oversubscribes the machine; divide by the ranks per node (LOCAL_WORLD_SIZE)",
             ),
         ),
     )
@@ -247,6 +243,8 @@ class WorkersPerRank(Rule):
             world = int(os.environ["LOCAL_WORLD_SIZE"])
             a = DataLoader(dataset, num_workers=os.cpu_count() // world)
             b = DataLoader(dataset, num_workers=min(8, os.cpu_count()))
+            # capped by a setting: each rank gets at most cfg.workers
+            d = DataLoader(dataset, num_workers=min(cfg.workers, os.cpu_count() - 1))
             c = DataLoader(dataset, num_workers=4)
             """
         ),
@@ -323,13 +321,12 @@ class WorkersPerRank(Rule):
                 reaches = Link(StepKind.REACHES, f"the count becomes num_workers of this DataLoader through `{through}`", workers)
                 self.report(count, f"{self.message} (this count becomes num_workers through `{through}`)", chain=self._chain(count, runs, reaches))
             else:
-                self._report_with_fix(count, workers, runs)
+                self._report_with_fix(count, runs)
 
-    def _report_with_fix(self, count: cst.BaseExpression, workers: cst.BaseExpression, runs: Link) -> None:
-        message = f"{self.message} ({_CAPPED_BY_MACHINE})" if count is not workers else None
+    def _report_with_fix(self, count: cst.BaseExpression, runs: Link) -> None:
         alias = module_alias(self.model, "os")
         if alias is None:
-            self.report(count, message, chain=self._chain(count, runs))
+            self.report(count, chain=self._chain(count, runs))
             return
         os_name, imports = alias
         per_rank = cst.parse_expression(
@@ -340,7 +337,7 @@ class WorkersPerRank(Rule):
         else:
             written = count
         per_rank = per_rank.deep_replace(_placeholder(per_rank), written)  # type: ignore[assignment]
-        self.report(count, message, replace={count: per_rank}, imports=imports, chain=self._chain(count, runs))
+        self.report(count, replace={count: per_rank}, imports=imports, chain=self._chain(count, runs))
 
     def _chain(self, count: cst.BaseExpression, runs: Link, reaches: Link | None = None) -> list[Link]:
         """How the count harms: (how it reaches the loader,) which processes build the loader, and
@@ -351,29 +348,15 @@ class WorkersPerRank(Rule):
     def _machine_count(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
         """The part of `expr` that counts the whole machine's cores, where `expr` gives every
         rank that many: the count (`os.cpu_count()`, `cpu_count() // 2`, `cpu_count() - 1`), a
-        `max(...)` with one, or a `min(...)` of one and settings only (`min(cfg.workers,
-        os.cpu_count() - 1)`: no literal caps it, so a large setting gets the whole machine);
-        None otherwise."""
+        or a `max(...)` with one; None otherwise (a `min(...)` caps it)."""
         if self._is_cpu_count(expr):
             return expr
-        if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("min", "max")):
+        if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "max"):
             return None
         if self.model.scope.lookup(expr.func.value)[0] or len(expr.args) < 2 or any(a.star or a.keyword for a in expr.args):
             return None
         operands = [arg.value for arg in expr.args]
-        counts = [found for operand in operands if (found := self._machine_count(operand)) is not None]
-        if not counts:
-            return None
-        if expr.func.value == "min" and not all(self._setting(operand) for operand in operands if self._machine_count(operand) is None):
-            return None  # a literal or a computed share caps it
-        return counts[0]
-
-    def _setting(self, expr: cst.BaseExpression) -> bool:
-        """A value the user sets (`cfg.workers`, `args.num_workers`, `workers`), not a literal."""
-        if isinstance(expr, cst.Name):
-            bound = self.model.constant(expr.value)
-            return bound is None or not isinstance(bound, (cst.Integer, cst.Float))
-        return isinstance(expr, cst.Attribute)
+        return next((found for operand in operands if (found := self._machine_count(operand)) is not None), None)
 
     def _is_cpu_count(self, expr: cst.BaseExpression) -> bool:
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.FloorDivide, cst.Subtract)) and isinstance(expr.right, cst.Integer):

@@ -6,7 +6,7 @@ import torch.multiprocessing as mp
 from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DistributedSampler
 
-from data.loaders import build_loader, ToyDataset
+from data.loaders import build_eval_loader, build_loader, ToyDataset
 
 
 def worker(rank, world_size, cfg):
@@ -14,6 +14,7 @@ def worker(rank, world_size, cfg):
     torch.cuda.set_device(rank)
     dataset = ToyDataset(1024)
     loader = build_loader(cfg, dataset, DistributedSampler(dataset))
+    eval_loader = build_eval_loader(cfg, dataset, DistributedSampler(dataset, shuffle=False))
     model = DDP(torch.nn.Linear(16, 2).cuda(rank), device_ids=[rank])
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     for epoch in range(cfg.epochs):
@@ -23,6 +24,9 @@ def worker(rank, world_size, cfg):
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
+        with torch.no_grad():
+            correct = sum((model(x.cuda(rank)).argmax(1) == y.cuda(rank)).sum().item() for x, y in eval_loader)
+        print(f"rank {rank} epoch {epoch}: {correct} right")
 
 
 if __name__ == "__main__":

@@ -17,5 +17,10 @@ class ToyDataset(Dataset):
 
 
 def build_loader(cfg, dataset, sampler):
-    workers = min(cfg.workers, os.cpu_count() - 1)
+    workers = max(2, os.cpu_count() - 1)  # all cores but the main process's
     return DataLoader(dataset, batch_size=32, sampler=sampler, num_workers=workers, pin_memory=True)
+
+
+def build_eval_loader(cfg, dataset, sampler):
+    # at most the --workers setting: the cores matter only when it is larger
+    return DataLoader(dataset, batch_size=64, sampler=sampler, num_workers=min(cfg.workers, os.cpu_count() - 1))
