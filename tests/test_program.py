@@ -14,7 +14,7 @@ from ddplint.model import inner
 from ddplint.model.program import Collective, Evaluation
 from ddplint.model.records import CallResult, Inner, Instance, Item, Loader, Pack, Place, Prepared, Wrapped
 from ddplint.model.summary import summarize
-from ddplint.model.values import Wrap, WrapperSave
+from ddplint.model.values import Part, Step, Wrap, WrapperSave
 from ddplint.rules.ddp002_lambda_default_factory import Fate, Fates
 from ddplint.rules.ddp004_torch_load_without_map_location import own_record, saved_on_host
 from ddplint.rules.ddp009_ddp_state_dict_prefix import saved_from_wrapper
@@ -427,8 +427,32 @@ def test_the_classes_wrapped_in_ddp_with_their_arguments_through_builders(tmp_pa
         "models": "class Net:\n    pass\n\nclass Head:\n    pass\n\ndef build_model(cfg):\n    net = Net()\n    return net\n",
     })
     values = index.program.values
-    assert values.wrapped_classes("pkg.models") == {"Net": [Wrap(P("pkg/main.py:9"), False)], "Head": [Wrap(P("pkg/main.py:5"), True)]}
-    assert values.wrapped_classes("pkg.main") == {}
+    assert values.parts_in("pkg.models") == {
+        "Net": [Part(Wrap(P("pkg/main.py:9"), False), ("pkg.models", "Net"))],
+        "Head": [Part(Wrap(P("pkg/main.py:5"), True), ("pkg.models", "Head"))],
+    }
+    assert values.parts_in("pkg.main") == {}
+
+
+def test_the_classes_whose_objects_a_wrapped_object_holds_with_the_steps(tmp_path):
+    index = _project(tmp_path, {
+        "main": _WRAP + "from pkg.models import Net\n\ndef main():\n    model = DDP(Net(), device_ids=[0])\n",
+        "models": "from torch import nn\nfrom pkg.blocks import Block, Stem\n\nclass Base(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.stem = Stem()\n\n"
+        "class Net(Base):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.blocks = nn.ModuleList([Block() for _ in range(4)])\n\nclass Unused(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.block = Block()\n",
+        "blocks": "from torch import nn\n\nclass Block(nn.Module):\n    pass\n\nclass Stem(nn.Module):\n    pass\n",
+    })
+    values = index.program.values
+    wrap = Wrap(P("pkg/main.py:5"), False)
+    assert values.parts_in("pkg.blocks") == {
+        "Block": [Part(wrap, ("pkg.models", "Net"), (Step(P("pkg/models.py:12"), "Net", "Block", "builds"),))],
+        "Stem": [Part(wrap, ("pkg.models", "Net"), (
+            Step(P("pkg/models.py:9"), "Net", "Base", "derives"), Step(P("pkg/models.py:7"), "Base", "Stem", "builds"),
+        ))],
+    }
+    assert set(values.parts_in("pkg.models")) == {"Net", "Base"}  # nothing wraps Unused, or builds it
 
 
 def test_what_callers_do_with_a_returned_value(tmp_path):

@@ -8,7 +8,7 @@ Code written for Accelerate, Fabric or Lightning calls no `init_process_group`, 
   every rank;
 - a function that calls `fabric.launch()` on a Fabric built in this file for several devices,
   and the same-module function `fabric.launch(fn)` hands its ranks;
-- the methods of a LightningModule subclass: the Trainer runs its hooks on every rank of the
+- the methods of a LightningModule (or LightningDataModule) subclass: the Trainer runs its hooks on every rank of the
   devices it is given at run time (a command-line flag or a config file as often as a literal),
   so a LightningModule is written to run on every rank; unless every Trainer this file builds is
   for one device (`Trainer(devices=1)`, `Trainer(accelerator="cpu")`), which is its own evidence.
@@ -32,6 +32,7 @@ from ddplint.core.torch_api import (
     FABRIC,
     FABRIC_LAUNCH,
     GLOBAL_ZERO,
+    LIGHTNING_DATA_MODULE,
     LIGHTNING_MODULE,
     LIGHTNING_TRAINER,
     MAIN_PROCESS,
@@ -100,9 +101,10 @@ class Launches(Analysis):
         return accelerator is None or self.model.string_value(accelerator.value) != "cpu"
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        if any(self.model.qualified(base.value) in LIGHTNING_MODULE for base in node.bases):
-            self._lightning_classes.add(node.name.value)
-            self._points.append(("defines a LightningModule, whose hooks the Trainer runs on every rank", node.name))
+        for kind, target in (("LightningModule", LIGHTNING_MODULE), ("LightningDataModule", LIGHTNING_DATA_MODULE)):
+            if any(self.model.qualified(base.value) in target for base in node.bases):
+                self._lightning_classes.add(node.name.value)
+                self._points.append((f"defines a {kind}, whose hooks the Trainer runs on every rank", node.name))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         frame = self.model.frame

@@ -233,6 +233,13 @@ LIGHTNING_MODULE = api(
     "lightning.LightningModule", "lightning.pytorch.LightningModule", "lightning.pytorch.core.LightningModule",
     "lightning.pytorch.core.module.LightningModule",
 )
+# A LightningDataModule's hooks (`setup`, `train_dataloader`) run on every rank the Trainer starts too.
+LIGHTNING_DATA_MODULE = api(
+    "pytorch_lightning.LightningDataModule", "pytorch_lightning.core.LightningDataModule",
+    "pytorch_lightning.core.datamodule.LightningDataModule", "lightning.LightningDataModule",
+    "lightning.pytorch.LightningDataModule", "lightning.pytorch.core.LightningDataModule",
+    "lightning.pytorch.core.datamodule.LightningDataModule",
+)
 # The Fabric method that starts the ranks, and text every launch point above contains.
 FABRIC_LAUNCH = "launch"
 # How code written for each launcher runs a block on rank 0 alone: an Accelerator's property,
@@ -240,7 +247,7 @@ FABRIC_LAUNCH = "launch"
 MAIN_PROCESS = "is_main_process"
 GLOBAL_ZERO = "is_global_zero"
 RANK_ZERO_ONLY = "rank_zero_only"
-LAUNCH_POINT_TEXT = ("Accelerator(", f".{FABRIC_LAUNCH}(", "LightningModule")
+LAUNCH_POINT_TEXT = ("Accelerator(", f".{FABRIC_LAUNCH}(", "LightningModule", "LightningDataModule")
 # The variables a launcher sets to each rank's own index (torchrun, torch.distributed.launch).
 RANK_ENVIRONMENT = frozenset({"RANK", "LOCAL_RANK"})
 # What a file's own code shows ranks run it by: a call of a name under torch.distributed or of
@@ -271,8 +278,49 @@ OLD_LAUNCHER = re.compile(re.escape(OLD_LAUNCHER_MODULE) + "(?!er)")
 # DeepSpeed's launcher running a script (`deepspeed --num_gpus 8 train.py`): it passes
 # `--local_rank=N` with an underscore.
 DEEPSPEED_LAUNCHER = re.compile(r"(?<![\w.-])deepspeed[ \t]+(?:[^\n]*?[ \t])?[\w./${}-]*\.py\b")
-# Each launcher, by the text a document that runs it contains, to the pattern of its command.
-LAUNCHERS = {OLD_LAUNCHER_MODULE: OLD_LAUNCHER, "deepspeed": DEEPSPEED_LAUNCHER}
+
+
+@dataclass(frozen=True)
+class Launcher:
+    """A command that starts a script's processes, as a shell script or document writes it: the
+    text a document running it contains (`needles`), the pattern of its command, the option it
+    appends to every process's arguments (None: none), whether it sets the LOCAL_RANK variable,
+    and the flags with which it passes no option but sets LOCAL_RANK (`--use_env`)."""
+
+    name: str
+    needles: tuple[str, ...]
+    pattern: re.Pattern
+    option: str | None
+    sets_local_rank: bool
+    quiet: tuple[str, ...] = ()
+
+    def passes(self, command: str) -> str | None:
+        """The option this launcher appends when it runs `command` (None: none)."""
+        return None if any(flag in command for flag in self.quiet) else self.option
+
+
+def _launcher_word(*words: str) -> re.Pattern:
+    """A launcher run by its own name (`srun ...`), not as part of another word or path."""
+    return re.compile(r"(?<![\w.-])(?:" + "|".join(map(re.escape, words)) + r")(?![\w.-])")
+
+
+# The launchers, in the order a command running one inside another (`srun torchrun train.py`)
+# is taken for: the inner one, which starts the script, first. torch.distributed.launch passes
+# `--local-rank=N` since PyTorch 2.0 (`--local_rank=N` before), none with `--use_env`; torchrun
+# (also `python -m torch.distributed.run`) passes none and sets LOCAL_RANK; DeepSpeed's passes
+# `--local_rank=N`, none with `--no_local_rank`; SLURM's `srun`, Horovod's `horovodrun` and MPI's
+# `mpirun` pass none and set no LOCAL_RANK (their own variables: SLURM_LOCALID, ...).
+LAUNCHERS = {
+    launcher.name: launcher
+    for launcher in (
+        Launcher(OLD_LAUNCHER_MODULE, (OLD_LAUNCHER_MODULE,), OLD_LAUNCHER, "--local-rank", True, ("--use_env", "--use-env")),
+        Launcher("torchrun", ("torchrun", TORCHRUN), re.compile(r"(?<![\w.-])torchrun(?![\w.-])|" + re.escape(TORCHRUN) + r"\b"), None, True),
+        Launcher("deepspeed", ("deepspeed",), DEEPSPEED_LAUNCHER, "--local_rank", True, ("--no_local_rank",)),
+        Launcher("horovodrun", ("horovodrun",), _launcher_word("horovodrun"), None, False),
+        Launcher("mpirun", ("mpirun", "mpiexec"), _launcher_word("mpirun", "mpiexec"), None, False),
+        Launcher("srun", ("srun",), _launcher_word("srun"), None, False),
+    )
+}
 
 # Calls that place gathered results by sample id, so that a padded duplicate lands on its
 # original's slot instead of being counted again (`np.unique`, `torch.unique`,

@@ -72,7 +72,7 @@ _SKIP_DIRS = frozenset(
 )
 MAX_INDEX_BYTES = 2_000_000  # as the engine's parse limit: larger files export nothing
 # Shell scripts and documents searched for launch commands (Project.launch_commands), at most so many.
-_LAUNCH_DOCUMENTS = (".sh", ".bash", ".slurm", ".md", ".rst", ".yaml", ".yml")
+_LAUNCH_DOCUMENTS = (".sh", ".bash", ".slurm", ".sbatch", ".md", ".rst", ".yaml", ".yml")
 MAX_LAUNCH_DOCUMENTS = 500
 
 
@@ -586,31 +586,26 @@ class Project:
                 seen += 1
                 if seen > MAX_LAUNCH_DOCUMENTS:
                     return found
-                path = os.path.join(folder, name)
-                try:
-                    if os.path.getsize(path) > MAX_INDEX_BYTES:
-                        continue
-                    with open(path, encoding="utf-8", errors="replace") as handle:
-                        text = handle.read()
-                except OSError:
-                    continue
-                if not any(launcher in text for launcher in LAUNCHERS):
-                    continue
-                lines = split_lines(text)
-                relative = _relative(path, self.root)
-                for index, line in enumerate(lines):
-                    if not any(launcher in line for launcher in LAUNCHERS):
-                        continue
-                    end = index
-                    while end + 1 < len(lines) and end - index < 30 and lines[end].rstrip().endswith("\\"):
-                        end += 1
-                    command = "\n".join(lines[index : end + 1])
-                    joined = command.replace("\\\n", " ")
-                    for launcher, pattern in LAUNCHERS.items():
-                        if pattern.search(joined):
-                            found.append(LaunchCommand(Place(relative, index + 1), command, launcher))
-                            break
+                relative = _relative(os.path.join(folder, name), self.root)
+                text = self.document(relative)
+                if text is not None and any(needle in text for launcher in LAUNCHERS.values() for needle in launcher.needles):
+                    found += _launch_commands(relative, text)
         return found
+
+    def document(self, relative: str) -> str | None:
+        """The text of a file of the project that is not a module (a shell script, a document,
+        a config), by its path relative to the root; None when it cannot be read or is larger
+        than MAX_INDEX_BYTES, and for a text linted alone (it has no folder to look in)."""
+        if self.texts:
+            return None
+        path = os.path.join(self.root, relative)
+        try:
+            if os.path.getsize(path) > MAX_INDEX_BYTES:
+                return None
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                return handle.read()
+        except OSError:
+            return None
 
     def demo(self, module: str) -> bool:
         """Whether no module imports `module` and none of the project modules it reaches
@@ -651,6 +646,33 @@ class Project:
             return False  # some only in an import cycle of their own
         texts = (program.read(found) for found in sorted({module, *importers}))  # read last: rarely asked
         return not any(text is None or any(point in text for point in LAUNCH_POINT_TEXT) for text in texts)
+
+
+def _launch_commands(relative: str, text: str) -> list[LaunchCommand]:
+    """The commands of the document `relative` that run a launcher, each with the lines it
+    continues onto: those after a backslash, and in a document whose line breaks a command
+    over without one (`python -m torch.distributed.launch --nproc_per_node=8` above
+    `train.py \\`), the next line when it starts with the script the command has not named."""
+    found = []
+    lines = split_lines(text)
+    for index, line in enumerate(lines):
+        if not any(needle in line for launcher in LAUNCHERS.values() for needle in launcher.needles):
+            continue
+        end = index
+        while end + 1 < len(lines) and end - index < 30 and (
+            lines[end].rstrip().endswith("\\") or end == index and _SCRIPT_FIRST.match(lines[end + 1]) and ".py" not in line
+        ):
+            end += 1
+        command = "\n".join(lines[index : end + 1])
+        joined = re.sub(r"\\?\n", " ", command)
+        launcher = next((launcher for launcher in LAUNCHERS.values() if launcher.pattern.search(joined)), None)
+        if launcher is not None:
+            found.append(LaunchCommand(Place(relative, index + 1), command, launcher.name))
+    return found
+
+
+# A line that starts with a script's path (`train.py \`, `tools/train.py --cfg x`).
+_SCRIPT_FIRST = re.compile(r"[ \t]*[\w./${}-]+\.py\b")
 
 
 def _names_script(directory: str, relative: str, folder: str, document_folder: str) -> bool:
@@ -716,21 +738,34 @@ class ProjectView:
 
     def launch_line(self, launcher: str | None = None) -> Place | None:
         """Where a shell script or document of the project runs this module's file, or a script
-        that imports it (a parser in `config.py`), with `launcher` (a key of
-        `torch_api.LAUNCHERS`; None: any of them). A command that names the script by a path
-        (`basicsr/train.py`, `$DIR/tools/train.py`) counts from anywhere in the project when
-        the path ends the script's own; a bare name counts from a document in the script's
-        folder, above it, or in a folder right inside it (`docs/`, `scripts/`)."""
-        commands = [c for c in self.project.launch_commands if launcher is None or c.launcher == launcher]
+        that imports it, with `launcher` (a key of `torch_api.LAUNCHERS`; None: any of them)."""
+        return next((command.place for command in self.launches() if launcher in (None, command.launcher)), None)
+
+    def launches(self) -> list[LaunchCommand]:
+        """The commands of the project's shell scripts and documents that run this module's
+        file, or a script that imports it (a parser in `config.py`), with a launcher of
+        `torch_api.LAUNCHERS`, in the order of `users` and then of the documents. A command
+        that names the script by a path (`basicsr/train.py`, `$DIR/tools/train.py`) counts from
+        anywhere in the project when the path ends the script's own; a bare name counts from a
+        document in the script's folder, above it, or in a folder right inside it (`docs/`,
+        `scripts/`)."""
+        commands, found = self.project.launch_commands, []
         for module in self.users if commands else ():
             relative = self.project.relpaths[module].replace(os.sep, "/")
             folder, name = os.path.dirname(relative), os.path.basename(relative)
             named = re.compile(rf"(?<![\w.-])((?:[\w.$/{{}}-]*/)?){re.escape(name)}(?![\w.-])")
             for command in commands:
                 above = os.path.dirname(command.place.path.replace(os.sep, "/"))
-                if any(_names_script(match.group(1), relative, folder, above) for match in named.finditer(command.command)):
-                    return command.place
-        return None
+                if command not in found and any(
+                    _names_script(match.group(1), relative, folder, above) for match in named.finditer(command.command)
+                ):
+                    found.append(command)
+        return found
+
+    def document(self, relative: str) -> str | None:
+        """The text of a file of the project that is not a module (a config, a document), by
+        its path relative to the project root (Project.document)."""
+        return self.project.document(relative)
 
     def ranks_started(self) -> tuple[Place, str] | None:
         """Where a script that runs this module (it, or one importing it up to three imports
@@ -1117,7 +1152,7 @@ class ProjectView:
         program = self.project.program
         if facts.get("loads") and program.values.wrapper_saves():
             known.add(ProjectFact.LOADS_WRAPPER_CHECKPOINT)
-        if program.values.wrapped_classes(self.module):
+        if program.values.parts_in(self.module):
             known.add(ProjectFact.WRAPPED_CLASS)
         if self.inner_handed():
             known.add(ProjectFact.HANDS_INNER_MODULE)

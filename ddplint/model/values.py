@@ -7,7 +7,8 @@ Read over the solved program (ddplint.model.program) from what the summaries say
 - which checkpoints hold a DDP model's state dict (keys prefixed `module.`): `wrapper_saves`.
   A model whose `state_dict()` is saved counts only when the program knows it is a DDP model (`ddp_model.state_dict()`); `model.module.state_dict()` and a
   `model_without_ddp = model.module` are the inner model, which the program never takes for one;
-- where a project class's objects are wrapped in DDP (`wraps`, `wrapped_classes`);
+- where a project class's objects are wrapped in DDP (`wraps`), or built into
+  an object that is (`parts`: `Net` builds `Block`s in its `__init__`);
 - which calls save (`is_save`) or pickle what they are given (`sent_at`).
 """
 
@@ -40,6 +41,27 @@ class Wrap:
     tolerant: bool
 
 
+@dataclass(frozen=True)
+class Step:
+    """A class whose object holds an object of another: `owner` builds `held` in its `__init__`
+    ("builds"), or derives from it ("derives": the base's `__init__` builds its submodules)."""
+
+    place: Place
+    owner: str
+    held: str
+    how: str
+
+
+@dataclass(frozen=True)
+class Part:
+    """How an object of a project class is part of a DDP model: the wrap of an object of the
+    class `top` (module, class), and the steps from it to the class (none: it is wrapped itself)."""
+
+    wrap: Wrap
+    top: tuple[str, str]
+    steps: tuple[Step, ...] = ()
+
+
 class Values:
     """Saves and wraps across the solved program (see the module doc)."""
 
@@ -47,6 +69,7 @@ class Values:
         self.program = program
         self._saves: list[WrapperSave] | None = None
         self._wraps: dict[tuple[str, str], list[Wrap]] | None = None
+        self._parts: dict[tuple[str, str], list[Part]] | None = None
 
     def is_save(self, module: str, callee: str) -> bool:
         """Whether a call of `callee` in `module` is `torch.save`."""
@@ -116,9 +139,46 @@ class Values:
             self._wraps = found
         return self._wraps
 
-    def wrapped_classes(self, module: str) -> dict[str, list[Wrap]]:
-        """The classes of `module` whose objects the program wraps in DDP: name -> wraps."""
-        return {cls: where for (found, cls), where in self.wraps().items() if found == module}
+    def parts(self) -> dict[tuple[str, str], list[Part]]:
+        """(module, class) of the project classes whose objects are part of a DDP model -> how:
+        wrapped themselves, or built in `__init__` of a class that is (at any depth: `Net`
+        builds an `Encoder`, which builds `Block`s), or a base class of one. The steps are
+        read from the summaries (`__init__`'s calls, the classes' bases), shortest first."""
+        if self._parts is None:
+            found: dict[tuple[str, str], list[Part]] = {}
+            for top, wraps in self.wraps().items():
+                steps: dict[tuple[str, str], tuple[Step, ...]] = {top: ()}
+                pending = [top]
+                while pending:
+                    current = pending.pop(0)
+                    for held, step in self._holds(*current):
+                        if held not in steps:
+                            steps[held] = (*steps[current], step)
+                            pending.append(held)
+                for held, path in steps.items():
+                    found.setdefault(held, []).extend(Part(wrap, top, path) for wrap in wraps)
+            self._parts = found
+        return self._parts
+
+    def parts_in(self, module: str) -> dict[str, list[Part]]:
+        """The classes of `module` whose objects are part of a DDP model (`parts`): name -> how."""
+        return {cls: found for (where, cls), found in self.parts().items() if where == module}
+
+    def _holds(self, module: str, cls: str) -> list[tuple[tuple[str, str], Step]]:
+        """The project classes an object of `cls` holds: those its `__init__` builds, and its bases."""
+        program, found = self.program, []
+        init = program.function(module, f"{cls}.__init__")
+        for call in init.invocations if init is not None else ():
+            made = program.class_of(module, call.callee)
+            if made is not None and made != (module, cls):
+                found.append((made, Step(program.place(module, call.line), cls, made[1], "builds")))
+        summary = program.summary(module)
+        record = summary.classes.get(cls) if summary is not None else None
+        for base in record.bases if record is not None else ():
+            made = program.class_of(module, base)
+            if made is not None:
+                found.append((made, Step(program.place(module, record.line), cls, made[1], "derives")))
+        return found
 
     def sent_at(self, module: str, callee: str) -> str | None:
         """Whether a call of `callee` in `module` pickles what it is given: spawn, Process,

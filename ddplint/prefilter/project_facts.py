@@ -30,7 +30,7 @@ class ProjectFact(enum.Enum):
     # module must still show its own evidence of running as ranks.
     SAVE_HELPER = "imports a function of a project module that may save with torch.save"
     LOADS_WRAPPER_CHECKPOINT = "loads a state dict, and another module saves one from a DDP wrapper"
-    WRAPPED_CLASS = "defines a class that some module wraps in DDP"
+    WRAPPED_CLASS = "defines a class whose objects some module wraps in DDP, or builds into a wrapped object"
     HANDS_INNER_MODULE = "hands a DDP model's inner module to a project function that trains it"
     CALLS_UNWRAPPER = "calls a project function that returns a DDP model's inner module (unwrap_model(model))"
     CALLS_WRAP_HELPER = "calls a project function that wraps what it is handed in DDP with device_ids (wrap(model, rank))"

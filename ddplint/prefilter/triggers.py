@@ -27,7 +27,7 @@ from ddplint.prefilter.needles import Needle, call_needle
 from ddplint.prefilter.screens import CallInDefault, Calls, DistributedCode, Mentions, Subclasses
 from ddplint.core.torch_api import (
     ACCELERATOR, API, DDP, DISTRIBUTED_CALLS, DISTRIBUTED_IMPORTS, DISTRIBUTED_MARKERS, DISTRIBUTED_MODULES, FABRIC,
-    FABRIC_LAUNCH, LIGHTNING_MODULE, RANK_ENVIRONMENT, SPAWN, START_PROCESSES, TORCH_DISTRIBUTED,
+    FABRIC_LAUNCH, LIGHTNING_DATA_MODULE, LIGHTNING_MODULE, RANK_ENVIRONMENT, SPAWN, START_PROCESSES, TORCH_DISTRIBUTED,
 )
 
 NOTHING = API(frozenset())
@@ -48,7 +48,7 @@ SAVE_EVIDENCE_CODE = DistributedCode(
     modules=DISTRIBUTED_MODULES,
     targets=tuple(sorted(DDP | SPAWN | START_PROCESSES | ACCELERATOR | FABRIC)),
     methods=(FABRIC_LAUNCH,),
-    bases=tuple(sorted(LIGHTNING_MODULE)),
+    bases=tuple(sorted(LIGHTNING_MODULE | LIGHTNING_DATA_MODULE)),
     strings=tuple(sorted(RANK_ENVIRONMENT)),
 )
 DISTRIBUTED_EVIDENCE_CODE = replace(

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import ast
+import os
+import re
 
 import libcst as cst
 
@@ -8,16 +10,35 @@ from ddplint.core.diagnostics import Applicability
 from ddplint.semantic.edits import keyword_argument, positional_arguments, with_keyword_argument
 from ddplint.analyses.ranks import environment_key, strip_int
 from ddplint.core.lines import split_lines
-from ddplint.rules.rule import Clean, Flagged, Framework, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.semantic.model import dotted_name
-from ddplint.core.torch_api import OLD_LAUNCHER, OLD_LAUNCHER_MODULE
-from ddplint.model.records import Place
+from ddplint.core.torch_api import LAUNCHERS, OLD_LAUNCHER, OLD_LAUNCHER_MODULE, SPAWN, START_PROCESSES
+from ddplint.core.diagnostics import StepKind
+from ddplint.analyses.pickling import is_process_start
+from ddplint.model.records import LaunchCommand, Place
 from ddplint.prefilter.screens import walk
-from ddplint.semantic.walk import positions
+from ddplint.semantic.walk import children, descendants, positions
 
 _ENVIRONMENT_DEFAULT = 'os.environ.get("LOCAL_RANK")'
 _GROUPS = frozenset({"add_argument_group", "add_mutually_exclusive_group"})
+_EXPECTED_LAUNCHER = (
+    "--local_rank is the option a launcher appends: torch.distributed.launch before PyTorch 2.0 (since then "
+    "--local-rank=N; torchrun none) or DeepSpeed's, which this script does not use"
+)
+SYS_ARGV = "sys.argv"
+HYDRA_MAIN = "hydra.main"
+# absl's flag definitions a `local_rank` flag is declared with (`flags.DEFINE_integer("local_rank", 0, ...)`)
+ABSL_DEFINES = frozenset(f"absl.flags.DEFINE_{kind}" for kind in ("integer", "string", "enum"))
+_ABSL = ("absl",)  # the one parser of absl's flags
+ABSL_MESSAGE = (
+    "absl flag local_rank only: torchrun passes no flag (it sets LOCAL_RANK) and newer launchers pass --local-rank, "
+    "an unknown flag; default it to int(os.environ.get(\"LOCAL_RANK\", 0)) and launch with torchrun"
+)
+HYDRA_MESSAGE = (
+    "the launcher's --local-rank=N becomes the hydra override local-rank=N, no key of the config, and hydra stops; "
+    "map local-rank to local_rank here (or read LOCAL_RANK)"
+)
 
 
 def _option_strings(call: cst.Call) -> list[str]:
@@ -67,30 +88,49 @@ class LocalRankArgument(Rule):
     (or `required=True` stops every rank at start).
 
     Fires when a parser accepts `--local_rank` but not `--local-rank`, nothing else gives
-    the argument torchrun's value, and the program shows that the missing value matters.
+    the argument torchrun's value, and the launcher that starts the script breaks it. The
+    finding's chain names that launcher and, where it matters, where the value is read.
 
     Flagged: an `add_argument` call whose option strings include `--local_rank` but not
-    `--local-rank`, when no other `add_argument` of the same parser (or of a group of it)
-    declares `--local-rank` and the default does not read `LOCAL_RANK` already
-    (`default=int(os.environ.get("LOCAL_RANK", 0))` works under torchrun), and one of:
-    - the option is `required=True` (torchrun's ranks stop at parsing);
-    - a parsed `local_rank` is read (`args.local_rank`, `getattr(args, "local_rank")`), in
-      this file or in a script that imports it (a parser in `config.py`, read in `train.py`:
-      the message names the read), and none of them sets it from `LOCAL_RANK`
-      (`args.local_rank = int(os.environ["LOCAL_RANK"])`, also through
-      `os.environ.get("LOCAL_RANK", args.local_rank)`);
-    - `python -m torch.distributed.launch` launches the script: the file names it (a usage
-      line, a comment, a command it builds), or a shell script or document of the project
-      runs this script, or one that imports it, with it (a path that ends the script's own
-      from anywhere, a bare file name from the script's folder, above it or a folder right
-      inside it such as `docs/`; the message names the line). Since PyTorch 2.0 that
+    `--local-rank`, or an absl flag `flags.DEFINE_integer("local_rank", ...)` (absl rejects
+    `--local-rank=N` as an unknown flag; reported without a fix), when no other `add_argument`
+    of the same parser (or of a group of it) declares `--local-rank` and the default does not
+    read `LOCAL_RANK` already (`default=int(os.environ.get("LOCAL_RANK", 0))` works under
+    torchrun), and one of:
+    - `python -m torch.distributed.launch` (without `--use_env`) launches the script: a shell
+      script or document of the project runs this script, or one that imports it, with it (a
+      path that ends the script's own from anywhere, a bare file name from the script's
+      folder, above it or a folder right inside it such as `docs/`; a command broken over two
+      lines of a document without a backslash counts; the message names the line), or the
+      file names it (a usage line, a comment, a command it builds). Since PyTorch 2.0 that
       launcher passes `--local-rank=N` and the parser exits ("unrecognized arguments"), read
-      or not.
+      or not;
+    - a launcher that passes no option starts it, torchrun as the project documents it or a
+      launcher the project does not name (the option itself says the script was written for
+      one that appends it: torch.distributed.launch, or DeepSpeed's, which it does not use),
+      and the option is `required=True` (every rank stops at parsing), or a parsed
+      `local_rank` is read (`args.local_rank`, `getattr(args, "local_rank")`, `FLAGS.local_rank`),
+      in this file or in a script that imports it (a parser in `config.py`, read in
+      `train.py`: the message names the read), and none of them sets it from `LOCAL_RANK`
+      (`args.local_rank = int(os.environ["LOCAL_RANK"])`, also through
+      `os.environ.get("LOCAL_RANK", args.local_rank)`): it keeps its default on every rank.
+    A method called `local_rank` (`hvd.local_rank()`) and an object's own `self.local_rank`
+    are not reads of the option.
     Not flagged otherwise: an option nothing reads, or that is set from `LOCAL_RANK`, is
-    harmless under torchrun (it keeps its default and nothing notices). Files that call
-    DeepSpeed (`deepspeed.initialize`, `deepspeed.add_config_arguments`), or that the project
-    launches with `deepspeed train.py`, are flagged only where the project documents launching
-    them with `torch.distributed.launch`: DeepSpeed's own launcher passes `--local_rank=N`.
+    harmless under torchrun (it keeps its default and nothing notices). Nothing passes the
+    option, and nothing is flagged, where the project launches the script only with launchers
+    that pass none and set no `LOCAL_RANK` (SLURM's `srun`, `horovodrun`, `mpirun`), where it
+    calls Horovod, and where it starts its processes itself and sets the parsed local_rank
+    itself (`args.local_rank = rank` before each `Process(...)`). Files that call DeepSpeed
+    (`deepspeed.initialize`, `deepspeed.add_config_arguments`), or that the project launches
+    with `deepspeed train.py`, are flagged only where the project documents launching them with
+    `torch.distributed.launch`: DeepSpeed's own launcher passes `--local_rank=N`.
+    A hydra script (`@hydra.main(config_path=..., config_name=...)`) that turns its
+    `--key=value` arguments into overrides `key=value` (a loop over `sys.argv` that drops the
+    dashes of what `startswith("--")`), whose config declares `local_rank` and which
+    torch.distributed.launch starts (as above), is flagged at that test: the launcher's
+    `--local-rank=N` becomes `local-rank=N`, no key of the config, and hydra stops every rank.
+    No fix there: map `local-rank` to `local_rank` in the loop, or read `LOCAL_RANK`.
     Fix (safe): add `"--local-rank"` as the first option string. argparse takes `dest` from
     the first long option with `-` turned into `_`, so it is still `args.local_rank`, and both
     spellings are accepted. The default becomes `os.environ.get("LOCAL_RANK", <old
@@ -112,8 +152,12 @@ class LocalRankArgument(Rule):
         "--local-rank; accept --local-rank and default to the LOCAL_RANK environment variable"
     )
     fix = Applicability.SAFE
-    # `also`: the option it flags (`--local_rank`, `-local_rank`).
-    trigger = CallTrigger(methods=("add_argument",), also=("-local_rank",))
+    # `also`: the option it flags (`--local_rank`, `-local_rank`), an absl flag's name, or a hydra
+    # script (whose options are rewritten in a loop: `arg.startswith("--")`).
+    trigger = CallTrigger(
+        methods=("add_argument", "DEFINE_integer", "DEFINE_string", "DEFINE_enum", "startswith"),
+        also=(("-local_rank", '"local_rank"', "'local_rank'", "hydra"),),
+    )
 
     flagged_examples = (
         Flagged(
@@ -264,8 +308,70 @@ class LocalRankArgument(Rule):
             rank = int(os.environ["LOCAL_RANK"])
             """,
         ),
+        Flagged(
+            # absl's flags reject `--local-rank=0` too; under torchrun FLAGS.local_rank stays 0.
+            """
+            from absl import app, flags
+            import torch
+            import torch.distributed as dist
+
+            FLAGS = flags.FLAGS
+            flags.DEFINE_integer("local_rank", 0, "set by the launcher")
+            ^
+
+            def main(argv):
+                dist.init_process_group("nccl")
+                torch.cuda.set_device(FLAGS.local_rank)
+
+            if __name__ == "__main__":
+                app.run(main)
+            """,
+            messages=(
+                "absl flag local_rank only: torchrun passes no flag (it sets LOCAL_RANK) and newer launchers pass "
+                "--local-rank, an unknown flag; default it to int(os.environ.get(\"LOCAL_RANK\", 0)) and launch with torchrun"
+            ),
+        ),
     )
     clean_examples = (
+        Clean(
+            # Horovod starts the ranks and passes no option; `hvd.local_rank()` is not the option.
+            """
+            import argparse
+            import horovod.torch as hvd
+            import torch
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=0)
+            args = parser.parse_args()
+            hvd.init()
+            torch.cuda.set_device(hvd.local_rank())
+            """
+        ),
+        Clean(
+            # Its own launcher: it sets args.local_rank before each Process it starts.
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+            from torch.multiprocessing import Process
+
+            def run(rank, size, args):
+                dist.init_process_group("nccl", init_method="tcp://127.0.0.1:6020", rank=rank, world_size=size)
+                torch.cuda.set_device(args.local_rank)
+
+            if __name__ == "__main__":
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--local_rank", type=int, default=0)
+                parser.add_argument("--num_process_per_node", type=int, default=1)
+                args = parser.parse_args()
+                processes = []
+                for rank in range(args.num_process_per_node):
+                    args.local_rank = rank
+                    process = Process(target=run, args=(rank, args.num_process_per_node, args))
+                    process.start()
+                    processes.append(process)
+            """
+        ),
         Clean(
             # The default already reads LOCAL_RANK: torchrun's value arrives (formerly flagged).
             """
@@ -361,13 +467,19 @@ class LocalRankArgument(Rule):
         self._pending: list[tuple[cst.Call, tuple]] = []  # `--local_rank` only, with its parser
         self._hyphenated: set[tuple] = set()  # parsers that declare `--local-rank` somewhere
         self._assigned: set[int] = set()  # `x.local_rank` attributes that are assignment targets
-        self._read = False  # the file reads a parsed `local_rank` (`args.local_rank`)
+        self._called: set[int] = set()  # `x.local_rank` attributes that are called: `hvd.local_rank()`
+        self._read: cst.CSTNode | None = None  # where the file reads a parsed `local_rank` (`args.local_rank`)
         self._from_environment = False  # it sets `x.local_rank` from LOCAL_RANK
+        self._set_itself: cst.CSTNode | None = None  # it sets `x.local_rank` from something else (`= rank`)
         self._deepspeed = False  # it calls DeepSpeed, whose launcher passes `--local_rank`
-        self._old_launcher: bool | None = None  # it names torch.distributed.launch
-        self._launch_line: Place | None = None  # where the project launches it so ("run.sh:3")
+        self._horovod: cst.CSTNode | None = None  # it calls Horovod, whose launcher passes no option
+        self._starts: cst.CSTNode | None = None  # it starts processes itself (spawn, Process)
+        self._named: Place | cst.CSTNode | bool | None = None  # where it names torch.distributed.launch (`_named_at`)
+        self._hydra: cst.Call | None = None  # `@hydra.main(config_path=..., config_name=...)`
+        self._rewrite: cst.Call | None = None  # `arg.startswith("--")` in a loop over sys.argv
         self._missed: bool | None = None  # the parsed value is read and not set from LOCAL_RANK
         self._reader: Place | None = None  # where another module reads it ("train.py:40")
+        self._launched_at: Place | None = None  # where the project launches it with torch.distributed.launch
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -375,16 +487,50 @@ class LocalRankArgument(Rule):
                 self._assigned.add(id(target.target))
                 if self._reads_local_rank(node.value):
                     self._from_environment = True
+                elif self._set_itself is None and not _mentions_local_rank(node.value):
+                    self._set_itself = node
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value == "local_rank" and id(node) not in self._assigned:
-            self._read = True
+        if node.attr.value != "local_rank" or id(node) in self._assigned or id(node) in self._called:
+            return
+        if isinstance(node.value, cst.Name) and node.value.value in ("self", "cls"):
+            return  # an object's own attribute, set from wherever it was
+        self._read = self._read or node
+
+    def _named_at(self) -> Place | cst.CSTNode | None:
+        """Where the file names torch.distributed.launch (a usage line, a comment, a command it
+        builds), or None. (Asked only of files with something to report, so rendering the
+        module's text is rare.)"""
+        if self._named is None:
+            code = self.model.module.code
+            found = OLD_LAUNCHER.search(code)
+            view = self.model.project
+            line = code.count("\n", 0, found.start()) + 1 if found is not None else 0
+            self._named = (Place(view.path, line) if view is not None else self.model.module) if found is not None else False
+        return self._named or None
+
+    def visit_For(self, node: cst.For) -> None:
+        if self._rewrite is None and self.model.qualified(node.iter) == SYS_ARGV and isinstance(node.target, cst.Name):
+            self._rewrite = _option_test(node.body, node.target.value)
+
+    def visit_Decorator(self, node: cst.Decorator) -> None:
+        if isinstance(node.decorator, cst.Call) and self.model.qualified(node.decorator.func) == HYDRA_MAIN:
+            self._hydra = node.decorator
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self._deepspeed and (self.model.qualified(node.func) or "").partition(".")[0] == "deepspeed":
+        qualified = self.model.qualified(node.func) or ""
+        if not self._deepspeed and qualified.partition(".")[0] == "deepspeed":
             self._deepspeed = True
-        if dotted_name(node.func) == "getattr" and len(node.args) > 1:
-            self._read |= self.model.string_value(node.args[1].value) == "local_rank"
+        if self._horovod is None and qualified.partition(".")[0] == "horovod":
+            self._horovod = node
+        if self._starts is None and (qualified in SPAWN or qualified in START_PROCESSES or is_process_start(node, self.model)):
+            self._starts = node
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "local_rank":
+            self._called.add(id(node.func))
+        if dotted_name(node.func) == "getattr" and len(node.args) > 1 and self.model.string_value(node.args[1].value) == "local_rank":
+            self._read = self._read or node
+        if qualified in ABSL_DEFINES and node.args:
+            self._absl_flag(node)
         if not (isinstance(node.func, cst.Attribute) and node.func.attr.value == "add_argument"):
             return
         options = _option_strings(node)
@@ -395,6 +541,17 @@ class LocalRankArgument(Rule):
             default = keyword_argument(node, "default")
             if default is None or not self._reads_local_rank(default.value):
                 self._pending.append((node, parser))
+
+    def _absl_flag(self, node: cst.Call) -> None:
+        """`flags.DEFINE_integer("local_rank", ...)`: absl's parser rejects flags it does not
+        define, as argparse does (`--local-rank=0`: "Unknown command line flag")."""
+        name = self.model.string_value(node.args[0].value)
+        if name == "local-rank":
+            self._hyphenated.add(_ABSL)
+        elif name == "local_rank":
+            default = node.args[1] if len(node.args) > 1 and node.args[1].keyword is None else keyword_argument(node, "default")
+            if default is None or not self._reads_local_rank(default.value):
+                self._pending.append((node, _ABSL))
 
     def _parser(self, receiver: cst.BaseExpression) -> tuple:
         """The parser an `add_argument` call adds to, through `add_argument_group()` and
@@ -410,29 +567,77 @@ class LocalRankArgument(Rule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         pending = [node for node, parser in self._pending if parser not in self._hyphenated]
-        if not pending:
-            return
-        if self._deepspeed or self._deepspeed_launch():
-            # DeepSpeed's launcher passes `--local_rank=N`, unless the project documents
-            # launching this script with torch.distributed.launch itself.
-            if self._launched_by_old_launcher() and self._launch_line is not None:
-                for node in pending:
-                    self._report(node)
-            return
+        if self._rewrite is not None and self._hydra is not None and not self._deepspeed:
+            self._check_hydra()
         for node in pending:
-            if self._value_missed() or self._required(node) or self._launched_by_old_launcher():
-                self._report(node)
+            chain = self._harm(node)
+            if chain is not None:
+                self._report(node, chain)
+
+    def _harm(self, node: cst.Call) -> list[Link] | None:
+        """The chain that makes `--local_rank` alone a bug here, or None: a launcher that passes
+        `--local-rank`, which the parser rejects; or one that passes no option (torchrun) while
+        the option is required or its value is read (and not taken from LOCAL_RANK)."""
+        rejecting = self._rejecting_launch()
+        if rejecting is not None:
+            return [rejecting, Link(StepKind.HARM, "the parser rejects --local-rank=N: unrecognized arguments, every rank stops", node)]
+        if self._deepspeed or self._started_without_option():
+            return None
+        required = self._required(node)
+        if not required and not self._value_missed():
+            return None
+        # No command of the project names the launcher: the option is the one a launcher
+        # appends, and only torch.distributed.launch (before PyTorch 2.0) and DeepSpeed's did.
+        runs = self._torchrun_launch() or self.runs_link() or Link(StepKind.RUNS, _EXPECTED_LAUNCHER, node)
+        if required:
+            return [runs, Link(StepKind.HARM, "required=True: with no option passed, the parser stops every rank", node)]
+        read = Link(StepKind.REACHES, "the parsed local_rank is read here", self._reader or self._read)  # type: ignore[arg-type]
+        return [read, runs, Link(StepKind.HARM, "with no option passed it keeps its default: every rank takes the same device", node)]
+
+    def _rejecting_launch(self) -> Link | None:
+        """Where a launcher that passes `--local-rank=N` starts this script: a command of the
+        project running it with torch.distributed.launch, or (unless it calls DeepSpeed,
+        whose launcher passes `--local_rank`) its own text naming that launcher."""
+        for command in self._launches():
+            if LAUNCHERS[command.launcher].passes(command.command) == "--local-rank":
+                self._launched_at = command.place
+                return Link(StepKind.RUNS, f"launches this script with {command.launcher}, which passes --local-rank=N (PyTorch >= 2.0)", command.place)
+        named = self._named_at() if not self._deepspeed and not self._deepspeed_launch() else None
+        if named is not None:
+            return Link(StepKind.RUNS, f"this file names {OLD_LAUNCHER_MODULE}, which passes --local-rank=N (PyTorch >= 2.0)", named)
+        return None
+
+    def _torchrun_launch(self) -> Link | None:
+        """Where a launcher that passes no option but sets LOCAL_RANK (torchrun) starts it."""
+        for command in self._launches():
+            launcher = LAUNCHERS[command.launcher]
+            if launcher.passes(command.command) is None and launcher.sets_local_rank:
+                return Link(StepKind.RUNS, f"launches this script with {command.launcher}, which passes no option (it sets LOCAL_RANK)", command.place)
+        return None
+
+    def _started_without_option(self) -> bool:
+        """Nothing that starts this script passes the option, nor sets LOCAL_RANK: the project
+        launches it only with launchers that pass none (srun, horovodrun, mpirun) or DeepSpeed's,
+        which passes `--local_rank`; it calls Horovod; or it starts its processes itself and sets
+        the parsed local_rank itself (`args.local_rank = rank` before each `Process(...)`)."""
+        launches = self._launches()
+        if launches and not any(LAUNCHERS[command.launcher].sets_local_rank and LAUNCHERS[command.launcher].passes(command.command) is None for command in launches):
+            return True
+        return self._horovod is not None or self._starts is not None and self._set_itself is not None
+
+    def _launches(self) -> list[LaunchCommand]:
+        project = self.model.project
+        return project.launches() if project is not None else []
 
     def _deepspeed_launch(self) -> bool:
         """A shell script or document of the project runs this script with `deepspeed`."""
-        project = self.model.project
-        return project is not None and project.launch_line("deepspeed") is not None
+        return any(command.launcher == "deepspeed" for command in self._launches())
 
     def _value_missed(self) -> bool:
         """A parsed `local_rank` is read, by this file or by a script that imports its parser
         (`config.local_rank` in `train.py`), and none of them sets it from `LOCAL_RANK`."""
         if self._missed is None:
-            read, from_environment = self._read, self._from_environment
+            read, from_environment = self._read is not None, self._from_environment
             project = self.model.project
             if project is not None and not from_environment:
                 reader, from_environment = attribute_uses(project, "local_rank")
@@ -442,18 +647,17 @@ class LocalRankArgument(Rule):
             self._missed = read and not from_environment
         return self._missed
 
-    def _launched_by_old_launcher(self) -> bool:
-        """The file names `torch.distributed.launch` (a usage line in its docstring, a comment,
-        a command it builds), or a shell script or document of the project launches this file
-        with it: on PyTorch >= 2.0 that launcher passes `--local-rank=N`, which the parser
-        rejects, whether or not the value is read. (Asked only of files with an option to
-        report, so rendering the module's text is rare.)"""
-        if self._old_launcher is None:
-            self._old_launcher = OLD_LAUNCHER.search(self.model.source) is not None
-            project = self.model.project
-            self._launch_line = project.launch_line(OLD_LAUNCHER_MODULE) if project is not None else None
-            self._old_launcher |= self._launch_line is not None
-        return self._old_launcher
+    def _check_hydra(self) -> None:
+        """A hydra script that turns `--key=value` arguments into overrides `key=value`: the
+        launcher's `--local-rank=N` becomes `local-rank=N`, which is no key of a config that
+        declares `local_rank`, and hydra stops."""
+        rejecting = self._rejecting_launch()
+        declared = hydra_key(self.model.project, self._hydra, "local_rank")  # type: ignore[arg-type]
+        if rejecting is None or declared is None:
+            return
+        made = Link(StepKind.MADE, "the hydra config of this script declares local_rank", declared)
+        harm = Link(StepKind.HARM, "this turns --local-rank=N into the override local-rank=N: no key of the config, hydra stops every rank", self._rewrite)  # type: ignore[arg-type]
+        self.report(self._rewrite, f"{HYDRA_MESSAGE} ({declared} declares local_rank)", chain=[made, rejecting, harm])  # type: ignore[arg-type]
 
     @staticmethod
     def _required(node: cst.Call) -> bool:
@@ -461,7 +665,28 @@ class LocalRankArgument(Rule):
         required = keyword_argument(node, "required")
         return required is not None and isinstance(required.value, cst.Name) and required.value.value == "True"
 
-    def _report(self, node: cst.Call) -> None:
+    def _report(self, node: cst.Call, chain: list[Link]) -> None:
+        if self._launched_at is not None:
+            where = f" ({self._launched_at} launches this script with {OLD_LAUNCHER_MODULE})"
+        elif self._reader and not self._required(node):
+            where = f" ({self._reader} reads the parsed local_rank)"
+        else:
+            where = ""
+        if not (isinstance(node.func, cst.Attribute) and node.func.attr.value == "add_argument"):
+            self.report(node, ABSL_MESSAGE + where, chain=chain)  # an absl flag: no fix
+            return
+        self.report(node, self.message + where, replace={node: self._fitted(node, self._fixed(node))}, imports=self._imports(node), chain=chain)
+
+    def _imports(self, node: cst.Call) -> tuple[str, ...]:
+        """`import os` where the fix reads LOCAL_RANK (see `_fixed`)."""
+        default = keyword_argument(node, "default")
+        required = keyword_argument(node, "required")
+        reads_environment = default is not None and self._reads_local_rank(default.value)
+        is_required = required is not None and not (isinstance(required.value, cst.Name) and required.value.value == "False")
+        return ("import os",) if not reads_environment and (not is_required or self._required(node)) else ()
+
+    def _fixed(self, node: cst.Call) -> cst.Call:
+        """The call accepting both spellings, defaulting to LOCAL_RANK (see the docstring)."""
         # Before `--local_rank` itself: the first long option names `dest`, and both give local_rank.
         index, original = next(
             (i, arg) for i, arg in enumerate(node.args)
@@ -473,14 +698,9 @@ class LocalRankArgument(Rule):
             comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")),
         )
         args = [*node.args[:index], alias, *node.args[index:]]
-        imports: tuple[str, ...] = ()
         default = keyword_argument(node, "default")
-        reads_environment = default is not None and self._reads_local_rank(default.value)
         required = keyword_argument(node, "required")
-        is_required = required is not None and not (isinstance(required.value, cst.Name) and required.value.value == "False")
-        literal_true = required is not None and isinstance(required.value, cst.Name) and required.value.value == "True"
-        if not reads_environment and (not is_required or literal_true):
-            imports = ("import os",)
+        if self._imports(node):
             if default is not None:
                 args[args.index(default)] = default.with_changes(value=_with_environment_fallback(default.value, quote))
             if required is not None:
@@ -488,18 +708,9 @@ class LocalRankArgument(Rule):
                 # stop every rank it starts.
                 args = _without(args, required)
             if default is not None:
-                fixed = node.with_changes(args=args)
-            else:
-                fixed = with_keyword_argument(node.with_changes(args=args), "default", _with_environment_fallback(None, quote))
-        else:
-            fixed = node.with_changes(args=args)
-        if self._launch_line:
-            where = f" ({self._launch_line} launches this script with torch.distributed.launch)"
-        elif self._reader and not self._required(node):
-            where = f" ({self._reader} reads the parsed local_rank)"
-        else:
-            where = ""
-        self.report(node, self.message + where, replace={node: self._fitted(node, fixed)}, imports=imports)
+                return node.with_changes(args=args)
+            return with_keyword_argument(node.with_changes(args=args), "default", _with_environment_fallback(None, quote))
+        return node.with_changes(args=args)
 
     def _fitted(self, node: cst.Call, fixed: cst.Call) -> cst.Call:
         """`fixed`, its arguments wrapped as black wraps them when the line would pass the
@@ -546,7 +757,56 @@ class LocalRankArgument(Rule):
         return isinstance(expr, (cst.Call, cst.Subscript)) and environment_key(expr) == "LOCAL_RANK"
 
 
+def _mentions_local_rank(expr: cst.CSTNode) -> bool:
+    """Whether `expr` reads a `local_rank` (`args.local_rank % 8` is still the parsed value)."""
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "local_rank" or isinstance(expr, cst.Name) and expr.value == "local_rank":
+        return True
+    return any(_mentions_local_rank(child) for child in children(expr))
+
+
+def _option_test(body: cst.BaseSuite, name: str) -> cst.Call | None:
+    """In the body of a loop over sys.argv with the target `name`: the `name.startswith("--")`
+    test of an `if` whose branch hands on the argument without its dashes (`name[2:]`,
+    `name[len("--"):]`, `name.lstrip("-")`): the argument turned into an override."""
+    for statement in body.body if isinstance(body, cst.IndentedBlock) else ():
+        if not isinstance(statement, cst.If) or not isinstance(statement.test, cst.Call):
+            continue
+        test = statement.test
+        if not (isinstance(test.func, cst.Attribute) and test.func.attr.value == "startswith" and dotted_name(test.func.value) == name):
+            continue
+        if not (test.args and isinstance(test.args[0].value, cst.SimpleString) and test.args[0].value.evaluated_value == "--"):
+            continue
+        if any(_strips_dashes(node, name) for node in descendants(statement.body)):
+            return test
+    return None
+
+
+def _strips_dashes(node: cst.CSTNode, name: str) -> bool:
+    if isinstance(node, cst.Subscript) and dotted_name(node.value) == name:
+        return True  # `arg[2:]`, `arg[len("--"):]`
+    return (
+        isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and dotted_name(node.func.value) == name
+        and node.func.attr.value in ("lstrip", "replace", "removeprefix")
+    )
+
+
 # -- questions only this rule asks of the program model -------------------------------------
+
+
+def hydra_key(view, decorator: cst.Call, key: str) -> Place | None:
+    """Where the config file a `@hydra.main(config_path=..., config_name=...)` decorator of this
+    module names declares `key` at its top level (`local_rank: -1`); None when unknown."""
+    if view is None:
+        return None
+    path, name = (keyword_argument(decorator, word) for word in ("config_path", "config_name"))
+    folder = path.value.evaluated_value if path is not None and isinstance(path.value, cst.SimpleString) else None
+    config = name.value.evaluated_value if name is not None and isinstance(name.value, cst.SimpleString) else None
+    if not isinstance(folder, str) or not isinstance(config, str):
+        return None
+    relative = os.path.normpath(os.path.join(os.path.dirname(view.path), folder, config if config.endswith((".yaml", ".yml")) else f"{config}.yaml"))
+    text = view.document(relative.replace(os.sep, "/"))
+    match = re.search(rf"^{re.escape(key)}[ \t]*:", text or "", re.M)
+    return Place(relative.replace(os.sep, "/"), text.count("\n", 0, match.start()) + 1) if match else None  # type: ignore[union-attr]
 
 
 def attribute_uses(view, attribute: str):
@@ -568,8 +828,14 @@ def _attribute_uses(tree: ast.Module | None, attribute: str) -> tuple[int | None
     if tree is None:
         return None, False
     variable, read, from_environment = attribute.upper(), None, False
+    # `hvd.local_rank()` is a call of a method, and `self.local_rank` an object's own attribute:
+    # neither reads a parsed option
+    called = {id(node.func) for node in walk(tree) if isinstance(node, ast.Call)}
     for node in walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr == attribute and isinstance(node.ctx, ast.Load):
+        if (
+            isinstance(node, ast.Attribute) and node.attr == attribute and isinstance(node.ctx, ast.Load)
+            and id(node) not in called and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+        ):
             read = node.lineno if read is None else min(read, node.lineno)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]

@@ -1,11 +1,12 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.rules.rule import Clean, Flagged, Framework, Rule
+from ddplint.core.diagnostics import StepKind
+from ddplint.model.records import Place
+from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.prefilter.screens import UnreadSelfAttribute
 from ddplint.semantic.edits import argument_for
@@ -38,6 +39,10 @@ class _ModuleClass:
     grouped: dict[str, tuple[set[str], list[tuple[cst.Call, str | None]]]] = field(default_factory=dict)
     # Containers that hold no parameters when built: empty, or of parameter-less layers only.
     empty: set[str] = field(default_factory=set)
+    # Calls in __init__ of a name this file does not import: objects of its own classes, the
+    # submodules an object of this class holds (`self.block = Block()`, `[Block() for _ in ...]`).
+    holds: list[tuple[str, cst.Call]] = field(default_factory=list)
+    definition: cst.ClassDef | None = None
 
 
 class UnusedSubmodule(Rule):
@@ -49,11 +54,17 @@ class UnusedSubmodule(Rule):
     This error indicates that your module has parameters that were not used in producing
     loss" (seed report 003: `fc3` defined but forgotten in `forward`).
 
-    Fires when a layer that owns parameters is built in `__init__` of an `nn.Module` class
-    and nothing in its class family reads it, in a file that uses DDP without
-    `find_unused_parameters=True` for that model.
+    Fires when a layer that owns parameters is built in `__init__` of an `nn.Module` class,
+    nothing in its class family reads it, and the program shows the class's objects inside a
+    DDP model wrapped without `find_unused_parameters=True`: the class is wrapped itself, or
+    an object of a wrapped class builds one in its `__init__` (at any depth: `Net` builds an
+    `Encoder`, which builds `Block`s), or derives from it; in this file or anywhere in the
+    project (`build_model()` returns, wrap helpers). The chain goes from the wrap through each
+    class that builds the next to the unused layer. A class nothing wraps and no wrapped class
+    builds (a legacy model kept to read old checkpoints, a probe) is not reported: no step
+    shows DDP ever reducing its parameters.
 
-    Flagged, in files that use DDP: `self.x = nn.<Layer>(...)` (a torch.nn layer that owns
+    Flagged: `self.x = nn.<Layer>(...)` (a torch.nn layer that owns
     parameters, or a Module subclass of the same file) in `__init__` of an `nn.Module`
     subclass, when `self.x` is read nowhere in the class (every method counts, so do the
     same-file base and derived classes); the finding is on the target `self.x`, the unused
@@ -71,10 +82,11 @@ class UnusedSubmodule(Rule):
     family reads none of the attributes `__init__` builds (`def forward(self, x): return x` in
     a test: no loss depends on any parameter, so nothing trains through DDP); models wrapped
     with `find_unused_parameters=True` (DDP then copes: it marks the unused parameters
-    ready), with the classes they build, also where the wrap is in another module (the
-    program model follows the class's objects through `build_model()` returns and wrap
-    helpers into `DDP(...)`). A module that never names DDP is checked when the program
-    sees one of its classes wrapped elsewhere; the message names that wrap.
+    ready), with the classes they build, also where the wrap is in another module; a class
+    that one wrap tolerates and another does not is left alone too (the unused layer may be
+    the tolerant model's). A module that never names DDP is checked when the program sees one
+    of its classes wrapped elsewhere, or built into a wrapped model; the message names that
+    wrap.
     No fix: use the layer, delete it, or pass `find_unused_parameters=True` to DDP if it is
     unused only on some steps.
     """
@@ -136,6 +148,8 @@ class UnusedSubmodule(Rule):
 
                 def forward(self, x):
                     return super().forward(x)
+
+            model = torch.nn.parallel.DistributedDataParallel(Net().cuda())
             """,
         ),
         Flagged(
@@ -169,7 +183,7 @@ class UnusedSubmodule(Rule):
             # A container of activations around one Linear still owns the Linear's parameters.
             """
             import torch.nn as nn
-            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
 
             class Model(nn.Module):
                 def __init__(self):
@@ -180,6 +194,49 @@ class UnusedSubmodule(Rule):
 
                 def forward(self, x):
                     return self.fc(x)
+
+            def main(rank):
+                model = DDP(Model().to(rank), device_ids=[rank])
+            """
+        ),
+        Flagged(
+            # Unused in a block that the wrapped model builds: the block's parameters are the
+            # DDP model's too. A class nothing wraps, and nothing wrapped builds, is left alone.
+            """
+            import torch.nn as nn
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Block(nn.Module):
+                def __init__(self, dim):
+                    super().__init__()
+                    self.fc = nn.Linear(dim, dim)
+                    self.gate = nn.Linear(dim, 1)
+                    ^
+
+                def forward(self, x):
+                    return self.fc(x).relu()
+
+            class Encoder(nn.Module):
+                def __init__(self, dim, depth):
+                    super().__init__()
+                    self.blocks = nn.ModuleList([Block(dim) for _ in range(depth)])
+
+                def forward(self, x):
+                    for block in self.blocks:
+                        x = block(x)
+                    return x
+
+            class Probe(nn.Module):
+                def __init__(self, dim):
+                    super().__init__()
+                    self.fc = nn.Linear(dim, dim)
+                    self.spare = nn.Linear(dim, dim)
+
+                def forward(self, x):
+                    return self.fc(x)
+
+            def main(rank):
+                model = DDP(Encoder(64, 4).to(rank), device_ids=[rank])
             """
         ),
     )
@@ -216,7 +273,7 @@ class UnusedSubmodule(Rule):
             # A Sequential grouping layers that forward calls one by one.
             """
             import torch.nn as nn
-            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
 
             class Stem(nn.Module):
                 def __init__(self):
@@ -228,12 +285,14 @@ class UnusedSubmodule(Rule):
 
                 def forward(self, x):
                     return self.bn(self.conv(x))
+
+            stem = DDP(Stem().cuda())
             """
         ),
         Clean(
             """
+            import torch
             import torch.nn as nn
-            import torch.distributed as dist
 
             class Model(nn.Module):
                 def __init__(self):
@@ -250,12 +309,14 @@ class UnusedSubmodule(Rule):
 
                 def predict(self, x):
                     return self.classifier(self.backbone(x))
+
+            model = torch.nn.parallel.DistributedDataParallel(Model().cuda())
             """
         ),
         Clean(
             """
             import torch.nn as nn
-            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
 
             class Stack(nn.Module):
                 def __init__(self):
@@ -275,13 +336,15 @@ class UnusedSubmodule(Rule):
 
                 def forward(self, x):
                     return sum(child(x) for child in self.children())
+
+            models = [DDP(Stack().cuda()), DDP(Tree().cuda())]
             """
         ),
         Clean(
             """
             import torch.nn as nn
             import pytorch_lightning as pl
-            from torch.utils.data import DistributedSampler
+            from torch.nn.parallel import DistributedDataParallel as DDP
 
             class Lit(pl.LightningModule):
                 def __init__(self):
@@ -302,6 +365,8 @@ class UnusedSubmodule(Rule):
                     super().__init__()
                     self.cls = nn.Linear(4, 2)
                     self.box = nn.Linear(4, 4)
+
+            models = [DDP(Lit()), DDP(Child()), DDP(Heads())]
             """
         ),
         Clean(
@@ -309,7 +374,7 @@ class UnusedSubmodule(Rule):
             # parameter-less layers; one filled later is read where it is filled.
             """
             import torch.nn as nn
-            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
 
             class Model(nn.Module):
                 def __init__(self, dim, depth):
@@ -327,13 +392,15 @@ class UnusedSubmodule(Rule):
                     for block in self.blocks:
                         x = block(x)
                     return self.fc(x)
+
+            model = DDP(Model(64, 4).cuda())
             """
         ),
         Clean(
             # A stub forward in a distributed test: it uses nothing __init__ builds.
             """
             import torch.nn as nn
-            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
 
             class StubModel(nn.Module):
                 def __init__(self):
@@ -343,6 +410,8 @@ class UnusedSubmodule(Rule):
 
                 def forward(self, x):
                     return x * 2
+
+            model = DDP(StubModel())
             """
         ),
         Clean(
@@ -361,13 +430,52 @@ class UnusedSubmodule(Rule):
         ),
         Clean(
             """
-            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
             from mylib import nn
 
             class Model(nn.Module):
                 def __init__(self):
                     super().__init__()
                     self.spare = nn.Linear(4, 4)
+
+            model = DDP(Model())
+            """
+        ),
+        Clean(
+            # A class nothing builds (kept to read old checkpoints) beside the wrapped model,
+            # and a layer of a class that nothing wrapped builds: DDP never reduces them.
+            """
+            import torch.nn as nn
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Adapter(nn.Module):
+                def __init__(self, dim):
+                    super().__init__()
+                    self.down = nn.Linear(dim, dim)
+                    self.up = nn.Linear(dim, dim)
+
+                def forward(self, x):
+                    return self.down(x)
+
+            class LegacyNet(nn.Module):
+                def __init__(self, dim):
+                    super().__init__()
+                    self.adapter = Adapter(dim)
+                    self.aux = nn.Linear(dim, 2)
+
+                def forward(self, x):
+                    return self.adapter(x)
+
+            class Net(nn.Module):
+                def __init__(self, dim):
+                    super().__init__()
+                    self.fc = nn.Linear(dim, 2)
+
+                def forward(self, x):
+                    return self.fc(x)
+
+            def main(rank):
+                model = DDP(Net(64).to(rank), device_ids=[rank])
             """
         ),
     )
@@ -380,6 +488,7 @@ class UnusedSubmodule(Rule):
         self._grouping: set[int] = set()  # attribute reads inside a container's construction
         # Model classes wrapped with `find_unused_parameters=True` ("*": a model of unknown class)
         self._tolerated: set[str] = set()
+        self._local_wraps: dict[str, list[tuple[cst.Call, bool]]] = {}  # class -> its DDP calls here, tolerant
         self._instances: dict[tuple[str | None, str], str] = {}  # (function, name) -> class built
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -389,7 +498,7 @@ class UnusedSubmodule(Rule):
             bases.append((self.model.qualified(arg.value), plain))
         if node.keywords:
             bases.append((None, None))  # a metaclass: unknown behaviour
-        record = _ModuleClass(node.name.value, bases)
+        record = _ModuleClass(node.name.value, bases, definition=node)
         self._classes.append(record)
         self._records[id(node)] = record
 
@@ -495,11 +604,18 @@ class UnusedSubmodule(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.model.qualified(node.func) in DDP:
-            tolerant = argument_for(node, DDP, "find_unused_parameters")
+            flag = argument_for(node, DDP, "find_unused_parameters")
             wrapped = argument_for(node, DDP, "module")
-            if tolerant is not None and not (isinstance(tolerant.value, cst.Name) and tolerant.value.value == "False"):
-                self._tolerated.add(self._built_class(wrapped.value) if wrapped is not None else "*")  # type: ignore[arg-type]
+            tolerant = flag is not None and not (isinstance(flag.value, cst.Name) and flag.value.value == "False")
+            built = self._built_class(wrapped.value) if wrapped is not None else "*"
+            if tolerant:
+                self._tolerated.add(built)  # type: ignore[arg-type]
+            if built not in (None, "*"):
+                self._local_wraps.setdefault(built, []).append((node, tolerant))  # type: ignore[arg-type]
             return
+        method = self._method()
+        if method is not None and method[2] and isinstance(node.func, cst.Name) and self.model.qualified(node.func) is None:
+            method[0].holds.append((node.func.value, node))
         self._reflective_call(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
@@ -540,11 +656,9 @@ class UnusedSubmodule(Rule):
         module_classes = {record.name for record in self._classes if self._is_module(record, by_name, set())}
         if "*" in self._tolerated:
             return  # a model of unknown class is wrapped with find_unused_parameters=True
-        wraps = self._wraps()
-        self._tolerated |= {cls for cls, found in wraps.items() if any(wrap.tolerant for wrap in found)}
-        tolerated = self._tolerated_classes(by_name)
+        wraps = _Wraps(self.model.project, self._local_wraps, by_name, module_classes)
         for record in self._classes:
-            if not record.built or not self._is_module(record, by_name, set()) or record.name in tolerated:
+            if not record.built or not self._is_module(record, by_name, set()):
                 continue
             family = self._family(record, by_name)
             # Without a forward the class is a container whose owner calls into it
@@ -559,15 +673,20 @@ class UnusedSubmodule(Rule):
                 # A stub forward that uses nothing __init__ builds (test models): no loss
                 # depends on any parameter, so training fails before DDP's reduction matters.
                 continue
-            for attribute, assign, constructor in record.built:
-                if attribute in used or attribute in record.empty:
-                    continue
-                if not _owns_parameters(assign.value, constructor, module_classes):
-                    continue
-                if attribute in grouped and self._only_groups(grouped[attribute], used, module_classes):
-                    continue  # `nn.Sequential(self.conv, self.bn)` over layers forward uses
+            unused = [
+                (attribute, assign) for attribute, assign, constructor in record.built
+                if attribute not in used and attribute not in record.empty
+                and _owns_parameters(assign.value, constructor, module_classes)
+                and not (attribute in grouped and self._only_groups(grouped[attribute], used, module_classes))
+            ]
+            wrap = wraps.of(record.name) if unused else None
+            if wrap is None:
+                continue  # no wrap of it in DDP is known, or one passes find_unused_parameters
+            for attribute, assign in unused:
                 # the attribute's name: an editor underlines `self.fc3`, not the whole line
-                self.report(assign.targets[0].target, self._wrapped_elsewhere(record.name, wraps))
+                target = assign.targets[0].target
+                harm = Link(StepKind.HARM, f"forward never reads self.{attribute}: its parameters get no gradient and DDP's reduction never finishes", target)
+                self.report(target, wrap.message(self.message), chain=[*wrap.links, harm])
 
     @staticmethod
     def _only_groups(entry, used: set[str], module_classes: set[str]) -> bool:
@@ -578,30 +697,6 @@ class UnusedSubmodule(Rule):
             and not (constructor or "").rpartition(".")[2] in CONTAINERS
             for call, constructor in calls
         )
-
-    def _tolerated_classes(self, by_name: dict[str, list[_ModuleClass]]) -> set[str]:
-        """The classes wrapped with find_unused_parameters=True, their same-file relatives,
-        and the classes of the submodules they build."""
-
-        def related(name: str) -> Iterator[str]:
-            for record in by_name.get(name, []):
-                yield from (member.name for member in self._family(record, by_name))
-                yield from (c.func.value for _, a, _ in record.built for c in [a.value] if isinstance(c.func, cst.Name))  # type: ignore[union-attr]
-
-        return set(reachable(self._tolerated, related))
-
-    def _wraps(self) -> dict:
-        """This module's classes whose objects the program wraps in DDP, anywhere in the
-        project (through `build_model()` helpers, returns and parameters): name -> its wraps
-        (ddplint.model.values.Wrap: where, whether it passes find_unused_parameters)."""
-        project = self.model.project
-        return project.values.wrapped_classes(project.module) if project is not None else {}
-
-    def _wrapped_elsewhere(self, name: str, wraps: dict) -> str | None:
-        """The message naming where another module wraps the class `name` in DDP."""
-        own = self.model.project.path if self.model.project is not None else None
-        where = next((wrap.place for wrap in wraps.get(name, ()) if wrap.place.path != own), None)
-        return f"{self.message} (`{name}` is wrapped in DDP at {where})" if where else None
 
     def _is_module(self, record: _ModuleClass, by_name: dict[str, list[_ModuleClass]], seen: set[int]) -> bool:
         """True when every base is nn.Module or a same-file Module class (and there is one)."""
@@ -632,6 +727,85 @@ class UnusedSubmodule(Rule):
             return grown
 
         return list(fixed_point(and_relatives, {id(record): record}).values())
+
+
+# -- questions only this rule asks of the program model -------------------------------------
+
+
+@dataclass(frozen=True)
+class _Wrapped:
+    """How a class of this module comes into a DDP model: the links from the wrap through each
+    class that builds the next (`Net` builds a `Block`), the class wrapped, and where another
+    module wraps it (None: this file)."""
+
+    links: tuple[Link, ...]
+    top: str
+    target: str
+    elsewhere: Place | None
+
+    def message(self, base: str) -> str | None:
+        if self.elsewhere is None:
+            return None
+        if self.target == self.top:
+            return f"{base} (`{self.top}` is wrapped in DDP at {self.elsewhere})"
+        return f"{base} (`{self.target}` is part of `{self.top}`, wrapped in DDP at {self.elsewhere})"
+
+
+class _Wraps:
+    """Where the objects of this module's classes end up in a DDP model: wrapped themselves, or
+    built (in `__init__`, or a base class's) into an object of a class that is, in this file or
+    anywhere in the program (ddplint.model.values.Values.parts: `build_model()` returns, wrap
+    helpers, classes of other modules)."""
+
+    def __init__(self, view, local_wraps: dict, by_name: dict[str, list[_ModuleClass]], module_classes: set[str]) -> None:
+        self.view, self.local_wraps = view, local_wraps
+        self.by_name, self.module_classes = by_name, module_classes
+        self.parts = self.view.values.parts_in(self.view.module) if self.view is not None else {}
+
+    def of(self, name: str) -> _Wrapped | None:
+        """How class `name` of this module comes into a DDP model wrapped without
+        find_unused_parameters; None when no wrap is known, or one passes it."""
+        reached = []
+        for cls, calls in self.local_wraps.items():
+            path = self._path(cls, name)
+            for call, tolerant in calls if path is not None else ():
+                reached.append((tolerant, _Wrapped((_wrap_link(cls, call), *path), cls, name, None)))  # type: ignore[misc]
+        for part in self.parts.get(name, ()):
+            steps = tuple(_step_link(step.owner, step.held, step.how, step.place) for step in part.steps)
+            elsewhere = part.wrap.place if part.wrap.place.path != self.view.path else None  # type: ignore[union-attr]
+            reached.append((part.wrap.tolerant, _Wrapped((_wrap_link(part.top[1], part.wrap.place), *steps), part.top[1], name, elsewhere)))
+        if not reached or any(tolerant for tolerant, _ in reached):
+            return None
+        return reached[0][1]
+
+    def _path(self, start: str, goal: str) -> list[Link] | None:
+        """The links from this module's class `start` to its class `goal` through the classes
+        each builds or derives from, breadth first; None when `goal` is not reached."""
+        paths: dict[str, list[Link]] = {start: []}
+        pending = [start]
+        while pending and goal not in paths:
+            current = pending.pop(0)
+            for record in self.by_name.get(current, ()):
+                held = [(name, _step_link(current, name, "builds", call)) for name, call in record.holds if name in self.module_classes]
+                held += [
+                    (plain, _step_link(current, plain, "derives", record.definition.name))  # type: ignore[union-attr]
+                    for _, plain in record.bases if plain in self.by_name and record.definition is not None
+                ]
+                for name, link in held:
+                    if name not in paths:
+                        paths[name] = [*paths[current], link]
+                        pending.append(name)
+        return paths.get(goal)
+
+
+def _wrap_link(cls: str, at: Place | cst.CSTNode) -> Link:
+    return Link(StepKind.MADE, f"`{cls}` is wrapped in DDP here without find_unused_parameters", at)
+
+
+def _step_link(owner: str, held: str, how: str, at: Place | cst.CSTNode) -> Link:
+    if how == "builds":
+        return Link(StepKind.REACHES, f"`{owner}` builds a `{held}` here: its parameters are the DDP model's", at)
+    return Link(StepKind.REACHES, f"`{owner}` derives from `{held}`, whose __init__ builds its submodules", at)
 
 
 def _owns_parameters(call: cst.Call, constructor: str | None, module_classes: set[str]) -> bool:

@@ -2,15 +2,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ddplint.core.diagnostics import Applicability
+from ddplint.core.diagnostics import Applicability, StepKind
 from ddplint.semantic.edits import argument_for, module_alias
 from ddplint.core.torch_api import CPU_COUNT, DATALOADER, DISTRIBUTED_MARKERS, SCHED_GETAFFINITY
-from ddplint.rules.rule import Clean, Flagged, Framework, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.semantic.model import Frame, dotted_name
 from ddplint.semantic.walk import children
 from ddplint.prefilter.project_facts import ProjectFact
-
 
 class WorkersPerRank(Rule):
     """
@@ -23,12 +22,15 @@ class WorkersPerRank(Rule):
 
     Fires when a DataLoader's `num_workers` is given as `os.cpu_count()`,
     `multiprocessing.cpu_count()`, `psutil.cpu_count()` or `len(os.sched_getaffinity(0))`, or
-    as such a count divided by a literal (`cpu_count() // 2` is still a share of the whole
-    machine for every rank), in a file that uses torch.distributed (it mentions
-    `torch.distributed`, `init_process_group`, DistributedDataParallel, DistributedSampler,
-    LOCAL_RANK, Lightning's `global_rank` or Accelerate's `Accelerator(`, which `accelerate
-    launch` runs on every rank; with the project index, any module of a
-    distributed project). The count may also reach `num_workers` through a variable of the
+    as such a count divided by a literal or less a literal (`cpu_count() // 2`, `cpu_count() -
+    1` are still a share of the whole machine for every rank), also inside `max(...)`
+    (`max(2, os.cpu_count() - 1)`), and several
+    processes of one node are shown to build the loader: this file starts or joins the ranks
+    (`init_process_group`, `mp.spawn`, DDP, a rank variable read, a launch point of
+    Accelerate, a Fabric for several devices or a LightningModule), a script that imports it
+    does, or it imports torch.distributed (the finding's chain names which). A file of a
+    distributed project that shows none of this is not reported: a `Fabric(devices=1)` script
+    beside distributed examples runs one process. The count may also reach `num_workers` through a variable of the
     function (or module), or through an attribute of `self` that some method of the class
     sets, itself or from its own variable (`num_workers = multiprocessing.cpu_count() // 2`,
     then `self.num_workers = num_workers` in `__init__`, and
@@ -38,11 +40,15 @@ class WorkersPerRank(Rule):
     `cpu_count() // 2`), not on `num_workers=`: that expression is the fault, it is there
     whether the count is passed by keyword, by position or through a variable, and it is
     what the fix rewrites.
-    Not flagged: counts divided by something else (the ranks per node) or capped
-    (`min(8, ...)`), variables and attributes that are also recomputed from themselves
-    (`n = min(n, 8)`, `n //= world`), literals, and single-process files. The fix divides by
-    the number of ranks on this machine:
-    `max(1, <count> // int(os.environ.get("LOCAL_WORLD_SIZE", 1)))`. torchrun sets
+    Not flagged: counts divided by something else (the ranks per node) or capped by
+    anything (`min(8, ...)`, `min(n // world, ...)`, also a setting: `min(cfg.workers,
+    os.cpu_count() - 1)` gives each rank at most the setting, and the machine is oversubscribed
+    only when the setting times the ranks per node passes its cores, which the code does not
+    show: with sd-scripts' default of 8 it does not), variables and attributes that are also
+    recomputed from themselves (`n = min(n, 8)`, `n //= world`), literals, and single-process
+    files. The fix divides by the number of ranks on this machine:
+    `max(1, <count> // int(os.environ.get("LOCAL_WORLD_SIZE", 1)))`, inside the `max(...)` where
+    there is one. torchrun sets
     `LOCAL_WORLD_SIZE`; where it is not set (mp.spawn) the count is unchanged. It is unsafe
     because it changes how many workers run (and so speed and memory).
     """
@@ -186,6 +192,48 @@ class WorkersPerRank(Rule):
                 "(LOCAL_WORLD_SIZE) (this count becomes num_workers through `self.num_workers`)"
             ),
         ),
+        Flagged(
+            # All but one core, at least two: every rank still takes the whole machine.
+            """
+            import os
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader
+
+            def build_loader(cfg, dataset):
+                workers = max(2, os.cpu_count() - 1)
+                                 ^
+                return DataLoader(dataset, batch_size=cfg.batch, num_workers=workers)
+
+            def build_eval_loader(args, dataset):
+                return DataLoader(dataset, num_workers=max(1, os.cpu_count() - 1))
+                                                              ^
+
+            def main(cfg):
+                dist.init_process_group("nccl")
+            """,
+            fixed="""
+            import os
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader
+
+            def build_loader(cfg, dataset):
+                workers = max(2, os.cpu_count() - 1)
+                return DataLoader(dataset, batch_size=cfg.batch, num_workers=workers)
+
+            def build_eval_loader(args, dataset):
+                return DataLoader(dataset, num_workers=max(1, max(1, (os.cpu_count() - 1) // int(os.environ.get("LOCAL_WORLD_SIZE", 1)))))
+
+            def main(cfg):
+                dist.init_process_group("nccl")
+            """,
+            messages=(
+                (
+                    "num_workers=cpu_count() in every rank oversubscribes the machine; divide by the ranks per node "
+                    "(LOCAL_WORLD_SIZE) (this count becomes num_workers through `workers`)"
+                ),
+                "num_workers=cpu_count() in every rank oversubscribes the machine; divide by the ranks per node (LOCAL_WORLD_SIZE)",
+            ),
+        ),
     )
     clean_examples = (
         Clean(
@@ -196,6 +244,8 @@ class WorkersPerRank(Rule):
             world = int(os.environ["LOCAL_WORLD_SIZE"])
             a = DataLoader(dataset, num_workers=os.cpu_count() // world)
             b = DataLoader(dataset, num_workers=min(8, os.cpu_count()))
+            # capped by a setting: each rank gets at most cfg.workers
+            d = DataLoader(dataset, num_workers=min(cfg.workers, os.cpu_count() - 1))
             c = DataLoader(dataset, num_workers=4)
             """
         ),
@@ -243,6 +293,9 @@ class WorkersPerRank(Rule):
     def __init__(self, model) -> None:
         super().__init__(model)
         self._reported: set[int] = set()  # counts already reported (two loaders share one)
+        # (the count, the num_workers value it reaches, whether held in a variable) per loader:
+        # reported after the walk, when the file's evidence of who runs it is complete
+        self._counts: list[tuple[cst.BaseExpression, cst.BaseExpression, bool]] = []
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.model.qualified(node.func) not in DATALOADER:
@@ -250,29 +303,65 @@ class WorkersPerRank(Rule):
         workers = argument_for(node, DATALOADER, "num_workers")
         if workers is None:
             return
-        if not self._is_cpu_count(workers.value):
-            held = self._held_count(workers.value)
-            if held is not None and id(held) not in self._reported:
-                self._reported.add(id(held))
-                self.report(held, f"{self.message} (this count becomes num_workers through `{dotted_name(workers.value)}`)")
+        count = self._machine_count(workers.value)
+        if count is not None:
+            self._counts.append((count, workers.value, False))
             return
+        held = self._held_count(workers.value)
+        if held is not None and id(held) not in self._reported:
+            self._reported.add(id(held))
+            self._counts.append((held, workers.value, True))
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        runs = self.runs_link() if self._counts else None
+        if runs is None:
+            return  # nothing shows that more than one process of a node builds these loaders
+        for count, workers, held in self._counts:
+            if held:
+                through = dotted_name(workers)
+                reaches = Link(StepKind.REACHES, f"the count becomes num_workers of this DataLoader through `{through}`", workers)
+                self.report(count, f"{self.message} (this count becomes num_workers through `{through}`)", chain=self._chain(count, runs, reaches))
+            else:
+                self._report_with_fix(count, runs)
+
+    def _report_with_fix(self, count: cst.BaseExpression, runs: Link) -> None:
         alias = module_alias(self.model, "os")
         if alias is None:
-            self.report(workers.value)
+            self.report(count, chain=self._chain(count, runs))
             return
         os_name, imports = alias
         per_rank = cst.parse_expression(
             f'max(1, __count__ // int({os_name}.environ.get("LOCAL_WORLD_SIZE", 1)))'
         )
-        count = workers.value
         if isinstance(count, cst.BinaryOperation):  # `cpu_count() // 2`
-            count = count.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        per_rank = per_rank.deep_replace(_placeholder(per_rank), count)  # type: ignore[assignment]
-        self.report(workers.value, replace={workers.value: per_rank}, imports=imports)
+            written = count.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        else:
+            written = count
+        per_rank = per_rank.deep_replace(_placeholder(per_rank), written)  # type: ignore[assignment]
+        self.report(count, replace={count: per_rank}, imports=imports, chain=self._chain(count, runs))
+
+    def _chain(self, count: cst.BaseExpression, runs: Link, reaches: Link | None = None) -> list[Link]:
+        """How the count harms: (how it reaches the loader,) which processes build the loader, and
+        that each of them starts that many workers."""
+        harm = Link(StepKind.HARM, "each of these processes starts this many loader workers: ranks per node × the machine's cores", count)
+        return [*([reaches] if reaches is not None else []), runs, harm]
+
+    def _machine_count(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The part of `expr` that counts the whole machine's cores, where `expr` gives every
+        rank that many: the count (`os.cpu_count()`, `cpu_count() // 2`, `cpu_count() - 1`), a
+        or a `max(...)` with one; None otherwise (a `min(...)` caps it)."""
+        if self._is_cpu_count(expr):
+            return expr
+        if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "max"):
+            return None
+        if self.model.scope.lookup(expr.func.value)[0] or len(expr.args) < 2 or any(a.star or a.keyword for a in expr.args):
+            return None
+        operands = [arg.value for arg in expr.args]
+        return next((found for operand in operands if (found := self._machine_count(operand)) is not None), None)
 
     def _is_cpu_count(self, expr: cst.BaseExpression) -> bool:
-        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.FloorDivide) and isinstance(expr.right, cst.Integer):
-            expr = expr.left  # a share of the machine is still per machine
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.FloorDivide, cst.Subtract)) and isinstance(expr.right, cst.Integer):
+            expr = expr.left  # a share of the machine, or all of it but a few, is still per machine
         if not isinstance(expr, cst.Call):
             return False
         if self.model.qualified(expr.func) in CPU_COUNT:
@@ -318,7 +407,8 @@ class WorkersPerRank(Rule):
         return self._first_count(counts)
 
     def _first_count(self, values: list[cst.BaseExpression | None] | None) -> cst.BaseExpression | None:
-        return next((value for value in values or () if value is not None and self._is_cpu_count(value)), None)
+        counts = (self._machine_count(value) for value in values or () if value is not None)
+        return next((count for count in counts if count is not None), None)
 
 
 def _assigned(body: cst.CSTNode, target: str) -> list[cst.BaseExpression] | None:
@@ -344,6 +434,8 @@ def _assigned(body: cst.CSTNode, target: str) -> list[cst.BaseExpression] | None
 def _mentions(node: cst.CSTNode, target: str) -> bool:
     if isinstance(node, (cst.Name, cst.Attribute)) and dotted_name(node) == target:
         return True
+    if isinstance(node, cst.Attribute):  # `cfg.workers` does not mention `workers`
+        return _mentions(node.value, target)
     return any(_mentions(child, target) for child in children(node))
 
 

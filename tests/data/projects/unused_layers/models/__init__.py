@@ -1,0 +1,5 @@
+from .detector import Detector
+from .legacy import LegacyNet
+from .net import build_model
+
+__all__ = ["Detector", "LegacyNet", "build_model"]
