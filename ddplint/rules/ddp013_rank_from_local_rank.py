@@ -67,18 +67,24 @@ class RankFromLocalRank(Rule):
     or the local rank passed fifth, at `rank`'s position), where the local rank enters.
 
     Flagged: `rank=` is LOCAL_RANK (`os.environ["LOCAL_RANK"]`, a name or attribute
-    `local_rank`), directly or through a variable of the same function assigned from it. Not
-    flagged: a parameter called `local_rank` that every same-module caller passes the global
+    `local_rank`), directly or through a variable or attribute of the same function assigned
+    from it, also in a chained assignment (`args.device_id = args.gpus = args.local_rank`). Not
+    flagged: a name unpacked from a same-module function's result where every value it returns
+    there is known to be no local rank (`int(os.environ["SLURM_PROCID"])`, `dist.get_rank()`, a
+    computed `node_id * gpus_per_node`, None): a global rank under a local name; a parameter called `local_rank` that every same-module caller passes the global
     rank (`rank`, `args.rank`, `dist.get_rank()`, `os.environ["RANK"]`, `node_rank * n + i`):
     it is misnamed, not wrong; and a function this file starts as its ranks (`mp.spawn(fn)`,
     `mp.Process(target=fn)`, `start_processes`, or called only from one), in a file that names
     no node rank or node count: all ranks are on one node, where the local rank is the
     global one; and a call that shows by itself that its job is one machine: it meets at a
     loopback address (`init_method="tcp://127.0.0.1:{}".format(port)`, `f"tcp://localhost:{port}"`),
-    which no other machine can reach, or its world is this machine's GPUs
+    which no other machine can reach (with the default `env://` rendezvous: `MASTER_ADDR` set
+    to a loopback address before the call, in its function or in module code), or its world is
+    this machine's GPUs
     (`world_size=torch.cuda.device_count()`), also through a variable bound once.
     Fix (unsafe): `rank=int(os.environ["RANK"])`, the global rank that torchrun and
-    `torch.distributed.launch` set, offered only where the launcher sets `RANK`: the file
+    `torch.distributed.launch` set, offered only where the launcher sets `RANK`: a command of
+    the project (a shell script or document) runs this file with `torch.distributed.launch`, or the file
     reads `LOCAL_RANK`, `RANK` or `WORLD_SIZE` from the environment, declares `--local_rank`
     for `torch.distributed.launch`, or passes `init_method="env://"`; the call is not in a
     function this file starts as a process; and the file does not set `MASTER_ADDR`

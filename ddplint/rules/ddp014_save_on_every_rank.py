@@ -134,6 +134,28 @@ class SaveOnEveryRank(Rule):
     Not flagged: saves to a path that names the rank (`f"ckpt_{rank}.pt"`, also through a
     variable or `with open(...) as f`), saves into an `io.BytesIO` buffer or a `tempfile`, and functions with no evidence of running distributed (a library
     helper called from another module is judged where it is called).
+    A save in a module with no sign of distribution of its own is reported when the program
+    model finds how every rank reaches it: from code that joins the ranks (calls
+    `init_process_group` or builds an `Accelerator`, itself or through a project function)
+    through calls outside any rank-0 test, a class's construction for its `__init__` (a dataset
+    that caches its preprocessing with `torch.save`), a PyTorch Geometric dataset's constructor
+    for its `process()`/`download()`, a class chosen by name (`getattr(datasets, name)(...)`);
+    the message names where the ranks start and the call that reaches the save.
+    Other writers: Hugging Face's `save_pretrained` (not with `is_main_process=`, not a
+    tokenizer's or configuration's small files), safetensors' `save_file`/`save_model`, a
+    torchvision dataset built with `download=True` on every rank into one folder (not inside
+    `main_process_first()` or after a barrier the other ranks wait at), Accelerate's
+    `save_state` pre-hooks (run on every process), and `torch.save` of a full state dict only
+    rank 0 receives (`FullStateDictConfig(rank0_only=True)`, `StateDictOptions(full_state_dict=
+    True, cpu_offload=True)`): the other ranks write an empty one over it.
+    Model parallelism (Megatron's `mpu`): a test of the data-parallel rank (`if
+    mpu.get_data_parallel_rank() == 0:`, `if data_parallel_rank == 0:`, `is_main_replica(...)`)
+    is a guard, one writer per part of the model; a path naming the data-parallel rank is one
+    file per replica. A path that names only the tensor- or pipeline-parallel rank
+    (`f"model_pp{pp_rank}.pt"`) is still written by every replica, and is reported. A helper
+    that returns the rank (`def rank(): return dist.get_rank() if initialized() else 0`) is a
+    rank, so a guard function with several branches (`if not initialized(): return True; if
+    rank() == 0: return True; return False`) is a rank-0 test.
 
     The message suggests the rank-0 test of the framework the file uses: `if
     accelerator.is_main_process:` (the name the file gives its `Accelerator`), `if
