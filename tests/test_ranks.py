@@ -381,3 +381,104 @@ def test_save_on_every_rank_suggests_the_rank_zero_test_of_the_files_framework()
         16: "(if acc.is_main_process:)",
         21: "(if dist.get_rank() == 0:)",
     }
+
+
+# -- model parallelism and ranks held by names or helpers ------------------------------------
+
+from ddplint.analyses.ranks import (  # noqa: E402
+    DATA, GLOBAL, MODEL, RankValue, rank_dimension, rank_mentions, returned_rank,
+)
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("dist.get_rank()", GLOBAL),
+        ("rank()", GLOBAL),
+        ("args.local_rank % 8", GLOBAL),
+        ("mpu.get_data_parallel_rank()", DATA),
+        ("dp_rank", DATA),
+        ("args.replica_id", DATA),
+        ("mpu.get_tensor_model_parallel_rank()", MODEL),
+        ("get_pipeline_model_parallel_rank()", MODEL),
+        ("pp_rank", MODEL),
+        ("args.mp_rank", MODEL),
+        ("data_and_model_rank", None),  # words of both dimensions: unknown
+        ("epoch", None),
+    ],
+)
+def test_rank_dimensions(source, expected):
+    assert rank_dimension(cst.parse_expression(source)) == expected
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "mpu.get_data_parallel_rank() == 0",
+        "dp_rank == 0",
+        "is_main_replica(args.replica_id)",
+        "not dist.is_initialized() or mpu.get_data_parallel_rank() == 0",
+    ],
+)
+def test_first_replica_tests_are_no_rank_zero_tests(source):
+    """A data-parallel rank 0 is one process per part of the model: the first replica, which a
+    save needs, not rank 0, which a collective needs."""
+    test = guard(source)
+    assert test.true_first_replica
+    assert not test.true_only_zero
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["mpu.get_tensor_model_parallel_rank() == 0", "pp_rank == 0", "mpu.is_pipeline_last_stage()"],
+)
+def test_tensor_and_pipeline_rank_tests_tell_no_replica_apart(source):
+    test = guard(source)
+    assert not test.true_first_replica and not test.true_only_zero
+
+
+def test_every_rank_zero_test_is_a_first_replica_test():
+    assert guard("dist.get_rank() == 0").true_first_replica
+    assert guard("dist.get_rank() != 0").false_first_replica
+
+
+def test_a_rank_held_by_a_name_makes_a_test_when_compared():
+    held = {"r": RankValue(GLOBAL), "dp": RankValue(DATA)}
+
+    def resolve(expr):
+        return held.get(getattr(expr, "value", None))
+
+    assert classify(cst.parse_expression("r == 0"), resolve).true_only_zero
+    assert classify(cst.parse_expression("r"), resolve) == NONZERO
+    dp = classify(cst.parse_expression("dp == 0"), resolve)
+    assert dp.true_first_replica and not dp.true_only_zero
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("def rank():\n    return dist.get_rank() if initialized() else 0", RankValue(GLOBAL)),
+        ("def rank():\n    if not dist.is_initialized():\n        return 0\n    return dist.get_rank()", RankValue(GLOBAL)),
+        ("def dp():\n    return mpu.get_data_parallel_rank()", RankValue(DATA)),
+        ("def rank():\n    return dist.get_rank() or -1\n", None),
+        ("def rank():\n    return", None),
+        ("def mixed(x):\n    return dp_rank if x else tp_rank", None),
+    ],
+)
+def test_functions_that_return_a_rank(source, expected):
+    function = cst.parse_module(source).body[0]
+    assert returned_rank(function) == expected
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ('f"ckpt_{rank}.pt"', {GLOBAL}),
+        ('f"model_pp{mpu.get_pipeline_model_parallel_rank()}.pt"', {MODEL}),
+        ('os.path.join(out, f"mp_rank_{tp:02d}", f"dp{dp_rank}")', {DATA}),
+        ('f"best_{args.node_rank}.pt"', {GLOBAL}),  # a rank of no known dimension
+        ('os.path.join(out, "last.pt")', set()),
+    ],
+)
+def test_rank_mentions_of_file_names(source, expected):
+    assert rank_mentions(cst.parse_expression(source)) == expected

@@ -10,10 +10,19 @@ A test is described by what its outcome says about the rank, in a distributed ru
 for false. `not args.distributed` is false in every distributed run, so both of its "true"
 facts hold vacuously: a region can be both "only rank 0" and "never rank 0", which means no
 rank of a distributed run reaches it.
+
+With model parallelism (Megatron's `mpu`, fairscale) a process has a rank in each dimension of
+the job: its data-parallel rank says which copy of the model it trains, its tensor- and
+pipeline-parallel ranks which part of that copy it holds. `mpu.get_data_parallel_rank() == 0`
+is true on one process of each copy's position, the first replica: a test's
+`true_first_replica` (and `false_first_replica`) fact, which every rank-0 test implies. It is
+what a save needs (one writer among the copies of the same part), not what a collective needs
+(the other replicas still wait), so only the rules that ask for it read it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -35,6 +44,19 @@ RANK_NAMES = frozenset(
     }
 )
 RANK_FUNCTIONS = frozenset({"get_rank", "get_local_rank", "get_global_rank", "get_world_rank", "get_ordinal"})
+# The dimensions of a rank the rules tell apart (`rank_dimension`): the rank in the whole job,
+# the data-parallel rank (which copy of the model), and a rank inside one copy (tensor,
+# pipeline, expert, context or sequence parallel), by the words real code names them with:
+# `mpu.get_data_parallel_rank()`, `dp_rank`, `get_pipeline_model_parallel_rank()`, `mp_rank`.
+GLOBAL, DATA, MODEL = "global", "data", "model"
+REPLICA_DIMENSIONS = frozenset({GLOBAL, DATA})  # a rank of one of these tells the model's copies apart
+_DATA_WORDS = frozenset({"data", "dp", "replica"})
+_MODEL_WORDS = frozenset(
+    {"tensor", "tp", "pipeline", "pipe", "pp", "model", "mp", "expert", "ep", "context", "cp", "sequence", "sp"}
+)
+# Megatron's dist-checkpointing test of a replica id: true on the first data-parallel replica.
+REPLICA_PREDICATES = frozenset({"is_main_replica"})
+REPLICA_IDS = frozenset({"replica_id", "replica_rank"})
 MAIN_PROCESS_NAMES = frozenset(
     {
         "is_main_process", "is_local_main_process", "main_process", "is_main", "is_main_rank",
@@ -78,13 +100,32 @@ class RankTest:
     false_only_zero: bool = False
     true_never_zero: bool = False
     false_never_zero: bool = False
+    # true (false) implies the first data-parallel replica; implied by the "only zero" facts
+    true_first_replica: bool = False
+    false_first_replica: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "true_first_replica", self.true_first_replica or self.true_only_zero)
+        object.__setattr__(self, "false_first_replica", self.false_first_replica or self.false_only_zero)
 
     def negated(self) -> RankTest:
-        return RankTest(self.false_only_zero, self.true_only_zero, self.false_never_zero, self.true_never_zero)
+        return RankTest(
+            self.false_only_zero, self.true_only_zero, self.false_never_zero, self.true_never_zero,
+            self.false_first_replica, self.true_first_replica,
+        )
 
     @property
     def is_rank_test(self) -> bool:
         return self != UNKNOWN
+
+
+@dataclass(frozen=True)
+class RankValue:
+    """What a name or call holds when it is a rank itself (`r = dist.get_rank()`, a helper
+    `def rank(): return dist.get_rank() if initialized() else 0`), not a test: `dimension` is
+    GLOBAL, DATA or MODEL. A resolver (`Resolver`) answers it; `classify` compares it."""
+
+    dimension: str
 
 
 UNKNOWN = RankTest()
@@ -93,6 +134,7 @@ NONZERO = ZERO.negated()  # rank != 0
 POSITIVE = RankTest(true_never_zero=True)  # rank == 3: true only off rank 0, false says nothing
 NOT_DISTRIBUTED = RankTest(true_only_zero=True, true_never_zero=True)  # false in a distributed run
 DISTRIBUTED = NOT_DISTRIBUTED.negated()
+FIRST_REPLICA = RankTest(true_first_replica=True)  # dp_rank == 0
 
 
 def last_name(expr: cst.BaseExpression) -> str | None:
@@ -135,14 +177,44 @@ def strip_int(expr: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def is_rank_expression(expr: cst.BaseExpression) -> bool:
+    """`expr` reads the process's rank in the job (GLOBAL), by its name."""
+    return rank_dimension(expr) == GLOBAL
+
+
+def rank_dimension(expr: cst.BaseExpression) -> str | None:
+    """Which rank `expr` reads, by its name: GLOBAL (`rank`, `args.local_rank`, `get_rank()`,
+    `rank()`, `os.environ["RANK"]`, a configuration's `opt["rank"]`, `rank % gpus_per_node`),
+    DATA (`mpu.get_data_parallel_rank()`, `dp_rank`, `replica_id`) or MODEL
+    (`get_tensor_model_parallel_rank()`, `pp_rank`, `mp_rank`); None for anything else."""
     expr = strip_int(expr)
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo):
-        return is_rank_expression(expr.left)  # `rank % gpus_per_node`: the local rank
+        return GLOBAL if rank_dimension(expr.left) == GLOBAL else None  # the local rank
     if isinstance(expr, cst.Call):
-        return last_name(expr) in RANK_FUNCTIONS or environment_key(expr) in RANK_ENVIRONMENT
-    if isinstance(expr, cst.Subscript):  # `os.environ["RANK"]`, a configuration's `opt["rank"]`
-        return environment_key(expr) in RANK_ENVIRONMENT or (_string_key(expr) or "").lower() in RANK_NAMES
-    return isinstance(expr, (cst.Name, cst.Attribute)) and (last_name(expr) or "").lower() in RANK_NAMES
+        name = last_name(expr) or ""
+        if name in RANK_FUNCTIONS or name in RANK_NAMES or environment_key(expr) in RANK_ENVIRONMENT:
+            return GLOBAL
+        return _parallel_dimension(name)
+    if isinstance(expr, cst.Subscript):
+        if environment_key(expr) in RANK_ENVIRONMENT:
+            return GLOBAL
+        key = (_string_key(expr) or "").lower()
+        return GLOBAL if key in RANK_NAMES else _parallel_dimension(key)
+    if isinstance(expr, (cst.Name, cst.Attribute)):
+        name = last_name(expr) or ""
+        return GLOBAL if name.lower() in RANK_NAMES else _parallel_dimension(name)
+    return None
+
+
+def _parallel_dimension(name: str) -> str | None:
+    """DATA or MODEL for the name of a model-parallel job's rank (`get_data_parallel_rank`,
+    `pprank`), by the words before "rank"; None for other names, or one with words of both."""
+    lowered = name.lower()
+    if lowered in REPLICA_IDS:
+        return DATA
+    head, found, _ = lowered.removeprefix("get_").partition("rank")
+    words = set(re.split(r"[^a-z]+", head)) if found else set()
+    data, model = bool(words & _DATA_WORDS), bool(words & _MODEL_WORDS)
+    return DATA if data and not model else MODEL if model and not data else None
 
 
 def _string_key(expr: cst.Subscript) -> str | None:
@@ -167,6 +239,39 @@ def mentions_rank(expr: cst.CSTNode, per_rank: set[str] | frozenset[str] = froze
             return True
         pending.extend(children(node))
     return False
+
+
+def rank_mentions(expr: cst.CSTNode, per_rank: dict[str, frozenset[str]] | None = None) -> frozenset[str]:
+    """The dimensions (`rank_dimension`) of the ranks `expr` names, and of the names in
+    `per_rank` it reads (each bound to a value naming such ranks): `f"ckpt_{rank}.pt"` names a
+    GLOBAL rank, `f"model_pp{mpu.get_pipeline_model_parallel_rank()}.pt"` only a MODEL one.
+    A name holding "rank" of no known dimension (`args.node_rank`) counts as GLOBAL."""
+    found: set[str] = set()
+    pending = [expr]
+    while pending:
+        node = pending.pop()
+        kind = type(node)
+        if kind is cst.Name or kind is cst.Attribute:
+            name = dotted_name(node)  # type: ignore[arg-type]
+            if per_rank and name in per_rank:
+                found |= per_rank[name]
+                continue
+            dimension = rank_dimension(node)  # type: ignore[arg-type]
+            if dimension is None and "rank" in (last_name(node) or "").lower():  # type: ignore[arg-type]
+                dimension = GLOBAL
+            if dimension is not None:
+                found.add(dimension)
+                continue
+            if kind is cst.Attribute:  # `os.path.join`: the `path` after a dot is no variable
+                pending.append(node.value)  # type: ignore[attr-defined]
+                continue
+        elif kind is cst.Call or kind is cst.Subscript:
+            dimension = rank_dimension(node)  # type: ignore[arg-type]
+            if dimension is not None:
+                found.add(dimension)
+                continue
+        pending.extend(children(node))
+    return frozenset(found)
 
 
 def _is_world_size(expr: cst.BaseExpression) -> bool:
@@ -232,8 +337,9 @@ def _compare_world_size(operator: cst.BaseCompOp, value: cst.BaseExpression) -> 
 
 # What a variable, attribute or call holds as a rank test, or None when nothing is known about
 # it (then its name decides). A RankTest, UNKNOWN included, is the answer: a same-module
-# function whose body tests nothing about the rank is no guard, whatever its name.
-Resolver = Callable[[cst.BaseExpression], "RankTest | None"]
+# function whose body tests nothing about the rank is no guard, whatever its name. A RankValue:
+# it holds a rank itself (compared, it makes a test).
+Resolver = Callable[[cst.BaseExpression], "RankTest | RankValue | None"]
 
 
 def _conjunction(left: RankTest, right: RankTest) -> RankTest:
@@ -242,11 +348,35 @@ def _conjunction(left: RankTest, right: RankTest) -> RankTest:
         left.false_only_zero and right.false_only_zero,
         left.true_never_zero or right.true_never_zero,
         left.false_never_zero and right.false_never_zero,
+        left.true_first_replica or right.true_first_replica,
+        left.false_first_replica and right.false_first_replica,
     )
 
 
 def _disjunction(left: RankTest, right: RankTest) -> RankTest:
     return _conjunction(left.negated(), right.negated()).negated()
+
+
+def _dimension(expr: cst.BaseExpression, resolve: Resolver | None) -> str | None:
+    """Which rank `expr` holds: by its name (`rank_dimension`), else by what `resolve` says
+    a name or call holds (`r = dist.get_rank()`, a helper that returns the rank)."""
+    found = rank_dimension(expr)
+    if found is None and resolve is not None and isinstance(expr, (cst.Name, cst.Attribute, cst.Call)):
+        held = resolve(expr)
+        if isinstance(held, RankValue):
+            return held.dimension
+    return found
+
+
+def _of_replicas(test: RankTest) -> RankTest:
+    """What `test`, asked of the data-parallel rank instead of the rank, says: its facts
+    about rank 0 become facts about the first replica (`dp_rank == 0`); a test true in no
+    distributed run (`dp_rank == -1`) stays so."""
+    vacuous_true = test.true_only_zero and test.true_never_zero
+    vacuous_false = test.false_only_zero and test.false_never_zero
+    return RankTest(
+        vacuous_true, vacuous_false, vacuous_true, vacuous_false, test.true_only_zero, test.false_only_zero
+    )
 
 
 def classify(test: cst.BaseExpression, resolve: Resolver | None = None) -> RankTest:
@@ -263,24 +393,32 @@ def classify(test: cst.BaseExpression, resolve: Resolver | None = None) -> RankT
         return _meet(classify(test.body, resolve), classify(test.orelse, resolve))
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         left, operator, right = test.left, test.comparisons[0].operator, test.comparisons[0].comparator
-        if not is_rank_expression(left) and not _is_world_size(left) and type(operator) in _FLIPPED | {
+        dimension = _dimension(left, resolve)
+        if dimension is None and not _is_world_size(left) and type(operator) in _FLIPPED | {
             cst.Equal: None,
             cst.NotEqual: None,
         }:
             left, right = right, left
             operator = _FLIPPED.get(type(operator), type(operator))()
-        if is_rank_expression(left):
+            dimension = _dimension(left, resolve)
+        if dimension == GLOBAL:
             return _compare_rank(operator, right)
-        if _is_world_size(left):
+        if dimension == DATA:
+            return _of_replicas(_compare_rank(operator, right))
+        if dimension is None and _is_world_size(left):
             return _compare_world_size(operator, right)
-        return UNKNOWN
+        return UNKNOWN  # a tensor- or pipeline-parallel rank tells no replica apart
     if resolve is not None and isinstance(test, (cst.Name, cst.Attribute, cst.Call)):
         held = resolve(test)
+        if isinstance(held, RankValue):
+            return NONZERO if held.dimension == GLOBAL else UNKNOWN  # `if rank:`
         if held is not None:
             return held
     name = last_name(test) if isinstance(test, (cst.Name, cst.Attribute, cst.Call)) else None
     if name in MAIN_PROCESS_NAMES:
         return ZERO
+    if name in REPLICA_PREDICATES and isinstance(test, cst.Call):
+        return FIRST_REPLICA
     if is_rank_expression(test):
         return NONZERO  # `if rank:` is true on every rank but 0
     if name in DISTRIBUTED_FLAGS and not isinstance(test, cst.Call):
@@ -306,6 +444,8 @@ def _meet(first: RankTest, second: RankTest) -> RankTest:
         first.false_only_zero and second.false_only_zero,
         first.true_never_zero and second.true_never_zero,
         first.false_never_zero and second.false_never_zero,
+        first.true_first_replica and second.true_first_replica,
+        first.false_first_replica and second.false_first_replica,
     )
 
 
@@ -315,6 +455,67 @@ def _constant_truth(expr: cst.BaseExpression) -> bool | None:
     if isinstance(expr, cst.Integer):
         return int(expr.value, 0) != 0
     return None
+
+
+def _held_rank(values: list, resolve: Resolver | None, unknown: tuple) -> RankValue | None:
+    """The rank a variable holds when every value it is assigned is a rank of one dimension
+    (`data_parallel_rank = mpu.get_data_parallel_rank()`), or 0 where no process group runs;
+    `unknown`: the markers of a binding whose value is not known (then None), or that no rank
+    of a distributed run makes (left out)."""
+    dimensions = set()
+    for value in values:
+        if value is unknown[0]:
+            return None
+        if value is unknown[1]:
+            continue
+        value, resolved_by = value if isinstance(value, tuple) else (value, resolve)
+        if _is_zero(value):
+            continue
+        dimension = _dimension(value, resolved_by)
+        if dimension is None:
+            return None
+        dimensions.add(dimension)
+    return RankValue(dimensions.pop()) if len(dimensions) == 1 else None
+
+
+def _is_zero(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Integer) and _int_value(expr) == 0
+
+
+def returned_rank(function: cst.FunctionDef, resolve: Resolver | None = None) -> RankValue | None:
+    """The rank a call of `function` gives when every `return` of its body gives a rank of one
+    dimension, or 0 where no process group runs: `def rank(): return dist.get_rank() if
+    initialized() else 0`, `return self._rank`; None otherwise."""
+    values: list = []
+    pending: list[cst.CSTNode] = [function.body]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, cst.Return):
+            if node.value is None:
+                return None
+            values.append(node.value)
+        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            pending.extend(children(node))
+    branches: list = []
+    while values:
+        value = values.pop()
+        if isinstance(value, cst.IfExp):
+            values += [value.body, value.orelse]
+        else:
+            branches.append(value)
+    return _held_rank(branches, resolve, (object(), object())) if branches else None
+
+
+def judge_function(function: cst.FunctionDef, resolve: Resolver | None) -> RankTest | RankValue | None:
+    """What a call of `function` gives, from its body: the rank it returns (`returned_rank`),
+    else what its result says as a test (`predicate_test`); None when the body mentions a rank
+    but says less than a guard (then the function's name decides)."""
+    rank = returned_rank(function, resolve)
+    if rank is not None:
+        return rank
+    verdict = predicate_test(function, resolve)
+    decisive = verdict.true_only_zero or verdict.true_never_zero or verdict.true_first_replica or verdict == DISTRIBUTED
+    return None if not decisive and mentions_rank(function.body) else verdict
 
 
 def predicate_test(function: cst.FunctionDef, resolve: Resolver | None = None) -> RankTest:
@@ -355,6 +556,8 @@ def _outcome(condition: RankTest, returned: RankTest) -> RankTest:
         condition.true_only_zero or returned.false_only_zero,
         condition.true_never_zero or returned.true_never_zero,
         condition.true_never_zero or returned.false_never_zero,
+        condition.true_first_replica or returned.true_first_replica,
+        condition.true_first_replica or returned.false_first_replica,
     )
 
 
@@ -678,6 +881,9 @@ class RankFacts:
         resolve = self if function is None else lambda inner: self._held(inner, function, cls, self_name)
         self._resolving.add(key)  # `verbose = verbose and rank == 0`
         try:
+            held_rank = _held_rank(values, resolve, (self._NOTHING, self._UNREACHED))
+            if held_rank is not None:
+                return held_rank
             facts, tested = _EVERY_FACT, False
             for value in values:
                 if value is self._NOTHING:
@@ -747,17 +953,16 @@ class RankFacts:
         project = self.model.project
         return project.context if project is not None else None
 
-    def _returns(self, function: cst.FunctionDef) -> RankTest | None:
-        """What a call of a function of this module says: its body's verdict; None (its name
-        decides) when the body mentions a rank but says less than a guard (a `try` whose
-        handler returns True)."""
+    def _returns(self, function: cst.FunctionDef) -> RankTest | RankValue | None:
+        """What a call of a function of this module gives: the rank it returns (`def rank():
+        return dist.get_rank()`), else its body's verdict as a test; None (its name decides)
+        when the body mentions a rank but says less than a guard (a `try` whose handler
+        returns True)."""
         key = id(function)
         if key not in self._predicates:
             self._predicates[key] = None  # recursion proves nothing
             cls, self_name = self._contexts.get(key, (None, None))
-            verdict = predicate_test(function, lambda inner: self._held(inner, function, cls, self_name))
-            decisive = verdict.true_only_zero or verdict.true_never_zero or verdict == DISTRIBUTED
-            self._predicates[key] = None if not decisive and mentions_rank(function.body) else verdict
+            self._predicates[key] = judge_function(function, lambda inner: self._held(inner, function, cls, self_name))
         return self._predicates[key]
 
     def _named(self, named: cst.FunctionDef | str) -> RankTest | None:
@@ -777,7 +982,7 @@ class RankFacts:
         if name in MAIN_PROCESS_NAMES or name in DISTRIBUTED_PREDICATES or name in RANK_FUNCTIONS:
             return _ALWAYS_TRUE
         verdict = self._returns(named)
-        return _ALWAYS_TRUE if verdict is not None and verdict.is_rank_test else None
+        return _ALWAYS_TRUE if isinstance(verdict, RankValue) or verdict is not None and verdict.is_rank_test else None
 
     def _name_owner(self, name: str, function: cst.FunctionDef | None) -> int | None:
         """Id of the def (or module) whose binding of `name` is read in `function` (where the
@@ -825,6 +1030,38 @@ class RegionCall:
     only_zero: bool
     never_zero: bool
     node: cst.Call
+    first_replica: bool = False
+
+
+@dataclass(frozen=True)
+class _Region:
+    """A block where only rank 0 (`only`), only the other ranks (`never`) or only the first
+    data-parallel replica (`replica`) get, closed when the walk leaves node `pop_at`."""
+
+    pop_at: int
+    only: bool
+    never: bool
+    replica: bool
+
+
+def _facts(test: RankTest, way: bool) -> tuple[bool, bool, bool] | None:
+    """(only zero, never zero, first replica) where `test` came out `way`; None if nothing."""
+    facts = (
+        (test.true_only_zero, test.true_never_zero, test.true_first_replica) if way
+        else (test.false_only_zero, test.false_never_zero, test.false_first_replica)
+    )
+    return facts if any(facts) else None
+
+
+def _assumed(test: cst.BaseExpression, way: bool) -> dict[str, bool]:
+    """The names and attributes whose truth `test` coming out `way` fixes: `not args.deepspeed`
+    true makes `args.deepspeed` false; `a and b` true makes both true."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _assumed(test.expression, not way)
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And) == way:
+        return {**_assumed(test.left, way), **_assumed(test.right, way)}
+    name = dotted_name(test) if isinstance(test, (cst.Name, cst.Attribute)) else None
+    return {name: way} if name is not None else {}
 
 
 class RankRegions(Analysis):
@@ -837,9 +1074,14 @@ class RankRegions(Analysis):
 
     def __init__(self, model: SemanticModel) -> None:
         super().__init__(model)
-        self._pending: dict[int, tuple[bool, bool]] = {}
-        # Per open frame (by id of the model's frame): (pop at node id, only zero, never zero).
-        self._regions: dict[int, list[tuple[int, bool, bool]]] = {}
+        self._pending: dict[int, tuple[bool, bool, bool]] = {}
+        # Per open frame (by id of the model's frame): the regions the walk is in.
+        self._regions: dict[int, list[_Region]] = {}
+        # Per open frame, the `if` tests around the walk and which way each came out: a test
+        # inside another can settle the outer one (`if not args.deepspeed:` inside `if
+        # dp_rank == 0 or args.deepspeed:`).
+        self._conditions: dict[int, list[tuple[int, cst.BaseExpression, bool]]] = {}
+        self._pending_conditions: dict[int, tuple[cst.BaseExpression, bool]] = {}
         self._blocks: list[cst.CSTNode] = []  # the open blocks, where a guard's early exit ends
         self.call_sites: list[RegionCall] = []
         self.rank_aware_frames: set[str | None] = set()  # functions that test the rank or distributed mode
@@ -853,8 +1095,12 @@ class RankRegions(Analysis):
     # -- where are we ---------------------------------------------------------------------
 
     @property
-    def regions(self) -> list[tuple[int, bool, bool]]:
+    def regions(self) -> list[_Region]:
         return self._regions.setdefault(id(self.model.frame), [])
+
+    @property
+    def conditions(self) -> list[tuple[int, cst.BaseExpression, bool]]:
+        return self._conditions.setdefault(id(self.model.frame), [])
 
     @property
     def uncalled_guard(self) -> str | None:
@@ -867,11 +1113,17 @@ class RankRegions(Analysis):
     @property
     def only_rank_zero(self) -> bool:
         """Only rank 0 of a distributed run gets here (or, vacuously, no rank does)."""
-        return any(only for _, only, _ in self.regions)
+        return any(region.only for region in self.regions)
 
     @property
     def never_rank_zero(self) -> bool:
-        return any(never for _, _, never in self.regions)
+        return any(region.never for region in self.regions)
+
+    @property
+    def only_first_replica(self) -> bool:
+        """Only the first data-parallel replica gets here: rank 0, or with model parallelism
+        one process of each part of the model (`if mpu.get_data_parallel_rank() == 0:`)."""
+        return any(region.replica for region in self.regions)
 
     @property
     def reached_by_rank_zero_alone(self) -> bool:
@@ -902,13 +1154,38 @@ class RankRegions(Analysis):
     def _push(self, node: cst.CSTNode, pop_at: cst.CSTNode | None = None) -> None:
         region = self._pending.pop(id(node), None)
         if region is not None:
-            self.regions.append((id(pop_at or node), *region))
+            self.regions.append(_Region(id(pop_at or node), *region))
+        condition = self._pending_conditions.pop(id(node), None)
+        if condition is not None:
+            self.conditions.append((id(node), *condition))
 
     def _pop(self, node: cst.CSTNode) -> None:
         regions = self.regions
         for index in range(len(regions) - 1, -1, -1):
-            if regions[index][0] == id(node):
+            if regions[index].pop_at == id(node):
                 del regions[index]
+        conditions = self.conditions
+        if conditions and conditions[-1][0] == id(node):
+            conditions.pop()
+
+    def _note(self, block: cst.CSTNode, test: cst.BaseExpression, facts: RankTest, way: bool) -> None:
+        """What holds in `block`, reached where `test` came out `way`: its own facts, and those
+        of the tests around it once this one settles some of their parts."""
+        found = _facts(facts, way)
+        assumed = _assumed(test, way)
+        for _, outer, outer_way in self.conditions if assumed else ():
+            settled = _facts(classify(outer, lambda expr: self._settled(expr, assumed)), outer_way)
+            if settled is not None:
+                found = tuple(a or b for a, b in zip(found or (False,) * 3, settled))  # type: ignore[assignment]
+        if found is not None:
+            self._pending[id(block)] = found  # type: ignore[assignment]
+        self._pending_conditions[id(block)] = (test, way)
+
+    def _settled(self, expr: cst.BaseExpression, assumed: dict[str, bool]):
+        name = dotted_name(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else None
+        if name in assumed:
+            return _ALWAYS_TRUE if assumed[name] else _ALWAYS_FALSE
+        return self.facts(expr)
 
     def visit_Module(self, node: cst.Module) -> None:
         self._blocks.append(node)
@@ -918,10 +1195,9 @@ class RankRegions(Analysis):
         test = classify(node.test, self.facts)
         if test.is_rank_test:
             self.rank_aware_frames.add(self.model.frame.key)
-        if test.true_only_zero or test.true_never_zero:
-            self._pending[id(node.body)] = (test.true_only_zero, test.true_never_zero)
-        if node.orelse is not None and (test.false_only_zero or test.false_never_zero):
-            self._pending[id(node.orelse)] = (test.false_only_zero, test.false_never_zero)
+        self._note(node.body, node.test, test, True)
+        if node.orelse is not None:
+            self._note(node.orelse, node.test, test, False)
         uncalled = self.facts.uncalled(node.test)
         if uncalled is not None:
             self._uncalled[id(node.body)] = uncalled
@@ -930,9 +1206,9 @@ class RankRegions(Analysis):
         self._pop(original_node)
         if original_node.orelse is None and _leaves_block(original_node.body):
             # `if rank != 0: return`: what follows in this block runs where the test is false.
-            test = classify(original_node.test, self.facts)
-            if test.false_only_zero or test.false_never_zero:
-                self._pending[id(original_node)] = (test.false_only_zero, test.false_never_zero)
+            facts = _facts(classify(original_node.test, self.facts), False)
+            if facts is not None:
+                self._pending[id(original_node)] = facts
                 self._push(original_node, pop_at=self._blocks[-1])
 
     def visit_Else(self, node: cst.Else) -> None:
@@ -971,7 +1247,7 @@ class RankRegions(Analysis):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         key = self.model.frame.key
         if decorated_rank_zero_only(node):
-            self.regions.append((id(node), True, False))
+            self.regions.append(_Region(id(node), True, False, True))
         self.functions.setdefault(key, node)  # type: ignore[arg-type]
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
@@ -981,16 +1257,18 @@ class RankRegions(Analysis):
         callee = self.callee_key(node)
         if callee is not None:
             self.call_sites.append(
-                RegionCall(callee, self.model.frame.key, self.only_rank_zero, self.never_rank_zero, node)
+                RegionCall(
+                    callee, self.model.frame.key, self.only_rank_zero, self.never_rank_zero, node, self.only_first_replica
+                )
             )
 
     # -- whole-module questions, for leave_Module -----------------------------------------
 
-    def functions_only_rank_zero_calls(self) -> set[str]:
+    def functions_only_rank_zero_calls(self, replicas: bool = False) -> set[str]:
         """Same-module functions called at least once, and only from rank-0-only places
         (directly, or from other such functions); with the project's program model, the calls
         other modules make count too (`if dist.get_rank() == 0: utils.save_checkpoint(...)`
-        in train.py)."""
+        in train.py). `replicas`: the first data-parallel replica's places count too."""
         sites: dict[str, list[RegionCall]] = {}
         for site in self.call_sites:
             if site.callee in self.functions:
@@ -999,10 +1277,10 @@ class RankRegions(Analysis):
 
         def only_rank_zero_calls(callee: str, guarded: set[str]) -> bool:
             callers = sites.get(callee, ())
-            if not all(site.only_zero or site.caller in guarded for site in callers):
+            if not all((site.first_replica if replicas else site.only_zero) or site.caller in guarded for site in callers):
                 return False
             if callee not in elsewhere:
-                elsewhere[callee] = self._called_elsewhere_only_on_rank_zero(callee)
+                elsewhere[callee] = self._called_elsewhere_only_on_rank_zero(callee, replicas)
             return bool(elsewhere[callee] or (callers and elsewhere[callee] is None))
 
         def and_callees(guarded: set[str]) -> set[str]:
@@ -1010,11 +1288,12 @@ class RankRegions(Analysis):
 
         return fixed_point(and_callees, {key for key, node in self.functions.items() if decorated_rank_zero_only(node)})
 
-    def _called_elsewhere_only_on_rank_zero(self, key: str) -> bool | None:
+    def _called_elsewhere_only_on_rank_zero(self, key: str, replicas: bool) -> bool | None:
         """None when no other module calls function `key` (or there is no project model);
-        else whether only rank 0 makes each of those calls (ddplint.model.context)."""
+        else whether only rank 0 (or the first replica) makes each of those calls
+        (ddplint.model.context)."""
         context = self.facts.context
-        return context.called_elsewhere_only_on_rank_zero(self.model.project.module, key) if context else None
+        return context.called_elsewhere_only_on_rank_zero(self.model.project.module, key, replicas) if context else None
 
 
 class WrappedModels(Analysis):

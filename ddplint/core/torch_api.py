@@ -90,6 +90,63 @@ TORCH_SAVE = api(
     params="obj f pickle_module pickle_protocol _use_new_zipfile_serialization _disable_byteorder_record",
 )
 CONSUME_PREFIX = api("torch.nn.modules.utils.consume_prefix_in_state_dict_if_present", params="state_dict prefix")
+# Other writers of a model's files. safetensors' writers (`save_model` takes the model first);
+# Hugging Face's `save_pretrained(save_directory, is_main_process=True, ...)`, a method of models,
+# configurations and tokenizers: `is_main_process=` says which process writes; a configuration's or
+# a tokenizer's writes small JSON files in one call each (`SMALL_FILE_WRITERS`, by the name the
+# object is kept under). Accelerate calls the hooks registered with
+# `register_save_state_pre_hook` from `save_state`, on every process.
+SAFETENSORS_SAVE = api(
+    "safetensors.torch.save_file", "safetensors.torch.save_model", "safetensors.numpy.save_file",
+    params="tensors filename metadata",
+)
+SAVE_PRETRAINED = api("save_pretrained", params="save_directory", keyword_only="is_main_process")
+SMALL_FILE_WRITERS = ("config", "tokenizer", "processor", "feature_extractor", "generation_config")
+ACCELERATE_SAVE_HOOK = "register_save_state_pre_hook"
+# torchvision's datasets that fetch their files with `download=True` into `root`: each process
+# that builds one checks the folder and downloads what is missing.
+DOWNLOADING_DATASETS = api(
+    *(
+        f"torchvision.datasets.{name}"
+        for name in (
+            "MNIST", "FashionMNIST", "KMNIST", "EMNIST", "QMNIST", "CIFAR10", "CIFAR100", "SVHN", "STL10", "CelebA",
+            "Caltech101", "Caltech256", "Flowers102", "Food101", "OxfordIIITPet", "StanfordCars", "FGVCAircraft",
+            "DTD", "GTSRB", "EuroSAT", "Country211", "PCAM", "Omniglot", "SEMEION", "USPS", "VOCSegmentation",
+            "VOCDetection", "SBDataset", "Places365", "INaturalist", "LFWPeople", "LFWPairs", "RenderedSST2",
+            "SUN397", "Imagenette",
+        )
+    ),
+    params="root", keyword_only="download",
+)
+# FSDP's and DCP's full state dicts that only rank 0 receives (the other ranks get an empty dict):
+# `FullStateDictConfig(rank0_only=True)` given to `FSDP.state_dict_type(model, type, config)`, and
+# `get_model_state_dict(model, options=StateDictOptions(full_state_dict=True, cpu_offload=True))`.
+FULL_STATE_DICT_CONFIG = api(
+    "torch.distributed.fsdp.FullStateDictConfig", "torch.distributed.fsdp.api.FullStateDictConfig",
+    params="offload_to_cpu rank0_only",
+)
+STATE_DICT_OPTIONS = api(
+    "torch.distributed.checkpoint.state_dict.StateDictOptions",
+    keyword_only="full_state_dict cpu_offload ignore_frozen_params keep_submodule_prefixes strict broadcast_from_rank0",
+)
+GET_STATE_DICT = api(
+    "torch.distributed.checkpoint.state_dict.get_model_state_dict",
+    "torch.distributed.checkpoint.state_dict.get_optimizer_state_dict",
+    "torch.distributed.checkpoint.state_dict.get_state_dict",
+    keyword_only="submodules options",
+)
+STATE_DICT_TYPE = "state_dict_type"  # FSDP.state_dict_type(module, state_dict_type, state_dict_config, ...)
+# PyTorch Geometric's datasets run their subclass's `download()` and `process()` from their
+# constructor when the files they look for are missing; `process()` saves the processed ones.
+BUILD_TIME_DATASETS = api(
+    "torch_geometric.data.InMemoryDataset", "torch_geometric.data.Dataset",
+    "torch_geometric.data.in_memory_dataset.InMemoryDataset", "torch_geometric.data.dataset.Dataset",
+)
+BUILD_TIME_METHODS = ("download", "process")
+# Context managers that run their block on rank 0 first and on the other ranks after it (by the
+# end of their name): Accelerate's and Transformers' `main_process_first()`,
+# `local_main_process_first()`, Fabric's `rank_zero_first()`, YOLO's `torch_distributed_zero_first(rank)`.
+RANK_ZERO_FIRST = ("main_process_first", "zero_first")
 
 # -- data loading ---------------------------------------------------------------------------
 DATALOADER = api(

@@ -57,7 +57,7 @@ class ProcessContext:
     def __init__(self, program) -> None:
         self.program = program
         self._predicates: dict[tuple[str, str], object] = {}
-        self._only_zero: dict[tuple[str, str | None], bool] = {}
+        self._only_zero: dict[tuple[str, str | None, bool], bool] = {}
         # module -> (the function called, the call) of the calls its code makes of project functions
         self._callers: dict[str, list[tuple[tuple[str, str], CallSite]]] = {}
         self._attributes: dict[tuple[str, str, str], list] = {}  # (module, class, attribute) -> values
@@ -71,8 +71,9 @@ class ProcessContext:
 
     def predicate(self, module: str, callee: str, cls: str | None = None, depth: int = 0):
         """What a call of `callee` written in `module` says about the rank when true or false
-        (ddplint.analyses.ranks.RankTest), judged by the body of the project function it
-        reaches; None when it reaches none, or its body is not read (then the name decides)."""
+        (ddplint.analyses.ranks.RankTest), or the rank it returns (RankValue: `def rank(): return
+        dist.get_rank()`), judged by the body of the project function it reaches; None when it
+        reaches none, or its body is not read (then the name decides)."""
         target = self.program.resolve(module, callee, cls) if depth <= MAX_DEPTH else None
         if target is None or self.program.summary(target.module) is None:
             return None
@@ -85,7 +86,7 @@ class ProcessContext:
     def _judge(self, target, depth: int):
         import libcst as cst
 
-        from ddplint.analyses.ranks import DISTRIBUTED, mentions_rank, predicate_test
+        from ddplint.analyses.ranks import judge_function
 
         record = self._record(target.module, target.key)
         if record is None or record.lines is None:
@@ -101,9 +102,7 @@ class ProcessContext:
         if not isinstance(function, cst.FunctionDef):
             return None
         cls = target.key.rpartition(".")[0] or None
-        verdict = predicate_test(function, self._resolver(target.module, cls, depth + 1))
-        decisive = verdict.true_only_zero or verdict.true_never_zero or verdict == DISTRIBUTED
-        return None if not decisive and mentions_rank(function.body) else verdict
+        return judge_function(function, self._resolver(target.module, cls, depth + 1))
 
     def _resolver(self, module: str, cls: str | None, depth: int):
         """What a name or call in `module` holds as a rank test, through the model: a call of a
@@ -225,9 +224,10 @@ class ProcessContext:
             sites += [site for function, site in calls if function == (module, key)]
         return sites
 
-    def guarded_at(self, module: str, key: str | None, line: int) -> bool:
+    def guarded_at(self, module: str, key: str | None, line: int, replicas: bool = False) -> bool:
         """Whether only rank 0 of a distributed run reaches `line` of function `key` (None:
-        module code) of `module`, by the guards around it there."""
+        module code) of `module`, by the guards around it there; `replicas`: only the first
+        data-parallel replica (`if mpu.get_data_parallel_rank() == 0:`)."""
         import libcst as cst
 
         from ddplint.analyses.ranks import classify
@@ -245,19 +245,24 @@ class ProcessContext:
                     verdict = classify(cst.parse_expression(guard.test), self._resolver(module, cls, 0))
                 except Exception:  # noqa: BLE001 - a test libcst does not read: no guard
                     continue
-                if verdict.true_only_zero if guard.sense else verdict.false_only_zero:
+                if replicas:
+                    holds = verdict.true_first_replica if guard.sense else verdict.false_first_replica
+                else:
+                    holds = verdict.true_only_zero if guard.sense else verdict.false_only_zero
+                if holds:
                     return True
         return False
 
-    def only_rank_zero(self, module: str, key: str | None, depth: int = 0) -> bool:
+    def only_rank_zero(self, module: str, key: str | None, depth: int = 0, replicas: bool = False) -> bool:
         """Whether only rank 0 runs function `key` of `module`: it is decorated as rank-0-only
         (`@rank_zero_only`), or it is called at least once and every call in the project is
-        made where only rank 0 gets (`guarded_at`, or from a function that only rank 0 runs)."""
+        made where only rank 0 gets (`guarded_at`, or from a function that only rank 0 runs).
+        `replicas`: only the first data-parallel replica."""
         from ddplint.analyses.ranks import RANK_ZERO_DECORATORS
 
         if key is None or depth > MAX_DEPTH:
             return False
-        memo = (module, key)
+        memo = (module, key, replicas)
         if memo in self._only_zero:
             return self._only_zero[memo]
         self._only_zero[memo] = False  # a cycle of calls proves nothing
@@ -268,23 +273,25 @@ class ProcessContext:
             found = True
         else:
             sites = self.call_sites(module, key)
-            found = bool(sites) and all(self._rank_zero_site(site, depth + 1) for site in sites)  # type: ignore[union-attr]
+            found = bool(sites) and all(self._rank_zero_site(site, depth + 1, replicas) for site in sites)  # type: ignore[union-attr]
         self._only_zero[memo] = found
         return found
 
-    def called_elsewhere_only_on_rank_zero(self, module: str, key: str) -> bool | None:
+    def called_elsewhere_only_on_rank_zero(self, module: str, key: str, replicas: bool = False) -> bool | None:
         """For a rule that judges `module`'s own calls itself: None when no other module calls
         function `key`, or when a module that may call it is not read (unknown: the rule's own
-        verdict stands); True when some do and only rank 0 gets to each such call; False when
-        one is not guarded."""
+        verdict stands); True when some do and only rank 0 (`replicas`: the first replica)
+        gets to each such call; False when one is not guarded."""
         sites = self.call_sites(module, key)
         if sites is None:
             return None
         outside = [site for site in sites if site.caller != module]
         if not outside:
             return None
-        return all(self._rank_zero_site(site, 1) for site in outside)
+        return all(self._rank_zero_site(site, 1, replicas) for site in outside)
 
-    def _rank_zero_site(self, site: CallSite, depth: int) -> bool:
+    def _rank_zero_site(self, site: CallSite, depth: int, replicas: bool = False) -> bool:
         """Only rank 0 gets to the call `site`: a guard around it, or a caller only rank 0 runs."""
-        return self.guarded_at(site.caller, site.caller_key, site.line) or self.only_rank_zero(site.caller, site.caller_key, depth)
+        return self.guarded_at(site.caller, site.caller_key, site.line, replicas) or self.only_rank_zero(
+            site.caller, site.caller_key, depth, replicas
+        )

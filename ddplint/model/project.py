@@ -62,7 +62,7 @@ from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.screens import dotted
 from ddplint.core.torch_api import (
     DATALOADER, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER, LAUNCH_POINT_TEXT, LAUNCHERS, LIBRARY_LOADERS, SAMPLER,
-    TORCH_SAVE,
+    SAVE_EVIDENCE, TORCH_SAVE,
 )
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
@@ -359,6 +359,7 @@ _NEVER_PROJECT = frozenset(sys.stdlib_module_names) | _EXTERNAL | frozenset(
 _STANDS_FOR: dict[ProjectFact, tuple] = {
     ProjectFact.DISTRIBUTED: (DISTRIBUTED_MARKERS,),
     ProjectFact.SAVE_HELPER: ("save", _TORCH_SAVE_CALL),
+    ProjectFact.RUN_BY_RANKS: (SAVE_EVIDENCE,),
 }
 
 
@@ -783,6 +784,26 @@ class ProjectView:
                 return self.project.place(module, line), how
         return None
 
+    @functools.cached_property
+    def run_by_ranks(self) -> bool:
+        """Whether code that starts or joins the ranks may run this module's functions: a
+        script that runs it (`users`) starts them by its own code, or imports a module that
+        does (`initialize_megatron()` of `megatron/initialize.py`, called by `tools/convert.py`)."""
+        project = self.project
+        for user in self.users:
+            if any(self._starts_ranks(module) for module in (user, *project.imports_of(user))):
+                return True
+        return False
+
+    def _starts_ranks(self, module: str) -> bool:
+        memo = self.project._memo
+        if not self.project.modules[module]["dist"]:
+            return False
+        key = ("ranks started", module)
+        if key not in memo:
+            memo[key] = _rank_start(self.project.program.tree(module))
+        return memo[key] is not None
+
     def never_runs(self, scope: tuple[tuple[str, bool, bool], ...]) -> bool:
         """Whether code of this module inside `scope` (the definitions around it, outermost first,
         as (name, is a class, is decorated)) never runs: in a training project, no entry point
@@ -1150,6 +1171,8 @@ class ProjectView:
                 known.add(ProjectFact.SAMPLER_CLASS)
                 origins.append((local, SAMPLER.name))
         program = self.project.program
+        if self.project.distributed and (facts.get("saves") or facts.get("calls_saver")) and self.run_by_ranks:
+            known.add(ProjectFact.RUN_BY_RANKS)
         if facts.get("loads") and program.values.wrapper_saves():
             known.add(ProjectFact.LOADS_WRAPPER_CHECKPOINT)
         if program.values.parts_in(self.module):

@@ -176,6 +176,9 @@ class _FunctionReader:
         # Who runs what (ddplint.model.context): the guards around the code and every call of a dotted name.
         self.guards: list[Guard] = []
         self.dotted_calls: list[Called] = []
+        # Locals bound to a class or function a module holds under a name chosen at run time
+        # (`ds_cls = getattr(datasets, cfg.name)`): their calls are recorded as `datasets.*`.
+        self._chosen: dict[str, str] = {}
         # Names bound to a file (ddplint.model.files.path_key): the module's, unless a parameter hides one.
         self.paths: dict[str, str] = {name: key for name, key in (paths or {}).items() if name not in self.env}
         self.moved: set[str] = set()  # modules moved to the host in place (ddplint.model.files)
@@ -449,7 +452,10 @@ class _FunctionReader:
 
     def _call(self, node: ast.Call) -> None:
         plain = dotted(node.func)
-        if plain is not None:
+        chosen = _chosen_from(node.func) or self._chosen.get(plain or "")
+        if chosen is not None:  # `getattr(datasets, name)(...)`: some member of `datasets`
+            self.dotted_calls.append(Called(f"{chosen}.*", node.lineno))
+        elif plain is not None:
             self.dotted_calls.append(Called(plain, node.lineno))
         self._touch(node)
         if _keys_by_zip(node):
@@ -586,8 +592,11 @@ class _FunctionReader:
         source = self.source(statement.value)
         if self._length(statement.value):
             self._lengths.update(t.id for t in statement.targets if isinstance(t, ast.Name))
+        chosen = _chosen_from(statement.value)
         for target in statement.targets:
             self._bind(target, source)
+            if isinstance(target, ast.Name):
+                (self._chosen.__setitem__(target.id, chosen) if chosen else self._chosen.pop(target.id, None))
             if isinstance(target, ast.Name) and self._wraps(statement.value):
                 self._wrapping[target.id] = self._wraps(statement.value)
             if isinstance(target, ast.Name) and isinstance(statement.value, ast.List) and not statement.value.elts:
@@ -866,6 +875,16 @@ def guards_of(statement: ast.stmt, body: list[ast.stmt], index: int) -> list[Gua
         # `if rank != 0: return`: the rest of this block runs where the test is false.
         found.append(Guard(test, body[index + 1].lineno, body[-1].end_lineno, False))
     return found
+
+
+def _chosen_from(expr: ast.AST) -> str | None:
+    """`datasets` for `getattr(datasets, cfg.name)` (a name not written out): a member of that
+    module or object chosen at run time; None for anything else."""
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "getattr"):
+        return None
+    if len(expr.args) not in (2, 3) or expr.keywords or isinstance(expr.args[1], ast.Constant):
+        return None
+    return dotted(expr.args[0])
 
 
 def _read_block(body: list[ast.stmt], guards: list[Guard], calls: list[Called]) -> None:

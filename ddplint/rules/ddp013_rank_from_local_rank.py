@@ -6,15 +6,18 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ddplint.core.diagnostics import Applicability
+from ddplint.core.diagnostics import Applicability, StepKind
+from ddplint.model.records import Place
 from ddplint.analyses.environ_writes import environ_writes
 from ddplint.analyses.pickling import SPAWN_LIKE, is_process_start
 from ddplint.analyses.ranks import environment_key, last_name, strip_int
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rules.rule import Clean, Flagged, Framework, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.semantic.edits import argument_for
+from ddplint.semantic.model import dotted_name
+from ddplint.semantic.walk import children
 from ddplint.core.fixpoint import reachable
-from ddplint.core.torch_api import DEVICE_COUNT, INIT_PROCESS_GROUP, PROCESS, SPAWN
+from ddplint.core.torch_api import DEVICE_COUNT, INIT_PROCESS_GROUP, OLD_LAUNCHER_MODULE, PROCESS, SPAWN
 
 _GLOBAL_RANK = 'int(os.environ["RANK"])'
 _NO_FIX_MESSAGE = (
@@ -40,6 +43,13 @@ class _Finding:
     rank: cst.Arg  # reported: the argument, by keyword or by position
     parameter: tuple[str, int, str] | None  # the function's parameter it is: (function key, position, name)
     function: str | None  # the function it is in (None: module level)
+    made: cst.CSTNode  # where the local rank is made: the assignment it comes from, or the argument
+    unpacked: tuple[str, int] | None = None  # bound from a same-module function's result: (function, position)
+
+
+# What a value read from the environment is: the launcher's local rank, or a global rank.
+_LOCAL_VARIABLES = frozenset({"LOCAL_RANK", "SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"})
+_GLOBAL_VARIABLES = frozenset({"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK"})
 
 
 class RankFromLocalRank(Rule):
@@ -57,18 +67,24 @@ class RankFromLocalRank(Rule):
     or the local rank passed fifth, at `rank`'s position), where the local rank enters.
 
     Flagged: `rank=` is LOCAL_RANK (`os.environ["LOCAL_RANK"]`, a name or attribute
-    `local_rank`), directly or through a variable of the same function assigned from it. Not
-    flagged: a parameter called `local_rank` that every same-module caller passes the global
+    `local_rank`), directly or through a variable or attribute of the same function assigned
+    from it, also in a chained assignment (`args.device_id = args.gpus = args.local_rank`). Not
+    flagged: a name unpacked from a same-module function's result where every value it returns
+    there is known to be no local rank (`int(os.environ["SLURM_PROCID"])`, `dist.get_rank()`, a
+    computed `node_id * gpus_per_node`, None): a global rank under a local name; a parameter called `local_rank` that every same-module caller passes the global
     rank (`rank`, `args.rank`, `dist.get_rank()`, `os.environ["RANK"]`, `node_rank * n + i`):
     it is misnamed, not wrong; and a function this file starts as its ranks (`mp.spawn(fn)`,
     `mp.Process(target=fn)`, `start_processes`, or called only from one), in a file that names
     no node rank or node count: all ranks are on one node, where the local rank is the
     global one; and a call that shows by itself that its job is one machine: it meets at a
     loopback address (`init_method="tcp://127.0.0.1:{}".format(port)`, `f"tcp://localhost:{port}"`),
-    which no other machine can reach, or its world is this machine's GPUs
+    which no other machine can reach (with the default `env://` rendezvous: `MASTER_ADDR` set
+    to a loopback address before the call, in its function or in module code), or its world is
+    this machine's GPUs
     (`world_size=torch.cuda.device_count()`), also through a variable bound once.
     Fix (unsafe): `rank=int(os.environ["RANK"])`, the global rank that torchrun and
-    `torch.distributed.launch` set, offered only where the launcher sets `RANK`: the file
+    `torch.distributed.launch` set, offered only where the launcher sets `RANK`: a command of
+    the project (a shell script or document) runs this file with `torch.distributed.launch`, or the file
     reads `LOCAL_RANK`, `RANK` or `WORLD_SIZE` from the environment, declares `--local_rank`
     for `torch.distributed.launch`, or passes `init_method="env://"`; the call is not in a
     function this file starts as a process; and the file does not set `MASTER_ADDR`
@@ -265,8 +281,62 @@ class RankFromLocalRank(Rule):
             """,
             messages=_NO_FIX_MESSAGE,
         ),
+        Flagged(
+            # The local rank reaches the call through a chained assignment of attributes.
+            """
+            import argparse
+            import torch.distributed as dist
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=0)
+            args = parser.parse_args()
+            args.device_id = args.gpus = args.local_rank
+            dist.init_process_group("nccl", rank=args.device_id)
+                                            ^
+            """,
+            fixed="""
+            import argparse
+            import os
+            import torch.distributed as dist
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=0)
+            args = parser.parse_args()
+            args.device_id = args.gpus = args.local_rank
+            dist.init_process_group("nccl", rank=int(os.environ["RANK"]))
+            """,
+        ),
     )
     clean_examples = (
+        Clean(
+            # A global rank under a local name: the helper returns SLURM's global rank, or one
+            # it computes; and MASTER_ADDR set to this machine before an env:// rendezvous
+            # (torchrun --standalone): one machine by construction.
+            """
+            import os
+            import torch.distributed as dist
+
+            def _infer_slurm_init(port):
+                local_rank = None
+                nodes = int(os.environ["SLURM_NNODES"])
+                if int(os.environ["SLURM_NTASKS_PER_NODE"]) == 1:
+                    local_rank = int(os.environ["SLURM_NODEID"]) * 8
+                else:
+                    proc_id = os.environ.get("SLURM_PROCID")
+                    local_rank = int(proc_id)
+                return f"tcp://{os.environ['MASTER']}:{port}", local_rank, nodes * 8
+
+            def setup(cfg):
+                init_method, local_rank, world_size = _infer_slurm_init(cfg.port)
+                dist.init_process_group("nccl", init_method=init_method, world_size=world_size, rank=local_rank)
+
+            def main():
+                local_rank = int(os.environ["LOCAL_RANK"])
+                os.environ["MASTER_ADDR"] = "127.0.0.1"
+                os.environ["MASTER_PORT"] = "12345"
+                dist.init_process_group("gloo", rank=local_rank, world_size=int(os.environ["WORLD_SIZE"]))
+            """
+        ),
         Clean(
             # A parameter called local_rank that every caller passes the global rank.
             """
@@ -372,8 +442,12 @@ class RankFromLocalRank(Rule):
 
     def __init__(self, model) -> None:
         super().__init__(model)
-        # Per function (by id of its node; None: module level), names holding the local rank.
-        self._local_rank_names: dict[int | None, set[str]] = {}
+        # Per function (by id of its node; None: module level), names (`gpu`, `args.device_id`)
+        # holding the local rank, each with the assignment that makes it so; names bound
+        # by unpacking a same-module function's result: name -> (function, position, statement).
+        self._local_rank_names: dict[int | None, dict[str, cst.CSTNode]] = {}
+        self._unpacked: dict[int | None, dict[str, tuple[str, int, cst.CSTNode]]] = {}
+        self._loopback_master: dict[int | None, bool] = {}  # MASTER_ADDR written: only to a loopback address
         self._findings: list[_Finding] = []
         self._callers: dict[str, set[str | None]] = {}  # same-module function -> functions calling it
         self._spawned: set[str] = set()  # functions started as processes: mp.spawn(fn), Process(target=fn)
@@ -384,9 +458,13 @@ class RankFromLocalRank(Rule):
         self._writes_master = self._writes_rank = False
 
     @property
-    def _names_here(self) -> set[str]:
+    def _frame_id(self) -> int | None:
         frame = self.model.function
-        return self._local_rank_names.setdefault(None if frame is None else id(frame.node), set())
+        return None if frame is None else id(frame.node)
+
+    @property
+    def _names_here(self) -> dict[str, cst.CSTNode]:
+        return self._local_rank_names.setdefault(self._frame_id, {})
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         key = self.model.frame.key
@@ -395,12 +473,32 @@ class RankFromLocalRank(Rule):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         local = self._is_local_rank(node.value)
+        made = self._names_here.get(dotted_name(strip_int(node.value)) or "", node)
+        unpacked = self._unpacked.setdefault(self._frame_id, {})
         for target in node.targets:
-            if isinstance(target.target, cst.Name):
-                (set.add if local else set.discard)(self._names_here, target.target.value)
-        for variable, _ in environ_writes(self.model, node):
+            names = [target.target]
+            if isinstance(target.target, (cst.Tuple, cst.List)):
+                names = [element.value for element in target.target.elements]
+            for index, bound in enumerate(names):
+                name = dotted_name(bound) if isinstance(bound, (cst.Name, cst.Attribute)) else None
+                if name is None:
+                    continue
+                self._names_here.pop(name, None)
+                unpacked.pop(name, None)
+                if local and len(names) == 1:  # `args.device_id = args.gpus = args.local_rank`
+                    self._names_here[name] = made
+                elif isinstance(node.value, cst.Call) and isinstance(node.value.func, cst.Name) and isinstance(bound, cst.Name):
+                    position = index if len(names) > 1 else -1
+                    unpacked[name] = (node.value.func.value, position, node)
+        self._environ(node)
+
+    def _environ(self, node: cst.Assign | cst.Call) -> None:
+        for variable, value in environ_writes(self.model, node):
             self._writes_master |= variable in ("MASTER_ADDR", "MASTER_PORT")
             self._writes_rank |= variable == "RANK"
+            if variable == "MASTER_ADDR":
+                loopback = _is_loopback(f"tcp://{self.model.string_value(value) or ''}:")
+                self._loopback_master[self._frame_id] = self._loopback_master.get(self._frame_id, True) and loopback
 
     def visit_Name(self, node: cst.Name) -> None:
         if node.value.lower() in _NODE_NAMES:
@@ -420,9 +518,7 @@ class RankFromLocalRank(Rule):
         key = environment_key(node)
         self._launcher_sets_rank |= key in _LAUNCHER_VARIABLES
         self._several_nodes |= key in _NODE_VARIABLES
-        for variable, _ in environ_writes(self.model, node):
-            self._writes_master |= variable in ("MASTER_ADDR", "MASTER_PORT")
-            self._writes_rank |= variable == "RANK"
+        self._environ(node)
         if qualified in SPAWN_LIKE or is_process_start(node, self.model):
             target = argument_for(node, SPAWN, "fn") if qualified in SPAWN_LIKE else argument_for(node, PROCESS, "target")
             if target is not None and isinstance(target.value, cst.Name):
@@ -446,7 +542,7 @@ class RankFromLocalRank(Rule):
         expr = strip_int(expr)
         if isinstance(expr, (cst.Subscript, cst.Call)):
             return environment_key(expr) == "LOCAL_RANK"
-        if isinstance(expr, cst.Name) and expr.value in self._names_here:
+        if dotted_name(expr) in self._names_here:
             return True
         return isinstance(expr, (cst.Name, cst.Attribute)) and (last_name(expr) or "").lower() == "local_rank"
 
@@ -459,13 +555,23 @@ class RankFromLocalRank(Rule):
             self._launcher_sets_rank = True
         function = self.model.function
         key = None if function is None else function.key
-        self._findings.append(_Finding(rank, self._parameter(strip_int(rank.value)), key))
+        value = strip_int(rank.value)
+        made = self._names_here.get(dotted_name(value) or "", rank)
+        unpacked = self._unpacked.get(self._frame_id, {}).get(dotted_name(value) or "")
+        if unpacked is not None:
+            made = unpacked[2]
+        origin = unpacked[:2] if unpacked is not None else None
+        self._findings.append(_Finding(rank, self._parameter(value), key, made, origin))
 
     def _on_one_machine(self, call: cst.Call) -> bool:
-        """The call says its job is one machine: a loopback init_method, or a world size of
+        """The call says its job is one machine: a loopback init_method (or, with the default
+        `env://` one, MASTER_ADDR set to a loopback address here before it), or a world size of
         `torch.cuda.device_count()`."""
         init_method = argument_for(call, INIT_PROCESS_GROUP, "init_method")
         if init_method is not None and _is_loopback(self.model.string_prefix(init_method.value)):
+            return True
+        env = init_method is None or self.model.string_value(init_method.value) == "env://"
+        if env and (self._loopback_master.get(self._frame_id) or self._loopback_master.get(None)):
             return True
         world_size = argument_for(call, INIT_PROCESS_GROUP, "world_size")
         world = world_size.value if world_size is not None else None
@@ -486,18 +592,52 @@ class RankFromLocalRank(Rule):
         return frame.key, names.index(expr.value), expr.value
 
     def leave_Module(self, original_node: cst.Module) -> None:
+        project = self.model.project
+        launch = project.launch_line(OLD_LAUNCHER_MODULE) if project is not None else None
+        self._launcher_sets_rank |= launch is not None
         sets_rank = self._launcher_sets_rank and not (self._writes_master and not self._writes_rank)
         for finding in self._findings:
             if finding.parameter is not None and self._callers_pass_global_rank(*finding.parameter):
                 continue
+            if finding.unpacked is not None and self._returns_other(*finding.unpacked):
+                continue  # a global rank (or a computed one) under a local name
             spawned = self._runs_in_spawned(finding.function)
             if spawned and not self._several_nodes:
                 continue  # every rank is a child of this process, on one node: local rank == rank
             if spawned or not sets_rank:
-                self.report(finding.rank, _NO_FIX_MESSAGE)
+                self.report(finding.rank, _NO_FIX_MESSAGE, chain=self._chain(finding, _NO_FIX_MESSAGE, launch))
                 continue
             fixed = finding.rank.with_changes(value=cst.parse_expression(_GLOBAL_RANK))
-            self.report(finding.rank, replace={finding.rank: fixed}, imports=("import os",))
+            chain = self._chain(finding, self.message, launch)
+            self.report(finding.rank, replace={finding.rank: fixed}, imports=("import os",), chain=chain)
+
+    def _chain(self, finding: _Finding, message: str, launch: Place | None) -> list[Link]:
+        """Where the local rank is made, who starts the ranks (a documented launch command,
+        else what this file shows), and the harm at the argument."""
+        if finding.made is finding.rank:
+            made = Link(StepKind.MADE, f"`{_code(strip_int(finding.rank.value))}` is the launcher's local rank, numbered per node", finding.rank)
+        else:
+            made = Link(StepKind.MADE, "the local rank, numbered per node, is bound here", finding.made)
+        runs = Link(StepKind.RUNS, "this command launches it with torch.distributed.launch", launch) if launch else self.runs_link()
+        harm = Link(StepKind.HARM, message.partition("; ")[0], finding.rank)
+        return [made, *([runs] if runs is not None else []), harm]
+
+    def _returns_other(self, function: str, position: int) -> bool:
+        """Whether every value the same-module `function` returns at `position` (-1: the whole
+        result) is known to be no local rank: a global rank (`int(os.environ["SLURM_PROCID"])`,
+        `dist.get_rank()`), a computed one (`node_id * gpus_per_node`) or None, followed through
+        the function's own assignments."""
+        node = self._functions.get(function)
+        if node is None:
+            return False
+        values = []
+        for returned in _returns(node):
+            if position >= 0:
+                if not isinstance(returned, (cst.Tuple, cst.List)) or position >= len(returned.elements):
+                    return False
+                returned = returned.elements[position].value
+            values.append(returned)
+        return bool(values) and all(_made_other(value, _assignments(node), set()) for value in values)
 
     def _runs_in_spawned(self, function: str | None) -> bool:
         """`function` is started by mp.spawn/Process here, or called only from such functions."""
@@ -524,6 +664,74 @@ class RankFromLocalRank(Rule):
             if passed is None or not _is_global_rank(passed.value):
                 return False
         return True
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _returns(function: cst.FunctionDef) -> list[cst.BaseExpression]:
+    """The values `function`'s own `return` statements give (not those of nested functions)."""
+    found, pending = [], [function.body]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, cst.Return) and node.value is not None:
+            found.append(node.value)
+        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            pending.extend(children(node))
+    return found
+
+
+def _assignments(function: cst.FunctionDef) -> dict[str, list[cst.BaseExpression]]:
+    """Every value `function` assigns to each plain name; `...` where it is bound otherwise (a
+    parameter, an unpacking, `+=`, a loop or `with` target)."""
+    found: dict[str, list[cst.BaseExpression]] = {}
+
+    def note(target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            found.setdefault(target.value, []).append(value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                note(element.value, cst.Ellipsis())
+
+    params = function.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        note(param.name, cst.Ellipsis())
+    pending: list[cst.CSTNode] = [function.body]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                note(target.target, node.value)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            note(node.target, node.value if isinstance(node, cst.AnnAssign) and node.value is not None else cst.Ellipsis())
+        elif isinstance(node, cst.For):
+            note(node.target, cst.Ellipsis())
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            note(node.asname.name, cst.Ellipsis())  # type: ignore[arg-type]
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            pending.extend(children(node))
+    return found
+
+
+def _made_other(expr: cst.BaseExpression, assigned: dict[str, list[cst.BaseExpression]], seen: set[str]) -> bool:
+    """`expr` is known to be no local rank: None, a global rank read from the environment or
+    torch.distributed, or a value computed from others (`node_id * gpus_per_node`); a name,
+    when every value assigned to it in the function is."""
+    expr = strip_int(expr)
+    if isinstance(expr, cst.Name) and expr.value == "None":
+        return True
+    key = environment_key(expr)
+    if key is not None:
+        return key in _GLOBAL_VARIABLES
+    if isinstance(expr, cst.BinaryOperation) and not isinstance(expr.operator, cst.Modulo):
+        return True
+    if isinstance(expr, cst.Call):
+        return last_name(expr) in ("get_rank", "get_global_rank")
+    if isinstance(expr, cst.Name) and expr.value in assigned and expr.value not in seen:
+        values = assigned[expr.value]
+        return all(_made_other(value, assigned, seen | {expr.value}) for value in values)
+    return False
 
 
 def _is_global_rank(expr: cst.BaseExpression) -> bool:

@@ -1,21 +1,35 @@
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 import libcst as cst
 
 from ddplint.analyses.launches import Launches
 from ddplint.analyses.ranks import (
+    MODEL,
     RANK_ENVIRONMENT,
+    REPLICA_DIMENSIONS,
     RankRegions,
+    RegionCall,
+    classify,
     environment_key,
     last_name,
-    mentions_rank as _mentions_rank,
+    rank_mentions,
 )
+from ddplint.core.diagnostics import StepKind
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.triggers import SAVE_EVIDENCE_CODE, CallTrigger
-from ddplint.rules.rule import Clean, Flagged, Framework, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.semantic.model import dotted_name
-from ddplint.semantic.edits import argument_for
-from ddplint.core.torch_api import DDP, DISTRIBUTED_MODULES, SAVE_EVIDENCE, SPAWN, START_PROCESSES, TORCH_SAVE
+from ddplint.semantic.edits import argument_for, has_star_arguments
+from ddplint.model.context import CallSite
+from ddplint.model.records import Place
+from ddplint.core.torch_api import (
+    ACCELERATE_SAVE_HOOK, ACCELERATOR, BUILD_TIME_DATASETS, BUILD_TIME_METHODS, COLLECTIVES, DDP, DISTRIBUTED_MODULES, DOWNLOADING_DATASETS, FULL_STATE_DICT_CONFIG,
+    GET_STATE_DICT, RANK_ZERO_FIRST, SAFETENSORS_SAVE, SAVE_EVIDENCE, SAVE_PRETRAINED, SMALL_FILE_WRITERS, SPAWN,
+    START_PROCESSES, STATE_DICT_OPTIONS, STATE_DICT_TYPE, TORCH_SAVE,
+)
 
 # Files private to the process that opens them: every rank writing its own is fine.
 PRIVATE_FILES = frozenset(
@@ -28,6 +42,30 @@ _MESSAGE = (
     "torch.save runs on every rank and all of them write the same file, which corrupts it; save on rank 0 only ({})"
 )
 
+
+_WRITER_MESSAGE = "{} runs on every rank and all of them write the same files, which corrupts them; save on rank 0 only ({})"
+_PRETRAINED_MESSAGE = (
+    "save_pretrained runs on every rank and all of them write the same files, which corrupts them; save on rank 0 "
+    "only ({}) or pass is_main_process="
+)
+_DOWNLOAD_MESSAGE = (
+    "{} runs on every rank and all of them download into the same folder at once, which corrupts its files; "
+    "download on rank 0 first ({}), then build it on the other ranks after a barrier"
+)
+_MODEL_PARALLEL_MESSAGE = (
+    "{} runs on every data-parallel rank and its file's name tells apart only model-parallel ranks, so every "
+    "replica writes the same file, which corrupts it; save on the first replica only "
+    "(if mpu.get_data_parallel_rank() == 0:)"
+)
+_RANK_ZERO_STATE_MESSAGE = (
+    "torch.save runs on every rank, but only rank 0 receives the full state dict and the others write an empty one "
+    "to the same file, which can leave it empty; save on rank 0 only ({})"
+)
+
+_ELSEWHERE_MESSAGE = (
+    "{} runs on every rank ({}) and all of them write the same file, which corrupts it; write it on rank 0 only "
+    "(if dist.get_rank() == 0:), with a barrier before the other ranks read it"
+)
 
 _HELPER_MESSAGE = (
     "{}() runs torch.save ({}) with no rank test, and every rank makes this call: all of them write the "
@@ -96,6 +134,28 @@ class SaveOnEveryRank(Rule):
     Not flagged: saves to a path that names the rank (`f"ckpt_{rank}.pt"`, also through a
     variable or `with open(...) as f`), saves into an `io.BytesIO` buffer or a `tempfile`, and functions with no evidence of running distributed (a library
     helper called from another module is judged where it is called).
+    A save in a module with no sign of distribution of its own is reported when the program
+    model finds how every rank reaches it: from code that joins the ranks (calls
+    `init_process_group` or builds an `Accelerator`, itself or through a project function)
+    through calls outside any rank-0 test, a class's construction for its `__init__` (a dataset
+    that caches its preprocessing with `torch.save`), a PyTorch Geometric dataset's constructor
+    for its `process()`/`download()`, a class chosen by name (`getattr(datasets, name)(...)`);
+    the message names where the ranks start and the call that reaches the save.
+    Other writers: Hugging Face's `save_pretrained` (not with `is_main_process=`, not a
+    tokenizer's or configuration's small files), safetensors' `save_file`/`save_model`, a
+    torchvision dataset built with `download=True` on every rank into one folder (not inside
+    `main_process_first()` or after a barrier the other ranks wait at), Accelerate's
+    `save_state` pre-hooks (run on every process), and `torch.save` of a full state dict only
+    rank 0 receives (`FullStateDictConfig(rank0_only=True)`, `StateDictOptions(full_state_dict=
+    True, cpu_offload=True)`): the other ranks write an empty one over it.
+    Model parallelism (Megatron's `mpu`): a test of the data-parallel rank (`if
+    mpu.get_data_parallel_rank() == 0:`, `if data_parallel_rank == 0:`, `is_main_replica(...)`)
+    is a guard, one writer per part of the model; a path naming the data-parallel rank is one
+    file per replica. A path that names only the tensor- or pipeline-parallel rank
+    (`f"model_pp{pp_rank}.pt"`) is still written by every replica, and is reported. A helper
+    that returns the rank (`def rank(): return dist.get_rank() if initialized() else 0`) is a
+    rank, so a guard function with several branches (`if not initialized(): return True; if
+    rank() == 0: return True; return False`) is a rank-0 test.
 
     The message suggests the rank-0 test of the framework the file uses: `if
     accelerator.is_main_process:` (the name the file gives its `Accelerator`), `if
@@ -112,7 +172,9 @@ class SaveOnEveryRank(Rule):
     code = "DDP014"
     # the save may be in a helper of another module that this one imports and calls (the
     # screen sees a call of it as one of torch.save: ddplint.model.project.Hints.origins)
-    opened_by = frozenset((ProjectFact.SAVE_HELPER,))
+    opened_by = frozenset((ProjectFact.SAVE_HELPER, ProjectFact.RUN_BY_RANKS))
+    # a save in a module with no sign of ranks that code starting them runs (a dataset's cache)
+    unscreened_by = frozenset((ProjectFact.RUN_BY_RANKS,))
     needs_ranks = True
     name = "save-on-every-rank"
     frameworks = (Framework.DDP, Framework.ACCELERATE, Framework.LIGHTNING, Framework.FABRIC)
@@ -122,7 +184,10 @@ class SaveOnEveryRank(Rule):
     # the report needs code that shows it runs distributed (`leave_Module` returns early
     # without), which a word in a docstring or an import alone is not: on the pip corpus half
     # the files with a save and that text had none.
-    trigger = CallTrigger(TORCH_SAVE, within=SAVE_EVIDENCE_CODE, also=(SAVE_EVIDENCE,))
+    trigger = CallTrigger(
+        TORCH_SAVE | SAFETENSORS_SAVE | DOWNLOADING_DATASETS, methods=SAVE_PRETRAINED.last_names,
+        within=SAVE_EVIDENCE_CODE, also=(SAVE_EVIDENCE,),
+    )
 
     flagged_examples = (
         Flagged(
@@ -301,8 +366,175 @@ class SaveOnEveryRank(Rule):
                 "rank 0 only (if self.trainer.is_global_zero: or @rank_zero_only)"
             ),
         ),
+        Flagged(
+            # Model parallelism: the file's name tells apart the pipeline stages only, and a
+            # pipeline-stage test is no rank-0 test: every data-parallel replica writes.
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+            from megatron import mpu
+
+            def convert(state, hf_model, out):
+                dist.barrier()
+                path = os.path.join(out, f"model_pp{mpu.get_pipeline_model_parallel_rank()}.pt")
+                torch.save(state, path)
+                ^
+                if mpu.is_pipeline_last_stage():
+                    hf_model.save_pretrained(os.path.join(out, "release"))
+                    ^
+            """,
+            messages=(
+                "torch.save runs on every data-parallel rank and its file's name tells apart only model-parallel "
+                "ranks, so every replica writes the same file, which corrupts it; save on the first replica only "
+                "(if mpu.get_data_parallel_rank() == 0:)",
+                "save_pretrained runs on every rank and all of them write the same files, which corrupts them; save "
+                "on rank 0 only (if dist.get_rank() == 0:) or pass is_main_process=",
+            ),
+        ),
+        Flagged(
+            # Other writers: Hugging Face's save_pretrained of a model, safetensors, a dataset
+            # downloading into one folder.
+            """
+            import torch.distributed as dist
+            from safetensors.torch import save_file
+            from torchvision import datasets
+
+            def main(model, args):
+                dist.init_process_group("nccl")
+                train_set = datasets.CIFAR10(args.data, train=True, download=True)
+                            ^
+                fit(model, train_set)
+                model.save_pretrained(args.output_dir)
+                ^
+                save_file(model.state_dict(), "model.safetensors")
+                ^
+            """,
+            messages=(
+                "CIFAR10(download=True) runs on every rank and all of them download into the same folder at once, "
+                "which corrupts its files; download on rank 0 first (if dist.get_rank() == 0:), then build it on the "
+                "other ranks after a barrier",
+                "save_pretrained runs on every rank and all of them write the same files, which corrupts them; save "
+                "on rank 0 only (if dist.get_rank() == 0:) or pass is_main_process=",
+                "save_file runs on every rank and all of them write the same files, which corrupts them; save on "
+                "rank 0 only (if dist.get_rank() == 0:)",
+            ),
+        ),
+        Flagged(
+            # FSDP hands the full state dict to rank 0 alone: the others save an empty one.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.distributed.fsdp import FullStateDictConfig, FullyShardedDataParallel as FSDP, StateDictType
+
+            def save(model, path):
+                config = FullStateDictConfig(offload_to_cpu=True, rank0_only=True)
+                with FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT, config):
+                    state = model.state_dict()
+                torch.save(state, path)
+                ^
+
+            def main():
+                dist.init_process_group("nccl")
+                save(FSDP(build()), "model.pt")
+            """,
+            messages=(
+                "torch.save runs on every rank, but only rank 0 receives the full state dict and the others write "
+                "an empty one to the same file, which can leave it empty; save on rank 0 only (if dist.get_rank() == 0:)"
+            ),
+        ),
+        Flagged(
+            # Accelerate's save_state runs the hooks registered for it on every process.
+            """
+            import os
+            from accelerate import Accelerator
+
+            def main():
+                accelerator = Accelerator()
+
+                def save_model_hook(models, weights, output_dir):
+                    for model in models:
+                        model.save_pretrained(os.path.join(output_dir, "unet"))
+                        ^
+                        weights.pop()
+
+                accelerator.register_save_state_pre_hook(save_model_hook)
+                train(accelerator)
+                accelerator.save_state("checkpoint")
+            """,
+            messages=(
+                "save_pretrained runs on every rank and all of them write the same files, which corrupts them; save "
+                "on rank 0 only (if accelerator.is_main_process:) or pass is_main_process="
+            ),
+        ),
     )
     clean_examples = (
+        Clean(
+            # A rank-0 test through helpers with several branches, and model-parallel guards:
+            # data-parallel rank 0 (directly, in a variable, in a compound test another test
+            # inside settles, Megatron's is_main_replica) writes one file per model-parallel part.
+            """
+            import torch
+            import torch.distributed as dist
+            from megatron import mpu
+            from megatron.core.dist_checkpointing.mapping import is_main_replica
+
+            def initialized():
+                return dist.is_available() and dist.is_initialized()
+
+            def rank():
+                return dist.get_rank() if initialized() else 0
+
+            def should_write():
+                if not initialized():
+                    return True
+                if rank() == 0:
+                    return True
+                return False
+
+            def save_checkpoint(state, name, args):
+                dist.barrier()
+                if should_write():
+                    torch.save(state, "last.pt")
+                if not dist.is_initialized() or mpu.get_data_parallel_rank() == 0 or args.deepspeed:
+                    if not args.deepspeed:
+                        torch.save(state, name)
+                data_parallel_rank = mpu.get_data_parallel_rank()
+                if data_parallel_rank == 0:
+                    torch.save(state, name + ".optim")
+                if is_main_replica(args.replica_id):
+                    torch.save(state, name + ".shard")
+                torch.save(state, f"{name}_dp{mpu.get_data_parallel_rank()}.pt")
+            """
+        ),
+        Clean(
+            # Rank 0 downloads first while the others wait; save_pretrained told who writes; a
+            # configuration's and a tokenizer's small files; FSDP's full state dict on rank 0.
+            """
+            import torch
+            import torch.distributed as dist
+            from accelerate import Accelerator
+            from torchvision import datasets
+
+            def data(rank, root):
+                if rank != 0:
+                    dist.barrier()
+                train_set = datasets.MNIST(root, download=True)
+                if rank == 0:
+                    dist.barrier()
+                return train_set
+
+            def main(model, tokenizer, args):
+                accelerator = Accelerator()
+                with accelerator.main_process_first():
+                    test_set = datasets.MNIST(args.data, train=False, download=True)
+                model.save_pretrained(args.out, is_main_process=accelerator.is_main_process)
+                model.config.save_pretrained(args.out)
+                tokenizer.save_pretrained(args.out)
+                if accelerator.is_main_process:
+                    torch.save(accelerator.get_state_dict(model), "model.pt")
+            """
+        ),
         Clean(
             # A Fabric for one device is one process; rank-0 regions inside launched code.
             """
@@ -626,19 +858,28 @@ class SaveOnEveryRank(Rule):
         super().__init__(model)
         self.ranks = model.get(RankRegions)
         self.launches = model.get(Launches)
-        # (save, its function, the predicate an enclosing `if` names without calling it)
-        # (save, its function, the predicate an enclosing `if` names without calling it, the
-        # `self` attribute it saves to as (class, name))
-        self._saves: list[tuple[cst.Call, str | None, str | None, tuple[str, str] | None]] = []
+        self._saves: list[_Save] = []
         self._distributed_frames: set[str | None] = set()
         self._spawned: set[str] = set()
-        # frame -> names bound to an in-memory file, or to a value that names the rank
+        self._hooks: dict[str, cst.Call] = {}  # functions Accelerate's save_state runs -> where registered
+        # frame -> names bound to an in-memory file; to a value that names ranks (with their
+        # dimensions, ddplint.analyses.ranks.rank_mentions); to a path built naming ranks
         self._buffers: dict[str | None, set[str]] = {}
-        self._per_rank: dict[str | None, set[str]] = {}
-        self._per_rank_attributes: set[tuple[str, str]] = set()  # `self` attributes some method binds per rank
+        self._per_rank: dict[str | None, dict[str, frozenset[str]]] = {}
+        self._rank_paths: dict[str | None, dict[str, frozenset[str]]] = {}
+        self._per_rank_attributes: set[tuple[str, str]] = set()  # `self` attributes some method binds per replica
         # calls of other modules' functions outside a rank-0 guard: (call, its function, qualified name)
         self._helper_calls: list[tuple[cst.Call, str | None, str]] = []
-        self._rank_paths: dict[str | None, set[str]] = {}  # frame -> names bound to a path that names the rank
+        # frame -> names bound to a configuration under which only rank 0 receives a full state
+        # dict, and to such a state dict: name -> where it is made
+        self._rank_zero_configs: dict[str | None, dict[str, cst.CSTNode]] = {}
+        self._rank_zero_states: dict[str | None, dict[str, cst.CSTNode]] = {}
+        self._rank_zero_blocks: list[cst.CSTNode] = []  # open `with FSDP.state_dict_type(..., config)` of one
+        self._first: list[cst.With] = []  # open `with accelerator.main_process_first():` blocks
+        self._small: dict[str | None, set[str]] = {}  # frame -> names bound to a tokenizer or configuration
+        self._downloaded: set[tuple[str | None, str, str]] = set()  # (frame, dataset, folder's code) fetched
+        self._blocks: list[cst.CSTNode] = []  # open blocks; those after a barrier the other ranks wait at:
+        self._waiting: set[int] = set()
 
     def _attribute(self, name: str | None) -> tuple[str, str] | None:
         """(class, attribute) for `self.<attribute>` in a method; None for anything else."""
@@ -651,28 +892,110 @@ class SaveOnEveryRank(Rule):
         name = dotted_name(target)
         if name is None:
             return
+        key = self.model.frame.key
         if isinstance(value, cst.Call) and (
             self.model.qualified(value.func) in PRIVATE_FILES or "temp" in (last_name(value) or "").lower()
         ):
-            self._buffers.setdefault(self.model.frame.key, set()).add(name)
-        per_rank = self._per_rank.setdefault(self.model.frame.key, set())
-        if _mentions_rank(value, per_rank):
+            self._buffers.setdefault(key, set()).add(name)
+        small = self._small.setdefault(key, set())
+        (small.add if _writes_small_files(value) else small.discard)(name)
+        per_rank = self._per_rank.setdefault(key, {})
+        named = rank_mentions(value, per_rank)
+        for table, held in ((self._rank_zero_configs, self._rank_zero_config(value)), (self._rank_zero_states, self._rank_zero_state(value))):
+            (table.setdefault(key, {}).__setitem__(name, held) if held is not None else table.get(key, {}).pop(name, None))
+        if named:
             if _builds_path(value):
-                self._rank_paths.setdefault(self.model.frame.key, set()).add(name)
-            per_rank.add(name)
+                self._rank_paths.setdefault(key, {})[name] = named
+            per_rank[name] = named
             attribute = self._attribute(name)
-            if attribute is not None:  # `self.path = f"queue{rank}.pth"` in another method
+            if attribute is not None and named & REPLICA_DIMENSIONS:  # `self.path = f"queue{rank}.pth"` in another method
                 self._per_rank_attributes.add(attribute)
         else:
-            per_rank.discard(name)
+            per_rank.pop(name, None)
+
+    def _rank_zero_config(self, value: cst.BaseExpression) -> cst.CSTNode | None:
+        """`FullStateDictConfig(rank0_only=True)`, `StateDictOptions(full_state_dict=True,
+        cpu_offload=True)` (a literal True each), or a name bound to one: the call."""
+        if isinstance(value, cst.Name):
+            return self._rank_zero_configs.get(self.model.frame.key, {}).get(value.value)
+        if not isinstance(value, cst.Call):
+            return None
+        qualified = self.model.qualified(value.func)
+        if qualified in FULL_STATE_DICT_CONFIG:
+            flags = ("rank0_only",)
+        elif qualified in STATE_DICT_OPTIONS:
+            flags = ("full_state_dict", "cpu_offload")
+        else:
+            return None
+        api = FULL_STATE_DICT_CONFIG if qualified in FULL_STATE_DICT_CONFIG else STATE_DICT_OPTIONS
+        given = [argument_for(value, api, flag) for flag in flags]
+        return value if all(arg is not None and _is_true(arg.value) for arg in given) else None
+
+    def _rank_zero_state(self, value: cst.BaseExpression) -> cst.CSTNode | None:
+        """Where the state dict `value` holds was made, when only rank 0 receives it: DCP's
+        `get_model_state_dict(model, options=...)` given such options, a `.state_dict()` in a
+        `with FSDP.state_dict_type(model, ..., config)` block given such a configuration, or a
+        name bound to one."""
+        if isinstance(value, cst.Name):
+            return self._rank_zero_states.get(self.model.frame.key, {}).get(value.value)
+        if not isinstance(value, cst.Call):
+            return None
+        if self.model.qualified(value.func) in GET_STATE_DICT:
+            options = argument_for(value, GET_STATE_DICT, "options")
+            return self._rank_zero_config(options.value) if options is not None else None
+        if isinstance(value.func, cst.Attribute) and value.func.attr.value == "state_dict" and self._rank_zero_blocks:
+            return self._rank_zero_blocks[-1]
+        return None
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             self._bind(target.target, node.value)
 
+    def visit_With(self, node: cst.With) -> None:
+        for item in node.items:
+            call = item.item
+            if not isinstance(call, cst.Call):
+                continue
+            name = last_name(call) or ""
+            if name.endswith(RANK_ZERO_FIRST):  # `accelerator.main_process_first()`
+                self._first.append(node)
+            elif name == STATE_DICT_TYPE and len(call.args) >= 3:
+                made = self._rank_zero_config(call.args[2].value)
+                if made is not None:
+                    self._distributed_frames.add(self.model.frame.key)  # FSDP's state dicts are collectives
+                    self._rank_zero_blocks.append(made)
+
+    def leave_With(self, original_node: cst.With) -> None:
+        for item in original_node.items:
+            call = item.item
+            if isinstance(call, cst.Call) and last_name(call) == STATE_DICT_TYPE and len(call.args) >= 3:
+                if self._rank_zero_config(call.args[2].value) is not None and self._rank_zero_blocks:
+                    self._rank_zero_blocks.pop()
+        if self._first and self._first[-1] is original_node:
+            self._first.pop()
+
     def visit_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is not None:  # `with open(rank_path, "wb") as f:`
             self._bind(node.asname.name, node.item)
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._blocks.append(node)
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
+        self._blocks.pop()
+        self._waiting.discard(id(original_node))
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._blocks.append(node)
+
+    def leave_If(self, original_node: cst.If) -> None:
+        """`if rank != 0: dist.barrier()`: the other ranks wait there until rank 0 has passed
+        the matching barrier, so what follows in the block runs on rank 0 first."""
+        if not _calls_barrier(self.model, original_node.body):
+            return
+        test = classify(original_node.test, self.ranks.facts)
+        if test.true_never_zero and not test.true_only_zero and self._blocks:
+            self._waiting.add(id(self._blocks[-1]))
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if environment_key(node) in RANK_ENVIRONMENT:
@@ -680,85 +1003,258 @@ class SaveOnEveryRank(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.model.qualified(node.func)
+        key = self.model.frame.key
+        writer = self._writer(node, qualified)
+        if writer is not None:
+            if not self.ranks.only_first_replica:
+                self._note_save(node, *writer)
+            return
         if qualified is None:
             if environment_key(node) in RANK_ENVIRONMENT:
-                self._distributed_frames.add(self.model.frame.key)
+                self._distributed_frames.add(key)
+            if last_name(node) == ACCELERATE_SAVE_HOOK and node.args and isinstance(node.args[0].value, cst.Name):
+                self._hooks[node.args[0].value.value] = node
             return
-        if _is_process_group_api(qualified) or qualified in DDP:
-            self._distributed_frames.add(self.model.frame.key)
+        if _is_process_group_api(qualified) or qualified in DDP or qualified in GET_STATE_DICT:
+            self._distributed_frames.add(key)
         elif qualified in SPAWN or qualified in START_PROCESSES:
-            self._distributed_frames.add(self.model.frame.key)
+            self._distributed_frames.add(key)
             target = argument_for(node, SPAWN, "fn")
             if target is not None and isinstance(target.value, cst.Name):
                 self._spawned.add(target.value.value)
-        elif qualified not in TORCH_SAVE and self.model.project is not None and not self.ranks.only_rank_zero:
-            per_rank = self._per_rank.get(self.model.frame.key, set())
-            paths = self._rank_paths.get(self.model.frame.key, set())
+        elif self.model.project is not None and not self.ranks.only_first_replica:
+            per_rank = self._per_rank.get(key, {})
+            paths = self._rank_paths.get(key, {})
             if not any(  # `save(state, f"ckpt_{rank}.pt")`, or a name bound to one
-                dotted_name(arg.value) in paths or (_builds_path(arg.value) and _mentions_rank(arg.value, per_rank))
+                paths.get(dotted_name(arg.value) or "", frozenset()) & REPLICA_DIMENSIONS
+                or (_builds_path(arg.value) and rank_mentions(arg.value, per_rank) & REPLICA_DIMENSIONS)
                 for arg in node.args
             ):
-                self._helper_calls.append((node, self.model.frame.key, qualified))
-        elif qualified in TORCH_SAVE and not self.ranks.only_rank_zero:
-            destination = argument_for(node, TORCH_SAVE, "f")
-            if destination is None or _mentions_rank(destination.value, self._per_rank.get(self.model.frame.key, set())):
-                return
-            name = dotted_name(destination.value)  # `buffer`, `tmp`, `tmp.name`
-            if name is not None and name.split(".")[0] in self._buffers.get(self.model.frame.key, ()):
-                return
-            self._saves.append((node, self.model.frame.key, self.ranks.uncalled_guard, self._attribute(name)))
+                self._helper_calls.append((node, key, qualified))
+
+    def _writer(self, node: cst.Call, qualified: str | None) -> tuple[str, cst.Arg | None] | None:
+        """(how the message names it, the file or folder it writes) for a call that writes a
+        model's or a dataset's files; None for any other call."""
+        if qualified in TORCH_SAVE:
+            return TORCH_SAVE.name, argument_for(node, TORCH_SAVE, "f")
+        if qualified in SAFETENSORS_SAVE:
+            return qualified.rpartition(".")[2], argument_for(node, SAFETENSORS_SAVE, "filename")  # type: ignore[union-attr]
+        if qualified in DOWNLOADING_DATASETS:
+            download = argument_for(node, DOWNLOADING_DATASETS, "download")
+            if download is None or not _is_true(download.value):
+                return None
+            return f"{qualified.rpartition('.')[2]}(download=True)", argument_for(node, DOWNLOADING_DATASETS, "root")  # type: ignore[union-attr]
+        func = node.func
+        if qualified is None and isinstance(func, cst.Attribute) and func.attr.value in SAVE_PRETRAINED.spellings:
+            if argument_for(node, SAVE_PRETRAINED, "is_main_process") is not None or has_star_arguments(node):
+                return None  # the caller says which process writes
+            if _writes_small_files(func.value) or dotted_name(func.value) in self._small.get(self.model.frame.key, ()):
+                return None  # a configuration's or tokenizer's small files, each in one write
+            return "save_pretrained", argument_for(node, SAVE_PRETRAINED, "save_directory")
+        return None
+
+    def _note_save(self, node: cst.Call, writer: str, destination: cst.Arg | None) -> None:
+        key = self.model.frame.key
+        if destination is None:
+            return
+        named = rank_mentions(destination.value, self._per_rank.get(key, {}))
+        if named & REPLICA_DIMENSIONS:
+            return  # one file per replica
+        name = dotted_name(destination.value)  # `buffer`, `tmp`, `tmp.name`
+        if name is not None and name.split(".")[0] in self._buffers.get(key, ()):
+            return
+        download = writer.endswith("(download=True)")
+        if download and (self._first or any(id(block) in self._waiting for block in self._blocks)):
+            return  # rank 0 downloads first, the others find the files
+        fetched = (key, writer, _code(destination.value))
+        if download and fetched in self._downloaded:
+            return  # the same files, which this process's first build of the dataset fetched
+        self._downloaded.add(fetched)
+        saved = argument_for(node, TORCH_SAVE, "obj") if writer == TORCH_SAVE.name else None
+        state = self._rank_zero_state(saved.value) if saved is not None else None
+        self._saves.append(
+            _Save(
+                node, key, writer, self.ranks.uncalled_guard, self._attribute(name), MODEL in named, state, download,
+                bool(self.ranks.conditions),
+            )
+        )
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        launched = self.launches.every_rank
-        if not (self._saves or self._helper_calls) or not (self._distributed_frames or launched):
+        launched = self.launches.every_rank | set(self._hooks)
+        project = self.model.project
+        elsewhere = project is not None and project.run_by_ranks
+        if not (self._saves or self._helper_calls) or not (self._distributed_frames or launched or elsewhere):
             return
-        guarded = self.ranks.functions_only_rank_zero_calls()
-        callers: dict[str, list] = {}
-        for site in self.ranks.call_sites:
-            callers.setdefault(site.callee, []).append(site)
-        memo: dict[str | None, bool] = {}
-
-        def shows_distributed(key: str | None) -> bool:
-            return (
-                key in self._distributed_frames or key in self.ranks.rank_aware_frames or key in self._spawned
-                or key in launched
-            )
-
-        def every_rank_runs(key: str | None) -> bool:
-            """Module code or a function that shows it runs distributed and is reached outside a
-            rank-0 guard (or has no caller here), or that is called from such code unguarded."""
-            if key is None:
-                return shows_distributed(None)
-            if key in memo:
-                return memo[key]
-            memo[key] = False  # a cycle proves nothing
-            if key in guarded:
-                return False
-            unguarded = [site for site in callers.get(key, ()) if not site.only_zero]
-            if shows_distributed(key):
-                result = bool(unguarded) or key not in callers
-            else:
-                result = any(every_rank_runs(site.caller) for site in unguarded)
-            memo[key] = result
-            return result
-
-        for node, frame, uncalled, attribute in self._saves:
-            if attribute in self._per_rank_attributes:
+        shows = self._distributed_frames | self.ranks.rank_aware_frames | self._spawned | launched
+        paths = _EveryRank(self.ranks, shows)
+        for save in self._saves:
+            if save.attribute in self._per_rank_attributes:
                 continue
-            if every_rank_runs(frame):
+            path = paths.path(save.frame)
+            if path is None and elsewhere and save.frame not in paths.guarded:
+                self._report_elsewhere(save)
+            elif path is not None:
                 # the rank-0 test of the launcher the file uses, where it uses no torch.distributed
-                guard = self.launches.guard(frame, elsewhere=not self._distributed_frames)
-                message = self.message if guard is None else _MESSAGE.format(guard)
-                always_true = f"{message}; `{uncalled}` is not called, so the test is always true"
-                self.report(node, message if uncalled is None else always_true)
+                hook = (save.frame or "").rpartition(".")[2] in self._hooks
+                guard = self.launches.guard(save.frame, elsewhere=not self._distributed_frames or hook)
+                message = _message(save, guard)
+                self.report(save.node, message, chain=self._chain(save.frame, path, save, message))
         for node, frame, qualified in self._helper_calls:
-            if every_rank_runs(frame):
+            path = paths.path(frame)
+            if path is not None:
                 where = saving_helper(self.model.project, qualified)  # type: ignore[arg-type]
                 if where is not None:
                     guard = self.launches.guard(frame, elsewhere=not self._distributed_frames)
                     test = "if dist.get_rank() == 0:" if guard is None else guard
-                    self.report(node, _HELPER_MESSAGE.format(qualified.rpartition(".")[2], where, test))
-        del every_rank_runs  # a recursive closure is a cycle, and it holds `self`: the file's tree
+                    message = _HELPER_MESSAGE.format(qualified.rpartition(".")[2], where, test)
+                    chain = self._chain(frame, path, None, message, node)
+                    self.report(node, message, chain=chain[:-1] + [Link(StepKind.HARM, _harm(message), where)])
+
+    def _report_elsewhere(self, save: _Save) -> None:
+        """A save in a function that other modules run on every rank (`ranks_run`): a dataset
+        class's cache that every rank builds, a helper every rank calls under an `if` of its own."""
+        project = self.model.project
+        record = project.program.function(project.module, save.frame) if save.frame is not None else None
+        if record is not None and record.escapes.plain_saves and not save.conditional:
+            return  # reported where every rank calls it (`saving_helper`)
+        steps = ranks_run(project, save.frame)
+        if not steps:
+            return
+        kind, text, place = steps[-1]
+        note = f"every rank {text} at {place}, from {steps[0][2]}" if len(steps) > 1 else f"{text} at {place}"
+        if save.model_parallel or save.download or save.rank_zero_state is not None:
+            message = re.sub(r" runs on every (data-parallel )?rank", rf"\g<0> ({note})", _message(save, None), count=1)
+        else:
+            message = _ELSEWHERE_MESSAGE.format(save.writer, note)
+        chain = [Link(kind, f"every rank {text} here" if kind is StepKind.REACHES else text, place) for kind, text, place in steps]
+        self.report(save.node, message, chain=[*chain, Link(StepKind.HARM, _harm(message), save.node)])
+
+    def _chain(self, frame: str | None, path: list[RegionCall], save: _Save | None, message: str, node=None) -> list[Link]:
+        """Who runs the save (every rank, from where), how it gets there (the calls outside any
+        rank-0 test), where a state dict only rank 0 receives is made, and the harm."""
+        name = (frame or "").rpartition(".")[2]
+        if name in self._hooks:
+            registered = self._hooks[name]
+            chain = [Link(StepKind.RUNS, f"accelerator.save_state() runs {name}() on every process: it is registered here", registered)]
+        else:
+            runs = self.runs_link()
+            chain = [runs] if runs is not None else []
+        chain += [Link(StepKind.REACHES, f"every rank calls {site.callee.rpartition('.')[2]}() here, outside a rank-0 test", site.node) for site in path]
+        if save is not None and save.rank_zero_state is not None:
+            chain.append(Link(StepKind.MADE, "only rank 0 receives this full state dict; the others get an empty one", save.rank_zero_state))
+        chain.append(Link(StepKind.HARM, _harm(message), save.node if save is not None else node))
+        return chain
+
+
+class _EveryRank:
+    """Which frames of a file every rank runs: code that shows it runs distributed (or that a
+    launcher runs on every rank) and is reached outside a rank-0 guard (or has no caller here),
+    or that is called from such code unguarded. `path` gives, for a frame, the calls from such
+    code to it (outermost first), or None."""
+
+    def __init__(self, ranks: RankRegions, shows: set) -> None:
+        self.shows = shows
+        self.guarded = ranks.functions_only_rank_zero_calls(replicas=True)
+        self.callers: dict[str, list[RegionCall]] = {}
+        for site in ranks.call_sites:
+            self.callers.setdefault(site.callee, []).append(site)
+        self.memo: dict[str | None, list[RegionCall] | None] = {}
+
+    def path(self, key: str | None) -> list[RegionCall] | None:
+        if key is None:
+            return [] if None in self.shows else None
+        if key in self.memo:
+            return self.memo[key]
+        self.memo[key] = None  # a cycle proves nothing
+        if key in self.guarded:
+            return None
+        unguarded = [site for site in self.callers.get(key, ()) if not site.first_replica]
+        found: list[RegionCall] | None = None
+        if key in self.shows:
+            found = [] if unguarded or key not in self.callers else None
+        else:
+            for site in unguarded:
+                outer = self.path(site.caller)
+                if outer is not None:
+                    found = [*outer, site]
+                    break
+        self.memo[key] = found
+        return found
+
+
+@dataclass(frozen=True)
+class _Save:
+    """A write every rank may run: the call, its function, how the message names the writer
+    (`torch.save`, `save_pretrained`, `CIFAR10(download=True)`), the rank predicate an enclosing
+    `if` names without calling it, the `self` attribute it writes to as (class, name), whether
+    its file's name tells only model-parallel ranks apart, where a state dict only rank 0
+    receives is made, whether it downloads a dataset, and whether an `if` of its function is
+    around it."""
+
+    node: cst.Call
+    frame: str | None
+    writer: str
+    uncalled: str | None
+    attribute: tuple[str, str] | None
+    model_parallel: bool
+    rank_zero_state: cst.CSTNode | None
+    download: bool
+    conditional: bool
+
+
+def _message(save: _Save, guard: str | None) -> str:
+    test = guard or "if dist.get_rank() == 0:"
+    if save.rank_zero_state is not None:
+        message = _RANK_ZERO_STATE_MESSAGE.format(test)
+    elif save.download:
+        message = _DOWNLOAD_MESSAGE.format(save.writer, test)
+    elif save.model_parallel:
+        message = _MODEL_PARALLEL_MESSAGE.format(save.writer)
+    elif save.writer == TORCH_SAVE.name:
+        message = _MESSAGE.format(test)
+    elif save.writer == "save_pretrained":
+        message = _PRETRAINED_MESSAGE.format(test)
+    else:
+        message = _WRITER_MESSAGE.format(save.writer, test)
+    return f"{message}; `{save.uncalled}` is not called, so the test is always true" if save.uncalled else message
+
+
+def _writes_small_files(expr: cst.BaseExpression) -> bool:
+    """A tokenizer, processor or configuration (by the name it is kept under, `model.config`,
+    or the class it is built from, `AutoTokenizer.from_pretrained(...)`, `T5Config(...)`): its
+    save_pretrained writes small files, each in one write."""
+    if isinstance(expr, cst.Call):
+        func = expr.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "from_pretrained":
+            func = func.value
+        name = last_name(func) or ""
+        return name.endswith(("Tokenizer", "TokenizerFast", "Config", "Processor", "FeatureExtractor"))
+    receiver = (last_name(expr) or "").lower()
+    return any(receiver == small or receiver.endswith(f"_{small}") for small in SMALL_FILE_WRITERS)
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _harm(message: str) -> str:
+    """What a message of this rule says is wrong: the text before its advice."""
+    return message.partition("; ")[0]
+
+
+def _is_true(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "True"
+
+
+def _calls_barrier(model, suite: cst.BaseSuite) -> bool:
+    """The block calls a barrier of torch.distributed in its own statements."""
+    lines = suite.body if isinstance(suite, cst.IndentedBlock) else [suite]
+    for line in lines:
+        for small in getattr(line, "body", ()) if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else ():
+            if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                if COLLECTIVES.get(model.qualified(small.value.func) or "") == "barrier":
+                    return True
+    return False
 
 
 # -- questions only this rule asks of the program model -------------------------------------
@@ -794,3 +1290,115 @@ def _saving(program, module: str, key: str, depth: int):
         if where is not None:
             return where
     return None
+
+
+MAX_CALLER_DEPTH = 6  # callers followed from a save to the code that joins the ranks; deeper is unknown
+
+
+def ranks_run(view, key: str | None) -> list[tuple[StepKind, str, Place]] | None:
+    """How every rank comes to run function `key` of the view's module: the code that joins
+    the ranks (a function that calls init_process_group or builds an Accelerator, itself or
+    through a project function it calls, or a script whose code does), then each call from
+    there to `key` outside any rank-0 test (an object's construction for its `__init__`, and
+    for the `download`/`process` of a PyTorch Geometric dataset, which its constructor runs; a
+    class a module holds, chosen by name at run time, for each of that module's classes), as
+    (kind, text, place) steps; None where no such path is found."""
+    return _ranks_run(view.program, view.context, view.module, key, 0, frozenset())
+
+
+def _ranks_run(program, context, module: str, key: str | None, depth: int, seen: frozenset):
+    if (module, key) in seen or depth > MAX_CALLER_DEPTH:
+        return None
+    root = _joins_ranks(program, context, module, key)
+    if root is not None:
+        return [root]
+    for site, how in _callers(program, context, module, key):
+        if context.guarded_at(site.caller, site.caller_key, site.line, replicas=True):
+            continue
+        outer = _ranks_run(program, context, site.caller, site.caller_key, depth + 1, seen | {(module, key)})
+        if outer is not None:
+            return [*outer, (StepKind.REACHES, how, program.place(site.caller, site.line))]
+    return None
+
+
+def _joins_ranks(program, context, module: str, key: str | None):
+    """The RUNS step where function `key` (None: the module's own code) joins the ranks, itself
+    or through a project function it calls; None where it does not."""
+    record = program.function(module, key) if key is not None else program.module_code(module)
+    if record is None:
+        return None
+    if record.process_groups:
+        return StepKind.RUNS, "every rank runs this: it joins the process group here", program.place(module, record.process_groups[0].line)
+    summary = program.summary(module)
+    calls = summary.context.get(key or "") if summary is not None else None
+    cls = record.cls if key is not None else None
+    for call in calls.calls if calls is not None else ():
+        if call.callee.rpartition(".")[2] in ACCELERATOR.last_names:
+            return StepKind.RUNS, "every rank runs this: `accelerate launch` runs the code that builds an Accelerator", program.place(module, call.line)
+        target = program.resolve(module, call.callee, cls)
+        inner = program.function(target.module, target.key) if target is not None else None
+        if inner is not None and inner.process_groups:
+            where = program.place(target.module, inner.process_groups[0].line)
+            text = f"every rank runs this: it joins the process group through {call.callee}() ({where})"
+            return StepKind.RUNS, text, program.place(module, call.line)
+    return None
+
+
+def _callers(program, context, module: str, key: str | None):
+    """(call site, what the call does) for each call that runs function `key` of `module`."""
+    if key is None:
+        return
+    cls, _, method = key.rpartition(".")
+    if cls and (method == "__init__" or method in BUILD_TIME_METHODS and _derives(program, module, cls, BUILD_TIME_DATASETS)):
+        for site, built in _constructions(program, module, cls):
+            yield site, f"builds a {built}" if method == "__init__" else f"builds a {built}, whose constructor runs {method}()"
+        return
+    for site in context.call_sites(module, key) or ():
+        yield site, f"calls {method or key}()"
+
+
+def _ancestors(program, module: str, cls: str):
+    """The project classes `cls` of `module` derives from, itself first, as (module, class), and
+    the qualified names of its other bases, as (None, name)."""
+    pending, seen = [(module, cls)], set()
+    while pending and len(seen) <= 16:
+        current = pending.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        yield current
+        summary = program.summary(current[0]) if current[0] is not None else None
+        record = summary.classes.get(current[1]) if summary is not None else None
+        for base in record.bases if record is not None else ():
+            found = program.class_of(current[0], base)
+            pending.append(found if found is not None else (None, program.qualify(current[0], base) or base))
+
+
+def _derives(program, module: str, cls: str, bases) -> bool:
+    """Whether project class `cls` of `module` derives from one of `bases` (catalog spellings)."""
+    return any(owner is None and name in bases for owner, name in _ancestors(program, module, cls))
+
+
+def _constructions(program, module: str, cls: str):
+    """(call site, the class built) for each construction of `cls` or a project subclass of it:
+    `JointDataset(...)`, and a class `module` holds chosen by name (`getattr(datasets, name)(...)`)."""
+    for caller in dict.fromkeys((module, *program.importers_of(module))):
+        summary = program.summary(caller)
+        for caller_key, record in (summary.context.items() if summary is not None else ()):
+            for call in record.calls:
+                built = _built(program, caller, call.callee, module, cls)
+                if built is not None:
+                    yield CallSite(caller, caller_key or None, call.line), built
+
+
+def _built(program, caller: str, callee: str, module: str, cls: str) -> str | None:
+    """What the call of `callee` in `caller` builds, where that is `cls` of `module`, a subclass
+    of it, or any class of `module` chosen by name; None otherwise."""
+    if callee.endswith(".*"):
+        qualified = program.qualify(caller, callee[:-2])
+        found = program.split(qualified, caller) if qualified else None
+        if found is None and qualified == module:
+            found = (module, "")
+        return f"class of {callee[:-2]} chosen by name" if found is not None and found[0] == module and not found[1] else None
+    made = program.class_of(caller, callee)
+    return made[1] if made is not None and (module, cls) in _ancestors(program, *made) else None
