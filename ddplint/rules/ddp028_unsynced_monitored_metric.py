@@ -64,13 +64,18 @@ class UnsyncedMonitoredMetric(Rule):
     Fires when a LightningModule of this file logs, with `self.log(name, ...)` or
     `self.log_dict({name: ...})` and a literal name, a metric that a ModelCheckpoint or
     EarlyStopping monitors (a literal `monitor=`, in this file or in a module that imports it,
-    or one that imports such a module) without `sync_dist=True`, or with `rank_zero_only=True`.
+    or one that imports such a module) without `sync_dist=True`, or with `rank_zero_only=True`,
+    and a Trainer in this file or such a module is set for several processes (`devices` or
+    `gpus` above 1, -1, a list or a "0,1" string of several, `num_nodes` above 1, or a ddp,
+    fsdp or deepspeed `strategy`): that Trainer is the chain's "several ranks run the hooks" step.
 
     Not flagged: a torchmetrics Metric object logged as the value (`self.log("val_acc",
     self.accuracy)`) or its `compute()`, which the metric syncs itself; a `sync_dist` the code
     decides at run time or `**kwargs` (unknown); a metric no callback monitors; a monitor name
     that is not a literal (a configuration value: which metric it names is unknown here, as in
-    a LightningCLI or YAML set-up); a module whose Trainers are all for one device.
+    a LightningCLI or YAML set-up); a module whose Trainers are all for one device, or where no
+    Trainer shown says how many processes run (settings from the command line or a
+    configuration file: unknown, so silent).
 
     Fix (safe): add `sync_dist=True` (or turn `sync_dist=False` into it). Offered only where
     the log call is not in a rank-0 branch and does not pass `rank_zero_only=True`; there the
@@ -112,6 +117,9 @@ class UnsyncedMonitoredMetric(Rule):
 
                 def configure_callbacks(self):
                     return [ModelCheckpoint(monitor="val_loss", mode="min", save_top_k=3)]
+
+            def main(data):
+                L.Trainer(accelerator="gpu", devices=[0, 1]).fit(Classifier(), data)
             """,
             fixed="""
             import torch
@@ -126,6 +134,9 @@ class UnsyncedMonitoredMetric(Rule):
 
                 def configure_callbacks(self):
                     return [ModelCheckpoint(monitor="val_loss", mode="min", save_top_k=3)]
+
+            def main(data):
+                L.Trainer(accelerator="gpu", devices=[0, 1]).fit(Classifier(), data)
             """,
             messages=(
                 "metric monitored by ModelCheckpoint/EarlyStopping is logged without sync_dist=True: each rank "
@@ -213,6 +224,22 @@ class UnsyncedMonitoredMetric(Rule):
             """
         ),
         Clean(
+            # No Trainer shown says how many processes run the module (its settings come from
+            # the command line): whether several ranks log the metric is unknown.
+            """
+            import pytorch_lightning as pl
+            from pytorch_lightning.callbacks import ModelCheckpoint
+
+            class Model(pl.LightningModule):
+                def validation_step(self, batch, batch_idx):
+                    self.log("val_loss", self.loss(batch))
+
+            def main(args):
+                trainer = pl.Trainer.from_argparse_args(args, callbacks=[ModelCheckpoint(monitor="val_loss")])
+                trainer.fit(Model())
+            """
+        ),
+        Clean(
             # One device: a single process, nothing to sync. The monitor from a configuration
             # file, and a sync decided at run time, are unknown here.
             """
@@ -238,7 +265,7 @@ class UnsyncedMonitoredMetric(Rule):
         self._metrics: dict[str, set[str]] = {}  # class -> its `self.x` torchmetrics objects
         self._logs: list[_Log] = []
         self._monitors: list[_Monitor] = []
-        self._trainers: list[bool] = []  # per Trainer(...) here: whether it is for one device
+        self._trainers: list[tuple[bool | None, cst.Call]] = []  # per Trainer(...) here: several devices?
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         if any(self.model.qualified(b.value) in LIGHTNING_MODULE or dotted_name(b.value) in self._lightning for b in node.bases):
@@ -267,7 +294,7 @@ class UnsyncedMonitoredMetric(Rule):
                 self._monitors.append(_Monitor(name, _callback_name(qualified), node))
             return
         if qualified in LIGHTNING_TRAINER:
-            self._trainers.append(_one_device_cst(self.model, node))
+            self._trainers.append((_several_devices(_trainer_settings_cst(self.model, node)), node))
             return
         cls = self._lightning_class()
         func = node.func
@@ -296,10 +323,12 @@ class UnsyncedMonitoredMetric(Rule):
         return found  # type: ignore[return-value]
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        if not self._logs or (self._trainers and all(self._trainers)):
+        if not self._logs:
             return
+        runs = self._several_ranks()
+        if runs is None:
+            return  # nothing shows a Trainer that runs these hooks on several ranks
         monitors = {m.name: m for m in [*self._monitors, *self._imported_monitors()]}
-        runs = self.runs_link()
         for log in self._logs:
             for name, value in log.names.items():
                 monitor = monitors.get(name)
@@ -307,7 +336,26 @@ class UnsyncedMonitoredMetric(Rule):
                     continue
                 self._judge(log, name, monitor, runs)
 
-    def _judge(self, log: _Log, name: str, monitor: _Monitor, runs: Link | None) -> None:
+    def _several_ranks(self) -> Link | None:
+        """The step "several ranks run these hooks": a Trainer here, or in a module importing
+        this one, set for several devices or nodes or a multi-process strategy; None when every
+        Trainer shown is for one device or none says how many."""
+        if any(several is False for several, _ in self._trainers) and not any(several for several, _ in self._trainers):
+            return None
+        here = next((node for several, node in self._trainers if several), None)
+        if here is not None:
+            return Link(StepKind.RUNS, "this Trainer runs on several devices: every rank runs the module's hooks", here)
+        project = self.model.project
+        if project is None:
+            return None
+        program = project.program
+        for importer in importers(program, project.module):
+            place = several_devices_trainer(program, importer)
+            if place is not None:
+                return Link(StepKind.RUNS, "this Trainer runs on several devices: every rank runs the module's hooks", place)
+        return None
+
+    def _judge(self, log: _Log, name: str, monitor: _Monitor, runs: Link) -> None:
         api = LIGHTNING_LOG if log.call.func.attr.value in LIGHTNING_LOG else LIGHTNING_LOG_DICT  # type: ignore[attr-defined]
         sync, rank_zero = _flag(argument_for(log.call, api, LOG_SYNC_DIST)), _flag(argument_for(log.call, api, LOG_RANK_ZERO_ONLY))
         if rank_zero is None or (not rank_zero and sync is not False):
@@ -318,7 +366,7 @@ class UnsyncedMonitoredMetric(Rule):
                 "each rank records its own shard's value, and the callback decides on every rank from that")
         chain = [
             Link(StepKind.MADE, f"{monitor.callback} monitors `{name}`", monitor.at),
-            *([runs] if runs is not None else []),
+            runs,
             Link(StepKind.HARM, harm, log.call),
         ]
         message = self.rank_zero_message if rank_zero else self.message
@@ -373,15 +421,22 @@ def _callback_name(qualified: str) -> str:
     return qualified.rpartition(".")[2]
 
 
-def _one_device_cst(model, call: cst.Call) -> bool:
-    """A Trainer built for one device: `devices=1` (or "1", or a list of one)."""
-    devices = argument_for(call, LIGHTNING_TRAINER, "devices")
-    if devices is None:
-        return False
-    value = devices.value
-    if isinstance(value, (cst.List, cst.Tuple)):
-        return len(value.elements) == 1
-    return (isinstance(value, cst.Integer) and value.value == "1") or model.string_value(value) == "1"
+def _trainer_settings_cst(model, call: cst.Call) -> dict[str, object]:
+    """The device settings a Trainer call gives, as `_several_devices` reads them."""
+    settings: dict[str, object] = {}
+    for arg in call.args:
+        if arg.keyword is None or arg.keyword.value not in _DEVICE_SETTINGS:
+            continue
+        value = arg.value
+        if isinstance(value, (cst.List, cst.Tuple)):
+            settings[arg.keyword.value] = ("list", len(value.elements))
+        elif isinstance(value, cst.Integer):
+            settings[arg.keyword.value] = int(value.value, 0)
+        elif isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus) and isinstance(value.expression, cst.Integer):
+            settings[arg.keyword.value] = -int(value.expression.value, 0)
+        else:
+            settings[arg.keyword.value] = model.string_value(value)
+    return settings
 
 
 # -- questions only this rule asks of the program model -------------------------------------
@@ -401,23 +456,29 @@ def importers(program, module: str) -> list[str]:
 
 
 def monitors_in(program, module: str) -> list[_Monitor]:
-    """The literal monitors of the ModelCheckpoint and EarlyStopping calls of `module`, unless
-    every Lightning Trainer it builds is for one device."""
-    tree = program.tree(module)
-    if tree is None:
-        return []
-    found, trainers = [], []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        qualified = program.qualify(module, _dotted(node.func) or "")
-        if qualified in LIGHTNING_TRAINER:
-            trainers.append(_one_device_ast(node))
-        elif qualified in MONITORING_CALLBACKS:
+    """The literal monitors of the ModelCheckpoint and EarlyStopping calls of `module`."""
+    found = []
+    for node, qualified in _calls(program, module):
+        if qualified in MONITORING_CALLBACKS:
             name = _monitor_literal(node, qualified)
             if name is not None:
                 found.append(_Monitor(name, _callback_name(qualified), program.place(module, node.lineno)))
-    return [] if trainers and all(trainers) else found
+    return found
+
+
+def several_devices_trainer(program, module: str) -> Place | None:
+    """Where `module` builds a Lightning Trainer for several devices (`_several_devices`)."""
+    for node, qualified in _calls(program, module):
+        if qualified in LIGHTNING_TRAINER and _several_devices(_trainer_settings_ast(node)):
+            return program.place(module, node.lineno)
+    return None
+
+
+def _calls(program, module: str):
+    tree = program.tree(module)
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Call):
+            yield node, program.qualify(module, _dotted(node.func) or "")
 
 
 def _monitor_literal(call: ast.Call, qualified: str) -> str | None:
@@ -427,11 +488,54 @@ def _monitor_literal(call: ast.Call, qualified: str) -> str | None:
     return given.value if isinstance(given, ast.Constant) and isinstance(given.value, str) else None
 
 
-def _one_device_ast(call: ast.Call) -> bool:
-    devices = next((k.value for k in call.keywords if k.arg == "devices"), None)
-    if isinstance(devices, (ast.List, ast.Tuple)):
-        return len(devices.elts) == 1
-    return isinstance(devices, ast.Constant) and devices.value in (1, "1")
+def _trainer_settings_ast(call: ast.Call) -> dict[str, object]:
+    settings: dict[str, object] = {}
+    for keyword in call.keywords:
+        value = keyword.value
+        if keyword.arg not in _DEVICE_SETTINGS:
+            continue
+        if isinstance(value, (ast.List, ast.Tuple)):
+            settings[keyword.arg] = ("list", len(value.elts))
+        elif isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub) and isinstance(value.operand, ast.Constant):
+            settings[keyword.arg] = -value.operand.value if isinstance(value.operand.value, int) else None
+        else:
+            settings[keyword.arg] = value.value if isinstance(value, ast.Constant) else None
+    return settings
+
+
+# A Trainer's settings that say how many processes run: Lightning 2's `devices` and 1.x's `gpus`
+# (a count, -1 or "-1" for all, a list or a "0,1" string of indices), `num_nodes`, `strategy`.
+_DEVICE_SETTINGS = frozenset({"devices", "gpus", "num_nodes", "strategy"})
+_MULTI_PROCESS_STRATEGIES = ("ddp", "fsdp", "deepspeed")
+
+
+def _several_devices(settings: dict[str, object]) -> bool | None:
+    """Whether a Trainer so set runs several processes: True, False (one device on one node),
+    or None where its settings do not say (defaults, values read at run time)."""
+    nodes = settings.get("num_nodes")
+    if isinstance(nodes, int) and nodes > 1:
+        return True
+    count = _device_count(settings.get("devices", settings.get("gpus")))
+    if count is not None:
+        return count != 1
+    strategy = settings.get("strategy")
+    if isinstance(strategy, str) and strategy.startswith(_MULTI_PROCESS_STRATEGIES):
+        return True
+    return None
+
+
+def _device_count(given: object) -> int | None:
+    """How many devices a `devices`/`gpus` value names; -1 (all) counts as several."""
+    if isinstance(given, tuple):
+        return given[1]  # ("list", n)
+    if isinstance(given, str):
+        given = given.strip()
+        if "," in given:
+            return len([part for part in given.split(",") if part.strip()])
+        given = int(given) if given.lstrip("-").isdigit() else None
+    if isinstance(given, int) and not isinstance(given, bool):
+        return 2 if given == -1 else given
+    return None
 
 
 def _dotted(node: ast.expr) -> str | None:
