@@ -94,7 +94,7 @@ ANALYSES = {
 # The project facts in each rule's `opened_by` (rules not named here have none).
 OPENED_BY = {
     'DDP001': frozenset({ProjectFact.CUDA_HELPER}),
-    'DDP003': frozenset({ProjectFact.ENDLESS_WRAPPER, ProjectFact.SAMPLER_BUILDER}),
+    'DDP003': frozenset({ProjectFact.ENDLESS_WRAPPER, ProjectFact.HOLDS_LOADER, ProjectFact.SAMPLER_BUILDER}),
     'DDP006': frozenset({ProjectFact.SAMPLER_CLASS}),
     'DDP007': frozenset({ProjectFact.SAMPLER_BUILDER}),
     'DDP009': frozenset({ProjectFact.LOADS_WRAPPER_CHECKPOINT}),
@@ -110,6 +110,7 @@ OPENED_BY = {
 
 # The project facts in each rule's `unscreened_by` (rules not named here have none).
 UNSCREENED_BY = {
+    'DDP003': frozenset({ProjectFact.HOLDS_LOADER}),
     'DDP007': frozenset({ProjectFact.SAMPLER_BUILDER}),
     'DDP009': frozenset({ProjectFact.LOADS_WRAPPER_CHECKPOINT}),
     'DDP016': frozenset({ProjectFact.LOADER_CLASS_MODULE}),
