@@ -60,6 +60,6 @@ def cross_module_project(root: Path, imports: str = "", tail: str = "") -> Path:
         "    loader = build_loader(dataset)\n"
         "    for epoch in range(3):\n"
         "        for batch in loader:\n"
-        "            model(batch)\n" + tail
+        "            model(batch).sum().backward()\n" + tail
     )
     return train

@@ -37,12 +37,14 @@ _MAX_CALL_DEPTH = 3
 
 @dataclass(eq=False)
 class Function:
-    """A `def` (or the module's own top-level code, when `node` is None)."""
+    """A `def` (or the module's own top-level code, when `node` is None), with `key` the name the
+    project model gives it (`name`, `Class.name`)."""
 
     node: cst.FunctionDef | None
     scope: Scope
     self_class: cst.ClassDef | None
     params: list[str]
+    key: str | None = None
     loops: list[Loop] = field(default_factory=list)
     calls: list[CallSite] = field(default_factory=list)
     set_epochs: list[SetEpoch] = field(default_factory=list)
@@ -50,10 +52,33 @@ class Function:
 
 @dataclass(eq=False)
 class Loop:
-    node: cst.For | cst.While | cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp
+    """A loop, a comprehension, or a call `iter(x)` (`pull`): each starts a pass over what it iterates."""
+
+    node: cst.For | cst.While | cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp | cst.Call
     function: Function
     outer: tuple[Loop, ...]  # enclosing loops of the same function, outermost first
     iterated: set[Ref]
+    pull: bool = False
+
+
+@dataclass(frozen=True)
+class Pass:
+    """A pass over a loader inside an epoch loop: the loop (or `iter()` call) that makes it in
+    this module, or the function of another module the epoch loop hands the loader to, which
+    makes one (`elsewhere`, a ddplint.model.loaders.OnePass)."""
+
+    loop: Loop | None
+    elsewhere: object = None
+
+
+@dataclass(eq=False)
+class EpochLoop:
+    """A loop around passes over a loader: `names`, the loader's names there; `passes`, the
+    passes it makes (ddplint.analyses.samplers.Pass)."""
+
+    loop: Loop
+    names: set[Ref]
+    passes: list[Pass]
 
 
 @dataclass(eq=False)
@@ -64,6 +89,17 @@ class CallSite:
     callee: tuple
     function: Function
     loops: tuple[Loop, ...]
+    positional: list[Ref | None]
+    keywords: dict[str, Ref | None]
+
+
+@dataclass(eq=False)
+class Foreign:
+    """A call of another project module's function, given names (`positional` stops at a star)."""
+
+    function: Function
+    loops: tuple[Loop, ...]
+    qualified: str
     positional: list[Ref | None]
     keywords: dict[str, Ref | None]
 
@@ -87,6 +123,8 @@ class Construction:
     sampler: Ref | None = None  # a loader's `sampler=`, a batch sampler's own sampler
     batch_sampler: Ref | None = None
     star_kwargs: bool = False
+    draws: bool = False  # a loader given `sampler=` or `batch_sampler=` other than the literal None
+    loops: tuple[Loop, ...] = ()  # the loops open where it is made
     # A sampler made by a function of another project module: where it is built there.
     elsewhere: object = None  # the ddplint.model.records.Place of a sampler built in another module
 
@@ -120,6 +158,14 @@ class Endless:
     where: object  # its endless loop (a ddplint.model.records.Place: "utils.py:2")
 
 
+def _is_builtin(model: SemanticModel, func: cst.BaseExpression, name: str) -> bool:
+    return isinstance(func, cst.Name) and func.value == name and model.binding_scope(name) is None
+
+
+def _is_none(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
+
+
 def _call_ref(node: cst.Call) -> Ref:
     return (("call", id(node)), "")
 
@@ -140,15 +186,15 @@ class LoaderFlow(Analysis):
         self.assignments: Counter[Ref] = Counter()  # how often each name is assigned
         self.returns: list[tuple[tuple, str, Ref]] = []  # (function key, tuple index or "", value)
         self.endless: list[Endless] = []
-        # Calls, inside a loop, of another module's function given a name (a pass over a loader
-        # there: `train_one_epoch(model, loader)`), as (loops, callee, positional refs or None
-        # after a star, keyword refs).
-        self._elsewhere: list[tuple[tuple[Loop, ...], str, list[Ref | None] | None, dict[str, Ref | None]]] = []
+        # Calls of another module's function given a name (a pass over a loader there:
+        # `train_one_epoch(model, loader)`; a set_epoch there: `shuffle_dataset(loader, epoch)`).
+        self._elsewhere: list[Foreign] = []
         self.passes: dict[int, str] = {}  # by id of an epoch loop: the other module's function iterating the loader
         self._records: dict[int, Function] = {}  # by id of the `def` node
         self._loops: dict[int, Loop] = {}  # by id of the loop node
         self._bound: dict[int, list[Ref]] = {}
         self._made: dict[tuple[int | None, str], str | None] = {}  # (function, local) -> the call that made it
+        self.bound_in: dict[Ref, list[tuple[Loop, ...]]] = {}  # the loops open at each binding of a name
 
     # -- resolving expressions at the current point of the traversal -----------------------
 
@@ -166,6 +212,8 @@ class LoaderFlow(Analysis):
             return None
         if isinstance(expr, cst.Call):
             return _call_ref(expr)
+        if isinstance(expr, cst.IfExp) and _is_none(expr.orelse) != _is_none(expr.body):
+            return self.ref(expr.orelse if _is_none(expr.body) else expr.body)  # `DistributedSampler(ds) if dist else None`
         path = dotted_name(expr)
         if path is None:
             return None
@@ -202,7 +250,7 @@ class LoaderFlow(Analysis):
         frame = self.model.frame
         params = node.params
         names = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
-        function = self._records[id(node)] = Function(node, frame.scope, frame.self_class, names)
+        function = self._records[id(node)] = Function(node, frame.scope, frame.self_class, names, frame.key)
         key = self._key(frame)
         if key is not None:
             self.functions[key] = function
@@ -210,6 +258,11 @@ class LoaderFlow(Analysis):
     def visit_For(self, node: cst.For) -> None:
         outer = tuple(self._loops[id(open_node)] for open_node in self.model.loops[:-1])
         self._open_loop(node, outer, self._iterated(node.iter))
+        targets = node.target.elements if isinstance(node.target, (cst.Tuple, cst.List)) else [node.target]
+        for target in targets:  # what the loop binds is bound in it
+            ref = self.ref(target.value if isinstance(target, cst.Element) else target)
+            if ref is not None:
+                self.bound_in.setdefault(ref, []).append((*outer, self._loops[id(node)]))
 
     def visit_While(self, node: cst.While) -> None:
         outer = tuple(self._loops[id(open_node)] for open_node in self.model.loops[:-1])
@@ -275,6 +328,7 @@ class LoaderFlow(Analysis):
             target_ref = self.ref(target)
             if target_ref is None or isinstance(target, cst.Call):
                 continue
+            self.bound_in.setdefault(target_ref, []).append(self.open_loops)
             self.assignments[target_ref] += 2 if isinstance(value, cst.IfExp) else 1
             branches = [value.body, value.orelse] if isinstance(value, cst.IfExp) else [value]
             for branch in branches:
@@ -345,6 +399,10 @@ class LoaderFlow(Analysis):
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "set_epoch":
             function.set_epochs.append(SetEpoch(self.ref(node.func.value), function, loops))
             return
+        if _is_builtin(self.model, node.func, "iter") and len(node.args) == 1 and node.args[0].keyword is None:
+            # `next(iter(loader))`: a new pass over the loader starts here
+            pulled = Loop(node, function, loops, self._iterated(node.args[0].value), pull=True)
+            function.loops.append(pulled)
         callee = self._callee(node.func)
         if callee is not None:
             positional = [self.ref(a.value) for a in node.args if a.keyword is None and not a.star]
@@ -363,11 +421,11 @@ class LoaderFlow(Analysis):
             positional = [a for a in node.args if a.keyword is None]
             if wrapper is not None and wrapper.index < len(positional) and not any(a.star for a in positional):
                 self.endless.append(Endless(node, function, self.ref(positional[wrapper.index].value), wrapper.name, wrapper.loop))
-            elif self.open_loops and node.args:
+            elif node.args:
                 star = next((i for i, a in enumerate(node.args) if a.star), len(node.args))
                 given = [self.ref(a.value) for a in node.args[:star] if a.keyword is None]
                 keywords = {a.keyword.value: self.ref(a.value) for a in node.args if a.keyword is not None}
-                self._elsewhere.append((self.open_loops, qualified, given, keywords))
+                self._elsewhere.append(Foreign(function, self.open_loops, qualified, given, keywords))
             return
         # A sampler returned alone is bound where the call is assigned; one inside a tuple
         # where that element is unpacked; one inside a DataLoader is reached as `loader.sampler`.
@@ -414,7 +472,7 @@ class LoaderFlow(Analysis):
 
     def _construction(self, node: cst.Call, qualified: str) -> None:
         bound = self._bound.get(id(node), [])
-        made = Construction("", node, self.function, len(self.constructions), bound)
+        made = Construction("", node, self.function, len(self.constructions), bound, loops=self.open_loops)
         if qualified in DISTRIBUTED_SAMPLER:
             dataset = argument_for(node, DISTRIBUTED_SAMPLER, "dataset")
             made.kind, made.shuffle = "sampler", argument_for(node, DISTRIBUTED_SAMPLER, "shuffle")
@@ -428,10 +486,15 @@ class LoaderFlow(Analysis):
             made.dataset = self.ref(dataset.value) if dataset is not None else None
             made.sampler = self.ref(sampler.value) if sampler is not None else None
             made.batch_sampler = self.ref(batch.value) if batch is not None else None
+            made.draws = any(arg is not None and not _is_none(arg.value) for arg in (sampler, batch))
             made.star_kwargs = has_star_arguments(node, ("**",))
         self.constructions.append(made)
 
     # -- questions asked in leave_Module -----------------------------------------------------
+
+    def all_functions(self) -> list[Function]:
+        """Every function of the module, nested ones too."""
+        return list(self._records.values())
 
     def of_kind(self, kind: str) -> list[Construction]:
         return [c for c in self.constructions if c.kind == kind]
@@ -462,32 +525,36 @@ class LoaderFlow(Analysis):
                 found.append((loader, ".batch_sampler.sampler" if through_batch_sampler else ".batch_sampler"))
         return found
 
-    def epoch_loops(self, loader: Construction) -> list[tuple[Loop, set[Ref]]]:
-        """Loops that iterate `loader` in their body (around a `for` over it, or around a call
-        of a same-module function that iterates it), each with the names of the loader there."""
-        found: dict[int, tuple[Loop, set[Ref]]] = {}
+    def epoch_loops(self, loader: Construction) -> list[EpochLoop]:
+        """Loops that iterate `loader` in their body (around a `for` over it or an `iter()` of
+        it, around a call of a same-module function that iterates it, or of another module's
+        function that makes one pass over it), each with the names of the loader there and the
+        passes it makes."""
+        found: dict[int, EpochLoop] = {}
         targets = self.refs(loader)
         for function in (self.module, *self.functions.values()):
             self._epoch_loops_in(function, targets, found, 1)
-        for loops, qualified, positional, keywords in self._elsewhere:
-            if id(loops[-1]) in found or not targets & {*positional, *keywords.values()}:  # type: ignore[misc]
+        for foreign in self._elsewhere:
+            loops, positional, keywords = foreign.loops, foreign.positional, foreign.keywords
+            if not loops or id(loops[-1]) in found or not targets & {*positional, *keywords.values()}:
                 continue
-            passes = self.model.project.one_pass(qualified)  # type: ignore[union-attr]
+            passes = self.model.project.one_pass(foreign.qualified)  # type: ignore[union-attr]
             if passes is None:
                 continue
             given = keywords.get(passes.name, positional[passes.index] if passes.index < len(positional) else None)
             if given in targets:
-                found[id(loops[-1])] = (loops[-1], targets)
+                found[id(loops[-1])] = EpochLoop(loops[-1], targets, [Pass(None, passes)])
                 self.passes[id(loops[-1])] = f"{passes.function}() in {passes.loop}"
         return list(found.values())
 
     def _epoch_loops_in(self, function: Function, targets: set[Ref], found: dict, depth: int) -> None:
         for loop in function.loops:
             if loop.outer and loop.iterated & targets:
-                found.setdefault(id(loop.outer[-1]), (loop.outer[-1], targets))
+                found.setdefault(id(loop.outer[-1]), EpochLoop(loop.outer[-1], targets, [])).passes.append(Pass(loop))
         for call in function.calls:
-            if call.loops and self._iterates(call, targets, 1):
-                found.setdefault(id(call.loops[-1]), (call.loops[-1], targets))
+            inner = self._pass_in(call, targets, 1) if call.loops else None
+            if inner is not None:
+                found.setdefault(id(call.loops[-1]), EpochLoop(call.loops[-1], targets, [])).passes.append(Pass(inner))
             elif depth < _MAX_CALL_DEPTH:
                 resolved = self.callee_targets(call, targets)
                 if resolved is not None and any(key is resolved[0].scope for key, _ in resolved[1]):
@@ -505,14 +572,19 @@ class LoaderFlow(Analysis):
                 mapped.add((callee.scope, param))
         return callee, mapped
 
-    def _iterates(self, call: CallSite, targets: set[Ref], depth: int) -> bool:
+    def _pass_in(self, call: CallSite, targets: set[Ref], depth: int) -> Loop | None:
+        """The loop in which the same-module function a call reaches (or one it calls) iterates
+        what the call hands it of `targets`; None if none does."""
         resolved = self.callee_targets(call, targets)
         if resolved is None or depth > _MAX_CALL_DEPTH:
-            return False
+            return None
         callee, mapped = resolved
-        if any(loop.iterated & mapped for loop in callee.loops):
-            return True
-        return any(self._iterates(inner, mapped, depth + 1) for inner in callee.calls)
+        found = next((loop for loop in callee.loops if loop.iterated & mapped), None)
+        for inner in callee.calls if found is None else ():
+            found = self._pass_in(inner, mapped, depth + 1)
+            if found is not None:
+                break
+        return found
 
     @staticmethod
     def _derived(refs: set[Ref], suffixes: tuple[str, ...]) -> set[Ref]:
@@ -531,12 +603,34 @@ class LoaderFlow(Analysis):
                 names |= self._derived(self.refs(batch), (".sampler",))
         return names
 
-    def sets_epoch(self, loop: Loop, sampler: Construction) -> bool:
-        """Whether `set_epoch` reaches `sampler` inside `loop`. A receiver this module cannot
-        tell apart from it counts: better silent than a false report."""
+    def sets_epoch(self, loop: Loop, sampler: Construction, loader_names: set[Ref]) -> bool:
+        """Whether `set_epoch` reaches `sampler` inside `loop`: called on it there, in a function
+        of this module the loop calls, or in one of another module the loop hands the sampler or
+        its loader (`loader_names`) to, which may call it (`shuffle_dataset(loader, epoch)`). A
+        receiver this module cannot tell apart from it counts: better silent than a false report."""
         calls = [c for c in loop.function.calls if loop in c.loops]
         epochs = [s for s in loop.function.set_epochs if loop in s.loops]
-        return self._sets_epoch(epochs, calls, *self._names_apart(sampler), 1)
+        own, others = self._names_apart(sampler)
+        if self._sets_epoch(epochs, calls, own, others, 1):
+            return True
+        return self._foreign_sets_epoch(loop.function, (loop,), own | loader_names, 1)
+
+    def _foreign_sets_epoch(self, function: Function, loops: tuple[Loop, ...], names: set[Ref], depth: int) -> bool:
+        """Whether a call in `loops` of `function` (anywhere in it, with none) hands one of
+        `names` to another module's function that may call set_epoch, or to a function of this
+        module that does so (three calls deep)."""
+        project = self.model.project
+        for foreign in self._elsewhere if project is not None else ():
+            inside = foreign.function is function and all(loop in foreign.loops for loop in loops)
+            if inside and names & {*foreign.positional, *foreign.keywords.values()} and project.sets_epoch(foreign.qualified):
+                return True
+        for call in function.calls if depth <= _MAX_CALL_DEPTH else ():
+            resolved = self.callee_targets(call, names) if all(loop in call.loops for loop in loops) else None
+            if resolved is not None:
+                inside = self._derived(resolved[1], ("", ".sampler", ".batch_sampler.sampler"))
+                if self._foreign_sets_epoch(resolved[0], (), inside, depth + 1):
+                    return True
+        return False
 
     def sets_epoch_anywhere(self, sampler: Construction) -> bool:
         """Whether some `set_epoch` of this module may reach `sampler` (as `sets_epoch`)."""

@@ -12,6 +12,8 @@ tuples. These questions read that solution:
 - `forwarder`: where a project class hands its keyword arguments to a DataLoader untouched;
 - `hands_back`: which argument a project function or method returns unchanged
   (`loader = backend.wrap(loader)`);
+- `sets_epoch`, `set_epoch_in`: whether a project function, or some lines of one, may call
+  `set_epoch` (`shuffle_dataset(loader, epoch)` in `utils.py`);
 - `evaluated`: where a loader drawing from the sampler made at a place is evaluated and its
   results combined across ranks by a project function (see Program.evaluation).
 
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ddplint.model.program import BUILTIN_NAMES
 from ddplint.model.records import CallResult, Loader, Pack, Param, Place, Sampler
 
 
@@ -72,12 +75,14 @@ class Cycle:
 @dataclass(frozen=True)
 class OnePass:
     """A project function `function` that makes one pass over its parameter `name` (at `index`)
-    without set_epoch, in the loop at `loop` (`train_one_epoch(model, loader, ...)`)."""
+    without set_epoch, in the loop at `loop` (`train_one_epoch(model, loader, ...)`); `backward`:
+    where a backward() runs in that loop (it trains), or None."""
 
     index: int
     name: str
     function: str
     loop: Place
+    backward: Place | None = None
 
 
 def function_of(program, qualified: str, importer: str):
@@ -105,7 +110,7 @@ def built(program, qualified: str, importer: str, literals: tuple = ()) -> dict[
         return {}
     params = program.known(target.module, target.key).params
     returned = program.returned_data.get(target.function, ())
-    for value in [value for value in returned if not program.rules_out(value, target, literals)]:
+    for value in filter(None, (program.admitted(value, target, literals) for value in returned)):
         items = list(enumerate(value.items)) if isinstance(value, Pack) else [(None, value)]
         found: dict[str, Built] = {}
         for index, item in items:
@@ -148,8 +153,69 @@ def passed_once(program, qualified: str, importer: str) -> OnePass | None:
     record = program.function(target.module, target.key)
     if record is None or record.passes is None:
         return None
-    index = record.passes.index
-    return OnePass(index, record.params[index], target.key, program.place(target.module, record.passes.line))
+    index, line = record.passes.index, record.passes.line
+    last = next((loop.last for loop in record.loops if loop.first == line), line)
+    backward = program.backward_in(target.module, target.key, line, last)
+    return OnePass(index, record.params[index], target.key, program.place(target.module, line), backward)
+
+
+def sets_epoch(program, qualified: str, importer: str) -> bool:
+    """Whether calling `qualified` (as `importer` imports it) may call `set_epoch`: it names a
+    project function that does, itself or through the project functions it calls (three calls
+    deep), or one the model cannot read (unknown: the caller stays silent). A name of no
+    project module is a library's: False."""
+    found = program.split(qualified, importer)
+    if found is None:
+        return False
+    target = program.resolve(found[0], found[1], None) if found[1] and "." not in found[1] else None
+    if target is None:
+        return True
+    return set_epoch_in(program, target.module, target.key, 0, LAST_LINE)
+
+
+LAST_LINE = 1 << 30  # `set_epoch_in` a whole function
+
+
+def set_epoch_in(program, module: str, key: str, first: int, last: int, depth: int = 0) -> bool:
+    """Whether lines `first` to `last` of function `key` may call `set_epoch`: a call of one,
+    or of a project function that may (three calls deep), or of one it cannot read; or a call
+    that hands a sampler or loader to a callable the model does not know (`hook(loader)`: a
+    parameter's, an unknown object's method), outside a loop's header (where `enumerate(...)`,
+    `tqdm(...)` wrap it for iteration)."""
+    record = program.function(module, key)
+    if record is None:
+        return True
+    headers = {loop.first for loop in record.loops}
+    for call in record.calls:
+        if first <= call.line <= last and call.line not in headers and _hands_data_to_unknown(program, module, key, record, call):
+            return True
+    for call in record.invocations:
+        if not first <= call.line <= last:
+            continue
+        if call.callee.rpartition(".")[2] == "set_epoch":
+            return True
+        refused = program.refused
+        target = program.target(module, key, record.cls, call.callee) if depth < 3 else None
+        if program.refused != refused:
+            return True  # a helper past the bounds may call it: unknown
+        if target is not None and target.function != (module, key):
+            if set_epoch_in(program, target.module, target.key, 0, LAST_LINE, depth + 1):
+                return True
+    return False
+
+
+def _hands_data_to_unknown(program, module: str, key: str, record, call) -> bool:
+    """Whether `call` hands a sampler or loader to a callable that is neither a project function
+    the model reaches, nor a builtin, nor a library's (a name `module` imports from outside)."""
+    given = [*call.args, *call.keywords.values()]
+    if not any(isinstance(value, (Sampler, Loader)) for source in given if source is not None
+               for value in program.values_of(module, key, source)):
+        return False
+    head = call.callee.partition(".")[0]
+    if call.callee in BUILTIN_NAMES or program.target(module, key, record.cls, call.callee) is not None:
+        return False
+    return head in record.params or head == "self" or program.qualify(module, call.callee) is None
+
 
 
 def forwarder(program, module: str, cls: str, loaders: frozenset[str]) -> Place | None:

@@ -38,6 +38,7 @@ who calls a function and who runs it (`context`, ddplint.model.context) and what
 from __future__ import annotations
 
 import ast
+import builtins
 import functools
 import os
 import re
@@ -51,9 +52,9 @@ from ddplint.model import context as process_context
 from ddplint.model import store
 from ddplint.model import values as program_values
 from ddplint.model.records import (
-    CallResult, Each, Either, Element, FunctionSummary, Group, Inner, InnerOf, Instance, Item, Literal, Loader,
-    LossScaler, ModuleSummary, Pack, Param, Place, Prepared, Sampler, SamplerTest, SelfAttr, Source, Wrapped, decode,
-    encode,
+    Attr, CallResult, Each, Either, Element, FunctionSummary, Group, Inner, InnerOf, Instance, Item, Literal, Loader,
+    LossScaler, ModuleSummary, Pack, Param, Place, Prepared, Sampler, SamplerTest, SelfAttr, Source, Through, Wrapped,
+    decode, encode,
 )
 from ddplint.model.summary import module_code, summarize
 
@@ -65,8 +66,10 @@ MAX_MODULES = 150  # modules read per run: past this, what a value would reach i
 MAX_ASKED = 100
 MAX_SOURCE = 2_000_000  # bytes of source read per run, past this as past MAX_MODULES (precision corpus: 1.94 MB at most)
 MAX_ROUNDS = 12  # rounds of the fixed point; a chain of helpers deeper than this is unknown
+BUILTIN_NAMES = frozenset(dir(builtins))  # `enumerate(loader)`, `iter(loader)`: no project function
+_LAST_LINE = 1 << 30  # `backward_in` of a whole function: its lines, and no more
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
-CACHE_VERSION = 3  # of the summaries kept in the cache: a summary of another version is read again
+CACHE_VERSION = 4  # of the summaries kept in the cache: a summary of another version is read again
 # `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 
@@ -128,7 +131,9 @@ class Program:
     """Values across the project's functions, solved once per run (see the module doc).
     `parameters[(module, key)]`, `attributes[(module, class)]`: name -> Value;
     `results[(module, key)]`: the DDP model (or tuple holding one) the function returns;
-    `returned_data[(module, key)]`: the samplers, loaders and tuples of them it returns."""
+    `returned_data[(module, key)]`: the samplers, loaders and tuples of them it returns;
+    `carried[(module, key)]`: (the source of an object, attribute) -> the sampler or loader the
+    function knows that object carries there (`args.train_loader`)."""
 
     def __init__(self, project, read=None) -> None:
         self.project = project
@@ -159,6 +164,9 @@ class Program:
         self.attributes: dict[tuple[str, str], dict] = {}
         self.results: dict[tuple[str, str], object] = {}
         self.returned_data: dict[tuple[str, str], list] = {}
+        self.carried: dict[tuple[str, str], dict] = {}
+        self._carriers: set[str] = set()
+        self._data_receivers: set[str] | None = None
         self._cached, self._fresh = self._load_cache(), {}
         for name in self.modules():
             facts = project.modules[name]
@@ -549,7 +557,42 @@ class Program:
             return self.attributes.get((module, function.cls), {}).get(source.name) if function.cls else None
         if isinstance(source, CallResult):
             return self._call_value(module, key, function, source)
+        if isinstance(source, Attr):
+            return self._attribute(module, key, source)
+        if isinstance(source, Through):
+            passes = all(self._yields_argument(module, key, function.cls, callee, index) for callee, index in source.calls)
+            return self.evaluate(module, key, source.held) if passes else None
         return None
+
+    def _yields_argument(self, module: str, key: str, cls: str | None, callee: str, index: int) -> bool:
+        """Whether iterating what calling `callee` returns iterates its argument at `index`: a
+        callable of no project function (`enumerate`, `tqdm`: a library's wrapper), or a project
+        function that hands it back or is a generator looping over it (`log_every(loader)`). A
+        callable the model cannot place (`backend.reshard`, a method of an unknown object) is
+        unknown: False."""
+        target = self.target(module, key, cls, callee)
+        if target is None:
+            qualified = callee if callee in BUILTIN_NAMES else self.qualify(module, callee)
+            return qualified is not None and self.split(qualified, module) is None
+        record = self._summaries[target.module].functions[target.key]  # type: ignore[union-attr]
+        params = record.arguments(target.bound)
+        name = params[index] if index < len(params) else None
+        if name is None:
+            return False
+        if record.returns and all(source == Param(name) for source in record.returns):
+            return True
+        return not record.returns and any(name in loop.iterated for loop in record.loops)
+
+    def _attribute(self, module: str, key: str, source: Attr):
+        """What `held.name` holds, followed for samplers and loaders only: the attribute of the
+        project object `held` holds, or what the program knows the function's object carries
+        there (`carried`)."""
+        held = self.evaluate(module, key, source.held)
+        if isinstance(held, Instance):
+            value = self.attributes.get((held.module, held.cls), {}).get(source.name)
+        else:
+            value = self.carried.get((module, key), {}).get((source.held, source.name))
+        return value if _holds_data(value) else None
 
     def _item(self, module: str, key: str, source: Item):
         for value in self._alternatives(module, key, source.held):
@@ -666,15 +709,26 @@ class Program:
                 for value in self.returned_data.get(target.function, ())
             ]
             if returned:
-                return [value for value, target in returned if not self._ruled_out(value, target, function, source)] or [None]
+                admitted = [self.admitted(value, target, self._literals_of(function, source)) for value, target in returned]
+                return [value for value in admitted if value is not None] or [None]
         return [self.evaluate(module, key, source)]
 
-    def _ruled_out(self, value, target: Target, function: FunctionSummary, source: CallResult) -> bool:
-        """Whether the call `source` of `function` rules out the sampler of `value` (`rules_out`)."""
+    @staticmethod
+    def _literals_of(function: FunctionSummary, source: CallResult) -> tuple:
+        """The literal arguments the call `source` of `function` passes."""
         for call in function.literals:
             if call.callee == source.callee and call.line == source.line:
-                return self.rules_out(value, target, call.literals)
-        return False
+                return call.literals
+        return ()
+
+    def admitted(self, value, target: Target, literals: tuple):
+        """What the builder `target` returns (`value`) to a call passing `literals`: without the
+        samplers and loaders that the call rules out (`rules_out`), kept as unknown in a tuple;
+        None when nothing is left."""
+        if isinstance(value, Pack) and not value.each:
+            items = tuple(None if item is not None and self.rules_out(item, target, literals) else item for item in value.items)
+            return replace(value, items=items) if any(items) else None
+        return None if self.rules_out(value, target, literals) else value
 
     def rules_out(self, value, target: Target, literals: tuple) -> bool:
         """Whether a call of the builder `target` passing `literals` ((position or keyword,
@@ -732,7 +786,9 @@ class Program:
         drawn = self.evaluate(module, key, self._drawn_from(module, data))  # type: ignore[arg-type]
         if not isinstance(drawn, Sampler):
             return None  # a loader that is not known to draw from a DistributedSampler is not followed
-        return Loader(at, drawn.made())
+        # `sampler=sampler if train else None`: the loader draws from it under the builder's test
+        tests = tuple(SamplerTest(module, key, test) for test in data.when)  # type: ignore[union-attr]
+        return Loader(at, replace(drawn.made(), when=drawn.when + tests))
 
     def _drawn_from(self, module: str, data) -> Source | None:
         """The source of the sampler a DataLoader draws from: its `sampler`, or the sampler a
@@ -755,6 +811,11 @@ class Program:
 
     def _solve(self) -> None:
         for _ in range(MAX_ROUNDS):
+            # the names of functions that store data on an object they are handed (`_carried_back`)
+            self._carriers = {
+                key.rpartition(".")[2] for _, key, function in self.functions(past_solution=True)
+                if any(isinstance(c.holder, Param) for c in function.carried)
+            }
             changed = False
             for module in list(self._order):
                 summary = self._summaries[module]
@@ -770,6 +831,10 @@ class Program:
             value = self.evaluate(module, key, source)
             if value is not None and cls is not None:
                 changed |= self._note(self.attributes, (module, cls), attribute, value)
+        for carried in function.carried:
+            value = self.evaluate(module, key, carried.source)
+            if _holds_data(value):
+                changed |= self._note(self.carried, (module, key), (carried.holder, carried.name), value)
         for source in function.returns:
             changed |= self._return(module, key, self.evaluate(module, key, source))
         return changed
@@ -778,13 +843,17 @@ class Program:
         """Note what each call of `function` hands a project function's parameters."""
         changed = False
         builds_samplers = bool(self.project.modules[module].get("samplers"))
+        carries = self.carried.get((module, key), {})
         for call in function.calls:
             passed = [(i, self.evaluate(module, key, s)) for i, s in enumerate(call.args)]
             named = [(k, self.evaluate(module, key, s)) for k, s in call.keywords.items()]
-            if not any(v for _, v in passed) and not any(v for _, v in named):
+            given = [(i, s) for i, s in enumerate(call.args) if s is not None] + list(call.keywords.items())
+            handed = [(at, name, value) for at, s in given for (holder, name), value in carries.items() if holder == s]
+            carrier = call.callee.rpartition(".")[2] in self._carriers  # it may store data on what it is handed
+            if not any(v for _, v in passed) and not any(v for _, v in named) and not handed and not carrier:
                 continue
             # Read on where a DDP model or its inner module goes, or from a module that builds a sampler (its loaders).
-            followed = any(isinstance(v, (Wrapped, Inner, Prepared)) or _holds_data(v) for _, v in (*passed, *named))
+            followed = handed or carrier or any(isinstance(v, (Wrapped, Inner, Prepared)) or _holds_data(v) for _, v in (*passed, *named))
             self.reading_closed = not followed and not builds_samplers
             target = self.resolve(module, call.callee, function.cls)
             self.reading_closed = False
@@ -792,12 +861,31 @@ class Program:
                 continue
             params = self._summaries[target.module].functions[target.key].arguments(target.bound)  # type: ignore[union-attr]
             at = self.place(module, call.line)
-            for index, value in passed:
-                if value is not None and index < len(params):
-                    changed |= self._note(self.parameters, target.function, params[index], replace(value, passed_at=at))
-            for name, value in named:
+            for index, value in (*passed, *named):
+                name = params[index] if isinstance(index, int) and index < len(params) else index
                 if value is not None and name in params:
                     changed |= self._note(self.parameters, target.function, name, replace(value, passed_at=at))
+            for index, attribute, value in handed:  # `train(args)` after `args.train_loader = loader`
+                name = params[index] if isinstance(index, int) and index < len(params) else index
+                if name in params:
+                    changed |= self._note(self.carried, target.function, (Param(name), attribute), replace(value, passed_at=at))
+            changed |= self._carried_back(module, key, target, params, given)
+        return changed
+
+    def _carried_back(self, module: str, key: str, target: Target, params: tuple, given: list) -> bool:
+        """What the function `target` stores on the objects a call of function `key` hands it
+        (`setup_data(args)` sets `args.train_loader`): the caller's object carries it after."""
+        changed = False
+        record = self._summaries[target.module].functions[target.key]  # type: ignore[union-attr]
+        for carried in record.carried:
+            if not isinstance(carried.holder, Param) or carried.holder.name not in params:
+                continue
+            position = params.index(carried.holder.name)
+            for index, source in given:
+                if index == position or index == carried.holder.name:
+                    value = self.carried.get(target.function, {}).get((carried.holder, carried.name))
+                    if value is not None:
+                        changed |= self._note(self.carried, (module, key), (source, carried.name), value.made())
         return changed
 
     def _return(self, module: str, key: str, value) -> bool:
@@ -917,6 +1005,57 @@ class Program:
             found = next(filter(None, (self._combines_in(target, depth) for target in targets if target is not None)), None)
         memo[memo_key] = found
         return found
+
+    def runs_backward(self, module: str, key: str | None, cls: str | None, callee: str, depth: int = 0) -> Place | None:
+        """Where calling `callee` in function `key` runs a backward(): in the project function it
+        reaches, itself or through the project functions it calls (three calls deep), or in the
+        call of a library loss scaler (where that scaler is made); None when it does not, or it
+        is unknown."""
+        memo, memo_key = self.memos.backwards, (module, key, cls, callee)
+        if memo_key in memo:
+            return memo[memo_key]
+        memo[memo_key] = None  # a recursion through this call finds nothing more
+        value, rest = self._held_by(module, key, cls, callee)
+        if isinstance(value, LossScaler) and not rest:
+            found: Place | None = value.made_at
+        else:
+            target = self.target(module, key, cls, callee)
+            record = self._summaries[target.module].functions[target.key] if target is not None else None  # type: ignore[union-attr]
+            found = None
+            if record is not None and record.backward:
+                found = self.place(target.module, record.backward[0])  # type: ignore[union-attr]
+            elif record is not None and depth < 3:
+                found = self.backward_in(target.module, target.key, record.line, _LAST_LINE, depth + 1)  # type: ignore[union-attr]
+        memo[memo_key] = found
+        return found
+
+    def backward_in(self, module: str, key: str, first: int, last: int, depth: int = 0) -> Place | None:
+        """Where a backward() runs between lines `first` and `last` of function `key` (a loop's
+        body): called there, or reached through a call made there (`runs_backward`); None when
+        none is known to."""
+        record = self.function(module, key)
+        if record is None:
+            return None
+        for line in record.backward:
+            if first <= line <= last:
+                return self.place(module, line)
+        for call in record.invocations:
+            if first <= call.line <= last and call.callee.rpartition(".")[2] != "backward":
+                found = self.runs_backward(module, key, record.cls, call.callee, depth)
+                if found is not None:
+                    return found
+        return None
+
+    def receives_data(self, module: str) -> bool:
+        """Whether some function of `module` is handed a DistributedSampler or a loader drawing
+        from one, keeps one on `self`, or reads one an object carries: its rules must look
+        though it never builds one."""
+        if self._data_receivers is None:
+            self._data_receivers = {
+                name for table in (self.parameters, self.attributes, self.carried) for (name, _), values in table.items()
+                if any(_holds_data(value) for value in values.values())
+            }
+        return module in self._data_receivers
 
     def _combines_in(self, target: Target, depth: int) -> Collective | None:
         record = self._summaries[target.module].functions[target.key]  # type: ignore[union-attr]
@@ -1063,8 +1202,8 @@ class Program:
     def digest(self) -> list:
         """What the solution says, as JSON-able data (for cache keys)."""
         return [
-            sorted([*key, name, repr(value)] for key, values in table.items() for name, value in values.items())
-            for table in (self.parameters, self.attributes)
+            sorted([*key, str(name), repr(value)] for key, values in table.items() for name, value in values.items())
+            for table in (self.parameters, self.attributes, self.carried)
         ] + [sorted([*key, repr(value)] for key, value in self.results.items())] + [
             sorted([*key, repr(values)] for key, values in self.returned_data.items())
         ] + self.values.digest()
@@ -1079,6 +1218,7 @@ class _Memos:
         self.combines: dict = {}
         self.deduplicating: dict = {}
         self.trainings: dict = {}  # ddplint.model.inner
+        self.backwards: dict = {}
         self.handed_inner: dict = {}
         self.evaluated_samplers: dict | None = None
 

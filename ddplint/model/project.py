@@ -969,6 +969,16 @@ class ProjectView:
         set_epoch (ddplint.model.loaders.passed_once)."""
         return loaders.passed_once(self.project.program, self.absolute(qualified), self.module) if qualified else None
 
+    def sets_epoch(self, qualified: str | None) -> bool:
+        """Whether a call of the project function `qualified` names may call set_epoch
+        (ddplint.model.loaders.sets_epoch)."""
+        return loaders.sets_epoch(self.project.program, self.absolute(qualified), self.module) if qualified else False
+
+    def runs_backward(self, key: str | None, cls: str | None, callee: str) -> Place | None:
+        """Where calling `callee` in this module's function `key` runs a backward() through a
+        project function or a library loss scaler (ddplint.model.program.Program.runs_backward)."""
+        return self.project.program.runs_backward(self.module, key, cls, callee)
+
     def hands_back(self, key: str | None, cls: str | None, callee: str) -> int | None:
         """The position of the argument a call of `callee` here gets back unchanged from a project
         function or method (ddplint.model.loaders.hands_back), or None."""
@@ -1175,6 +1185,8 @@ class ProjectView:
             known.add(ProjectFact.RUN_BY_RANKS)
         if facts.get("loads") and program.values.wrapper_saves():
             known.add(ProjectFact.LOADS_WRAPPER_CHECKPOINT)
+        if program.receives_data(self.module):
+            known.add(ProjectFact.HOLDS_LOADER)
         if program.values.parts_in(self.module):
             known.add(ProjectFact.WRAPPED_CLASS)
         if self.inner_handed():

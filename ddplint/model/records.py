@@ -168,7 +168,17 @@ class InnerOf:
     wrapper: Source
 
 
-Source = Union[Param, SelfAttr, CallResult, Either, Group, Each, Element, Item, InnerOf]
+@record
+class Attr:
+    """`held.<name>` of an object other than `self`: an attribute of a project object
+    (`Loaders(cfg).train_loader`), or one the program carries on an object it follows
+    (`args.train_loader = loader` in one function, read in another that is handed `args`)."""
+
+    held: Source
+    name: str
+
+
+Source = Union[Param, SelfAttr, CallResult, Either, Group, Each, Element, Item, InnerOf, Attr]
 
 
 # -- a function's summary ----------------------------------------------------------------------
@@ -205,12 +215,42 @@ class LiteralCall:
 @record
 class Loop:
     """A loop (or comprehension) from line `first` to `last`, over the parameters (or "self.x")
-    its iterable names; `trains` when a backward() runs in it."""
+    its iterable names; `trains` when a backward() runs in it. `sources`: what its iterable
+    iterates (`loader`, `args.train_loader`; `enumerate(self.loader)` as a Through); a `while`
+    loop iterates nothing."""
 
     first: int
     last: int
     iterated: tuple[str, ...]
     trains: bool
+    sources: tuple = ()
+
+
+@record
+class Through:
+    """What a loop iterates through calls that wrap it (`enumerate(tqdm(loader))`, `pbar =
+    tqdm(loader)`): `held`, handed through `calls`, outermost first, as (callee, position)."""
+
+    held: Source
+    calls: tuple
+
+
+@record
+class Pull:
+    """`iter(x)` at `line`: a new pass over what `sources` hold starts there (`next(iter(loader))`)."""
+
+    line: int
+    sources: tuple
+
+
+@record
+class Carried:
+    """`holder.<name> = source` on an object other than `self` that the function holds (a
+    parameter, or what a call returned): `args.train_loader = build_loader(args)`."""
+
+    holder: Source
+    name: str
+    source: Source
 
 
 @record
@@ -338,7 +378,8 @@ class FunctionSummary:
     - `returns`: what its returns give (`other_returns`: it may return something else or
       None); `fresh`: per return, the call whose result it returns untouched, or None;
     - `sets`: what it stores on `self`; `made`: callees whose results it binds;
-    - `loops`, `backward` (lines), `gates` (parameters a `step()` waits on), `forward_passes`;
+    - `loops`, `pulls` (`iter(x)` calls), `backward` (lines), `gates` (parameters a `step()`
+      waits on), `forward_passes`; `carried`: what it stores on objects other than `self`;
     - `handed`: its untouched parameters handed first to a call; `process_groups`;
       `unwrapped`: inner modules it hands on; `cuda`/`bare_cuda`: the first line placing on
       CUDA / on the current CUDA device; `device_moves`: a move that names its device;
@@ -363,6 +404,8 @@ class FunctionSummary:
     invocations: tuple[Called, ...] = ()
     literals: tuple[LiteralCall, ...] = ()
     loops: tuple[Loop, ...] = ()
+    pulls: tuple[Pull, ...] = ()
+    carried: tuple[Carried, ...] = ()
     backward: tuple[int, ...] = ()
     gates: tuple[str, ...] = ()
     handed: tuple[Handed, ...] = ()

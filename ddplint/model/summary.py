@@ -24,9 +24,9 @@ from dataclasses import fields, replace
 from ddplint.core.torch_api import BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, NO_GRAD
 from ddplint.model import files
 from ddplint.model.records import (
-    CallResult, ClassSummary, Called, DataCall, Each, Either, Escapes, Element, ForwardPass, FunctionContext, FunctionSummary,
-    Group, GroupCall, Guard, Handed, InnerHanded, InnerOf, Item, Literal, LiteralCall, Loop, ModuleSummary, Param,
-    ParameterLoop, ParameterTest, PassingCall, SelfAttr, Source, Unknown,
+    Attr, CallResult, Carried, ClassSummary, Called, DataCall, Each, Either, Escapes, Element, ForwardPass, FunctionContext,
+    FunctionSummary, Group, GroupCall, Guard, Handed, InnerHanded, InnerOf, Item, Literal, LiteralCall, Loop, ModuleSummary,
+    Param, ParameterLoop, ParameterTest, PassingCall, Pull, SelfAttr, Source, Through, Unknown,
 )
 from ddplint.prefilter.screens import dotted, walk
 
@@ -128,6 +128,7 @@ class _Draft:
         self.line, self.params, self.method, self.cls = line, params, method, cls
         self.calls, self.returns, self.fresh, self.made, self.invocations, self.literals = [], [], [], [], [], []
         self.loops, self.backward, self.gates, self.handed, self.process_groups = [], [], [], [], []
+        self.pulls, self.carried = [], []
         self.forward_passes, self.unwrapped, self.saves, self.files, self.handed_files = [], [], [], [], []
         self.plain_saves, self.writes, self.sends, self.stores, self.tolerant = [], [], [], [], []
         self.sets: dict[str, Source] = {}
@@ -163,6 +164,7 @@ class _FunctionReader:
         self._node, self._ways, self._flags = node, [], {}
         # Locals bound to parameters wrapped for iteration (`diter = enumerate(tqdm(loader))`).
         self._wrapping: dict[str, list[str]] = {}
+        self._wrapped_sources: dict[str, tuple] = {}  # the same, by what they hold (`_iterated_sources`)
         self._lengths: set[str] = set()  # locals bound to `len(...)`, for `deduplicates`
         self._lists: set[str] = set()  # locals bound to `[]`, for `_append`
         # no_grad/inference_mode blocks (or a decorator) around the walk: calls there train nothing
@@ -211,7 +213,9 @@ class _FunctionReader:
         if isinstance(expr, ast.Attribute):
             if isinstance(expr.value, ast.Name) and expr.value.id == self.self_name and self.self_name:
                 return SelfAttr(expr.attr)
-            return self._inner(expr) if expr.attr == "module" else None
+            if expr.attr == "module":
+                return self._inner(expr)
+            return self._attribute(expr)
         if isinstance(expr, ast.Call):
             return self._call_source(expr)
         if isinstance(expr, ast.IfExp) and _is_none(expr.orelse):  # `DataLoader(...) if ds is not None else None`
@@ -239,6 +243,44 @@ class _FunctionReader:
             return self._inner(expr)
         callee = self._callee(expr.func)  # `backend.wrap(loader)`, `accelerator.prepare(model)`: `Backend().wrap`
         return CallResult(callee, expr.lineno, self._data_call(expr, callee)) if callee else None
+
+    def _attribute(self, expr: ast.Attribute) -> Attr | None:
+        """`held.name` where `held` is a parameter, what a call returned or an attribute of
+        `self` (`args.train_loader`, `Loaders(cfg).train`, `self.data.loader`)."""
+        if not isinstance(expr.value, (ast.Name, ast.Call, ast.Attribute)):
+            return None
+        held = self.source(expr.value)
+        return Attr(held, expr.attr) if isinstance(held, (Param, CallResult, SelfAttr)) else None
+
+    def _iterated_sources(self, expr: ast.expr) -> tuple:
+        """What a loop over `expr` iterates: the sources of the names and attributes it names,
+        also through the positional arguments of calls (`enumerate(tqdm(loader))`, a Through;
+        `len(...)` aside), either way of a conditional (`tqdm(loader) if main else loader`),
+        and what a local wrapping one holds (`pbar = tqdm(self.loader)`)."""
+        found: list = []
+        pending: list[tuple[ast.expr, tuple]] = [(expr, ())]
+        while pending:
+            expr, calls = pending.pop()
+            if isinstance(expr, ast.IfExp):
+                pending += [(expr.body, calls), (expr.orelse, calls)]
+            elif isinstance(expr, ast.Call):
+                callee = self._callee(expr.func)
+                if callee is not None and callee != "len":
+                    for index, arg in enumerate(expr.args):
+                        if isinstance(arg, ast.Starred):
+                            break
+                        pending.append((arg, (*calls, (callee, index))))
+            elif isinstance(expr, (ast.Name, ast.Attribute, ast.Subscript)):
+                wrapped = self._wrapped_sources.get(expr.id, ()) if isinstance(expr, ast.Name) else ()
+                held = [self.source(expr)] + [
+                    Through(item.held, (*calls, *item.calls)) if isinstance(item, Through) else Through(item, calls)
+                    for item in wrapped
+                ]
+                for source in held:
+                    source = Through(source, calls) if calls and source is not None and not isinstance(source, Through) else source
+                    if source is not None and source not in found:
+                        found.append(source)
+        return tuple(found)
 
     def _listed(self, element: ast.expr, generator: ast.comprehension) -> Each | None:
         """`[DataLoader(ds, sampler=s) for ds, s in zip(datasets, samplers)]`: a list of such values."""
@@ -303,15 +345,22 @@ class _FunctionReader:
                 facts[name] = Literal(known) if known is not None else Unknown()
             elif name in _DATA_SOURCES:
                 facts[name] = self.source(value) or Unknown()
-        when = self._parameter_tests() if callee.rpartition(".")[2] == "DistributedSampler" else ()
+        kind = callee.rpartition(".")[2]
+        if kind == "DistributedSampler":
+            when = self._parameter_tests(self._ways)
+        elif kind == "DataLoader":  # `sampler=sampler if train else None`: drawn from only when the test holds
+            when = self._parameter_tests(_none_way(given.get("sampler")))
+        else:
+            when = ()
         return DataCall(**facts, when=when)
 
-    def _parameter_tests(self) -> tuple[ParameterTest, ...]:
-        """The ifs around the walk that test a parameter the function never rebinds against
-        literals (`if split == "train":`, `if is_train:`, `if mode in ("val", "test"):`)."""
+    def _parameter_tests(self, ways: list) -> tuple[ParameterTest, ...]:
+        """Of the tests `ways` ((test, which way) pairs: the ifs around the walk), those that test
+        a parameter the function never rebinds against literals (`if split == "train":`,
+        `if is_train:`, `if mode in ("val", "test"):`)."""
         rebound = _rebound(self._node)
         found = []
-        for test, way in self._ways:
+        for test, way in ways:
             if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
                 test, way = test.operand, not way
             name, values = None, None
@@ -400,6 +449,7 @@ class _FunctionReader:
             if isinstance(made, CallResult) and made.callee not in self.draft.made:
                 self.draft.made.append(made.callee)
             self._wrapping.pop(target.id, None)
+            self._wrapped_sources.pop(target.id, None)
             if source is None:
                 self.env.pop(target.id, None)
             else:
@@ -407,6 +457,10 @@ class _FunctionReader:
         elif isinstance(target, ast.Attribute):
             if source is not None and isinstance(target.value, ast.Name) and target.value.id == self.self_name:
                 self.draft.sets[target.attr] = source
+            elif source is not None and isinstance(target.value, ast.Name):
+                holder = self.env.get(target.value.id)  # `args.train_loader = loader`
+                if isinstance(holder, (Param, CallResult)):
+                    self.draft.carried.append(Carried(holder, target.attr, source))
         elif isinstance(target, (ast.Tuple, ast.List)):
             # `loader, sampler = build(ds)`: each name holds its element of what the call returns
             starred = any(isinstance(element, ast.Starred) for element in target.elts)
@@ -462,6 +516,10 @@ class _FunctionReader:
             self.draft.deduplicates = True  # `results.update(zip(ids, preds))`: a padded duplicate overwrites its id's entry
         if _named_method(node, "append"):
             self._append(node)
+        if plain == "iter" and len(node.args) == 1 and not node.keywords:
+            pulled = self._iterated_sources(node.args[0])  # `next(iter(loader))`: a new pass starts here
+            if pulled:
+                self.draft.pulls.append(Pull(node.lineno, pulled))
         if _named_method(node, "backward"):
             self.draft.backward.append(node.lineno)
             self._backwards += 1
@@ -575,8 +633,13 @@ class _FunctionReader:
         elif isinstance(statement, ast.Return):
             self.draft.other_returns = True
         elif isinstance(statement, (ast.For, ast.AsyncFor)):
+            iterated = tuple(self._wrapped(statement.iter))
+            sources = self._iterated_sources(statement.iter)
             self._bind(statement.target, self._elements(statement.iter))
-            self.draft.loops.append(Loop(statement.lineno, statement.end_lineno, tuple(self._wrapped(statement.iter)), False))
+            self.draft.loops.append(Loop(statement.lineno, statement.end_lineno, iterated, False, sources))
+            return len(self.draft.loops) - 1
+        elif isinstance(statement, ast.While):
+            self.draft.loops.append(Loop(statement.lineno, statement.end_lineno, (), False))
             return len(self.draft.loops) - 1
         elif isinstance(statement, (ast.With, ast.AsyncWith)):
             for item in statement.items:
@@ -599,6 +662,10 @@ class _FunctionReader:
                 (self._chosen.__setitem__(target.id, chosen) if chosen else self._chosen.pop(target.id, None))
             if isinstance(target, ast.Name) and self._wraps(statement.value):
                 self._wrapping[target.id] = self._wraps(statement.value)
+            if isinstance(target, ast.Name) and isinstance(statement.value, (ast.Call, ast.IfExp)):
+                wrapped = self._iterated_sources(statement.value)
+                if wrapped:
+                    self._wrapped_sources[target.id] = wrapped
             if isinstance(target, ast.Name) and isinstance(statement.value, ast.List) and not statement.value.elts:
                 self._lists.add(target.id)
 
@@ -736,6 +803,14 @@ def _forwarded(node: ast.FunctionDef | ast.AsyncFunctionDef, star: str) -> Calle
 
 def _is_none(expr: ast.AST) -> bool:
     return isinstance(expr, ast.Constant) and expr.value is None
+
+
+def _none_way(expr: ast.AST | None) -> list:
+    """The test of `x if test else None` (or `None if test else x`), and the way it must go for
+    the value to be `x`; empty for any other expression."""
+    if isinstance(expr, ast.IfExp) and _is_none(expr.orelse) != _is_none(expr.body):
+        return [(expr.test, _is_none(expr.orelse))]
+    return []
 
 
 def _unwrapped(expr: ast.AST) -> ast.expr | None:

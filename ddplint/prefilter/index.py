@@ -106,7 +106,7 @@ ANALYSES = {
 # The project facts in each rule's `opened_by` (rules not named here have none).
 OPENED_BY = {
     'DDP001': frozenset({ProjectFact.CUDA_HELPER}),
-    'DDP003': frozenset({ProjectFact.ENDLESS_WRAPPER, ProjectFact.SAMPLER_BUILDER}),
+    'DDP003': frozenset({ProjectFact.ENDLESS_WRAPPER, ProjectFact.HOLDS_LOADER, ProjectFact.SAMPLER_BUILDER}),
     'DDP006': frozenset({ProjectFact.SAMPLER_CLASS}),
     'DDP007': frozenset({ProjectFact.SAMPLER_BUILDER}),
     'DDP009': frozenset({ProjectFact.LOADS_WRAPPER_CHECKPOINT}),
@@ -123,6 +123,7 @@ OPENED_BY = {
 
 # The project facts in each rule's `unscreened_by` (rules not named here have none).
 UNSCREENED_BY = {
+    'DDP003': frozenset({ProjectFact.HOLDS_LOADER}),
     'DDP007': frozenset({ProjectFact.SAMPLER_BUILDER}),
     'DDP009': frozenset({ProjectFact.LOADS_WRAPPER_CHECKPOINT}),
     'DDP014': frozenset({ProjectFact.RUN_BY_RANKS}),

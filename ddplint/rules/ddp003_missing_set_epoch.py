@@ -1,11 +1,20 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+
 import libcst as cst
 
-from ddplint.core.diagnostics import Applicability
-from ddplint.rules.rule import Clean, Flagged, Framework, Rule
-from ddplint.prefilter.triggers import CallTrigger
+from ddplint.analyses.samplers import Construction, Endless, EpochLoop, Function, LoaderFlow, Loop, Pass, Ref
+from ddplint.core.diagnostics import Applicability, StepKind
 from ddplint.core.torch_api import DISTRIBUTED_SAMPLER, LIBRARY_LOADERS
-from ddplint.analyses.samplers import Construction, Endless, Function, LoaderFlow, Loop, Ref
+from ddplint.model import loaders
+from ddplint.model.records import Attr, CallResult, Item, Loader, Param, Place, SelfAttr
+from ddplint.model.records import Loop as SummaryLoop
 from ddplint.prefilter.project_facts import ProjectFact
+from ddplint.prefilter.triggers import CallTrigger
+from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule, harm_of
+from ddplint.semantic.model import dotted_name
+from ddplint.semantic.walk import descendants, positions
 
 
 class MissingSetEpoch(Rule):
@@ -15,10 +24,16 @@ class MissingSetEpoch(Rule):
     epoch 0: each rank sees the same samples in the same order every epoch, which quietly
     hurts convergence (no error is ever raised).
 
-    Fires when a loop (the epoch loop) surrounds the iteration of a DataLoader that draws from a
-    shuffling DistributedSampler — directly, through a `BatchSampler`, or in a same-module
-    function the loop calls — and no `set_epoch` reaches that sampler inside the loop (on the
-    sampler, `loader.sampler`, `loader.batch_sampler.sampler`, or in a function the loop calls).
+    Fires when a loop (the epoch loop) surrounds a pass that trains (a `backward()` runs in it,
+    or in a function it calls) over a DataLoader that draws from a shuffling DistributedSampler
+    — a `for` over it, directly, through a `BatchSampler`, or in a function the loop calls, or
+    an `iter(loader)` (`next(iter(loader))` starts a new pass each time) — and no `set_epoch`
+    may reach that sampler inside the loop (on the sampler, `loader.sampler`,
+    `loader.batch_sampler.sampler`, or in a function the loop calls, in this module or another:
+    `shuffle_dataset(loader, epoch)`). A pass that only evaluates is not reported (its order
+    does not matter), nor a loop that builds a new sampler each pass over data the loop itself
+    changes (a loop over folds or graphs); a sampler built anew each pass over the same dataset
+    is (each new sampler starts again at epoch 0).
     An endless generator that re-iterates the loader (`while True: for x in loader: yield x`)
     is an epoch loop too: each pass starts a new epoch. timm's `create_loader(...,
     is_training=True, distributed=...)` builds such a loader (its sampler is `loader.sampler`).
@@ -33,7 +48,14 @@ class MissingSetEpoch(Rule):
     `enumerate(logger.log_every(loader, 10))`, and using it for nothing else but `len()` and
     attribute reads). A project function or method that hands the loader back
     unchanged (`train_loader = backend.prepare_loader(loader)`, where every return of
-    `prepare_loader` is its argument) keeps it the same loader.
+    `prepare_loader` is its argument) keeps it the same loader. A loader may also reach the
+    epoch loop on an object, across functions and modules: a parameter (`trainer.fit(loader)`),
+    an attribute of `self` (`self.train_loader`), or an attribute of an object the loader was
+    stored on (`args.train_loader = build_loader(...)` in `setup(args)`); those findings come
+    without a fix (which object to call set_epoch on is the user's to say); they are reported
+    only in a module that ranks are shown to run (it starts or joins the process group, a
+    script that runs it does, or it shows distributed code): a one-process script that calls
+    the same builder never runs a DistributedSampler.
 
     The fix (safe) inserts `<sampler>.set_epoch(<loop variable>)` as the first statement of
     the epoch loop. It is offered only for `for <name> in range(...)`; other loops are reported
@@ -41,8 +63,10 @@ class MissingSetEpoch(Rule):
     """
 
     code = "DDP003"
-    # the sampler may come from another module's builder, the loop from its endless generator
-    opened_by = frozenset((ProjectFact.SAMPLER_BUILDER, ProjectFact.ENDLESS_WRAPPER))
+    # the sampler may come from another module's builder, the loop from its endless generator;
+    # a module that builds none may be handed a loader, or read one off an object
+    opened_by = frozenset((ProjectFact.SAMPLER_BUILDER, ProjectFact.ENDLESS_WRAPPER, ProjectFact.HOLDS_LOADER))
+    unscreened_by = frozenset((ProjectFact.HOLDS_LOADER,))
     needs_ranks = True
     name = "missing-set-epoch"
     frameworks = (Framework.DDP, Framework.TIMM)
@@ -68,7 +92,7 @@ class MissingSetEpoch(Rule):
                 for epoch in range(args.epochs):
                 ^
                     for images, target in loader_train:
-                        model.step(images, target)
+                        model(images, target).backward()
             """,
             fixed="""
             from timm.data import create_loader
@@ -78,7 +102,7 @@ class MissingSetEpoch(Rule):
                 for epoch in range(args.epochs):
                     loader_train.sampler.set_epoch(epoch)
                     for images, target in loader_train:
-                        model.step(images, target)
+                        model(images, target).backward()
             """,
             messages=(
                 "DistributedSampler `loader_train.sampler` never gets set_epoch() in this epoch loop: every "
@@ -96,7 +120,7 @@ class MissingSetEpoch(Rule):
             while epoch < args.epochs:
             ^
                 for batch in loader:
-                    step(batch)
+                    model(batch).backward()
                 epoch += 1
             """,
             messages=(
@@ -115,7 +139,7 @@ class MissingSetEpoch(Rule):
                 for epoch in range(epochs):
                 ^
                     for batch in loader:
-                        step(batch)
+                        model(batch).backward()
             """,
             fixed="""
             from torch.utils.data import DataLoader
@@ -127,7 +151,7 @@ class MissingSetEpoch(Rule):
                 for epoch in range(epochs):
                     sampler.set_epoch(epoch)
                     for batch in loader:
-                        step(batch)
+                        model(batch).backward()
             """,
             messages=(
                 "DistributedSampler `sampler` never gets set_epoch() in this epoch loop: every epoch repeats the "
@@ -141,6 +165,7 @@ class MissingSetEpoch(Rule):
 
             def train_one_epoch(model, data_loader, optimizer):
                 for images, labels in data_loader:
+                    model(images, labels).backward()
                     optimizer.step()
 
             def main(args, dataset, model, optimizer):
@@ -155,6 +180,7 @@ class MissingSetEpoch(Rule):
 
             def train_one_epoch(model, data_loader, optimizer):
                 for images, labels in data_loader:
+                    model(images, labels).backward()
                     optimizer.step()
 
             def main(args, dataset, model, optimizer):
@@ -181,7 +207,7 @@ class MissingSetEpoch(Rule):
 
                 def train_epoch(self):
                     for step, batch in enumerate(self.train_loader):
-                        self.update(batch)
+                        self.model(batch).backward()
 
                 def fit(self, epochs):
                     for epoch in range(epochs):
@@ -198,7 +224,7 @@ class MissingSetEpoch(Rule):
 
                 def train_epoch(self):
                     for step, batch in enumerate(self.train_loader):
-                        self.update(batch)
+                        self.model(batch).backward()
 
                 def fit(self, epochs):
                     for epoch in range(epochs):
@@ -219,7 +245,7 @@ class MissingSetEpoch(Rule):
             for epoch in range(10):
             ^
                 for x in loader:
-                    train(x)
+                    model(x).backward()
             """,
             fixed="""
             from torch.utils.data import DataLoader, DistributedSampler as DS
@@ -228,7 +254,7 @@ class MissingSetEpoch(Rule):
             for epoch in range(10):
                 loader.sampler.set_epoch(epoch)
                 for x in loader:
-                    train(x)
+                    model(x).backward()
             """,
             messages=(
                 "DistributedSampler `loader.sampler` never gets set_epoch() in this epoch loop: every epoch "
@@ -248,7 +274,7 @@ class MissingSetEpoch(Rule):
             ^
                 val_sampler.set_epoch(epoch)
                 for batch in train_loader:
-                    step(batch)
+                    model(batch).backward()
             """,
             fixed="""
             from torch.utils.data import BatchSampler, DataLoader, DistributedSampler
@@ -261,7 +287,7 @@ class MissingSetEpoch(Rule):
                 train_sampler.set_epoch(epoch)
                 val_sampler.set_epoch(epoch)
                 for batch in train_loader:
-                    step(batch)
+                    model(batch).backward()
             """,
             messages=(
                 "DistributedSampler `train_sampler` never gets set_epoch() in this epoch loop: every epoch "
@@ -283,7 +309,7 @@ class MissingSetEpoch(Rule):
                 for epoch in schedule:
                 ^
                     for batch in loader:
-                        step(batch)
+                        model(batch).backward()
             """,
             messages=(
                 "DistributedSampler `loader.sampler` never gets set_epoch() in this epoch loop: every epoch "
@@ -304,7 +330,7 @@ class MissingSetEpoch(Rule):
             def main(dataset, steps):
                 dl = cycle(DataLoader(dataset, sampler=DistributedSampler(dataset)))
                 for step in range(steps):
-                    train(next(dl))
+                    model(next(dl)).backward()
             """,
             messages=(
                 "DistributedSampler `dl.sampler` never gets set_epoch() in this epoch loop: every epoch repeats "
@@ -322,15 +348,146 @@ class MissingSetEpoch(Rule):
                 for epoch in range(args.epochs):
                 ^
                     for batch in loader:
-                        step(batch)
+                        model(batch).backward()
             """,
             messages=(
                 "This DistributedSampler never gets set_epoch() in this epoch loop: every epoch repeats the same "
                 "shuffled order; call set_epoch(epoch) first in the loop body"
             ),
         ),
+        Flagged(
+            # One sampler of four, whichever the run picks: one finding for the loop, not four.
+            """
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def main(args, train_a, train_b, train_c, train_d, model):
+                if args.data == "a":
+                    sampler = DistributedSampler(train_a)
+                elif args.data == "b":
+                    sampler = DistributedSampler(train_b)
+                elif args.data == "c":
+                    sampler = DistributedSampler(train_c)
+                else:
+                    sampler = DistributedSampler(train_d)
+                loader = DataLoader(train_a, batch_size=8, sampler=sampler)
+                for epoch in range(args.epochs):
+                ^
+                    for batch in loader:
+                        model(batch).backward()
+            """,
+            messages=(
+                "This DistributedSampler never gets set_epoch() in this epoch loop: every epoch repeats the same "
+                "shuffled order; call set_epoch(epoch) first in the loop body"
+            ),
+        ),
+        Flagged(
+            # A step loop that pulls with `next(iter(loader))`: each iter() starts a new pass, and
+            # without set_epoch every pass (every step here) begins with the same batch.
+            """
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def main(args, dataset, model, optimizer):
+                sampler = DistributedSampler(dataset)
+                loader = DataLoader(dataset, batch_size=32, sampler=sampler)
+                for step in range(args.steps):
+                ^
+                    images, labels = next(iter(loader))
+                    loss = model(images, labels)
+                    loss.backward()
+                    optimizer.step()
+            """,
+            fixed="""
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def main(args, dataset, model, optimizer):
+                sampler = DistributedSampler(dataset)
+                loader = DataLoader(dataset, batch_size=32, sampler=sampler)
+                for step in range(args.steps):
+                    sampler.set_epoch(step)
+                    images, labels = next(iter(loader))
+                    loss = model(images, labels)
+                    loss.backward()
+                    optimizer.step()
+            """,
+            messages=(
+                "DistributedSampler `sampler` never gets set_epoch() in this epoch loop: every epoch repeats the "
+                "same shuffled order; call set_epoch(epoch) first in the loop body"
+            ),
+        ),
+        Flagged(
+            # Built anew in each epoch over the same dataset: each new sampler starts at epoch 0.
+            # No fix: the sampler does not exist yet at the top of the loop body.
+            """
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def main(args, train_set, model):
+                for epoch in range(args.epochs):
+                ^
+                    sampler = DistributedSampler(train_set)
+                    for batch in DataLoader(train_set, batch_size=16, sampler=sampler):
+                        model(batch).backward()
+            """,
+            messages=(
+                "DistributedSampler `sampler` never gets set_epoch() in this epoch loop (a new one is built in each "
+                "pass, starting again at epoch 0): every epoch repeats the same shuffled order; call set_epoch(epoch) "
+                "first in the loop body"
+            ),
+        ),
     )
     clean_examples = (
+        Clean(
+            # The validation sampler shuffles, but its loader only evaluates (no backward):
+            # its order does not matter; the training sampler gets the epoch.
+            """
+            import torch
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            @torch.no_grad()
+            def evaluate(model, loader):
+                return sum(model(x).sum() for x in loader)
+
+            def main(args, train_set, val_set, model):
+                train_sampler = DistributedSampler(train_set)
+                val_sampler = DistributedSampler(val_set)
+                train_loader = DataLoader(train_set, sampler=train_sampler)
+                val_loader = DataLoader(val_set, sampler=val_sampler)
+                for epoch in range(args.epochs):
+                    train_sampler.set_epoch(epoch)
+                    for batch in train_loader:
+                        model(batch).backward()
+                    print(evaluate(model, val_loader))
+            """
+        ),
+        Clean(
+            # A loop over folds (k-fold cross-validation): each fold builds its own sampler over
+            # its own data, so nothing repeats from one fold to the next.
+            """
+            from torch.utils.data import DataLoader, DistributedSampler, Subset
+
+            def cross_validate(dataset, folds, model):
+                for fold, train_idx in enumerate(folds):
+                    fold_set = Subset(dataset, train_idx)
+                    sampler = DistributedSampler(fold_set)
+                    for batch in DataLoader(fold_set, batch_size=8, sampler=sampler):
+                        model(batch).backward()
+            """
+        ),
+        Clean(
+            # A loop over graphs that evaluates each with a sampler built for it.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            @torch.no_grad()
+            def test(model, graphs):
+                for graph in graphs:
+                    edges = graph.edges()
+                    loader = DataLoader(edges, batch_size=64, sampler=DistributedSampler(edges))
+                    scores = torch.cat([model(graph, batch) for batch in loader])
+                    dist.all_reduce(scores)
+            """
+        ),
         Clean(
             # timm's create_loader: its sampler is `loader.sampler`, and it is given the epoch.
             """
@@ -342,7 +499,7 @@ class MissingSetEpoch(Rule):
                     if cfg.distributed:
                         loader.sampler.set_epoch(epoch)
                     for images, labels in loader:
-                        step(net, images, labels)
+                        net(images, labels).backward()
             """
         ),
         Clean(
@@ -355,7 +512,7 @@ class MissingSetEpoch(Rule):
             while epoch < args.epochs:
                 sampler.set_epoch(epoch)
                 for batch in loader:
-                    step(batch)
+                    model(batch).backward()
                 epoch += 1
             """
         ),
@@ -367,7 +524,7 @@ class MissingSetEpoch(Rule):
             loader = DataLoader(dataset, sampler=sampler)
             for epoch in range(3):
                 for batch in loader:
-                    evaluate(batch)
+                    model(batch).backward()
             """
         ),
         Clean(
@@ -378,7 +535,7 @@ class MissingSetEpoch(Rule):
             def train_one_epoch(loader, epoch):
                 loader.sampler.set_epoch(epoch)
                 for batch in loader:
-                    step(batch)
+                    model(batch).backward()
 
             def main(dataset, args):
                 sampler = torch.utils.data.DistributedSampler(dataset)
@@ -390,7 +547,7 @@ class MissingSetEpoch(Rule):
                     if args.distributed:
                         other.batch_sampler.sampler.set_epoch(epoch)
                     for batch in other:
-                        step(batch)
+                        model(batch).backward()
             """
         ),
         Clean(
@@ -405,9 +562,9 @@ class MissingSetEpoch(Rule):
             b = DataLoader(dataset, sampler=DistributedSampler(dataset))
             for epoch in range(3):
                 for batch in a:
-                    step(batch)
+                    model(batch).backward()
                 for batch in b:
-                    step(batch)
+                    model(batch).backward()
             """
         ),
         Clean(
@@ -418,7 +575,7 @@ class MissingSetEpoch(Rule):
             def run(dataset):
                 loader = DataLoader(dataset, sampler=DistributedSampler(dataset))
                 for batch in loader:
-                    step(batch)
+                    model(batch).backward()
             """
         ),
         Clean(
@@ -431,7 +588,7 @@ class MissingSetEpoch(Rule):
 
             def train(epoch):
                 for batch_idx, (data, target) in enumerate(train_loader):
-                    step(data, target)
+                    model(data, target).backward()
 
             for epoch in range(1, args.epochs + 1):
                 train_sampler.set_epoch(epoch)
@@ -446,33 +603,123 @@ class MissingSetEpoch(Rule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         flow = self.flow
-        reported: set[tuple[int, int]] = set()
+        reported: set[int] = set()  # the epoch loops and endless calls reported: each once
         for sampler in flow.of_kind("sampler"):
             if sampler.shuffle_is_false:
                 continue
             for loader, path in flow.loaders_of(sampler):
-                for loop, loader_names in flow.epoch_loops(loader):
-                    key = (id(loop), id(sampler))
-                    if key in reported or flow.sets_epoch(loop, sampler):
+                for epoch in flow.epoch_loops(loader):
+                    loop = epoch.loop
+                    if id(loop.node) in reported or flow.sets_epoch(loop, sampler, epoch.names):
                         continue
-                    reported.add(key)
-                    self._report(loop, sampler, loader_names, path)
+                    fresh = self._made_in(sampler, loop)
+                    trained = self._trained(epoch.passes, loop)
+                    if fresh is None or trained is None:
+                        continue  # other data each pass, or no pass that trains: the order does not matter
+                    reported.add(id(loop.node))
+                    self._report(loop, sampler, epoch, path, trained, fresh)
                 for call in flow.endless_calls(loader):
-                    key = (id(call.node), id(sampler))
-                    if key in reported or flow.sets_epoch_anywhere(sampler):
+                    if id(call.node) in reported or flow.sets_epoch_anywhere(sampler):
                         continue
-                    reported.add(key)
+                    reported.add(id(call.node))
                     self._report_endless(call, sampler, loader, path)
+        # A loader from another module's builder draws from a DistributedSampler only where
+        # ranks run this module: something here (or a script that runs it) must show that they do.
+        if self.runs_link() is not None:
+            self._report_carried(original_node, reported)
+
+    # -- the steps of the chain ------------------------------------------------------------
+
+    def _made_in(self, sampler: Construction, loop: Loop) -> bool | None:
+        """Whether `sampler` is made anew in each pass of `loop` over the same data (True: each
+        new sampler starts at epoch 0 again), made before it (False), or made anew over data
+        the loop changes or that is unknown (None: not an epoch loop for it; a loop over folds
+        or graphs)."""
+        if loop not in sampler.loops:
+            return False
+        dataset = sampler.dataset
+        if dataset is None or sampler.dataset_built_inline:
+            return None
+        bound = self.flow.bound_in.get(dataset, [])
+        outside = isinstance(dataset[0], tuple) or not any(loop in loops for loops in bound)
+        return True if outside else None
+
+    def _trained(self, passes: list[Pass], loop: Loop) -> Link | None:
+        """The step "a pass over the loader trains" (a backward runs in it): a Link where it runs,
+        or None when no pass is known to train (an evaluation's order does not matter)."""
+        for made in passes:
+            if made.elsewhere is not None:
+                if made.elsewhere.backward is not None:
+                    return Link(StepKind.REACHES, f"{made.elsewhere.function}() makes the pass, and trains: a backward() "
+                                f"runs at {made.elsewhere.backward}", made.elsewhere.loop)
+                continue
+            if _streams(loop):
+                return Link(StepKind.REACHES, "the loader is iterated here, by a generator that yields it forever: "
+                            "a stream of training batches (no evaluation runs forever)", made.loop.node)
+            pulled = made.loop.pull  # `next(iter(loader))`: the loop around it trains
+            where = self._backward(loop if pulled else made.loop, 0)
+            if where is not None:
+                what = "iter() starts a pass over the loader here" if pulled else "the loader is iterated here"
+                return Link(StepKind.REACHES, f"{what}, in a pass that trains: a backward() runs at {_line(where)}",
+                            made.loop.node)
+        return None
+
+    def _backward(self, loop: Loop | Function, depth: int):
+        """Where a backward() runs in the body of `loop` (or of a function): a call of one there
+        (a cst node), or through a function it calls (a Place of the program model, or a cst
+        node of this file); None when none is known to."""
+        function = loop if isinstance(loop, Function) else loop.function
+        body = loop.node
+        project = self.model.project
+        for node in descendants(body) if body is not None else ():
+            if not isinstance(node, cst.Call):
+                continue
+            if isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
+                return node
+            callee = dotted_name(node.func)
+            local = self._local_function(callee, function)
+            if local is not None and depth < 3:
+                found = self._backward(local, depth + 1)
+                if found is not None:
+                    return found
+            elif callee is not None and project is not None:
+                cls = function.self_class.name.value if function.self_class is not None else None
+                found = project.runs_backward(function.key, cls, callee)
+                if found is not None:
+                    return found
+        return None
+
+    def _local_function(self, callee: str | None, function: Function) -> Function | None:
+        """The function of this module a call of `callee` in `function` reaches (`train(x)`,
+        `self.train_epoch()`), or None."""
+        if callee is None:
+            return None
+        head, _, rest = callee.partition(".")
+        if head == "self" and rest and "." not in rest and function.self_class is not None:
+            return self.flow.functions.get(("method", id(function.self_class), rest))
+        return self.flow.functions.get(("func", callee)) if "." not in callee else None
+
+    def _made_link(self, sampler: Construction) -> Link:
+        where = sampler.elsewhere if sampler.elsewhere is not None else sampler.node
+        return Link(StepKind.MADE, "the DistributedSampler is made here, shuffling, and starts each pass from "
+                    "seed + epoch", where)
+
+    def _chain(self, made: Link, reaches: list[Link], node: cst.CSTNode, message: str) -> list[Link]:
+        runs = self.runs_link()
+        return [made, *reaches, *([runs] if runs is not None else []), Link(StepKind.HARM, harm_of(message), node)]
+
+    # -- reports -----------------------------------------------------------------------------
 
     def _report_endless(self, call: Endless, sampler: Construction, loader: Construction, path: str) -> None:
         """At the call of another module's endless generator: no fix, the loop is there."""
         expression, _ = self._expression(call.function, sampler, self.flow.refs(loader), path)
-        self.report(
-            call.node,
+        message = (
             f"{_shown(expression)} never gets set_epoch(): its DataLoader is re-iterated forever by "
             f"{call.name}() in {call.where}, and every pass repeats the same shuffled order; "
-            f"call set_epoch(epoch) before each pass{_built_in(sampler)}",
+            f"call set_epoch(epoch) before each pass{_built_in(sampler)}"
         )
+        loop = Link(StepKind.REACHES, f"{call.name}() re-iterates the loader here, forever: each pass a new epoch", call.where)
+        self.report(call.node, message, chain=self._chain(self._made_link(sampler), [loop], call.node, message))
 
     def _expression(self, function: Function, sampler: Construction, loader_names: set[Ref], path: str):
         """How `function` can name `sampler` (or None), and whether that name is ambiguous."""
@@ -486,29 +733,65 @@ class MissingSetEpoch(Rule):
             expression = None if loader is None else loader + (".sampler" if path == ".batch_sampler" else path)
         return expression, ambiguous
 
-    def _report(self, loop: Loop, sampler: Construction, loader_names: set[Ref], path: str) -> None:
-        expression, ambiguous = self._expression(loop.function, sampler, loader_names, path)
+    def _report(self, loop: Loop, sampler: Construction, epoch: EpochLoop, path: str, trained: Link, fresh: bool) -> None:
+        expression, ambiguous = self._expression(loop.function, sampler, epoch.names, path)
         node = loop.node
         target = node.target if isinstance(node, cst.For) else None
         passes = self.flow.passes.get(id(loop))
         through = f" (the loader is iterated by {passes})" if passes else ""
+        anew = " (a new one is built in each pass, starting again at epoch 0)" if fresh else ""
         message = (
-            f"{_shown(expression)} never gets set_epoch() in this epoch loop{through}: every epoch repeats the same "
-            f"shuffled order; call set_epoch(epoch) first in the loop body{_built_in(sampler)}"
+            f"{_shown(expression)} never gets set_epoch() in this epoch loop{through}{anew}: every epoch repeats the "
+            f"same shuffled order; call set_epoch(epoch) first in the loop body{_built_in(sampler)}"
         )
+        chain = self._chain(self._made_link(sampler), [trained], node, message)
         if (
             expression is None
             or ambiguous
+            or fresh  # the sampler the loop body builds does not exist yet at its first statement
             or not isinstance(target, cst.Name)
             or target.value == "_"
             or not _is_range(node.iter)  # type: ignore[union-attr]
             or not isinstance(node.body, cst.IndentedBlock)
         ):
-            self.report(node, message)
+            self.report(node, message, chain=chain)
             return
         line = cst.parse_statement(f"{expression}.set_epoch({target.value})\n")
         body = node.body.with_changes(body=[line, *node.body.body])
-        self.report(node, message, replace={node: node.with_changes(body=body)})
+        self.report(node, message, replace={node: node.with_changes(body=body)}, chain=chain)
+
+    def _report_carried(self, module: cst.Module, reported: set[int]) -> None:
+        """Epoch loops the program model finds over a loader this module is handed, keeps on an
+        object or reads off one (`self.train_loader`, `args.train_loader`), from a sampler made
+        elsewhere: reported without a fix (what to call set_epoch on is the user's to say)."""
+        view = self.model.project
+        found = unset_epochs(view.program, view.module) if view is not None else []
+        if not found:
+            return
+        loops = [loop for function in (self.flow.module, *self.flow.all_functions()) for loop in function.loops
+                 if isinstance(loop.node, (cst.For, cst.While))]
+        spans, _ = positions(module, [loop.node for loop in loops])
+        by_line = {spans[id(loop.node)][0][0]: loop for loop in loops}
+        for unset in found:
+            loop = by_line.get(unset.epoch.first)
+            # the model's summary is of the module as saved; this text (an edit, a fix just
+            # applied) may already call set_epoch in the loop
+            if loop is None or id(loop.node) in reported or any(loop in call.loops for call in loop.function.set_epochs):
+                continue
+            reported.add(id(loop.node))
+            shown = f"The DistributedSampler of `{unset.name}`" if unset.name else "This DistributedSampler"
+            message = (
+                f"{shown} never gets set_epoch() in this epoch loop: every epoch repeats the same shuffled order; "
+                f"call set_epoch(epoch) first in the loop body (sampler built in {unset.loader.sampler.made_at})"
+            )
+            made = Link(StepKind.MADE, "the DistributedSampler is made here, shuffling, and starts each pass from "
+                        "seed + epoch", unset.loader.sampler.made_at)
+            reaches = [Link(StepKind.REACHES, "the DataLoader drawing from it is made here", unset.loader.made_at)]
+            if unset.loader.passed_at is not None:
+                reaches.append(Link(StepKind.REACHES, "and handed on here", unset.loader.passed_at))
+            reaches.append(Link(StepKind.REACHES, f"{unset.how}, in a pass that trains: a backward() runs at "
+                                f"{unset.backward}", unset.passed))
+            self.report(loop.node, message, chain=self._chain(made, reaches, loop.node, message))
 
 
 def _shown(expression: str | None) -> str:
@@ -521,3 +804,136 @@ def _built_in(sampler: Construction) -> str:
 
 def _is_range(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "range"
+
+
+def _streams(loop: Loop) -> bool:
+    """An endless loop that yields (`while True: for x in dl: yield x`): it hands its consumer
+    batches for ever, which only training asks for."""
+    node = loop.node
+    endless = isinstance(node, cst.While) and isinstance(node.test, cst.Name) and node.test.value == "True"
+    endless = endless or isinstance(node, cst.While) and isinstance(node.test, cst.Integer) and node.test.value == "1"
+    return endless and any(isinstance(inner, cst.Yield) for inner in descendants(node))
+
+
+def _line(where) -> str:
+    """A place to name in a message: a Place as is, a node of this file as "this file"."""
+    return str(where) if isinstance(where, Place) else "a call in this file"
+
+
+# -- questions only this rule asks of the program model ---------------------------------------
+
+
+@dataclass(frozen=True)
+class UnsetEpoch:
+    """An epoch loop (`epoch`, a summary's Loop) around a pass that trains over `loader` (a
+    ddplint.model.records.Loader whose sampler shuffles), with no set_epoch in reach: the pass
+    is at `passed`, `how` it goes there, `name` the loader as the function writes it (or
+    None), `backward` where it trains."""
+
+    epoch: SummaryLoop
+    loader: Loader
+    passed: Place
+    how: str
+    name: str | None
+    backward: Place
+
+
+def unset_epochs(program, module: str) -> list[UnsetEpoch]:
+    """The epoch loops of `module` (each loop of its functions around a pass over a loader, in
+    the function or in a project function a call in the loop reaches) where the loader draws
+    from a shuffling DistributedSampler made before the loop, the pass trains, and no set_epoch
+    may be called: not in the loop, nor in any function it calls. Generators that re-iterate
+    their argument forever are reported where they are called (Endless)."""
+    summary = program.known(module)
+    found: list[UnsetEpoch] = []
+    for key, function in summary.functions.items() if summary is not None else ():
+        if function.cycles is not None:
+            continue
+        for epoch in function.loops:
+            unset = next(_passes_in(program, module, key, function, epoch), None)
+            if unset is not None and not loaders.set_epoch_in(program, module, key, epoch.first, epoch.last):
+                found.append(unset)
+    return found
+
+
+def _passes_in(program, module: str, key: str, function, epoch: SummaryLoop):
+    """The passes that train over a loader drawing from a shuffling sampler made before `epoch`:
+    its own loops and `iter()` calls with no other loop of the function between, and the
+    top-level passes of the project functions called there, each as an UnsetEpoch."""
+    inside = [loop for loop in function.loops if _inside(loop, epoch)]
+    direct = [loop for loop in inside if not any(_inside(loop, other) for other in inside)]
+    passes = [(loop.first, loop.last, loop.sources, "the loader is iterated here") for loop in direct]
+    passes += [(pull.line, None, pull.sources, "iter() starts a pass over the loader here") for pull in function.pulls
+               if _holds(epoch, pull.line) and not any(_holds(loop, pull.line) for loop in inside)]
+    for first, last, sources, how in passes:
+        # a pulled pass trains in the loop around it (`batch = next(iter(loader))`, then the step)
+        backward = program.backward_in(module, key, first, last) if last is not None else None
+        backward = backward or (program.backward_in(module, key, epoch.first, epoch.last) if last is None else None)
+        for loader, name in _loaders(program, module, key, [s for s in sources if not _fresh(s, epoch)]):
+            made = loader.sampler.made_at
+            if backward is not None and not (made.path == program.path(module) and _holds(epoch, made.line)):
+                yield UnsetEpoch(epoch, loader, program.place(module, first), how, name, backward)
+    for call in function.invocations:
+        if _holds(epoch, call.line) and not any(_holds(loop, call.line) for loop in inside):
+            yield from _callee_passes(program, module, key, function, epoch, call)
+
+
+def _callee_passes(program, module: str, key: str, function, epoch: SummaryLoop, call):
+    """The top-level passes (in no loop of its own) that the project function a call in `epoch`
+    reaches makes over a loader it is handed or keeps (not one it makes itself)."""
+    target = program.target(module, key, function.cls, call.callee)
+    record = program.function(target.module, target.key) if target is not None else None
+    if record is None or record.cycles is not None or target.function == (module, key):
+        return
+    for loop in record.loops:
+        if any(_inside(loop, other) for other in record.loops):
+            continue
+        backward = program.backward_in(target.module, target.key, loop.first, loop.last)
+        received = [source for source in loop.sources if _written(source) is not None]
+        for loader, written in _loaders(program, target.module, target.key, received):
+            if backward is not None:
+                where = program.place(target.module, loop.first)
+                # `self.train_loader` names the loader in the epoch loop too when both are methods of one class
+                name = written if written.startswith("self.") and record.cls == function.cls else None
+                yield UnsetEpoch(epoch, loader, where, f"{target.key}() iterates the loader here", name, backward)
+
+
+def _inside(loop: SummaryLoop, other: SummaryLoop) -> bool:
+    """Whether `loop` lies inside `other` (and is not it)."""
+    return loop is not other and other.first <= loop.first and loop.last <= other.last and (
+        other.first < loop.first or loop.last < other.last
+    )
+
+
+def _holds(loop: SummaryLoop, line: int) -> bool:
+    return loop.first <= line <= loop.last
+
+
+def _fresh(source, epoch: SummaryLoop) -> bool:
+    """Whether `source` holds what a call inside the epoch loop makes: anew each pass."""
+    while isinstance(source, (Attr, Item)):
+        source = source.held
+    return isinstance(source, CallResult) and _holds(epoch, source.line)
+
+
+def _loaders(program, module: str, key: str, sources: tuple) -> list[tuple[Loader, str | None]]:
+    """The loaders drawing from a sampler that shuffles (or may) among what `sources` hold, with
+    how the function writes each."""
+    found = []
+    for source in sources:
+        for value in program.values_of(module, key, source):
+            if isinstance(value, Loader) and value.sampler.shuffle is not False:
+                found.append((value, _written(source)))
+    return found
+
+
+def _written(source) -> str | None:
+    """How a function writes what `source` holds: `loader`, `self.train_loader`, `args.loader`."""
+    if isinstance(source, Param):
+        return source.name
+    if isinstance(source, SelfAttr):
+        return f"self.{source.name}"
+    if isinstance(source, Attr):
+        held = _written(source.held)
+        return f"{held}.{source.name}" if held is not None else None
+    return None

@@ -10,7 +10,7 @@ def train(model, dataset, epochs):
     train_loader = backend.prepare_loader(loader)
     for epoch in range(epochs):
         for batch in train_loader:
-            model(batch)
+            model(batch).backward()
 
 
 def train_through_the_backend(model, dataset, epochs):
@@ -21,7 +21,7 @@ def train_through_the_backend(model, dataset, epochs):
     for epoch in range(epochs):
         backend.set_epoch(train_loader, epoch)
         for batch in train_loader:
-            model(batch)
+            model(batch).backward()
 
 
 def train_resharded(model, dataset, epochs):
@@ -31,4 +31,4 @@ def train_resharded(model, dataset, epochs):
     train_loader = backend.reshard(loader)
     for epoch in range(epochs):
         for batch in train_loader:
-            model(batch)
+            model(batch).backward()

@@ -5,7 +5,7 @@ def fit(model, dataset, epochs):
     loader = build_loader(dataset, 64)
     for epoch in range(epochs):
         for batch in loader:
-            model(batch)
+            model(batch).backward()
 
 
 def fit_right(model, dataset, epochs):
@@ -13,4 +13,4 @@ def fit_right(model, dataset, epochs):
     for epoch in range(epochs):
         loader.sampler.set_epoch(epoch)
         for batch in loader:
-            model(batch)
+            model(batch).backward()

@@ -8,4 +8,4 @@ def train(model, dataset, epochs):
     loader = DataLoader(dataset, batch_size=32, sampler=sampler)
     for epoch in range(epochs):
         for batch in loader:
-            model(batch)
+            model(batch).backward()

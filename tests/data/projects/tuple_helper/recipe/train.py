@@ -5,14 +5,14 @@ def train(model, dataset, epochs):
     loader, sampler = build(dataset)
     for epoch in range(epochs):
         for batch in loader:
-            model(batch)
+            model(batch).backward()
 
 
 def train_discarding_the_sampler(model, dataset, epochs):
     loader, _ = build(dataset)
     for epoch in range(epochs):
         for batch in loader:
-            model(batch)
+            model(batch).backward()
 
 
 def train_right(model, dataset, epochs):
@@ -20,7 +20,7 @@ def train_right(model, dataset, epochs):
     for epoch in range(epochs):
         sampler.set_epoch(epoch)
         for batch in loader:
-            model(batch)
+            model(batch).backward()
 
 
 def evaluate(model, dataset, rounds):

@@ -6,5 +6,5 @@ def fit(model, train_set, val_set, epochs):
     epoch = 0
     while epoch < epochs:
         for batch in train_loader:
-            model(batch)
+            model(batch).backward()
         epoch += 1

@@ -1,0 +1,5 @@
+import torch
+
+
+def build_model(device):
+    return torch.nn.Linear(16, 1).to(device)
