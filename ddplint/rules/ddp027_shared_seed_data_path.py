@@ -386,9 +386,11 @@ class SharedSeedDataPath(Rule):
             receiver = dotted_name(reset.call.func.value)  # type: ignore[attr-defined]
             if (reset.frame, receiver) in self._stepped and self._same_on_every_rank(reset.value, reset) is True:
                 runs = self.runs_link()
+                if runs is None:
+                    continue  # nothing shows several ranks running this file
                 chain = [
                     Link(StepKind.MADE, f"`{receiver}` is reset here with a seed that is the same on every rank", reset.call),
-                    *([runs] if runs is not None else []),
+                    runs,
                     Link(StepKind.HARM, "its environments then emit the same observations on every rank: the "
                          "rollouts every rank trains on are copies", reset.call),
                 ]
@@ -405,10 +407,12 @@ class SharedSeedDataPath(Rule):
             what, place = found
             where = f"{what} in the training loop below" if place is None else f"{what} at {place}, reached from the training loop each step"
             runs = self.runs_link()
+            if runs is None:
+                return  # nothing shows several ranks running this file
             chain = [
                 Link(StepKind.MADE, "seeds " + ", ".join(sorted(seed.generators)) + " with a value that is the same on "
                      "every rank", seed.call),
-                *([runs] if runs is not None else []),
+                runs,
                 Link(StepKind.REACHES, f"the training loop calls this on every step; it draws {what} from the seeded generator", call.call),
                 Link(StepKind.HARM, f"{what} draws the same values on every rank: the ranks train on the same "
                      "noise, timesteps or indices", place if place is not None else call.call),
