@@ -16,7 +16,7 @@ from ddplint.model.records import CallResult, Inner, Instance, Item, Loader, Pac
 from ddplint.model.summary import summarize
 from ddplint.model.values import Wrap, WrapperSave
 from ddplint.rules.ddp002_lambda_default_factory import Fate, Fates
-from ddplint.rules.ddp004_torch_load_without_map_location import own_record, saved_on_host
+from ddplint.rules.ddp004_torch_load_without_map_location import on_host, own_record, saved_files
 from ddplint.rules.ddp009_ddp_state_dict_prefix import saved_from_wrapper
 from ddplint.rules.ddp014_save_on_every_rank import saving_helper
 
@@ -27,6 +27,11 @@ def P(text: str) -> Place:
     return Place(path, int(line))
 
 _WRAP = "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+
+
+def saved_on_host(index, module: str, path: str) -> Place | None:
+    """Where the program `module` is part of saves the file `path` with no CUDA tensors (DDP004)."""
+    return on_host(saved_files(index.module_view(module), path))
 
 
 def _project(tmp_path, modules: dict[str, str]):
@@ -378,11 +383,10 @@ def test_files_saved_with_their_tensors_on_the_host_and_what_spoils_that(tmp_pat
         "def module_code(net):\n    net.cpu()\n    torch.save(net.state_dict(), 'script.pt')\n"
     )
     index = _project(tmp_path, {"train": train, "script": "import torch\nnet = make()\ntorch.save(net.state_dict(), 'script.pt')\n"})
-    values = index.program.values
-    assert saved_on_host(values.program, "pkg.train", "file:final.pt") == P("pkg/train.py:8")
-    assert saved_on_host(values.program, "pkg.script", "file:best.pt") == P("pkg/train.py:9")
+    assert saved_on_host(index, "pkg.train", "file:final.pt") == P("pkg/train.py:8")
+    assert saved_on_host(index, "pkg.script", "file:best.pt") == P("pkg/train.py:9")
     for spoiled in ("branch.pt", "helped.pt", "opened.pt", "script.pt", "nowhere.pt"):
-        assert saved_on_host(values.program, "pkg.train", f"file:{spoiled}") is None, spoiled
+        assert saved_on_host(index, "pkg.train", f"file:{spoiled}") is None, spoiled
 
 
 def test_state_dicts_fsdp_or_dcp_gather_onto_the_host(tmp_path):
@@ -412,11 +416,11 @@ def test_state_dicts_fsdp_or_dcp_gather_onto_the_host(tmp_path):
         "    torch.save(get_model_state_dict(model, options=options), 'dcp.pt')\n"
         "    torch.save(get_model_state_dict(model, options=StateDictOptions(full_state_dict=True)), 'dcp_gpu.pt')\n"
     )
-    values = _project(tmp_path, {"train": train}).program.values
+    index = _project(tmp_path, {"train": train})
     for hosted, line in (("model.pt", 8), ("optim.pt", 9), ("inner.pt", 10), ("dcp.pt", 21)):
-        assert saved_on_host(values.program, "pkg.train", f"file:{hosted}") == Place("pkg/train.py", line), hosted
+        assert saved_on_host(index, "pkg.train", f"file:{hosted}") == Place("pkg/train.py", line), hosted
     for spoiled in ("other.pt", "after.pt", "maybe.pt", "half.pt", "half_optim.pt", "dcp_gpu.pt"):
-        assert saved_on_host(values.program, "pkg.train", f"file:{spoiled}") is None, spoiled
+        assert saved_on_host(index, "pkg.train", f"file:{spoiled}") is None, spoiled
 
 
 def test_the_classes_wrapped_in_ddp_with_their_arguments_through_builders(tmp_path):
