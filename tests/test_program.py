@@ -389,6 +389,42 @@ def test_files_saved_with_their_tensors_on_the_host_and_what_spoils_that(tmp_pat
         assert saved_on_host(index, "pkg.train", f"file:{spoiled}") is None, spoiled
 
 
+def test_files_of_python_values_and_tensors_made_on_the_host_hold_no_cuda_tensors(tmp_path):
+    """Tensors made from Python data or by a factory with no device, a join of them, parsed
+    options, a scheduler's state (also through a parameter every caller fills with one) and
+    containers of those hold no CUDA tensors; a CUDA device, a parameter nothing shows, an item
+    of unknown device or a model's state spoil that."""
+    train = (
+        "import argparse\nimport torch\nfrom torch.optim.lr_scheduler import StepLR\n\n"
+        "def data(rows, n):\n"
+        "    torch.save({'ids': torch.tensor([[1, 2], [3, 4]]), 'size': len(rows)}, 'ids.pt')\n"
+        "    parts = [torch.zeros(n) for _ in range(4)]\n"
+        "    torch.save(torch.cat(parts), 'parts.pt')\n"
+        "    torch.save(torch.zeros(n, device='cuda'), 'gpu.pt')\n"
+        "    torch.save(torch.tensor(rows), 'rows.pt')\n"
+        "    state = {'step': n}\n"
+        "    state['weights'] = rows.cuda()\n"
+        "    torch.save(state, 'mixed.pt')\n\n"
+        "def options(optimizer, model):\n"
+        "    parser = argparse.ArgumentParser()\n"
+        "    args = parser.parse_args()\n"
+        "    torch.save(vars(args), 'args.pth')\n"
+        "    scheduler = StepLR(optimizer, 10)\n"
+        "    torch.save(scheduler.state_dict(), 'sched.pt')\n"
+        "    keep(args)\n"
+        "    keep_any(model.state_dict())\n\n"
+        "def keep(value):\n"
+        "    torch.save(value, 'kept.pth')\n\n"
+        "def keep_any(value):\n"
+        "    torch.save(value, 'any.pth')\n"
+    )
+    index = _project(tmp_path, {"train": train})
+    for hosted, line in (("ids.pt", 6), ("parts.pt", 8), ("args.pth", 18), ("sched.pt", 20), ("kept.pth", 25)):
+        assert saved_on_host(index, "pkg.train", f"file:{hosted}") == Place("pkg/train.py", line), hosted
+    for spoiled in ("gpu.pt", "rows.pt", "mixed.pt", "any.pth"):
+        assert saved_on_host(index, "pkg.train", f"file:{spoiled}") is None, spoiled
+
+
 def test_state_dicts_fsdp_or_dcp_gather_onto_the_host(tmp_path):
     """Under `FSDP.state_dict_type(model, ..., config)` with `offload_to_cpu=True` (literal or
     through a local), the model's (and, by the optimizer config, the optimizer's) state dict is

@@ -1461,8 +1461,8 @@ def saved_format(view, keys: set[str]) -> SavedFile | None:
 
 
 def places_on_cuda(view) -> bool:
-    """Whether a module of the program (`program_modules`, and this one) puts a model or tensor
-    on a CUDA device (`model.cuda(rank)`, `x.to("cuda")`, `x.to(device)` with the rank's device)."""
+    """Whether this module or a script that runs it (`view.users`) puts a model or tensor on a
+    CUDA device (`model.cuda(rank)`, `x.to("cuda")`, `x.to(device)` with the rank's device)."""
     program = view.program
     for module in {view.module, *view.users}:
         summary = program.summary(module)
