@@ -1213,8 +1213,12 @@ class TorchLoadWithoutMapLocation(Rule):
             if not load.looped and (load.rank_zero or load.function in guarded):
                 continue  # rank 0 alone loads it, onto its own GPU
             held = self._holds(load)
-            if held is not None:
-                self._report(load, runs, [*self._called_from(load, runs), *held])
+            if held is None or not held and isinstance(runs.at, Place):
+                # Where ranks run this module by another module's code only, a name that says
+                # "checkpoint" is no evidence of what the file holds: report only where the
+                # program is seen to save it (or its format) with CUDA tensors.
+                continue
+            self._report(load, runs, [*self._called_from(load, runs), *held])
 
     def _holds(self, load: _Load) -> list[Link] | None:
         """The steps that say the file holds a model's tensors on the device they were saved
@@ -1396,19 +1400,19 @@ class SavedFile:
 
 def program_modules(view) -> list[str]:
     """The modules of the program a module is part of, whose saves its loads may read: those
-    of its folder and the folders above it (the scripts beside it: `train.py` writes what
-    `evaluate.py` reads, `preprocess.py` what `data/dataset.py` reads), the scripts that import
-    it and the modules they import; only those that may save (by text)."""
+    of its folder (the scripts beside it: `train.py` writes what `evaluate.py` reads,
+    `data/preprocess.py` what `data/dataset.py` reads), the scripts that import it and the
+    modules they import; only those that may save (by text). Not the folders above: a
+    repository's older trainer in `old/` is another program than the one at its root."""
     program = view.program
     folder = posixpath.dirname(view.path.replace("\\", "/"))
-    above = {folder, *(folder.rsplit("/", depth)[0] for depth in range(1, folder.count("/") + 1))} | ({""} if folder else set())
     users = set(view.users)
     found = []
     for module in program.modules():
         if not program.may_save(module):
             continue
         where = posixpath.dirname(program.path(module).replace("\\", "/"))
-        if where in above or module in users or users.intersection(program.importers_of(module)):
+        if where == folder or module in users or users.intersection(program.importers_of(module)):
             found.append(module)
     return sorted(found)
 

@@ -9,7 +9,7 @@ from torch.optim.lr_scheduler import CosineAnnealingLR
 from torch.utils.data import DataLoader, DistributedSampler
 
 from data.dataset import TokenDataset
-from models.builder import build_model
+from models.builder import build_model, load_encoder
 from utils.checkpoint import is_main_process, save_checkpoint
 
 
@@ -19,6 +19,7 @@ def main_worker(gpu, ngpus, args):
         dist.init_process_group("nccl", init_method=args.dist_url, world_size=ngpus, rank=gpu)
     torch.cuda.set_device(gpu)
     model = build_model(args.pretrained).cuda(gpu)
+    load_encoder(model, args.encoder)
     # load_backbone(model, args.backbone)  -- the ImageNet backbone, before the pretrained LM checkpoints
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
     scheduler = CosineAnnealingLR(optimizer, T_max=args.epochs)
@@ -55,6 +56,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", default="data/out")
     parser.add_argument("--pretrained")
+    parser.add_argument("--encoder")
     parser.add_argument("--resume")
     parser.add_argument("--output-dir", default="runs")
     parser.add_argument("--dist-url", default="tcp://127.0.0.1:23456")

@@ -18,3 +18,8 @@ def build_model(pretrained=None, vocab=32000):
         weights = torch.load(pretrained)
         model.load_state_dict(weights["model"])
     return model
+
+
+def load_encoder(model, path):
+    # the encoder weights a user downloads: nothing in this project writes them
+    model.backbone.load_state_dict(torch.load(path))
