@@ -1209,14 +1209,15 @@ class TorchLoadWithoutMapLocation(Rule):
         if runs is None:
             return  # nothing shows that ranks run this file: one process loads where it saved
         guarded = self.ranks.functions_only_rank_zero_calls()
+        own = self.model.get(DistributedEvidence).found  # this file's own code shows distribution
         for load in self._loads:
             if not load.looped and (load.rank_zero or load.function in guarded):
                 continue  # rank 0 alone loads it, onto its own GPU
             held = self._holds(load)
-            if held is None or not held and isinstance(runs.at, Place):
-                # Where ranks run this module by another module's code only, a name that says
-                # "checkpoint" is no evidence of what the file holds: report only where the
-                # program is seen to save it (or its format) with CUDA tensors.
+            if held is None or not held and not own:
+                # Where only another module's code shows that ranks run this one, a name that
+                # says "checkpoint" is no evidence of what the file holds: report only where
+                # the program is seen to save it (or its format) with CUDA tensors.
                 continue
             self._report(load, runs, [*self._called_from(load, runs), *held])
 
@@ -1230,8 +1231,12 @@ class TorchLoadWithoutMapLocation(Rule):
             return None
         project = self.model.project
         saves = saved_files(project, load.path) if project is not None else []
+        # Host-only by the saves beside the load: a script elsewhere that imports a module of
+        # the same name may be another program of the repository (`old/`, `tools/`).
+        folder = posixpath.dirname(project.path.replace("\\", "/")) if project is not None else ""
+        beside = [save for save in saves if posixpath.dirname(save.place.path) == folder]
         if not (load.whole_model or load.on_device) and (
-            on_host(saves) is not None or self._own_record(load) is not None or self._class_file_on_host(load)
+            on_host(beside) is not None or self._own_record(load) is not None or self._class_file_on_host(load)
         ):
             return None
         if not self._is_checkpoint(load) and not any(save.state for save in saves):
