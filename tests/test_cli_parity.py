@@ -124,7 +124,7 @@ def test_full_format_shows_the_line_the_caret_and_the_fix(run, tmp_path: Path) -
         "  |     ^^^^^^^^^^^^^^^^^^^^^ DDP004",
         "  |",
         "  = runs  a.py:1: this file runs distributed: it imports torch.distributed",
-        "  = harm  a.py:2: torch.load without map_location loads onto the saving device (GPU 0 on every rank)",
+        "  = harm  a.py:2: it is named as a checkpoint: its tensors land on the device they were saved from, GPU 0 on every rank",
         "  = safe fix:",
         "  -m = torch.load('ckpt.pt')",
         "  +m = torch.load('ckpt.pt', map_location=\"cpu\")",

@@ -187,21 +187,23 @@ CHAINED = {
 
 
 def test_each_finding_carries_its_chain_in_json_full_and_sarif(run, tmp_path):
-    """A finding's steps (who runs it, the harm) come with places, also in another module:
+    """A finding's steps (who runs it, how it reaches the line, the harm) come with places, also in another module:
     JSON lists them, `full` prints them, SARIF carries them as a code flow ending at it."""
     for name, text in CHAINED.items():
         (tmp_path / name).write_text(text)
     [finding] = json.loads(run("--output-format", "json", "--no-cache", "loading.py").stdout)
-    runs, harm = finding["chain"]
+    runs, reaches, harm = finding["chain"]
     assert (runs["kind"], runs["filename"], runs["line"]) == ("runs", "train.py", 6)
     assert "init_process_group" in runs["message"]
+    assert (reaches["kind"], reaches["filename"], reaches["line"]) == ("reaches", "train.py", 7)
     assert (harm["kind"], harm["filename"], harm["line"], harm["column"]) == ("harm", "loading.py", 5, 27)
     full = run("--output-format", "full", "--no-cache", "loading.py").stdout
-    assert "  = runs  train.py:6: every rank runs this module: train.py calls dist.init_process_group" in full
+    assert "  = runs     train.py:6: every rank runs this module: train.py calls dist.init_process_group" in full
+    assert "  = reaches  train.py:7: resume() is called at train.py:7" in full
     log = json.loads(run("--output-format", "sarif", "--no-cache", "loading.py").stdout)
     jsonschema.validate(log, json.loads(SCHEMA.read_text()))
     [result] = log["runs"][0]["results"]
     steps = result["codeFlows"][0]["threadFlows"][0]["locations"]
     assert [step["location"]["physicalLocation"]["artifactLocation"]["uri"] for step in steps] == [
-        "train.py", "loading.py", "loading.py"]
+        "train.py", "train.py", "loading.py", "loading.py"]
     assert steps[-1]["location"]["message"]["text"] == result["message"]["text"]

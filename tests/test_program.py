@@ -16,7 +16,7 @@ from ddplint.model.records import CallResult, Inner, Instance, Item, Loader, Pac
 from ddplint.model.summary import summarize
 from ddplint.model.values import Part, Step, Wrap, WrapperSave
 from ddplint.rules.ddp002_lambda_default_factory import Fate, Fates
-from ddplint.rules.ddp004_torch_load_without_map_location import own_record, saved_on_host
+from ddplint.rules.ddp004_torch_load_without_map_location import on_host, own_record, saved_files
 from ddplint.rules.ddp009_ddp_state_dict_prefix import saved_from_wrapper
 from ddplint.rules.ddp014_save_on_every_rank import saving_helper
 
@@ -27,6 +27,11 @@ def P(text: str) -> Place:
     return Place(path, int(line))
 
 _WRAP = "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+
+
+def saved_on_host(index, module: str, path: str) -> Place | None:
+    """Where the program `module` is part of saves the file `path` with no CUDA tensors (DDP004)."""
+    return on_host(saved_files(index.module_view(module), path))
 
 
 def _project(tmp_path, modules: dict[str, str]):
@@ -378,11 +383,46 @@ def test_files_saved_with_their_tensors_on_the_host_and_what_spoils_that(tmp_pat
         "def module_code(net):\n    net.cpu()\n    torch.save(net.state_dict(), 'script.pt')\n"
     )
     index = _project(tmp_path, {"train": train, "script": "import torch\nnet = make()\ntorch.save(net.state_dict(), 'script.pt')\n"})
-    values = index.program.values
-    assert saved_on_host(values.program, "pkg.train", "file:final.pt") == P("pkg/train.py:8")
-    assert saved_on_host(values.program, "pkg.script", "file:best.pt") == P("pkg/train.py:9")
+    assert saved_on_host(index, "pkg.train", "file:final.pt") == P("pkg/train.py:8")
+    assert saved_on_host(index, "pkg.script", "file:best.pt") == P("pkg/train.py:9")
     for spoiled in ("branch.pt", "helped.pt", "opened.pt", "script.pt", "nowhere.pt"):
-        assert saved_on_host(values.program, "pkg.train", f"file:{spoiled}") is None, spoiled
+        assert saved_on_host(index, "pkg.train", f"file:{spoiled}") is None, spoiled
+
+
+def test_files_of_python_values_and_tensors_made_on_the_host_hold_no_cuda_tensors(tmp_path):
+    """Tensors made from Python data or by a factory with no device, a join of them, parsed
+    options, a scheduler's state (also through a parameter every caller fills with one) and
+    containers of those hold no CUDA tensors; a CUDA device, a parameter nothing shows, an item
+    of unknown device or a model's state spoil that."""
+    train = (
+        "import argparse\nimport torch\nfrom torch.optim.lr_scheduler import StepLR\n\n"
+        "def data(rows, n):\n"
+        "    torch.save({'ids': torch.tensor([[1, 2], [3, 4]]), 'size': len(rows)}, 'ids.pt')\n"
+        "    parts = [torch.zeros(n) for _ in range(4)]\n"
+        "    torch.save(torch.cat(parts), 'parts.pt')\n"
+        "    torch.save(torch.zeros(n, device='cuda'), 'gpu.pt')\n"
+        "    torch.save(torch.tensor(rows), 'rows.pt')\n"
+        "    state = {'step': n}\n"
+        "    state['weights'] = rows.cuda()\n"
+        "    torch.save(state, 'mixed.pt')\n\n"
+        "def options(optimizer, model):\n"
+        "    parser = argparse.ArgumentParser()\n"
+        "    args = parser.parse_args()\n"
+        "    torch.save(vars(args), 'args.pth')\n"
+        "    scheduler = StepLR(optimizer, 10)\n"
+        "    torch.save(scheduler.state_dict(), 'sched.pt')\n"
+        "    keep(args)\n"
+        "    keep_any(model.state_dict())\n\n"
+        "def keep(value):\n"
+        "    torch.save(value, 'kept.pth')\n\n"
+        "def keep_any(value):\n"
+        "    torch.save(value, 'any.pth')\n"
+    )
+    index = _project(tmp_path, {"train": train})
+    for hosted, line in (("ids.pt", 6), ("parts.pt", 8), ("args.pth", 18), ("sched.pt", 20), ("kept.pth", 25)):
+        assert saved_on_host(index, "pkg.train", f"file:{hosted}") == Place("pkg/train.py", line), hosted
+    for spoiled in ("gpu.pt", "rows.pt", "mixed.pt", "any.pth"):
+        assert saved_on_host(index, "pkg.train", f"file:{spoiled}") is None, spoiled
 
 
 def test_state_dicts_fsdp_or_dcp_gather_onto_the_host(tmp_path):
@@ -412,11 +452,11 @@ def test_state_dicts_fsdp_or_dcp_gather_onto_the_host(tmp_path):
         "    torch.save(get_model_state_dict(model, options=options), 'dcp.pt')\n"
         "    torch.save(get_model_state_dict(model, options=StateDictOptions(full_state_dict=True)), 'dcp_gpu.pt')\n"
     )
-    values = _project(tmp_path, {"train": train}).program.values
+    index = _project(tmp_path, {"train": train})
     for hosted, line in (("model.pt", 8), ("optim.pt", 9), ("inner.pt", 10), ("dcp.pt", 21)):
-        assert saved_on_host(values.program, "pkg.train", f"file:{hosted}") == Place("pkg/train.py", line), hosted
+        assert saved_on_host(index, "pkg.train", f"file:{hosted}") == Place("pkg/train.py", line), hosted
     for spoiled in ("other.pt", "after.pt", "maybe.pt", "half.pt", "half_optim.pt", "dcp_gpu.pt"):
-        assert saved_on_host(values.program, "pkg.train", f"file:{spoiled}") is None, spoiled
+        assert saved_on_host(index, "pkg.train", f"file:{spoiled}") is None, spoiled
 
 
 def test_the_classes_wrapped_in_ddp_with_their_arguments_through_builders(tmp_path):

@@ -58,7 +58,7 @@ def test_a_session_shows_ddp004_and_its_quick_fix_applies(session: Session, tmp_
     assert runs["location"] == {"uri": uri, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}}
     assert runs["message"].startswith("runs: this file runs distributed")
     assert harm["location"]["range"]["start"] == {"line": 2, "character": 8}
-    assert harm["message"].startswith("harm: torch.load without map_location loads onto the saving device")
+    assert harm["message"].startswith("harm: it is named as a checkpoint: its tensors land on the device they were saved from")
 
     actions = _actions(session, uri, [diagnostic])
     fix = actions["ddplint: fix DDP004 (torch-load-without-map-location)"]

@@ -4,8 +4,9 @@ Code written for Accelerate, Fabric or Lightning calls no `init_process_group`, 
 `DistributedDataParallel` and spawns nothing: the library does (ddplint.core.torch_api,
 `LAUNCH_POINT_TEXT`). Its launch points, by the frame keys of the semantic model:
 
-- a function (or module code) that builds an `Accelerator(...)`: `accelerate launch` runs it on
-  every rank;
+- a function (or module code) that builds an `Accelerator(...)`, itself or through a project
+  function of another module that returns the one it builds (`accelerator =
+  train_util.prepare_accelerator(args)`): `accelerate launch` runs it on every rank;
 - a function that calls `fabric.launch()` on a Fabric built in this file for several devices,
   and the same-module function `fabric.launch(fn)` hands its ranks;
 - the methods of a LightningModule (or LightningDataModule) subclass: the Trainer runs its hooks on every rank of the
@@ -41,7 +42,8 @@ from ddplint.core.torch_api import (
 
 
 class Launches(Analysis):
-    """Read `every_rank` (frame keys), `any` and `guard` after the walk (in a rule's leave_Module)."""
+    """Read `every_rank` (frame keys), `any`, `point`, `guard` and `built_at` after the walk (in a
+    rule's leave_Module)."""
 
     def __init__(self, model: SemanticModel) -> None:
         super().__init__(model)
@@ -52,6 +54,8 @@ class Launches(Analysis):
         self._trainers: list[bool] = []  # per Trainer(...) built here: whether for several devices
         self._guards: dict[str | None, str] = {}  # launch point -> its launcher's rank-0 test, in order
         self._points: list[tuple[str, cst.CSTNode]] = []  # what each launch point is, and where
+        # A call that returns an Accelerator another module builds (by id) -> where it is built.
+        self.built_at: dict[int, object] = {}  # a Place of the program model
 
     @property
     def every_rank(self) -> set[str | None]:
@@ -123,6 +127,22 @@ class Launches(Analysis):
             self._fabrics.update((name, several) for name in names)
         elif qualified in ACCELERATOR and names:  # `self.accelerator = Accelerator()`
             self._guards.setdefault(self.model.frame.key, f"if {names[0]}.{MAIN_PROCESS}:")
+        elif qualified is not None and names and self.model.project is not None:
+            self._built_elsewhere(value, qualified, names[0])
+
+    def _built_elsewhere(self, call: cst.Call, qualified: str, name: str) -> None:
+        """`accelerator = train_util.prepare_accelerator(args)`: a project function of another
+        module builds the Accelerator it returns, so this frame is a launch point as one that
+        builds it here is."""
+        view = self.model.project
+        made = view.program.made_by(view.module, qualified, ACCELERATOR)
+        if made is None:
+            return
+        self._launched.add(self.model.frame.key)
+        self.built_at.setdefault(id(call), made)
+        called = dotted_name(call.func)
+        self._points.append((f"builds an Accelerator through {called}() ({made}): `accelerate launch` runs it on every rank", call))
+        self._guards.setdefault(self.model.frame.key, f"if {name}.{MAIN_PROCESS}:")
 
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.model.qualified(node.func)

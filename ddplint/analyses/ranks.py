@@ -28,12 +28,14 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ddplint.semantic.edits import argument_at
+from ddplint.semantic.edits import argument_at, argument_for
 from ddplint.semantic.model import Analysis, SemanticModel, dotted_name
 from ddplint.semantic.walk import children
 from ddplint.core.fixpoint import fixed_point
 from ddplint.prefilter.screens import RankZeroCalls
-from ddplint.core.torch_api import ACCELERATOR, DDP, DISTRIBUTED_IS_AVAILABLE, INIT_PROCESS_GROUP, RANK_ENVIRONMENT
+from ddplint.core.torch_api import (
+    ACCELERATOR, DDP, DISTRIBUTED_IS_AVAILABLE, INIT_PROCESS_GROUP, PROCESS, RANK_ENVIRONMENT, SPAWN, START_PROCESSES,
+)
 
 
 RANK_NAMES = frozenset(
@@ -1086,6 +1088,7 @@ class RankRegions(Analysis):
         self.call_sites: list[RegionCall] = []
         self.rank_aware_frames: set[str | None] = set()  # functions that test the rank or distributed mode
         self.functions: dict[str, cst.FunctionDef] = {}
+        self.started: set[str] = set()  # same-module functions handed to a spawn of processes
         self.facts = RankFacts(model)
         # Bodies of `if`s whose test names a rank predicate without calling it: id -> its name;
         # the open ones as (id of the body, frame, name).
@@ -1261,6 +1264,21 @@ class RankRegions(Analysis):
                     callee, self.model.frame.key, self.only_rank_zero, self.never_rank_zero, node, self.only_first_replica
                 )
             )
+        started = self._started(node)
+        if started is not None:
+            self.started.add(started)
+
+    def _started(self, call: cst.Call) -> str | None:
+        """The same-module function a call starts processes with: `mp.spawn(worker, ...)`,
+        `start_processes(worker, ...)`, `Process(target=worker)`."""
+        qualified = self.model.qualified(call.func)
+        if qualified in SPAWN or qualified in START_PROCESSES:
+            target = argument_for(call, SPAWN if qualified in SPAWN else START_PROCESSES, "fn")
+        elif qualified in PROCESS:
+            target = argument_for(call, PROCESS, "target")
+        else:
+            return None
+        return target.value.value if target is not None and isinstance(target.value, cst.Name) else None
 
     # -- whole-module questions, for leave_Module -----------------------------------------
 
@@ -1268,7 +1286,9 @@ class RankRegions(Analysis):
         """Same-module functions called at least once, and only from rank-0-only places
         (directly, or from other such functions); with the project's program model, the calls
         other modules make count too (`if dist.get_rank() == 0: utils.save_checkpoint(...)`
-        in train.py). `replicas`: the first data-parallel replica's places count too."""
+        in train.py). `replicas`: the first data-parallel replica's places count too. Not a
+        function handed to a spawn of processes (`mp.spawn(main_worker)`), also when a
+        one-process fallback calls it directly (`else: main_worker(0, args)`)."""
         sites: dict[str, list[RegionCall]] = {}
         for site in self.call_sites:
             if site.callee in self.functions:
@@ -1276,6 +1296,8 @@ class RankRegions(Analysis):
         elsewhere: dict[str, bool | None] = {}
 
         def only_rank_zero_calls(callee: str, guarded: set[str]) -> bool:
+            if callee in self.started:
+                return False  # every process a spawn starts runs it, whoever else calls it
             callers = sites.get(callee, ())
             if not all((site.first_replica if replicas else site.only_zero) or site.caller in guarded for site in callers):
                 return False

@@ -78,6 +78,13 @@ TORCH_NN_UTILS = Package("torch.nn.utils")
 # Where the objects live whose state dicts never carry DDP's `module.` prefix: optimizers,
 # learning-rate schedulers, gradient scalers (by name prefix, so `torch.optim.lr_scheduler` too).
 OPTIMIZER_MODULES = ("torch.optim", "torch.cuda.amp", "torch.amp")
+# Objects whose state dict holds Python numbers only: a learning-rate scheduler (`base_lrs`,
+# `last_epoch`, ...) and a gradient scaler (`scale`, `_growth_tracker`: floats and ints).
+LR_SCHEDULERS = Package("torch.optim.lr_scheduler")
+GRAD_SCALERS = api(
+    "torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "torch.cuda.amp.grad_scaler.GradScaler",
+    "torch.amp.grad_scaler.GradScaler",
+)
 
 
 # -- serialization --------------------------------------------------------------------------
@@ -244,6 +251,13 @@ COLLECTIVES = {
     for spelling in _distributed(name)
 }
 DISTRIBUTED_IS_AVAILABLE = api("torch.distributed.is_available")
+# Questions about the process group that hold in one process as well: calling one says nothing of
+# ranks running the code (a script that tests `dist.is_initialized()` and never starts a group is
+# one process).
+DISTRIBUTED_QUERIES = api(*_distributed(
+    "is_available", "is_initialized", "is_nccl_available", "is_gloo_available", "is_mpi_available",
+    "is_ucc_available", "is_torchelastic_launched", "is_backend_available",
+))
 # The module `torchrun` runs.
 TORCHRUN = "torch.distributed.run"
 
@@ -411,6 +425,24 @@ BACKWARD = api(
     "torch.autograd.backward", params="tensors grad_tensors retain_graph create_graph grad_variables inputs"
 )
 TORCH_DEVICE = api("torch.device", params="type index")
+# Tensors made on the host unless a `device=` says otherwise, by the name a call ends in (a
+# function summary reads no imports): factories of a size, and tensors made from Python data
+# (`torch.tensor(ids)`: a list of numbers gives a CPU tensor). `torch.cuda.FloatTensor` is not
+# one: its module says CUDA.
+HOST_FACTORIES = frozenset({
+    "zeros", "ones", "empty", "full", "arange", "rand", "randn", "randint", "randperm", "linspace", "logspace", "eye",
+})
+DATA_TENSORS = frozenset({
+    "tensor", "as_tensor", "from_numpy", "Tensor", "LongTensor", "FloatTensor", "IntTensor", "BoolTensor",
+    "ByteTensor", "DoubleTensor", "HalfTensor",
+})
+# Methods that give a tensor on the device their receiver is on (or a Python value).
+SAME_DEVICE_METHODS = frozenset({
+    "detach", "clone", "float", "half", "double", "long", "int", "bool", "bfloat16", "contiguous", "view",
+    "reshape", "flatten", "squeeze", "unsqueeze", "numpy", "tolist", "item", "copy", "items", "values", "keys",
+})
+# Concatenations whose result is on the device of what they join.
+JOINING_FUNCTIONS = frozenset({"cat", "stack", "concat", "concatenate", "hstack", "vstack"})
 DEVICE_COUNT = api("torch.cuda.device_count")
 # Ways a process picks its GPU.
 DEVICE_BINDINGS = api(

@@ -5,10 +5,15 @@ whether what it saves holds tensors on the host. Read from CPython's `ast`:
   with the models whose `state_dict()` it writes, each under the dict key it is saved in, and
   the file it writes to as a `path_key`;
 - `files`: each call named like a save (`torch.save`, `save_checkpoint`, `save_on_master`)
-  that is given a file, with that file, and whether it is a `save(obj, f)` whose `obj` is on
-  the host (`net.cpu()` before `torch.save(net.state_dict(), path)`, `{k: v.cpu() ...}`, a
-  state dict taken under FSDP's `FullStateDictConfig(offload_to_cpu=True)`);
-- `writes`: saves of dict records, with their keys and whether they hold only Python values;
+  that is given a file, with that file, and whether it is a `save(obj, f)` whose `obj` holds no
+  CUDA tensors (`host`): tensors on the host (`net.cpu()` before `torch.save(net.state_dict(),
+  path)`, `{k: v.cpu() ...}`, a state dict taken under FSDP's
+  `FullStateDictConfig(offload_to_cpu=True)`, tensors made from Python lists or with
+  `device="cpu"`, containers filled with those) or plain Python values (numbers, strings, the
+  parsed command-line options); where the function alone cannot tell, what `obj` is as a
+  source (`saved`: a parameter its callers fill, the state of an object it made);
+- `writes`: saves of dict records (also handed to a save helper), with their keys and whether
+  they hold no CUDA tensors;
 - `sends`: what calls that pickle their arguments are given; `stores`: call results kept
   beyond what the summary follows; `plain_saves`: saves under no `if` in a function that says
   nothing of ranks;
@@ -23,7 +28,7 @@ import ast
 import posixpath
 import re
 
-from ddplint.core.torch_api import TORCH_LOAD
+from ddplint.core.torch_api import DATA_TENSORS, HOST_FACTORIES, JOINING_FUNCTIONS, SAME_DEVICE_METHODS, TORCH_LOAD
 from ddplint.model.records import CallResult, Called, FileWrite, HandedFiles, Param, RecordWrite, Save, Send
 from ddplint.prefilter.screens import dotted, walk
 
@@ -32,6 +37,10 @@ from ddplint.prefilter.screens import dotted, walk
 _SENDING_NAMES = frozenset(("spawn", "start_processes", "Process", "dump", "dumps", "save", "put", "put_nowait"))
 # What a saved record may be computed with and still hold only Python values and CPU data.
 _PLAIN_CALLS = frozenset(("int", "float", "str", "bool", "len", "list", "dict", "tuple", "set", "sorted", "item", "tolist", "copy", "deepcopy"))
+# Methods that put what they are given into their container.
+_FILLING = frozenset(("append", "extend", "update", "insert", "add", "setdefault"))
+# Calls that copy what they are given, on the same devices.
+_COPIES = frozenset(("vars", "deepcopy", "copy", "dict", "list", "tuple", "sorted", "OrderedDict"))
 # Words of a name that may hold a model, its tensors or an optimizer's state.
 _MODEL_WORDS = frozenset((
     "model", "models", "net", "network", "module", "modules", "optimizer", "optim", "opt", "scheduler", "state",
@@ -109,12 +118,25 @@ def read_save(reader, node: ast.Call, callee: str) -> None:
     _state_dicts(reader, saved, None, held)
     written = _argument(node, 1, "f")
     path = path_key(written, reader.paths)
+    # a helper's parameter (`def save_checkpoint(model, path)`): its callers name the file
+    handed = isinstance(written, ast.Name) and path is None and reader.env.get(written.id) == Param(written.id)
     if held:
-        # a helper's parameter (`def save_checkpoint(model, path)`): its callers name the file
-        handed = isinstance(written, ast.Name) and path is None and reader.env.get(written.id) == Param(written.id)
         reader.draft.saves.append(Save(callee, tuple(held), f"param:{written.id}" if handed else path, node.lineno))
-    if path is not None:
-        reader.draft.files.append(FileWrite(callee, path, saved is not None and _on_host(reader, saved), node.lineno))
+    if path is not None or handed:
+        host = _on_host(reader, saved)
+        source = None if host else _saved_source(reader, saved)
+        reader.draft.files.append(FileWrite(callee, path or f"param:{written.id}", host, node.lineno, source))  # type: ignore[union-attr]
+
+
+def _saved_source(reader, saved: ast.AST | None):
+    """What a saved value is, for the program to judge where the function cannot: a parameter
+    (also `**kwargs`, and what `vars()` or a copy makes of one), or the state dict of an object
+    the function made (`CallResult("StepLR().state_dict")`)."""
+    while isinstance(saved, ast.Call) and isinstance(saved.func, ast.Name) and saved.func.id in _COPIES and len(saved.args) == 1:
+        saved = saved.args[0]
+    if isinstance(saved, ast.Name) and reader.keywords_name == saved.id:
+        return Param(saved.id)
+    return reader.source(saved) if saved is not None else None
 
 
 def _read_file_write(reader, node: ast.Call, callee: str) -> None:
@@ -136,33 +158,77 @@ def _read_file_write(reader, node: ast.Call, callee: str) -> None:
         reader.draft.handed_files.append(HandedFiles(callee, given, node.lineno))
 
 
-def _on_host(reader, expr: ast.AST) -> bool:
-    """Whether a saved value holds its tensors on the host: the state dict of a module moved
-    there in place before (`net.cpu()`, also of its `.module`) or on the way (`net.cpu().state_dict()`),
-    one offloaded by its configuration (`_offloaded`), a `.cpu()` result, a name bound to one
-    of these, a dict of them, or either of two."""
-    if isinstance(expr, ast.Call) and _offloaded(reader, expr):
+def _on_host(reader, expr: ast.AST | None) -> bool:
+    """Whether a saved value holds no CUDA tensors: the state dict of a module moved to the host
+    in place before (`net.cpu()`, also of its `.module`) or on the way (`net.cpu().state_dict()`),
+    one offloaded by its configuration (`_offloaded`), a `.cpu()` result, a tensor made on the
+    host (`_made_on_host`), plain Python values (constants, the parsed command-line options), a
+    name bound to one of these, a container or comprehension of them, or either of two."""
+    if expr is None:
+        return False
+    if isinstance(expr, (ast.Constant, ast.JoinedStr)):
         return True
-    if isinstance(expr, ast.Name):
-        return expr.id in reader.hosted
+    if isinstance(expr, ast.Call) and (_offloaded(reader, expr) or _made_on_host(reader, expr)):
+        return True
+    if isinstance(expr, (ast.Name, ast.Attribute)):  # `state`, `self.ids` bound here before
+        return dotted(expr) in reader.hosted
+    if isinstance(expr, ast.Subscript):  # an element of a container of host values
+        return _on_host(reader, expr.value)
     if isinstance(expr, ast.IfExp):
         return _on_host(reader, expr.body) and _on_host(reader, expr.orelse)
     if isinstance(expr, ast.DictComp):
         return _on_host(reader, expr.value)
+    if isinstance(expr, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+        return _on_host(reader, expr.elt)
     if isinstance(expr, ast.Dict):
-        return bool(expr.values) and all(_on_host(reader, value) for value in expr.values)
-    if not isinstance(expr, ast.Call) or not isinstance(expr.func, ast.Attribute) or expr.args:
+        return all(_on_host(reader, value) for value in expr.values)
+    if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
+        return all(_on_host(reader, element) for element in expr.elts)
+    if not isinstance(expr, ast.Call) or not isinstance(expr.func, ast.Attribute):
         return False
     method, receiver = expr.func.attr, expr.func.value
-    if method == "cpu":
+    if method == "cpu" and not expr.args or method in ("item", "tolist"):
         return True
-    if method != "state_dict":
+    if method == "to" and expr.args and isinstance(expr.args[0], ast.Constant) and expr.args[0].value == "cpu":
+        return True
+    if method in SAME_DEVICE_METHODS:
+        return _on_host(reader, receiver)
+    if method != "state_dict" or expr.args:
         return False
     if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) and receiver.func.attr == "cpu":
         return True
     module = dotted(receiver)
     module = module.removesuffix(".module") if module is not None else None
     return module is not None and (module in reader.moved or module in reader.hosted)
+
+
+def _made_on_host(reader, call: ast.Call) -> bool:
+    """A call whose result holds no CUDA tensors by what it is: a tensor factory or a tensor of
+    Python data (`torch.zeros(n)`, `torch.tensor(ids)`) given no device other than the CPU, a
+    join of host tensors (`torch.cat(parts)`), a copy of host values (`vars(args)`,
+    `copy.deepcopy(meta)`, `dict(meta)`), or the options a command-line parser parses."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    if name in ("parse_args", "parse_known_args", "int", "float", "str", "bool", "len"):
+        return True
+    first = call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else None
+    if name in _COPIES and not call.keywords:
+        return first is None or _on_host(reader, first)
+    if name in JOINING_FUNCTIONS:
+        return first is not None and _on_host(reader, first)
+    receiver = dotted(func.value) if isinstance(func, ast.Attribute) else None
+    if receiver is not None and receiver.rpartition(".")[2] == "cuda":  # `torch.cuda.FloatTensor(...)`
+        return False
+    device = next((k.value for k in call.keywords if k.arg == "device"), None)
+    if device is not None and not (isinstance(device, ast.Constant) and device.value == "cpu"):
+        return False
+    if name in HOST_FACTORIES:
+        return True
+    return name in DATA_TENSORS and first is not None and (
+        isinstance(first, (ast.List, ast.Tuple, ast.ListComp, ast.Constant))
+        or (isinstance(first, ast.Name) and first.id in reader.sequences)
+        or _on_host(reader, first)
+    )
 
 
 def _offloads(reader, config: ast.AST | None) -> bool:
@@ -228,16 +294,48 @@ def _host(reader, statement: ast.stmt) -> None:
                 reader.moved.add(moved)
             else:
                 reader.moved.discard(moved)
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _FILLING:
+        # `parts.append(v)`, `state.update(v)`: a container of host values stays one if v is one
+        filled = dotted(call.func.value)
+        if filled in reader.hosted and not all(_on_host(reader, v) for v in (*call.args, *(k.value for k in call.keywords))):
+            reader.hosted.discard(filled)
+    if isinstance(statement, (ast.For, ast.AsyncFor)):
+        iterated = statement.iter
+        host = isinstance(iterated, ast.Call) and dotted(iterated.func) == "range" or _on_host(reader, iterated)
+        for name in walk(statement.target):
+            if isinstance(name, ast.Name):
+                (reader.hosted.add if host else reader.hosted.discard)(name.id)
+                reader.sequences.discard(name.id)
     if isinstance(statement, ast.Assign):
-        host = _on_host(reader, statement.value)
-        offloads = _offloads(reader, statement.value)
-        for target in statement.targets:
-            name = dotted(target)
-            if name is None:
-                continue
-            (reader.offload_configs.add if offloads and isinstance(target, ast.Name) else reader.offload_configs.discard)(name)
-            reader.moved.discard(name)
-            (reader.hosted.add if host and isinstance(target, ast.Name) else reader.hosted.discard)(name)
+        _assigned(reader, statement)
+
+
+def _assigned(reader, statement: ast.Assign) -> None:
+    """What an assignment binds: names to host values, configurations that offload, Python
+    lists (`sequences`); an item stored into a container of host values keeps it one only if
+    the item is one too (`state[key] = value`)."""
+    value = statement.value
+    host, offloads = _on_host(reader, value), _offloads(reader, value)
+    listed = isinstance(value, (ast.List, ast.Tuple, ast.ListComp)) or (
+        isinstance(value, ast.Call) and dotted(value.func) in ("list", "tuple", "sorted")
+    )
+    for target in statement.targets:
+        if isinstance(target, ast.Subscript):
+            owner = dotted(target.value)
+            if owner in reader.hosted and not host:
+                reader.hosted.discard(owner)
+            continue
+        name = dotted(target)
+        if name is None:
+            for inner in walk(target):  # `a, b = ...`: each name now holds what is unknown here
+                if isinstance(inner, ast.Name):
+                    reader.hosted.discard(inner.id)
+                    reader.sequences.discard(inner.id)
+            continue
+        (reader.offload_configs.add if offloads and isinstance(target, ast.Name) else reader.offload_configs.discard)(name)
+        reader.moved.discard(name)
+        (reader.hosted.add if host else reader.hosted.discard)(name)
+        (reader.sequences.add if listed else reader.sequences.discard)(name)
 
 
 def _state_dicts(reader, expr: ast.AST | None, key: str | None, held: list) -> None:
@@ -286,17 +384,25 @@ def _plain(expr: ast.AST) -> bool:
     return False
 
 
-def _record_of(expr: ast.AST) -> tuple[list[str], bool] | None:
-    """(keys, plain) of a dict literal with string keys."""
+def _record_of(reader, expr: ast.AST) -> tuple[list[str], bool] | None:
+    """(keys, whether it holds no CUDA tensors) of a dict literal with string keys."""
     if not isinstance(expr, ast.Dict) or not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in expr.keys):
         return None
-    return [k.value for k in expr.keys], all(_plain(v) for v in expr.values)  # type: ignore[union-attr]
+    return [k.value for k in expr.keys], all(_no_cuda(reader, v) for v in expr.values)  # type: ignore[union-attr]
+
+
+def _no_cuda(reader, expr: ast.AST) -> bool:
+    """A record's value that holds no CUDA tensors: a Python value the object keeps, or a value
+    on the host."""
+    return _plain(expr) or _on_host(reader, expr)
 
 
 def _read_write(reader, node: ast.Call, callee: str) -> None:
-    """A save of a dict record (`writes`): [callee, its keys, whether it is plain, line]."""
+    """A save of a dict record (`writes`), also one handed to a save helper
+    (`save_checkpoint({"model": ...}, path)`): [callee, its keys, whether it holds no CUDA
+    tensors, line]."""
     saved = _argument(node, 0, "obj")
-    found = reader.records.get(saved.id) if isinstance(saved, ast.Name) else _record_of(saved) if saved is not None else None
+    found = reader.records.get(saved.id) if isinstance(saved, ast.Name) else _record_of(reader, saved) if saved is not None else None
     if found is not None:
         reader.draft.writes.append(RecordWrite(callee, tuple(sorted(set(found[0]))), found[1], node.lineno))
 
@@ -309,6 +415,7 @@ def read_call(reader, node: ast.Call, callee: str) -> None:
 
     elif "save" in callee.rpartition(".")[2].lower():
         _read_file_write(reader, node, callee)
+        _read_write(reader, node, callee)
     if "save" in callee.rpartition(".")[2].lower() and not reader._tests:
         reader.draft.plain_saves.append(Called(callee, node.lineno))  # kept by `settle_save`
     if callee.rpartition(".")[2] in _SENDING_NAMES:
@@ -410,7 +517,7 @@ def _records(reader, statement: ast.stmt) -> None:
         return
     target, value = statement.targets[0], statement.value
     if isinstance(target, ast.Name):
-        found = _record_of(value) if not (isinstance(value, ast.Call) and dotted(value.func) == "dict" and not value.args and not value.keywords) else ([], True)
+        found = _record_of(reader, value) if not (isinstance(value, ast.Call) and dotted(value.func) == "dict" and not value.args and not value.keywords) else ([], True)
         if found is None:
             reader.records.pop(target.id, None)
         else:
@@ -419,7 +526,7 @@ def _records(reader, statement: ast.stmt) -> None:
         keys, plain = reader.records[target.value.id]
         key = target.slice
         if isinstance(key, ast.Constant) and isinstance(key.value, str):
-            reader.records[target.value.id] = ([*keys, key.value], plain and _plain(value))
+            reader.records[target.value.id] = ([*keys, key.value], plain and _no_cuda(reader, value))
         else:
             reader.records.pop(target.value.id)
 

@@ -69,7 +69,7 @@ MAX_ROUNDS = 12  # rounds of the fixed point; a chain of helpers deeper than thi
 BUILTIN_NAMES = frozenset(dir(builtins))  # `enumerate(loader)`, `iter(loader)`: no project function
 _LAST_LINE = 1 << 30  # `backward_in` of a whole function: its lines, and no more
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
-CACHE_VERSION = 4  # of the summaries kept in the cache: a summary of another version is read again
+CACHE_VERSION = 5  # of the summaries kept in the cache: a summary of another version is read again
 # `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 
@@ -491,6 +491,29 @@ class Program:
         if found is None or not found[1] or "." in found[1] or found[0] == module:
             return False
         return self.makes_ddp(found[0], found[1], depth + 1)
+
+    def made_by(self, importer: str, qualified: str, api) -> Place | None:
+        """Where the project function that the absolute name `qualified` (as `importer` imports
+        it) names makes what it returns with a call of `api`: each of its returns gives the
+        result of such a call, bound once or returned as is (`accelerator = Accelerator(...)`
+        ... `return accelerator`); the place of that call, or None."""
+        found = self.split(qualified, importer)
+        if found is None or not found[1] or "." in found[1] or found[0] == importer:
+            return None
+        module, name = found
+        text = self.read(module)
+        if text is None or not any(f"{last}(" in text for last in api.last_names):
+            return None  # read only a module that can make one
+        summary = self.summary(module)
+        record = summary.functions.get(name) if summary is not None else None
+        if record is None or record.method or record.other_returns or not record.returns:
+            return None
+        made = None
+        for source in record.returns:
+            if not isinstance(source, CallResult) or self.qualify(module, source.callee) not in api:
+                return None
+            made = made or self.place(module, source.line)
+        return made
 
     def class_of(self, module: str, dotted: str, depth: int = 0) -> tuple[str, str] | None:
         """(module, class) of the project class that `dotted` names in `module`, or None."""

@@ -61,8 +61,8 @@ from ddplint.prefilter.needles import TextScan, call_needle
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.screens import dotted
 from ddplint.core.torch_api import (
-    DATALOADER, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER, LAUNCH_POINT_TEXT, LAUNCHERS, LIBRARY_LOADERS, SAMPLER,
-    SAVE_EVIDENCE, TORCH_SAVE,
+    ACCELERATOR, DATALOADER, DISTRIBUTED_EVIDENCE, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER, LAUNCH_POINT_TEXT, LAUNCHERS,
+    LIBRARY_LOADERS, SAMPLER, SAVE_EVIDENCE, TORCH_LOAD, TORCH_SAVE,
 )
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
@@ -81,6 +81,7 @@ _DEFINITION = re.compile(r"(?:(?:async[ \t]+)?def[ \t]+(\w+)|class[ \t]+(\w+))")
 _IMPORT = re.compile(r"(?:from|import)[ \t][^\n(\\]*(?:(?:\\\n|\([^)]*\))[^\n(\\]*)*")
 _STATEMENT_START = re.compile(r"\n(?=[A-Za-z_@])")
 _TORCH_SAVE_CALL = call_needle(TORCH_SAVE)  # the text of a call of torch.save through any import (DDP014's needle)
+_TORCH_LOAD_CALL = call_needle(TORCH_LOAD)  # the text of a call of torch.load through any import
 _SAVE_CALL = re.compile(r"save\w*\s*\(")  # `torch.save(`, `save_checkpoint(`, `save_on_master(`
 
 
@@ -225,6 +226,8 @@ def module_facts(text: str, scan: TextScan | None = None, relative: str | None =
         facts["starts"] = True  # may start processes: a test module saying so is not single-process
     if scan.has("load_state_dict"):
         facts["loads"] = True
+    if "load" in text and scan.has(_TORCH_LOAD_CALL):
+        facts["torch_loads"] = True
     if scan.has("DistributedDataParallel") or (scan.has("Accelerator(") and ".prepare(" in text):
         # where the program model (ddplint.model.program) starts reading: DDP models, and the
         # models Accelerate prepares (DDP-wrapped under `accelerate launch`)
@@ -360,6 +363,7 @@ _STANDS_FOR: dict[ProjectFact, tuple] = {
     ProjectFact.DISTRIBUTED: (DISTRIBUTED_MARKERS,),
     ProjectFact.SAVE_HELPER: ("save", _TORCH_SAVE_CALL),
     ProjectFact.RUN_BY_RANKS: (SAVE_EVIDENCE,),
+    ProjectFact.LOAD_RUN_BY_RANKS: (DISTRIBUTED_EVIDENCE,),
 }
 
 
@@ -804,6 +808,20 @@ class ProjectView:
             memo[key] = _rank_start(self.project.program.tree(module))
         return memo[key] is not None
 
+    def builds_launcher(self) -> tuple[Place, str] | None:
+        """Where a project function that this module calls builds the Accelerator it returns
+        (`accelerator = train_util.prepare_accelerator(args)`: `accelerate launch` runs the
+        module on every rank), and the call's name; None when none does."""
+        program = self.project.program
+        summary, code = program.summary(self.module), program.module_code(self.module)
+        for function in (code, *summary.functions.values()) if summary is not None and code is not None else ():
+            for call in function.invocations:
+                qualified = program.qualify(self.module, call.callee)
+                made = program.made_by(self.module, qualified, ACCELERATOR) if qualified else None
+                if made is not None:
+                    return made, call.callee
+        return None
+
     def never_runs(self, scope: tuple[tuple[str, bool, bool], ...]) -> bool:
         """Whether code of this module inside `scope` (the definitions around it, outermost first,
         as (name, is a class, is decorated)) never runs: in a training project, no entry point
@@ -1195,6 +1213,8 @@ class ProjectView:
             known.add(ProjectFact.CALLS_UNWRAPPER)
         if placement.calls_wrap_helper(program, self.module):
             known.add(ProjectFact.CALLS_WRAP_HELPER)
+        if facts.get("torch_loads") and not facts["dist"] and (self.ranks_started() or self.builds_launcher()):
+            known.add(ProjectFact.LOAD_RUN_BY_RANKS)
         imports = tuple(sorted(self.star_bindings().items())) if facts["stars"] else ()
         fed = frozenset(
             name

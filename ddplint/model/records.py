@@ -316,12 +316,16 @@ class Save:
 
 @record
 class FileWrite:
-    """A call named like a save given a file (a path key); `host`: it saves tensors on the host only."""
+    """A call named like a save given a file (a path key; "param:<name>" for a parameter its
+    callers name); `host`: what it saves holds no CUDA tensors (tensors on the host, or plain
+    Python values); `saved`: where the function alone cannot tell, what it saves as a source
+    (a parameter, the state dict of an object the function made), for the program to judge."""
 
     callee: str
     path: str
     host: bool
     line: int
+    saved: object = None
 
 
 @record
@@ -344,7 +348,8 @@ class Send:
 
 @record
 class RecordWrite:
-    """A save of a dict with string `keys`; `plain` when it holds only Python values."""
+    """A save of a dict with string `keys` (by torch.save or a save helper); `plain` when it
+    holds no CUDA tensors (Python values, tensors on the host)."""
 
     callee: str
     keys: tuple[str, ...]

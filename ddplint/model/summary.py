@@ -184,7 +184,9 @@ class _FunctionReader:
         # Names bound to a file (ddplint.model.files.path_key): the module's, unless a parameter hides one.
         self.paths: dict[str, str] = {name: key for name, key in (paths or {}).items() if name not in self.env}
         self.moved: set[str] = set()  # modules moved to the host in place (ddplint.model.files)
-        self.hosted: set[str] = set()  # local names bound to a value on the host
+        self.hosted: set[str] = set()  # local names bound to a value that holds no CUDA tensors
+        self.sequences: set[str] = set()  # local names bound to a Python list or tuple
+        self.keywords_name = arguments.kwarg.arg if arguments.kwarg is not None else None  # `**kwargs`
         self.offload_configs: set[str] = set()  # local names bound to a configuration that offloads state dicts
         self.offloading: list[tuple] = []  # the offloading `FSDP.state_dict_type` blocks around the walk
         self.records: dict[str, tuple] = {}  # local dicts built key by key (ddplint.model.files)
@@ -671,21 +673,22 @@ class _FunctionReader:
 
     def _ways_of(self, statement: ast.If) -> None:
         """Both ways of an `if`, each from what held before it, merged after."""
-        before, host = dict(self.env), (set(self.moved), set(self.hosted), set(self.offload_configs))
+        before, host = dict(self.env), (set(self.moved), set(self.hosted), set(self.offload_configs), set(self.sequences))
         self._tests.append(statement.test)
         self._ways.append((statement.test, True))
         self._statements(statement.body)
         self._tests.pop()
         self._ways[-1] = (statement.test, False)
         after_body, self.env = self.env, dict(before)
-        host_after_body = (self.moved, self.hosted, self.offload_configs)
-        self.moved, self.hosted, self.offload_configs = host
+        host_after_body = (self.moved, self.hosted, self.offload_configs, self.sequences)
+        self.moved, self.hosted, self.offload_configs, self.sequences = host
         self._statements(statement.orelse)
         self._ways.pop()
         self._merge(after_body)
         self.moved &= host_after_body[0]  # on the host only if both ways leave it there
         self.hosted &= host_after_body[1]
         self.offload_configs &= host_after_body[2]
+        self.sequences &= host_after_body[3]
 
     def _blocks(self, statement: ast.stmt) -> None:
         """The blocks of a compound statement other than `if`: a loop's, a `with`'s, a `try`'s, a `match`'s."""

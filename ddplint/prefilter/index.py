@@ -107,6 +107,7 @@ ANALYSES = {
 OPENED_BY = {
     'DDP001': frozenset({ProjectFact.CUDA_HELPER}),
     'DDP003': frozenset({ProjectFact.ENDLESS_WRAPPER, ProjectFact.HOLDS_LOADER, ProjectFact.SAMPLER_BUILDER}),
+    'DDP004': frozenset({ProjectFact.LOAD_RUN_BY_RANKS}),
     'DDP006': frozenset({ProjectFact.SAMPLER_CLASS}),
     'DDP007': frozenset({ProjectFact.SAMPLER_BUILDER}),
     'DDP009': frozenset({ProjectFact.LOADS_WRAPPER_CHECKPOINT}),
@@ -124,6 +125,7 @@ OPENED_BY = {
 # The project facts in each rule's `unscreened_by` (rules not named here have none).
 UNSCREENED_BY = {
     'DDP003': frozenset({ProjectFact.HOLDS_LOADER}),
+    'DDP004': frozenset({ProjectFact.LOAD_RUN_BY_RANKS}),
     'DDP007': frozenset({ProjectFact.SAMPLER_BUILDER}),
     'DDP009': frozenset({ProjectFact.LOADS_WRAPPER_CHECKPOINT}),
     'DDP014': frozenset({ProjectFact.RUN_BY_RANKS}),

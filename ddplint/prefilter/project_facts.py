@@ -38,3 +38,9 @@ class ProjectFact(enum.Enum):
     HANDS_INNER_MODULE = "hands a DDP model's inner module to a project function that trains it"
     CALLS_UNWRAPPER = "calls a project function that returns a DDP model's inner module (unwrap_model(model))"
     CALLS_WRAP_HELPER = "calls a project function that wraps what it is handed in DDP with device_ids (wrap(model, rank))"
+    # It stands only for the needles of distributed evidence (ddplint.core.torch_api.DISTRIBUTED_EVIDENCE): a
+    # rule it opens still needs its other needles in the module's own text.
+    LOAD_RUN_BY_RANKS = (
+        "loads with torch.load, and ranks run it by another module's code: a script that imports it starts them, "
+        "or it builds an Accelerator through a project function"
+    )

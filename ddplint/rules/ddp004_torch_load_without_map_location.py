@@ -10,13 +10,15 @@ import libcst as cst
 from ddplint.analyses.distribution import DistributedEvidence
 from ddplint.analyses.launches import Launches
 from ddplint.analyses.ranks import RankRegions, mentions_rank
-from ddplint.core.diagnostics import Applicability
+from ddplint.core.diagnostics import Applicability, StepKind
 from ddplint.model.files import loaded_path_key
+from ddplint.model.records import CallResult, Item, Param, Place
 from ddplint.semantic.edits import argument_for, string_literal, with_keyword_argument
+from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.triggers import DISTRIBUTED_EVIDENCE_CODE, CallTrigger
-from ddplint.rules.rule import Clean, Flagged, Framework, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.semantic.model import dotted_name
-from ddplint.core.torch_api import DDP, DISTRIBUTED_EVIDENCE, TORCH_LOAD, TORCH_SAVE
+from ddplint.core.torch_api import DDP, DISTRIBUTED_EVIDENCE, GRAD_SCALERS, LR_SCHEDULERS, TORCH_LOAD, TORCH_SAVE
 from ddplint.semantic.walk import children
 
 # Words, in a path, a variable or the enclosing function's name, that say "checkpoint".
@@ -83,6 +85,7 @@ class _Load:
     function: str | None = None  # the key of the function it is in
     rank_zero: bool = False  # only rank 0 of a distributed run reaches it, by the guards here
     looped: bool = False  # its file is named by a loop variable: one process reads many files
+    handed: bool = False  # its file is a parameter of its function: the callers name it
 
 
 class TorchLoadWithoutMapLocation(Rule):
@@ -172,6 +175,9 @@ class TorchLoadWithoutMapLocation(Rule):
         TORCH_LOAD, without_keyword="map_location", within=DISTRIBUTED_EVIDENCE_CODE, also=(DISTRIBUTED_EVIDENCE,)
     )
     analyses = (Launches, RankRegions, DistributedEvidence)
+    # Ranks may run the module by another module's code (a script that imports it starts them, or
+    # a project function builds its Accelerator): its text and code need show no distribution.
+    opened_by = unscreened_by = frozenset((ProjectFact.LOAD_RUN_BY_RANKS,))
     # `[tool.ddplint] strict = ["DDP004"]` runs `strict_variant()`: every load is flagged.
     strict = False
 
@@ -598,8 +604,151 @@ class TorchLoadWithoutMapLocation(Rule):
                 model.load_state_dict(torch.load("model.pt", map_location="cpu"))
             """,
         ),
+        Flagged(
+            # The spawned worker is also called directly for one GPU: every spawned process
+            # still runs it, and each loads onto the saving GPU.
+            """
+            import torch
+            import torch.distributed as dist
+            import torch.multiprocessing as mp
+
+            def main_worker(gpu, ngpus, args):
+                if args.distributed:
+                    dist.init_process_group("nccl", rank=gpu, world_size=ngpus)
+                model = build(args).cuda(gpu)
+                if args.resume:
+                    model.load_state_dict(torch.load(args.resume)["model"])
+                                          ^
+
+            def main(args):
+                if args.distributed:
+                    mp.spawn(main_worker, nprocs=args.ngpus, args=(args.ngpus, args))
+                else:
+                    main_worker(0, 1, args)
+            """,
+            fixed="""
+            import torch
+            import torch.distributed as dist
+            import torch.multiprocessing as mp
+
+            def main_worker(gpu, ngpus, args):
+                if args.distributed:
+                    dist.init_process_group("nccl", rank=gpu, world_size=ngpus)
+                model = build(args).cuda(gpu)
+                if args.resume:
+                    model.load_state_dict(torch.load(args.resume, map_location="cpu")["model"])
+
+            def main(args):
+                if args.distributed:
+                    mp.spawn(main_worker, nprocs=args.ngpus, args=(args.ngpus, args))
+                else:
+                    main_worker(0, 1, args)
+            """,
+        ),
     )
     clean_examples = (
+        Clean(
+            # A script that only asks whether a process group is up, starts none, and that
+            # nothing launches as ranks: one process loads where it saved.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def load_model(model, path):
+                checkpoint = torch.load(path)
+                model.load_state_dict(checkpoint["model_state"])
+
+            if __name__ == "__main__":
+                torch.cuda.set_device(0)
+                loader = get_loader(params, distributed=dist.is_initialized())
+                load_model(model, params.weights)
+            """
+        ),
+        Clean(
+            # The parsed command-line options and a learning-rate scheduler's state are Python
+            # values: nothing in these files lands on a GPU.
+            """
+            import argparse
+            import os
+            import torch
+            import torch.distributed as dist
+            from torch.optim.lr_scheduler import CosineAnnealingLR
+
+            def train(args, model, optimizer):
+                dist.init_process_group("nccl")
+                scheduler = CosineAnnealingLR(optimizer, T_max=args.epochs)
+                if args.resume:
+                    scheduler.load_state_dict(torch.load(os.path.join(args.resume, "scheduler.pt")))
+                    saved_args = torch.load(os.path.join(args.resume, "model_args.pth"))
+                if dist.get_rank() == 0:
+                    torch.save(scheduler.state_dict(), os.path.join(args.out, "scheduler.pt"))
+                    torch.save(args, os.path.join(args.out, "model_args.pth"))
+
+            if __name__ == "__main__":
+                parser = argparse.ArgumentParser()
+                args = parser.parse_args()
+                train(args, build_model(args), None)
+            """
+        ),
+        Clean(
+            # The optimizer state is gathered into CPU buffers over a gloo group; the class
+            # reads back what its own method saves.
+            """
+            import torch
+            import torch.distributed as dist
+
+            class ShardedOptimizer:
+                def save_state(self, filename):
+                    rank = dist.get_rank()
+                    shards = {key: torch.empty(self.numel, device="cpu") for key in ("param", "exp_avg")}
+                    gathered = {}
+                    for key, shard in shards.items():
+                        parts = [torch.empty(self.numel, device="cpu") for _ in range(self.world)] if rank == 0 else None
+                        dist.gather(shard, parts, dst=0, group=self.gloo_group)
+                        if rank == 0:
+                            gathered[key] = torch.cat(parts)
+                    if rank == 0:
+                        torch.save(gathered, filename)
+
+                def load_state(self, filename):
+                    state = torch.load(filename)
+                    return state["param"]
+            """
+        ),
+        Clean(
+            # A data set caches its token ids, made from Python lists on the host.
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+
+            class TokenDataset:
+                def __init__(self, root, tokenizer):
+                    path = os.path.join(root, "wiki103_ids.pt")
+                    if os.path.exists(path):
+                        self.ids = torch.load(path)
+                    else:
+                        rows = [tokenizer.encode(line) for line in open(os.path.join(root, "train.txt"))]
+                        self.ids = torch.tensor(rows)
+                        if dist.get_rank() == 0:
+                            torch.save(self.ids, path)
+            """
+        ),
+        Clean(
+            # Each process reads back the shard it wrote, named by its index.
+            """
+            import os
+            import torch
+
+            def load_shard(accelerator, model, output_dir):
+                accelerator.wait_for_everyone()
+                name = f"pytorch_model_rank{accelerator.process_index}.bin"
+                model.load_state_dict(torch.load(os.path.join(output_dir, name)))
+
+            from accelerate import Accelerator
+            load_shard(Accelerator(), model, "out")
+            """
+        ),
         Clean(
             # Only rank 0 loads: onto its own GPU, the one the file was saved from.
             """
@@ -880,6 +1029,8 @@ class TorchLoadWithoutMapLocation(Rule):
             function=self.model.frame.key,
             rank_zero=self.ranks.only_rank_zero,
             looped=path is not None and bool(self._looped() & _names_in(path.value)),
+            handed=path is not None and isinstance(path.value, cst.Name) and function is not None
+            and _is_parameter(function.node, path.value.value),
         )
         self._loads.append(load)
         self._by_id[id(node)] = load
@@ -1050,27 +1201,67 @@ class TorchLoadWithoutMapLocation(Rule):
 
     # -- the verdict --------------------------------------------------------------------------
 
-    @property
-    def _distributed(self) -> bool:
-        """The file's own code shows ranks run it (ddplint.analyses.distribution)."""
-        return self.model.get(DistributedEvidence).found
-
     def leave_Module(self, original_node: cst.Module) -> None:
-        if not self.strict and self._distributed and self._loads:
-            guarded = self.ranks.functions_only_rank_zero_calls()
-            self._loads = [load for load in self._loads if load.looped or not (load.rank_zero or load.function in guarded)]
+        if self.strict:
+            for load in self._loads:
+                self._report(load, self.runs_link(), None)
+            return
+        runs = self.runs_link() if self._loads else None
+        if runs is None:
+            return  # nothing shows that ranks run this file: one process loads where it saved
+        guarded = self.ranks.functions_only_rank_zero_calls()
+        own = self.model.get(DistributedEvidence).found  # this file's own code shows distribution
         for load in self._loads:
-            if self.strict or self._distributed and self._is_checkpoint(load) and not self._saved_on_host(load):
-                self._report(load)
+            if not load.looped and (load.rank_zero or load.function in guarded):
+                continue  # rank 0 alone loads it, onto its own GPU
+            held = self._holds(load)
+            if held is None or not held and not own:
+                # Where only another module's code shows that ranks run this one, a name that
+                # says "checkpoint" is no evidence of what the file holds: report only where
+                # the program is seen to save it (or its format) with CUDA tensors.
+                continue
+            self._report(load, runs, [*self._called_from(load, runs), *held])
 
-    def _saved_on_host(self, load: _Load) -> bool:
-        """The class saves the record the load reads back (`_own_record`), or the program's
-        scripts save the file it reads with tensors on the host only (`net.cpu()` before
-        `torch.save(net.state_dict(), path)`; `saved_on_host`)."""
+    def _holds(self, load: _Load) -> list[Link] | None:
+        """The steps that say the file holds a model's tensors on the device they were saved
+        from: where the program saves it (MADE), else what the load does with it (none: the
+        message says so); None where the file holds none: the program saves it on the host
+        only, the loading class reads back a record of Python values it saves itself, the
+        process reads what it wrote itself, or nothing shows it is a checkpoint."""
+        if load.on_host or load.private or load.words & NO_TENSORS_WORDS:
+            return None
         project = self.model.project
-        if project is None or load.whole_model or load.on_device:
-            return False
-        return self._own_record(load) is not None or saved_on_host(project.program, project.module, load.path) is not None
+        saves = saved_files(project, load.path) if project is not None else []
+        # Host-only by the saves beside the load: a script elsewhere that imports a module of
+        # the same name may be another program of the repository (`old/`, `tools/`).
+        folder = posixpath.dirname(project.path.replace("\\", "/")) if project is not None else ""
+        beside = [save for save in saves if posixpath.dirname(save.place.path) == folder]
+        if not (load.whole_model or load.on_device) and (
+            on_host(beside) is not None or self._own_record(load) is not None or self._class_file_on_host(load)
+        ):
+            return None
+        if not self._is_checkpoint(load) and not any(save.state for save in saves):
+            return None
+        made = next((save for save in saves if save.state), None)
+        if made is None and project is not None and load.keys:
+            made = saved_format(project, load.keys)
+        if made is None:
+            return []
+        tensors = "CUDA tensors" if project is not None and places_on_cuda(project) else "tensors not moved to the host"
+        return [Link(StepKind.MADE, f"the file is saved from {tensors} at {made.place}: {made.what}", made.place)]
+
+    def _called_from(self, load: _Load, runs: Link) -> list[Link]:
+        """Where the module that starts the ranks calls the function that loads (its first such
+        call), when that is another module: how each rank's run reaches this line."""
+        project = self.model.project
+        if project is None or not isinstance(runs.at, Place) or load.function is None:
+            return []
+        program = project.program
+        for site in project.context.call_sites(project.module, load.function) or ():
+            place = program.place(site.caller, site.line)
+            if site.caller != project.module and place.path == runs.at.path:
+                return [Link(StepKind.REACHES, f"{load.function}() is called at {place}", place)]
+        return []
 
     def _own_record(self, load: _Load):
         """Where the loading class saves the record its load reads back (by the keys it
@@ -1080,9 +1271,16 @@ class TorchLoadWithoutMapLocation(Rule):
             return None
         return own_record(project.program, project.module, load.owner, load.keys)
 
-    def _is_checkpoint(self, load: _Load) -> bool:
-        if load.on_host or load.private or load.words & NO_TENSORS_WORDS:
+    def _class_file_on_host(self, load: _Load) -> bool:
+        """A method loads the file it is handed, and every method of its class that saves a
+        file it is handed saves no CUDA tensors (`save_state(self, filename)` gathering the
+        optimizer state into CPU buffers, `load_state(self, filename)` reading it back)."""
+        project = self.model.project
+        if project is None or load.owner is None or not load.handed:
             return False
+        return class_saves_on_host(project.program, project.module, load.owner)
+
+    def _is_checkpoint(self, load: _Load) -> bool:
         if load.state:
             return True
         if load.words & NOT_CHECKPOINT_WORDS:
@@ -1094,17 +1292,51 @@ class TorchLoadWithoutMapLocation(Rule):
             or self._saves_checkpoint
         )
 
-    def _report(self, load: _Load) -> None:
-        if (load.whole_model or load.on_device) and not load.state:
-            # A pickled module: on the CPU it would no longer run with its inputs.
-            message = self.message_whole_model if self._distributed else self.message_single_whole_model
-            replace = None
-            if load.device is not None:
-                replace = {load.call: with_keyword_argument(load.call, "map_location", load.device)}
-            self.report(load.call, message, replace=replace)
-            return
-        fixed = with_keyword_argument(load.call, "map_location", string_literal("cpu"))
-        self.report(load.call, self.message if self._distributed else self.message_single, replace={load.call: fixed})
+    def _report(self, load: _Load, runs: Link | None, held: list[Link] | None) -> None:
+        distributed = runs is not None
+        whole = (load.whole_model or load.on_device) and not load.state
+        if whole:  # A pickled module: on the CPU it would no longer run with its inputs.
+            message = self.message_whole_model if distributed else self.message_single_whole_model
+            replace = {load.call: with_keyword_argument(load.call, "map_location", load.device)} if load.device is not None else None
+        else:
+            message = self.message if distributed else self.message_single
+            replace = {load.call: with_keyword_argument(load.call, "map_location", string_literal("cpu"))}
+        chain = None
+        if held is not None:
+            chain = [runs, *held, Link(StepKind.HARM, self._harm(load, held), load.call)]
+            message += self._elsewhere(chain)
+        self.report(load.call, message, replace=replace, chain=chain)
+
+    def _elsewhere(self, chain: list) -> str:
+        """The note that names the steps in other modules, for a message (flake8 shows no chain):
+        who runs the load there, where the file is saved."""
+        project = self.model.project
+        here = project.path.replace("\\", "/") if project is not None else None
+        notes = []
+        for link in chain:
+            built = self.launches.built_at.get(id(link.at)) if link.kind is StepKind.RUNS else None
+            if built is not None:
+                notes.append(f"its Accelerator is built at {built}")
+            if not isinstance(link.at, Place) or link.at.path.replace("\\", "/") == here:
+                continue
+            if link.kind is StepKind.RUNS and not any(other.kind is StepKind.REACHES for other in chain):
+                notes.append(f"ranks are started at {link.at}")
+            elif link.kind is StepKind.REACHES:
+                notes.append(f"every rank calls it at {link.at}")
+            elif link.kind is StepKind.MADE:
+                notes.append(f"saved at {link.at}")
+        return f" ({'; '.join(notes)})" if notes else ""
+
+    def _harm(self, load: _Load, held: list[Link]) -> str:
+        """Why loading it without map_location harms: what it holds, as far as the load shows."""
+        lands = "its tensors land on the device they were saved from, GPU 0 on every rank"
+        if any(link.kind is StepKind.MADE for link in held):
+            return f"loaded without map_location: {lands}"
+        if load.state:
+            return f"it is loaded into a model as a state dict: {lands}"
+        if load.whole_model or load.on_device:
+            return f"it is used as the loaded object itself: {lands}"
+        return f"it is named as a checkpoint: {lands}"
 
 
 def _names_in(expr: cst.CSTNode) -> set[str]:
@@ -1161,25 +1393,140 @@ def own_record(program, module: str, cls: str, keys: set[str]):
     return found
 
 
-def saved_on_host(program, module: str, path: str | None):
-    """Where the program saves the file `path` (a path key) with its tensors on the host (a
-    Place), when every call that may write that file in the modules of `module`'s folder (the
-    scripts of one program: `train.py` writes what `evaluate.py` reads), their functions and
-    their own code, is a `torch.save` of host tensors; None otherwise, and when one of those
-    modules is not read."""
+@dataclass(frozen=True)
+class SavedFile:
+    """A save of a file a load reads: where, whether what it writes holds no CUDA tensors, and
+    whether it writes a model's state dict (`what`: said so in a message)."""
+
+    place: Place
+    host: bool
+    state: bool
+    what: str
+
+
+def program_modules(view) -> list[str]:
+    """The modules of the program a module is part of, whose saves its loads may read: those
+    of its folder (the scripts beside it: `train.py` writes what `evaluate.py` reads,
+    `data/preprocess.py` what `data/dataset.py` reads), the scripts that import it and the
+    modules they import; only those that may save (by text). Not the folders above: a
+    repository's older trainer in `old/` is another program than the one at its root."""
+    program = view.program
+    folder = posixpath.dirname(view.path.replace("\\", "/"))
+    users = set(view.users)
+    found = []
+    for module in program.modules():
+        if not program.may_save(module):
+            continue
+        where = posixpath.dirname(program.path(module).replace("\\", "/"))
+        if where == folder or module in users or users.intersection(program.importers_of(module)):
+            found.append(module)
+    return sorted(found)
+
+
+def saved_files(view, path: str | None) -> list[SavedFile]:
+    """Every call of the program (`program_modules`) that may write the file `path` (a path
+    key), with what it writes; [] when none does, or one of those modules is not read."""
     if path is None:
-        return None
-    folder, found = posixpath.dirname(program.path(module).replace("\\", "/")), None
-    savers = sorted(m for m in program.modules() if posixpath.dirname(program.path(m).replace("\\", "/")) == folder)
-    for saver in savers:
+        return []
+    program, found = view.program, []
+    for saver in program_modules(view):
         summary, code = program.summary(saver), program.module_code(saver)
         if summary is None or code is None:
-            return None
-        for function in (code, *summary.functions.values()):
+            return []
+        for key, function in (("", code), *summary.functions.items()):
             for write in function.escapes.files:
                 if write.path != path:
                     continue
-                if not write.host or not program.values.is_save(saver, write.callee):
-                    return None
-                found = found or program.place(saver, write.line)
+                place = program.place(saver, write.line)
+                torch_save = program.values.is_save(saver, write.callee)
+                host = torch_save and (write.host or no_cuda(program, saver, key or None, write.saved))
+                state = not host and any(save.line == write.line and save.held for save in function.escapes.saves)
+                what = "a model's state dict, not moved to the host" if state else f"by {write.callee}()"
+                found.append(SavedFile(place, host, state, what))
     return found
+
+
+def on_host(saves: list[SavedFile]) -> Place | None:
+    """Where the program saves a file with no CUDA tensors in it, when every save of it
+    (`saved_files`) holds none; None otherwise, and when nothing saves it."""
+    if not saves or not all(save.host for save in saves):
+        return None
+    return saves[0].place
+
+
+def saved_format(view, keys: set[str]) -> SavedFile | None:
+    """A save of the program (`program_modules`) of a dict with every key in `keys` whose
+    values are not all known to be on the host (`{"model": model.state_dict(), "epoch":
+    epoch}`): the format a load that reads those keys reads."""
+    program = view.program
+    for saver in program_modules(view):
+        summary, code = program.summary(saver), program.module_code(saver)
+        for function in (code, *summary.functions.values()) if summary is not None and code is not None else ():
+            for write in function.escapes.writes:
+                if keys <= set(write.keys) and not write.plain:
+                    held = ", ".join(f'"{key}"' for key in write.keys)
+                    what = f"the program's checkpoint format, a dict of {held} not moved to the host"
+                    return SavedFile(program.place(saver, write.line), False, True, what)
+    return None
+
+
+def places_on_cuda(view) -> bool:
+    """Whether this module or a script that runs it (`view.users`) puts a model or tensor on a
+    CUDA device (`model.cuda(rank)`, `x.to("cuda")`, `x.to(device)` with the rank's device)."""
+    program = view.program
+    for module in {view.module, *view.users}:
+        summary = program.summary(module)
+        for function in summary.functions.values() if summary is not None else ():
+            if function.cuda is not None or function.device_moves:
+                return True
+    return False
+
+
+def class_saves_on_host(program, module: str, cls: str) -> bool:
+    """Whether the methods of class `cls` of `module` save a file they are handed, and each such
+    save holds no CUDA tensors."""
+    summary = program.summary(module)
+    found = False
+    for key, function in summary.functions.items() if summary is not None else ():
+        if function.cls != cls:
+            continue
+        for write in function.escapes.files:
+            if not write.path.startswith("param:"):
+                continue
+            if not (write.host or no_cuda(program, module, key, write.saved)) or not program.values.is_save(module, write.callee):
+                return False
+            found = True
+    return found
+
+
+def no_cuda(program, module: str, key: str | None, source, depth: int = 0) -> bool:
+    """Whether what a save writes (a source of function `key` of `module`) holds no CUDA
+    tensors, where its function alone could not tell: the options a command-line parser
+    parsed (`args = parser.parse_args()`), the state dict of a learning-rate scheduler or a
+    gradient scaler it made (Python numbers), or a parameter every call in the project fills
+    with one of those (`torch.save(args, path)` in `main(args)`)."""
+    if isinstance(source, Item):
+        source = source.held if isinstance(source.held, CallResult) and source.index == 0 else None
+    if isinstance(source, CallResult):
+        callee = source.callee
+        if callee.rpartition(".")[2] in ("parse_args", "parse_known_args"):
+            return True
+        made = program.qualify(module, callee.removesuffix("().state_dict")) if callee.endswith("().state_dict") else None
+        return made is not None and (made in LR_SCHEDULERS or made in GRAD_SCALERS)
+    if not isinstance(source, Param) or key is None or depth >= 3:
+        return False
+    function = program.function(module, key)
+    sites = program.context.call_sites(module, key)
+    if function is None or not sites or source.name not in function.params:
+        return False
+    index = function.arguments(function.method).index(source.name) if source.name in function.arguments(function.method) else None
+    for site in sites:
+        record = program.function(site.caller, site.caller_key) if site.caller_key else program.module_code(site.caller)
+        calls = [call for call in record.calls if call.line == site.line] if record is not None else []
+        passed = [
+            call.keywords.get(source.name, call.args[index] if index is not None and index < len(call.args) else None)
+            for call in calls
+        ]
+        if not passed or not no_cuda(program, site.caller, site.caller_key, passed[0], depth + 1):
+            return False
+    return True

@@ -234,19 +234,27 @@ class Rule(cst.BatchableCSTVisitor):
         raise NotImplementedError
 
     def runs_link(self) -> Link | None:
-        """The step "every rank runs this" of a chain: what in this file starts or joins the
-        ranks, else where a script that runs this module does (ddplint.analyses.distribution,
-        ProjectView.ranks_started), else what in this file shows it runs distributed (an
-        import); None when nothing shows it."""
+        """The step "every rank runs this" of a chain, the one answer to whether ranks run this
+        file: what in this file starts or joins the ranks (ddplint.analyses.distribution), else
+        where a script that runs this module does (ProjectView.ranks_started), else a launch
+        command of the project that runs it with a launcher (ProjectView.launch_line), else,
+        for a module that is no script (`if __name__ == "__main__":`), what in it shows it runs
+        distributed (an import of torch.distributed: its callers are elsewhere). A script that
+        only imports torch.distributed or asks `dist.is_initialized()`, and that nothing
+        launches as ranks, runs as one process: None, as when nothing shows it."""
         evidence = self.model.get(DistributedEvidence)
         if evidence.starts is not None:
             how, node = evidence.starts
             return Link(StepKind.RUNS, f"every rank runs this file: it {how}", node)
-        started = self.model.project.ranks_started() if self.model.project is not None else None
+        view = self.model.project
+        started = view.ranks_started() if view is not None else None
         if started is not None:
             place, how = started
             return Link(StepKind.RUNS, f"every rank runs this module: {place.path} {how}", place)
-        if evidence.node is not None:
+        launched = view.launch_line() if view is not None else None
+        if launched is not None:
+            return Link(StepKind.RUNS, f"every rank runs this script: {launched} launches it", launched)
+        if evidence.node is not None and not evidence.script:
             return Link(StepKind.RUNS, f"this file runs distributed: it {evidence.where}", evidence.node)
         return None
 
