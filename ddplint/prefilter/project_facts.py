@@ -33,4 +33,5 @@ class ProjectFact(enum.Enum):
     WRAPPED_CLASS = "defines a class that some module wraps in DDP"
     HANDS_INNER_MODULE = "hands a DDP model's inner module to a project function that trains it"
     CALLS_UNWRAPPER = "calls a project function that returns a DDP model's inner module (unwrap_model(model))"
+    CALLS_COLLECTIVE_HELPER = "imports a project module that may run a collective every rank must reach (dist.all_reduce)"
     CALLS_WRAP_HELPER = "calls a project function that wraps what it is handed in DDP with device_ids (wrap(model, rank))"
