@@ -62,14 +62,15 @@ DISTRIBUTED_PREDICATES = frozenset({"is_initialized", "is_dist_avail_and_initial
 DISTRIBUTED_AVAILABLE = frozenset({"dist.is_available", "distributed.is_available", *DISTRIBUTED_IS_AVAILABLE})
 
 
-def rank_zero_calls(targets: Iterable[str], wrappers: Iterable[str]) -> RankZeroCalls:
-    """The `ast` screen (ddplint.prefilter.screens.RankZeroCalls) for calls of `targets` (or of
-    the forward of a model of `wrappers`) that rank 0 alone may reach, with the words of the
-    rank tests `classify` reads."""
+def rank_zero_calls(targets: Iterable[str], wrappers: Iterable[str], methods: Iterable[str] = ()) -> RankZeroCalls:
+    """The `ast` screen (ddplint.prefilter.screens.RankZeroCalls) for calls of `targets` or of
+    `methods` (or of the forward of a model of `wrappers`) that rank 0 alone may reach, with the
+    words of the rank tests `classify` reads."""
     return RankZeroCalls(
         targets=tuple(sorted(targets)), wrappers=tuple(sorted(wrappers)), names=tuple(sorted(RANK_NAMES)),
         predicates=tuple(sorted(MAIN_PROCESS_NAMES)), functions=tuple(sorted(RANK_FUNCTIONS)),
         keys=tuple(sorted(RANK_ENVIRONMENT)), decorators=tuple(sorted(RANK_ZERO_DECORATORS)),
+        methods=tuple(sorted(methods)),
     )
 
 @dataclass(frozen=True)
@@ -837,9 +838,10 @@ class RankRegions(Analysis):
 
     def __init__(self, model: SemanticModel) -> None:
         super().__init__(model)
-        self._pending: dict[int, tuple[bool, bool]] = {}
-        # Per open frame (by id of the model's frame): (pop at node id, only zero, never zero).
-        self._regions: dict[int, list[tuple[int, bool, bool]]] = {}
+        self._pending: dict[int, tuple[bool, bool, cst.CSTNode]] = {}
+        # Per open frame (by id of the model's frame): (pop at node id, only zero, never zero,
+        # the `if` or decorated def that makes it so).
+        self._regions: dict[int, list[tuple[int, bool, bool, cst.CSTNode]]] = {}
         self._blocks: list[cst.CSTNode] = []  # the open blocks, where a guard's early exit ends
         self.call_sites: list[RegionCall] = []
         self.rank_aware_frames: set[str | None] = set()  # functions that test the rank or distributed mode
@@ -853,7 +855,7 @@ class RankRegions(Analysis):
     # -- where are we ---------------------------------------------------------------------
 
     @property
-    def regions(self) -> list[tuple[int, bool, bool]]:
+    def regions(self) -> list[tuple[int, bool, bool, cst.CSTNode]]:
         return self._regions.setdefault(id(self.model.frame), [])
 
     @property
@@ -867,11 +869,18 @@ class RankRegions(Analysis):
     @property
     def only_rank_zero(self) -> bool:
         """Only rank 0 of a distributed run gets here (or, vacuously, no rank does)."""
-        return any(only for _, only, _ in self.regions)
+        return any(only for _, only, _, _ in self.regions)
 
     @property
     def never_rank_zero(self) -> bool:
-        return any(never for _, _, never in self.regions)
+        return any(never for _, _, never, _ in self.regions)
+
+    @property
+    def rank_zero_guard(self) -> cst.CSTNode | None:
+        """Where the walk is in a region only rank 0 gets to, what makes it so: the innermost
+        `if` whose test (or early exit) lets rank 0 alone through, or the function decorated as
+        rank-0-only; None elsewhere."""
+        return next((guard for _, only, _, guard in reversed(self.regions) if only), None)
 
     @property
     def reached_by_rank_zero_alone(self) -> bool:
@@ -919,9 +928,9 @@ class RankRegions(Analysis):
         if test.is_rank_test:
             self.rank_aware_frames.add(self.model.frame.key)
         if test.true_only_zero or test.true_never_zero:
-            self._pending[id(node.body)] = (test.true_only_zero, test.true_never_zero)
+            self._pending[id(node.body)] = (test.true_only_zero, test.true_never_zero, node)
         if node.orelse is not None and (test.false_only_zero or test.false_never_zero):
-            self._pending[id(node.orelse)] = (test.false_only_zero, test.false_never_zero)
+            self._pending[id(node.orelse)] = (test.false_only_zero, test.false_never_zero, node)
         uncalled = self.facts.uncalled(node.test)
         if uncalled is not None:
             self._uncalled[id(node.body)] = uncalled
@@ -932,7 +941,7 @@ class RankRegions(Analysis):
             # `if rank != 0: return`: what follows in this block runs where the test is false.
             test = classify(original_node.test, self.facts)
             if test.false_only_zero or test.false_never_zero:
-                self._pending[id(original_node)] = (test.false_only_zero, test.false_never_zero)
+                self._pending[id(original_node)] = (test.false_only_zero, test.false_never_zero, original_node)
                 self._push(original_node, pop_at=self._blocks[-1])
 
     def visit_Else(self, node: cst.Else) -> None:
@@ -971,7 +980,7 @@ class RankRegions(Analysis):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         key = self.model.frame.key
         if decorated_rank_zero_only(node):
-            self.regions.append((id(node), True, False))
+            self.regions.append((id(node), True, False, node))
         self.functions.setdefault(key, node)  # type: ignore[arg-type]
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
@@ -1040,6 +1049,10 @@ class WrappedModels(Analysis):
         # a `self` attribute the program model says holds one): (owner, name) -> (the DDP model's
         # name where known, a note for a message).
         self._inner: dict[tuple[str | None, str], tuple[str | None, str]] = {}
+        # The `DistributedDataParallel(...)` call a name is bound to here, and the value each plain
+        # name was last assigned (what a DDP call's module argument names): (owner, name) -> node.
+        self._wrap_calls: dict[tuple[str | None, str], cst.Call] = {}
+        self._values: dict[tuple[str | None, str], cst.BaseExpression] = {}
 
     def _owner(self, name: str) -> str | None:
         self_class = self.model.frame.self_class
@@ -1111,7 +1124,8 @@ class WrappedModels(Analysis):
         value = node.value
         # `model = DDP(m) if distributed else m`: the distributed run takes the wrapping branch
         branches = [value.body, value.orelse] if isinstance(value, cst.IfExp) else [value]
-        wraps = any(isinstance(branch, cst.Call) and self.model.qualified(branch.func) in DDP for branch in branches)
+        wrap_call = next((b for b in branches if isinstance(b, cst.Call) and self.model.qualified(b.func) in DDP), None)
+        wraps = wrap_call is not None
         origin = None
         if wraps:
             pass
@@ -1128,6 +1142,11 @@ class WrappedModels(Analysis):
                 continue
             owner = self._owner(name)
             self._origins.pop((owner, name), None)
+            self._values[(owner, name)] = value
+            if wrap_call is not None:
+                self._wrap_calls[(owner, name)] = wrap_call
+            else:
+                self._wrap_calls.pop((owner, name), None)
             if origin is not None:
                 self._bind(owner, name, origin)
             elif wraps:
@@ -1211,6 +1230,23 @@ class WrappedModels(Analysis):
             if name is not None and name in self._bound.get(owner, ()):
                 return self._origins.get((owner, name))
         return None
+
+    def wrap_site(self, expr: cst.BaseExpression):
+        """Where the DDP model `expr` names was wrapped: the `DistributedDataParallel(...)` call
+        of this file it is bound to, or the program model's value (ddplint.model.records.Wrapped:
+        another function or module wrapped it); None when unknown."""
+        name = dotted_name(expr)
+        for owner in self._owners_here() if name is not None and name in self.names_here() else ():
+            if (owner, name) in self._wrap_calls:
+                return self._wrap_calls[(owner, name)]
+        origin = self._origin(name)
+        return origin if hasattr(origin, "wrapped_at") else None
+
+    def value_of(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The value the name `expr` was last assigned where the walk is (in this function, or
+        for `self.x` in its class), or None."""
+        name = dotted_name(expr)
+        return next((self._values[(o, name)] for o in self._owners_here() if (o, name) in self._values), None) if name else None
 
     def where(self, expr: cst.BaseExpression) -> str:
         """A note for a message on where the DDP model `expr` names was made, when another
