@@ -24,7 +24,9 @@ from ddplint.semantic.model import Analysis, SemanticModel, dotted_name
 from ddplint.semantic.walk import children
 from ddplint.core.fixpoint import fixed_point
 from ddplint.prefilter.screens import RankZeroCalls
-from ddplint.core.torch_api import ACCELERATOR, DDP, DISTRIBUTED_IS_AVAILABLE, INIT_PROCESS_GROUP, RANK_ENVIRONMENT
+from ddplint.core.torch_api import (
+    ACCELERATOR, ACCELERATOR_SHARDING_PLUGINS, DDP, DISTRIBUTED_IS_AVAILABLE, INIT_PROCESS_GROUP, RANK_ENVIRONMENT,
+)
 
 
 RANK_NAMES = frozenset(
@@ -796,6 +798,15 @@ _PROPERTIES = frozenset({"property", "cached_property", "abstractproperty"})
 _PLAIN_FUNCTION_DECORATORS = frozenset({"staticmethod", "classmethod", "lru_cache", "cache", "wraps"})
 
 
+def _sharding(call: cst.Call) -> bool:
+    """An `Accelerator(...)` given a DeepSpeed, FSDP or Megatron-LM plugin (not a literal None)."""
+    return any(
+        arg.keyword is not None and arg.keyword.value in ACCELERATOR_SHARDING_PLUGINS
+        and not (isinstance(arg.value, cst.Name) and arg.value.value == "None")
+        for arg in call.args
+    )
+
+
 def decorated_rank_zero_only(function: cst.FunctionDef) -> bool:
     return any(last_name(decorator.decorator) in RANK_ZERO_DECORATORS for decorator in function.decorators)
 
@@ -1044,6 +1055,7 @@ class WrappedModels(Analysis):
         # Accelerate: names bound to `Accelerator(...)`, and to what its `prepare(...)` returns
         # (the model among them is DDP-wrapped when `accelerate launch` runs several processes).
         self._accelerators: dict[str | None, set[str]] = {}
+        self._sharded_accelerators: dict[str | None, set[str]] = {}
         self._prepared: dict[str | None, set[str]] = {}
         # Names bound to a DDP model's inner module (`net = model.module`, `raw = unwrap_model(model)`,
         # a `self` attribute the program model says holds one): (owner, name) -> (the DDP model's
@@ -1080,6 +1092,8 @@ class WrappedModels(Analysis):
             for name, origin in project.wrapped_parameters(key).items():
                 self._bind(key, name, origin)
             for name, prepared in project.prepared_parameters(key).items():
+                if prepared.sharded:
+                    continue  # prepared by DeepSpeed or FSDP: no DDP model
                 self._prepared.setdefault(key, set()).add(name)
                 self._origins[(key, name)] = prepared
 
@@ -1089,7 +1103,8 @@ class WrappedModels(Analysis):
             return
         func = value.func
         if self.model.qualified(func) in ACCELERATOR:
-            table = self._accelerators
+            # given a DeepSpeed or FSDP plugin, what it prepares is no DDP model
+            table = self._sharded_accelerators if _sharding(value) else self._accelerators
         elif isinstance(func, cst.Attribute) and func.attr.value == "prepare" and self._named_in(self._accelerators, func.value):
             table = self._prepared
         else:
