@@ -16,7 +16,7 @@ from ddplint.analyses.branches import Branches, Path, exclusive
 from ddplint.analyses.grad_mode import GradientMode
 from ddplint.analyses.ranks import RANK_GUARD_NEEDLE, RankRegions, WrappedModels, last_name, rank_zero_calls
 from ddplint.model.summary import SAME_VALUE_METHODS
-from ddplint.rules.rule import Clean, Flagged, Link, Rule
+from ddplint.rules.rule import Clean, Flagged, Link, Rule, wrap_links
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.triggers import CallTrigger
 
@@ -844,18 +844,14 @@ class CollectiveInRankBranch(Rule):
         collective: it broadcasts the wrapped module's buffers, where the code shows the module
         holds some (a batch norm, a `register_buffer`); None where it does not or is unknown."""
         site = self._wrapped.wrap_site(called)
-        name = dotted_name(called)
+        made = wrap_links(dotted_name(called), site)
         if isinstance(site, cst.Call):
-            made: tuple[Link, ...] = (Link(StepKind.MADE, f"`{name}` is wrapped in DDP here", site),)
             off = argument_for(site, DDP, "broadcast_buffers")
             module = argument_for(site, DDP, "module")
             if _is_false(off) or module is None:
                 return made, None
             buffers = self._expression_buffers(module.value, 0)
         elif site is not None:
-            made = (Link(StepKind.MADE, f"the DDP model `{name}` holds is wrapped here", site.wrapped_at),)
-            if site.passed_at is not None:
-                made += (Link(StepKind.REACHES, f"it is handed on here, to become `{name}`", site.passed_at),)
             project = self.model.project
             buffers = _class_buffers(project.program, *site.wraps) if site.broadcasts and site.wraps and project else None
         else:
