@@ -239,6 +239,12 @@ class ProcessContext:
             for verdict, sense in self._guards_at(module, key, line)
         )
 
+    def guards_around(self, module: str, key: str | None) -> tuple:
+        """The `if` tests (ddplint.model.records.Guard) around the code of function `key` of
+        `module` (None: its own code), whatever they test."""
+        record = self._record(module, key)
+        return record.guards if record is not None else ()
+
     def _guards_at(self, module: str, key: str | None, line: int) -> list:
         """What each guard around `line` of function `key` of `module` says about the rank
         (ddplint.analyses.ranks.RankTest), with the way it is taken there."""

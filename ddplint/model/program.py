@@ -1028,10 +1028,13 @@ class Program:
         return found
 
     def _runs_in(self, mode: str, target: Target, depth: int) -> Collective | None:
-        """The first collective the project function `target` reaches (see `_runs`), with the hop
-        through it."""
+        """The collective the project function `target` reaches (see `_runs`), with the hop
+        through it: the first found (combines), or the one under the fewest `if`s there, then
+        the first (collective: the surest way)."""
         record = self._summaries[target.module].functions[target.key]  # type: ignore[union-attr]
         events = sorted([*record.invocations, *(record.method_calls if mode == _EVERY_RANK else ())], key=lambda e: e.line)
+        guards = self.context.guards_around(target.module, target.key) if mode == _EVERY_RANK else ()
+        best: tuple[int, Collective] | None = None
         for event in events:
             place = self.place(target.module, event.line)
             if mode == _EVERY_RANK and not self._every_rank_runs(target, record, event.line):
@@ -1043,10 +1046,15 @@ class Program:
             else:
                 where = self._runs(mode, target.module, target.key, record.cls, event.callee, depth + 1)
                 written = event.callee
-            if where is not None:
-                hops = (Hop(target.key, written, place), *where.hops)
-                return replace(where, place=where.place or place, hops=hops)
-        return None
+            if where is None:
+                continue
+            where = replace(where, place=where.place or place, hops=(Hop(target.key, written, place), *where.hops))
+            conditions = sum(guard.first <= event.line <= guard.last for guard in guards)
+            if best is None or conditions < best[0]:
+                best = conditions, where
+            if not conditions or mode == _COMBINES:
+                break
+        return best[1] if best is not None else None
 
     def _every_rank_runs(self, target: Target, record: FunctionSummary, line: int) -> bool:
         """Whether every rank that enters the function `target` reaches `line` of it with the
