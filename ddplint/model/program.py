@@ -38,6 +38,7 @@ who calls a function and who runs it (`context`, ddplint.model.context) and what
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import os
 import re
@@ -815,7 +816,7 @@ class Program:
     @staticmethod
     def _note(table: dict, key, name: str, value) -> bool:
         known = table.setdefault(key, {})
-        if name in known:
+        if name in known and not _refines(known[name], value):
             return False
         known[name] = value
         return True
@@ -875,7 +876,7 @@ class Program:
             if value in returned or len(returned) >= MAX_RESULTS:
                 return False
             returned.append(value)
-        elif value is None or (module, key) in self.results:
+        elif value is None or (module, key) in self.results and not _refines(self.results[(module, key)], value):
             return False
         else:
             self.results[(module, key)] = value
@@ -1253,6 +1254,23 @@ def _holds_data(value) -> bool:
     if isinstance(value, Pack):
         return any(_holds_data(item) for item in value.items)
     return isinstance(value, (Sampler, Loader))
+
+
+def _refines(known, value) -> bool:
+    """Whether `value` is the value `known` with more of it found: the same record, made at the
+    same place, where a part unknown when it was first noted (`Wrapped.wraps`, while the program
+    had not yet read what a parameter is handed) is known now. Each refinement fills a part,
+    so the solution still ends."""
+    if type(known) is not type(value) or known == value or not dataclasses.is_dataclass(known):
+        return False
+    filled = False
+    for field in dataclasses.fields(known):
+        before, after = getattr(known, field.name), getattr(value, field.name)
+        if before is None and after is not None:
+            filled = True
+        elif before != after:
+            return False
+    return filled
 
 
 def _wraps(value) -> bool:
