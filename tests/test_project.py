@@ -485,7 +485,13 @@ _EVALUATED_ELSEWHERE = {
         "    utils.combine(correct)\n"
         "    return (correct[0] / correct[1]).item()\n"
     ),
-    "utils.py": "import torch.distributed as dist\n\n\ndef combine(total):\n    print(dist.get_rank())\n",
+    # wait() keeps the index's text fact that utils.py may run a collective the same before and after
+    # combine() starts to all-reduce, so that only the program's reading can tell the change
+    "utils.py": (
+        "import torch.distributed as dist\n\n\n"
+        "def wait():\n    dist.barrier()\n\n\n"
+        "def combine(total):\n    print(dist.get_rank())\n"
+    ),
 }
 
 
