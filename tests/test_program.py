@@ -55,6 +55,21 @@ def test_a_parameter_a_helper_is_handed_is_a_ddp_model_with_the_place_that_makes
     assert ("pkg.engine", "step") in program.results
 
 
+def test_what_a_ddp_model_wraps_is_known_when_the_class_reaches_the_wrapping_helper_late(tmp_path):
+    # "base" is read first: model_to_device returns its DDP model before the program has read
+    # that "model" hands it a Net; the value it returns (and the attribute) learns it later.
+    index = _project(tmp_path, {
+        "base": _WRAP + "class Base:\n    def model_to_device(self, net):\n        net = net.cuda()\n"
+        "        return DDP(net)\n",
+        "model": "from pkg.base import Base\nfrom pkg.net import Net\n\nclass SR(Base):\n"
+        "    def __init__(self):\n        self.net_g = self.model_to_device(Net())\n",
+        "net": "class Net:\n    pass\n",
+    })
+    wrapped = Wrapped(P("pkg/base.py:5"), wraps=("pkg.net", "Net"))
+    assert index.program.results[("pkg.base", "Base.model_to_device")] == wrapped
+    assert index.program.attributes[("pkg.model", "SR")]["net_g"] == wrapped
+
+
 def test_the_inner_model_and_other_values_are_not_ddp_models(tmp_path):
     index = _project(tmp_path, {
         "main": _WRAP + "from pkg.engine import train\n\ndef main(net, args):\n    model = DDP(net)\n"

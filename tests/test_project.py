@@ -334,7 +334,8 @@ def test_who_runs_a_function_is_read_across_modules(case, tmp_path, run):
     `get_rank() == 0` is a guard, `is_master(args)` returning `args.save_checkpoints` is none),
     a helper module's save whose every caller is rank 0's (`early_return_caller`: the caller
     returns early on the other ranks; its look-alike without that return is flagged), and a
-    module-level call under `if master_process:` (`rank_variable`), a flag a base class in
+    module-level call under `if master_process:` (`rank_variable`; the barrier its helper
+    then runs is rank 0's alone, DDP008), a flag a base class in
     another module sets from the rank, read by a subclass directly and through a local variable
     (`base_class_flag`: one that a base also increments is none), and an Accelerate script,
     which runs on every rank though it names no DDP entry point (`accelerate_accumulation`:
@@ -488,7 +489,13 @@ _EVALUATED_ELSEWHERE = {
         "    utils.combine(correct)\n"
         "    return (correct[0] / correct[1]).item()\n"
     ),
-    "utils.py": "import torch.distributed as dist\n\n\ndef combine(total):\n    print(dist.get_rank())\n",
+    # wait() keeps the index's text fact that utils.py may run a collective the same before and after
+    # combine() starts to all-reduce, so that only the program's reading can tell the change
+    "utils.py": (
+        "import torch.distributed as dist\n\n\n"
+        "def wait():\n    dist.barrier()\n\n\n"
+        "def combine(total):\n    print(dist.get_rank())\n"
+    ),
 }
 
 

@@ -34,7 +34,8 @@ from ddplint.semantic.walk import children
 from ddplint.core.fixpoint import fixed_point
 from ddplint.prefilter.screens import RankZeroCalls
 from ddplint.core.torch_api import (
-    ACCELERATOR, DDP, DISTRIBUTED_IS_AVAILABLE, INIT_PROCESS_GROUP, PROCESS, RANK_ENVIRONMENT, SPAWN, START_PROCESSES,
+    ACCELERATOR, ACCELERATOR_SHARDING_PLUGINS, DDP, DISTRIBUTED_IS_AVAILABLE, INIT_PROCESS_GROUP, PROCESS, RANK_ENVIRONMENT, SPAWN,
+    START_PROCESSES,
 )
 
 
@@ -86,14 +87,15 @@ DISTRIBUTED_PREDICATES = frozenset({"is_initialized", "is_dist_avail_and_initial
 DISTRIBUTED_AVAILABLE = frozenset({"dist.is_available", "distributed.is_available", *DISTRIBUTED_IS_AVAILABLE})
 
 
-def rank_zero_calls(targets: Iterable[str], wrappers: Iterable[str]) -> RankZeroCalls:
-    """The `ast` screen (ddplint.prefilter.screens.RankZeroCalls) for calls of `targets` (or of
-    the forward of a model of `wrappers`) that rank 0 alone may reach, with the words of the
-    rank tests `classify` reads."""
+def rank_zero_calls(targets: Iterable[str], wrappers: Iterable[str], methods: Iterable[str] = ()) -> RankZeroCalls:
+    """The `ast` screen (ddplint.prefilter.screens.RankZeroCalls) for calls of `targets` or of
+    `methods` (or of the forward of a model of `wrappers`) that rank 0 alone may reach, with the
+    words of the rank tests `classify` reads."""
     return RankZeroCalls(
         targets=tuple(sorted(targets)), wrappers=tuple(sorted(wrappers)), names=tuple(sorted(RANK_NAMES)),
         predicates=tuple(sorted(MAIN_PROCESS_NAMES)), functions=tuple(sorted(RANK_FUNCTIONS)),
         keys=tuple(sorted(RANK_ENVIRONMENT)), decorators=tuple(sorted(RANK_ZERO_DECORATORS)),
+        methods=tuple(sorted(methods)),
     )
 
 @dataclass(frozen=True)
@@ -1002,6 +1004,15 @@ _PROPERTIES = frozenset({"property", "cached_property", "abstractproperty"})
 _PLAIN_FUNCTION_DECORATORS = frozenset({"staticmethod", "classmethod", "lru_cache", "cache", "wraps"})
 
 
+def _sharding(call: cst.Call) -> bool:
+    """An `Accelerator(...)` given a DeepSpeed, FSDP or Megatron-LM plugin (not a literal None)."""
+    return any(
+        arg.keyword is not None and arg.keyword.value in ACCELERATOR_SHARDING_PLUGINS
+        and not (isinstance(arg.value, cst.Name) and arg.value.value == "None")
+        for arg in call.args
+    )
+
+
 def decorated_rank_zero_only(function: cst.FunctionDef) -> bool:
     return any(last_name(decorator.decorator) in RANK_ZERO_DECORATORS for decorator in function.decorators)
 
@@ -1044,6 +1055,7 @@ class _Region:
     only: bool
     never: bool
     replica: bool
+    guard: cst.CSTNode  # the `if` or decorated def that makes it so
 
 
 def _facts(test: RankTest, way: bool) -> tuple[bool, bool, bool] | None:
@@ -1076,7 +1088,9 @@ class RankRegions(Analysis):
 
     def __init__(self, model: SemanticModel) -> None:
         super().__init__(model)
-        self._pending: dict[int, tuple[bool, bool, bool]] = {}
+        # id of a block -> what holds in it (only zero, never zero, first replica) and the `if`
+        # or decorated def that makes it so
+        self._pending: dict[int, tuple[tuple[bool, bool, bool], cst.CSTNode]] = {}
         # Per open frame (by id of the model's frame): the regions the walk is in.
         self._regions: dict[int, list[_Region]] = {}
         # Per open frame, the `if` tests around the walk and which way each came out: a test
@@ -1129,6 +1143,13 @@ class RankRegions(Analysis):
         return any(region.replica for region in self.regions)
 
     @property
+    def rank_zero_guard(self) -> cst.CSTNode | None:
+        """Where the walk is in a region only rank 0 gets to, what makes it so: the innermost
+        `if` whose test (or early exit) lets rank 0 alone through, or the function decorated as
+        rank-0-only; None elsewhere."""
+        return next((region.guard for region in reversed(self.regions) if region.only), None)
+
+    @property
     def reached_by_rank_zero_alone(self) -> bool:
         """Rank 0 gets here and the other ranks of a distributed run do not."""
         return self.only_rank_zero and not self.never_rank_zero
@@ -1157,7 +1178,8 @@ class RankRegions(Analysis):
     def _push(self, node: cst.CSTNode, pop_at: cst.CSTNode | None = None) -> None:
         region = self._pending.pop(id(node), None)
         if region is not None:
-            self.regions.append(_Region(id(pop_at or node), *region))
+            facts, guard = region
+            self.regions.append(_Region(id(pop_at or node), *facts, guard))
         condition = self._pending_conditions.pop(id(node), None)
         if condition is not None:
             self.conditions.append((id(node), *condition))
@@ -1171,7 +1193,7 @@ class RankRegions(Analysis):
         if conditions and conditions[-1][0] == id(node):
             conditions.pop()
 
-    def _note(self, block: cst.CSTNode, test: cst.BaseExpression, facts: RankTest, way: bool) -> None:
+    def _note(self, block: cst.CSTNode, test: cst.BaseExpression, facts: RankTest, way: bool, guard: cst.If) -> None:
         """What holds in `block`, reached where `test` came out `way`: its own facts, and those
         of the tests around it once this one settles some of their parts."""
         found = _facts(facts, way)
@@ -1181,7 +1203,7 @@ class RankRegions(Analysis):
             if settled is not None:
                 found = tuple(a or b for a, b in zip(found or (False,) * 3, settled))  # type: ignore[assignment]
         if found is not None:
-            self._pending[id(block)] = found  # type: ignore[assignment]
+            self._pending[id(block)] = (found, guard)  # type: ignore[assignment]
         self._pending_conditions[id(block)] = (test, way)
 
     def _settled(self, expr: cst.BaseExpression, assumed: dict[str, bool]):
@@ -1198,9 +1220,9 @@ class RankRegions(Analysis):
         test = classify(node.test, self.facts)
         if test.is_rank_test:
             self.rank_aware_frames.add(self.model.frame.key)
-        self._note(node.body, node.test, test, True)
+        self._note(node.body, node.test, test, True, node)
         if node.orelse is not None:
-            self._note(node.orelse, node.test, test, False)
+            self._note(node.orelse, node.test, test, False, node)
         uncalled = self.facts.uncalled(node.test)
         if uncalled is not None:
             self._uncalled[id(node.body)] = uncalled
@@ -1211,7 +1233,7 @@ class RankRegions(Analysis):
             # `if rank != 0: return`: what follows in this block runs where the test is false.
             facts = _facts(classify(original_node.test, self.facts), False)
             if facts is not None:
-                self._pending[id(original_node)] = facts
+                self._pending[id(original_node)] = (facts, original_node)
                 self._push(original_node, pop_at=self._blocks[-1])
 
     def visit_Else(self, node: cst.Else) -> None:
@@ -1250,7 +1272,7 @@ class RankRegions(Analysis):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         key = self.model.frame.key
         if decorated_rank_zero_only(node):
-            self.regions.append(_Region(id(node), True, False, True))
+            self.regions.append(_Region(id(node), True, False, True, node))
         self.functions.setdefault(key, node)  # type: ignore[arg-type]
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
@@ -1336,11 +1358,16 @@ class WrappedModels(Analysis):
         # Accelerate: names bound to `Accelerator(...)`, and to what its `prepare(...)` returns
         # (the model among them is DDP-wrapped when `accelerate launch` runs several processes).
         self._accelerators: dict[str | None, set[str]] = {}
+        self._sharded_accelerators: dict[str | None, set[str]] = {}
         self._prepared: dict[str | None, set[str]] = {}
         # Names bound to a DDP model's inner module (`net = model.module`, `raw = unwrap_model(model)`,
         # a `self` attribute the program model says holds one): (owner, name) -> (the DDP model's
         # name where known, a note for a message).
         self._inner: dict[tuple[str | None, str], tuple[str | None, str]] = {}
+        # The `DistributedDataParallel(...)` call a name is bound to here, and the value each plain
+        # name was last assigned (what a DDP call's module argument names): (owner, name) -> node.
+        self._wrap_calls: dict[tuple[str | None, str], cst.Call] = {}
+        self._values: dict[tuple[str | None, str], cst.BaseExpression] = {}
 
     def _owner(self, name: str) -> str | None:
         self_class = self.model.frame.self_class
@@ -1368,6 +1395,8 @@ class WrappedModels(Analysis):
             for name, origin in project.wrapped_parameters(key).items():
                 self._bind(key, name, origin)
             for name, prepared in project.prepared_parameters(key).items():
+                if prepared.sharded:
+                    continue  # prepared by DeepSpeed or FSDP: no DDP model
                 self._prepared.setdefault(key, set()).add(name)
                 self._origins[(key, name)] = prepared
 
@@ -1377,7 +1406,8 @@ class WrappedModels(Analysis):
             return
         func = value.func
         if self.model.qualified(func) in ACCELERATOR:
-            table = self._accelerators
+            # given a DeepSpeed or FSDP plugin, what it prepares is no DDP model
+            table = self._sharded_accelerators if _sharding(value) else self._accelerators
         elif isinstance(func, cst.Attribute) and func.attr.value == "prepare" and self._named_in(self._accelerators, func.value):
             table = self._prepared
         else:
@@ -1412,7 +1442,8 @@ class WrappedModels(Analysis):
         value = node.value
         # `model = DDP(m) if distributed else m`: the distributed run takes the wrapping branch
         branches = [value.body, value.orelse] if isinstance(value, cst.IfExp) else [value]
-        wraps = any(isinstance(branch, cst.Call) and self.model.qualified(branch.func) in DDP for branch in branches)
+        wrap_call = next((b for b in branches if isinstance(b, cst.Call) and self.model.qualified(b.func) in DDP), None)
+        wraps = wrap_call is not None
         origin = None
         if wraps:
             pass
@@ -1429,6 +1460,11 @@ class WrappedModels(Analysis):
                 continue
             owner = self._owner(name)
             self._origins.pop((owner, name), None)
+            self._values[(owner, name)] = value
+            if wrap_call is not None:
+                self._wrap_calls[(owner, name)] = wrap_call
+            else:
+                self._wrap_calls.pop((owner, name), None)
             if origin is not None:
                 self._bind(owner, name, origin)
             elif wraps:
@@ -1512,6 +1548,23 @@ class WrappedModels(Analysis):
             if name is not None and name in self._bound.get(owner, ()):
                 return self._origins.get((owner, name))
         return None
+
+    def wrap_site(self, expr: cst.BaseExpression):
+        """Where the DDP model `expr` names was wrapped: the `DistributedDataParallel(...)` call
+        of this file it is bound to, or the program model's value (ddplint.model.records.Wrapped:
+        another function or module wrapped it); None when unknown."""
+        name = dotted_name(expr)
+        for owner in self._owners_here() if name is not None and name in self.names_here() else ():
+            if (owner, name) in self._wrap_calls:
+                return self._wrap_calls[(owner, name)]
+        origin = self._origin(name)
+        return origin if hasattr(origin, "wrapped_at") else None
+
+    def value_of(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The value the name `expr` was last assigned where the walk is (in this function, or
+        for `self.x` in its class), or None."""
+        name = dotted_name(expr)
+        return next((self._values[(o, name)] for o in self._owners_here() if (o, name) in self._values), None) if name else None
 
     def where(self, expr: cst.BaseExpression) -> str:
         """A note for a message on where the DDP model `expr` names was made, when another

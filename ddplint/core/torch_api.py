@@ -243,12 +243,22 @@ COLLECTIVE_NAMES = (
     "reduce_scatter_tensor", "reduce_scatter_single", "broadcast", "broadcast_object_list", "reduce", "gather",
     "gather_object", "scatter", "scatter_object_list", "all_to_all", "all_to_all_single",
 )  # fmt: skip
+# Functions of torch.distributed's tools that gather a sharded model's or optimizer's state
+# from every rank (all-gathers inside): FSDP's full optimizer state dict, the state-dict API of
+# torch.distributed.checkpoint. Each spelling to its name.
+_FSDP_CLASSES = ("torch.distributed.fsdp.FullyShardedDataParallel",
+                 "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel")
+STATE_GATHERING = {
+    **{f"{cls}.{name}": name for cls in _FSDP_CLASSES
+       for name in ("full_optim_state_dict", "optim_state_dict", "sharded_optim_state_dict")},
+    **{f"torch.distributed.checkpoint.state_dict.{name}": name
+       for name in ("get_model_state_dict", "get_optimizer_state_dict", "get_state_dict")},
+}
 # The same, each spelling to what it matches on the other ranks: its own name, and any barrier
-# for a barrier.
+# for a barrier; and the state gatherers above.
 COLLECTIVES = {
-    spelling: "barrier" if name.endswith("barrier") else name
-    for name in COLLECTIVE_NAMES
-    for spelling in _distributed(name)
+    **{spelling: "barrier" if name.endswith("barrier") else name for name in COLLECTIVE_NAMES for spelling in _distributed(name)},
+    **STATE_GATHERING,
 }
 DISTRIBUTED_IS_AVAILABLE = api("torch.distributed.is_available")
 # Questions about the process group that hold in one process as well: calling one says nothing of
@@ -311,6 +321,30 @@ LIGHTNING_DATA_MODULE = api(
     "lightning.pytorch.LightningDataModule", "lightning.pytorch.core.LightningDataModule",
     "lightning.pytorch.core.datamodule.LightningDataModule",
 )
+# -- frameworks whose objects communicate across ranks: Accelerate, DeepSpeed, FSDP ----------
+# An Accelerator given one of these plugins runs DeepSpeed, FSDP or Megatron-LM instead of DDP:
+# what it prepares is no DDP model, and saving or gathering its state is a collective.
+ACCELERATOR_SHARDING_PLUGINS = ("deepspeed_plugin", "fsdp_plugin", "megatron_lm_plugin")
+DEEPSPEED_INITIALIZE = api(
+    "deepspeed.initialize", params="args model optimizer model_parameters training_data lr_scheduler",
+)
+# What each framework object does that every rank must reach, by method name: an Accelerator's
+# barrier and gathers ("accelerate"), and, where a DeepSpeed or FSDP plugin shards the state, its
+# saves and state gathers ("accelerate sharded": `save_state` calls the DeepSpeed engine's
+# `save_checkpoint`, which starts with a barrier); a DeepSpeed engine's checkpointing; an FSDP
+# model's `state_dict()` (a full state dict all-gathers the shards).
+FRAMEWORK_COLLECTIVES = {
+    "accelerate": frozenset({"wait_for_everyone", "gather", "gather_for_metrics", "reduce", "pad_across_processes"}),
+    "accelerate sharded": frozenset({"save_state", "get_state_dict", "save_model"}),
+    "deepspeed": frozenset({"save_checkpoint", "load_checkpoint"}),
+    "fsdp": frozenset({"state_dict"}),
+}
+FRAMEWORK_METHODS = frozenset().union(*FRAMEWORK_COLLECTIVES.values())
+# A DTensor's method that all-gathers its shards (FSDP2 and tensor parallelism): no other
+# library's object has it.
+DTENSOR_FULL_TENSOR = "full_tensor"
+# Text of a module that makes one of these objects: where the program model starts reading.
+FRAMEWORK_MAKER_TEXT = ("Accelerator(", "deepspeed.initialize", "FullyShardedDataParallel")
 # The Fabric method that starts the ranks, and text every launch point above contains.
 FABRIC_LAUNCH = "launch"
 # How code written for each launcher runs a block on rank 0 alone: an Accelerator's property,
@@ -408,6 +442,11 @@ PARAMETERISED_LAYERS = (
     "SyncBatchNorm", "LayerNorm", "GroupNorm", "RMSNorm", "RNN", "LSTM", "GRU", "MultiheadAttention",
     "Transformer", "PReLU", "Sequential", "ModuleList", "ModuleDict",
 )  # fmt: skip
+# The torch.nn layers (prefixes of their class names) that hold buffers by default: a batch
+# norm's running statistics. DDP's forward broadcasts a model's buffers from rank 0 (the
+# `broadcast_buffers` default). The containers hold what they are built with.
+BUFFERED_LAYERS = ("BatchNorm", "LazyBatchNorm", "SyncBatchNorm")
+CONTAINER_LAYERS = ("Sequential", "ModuleList", "ModuleDict")
 # Returns the module it is given, with its batch norms replaced: on the device the module was on.
 CONVERT_SYNC_BATCHNORM = api(
     "torch.nn.SyncBatchNorm.convert_sync_batchnorm", "torch.nn.modules.batchnorm.SyncBatchNorm.convert_sync_batchnorm",

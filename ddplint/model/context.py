@@ -228,30 +228,49 @@ class ProcessContext:
         """Whether only rank 0 of a distributed run reaches `line` of function `key` (None:
         module code) of `module`, by the guards around it there; `replicas`: only the first
         data-parallel replica (`if mpu.get_data_parallel_rank() == 0:`)."""
+        if replicas:
+            return any(verdict.true_first_replica if sense else verdict.false_first_replica
+                       for verdict, sense in self._guards_at(module, key, line))
+        return any(verdict.true_only_zero if sense else verdict.false_only_zero for verdict, sense in self._guards_at(module, key, line))
+
+    def every_rank_at(self, module: str, key: str | None, line: int) -> bool:
+        """Whether every rank of a distributed run that runs function `key` (None: module code)
+        of `module` reaches `line` of it: no guard around it is a rank test that rank 0 alone,
+        or the other ranks alone, pass (`if rank == 0:`, `if rank != 0: return` before it)."""
+        return not any(
+            verdict.true_only_zero or verdict.true_never_zero if sense else verdict.false_only_zero or verdict.false_never_zero
+            for verdict, sense in self._guards_at(module, key, line)
+        )
+
+    def guards_around(self, module: str, key: str | None) -> tuple:
+        """The `if` tests (ddplint.model.records.Guard) around the code of function `key` of
+        `module` (None: its own code), whatever they test."""
+        record = self._record(module, key)
+        return record.guards if record is not None else ()
+
+    def _guards_at(self, module: str, key: str | None, line: int) -> list:
+        """What each guard around `line` of function `key` of `module` says about the rank
+        (ddplint.analyses.ranks.RankTest), with the way it is taken there."""
         import libcst as cst
 
         from ddplint.analyses.ranks import classify
 
         record = self._record(module, key)
         if record is None:
-            return False
+            return []
         cls = key.rpartition(".")[0] or None if key else None
         summary = self.program.summary(module)
         if cls is not None and (summary is None or cls not in summary.classes):
             cls = None
+        found = []
         for guard in record.guards:
             if guard.first <= line <= guard.last:
                 try:
                     verdict = classify(cst.parse_expression(guard.test), self._resolver(module, cls, 0))
                 except Exception:  # noqa: BLE001 - a test libcst does not read: no guard
                     continue
-                if replicas:
-                    holds = verdict.true_first_replica if guard.sense else verdict.false_first_replica
-                else:
-                    holds = verdict.true_only_zero if guard.sense else verdict.false_only_zero
-                if holds:
-                    return True
-        return False
+                found.append((verdict, guard.sense))
+        return found
 
     def only_rank_zero(self, module: str, key: str | None, depth: int = 0, replicas: bool = False) -> bool:
         """Whether only rank 0 runs function `key` of `module`: it is decorated as rank-0-only

@@ -39,22 +39,24 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import functools
 import os
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from ddplint.core.torch_api import (
-    ACCELERATOR, BATCH_SAMPLER, COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER,
-    LOSS_SCALER_GATE, LOSS_SCALERS,
+    ACCELERATOR, BATCH_SAMPLER, COLLECTIVES, COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS,
+    DEEPSPEED_INITIALIZE, DISTRIBUTED_SAMPLER, DTENSOR_FULL_TENSOR, FRAMEWORK_COLLECTIVES, FSDP, LOSS_SCALER_GATE,
+    LOSS_SCALERS,
 )
 from ddplint.model import context as process_context
 from ddplint.model import store
 from ddplint.model import values as program_values
 from ddplint.model.records import (
-    Attr, CallResult, Each, Either, Element, FunctionSummary, Group, Inner, InnerOf, Instance, Item, Literal, Loader,
-    LossScaler, ModuleSummary, Pack, Param, Place, Prepared, Sampler, SamplerTest, SelfAttr, Source, Through, Wrapped,
-    decode, encode,
+    Attr, CallResult, Each, Either, Element, Framework, FunctionSummary, Group, Inner, InnerOf, Instance, Item, Literal,
+    Loader, LossScaler, MethodCall, ModuleSummary, Pack, Param, Place, Prepared, Sampler, SamplerTest, SelfAttr, Source,
+    Through, Wrapped, decode, encode,
 )
 from ddplint.model.summary import module_code, summarize
 
@@ -68,8 +70,11 @@ MAX_SOURCE = 2_000_000  # bytes of source read per run, past this as past MAX_MO
 MAX_ROUNDS = 12  # rounds of the fixed point; a chain of helpers deeper than this is unknown
 BUILTIN_NAMES = frozenset(dir(builtins))  # `enumerate(loader)`, `iter(loader)`: no project function
 _LAST_LINE = 1 << 30  # `backward_in` of a whole function: its lines, and no more
+MAX_HELPERS = 6  # project helpers followed to a collective (`collective`); deeper is unknown
+_COMBINES, _EVERY_RANK = "combines", "every rank"  # what `_runs` looks for
+_BROADCAST_BUFFERS = "broadcast_buffers"  # DDP's parameter (torch_api.DDP)
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
-CACHE_VERSION = 5  # of the summaries kept in the cache: a summary of another version is read again
+CACHE_VERSION = 6  # of the summaries kept in the cache: a summary of another version is read again
 # `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 
@@ -106,12 +111,26 @@ class Callee:
 
 
 @dataclass(frozen=True)
+class Hop:
+    """A project function on the way to a collective: its key, the call it makes (as written),
+    and where."""
+
+    function: str
+    call: str
+    place: Place
+
+
+@dataclass(frozen=True)
 class Collective:
-    """A collective that combines results across ranks (`all_reduce`), where it is called
-    (None: the call asked about is the collective itself)."""
+    """A collective that every rank must reach (`all_reduce`, an Accelerator's `save_state`),
+    where it is called (None: the call asked about is the collective itself), and the project
+    functions a call reaches it through, outermost first (`hops`), and the framework object it
+    is a method of, if any (neither compared)."""
 
     name: str
     place: Place | None = None
+    hops: tuple[Hop, ...] = field(default=(), compare=False)
+    framework: Framework | None = field(default=None, compare=False)  # the object it is a method of
 
     def __str__(self) -> str:
         return f"{self.name} at {self.place}"
@@ -557,7 +576,9 @@ class Program:
         or None (unknown, or anything else)."""
         if source is None:
             return None
-        function = self._summaries[module].functions[key]  # type: ignore[union-attr]
+        function = self._record(module, key)
+        if function is None:
+            return None
         if isinstance(source, Group):
             items = tuple(self.evaluate(module, key, item) for item in source.items)
             return Pack(items, keys=source.keys) if any(items) else None
@@ -617,6 +638,10 @@ class Program:
             value = self.carried.get((module, key), {}).get((source.held, source.name))
         return value if _holds_data(value) else None
 
+    def _record(self, module: str, key: str) -> FunctionSummary | None:
+        """The summary of function `key` of a module the program read; "" for the module's own code."""
+        return self._summaries[module].functions[key] if key else self.module_code(module)  # type: ignore[union-attr,return-value]
+
     def _item(self, module: str, key: str, source: Item):
         for value in self._alternatives(module, key, source.held):
             if isinstance(value, Prepared):
@@ -632,9 +657,10 @@ class Program:
             if made is not None:
                 return made
         if self.makes_ddp(module, callee):
-            return Wrapped(self.place(module, line))
-        if callee.endswith("().prepare") and self.qualify(module, callee[: -len("().prepare")]) in ACCELERATOR:
-            return Prepared(self.place(module, line))
+            return self._wrap(module, key, function, source)
+        made = self._framework_made(module, key, function, source)
+        if made is not None:
+            return made
         if self.qualify(module, callee) in LOSS_SCALERS:
             return LossScaler(self.place(module, line))
         made = self.class_of(module, callee)
@@ -649,6 +675,48 @@ class Program:
         if value is None and target is not None and self.returned_data.get(target.function):
             value = self.returned_data[target.function][0]
         return value.made() if value is not None else None
+
+    def _wrap(self, module: str, key: str, function: FunctionSummary, source: CallResult) -> Wrapped:
+        """The DDP model a call of DDP makes: what it wraps (an object of a project class), and
+        whether it broadcasts buffers."""
+        wraps, broadcasts = None, True
+        for call in function.calls:
+            if call.callee == source.callee and call.line == source.line:
+                given = call.args[0] if call.args else call.keywords.get(DDP.params[0])
+                held = self.evaluate(module, key, given)
+                wraps = (held.module, held.cls) if isinstance(held, Instance) else None
+        for call in function.literals:
+            if call.callee == source.callee and call.line == source.line:
+                off = {(_BROADCAST_BUFFERS, False), (DDP.position(_BROADCAST_BUFFERS), False)}
+                broadcasts = off.isdisjoint(call.literals)
+        return Wrapped(self.place(module, source.line), wraps=wraps, broadcasts=broadcasts)
+
+    def _framework_made(self, module: str, key: str, function: FunctionSummary, source: CallResult):
+        """What a call makes of a framework that communicates across ranks: an Accelerator, a
+        DeepSpeed engine (in the tuple `deepspeed.initialize` returns), an FSDP model; or what an
+        Accelerator's `prepare` returns (`Accelerator().prepare`, `accelerator.prepare` on one a
+        parameter or attribute holds, `make_accelerator().prepare`). None for any other call."""
+        callee, at = source.callee, self.place(module, source.line)
+        qualified = self.qualify(module, callee)
+        if qualified in ACCELERATOR:
+            return Framework("accelerate", at, bool(source.plugins))
+        if qualified in FSDP:
+            return Framework("fsdp", at)
+        if qualified in DEEPSPEED_INITIALIZE:
+            return Pack((Framework("deepspeed", at), None, None, None))
+        if not callee.endswith(".prepare"):
+            return None
+        maker = callee[: -len(".prepare")]
+        if maker.endswith("()"):
+            if self.qualify(module, maker[:-2]) in ACCELERATOR:
+                return Prepared(at, sharded=bool(source.plugins))
+            accelerator = self._result(module, maker[:-2], function.cls)
+        else:
+            accelerator, rest = self._held_by(module, key, function.cls, callee)
+            accelerator = accelerator if rest == "prepare" else None
+        if isinstance(accelerator, Framework) and accelerator.kind == "accelerate":
+            return Prepared(at, sharded=accelerator.sharded)
+        return None
 
     def unwrapped_parameter(self, target: Target) -> str | None:
         """The parameter of the project function `target` whose inner module it returns: each
@@ -726,7 +794,7 @@ class Program:
         """The values `source` may hold: every value a called project function returns, and
         where imports in `if` blocks bind its name to functions of two modules, each one's."""
         if isinstance(source, CallResult) and source.data is None:
-            function = self._summaries[module].functions[key]  # type: ignore[union-attr]
+            function = self._record(module, key)
             returned = [
                 (value, target) for target in self._targets(module, source.callee, function.cls)
                 for value in self.returned_data.get(target.function, ())
@@ -827,7 +895,7 @@ class Program:
     @staticmethod
     def _note(table: dict, key, name: str, value) -> bool:
         known = table.setdefault(key, {})
-        if name in known:
+        if name in known and not _refines(known[name], value):
             return False
         known[name] = value
         return True
@@ -876,7 +944,7 @@ class Program:
             if not any(v for _, v in passed) and not any(v for _, v in named) and not handed and not carrier:
                 continue
             # Read on where a DDP model or its inner module goes, or from a module that builds a sampler (its loaders).
-            followed = handed or carrier or any(isinstance(v, (Wrapped, Inner, Prepared)) or _holds_data(v) for _, v in (*passed, *named))
+            followed = handed or carrier or any(isinstance(v, (Wrapped, Inner, Prepared, Framework)) or _holds_data(v) for _, v in (*passed, *named))
             self.reading_closed = not followed and not builds_samplers
             target = self.resolve(module, call.callee, function.cls)
             self.reading_closed = False
@@ -919,7 +987,7 @@ class Program:
             if value in returned or len(returned) >= MAX_RESULTS:
                 return False
             returned.append(value)
-        elif value is None or (module, key) in self.results:
+        elif value is None or (module, key) in self.results and not _refines(self.results[(module, key)], value):
             return False
         else:
             self.results[(module, key)] = value
@@ -1005,27 +1073,69 @@ class Program:
             return self._method(value.module, value.cls, rest or "__call__")
         return self.resolve(module, callee, cls)
 
-    def combines(self, module: str, key: str | None, cls: str | None, callee: str, depth: int = 0) -> Collective | None:
+    def combines(self, module: str, key: str | None, cls: str | None, callee: str) -> Collective | None:
         """The collective through which calling `callee` in function `key` combines results
         across ranks, itself (no place) or through project helpers (`all_reduce` at utils.py:44),
         or None. A method called on an object of unknown class (`meter.sync()` in a loop over
         meters) is looked for among the classes of the caller's module."""
-        if depth > 4 or self.summary(module) is None:
+        return self._runs(_COMBINES, module, key, cls, callee, 0)
+
+    def collective(self, module: str, key: str | None, cls: str | None, callee: str) -> Collective | None:
+        """The collective that every rank making a call of `callee` in function `key` reaches
+        inside the project function it calls, at any depth of project helpers (MAX_HELPERS):
+        one of torch.distributed (torch_api.COLLECTIVES), a DTensor's `full_tensor()`, or a
+        method every rank must call of a framework object the program follows (an
+        Accelerator, a DeepSpeed engine, an FSDP model: `framework_collective`); with the
+        helpers on the way (`Collective.hops`). Calls under a rank test or given a process
+        group (`group=`) inside the helpers do not count; an object of unknown class is not
+        guessed. None when there is none, or it is unknown."""
+        return self._runs(_EVERY_RANK, module, key, cls, callee, 0)
+
+    def framework_collective(self, module: str, key: str | None, written: str) -> tuple[str, Framework] | None:
+        """The name of the collective that the method call `written` (as written:
+        `accelerator.save_state`) in function `key` of `module` (None: its own code) runs on a
+        framework object the program follows (ddplint.model.records.Framework): `save_state` of
+        an Accelerator given a DeepSpeed plugin, `save_checkpoint` of a DeepSpeed engine,
+        `state_dict` of an FSDP model, with that object; None otherwise
+        (torch_api.FRAMEWORK_COLLECTIVES)."""
+        record = self.function(module, key) if key else self.module_code(module)
+        for call in record.method_calls if record is not None else ():
+            if call.written == written:
+                found = self._method_collective(module, key or "", call)
+                if found is not None:
+                    return found
+        return None
+
+    def _method_collective(self, module: str, key: str, call: MethodCall) -> tuple[str, Framework] | None:
+        value = self.evaluate(module, key, call.receiver)
+        if not isinstance(value, Framework):
             return None
-        memo_key = (module, key, cls, callee)
-        memo = self.memos.combines
+        methods = FRAMEWORK_COLLECTIVES.get(value.kind, frozenset())
+        if value.sharded:
+            methods = methods | FRAMEWORK_COLLECTIVES.get(f"{value.kind} sharded", frozenset())
+        return (call.method, value) if call.method in methods else None
+
+    def _runs(self, mode: str, module: str, key: str | None, cls: str | None, callee: str, depth: int) -> Collective | None:
+        """`combines` (mode _COMBINES) and `collective` (mode _EVERY_RANK)."""
+        if depth > (4 if mode == _COMBINES else MAX_HELPERS) or self.summary(module) is None:
+            return None
+        memo_key = (mode, module, key, cls, callee)
+        memo = self.memos.collectives
         if memo_key in memo:
             return memo[memo_key]
-        memo[memo_key] = None  # a recursion through this call combines nothing more
+        memo[memo_key] = None  # a recursion through this call runs nothing more
         found = None
-        if self.qualify(module, callee) in COMBINING_COLLECTIVES:
+        qualified = self.qualify(module, callee)
+        if mode == _COMBINES and qualified in COMBINING_COLLECTIVES:
             found = Collective(callee.rpartition(".")[2])
+        elif mode == _EVERY_RANK and depth and (qualified in COLLECTIVES or callee.endswith(f".{DTENSOR_FULL_TENSOR}")):
+            found = Collective(COLLECTIVES.get(qualified, DTENSOR_FULL_TENSOR))  # type: ignore[arg-type]
         else:
             targets = [self.target(module, key, cls, callee)]
-            if targets[0] is None and "." in callee and "()." not in callee:
+            if mode == _COMBINES and targets[0] is None and "." in callee and "()." not in callee:
                 method = callee.rpartition(".")[2]
                 targets = [self._method(module, name, method) for name in self._summaries[module].classes]  # type: ignore[union-attr]
-            found = next(filter(None, (self._combines_in(target, depth) for target in targets if target is not None)), None)
+            found = next(filter(None, (self._runs_in(mode, target, depth) for target in targets if target is not None)), None)
         memo[memo_key] = found
         return found
 
@@ -1080,13 +1190,39 @@ class Program:
             }
         return module in self._data_receivers
 
-    def _combines_in(self, target: Target, depth: int) -> Collective | None:
+    def _runs_in(self, mode: str, target: Target, depth: int) -> Collective | None:
+        """The collective the project function `target` reaches (see `_runs`), with the hop
+        through it: the first found (combines), or the one under the fewest `if`s there, then
+        the first (collective: the surest way)."""
         record = self._summaries[target.module].functions[target.key]  # type: ignore[union-attr]
-        for call in record.invocations:
-            where = self.combines(target.module, target.key, record.cls, call.callee, depth + 1)
-            if where is not None:
-                return where if where.place is not None else replace(where, place=self.place(target.module, call.line))
-        return None
+        events = sorted([*record.invocations, *(record.method_calls if mode == _EVERY_RANK else ())], key=lambda e: e.line)
+        guards = self.context.guards_around(target.module, target.key) if mode == _EVERY_RANK else ()
+        best: tuple[int, Collective] | None = None
+        for event in events:
+            place = self.place(target.module, event.line)
+            if mode == _EVERY_RANK and not self._every_rank_runs(target, record, event.line):
+                continue
+            if isinstance(event, MethodCall):
+                found = self.framework_collective(target.module, target.key, event.written)
+                where = Collective(found[0], place, framework=found[1]) if found is not None else None
+                written = event.written
+            else:
+                where = self._runs(mode, target.module, target.key, record.cls, event.callee, depth + 1)
+                written = event.callee
+            if where is None:
+                continue
+            where = replace(where, place=where.place or place, hops=(Hop(target.key, written, place), *where.hops))
+            conditions = sum(guard.first <= event.line <= guard.last for guard in guards)
+            if best is None or conditions < best[0]:
+                best = conditions, where
+            if not conditions or mode == _COMBINES:
+                break
+        return best[1] if best is not None else None
+
+    def _every_rank_runs(self, target: Target, record: FunctionSummary, line: int) -> bool:
+        """Whether every rank that enters the function `target` reaches `line` of it with the
+        whole group: no process group is given there, and no rank test stands around it."""
+        return line not in record.grouped and self.context.every_rank_at(target.module, target.key, line)
 
     def evaluation(self, module: str, key: str | None, cls: str | None, callee: str, index: int | None,
                    keyword: str | None) -> Evaluation | None:
@@ -1238,7 +1374,7 @@ class _Memos:
 
     def __init__(self) -> None:
         self.evaluations: dict = {}
-        self.combines: dict = {}
+        self.collectives: dict = {}  # `combines` and `collective`
         self.deduplicating: dict = {}
         self.trainings: dict = {}  # ddplint.model.inner
         self.backwards: dict = {}
@@ -1281,6 +1417,23 @@ def _holds_data(value) -> bool:
     if isinstance(value, Pack):
         return any(_holds_data(item) for item in value.items)
     return isinstance(value, (Sampler, Loader))
+
+
+def _refines(known, value) -> bool:
+    """Whether `value` is the value `known` with more of it found: the same record, made at the
+    same place, where a part unknown when it was first noted (`Wrapped.wraps`, while the program
+    had not yet read what a parameter is handed) is known now. Each refinement fills a part,
+    so the solution still ends."""
+    if type(known) is not type(value) or known == value or not dataclasses.is_dataclass(known):
+        return False
+    filled = False
+    for field in dataclasses.fields(known):
+        before, after = getattr(known, field.name), getattr(value, field.name)
+        if before is None and after is not None:
+            filled = True
+        elif before != after:
+            return False
+    return filled
 
 
 def _wraps(value) -> bool:

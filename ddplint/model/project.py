@@ -61,8 +61,9 @@ from ddplint.prefilter.needles import TextScan, call_needle
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.screens import dotted
 from ddplint.core.torch_api import (
-    ACCELERATOR, DATALOADER, DISTRIBUTED_EVIDENCE, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER, LAUNCH_POINT_TEXT, LAUNCHERS,
-    LIBRARY_LOADERS, SAMPLER, SAVE_EVIDENCE, TORCH_LOAD, TORCH_SAVE,
+    ACCELERATOR, COLLECTIVES, DATALOADER, DISTRIBUTED_EVIDENCE, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER,
+    DTENSOR_FULL_TENSOR, FRAMEWORK_MAKER_TEXT, FRAMEWORK_METHODS, LAUNCH_POINT_TEXT, LAUNCHERS, LIBRARY_LOADERS, SAMPLER,
+    SAVE_EVIDENCE, TORCH_LOAD, TORCH_SAVE,
 )
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
@@ -83,6 +84,14 @@ _STATEMENT_START = re.compile(r"\n(?=[A-Za-z_@])")
 _TORCH_SAVE_CALL = call_needle(TORCH_SAVE)  # the text of a call of torch.save through any import (DDP014's needle)
 _TORCH_LOAD_CALL = call_needle(TORCH_LOAD)  # the text of a call of torch.load through any import
 _SAVE_CALL = re.compile(r"save\w*\s*\(")  # `torch.save(`, `save_checkpoint(`, `save_on_master(`
+_COMMON_METHODS = frozenset(("state_dict", "save_model"))  # every checkpointing module calls one
+# Text of a call of a collective that every rank must reach, by the names no other library's
+# common calls share (`all_reduce(`, `barrier(`, an Accelerator's `save_state(`; not `gather(` or
+# `state_dict(`): a module with one may hold a helper that runs one (ProjectFact.CALLS_COLLECTIVE_HELPER).
+_COLLECTIVE_CALL = tuple(sorted(
+    {f"{name.rpartition('.')[2]}(" for name in COLLECTIVES if "_" in name.rpartition(".")[2] or name.endswith(("barrier", "broadcast"))}
+    | {f"{name}(" for name in FRAMEWORK_METHODS if "_" in name and name not in _COMMON_METHODS} | {f"{DTENSOR_FULL_TENSOR}("}
+))
 
 
 # -- root discovery -----------------------------------------------------------------------
@@ -228,9 +237,12 @@ def module_facts(text: str, scan: TextScan | None = None, relative: str | None =
         facts["loads"] = True
     if "load" in text and scan.has(_TORCH_LOAD_CALL):
         facts["torch_loads"] = True
-    if scan.has("DistributedDataParallel") or (scan.has("Accelerator(") and ".prepare(" in text):
+    if any(call in text for call in _COLLECTIVE_CALL):
+        facts["collectives"] = True  # may run a collective, itself or in a helper others call
+    if scan.has("DistributedDataParallel") or any(maker in text for maker in FRAMEWORK_MAKER_TEXT):
         # where the program model (ddplint.model.program) starts reading: DDP models, and the
-        # models Accelerate prepares (DDP-wrapped under `accelerate launch`)
+        # objects of frameworks that communicate (an Accelerator, whose prepared models are
+        # DDP-wrapped under `accelerate launch`; a DeepSpeed engine; an FSDP model)
         facts["ddp"] = True
     # Same-module helpers: a function calling a CUDA function of this module touches CUDA.
     def and_callers(cuda: set[str]) -> set[str]:
@@ -544,6 +556,30 @@ class Project:
             )
         return self._memo[key]
 
+    def may_collect(self, module: str, depth: int = 0) -> bool:
+        """Whether a function of `module` may run a collective every rank must reach, itself or
+        through the project modules it imports (at most three imports deep): by the index's text
+        facts, so that the prefilter can tell without reading."""
+        facts = self.modules[module]
+        if facts.get("collectives"):
+            return True
+        key = ("may_collect", module, depth)
+        if depth >= 3 or key in self._memo:
+            return bool(self._memo.get(key))
+        self._memo[key] = False  # an import cycle adds nothing
+        self._memo[key] = any(imported != module and self.may_collect(imported, depth + 1) for imported in self._project_imports(module))
+        return self._memo[key]
+
+    def _project_imports(self, module: str) -> list[str]:
+        """The project modules `module` imports (a module, or the module of a name it imports)."""
+        view = self.module_view(module)
+        found = []
+        for origin in self.modules[module]["imports"].values():
+            imported = self.module(view.absolute(origin)) or self.module(view.absolute(origin).rpartition(".")[0])
+            if imported is not None:
+                found.append(imported)
+        return found
+
     def may_save(self, module: str, depth: int = 0) -> bool:
         """Whether a function of `module` may call torch.save, itself or through the project
         modules it imports that may (at most three imports deep, as the program follows save
@@ -556,12 +592,7 @@ class Project:
         key = ("may_save", module, depth)
         if key not in self._memo:
             self._memo[key] = False  # an import cycle adds nothing
-            view = self.module_view(module)
-            self._memo[key] = any(
-                (imported := self.module(view.absolute(origin)) or self.module(view.absolute(origin).rpartition(".")[0]))
-                is not None and imported != module and self.may_save(imported, depth + 1)
-                for origin in facts["imports"].values()
-            )
+            self._memo[key] = any(imported != module and self.may_save(imported, depth + 1) for imported in self._project_imports(module))
         return self._memo[key]
 
     @staticmethod
@@ -905,6 +936,16 @@ class ProjectView:
         found = self.project.program.combines(self.module, key, cls, callee)
         return found if found is not None and found.place is not None else None
 
+    def collective(self, key: str | None, cls: str | None, callee: str):
+        """The collective every rank that calls `callee` here reaches inside the project functions
+        it calls, with those functions (ddplint.model.program.Program.collective), or None."""
+        return self.project.program.collective(self.module, key, cls, callee)
+
+    def framework_collective(self, key: str | None, written: str) -> str | None:
+        """The collective the method call `written` here runs on a framework object the program
+        follows (ddplint.model.program.Program.framework_collective), or None."""
+        return self.project.program.framework_collective(self.module, key, written)
+
     def evaluation(self, key: str | None, cls: str | None, callee: str, index: int | None, keyword: str | None):
         """Where the project function a call hands a loader to evaluates it and combines the
         results: (its key, the loop's place, the combine's place), or None."""
@@ -1211,6 +1252,9 @@ class ProjectView:
             known.add(ProjectFact.HANDS_INNER_MODULE)
         if program.calls_unwrapper(self.module):
             known.add(ProjectFact.CALLS_UNWRAPPER)
+        imported = [name for name in self.project._project_imports(self.module) if name != self.module]
+        if any(self.project.may_collect(name) for name in imported):
+            known.add(ProjectFact.CALLS_COLLECTIVE_HELPER)
         if placement.calls_wrap_helper(program, self.module):
             known.add(ProjectFact.CALLS_WRAP_HELPER)
         if facts.get("torch_loads") and not facts["dist"] and (self.ranks_started() or self.builds_launcher()):

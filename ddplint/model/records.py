@@ -9,7 +9,8 @@ Three families:
   anything is solved (`Param("model")`, `CallResult("DDP", 12)`, `Item(CallResult(...), 0)`).
   The program evaluates a source to a value.
 - Values (`Value`): what the solved program knows a source holds: a DDP model (`Wrapped`), its
-  inner module (`Inner`), what Accelerate prepared (`Prepared`), a sampler or a loader drawing
+  inner module (`Inner`), what Accelerate prepared (`Prepared`), a framework's object that
+  communicates (`Framework`: an Accelerator, a DeepSpeed engine, an FSDP model), a sampler or a loader drawing
   from one (`Sampler`, `Loader`), an object of a project class (`Instance`), a library loss
   scaler (`LossScaler`), or several of them in a tuple, list or dict (`Pack`).
 
@@ -117,11 +118,14 @@ class DataCall:
 
 @record
 class CallResult:
-    """What the call of `callee` at `line` returns; `data` where it may build a sampler or loader."""
+    """What the call of `callee` at `line` returns; `data` where it may build a sampler or loader;
+    `plugins`, the sharding plugins (torch_api.ACCELERATOR_SHARDING_PLUGINS) a call named like
+    an Accelerator is given, or the Accelerator a method is called on was (`accelerator.prepare`)."""
 
     callee: str
     line: int
     data: DataCall | None = None
+    plugins: tuple[str, ...] = ()
 
 
 @record
@@ -296,6 +300,17 @@ class InnerHanded:
 
 
 @record
+class MethodCall:
+    """A call of a method a framework object may have (torch_api.FRAMEWORK_METHODS) on a value the
+    summary follows: the method, the source of its receiver, the call as written, its line."""
+
+    method: str
+    receiver: Source
+    written: str
+    line: int
+
+
+@record
 class ParameterLoop:
     """A loop at `line` over the parameter at `index`."""
 
@@ -389,6 +404,8 @@ class FunctionSummary:
       `unwrapped`: inner modules it hands on; `cuda`/`bare_cuda`: the first line placing on
       CUDA / on the current CUDA device; `device_moves`: a move that names its device;
       `sync_control`: it controls DDP's all-reduce (`no_sync()`, `require_backward_grad_sync`);
+    - `method_calls`: calls of framework methods on followed values; `grouped`: the lines of
+      calls given a process group (`group=`), which only that group's ranks must reach;
     - `forwards`: the DataLoader an `__init__` hands its **kwargs; `cycles`/`passes`: the
       parameter an endless generator re-iterates / a function passes over once;
       `deduplicates`: it cuts or places results by sample;
@@ -416,6 +433,8 @@ class FunctionSummary:
     handed: tuple[Handed, ...] = ()
     process_groups: tuple[GroupCall, ...] = ()
     forward_passes: tuple[ForwardPass, ...] = ()
+    method_calls: tuple[MethodCall, ...] = ()
+    grouped: tuple[int, ...] = ()
     unwrapped: tuple[InnerHanded, ...] = ()
     cuda: int | None = None
     bare_cuda: int | None = None
@@ -489,10 +508,14 @@ class Value:
 
 @record
 class Wrapped(Value):
-    """A DDP model, wrapped at `wrapped_at`."""
+    """A DDP model, wrapped at `wrapped_at`; `wraps`: the (module, class) of the project class
+    whose object it wraps, where the program follows it; `broadcasts`: its forward broadcasts the
+    module's buffers (the wrap does not pass `broadcast_buffers=False`)."""
 
     wrapped_at: Place
     passed_at: Place | None = None
+    wraps: tuple[str, str] | None = None
+    broadcasts: bool = True
 
     def describe(self, name: str) -> str:
         text = f"`{name}` is wrapped in DDP at {self.wrapped_at}"
@@ -502,9 +525,24 @@ class Wrapped(Value):
 @record
 class Prepared(Value):
     """What Accelerate's `accelerator.prepare(...)` returned at `prepared_at`: the model among
-    them is DDP-wrapped when `accelerate launch` runs several processes."""
+    them is DDP-wrapped when `accelerate launch` runs several processes, unless the Accelerator
+    was given a DeepSpeed or FSDP plugin (`sharded`)."""
 
     prepared_at: Place
+    passed_at: Place | None = None
+    sharded: bool = False
+
+
+@record
+class Framework(Value):
+    """An object of a framework that communicates across ranks, made at `made_at`: an Accelerate
+    `Accelerator` (`kind` "accelerate"; `sharded` when given a DeepSpeed or FSDP plugin), a
+    DeepSpeed engine ("deepspeed"), a model FSDP wraps ("fsdp"). Which of its methods every rank
+    must call: torch_api.FRAMEWORK_COLLECTIVES."""
+
+    kind: str
+    made_at: Place
+    sharded: bool = False
     passed_at: Place | None = None
 
 

@@ -21,12 +21,14 @@ import ast
 import re
 from dataclasses import fields, replace
 
-from ddplint.core.torch_api import BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, NO_GRAD
+from ddplint.core.torch_api import (
+    ACCELERATOR, ACCELERATOR_SHARDING_PLUGINS, BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, FRAMEWORK_METHODS, NO_GRAD,
+)
 from ddplint.model import files
 from ddplint.model.records import (
     Attr, CallResult, Carried, ClassSummary, Called, DataCall, Each, Either, Escapes, Element, ForwardPass, FunctionContext,
-    FunctionSummary, Group, GroupCall, Guard, Handed, InnerHanded, InnerOf, Item, Literal, LiteralCall, Loop, ModuleSummary,
-    Param, ParameterLoop, ParameterTest, PassingCall, Pull, SelfAttr, Source, Through, Unknown,
+    FunctionSummary, Group, GroupCall, Guard, Handed, InnerHanded, InnerOf, Item, Literal, LiteralCall, Loop, MethodCall,
+    ModuleSummary, Param, ParameterLoop, ParameterTest, PassingCall, Pull, SelfAttr, Source, Through, Unknown,
 )
 from ddplint.prefilter.screens import dotted, walk
 
@@ -130,6 +132,7 @@ class _Draft:
         self.loops, self.backward, self.gates, self.handed, self.process_groups = [], [], [], [], []
         self.pulls, self.carried = [], []
         self.forward_passes, self.unwrapped, self.saves, self.files, self.handed_files = [], [], [], [], []
+        self.method_calls, self.grouped = [], []
         self.plain_saves, self.writes, self.sends, self.stores, self.tolerant = [], [], [], [], []
         self.sets: dict[str, Source] = {}
         self.other_returns = self.device_moves = self.sync_control = self.deduplicates = False
@@ -244,7 +247,18 @@ class _FunctionReader:
         if isinstance(expr.func, ast.Name) and expr.func.id == "getattr":
             return self._inner(expr)
         callee = self._callee(expr.func)  # `backend.wrap(loader)`, `accelerator.prepare(model)`: `Backend().wrap`
-        return CallResult(callee, expr.lineno, self._data_call(expr, callee)) if callee else None
+        if not callee:
+            return None
+        return CallResult(callee, expr.lineno, self._data_call(expr, callee), self._plugins(expr, callee))
+
+    def _plugins(self, call: ast.Call, callee: str) -> tuple[str, ...]:
+        """The sharding plugins an Accelerator is given here (`Accelerator(fsdp_plugin=plugin)`),
+        or the Accelerator a method is called on was (`accelerator.prepare(model)`)."""
+        if callee.rpartition(".")[2] == _ACCELERATOR_NAME:
+            return tuple(k.arg for k in call.keywords if k.arg in ACCELERATOR_SHARDING_PLUGINS and not _is_none(k.value))
+        written = dotted(call.func) if "()." in callee else None
+        receiver = self.env.get(written.partition(".")[0]) if written else None
+        return receiver.plugins if isinstance(receiver, CallResult) else ()
 
     def _attribute(self, expr: ast.Attribute) -> Attr | None:
         """`held.name` where `held` is a parameter, what a call returned or an attribute of
@@ -527,6 +541,12 @@ class _FunctionReader:
             self._backwards += 1
         if isinstance(node.func, ast.Attribute) and node.func.attr == "no_sync":
             self.draft.sync_control = True
+        if any(k.arg == "group" for k in node.keywords):
+            self.draft.grouped.append(node.lineno)  # only that process group's ranks take part
+        if isinstance(node.func, ast.Attribute) and node.func.attr in FRAMEWORK_METHODS and plain is not None:
+            receiver = self.source(node.func.value)
+            if receiver is not None:
+                self.draft.method_calls.append(MethodCall(node.func.attr, receiver, plain, node.lineno))
         if isinstance(node.func, ast.Attribute) and node.func.attr == "step":
             params = self.draft.params
             for test in self._tests:  # `if update_grad: scaler.step(optimizer)`: the step waits for that argument
@@ -781,6 +801,7 @@ def _steady(test: ast.expr, rebound: set[str]) -> bool:
 
 # The DataLoader arguments whose values are shipped to worker processes.
 _SHIPPED = frozenset(("num_workers", "collate_fn", "worker_init_fn"))
+_ACCELERATOR_NAME = ACCELERATOR.name.rpartition(".")[2]
 
 
 def _forwarded(node: ast.FunctionDef | ast.AsyncFunctionDef, star: str) -> Called | None:

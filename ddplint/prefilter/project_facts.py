@@ -37,6 +37,7 @@ class ProjectFact(enum.Enum):
     WRAPPED_CLASS = "defines a class whose objects some module wraps in DDP, or builds into a wrapped object"
     HANDS_INNER_MODULE = "hands a DDP model's inner module to a project function that trains it"
     CALLS_UNWRAPPER = "calls a project function that returns a DDP model's inner module (unwrap_model(model))"
+    CALLS_COLLECTIVE_HELPER = "imports a project module that may run a collective every rank must reach (dist.all_reduce)"
     CALLS_WRAP_HELPER = "calls a project function that wraps what it is handed in DDP with device_ids (wrap(model, rank))"
     # It stands only for the needles of distributed evidence (ddplint.core.torch_api.DISTRIBUTED_EVIDENCE): a
     # rule it opens still needs its other needles in the module's own text.

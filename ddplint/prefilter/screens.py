@@ -281,8 +281,9 @@ def _under(name: str, packages: tuple[str, ...]) -> bool:
 @dataclass(frozen=True)
 class RankZeroCalls:
     """A call that rank 0 alone may reach (ddplint.analyses.ranks.RankRegions), of a collective
-    (a qualified name in `targets`), of a function of the file, or of anything where the file
-    builds a model of `wrappers` (its forward): in a branch of an `if` whose test may tell rank
+    (a qualified name in `targets`, or a method named in `methods` on any receiver: a
+    framework object's), of a function of the file, or of anything where the file builds a
+    model of `wrappers` (its forward): in a branch of an `if` whose test may tell rank
     0 from the others, after such an `if` that leaves the block, or in a function with a
     decorator of `decorators`, all in the same function.
 
@@ -301,6 +302,7 @@ class RankZeroCalls:
     functions: tuple[str, ...]
     keys: tuple[str, ...]
     decorators: tuple[str, ...]
+    methods: tuple[str, ...] = ()
 
     def holds(self, facts: Facts) -> bool:
         code = _RankCode(facts.tree)
@@ -311,6 +313,8 @@ class RankZeroCalls:
         def is_event(call: ast.Call) -> bool:
             func = call.func
             if wrapping or facts.qualified(func) & collectives:
+                return True
+            if isinstance(func, ast.Attribute) and func.attr in self.methods:
                 return True
             if isinstance(func, ast.Name):
                 return func.id in names and func.id not in facts.origins

@@ -1,58 +1,69 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from ddplint.core.diagnostics import Applicability
-from ddplint.semantic.edits import keyword_argument
-from ddplint.core.fixpoint import fixed_point
+from ddplint.core.diagnostics import Applicability, StepKind
+from ddplint.semantic.edits import argument_for, keyword_argument
 from ddplint.semantic.model import dotted_name
-from ddplint.core.torch_api import API, BACKWARD, COLLECTIVES, DDP, DISTRIBUTED_MARKERS, TORCH_DISTRIBUTED
+from ddplint.core.torch_api import (
+    API, BACKWARD, BUFFERED_LAYERS, COLLECTIVES, CONTAINER_LAYERS, CONVERT_SYNC_BATCHNORM, DDP, DISTRIBUTED_MARKERS,
+    DTENSOR_FULL_TENSOR, FRAMEWORK_COLLECTIVES, FRAMEWORK_METHODS, TORCH_DISTRIBUTED, TORCH_NN,
+)
 from ddplint.analyses.branches import Branches, Path, exclusive
 from ddplint.analyses.grad_mode import GradientMode
 from ddplint.analyses.ranks import RANK_GUARD_NEEDLE, RankRegions, WrappedModels, last_name, rank_zero_calls
-from ddplint.rules.rule import Clean, Flagged, Framework, Rule
+from ddplint.model.summary import SAME_VALUE_METHODS
+from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule, wrap_links
+from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.triggers import CallTrigger
 
 _FORWARD_MESSAGE = (
     "forward of the DDP model where only rank 0 runs it: DDP syncs buffers in forward and the "
     "other ranks never join; call model.module(...) for rank-0-only evaluation"
 )
+# The methods of framework objects that may be collectives, and a DTensor's all-gather.
+_FRAMEWORK_CALLS = tuple(sorted(FRAMEWORK_METHODS | {DTENSOR_FULL_TENSOR}))
 # Functions that evaluate by their name: no step of training runs in them.
 _EVALUATION_FUNCTION = re.compile(r"_?(eval|evaluate|evaluation|validate|validation|val|test|predict|inference|infer)(_|$)")
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Collective:
     frame: str | None
     kinds: frozenset[str]
-    helper: str | None  # the same-module function that performs them, for a helper call
+    helper: str | None  # the function that performs them, for a helper call (as written)
     node: cst.Call
     rank_zero_alone: bool
     other_ranks_alone: bool
     everywhere: bool  # neither rank-0-only nor other-ranks-only inside its function
     path: Path = ()  # the branches it is in (ddplint.analyses.branches)
+    guard: cst.CSTNode | None = None  # what lets rank 0 alone get here
+    origin: tuple[Link, ...] = ()  # where the model or framework object it uses is made, and how it gets here
+    links: tuple[Link, ...] = ()  # the helpers between the call and the collective
+    note: str = ""  # what the message adds: the helper and what it runs
+    harm: str | None = None  # a forward's: why it communicates (None: no buffers shown)
 
 
 @dataclass(frozen=True)
 class _HelperCall:
     """A call of a same-module function: it may run collectives, or call a model passed to it."""
 
-    node: cst.Call
+    event: _Collective  # the call, where it is
     callee: str
-    frame: str | None
-    rank_zero_alone: bool
-    other_ranks_alone: bool
-    everywhere: bool
-    wrapped: frozenset[str]  # the DDP models' names there, when only rank 0 reaches it
-    path: Path
+    # the DDP models' names there, when only rank 0 reaches it: (where each is wrapped, why its forward communicates)
+    wrapped: dict[str, tuple[tuple[Link, ...], str | None]]
 
-    def performing(self, kinds: frozenset[str]) -> _Collective:
-        """The call as an event of the collectives its callee runs."""
-        return _Collective(
-            self.frame, kinds, self.callee, self.node, self.rank_zero_alone, self.other_ranks_alone, self.everywhere, self.path
+    def performing(self, kind: str, inner: _Collective, kinds: list[str] | None = None) -> _Collective:
+        """The call as an event of the collective `kind` its callee runs through `inner` (and of
+        the other `kinds` it runs)."""
+        runs = f"`{kind}`" if inner.helper is None else f"`{kind}` through {inner.helper}()"
+        here = Link(StepKind.REACHES, f"{self.callee}() runs {runs} here", inner.node)
+        return replace(
+            self.event, kinds=frozenset(kinds or (kind,)), origin=inner.origin, links=(here, *inner.links),
+            note=f" ({self.callee}() runs `{kind}`)", harm=inner.harm,
         )
 
 
@@ -61,27 +72,48 @@ class CollectiveInRankBranch(Rule):
     A collective (`dist.barrier()`, `all_reduce`, `all_gather`, `broadcast`, `reduce`, ...)
     completes only when every rank of the group calls it. Under `if rank == 0:` only rank 0
     calls it, so rank 0 waits forever (or until the NCCL timeout kills the job) while the
-    others run ahead, typically into the next collective, and the run hangs with no error.
-    The forward of a `DistributedDataParallel` model is a collective too: it broadcasts
-    buffers from rank 0 and prepares the gradient reduction, so rank-0-only evaluation with
-    the wrapped model hangs the same way.
+    others run ahead, typically into the next collective, and the run hangs with no error
+    (gloo reports a mismatch instead). The frameworks' own collectives hang the same way: an
+    Accelerator's `wait_for_everyone()` and `gather()`, and, where it is given a DeepSpeed or
+    FSDP plugin, its `save_state()`/`get_state_dict()`/`save_model()` (DeepSpeed's
+    `save_checkpoint` starts with a barrier, FSDP all-gathers the shards); a DeepSpeed engine's
+    `save_checkpoint`/`load_checkpoint`; an FSDP model's `state_dict()`, `FSDP.full_optim_state_dict`,
+    `get_model_state_dict` and kin, a DTensor's `full_tensor()`. The forward of a
+    `DistributedDataParallel` model is a collective too where the wrapped module holds buffers:
+    DDP broadcasts them from rank 0 in every forward (`broadcast_buffers=True`, the default);
+    and where gradients are on and a backward follows, that backward all-reduces the gradients.
+    A module with no buffers (convolutions, linear layers, group norms) under `no_grad` runs
+    no collective in its forward, and rank 0 alone may sample with it.
 
     Fires when a collective is reached by rank 0 alone and no call of the same collective
     lets the other ranks meet it in the same function.
 
-    Flagged: a collective of `torch.distributed` (any import form), or a call of a
-    same-module helper that performs one, or the forward of a name bound to
-    `DistributedDataParallel(...)` (also passed to a same-module helper that calls it, or
-    called in a same-module function or method, `self.evaluate()`), where
-    only rank 0 gets (`if rank == 0`, `if dist.get_rank() == 0`, `if is_main_process()`, a
-    call of a same-module function whose body is such a test, the code after `if rank != 0:
-    return`, ...). A rank predicate named without a call (`if is_main_process:`) is always
-    true: every rank gets there. Not flagged: the same collective on the other
-    ranks in the same function (balanced if/else, also when both branches call the same
-    helper that performs it and the test is more than a rank test, and the "main process
-    first" pattern with
-    `if rank != 0: dist.barrier()` before and `if rank == 0: dist.barrier()` after, also in a
-    `@contextmanager`), and collectives on an explicit `group=` (sub-groups may be rank 0's).
+    Flagged: a collective of `torch.distributed` (any import form); a framework's collective
+    on an object the program model follows from where it is made (`Accelerator(...)`, also
+    returned by a project function or handed in as a parameter; `deepspeed.initialize(...)`;
+    `FullyShardedDataParallel(...)`); a call of a project function, in this module or
+    another, that reaches one on every rank entering it, through helpers at any depth
+    (`if is_main_process(): sync_metrics(meters)` with `sync_metrics` in `utils/dist.py` calling
+    `reduce_mean`, which calls `dist.all_reduce`); the forward of a name bound to
+    `DistributedDataParallel(...)` whose module is shown to hold buffers (a torch batch norm,
+    a project class that builds one or calls `register_buffer`), or followed by a backward
+    (also passed to a same-module helper that calls it, or called in a same-module function
+    or method, `self.evaluate()`); each where only rank 0 gets (`if rank == 0`, `if
+    dist.get_rank() == 0`, `if is_main_process()`, `if accelerator.is_main_process`, a call
+    of a project function whose body is such a test, the code after `if rank != 0: return`,
+    ...). A rank predicate named without a call (`if is_main_process:`) is always true: every
+    rank gets there. Not flagged: the same collective on the other ranks in the same function
+    (balanced if/else, also when both branches call the same helper that performs it and the
+    test is more than a rank test, and the "main process first" pattern with `if rank != 0:
+    dist.barrier()` before and `if rank == 0: dist.barrier()` after, also in a
+    `@contextmanager`); collectives on an explicit `group=` (sub-groups may be rank 0's), also
+    inside helpers, and helpers that run their collective under a rank test of their own; an
+    Accelerator's `save_state()` without a sharding plugin (with DDP it saves per process); a
+    DDP forward whose module's buffers are not shown (a model from a registry or a library)
+    or that passes `broadcast_buffers=False`, under `no_grad`.
+
+    The finding's chain shows where the model or framework object is made, the guard only
+    rank 0 passes, each helper on the way to the collective, and why it hangs.
 
     Fix: only for the DDP forward, and only where gradients are off: inside
     `with torch.no_grad()`/`torch.inference_mode()` or a function decorated with them, or in
@@ -108,20 +140,31 @@ class CollectiveInRankBranch(Rule):
     # library's collectives sit under no rank test: most files with both words have none).
     trigger = CallTrigger(
         API(frozenset(COLLECTIVES)) | DDP,
-        within=rank_zero_calls(COLLECTIVES, DDP),
+        methods=_FRAMEWORK_CALLS,
+        within=rank_zero_calls(COLLECTIVES, DDP, _FRAMEWORK_CALLS),
         also=(DISTRIBUTED_MARKERS, RANK_GUARD_NEEDLE),
     )
+    # a helper of another module runs the collective the call under the rank test reaches
+    opened_by = unscreened_by = frozenset((ProjectFact.CALLS_COLLECTIVE_HELPER,))
 
     flagged_examples = (
         Flagged(
-            # The DDP forward in a method that only rank 0 calls.
+            # The DDP forward in a method that only rank 0 calls; the model holds buffers (a batch
+            # norm's running statistics), which DDP's forward broadcasts from rank 0.
             """
             import torch
+            import torch.nn as nn
             from torch.nn.parallel import DistributedDataParallel as DDP
 
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 4)
+                    self.bn = nn.BatchNorm1d(4)
+
             class Trainer:
-                def __init__(self, net, rank):
-                    self.model = DDP(net)
+                def __init__(self, rank):
+                    self.model = DDP(Net().to(rank))
                     self.rank = rank
 
                 def evaluate(self, batch):
@@ -198,7 +241,11 @@ class CollectiveInRankBranch(Rule):
                     evaluate()
                     sync("epoch")
                     ^
-            """
+            """,
+            messages=(
+                "collective reached by rank 0 only: the other ranks never call it and the job hangs; call it on every "
+                "rank, outside the rank-0 branch (sync() runs `barrier`)"
+            ),
         ),
         Flagged(
             """
@@ -217,8 +264,9 @@ class CollectiveInRankBranch(Rule):
             import torch
             from torch.nn.parallel import DistributedDataParallel as DDP
 
-            def main(args, net, batch):
-                model = DDP(net, device_ids=[args.local_rank])
+            def main(args, batch):
+                net = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.BatchNorm1d(4))
+                model = DDP(net.cuda(args.local_rank), device_ids=[args.local_rank])
                 if args.local_rank == 0:
                     with torch.no_grad():
                         out = model(batch)
@@ -228,8 +276,9 @@ class CollectiveInRankBranch(Rule):
             import torch
             from torch.nn.parallel import DistributedDataParallel as DDP
 
-            def main(args, net, batch):
-                model = DDP(net, device_ids=[args.local_rank])
+            def main(args, batch):
+                net = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.BatchNorm1d(4))
+                model = DDP(net.cuda(args.local_rank), device_ids=[args.local_rank])
                 if args.local_rank == 0:
                     with torch.no_grad():
                         out = model.module(batch)
@@ -243,7 +292,7 @@ class CollectiveInRankBranch(Rule):
 
             @torch.no_grad()
             def evaluate(self, loader):
-                self.model = nn.parallel.DistributedDataParallel(self.model)
+                self.model = nn.parallel.DistributedDataParallel(nn.SyncBatchNorm(8))
                 if self.accelerator.is_main_process:
                     return [self.model(x) for x in loader]
                             ^
@@ -254,7 +303,7 @@ class CollectiveInRankBranch(Rule):
 
             @torch.no_grad()
             def evaluate(self, loader):
-                self.model = nn.parallel.DistributedDataParallel(self.model)
+                self.model = nn.parallel.DistributedDataParallel(nn.SyncBatchNorm(8))
                 if self.accelerator.is_main_process:
                     return [self.model.module(x) for x in loader]
             """,
@@ -262,12 +311,20 @@ class CollectiveInRankBranch(Rule):
         ),
         Flagged(
             """
+            import torch
+            import torch.nn as nn
             from torch.nn.parallel import DistributedDataParallel
+
+            class Encoder(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.register_buffer("mean", torch.zeros(4))
 
             def eval_it(model, loader):
                 return sum(model(x).sum() for x in loader)
 
-            def main(args, net, loader):
+            def main(args, loader):
+                net = Encoder()
                 model = DistributedDataParallel(net)
                 if args.local_rank == 0:
                     loss = eval_it(model, loader)
@@ -288,8 +345,8 @@ class CollectiveInRankBranch(Rule):
             import torch
             from torch.nn.parallel import DistributedDataParallel as DDP
 
-            def train_step(rank, net, teacher_batch, batch):
-                model = DDP(net)
+            def train_step(rank, teacher_batch, batch):
+                model = DDP(torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.BatchNorm2d(8)))
                 if rank == 0:
                     with torch.no_grad():
                         target = model(teacher_batch)
@@ -301,8 +358,8 @@ class CollectiveInRankBranch(Rule):
             import torch
             from torch.nn.parallel import DistributedDataParallel as DDP
 
-            def train_step(rank, net, teacher_batch, batch):
-                model = DDP(net)
+            def train_step(rank, teacher_batch, batch):
+                model = DDP(torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.BatchNorm2d(8)))
                 if rank == 0:
                     with torch.no_grad():
                         target = model.module(teacher_batch)
@@ -328,19 +385,21 @@ class CollectiveInRankBranch(Rule):
         ),
         Flagged(
             """
+            from torch.nn import BatchNorm1d
             from torch.nn.parallel import DistributedDataParallel as DDP
 
-            def validate(rank, net, batch):
-                model = DDP(net)
+            def validate(rank, batch):
+                model = DDP(BatchNorm1d(16))
                 if rank == 0:
                     return model(batch)
                            ^
             """,
             fixed="""
+            from torch.nn import BatchNorm1d
             from torch.nn.parallel import DistributedDataParallel as DDP
 
-            def validate(rank, net, batch):
-                model = DDP(net)
+            def validate(rank, batch):
+                model = DDP(BatchNorm1d(16))
                 if rank == 0:
                     return model.module(batch)
             """,
@@ -385,8 +444,112 @@ class CollectiveInRankBranch(Rule):
                     print(metrics)
             """
         ),
+        Flagged(
+            # Accelerate's state save under a DeepSpeed plugin, and its barrier: rank 0 alone calls them.
+            """
+            from accelerate import Accelerator, DeepSpeedPlugin
+
+            def train(args, model, loader, optimizer):
+                plugin = DeepSpeedPlugin(zero_stage=2) if args.deepspeed else None
+                accelerator = Accelerator(deepspeed_plugin=plugin)
+                model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+                for batch in loader:
+                    accelerator.backward(model(batch).mean())
+                    if accelerator.is_main_process:
+                        accelerator.save_state(args.output_dir)
+                        ^
+                        accelerator.wait_for_everyone()
+                        ^
+            """,
+            messages=(
+                "collective reached by rank 0 only: the other ranks never call it and the job hangs; call it on every "
+                "rank, outside the rank-0 branch (`accelerator.save_state` is a collective: the Accelerator made at "
+                "example.py:5 is given a DeepSpeed or FSDP plugin, which saves and gathers its state with collectives)",
+                "collective reached by rank 0 only: the other ranks never call it and the job hangs; call it on every "
+                "rank, outside the rank-0 branch (`accelerator.wait_for_everyone` is a collective: the Accelerator "
+                "made at example.py:5 waits for or gathers from every process)",
+            ),
+        ),
+        Flagged(
+            # A DeepSpeed engine's checkpoint, an FSDP model's full state dict and a DTensor's gather.
+            """
+            import deepspeed
+            import torch.distributed as dist
+            from torch.distributed.checkpoint.state_dict import get_model_state_dict
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+            def save_engine(args, net):
+                engine, optimizer, _, _ = deepspeed.initialize(args=args, model=net, model_parameters=net.parameters())
+                if dist.get_rank() == 0:
+                    engine.save_checkpoint(args.output_dir)
+                    ^
+
+            def save_sharded(rank, net, weight):
+                model = FSDP(net)
+                if rank == 0:
+                    state = model.state_dict()
+                            ^
+                    state = get_model_state_dict(model)
+                            ^
+                    print(weight.full_tensor())
+                          ^
+            """,
+            messages=(
+                "collective reached by rank 0 only: the other ranks never call it and the job hangs; call it on every "
+                "rank, outside the rank-0 branch (`engine.save_checkpoint` is a collective: the DeepSpeed engine made "
+                "at example.py:7 checkpoints with every rank (a barrier first))",
+                "collective reached by rank 0 only: the other ranks never call it and the job hangs; call it on every "
+                "rank, outside the rank-0 branch (`model.state_dict` is a collective: the FSDP model made at "
+                "example.py:12 all-gathers every rank's shards)",
+                "collective reached by rank 0 only: the other ranks never call it and the job hangs; call it on every "
+                "rank, outside the rank-0 branch",
+                "collective reached by rank 0 only: the other ranks never call it and the job hangs; call it on every "
+                "rank, outside the rank-0 branch",
+            ),
+        ),
     )
     clean_examples = (
+        Clean(
+            # DDP's forward under no_grad runs no collective where the module holds no buffers (a
+            # generator of convolutions and group norms), or the wrap does not broadcast them; a
+            # model built elsewhere, whose buffers the code does not show, is not guessed at.
+            """
+            import torch
+            import torch.nn as nn
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Generator(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.body = nn.Sequential(nn.Conv2d(8, 8, 3, padding=1), nn.GroupNorm(4, 8), nn.SiLU())
+
+            def sample(args, net):
+                generator = DDP(Generator().cuda(args.rank), device_ids=[args.rank])
+                critic = DDP(nn.BatchNorm1d(8), broadcast_buffers=False)
+                model = DDP(net)
+                if args.rank == 0:
+                    with torch.no_grad():
+                        images = generator(torch.randn(4, 8, 16, 16))
+                        score = critic(images.flatten(1)[:, :8])
+                        logits = model(images)
+            """
+        ),
+        Clean(
+            # An Accelerator without a sharding plugin saves its state per process (DDP): no
+            # collective; the state dict is gathered on every rank before the rank-0 save.
+            """
+            from accelerate import Accelerator
+
+            def finish(args, model):
+                accelerator = Accelerator()
+                model = accelerator.prepare(model)
+                if accelerator.is_main_process:
+                    accelerator.save_state(args.output_dir)
+                state = accelerator.get_state_dict(model)
+                if accelerator.is_main_process:
+                    accelerator.unwrap_model(model).save_pretrained(args.output_dir, state_dict=state)
+            """
+        ),
         Clean(
             # Rank 0 evaluates through the inner module: no DDP forward, no communication.
             """
@@ -576,7 +739,7 @@ class CollectiveInRankBranch(Rule):
         self._collectives: list[_Collective] = []
         self._forwards: list[tuple[_Collective, str | None]] = []  # (forward, gradients off there)
         self._helper_calls: list[_HelperCall] = []
-        self._called_params: dict[str, set[str]] = {}  # function -> parameters it calls
+        self._called_params: dict[str, dict[str, cst.Call]] = {}  # function -> parameters it calls, and a call of each
         self._evaluation_frames: set[int] = set()  # open frames of functions named like evaluation
 
     # -- gradient mode --------------------------------------------------------------------
@@ -598,90 +761,290 @@ class CollectiveInRankBranch(Rule):
 
     # -- calls ----------------------------------------------------------------------------
 
+    def _event(self, node: cst.Call, kinds: frozenset[str], **more) -> _Collective:
+        """An event at `node` where the walk is: who reaches it, in which branches, behind which guard."""
+        ranks = self.ranks
+        return _Collective(
+            self.model.frame.key, kinds, more.pop("helper", None), node, ranks.reached_by_rank_zero_alone,
+            ranks.reached_by_other_ranks_alone, not ranks.only_rank_zero and not ranks.never_rank_zero,
+            self.branches.path, ranks.rank_zero_guard, **more,
+        )
+
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.model.qualified(node.func)
         frame = self.model.frame.key
-        ranks = self.ranks
-        alone = ranks.reached_by_rank_zero_alone
-        others = ranks.reached_by_other_ranks_alone
-        everywhere = not ranks.only_rank_zero and not ranks.never_rank_zero
-        path = self.branches.path
         if qualified in BACKWARD or isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
             self._backward_frames.add(frame)
         if qualified in TORCH_DISTRIBUTED:
             kind = COLLECTIVES.get(qualified)
             if kind is not None and keyword_argument(node, "group") is None:
-                self._collectives.append(_Collective(frame, frozenset({kind}), None, node, alone, others, everywhere, path))
+                self._collectives.append(self._event(node, frozenset({kind})))
+            return
+        if self._framework_call(node):
             return
         if isinstance(node.func, cst.Name) and frame is not None:
             function = self.ranks.functions.get(frame)
             if function is not None and node.func.value in _parameter_names(function):
-                self._called_params.setdefault(frame, set()).add(node.func.value)
-        if self._wrapped.is_wrapped(node.func):
-            forward = _Collective(frame, frozenset({"forward"}), None, node, alone, others, everywhere, path)
-            self._forwards.append((forward, self._gradients_off))
+                self._called_params.setdefault(frame, {}).setdefault(node.func.value, node)
+        called = node.func.value if isinstance(node.func, cst.Attribute) and node.func.attr.value == "forward" else node.func
+        if self._wrapped.is_wrapped(called):
+            made, harm = self._forward_steps(called)
+            self._forwards.append((self._event(node, frozenset({"forward"}), origin=made, harm=harm), self._gradients_off))
             return
         callee = self.ranks.callee_key(node)
         if callee is not None:
-            wrapped = frozenset(self._wrapped.names_here()) if alone else frozenset()
-            self._helper_calls.append(_HelperCall(node, callee, frame, alone, others, everywhere, wrapped, path))
+            alone = self.ranks.reached_by_rank_zero_alone
+            wrapped = {name: self._forward_steps(cst.parse_expression(name)) for name in self._wrapped.names_here()} if alone else {}
+            event = self._event(node, frozenset(), helper=callee)
+            self._helper_calls.append(_HelperCall(event, callee, wrapped))
+            return
+        self._project_helper(node)
+
+    def _framework_call(self, node: cst.Call) -> bool:
+        """A DTensor's `full_tensor()`, or a method every rank must call of a framework object
+        the program model follows (an Accelerator's `save_state` under a DeepSpeed plugin, a
+        DeepSpeed engine's `save_checkpoint`): an event of it. Whether it was one."""
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return False
+        if func.attr.value == DTENSOR_FULL_TENSOR and not node.args:
+            self._collectives.append(self._event(node, frozenset({DTENSOR_FULL_TENSOR})))
+            return True
+        project, written = self.model.project, dotted_name(func)
+        if func.attr.value not in FRAMEWORK_METHODS or project is None or written is None:
+            return False
+        found = project.framework_collective(self.model.frame.key, written)
+        if found is None:
+            return False
+        name, framework = found
+        made = Link(StepKind.MADE, _made(framework, name), framework.made_at)
+        note = f" (`{written}` is a collective: {_made(framework, name)})"
+        self._collectives.append(self._event(node, frozenset({name}), origin=(made,), note=note))
+        return True
+
+    def _project_helper(self, node: cst.Call) -> None:
+        """A call of a project function that every rank entering it takes to a collective, in
+        another module or through an object (the program model's `collective`)."""
+        project, callee = self.model.project, dotted_name(node.func)
+        if project is None or callee is None:
+            return
+        self_class = self.model.frame.self_class
+        found = project.collective(self.model.frame.key, self_class.name.value if self_class else None, callee)
+        if found is None:
+            return
+        links = tuple(Link(StepKind.REACHES, f"{hop.function}() calls `{hop.call}` here", hop.place) for hop in found.hops)
+        framework = found.framework
+        origin = (Link(StepKind.MADE, _made(framework, found.name), framework.made_at),) if framework is not None else ()
+        note = f" ({callee}() runs `{found.name}` at {found.place})"
+        self._collectives.append(self._event(node, frozenset({found.name}), helper=callee, origin=origin, links=links, note=note))
+
+    # -- why a forward of the DDP model hangs ---------------------------------------------
+
+    def _forward_steps(self, called: cst.BaseExpression) -> tuple[tuple[Link, ...], str | None]:
+        """Where the DDP model `called` was wrapped (a MADE step), and why its forward is a
+        collective: it broadcasts the wrapped module's buffers, where the code shows the module
+        holds some (a batch norm, a `register_buffer`); None where it does not or is unknown."""
+        site = self._wrapped.wrap_site(called)
+        made = wrap_links(dotted_name(called), site)
+        if isinstance(site, cst.Call):
+            off = argument_for(site, DDP, "broadcast_buffers")
+            module = argument_for(site, DDP, "module")
+            if _is_false(off) or module is None:
+                return made, None
+            buffers = self._expression_buffers(module.value, 0)
+        elif site is not None:
+            project = self.model.project
+            buffers = _class_buffers(project.program, *site.wraps) if site.broadcasts and site.wraps and project else None
+        else:
+            return (), None
+        if buffers is None:
+            return made, None
+        return made, f"DDP's forward broadcasts the wrapped module's buffers from rank 0 ({buffers}), and the other ranks never join"
+
+    def _expression_buffers(self, expr: cst.BaseExpression, depth: int) -> str | None:
+        """What holds buffers in the module `expr` builds: a torch batch norm, or an object of a
+        project class that holds one or registers a buffer (also through a local name it was
+        assigned and `.to(...)`/`.cuda()`); None where none is shown."""
+        while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in SAME_VALUE_METHODS:
+            expr = expr.func.value
+        if isinstance(expr, (cst.Name, cst.Attribute)) and depth < 3:
+            value = self._wrapped.value_of(expr)
+            return self._expression_buffers(value, depth + 1) if value is not None else None
+        if not isinstance(expr, cst.Call):
+            return None
+        qualified, layer = self.model.qualified(expr.func), last_name(expr.func) or ""
+        if qualified in CONVERT_SYNC_BATCHNORM or qualified in TORCH_NN and layer.startswith(CONTAINER_LAYERS):
+            return next(filter(None, (self._expression_buffers(arg.value, depth) for arg in expr.args)), None)
+        if qualified in TORCH_NN:
+            return f"a {layer}" if layer.startswith(BUFFERED_LAYERS) else None
+        project, callee = self.model.project, dotted_name(expr.func)
+        made = project.program.class_of(project.module, callee) if project is not None and callee else None
+        return _class_buffers(project.program, *made) if made is not None else None
+
+    # -- reports --------------------------------------------------------------------------
 
     def leave_Module(self, original_node: cst.Module) -> None:
+        self._forwards = [(replace(forward, harm=self._forward_harm(forward, off)), off) for forward, off in self._forwards]
         handed = self._report_forwards_through_helpers()
         collectives = self._collectives + self._helper_collectives()
         for event in _unbalanced(collectives, self.branches.rank_tests):
             if event.kinds != {"forward"}:
-                self.report(event.node)
-            elif id(event.node) not in handed:  # `self.evaluate()`, which calls the DDP model
-                self.report(event.node, f"{_FORWARD_MESSAGE} (it runs in {event.helper}(), which calls it)")
+                kind = sorted(event.kinds)[0]
+                self.report(event.node, self.message + event.note, chain=self._chain(event, _hang(kind)))
+            elif id(event.node) not in handed and event.harm is not None:  # `self.evaluate()`, which calls the DDP model
+                message = f"{_FORWARD_MESSAGE} (it runs in {event.helper}(), which calls it)"
+                self.report(event.node, message, chain=self._chain(event, event.harm))
         gradients_off = {id(forward.node): off for forward, off in self._forwards}
         for forward in _unbalanced([forward for forward, _ in self._forwards], self.branches.rank_tests):
-            call = forward.node
-            # `model.module(...)` skips DDP's gradient synchronisation: only where no gradient
-            # is computed (no_grad), or in an evaluation function that runs no backward pass.
-            off = gradients_off[id(call)]
-            if off == "certain" or off == "by name" and forward.frame not in self._backward_frames:
+            if forward.harm is None:
+                continue
+            call, chain = forward.node, self._chain(forward, forward.harm)
+            if self._safely_unwrapped(forward, gradients_off[id(call)]) and last_name(call.func) != "forward":
                 fixed = call.with_changes(func=cst.Attribute(value=call.func, attr=cst.Name("module")))
-                self.report(call, _FORWARD_MESSAGE, replace={call: fixed})
+                self.report(call, _FORWARD_MESSAGE, replace={call: fixed}, chain=chain)
             else:
-                self.report(call, _FORWARD_MESSAGE)
+                self.report(call, _FORWARD_MESSAGE, chain=chain)
+
+    def _safely_unwrapped(self, forward: _Collective, off: str | None) -> bool:
+        """Whether `model.module(...)`, which skips DDP's gradient synchronisation, computes the
+        same there: no gradient is computed (no_grad), or an evaluation function runs no backward."""
+        return off == "certain" or off == "by name" and forward.frame not in self._backward_frames
+
+    def _forward_harm(self, forward: _Collective, off: str | None) -> str | None:
+        """Why a forward of the DDP model communicates: it broadcasts buffers, or gradients are on
+        and a backward in its function all-reduces them; None where neither is shown."""
+        if forward.harm is not None:
+            return forward.harm
+        return _BACKWARD_HARM if not self._safely_unwrapped(forward, off) and forward.frame in self._backward_frames else None
+
+    def _chain(self, event: _Collective, harm: str) -> list[Link]:
+        """Where the value is made, who runs the file, the guard only rank 0 passes, the
+        helpers on the way to the collective, and why it hangs."""
+        runs = self.runs_link()
+        guard = [Link(StepKind.RUNS, _guard_text(self.model, event.guard), event.guard)] if event.guard is not None else []
+        return [*event.origin, *([runs] if runs is not None else []), *guard, *event.links, Link(StepKind.HARM, harm, event.node)]
 
     def _helper_collectives(self) -> list[_Collective]:
         """Calls of same-module functions that, on every rank that enters them, run a collective
-        or the DDP model's forward."""
-        performs: dict[str, frozenset[str]] = {}  # function -> the kinds of collective it runs
+        or the DDP model's forward: one event at each call, chained to the event inside."""
+        performs: dict[str, dict[str, _Collective]] = {}  # function -> kind -> the event there that runs it
         for event in self._collectives + [forward for forward, _ in self._forwards]:
             if event.everywhere and event.frame is not None:
-                performs[event.frame] = performs.get(event.frame, frozenset()) | event.kinds
-
-        def and_through_helpers(performs: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
-            grown = dict(performs)
+                for kind in event.kinds:
+                    performs.setdefault(event.frame, {}).setdefault(kind, event)
+        grown = True
+        while grown:  # helpers that call such helpers, to a fixed point
+            grown = False
             for call in self._helper_calls:
-                if call.everywhere and call.frame is not None and call.callee in performs:
-                    grown[call.frame] = grown.get(call.frame, frozenset()) | performs[call.callee]
-            return grown
-
-        performs = fixed_point(and_through_helpers, performs)
-        return [call.performing(performs[call.callee]) for call in self._helper_calls if call.callee in performs]
+                event = call.event
+                if event.everywhere and event.frame is not None and call.callee in performs:
+                    mine = performs.setdefault(event.frame, {})
+                    for kind, inner in list(performs[call.callee].items()):
+                        if kind not in mine:
+                            mine[kind], grown = call.performing(kind, inner), True
+        return [call.performing(kind, performs[call.callee][kind], sorted(performs[call.callee]))
+                for call in self._helper_calls if call.callee in performs for kind in sorted(performs[call.callee])[:1]]
 
     def _report_forwards_through_helpers(self) -> set[int]:
         """Report the DDP model handed to a helper that calls it where only rank 0 runs; the
         ids of the calls reported."""
         reported = set()
         for call in self._helper_calls:
+            event = call.event
             function = self.ranks.functions.get(call.callee)
-            if not call.rank_zero_alone or function is None or call.callee not in self._called_params:
+            if not event.rank_zero_alone or function is None or call.callee not in self._called_params:
                 continue
             parameters = _parameter_names(function)
-            for index, arg in enumerate(call.node.args):
+            for index, arg in enumerate(event.node.args):
                 parameter = arg.keyword.value if arg.keyword else (parameters[index] if index < len(parameters) else None)
                 if arg.star or parameter not in self._called_params[call.callee]:
                     continue
-                if dotted_name(arg.value) in call.wrapped:
-                    self.report(call.node, f"{_FORWARD_MESSAGE} (it is passed to {last_name(call.node)}, which calls it)")
-                    reported.add(id(call.node))
+                name = dotted_name(arg.value)
+                if name in call.wrapped:
+                    made, harm = call.wrapped[name]
+                    if harm is None:
+                        harm = _BACKWARD_HARM if call.callee in self._backward_frames else None
+                    if harm is not None:
+                        message = f"{_FORWARD_MESSAGE} (it is passed to {last_name(event.node)}, which calls it)"
+                        forward = self._called_params[call.callee][parameter]
+                        reaches = Link(StepKind.REACHES, f"{call.callee}() calls its parameter `{parameter}` here", forward)
+                        handed = replace(event, origin=made, links=(reaches,))
+                        self.report(event.node, message, chain=self._chain(handed, harm))
+                    reported.add(id(event.node))
                     break
         return reported
+
+
+# -- questions only this rule asks of the program model ----------------------------------------
+
+
+def _class_buffers(program, module: str, cls: str, depth: int = 0) -> str | None:
+    """What makes an object of the project class `cls` of `module` hold buffers: a method
+    registers one (`self.register_buffer`), its methods build a torch batch norm or an object of
+    a project class that holds buffers, or it derives from such a class; None where the code
+    shows none (a builder function, a registry and a library model are not followed)."""
+    summary = program.summary(module) if depth <= _MAX_CLASS_DEPTH else None
+    record = summary.classes.get(cls) if summary is not None else None
+    if record is None:
+        return None
+    for key, function in summary.functions.items():
+        if key.rpartition(".")[0] != cls:
+            continue
+        for call in function.invocations:
+            last = call.callee.rpartition(".")[2]
+            if last == _REGISTER_BUFFER and call.callee.startswith(("self.", "super().")):
+                return f"{cls} registers a buffer"
+            qualified = program.qualify(module, call.callee)
+            if qualified in TORCH_NN and last.startswith(BUFFERED_LAYERS):
+                return f"{cls} holds a {last}"
+            made = program.class_of(module, call.callee) if qualified not in TORCH_NN else None
+            inner = _class_buffers(program, *made, depth + 1) if made is not None and made != (module, cls) else None
+            if inner is not None:
+                return inner
+    for base in record.bases:
+        if program.qualify(module, base) in TORCH_NN and base.rpartition(".")[2].startswith(BUFFERED_LAYERS):
+            return f"{cls} is a {base.rpartition('.')[2]}"
+        made = program.class_of(module, base)
+        inner = _class_buffers(program, *made, depth + 1) if made is not None and made != (module, cls) else None
+        if inner is not None:
+            return inner
+    return None
+
+
+_MAX_CLASS_DEPTH = 6  # project classes followed into each other for buffers; deeper is unknown
+_REGISTER_BUFFER = "register_buffer"  # nn.Module's method
+_BACKWARD_HARM = (
+    "gradients are on and a backward follows here: it all-reduces the gradients, which the other ranks never join"
+)
+
+
+def _made(framework, method: str) -> str:
+    """What makes a framework object's `method` a collective, for the message and the chain."""
+    at = framework.made_at
+    if framework.kind == "accelerate" and method in FRAMEWORK_COLLECTIVES["accelerate sharded"]:
+        return f"the Accelerator made at {at} is given a DeepSpeed or FSDP plugin, which saves and gathers its state with collectives"
+    if framework.kind == "accelerate":
+        return f"the Accelerator made at {at} waits for or gathers from every process"
+    if framework.kind == "deepspeed":
+        return f"the DeepSpeed engine made at {at} checkpoints with every rank (a barrier first)"
+    return f"the FSDP model made at {at} all-gathers every rank's shards"
+
+
+def _hang(kind: str) -> str:
+    return (f"`{kind}` completes only when every rank of the group calls it; only rank 0 gets here, so it waits "
+            "while the other ranks run on to their next collective: a hang (NCCL) or a mismatch (gloo)")
+
+
+def _guard_text(model, guard: cst.CSTNode) -> str:
+    if isinstance(guard, cst.If):
+        return f"only rank 0 gets here: `{model.module.code_for_node(guard.test)}`"
+    if isinstance(guard, cst.FunctionDef):
+        return f"only rank 0 runs {guard.name.value}(): it is decorated to run on rank 0 alone"
+    return "only rank 0 gets here"
+
+
+def _is_false(arg: cst.Arg | None) -> bool:
+    return arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "False"
 
 
 def _unbalanced(events: list[_Collective], rank_tests: set[int]) -> list[_Collective]:

@@ -5,8 +5,10 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ddplint.analyses.ranks import WrappedModels
+from ddplint.core.diagnostics import StepKind
+from ddplint.model.records import Param, SelfAttr
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.rules.rule import Clean, Flagged, Framework, Rule
+from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule, wrap_links
 from ddplint.semantic.model import dotted_name
 from ddplint.core.torch_api import ACCELERATOR, DDP, LOSS_SCALERS
 from ddplint.semantic.walk import descendants
@@ -29,17 +31,49 @@ _ACCELERATE = (
 )
 
 
+@dataclass(frozen=True)
+class _Forward:
+    """The DDP model's forward in a micro-batch loop: the note the message adds on where the
+    model comes from, whether Accelerate prepared it, and the steps to it (where it is
+    wrapped, the call that runs it)."""
+
+    note: str
+    prepared: bool
+    links: tuple[Link, ...]
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """A backward that all-reduces on every micro-batch: its function, the call, the forward,
+    the loop, and what gates the optimizer step (an `if`, a gate argument, the step itself)."""
+
+    function: int
+    backward: cst.Call
+    forward: _Forward
+    loop: cst.CSTNode
+    gate: cst.CSTNode
+
+
 @dataclass
 class _Loop:
+    node: cst.CSTNode
     ifs_depth: int  # how many `if`s were open when the loop began
-    forward: str | None = None  # the DDP model is called in it: where it was made elsewhere, or ""
+    forward: _Forward | None = None  # the DDP model is called in it
     # backward() calls that run on every micro-batch, each with its branch path (see _path)
     backwards: list[tuple[cst.Call, tuple]] = field(default_factory=list)
-    # the branch paths of optimizer.step() calls under an accumulation test inside the loop
-    gated_steps: list[tuple] = field(default_factory=list)
+    # the optimizer.step() calls under an accumulation test inside the loop: (branch path, the test's node)
+    gated_steps: list[tuple[tuple, cst.CSTNode]] = field(default_factory=list)
     steps: bool = False  # an optimizer step, gated or not, inside the loop
     # backward() calls of micro-batch loops that ended inside this one, waiting for its step
-    pending: list[tuple[cst.Call, str]] = field(default_factory=list)
+    pending: list[tuple[cst.Call, _Forward, cst.CSTNode]] = field(default_factory=list)
+    # `if (i + 1) % k: continue`: the rest of each iteration runs only on the stepping micro-batches
+    skipped: cst.If | None = None
+
+
+_EVERY_BACKWARD = (
+    "this backward all-reduces the gradients on every micro-batch: no no_sync() holds the forward and backward "
+    "of the micro-batches that do not step"
+)
 
 
 class AccumulationWithoutNoSync(Rule):
@@ -63,25 +97,35 @@ class AccumulationWithoutNoSync(Rule):
     equal across ranks in every variant.
 
     Fires when a loop that calls a model bound to `DistributedDataParallel(...)` (also in
-    either branch of a conditional expression, `DDP(m) if distributed else m`) runs
-    `backward()` on every iteration while `optimizer.step()` sits under an accumulation test
-    (`if (i + 1) % accum_steps == 0`, a condition naming the accumulation, or a local such a
-    test was last assigned to: `update = (i + 1) % k == 0` ... `if update:`), or while the loop
+    either branch of a conditional expression, `DDP(m) if distributed else m`; `model(x)` or
+    `model.forward(x)`, both DDP's forward) runs `backward()` on every iteration while
+    `optimizer.step()` sits under an accumulation test (`if (i + 1) % accum_steps == 0`, a
+    condition naming the accumulation, a local such a test was last assigned to: `update =
+    (i + 1) % k == 0` ... `if update:`, or after `if (i + 1) % k: continue`), or while the loop
     steps nowhere and an `optimizer.step()` follows it in the enclosing loop or function (a
     micro-batch loop, `for _ in range(accum): ... backward()` then `optimizer.step()`), in a
     function without any `no_sync`; and when a `with model.no_sync():` on a DDP model holds
-    only the backward. The backward and the gated step may run inside a loss scaler: a
+    only the backward. The forward may run behind a call: a project function handed the DDP
+    model (`loss = train_step(model, x)`, also a method of an object of another module's class
+    that a local holds: `diffusion.train_losses(model, x)`), or a method of the same object
+    that calls a `self` attribute holding it (`loss = self._calc_loss(batch)` calling
+    `self.reader(...)`). The backward and the gated step may run inside a loss scaler: a
     project object whose `__call__` runs them (`loss_scaler(loss, optimizer, update_grad=(i +
     1) % k == 0)`), or timm's `NativeScaler`/`ApexScaler` (`need_update=...`), handed in by
     another function or module. Accelerate counts as DDP: a model that `accelerator.prepare(...)`
     returned (the `Accelerator()` built in the file, or in the function that prepares it and
     hands it to this one: `train_epoch(accelerator, model, ...)`) is DDP-wrapped under `accelerate
     launch`, and `accelerator.backward(loss)` outside `accelerator.accumulate(model)` syncs
-    on every call. Not flagged: FSDP, DeepSpeed engines, Accelerate with
-    `accelerator.accumulate` or `accelerator.no_sync` in the function, Lightning, models not
-    wrapped by DDP or prepared in the file, functions that toggle
-    `require_backward_grad_sync` themselves or hand the DDP model to a project helper that
-    calls its `no_sync()` or sets that flag (`with maybe_no_sync(model, sync):`).
+    on every call. Not flagged: FSDP, DeepSpeed engines, an Accelerator given a DeepSpeed or
+    FSDP plugin (`Accelerator(fsdp_plugin=...)`: FSDP's `no_sync` trades memory for
+    communication, and DeepSpeed accumulates itself), Accelerate with `accelerator.accumulate`
+    or `accelerator.no_sync` in the function, Lightning, models not wrapped by DDP or prepared
+    in the file, functions that toggle `require_backward_grad_sync` themselves or hand the DDP
+    model to a project helper that calls its `no_sync()` or sets that flag (`with
+    maybe_no_sync(model, sync):`).
+
+    The finding's chain shows where the model is wrapped (and handed on), the micro-batch loop
+    and the forward in it, what the optimizer step waits for, and the backward.
 
     No fix: run the non-stepping micro-batches' forward and backward inside the context:
 
@@ -322,8 +366,84 @@ class AccumulationWithoutNoSync(Rule):
                         optimizer.zero_grad()
             """
         ),
+        Flagged(
+            # `continue` skips the step on the micro-batches that accumulate; `model.forward(x)` is DDP's forward.
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, loader, optimizer, accum):
+                model = DDP(net)
+                for step, (x, y) in enumerate(loader):
+                    loss = criterion(model.forward(x), y) / accum
+                    loss.backward()
+                    ^
+                    if (step + 1) % accum:
+                        continue
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """
+        ),
+        Flagged(
+            # The forward behind a call: a method of the same object that calls the DDP model it
+            # holds, and a method of another class's object handed the model.
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Diffusion:
+                def train_losses(self, model, x):
+                    return model(x).pow(2).mean()
+
+            class Reader:
+                def __init__(self, net):
+                    self.reader = DDP(net)
+
+                def _calc_loss(self, batch):
+                    return self.reader(batch).mean()
+
+                def train(self, loader, optimizer, accum):
+                    for i, batch in enumerate(loader):
+                        self._calc_loss(batch).backward()
+                        ^
+                        if (i + 1) % accum == 0:
+                            optimizer.step()
+
+            def train_diffusion(net, loader, optimizer, scaler, accum):
+                model = DDP(net)
+                diffusion = Diffusion()
+                for step, x in enumerate(loader):
+                    loss = diffusion.train_losses(model, x)
+                    scaler.scale(loss).backward()
+                    ^
+                    if (step + 1) % accum == 0:
+                        scaler.step(optimizer)
+                        scaler.update()
+            """,
+            messages=(
+                "gradient accumulation on a DDP model without no_sync(): every micro-batch's backward all-reduces (k "
+                "times the communication per optimizer step); run the forward and backward of the non-stepping "
+                "micro-batches inside `with model.no_sync():` (its forward runs in self._calc_loss())",
+                "gradient accumulation on a DDP model without no_sync(): every micro-batch's backward all-reduces (k "
+                "times the communication per optimizer step); run the forward and backward of the non-stepping "
+                "micro-batches inside `with model.no_sync():` (its forward runs in diffusion.train_losses())",
+            ),
+        ),
     )
     clean_examples = (
+        Clean(
+            # An Accelerator given an FSDP or DeepSpeed plugin prepares no DDP model.
+            """
+            from accelerate import Accelerator, FullyShardedDataParallelPlugin
+
+            def train(model, loader, optimizer, accumulate_every):
+                accelerator = Accelerator(fsdp_plugin=FullyShardedDataParallelPlugin())
+                model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+                for step, batch in enumerate(loader):
+                    accelerator.backward(model(batch) / accumulate_every)
+                    if (step + 1) % accumulate_every == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+            """
+        ),
         Clean(
             # timm's loss scaler called without `need_update` steps after every backward: no accumulation.
             """
@@ -454,8 +574,9 @@ class AccumulationWithoutNoSync(Rule):
         self._loops: dict[int, _Loop] = {}
         self._opted_out: set[int] = set()  # functions that mention no_sync or toggle the sync flag
         self._in_else: set[int] = set()  # the ifs whose else branch the walk is in
-        self._candidates: list[tuple[int, cst.Call, str]] = []  # (function node, backward call, model's origin)
-        self._waiting: dict[int, list[tuple[cst.Call, str]]] = {}  # function -> micro-batch loops' backwards, no loop around
+        self._candidates: list[_Candidate] = []
+        # function -> micro-batch loops' backwards with no loop around: (backward, forward, loop)
+        self._waiting: dict[int, list[tuple[cst.Call, _Forward, cst.CSTNode]]] = {}
         self._flags: dict[int, dict[str, cst.BaseExpression]] = {}  # function -> local name -> the value last assigned
 
     def _function(self) -> int:
@@ -463,7 +584,7 @@ class AccumulationWithoutNoSync(Rule):
         return id(function.node) if function is not None else 0
 
     def _enter_loop(self, node: cst.CSTNode) -> None:
-        self._loops[id(node)] = _Loop(len(self.model.ifs))
+        self._loops[id(node)] = _Loop(node, len(self.model.ifs))
 
     def visit_For(self, node: cst.For) -> None:
         self._enter_loop(node)
@@ -475,16 +596,17 @@ class AccumulationWithoutNoSync(Rule):
         loop = self._loops.pop(id(node))
         if loop.forward is not None:
             self._candidates.extend(
-                (self._function(), call, loop.forward)
+                _Candidate(self._function(), call, loop.forward, node, gate)
                 for call, path in loop.backwards
-                if any(_same_branches(path, step) for step in loop.gated_steps)
+                for gate in [next((gate for step, gate in loop.gated_steps if _same_branches(path, step)), None)]
+                if gate is not None
             )
             if not loop.steps:
                 # A micro-batch loop (`for _ in range(accum): model(x) ... backward()`): the
                 # optimizer step that follows it in the same block steps once for k backwards.
                 outer = next((self._loops[id(n)] for n in reversed(self.model.loops) if n is not node and id(n) in self._loops), None)
                 waiting = outer.pending if outer is not None else self._waiting.setdefault(self._function(), [])
-                waiting.extend((call, loop.forward) for call, _ in loop.backwards)
+                waiting.extend((call, loop.forward, node) for call, _ in loop.backwards)
 
     def leave_For(self, original_node: cst.For) -> None:
         self._leave_loop(original_node)
@@ -509,13 +631,26 @@ class AccumulationWithoutNoSync(Rule):
         if isinstance(func, cst.Attribute) and func.attr.value == "accumulate":
             self._opted_out.add(self._function())
             return
-        project, callee = self.model.project, dotted_name(func)
-        if project is None or callee is None or not any(self._wrapped.is_wrapped(arg.value) for arg in node.args):
+        if not any(self._wrapped.is_wrapped(arg.value) for arg in node.args):
             return
-        self_class, frame = self.model.frame.self_class, self.model.function
-        helper = project.callee_summary(frame.key if frame else None, self_class.name.value if self_class else None, callee)
+        helper = self._callee(node)
         if helper is not None and helper.summary.sync_control:
             self._opted_out.add(self._function())
+
+    def _callee(self, node: cst.Call):
+        """What the project callable a call reaches does (the program model's callee summary),
+        also where it is a method of an object a local name holds (`diffusion =
+        GaussianDiffusion(...)` ... `diffusion.train_losses(model, x)`); None when unknown."""
+        project, callee = self.model.project, dotted_name(node.func)
+        if project is None or callee is None:
+            return None
+        self_class, frame = self.model.frame.self_class, self.model.function
+        key, cls = frame.key if frame else None, self_class.name.value if self_class else None
+        found = project.callee_summary(key, cls, callee)
+        head, _, rest = callee.partition(".")
+        made = self._flags.get(self._function(), {}).get(head) if found is None and rest else None
+        maker = dotted_name(made.func) if isinstance(made, cst.Call) else None
+        return project.callee_summary(key, cls, f"{maker}().{rest}") if maker else found
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         # `should_step = (i + 1) % accum == 0` ... `if should_step:`: the flag's test is the step's
@@ -524,66 +659,96 @@ class AccumulationWithoutNoSync(Rule):
             if isinstance(target.target, cst.Name):
                 flags[target.target.value] = original_node.value
 
+    def _forward(self, node: cst.Call, called: cst.BaseExpression, prepared: bool, helper: str | None = None) -> _Forward:
+        """The DDP model `called` runs its forward at `node` (the call, or that of the `helper` that runs it)."""
+        name = dotted_name(called)
+        where = f"in {helper}(), " if helper else ""
+        runs = Link(StepKind.REACHES, f"the forward of `{name}` runs here, {where}on every micro-batch", node)
+        if prepared:
+            return _Forward(self._wrapped.prepared_where(called), True, (runs,))
+        note = self._wrapped.where(called)
+        if helper:
+            note = f"{note[:-1]}; its forward runs in {helper}())" if note else f" (its forward runs in {helper}())"
+        return _Forward(note, False, (*wrap_links(name, self._wrapped.wrap_site(called)), runs))
+
     def visit_Call(self, node: cst.Call) -> None:
         self._opts_out(node)
         loop = self._innermost()
         if loop is None:
             waiting = self._waiting.get(self._function())
             if waiting and isinstance(node.func, cst.Attribute) and node.func.attr.value == "step" and _is_optimizer_step(node):
-                self._candidates.extend((self._function(), call, forward) for call, forward in waiting)
+                self._candidates.extend(_Candidate(self._function(), call, forward, inner, node) for call, forward, inner in waiting)
                 waiting.clear()
             return
         func = node.func
-        if self._wrapped.is_wrapped(func):
-            if not loop.forward:
-                loop.forward = self._wrapped.where(func)
-        elif self._wrapped.is_prepared(func):
+        called = func.value if isinstance(func, cst.Attribute) and func.attr.value == "forward" else func
+        if self._wrapped.is_wrapped(called):  # `model(x)`, `model.forward(x)`: DDP's forward
+            if loop.forward is None or loop.forward.prepared:
+                loop.forward = self._forward(node, called, False)
+        elif self._wrapped.is_prepared(called):
             if loop.forward is None:
-                loop.forward = _PREPARED + self._wrapped.prepared_where(func)
+                loop.forward = self._forward(node, called, True)
         elif isinstance(func, cst.Attribute) and func.attr.value == "backward":
             if self._every_micro_batch(loop):
                 loop.backwards.append((node, self._path(loop)))
         elif isinstance(func, cst.Attribute) and func.attr.value == "step" and _is_optimizer_step(node):
             loop.steps = True
             if loop.pending:
-                self._candidates.extend((self._function(), call, forward) for call, forward in loop.pending)
+                self._candidates.extend(_Candidate(self._function(), call, forward, inner, node) for call, forward, inner in loop.pending)
                 loop.pending.clear()
-            inner_ifs = self.model.ifs[loop.ifs_depth :]
-            # A test decided once for the run (`if accum_steps > 1:`) picks a mode; it gates no step.
-            if any(self._accumulation_test(b.test) and not self._run_wide(b.test) for b in inner_ifs):
-                loop.gated_steps.append(self._path(loop))
+            gate = self._gate(loop)
+            if gate is not None:
+                loop.gated_steps.append((self._path(loop), gate))
         else:
             self._helper_call(node, loop)
 
+    def _gate(self, loop: _Loop) -> cst.CSTNode | None:
+        """The accumulation test an optimizer step here waits for: an `if` inside the loop that
+        tests it (a test decided once for the run, `if accum_steps > 1:`, picks a mode and gates
+        no step), or an earlier `if (i + 1) % k: continue`; None if the step is not gated."""
+        inner_ifs = self.model.ifs[loop.ifs_depth :]
+        found = next((b for b in inner_ifs if self._accumulation_test(b.test) and not self._run_wide(b.test)), None)
+        return found if found is not None else loop.skipped
+
     def _helper_call(self, node: cst.Call, loop: _Loop) -> None:
-        """A project helper that runs the backward, and steps only when an argument says so
-        (`loss_scaler(loss, optimizer, update_grad=(i + 1) % accum == 0)`, whose `__call__`
-        does `scale(loss).backward()` and `if update_grad: step(optimizer)`)."""
-        project, callee = self.model.project, dotted_name(node.func)
-        if project is None or callee is None or callee.rpartition(".")[2] in ("step", "zero_grad"):
+        """A project helper that runs the DDP model's forward (on a model handed to it, or on a
+        `self` attribute of the same object that holds it: `loss = self._calc_loss(batch)`), or
+        that runs the backward, and steps only when an argument says so (`loss_scaler(loss,
+        optimizer, update_grad=(i + 1) % accum == 0)`, whose `__call__` does
+        `scale(loss).backward()` and `if update_grad: step(optimizer)`)."""
+        callee = dotted_name(node.func)
+        if callee is None or callee.rpartition(".")[2] in ("step", "zero_grad"):
             return
-        self_class = self.model.frame.self_class
-        frame = self.model.function
-        helper = project.callee_summary(
-            frame.key if frame else None, self_class.name.value if self_class else None, callee
-        )
+        helper = self._callee(node)
         if helper is None:
             return
         passed = {**dict(zip(helper.arguments, (a.value for a in node.args if a.keyword is None and not a.star))),
                   **{a.keyword.value: a.value for a in node.args if a.keyword is not None}}
-        invoked = {call.callee for call in helper.summary.invocations}
-        for param, value in passed.items():  # `loss = train_batch(model, x)`, which calls model(x)
-            if not loop.forward and self._wrapped.is_wrapped(value) and ({param, f"{param}.forward"} & invoked):
-                loop.forward = self._wrapped.where(value)
+        if loop.forward is None or loop.forward.prepared:
+            called = self._forwarded(helper, passed, callee.startswith("self."))
+            if called is not None:
+                loop.forward = self._forward(node, called, False, callee)
         if not helper.summary.backward or not self._every_micro_batch(loop):
             return
         path = self._path(loop)
         loop.backwards.append((node, path))
-        if any(
-            gate in passed and self._accumulation_test(passed[gate]) and not self._run_wide(passed[gate])
-            for gate in helper.summary.gates
-        ):
-            loop.gated_steps.append(path)
+        for gate in helper.summary.gates:
+            if gate in passed and self._accumulation_test(passed[gate]) and not self._run_wide(passed[gate]):
+                loop.gated_steps.append((path, passed[gate]))
+
+    def _forwarded(self, helper, passed: dict, on_self: bool) -> cst.BaseExpression | None:
+        """The DDP model whose forward a helper runs where gradients are on: a parameter it is
+        handed one for (`train_batch(model, x)`), or, for a method of this object, an attribute
+        of `self` that holds one (`self.reader(...)` in `self._calc_loss(batch)`)."""
+        for forward in helper.summary.forward_passes:
+            source = forward.source
+            if isinstance(source, Param) and source.name in passed and self._wrapped.is_wrapped(passed[source.name]):
+                return passed[source.name]
+            if isinstance(source, SelfAttr) and on_self and helper.bound:
+                attribute = cst.Attribute(value=cst.Name("self"), attr=cst.Name(source.name))
+                if self._wrapped.is_wrapped(attribute):
+                    return attribute
+        return None
 
     def visit_Else(self, node: cst.Else) -> None:
         if self.model.ifs and self.model.ifs[-1].orelse is node:  # not a for/while/try else
@@ -600,12 +765,21 @@ class AccumulationWithoutNoSync(Rule):
     def leave_If(self, original_node: cst.If) -> None:
         if len(self.model.ifs) > 1 and self.model.ifs[-2].orelse is original_node:
             self._in_else.discard(id(self.model.ifs[-2]))
+        loop = self._innermost()
+        if (
+            loop is not None and len(self.model.ifs) - 1 == loop.ifs_depth and original_node.orelse is None
+            and _continues(original_node.body)
+            and self._accumulation_test(original_node.test) and not self._run_wide(original_node.test)
+        ):
+            loop.skipped = original_node  # `if (i + 1) % k: continue`: what follows steps
 
     def _every_micro_batch(self, loop: _Loop) -> bool:
-        """Whether a backward here runs on every micro-batch of an accumulating run: the ifs
-        around it inside the loop are decided once for the run, and none is the branch of an
-        accumulation switch that does not accumulate (the else of `if accum_steps > 1:`,
-        the body of `if accum_steps == 1:`)."""
+        """Whether a backward here runs on every micro-batch of an accumulating run: no
+        `if (i + 1) % k: continue` came before it, the ifs around it inside the loop are decided
+        once for the run, and none is the branch of an accumulation switch that does not
+        accumulate (the else of `if accum_steps > 1:`, the body of `if accum_steps == 1:`)."""
+        if loop.skipped is not None:
+            return False
         for branch in self.model.ifs[loop.ifs_depth :]:
             test = branch.test
             if not self._run_wide(test):
@@ -663,10 +837,31 @@ class AccumulationWithoutNoSync(Rule):
                 self.report(call, _BACKWARD_ONLY + self._wrapped.where(call.func.value))
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        for function, call, origin in self._candidates:
-            if function not in self._opted_out:
-                prepared = origin.startswith(_PREPARED)
-                self.report(call, _ACCELERATE + origin[len(_PREPARED):] if prepared else self.message + origin)
+        runs = self.runs_link()
+        for candidate in self._candidates:
+            if candidate.function in self._opted_out:
+                continue
+            forward = candidate.forward
+            message = (_ACCELERATE if forward.prepared else self.message) + forward.note
+            chain = [
+                *forward.links[:-1], *([runs] if runs is not None else []),
+                Link(StepKind.REACHES, "the micro-batch loop: each iteration runs the forward and this backward", candidate.loop),
+                forward.links[-1],
+                Link(StepKind.HARM, self._gate_text(candidate.gate), candidate.gate),
+                Link(StepKind.HARM, _EVERY_BACKWARD, candidate.backward),
+            ]
+            self.report(candidate.backward, message, chain=chain)
+
+    def _gate_text(self, gate: cst.CSTNode) -> str:
+        """What the optimizer step waits for, for the chain."""
+        if isinstance(gate, cst.Call):
+            return "the optimizer steps once, after the micro-batch loop"
+        if isinstance(gate, cst.If):
+            test = self.model.module.code_for_node(gate.test)
+            if _continues(gate.body) and gate.orelse is None:
+                return f"`if {test}: continue` skips the optimizer step on the micro-batches that do not step"
+            return f"the optimizer steps only when `{test}`"
+        return f"the optimizer steps only when `{self.model.module.code_for_node(gate)}`"
 
 
 def _is_optimizer_step(call: cst.Call) -> bool:
@@ -688,6 +883,14 @@ def _only_backward(statement: cst.SimpleStatementLine) -> bool:
         for small in statement.body
     )
 
+
+
+def _continues(suite: cst.BaseSuite) -> bool:
+    """The block ends with `continue`."""
+    last = suite.body[-1] if suite.body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1]
+    return isinstance(last, cst.Continue)
 
 
 def _names_in(target: cst.BaseExpression):

@@ -148,6 +148,20 @@ class Link:
     at: Place | cst.CSTNode
 
 
+def wrap_links(name: str | None, site) -> tuple[Link, ...]:
+    """The steps that say where the DDP model `name` was wrapped, from
+    ddplint.analyses.ranks.WrappedModels.wrap_site: the `DistributedDataParallel(...)` call of
+    this file, or the program's Wrapped with the call that hands it on; none when unknown."""
+    if isinstance(site, cst.Call):
+        return (Link(StepKind.MADE, f"`{name}` is wrapped in DDP here", site),)
+    if site is None:
+        return ()
+    made = Link(StepKind.MADE, f"the DDP model `{name}` holds is wrapped here", site.wrapped_at)
+    if site.passed_at is None:
+        return (made,)
+    return made, Link(StepKind.REACHES, f"it is handed on here, to become `{name}`", site.passed_at)
+
+
 @dataclass
 class Report:
     """A finding as a rule makes it: the node, the fix as node replacements, and its chain."""

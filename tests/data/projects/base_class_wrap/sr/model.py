@@ -1,12 +1,13 @@
 import torch
 
+from sr.arch import SwinIR
 from sr.base import BaseModel
 
 
 class SRModel(BaseModel):
-    def __init__(self, opt, net):
+    def __init__(self, opt):
         super().__init__(opt)
-        self.net_g = self.model_to_device(net)
+        self.net_g = self.model_to_device(SwinIR())
 
     def test(self, lq):
         with torch.no_grad():
