@@ -69,13 +69,15 @@ def main():
 
     result = {}
     root = tempfile.mkdtemp(prefix="ddplint-ddp028-")
-    for sync in (False, True):
-        own = measure(sync, root)
-        result[f"sync_dist_{sync}"] = probes.gather(own)
-    result["world"] = dist.get_world_size()
-    probes.emit("DDP028", result)
-    dist.barrier()
-    shutil.rmtree(root, ignore_errors=True)
+    try:
+        for sync in (False, True):
+            own = measure(sync, root)
+            result[f"sync_dist_{sync}"] = probes.gather(own)
+        result["world"] = dist.get_world_size()
+        probes.emit("DDP028", result)
+        dist.barrier()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)  # also when a rank fails: nothing is left in /tmp
     probes.finish()
 
 
