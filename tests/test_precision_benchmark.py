@@ -243,3 +243,23 @@ def test_every_project_of_the_corpus_belongs_to_a_batch_and_recorded_batches_nam
     assert all(p.get("batch") for p in corpus["projects"])
     for batch, record in bench.read_first_contact().items():
         assert set(record["projects"]) == bench.batch_names(corpus, {batch}), batch
+
+
+def test_rescore_scores_an_earlier_runs_findings_against_todays_labels(tmp_path, capsys):
+    """--rescore reads the findings a --json run wrote and matches them with the labels file as
+    it is now (a finding labelled since the run counts), without fetching or linting."""
+    project = next(p["name"] for p in fetch.load_corpus()["projects"])
+    finding = {"project": project, "path": "train.py", "line": 3, "rule": "DDP004", "snippet": "torch.load(p)",
+               "message": "", "column": 1, "fix": None}
+    earlier = tmp_path / "run.json"
+    earlier.write_text(json.dumps({"projects": [{"name": project}], "findings": [finding, {**finding, "line": 9}]}))
+    labels = tmp_path / "labels.csv"
+    bench.write_labels([_l(3, "torch.load(p)", "TP", path="train.py", project=project)], labels)
+    out = tmp_path / "now.json"
+    assert bench.main(["--rescore", str(earlier), "--labels", str(labels), "--only", project, "--cache",
+                       str(tmp_path / "cache"), "--json", str(out)]) == 0
+    row = json.loads(out.read_text())["rules"]["DDP004"]
+    assert (row["findings"], row["tp"], row["unlabelled"]) == (2, 1, 1)
+    assert not (tmp_path / "cache").exists()  # nothing fetched
+    with pytest.raises(SystemExit, match="only scores"):
+        bench.main(["--rescore", str(earlier), "--add-unlabelled"])

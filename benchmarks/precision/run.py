@@ -523,6 +523,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="freeze this batch's figures in first_contact.json (every finding must be labelled)")
     ap.add_argument("--add-unlabelled", action="store_true",
                     help="append unlabelled findings to the labels file with verdict '?' for hand labelling")
+    ap.add_argument("--rescore", metavar="JSON", type=Path, default=None,
+                    help="score the findings a --json run wrote against today's labels, without linting again")
     args = ap.parse_args(argv)
 
     cache = (args.cache or fetch.default_cache()).expanduser()
@@ -542,12 +544,23 @@ def main(argv: list[str] | None = None) -> int:
     rules = {s.strip().upper() for s in args.rules.split(",") if s.strip()} or None
     if args.record_first_contact and (rules or args.only):
         raise SystemExit("run: --record-first-contact scores a whole batch: drop --rules and --only")
-    roots = fetch.fetch(cache, corpus, only)
+    if args.rescore and (args.record_first_contact or args.fixes or args.add_unlabelled):
+        raise SystemExit("run: --rescore only scores: drop --record-first-contact, --fixes and --add-unlabelled")
+    roots = {} if args.rescore else fetch.fetch(cache, corpus, only)
     labels = [l for l in read_labels(args.labels)
               if (not only or l.project in only) and (not rules or l.rule in rules)]
 
     findings: list[Finding] = []
     per_project: dict[str, list[Finding]] = {}
+    if args.rescore:
+        earlier = json.loads(args.rescore.read_text(encoding="utf-8"))
+        for project in earlier["projects"]:
+            if not only or project["name"] in only:
+                per_project[project["name"]] = []
+        for row in earlier["findings"]:
+            if row["project"] in per_project and (not rules or row["rule"] in rules):
+                per_project[row["project"]].append(Finding(**row))
+                findings.append(per_project[row["project"]][-1])
     for project in corpus["projects"]:
         if project["name"] not in roots:
             continue
