@@ -46,13 +46,13 @@ def test_neovim_applies_a_fix_inside_a_function_with_its_indentation(tmp_path: P
     path = tmp_path / "train.py"
     source = (
         "from torch.utils.data import DataLoader, DistributedSampler\n\n\n"
-        "def main(dataset, epochs):\n"
+        "def main(dataset, model, epochs):\n"
         "    sampler = DistributedSampler(dataset)\n"
         "    loader = DataLoader(dataset, sampler=sampler)\n"
         "    # one pass per epoch\n"
         "    for epoch in range(epochs):\n"
         "        for batch in loader:\n"
-        "            step(batch)\n"
+        "            model(batch).sum().backward()\n"
     )
     path.write_text(source)
     env = dict(cli_env(), DDPLINT_PYTHON=sys.executable, DDPLINT_FILE=str(path), DDPLINT_CODE="DDP003", HOME=str(tmp_path))

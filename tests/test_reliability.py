@@ -413,3 +413,14 @@ def test_config_is_read_with_tomllib_only():
             if reader == "tomli" and "tomllib" in text:
                 continue
             assert f"import {reader}\n" not in text and f"from {reader} import" not in text, path
+
+
+def test_a_syntax_error_deep_in_a_file_over_the_parse_limit_is_found_with_its_line(tmp_path):
+    """A file over the parse limit is checked for syntax a run of statements at a time (the
+    ast of it whole would take gigabytes): an error far down is still reported, at its line."""
+    lines = _ten_megabytes(False).splitlines(keepends=True)
+    lines.insert(70000, "def broken(:\n")
+    (tmp_path / "huge.py").write_text("".join(lines))
+    [result] = lint_paths([str(tmp_path / "huge.py")])
+    assert result.error == ("cannot parse: expected an indented block after function definition on line 70000 "
+                            "(line 70001, column 1)")
