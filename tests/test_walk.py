@@ -97,3 +97,9 @@ def test_walk_and_positions_match_libcst_on_generated_code(source):
     except cst.ParserSyntaxError:  # hypothesmith's nodes can mix tabs and spaces, which libcst refuses
         reject()
     _check(module)
+
+
+@pytest.mark.parametrize("source", ["try:\n    pass\nexcept* ValueError as error:\n    pass\n", "try: pass\nexcept* ...:\n pass\n"])
+def test_walk_visits_an_except_star_clause_in_source_order(source):
+    """hypothesmith found it: `except*`'s type came after its body (the dataclass order)."""
+    _check(cst.parse_module(source))

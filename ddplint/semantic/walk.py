@@ -44,6 +44,7 @@ ORDER: dict[type, tuple[str, ...]] = {
     cst.GeneratorExp: ("elt", "for_in"),
     cst.DictComp: ("key", "value", "for_in"),
     cst.ExceptHandler: ("type", "name", "body"),
+    cst.ExceptStarHandler: ("type", "name", "body"),
     cst.Lambda: ("params", "body"),
     cst.Assert: ("test", "msg"),
     cst.Attribute: ("value", "attr"),
