@@ -98,8 +98,9 @@ SCRIPTS = (
     ),
     Script(
         github("NVIDIA/Megatron-LM", "d98e8a64ddf34856e74b24714e3bedb2f5a39553"),
-        "megatron/core/optimizer/optimizer.py",  # distributed optimizers; DDP004 (1,344-file project)
-        ("states = torch.load(filename)", "states = torch.load(filename, map_location='cpu')"),
+        "megatron/core/optimizer/optimizer.py",  # distributed optimizers; DDP014 (1,344-file project)
+        # (its DDP004 load sits under a data-parallel rank-0 test, which DDP004 now reads)
+        ("torch.save(states, filename)", "if torch.distributed.get_rank() == 0: torch.save(states, filename)"),
     ),
 )
 
