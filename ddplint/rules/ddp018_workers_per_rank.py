@@ -419,7 +419,8 @@ def _assigned(body: cst.CSTNode, target: str) -> list[cst.BaseExpression] | None
     pending = list(reversed(children(body.body if isinstance(body, cst.FunctionDef) else body)))
     while pending:
         node = pending.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        # an expression holds no assignment statement (a walrus is not read as one either)
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
             continue
         if isinstance(node, cst.AugAssign) and dotted_name(node.target) == target:
             return None
@@ -427,7 +428,8 @@ def _assigned(body: cst.CSTNode, target: str) -> list[cst.BaseExpression] | None
             values.append(node.value)
         elif isinstance(node, cst.AnnAssign) and node.value is not None and dotted_name(node.target) == target:
             values.append(node.value)
-        pending.extend(reversed(children(node)))
+        if not isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            pending.extend(reversed(children(node)))
     return None if any(_mentions(value, target) for value in values) else values
 
 
