@@ -113,8 +113,9 @@ def test_ddp028_fix_syncs_the_monitored_metric():
 def test_the_readme_command_reports_every_fixture_folder_rule():
     """`ddplint fixtures/` lints the folder as a project (an entry point must reach the code), so
     a program whose pitfall no script of the project runs would be missing from its output."""
-    result = subprocess.run([sys.executable, "-m", "ddplint", "fixtures/"], cwd=REPO, env=cli_env(),
-                            capture_output=True, text=True, timeout=300)
+    # --no-cache: the command as the README gives it, without leaving a cache in the checkout
+    result = subprocess.run([sys.executable, "-m", "ddplint", "--no-cache", "fixtures/"], cwd=REPO,
+                            env=cli_env(), capture_output=True, text=True, timeout=300)
     assert result.returncode == 1, result.stdout + result.stderr
     reported = set(re.findall(r"^fixtures/(DDP\d{3})/[^:]+:\d+:\d+: (DDP\d{3}) ", result.stdout, re.MULTILINE))
     folders = sorted(folder.name for folder in FIXTURES.iterdir() if folder.is_dir())
