@@ -1380,6 +1380,9 @@ class _Memos:
         self.backwards: dict = {}
         self.handed_inner: dict = {}
         self.evaluated_samplers: dict | None = None
+        # what a rule's own questions of the program read from modules as saved, by question and
+        # module: the language server asks them again on every keystroke of one program
+        self.read: dict = {}
 
 
 def _literal(given, default: bool) -> bool | None:

@@ -3,7 +3,6 @@ from __future__ import annotations
 import ast
 import os
 import re
-import weakref
 
 import libcst as cst
 
@@ -810,23 +809,18 @@ def hydra_key(view, decorator: cst.Call, key: str) -> Place | None:
     return Place(relative.replace(os.sep, "/"), text.count("\n", 0, match.start()) + 1) if match else None  # type: ignore[union-attr]
 
 
-# What each module of a program reads and assigns, by attribute: the language server asks on
-# every keystroke, of modules as saved, and parsing every importer again cost most of an edit.
-_ATTRIBUTE_USES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 def attribute_uses(view, attribute: str):
     """Across `users`: where a module reads `<x>.<attribute>` (the Place in the first such
     module), and whether one assigns it from the environment variable named like it in
     capitals (`args.local_rank = int(os.environ["LOCAL_RANK"])`). A module that does not parse
     reads and assigns nothing."""
     program = view.program
-    known = _ATTRIBUTE_USES.setdefault(program, {})
     read, from_environment = None, False
     for module in view.users:
-        if (module, attribute) not in known:
-            known[module, attribute] = _attribute_uses(program.tree(module), attribute)
-        line, environment = known[module, attribute]
+        key = ("attribute uses", module, attribute)  # parsing every importer again cost most of an edit
+        if key not in program.memos.read:
+            program.memos.read[key] = _attribute_uses(program.tree(module), attribute)
+        line, environment = program.memos.read[key]
         if read is None and line is not None:
             read = program.place(module, line)
         from_environment |= environment

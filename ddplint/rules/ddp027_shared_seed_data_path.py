@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import ast
-import weakref
 from dataclasses import dataclass
 
 import libcst as cst
@@ -520,23 +519,17 @@ def reached_draw(program, module: str, key: str | None, cls: str | None, callee:
     return found
 
 
-# Per program and module: (line, called name) -> whether that call is given a generator. Read
-# once per module as saved: the language server asks again on every keystroke, and reading the
-# module's ast each time cost most of an edit in a project whose loop draws in a large module.
-_GENERATOR_CALLS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 def _own_generator(program, module: str, line: int, qualified: str) -> bool:
     """Whether the draw of `qualified` at `line` of `module` is given a generator of its own."""
-    modules = _GENERATOR_CALLS.setdefault(program, {})
-    if module not in modules:
+    key = ("calls given a generator", module)  # read once: the server asks on every keystroke
+    if key not in program.memos.read:
         calls: dict[tuple[int, str | None], bool] = {}
         tree = program.tree(module)
         for node in ast.walk(tree) if tree is not None else ():
             if isinstance(node, ast.Call):
                 calls.setdefault((node.lineno, _last(node.func)), any(k.arg == DRAW_GENERATOR for k in node.keywords))
-        modules[module] = calls
-    return modules[module].get((line, qualified.rpartition(".")[2]), False)
+        program.memos.read[key] = calls
+    return program.memos.read[key].get((line, qualified.rpartition(".")[2]), False)
 
 
 def _last(func: ast.expr) -> str | None:
