@@ -201,6 +201,17 @@ def test_rank_tests_held_in_variables(source, expected):
         ("import torch.distributed as dist\nif args.distribution:\n    dist.init_process_group('nccl')\ndef again():\n    dist.init_process_group('gloo')\nif rank == 0 or not args.distribution:\n    probe()", ["all"]),
         ("import torch.distributed as dist\nif args.distribution:\n    setup()\nif rank == 0 or not args.distribution:\n    probe()", ["all"]),
         ("import torch.distributed as dist\nif args.distribution:\n    dist.init_process_group('nccl')\nelse:\n    dist.init_process_group('gloo')\nif rank == 0 or not args.distribution:\n    probe()", ["all"]),
+        # a flag compared with a constant: the other constants, and `!=`, are one-process runs
+        # ("none": no rank of a distributed run gets there)
+        ("import torch.distributed as dist\ndef main(args):\n    if args.dist == 'OFF':\n        probe()\n    if args.dist == 'ON':\n        dist.init_process_group('nccl')", ["none"]),
+        ("import torch.distributed as dist\ndef main(args):\n    if args.dist == 'ON':\n        dist.init_process_group('nccl')\n    if args.dist != 'ON' or dist.get_rank() == 0:\n        probe()", ["zero"]),
+        ("import torch.distributed as dist\nmode = get_mode()\nif mode == 1:\n    dist.init_process_group('nccl')\nif mode == 0:\n    probe()", ["none"]),
+        ("import torch.distributed as dist\ndef main(args):\n    if args.dist == 'ON':\n        dist.init_process_group('nccl')\n    if args.dist == 'ON':\n        probe()", ["all"]),
+        # the group started under `!= "single"`: another constant may still be a distributed run
+        ("import torch.distributed as dist\ndef main(args):\n    if args.mode != 'single':\n        dist.init_process_group('nccl')\n    if args.mode == 'multi':\n        probe()", ["all"]),
+        ("import torch.distributed as dist\ndef main(args):\n    if args.mode != 'single':\n        dist.init_process_group('nccl')\n    if args.mode == 'single':\n        probe()", ["none"]),
+        # not when another start is under no comparison of the flag
+        ("import torch.distributed as dist\ndef main(args):\n    if args.dist == 'ON':\n        dist.init_process_group('nccl')\n    dist.init_process_group('gloo')\n    if args.dist == 'OFF':\n        probe()", ["all"]),
     ],
 )
 def test_flags_that_start_the_process_group(source, expected):

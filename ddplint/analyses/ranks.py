@@ -411,6 +411,9 @@ def classify(test: cst.BaseExpression, resolve: Resolver | None = None) -> RankT
             return _of_replicas(_compare_rank(operator, right))
         if dimension is None and _is_world_size(left):
             return _compare_world_size(operator, right)
+        if dimension is None and resolve is not None:
+            held = resolve(test)  # `args.dist == "OFF"` where `if args.dist == "ON":` starts the group
+            return held if isinstance(held, RankTest) else UNKNOWN
         return UNKNOWN  # a tensor- or pipeline-parallel rank tells no replica apart
     if resolve is not None and isinstance(test, (cst.Name, cst.Attribute, cst.Call)):
         held = resolve(test)
@@ -653,7 +656,9 @@ class RankFacts:
     distributed run (`if args.distribution: dist.init_process_group(...)`), or false in every
     one (`if not single_gpu:`, or the `else:` of `if single_gpu:`), when each
     `init_process_group` call of the module is so guarded: then `rank == 0 or not
-    args.distribution` is a rank-0 test.
+    args.distribution` is a rank-0 test. So is a flag compared with a constant (`if args.dist
+    == "ON":` starts it): then `args.dist == "OFF"` and `args.dist != "ON"` are false in every
+    distributed run.
 
     The same pass records the module's functions and methods, so that a call of one is judged
     by its body (`predicate_test`: `def should_save(): return dist.get_rank() == 0`), and a
@@ -675,14 +680,17 @@ class RankFacts:
         self._resolving: set[str] = set()
         self._unreached = 0  # inside branches that no rank of a distributed run takes
         self._groups_started = 0  # statements of the module that call init_process_group
-        # Flags tested by an `if` that starts the process group: (flag, owner, class, self's
-        # name, the flag's value where it starts, how many starts its branch holds).
-        self._switched: list[tuple[cst.Name | cst.Attribute, cst.CSTNode, str | None, str | None, bool, int]] = []
+        # Flags tested by an `if` that starts the process group: (flag, the constant it is
+        # compared with or None for a truth test, owner, class, self's name, the test's value
+        # where it starts, how many starts its branch holds).
+        self._switched: list[tuple[cst.Name | cst.Attribute, object, cst.CSTNode, str | None, str | None, bool, int]] = []
         self._collect(model.module.body, model.module, None, None)
-        self._switches: dict[str | None, RankTest] = {}  # the flag's key -> what it says
+        # (the flag's key, the constant or None) -> what the test of it says
+        self._switches: dict[tuple[str | None, object], RankTest] = {}
         if sum(switch[-1] for switch in self._switched) == self._groups_started:
-            for flag, owner, cls, self_name, value, _ in self._switched:
-                key, test = self._switch_key(flag, owner, cls, self_name), DISTRIBUTED if value else NOT_DISTRIBUTED
+            for flag, constant, owner, cls, self_name, value, _ in self._switched:
+                key = (self._switch_key(flag, owner, cls, self_name), constant)
+                test = DISTRIBUTED if value else NOT_DISTRIBUTED
                 self._switches[key] = test if self._switches.get(key, test) == test else UNKNOWN
         self._switches = {key: test for key, test in self._switches.items() if test.is_rank_test}  # not both ways
 
@@ -785,13 +793,15 @@ class RankFacts:
         )
 
     def _note_switch(self, statement: cst.If, owner, cls, self_name) -> None:
-        """`if flag:`, `if not flag:`, whose body or `else:` starts the process group in its
-        own statements."""
+        """`if flag:`, `if not flag:`, `if flag == "ON":`, whose body or `else:` starts the
+        process group in its own statements."""
         flag, negated = statement.test, False
         while isinstance(flag, cst.UnaryOperation) and isinstance(flag.operator, cst.Not):
             flag, negated = flag.expression, not negated
-        if not isinstance(flag, (cst.Name, cst.Attribute)):
+        flag, constant, equal = _compared_flag(flag)
+        if flag is None:
             return
+        negated ^= not equal
         branches = [(statement.body, True)]
         if isinstance(statement.orelse, cst.Else):
             branches.append((statement.orelse.body, False))
@@ -799,7 +809,7 @@ class RankFacts:
             lines = body.body if isinstance(body, cst.IndentedBlock) else [cst.SimpleStatementLine(body=body.body)]  # type: ignore[attr-defined]
             started = sum(self._starts_group(line) for line in lines if isinstance(line, cst.SimpleStatementLine))
             if started:
-                self._switched.append((flag, owner, cls, self_name, test_true != negated, started))
+                self._switched.append((flag, constant, owner, cls, self_name, test_true != negated, started))
 
     def _switch_key(self, flag: cst.Name | cst.Attribute, owner: cst.CSTNode, cls: str | None, self_name: str | None) -> str | None:
         if isinstance(flag, cst.Attribute):
@@ -856,6 +866,8 @@ class RankFacts:
     ) -> RankTest | None:
         """As `__call__`, for `expr` in the body of `function` (a predicate being read), or
         where the walk is when `function` is None."""
+        if isinstance(expr, cst.Comparison):
+            return self._compared_switch(expr, cls, self_name)
         if isinstance(expr, cst.Call):
             called = self._function(expr.func, function, cls, self_name)
             if isinstance(called, str):  # imported: judged by its body through the program model
@@ -876,8 +888,8 @@ class RankFacts:
         else:
             key = self._attribute_key(expr, cls, self_name)
             values = self._attributes.get(key) if key is not None else None
-        if key in self._switches:
-            return self._switches[key]
+        if (key, None) in self._switches:
+            return self._switches[(key, None)]
         if cls is not None and key is not None and key.startswith(f"{cls}.") and "." not in key[len(cls) + 1 :]:
             values = self._inherited(cls, key[len(cls) + 1 :])  # `self.x`, also set in a base class
         if not values or key in self._resolving:
@@ -906,6 +918,25 @@ class RankFacts:
             return facts if tested else None
         finally:
             self._resolving.discard(key)
+
+    def _compared_switch(self, test: cst.Comparison, cls: str | None, self_name: str | None) -> RankTest | None:
+        """What `flag == constant` (or `!=`) says where every start of the process group is
+        under a comparison of that flag: `dist == "ON"` starts it, so `dist == "OFF"` and
+        `dist != "ON"` are false in every distributed run."""
+        flag, constant, equal = _compared_flag(test)
+        if flag is None or constant is None:
+            return None
+        if isinstance(flag, cst.Name):
+            key = f"name {flag.value} {self._name_owner(flag.value, None)}"
+        else:
+            key = self._attribute_key(flag, cls, self_name)
+        said = {switch: found for (held, switch), found in self._switches.items() if held == key and switch is not None}
+        if constant in said:
+            return said[constant] if equal else said[constant].negated()
+        # another constant: `dist == "OFF"` is false wherever `dist == "ON"` must hold
+        if equal and DISTRIBUTED in said.values():
+            return NOT_DISTRIBUTED
+        return None
 
     def _inherited(self, cls: str, attribute: str) -> list:
         """The values `self.<attribute>` is assigned in class `cls` and in its project base
@@ -1002,6 +1033,26 @@ class RankFacts:
 
 _PROPERTIES = frozenset({"property", "cached_property", "abstractproperty"})
 _PLAIN_FUNCTION_DECORATORS = frozenset({"staticmethod", "classmethod", "lru_cache", "cache", "wraps"})
+
+
+def _compared_flag(test: cst.BaseExpression) -> tuple[cst.Name | cst.Attribute | None, object, bool]:
+    """`flag` (None as the constant), `flag == "ON"` or `flag != 2` (the constant, and whether
+    the test is an equality): a switch a process group can be started under; (None, None,
+    True) for any other test."""
+    if isinstance(test, (cst.Name, cst.Attribute)):
+        return test, None, True
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None, None, True
+    operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
+    if not isinstance(operator, (cst.Equal, cst.NotEqual)) or not isinstance(test.left, (cst.Name, cst.Attribute)):
+        return None, None, True
+    if isinstance(right, cst.SimpleString):
+        constant = right.evaluated_value
+    elif isinstance(right, cst.Integer):
+        constant = right.evaluated_value
+    else:
+        return None, None, True
+    return test.left, constant, isinstance(operator, cst.Equal)
 
 
 def _sharding(call: cst.Call) -> bool:

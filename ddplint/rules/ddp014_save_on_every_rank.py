@@ -625,6 +625,26 @@ class SaveOnEveryRank(Rule):
             """
         ),
         Clean(
+            # The process group starts only when `--mode multi`: `--mode single` is one process.
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+
+            def main(args):
+                model = build()
+                if args.mode == "single":
+                    train(model)
+                    torch.save(model.state_dict(), "model.pt")
+                if args.mode == "multi":
+                    dist.init_process_group("nccl")
+                    local_rank = int(os.environ["LOCAL_RANK"])
+                    train(model.to(local_rank))
+                    if local_rank == 0:
+                        torch.save(model.state_dict(), "model.pt")
+            """
+        ),
+        Clean(
             # Rank-0 predicates of this module, judged by their definition (formerly flagged).
             """
             import os
