@@ -45,6 +45,7 @@ class _Collective:
     links: tuple[Link, ...] = ()  # the helpers between the call and the collective
     note: str = ""  # what the message adds: the helper and what it runs
     harm: str | None = None  # a forward's: why it communicates (None: no buffers shown)
+    enclosing: tuple[str, ...] = ()  # the functions its function is defined in (a closure's)
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ class CollectiveInRankBranch(Rule):
     no collective in its forward, and rank 0 alone may sample with it.
 
     Fires when a collective is reached by rank 0 alone and no call of the same collective
-    lets the other ranks meet it in the same function.
+    lets the other ranks meet it in the same function (or the function a closure is defined in).
 
     Flagged: a collective of `torch.distributed` (any import form); a framework's collective
     on an object the program model follows from where it is made (`Accelerator(...)`, also
@@ -510,6 +511,36 @@ class CollectiveInRankBranch(Rule):
     )
     clean_examples = (
         Clean(
+            # Rank 0 steps an optimizer that calls the closure; the other ranks wait for its
+            # signal and answer each broadcast of the closure in their `else:`.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def step_together(rank, model, optimizer, signal):
+                def closure():
+                    if rank == 0:
+                        signal.fill_(1)
+                        dist.broadcast(signal, src=0)
+                    return model.loss()
+
+                if rank == 0:
+                    optimizer.step(closure)
+                    signal.fill_(0)
+                    dist.broadcast(signal, src=0)
+                else:
+                    while True:
+                        dist.broadcast(signal, src=0)
+                        if signal.item() == 0:
+                            break
+                        closure()
+
+            def main(rank, model, optimizer):
+                dist.init_process_group("gloo")
+                step_together(rank, model, optimizer, torch.zeros(1))
+            """
+        ),
+        Clean(
             # DDP's forward under no_grad runs no collective where the module holds no buffers (a
             # generator of convolutions and group norms), or the wrap does not broadcast them; a
             # model built elsewhere, whose buffers the code does not show, is not guessed at.
@@ -763,11 +794,14 @@ class CollectiveInRankBranch(Rule):
 
     def _event(self, node: cst.Call, kinds: frozenset[str], **more) -> _Collective:
         """An event at `node` where the walk is: who reaches it, in which branches, behind which guard."""
-        ranks = self.ranks
+        ranks, frame = self.ranks, self.model.frame
+        enclosing = []
+        while (frame := frame.parent) is not None and frame.is_function:
+            enclosing.append(frame.key)
         return _Collective(
             self.model.frame.key, kinds, more.pop("helper", None), node, ranks.reached_by_rank_zero_alone,
             ranks.reached_by_other_ranks_alone, not ranks.only_rank_zero and not ranks.never_rank_zero,
-            self.branches.path, ranks.rank_zero_guard, **more,
+            self.branches.path, ranks.rank_zero_guard, enclosing=tuple(enclosing), **more,
         )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -1051,21 +1085,27 @@ def _unbalanced(events: list[_Collective], rank_tests: set[int]) -> list[_Collec
     """Events only rank 0 reaches, with no event of the same kind in the same function that
     only the other ranks reach ("main process first"), or that the other ranks can reach in
     the other branch of an `if` that tests the rank (balanced if/else, also when the test is
-    not only a rank test: `if rank == 0 and verbose: evaluate(verbose=True) else: evaluate()`)."""
+    not only a rank test: `if rank == 0 and verbose: evaluate(verbose=True) else: evaluate()`).
+    A closure and the function it is defined in are one protocol: rank 0's broadcast inside
+    `def closure():` is met by the other ranks' broadcast in the enclosing function's `else:`."""
     return [
         event
         for event in events
         if event.rank_zero_alone
         and not any(
-            other.frame == event.frame
-            and other.kinds & event.kinds
+            other.kinds & event.kinds
             and (
-                other.other_ranks_alone
-                or not other.rank_zero_alone and exclusive(event.path, other.path, among=rank_tests)
+                other.other_ranks_alone and _one_protocol(event, other)
+                or other.frame == event.frame and not other.rank_zero_alone and exclusive(event.path, other.path, among=rank_tests)
             )
             for other in events
         )
     ]
+
+
+def _one_protocol(first: _Collective, second: _Collective) -> bool:
+    """The two events are in one function, or one's function is defined inside the other's."""
+    return first.frame == second.frame or first.frame in second.enclosing or second.frame in first.enclosing
 
 
 def _parameter_names(function: cst.FunctionDef) -> list[str]:
