@@ -13,6 +13,7 @@ Code written for Accelerate, Fabric or Lightning calls no `init_process_group`, 
   devices it is given at run time (a command-line flag or a config file as often as a literal),
   so a LightningModule is written to run on every rank; unless every Trainer this file builds is
   for one device (`Trainer(devices=1)`, `Trainer(accelerator="cpu")`), which is its own evidence.
+  Not `prepare_data`: the Trainer runs it on one process per node (or on rank 0) and waits for it.
 
 A Fabric or Trainer is for one device when `devices` is 1, "1" or a list of one device (also
 through a module constant), or is left out on the CPU, and `num_nodes` is left out or 1; any
@@ -35,6 +36,7 @@ from ddplint.core.torch_api import (
     GLOBAL_ZERO,
     LIGHTNING_DATA_MODULE,
     LIGHTNING_MODULE,
+    LIGHTNING_RANK_ZERO_HOOKS,
     LIGHTNING_TRAINER,
     MAIN_PROCESS,
     RANK_ZERO_ONLY,
@@ -112,7 +114,10 @@ class Launches(Analysis):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         frame = self.model.frame
-        if frame.method is frame and frame.self_class is not None and frame.self_class.name.value in self._lightning_classes:
+        if (
+            frame.method is frame and frame.self_class is not None and frame.self_class.name.value in self._lightning_classes
+            and node.name.value not in LIGHTNING_RANK_ZERO_HOOKS
+        ):
             self._hooks.add(frame.key)  # type: ignore[arg-type]
             self._guards[frame.key] = f"if {frame.self_name or 'self'}.trainer.{GLOBAL_ZERO}: or @{RANK_ZERO_ONLY}"
 

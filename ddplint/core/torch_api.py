@@ -321,6 +321,9 @@ LIGHTNING_DATA_MODULE = api(
     "lightning.pytorch.LightningDataModule", "lightning.pytorch.core.LightningDataModule",
     "lightning.pytorch.core.datamodule.LightningDataModule",
 )
+# The hook the Trainer runs on one process per node (local rank 0, `prepare_data_per_node`'s
+# default) or on global rank 0, with a barrier after it: where downloads and caches are written.
+LIGHTNING_RANK_ZERO_HOOKS = frozenset({"prepare_data"})
 # -- frameworks whose objects communicate across ranks: Accelerate, DeepSpeed, FSDP ----------
 # An Accelerator given one of these plugins runs DeepSpeed, FSDP or Megatron-LM instead of DDP:
 # what it prepares is no DDP model, and saving or gathering its state is a collective.

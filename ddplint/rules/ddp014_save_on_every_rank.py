@@ -625,6 +625,21 @@ class SaveOnEveryRank(Rule):
             """
         ),
         Clean(
+            # Lightning runs prepare_data on one process per node and waits for it: the download
+            # happens once; setup, on every rank, only reads.
+            """
+            import lightning as L
+            from torchvision import datasets
+
+            class MNISTData(L.LightningDataModule):
+                def prepare_data(self):
+                    datasets.MNIST(self.root, train=True, download=True)
+
+                def setup(self, stage):
+                    self.train_set = datasets.MNIST(self.root, train=True)
+            """
+        ),
+        Clean(
             # The process group starts only when `--mode multi`: `--mode single` is one process.
             """
             import os
