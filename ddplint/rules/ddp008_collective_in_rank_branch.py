@@ -103,7 +103,8 @@ class CollectiveInRankBranch(Rule):
     dist.get_rank() == 0`, `if is_main_process()`, `if accelerator.is_main_process`, a call
     of a project function whose body is such a test, the code after `if rank != 0: return`,
     ...). A rank predicate named without a call (`if is_main_process:`) is always true: every
-    rank gets there. Not flagged: the same collective on the other ranks in the same function
+    rank gets there. Not flagged: a helper whose collective runs only `if flag:` of a parameter
+    the call passes False (`save_state(..., synchronize=False)`); the same collective on the other ranks in the same function
     (balanced if/else, also when both branches call the same helper that performs it and the
     test is more than a rank test, and the "main process first" pattern with `if rank != 0:
     dist.barrier()` before and `if rank == 0: dist.barrier()` after, also in a
@@ -511,6 +512,24 @@ class CollectiveInRankBranch(Rule):
     )
     clean_examples = (
         Clean(
+            # The helper runs its barrier only `if synchronize:`, and rank 0 passes False.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def save_state(path, state, synchronize=True):
+                if synchronize:
+                    dist.barrier()
+                torch.save(state, path)
+
+            def main(model):
+                dist.init_process_group("nccl")
+                if dist.get_rank() == 0:
+                    save_state("last.pt", model.state_dict(), synchronize=False)
+                    save_state("first.pt", model.state_dict(), False)
+            """
+        ),
+        Clean(
             # Rank 0 steps an optimizer that calls the closure; the other ranks wait for its
             # signal and answer each broadcast of the closure in their `else:`.
             """
@@ -772,6 +791,11 @@ class CollectiveInRankBranch(Rule):
         self._helper_calls: list[_HelperCall] = []
         self._called_params: dict[str, dict[str, cst.Call]] = {}  # function -> parameters it calls, and a call of each
         self._evaluation_frames: set[int] = set()  # open frames of functions named like evaluation
+        self._flag_tests: dict[int, str] = {}  # id of an `if name:` -> the name it tests
+
+    def visit_If(self, node: cst.If) -> None:
+        if isinstance(node.test, cst.Name):
+            self._flag_tests[id(node)] = node.test.value
 
     # -- gradient mode --------------------------------------------------------------------
 
@@ -864,7 +888,7 @@ class CollectiveInRankBranch(Rule):
             return
         self_class = self.model.frame.self_class
         found = project.collective(self.model.frame.key, self_class.name.value if self_class else None, callee)
-        if found is None:
+        if found is None or _turned_off(project, self.model.frame.key, self_class.name.value if self_class else None, node, callee, found):
             return
         links = tuple(Link(StepKind.REACHES, f"{hop.function}() calls `{hop.call}` here", hop.place) for hop in found.hops)
         framework = found.framework
@@ -977,7 +1001,28 @@ class CollectiveInRankBranch(Rule):
                         if kind not in mine:
                             mine[kind], grown = call.performing(kind, inner), True
         return [call.performing(kind, performs[call.callee][kind], sorted(performs[call.callee]))
-                for call in self._helper_calls if call.callee in performs for kind in sorted(performs[call.callee])[:1]]
+                for call in self._helper_calls if call.callee in performs for kind in sorted(performs[call.callee])[:1]
+                if not self._switched_off(call, kind)]
+
+    def _switched_off(self, call: _HelperCall, kind: str) -> bool:
+        """Every `kind` collective of the helper is under `if flag:` of a parameter that the
+        call passes False (`save_state_dict(..., synchronize=False)` of `if synchronize: barrier()`)."""
+        function = self.ranks.functions.get(call.callee)
+        inner = [event for event in self._collectives if event.frame == call.callee and kind in event.kinds]
+        if function is None or not inner:
+            return False
+        parameters = _parameter_names(function)
+        if parameters and call.callee.count(".") and isinstance(call.event.node.func, cst.Attribute):
+            parameters = parameters[1:]  # `self.helper(...)`: `self` is bound
+        passed_false = set()
+        for index, arg in enumerate(call.event.node.args):
+            name = arg.keyword.value if arg.keyword else (parameters[index] if index < len(parameters) and not arg.star else None)
+            if name is not None and isinstance(arg.value, cst.Name) and arg.value.value == "False":
+                passed_false.add(name)
+        return all(
+            any(not in_else and self._flag_tests.get(branch) in passed_false for branch, in_else in event.path)
+            for event in inner
+        )
 
     def _report_forwards_through_helpers(self) -> set[int]:
         """Report the DDP model handed to a helper that calls it where only rank 0 runs; the
@@ -1010,6 +1055,28 @@ class CollectiveInRankBranch(Rule):
 
 
 # -- questions only this rule asks of the program model ----------------------------------------
+
+
+def _turned_off(view, key: str | None, cls: str | None, call: cst.Call, callee: str, found) -> bool:
+    """The call passes False to the parameter the helper runs its collective under: `if
+    synchronize: barrier()` in `save_state_dict(..., synchronize=False)`."""
+    program = view.program
+    target = program.target(view.module, key, cls, callee)
+    record = program.function(target.module, target.key) if target is not None and found.hops else None
+    if record is None:
+        return False
+    line = found.hops[0].place.line
+    params = list(record.params[1:] if target.bound and record.method else record.params)
+    for guard in program.context.guards_around(target.module, target.key):
+        if guard.sense and guard.first <= line <= guard.last and guard.test in params:
+            index = params.index(guard.test)
+            passed = keyword_argument(call, guard.test)
+            if passed is None and index < len(call.args) and call.args[index].keyword is None and not call.args[index].star:
+                passed = call.args[index]
+            if passed is not None and isinstance(passed.value, cst.Name) and passed.value.value == "False":
+                return True
+    return False
+
 
 
 def _class_buffers(program, module: str, cls: str, depth: int = 0) -> str | None:
