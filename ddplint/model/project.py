@@ -700,11 +700,24 @@ def _launch_commands(relative: str, text: str) -> list[LaunchCommand]:
         ):
             end += 1
         command = "\n".join(lines[index : end + 1])
-        joined = re.sub(r"\\?\n", " ", command)
-        launcher = next((launcher for launcher in LAUNCHERS.values() if launcher.pattern.search(joined)), None)
-        if launcher is not None:
-            found.append(LaunchCommand(Place(relative, index + 1), command, launcher.name))
+        for part in _inline_commands(command) if end == index else (command,):
+            joined = re.sub(r"\\?\n", " ", part)
+            launcher = next((launcher for launcher in LAUNCHERS.values() if launcher.pattern.search(joined)), None)
+            if launcher is not None:
+                found.append(LaunchCommand(Place(relative, index + 1), part, launcher.name))
     return found
+
+
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def _inline_commands(line: str) -> list[str]:
+    """The commands of one line of a document: where an inline code span runs a script with a
+    launcher, each span that names a launcher is a command of its own (in "[torchrun](...)
+    (supersedes `torch.distributed.launch`): `torchrun train.py`" only the last runs one);
+    otherwise the whole line, as in a shell script."""
+    spans = [span for span in _CODE_SPAN.findall(line) if any(needle in span for launcher in LAUNCHERS.values() for needle in launcher.needles)]
+    return spans if any(".py" in span for span in spans) else [line]
 
 
 # A line that starts with a script's path (`train.py \`, `tools/train.py --cfg x`).

@@ -114,8 +114,10 @@ class LocalRankArgument(Rule):
       `train.py`: the message names the read), and none of them sets it from `LOCAL_RANK`
       (`args.local_rank = int(os.environ["LOCAL_RANK"])`, also through
       `os.environ.get("LOCAL_RANK", args.local_rank)`): it keeps its default on every rank.
-    A method called `local_rank` (`hvd.local_rank()`) and an object's own `self.local_rank`
-    are not reads of the option.
+    A method called `local_rank` (`hvd.local_rank()`), an object's own `self.local_rank`
+    and an attribute of a library's object (`job_env.local_rank` of `submitit.JobEnvironment()`)
+    are not reads of the option. In a document, where inline code runs a script with a
+    launcher, only the code spans are commands (a launcher named in the prose launches nothing).
     Not flagged otherwise: an option nothing reads, or that is set from `LOCAL_RANK`, is
     harmless under torchrun (it keeps its default and nothing notices). Nothing passes the
     option, and nothing is flagged, where the project launches the script only with launchers
@@ -819,7 +821,7 @@ def attribute_uses(view, attribute: str):
     for module in view.users:
         key = ("attribute uses", module, attribute)  # parsing every importer again cost most of an edit
         if key not in program.memos.read:
-            program.memos.read[key] = _attribute_uses(program.tree(module), attribute)
+            program.memos.read[key] = _attribute_uses(program, module, attribute)
         line, environment = program.memos.read[key]
         if read is None and line is not None:
             read = program.place(module, line)
@@ -827,17 +829,20 @@ def attribute_uses(view, attribute: str):
     return read, from_environment
 
 
-def _attribute_uses(tree: ast.Module | None, attribute: str) -> tuple[int | None, bool]:
+def _attribute_uses(program, module: str, attribute: str) -> tuple[int | None, bool]:
+    tree = program.tree(module)
     if tree is None:
         return None, False
     variable, read, from_environment = attribute.upper(), None, False
-    # `hvd.local_rank()` is a call of a method, and `self.local_rank` an object's own attribute:
-    # neither reads a parsed option
+    # `hvd.local_rank()` is a call of a method, `self.local_rank` an object's own attribute, and
+    # `job_env.local_rank` one of a library's object (`job_env = submitit.JobEnvironment()`):
+    # none reads a parsed option
     called = {id(node.func) for node in walk(tree) if isinstance(node, ast.Call)}
+    foreign = _library_objects(program, module, tree)
     for node in walk(tree):
         if (
             isinstance(node, ast.Attribute) and node.attr == attribute and isinstance(node.ctx, ast.Load)
-            and id(node) not in called and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+            and id(node) not in called and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls", *foreign))
         ):
             read = node.lineno if read is None else min(read, node.lineno)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
@@ -845,3 +850,35 @@ def _attribute_uses(tree: ast.Module | None, attribute: str) -> tuple[int | None
             if any(isinstance(target, ast.Attribute) and target.attr == attribute for target in targets):
                 from_environment |= any(isinstance(part, ast.Constant) and part.value == variable for part in walk(node.value))
     return read, from_environment
+
+
+_PARSES = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args"})
+
+
+def _library_objects(program, module: str, tree: ast.Module) -> set[str]:
+    """Names bound, wherever the module binds them, only to what a call of an imported library
+    (no project module) other than a parse returns (`job_env = submitit.JobEnvironment()`):
+    objects of that library, not a namespace a project parser filled."""
+    libraries = set()
+    for node in walk(tree):
+        if isinstance(node, ast.Import) or isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            for alias in node.names:
+                name = alias.name if isinstance(node, ast.Import) else f"{node.module}.{alias.name}"
+                if program.split(name, module) is None:
+                    libraries.add((alias.asname or alias.name).partition(".")[0])
+    bound: dict[str, bool] = {}
+    for node in walk(tree):
+        if isinstance(node, ast.Assign):
+            value = node.value
+            func = value.func if isinstance(value, ast.Call) else None
+            root = func
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            library = (
+                isinstance(root, ast.Name) and root.id in libraries and root.id != "argparse"  # `argparse.Namespace(...)` holds options
+                and not (isinstance(func, ast.Attribute) and func.attr in _PARSES)
+            )
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    bound[target.id] = bound.get(target.id, True) and library
+    return {name for name, only_library in bound.items() if only_library}
