@@ -21,6 +21,8 @@ def guard(source: str):
         "torch.distributed.get_rank() == 0",
         "int(os.environ['RANK']) == 0",
         "os.environ.get('LOCAL_RANK', '0') == 0",
+        "os.environ.get('RANK', '0') == '0'",
+        "rank0_only()",
         "not rank",
         "args.local_rank in (-1, 0)",
         "args.local_rank in [-1, 0]",
@@ -65,6 +67,7 @@ def test_rank_zero_guards(source):
         "not accelerator.is_main_process",
         "rank",
         "args.distributed and rank != 0",
+        "os.environ['RANK'] != '0'",
     ],
 )
 def test_other_rank_guards(source):

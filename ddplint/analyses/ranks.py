@@ -65,7 +65,7 @@ MAIN_PROCESS_NAMES = frozenset(
         "is_main_process", "is_local_main_process", "main_process", "is_main", "is_main_rank",
         "is_master", "is_master_process", "master_process", "is_local_master", "is_rank_zero",
         "is_rank_0", "rank_zero", "is_global_zero", "is_world_process_zero", "is_local_process_zero",
-        "is_primary", "is_chief",
+        "is_primary", "is_chief", "rank0_only", "is_rank0",
     }
 )
 # Text that every rank test above contains. Plain substrings (a case-insensitive regex cost
@@ -76,7 +76,7 @@ RANK_GUARD_NEEDLE = (
     "global_zero", "process_zero", "is_primary", "is_chief", "get_ordinal", "process_index",
 )
 RANK_ZERO_DECORATORS = frozenset(
-    {"rank_zero_only", "main_process_only", "master_only", "on_main_process", "main_process", "master_process_only"}
+    {"rank_zero_only", "rank0_only", "main_process_only", "master_only", "on_main_process", "main_process", "master_process_only"}
 )
 WORLD_SIZE_NAMES = frozenset({"world_size", "num_replicas", "num_processes", "get_world_size"})
 DISTRIBUTED_FLAGS = frozenset(
@@ -153,8 +153,12 @@ def last_name(expr: cst.BaseExpression) -> str | None:
 
 
 def _int_value(expr: cst.BaseExpression) -> int | None:
+    """An integer literal, negated or not, or a string of one: the launcher's variables are
+    strings (`os.environ.get("RANK", "0") == "0"`)."""
     if isinstance(expr, cst.Integer):
         return int(expr.value, 0)
+    if isinstance(expr, cst.SimpleString) and isinstance(expr.evaluated_value, str) and expr.evaluated_value.lstrip("-").isdigit():
+        return int(expr.evaluated_value)
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
         inner = _int_value(expr.expression)
         return None if inner is None else -inner

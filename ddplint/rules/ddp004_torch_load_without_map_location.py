@@ -19,7 +19,7 @@ from ddplint.prefilter.triggers import DISTRIBUTED_EVIDENCE_CODE, CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.core.torch_api import DDP, DISTRIBUTED_EVIDENCE, GRAD_SCALERS, LR_SCHEDULERS, TORCH_LOAD, TORCH_SAVE
-from ddplint.semantic.walk import children
+from ddplint.semantic.walk import children, descendants
 
 # Words, in a path, a variable or the enclosing function's name, that say "checkpoint".
 CHECKPOINT_WORDS = frozenset(
@@ -41,6 +41,9 @@ NOT_CHECKPOINT_WORDS = frozenset(
 # ... and words of state that never holds CUDA storages, whatever is done with it: a
 # GradScaler's state dict is Python numbers, RNG states are CPU byte tensors.
 NO_TENSORS_WORDS = frozenset({"scaler", "rng", "seed"})
+# ... and words that name another's file, downloaded or handed over (`args.pretrained`): where
+# the program is not seen to save it, nothing says on which device its tensors were saved.
+PRETRAINED_WORDS = frozenset({"pretrained", "pretrain"})
 # Keys of a checkpoint dict (`ckpt["model"]`, `ckpt.get("state_dict")`), by word.
 STATE_KEY_WORDS = frozenset(
     {
@@ -86,6 +89,7 @@ class _Load:
     rank_zero: bool = False  # only rank 0 of a distributed run reaches it, by the guards here
     looped: bool = False  # its file is named by a loop variable: one process reads many files
     handed: bool = False  # its file is a parameter of its function: the callers name it
+    deviceless: bool = False  # in `if args.gpu is None:`, whose else loads onto args.gpu: no rank's branch
 
 
 class TorchLoadWithoutMapLocation(Rule):
@@ -113,7 +117,10 @@ class TorchLoadWithoutMapLocation(Rule):
       bound to or the enclosing function name a checkpoint (ckpt, checkpoint, resume,
       pretrained, weights, best, last, model, net, `.pt`, `.pth`, `.bin`), or the file itself
       `torch.save`s a state dict or a model.
-    Not flagged: loads whose path or variable names a cache, features, embeddings, labels,
+    Not flagged: another's weights (a path or variable that says "pretrained") read as a state
+    dict where the program is not seen to save them (nothing shows their device); a load in
+    the body of `if args.gpu is None:` whose `else:` loads with a map_location on `args.gpu`
+    (each rank's run has its device; the branch without one is no rank's); loads whose path or variable names a cache, features, embeddings, labels,
     stats, a vocabulary, a data set, a `.npy` file or an exported (TensorRT, ONNX) engine,
     unless the result goes into `load_state_dict` or is read by checkpoint keys; loads of a
     GradScaler's or RNG state (named "scaler", "rng", "seed"), which hold no CUDA tensors;
@@ -648,6 +655,27 @@ class TorchLoadWithoutMapLocation(Rule):
     )
     clean_examples = (
         Clean(
+            # Each rank's run has its device (args.gpu) and loads onto it; the `is None` branch
+            # is a run without one. Another's pretrained weights read as a state dict: nothing
+            # here saves them, so nothing says on which device.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def main(args, model):
+                dist.init_process_group("nccl")
+                if args.pretrained:
+                    model.load_state_dict(torch.load(args.pretrained)["state_dict"])
+                if args.resume:
+                    if args.gpu is None:
+                        checkpoint = torch.load(args.resume)
+                    else:
+                        loc = "cuda:{}".format(args.gpu)
+                        checkpoint = torch.load(args.resume, map_location=loc)
+                    model.load_state_dict(checkpoint["state_dict"])
+            """
+        ),
+        Clean(
             # A script that only asks whether a process group is up, starts none, and that
             # nothing launches as ranks: one process loads where it saved.
             """
@@ -1031,12 +1059,34 @@ class TorchLoadWithoutMapLocation(Rule):
             looped=path is not None and bool(self._looped() & _names_in(path.value)),
             handed=path is not None and isinstance(path.value, cst.Name) and function is not None
             and _is_parameter(function.node, path.value.value),
+            deviceless=self._deviceless_branch(node),
         )
         self._loads.append(load)
         self._by_id[id(node)] = load
         for kind in self._pending.pop(id(node), ()):
             setattr(load, kind, True)
         load.keys |= self._pending_keys.pop(id(node), set())
+
+    def _deviceless_branch(self, node: cst.Call) -> bool:
+        """The load is in the body of `if <device> is None:` and the `else:` loads with a
+        map_location on that device (pytorch/examples' ImageNet script and its copies): the
+        code gives each rank's run its device, so the branch without one is a run with none."""
+        branch = self.model.ifs[-1] if self.model.ifs else None
+        test = branch.test if branch is not None else None
+        if not (
+            isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, cst.Is)
+            and isinstance(test.comparisons[0].comparator, cst.Name) and test.comparisons[0].comparator.value == "None"
+        ):
+            return False
+        device = dotted_name(test.left)
+        if device is None or not isinstance(branch.orelse, cst.Else) or any(found is node for found in descendants(branch.orelse)):
+            return False
+        for other in descendants(branch.orelse):
+            if isinstance(other, cst.Call) and self.model.qualified(other.func) in TORCH_LOAD:
+                target = argument_for(other, TORCH_LOAD, "map_location")
+                if target is not None and device in _dotted_names(target.value) | _assigned_names(branch.orelse, target.value):
+                    return True
+        return False
 
     def _names_own_rank(self, path: cst.BaseExpression) -> bool:
         """`f"model_rank{rank}.bin"` (also through variables): each rank reads the file it
@@ -1212,8 +1262,8 @@ class TorchLoadWithoutMapLocation(Rule):
         guarded = self.ranks.functions_only_rank_zero_calls()
         own = self.model.get(DistributedEvidence).found  # this file's own code shows distribution
         for load in self._loads:
-            if not load.looped and (load.rank_zero or load.function in guarded):
-                continue  # rank 0 alone loads it, onto its own GPU
+            if not load.looped and (load.rank_zero or load.function in guarded) or load.deviceless:
+                continue  # rank 0 alone loads it, onto its own GPU; or a run with no device of its own
             held = self._holds(load)
             if held is None or not held and not own:
                 # Where only another module's code shows that ranks run this one, a name that
@@ -1246,7 +1296,9 @@ class TorchLoadWithoutMapLocation(Rule):
         if made is None and project is not None and load.keys:
             made = saved_format(project, load.keys)
         if made is None:
-            return []
+            # another's weights read as a state dict: nothing shows where they were saved from
+            # (a whole pickled model still carries its device: `model.to(...)` comes too late)
+            return None if load.words & PRETRAINED_WORDS and not (load.whole_model or load.on_device) else []
         tensors = "CUDA tensors" if project is not None and places_on_cuda(project) else "tensors not moved to the host"
         return [Link(StepKind.MADE, f"the file is saved from {tensors} at {made.place}: {made.what}", made.place)]
 
@@ -1337,6 +1389,23 @@ class TorchLoadWithoutMapLocation(Rule):
         if load.whole_model or load.on_device:
             return f"it is used as the loaded object itself: {lands}"
         return f"it is named as a checkpoint: {lands}"
+
+
+def _dotted_names(node: cst.CSTNode) -> set[str]:
+    return {name for found in (node, *descendants(node)) if (name := dotted_name(found)) is not None}  # type: ignore[arg-type]
+
+
+def _assigned_names(block: cst.CSTNode, expr: cst.BaseExpression) -> set[str]:
+    """The dotted names that the assignments of the name `expr` in `block` read (`loc =
+    "cuda:{}".format(args.gpu)` before `map_location=loc`)."""
+    if not isinstance(expr, cst.Name):
+        return set()
+    return {
+        name
+        for found in descendants(block) if isinstance(found, cst.Assign)
+        and any(isinstance(target.target, cst.Name) and target.target.value == expr.value for target in found.targets)
+        for name in _dotted_names(found.value)
+    }
 
 
 def _names_in(expr: cst.CSTNode) -> set[str]:

@@ -112,7 +112,7 @@ class SaveOnEveryRank(Rule):
     `if not args.distributed or rank == 0` (and `if rank == 0 or not args.distribution` with
     any flag the module starts its process group under: `if args.distribution:
     dist.init_process_group(...)`), early returns such as `if rank != 0: return`,
-    `@rank_zero_only` (`@main_process`, ...), a same-module function
+    `@rank_zero_only` (`@rank0_only`, `@main_process`, ...), a same-module function
     (`save_checkpoint()`) whose every call is under such a guard, and any of these tests held
     in a variable or attribute: `verbose = rank == 0` then `if verbose:`, `self.is_main =
     dist.get_rank() == 0` then `if self.is_main:` in another method (also of a subclass, in
@@ -622,6 +622,25 @@ class SaveOnEveryRank(Rule):
             model = train()
             if master_process:
                 torch.save(model.state_dict(), "ckpt.pt")
+            """
+        ),
+        Clean(
+            # A project's rank-0 decorator and predicate (`rank0_only`).
+            """
+            import torch
+            import torch.distributed as dist
+            from utils.ddp import rank0_only
+
+            class Trainer:
+                @rank0_only
+                def save_checkpoint(self, state):
+                    torch.save(state, "ckpt.pth")
+
+                def fit(self, model, args):
+                    dist.init_process_group("nccl")
+                    if rank0_only():
+                        torch.save(model.state_dict(), "latest.pth")
+                    self.save_checkpoint(model.state_dict())
             """
         ),
         Clean(
