@@ -404,6 +404,27 @@ def test_files_saved_with_their_tensors_on_the_host_and_what_spoils_that(tmp_pat
         assert saved_on_host(index, "pkg.train", f"file:{spoiled}") is None, spoiled
 
 
+def test_a_state_dict_moved_to_the_host_item_by_item_holds_no_cuda_tensors(tmp_path):
+    """`for key, param in state.items(): state[key] = param.cpu()` before the save (KAIR's and
+    BasicSR's save_network); a loop that moves only some items, or stores a CUDA one, does not."""
+    train = (
+        "import torch\n\n"
+        "def save(net):\n    state = net.state_dict()\n    for key, param in state.items():\n        state[key] = param.cpu()\n"
+        "    torch.save(state, 'host.pt')\n\n"
+        "def cast(net):\n    state = net.state_dict()\n    for key, param in state.items():\n        state[key] = param.to('cpu')\n"
+        "    torch.save(state, 'cast.pt')\n\n"
+        "def some(net):\n    state = net.state_dict()\n    for key, param in state.items():\n        if 'ema' in key:\n            state[key] = param.cpu()\n"
+        "    torch.save(state, 'some.pt')\n\n"
+        "def back(net):\n    state = net.state_dict()\n    for key, param in state.items():\n        state[key] = param.cpu()\n"
+        "        state['extra'] = param.cuda()\n    torch.save(state, 'back.pt')\n"
+    )
+    index = _project(tmp_path, {"train": train})
+    assert saved_on_host(index, "pkg.train", "file:host.pt") == P("pkg/train.py:7")
+    assert saved_on_host(index, "pkg.train", "file:cast.pt") == P("pkg/train.py:13")
+    for spoiled in ("some.pt", "back.pt"):
+        assert saved_on_host(index, "pkg.train", f"file:{spoiled}") is None, spoiled
+
+
 def test_files_of_python_values_and_tensors_made_on_the_host_hold_no_cuda_tensors(tmp_path):
     """Tensors made from Python data or by a factory with no device, a join of them, parsed
     options, a scheduler's state (also through a parameter every caller fills with one) and

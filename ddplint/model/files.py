@@ -306,8 +306,39 @@ def _host(reader, statement: ast.stmt) -> None:
             if isinstance(name, ast.Name):
                 (reader.hosted.add if host else reader.hosted.discard)(name.id)
                 reader.sequences.discard(name.id)
+        converted = _converted_in_place(statement)
+        if converted is not None:
+            reader.hosted.add(converted)
     if isinstance(statement, ast.Assign):
         _assigned(reader, statement)
+
+
+def _converted_in_place(loop: ast.For | ast.AsyncFor) -> str | None:
+    """`for key, param in state.items(): state[key] = param.cpu()`: the dict the loop moves to
+    the host item by item, every item in its own body's statement; None for any other loop.
+    (What else the body stores into it is judged as the body runs: a CUDA item undoes it.)"""
+    iterated, target = loop.iter, loop.target
+    if not (
+        isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute) and iterated.func.attr == "items"
+        and not iterated.args and isinstance(target, ast.Tuple) and len(target.elts) == 2
+        and all(isinstance(element, ast.Name) for element in target.elts)
+    ):
+        return None
+    owner, (key, value) = dotted(iterated.func.value), (element.id for element in target.elts)  # type: ignore[attr-defined]
+    for statement in loop.body:
+        if (
+            isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(item := statement.targets[0], ast.Subscript) and dotted(item.value) == owner
+            and isinstance(item.slice, ast.Name) and item.slice.id == key
+            and isinstance(call := statement.value, ast.Call) and isinstance(call.func, ast.Attribute)
+            and dotted(call.func.value) == value and (call.func.attr == "cpu" and not call.args or _to_cpu(call))
+        ):
+            return owner
+    return None
+
+
+def _to_cpu(call: ast.Call) -> bool:
+    return bool(call.args) and isinstance(call.args[0], ast.Constant) and call.args[0].value == "cpu"
 
 
 def _assigned(reader, statement: ast.Assign) -> None:
