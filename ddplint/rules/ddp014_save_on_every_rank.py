@@ -142,7 +142,7 @@ class SaveOnEveryRank(Rule):
     for its `process()`/`download()`, a class chosen by name (`getattr(datasets, name)(...)`);
     the message names where the ranks start and the call that reaches the save.
     Other writers: Hugging Face's `save_pretrained` (not with `is_main_process=`, not a
-    tokenizer's or configuration's small files), safetensors' `save_file`/`save_model`, a
+    tokenizer's or configuration's small files, not a method the project defines itself), safetensors' `save_file`/`save_model`, a
     torchvision dataset built with `download=True` on every rank into one folder (not inside
     `main_process_first()` or after a barrier the other ranks wait at), Accelerate's
     `save_state` pre-hooks (run on every process), and `torch.save` of a full state dict only
@@ -625,6 +625,25 @@ class SaveOnEveryRank(Rule):
             """
         ),
         Clean(
+            # The project's own save_pretrained, which gathers on every rank and says which
+            # process writes: every rank must call it.
+            """
+            import torch
+            import torch.distributed as dist
+
+            class Trainer:
+                def save_pretrained(self, directory):
+                    state = gather_state(self.model)
+                    if dist.get_rank() == 0:
+                        torch.save(state, f"{directory}/model.bin")
+
+                def fit(self, args):
+                    dist.init_process_group("nccl")
+                    train(self.model)
+                    self.save_pretrained(args.output_dir)
+            """
+        ),
+        Clean(
             # A project's rank-0 decorator and predicate (`rank0_only`).
             """
             import torch
@@ -1104,8 +1123,20 @@ class SaveOnEveryRank(Rule):
                 return None  # the caller says which process writes
             if _writes_small_files(func.value) or dotted_name(func.value) in self._small.get(self.model.frame.key, ()):
                 return None  # a configuration's or tokenizer's small files, each in one write
+            if self._project_method(func):
+                return None  # the project's own method, which says itself who writes (trlx's trainers)
             return "save_pretrained", argument_for(node, SAVE_PRETRAINED, "save_directory")
         return None
+
+    def _project_method(self, func: cst.Attribute) -> bool:
+        """`self.save_pretrained(...)` or `self.model.save_pretrained(...)` reaches a method the
+        project defines (on the class, a base, or the class of the object a name or attribute holds)."""
+        project, written = self.model.project, dotted_name(func)
+        if project is None or written is None:
+            return False
+        self_class = self.model.frame.self_class
+        cls = self_class.name.value if self_class is not None else None
+        return project.program.target(project.module, self.model.frame.key, cls, written) is not None
 
     def _note_save(self, node: cst.Call, writer: str, destination: cst.Arg | None) -> None:
         key = self.model.frame.key
