@@ -15,18 +15,30 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 SOURCES = sorted(p for p in REPO.glob("ddplint/**/*.py")) + sorted(REPO.glob("fixtures/**/*.py"))
 
 
+_EXITS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
+
+
 class _Recorder(cst.CSTVisitor):
+    """libcst's own visit, less the statements of a block after one that always leaves it
+    (code that never runs, which the engine's walk does not enter)."""
+
     def __init__(self):
         super().__init__()
-        self.entered, self.left = [], []
+        self.entered, self.left, self.dead = [], [], set()
 
     def on_visit(self, node):
+        if id(node) in self.dead:
+            return False
+        if isinstance(node, cst.IndentedBlock):
+            exits = [i for i, line in enumerate(node.body) if isinstance(line, cst.SimpleStatementLine) and any(isinstance(small, _EXITS) for small in line.body)]
+            if exits:
+                self.dead.update(id(line) for line in node.body[exits[0] + 1 :])
         if type(node) not in SKIPPED:
             self.entered.append(node)
         return True
 
     def on_leave(self, node):
-        if type(node) not in SKIPPED:
+        if type(node) not in SKIPPED and id(node) not in self.dead:
             self.left.append(node)
 
 
@@ -104,3 +116,14 @@ def test_walk_visits_an_except_star_clause_in_source_order(source):
     """hypothesmith found it: `except*`'s type came after its body (the dataclass order). Parsed
     as 3.11 code, which libcst reads on any Python."""
     _check(cst.parse_module(source, config=cst.PartialParserConfig(python_version="3.11")))
+
+
+def test_walk_does_not_enter_code_after_a_statement_that_leaves_its_block():
+    source = (
+        "def save(model):\n    raise RuntimeError('unsupported')\n    torch.save(model, 'a.pt')\n"
+        "for x in xs:\n    if x:\n        continue\n        dead(x)\n    live(x)\n"
+        "def f():\n    return 1\n    dead()\n"
+    )
+    called = []
+    walk(cst.parse_module(source), {cst.Call: [lambda node: called.append(node.func.value if isinstance(node.func, cst.Name) else "save")]}, {})
+    assert called == ["RuntimeError", "live"]

@@ -175,9 +175,25 @@ def events(root: cst.CSTNode, entered: frozenset[type], left: frozenset[type]) -
         if cls in entered:
             found.append((node, False))
         stack.append((node, True))
-        stack.extend((child, False) for child in reversed(children(node)))
+        below = children(node)
+        if cls is cst.IndentedBlock:
+            below = _live(below)
+        stack.extend((child, False) for child in reversed(below))
     _statement_events = reached
     return found
+
+
+_EXITS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
+
+
+def _live(statements: list[cst.CSTNode]) -> list[cst.CSTNode]:
+    """A block's statements up to the first that always leaves it (`raise`, `return`,
+    `continue`, `break`): the code after it never runs, and no rule reads it (relora's
+    `save_model_fsdp` raises first; a save after that writes nothing)."""
+    for index, statement in enumerate(statements):
+        if type(statement) is cst.SimpleStatementLine and any(type(small) in _EXITS for small in statement.body):  # type: ignore[attr-defined]
+            return statements[: index + 1]
+    return statements
 
 
 _NEWLINES = re.compile(r"\r\n?|\n")

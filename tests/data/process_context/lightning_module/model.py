@@ -4,13 +4,13 @@ from pytorch_lightning.utilities import rank_zero_only
 
 
 class LitClassifier(pl.LightningModule):
-    def __init__(self, pretrained="checkpoints/backbone.ckpt"):
+    def __init__(self, resume="checkpoints/last.ckpt"):
         super().__init__()
         self.save_hyperparameters()
         self.net = torch.nn.Linear(32, 10)
 
     def setup(self, stage):
-        self.net.load_state_dict(torch.load(self.hparams.pretrained))
+        self.net.load_state_dict(torch.load(self.hparams.resume))
 
     def training_step(self, batch, batch_idx):
         x, y = batch
