@@ -103,7 +103,8 @@ class MissingSetEpoch(Rule):
             fix_edits=(
                 (
                     "for epoch in range(args.epochs):\n",
-                    "for epoch in range(args.epochs):\n        loader_train.sampler.set_epoch(epoch)\n",
+                    "for epoch in range(args.epochs):\n"
+                    "        loader_train.sampler.set_epoch(epoch)\n",
                 ),
             ),
             messages=(
@@ -146,7 +147,8 @@ class MissingSetEpoch(Rule):
             fix_edits=(
                 (
                     "for epoch in range(epochs):\n",
-                    "for epoch in range(epochs):\n        sampler.set_epoch(epoch)\n",
+                    "for epoch in range(epochs):\n"
+                    "        sampler.set_epoch(epoch)\n",
                 ),
             ),
             messages=(
@@ -174,7 +176,8 @@ class MissingSetEpoch(Rule):
             fix_edits=(
                 (
                     "for epoch in range(args.epochs):\n",
-                    "for epoch in range(args.epochs):\n        sampler.set_epoch(epoch)\n",
+                    "for epoch in range(args.epochs):\n"
+                    "        sampler.set_epoch(epoch)\n",
                 ),
             ),
             messages=(
@@ -204,7 +207,8 @@ class MissingSetEpoch(Rule):
             fix_edits=(
                 (
                     "for epoch in range(epochs):\n",
-                    "for epoch in range(epochs):\n            self.train_sampler.set_epoch(epoch)\n",
+                    "for epoch in range(epochs):\n"
+                    "            self.train_sampler.set_epoch(epoch)\n",
                 ),
             ),
             messages=(
@@ -226,7 +230,8 @@ class MissingSetEpoch(Rule):
             fix_edits=(
                 (
                     "for epoch in range(10):\n",
-                    "for epoch in range(10):\n    loader.sampler.set_epoch(epoch)\n",
+                    "for epoch in range(10):\n"
+                    "    loader.sampler.set_epoch(epoch)\n",
                 ),
             ),
             messages=(
@@ -354,7 +359,8 @@ class MissingSetEpoch(Rule):
             fix_edits=(
                 (
                     "for step in range(args.steps):\n",
-                    "for step in range(args.steps):\n        sampler.set_epoch(step)\n",
+                    "for step in range(args.steps):\n"
+                    "        sampler.set_epoch(step)\n",
                 ),
             ),
             messages=(
