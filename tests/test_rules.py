@@ -66,6 +66,25 @@ def test_caret_lines_mark_the_line_above_and_leave_the_code():
         Flagged("  ^\nx = 1\n")
 
 
+def test_fix_edits_make_the_fixed_code_from_the_flagged_code():
+    example = Flagged(
+        """
+        model = DDP(model, find_unused_parameters=True)
+                ^
+        for epoch in range(3):
+            train()
+        """,
+        fix_edits=((", find_unused_parameters=True", ""), ("range(3):\n", "range(3):\n    sampler.set_epoch(epoch)\n")),
+    )
+    assert example.fixed == "model = DDP(model)\nfor epoch in range(3):\n    sampler.set_epoch(epoch)\n    train()\n"
+    with pytest.raises(ValueError, match="not 0 times"):
+        Flagged("x = f(a)\n^\n", fix_edits=(("g(a)", "g(b)"),))
+    with pytest.raises(ValueError, match="not 2 times"):
+        Flagged("x = f(a) + f(a)\n^\n", fix_edits=(("f(a)", "f(b)"),))
+    with pytest.raises(ValueError, match="not both"):
+        Flagged("x = f(a)\n^\n", fixed="x = f(b)\n", fix_edits=(("f(a)", "f(b)"),))
+
+
 @pytest.mark.parametrize("rule, example", FLAGGED)
 def test_flagged_examples_fix_to_golden_output(rule, example):
     outcome = fix_text(example.code, "example.py", [rule], unsafe_fixes=True)

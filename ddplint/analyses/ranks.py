@@ -350,15 +350,24 @@ def _compare_world_size(operator: cst.BaseCompOp, value: cst.BaseExpression) -> 
 Resolver = Callable[[cst.BaseExpression], "RankTest | RankValue | None"]
 
 
+_FACTS = ("only_zero", "never_zero", "first_replica")
+
+
+def _combined(first: RankTest, second: RankTest, true_facts, false_facts) -> RankTest:
+    """A test whose each `true_*` fact is `true_facts` (`any` or `all`) of the two tests' and
+    each `false_*` fact `false_facts` of theirs."""
+    facts = {}
+    for fact in _FACTS:
+        for outcome, combine in (("true", true_facts), ("false", false_facts)):
+            name = f"{outcome}_{fact}"
+            facts[name] = combine((getattr(first, name), getattr(second, name)))
+    return RankTest(**facts)
+
+
 def _conjunction(left: RankTest, right: RankTest) -> RankTest:
-    return RankTest(
-        left.true_only_zero or right.true_only_zero,
-        left.false_only_zero and right.false_only_zero,
-        left.true_never_zero or right.true_never_zero,
-        left.false_never_zero and right.false_never_zero,
-        left.true_first_replica or right.true_first_replica,
-        left.false_first_replica and right.false_first_replica,
-    )
+    """What `left and right` says: true, whatever either being true says; false, only what
+    both being false say."""
+    return _combined(left, right, any, all)
 
 
 def _disjunction(left: RankTest, right: RankTest) -> RankTest:
@@ -450,14 +459,7 @@ _EVERY_FACT = RankTest(True, True, True, True)
 
 def _meet(first: RankTest, second: RankTest) -> RankTest:
     """The facts that hold whichever of two values a variable holds."""
-    return RankTest(
-        first.true_only_zero and second.true_only_zero,
-        first.false_only_zero and second.false_only_zero,
-        first.true_never_zero and second.true_never_zero,
-        first.false_never_zero and second.false_never_zero,
-        first.true_first_replica and second.true_first_replica,
-        first.false_first_replica and second.false_first_replica,
-    )
+    return _combined(first, second, all, all)
 
 
 def _constant_truth(expr: cst.BaseExpression) -> bool | None:

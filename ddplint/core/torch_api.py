@@ -191,13 +191,11 @@ MANUAL_SEED = api("torch.manual_seed", "torch.random.manual_seed", params="seed"
 
 # -- processes ------------------------------------------------------------------------------
 SET_SHARING_STRATEGY = api("torch.multiprocessing.set_sharing_strategy", params="new_strategy")
-SPAWN = api(
-    "torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn",
-    params="fn args nprocs join daemon start_method",
-)
+# spawn is start_processes with start_method="spawn": the two take the same parameters.
+_SPAWN_PARAMS = "fn args nprocs join daemon start_method"
+SPAWN = api("torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn", params=_SPAWN_PARAMS)
 START_PROCESSES = api(
-    "torch.multiprocessing.start_processes", "torch.multiprocessing.spawn.start_processes",
-    params="fn args nprocs join daemon start_method",
+    "torch.multiprocessing.start_processes", "torch.multiprocessing.spawn.start_processes", params=_SPAWN_PARAMS
 )
 PROCESS = api(
     "multiprocessing.Process", "multiprocessing.context.Process", "torch.multiprocessing.Process",

@@ -16,6 +16,12 @@ from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule, harm_of
 from ddplint.semantic.model import dotted_name
 from ddplint.semantic.walk import descendants, positions
 
+# The message the examples of a sampler picked at run time (a conditional, branches) expect.
+_UNNAMED_SAMPLER_MESSAGE = (
+    "This DistributedSampler never gets set_epoch() in this epoch loop: every epoch repeats the same "
+    "shuffled order; call set_epoch(epoch) first in the loop body"
+)
+
 
 class MissingSetEpoch(Rule):
     """
@@ -94,16 +100,13 @@ class MissingSetEpoch(Rule):
                     for images, target in loader_train:
                         model(images, target).backward()
             """,
-            fixed="""
-            from timm.data import create_loader
-
-            def main(args, dataset_train, model):
-                loader_train = create_loader(dataset_train, (3, 224, 224), 128, is_training=True, distributed=True)
-                for epoch in range(args.epochs):
-                    loader_train.sampler.set_epoch(epoch)
-                    for images, target in loader_train:
-                        model(images, target).backward()
-            """,
+            fix_edits=(
+                (
+                    "for epoch in range(args.epochs):\n",
+                    "for epoch in range(args.epochs):\n"
+                    "        loader_train.sampler.set_epoch(epoch)\n",
+                ),
+            ),
             messages=(
                 "DistributedSampler `loader_train.sampler` never gets set_epoch() in this epoch loop: every "
                 "epoch repeats the same shuffled order; call set_epoch(epoch) first in the loop body"
@@ -141,18 +144,13 @@ class MissingSetEpoch(Rule):
                     for batch in loader:
                         model(batch).backward()
             """,
-            fixed="""
-            from torch.utils.data import DataLoader
-            from torch.utils.data.distributed import DistributedSampler
-
-            def main(dataset, epochs):
-                sampler = DistributedSampler(dataset)
-                loader = DataLoader(dataset, batch_size=32, sampler=sampler)
-                for epoch in range(epochs):
-                    sampler.set_epoch(epoch)
-                    for batch in loader:
-                        model(batch).backward()
-            """,
+            fix_edits=(
+                (
+                    "for epoch in range(epochs):\n",
+                    "for epoch in range(epochs):\n"
+                    "        sampler.set_epoch(epoch)\n",
+                ),
+            ),
             messages=(
                 "DistributedSampler `sampler` never gets set_epoch() in this epoch loop: every epoch repeats the "
                 "same shuffled order; call set_epoch(epoch) first in the loop body"
@@ -175,21 +173,13 @@ class MissingSetEpoch(Rule):
                 ^
                     train_one_epoch(model, data_loader_train, optimizer)
             """,
-            fixed="""
-            import torch
-
-            def train_one_epoch(model, data_loader, optimizer):
-                for images, labels in data_loader:
-                    model(images, labels).backward()
-                    optimizer.step()
-
-            def main(args, dataset, model, optimizer):
-                sampler = torch.utils.data.DistributedSampler(dataset, shuffle=True)
-                data_loader_train = torch.utils.data.DataLoader(dataset, sampler=sampler, batch_size=64)
-                for epoch in range(args.epochs):
-                    sampler.set_epoch(epoch)
-                    train_one_epoch(model, data_loader_train, optimizer)
-            """,
+            fix_edits=(
+                (
+                    "for epoch in range(args.epochs):\n",
+                    "for epoch in range(args.epochs):\n"
+                    "        sampler.set_epoch(epoch)\n",
+                ),
+            ),
             messages=(
                 "DistributedSampler `sampler` never gets set_epoch() in this epoch loop: every epoch repeats the "
                 "same shuffled order; call set_epoch(epoch) first in the loop body"
@@ -214,23 +204,13 @@ class MissingSetEpoch(Rule):
                     ^
                         self.train_epoch()
             """,
-            fixed="""
-            import torch.utils.data as data
-
-            class Trainer:
-                def __init__(self, dataset):
-                    self.train_sampler = data.distributed.DistributedSampler(dataset)
-                    self.train_loader = data.DataLoader(dataset, batch_size=8, sampler=self.train_sampler)
-
-                def train_epoch(self):
-                    for step, batch in enumerate(self.train_loader):
-                        self.model(batch).backward()
-
-                def fit(self, epochs):
-                    for epoch in range(epochs):
-                        self.train_sampler.set_epoch(epoch)
-                        self.train_epoch()
-            """,
+            fix_edits=(
+                (
+                    "for epoch in range(epochs):\n",
+                    "for epoch in range(epochs):\n"
+                    "            self.train_sampler.set_epoch(epoch)\n",
+                ),
+            ),
             messages=(
                 "DistributedSampler `self.train_sampler` never gets set_epoch() in this epoch loop: every epoch "
                 "repeats the same shuffled order; call set_epoch(epoch) first in the loop body"
@@ -247,15 +227,13 @@ class MissingSetEpoch(Rule):
                 for x in loader:
                     model(x).backward()
             """,
-            fixed="""
-            from torch.utils.data import DataLoader, DistributedSampler as DS
-
-            loader = DataLoader(dataset, batch_size=4, sampler=DS(dataset))
-            for epoch in range(10):
-                loader.sampler.set_epoch(epoch)
-                for x in loader:
-                    model(x).backward()
-            """,
+            fix_edits=(
+                (
+                    "for epoch in range(10):\n",
+                    "for epoch in range(10):\n"
+                    "    loader.sampler.set_epoch(epoch)\n",
+                ),
+            ),
             messages=(
                 "DistributedSampler `loader.sampler` never gets set_epoch() in this epoch loop: every epoch "
                 "repeats the same shuffled order; call set_epoch(epoch) first in the loop body"
@@ -276,19 +254,7 @@ class MissingSetEpoch(Rule):
                 for batch in train_loader:
                     model(batch).backward()
             """,
-            fixed="""
-            from torch.utils.data import BatchSampler, DataLoader, DistributedSampler
-
-            train_sampler = DistributedSampler(train_set)
-            val_sampler = DistributedSampler(val_set)
-            batches = BatchSampler(train_sampler, 32, drop_last=True)
-            train_loader = DataLoader(train_set, batch_sampler=batches)
-            for epoch in range(5):
-                train_sampler.set_epoch(epoch)
-                val_sampler.set_epoch(epoch)
-                for batch in train_loader:
-                    model(batch).backward()
-            """,
+            fix_edits=(("for epoch in range(5):\n", "for epoch in range(5):\n    train_sampler.set_epoch(epoch)\n"),),
             messages=(
                 "DistributedSampler `train_sampler` never gets set_epoch() in this epoch loop: every epoch "
                 "repeats the same shuffled order; call set_epoch(epoch) first in the loop body"
@@ -350,10 +316,7 @@ class MissingSetEpoch(Rule):
                     for batch in loader:
                         model(batch).backward()
             """,
-            messages=(
-                "This DistributedSampler never gets set_epoch() in this epoch loop: every epoch repeats the same "
-                "shuffled order; call set_epoch(epoch) first in the loop body"
-            ),
+            messages=_UNNAMED_SAMPLER_MESSAGE,
         ),
         Flagged(
             # One sampler of four, whichever the run picks: one finding for the loop, not four.
@@ -375,10 +338,7 @@ class MissingSetEpoch(Rule):
                     for batch in loader:
                         model(batch).backward()
             """,
-            messages=(
-                "This DistributedSampler never gets set_epoch() in this epoch loop: every epoch repeats the same "
-                "shuffled order; call set_epoch(epoch) first in the loop body"
-            ),
+            messages=_UNNAMED_SAMPLER_MESSAGE,
         ),
         Flagged(
             # A step loop that pulls with `next(iter(loader))`: each iter() starts a new pass, and
@@ -396,19 +356,13 @@ class MissingSetEpoch(Rule):
                     loss.backward()
                     optimizer.step()
             """,
-            fixed="""
-            from torch.utils.data import DataLoader, DistributedSampler
-
-            def main(args, dataset, model, optimizer):
-                sampler = DistributedSampler(dataset)
-                loader = DataLoader(dataset, batch_size=32, sampler=sampler)
-                for step in range(args.steps):
-                    sampler.set_epoch(step)
-                    images, labels = next(iter(loader))
-                    loss = model(images, labels)
-                    loss.backward()
-                    optimizer.step()
-            """,
+            fix_edits=(
+                (
+                    "for step in range(args.steps):\n",
+                    "for step in range(args.steps):\n"
+                    "        sampler.set_epoch(step)\n",
+                ),
+            ),
             messages=(
                 "DistributedSampler `sampler` never gets set_epoch() in this epoch loop: every epoch repeats the "
                 "same shuffled order; call set_epoch(epoch) first in the loop body"

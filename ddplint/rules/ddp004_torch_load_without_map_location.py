@@ -199,13 +199,12 @@ class TorchLoadWithoutMapLocation(Rule):
                 model.load_state_dict(torch.load(path))
                                       ^
             """,
-            fixed="""
-            import torch
-            from torch.nn.parallel.distributed import DistributedDataParallel as DDP
-
-            def resume(model, path):
-                model.load_state_dict(torch.load(path, map_location="cpu"))
-            """,
+            fix_edits=(
+                (
+                    "model.load_state_dict(torch.load(path))",
+                    'model.load_state_dict(torch.load(path, map_location="cpu"))',
+                ),
+            ),
         ),
         Flagged(
             # The Trainer runs a LightningModule's hooks on every rank.
@@ -218,14 +217,7 @@ class TorchLoadWithoutMapLocation(Rule):
                     self.model.load_state_dict(torch.load(self.hparams.checkpoint))
                                                ^
             """,
-            fixed="""
-            import lightning as L
-            import torch
-
-            class Finetune(L.LightningModule):
-                def setup(self, stage):
-                    self.model.load_state_dict(torch.load(self.hparams.checkpoint, map_location="cpu"))
-            """,
+            fix_edits=(("self.hparams.checkpoint", 'self.hparams.checkpoint, map_location="cpu"'),),
         ),
         Flagged(
             # `accelerate launch` runs this on every rank: each loads onto the saving GPU.
@@ -240,16 +232,7 @@ class TorchLoadWithoutMapLocation(Rule):
                                       ^
                 model = accelerator.prepare(model)
             """,
-            fixed="""
-            import torch
-            from accelerate import Accelerator
-
-            def main(config):
-                accelerator = Accelerator()
-                model = build(config)
-                model.load_state_dict(torch.load(config.resume, map_location="cpu")["model"])
-                model = accelerator.prepare(model)
-            """,
+            fix_edits=(("config.resume", 'config.resume, map_location="cpu"'),),
         ),
         Flagged(
             """
@@ -258,11 +241,7 @@ class TorchLoadWithoutMapLocation(Rule):
             state = torch.load("checkpoint.pt")
                     ^
             """,
-            fixed="""
-            import torch
-            import torch.distributed as dist
-            state = torch.load("checkpoint.pt", map_location="cpu")
-            """,
+            fix_edits=(('"checkpoint.pt"', '"checkpoint.pt", map_location="cpu"'),),
         ),
         Flagged(
             """
@@ -271,11 +250,7 @@ class TorchLoadWithoutMapLocation(Rule):
             model.load_state_dict(th.load(path, weights_only=True))
                                   ^
             """,
-            fixed="""
-            import torch as th
-            import torch.distributed as dist
-            model.load_state_dict(th.load(path, weights_only=True, map_location="cpu"))
-            """,
+            fix_edits=(("weights_only=True", 'weights_only=True, map_location="cpu"'),),
         ),
         Flagged(
             """
@@ -286,13 +261,7 @@ class TorchLoadWithoutMapLocation(Rule):
                        ^
             mp.spawn(worker, nprocs=4)
             """,
-            fixed="""
-            import torch.multiprocessing as mp
-            from torch import load as restore
-            def resume(path):
-                return restore(path, map_location="cpu")
-            mp.spawn(worker, nprocs=4)
-            """,
+            fix_edits=(("return restore(path)", 'return restore(path, map_location="cpu")'),),
         ),
         Flagged(
             """
@@ -305,16 +274,7 @@ class TorchLoadWithoutMapLocation(Rule):
                 weights_only=False,
             )
             """,
-            fixed="""
-            import os
-            import torch.serialization
-            local_rank = int(os.environ["LOCAL_RANK"])
-            checkpoint = torch.serialization.load(
-                args.resume,
-                weights_only=False,
-                map_location="cpu",
-            )
-            """,
+            fix_edits=(("weights_only=False,\n", 'weights_only=False,\n    map_location="cpu",\n'),),
         ),
         Flagged(
             """
@@ -326,14 +286,7 @@ class TorchLoadWithoutMapLocation(Rule):
             import torch
             import torch.distributed as dist
             """,
-            fixed="""
-            def main():
-                dist.init_process_group("nccl")
-                checkpoint = torch.load(args.resume, map_location="cpu")
-
-            import torch
-            import torch.distributed as dist
-            """,
+            fix_edits=(("args.resume", 'args.resume, map_location="cpu"'),),
         ),
         Flagged(
             """
@@ -345,14 +298,7 @@ class TorchLoadWithoutMapLocation(Rule):
             state = load(path)
                     ^
             """,
-            fixed="""
-            from torch import (
-                nn,
-                load,
-            )
-            from torch.nn.parallel import DistributedDataParallel
-            state = load(path, map_location="cpu")
-            """,
+            fix_edits=(("path", 'path, map_location="cpu"'),),
         ),
         Flagged(
             """
@@ -365,15 +311,7 @@ class TorchLoadWithoutMapLocation(Rule):
                 net.load_state_dict(saved.get("net"))
                 optimizer.load_state_dict(saved["optimizer"])
             """,
-            fixed="""
-            import torch
-            import torch.distributed as dist
-
-            def restore(net, optimizer, path):
-                saved = torch.load(path, map_location="cpu")
-                net.load_state_dict(saved.get("net"))
-                optimizer.load_state_dict(saved["optimizer"])
-            """,
+            fix_edits=(("saved = torch.load(path)", 'saved = torch.load(path, map_location="cpu")'),),
         ),
         Flagged(
             """
@@ -388,17 +326,7 @@ class TorchLoadWithoutMapLocation(Rule):
                 return torch.load(path)
                        ^
             """,
-            fixed="""
-            import torch
-            import torch.distributed as dist
-
-            def save(model, path):
-                if dist.get_rank() == 0:
-                    torch.save(model.state_dict(), path)
-
-            def load(path):
-                return torch.load(path, map_location="cpu")
-            """,
+            fix_edits=(("return torch.load(path)", 'return torch.load(path, map_location="cpu")'),),
         ),
         Flagged(
             """
@@ -413,17 +341,7 @@ class TorchLoadWithoutMapLocation(Rule):
                 model.eval()
                 return model(batch.to(device))
             """,
-            fixed="""
-            import os
-            import torch
-
-            def evaluate(path):
-                local_rank = int(os.environ["LOCAL_RANK"])
-                device = torch.device("cuda", local_rank)
-                model = torch.load(path, map_location=device)
-                model.eval()
-                return model(batch.to(device))
-            """,
+            fix_edits=(("model = torch.load(path)", "model = torch.load(path, map_location=device)"),),
             messages=(
                 "torch.load without map_location loads onto the saving device (GPU 0 on every rank); the result "
                 "is used as loaded (not a state dict), so pass the rank's own device as map_location"
@@ -441,16 +359,12 @@ class TorchLoadWithoutMapLocation(Rule):
 
             mp.spawn(worker, args=("net.pt",), nprocs=2)
             """,
-            fixed="""
-            import torch
-            import torch.multiprocessing as mp
-
-            def worker(local_rank, path):
-                net = torch.load(path, map_location=f"cuda:{local_rank}").cuda(local_rank)
-                run(net)
-
-            mp.spawn(worker, args=("net.pt",), nprocs=2)
-            """,
+            fix_edits=(
+                (
+                    "net = torch.load(path).cuda(local_rank)",
+                    'net = torch.load(path, map_location=f"cuda:{local_rank}").cuda(local_rank)',
+                ),
+            ),
             messages=(
                 "torch.load without map_location loads onto the saving device (GPU 0 on every rank); the result "
                 "is used as loaded (not a state dict), so pass the rank's own device as map_location"
@@ -467,15 +381,7 @@ class TorchLoadWithoutMapLocation(Rule):
                            ^
                 return blob, DataLoader(data, sampler=DistributedSampler(data))
             """,
-            fixed="""
-            import torch
-            from torch.utils.data import DataLoader, DistributedSampler
-
-            def setup(args, data):
-                with open(args.resume, "rb") as f:
-                    blob = torch.load(f, map_location="cpu")
-                return blob, DataLoader(data, sampler=DistributedSampler(data))
-            """,
+            fix_edits=(("blob = torch.load(f)", 'blob = torch.load(f, map_location="cpu")'),),
         ),
         Flagged(
             """
@@ -488,15 +394,7 @@ class TorchLoadWithoutMapLocation(Rule):
                         merged.update(torch.load(f"shard_rank{rank}.pt")["model"])
                                       ^
             """,
-            fixed="""
-            import torch
-            import torch.distributed as dist
-
-            def merge(world_size):
-                if dist.get_rank() == 0:
-                    for rank in range(world_size):
-                        merged.update(torch.load(f"shard_rank{rank}.pt", map_location="cpu")["model"])
-            """,
+            fix_edits=(('f"shard_rank{rank}.pt"', 'f"shard_rank{rank}.pt", map_location="cpu"'),),
         ),
         Flagged(
             """
@@ -529,20 +427,12 @@ class TorchLoadWithoutMapLocation(Rule):
                            ^
                     self.epoch = info["epoch"]
             """,
-            fixed="""
-            import torch
-            import torch.distributed as dist
-
-            class Search:
-                def save_checkpoint(self):
-                    info = {"epoch": self.epoch}
-                    info["model"] = self.model.state_dict()
-                    torch.save(info, self.checkpoint_path)
-
-                def load_checkpoint(self):
-                    info = torch.load(self.checkpoint_path, map_location="cpu")
-                    self.epoch = info["epoch"]
-            """,
+            fix_edits=(
+                (
+                    "info = torch.load(self.checkpoint_path)",
+                    'info = torch.load(self.checkpoint_path, map_location="cpu")',
+                ),
+            ),
         ),
         Flagged(
             # The model is moved to the host only after its state dict was taken: the file
@@ -561,19 +451,12 @@ class TorchLoadWithoutMapLocation(Rule):
                 net.cpu()
                 torch.save(state, os.path.join(out, "final.pth"))
             """,
-            fixed="""
-            import os
-            import torch
-            import torch.distributed as dist
-
-            def evaluate(net, out):
-                net.load_state_dict(torch.load(os.path.join(out, "final.pth"), map_location="cpu"))
-
-            def train(net, out):
-                state = net.module.state_dict()
-                net.cpu()
-                torch.save(state, os.path.join(out, "final.pth"))
-            """,
+            fix_edits=(
+                (
+                    'net.load_state_dict(torch.load(os.path.join(out, "final.pth")))',
+                    'net.load_state_dict(torch.load(os.path.join(out, "final.pth"), map_location="cpu"))',
+                ),
+            ),
         ),
         Flagged(
             # The configuration offloads nothing: the full state dict is gathered on rank 0's GPU.
@@ -594,22 +477,12 @@ class TorchLoadWithoutMapLocation(Rule):
                 model.load_state_dict(torch.load("model.pt"))
                                       ^
             """,
-            fixed="""
-            import torch
-            import torch.distributed as dist
-            from torch.distributed.fsdp import FullStateDictConfig, StateDictType
-            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
-
-            def save(model):
-                policy = FullStateDictConfig(rank0_only=True)
-                with FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT, policy):
-                    state = model.state_dict()
-                if dist.get_rank() == 0:
-                    torch.save(state, "model.pt")
-
-            def resume(model):
-                model.load_state_dict(torch.load("model.pt", map_location="cpu"))
-            """,
+            fix_edits=(
+                (
+                    'model.load_state_dict(torch.load("model.pt"))',
+                    'model.load_state_dict(torch.load("model.pt", map_location="cpu"))',
+                ),
+            ),
         ),
         Flagged(
             # The spawned worker is also called directly for one GPU: every spawned process
@@ -633,24 +506,12 @@ class TorchLoadWithoutMapLocation(Rule):
                 else:
                     main_worker(0, 1, args)
             """,
-            fixed="""
-            import torch
-            import torch.distributed as dist
-            import torch.multiprocessing as mp
-
-            def main_worker(gpu, ngpus, args):
-                if args.distributed:
-                    dist.init_process_group("nccl", rank=gpu, world_size=ngpus)
-                model = build(args).cuda(gpu)
-                if args.resume:
-                    model.load_state_dict(torch.load(args.resume, map_location="cpu")["model"])
-
-            def main(args):
-                if args.distributed:
-                    mp.spawn(main_worker, nprocs=args.ngpus, args=(args.ngpus, args))
-                else:
-                    main_worker(0, 1, args)
-            """,
+            fix_edits=(
+                (
+                    'model.load_state_dict(torch.load(args.resume)["model"])',
+                    'model.load_state_dict(torch.load(args.resume, map_location="cpu")["model"])',
+                ),
+            ),
         ),
     )
     clean_examples = (

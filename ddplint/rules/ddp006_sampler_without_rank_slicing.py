@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 
 import libcst as cst
@@ -38,6 +39,11 @@ def __len__(self):
         return total // self.num_replicas
     return -(-total // self.num_replicas)
 """
+
+# The fix's methods as a fixed example's class holds them, next to the user's own renamed
+# method: the examples' goldens add them with `fix_edits`.
+_EXAMPLE_ITER = textwrap.indent(_SHARED_ITER, "    ")
+_EXAMPLE_LEN = textwrap.indent(_SHARED_LEN, "    ")
 
 
 # Draws from a process-wide generator: each rank's state differs (seeded per rank, or not at
@@ -146,33 +152,10 @@ class SamplerWithoutRankSlicing(Rule):
                     for index in sorted(order, key=lambda i: self.lengths[i] // 10):
                         yield index
             """,
-            fixed="""
-            import torch
-            from torch.utils.data.distributed import DistributedSampler
-
-
-            class BucketSampler(DistributedSampler):
-                def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, drop_last=False):
-                    super().__init__(dataset, num_replicas, rank, shuffle=shuffle, drop_last=drop_last)
-                    self.lengths = [len(item) for item in dataset]
-
-                def _iter_all_ranks(self):
-                    g = torch.Generator()
-                    g.manual_seed(self.seed + self.epoch)
-                    order = torch.randperm(len(self.dataset), generator=g).tolist()
-                    for index in sorted(order, key=lambda i: self.lengths[i] // 10):
-                        yield index
-
-                def __iter__(self):
-                    # DDP006: each rank takes an equal, disjoint share of what _iter_all_ranks yields
-                    indices = list(self._iter_all_ranks())
-                    padding = -len(indices) % self.num_replicas
-                    if self.drop_last:
-                        indices = indices[: len(indices) - len(indices) % self.num_replicas]
-                    elif indices and padding:
-                        indices += (indices * (padding // len(indices) + 1))[:padding]
-                    return iter(indices[self.rank::self.num_replicas])
-            """,
+            fix_edits=(
+                ("def __iter__(self):", "def _iter_all_ranks(self):"),
+                ("yield index\n", "yield index\n" + _EXAMPLE_ITER),
+            ),
         ),
         Flagged(
             # `return iter(...)` and an own __len__, through an aliased module import.
@@ -191,36 +174,12 @@ class SamplerWithoutRankSlicing(Rule):
                 def __len__(self):
                     return len(self.dataset)
             """,
-            fixed="""
-            import random
-            import torch.utils.data as data
-
-
-            class ShuffledSampler(data.DistributedSampler):
-                def _iter_all_ranks(self):
-                    indices = list(range(len(self.dataset)))
-                    random.Random(self.seed + self.epoch).shuffle(indices)
-                    return iter(indices)
-
-                def __iter__(self):
-                    # DDP006: each rank takes an equal, disjoint share of what _iter_all_ranks yields
-                    indices = list(self._iter_all_ranks())
-                    padding = -len(indices) % self.num_replicas
-                    if self.drop_last:
-                        indices = indices[: len(indices) - len(indices) % self.num_replicas]
-                    elif indices and padding:
-                        indices += (indices * (padding // len(indices) + 1))[:padding]
-                    return iter(indices[self.rank::self.num_replicas])
-
-                def _len_all_ranks(self):
-                    return len(self.dataset)
-
-                def __len__(self):
-                    total = self._len_all_ranks()
-                    if self.drop_last:
-                        return total // self.num_replicas
-                    return -(-total // self.num_replicas)
-            """,
+            fix_edits=(
+                ("def __iter__(self):", "def _iter_all_ranks(self):"),
+                ("return iter(indices)\n", "return iter(indices)\n" + _EXAMPLE_ITER),
+                ("def __len__(self):", "def _len_all_ranks(self):"),
+                ("return len(self.dataset)\n", "return len(self.dataset)\n" + _EXAMPLE_LEN),
+            ),
         ),
         Flagged(
             # Through a base class of the same module.
@@ -237,28 +196,10 @@ class SamplerWithoutRankSlicing(Rule):
                 ^
                     return iter(sorted(range(len(self.dataset)), key=self.key))
             """,
-            fixed="""
-            from torch.utils.data import DistributedSampler as DS
-
-
-            class SamplerBase(DS):
-                pass
-
-
-            class SortedSampler(SamplerBase):
-                def _iter_all_ranks(self):
-                    return iter(sorted(range(len(self.dataset)), key=self.key))
-
-                def __iter__(self):
-                    # DDP006: each rank takes an equal, disjoint share of what _iter_all_ranks yields
-                    indices = list(self._iter_all_ranks())
-                    padding = -len(indices) % self.num_replicas
-                    if self.drop_last:
-                        indices = indices[: len(indices) - len(indices) % self.num_replicas]
-                    elif indices and padding:
-                        indices += (indices * (padding // len(indices) + 1))[:padding]
-                    return iter(indices[self.rank::self.num_replicas])
-            """,
+            fix_edits=(
+                ("def __iter__(self):", "def _iter_all_ranks(self):"),
+                ("key=self.key))\n", "key=self.key))\n" + _EXAMPLE_ITER),
+            ),
         ),
         Flagged(
             # An unseeded shuffle: each rank has its own order, so it is seeded before slicing.
@@ -274,29 +215,16 @@ class SamplerWithoutRankSlicing(Rule):
                     random.shuffle(indices)
                     return iter(indices)
             """,
-            fixed="""
-            import random
-            from torch.utils.data import DistributedSampler
-
-
-            class RandomOrderSampler(DistributedSampler):
-                def _iter_all_ranks(self):
-                    # DDP006: seeded like DistributedSampler, so every rank draws the same order
-                    rng = random.Random(self.seed + self.epoch)
-                    indices = list(range(len(self.dataset)))
-                    rng.shuffle(indices)
-                    return iter(indices)
-
-                def __iter__(self):
-                    # DDP006: each rank takes an equal, disjoint share of what _iter_all_ranks yields
-                    indices = list(self._iter_all_ranks())
-                    padding = -len(indices) % self.num_replicas
-                    if self.drop_last:
-                        indices = indices[: len(indices) - len(indices) % self.num_replicas]
-                    elif indices and padding:
-                        indices += (indices * (padding // len(indices) + 1))[:padding]
-                    return iter(indices[self.rank::self.num_replicas])
-            """,
+            fix_edits=(
+                (
+                    "def __iter__(self):\n",
+                    "def _iter_all_ranks(self):\n"
+                    "        # DDP006: seeded like DistributedSampler, so every rank draws the same order\n"
+                    "        rng = random.Random(self.seed + self.epoch)\n",
+                ),
+                ("random.shuffle(indices)", "rng.shuffle(indices)"),
+                ("return iter(indices)\n", "return iter(indices)\n" + _EXAMPLE_ITER),
+            ),
         ),
         Flagged(
             # numpy's and torch's global generators, and a generator seeded by the OS.
@@ -316,34 +244,20 @@ class SamplerWithoutRankSlicing(Rule):
                     picks = np.random.default_rng()
                     yield from picks.permutation(order).tolist()
             """,
-            fixed="""
-            import numpy as np
-            import torch
-            from torch.utils.data import DistributedSampler
-
-
-            class MixedOrderSampler(DistributedSampler):
-                def _iter_all_ranks(self):
-                    \"\"\"Buckets in a random order, shuffled inside.\"\"\"
-                    # DDP006: seeded like DistributedSampler, so every rank draws the same order
-                    np_rng = np.random.RandomState(self.seed + self.epoch)
-                    generator = torch.Generator().manual_seed(self.seed + self.epoch)
-                    order = np_rng.permutation(len(self.dataset)).tolist()
-                    if self.shuffle:
-                        order = [order[i] for i in torch.randperm(len(order), generator=generator).tolist()]
-                    picks = np.random.default_rng(self.seed + self.epoch)
-                    yield from picks.permutation(order).tolist()
-
-                def __iter__(self):
-                    # DDP006: each rank takes an equal, disjoint share of what _iter_all_ranks yields
-                    indices = list(self._iter_all_ranks())
-                    padding = -len(indices) % self.num_replicas
-                    if self.drop_last:
-                        indices = indices[: len(indices) - len(indices) % self.num_replicas]
-                    elif indices and padding:
-                        indices += (indices * (padding // len(indices) + 1))[:padding]
-                    return iter(indices[self.rank::self.num_replicas])
-            """,
+            fix_edits=(
+                ("def __iter__(self):", "def _iter_all_ranks(self):"),
+                (
+                    'shuffled inside."""\n',
+                    'shuffled inside."""\n'
+                    "        # DDP006: seeded like DistributedSampler, so every rank draws the same order\n"
+                    "        np_rng = np.random.RandomState(self.seed + self.epoch)\n"
+                    "        generator = torch.Generator().manual_seed(self.seed + self.epoch)\n",
+                ),
+                ("np.random.permutation(", "np_rng.permutation("),
+                ("torch.randperm(len(order))", "torch.randperm(len(order), generator=generator)"),
+                ("default_rng()", "default_rng(self.seed + self.epoch)"),
+                ("picks.permutation(order).tolist()\n", "picks.permutation(order).tolist()\n" + _EXAMPLE_ITER),
+            ),
         ),
         Flagged(
             # The unseeded shuffle is in a helper others may call: reported, with no fix.

@@ -65,14 +65,7 @@ class DistributedSamplerNotUsed(Rule):
                            ^
                 batch_size=args.batch_size, shuffle=True, **kwargs)
             """,
-            fixed="""
-            import torch.utils.data
-            import torch.utils.data.distributed
-
-            train_sampler = torch.utils.data.distributed.DistributedSampler(train_dataset)
-            train_loader = torch.utils.data.DataLoader(train_dataset,
-                batch_size=args.batch_size, sampler=train_sampler, **kwargs)
-            """,
+            fix_edits=(("shuffle=True", "sampler=train_sampler"),),
             messages=(
                 "this DataLoader ignores the DistributedSampler `train_sampler`: every rank reads the whole "
                 "dataset; pass sampler= instead of shuffle=True"
@@ -87,13 +80,7 @@ class DistributedSamplerNotUsed(Rule):
                 return DataLoader(dataset, batch_size=batch_size, num_workers=4)
                        ^
             """,
-            fixed="""
-            from torch.utils.data import DataLoader, DistributedSampler
-
-            def build(dataset, batch_size):
-                sampler = DistributedSampler(dataset, shuffle=True)
-                return DataLoader(dataset, batch_size=batch_size, num_workers=4, sampler=sampler)
-            """,
+            fix_edits=(("num_workers=4", "num_workers=4, sampler=sampler"),),
             messages=(
                 "this DataLoader ignores the DistributedSampler `sampler`: every rank reads the whole dataset; "
                 "pass sampler= instead of shuffle=True"
@@ -113,18 +100,7 @@ class DistributedSamplerNotUsed(Rule):
                         shuffle=True,
                     )
             """,
-            fixed="""
-            from torch.utils import data
-
-            class Trainer:
-                def setup(self):
-                    self.sampler = data.DistributedSampler(self.train_set)
-                    self.loader = data.DataLoader(
-                        self.train_set,
-                        batch_size=16,
-                        sampler=self.sampler,
-                    )
-            """,
+            fix_edits=(("shuffle=True", "sampler=self.sampler"),),
             messages=(
                 "this DataLoader ignores the DistributedSampler `self.sampler`: every rank reads the whole "
                 "dataset; pass sampler= instead of shuffle=True"
@@ -159,17 +135,14 @@ class DistributedSamplerNotUsed(Rule):
                     loader = DataLoader(train_set, shuffle=True)
                 return loader
             """,
-            fixed="""
-            from torch.utils.data import DataLoader, DistributedSampler
-
-            def loaders(args, train_set):
-                if args.distributed:
-                    sampler = DistributedSampler(train_set)
-                    loader = DataLoader(train_set, sampler=sampler)
-                else:
-                    loader = DataLoader(train_set, shuffle=True)
-                return loader
-            """,
+            fix_edits=(
+                (
+                    "sampler = DistributedSampler(train_set)\n"
+                    "        loader = DataLoader(train_set, shuffle=True)",
+                    "sampler = DistributedSampler(train_set)\n"
+                    "        loader = DataLoader(train_set, sampler=sampler)",
+                ),
+            ),
             messages=(
                 "this DataLoader ignores the DistributedSampler `sampler`: every rank reads the whole dataset; "
                 "pass sampler= instead of shuffle=True"

@@ -114,20 +114,18 @@ class DdpStateDictPrefix(Rule):
                 net.load_state_dict(state)
                 ^
             """,
-            fixed="""
-            import torch
-            from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present
-            from torch.nn.parallel import DistributedDataParallel as DDP
-
-            def train(net):
-                model = DDP(net)
-                torch.save(model.state_dict(), "model.pth")
-
-            def evaluate(net):
-                state = torch.load("model.pth", map_location="cpu")
-                consume_prefix_in_state_dict_if_present(state, "module.")
-                net.load_state_dict(state)
-            """,
+            fix_edits=(
+                (
+                    "import torch\n",
+                    "import torch\n"
+                    "from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present\n",
+                ),
+                (
+                    'state = torch.load("model.pth", map_location="cpu")\n',
+                    'state = torch.load("model.pth", map_location="cpu")\n'
+                    '    consume_prefix_in_state_dict_if_present(state, "module.")\n',
+                ),
+            ),
         ),
         Flagged(
             """
@@ -147,24 +145,18 @@ class DdpStateDictPrefix(Rule):
                     self.model.module.load_state_dict(checkpoint["model"])
                     ^
             """,
-            fixed="""
-            import torch as t
-            import torch.nn as nn
-            from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present
-
-            class Solver:
-                def build(self):
-                    self.model = nn.parallel.DistributedDataParallel(self.model)
-
-                def save(self, path):
-                    t.save({"model": self.model.state_dict(), "epoch": 3}, path)
-
-                def load(self, path):
-                    checkpoint = t.load(path, map_location="cpu")
-                    # restore the weights
-                    consume_prefix_in_state_dict_if_present(checkpoint["model"], "module.")
-                    self.model.module.load_state_dict(checkpoint["model"])
-            """,
+            fix_edits=(
+                (
+                    "import torch.nn as nn\n",
+                    "import torch.nn as nn\n"
+                    "from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present\n",
+                ),
+                (
+                    "# restore the weights\n",
+                    "# restore the weights\n"
+                    '        consume_prefix_in_state_dict_if_present(checkpoint["model"], "module.")\n',
+                ),
+            ),
         ),
         Flagged(
             """
@@ -196,23 +188,18 @@ class DdpStateDictPrefix(Rule):
                 optimizer.load_state_dict(checkpoint["optimizer"])
                 scheduler.load_state_dict(checkpoint["scheduler"])
             """,
-            fixed="""
-            import torch
-            from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present
-            from torch.nn.parallel import DistributedDataParallel as DDP
-
-            def train(net, optimizer, scheduler, path):
-                model = DDP(net)
-                torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                            "scheduler": scheduler.state_dict()}, path)
-
-            def resume(net, optimizer, scheduler, path):
-                checkpoint = torch.load(path, map_location="cpu")
-                consume_prefix_in_state_dict_if_present(checkpoint["model"], "module.")
-                net.load_state_dict(checkpoint["model"])
-                optimizer.load_state_dict(checkpoint["optimizer"])
-                scheduler.load_state_dict(checkpoint["scheduler"])
-            """,
+            fix_edits=(
+                (
+                    "import torch\n",
+                    "import torch\n"
+                    "from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present\n",
+                ),
+                (
+                    'checkpoint = torch.load(path, map_location="cpu")\n',
+                    'checkpoint = torch.load(path, map_location="cpu")\n'
+                    '    consume_prefix_in_state_dict_if_present(checkpoint["model"], "module.")\n',
+                ),
+            ),
         ),
     )
     clean_examples = (

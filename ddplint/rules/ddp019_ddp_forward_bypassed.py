@@ -31,6 +31,14 @@ _HANDED = (
 )
 
 
+def _bypass_message(*notes: str) -> str:
+    """The message the examples expect for a forward through the inner module, with its notes."""
+    return (
+        "training step through model.module(...) bypasses DDP's forward: its backward never all-reduces "
+        "gradients and the ranks silently diverge; call the DDP model itself " + " ".join(f"({note})" for note in notes)
+    )
+
+
 class DDPForwardBypassed(Rule):
     """
     `DistributedDataParallel` all-reduces gradients only after its own forward ran: the
@@ -224,10 +232,8 @@ class DDPForwardBypassed(Rule):
                 train_one_epoch(model, loader, optimizer)
                 train_one_epoch(net, loader, optimizer)
             """,
-            messages=(
-                "training step through model.module(...) bypasses DDP's forward: its backward never all-reduces "
-                "gradients and the ranks silently diverge; call the DDP model itself (`model` is wrapped in DDP "
-                "at example.py:11 and passed here by the call at example.py:12)"
+            messages=_bypass_message(
+                "`model` is wrapped in DDP at example.py:11 and passed here by the call at example.py:12"
             ),
         ),
         Flagged(
@@ -243,11 +249,7 @@ class DDPForwardBypassed(Rule):
                     loss.backward()
                     optimizer.step()
             """,
-            messages=(
-                "training step through model.module(...) bypasses DDP's forward: its backward never all-reduces "
-                "gradients and the ranks silently diverge; call the DDP model itself (`model_without_ddp` is "
-                "`model.module`)"
-            ),
+            messages=_bypass_message("`model_without_ddp` is `model.module`"),
         ),
         Flagged(
             """
@@ -308,11 +310,9 @@ class DDPForwardBypassed(Rule):
                 model = torch.nn.parallel.DistributedDataParallel(net.to(rank), device_ids=[rank])
                 train_one_epoch(model, loader, optimizer)
             """,
-            messages=(
-                "training step through model.module(...) bypasses DDP's forward: its backward never all-reduces "
-                "gradients and the ranks silently diverge; call the DDP model itself (`model` is wrapped in DDP "
-                "at example.py:10 and passed here by the call at example.py:11) (`compute_loss()` of the inner "
-                "module is a forward DDP never sees)"
+            messages=_bypass_message(
+                "`model` is wrapped in DDP at example.py:10 and passed here by the call at example.py:11",
+                "`compute_loss()` of the inner module is a forward DDP never sees",
             ),
         ),
         Flagged(
@@ -333,11 +333,7 @@ class DDPForwardBypassed(Rule):
                     loss.backward()
                     self.optimizer.step()
             """,
-            messages=(
-                "training step through model.module(...) bypasses DDP's forward: its backward never all-reduces "
-                "gradients and the ranks silently diverge; call the DDP model itself (`self.net` is "
-                "`self.model.module`)"
-            ),
+            messages=_bypass_message("`self.net` is `self.model.module`"),
         ),
         Flagged(
             # A project helper that unwraps the DDP model hands back its inner module.
@@ -356,11 +352,7 @@ class DDPForwardBypassed(Rule):
                     loss.backward()
                     optimizer.step()
             """,
-            messages=(
-                "training step through model.module(...) bypasses DDP's forward: its backward never all-reduces "
-                "gradients and the ranks silently diverge; call the DDP model itself (`raw` is "
-                "`unwrap_model(model)`)"
-            ),
+            messages=_bypass_message("`raw` is `unwrap_model(model)`"),
         ),
         Flagged(
             """
@@ -378,11 +370,7 @@ class DDPForwardBypassed(Rule):
                               ^
                     optimizer.step()
             """,
-            messages=(
-                "training step through model.module(...) bypasses DDP's forward: its backward never all-reduces "
-                "gradients and the ranks silently diverge; call the DDP model itself (`unwrap(model)` is its "
-                "inner module)"
-            ),
+            messages=_bypass_message("`unwrap(model)` is its inner module"),
         ),
     )
     clean_examples = (

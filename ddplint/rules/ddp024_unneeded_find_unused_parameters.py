@@ -155,37 +155,7 @@ class UnneededFindUnusedParameters(Rule):
                 model = DDP(model, device_ids=[local_rank], find_unused_parameters=True)
                                                             ^
             """,
-            fixed="""
-            import torch.nn as nn
-            from torch.nn.parallel import DistributedDataParallel as DDP
-
-            class Block(nn.Module):
-                def __init__(self, dim):
-                    super().__init__()
-                    self.norm = nn.LayerNorm(dim)
-                    self.fc = nn.Linear(dim, dim)
-                    self.act = nn.GELU()
-
-                def forward(self, x):
-                    return x + self.act(self.fc(self.norm(x)))
-
-            class Net(nn.Module):
-                def __init__(self, dim, classes):
-                    super().__init__()
-                    self.embed = nn.Linear(16, dim)
-                    self.block = Block(dim)
-                    self.head = nn.Linear(dim, classes)
-                    self.scale = nn.Parameter(torch.ones(1))
-
-                def forward(self, x):
-                    h = self.embed(x)
-                    h = self.block(h)
-                    return self.head(h) * self.scale
-
-            def main(local_rank):
-                model = Net(64, 10).to(local_rank)
-                model = DDP(model, device_ids=[local_rank])
-            """,
+            fix_edits=((", find_unused_parameters=True", ""),),
         ),
         Flagged(
             """
@@ -211,27 +181,7 @@ class UnneededFindUnusedParameters(Rule):
                 ^
             )
             """,
-            fixed="""
-            import torch
-            import torch.nn as nn
-
-            class ConvNet(nn.Module):
-                def __init__(self, width=None):
-                    super().__init__()
-                    if width is None:  # a default: every layer is built either way
-                        width = 8
-                    self.features = nn.Sequential(nn.Conv2d(3, width, 3), nn.BatchNorm2d(width), nn.ReLU())
-                    self.pool = nn.AdaptiveAvgPool2d(1)
-                    self.fc = nn.Linear(width, 10)
-
-                def forward(self, x):
-                    x = self.pool(self.features(x))
-                    return self.fc(torch.flatten(x, 1))
-
-            ddp = torch.nn.parallel.DistributedDataParallel(
-                ConvNet().cuda(),
-            )
-            """,
+            fix_edits=(("\n    find_unused_parameters=True,", ""),),
         ),
         Flagged(
             # Layers built in a loop into a Sequential and a ModuleList run whole; the class

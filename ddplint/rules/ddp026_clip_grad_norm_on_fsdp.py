@@ -77,20 +77,7 @@ class ClipGradNormOnFsdp(Rule):
                     optimizer.step()
                     optimizer.zero_grad()
             """,
-            fixed="""
-            import torch
-            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
-
-            def train(model, loader, rank):
-                model = FSDP(model, device_id=rank)
-                optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-                for batch in loader:
-                    loss = model(batch).mean()
-                    loss.backward()
-                    model.clip_grad_norm_(1.0)
-                    optimizer.step()
-                    optimizer.zero_grad()
-            """,
+            fix_edits=(("torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)", "model.clip_grad_norm_(1.0)"),),
             messages=(
                 "torch.nn.utils.clip_grad_norm_ on an FSDP model's parameters takes each rank's norm over its "
                 "own shard: every rank clips by a different, wrong norm; call model.clip_grad_norm_(max_norm), "

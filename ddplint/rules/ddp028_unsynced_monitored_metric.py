@@ -121,23 +121,7 @@ class UnsyncedMonitoredMetric(Rule):
             def main(data):
                 L.Trainer(accelerator="gpu", devices=[0, 1]).fit(Classifier(), data)
             """,
-            fixed="""
-            import torch
-            import lightning as L
-            from lightning.pytorch.callbacks import ModelCheckpoint
-
-            class Classifier(L.LightningModule):
-                def validation_step(self, batch, batch_idx):
-                    x, y = batch
-                    loss = torch.nn.functional.cross_entropy(self(x), y)
-                    self.log("val_loss", loss, prog_bar=True, sync_dist=True)
-
-                def configure_callbacks(self):
-                    return [ModelCheckpoint(monitor="val_loss", mode="min", save_top_k=3)]
-
-            def main(data):
-                L.Trainer(accelerator="gpu", devices=[0, 1]).fit(Classifier(), data)
-            """,
+            fix_edits=(("prog_bar=True", "prog_bar=True, sync_dist=True"),),
             messages=(
                 "metric monitored by ModelCheckpoint/EarlyStopping is logged without sync_dist=True: each rank "
                 "decides from its own shard's value, so the ranks keep different best checkpoints or stop at "
@@ -162,21 +146,7 @@ class UnsyncedMonitoredMetric(Rule):
                 best = EarlyStopping(monitor="val/mse_rank0")
                 trainer = pl.Trainer(devices=4, strategy="ddp", callbacks=[stop, best])
             """,
-            fixed="""
-            import pytorch_lightning as pl
-            from pytorch_lightning.callbacks import EarlyStopping
-
-            class Regressor(pl.LightningModule):
-                def validation_step(self, batch, batch_idx):
-                    mse = self.loss(batch)
-                    self.log_dict({"val/mse": mse, "val/n": len(batch)}, sync_dist=True)
-                    self.log("val/mse_rank0", mse, rank_zero_only=True)
-
-            def main():
-                stop = EarlyStopping("val/mse", patience=3)
-                best = EarlyStopping(monitor="val/mse_rank0")
-                trainer = pl.Trainer(devices=4, strategy="ddp", callbacks=[stop, best])
-            """,
+            fix_edits=(("sync_dist=False", "sync_dist=True"),),
             messages=(
                 "metric monitored by ModelCheckpoint/EarlyStopping is logged without sync_dist=True: each rank "
                 "decides from its own shard's value, so the ranks keep different best checkpoints or stop at "

@@ -59,18 +59,25 @@ class Flagged:
     as ddplint prints them. `fixed` is the golden output of fixing the code (with
     `--unsafe-fixes` if the rule's fix is unsafe), or None when no fix is offered. `messages`
     is the golden message of each finding, in the order of their places (one string: every
-    finding's); None when every finding says the rule's own `message`."""
+    finding's); None when every finding says the rule's own `message`. Where the fix changes
+    a few lines of many, `fix_edits` gives `fixed` instead, as the (old text, new text) edits
+    the fix makes to `code`, each old text found exactly once in it."""
 
     code: str
     fixed: str | None = None
     messages: tuple[str, ...] | str | None = None
+    fix_edits: tuple[tuple[str, str], ...] = ()
     at: tuple[tuple[int, int], ...] = field(init=False)
 
     def __post_init__(self) -> None:
         code, at = _take_carets(_dedent(self.code))
         object.__setattr__(self, "code", code)
         object.__setattr__(self, "at", at)
-        if self.fixed is not None:
+        if self.fix_edits:
+            if self.fixed is not None:
+                raise ValueError("give the fixed code or the edits that make it, not both")
+            object.__setattr__(self, "fixed", _edited(code, self.fix_edits))
+        elif self.fixed is not None:
             object.__setattr__(self, "fixed", _dedent(self.fixed))
         if isinstance(self.messages, str):
             object.__setattr__(self, "messages", (self.messages,) * len(self.at))
@@ -121,6 +128,14 @@ def _last_note(text: str) -> int:
 
 def _dedent(code: str) -> str:
     return textwrap.dedent(code).lstrip("\n")
+
+
+def _edited(code: str, edits: tuple[tuple[str, str], ...]) -> str:
+    for old, new in edits:
+        if code.count(old) != 1:
+            raise ValueError(f"the edit of {old!r} needs it once in the code, not {code.count(old)} times")
+        code = code.replace(old, new)
+    return code
 
 
 def _take_carets(code: str) -> tuple[str, tuple[tuple[int, int], ...]]:
