@@ -1535,6 +1535,11 @@ class WrappedModels(Analysis):
             else:
                 self._inner.pop((owner, name), None)
 
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        """`model: nn.Module = DDP(net)` binds as `model = DDP(net)` does (relora)."""
+        if node.value is not None:
+            self.visit_Assign(cst.Assign(targets=[cst.AssignTarget(target=node.target)], value=node.value))
+
     def _unwrapped(self, expr: cst.BaseExpression) -> tuple[cst.BaseExpression, str] | None:
         """(the DDP model, how `expr` is written) where `expr` takes a DDP model's inner module:
         `model.module`, or a project helper that returns it (`unwrap_model(model)`)."""

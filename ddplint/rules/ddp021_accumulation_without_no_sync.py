@@ -162,6 +162,24 @@ class AccumulationWithoutNoSync(Rule):
 
     flagged_examples = (
         Flagged(
+            # An annotated binding, and the optimizer step skipped by `continue` until the k-th.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, loader, optimizer, accum_steps, rank):
+                model: torch.nn.Module = DDP(net.to(rank), device_ids=[rank])
+                for step, (x, y) in enumerate(loader):
+                    loss = criterion(model(x), y) / accum_steps
+                    loss.backward()
+                    ^
+                    if (step + 1) % accum_steps != 0:
+                        continue
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """
+        ),
+        Flagged(
             """
             import torch
             from torch.nn.parallel import DistributedDataParallel as DDP
