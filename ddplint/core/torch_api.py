@@ -107,7 +107,8 @@ SAFETENSORS_SAVE = api(
     "safetensors.torch.save_file", "safetensors.torch.save_model", "safetensors.numpy.save_file",
     params="tensors filename metadata",
 )
-SAVE_PRETRAINED = api("save_pretrained", params="save_directory", keyword_only="is_main_process")
+# diffusers' `save_lora_weights(save_directory, ..., is_main_process=True)` writes the same way.
+SAVE_PRETRAINED = api("save_pretrained", "save_lora_weights", params="save_directory", keyword_only="is_main_process")
 SMALL_FILE_WRITERS = ("config", "tokenizer", "processor", "feature_extractor", "generation_config")
 ACCELERATE_SAVE_HOOK = "register_save_state_pre_hook"
 # torchvision's datasets that fetch their files with `download=True` into `root`: each process

@@ -44,10 +44,7 @@ _MESSAGE = (
 
 
 _WRITER_MESSAGE = "{} runs on every rank and all of them write the same files, which corrupts them; save on rank 0 only ({})"
-_PRETRAINED_MESSAGE = (
-    "save_pretrained runs on every rank and all of them write the same files, which corrupts them; save on rank 0 "
-    "only ({}) or pass is_main_process="
-)
+_PRETRAINED_MESSAGE = _WRITER_MESSAGE + " or pass is_main_process="
 _DOWNLOAD_MESSAGE = (
     "{} runs on every rank and all of them download into the same folder at once, which corrupts its files; "
     "download on rank 0 first ({}), then build it on the other ranks after a barrier"
@@ -397,6 +394,7 @@ class SaveOnEveryRank(Rule):
             # downloading into one folder.
             """
             import torch.distributed as dist
+            from diffusers import StableDiffusionPipeline
             from safetensors.torch import save_file
             from torchvision import datasets
 
@@ -409,6 +407,8 @@ class SaveOnEveryRank(Rule):
                 ^
                 save_file(model.state_dict(), "model.safetensors")
                 ^
+                StableDiffusionPipeline.save_lora_weights(args.lora_dir, unet_lora_layers=lora_layers(model))
+                ^
             """,
             messages=(
                 "CIFAR10(download=True) runs on every rank and all of them download into the same folder at once, "
@@ -418,6 +418,8 @@ class SaveOnEveryRank(Rule):
                 "on rank 0 only (if dist.get_rank() == 0:) or pass is_main_process=",
                 "save_file runs on every rank and all of them write the same files, which corrupts them; save on "
                 "rank 0 only (if dist.get_rank() == 0:)",
+                "save_lora_weights runs on every rank and all of them write the same files, which corrupts them; save "
+                "on rank 0 only (if dist.get_rank() == 0:) or pass is_main_process=",
             ),
         ),
         Flagged(
@@ -1118,14 +1120,15 @@ class SaveOnEveryRank(Rule):
                 return None
             return f"{qualified.rpartition('.')[2]}(download=True)", argument_for(node, DOWNLOADING_DATASETS, "root")  # type: ignore[union-attr]
         func = node.func
-        if qualified is None and isinstance(func, cst.Attribute) and func.attr.value in SAVE_PRETRAINED.spellings:
+        # a model's method (`model.save_pretrained`), or a library class's (`Pipeline.save_lora_weights`)
+        if isinstance(func, cst.Attribute) and func.attr.value in SAVE_PRETRAINED.spellings:
             if argument_for(node, SAVE_PRETRAINED, "is_main_process") is not None or has_star_arguments(node):
                 return None  # the caller says which process writes
             if _writes_small_files(func.value) or dotted_name(func.value) in self._small.get(self.model.frame.key, ()):
                 return None  # a configuration's or tokenizer's small files, each in one write
             if self._project_method(func):
                 return None  # the project's own method, which says itself who writes (trlx's trainers)
-            return "save_pretrained", argument_for(node, SAVE_PRETRAINED, "save_directory")
+            return func.attr.value, argument_for(node, SAVE_PRETRAINED, "save_directory")
         return None
 
     def _project_method(self, func: cst.Attribute) -> bool:
@@ -1297,8 +1300,8 @@ def _message(save: _Save, guard: str | None) -> str:
         message = _MODEL_PARALLEL_MESSAGE.format(save.writer)
     elif save.writer == TORCH_SAVE.name:
         message = _MESSAGE.format(test)
-    elif save.writer == "save_pretrained":
-        message = _PRETRAINED_MESSAGE.format(test)
+    elif save.writer in SAVE_PRETRAINED.spellings:
+        message = _PRETRAINED_MESSAGE.format(save.writer, test)
     else:
         message = _WRITER_MESSAGE.format(save.writer, test)
     return f"{message}; `{save.uncalled}` is not called, so the test is always true" if save.uncalled else message
