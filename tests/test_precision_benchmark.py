@@ -62,6 +62,14 @@ def test_match_tolerates_a_line_shift_and_prefers_the_nearest_label():
     assert score.stale == []
 
 
+def test_a_label_on_the_findings_own_line_comes_before_a_moved_one_with_the_same_snippet():
+    # The FP at line 78 no longer fires; the finding at 159 is the miss row written for 159.
+    labels = [_l(78, "c = torch.load(p)", "FP"), _l(159, "c = torch.load(p)", "MISS")]
+    score = bench.match([_f(159, "c = torch.load(p)")], labels)
+    assert score.matches[0].label.verdict == "MISS"
+    assert [label.line for label in score.stale] == [78]
+
+
 def test_match_falls_back_to_the_line_when_the_snippet_changed():
     score = bench.match([_f(7, "a = torch.load(x, weights_only=True)")], [_l(7, "a = torch.load(x)", "FP")])
     assert score.matches[0].label is not None and score.matches[0].label.verdict == "FP"

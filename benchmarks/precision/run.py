@@ -139,8 +139,10 @@ def write_labels(labels: list[Label], path: Path = LABELS_FILE) -> None:
 
 
 def match(findings: list[Finding], labels: list[Label]) -> Score:
-    """Pair findings with labels: (project, path, rule, snippet) first, nearest line
-    among those; then (project, path, rule, line).  Each label is used once."""
+    """Pair findings with labels: the label on the finding's own line with its snippet first
+    (so that a label whose line moved cannot take another finding's own label, such as a miss
+    row on that line); then (project, path, rule, snippet), nearest line among those; then
+    (project, path, rule, line).  Each label is used once."""
     by_snip: dict[tuple, list[Label]] = defaultdict(list)
     by_line: dict[tuple, list[Label]] = defaultdict(list)
     for l in labels:
@@ -150,8 +152,17 @@ def match(findings: list[Finding], labels: list[Label]) -> Score:
     paired: dict[int, Label] = {}
     ordered = sorted(range(len(findings)), key=lambda i: (findings[i].project, findings[i].path,
                                                            findings[i].line, findings[i].rule))
+    # Pass 0: the same line and snippet.
+    for i in ordered:
+        f = findings[i]
+        cands = [l for l in by_line.get((f.project, f.path, f.rule, f.line), []) if l.snippet == f.snippet and id(l) not in used]
+        if cands:
+            used.add(id(cands[0]))
+            paired[i] = cands[0]
     # Pass 1: snippet.  Exact-line candidates first, then the nearest.
     for i in ordered:
+        if i in paired:
+            continue
         f = findings[i]
         cands = [l for l in by_snip.get((f.project, f.path, f.rule, f.snippet), []) if id(l) not in used]
         if cands:
@@ -576,20 +587,19 @@ def main(argv: list[str] | None = None) -> int:
         per_project[project["name"]] = fs
         findings.extend(fs)
 
-    score = match(findings, labels)
     misses = [l for l in read_labels(MISSES_FILE)
               if (not only or l.project in only) and (not rules or l.rule in rules)]
-    caught = match([m.finding for m in score.matches if m.label is None], misses)
-    caught_misses = [m for m in caught.matches if m.label is not None]
-    # A known miss that is now reported is a true positive.
-    as_tp = {id(m.finding): Label(**{**asdict(m.label), "verdict": "TP",
-                                     "reason": "(known miss, now caught) " + m.label.reason})
-             for m in caught_misses}
+    # Labels and known misses are matched together, so that a finding on a miss row's own line
+    # is that miss caught, not a moved label of the same text elsewhere in the file.
+    score = match(findings, labels + misses)
+    caught_misses = []  # (the miss row, its finding)
     for m in score.matches:
-        if m.label is None and id(m.finding) in as_tp:
-            m.label = as_tp[id(m.finding)]
+        if m.label is not None and m.label.verdict == "MISS":  # a known miss now reported: a true positive
+            caught_misses.append(Match(m.finding, m.label))
+            m.label = Label(**{**asdict(m.label), "verdict": "TP", "reason": "(known miss, now caught) " + m.label.reason})
     caught_ids = {id(m.label) for m in caught_misses}
-    left = [l for l in misses if id(l) not in caught_ids]
+    left = [l for l in score.stale if l.verdict == "MISS"]
+    score.stale = [l for l in score.stale if l.verdict != "MISS"]
     rows = table(score, left)
     print(f"precision benchmark: {len(per_project)} projects, {len(findings)} findings, {len(labels)} labels"
           f" (via {args.via})")
