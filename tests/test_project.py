@@ -446,6 +446,19 @@ def test_a_lambda_defaultdict_returned_to_callers_that_only_read_it_is_not_flagg
     assert not _findings(run("--select", "DDP", ".", tool="flake8").stdout)
 
 
+def test_a_projects_own_launcher_that_sets_local_rank_passes_no_option(tmp_path, run):
+    """utils/launch.py starts a process per GPU and sets `args.local_rank` before each (tape's
+    `launch_process_group`): no launcher passes `--local_rank`, so DDP012 has no harm to show.
+    Without that loop it has: the parsed value is read and nothing sets it."""
+    root = tmp_path / "own_launcher"
+    shutil.copytree(CONTEXT / "own_launcher", root)
+    run.cwd = root
+    assert not _findings(run("check", "--no-cache", ".").stdout)
+    launch = root / "utils" / "launch.py"
+    launch.write_text(launch.read_text().replace("        args.local_rank = local_rank\n", ""))
+    assert [f[:4] for f in _findings(run("check", "--no-cache", ".").stdout)] == [("train.py", 22, 5, "DDP012")]
+
+
 def test_a_cached_result_is_not_reused_when_a_callers_guard_changed(tmp_path, run):
     """Who runs a function is part of what the program concluded: when the only caller of a
     save drops its early return on the other ranks, a warm run reports the save in the

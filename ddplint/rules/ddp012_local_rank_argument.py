@@ -17,7 +17,7 @@ from ddplint.core.torch_api import LAUNCHERS, OLD_LAUNCHER, OLD_LAUNCHER_MODULE,
 from ddplint.core.diagnostics import StepKind
 from ddplint.analyses.pickling import is_process_start
 from ddplint.model.records import LaunchCommand, Place
-from ddplint.prefilter.screens import walk
+from ddplint.prefilter.screens import dotted, walk
 from ddplint.semantic.walk import children, descendants, positions
 
 _ENVIRONMENT_DEFAULT = 'os.environ.get("LOCAL_RANK")'
@@ -123,7 +123,8 @@ class LocalRankArgument(Rule):
     option, and nothing is flagged, where the project launches the script only with launchers
     that pass none and set no `LOCAL_RANK` (SLURM's `srun`, `horovodrun`, `mpirun`), where it
     calls Horovod, and where it starts its processes itself and sets the parsed local_rank
-    itself (`args.local_rank = rank` before each `Process(...)`). Files that call DeepSpeed
+    itself (`args.local_rank = rank` before each `Process(...)`), in this file or in a project
+    module its scripts import (tape's `launch_process_group`). Files that call DeepSpeed
     (`deepspeed.initialize`, `deepspeed.add_config_arguments`), or that the project launches
     with `deepspeed train.py`, are flagged only where the project documents launching them with
     `torch.distributed.launch`: DeepSpeed's own launcher passes `--local_rank=N`.
@@ -625,7 +626,9 @@ class LocalRankArgument(Rule):
         launches = self._launches()
         if launches and not any(LAUNCHERS[command.launcher].sets_local_rank and LAUNCHERS[command.launcher].passes(command.command) is None for command in launches):
             return True
-        return self._horovod is not None or self._starts is not None and self._set_itself is not None
+        if self._horovod is not None or self._starts is not None and self._set_itself is not None:
+            return True
+        return self.model.project is not None and own_launcher(self.model.project) is not None
 
     def _launches(self) -> list[LaunchCommand]:
         project = self.model.project
@@ -882,3 +885,45 @@ def _library_objects(program, module: str, tree: ast.Module) -> set[str]:
                 if isinstance(target, ast.Name):
                     bound[target.id] = bound.get(target.id, True) and library
     return {name for name, only_library in bound.items() if only_library}
+
+
+def own_launcher(view):
+    """Where a module that the scripts of this parser import (`users`, and the project modules
+    they import) starts its processes itself and sets each one's `.local_rank` in the same
+    loop (`for local_rank in range(n): args.local_rank = local_rank; mp.Process(...)`, tape's
+    `launch_process_group`): no launcher passes the option; None where none does."""
+    program = view.program
+    key = ("own launcher", view.module)
+    if key not in program.memos.read:
+        reached = set(view.users)
+        for _ in range(3):  # what they import, up to three imports away
+            reached |= {module for module in program.modules() if reached & set(program.importers_of(module))}
+        program.memos.read[key] = next(
+            (program.place(module, line) for module in sorted(reached) if (line := _launch_loop(program.tree(module))) is not None),
+            None,
+        )
+    return program.memos.read[key]
+
+
+_PROCESS_STARTS = ("Process", "spawn", "start_processes")
+
+
+def _launch_loop(tree: ast.Module | None) -> int | None:
+    """The line of a loop that sets `<x>.local_rank` from its own counter (not from LOCAL_RANK)
+    and starts a process (`Process(...)`, `spawn(...)`) in its body; None when none does."""
+    for loop in walk(tree) if tree is not None else ():
+        if not isinstance(loop, ast.For):
+            continue
+        inside = [node for statement in loop.body for node in walk(statement)]
+        sets = any(
+            isinstance(node, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "local_rank" for t in node.targets)
+            and not any(isinstance(part, ast.Constant) and part.value == "LOCAL_RANK" for part in walk(node.value))
+            for node in inside
+        )
+        starts = any(
+            isinstance(node, ast.Call) and (dotted(node.func) or "").rpartition(".")[2] in _PROCESS_STARTS for node in inside
+        )
+        if sets and starts:
+            return loop.lineno
+    return None
+
