@@ -37,7 +37,8 @@ class UnpicklableWorkerCallable(Rule):
 
     Move the function to module level (bind extra values with `functools.partial` of that
     module-level function), or use a method of a module-level class. A DataLoader without
-    workers (`num_workers` absent or 0) pickles nothing and is not reported. There is no
+    workers (`num_workers` absent or 0, or an option of this file's parser whose default is 0
+    and that no launch command of the project passes) pickles nothing and is not reported. There is no
     automatic fix: moving a closure out of its function changes what it can see.
     """
 
@@ -65,6 +66,7 @@ class UnpicklableWorkerCallable(Rule):
     flagged_examples = (
         Flagged(
             """
+            import argparse
             from torch.utils.data import DataLoader
 
             def main(dataset, args):
@@ -72,6 +74,10 @@ class UnpicklableWorkerCallable(Rule):
                     return batch
                 loader = DataLoader(dataset, num_workers=args.workers, collate_fn=collate)
                                                                                   ^
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--workers", type=int, default=4)
+            main(load(), parser.parse_args())
             """
         ),
         Flagged(
@@ -125,6 +131,18 @@ class UnpicklableWorkerCallable(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # The option's default is 0 and nothing launches the script with it: no worker.
+            """
+            import argparse
+            from torch.utils.data import DataLoader
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--num-workers", type=int, default=0)
+            args = parser.parse_args()
+            loader = DataLoader(dataset, num_workers=args.num_workers, collate_fn=lambda batch: batch)
+            """
+        ),
         Clean(
             """
             from torch.utils.data import DataLoader
@@ -181,13 +199,42 @@ class UnpicklableWorkerCallable(Rule):
     def __init__(self, model) -> None:
         super().__init__(model)
         self.definitions = model.get(Definitions)
-        self._candidates: list[tuple[cst.BaseExpression, Scope, str | None]] = []
+        # (the callable, its scope, how another module's class ships it, the loader's num_workers)
+        self._candidates: list[tuple[cst.BaseExpression, Scope, str | None, cst.BaseExpression | None]] = []
         self._loader_elsewhere: str | None = None  # how the called class of another module ships them
+        self._workers: cst.BaseExpression | None = None  # the num_workers of the loader being read
+        self._options: dict[str, tuple[list[str], cst.BaseExpression | None]] = {}  # dest -> (option strings, default)
 
     def visit_Call(self, node: cst.Call) -> None:
-        self._loader_elsewhere = None
+        self._loader_elsewhere, self._workers = None, None
+        self._note_option(node)
         for callable_arg in self._shipped_callables(node):
-            self._candidates.append((callable_arg, self.model.scope, self._loader_elsewhere))
+            self._candidates.append((callable_arg, self.model.scope, self._loader_elsewhere, self._workers))
+
+    def _note_option(self, call: cst.Call) -> None:
+        """`parser.add_argument("--num-workers", type=int, default=0)`: its option strings and
+        default, by the attribute argparse stores it under."""
+        if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "add_argument"):
+            return
+        options = [arg.value.evaluated_value for arg in call.args if arg.keyword is None and isinstance(arg.value, cst.SimpleString)]
+        longs = [option for option in options if isinstance(option, str) and option.startswith("--")]
+        dest = keyword_argument(call, "dest")
+        name = self.model.string_value(dest.value) if dest is not None else (longs[0][2:].replace("-", "_") if longs else None)
+        if name is not None:
+            default = keyword_argument(call, "default")
+            self._options[name] = ([o for o in options if isinstance(o, str)], default.value if default is not None else None)
+
+    def _no_workers_by_default(self, workers: cst.BaseExpression | None) -> bool:
+        """`num_workers=args.num_workers` where this file's parser defaults that option to 0 and
+        no launch command of the project passes it: the loader starts no worker, pickles nothing."""
+        if not isinstance(workers, cst.Attribute) or workers.attr.value not in self._options:
+            return False
+        options, default = self._options[workers.attr.value]
+        if default is None or not _is_zero(default):
+            return False
+        project = self.model.project
+        commands = project.launches() if project is not None else []
+        return not any(option in command.command for command in commands for option in options)
 
     def _shipped_callables(self, call: cst.Call) -> list[cst.BaseExpression]:
         qualified = self.model.qualified(call.func)
@@ -208,6 +255,7 @@ class UnpicklableWorkerCallable(Rule):
             workers = _loader_argument(call, "num_workers", forwarded)
             if workers is None or _is_zero(workers.value):
                 return []
+            self._workers = workers.value
             found = (_loader_argument(call, name, forwarded) for name in _WORKER_CALLABLES)
             return [arg.value for arg in found if arg is not None]
         if qualified in SPAWN_LIKE:
@@ -220,7 +268,9 @@ class UnpicklableWorkerCallable(Rule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         module_scope = self.model.module_scope
-        for value, scope, loader in self._candidates:
+        for value, scope, loader, workers in self._candidates:
+            if self._no_workers_by_default(workers):
+                continue
             if picklable(value, scope, self.definitions, module_scope) is False:
                 self.report(value, f"{self.message} ({loader})" if loader else None)
 
