@@ -17,7 +17,8 @@ Code written for Accelerate, Fabric or Lightning calls no `init_process_group`, 
 
 A Fabric or Trainer is for one device when `devices` is 1, "1" or a list of one device (also
 through a module constant), or is left out on the CPU, and `num_nodes` is left out or 1; any
-other value, a variable or "auto" may give several. Rank-0 regions inside them (`if
+other value, a variable or "auto" may give several. A LightningCLI builds its Trainer from the
+literal `trainer_defaults={...}` it is given, judged the same way (without one it may give several). Rank-0 regions inside them (`if
 fabric.is_global_zero:`, `@rank_zero_only`, `if accelerator.is_main_process:`) are
 ddplint.analyses.ranks' to find; `guard` says how the launcher's own code writes one.
 """
@@ -34,6 +35,7 @@ from ddplint.core.torch_api import (
     FABRIC,
     FABRIC_LAUNCH,
     GLOBAL_ZERO,
+    LIGHTNING_CLI,
     LIGHTNING_DATA_MODULE,
     LIGHTNING_MODULE,
     LIGHTNING_RANK_ZERO_HOOKS,
@@ -97,14 +99,34 @@ class Launches(Analysis):
         return self.model.string_value(expr) == "1"
 
     def _several_devices(self, call: cst.Call, target: API) -> bool:
-        nodes = argument_for(call, target, "num_nodes")
-        if nodes is not None and not self._one(nodes.value):
+        settings = {name: found.value for name in ("num_nodes", "devices", "accelerator") if (found := argument_for(call, target, name)) is not None}
+        return self._several(settings)
+
+    def _several(self, settings: dict[str, cst.BaseExpression]) -> bool:
+        """Whether a Trainer or Fabric with these arguments may start several processes."""
+        nodes = settings.get("num_nodes")
+        if nodes is not None and not self._one(nodes):
             return True
-        devices = argument_for(call, target, "devices")
+        devices = settings.get("devices")
         if devices is not None:
-            return not self._one(devices.value)
-        accelerator = argument_for(call, target, "accelerator")
-        return accelerator is None or self.model.string_value(accelerator.value) != "cpu"
+            return not self._one(devices)
+        accelerator = settings.get("accelerator")
+        return accelerator is None or self.model.string_value(accelerator) != "cpu"
+
+    def _cli_defaults(self, call: cst.Call) -> dict[str, cst.BaseExpression] | None:
+        """The Trainer arguments a LightningCLI's literal `trainer_defaults={...}` gives; None
+        where they are not written out here."""
+        defaults = argument_for(call, LIGHTNING_CLI, "trainer_defaults")
+        if defaults is None or not isinstance(defaults.value, cst.Dict):
+            return None
+        settings = {}
+        for element in defaults.value.elements:
+            if not isinstance(element, cst.DictElement):
+                return None  # `**base`: what it holds is not written here
+            key = self.model.string_value(element.key)
+            if key is not None:
+                settings[key] = element.value
+        return settings
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         for kind, target in (("LightningModule", LIGHTNING_MODULE), ("LightningDataModule", LIGHTNING_DATA_MODULE)):
@@ -157,6 +179,9 @@ class Launches(Analysis):
             self._guards.setdefault(self.model.frame.key, f"if accelerator.{MAIN_PROCESS}:")
         elif qualified in LIGHTNING_TRAINER:
             self._trainers.append(self._several_devices(node, LIGHTNING_TRAINER))
+        elif qualified in LIGHTNING_CLI:
+            settings = self._cli_defaults(node)
+            self._trainers.append(True if settings is None else self._several(settings))
         elif (
             isinstance(node.func, cst.Attribute)
             and node.func.attr.value == FABRIC_LAUNCH

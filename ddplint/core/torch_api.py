@@ -307,6 +307,12 @@ LIGHTNING_TRAINER = api(
     "lightning.pytorch.trainer.trainer.Trainer",
     keyword_only="accelerator strategy devices num_nodes",
 )
+# The CLI builds the Trainer from `trainer_defaults` (a dict of its arguments) and the command line.
+LIGHTNING_CLI = api(
+    "lightning.pytorch.cli.LightningCLI", "lightning.pytorch.LightningCLI", "pytorch_lightning.cli.LightningCLI",
+    "pytorch_lightning.utilities.cli.LightningCLI",
+    keyword_only="trainer_defaults",
+)
 LIGHTNING_MODULE = api(
     "pytorch_lightning.LightningModule", "pytorch_lightning.core.LightningModule",
     "pytorch_lightning.core.module.LightningModule", "pytorch_lightning.core.lightning.LightningModule",

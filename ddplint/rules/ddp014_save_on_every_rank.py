@@ -665,6 +665,20 @@ class SaveOnEveryRank(Rule):
             """
         ),
         Clean(
+            # The CLI's Trainer runs on the CPU with its default devices: one process.
+            """
+            import torch
+            from lightning.pytorch import LightningModule
+            from lightning.pytorch.cli import LightningCLI
+
+            class Model(LightningModule):
+                def on_train_end(self):
+                    torch.save(self.state_dict(), "last.pt")
+
+            LightningCLI(Model, trainer_defaults={"accelerator": "cpu", "max_epochs": 1})
+            """
+        ),
+        Clean(
             # Lightning runs prepare_data on one process per node and waits for it: the download
             # happens once; setup, on every rank, only reads.
             """
