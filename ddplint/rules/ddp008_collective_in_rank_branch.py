@@ -1014,11 +1014,7 @@ class CollectiveInRankBranch(Rule):
         parameters = _parameter_names(function)
         if parameters and call.callee.count(".") and isinstance(call.event.node.func, cst.Attribute):
             parameters = parameters[1:]  # `self.helper(...)`: `self` is bound
-        passed_false = set()
-        for index, arg in enumerate(call.event.node.args):
-            name = arg.keyword.value if arg.keyword else (parameters[index] if index < len(parameters) and not arg.star else None)
-            if name is not None and isinstance(arg.value, cst.Name) and arg.value.value == "False":
-                passed_false.add(name)
+        passed_false = _passed_false(call.event.node, parameters)
         return all(
             any(not in_else and self._flag_tests.get(branch) in passed_false for branch, in_else in event.path)
             for event in inner
@@ -1066,17 +1062,21 @@ def _turned_off(view, key: str | None, cls: str | None, call: cst.Call, callee: 
     if record is None:
         return False
     line = found.hops[0].place.line
-    params = list(record.params[1:] if target.bound and record.method else record.params)
-    for guard in program.context.guards_around(target.module, target.key):
-        if guard.sense and guard.first <= line <= guard.last and guard.test in params:
-            index = params.index(guard.test)
-            passed = keyword_argument(call, guard.test)
-            if passed is None and index < len(call.args) and call.args[index].keyword is None and not call.args[index].star:
-                passed = call.args[index]
-            if passed is not None and isinstance(passed.value, cst.Name) and passed.value.value == "False":
-                return True
-    return False
+    passed_false = _passed_false(call, list(record.params[1:] if target.bound and record.method else record.params))
+    return any(
+        guard.sense and guard.first <= line <= guard.last and guard.test in passed_false
+        for guard in program.context.guards_around(target.module, target.key)
+    )
 
+
+def _passed_false(call: cst.Call, parameters: list[str]) -> set[str]:
+    """The parameters (of the called function, `self` left out) that `call` passes a literal False."""
+    found = set()
+    for index, arg in enumerate(call.args):
+        name = arg.keyword.value if arg.keyword else (parameters[index] if index < len(parameters) and not arg.star else None)
+        if name is not None and isinstance(arg.value, cst.Name) and arg.value.value == "False":
+            found.add(name)
+    return found
 
 
 def _class_buffers(program, module: str, cls: str, depth: int = 0) -> str | None:
