@@ -336,26 +336,6 @@ class DDPForwardBypassed(Rule):
             messages=_bypass_message("`self.net` is `self.model.module`"),
         ),
         Flagged(
-            # A submodule of a name bound to the inner module (SAM-Med3D's image encoder and decoder).
-            """
-            from torch.nn.parallel import DistributedDataParallel as DDP
-
-            class Trainer:
-                def __init__(self, net, rank):
-                    self.model = DDP(net.to(rank), device_ids=[rank])
-
-                def train_epoch(self, loader):
-                    sam_model = self.model.module
-                    for x, y in loader:
-                        loss = sam_model.mask_decoder(x, y).mean()
-                               ^
-                        loss.backward()
-            """,
-            messages=_bypass_message(
-                "`sam_model` is `self.model.module`", "`mask_decoder()` of the inner module is a forward DDP never sees"
-            ),
-        ),
-        Flagged(
             # A project helper that unwraps the DDP model hands back its inner module.
             """
             from torch.nn.parallel import DistributedDataParallel as DDP
@@ -651,14 +631,9 @@ class DDPForwardBypassed(Rule):
             # no fix (the name may be rebound; the helper may be meant for other models)
             called = func.value if isinstance(func, cst.Attribute) and func.attr.value == "forward" else func
             inner = self._wrapped.inner(called)
-            note = ""
-            if inner is None and isinstance(func, cst.Attribute) and _runs_parameters(func.attr.value):
-                # `sam_model.image_encoder(x)` after `sam_model = model.module`: a submodule's forward
-                called, inner = func.value, self._wrapped.inner(func.value)
-                note = f" (`{func.attr.value}()` of the inner module is a forward DDP never sees)"
             if inner is not None:
                 self._unfixed.add(id(node))
-                self._consider(node, None, inner[0] or dotted_name(called), inner[1] + note)
+                self._consider(node, None, inner[0] or dotted_name(called), inner[1])
 
     def _consider(self, node: cst.Call, wrapper: cst.BaseExpression | None, name: str | None, origin: str) -> None:
         """A forward through the inner module of the DDP model `name`: a candidate unless
@@ -759,16 +734,11 @@ def _inner_method(func: cst.BaseExpression) -> cst.BaseExpression | None:
         isinstance(func, cst.Attribute)
         and isinstance(func.value, cst.Attribute)
         and func.value.attr.value == "module"
-        and _runs_parameters(func.attr.value)
+        and func.attr.value not in MODULE_API
+        and not func.attr.value.startswith(("register_", "named_", "load_"))
     ):
         return func.value.value
     return None
-
-
-def _runs_parameters(attribute: str) -> bool:
-    """A method or submodule of the inner module, which runs its parameters, not the nn.Module
-    API that runs none."""
-    return attribute not in MODULE_API and not attribute.startswith(("register_", "named_", "load_"))
 
 
 def _bypassed_wrapper(func: cst.BaseExpression) -> cst.BaseExpression | None:
