@@ -438,7 +438,8 @@ class Hints:
         return scan.matches(needles, met=[needle for fact in opened for needle in _STANDS_FOR[fact]])
 
     def unscreened(self, unscreened_by: frozenset[ProjectFact]) -> bool:
-        """Whether a rule's screen is not applied to the module (`Rule.unscreened_by`)."""
+        """Whether a rule's screen is not applied to the module (`Rule.unscreened_by`), or
+        gives way to its project screen (`Rule.screened_by`)."""
         return not self.facts.isdisjoint(unscreened_by)
 
     def patch(self, facts):

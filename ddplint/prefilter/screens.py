@@ -285,7 +285,8 @@ class RankZeroCalls:
     framework object's), of a function of the file, or of anything where the file builds a
     model of `wrappers` (its forward): in a branch of an `if` whose test may tell rank
     0 from the others, after such an `if` that leaves the block, or in a function with a
-    decorator of `decorators`, all in the same function.
+    decorator of `decorators`, all in the same function. With `any_call`, a call of anything
+    there (a helper of another module may run the collective).
 
     A test may tell the ranks apart where it names a rank (a name or attribute in `names`, any
     case; a call of `functions`; a string of `keys`, an environment variable or configuration
@@ -303,16 +304,18 @@ class RankZeroCalls:
     keys: tuple[str, ...]
     decorators: tuple[str, ...]
     methods: tuple[str, ...] = ()
+    any_call: bool = False
 
     def holds(self, facts: Facts) -> bool:
         code = _RankCode(facts.tree)
-        wrapping = bool(facts.calls_to(self.wrappers))
+        # where the file builds a wrapped model, any call may be its forward
+        every_call = self.any_call or bool(facts.calls_to(self.wrappers))
         collectives = set(self.targets)
         names = facts.function_names
 
         def is_event(call: ast.Call) -> bool:
             func = call.func
-            if wrapping or facts.qualified(func) & collectives:
+            if every_call or facts.qualified(func) & collectives:
                 return True
             if isinstance(func, ast.Attribute) and func.attr in self.methods:
                 return True
