@@ -731,14 +731,17 @@ def _names_script(directory: str, relative: str, folder: str, document_folder: s
 
 # Calls that start or join the ranks, by the last part of their name (the summary reads no imports).
 _RANK_STARTS = frozenset(("init_process_group", "spawn", "start_processes", "DistributedDataParallel", "Accelerator"))
+# Such a name followed by its call's "(": only blanks, line continuations, comments and the
+# ")" of a parenthesised callee can come between.
+_RANK_START_CALL = re.compile(rf"\b(?:{'|'.join(sorted(_RANK_STARTS))})(?:[\s)\\]|#[^\n]*)*\(")
 
 
 def _rank_start(program: Program, module: str) -> tuple[int, str] | None:
     """(line, "calls X") of the first call in `module` that starts or joins the ranks. A text
-    that names none of them is not parsed (a name is spelt as written, except in a non-ASCII
-    text, where an identifier may normalise to one)."""
+    where no such name is followed by a "(" is not parsed (a name is spelt as written, except
+    in a non-ASCII text, where an identifier may normalise to one)."""
     text = program.read(module)
-    if text is None or text.isascii() and not any(name in text for name in _RANK_STARTS):
+    if text is None or text.isascii() and _RANK_START_CALL.search(text) is None:
         return None
     found = None
     tree = program.tree(module, text)
