@@ -31,7 +31,7 @@ class Facts:
 
     __slots__ = (
         "origins", "imported", "calls_by_tail", "functions_with_defaults", "function_names", "classes", "strings",
-        "keywords", "project_packages", "_tree", "_defs", "_lambda_names", "_local_callables",
+        "keywords", "project_packages", "_tree", "_defs", "_lambda_names", "_local_callables", "_rank_code",
     )
 
     def __init__(self, tree: ast.AST) -> None:
@@ -54,6 +54,7 @@ class Facts:
         self._defs: list[str] = []
         self._lambda_names: set[str] = set()  # names assigned a lambda, anywhere
         self._local_callables: frozenset[str] | None = None
+        self._rank_code: _RankCode | None = None
         for node in _nodes(tree):
             kind = type(node)
             if kind is ast.Call:
@@ -111,6 +112,14 @@ class Facts:
             )
             self._local_callables = frozenset(name for name, count in nested.items() if count > 0) | self._lambda_names
         return self._local_callables
+
+    @property
+    def rank_code(self) -> _RankCode:
+        """What RankZeroCalls reads of the module, gathered once (a rule's screen and its project
+        screen may both ask)."""
+        if self._rank_code is None:
+            self._rank_code = _RankCode(self._tree)
+        return self._rank_code
 
     def _bind(self, name: str, origin: str) -> None:
         self.origins.setdefault(name, set()).add(origin)
@@ -307,7 +316,7 @@ class RankZeroCalls:
     any_call: bool = False
 
     def holds(self, facts: Facts) -> bool:
-        code = _RankCode(facts.tree)
+        code = facts.rank_code
         # where the file builds a wrapped model, any call may be its forward
         every_call = self.any_call or bool(facts.calls_to(self.wrappers))
         collectives = set(self.targets)
