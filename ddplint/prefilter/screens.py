@@ -423,6 +423,7 @@ class _RankTests:
         self._holders: dict[str, bool] = {}
         self._open: set[str] = set()  # names being resolved
         self._cycled = False  # whether the resolution under way met one of them
+        self._met: set[str] = set()  # the names the outermost resolution under way has resolved
 
     def __call__(self, expr: ast.AST) -> bool:
         """`classify` reads a comparison by its sides' words, and resolves a name, an attribute
@@ -449,6 +450,10 @@ class _RankTests:
         if name in self._open:  # a cycle proves nothing, for now
             self._cycled = True
             return False
+        outermost = not self._open
+        if outermost:
+            self._met.clear()
+        self._met.add(name)
         code = self.code
         values: list[ast.AST] = list(code.assigned.get(name, ()))
         for function in code.functions:
@@ -462,6 +467,10 @@ class _RankTests:
         self._open.discard(name)
         if found or not self._cycled:  # a "no" that rested on an open name may change: not kept
             self._holders[name] = found
+        elif outermost:
+            # Nothing was open around it, so the search was whole: no name it met can lead to a
+            # test either (`name` would, through it). Kept, or each cycle is searched again.
+            self._holders.update(dict.fromkeys(self._met, False))
         self._cycled = outer or self._cycled
         return found
 
