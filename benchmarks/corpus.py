@@ -72,7 +72,7 @@ PACKAGES: list[tuple[str, str, str]] = [
     ("ultralytics", "8.4.190", "wheel"),
     ("mmengine", "0.10.7", "wheel"),
     ("deepspeed", "0.19.8", "sdist"),
-    ("torchvision", "0.29.2", "wheel"),
+    ("torchvision", "0.29.1", "wheel"),
 ]
 
 

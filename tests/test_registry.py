@@ -48,3 +48,6 @@ def test_every_rule_module_gives_one_rule():
 def test_the_facts_that_lift_a_rule_screen_also_open_it(rule):
     # Hints.unscreened is asked only of rules the needles let through.
     assert rule.unscreened_by <= rule.opened_by
+    assert rule.screened_by <= rule.opened_by
+    # a project screen where facts lower the screen to it, and only there
+    assert (rule.project_screen is not None) == bool(rule.screened_by)

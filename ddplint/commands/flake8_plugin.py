@@ -97,7 +97,7 @@ class Flake8Plugin:
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         from ddplint.prefilter.needles import TextScan
-        from ddplint.prefilter.index import NEEDLES, OPENED_BY, SCREENS, UNSCREENED_BY
+        from ddplint.prefilter.index import NEEDLES, OPENED_BY, SCREENED_BY, SCREENS, UNSCREENED_BY
         from ddplint.prefilter.screens import Facts
 
         source = "".join(self.lines)
@@ -116,8 +116,10 @@ class Flake8Plugin:
         if not codes:
             return  # no rule's needles occur: libcst is never imported for this file
         facts = Facts(self.tree) if hints is None else hints.patch(Facts(self.tree))
+        # a rule's project screen (Rule.project_screen) is left to `analyse`
         unscreened = hints is not None and any(
-            hints.unscreened(UNSCREENED_BY.get(code, frozenset())) or hints.feeds(code) for code in codes
+            hints.unscreened(UNSCREENED_BY.get(code, frozenset()) | SCREENED_BY.get(code, frozenset())) or hints.feeds(code)
+            for code in codes
         )
         if not unscreened and all(SCREENS[code] is not None for code in codes) and not any(
             SCREENS[code].holds(facts) for code in codes

@@ -276,6 +276,7 @@ def _screened(source, rules, facts, hints) -> tuple[list[type[Rule]], Facts | No
     return [
         rule for rule in active
         if hints.unscreened(rule.unscreened_by) or hints.feeds(rule.code) or rule.screen.holds(facts)  # type: ignore[union-attr]
+        or hints.unscreened(rule.screened_by) and rule.project_screen.holds(facts)  # type: ignore[union-attr]
     ], facts
 
 

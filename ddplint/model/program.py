@@ -248,10 +248,11 @@ class Program:
             self.consulted.add(module)
         return self._reader(module)
 
-    def tree(self, module: str) -> ast.Module | None:
-        """CPython's `ast` of `module`, read afresh for a question the summaries do not answer;
-        None when it cannot be read or does not parse."""
-        text = self.read(module)
+    def tree(self, module: str, text: str | None = None) -> ast.Module | None:
+        """CPython's `ast` of `module` (of `text`, where the caller has already read it), read
+        afresh for a question the summaries do not answer; None when it cannot be read or does
+        not parse."""
+        text = self.read(module) if text is None else text
         try:
             return ast.parse(text) if text is not None else None
         except (SyntaxError, ValueError, RecursionError, MemoryError):

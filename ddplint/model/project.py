@@ -59,7 +59,7 @@ from ddplint.model.reach import Reach
 from ddplint.model.records import Inner, LaunchCommand, Place, Prepared, Wrapped
 from ddplint.prefilter.needles import TextScan, call_needle
 from ddplint.prefilter.project_facts import ProjectFact
-from ddplint.prefilter.screens import dotted
+from ddplint.prefilter.screens import dotted, walk
 from ddplint.core.torch_api import (
     ACCELERATOR, COLLECTIVES, DATALOADER, DISTRIBUTED_EVIDENCE, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER,
     DTENSOR_FULL_TENSOR, FRAMEWORK_MAKER_TEXT, FRAMEWORK_METHODS, LAUNCH_POINT_TEXT, LAUNCHERS, LIBRARY_LOADERS, SAMPLER,
@@ -438,7 +438,8 @@ class Hints:
         return scan.matches(needles, met=[needle for fact in opened for needle in _STANDS_FOR[fact]])
 
     def unscreened(self, unscreened_by: frozenset[ProjectFact]) -> bool:
-        """Whether a rule's screen is not applied to the module (`Rule.unscreened_by`)."""
+        """Whether a rule's screen is not applied to the module (`Rule.unscreened_by`), or
+        gives way to its project screen (`Rule.screened_by`)."""
         return not self.facts.isdisjoint(unscreened_by)
 
     def patch(self, facts):
@@ -743,16 +744,25 @@ def _names_script(directory: str, relative: str, folder: str, document_folder: s
 
 # Calls that start or join the ranks, by the last part of their name (the summary reads no imports).
 _RANK_STARTS = frozenset(("init_process_group", "spawn", "start_processes", "DistributedDataParallel", "Accelerator"))
+# Such a name followed by its call's "(": only blanks, line continuations, comments and the
+# ")" of a parenthesised callee can come between.
+_RANK_START_CALL = re.compile(rf"\b(?:{'|'.join(sorted(_RANK_STARTS))})(?:[\s)\\]|#[^\n]*)*\(")
 
 
-def _rank_start(tree) -> tuple[int, str] | None:
-    """(line, "calls X") of the first call in `tree` that starts or joins the ranks."""
+def _rank_start(program: Program, module: str) -> tuple[int, str] | None:
+    """(line, "calls X") of the first call in `module` that starts or joins the ranks. A text
+    where no such name is followed by a "(" is not parsed (a name is spelt as written, except
+    in a non-ASCII text, where an identifier may normalise to one)."""
+    text = program.read(module)
+    if text is None or text.isascii() and _RANK_START_CALL.search(text) is None:
+        return None
     found = None
-    for node in ast.walk(tree) if tree is not None else ():
-        if isinstance(node, ast.Call):
-            name = dotted(node.func) or ""
-            if name.rpartition(".")[2] in _RANK_STARTS and (found is None or node.lineno < found[0]):
-                found = (node.lineno, f"calls {name}")
+    tree = program.tree(module, text)
+    for node in walk(tree) if tree is not None else ():
+        if type(node) is ast.Call:
+            name = dotted(node.func) or ""  # type: ignore[attr-defined]
+            if name.rpartition(".")[2] in _RANK_STARTS and (found is None or node.lineno < found[0]):  # type: ignore[attr-defined]
+                found = (node.lineno, f"calls {name}")  # type: ignore[attr-defined]
     return found
 
 
@@ -820,15 +830,10 @@ class ProjectView:
         """Where a script that runs this module (it, or one importing it up to three imports
         away: `users`) starts or joins the ranks, and how ("calls init_process_group"): the
         first such call of the nearest such script; None when none does by its own code."""
-        memo = self.project._memo
         for module in sorted(self.users, key=lambda name: (name != self.module, name)):
-            if not self.project.modules[module]["dist"]:
-                continue
-            key = ("ranks started", module)
-            if key not in memo:
-                memo[key] = _rank_start(self.project.program.tree(module))
-            if memo[key] is not None:
-                line, how = memo[key]
+            found = self._rank_start(module)
+            if found is not None:
+                line, how = found
                 return self.project.place(module, line), how
         return None
 
@@ -844,13 +849,16 @@ class ProjectView:
         return False
 
     def _starts_ranks(self, module: str) -> bool:
-        memo = self.project._memo
+        return self._rank_start(module) is not None
+
+    def _rank_start(self, module: str) -> tuple[int, str] | None:
+        """`_rank_start` of a module whose text names distributed code, once per project."""
         if not self.project.modules[module]["dist"]:
-            return False
-        key = ("ranks started", module)
+            return None
+        memo, key = self.project._memo, ("ranks started", module)
         if key not in memo:
-            memo[key] = _rank_start(self.project.program.tree(module))
-        return memo[key] is not None
+            memo[key] = _rank_start(self.project.program, module)
+        return memo[key]
 
     def builds_launcher(self) -> tuple[Place, str] | None:
         """Where a project function that this module calls builds the Accelerator it returns

@@ -157,7 +157,7 @@ def render_index(rules) -> str:
     lines += ["}", "", "# The shared analyses each rule reads (by class name): the project may feed them.", "ANALYSES = {"]
     lines += [f"    {rule.code!r}: {tuple(sorted(a.__name__ for a in rule.analyses))!r}," for rule in rules]
     lines.append("}")
-    for table, attribute in (("OPENED_BY", "opened_by"), ("UNSCREENED_BY", "unscreened_by")):
+    for table, attribute in (("OPENED_BY", "opened_by"), ("UNSCREENED_BY", "unscreened_by"), ("SCREENED_BY", "screened_by")):
         lines += ["", f"# The project facts in each rule's `{attribute}` (rules not named here have none).", f"{table} = {{"]
         for rule in rules:
             facts = sorted(f"ProjectFact.{fact.name}" for fact in getattr(rule, attribute))

@@ -5,7 +5,7 @@ what it defines.
 The index computes them for every module and knows no rule. A rule whose pitfall can have its
 other half in another module says which of them open it (`Rule.opened_by`): on a module with
 one of them its needles are not required, and, for those in `Rule.unscreened_by`, its `ast`
-screen is not either. This module imports nothing, so the flake8 plugin's libcst-free path
+screen is not either (for those in `Rule.screened_by`, a weaker one is: `Rule.project_screen`). This module imports nothing, so the flake8 plugin's libcst-free path
 (ddplint.prefilter.index) can name the facts too.
 """
 

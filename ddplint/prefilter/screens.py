@@ -31,7 +31,7 @@ class Facts:
 
     __slots__ = (
         "origins", "imported", "calls_by_tail", "functions_with_defaults", "function_names", "classes", "strings",
-        "keywords", "project_packages", "_tree", "_defs", "_lambda_names", "_local_callables",
+        "keywords", "project_packages", "_tree", "_defs", "_lambda_names", "_local_callables", "_rank_code",
     )
 
     def __init__(self, tree: ast.AST) -> None:
@@ -54,6 +54,7 @@ class Facts:
         self._defs: list[str] = []
         self._lambda_names: set[str] = set()  # names assigned a lambda, anywhere
         self._local_callables: frozenset[str] | None = None
+        self._rank_code: _RankCode | None = None
         for node in _nodes(tree):
             kind = type(node)
             if kind is ast.Call:
@@ -111,6 +112,14 @@ class Facts:
             )
             self._local_callables = frozenset(name for name, count in nested.items() if count > 0) | self._lambda_names
         return self._local_callables
+
+    @property
+    def rank_code(self) -> _RankCode:
+        """What RankZeroCalls reads of the module, gathered once (a rule's screen and its project
+        screen may both ask)."""
+        if self._rank_code is None:
+            self._rank_code = _RankCode(self._tree)
+        return self._rank_code
 
     def _bind(self, name: str, origin: str) -> None:
         self.origins.setdefault(name, set()).add(origin)
@@ -285,7 +294,8 @@ class RankZeroCalls:
     framework object's), of a function of the file, or of anything where the file builds a
     model of `wrappers` (its forward): in a branch of an `if` whose test may tell rank
     0 from the others, after such an `if` that leaves the block, or in a function with a
-    decorator of `decorators`, all in the same function.
+    decorator of `decorators`, all in the same function. With `any_call`, a call of anything
+    there (a helper of another module may run the collective).
 
     A test may tell the ranks apart where it names a rank (a name or attribute in `names`, any
     case; a call of `functions`; a string of `keys`, an environment variable or configuration
@@ -303,16 +313,18 @@ class RankZeroCalls:
     keys: tuple[str, ...]
     decorators: tuple[str, ...]
     methods: tuple[str, ...] = ()
+    any_call: bool = False
 
     def holds(self, facts: Facts) -> bool:
-        code = _RankCode(facts.tree)
-        wrapping = bool(facts.calls_to(self.wrappers))
+        code = facts.rank_code
+        # where the file builds a wrapped model, any call may be its forward
+        every_call = self.any_call or bool(facts.calls_to(self.wrappers))
         collectives = set(self.targets)
         names = facts.function_names
 
         def is_event(call: ast.Call) -> bool:
             func = call.func
-            if wrapping or facts.qualified(func) & collectives:
+            if every_call or facts.qualified(func) & collectives:
                 return True
             if isinstance(func, ast.Attribute) and func.attr in self.methods:
                 return True
@@ -411,6 +423,7 @@ class _RankTests:
         self._holders: dict[str, bool] = {}
         self._open: set[str] = set()  # names being resolved
         self._cycled = False  # whether the resolution under way met one of them
+        self._met: set[str] = set()  # the names the outermost resolution under way has resolved
 
     def __call__(self, expr: ast.AST) -> bool:
         """`classify` reads a comparison by its sides' words, and resolves a name, an attribute
@@ -437,6 +450,10 @@ class _RankTests:
         if name in self._open:  # a cycle proves nothing, for now
             self._cycled = True
             return False
+        outermost = not self._open
+        if outermost:
+            self._met.clear()
+        self._met.add(name)
         code = self.code
         values: list[ast.AST] = list(code.assigned.get(name, ()))
         for function in code.functions:
@@ -450,6 +467,10 @@ class _RankTests:
         self._open.discard(name)
         if found or not self._cycled:  # a "no" that rested on an open name may change: not kept
             self._holders[name] = found
+        elif outermost:
+            # Nothing was open around it, so the search was whole: no name it met can lead to a
+            # test either (`name` would, through it). Kept, or each cycle is searched again.
+            self._holders.update(dict.fromkeys(self._met, False))
         self._cycled = outer or self._cycled
         return found
 

@@ -146,8 +146,10 @@ class CollectiveInRankBranch(Rule):
         within=rank_zero_calls(COLLECTIVES, DDP, _FRAMEWORK_CALLS),
         also=(DISTRIBUTED_MARKERS, RANK_GUARD_NEEDLE),
     )
-    # a helper of another module runs the collective the call under the rank test reaches
-    opened_by = unscreened_by = frozenset((ProjectFact.CALLS_COLLECTIVE_HELPER,))
+    # a helper of another module runs the collective the call under the rank test reaches: the
+    # screen then asks for a call of anything where rank 0 alone may get
+    opened_by = screened_by = frozenset((ProjectFact.CALLS_COLLECTIVE_HELPER,))
+    project_screen = replace(trigger.within, any_call=True)
 
     flagged_examples = (
         Flagged(

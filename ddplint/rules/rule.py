@@ -231,8 +231,12 @@ class Rule(cst.BatchableCSTVisitor):
     # the rule runs there though the module's text lacks its needles: the other half of the
     # pitfall is in another module. `unscreened_by`: those of them under which the file is
     # parsed for the rule though its `ast` screen fails (the screen cannot see that other half).
+    # `screened_by`: those under which `project_screen`, the part of the construct that stays in
+    # the module, admits it where `screen` fails.
     opened_by: ClassVar[frozenset[ProjectFact]] = frozenset()
     unscreened_by: ClassVar[frozenset[ProjectFact]] = frozenset()
+    screened_by: ClassVar[frozenset[ProjectFact]] = frozenset()
+    project_screen: ClassVar[Screen | None] = None
 
     def __init__(self, model: SemanticModel) -> None:
         super().__init__()
