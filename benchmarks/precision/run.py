@@ -277,7 +277,9 @@ def run_flake8(root: Path, targets: list[str], ddplint_root: Path, select: str =
     (no fixes: flake8 has none). flake8 must find the plugin through its entry point."""
     cmd = [sys.executable, "-m", "flake8", "--isolated", "--select", select, "--exit-zero", "--jobs", "1",
            "--format", "%(path)s:%(row)d:%(col)d: %(code)s %(text)s"]
-    proc = subprocess.run(cmd + targets, cwd=root, env=_ddplint_env(ddplint_root), capture_output=True, text=True)
+    # no project cache in the linted tree, as the CLI's --no-cache (the corpus is read-only input)
+    env = {**_ddplint_env(ddplint_root), "DDPLINT_NO_CACHE": "1"}
+    proc = subprocess.run(cmd + targets, cwd=root, env=env, capture_output=True, text=True)
     if proc.returncode != 0 or "Traceback (most recent call last)" in proc.stderr:
         raise RuntimeError(f"flake8 failed in {root}: rc {proc.returncode}\n{proc.stderr[-2000:]}")
     found = []
