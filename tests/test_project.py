@@ -349,7 +349,10 @@ def test_who_runs_a_function_is_read_across_modules(case, tmp_path, run):
     CPU Trainer for one device), and a checkpoint the scripts of its folder save only after
     `net.cpu()` (`host_checkpoint`: evaluate.py's load of final.pth is not flagged, that of
     last.pth, saved from CUDA, is, and so is the load of a final.pth that a script in another
-    folder saves from CUDA). The CLI and flake8 agree on
+    folder saves from CUDA), and an Accelerate script that every documented command starts as
+    one process (`one_process_launch`: `accelerate launch --num_processes=1 finetune.py` saves
+    alone; the same save under `--num_processes 4`, and a DDP script a command runs with
+    `torchrun --nproc_per_node=1`, are flagged). The CLI and flake8 agree on
     expected.txt; without the project (alone.txt) the names decide and the callers are unseen."""
     root = tmp_path / case
     shutil.copytree(CONTEXT / case, root)

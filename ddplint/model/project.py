@@ -709,6 +709,11 @@ def _launch_commands(relative: str, text: str) -> list[LaunchCommand]:
     return found
 
 
+def _one_process(command: LaunchCommand) -> bool:
+    """Whether `command` starts one process: its launcher's flags say so with numbers."""
+    return LAUNCHERS[command.launcher].processes(command.command) == 1
+
+
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 
@@ -798,7 +803,10 @@ class ProjectView:
     def launch_line(self, launcher: str | None = None) -> Place | None:
         """Where a shell script or document of the project runs this module's file, or a script
         that imports it, with `launcher` (a key of `torch_api.LAUNCHERS`; None: any of them)."""
-        return next((command.place for command in self.launches() if launcher in (None, command.launcher)), None)
+        return next(
+            (command.place for command in self.launches() if launcher in (None, command.launcher) and not _one_process(command)),
+            None,
+        )
 
     def launches(self) -> list[LaunchCommand]:
         """The commands of the project's shell scripts and documents that run this module's
@@ -908,9 +916,23 @@ class ProjectView:
         if _TEST_PATH.search(relative):
             return True
         if facts["dist"]:
-            return False
+            return self._launched_as_one_process()
         alone = self.project.one_process_script(self.module) or self.project.run_by_demos_alone(self.module)
         return alone and self.launch_line() is None  # a launcher the project documents runs it as ranks
+
+    def _launched_as_one_process(self) -> bool:
+        """Whether this is an entry script that no module imports, that neither starts processes
+        nor a process group nor a DDP model itself (its launcher decides how many processes run
+        it: an Accelerate script), and that every command of the project running it starts as
+        one process (`accelerate launch --num_processes=1 train.py`)."""
+        project = self.project
+        if not project.modules[self.module].get("main") or project.program.importers_of(self.module):
+            return False
+        launches = self.launches()
+        if not launches or not all(_one_process(command) for command in launches):
+            return False
+        text = project.program.read(self.module)
+        return text is not None and not any(start in text for start in (*_PROCESS_STARTS, "DistributedDataParallel"))
 
     def wrapped_parameters(self, key: str | None) -> dict:
         """The parameters of this module's function `key` (`name`, `Class.name`) that some call
