@@ -2,17 +2,14 @@ import torch
 from accelerate import Accelerator
 
 
-def main():
+def pretrain(steps=100):
     accelerator = Accelerator()
-    model = torch.nn.Linear(4, 4)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    model, optimizer = accelerator.prepare(model, optimizer)
-    for _ in range(3):
-        loss = model(torch.randn(2, 4, device=accelerator.device)).sum()
-        accelerator.backward(loss)
-        optimizer.step()
-    torch.save(accelerator.unwrap_model(model).state_dict(), "pretrained.pt")
+    encoder = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU())
+    encoder = accelerator.prepare(encoder)
+    for _ in range(steps):
+        accelerator.backward(encoder(torch.randn(4, 8, device=accelerator.device)).pow(2).mean())
+    torch.save(accelerator.unwrap_model(encoder).state_dict(), "pretrained.pt")
 
 
 if __name__ == "__main__":
-    main()
+    pretrain()
