@@ -81,8 +81,12 @@ class CollectiveInRankBranch(Rule):
     `save_checkpoint`/`load_checkpoint`; an FSDP model's `state_dict()`, `FSDP.full_optim_state_dict`,
     `get_model_state_dict` and kin, a DTensor's `full_tensor()`. The forward of a
     `DistributedDataParallel` model is a collective too where the wrapped module holds buffers:
-    DDP broadcasts them from rank 0 in every forward (`broadcast_buffers=True`, the default);
-    and where gradients are on and a backward follows, that backward all-reduces the gradients.
+    DDP broadcasts them from rank 0 (`broadcast_buffers=True`, the default) at the start of a
+    forward that follows one with gradients on (a forward under `no_grad` turns the next
+    broadcast off), so rank 0's first forward in the branch waits for a broadcast the other
+    ranks make only in their next training forward, or never, once they have finished: the
+    job hangs at the latest at the end of training; and where gradients are on and a backward
+    follows, that backward all-reduces the gradients.
     A module with no buffers (convolutions, linear layers, group norms) under `no_grad` runs
     no collective in its forward, and rank 0 alone may sample with it.
 
