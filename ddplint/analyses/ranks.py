@@ -34,8 +34,8 @@ from ddplint.semantic.walk import children
 from ddplint.core.fixpoint import fixed_point
 from ddplint.prefilter.screens import RankZeroCalls
 from ddplint.core.torch_api import (
-    ACCELERATOR, ACCELERATOR_SHARDING_PLUGINS, DDP, DISTRIBUTED_IS_AVAILABLE, INIT_PROCESS_GROUP, PROCESS, RANK_ENVIRONMENT, SPAWN,
-    START_PROCESSES,
+    ACCELERATOR, ACCELERATOR_SHARDING_PLUGINS, DDP, DISTRIBUTED_IS_AVAILABLE, INIT_PROCESS_GROUP, PROCESS, RANK_ENVIRONMENT,
+    SAME_VALUE_METHODS, SPAWN, START_PROCESSES,
 )
 
 
@@ -1425,6 +1425,9 @@ class WrappedModels(Analysis):
         # name was last assigned (what a DDP call's module argument names): (owner, name) -> node.
         self._wrap_calls: dict[tuple[str | None, str], cst.Call] = {}
         self._values: dict[tuple[str | None, str], cst.BaseExpression] = {}
+        # The values the names held when each DDP call ran (by the call's id): `model = DDP(model)`
+        # rebinds the name its module argument reads.
+        self._values_at_wrap: dict[int, dict[tuple[str | None, str], cst.BaseExpression]] = {}
 
     def _owner(self, name: str) -> str | None:
         self_class = self.model.frame.self_class
@@ -1510,6 +1513,8 @@ class WrappedModels(Analysis):
             callee, self_class = dotted_name(value.func), self.model.frame.self_class
             if callee is not None:
                 origin = self.model.project.wrapped_result(callee, self_class.name.value if self_class else None)
+        if wrap_call is not None:
+            self._values_at_wrap[id(wrap_call)] = dict(self._values)
         for target in node.targets:
             self._unpack(target.target, value)
             name = dotted_name(target.target)
@@ -1517,7 +1522,11 @@ class WrappedModels(Analysis):
                 continue
             owner = self._owner(name)
             self._origins.pop((owner, name), None)
-            self._values[(owner, name)] = value
+            receiver = value
+            while isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute) and receiver.func.attr.value in SAME_VALUE_METHODS:
+                receiver = receiver.func.value
+            # `model = model.cuda()` keeps the object `model` held: its value stays what it was
+            self._values[(owner, name)] = self._values.get((owner, name), value) if receiver is not value and dotted_name(receiver) == name else value
             if wrap_call is not None:
                 self._wrap_calls[(owner, name)] = wrap_call
             else:
@@ -1622,11 +1631,13 @@ class WrappedModels(Analysis):
         origin = self._origin(name)
         return origin if hasattr(origin, "wrapped_at") else None
 
-    def value_of(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    def value_of(self, expr: cst.BaseExpression, wrap: cst.Call | None = None) -> cst.BaseExpression | None:
         """The value the name `expr` was last assigned where the walk is (in this function, or
-        for `self.x` in its class), or None."""
+        for `self.x` in its class), or None; with `wrap`, a DDP call of this file, the value it
+        held when that call ran."""
         name = dotted_name(expr)
-        return next((self._values[(o, name)] for o in self._owners_here() if (o, name) in self._values), None) if name else None
+        values = self._values_at_wrap.get(id(wrap), self._values) if wrap is not None else self._values
+        return next((values[(o, name)] for o in self._owners_here() if (o, name) in values), None) if name else None
 
     def where(self, expr: cst.BaseExpression) -> str:
         """A note for a message on where the DDP model `expr` names was made, when another

@@ -487,6 +487,8 @@ PARAMETERISED_LAYERS = (
 BUFFERED_LAYERS = ("BatchNorm", "LazyBatchNorm", "SyncBatchNorm")
 CONTAINER_LAYERS = ("Sequential", "ModuleList", "ModuleDict")
 # Returns the module it is given, with its batch norms replaced: on the device the module was on.
+# Methods of a module that return the object they are called on: `Net().cuda(rank)` is the `Net`.
+SAME_VALUE_METHODS = frozenset(("cuda", "to", "float", "half", "bfloat16", "double", "train", "requires_grad_"))
 CONVERT_SYNC_BATCHNORM = api(
     "torch.nn.SyncBatchNorm.convert_sync_batchnorm", "torch.nn.modules.batchnorm.SyncBatchNorm.convert_sync_batchnorm",
     params="module process_group",

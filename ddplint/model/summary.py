@@ -23,6 +23,7 @@ from dataclasses import fields, replace
 
 from ddplint.core.torch_api import (
     ACCELERATOR, ACCELERATOR_SHARDING_PLUGINS, BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, FRAMEWORK_METHODS, NO_GRAD,
+    SAME_VALUE_METHODS,
 )
 from ddplint.model import files
 from ddplint.model.records import (
@@ -38,8 +39,6 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 # Python 3.12 gave functions `type_params`, and a node built without it lacks the attribute
 # (3.13 fills it in); 3.10 and 3.11 would keep an unknown keyword as a stray attribute.
 _NO_TYPE_PARAMS = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
-# Methods that return the object they are called on: `Net().cuda(rank)` is the `Net`.
-SAME_VALUE_METHODS = frozenset(("cuda", "to", "float", "half", "bfloat16", "double", "train", "requires_grad_"))
 _EXITS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
 MAX_PREDICATE_LINES = 25  # longer functions are not read as predicates (ddplint.model.context)
 

@@ -10,12 +10,11 @@ from ddplint.semantic.edits import argument_for, keyword_argument
 from ddplint.semantic.model import dotted_name
 from ddplint.core.torch_api import (
     API, BACKWARD, BUFFERED_LAYERS, COLLECTIVES, CONTAINER_LAYERS, CONVERT_SYNC_BATCHNORM, DDP, DISTRIBUTED_MARKERS,
-    DTENSOR_FULL_TENSOR, FRAMEWORK_COLLECTIVES, FRAMEWORK_METHODS, TORCH_DISTRIBUTED, TORCH_NN,
+    DTENSOR_FULL_TENSOR, FRAMEWORK_COLLECTIVES, FRAMEWORK_METHODS, SAME_VALUE_METHODS, TORCH_DISTRIBUTED, TORCH_NN,
 )
 from ddplint.analyses.branches import Branches, Path, exclusive
 from ddplint.analyses.grad_mode import GradientMode
 from ddplint.analyses.ranks import RANK_GUARD_NEEDLE, RankRegions, WrappedModels, last_name, rank_zero_calls
-from ddplint.model.summary import SAME_VALUE_METHODS
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule, wrap_links
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.triggers import CallTrigger
@@ -345,6 +344,54 @@ class CollectiveInRankBranch(Rule):
                 "ranks never join; call model.module(...) for rank-0-only evaluation (it is passed to eval_it, "
                 "which calls it)"
             ),
+        ),
+        Flagged(
+            # The name is rebound at each step (`model = model.cuda()`, `model = DDP(model)`): the
+            # module DDP wraps is what `model` held when the DDP call ran, a batch-normed Net.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Net(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.norm = torch.nn.BatchNorm1d(16)
+
+            def main(local_rank, loader):
+                dist.init_process_group("nccl")
+                model = Net()
+                model = model.cuda()
+                model = DDP(model, device_ids=[local_rank])
+                for batch in loader:
+                    model(batch).mean().backward()
+                if dist.get_rank() == 0:
+                    with torch.no_grad():
+                        print(model(batch))
+                              ^
+            """,
+            fixed="""
+            import torch
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Net(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.norm = torch.nn.BatchNorm1d(16)
+
+            def main(local_rank, loader):
+                dist.init_process_group("nccl")
+                model = Net()
+                model = model.cuda()
+                model = DDP(model, device_ids=[local_rank])
+                for batch in loader:
+                    model(batch).mean().backward()
+                if dist.get_rank() == 0:
+                    with torch.no_grad():
+                        print(model.module(batch))
+            """,
+            messages=_FORWARD_MESSAGE,
         ),
         Flagged(
             # In a training step, the forward under no_grad has no gradient to sync: the fix
@@ -915,7 +962,7 @@ class CollectiveInRankBranch(Rule):
             module = argument_for(site, DDP, "module")
             if _is_false(off) or module is None:
                 return made, None
-            buffers = self._expression_buffers(module.value, 0)
+            buffers = self._expression_buffers(module.value, 0, site)
         elif site is not None:
             project = self.model.project
             buffers = _class_buffers(project.program, *site.wraps) if site.broadcasts and site.wraps and project else None
@@ -925,20 +972,21 @@ class CollectiveInRankBranch(Rule):
             return made, None
         return made, f"DDP's forward broadcasts the wrapped module's buffers from rank 0 ({buffers}), and the other ranks never join"
 
-    def _expression_buffers(self, expr: cst.BaseExpression, depth: int) -> str | None:
+    def _expression_buffers(self, expr: cst.BaseExpression, depth: int, wrap: cst.Call | None = None) -> str | None:
         """What holds buffers in the module `expr` builds: a torch batch norm, or an object of a
         project class that holds one or registers a buffer (also through a local name it was
-        assigned and `.to(...)`/`.cuda()`); None where none is shown."""
+        assigned and `.to(...)`/`.cuda()`, as the names stood when the DDP call `wrap` ran:
+        `model = model.cuda(); model = DDP(model)`); None where none is shown."""
         while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in SAME_VALUE_METHODS:
             expr = expr.func.value
         if isinstance(expr, (cst.Name, cst.Attribute)) and depth < 3:
-            value = self._wrapped.value_of(expr)
-            return self._expression_buffers(value, depth + 1) if value is not None else None
+            value = self._wrapped.value_of(expr, wrap)
+            return self._expression_buffers(value, depth + 1, wrap) if value is not None else None
         if not isinstance(expr, cst.Call):
             return None
         qualified, layer = self.model.qualified(expr.func), last_name(expr.func) or ""
         if qualified in CONVERT_SYNC_BATCHNORM or qualified in TORCH_NN and layer.startswith(CONTAINER_LAYERS):
-            return next(filter(None, (self._expression_buffers(arg.value, depth) for arg in expr.args)), None)
+            return next(filter(None, (self._expression_buffers(arg.value, depth, wrap) for arg in expr.args)), None)
         if qualified in TORCH_NN:
             return f"a {layer}" if layer.startswith(BUFFERED_LAYERS) else None
         project, callee = self.model.project, dotted_name(expr.func)

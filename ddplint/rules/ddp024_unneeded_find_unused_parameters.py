@@ -8,12 +8,12 @@ import libcst as cst
 
 from ddplint.core.diagnostics import Applicability
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.model.summary import SAME_VALUE_METHODS, definitions
+from ddplint.model.summary import definitions
 from ddplint.prefilter.screens import dotted, walk
 from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.core.torch_api import (
-    DDP, NN_MODULE, PARAMETER, PARAMETERISED_LAYERS, TORCH_NN, TORCH_NN_PARALLEL, TORCH_NN_UTILS,
+    DDP, NN_MODULE, PARAMETER, PARAMETERISED_LAYERS, SAME_VALUE_METHODS, TORCH_NN, TORCH_NN_PARALLEL, TORCH_NN_UTILS,
 )
 from ddplint.semantic.walk import descendants
 
