@@ -406,40 +406,30 @@ class Launcher:
     option: str | None
     sets_local_rank: bool
     quiet: tuple[str, ...] = ()
-    # The flags that give the number of processes it starts on each node, and the number of
-    # nodes (none: the first number is the total, as Accelerate's --num_processes is).
-    per_node: tuple[str, ...] = ()
-    nodes: tuple[str, ...] = ()
+    # The flags that give the number of processes it starts in all. Only Accelerate's are
+    # read: `accelerate launch --num_processes=1` is how a script that must run as one process
+    # is documented, while a `torchrun --nproc_per_node 1` in a shell script is as often a
+    # template to raise to the machine's GPUs (Chinese-LLaMA-Alpaca's run_pt.sh).
+    count_flags: tuple[str, ...] = ()
 
     def passes(self, command: str) -> str | None:
         """The option this launcher appends when it runs `command` (None: none)."""
         return None if any(flag in command for flag in self.quiet) else self.option
 
     def processes(self, command: str) -> int | None:
-        """How many processes `command` starts, when its flags say so with numbers (None: a
-        flag is missing, or its value is a variable)."""
-        per_node = _flag_number(command, self.per_node)
-        nodes = _flag_number(command, self.nodes) if _flag_number(command, self.nodes, absent=0) != 0 else 1
-        return per_node * nodes if per_node is not None and nodes is not None else None
-
-
-def _flag_number(command: str, flags: tuple[str, ...], absent: int | None = None) -> int | None:
-    """The number `command` gives the first of `flags` that it names (`--nproc_per_node=2`,
-    `--nproc-per-node 2`): None where the value is not a plain number, `absent` where no flag
-    is named."""
-    for flag in flags:
-        match = re.search(rf"(?<![\w-]){re.escape(flag)}(?:=|[ \t]+)(\S+)", command)
-        if match is not None:
-            value = match.group(1).strip("'\"")
-            return int(value) if value.isdigit() else None
-    return absent
+        """How many processes `command` starts, where its flags say so with a number (None: no
+        such flag, or its value is a variable)."""
+        for flag in self.count_flags:
+            match = re.search(rf"(?<![\w-]){re.escape(flag)}(?:=|[ \t]+)(\S+)", command)
+            if match is not None:
+                value = match.group(1).strip("'\"")
+                return int(value) if value.isdigit() else None
+        return None
 
 
 # `accelerate launch train.py` (also `python -m accelerate.commands.launch`): it passes no option
 # and sets LOCAL_RANK, as torchrun does.
 ACCELERATE_LAUNCHER = re.compile(r"(?<![\w.-])accelerate[ \t]+launch(?![\w.-])|accelerate\.commands\.launch\b")
-_TORCH_PER_NODE = ("--nproc_per_node", "--nproc-per-node")
-_TORCH_NODES = ("--nnodes",)
 
 
 def _launcher_word(*words: str) -> re.Pattern:
@@ -456,9 +446,9 @@ def _launcher_word(*words: str) -> re.Pattern:
 LAUNCHERS = {
     launcher.name: launcher
     for launcher in (
-        Launcher(OLD_LAUNCHER_MODULE, (OLD_LAUNCHER_MODULE,), OLD_LAUNCHER, "--local-rank", True, ("--use_env", "--use-env"), _TORCH_PER_NODE, _TORCH_NODES),
-        Launcher("torchrun", ("torchrun", TORCHRUN), re.compile(r"(?<![\w.-])torchrun(?![\w.-])|" + re.escape(TORCHRUN) + r"\b"), None, True, (), _TORCH_PER_NODE, _TORCH_NODES),
-        Launcher("deepspeed", ("deepspeed",), DEEPSPEED_LAUNCHER, "--local_rank", True, ("--no_local_rank",), ("--num_gpus", "--num-gpus"), ("--num_nodes", "--num-nodes")),
+        Launcher(OLD_LAUNCHER_MODULE, (OLD_LAUNCHER_MODULE,), OLD_LAUNCHER, "--local-rank", True, ("--use_env", "--use-env")),
+        Launcher("torchrun", ("torchrun", TORCHRUN), re.compile(r"(?<![\w.-])torchrun(?![\w.-])|" + re.escape(TORCHRUN) + r"\b"), None, True),
+        Launcher("deepspeed", ("deepspeed",), DEEPSPEED_LAUNCHER, "--local_rank", True, ("--no_local_rank",)),
         Launcher("accelerate", ("accelerate",), ACCELERATE_LAUNCHER, None, True, (), ("--num_processes", "--num-processes")),
         Launcher("horovodrun", ("horovodrun",), _launcher_word("horovodrun"), None, False),
         Launcher("mpirun", ("mpirun", "mpiexec"), _launcher_word("mpirun", "mpiexec"), None, False),
