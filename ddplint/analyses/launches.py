@@ -14,6 +14,10 @@ Code written for Accelerate, Fabric or Lightning calls no `init_process_group`, 
   so a LightningModule is written to run on every rank; unless every Trainer this file builds is
   for one device (`Trainer(devices=1)`, `Trainer(accelerator="cpu")`), which is its own evidence.
   Not `prepare_data`: the Trainer runs it on one process per node (or on rank 0) and waits for it.
+- the event methods (`on_save`, `on_train_end`, ...) of a Hugging Face TrainerCallback subclass:
+  the Trainer fires them on every process it runs in (`callback_hooks`). The Trainer starts no
+  processes, so these are not launch points: a rule counts them where the file shows that ranks
+  run it.
 
 A Fabric or Trainer is for one device when `devices` is 1, "1" or a list of one device (also
 through a module constant), or is left out on the CPU, and `num_nodes` is left out or 1; any
@@ -42,6 +46,9 @@ from ddplint.core.torch_api import (
     LIGHTNING_TRAINER,
     MAIN_PROCESS,
     RANK_ZERO_ONLY,
+    TRAINER_CALLBACK,
+    TRAINER_CALLBACK_EVENT,
+    WORLD_PROCESS_ZERO,
 )
 
 
@@ -60,6 +67,9 @@ class Launches(Analysis):
         self._points: list[tuple[str, cst.CSTNode]] = []  # what each launch point is, and where
         # A call that returns an Accelerator another module builds (by id) -> where it is built.
         self.built_at: dict[int, object] = {}  # a Place of the program model
+        self._callback_classes: set[str] = set()
+        # The event methods of TrainerCallback subclasses (frame keys) -> their `def` names.
+        self.callback_hooks: dict[str, cst.Name] = {}
 
     @property
     def every_rank(self) -> set[str | None]:
@@ -133,6 +143,8 @@ class Launches(Analysis):
             if any(self.model.qualified(base.value) in target for base in node.bases):
                 self._lightning_classes.add(node.name.value)
                 self._points.append((f"defines a {kind}, whose hooks the Trainer runs on every rank", node.name))
+        if any(self.model.qualified(base.value) in TRAINER_CALLBACK for base in node.bases):
+            self._callback_classes.add(node.name.value)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         frame = self.model.frame
@@ -142,6 +154,15 @@ class Launches(Analysis):
         ):
             self._hooks.add(frame.key)  # type: ignore[arg-type]
             self._guards[frame.key] = f"if {frame.self_name or 'self'}.trainer.{GLOBAL_ZERO}: or @{RANK_ZERO_ONLY}"
+        elif (
+            frame.method is frame and frame.self_class is not None and frame.self_class.name.value in self._callback_classes
+            and node.name.value.startswith(TRAINER_CALLBACK_EVENT)
+        ):
+            self.callback_hooks[frame.key] = node.name  # type: ignore[index]
+            # on_save(self, args, state, control, **kwargs): the TrainerState is the third parameter
+            positional = [param.name.value for param in node.params.params]
+            state = "state" if "state" in positional else positional[2] if len(positional) > 2 else "state"
+            self._guards[frame.key] = f"if {state}.{WORLD_PROCESS_ZERO}:"
 
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value

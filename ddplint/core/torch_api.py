@@ -326,6 +326,12 @@ LIGHTNING_DATA_MODULE = api(
     "lightning.pytorch.LightningDataModule", "lightning.pytorch.core.LightningDataModule",
     "lightning.pytorch.core.datamodule.LightningDataModule",
 )
+# Hugging Face's Trainer fires its callbacks' events (`on_save`, `on_train_end`, ...) on every
+# process it runs in; `state.is_world_process_zero` says which one is the main process. The
+# Trainer starts no processes: its launcher (torchrun, deepspeed, accelerate) does.
+TRAINER_CALLBACK = api("transformers.TrainerCallback", "transformers.trainer_callback.TrainerCallback")
+TRAINER_CALLBACK_EVENT = "on_"
+WORLD_PROCESS_ZERO = "is_world_process_zero"
 # The hook the Trainer runs on one process per node (local rank 0, `prepare_data_per_node`'s
 # default) or on global rank 0, with a barrier after it: where downloads and caches are written.
 LIGHTNING_RANK_ZERO_HOOKS = frozenset({"prepare_data"})

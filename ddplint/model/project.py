@@ -1283,7 +1283,7 @@ class ProjectView:
                 known.add(ProjectFact.SAMPLER_CLASS)
                 origins.append((local, SAMPLER.name))
         program = self.project.program
-        if self.project.distributed and (facts.get("saves") or facts.get("calls_saver")) and self.run_by_ranks:
+        if (facts.get("saves") or facts.get("calls_saver")) and (self.project.distributed and self.run_by_ranks or self.launch_line()):
             known.add(ProjectFact.RUN_BY_RANKS)
         if facts.get("loads") and program.values.wrapper_saves():
             known.add(ProjectFact.LOADS_WRAPPER_CHECKPOINT)

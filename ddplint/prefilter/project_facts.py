@@ -32,7 +32,10 @@ class ProjectFact(enum.Enum):
     SAVE_HELPER = "imports a function of a project module that may save with torch.save"
     # It stands only for the needles of a save's distributed evidence (ddplint.core.torch_api.
     # SAVE_EVIDENCE): the rule still needs its writer in the module's own text.
-    RUN_BY_RANKS = "it, or a module importing it up to three imports away, starts or joins the ranks"
+    RUN_BY_RANKS = (
+        "it, or a module importing it up to three imports away, starts or joins the ranks, or a launch command of the "
+        "project runs it"
+    )
     LOADS_WRAPPER_CHECKPOINT = "loads a state dict, and another module saves one from a DDP wrapper"
     WRAPPED_CLASS = "defines a class whose objects some module wraps in DDP, or builds into a wrapped object"
     HANDS_INNER_MODULE = "hands a DDP model's inner module to a project function that trains it"

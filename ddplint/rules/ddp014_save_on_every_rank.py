@@ -469,8 +469,49 @@ class SaveOnEveryRank(Rule):
                 "on rank 0 only (if accelerator.is_main_process:) or pass is_main_process="
             ),
         ),
+        Flagged(
+            # The Hugging Face Trainer fires a callback's events on every process it runs in
+            # (here several: the script reads LOCAL_RANK, as torchrun sets it): each rank
+            # writes the adapter into the same checkpoint folder.
+            """
+            import os
+
+            import transformers
+
+            class SaveAdapter(transformers.TrainerCallback):
+                def on_save(self, args, state, control, **kwargs):
+                    folder = os.path.join(args.output_dir, f"checkpoint-{state.global_step}")
+                    kwargs["model"].save_pretrained(folder)
+                    ^
+
+            def main(trainer_args):
+                device_map = {"": int(os.environ.get("LOCAL_RANK") or 0)}
+                trainer = transformers.Trainer(args=trainer_args, callbacks=[SaveAdapter()])
+                trainer.train()
+            """,
+            messages=(
+                "save_pretrained runs on every rank and all of them write the same files, which corrupts them; "
+                "save on rank 0 only (if state.is_world_process_zero:) or pass is_main_process="
+            ),
+        ),
     )
     clean_examples = (
+        Clean(
+            # A callback's save on the main process alone, and one in a script that shows no
+            # sign of running as several processes (no launcher, no rank variable): one writer.
+            """
+            import transformers
+
+            class SaveAdapter(transformers.TrainerCallback):
+                def on_train_end(self, args, state, control, **kwargs):
+                    if state.is_world_process_zero:
+                        kwargs["model"].save_pretrained(args.output_dir)
+
+            class KeepLast(transformers.TrainerCallback):
+                def on_save(self, args, state, control, **kwargs):
+                    kwargs["model"].save_pretrained(args.output_dir)
+            """
+        ),
         Clean(
             # A rank-0 test through helpers with several branches, and model-parallel guards:
             # data-parallel rank 0 (directly, in a variable, in a compound test another test
@@ -1183,6 +1224,8 @@ class SaveOnEveryRank(Rule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         launched = self.launches.every_rank | set(self._hooks)
+        if self.launches.callback_hooks and (self._saves or self._helper_calls) and self.runs_link() is not None:
+            launched |= set(self.launches.callback_hooks)  # the Trainer's events, where ranks run the file
         project = self.model.project
         elsewhere = project is not None and project.run_by_ranks
         if not (self._saves or self._helper_calls) or not (self._distributed_frames or launched or elsewhere):
@@ -1241,6 +1284,8 @@ class SaveOnEveryRank(Rule):
         else:
             runs = self.runs_link()
             chain = [runs] if runs is not None else []
+            if frame in self.launches.callback_hooks:
+                chain.append(Link(StepKind.RUNS, f"the Hugging Face Trainer fires {name}() on every process", self.launches.callback_hooks[frame]))
         chain += [Link(StepKind.REACHES, f"every rank calls {site.callee.rpartition('.')[2]}() here, outside a rank-0 test", site.node) for site in path]
         if save is not None and save.rank_zero_state is not None:
             chain.append(Link(StepKind.MADE, "only rank 0 receives this full state dict; the others get an empty one", save.rank_zero_state))
