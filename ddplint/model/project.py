@@ -319,6 +319,11 @@ def _definitions(text: str, functions: bool, classes: bool):
 _ANY_IMPORT_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
 
 
+def _defines(text: str, keyword: str, name: str) -> bool:
+    """Whether `text` has a `def` or `class` (`keyword`) of `name` at any depth."""
+    return name in text and re.search(rf"\b{keyword}[ \t]+{re.escape(name)}\b", text) is not None
+
+
 def _imports_anywhere(text: str, name: str) -> tuple[list[str], list[str]]:
     """The origins that `from ... import` statements at any depth of `text` bind `name` to
     (`.peft.PeftAdapterMixin`), and the modules of its star imports (`.peft`)."""
@@ -610,6 +615,8 @@ class Project:
         header = re.compile(rf"class[ \t]+{re.escape(cls)}\b")
         begin = next((start for start, _, name in _definitions(text, False, True) if name == cls), None)
         if begin is None or header.match(text, begin) is None:
+            if _defines(text, "class", cls):
+                return None  # defined under an `if` or `try`: not read here
             # a re-export: `from .modeling import Model`, also under `if TYPE_CHECKING:` (a
             # package that imports lazily), or through a star import
             origin = facts["imports"].get(cls)
@@ -670,6 +677,8 @@ class Project:
             return True
         defined = {name: begin for begin, name, _ in _definitions(text, True, False)}
         if function not in defined:
+            if _defines(text, "def", function) or _defines(text, "class", function):
+                return True  # defined under an `if` or `try`, or a class: not judged here
             origin = facts["imports"].get(function)
             origins, stars = ([origin], []) if origin is not None else _imports_anywhere(text, function)
             if not origins and not stars:
@@ -686,6 +695,8 @@ class Project:
                     return True
                 continue
             origin = facts["imports"].get(head)
+            if origin is None and (_defines(text, "def", head) or _defines(text, "class", head)):
+                return True  # a function of the module not at its top, or a class
             if origin is None:
                 origins, stars = _imports_anywhere(chunk, head)  # imported in the body
                 if stars or not origins:

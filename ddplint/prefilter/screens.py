@@ -510,14 +510,16 @@ class _RankTests:
 
 def _inherited_attributes(facts: Facts) -> frozenset[str] | None:
     """The attributes that the project base classes of the file's classes assign, as far as
-    the project tells (Facts.base_attributes); None where some base is not found."""
+    the project tells (Facts.base_attributes: every imported base is asked, a library's assigns
+    none); None where some base is not found."""
     found: set[str] = set()
     for cls in facts.classes:
         for base in cls.bases:
             name = dotted(base)
             head, _, rest = (name or "").partition(".")
-            if name is None or not facts.from_project(head):
-                continue
+            if name is None:
+                continue  # (any imported base: the program may find a project class where the
+                # file's imports do not name the project's packages, beside the module or on sys.path)
             for origin in facts.origins.get(head, ()):
                 assigned = facts.base_attributes(f"{origin}.{rest}" if rest else origin)  # type: ignore[misc]
                 if assigned is None:
