@@ -95,7 +95,7 @@ def rank_zero_calls(targets: Iterable[str], wrappers: Iterable[str], methods: It
         targets=tuple(sorted(targets)), wrappers=tuple(sorted(wrappers)), names=tuple(sorted(RANK_NAMES)),
         predicates=tuple(sorted(MAIN_PROCESS_NAMES)), functions=tuple(sorted(RANK_FUNCTIONS)),
         keys=tuple(sorted(RANK_ENVIRONMENT)), decorators=tuple(sorted(RANK_ZERO_DECORATORS)),
-        methods=tuple(sorted(methods)),
+        methods=tuple(sorted(methods)), starts=tuple(sorted(INIT_PROCESS_GROUP)),
     )
 
 @dataclass(frozen=True)

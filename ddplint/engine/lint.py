@@ -260,9 +260,11 @@ def rules_to_run(
     return _screened(source, rules, facts, hints)[0]
 
 
-def _screened(source, rules, facts, hints) -> tuple[list[type[Rule]], Facts | None]:
+def _screened(source, rules, facts, hints, view=None) -> tuple[list[type[Rule]], Facts | None]:
     """`rules_to_run`, and the screens' facts where they were gathered: `positions` places
-    findings by the same `ast` instead of generating the whole module again."""
+    findings by the same `ast` instead of generating the whole module again. `view`, the
+    file's project (ddplint.model.project.ProjectView), answers what the screens ask of other
+    modules (the attributes of project base classes)."""
     active = rules_for_text(source, rules, hints)
     if not active or any(rule.screen is None for rule in active) or len(source) > MAX_PARSE_CHARS:
         return active, facts  # (too large: `parse` reports it unchecked, without building any tree)
@@ -273,6 +275,10 @@ def _screened(source, rules, facts, hints) -> tuple[list[type[Rule]], Facts | No
     if hints is None:
         return [rule for rule in active if rule.screen.holds(facts)], facts  # type: ignore[union-attr]
     facts = hints.patch(facts)
+    if view is not None:
+        facts.base_attributes, facts.may_test_rank, facts.may_save_call = (
+            view.base_attributes, view.may_test_rank, view.may_save_call
+        )
     return [
         rule for rule in active
         if hints.unscreened(rule.unscreened_by) or hints.feeds(rule.code) or rule.screen.holds(facts)  # type: ignore[union-attr]
@@ -309,7 +315,7 @@ def analyse(
         return analyse_large(source, path, rules, honour_noqa=honour_noqa)
     if project is None:
         project = _PROJECT.get()
-    active, facts = _screened(source, rules, facts, project.hints() if project is not None else None)
+    active, facts = _screened(source, rules, facts, project.hints() if project is not None else None, project)
     if not active:
         return FileAnalysis(None, [], [])
     if project is None:  # the file alone still has functions that hand each other values

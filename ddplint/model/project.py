@@ -275,6 +275,14 @@ _DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 
 
 _CALL = re.compile(r"(?<![\w.])(\w+)(?:\.(\w+))?\s*\(")
+# An attribute assigned (`self.x = `, `self.x: bool = `, `self.x += `): ProjectView.base_attributes.
+_ASSIGNED_ATTRIBUTE = re.compile(r"\.[ \t]*(\w+)[ \t]*(?::[^=\n]*)?(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)")
+# What a body that tests the rank names somewhere (ProjectView.may_test_rank): the words of
+# ddplint.analyses.ranks (RANK_NAMES, MAIN_PROCESS_NAMES, RANK_FUNCTIONS, WORLD_SIZE_NAMES, the
+# replica words, DISTRIBUTED_FLAGS and _PREDICATES, `dist.is_available`, the launcher's RANK).
+_RANK_TEXT = re.compile(r"rank|main|master|zero|primary|chief|ordinal|process_index|processes|world|replica|distributed|ddp|initiali[sz]ed|dist\b|is_available", re.I)
+_CALLED = re.compile(r"(?<![\w.])([A-Za-z_]\w*)((?:\.\w+)*)\s*\(")
+_BUILTIN_BASES = frozenset(("object", "Exception", "BaseException", "dict", "list", "tuple", "set", "str", "int", "float"))
 
 
 def _called_names(chunk: str) -> set[str]:
@@ -306,6 +314,33 @@ def _definitions(text: str, functions: bool, classes: bool):
             if match is not None:
                 yield start, match.group(1), match.group(2)
             at = text.find("\n" + keyword, start + 1)
+
+
+_ANY_IMPORT_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
+
+
+def _defines(text: str, keyword: str, name: str) -> bool:
+    """Whether `text` has a `def` or `class` (`keyword`) of `name` at any depth."""
+    return name in text and re.search(rf"\b{keyword}[ \t]+{re.escape(name)}\b", text) is not None
+
+
+def _imports_anywhere(text: str, name: str) -> tuple[list[str], list[str]]:
+    """The origins that `from ... import` statements at any depth of `text` bind `name` to
+    (`.peft.PeftAdapterMixin`), and the modules of its star imports (`.peft`)."""
+    origins: list[str] = []
+    stars: list[str] = []
+    if name not in text:
+        return origins, stars
+    for match in _ANY_IMPORT_FROM.finditer(text):
+        module, names = match.group(1), _COMMENT.sub("", match.group(2)).strip("()\\ \t\n")
+        for item in names.replace("\\\n", " ").split(","):
+            words = item.split()
+            if words == ["*"]:
+                stars.append(module)
+            elif words and (words[-1] == name if len(words) in (1, 3) else False):
+                origin = words[0]
+                origins.append(module + origin if module.endswith(".") else f"{module}.{origin}")
+    return origins, stars
 
 
 def _read_import(statement: str, facts: dict) -> None:
@@ -556,6 +591,124 @@ class Project:
                 if function and _SAVE_CALL.search(text, begin, _next_start(text, begin))
             )
         return self._memo[key]
+
+    def class_attributes(self, module: str, cls: str, depth: int = 0) -> frozenset[str] | None:
+        """The attributes that the top-level class `cls` of `module` (or the class a name of
+        that module re-exports) and its project base classes assign, by text
+        (ProjectView.base_attributes); None where a class or project base is not found.
+        Library bases (`nn.Module`) assign none that the rules read."""
+        if depth > 8:
+            return None
+        key = ("class attributes", module, cls)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = frozenset()  # a cycle of bases adds nothing
+        self._memo[key] = found = self._class_attributes(module, cls, depth)
+        return found
+
+    def _class_attributes(self, module: str, cls: str, depth: int) -> frozenset[str] | None:
+        view = self.module_view(module)
+        facts = self.modules[module]
+        text = self.program.read(module)
+        if text is None:
+            return None
+        header = re.compile(rf"class[ \t]+{re.escape(cls)}\b")
+        begin = next((start for start, _, name in _definitions(text, False, True) if name == cls), None)
+        if begin is None or header.match(text, begin) is None:
+            if _defines(text, "class", cls):
+                return None  # defined under an `if` or `try`: not read here
+            # a re-export: `from .modeling import Model`, also under `if TYPE_CHECKING:` (a
+            # package that imports lazily), or through a star import
+            origin = facts["imports"].get(cls)
+            origins, stars = ([origin], []) if origin is not None else _imports_anywhere(text, cls)
+            found: set[str] = set()
+            for origin in origins:
+                inner = view.base_attributes(origin)
+                if inner is None:
+                    return None
+                found |= inner
+            for star in stars:
+                other = self.program.split(view.absolute(star), module)
+                if other is None or other[1] or other[0] == module:
+                    return None
+                inner = self.class_attributes(other[0], cls, depth + 1)
+                if inner is None:
+                    return None
+                found |= inner
+            return frozenset(found) if origins or stars else None  # else: made at run time, or not at the top
+        chunk = text[begin : _next_start(text, begin)]
+        found = set(_ASSIGNED_ATTRIBUTE.findall(chunk))
+        bases = _CLASS_HEADER.match(chunk)
+        for base in (b.strip() for b in bases.group(1).split(",")) if bases and bases.group(1) else ():
+            if "=" in base or not _DOTTED.fullmatch(base):
+                continue  # `metaclass=...`, or an expression: no project class the model follows
+            first, _, rest = base.partition(".")
+            if not rest and any(name == first for _, _, name in _definitions(text, False, True)):
+                inner = self.class_attributes(module, first, depth + 1)
+            else:
+                origin = facts["imports"].get(first)
+                if origin is None:
+                    if first in _BUILTIN_BASES:
+                        continue
+                    return None
+                inner = view.base_attributes(f"{origin}.{rest}" if rest else origin)  # (a library's: none)
+            if inner is None:
+                return None
+            found |= inner
+        return frozenset(found)
+
+    def function_may_test_rank(self, module: str, function: str, depth: int = 0) -> bool:
+        """ProjectView.may_test_rank of the top-level function `function` of `module` (or the
+        function a name of that module re-exports)."""
+        if depth > 4:
+            return True
+        key = ("may test rank", module, function)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = False  # a recursion through it adds nothing
+        self._memo[key] = found = self._may_test_rank(module, function, depth)
+        return found
+
+    def _may_test_rank(self, module: str, function: str, depth: int) -> bool:
+        view = self.module_view(module)
+        facts = self.modules[module]
+        text = self.program.read(module)
+        if text is None:
+            return True
+        defined = {name: begin for begin, name, _ in _definitions(text, True, False)}
+        if function not in defined:
+            if _defines(text, "def", function) or _defines(text, "class", function):
+                return True  # defined under an `if` or `try`, or a class: not judged here
+            origin = facts["imports"].get(function)
+            origins, stars = ([origin], []) if origin is not None else _imports_anywhere(text, function)
+            if not origins and not stars:
+                return True  # a class, a name bound at run time: not judged here
+            return any(view.may_test_rank(origin) for origin in origins) or any(
+                view.may_test_rank(f"{star}.{function}" if not star.endswith(".") else star + function) for star in stars
+            )
+        chunk = text[defined[function] : _next_start(text, defined[function])]
+        if _RANK_TEXT.search(chunk) is not None:
+            return True
+        for head, rest in _CALLED.findall(chunk):
+            if head in defined and not rest:
+                if self.function_may_test_rank(module, head, depth + 1):
+                    return True
+                continue
+            origin = facts["imports"].get(head)
+            if origin is None and (_defines(text, "def", head) or _defines(text, "class", head)):
+                return True  # a function of the module not at its top, or a class
+            if origin is None:
+                origins, stars = _imports_anywhere(chunk, head)  # imported in the body
+                if stars or not origins:
+                    if stars:
+                        return True
+                    continue  # a builtin, a parameter or local name: the program resolves none
+                origin = origins[0] if len(origins) == 1 else None
+                if origin is None:
+                    return True
+            if view.may_test_rank(origin + rest):  # (a library's function: no)
+                return True
+        return False
 
     def may_collect(self, module: str, depth: int = 0) -> bool:
         """Whether a function of `module` may run a collective every rank must reach, itself or
@@ -1030,6 +1183,43 @@ class ProjectView:
         if module is None:
             return None
         return self._lookup(module, symbol, _depth)
+
+    def base_attributes(self, origin: str) -> frozenset[str] | None:
+        """The attributes that the project class an import of this module binds (`origin`, as the
+        import writes it: `..modeling_utils.PreTrainedModel`) and its project base classes
+        assign, by their text (`<name>.<attribute> = ...` anywhere in a class's body): a
+        superset of those ddplint.model.context.ProgramContext.attribute_values finds. None when
+        the class is not found (then any attribute may be assigned there)."""
+        found = self._project_name(origin)
+        if found is None:
+            return frozenset()  # no project class (the program's `class_of` finds none either)
+        return self.project.class_attributes(*found)
+
+    def may_test_rank(self, origin: str) -> bool:
+        """Whether a call of the project function an import of this module binds (`origin`, as
+        the import writes it, with the attributes after it: `.utils.is_main_process`) may be a
+        test of the rank, by the text of its body and of the project functions it calls: a body
+        that names no rank, process, distribution or world, and calls none that may, says
+        nothing of ranks (ddplint.model.context.ProgramContext.predicate). True when the
+        function is not found."""
+        found = self._project_name(origin)
+        # no project function: the program's `resolve` finds none, and the name decides
+        return self.project.function_may_test_rank(*found) if found is not None else False
+
+    def may_save_call(self, origin: str) -> bool:
+        """Whether a call of what an import of this module binds (`origin`, with the attributes
+        after it) may reach a function of another project module that may save: the program's
+        own first questions of a save helper (ddplint.rules.ddp014_save_on_every_rank.saving_helper)."""
+        found = self._project_name(origin)
+        return found is not None and self.project.program.may_save(found[0])
+
+    def _project_name(self, origin: str) -> tuple[str, str] | None:
+        """(module, top-level name) of another project module that `origin` names, as the
+        program resolves it (ddplint.model.program.Program.split), or None."""
+        found = self.project.program.split(self.absolute(origin), self.module)
+        if found is None or not found[1] or "." in found[1] or found[0] == self.module:
+            return None
+        return found
 
     def _lookup(self, module: str, symbol: str, depth: int) -> tuple[str, str, str] | None:
         facts = self.project.modules[module]

@@ -23,6 +23,7 @@ import ast
 import bisect
 import warnings
 from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -31,7 +32,9 @@ class Facts:
 
     __slots__ = (
         "origins", "imported", "calls_by_tail", "functions_with_defaults", "function_names", "classes", "strings",
-        "keywords", "project_packages", "_tree", "_defs", "_lambda_names", "_local_callables", "_rank_code",
+        "keywords", "project_packages", "base_attributes", "may_test_rank", "may_save_call",
+        "_tree", "_defs", "_lambda_names", "_local_callables",
+        "_rank_code",
     )
 
     def __init__(self, tree: ast.AST) -> None:
@@ -50,6 +53,16 @@ class Facts:
         # The top-level packages of the file's project (set by its hints): an import from one,
         # or a relative one, may bring a function whose body other modules' rules read.
         self.project_packages: frozenset[str] = frozenset()
+        # What the project class an import binds (its origin) and its project bases assign
+        # (ddplint.model.project.ProjectView.base_attributes; None: unknown), where the file is
+        # screened with its project: None without one.
+        self.base_attributes: Callable[[str], frozenset[str] | None] | None = None
+        # Whether a call of the project function an import binds (its origin) may test the
+        # rank (ddplint.model.project.ProjectView.may_test_rank), with the file's project.
+        self.may_test_rank: Callable[[str], bool] | None = None
+        # Whether a call through an import (its origin, with the attributes after it) may reach
+        # another project module's function that may save (ProjectView.may_save_call).
+        self.may_save_call: Callable[[str], bool] | None = None
         self._tree = tree
         self._defs: list[str] = []
         self._lambda_names: set[str] = set()  # names assigned a lambda, anywhere
@@ -314,6 +327,8 @@ class RankZeroCalls:
     decorators: tuple[str, ...]
     methods: tuple[str, ...] = ()
     any_call: bool = False
+    # the calls that start the process group: a flag they run under may be a rank test
+    starts: tuple[str, ...] = ()
 
     def holds(self, facts: Facts) -> bool:
         code = facts.rank_code
@@ -420,6 +435,13 @@ class _RankTests:
             _first_parameter(method) for cls in facts.classes for method in cls.body
             if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
         } if inherits else set()
+        # Which flags the project base classes assign at all (None: any may be): the rank
+        # analysis reads `self.flag` through the values those classes assign it, and a flag no
+        # base assigns holds no test of theirs. Not where the file starts its process group
+        # under a flag (`if self.distributed: dist.init_process_group()`), which may be one.
+        self.inherited: frozenset[str] | None = None
+        if self.receivers and facts.base_attributes is not None and not facts.calls_to(screen.starts):
+            self.inherited = _inherited_attributes(facts)
         self._holders: dict[str, bool] = {}
         self._open: set[str] = set()  # names being resolved
         self._cycled = False  # whether the resolution under way met one of them
@@ -432,13 +454,24 @@ class _RankTests:
             if any(self.screen._names_rank(node) for node in _nodes(atom)):
                 return True
             if isinstance(atom, (ast.Name, ast.Attribute, ast.Call)) and (
-                isinstance(atom, ast.Call) and self.facts.from_project(_head(atom.func) or "")
+                isinstance(atom, ast.Call) and self.facts.from_project(_head(atom.func) or "") and self._judged(atom.func)
                 # `self.flag` (one attribute of the first parameter) may be set in a base class
                 or isinstance(atom, ast.Attribute) and isinstance(atom.value, ast.Name) and atom.value.id in self.receivers
+                and (self.inherited is None or atom.attr in self.inherited)
                 or self._holds(_last(atom))
             ):
                 return True
         return False
+
+    def _judged(self, func: ast.expr) -> bool:
+        """Whether the body of the project function a call of `func` reaches may make it a test
+        of the rank (Facts.may_test_rank; True without the project)."""
+        judge = self.facts.may_test_rank
+        name = dotted(func)
+        if judge is None or name is None:
+            return True
+        head, _, rest = name.partition(".")
+        return any(judge(f"{origin}.{rest}" if rest else origin) for origin in self.facts.origins.get(head, ()))
 
     def _holds(self, name: str | None) -> bool:
         """Whether `name` may hold a rank test: assigned a value that may be one, or a function
@@ -473,6 +506,26 @@ class _RankTests:
             self._holders.update(dict.fromkeys(self._met, False))
         self._cycled = outer or self._cycled
         return found
+
+
+def _inherited_attributes(facts: Facts) -> frozenset[str] | None:
+    """The attributes that the project base classes of the file's classes assign, as far as
+    the project tells (Facts.base_attributes: every imported base is asked, a library's assigns
+    none); None where some base is not found."""
+    found: set[str] = set()
+    for cls in facts.classes:
+        for base in cls.bases:
+            name = dotted(base)
+            head, _, rest = (name or "").partition(".")
+            if name is None:
+                continue  # (any imported base: the program may find a project class where the
+                # file's imports do not name the project's packages, beside the module or on sys.path)
+            for origin in facts.origins.get(head, ()):
+                assigned = facts.base_attributes(f"{origin}.{rest}" if rest else origin)  # type: ignore[misc]
+                if assigned is None:
+                    return None
+                found |= assigned
+    return frozenset(found)
 
 
 def _first_parameter(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
@@ -546,6 +599,28 @@ class Calls:
             values = [*call.args, *(kw.value for kw in call.keywords if kw.arg in self.shipped)]
             return any(_may_be_local_callable(value, facts) for value in values)
         return True
+
+
+@dataclass(frozen=True)
+class WriterOrHelperCalls:
+    """A call of `writers` (a Calls screen), or a call through an import of a function that
+    another module of the project defines and that may save (Facts.may_save_call; with no
+    project, any call through an import)."""
+
+    writers: Calls
+
+    def holds(self, facts: Facts) -> bool:
+        if self.writers.holds(facts):
+            return True
+        judge = facts.may_save_call
+        for calls in facts.calls_by_tail.values():
+            for call in calls:
+                name = dotted(call.func)
+                head, _, rest = (name or "").partition(".")
+                for origin in facts.origins.get(head, ()) if name is not None else ():
+                    if judge is None or judge(f"{origin}.{rest}" if rest else origin):
+                        return True
+        return False
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
@@ -19,6 +19,7 @@ from ddplint.analyses.ranks import (
 )
 from ddplint.core.diagnostics import StepKind
 from ddplint.prefilter.project_facts import ProjectFact
+from ddplint.prefilter.screens import WriterOrHelperCalls
 from ddplint.prefilter.triggers import SAVE_EVIDENCE_CODE, CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.semantic.model import dotted_name
@@ -170,8 +171,10 @@ class SaveOnEveryRank(Rule):
     # the save may be in a helper of another module that this one imports and calls (the
     # screen sees a call of it as one of torch.save: ddplint.model.project.Hints.origins)
     opened_by = frozenset((ProjectFact.SAVE_HELPER, ProjectFact.RUN_BY_RANKS))
-    # a save in a module with no sign of ranks that code starting them runs (a dataset's cache)
-    unscreened_by = frozenset((ProjectFact.RUN_BY_RANKS,))
+    # a save in a module with no sign of ranks that code starting them runs (a dataset's cache):
+    # the module's own code need not show ranks, but the save is still there (a writer's call,
+    # or a call of another module's function that may save, which `leave_Module` reports)
+    screened_by = frozenset((ProjectFact.RUN_BY_RANKS,))
     needs_ranks = True
     name = "save-on-every-rank"
     frameworks = (Framework.DDP, Framework.ACCELERATE, Framework.LIGHTNING, Framework.FABRIC)
@@ -185,6 +188,7 @@ class SaveOnEveryRank(Rule):
         TORCH_SAVE | SAFETENSORS_SAVE | DOWNLOADING_DATASETS, methods=SAVE_PRETRAINED.last_names,
         within=SAVE_EVIDENCE_CODE, also=(SAVE_EVIDENCE,),
     )
+    project_screen = WriterOrHelperCalls(replace(trigger.screen, within=None))
 
     flagged_examples = (
         Flagged(
