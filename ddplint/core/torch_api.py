@@ -81,6 +81,19 @@ OPTIMIZER_MODULES = ("torch.optim", "torch.cuda.amp", "torch.amp")
 # Objects whose state dict holds Python numbers only: a learning-rate scheduler (`base_lrs`,
 # `last_epoch`, ...) and a gradient scaler (`scale`, `_growth_tracker`: floats and ints).
 LR_SCHEDULERS = Package("torch.optim.lr_scheduler")
+# Hugging Face's learning-rate scheduler factories: each returns a torch LambdaLR, whose state
+# dict holds Python numbers.
+SCHEDULER_FACTORIES = api(*(
+    f"transformers{where}.{name}"
+    for where in ("", ".optimization")
+    for name in (
+        "get_scheduler", "get_constant_schedule", "get_constant_schedule_with_warmup",
+        "get_linear_schedule_with_warmup", "get_cosine_schedule_with_warmup",
+        "get_cosine_with_hard_restarts_schedule_with_warmup", "get_polynomial_decay_schedule_with_warmup",
+        "get_inverse_sqrt_schedule", "get_wsd_schedule", "get_cosine_with_min_lr_schedule_with_warmup",
+        "get_reduce_on_plateau_schedule",
+    )
+))
 GRAD_SCALERS = api(
     "torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "torch.cuda.amp.grad_scaler.GradScaler",
     "torch.amp.grad_scaler.GradScaler",
