@@ -93,7 +93,6 @@ class _Load:
     handed: bool = False  # its file is a parameter of its function: the callers name it
     deviceless: bool = False  # in `if args.gpu is None:`, whose else loads onto args.gpu: no rank's branch
     scheduled: bool = False  # handed whole to a learning-rate scheduler's load_state_dict
-    switches: tuple[str, ...] = ()  # parameters of its function it runs only `if <parameter>:` of
 
 
 class TorchLoadWithoutMapLocation(Rule):
@@ -1002,30 +1001,12 @@ class TorchLoadWithoutMapLocation(Rule):
             handed=path is not None and isinstance(path.value, cst.Name) and function is not None
             and _is_parameter(function.node, path.value.value),
             deviceless=self._deviceless_branch(node),
-            switches=self._switches(node),
         )
         self._loads.append(load)
         self._by_id[id(node)] = load
         for kind in self._pending.pop(id(node), ()):
             setattr(load, kind, True)
         load.keys |= self._pending_keys.pop(id(node), set())
-
-    def _switches(self, node: cst.Call) -> tuple[str, ...]:
-        """The parameters of the load's function that an `if <parameter>:` of that function
-        runs it under (`if re_train:` in `__init__(self, ..., re_train=False)`)."""
-        function = self.model.function
-        if function is None:
-            return ()
-        inside = {id(found) for found in descendants(function.node)}
-        found = []
-        for branch in self.model.ifs:
-            test = branch.test
-            if (
-                isinstance(test, cst.Name) and id(branch) in inside and _is_parameter(function.node, test.value)
-                and not (branch.orelse is not None and any(other is node for other in descendants(branch.orelse)))
-            ):
-                found.append(test.value)
-        return tuple(found)
 
     def _deviceless_branch(self, node: cst.Call) -> bool:
         """The load is in the body of `if <device> is None:` and the `else:` loads with a
@@ -1243,8 +1224,6 @@ class TorchLoadWithoutMapLocation(Rule):
         for load in self._loads:
             if not load.looped and (load.rank_zero or load.function in guarded) or load.deviceless:
                 continue  # rank 0 alone loads it, onto its own GPU; or a run with no device of its own
-            if self._switched_off(load):
-                continue  # under `if <parameter>:` of a parameter no call turns on: it never runs
             held = self._holds(load)
             if held is None or not held and not own:
                 # Where only another module's code shows that ranks run this one, a name that
@@ -1297,14 +1276,6 @@ class TorchLoadWithoutMapLocation(Rule):
             if site.caller != project.module and place.path == runs.at.path:
                 return [Link(StepKind.REACHES, f"{load.function}() is called at {place}", place)]
         return []
-
-    def _switched_off(self, load: _Load) -> bool:
-        """The load is under `if <parameter>:` of a parameter of its function that defaults to a
-        falsy literal and that no call in the project passes (ProcessContext.off_by_default)."""
-        project = self.model.project
-        if project is None or load.function is None or not load.switches:
-            return False
-        return any(project.context.off_by_default(project.module, load.function, name) for name in load.switches)
 
     def _own_record(self, load: _Load):
         """Where the loading class saves the record its load reads back (by the keys it

@@ -14,3 +14,8 @@ def restore(model, out, resume=None):
     if resume:
         model.load_state_dict(torch.load(resume)["model"])
     return model
+
+
+def finish(model, out, export=False):
+    if export:
+        torch.save(model.state_dict(), out)
