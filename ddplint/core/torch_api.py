@@ -94,6 +94,10 @@ SCHEDULER_FACTORIES = api(*(
         "get_reduce_on_plateau_schedule",
     )
 ))
+# torch's reducers that pickle a tensor's storage as a shared-memory handle another process
+# opens (`reduce_storage`, `reduce_tensor`, ...): registered on a pickler by hand, they share a
+# tensor with unrelated processes, which only the file_system strategy's named files allow.
+STORAGE_REDUCTIONS = Package("torch.multiprocessing.reductions")
 GRAD_SCALERS = api(
     "torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "torch.cuda.amp.grad_scaler.GradScaler",
     "torch.amp.grad_scaler.GradScaler",
