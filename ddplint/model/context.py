@@ -105,6 +105,7 @@ class ProcessContext:
         self._callers: dict[str, list[tuple[tuple[str, str], CallSite]]] = {}
         self._attributes: dict[tuple[str, str, str], list] = {}  # (module, class, attribute) -> values
         self._classes: dict[tuple[str, str], ast.ClassDef | None] = {}  # (module, class) -> its definition
+        self._off: dict[tuple[str, str, str], bool] = {}  # (module, function, parameter) -> off_by_default
 
     def _record(self, module: str, key: str | None) -> FunctionContext | None:
         summary = self.program.summary(module)
@@ -283,15 +284,16 @@ class ProcessContext:
         literal default (`re_train=False`, `None`, `0`, `""`), so that code under `if <name>:`
         never runs: the function never rebinds it and no call in the project passes it
         (`unpassed`). False where that is not known."""
-        function = self._definition(module, key)
-        if function is None:
-            return False
-        default = _default_of(function, name)
-        return (
-            isinstance(default, ast.Constant) and not default.value
-            and not any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in walk(function))
-            and self.unpassed(module, key, function, name)
-        )
+        memo = (module, key, name)
+        if memo not in self._off:
+            function = self._definition(module, key)
+            default = _default_of(function, name) if function is not None else None
+            self._off[memo] = (
+                isinstance(default, ast.Constant) and not default.value
+                and not any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in walk(function))
+                and self.unpassed(module, key, function, name)
+            )
+        return self._off[memo]
 
     def _definition(self, module: str, key: str):
         """The `ast` definition of the top-level function or method `key` of `module`, or None."""
