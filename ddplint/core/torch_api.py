@@ -81,6 +81,23 @@ OPTIMIZER_MODULES = ("torch.optim", "torch.cuda.amp", "torch.amp")
 # Objects whose state dict holds Python numbers only: a learning-rate scheduler (`base_lrs`,
 # `last_epoch`, ...) and a gradient scaler (`scale`, `_growth_tracker`: floats and ints).
 LR_SCHEDULERS = Package("torch.optim.lr_scheduler")
+# Hugging Face's learning-rate scheduler factories: each returns a torch LambdaLR, whose state
+# dict holds Python numbers.
+SCHEDULER_FACTORIES = api(*(
+    f"transformers{where}.{name}"
+    for where in ("", ".optimization")
+    for name in (
+        "get_scheduler", "get_constant_schedule", "get_constant_schedule_with_warmup",
+        "get_linear_schedule_with_warmup", "get_cosine_schedule_with_warmup",
+        "get_cosine_with_hard_restarts_schedule_with_warmup", "get_polynomial_decay_schedule_with_warmup",
+        "get_inverse_sqrt_schedule", "get_wsd_schedule", "get_cosine_with_min_lr_schedule_with_warmup",
+        "get_reduce_on_plateau_schedule",
+    )
+))
+# torch's reducers that pickle a tensor's storage as a shared-memory handle another process
+# opens (`reduce_storage`, `reduce_tensor`, ...): registered on a pickler by hand, they share a
+# tensor with unrelated processes, which only the file_system strategy's named files allow.
+STORAGE_REDUCTIONS = Package("torch.multiprocessing.reductions")
 GRAD_SCALERS = api(
     "torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "torch.cuda.amp.grad_scaler.GradScaler",
     "torch.amp.grad_scaler.GradScaler",

@@ -345,14 +345,17 @@ def analyse(
     suppressed = noqa.Suppressions(source) if honour_noqa and "noqa" in source else None
     diagnostics: list[Diagnostic] = []
     kept: list[Report] = []
-    scopes = _Scopes(source, tree) if project.project.reach.training else None
+    training = project.project.reach.training
+    scopes = _Scopes(source, tree)
     for report in reports:
         (line, col), (end_line, end_col) = spans[id(report.node)]
         col += 1
         if suppressed is not None and suppressed.covers(line, report.rule.code):
             continue
-        if scopes is not None and project.never_runs(scopes.around(line)):
+        if training and project.never_runs(scopes.around(line)):
             continue  # code no entry point of the training project reaches
+        if project.switched_off(scopes.around(line), line) is not None:
+            continue  # code under `if <parameter>:` of a parameter no call turns on
         fix = None
         if report.replacements and report.applicability is not None:
             emptied = _emptied(module, report)

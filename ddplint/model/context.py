@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from ddplint.core.lines import split_lines
 from ddplint.model.records import FunctionContext
-from ddplint.prefilter.screens import walk
+from ddplint.prefilter.screens import dotted, walk
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _PROPERTIES = frozenset({"property", "cached_property"})
@@ -41,6 +41,49 @@ class CallSite:
     caller: str
     caller_key: str | None
     line: int
+
+
+def _default_of(function, name: str):
+    """The default of parameter `name` of an `ast` function definition; None where it has none."""
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults = [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)
+    pairs = [*zip(positional, defaults), *zip(arguments.kwonlyargs, arguments.kw_defaults)]
+    return next((default for argument, default in pairs if argument.arg == name), None)
+
+
+def _leaves_out(tree: ast.Module, simple: str, cls: str | None, index: int | None, name: str) -> bool:
+    """Whether every use in `tree` of the function named `simple` (also through an import
+    alias; `cls`: the class whose `__init__` it is, so that `super().__init__(...)` calls count
+    too) is a call with known arguments that leave out parameter `name` (at `index` among the
+    positional arguments a call gives, None for keyword-only), or a use that does not call it
+    (`super(Class, self)`, `isinstance(x, Class)`)."""
+    names = {simple} | {
+        alias.asname for node in walk(tree) if isinstance(node, ast.ImportFrom)
+        for alias in node.names if alias.name == simple and alias.asname
+    }
+    called: set[int] = set()
+    allowed: set[int] = set()
+    for node in walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.rpartition(".")[2] in names:
+            return False  # named in a string: a registry or a configuration may call it
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        head = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+        if head in ("super", "isinstance", "issubclass"):
+            allowed.update(id(arg) for arg in node.args)
+        if head in names or cls is not None and head == "__init__":
+            called.add(id(func))
+            if any(isinstance(arg, ast.Starred) for arg in node.args) or any(k.arg is None for k in node.keywords):
+                return False
+            if any(k.arg == name for k in node.keywords) or index is not None and len(node.args) > index:
+                return False
+    for node in walk(tree):
+        used = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        if used in names and id(node) not in called and id(node) not in allowed:
+            return False  # handed on or kept: called where its arguments are not seen
+    return True
 
 
 def _is_self_attribute(node: ast.AST, this: str | None, attribute: str) -> bool:
@@ -62,6 +105,7 @@ class ProcessContext:
         self._callers: dict[str, list[tuple[tuple[str, str], CallSite]]] = {}
         self._attributes: dict[tuple[str, str, str], list] = {}  # (module, class, attribute) -> values
         self._classes: dict[tuple[str, str], ast.ClassDef | None] = {}  # (module, class) -> its definition
+        self._off: dict[tuple[str, str, str], bool] = {}  # (module, function, parameter) -> off_by_default
 
     def _record(self, module: str, key: str | None) -> FunctionContext | None:
         summary = self.program.summary(module)
@@ -223,6 +267,72 @@ class ProcessContext:
                 return None
             sites += [site for function, site in calls if function == (module, key)]
         return sites
+
+    # -- code no call turns on --------------------------------------------------------------
+
+    def switched_off_at(self, module: str, key: str | None, line: int) -> str | None:
+        """The parameter of function `key` of `module` whose `if <parameter>:` is around `line`
+        when that code never runs (`off_by_default`); None where that is not known."""
+        record = self._record(module, key) if key else None
+        if record is None:
+            return None
+        tests = {guard.test for guard in record.guards if guard.sense and guard.first <= line <= guard.last}
+        return next((test for test in sorted(tests) if test.isidentifier() and self.off_by_default(module, key, test)), None)  # type: ignore[arg-type]
+
+    def off_by_default(self, module: str, key: str, name: str) -> bool:
+        """Whether parameter `name` of function `key` of `module` is always left to a falsy
+        literal default (`re_train=False`, `None`, `0`, `""`), so that code under `if <name>:`
+        never runs: the function never rebinds it and no call in the project passes it
+        (`unpassed`). False where that is not known."""
+        memo = (module, key, name)
+        if memo not in self._off:
+            function = self._definition(module, key)
+            default = _default_of(function, name) if function is not None else None
+            self._off[memo] = (
+                isinstance(default, ast.Constant) and not default.value
+                and not any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in walk(function))
+                and self.unpassed(module, key, function, name)
+            )
+        return self._off[memo]
+
+    def _definition(self, module: str, key: str):
+        """The `ast` definition of the top-level function or method `key` of `module`, or None."""
+        tree = self.program.tree(module)
+        owner, _, name = key.rpartition(".")
+        body = tree.body if tree is not None else []
+        if owner:
+            cls = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == owner), None)
+            body = cls.body if cls is not None and "." not in owner else []
+        return next((n for n in body if isinstance(n, _FUNCTIONS) and n.name == name), None)
+
+    def unpassed(self, module: str, key: str, function, name: str) -> bool:
+        """Whether no call in the project passes parameter `name` of function `key` of `module`
+        (`function`: its `ast` definition): it is called at least once, every module that may
+        call it is read, each call there of its name (or of an import alias; `__init__` calls
+        too, for a class) has known arguments (no `*args`, `**kwargs`) that leave it out, and
+        the name is used in no other way (handed on, kept, named in a string) than a call,
+        `super(Class, self)` or `isinstance(x, Class)`. False where any of that is not known."""
+        sites = self.call_sites(module, key)
+        if not sites or function.decorator_list:
+            return False
+        owner, _, simple = key.rpartition(".")
+        method = bool(owner) and not any(dotted(d) == "staticmethod" for d in function.decorator_list)
+        if simple == "__init__":
+            simple = owner
+        arguments = function.args
+        positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+        index = positional.index(name) if name in positional else None
+        if index is not None and method:
+            index -= 1  # `self` (or the class) is bound: a call's first argument fills the next
+        if index is not None and index < 0:
+            return False
+        for caller in dict.fromkeys((module, *self.program.importers_of(module))):
+            tree = self.program.tree(caller)
+            if tree is None:
+                return False
+            if not _leaves_out(tree, simple, owner if key.endswith(".__init__") else None, index, name):
+                return False
+        return True
 
     def guarded_at(self, module: str, key: str | None, line: int, replicas: bool = False) -> bool:
         """Whether only rank 0 of a distributed run reaches `line` of function `key` (None:

@@ -29,7 +29,7 @@ import posixpath
 import re
 
 from ddplint.core.torch_api import DATA_TENSORS, HOST_FACTORIES, JOINING_FUNCTIONS, SAME_DEVICE_METHODS, TORCH_LOAD
-from ddplint.model.records import CallResult, Called, FileWrite, HandedFiles, Param, RecordWrite, Save, Send
+from ddplint.model.records import CallResult, Called, FileWrite, HandedFiles, Param, RecordWrite, Save, Send, StateSave
 from ddplint.prefilter.screens import dotted, walk
 
 # Calls that pickle what they are given (to a started process, a file, a queue), by the last
@@ -120,12 +120,27 @@ def read_save(reader, node: ast.Call, callee: str) -> None:
     path = path_key(written, reader.paths)
     # a helper's parameter (`def save_checkpoint(model, path)`): its callers name the file
     handed = isinstance(written, ast.Name) and path is None and reader.env.get(written.id) == Param(written.id)
+    state_of = _state_of(reader, saved)
+    if state_of is not None:
+        reader.draft.state_saves.append(StateSave(callee, state_of, node.lineno))
     if held:
         reader.draft.saves.append(Save(callee, tuple(held), f"param:{written.id}" if handed else path, node.lineno))
     if path is not None or handed:
         host = _on_host(reader, saved)
         source = None if host else _saved_source(reader, saved)
         reader.draft.files.append(FileWrite(callee, path or f"param:{written.id}", host, node.lineno, source))  # type: ignore[union-attr]
+
+
+def _state_of(reader, saved: ast.AST | None) -> str | None:
+    """The object, as written, whose whole state dict a saved value is: `sched.state_dict()`,
+    or a local bound to one (`state = sched.state_dict()`); None for anything else."""
+    if isinstance(saved, ast.Name):
+        return reader.state_of.get(saved.id)
+    if isinstance(saved, ast.Call) and isinstance(saved.func, ast.Attribute) and saved.func.attr == "state_dict" and not (
+        saved.args or saved.keywords
+    ):
+        return dotted(saved.func.value)
+    return None
 
 
 def _saved_source(reader, saved: ast.AST | None):
@@ -350,7 +365,13 @@ def _assigned(reader, statement: ast.Assign) -> None:
     listed = isinstance(value, (ast.List, ast.Tuple, ast.ListComp)) or (
         isinstance(value, ast.Call) and dotted(value.func) in ("list", "tuple", "sorted")
     )
+    state_of = _state_of(reader, value) if not isinstance(value, ast.Name) else None
     for target in statement.targets:
+        if isinstance(target, ast.Name):
+            if state_of is not None:
+                reader.state_of[target.id] = state_of
+            else:
+                reader.state_of.pop(target.id, None)
         if isinstance(target, ast.Subscript):
             owner = dotted(target.value)
             if owner in reader.hosted and not host:
@@ -362,6 +383,7 @@ def _assigned(reader, statement: ast.Assign) -> None:
                 if isinstance(inner, ast.Name):
                     reader.hosted.discard(inner.id)
                     reader.sequences.discard(inner.id)
+                    reader.state_of.pop(inner.id, None)
             continue
         (reader.offload_configs.add if offloads and isinstance(target, ast.Name) else reader.offload_configs.discard)(name)
         reader.moved.discard(name)

@@ -1041,6 +1041,16 @@ class ProjectView:
         reaches it (ddplint.model.reach)."""
         return self.project.reach.never_runs(self.module, scope)
 
+    def switched_off(self, scope: tuple[tuple[str, bool, bool], ...], line: int) -> str | None:
+        """The parameter under whose `if <parameter>:` `line` of this module, inside `scope` (as
+        for `never_runs`), never runs: it defaults to a falsy literal and no call in the
+        project passes it (ProcessContext.switched_off_at); None where that is not known. Only
+        a top-level function or a method of a top-level class is asked about."""
+        names = [name for name, _, _ in scope]
+        if len(scope) == 1 and not scope[0][1] or len(scope) == 2 and scope[0][1] and not scope[1][1]:
+            return self.context.switched_off_at(self.module, ".".join(names), line)
+        return None
+
     @property
     def program(self) -> Program:
         """The program model of the project: the general questions (ddplint.model.program)."""

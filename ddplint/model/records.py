@@ -330,6 +330,16 @@ class Save:
 
 
 @record
+class StateSave:
+    """`save(obj, f)` of an object's whole state dict (`torch.save(sched.state_dict(), p)`, also
+    through a local bound to it): the object as written (`sched`, `self.lr_scheduler`)."""
+
+    callee: str
+    state_of: str
+    line: int
+
+
+@record
 class FileWrite:
     """A call named like a save given a file (a path key; "param:<name>" for a parameter its
     callers name); `host`: what it saves holds no CUDA tensors (tensors on the host, or plain
@@ -377,7 +387,8 @@ class Escapes:
     """What leaves a function (ddplint.model.files reads it): the files it saves (`saves`, with
     the state dicts in them; `files`, every call named like a save given a file; `handed_files`,
     the files a save helper is handed; `plain_saves`, saves under no `if` in a function saying
-    nothing of ranks; `writes`, saved dict records), what it pickles to another process
+    nothing of ranks; `writes`, saved dict records; `state_saves`, saves of one object's whole
+    state dict, by the object's name), what it pickles to another process
     (`sends`), and the call results it keeps beyond what the summary follows (`stores`)."""
 
     saves: tuple[Save, ...] = ()
@@ -387,6 +398,7 @@ class Escapes:
     writes: tuple[RecordWrite, ...] = ()
     sends: tuple[Send, ...] = ()
     stores: tuple = ()
+    state_saves: tuple[StateSave, ...] = ()
 
 
 @record

@@ -133,6 +133,7 @@ class _Draft:
         self.forward_passes, self.unwrapped, self.saves, self.files, self.handed_files = [], [], [], [], []
         self.method_calls, self.grouped = [], []
         self.plain_saves, self.writes, self.sends, self.stores, self.tolerant = [], [], [], [], []
+        self.state_saves = []
         self.sets: dict[str, Source] = {}
         self.other_returns = self.device_moves = self.sync_control = self.deduplicates = False
         self.cuda: int | None = None
@@ -192,6 +193,7 @@ class _FunctionReader:
         self.offload_configs: set[str] = set()  # local names bound to a configuration that offloads state dicts
         self.offloading: list[tuple] = []  # the offloading `FSDP.state_dict_type` blocks around the walk
         self.records: dict[str, tuple] = {}  # local dicts built key by key (ddplint.model.files)
+        self.state_of: dict[str, str] = {}  # local names bound to `<object>.state_dict()`: the object as written
         self._statements(node.body)
         self._finish(node, positional, method)
 

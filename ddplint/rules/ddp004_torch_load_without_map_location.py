@@ -18,7 +18,7 @@ from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.triggers import DISTRIBUTED_EVIDENCE_CODE, CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.semantic.model import dotted_name
-from ddplint.core.torch_api import DDP, DISTRIBUTED_EVIDENCE, GRAD_SCALERS, LR_SCHEDULERS, TORCH_LOAD, TORCH_SAVE
+from ddplint.core.torch_api import DDP, DISTRIBUTED_EVIDENCE, GRAD_SCALERS, LR_SCHEDULERS, SCHEDULER_FACTORIES, TORCH_LOAD, TORCH_SAVE
 from ddplint.semantic.walk import children, descendants
 
 # Words, in a path, a variable or the enclosing function's name, that say "checkpoint".
@@ -41,6 +41,8 @@ NOT_CHECKPOINT_WORDS = frozenset(
 # ... and words of state that never holds CUDA storages, whatever is done with it: a
 # GradScaler's state dict is Python numbers, RNG states are CPU byte tensors.
 NO_TENSORS_WORDS = frozenset({"scaler", "rng", "seed"})
+# Words of a name that say "learning-rate scheduler": its state dict is Python numbers.
+SCHEDULER_WORDS = frozenset({"scheduler", "schedulers", "sched", "lrs"})
 # ... and words that name another's file, downloaded or handed over (`args.pretrained`): where
 # the program is not seen to save it, nothing says on which device its tensors were saved.
 PRETRAINED_WORDS = frozenset({"pretrained", "pretrain"})
@@ -90,6 +92,7 @@ class _Load:
     looped: bool = False  # its file is named by a loop variable: one process reads many files
     handed: bool = False  # its file is a parameter of its function: the callers name it
     deviceless: bool = False  # in `if args.gpu is None:`, whose else loads onto args.gpu: no rank's branch
+    scheduled: bool = False  # handed whole to a learning-rate scheduler's load_state_dict
 
 
 class TorchLoadWithoutMapLocation(Rule):
@@ -124,6 +127,10 @@ class TorchLoadWithoutMapLocation(Rule):
     stats, a vocabulary, a data set, a `.npy` file or an exported (TensorRT, ONNX) engine,
     unless the result goes into `load_state_dict` or is read by checkpoint keys; loads of a
     GradScaler's or RNG state (named "scaler", "rng", "seed"), which hold no CUDA tensors;
+    a load handed whole to a learning-rate scheduler's `load_state_dict` (Python numbers): one
+    built by `torch.optim.lr_scheduler` or a Hugging Face factory (`get_scheduler`,
+    `get_linear_schedule_with_warmup`, ...), or an object named as a scheduler
+    (`self.lr_scheduler`) where the program `torch.save`s a scheduler's `state_dict()`;
     loads from an `io.BytesIO` buffer or an anonymous `tempfile` the same function
     `torch.save`d into, and from a file named after the rank (`f"model_rank{rank}.bin"`,
     also through variables): the process reads back what it wrote, on its own device (a
@@ -513,6 +520,38 @@ class TorchLoadWithoutMapLocation(Rule):
                 ),
             ),
         ),
+        Flagged(
+            # A call passes the parameter the load runs under: on every rank.
+            """
+            import torch
+            import torch.distributed as dist
+
+            class EmbeddingNet(torch.nn.Module):
+                def __init__(self, backbone, size, finetune=False, weights=""):
+                    super(EmbeddingNet, self).__init__()
+                    self.backbone = backbone
+                    if finetune:
+                        self.backbone.load_state_dict(torch.load(weights))
+                                                      ^
+
+            def main(args):
+                dist.init_process_group("nccl")
+                net = EmbeddingNet(build(args), 512, args.finetune, args.weights)
+            """,
+            fix_edits=(("torch.load(weights)", 'torch.load(weights, map_location="cpu")'),),
+        ),
+        Flagged(
+            # Nothing saves a scheduler's state here: a name alone says nothing of the file.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def resume(scheduler, path):
+                scheduler.load_state_dict(torch.load(path))
+                                          ^
+            """,
+            fix_edits=(("torch.load(path)", 'torch.load(path, map_location="cpu")'),),
+        ),
     )
     clean_examples = (
         Clean(
@@ -698,6 +737,47 @@ class TorchLoadWithoutMapLocation(Rule):
             def resume(model, optimizer):
                 model.load_state_dict(torch.load("model.pt"))
                 optimizer.load_state_dict(torch.load("optim.pt"))
+            """
+        ),
+        Clean(
+            # A learning-rate scheduler's state is Python numbers, and the program saves the
+            # state dict of its scheduler: the file it reads back holds no tensors.
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+
+            class Trainer:
+                def save(self, out):
+                    if dist.get_rank() == 0:
+                        torch.save(self.lr_scheduler.state_dict(), os.path.join(out, SCHEDULER_FILE))
+
+                def resume(self, folder):
+                    self.lr_scheduler.load_state_dict(torch.load(os.path.join(folder, SCHEDULER_FILE)))
+
+            def on_train_begin(folder, **kwargs):
+                scheduler = kwargs.get("lr_scheduler")
+                state = torch.load(os.path.join(folder, hooks.SCHEDULER_FILE))
+                scheduler.load_state_dict(state)
+            """
+        ),
+        Clean(
+            # The load runs only `if finetune:`, which defaults to False, and no call of the
+            # class passes it: it never runs.
+            """
+            import torch
+            import torch.distributed as dist
+
+            class EmbeddingNet(torch.nn.Module):
+                def __init__(self, backbone, size, finetune=False, weights=""):
+                    super(EmbeddingNet, self).__init__()
+                    self.backbone = backbone
+                    if finetune:
+                        self.backbone.load_state_dict(torch.load(weights))
+
+            def main(args):
+                dist.init_process_group("nccl")
+                net = EmbeddingNet(build(args), 512)
             """
         ),
         Clean(
@@ -1094,6 +1174,9 @@ class TorchLoadWithoutMapLocation(Rule):
         if method == "load_state_dict":
             for arg in node.args[:1]:
                 value = arg.value
+                if isinstance(value, (cst.Call, cst.Name)) and self._is_scheduler(func.value):
+                    self._mark(value, "scheduled")  # Python numbers: not a model's state
+                    continue
                 while isinstance(value, cst.Subscript):
                     value = value.value
                 if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "get":
@@ -1109,6 +1192,22 @@ class TorchLoadWithoutMapLocation(Rule):
             self._mark(func.value, "on_device")
         elif method in HOST_METHODS and isinstance(func.value, cst.Call):
             self._mark(func.value, "on_host")
+
+    def _is_scheduler(self, receiver: cst.BaseExpression) -> bool:
+        """A learning-rate scheduler: a name bound once to what torch's lr_scheduler classes or
+        Hugging Face's scheduler factories build, or an object named as a scheduler
+        (`self.lr_scheduler`) where the program saves the whole state dict of an object named
+        so (`torch.save(scheduler.state_dict(), path)`): its state dict is Python numbers."""
+        if isinstance(receiver, cst.Name):
+            made = self.model.constant(receiver.value)
+            qualified = self.model.qualified(made.func) if isinstance(made, cst.Call) else None
+            if qualified is not None and (qualified in LR_SCHEDULERS or qualified in SCHEDULER_FACTORIES):
+                return True
+        name = dotted_name(receiver)
+        project = self.model.project
+        if name is None or not _words(name.rpartition(".")[2]) & SCHEDULER_WORDS or project is None:
+            return False
+        return saves_scheduler_state(project)
 
     # -- the verdict --------------------------------------------------------------------------
 
@@ -1141,6 +1240,8 @@ class TorchLoadWithoutMapLocation(Rule):
         process reads what it wrote itself, or nothing shows it is a checkpoint."""
         if load.on_host or load.private or load.words & NO_TENSORS_WORDS:
             return None
+        if load.scheduled and not (load.state or load.whole_model or load.on_device or load.keys):
+            return None  # a learning-rate scheduler's state: Python numbers
         project = self.model.project
         saves = saved_files(project, load.path) if project is not None else []
         # Host-only by the saves beside the load: a script elsewhere that imports a module of
@@ -1398,6 +1499,19 @@ def saved_format(view, keys: set[str]) -> SavedFile | None:
                     what = f"the program's checkpoint format, a dict of {held} not moved to the host"
                     return SavedFile(program.place(saver, write.line), False, True, what)
     return None
+
+
+def saves_scheduler_state(view) -> bool:
+    """Whether the program (`program_modules`) `torch.save`s the whole state dict of an object
+    named as a learning-rate scheduler (`torch.save(self.lr_scheduler.state_dict(), path)`)."""
+    program = view.program
+    for saver in program_modules(view):
+        summary, code = program.summary(saver), program.module_code(saver)
+        for function in (code, *summary.functions.values()) if summary is not None and code is not None else ():
+            for save in function.escapes.state_saves:
+                if _words(save.state_of.rpartition(".")[2]) & SCHEDULER_WORDS and program.values.is_save(saver, save.callee):
+                    return True
+    return False
 
 
 def places_on_cuda(view) -> bool:

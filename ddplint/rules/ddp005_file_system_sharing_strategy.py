@@ -6,7 +6,8 @@ from ddplint.core.diagnostics import Applicability
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.edits import argument_for
-from ddplint.core.torch_api import SET_SHARING_STRATEGY
+from ddplint.core.torch_api import SET_SHARING_STRATEGY, STORAGE_REDUCTIONS
+from ddplint.semantic.walk import descendants
 
 _RAISE_OPEN_FILE_LIMIT = (
     "_, nofile_hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
@@ -35,7 +36,11 @@ class FileSystemSharingStrategy(Rule):
     `torch.multiprocessing.set_sharing_strategy`) is called with `"file_system"`, given
     positionally or as `new_strategy=`, literally or through a module constant bound to it.
     No distributed evidence is needed. Not reported: other strategies, a function of the same
-    name from another library, and a strategy passed in as a parameter (its value is unknown).
+    name from another library, a strategy passed in as a parameter (its value is unknown), and
+    a function (or module code) that shares tensors by hand with torch's storage reducers
+    (`torch.multiprocessing.reductions.reduce_storage` registered on a pickler, its bytes
+    broadcast to the other ranks): a handle that unrelated processes open exists only under
+    `file_system`, so the strategy is chosen on purpose and the fix would break the share.
 
     The default `file_descriptor` strategy is right; the open-file limit is what needs
     raising. The fix replaces the call with raising the soft `RLIMIT_NOFILE` to the hard
@@ -131,6 +136,34 @@ class FileSystemSharingStrategy(Rule):
             """
         ),
         Clean(
+            # Rank 0 pickles the storage as a shared-memory handle and broadcasts the bytes:
+            # only file_system gives a handle the other processes can open.
+            """
+            import copyreg
+            import io
+            import pickle
+
+            import torch
+            import torch.distributed as dist
+            from torch.multiprocessing.reductions import reduce_storage
+
+            def share_table(table):
+                torch.multiprocessing.set_sharing_strategy("file_system")
+                if dist.get_rank() == 0:
+                    buf = io.BytesIO()
+                    pickler = pickle.Pickler(buf)
+                    pickler.dispatch_table = copyreg.dispatch_table.copy()
+                    pickler.dispatch_table[torch.UntypedStorage] = reduce_storage
+                    table.share_memory_()
+                    pickler.dump(table)
+                    payload = [buf.getvalue()]
+                else:
+                    payload = [None]
+                dist.broadcast_object_list(payload, src=0)
+                return table if dist.get_rank() == 0 else pickle.loads(payload[0])
+            """
+        ),
+        Clean(
             """
             from mylib.workers import set_sharing_strategy
             set_sharing_strategy("file_system")
@@ -150,6 +183,8 @@ class FileSystemSharingStrategy(Rule):
         strategy = argument_for(node, SET_SHARING_STRATEGY, "new_strategy")
         if strategy is None or self.model.string_value(strategy.value) != "file_system":
             return
+        if self._shares_by_hand():
+            return  # a hand-made share of storages with other processes needs file_system
         line = self.model.statement
         statement = line.body[0] if line is not None and len(line.body) == 1 else None
         if not (isinstance(statement, cst.Expr) and statement.value is node):
@@ -163,4 +198,14 @@ class FileSystemSharingStrategy(Rule):
             node,
             replace={line: cst.FlattenSentinel([first, *replacement[1:]])},
             imports=("import resource",),
+        )
+
+    def _shares_by_hand(self) -> bool:
+        """The function around the call (or the module, for module code) names one of torch's
+        storage reducers: it pickles storages as shared-memory handles for other processes."""
+        function = self.model.function
+        scope = function.node if function is not None else self.model.module
+        return any(
+            isinstance(found, (cst.Name, cst.Attribute)) and self.model.qualified(found) in STORAGE_REDUCTIONS
+            for found in descendants(scope)
         )
