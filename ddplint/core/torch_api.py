@@ -360,6 +360,14 @@ FABRIC_LAUNCH = "launch"
 MAIN_PROCESS = "is_main_process"
 GLOBAL_ZERO = "is_global_zero"
 RANK_ZERO_ONLY = "rank_zero_only"
+# Hugging Face's `TrainingArguments.should_save`: true on the one process that writes checkpoints,
+# process 0 (local process 0 of each node with `save_on_each_node`), by what the Trainer keeps the
+# arguments as (`self.args.should_save`, `trainer.args.should_save`, `training_args.should_save`).
+# A TrainerControl's `should_save` (`self.control.should_save`) says when to save, not who.
+# The Trainer's own tests, `is_world_process_zero()` and `is_local_process_zero()`, are main-process
+# predicates by name (ddplint.analyses.ranks).
+TRAINING_ARGS_SHOULD_SAVE = "should_save"
+TRAINING_ARGS_NAMES = frozenset({"args", "training_args"})
 LAUNCH_POINT_TEXT = ("Accelerator(", f".{FABRIC_LAUNCH}(", "LightningModule", "LightningDataModule")
 # The variables a launcher sets to each rank's own index (torchrun, torch.distributed.launch).
 RANK_ENVIRONMENT = frozenset({"RANK", "LOCAL_RANK"})
