@@ -184,6 +184,18 @@ LIBRARY_LOADERS = api(
     "timm.data.create_loader", "timm.data.loader.create_loader",
     params="dataset input_size batch_size is_training", keyword_only="distributed",
 )
+# Loader makers that are methods of a library's objects, by method name, with the package whose
+# classes make the receiver (bound to a call of one, or a parameter annotated with one).
+# ColossalAI's booster plugins (TorchDDPPlugin, GeminiPlugin, LowLevelZeroPlugin,
+# HybridParallelPlugin, their base DPPluginBase, colossalai/booster/plugin):
+# `plugin.prepare_dataloader(dataset, batch_size, shuffle=False, seed=1024, drop_last=False, ...)`
+# builds a DataLoader over a DistributedSampler of the data-parallel ranks, shuffling as
+# `shuffle` says (by default not), reached as `loader.sampler`.
+PLUGIN_LOADER = api(
+    "prepare_dataloader", params="dataset batch_size shuffle seed drop_last pin_memory num_workers distributed_sampler_cls",
+)
+PLUGIN_LOADER_SHUFFLE = "shuffle"
+LOADER_PLUGINS = Package("colossalai.booster.plugin")
 RANDOM_SPLIT = api(
     "torch.utils.data.random_split", "torch.utils.data.dataset.random_split",
     params="dataset lengths generator",
