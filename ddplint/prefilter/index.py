@@ -120,7 +120,7 @@ OPENED_BY = {
     'DDP019': frozenset({ProjectFact.CALLS_UNWRAPPER, ProjectFact.HANDS_INNER_MODULE}),
     'DDP020': frozenset({ProjectFact.CALLS_WRAP_HELPER}),
     'DDP023': frozenset({ProjectFact.CUDA_HELPER}),
-    'DDP027': frozenset({ProjectFact.DISTRIBUTED}),
+    'DDP027': frozenset({ProjectFact.DISTRIBUTED, ProjectFact.SEED_HELPER}),
 }
 
 # The project facts in each rule's `unscreened_by` (rules not named here have none).
