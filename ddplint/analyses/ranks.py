@@ -35,7 +35,7 @@ from ddplint.core.fixpoint import fixed_point
 from ddplint.prefilter.screens import RankZeroCalls
 from ddplint.core.torch_api import (
     ACCELERATOR, ACCELERATOR_SHARDING_PLUGINS, DDP, DISTRIBUTED_IS_AVAILABLE, INIT_PROCESS_GROUP, PROCESS, RANK_ENVIRONMENT,
-    SAME_VALUE_METHODS, SPAWN, START_PROCESSES,
+    SAME_VALUE_METHODS, SPAWN, START_PROCESSES, TRAINING_ARGS_NAMES, TRAINING_ARGS_SHOULD_SAVE,
 )
 
 
@@ -73,7 +73,7 @@ MAIN_PROCESS_NAMES = frozenset(
 # alone: `__main__` and `torch.zeros` are everywhere.
 RANK_GUARD_NEEDLE = (
     "rank", "Rank", "RANK", "is_main", "main_process", "master", "Master", "MASTER",
-    "global_zero", "process_zero", "is_primary", "is_chief", "get_ordinal", "process_index",
+    "global_zero", "process_zero", "is_primary", "is_chief", "get_ordinal", "process_index", TRAINING_ARGS_SHOULD_SAVE,
 )
 RANK_ZERO_DECORATORS = frozenset(
     {"rank_zero_only", "rank0_only", "main_process_only", "master_only", "on_main_process", "main_process", "master_process_only"}
@@ -93,7 +93,7 @@ def rank_zero_calls(targets: Iterable[str], wrappers: Iterable[str], methods: It
     words of the rank tests `classify` reads."""
     return RankZeroCalls(
         targets=tuple(sorted(targets)), wrappers=tuple(sorted(wrappers)), names=tuple(sorted(RANK_NAMES)),
-        predicates=tuple(sorted(MAIN_PROCESS_NAMES)), functions=tuple(sorted(RANK_FUNCTIONS)),
+        predicates=tuple(sorted(MAIN_PROCESS_NAMES | {TRAINING_ARGS_SHOULD_SAVE})), functions=tuple(sorted(RANK_FUNCTIONS)),
         keys=tuple(sorted(RANK_ENVIRONMENT)), decorators=tuple(sorted(RANK_ZERO_DECORATORS)),
         methods=tuple(sorted(methods)), starts=tuple(sorted(INIT_PROCESS_GROUP)),
     )
@@ -435,7 +435,7 @@ def classify(test: cst.BaseExpression, resolve: Resolver | None = None) -> RankT
         if held is not None:
             return held
     name = last_name(test) if isinstance(test, (cst.Name, cst.Attribute, cst.Call)) else None
-    if name in MAIN_PROCESS_NAMES:
+    if name in MAIN_PROCESS_NAMES or _training_args_should_save(test):
         return ZERO
     if name in REPLICA_PREDICATES and isinstance(test, cst.Call):
         return FIRST_REPLICA
@@ -448,6 +448,17 @@ def classify(test: cst.BaseExpression, resolve: Resolver | None = None) -> RankT
     ):
         return DISTRIBUTED
     return UNKNOWN
+
+
+def _training_args_should_save(test: cst.BaseExpression) -> bool:
+    """`self.args.should_save`: Hugging Face's TrainingArguments say which process writes
+    checkpoints (process 0), read on the object the Trainer keeps them as (`args`,
+    `training_args`), not a TrainerControl's `should_save` (when to save)."""
+    return (
+        isinstance(test, cst.Attribute)
+        and test.attr.value == TRAINING_ARGS_SHOULD_SAVE
+        and last_name(test.value) in TRAINING_ARGS_NAMES
+    )
 
 
 # What a condition that is a constant says: `if False:` is reached by no rank, so both of its

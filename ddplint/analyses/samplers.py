@@ -25,7 +25,8 @@ from ddplint.semantic.edits import argument_for, has_star_arguments
 from ddplint.core.fixpoint import fixed_point, reachable
 from ddplint.semantic.model import Analysis, SemanticModel, Scope, dotted_name
 from ddplint.core.torch_api import (
-    BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, GET_RANK, GET_WORLD_SIZE, LIBRARY_LOADERS,
+    BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, GET_RANK, GET_WORLD_SIZE, LIBRARY_LOADERS, LOADER_PLUGINS,
+    PLUGIN_LOADER, PLUGIN_LOADER_SHUFFLE,
 )
 
 Ref = tuple[object, str]
@@ -127,6 +128,9 @@ class Construction:
     loops: tuple[Loop, ...] = ()  # the loops open where it is made
     # A sampler made by a function of another project module: where it is built there.
     elsewhere: object = None  # the ddplint.model.records.Place of a sampler built in another module
+    # Built inside a library object's loader maker (`plugin.prepare_dataloader(...)`), whose
+    # arguments are not the sampler's own (its `drop_last` is the DataLoader's).
+    by_plugin: bool = False
 
     def _shuffle_is(self, literal: str) -> bool:
         value = self.shuffle.value if self.shuffle is not None else None
@@ -195,6 +199,10 @@ class LoaderFlow(Analysis):
         self._bound: dict[int, list[Ref]] = {}
         self._made: dict[tuple[int | None, str], str | None] = {}  # (function, local) -> the call that made it
         self.bound_in: dict[Ref, list[tuple[Loop, ...]]] = {}  # the loops open at each binding of a name
+        # (function, local) of a library's loader-making object (torch_api.LOADER_PLUGINS): bound
+        # to a call of one of its classes, or a parameter annotated with one
+        self._plugins: set[tuple[int | None, str]] = set()
+        self._wrapping: dict[Ref, set[Ref]] = {}  # `with tqdm(loader) as bar`: bar -> what it iterates
 
     # -- resolving expressions at the current point of the traversal -----------------------
 
@@ -251,6 +259,9 @@ class LoaderFlow(Analysis):
         params = node.params
         names = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
         function = self._records[id(node)] = Function(node, frame.scope, frame.self_class, names, frame.key)
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            if param.annotation is not None and self.model.qualified(param.annotation.annotation) in LOADER_PLUGINS:
+                self._plugins.add((id(node), param.name.value))
         key = self._key(frame)
         if key is not None:
             self.functions[key] = function
@@ -282,6 +293,7 @@ class LoaderFlow(Analysis):
             ref = self.ref(expr)
             if ref is not None:
                 iterated.add(ref)
+                iterated |= self._wrapping.get(ref, set())
             if isinstance(expr, cst.Call):
                 pending.extend(arg.value for arg in expr.args if arg.keyword is None and not arg.star)
         return iterated
@@ -296,13 +308,27 @@ class LoaderFlow(Analysis):
         value = node.value
         maker = dotted_name(value.func) if isinstance(value, cst.Call) else None
         frame = self.model.function
+        branches = [value.body, value.orelse] if isinstance(value, cst.IfExp) else [value]
+        plugin = any(isinstance(b, cst.Call) and self.model.qualified(b.func) in LOADER_PLUGINS for b in branches)
         for target in node.targets:
             if isinstance(target.target, cst.Name):
                 self._made[(id(frame.node) if frame else None, target.target.value)] = maker
+                if plugin:
+                    self._plugins.add((id(frame.node) if frame else None, target.target.value))
         self.assign([t.target for t in node.targets], node.value)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         self.assign([node.target], node.value)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        """`with tqdm(loader, desc=...) as bar:` binds a library's wrapper over the loader, and a
+        pass over `bar` is one over `loader` (as `for x in tqdm(loader)` is)."""
+        item, target = node.item, node.asname.name if node.asname is not None else None
+        if not isinstance(item, cst.Call) or not isinstance(target, cst.Name) or self.model.qualified(item.func) is None:
+            return  # not an imported wrapper (a function of this module may do anything with its argument)
+        target_ref = self.ref(target)
+        if target_ref is not None:
+            self._wrapping[target_ref] = self._iterated(item)
 
     def visit_Return(self, node: cst.Return) -> None:
         self.returned(node.value)
@@ -394,6 +420,8 @@ class LoaderFlow(Analysis):
             self._construction(node, qualified)
         elif qualified in LIBRARY_LOADERS:
             self._library_loader(node)
+        elif self._plugin_loader(node):
+            pass
         elif qualified is not None and self.model.project is not None:
             self._built_elsewhere(node, qualified)
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "set_epoch":
@@ -462,6 +490,31 @@ class LoaderFlow(Analysis):
         loader = Construction("loader", node, self.function, order + 1, self._bound.get(id(node), []))
         loader.sampler = sampler.bound[0]
         self.constructions += [sampler, loader]
+
+    def _plugin_loader(self, node: cst.Call) -> bool:
+        """A library object's loader maker (`plugin.prepare_dataloader(dataset, ..., shuffle=True)`,
+        torch_api.PLUGIN_LOADER) on a name this function binds to one of the library's objects:
+        the DataLoader and the DistributedSampler it builds inside, reached as `loader.sampler`,
+        shuffling as `shuffle` says (by default not)."""
+        func = node.func
+        if not (
+            isinstance(func, cst.Attribute) and func.attr.value in PLUGIN_LOADER.last_names
+            and isinstance(func.value, cst.Name)
+        ):
+            return False
+        frame = self.model.function
+        if (id(frame.node) if frame else None, func.value.value) not in self._plugins:
+            return False
+        order = len(self.constructions)
+        sampler = Construction("sampler", node, self.function, order, [(("call", id(node)), "drawn")])
+        sampler.shuffle = argument_for(node, PLUGIN_LOADER, PLUGIN_LOADER_SHUFFLE) or cst.Arg(cst.Name("False"))
+        sampler.by_plugin = True
+        dataset = argument_for(node, PLUGIN_LOADER, "dataset")
+        sampler.dataset = self.ref(dataset.value) if dataset is not None else None
+        loader = Construction("loader", node, self.function, order + 1, self._bound.get(id(node), []))
+        loader.sampler = sampler.bound[0]
+        self.constructions += [sampler, loader]
+        return True
 
     def _element(self, node: cst.Call, built) -> list[Ref]:
         """Where the call's value is bound (`built`, a ddplint.model.loaders.Built, returned

@@ -201,6 +201,18 @@ LIBRARY_LOADERS = api(
     "timm.data.create_loader", "timm.data.loader.create_loader",
     params="dataset input_size batch_size is_training", keyword_only="distributed",
 )
+# Loader makers that are methods of a library's objects, by method name, with the package whose
+# classes make the receiver (bound to a call of one, or a parameter annotated with one).
+# ColossalAI's booster plugins (TorchDDPPlugin, GeminiPlugin, LowLevelZeroPlugin,
+# HybridParallelPlugin, their base DPPluginBase, colossalai/booster/plugin):
+# `plugin.prepare_dataloader(dataset, batch_size, shuffle=False, seed=1024, drop_last=False, ...)`
+# builds a DataLoader over a DistributedSampler of the data-parallel ranks, shuffling as
+# `shuffle` says (by default not), reached as `loader.sampler`.
+PLUGIN_LOADER = api(
+    "prepare_dataloader", params="dataset batch_size shuffle seed drop_last pin_memory num_workers distributed_sampler_cls",
+)
+PLUGIN_LOADER_SHUFFLE = "shuffle"
+LOADER_PLUGINS = Package("colossalai.booster.plugin")
 RANDOM_SPLIT = api(
     "torch.utils.data.random_split", "torch.utils.data.dataset.random_split",
     params="dataset lengths generator",
@@ -383,6 +395,14 @@ FABRIC_LAUNCH = "launch"
 MAIN_PROCESS = "is_main_process"
 GLOBAL_ZERO = "is_global_zero"
 RANK_ZERO_ONLY = "rank_zero_only"
+# Hugging Face's `TrainingArguments.should_save`: true on the one process that writes checkpoints,
+# process 0 (local process 0 of each node with `save_on_each_node`), by what the Trainer keeps the
+# arguments as (`self.args.should_save`, `trainer.args.should_save`, `training_args.should_save`).
+# A TrainerControl's `should_save` (`self.control.should_save`) says when to save, not who.
+# The Trainer's own tests, `is_world_process_zero()` and `is_local_process_zero()`, are main-process
+# predicates by name (ddplint.analyses.ranks).
+TRAINING_ARGS_SHOULD_SAVE = "should_save"
+TRAINING_ARGS_NAMES = frozenset({"args", "training_args"})
 LAUNCH_POINT_TEXT = ("Accelerator(", f".{FABRIC_LAUNCH}(", "LightningModule", "LightningDataModule")
 # The variables a launcher sets to each rank's own index (torchrun, torch.distributed.launch).
 RANK_ENVIRONMENT = frozenset({"RANK", "LOCAL_RANK"})

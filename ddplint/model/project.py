@@ -62,8 +62,8 @@ from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.screens import dotted, walk
 from ddplint.core.torch_api import (
     ACCELERATOR, COLLECTIVES, DATALOADER, DISTRIBUTED_EVIDENCE, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER,
-    DTENSOR_FULL_TENSOR, FRAMEWORK_MAKER_TEXT, FRAMEWORK_METHODS, LAUNCH_POINT_TEXT, LAUNCHERS, LIBRARY_LOADERS, SAMPLER,
-    SAVE_EVIDENCE, TORCH_LOAD, TORCH_SAVE,
+    DTENSOR_FULL_TENSOR, FRAMEWORK_MAKER_TEXT, FRAMEWORK_METHODS, LAUNCH_POINT_TEXT, LAUNCHERS, LIBRARY_LOADERS, MANUAL_SEED,
+    SAMPLER, SAVE_EVIDENCE, TORCH_LOAD, TORCH_SAVE,
 )
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
@@ -84,6 +84,8 @@ _STATEMENT_START = re.compile(r"\n(?=[A-Za-z_@])")
 _TORCH_SAVE_CALL = call_needle(TORCH_SAVE)  # the text of a call of torch.save through any import (DDP014's needle)
 _TORCH_LOAD_CALL = call_needle(TORCH_LOAD)  # the text of a call of torch.load through any import
 _SAVE_CALL = re.compile(r"save\w*\s*\(")  # `torch.save(`, `save_checkpoint(`, `save_on_master(`
+# A call that seeds a generator (`torch.manual_seed(`, `np.random.seed(`, `set_seed(`, `seed_everything(`).
+_SEED_CALL = re.compile(r"(?:manual_seed|\.seed|\bset_seed|\bseed_everything)\s*\(")
 _COMMON_METHODS = frozenset(("state_dict", "save_model"))  # every checkpointing module calls one
 # Text of a call of a collective that every rank must reach, by the names no other library's
 # common calls share (`all_reduce(`, `barrier(`, an Accelerator's `save_state(`; not `gather(` or
@@ -188,6 +190,8 @@ def module_facts(text: str, scan: TextScan | None = None, relative: str | None =
         # "saves": may call torch.save itself; "calls_saver": names a save and may call another
         # module's function that does (Project.may_save follows those through the imports).
         facts["saves" if scan.has(_TORCH_SAVE_CALL) else "calls_saver"] = True
+    if "seed" in text and _SEED_CALL.search(text):
+        facts["seeds"] = True  # may define a helper that seeds a generator with its parameter
     if "yield" in text and any(loop in text for loop in _ENDLESS_LOOPS):
         facts["endless"] = True  # may hold a generator that re-iterates its argument forever: the model reads it
     pending: list[tuple[str, int, str]] = []  # functions that may call a CUDA helper
@@ -710,6 +714,18 @@ class Project:
                 return True
         return False
 
+    def seeding_functions(self, module: str) -> frozenset[str]:
+        """The top-level functions of `module` whose text calls something that seeds a
+        generator (`torch.manual_seed(`, `np.random.seed(`); read when a prefilter hint asks."""
+        key = ("seeding", module)
+        if key not in self._memo:
+            text = self.program.read(module) or ""
+            self._memo[key] = frozenset(
+                function for begin, function, _ in _definitions(text, True, False)
+                if function and _SEED_CALL.search(text, begin, _next_start(text, begin))
+            )
+        return self._memo[key]
+
     def may_collect(self, module: str, depth: int = 0) -> bool:
         """Whether a function of `module` may run a collective every rank must reach, itself or
         through the project modules it imports (at most three imports deep): by the index's text
@@ -952,6 +968,40 @@ class ProjectView:
             pending = [importer for module in pending for importer in program.importers_of(module) if importer not in scripts]
             scripts.update(pending)
         return sorted(scripts)
+
+    def never_called(self, function: str) -> bool:
+        """Whether no code of the project can call the top-level `function` of this module: this
+        module's text names it only where it defines it, and no other module's text names both it
+        and this module (an import of it, at any depth of the code, names the module: `from
+        data_utils import build`, `import data_utils`), nor is a package's `__init__` naming this
+        module (it may re-export the function), nor a public function of a package the project
+        installs (its users may call it)."""
+        key = ("never called", self.module, function)
+        memo = self.project._memo
+        if self.project.reach._public(self.module, ((function, False, False),)):
+            return False  # users of the installed package may call it
+        if key not in memo:
+            program = self.project.program
+            word = re.compile(rf"(?<![\w.]){re.escape(function)}\b")
+            stem = self.module.rpartition(".")[2]
+            named = re.compile(rf"\b{re.escape(stem)}\b")
+            called = len(word.findall(program.read(self.module) or "")) != 1
+            for other in self.project.modules if not called else ():
+                text = program.read(other) or "" if other != self.module else ""
+                if stem not in text or not named.search(text):
+                    continue
+                if self.project.relpaths[other].endswith("__init__.py"):
+                    called = True
+                    break
+                # the function by its own name, or through the module (`data_utils.build`, `du.build`
+                # after `import data_utils as du`), not another object's method (`plugin.build`)
+                holders = {stem, *re.findall(rf"\b{re.escape(stem)}\s+as\s+(\w+)", text)}
+                prefix = "|".join(re.escape(holder) + r"\s*\." for holder in sorted(holders))
+                if re.search(rf"(?:(?<![\w.])|\b(?:{prefix})\s*){re.escape(function)}\b", text):
+                    called = True
+                    break
+            memo[key] = not called
+        return memo[key]
 
     def launch_line(self, launcher: str | None = None) -> Place | None:
         """Where a shell script or document of the project runs this module's file, or a script
@@ -1445,14 +1495,20 @@ class ProjectView:
         helpers: set[str] = set()
         for local, origin in facts["imports"].items():
             absolute = self.absolute(origin)
-            saver, _, function = absolute.rpartition(".")
-            saver = self.project.module(saver) if self.project.distributed and saver else None
+            home_name, _, function = absolute.rpartition(".")
+            home = self.project.module(home_name) if self.project.distributed and home_name else None
             if (
-                saver is not None and saver != self.module and self.project.may_save(saver)
-                and function in self.project.saving_functions(saver)
+                home is not None and home != self.module and self.project.may_save(home)
+                and function in self.project.saving_functions(home)
             ):  # `from utils import save_checkpoint`: the screens see its calls as torch.save's
                 known.add(ProjectFact.SAVE_HELPER)
                 origins.append((local, TORCH_SAVE.name))
+            if (
+                home is not None and home != self.module and self.project.modules[home].get("seeds")
+                and function in self.project.seeding_functions(home)
+            ):  # `from utils import seed_everything`: the screens see its calls as a seeding call
+                known.add(ProjectFact.SEED_HELPER)
+                origins.append((local, MANUAL_SEED.name))
             imported = self.project.module(absolute)
             if imported is not None and imported != self.module and self.project.modules[imported].get("samplers"):
                 known.add(ProjectFact.SAMPLER_BUILDER)  # `data.make_sampler(ds)`: the model answers for the call

@@ -26,6 +26,7 @@ class ProjectFact(enum.Enum):
     SAMPLER_BUILDER = "imports a function that builds a shuffling DistributedSampler"
     ENDLESS_WRAPPER = "imports a generator that iterates its argument again and again, forever"
     SAMPLER_CLASS = "imports a Sampler subclass"
+    SEED_HELPER = "imports a function of a project module that may seed a random generator (torch.manual_seed)"
     HOLDS_LOADER = "is handed a DistributedSampler or a DataLoader drawing from one, or keeps one on an object"
     # It stands only for the needles of a torch.save call (ddplint.model.project._STANDS_FOR): the
     # module must still show its own evidence of running as ranks.

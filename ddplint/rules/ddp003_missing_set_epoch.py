@@ -6,7 +6,7 @@ import libcst as cst
 
 from ddplint.analyses.samplers import Construction, Endless, EpochLoop, Function, LoaderFlow, Loop, Pass, Ref
 from ddplint.core.diagnostics import Applicability, StepKind
-from ddplint.core.torch_api import DISTRIBUTED_SAMPLER, LIBRARY_LOADERS
+from ddplint.core.torch_api import DISTRIBUTED_SAMPLER, LIBRARY_LOADERS, PLUGIN_LOADER
 from ddplint.model import loaders
 from ddplint.model.records import Attr, CallResult, Item, Loader, Param, Place, SelfAttr
 from ddplint.model.records import Loop as SummaryLoop
@@ -42,7 +42,11 @@ class MissingSetEpoch(Rule):
     is (each new sampler starts again at epoch 0).
     An endless generator that re-iterates the loader (`while True: for x in loader: yield x`)
     is an epoch loop too: each pass starts a new epoch. timm's `create_loader(...,
-    is_training=True, distributed=...)` builds such a loader (its sampler is `loader.sampler`).
+    is_training=True, distributed=...)` builds such a loader (its sampler is `loader.sampler`),
+    and so does a ColossalAI booster plugin's `plugin.prepare_dataloader(dataset, ...,
+    shuffle=True)` (a DistributedSampler shuffling as `shuffle` says, by default not), where the
+    plugin is built in the same function (`plugin = TorchDDPPlugin()`) or is a parameter
+    annotated with a plugin class (`plugin: DPPluginBase`).
 
     With the project index, the sampler or the loader may come from a helper of another
     module that returns it, alone or in a tuple (`loader, sampler = build(dataset)`); and the
@@ -83,7 +87,7 @@ class MissingSetEpoch(Rule):
     fix = Applicability.SAFE
     # `also`: the sampler is only ever reported in a file with a loop (`for` or `while`); timm's
     # create_loader builds one inside.
-    trigger = CallTrigger(DISTRIBUTED_SAMPLER | LIBRARY_LOADERS, also=("for",))
+    trigger = CallTrigger(DISTRIBUTED_SAMPLER | LIBRARY_LOADERS, methods=PLUGIN_LOADER.last_names, also=("for",))
 
     analyses = (LoaderFlow,)
 
@@ -110,6 +114,61 @@ class MissingSetEpoch(Rule):
             messages=(
                 "DistributedSampler `loader_train.sampler` never gets set_epoch() in this epoch loop: every "
                 "epoch repeats the same shuffled order; call set_epoch(epoch) first in the loop body"
+            ),
+        ),
+        Flagged(
+            # A ColossalAI plugin's prepare_dataloader(..., shuffle=True) draws from a shuffling
+            # DistributedSampler; a helper annotated with the plugin's class builds it too. A pass
+            # over a library's wrapper bound by `with ... as` is a pass over the loader.
+            """
+            from colossalai.booster import Booster
+            from colossalai.booster.plugin import GeminiPlugin, TorchDDPPlugin
+            from colossalai.booster.plugin.dp_plugin_base import DPPluginBase
+            from tqdm import tqdm
+
+            def build_loaders(train_set, test_set, plugin: DPPluginBase):
+                train = plugin.prepare_dataloader(train_set, batch_size=64, shuffle=True, drop_last=True)
+                test = plugin.prepare_dataloader(test_set, batch_size=64)
+                return train, test
+
+            def train_epoch(epoch, model, optimizer, booster, train_loader):
+                with tqdm(train_loader, desc=f"epoch {epoch}") as bar:
+                    for inputs, labels in bar:
+                        booster.backward(model(inputs, labels), optimizer)
+
+            def main(args, train_set, test_set, model, optimizer):
+                plugin = TorchDDPPlugin() if args.plugin == "ddp" else GeminiPlugin()
+                booster = Booster(plugin=plugin)
+                model, optimizer, *_ = booster.boost(model, optimizer)
+                train_loader, test_loader = build_loaders(train_set, test_set, plugin)
+                loader = plugin.prepare_dataloader(train_set, 32, True)
+                for epoch in range(args.epochs):
+                ^
+                    train_epoch(epoch, model, optimizer, booster, train_loader)
+                for epoch in range(args.epochs):
+                ^
+                    for inputs, labels in loader:
+                        booster.backward(model(inputs, labels), optimizer)
+                    for inputs, labels in test_loader:
+                        model(inputs, labels)
+            """,
+            fix_edits=(
+                (
+                    "    for epoch in range(args.epochs):\n        train_epoch(",
+                    "    for epoch in range(args.epochs):\n        train_loader.sampler.set_epoch(epoch)\n"
+                    "        train_epoch(",
+                ),
+                (
+                    "    for epoch in range(args.epochs):\n        for inputs, labels in loader:\n",
+                    "    for epoch in range(args.epochs):\n        loader.sampler.set_epoch(epoch)\n"
+                    "        for inputs, labels in loader:\n",
+                ),
+            ),
+            messages=(
+                "DistributedSampler `train_loader.sampler` never gets set_epoch() in this epoch loop: every epoch "
+                "repeats the same shuffled order; call set_epoch(epoch) first in the loop body",
+                "DistributedSampler `loader.sampler` never gets set_epoch() in this epoch loop: every epoch "
+                "repeats the same shuffled order; call set_epoch(epoch) first in the loop body",
             ),
         ),
         Flagged(

@@ -301,6 +301,21 @@ class SaveOnEveryRank(Rule):
             """
         ),
         Flagged(
+            # A TrainerControl's `should_save` says when to save, not which process: every rank
+            # sees it set.
+            """
+            import torch
+            import torch.distributed as dist
+
+            class Trainer:
+                def step_end(self, model):
+                    dist.barrier()
+                    if self.control.should_save:
+                        torch.save(model.state_dict(), "checkpoint.pt")
+                        ^
+            """
+        ),
+        Flagged(
             # A predicate named without a call is always true; a helper named like a guard
             # whose body tests no rank is no guard.
             """
@@ -514,6 +529,43 @@ class SaveOnEveryRank(Rule):
             class KeepLast(transformers.TrainerCallback):
                 def on_save(self, args, state, control, **kwargs):
                     kwargs["model"].save_pretrained(args.output_dir)
+            """
+        ),
+        Clean(
+            # Hugging Face's TrainingArguments.should_save is true on process 0 alone (local
+            # process 0 with save_on_each_node), read where the Trainer keeps its arguments; its
+            # is_world_process_zero() says the same. A Trainer written after Hugging Face's
+            # saves from a method that only the guarded call reaches.
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+
+            class Trainer:
+                def __init__(self, model, args):
+                    self.model, self.args = model, args
+
+                def save_model(self, output_dir):
+                    dist.barrier()
+                    state_dict = self.model.state_dict()
+                    if self.args.should_save:
+                        self._save(output_dir, state_dict)
+
+                def _save(self, output_dir, state_dict):
+                    os.makedirs(output_dir, exist_ok=True)
+                    torch.save(state_dict, os.path.join(output_dir, "model.pt"))
+                    torch.save(self.args, os.path.join(output_dir, "training_args.bin"))
+
+            def main(model, training_args):
+                dist.init_process_group("nccl")
+                trainer = Trainer(model, training_args)
+                trainer.save_model(training_args.output_dir)
+                if trainer.args.should_save:
+                    torch.save(model.state_dict(), "final.pt")
+                if training_args.should_save:
+                    torch.save(model.state_dict(), "last.pt")
+                if trainer.is_world_process_zero():
+                    torch.save(model.state_dict(), "best.pt")
             """
         ),
         Clean(

@@ -624,6 +624,8 @@ class PaddedEvalMetrics(Rule):
         for sampler in self.flow.of_kind("sampler"):
             if sampler.elsewhere is not None and self._reported_where_made(sampler.elsewhere):
                 continue
+            if sampler.by_plugin:  # its sampler's padding is not read off the call; not judged yet
+                continue
             drop_last = argument_for(sampler.node, DISTRIBUTED_SAMPLER, "drop_last")
             if drop_last is not None and not (isinstance(drop_last.value, cst.Name) and drop_last.value.value == "False"):
                 continue

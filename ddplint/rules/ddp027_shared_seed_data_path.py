@@ -8,7 +8,7 @@ import libcst as cst
 from ddplint.analyses.ranks import RANK_FUNCTIONS, RANK_NAMES, RankRegions, environment_key
 from ddplint.core.diagnostics import StepKind
 from ddplint.core.torch_api import (
-    ACCELERATE_DEVICE_SPECIFIC, ALL_GENERATORS, DISTRIBUTED_MARKERS, ENV_PACKAGES, ENV_RESET,
+    ACCELERATE_DEVICE_SPECIFIC, ACCELERATE_SET_SEED, ALL_GENERATORS, DISTRIBUTED_MARKERS, ENV_PACKAGES, ENV_RESET,
     ENV_SEED, FABRIC, FABRIC_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, RANK_ENVIRONMENT, SEED_CALLS, SEEDS,
     TORCH_DRAWS,
 )
@@ -45,6 +45,7 @@ class _Seed:
     cls: str | None
     order: int
     specific: bool = False  # Accelerate's device_specific=True: it adds the process index
+    through: str | None = None  # the project function that seeds with its parameter (`seed_everything`)
 
 
 @dataclass
@@ -76,7 +77,9 @@ class SharedSeedDataPath(Rule):
 
     Fires when a seeding call (`torch.manual_seed`, `numpy.random.seed`, Lightning's and
     Fabric's `seed_everything`, Accelerate's `set_seed` without `device_specific=True`,
-    `transformers.set_seed`) with a value that is the same on every rank (a literal, a
+    `transformers.set_seed`, or a project function that seeds with its parameter alone:
+    `seed_everything(seed)` calling `torch.manual_seed(seed)`, followed through the program
+    model across modules) with a value that is the same on every rank (a literal, a
     command-line option or configuration value, a module constant, or a local name bound to one;
     nothing with a rank, process index or rank variable in it) runs on every rank, and later in
     the same function a training loop (the innermost loop that runs a backward) draws from the
@@ -118,7 +121,7 @@ class SharedSeedDataPath(Rule):
     # `also`: ranks run it (met in any module of a distributed project).
     trigger = CallTrigger(SEED_CALLS, methods=(FABRIC_SEED_METHOD, ENV_RESET), also=(DISTRIBUTED_MARKERS,))
     # the seed is often in a script that reaches the ranks' launcher only through a helper
-    opened_by = frozenset((ProjectFact.DISTRIBUTED,))
+    opened_by = frozenset((ProjectFact.DISTRIBUTED, ProjectFact.SEED_HELPER))
     analyses = (RankRegions,)
 
     flagged_examples = (
@@ -183,6 +186,36 @@ class SharedSeedDataPath(Rule):
             ),
         ),
         Flagged(
+            # A project helper that seeds the generators with its parameter seeds them with the
+            # value it is handed.
+            """
+            import random
+            import numpy as np
+            import torch
+            import torch.distributed as dist
+
+            def seed_everything(seed):
+                random.seed(seed)
+                np.random.seed(seed % 2**32)
+                torch.manual_seed(seed)
+
+            def main(args, loader, model, optimizer):
+                dist.init_process_group("nccl")
+                seed_everything(args.seed)
+                ^
+                for images in loader:
+                    keep = torch.rand(images.shape[0]) < args.keep
+                    model(images[keep]).mean().backward()
+                    optimizer.step()
+            """,
+            messages=(
+                "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
+                "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
+                "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
+                "(torch.rand in the training loop below)"
+            ),
+        ),
+        Flagged(
             """
             import gymnasium as gym
             import torch.distributed as dist
@@ -202,6 +235,33 @@ class SharedSeedDataPath(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # A project helper that adds the rank itself, or is handed a seed with the rank in it;
+            # a helper that seeds with something other than its parameter is not followed.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def seed_per_rank(seed):
+                torch.manual_seed(seed + dist.get_rank())
+
+            def seed_all(seed):
+                torch.manual_seed(seed)
+
+            def seed_fixed(seed):
+                torch.manual_seed(1234)
+
+            def main(args, loader, model, optimizer):
+                dist.init_process_group("nccl")
+                rank = dist.get_rank()
+                seed_per_rank(args.seed)
+                seed_all(args.seed + rank)
+                seed_fixed(args.seed)
+                for images in loader:
+                    model(images + torch.randn_like(images)).mean().backward()
+                    optimizer.step()
+            """
+        ),
         Clean(
             # The rank is in the seed, or the seed only makes the replicas start equal.
             """
@@ -309,6 +369,7 @@ class SharedSeedDataPath(Rule):
         self._fabrics: set[str] = set()
         self._envs: set[tuple[str | None, str]] = set()
         self._stepped: set[tuple[str | None, str]] = set()
+        self._statements: set[int] = set()  # calls that are a whole statement (`seed_everything(seed)`)
 
     # -- the walk -----------------------------------------------------------------------------
 
@@ -342,6 +403,10 @@ class SharedSeedDataPath(Rule):
             if qualified is not None and any(qualified in package for package in ENV_PACKAGES):
                 self._envs.add((frame, name))
 
+    def visit_Expr(self, node: cst.Expr) -> None:
+        if isinstance(node.value, cst.Call):
+            self._statements.add(id(node.value))
+
     def visit_Call(self, node: cst.Call) -> None:
         self._order += 1
         frame, func = self.model.frame.key, node.func
@@ -361,7 +426,15 @@ class SharedSeedDataPath(Rule):
                 value = keyword_argument(node, ENV_SEED).value  # type: ignore[union-attr]
                 self._resets.append(_Seed(node, value, frozenset(), frame, self._cls(), self._order))
         seeded = self._seeded(node, method, receiver)
-        if seeded is not None:
+        helper = self._seed_helper(node) if seeded is None else None
+        if helper is not None:  # a project function that seeds generators with one of its parameters
+            position, parameter, seeded = helper
+            given = keyword_argument(node, parameter)
+            positional = [a for a in node.args if a.keyword is None]
+            value = given.value if given else positional[position].value if position < len(positional) and not any(
+                a.star for a in positional[: position + 1]) else None
+            self._seeds.append(_Seed(node, value, seeded, frame, self._cls(), self._order, through=dotted_name(func)))
+        elif seeded is not None:
             value = node.args[0].value if node.args and not node.args[0].star else None
             given = keyword_argument(node, "seed")
             specific = keyword_argument(node, ACCELERATE_DEVICE_SPECIFIC)
@@ -375,6 +448,14 @@ class SharedSeedDataPath(Rule):
             return ALL_GENERATORS
         qualified = self.model.qualified(call.func)
         return next((generators for seeding, generators in SEEDS.items() if qualified in seeding), None)
+
+    def _seed_helper(self, call: cst.Call) -> tuple[int, str, frozenset[str]] | None:
+        """A call, as a statement of its own, of a project function that seeds generators with
+        one of its parameters (see `seeding_helper`)."""
+        project, callee = self.model.project, dotted_name(call.func)
+        if project is None or callee is None or id(call) not in self._statements:
+            return None
+        return seeding_helper(project.program, project.module, self.model.frame.key, self._cls(), callee)
 
     # -- the judgement --------------------------------------------------------------------------
 
@@ -410,8 +491,9 @@ class SharedSeedDataPath(Rule):
             if runs is None:
                 return  # nothing shows several ranks running this file
             chain = [
-                Link(StepKind.MADE, "seeds " + ", ".join(sorted(seed.generators)) + " with a value that is the same on "
-                     "every rank", seed.call),
+                Link(StepKind.MADE, "seeds " + ", ".join(sorted(seed.generators))
+                     + (f" (through {seed.through}(), which seeds them with its parameter)" if seed.through else "")
+                     + " with a value that is the same on every rank", seed.call),
                 runs,
                 Link(StepKind.REACHES, f"the training loop calls this on every step; it draws {what} from the seeded generator", call.call),
                 Link(StepKind.HARM, f"{what} draws the same values on every rank: the ranks train on the same "
@@ -517,6 +599,82 @@ def reached_draw(program, module: str, key: str | None, cls: str | None, callee:
             break
     memo[target.function] = found
     return found
+
+
+def seeding_helper(program, module: str, key: str | None, cls: str | None, callee: str) -> tuple[int, str, frozenset[str]] | None:
+    """(its position, its name, the generators seeded) of the parameter with which the project
+    function that calling `callee` in function `key` of `module` reaches seeds generators
+    (`def seed_everything(seed): torch.manual_seed(seed); np.random.seed(seed % 2**32)`): each
+    seeding call there is given that parameter, alone or in arithmetic with literals, and
+    none anything else (`seed + rank` seeds each rank its own way); Accelerate's `set_seed` may
+    add the process index. None when it seeds nothing, or it is unknown."""
+    if program.summary(module) is None:
+        return None
+    target = program.target(module, key, cls, callee)
+    record = program.function(target.module, target.key) if target is not None else None
+    if record is None or not any(_seeding(program, target.module, called.callee) for called in record.invocations):
+        return None
+    memo = ("seeding helper", target.module, target.key)  # read once: the server asks on every keystroke
+    if memo not in program.memos.read:
+        program.memos.read[memo] = _seeded_with(program, target.module, record)
+    found = program.memos.read[memo]
+    if found is None:
+        return None
+    parameter, generators = found
+    arguments = record.arguments(target.bound)
+    return (arguments.index(parameter), parameter, generators) if parameter in arguments else None
+
+
+def _seeding(program, module: str, written: str | None) -> frozenset[str] | None:
+    """The generators a call of `written` (as `module` writes it) seeds; None if it seeds none."""
+    qualified = program.qualify(module, written) if written else None
+    return next((generators for seeding, generators in SEEDS.items() if qualified in seeding), None)
+
+
+def _seeded_with(program, module: str, record) -> tuple[str, frozenset[str]] | None:
+    """(the parameter, the generators) with which the function of `record` seeds (see
+    `seeding_helper`), read from its `ast`."""
+    tree = program.tree(module)
+    function = next((
+        node for node in ast.walk(tree) if tree is not None
+        and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno == record.line
+    ), None)
+    if function is None:
+        return None
+    parameter, generators = None, set()
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Call):
+            continue
+        written = _dotted(node.func)
+        seeded = _seeding(program, module, written)
+        if seeded is None:
+            continue
+        if program.qualify(module, written) in ACCELERATE_SET_SEED:
+            return None  # device_specific may add the process index
+        argument = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "seed"), None)
+        names = {n.id for n in ast.walk(argument) if isinstance(n, ast.Name)} if argument is not None and _plain_arithmetic(argument) else set()
+        if len(names) != 1 or (parameter is not None and names != {parameter}) or not names <= set(record.params):
+            return None
+        parameter = names.pop()
+        generators |= seeded
+    return (parameter, frozenset(generators)) if parameter is not None else None
+
+
+def _plain_arithmetic(expr: ast.expr) -> bool:
+    """Names and literals combined by arithmetic (`seed`, `seed % 2**32`): names only as `ast.Name`."""
+    return all(
+        isinstance(n, (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop, ast.expr_context))
+        for n in ast.walk(expr)
+    )
+
+
+def _dotted(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        head = _dotted(func.value)
+        return f"{head}.{func.attr}" if head is not None else None
+    return None
 
 
 def _own_generator(program, module: str, line: int, qualified: str) -> bool:
