@@ -50,12 +50,3 @@ def test_a_module_an_import_by_string_may_reach_is_kept(tmp_path):
     reach = _reach(tmp_path, {".git": "", "train.py": TRAIN + "importlib.import_module('pkg.' + 'plugins')\nNAME = 'plugins'\n",
                               "pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "pkg/plugins.py": "def f():\n    pass\n"})
     assert not reach.never_runs("pkg.plugins", ())
-
-
-def test_a_package_the_packaging_leaves_out_is_not_its_users_to_call(tmp_path):
-    setup = "from setuptools import find_packages, setup\nsetup(name='pkg', packages=find_packages(exclude=('examples', 'tests')))\n"
-    library = _reach(tmp_path, {"setup.py": setup, "train.py": TRAIN + "from examples import demo\n", "pkg/__init__.py": "",
-                                "pkg/helpers.py": HELPERS, "examples/__init__.py": "", "examples/demo.py": HELPERS})
-    assert library.installs_packages
-    assert not library.never_runs("pkg.helpers", (("unused", False, False),))  # its users may call it
-    assert library.never_runs("examples.demo", (("unused", False, False),))  # not installed

@@ -969,40 +969,6 @@ class ProjectView:
             scripts.update(pending)
         return sorted(scripts)
 
-    def never_called(self, function: str) -> bool:
-        """Whether no code of the project can call the top-level `function` of this module: this
-        module's text names it only where it defines it, and no other module's text names both it
-        and this module (an import of it, at any depth of the code, names the module: `from
-        data_utils import build`, `import data_utils`), nor is a package's `__init__` naming this
-        module (it may re-export the function), nor a public function of a package the project
-        installs (its users may call it)."""
-        key = ("never called", self.module, function)
-        memo = self.project._memo
-        if self.project.reach._public(self.module, ((function, False, False),)):
-            return False  # users of the installed package may call it
-        if key not in memo:
-            program = self.project.program
-            word = re.compile(rf"(?<![\w.]){re.escape(function)}\b")
-            stem = self.module.rpartition(".")[2]
-            named = re.compile(rf"\b{re.escape(stem)}\b")
-            called = len(word.findall(program.read(self.module) or "")) != 1
-            for other in self.project.modules if not called else ():
-                text = program.read(other) or "" if other != self.module else ""
-                if stem not in text or not named.search(text):
-                    continue
-                if self.project.relpaths[other].endswith("__init__.py"):
-                    called = True
-                    break
-                # the function by its own name, or through the module (`data_utils.build`, `du.build`
-                # after `import data_utils as du`), not another object's method (`plugin.build`)
-                holders = {stem, *re.findall(rf"\b{re.escape(stem)}\s+as\s+(\w+)", text)}
-                prefix = "|".join(re.escape(holder) + r"\s*\." for holder in sorted(holders))
-                if re.search(rf"(?:(?<![\w.])|\b(?:{prefix})\s*){re.escape(function)}\b", text):
-                    called = True
-                    break
-            memo[key] = not called
-        return memo[key]
-
     def launch_line(self, launcher: str | None = None) -> Place | None:
         """Where a shell script or document of the project runs this module's file, or a script
         that imports it, with `launcher` (a key of `torch_api.LAUNCHERS`; None: any of them)."""

@@ -24,7 +24,6 @@ it where no name says so).
 from __future__ import annotations
 
 import ast
-import fnmatch
 import functools
 import json
 import os
@@ -33,8 +32,6 @@ import re
 # `name = "pkg.module:function"` in pyproject's [project.scripts], setup.cfg's console_scripts, setup.py's entry_points
 _CONSOLE_SCRIPT = re.compile(r"""["']?[\w.-]+["']?\s*=\s*["']?([\w.]+):([\w.]+)""")
 _PACKAGING = ("pyproject.toml", "setup.py", "setup.cfg")
-# setuptools' package finder leaving packages out: `find_packages(exclude=("tests", "examples*"))`, `exclude = [...]`
-_EXCLUDE = re.compile(r"\bexclude\s*=\s*[(\[]([^)\]]*)[)\]]")
 MAX_NOTEBOOKS = 200
 MAX_NOTEBOOK_BYTES = 5_000_000
 
@@ -184,33 +181,8 @@ class Reach:
         return not name.startswith("_") and not any(part.startswith("_") and part != "__init__" for part in module.split("."))
 
     def _importable(self, module: str) -> bool:
-        """Whether the module is in a package (its folder has an __init__.py) the project installs:
-        not one its packaging leaves out (`find_packages(exclude=("examples", "tests"))`)."""
-        if not ("." in module or self.project.relpaths[module].replace(os.sep, "/").endswith("__init__.py")):
-            return False
-        parts = module.split(".")
-        packages = [".".join(parts[:index]) for index in range(1, len(parts))]
-        return not any(fnmatch.fnmatchcase(package, pattern) for package in packages for pattern in self._excluded)
-
-    @functools.cached_property
-    def _excluded(self) -> tuple[str, ...]:
-        """The package patterns the project's packaging leaves out of what it installs: the
-        `exclude` of setuptools' package finder (setup.py's `find_packages(exclude=...)`, setup.cfg's
-        `[options.packages.find]`, pyproject's `[tool.setuptools.packages.find]`)."""
-        found: list[str] = []
-        for name in _PACKAGING:
-            try:
-                with open(os.path.join(self.project.root, name), encoding="utf-8", errors="replace") as handle:
-                    text = handle.read()
-            except OSError:
-                continue
-            if name == "setup.cfg":
-                section = re.search(r"^\[options\.packages\.find\][^\[]*?^exclude\s*=([^\[]*?)(?=^\S|\Z)", text, re.M | re.S)
-                found += section.group(1).split() if section else []
-                continue
-            for listed in _EXCLUDE.findall(text):
-                found += re.findall(r"""["']([\w.*]+)["']""", listed)
-        return tuple(found)
+        """Whether the module is in a package (its folder has an __init__.py)."""
+        return "." in module or self.project.relpaths[module].replace(os.sep, "/").endswith("__init__.py")
 
 
 def _names(tree: ast.Module) -> set[str]:

@@ -38,9 +38,7 @@ class UnpicklableWorkerCallable(Rule):
     Move the function to module level (bind extra values with `functools.partial` of that
     module-level function), or use a method of a module-level class. A DataLoader without
     workers (`num_workers` absent or 0, or an option of this file's parser whose default is 0
-    and that no launch command of the project passes, or a parameter defaulting to 0 of a
-    top-level function that no code of the project calls and no user of an installed package
-    can) pickles nothing and is not reported. There is no
+    and that no launch command of the project passes) pickles nothing and is not reported. There is no
     automatic fix: moving a closure out of its function changes what it can see.
     """
 
@@ -66,21 +64,6 @@ class UnpicklableWorkerCallable(Rule):
     analyses = (Definitions,)
 
     flagged_examples = (
-        Flagged(
-            # The same helper, called with workers.
-            """
-            from torch.utils.data import DataLoader
-
-            def build_loader(dataset, batch_size, num_workers=0):
-                def collate(batch):
-                    return batch
-
-                return DataLoader(dataset, batch_size=batch_size, num_workers=num_workers, collate_fn=collate)
-                                                                                                      ^
-
-            loader = build_loader(load(), 8, num_workers=4)
-            """
-        ),
         Flagged(
             """
             import argparse
@@ -148,19 +131,6 @@ class UnpicklableWorkerCallable(Rule):
         ),
     )
     clean_examples = (
-        Clean(
-            # `num_workers` is a parameter defaulting to 0 of a function no code of the project
-            # calls: whoever calls it gets no worker unless they ask for one.
-            """
-            from torch.utils.data import DataLoader
-
-            def build_loader(dataset, batch_size, num_workers=0):
-                def collate(batch):
-                    return batch
-
-                return DataLoader(dataset, batch_size=batch_size, num_workers=num_workers, collate_fn=collate)
-            """
-        ),
         Clean(
             # The option's default is 0 and nothing launches the script with it: no worker.
             """
@@ -230,8 +200,7 @@ class UnpicklableWorkerCallable(Rule):
         super().__init__(model)
         self.definitions = model.get(Definitions)
         # (the callable, its scope, how another module's class ships it, the loader's num_workers)
-        # and the top-level function it is in
-        self._candidates: list[tuple[cst.BaseExpression, Scope, str | None, cst.BaseExpression | None, cst.FunctionDef | None]] = []
+        self._candidates: list[tuple[cst.BaseExpression, Scope, str | None, cst.BaseExpression | None]] = []
         self._loader_elsewhere: str | None = None  # how the called class of another module ships them
         self._workers: cst.BaseExpression | None = None  # the num_workers of the loader being read
         self._options: dict[str, tuple[list[str], cst.BaseExpression | None]] = {}  # dest -> (option strings, default)
@@ -239,10 +208,8 @@ class UnpicklableWorkerCallable(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         self._loader_elsewhere, self._workers = None, None
         self._note_option(node)
-        frame = self.model.function
-        function = frame.node if frame is not None and frame.parent is not None and frame.parent.parent is None else None
         for callable_arg in self._shipped_callables(node):
-            self._candidates.append((callable_arg, self.model.scope, self._loader_elsewhere, self._workers, function))
+            self._candidates.append((callable_arg, self.model.scope, self._loader_elsewhere, self._workers))
 
     def _note_option(self, call: cst.Call) -> None:
         """`parser.add_argument("--num-workers", type=int, default=0)`: its option strings and
@@ -257,13 +224,9 @@ class UnpicklableWorkerCallable(Rule):
             default = keyword_argument(call, "default")
             self._options[name] = ([o for o in options if isinstance(o, str)], default.value if default is not None else None)
 
-    def _no_workers_by_default(self, workers: cst.BaseExpression | None, function: cst.FunctionDef | None) -> bool:
+    def _no_workers_by_default(self, workers: cst.BaseExpression | None) -> bool:
         """`num_workers=args.num_workers` where this file's parser defaults that option to 0 and
-        no launch command of the project passes it, or `num_workers=num_workers`, a parameter
-        defaulting to 0 of a top-level function no code of the project calls (its callers get
-        the default): the loader starts no worker, pickles nothing."""
-        if isinstance(workers, cst.Name) and function is not None:
-            return self._parameter_zero(workers.value, function)
+        no launch command of the project passes it: the loader starts no worker, pickles nothing."""
         if not isinstance(workers, cst.Attribute) or workers.attr.value not in self._options:
             return False
         options, default = self._options[workers.attr.value]
@@ -272,14 +235,6 @@ class UnpicklableWorkerCallable(Rule):
         project = self.model.project
         commands = project.launches() if project is not None else []
         return not any(option in command.command for command in commands for option in options)
-
-    def _parameter_zero(self, name: str, function: cst.FunctionDef) -> bool:
-        params = function.params
-        parameter = next((p for p in (*params.params, *params.kwonly_params) if p.name.value == name), None)
-        if parameter is None or parameter.default is None or not _is_zero(parameter.default):
-            return False
-        project = self.model.project
-        return project is not None and project.never_called(function.name.value)
 
     def _shipped_callables(self, call: cst.Call) -> list[cst.BaseExpression]:
         qualified = self.model.qualified(call.func)
@@ -313,8 +268,8 @@ class UnpicklableWorkerCallable(Rule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         module_scope = self.model.module_scope
-        for value, scope, loader, workers, function in self._candidates:
-            if self._no_workers_by_default(workers, function):
+        for value, scope, loader, workers in self._candidates:
+            if self._no_workers_by_default(workers):
                 continue
             if picklable(value, scope, self.definitions, module_scope) is False:
                 self.report(value, f"{self.message} ({loader})" if loader else None)
