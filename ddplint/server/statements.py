@@ -42,7 +42,10 @@ class StatementCache:
     """A `parser` for `ddplint.engine.lint.analyse` that remembers the chunks of the last parse."""
 
     def __init__(self) -> None:
-        self._chunks: dict[str, cst.Module] = {}
+        # Each chunk text of the last parse -> its trees, one per occurrence in the file (a text
+        # met twice, such as `args = get_args()` in several functions, gets nodes of its own
+        # each time, or both would get one position).
+        self._chunks: dict[str, list[cst.Module]] = {}
         # The last text asked about and its ast, or None and the rest of it that CPython could
         # not parse (see _split); the last text that parsed, its ast, its line offsets.
         self._tree: tuple[str, ast.Module | None, str] | None = None
@@ -177,7 +180,7 @@ class StatementCache:
         if chunks is None or (len(chunks) < 2 and isinstance(chunks[0], str)):
             self._chunks.clear()
             return parse(source)
-        parsed: dict[str, cst.Module] = {}
+        parsed: dict[str, list[cst.Module]] = {}
         self.reused = 0
         modules = []
         for chunk in chunks:
@@ -187,7 +190,7 @@ class StatementCache:
         module = _assemble(modules)
         return module if module is not None else parse(source)
 
-    def _cut_module(self, cut: _Cut, parsed: dict[str, cst.Module]) -> cst.Module | None:
+    def _cut_module(self, cut: _Cut, parsed: dict[str, list[cst.Module]]) -> cst.Module | None:
         """The module of a top-level statement parsed in pieces (see _Cut), or None where the
         pieces do not fit together."""
         head = self._parse(cut.head, parsed)
@@ -197,7 +200,7 @@ class StatementCache:
         [statement], (module, _) = found
         return head.with_changes(body=[statement], footer=module.footer, has_trailing_newline=module.has_trailing_newline)
 
-    def _statements(self, piece: _Piece, prefix: str, parsed: dict[str, cst.Module]):
+    def _statements(self, piece: _Piece, prefix: str, parsed: dict[str, list[cst.Module]]):
         """(the statement, or statements, `piece` holds; its tail: the module its last text was
         parsed as and the trailing lines of each stand-in block there, which are those of the
         blocks the piece ends: a piece ends its block where it is its last); None where the
@@ -225,15 +228,17 @@ class StatementCache:
         block = statement.body.with_changes(body=body, footer=footers[-1])  # type: ignore[attr-defined]
         return [statement.with_changes(body=block)], (module, footers[:-1])
 
-    def _parse(self, text: str, parsed: dict[str, cst.Module]) -> cst.Module:
-        if text in parsed:  # a text met twice in one file: each its own nodes, or both get one position
-            return parse(text)
-        if text in self._chunks:
-            parsed[text] = self._chunks[text]
+    def _parse(self, text: str, parsed: dict[str, list[cst.Module]]) -> cst.Module:
+        """The tree of the next occurrence of `text` in this parse: the tree the same occurrence
+        had in the last parse, else parsed now."""
+        found = parsed.setdefault(text, [])
+        kept = self._chunks.get(text, ())
+        if len(found) < len(kept):
+            found.append(kept[len(found)])
             self.reused += 1
         else:
-            parsed[text] = parse(text)
-        return parsed[text]
+            found.append(parse(text))
+        return found[-1]
 
 
 _CLAUSES = ("else", "elif", "except", "finally")
