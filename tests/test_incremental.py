@@ -316,3 +316,16 @@ def test_a_statement_met_twice_is_parsed_once_and_gets_nodes_of_its_own() -> Non
     assert [id(statement) for statement in top[1:]] == [id(statement) for statement in first.body[2:5]]
     rules = all_rules()
     assert analyse(edited, "a.py", rules, parser=cache).diagnostics == analyse(edited, "a.py", rules).diagnostics
+
+
+def test_a_long_statement_the_edit_did_not_touch_is_the_same_object_after_it() -> None:
+    """Long functions are put together from their pieces; the ones an edit did not touch are
+    put together once, so that the walk takes their events whole."""
+    body = "".join(f"    x{i} = step({i}, {{j}})\n" for i in range(50))
+    source = "import torch.distributed\n\n\n" + "".join(f"def f{j}():\n{body.format(j=j)}\n\n" for j in range(3))
+    cache = StatementCache()
+    first = cache(source)
+    edited = source.replace("def f1():\n    x0 = step(0, 1)\n", "def f1():\n    x0 = step(100, 1)\n")
+    second = cache(edited)
+    assert second.code == edited and second.deep_equals(parse(edited))
+    assert [a is b for a, b in zip(first.body, second.body)] == [True, True, False, True]

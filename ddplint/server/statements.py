@@ -52,6 +52,12 @@ class StatementCache:
         self._parsed: tuple[str, ast.Module, list[int]] | None = None
         self._module: tuple[str, cst.Module] | None = None  # the last text's libcst tree
         self.reused = 0  # chunks taken from the cache by the last parse (for tests and benchmarks)
+        # The nodes the last parse built around reused trees (a long statement put together
+        # from its pieces, a statement given the blank lines before it), by the ids of what
+        # they were built from: the same pieces give the same node, so that a statement the
+        # edit did not touch is the same object as before and the walk takes its events whole.
+        self._built: dict[tuple[int, ...], tuple[tuple, cst.CSTNode]] = {}
+        self._building: dict[tuple[int, ...], tuple[tuple, cst.CSTNode]] = {}
 
     def facts(self, source: str) -> Facts | None:
         """The rules' screen facts for `source`, from the same `ast` the chunks are cut with."""
@@ -182,13 +188,24 @@ class StatementCache:
             return parse(source)
         parsed: dict[str, list[cst.Module]] = {}
         self.reused = 0
+        self._building = {}
         modules = []
         for chunk in chunks:
             module = self._parse(chunk, parsed) if isinstance(chunk, str) else self._cut_module(chunk, parsed)
             modules.append(module if module is not None else parse(_text(chunk)))
         self._chunks = parsed
-        module = _assemble(modules)
+        module = _assemble(modules, self._build)
+        self._built = self._building
         return module if module is not None else parse(source)
+
+    def _build(self, make, *parts):
+        """`make(*parts)`, or the node it made of the same objects in the last parse."""
+        key = tuple(map(id, parts))
+        found = self._built.get(key)
+        if found is None or key in self._building or any(a is not b for a, b in zip(found[0], parts)):
+            found = (parts, make(*parts))
+        self._building[key] = found
+        return found[1]
 
     def _cut_module(self, cut: _Cut, parsed: dict[str, list[cst.Module]]) -> cst.Module | None:
         """The module of a top-level statement parsed in pieces (see _Cut), or None where the
@@ -198,7 +215,12 @@ class StatementCache:
         if found is None or len(head.body) != 1:
             return None
         [statement], (module, _) = found
-        return head.with_changes(body=[statement], footer=module.footer, has_trailing_newline=module.has_trailing_newline)
+        return self._build(
+            lambda head, statement, module: head.with_changes(
+                body=[statement], footer=module.footer, has_trailing_newline=module.has_trailing_newline
+            ),
+            head, statement, module,
+        )
 
     def _statements(self, piece: _Piece, prefix: str, parsed: dict[str, list[cst.Module]]):
         """(the statement, or statements, `piece` holds; its tail: the module its last text was
@@ -225,8 +247,13 @@ class StatementCache:
             if index < len(piece.members) - 1 and ends:
                 return None  # only the last piece of a block ends in its trailing lines
             body.extend(statements)
-        block = statement.body.with_changes(body=body, footer=footers[-1])  # type: ignore[attr-defined]
-        return [statement.with_changes(body=block)], (module, footers[:-1])
+        built = self._build(
+            lambda statement, module, *body: statement.with_changes(
+                body=statement.body.with_changes(body=list(body), footer=footers[-1])  # type: ignore[attr-defined]
+            ),
+            statement, module, *body,
+        )
+        return [built], (module, footers[:-1])
 
     def _parse(self, text: str, parsed: dict[str, list[cst.Module]]) -> cst.Module:
         """The tree of the next occurrence of `text` in this parse: the tree the same occurrence
@@ -460,7 +487,7 @@ def _block_class(node: cst.CSTNode) -> bool:
     return isinstance(node, cst.ClassDef) and isinstance(node.body, cst.IndentedBlock)
 
 
-def _assemble(modules: list[cst.Module]) -> cst.Module | None:
+def _assemble(modules: list[cst.Module], build=lambda make, *parts: make(*parts)) -> cst.Module | None:
     first, last = modules[0], modules[-1]
     layout = (first.default_indent, first.default_newline)
     body: list[cst.BaseStatement] = []
@@ -471,6 +498,9 @@ def _assemble(modules: list[cst.Module]) -> cst.Module | None:
             return None
         statements = list(module.body)
         if index > 0 and module.header:
-            statements[0] = statements[0].with_changes(leading_lines=[*module.header, *statements[0].leading_lines])
+            statements[0] = build(
+                lambda module, first: first.with_changes(leading_lines=[*module.header, *first.leading_lines]),
+                module, statements[0],
+            )
         body.extend(statements)
     return first.with_changes(body=body, footer=last.footer, has_trailing_newline=last.has_trailing_newline)
