@@ -684,6 +684,13 @@ class RankFacts:
         self._contexts: dict[int, tuple[str | None, str | None]] = {}  # id(def) -> (class, self's name)
         self._predicates: dict[int, RankTest | None] = {}  # id(def) -> what a call of it says
         self._resolving: set[str] = set()
+        # What `_held` answered, by what it depends on: the name (or the called name), the
+        # predicate being read or else the frame and scope of the walk; kept only for answers
+        # that no recursion guard cut short (`_cuts` counts those), which do not depend on the
+        # order questions come in. `if args.x:` asks after `args` again in every function.
+        self._answers: dict[tuple, RankTest | RankValue | None] = {}
+        self._cuts = 0
+        self._judging: set[int] = set()
         self._unreached = 0  # inside branches that no rank of a distributed run takes
         self._groups_started = 0  # statements of the module that call init_process_group
         # Flags tested by an `if` that starts the process group: (flag, the constant it is
@@ -872,6 +879,23 @@ class RankFacts:
     ) -> RankTest | None:
         """As `__call__`, for `expr` in the body of `function` (a predicate being read), or
         where the walk is when `function` is None."""
+        kind = type(expr)
+        name = dotted_name(expr.func) if kind is cst.Call else dotted_name(expr)  # type: ignore[attr-defined]
+        if name is None:
+            return self._held_afresh(expr, function, cls, self_name)
+        where = (function, None, None) if function is not None else (None, self.model.frame, self.model.scope)
+        key = (kind is cst.Call, name, cls, self_name, *where)
+        if key in self._answers:
+            return self._answers[key]  # type: ignore[return-value]
+        cuts = self._cuts
+        answer = self._held_afresh(expr, function, cls, self_name)
+        if self._cuts == cuts:
+            self._answers[key] = answer
+        return answer
+
+    def _held_afresh(
+        self, expr: cst.BaseExpression, function: cst.FunctionDef | None, cls: str | None, self_name: str | None
+    ) -> RankTest | None:
         if isinstance(expr, cst.Comparison):
             return self._compared_switch(expr, cls, self_name)
         if isinstance(expr, cst.Call):
@@ -898,7 +922,10 @@ class RankFacts:
             return self._switches[(key, None)]
         if cls is not None and key is not None and key.startswith(f"{cls}.") and "." not in key[len(cls) + 1 :]:
             values = self._inherited(cls, key[len(cls) + 1 :])  # `self.x`, also set in a base class
-        if not values or key in self._resolving:
+        if not values:
+            return None
+        if key in self._resolving:
+            self._cuts += 1
             return None
         resolve = self if function is None else lambda inner: self._held(inner, function, cls, self_name)
         self._resolving.add(key)  # `verbose = verbose and rank == 0`
@@ -1000,10 +1027,16 @@ class RankFacts:
         when the body mentions a rank but says less than a guard (a `try` whose handler
         returns True)."""
         key = id(function)
+        if key in self._judging:
+            self._cuts += 1  # recursion proves nothing
+            return None
         if key not in self._predicates:
-            self._predicates[key] = None  # recursion proves nothing
-            cls, self_name = self._contexts.get(key, (None, None))
-            self._predicates[key] = judge_function(function, lambda inner: self._held(inner, function, cls, self_name))
+            self._judging.add(key)
+            try:
+                cls, self_name = self._contexts.get(key, (None, None))
+                self._predicates[key] = judge_function(function, lambda inner: self._held(inner, function, cls, self_name))
+            finally:
+                self._judging.discard(key)
         return self._predicates[key]
 
     def _named(self, named: cst.FunctionDef | str) -> RankTest | None:
