@@ -1625,9 +1625,13 @@ class WrappedModels(Analysis):
 
     def _owners_here(self) -> list[str | None]:
         frame = self.model.frame
+        kept = self.__dict__.get("_owners_of")
+        if kept is not None and kept[0] is frame:
+            return kept[1]
         owners = [frame.key, None]
         if frame.self_class is not None:
             owners.append(f"class {frame.self_class.name.value}")
+        self._owners_of = (frame, owners)  # the same for the whole frame: asked of every expression
         return owners
 
     def names_here(self) -> set[str]:
@@ -1636,7 +1640,8 @@ class WrappedModels(Analysis):
 
     def is_wrapped(self, expr: cst.BaseExpression) -> bool:
         name = dotted_name(expr)
-        return name is not None and name in self.names_here()
+        # (asked of nearly every expression some rules see: no set of the names is built)
+        return name is not None and any(name in self._bound.get(owner, ()) for owner in self._owners_here())
 
     def _origin(self, name: str | None):
         for owner in self._owners_here():
@@ -1649,7 +1654,7 @@ class WrappedModels(Analysis):
         of this file it is bound to, or the program model's value (ddplint.model.records.Wrapped:
         another function or module wrapped it); None when unknown."""
         name = dotted_name(expr)
-        for owner in self._owners_here() if name is not None and name in self.names_here() else ():
+        for owner in self._owners_here() if self.is_wrapped(expr) else ():
             if (owner, name) in self._wrap_calls:
                 return self._wrap_calls[(owner, name)]
         origin = self._origin(name)
