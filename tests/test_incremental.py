@@ -6,6 +6,7 @@ import importlib.util
 import os
 from pathlib import Path
 
+import libcst as cst
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -71,7 +72,7 @@ def test_a_long_class_is_reparsed_one_method_at_a_time() -> None:
     assert cache(source).code == source
     edited = source.replace("def m5(self)", "def m5(self, extra)")
     assert cache(edited).code == edited
-    assert cache.reused == 14  # all but the edited method: the import, the class's header, `x = 1; y = 2`, 11 methods
+    assert cache.reused == 15  # all but the edited method: the import, the class's header (for the module and for the class), `x = 1; y = 2`, 11 methods
     rules = all_rules()
     assert analyse(edited, "c.py", rules, parser=cache).diagnostics == analyse(edited, "c.py", rules).diagnostics
 
@@ -92,7 +93,7 @@ def test_an_edit_deep_in_a_long_method_reparses_the_statement_it_is_in() -> None
     # In the epoch loop (the batch loop, 31 lines, is parsed as one piece): one of 38 pieces.
     edited = source.replace("\n            loss7 = step(batch, 7)\n", "\n            loss7 = step(batch, 77)\n")
     assert cache(edited).code == edited
-    assert cache.reused == 37
+    assert cache.reused == 38  # the class's header counts twice (for the module and for the class)
     rules = all_rules()
     assert analyse(edited, "t.py", rules, parser=cache).diagnostics == analyse(edited, "t.py", rules).diagnostics
     typed = edited.replace("loss7 = step(batch, 77)\n", "loss7 = step(batch, 77)\n            x = (\n")
@@ -296,3 +297,35 @@ def test_the_servers_findings_after_every_edit_equal_a_full_lint(edited_project,
     finally:
         path.write_text(original, encoding="utf-8")
         gc.unfreeze()
+
+
+def test_a_statement_met_twice_is_parsed_once_and_gets_nodes_of_its_own() -> None:
+    """`args = get_args()` in every function: each occurrence keeps its own tree across edits
+    (one object in two places would get one position), and none is parsed again."""
+    functions = "".join(f"def f{i}():\n    args = get_args()\n    return torch.load(args.p{i})\n\n" for i in range(6))
+    source = "import torch.distributed\n\n" + "".join(["args = get_args()\n"] * 4) + functions
+    cache = StatementCache()
+    first = cache(source)
+    edited = source.replace("args.p3", "args.q3")
+    second = cache(edited)
+    assert second.code == edited and second.deep_equals(parse(edited))
+    assert cache.reused == 10  # the import, the four top-level lines, five of the six functions
+    top = [statement for statement in second.body if isinstance(statement, cst.SimpleStatementLine)][1:]
+    assert len({id(statement) for statement in top}) == 4
+    # (the first follows a blank line, which the assembled module puts on it: a text of its own)
+    assert [id(statement) for statement in top[1:]] == [id(statement) for statement in first.body[2:5]]
+    rules = all_rules()
+    assert analyse(edited, "a.py", rules, parser=cache).diagnostics == analyse(edited, "a.py", rules).diagnostics
+
+
+def test_a_long_statement_the_edit_did_not_touch_is_the_same_object_after_it() -> None:
+    """Long functions are put together from their pieces; the ones an edit did not touch are
+    put together once, so that the walk takes their events whole."""
+    body = "".join(f"    x{i} = step({i}, {{j}})\n" for i in range(50))
+    source = "import torch.distributed\n\n\n" + "".join(f"def f{j}():\n{body.format(j=j)}\n\n" for j in range(3))
+    cache = StatementCache()
+    first = cache(source)
+    edited = source.replace("def f1():\n    x0 = step(0, 1)\n", "def f1():\n    x0 = step(100, 1)\n")
+    second = cache(edited)
+    assert second.code == edited and second.deep_equals(parse(edited))
+    assert [a is b for a, b in zip(first.body, second.body)] == [True, True, False, True]

@@ -695,6 +695,13 @@ class RankFacts:
         self._contexts: dict[int, tuple[str | None, str | None]] = {}  # id(def) -> (class, self's name)
         self._predicates: dict[int, RankTest | None] = {}  # id(def) -> what a call of it says
         self._resolving: set[str] = set()
+        # What `_held` answered, by what it depends on: the name (or the called name), the
+        # predicate being read or else the frame and scope of the walk; kept only for answers
+        # that no recursion guard cut short (`_cuts` counts those), which do not depend on the
+        # order questions come in. `if args.x:` asks after `args` again in every function.
+        self._answers: dict[tuple, RankTest | RankValue | None] = {}
+        self._cuts = 0
+        self._judging: set[int] = set()
         self._unreached = 0  # inside branches that no rank of a distributed run takes
         self._groups_started = 0  # statements of the module that call init_process_group
         # Flags tested by an `if` that starts the process group: (flag, the constant it is
@@ -883,6 +890,23 @@ class RankFacts:
     ) -> RankTest | None:
         """As `__call__`, for `expr` in the body of `function` (a predicate being read), or
         where the walk is when `function` is None."""
+        kind = type(expr)
+        name = dotted_name(expr.func) if kind is cst.Call else dotted_name(expr)  # type: ignore[attr-defined]
+        if name is None:
+            return self._held_afresh(expr, function, cls, self_name)
+        where = (function, None, None) if function is not None else (None, self.model.frame, self.model.scope)
+        key = (kind is cst.Call, name, cls, self_name, *where)
+        if key in self._answers:
+            return self._answers[key]  # type: ignore[return-value]
+        cuts = self._cuts
+        answer = self._held_afresh(expr, function, cls, self_name)
+        if self._cuts == cuts:
+            self._answers[key] = answer
+        return answer
+
+    def _held_afresh(
+        self, expr: cst.BaseExpression, function: cst.FunctionDef | None, cls: str | None, self_name: str | None
+    ) -> RankTest | None:
         if isinstance(expr, cst.Comparison):
             return self._compared_switch(expr, cls, self_name)
         if isinstance(expr, cst.Call):
@@ -909,7 +933,10 @@ class RankFacts:
             return self._switches[(key, None)]
         if cls is not None and key is not None and key.startswith(f"{cls}.") and "." not in key[len(cls) + 1 :]:
             values = self._inherited(cls, key[len(cls) + 1 :])  # `self.x`, also set in a base class
-        if not values or key in self._resolving:
+        if not values:
+            return None
+        if key in self._resolving:
+            self._cuts += 1
             return None
         resolve = self if function is None else lambda inner: self._held(inner, function, cls, self_name)
         self._resolving.add(key)  # `verbose = verbose and rank == 0`
@@ -1011,10 +1038,16 @@ class RankFacts:
         when the body mentions a rank but says less than a guard (a `try` whose handler
         returns True)."""
         key = id(function)
+        if key in self._judging:
+            self._cuts += 1  # recursion proves nothing
+            return None
         if key not in self._predicates:
-            self._predicates[key] = None  # recursion proves nothing
-            cls, self_name = self._contexts.get(key, (None, None))
-            self._predicates[key] = judge_function(function, lambda inner: self._held(inner, function, cls, self_name))
+            self._judging.add(key)
+            try:
+                cls, self_name = self._contexts.get(key, (None, None))
+                self._predicates[key] = judge_function(function, lambda inner: self._held(inner, function, cls, self_name))
+            finally:
+                self._judging.discard(key)
         return self._predicates[key]
 
     def _named(self, named: cst.FunctionDef | str) -> RankTest | None:
@@ -1612,9 +1645,13 @@ class WrappedModels(Analysis):
 
     def _owners_here(self) -> list[str | None]:
         frame = self.model.frame
+        kept = self.__dict__.get("_owners_of")
+        if kept is not None and kept[0] is frame:
+            return kept[1]
         owners = [frame.key, None]
         if frame.self_class is not None:
             owners.append(f"class {frame.self_class.name.value}")
+        self._owners_of = (frame, owners)  # the same for the whole frame: asked of every expression
         return owners
 
     def names_here(self) -> set[str]:
@@ -1623,7 +1660,8 @@ class WrappedModels(Analysis):
 
     def is_wrapped(self, expr: cst.BaseExpression) -> bool:
         name = dotted_name(expr)
-        return name is not None and name in self.names_here()
+        # (asked of nearly every expression some rules see: no set of the names is built)
+        return name is not None and any(name in self._bound.get(owner, ()) for owner in self._owners_here())
 
     def _origin(self, name: str | None):
         for owner in self._owners_here():
@@ -1636,7 +1674,7 @@ class WrappedModels(Analysis):
         of this file it is bound to, or the program model's value (ddplint.model.records.Wrapped:
         another function or module wrapped it); None when unknown."""
         name = dotted_name(expr)
-        for owner in self._owners_here() if name is not None and name in self.names_here() else ():
+        for owner in self._owners_here() if self.is_wrapped(expr) else ():
             if (owner, name) in self._wrap_calls:
                 return self._wrap_calls[(owner, name)]
         origin = self._origin(name)

@@ -42,13 +42,22 @@ class StatementCache:
     """A `parser` for `ddplint.engine.lint.analyse` that remembers the chunks of the last parse."""
 
     def __init__(self) -> None:
-        self._chunks: dict[str, cst.Module] = {}
+        # Each chunk text of the last parse -> its trees, one per occurrence in the file (a text
+        # met twice, such as `args = get_args()` in several functions, gets nodes of its own
+        # each time, or both would get one position).
+        self._chunks: dict[str, list[cst.Module]] = {}
         # The last text asked about and its ast, or None and the rest of it that CPython could
         # not parse (see _split); the last text that parsed, its ast, its line offsets.
         self._tree: tuple[str, ast.Module | None, str] | None = None
         self._parsed: tuple[str, ast.Module, list[int]] | None = None
         self._module: tuple[str, cst.Module] | None = None  # the last text's libcst tree
         self.reused = 0  # chunks taken from the cache by the last parse (for tests and benchmarks)
+        # The nodes the last parse built around reused trees (a long statement put together
+        # from its pieces, a statement given the blank lines before it), by the ids of what
+        # they were built from: the same pieces give the same node, so that a statement the
+        # edit did not touch is the same object as before and the walk takes its events whole.
+        self._built: dict[tuple[int, ...], tuple[tuple, cst.CSTNode]] = {}
+        self._building: dict[tuple[int, ...], tuple[tuple, cst.CSTNode]] = {}
 
     def facts(self, source: str) -> Facts | None:
         """The rules' screen facts for `source`, from the same `ast` the chunks are cut with."""
@@ -177,17 +186,28 @@ class StatementCache:
         if chunks is None or (len(chunks) < 2 and isinstance(chunks[0], str)):
             self._chunks.clear()
             return parse(source)
-        parsed: dict[str, cst.Module] = {}
+        parsed: dict[str, list[cst.Module]] = {}
         self.reused = 0
+        self._building = {}
         modules = []
         for chunk in chunks:
             module = self._parse(chunk, parsed) if isinstance(chunk, str) else self._cut_module(chunk, parsed)
             modules.append(module if module is not None else parse(_text(chunk)))
         self._chunks = parsed
-        module = _assemble(modules)
+        module = _assemble(modules, self._build)
+        self._built = self._building
         return module if module is not None else parse(source)
 
-    def _cut_module(self, cut: _Cut, parsed: dict[str, cst.Module]) -> cst.Module | None:
+    def _build(self, make, *parts):
+        """`make(*parts)`, or the node it made of the same objects in the last parse."""
+        key = tuple(map(id, parts))
+        found = self._built.get(key)
+        if found is None or key in self._building or any(a is not b for a, b in zip(found[0], parts)):
+            found = (parts, make(*parts))
+        self._building[key] = found
+        return found[1]
+
+    def _cut_module(self, cut: _Cut, parsed: dict[str, list[cst.Module]]) -> cst.Module | None:
         """The module of a top-level statement parsed in pieces (see _Cut), or None where the
         pieces do not fit together."""
         head = self._parse(cut.head, parsed)
@@ -195,9 +215,14 @@ class StatementCache:
         if found is None or len(head.body) != 1:
             return None
         [statement], (module, _) = found
-        return head.with_changes(body=[statement], footer=module.footer, has_trailing_newline=module.has_trailing_newline)
+        return self._build(
+            lambda head, statement, module: head.with_changes(
+                body=[statement], footer=module.footer, has_trailing_newline=module.has_trailing_newline
+            ),
+            head, statement, module,
+        )
 
-    def _statements(self, piece: _Piece, prefix: str, parsed: dict[str, cst.Module]):
+    def _statements(self, piece: _Piece, prefix: str, parsed: dict[str, list[cst.Module]]):
         """(the statement, or statements, `piece` holds; its tail: the module its last text was
         parsed as and the trailing lines of each stand-in block there, which are those of the
         blocks the piece ends: a piece ends its block where it is its last); None where the
@@ -222,18 +247,25 @@ class StatementCache:
             if index < len(piece.members) - 1 and ends:
                 return None  # only the last piece of a block ends in its trailing lines
             body.extend(statements)
-        block = statement.body.with_changes(body=body, footer=footers[-1])  # type: ignore[attr-defined]
-        return [statement.with_changes(body=block)], (module, footers[:-1])
+        built = self._build(
+            lambda statement, module, *body: statement.with_changes(
+                body=statement.body.with_changes(body=list(body), footer=footers[-1])  # type: ignore[attr-defined]
+            ),
+            statement, module, *body,
+        )
+        return [built], (module, footers[:-1])
 
-    def _parse(self, text: str, parsed: dict[str, cst.Module]) -> cst.Module:
-        if text in parsed:  # a text met twice in one file: each its own nodes, or both get one position
-            return parse(text)
-        if text in self._chunks:
-            parsed[text] = self._chunks[text]
+    def _parse(self, text: str, parsed: dict[str, list[cst.Module]]) -> cst.Module:
+        """The tree of the next occurrence of `text` in this parse: the tree the same occurrence
+        had in the last parse, else parsed now."""
+        found = parsed.setdefault(text, [])
+        kept = self._chunks.get(text, ())
+        if len(found) < len(kept):
+            found.append(kept[len(found)])
             self.reused += 1
         else:
-            parsed[text] = parse(text)
-        return parsed[text]
+            found.append(parse(text))
+        return found[-1]
 
 
 _CLAUSES = ("else", "elif", "except", "finally")
@@ -455,7 +487,7 @@ def _block_class(node: cst.CSTNode) -> bool:
     return isinstance(node, cst.ClassDef) and isinstance(node.body, cst.IndentedBlock)
 
 
-def _assemble(modules: list[cst.Module]) -> cst.Module | None:
+def _assemble(modules: list[cst.Module], build=lambda make, *parts: make(*parts)) -> cst.Module | None:
     first, last = modules[0], modules[-1]
     layout = (first.default_indent, first.default_newline)
     body: list[cst.BaseStatement] = []
@@ -466,6 +498,9 @@ def _assemble(modules: list[cst.Module]) -> cst.Module | None:
             return None
         statements = list(module.body)
         if index > 0 and module.header:
-            statements[0] = statements[0].with_changes(leading_lines=[*module.header, *statements[0].leading_lines])
+            statements[0] = build(
+                lambda module, first: first.with_changes(leading_lines=[*module.header, *first.leading_lines]),
+                module, statements[0],
+            )
         body.extend(statements)
     return first.with_changes(body=body, footer=last.footer, has_trailing_newline=last.has_trailing_newline)
