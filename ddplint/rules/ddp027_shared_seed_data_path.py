@@ -14,6 +14,7 @@ from ddplint.core.torch_api import (
 )
 from ddplint.model.records import Place
 from ddplint.prefilter.project_facts import ProjectFact
+from ddplint.prefilter.screens import dotted
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.semantic.edits import keyword_argument
@@ -645,7 +646,7 @@ def _seeded_with(program, module: str, record) -> tuple[str, frozenset[str]] | N
     for node in ast.walk(function):
         if not isinstance(node, ast.Call):
             continue
-        written = _dotted(node.func)
+        written = dotted(node.func)
         seeded = _seeding(program, module, written)
         if seeded is None:
             continue
@@ -666,15 +667,6 @@ def _plain_arithmetic(expr: ast.expr) -> bool:
         isinstance(n, (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop, ast.expr_context))
         for n in ast.walk(expr)
     )
-
-
-def _dotted(func: ast.expr) -> str | None:
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        head = _dotted(func.value)
-        return f"{head}.{func.attr}" if head is not None else None
-    return None
 
 
 def _own_generator(program, module: str, line: int, qualified: str) -> bool:

@@ -12,6 +12,7 @@ from ddplint.core.torch_api import (
     LOG_RANK_ZERO_ONLY, LOG_SYNC_DIST, MODEL_CHECKPOINT, MONITORING_CALLBACKS, TORCHMETRICS,
 )
 from ddplint.model.records import Place
+from ddplint.prefilter.screens import dotted
 from ddplint.prefilter.triggers import SubclassTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.semantic.edits import argument_for, has_star_arguments, with_keyword_argument
@@ -448,7 +449,7 @@ def _calls(program, module: str):
     tree = program.tree(module)
     for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.Call):
-            yield node, program.qualify(module, _dotted(node.func) or "")
+            yield node, program.qualify(module, dotted(node.func) or "")
 
 
 def _monitor_literal(call: ast.Call, qualified: str) -> str | None:
@@ -508,10 +509,3 @@ def _device_count(given: object) -> int | None:
     return None
 
 
-def _dotted(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
-        return f"{base}.{node.attr}" if base is not None else None
-    return None
