@@ -9,13 +9,15 @@ Code written for Accelerate, Fabric or Lightning calls no `init_process_group`, 
   train_util.prepare_accelerator(args)`): `accelerate launch` runs it on every rank;
 - a function that calls `fabric.launch()` on a Fabric built in this file for several devices,
   and the same-module function `fabric.launch(fn)` hands its ranks;
-- the methods of a LightningModule (or LightningDataModule) subclass: the Trainer runs its hooks on every rank of the
+- the hooks of a LightningModule (or LightningDataModule) subclass (`training_step`, `on_*`, ...,
+  and the methods they or other methods use on `self`): the Trainer runs them on every rank of the
   devices it is given at run time (a command-line flag or a config file as often as a literal),
   so a LightningModule is written to run on every rank; unless every Trainer this file builds is
   for one device (`Trainer(devices=1)`, `Trainer(accelerator="cpu")`), which is its own evidence.
   Not `prepare_data`: the Trainer runs it on one process per node (or on rank 0) and waits for it.
 - the event methods (`on_save`, `on_train_end`, ...) of a Hugging Face TrainerCallback subclass:
-  the Trainer fires them on every process it runs in (`callback_hooks`). The Trainer starts no
+  the Trainer fires them on every process it runs in (`callback_hooks`), once it is handed the
+  callback (a class whose name no code of a training project uses is never registered). The Trainer starts no
   processes, so these are not launch points: a rule counts them where the file shows that ranks
   run it.
 
@@ -41,6 +43,8 @@ from ddplint.core.torch_api import (
     GLOBAL_ZERO,
     LIGHTNING_CLI,
     LIGHTNING_DATA_MODULE,
+    LIGHTNING_HOOK_AFFIXES,
+    LIGHTNING_HOOKS,
     LIGHTNING_MODULE,
     LIGHTNING_RANK_ZERO_HOOKS,
     LIGHTNING_TRAINER,
@@ -61,7 +65,8 @@ class Launches(Analysis):
         self._launched: set[str | None] = set()
         self._fabrics: dict[str, bool] = {}  # name bound to a Fabric(...) -> whether for several devices
         self._lightning_classes: set[str] = set()
-        self._hooks: set[str] = set()
+        self._hooks: dict[str, tuple[str, str]] = {}  # a Lightning class's method (frame key) -> (class, name)
+        self._used_on_self: set[tuple[str, str]] = set()  # (class, name) of `self.<name>` in that class
         self._trainers: list[bool] = []  # per Trainer(...) built here: whether for several devices
         self._guards: dict[str | None, str] = {}  # launch point -> its launcher's rank-0 test, in order
         self._points: list[tuple[str, cst.CSTNode]] = []  # what each launch point is, and where
@@ -76,7 +81,7 @@ class Launches(Analysis):
         """The frames a launch point runs on every rank."""
         if self._trainers and not any(self._trainers):
             return self._launched
-        return self._launched | self._hooks
+        return self._launched | {key for key, (cls, name) in self._hooks.items() if _lightning_hook(name) or (cls, name) in self._used_on_self}
 
     @property
     def any(self) -> bool:
@@ -143,8 +148,14 @@ class Launches(Analysis):
             if any(self.model.qualified(base.value) in target for base in node.bases):
                 self._lightning_classes.add(node.name.value)
                 self._points.append((f"defines a {kind}, whose hooks the Trainer runs on every rank", node.name))
-        if any(self.model.qualified(base.value) in TRAINER_CALLBACK for base in node.bases):
+        if any(self.model.qualified(base.value) in TRAINER_CALLBACK for base in node.bases) and not self._never_registered(node):
             self._callback_classes.add(node.name.value)
+
+    def _never_registered(self, node: cst.ClassDef) -> bool:
+        """A Trainer fires only the callbacks it is handed (`callbacks=[SaveCallback()]`,
+        `trainer.add_callback(SaveCallback)`): one whose name no code of the project uses never runs."""
+        view = self.model.project
+        return view is not None and view.never_named(node.name.value)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         frame = self.model.frame
@@ -152,7 +163,7 @@ class Launches(Analysis):
             frame.method is frame and frame.self_class is not None and frame.self_class.name.value in self._lightning_classes
             and node.name.value not in LIGHTNING_RANK_ZERO_HOOKS
         ):
-            self._hooks.add(frame.key)  # type: ignore[arg-type]
+            self._hooks[frame.key] = (frame.self_class.name.value, node.name.value)  # type: ignore[index]
             self._guards[frame.key] = f"if {frame.self_name or 'self'}.trainer.{GLOBAL_ZERO}: or @{RANK_ZERO_ONLY}"
         elif (
             frame.method is frame and frame.self_class is not None and frame.self_class.name.value in self._callback_classes
@@ -163,6 +174,14 @@ class Launches(Analysis):
             positional = [param.name.value for param in node.params.params]
             state = "state" if "state" in positional else positional[2] if len(positional) > 2 else "state"
             self._guards[frame.key] = f"if {state}.{WORLD_PROCESS_ZERO}:"
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        frame = self.model.frame
+        if (
+            frame.self_class is not None and frame.self_class.name.value in self._lightning_classes
+            and isinstance(node.value, cst.Name) and node.value.value == frame.self_name
+        ):
+            self._used_on_self.add((frame.self_class.name.value, node.attr.value))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
@@ -216,3 +235,9 @@ class Launches(Analysis):
                 self._launched.add(key)
                 self._guards.setdefault(key, f"if {fabric}.{GLOBAL_ZERO}:")
             self._points.append((f"launches {fabric}, a Fabric for several devices", node))
+
+
+def _lightning_hook(name: str) -> bool:
+    """Whether the Trainer calls a LightningModule's method of this name itself."""
+    prefixes, suffixes = LIGHTNING_HOOK_AFFIXES
+    return name in LIGHTNING_HOOKS or name.startswith(prefixes) or name.endswith(suffixes)

@@ -364,6 +364,16 @@ WORLD_PROCESS_ZERO = "is_world_process_zero"
 # The hook the Trainer runs on one process per node (local rank 0, `prepare_data_per_node`'s
 # default) or on global rank 0, with a barrier after it: where downloads and caches are written.
 LIGHTNING_RANK_ZERO_HOOKS = frozenset({"prepare_data"})
+# The LightningModule methods the Trainer calls itself (besides `on_*`, `*_step`, `*_epoch_end`,
+# `*_dataloader` and `configure_*`): another method runs only where a hook or other code calls it.
+LIGHTNING_HOOKS = frozenset(
+    {
+        "__init__", "forward", "setup", "teardown", "backward", "optimizer_step", "optimizer_zero_grad",
+        "lr_scheduler_step", "clip_gradients", "transfer_batch_to_device", "freeze", "unfreeze",
+        "state_dict", "load_state_dict", "log_grad_norm",
+    }
+)
+LIGHTNING_HOOK_AFFIXES = (("on_", "configure_"), ("_step", "_step_end", "_epoch_end", "_dataloader"))
 # -- frameworks whose objects communicate across ranks: Accelerate, DeepSpeed, FSDP ----------
 # An Accelerator given one of these plugins runs DeepSpeed, FSDP or Megatron-LM instead of DDP:
 # what it prepares is no DDP model, and saving or gathering its state is a collective.

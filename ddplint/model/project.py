@@ -1057,6 +1057,13 @@ class ProjectView:
         reaches it (ddplint.model.reach)."""
         return self.project.reach.never_runs(self.module, scope)
 
+    def never_named(self, name: str) -> bool:
+        """Whether no code that runs in this training project names `name` (not a call, an
+        import, an argument nor a string): a class that only a framework calls back (a Trainer
+        callback) is never handed to it. False where that is not known (ddplint.model.reach)."""
+        reach = self.project.reach
+        return reach.training and reach.used is not None and name not in reach.used
+
     def switched_off(self, scope: tuple[tuple[str, bool, bool], ...], line: int) -> str | None:
         """The parameter under whose `if <parameter>:` `line` of this module, inside `scope` (as
         for `never_runs`), never runs: it defaults to a falsy literal and no call in the

@@ -32,6 +32,8 @@ import re
 # `name = "pkg.module:function"` in pyproject's [project.scripts], setup.cfg's console_scripts, setup.py's entry_points
 _CONSOLE_SCRIPT = re.compile(r"""["']?[\w.-]+["']?\s*=\s*["']?([\w.]+):([\w.]+)""")
 _PACKAGING = ("pyproject.toml", "setup.py", "setup.cfg")
+_SCRIPT = re.compile(r"([\w./${}-]*\.py)(?![\w.])")  # a script a launch command runs
+_RUN_MODULE = re.compile(r"(?<![\w-])-m\s+([\w.]+)")  # `python -m pkg.train`
 MAX_NOTEBOOKS = 200
 MAX_NOTEBOOK_BYTES = 5_000_000
 
@@ -44,10 +46,13 @@ class Reach:
 
     @functools.cached_property
     def training(self) -> bool:
-        """Whether the project has scripts that start processes: only there is code that no
-        entry point reaches known not to run."""
+        """Whether the project has scripts that start processes, or commands that launch them
+        (`torchrun train.py` in a shell script or a document): only there is code that no entry
+        point reaches known not to run."""
+        if self.project.texts:
+            return False
         modules = self.project.modules
-        return any(facts.get("main") and facts["dist"] for facts in modules.values()) and not self.project.texts
+        return any(facts.get("main") and facts["dist"] for facts in modules.values()) or bool(self.project.launch_commands)
 
     @functools.cached_property
     def installs_packages(self) -> bool:
@@ -77,9 +82,26 @@ class Reach:
             relative = project.relpaths[module].replace(os.sep, "/")
             if facts.get("main") or project.is_test_path(relative):
                 found.append(module)
-        for module in self._console_modules():
+        for module in (*self._console_modules(), *self._launched_modules()):
             if module not in found:
                 found.append(module)
+        if self.training:  # only there is reach asked; a script run by hand (`python tools/x.py`) counts too
+            found += [module for module in project.modules if module not in found and self._unguarded_script(module)]
+        return found
+
+    def _launched_modules(self) -> list[str]:
+        """The modules the project's launch commands run (`torchrun --nproc_per_node 8
+        pretrain/main.py`, `python -m pkg.train`), matched by the end of their path."""
+        project, found = self.project, []
+        by_path = {relative.replace(os.sep, "/"): module for module, relative in project.relpaths.items()}
+        for command in project.launch_commands:
+            for script in _SCRIPT.findall(command.command):
+                script = script.rpartition("}")[2].lstrip("./") if "/" in script or "}" in script else script
+                found += [module for path, module in by_path.items() if path == script or path.endswith("/" + script)]
+            for dotted_module in _RUN_MODULE.findall(command.command):
+                module = project.module(dotted_module)
+                if module is not None:
+                    found.append(module)
         return found
 
     def _console_modules(self) -> list[str]:

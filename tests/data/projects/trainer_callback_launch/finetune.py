@@ -13,6 +13,14 @@ class SaveLoraCallback(transformers.TrainerCallback):
         return control
 
 
+class SaveFullModelCallback(transformers.TrainerCallback):
+    """Written for a full fine-tune, but no script hands it to a Trainer: it never fires."""
+
+    def on_save(self, args, state, control, **kwargs):
+        kwargs["model"].save_pretrained(os.path.join(args.output_dir, "full"))
+        return control
+
+
 def main():
     parser = transformers.HfArgumentParser(transformers.TrainingArguments)
     (training_args,) = parser.parse_args_into_dataclasses()
