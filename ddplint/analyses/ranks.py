@@ -65,7 +65,7 @@ MAIN_PROCESS_NAMES = frozenset(
         "is_main_process", "is_local_main_process", "main_process", "is_main", "is_main_rank",
         "is_master", "is_master_process", "master_process", "is_local_master", "is_rank_zero",
         "is_rank_0", "rank_zero", "is_global_zero", "is_world_process_zero", "is_local_process_zero",
-        "is_primary", "is_chief", "rank0_only", "is_rank0",
+        "is_primary", "is_chief", "rank0_only", "is_rank0", "is_master_ordinal",
     }
 )
 # Text that every rank test above contains. Plain substrings (a case-insensitive regex cost
@@ -82,6 +82,7 @@ WORLD_SIZE_NAMES = frozenset({"world_size", "num_replicas", "num_processes", "ge
 DISTRIBUTED_FLAGS = frozenset(
     {"distributed", "is_distributed", "ddp", "use_ddp", "is_ddp", "use_distributed", "multiprocessing_distributed"}
 )
+_FLAG_PREFIXES = ("is_", "use_", "enable_", "with_")
 DISTRIBUTED_PREDICATES = frozenset({"is_initialized", "is_dist_avail_and_initialized", "is_distributed"})
 # `is_available` alone is torch.cuda's as often as torch.distributed's.
 DISTRIBUTED_AVAILABLE = frozenset({"dist.is_available", "distributed.is_available", *DISTRIBUTED_IS_AVAILABLE})
@@ -410,6 +411,10 @@ def classify(test: cst.BaseExpression, resolve: Resolver | None = None) -> RankT
         return _meet(classify(test.body, resolve), classify(test.orelse, resolve))
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         left, operator, right = test.left, test.comparisons[0].operator, test.comparisons[0].comparator
+        truth = _compared_with_truth(operator, right)
+        if truth is not None:  # `if args.use_ddp is True:` is `if args.use_ddp:`
+            said = classify(left, resolve)
+            return said if truth else said.negated()
         dimension = _dimension(left, resolve)
         if dimension is None and not _is_world_size(left) and type(operator) in _FLIPPED | {
             cst.Equal: None,
@@ -441,13 +446,36 @@ def classify(test: cst.BaseExpression, resolve: Resolver | None = None) -> RankT
         return FIRST_REPLICA
     if is_rank_expression(test):
         return NONZERO  # `if rank:` is true on every rank but 0
-    if name in DISTRIBUTED_FLAGS and not isinstance(test, cst.Call):
+    if _distributed_flag(name) and not isinstance(test, cst.Call):
         return DISTRIBUTED
     if isinstance(test, cst.Call) and (
         name in DISTRIBUTED_PREDICATES or dotted_name(test.func) in DISTRIBUTED_AVAILABLE
     ):
         return DISTRIBUTED
     return UNKNOWN
+
+
+def _compared_with_truth(operator: cst.BaseCompOp, right: cst.BaseExpression) -> bool | None:
+    """`is True`, `== True` (True), `is False`, `== False`, `is not True` (False): what a
+    comparison with a boolean literal says of its left side; None for any other comparison."""
+    if not isinstance(right, cst.Name) or right.value not in ("True", "False"):
+        return None
+    if isinstance(operator, (cst.Is, cst.Equal)):
+        return right.value == "True"
+    if isinstance(operator, (cst.IsNot, cst.NotEqual)):
+        return right.value == "False"
+    return None
+
+
+def _distributed_flag(name: str | None) -> bool:
+    """A flag named for distributed training: `distributed`, `use_ddp`, `is_use_DDP`,
+    `enable_distributed` (case and the prefixes `is_`, `use_`, `enable_` aside)."""
+    if name is None:
+        return False
+    name = name.lower()
+    while name.startswith(_FLAG_PREFIXES):
+        name = name.split("_", 1)[1]
+    return name in DISTRIBUTED_FLAGS or f"use_{name}" in DISTRIBUTED_FLAGS
 
 
 def _training_args_should_save(test: cst.BaseExpression) -> bool:
@@ -656,6 +684,15 @@ def _join(ends: list[RankTest | None]) -> RankTest | None:
     return joined
 
 
+@dataclass(frozen=True)
+class _Passed:
+    """The value a parameter of function `function` (a key: `train`, `Trainer.__init__`) is
+    bound to: what its callers pass."""
+
+    function: str
+    name: str
+
+
 class RankFacts:
     """Rank tests held in variables and attributes: `verbose = rank == 0`, `master =
     dist.get_rank() == 0`, `self.is_main = args.rank == 0`, `args.save_logs = args.logs and
@@ -704,15 +741,21 @@ class RankFacts:
         self._judging: set[int] = set()
         self._unreached = 0  # inside branches that no rank of a distributed run takes
         self._groups_started = 0  # statements of the module that call init_process_group
+        self._spawned = 0  # statements of the module that start processes (`mp.spawn(worker, ...)`)
         # Flags tested by an `if` that starts the process group: (flag, the constant it is
         # compared with or None for a truth test, owner, class, self's name, the test's value
-        # where it starts, how many starts its branch holds).
-        self._switched: list[tuple[cst.Name | cst.Attribute, object, cst.CSTNode, str | None, str | None, bool, int]] = []
+        # where it starts, how many init_process_group calls and spawns its branch holds).
+        self._switched: list[tuple[cst.Name | cst.Attribute, object, cst.CSTNode, str | None, str | None, bool, tuple[int, int]]] = []
         self._collect(model.module.body, model.module, None, None)
         # (the flag's key, the constant or None) -> what the test of it says
         self._switches: dict[tuple[str | None, object], RankTest] = {}
-        if sum(switch[-1] for switch in self._switched) == self._groups_started:
-            for flag, constant, owner, cls, self_name, value, _ in self._switched:
+        # A module that spawns its own processes has distributed runs only in what it spawns
+        # (`if args.multi_gpu: mp.spawn(worker, ...)`); its init_process_group runs inside them.
+        kind = 1 if self._spawned else 0
+        if sum(switch[-1][kind] for switch in self._switched) == (self._spawned or self._groups_started):
+            for flag, constant, owner, cls, self_name, value, started in self._switched:
+                if not started[kind]:
+                    continue
                 key = (self._switch_key(flag, owner, cls, self_name), constant)
                 test = DISTRIBUTED if value else NOT_DISTRIBUTED
                 self._switches[key] = test if self._switches.get(key, test) == test else UNKNOWN
@@ -727,6 +770,9 @@ class RankFacts:
             self._names.setdefault(id(owner), {}).setdefault(target.value, []).append(value)
         elif isinstance(target, cst.Attribute):
             key = self._attribute_key(target, cls, self_name)
+            bound = self._names.get(id(owner), {}).get(value.value) if isinstance(value, cst.Name) else None
+            if bound is not None and len(bound) == 1 and isinstance(bound[0], _Passed):
+                value = bound[0]  # `self.device = device`: what the callers pass for the parameter
             if key is not None:
                 self._attributes.setdefault(key, []).append(value)
         elif isinstance(target, (cst.Tuple, cst.List)):
@@ -757,6 +803,7 @@ class RankFacts:
                     elif isinstance(small, cst.AugAssign):
                         self._note(owner, cls, self_name, small.target, self._NOTHING)
                 self._groups_started += self._starts_group(statement)
+                self._spawned += self._spawns(statement)
                 continue
             if isinstance(statement, cst.FunctionDef):
                 params = statement.params
@@ -764,9 +811,14 @@ class RankFacts:
                 if isinstance(owner, cst.ClassDef):
                     first = (params.posonly_params or params.params or (None,))[0]
                     inner_cls, inner_self = owner.name.value, first.name.value if first is not None else None
-                for param in (*params.posonly_params, *params.params, *params.kwonly_params, params.star_arg, params.star_kwarg):
+                key = statement.name.value if owner is self.model.module else (
+                    f"{owner.name.value}.{statement.name.value}" if isinstance(owner, cst.ClassDef) else None
+                )
+                named = (*params.posonly_params, *params.params, *params.kwonly_params)
+                for param in (*named, params.star_arg, params.star_kwarg):
                     if isinstance(param, cst.Param):
-                        self._note(statement, inner_cls, inner_self, param.name, self._NOTHING)
+                        passed = _Passed(key, param.name.value) if key is not None and param in named else self._NOTHING
+                        self._note(statement, inner_cls, inner_self, param.name, passed)
                 if owner is self.model.module:
                     self._functions[statement.name.value] = statement
                 elif isinstance(owner, cst.ClassDef):
@@ -816,6 +868,15 @@ class RankFacts:
             for small in line.body
         )
 
+    def _spawns(self, line: cst.SimpleStatementLine) -> bool:
+        """Whether the statement line starts processes: `mp.spawn(worker, ...)`."""
+        return any(
+            isinstance(small, (cst.Expr, cst.Assign))
+            and isinstance(small.value, cst.Call)
+            and (self.model.qualified(small.value.func) in SPAWN or self.model.qualified(small.value.func) in START_PROCESSES)
+            for small in line.body
+        )
+
     def _note_switch(self, statement: cst.If, owner, cls, self_name) -> None:
         """`if flag:`, `if not flag:`, `if flag == "ON":`, whose body or `else:` starts the
         process group in its own statements."""
@@ -831,8 +892,9 @@ class RankFacts:
             branches.append((statement.orelse.body, False))
         for body, test_true in branches:
             lines = body.body if isinstance(body, cst.IndentedBlock) else [cst.SimpleStatementLine(body=body.body)]  # type: ignore[attr-defined]
-            started = sum(self._starts_group(line) for line in lines if isinstance(line, cst.SimpleStatementLine))
-            if started:
+            simple = [line for line in lines if isinstance(line, cst.SimpleStatementLine)]
+            started = (sum(map(self._starts_group, simple)), sum(map(self._spawns, simple)))
+            if any(started):
                 self._switched.append((flag, constant, owner, cls, self_name, test_true != negated, started))
 
     def _switch_key(self, flag: cst.Name | cst.Attribute, owner: cst.CSTNode, cls: str | None, self_name: str | None) -> str | None:
@@ -925,14 +987,18 @@ class RankFacts:
         if isinstance(expr, cst.Name):
             owner = self._name_owner(expr.value, function)
             values = self._names.get(owner, {}).get(expr.value) if owner is not None else None
+            values = self._with_passed(values) if values else values
             key = f"name {expr.value} {owner}"
         else:
             key = self._attribute_key(expr, cls, self_name)
             values = self._attributes.get(key) if key is not None else None
+            values = self._with_passed(values) if values else values
         if (key, None) in self._switches:
             return self._switches[(key, None)]
+        if key is not None and cls is not None and (f".{key[len(cls) + 1:]}", None) in self._switches and key.startswith(f"{cls}."):
+            return self._switches[(f".{key[len(cls) + 1:]}", None)]  # `self.args.flag`: the `args` it was handed
         if cls is not None and key is not None and key.startswith(f"{cls}.") and "." not in key[len(cls) + 1 :]:
-            values = self._inherited(cls, key[len(cls) + 1 :])  # `self.x`, also set in a base class
+            values = self._with_passed(self._inherited(cls, key[len(cls) + 1 :]))  # `self.x`, also set in a base class
         if not values:
             return None
         if key in self._resolving:
@@ -1025,6 +1091,27 @@ class RankFacts:
             defined = self._functions.get(name)
             return defined if defined is not None and name not in self._names.get(id(self.model.module), {}) else None
         return origin + name[len(head) :]
+
+    def _with_passed(self, values: list) -> list:
+        """A parameter's values: what every call in the project passes for it
+        (`Trainer(model, device=rank)` makes `device` a rank), each read in its caller's module
+        by its words alone; unknown without the program model or where a call is not read."""
+        expanded: list = []
+        for value in values:
+            if not isinstance(value, _Passed):
+                expanded.append(value)
+                continue
+            context = self.context
+            passed = context.passed_arguments(self.model.project.module, value.function, value.name) if context else None
+            if passed is None:
+                expanded.append(self._NOTHING)
+                continue
+            for text in passed:
+                try:
+                    expanded.append((cst.parse_expression(text), None))
+                except Exception:  # noqa: BLE001 - text libcst does not read: unknown
+                    expanded.append(self._NOTHING)
+        return expanded
 
     @property
     def context(self):

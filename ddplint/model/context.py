@@ -86,6 +86,16 @@ def _leaves_out(tree: ast.Module, simple: str, cls: str | None, index: int | Non
     return True
 
 
+def _binds_locally(tree: ast.Module, site: CallSite, name: str) -> bool:
+    """Whether a function around the call `site` has a parameter `name` (then the name is not
+    the module's)."""
+    for node in walk(tree):
+        if isinstance(node, _FUNCTIONS) and node.lineno <= site.line <= node.end_lineno:
+            if any(a.arg == name for a in ast.walk(node.args) if isinstance(a, ast.arg)):
+                return True
+    return False
+
+
 def _is_self_attribute(node: ast.AST, this: str | None, attribute: str) -> bool:
     """`self.<attribute>`, `self` being the method's first parameter `this`."""
     return (
@@ -277,7 +287,55 @@ class ProcessContext:
         if record is None:
             return None
         tests = {guard.test for guard in record.guards if guard.sense and guard.first <= line <= guard.last}
-        return next((test for test in sorted(tests) if test.isidentifier() and self.off_by_default(module, key, test)), None)  # type: ignore[arg-type]
+        off = next((test for test in sorted(tests) if test.isidentifier() and self.off_by_default(module, key, test)), None)  # type: ignore[arg-type]
+        return off or next((test for test in sorted(tests) if self._never_equal(module, key, test)), None)  # type: ignore[arg-type]
+
+    def _never_equal(self, module: str, key: str, test: str) -> bool:
+        """Whether `test` is `<parameter> == <literal>` and every call in the project passes
+        another literal, or a module constant bound once to another (`model_name =
+        "NeuMF-pre"` under `if __name__ == "__main__":`, then `benchmark(model_name)`)."""
+        try:
+            compared = ast.parse(test, mode="eval").body
+        except SyntaxError:
+            return False
+        if not (isinstance(compared, ast.Compare) and len(compared.ops) == 1 and isinstance(compared.ops[0], ast.Eq)):
+            return False
+        name, literal = compared.left, compared.comparators[0]
+        if isinstance(name, ast.Constant):
+            name, literal = literal, name
+        if not isinstance(name, ast.Name) or not isinstance(literal, ast.Constant):
+            return False
+        function = self._definition(module, key)
+        if function is None or any(isinstance(n, ast.Name) and n.id == name.id and not isinstance(n.ctx, ast.Load) for n in walk(function)):
+            return False
+        passed = self.passed_arguments(module, key, name.id)
+        values = [self._literal_in(site, text) for site, text in zip(self.call_sites(module, key) or (), passed or ())]
+        return bool(passed) and all(value is not None and value[0] != literal.value for value in values)
+
+    def _literal_in(self, site: CallSite, text: str) -> tuple | None:
+        """The literal `text`, passed at `site`, is (as a 1-tuple), or the one a module constant
+        of the caller's module so named is bound to, once in the whole module; None otherwise."""
+        try:
+            expr = ast.parse(text, mode="eval").body
+        except SyntaxError:
+            return None
+        if isinstance(expr, ast.Constant):
+            return (expr.value,)
+        tree = self.program.tree(site.caller)
+        if not isinstance(expr, ast.Name) or tree is None:
+            return None
+        bindings = [
+            node for node in walk(tree)
+            if isinstance(node, ast.Name) and node.id == expr.id and not isinstance(node.ctx, ast.Load)
+        ]
+        assigned = [
+            node for node in walk(tree)
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == expr.id and isinstance(node.value, ast.Constant)
+        ]
+        if len(bindings) != 1 or len(assigned) != 1 or site.caller_key is not None and _binds_locally(tree, site, expr.id):
+            return None
+        return (assigned[0].value.value,)
 
     def off_by_default(self, module: str, key: str, name: str) -> bool:
         """Whether parameter `name` of function `key` of `module` is always left to a falsy
@@ -333,6 +391,41 @@ class ProcessContext:
             if not _leaves_out(tree, simple, owner if key.endswith(".__init__") else None, index, name):
                 return False
         return True
+
+    def passed_arguments(self, module: str, key: str, name: str) -> list[str] | None:
+        """The source text of what each call in the project passes for parameter `name` of
+        function `key` of `module` (`Trainer(model, device=rank)`: "rank"); None where that
+        is not known: no call, a call not found, one that leaves the parameter to its default or
+        to a `*args`/`**kwargs`, or a module that may call it unread."""
+        function = self._definition(module, key)
+        sites = self.call_sites(module, key)
+        if function is None or not sites or function.decorator_list:
+            return None
+        owner, _, simple = key.rpartition(".")
+        if simple == "__init__":
+            simple = owner
+        positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        index = positional.index(name) if name in positional else None
+        if index is not None and owner and not any(dotted(d) == "staticmethod" for d in function.decorator_list):
+            index -= 1  # `self` is bound: a call's first argument fills the next
+        found = []
+        for site in sites:
+            tree = self.program.tree(site.caller)
+            calls = [
+                node for node in walk(tree) if isinstance(node, ast.Call) and node.lineno <= site.line <= node.end_lineno
+                and (dotted(node.func) or "").rpartition(".")[2] == simple
+            ] if tree is not None else []
+            if len(calls) != 1:
+                return None
+            call = calls[0]
+            given = next((k.value for k in call.keywords if k.arg == name), None)  # then no `**kwargs` gives it
+            starred = next((i for i, a in enumerate(call.args) if isinstance(a, ast.Starred)), len(call.args))
+            if given is None and index is not None and 0 <= index < starred:
+                given = call.args[index]
+            if given is None:
+                return None
+            found.append(ast.unparse(given))
+        return found
 
     def guarded_at(self, module: str, key: str | None, line: int, replicas: bool = False) -> bool:
         """Whether only rank 0 of a distributed run reaches `line` of function `key` (None:

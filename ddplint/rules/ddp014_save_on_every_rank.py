@@ -1036,6 +1036,61 @@ class SaveOnEveryRank(Rule):
                 return buffer.getvalue()
             """
         ),
+        Clean(
+            # The Trainer calls a LightningModule's hooks on every rank; a method that no hook
+            # or other method uses runs only where its own caller runs it (here: nothing).
+            """
+            import torch
+            import pytorch_lightning as pl
+
+            class Model(pl.LightningModule):
+                def training_step(self, batch, batch_idx):
+                    return batch.sum()
+
+                def export_model(self, path):
+                    torch.save(self.state_dict(), path)
+
+            pl.Trainer(devices=4, strategy="ddp").fit(Model())
+            """
+        ),
+        Clean(
+            # A flag the module starts its processes under (`if args.multi_gpu: mp.spawn(...)`)
+            # is true in every distributed run, so `not args.multi_gpu or rank == 0` (also read
+            # as `self.args.multi_gpu`) is a rank-0 test; so is the `else:` of
+            # `if cfg.is_use_DDP is True:`.
+            """
+            import torch
+            import torch.distributed as dist
+            import torch.multiprocessing as mp
+
+            class Trainer:
+                def __init__(self, model, args):
+                    self.model, self.args = model, args
+
+                def save(self):
+                    if not self.args.multi_gpu or self.args.rank == 0:
+                        torch.save(self.model.state_dict(), "last.pt")
+
+            def worker(rank, args, cfg):
+                dist.init_process_group("nccl", rank=rank, world_size=2)
+                args.rank = rank
+                model = torch.nn.Linear(2, 2)
+                Trainer(model, args).save()
+                if not args.multi_gpu or args.rank == 0:
+                    torch.save(model.state_dict(), "best.pt")
+                if cfg.is_use_DDP is True:
+                    if args.rank == 0:
+                        torch.save(model.state_dict(), "ddp.pt")
+                else:
+                    torch.save(model.state_dict(), "single.pt")
+
+            def main(args, cfg):
+                if args.multi_gpu:
+                    mp.spawn(worker, nprocs=2, args=(args, cfg))
+                else:
+                    worker(0, args, cfg)
+            """
+        ),
     )
 
     analyses = (RankRegions, Launches)
