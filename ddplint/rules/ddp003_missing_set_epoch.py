@@ -8,7 +8,7 @@ from ddplint.analyses.samplers import Construction, Endless, EpochLoop, Function
 from ddplint.core.diagnostics import Applicability, StepKind
 from ddplint.core.torch_api import DISTRIBUTED_SAMPLER, LIBRARY_LOADERS, PLUGIN_LOADER
 from ddplint.model import loaders
-from ddplint.model.records import Attr, CallResult, Item, Loader, Param, Place, SelfAttr
+from ddplint.model.records import Attr, CallResult, Item, Loader, Param, Place, SelfAttr, Through
 from ddplint.model.records import Loop as SummaryLoop
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.triggers import CallTrigger
@@ -941,7 +941,10 @@ def _loaders(program, module: str, key: str, sources: tuple) -> list[tuple[Loade
 
 
 def _written(source) -> str | None:
-    """How a function writes what `source` holds: `loader`, `self.train_loader`, `args.loader`."""
+    """How a function writes what `source` holds: `loader`, `self.train_loader`, `args.loader`
+    (also handed through a wrapper: `enumerate(self.train_loader)`)."""
+    if isinstance(source, Through):
+        return _written(source.held)
     if isinstance(source, Param):
         return source.name
     if isinstance(source, SelfAttr):
