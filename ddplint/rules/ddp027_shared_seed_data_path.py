@@ -237,6 +237,35 @@ class SharedSeedDataPath(Rule):
     )
     clean_examples = (
         Clean(
+            # Only rank 0 runs the player (its only call is under `if global_rank == 0:`): one
+            # process collects the rollouts and hands them to the trainers; called on every rank,
+            # its reset would be flagged.
+            """
+            import gymnasium as gym
+            import torch
+            from torch.distributed.algorithms.join import Join
+
+            def player(args, policy):
+                envs = gym.vector.SyncVectorEnv([make_env(args.env_id, args.seed + i) for i in range(4)])
+                obs = torch.tensor(envs.reset(seed=args.seed)[0])
+                for step in range(args.num_steps):
+                    obs, reward, done, truncated, info = envs.step(policy(obs))
+
+            def trainer(model, optimizer, loader):
+                with Join([model]):
+                    for batch in loader:
+                        model(batch).sum().backward()
+                        optimizer.step()
+
+            def main(args, policy, collective):
+                global_rank = collective.rank
+                if global_rank == 0:
+                    player(args, policy)
+                else:
+                    trainer(policy, None, [])
+            """
+        ),
+        Clean(
             # A project helper that adds the rank itself, or is handed a seed with the rank in it;
             # a helper that seeds with something other than its parameter is not followed.
             """
@@ -461,11 +490,14 @@ class SharedSeedDataPath(Rule):
     # -- the judgement --------------------------------------------------------------------------
 
     def leave_Module(self, original_node: cst.Module) -> None:
+        alone = self.model.get(RankRegions).functions_only_rank_zero_calls()  # one process: nothing to share
         for seed in self._seeds:
-            if not seed.specific and self._same_on_every_rank(seed.value, seed) is True:
+            if not seed.specific and seed.frame not in alone and self._same_on_every_rank(seed.value, seed) is True:
                 self._judge_seed(seed)
         for reset in self._resets:
             receiver = dotted_name(reset.call.func.value)  # type: ignore[attr-defined]
+            if reset.frame in alone:
+                continue
             if (reset.frame, receiver) in self._stepped and self._same_on_every_rank(reset.value, reset) is True:
                 runs = self.runs_link()
                 if runs is None:
