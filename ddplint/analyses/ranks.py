@@ -1597,8 +1597,10 @@ class WrappedModels(Analysis):
             return
         func = value.func
         if self.model.qualified(func) in ACCELERATOR:
-            # given a DeepSpeed or FSDP plugin, what it prepares is no DDP model
-            table = self._sharded_accelerators if _sharding(value) else self._accelerators
+            # given a DeepSpeed or FSDP plugin, or launched only with such a configuration,
+            # what it prepares is no DDP model
+            shards = self.model.project is not None and self.model.project.accelerate_shards
+            table = self._sharded_accelerators if _sharding(value) or shards else self._accelerators
         elif isinstance(func, cst.Attribute) and func.attr.value == "prepare" and self._named_in(self._accelerators, func.value):
             table = self._prepared
         else:

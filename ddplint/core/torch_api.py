@@ -378,6 +378,13 @@ LIGHTNING_HOOK_AFFIXES = (("on_", "configure_"), ("_step", "_step_end", "_epoch_
 # An Accelerator given one of these plugins runs DeepSpeed, FSDP or Megatron-LM instead of DDP:
 # what it prepares is no DDP model, and saving or gathering its state is a collective.
 ACCELERATOR_SHARDING_PLUGINS = ("deepspeed_plugin", "fsdp_plugin", "megatron_lm_plugin")
+# The same, chosen at launch: an Accelerate configuration file's `distributed_type` (what
+# `accelerate launch --config_file x.yaml` runs), or the launch flags that pick a backend.
+ACCELERATE_CONFIG_KEY = "distributed_type"
+ACCELERATE_SHARDED_TYPES = frozenset({"DEEPSPEED", "FSDP", "MEGATRON_LM"})
+ACCELERATE_DDP_TYPES = frozenset({"MULTI_GPU", "MULTI_NPU", "MULTI_XPU", "MULTI_MLU", "MULTI_MUSA", "MULTI_HPU", "MULTI_SDAA"})
+ACCELERATE_SHARDED_FLAGS = ("--use_deepspeed", "--use_fsdp", "--use_megatron_lm")
+ACCELERATE_DDP_FLAGS = ("--multi_gpu",)
 DEEPSPEED_INITIALIZE = api(
     "deepspeed.initialize", params="args model optimizer model_parameters training_data lr_scheduler",
 )

@@ -61,6 +61,7 @@ from ddplint.prefilter.needles import TextScan, call_needle
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.screens import dotted, walk
 from ddplint.core.torch_api import (
+    ACCELERATE_CONFIG_KEY, ACCELERATE_DDP_FLAGS, ACCELERATE_DDP_TYPES, ACCELERATE_SHARDED_FLAGS, ACCELERATE_SHARDED_TYPES,
     ACCELERATOR, COLLECTIVES, DATALOADER, DISTRIBUTED_EVIDENCE, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER,
     DTENSOR_FULL_TENSOR, FRAMEWORK_MAKER_TEXT, FRAMEWORK_METHODS, LAUNCH_POINT_TEXT, LAUNCHERS, LIBRARY_LOADERS, MANUAL_SEED,
     SAMPLER, SAVE_EVIDENCE, TORCH_LOAD, TORCH_SAVE,
@@ -75,6 +76,7 @@ MAX_INDEX_BYTES = 2_000_000  # as the engine's parse limit: larger files export 
 # Shell scripts and documents searched for launch commands (Project.launch_commands), at most so many.
 _LAUNCH_DOCUMENTS = (".sh", ".bash", ".slurm", ".sbatch", ".md", ".rst", ".yaml", ".yml")
 MAX_LAUNCH_DOCUMENTS = 500
+_ACCELERATE_TYPE = re.compile(rf"^\s*{ACCELERATE_CONFIG_KEY}:\s*['\"]?(\w+)", re.MULTILINE)
 
 
 _DEFINITION = re.compile(r"(?:(?:async[ \t]+)?def[ \t]+(\w+)|class[ \t]+(\w+))")
@@ -798,6 +800,24 @@ class Project:
                     found += _launch_commands(relative, text)
         return found
 
+    @functools.cached_property
+    def accelerate_kinds(self) -> frozenset[str]:
+        """What the project's Accelerate configuration files that start several processes run:
+        "sharded" (`distributed_type: DEEPSPEED`, FSDP, MEGATRON_LM) and "ddp" (MULTI_GPU, ...)."""
+        kinds: set[str] = set()
+        seen = 0
+        for folder, dirs, names in os.walk(self.root) if not self.texts else ():
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
+            for name in sorted(n for n in names if n.endswith((".yaml", ".yml"))):
+                seen += 1
+                if seen > MAX_LAUNCH_DOCUMENTS:
+                    return frozenset({"unknown"})
+                text = self.document(_relative(os.path.join(folder, name), self.root)) or ""
+                for match in _ACCELERATE_TYPE.finditer(text):
+                    kind = match.group(1)
+                    kinds |= {"sharded"} if kind in ACCELERATE_SHARDED_TYPES else {"ddp"} if kind in ACCELERATE_DDP_TYPES else set()
+        return frozenset(kinds)
+
     def document(self, relative: str) -> str | None:
         """The text of a file of the project that is not a module (a shell script, a document,
         a config), by its path relative to the root; None when it cannot be read or is larger
@@ -1056,6 +1076,20 @@ class ProjectView:
         as (name, is a class, is decorated)) never runs: in a training project, no entry point
         reaches it (ddplint.model.reach)."""
         return self.project.reach.never_runs(self.module, scope)
+
+    @functools.cached_property
+    def accelerate_shards(self) -> bool:
+        """Whether `accelerate launch` runs this module with DeepSpeed, FSDP or Megatron-LM only,
+        never plain DDP: what an Accelerator prepares is then no DDP model. The launch flags of
+        the project's commands that run it (`--use_deepspeed`, `--multi_gpu`) and the
+        configuration files the project ships (Project.accelerate_kinds) all pick a sharding
+        backend, and one at least does."""
+        kinds = set(self.project.accelerate_kinds)
+        for command in self.launches():
+            if command.launcher == "accelerate":
+                kinds |= {"sharded" for flag in ACCELERATE_SHARDED_FLAGS if flag in command.command}
+                kinds |= {"ddp" for flag in ACCELERATE_DDP_FLAGS if flag in command.command}
+        return kinds == {"sharded"}
 
     def never_named(self, name: str) -> bool:
         """Whether no code that runs in this training project names `name` (not a call, an

@@ -118,7 +118,9 @@ class AccumulationWithoutNoSync(Rule):
     launch`, and `accelerator.backward(loss)` outside `accelerator.accumulate(model)` syncs
     on every call. Not flagged: FSDP, DeepSpeed engines, an Accelerator given a DeepSpeed or
     FSDP plugin (`Accelerator(fsdp_plugin=...)`: FSDP's `no_sync` trades memory for
-    communication, and DeepSpeed accumulates itself), Accelerate with `accelerator.accumulate`
+    communication, and DeepSpeed accumulates itself), or in a project whose Accelerate
+    configuration files and launch flags for the script pick only DeepSpeed, FSDP or
+    Megatron-LM (`distributed_type: DEEPSPEED`, `--use_deepspeed`), Accelerate with `accelerator.accumulate`
     or `accelerator.no_sync` in the function, Lightning, models not wrapped by DDP or prepared
     in the file, functions that toggle `require_backward_grad_sync` themselves or hand the DDP
     model to a project helper that calls its `no_sync()` or sets that flag (`with

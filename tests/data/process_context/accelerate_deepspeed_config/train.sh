@@ -1,0 +1,1 @@
+accelerate launch --config_file configs/zero2.yaml train.py
