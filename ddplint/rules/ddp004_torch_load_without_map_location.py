@@ -86,6 +86,7 @@ class _Load:
     private: bool = False  # from an in-memory buffer or an anonymous temporary file
     owner: str | None = None  # the class whose method loads it
     keys: set[str] = field(default_factory=set)  # the string keys the result is read by
+    scheduler_keys: set[str] = field(default_factory=set)  # ... whose item a scheduler loads
     path: str | None = None  # the file it reads, as the program names saved files (path_key)
     function: str | None = None  # the key of the function it is in
     rank_zero: bool = False  # only rank 0 of a distributed run reaches it, by the guards here
@@ -762,6 +763,22 @@ class TorchLoadWithoutMapLocation(Rule):
             """
         ),
         Clean(
+            # A file whose only item read is handed to the learning-rate scheduler this class
+            # builds: Python numbers (the model's checkpoint beside it is another file).
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+
+            class Runner:
+                def __init__(self, model, optimizer, folder):
+                    dist.init_process_group("nccl")
+                    self.scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, 0.99)
+                    data = torch.load(os.path.join(folder, "SchedulerParameters", "latest.pth"))
+                    self.scheduler.load_state_dict(data["scheduler_state_dict"])
+            """
+        ),
+        Clean(
             # The load runs only `if finetune:`, which defaults to False, and no call of the
             # class passes it: it never runs.
             """
@@ -945,6 +962,7 @@ class TorchLoadWithoutMapLocation(Rule):
         self._bound: dict[tuple[int, str], _Load] = {}  # (frame, variable) -> the load it holds
         self._pending: dict[int, set[str]] = {}  # id of a call seen as an argument before it was checked
         self._pending_keys: dict[int, set[str]] = {}  # and the keys it was read by
+        self._scheduler_items: set[int] = set()  # `data["scheduler"]` handed to a scheduler's load_state_dict
         self._assigned: dict[int, set[str]] = {}  # frame -> names bound so far in the walk
         self._opened: dict[tuple[int, str], cst.BaseExpression] = {}  # `with open(p) as f`: f -> open(p)
         self._private: set[tuple[int, str]] = set()  # names bound to a BytesIO or a temporary file
@@ -1062,6 +1080,13 @@ class TorchLoadWithoutMapLocation(Rule):
             return cst.parse_expression(device)
         return None
 
+    def _scheduler_item(self, name: cst.Name, key: str) -> None:
+        """`scheduler.load_state_dict(data[key])`: that item of the load is a scheduler's state."""
+        load = self._bound.get((id(self.model.frame.node), name.value))
+        if load is not None:
+            load.scheduled = True
+            load.scheduler_keys.add(key)
+
     def _read_by_key(self, expr: cst.BaseExpression, key: str) -> None:
         """Note a key a load's result is read by (`ckpt["epoch"]`, also on the call itself)."""
         if isinstance(expr, cst.Call) and id(expr) not in self._by_id:
@@ -1146,7 +1171,7 @@ class TorchLoadWithoutMapLocation(Rule):
             key = self.model.string_value(node.slice[0].slice.value)
             if key is not None:
                 self._read_by_key(node.value, key)
-            if key is not None and _words(key) & STATE_KEY_WORDS:
+            if key is not None and _words(key) & STATE_KEY_WORDS and id(node) not in self._scheduler_items:
                 self._mark(node.value, "state")
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -1174,8 +1199,13 @@ class TorchLoadWithoutMapLocation(Rule):
         if method == "load_state_dict":
             for arg in node.args[:1]:
                 value = arg.value
-                if isinstance(value, (cst.Call, cst.Name)) and self._is_scheduler(func.value):
+                scheduler = self._is_scheduler(func.value)
+                if isinstance(value, (cst.Call, cst.Name)) and scheduler:
                     self._mark(value, "scheduled")  # Python numbers: not a model's state
+                    continue
+                if scheduler and _keyed_name(value) is not None:  # `scheduler.load_state_dict(data["scheduler"])`
+                    self._scheduler_items.add(id(value))
+                    self._scheduler_item(*_keyed_name(value))
                     continue
                 while isinstance(value, cst.Subscript):
                     value = value.value
@@ -1204,10 +1234,24 @@ class TorchLoadWithoutMapLocation(Rule):
             if qualified is not None and (qualified in LR_SCHEDULERS or qualified in SCHEDULER_FACTORIES):
                 return True
         name = dotted_name(receiver)
+        if name is not None and name in self._scheduler_attributes:
+            return True
         project = self.model.project
         if name is None or not _words(name.rpartition(".")[2]) & SCHEDULER_WORDS or project is None:
             return False
         return saves_scheduler_state(project)
+
+    @functools.cached_property
+    def _scheduler_attributes(self) -> frozenset[str]:
+        """The attributes this module binds to a learning-rate scheduler it builds
+        (`self.scheduler = torch.optim.lr_scheduler.ExponentialLR(...)`), as written."""
+        found = set()
+        for node in descendants(self.model.module):
+            if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+                qualified = self.model.qualified(node.value.func)
+                if qualified is not None and (qualified in LR_SCHEDULERS or qualified in SCHEDULER_FACTORIES):
+                    found |= {name for target in node.targets if isinstance(target.target, cst.Attribute) and (name := dotted_name(target.target))}
+        return frozenset(found)
 
     # -- the verdict --------------------------------------------------------------------------
 
@@ -1240,7 +1284,7 @@ class TorchLoadWithoutMapLocation(Rule):
         process reads what it wrote itself, or nothing shows it is a checkpoint."""
         if load.on_host or load.private or load.words & NO_TENSORS_WORDS:
             return None
-        if load.scheduled and not (load.state or load.whole_model or load.on_device or load.keys):
+        if load.scheduled and not (load.state or load.whole_model or load.on_device or load.keys - load.scheduler_keys):
             return None  # a learning-rate scheduler's state: Python numbers
         project = self.model.project
         saves = saved_files(project, load.path) if project is not None else []
@@ -1403,6 +1447,17 @@ TorchLoadWithoutMapLocation.Strict = TorchLoadWithoutMapLocation.strict_variant(
 
 
 # -- questions only this rule asks of the program model -------------------------------------
+
+
+def _keyed_name(expr: cst.BaseExpression) -> tuple[cst.Name, str] | None:
+    """`data["scheduler"]`: the name and the literal key; None for anything else."""
+    if not (isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name) and len(expr.slice) == 1):
+        return None
+    index = expr.slice[0].slice
+    key = index.value if isinstance(index, cst.Index) else None
+    if not isinstance(key, cst.SimpleString) or not isinstance(key.evaluated_value, str):
+        return None
+    return expr.value, key.evaluated_value
 
 
 def own_record(program, module: str, cls: str, keys: set[str]):
