@@ -312,6 +312,10 @@ def _compare_rank(operator: cst.BaseCompOp, value: cst.BaseExpression) -> RankTe
         else:
             test = NOT_DISTRIBUTED if all(member < 0 for member in members) else POSITIVE  # type: ignore[operator]
         return test.negated() if isinstance(operator, cst.NotIn) else test
+    if isinstance(value, cst.Name) and value.value == "None":  # a rank of a distributed run is a number
+        if isinstance(operator, (cst.Is, cst.Equal)):
+            return NOT_DISTRIBUTED
+        return NOT_DISTRIBUTED.negated() if isinstance(operator, (cst.IsNot, cst.NotEqual)) else UNKNOWN
     number = _int_value(value)
     if number is None:
         return UNKNOWN

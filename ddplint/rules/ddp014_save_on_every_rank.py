@@ -1056,8 +1056,8 @@ class SaveOnEveryRank(Rule):
         Clean(
             # A flag the module starts its processes under (`if args.multi_gpu: mp.spawn(...)`)
             # is true in every distributed run, so `not args.multi_gpu or rank == 0` (also read
-            # as `self.args.multi_gpu`) is a rank-0 test; so is the `else:` of
-            # `if cfg.is_use_DDP is True:`.
+            # as `self.args.multi_gpu`) is a rank-0 test; so are the `else:` of
+            # `if cfg.is_use_DDP is True:` and `rank is None or rank == 0`.
             """
             import torch
             import torch.distributed as dist
@@ -1070,6 +1070,8 @@ class SaveOnEveryRank(Rule):
                 def save(self):
                     if not self.args.multi_gpu or self.args.rank == 0:
                         torch.save(self.model.state_dict(), "last.pt")
+                    if self.args.rank is None or self.args.rank == 0:  # no rank: one process
+                        torch.save(self.model.state_dict(), "swa.pt")
 
             def worker(rank, args, cfg):
                 dist.init_process_group("nccl", rank=rank, world_size=2)
