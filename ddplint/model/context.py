@@ -286,9 +286,33 @@ class ProcessContext:
         record = self._record(module, key) if key else None
         if record is None:
             return None
-        tests = {guard.test for guard in record.guards if guard.sense and guard.first <= line <= guard.last}
+        around = [guard for guard in record.guards if guard.first <= line <= guard.last]
+        tests = {guard.test for guard in around if guard.sense}
         off = next((test for test in sorted(tests) if test.isidentifier() and self.off_by_default(module, key, test)), None)  # type: ignore[arg-type]
-        return off or next((test for test in sorted(tests) if self._never_equal(module, key, test)), None)  # type: ignore[arg-type]
+        off = off or next((test for test in sorted(tests) if self._never_equal(module, key, test)), None)  # type: ignore[arg-type]
+        return off or next((guard.test for guard in around if self._never_none(module, key, guard.test, guard.sense)), None)  # type: ignore[arg-type]
+
+    def _never_none(self, module: str, key: str, test: str, sense: bool) -> bool:
+        """Whether the code `test` guards (true there: `sense`) runs only when a parameter is None
+        (`if map_location is None:`, the `else:` of `if map_location is not None:`) and every
+        call in the project passes it something else."""
+        try:
+            compared = ast.parse(test, mode="eval").body
+        except SyntaxError:
+            return False
+        if not (
+            isinstance(compared, ast.Compare) and len(compared.ops) == 1 and isinstance(compared.left, ast.Name)
+            and isinstance(compared.comparators[0], ast.Constant) and compared.comparators[0].value is None
+        ):
+            return False
+        if isinstance(compared.ops[0], ast.IsNot) == sense or not isinstance(compared.ops[0], (ast.Is, ast.IsNot)):
+            return False  # the code runs when it is not None
+        name = compared.left.id
+        function = self._definition(module, key)
+        if function is None or any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in walk(function)):
+            return False
+        passed = self.passed_arguments(module, key, name)
+        return bool(passed) and all(text != "None" for text in passed)
 
     def _never_equal(self, module: str, key: str, test: str) -> bool:
         """Whether `test` is `<parameter> == <literal>` and every call in the project passes

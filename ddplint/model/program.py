@@ -167,6 +167,8 @@ class Program:
         self._module_code: dict[str, FunctionSummary | None] = {}
         self._order: list[str] = []
         self._importers: dict[str, list[str]] = {}
+        self._stars: dict[tuple[str, str], str | None] = {}  # (module, name) -> where a star import binds it
+        self._star_importers_of: dict[str, list[str]] | None = None
         self._import_parts: dict[str, list[tuple[str, str]]] | None = None
         self._splits: dict[tuple, tuple[str, str] | None] = {}
         self._source = 0  # bytes of the modules read so far (MAX_SOURCE)
@@ -349,8 +351,20 @@ class Program:
                 name
                 for name, origin in self._imports_by_part().get(module.rpartition(".")[2], ())
                 if (place := self.split(origin, name)) is not None and place[0] == module != name
-            ]
+            ] + self._star_importers().get(module, [])
         return found
+
+    def _star_importers(self) -> dict[str, list[str]]:
+        """Project module -> the project modules that import everything from it (`from
+        utils.utils import *`)."""
+        if self._star_importers_of is None:
+            self._star_importers_of = {}
+            for name, facts in self.project.modules.items():
+                for star in facts.get("stars", ()):
+                    target = self.project.module(self.project.module_view(name).absolute(star))
+                    if target is not None and target != name:
+                        self._star_importers_of.setdefault(target, []).append(name)
+        return self._star_importers_of
 
     def _imports_by_part(self) -> dict[str, list[tuple[str, str]]]:
         """(importer, absolute origin) of every import of the project, under each dotted part
@@ -377,9 +391,25 @@ class Program:
             summary = self._summaries.get(module)
             origin = ((summary.imports if summary is not None else {}).get(head) or (None,))[-1]
         if origin is None:
+            origin = self._star_origin(module, head)
+        if origin is None:
             return None
         absolute = self.project.module_view(module).absolute(origin)
         return f"{absolute}.{rest}" if rest else absolute
+
+    def _star_origin(self, module: str, name: str) -> str | None:
+        """`name` bound in `module` by a star import of a project module that defines it at its
+        top level (`from utils.utils import *`): "utils.utils.name"; None otherwise."""
+        key = (module, name)
+        if key not in self._stars:
+            self._stars[key] = None
+            for star in self.project.modules[module].get("stars", ()):
+                target = self.project.module(self.project.module_view(module).absolute(star))
+                summary = self.summary(target) if target is not None and target != module else None
+                if summary is not None and (name in summary.functions or name in summary.classes):
+                    self._stars[key] = f"{target}.{name}"
+                    break
+        return self._stars[key]
 
     def split(self, qualified: str, importer: str) -> tuple[str, str] | None:
         """(project module, the rest) of a qualified name that `importer` imports, at the
