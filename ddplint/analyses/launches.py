@@ -15,7 +15,8 @@ Code written for Accelerate, Fabric or Lightning calls no `init_process_group`, 
   so a LightningModule is written to run on every rank; unless every Trainer this file builds is
   for one device (`Trainer(devices=1)`, `Trainer(accelerator="cpu")`), which is its own evidence.
   Not `prepare_data`: the Trainer runs it on one process per node (or on rank 0) and waits for it.
-- the event methods (`on_save`, `on_train_end`, ...) of a Hugging Face TrainerCallback subclass:
+- the event methods (`on_save`, `on_train_end`, ...) of a Hugging Face TrainerCallback subclass,
+  and the saving methods a Trainer subclass overrides (`save_model`, `_save`, `_save_checkpoint`):
   the Trainer fires them on every process it runs in (`callback_hooks`), once it is handed the
   callback (a class whose name no code of a training project uses is never registered). The Trainer starts no
   processes, so these are not launch points: a rule counts them where the file shows that ranks
@@ -41,6 +42,8 @@ from ddplint.core.torch_api import (
     FABRIC,
     FABRIC_LAUNCH,
     GLOBAL_ZERO,
+    HF_TRAINER,
+    HF_TRAINER_EVERY_PROCESS,
     LIGHTNING_CLI,
     LIGHTNING_DATA_MODULE,
     LIGHTNING_HOOK_AFFIXES,
@@ -73,6 +76,7 @@ class Launches(Analysis):
         # A call that returns an Accelerator another module builds (by id) -> where it is built.
         self.built_at: dict[int, object] = {}  # a Place of the program model
         self._callback_classes: set[str] = set()
+        self._trainer_classes: set[str] = set()  # subclasses of Hugging Face's Trainer
         # The event methods of TrainerCallback subclasses (frame keys) -> their `def` names.
         self.callback_hooks: dict[str, cst.Name] = {}
 
@@ -150,6 +154,8 @@ class Launches(Analysis):
                 self._points.append((f"defines a {kind}, whose hooks the Trainer runs on every rank", node.name))
         if any(self.model.qualified(base.value) in TRAINER_CALLBACK for base in node.bases) and not self._never_registered(node):
             self._callback_classes.add(node.name.value)
+        if any(self.model.qualified(base.value) in HF_TRAINER for base in node.bases):
+            self._trainer_classes.add(node.name.value)
 
     def _never_registered(self, node: cst.ClassDef) -> bool:
         """A Trainer fires only the callbacks it is handed (`callbacks=[SaveCallback()]`,
@@ -174,6 +180,12 @@ class Launches(Analysis):
             positional = [param.name.value for param in node.params.params]
             state = "state" if "state" in positional else positional[2] if len(positional) > 2 else "state"
             self._guards[frame.key] = f"if {state}.{WORLD_PROCESS_ZERO}:"
+        elif (
+            frame.method is frame and frame.self_class is not None and frame.self_class.name.value in self._trainer_classes
+            and node.name.value in HF_TRAINER_EVERY_PROCESS
+        ):
+            self.callback_hooks[frame.key] = node.name  # type: ignore[index]
+            self._guards[frame.key] = f"if {frame.self_name or 'self'}.args.should_save:"
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         frame = self.model.frame

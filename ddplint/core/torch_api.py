@@ -360,6 +360,11 @@ LIGHTNING_DATA_MODULE = api(
 # Trainer starts no processes: its launcher (torchrun, deepspeed, accelerate) does.
 TRAINER_CALLBACK = api("transformers.TrainerCallback", "transformers.trainer_callback.TrainerCallback")
 TRAINER_CALLBACK_EVENT = "on_"
+# The Trainer calls these methods of itself on every process (`_save_checkpoint` calls
+# `save_model`, which writes only where `args.should_save`): a subclass that overrides one
+# writes from every process unless it tests the rank itself.
+HF_TRAINER = api("transformers.Trainer", "transformers.trainer.Trainer", "trl.SFTTrainer", "trl.DPOTrainer")
+HF_TRAINER_EVERY_PROCESS = frozenset({"save_model", "_save", "_save_checkpoint"})
 WORLD_PROCESS_ZERO = "is_world_process_zero"
 # The hook the Trainer runs on one process per node (local rank 0, `prepare_data_per_node`'s
 # default) or on global rank 0, with a barrier after it: where downloads and caches are written.

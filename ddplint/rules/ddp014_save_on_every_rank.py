@@ -1344,7 +1344,7 @@ class SaveOnEveryRank(Rule):
         if not (self._saves or self._helper_calls) or not (self._distributed_frames or launched or elsewhere):
             return
         shows = self._distributed_frames | self.ranks.rank_aware_frames | self._spawned | launched
-        paths = _EveryRank(self.ranks, shows)
+        paths = _EveryRank(self.ranks, shows, frozenset(self.launches.callback_hooks) & launched)
         for save in self._saves:
             if save.attribute in self._per_rank_attributes:
                 continue
@@ -1412,9 +1412,10 @@ class _EveryRank:
     or that is called from such code unguarded. `path` gives, for a frame, the calls from such
     code to it (outermost first), or None."""
 
-    def __init__(self, ranks: RankRegions, shows: set) -> None:
+    def __init__(self, ranks: RankRegions, shows: set, framework_called: frozenset = frozenset()) -> None:
         self.shows = shows
-        self.guarded = ranks.functions_only_rank_zero_calls(replicas=True)
+        # what a framework calls on every process itself is not rank-0's for a guarded call here
+        self.guarded = ranks.functions_only_rank_zero_calls(replicas=True) - framework_called
         self.callers: dict[str, list[RegionCall]] = {}
         for site in ranks.call_sites:
             self.callers.setdefault(site.callee, []).append(site)
