@@ -206,6 +206,12 @@ def _nodes(tree: ast.AST):
                 stack.append(value)
 
 
+def nodes(tree: ast.AST):
+    """Every node of `tree` that `ast.walk` gives, less the contexts and operators, in no
+    particular order: for a question that gathers a set."""
+    return _nodes(tree)
+
+
 def walk(tree: ast.AST):
     """The nodes of `tree` in `ast.walk`'s order (breadth first), less the contexts and
     operators `_nodes` skips too: the program model's walks, about twice as fast."""
