@@ -20,7 +20,7 @@ from ddplint.core.processes import die_with_parent
 from ddplint.api import Mode, process_file, write_fixed
 from ddplint.engine.cache import Cache
 from ddplint.core.diagnostics import FileResult
-from ddplint.engine.lint import SourceError, check_syntax, rules_for_text
+from ddplint.engine.lint import MAX_PARSE_CHARS, SourceError, check_syntax, rules_for_text
 from ddplint.engine.files import Target, read_source
 from ddplint.rules.rule import Rule
 
@@ -91,14 +91,14 @@ def _run(targets, rules_for, mode, jobs, cache) -> Iterator[FileResult]:
                 slots.append(FileResult(target.path, error=target.error))
                 continue
             rules = list(rules_for(target.path))
-            result, needs_parse, info, data = _triage(target, rules, cache if use_cache else None)
-            slots.append(None if needs_parse else result)
-            if not needs_parse:
+            result, admitted, info, data = _triage(target, rules, cache if use_cache else None, narrow=not mode.fix)
+            slots.append(None if admitted else result)
+            if not admitted:
                 continue
             index = len(slots) - 1
             if use_cache and info is not None and data is not None:
                 stored[index] = (target, rules, info, data, result.reads)
-            waiting.append((index, target, rules))
+            waiting.append((index, target, admitted))
             targets_by_index[index] = target
             if pool is None and jobs > 1 and len(waiting) >= MIN_FILES_FOR_POOL:
                 pool = _start_pool(jobs)
@@ -149,44 +149,50 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _triage(target: Target, rules: list[type[Rule]], cache: Cache | None):
-    """(result so far, must it be parsed, stat, bytes) for one file, without parsing it with
-    libcst. A file named on the command line that no rule admits is still parsed by CPython:
-    text that is not Python is an error there (a file found in a folder is not read so far)."""
+def _triage(target: Target, rules: list[type[Rule]], cache: Cache | None, narrow: bool = False):
+    """(result so far, the rules to lint it with or [] when it need not be parsed, stat, bytes)
+    for one file, without parsing it with libcst. A file named on the command line that no rule
+    admits is still parsed by CPython: text that is not Python is an error there (a file found
+    in a folder is not read so far). With `narrow` (not when fixing: a fix may add text that
+    admits another rule) the rules are those whose needles the text passed, for a text that is
+    linted whole: the engine's own needle filter gives the same list from them, without
+    searching the text again, in vain, for the needles of all the others."""
     path = target.path
     try:
         info = os.stat(path)
     except OSError as error:
-        return FileResult(path, error=f"cannot read: {error.strerror or error}"), False, None, None
+        return FileResult(path, error=f"cannot read: {error.strerror or error}"), [], None, None
     if cache is not None:
         hit = cache.lookup(path, rules, info, syntax=target.named)
         if hit is not None:
-            return hit, False, info, None
+            return hit, [], info, None
     try:
         decoded, data = read_source(path)
     except SourceError as error:  # unreadable, not a regular file, or not decodable
-        return FileResult(path, error=str(error)), False, None, None
+        return FileResult(path, error=str(error)), [], None, None
     if cache is not None:
         hit = cache.lookup(path, rules, info, data, syntax=target.named)
         if hit is not None:
-            return hit, False, info, data
+            return hit, [], info, data
     view = _view(path)
     hints, known = (view.hints(), _PROJECT.known_needles(path, info)) if view is not None else (None, None)
     # The hints may rest on modules the project's digest does not cover (a helper that
     # combines the results of a loader handed to it): which rules apply depends on them too.
     reads = _PROJECT.consulted() if view is not None else ()
-    if rules_for_text(decoded.text, rules, hints, known):
-        return FileResult(path, reads=reads), True, info, data
+    admitted = rules_for_text(decoded.text, rules, hints, known)
+    if admitted:
+        whole = narrow and len(decoded.text) <= MAX_PARSE_CHARS  # (a larger text is linted in parts)
+        return FileResult(path, reads=reads), admitted if whole else rules, info, data
     result = FileResult(path, reads=reads)
     if target.named:
         try:
             check_syntax(decoded.text)
         except SourceError as error:
             # Not stored: a run over the file's folder, which does not check it, must not see it.
-            return FileResult(path, error=str(error)), False, None, None
+            return FileResult(path, error=str(error)), [], None, None
     if cache is not None:
         cache.store(path, rules, info, data, result, syntax=target.named)
-    return result, False, info, data
+    return result, [], info, data
 
 
 def _hints(path: str):

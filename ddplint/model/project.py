@@ -848,10 +848,15 @@ class Project:
         return bool(facts.get("main")) and not facts["dist"] and not facts.get("starts") and not facts.get("launched") and self.demo(module)
 
     def imports_of(self, module: str) -> list[str]:
-        """The project modules `module` imports."""
-        view = self.module_view(module)
-        found = (self.program.split(view.absolute(origin), module) for origin in self.modules[module]["imports"].values())
-        return [split[0] for split in found if split is not None]
+        """The project modules `module` imports (once per project: `run_by_ranks` asks it of
+        every script that runs each file; the caller must not change the list)."""
+        key = ("imports of", module)
+        found = self._memo.get(key)
+        if found is None:
+            view = self.module_view(module)
+            splits = (self.program.split(view.absolute(origin), module) for origin in self.modules[module]["imports"].values())
+            found = self._memo[key] = [split[0] for split in splits if split is not None]
+        return found
 
     def run_by_demos_alone(self, module: str) -> bool:
         """Whether only single-process scripts run `module`: it is imported, the modules that

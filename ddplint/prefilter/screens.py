@@ -34,7 +34,7 @@ class Facts:
         "origins", "imported", "calls_by_tail", "functions_with_defaults", "function_names", "classes", "strings",
         "keywords", "project_packages", "base_attributes", "may_test_rank", "may_save_call",
         "_tree", "_defs", "_lambda_names", "_local_callables",
-        "_rank_code",
+        "_rank_code", "_ifs", "_tests", "_functions", "_returns", "_assignments",
     )
 
     def __init__(self, tree: ast.AST) -> None:
@@ -68,8 +68,26 @@ class Facts:
         self._lambda_names: set[str] = set()  # names assigned a lambda, anywhere
         self._local_callables: frozenset[str] | None = None
         self._rank_code: _RankCode | None = None
-        for node in _nodes(tree):
+        # What `rank_code` reads, gathered in this same walk (a second walk of the tree for it
+        # cost about as much as this one, on the nine in ten files the needles admit that ask).
+        self._ifs: list[ast.If] = []
+        self._tests: list[ast.expr] = []
+        self._functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+        self._returns: list[ast.Return] = []
+        self._assignments: list[ast.stmt | ast.expr] = []
+        stack: list = [tree]  # `_nodes`, inlined (no generator): the same nodes in the same order
+        while stack:
+            node = stack.pop()
+            if node is None:
+                continue
             kind = type(node)
+            fields = _CHILD_FIELDS.get(kind)
+            for name in _child_fields(kind) if fields is None else fields:
+                value = getattr(node, name)
+                if type(value) is list:
+                    stack.extend(value)
+                elif value is not None:
+                    stack.append(value)
             if kind is ast.Call:
                 tail = _tail(node.func)  # type: ignore[attr-defined]
                 if tail is not None:
@@ -77,12 +95,24 @@ class Facts:
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.Lambda:
                 if kind is not ast.Lambda:
                     self._defs.append(node.name)  # type: ignore[attr-defined]
+                    self._functions.append(node)  # type: ignore[arg-type]
                 arguments = node.args  # type: ignore[attr-defined]
                 if arguments.defaults or any(arguments.kw_defaults):
                     self.functions_with_defaults.append(arguments)
             elif kind is ast.Assign:
                 if type(node.value) is ast.Lambda:  # type: ignore[attr-defined]
                     self._lambda_names.update(t.id for t in node.targets if type(t) is ast.Name)  # type: ignore[attr-defined]
+                self._assignments.append(node)  # type: ignore[arg-type]
+            elif kind is ast.If:
+                self._ifs.append(node)  # type: ignore[arg-type]
+                self._tests.append(node.test)  # type: ignore[attr-defined]
+            elif kind is ast.IfExp:
+                self._tests.append(node.test)  # type: ignore[attr-defined]
+            elif kind is ast.Return:
+                if node.value is not None:  # type: ignore[attr-defined]
+                    self._returns.append(node)  # type: ignore[arg-type]
+            elif kind is ast.AnnAssign or kind is ast.AugAssign or kind is ast.NamedExpr:
+                self._assignments.append(node)  # type: ignore[arg-type]
             elif kind is ast.Constant:
                 if type(node.value) is str:  # type: ignore[attr-defined]
                     self.strings.add(node.value)  # type: ignore[attr-defined]
@@ -131,7 +161,7 @@ class Facts:
         """What RankZeroCalls reads of the module, gathered once (a rule's screen and its project
         screen may both ask)."""
         if self._rank_code is None:
-            self._rank_code = _RankCode(self._tree)
+            self._rank_code = _RankCode(self._functions, self._ifs, self._tests, self._returns, self._assignments)
         return self._rank_code
 
     def _bind(self, name: str, origin: str) -> None:
@@ -204,6 +234,12 @@ def _nodes(tree: ast.AST):
                 stack.extend(value)
             elif value is not None:
                 stack.append(value)
+
+
+def nodes(tree: ast.AST):
+    """Every node of `tree` that `ast.walk` gives, less the contexts and operators, in no
+    particular order: for a question that gathers a set."""
+    return _nodes(tree)
 
 
 def walk(tree: ast.AST):
@@ -384,37 +420,26 @@ class RankZeroCalls:
 
 
 class _RankCode:
-    """What RankZeroCalls reads of a module, gathered in one walk: its functions, `if`s,
-    assignments and returns (with their lines, which say which function holds them)."""
+    """What RankZeroCalls reads of a module: its functions, `if`s, assignments and returns
+    (with their lines, which say which function holds them), gathered in the walk of `Facts`
+    (in its order: the assignments' statements and expressions as it met them)."""
 
-    def __init__(self, tree: ast.AST) -> None:
-        self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
-        self.ifs: list[ast.If] = []
+    def __init__(self, functions, ifs, tests, returns, assignments) -> None:
+        self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = functions
+        self.ifs: list[ast.If] = ifs
         self.assigned: dict[str, list[ast.expr]] = {}
-        self.returns: list[ast.Return] = []
-        self.tests: list[ast.expr] = []  # of `if`s and conditional expressions
-        for node in _nodes(tree):
-            kind = type(node)
-            if kind is ast.If:
-                self.ifs.append(node)  # type: ignore[arg-type]
-                self.tests.append(node.test)  # type: ignore[attr-defined]
-            elif kind is ast.IfExp:
-                self.tests.append(node.test)  # type: ignore[attr-defined]
-            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
-                self.functions.append(node)  # type: ignore[arg-type]
-            elif kind is ast.Return:
-                if node.value is not None:  # type: ignore[attr-defined]
-                    self.returns.append(node)  # type: ignore[arg-type]
-            elif kind is ast.Assign or kind is ast.AnnAssign or kind is ast.AugAssign or kind is ast.NamedExpr:
-                value = node.value  # type: ignore[attr-defined]
-                if value is None:
-                    continue
-                targets = node.targets if kind is ast.Assign else [node.target]  # type: ignore[attr-defined]
-                for target in targets:
-                    for part in _nodes(target):
-                        name = _last(part)
-                        if name is not None:
-                            self.assigned.setdefault(name, []).append(value)
+        self.returns: list[ast.Return] = returns
+        self.tests: list[ast.expr] = tests  # of `if`s and conditional expressions
+        for node in assignments:
+            value = node.value  # type: ignore[attr-defined]
+            if value is None:
+                continue
+            targets = node.targets if type(node) is ast.Assign else [node.target]  # type: ignore[attr-defined]
+            for target in targets:
+                for part in _nodes(target):
+                    name = _last(part)
+                    if name is not None:
+                        self.assigned.setdefault(name, []).append(value)
 
     def frame_end(self, node: ast.stmt) -> int:
         """The last line of the innermost function around `node` (of the module, without one)."""
