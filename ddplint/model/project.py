@@ -1101,7 +1101,7 @@ class ProjectView:
         import, an argument nor a string): a class that only a framework calls back (a Trainer
         callback) is never handed to it. False where that is not known (ddplint.model.reach)."""
         reach = self.project.reach
-        return reach.training and reach.used is not None and name not in reach.used
+        return reach.training and not reach.may_use(name)
 
     def switched_off(self, scope: tuple[tuple[str, bool, bool], ...], line: int) -> str | None:
         """The parameter under whose `if <parameter>:` `line` of this module, inside `scope` (as
