@@ -329,3 +329,65 @@ def test_a_long_statement_the_edit_did_not_touch_is_the_same_object_after_it() -
     second = cache(edited)
     assert second.code == edited and second.deep_equals(parse(edited))
     assert [a is b for a, b in zip(first.body, second.body)] == [True, True, False, True]
+
+
+# -- the server's long-lived program answers equal a fresh server's, edit after edit ---------------
+
+# What a project's calls pass for a parameter (`Trainer(device=rank)`, `benchmark("resume")`) is
+# read once per program and kept while it lives (ddplint.model.context.ProcessContext); these
+# snippets put rank tests and saves on such parameters, and other findings, into the edited file.
+PROGRAM_SNIPPETS = (
+    "if self.device == 0:\n    torch.save(self.model.state_dict(), 'best.pt')\n",
+    "if device == 0:\n    torch.save(model.state_dict(), 'best.pt')\n",
+    "torch.save(model.state_dict(), 'model.pt')\n",
+    "state = torch.load(path)\n",
+    "if model_name == 'from-scratch':\n    state = torch.load(checkpoint)\n",
+    "if model_name == 'resume':\n    state = torch.load(checkpoint)\n",
+    "torch.distributed.barrier()\n",
+    "def helper(device, x=1):\n    return x\n",
+    "(",
+    ":",
+    "    ",
+    "\n",
+)
+PROGRAM_PROJECTS = {
+    "trainer": ("projects/rank_through_parameter", "trainer.py"),
+    "bench": ("process_context/never_equal", "bench.py"),
+}
+PROGRAM_EDIT = st.tuples(st.integers(0, 10**6), KINDS, st.sampled_from(PROGRAM_SNIPPETS), st.integers(1, 30))
+
+
+@settings(max_examples=25, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(name=st.sampled_from(sorted(PROGRAM_PROJECTS)), edits=st.lists(PROGRAM_EDIT, min_size=1, max_size=6))
+@example(name="trainer", edits=[(300, "line", PROGRAM_SNIPPETS[0], 1), (300, "delete", "", 20)])
+@example(name="bench", edits=[(250, "line", PROGRAM_SNIPPETS[4], 1), (250, "line", PROGRAM_SNIPPETS[5], 1)])
+def test_a_long_lived_servers_findings_equal_a_fresh_servers(tmp_path_factory, name, edits) -> None:
+    """One server lints every edit of a random sequence with the program model it built on
+    opening (and the answers it keeps in it); after each edit its findings equal those of a
+    fresh server, which builds the model and answers every question anew, for the same text;
+    once saved, those of `ddplint check`."""
+    import gc
+    import shutil
+
+    from ddplint.api import lint_paths
+    from ddplint.server.lsp import Linter
+
+    folder, file = PROGRAM_PROJECTS[name]
+    root = tmp_path_factory.mktemp("program") / "project"
+    shutil.copytree(Path(__file__).parent / "data" / folder, root)
+    path = root / file
+    text = path.read_text(encoding="utf-8")
+    linter, uri = Linter(), path.as_uri()
+    try:
+        for edit in [None, *edits]:
+            text = text if edit is None else _edited(text, *edit)
+            found, _ = linter.lint(uri, str(path), text)
+            fresh, _ = Linter().lint(uri, str(path), text)
+            assert found == fresh
+        path.write_text(text, encoding="utf-8")
+        linter.forget_project(str(path))
+        found, _ = linter.lint(uri, str(path), text)
+        [result] = [result for result in lint_paths([str(path)]) if Path(result.path) == path]
+        assert found == (result.diagnostics if result.error is None else [])
+    finally:
+        gc.unfreeze()

@@ -401,11 +401,33 @@ def _of_replicas(test: RankTest) -> RankTest:
     )
 
 
+# classify's answers without a resolver, by the test's id: then the answer is the test's words
+# alone, and a libcst node never changes. In the language server an edit re-parses only the
+# statements it touched, so the `if` tests elsewhere are the same objects, and the rank
+# analysis and the branch analysis each ask of every `if` on every lint. Entries hold their
+# test, so an id is not reused while it is here; the whole is dropped when it grows large.
+_classified: dict[int, tuple[cst.BaseExpression, RankTest]] = {}
+_CLASSIFIED_LIMIT = 50_000
+
+
 def classify(test: cst.BaseExpression, resolve: Resolver | None = None) -> RankTest:
     """What the outcome of `test` says about the rank of the process evaluating it.
     `resolve` gives what a variable or attribute holds (`verbose` after `verbose = rank == 0`),
     what a same-module predicate returns, and that a function named without a call is always
     true: see RankFacts."""
+    if resolve is not None:
+        return _classify(test, resolve)
+    known = _classified.get(id(test))
+    if known is not None and known[0] is test:
+        return known[1]
+    found = _classify(test, None)
+    if len(_classified) >= _CLASSIFIED_LIMIT:
+        _classified.clear()
+    _classified[id(test)] = (test, found)
+    return found
+
+
+def _classify(test: cst.BaseExpression, resolve: Resolver | None) -> RankTest:
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         return classify(test.expression, resolve).negated()
     if isinstance(test, cst.BooleanOperation):

@@ -385,23 +385,41 @@ def analyse(
 
 class _Scopes:
     """The definitions around a line of the file, outermost first, as (name, is a class, is
-    decorated): what ProjectView.never_runs asks about."""
+    decorated): what ProjectView.never_runs asks about. Found by going down from the top only
+    into the statements whose lines hold the line (a definition is a statement, and its lines
+    lie within those of every statement around it), not by a walk of the whole tree: asked
+    after every edit with a finding, that walk cost 5-8 % of a language-server edit."""
+
+    _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
 
     def __init__(self, source: str, tree: ast.Module | None) -> None:
-        if tree is None:
-            try:
-                tree = ast.parse(source)
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                tree = None
-        self._definitions = [
-            (node.lineno, node.end_lineno or node.lineno, (node.name, isinstance(node, ast.ClassDef), bool(node.decorator_list)))
-            for node in (ast.walk(tree) if tree is not None else ())
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        ]
+        self._source = source
+        self._tree = tree
+        self._parsed = tree is not None
 
     def around(self, line: int) -> tuple[tuple[str, bool, bool], ...]:
-        found = sorted((first, scope) for first, last, scope in self._definitions if first <= line <= last)
-        return tuple(scope for _, scope in found)
+        if not self._parsed:
+            self._parsed = True
+            try:
+                self._tree = ast.parse(self._source)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                self._tree = None
+        found = []
+        pending = [self._tree] if self._tree is not None else []
+        while pending:
+            node = pending.pop()
+            for name in self._BLOCKS:
+                for child in getattr(node, name, None) or ():
+                    if type(child) is ast.match_case:
+                        pending.append(child)
+                        continue
+                    first = getattr(child, "lineno", None)
+                    if first is None or not first <= line <= (child.end_lineno or first):
+                        continue
+                    if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                        found.append((first, (child.name, isinstance(child, ast.ClassDef), bool(child.decorator_list))))
+                    pending.append(child)
+        return tuple(scope for _, scope in sorted(found))
 
 
 def _step(link, spans, path: str, root: str | None) -> Step:

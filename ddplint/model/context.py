@@ -116,6 +116,10 @@ class ProcessContext:
         self._attributes: dict[tuple[str, str, str], list] = {}  # (module, class, attribute) -> values
         self._classes: dict[tuple[str, str], ast.ClassDef | None] = {}  # (module, class) -> its definition
         self._off: dict[tuple[str, str, str], bool] = {}  # (module, function, parameter) -> off_by_default
+        # (module, function, parameter) -> passed_arguments: the program's saved texts do not
+        # change while it lives, and the rank analysis asks on every lint of an open file
+        # (each answer parses the module and its callers' modules)
+        self._passed: dict[tuple[str, str, str], tuple[str, ...] | None] = {}
 
     def _record(self, module: str, key: str | None) -> FunctionContext | None:
         summary = self.program.summary(module)
@@ -417,6 +421,14 @@ class ProcessContext:
         return True
 
     def passed_arguments(self, module: str, key: str, name: str) -> list[str] | None:
+        memo = (module, key, name)
+        if memo not in self._passed:
+            found = self._passed_arguments(module, key, name)
+            self._passed[memo] = None if found is None else tuple(found)
+        known = self._passed[memo]
+        return None if known is None else list(known)
+
+    def _passed_arguments(self, module: str, key: str, name: str) -> list[str] | None:
         """The source text of what each call in the project passes for parameter `name` of
         function `key` of `module` (`Trainer(model, device=rank)`: "rank"); None where that
         is not known: no call, a call not found, one that leaves the parameter to its default or

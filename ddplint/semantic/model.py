@@ -216,6 +216,9 @@ class SemanticModel:
         self.module_scope = Scope(None)
         self._scopes: dict[int, Scope] = {}
         self._stack: list[Scope] = [self.module_scope]
+        # qualified's answers by (expression, scope): the bindings are all collected before
+        # the walk, and most rules ask of the same call's function in the same scope
+        self._qualified: dict[tuple[int, int], tuple[cst.BaseExpression, str | None]] = {}
         self._class_scopes: set[Scope] = set()
         self._collect(module.body, self.module_scope, in_handler=False)
         self.frame = Frame(module, self.module_scope, None)
@@ -250,14 +253,23 @@ class SemanticModel:
 
     def qualified(self, expr: cst.BaseExpression) -> str | None:
         """The qualified name `expr` refers to through this file's imports, or None."""
+        kind = type(expr)
+        if kind is not cst.Name and kind is not cst.Attribute:
+            return None
+        scope = self._stack[-1]
+        key = (id(expr), id(scope))
+        known = self._qualified.get(key)
+        if known is not None and known[0] is expr:
+            return known[1]
+        answer = None
         name = dotted_name(expr)
-        if name is None:
-            return None
-        head, _, rest = name.partition(".")
-        found, origin = self.scope.lookup(head)
-        if not found or origin is None:
-            return None
-        return f"{origin}.{rest}" if rest else origin
+        if name is not None:
+            head, _, rest = name.partition(".")
+            found, origin = scope.lookup(head)
+            if found and origin is not None:
+                answer = f"{origin}.{rest}" if rest else origin
+        self._qualified[key] = (expr, answer)
+        return answer
 
     def string_value(self, expr: cst.BaseExpression) -> str | None:
         """The value of a string literal, or of a module constant bound once to one."""
