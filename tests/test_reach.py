@@ -50,3 +50,35 @@ def test_a_module_an_import_by_string_may_reach_is_kept(tmp_path):
     reach = _reach(tmp_path, {".git": "", "train.py": TRAIN + "importlib.import_module('pkg.' + 'plugins')\nNAME = 'plugins'\n",
                               "pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "pkg/plugins.py": "def f():\n    pass\n"})
     assert not reach.never_runs("pkg.plugins", ())
+
+
+def test_launch_commands_make_a_training_project_whose_scripts_are_entry_points(tmp_path):
+    # pretrain/main.py has no __main__ guard and no module imports it: only the launch command
+    # runs it, and what it imports is reached through it.
+    reach = _reach(tmp_path, {".git": "", "run.sh": "torchrun --nproc_per_node 8 pretrain/main.py --epochs 10\n",
+                              "pretrain/main.py": "from trainer import Trainer\nTrainer().fit()\n",
+                              "trainer.py": "class Trainer:\n    def fit(self):\n        pass\n\nclass Unused:\n    pass\n"})
+    assert reach.training and "main" in reach.entries
+    assert not reach.never_runs("trainer", (("Trainer", True, False), ("fit", False, False)))
+    assert reach.never_runs("trainer", (("Unused", True, False), ("fit", False, False)))
+
+
+def test_a_module_variable_bound_once_to_the_rank_guards_the_module_code_of_another_module(tmp_path):
+    """`current_rank = torch.distributed.get_rank()` at the top level makes `if current_rank == 0:`
+    a rank-0 guard of the module's own code, where the cross-module context judges a call's guards;
+    a function's parameter of the same name is another variable."""
+    train = (
+        "import torch\nfrom helpers import *\n\n"
+        "def restore(path, current_rank):\n    if current_rank == 0:\n        print(path)\n\n"
+        "torch.distributed.init_process_group('nccl')\ncurrent_rank = torch.distributed.get_rank()\n"
+        "for epoch in range(3):\n    if current_rank == 0:\n        log_model(epoch)\n"
+        "    if epoch == 0:\n        log_model(epoch)\n"
+    )
+    (tmp_path / ".git").write_text("")
+    (tmp_path / "train.py").write_text(train)
+    (tmp_path / "helpers.py").write_text("import torch\n\ndef log_model(epoch):\n    torch.save({}, f'{epoch}.pt')\n")
+    index = project.build(str(tmp_path))
+    context = index.module_view("train").context
+    sites = context.call_sites("helpers", "log_model")
+    assert [site.line for site in sites] == [12, 14]  # through the star import
+    assert context.guarded_at("train", None, 12) and not context.guarded_at("train", None, 14)

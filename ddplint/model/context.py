@@ -162,10 +162,12 @@ class ProcessContext:
         cls = target.key.rpartition(".")[0] or None
         return judge_function(function, self._resolver(target.module, cls, depth + 1))
 
-    def _resolver(self, module: str, cls: str | None, depth: int):
+    def _resolver(self, module: str, cls: str | None, depth: int, module_code: bool = False):
         """What a name or call in `module` holds as a rank test, through the model: a call of a
         project function is its body's verdict; a project function named without a call is a
-        function object, always true. None: nothing known (the name decides)."""
+        function object, always true; in the module's own code (`module_code`), a variable the
+        module binds once at its top level to a rank (`current_rank = dist.get_rank()`) is that
+        rank. None: nothing known (the name decides)."""
         from ddplint.analyses.ranks import _ALWAYS_TRUE, RankTest
         from ddplint.semantic.model import dotted_name
 
@@ -177,6 +179,8 @@ class ProcessContext:
                 return self.predicate(module, name, cls, depth) if name else None
             name = dotted_name(expr)
             target = self.program.resolve(module, name, cls) if name else None
+            if target is None and module_code and isinstance(expr, cst.Name):
+                return self._module_rank(module, expr.value)
             if target is None or target.key.endswith(".__init__"):
                 return None
             record = self._record(target.module, target.key)
@@ -185,6 +189,37 @@ class ProcessContext:
             return _ALWAYS_TRUE
 
         return resolve
+
+    def _module_rank(self, module: str, name: str):
+        """The rank (ddplint.analyses.ranks.RankValue) a variable of `module`'s own code holds:
+        the module binds it once, at its top level (not in a function or class), to what reads
+        a rank by its words (`torch.distributed.get_rank()`); None otherwise."""
+        import libcst as cst
+
+        from ddplint.analyses.ranks import RankValue, rank_dimension
+
+        tree = self.program.tree(module)
+        if tree is None:
+            return None
+        values = []
+        pending = list(tree.body)
+        while pending:
+            node = pending.pop()
+            if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
+                continue
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With, ast.Import, ast.ImportFrom)):
+                bound = [n for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)]
+                bound += [a for a in ast.walk(node) if isinstance(a, ast.alias) and (a.asname or a.name) == name]
+                if bound:
+                    values.append(node.value if isinstance(node, ast.Assign) and len(bound) == 1 else None)
+            pending.extend(child for field in ("body", "orelse", "finalbody", "handlers") for child in getattr(node, field, ()) or ())
+        if len(values) != 1 or values[0] is None:
+            return None
+        try:
+            dimension = rank_dimension(cst.parse_expression(ast.unparse(values[0])))
+        except Exception:  # noqa: BLE001 - text libcst does not read: unknown
+            return None
+        return RankValue(dimension) if dimension is not None else None
 
     # -- rank facts held in a base class's attributes -------------------------------------
 
@@ -505,7 +540,7 @@ class ProcessContext:
         for guard in record.guards:
             if guard.first <= line <= guard.last:
                 try:
-                    verdict = classify(cst.parse_expression(guard.test), self._resolver(module, cls, 0))
+                    verdict = classify(cst.parse_expression(guard.test), self._resolver(module, cls, 0, module_code=key is None))
                 except Exception:  # noqa: BLE001 - a test libcst does not read: no guard
                     continue
                 found.append((verdict, guard.sense))
