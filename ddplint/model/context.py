@@ -86,6 +86,11 @@ def _leaves_out(tree: ast.Module, simple: str, cls: str | None, index: int | Non
     return True
 
 
+def _rebinds(function, name: str) -> bool:
+    """Whether the `ast` function binds `name` in its body (its parameter then holds something else)."""
+    return any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in walk(function))
+
+
 def _binds_locally(tree: ast.Module, site: CallSite, name: str) -> bool:
     """Whether a function around the call `site` has a parameter `name` (then the name is not
     the module's)."""
@@ -348,7 +353,7 @@ class ProcessContext:
             return False  # the code runs when it is not None
         name = compared.left.id
         function = self._definition(module, key)
-        if function is None or any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in walk(function)):
+        if function is None or _rebinds(function, name):
             return False
         passed = self.passed_arguments(module, key, name)
         return bool(passed) and all(text != "None" for text in passed)
@@ -369,7 +374,7 @@ class ProcessContext:
         if not isinstance(name, ast.Name) or not isinstance(literal, ast.Constant):
             return False
         function = self._definition(module, key)
-        if function is None or any(isinstance(n, ast.Name) and n.id == name.id and not isinstance(n.ctx, ast.Load) for n in walk(function)):
+        if function is None or _rebinds(function, name.id):
             return False
         passed = self.passed_arguments(module, key, name.id)
         values = [self._literal_in(site, text) for site, text in zip(self.call_sites(module, key) or (), passed or ())]
@@ -411,7 +416,7 @@ class ProcessContext:
             default = _default_of(function, name) if function is not None else None
             self._off[memo] = (
                 isinstance(default, ast.Constant) and not default.value
-                and not any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in walk(function))
+                and not _rebinds(function, name)
                 and self.unpassed(module, key, function, name)
             )
         return self._off[memo]
