@@ -90,15 +90,16 @@ class SharedSeedDataPath(Rule):
     `reset(seed=...)` of such a value and stepped there: every rank's environments emit the same
     observations.
 
-    Not flagged: a seed with the rank in it (`seed + rank`, `args.seed + dist.get_rank()`,
-    `seed + fabric.global_rank`, `device_specific=True`); a seed only rank 0 runs; a seed whose
-    value the function cannot know (a parameter, a call); seeding for model initialisation only
-    (no draw in the training loop after it); a shared seed that only orders the data before a
-    sampler splits it across ranks (dataset shuffles, bucket orders and DistributedSampler's
-    seed happen outside the training loop); a draw given its own `generator=`; model-parallel
-    seeds (Megatron's adds the pipeline or model-parallel rank). Not followed yet: the draws of
-    a Lightning `training_step` that `trainer.fit` runs (which module a Trainer fits is often
-    named only in a configuration file), and the augmentations DataLoader workers draw.
+    Not flagged: a seed with the rank in it (`seed + rank`, `args.seed + dist.get_rank()`, `seed +
+    fabric.global_rank`, `device_specific=True`, a variable one branch binds to the rank: nanoGPT's
+    `seed_offset = ddp_rank` under `if ddp:` and `seed_offset = 0` under its `else:`); a seed only
+    rank 0 runs; a seed whose value the function cannot know (a parameter, a call); seeding for
+    model initialisation only (no draw in the training loop after it); a shared seed that only
+    orders the data before a sampler splits it across ranks (dataset shuffles, bucket orders and
+    DistributedSampler's seed happen outside the training loop); a draw given its own `generator=`;
+    model-parallel seeds (Megatron's adds the pipeline or model-parallel rank). Not followed yet:
+    the draws of a Lightning `training_step` that `trainer.fit` runs (which module a Trainer fits is
+    often named only in a configuration file), and the augmentations DataLoader workers draw.
 
     No fix: add the rank to the seed of the data draws (`torch.manual_seed(seed + rank)` after
     building the model; Accelerate: `set_seed(seed, device_specific=True)`), or give the data
@@ -334,6 +335,16 @@ class SharedSeedDataPath(Rule):
             def seed_from_caller(seed, loader, model):
                 dist.init_process_group("nccl")
                 torch.manual_seed(seed)
+                for images in loader:
+                    model(images + torch.randn_like(images)).mean().backward()
+
+            def offset_in_the_distributed_branch(ddp, loader, model):
+                if ddp:
+                    dist.init_process_group("nccl")
+                    seed_offset = dist.get_rank()
+                else:
+                    seed_offset = 0
+                torch.manual_seed(1337 + seed_offset)
                 for images in loader:
                     model(images + torch.randn_like(images)).mean().backward()
             """
@@ -589,7 +600,12 @@ class SharedSeedDataPath(Rule):
             return None
         bound = [b for b in self._bound if b.name == name and b.frame == at.frame and b.order < at.order and not b.default_fill]
         if bound:
-            return self._same_on_every_rank(bound[-1].value, at, depth + 1)
+            last = self._same_on_every_rank(bound[-1].value, at, depth + 1)
+            if last is True and any(self._same_on_every_rank(b.value, at, depth + 1) is False for b in bound[:-1]):
+                # `seed_offset = ddp_rank` under `if ddp:`, `seed_offset = 0` under its `else:`
+                # (nanoGPT): the branch a distributed run takes holds the rank
+                return False
+            return last
         if isinstance(expr, cst.Name):
             constant = self.model.constant(name)
             return self._same_on_every_rank(constant, at, depth + 1) if constant is not None else None
