@@ -34,3 +34,20 @@ def test_fixpoint_imports_nothing_from_ddplint():
     imported = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
     imported += [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
     assert not [name for name in imported if name and name.startswith("ddplint")]
+
+
+def test_a_depth_memo_reuses_a_negative_answer_only_as_deep():
+    """A "none" found deep down a chain of helpers saw less below it: asked nearer the top, the
+    question is answered again; a positive answer holds at every depth, and a key being
+    answered reads as "none" (a cycle proves nothing)."""
+    memo = fixpoint.DepthMemo()
+    assert memo.get("load", 0) == (False, None)
+    memo.start("load")
+    assert memo.get("load", 3) == (True, None)
+    memo.put("load", None, 3)
+    assert memo.get("load", 4) == (True, None) and memo.get("load", 0) == (False, None)
+    assert memo.put("load", "bcast", 0) == "bcast"
+    assert memo.get("load", 5) == (True, "bcast")
+    flags = fixpoint.DepthMemo(none=False)
+    flags.put("rank zero", False, 2)
+    assert flags.get("rank zero", 1) == (False, None) and flags.get("rank zero", 2) == (True, False)

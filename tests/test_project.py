@@ -355,7 +355,10 @@ def test_who_runs_a_function_is_read_across_modules(case, tmp_path, run):
     `torchrun --nproc_per_node=1`, are flagged), and code under `if <parameter>:` of a
     parameter that defaults to a falsy literal (`switched_off`: the class's `if finetune:` load,
     which no call passes, is not flagged, nor `finish`'s `if export:` save (DDP014: the step is
-    the engine's, for every rule); `restore`'s `if resume:` load, which finetune.py passes, is). The CLI and flake8 agree on
+    the engine's, for every rule); `restore`'s `if resume:` load, which finetune.py passes, is), and a
+    function only one-process scripts name (`exported_alone`: the loads of `reload_fitted` and
+    `load_weights`, which only export.py calls, are not flagged; `restore`, which train.py calls
+    on every rank, is). The CLI and flake8 agree on
     expected.txt; without the project (alone.txt) the names decide and the callers are unseen."""
     root = tmp_path / case
     shutil.copytree(CONTEXT / case, root)
@@ -391,6 +394,35 @@ def test_modules_that_run_as_one_process_skip_the_rules_that_need_ranks(tmp_path
     # is not DDP010's) runs as one process; one that a distributed script imports does not
     assert project.build(str(root)).view(str(root / "week1" / "data.py")).single_process
     assert not project.build(str(root)).view(str(root / "week2" / "data.py")).single_process
+
+
+def test_a_function_only_one_process_scripts_name_runs_alone(tmp_path):
+    """ProjectView.runs_alone: named only by a script that starts nothing and imports nothing that
+    does; not where a framework may call the method by its name, a decorator may register the
+    function, a training script names it too, or a script it is named in imports a launcher."""
+    files = {
+        "pyproject.toml": "", "run.sh": "torchrun --nproc_per_node 2 train.py\n",
+        "train.py": "import torch.distributed as dist\nfrom lib import fit\n\nif __name__ == '__main__':\n"
+                    "    dist.init_process_group('nccl')\n    fit()\n",
+        "lib.py": "import torch.distributed as dist\nfrom transformers import Trainer\n\n\ndef fit():\n    pass\n\n\n"
+                  "def export():\n    pass\n\n\n@register\ndef convert():\n    pass\n\n\n"
+                  "class Plain:\n    def dump(self):\n        pass\n\n\nclass Custom(Trainer):\n    def dump(self):\n        pass\n",
+        "export.py": "from lib import Custom, Plain, convert, export, fit\n\nif __name__ == '__main__':\n"
+                     "    export()\n    convert()\n    fit()\n    Plain().dump()\n    Custom().dump()\n",
+        "spawner.py": "import launcher\nfrom lib import Plain\n\nif __name__ == '__main__':\n    Plain()\n",
+        "launcher.py": "import torch.multiprocessing as mp\n\n\ndef go(f):\n    mp.spawn(f, nprocs=2)\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    index = project.build(str(tmp_path))
+    view = index.module_view("lib")
+    assert index.runs_alone("export") and not index.runs_alone("train") and not index.runs_alone("spawner")
+    assert view.runs_alone((("export", False, False),))
+    assert not view.runs_alone((("fit", False, False),))  # train.py calls it on every rank
+    assert not view.runs_alone((("convert", False, True),))  # decorated: a registry may call it
+    assert view.runs_alone((("Plain", True, False), ("dump", False, False)))
+    assert not view.runs_alone((("Custom", True, False), ("dump", False, False)))  # the Trainer may call it
+    assert not view.runs_alone((("Plain", True, False),))  # the class body: module code runs it
 
 
 def test_a_script_the_project_launches_with_deepspeed_keeps_its_local_rank_option(tmp_path, run):
@@ -573,3 +605,31 @@ def test_code_no_entry_point_of_a_training_project_reaches_gives_no_finding(tmp_
     assert plugin == expected
     alone = [found[:4] for found in _findings(run("check", "--no-cache", "--no-project", ".").stdout)]
     assert [line for _, line, _, _ in alone] == [13, 17, 22, 27]
+
+
+def test_a_trainer_subclass_save_runs_on_every_rank_only_where_the_project_calls_it_there(tmp_path, run):
+    """The Hugging Face Trainer calls `_save` from save_model on process 0 alone; a project that
+    calls `trainer._save(...)` itself outside any rank test (LLaVA's safe_save_model_for_hf_trainer)
+    makes every rank run the override's torch.save."""
+    trainer = (
+        "import os\nimport torch\nfrom transformers import Trainer\n\n\nclass AdapterTrainer(Trainer):\n"
+        "    def _save(self, output_dir=None, state_dict=None):\n"
+        "        torch.save(self.model.state_dict(), os.path.join(output_dir, 'adapter.bin'))\n"
+    )
+    train = (
+        "import torch.distributed as dist\nfrom adapter_trainer import AdapterTrainer\n\n\n"
+        "def save_for_hf(trainer, output_dir):\n    dist.barrier()\n{call}\n\n\n"
+        "def main(model, args):\n    trainer = AdapterTrainer(model=model, args=args)\n    trainer.train()\n"
+        "    save_for_hf(trainer, args.output_dir)\n\n\nif __name__ == '__main__':\n    main(None, None)\n"
+    )
+    run.cwd = tmp_path
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "run.sh").write_text("torchrun --nproc_per_node 8 train.py\n")
+    (tmp_path / "adapter_trainer.py").write_text(trainer)
+    (tmp_path / "train.py").write_text(train.format(call="    trainer._save(output_dir)"))
+    found = _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout)
+    assert [(f[0], f[1], f[3]) for f in found] == [("adapter_trainer.py", 8, "DDP014")]
+    (tmp_path / "train.py").write_text(train.format(call="    if trainer.args.should_save:\n        trainer._save(output_dir)"))
+    assert _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout) == []
+    (tmp_path / "train.py").write_text(train.format(call="    pass"))
+    assert _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout) == []

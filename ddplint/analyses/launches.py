@@ -44,10 +44,10 @@ from ddplint.core.torch_api import (
     GLOBAL_ZERO,
     HF_TRAINER,
     HF_TRAINER_EVERY_PROCESS,
+    HF_TRAINER_SAVE,
     LIGHTNING_CLI,
     LIGHTNING_DATA_MODULE,
-    LIGHTNING_HOOK_AFFIXES,
-    LIGHTNING_HOOKS,
+    lightning_hook,
     LIGHTNING_MODULE,
     LIGHTNING_RANK_ZERO_HOOKS,
     LIGHTNING_TRAINER,
@@ -85,7 +85,7 @@ class Launches(Analysis):
         """The frames a launch point runs on every rank."""
         if self._trainers and not any(self._trainers):
             return self._launched
-        return self._launched | {key for key, (cls, name) in self._hooks.items() if _lightning_hook(name) or (cls, name) in self._used_on_self}
+        return self._launched | {key for key, (cls, name) in self._hooks.items() if lightning_hook(name) or (cls, name) in self._used_on_self}
 
     @property
     def any(self) -> bool:
@@ -163,6 +163,11 @@ class Launches(Analysis):
         view = self.model.project
         return view is not None and view.never_named(node.name.value)
 
+    def _saved_by_project(self) -> bool:
+        """Whether the project calls a Trainer's `_save` itself where every rank gets."""
+        view = self.model.project
+        return view is not None and view.calls_on_every_rank(HF_TRAINER_SAVE)
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         frame = self.model.frame
         if (
@@ -182,7 +187,7 @@ class Launches(Analysis):
             self._guards[frame.key] = f"if {state}.{WORLD_PROCESS_ZERO}:"
         elif (
             frame.method is frame and frame.self_class is not None and frame.self_class.name.value in self._trainer_classes
-            and node.name.value in HF_TRAINER_EVERY_PROCESS
+            and (node.name.value in HF_TRAINER_EVERY_PROCESS or node.name.value == HF_TRAINER_SAVE and self._saved_by_project())
         ):
             self.callback_hooks[frame.key] = node.name  # type: ignore[index]
             self._guards[frame.key] = f"if {frame.self_name or 'self'}.args.should_save:"
@@ -247,9 +252,3 @@ class Launches(Analysis):
                 self._launched.add(key)
                 self._guards.setdefault(key, f"if {fabric}.{GLOBAL_ZERO}:")
             self._points.append((f"launches {fabric}, a Fabric for several devices", node))
-
-
-def _lightning_hook(name: str) -> bool:
-    """Whether the Trainer calls a LightningModule's method of this name itself."""
-    prefixes, suffixes = LIGHTNING_HOOK_AFFIXES
-    return name in LIGHTNING_HOOKS or name.startswith(prefixes) or name.endswith(suffixes)

@@ -46,7 +46,7 @@ RANK_NAMES = frozenset(
         "distributed_rank",
     }
 )
-RANK_FUNCTIONS = frozenset({"get_rank", "get_local_rank", "get_global_rank", "get_world_rank", "get_ordinal"})
+RANK_FUNCTIONS = frozenset({"get_rank", "get_local_rank", "get_global_rank", "get_world_rank", "get_ordinal", "Get_rank"})
 # The dimensions of a rank the rules tell apart (`rank_dimension`): the rank in the whole job,
 # the data-parallel rank (which copy of the model), and a rank inside one copy (tensor,
 # pipeline, expert, context or sequence parallel), by the words real code names them with:

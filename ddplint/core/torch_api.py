@@ -284,9 +284,18 @@ STATE_GATHERING = {
 }
 # The same, each spelling to what it matches on the other ranks: its own name, and any barrier
 # for a barrier; and the state gatherers above.
+# mpi4py's collectives on the world communicator, which every process must also call (OpenAI's
+# guided-diffusion family broadcasts checkpoints with `MPI.COMM_WORLD.bcast`): each to its own
+# name, which only the same MPI call matches.
+MPI_COLLECTIVES = {
+    f"mpi4py.MPI.COMM_WORLD.{method}": f"MPI {method}"
+    for method in ("bcast", "Bcast", "allreduce", "Allreduce", "allgather", "Allgather", "gather", "Gather",
+                   "reduce", "Reduce", "scatter", "Scatter", "alltoall", "Alltoall", "barrier", "Barrier")
+}
 COLLECTIVES = {
     **{spelling: "barrier" if name.endswith("barrier") else name for name in COLLECTIVE_NAMES for spelling in _distributed(name)},
     **STATE_GATHERING,
+    **MPI_COLLECTIVES,
 }
 DISTRIBUTED_IS_AVAILABLE = api("torch.distributed.is_available")
 # Questions about the process group that hold in one process as well: calling one says nothing of
@@ -362,9 +371,13 @@ TRAINER_CALLBACK = api("transformers.TrainerCallback", "transformers.trainer_cal
 TRAINER_CALLBACK_EVENT = "on_"
 # The Trainer calls these methods of itself on every process (`_save_checkpoint` calls
 # `save_model`, which writes only where `args.should_save`): a subclass that overrides one
-# writes from every process unless it tests the rank itself.
+# writes from every process unless it tests the rank itself. Not `_save`: `save_model` calls
+# it only under `if self.args.should_save:` (process 0), on every backend...
 HF_TRAINER = api("transformers.Trainer", "transformers.trainer.Trainer", "trl.SFTTrainer", "trl.DPOTrainer")
-HF_TRAINER_EVERY_PROCESS = frozenset({"save_model", "_save", "_save_checkpoint"})
+HF_TRAINER_EVERY_PROCESS = frozenset({"save_model", "_save_checkpoint"})
+# ... but a project may call `_save` itself, on every process (LLaVA's
+# `safe_save_model_for_hf_trainer`: `trainer._save(output_dir, state_dict=state_dict)`).
+HF_TRAINER_SAVE = "_save"
 WORLD_PROCESS_ZERO = "is_world_process_zero"
 # The hook the Trainer runs on one process per node (local rank 0, `prepare_data_per_node`'s
 # default) or on global rank 0, with a barrier after it: where downloads and caches are written.
@@ -379,6 +392,14 @@ LIGHTNING_HOOKS = frozenset(
     }
 )
 LIGHTNING_HOOK_AFFIXES = (("on_", "configure_"), ("_step", "_step_end", "_epoch_end", "_dataloader"))
+
+
+def lightning_hook(name: str) -> bool:
+    """Whether the Trainer calls a LightningModule's method of this name itself."""
+    prefixes, suffixes = LIGHTNING_HOOK_AFFIXES
+    return name in LIGHTNING_HOOKS or name.startswith(prefixes) or name.endswith(suffixes)
+
+
 # -- frameworks whose objects communicate across ranks: Accelerate, DeepSpeed, FSDP ----------
 # An Accelerator given one of these plugins runs DeepSpeed, FSDP or Megatron-LM instead of DDP:
 # what it prepares is no DDP model, and saving or gathering its state is a collective.

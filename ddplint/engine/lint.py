@@ -352,9 +352,12 @@ def analyse(
         col += 1
         if suppressed is not None and suppressed.covers(line, report.rule.code):
             continue
-        if training and project.never_runs(scopes.around(line)):
+        scope = scopes.around(line)
+        if training and project.never_runs(scope):
             continue  # code no entry point of the training project reaches
-        if project.switched_off(scopes.around(line), line) is not None:
+        if training and report.rule.needs_ranks and project.runs_alone(scope):
+            continue  # a function that only scripts run as one process call: no ranks to harm
+        if project.switched_off(scope, line) is not None:
             continue  # code under `if <parameter>:` of a parameter no call turns on
         fix = None
         if report.replacements and report.applicability is not None:

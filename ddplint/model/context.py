@@ -24,6 +24,7 @@ import ast
 import textwrap
 from dataclasses import dataclass
 
+from ddplint.core.fixpoint import DepthMemo
 from ddplint.core.lines import split_lines
 from ddplint.model.records import FunctionContext
 from ddplint.prefilter.screens import dotted, walk
@@ -115,7 +116,7 @@ class ProcessContext:
     def __init__(self, program) -> None:
         self.program = program
         self._predicates: dict[tuple[str, str], object] = {}
-        self._only_zero: dict[tuple[str, str | None, bool], bool] = {}
+        self._only_zero = DepthMemo(none=False)
         # module -> (the function called, the call) of the calls its code makes of project functions
         self._callers: dict[str, list[tuple[tuple[str, str], CallSite]]] = {}
         self._attributes: dict[tuple[str, str, str], list] = {}  # (module, class, attribute) -> values
@@ -521,6 +522,14 @@ class ProcessContext:
             for verdict, sense in self._guards_at(module, key, line)
         )
 
+    def rank_guards_at(self, module: str, key: str | None, line: int) -> list:
+        """The guards (ddplint.model.records.Guard) around `line` of function `key` of `module`
+        that tell ranks apart: rank 0 alone, or the other ranks alone, pass them one way."""
+        return [
+            guard for guard, verdict in self._judged(module, key, line)
+            if verdict.true_only_zero or verdict.false_only_zero or verdict.true_never_zero or verdict.false_never_zero
+        ]
+
     def guards_around(self, module: str, key: str | None) -> tuple:
         """The `if` tests (ddplint.model.records.Guard) around the code of function `key` of
         `module` (None: its own code), whatever they test."""
@@ -530,6 +539,11 @@ class ProcessContext:
     def _guards_at(self, module: str, key: str | None, line: int) -> list:
         """What each guard around `line` of function `key` of `module` says about the rank
         (ddplint.analyses.ranks.RankTest), with the way it is taken there."""
+        return [(verdict, guard.sense) for guard, verdict in self._judged(module, key, line)]
+
+    def _judged(self, module: str, key: str | None, line: int) -> list:
+        """Each guard around `line` of function `key` of `module` that can be read, with what it
+        says about the rank."""
         import libcst as cst
 
         from ddplint.analyses.ranks import classify
@@ -548,7 +562,7 @@ class ProcessContext:
                     verdict = classify(cst.parse_expression(guard.test), self._resolver(module, cls, 0, module_code=key is None))
                 except Exception:  # noqa: BLE001 - a test libcst does not read: no guard
                     continue
-                found.append((verdict, guard.sense))
+                found.append((guard, verdict))
         return found
 
     def only_rank_zero(self, module: str, key: str | None, depth: int = 0, replicas: bool = False) -> bool:
@@ -561,9 +575,10 @@ class ProcessContext:
         if key is None or depth > MAX_DEPTH:
             return False
         memo = (module, key, replicas)
-        if memo in self._only_zero:
-            return self._only_zero[memo]
-        self._only_zero[memo] = False  # a cycle of calls proves nothing
+        hit, known = self._only_zero.get(memo, depth)
+        if hit:
+            return known
+        self._only_zero.start(memo)
         record = self._record(module, key)
         if record is None:
             return False
@@ -572,8 +587,7 @@ class ProcessContext:
         else:
             sites = self.call_sites(module, key)
             found = bool(sites) and all(self._rank_zero_site(site, depth + 1, replicas) for site in sites)  # type: ignore[union-attr]
-        self._only_zero[memo] = found
-        return found
+        return self._only_zero.put(memo, found, depth)
 
     def called_elsewhere_only_on_rank_zero(self, module: str, key: str, replicas: bool = False) -> bool | None:
         """For a rule that judges `module`'s own calls itself: None when no other module calls

@@ -50,6 +50,7 @@ from ddplint.core.torch_api import (
     DEEPSPEED_INITIALIZE, DISTRIBUTED_SAMPLER, DTENSOR_FULL_TENSOR, FRAMEWORK_COLLECTIVES, FSDP, LOSS_SCALER_GATE,
     LOSS_SCALERS,
 )
+from ddplint.core.fixpoint import DepthMemo
 from ddplint.model import context as process_context
 from ddplint.model import store
 from ddplint.model import values as program_values
@@ -1152,9 +1153,10 @@ class Program:
             return None
         memo_key = (mode, module, key, cls, callee)
         memo = self.memos.collectives
-        if memo_key in memo:
-            return memo[memo_key]
-        memo[memo_key] = None  # a recursion through this call runs nothing more
+        hit, known = memo.get(memo_key, depth)
+        if hit:
+            return known
+        memo.start(memo_key)
         found = None
         qualified = self.qualify(module, callee)
         if mode == _COMBINES and qualified in COMBINING_COLLECTIVES:
@@ -1167,8 +1169,7 @@ class Program:
                 method = callee.rpartition(".")[2]
                 targets = [self._method(module, name, method) for name in self._summaries[module].classes]  # type: ignore[union-attr]
             found = next(filter(None, (self._runs_in(mode, target, depth) for target in targets if target is not None)), None)
-        memo[memo_key] = found
-        return found
+        return memo.put(memo_key, found, depth)
 
     def runs_backward(self, module: str, key: str | None, cls: str | None, callee: str, depth: int = 0) -> Place | None:
         """Where calling `callee` in function `key` runs a backward(): in the project function it
@@ -1176,9 +1177,10 @@ class Program:
         call of a library loss scaler (where that scaler is made); None when it does not, or it
         is unknown."""
         memo, memo_key = self.memos.backwards, (module, key, cls, callee)
-        if memo_key in memo:
-            return memo[memo_key]
-        memo[memo_key] = None  # a recursion through this call finds nothing more
+        hit, known = memo.get(memo_key, depth)
+        if hit:
+            return known
+        memo.start(memo_key)
         value, rest = self._held_by(module, key, cls, callee)
         if isinstance(value, LossScaler) and not rest:
             found: Place | None = value.made_at
@@ -1190,8 +1192,7 @@ class Program:
                 found = self.place(target.module, record.backward[0])  # type: ignore[union-attr]
             elif record is not None and depth < 3:
                 found = self.backward_in(target.module, target.key, record.line, _LAST_LINE, depth + 1)  # type: ignore[union-attr]
-        memo[memo_key] = found
-        return found
+        return memo.put(memo_key, found, depth)
 
     def backward_in(self, module: str, key: str, first: int, last: int, depth: int = 0) -> Place | None:
         """Where a backward() runs between lines `first` and `last` of function `key` (a loop's
@@ -1229,10 +1230,14 @@ class Program:
         events = sorted([*record.invocations, *(record.method_calls if mode == _EVERY_RANK else ())], key=lambda e: e.line)
         guards = self.context.guards_around(target.module, target.key) if mode == _EVERY_RANK else ()
         best: tuple[int, Collective] | None = None
+        branched: list[tuple[list, Collective]] = []  # under rank tests: each with those tests
         for event in events:
             place = self.place(target.module, event.line)
+            rank_guards = None
             if mode == _EVERY_RANK and not self._every_rank_runs(target, record, event.line):
-                continue
+                if event.line in record.grouped or best is not None:
+                    continue
+                rank_guards = self.context.rank_guards_at(target.module, target.key, event.line)
             if isinstance(event, MethodCall):
                 found = self.framework_collective(target.module, target.key, event.written)
                 where = Collective(found[0], place, framework=found[1]) if found is not None else None
@@ -1243,12 +1248,17 @@ class Program:
             if where is None:
                 continue
             where = replace(where, place=where.place or place, hops=(Hop(target.key, written, place), *where.hops))
+            if rank_guards is not None:
+                branched.append((rank_guards, where))
+                continue
             conditions = sum(guard.first <= event.line <= guard.last for guard in guards)
             if best is None or conditions < best[0]:
                 best = conditions, where
             if not conditions or mode == _COMBINES:
                 break
-        return best[1] if best is not None else None
+        if best is None:
+            return next((where for tests, where in branched if _balanced(tests, where, branched)), None)
+        return best[1]
 
     def _every_rank_runs(self, target: Target, record: FunctionSummary, line: int) -> bool:
         """Whether every rank that enters the function `target` reaches `line` of it with the
@@ -1263,7 +1273,7 @@ class Program:
         not, or is unknown."""
         return self.follow(self.memos.evaluations, self._evaluates, module, key, cls, callee, index, keyword)
 
-    def follow(self, memo: dict, check, module: str, key: str | None, cls: str | None, callee: str,
+    def follow(self, memo: DepthMemo, check, module: str, key: str | None, cls: str | None, callee: str,
                index: int | None, keyword: str | None, depth: int = 0):
         """What `check(module, key, summary, source)` finds about a value that calling `callee` in
         function `key` hands (at position `index` or as `keyword`) to a project function: there,
@@ -1280,12 +1290,13 @@ class Program:
         if name is None:
             return None
         memo_key = (target.module, target.key, name)
-        if memo_key not in memo:
-            memo[memo_key] = None  # a recursion through it finds nothing more
-            memo[memo_key] = self._reach(memo, check, target.module, target.key, record, Param(name), depth)
-        return memo[memo_key]
+        hit, known = memo.get(memo_key, depth)
+        if hit:
+            return known
+        memo.start(memo_key)
+        return memo.put(memo_key, self._reach(memo, check, target.module, target.key, record, Param(name), depth), depth)
 
-    def _reach(self, memo: dict, check, module: str, key: str, record: FunctionSummary, source: Source, depth: int):
+    def _reach(self, memo: DepthMemo, check, module: str, key: str, record: FunctionSummary, source: Source, depth: int):
         found = check(module, key, record, source)
         if found is not None or depth >= 3:
             return found
@@ -1308,14 +1319,15 @@ class Program:
         """Where a method of class `cls` evaluates what the class keeps as `self.<attribute>`
         (`self.val_loader = build_loader(cfg, "val")`) and combines the results, as `evaluation`."""
         memo, memo_key = self.memos.evaluations, (module, cls, f"self.{attribute}")
-        if memo_key not in memo:
-            memo[memo_key] = None  # a recursion through it finds nothing more
-            memo[memo_key] = next(filter(None, (
-                self._reach(memo, self._evaluates, module, key, method, SelfAttr(attribute), 0)
-                for key, method in self._summaries[module].functions.items()  # type: ignore[union-attr]
-                if method.cls == cls
-            )), None)
-        return memo[memo_key]
+        hit, known = memo.get(memo_key, 0)
+        if hit:
+            return known
+        memo.start(memo_key)
+        return memo.put(memo_key, next(filter(None, (
+            self._reach(memo, self._evaluates, module, key, method, SelfAttr(attribute), 0)
+            for key, method in self._summaries[module].functions.items()  # type: ignore[union-attr]
+            if method.cls == cls
+        )), None), 0)
 
     def _evaluates(self, module: str, key: str, record: FunctionSummary, source: Source) -> Evaluation | None:
         held = source.name if isinstance(source, Param) else f"self.{source.name}" if isinstance(source, SelfAttr) else None
@@ -1404,11 +1416,11 @@ class _Memos:
     (ddplint.model.loaders) solves its own on fresh memos (`fresh`)."""
 
     def __init__(self) -> None:
-        self.evaluations: dict = {}
-        self.collectives: dict = {}  # `combines` and `collective`
+        self.evaluations = DepthMemo()
+        self.collectives = DepthMemo()  # `combines` and `collective`
         self.deduplicating: dict = {}
-        self.trainings: dict = {}  # ddplint.model.inner
-        self.backwards: dict = {}
+        self.trainings = DepthMemo()  # ddplint.model.inner
+        self.backwards = DepthMemo()
         self.handed_inner: dict = {}
         self.evaluated_samplers: dict | None = None
         # what a rule's own questions of the program read from modules as saved, by question and
@@ -1473,3 +1485,15 @@ def _refines(known, value) -> bool:
 def _wraps(value) -> bool:
     """Whether a function's result is a DDP model or a tuple that holds one."""
     return isinstance(value, Wrapped) or isinstance(value, Pack) and any(isinstance(item, Wrapped) for item in value.items)
+
+
+def _balanced(tests: list, where: Collective, branched: list[tuple[list, Collective]]) -> bool:
+    """Whether every rank reaches a collective like `where`, which runs under the rank `tests`:
+    for each of them, the other way of the same test runs the same collective (`if
+    MPI.COMM_WORLD.Get_rank() == 0: ...bcast(data)` with `else: ...bcast(None)`)."""
+    return bool(tests) and all(
+        any(other.name == where.name and any(o.test == test.test and o.sense != test.sense for o in others)
+            for others, other in branched)
+        for test in tests
+    )
+

@@ -64,7 +64,7 @@ from ddplint.core.torch_api import (
     ACCELERATE_CONFIG_KEY, ACCELERATE_DDP_FLAGS, ACCELERATE_DDP_TYPES, ACCELERATE_SHARDED_FLAGS, ACCELERATE_SHARDED_TYPES,
     ACCELERATOR, COLLECTIVES, DATALOADER, DISTRIBUTED_EVIDENCE, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER,
     DTENSOR_FULL_TENSOR, FRAMEWORK_MAKER_TEXT, FRAMEWORK_METHODS, LAUNCH_POINT_TEXT, LAUNCHERS, LIBRARY_LOADERS, MANUAL_SEED,
-    SAMPLER, SAVE_EVIDENCE, TORCH_LOAD, TORCH_SAVE,
+    DATASET, LIGHTNING_MODULE, MPI_COLLECTIVES, NN_MODULE, SAMPLER, SAVE_EVIDENCE, TORCH_LOAD, TORCH_SAVE, lightning_hook,
 )
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
@@ -94,6 +94,7 @@ _COMMON_METHODS = frozenset(("state_dict", "save_model"))  # every checkpointing
 # `state_dict(`): a module with one may hold a helper that runs one (ProjectFact.CALLS_COLLECTIVE_HELPER).
 _COLLECTIVE_CALL = tuple(sorted(
     {f"{name.rpartition('.')[2]}(" for name in COLLECTIVES if "_" in name.rpartition(".")[2] or name.endswith(("barrier", "broadcast"))}
+    | {f"COMM_WORLD.{name.rpartition('.')[2]}(" for name in MPI_COLLECTIVES}
     | {f"{name}(" for name in FRAMEWORK_METHODS if "_" in name and name not in _COMMON_METHODS} | {f"{DTENSOR_FULL_TENSOR}("}
 ))
 
@@ -265,6 +266,9 @@ _PROCESS_STARTS = (
     "spawn(", "Process(", "start_processes(", "init_process_group", "torchrun", "distributed.launch",
     "elastic_launch", "ProcessPoolExecutor", "Pool(", "DistributedTestBase", "MultiProcessTestCase",
 )
+# Text of code that starts processes, a process group or a framework's launcher (a Trainer, an
+# Accelerator): a script whose imports hold none runs as the one process `python x.py` starts.
+_RUN_STARTS = (*_PROCESS_STARTS, *LAUNCH_POINT_TEXT[:2], "Trainer(", "Fabric(", "deepspeed.init", "init_distributed", "model_parallel")
 _MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]", re.M)
 # Where tests live: a tests/test folder, test_*.py, *_test.py, conftest.py.
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
@@ -847,6 +851,29 @@ class Project:
         facts = self.modules[module]
         return bool(facts.get("main")) and not facts["dist"] and not facts.get("starts") and not facts.get("launched") and self.demo(module)
 
+    def runs_alone(self, module: str) -> bool:
+        """Whether `module` is an entry that runs as one process, whatever it calls: a test
+        module or a script (Reach.entries) that no module imports, that names nothing
+        distributed, that no launch command of the project runs (`ProjectView.launches`), and
+        of which no module it reaches through its imports, itself included, has the text of a
+        start of processes, of a process group or of a framework's launcher (`_RUN_STARTS`).
+        Unlike `one_process_script` it may import modules that name distribution: a converter
+        script that loads the training wrapper's checkpoint and exports the model."""
+        key = ("runs alone", module)
+        found = self._memo.get(key)
+        if found is None:
+            facts, program = self.modules[module], self.program
+            found = (
+                module in self.reach.entries and not facts["dist"] and not facts.get("launched")
+                and not program.importers_of(module) and not self.module_view(module).launches()
+                and not any(
+                    text is None or any(start in text for start in _RUN_STARTS)
+                    for text in map(program.read, reachable([module], self.imports_of))
+                )
+            )
+            self._memo[key] = found
+        return found
+
     def imports_of(self, module: str) -> list[str]:
         """The project modules `module` imports (once per project: `run_by_ranks` asks it of
         every script that runs each file; the caller must not change the list)."""
@@ -1082,6 +1109,50 @@ class ProjectView:
         reaches it (ddplint.model.reach)."""
         return self.project.reach.never_runs(self.module, scope)
 
+    def runs_alone(self, scope: tuple[tuple[str, bool, bool], ...]) -> bool:
+        """Whether code of this module inside `scope` (as for `never_runs`) runs in one process
+        only, in a training project: the function around it is named, in the code that runs
+        (Reach.users), only by modules that run as one process (Project.runs_alone), and by one
+        at least. The function is a top-level one or a method of a top-level class whose bases
+        leave no framework to call it by its name (`_plain_class`); neither is decorated (a
+        decorator may register it) nor a dunder (Python calls those)."""
+        reach = self.project.reach
+        if not reach.training or not scope:
+            return False
+        if scope[0][1]:
+            if len(scope) < 2 or scope[1][1] or not self._plain_class(self.module, scope[0][0], scope[1][0]):
+                return False
+            name, _, decorated = scope[1]
+        else:
+            name, _, decorated = scope[0]
+        if decorated or name.startswith("__") or reach.public(self.module, scope):
+            return False  # a public name of an installed package: its users may call it on every rank
+        users = reach.users(name)
+        return bool(users) and all(self.project.runs_alone(user) for user in users)
+
+    def _plain_class(self, module: str, cls: str, method: str, depth: int = 0) -> bool:
+        """Whether no framework calls `method` of class `cls` of `module` by its name: each base is
+        a project class for which that holds, `object`, a torch Module or Dataset, or a
+        LightningModule for a method its Trainer does not call (a hook)."""
+        program = self.project.program
+        summary = program.summary(module)
+        record = summary.classes.get(cls) if summary is not None and depth < 8 else None
+        if record is None:
+            return False
+        for base in record.bases:
+            made = program.class_of(module, base)
+            if made is not None:
+                if not self._plain_class(made[0], made[1], method, depth + 1):
+                    return False
+                continue
+            qualified = program.qualify(module, base) or base
+            if qualified in LIGHTNING_MODULE:
+                if lightning_hook(method):
+                    return False
+            elif qualified != "object" and qualified not in NN_MODULE and qualified not in DATASET:
+                return False
+        return True
+
     @functools.cached_property
     def accelerate_shards(self) -> bool:
         """Whether `accelerate launch` runs this module with DeepSpeed, FSDP or Megatron-LM only,
@@ -1102,6 +1173,23 @@ class ProjectView:
         callback) is never handed to it. False where that is not known (ddplint.model.reach)."""
         reach = self.project.reach
         return reach.training and not reach.may_use(name)
+
+    def calls_on_every_rank(self, method: str) -> bool:
+        """Whether code of the project that runs (Reach.users) calls a method named `method` on
+        an object (`trainer._save(output_dir, state_dict=...)`) where every rank gets: no rank
+        test around the call (ProcessContext.every_rank_at), in a function that not only rank 0
+        runs. False where no such call is known."""
+        program, context = self.project.program, self.context
+        for module in self.project.reach.users(method) or ():
+            summary = program.summary(module)
+            for key, record in summary.context.items() if summary is not None else ():
+                for call in record.calls:
+                    head, _, name = call.callee.rpartition(".")
+                    if name == method and head and context.every_rank_at(module, key or None, call.line) and not (
+                        key and context.only_rank_zero(module, key)
+                    ):
+                        return True
+        return False
 
     def switched_off(self, scope: tuple[tuple[str, bool, bool], ...], line: int) -> str | None:
         """The parameter under whose `if <parameter>:` `line` of this module, inside `scope` (as

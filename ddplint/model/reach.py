@@ -50,6 +50,7 @@ class Reach:
         self._names_read: set[str] = set()
         self._unknown = False
         self._notebooks_read = False
+        self._names_of: dict[str, set[str] | None] = {}  # per reached module, for `users`
 
     @functools.cached_property
     def training(self) -> bool:
@@ -150,6 +151,24 @@ class Reach:
                 return self._unknown
         return True
 
+    def users(self, name: str) -> list[str] | None:
+        """The reached modules whose code names `name` (as `may_use` reads names), sorted; None
+        where that is not known: a reached module cannot be read, or a notebook names it (a
+        notebook's cells are not modules the model follows)."""
+        found = []
+        for module in sorted(self.reached):
+            if module not in self._names_of:
+                tree = self.project.program.tree(module)
+                self._names_of[module] = _names(tree) if tree is not None else None
+            names = self._names_of[module]
+            if names is None:
+                return None
+            if name in names:
+                found.append(module)
+        if name in self._notebook_names:
+            return None
+        return found
+
     @functools.cached_property
     def _unread(self) -> list[str]:
         return sorted(self.reached, reverse=True)  # popped from the end: in sorted order
@@ -168,10 +187,11 @@ class Reach:
             return True
         if not self._notebooks_read:
             self._notebooks_read = True
-            self._names_read.update(self._notebook_names())
+            self._names_read.update(self._notebook_names)
             return True
         return False
 
+    @functools.cached_property
     def _notebook_names(self) -> set[str]:
         """The names the project's notebooks use (their code cells, read by text)."""
         names: set[str] = set()
@@ -200,7 +220,7 @@ class Reach:
         """Whether code of `module` inside `scope` never runs: the definitions around it, outermost
         first, as (name, is a class, is decorated); () for the module's own code. Only in a
         training project, and only where every step is known (see the module doc)."""
-        if not self.training or module in self.entries or self._public(module, scope):
+        if not self.training or module in self.entries or self.public(module, scope):
             return False
         if module not in self.reached:  # unless an import by string may reach it (`import_module("models." + name)`)
             return not self.may_use(module.rpartition(".")[2]) and not self._unguarded_script(module)
@@ -221,7 +241,7 @@ class Reach:
             for node in tree.body
         )
 
-    def _public(self, module: str, scope: tuple[tuple[str, bool, bool], ...]) -> bool:
+    def public(self, module: str, scope: tuple[tuple[str, bool, bool], ...]) -> bool:
         """Whether users of an installed package may call it: the project installs packages, the
         module is in one, and neither it nor the outermost definition is private."""
         if not self.installs_packages or not self._importable(module):

@@ -92,7 +92,8 @@ class CollectiveInRankBranch(Rule):
     Fires when a collective is reached by rank 0 alone and no call of the same collective
     lets the other ranks meet it in the same function (or the function a closure is defined in).
 
-    Flagged: a collective of `torch.distributed` (any import form); a framework's collective
+    Flagged: a collective of `torch.distributed` (any import form) or of mpi4py's world
+    communicator (`MPI.COMM_WORLD.bcast`, `.allreduce`, `.Barrier`, ...); a framework's collective
     on an object the program model follows from where it is made (`Accelerator(...)`, also
     returned by a project function or handed in as a parameter; `deepspeed.initialize(...)`;
     `FullyShardedDataParallel(...)`); a call of a project function, in this module or
@@ -112,7 +113,10 @@ class CollectiveInRankBranch(Rule):
     test is more than a rank test, and the "main process first" pattern with `if rank != 0:
     dist.barrier()` before and `if rank == 0: dist.barrier()` after, also in a
     `@contextmanager`); collectives on an explicit `group=` (sub-groups may be rank 0's), also
-    inside helpers, and helpers that run their collective under a rank test of their own; an
+    inside helpers, and helpers that run their collective under a rank test of their own,
+    unless the other way of that test runs the same collective (guided-diffusion's
+    `load_state_dict`: rank 0 reads the file and `bcast`s its bytes, the others `bcast` to
+    receive them: every rank entering it broadcasts, so a call only rank 0 makes hangs); an
     Accelerator's `save_state()` without a sharding plugin (with DDP it saves per process); a
     DDP forward whose module's buffers are not shown (a model from a registry or a library)
     or that passes `broadcast_buffers=False`, under `no_grad`.

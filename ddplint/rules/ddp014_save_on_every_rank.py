@@ -146,6 +146,10 @@ class SaveOnEveryRank(Rule):
     `save_state` pre-hooks (run on every process), and `torch.save` of a full state dict only
     rank 0 receives (`FullStateDictConfig(rank0_only=True)`, `StateDictOptions(full_state_dict=
     True, cpu_offload=True)`): the other ranks write an empty one over it.
+    A Hugging Face Trainer subclass's own `save_model` or `_save_checkpoint` runs on every
+    process (the Trainer calls them there); its `_save` runs on process 0 only (`save_model`
+    calls it under `args.should_save`) unless the project calls it itself where every rank gets
+    (LLaVA's `trainer._save(output_dir, state_dict=state_dict)` after a barrier).
     Model parallelism (Megatron's `mpu`): a test of the data-parallel rank (`if
     mpu.get_data_parallel_rank() == 0:`, `if data_parallel_rank == 0:`, `is_main_replica(...)`)
     is a guard, one writer per part of the model; a path naming the data-parallel rank is one
@@ -566,6 +570,20 @@ class SaveOnEveryRank(Rule):
                     torch.save(model.state_dict(), "last.pt")
                 if trainer.is_world_process_zero():
                     torch.save(model.state_dict(), "best.pt")
+            """
+        ),
+        Clean(
+            # A Hugging Face Trainer subclass's `_save`: the Trainer's save_model calls it only
+            # where args.should_save (process 0), unlike save_model and _save_checkpoint.
+            """
+            import os
+            import torch
+            from transformers import Trainer
+
+            class AdapterTrainer(Trainer):
+                def _save(self, output_dir=None, state_dict=None):
+                    weights = {k: v for k, v in self.model.state_dict().items() if "adapter" in k}
+                    torch.save(weights, os.path.join(output_dir, "adapter.bin"))
             """
         ),
         Clean(
