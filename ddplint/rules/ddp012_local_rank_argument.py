@@ -41,6 +41,18 @@ HYDRA_MESSAGE = (
 )
 
 
+_LOG_LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "exception", "log"})
+
+
+def _reports(name: str | None) -> bool:
+    """Whether a call of this dotted name only shows its arguments (`print`, `logger.info`): a
+    `local_rank` read there steers nothing, so its staying at the default harms nothing."""
+    if name is None:
+        return False
+    receiver, _, method = name.rpartition(".")
+    return name in ("print", "pprint", "pprint.pprint", "tqdm.write") or (method in _LOG_LEVELS and "log" in receiver.lower())
+
+
 def _option_strings(call: cst.Call) -> list[str]:
     return [
         arg.value.evaluated_value  # type: ignore[misc]
@@ -109,7 +121,8 @@ class LocalRankArgument(Rule):
       launcher the project does not name (the option itself says the script was written for
       one that appends it: torch.distributed.launch, or DeepSpeed's, which it does not use),
       and the option is `required=True` (every rank stops at parsing), or a parsed
-      `local_rank` is read (`args.local_rank`, `getattr(args, "local_rank")`, `FLAGS.local_rank`),
+      `local_rank` is read (`args.local_rank`, `getattr(args, "local_rank")`, `FLAGS.local_rank`;
+      not a read only printed or logged: `print(args.local_rank)`, `logger.info(...)`),
       in this file or in a script that imports it (a parser in `config.py`, read in
       `train.py`: the message names the read), and none of them sets it from `LOCAL_RANK`
       (`args.local_rank = int(os.environ["LOCAL_RANK"])`, also through
@@ -428,6 +441,22 @@ class LocalRankArgument(Rule):
             """
         ),
         Clean(
+            # Only printed: the rank comes from the environment and the default steers nothing.
+            """
+            import argparse
+            import os
+            import torch
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=-1)
+            args = parser.parse_args()
+            rank = int(os.environ["RANK"])
+            print("Local Rank: {}, Rank: {}".format(args.local_rank, rank), flush=True)
+            logger.info(f"local rank {args.local_rank}")
+            torch.distributed.init_process_group("nccl", rank=rank)
+            """
+        ),
+        Clean(
             # Overwritten from LOCAL_RANK right after parsing: torchrun's value is used.
             """
             import argparse
@@ -472,6 +501,7 @@ class LocalRankArgument(Rule):
         self._assigned: set[int] = set()  # `x.local_rank` attributes that are assignment targets
         self._called: set[int] = set()  # `x.local_rank` attributes that are called: `hvd.local_rank()`
         self._read: cst.CSTNode | None = None  # where the file reads a parsed `local_rank` (`args.local_rank`)
+        self._reporting = 0  # how many `print(...)` / `logger.info(...)` calls the visit is inside
         self._from_environment = False  # it sets `x.local_rank` from LOCAL_RANK
         self._set_itself: cst.CSTNode | None = None  # it sets `x.local_rank` from something else (`= rank`)
         self._deepspeed = False  # it calls DeepSpeed, whose launcher passes `--local_rank`
@@ -498,6 +528,8 @@ class LocalRankArgument(Rule):
             return
         if isinstance(node.value, cst.Name) and node.value.value in ("self", "cls"):
             return  # an object's own attribute, set from wherever it was
+        if self._reporting:
+            return  # only printed or logged
         self._read = self._read or node
 
     def _named_at(self) -> Place | cst.CSTNode | None:
@@ -521,6 +553,8 @@ class LocalRankArgument(Rule):
             self._hydra = node.decorator
 
     def visit_Call(self, node: cst.Call) -> None:
+        if _reports(dotted_name(node.func)):
+            self._reporting += 1
         qualified = self.model.qualified(node.func) or ""
         if not self._deepspeed and qualified.partition(".")[0] == "deepspeed":
             self._deepspeed = True
@@ -544,6 +578,10 @@ class LocalRankArgument(Rule):
             default = keyword_argument(node, "default")
             if default is None or not self._reads_local_rank(default.value):
                 self._pending.append((node, parser))
+
+    def leave_Call(self, original_node: cst.Call) -> None:
+        if _reports(dotted_name(original_node.func)):
+            self._reporting -= 1
 
     def _absl_flag(self, node: cst.Call) -> None:
         """`flags.DEFINE_integer("local_rank", ...)`: absl's parser rejects flags it does not
@@ -841,11 +879,13 @@ def _attribute_uses(program, module: str, attribute: str) -> tuple[int | None, b
     # `job_env.local_rank` one of a library's object (`job_env = submitit.JobEnvironment()`):
     # none reads a parsed option
     called = {id(node.func) for node in walk(tree) if isinstance(node, ast.Call)}
+    reported = {id(part) for node in walk(tree) if isinstance(node, ast.Call) and _reports(dotted(node.func))
+                for arg in (*node.args, *node.keywords) for part in walk(arg)}
     foreign = _library_objects(program, module, tree)
     for node in walk(tree):
         if (
             isinstance(node, ast.Attribute) and node.attr == attribute and isinstance(node.ctx, ast.Load)
-            and id(node) not in called and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls", *foreign))
+            and id(node) not in called and id(node) not in reported and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls", *foreign))
         ):
             read = node.lineno if read is None else min(read, node.lineno)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
