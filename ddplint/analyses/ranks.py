@@ -1130,7 +1130,9 @@ class RankFacts:
             context = self.context
             passed = context.passed_arguments(self.model.project.module, value.function, value.name) if context else None
             if passed is None:
-                expanded.append(self._NOTHING)
+                # Callers not known (`mp.spawn(trainer.train)` passes the process index): a
+                # parameter named like a rank is judged by its name, as its reads in the body are
+                expanded.append((cst.Name(value.name), None) if value.name in RANK_NAMES else self._NOTHING)
                 continue
             for text in passed:
                 try:

@@ -520,6 +520,28 @@ class SaveOnEveryRank(Rule):
     )
     clean_examples = (
         Clean(
+            # mp.spawn hands the method its process index: `self.gpu = rank` holds the rank, and
+            # `if self.gpu == 0:` guards the save it calls.
+            """
+            import torch
+            import torch.distributed as dist
+            import torch.multiprocessing as mp
+
+            class Runner:
+                def train(self, rank):
+                    self.gpu = rank
+                    dist.init_process_group("nccl", rank=rank, world_size=2)
+                    for step in range(10):
+                        if self.gpu == 0:
+                            self.save()
+
+                def save(self):
+                    torch.save(self.model.state_dict(), "last.pt")
+
+            mp.spawn(Runner().train, nprocs=2)
+            """
+        ),
+        Clean(
             # A callback's save on the main process alone, and one in a script that shows no
             # sign of running as several processes (no launcher, no rank variable): one writer.
             """
