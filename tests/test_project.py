@@ -396,6 +396,30 @@ def test_modules_that_run_as_one_process_skip_the_rules_that_need_ranks(tmp_path
     assert not project.build(str(root)).view(str(root / "week2" / "data.py")).single_process
 
 
+def test_a_module_naming_distribution_that_only_one_process_scripts_run_is_single_process(tmp_path, run):
+    """model.py imports torch.distributed but starts nothing; main.py, its one user, wraps the
+    model in DataParallel and is run by `python main.py`: one process loads the checkpoint, so
+    DDP004 says nothing. When main.py starts a process group, or a launcher runs it, it does."""
+    model = (
+        "import torch\nimport torch.distributed as dist\n\n\nclass Runner:\n    def load(self, path, net):\n"
+        "        net.load_state_dict(torch.load(path))\n"
+    )
+    main = "import torch\nfrom model import Runner\n\nif __name__ == '__main__':\n{body}\n"
+    run.cwd = tmp_path
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "model.py").write_text(model)
+    (tmp_path / "main.py").write_text(main.format(body="    Runner().load('ckpt.pt', torch.nn.DataParallel(net))"))
+    assert project.build(str(tmp_path)).view(str(tmp_path / "model.py")).single_process
+    assert _findings(run("check", "--no-cache", "--select", "DDP004", ".").stdout) == []
+    (tmp_path / "main.py").write_text(main.format(body="    torch.distributed.init_process_group('nccl')\n    Runner().load('ckpt.pt', net)"))
+    assert not project.build(str(tmp_path)).view(str(tmp_path / "model.py")).single_process
+    assert [f[3] for f in _findings(run("check", "--no-cache", "--select", "DDP004", ".").stdout)] == ["DDP004"]
+    (tmp_path / "main.py").write_text(main.format(body="    Runner().load('ckpt.pt', net)"))
+    (tmp_path / "run.sh").write_text("torchrun --nproc_per_node 2 main.py\n")
+    assert not project.build(str(tmp_path)).view(str(tmp_path / "model.py")).single_process
+    assert [f[3] for f in _findings(run("check", "--no-cache", "--select", "DDP004", ".").stdout)] == ["DDP004"]
+
+
 def test_a_function_only_one_process_scripts_name_runs_alone(tmp_path):
     """ProjectView.runs_alone: named only by a script that starts nothing and imports nothing that
     does; not where a framework may call the method by its name, a decorator may register the

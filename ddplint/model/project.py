@@ -1130,6 +1130,21 @@ class ProjectView:
         users = reach.users(name)
         return bool(users) and all(self.project.runs_alone(user) for user in users)
 
+    @functools.cached_property
+    def _only_one_process_runs(self) -> bool:
+        """Whether every script that runs this module (the `users` no module imports) runs as one
+        process (Project.runs_alone): a model file that imports torch.distributed, run only by a
+        `python main.py` that wraps the model in DataParallel. False where a user's importers
+        lie beyond `users`' three imports (not all scripts are known)."""
+        program, users = self.project.program, self.users
+        if self.project.reach.public(self.module, ()):
+            return False  # users of the installed package may import it from their own ranks
+        known = set(users)
+        if any(not set(program.importers_of(user)) <= known for user in users):
+            return False
+        roots = [user for user in users if not program.importers_of(user)]
+        return bool(roots) and all(self.project.runs_alone(root) for root in roots)
+
     def _plain_class(self, module: str, cls: str, method: str, depth: int = 0) -> bool:
         """Whether no framework calls `method` of class `cls` of `module` by its name: each base is
         a project class for which that holds, `object`, a torch Module or Dataset, or a
@@ -1221,7 +1236,8 @@ class ProjectView:
         `torch_api.LAUNCH_POINT_TEXT`), imports no project module that does, and no module
         imports (`Project.one_process_script`), or a module naming nothing distributed that
         only such scripts import (`Project.run_by_demos_alone`); and which no shell script or
-        document of the project runs with a launcher (`launch_line`)."""
+        document of the project runs with a launcher (`launch_line`); or a module naming
+        distribution that only scripts running as one process run (`_only_one_process_runs`)."""
         facts = self.project.modules[self.module]
         if facts.get("starts"):
             return False
@@ -1229,7 +1245,7 @@ class ProjectView:
         if _TEST_PATH.search(relative):
             return True
         if facts["dist"]:
-            return self._launched_as_one_process()
+            return self._launched_as_one_process() or self._only_one_process_runs
         alone = self.project.one_process_script(self.module) or self.project.run_by_demos_alone(self.module)
         return alone and self.launch_line() is None  # a launcher the project documents runs it as ranks
 
