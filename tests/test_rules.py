@@ -8,7 +8,7 @@ import pytest
 from ddplint.engine.lint import analyse
 from ddplint.fixing.fixer import fix_text
 from ddplint.fixing.quickfix import apply_fix
-from ddplint.rules.rule import Flagged, Framework
+from ddplint.rules.rule import Flagged, Framework, harm_of
 from ddplint.rules import all_rules
 from ddplint.prefilter.screens import facts_of
 
@@ -142,6 +142,19 @@ def test_rule_is_documented(rule):
     order = list(Framework)
     assert rule.frameworks, "every rule says whose code it reads (Rule.frameworks)"
     assert list(rule.frameworks) == sorted(set(rule.frameworks), key=order.index), "each framework once, in Framework's order"
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda rule: rule.code)
+def test_the_harm_step_is_the_messages_first_half(rule):
+    """A chain's harm step is the message up to its advice ("; ..."), plus the note in parentheses
+    that closes the message when there is one; the brackets of a call that ends the advice
+    (`manual_seed(0)`) are no note."""
+    message, harm = rule.message, harm_of(rule.message)
+    cuts = [k for k in range(len(message)) if message.startswith("; ", k)]
+    notes = [j for j in range(len(message)) if message.startswith(" (", j)]
+    assert harm.strip() and (harm == message or any(
+        harm == message[:k] + note for k in cuts for note in ("", *(message[j:] for j in notes if j > k))
+    )), harm
 
 
 def test_codes_and_names_are_unique():

@@ -112,7 +112,8 @@ def harm_of(message: str) -> str:
         return message
     tail = message[cut:]
     if tail.endswith(")"):
-        note = tail[_last_note(tail):]
+        start = _last_note(tail)
+        note = tail[start:] if tail.startswith(" (", start) else ""  # not the call of `manual_seed(0)`
     return message[:cut] + note
 
 
