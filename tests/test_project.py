@@ -471,6 +471,10 @@ def test_a_script_the_project_launches_with_deepspeed_keeps_its_local_rank_optio
     (tmp_path / "README.md").write_text("Train:\n\n    pip install deepspeed\n    torchrun zero_train.py\n")
     [(_, line, _, code, _)] = _findings(run("check", "--no-cache", ".").stdout)
     assert (line, code) == (9, "DDP012")
+    # run as a module: `deepspeed --module zero_train` passes --local_rank as well
+    (tmp_path / "run.sh").write_text("deepspeed --include localhost:0,1 --module zero_train \\\n    --deepspeed_config ds.json\n")
+    (tmp_path / "README.md").write_text("Train with run.sh\n")
+    assert _findings(run("check", "--no-cache", ".").stdout) == []
 
 
 def test_without_a_root_marker_flake8_takes_its_folder_as_the_project_like_the_cli(tmp_path, run):

@@ -34,7 +34,7 @@ from ddplint.semantic.walk import children
 from ddplint.core.fixpoint import fixed_point
 from ddplint.prefilter.screens import RankZeroCalls
 from ddplint.core.torch_api import (
-    ACCELERATOR, ACCELERATOR_SHARDING_PLUGINS, DDP, DISTRIBUTED_IS_AVAILABLE, INIT_PROCESS_GROUP, PROCESS, RANK_ENVIRONMENT,
+    ACCELERATOR, ACCELERATOR_SHARDING_PLUGINS, DDP, DISTRIBUTED_IS_AVAILABLE, GROUP_STARTS, INIT_PROCESS_GROUP, PROCESS, RANK_ENVIRONMENT,
     SAME_VALUE_METHODS, SPAWN, START_PROCESSES, TRAINING_ARGS_NAMES, TRAINING_ARGS_SHOULD_SAVE,
 )
 
@@ -886,11 +886,14 @@ class RankFacts:
             yield final.body
 
     def _starts_group(self, line: cst.SimpleStatementLine) -> bool:
-        """Whether the statement line calls init_process_group: `dist.init_process_group(...)`."""
+        """Whether the statement line starts the process group: `dist.init_process_group(...)`,
+        `deepspeed.init_distributed()`. (This pass reads names in the module's scope: a name
+        imported inside the function, `import deepspeed` under `if use_deepspeed:`, is read as
+        written.)"""
         return any(
             isinstance(small, (cst.Expr, cst.Assign))
             and isinstance(small.value, cst.Call)
-            and self.model.qualified(small.value.func) in INIT_PROCESS_GROUP
+            and (self.model.qualified(small.value.func) or dotted_name(small.value.func)) in GROUP_STARTS
             for small in line.body
         )
 

@@ -241,6 +241,9 @@ INIT_PROCESS_GROUP = api(
     "torch.distributed.init_process_group", "torch.distributed.distributed_c10d.init_process_group",
     params="backend init_method timeout world_size rank store group_name pg_options device_id",
 )
+# Calls that start the process group: torch's own and DeepSpeed's, which calls it (and reads
+# the launcher's environment) for the script.
+GROUP_STARTS = frozenset(INIT_PROCESS_GROUP) | {"deepspeed.init_distributed", "deepspeed.comm.init_distributed"}
 GET_RANK = api("torch.distributed.get_rank", "torch.distributed.distributed_c10d.get_rank", params="group")
 GET_WORLD_SIZE = api(
     "torch.distributed.get_world_size", "torch.distributed.distributed_c10d.get_world_size", params="group"
@@ -474,9 +477,12 @@ SAVE_EVIDENCE = ("distributed", "DistributedDataParallel", "init_process_group",
 # command names it: `python -m torch.distributed.launch`, not torchrun's `torch.distributed.launcher` API.
 OLD_LAUNCHER_MODULE = "torch.distributed.launch"
 OLD_LAUNCHER = re.compile(re.escape(OLD_LAUNCHER_MODULE) + "(?!er)")
-# DeepSpeed's launcher running a script (`deepspeed --num_gpus 8 train.py`): it passes
-# `--local_rank=N` with an underscore.
-DEEPSPEED_LAUNCHER = re.compile(r"(?<![\w.-])deepspeed[ \t]+(?:[^\n]*?[ \t])?[\w./${}-]*\.py\b")
+# DeepSpeed's launcher running a script (`deepspeed --num_gpus 8 train.py`) or a module
+# (`deepspeed --include localhost:0,1 --module start_training`): it passes `--local_rank=N` with
+# an underscore.
+DEEPSPEED_LAUNCHER = re.compile(
+    r"(?<![\w.-])deepspeed[ \t]+(?:[^\n]*?[ \t])?(?:[\w./${}-]*\.py\b|(?:--module|-m)[ \t]+[\w.]+)"
+)
 
 
 @dataclass(frozen=True)

@@ -1033,6 +1033,7 @@ class ProjectView:
         """The commands of the project's shell scripts and documents that run this module's
         file, or a script that imports it (a parser in `config.py`), with a launcher of
         `torch_api.LAUNCHERS`, in the order of `users` and then of the documents. A command
+        that runs the module by its name (`deepspeed --module start_training`) counts; one
         that names the script by a path (`basicsr/train.py`, `$DIR/tools/train.py`) counts from
         anywhere in the project when the path ends the script's own; a bare name counts from a
         document in the script's folder, above it, or in a folder right inside it (`docs/`,
@@ -1042,11 +1043,12 @@ class ProjectView:
             relative = self.project.relpaths[module].replace(os.sep, "/")
             folder, name = os.path.dirname(relative), os.path.basename(relative)
             named = re.compile(rf"(?<![\w.-])((?:[\w.$/{{}}-]*/)?){re.escape(name)}(?![\w.-])")
+            as_module = re.compile(rf"(?<![\w-])(?:-m|--module)\s+{re.escape(module)}(?![\w.])")  # `deepspeed --module train`
             for command in commands:
                 above = os.path.dirname(command.place.path.replace(os.sep, "/"))
-                if command not in found and any(
+                if command not in found and (as_module.search(command.command) or any(
                     _names_script(match.group(1), relative, folder, above) for match in named.finditer(command.command)
-                ):
+                )):
                     found.append(command)
         return found
 

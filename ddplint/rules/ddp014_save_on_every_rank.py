@@ -520,6 +520,27 @@ class SaveOnEveryRank(Rule):
     )
     clean_examples = (
         Clean(
+            # The process group starts only under `if use_deepspeed:` (deepspeed.init_distributed),
+            # so its `else:` runs in a one-process run alone.
+            """
+            import os
+
+            class Engine:
+                def setup(self):
+                    if self.config.use_deepspeed:
+                        import deepspeed
+                        deepspeed.init_distributed()
+                        self.local_rank = int(os.environ["LOCAL_RANK"])
+
+                def finish(self):
+                    if self.config.use_deepspeed:
+                        if self.local_rank == 0:
+                            self.model.module.save_pretrained(self.config.output_dir)
+                    else:
+                        self.model.save_pretrained(self.config.output_dir)
+            """
+        ),
+        Clean(
             # mp.spawn hands the method its process index: `self.gpu = rank` holds the rank, and
             # `if self.gpu == 0:` guards the save it calls.
             """
