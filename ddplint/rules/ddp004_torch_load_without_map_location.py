@@ -556,6 +556,23 @@ class TorchLoadWithoutMapLocation(Rule):
     )
     clean_examples = (
         Clean(
+            # The one save of input.pt writes a host tensor: the load lands on the host, then
+            # moves to the rank's device.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def reference_run(args, model, inp):
+                inp_cpu = inp.detach().cpu()
+                torch.save(inp_cpu, f"{args.out}/input.pt")
+
+            def sharded_run(args, model, device):
+                dist.init_process_group("nccl")
+                inp = torch.load(f"{args.out}/input.pt").to(device)
+                model(inp)
+            """
+        ),
+        Clean(
             # Each rank's run has its device (args.gpu) and loads onto it; the `is None` branch
             # is a run without one. Another's pretrained weights read as a state dict: nothing
             # here saves them, so nothing says on which device.
@@ -1292,7 +1309,9 @@ class TorchLoadWithoutMapLocation(Rule):
         # the same name may be another program of the repository (`old/`, `tools/`).
         folder = posixpath.dirname(project.path.replace("\\", "/")) if project is not None else ""
         beside = [save for save in saves if posixpath.dirname(save.place.path) == folder]
-        if not (load.whole_model or load.on_device) and (
+        # (a tensor moved right after its load, `.to(device)`, is on the host first when every
+        # save of its file holds host tensors; a whole model's saves are not judged so)
+        if not load.whole_model and (
             on_host(beside) is not None or self._own_record(load) is not None or self._class_file_on_host(load)
         ):
             return None
