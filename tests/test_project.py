@@ -420,6 +420,33 @@ def test_a_module_naming_distribution_that_only_one_process_scripts_run_is_singl
     assert [f[3] for f in _findings(run("check", "--no-cache", "--select", "DDP004", ".").stdout)] == ["DDP004"]
 
 
+def test_a_split_in_a_helper_is_even_when_every_caller_seeds_alike_first(tmp_path, run):
+    """DDP010 across modules: data.py's random_split has no seed of its own, but train.py seeds
+    torch with args.seed before it calls make_splits, so every rank splits alike; a caller that
+    seeds with the rank, or seeds only after the call, leaves it flagged."""
+    data = (
+        "import torch.distributed as dist\nfrom torch.utils.data import random_split\n\n\n"
+        "def make_splits(dataset):\n    return random_split(dataset, [0.9, 0.1])\n"
+    )
+    train = (
+        "import torch\nimport torch.distributed as dist\nfrom data import make_splits\n\n\n"
+        "def main(args, dataset):\n    dist.init_process_group('nccl')\n{before}    train_set, val_set = make_splits(dataset)\n{after}\n\n"
+        "if __name__ == '__main__':\n    main(None, None)\n"
+    )
+    run.cwd = tmp_path
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "data.py").write_text(data)
+    cases = (
+        ("    torch.manual_seed(args.seed)\n", "", []),
+        ("    torch.manual_seed(args.seed + dist.get_rank())\n", "", ["DDP010"]),
+        ("", "    torch.manual_seed(args.seed)\n", ["DDP010"]),
+    )
+    for before, after, expected in cases:
+        (tmp_path / "train.py").write_text(train.format(before=before, after=after))
+        found = _findings(run("check", "--no-cache", "--select", "DDP010", ".").stdout)
+        assert [f[3] for f in found] == expected, (before, after, found)
+
+
 def test_a_function_only_one_process_scripts_name_runs_alone(tmp_path):
     """ProjectView.runs_alone: named only by a script that starts nothing and imports nothing that
     does; not where a framework may call the method by its name, a decorator may register the

@@ -683,6 +683,10 @@ SEEDS = {
     SEED_EVERYTHING: ALL_GENERATORS, ACCELERATE_SET_SEED: ALL_GENERATORS, TRANSFORMERS_SET_SEED: ALL_GENERATORS,
 }
 SEED_CALLS = MANUAL_SEED | NUMPY_SEED | SEED_EVERYTHING | ACCELERATE_SET_SEED | TRANSFORMERS_SET_SEED
+# The seeds of torch's default generator (random_split's, the draws'), and the prefixes of the
+# libraries whose seeds never touch it.
+TORCH_SEEDS = MANUAL_SEED | SEED_EVERYTHING | ACCELERATE_SET_SEED | TRANSFORMERS_SET_SEED
+OTHER_GENERATORS = ("random.", "numpy.", "tensorflow.", "jax.")
 # Draws from torch's default generator that make data: noise, timesteps, indices, masks.
 TORCH_DRAWS = api(
     "torch.rand", "torch.randn", "torch.randint", "torch.randperm", "torch.rand_like", "torch.randn_like",

@@ -8,14 +8,12 @@ from ddplint.core.diagnostics import Applicability
 from ddplint.semantic.edits import argument_for, has_star_arguments, module_alias, with_keyword_argument
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Rule
-from ddplint.core.torch_api import DISTRIBUTED_MARKERS, MANUAL_SEED, RANDOM_SPLIT, TORCH
+from ddplint.core.torch_api import DISTRIBUTED_MARKERS, MANUAL_SEED, OTHER_GENERATORS, RANDOM_SPLIT, TORCH
 from ddplint.semantic.walk import children
 from ddplint.prefilter.project_facts import ProjectFact
 
 # Seeding helpers of other libraries that seed torch's default generator too.
 SEEDING_HELPERS = ("seed_everything", "set_seed")
-# Seeds of other libraries, which never touch torch's default CPU generator (random_split's).
-NOT_TORCH_SEEDS = ("random.", "numpy.", "tensorflow.", "jax.")
 
 
 def mentions_rank(node: cst.CSTNode) -> bool:
@@ -32,6 +30,7 @@ class _Event:
     function: cst.FunctionDef | None
     order: int
     rank_dependent: bool = False
+    key: str | None = None  # the function's key in the program model ("Class.method")
 
 
 class RandomSplitWithoutGenerator(Rule):
@@ -56,7 +55,11 @@ class RandomSplitWithoutGenerator(Rule):
     argument or `generator=`), and splits preceded by a rank-independent `torch.manual_seed`
     (or `seed_everything`/`set_seed`) call earlier in the same function, at module level, or
     in another function of the file (which may be the caller); the nearest seed before the
-    split in the same function decides. Only files that use torch.distributed are checked.
+    split in the same function decides. A split with no seed before it in its own function is
+    also spared when every call of that function in the project comes after a seed that names
+    no rank in its caller, or in that caller's callers (`train.py` calls
+    `torch.manual_seed(args.seed)`, then a `data.py` helper that splits). Only files that use
+    torch.distributed are checked.
     """
 
     code = "DDP010"
@@ -226,7 +229,7 @@ class RandomSplitWithoutGenerator(Rule):
         qualified = self.model.qualified(node.func)
         if qualified in RANDOM_SPLIT:
             if argument_for(node, RANDOM_SPLIT, "generator") is None and not has_star_arguments(node):
-                self._splits.append(_Event(node, function, self._order))
+                self._splits.append(_Event(node, function, self._order, key=self.model.frame.key))
                 # The torch alias must be looked up in the call's own scope, current only now.
                 self._torch_alias[id(node)] = module_alias(self.model, "torch")
         elif self._is_seed(node.func, qualified):
@@ -236,7 +239,7 @@ class RandomSplitWithoutGenerator(Rule):
     def _is_seed(func: cst.BaseExpression, qualified: str | None) -> bool:
         if qualified in MANUAL_SEED:
             return True
-        if qualified in TORCH or qualified is not None and qualified.startswith(NOT_TORCH_SEEDS):
+        if qualified in TORCH or qualified is not None and qualified.startswith(OTHER_GENERATORS):
             return False  # torch seeds its CPU generator through MANUAL_SEED only (torch.cuda's seeds GPUs)
         last = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
         if qualified is not None:
@@ -245,7 +248,7 @@ class RandomSplitWithoutGenerator(Rule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for split in self._splits:
-            if self._seeded(split):
+            if self._seeded(split) or self._seeded_by_callers(split):
                 continue
             alias = self._torch_alias[id(split.node)]
             if alias is None:
@@ -255,6 +258,15 @@ class RandomSplitWithoutGenerator(Rule):
             generator = cst.parse_expression(f"{torch_name}.Generator().manual_seed(0)")
             fixed = with_keyword_argument(split.node, "generator", generator)
             self.report(split.node, replace={split.node: fixed}, imports=imports)
+
+    def _seeded_by_callers(self, split: _Event) -> bool:
+        """No seed before the split in its own function, and every call of that function comes
+        after a seed that names no rank in its caller (`train.py` seeds, then builds the data
+        through `datasets.get_datasets`): every rank splits alike."""
+        view = self.model.project
+        if view is None or split.key is None or any(seed.function is split.function and seed.order < split.order for seed in self._seeds):
+            return False
+        return view.seeded_before_calls(split.key) is not None
 
     def _seeded(self, split: _Event) -> bool:
         before_in_same_body = [
