@@ -80,6 +80,7 @@ class Finding:
     message: str = ""
     column: int = 0
     fix: dict | None = None
+    steps: tuple[str, ...] = ()  # the kinds of the finding's chain ("runs", "reaches", "harm"); CLI only
 
 
 @dataclass
@@ -321,7 +322,8 @@ def to_findings(project: dict, root: Path, raw: list[dict]) -> list[Finding]:
             continue
         out.append(Finding(project["name"], rel, int(d["line"]), d["code"],
                            normalize_snippet(source_line(root, rel, int(d["line"]))),
-                           d.get("message", ""), int(d.get("column", 0)), d.get("fix")))
+                           d.get("message", ""), int(d.get("column", 0)), d.get("fix"),
+                           tuple(step["kind"] for step in d.get("chain") or ())))
     return out
 
 
