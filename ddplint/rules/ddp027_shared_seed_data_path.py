@@ -86,7 +86,9 @@ class SharedSeedDataPath(Rule):
     the same function a training loop (the innermost loop that runs a backward) draws from the
     generator it seeded on every step: a torch or numpy random draw in the loop, or in a project
     function the loop calls (followed through the program model, across modules, up to four
-    calls deep). Also when a gym or gymnasium environment built in the function is reset with
+    calls deep), or in a function defined inside the seeding function that the loop calls (a
+    step written as `def process_iteration():` in the epoch loop, whose backward makes the loop
+    a training loop). Also when a gym or gymnasium environment built in the function is reset with
     `reset(seed=...)` of such a value and stepped there: every rank's environments emit the same
     observations.
 
@@ -127,6 +129,32 @@ class SharedSeedDataPath(Rule):
     analyses = (RankRegions,)
 
     flagged_examples = (
+        Flagged(
+            # The step is a function defined inside the epoch loop: its noise is drawn each step.
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+
+            def main():
+                torch.manual_seed(42)
+                ^
+                dist.init_process_group("nccl", rank=int(os.environ["RANK"]))
+                for epoch in range(10):
+                    def process_iteration():
+                        noise = torch.randn(images.shape[0], 100, 1, 1)
+                        loss = model(noise).mean()
+                        loss.backward()
+                    for images in loader:
+                        process_iteration()
+            """,
+            messages=(
+                "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
+                "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
+                "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
+                "(torch.randn through process_iteration() in the training loop below)"
+            ),
+        ),
         Flagged(
             """
             import torch
@@ -411,6 +439,9 @@ class SharedSeedDataPath(Rule):
         self._envs: set[tuple[str | None, str]] = set()
         self._stepped: set[tuple[str | None, str]] = set()
         self._statements: set[int] = set()  # calls that are a whole statement (`seed_everything(seed)`)
+        # Functions defined inside a function, by (the outer function's key, their name): whether
+        # they run a backward, and the draws they make (`def process_iteration():` in the epoch loop)
+        self._inner: dict[tuple[str | None, str], tuple[list[bool], list[str]]] = {}
 
     # -- the walk -----------------------------------------------------------------------------
 
@@ -452,13 +483,23 @@ class SharedSeedDataPath(Rule):
         self._order += 1
         frame, func = self.model.frame.key, node.func
         method = func.attr.value if isinstance(func, cst.Attribute) else None
+        inner = self._inner_function()
         if method == "backward":
             self._training.update(id(loop) for loop in self.model.loops)
+            if inner is not None:
+                inner[0][0] = True
         if self.model.get(RankRegions).only_rank_zero:
             return
+        qualified = self.model.qualified(func)
+        if inner is not None and qualified is not None and keyword_argument(node, DRAW_GENERATOR) is None:
+            inner[1].append(qualified)
         if self.model.loops:
             loops = tuple(id(loop) for loop in self.model.loops)
-            self._loop_calls.append(_LoopCall(node, dotted_name(func), loops, frame, self._order))
+            callee = dotted_name(func)
+            called = self._inner.get((frame, callee)) if callee is not None else None
+            if called is not None and called[0][0]:
+                self._training.update(loops)  # the loop calls an inner function that runs the backward
+            self._loop_calls.append(_LoopCall(node, callee, loops, frame, self._order))
         receiver = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
         if receiver is not None and (frame, receiver) in self._envs:
             if method == "step":
@@ -482,6 +523,13 @@ class SharedSeedDataPath(Rule):
             per_process = specific is not None and not (isinstance(specific.value, cst.Name) and specific.value.value == "False")
             seed = _Seed(node, given.value if given else value, seeded, frame, self._cls(), self._order, per_process)
             self._seeds.append(seed)
+
+    def _inner_function(self) -> tuple[list[bool], list[str]] | None:
+        """What is known of the function being walked when it is defined inside another one."""
+        frame = self.model.frame
+        if not frame.is_function or frame.parent is None or not frame.parent.is_function:
+            return None
+        return self._inner.setdefault((frame.parent.key, frame.node.name.value), ([False], []))  # type: ignore[union-attr]
 
     def _seeded(self, call: cst.Call, method: str | None, receiver: str | None) -> frozenset[str] | None:
         """The generators a seeding call seeds; None for other calls."""
@@ -563,6 +611,10 @@ class SharedSeedDataPath(Rule):
         qualified = self.model.qualified(call.call.func)
         if qualified is not None and _is_draw(qualified, seed.generators):
             return None if keyword_argument(call.call, DRAW_GENERATOR) else (qualified, None)
+        inner = self._inner.get((call.frame, call.callee)) if call.callee is not None else None
+        drawn = next((name for name in inner[1] if _is_draw(name, seed.generators)), None) if inner is not None else None
+        if drawn is not None:
+            return f"{drawn} through {call.callee}()", None
         project = self.model.project
         if project is None or call.callee is None:
             return None
