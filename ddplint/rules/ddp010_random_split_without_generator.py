@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import ast
+
 from dataclasses import dataclass
 
 import libcst as cst
@@ -8,7 +10,11 @@ from ddplint.core.diagnostics import Applicability
 from ddplint.semantic.edits import argument_for, has_star_arguments, module_alias, with_keyword_argument
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Rule
-from ddplint.core.torch_api import DISTRIBUTED_MARKERS, MANUAL_SEED, OTHER_GENERATORS, RANDOM_SPLIT, TORCH
+from ddplint.core.torch_api import (
+    ACCELERATE_DEVICE_SPECIFIC, DISTRIBUTED_MARKERS, MANUAL_SEED, OTHER_GENERATORS, RANDOM_SPLIT, RANK_ENVIRONMENT, TORCH, TORCH_SEEDS,
+)
+from ddplint.model.records import Place
+from ddplint.prefilter.screens import dotted, walk
 from ddplint.semantic.walk import children
 from ddplint.prefilter.project_facts import ProjectFact
 
@@ -266,7 +272,7 @@ class RandomSplitWithoutGenerator(Rule):
         view = self.model.project
         if view is None or split.key is None or any(seed.function is split.function and seed.order < split.order for seed in self._seeds):
             return False
-        return view.seeded_before_calls(split.key) is not None
+        return seeded_before_calls(view, split.key) is not None
 
     def _seeded(self, split: _Event) -> bool:
         before_in_same_body = [
@@ -277,3 +283,85 @@ class RandomSplitWithoutGenerator(Rule):
         return any(
             not seed.rank_dependent and seed.function is not split.function for seed in self._seeds
         )
+
+
+def seeded_before_calls(view, key: str, depth: int = 0) -> Place | None:
+    """Where torch's default generator is seeded alike on every rank before each call of
+    function `key` of the view's module: in every caller, the last seed of it before the call
+    (`torch.manual_seed(args.seed)`, `seed_everything(0)`, a project `set_seed(42)`) names no
+    rank, or the calling function is itself so called (three calls up). None when a call is
+    not so preceded, or no call of it is known."""
+    program, context = view.program, view.context
+    return _seeded_before(program, context, view.module, key, 0)
+
+
+def _seeded_before(program, context, module: str, key: str, depth: int) -> Place | None:
+    sites = context.call_sites(module, key)
+    if not sites or depth > 2:
+        return None
+    found = None
+    for site in sites:
+        place = _seed_before(program, site.caller, site.caller_key, site.line)
+        if place is None and site.caller_key:
+            place = _seeded_before(program, context, site.caller, site.caller_key, depth + 1)
+        if place is None:
+            return None
+        found = found or place
+    return found
+
+
+def _seed_before(program, module: str, key: str | None, line: int) -> Place | None:
+    """Where function `key` of `module` (None: its module code) last seeds torch's default
+    generator before `line`, when that seed names no rank (`torch.manual_seed(args.seed)`, not
+    `seed + rank`, nor Accelerate's `device_specific=True`); None otherwise."""
+    summary = program.summary(module)
+    record = summary.context.get(key or "") if summary is not None else None
+    seeds = [
+        call for call in (record.calls if record is not None else ())
+        if call.line < line and _seeds_torch(program.qualify(module, call.callee) or call.callee)
+    ]
+    if not seeds:
+        return None
+    last = max(seeds, key=lambda call: call.line)
+    tree = program.tree(module)
+    calls = [
+        node for node in walk(tree) if isinstance(node, ast.Call) and node.lineno == last.line and dotted(node.func) == last.callee
+    ] if tree is not None else []
+    if len(calls) != 1 or _names_rank(calls[0], tree):
+        return None
+    return program.place(module, last.line)
+
+
+def _seeds_torch(name: str) -> bool:
+    """A call that seeds torch's default generator: torch's, Lightning's, Accelerate's or
+    transformers' seed, or a helper named for seeding that is not numpy's, random's or another
+    framework's."""
+    if name in TORCH_SEEDS:
+        return True
+    last = name.rpartition(".")[2].lower()
+    return "seed" in last and not name.startswith(OTHER_GENERATORS)
+
+
+def _names_rank(call: ast.Call, tree: ast.Module) -> bool:
+    """Whether a seed call's arguments may hold the rank: a name or attribute with "rank" in
+    it, a rank environment variable, `device_specific=True`, or a variable the module binds
+    to such a value somewhere."""
+    if any(keyword.arg == ACCELERATE_DEVICE_SPECIFIC for keyword in call.keywords):
+        return True
+    names = set()
+    for node in (part for argument in (*call.args, *call.keywords) for part in walk(argument)):
+        word = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        if word is not None and ("rank" in word.lower() or word in ("process_index", "local_process_index")):
+            return True
+        if isinstance(node, ast.Constant) and node.value in RANK_ENVIRONMENT:
+            return True
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+    bound = (
+        node.value for node in walk(tree) if isinstance(node, ast.Assign)
+        and any(isinstance(target, ast.Name) and target.id in names for target in node.targets)
+    )
+    return any(
+        "rank" in word.lower() for value in bound for part in walk(value)
+        for word in ((part.id,) if isinstance(part, ast.Name) else (part.attr,) if isinstance(part, ast.Attribute) else ())
+    )
