@@ -447,6 +447,30 @@ def test_a_split_in_a_helper_is_even_when_every_caller_seeds_alike_first(tmp_pat
         assert [f[3] for f in found] == expected, (before, after, found)
 
 
+def test_a_download_in_a_helper_a_package_re_exports_is_followed_to_its_callers(tmp_path, run):
+    """data/sets.py builds CIFAR100(download=True) in a helper that data/__init__.py re-exports;
+    train.py, which torchrun starts, calls it on every rank after joining the process group:
+    DDP014 at the download, its chain naming the call. A rank-0 test around the call spares it."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "__init__.py").write_text("from .sets import train_set\n")
+    (tmp_path / "data" / "sets.py").write_text(
+        "from torchvision.datasets import CIFAR100\n\n\ndef train_set(root):\n"
+        "    return CIFAR100(root=root, train=True, download=True)\n"
+    )
+    train = (
+        "import torch.distributed as dist\nfrom data import train_set\n\n\ndef main(root):\n"
+        "    dist.init_process_group('nccl')\n{call}\n\n\nif __name__ == '__main__':\n    main('data')\n"
+    )
+    run.cwd = tmp_path
+    (tmp_path / "train.py").write_text(train.format(call="    dataset = train_set(root)"))
+    found = _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout)
+    assert [(f[0], f[1], f[3]) for f in found] == [("data/sets.py", 5, "DDP014")], found
+    assert "train.py:7" in found[0][4]
+    (tmp_path / "train.py").write_text(train.format(call="    if dist.get_rank() == 0:\n        dataset = train_set(root)"))
+    assert _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout) == []
+
+
 def test_a_function_only_one_process_scripts_name_runs_alone(tmp_path):
     """ProjectView.runs_alone: named only by a script that starts nothing and imports nothing that
     does; not where a framework may call the method by its name, a decorator may register the

@@ -316,12 +316,29 @@ class ProcessContext:
         """Every call of function `key` of `module` in the project; None when some module that
         may call it is not read (past the model's bound, or unparsable)."""
         sites = []
-        for caller in dict.fromkeys((module, *self.program.importers_of(module))):
+        for caller in self._possible_callers(module):
             calls = self._calls_in(caller)
             if calls is None:
                 return None
             sites += [site for function, site in calls if function == (module, key)]
         return sites
+
+    def _possible_callers(self, module: str) -> list[str]:
+        """`module` and the modules that import from it, directly or through the packages that
+        re-export its names (`from .datasets import get_trainset` in `data/__init__.py`, then
+        `from data import get_trainset`), three packages up."""
+        program = self.program
+        found, packages = [module], [module]
+        for _ in range(3):
+            reexporting = []
+            for imported in packages:
+                for importer in program.importers_of(imported):
+                    if importer not in found:
+                        found.append(importer)
+                        if program.project.relpaths[importer].endswith("__init__.py"):
+                            reexporting.append(importer)
+            packages = reexporting
+        return found
 
     # -- code no call turns on --------------------------------------------------------------
 

@@ -62,10 +62,9 @@ from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.screens import dotted, walk
 from ddplint.core.torch_api import (
     ACCELERATE_CONFIG_KEY, ACCELERATE_DDP_FLAGS, ACCELERATE_DDP_TYPES, ACCELERATE_SHARDED_FLAGS, ACCELERATE_SHARDED_TYPES,
-    ACCELERATE_DEVICE_SPECIFIC, ACCELERATOR, COLLECTIVES, DATALOADER, DISTRIBUTED_EVIDENCE, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER,
+    ACCELERATOR, COLLECTIVES, DATALOADER, DISTRIBUTED_EVIDENCE, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER,
     DTENSOR_FULL_TENSOR, FRAMEWORK_MAKER_TEXT, FRAMEWORK_METHODS, LAUNCH_POINT_TEXT, LAUNCHERS, LIBRARY_LOADERS, MANUAL_SEED,
-    DATASET, LIGHTNING_MODULE, MPI_COLLECTIVES, NN_MODULE, OTHER_GENERATORS, RANK_ENVIRONMENT, SAMPLER, SAVE_EVIDENCE,
-    TORCH_LOAD, TORCH_SAVE, TORCH_SEEDS, lightning_hook,
+    DATASET, LIGHTNING_MODULE, MPI_COLLECTIVES, NN_MODULE, SAMPLER, SAVE_EVIDENCE, TORCH_LOAD, TORCH_SAVE, lightning_hook,
 )
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
@@ -194,6 +193,8 @@ def module_facts(text: str, scan: TextScan | None = None, relative: str | None =
         # "saves": may call torch.save itself; "calls_saver": names a save and may call another
         # module's function that does (Project.may_save follows those through the imports).
         facts["saves" if scan.has(_TORCH_SAVE_CALL) else "calls_saver"] = True
+    if "download=True" in text:
+        facts["downloads"] = True  # may build a dataset that downloads itself (DDP014's other writer)
     if "seed" in text and _SEED_CALL.search(text):
         facts["seeds"] = True  # may define a helper that seeds a generator with its parameter
     if "yield" in text and any(loop in text for loop in _ENDLESS_LOOPS):
@@ -993,63 +994,6 @@ def _rank_start(program: Program, module: str) -> tuple[int, str] | None:
     return found
 
 
-def _seed_before(program: Program, module: str, key: str | None, line: int) -> Place | None:
-    """Where function `key` of `module` (None: its module code) last seeds torch's default
-    generator before `line`, when that seed names no rank (`torch.manual_seed(args.seed)`, not
-    `seed + rank`, nor Accelerate's `device_specific=True`); None otherwise."""
-    summary = program.summary(module)
-    record = summary.context.get(key or "") if summary is not None else None
-    seeds = [
-        call for call in (record.calls if record is not None else ())
-        if call.line < line and _seeds_torch(program.qualify(module, call.callee) or call.callee)
-    ]
-    if not seeds:
-        return None
-    last = max(seeds, key=lambda call: call.line)
-    tree = program.tree(module)
-    calls = [
-        node for node in walk(tree) if isinstance(node, ast.Call) and node.lineno == last.line and dotted(node.func) == last.callee
-    ] if tree is not None else []
-    if len(calls) != 1 or _names_rank(calls[0], tree):
-        return None
-    return program.place(module, last.line)
-
-
-def _seeds_torch(name: str) -> bool:
-    """A call that seeds torch's default generator: torch's, Lightning's, Accelerate's or
-    transformers' seed, or a helper named for seeding that is not numpy's, random's or another
-    framework's."""
-    if name in TORCH_SEEDS:
-        return True
-    last = name.rpartition(".")[2].lower()
-    return "seed" in last and not name.startswith(OTHER_GENERATORS)
-
-
-def _names_rank(call: ast.Call, tree: ast.Module) -> bool:
-    """Whether a seed call's arguments may hold the rank: a name or attribute with "rank" in
-    it, a rank environment variable, `device_specific=True`, or a variable the module binds
-    to such a value somewhere."""
-    if any(keyword.arg == ACCELERATE_DEVICE_SPECIFIC for keyword in call.keywords):
-        return True
-    names = set()
-    for node in (part for argument in (*call.args, *call.keywords) for part in walk(argument)):
-        word = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
-        if word is not None and ("rank" in word.lower() or word in ("process_index", "local_process_index")):
-            return True
-        if isinstance(node, ast.Constant) and node.value in RANK_ENVIRONMENT:
-            return True
-        if isinstance(node, ast.Name):
-            names.add(node.id)
-    bound = (
-        node.value for node in walk(tree) if isinstance(node, ast.Assign)
-        and any(isinstance(target, ast.Name) and target.id in names for target in node.targets)
-    )
-    return any(
-        "rank" in word.lower() for value in bound for part in walk(value)
-        for word in ((part.id,) if isinstance(part, ast.Name) else (part.attr,) if isinstance(part, ast.Attribute) else ())
-    )
-
-
 class ProjectView:
     """The project seen from one module: resolves the names its semantic model qualifies."""
 
@@ -1265,25 +1209,6 @@ class ProjectView:
                     ):
                         return True
         return False
-
-    def seeded_before_calls(self, key: str, depth: int = 0) -> Place | None:
-        """Where torch's default generator is seeded alike on every rank before each call of
-        function `key` of this module: in every caller, the last seed of it before the call
-        (`torch.manual_seed(args.seed)`, `seed_everything(0)`, a project `set_seed(42)`) names
-        no rank, or the calling function is itself so called (three calls up). None when a
-        call is not so preceded, or no call of it is known."""
-        sites = self.context.call_sites(self.module, key)
-        if not sites or depth > 2:
-            return None
-        found = None
-        for site in sites:
-            place = _seed_before(self.project.program, site.caller, site.caller_key, site.line)
-            if place is None and site.caller_key:
-                place = self.project.module_view(site.caller).seeded_before_calls(site.caller_key, depth + 1)
-            if place is None:
-                return None
-            found = found or place
-        return found
 
     def switched_off(self, scope: tuple[tuple[str, bool, bool], ...], line: int) -> str | None:
         """The parameter under whose `if <parameter>:` `line` of this module, inside `scope` (as
@@ -1734,7 +1659,8 @@ class ProjectView:
                 known.add(ProjectFact.SAMPLER_CLASS)
                 origins.append((local, SAMPLER.name))
         program = self.project.program
-        if (facts.get("saves") or facts.get("calls_saver")) and (self.project.distributed and self.run_by_ranks or self.launch_line()):
+        writes = facts.get("saves") or facts.get("calls_saver") or facts.get("downloads")
+        if writes and (self.project.distributed and self.run_by_ranks or self.launch_line()):
             known.add(ProjectFact.RUN_BY_RANKS)
         if facts.get("loads") and program.values.wrapper_saves():
             known.add(ProjectFact.LOADS_WRAPPER_CHECKPOINT)
