@@ -68,6 +68,7 @@ from ddplint.core.torch_api import (
 )
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+_MAX_TEXT_SCAN = 3000  # modules read for a name before an answer that needs all users is given up
 # Folders never indexed (the CLI's default exclusions, and hidden folders).
 _SKIP_DIRS = frozenset(
     ("__pycache__", "__pypackages__", "_build", "buck-out", "build", "node_modules", "venv", "site-packages")
@@ -1147,7 +1148,19 @@ class ProjectView:
         if any(not set(program.importers_of(user)) <= known for user in users):
             return False
         roots = [user for user in users if not program.importers_of(user)]
-        return bool(roots) and all(self.project.runs_alone(root) for root in roots)
+        if not roots or not all(self.project.runs_alone(root) for root in roots):
+            return False
+        # An import the index did not resolve (in a `try:` block, inside a function, from a
+        # folder on a script's path) may name it: any other module whose text names it is a
+        # user not known. (Read only here, where the answer would otherwise be yes.)
+        name = self.module.rpartition(".")[2]
+        named = re.compile(rf"^\s*(?:from|import)\s+[\w.]*\b{re.escape(name)}\b", re.M)
+        # a module whose import of that name resolved to another module of the same name
+        # (`from model import Net` in a sibling folder's script) is not one of them
+        namesakes = {importer for other in self.project.modules if other != self.module and other.rpartition(".")[2] == name
+                     for importer in program.importers_of(other)}
+        others = [module for module in self.project.modules if module not in known and module not in namesakes]
+        return len(others) <= _MAX_TEXT_SCAN and not any(named.search(program.read(module) or "import " + name) for module in others)
 
     def _plain_class(self, module: str, cls: str, method: str, depth: int = 0) -> bool:
         """Whether no framework calls `method` of class `cls` of `module` by its name: each base is
