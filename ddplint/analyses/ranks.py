@@ -441,6 +441,8 @@ def _classify(test: cst.BaseExpression, resolve: Resolver | None) -> RankTest:
         if truth is not None:  # `if args.use_ddp is True:` is `if args.use_ddp:`
             said = classify(left, resolve)
             return said if truth else said.negated()
+        if _holds_launcher(left) and isinstance(right, cst.Name) and right.value == "None" and isinstance(operator, (cst.Is, cst.IsNot)):
+            return DISTRIBUTED if isinstance(operator, cst.IsNot) else NOT_DISTRIBUTED
         dimension = _dimension(left, resolve)
         if dimension is None and not _is_world_size(left) and type(operator) in _FLIPPED | {
             cst.Equal: None,
@@ -472,7 +474,7 @@ def _classify(test: cst.BaseExpression, resolve: Resolver | None) -> RankTest:
         return FIRST_REPLICA
     if is_rank_expression(test):
         return NONZERO  # `if rank:` is true on every rank but 0
-    if _distributed_flag(name) and not isinstance(test, cst.Call):
+    if (_distributed_flag(name) or _holds_launcher(test)) and not isinstance(test, cst.Call):
         return DISTRIBUTED
     if isinstance(test, cst.Call) and (
         name in DISTRIBUTED_PREDICATES or dotted_name(test.func) in DISTRIBUTED_AVAILABLE
@@ -491,6 +493,13 @@ def _compared_with_truth(operator: cst.BaseCompOp, right: cst.BaseExpression) ->
     if isinstance(operator, (cst.IsNot, cst.NotEqual)):
         return right.value == "False"
     return None
+
+
+def _holds_launcher(expr: cst.BaseExpression) -> bool:
+    """`accelerator`, `self.accelerator`: the object a run that Accelerate distributes always
+    has (a trainer built without one runs as one process), so `if self.accelerator is not
+    None and not self.accelerator.is_main_process: return` leaves rank 0 alone in such a run."""
+    return isinstance(expr, (cst.Name, cst.Attribute)) and (last_name(expr) or "").lstrip("_").lower() == "accelerator"
 
 
 def _distributed_flag(name: str | None) -> bool:

@@ -541,6 +541,28 @@ class SaveOnEveryRank(Rule):
             """
         ),
         Clean(
+            # Accelerate runs every process with an Accelerator: "has one and is not the main
+            # process" returns on all but the main process (without one it runs alone).
+            """
+            import torch
+            from accelerate import Accelerator
+
+            class Trainer:
+                def __init__(self, model, accelerator=None):
+                    self.model, self.accelerator = model, accelerator
+
+                def save_checkpoint(self, path):
+                    if self.accelerator is not None and not self.accelerator.is_main_process:
+                        return None
+                    torch.save(self.accelerator.unwrap_model(self.model).state_dict(), path)
+
+            def main(model):
+                accelerator = Accelerator()
+                trainer = Trainer(accelerator.prepare(model), accelerator)
+                trainer.save_checkpoint("last.pt")
+            """
+        ),
+        Clean(
             # mp.spawn hands the method its process index: `self.gpu = rank` holds the rank, and
             # `if self.gpu == 0:` guards the save it calls.
             """
