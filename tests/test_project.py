@@ -484,14 +484,16 @@ def test_a_function_only_one_process_scripts_name_runs_alone(tmp_path):
                   "class Plain:\n    def dump(self):\n        pass\n\n\nclass Custom(Trainer):\n    def dump(self):\n        pass\n",
         "export.py": "from lib import Custom, Plain, convert, export, fit\n\nif __name__ == '__main__':\n"
                      "    export()\n    convert()\n    fit()\n    Plain().dump()\n    Custom().dump()\n",
-        "spawner.py": "import launcher\nfrom lib import Plain\n\nif __name__ == '__main__':\n    Plain()\n",
-        "launcher.py": "import torch.multiprocessing as mp\n\n\ndef go(f):\n    mp.spawn(f, nprocs=2)\n",
+        "spawner.py": "import launcher\nfrom lib import Plain\n\nif __name__ == '__main__':\n    launcher.go(Plain)\n",
+        "launcher.py": "import torch.multiprocessing as mp\n\n\ndef go(f):\n    mp.spawn(f, nprocs=2)\n\n\ndef unused():\n    pass\n",
+        "idle.py": "from launcher import unused\nfrom lib import export\n\nif __name__ == '__main__':\n    unused()\n    export()\n",
     }
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     index = project.build(str(tmp_path))
     view = index.module_view("lib")
     assert index.runs_alone("export") and not index.runs_alone("train") and not index.runs_alone("spawner")
+    assert index.runs_alone("idle")  # it imports launcher.py but names nothing that spawns
     assert view.runs_alone((("export", False, False),))
     assert not view.runs_alone((("fit", False, False),))  # train.py calls it on every rank
     assert not view.runs_alone((("convert", False, True),))  # decorated: a registry may call it

@@ -55,7 +55,7 @@ from ddplint.core.fixpoint import fixed_point, reachable
 from ddplint.core.lines import split_lines
 from ddplint.model import inner, loaders, placement, store
 from ddplint.model.program import Program
-from ddplint.model.reach import Reach
+from ddplint.model.reach import Reach, names_in
 from ddplint.model.records import Inner, LaunchCommand, Place, Prepared, Wrapped
 from ddplint.prefilter.needles import TextScan, call_needle
 from ddplint.prefilter.project_facts import ProjectFact
@@ -869,13 +869,39 @@ class Project:
             found = (
                 module in self.reach.entries and not facts["dist"] and not facts.get("launched")
                 and not program.importers_of(module) and not self.module_view(module).launches()
-                and not any(
-                    text is None or any(start in text for start in _RUN_STARTS)
-                    for text in map(program.read, reachable([module], self.imports_of))
-                )
+                and self._starts_nothing(list(reachable([module], self.imports_of)))
             )
             self._memo[key] = found
         return found
+
+    def _starts_nothing(self, modules: list[str]) -> bool:
+        """Whether none of `modules` (a script and what it imports) may start processes, a
+        process group or a framework's launcher: none has the text of one (`_RUN_STARTS`),
+        except inside top-level functions or classes that no module of them names (a utils
+        module's `init_distributed()` that the evaluation script never calls)."""
+        program, texts = self.program, {}
+        for module in modules:
+            texts[module] = program.read(module)
+            if texts[module] is None:
+                return False
+        starting = [module for module in modules if any(start in texts[module] for start in _RUN_STARTS)]
+        if not starting:
+            return True
+        named: set[str] = set()
+        for module in modules:
+            tree = program.tree(module)
+            if tree is None:
+                return False
+            named |= names_in(tree)
+        for module in starting:
+            for statement in program.tree(module).body:  # type: ignore[union-attr]
+                text = ast.get_source_segment(texts[module], statement) or ""
+                if not any(start in text for start in _RUN_STARTS):
+                    continue
+                kind = type(statement)
+                if kind not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) or statement.name in named:  # type: ignore[attr-defined]
+                    return False
+        return True
 
     def imports_of(self, module: str) -> list[str]:
         """The project modules `module` imports (once per project: `run_by_ranks` asks it of

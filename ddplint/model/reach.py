@@ -159,7 +159,7 @@ class Reach:
         for module in sorted(self.reached):
             if module not in self._names_of:
                 tree = self.project.program.tree(module)
-                self._names_of[module] = _names(tree) if tree is not None else None
+                self._names_of[module] = names_in(tree) if tree is not None else None
             names = self._names_of[module]
             if names is None:
                 return None
@@ -183,7 +183,7 @@ class Reach:
             if tree is None:
                 self._unknown = True
                 return False
-            self._names_read.update(_names(tree))
+            self._names_read.update(names_in(tree))
             return True
         if not self._notebooks_read:
             self._notebooks_read = True
@@ -254,7 +254,9 @@ class Reach:
         return "." in module or self.project.relpaths[module].replace(os.sep, "/").endswith("__init__.py")
 
 
-def _names(tree: ast.Module) -> set[str]:
+def names_in(tree: ast.Module) -> set[str]:
+    """Every name a module's code says: names, attributes, imported names and their dotted
+    parts, and identifier-like strings (a name looked up by its string)."""
     names: set[str] = set()
     for node in nodes(tree):  # (ast.walk's nodes of these kinds, without contexts and operators: faster)
         if isinstance(node, ast.Name):
