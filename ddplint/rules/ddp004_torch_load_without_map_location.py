@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import ast
 import functools
 import posixpath
 import re
@@ -15,6 +16,7 @@ from ddplint.model.files import loaded_path_key
 from ddplint.model.records import CallResult, Item, Param, Place
 from ddplint.semantic.edits import argument_for, string_literal, with_keyword_argument
 from ddplint.prefilter.project_facts import ProjectFact
+from ddplint.prefilter.screens import dotted, walk
 from ddplint.prefilter.triggers import DISTRIBUTED_EVIDENCE_CODE, CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.semantic.model import dotted_name
@@ -151,8 +153,11 @@ class TorchLoadWithoutMapLocation(Rule):
     `with FSDP.state_dict_type(model, ..., FullStateDictConfig(offload_to_cpu=True))` block,
     `get_model_state_dict(model, options=StateDictOptions(cpu_offload=True))`, the configuration
     also through a local variable, with a literal True: `evaluate.py` reading what `train.py`
-    wrote; a save whose file the program model cannot name is not seen); and any
-    load in a file with no sign of running distributed (single-process tools).
+    wrote; a save whose file the program model cannot name is not seen); a load in a
+    program whose scripts give each rank one GPU (`os.environ["CUDA_VISIBLE_DEVICES"] =
+    str(gpus[local_rank])`, from the rank, in every script that runs the module): cuda:0 is
+    then each rank's own GPU; and any load in a file with no sign of running distributed
+    (single-process tools).
     `[tool.ddplint] strict = ["DDP004"]` flags every `torch.load` without `map_location`.
 
     Pass `map_location`. For a state dict the fix adds `map_location="cpu"`, which loads
@@ -555,6 +560,26 @@ class TorchLoadWithoutMapLocation(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # Each rank sees only its own GPU (CUDA_VISIBLE_DEVICES from the local rank, before
+            # CUDA starts): the checkpoint's cuda:0 is that GPU on every rank.
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+
+            def main(configs):
+                local_rank = int(os.environ["LOCAL_RANK"])
+                gpu = int(configs["gpu"][local_rank])
+                os.environ["CUDA_VISIBLE_DEVICES"] = str(gpu)
+                dist.init_process_group("nccl")
+                model = build().cuda()
+                model.load_state_dict(torch.load("checkpoint.pt"))
+
+            if __name__ == "__main__":
+                main(load_configs())
+            """
+        ),
         Clean(
             # The one save of input.pt writes a host tensor: the load lands on the host, then
             # moves to the rank's device.
@@ -1280,6 +1305,8 @@ class TorchLoadWithoutMapLocation(Rule):
         runs = self.runs_link() if self._loads else None
         if runs is None:
             return  # nothing shows that ranks run this file: one process loads where it saved
+        if self.model.project is not None and one_gpu_per_rank(self.model.project) is not None:
+            return  # each rank sees only its own GPU: cuda:0 is that GPU on every rank
         guarded = self.ranks.functions_only_rank_zero_calls()
         own = self.model.get(DistributedEvidence).found  # this file's own code shows distribution
         for load in self._loads:
@@ -1648,3 +1675,54 @@ def no_cuda(program, module: str, key: str | None, source, depth: int = 0) -> bo
         if not passed or not no_cuda(program, site.caller, site.caller_key, passed[0], depth + 1):
             return False
     return True
+
+
+_VISIBLE_DEVICES = "CUDA_VISIBLE_DEVICES"
+
+
+def one_gpu_per_rank(view) -> Place | None:
+    """Where the scripts that run the view's module (the `users` no module imports; the module
+    itself when it is one) each set CUDA_VISIBLE_DEVICES from the rank (`os.environ[
+    "CUDA_VISIBLE_DEVICES"] = str(gpus[local_rank])`): every rank then sees its own GPU as
+    cuda:0, and a file saved from cuda:0 lands on it. None where one of them does not."""
+    program, users = view.program, view.users
+    roots = [user for user in users if not program.importers_of(user)]
+    found = None
+    for root in roots:
+        tree = program.tree(root)
+        line = _sets_visible_devices_per_rank(tree) if tree is not None else None
+        if line is None:
+            return None
+        found = found or program.place(root, line)
+    return found
+
+
+def _sets_visible_devices_per_rank(tree: ast.Module) -> int | None:
+    """The line of an `os.environ["CUDA_VISIBLE_DEVICES"] = ...` whose value names the rank, or
+    a variable its function binds to a value that does (`gpu = int(cfg["gpu"][local_rank])`)."""
+    for function in (node for node in walk(tree) if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef))):
+        bound = {
+            target.id: node.value for node in walk(function) if isinstance(node, ast.Assign)
+            for target in node.targets if isinstance(target, ast.Name)
+        }
+        for node in walk(function):
+            if not (isinstance(node, ast.Assign) and any(
+                isinstance(target, ast.Subscript) and dotted(target.value) == "os.environ"
+                and isinstance(target.slice, ast.Constant) and target.slice.value == _VISIBLE_DEVICES
+                for target in node.targets
+            )):
+                continue
+            values = [node.value] + [bound[part.id] for part in walk(node.value) if isinstance(part, ast.Name) and part.id in bound]
+            if any(_names_a_rank(value) for value in values):
+                return node.lineno
+    return None
+
+
+def _names_a_rank(expr: ast.expr) -> bool:
+    for part in walk(expr):
+        word = part.id if isinstance(part, ast.Name) else part.attr if isinstance(part, ast.Attribute) else None
+        if word is not None and "rank" in word.lower():
+            return True
+        if isinstance(part, ast.Constant) and part.value in ("LOCAL_RANK", "RANK"):
+            return True
+    return False
