@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections
 import dataclasses
 import functools
 import os
@@ -68,6 +69,7 @@ MAX_MODULES = 150  # modules read per run: past this, what a value would reach i
 # its loaders are handed to (Cream: 20).
 MAX_ASKED = 100
 MAX_SOURCE = 2_000_000  # bytes of source read per run, past this as past MAX_MODULES (precision corpus: 1.94 MB at most)
+_RECENT_TREES = 16  # trees `Program.tree` keeps
 MAX_ROUNDS = 12  # rounds of the fixed point; a chain of helpers deeper than this is unknown
 BUILTIN_NAMES = frozenset(dir(builtins))  # `enumerate(loader)`, `iter(loader)`: no project function
 _LAST_LINE = 1 << 30  # `backward_in` of a whole function: its lines, and no more
@@ -166,6 +168,8 @@ class Program:
         self.consulted: set[str] | None = None
         self._summaries: dict[str, ModuleSummary | None] = {}
         self._module_code: dict[str, FunctionSummary | None] = {}
+        # The last trees `tree` parsed, by module and text: questions about one module come in runs
+        self._trees: collections.OrderedDict[tuple[str, int], ast.Module | None] = collections.OrderedDict()
         self._order: list[str] = []
         self._importers: dict[str, list[str]] = {}
         self._stars: dict[tuple[str, str], str | None] = {}  # (module, name) -> where a star import binds it
@@ -252,14 +256,24 @@ class Program:
         return self._reader(module)
 
     def tree(self, module: str, text: str | None = None) -> ast.Module | None:
-        """CPython's `ast` of `module` (of `text`, where the caller has already read it), read
-        afresh for a question the summaries do not answer; None when it cannot be read or does
-        not parse."""
+        """CPython's `ast` of `module` (of `text`, where the caller has already read it), for a
+        question the summaries do not answer; None when it cannot be read or does not parse. The
+        last few trees are kept (callers only read them)."""
         text = self.read(module) if text is None else text
-        try:
-            return ast.parse(text) if text is not None else None
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
+        if text is None:
             return None
+        key = (module, hash(text))
+        if key in self._trees:
+            self._trees.move_to_end(key)
+            return self._trees[key]
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            tree = None
+        self._trees[key] = tree
+        if len(self._trees) > _RECENT_TREES:
+            self._trees.popitem(last=False)
+        return tree
 
     def module_code(self, module: str) -> FunctionSummary | None:
         """The summary of `module`'s own code (what runs when it is run or imported), read as a

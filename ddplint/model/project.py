@@ -894,8 +894,9 @@ class Project:
                 return False
             named |= names_in(tree)
         for module in starting:
+            lines = texts[module].splitlines()
             for statement in program.tree(module).body:  # type: ignore[union-attr]
-                text = ast.get_source_segment(texts[module], statement) or ""
+                text = "\n".join(lines[statement.lineno - 1 : statement.end_lineno])
                 if not any(start in text for start in _RUN_STARTS):
                     continue
                 kind = type(statement)
