@@ -25,6 +25,7 @@ import textwrap
 from dataclasses import dataclass
 
 from ddplint.core.fixpoint import DepthMemo
+from ddplint.core.torch_api import RANK_ENVIRONMENT
 from ddplint.core.lines import split_lines
 from ddplint.model.records import FunctionContext
 from ddplint.prefilter.screens import dotted, walk
@@ -32,6 +33,51 @@ from ddplint.prefilter.screens import dotted, walk
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _PROPERTIES = frozenset({"property", "cached_property"})
 MAX_DEPTH = 6  # predicate helpers and callers followed this deep; deeper is unknown
+
+
+_RANK_WORDS = ("process_index", "local_process_index")  # Accelerate's names for the rank
+
+
+def holds_rank(expr: ast.expr, tree: ast.Module, line: int) -> bool:
+    """Whether `expr`, at `line` of the module `tree`, may hold the rank: it names something
+    called like a rank (`args.local_rank`, `get_rank()`, `process_index`) or a rank variable
+    (`os.environ["LOCAL_RANK"]`), or a name that the code of the function around it (or of the
+    module) binds to such a value (`gpu = int(cfg["gpu"][local_rank])`); a parameter holds
+    whatever its callers pass, which is not read."""
+    if _names_rank(expr):
+        return True
+    names = {part.id for part in walk(expr) if isinstance(part, ast.Name)}
+    return any(
+        _names_rank(node.value) for node in _own_nodes(_scope_at(tree, line)) if isinstance(node, ast.Assign)
+        and any(isinstance(target, ast.Name) and target.id in names for target in node.targets)
+    )
+
+
+def _names_rank(expr: ast.AST) -> bool:
+    for part in walk(expr):
+        word = part.id if isinstance(part, ast.Name) else part.attr if isinstance(part, ast.Attribute) else None
+        if word is not None and ("rank" in word.lower() or word in _RANK_WORDS):
+            return True
+        if isinstance(part, ast.Constant) and part.value in RANK_ENVIRONMENT:
+            return True
+    return False
+
+
+def _own_nodes(scope: ast.AST):
+    """The nodes of a module's or function's own code, not of the functions and classes in it."""
+    pending = list(ast.iter_child_nodes(scope))
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (*_FUNCTIONS, ast.ClassDef, ast.Lambda)):
+            continue
+        yield node
+        pending.extend(ast.iter_child_nodes(node))
+
+
+def _scope_at(tree: ast.Module, line: int) -> ast.AST:
+    """The innermost function of `tree` whose lines hold `line`, else the module."""
+    around = [node for node in walk(tree) if isinstance(node, _FUNCTIONS) and node.lineno <= line <= (node.end_lineno or node.lineno)]
+    return min(around, key=lambda node: (node.end_lineno or node.lineno) - node.lineno, default=tree)
 
 
 @dataclass(frozen=True)

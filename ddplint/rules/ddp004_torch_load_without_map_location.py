@@ -12,6 +12,7 @@ from ddplint.analyses.distribution import DistributedEvidence
 from ddplint.analyses.launches import Launches
 from ddplint.analyses.ranks import RankRegions, mentions_rank
 from ddplint.core.diagnostics import Applicability, StepKind
+from ddplint.model.context import holds_rank
 from ddplint.model.files import loaded_path_key
 from ddplint.model.records import CallResult, Item, Param, Place
 from ddplint.semantic.edits import argument_for, string_literal, with_keyword_argument
@@ -1698,47 +1699,13 @@ def one_gpu_per_rank(view) -> Place | None:
 
 
 def _sets_visible_devices_per_rank(tree: ast.Module) -> int | None:
-    """The line of an `os.environ["CUDA_VISIBLE_DEVICES"] = ...` whose value names the rank, or
-    a variable of its own scope bound to a value that does (`gpu = int(cfg["gpu"][local_rank])`);
-    a parameter holds whatever its callers pass."""
-    for scope in (node for node in walk(tree) if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef))):
-        own = list(_own_nodes(scope))
-        bound: dict[str, list[ast.expr]] = {}
-        for node in own:
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    if isinstance(target, ast.Name):
-                        bound.setdefault(target.id, []).append(node.value)
-        for node in own:
-            if not (isinstance(node, ast.Assign) and any(
-                isinstance(target, ast.Subscript) and dotted(target.value) == "os.environ"
-                and isinstance(target.slice, ast.Constant) and target.slice.value == _VISIBLE_DEVICES
-                for target in node.targets
-            )):
-                continue
-            names = [part.id for part in walk(node.value) if isinstance(part, ast.Name)]
-            values = [node.value] + [value for name in names for value in bound.get(name, ())]
-            if any(_names_a_rank(value) for value in values):
-                return node.lineno
+    """The line of an `os.environ["CUDA_VISIBLE_DEVICES"] = ...` whose value holds the rank
+    (`holds_rank`)."""
+    for node in walk(tree):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Subscript) and dotted(target.value) == "os.environ"
+            and isinstance(target.slice, ast.Constant) and target.slice.value == _VISIBLE_DEVICES
+            for target in node.targets
+        ) and holds_rank(node.value, tree, node.lineno):
+            return node.lineno
     return None
-
-
-def _own_nodes(scope: ast.AST):
-    """The nodes of a module's or function's own code, not of the functions and classes in it."""
-    pending = list(ast.iter_child_nodes(scope))
-    while pending:
-        node = pending.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        yield node
-        pending.extend(ast.iter_child_nodes(node))
-
-
-def _names_a_rank(expr: ast.expr) -> bool:
-    for part in walk(expr):
-        word = part.id if isinstance(part, ast.Name) else part.attr if isinstance(part, ast.Attribute) else None
-        if word is not None and "rank" in word.lower():
-            return True
-        if isinstance(part, ast.Constant) and part.value in ("LOCAL_RANK", "RANK"):
-            return True
-    return False

@@ -11,8 +11,9 @@ from ddplint.semantic.edits import argument_for, has_star_arguments, module_alia
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.core.torch_api import (
-    ACCELERATE_DEVICE_SPECIFIC, DISTRIBUTED_MARKERS, MANUAL_SEED, OTHER_GENERATORS, RANDOM_SPLIT, RANK_ENVIRONMENT, TORCH, TORCH_SEEDS,
+    ACCELERATE_DEVICE_SPECIFIC, DISTRIBUTED_MARKERS, MANUAL_SEED, OTHER_GENERATORS, RANDOM_SPLIT, TORCH, TORCH_SEEDS,
 )
+from ddplint.model.context import holds_rank
 from ddplint.model.records import Place
 from ddplint.prefilter.screens import dotted, walk
 from ddplint.semantic.walk import children
@@ -343,25 +344,8 @@ def _seeds_torch(name: str) -> bool:
 
 
 def _names_rank(call: ast.Call, tree: ast.Module) -> bool:
-    """Whether a seed call's arguments may hold the rank: a name or attribute with "rank" in
-    it, a rank environment variable, `device_specific=True`, or a variable the module binds
-    to such a value somewhere."""
+    """Whether a seed call's arguments may hold the rank in the function around it
+    (`holds_rank`), or it asks for a seed per device (`device_specific=`)."""
     if any(keyword.arg == ACCELERATE_DEVICE_SPECIFIC for keyword in call.keywords):
         return True
-    names = set()
-    for node in (part for argument in (*call.args, *call.keywords) for part in walk(argument)):
-        word = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
-        if word is not None and ("rank" in word.lower() or word in ("process_index", "local_process_index")):
-            return True
-        if isinstance(node, ast.Constant) and node.value in RANK_ENVIRONMENT:
-            return True
-        if isinstance(node, ast.Name):
-            names.add(node.id)
-    bound = (
-        node.value for node in walk(tree) if isinstance(node, ast.Assign)
-        and any(isinstance(target, ast.Name) and target.id in names for target in node.targets)
-    )
-    return any(
-        "rank" in word.lower() for value in bound for part in walk(value)
-        for word in ((part.id,) if isinstance(part, ast.Name) else (part.attr,) if isinstance(part, ast.Attribute) else ())
-    )
+    return any(holds_rank(argument, tree, call.lineno) for argument in (*call.args, *(keyword.value for keyword in call.keywords)))
