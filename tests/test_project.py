@@ -420,6 +420,38 @@ def test_a_module_naming_distribution_that_only_one_process_scripts_run_is_singl
     assert [f[3] for f in _findings(run("check", "--no-cache", "--select", "DDP004", ".").stdout)] == ["DDP004"]
 
 
+def test_a_script_the_project_runs_only_with_plain_python_runs_as_one_process(tmp_path, run):
+    """test.py joins a process group through utils.py when RANK is set, and saves a checkpoint
+    with no rank test; the README runs it only as `python test.py --gpu_id 2,3` (one process, so
+    a group of one): DDP014 says nothing. It does when a launcher runs it, when a launcher
+    command names no script (it may be this one), or when the script may start processes."""
+    utils = (
+        "import os\nimport torch.distributed as dist\n\n\ndef init_distributed_mode(args):\n"
+        "    if 'RANK' in os.environ:\n        dist.init_process_group('nccl')\n"
+    )
+    test = (
+        "import torch\nimport torch.distributed as dist\nimport utils\n{extra}\n\n"
+        "if __name__ == '__main__':\n    utils.init_distributed_mode(None)\n    torch.save({{}}, 'best.pth')\n"
+    )
+    run.cwd = tmp_path
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "utils.py").write_text(utils)
+    (tmp_path / "test.py").write_text(test.format(extra=""))
+    (tmp_path / "README.md").write_text("Evaluate:\n\n```python test.py --pre model.pth --gpu_id 2,3```\n")
+    assert project.build(str(tmp_path)).run_plainly("test")
+    assert _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout) == []
+    cases = (
+        ("", "torchrun --nproc_per_node 2 test.py\n"),  # a launcher runs it too
+        ("", "torchrun --nproc_per_node 2 $SCRIPT\n"),  # a launcher runs some script: maybe this one
+        ("import torch.multiprocessing as mp\nmp.spawn(print, nprocs=2)", ""),  # it starts processes itself
+    )
+    for extra, launch in cases:
+        (tmp_path / "test.py").write_text(test.format(extra=extra))
+        (tmp_path / "run.sh").write_text(launch)
+        assert not project.build(str(tmp_path)).run_plainly("test"), (extra, launch)
+        assert [f[3] for f in _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout)] == ["DDP014"], (extra, launch)
+
+
 def test_a_split_in_a_helper_is_even_when_every_caller_seeds_alike_first(tmp_path, run):
     """DDP010 across modules: data.py's random_split has no seed of its own, but train.py seeds
     torch with args.seed before it calls make_splits, so every rank splits alike; a caller that

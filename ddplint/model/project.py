@@ -272,6 +272,20 @@ _PROCESS_STARTS = (
 # Text of code that starts processes, a process group or a framework's launcher (a Trainer, an
 # Accelerator): a script whose imports hold none runs as the one process `python x.py` starts.
 _RUN_STARTS = (*_PROCESS_STARTS, *LAUNCH_POINT_TEXT[:2], "Trainer(", "Fabric(", "deepspeed.init", "init_distributed", "model_parallel")
+# Text of code that starts more processes than the one `python x.py` starts (a process group
+# joined under `python x.py` has one member): spawners, launchers, frameworks that re-run the
+# script per device (Lightning's Trainer, Fabric), and shelling out (to a launcher, maybe).
+_SPAWN_STARTS = (
+    "spawn(", "Process(", "start_processes(", "torchrun", "distributed.launch", "elastic_launch",
+    "ProcessPoolExecutor", "Pool(", "launch(", "launcher(", "Trainer(", "Fabric(", "LightningCLI",
+    "Popen(", "subprocess.run(", "subprocess.call(", "check_call(", "os.system(", "DistributedTestBase",
+    "MultiProcessTestCase",
+)
+# A command that runs a script with the interpreter itself: `python test.py`, `python3 -u tools/eval.py`.
+_PLAIN_RUN = re.compile(r"(?<![\w/.-])python(?:\d(?:\.\d+)?)?(?:[ \t]+-[uOBE]+)*[ \t]+[\w.$/{}-]+\.py(?![\w.-])")
+# A launcher command that names its script (or module) in the text: one that does not
+# (`torchrun --nproc_per_node 8 $SCRIPT`) may run any script of the project.
+_NAMES_SCRIPT = re.compile(r"[\w}-]\.py(?![\w-])|(?<![\w-])(?:-m|--module)[ \t]+\w")
 _MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]", re.M)
 # Where tests live: a tests/test folder, test_*.py, *_test.py, conftest.py.
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
@@ -790,21 +804,57 @@ class Project:
         """The commands of the project's shell scripts and documents that run a launcher of
         `torch_api.LAUNCHERS`, at most MAX_LAUNCH_DOCUMENTS documents read."""
         found: list[LaunchCommand] = []
-        if self.texts:  # a text linted alone has no folder to look in
-            return found
-        seen = 0
-        for folder, dirs, names in os.walk(self.root):
+        for relative in self._launch_documents:
+            text = self.document(relative)
+            if text is not None and any(needle in text for launcher in LAUNCHERS.values() for needle in launcher.needles):
+                found += _launch_commands(relative, text)
+        return found
+
+    @functools.cached_property
+    def plain_runs(self) -> list[LaunchCommand]:
+        """The commands of the project's shell scripts and documents that run a script with the
+        interpreter itself (`python test.py --gpu_id 2,3`), on a line that names no launcher:
+        each starts one process (launcher "python")."""
+        found: list[LaunchCommand] = []
+        for relative in self._launch_documents:
+            text = self.document(relative)
+            for index, line in enumerate(split_lines(text) if text is not None and "python" in text else ()):
+                if _PLAIN_RUN.search(line) and not any(needle in line for launcher in LAUNCHERS.values() for needle in launcher.needles):
+                    found.append(LaunchCommand(Place(relative, index + 1), line, "python"))
+        return found
+
+    @functools.cached_property
+    def _launch_documents(self) -> list[str]:
+        """The shell scripts and documents searched for commands (relative paths), at most
+        MAX_LAUNCH_DOCUMENTS of them; none for a text linted alone (it has no folder)."""
+        found: list[str] = []
+        for folder, dirs, names in os.walk(self.root) if not self.texts else ():
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS and not d.endswith(".egg-info"))
             for name in sorted(names):
-                if not name.endswith(_LAUNCH_DOCUMENTS) and name != "Makefile":
-                    continue
-                seen += 1
-                if seen > MAX_LAUNCH_DOCUMENTS:
-                    return found
-                relative = _relative(os.path.join(folder, name), self.root)
-                text = self.document(relative)
-                if text is not None and any(needle in text for launcher in LAUNCHERS.values() for needle in launcher.needles):
-                    found += _launch_commands(relative, text)
+                if name.endswith(_LAUNCH_DOCUMENTS) or name == "Makefile":
+                    if len(found) == MAX_LAUNCH_DOCUMENTS:
+                        return found
+                    found.append(_relative(os.path.join(folder, name), self.root))
+        return found
+
+    def run_plainly(self, module: str) -> bool:
+        """Whether `module` is an entry script that the project runs only as the one process
+        `python script.py` starts: some command of its shell scripts or documents runs it so
+        (`plain_runs`), none runs it with a launcher, every launcher command names its script
+        (so none may be this one), no module imports it, and neither it nor a module it imports
+        may start more processes (`_SPAWN_STARTS`, outside functions and classes nothing names).
+        A process group it joins then has one member: CLTR's `python test.py --gpu_id 2,3`."""
+        key = ("run plainly", module)
+        found = self._memo.get(key)
+        if found is None:
+            view = self.module_view(module)
+            found = (
+                bool(self.modules[module].get("main")) and not self.program.importers_of(module)
+                and not view.launches() and bool(view.launches(self.plain_runs))
+                and all(_NAMES_SCRIPT.search(command.command) for command in self.launch_commands)
+                and self._starts_nothing(list(reachable([module], self.imports_of)), _SPAWN_STARTS)
+            )
+            self._memo[key] = found
         return found
 
     @functools.cached_property
@@ -859,7 +909,8 @@ class Project:
         module or a script (Reach.entries) that no module imports, that names nothing
         distributed, that no launch command of the project runs (`ProjectView.launches`), and
         of which no module it reaches through its imports, itself included, has the text of a
-        start of processes, of a process group or of a framework's launcher (`_RUN_STARTS`).
+        start of processes, of a process group or of a framework's launcher (`_RUN_STARTS`); or
+        a script the project runs only with `python script.py` (`run_plainly`).
         Unlike `one_process_script` it may import modules that name distribution: a converter
         script that loads the training wrapper's checkpoint and exports the model."""
         key = ("runs alone", module)
@@ -870,13 +921,13 @@ class Project:
                 module in self.reach.entries and not facts["dist"] and not facts.get("launched")
                 and not program.importers_of(module) and not self.module_view(module).launches()
                 and self._starts_nothing(list(reachable([module], self.imports_of)))
-            )
+            ) or self.run_plainly(module)
             self._memo[key] = found
         return found
 
-    def _starts_nothing(self, modules: list[str]) -> bool:
+    def _starts_nothing(self, modules: list[str], starts: tuple[str, ...] = _RUN_STARTS) -> bool:
         """Whether none of `modules` (a script and what it imports) may start processes, a
-        process group or a framework's launcher: none has the text of one (`_RUN_STARTS`),
+        process group or a framework's launcher: none has the text of one (`starts`),
         except inside top-level functions or classes that no module of them names (a utils
         module's `init_distributed()` that the evaluation script never calls)."""
         program, texts = self.program, {}
@@ -884,7 +935,7 @@ class Project:
             texts[module] = program.read(module)
             if texts[module] is None:
                 return False
-        starting = [module for module in modules if any(start in texts[module] for start in _RUN_STARTS)]
+        starting = [module for module in modules if any(start in texts[module] for start in starts)]
         if not starting:
             return True
         named: set[str] = set()
@@ -897,7 +948,7 @@ class Project:
             lines = texts[module].splitlines()
             for statement in program.tree(module).body:  # type: ignore[union-attr]
                 text = "\n".join(lines[statement.lineno - 1 : statement.end_lineno])
-                if not any(start in text for start in _RUN_STARTS):
+                if not any(start in text for start in starts):
                     continue
                 kind = type(statement)
                 if kind not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) or statement.name in named:  # type: ignore[attr-defined]
@@ -1059,16 +1110,17 @@ class ProjectView:
             None,
         )
 
-    def launches(self) -> list[LaunchCommand]:
+    def launches(self, commands: list[LaunchCommand] | None = None) -> list[LaunchCommand]:
         """The commands of the project's shell scripts and documents that run this module's
         file, or a script that imports it (a parser in `config.py`), with a launcher of
-        `torch_api.LAUNCHERS`, in the order of `users` and then of the documents. A command
+        `torch_api.LAUNCHERS` (or, given, among `commands`: Project.plain_runs), in the order of
+        `users` and then of the documents. A command
         that runs the module by its name (`deepspeed --module start_training`) counts; one
         that names the script by a path (`basicsr/train.py`, `$DIR/tools/train.py`) counts from
         anywhere in the project when the path ends the script's own; a bare name counts from a
         document in the script's folder, above it, or in a folder right inside it (`docs/`,
         `scripts/`)."""
-        commands, found = self.project.launch_commands, []
+        commands, found = self.project.launch_commands if commands is None else commands, []
         for module in self.users if commands else ():
             relative = self.project.relpaths[module].replace(os.sep, "/")
             folder, name = os.path.dirname(relative), os.path.basename(relative)
@@ -1297,10 +1349,13 @@ class ProjectView:
         """Whether this is an entry script that no module imports, that neither starts processes
         nor a process group nor a DDP model itself (its launcher decides how many processes run
         it: an Accelerate script), and that every command of the project running it starts as
-        one process (`accelerate launch --num_processes=1 train.py`)."""
+        one process (`accelerate launch --num_processes=1 train.py`); or one the project runs
+        only with `python script.py` (Project.run_plainly)."""
         project = self.project
         if not project.modules[self.module].get("main") or project.program.importers_of(self.module):
             return False
+        if project.run_plainly(self.module):
+            return True
         launches = self.launches()
         if not launches or not all(_one_process(command) for command in launches):
             return False
