@@ -47,6 +47,7 @@ def guard(source: str):
         "rank == 0 or local_rank == -1",
         "not options.distributed or options.dist_rank == 0",
         "self.distributed_rank == 0",
+        "'RANK' not in os.environ or int(os.environ['RANK']) == 0",
     ],
 )
 def test_rank_zero_guards(source):
@@ -95,6 +96,11 @@ def test_other_rank_guards(source):
         ("dist.is_available()", DISTRIBUTED),
         ("torch.cuda.is_available()", UNKNOWN),
         ("is_available()", UNKNOWN),
+        # torchrun sets RANK, LOCAL_RANK and WORLD_SIZE in every process it starts
+        ("'LOCAL_RANK' in os.environ", DISTRIBUTED),
+        ("'WORLD_SIZE' not in os.environ", NOT_DISTRIBUTED),
+        ("'MASTER_PORT' in os.environ", UNKNOWN),
+        ("'RANK' in config", UNKNOWN),
     ],
 )
 def test_other_tests(source, expected):

@@ -179,6 +179,15 @@ def environment_key(expr: cst.BaseExpression) -> str | None:
     return None
 
 
+def _launcher_variable_set(left: cst.BaseExpression, operator: cst.BaseCompOp, right: cst.BaseExpression) -> bool:
+    """`"RANK" in os.environ` (or `not in`; LOCAL_RANK, WORLD_SIZE): the variables torchrun and
+    torch.distributed.launch set in every process they start, and nothing sets in a plain run."""
+    return (
+        isinstance(operator, (cst.In, cst.NotIn)) and isinstance(left, cst.SimpleString)
+        and left.evaluated_value in (*RANK_ENVIRONMENT, "WORLD_SIZE") and dotted_name(right) in ("os.environ", "environ")
+    )
+
+
 def strip_int(expr: cst.BaseExpression) -> cst.BaseExpression:
     while isinstance(expr, cst.Call) and dotted_name(expr.func) == "int" and len(expr.args) == 1:
         expr = expr.args[0].value
@@ -437,6 +446,8 @@ def _classify(test: cst.BaseExpression, resolve: Resolver | None) -> RankTest:
         return _meet(classify(test.body, resolve), classify(test.orelse, resolve))
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         left, operator, right = test.left, test.comparisons[0].operator, test.comparisons[0].comparator
+        if _launcher_variable_set(left, operator, right):  # `"RANK" in os.environ`: a launcher started it
+            return DISTRIBUTED if isinstance(operator, cst.In) else NOT_DISTRIBUTED
         truth = _compared_with_truth(operator, right)
         if truth is not None:  # `if args.use_ddp is True:` is `if args.use_ddp:`
             said = classify(left, resolve)

@@ -520,6 +520,20 @@ class SaveOnEveryRank(Rule):
     )
     clean_examples = (
         Clean(
+            # torchrun sets RANK in every process it starts: without it the run is one process.
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+
+            def train(model, epochs):
+                dist.init_process_group("nccl")
+                for epoch in range(epochs):
+                    if "RANK" not in os.environ or int(os.environ["RANK"]) == 0:
+                        torch.save(model.state_dict(), "checkpoint.pth")
+            """
+        ),
+        Clean(
             # The process group starts only under `if use_deepspeed:` (deepspeed.init_distributed),
             # so its `else:` runs in a one-process run alone.
             """
