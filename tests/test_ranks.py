@@ -183,6 +183,13 @@ def test_regions(source, expected):
         ("ddp = int(os.environ.get('RANK', -1)) != -1\nif ddp:\n    master_process = int(os.environ['RANK']) == 0\nelse:\n    master_process = True\nif master_process:\n    probe()", ["zero"]),
         ("if world_size == 1:\n    verbose = True\nelif x:\n    verbose = rank == 0\nelse:\n    verbose = local_rank == 0\nif verbose:\n    probe()", ["zero"]),
         ("if args.debug:\n    verbose = True\nelse:\n    verbose = rank == 0\nif verbose:\n    probe()", ["all"]),
+        # a constant, then the other one under a rank test (SciMON's trainers)
+        ("class T:\n    def __init__(self, args):\n        self.verbose = True\n        if args.distributed:\n"
+         "            if dist.get_rank() != 0:\n                self.verbose = False\n    def save(self):\n"
+         "        if self.verbose:\n            probe()", ["zero"]),
+        ("verbose = False\nif rank == 0:\n    verbose = True\nif verbose:\n    probe()", ["zero"]),
+        ("verbose = True\nif epoch > 3:\n    verbose = False\nif verbose:\n    probe()", ["all"]),
+        ("verbose = True\nif rank != 0:\n    verbose = False\nverbose = True\nif verbose:\n    probe()", ["all"]),
         # not rank tests: another value that is not one, a parameter, a constant alone
         ("verbose = rank == 0\nverbose = True\nif verbose:\n    probe()", ["all"]),
         ("verbose = rank == 0\nverbose = args.verbose\nif verbose:\n    probe()", ["all"]),

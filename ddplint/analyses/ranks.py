@@ -739,6 +739,29 @@ class _Passed:
     name: str
 
 
+@dataclass(frozen=True)
+class _Switched:
+    """A constant (`False`) assigned under rank tests (`if dist.get_rank() != 0:`, all of the
+    `if`s around it combined): `test`."""
+
+    value: cst.BaseExpression
+    test: RankTest
+
+
+def _switched_flag(values: list) -> RankTest | None:
+    """What a flag says that is given a constant first (`self.verbose = True`) and then the
+    other constant only under rank tests (`if dist.get_rank() != 0: self.verbose = False`): it
+    keeps the first value exactly where none of those tests holds."""
+    first = _constant_truth(values[0]) if values and isinstance(values[0], cst.BaseExpression) else None
+    later = values[1:]
+    if first is None or not later or not all(isinstance(v, _Switched) and _constant_truth(v.value) is (not first) for v in later):
+        return None
+    switched = later[0].test
+    for value in later[1:]:
+        switched = _disjunction(switched, value.test)
+    return switched.negated() if first else switched
+
+
 class RankFacts:
     """Rank tests held in variables and attributes: `verbose = rank == 0`, `master =
     dist.get_rank() == 0`, `self.is_main = args.rank == 0`, `args.save_logs = args.logs and
@@ -750,7 +773,10 @@ class RankFacts:
     variable is a rank test when at least one of its values is, and the facts are those that
     hold for all of its values (a constant `False` or `True` spoils none); a variable also
     bound otherwise (a parameter, a loop target, `+=`) says nothing. Values assigned where
-    no rank of a distributed run gets (`else:` of `if ddp:`) are left out.
+    no rank of a distributed run gets (`else:` of `if ddp:`) are left out. A flag given a
+    constant and then the other one under a rank test (`self.verbose = True`, then `if
+    args.distributed: if dist.get_rank() != 0: self.verbose = False`) holds the negation of
+    that test.
 
     A flag the module starts its process group under is, whatever its name, true in every
     distributed run (`if args.distribution: dist.init_process_group(...)`), or false in every
@@ -786,6 +812,7 @@ class RankFacts:
         self._cuts = 0
         self._judging: set[int] = set()
         self._unreached = 0  # inside branches that no rank of a distributed run takes
+        self._conditions: list[RankTest] = []  # what the `if`s around the statement say
         self._groups_started = 0  # statements of the module that call init_process_group
         self._spawned = 0  # statements of the module that start processes (`mp.spawn(worker, ...)`)
         # Flags tested by an `if` that starts the process group: (flag, the constant it is
@@ -812,6 +839,11 @@ class RankFacts:
     def _note(self, owner: cst.CSTNode, cls: str | None, self_name: str | None, target, value) -> None:
         if self._unreached:
             value = self._UNREACHED
+        elif self._conditions and isinstance(value, cst.Name) and value.value in ("True", "False"):
+            test = self._conditions[0]
+            for condition in self._conditions[1:]:
+                test = _conjunction(test, condition)
+            value = _Switched(value, test)
         if isinstance(target, cst.Name):
             self._names.setdefault(id(owner), {}).setdefault(target.value, []).append(value)
         elif isinstance(target, cst.Attribute):
@@ -957,17 +989,21 @@ class RankFacts:
         in `master_process = True` for a single-process run) spoil no rank test."""
         self._note_switch(statement, owner, cls, self_name)
         test = classify(statement.test)
-        branches = [(statement.body, test.true_only_zero and test.true_never_zero)]
+        branches = [(statement.body, test.true_only_zero and test.true_never_zero, test)]
         unreached_else = test.false_only_zero and test.false_never_zero
         if isinstance(statement.orelse, cst.Else):
-            branches.append((statement.orelse.body, unreached_else))
-        for suite, unreached in branches:
+            branches.append((statement.orelse.body, unreached_else, test.negated()))
+        for suite, unreached, condition in branches:
             self._unreached += unreached
+            self._conditions.append(condition)
             self._collect_suite(suite, owner, cls, self_name)
+            self._conditions.pop()
             self._unreached -= unreached
         if isinstance(statement.orelse, cst.If):
             self._unreached += unreached_else
+            self._conditions.append(test.negated())
             self._collect_if(statement.orelse, owner, cls, self_name)
+            self._conditions.pop()
             self._unreached -= unreached_else
 
     def _collect_suite(self, suite: cst.BaseSuite, owner, cls, self_name) -> None:
@@ -1054,6 +1090,10 @@ class RankFacts:
             self._cuts += 1
             return None
         resolve = self if function is None else lambda inner: self._held(inner, function, cls, self_name)
+        switched = _switched_flag(values)
+        if switched is not None:
+            return switched if switched.is_rank_test else None
+        values = [value.value if isinstance(value, _Switched) else value for value in values]
         self._resolving.add(key)  # `verbose = verbose and rank == 0`
         try:
             held_rank = _held_rank(values, resolve, (self._NOTHING, self._UNREACHED))
