@@ -101,6 +101,8 @@ def test_other_rank_guards(source):
         ("'WORLD_SIZE' not in os.environ", NOT_DISTRIBUTED),
         ("'MASTER_PORT' in os.environ", UNKNOWN),
         ("'RANK' in config", UNKNOWN),
+        ("os.environ.get('LOCAL_RANK')", DISTRIBUTED),  # a string: "0" is true
+        ("'LOCAL_RANK' in os.environ and os.environ['LOCAL_RANK']", DISTRIBUTED),
     ],
 )
 def test_other_tests(source, expected):

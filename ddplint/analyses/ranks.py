@@ -483,6 +483,8 @@ def _classify(test: cst.BaseExpression, resolve: Resolver | None) -> RankTest:
         return ZERO
     if name in REPLICA_PREDICATES and isinstance(test, cst.Call):
         return FIRST_REPLICA
+    if environment_key(test) in (*RANK_ENVIRONMENT, "WORLD_SIZE"):
+        return DISTRIBUTED  # `if os.environ.get("LOCAL_RANK"):` a string, "0" included: set by a launcher
     if is_rank_expression(test):
         return NONZERO  # `if rank:` is true on every rank but 0
     if (_distributed_flag(name) or _holds_launcher(test)) and not isinstance(test, cst.Call):
