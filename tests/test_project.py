@@ -443,6 +443,7 @@ def test_a_script_the_project_runs_only_with_plain_python_runs_as_one_process(tm
     cases = (
         ("", "torchrun --nproc_per_node 2 test.py\n"),  # a launcher runs it too
         ("", "torchrun --nproc_per_node 2 $SCRIPT\n"),  # a launcher runs some script: maybe this one
+        ("", "torchrun --nproc_per_node 2 $(dirname $0)/test.py\n"),  # a file of its name, by a path not followed
         ("import torch.multiprocessing as mp\nmp.spawn(print, nprocs=2)", ""),  # it starts processes itself
     )
     for extra, launch in cases:

@@ -840,18 +840,20 @@ class Project:
     def run_plainly(self, module: str) -> bool:
         """Whether `module` is an entry script that the project runs only as the one process
         `python script.py` starts: some command of its shell scripts or documents runs it so
-        (`plain_runs`), none runs it with a launcher, every launcher command names its script
-        (so none may be this one), no module imports it, and neither it nor a module it imports
+        (`plain_runs`), no launcher command names a file of its name (by any path: `$(dirname
+        $0)/test.py`) and every one names its script (so none may be this one), no module
+        imports it, and neither it nor a module it imports
         may start more processes (`_SPAWN_STARTS`, outside functions and classes nothing names).
         A process group it joins then has one member: CLTR's `python test.py --gpu_id 2,3`."""
         key = ("run plainly", module)
         found = self._memo.get(key)
         if found is None:
             view = self.module_view(module)
+            name = re.compile(rf"(?<![\w.-]){re.escape(os.path.basename(self.relpaths[module]))}(?![\w.-])")
             found = (
                 bool(self.modules[module].get("main")) and not self.program.importers_of(module)
-                and not view.launches() and bool(view.launches(self.plain_runs))
-                and all(_NAMES_SCRIPT.search(command.command) for command in self.launch_commands)
+                and bool(view.launches(self.plain_runs))
+                and all(_NAMES_SCRIPT.search(command.command) and not name.search(command.command) for command in self.launch_commands)
                 and self._starts_nothing(list(reachable([module], self.imports_of)), _SPAWN_STARTS)
             )
             self._memo[key] = found
