@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from ddplint.model import project
 from ddplint.model import inner
 from ddplint.model.program import Collective, Evaluation
-from ddplint.model.records import CallResult, Inner, Instance, Item, Loader, Pack, Place, Prepared, Wrapped
+from ddplint.model.records import CallResult, Inner, Instance, Item, Loader, Pack, Param, Place, Prepared, Wrapped
 from ddplint.model.summary import summarize
 from ddplint.model.values import Part, Step, Wrap, WrapperSave
 from ddplint.rules.ddp002_lambda_default_factory import Fate, Fates
@@ -852,3 +852,21 @@ def test_a_loader_taken_from_a_dict_or_a_list_of_appended_loaders_is_followed(tm
     assert [value.sampler.made_at for value in values] == [P("pkg/data.py:10")]
     values = index.program.values_of("pkg.main", "main", Item(CallResult("build", 7), "val"))
     assert [(value.sampler.made_at, value.sampler.shuffle) for value in values] == [(P("pkg/data.py:5"), False)]
+
+
+def test_a_chain_of_locals_each_made_from_the_two_before_is_read_to_a_bounded_depth():
+    """NASNet's forward: `x2 = cell_2(x1, x0)`, `x3 = cell_3(x2, x1)`, ... Each local wraps what
+    the two before it hold, so the paths from the parameter double every two steps (a 40-long
+    chain has about 10**8); what a loop over the last one iterates is read only a few calls
+    deep, and the summary is made at once. A loop over `enumerate(tqdm(loader))` through a
+    local is still followed to the parameter."""
+    chain = "".join(f"    x{i} = cell_{i}(x{i - 1}, x{i - 2})\n" for i in range(2, 42))
+    tree = ast.parse(
+        "def forward(x0):\n    x1 = stem(x0)\n" + chain + "    for item in x41:\n        pass\n"
+        "def fit(loader):\n    bar = tqdm(loader)\n    for i, batch in enumerate(bar):\n        pass\n"
+    )
+    functions = summarize(tree).functions
+    (loop,) = functions["forward"].loops
+    assert all(len(source.calls) <= 4 for source in loop.sources if hasattr(source, "calls"))
+    (loop,) = functions["fit"].loops
+    assert (Param("loader"), (("enumerate", 0), ("tqdm", 0))) in [(source.held, source.calls) for source in loop.sources]

@@ -122,6 +122,10 @@ _DATA_SOURCES = ("dataset", "sampler", "batch_sampler")
 # -- one module's summary ------------------------------------------------------------------
 
 
+# Calls followed around what a loop iterates (`for i, x in enumerate(tqdm(loader))`: two).
+_MAX_WRAPPING = 4
+
+
 class _Draft:
     """A FunctionSummary being read: lists appended to in statement order, frozen at the end."""
 
@@ -273,11 +277,15 @@ class _FunctionReader:
         """What a loop over `expr` iterates: the sources of the names and attributes it names,
         also through the positional arguments of calls (`enumerate(tqdm(loader))`, a Through;
         `len(...)` aside), either way of a conditional (`tqdm(loader) if main else loader`),
-        and what a local wrapping one holds (`pbar = tqdm(self.loader)`)."""
+        and what a local wrapping one holds (`pbar = tqdm(self.loader)`). At most
+        _MAX_WRAPPING calls deep: a chain of locals each made from the two before it
+        (`x2 = cell(x1, x0)`, NASNet's forward) would otherwise give exponentially many paths."""
         found: list = []
         pending: list[tuple[ast.expr, tuple]] = [(expr, ())]
         while pending:
             expr, calls = pending.pop()
+            if len(calls) > _MAX_WRAPPING:
+                continue
             if isinstance(expr, ast.IfExp):
                 pending += [(expr.body, calls), (expr.orelse, calls)]
             elif isinstance(expr, ast.Call):
@@ -295,6 +303,8 @@ class _FunctionReader:
                 ]
                 for source in held:
                     source = Through(source, calls) if calls and source is not None and not isinstance(source, Through) else source
+                    if isinstance(source, Through) and len(source.calls) > _MAX_WRAPPING:
+                        continue
                     if source is not None and source not in found:
                         found.append(source)
         return tuple(found)
