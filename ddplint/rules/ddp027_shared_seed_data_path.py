@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 
 import libcst as cst
@@ -83,7 +84,9 @@ class SharedSeedDataPath(Rule):
     model across modules) with a value that is the same on every rank (a literal, a
     command-line option or configuration value, a module constant, or a local name bound to one;
     nothing with a rank, process index or rank variable in it) runs on every rank, and later in
-    the same function a training loop (the innermost loop that runs a backward) draws from the
+    the same function (or in a function of the module that it calls after the seed, as a script
+    seeding in module code then calling `train()` does, unless that function seeds again
+    first) a training loop (the innermost loop that runs a backward) draws from the
     generator it seeded on every step: a torch or numpy random draw in the loop, or in a project
     function the loop calls (followed through the program model, across modules, up to four
     calls deep), or in a function defined inside the seeding function that the loop calls (a
@@ -129,6 +132,33 @@ class SharedSeedDataPath(Rule):
     analyses = (RankRegions,)
 
     flagged_examples = (
+        Flagged(
+            # Seeded in module code; the training loop is in train(), which the script calls after.
+            """
+            import torch
+            import torch.distributed as dist
+
+            SEED = 42
+            torch.manual_seed(SEED)
+            ^
+
+            def train(model, loader, optimizer):
+                for images in loader:
+                    noise = torch.randn_like(images)
+                    model(images + noise).mean().backward()
+                    optimizer.step()
+
+            if __name__ == "__main__":
+                dist.init_process_group("nccl")
+                train(model, loader, optimizer)
+            """,
+            messages=(
+                "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
+                "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
+                "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
+                "(torch.randn_like in the training loop of train(), called below)"
+            ),
+        ),
         Flagged(
             # The step is a function defined inside the epoch loop: its noise is drawn each step.
             """
@@ -265,6 +295,24 @@ class SharedSeedDataPath(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # The function the seeding code calls seeds again with the rank before its loop.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def train(model, loader, optimizer):
+                torch.manual_seed(1234 + dist.get_rank())
+                for images in loader:
+                    model(images + torch.randn_like(images)).mean().backward()
+                    optimizer.step()
+
+            def main(model, loader, optimizer):
+                dist.init_process_group("nccl")
+                torch.manual_seed(1234)
+                train(model, loader, optimizer)
+            """
+        ),
         Clean(
             # Only rank 0 runs the player (its only call is under `if global_rank == 0:`): one
             # process collects the rollouts and hands them to the trainers; called on every rank,
@@ -439,6 +487,7 @@ class SharedSeedDataPath(Rule):
         self._envs: set[tuple[str | None, str]] = set()
         self._stepped: set[tuple[str | None, str]] = set()
         self._statements: set[int] = set()  # calls that are a whole statement (`seed_everything(seed)`)
+        self._plain_calls: list[_LoopCall] = []  # calls of a name outside loops (`train(args)` after the seed)
         # Functions defined inside a function, by (the outer function's key, their name): whether
         # they run a backward, and the draws they make (`def process_iteration():` in the epoch loop)
         self._inner: dict[tuple[str | None, str], tuple[list[bool], list[str]]] = {}
@@ -500,6 +549,8 @@ class SharedSeedDataPath(Rule):
             if called is not None and called[0][0]:
                 self._training.update(loops)  # the loop calls an inner function that runs the backward
             self._loop_calls.append(_LoopCall(node, callee, loops, frame, self._order))
+        elif isinstance(func, cst.Name):
+            self._plain_calls.append(_LoopCall(node, func.value, (), frame, self._order))
         receiver = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
         if receiver is not None and (frame, receiver) in self._envs:
             if method == "step":
@@ -570,38 +621,59 @@ class SharedSeedDataPath(Rule):
                 self.report(reset.call, self.env_message, chain=chain)
 
     def _judge_seed(self, seed: _Seed) -> None:
-        loops = self._innermost_training_loops(seed)
-        for call in self._loop_calls:
-            if call.frame != seed.frame or not any(loop in call.loops for loop in loops):
-                continue
-            found = self._draw(call, seed)
-            if found is None:
-                continue
-            what, place = found
-            where = f"{what} in the training loop below" if place is None else f"{what} at {place}, reached from the training loop each step"
-            runs = self.runs_link()
-            if runs is None:
-                return  # nothing shows several ranks running this file
-            chain = [
-                Link(StepKind.MADE, "seeds " + ", ".join(sorted(seed.generators))
-                     + (f" (through {seed.through}(), which seeds them with its parameter)" if seed.through else "")
-                     + " with a value that is the same on every rank", seed.call),
-                runs,
-                Link(StepKind.REACHES, f"the training loop calls this on every step; it draws {what} from the seeded generator", call.call),
-                Link(StepKind.HARM, f"{what} draws the same values on every rank: the ranks train on the same "
-                     "noise, timesteps or indices", place if place is not None else call.call),
-            ]
-            self.report(seed.call, f"{self.message} ({where})", chain=chain)
-            return
+        # The training loop is in the seed's function after it, or in a function of this module
+        # that the seed's function calls after it (`torch.manual_seed(SEED)`, then `train(model)`).
+        places = [(seed.frame, seed.order, None)] + [
+            (call.callee, 0, call) for call in self._plain_calls
+            if call.frame == seed.frame and call.order > seed.order and call.callee in self._frames
+        ]
+        for frame, after, via in places:
+            loops = self._innermost_training_loops(seed, frame, after)
+            for call in self._loop_calls:
+                if call.frame != frame or not any(loop in call.loops for loop in loops):
+                    continue
+                found = self._draw(call, seed)
+                if found is not None:
+                    self._report_seed(seed, call, found, via)
+                    return
 
-    def _innermost_training_loops(self, seed: _Seed) -> set[int]:
-        """The loops of the seed's function after it that run a backward and hold no other such
-        loop, unless another seed of the same generators comes between (`seed + rank` after
-        the model is built)."""
-        after = {loop for loop in self._training if self._loops[loop][1] == seed.frame and self._loops[loop][0] > seed.order}
-        outer = {parent for loop in after for parent in self._loops[loop][2]}
-        return {loop for loop in after - outer if not any(
-            other.frame == seed.frame and seed.order < other.order < self._loops[loop][0] and other.generators >= seed.generators
+    @functools.cached_property
+    def _frames(self) -> set[str | None]:
+        """The functions of the module that hold a loop (by frame key)."""
+        return {frame for _, frame, _ in self._loops.values()}
+
+    def _report_seed(self, seed: _Seed, call: _LoopCall, found: tuple[str, Place | None], via: _LoopCall | None) -> None:
+        what, place = found
+        if via is None:
+            where = f"{what} in the training loop below" if place is None else f"{what} at {place}, reached from the training loop each step"
+        else:
+            loop = f"the training loop of {via.callee}(), called below"
+            where = f"{what} in {loop}" if place is None else f"{what} at {place}, reached from {loop}, each step"
+        runs = self.runs_link()
+        if runs is None:
+            return  # nothing shows several ranks running this file
+        chain = [
+            Link(StepKind.MADE, "seeds " + ", ".join(sorted(seed.generators))
+                 + (f" (through {seed.through}(), which seeds them with its parameter)" if seed.through else "")
+                 + " with a value that is the same on every rank", seed.call),
+            runs,
+            *([Link(StepKind.REACHES, f"then calls {via.callee}(), whose training loop runs with the seeded generators", via.call)] if via else []),
+            Link(StepKind.REACHES, f"the training loop calls this on every step; it draws {what} from the seeded generator", call.call),
+            Link(StepKind.HARM, f"{what} draws the same values on every rank: the ranks train on the same "
+                 "noise, timesteps or indices", place if place is not None else call.call),
+        ]
+        self.report(seed.call, f"{self.message} ({where})", chain=chain)
+
+    def _innermost_training_loops(self, seed: _Seed, frame: str | None, after: int) -> set[int]:
+        """The loops of function `frame` after `after` (the seed's order in its own function, 0
+        in a function it calls) that run a backward and hold no other such loop, unless
+        another seed of the same generators comes between in that function (`seed + rank`
+        after the model is built)."""
+        found = {loop for loop in self._training if self._loops[loop][1] == frame and self._loops[loop][0] > after}
+        outer = {parent for loop in found for parent in self._loops[loop][2]}
+        return {loop for loop in found - outer if not any(
+            other is not seed and other.frame == frame and after < other.order < self._loops[loop][0]
+            and other.generators >= seed.generators
             for other in self._seeds
         )}
 
