@@ -30,7 +30,7 @@ import libcst as cst
 
 from ddplint.semantic.edits import argument_at, argument_for
 from ddplint.semantic.model import Analysis, SemanticModel, dotted_name
-from ddplint.semantic.walk import children
+from ddplint.semantic.walk import NodeMemo, children, descendants
 from ddplint.core.fixpoint import fixed_point
 from ddplint.prefilter.screens import RankZeroCalls
 from ddplint.core.torch_api import (
@@ -250,11 +250,28 @@ def mentions_rank(expr: cst.CSTNode, per_rank: set[str] | frozenset[str] = froze
     return False
 
 
+# rank_mentions' answers, by the expression and what `per_rank` says of the names in it (DDP014
+# asks of every assigned value on every lint), and the names each expression holds
+_mentioned = NodeMemo()
+_names_in = NodeMemo()
+
+
 def rank_mentions(expr: cst.CSTNode, per_rank: dict[str, frozenset[str]] | None = None) -> frozenset[str]:
     """The dimensions (`rank_dimension`) of the ranks `expr` names, and of the names in
     `per_rank` it reads (each bound to a value naming such ranks): `f"ckpt_{rank}.pt"` names a
     GLOBAL rank, `f"model_pp{mpu.get_pipeline_model_parallel_rank()}.pt"` only a MODEL one.
     A name holding "rank" of no known dimension (`args.node_rank`) counts as GLOBAL."""
+    names: frozenset = _names_in.get(expr, None, lambda: _dotted_names(expr))  # type: ignore[assignment]
+    read = frozenset((name, per_rank[name]) for name in names if name in per_rank) if per_rank else frozenset()
+    return _mentioned.get(expr, read, lambda: _rank_mentions(expr, dict(read)))  # type: ignore[return-value]
+
+
+def _dotted_names(expr: cst.CSTNode) -> frozenset[str]:
+    """The dotted names of every name and attribute in `expr`: all that rank_mentions may look up."""
+    return frozenset(dotted_name(node) for node in descendants(expr) if type(node) is cst.Name or type(node) is cst.Attribute) - {None}  # type: ignore[arg-type]
+
+
+def _rank_mentions(expr: cst.CSTNode, per_rank: dict[str, frozenset[str]]) -> frozenset[str]:
     found: set[str] = set()
     pending = [expr]
     while pending:
@@ -401,13 +418,9 @@ def _of_replicas(test: RankTest) -> RankTest:
     )
 
 
-# classify's answers without a resolver, by the test's id: then the answer is the test's words
-# alone, and a libcst node never changes. In the language server an edit re-parses only the
-# statements it touched, so the `if` tests elsewhere are the same objects, and the rank
-# analysis and the branch analysis each ask of every `if` on every lint. Entries hold their
-# test, so an id is not reused while it is here; the whole is dropped when it grows large.
-_classified: dict[int, tuple[cst.BaseExpression, RankTest]] = {}
-_CLASSIFIED_LIMIT = 50_000
+# classify's answers without a resolver: then the answer is the test's words alone, and the
+# rank analysis and the branch analysis each ask of every `if` on every lint.
+_classified = NodeMemo()
 
 
 def classify(test: cst.BaseExpression, resolve: Resolver | None = None) -> RankTest:
@@ -417,14 +430,7 @@ def classify(test: cst.BaseExpression, resolve: Resolver | None = None) -> RankT
     true: see RankFacts."""
     if resolve is not None:
         return _classify(test, resolve)
-    known = _classified.get(id(test))
-    if known is not None and known[0] is test:
-        return known[1]
-    found = _classify(test, None)
-    if len(_classified) >= _CLASSIFIED_LIMIT:
-        _classified.clear()
-    _classified[id(test)] = (test, found)
-    return found
+    return _classified.get(test, None, lambda: _classify(test, None))  # type: ignore[return-value]
 
 
 def _classify(test: cst.BaseExpression, resolve: Resolver | None) -> RankTest:
