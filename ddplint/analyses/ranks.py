@@ -235,6 +235,12 @@ def _string_key(expr: cst.Subscript) -> str | None:
 def mentions_rank(expr: cst.CSTNode, per_rank: set[str] | frozenset[str] = frozenset()) -> bool:
     """The expression names a rank somewhere (`f"ckpt_{rank}.pt"`, `path_for(current_rank)`,
     a variable in `per_rank`, assigned from such an expression): one file per rank."""
+    names: frozenset = _names_in.get(expr, None, lambda: _dotted_names(expr))  # type: ignore[assignment]
+    read = names & per_rank if per_rank else frozenset()
+    return _mentions.get(expr, read, lambda: _mentions_rank(expr, read))  # type: ignore[return-value]
+
+
+def _mentions_rank(expr: cst.CSTNode, per_rank: frozenset[str]) -> bool:
     pending = [expr]
     while pending:  # asked of every assigned value by DDP004 and DDP014: kept cheap
         node = pending.pop()
@@ -250,9 +256,11 @@ def mentions_rank(expr: cst.CSTNode, per_rank: set[str] | frozenset[str] = froze
     return False
 
 
-# rank_mentions' answers, by the expression and what `per_rank` says of the names in it (DDP014
-# asks of every assigned value on every lint), and the names each expression holds
+# rank_mentions' and mentions_rank's answers, by the expression and what `per_rank` says of
+# the names in it (DDP004 and DDP014 ask of every assigned value on every lint), and the names
+# each expression holds
 _mentioned = NodeMemo()
+_mentions = NodeMemo()
 _names_in = NodeMemo()
 
 
@@ -579,8 +587,21 @@ def returned_rank(function: cst.FunctionDef, resolve: Resolver | None = None) ->
     """The rank a call of `function` gives when every `return` of its body gives a rank of one
     dimension, or 0 where no process group runs: `def rank(): return dist.get_rank() if
     initialized() else 0`, `return self._rank`; None otherwise."""
+    branches = _returned_branches.get(function.body, None, lambda: _returned_values(function.body))
+    return _held_rank(list(branches), resolve, (object(), object())) if branches else None  # type: ignore[arg-type]
+
+
+# the values each function body returns, kept across lints (the rank analysis judges a
+# function of the file tested through what it returns on every lint: Megatron-DeepSpeed's
+# 178-line train())
+_returned_branches = NodeMemo()
+
+
+def _returned_values(body: cst.BaseSuite) -> tuple[cst.BaseExpression, ...] | None:
+    """The values the returns of `body` give (each branch of a conditional expression apart),
+    outside nested definitions; None where one returns nothing."""
     values: list = []
-    pending: list[cst.CSTNode] = [function.body]
+    pending: list[cst.CSTNode] = [body]
     while pending:
         node = pending.pop()
         if isinstance(node, cst.Return):
@@ -596,7 +617,7 @@ def returned_rank(function: cst.FunctionDef, resolve: Resolver | None = None) ->
             values += [value.body, value.orelse]
         else:
             branches.append(value)
-    return _held_rank(branches, resolve, (object(), object())) if branches else None
+    return tuple(branches)
 
 
 def judge_function(function: cst.FunctionDef, resolve: Resolver | None) -> RankTest | RankValue | None:
