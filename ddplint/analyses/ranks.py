@@ -22,6 +22,7 @@ what a save needs (one writer among the copies of the same part), not what a col
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -144,12 +145,15 @@ FIRST_REPLICA = RankTest(true_first_replica=True)  # dp_rank == 0
 
 def last_name(expr: cst.BaseExpression) -> str | None:
     """`b` for `a.b`, `a.b()`, `b`; None for anything else."""
-    if isinstance(expr, cst.Call):
-        expr = expr.func
-    if isinstance(expr, cst.Attribute):
-        return expr.attr.value
-    if isinstance(expr, cst.Name):
-        return expr.value
+    # These helpers are asked of nearly every expression: `type(...) is`, as in dotted_name (no
+    # concrete libcst node class has subclasses; `isinstance` goes through ABCMeta's check).
+    if type(expr) is cst.Call:
+        expr = expr.func  # type: ignore[attr-defined]
+    kind = type(expr)
+    if kind is cst.Attribute:
+        return expr.attr.value  # type: ignore[attr-defined]
+    if kind is cst.Name:
+        return expr.value  # type: ignore[attr-defined]
     return None
 
 
@@ -168,11 +172,11 @@ def _int_value(expr: cst.BaseExpression) -> int | None:
 
 def environment_key(expr: cst.BaseExpression) -> str | None:
     """`"RANK"` for `os.environ["RANK"]`, `os.environ.get("RANK", 0)`, `os.getenv("RANK")`."""
-    if isinstance(expr, cst.Subscript) and dotted_name(expr.value) in ("os.environ", "environ"):
+    if type(expr) is cst.Subscript and dotted_name(expr.value) in ("os.environ", "environ"):  # type: ignore[attr-defined]
         index = expr.slice[0].slice if len(expr.slice) == 1 else None
         if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
             return index.value.evaluated_value  # type: ignore[return-value]
-    if isinstance(expr, cst.Call) and expr.args and dotted_name(expr.func) in ("os.environ.get", "os.getenv", "environ.get", "getenv"):
+    if type(expr) is cst.Call and expr.args and dotted_name(expr.func) in ("os.environ.get", "os.getenv", "environ.get", "getenv"):  # type: ignore[attr-defined]
         first = expr.args[0].value
         if isinstance(first, cst.SimpleString):
             return first.evaluated_value  # type: ignore[return-value]
@@ -180,7 +184,7 @@ def environment_key(expr: cst.BaseExpression) -> str | None:
 
 
 def strip_int(expr: cst.BaseExpression) -> cst.BaseExpression:
-    while isinstance(expr, cst.Call) and dotted_name(expr.func) == "int" and len(expr.args) == 1:
+    while type(expr) is cst.Call and dotted_name(expr.func) == "int" and len(expr.args) == 1:  # type: ignore[attr-defined]
         expr = expr.args[0].value
     return expr
 
@@ -196,24 +200,26 @@ def rank_dimension(expr: cst.BaseExpression) -> str | None:
     DATA (`mpu.get_data_parallel_rank()`, `dp_rank`, `replica_id`) or MODEL
     (`get_tensor_model_parallel_rank()`, `pp_rank`, `mp_rank`); None for anything else."""
     expr = strip_int(expr)
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo):
+    kind = type(expr)
+    if kind is cst.BinaryOperation and type(expr.operator) is cst.Modulo:  # type: ignore[attr-defined]
         return GLOBAL if rank_dimension(expr.left) == GLOBAL else None  # the local rank
-    if isinstance(expr, cst.Call):
+    if kind is cst.Call:
         name = last_name(expr) or ""
         if name in RANK_FUNCTIONS or name in RANK_NAMES or environment_key(expr) in RANK_ENVIRONMENT:
             return GLOBAL
         return _parallel_dimension(name)
-    if isinstance(expr, cst.Subscript):
+    if kind is cst.Subscript:
         if environment_key(expr) in RANK_ENVIRONMENT:
             return GLOBAL
-        key = (_string_key(expr) or "").lower()
+        key = (_string_key(expr) or "").lower()  # type: ignore[arg-type]
         return GLOBAL if key in RANK_NAMES else _parallel_dimension(key)
-    if isinstance(expr, (cst.Name, cst.Attribute)):
+    if kind is cst.Name or kind is cst.Attribute:
         name = last_name(expr) or ""
         return GLOBAL if name.lower() in RANK_NAMES else _parallel_dimension(name)
     return None
 
 
+@functools.lru_cache(maxsize=4096)
 def _parallel_dimension(name: str) -> str | None:
     """DATA or MODEL for the name of a model-parallel job's rank (`get_data_parallel_rank`,
     `pprank`), by the words before "rank"; None for other names, or one with words of both."""
