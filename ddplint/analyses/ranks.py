@@ -1821,9 +1821,18 @@ class WrappedModels(Analysis):
         return set().union(*(self._bound.get(owner, ()) for owner in self._owners_here()))
 
     def is_wrapped(self, expr: cst.BaseExpression) -> bool:
+        # (asked of nearly every expression some rules see: no set of the names is built, and
+        # no generator; most files bind no wrapped name at all)
+        bound = self._bound
+        if not bound:
+            return False
         name = dotted_name(expr)
-        # (asked of nearly every expression some rules see: no set of the names is built)
-        return name is not None and any(name in self._bound.get(owner, ()) for owner in self._owners_here())
+        if name is None:
+            return False
+        for owner in self._owners_here():
+            if name in bound.get(owner, ()):
+                return True
+        return False
 
     def _origin(self, name: str | None):
         for owner in self._owners_here():
