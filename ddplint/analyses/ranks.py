@@ -564,6 +564,13 @@ def _constant_truth(expr: cst.BaseExpression) -> bool | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)
+def _passed_expression(text: str) -> cst.BaseExpression:
+    """An argument's text as a call passes it, parsed once (read by its words alone: the rank
+    analysis asks on every lint, and a libcst node never changes)."""
+    return cst.parse_expression(text)
+
+
 def _held_rank(values: list, resolve: Resolver | None, unknown: tuple) -> RankValue | None:
     """The rank a variable holds when every value it is assigned is a rank of one dimension
     (`data_parallel_rank = mpu.get_data_parallel_rank()`), or 0 where no process group runs;
@@ -1181,7 +1188,7 @@ class RankFacts:
                 continue
             for text in passed:
                 try:
-                    expanded.append((cst.parse_expression(text), None))
+                    expanded.append((_passed_expression(text), None))
                 except Exception:  # noqa: BLE001 - text libcst does not read: unknown
                     expanded.append(self._NOTHING)
         return expanded
