@@ -22,6 +22,7 @@ what a save needs (one writer among the copies of the same part), not what a col
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ import libcst as cst
 
 from ddplint.semantic.edits import argument_at, argument_for
 from ddplint.semantic.model import Analysis, SemanticModel, dotted_name
-from ddplint.semantic.walk import children
+from ddplint.semantic.walk import NodeMemo, children, descendants
 from ddplint.core.fixpoint import fixed_point
 from ddplint.prefilter.screens import RankZeroCalls
 from ddplint.core.torch_api import (
@@ -144,12 +145,15 @@ FIRST_REPLICA = RankTest(true_first_replica=True)  # dp_rank == 0
 
 def last_name(expr: cst.BaseExpression) -> str | None:
     """`b` for `a.b`, `a.b()`, `b`; None for anything else."""
-    if isinstance(expr, cst.Call):
-        expr = expr.func
-    if isinstance(expr, cst.Attribute):
-        return expr.attr.value
-    if isinstance(expr, cst.Name):
-        return expr.value
+    # These helpers are asked of nearly every expression: `type(...) is`, as in dotted_name (no
+    # concrete libcst node class has subclasses; `isinstance` goes through ABCMeta's check).
+    if type(expr) is cst.Call:
+        expr = expr.func  # type: ignore[attr-defined]
+    kind = type(expr)
+    if kind is cst.Attribute:
+        return expr.attr.value  # type: ignore[attr-defined]
+    if kind is cst.Name:
+        return expr.value  # type: ignore[attr-defined]
     return None
 
 
@@ -168,11 +172,11 @@ def _int_value(expr: cst.BaseExpression) -> int | None:
 
 def environment_key(expr: cst.BaseExpression) -> str | None:
     """`"RANK"` for `os.environ["RANK"]`, `os.environ.get("RANK", 0)`, `os.getenv("RANK")`."""
-    if isinstance(expr, cst.Subscript) and dotted_name(expr.value) in ("os.environ", "environ"):
+    if type(expr) is cst.Subscript and dotted_name(expr.value) in ("os.environ", "environ"):  # type: ignore[attr-defined]
         index = expr.slice[0].slice if len(expr.slice) == 1 else None
         if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
             return index.value.evaluated_value  # type: ignore[return-value]
-    if isinstance(expr, cst.Call) and expr.args and dotted_name(expr.func) in ("os.environ.get", "os.getenv", "environ.get", "getenv"):
+    if type(expr) is cst.Call and expr.args and dotted_name(expr.func) in ("os.environ.get", "os.getenv", "environ.get", "getenv"):  # type: ignore[attr-defined]
         first = expr.args[0].value
         if isinstance(first, cst.SimpleString):
             return first.evaluated_value  # type: ignore[return-value]
@@ -189,7 +193,7 @@ def _launcher_variable_set(left: cst.BaseExpression, operator: cst.BaseCompOp, r
 
 
 def strip_int(expr: cst.BaseExpression) -> cst.BaseExpression:
-    while isinstance(expr, cst.Call) and dotted_name(expr.func) == "int" and len(expr.args) == 1:
+    while type(expr) is cst.Call and dotted_name(expr.func) == "int" and len(expr.args) == 1:  # type: ignore[attr-defined]
         expr = expr.args[0].value
     return expr
 
@@ -205,24 +209,26 @@ def rank_dimension(expr: cst.BaseExpression) -> str | None:
     DATA (`mpu.get_data_parallel_rank()`, `dp_rank`, `replica_id`) or MODEL
     (`get_tensor_model_parallel_rank()`, `pp_rank`, `mp_rank`); None for anything else."""
     expr = strip_int(expr)
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo):
+    kind = type(expr)
+    if kind is cst.BinaryOperation and type(expr.operator) is cst.Modulo:  # type: ignore[attr-defined]
         return GLOBAL if rank_dimension(expr.left) == GLOBAL else None  # the local rank
-    if isinstance(expr, cst.Call):
+    if kind is cst.Call:
         name = last_name(expr) or ""
         if name in RANK_FUNCTIONS or name in RANK_NAMES or environment_key(expr) in RANK_ENVIRONMENT:
             return GLOBAL
         return _parallel_dimension(name)
-    if isinstance(expr, cst.Subscript):
+    if kind is cst.Subscript:
         if environment_key(expr) in RANK_ENVIRONMENT:
             return GLOBAL
-        key = (_string_key(expr) or "").lower()
+        key = (_string_key(expr) or "").lower()  # type: ignore[arg-type]
         return GLOBAL if key in RANK_NAMES else _parallel_dimension(key)
-    if isinstance(expr, (cst.Name, cst.Attribute)):
+    if kind is cst.Name or kind is cst.Attribute:
         name = last_name(expr) or ""
         return GLOBAL if name.lower() in RANK_NAMES else _parallel_dimension(name)
     return None
 
 
+@functools.lru_cache(maxsize=4096)
 def _parallel_dimension(name: str) -> str | None:
     """DATA or MODEL for the name of a model-parallel job's rank (`get_data_parallel_rank`,
     `pprank`), by the words before "rank"; None for other names, or one with words of both."""
@@ -244,6 +250,12 @@ def _string_key(expr: cst.Subscript) -> str | None:
 def mentions_rank(expr: cst.CSTNode, per_rank: set[str] | frozenset[str] = frozenset()) -> bool:
     """The expression names a rank somewhere (`f"ckpt_{rank}.pt"`, `path_for(current_rank)`,
     a variable in `per_rank`, assigned from such an expression): one file per rank."""
+    names: frozenset = _names_in.get(expr, None, lambda: _dotted_names(expr))  # type: ignore[assignment]
+    read = names & per_rank if per_rank else frozenset()
+    return _mentions.get(expr, read, lambda: _mentions_rank(expr, read))  # type: ignore[return-value]
+
+
+def _mentions_rank(expr: cst.CSTNode, per_rank: frozenset[str]) -> bool:
     pending = [expr]
     while pending:  # asked of every assigned value by DDP004 and DDP014: kept cheap
         node = pending.pop()
@@ -259,11 +271,30 @@ def mentions_rank(expr: cst.CSTNode, per_rank: set[str] | frozenset[str] = froze
     return False
 
 
+# rank_mentions' and mentions_rank's answers, by the expression and what `per_rank` says of
+# the names in it (DDP004 and DDP014 ask of every assigned value on every lint), and the names
+# each expression holds
+_mentioned = NodeMemo()
+_mentions = NodeMemo()
+_names_in = NodeMemo()
+
+
 def rank_mentions(expr: cst.CSTNode, per_rank: dict[str, frozenset[str]] | None = None) -> frozenset[str]:
     """The dimensions (`rank_dimension`) of the ranks `expr` names, and of the names in
     `per_rank` it reads (each bound to a value naming such ranks): `f"ckpt_{rank}.pt"` names a
     GLOBAL rank, `f"model_pp{mpu.get_pipeline_model_parallel_rank()}.pt"` only a MODEL one.
     A name holding "rank" of no known dimension (`args.node_rank`) counts as GLOBAL."""
+    names: frozenset = _names_in.get(expr, None, lambda: _dotted_names(expr))  # type: ignore[assignment]
+    read = frozenset((name, per_rank[name]) for name in names if name in per_rank) if per_rank else frozenset()
+    return _mentioned.get(expr, read, lambda: _rank_mentions(expr, dict(read)))  # type: ignore[return-value]
+
+
+def _dotted_names(expr: cst.CSTNode) -> frozenset[str]:
+    """The dotted names of every name and attribute in `expr`: all that rank_mentions may look up."""
+    return frozenset(dotted_name(node) for node in descendants(expr) if type(node) is cst.Name or type(node) is cst.Attribute) - {None}  # type: ignore[arg-type]
+
+
+def _rank_mentions(expr: cst.CSTNode, per_rank: dict[str, frozenset[str]]) -> frozenset[str]:
     found: set[str] = set()
     pending = [expr]
     while pending:
@@ -410,13 +441,9 @@ def _of_replicas(test: RankTest) -> RankTest:
     )
 
 
-# classify's answers without a resolver, by the test's id: then the answer is the test's words
-# alone, and a libcst node never changes. In the language server an edit re-parses only the
-# statements it touched, so the `if` tests elsewhere are the same objects, and the rank
-# analysis and the branch analysis each ask of every `if` on every lint. Entries hold their
-# test, so an id is not reused while it is here; the whole is dropped when it grows large.
-_classified: dict[int, tuple[cst.BaseExpression, RankTest]] = {}
-_CLASSIFIED_LIMIT = 50_000
+# classify's answers without a resolver: then the answer is the test's words alone, and the
+# rank analysis and the branch analysis each ask of every `if` on every lint.
+_classified = NodeMemo()
 
 
 def classify(test: cst.BaseExpression, resolve: Resolver | None = None) -> RankTest:
@@ -426,14 +453,7 @@ def classify(test: cst.BaseExpression, resolve: Resolver | None = None) -> RankT
     true: see RankFacts."""
     if resolve is not None:
         return _classify(test, resolve)
-    known = _classified.get(id(test))
-    if known is not None and known[0] is test:
-        return known[1]
-    found = _classify(test, None)
-    if len(_classified) >= _CLASSIFIED_LIMIT:
-        _classified.clear()
-    _classified[id(test)] = (test, found)
-    return found
+    return _classified.get(test, None, lambda: _classify(test, None))  # type: ignore[return-value]
 
 
 def _classify(test: cst.BaseExpression, resolve: Resolver | None) -> RankTest:
@@ -557,6 +577,13 @@ def _constant_truth(expr: cst.BaseExpression) -> bool | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)
+def _passed_expression(text: str) -> cst.BaseExpression:
+    """An argument's text as a call passes it, parsed once (read by its words alone: the rank
+    analysis asks on every lint, and a libcst node never changes)."""
+    return cst.parse_expression(text)
+
+
 def _held_rank(values: list, resolve: Resolver | None, unknown: tuple) -> RankValue | None:
     """The rank a variable holds when every value it is assigned is a rank of one dimension
     (`data_parallel_rank = mpu.get_data_parallel_rank()`), or 0 where no process group runs;
@@ -586,8 +613,21 @@ def returned_rank(function: cst.FunctionDef, resolve: Resolver | None = None) ->
     """The rank a call of `function` gives when every `return` of its body gives a rank of one
     dimension, or 0 where no process group runs: `def rank(): return dist.get_rank() if
     initialized() else 0`, `return self._rank`; None otherwise."""
+    branches = _returned_branches.get(function.body, None, lambda: _returned_values(function.body))
+    return _held_rank(list(branches), resolve, (object(), object())) if branches else None  # type: ignore[arg-type]
+
+
+# the values each function body returns, kept across lints (the rank analysis judges a
+# function of the file tested through what it returns on every lint: Megatron-DeepSpeed's
+# 178-line train())
+_returned_branches = NodeMemo()
+
+
+def _returned_values(body: cst.BaseSuite) -> tuple[cst.BaseExpression, ...] | None:
+    """The values the returns of `body` give (each branch of a conditional expression apart),
+    outside nested definitions; None where one returns nothing."""
     values: list = []
-    pending: list[cst.CSTNode] = [function.body]
+    pending: list[cst.CSTNode] = [body]
     while pending:
         node = pending.pop()
         if isinstance(node, cst.Return):
@@ -603,7 +643,7 @@ def returned_rank(function: cst.FunctionDef, resolve: Resolver | None = None) ->
             values += [value.body, value.orelse]
         else:
             branches.append(value)
-    return _held_rank(branches, resolve, (object(), object())) if branches else None
+    return tuple(branches)
 
 
 def judge_function(function: cst.FunctionDef, resolve: Resolver | None) -> RankTest | RankValue | None:
@@ -1201,7 +1241,7 @@ class RankFacts:
                 continue
             for text in passed:
                 try:
-                    expanded.append((cst.parse_expression(text), None))
+                    expanded.append((_passed_expression(text), None))
                 except Exception:  # noqa: BLE001 - text libcst does not read: unknown
                     expanded.append(self._NOTHING)
         return expanded
@@ -1841,9 +1881,18 @@ class WrappedModels(Analysis):
         return set().union(*(self._bound.get(owner, ()) for owner in self._owners_here()))
 
     def is_wrapped(self, expr: cst.BaseExpression) -> bool:
+        # (asked of nearly every expression some rules see: no set of the names is built, and
+        # no generator; most files bind no wrapped name at all)
+        bound = self._bound
+        if not bound:
+            return False
         name = dotted_name(expr)
-        # (asked of nearly every expression some rules see: no set of the names is built)
-        return name is not None and any(name in self._bound.get(owner, ()) for owner in self._owners_here())
+        if name is None:
+            return False
+        for owner in self._owners_here():
+            if name in bound.get(owner, ()):
+                return True
+        return False
 
     def _origin(self, name: str | None):
         for owner in self._owners_here():

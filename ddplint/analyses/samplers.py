@@ -218,9 +218,10 @@ class LoaderFlow(Analysis):
     def ref(self, expr: cst.BaseExpression | None) -> Ref | None:
         if expr is None:
             return None
-        if isinstance(expr, cst.Call):
-            return _call_ref(expr)
-        if isinstance(expr, cst.IfExp) and _is_none(expr.orelse) != _is_none(expr.body):
+        kind = type(expr)  # asked of most expressions: `type(...) is`, not ABCMeta's isinstance
+        if kind is cst.Call:
+            return _call_ref(expr)  # type: ignore[arg-type]
+        if kind is cst.IfExp and _is_none(expr.orelse) != _is_none(expr.body):  # type: ignore[attr-defined]
             return self.ref(expr.orelse if _is_none(expr.body) else expr.body)  # `DistributedSampler(ds) if dist else None`
         path = dotted_name(expr)
         if path is None:

@@ -170,6 +170,7 @@ class Program:
         self._module_code: dict[str, FunctionSummary | None] = {}
         # The last trees `tree` parsed, by module and text: questions about one module come in runs
         self._trees: collections.OrderedDict[tuple[str, int], ast.Module | None] = collections.OrderedDict()
+        self._calls: dict[tuple[str, tuple[str, ...]], bool] = {}  # (module, names) -> text_calls
         self._order: list[str] = []
         self._importers: dict[str, list[str]] = {}
         self._stars: dict[tuple[str, str], str | None] = {}  # (module, name) -> where a star import binds it
@@ -250,10 +251,26 @@ class Program:
 
     def read(self, module: str) -> str | None:
         """The text of `module`, for a question the summaries do not answer; None when unreadable."""
+        self._mark_read(module)
+        return self._reader(module)
+
+    def _mark_read(self, module: str) -> None:
+        """`module`'s text is read for an answer: the solution, or a later answer, depends on it."""
         self.looked.add(module)
         if self.consulted is not None:
             self.consulted.add(module)
-        return self._reader(module)
+
+    def text_calls(self, module: str, names: tuple[str, ...]) -> bool:
+        """Whether the text of `module` holds a call of one of `names` (`name(`): kept, since the
+        texts a program reads do not change while it lives (the language server asks on every
+        lint of an open file, for each assignment from a project function's call)."""
+        key = (module, names)
+        if key in self._calls:
+            self._mark_read(module)  # as `read` would
+            return self._calls[key]
+        text = self.read(module)
+        found = self._calls[key] = text is not None and any(f"{name}(" in text for name in names)
+        return found
 
     def tree(self, module: str, text: str | None = None) -> ast.Module | None:
         """CPython's `ast` of `module` (of `text`, where the caller has already read it), for a
@@ -566,8 +583,7 @@ class Program:
         if found is None or not found[1] or "." in found[1] or found[0] == importer:
             return None
         module, name = found
-        text = self.read(module)
-        if text is None or not any(f"{last}(" in text for last in api.last_names):
+        if not self.text_calls(module, api.last_names):
             return None  # read only a module that can make one
         summary = self.summary(module)
         record = summary.functions.get(name) if summary is not None else None

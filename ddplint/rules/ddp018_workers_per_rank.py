@@ -8,7 +8,7 @@ from ddplint.core.torch_api import CPU_COUNT, DATALOADER, DISTRIBUTED_MARKERS, S
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.semantic.model import Frame, dotted_name
-from ddplint.semantic.walk import children
+from ddplint.semantic.walk import NodeMemo, children
 from ddplint.prefilter.project_facts import ProjectFact
 
 class WorkersPerRank(Rule):
@@ -415,22 +415,40 @@ def _assigned(body: cst.CSTNode, target: str) -> list[cst.BaseExpression] | None
     """The values `body` (a function or the module) assigns to `target`, a name or
     `self.attribute`, outside nested definitions, in source order; None where one is derived
     from it (`n = min(n, 8)`, `n //= world`): then it is no longer the count."""
-    values: list[cst.BaseExpression] = []
-    pending = list(reversed(children(body.body if isinstance(body, cst.FunctionDef) else body)))
-    while pending:
-        node = pending.pop()
+    values = _assigned_under(body.body if isinstance(body, cst.FunctionDef) else body, target)
+    return None if values is None or any(_mentions(value, target) for value in values) else list(values)
+
+
+# _assigned_under's answers for statements, kept across lints: a 1,000-line training function
+# is read again for each loader's count on every keystroke, and most of its statements are
+# the same objects as at the last lint
+_under_statement = NodeMemo()
+
+
+def _assigned_under(node: cst.CSTNode, target: str) -> tuple[cst.BaseExpression, ...] | None:
+    """What the nodes under `node` assign to `target` (as `_assigned`), before the check that
+    none derives it from itself; None where one augments it."""
+    values: tuple[cst.BaseExpression, ...] = ()
+    for child in children(node):
         # an expression holds no assignment statement (a walrus is not read as one either)
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
+        if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
             continue
-        if isinstance(node, cst.AugAssign) and dotted_name(node.target) == target:
+        if isinstance(child, cst.AugAssign) and dotted_name(child.target) == target:
             return None
-        if isinstance(node, cst.Assign) and any(dotted_name(t.target) == target for t in node.targets):
-            values.append(node.value)
-        elif isinstance(node, cst.AnnAssign) and node.value is not None and dotted_name(node.target) == target:
-            values.append(node.value)
-        if not isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
-            pending.extend(reversed(children(node)))
-    return None if any(_mentions(value, target) for value in values) else values
+        if isinstance(child, cst.Assign) and any(dotted_name(t.target) == target for t in child.targets):
+            values += (child.value,)
+        elif isinstance(child, cst.AnnAssign) and child.value is not None and dotted_name(child.target) == target:
+            values += (child.value,)
+        if isinstance(child, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            continue
+        if isinstance(child, cst.BaseStatement):
+            found = _under_statement.get(child, target, lambda: _assigned_under(child, target))  # noqa: B023
+        else:
+            found = _assigned_under(child, target)
+        if found is None:
+            return None
+        values += found
+    return values
 
 
 def _mentions(node: cst.CSTNode, target: str) -> bool:

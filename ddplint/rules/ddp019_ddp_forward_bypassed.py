@@ -676,6 +676,8 @@ class DDPForwardBypassed(Rule):
 
     def _carried(self, expr: cst.BaseExpression) -> set[int]:
         """The candidate calls whose results `expr` carries, directly or through names."""
+        if not self._candidates:
+            return set()  # every set of names carries candidates; none yet, none carried (most files)
         taint = self._taint.get(self._frame_id(), {})
         found: set[int] = set()
         stack: list[cst.CSTNode] = [expr]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
 import libcst as cst
@@ -98,6 +98,30 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
         elif _is_child(kind):
             found.append(value)
     return found
+
+
+class NodeMemo:
+    """Answers about libcst nodes kept across lints, by the node's identity and a key. A libcst
+    node never changes, and in the language server an edit re-parses only the statements it
+    touched, so the nodes elsewhere are the same objects from one edit to the next: an answer
+    that depends on nothing but the node (and the key) holds for them. Each entry holds its
+    node, so an id is not reused while it is here; the whole is dropped past `limit` nodes."""
+
+    def __init__(self, limit: int = 50_000) -> None:
+        self._entries: dict[int, tuple[cst.CSTNode, dict]] = {}
+        self._limit = limit
+
+    def get(self, node: cst.CSTNode, key: Hashable, compute: Callable[[], object]):
+        """The answer for (`node`, `key`): kept, else `compute()`d and kept."""
+        entry = self._entries.get(id(node))
+        if entry is None or entry[0] is not node:
+            if len(self._entries) >= self._limit:
+                self._entries.clear()
+            entry = self._entries[id(node)] = (node, {})
+        answers = entry[1]
+        if key not in answers:
+            answers[key] = compute()
+        return answers[key]
 
 
 def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
