@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
@@ -68,7 +68,10 @@ class RankFromLocalRank(Rule):
 
     Flagged: `rank=` is LOCAL_RANK (`os.environ["LOCAL_RANK"]`, a name or attribute
     `local_rank`), directly or through a variable or attribute of the same function assigned
-    from it, also in a chained assignment (`args.device_id = args.gpus = args.local_rank`). Not
+    from it, also in a chained assignment (`args.device_id = args.gpus = args.local_rank`), or a
+    parameter named otherwise (also through such an assignment: `args.rank = gpu`) for which the
+    function's calls in this module pass the local rank (`main_worker(args.local_rank, args)`;
+    a call passing a number, `main_worker(0, args)` where nothing is distributed, aside). Not
     flagged: a name unpacked from a same-module function's result where every value it returns
     there is known to be no local rank (`int(os.environ["SLURM_PROCID"])`, `dist.get_rank()`, a
     computed `node_id * gpus_per_node`, None): a global rank under a local name; a parameter called `local_rank` that every same-module caller passes the global
@@ -107,6 +110,42 @@ class RankFromLocalRank(Rule):
     trigger = CallTrigger(INIT_PROCESS_GROUP, also=(("local_rank", "LOCAL_RANK"),))  # the rank it flags
 
     flagged_examples = (
+        Flagged(
+            # The local rank reaches the rank through a parameter named `gpu`.
+            """
+            import os
+            import torch.distributed as dist
+
+            def main_worker(gpu, args):
+                args.rank = gpu
+                dist.init_process_group("nccl", init_method="env://", rank=args.rank, world_size=args.world_size)
+                                                                      ^
+
+            if __name__ == "__main__":
+                args = parse_args()
+                args.local_rank = int(os.environ["LOCAL_RANK"])
+                if args.distributed:
+                    main_worker(args.local_rank, args)
+                else:
+                    main_worker(0, args)
+            """,
+            fixed="""
+            import os
+            import torch.distributed as dist
+
+            def main_worker(gpu, args):
+                args.rank = gpu
+                dist.init_process_group("nccl", init_method="env://", rank=int(os.environ["RANK"]), world_size=args.world_size)
+
+            if __name__ == "__main__":
+                args = parse_args()
+                args.local_rank = int(os.environ["LOCAL_RANK"])
+                if args.distributed:
+                    main_worker(args.local_rank, args)
+                else:
+                    main_worker(0, args)
+            """,
+        ),
         Flagged(
             """
             import torch.distributed as dist
@@ -309,6 +348,21 @@ class RankFromLocalRank(Rule):
     )
     clean_examples = (
         Clean(
+            # The same parameter given the global rank by its caller.
+            """
+            import os
+            import torch.distributed as dist
+
+            def main_worker(gpu, args):
+                args.rank = gpu
+                dist.init_process_group("nccl", init_method="env://", rank=args.rank, world_size=args.world_size)
+
+            if __name__ == "__main__":
+                args = parse_args()
+                main_worker(int(os.environ["RANK"]), args)
+            """
+        ),
+        Clean(
             # A global rank under a local name: the helper returns SLURM's global rank, or one
             # it computes; and MASTER_ADDR set to this machine before an env:// rendezvous
             # (torchrun --standalone): one machine by construction.
@@ -449,6 +503,12 @@ class RankFromLocalRank(Rule):
         self._unpacked: dict[int | None, dict[str, tuple[str, int, cst.CSTNode]]] = {}
         self._loopback_master: dict[int | None, bool] = {}  # MASTER_ADDR written: only to a loopback address
         self._findings: list[_Finding] = []
+        # Names a function binds to one of its parameters (`args.rank = gpu`): name -> (key,
+        # position, parameter); the ranks given by such a name, judged by what callers pass;
+        # the arguments of same-module calls that are a local rank where the call is made.
+        self._from_parameter: dict[int | None, dict[str, tuple[str, int, str]]] = {}
+        self._parameter_ranks: list[tuple[_Finding, tuple[str, int, str]]] = []
+        self._local_arguments: set[int] = set()
         self._callers: dict[str, set[str | None]] = {}  # same-module function -> functions calling it
         self._spawned: set[str] = set()  # functions started as processes: mp.spawn(fn), Process(target=fn)
         self._calls: dict[str, list[tuple[cst.Call, bool]]] = {}  # same-module calls: (call, via self.)
@@ -485,6 +545,10 @@ class RankFromLocalRank(Rule):
                     continue
                 self._names_here.pop(name, None)
                 unpacked.pop(name, None)
+                self._from_parameter.get(self._frame_id, {}).pop(name, None)
+                parameter = self._parameter(strip_int(node.value)) if not local and len(names) == 1 else None
+                if parameter is not None:  # `args.rank = gpu`: what the callers pass for `gpu`
+                    self._from_parameter.setdefault(self._frame_id, {})[name] = parameter
                 if local and len(names) == 1:  # `args.device_id = args.gpus = args.local_rank`
                     self._names_here[name] = made
                 elif isinstance(node.value, cst.Call) and isinstance(node.value.func, cst.Name) and isinstance(bound, cst.Name):
@@ -537,6 +601,7 @@ class RankFromLocalRank(Rule):
                 self._calls.setdefault(callee, []).append((node, True))
         if callee is not None:
             self._callers.setdefault(callee, set()).add(self.model.frame.key)
+            self._local_arguments.update(id(arg.value) for arg in node.args if self._is_local_rank(arg.value))
 
     def _is_local_rank(self, expr: cst.BaseExpression) -> bool:
         expr = strip_int(expr)
@@ -548,7 +613,16 @@ class RankFromLocalRank(Rule):
 
     def check(self, node: cst.Call) -> None:
         rank = argument_for(node, INIT_PROCESS_GROUP, "rank")
-        if rank is None or not self._is_local_rank(rank.value) or self._on_one_machine(node):
+        if rank is None or self._on_one_machine(node):
+            return
+        if not self._is_local_rank(rank.value):
+            value = strip_int(rank.value)
+            held = self._from_parameter.get(self._frame_id, {}).get(dotted_name(value) or "")
+            parameter = self._parameter(value) or held
+            if parameter is not None:  # `main_worker(args.local_rank, args)`, then `rank=gpu`
+                function = self.model.function
+                finding = _Finding(rank, None, function.key if function else None, rank, None)
+                self._parameter_ranks.append((finding, parameter))
             return
         init_method = argument_for(node, INIT_PROCESS_GROUP, "init_method")
         if init_method is not None and self.model.string_value(init_method.value) == "env://":
@@ -596,8 +670,13 @@ class RankFromLocalRank(Rule):
         launch = project.launch_line(OLD_LAUNCHER_MODULE) if project is not None else None
         self._launcher_sets_rank |= launch is not None
         sets_rank = self._launcher_sets_rank and not (self._writes_master and not self._writes_rank)
+        for finding, parameter in self._parameter_ranks:
+            passed = self._local_rank_passed(*parameter)
+            if passed is not None:
+                self._findings.append(replace(finding, made=passed))
         for finding in self._findings:
-            if finding.parameter is not None and self._callers_pass_global_rank(*finding.parameter):
+            passed = self._passed(*finding.parameter) if finding.parameter is not None else None
+            if passed and all(_is_global_rank(value) for value in passed):
                 continue
             if finding.unpacked is not None and self._returns_other(*finding.unpacked):
                 continue  # a global rank (or a computed one) under a local name
@@ -647,24 +726,34 @@ class RankFromLocalRank(Rule):
 
         return all(current in self._spawned or callers(current) for current in reachable([function], callers))
 
-    def _callers_pass_global_rank(self, key: str, index: int, name: str) -> bool:
-        """The function is called in this module, and every call passes the global rank for
-        the parameter: it is misnamed, not wrong."""
+    def _local_rank_passed(self, key: str, index: int, name: str) -> cst.BaseExpression | None:
+        """Where a parameter named otherwise (`gpu`) is given the local rank, when the calls of
+        its function in this module pass the local rank for it, or a number
+        (`main_worker(0, args)` where nothing is distributed), and one at least the local rank."""
+        passed = self._passed(key, index, name) or []
+        if not all(id(value) in self._local_arguments or isinstance(value, cst.Integer) for value in passed):
+            return None
+        return next((value for value in passed if id(value) in self._local_arguments), None)
+
+    def _passed(self, key: str, index: int, name: str) -> list[cst.BaseExpression] | None:
+        """What every call of the same-module function `key` passes for its parameter `name`
+        (at `index`); None where it is not called here, or a call's value is not known."""
         calls = self._calls.get(key, [])
         if not calls:
-            return False
+            return None
+        found = []
         for call, via_self in calls:
             position = index - 1 if via_self else index
             passed = next((arg for arg in call.args if arg.keyword is not None and arg.keyword.value == name), None)
             positional = [arg for arg in call.args if arg.keyword is None]
             if passed is None and any(arg.star for arg in positional[: position + 1]):
-                return False
+                return None
             if passed is None and 0 <= position < len(positional):
                 passed = positional[position]
-            if passed is None or not _is_global_rank(passed.value):
-                return False
-        return True
-
+            if passed is None:
+                return None
+            found.append(passed.value)
+        return found
 
 def _code(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
