@@ -695,6 +695,8 @@ class RankFromLocalRank(Rule):
         else what this file shows), and the harm at the argument."""
         if finding.made is finding.rank:
             made = Link(StepKind.MADE, f"`{_code(strip_int(finding.rank.value))}` is the launcher's local rank, numbered per node", finding.rank)
+        elif isinstance(finding.made, cst.BaseExpression):  # an argument: `main_worker(args.local_rank, args)`
+            made = Link(StepKind.MADE, "the local rank, numbered per node, is passed here for the rank's parameter", finding.made)
         else:
             made = Link(StepKind.MADE, "the local rank, numbered per node, is bound here", finding.made)
         runs = Link(StepKind.RUNS, "this command launches it with torch.distributed.launch", launch) if launch else self.runs_link()
