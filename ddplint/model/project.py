@@ -842,9 +842,9 @@ class Project:
         `python script.py` starts: some command of its shell scripts or documents runs it so
         (`plain_runs`), no launcher command names a file of its name (by any path: `$(dirname
         $0)/test.py`) and every one names its script (so none may be this one), no module
-        imports it, and neither it nor a module it imports
-        may start more processes (`_SPAWN_STARTS`, outside functions and classes nothing names).
-        A process group it joins then has one member: CLTR's `python test.py --gpu_id 2,3`."""
+        imports it, and neither it nor a module it imports may start more processes
+        (`_SPAWN_STARTS`, outside functions and classes nothing names). A process group it joins
+        then has one member: CLTR's `python test.py --gpu_id 2,3`."""
         key = ("run plainly", module)
         found = self._memo.get(key)
         if found is None:

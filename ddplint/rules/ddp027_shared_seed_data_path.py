@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import ast
-import functools
 from dataclasses import dataclass
 
 import libcst as cst
@@ -625,7 +624,7 @@ class SharedSeedDataPath(Rule):
         # that the seed's function calls after it (`torch.manual_seed(SEED)`, then `train(model)`).
         places = [(seed.frame, seed.order, None)] + [
             (call.callee, 0, call) for call in self._plain_calls
-            if call.frame == seed.frame and call.order > seed.order and call.callee in self._frames
+            if call.frame == seed.frame and call.order > seed.order
         ]
         for frame, after, via in places:
             loops = self._innermost_training_loops(seed, frame, after)
@@ -636,11 +635,6 @@ class SharedSeedDataPath(Rule):
                 if found is not None:
                     self._report_seed(seed, call, found, via)
                     return
-
-    @functools.cached_property
-    def _frames(self) -> set[str | None]:
-        """The functions of the module that hold a loop (by frame key)."""
-        return {frame for _, frame, _ in self._loops.values()}
 
     def _report_seed(self, seed: _Seed, call: _LoopCall, found: tuple[str, Place | None], via: _LoopCall | None) -> None:
         what, place = found
