@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import ast
 import re
+import weakref
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -107,7 +109,10 @@ class LambdaDefaultFactory(Rule):
     (`mp.spawn(worker, args=(metric,))`) or keeps them on a Dataset (`self.charmap =
     CharMap(chars)` in a Dataset's `__init__`, in another module too); the message names where.
 
-    Not reported: a dict on a trainer, metric, logger or sampler object that nothing sends, statistics a helper
+    Not reported: a dict that travels only as part of a dataset or vocabulary in a project
+    where nothing starts DataLoader workers (every `num_workers` or `dataloader_num_workers`
+    the project passes is a literal 0, or none is passed): then no worker and no rank receives
+    it; a dict on a trainer, metric, logger or sampler object that nothing sends, statistics a helper
     returns, a module-level cache (spawned processes import the module and build their own),
     a local temporary, even one handed to an ordinary function, and a temporary of the
     `if __name__ == "__main__":` block; anything in a script (a module with that block) in
@@ -822,14 +827,29 @@ class LambdaDefaultFactory(Rule):
         if exits.on_self:
             if self._safe_class(candidate.owner):
                 return False
-            return self._carries_data(candidate.owner) or self._objects_sent(candidate)
+            if candidate.owner in self._classes.sent or self._objects_sent(candidate):
+                return True
+            return self._carries_data(candidate.owner) and self._workers_may_start()
         fate = self._fate(candidate, exits) if exits.escapes else None
         if fate is not None:
             if fate.sent:
                 candidate.sent_by_caller = fate.where
             return fate.sent
         names = (candidate.function or "", self._targets.get(id(candidate.call), ""))
-        return exits.escapes and any(DATA_NAME.search(name) for name in names)
+        return exits.escapes and any(DATA_NAME.search(name) for name in names) and self._workers_may_start()
+
+    def _workers_may_start(self) -> bool:
+        """A dataset or vocabulary reaches DataLoader workers only where the program starts
+        some: False when every module of the project is read and none passes `num_workers`
+        (or `dataloader_num_workers`) anything but a literal 0, nor hands a DataLoader `**`
+        options or its workers by position. A text linted alone knows nothing of that."""
+        project = self.model.project
+        if project is None:
+            return True
+        program = project.program
+        if program not in _WORKERS:
+            _WORKERS[program] = _program_starts_workers(program)
+        return _WORKERS[program]
 
     def _objects_sent(self, candidate: _Candidate) -> bool:
         """The program's callers send the objects of the dict's class to another process
@@ -1037,6 +1057,37 @@ def _code(node: cst.CSTNode) -> str:
 
 
 # -- questions only this rule asks of the program model -------------------------------------
+
+_WORKERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # program -> it may start workers
+_WORKER_KEYWORDS = frozenset(("num_workers", "dataloader_num_workers"))
+_WORKERS_POSITION = 5  # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, ...)
+
+
+def _program_starts_workers(program) -> bool:
+    """Whether some call in the program may start DataLoader workers (see _workers_may_start)."""
+    modules = program.modules()
+    if not modules or all(program.is_text(module) for module in modules):
+        return True
+    for module in modules:
+        text = program.read(module)
+        if text is None:
+            return True  # a module not read may start them
+        if "workers" not in text and "DataLoader" not in text:
+            continue
+        tree = program.tree(module, text)
+        if tree is None or any(_may_start_workers(node) for node in ast.walk(tree) if isinstance(node, ast.Call)):
+            return True
+    return False
+
+
+def _may_start_workers(call: ast.Call) -> bool:
+    for keyword in call.keywords:
+        if keyword.arg in _WORKER_KEYWORDS:
+            return not (isinstance(keyword.value, ast.Constant) and keyword.value.value in (0, None))
+    name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+    if name != "DataLoader":
+        return False
+    return any(keyword.arg is None for keyword in call.keywords) or len(call.args) > _WORKERS_POSITION
 
 # Calls that read a value in place (log it, measure it, copy its items): the object, and the
 # factory a defaultdict holds, stay where they are.
