@@ -545,7 +545,7 @@ def test_a_script_the_project_launches_with_deepspeed_keeps_its_local_rank_optio
         "def main():\n    parser = argparse.ArgumentParser()\n"
         '    parser.add_argument("--local_rank", type=int, default=-1)\n'
         "    args = parser.parse_args()\n    torch.cuda.set_device(args.local_rank)\n"
-        '    dist.init_process_group("nccl")\n'
+        '    dist.init_process_group("nccl")\n\n\nif __name__ == "__main__":\n    main()\n'
     )
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "zero_train.py").write_text(script)

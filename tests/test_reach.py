@@ -32,7 +32,19 @@ def test_in_a_training_project_only_what_no_entry_point_names_never_runs(tmp_pat
     assert not reach.never_runs("pkg.helpers", ())  # the module's own code: it is imported
     assert reach.never_runs("pkg.orphan", ())  # nothing imports it
     assert not reach.never_runs("inspect", ())  # a script without a guard: `python tools/inspect.py`
-    assert not reach.never_runs("train", (("anything", False, False),))  # an entry point
+    assert not reach.never_runs("train", ())  # an entry point's own code
+    assert reach.never_runs("train", (("anything", False, False),))  # nothing in it or elsewhere names it
+    assert not reach.never_runs("train", (("used", False, False),))  # named by the code that runs
+
+
+def test_an_entry_scripts_definition_named_only_by_a_command_or_a_dispatcher_runs(tmp_path):
+    launched = _reach(tmp_path / "launched", {".git": "", "train.py": TRAIN + "\ndef finetune():\n    pass\n",
+                                              "pkg/__init__.py": "", "pkg/helpers.py": HELPERS,
+                                              "run.sh": "torchrun -m train && python -c 'import train; train.finetune()'\n"})
+    assert not launched.never_runs("train", (("finetune", False, False),))
+    fired = _reach(tmp_path / "fired", {".git": "", "train.py": TRAIN + "\ndef finetune():\n    pass\n\nfire.Fire()\n",
+                                        "pkg/__init__.py": "", "pkg/helpers.py": HELPERS})
+    assert not fired.never_runs("train", (("finetune", False, False),))
 
 
 def test_a_library_keeps_its_public_names_and_a_project_without_training_scripts_keeps_all(tmp_path):

@@ -13,7 +13,9 @@ nothing instantiates). The entry points:
 The code they reach is every module they import, at any depth, and every name those modules
 use (a call, an attribute, an import, a string: registries and `getattr` name functions by
 string). A top-level function runs when its name is used in reached code; a method when its
-class's name is; a module's own code when the module is reached.
+class's name is; a module's own code when the module is reached. That holds inside an entry
+script too: a function it defines that nothing names (its own code, a command, a console script,
+a dispatcher such as `fire.Fire()`) does not run when the script does.
 
 What is not known stays reachable: a project with no script that starts processes (a library,
 a notebook collection) keeps every function; so does a public function or class of a package
@@ -36,6 +38,8 @@ _CONSOLE_SCRIPT = re.compile(r"""["']?[\w.-]+["']?\s*=\s*["']?([\w.]+):([\w.]+)"
 _PACKAGING = ("pyproject.toml", "setup.py", "setup.cfg")
 _SCRIPT = re.compile(r"([\w./${}-]*\.py)(?![\w.])")  # a script a launch command runs
 _RUN_MODULE = re.compile(r"(?<![\w-])-m\s+([\w.]+)")  # `python -m pkg.train`
+# Texts by which a script runs its functions without naming them in code.
+_NAME_DISPATCH = ("Fire(", "globals()", "locals()", "sys.modules[__name__]", "vars()")
 MAX_NOTEBOOKS = 200
 MAX_NOTEBOOK_BYTES = 5_000_000
 
@@ -220,14 +224,44 @@ class Reach:
         """Whether code of `module` inside `scope` never runs: the definitions around it, outermost
         first, as (name, is a class, is decorated); () for the module's own code. Only in a
         training project, and only where every step is known (see the module doc)."""
-        if not self.training or module in self.entries or self.public(module, scope):
+        if not self.training or self.public(module, scope):
             return False
+        if module in self.entries:
+            return bool(scope) and self._unused_in_script(module, scope[0])
         if module not in self.reached:  # unless an import by string may reach it (`import_module("models." + name)`)
             return not self.may_use(module.rpartition(".")[2]) and not self._unguarded_script(module)
         if not scope:
             return False
         name, _, decorated = scope[0]
         return not decorated and not self.may_use(name)
+
+    def _unused_in_script(self, module: str, outermost: tuple[str, bool, bool]) -> bool:
+        """Whether a top-level definition of an entry script is one that running the script never
+        reaches: no code that runs, no notebook and no launch or console-script command names it,
+        it is not decorated, and the script does not hand its names to a dispatcher
+        (`fire.Fire()`, `globals()[name]`)."""
+        name, _, decorated = outermost
+        if decorated or self.may_use(name) or name in self._command_names:
+            return False
+        text = self.project.program.read(module)
+        return text is not None and not any(dispatch in text for dispatch in _NAME_DISPATCH)
+
+    @functools.cached_property
+    def _command_names(self) -> set[str]:
+        """The identifiers of the project's launch commands and console-script declarations
+        (`python -c "from train import finetune; finetune()"`, `train = "pkg.cli:main"`)."""
+        names: set[str] = set()
+        for command in self.project.launch_commands:
+            names.update(re.findall(r"[A-Za-z_]\w*", command.command))
+        for name in _PACKAGING:
+            try:
+                with open(os.path.join(self.project.root, name), encoding="utf-8", errors="replace") as handle:
+                    text = handle.read()
+            except OSError:
+                continue
+            for _, function in _CONSOLE_SCRIPT.findall(text):
+                names.update(function.split("."))
+        return names
 
     def _unguarded_script(self, module: str) -> bool:
         """Whether `module` is a script without a `__main__` guard: no project module imports it
