@@ -26,7 +26,7 @@ from ddplint.core.fixpoint import fixed_point, reachable
 from ddplint.semantic.model import Analysis, SemanticModel, Scope, dotted_name
 from ddplint.core.torch_api import (
     BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, GET_RANK, GET_WORLD_SIZE, LIBRARY_LOADERS, LOADER_PLUGINS,
-    PLUGIN_LOADER, PLUGIN_LOADER_SHUFFLE,
+    PLUGIN_LOADER, PLUGIN_LOADER_SHUFFLE, is_dataset_set_epoch,
 )
 
 Ref = tuple[object, str]
@@ -426,7 +426,8 @@ class LoaderFlow(Analysis):
         elif qualified is not None and self.model.project is not None:
             self._built_elsewhere(node, qualified)
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "set_epoch":
-            function.set_epochs.append(SetEpoch(self.ref(node.func.value), function, loops))
+            if not is_dataset_set_epoch(dotted_name(node.func) or ""):
+                function.set_epochs.append(SetEpoch(self.ref(node.func.value), function, loops))
             return
         if _is_builtin(self.model, node.func, "iter") and len(node.args) == 1 and node.args[0].keyword is None:
             # `next(iter(loader))`: a new pass over the loader starts here

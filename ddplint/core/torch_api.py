@@ -742,3 +742,8 @@ SCHED_GETAFFINITY = api("os.sched_getaffinity", params="pid")
 CUDA_IS_AVAILABLE = api("torch.cuda.is_available")
 TIMEDELTA = api("datetime.timedelta", params="days seconds microseconds milliseconds minutes hours weeks")
 ARGUMENT_PARSER = api("argparse.ArgumentParser", keyword_only="parents")
+
+
+def is_dataset_set_epoch(callee: str) -> bool:
+    """`loader.dataset.set_epoch(epoch)`: the dataset's own method, which reaches no sampler."""
+    return callee.endswith(".dataset.set_epoch")

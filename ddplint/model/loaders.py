@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ddplint.core.torch_api import is_dataset_set_epoch
 from ddplint.model.program import BUILTIN_NAMES
 from ddplint.model.records import CallResult, Loader, Pack, Param, Place, Sampler
 
@@ -192,7 +193,7 @@ def set_epoch_in(program, module: str, key: str, first: int, last: int, depth: i
     for call in record.invocations:
         if not first <= call.line <= last:
             continue
-        if call.callee.rpartition(".")[2] == "set_epoch":
+        if call.callee.rpartition(".")[2] == "set_epoch" and not is_dataset_set_epoch(call.callee):
             return True
         refused = program.refused
         target = program.target(module, key, record.cls, call.callee) if depth < 3 else None

@@ -216,6 +216,33 @@ class MissingSetEpoch(Rule):
             ),
         ),
         Flagged(
+            # The dataset's own set_epoch reaches no sampler.
+            """
+            from torch.utils.data import DataLoader
+            from torch.utils.data.distributed import DistributedSampler
+
+            def main(dataset, epochs):
+                sampler = DistributedSampler(dataset)
+                loader = DataLoader(dataset, batch_size=32, sampler=sampler)
+                for epoch in range(epochs):
+                ^
+                    loader.dataset.set_epoch(epoch)
+                    for batch in loader:
+                        model(batch).backward()
+            """,
+            fix_edits=(
+                (
+                    "for epoch in range(epochs):\n",
+                    "for epoch in range(epochs):\n"
+                    "        sampler.set_epoch(epoch)\n",
+                ),
+            ),
+            messages=(
+                "DistributedSampler `sampler` never gets set_epoch() in this epoch loop: every epoch repeats the "
+                "same shuffled order; call set_epoch(epoch) first in the loop body"
+            ),
+        ),
+        Flagged(
             # The seed pattern: the loader is passed to a function that iterates it.
             """
             import torch

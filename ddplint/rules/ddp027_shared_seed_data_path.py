@@ -159,6 +159,33 @@ class SharedSeedDataPath(Rule):
             ),
         ),
         Flagged(
+            # The epoch loop calls the function that trains; a seed before an earlier one is overridden.
+            """
+            import numpy as np
+            import torch.distributed as dist
+
+            def train_epoch(model, loader, optimizer):
+                for images in loader:
+                    lam = np.random.beta(1.0, 1.0)
+                    model(lam * images).mean().backward()
+                    optimizer.step()
+
+            def main():
+                np.random.seed(1)
+                dist.init_process_group("nccl")
+                np.random.seed(0)
+                ^
+                for epoch in range(10):
+                    train_epoch(model, loader, optimizer)
+            """,
+            messages=(
+                "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
+                "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
+                "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
+                "(numpy.random.beta in the training loop of train_epoch(), called below)"
+            ),
+        ),
+        Flagged(
             # The step is a function defined inside the epoch loop: its noise is drawn each step.
             """
             import os
@@ -486,7 +513,8 @@ class SharedSeedDataPath(Rule):
         self._envs: set[tuple[str | None, str]] = set()
         self._stepped: set[tuple[str | None, str]] = set()
         self._statements: set[int] = set()  # calls that are a whole statement (`seed_everything(seed)`)
-        self._plain_calls: list[_LoopCall] = []  # calls of a name outside loops (`train(args)` after the seed)
+        # calls of a plain name (`train(args)` after the seed, `train_epoch(...)` in the epoch loop)
+        self._named_calls: list[_LoopCall] = []
         # Functions defined inside a function, by (the outer function's key, their name): whether
         # they run a backward, and the draws they make (`def process_iteration():` in the epoch loop)
         self._inner: dict[tuple[str | None, str], tuple[list[bool], list[str]]] = {}
@@ -548,8 +576,8 @@ class SharedSeedDataPath(Rule):
             if called is not None and called[0][0]:
                 self._training.update(loops)  # the loop calls an inner function that runs the backward
             self._loop_calls.append(_LoopCall(node, callee, loops, frame, self._order))
-        elif isinstance(func, cst.Name):
-            self._plain_calls.append(_LoopCall(node, func.value, (), frame, self._order))
+        if isinstance(func, cst.Name):
+            self._named_calls.append(_LoopCall(node, func.value, (), frame, self._order))
         receiver = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
         if receiver is not None and (frame, receiver) in self._envs:
             if method == "step":
@@ -623,8 +651,8 @@ class SharedSeedDataPath(Rule):
         # The training loop is in the seed's function after it, or in a function of this module
         # that the seed's function calls after it (`torch.manual_seed(SEED)`, then `train(model)`).
         places = [(seed.frame, seed.order, None)] + [
-            (call.callee, 0, call) for call in self._plain_calls
-            if call.frame == seed.frame and call.order > seed.order
+            (call.callee, 0, call) for call in self._named_calls
+            if call.frame == seed.frame and call.order > seed.order and not self._reseeded(seed, call.order)
         ]
         for frame, after, via in places:
             loops = self._innermost_training_loops(seed, frame, after)
@@ -658,6 +686,14 @@ class SharedSeedDataPath(Rule):
         ]
         self.report(seed.call, f"{self.message} ({where})", chain=chain)
 
+    def _reseeded(self, seed: _Seed, before: int) -> bool:
+        """Whether another seed of the same generators follows `seed` in its function before `before`."""
+        return any(
+            other is not seed and other.frame == seed.frame and seed.order < other.order < before
+            and other.generators >= seed.generators
+            for other in self._seeds
+        )
+
     def _innermost_training_loops(self, seed: _Seed, frame: str | None, after: int) -> set[int]:
         """The loops of function `frame` after `after` (the seed's order in its own function, 0
         in a function it calls) that run a backward and hold no other such loop, unless
@@ -665,9 +701,10 @@ class SharedSeedDataPath(Rule):
         after the model is built)."""
         found = {loop for loop in self._training if self._loops[loop][1] == frame and self._loops[loop][0] > after}
         outer = {parent for loop in found for parent in self._loops[loop][2]}
+        if frame == seed.frame:
+            return {loop for loop in found - outer if not self._reseeded(seed, self._loops[loop][0])}
         return {loop for loop in found - outer if not any(
-            other is not seed and other.frame == frame and after < other.order < self._loops[loop][0]
-            and other.generators >= seed.generators
+            other.frame == frame and other.order < self._loops[loop][0] and other.generators >= seed.generators
             for other in self._seeds
         )}
 
