@@ -524,19 +524,22 @@ class ProcessContext:
                 return False
         return True
 
-    def passed_arguments(self, module: str, key: str, name: str) -> list[str] | None:
+    def passed_arguments(self, module: str, key: str, name: str, depth: int = 0) -> list[str] | None:
         memo = (module, key, name)
         if memo not in self._passed:
-            found = self._passed_arguments(module, key, name)
+            self._passed[memo] = None  # a cycle of calls passes nothing known
+            found = self._passed_arguments(module, key, name, depth)
             self._passed[memo] = None if found is None else tuple(found)
         known = self._passed[memo]
         return None if known is None else list(known)
 
-    def _passed_arguments(self, module: str, key: str, name: str) -> list[str] | None:
+    def _passed_arguments(self, module: str, key: str, name: str, depth: int) -> list[str] | None:
         """The source text of what each call in the project passes for parameter `name` of
         function `key` of `module` (`Trainer(model, device=rank)`: "rank"); None where that
         is not known: no call, a call not found, one that leaves the parameter to its default or
-        to a `*args`/`**kwargs`, or a module that may call it unread."""
+        to a `*args`/`**kwargs`, or a module that may call it unread. A call that hands on a
+        parameter of its own function untouched (`is_main(device)` in `train(model, device)`)
+        passes what that function's callers pass for it, where they are known."""
         function = self._definition(module, key)
         sites = self.call_sites(module, key)
         if function is None or not sites or function.decorator_list:
@@ -564,8 +567,22 @@ class ProcessContext:
                 given = call.args[index]
             if given is None:
                 return None
-            found.append(ast.unparse(given))
+            forwarded = self._forwarded(site, given, depth)
+            found.extend(forwarded if forwarded is not None else [ast.unparse(given)])
         return found
+
+    def _forwarded(self, site: CallSite, given: ast.expr, depth: int) -> list[str] | None:
+        """What the callers of the function around `site` pass for its parameter that the call
+        hands on as `given`; None where `given` is not such a parameter or they are not known."""
+        if not isinstance(given, ast.Name) or site.caller_key is None or depth >= MAX_DEPTH:
+            return None
+        caller = self._definition(site.caller, site.caller_key)
+        arguments = caller.args if caller is not None else None
+        if arguments is None or _rebinds(caller, given.id):
+            return None
+        if not any(a.arg == given.id for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)):
+            return None
+        return self.passed_arguments(site.caller, site.caller_key, given.id, depth + 1)
 
     def guarded_at(self, module: str, key: str | None, line: int, replicas: bool = False) -> bool:
         """Whether only rank 0 of a distributed run reaches `line` of function `key` (None:

@@ -577,6 +577,31 @@ class SaveOnEveryRank(Rule):
             """
         ),
         Clean(
+            # A predicate helper given a parameter that the callers fill with the rank: `device`
+            # is the process index mp.spawn passes, handed on untouched, so the save is rank 0's.
+            """
+            import torch
+            import torch.distributed as dist
+            import torch.multiprocessing as mp
+
+            def is_main_device(device):
+                return device == 0
+
+            def train_one_epoch(model, loader, device, epoch):
+                for batch in loader:
+                    model(batch.to(device)).sum().backward()
+                if is_main_device(device):
+                    torch.save(model.module.state_dict(), f"model.{epoch}.bin")
+
+            def run(rank, world_size):
+                dist.init_process_group("nccl", rank=rank, world_size=world_size)
+                for epoch in range(10):
+                    train_one_epoch(model, loader, rank, epoch)
+
+            mp.spawn(run, args=(4,), nprocs=4)
+            """
+        ),
+        Clean(
             # mp.spawn hands the method its process index: `self.gpu = rank` holds the rank, and
             # `if self.gpu == 0:` guards the save it calls.
             """
