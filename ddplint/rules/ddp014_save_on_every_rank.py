@@ -98,7 +98,9 @@ class SaveOnEveryRank(Rule):
     LOCAL_RANK), or that a launcher runs on every rank without naming DDP (a function that
     builds an Accelerate `Accelerator(...)` or calls `fabric.launch()` on a Fabric for several
     devices, the function `fabric.launch(fn)` starts, a LightningModule's hooks unless every
-    Lightning Trainer the file builds is for one device), in code every rank reaches: a
+    Lightning Trainer the file builds is for one device), or that a shell script or document of
+    the project starts with a launcher of several processes (`torchrun --nproc_per_node=4
+    finetune.py`: a Hugging Face Trainer script that names no DDP), in code every rank reaches: a
     function (or module code) that tests the rank or does one of those things itself, or is
     called from such code outside a rank-0 guard.
     Recognised guards: `if rank == 0`, `if dist.get_rank() == 0`, `if is_main_process()`
@@ -1463,9 +1465,12 @@ class SaveOnEveryRank(Rule):
             launched |= set(self.launches.callback_hooks)  # the Trainer's events, where ranks run the file
         project = self.model.project
         elsewhere = project is not None and project.run_by_ranks
-        if not (self._saves or self._helper_calls) or not (self._distributed_frames or launched or elsewhere):
+        # a command of the project runs this file (or a script importing it) with a launcher of
+        # several processes: its module code runs on every rank, whatever the file shows
+        commanded = project is not None and (self._saves or self._helper_calls) and project.launch_line() is not None
+        if not (self._saves or self._helper_calls) or not (self._distributed_frames or launched or elsewhere or commanded):
             return
-        shows = self._distributed_frames | self.ranks.rank_aware_frames | self._spawned | launched
+        shows = self._distributed_frames | self.ranks.rank_aware_frames | self._spawned | launched | ({None} if commanded else set())
         paths = _EveryRank(self.ranks, shows, frozenset(self.launches.callback_hooks) & launched)
         for save in self._saves:
             if save.attribute in self._per_rank_attributes:
