@@ -65,6 +65,10 @@ SHIPPED = rule_by_code("DDP016").screen
         ("from torch.utils.data import DataLoader\ndef c(b):\n    return b\nclass A:\n    def c(self, b):\n        return b\n"
          "DataLoader(d, num_workers=2, collate_fn=c)\n", True),
         ("from torch.utils.data import DataLoader\ndef c(b):\n    return b\nDataLoader(d, num_workers=2, collate_fn=c)\n", False),
+        # a callable a call makes, passed directly or through a name: a project factory may return a closure
+        ("from torch.utils.data import DataLoader\nDataLoader(d, num_workers=2, collate_fn=get_collate(keys))\n", True),
+        ("from torch.utils.data import DataLoader\nc = get_collate(keys)\nDataLoader(d, num_workers=2, collate_fn=c)\n", True),
+        ("from torch.utils.data import DataLoader\nDataLoader(d, num_workers=2, collate_fn=partial(stack, 1))\n", False),
         ("from torch.utils.data import DataLoader\nclass T:\n    def load(self, d):\n"
          "        return DataLoader(d, num_workers=2, collate_fn=self.collate)\n", False),
         ("from torch.utils.data import DataLoader\ndef load(d, collate_fn):\n"

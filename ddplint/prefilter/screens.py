@@ -157,6 +157,11 @@ class Facts:
         return self._local_callables
 
     @property
+    def assignments(self) -> list:
+        """Every assignment of the file that binds a value (`=`, and annotated ones)."""
+        return self._assignments
+
+    @property
     def rank_code(self) -> _RankCode:
         """What RankZeroCalls reads of the module, gathered once (a rule's screen and its project
         screen may both ask)."""
@@ -263,6 +268,21 @@ def _may_be_local_callable(value: ast.expr, facts: Facts) -> bool:
     if isinstance(value, ast.Starred):
         value = value.value
     return isinstance(value, ast.Lambda) or (isinstance(value, ast.Name) and value.id in facts.local_callables)
+
+
+def _may_be_made(value: ast.expr, facts: Facts) -> bool:
+    """A callable passed by keyword that a call makes (`collate_fn=get_collate_fn(keys)`), or a
+    name the file binds to a call's result: a function of the project may return a closure."""
+    if isinstance(value, ast.Name):
+        return any(
+            isinstance(t, ast.Name) and t.id == value.id and _is_factory_call(node.value)
+            for node in facts.assignments for t in getattr(node, "targets", None) or [getattr(node, "target", None)]
+        )
+    return _is_factory_call(value)
+
+
+def _is_factory_call(value: ast.expr) -> bool:
+    return isinstance(value, ast.Call) and _tail(value.func) != "partial"
 
 
 def _tail(func: ast.expr) -> str | None:
@@ -621,8 +641,10 @@ class Calls:
         if self.lambda_first and not (call.args and isinstance(call.args[0], ast.Lambda)):
             return False
         if self.shipped:
-            values = [*call.args, *(kw.value for kw in call.keywords if kw.arg in self.shipped)]
-            return any(_may_be_local_callable(value, facts) for value in values)
+            named = [kw.value for kw in call.keywords if kw.arg in self.shipped]
+            return any(_may_be_local_callable(value, facts) for value in [*call.args, *named]) or any(
+                _may_be_made(value, facts) for value in named
+            )
         return True
 
 

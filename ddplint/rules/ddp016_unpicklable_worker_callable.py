@@ -1,12 +1,14 @@
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from ddplint.analyses.pickling import SPAWN_LIKE, Definitions, is_process_start, picklable
 from ddplint.semantic.edits import argument_for, keyword_argument
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Rule
-from ddplint.semantic.model import Scope
+from ddplint.semantic.model import Scope, dotted_name
 from ddplint.core.torch_api import DATALOADER, PROCESS, SPAWN
 from ddplint.prefilter.project_facts import ProjectFact
 
@@ -25,8 +27,10 @@ class UnpicklableWorkerCallable(Rule):
     fails with "Can't pickle local object 'main.<locals>.collate'". The code works on Linux
     with fork and breaks the day it runs elsewhere or moves to `mp.spawn`.
 
-    Fires when a lambda, a function defined inside another function, or a `functools.partial`
-    of one is passed as `collate_fn` or `worker_init_fn` to a DataLoader (or a DataLoader
+    Fires when a lambda, a function defined inside another function, a `functools.partial`
+    of one, or what a project function returns when every `return` of it gives a function
+    defined inside it or a lambda (`collate_fn=get_collate_fn(keys)`, also through a name bound
+    to that call) is passed as `collate_fn` or `worker_init_fn` to a DataLoader (or a DataLoader
     subclass of the project, or a class of the project whose `__init__` passes its
     `**kwargs` on to a DataLoader and names none of these arguments itself, as espnet's
     `ChainerDataLoader(**kwargs)`; to such a class, by keyword) whose `num_workers` is given
@@ -271,8 +275,51 @@ class UnpicklableWorkerCallable(Rule):
         for value, scope, loader, workers in self._candidates:
             if self._no_workers_by_default(workers):
                 continue
-            if picklable(value, scope, self.definitions, module_scope) is False:
+            verdict = picklable(value, scope, self.definitions, module_scope)
+            factory = self._closure_factory(value, scope) if verdict is None else None
+            if verdict is False:
                 self.report(value, f"{self.message} ({loader})" if loader else None)
+            elif factory is not None:
+                self.report(value, f"{self.message} ({factory}{'; ' + loader if loader else ''})")
+
+    def _closure_factory(self, value: cst.BaseExpression, scope: Scope) -> str | None:
+        """Where a project function that `value` calls (or that makes what a name bound once
+        holds: `collate = get_collate_fn(modalities)`) returns a function it defines inside
+        itself, or a lambda, for a message; None otherwise."""
+        if isinstance(value, cst.Name):
+            where = scope.owner(value.value)
+            value = where.constants.get(value.value) if where is not None else None
+        project = self.model.project
+        callee = dotted_name(value.func) if isinstance(value, cst.Call) else None
+        if project is None or callee is None:
+            return None
+        program = project.program
+        target = program.resolve(project.module, callee, None)
+        tree = program.tree(target.module) if target is not None and not target.bound else None
+        function = _top_level_function(tree, target.key) if tree is not None else None
+        if function is None:
+            return None
+        local = {node.name for node in function.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        returned = [node.value for node in _own_returns(function) if node.value is not None]
+        if returned and all(isinstance(v, ast.Lambda) or isinstance(v, ast.Name) and v.id in local for v in returned):
+            line = returned[0].lineno
+            return f"{callee}() returns a function defined inside it at {program.place(target.module, line)}"
+        return None
+
+
+def _top_level_function(tree: ast.Module, key: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    return next((node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == key), None)
+
+
+def _own_returns(function: ast.FunctionDef | ast.AsyncFunctionDef):
+    """The `return` statements of `function` itself, not of functions or classes inside it."""
+    pending = list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Return):
+            yield node
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            pending.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt))
 
 
 def _loader_argument(call: cst.Call, name: str, forwarded: bool) -> cst.Arg | None:
