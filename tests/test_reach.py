@@ -94,3 +94,16 @@ def test_a_module_variable_bound_once_to_the_rank_guards_the_module_code_of_anot
     sites = context.call_sites("helpers", "log_model")
     assert [site.line for site in sites] == [12, 14]  # through the star import
     assert context.guarded_at("train", None, 12) and not context.guarded_at("train", None, 14)
+
+
+def test_a_command_names_a_script_by_a_path_relative_to_another_folder(tmp_path):
+    # TRAIN.md runs it from an experiment's folder: `../../tools/train.py` is tools/train.py
+    root = tmp_path
+    for name, text in {
+        ".git": "", "tools/train.py": "import torch.distributed as dist\ndist.init_process_group('nccl')\n",
+        "experiments/a/TRAIN.md": "```bash\npython -m torch.distributed.launch --nproc_per_node=8 \\\n    ../../tools/train.py --cfg config.yaml\n```\n",
+    }.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    view = project.build(str(root)).view(str(root / "tools" / "train.py"))
+    assert [command.place.path for command in view.launches()] == ["experiments/a/TRAIN.md"]

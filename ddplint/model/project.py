@@ -1037,7 +1037,7 @@ _SCRIPT_FIRST = re.compile(r"[ \t]*[\w./${}-]+\.py\b")
 def _names_script(directory: str, relative: str, folder: str, document_folder: str) -> bool:
     """Whether a launch command's script path (its `directory` part, then the file name) names
     the project file `relative`, for a command written in a document in `document_folder`."""
-    directory = re.sub(r"^(?:\$\{?\w+\}?/|\./)+", "", directory).lstrip("/")
+    directory = re.sub(r"^(?:\$\{?\w+\}?/|\.\.?/)+", "", directory).lstrip("/")  # `$ROOT/`, `./`, `../../`
     if directory and "$" not in directory:
         return relative == directory + os.path.basename(relative) or relative.endswith("/" + directory + os.path.basename(relative))
     if directory:
