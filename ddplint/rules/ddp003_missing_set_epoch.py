@@ -891,9 +891,29 @@ def unset_epochs(program, module: str) -> list[UnsetEpoch]:
             continue
         for epoch in function.loops:
             unset = next(_passes_in(program, module, key, function, epoch), None)
-            if unset is not None and not loaders.set_epoch_in(program, module, key, epoch.first, epoch.last):
-                found.append(unset)
+            if unset is None or loaders.set_epoch_in(program, module, key, epoch.first, epoch.last):
+                continue
+            if unset.how == _PULLED and _called_in_epoch_loops(program, module, key):
+                continue  # a step loop refilling its iterator; the epochs are the caller's
+            found.append(unset)
     return found
+
+
+_PULLED = "iter() starts a pass over the loader here"
+
+
+def _called_in_epoch_loops(program, module: str, key: str) -> bool:
+    """Whether every call of function `key` in the project lies in a loop of its caller that may
+    call set_epoch (`for epoch in ...: sampler.set_epoch(epoch); train_one_epoch(...)`)."""
+    sites = program.context.call_sites(module, key)
+    if not sites:
+        return False
+    for site in sites:
+        record = program.function(site.caller, site.caller_key) if site.caller_key is not None else None
+        loops = [loop for loop in record.loops if _holds(loop, site.line)] if record is not None else []
+        if not any(loaders.set_epoch_in(program, site.caller, site.caller_key, loop.first, loop.last) for loop in loops):
+            return False
+    return True
 
 
 def _passes_in(program, module: str, key: str, function, epoch: SummaryLoop):
@@ -903,7 +923,7 @@ def _passes_in(program, module: str, key: str, function, epoch: SummaryLoop):
     inside = [loop for loop in function.loops if _inside(loop, epoch)]
     direct = [loop for loop in inside if not any(_inside(loop, other) for other in inside)]
     passes = [(loop.first, loop.last, loop.sources, "the loader is iterated here") for loop in direct]
-    passes += [(pull.line, None, pull.sources, "iter() starts a pass over the loader here") for pull in function.pulls
+    passes += [(pull.line, None, pull.sources, _PULLED) for pull in function.pulls
                if _holds(epoch, pull.line) and not any(_holds(loop, pull.line) for loop in inside)]
     for first, last, sources, how in passes:
         # a pulled pass trains in the loop around it (`batch = next(iter(loader))`, then the step)
