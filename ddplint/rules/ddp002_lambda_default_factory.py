@@ -109,10 +109,10 @@ class LambdaDefaultFactory(Rule):
     (`mp.spawn(worker, args=(metric,))`) or keeps them on a Dataset (`self.charmap =
     CharMap(chars)` in a Dataset's `__init__`, in another module too); the message names where.
 
-    Not reported: a dict that travels only as part of a dataset or vocabulary in a project
-    where nothing starts DataLoader workers (every `num_workers` or `dataloader_num_workers`
-    the project passes is a literal 0, or none is passed): then no worker and no rank receives
-    it; a dict on a trainer, metric, logger or sampler object that nothing sends, statistics a helper
+    Not reported: a dict that travels only as part of a dataset or vocabulary where the code
+    that uses its module starts no DataLoader workers (in it and in the modules importing it,
+    three imports up, every `num_workers` or `dataloader_num_workers` passed is a literal 0, or
+    none is): then no worker and no rank receives it; a dict on a trainer, metric, logger or sampler object that nothing sends, statistics a helper
     returns, a module-level cache (spawned processes import the module and build their own),
     a local temporary, even one handed to an ordinary function, and a temporary of the
     `if __name__ == "__main__":` block; anything in a script (a module with that block) in
@@ -834,22 +834,22 @@ class LambdaDefaultFactory(Rule):
         if fate is not None:
             if fate.sent:
                 candidate.sent_by_caller = fate.where
-            return fate.sent
+            return fate.sent and (not fate.dataset or self._workers_may_start())
         names = (candidate.function or "", self._targets.get(id(candidate.call), ""))
         return exits.escapes and any(DATA_NAME.search(name) for name in names) and self._workers_may_start()
 
     def _workers_may_start(self) -> bool:
-        """A dataset or vocabulary reaches DataLoader workers only where the program starts
-        some: False when every module of the project is read and none passes `num_workers`
-        (or `dataloader_num_workers`) anything but a literal 0, nor hands a DataLoader `**`
-        options or its workers by position. A text linted alone knows nothing of that."""
+        """A dataset or vocabulary reaches DataLoader workers only where the code that uses it
+        starts some: False when this module and every module importing it (three imports up)
+        are read and none passes `num_workers` (or `dataloader_num_workers`) anything but a
+        literal 0, nor hands a DataLoader `**` options or its workers by position. A text
+        linted alone knows nothing of that."""
         project = self.model.project
         if project is None:
             return True
         program = project.program
-        if program not in _WORKERS:
-            _WORKERS[program] = _program_starts_workers(program)
-        return _WORKERS[program]
+        starts = _WORKERS.setdefault(program, {})
+        return any(_module_starts_workers(program, module, starts) for module in project.users)
 
     def _objects_sent(self, candidate: _Candidate) -> bool:
         """The program's callers send the objects of the dict's class to another process
@@ -859,7 +859,7 @@ class LambdaDefaultFactory(Rule):
         if project is None or candidate.owner is None or STAYS_HOME.search(candidate.owner):
             return False
         fate = Fates(project.program).result_fate(project.module, f"{candidate.owner}.__init__")
-        if fate is None or not fate.sent:
+        if fate is None or not fate.sent or fate.dataset and not self._workers_may_start():
             return False
         candidate.held_by = f"its {candidate.owner} objects go to {fate.where}"
         return True
@@ -1058,26 +1058,23 @@ def _code(node: cst.CSTNode) -> str:
 
 # -- questions only this rule asks of the program model -------------------------------------
 
-_WORKERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # program -> it may start workers
+_WORKERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # program -> {module: it may start workers}
 _WORKER_KEYWORDS = frozenset(("num_workers", "dataloader_num_workers"))
 _WORKERS_POSITION = 5  # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, ...)
 
 
-def _program_starts_workers(program) -> bool:
-    """Whether some call in the program may start DataLoader workers (see _workers_may_start)."""
-    modules = program.modules()
-    if not modules or all(program.is_text(module) for module in modules):
-        return True
-    for module in modules:
-        text = program.read(module)
+def _module_starts_workers(program, module: str, starts: dict) -> bool:
+    """Whether some call in `module` may start DataLoader workers (see _workers_may_start)."""
+    if module not in starts:
+        text = None if program.is_text(module) else program.read(module)
         if text is None:
-            return True  # a module not read may start them
-        if "workers" not in text and "DataLoader" not in text:
-            continue
-        tree = program.tree(module, text)
-        if tree is None or any(_may_start_workers(node) for node in ast.walk(tree) if isinstance(node, ast.Call)):
-            return True
-    return False
+            starts[module] = True  # a module not read (or a text alone) may start them
+        elif "workers" not in text and "DataLoader" not in text:
+            starts[module] = False
+        else:
+            tree = program.tree(module, text)
+            starts[module] = tree is None or any(_may_start_workers(node) for node in ast.walk(tree) if isinstance(node, ast.Call))
+    return starts[module]
 
 
 def _may_start_workers(call: ast.Call) -> bool:
@@ -1105,6 +1102,7 @@ class Fate:
 
     sent: bool
     where: str
+    dataset: bool = False  # sent only as part of a Dataset: pickled where DataLoader workers start
 
 
 class Fates:
@@ -1150,14 +1148,14 @@ class Fates:
         if result in function.returns:
             return self.result_fate(module, key, depth + 1)
         if result in function.sets.values() and function.cls and self.dataset(module, function.cls):
-            return Fate(True, f"the Dataset {function.cls} (stored at {program.place(module, result.line)})")
+            return Fate(True, f"the Dataset {function.cls} (stored at {program.place(module, result.line)})", dataset=True)
         if result in function.sets.values() or result in function.escapes.stores:
             return None
         for call in function.calls:
             if (result in call.args or result in call.keywords.values()) and call.callee.rpartition(".")[2] not in _READING_CALLS:
                 made = program.resolve(module, call.callee, function.cls)
                 if made is not None and made.bound and self._kept_by_dataset(made, call.args, call.keywords, result):
-                    return Fate(True, f"the Dataset {made.key.rpartition('.')[0]} at {program.place(module, call.line)}")
+                    return Fate(True, f"the Dataset {made.key.rpartition('.')[0]} at {program.place(module, call.line)}", dataset=True)
                 return None
         return Fate(False, str(program.place(module, result.line)))
 

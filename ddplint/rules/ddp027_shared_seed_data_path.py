@@ -102,8 +102,8 @@ class SharedSeedDataPath(Rule):
     orders the data before a sampler splits it across ranks (dataset shuffles, bucket orders and
     DistributedSampler's seed happen outside the training loop); a draw given its own `generator=`;
     model-parallel seeds (Megatron's adds the pipeline or model-parallel rank). Not followed yet:
-    the draws of a Lightning `training_step` that `trainer.fit` runs (which module a Trainer fits is
-    often named only in a configuration file), and the augmentations DataLoader workers draw.
+    the draws of a Lightning `training_step` where the module a Trainer fits is named only in a
+    configuration file, and the augmentations DataLoader workers draw.
 
     No fix: add the rank to the seed of the data draws (`torch.manual_seed(seed + rank)` after
     building the model; Accelerate: `set_seed(seed, device_specific=True)`), or give the data
@@ -515,6 +515,7 @@ class SharedSeedDataPath(Rule):
         self._statements: set[int] = set()  # calls that are a whole statement (`seed_everything(seed)`)
         # calls of a plain name (`train(args)` after the seed, `train_epoch(...)` in the epoch loop)
         self._named_calls: list[_LoopCall] = []
+        self._fits: list[_LoopCall] = []  # `trainer.fit(model, ...)`, with the name of what it fits
         # Functions defined inside a function, by (the outer function's key, their name): whether
         # they run a backward, and the draws they make (`def process_iteration():` in the epoch loop)
         self._inner: dict[tuple[str | None, str], tuple[list[bool], list[str]]] = {}
@@ -578,6 +579,8 @@ class SharedSeedDataPath(Rule):
             self._loop_calls.append(_LoopCall(node, callee, loops, frame, self._order))
         if isinstance(func, cst.Name):
             self._named_calls.append(_LoopCall(node, func.value, (), frame, self._order))
+        elif method == "fit" and node.args and isinstance(node.args[0].value, cst.Name) and not self.model.loops:
+            self._fits.append(_LoopCall(node, node.args[0].value.value, (), frame, self._order))
         receiver = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
         if receiver is not None and (frame, receiver) in self._envs:
             if method == "step":
@@ -663,6 +666,46 @@ class SharedSeedDataPath(Rule):
                 if found is not None:
                     self._report_seed(seed, call, found, via)
                     return
+        for fit in self._fits:
+            if fit.frame == seed.frame and fit.order > seed.order and not self._reseeded(seed, fit.order):
+                fitted = self._fitted_step(fit, seed)
+                if fitted is not None:
+                    self._report_fit(seed, fit, *fitted)
+                    return
+
+    def _fitted_step(self, fit: _LoopCall, seed: _Seed) -> tuple[str, tuple[Place, str]] | None:
+        """The class of the module `trainer.fit(model)` fits, where `model` is bound in the same
+        function to a project class's object before the call, and the draw its `training_step`
+        makes each step (itself or through the project functions it calls)."""
+        project = self.model.project
+        bound = [b for b in self._bound if b.name == fit.callee and b.frame == fit.frame and b.order < fit.order]
+        made = bound[-1].value if bound else None
+        callee = dotted_name(made.func) if isinstance(made, cst.Call) else None
+        if project is None or callee is None:
+            return None
+        program = project.program
+        target = program.resolve(project.module, callee, seed.cls)
+        if target is None or not target.key.endswith(".__init__"):
+            return None
+        cls = target.key.rpartition(".")[0]
+        found = reached_draw(program, target.module, None, cls, "self.training_step", seed.generators, {}, 0)
+        return (cls, found) if found is not None else None
+
+    def _report_fit(self, seed: _Seed, fit: _LoopCall, cls: str, found: tuple[Place, str]) -> None:
+        place, what = found
+        runs = self.runs_link()
+        if runs is None:
+            return  # nothing shows several ranks running this file
+        chain = [
+            Link(StepKind.MADE, "seeds " + ", ".join(sorted(seed.generators))
+                 + (f" (through {seed.through}(), which seeds them with its parameter)" if seed.through else "")
+                 + " with a value that is the same on every rank", seed.call),
+            runs,
+            Link(StepKind.REACHES, f"the Trainer fits a {cls} here: it runs {cls}.training_step on every rank, every step", fit.call),
+            Link(StepKind.HARM, f"{what} draws the same values on every rank: the ranks train on the same "
+                 "noise, timesteps or indices", place),
+        ]
+        self.report(seed.call, f"{self.message} ({what} at {place}, in {cls}.training_step, which trainer.fit runs each step)", chain=chain)
 
     def _report_seed(self, seed: _Seed, call: _LoopCall, found: tuple[str, Place | None], via: _LoopCall | None) -> None:
         what, place = found

@@ -18,3 +18,19 @@ class SequenceDataset(Dataset):
 
     def __getitem__(self, i):
         return self.user_seqs[self.users[i]]
+
+
+class SessionDataset(Dataset):
+    """Builds the dict in a helper and keeps what it returns: the same journey."""
+
+    def __init__(self, rows):
+        self.sessions = self._load_sessions(rows)
+
+    def _load_sessions(self, rows):
+        sessions = defaultdict(lambda: [])
+        for session, item in rows:
+            sessions[session].append(item)
+        return sessions
+
+    def __len__(self):
+        return len(self.sessions)
