@@ -15,6 +15,10 @@ Code written for Accelerate, Fabric or Lightning calls no `init_process_group`, 
   so a LightningModule is written to run on every rank; unless every Trainer this file builds is
   for one device (`Trainer(devices=1)`, `Trainer(accelerator="cpu")`), which is its own evidence.
   Not `prepare_data`: the Trainer runs it on one process per node (or on rank 0) and waits for it.
+- a function (or module code) that builds a Lightning Trainer for several devices with the DDP
+  strategy by name (`strategy="ddp"`, `DDPStrategy(...)`; not "ddp_spawn" or "ddp_notebook"):
+  Lightning's subprocess launcher runs the script again for every other device, so that code
+  runs on every rank;
 - the event methods (`on_save`, `on_train_end`, ...) of a Hugging Face TrainerCallback subclass,
   and the saving methods a Trainer subclass overrides (`save_model`, `_save`, `_save_checkpoint`):
   the Trainer fires them on every process it runs in (`callback_hooks`), once it is handed the
@@ -132,6 +136,21 @@ class Launches(Analysis):
         accelerator = settings.get("accelerator")
         return accelerator is None or self.model.string_value(accelerator) != "cpu"
 
+    def _reruns_script(self, call: cst.Call) -> bool:
+        """A Trainer given the DDP strategy by name (`strategy="ddp"`, not "ddp_spawn" or
+        "ddp_notebook", which start only the fit) or as `DDPStrategy(...)`: Lightning's
+        subprocess launcher starts the script anew for every other device."""
+        strategy = argument_for(call, LIGHTNING_TRAINER, "strategy")
+        if strategy is None:
+            return False
+        value = strategy.value
+        if isinstance(value, cst.Call):
+            return (dotted_name(value.func) or "").rpartition(".")[2] == "DDPStrategy" and not any(
+                arg.keyword is not None and arg.keyword.value == "start_method" for arg in value.args
+            )
+        name = self.model.string_value(value)
+        return name is not None and name.startswith("ddp") and not name.startswith(("ddp_spawn", "ddp_notebook", "ddp_fork"))
+
     def _cli_defaults(self, call: cst.Call) -> dict[str, cst.BaseExpression] | None:
         """The Trainer arguments a LightningCLI's literal `trainer_defaults={...}` gives; None
         where they are not written out here."""
@@ -235,7 +254,12 @@ class Launches(Analysis):
             self._points.append(("builds an Accelerator: `accelerate launch` runs it on every rank", node))
             self._guards.setdefault(self.model.frame.key, f"if accelerator.{MAIN_PROCESS}:")
         elif qualified in LIGHTNING_TRAINER:
-            self._trainers.append(self._several_devices(node, LIGHTNING_TRAINER))
+            several = self._several_devices(node, LIGHTNING_TRAINER)
+            self._trainers.append(several)
+            if several and self._reruns_script(node):
+                self._launched.add(self.model.frame.key)
+                self._points.append(("builds a Lightning Trainer whose DDP strategy runs this script again on every device", node))
+                self._guards.setdefault(self.model.frame.key, f"if trainer.{GLOBAL_ZERO}:")
         elif qualified in LIGHTNING_CLI:
             settings = self._cli_defaults(node)
             self._trainers.append(True if settings is None else self._several(settings))

@@ -330,6 +330,9 @@ DISTRIBUTED_MARKERS = (
     "global_rank",
     "Accelerator(",
 )
+# A Lightning Trainer given the DDP strategy by name, as its script is written (ddplint.analyses.launches).
+LIGHTNING_DDP_TEXT = ('strategy="ddp', "strategy='ddp", "DDPStrategy(")
+SEED_MARKERS = (*DISTRIBUTED_MARKERS, *LIGHTNING_DDP_TEXT)  # DDP027: the ranks run the seed
 # -- launchers that start the ranks themselves: Lightning, Fabric, Accelerate ----------------
 # Code written for them never names a DDP entry point (ddplint.analyses.launches): `accelerate
 # launch` runs a script that builds an `Accelerator(...)` on every rank; `fabric.launch()` starts

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ddplint.core.torch_api import API, DISTRIBUTED_MARKERS
+from ddplint.core.torch_api import API, DISTRIBUTED_MARKERS, SEED_MARKERS
 
 Needle = str | re.Pattern[str] | tuple[str | re.Pattern[str], ...]
 
@@ -53,12 +53,12 @@ class TextScan:
 
     def matches(self, needles: Iterable[Needle], *, distributed: bool = False, met: Iterable[Needle] = ()) -> bool:
         """With `distributed` (the file's project is distributed), the DISTRIBUTED_MARKERS
-        needle is met whatever the file's own text; so are the needles in `met` (what the
+        needle (and a wider group holding all of it, WIDER_MARKERS) is met whatever the file's own text; so are the needles in `met` (what the
         project knows of the module stands for them: ddplint.model.project.Hints)."""
         met = {DISTRIBUTED_MARKERS, *met} if distributed else set(met)
         costly = []
         for needle in needles:
-            if met and needle in met:  # (most calls meet none: hashing every needle costs)
+            if met and (needle in met or needle in WIDER_MARKERS and DISTRIBUTED_MARKERS in met):  # (most calls meet none)
                 continue
             if isinstance(needle, str) or (isinstance(needle, tuple) and all(isinstance(a, str) for a in needle)):
                 if not self.has(needle):
@@ -66,6 +66,10 @@ class TextScan:
             else:
                 costly.append(needle)
         return all(self.has(needle) for needle in costly)
+
+
+# Needle groups that hold every one of DISTRIBUTED_MARKERS and more: what meets that group meets them.
+WIDER_MARKERS = frozenset((SEED_MARKERS,))
 
 
 def in_code(source: str, needle: str) -> bool:

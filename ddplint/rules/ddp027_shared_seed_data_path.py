@@ -8,9 +8,9 @@ import libcst as cst
 from ddplint.analyses.ranks import RANK_FUNCTIONS, RANK_NAMES, RankRegions, environment_key
 from ddplint.core.diagnostics import StepKind
 from ddplint.core.torch_api import (
-    ACCELERATE_DEVICE_SPECIFIC, ACCELERATE_SET_SEED, ALL_GENERATORS, DISTRIBUTED_MARKERS, ENV_PACKAGES, ENV_RESET,
+    ACCELERATE_DEVICE_SPECIFIC, ACCELERATE_SET_SEED, ALL_GENERATORS, ENV_PACKAGES, ENV_RESET,
     ENV_SEED, FABRIC, FABRIC_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, RANK_ENVIRONMENT, SEED_CALLS, SEEDS,
-    TORCH_DRAWS,
+    SEED_MARKERS, TORCH_DRAWS,
 )
 from ddplint.model.records import Place
 from ddplint.prefilter.project_facts import ProjectFact
@@ -125,7 +125,8 @@ class SharedSeedDataPath(Rule):
         "the same rollouts; add the rank to the seed (seed + rank * num_envs)"
     )
     # `also`: ranks run it (met in any module of a distributed project).
-    trigger = CallTrigger(SEED_CALLS, methods=(FABRIC_SEED_METHOD, ENV_RESET), also=(DISTRIBUTED_MARKERS,))
+    # (or a Lightning Trainer's DDP strategy, which runs the script on every device)
+    trigger = CallTrigger(SEED_CALLS, methods=(FABRIC_SEED_METHOD, ENV_RESET), also=(SEED_MARKERS,))
     # the seed is often in a script that reaches the ranks' launcher only through a helper
     opened_by = frozenset((ProjectFact.DISTRIBUTED, ProjectFact.SEED_HELPER))
     analyses = (RankRegions,)
@@ -183,6 +184,32 @@ class SharedSeedDataPath(Rule):
                 "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
                 "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
                 "(numpy.random.beta in the training loop of train_epoch(), called below)"
+            ),
+        ),
+        Flagged(
+            # Lightning's DDP strategy runs the script on every device; the module it fits draws
+            # its noise in training_step, from the generator the shared seed set.
+            """
+            import lightning as L
+            import torch
+
+            class Denoiser(L.LightningModule):
+                def training_step(self, batch, batch_idx):
+                    noise = torch.randn_like(batch)
+                    return self.net(batch + noise).pow(2).mean()
+
+            def main():
+                L.seed_everything(42)
+                ^
+                model = Denoiser()
+                trainer = L.Trainer(accelerator="gpu", devices=4, strategy="ddp")
+                trainer.fit(model)
+            """,
+            messages=(
+                "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
+                "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
+                "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
+                "(torch.randn_like at example.py:6, in Denoiser.training_step, which trainer.fit runs each step)"
             ),
         ),
         Flagged(
@@ -666,11 +693,13 @@ class SharedSeedDataPath(Rule):
                 if found is not None:
                     self._report_seed(seed, call, found, via)
                     return
-        for fit in self._fits:
-            if fit.frame == seed.frame and fit.order > seed.order and not self._reseeded(seed, fit.order):
+        for frame, after, via in places:
+            for fit in self._fits:
+                if fit.frame != frame or fit.order <= after or frame == seed.frame and self._reseeded(seed, fit.order):
+                    continue
                 fitted = self._fitted_step(fit, seed)
                 if fitted is not None:
-                    self._report_fit(seed, fit, *fitted)
+                    self._report_fit(seed, fit, *fitted, via)
                     return
 
     def _fitted_step(self, fit: _LoopCall, seed: _Seed) -> tuple[str, tuple[Place, str]] | None:
@@ -678,20 +707,26 @@ class SharedSeedDataPath(Rule):
         function to a project class's object before the call, and the draw its `training_step`
         makes each step (itself or through the project functions it calls)."""
         project = self.model.project
-        bound = [b for b in self._bound if b.name == fit.callee and b.frame == fit.frame and b.order < fit.order]
-        made = bound[-1].value if bound else None
-        callee = dotted_name(made.func) if isinstance(made, cst.Call) else None
-        if project is None or callee is None:
+        if project is None:
             return None
         program = project.program
-        target = program.resolve(project.module, callee, seed.cls)
-        if target is None or not target.key.endswith(".__init__"):
-            return None
-        cls = target.key.rpartition(".")[0]
-        found = reached_draw(program, target.module, None, cls, "self.training_step", seed.generators, {}, 0)
-        return (cls, found) if found is not None else None
+        for bound in self._bound:  # every binding before the fit: `model = A(cfg)` in one branch, `B(cfg)` in another
+            if bound.name != fit.callee or bound.frame != fit.frame or bound.order > fit.order:
+                continue
+            callee = dotted_name(bound.value.func) if isinstance(bound.value, cst.Call) else None
+            made = program.class_of(project.module, callee) if callee is not None else None
+            if made is None:  # a class of a package, reached through its re-export: its `__init__`
+                init = program.resolve(project.module, callee, bound.cls) if callee is not None else None
+                made = (init.module, init.key.rpartition(".")[0]) if init is not None and init.key.endswith(".__init__") else None
+            if made is None:
+                continue
+            module, cls = made
+            found = reached_draw(program, module, None, cls, "self.training_step", seed.generators, {}, 0)
+            if found is not None:
+                return cls, found
+        return None
 
-    def _report_fit(self, seed: _Seed, fit: _LoopCall, cls: str, found: tuple[Place, str]) -> None:
+    def _report_fit(self, seed: _Seed, fit: _LoopCall, cls: str, found: tuple[Place, str], via: _LoopCall | None) -> None:
         place, what = found
         runs = self.runs_link()
         if runs is None:
@@ -701,6 +736,7 @@ class SharedSeedDataPath(Rule):
                  + (f" (through {seed.through}(), which seeds them with its parameter)" if seed.through else "")
                  + " with a value that is the same on every rank", seed.call),
             runs,
+            *([Link(StepKind.REACHES, f"then calls {via.callee}(), which fits the model", via.call)] if via else []),
             Link(StepKind.REACHES, f"the Trainer fits a {cls} here: it runs {cls}.training_step on every rank, every step", fit.call),
             Link(StepKind.HARM, f"{what} draws the same values on every rank: the ranks train on the same "
                  "noise, timesteps or indices", place),
