@@ -4,6 +4,7 @@ import ast
 
 import libcst as cst
 
+from ddplint.analyses.options import ParserOptions
 from ddplint.analyses.pickling import SPAWN_LIKE, Definitions, is_process_start, picklable
 from ddplint.semantic.edits import argument_for, keyword_argument
 from ddplint.prefilter.triggers import CallTrigger
@@ -65,7 +66,7 @@ class UnpicklableWorkerCallable(Rule):
         also=(("collate_fn", "worker_init_fn", "spawn(", "Process(", "start_processes("),),
     )
 
-    analyses = (Definitions,)
+    analyses = (Definitions, ParserOptions)
 
     flagged_examples = (
         Flagged(
@@ -207,38 +208,12 @@ class UnpicklableWorkerCallable(Rule):
         self._candidates: list[tuple[cst.BaseExpression, Scope, str | None, cst.BaseExpression | None]] = []
         self._loader_elsewhere: str | None = None  # how the called class of another module ships them
         self._workers: cst.BaseExpression | None = None  # the num_workers of the loader being read
-        self._options: dict[str, tuple[list[str], cst.BaseExpression | None]] = {}  # dest -> (option strings, default)
+        self.options = model.get(ParserOptions)
 
     def visit_Call(self, node: cst.Call) -> None:
         self._loader_elsewhere, self._workers = None, None
-        self._note_option(node)
         for callable_arg in self._shipped_callables(node):
             self._candidates.append((callable_arg, self.model.scope, self._loader_elsewhere, self._workers))
-
-    def _note_option(self, call: cst.Call) -> None:
-        """`parser.add_argument("--num-workers", type=int, default=0)`: its option strings and
-        default, by the attribute argparse stores it under."""
-        if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "add_argument"):
-            return
-        options = [arg.value.evaluated_value for arg in call.args if arg.keyword is None and isinstance(arg.value, cst.SimpleString)]
-        longs = [option for option in options if isinstance(option, str) and option.startswith("--")]
-        dest = keyword_argument(call, "dest")
-        name = self.model.string_value(dest.value) if dest is not None else (longs[0][2:].replace("-", "_") if longs else None)
-        if name is not None:
-            default = keyword_argument(call, "default")
-            self._options[name] = ([o for o in options if isinstance(o, str)], default.value if default is not None else None)
-
-    def _no_workers_by_default(self, workers: cst.BaseExpression | None) -> bool:
-        """`num_workers=args.num_workers` where this file's parser defaults that option to 0 and
-        no launch command of the project passes it: the loader starts no worker, pickles nothing."""
-        if not isinstance(workers, cst.Attribute) or workers.attr.value not in self._options:
-            return False
-        options, default = self._options[workers.attr.value]
-        if default is None or not _is_zero(default):
-            return False
-        project = self.model.project
-        commands = project.launches() if project is not None else []
-        return not any(option in command.command for command in commands for option in options)
 
     def _shipped_callables(self, call: cst.Call) -> list[cst.BaseExpression]:
         qualified = self.model.qualified(call.func)
@@ -273,8 +248,8 @@ class UnpicklableWorkerCallable(Rule):
     def leave_Module(self, original_node: cst.Module) -> None:
         module_scope = self.model.module_scope
         for value, scope, loader, workers in self._candidates:
-            if self._no_workers_by_default(workers):
-                continue
+            if self.options.default_for(workers) == 0:
+                continue  # an option of this file's parser that no run passes, 0 by default: no workers
             verdict = picklable(value, scope, self.definitions, module_scope)
             factory = self._closure_factory(value, scope) if verdict is None else None
             if verdict is False:

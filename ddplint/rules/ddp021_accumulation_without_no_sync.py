@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ddplint.analyses.options import ParserOptions
 from ddplint.analyses.ranks import WrappedModels
 from ddplint.core.diagnostics import StepKind
 from ddplint.model.records import Param, SelfAttr
@@ -160,7 +161,7 @@ class AccumulationWithoutNoSync(Rule):
             ("step", "no_sync", *LOSS_SCALERS.last_names),
         ),
     )
-    analyses = (WrappedModels,)
+    analyses = (WrappedModels, ParserOptions)
 
     flagged_examples = (
         Flagged(
@@ -449,6 +450,28 @@ class AccumulationWithoutNoSync(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # The count of micro-batches is an option that defaults to 1 and no launch command
+            # of the project passes: each optimizer step follows one backward.
+            """
+            import argparse
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--step-per-epoch", type=int, default=1)
+            args = parser.parse_args()
+            STEPS = args.step_per_epoch
+
+            def train(net, batches, optimizer):
+                dist.init_process_group("nccl")
+                model = DistributedDataParallel(net)
+                for batch in batches:
+                    for part in range(STEPS):
+                        model(batch[part::STEPS]).sum().backward()
+                    optimizer.step()
+            """
+        ),
         Clean(
             # An Accelerator given an FSDP or DeepSpeed plugin prepares no DDP model.
             """
@@ -858,9 +881,10 @@ class AccumulationWithoutNoSync(Rule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         runs = self.runs_link()
+        options = self.model.get(ParserOptions)
         for candidate in self._candidates:
-            if candidate.function in self._opted_out:
-                continue
+            if candidate.function in self._opted_out or options.default_for(_range_count(candidate.loop)) == 1:
+                continue  # (a count of micro-batches that every documented run leaves at 1 accumulates nothing)
             forward = candidate.forward
             message = (_ACCELERATE if forward.prepared else self.message) + forward.note
             chain = [
@@ -926,3 +950,11 @@ def _same_branches(first: tuple, second: tuple) -> bool:
         if else_one != else_other:
             return False
     return True
+
+
+def _range_count(loop: cst.CSTNode) -> cst.BaseExpression | None:
+    """`n` of a loop `for _ in range(n):`; None for any other loop."""
+    if not isinstance(loop, cst.For) or not isinstance(loop.iter, cst.Call) or len(loop.iter.args) != 1:
+        return None
+    func = loop.iter.func
+    return loop.iter.args[0].value if isinstance(func, cst.Name) and func.value == "range" else None
