@@ -501,10 +501,11 @@ class Launcher:
     option: str | None
     sets_local_rank: bool
     quiet: tuple[str, ...] = ()
-    # The flags that give the number of processes it starts in all. Only Accelerate's are
-    # read: `accelerate launch --num_processes=1` is how a script that must run as one process
-    # is documented, while a `torchrun --nproc_per_node 1` in a shell script is as often a
-    # template to raise to the machine's GPUs (Chinese-LLaMA-Alpaca's run_pt.sh).
+    # The flags that give the number of processes it starts in all. Only Accelerate's and
+    # srun's are read: `accelerate launch --num_processes=1` is how a script that must run as
+    # one process is documented, and `srun -n1` asks SLURM for one task, while a `torchrun
+    # --nproc_per_node 1` in a shell script is as often a template to raise to the machine's
+    # GPUs (Chinese-LLaMA-Alpaca's run_pt.sh).
     count_flags: tuple[str, ...] = ()
 
     def passes(self, command: str) -> str | None:
@@ -515,7 +516,8 @@ class Launcher:
         """How many processes `command` starts, where its flags say so with a number (None: no
         such flag, or its value is a variable)."""
         for flag in self.count_flags:
-            match = re.search(rf"(?<![\w-]){re.escape(flag)}(?:=|[ \t]+)(\S+)", command)
+            separator = r"(?:=|[ \t]+)" if flag.startswith("--") else r"(?:=|[ \t]*)"  # `-n1`, `-n 1`
+            match = re.search(rf"(?<![\w-]){re.escape(flag)}{separator}(\S+)", command)
             if match is not None:
                 value = match.group(1).strip("'\"")
                 return int(value) if value.isdigit() else None
@@ -547,7 +549,7 @@ LAUNCHERS = {
         Launcher("accelerate", ("accelerate",), ACCELERATE_LAUNCHER, None, True, (), ("--num_processes", "--num-processes")),
         Launcher("horovodrun", ("horovodrun",), _launcher_word("horovodrun"), None, False),
         Launcher("mpirun", ("mpirun", "mpiexec"), _launcher_word("mpirun", "mpiexec"), None, False),
-        Launcher("srun", ("srun",), _launcher_word("srun"), None, False),
+        Launcher("srun", ("srun",), _launcher_word("srun"), None, False, (), ("--ntasks", "-n")),
     )
 }
 

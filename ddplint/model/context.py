@@ -406,28 +406,34 @@ class ProcessContext:
     def _option_off(self, module: str, test: str) -> bool:
         """Whether `test` (true around the code) holds only when a command-line option of
         `module`'s parser is given: `args.netG` or `args.netG != ""` (`is not None`) where the
-        option defaults to that falsy value, some of the project's commands run the script (by
-        its file name) and none of those names the option (`--netG`)."""
+        option defaults to that falsy value, or `args.augment == "mixup"` where it defaults to
+        another; some of the project's commands run the script (by its file name) and none of
+        those names the option (`--netG`)."""
         try:
             compared = ast.parse(test, mode="eval").body
         except SyntaxError:
             return False
-        if isinstance(compared, ast.Compare) and len(compared.ops) == 1 and isinstance(compared.ops[0], (ast.NotEq, ast.IsNot)):
+        equal = isinstance(compared, ast.Compare) and len(compared.ops) == 1 and isinstance(compared.ops[0], (ast.Eq, ast.Is))
+        if isinstance(compared, ast.Compare) and len(compared.ops) == 1 and (equal or isinstance(compared.ops[0], (ast.NotEq, ast.IsNot))):
             read, against = compared.left, compared.comparators[0]
         else:
             read, against = compared, None
         if not isinstance(read, ast.Attribute) or not isinstance(read.value, ast.Name):
             return False
-        declared = self._options(module).get(read.attr)
-        if declared is None:
+        declared = next((found[read.attr] for found in map(self._options, self._parser_modules(module)) if read.attr in found), None)
+        if declared is None or against is not None and not isinstance(against, ast.Constant):
             return False
         strings, default = declared
-        if against is None and default or against is not None and not (isinstance(against, ast.Constant) and against.value == default):
+        if against is None and default or against is not None and (against.value == default) == equal:  # type: ignore[attr-defined]
             return False
         script = os.path.basename(self.program.path(module))
         project = self.program.project
         running = [command.command for command in (*project.launch_commands, *project.plain_runs) if script in command.command]
         return bool(running) and not any(option in text for text in running for option in strings)
+
+    def _parser_modules(self, module: str) -> list[str]:
+        """`module` and the project modules it imports: where its parser may be (`from opts import parser`)."""
+        return [module, *self.program.project.imports_of(module)]
 
     def _options(self, module: str) -> dict[str, tuple[list[str], object]]:
         """The options `module`'s argparse parser declares with a literal (or no) default, by

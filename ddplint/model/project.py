@@ -1104,37 +1104,49 @@ class ProjectView:
             scripts.update(pending)
         return sorted(scripts)
 
-    def launch_line(self, launcher: str | None = None) -> Place | None:
+    def launch_line(self, launcher: str | None = None, own: bool = False) -> Place | None:
         """Where a shell script or document of the project runs this module's file, or a script
-        that imports it, with `launcher` (a key of `torch_api.LAUNCHERS`; None: any of them)."""
+        that imports it, with `launcher` (a key of `torch_api.LAUNCHERS`; None: any of them) and
+        more than one process; `own`: this module's file itself (its `__main__` code runs)."""
         return next(
-            (command.place for command in self.launches() if launcher in (None, command.launcher) and not _one_process(command)),
+            (command.place for command in self.launches(own=own) if launcher in (None, command.launcher) and not _one_process(command)),
             None,
         )
 
-    def launches(self, commands: list[LaunchCommand] | None = None) -> list[LaunchCommand]:
+    def launches(self, commands: list[LaunchCommand] | None = None, own: bool = False) -> list[LaunchCommand]:
         """The commands of the project's shell scripts and documents that run this module's
         file, or a script that imports it (a parser in `config.py`), with a launcher of
         `torch_api.LAUNCHERS` (or, given, among `commands`: Project.plain_runs), in the order of
-        `users` and then of the documents. A command
+        `users` (`own`: this module alone) and then of the documents. A command
         that runs the module by its name (`deepspeed --module start_training`) counts; one
         that names the script by a path (`basicsr/train.py`, `$DIR/tools/train.py`) counts from
         anywhere in the project when the path ends the script's own; a bare name counts from a
         document in the script's folder, above it, or in a folder right inside it (`docs/`,
         `scripts/`)."""
         commands, found = self.project.launch_commands if commands is None else commands, []
-        for module in self.users if commands else ():
+        for module in ([self.module] if own else self.users) if commands else ():
             relative = self.project.relpaths[module].replace(os.sep, "/")
             folder, name = os.path.dirname(relative), os.path.basename(relative)
             named = re.compile(rf"(?<![\w.-])((?:[\w.$/{{}}-]*/)?){re.escape(name)}(?![\w.-])")
             as_module = re.compile(rf"(?<![\w-])(?:-m|--module)\s+{re.escape(module)}(?![\w.])")  # `deepspeed --module train`
             for command in commands:
                 above = os.path.dirname(command.place.path.replace(os.sep, "/"))
+                beside = f"{above}/{name}" if above else name  # a bare name is first the file beside the document
                 if command not in found and (as_module.search(command.command) or any(
-                    _names_script(match.group(1), relative, folder, above) for match in named.finditer(command.command)
+                    _names_script(match.group(1), relative, folder, above)
+                    and (match.group(1) or relative == beside or beside not in self._files)
+                    for match in named.finditer(command.command)
                 )):
                     found.append(command)
         return found
+
+    @property
+    def _files(self) -> frozenset[str]:
+        """The project's files, relative to its root (once per project)."""
+        memo = self.project._memo
+        if "files" not in memo:
+            memo["files"] = frozenset(relative.replace(os.sep, "/") for relative in self.project.relpaths.values())
+        return memo["files"]
 
     def document(self, relative: str) -> str | None:
         """The text of a file of the project that is not a module (a config, a document), by

@@ -792,7 +792,7 @@ class SharedSeedDataPath(Rule):
         place), or a draw in a project function it reaches (its place); None otherwise."""
         qualified = self.model.qualified(call.call.func)
         if qualified is not None and _is_draw(qualified, seed.generators):
-            return None if keyword_argument(call.call, DRAW_GENERATOR) else (qualified, None)
+            return None if keyword_argument(call.call, DRAW_GENERATOR) or self._switched_off(call) else (qualified, None)
         inner = self._inner.get((call.frame, call.callee)) if call.callee is not None else None
         drawn = next((name for name in inner[1] if _is_draw(name, seed.generators)), None) if inner is not None else None
         if drawn is not None:
@@ -802,6 +802,17 @@ class SharedSeedDataPath(Rule):
             return None
         found = reached_draw(project.program, project.module, call.frame, seed.cls, call.callee, seed.generators, {}, 0)
         return (found[1], found[0]) if found is not None else None
+
+    def _switched_off(self, call: _LoopCall) -> bool:
+        """Whether every call like `call` in its function sits in code no documented run takes
+        (`if args.augment == "mixup":` of an option no command passes: ProcessContext.switched_off_at)."""
+        project = self.model.project
+        if project is None or call.frame is None or call.callee is None:
+            return False
+        program = project.program
+        record = program.function(project.module, call.frame)
+        lines = [called.line for called in record.invocations if called.callee == call.callee] if record is not None else []
+        return bool(lines) and all(program.context.switched_off_at(project.module, call.frame, line) for line in lines)
 
     def _same_on_every_rank(self, expr: cst.BaseExpression | None, at: _Seed, depth: int = 0) -> bool | None:
         """Whether `expr` has the same value on every rank where `at` reads it: True, False
@@ -873,6 +884,8 @@ def reached_draw(program, module: str, key: str | None, cls: str | None, callee:
     for call in record.invocations if record is not None else ():
         qualified = program.qualify(target.module, call.callee)
         if qualified is not None and _is_draw(qualified, generators):
+            if program.context.switched_off_at(target.module, target.key, call.line):
+                continue  # under a branch no documented run takes
             if not _own_generator(program, target.module, call.line, qualified):
                 found = (program.place(target.module, call.line), qualified)
                 break
