@@ -15,10 +15,11 @@ Code written for Accelerate, Fabric or Lightning calls no `init_process_group`, 
   so a LightningModule is written to run on every rank; unless every Trainer this file builds is
   for one device (`Trainer(devices=1)`, `Trainer(accelerator="cpu")`), which is its own evidence.
   Not `prepare_data`: the Trainer runs it on one process per node (or on rank 0) and waits for it.
-- a function (or module code) that builds a Lightning Trainer for several devices with the DDP
-  strategy by name (`strategy="ddp"`, `DDPStrategy(...)`; not "ddp_spawn" or "ddp_notebook"):
-  Lightning's subprocess launcher runs the script again for every other device, so that code
-  runs on every rank;
+- a script that builds a Lightning Trainer for several devices with the DDP strategy by name
+  (`strategy="ddp"`, `DDPStrategy(...)`; not "ddp_spawn" or "ddp_notebook"): Lightning's
+  subprocess launcher runs the script again for every other device, so every rank runs it (a
+  launch `point`, evidence that ranks run the file). Its frames are not in `every_rank`: the
+  other ranks start at `fit` and re-run what comes before it only after rank 0 did;
 - the event methods (`on_save`, `on_train_end`, ...) of a Hugging Face TrainerCallback subclass,
   and the saving methods a Trainer subclass overrides (`save_model`, `_save`, `_save_checkpoint`):
   the Trainer fires them on every process it runs in (`callback_hooks`), once it is handed the
@@ -75,6 +76,7 @@ class Launches(Analysis):
         self._hooks: dict[str, tuple[str, str]] = {}  # a Lightning class's method (frame key) -> (class, name)
         self._used_on_self: set[tuple[str, str]] = set()  # (class, name) of `self.<name>` in that class
         self._trainers: list[bool] = []  # per Trainer(...) built here: whether for several devices
+        self._reruns = False  # a Trainer here runs the script again on every device (its DDP strategy)
         self._guards: dict[str | None, str] = {}  # launch point -> its launcher's rank-0 test, in order
         self._points: list[tuple[str, cst.CSTNode]] = []  # what each launch point is, and where
         # A call that returns an Accelerator another module builds (by id) -> where it is built.
@@ -93,7 +95,7 @@ class Launches(Analysis):
 
     @property
     def any(self) -> bool:
-        return bool(self.every_rank)
+        return bool(self.every_rank) or self._reruns
 
     @property
     def point(self) -> tuple[str, cst.CSTNode] | None:
@@ -256,10 +258,11 @@ class Launches(Analysis):
         elif qualified in LIGHTNING_TRAINER:
             several = self._several_devices(node, LIGHTNING_TRAINER)
             self._trainers.append(several)
-            if several and self._reruns_script(node):
-                self._launched.add(self.model.frame.key)
+            if several and self._reruns_script(node) and not self._reruns:
+                # Not a frame every rank runs alongside the others: the other ranks start at
+                # `fit`, and re-run what came before it after rank 0 did (a download is done once).
+                self._reruns = True
                 self._points.append(("builds a Lightning Trainer whose DDP strategy runs this script again on every device", node))
-                self._guards.setdefault(self.model.frame.key, f"if trainer.{GLOBAL_ZERO}:")
         elif qualified in LIGHTNING_CLI:
             settings = self._cli_defaults(node)
             self._trainers.append(True if settings is None else self._several(settings))
