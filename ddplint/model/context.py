@@ -21,7 +21,6 @@ module past the model's bound) makes the answer unknown, which keeps a rule's lo
 from __future__ import annotations
 
 import ast
-import os
 import textwrap
 from dataclasses import dataclass
 
@@ -173,7 +172,6 @@ class ProcessContext:
         # change while it lives, and the rank analysis asks on every lint of an open file
         # (each answer parses the module and its callers' modules)
         self._passed: dict[tuple[str, str, str], tuple[str, ...] | None] = {}
-        self._declared: dict[str, dict] = {}  # module -> its parser's options (`_options`)
 
     def _record(self, module: str, key: str | None) -> FunctionContext | None:
         summary = self.program.summary(module)
@@ -400,63 +398,7 @@ class ProcessContext:
         tests = {guard.test for guard in around if guard.sense}
         off = next((test for test in sorted(tests) if test.isidentifier() and self.off_by_default(module, key, test)), None)  # type: ignore[arg-type]
         off = off or next((test for test in sorted(tests) if self._never_equal(module, key, test)), None)  # type: ignore[arg-type]
-        off = off or next((test for test in sorted(tests) if self._option_off(module, test)), None)  # type: ignore[arg-type]
         return off or next((guard.test for guard in around if self._never_none(module, key, guard.test, guard.sense)), None)  # type: ignore[arg-type]
-
-    def _option_off(self, module: str, test: str) -> bool:
-        """Whether `test` (true around the code) holds only when a command-line option of
-        `module`'s parser is given: `args.netG` or `args.netG != ""` (`is not None`) where the
-        option defaults to that falsy value, or `args.augment == "mixup"` where it defaults to
-        another; some of the project's commands run the script (by its file name) and none of
-        those names the option (`--netG`)."""
-        try:
-            compared = ast.parse(test, mode="eval").body
-        except SyntaxError:
-            return False
-        equal = isinstance(compared, ast.Compare) and len(compared.ops) == 1 and isinstance(compared.ops[0], (ast.Eq, ast.Is))
-        if isinstance(compared, ast.Compare) and len(compared.ops) == 1 and (equal or isinstance(compared.ops[0], (ast.NotEq, ast.IsNot))):
-            read, against = compared.left, compared.comparators[0]
-        else:
-            read, against = compared, None
-        if not isinstance(read, ast.Attribute) or not isinstance(read.value, ast.Name):
-            return False
-        declared = next((found[read.attr] for found in map(self._options, self._parser_modules(module)) if read.attr in found), None)
-        if declared is None or against is not None and not isinstance(against, ast.Constant):
-            return False
-        strings, default = declared
-        if against is None and default or against is not None and (against.value == default) == equal:  # type: ignore[attr-defined]
-            return False
-        script = os.path.basename(self.program.path(module))
-        project = self.program.project
-        running = [command.command for command in (*project.launch_commands, *project.plain_runs) if script in command.command]
-        return bool(running) and not any(option in text for text in running for option in strings)
-
-    def _parser_modules(self, module: str) -> list[str]:
-        """`module` and the project modules it imports: where its parser may be (`from opts import parser`)."""
-        return [module, *self.program.project.imports_of(module)]
-
-    def _options(self, module: str) -> dict[str, tuple[list[str], object]]:
-        """The options `module`'s argparse parser declares with a literal (or no) default, by
-        the attribute they are stored under: (their option strings, the default)."""
-        if module not in self._declared:
-            found: dict = {}
-            tree = self.program.tree(module)
-            for node in walk(tree) if tree is not None else ():
-                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument"):
-                    continue
-                strings = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-                keywords = {k.arg: k.value for k in node.keywords}
-                longs = [option for option in strings if option.startswith("--")]
-                dest = keywords.get("dest")
-                name = dest.value if isinstance(dest, ast.Constant) else longs[0][2:].replace("-", "_") if longs else None
-                action = keywords.get("action")
-                default = keywords.get("default")
-                if isinstance(action, ast.Constant) and action.value == "store_true" and default is None:
-                    found[name] = (strings, False)
-                elif name is not None and (default is None or isinstance(default, ast.Constant)) and action is None:
-                    found[name] = (strings, None if default is None else default.value)
-            self._declared[module] = found
-        return self._declared[module]
 
     def _never_none(self, module: str, key: str, test: str, sense: bool) -> bool:
         """Whether the code `test` guards (true there: `sense`) runs only when a parameter is None

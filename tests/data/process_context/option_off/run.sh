@@ -1,1 +1,0 @@
-torchrun --nproc_per_node=4 train.py --epochs 20 --init pretrained.pt
