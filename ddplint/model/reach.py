@@ -117,16 +117,18 @@ class Reach:
         return found
 
     def _console_modules(self) -> list[str]:
+        return [module for module, _ in self._console_scripts if self.project.module(module) is not None]
+
+    @functools.cached_property
+    def _console_scripts(self) -> list[tuple[str, str]]:
+        """(module, function) of each console script the packaging files declare."""
         found = []
         for name in _PACKAGING:
             try:
                 with open(os.path.join(self.project.root, name), encoding="utf-8", errors="replace") as handle:
-                    text = handle.read()
+                    found += _CONSOLE_SCRIPT.findall(handle.read())
             except OSError:
                 continue
-            for module, _ in _CONSOLE_SCRIPT.findall(text):
-                if self.project.module(module) is not None:
-                    found.append(module)
         return found
 
     @functools.cached_property
@@ -253,14 +255,8 @@ class Reach:
         names: set[str] = set()
         for command in self.project.launch_commands:
             names.update(re.findall(r"[A-Za-z_]\w*", command.command))
-        for name in _PACKAGING:
-            try:
-                with open(os.path.join(self.project.root, name), encoding="utf-8", errors="replace") as handle:
-                    text = handle.read()
-            except OSError:
-                continue
-            for _, function in _CONSOLE_SCRIPT.findall(text):
-                names.update(function.split("."))
+        for _, function in self._console_scripts:
+            names.update(function.split("."))
         return names
 
     def _unguarded_script(self, module: str) -> bool:

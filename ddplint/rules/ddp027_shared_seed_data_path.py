@@ -728,20 +728,12 @@ class SharedSeedDataPath(Rule):
 
     def _report_fit(self, seed: _Seed, fit: _LoopCall, cls: str, found: tuple[Place, str], via: _LoopCall | None) -> None:
         place, what = found
-        runs = self.runs_link()
-        if runs is None:
-            return  # nothing shows several ranks running this file
-        chain = [
-            Link(StepKind.MADE, "seeds " + ", ".join(sorted(seed.generators))
-                 + (f" (through {seed.through}(), which seeds them with its parameter)" if seed.through else "")
-                 + " with a value that is the same on every rank", seed.call),
-            runs,
+        steps = [
             *([Link(StepKind.REACHES, f"then calls {via.callee}(), which fits the model", via.call)] if via else []),
             Link(StepKind.REACHES, f"the Trainer fits a {cls} here: it runs {cls}.training_step on every rank, every step", fit.call),
-            Link(StepKind.HARM, f"{what} draws the same values on every rank: the ranks train on the same "
-                 "noise, timesteps or indices", place),
         ]
-        self.report(seed.call, f"{self.message} ({what} at {place}, in {cls}.training_step, which trainer.fit runs each step)", chain=chain)
+        where = f"{what} at {place}, in {cls}.training_step, which trainer.fit runs each step"
+        self._report_draws(seed, steps, what, place, where)
 
     def _report_seed(self, seed: _Seed, call: _LoopCall, found: tuple[str, Place | None], via: _LoopCall | None) -> None:
         what, place = found
@@ -750,18 +742,25 @@ class SharedSeedDataPath(Rule):
         else:
             loop = f"the training loop of {via.callee}(), called below"
             where = f"{what} in {loop}" if place is None else f"{what} at {place}, reached from {loop}, each step"
+        steps = [
+            *([Link(StepKind.REACHES, f"then calls {via.callee}(), whose training loop runs with the seeded generators", via.call)] if via else []),
+            Link(StepKind.REACHES, f"the training loop calls this on every step; it draws {what} from the seeded generator", call.call),
+        ]
+        self._report_draws(seed, steps, what, place if place is not None else call.call, where)
+
+    def _report_draws(self, seed: _Seed, steps: list[Link], what: str, drawn, where: str) -> None:
+        """Report `seed` with its chain: the seed, who runs it, `steps` to the draw, and the draw."""
         runs = self.runs_link()
         if runs is None:
             return  # nothing shows several ranks running this file
+        through = f" (through {seed.through}(), which seeds them with its parameter)" if seed.through else ""
         chain = [
-            Link(StepKind.MADE, "seeds " + ", ".join(sorted(seed.generators))
-                 + (f" (through {seed.through}(), which seeds them with its parameter)" if seed.through else "")
+            Link(StepKind.MADE, "seeds " + ", ".join(sorted(seed.generators)) + through
                  + " with a value that is the same on every rank", seed.call),
             runs,
-            *([Link(StepKind.REACHES, f"then calls {via.callee}(), whose training loop runs with the seeded generators", via.call)] if via else []),
-            Link(StepKind.REACHES, f"the training loop calls this on every step; it draws {what} from the seeded generator", call.call),
+            *steps,
             Link(StepKind.HARM, f"{what} draws the same values on every rank: the ranks train on the same "
-                 "noise, timesteps or indices", place if place is not None else call.call),
+                 "noise, timesteps or indices", drawn),
         ]
         self.report(seed.call, f"{self.message} ({where})", chain=chain)
 
