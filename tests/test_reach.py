@@ -107,3 +107,19 @@ def test_a_command_names_a_script_by_a_path_relative_to_another_folder(tmp_path)
         (root / name).write_text(text)
     view = project.build(str(root)).view(str(root / "tools" / "train.py"))
     assert [command.place.path for command in view.launches()] == ["experiments/a/TRAIN.md"]
+
+
+def test_a_launch_line_of_its_own_file_and_of_more_than_one_written_process(tmp_path):
+    files = {".git": "", "finetune.py": "import helpers\n\nif __name__ == '__main__':\n    helpers.run()\n",
+             "helpers.py": "def run():\n    pass\n", "one.sh": "torchrun --nproc_per_node=1 finetune.py\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    built = project.build(str(tmp_path))
+    script, helpers = built.view(str(tmp_path / "finetune.py")), built.view(str(tmp_path / "helpers.py"))
+    assert script.launch_line() is not None  # a template for more GPUs, for a script written for DDP
+    assert script.launch_line(own=True, written=True) is None  # one process as written
+    (tmp_path / "four.sh").write_text("torchrun --nproc_per_node=4 finetune.py\n")
+    built = project.build(str(tmp_path))
+    script, helpers = built.view(str(tmp_path / "finetune.py")), built.view(str(tmp_path / "helpers.py"))
+    assert script.launch_line(own=True, written=True) is not None
+    assert helpers.launch_line() is not None and helpers.launch_line(own=True) is None  # run by an importer only

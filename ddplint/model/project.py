@@ -1018,6 +1018,16 @@ def _one_process(command: LaunchCommand) -> bool:
     return LAUNCHERS[command.launcher].processes(command.command) == 1
 
 
+_PER_NODE = re.compile(r"--nproc[_-]per[_-]node[= \t]+['\"]?1['\"]?(?![\w.])")
+_NODES = re.compile(r"--nnodes[= \t]+(\S+)")
+
+
+def _one_per_node(command: str) -> bool:
+    """A torchrun-style command for one process: `--nproc_per_node 1` on one node."""
+    nodes = _NODES.search(command)
+    return _PER_NODE.search(command) is not None and (nodes is None or nodes.group(1).strip("'\"") == "1")
+
+
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 
@@ -1104,12 +1114,19 @@ class ProjectView:
             scripts.update(pending)
         return sorted(scripts)
 
-    def launch_line(self, launcher: str | None = None, own: bool = False) -> Place | None:
+    def launch_line(self, launcher: str | None = None, own: bool = False, written: bool = False) -> Place | None:
         """Where a shell script or document of the project runs this module's file, or a script
         that imports it, with `launcher` (a key of `torch_api.LAUNCHERS`; None: any of them) and
-        more than one process; `own`: this module's file itself (its `__main__` code runs)."""
+        more than one process; `own`: this module's file itself (its `__main__` code runs);
+        `written`: where `--nproc_per_node 1` on one node also counts as one process (for a
+        script written for DDP such a line is often a template; for one that names no DDP it
+        is the only word on how many processes run it)."""
         return next(
-            (command.place for command in self.launches(own=own) if launcher in (None, command.launcher) and not _one_process(command)),
+            (
+                command.place for command in self.launches(own=own)
+                if launcher in (None, command.launcher) and not _one_process(command)
+                and not (written and _one_per_node(command.command))
+            ),
             None,
         )
 

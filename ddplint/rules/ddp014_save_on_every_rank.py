@@ -1467,9 +1467,7 @@ class SaveOnEveryRank(Rule):
         elsewhere = project is not None and project.run_by_ranks
         # a command of the project runs this file with a launcher of several processes: its
         # module code runs on every rank, whatever the file shows
-        commanded = project is not None and (self._saves or self._helper_calls) and any(
-            not _one_process_written(command.command) for command in project.launches(own=True)
-        ) and project.launch_line(own=True) is not None
+        commanded = project is not None and bool(self._saves or self._helper_calls) and project.launch_line(own=True, written=True) is not None
         if not (self._saves or self._helper_calls) or not (self._distributed_frames or launched or elsewhere or commanded):
             return
         shows = self._distributed_frames | self.ranks.rank_aware_frames | self._spawned | launched | ({None} if commanded else set())
@@ -1793,18 +1791,3 @@ def _built(program, caller: str, callee: str, module: str, cls: str) -> str | No
     made = program.class_of(caller, callee)
     return made[1] if made is not None and (module, cls) in _ancestors(program, *made) else None
 
-
-_PER_NODE = re.compile(r"--nproc[_-]per[_-]node[= \t]+(\S+)")
-_NODES = re.compile(r"--nnodes[= \t]+(\S+)")
-
-
-def _one_process(found: re.Match | None) -> bool:
-    return found is not None and found.group(1).strip("'\"") == "1"
-
-
-def _one_process_written(command: str) -> bool:
-    """A torchrun-style command for one process: `--nproc_per_node 1` on one node. (Such a line
-    is often a template for a script written for DDP; for one whose code names no DDP, it is
-    the only word on how many processes run it.)"""
-    nodes = _NODES.search(command)
-    return _one_process(_PER_NODE.search(command)) and (nodes is None or _one_process(nodes))
