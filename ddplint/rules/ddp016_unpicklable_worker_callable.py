@@ -35,7 +35,8 @@ class UnpicklableWorkerCallable(Rule):
     subclass of the project, or a class of the project whose `__init__` passes its
     `**kwargs` on to a DataLoader and names none of these arguments itself, as espnet's
     `ChainerDataLoader(**kwargs)`; to such a class, by keyword) whose `num_workers` is given
-    and not a literal 0, as the function of `torch.multiprocessing.spawn`/`start_processes`,
+    and not a literal 0 (and whose `multiprocessing_context` is not "fork": forked workers get
+    the callables without pickling), as the function of `torch.multiprocessing.spawn`/`start_processes`,
     or as `target=` of a `Process` (multiprocessing, torch.multiprocessing, or a context's
     `ctx.Process`). Not reported: module-level functions, methods, parameters, and
     same-named calls of other libraries.
@@ -137,6 +138,19 @@ class UnpicklableWorkerCallable(Rule):
     )
     clean_examples = (
         Clean(
+            # Workers forked explicitly when there are any: nothing is pickled.
+            """
+            import torch
+            from torch.utils.data import DataLoader
+
+            def loader(dataset, workers):
+                def collate(batch):
+                    return batch
+                context = torch.multiprocessing.get_context("fork") if workers > 0 else None
+                return DataLoader(dataset, num_workers=workers, collate_fn=collate, multiprocessing_context=context)
+            """
+        ),
+        Clean(
             # The option's default is 0 and nothing launches the script with it: no worker.
             """
             import argparse
@@ -232,7 +246,8 @@ class UnpicklableWorkerCallable(Rule):
                 self._loader_elsewhere = f"{name} passes its keyword arguments to the DataLoader at {forwarder}"
         if qualified in DATALOADER or self._loader_elsewhere:
             workers = _loader_argument(call, "num_workers", forwarded)
-            if workers is None or _is_zero(workers.value):
+            context = _loader_argument(call, "multiprocessing_context", forwarded)
+            if workers is None or _is_zero(workers.value) or context is not None and self._forks(context.value):
                 return []
             self._workers = workers.value
             found = (_loader_argument(call, name, forwarded) for name in _WORKER_CALLABLES)
@@ -244,6 +259,19 @@ class UnpicklableWorkerCallable(Rule):
         else:
             return []
         return [target.value] if target is not None else []
+
+    def _forks(self, context: cst.BaseExpression) -> bool:
+        """`multiprocessing_context="fork"` or `get_context("fork")` (also through a name bound
+        once, or as the one context of `... if workers else None`): the workers are forked and
+        receive the callables without pickling."""
+        if isinstance(context, cst.Name) and self.model.constant(context.value) is not None:
+            context = self.model.constant(context.value)  # type: ignore[assignment]
+        if isinstance(context, cst.IfExp):
+            given = [branch for branch in (context.body, context.orelse) if not (isinstance(branch, cst.Name) and branch.value == "None")]
+            return len(given) == 1 and self._forks(given[0])
+        if isinstance(context, cst.Call) and (dotted_name(context.func) or "").rpartition(".")[2] == "get_context" and context.args:
+            context = context.args[0].value
+        return self.model.string_value(context) == "fork"
 
     def leave_Module(self, original_node: cst.Module) -> None:
         module_scope = self.model.module_scope
