@@ -48,7 +48,7 @@ def holds_rank(expr: ast.expr, tree: ast.Module, line: int) -> bool:
         return True
     names = {part.id for part in walk(expr) if isinstance(part, ast.Name)}
     return any(
-        _names_rank(node.value) for node in _own_nodes(_scope_at(tree, line)) if isinstance(node, ast.Assign)
+        _names_rank(node.value) for node in own_nodes(_scope_at(tree, line)) if isinstance(node, ast.Assign)
         and any(isinstance(target, ast.Name) and target.id in names for target in node.targets)
     )
 
@@ -63,7 +63,7 @@ def _names_rank(expr: ast.AST) -> bool:
     return False
 
 
-def _own_nodes(scope: ast.AST):
+def own_nodes(scope: ast.AST):
     """The nodes of a module's or function's own code, not of the functions and classes in it."""
     pending = list(ast.iter_child_nodes(scope))
     while pending:

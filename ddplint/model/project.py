@@ -811,6 +811,11 @@ class Project:
         return found
 
     @functools.cached_property
+    def files(self) -> frozenset[str]:
+        """The project's module files, relative to its root, with `/` between folders."""
+        return frozenset(relative.replace(os.sep, "/") for relative in self.relpaths.values())
+
+    @functools.cached_property
     def plain_runs(self) -> list[LaunchCommand]:
         """The commands of the project's shell scripts and documents that run a script with the
         interpreter itself (`python test.py --gpu_id 2,3`), on a line that names no launcher:
@@ -1151,19 +1156,11 @@ class ProjectView:
                 beside = f"{above}/{name}" if above else name  # a bare name is first the file beside the document
                 if command not in found and (as_module.search(command.command) or any(
                     _names_script(match.group(1), relative, folder, above)
-                    and (match.group(1) or relative == beside or beside not in self._files)
+                    and (match.group(1) or relative == beside or beside not in self.project.files)
                     for match in named.finditer(command.command)
                 )):
                     found.append(command)
         return found
-
-    @property
-    def _files(self) -> frozenset[str]:
-        """The project's files, relative to its root (once per project)."""
-        memo = self.project._memo
-        if "files" not in memo:
-            memo["files"] = frozenset(relative.replace(os.sep, "/") for relative in self.project.relpaths.values())
-        return memo["files"]
 
     def document(self, relative: str) -> str | None:
         """The text of a file of the project that is not a module (a config, a document), by

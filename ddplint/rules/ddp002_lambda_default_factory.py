@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import ast
 import re
-import weakref
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -848,8 +847,7 @@ class LambdaDefaultFactory(Rule):
         if project is None:
             return True
         program = project.program
-        starts = _WORKERS.setdefault(program, {})
-        return any(_module_starts_workers(program, module, starts) for module in project.users)
+        return any(_module_starts_workers(program, module) for module in project.users)
 
     def _objects_sent(self, candidate: _Candidate) -> bool:
         """The program's callers send the objects of the dict's class to another process
@@ -1058,23 +1056,25 @@ def _code(node: cst.CSTNode) -> str:
 
 # -- questions only this rule asks of the program model -------------------------------------
 
-_WORKERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # program -> {module: it may start workers}
 _WORKER_KEYWORDS = frozenset(("num_workers", "dataloader_num_workers"))
 _WORKERS_POSITION = 5  # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, ...)
 
 
-def _module_starts_workers(program, module: str, starts: dict) -> bool:
-    """Whether some call in `module` may start DataLoader workers (see _workers_may_start)."""
-    if module not in starts:
+def _module_starts_workers(program, module: str) -> bool:
+    """Whether some call in `module` may start DataLoader workers (see _workers_may_start); read
+    once per program (the texts a program reads do not change while it lives)."""
+    key = ("starts workers", module)
+    if key not in program.memos.read:
         text = None if program.is_text(module) else program.read(module)
         if text is None:
-            starts[module] = True  # a module not read (or a text alone) may start them
+            found = True  # a module not read (or a text alone) may start them
         elif "workers" not in text and "DataLoader" not in text:
-            starts[module] = False
+            found = False
         else:
             tree = program.tree(module, text)
-            starts[module] = tree is None or any(_may_start_workers(node) for node in ast.walk(tree) if isinstance(node, ast.Call))
-    return starts[module]
+            found = tree is None or any(_may_start_workers(node) for node in ast.walk(tree) if isinstance(node, ast.Call))
+        program.memos.read[key] = found
+    return program.memos.read[key]
 
 
 def _may_start_workers(call: ast.Call) -> bool:

@@ -5,6 +5,7 @@ import ast
 import libcst as cst
 
 from ddplint.analyses.options import ParserOptions
+from ddplint.model.context import own_nodes
 from ddplint.analyses.pickling import SPAWN_LIKE, Definitions, is_process_start, picklable
 from ddplint.semantic.edits import argument_for, keyword_argument
 from ddplint.prefilter.triggers import CallTrigger
@@ -303,7 +304,7 @@ class UnpicklableWorkerCallable(Rule):
         if function is None:
             return None
         local = {node.name for node in function.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        returned = [node.value for node in _own_returns(function) if node.value is not None]
+        returned = [node.value for node in own_nodes(function) if isinstance(node, ast.Return) and node.value is not None]
         if returned and all(isinstance(v, ast.Lambda) or isinstance(v, ast.Name) and v.id in local for v in returned):
             line = returned[0].lineno
             return f"{callee}() returns a function defined inside it at {program.place(target.module, line)}"
@@ -314,15 +315,7 @@ def _top_level_function(tree: ast.Module, key: str) -> ast.FunctionDef | ast.Asy
     return next((node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == key), None)
 
 
-def _own_returns(function: ast.FunctionDef | ast.AsyncFunctionDef):
-    """The `return` statements of `function` itself, not of functions or classes inside it."""
-    pending = list(function.body)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.Return):
-            yield node
-        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            pending.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt))
+
 
 
 def _loader_argument(call: cst.Call, name: str, forwarded: bool) -> cst.Arg | None:
