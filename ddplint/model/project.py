@@ -1090,6 +1090,23 @@ def _rank_start(program: Program, module: str) -> tuple[int, str] | None:
     return found
 
 
+def _rank_start_by_helper(program: Program, module: str) -> tuple[int, str] | None:
+    """(line, "calls X, which calls Y") of the first call in `module` of a project function of
+    another module that starts the process group itself (`utils.init_distributed_mode(args)`,
+    whose body calls `init_process_group`)."""
+    summary = program.summary(module)
+    if summary is None:
+        return None
+    found = None
+    for function in (program.module_code(module), *summary.functions.values()):
+        for call in function.invocations if function is not None else ():
+            target = program.resolve(module, call.callee, function.cls)
+            helper = program.function(*target.function) if target is not None and target.module != module else None
+            if helper is not None and helper.process_groups and (found is None or call.line < found[0]):
+                found = (call.line, f"calls {call.callee}, which calls {helper.process_groups[0].callee}")
+    return found
+
+
 class ProjectView:
     """The project seen from one module: resolves the names its semantic model qualifies."""
 
@@ -1170,12 +1187,15 @@ class ProjectView:
     def ranks_started(self) -> tuple[Place, str] | None:
         """Where a script that runs this module (it, or one importing it up to three imports
         away: `users`) starts or joins the ranks, and how ("calls init_process_group"): the
-        first such call of the nearest such script; None when none does by its own code."""
-        for module in sorted(self.users, key=lambda name: (name != self.module, name)):
-            found = self._rank_start(module)
-            if found is not None:
-                line, how = found
-                return self.project.place(module, line), how
+        first such call of the nearest such script; else its first call of a project function
+        of another module that starts the process group itself (`utils.init_distributed_mode(args)`);
+        None when none does."""
+        for through_helper in (False, True):
+            for module in sorted(self.users, key=lambda name: (name != self.module, name)):
+                found = self._rank_start(module, through_helper)
+                if found is not None:
+                    line, how = found
+                    return self.project.place(module, line), how
         return None
 
     @functools.cached_property
@@ -1192,13 +1212,15 @@ class ProjectView:
     def _starts_ranks(self, module: str) -> bool:
         return self._rank_start(module) is not None
 
-    def _rank_start(self, module: str) -> tuple[int, str] | None:
-        """`_rank_start` of a module whose text names distributed code, once per project."""
+    def _rank_start(self, module: str, through_helper: bool = False) -> tuple[int, str] | None:
+        """`_rank_start` of a module whose text names distributed code, once per project; with
+        `through_helper`, `_rank_start_by_helper` instead."""
         if not self.project.modules[module]["dist"]:
             return None
-        memo, key = self.project._memo, ("ranks started", module)
+        memo, key = self.project._memo, ("ranks started", through_helper, module)
         if key not in memo:
-            memo[key] = _rank_start(self.project.program, module)
+            find = _rank_start_by_helper if through_helper else _rank_start
+            memo[key] = find(self.project.program, module)
         return memo[key]
 
     def builds_launcher(self) -> tuple[Place, str] | None:

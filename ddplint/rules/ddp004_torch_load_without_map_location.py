@@ -134,7 +134,9 @@ class TorchLoadWithoutMapLocation(Rule):
     a load handed whole to a learning-rate scheduler's `load_state_dict` (Python numbers): one
     built by `torch.optim.lr_scheduler` or a Hugging Face factory (`get_scheduler`,
     `get_linear_schedule_with_warmup`, ...), or an object named as a scheduler
-    (`self.lr_scheduler`) where the program `torch.save`s a scheduler's `state_dict()`;
+    (`self.lr_scheduler`) where the program `torch.save`s a scheduler's `state_dict()`, unless
+    the program saves that file as a dict holding more than the scheduler's item (its whole
+    checkpoint, model and optimizer too, is then loaded to take one item from it);
     loads from an `io.BytesIO` buffer or an anonymous `tempfile` the same function
     `torch.save`d into, and from a file named after the rank (`f"model_rank{rank}.bin"`,
     also through variables): the process reads back what it wrote, on its own device (a
@@ -1255,8 +1257,10 @@ class TorchLoadWithoutMapLocation(Rule):
                 if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "get":
                     value = value.func.value
                 self._mark(value, "state")
-        elif method == "get" and node.args:
+        elif method in ("get", "pop") and node.args:
             key = self.model.string_value(node.args[0].value)
+            if key is not None:
+                self._read_by_key(func.value, key)
             if key is not None and _words(key) & STATE_KEY_WORDS:
                 self._mark(func.value, "state")
         elif method in MODULE_METHODS:
@@ -1329,9 +1333,14 @@ class TorchLoadWithoutMapLocation(Rule):
         process reads what it wrote itself, or nothing shows it is a checkpoint."""
         if load.on_host or load.private or load.words & NO_TENSORS_WORDS:
             return None
-        if load.scheduled and not (load.state or load.whole_model or load.on_device or load.keys - load.scheduler_keys):
-            return None  # a learning-rate scheduler's state: Python numbers
         project = self.model.project
+        if load.scheduled and not (load.state or load.whole_model or load.on_device or load.keys - load.scheduler_keys):
+            # a learning-rate scheduler's state is Python numbers, unless the file is the
+            # program's whole checkpoint, read in full to take the scheduler's item from it
+            whole = saved_format(project, load.keys, beyond=True) if project is not None and load.keys else None
+            if whole is None:
+                return None
+            return [Link(StepKind.MADE, f"the whole file is loaded for its scheduler item: it is saved at {whole.place}, {whole.what}", whole.place)]
         saves = saved_files(project, load.path) if project is not None else []
         # Host-only by the saves beside the load: a script elsewhere that imports a module of
         # the same name may be another program of the repository (`old/`, `tools/`).
@@ -1587,16 +1596,17 @@ def on_host(saves: list[SavedFile]) -> Place | None:
     return saves[0].place
 
 
-def saved_format(view, keys: set[str]) -> SavedFile | None:
+def saved_format(view, keys: set[str], beyond: bool = False) -> SavedFile | None:
     """A save of the program (`program_modules`) of a dict with every key in `keys` whose
     values are not all known to be on the host (`{"model": model.state_dict(), "epoch":
-    epoch}`): the format a load that reads those keys reads."""
+    epoch}`): the format a load that reads those keys reads. `beyond`: a dict with more keys
+    than `keys`."""
     program = view.program
     for saver in program_modules(view):
         summary, code = program.summary(saver), program.module_code(saver)
         for function in (code, *summary.functions.values()) if summary is not None and code is not None else ():
             for write in function.escapes.writes:
-                if keys <= set(write.keys) and not write.plain:
+                if keys <= set(write.keys) and not write.plain and not (beyond and keys == set(write.keys)):
                     held = ", ".join(f'"{key}"' for key in write.keys)
                     what = f"the program's checkpoint format, a dict of {held} not moved to the host"
                     return SavedFile(program.place(saver, write.line), False, True, what)
