@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ddplint.analyses.distribution import DistributedEvidence
+from ddplint.analyses.distribution import DistributedEvidence, is_main_guard
 from ddplint.analyses.launches import Launches
 from ddplint.analyses.ranks import RankRegions, mentions_rank
 from ddplint.core.diagnostics import Applicability, StepKind
@@ -57,6 +57,8 @@ STATE_KEY_WORDS = frozenset(
         "decoder", "backbone", "student", "teacher", "scaler",
     }
 )
+# ... and those of them that name a model's or an optimizer's tensors (not counters or a scheduler's numbers).
+TENSOR_KEY_WORDS = STATE_KEY_WORDS - SCHEDULER_WORDS - {"epoch", "scaler", "state", "statedict"}
 # Using the result as a module: it is the pickled model itself, not a state dict.
 MODULE_METHODS = frozenset(
     {"eval", "train", "forward", "parameters", "named_parameters", "modules", "children", "requires_grad_"}
@@ -97,6 +99,7 @@ class _Load:
     handed: bool = False  # its file is a parameter of its function: the callers name it
     deviceless: bool = False  # in `if args.gpu is None:`, whose else loads onto args.gpu: no rank's branch
     scheduled: bool = False  # handed whole to a learning-rate scheduler's load_state_dict
+    script_only: bool = False  # in `if __name__ == "__main__":`: runs only when this file is the script
 
 
 class TorchLoadWithoutMapLocation(Rule):
@@ -159,8 +162,9 @@ class TorchLoadWithoutMapLocation(Rule):
     wrote; a save whose file the program model cannot name is not seen); a load in a
     program whose scripts give each rank one GPU (`os.environ["CUDA_VISIBLE_DEVICES"] =
     str(gpus[local_rank])`, from the rank, in every script that runs the module): cuda:0 is
-    then each rank's own GPU; and any load in a file with no sign of running distributed
-    (single-process tools).
+    then each rank's own GPU; a load in the `if __name__ == "__main__":` block of a file
+    whose ranks only an importer starts (they run it as a module, never as the script); and
+    any load in a file with no sign of running distributed (single-process tools).
     `[tool.ddplint] strict = ["DDP004"]` flags every `torch.load` without `map_location`.
 
     Pass `map_location`. For a state dict the fix adds `map_location="cpu"`, which loads
@@ -1064,6 +1068,7 @@ class TorchLoadWithoutMapLocation(Rule):
             handed=path is not None and isinstance(path.value, cst.Name) and function is not None
             and _is_parameter(function.node, path.value.value),
             deviceless=self._deviceless_branch(node),
+            script_only=self.model.function is None and any(is_main_guard(branch.test) for branch in self.model.ifs),
         )
         self._loads.append(load)
         self._by_id[id(node)] = load
@@ -1313,10 +1318,15 @@ class TorchLoadWithoutMapLocation(Rule):
         if self.model.project is not None and one_gpu_per_rank(self.model.project) is not None:
             return  # each rank sees only its own GPU: cuda:0 is that GPU on every rank
         guarded = self.ranks.functions_only_rank_zero_calls()
-        own = self.model.get(DistributedEvidence).found  # this file's own code shows distribution
+        evidence = self.model.get(DistributedEvidence)
+        own = evidence.found  # this file's own code shows distribution
+        # ranks run this file's `__main__` block only where they run it as the script
+        as_script = evidence.starts is not None or self.model.project is not None and self.model.project.launch_line(own=True) is not None
         for load in self._loads:
             if not load.looped and (load.rank_zero or load.function in guarded) or load.deviceless:
                 continue  # rank 0 alone loads it, onto its own GPU; or a run with no device of its own
+            if load.script_only and not as_script:
+                continue  # an importer that starts the ranks never runs this file's `__main__` block
             held = self._holds(load)
             if held is None or not held and not own:
                 # Where only another module's code shows that ranks run this one, a name that
@@ -1599,14 +1609,15 @@ def on_host(saves: list[SavedFile]) -> Place | None:
 def saved_format(view, keys: set[str], beyond: bool = False) -> SavedFile | None:
     """A save of the program (`program_modules`) of a dict with every key in `keys` whose
     values are not all known to be on the host (`{"model": model.state_dict(), "epoch":
-    epoch}`): the format a load that reads those keys reads. `beyond`: a dict with more keys
-    than `keys`."""
+    epoch}`): the format a load that reads those keys reads. `beyond`: a dict that also holds
+    a model's or an optimizer's tensors under other keys."""
     program = view.program
     for saver in program_modules(view):
         summary, code = program.summary(saver), program.module_code(saver)
         for function in (code, *summary.functions.values()) if summary is not None and code is not None else ():
             for write in function.escapes.writes:
-                if keys <= set(write.keys) and not write.plain and not (beyond and keys == set(write.keys)):
+                others = set(write.keys) - keys
+                if keys <= set(write.keys) and not write.plain and not (beyond and not any(_words(key) & TENSOR_KEY_WORDS for key in others)):
                     held = ", ".join(f'"{key}"' for key in write.keys)
                     what = f"the program's checkpoint format, a dict of {held} not moved to the host"
                     return SavedFile(program.place(saver, write.line), False, True, what)

@@ -5,6 +5,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 from det import dist_utils
+from det.evaluate import score
 from det.optim_utils import build_optimizer, build_scheduler
 
 
@@ -18,6 +19,7 @@ def main():
     scheduler = build_scheduler(optimizer, args.resume)
     for epoch in range(10):
         scheduler.step()
+        print(score(model.module))
         if dist.get_rank() == 0:
             torch.save({"model": model.module.state_dict(), "optimizer": optimizer.state_dict(),
                         "scheduler": scheduler.state_dict(), "epoch": epoch}, "last.pth")
