@@ -86,7 +86,7 @@ ANALYSES = {
     'DDP011': (),
     'DDP012': (),
     'DDP013': (),
-    'DDP014': ('Launches', 'RankRegions'),
+    'DDP014': ('Launches', 'RankRegions', 'WrappedModels'),
     'DDP015': (),
     'DDP016': ('Definitions', 'ParserOptions'),
     'DDP017': ('Branches',),
