@@ -109,6 +109,24 @@ def test_a_command_names_a_script_by_a_path_relative_to_another_folder(tmp_path)
     assert [command.place.path for command in view.launches()] == ["experiments/a/TRAIN.md"]
 
 
+def test_a_command_runs_the_script_its_path_names_from_the_documents_folder(tmp_path):
+    # recipe_a/run.sh's `utils/train.py` is recipe_a/utils/train.py, not the recipe_b file whose
+    # path also ends so; a command in a document with no such file beside it may run either
+    for name, text in {
+        ".git": "", "recipe_a/utils/train.py": "print('a')\n", "recipe_b/utils/train.py": "print('b')\n",
+        "recipe_a/run.sh": "srun --ntasks=8 python utils/train.py data/\n",
+    }.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    built = project.build(str(tmp_path))
+    a, b = (built.view(str(tmp_path / recipe / "utils" / "train.py")) for recipe in ("recipe_a", "recipe_b"))
+    assert [command.place.path for command in a.launches()] == ["recipe_a/run.sh"] and b.launches() == []
+    (tmp_path / "README.md").write_text("```\ntorchrun --nproc_per_node=4 utils/train.py\n```\n")
+    built = project.build(str(tmp_path))
+    b = built.view(str(tmp_path / "recipe_b" / "utils" / "train.py"))
+    assert [command.place.path for command in b.launches()] == ["README.md"]
+
+
 def test_a_launch_line_of_its_own_file_and_of_more_than_one_written_process(tmp_path):
     files = {".git": "", "finetune.py": "import helpers\n\nif __name__ == '__main__':\n    helpers.run()\n",
              "helpers.py": "def run():\n    pass\n", "one.sh": "torchrun --nproc_per_node=1 finetune.py\n"}

@@ -1749,6 +1749,10 @@ class WrappedModels(Analysis):
         name = dotted_name(expr)
         return name is not None and any(name in table.get(owner, ()) for owner in self._owners_here())
 
+    def is_accelerator(self, expr: cst.BaseExpression) -> bool:
+        """`expr` names an `Accelerator(...)` built here (with or without a sharding plugin)."""
+        return self._named_in(self._accelerators, expr) or self._named_in(self._sharded_accelerators, expr)
+
     def is_prepared(self, expr: cst.BaseExpression) -> bool:
         """`expr` names what Accelerate's `accelerator.prepare(...)` returned: called, it is the
         prepared model (the optimizer, loaders and schedulers it also returns are not called)."""

@@ -125,7 +125,15 @@ SAFETENSORS_SAVE = api(
     params="tensors filename metadata",
 )
 # diffusers' `save_lora_weights(save_directory, ..., is_main_process=True)` writes the same way.
-SAVE_PRETRAINED = api("save_pretrained", "save_lora_weights", params="save_directory", keyword_only="is_main_process")
+# `save_function=` writes the weights in its place (transformers before 4.35, or given
+# `safe_serialization=False`; the safetensors default bypasses it): Accelerate's
+# `accelerator.save` writes on the main process only. A Hugging Face Trainer (`HF_TRAINER`) has
+# no `save_pretrained`: the call raises before anything is written.
+SAVE_PRETRAINED = api(
+    "save_pretrained", "save_lora_weights", params="save_directory",
+    keyword_only="is_main_process save_function safe_serialization",
+)
+ACCELERATE_SAVE = "save"
 SMALL_FILE_WRITERS = ("config", "tokenizer", "processor", "feature_extractor", "generation_config")
 ACCELERATE_SAVE_HOOK = "register_save_state_pre_hook"
 # torchvision's datasets that fetch their files with `download=True` into `root`: each process

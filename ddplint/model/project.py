@@ -45,6 +45,7 @@ import ast
 import functools
 import json
 import os
+import posixpath
 import re
 import stat
 import sys
@@ -1049,6 +1050,16 @@ def _inline_commands(line: str) -> list[str]:
 _SCRIPT_FIRST = re.compile(r"[ \t]*[\w./${}-]+\.py\b")
 
 
+def _beside(files: frozenset[str], document_folder: str, path: str) -> str | None:
+    """The project file (of `files`) a command's script `path` names from the folder of its
+    document (`utils/train.py`, `../tools/train.py`, a bare name); None for a path from
+    elsewhere (`$ROOT/train.py`, `/abs/train.py`) or where no such file is."""
+    if "$" in path or "{" in path or path.startswith("/"):
+        return None
+    found = posixpath.normpath(posixpath.join(document_folder, path))
+    return found if found in files else None
+
+
 def _names_script(directory: str, relative: str, folder: str, document_folder: str) -> bool:
     """Whether a launch command's script path (its `directory` part, then the file name) names
     the project file `relative`, for a command written in a document in `document_folder`."""
@@ -1161,7 +1172,9 @@ class ProjectView:
         that names the script by a path (`basicsr/train.py`, `$DIR/tools/train.py`) counts from
         anywhere in the project when the path ends the script's own; a bare name counts from a
         document in the script's folder, above it, or in a folder right inside it (`docs/`,
-        `scripts/`)."""
+        `scripts/`). Either runs first the file the path names from the document's own folder:
+        where that is another project file (`utils/train.py` in `recipe_a/run.sh` is
+        `recipe_a/utils/train.py`), the command does not run this one."""
         commands, found = self.project.launch_commands if commands is None else commands, []
         for module in ([self.module] if own else self.users) if commands else ():
             relative = self.project.relpaths[module].replace(os.sep, "/")
@@ -1170,10 +1183,9 @@ class ProjectView:
             as_module = re.compile(rf"(?<![\w-])(?:-m|--module)\s+{re.escape(module)}(?![\w.])")  # `deepspeed --module train`
             for command in commands:
                 above = os.path.dirname(command.place.path.replace(os.sep, "/"))
-                beside = f"{above}/{name}" if above else name  # a bare name is first the file beside the document
                 if command not in found and (as_module.search(command.command) or any(
                     _names_script(match.group(1), relative, folder, above)
-                    and (match.group(1) or relative == beside or beside not in self.project.files)
+                    and _beside(self.project.files, above, match.group(1) + name) in (relative, None)
                     for match in named.finditer(command.command)
                 )):
                     found.append(command)

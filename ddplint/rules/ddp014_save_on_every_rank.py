@@ -12,6 +12,7 @@ from ddplint.analyses.ranks import (
     REPLICA_DIMENSIONS,
     RankRegions,
     RegionCall,
+    WrappedModels,
     classify,
     environment_key,
     last_name,
@@ -27,8 +28,8 @@ from ddplint.semantic.edits import argument_for, has_star_arguments
 from ddplint.model.context import CallSite
 from ddplint.model.records import Place
 from ddplint.core.torch_api import (
-    ACCELERATE_SAVE_HOOK, ACCELERATOR, BUILD_TIME_DATASETS, BUILD_TIME_METHODS, COLLECTIVES, DDP, DISTRIBUTED_MODULES, DOWNLOADING_DATASETS, FULL_STATE_DICT_CONFIG,
-    GET_STATE_DICT, RANK_ZERO_FIRST, SAFETENSORS_SAVE, SAVE_EVIDENCE, SAVE_PRETRAINED, SMALL_FILE_WRITERS, SPAWN,
+    ACCELERATE_SAVE, ACCELERATE_SAVE_HOOK, ACCELERATOR, BUILD_TIME_DATASETS, BUILD_TIME_METHODS, COLLECTIVES, DDP, DISTRIBUTED_MODULES, DOWNLOADING_DATASETS, FULL_STATE_DICT_CONFIG,
+    GET_STATE_DICT, HF_TRAINER, RANK_ZERO_FIRST, SAFETENSORS_SAVE, SAVE_EVIDENCE, SAVE_PRETRAINED, SMALL_FILE_WRITERS, SPAWN,
     START_PROCESSES, STATE_DICT_OPTIONS, STATE_DICT_TYPE, TORCH_SAVE,
 )
 
@@ -141,8 +142,11 @@ class SaveOnEveryRank(Rule):
     that caches its preprocessing with `torch.save`), a PyTorch Geometric dataset's constructor
     for its `process()`/`download()`, a class chosen by name (`getattr(datasets, name)(...)`);
     the message names where the ranks start and the call that reaches the save.
-    Other writers: Hugging Face's `save_pretrained` (not with `is_main_process=`, not a
-    tokenizer's or configuration's small files, not a method the project defines itself), safetensors' `save_file`/`save_model`, a
+    Other writers: Hugging Face's `save_pretrained` (not with `is_main_process=`, not with
+    `save_function=accelerator.save`, which writes the weights on the main process only unless
+    `safe_serialization=True` bypasses it, not a tokenizer's or configuration's small files, not
+    a Hugging Face Trainer's, which has no such method and raises, not a method the project
+    defines itself), safetensors' `save_file`/`save_model`, a
     torchvision dataset built with `download=True` on every rank into one folder (not inside
     `main_process_first()` or after a barrier the other ranks wait at), Accelerate's
     `save_state` pre-hooks (run on every process), and `torch.save` of a full state dict only
@@ -471,6 +475,24 @@ class SaveOnEveryRank(Rule):
             ),
         ),
         Flagged(
+            # The safetensors file is written by save_pretrained itself, not by the
+            # save_function given: every process writes it.
+            """
+            from accelerate import Accelerator
+
+            def export(model, args):
+                accelerator = Accelerator()
+                model = accelerator.prepare(model)
+                unwrapped = accelerator.unwrap_model(model)
+                unwrapped.save_pretrained(args.out, save_function=accelerator.save, safe_serialization=True)
+                ^
+            """,
+            messages=(
+                "save_pretrained runs on every rank and all of them write the same files, which corrupts them; save "
+                "on rank 0 only (if accelerator.is_main_process:) or pass is_main_process="
+            ),
+        ),
+        Flagged(
             # Accelerate's save_state runs the hooks registered for it on every process.
             """
             import os
@@ -756,6 +778,28 @@ class SaveOnEveryRank(Rule):
                 tokenizer.save_pretrained(args.out)
                 if accelerator.is_main_process:
                     torch.save(accelerator.get_state_dict(model), "model.pt")
+            """
+        ),
+        Clean(
+            # The weights go through Accelerate's save, which writes on the main process only;
+            # a Hugging Face Trainer has no save_pretrained: the call raises, writing nothing.
+            """
+            import os
+
+            import transformers
+            from accelerate import Accelerator
+
+            def export(model, args):
+                accelerator = Accelerator()
+                model = accelerator.prepare(model)
+                accelerator.wait_for_everyone()
+                accelerator.unwrap_model(model).save_pretrained(args.out, save_function=accelerator.save)
+
+            def finetune(model, data, args):
+                model.to(int(os.environ["LOCAL_RANK"]))
+                trainer = transformers.Trainer(model=model, args=args, train_dataset=data)
+                trainer.train()
+                trainer.save_pretrained(args.output_dir)
             """
         ),
         Clean(
@@ -1219,12 +1263,13 @@ class SaveOnEveryRank(Rule):
         ),
     )
 
-    analyses = (RankRegions, Launches)
+    analyses = (RankRegions, Launches, WrappedModels)
 
     def __init__(self, model) -> None:
         super().__init__(model)
         self.ranks = model.get(RankRegions)
         self.launches = model.get(Launches)
+        self.wrapped = model.get(WrappedModels)
         self._saves: list[_Save] = []
         self._distributed_frames: set[str | None] = set()
         self._spawned: set[str] = set()
@@ -1243,7 +1288,8 @@ class SaveOnEveryRank(Rule):
         self._rank_zero_states: dict[str | None, dict[str, cst.CSTNode]] = {}
         self._rank_zero_blocks: list[cst.CSTNode] = []  # open `with FSDP.state_dict_type(..., config)` of one
         self._first: list[cst.With] = []  # open `with accelerator.main_process_first():` blocks
-        self._small: dict[str | None, set[str]] = {}  # frame -> names bound to a tokenizer or configuration
+        # frame -> names bound to an object whose save_pretrained writes no model's weights
+        self._no_weights: dict[str | None, set[str]] = {}
         self._downloaded: set[tuple[str | None, str, str]] = set()  # (frame, dataset, folder's code) fetched
         self._blocks: list[cst.CSTNode] = []  # open blocks; those after a barrier the other ranks wait at:
         self._waiting: set[int] = set()
@@ -1264,8 +1310,8 @@ class SaveOnEveryRank(Rule):
             self.model.qualified(value.func) in PRIVATE_FILES or "temp" in (last_name(value) or "").lower()
         ):
             self._buffers.setdefault(key, set()).add(name)
-        small = self._small.setdefault(key, set())
-        (small.add if _writes_small_files(value) else small.discard)(name)
+        no_weights = self._no_weights.setdefault(key, set())
+        (no_weights.add if self._writes_no_weights(value) else no_weights.discard)(name)
         per_rank = self._per_rank.setdefault(key, {})
         named = rank_mentions(value, per_rank)
         for table, held in ((self._rank_zero_configs, self._rank_zero_config(value)), (self._rank_zero_states, self._rank_zero_state(value))):
@@ -1416,12 +1462,28 @@ class SaveOnEveryRank(Rule):
         if isinstance(func, cst.Attribute) and func.attr.value in SAVE_PRETRAINED.spellings:
             if argument_for(node, SAVE_PRETRAINED, "is_main_process") is not None or has_star_arguments(node):
                 return None  # the caller says which process writes
-            if _writes_small_files(func.value) or dotted_name(func.value) in self._small.get(self.model.frame.key, ()):
-                return None  # a configuration's or tokenizer's small files, each in one write
+            if self._saves_through_accelerate(node):
+                return None  # the weights go through Accelerate's save, on the main process only
+            if self._writes_no_weights(func.value) or dotted_name(func.value) in self._no_weights.get(self.model.frame.key, ()):
+                return None  # a configuration's or tokenizer's small files, or no save_pretrained at all
             if self._project_method(func):
                 return None  # the project's own method, which says itself who writes (trlx's trainers)
             return func.attr.value, argument_for(node, SAVE_PRETRAINED, "save_directory")
         return None
+
+    def _writes_no_weights(self, value: cst.BaseExpression) -> bool:
+        """A tokenizer's or configuration's save_pretrained writes small files, each in one write
+        (`_writes_small_files`); a Hugging Face Trainer has none: the call raises, writing nothing."""
+        return _writes_small_files(value) or isinstance(value, cst.Call) and self.model.qualified(value.func) in HF_TRAINER
+
+    def _saves_through_accelerate(self, node: cst.Call) -> bool:
+        """`save_function=accelerator.save` (an Accelerator built here), and no
+        `safe_serialization=True`, which writes the safetensors file without it."""
+        function = argument_for(node, SAVE_PRETRAINED, "save_function")
+        if function is None or not isinstance(function.value, cst.Attribute) or function.value.attr.value != ACCELERATE_SAVE:
+            return False
+        safe = argument_for(node, SAVE_PRETRAINED, "safe_serialization")
+        return self.wrapped.is_accelerator(function.value.value) and (safe is None or not _is_true(safe.value))
 
     def _project_method(self, func: cst.Attribute) -> bool:
         """`self.save_pretrained(...)` or `self.model.save_pretrained(...)` reaches a method the

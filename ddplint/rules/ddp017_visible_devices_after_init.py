@@ -5,6 +5,7 @@ import re
 import libcst as cst
 
 from ddplint.analyses.branches import Branches, exclusive
+from ddplint.analyses.ranks import rank_mentions
 from ddplint.analyses.devices import is_cuda_device
 from ddplint.analyses.environ_writes import environ_writes
 from ddplint.prefilter.triggers import MentionTrigger
@@ -32,15 +33,20 @@ class VisibleDevicesAfterInit(Rule):
 
     Fires when the variable is set (`os.environ[...]`, `setdefault`, `putenv`, `update`)
     after a CUDA-initialising call that can run before it in the same pass, in a file that
-    starts no processes.
+    starts no processes, to a value that shows which GPU a process ends up on instead: one
+    naming the rank (`str(local_rank)`: each rank meant to see its own GPU alone as device 0)
+    or a literal list that renumbers the GPUs (`"2,3"`: device 0 meant GPU 2).
 
     Flagged: setting the variable (`os.environ[...]`, `setdefault`, `putenv`, `update`) after,
     in the same function or at module level, a call that initialises CUDA:
     `torch.cuda.is_available()` (it calls `cudaGetDeviceCount`, which runs `cuInit`, as the
     comment in torch/cuda/__init__.py says), `torch.cuda.set_device`, `current_device`,
     `get_device_name`/`properties`/`capability`, `synchronize`, `mem_get_info`, `init`,
-    `x.cuda()`, `x.to("cuda")`, `x.to(0)` (a bare index is a CUDA device). Not flagged: after
-    `torch.cuda.device_count()` alone (it asks NVML and does not cache before CUDA is
+    `x.cuda()`, `x.to("cuda")`, `x.to(0)` (a bare index is a CUDA device). Not flagged: a
+    value the file does not spell (`args.devices`, a parameter): which GPU it meant is unknown,
+    and torchrun's ranks that bind `cuda:LOCAL_RANK` land on the GPUs `--devices 0,1` names
+    anyway; a literal that lists GPUs 0, 1, ... in order, under which every index names the same
+    GPU as without it; after `torch.cuda.device_count()` alone (it asks NVML and does not cache before CUDA is
     initialised), in a different function, after a CUDA call in the other branch of an `if`
     (the two never run in one pass), in the branch only a run without distribution takes
     (`else:` of `if args.distributed:`), and in files
@@ -74,7 +80,7 @@ class VisibleDevicesAfterInit(Rule):
             import torch as th
             if th.cuda.is_available():
                 device = "cuda"
-            os.environ.setdefault("CUDA_VISIBLE_DEVICES", "0,1")
+            os.environ.setdefault("CUDA_VISIBLE_DEVICES", "2,3")
             ^
             """
         ),
@@ -83,10 +89,10 @@ class VisibleDevicesAfterInit(Rule):
             from os import environ
             from torch.cuda import current_device
 
-            def setup(model, gpus):
+            def setup(model, rank):
                 model = model.cuda()
                 print(current_device())
-                environ.update({"CUDA_VISIBLE_DEVICES": gpus})
+                environ.update({"CUDA_VISIBLE_DEVICES": str(rank)})
                 ^
                 return model
             """
@@ -133,13 +139,28 @@ class VisibleDevicesAfterInit(Rule):
 
             def main(args):
                 model = model.cuda()
-                if args.gpus:
-                    os.environ["CUDA_VISIBLE_DEVICES"] = args.gpus
+                if args.second_gpu:
+                    os.environ["CUDA_VISIBLE_DEVICES"] = "1"
                     ^
             """
         ),
     )
     clean_examples = (
+        Clean(
+            # Ignored, but no rank moves: which GPUs the option names is unknown, and each
+            # torchrun rank binds cuda:LOCAL_RANK itself; "0,1" renumbers no GPU.
+            """
+            import os
+            import torch
+
+            def setup(args):
+                args.use_gpu = torch.cuda.is_available()
+                os.environ["CUDA_VISIBLE_DEVICES"] = args.devices
+                os.environ.setdefault("CUDA_VISIBLE_DEVICES", "0,1")
+                local_rank = int(os.environ["LOCAL_RANK"])
+                torch.cuda.set_device(local_rank)
+            """
+        ),
         Clean(
             # The `.cuda()` is in the other branch: the write runs before any CUDA call.
             """
@@ -276,8 +297,17 @@ class VisibleDevicesAfterInit(Rule):
         paths = [*self._initialised.get(None, ()), *self._initialised.get(self._function, ())]
         if all(exclusive(path, other) for other in paths):
             return  # no CUDA call so far, or only in the other branch of an `if`
-        if any(variable == VARIABLE for variable, _ in environ_writes(self.model, node)):
+        if any(variable == VARIABLE and self._moves_a_process(value) for variable, value in environ_writes(self.model, node)):
             self._late_writes.append(node)
+
+    def _moves_a_process(self, value: cst.BaseExpression) -> bool:
+        """The value shows which GPU the process meant, other than the one it keeps without the
+        mask: it names the rank (one GPU per rank, each its device 0), or it lists GPUs other
+        than 0, 1, ... in order (the mask would renumber them)."""
+        if rank_mentions(value):
+            return True
+        listed = self.model.string_value(value)
+        return listed is not None and [gpu.strip() for gpu in listed.split(",")] != [str(i) for i in range(listed.count(",") + 1)]
 
     def _initialises_cuda(self, node: cst.Call) -> bool:
         qualified = self.model.qualified(node.func)

@@ -10,7 +10,7 @@ from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.edits import passed_arguments
 from ddplint.semantic.model import dotted_name
-from ddplint.core.torch_api import DDP, LOSS_SCALERS
+from ddplint.core.torch_api import ACCELERATOR, DDP, LOSS_SCALERS
 from ddplint.semantic.walk import children
 from ddplint.prefilter.project_facts import ProjectFact
 
@@ -56,8 +56,10 @@ class DDPForwardBypassed(Rule):
     Fires when the result of a call `model.module(...)` (or `model.module.forward(...)`, or a
     method or submodule of the inner module such as `model.module.compute_loss(batch)`, which
     run its parameters as well; not the nn.Module API: `parameters()`, `state_dict()`, ...),
-    `model` bound to `DistributedDataParallel(...)`, reaches a `backward()` later in the same
-    function (`loss.backward()`, `scaler.scale(loss).backward()`, `accelerator.backward(loss)`,
+    `model` bound to `DistributedDataParallel(...)` or to the model Accelerate's
+    `accelerator.prepare(...)` returns (DDP-wrapped where several processes run, which `.module`
+    presumes; not with a DeepSpeed or FSDP plugin or configuration), reaches a `backward()` later
+    in the same function (`loss.backward()`, `scaler.scale(loss).backward()`, `accelerator.backward(loss)`,
     through assignments), and that function never calls the DDP model itself. The call may go
     through a name bound to the inner module (`model_without_ddp = model.module` ...
     `model_without_ddp(x)`), a `self` attribute that holds it (`self.net = self.model.module`,
@@ -89,7 +91,7 @@ class DDPForwardBypassed(Rule):
     rank 0 runs it (rank-0-only evaluation), on EMA/teacher/target copies, results that are
     detached before the loss, attribute access such as `model.module.state_dict()`, and
     functions that also run the DDP forward (a second, deliberate forward whose gradients are
-    reduced together with the first's).
+    reduced together with the first's; for Accelerate's prepared model, its own forward).
 
     Fix (safe): call the DDP model, `model(x)`: the same module runs, now with DDP's forward,
     which also broadcasts buffers from rank 0 as configured. If that step leaves some
@@ -111,7 +113,7 @@ class DDPForwardBypassed(Rule):
     fix = Applicability.SAFE
     # `also`: the inner module it reaches, and the backward that misses the all-reduce (a library
     # loss scaler runs one).
-    trigger = CallTrigger(DDP, also=(".module", ("backward", *LOSS_SCALERS.last_names)))
+    trigger = CallTrigger(DDP | ACCELERATOR, also=(".module", ("backward", *LOSS_SCALERS.last_names)))
     analyses = (WrappedModels, RankRegions, GradientMode)
 
     flagged_examples = (
@@ -372,8 +374,51 @@ class DDPForwardBypassed(Rule):
             """,
             messages=_bypass_message("`unwrap(model)` is its inner module"),
         ),
+        Flagged(
+            # Accelerate's prepared model is DDP-wrapped where several processes run (which
+            # `.module` presumes); the critic's own forward does not reduce the autoencoder's
+            # gradients.
+            """
+            from accelerate import Accelerator
+
+            def train(autoencoder, critic, loader, optimizer):
+                accelerator = Accelerator()
+                autoencoder, critic, optimizer, loader = accelerator.prepare(autoencoder, critic, optimizer, loader)
+                for x in loader:
+                    code = autoencoder.module.encode(x)
+                           ^
+                    loss = critic(autoencoder.module.decode(code)).mean()
+                                  ^
+                    accelerator.backward(loss)
+                    optimizer.step()
+            """,
+            messages=(
+                _bypass_message(
+                    "`autoencoder` is prepared by Accelerate, which wraps it in DDP under a launch of several processes",
+                    "`encode()` of the inner module is a forward DDP never sees",
+                ),
+                _bypass_message(
+                    "`autoencoder` is prepared by Accelerate, which wraps it in DDP under a launch of several processes",
+                    "`decode()` of the inner module is a forward DDP never sees",
+                ),
+            ),
+        ),
     )
     clean_examples = (
+        Clean(
+            # The prepared model's own forward runs too: the second view's gradients are reduced
+            # with the first's.
+            """
+            from accelerate import Accelerator
+
+            def step(net, x1, x2, optimizer):
+                accelerator = Accelerator()
+                model, optimizer = accelerator.prepare(net, optimizer)
+                loss = model(x1).mean() + model.module(x2).mean()
+                accelerator.backward(loss)
+                optimizer.step()
+            """
+        ),
         Clean(
             # The unwrapped model saved, evaluated without gradients and read: no forward reaches a backward.
             """
@@ -592,6 +637,7 @@ class DDPForwardBypassed(Rule):
         self._taint: dict[int, dict[str, set[int]]] = {}  # per function node: name -> candidates it carries
         self._backwarded: set[int] = set()
         self._forward_frames: set[int] = set()  # functions that call the DDP model itself
+        self._prepared_forwards: set[tuple[int, str | None]] = set()  # (function, Accelerate's prepared model it calls)
         self._unfixed: set[int] = set()  # calls through a name bound to the inner module or of its method: no fix
         self._handed: dict | None = None  # the module's calls that hand the inner module to a trainer (program model)
 
@@ -616,12 +662,17 @@ class DDPForwardBypassed(Rule):
         ):
             self._forward_frames.add(self._frame_id())
             return
+        called = func.value if isinstance(func, cst.Attribute) and func.attr.value == "forward" else func
+        if self._wrapped.is_prepared(called):
+            self._prepared_forwards.add((self._frame_id(), dotted_name(called)))
+            return
         wrapper = _bypassed_wrapper(func)
         method = None
         if wrapper is None:
             wrapper = method = _inner_method(func)
-        if wrapper is not None and self._wrapped.is_wrapped(wrapper):
-            origin = self._wrapped.where(wrapper)
+        prepared = wrapper is not None and self._wrapped.is_prepared(wrapper)
+        if wrapper is not None and (self._wrapped.is_wrapped(wrapper) or prepared):
+            origin = _prepared_note(self._wrapped, wrapper) if prepared else self._wrapped.where(wrapper)
             if method is not None:
                 self._unfixed.add(id(node))
                 origin += f" (`{func.attr.value}()` of the inner module is a forward DDP never sees)"  # type: ignore[attr-defined]
@@ -685,9 +736,8 @@ class DDPForwardBypassed(Rule):
             node = stack.pop()
             if isinstance(node, cst.Call):
                 if id(node) in self._candidates:
-                    found.add(id(node))
-                    continue
-                if isinstance(node.func, cst.Attribute) and node.func.attr.value in DETACHING_METHODS:
+                    found.add(id(node))  # and what its arguments carry: decode(encode(x))
+                elif isinstance(node.func, cst.Attribute) and node.func.attr.value in DETACHING_METHODS:
                     continue
             elif isinstance(node, (cst.Name, cst.Attribute)):
                 name = dotted_name(node)
@@ -724,9 +774,16 @@ class DDPForwardBypassed(Rule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for key, (call, wrapper, frame, origin) in self._candidates.items():
-            if key in self._backwarded and frame not in self._forward_frames:
+            ran = frame in self._forward_frames or (frame, dotted_name(wrapper) if wrapper is not None else None) in self._prepared_forwards
+            if key in self._backwarded and not ran:
                 fix = None if key in self._unfixed else {call: call.with_changes(func=wrapper)}
                 self.report(call, self.message + origin, replace=fix)
+
+
+def _prepared_note(wrapped: WrappedModels, model: cst.BaseExpression) -> str:
+    """Where Accelerate prepared `model`: its `prepare` wraps it in DDP where several processes
+    run, which its `.module` presumes (on one process the prepared model has none)."""
+    return wrapped.prepared_where(model) or f" (`{dotted_name(model)}` is prepared by Accelerate, which wraps it in DDP under a launch of several processes)"
 
 
 def _inner_method(func: cst.BaseExpression) -> cst.BaseExpression | None:
