@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from ddplint.analyses.options import Branch, ParserOptions
 from ddplint.analyses.ranks import RANK_FUNCTIONS, RANK_NAMES, RankRegions, environment_key
 from ddplint.core.diagnostics import StepKind
 from ddplint.core.torch_api import (
@@ -47,6 +48,7 @@ class _Seed:
     order: int
     specific: bool = False  # Accelerate's device_specific=True: it adds the process index
     through: str | None = None  # the project function that seeds with its parameter (`seed_everything`)
+    branches: tuple[Branch, ...] = ()  # the `if`s around it (`if args.seed is not None:`)
 
 
 @dataclass
@@ -97,7 +99,9 @@ class SharedSeedDataPath(Rule):
     Not flagged: a seed with the rank in it (`seed + rank`, `args.seed + dist.get_rank()`, `seed +
     fabric.global_rank`, `device_specific=True`, a variable one branch binds to the rank: nanoGPT's
     `seed_offset = ddp_rank` under `if ddp:` and `seed_offset = 0` under its `else:`); a seed only
-    rank 0 runs; a seed whose value the function cannot know (a parameter, a call); seeding for
+    rank 0 runs; a seed no documented run makes (`if args.seed is not None:`, the Hugging Face
+    examples' idiom, where `--seed` defaults to None and no launch command of the project passes
+    it: each rank keeps its own unseeded generator); a seed whose value the function cannot know (a parameter, a call); seeding for
     model initialisation only (no draw in the training loop after it); a shared seed that only
     orders the data before a sampler splits it across ranks (dataset shuffles, bucket orders and
     DistributedSampler's seed happen outside the training loop); a draw given its own `generator=`;
@@ -129,7 +133,7 @@ class SharedSeedDataPath(Rule):
     trigger = CallTrigger(SEED_CALLS, methods=(FABRIC_SEED_METHOD, ENV_RESET), also=(SEED_MARKERS,))
     # the seed is often in a script that reaches the ranks' launcher only through a helper
     opened_by = frozenset((ProjectFact.DISTRIBUTED, ProjectFact.SEED_HELPER))
-    analyses = (RankRegions,)
+    analyses = (RankRegions, ParserOptions)
 
     flagged_examples = (
         Flagged(
@@ -507,6 +511,31 @@ class SharedSeedDataPath(Rule):
             """
         ),
         Clean(
+            # Seeded only when --seed is given, and no launch command gives it (its default is
+            # None): every rank keeps its own unseeded generator.
+            """
+            import argparse
+            import torch
+            from accelerate import Accelerator
+            from accelerate.utils import set_seed
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--seed", type=int, default=None)
+                parser.add_argument("--deterministic", action="store_true")
+                args = parser.parse_args()
+                accelerator = Accelerator()
+                if args.seed is not None:
+                    set_seed(args.seed)
+                if args.deterministic:
+                    torch.manual_seed(0)
+                for latents in loader:
+                    noise = torch.randn_like(latents)
+                    accelerator.backward((model(latents + noise) - noise).pow(2).mean())
+                    optimizer.step()
+            """
+        ),
+        Clean(
             # Only rank 0 samples with the shared seed; a seed option filled in per process.
             """
             import random
@@ -623,13 +652,15 @@ class SharedSeedDataPath(Rule):
             positional = [a for a in node.args if a.keyword is None]
             value = given.value if given else positional[position].value if position < len(positional) and not any(
                 a.star for a in positional[: position + 1]) else None
-            self._seeds.append(_Seed(node, value, seeded, frame, self._cls(), self._order, through=dotted_name(func)))
+            self._seeds.append(_Seed(node, value, seeded, frame, self._cls(), self._order, through=dotted_name(func),
+                                     branches=self.model.get(ParserOptions).branches()))
         elif seeded is not None:
             value = node.args[0].value if node.args and not node.args[0].star else None
             given = keyword_argument(node, "seed")
             specific = keyword_argument(node, ACCELERATE_DEVICE_SPECIFIC)
             per_process = specific is not None and not (isinstance(specific.value, cst.Name) and specific.value.value == "False")
-            seed = _Seed(node, given.value if given else value, seeded, frame, self._cls(), self._order, per_process)
+            seed = _Seed(node, given.value if given else value, seeded, frame, self._cls(), self._order, per_process,
+                         branches=self.model.get(ParserOptions).branches())
             self._seeds.append(seed)
 
     def _inner_function(self) -> tuple[list[bool], list[str]] | None:
@@ -658,6 +689,9 @@ class SharedSeedDataPath(Rule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         alone = self.model.get(RankRegions).functions_only_rank_zero_calls()  # one process: nothing to share
+        options = self.model.get(ParserOptions)
+        # `if args.seed is not None:` where no launch command passes --seed (default None): never seeded
+        self._seeds = [seed for seed in self._seeds if not options.never_runs(seed.branches)]
         for seed in self._seeds:
             if not seed.specific and seed.frame not in alone and self._same_on_every_rank(seed.value, seed) is True:
                 self._judge_seed(seed)
