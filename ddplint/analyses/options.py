@@ -37,8 +37,9 @@ def literal(expr: cst.BaseExpression | None):
         return expr.evaluated_value
     if isinstance(expr, cst.Name) and expr.value in _NAMED:
         return _NAMED[expr.value]
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) and isinstance(expr.expression, (cst.Integer, cst.Float)):
-        return -expr.expression.evaluated_value
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        value = literal(expr.expression)
+        return -value if type(value) in (int, float) else UNKNOWN
     return UNKNOWN
 
 
@@ -80,7 +81,8 @@ class ParserOptions(Analysis):
             return UNKNOWN
         if default is not None:
             value = literal(default.value)
-            return UNKNOWN if isinstance(value, str) and keyword_argument(node, "type") is not None else value  # argparse converts it
+            converted = isinstance(value, str) and keyword_argument(node, "type") is not None  # argparse converts it
+            return UNKNOWN if converted else value
         kind = self.model.string_value(action.value) if action is not None else None
         return _IMPLIED.get(kind, UNKNOWN) if action is None or kind is not None else UNKNOWN
 
@@ -110,7 +112,8 @@ class ParserOptions(Analysis):
         project = self.model.project
         for command in project.launches() if project is not None else ():
             for option in strings:
-                for passed in re.finditer(rf"(?<![\w-]){re.escape(option)}(?![\w-])(?:(?:=|\s+)(\S+))?", command.command):
+                written = rf"(?<![\w-]){re.escape(option)}(?![\w-])(?:(?:=|\s+)(\S+))?"
+                for passed in re.finditer(written, command.command):
                     if type(value) is not int or passed.group(1) != str(value):
                         return UNKNOWN
         return value

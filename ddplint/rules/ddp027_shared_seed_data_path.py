@@ -87,8 +87,10 @@ class SharedSeedDataPath(Rule):
     nothing with a rank, process index or rank variable in it) runs on every rank, and later in
     the same function (or in a function of the module that it calls after the seed, as a script
     seeding in module code then calling `train()` does, unless that function seeds again
-    first) a training loop (the innermost loop that runs a backward) draws from the
-    generator it seeded on every step: a torch or numpy random draw in the loop, or in a project
+    first; or in a method of a project class, in any module, called after the seed on an object
+    of it made in that function: `task = Experiment(args)`, then `task.train()`, unless the
+    method seeds before its loop) a training loop (the innermost loop that runs a backward)
+    draws from the generator it seeded on every step: a torch or numpy random draw in the loop, or in a project
     function the loop calls (followed through the program model, across modules, up to four
     calls deep), or in a function defined inside the seeding function that the loop calls (a
     step written as `def process_iteration():` in the epoch loop, whose backward makes the loop
@@ -101,8 +103,9 @@ class SharedSeedDataPath(Rule):
     `seed_offset = ddp_rank` under `if ddp:` and `seed_offset = 0` under its `else:`); a seed only
     rank 0 runs; a seed no documented run makes (`if args.seed is not None:`, the Hugging Face
     examples' idiom, where `--seed` defaults to None and no launch command of the project passes
-    it: each rank keeps its own unseeded generator); a seed whose value the function cannot know (a parameter, a call); seeding for
-    model initialisation only (no draw in the training loop after it); a shared seed that only
+    it: each rank keeps its own unseeded generator); a seed whose value the function cannot
+    know (a parameter, a call); seeding for model initialisation only (no draw in the training
+    loop after it); a shared seed that only
     orders the data before a sampler splits it across ranks (dataset shuffles, bucket orders and
     DistributedSampler's seed happen outside the training loop); a draw given its own `generator=`;
     model-parallel seeds (Megatron's adds the pipeline or model-parallel rank). Not followed yet:
@@ -214,6 +217,36 @@ class SharedSeedDataPath(Rule):
                 "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
                 "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
                 "(torch.randn_like at example.py:6, in Denoiser.training_step, which trainer.fit runs each step)"
+            ),
+        ),
+        Flagged(
+            # The training loop is a method of a project class, run through an object of it.
+            """
+            import torch
+            from accelerate import Accelerator
+
+            class Experiment:
+                def __init__(self, args):
+                    self.accelerator = Accelerator()
+                    self.steps = args.steps
+
+                def fit(self, model, loader, optimizer):
+                    for images in loader:
+                        t = torch.randint(0, self.steps, (images.shape[0],))
+                        self.accelerator.backward(model(images, t).mean())
+                        optimizer.step()
+
+            def main(args):
+                torch.manual_seed(7)
+                ^
+                runner = Experiment(args)
+                runner.fit(build_model(), build_loader(), None)
+            """,
+            messages=(
+                "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
+                "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
+                "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
+                "(torch.randint at example.py:11, in the training loop of Experiment.fit(), called below)"
             ),
         ),
         Flagged(
@@ -353,7 +386,8 @@ class SharedSeedDataPath(Rule):
     )
     clean_examples = (
         Clean(
-            # The function the seeding code calls seeds again with the rank before its loop.
+            # The function the seeding code calls, and the method it calls on an object of a
+            # project class, seed again with the rank before their loops.
             """
             import torch
             import torch.distributed as dist
@@ -364,10 +398,22 @@ class SharedSeedDataPath(Rule):
                     model(images + torch.randn_like(images)).mean().backward()
                     optimizer.step()
 
+            class Finetuner:
+                def __init__(self, model, optimizer):
+                    self.model, self.optimizer = model, optimizer
+
+                def run(self, loader):
+                    torch.manual_seed(99 + dist.get_rank())
+                    for batch in loader:
+                        self.model(batch + torch.randn_like(batch)).mean().backward()
+                        self.optimizer.step()
+
             def main(model, loader, optimizer):
                 dist.init_process_group("nccl")
                 torch.manual_seed(1234)
                 train(model, loader, optimizer)
+                finetuner = Finetuner(model, optimizer)
+                finetuner.run(loader)
             """
         ),
         Clean(
@@ -571,7 +617,9 @@ class SharedSeedDataPath(Rule):
         self._statements: set[int] = set()  # calls that are a whole statement (`seed_everything(seed)`)
         # calls of a plain name (`train(args)` after the seed, `train_epoch(...)` in the epoch loop)
         self._named_calls: list[_LoopCall] = []
-        self._fits: list[_LoopCall] = []  # `trainer.fit(model, ...)`, with the name of what it fits
+        # calls of a method of a named object outside loops, with that name and the method:
+        # `task.train()`; `trainer.fit(model, ...)`, with the name of what it fits and None
+        self._object_calls: list[tuple[_LoopCall, str | None]] = []
         # Functions defined inside a function, by (the outer function's key, their name): whether
         # they run a backward, and the draws they make (`def process_iteration():` in the epoch loop)
         self._inner: dict[tuple[str | None, str], tuple[list[bool], list[str]]] = {}
@@ -636,7 +684,9 @@ class SharedSeedDataPath(Rule):
         if isinstance(func, cst.Name):
             self._named_calls.append(_LoopCall(node, func.value, (), frame, self._order))
         elif method == "fit" and node.args and isinstance(node.args[0].value, cst.Name) and not self.model.loops:
-            self._fits.append(_LoopCall(node, node.args[0].value.value, (), frame, self._order))
+            self._object_calls.append((_LoopCall(node, node.args[0].value.value, (), frame, self._order), None))
+        elif method is not None and isinstance(func.value, cst.Name) and not self.model.loops:
+            self._object_calls.append((_LoopCall(node, func.value.value, (), frame, self._order), method))
         receiver = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
         if receiver is not None and (frame, receiver) in self._envs:
             if method == "step":
@@ -728,24 +778,26 @@ class SharedSeedDataPath(Rule):
                     self._report_seed(seed, call, found, via)
                     return
         for frame, after, via in places:
-            for fit in self._fits:
-                if fit.frame != frame or fit.order <= after or frame == seed.frame and self._reseeded(seed, fit.order):
+            for call, method in self._object_calls:
+                if call.frame != frame or call.order <= after or frame == seed.frame and self._reseeded(seed, call.order):
                     continue
-                fitted = self._fitted_step(fit, seed)
-                if fitted is not None:
-                    self._report_fit(seed, fit, *fitted, via)
+                stepped = self._object_step(call, method, seed)
+                if stepped is not None:
+                    self._report_object(seed, call, method, *stepped, via)
                     return
 
-    def _fitted_step(self, fit: _LoopCall, seed: _Seed) -> tuple[str, tuple[Place, str]] | None:
-        """The class of the module `trainer.fit(model)` fits, where `model` is bound in the same
-        function to a project class's object before the call, and the draw its `training_step`
-        makes each step (itself or through the project functions it calls)."""
+    def _object_step(self, call: _LoopCall, method: str | None, seed: _Seed) -> tuple[str, tuple[Place, str]] | None:
+        """The class of the object `call.callee` names, bound in the same function to a project
+        class's object before the call, and the draw the call makes each training step: for
+        `trainer.fit(model)` (no `method`), the draw model's `training_step` makes; for
+        `task.train()`, the draw the training loop of that method makes (itself or through the project functions it
+        calls)."""
         project = self.model.project
         if project is None:
             return None
         program = project.program
-        for bound in self._bound:  # every binding before the fit: `model = A(cfg)` in one branch, `B(cfg)` in another
-            if bound.name != fit.callee or bound.frame != fit.frame or bound.order > fit.order:
+        for bound in self._bound:  # every binding before the call: `model = A(cfg)` in one branch, `B(cfg)` in another
+            if bound.name != call.callee or bound.frame != call.frame or bound.order > call.order:
                 continue
             callee = dotted_name(bound.value.func) if isinstance(bound.value, cst.Call) else None
             made = program.class_of(project.module, callee) if callee is not None else None
@@ -755,18 +807,29 @@ class SharedSeedDataPath(Rule):
             if made is None:
                 continue
             module, cls = made
-            found = reached_draw(program, module, None, cls, "self.training_step", seed.generators, {}, 0)
+            if method is None:
+                found = reached_draw(program, module, None, cls, "self.training_step", seed.generators, {}, 0)
+            else:
+                found = training_loop_draw(program, module, cls, f"self.{method}", seed.generators)
             if found is not None:
                 return cls, found
         return None
 
-    def _report_fit(self, seed: _Seed, fit: _LoopCall, cls: str, found: tuple[Place, str], via: _LoopCall | None) -> None:
+    def _report_object(self, seed: _Seed, call: _LoopCall, method: str | None, cls: str, found: tuple[Place, str],
+                       via: _LoopCall | None) -> None:
         place, what = found
+        if method is None:
+            does = "which fits the model"
+            step = f"the Trainer fits a {cls} here: it runs {cls}.training_step on every rank, every step"
+            where = f"{what} at {place}, in {cls}.training_step, which trainer.fit runs each step"
+        else:
+            does = f"which calls {cls}.{method}()"
+            step = f"calls {cls}.{method}() here, on every rank: its training loop draws {what} each step"
+            where = f"{what} at {place}, in the training loop of {cls}.{method}(), called below"
         steps = [
-            *([Link(StepKind.REACHES, f"then calls {via.callee}(), which fits the model", via.call)] if via else []),
-            Link(StepKind.REACHES, f"the Trainer fits a {cls} here: it runs {cls}.training_step on every rank, every step", fit.call),
+            *([Link(StepKind.REACHES, f"then calls {via.callee}(), {does}", via.call)] if via else []),
+            Link(StepKind.REACHES, step, call.call),
         ]
-        where = f"{what} at {place}, in {cls}.training_step, which trainer.fit runs each step"
         self._report_draws(seed, steps, what, place, where)
 
     def _report_seed(self, seed: _Seed, call: _LoopCall, found: tuple[str, Place | None], via: _LoopCall | None) -> None:
@@ -913,21 +976,50 @@ def reached_draw(program, module: str, key: str | None, cls: str | None, callee:
         return memo[target.function]
     memo[target.function] = None  # a recursion through it draws nothing more
     record = program.function(target.module, target.key)
-    found = None
-    for call in record.invocations if record is not None else ():
-        qualified = program.qualify(target.module, call.callee)
-        if qualified is not None and _is_draw(qualified, generators):
-            if program.context.switched_off_at(target.module, target.key, call.line):
-                continue  # under a branch no documented run takes
-            if not _own_generator(program, target.module, call.line, qualified):
-                found = (program.place(target.module, call.line), qualified)
-                break
-            continue
-        found = reached_draw(program, target.module, target.key, record.cls, call.callee, generators, memo, depth + 1)
-        if found is not None:
-            break
-    memo[target.function] = found
+    calls = record.invocations if record is not None else ()
+    memo[target.function] = found = _drawn_among(program, target.module, target.key, record, calls, generators, memo, depth)
     return found
+
+
+def training_loop_draw(program, module: str, cls: str, callee: str, generators: frozenset[str]) -> tuple[Place, str] | None:
+    """Where the method `callee` (`self.train`) of project class `cls` of `module` draws from
+    one of `generators` in its training loop (an innermost loop that runs a backward) on every
+    step, itself or through the project functions the loop calls, when nothing seeds before that
+    loop in the method; None when it does not or is unknown."""
+    target = program.target(module, None, cls, callee)
+    record = program.function(target.module, target.key) if target is not None else None
+    if record is None:
+        return None
+    training = [loop for loop in record.loops if loop.trains]
+    for loop in training:
+        if any(other is not loop and loop.first <= other.first and other.last <= loop.last for other in training):
+            continue  # an outer loop: its inner training loop is the step
+        if any(call.line < loop.first and _seeding(program, target.module, call.callee) for call in record.invocations):
+            continue  # seeded again before the loop (maybe with the rank)
+        calls = [call for call in record.invocations if loop.first <= call.line <= loop.last]
+        found = _drawn_among(program, target.module, target.key, record, calls, generators, {}, 0)
+        if found is not None:
+            return found
+    return None
+
+
+def _drawn_among(program, module: str, key: str, record, calls, generators: frozenset[str], memo: dict,
+                 depth: int) -> tuple[Place, str] | None:
+    """The first of `calls` (of function `key` of `module`, whose record is `record`) that draws
+    from one of `generators` without a generator of its own, itself or through the project
+    functions it calls (`reached_draw`), with where that draw is."""
+    for call in calls:
+        qualified = program.qualify(module, call.callee)
+        if qualified is not None and _is_draw(qualified, generators):
+            if program.context.switched_off_at(module, key, call.line):
+                continue  # under a branch no documented run takes
+            if not _own_generator(program, module, call.line, qualified):
+                return program.place(module, call.line), qualified
+            continue
+        found = reached_draw(program, module, key, record.cls, call.callee, generators, memo, depth + 1)
+        if found is not None:
+            return found
+    return None
 
 
 def seeding_helper(program, module: str, key: str | None, cls: str | None, callee: str) -> tuple[int, str, frozenset[str]] | None:
