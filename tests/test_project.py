@@ -748,3 +748,28 @@ def test_a_trainer_subclass_save_runs_on_every_rank_only_where_the_project_calls
     assert _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout) == []
     (tmp_path / "train.py").write_text(train.format(call="    pass"))
     assert _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout) == []
+
+
+def test_a_seed_under_a_test_of_an_option_no_launch_command_passes_is_never_made(tmp_path, run):
+    """DDP027 and the Hugging Face examples' idiom: train.py seeds only under `if args.seed is
+    not None:`, --seed defaults to None and run.sh passes no --seed, so no run seeds and the
+    ranks' noise differs: nothing to say. It is flagged when the launch command passes --seed,
+    or when the default is a number."""
+    train = (
+        "import argparse\nimport torch\nfrom accelerate import Accelerator\nfrom accelerate.utils import set_seed\n\n\n"
+        "def main():\n    parser = argparse.ArgumentParser()\n"
+        "    parser.add_argument('--seed', type=int, default={default})\n    args = parser.parse_args()\n"
+        "    accelerator = Accelerator()\n    if args.seed is not None:\n        set_seed(args.seed)\n"
+        "    for latents in loader:\n        noise = torch.randn_like(latents)\n"
+        "        accelerator.backward((model(latents + noise) - noise).pow(2).mean())\n\n\n"
+        "if __name__ == '__main__':\n    main()\n"
+    )
+    launch = "accelerate launch --num_processes=8 train.py --lr 1e-4{extra}\n"
+    run.cwd = tmp_path
+    (tmp_path / "pyproject.toml").write_text("")
+    cases = (("None", "", []), ("None", " --seed 42", ["DDP027"]), ("1234", "", ["DDP027"]))
+    for default, extra, expected in cases:
+        (tmp_path / "train.py").write_text(train.format(default=default))
+        (tmp_path / "run.sh").write_text(launch.format(extra=extra))
+        found = [f[3] for f in _findings(run("check", "--no-cache", "--select", "DDP027", ".").stdout)]
+        assert found == expected, (default, extra)

@@ -3,55 +3,161 @@
 A count read from an option (`num_workers=args.workers`, `for _ in range(args.accum_steps)`) is
 what the run passes, or the option's default. Where no launch command of the project passes the
 option, every documented run gets the default: a default of 0 workers starts no worker, a default
-of 1 micro-batch accumulates nothing.
+of 1 micro-batch accumulates nothing. So too for a test of options: under `if args.seed is not
+None:` with `--seed` left at its default None by every launch command, the code runs in no
+documented run.
 """
 
 from __future__ import annotations
 
+import operator
 import re
 
 import libcst as cst
 
+from ddplint.analyses.branches import Branches
 from ddplint.semantic.edits import keyword_argument
 from ddplint.semantic.model import Analysis, SemanticModel
 
+UNKNOWN = object()  # a value no documented run is shown to have
+# argparse's default where `default=` is left out, by `action=`; other actions: unknown
+_IMPLIED = {None: None, "store": None, "store_true": False, "store_false": True}
+_NAMED = {"None": None, "True": True, "False": False}
+_COMPARE = {
+    cst.Is: operator.is_, cst.IsNot: operator.is_not, cst.Equal: operator.eq, cst.NotEqual: operator.ne,
+    cst.LessThan: operator.lt, cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt,
+    cst.GreaterThanEqual: operator.ge,
+}
+Branch = tuple[cst.BaseExpression, bool]  # an `if`'s test, and whether the code is in its `else`
+
+
+def literal(expr: cst.BaseExpression | None):
+    """The value of a literal (`0`, `-1`, `"x"`, `None`, `True`); UNKNOWN for anything else."""
+    if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
+        return expr.evaluated_value
+    if isinstance(expr, cst.Name) and expr.value in _NAMED:
+        return _NAMED[expr.value]
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        value = literal(expr.expression)
+        return -value if type(value) in (int, float) else UNKNOWN
+    return UNKNOWN
+
 
 class ParserOptions(Analysis):
-    """Read `default_for` after the walk."""
+    """Read `default_for`, `holds_in_every_run` and `never_runs` after the walk."""
+
+    requires = (Branches,)
 
     def __init__(self, model: SemanticModel) -> None:
         super().__init__(model)
-        # the attribute argparse stores an option under -> (its option strings, its default)
-        self._options: dict[str, tuple[list[str], cst.BaseExpression | None]] = {}
+        # the attribute argparse stores an option under -> (its option strings, the value it gets unless passed)
+        self._options: dict[str, tuple[list[str], object]] = {}
+        self._rebound: set[str] = set()  # attributes the file assigns (`args.seed = cfg.seed`)
+        self._dynamic = False  # options set by name (`setattr(args, k, v)`, `vars(args).update(cfg)`)
 
     def visit_Call(self, node: cst.Call) -> None:
         """`parser.add_argument("--num-workers", type=int, default=0)`."""
-        if not (isinstance(node.func, cst.Attribute) and node.func.attr.value == "add_argument"):
+        func = node.func
+        if isinstance(func, cst.Name) and func.value == "setattr" or (
+            isinstance(func, cst.Attribute) and func.attr.value == "update" and isinstance(func.value, cst.Call)
+            and isinstance(func.value.func, cst.Name) and func.value.func.value == "vars"
+        ):
+            self._dynamic = True
+        if isinstance(func, cst.Attribute) and func.attr.value == "set_defaults":
+            self._rebound.update(arg.keyword.value for arg in node.args if arg.keyword is not None)
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "add_argument"):
             return
         options = [arg.value.evaluated_value for arg in node.args if arg.keyword is None and isinstance(arg.value, cst.SimpleString)]
         longs = [option for option in options if isinstance(option, str) and option.startswith("--")]
         dest = keyword_argument(node, "dest")
         name = self.model.string_value(dest.value) if dest is not None else (longs[0][2:].replace("-", "_") if longs else None)
         if name is not None:
-            default = keyword_argument(node, "default")
-            self._options[name] = ([o for o in options if isinstance(o, str)], default.value if default is not None else None)
+            self._options[name] = ([o for o in options if isinstance(o, str)], self._unpassed_value(node))
 
-    def default_for(self, expr: cst.BaseExpression | None) -> int | None:
-        """The integer every documented run gets for `expr`, an option of this file's parser
-        (`args.accum_steps`, also through a module constant bound to it): its literal default,
-        where no launch command of the project passes the option another value; None otherwise."""
+    def _unpassed_value(self, node: cst.Call):
+        """The value an `add_argument` call's option gets where a run does not pass it."""
+        default, action, required = (keyword_argument(node, word) for word in ("default", "action", "required"))
+        if required is not None and literal(required.value) is not False:
+            return UNKNOWN
+        if default is not None:
+            value = literal(default.value)
+            converted = isinstance(value, str) and keyword_argument(node, "type") is not None  # argparse converts it
+            return UNKNOWN if converted else value
+        kind = self.model.string_value(action.value) if action is not None else None
+        return _IMPLIED.get(kind, UNKNOWN) if action is None or kind is not None else UNKNOWN
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._rebound.update(t.target.attr.value for t in node.targets if isinstance(t.target, cst.Attribute))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Attribute):
+            self._rebound.add(node.target.attr.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if isinstance(node.target, cst.Attribute) and node.value is not None:
+            self._rebound.add(node.target.attr.value)
+
+    def documented(self, expr: cst.BaseExpression | None):
+        """The value every documented run gets for `expr`, an option of this file's parser
+        (`args.seed`, also through a module constant bound to it): the value it has unless passed
+        (its literal default; argparse's own where none is given), where no launch command of the
+        project passes it another one and the file sets it in no other way; UNKNOWN otherwise."""
         if isinstance(expr, cst.Name) and self.model.constant(expr.value) is not None:
             expr = self.model.constant(expr.value)
         if not isinstance(expr, cst.Attribute) or expr.attr.value not in self._options:
-            return None
-        strings, default = self._options[expr.attr.value]
-        if not isinstance(default, cst.Integer):
-            return None
-        value = int(default.evaluated_value)
+            return UNKNOWN
+        if self._dynamic or expr.attr.value in self._rebound:
+            return UNKNOWN
+        strings, value = self._options[expr.attr.value]
         project = self.model.project
         for command in project.launches() if project is not None else ():
             for option in strings:
-                for passed in re.finditer(rf"(?<![\w-]){re.escape(option)}(?:=|\s+)(\S+)", command.command):
-                    if passed.group(1) != str(value):
-                        return None
+                written = rf"(?<![\w-]){re.escape(option)}(?![\w-])(?:(?:=|\s+)(\S+))?"
+                for passed in re.finditer(written, command.command):
+                    if type(value) is not int or passed.group(1) != str(value):
+                        return UNKNOWN
         return value
+
+    def default_for(self, expr: cst.BaseExpression | None) -> int | None:
+        """The integer every documented run gets for `expr` (`documented`); None otherwise."""
+        value = self.documented(expr)
+        return value if type(value) is int else None
+
+    def holds_in_every_run(self, test: cst.BaseExpression) -> bool | None:
+        """Whether `test`, made of options of this file's parser (`documented`) and literals
+        compared, negated or combined (`args.seed is not None`, `not args.fp16 and args.workers > 0`),
+        is true in every documented run (True), false in every one (False); None where not known."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            inner = self.holds_in_every_run(test.expression)
+            return None if inner is None else not inner
+        if isinstance(test, cst.BooleanOperation):
+            parts = (self.holds_in_every_run(test.left), self.holds_in_every_run(test.right))
+            decides = isinstance(test.operator, cst.Or)  # the value one part alone decides the whole by
+            return decides if decides in parts else None if None in parts else not decides
+        if isinstance(test, cst.Comparison):
+            if len(test.comparisons) != 1 or type(test.comparisons[0].operator) not in _COMPARE:
+                return None
+            left, right = self._value(test.left), self._value(test.comparisons[0].comparator)
+            if left is UNKNOWN or right is UNKNOWN:
+                return None
+            try:
+                return bool(_COMPARE[type(test.comparisons[0].operator)](left, right))
+            except TypeError:  # `None > 0`: the run fails there, not known
+                return None
+        value = self._value(test)
+        return None if value is UNKNOWN else bool(value)
+
+    def _value(self, expr: cst.BaseExpression):
+        value = literal(expr)
+        return self.documented(expr) if value is UNKNOWN else value
+
+    def branches(self) -> tuple[Branch, ...]:
+        """The `if`s around this point of the walk (their tests, and whether it is in their
+        `else`), outermost first: keep them and ask `never_runs` after the walk, once every
+        option is read."""
+        return tuple((node.test, in_else) for node, (_, in_else) in zip(self.model.ifs, self.model.get(Branches).path))
+
+    def never_runs(self, branches: tuple[Branch, ...]) -> bool:
+        """Whether code under `branches` runs in no documented run: the test of one of them is
+        false in every run (or true, for code in its `else`)."""
+        return any(self.holds_in_every_run(test) is in_else for test, in_else in branches)

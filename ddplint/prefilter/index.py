@@ -99,7 +99,7 @@ ANALYSES = {
     'DDP024': (),
     'DDP025': ('ShardedModels',),
     'DDP026': ('ShardedModels',),
-    'DDP027': ('RankRegions',),
+    'DDP027': ('ParserOptions', 'RankRegions'),
     'DDP028': ('RankRegions',),
 }
 

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from ddplint.analyses.options import Branch, ParserOptions
 from ddplint.analyses.ranks import RANK_FUNCTIONS, RANK_NAMES, RankRegions, environment_key
 from ddplint.core.diagnostics import StepKind
 from ddplint.core.torch_api import (
@@ -47,6 +48,7 @@ class _Seed:
     order: int
     specific: bool = False  # Accelerate's device_specific=True: it adds the process index
     through: str | None = None  # the project function that seeds with its parameter (`seed_everything`)
+    branches: tuple[Branch, ...] = ()  # the `if`s around it (`if args.seed is not None:`)
 
 
 @dataclass
@@ -85,8 +87,10 @@ class SharedSeedDataPath(Rule):
     nothing with a rank, process index or rank variable in it) runs on every rank, and later in
     the same function (or in a function of the module that it calls after the seed, as a script
     seeding in module code then calling `train()` does, unless that function seeds again
-    first) a training loop (the innermost loop that runs a backward) draws from the
-    generator it seeded on every step: a torch or numpy random draw in the loop, or in a project
+    first; or in a method of a project class, in any module, called after the seed on an object
+    of it made in that function: `task = Experiment(args)`, then `task.train()`, unless the
+    method seeds before its loop) a training loop (the innermost loop that runs a backward)
+    draws from the generator it seeded on every step: a torch or numpy random draw in the loop, or in a project
     function the loop calls (followed through the program model, across modules, up to four
     calls deep), or in a function defined inside the seeding function that the loop calls (a
     step written as `def process_iteration():` in the epoch loop, whose backward makes the loop
@@ -97,8 +101,11 @@ class SharedSeedDataPath(Rule):
     Not flagged: a seed with the rank in it (`seed + rank`, `args.seed + dist.get_rank()`, `seed +
     fabric.global_rank`, `device_specific=True`, a variable one branch binds to the rank: nanoGPT's
     `seed_offset = ddp_rank` under `if ddp:` and `seed_offset = 0` under its `else:`); a seed only
-    rank 0 runs; a seed whose value the function cannot know (a parameter, a call); seeding for
-    model initialisation only (no draw in the training loop after it); a shared seed that only
+    rank 0 runs; a seed no documented run makes (`if args.seed is not None:`, the Hugging Face
+    examples' idiom, where `--seed` defaults to None and no launch command of the project passes
+    it: each rank keeps its own unseeded generator); a seed whose value the function cannot
+    know (a parameter, a call); seeding for model initialisation only (no draw in the training
+    loop after it); a shared seed that only
     orders the data before a sampler splits it across ranks (dataset shuffles, bucket orders and
     DistributedSampler's seed happen outside the training loop); a draw given its own `generator=`;
     model-parallel seeds (Megatron's adds the pipeline or model-parallel rank). Not followed yet:
@@ -129,7 +136,7 @@ class SharedSeedDataPath(Rule):
     trigger = CallTrigger(SEED_CALLS, methods=(FABRIC_SEED_METHOD, ENV_RESET), also=(SEED_MARKERS,))
     # the seed is often in a script that reaches the ranks' launcher only through a helper
     opened_by = frozenset((ProjectFact.DISTRIBUTED, ProjectFact.SEED_HELPER))
-    analyses = (RankRegions,)
+    analyses = (RankRegions, ParserOptions)
 
     flagged_examples = (
         Flagged(
@@ -210,6 +217,36 @@ class SharedSeedDataPath(Rule):
                 "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
                 "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
                 "(torch.randn_like at example.py:6, in Denoiser.training_step, which trainer.fit runs each step)"
+            ),
+        ),
+        Flagged(
+            # The training loop is a method of a project class, run through an object of it.
+            """
+            import torch
+            from accelerate import Accelerator
+
+            class Experiment:
+                def __init__(self, args):
+                    self.accelerator = Accelerator()
+                    self.steps = args.steps
+
+                def fit(self, model, loader, optimizer):
+                    for images in loader:
+                        t = torch.randint(0, self.steps, (images.shape[0],))
+                        self.accelerator.backward(model(images, t).mean())
+                        optimizer.step()
+
+            def main(args):
+                torch.manual_seed(7)
+                ^
+                runner = Experiment(args)
+                runner.fit(build_model(), build_loader(), None)
+            """,
+            messages=(
+                "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
+                "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
+                "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
+                "(torch.randint at example.py:11, in the training loop of Experiment.fit(), called below)"
             ),
         ),
         Flagged(
@@ -349,7 +386,8 @@ class SharedSeedDataPath(Rule):
     )
     clean_examples = (
         Clean(
-            # The function the seeding code calls seeds again with the rank before its loop.
+            # The function the seeding code calls, and the method it calls on an object of a
+            # project class, seed again with the rank before their loops.
             """
             import torch
             import torch.distributed as dist
@@ -360,10 +398,22 @@ class SharedSeedDataPath(Rule):
                     model(images + torch.randn_like(images)).mean().backward()
                     optimizer.step()
 
+            class Finetuner:
+                def __init__(self, model, optimizer):
+                    self.model, self.optimizer = model, optimizer
+
+                def run(self, loader):
+                    torch.manual_seed(99 + dist.get_rank())
+                    for batch in loader:
+                        self.model(batch + torch.randn_like(batch)).mean().backward()
+                        self.optimizer.step()
+
             def main(model, loader, optimizer):
                 dist.init_process_group("nccl")
                 torch.manual_seed(1234)
                 train(model, loader, optimizer)
+                finetuner = Finetuner(model, optimizer)
+                finetuner.run(loader)
             """
         ),
         Clean(
@@ -507,6 +557,31 @@ class SharedSeedDataPath(Rule):
             """
         ),
         Clean(
+            # Seeded only when --seed is given, and no launch command gives it (its default is
+            # None): every rank keeps its own unseeded generator.
+            """
+            import argparse
+            import torch
+            from accelerate import Accelerator
+            from accelerate.utils import set_seed
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--seed", type=int, default=None)
+                parser.add_argument("--deterministic", action="store_true")
+                args = parser.parse_args()
+                accelerator = Accelerator()
+                if args.seed is not None:
+                    set_seed(args.seed)
+                if args.deterministic:
+                    torch.manual_seed(0)
+                for latents in loader:
+                    noise = torch.randn_like(latents)
+                    accelerator.backward((model(latents + noise) - noise).pow(2).mean())
+                    optimizer.step()
+            """
+        ),
+        Clean(
             # Only rank 0 samples with the shared seed; a seed option filled in per process.
             """
             import random
@@ -542,7 +617,9 @@ class SharedSeedDataPath(Rule):
         self._statements: set[int] = set()  # calls that are a whole statement (`seed_everything(seed)`)
         # calls of a plain name (`train(args)` after the seed, `train_epoch(...)` in the epoch loop)
         self._named_calls: list[_LoopCall] = []
-        self._fits: list[_LoopCall] = []  # `trainer.fit(model, ...)`, with the name of what it fits
+        # calls of a method of a named object outside loops, with that name and the method:
+        # `task.train()`; `trainer.fit(model, ...)`, with the name of what it fits and None
+        self._object_calls: list[tuple[_LoopCall, str | None]] = []
         # Functions defined inside a function, by (the outer function's key, their name): whether
         # they run a backward, and the draws they make (`def process_iteration():` in the epoch loop)
         self._inner: dict[tuple[str | None, str], tuple[list[bool], list[str]]] = {}
@@ -607,7 +684,9 @@ class SharedSeedDataPath(Rule):
         if isinstance(func, cst.Name):
             self._named_calls.append(_LoopCall(node, func.value, (), frame, self._order))
         elif method == "fit" and node.args and isinstance(node.args[0].value, cst.Name) and not self.model.loops:
-            self._fits.append(_LoopCall(node, node.args[0].value.value, (), frame, self._order))
+            self._object_calls.append((_LoopCall(node, node.args[0].value.value, (), frame, self._order), None))
+        elif method is not None and isinstance(func.value, cst.Name) and not self.model.loops:
+            self._object_calls.append((_LoopCall(node, func.value.value, (), frame, self._order), method))
         receiver = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
         if receiver is not None and (frame, receiver) in self._envs:
             if method == "step":
@@ -623,13 +702,15 @@ class SharedSeedDataPath(Rule):
             positional = [a for a in node.args if a.keyword is None]
             value = given.value if given else positional[position].value if position < len(positional) and not any(
                 a.star for a in positional[: position + 1]) else None
-            self._seeds.append(_Seed(node, value, seeded, frame, self._cls(), self._order, through=dotted_name(func)))
+            self._seeds.append(_Seed(node, value, seeded, frame, self._cls(), self._order, through=dotted_name(func),
+                                     branches=self.model.get(ParserOptions).branches()))
         elif seeded is not None:
             value = node.args[0].value if node.args and not node.args[0].star else None
             given = keyword_argument(node, "seed")
             specific = keyword_argument(node, ACCELERATE_DEVICE_SPECIFIC)
             per_process = specific is not None and not (isinstance(specific.value, cst.Name) and specific.value.value == "False")
-            seed = _Seed(node, given.value if given else value, seeded, frame, self._cls(), self._order, per_process)
+            seed = _Seed(node, given.value if given else value, seeded, frame, self._cls(), self._order, per_process,
+                         branches=self.model.get(ParserOptions).branches())
             self._seeds.append(seed)
 
     def _inner_function(self) -> tuple[list[bool], list[str]] | None:
@@ -658,6 +739,9 @@ class SharedSeedDataPath(Rule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         alone = self.model.get(RankRegions).functions_only_rank_zero_calls()  # one process: nothing to share
+        options = self.model.get(ParserOptions)
+        # `if args.seed is not None:` where no launch command passes --seed (default None): never seeded
+        self._seeds = [seed for seed in self._seeds if not options.never_runs(seed.branches)]
         for seed in self._seeds:
             if not seed.specific and seed.frame not in alone and self._same_on_every_rank(seed.value, seed) is True:
                 self._judge_seed(seed)
@@ -694,24 +778,26 @@ class SharedSeedDataPath(Rule):
                     self._report_seed(seed, call, found, via)
                     return
         for frame, after, via in places:
-            for fit in self._fits:
-                if fit.frame != frame or fit.order <= after or frame == seed.frame and self._reseeded(seed, fit.order):
+            for call, method in self._object_calls:
+                if call.frame != frame or call.order <= after or frame == seed.frame and self._reseeded(seed, call.order):
                     continue
-                fitted = self._fitted_step(fit, seed)
-                if fitted is not None:
-                    self._report_fit(seed, fit, *fitted, via)
+                stepped = self._object_step(call, method, seed)
+                if stepped is not None:
+                    self._report_object(seed, call, method, *stepped, via)
                     return
 
-    def _fitted_step(self, fit: _LoopCall, seed: _Seed) -> tuple[str, tuple[Place, str]] | None:
-        """The class of the module `trainer.fit(model)` fits, where `model` is bound in the same
-        function to a project class's object before the call, and the draw its `training_step`
-        makes each step (itself or through the project functions it calls)."""
+    def _object_step(self, call: _LoopCall, method: str | None, seed: _Seed) -> tuple[str, tuple[Place, str]] | None:
+        """The class of the object `call.callee` names, bound in the same function to a project
+        class's object before the call, and the draw the call makes each training step: for
+        `trainer.fit(model)` (no `method`), the draw model's `training_step` makes; for
+        `task.train()`, the draw the training loop of that method makes (itself or through the project functions it
+        calls)."""
         project = self.model.project
         if project is None:
             return None
         program = project.program
-        for bound in self._bound:  # every binding before the fit: `model = A(cfg)` in one branch, `B(cfg)` in another
-            if bound.name != fit.callee or bound.frame != fit.frame or bound.order > fit.order:
+        for bound in self._bound:  # every binding before the call: `model = A(cfg)` in one branch, `B(cfg)` in another
+            if bound.name != call.callee or bound.frame != call.frame or bound.order > call.order:
                 continue
             callee = dotted_name(bound.value.func) if isinstance(bound.value, cst.Call) else None
             made = program.class_of(project.module, callee) if callee is not None else None
@@ -721,18 +807,29 @@ class SharedSeedDataPath(Rule):
             if made is None:
                 continue
             module, cls = made
-            found = reached_draw(program, module, None, cls, "self.training_step", seed.generators, {}, 0)
+            if method is None:
+                found = reached_draw(program, module, None, cls, "self.training_step", seed.generators, {}, 0)
+            else:
+                found = training_loop_draw(program, module, cls, f"self.{method}", seed.generators)
             if found is not None:
                 return cls, found
         return None
 
-    def _report_fit(self, seed: _Seed, fit: _LoopCall, cls: str, found: tuple[Place, str], via: _LoopCall | None) -> None:
+    def _report_object(self, seed: _Seed, call: _LoopCall, method: str | None, cls: str, found: tuple[Place, str],
+                       via: _LoopCall | None) -> None:
         place, what = found
+        if method is None:
+            does = "which fits the model"
+            step = f"the Trainer fits a {cls} here: it runs {cls}.training_step on every rank, every step"
+            where = f"{what} at {place}, in {cls}.training_step, which trainer.fit runs each step"
+        else:
+            does = f"which calls {cls}.{method}()"
+            step = f"calls {cls}.{method}() here, on every rank: its training loop draws {what} each step"
+            where = f"{what} at {place}, in the training loop of {cls}.{method}(), called below"
         steps = [
-            *([Link(StepKind.REACHES, f"then calls {via.callee}(), which fits the model", via.call)] if via else []),
-            Link(StepKind.REACHES, f"the Trainer fits a {cls} here: it runs {cls}.training_step on every rank, every step", fit.call),
+            *([Link(StepKind.REACHES, f"then calls {via.callee}(), {does}", via.call)] if via else []),
+            Link(StepKind.REACHES, step, call.call),
         ]
-        where = f"{what} at {place}, in {cls}.training_step, which trainer.fit runs each step"
         self._report_draws(seed, steps, what, place, where)
 
     def _report_seed(self, seed: _Seed, call: _LoopCall, found: tuple[str, Place | None], via: _LoopCall | None) -> None:
@@ -879,21 +976,50 @@ def reached_draw(program, module: str, key: str | None, cls: str | None, callee:
         return memo[target.function]
     memo[target.function] = None  # a recursion through it draws nothing more
     record = program.function(target.module, target.key)
-    found = None
-    for call in record.invocations if record is not None else ():
-        qualified = program.qualify(target.module, call.callee)
-        if qualified is not None and _is_draw(qualified, generators):
-            if program.context.switched_off_at(target.module, target.key, call.line):
-                continue  # under a branch no documented run takes
-            if not _own_generator(program, target.module, call.line, qualified):
-                found = (program.place(target.module, call.line), qualified)
-                break
-            continue
-        found = reached_draw(program, target.module, target.key, record.cls, call.callee, generators, memo, depth + 1)
-        if found is not None:
-            break
-    memo[target.function] = found
+    calls = record.invocations if record is not None else ()
+    memo[target.function] = found = _drawn_among(program, target.module, target.key, record, calls, generators, memo, depth)
     return found
+
+
+def training_loop_draw(program, module: str, cls: str, callee: str, generators: frozenset[str]) -> tuple[Place, str] | None:
+    """Where the method `callee` (`self.train`) of project class `cls` of `module` draws from
+    one of `generators` in its training loop (an innermost loop that runs a backward) on every
+    step, itself or through the project functions the loop calls, when nothing seeds before that
+    loop in the method; None when it does not or is unknown."""
+    target = program.target(module, None, cls, callee)
+    record = program.function(target.module, target.key) if target is not None else None
+    if record is None:
+        return None
+    training = [loop for loop in record.loops if loop.trains]
+    for loop in training:
+        if any(other is not loop and loop.first <= other.first and other.last <= loop.last for other in training):
+            continue  # an outer loop: its inner training loop is the step
+        if any(call.line < loop.first and _seeding(program, target.module, call.callee) for call in record.invocations):
+            continue  # seeded again before the loop (maybe with the rank)
+        calls = [call for call in record.invocations if loop.first <= call.line <= loop.last]
+        found = _drawn_among(program, target.module, target.key, record, calls, generators, {}, 0)
+        if found is not None:
+            return found
+    return None
+
+
+def _drawn_among(program, module: str, key: str, record, calls, generators: frozenset[str], memo: dict,
+                 depth: int) -> tuple[Place, str] | None:
+    """The first of `calls` (of function `key` of `module`, whose record is `record`) that draws
+    from one of `generators` without a generator of its own, itself or through the project
+    functions it calls (`reached_draw`), with where that draw is."""
+    for call in calls:
+        qualified = program.qualify(module, call.callee)
+        if qualified is not None and _is_draw(qualified, generators):
+            if program.context.switched_off_at(module, key, call.line):
+                continue  # under a branch no documented run takes
+            if not _own_generator(program, module, call.line, qualified):
+                return program.place(module, call.line), qualified
+            continue
+        found = reached_draw(program, module, key, record.cls, call.callee, generators, memo, depth + 1)
+        if found is not None:
+            return found
+    return None
 
 
 def seeding_helper(program, module: str, key: str | None, cls: str | None, callee: str) -> tuple[int, str, frozenset[str]] | None:

@@ -1,0 +1,67 @@
+"""The option analysis: the value every documented run gets for an argparse option, and the
+truth of a test of options in every documented run (DDP016, DDP021, DDP027 rely on it)."""
+
+import textwrap
+
+import libcst as cst
+
+from ddplint.analyses.options import ParserOptions
+from ddplint.engine.lint import traverse
+from ddplint.semantic.model import SemanticModel
+
+PARSER = """
+import argparse
+parser = argparse.ArgumentParser()
+parser.add_argument("--seed", type=int, default=None)
+parser.add_argument("--workers", type=int, default=0)
+parser.add_argument("--accum-steps", type=int, default=4)
+parser.add_argument("--fp16", action="store_true")
+parser.add_argument("--no-ema", dest="ema", action="store_false")
+parser.add_argument("--name", required=True)
+parser.add_argument("--resume")
+args = parser.parse_args()
+"""
+
+
+def options(extra=""):
+    module = cst.parse_module(textwrap.dedent(PARSER) + textwrap.dedent(extra))
+    model = SemanticModel(module)
+    for analysis in ParserOptions.requires + (ParserOptions,):
+        model.add_analysis(analysis(model))
+    traverse(module, model, [])
+    return model.get(ParserOptions)
+
+
+def holds(found, test):
+    return found.holds_in_every_run(cst.parse_expression(test))
+
+
+def test_a_test_of_options_left_at_their_defaults_has_one_value_in_every_run():
+    found = options()
+    assert found.default_for(cst.parse_expression("args.workers")) == 0
+    assert found.default_for(cst.parse_expression("args.accum_steps")) == 4
+    assert holds(found, "args.seed is not None") is False
+    assert holds(found, "args.seed is None") is True
+    assert holds(found, "args.resume") is False
+    assert holds(found, "args.fp16 or args.workers > 0") is False
+    assert holds(found, "not args.ema") is False
+    assert holds(found, "args.accum_steps > 1 and args.ema") is True
+    assert holds(found, "args.seed is not None and unknown") is False  # one false part decides an `and`
+
+
+def test_an_option_a_run_must_pass_or_the_file_sets_otherwise_is_unknown():
+    found = options("args.resume = cfg.resume\nparser.set_defaults(workers=8)\n")
+    assert holds(found, "args.name") is None  # required: every run passes it
+    assert holds(found, "args.resume") is None  # set from a configuration
+    assert found.default_for(cst.parse_expression("args.workers")) is None  # set_defaults
+    assert holds(found, "args.seed >= 0") is None  # `None >= 0` fails: not known
+    assert holds(found, "args.seed is not None or unknown") is None
+    assert holds(options("vars(args).update(cfg)\n"), "args.seed is not None") is None
+
+
+def test_code_in_a_branch_no_documented_run_takes_never_runs():
+    found = options()
+    assert found.never_runs(((cst.parse_expression("args.seed is not None"), False),))
+    assert found.never_runs(((cst.parse_expression("args.seed is None"), True),))  # its else
+    assert not found.never_runs(((cst.parse_expression("args.seed is None"), False),))
+    assert not found.never_runs(((cst.parse_expression("args.other"), False),))
