@@ -635,6 +635,27 @@ class MissingSetEpoch(Rule):
                 train(epoch)
             """
         ),
+        Clean(
+            # `for batch in iter(loader):` makes one pass: iter() runs once, when the loop
+            # starts, so the loop is no epoch loop; the epochs are fit()'s, and it sets them
+            # (the warm-up pass before them is a single pass).
+            """
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            class Trainer:
+                def run_epoch(self, loader, optimizer):
+                    for batch in iter(loader):
+                        self.model(batch).backward()
+                        optimizer.step()
+
+                def fit(self, dataset, optimizer, epochs):
+                    loader = DataLoader(dataset, batch_size=8, sampler=DistributedSampler(dataset))
+                    self.run_epoch(loader, optimizer)
+                    for epoch in range(epochs):
+                        loader.sampler.set_epoch(epoch)
+                        self.run_epoch(loader, optimizer)
+            """
+        ),
     )
 
     def __init__(self, model) -> None:
