@@ -3,7 +3,8 @@
 A count read from an option (`num_workers=args.workers`, `for _ in range(args.accum_steps)`) is
 what the run passes, or the option's default. Where no launch command of the project passes the
 option, every documented run gets the default: a default of 0 workers starts no worker, a default
-of 1 micro-batch accumulates nothing.
+of 1 micro-batch accumulates nothing. A count written as a literal, or as a name bound once to
+one (`grad_step = 1`), is that number on every run.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import re
 import libcst as cst
 
 from ddplint.semantic.edits import keyword_argument
-from ddplint.semantic.model import Analysis, SemanticModel
+from ddplint.semantic.model import Analysis, Scope, SemanticModel
 
 
 class ParserOptions(Analysis):
@@ -36,12 +37,15 @@ class ParserOptions(Analysis):
             default = keyword_argument(node, "default")
             self._options[name] = ([o for o in options if isinstance(o, str)], default.value if default is not None else None)
 
-    def default_for(self, expr: cst.BaseExpression | None) -> int | None:
-        """The integer every documented run gets for `expr`, an option of this file's parser
-        (`args.accum_steps`, also through a module constant bound to it): its literal default,
-        where no launch command of the project passes the option another value; None otherwise."""
-        if isinstance(expr, cst.Name) and self.model.constant(expr.value) is not None:
-            expr = self.model.constant(expr.value)
+    def default_for(self, expr: cst.BaseExpression | None, scope: Scope | None = None) -> int | None:
+        """The integer every documented run gets for `expr`: an integer literal; an option of
+        this file's parser (`args.accum_steps`), its literal default, where no launch command of
+        the project passes the option another value; either through a name bound once to it (a
+        module constant, or a local of the function whose `scope` is given). None otherwise."""
+        if isinstance(expr, cst.Name) and self.model.constant(expr.value, scope) is not None:
+            expr = self.model.constant(expr.value, scope)
+        if isinstance(expr, cst.Integer):
+            return int(expr.evaluated_value)
         if not isinstance(expr, cst.Attribute) or expr.attr.value not in self._options:
             return None
         strings, default = self._options[expr.attr.value]
