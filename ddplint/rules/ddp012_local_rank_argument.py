@@ -112,7 +112,8 @@ class LocalRankArgument(Rule):
     - `python -m torch.distributed.launch` (without `--use_env`) launches the script: a shell
       script or document of the project runs this script, or one that imports it, with it (a
       path that ends the script's own from anywhere, a bare file name from the script's
-      folder, above it or a folder right inside it such as `docs/`; a command broken over two
+      folder, above it or a folder inside it such as `docs/` or `scripts/stage1/` where no
+      folder between holds a file of that name; a command broken over two
       lines of a document without a backslash counts; the message names the line), or the
       file names it (a usage line, a comment, a command it builds). Since PyTorch 2.0 that
       launcher passes `--local-rank=N` and the parser exits ("unrecognized arguments"), read
