@@ -130,9 +130,10 @@ class AccumulationWithoutNoSync(Rule):
     in the file, functions that toggle `require_backward_grad_sync` themselves or hand the DDP
     model to a project helper that calls its `no_sync()` or sets that flag (`with
     maybe_no_sync(model, sync):`), and a count of micro-batches per step that is 1 on every run
-    (the `n` of `for _ in range(n):` or the `k` of `(i + 1) % k`: a literal 1, a name bound once
-    to one, or an option whose default of 1 no launch command changes): the optimizer then
-    steps after every backward, whose all-reduce is the step's only one.
+    (the `n` of `for _ in range(n):`: a literal 1, a name bound once to one, or an option whose
+    default of 1 no launch command changes; the `k` of `(i + 1) % k`: a literal 1 or a name
+    bound once to one): the optimizer then steps after every backward, whose all-reduce is the
+    step's only one.
 
     The finding's chain shows where the model is wrapped (and handed on), the micro-batch loop
     and the forward in it, what the optimizer step waits for, and the backward.
@@ -651,12 +652,16 @@ class AccumulationWithoutNoSync(Rule):
     def _counts(self, loop: cst.CSTNode, gate: cst.CSTNode) -> tuple[cst.BaseExpression, ...]:
         """The micro-batches per optimizer step as the code writes them: `n` of the micro-batch
         loop `for _ in range(n):`, and `k` of the one `% k` its accumulation test reads
-        (`if (i + 1) % k == 0:`, also through a flag: `update = (i + 1) % k == 0`)."""
+        (`if (i + 1) % k == 0:`, also through a flag: `update = (i + 1) % k == 0`) where it is
+        an integer literal or a name bound once to one (an option there, `--update-freq`, is
+        the user's to raise)."""
         tests = [] if isinstance(gate, cst.Call) else self._with_flags(gate.test if isinstance(gate, cst.If) else gate)
         divisors = [node.right for test in tests for node in descendants(test)
                     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo)]
         divisor = divisors[0] if len(divisors) == 1 else None
-        return tuple(count for count in (_range_count(loop), divisor) if count is not None)
+        if isinstance(divisor, cst.Name):
+            divisor = self.model.constant(divisor.value)
+        return tuple(count for count in (_range_count(loop), divisor if isinstance(divisor, cst.Integer) else None) if count is not None)
 
     def _function(self) -> int:
         function = self.model.function
