@@ -898,13 +898,3 @@ def test_a_chain_of_locals_each_made_from_the_two_before_is_read_to_a_bounded_de
     assert all(len(source.calls) <= 4 for source in loop.sources if hasattr(source, "calls"))
     (loop,) = functions["fit"].loops
     assert (Param("loader"), (("enumerate", 0), ("tqdm", 0))) in [(source.held, source.calls) for source in loop.sources]
-
-
-def test_an_import_comes_from_a_library_when_no_project_module_holds_it(tmp_path):
-    index = _project(tmp_path, {
-        "main": "import idr_torch\nfrom pkg import engine\nfrom .engine import run\n",
-        "engine": "def run():\n    pass\n",
-    })
-    view = index.module_view("pkg.main")
-    assert view.from_library("idr_torch") and view.from_library("submitit.helpers")
-    assert not view.from_library("pkg.engine") and not view.from_library(".engine.run")

@@ -1529,11 +1529,6 @@ class ProjectView:
         found = self._project_name(origin)
         return found is not None and self.project.program.may_save(found[0])
 
-    def from_library(self, origin: str) -> bool:
-        """Whether what an import of this module binds (`origin`: `idr_torch`, `submitit.helpers`)
-        comes from a library, no module of the project (a relative import never does)."""
-        return not origin.startswith(".") and self.project.program.split(origin, self.module) is None
-
     def _project_name(self, origin: str) -> tuple[str, str] | None:
         """(module, top-level name) of another project module that `origin` names, as the
         program resolves it (ddplint.model.program.Program.split), or None."""

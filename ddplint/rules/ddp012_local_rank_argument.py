@@ -546,7 +546,7 @@ class LocalRankArgument(Rule):
         if isinstance(node.value, cst.Name) and node.value.value in ("self", "cls"):
             return  # an object's own attribute, set from wherever it was
         origin, view = self.model.qualified(node.value), self.model.project
-        if origin is not None and view is not None and view.from_library(origin):
+        if origin is not None and view is not None and _from_library(view.program, view.module, origin):
             return  # a library module's own (`idr_torch.local_rank`), no parsed option
         if self._reporting:
             return  # only printed or logged
@@ -918,6 +918,12 @@ def _attribute_uses(program, module: str, attribute: str) -> tuple[int | None, b
 _PARSES = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args"})
 
 
+def _from_library(program, module: str, origin: str) -> bool:
+    """Whether what an import of `module` binds (`origin`: `idr_torch`, `submitit.helpers`) comes
+    from a library, no module of the project (a relative import never does)."""
+    return not origin.startswith(".") and program.split(origin, module) is None
+
+
 def _library_objects(program, module: str, tree: ast.Module) -> set[str]:
     """Names bound, wherever the module binds them, only to what a call of an imported library
     (no project module) other than a parse returns (`job_env = submitit.JobEnvironment()`), or
@@ -928,7 +934,7 @@ def _library_objects(program, module: str, tree: ast.Module) -> set[str]:
         if isinstance(node, ast.Import) or isinstance(node, ast.ImportFrom) and not node.level and node.module:
             for alias in node.names:
                 name = alias.name if isinstance(node, ast.Import) else f"{node.module}.{alias.name}"
-                if program.split(name, module) is None:
+                if _from_library(program, module, name):
                     libraries.add((alias.asname or alias.name).partition(".")[0])
     bound: dict[str, bool] = {}
     for node in walk(tree):
