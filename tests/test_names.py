@@ -66,3 +66,24 @@ def test_module_string_constant():
     call = module.body[3].body[0].value
     values = [names.string_value(arg.value) for arg in call.args]
     assert values == ["file_system", None, "lit"]
+
+
+def test_a_name_bound_once_in_a_function_is_read_from_that_functions_scope():
+    module = cst.parse_module("ACCUM = 4\ndef train():\n    k = 1\n    j = 1\n    j = 2\n    step(k, j)\n")
+    names = SemanticModel(module)
+
+    class _Scopes(cst.CSTVisitor):
+        def on_visit(self, node):
+            names.enter(node)
+            if isinstance(node, cst.Call):
+                self.inside = names.scope
+            return True
+
+        def on_leave(self, node):
+            names.leave(node)
+
+    visitor = _Scopes()
+    module.visit(visitor)
+    values = [names.constant(name, visitor.inside) for name in ("k", "j", "ACCUM")]
+    assert [value.value if value is not None else None for value in values] == ["1", None, "4"]
+    assert names.constant("k") is None  # the module's scope binds no `k`

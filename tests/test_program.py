@@ -333,6 +333,34 @@ def test_samplers_and_loaders_are_followed_through_tuples_returns_and_parameters
     assert loaders.evaluated(program, "pkg.data") == {}  # run() neither loops nor combines
 
 
+def test_a_for_over_iter_of_a_loader_makes_the_loops_one_pass_and_next_of_iter_starts_a_new_one():
+    functions = summarize(ast.parse(
+        "def one_pass(loader):\n    for batch in enumerate(iter(loader)):\n        step(batch)\n\n"
+        "def steps(loader, n):\n    for i in range(n):\n        batch = next(iter(loader))\n"
+    )).functions
+    (loop,) = functions["one_pass"].loops
+    assert functions["one_pass"].pulls == () and loop.sources[0].held == Param("loader")  # iter() runs once, at the start
+    assert [pull.line for pull in functions["steps"].pulls] == [7]  # each iteration starts a new pass
+
+
+def test_what_one_call_passes_a_parameter_is_that_calls_argument_not_what_another_call_passes(tmp_path):
+    index = _project(tmp_path, {
+        "main": "from torch.utils.data import DataLoader, DistributedSampler\n\n"
+        "class Runner:\n"
+        "    def epoch(self, batches):\n        for batch in batches:\n            pass\n\n"
+        "    def fit(self, dataset):\n"
+        "        self.epoch(DataLoader(dataset, sampler=DistributedSampler(dataset)))\n"
+        "        self.epoch(presplit(dataset))\n",
+    })
+    program = index.program
+    fit = program.function("pkg.main", "Runner.fit")
+    target = program.target("pkg.main", "Runner.fit", "Runner", "self.epoch")
+    assert isinstance(program.parameters[target.function]["batches"], Loader)  # what some call passes
+    first, second = (program.passed_for(fit, "self.epoch", line, target, "batches") for line in (9, 10))
+    assert isinstance(program.evaluate("pkg.main", "Runner.fit", first), Loader)
+    assert second == CallResult("presplit", 10) and program.evaluate("pkg.main", "Runner.fit", second) is None
+
+
 def test_a_method_that_returns_its_argument_hands_it_back_and_others_do_not(tmp_path):
     from ddplint.model import loaders
 

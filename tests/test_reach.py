@@ -127,6 +127,21 @@ def test_a_command_runs_the_script_its_path_names_from_the_documents_folder(tmp_
     assert [command.place.path for command in b.launches()] == ["README.md"]
 
 
+def test_a_bare_script_name_is_the_closest_file_of_that_name_at_or_above_the_commands_folder(tmp_path):
+    # scripts/stage1/train.sh runs from the root: its bare `main.py` is the root's, not tools/main.py
+    # below it; tools/run.sh's bare `main.py` is the one beside it
+    launch = "python -m torch.distributed.launch --nproc_per_node=8 main.py\n"
+    for name, text in {
+        ".git": "", "main.py": "import torch\n", "tools/main.py": "import torch\n",
+        "scripts/stage1/train.sh": launch, "tools/run.sh": launch,
+    }.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    built = project.build(str(tmp_path))
+    assert [command.place.path for command in built.view(str(tmp_path / "main.py")).launches()] == ["scripts/stage1/train.sh"]
+    assert [command.place.path for command in built.view(str(tmp_path / "tools" / "main.py")).launches()] == ["tools/run.sh"]
+
+
 def test_a_launch_line_of_its_own_file_and_of_more_than_one_written_process(tmp_path):
     files = {".git": "", "finetune.py": "import helpers\n\nif __name__ == '__main__':\n    helpers.run()\n",
              "helpers.py": "def run():\n    pass\n", "one.sh": "torchrun --nproc_per_node=1 finetune.py\n"}

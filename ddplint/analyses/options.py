@@ -3,9 +3,10 @@
 A count read from an option (`num_workers=args.workers`, `for _ in range(args.accum_steps)`) is
 what the run passes, or the option's default. Where no launch command of the project passes the
 option, every documented run gets the default: a default of 0 workers starts no worker, a default
-of 1 micro-batch accumulates nothing. So too for a test of options: under `if args.seed is not
-None:` with `--seed` left at its default None by every launch command, the code runs in no
-documented run.
+of 1 micro-batch accumulates nothing. A count written as a literal, or as a name bound once to
+one (`grad_step = 1`), is that number on every run. So too for a test of options: under `if
+args.seed is not None:` with `--seed` left at its default None by every launch command, the code
+runs in no documented run.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import libcst as cst
 
 from ddplint.analyses.branches import Branches
 from ddplint.semantic.edits import keyword_argument
-from ddplint.semantic.model import Analysis, SemanticModel
+from ddplint.semantic.model import Analysis, Scope, SemanticModel
 
 UNKNOWN = object()  # a value no documented run is shown to have
 # argparse's default where `default=` is left out, by `action=`; other actions: unknown
@@ -97,13 +98,14 @@ class ParserOptions(Analysis):
         if isinstance(node.target, cst.Attribute) and node.value is not None:
             self._rebound.add(node.target.attr.value)
 
-    def documented(self, expr: cst.BaseExpression | None):
+    def documented(self, expr: cst.BaseExpression | None, scope: Scope | None = None):
         """The value every documented run gets for `expr`, an option of this file's parser
-        (`args.seed`, also through a module constant bound to it): the value it has unless passed
-        (its literal default; argparse's own where none is given), where no launch command of the
-        project passes it another one and the file sets it in no other way; UNKNOWN otherwise."""
-        if isinstance(expr, cst.Name) and self.model.constant(expr.value) is not None:
-            expr = self.model.constant(expr.value)
+        (`args.seed`, also through a name bound once to it: a module constant, or a local of the
+        function whose `scope` is given): the value it has unless passed (its literal default;
+        argparse's own where none is given), where no launch command of the project passes it
+        another one and the file sets it in no other way; UNKNOWN otherwise."""
+        if isinstance(expr, cst.Name) and self.model.constant(expr.value, scope) is not None:
+            expr = self.model.constant(expr.value, scope)
         if not isinstance(expr, cst.Attribute) or expr.attr.value not in self._options:
             return UNKNOWN
         if self._dynamic or expr.attr.value in self._rebound:
@@ -118,9 +120,14 @@ class ParserOptions(Analysis):
                         return UNKNOWN
         return value
 
-    def default_for(self, expr: cst.BaseExpression | None) -> int | None:
-        """The integer every documented run gets for `expr` (`documented`); None otherwise."""
-        value = self.documented(expr)
+    def default_for(self, expr: cst.BaseExpression | None, scope: Scope | None = None) -> int | None:
+        """The integer every documented run gets for `expr`: an integer literal (also through a
+        name bound once to one, in `scope` or the module), or an option (`documented`); None otherwise."""
+        if isinstance(expr, cst.Name) and self.model.constant(expr.value, scope) is not None:
+            expr = self.model.constant(expr.value, scope)
+        if isinstance(expr, cst.Integer):
+            return int(expr.evaluated_value)
+        value = self.documented(expr, scope)
         return value if type(value) is int else None
 
     def holds_in_every_run(self, test: cst.BaseExpression) -> bool | None:

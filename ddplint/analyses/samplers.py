@@ -24,6 +24,7 @@ import libcst as cst
 from ddplint.semantic.edits import argument_for, has_star_arguments
 from ddplint.core.fixpoint import fixed_point, reachable
 from ddplint.semantic.model import Analysis, SemanticModel, Scope, dotted_name
+from ddplint.semantic.walk import descendants
 from ddplint.core.torch_api import (
     BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, GET_RANK, GET_WORLD_SIZE, LIBRARY_LOADERS, LOADER_PLUGINS,
     PLUGIN_LOADER, PLUGIN_LOADER_SHUFFLE, is_dataset_set_epoch,
@@ -429,7 +430,7 @@ class LoaderFlow(Analysis):
             if not is_dataset_set_epoch(dotted_name(node.func) or ""):
                 function.set_epochs.append(SetEpoch(self.ref(node.func.value), function, loops))
             return
-        if _is_builtin(self.model, node.func, "iter") and len(node.args) == 1 and node.args[0].keyword is None:
+        if _is_builtin(self.model, node.func, "iter") and len(node.args) == 1 and node.args[0].keyword is None and not self._looped(node):
             # `next(iter(loader))`: a new pass over the loader starts here
             pulled = Loop(node, function, loops, self._iterated(node.args[0].value), pull=True)
             function.loops.append(pulled)
@@ -438,6 +439,12 @@ class LoaderFlow(Analysis):
             positional = [self.ref(a.value) for a in node.args if a.keyword is None and not a.star]
             keywords = {a.keyword.value: self.ref(a.value) for a in node.args if a.keyword is not None}
             function.calls.append(CallSite(callee, function, loops, positional, keywords))
+
+    def _looped(self, node: cst.Call) -> bool:
+        """Whether the `for` loop open here iterates `node` (`for batch in iter(loader):`): it
+        runs once, when the loop starts, and the loop's pass is the one it makes."""
+        loops = self.model.loops
+        return bool(loops) and isinstance(loops[-1], cst.For) and any(inner is node for inner in descendants(loops[-1].iter))
 
     def _built_elsewhere(self, node: cst.Call, qualified: str) -> None:
         """A helper of another project module that returns a DistributedSampler, a DataLoader

@@ -77,7 +77,7 @@ MAX_HELPERS = 6  # project helpers followed to a collective (`collective`); deep
 _COMBINES, _EVERY_RANK = "combines", "every rank"  # what `_runs` looks for
 _BROADCAST_BUFFERS = "broadcast_buffers"  # DDP's parameter (torch_api.DDP)
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
-CACHE_VERSION = 9  # of the summaries kept in the cache: a summary of another version is read again
+CACHE_VERSION = 10  # of the summaries kept in the cache: a summary of another version is read again
 # `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 
@@ -844,12 +844,18 @@ class Program:
     def _passed(self, function: FunctionSummary, source: CallResult, target: Target) -> Source | None:
         """The source of what the call `source` of `function` passes for the parameter of
         `target` that it unwraps."""
+        return self.passed_for(function, source.callee, source.line, target, self.unwrapped_parameter(target))
+
+    def passed_for(self, function: FunctionSummary, callee: str, line: int, target: Target, name: str | None) -> Source | None:
+        """The source of what the call of `callee` at `line` of `function` passes for the
+        parameter `name` of `target`, the function it reaches; None where it passes nothing
+        the summary follows there. A parameter's value is what any call passes it: this call
+        may pass another (`train_epoch(batches)` beside `train_epoch(loader)`)."""
         params = self._summaries[target.module].functions[target.key].arguments(target.bound)  # type: ignore[union-attr]
-        name = self.unwrapped_parameter(target)
         for call in function.calls:
-            if call.callee == source.callee and call.line == source.line:
+            if call.callee == callee and call.line == line:
                 index = params.index(name) if name in params else len(call.args)
-                return call.keywords.get(name) or (call.args[index] if index < len(call.args) else None)
+                return call.keywords.get(name) or (call.args[index] if index < len(call.args) else None)  # type: ignore[arg-type]
         return None
 
     def _alternatives(self, module: str, key: str, source: Source) -> list:

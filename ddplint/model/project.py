@@ -1068,12 +1068,12 @@ def _names_script(directory: str, relative: str, folder: str, document_folder: s
         return relative == directory + os.path.basename(relative) or relative.endswith("/" + directory + os.path.basename(relative))
     if directory:
         return False
-    inside = os.path.dirname(document_folder)
     return (
         not document_folder
+        or not folder
         or folder == document_folder
         or folder.startswith(document_folder + "/")
-        or folder == inside
+        or document_folder.startswith(folder + "/")
     )
 
 
@@ -1171,9 +1171,10 @@ class ProjectView:
         that runs the module by its name (`deepspeed --module start_training`) counts; one
         that names the script by a path (`basicsr/train.py`, `$DIR/tools/train.py`) counts from
         anywhere in the project when the path ends the script's own; a bare name counts from a
-        document in the script's folder, above it, or in a folder right inside it (`docs/`,
-        `scripts/`). Either runs first the file the path names from the document's own folder:
-        where that is another project file (`utils/train.py` in `recipe_a/run.sh` is
+        document in the script's folder, above it, or in a folder inside it (`docs/`,
+        `scripts/stage1/`: run from the folder that holds the script), where no folder between
+        holds a file of that name. Either runs first the file the path names from the document's
+        own folder: where that is another project file (`utils/train.py` in `recipe_a/run.sh` is
         `recipe_a/utils/train.py`), the command does not run this one."""
         commands, found = self.project.launch_commands if commands is None else commands, []
         for module in ([self.module] if own else self.users) if commands else ():
@@ -1183,13 +1184,27 @@ class ProjectView:
             as_module = re.compile(rf"(?<![\w-])(?:-m|--module)\s+{re.escape(module)}(?![\w.])")  # `deepspeed --module train`
             for command in commands:
                 above = os.path.dirname(command.place.path.replace(os.sep, "/"))
+                beside = f"{above}/{name}" if above else name
+                below = folder.startswith(above + "/") if above else bool(folder)  # the script is inside the document's folder
+                # a bare name is the file beside the document, or the closest one above it, or one below it where none is beside
+                bare = relative == self._nearest(above, name) or below and beside not in self.project.files
                 if command not in found and (as_module.search(command.command) or any(
-                    _names_script(match.group(1), relative, folder, above)
+                    _names_script(match.group(1), relative, folder, above) and (match.group(1) or bare)
                     and _beside(self.project.files, above, match.group(1) + name) in (relative, None)
                     for match in named.finditer(command.command)
                 )):
                     found.append(command)
         return found
+
+    def _nearest(self, folder: str, name: str) -> str | None:
+        """The project file called `name` in `folder` or the closest folder above it, or None."""
+        while True:
+            path = f"{folder}/{name}" if folder else name
+            if path in self.project.files:
+                return path
+            if not folder:
+                return None
+            folder = os.path.dirname(folder)
 
     def document(self, relative: str) -> str | None:
         """The text of a file of the project that is not a module (a config, a document), by

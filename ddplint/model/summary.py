@@ -496,6 +496,8 @@ class _FunctionReader:
                 self._bind(element.value if isinstance(element, ast.Starred) else element, item)
 
     def _calls(self, statement: ast.stmt) -> None:
+        # `for batch in iter(loader):` makes one pass, the loop's own (its sources): no pull
+        iterated = _iterated_calls(statement.iter) if isinstance(statement, (ast.For, ast.AsyncFor)) else set()
         for name, value in ast.iter_fields(statement):
             if name in _CONTROL_FIELDS:
                 continue
@@ -504,7 +506,7 @@ class _FunctionReader:
                     continue
                 for node in walk(root):
                     if isinstance(node, ast.Call):
-                        self._call(node)
+                        self._call(node, pulls=id(node) not in iterated)
                     elif isinstance(node, ast.Slice) and node.lower is None and node.upper is not None and self._length(node.upper):
                         self.draft.deduplicates = True  # `preds[: len(dataset)]`: padded duplicates cut off
                     elif isinstance(node, _COMPREHENSIONS):
@@ -531,7 +533,7 @@ class _FunctionReader:
                     self._fresh.pop(name.id, None)
                     self._untouched.discard(name.id)
 
-    def _call(self, node: ast.Call) -> None:
+    def _call(self, node: ast.Call, pulls: bool = True) -> None:
         plain = dotted(node.func)
         chosen = _chosen_from(node.func) or self._chosen.get(plain or "")
         if chosen is not None:  # `getattr(datasets, name)(...)`: some member of `datasets`
@@ -543,7 +545,7 @@ class _FunctionReader:
             self.draft.deduplicates = True  # `results.update(zip(ids, preds))`: a padded duplicate overwrites its id's entry
         if _named_method(node, "append"):
             self._append(node)
-        if plain == "iter" and len(node.args) == 1 and not node.keywords:
+        if pulls and plain == "iter" and len(node.args) == 1 and not node.keywords:
             pulled = self._iterated_sources(node.args[0])  # `next(iter(loader))`: a new pass starts here
             if pulled:
                 self.draft.pulls.append(Pull(node.lineno, pulled))
@@ -767,6 +769,21 @@ def _sets_flag(statement: ast.Assign) -> bool:
 
 def _named(node: ast.AST, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
+
+
+def _iterated_calls(expr: ast.expr) -> set[int]:
+    """The ids of the calls a `for` loop iterates through (`iter(loader)`, `enumerate(iter(loader))`,
+    either way of a conditional): each runs once, when the loop starts."""
+    found: set[int] = set()
+    pending = [expr]
+    while pending:
+        expr = pending.pop()
+        if isinstance(expr, ast.IfExp):
+            pending += [expr.body, expr.orelse]
+        elif isinstance(expr, ast.Call):
+            found.add(id(expr))
+            pending += expr.args
+    return found
 
 
 def _loop_names(target: ast.expr, source: Source | None) -> dict:

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
@@ -635,6 +635,50 @@ class MissingSetEpoch(Rule):
                 train(epoch)
             """
         ),
+        Clean(
+            # `for batch in iter(loader):` makes one pass: iter() runs once, when the loop
+            # starts, so the loop is no epoch loop; the epochs are fit()'s, and it sets them
+            # (the warm-up pass before them is a single pass).
+            """
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            class Trainer:
+                def run_epoch(self, loader, optimizer):
+                    for batch in iter(loader):
+                        self.model(batch).backward()
+                        optimizer.step()
+
+                def fit(self, dataset, optimizer, epochs):
+                    loader = DataLoader(dataset, batch_size=8, sampler=DistributedSampler(dataset))
+                    self.run_epoch(loader, optimizer)
+                    for epoch in range(epochs):
+                        loader.sampler.set_epoch(epoch)
+                        self.run_epoch(loader, optimizer)
+            """
+        ),
+        Clean(
+            # run_epoch's parameter holds fit()'s loader, but fit_presplit's epoch loop hands it
+            # batches of its own: no DistributedSampler reaches that loop.
+            """
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            class Trainer:
+                def run_epoch(self, batches, optimizer):
+                    for batch in batches:
+                        self.model(batch).backward()
+                        optimizer.step()
+
+                def fit(self, dataset, optimizer, epochs):
+                    loader = DataLoader(dataset, batch_size=8, sampler=DistributedSampler(dataset))
+                    for epoch in range(epochs):
+                        loader.sampler.set_epoch(epoch)
+                        self.run_epoch(loader, optimizer)
+
+                def fit_presplit(self, batches, optimizer, epochs):
+                    for epoch in range(epochs):
+                        self.run_epoch(reshuffled(batches, epoch), optimizer)
+            """
+        ),
     )
 
     def __init__(self, model) -> None:
@@ -950,12 +994,25 @@ def _callee_passes(program, module: str, key: str, function, epoch: SummaryLoop,
             continue
         backward = program.backward_in(target.module, target.key, loop.first, loop.last)
         received = [source for source in loop.sources if _written(source) is not None]
-        for loader, written in _loaders(program, target.module, target.key, received):
-            if backward is not None:
+        for source in received if backward is not None else ():
+            for kept, written in _loaders(program, target.module, target.key, (source,)):
                 where = program.place(target.module, loop.first)
                 # `self.train_loader` names the loader in the epoch loop too when both are methods of one class
                 name = written if written.startswith("self.") and record.cls == function.cls else None
-                yield UnsetEpoch(epoch, loader, where, f"{target.key}() iterates the loader here", name, backward)
+                for loader in _handed_by(program, module, key, function, call, target, source, kept):
+                    yield UnsetEpoch(epoch, loader, where, f"{target.key}() iterates the loader here", name, backward)
+
+
+def _handed_by(program, module: str, key: str, function, call, target, source, kept: Loader) -> list[Loader]:
+    """The loaders the callee `target` iterates through `source` when `call` in function `key`
+    calls it: `kept` where it reads `self` or an object; where it reads a parameter, what this
+    call passes it (a parameter holds what any call passes it, and this one may pass batches)."""
+    held = source.held if isinstance(source, Through) else source
+    if not isinstance(held, Param):
+        return [kept]
+    passed = program.passed_for(function, call.callee, call.line, target, held.name)
+    at = program.place(module, call.line)
+    return [replace(loader, passed_at=at) for loader, _ in _loaders(program, module, key, (passed,) if passed else ())]
 
 
 def _inside(loop: SummaryLoop, other: SummaryLoop) -> bool:

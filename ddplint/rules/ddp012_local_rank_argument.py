@@ -112,7 +112,8 @@ class LocalRankArgument(Rule):
     - `python -m torch.distributed.launch` (without `--use_env`) launches the script: a shell
       script or document of the project runs this script, or one that imports it, with it (a
       path that ends the script's own from anywhere, a bare file name from the script's
-      folder, above it or a folder right inside it such as `docs/`; a command broken over two
+      folder, above it or a folder inside it such as `docs/` or `scripts/stage1/` where no
+      folder between holds a file of that name; a command broken over two
       lines of a document without a backslash counts; the message names the line), or the
       file names it (a usage line, a comment, a command it builds). Since PyTorch 2.0 that
       launcher passes `--local-rank=N` and the parser exits ("unrecognized arguments"), read
@@ -129,7 +130,7 @@ class LocalRankArgument(Rule):
       `os.environ.get("LOCAL_RANK", args.local_rank)`): it keeps its default on every rank.
     A method called `local_rank` (`hvd.local_rank()`), an object's own `self.local_rank`
     and an attribute of a library's object (`job_env.local_rank` of `submitit.JobEnvironment()`)
-    are not reads of the option. In a document, where inline code runs a script with a
+    or module (`idr_torch.local_rank` after `import idr_torch`) are not reads of the option. In a document, where inline code runs a script with a
     launcher, only the code spans are commands (a launcher named in the prose launches nothing).
     Not flagged otherwise: an option nothing reads, or that is set from `LOCAL_RANK`, is
     harmless under torchrun (it keeps its default and nothing notices). Nothing passes the
@@ -364,6 +365,22 @@ class LocalRankArgument(Rule):
             """
         ),
         Clean(
+            # The ranks come from a SLURM helper module: `slurm_env.local_rank` is that library's,
+            # and the parsed --local_rank is never read.
+            """
+            import argparse
+            import slurm_env
+            import torch
+            import torch.distributed as dist
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=None)
+            args = parser.parse_args()
+            dist.init_process_group("nccl", rank=slurm_env.rank, world_size=slurm_env.size)
+            torch.cuda.set_device(slurm_env.local_rank)
+            """
+        ),
+        Clean(
             # Its own launcher: it sets args.local_rank before each Process it starts.
             """
             import argparse
@@ -528,6 +545,9 @@ class LocalRankArgument(Rule):
             return
         if isinstance(node.value, cst.Name) and node.value.value in ("self", "cls"):
             return  # an object's own attribute, set from wherever it was
+        origin, view = self.model.qualified(node.value), self.model.project
+        if origin is not None and view is not None and _from_library(view.program, view.module, origin):
+            return  # a library module's own (`idr_torch.local_rank`), no parsed option
         if self._reporting:
             return  # only printed or logged
         self._read = self._read or node
@@ -876,8 +896,8 @@ def _attribute_uses(program, module: str, attribute: str) -> tuple[int | None, b
         return None, False
     variable, read, from_environment = attribute.upper(), None, False
     # `hvd.local_rank()` is a call of a method, `self.local_rank` an object's own attribute, and
-    # `job_env.local_rank` one of a library's object (`job_env = submitit.JobEnvironment()`):
-    # none reads a parsed option
+    # `job_env.local_rank` one of a library's object (`job_env = submitit.JobEnvironment()`) or
+    # module (`import idr_torch`): none reads a parsed option
     called = {id(node.func) for node in walk(tree) if isinstance(node, ast.Call)}
     reported = {id(part) for node in walk(tree) if isinstance(node, ast.Call) and _reports(dotted(node.func))
                 for arg in (*node.args, *node.keywords) for part in walk(arg)}
@@ -898,16 +918,23 @@ def _attribute_uses(program, module: str, attribute: str) -> tuple[int | None, b
 _PARSES = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args"})
 
 
+def _from_library(program, module: str, origin: str) -> bool:
+    """Whether what an import of `module` binds (`origin`: `idr_torch`, `submitit.helpers`) comes
+    from a library, no module of the project (a relative import never does)."""
+    return not origin.startswith(".") and program.split(origin, module) is None
+
+
 def _library_objects(program, module: str, tree: ast.Module) -> set[str]:
     """Names bound, wherever the module binds them, only to what a call of an imported library
-    (no project module) other than a parse returns (`job_env = submitit.JobEnvironment()`):
-    objects of that library, not a namespace a project parser filled."""
+    (no project module) other than a parse returns (`job_env = submitit.JobEnvironment()`), or
+    only by the import of a library (`import idr_torch`): that library's objects and modules,
+    not a namespace a project parser filled."""
     libraries = set()
     for node in walk(tree):
         if isinstance(node, ast.Import) or isinstance(node, ast.ImportFrom) and not node.level and node.module:
             for alias in node.names:
                 name = alias.name if isinstance(node, ast.Import) else f"{node.module}.{alias.name}"
-                if program.split(name, module) is None:
+                if _from_library(program, module, name):
                     libraries.add((alias.asname or alias.name).partition(".")[0])
     bound: dict[str, bool] = {}
     for node in walk(tree):
@@ -924,7 +951,7 @@ def _library_objects(program, module: str, tree: ast.Module) -> set[str]:
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     bound[target.id] = bound.get(target.id, True) and library
-    return {name for name, only_library in bound.items() if only_library}
+    return {name for name, only_library in bound.items() if only_library} | (libraries - bound.keys())
 
 
 def own_launcher(view):

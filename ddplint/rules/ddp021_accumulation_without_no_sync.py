@@ -10,7 +10,7 @@ from ddplint.core.diagnostics import StepKind
 from ddplint.model.records import Param, SelfAttr
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule, wrap_links
-from ddplint.semantic.model import dotted_name
+from ddplint.semantic.model import Scope, dotted_name
 from ddplint.core.torch_api import ACCELERATOR, DDP, LOSS_SCALERS
 from ddplint.semantic.walk import descendants
 
@@ -46,13 +46,17 @@ class _Forward:
 @dataclass(frozen=True)
 class _Candidate:
     """A backward that all-reduces on every micro-batch: its function, the call, the forward,
-    the loop, and what gates the optimizer step (an `if`, a gate argument, the step itself)."""
+    the loop, what gates the optimizer step (an `if`, a gate argument, the step itself), and
+    the counts of micro-batches per step the code writes (`_counts`) with the scope they are
+    read in."""
 
     function: int
     backward: cst.Call
     forward: _Forward
     loop: cst.CSTNode
     gate: cst.CSTNode
+    counts: tuple[cst.BaseExpression, ...] = ()
+    scope: Scope | None = None
 
 
 @dataclass
@@ -125,7 +129,11 @@ class AccumulationWithoutNoSync(Rule):
     or `accelerator.no_sync` in the function, Lightning, models not wrapped by DDP or prepared
     in the file, functions that toggle `require_backward_grad_sync` themselves or hand the DDP
     model to a project helper that calls its `no_sync()` or sets that flag (`with
-    maybe_no_sync(model, sync):`).
+    maybe_no_sync(model, sync):`), and a count of micro-batches per step that is 1 on every run
+    (the `n` of `for _ in range(n):`: a literal 1, a name bound once to one, or an option whose
+    default of 1 no launch command changes; the `k` of `(i + 1) % k`: a literal 1 or a name
+    bound once to one): the optimizer then steps after every backward, whose all-reduce is the
+    step's only one.
 
     The finding's chain shows where the model is wrapped (and handed on), the micro-batch loop
     and the forward in it, what the optimizer step waits for, and the backward.
@@ -473,6 +481,22 @@ class AccumulationWithoutNoSync(Rule):
             """
         ),
         Clean(
+            # The accumulation count is a local bound once to 1: `(it + 1) % accum == 0` holds on
+            # every iteration, so the optimizer steps after each backward.
+            """
+            from torch.nn.parallel import DistributedDataParallel
+
+            def train(net, loader, optimizer):
+                model = DistributedDataParallel(net)
+                accum = 1
+                for it, (x, y) in enumerate(loader):
+                    (criterion(model(x), y) / accum).backward()
+                    if (it + 1) % accum == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+            """
+        ),
+        Clean(
             # An Accelerator given an FSDP or DeepSpeed plugin prepares no DDP model.
             """
             from accelerate import Accelerator, FullyShardedDataParallelPlugin
@@ -622,6 +646,23 @@ class AccumulationWithoutNoSync(Rule):
         self._waiting: dict[int, list[tuple[cst.Call, _Forward, cst.CSTNode]]] = {}
         self._flags: dict[int, dict[str, cst.BaseExpression]] = {}  # function -> local name -> the value last assigned
 
+    def _candidate(self, backward: cst.Call, forward: _Forward, loop: cst.CSTNode, gate: cst.CSTNode) -> _Candidate:
+        return _Candidate(self._function(), backward, forward, loop, gate, self._counts(loop, gate), self.model.scope)
+
+    def _counts(self, loop: cst.CSTNode, gate: cst.CSTNode) -> tuple[cst.BaseExpression, ...]:
+        """The micro-batches per optimizer step as the code writes them: `n` of the micro-batch
+        loop `for _ in range(n):`, and `k` of the one `% k` its accumulation test reads
+        (`if (i + 1) % k == 0:`, also through a flag: `update = (i + 1) % k == 0`) where it is
+        an integer literal or a name bound once to one (an option there, `--update-freq`, is
+        the user's to raise)."""
+        tests = [] if isinstance(gate, cst.Call) else self._with_flags(gate.test if isinstance(gate, cst.If) else gate)
+        divisors = [node.right for test in tests for node in descendants(test)
+                    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo)]
+        divisor = divisors[0] if len(divisors) == 1 else None
+        if isinstance(divisor, cst.Name):
+            divisor = self.model.constant(divisor.value)
+        return tuple(count for count in (_range_count(loop), divisor if isinstance(divisor, cst.Integer) else None) if count is not None)
+
     def _function(self) -> int:
         function = self.model.function
         return id(function.node) if function is not None else 0
@@ -639,7 +680,7 @@ class AccumulationWithoutNoSync(Rule):
         loop = self._loops.pop(id(node))
         if loop.forward is not None:
             self._candidates.extend(
-                _Candidate(self._function(), call, loop.forward, node, gate)
+                self._candidate(call, loop.forward, node, gate)
                 for call, path in loop.backwards
                 for gate in [next((gate for step, gate in loop.gated_steps if _same_branches(path, step)), None)]
                 if gate is not None
@@ -720,7 +761,7 @@ class AccumulationWithoutNoSync(Rule):
         if loop is None:
             waiting = self._waiting.get(self._function())
             if waiting and isinstance(node.func, cst.Attribute) and node.func.attr.value == "step" and _is_optimizer_step(node):
-                self._candidates.extend(_Candidate(self._function(), call, forward, inner, node) for call, forward, inner in waiting)
+                self._candidates.extend(self._candidate(call, forward, inner, node) for call, forward, inner in waiting)
                 waiting.clear()
             return
         func = node.func
@@ -737,7 +778,7 @@ class AccumulationWithoutNoSync(Rule):
         elif isinstance(func, cst.Attribute) and func.attr.value == "step" and _is_optimizer_step(node):
             loop.steps = True
             if loop.pending:
-                self._candidates.extend(_Candidate(self._function(), call, forward, inner, node) for call, forward, inner in loop.pending)
+                self._candidates.extend(self._candidate(call, forward, inner, node) for call, forward, inner in loop.pending)
                 loop.pending.clear()
             gate = self._gate(loop)
             if gate is not None:
@@ -883,7 +924,7 @@ class AccumulationWithoutNoSync(Rule):
         runs = self.runs_link()
         options = self.model.get(ParserOptions)
         for candidate in self._candidates:
-            if candidate.function in self._opted_out or options.default_for(_range_count(candidate.loop)) == 1:
+            if candidate.function in self._opted_out or any(options.default_for(count, candidate.scope) == 1 for count in candidate.counts):
                 continue  # (a count of micro-batches that every documented run leaves at 1 accumulates nothing)
             forward = candidate.forward
             message = (_ACCELERATE if forward.prepared else self.message) + forward.note

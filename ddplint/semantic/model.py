@@ -309,9 +309,10 @@ class SemanticModel:
             return None if template is None else template.partition("%")[0]
         return None
 
-    def constant(self, name: str) -> cst.BaseExpression | None:
-        """The expression `name` is bound to, where it is bound once by a plain assignment."""
-        where = self.binding_scope(name)
+    def constant(self, name: str, scope: Scope | None = None) -> cst.BaseExpression | None:
+        """The expression `name` (as seen from `scope`, default the current one) is bound to,
+        where it is bound once by a plain assignment."""
+        where = self.binding_scope(name, scope)
         return where.constants.get(name) if where is not None else None
 
     # -- place ------------------------------------------------------------------------------
