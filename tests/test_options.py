@@ -65,3 +65,23 @@ def test_code_in_a_branch_no_documented_run_takes_never_runs():
     assert found.never_runs(((cst.parse_expression("args.seed is None"), True),))  # its else
     assert not found.never_runs(((cst.parse_expression("args.seed is None"), False),))
     assert not found.never_runs(((cst.parse_expression("args.other"), False),))
+
+
+def test_a_count_of_one_makes_every_step_a_multiple():
+    found = options("ACCUM = 1\n")
+    assert holds(found, "(step + 1) % ACCUM == 0") is True  # every step
+    assert holds(found, "step % ACCUM != 0 and unknown") is False
+    assert holds(found, "(step + 1) % args.accum_steps == 0") is None  # 4: some steps only
+
+
+def test_an_option_the_documents_tell_the_user_to_set_is_not_known(tmp_path):
+    from ddplint.model import project
+
+    parser = "import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument('--update-freq', type=int, default=1)\n"
+    (tmp_path / ".git").write_text("")
+    (tmp_path / "main.py").write_text(parser)
+    (tmp_path / "run.sh").write_text("torchrun --nproc_per_node=8 main.py --update-freq 1\n")
+    (tmp_path / "OPTIONS.md").write_text("`--update-freq 1` steps once per backward.\n")
+    assert not project.build(str(tmp_path)).describes_option("--update-freq", "1")  # a command, and the default shown
+    (tmp_path / "README.md").write_text("With fewer GPUs, set `--update-freq` above 1 to accumulate gradients.\n")
+    assert project.build(str(tmp_path)).describes_option("--update-freq", "1")

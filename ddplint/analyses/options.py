@@ -2,8 +2,9 @@
 
 A count read from an option (`num_workers=args.workers`, `for _ in range(args.accum_steps)`) is
 what the run passes, or the option's default. Where no launch command of the project passes the
-option, every documented run gets the default: a default of 0 workers starts no worker, a default
-of 1 micro-batch accumulates nothing. A count written as a literal, or as a name bound once to
+option and no document tells the user to set it (prose naming `--update-freq`), every documented
+run gets the default: a default of 0 workers starts no worker, a default of 1 micro-batch
+accumulates nothing. A count written as a literal, or as a name bound once to
 one (`grad_step = 1`), is that number on every run. So too for a test of options: under `if
 args.seed is not None:` with `--seed` left at its default None by every launch command, the code
 runs in no documented run.
@@ -118,6 +119,8 @@ class ParserOptions(Analysis):
                 for passed in re.finditer(written, command.command):
                     if type(value) is not int or passed.group(1) != str(value):
                         return UNKNOWN
+        if project is not None and any(project.describes_option(option, str(value)) for option in strings if option.startswith("--")):
+            return UNKNOWN  # the documents tell the user to set it: runs may differ from every command shown
         return value
 
     def default_for(self, expr: cst.BaseExpression | None, scope: Scope | None = None) -> int | None:
@@ -155,6 +158,8 @@ class ParserOptions(Analysis):
         return None if value is UNKNOWN else bool(value)
 
     def _value(self, expr: cst.BaseExpression):
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo) and self.default_for(expr.right) == 1:
+            return 0  # `step % args.accum_steps` with a count of 1: every step
         value = literal(expr)
         return self.documented(expr) if value is UNKNOWN else value
 

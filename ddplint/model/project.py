@@ -811,6 +811,24 @@ class Project:
                 found += _launch_commands(relative, text)
         return found
 
+    def describes_option(self, option: str, default: str) -> bool:
+        """Whether a shell script or document of the project names the command-line option
+        `option` (`--update-freq`) elsewhere than in a command that runs a script
+        (`launch_commands`, `plain_runs`), and not with its `default` value after it: prose or a
+        table that tells the user to set it ("set `--update-freq` above 1")."""
+        key = ("describes option", option, default)
+        if key not in self._memo:
+            named = re.compile(rf"(?<![\w-]){re.escape(option)}(?![\w-])(?!(?:=|\s+){re.escape(default)}(?![\w.]))")
+            commands: dict[str, list[str]] = {}
+            for command in (*self.launch_commands, *self.plain_runs):
+                commands.setdefault(command.place.path, []).append(command.command)
+            self._memo[key] = any(
+                named.search(line) and not any(line.strip().rstrip("\\").strip() in text for text in commands.get(relative, ()))
+                for relative in self._launch_documents
+                for line in split_lines(self.document(relative) or "")
+            )
+        return self._memo[key]
+
     @functools.cached_property
     def files(self) -> frozenset[str]:
         """The project's module files, relative to its root, with `/` between folders."""
@@ -1210,6 +1228,10 @@ class ProjectView:
         """The text of a file of the project that is not a module (a config, a document), by
         its path relative to the project root (Project.document)."""
         return self.project.document(relative)
+
+    def describes_option(self, option: str, default: str) -> bool:
+        """Whether the project's documents tell the user to set `option` (Project.describes_option)."""
+        return self.project.describes_option(option, default)
 
     def ranks_started(self) -> tuple[Place, str] | None:
         """Where a script that runs this module (it, or one importing it up to three imports

@@ -459,6 +459,29 @@ class AccumulationWithoutNoSync(Rule):
     )
     clean_examples = (
         Clean(
+            # no_sync() around the backward alone is in the `else:` of a test that every step
+            # passes: `% args.batches_per_allreduce` of a count left at 1 by every documented run
+            """
+            import argparse
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--batches-per-allreduce", type=int, default=1)
+            args = parser.parse_args()
+
+            def train(net, loader, optimizer):
+                model = DDP(net)
+                for step, (x, y) in enumerate(loader):
+                    loss = model(x).sum() / args.batches_per_allreduce
+                    if (step + 1) % args.batches_per_allreduce == 0:
+                        loss.backward()
+                        optimizer.step()
+                    else:
+                        with model.no_sync():
+                            loss.backward()
+            """
+        ),
+        Clean(
             # The count of micro-batches is an option that defaults to 1 and no launch command
             # of the project passes: each optimizer step follows one backward.
             """
@@ -642,6 +665,7 @@ class AccumulationWithoutNoSync(Rule):
         self._opted_out: set[int] = set()  # functions that mention no_sync or toggle the sync flag
         self._in_else: set[int] = set()  # the ifs whose else branch the walk is in
         self._candidates: list[_Candidate] = []
+        self._backward_only: list[tuple[cst.Call, str, tuple]] = []  # no_sync() around a backward alone, with the ifs around it
         # function -> micro-batch loops' backwards with no loop around: (backward, forward, loop)
         self._waiting: dict[int, list[tuple[cst.Call, _Forward, cst.CSTNode]]] = {}
         self._flags: dict[int, dict[str, cst.BaseExpression]] = {}  # function -> local name -> the value last assigned
@@ -653,15 +677,14 @@ class AccumulationWithoutNoSync(Rule):
         """The micro-batches per optimizer step as the code writes them: `n` of the micro-batch
         loop `for _ in range(n):`, and `k` of the one `% k` its accumulation test reads
         (`if (i + 1) % k == 0:`, also through a flag: `update = (i + 1) % k == 0`) where it is
-        an integer literal or a name bound once to one (an option there, `--update-freq`, is
-        the user's to raise)."""
+        an integer literal, a name bound once to one, or an option (ParserOptions.default_for
+        reads its value in every documented run: none where the documents tell the user to
+        raise it, as `--update-freq`)."""
         tests = [] if isinstance(gate, cst.Call) else self._with_flags(gate.test if isinstance(gate, cst.If) else gate)
         divisors = [node.right for test in tests for node in descendants(test)
                     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo)]
         divisor = divisors[0] if len(divisors) == 1 else None
-        if isinstance(divisor, cst.Name):
-            divisor = self.model.constant(divisor.value)
-        return tuple(count for count in (_range_count(loop), divisor if isinstance(divisor, cst.Integer) else None) if count is not None)
+        return tuple(count for count in (_range_count(loop), divisor) if count is not None)
 
     def _function(self) -> int:
         function = self.model.function
@@ -918,11 +941,15 @@ class AccumulationWithoutNoSync(Rule):
             body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
             statements = [s for s in body if isinstance(s, cst.SimpleStatementLine)]
             if statements and len(statements) == len(body) and all(_only_backward(s) for s in statements):
-                self.report(call, _BACKWARD_ONLY + self._wrapped.where(call.func.value))
+                branches = self.model.get(ParserOptions).branches()
+                self._backward_only.append((call, _BACKWARD_ONLY + self._wrapped.where(call.func.value), branches))
 
     def leave_Module(self, original_node: cst.Module) -> None:
         runs = self.runs_link()
         options = self.model.get(ParserOptions)
+        for call, message, branches in self._backward_only:
+            if not options.never_runs(branches):  # (`else:` of `if step % k == 0:` with k 1 in every run: never)
+                self.report(call, message)
         for candidate in self._candidates:
             if candidate.function in self._opted_out or any(options.default_for(count, candidate.scope) == 1 for count in candidate.counts):
                 continue  # (a count of micro-batches that every documented run leaves at 1 accumulates nothing)
