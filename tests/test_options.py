@@ -82,6 +82,20 @@ def test_an_option_the_documents_tell_the_user_to_set_is_not_known(tmp_path):
     (tmp_path / "main.py").write_text(parser)
     (tmp_path / "run.sh").write_text("torchrun --nproc_per_node=8 main.py --update-freq 1\n")
     (tmp_path / "OPTIONS.md").write_text("`--update-freq 1` steps once per backward.\n")
-    assert not project.build(str(tmp_path)).describes_option("--update-freq", "1")  # a command, and the default shown
+    assert not project.build(str(tmp_path)).describes_option("--update-freq", "1", "")  # a command, and the default shown
     (tmp_path / "README.md").write_text("With fewer GPUs, set `--update-freq` above 1 to accumulate gradients.\n")
-    assert project.build(str(tmp_path)).describes_option("--update-freq", "1")
+    assert project.build(str(tmp_path)).describes_option("--update-freq", "1", "")
+
+
+def test_only_the_documents_around_a_script_describe_its_options(tmp_path):
+    from ddplint.model import project
+
+    (tmp_path / ".git").write_text("")
+    for folder in ("examples/a", "examples/b"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "train.py").write_text("import argparse\n")
+    (tmp_path / "examples/a/README.md").write_text("Pass `--seed` to reproduce a run.\n")
+    built = project.build(str(tmp_path))
+    assert built.describes_option("--seed", "None", "examples/a")
+    assert not built.describes_option("--seed", "None", "examples/b")  # another example's document
+    assert built.describes_option("--seed", "None", "examples")  # a document below the folder

@@ -811,12 +811,13 @@ class Project:
                 found += _launch_commands(relative, text)
         return found
 
-    def describes_option(self, option: str, default: str) -> bool:
-        """Whether a shell script or document of the project names the command-line option
-        `option` (`--update-freq`) elsewhere than in a command that runs a script
-        (`launch_commands`, `plain_runs`), and not with its `default` value after it: prose or a
-        table that tells the user to set it ("set `--update-freq` above 1")."""
-        key = ("describes option", option, default)
+    def describes_option(self, option: str, default: str, folder: str) -> bool:
+        """Whether a shell script or document of the project in `folder`, above it or below it
+        (not another example's folder beside it) names the command-line option `option`
+        (`--update-freq`) elsewhere than in a command that runs a script (`launch_commands`,
+        `plain_runs`), and not with its `default` value after it: prose or a table that tells
+        the user to set it ("set `--update-freq` above 1")."""
+        key = ("describes option", option, default, folder)
         if key not in self._memo:
             named = re.compile(rf"(?<![\w-]){re.escape(option)}(?![\w-])(?!(?:=|\s+){re.escape(default)}(?![\w.]))")
             commands: dict[str, list[str]] = {}
@@ -825,6 +826,7 @@ class Project:
             self._memo[key] = any(
                 named.search(line) and not any(line.strip().rstrip("\\").strip() in text for text in commands.get(relative, ()))
                 for relative in self._launch_documents
+                if _nested(os.path.dirname(relative), folder)
                 for line in split_lines(self.document(relative) or "")
             )
         return self._memo[key]
@@ -1119,6 +1121,11 @@ def _rank_start(program: Program, module: str) -> tuple[int, str] | None:
     return found
 
 
+def _nested(one: str, other: str) -> bool:
+    """Whether one of two folders (relative, `/` between parts; "" for the root) holds the other."""
+    return not one or not other or one == other or other.startswith(one + "/") or one.startswith(other + "/")
+
+
 def _rank_start_by_helper(program: Program, module: str) -> tuple[int, str] | None:
     """(line, "calls X, which calls Y") of the first call in `module` of a project function of
     another module that starts the process group itself (`utils.init_distributed_mode(args)`,
@@ -1230,8 +1237,9 @@ class ProjectView:
         return self.project.document(relative)
 
     def describes_option(self, option: str, default: str) -> bool:
-        """Whether the project's documents tell the user to set `option` (Project.describes_option)."""
-        return self.project.describes_option(option, default)
+        """Whether the project's documents around this module tell the user to set `option`
+        (Project.describes_option)."""
+        return self.project.describes_option(option, default, os.path.dirname(self.path.replace(os.sep, "/")))
 
     def ranks_started(self) -> tuple[Place, str] | None:
         """Where a script that runs this module (it, or one importing it up to three imports
