@@ -820,16 +820,22 @@ class Project:
         key = ("describes option", option, default, folder)
         if key not in self._memo:
             named = re.compile(rf"(?<![\w-]){re.escape(option)}(?![\w-])(?!(?:=|\s+){re.escape(default)}(?![\w.]))")
-            commands: dict[str, list[str]] = {}
-            for command in (*self.launch_commands, *self.plain_runs):
-                commands.setdefault(command.place.path, []).append(command.command)
-            self._memo[key] = any(
-                named.search(line) and not any(line.strip().rstrip("\\").strip() in text for text in commands.get(relative, ()))
-                for relative in self._launch_documents
-                if _nested(os.path.dirname(relative), folder)
-                for line in split_lines(self.document(relative) or "")
-            )
+            self._memo[key] = any(named.search(line) for where, line in self._option_mentions if _nested(where, folder))
         return self._memo[key]
+
+    @functools.cached_property
+    def _option_mentions(self) -> list[tuple[str, str]]:
+        """(folder, line) of each line of the shell scripts and documents that names a long
+        option (`--`) outside a command that runs a script: read once per project."""
+        commands: dict[str, list[str]] = {}
+        for command in (*self.launch_commands, *self.plain_runs):
+            commands.setdefault(command.place.path, []).append(command.command)
+        return [
+            (os.path.dirname(relative), line)
+            for relative in self._launch_documents
+            for line in split_lines(self.document(relative) or "")
+            if "--" in line and not any(line.strip().rstrip("\\").strip() in text for text in commands.get(relative, ()))
+        ]
 
     @functools.cached_property
     def files(self) -> frozenset[str]:
