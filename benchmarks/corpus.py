@@ -313,7 +313,14 @@ def fetch_monorepo(dest: Path) -> dict:
     archive = DOWNLOADS / f"{MONOREPO['repo'].replace('/', '+')}-{MONOREPO['commit'][:12]}.tar"
     DOWNLOADS.mkdir(parents=True, exist_ok=True)
     if not archive.exists():
-        _github_archive(MONOREPO, archive)
+        # written beside and renamed once whole: a failed download must not leave an empty
+        # archive that every later run would take for the real one
+        partial = archive.with_name(archive.name + ".partial")
+        try:
+            _github_archive(MONOREPO, partial)
+            partial.replace(archive)
+        finally:
+            partial.unlink(missing_ok=True)
     with tarfile.open(archive) as tar:
         for member in tar.getmembers():
             parts = PurePosixPath(member.name).parts[1:]  # drop the <commit>/ prefix
