@@ -23,7 +23,8 @@ class WorkersPerRank(Rule):
     Fires when a DataLoader's `num_workers` is given as `os.cpu_count()`,
     `multiprocessing.cpu_count()`, `psutil.cpu_count()` or `len(os.sched_getaffinity(0))`, or
     as such a count divided by a literal or less a literal (`cpu_count() // 2`, `cpu_count() -
-    1` are still a share of the whole machine for every rank), also inside `max(...)`
+    1` are still a share of the whole machine for every rank, and so is a share made whole by
+    `int` or `round`: `int(os.cpu_count() / 1.5)`), also inside `max(...)`
     (`max(2, os.cpu_count() - 1)`), and several
     processes of one node are shown to build the loader: this file starts or joins the ranks
     (`init_process_group`, `mp.spawn`, DDP, a rank variable read, a launch point of
@@ -66,6 +67,24 @@ class WorkersPerRank(Rule):
     trigger = CallTrigger(DATALOADER, also=(("cpu_count", "sched_getaffinity"), DISTRIBUTED_MARKERS))
 
     flagged_examples = (
+        Flagged(
+            """
+            import os
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader
+            loader = DataLoader(dataset, num_workers=int(os.cpu_count() / 1.5))
+                                                     ^
+            """,
+            fixed="""
+            import os
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader
+            loader = DataLoader(dataset, num_workers=max(1, int(os.cpu_count() / 1.5) // int(os.environ.get("LOCAL_WORLD_SIZE", 1))))
+            """,
+            messages=(
+                "num_workers=cpu_count() in every rank oversubscribes the machine; divide by the ranks per node (LOCAL_WORLD_SIZE)",
+            ),
+        ),
         Flagged(
             """
             import os
@@ -350,7 +369,7 @@ class WorkersPerRank(Rule):
         """The part of `expr` that counts the whole machine's cores, where `expr` gives every
         rank that many: the count (`os.cpu_count()`, `cpu_count() // 2`, `cpu_count() - 1`), a
         or a `max(...)` with one; None otherwise (a `min(...)` caps it)."""
-        if self._is_cpu_count(expr):
+        if self._is_cpu_count(expr) or self._rounded_share(expr):
             return expr
         if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "max"):
             return None
@@ -358,6 +377,21 @@ class WorkersPerRank(Rule):
             return None
         operands = [arg.value for arg in expr.args]
         return next((found for operand in operands if (found := self._machine_count(operand)) is not None), None)
+
+    def _rounded_share(self, expr: cst.BaseExpression) -> bool:
+        """`int(os.cpu_count() / 1.5)`, `round(cpu_count() * 0.75)`: a share of the machine's
+        cores, made a whole number by the builtin `int` or `round`."""
+        if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("int", "round")):
+            return False
+        if self.model.scope.lookup(expr.func.value)[0] or not expr.args or expr.args[0].star or expr.args[0].keyword:
+            return False
+        share = expr.args[0].value
+        return (
+            isinstance(share, cst.BinaryOperation)
+            and isinstance(share.operator, (cst.Divide, cst.Multiply, cst.FloorDivide, cst.Subtract))
+            and isinstance(share.right, (cst.Integer, cst.Float))
+            and self._is_cpu_count(share.left)
+        )
 
     def _is_cpu_count(self, expr: cst.BaseExpression) -> bool:
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.FloorDivide, cst.Subtract)) and isinstance(expr.right, cst.Integer):
