@@ -130,10 +130,10 @@ class AccumulationWithoutNoSync(Rule):
     in the file, functions that toggle `require_backward_grad_sync` themselves or hand the DDP
     model to a project helper that calls its `no_sync()` or sets that flag (`with
     maybe_no_sync(model, sync):`), and a count of micro-batches per step that is 1 on every run
-    (the `n` of `for _ in range(n):`: a literal 1, a name bound once to one, or an option whose
-    default of 1 no launch command changes; the `k` of `(i + 1) % k`: a literal 1 or a name
-    bound once to one): the optimizer then steps after every backward, whose all-reduce is the
-    step's only one.
+    (the `n` of `for _ in range(n):` or the `k` of `(i + 1) % k`: a literal 1, a name bound once
+    to one, an option whose default of 1 no launch command changes, or a parameter that every
+    call of the function gives such a 1, or leaves to its default of 1): the optimizer then
+    steps after every backward, whose all-reduce is the step's only one.
 
     The finding's chain shows where the model is wrapped (and handed on), the micro-batch loop
     and the forward in it, what the optimizer step waits for, and the backward.
@@ -520,6 +520,29 @@ class AccumulationWithoutNoSync(Rule):
             """
         ),
         Clean(
+            # The count is a parameter, and every call of the function gives it 1: an option
+            # left at its default of 1 by every documented run, or its own default.
+            """
+            import argparse
+            from torch.nn.parallel import DistributedDataParallel
+
+            def train(net, loader, optimizer, accum_steps=1):
+                model = DistributedDataParallel(net)
+                for step, (x, y) in enumerate(loader):
+                    (criterion(model(x), y) / accum_steps).backward()
+                    if step % accum_steps == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+
+            def main(net, loader, optimizer):
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--accum_steps", type=int, default=1)
+                params = parser.parse_args()
+                train(net, loader, optimizer, accum_steps=params.accum_steps)
+                train(net, loader, optimizer)
+            """
+        ),
+        Clean(
             # An Accelerator given an FSDP or DeepSpeed plugin prepares no DDP model.
             """
             from accelerate import Accelerator, FullyShardedDataParallelPlugin
@@ -677,9 +700,10 @@ class AccumulationWithoutNoSync(Rule):
         """The micro-batches per optimizer step as the code writes them: `n` of the micro-batch
         loop `for _ in range(n):`, and `k` of the one `% k` its accumulation test reads
         (`if (i + 1) % k == 0:`, also through a flag: `update = (i + 1) % k == 0`) where it is
-        an integer literal, a name bound once to one, or an option (ParserOptions.default_for
-        reads its value in every documented run: none where the documents tell the user to
-        raise it, as `--update-freq`)."""
+        an integer literal, a name bound once to one, an option, or a parameter of the function
+        (ParserOptions.default_for reads its value in every documented run: none where the
+        documents tell the user to raise it, as `--update-freq`; for a parameter, what every
+        call of the function gives it)."""
         tests = [] if isinstance(gate, cst.Call) else self._with_flags(gate.test if isinstance(gate, cst.If) else gate)
         divisors = [node.right for test in tests for node in descendants(test)
                     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo)]
