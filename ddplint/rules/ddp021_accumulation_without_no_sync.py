@@ -108,7 +108,8 @@ class AccumulationWithoutNoSync(Rule):
     condition naming the accumulation, a local such a test was last assigned to: `update =
     (i + 1) % k == 0` ... `if update:`, or after `if (i + 1) % k: continue`), or while the loop
     steps nowhere and an `optimizer.step()` follows it in the enclosing loop or function (a
-    micro-batch loop, `for _ in range(accum): ... backward()` then `optimizer.step()`), in a
+    micro-batch loop, `for _ in range(accum): ... backward()` then `optimizer.step()`, also inside
+    another loop that steps nowhere: `for _ in range(k1): for part in split(batch, k2):`), in a
     function without any `no_sync`; and when a `with model.no_sync():` on a DDP model holds
     only the backward. The forward may run behind a call: a project function handed the DDP
     model (`loss = train_step(model, x)`, also a method of an object of another module's class
@@ -346,6 +347,22 @@ class AccumulationWithoutNoSync(Rule):
                     ^
                 optimizer.step()
                 optimizer.zero_grad()
+            """
+        ),
+        Flagged(
+            # Micro-batch loops inside one another, then one step: k1 x k2 backwards per step.
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, batches, optimizer, inter_size, sub_size):
+                model = DDP(net)
+                for batch in batches:
+                    for _ in range(inter_size):
+                        for part in split_batch(batch, sub_size):
+                            (model(part).loss / (inter_size * sub_size)).backward()
+                            ^
+                    optimizer.step()
+                    optimizer.zero_grad()
             """
         ),
         Flagged(
@@ -732,12 +749,16 @@ class AccumulationWithoutNoSync(Rule):
                 for gate in [next((gate for step, gate in loop.gated_steps if _same_branches(path, step)), None)]
                 if gate is not None
             )
-            if not loop.steps:
-                # A micro-batch loop (`for _ in range(accum): model(x) ... backward()`): the
-                # optimizer step that follows it in the same block steps once for k backwards.
-                outer = next((self._loops[id(n)] for n in reversed(self.model.loops) if n is not node and id(n) in self._loops), None)
-                waiting = outer.pending if outer is not None else self._waiting.setdefault(self._function(), [])
+        if not loop.steps:
+            # A micro-batch loop (`for _ in range(accum): model(x) ... backward()`): the
+            # optimizer step that follows it in the same block steps once for k backwards; so
+            # too for those of micro-batch loops inside it that wait for a step (`for _ in
+            # range(k1): for part in split(batch, k2): ... backward()`, then the step).
+            outer = next((self._loops[id(n)] for n in reversed(self.model.loops) if n is not node and id(n) in self._loops), None)
+            waiting = outer.pending if outer is not None else self._waiting.setdefault(self._function(), [])
+            if loop.forward is not None:
                 waiting.extend((call, loop.forward, node) for call, _ in loop.backwards)
+            waiting.extend(loop.pending)
 
     def leave_For(self, original_node: cst.For) -> None:
         self._leave_loop(original_node)
