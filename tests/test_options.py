@@ -7,6 +7,7 @@ import libcst as cst
 
 from ddplint.analyses.options import ParserOptions
 from ddplint.engine.lint import traverse
+from ddplint.model import project
 from ddplint.semantic.model import SemanticModel
 
 PARSER = """
@@ -99,3 +100,66 @@ def test_only_the_documents_around_a_script_describe_its_options(tmp_path):
     assert built.describes_option("--seed", "None", "examples/a")
     assert not built.describes_option("--seed", "None", "examples/b")  # another example's document
     assert built.describes_option("--seed", "None", "examples")  # a document below the folder
+
+
+TRAIN = """
+import argparse
+
+def train(model, loader, accum_steps=1, workers=2):
+    for step, batch in enumerate(loader):
+        if step % accum_steps == 0:
+            pass
+
+def evaluate(model, loader, workers):
+    pass
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--accum-steps", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=0)
+    args = parser.parse_args()
+    train(model, loader, accum_steps=args.accum_steps, workers=args.workers)
+    train(model, loader)
+    evaluate(model, loader, 4)
+    evaluate(model, loader, args.workers)
+
+def unused(model, accum_steps=1):
+    pass
+"""
+
+
+def parameter_values(tmp_path, source, *names):
+    """default_for of each parameter `function.name` of `train.py`, a file of a project."""
+    (tmp_path / "setup.py").write_text("")
+    (tmp_path / "train.py").write_text(textwrap.dedent(source))
+    view = project.build(str(tmp_path)).view(str(tmp_path / "train.py"))
+    module = cst.parse_module(textwrap.dedent(source))
+    model = SemanticModel(module, project=view)
+    for analysis in ParserOptions.requires + (ParserOptions,):
+        model.add_analysis(analysis(model))
+    scopes = {}
+
+    class Scopes:  # the scope of each function, taken as the walk enters it
+        def visit_FunctionDef(self, node):
+            scopes[node.name.value] = model.frame.scope
+
+    traverse(module, model, [Scopes()])
+    found = model.get(ParserOptions)
+    return [found.default_for(cst.Name(name), scopes[function]) for function, _, name in (n.partition(".") for n in names)]
+
+
+def test_a_parameter_gets_the_value_every_call_in_the_file_gives_it(tmp_path):
+    # every call gives `accum_steps` 1 (an option left at its default 1, or its own default);
+    # `workers` gets 0 from the option but 2 by default where a call leaves it out
+    assert parameter_values(tmp_path, TRAIN, "train.accum_steps", "train.workers") == [1, None]
+    # `evaluate` gets 4 from one call and 0 from the other; `unused` is never called
+    assert parameter_values(tmp_path, TRAIN, "evaluate.workers", "unused.accum_steps") == [None, None]
+
+
+def test_a_parameter_that_a_call_gives_another_value_or_the_function_rebinds_is_unknown(tmp_path):
+    passed = TRAIN.replace("train(model, loader)\n", "train(model, loader, 4)\n")
+    assert parameter_values(tmp_path, passed, "train.accum_steps") == [None]
+    rebound = TRAIN.replace("    for step, batch", "    accum_steps = 1\n    for step, batch")
+    assert parameter_values(tmp_path, rebound, "train.accum_steps") == [None]
+    spread = TRAIN.replace("train(model, loader)\n", "train(model, loader, **extra)\n")
+    assert parameter_values(tmp_path, spread, "train.accum_steps") == [None]

@@ -5,7 +5,10 @@ what the run passes, or the option's default. Where no launch command of the pro
 option and no document tells the user to set it (prose naming `--update-freq`), every documented
 run gets the default: a default of 0 workers starts no worker, a default of 1 micro-batch
 accumulates nothing. A count written as a literal, or as a name bound once to
-one (`grad_step = 1`), is that number on every run. So too for a test of options: under `if
+one (`grad_step = 1`), is that number on every run. A parameter of a function
+(`def train(model, accum_steps=1)`) holds what the calls of it pass (`train(model,
+accum_steps=args.accum_steps)`), or its default where a call leaves it out: where every call
+the program shows gives it the same value in every documented run, so does the parameter. So too for a test of options: under `if
 args.seed is not None:` with `--seed` left at its default None by every launch command, the code
 runs in no documented run.
 """
@@ -19,7 +22,7 @@ import libcst as cst
 
 from ddplint.analyses.branches import Branches
 from ddplint.semantic.edits import keyword_argument
-from ddplint.semantic.model import Analysis, Scope, SemanticModel
+from ddplint.semantic.model import Analysis, Frame, Scope, SemanticModel
 
 UNKNOWN = object()  # a value no documented run is shown to have
 # argparse's default where `default=` is left out, by `action=`; other actions: unknown
@@ -31,6 +34,7 @@ _COMPARE = {
     cst.GreaterThanEqual: operator.ge,
 }
 Branch = tuple[cst.BaseExpression, bool]  # an `if`'s test, and whether the code is in its `else`
+MAX_CALLERS = 3  # a parameter handed on by parameters of the callers is followed this many calls up
 
 
 def literal(expr: cst.BaseExpression | None):
@@ -56,6 +60,14 @@ class ParserOptions(Analysis):
         self._options: dict[str, tuple[list[str], object]] = {}
         self._rebound: set[str] = set()  # attributes the file assigns (`args.seed = cfg.seed`)
         self._dynamic = False  # options set by name (`setattr(args, k, v)`, `vars(args).update(cfg)`)
+        self._frames: dict[int, Frame] = {}  # a function's scope (id) -> its frame
+        self._keys: dict[str, Frame | None] = {}  # a function's key (`train`, `Trainer.fit`) -> its frame; None: two
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        frame = self.model.frame
+        self._frames[id(frame.scope)] = frame
+        if frame.key is not None:
+            self._keys[frame.key] = None if frame.key in self._keys else frame
 
     def visit_Call(self, node: cst.Call) -> None:
         """`parser.add_argument("--num-workers", type=int, default=0)`."""
@@ -123,15 +135,42 @@ class ParserOptions(Analysis):
             return UNKNOWN  # the documents tell the user to set it: runs may differ from every command shown
         return value
 
-    def default_for(self, expr: cst.BaseExpression | None, scope: Scope | None = None) -> int | None:
+    def default_for(self, expr: cst.BaseExpression | None, scope: Scope | None = None, depth: int = 0) -> int | None:
         """The integer every documented run gets for `expr`: an integer literal (also through a
-        name bound once to one, in `scope` or the module), or an option (`documented`); None otherwise."""
+        name bound once to one, in `scope` or the module), an option (`documented`), or a
+        parameter of the function whose `scope` is given (`parameter_value`); None otherwise."""
         if isinstance(expr, cst.Name) and self.model.constant(expr.value, scope) is not None:
             expr = self.model.constant(expr.value, scope)
         if isinstance(expr, cst.Integer):
             return int(expr.evaluated_value)
+        if isinstance(expr, cst.Name) and scope is not None:
+            owner = self.model.binding_scope(expr.value, scope)
+            frame = self._frames.get(id(owner)) if owner is not None else None
+            return self.parameter_value(frame, expr.value, depth) if frame is not None else None
         value = self.documented(expr, scope)
         return value if type(value) is int else None
+
+    def parameter_value(self, frame: Frame, name: str, depth: int = 0) -> int | None:
+        """The integer every documented run gives parameter `name` of the function of `frame`:
+        the one every call of it in the project gives (`default_for` of what the call passes,
+        read where the call is; the parameter's default where a call leaves it out), where every
+        call is in this file, at least one is, and the function does not rebind the parameter;
+        None otherwise (one of its callers' parameters handed on is followed `MAX_CALLERS` up)."""
+        project = self.model.project
+        function = frame.function
+        params = function.params if function is not None else None
+        named = params is not None and any(p.name.value == name for p in (*params.posonly_params, *params.params, *params.kwonly_params))
+        if project is None or not named or depth >= MAX_CALLERS or self._keys.get(frame.key or "") is not frame:
+            return None
+        passed = project.context.passed_or_default(project.module, frame.key, name)
+        values = set()
+        for site, text, default in passed or ():
+            caller = None if default or site.caller_key is None else self._keys.get(site.caller_key)
+            if site.caller != project.module or caller is None and not (default or site.caller_key is None):
+                return None
+            scope = caller.scope if caller is not None else self.model.module_scope
+            values.add(self.default_for(cst.parse_expression(text), scope, depth + 1))
+        return values.pop() if passed and len(values) == 1 else None
 
     def holds_in_every_run(self, test: cst.BaseExpression) -> bool | None:
         """Whether `test`, made of options of this file's parser (`documented`) and literals

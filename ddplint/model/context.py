@@ -138,6 +138,38 @@ def _rebinds(function, name: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in walk(function))
 
 
+def _parameter_place(function, key: str, name: str) -> tuple[str, int | None]:
+    """The name a call of function `key` (its `ast` definition) is written with (the class for
+    `__init__`), and the position among a call's positional arguments that fills parameter
+    `name` (`self` bound for a method); None for a keyword-only one."""
+    owner, _, simple = key.rpartition(".")
+    if simple == "__init__":
+        simple = owner
+    positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    index = positional.index(name) if name in positional else None
+    if index is not None and owner and not any(dotted(d) == "staticmethod" for d in function.decorator_list):
+        index -= 1  # `self` is bound: a call's first argument fills the next
+    return simple, index
+
+
+def _argument(call: ast.Call, index: int | None, name: str) -> ast.expr | None:
+    """What `call` passes for the parameter `name` at positional `index`: by keyword, or by
+    position before any `*args`; None where it leaves it out or to a `*args`/`**kwargs`."""
+    given = next((k.value for k in call.keywords if k.arg == name), None)
+    starred = next((i for i, a in enumerate(call.args) if isinstance(a, ast.Starred)), len(call.args))
+    if given is None and index is not None and 0 <= index < starred:
+        given = call.args[index]
+    return given
+
+
+def _leaves_out_argument(call: ast.Call, index: int | None) -> bool:
+    """Whether `call` surely leaves the parameter at positional `index` to its default: no
+    `*args` or `**kwargs`, and fewer positional arguments than reach it (by keyword, `_argument`)."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return False
+    return index is None or 0 <= index and len(call.args) <= index
+
+
 def _binds_locally(tree: ast.Module, site: CallSite, name: str) -> bool:
     """Whether a function around the call `site` has a parameter `name` (then the name is not
     the module's)."""
@@ -544,32 +576,50 @@ class ProcessContext:
         sites = self.call_sites(module, key)
         if function is None or not sites or function.decorator_list:
             return None
-        owner, _, simple = key.rpartition(".")
-        if simple == "__init__":
-            simple = owner
-        positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
-        index = positional.index(name) if name in positional else None
-        if index is not None and owner and not any(dotted(d) == "staticmethod" for d in function.decorator_list):
-            index -= 1  # `self` is bound: a call's first argument fills the next
+        simple, index = _parameter_place(function, key, name)
         found = []
         for site in sites:
-            tree = self.program.tree(site.caller)
-            calls = [
-                node for node in walk(tree) if isinstance(node, ast.Call) and node.lineno <= site.line <= node.end_lineno
-                and (dotted(node.func) or "").rpartition(".")[2] == simple
-            ] if tree is not None else []
-            if len(calls) != 1:
-                return None
-            call = calls[0]
-            given = next((k.value for k in call.keywords if k.arg == name), None)  # then no `**kwargs` gives it
-            starred = next((i for i, a in enumerate(call.args) if isinstance(a, ast.Starred)), len(call.args))
-            if given is None and index is not None and 0 <= index < starred:
-                given = call.args[index]
+            call = self._call_at(site, simple)
+            given = _argument(call, index, name) if call is not None else None
             if given is None:
                 return None
             forwarded = self._forwarded(site, given, depth)
             found.extend(forwarded if forwarded is not None else [ast.unparse(given)])
         return found
+
+    def passed_or_default(self, module: str, key: str, name: str) -> list[tuple[CallSite, str, bool]] | None:
+        """What each call in the project passes for parameter `name` of function `key` of
+        `module`: (the call, the source text, whether that text is the parameter's default, the
+        call leaving it out: `train(model)` for `def train(model, accum=1)`: "1"). None where
+        that is not known: no call, a call not found, one whose `*args`/`**kwargs` may fill it,
+        a decorated function, one that rebinds the parameter, or a module that may call it unread."""
+        function = self._definition(module, key)
+        sites = self.call_sites(module, key)
+        if function is None or not sites or function.decorator_list or _rebinds(function, name):
+            return None
+        simple, index = _parameter_place(function, key, name)
+        default = _default_of(function, name)
+        found = []
+        for site in sites:
+            call = self._call_at(site, simple)
+            given = _argument(call, index, name) if call is not None else None
+            if given is not None:
+                found.append((site, ast.unparse(given), False))
+            elif call is not None and default is not None and _leaves_out_argument(call, index):
+                found.append((site, ast.unparse(default), True))
+            else:
+                return None
+        return found
+
+    def _call_at(self, site: CallSite, simple: str) -> ast.Call | None:
+        """The one call of a function named `simple` (also as an attribute) at `site`; None
+        where there is none or more than one."""
+        tree = self.program.tree(site.caller)
+        calls = [
+            node for node in walk(tree) if isinstance(node, ast.Call) and node.lineno <= site.line <= node.end_lineno
+            and (dotted(node.func) or "").rpartition(".")[2] == simple
+        ] if tree is not None else []
+        return calls[0] if len(calls) == 1 else None
 
     def _forwarded(self, site: CallSite, given: ast.expr, depth: int) -> list[str] | None:
         """What the callers of the function around `site` pass for its parameter that the call

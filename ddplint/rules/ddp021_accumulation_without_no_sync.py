@@ -108,7 +108,8 @@ class AccumulationWithoutNoSync(Rule):
     condition naming the accumulation, a local such a test was last assigned to: `update =
     (i + 1) % k == 0` ... `if update:`, or after `if (i + 1) % k: continue`), or while the loop
     steps nowhere and an `optimizer.step()` follows it in the enclosing loop or function (a
-    micro-batch loop, `for _ in range(accum): ... backward()` then `optimizer.step()`), in a
+    micro-batch loop, `for _ in range(accum): ... backward()` then `optimizer.step()`, also inside
+    another loop that steps nowhere: `for _ in range(k1): for part in split(batch, k2):`), in a
     function without any `no_sync`; and when a `with model.no_sync():` on a DDP model holds
     only the backward. The forward may run behind a call: a project function handed the DDP
     model (`loss = train_step(model, x)`, also a method of an object of another module's class
@@ -130,10 +131,10 @@ class AccumulationWithoutNoSync(Rule):
     in the file, functions that toggle `require_backward_grad_sync` themselves or hand the DDP
     model to a project helper that calls its `no_sync()` or sets that flag (`with
     maybe_no_sync(model, sync):`), and a count of micro-batches per step that is 1 on every run
-    (the `n` of `for _ in range(n):`: a literal 1, a name bound once to one, or an option whose
-    default of 1 no launch command changes; the `k` of `(i + 1) % k`: a literal 1 or a name
-    bound once to one): the optimizer then steps after every backward, whose all-reduce is the
-    step's only one.
+    (the `n` of `for _ in range(n):` or the `k` of `(i + 1) % k`: a literal 1, a name bound once
+    to one, an option whose default of 1 no launch command changes, or a parameter that every
+    call of the function gives such a 1, or leaves to its default of 1): the optimizer then
+    steps after every backward, whose all-reduce is the step's only one.
 
     The finding's chain shows where the model is wrapped (and handed on), the micro-batch loop
     and the forward in it, what the optimizer step waits for, and the backward.
@@ -349,6 +350,22 @@ class AccumulationWithoutNoSync(Rule):
             """
         ),
         Flagged(
+            # Micro-batch loops inside one another, then one step: k1 x k2 backwards per step.
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, batches, optimizer, inter_size, sub_size):
+                model = DDP(net)
+                for batch in batches:
+                    for _ in range(inter_size):
+                        for part in split_batch(batch, sub_size):
+                            (model(part).loss / (inter_size * sub_size)).backward()
+                            ^
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """
+        ),
+        Flagged(
             # `cfg.accumulate` counts micro-batches; it is no `accelerator.accumulate(model)`.
             """
             from torch.nn.parallel import DistributedDataParallel as DDP
@@ -520,6 +537,29 @@ class AccumulationWithoutNoSync(Rule):
             """
         ),
         Clean(
+            # The count is a parameter, and every call of the function gives it 1: an option
+            # left at its default of 1 by every documented run, or its own default.
+            """
+            import argparse
+            from torch.nn.parallel import DistributedDataParallel
+
+            def train(net, loader, optimizer, accum_steps=1):
+                model = DistributedDataParallel(net)
+                for step, (x, y) in enumerate(loader):
+                    (criterion(model(x), y) / accum_steps).backward()
+                    if step % accum_steps == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+
+            def main(net, loader, optimizer):
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--accum_steps", type=int, default=1)
+                params = parser.parse_args()
+                train(net, loader, optimizer, accum_steps=params.accum_steps)
+                train(net, loader, optimizer)
+            """
+        ),
+        Clean(
             # An Accelerator given an FSDP or DeepSpeed plugin prepares no DDP model.
             """
             from accelerate import Accelerator, FullyShardedDataParallelPlugin
@@ -677,9 +717,10 @@ class AccumulationWithoutNoSync(Rule):
         """The micro-batches per optimizer step as the code writes them: `n` of the micro-batch
         loop `for _ in range(n):`, and `k` of the one `% k` its accumulation test reads
         (`if (i + 1) % k == 0:`, also through a flag: `update = (i + 1) % k == 0`) where it is
-        an integer literal, a name bound once to one, or an option (ParserOptions.default_for
-        reads its value in every documented run: none where the documents tell the user to
-        raise it, as `--update-freq`)."""
+        an integer literal, a name bound once to one, an option, or a parameter of the function
+        (ParserOptions.default_for reads its value in every documented run: none where the
+        documents tell the user to raise it, as `--update-freq`; for a parameter, what every
+        call of the function gives it)."""
         tests = [] if isinstance(gate, cst.Call) else self._with_flags(gate.test if isinstance(gate, cst.If) else gate)
         divisors = [node.right for test in tests for node in descendants(test)
                     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo)]
@@ -708,12 +749,16 @@ class AccumulationWithoutNoSync(Rule):
                 for gate in [next((gate for step, gate in loop.gated_steps if _same_branches(path, step)), None)]
                 if gate is not None
             )
-            if not loop.steps:
-                # A micro-batch loop (`for _ in range(accum): model(x) ... backward()`): the
-                # optimizer step that follows it in the same block steps once for k backwards.
-                outer = next((self._loops[id(n)] for n in reversed(self.model.loops) if n is not node and id(n) in self._loops), None)
-                waiting = outer.pending if outer is not None else self._waiting.setdefault(self._function(), [])
+        if not loop.steps:
+            # A micro-batch loop (`for _ in range(accum): model(x) ... backward()`): the
+            # optimizer step that follows it in the same block steps once for k backwards; so
+            # too for those of micro-batch loops inside it that wait for a step (`for _ in
+            # range(k1): for part in split(batch, k2): ... backward()`, then the step).
+            outer = next((self._loops[id(n)] for n in reversed(self.model.loops) if n is not node and id(n) in self._loops), None)
+            waiting = outer.pending if outer is not None else self._waiting.setdefault(self._function(), [])
+            if loop.forward is not None:
                 waiting.extend((call, loop.forward, node) for call, _ in loop.backwards)
+            waiting.extend(loop.pending)
 
     def leave_For(self, original_node: cst.For) -> None:
         self._leave_loop(original_node)
