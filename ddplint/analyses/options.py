@@ -169,7 +169,11 @@ class ParserOptions(Analysis):
             if site.caller != project.module or caller is None and not (default or site.caller_key is None):
                 return None
             scope = caller.scope if caller is not None else self.model.module_scope
-            values.add(self.default_for(cst.parse_expression(text), scope, depth + 1))
+            try:
+                passed_expr = cst.parse_expression(text)
+            except cst.ParserSyntaxError:  # `ast.unparse` text of syntax libcst does not read
+                return None
+            values.add(self.default_for(passed_expr, scope, depth + 1))
         return values.pop() if passed and len(values) == 1 else None
 
     def holds_in_every_run(self, test: cst.BaseExpression) -> bool | None:
