@@ -154,6 +154,34 @@ def test_root_discovery_stops_at_the_project_markers(tmp_path):
     )
 
 
+def test_a_nested_project_is_not_read_as_part_of_the_one_around_it(tmp_path):
+    root = tmp_path / "repo"
+    for folder in ("pkg", "vendor/other", "corpus", "models/ops"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "mod.py").write_text("x = 1\n")
+    (root / "pyproject.toml").write_text("")
+    (root / "vendor" / "other" / ".git").write_text("gitdir: elsewhere\n")  # a submodule
+    (root / "corpus" / "pyproject.toml").write_text("")
+    (root / "models" / "ops" / "setup.py").write_text("")  # builds an extension the project imports
+    found = [os.path.relpath(path, root) for path in project.python_files(str(root))]
+    assert found == [os.path.join("models", "ops", name) for name in ("mod.py", "setup.py")] + [os.path.join("pkg", "mod.py")]
+
+
+def test_a_nested_project_full_of_documents_hides_no_launch_command_of_the_one_around_it(tmp_path, run):
+    root = _copy("documented_launcher", tmp_path)
+    (root / "scripts").mkdir()
+    (root / "run.sh").rename(root / "scripts" / "run.sh")
+    corpus = root / "a_corpus"  # sorted before scripts/, with more documents than are searched
+    corpus.mkdir()
+    (corpus / "pyproject.toml").write_text("")
+    for index in range(project.MAX_LAUNCH_DOCUMENTS + 1):
+        (corpus / f"r{index}.md").write_text("x\n")
+    run.cwd = root
+    found = _findings(run("check", "--no-cache", ".").stdout)
+    assert [(path, code) for path, _, _, code, _ in found] == [("tools/train.py", "DDP012")], found
+    assert "scripts/run.sh:2 launches this script" in found[0][4]
+
+
 def test_the_plugin_prefilter_with_a_project_does_not_import_libcst(tmp_path):
     import subprocess
     import sys

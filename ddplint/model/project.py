@@ -49,7 +49,7 @@ import posixpath
 import re
 import stat
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from ddplint.core.fixpoint import fixed_point, reachable
@@ -136,12 +136,27 @@ def common_root(paths: Iterable[str]) -> str | None:
     return find_root(common)
 
 
-def python_files(root: str) -> list[str]:
-    found = []
+# A folder under the root that holds one of these is a project of its own (a vendored
+# repository, a git submodule, a corpus of downloaded packages): its modules, scripts and
+# configs are not this project's. setup.py/setup.cfg are left out: research repositories
+# build their CUDA extensions with one in a subfolder (models/ops/setup.py) that they import.
+_NESTED_PROJECT_MARKERS = ("pyproject.toml", ".git")
+
+
+def project_folders(root: str) -> Iterator[tuple[str, list[str]]]:
+    """Each folder of the project at `root` with its file names, both sorted: hidden, build
+    and environment folders are left out, and so is a nested project (_NESTED_PROJECT_MARKERS)."""
     for folder, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS and not d.endswith(".egg-info"))
-        found.extend(os.path.join(folder, name) for name in sorted(names) if name.endswith(".py"))
-    return found
+        dirs[:] = sorted(
+            d for d in dirs
+            if not d.startswith(".") and d not in _SKIP_DIRS and not d.endswith(".egg-info")
+            and not any(os.path.exists(os.path.join(folder, d, marker)) for marker in _NESTED_PROJECT_MARKERS)
+        )
+        yield folder, sorted(names)
+
+
+def python_files(root: str) -> list[str]:
+    return [os.path.join(folder, name) for folder, names in project_folders(root) for name in names if name.endswith(".py")]
 
 
 def module_name(relative: str, packages: set[str] | None = None) -> str:
@@ -860,9 +875,8 @@ class Project:
         """The shell scripts and documents searched for commands (relative paths), at most
         MAX_LAUNCH_DOCUMENTS of them; none for a text linted alone (it has no folder)."""
         found: list[str] = []
-        for folder, dirs, names in os.walk(self.root) if not self.texts else ():
-            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS and not d.endswith(".egg-info"))
-            for name in sorted(names):
+        for folder, names in self.folders():
+            for name in names:
                 if name.endswith(_LAUNCH_DOCUMENTS) or name == "Makefile":
                     if len(found) == MAX_LAUNCH_DOCUMENTS:
                         return found
@@ -897,9 +911,8 @@ class Project:
         "sharded" (`distributed_type: DEEPSPEED`, FSDP, MEGATRON_LM) and "ddp" (MULTI_GPU, ...)."""
         kinds: set[str] = set()
         seen = 0
-        for folder, dirs, names in os.walk(self.root) if not self.texts else ():
-            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
-            for name in sorted(n for n in names if n.endswith((".yaml", ".yml"))):
+        for folder, names in self.folders():
+            for name in (n for n in names if n.endswith((".yaml", ".yml"))):
                 seen += 1
                 if seen > MAX_LAUNCH_DOCUMENTS:
                     return frozenset({"unknown"})
@@ -908,6 +921,11 @@ class Project:
                     kind = match.group(1)
                     kinds |= {"sharded"} if kind in ACCELERATE_SHARDED_TYPES else {"ddp"} if kind in ACCELERATE_DDP_TYPES else set()
         return frozenset(kinds)
+
+    def folders(self) -> Iterator[tuple[str, list[str]]]:
+        """The project's folders with their file names (project_folders); none for a text
+        linted alone (it has no folder)."""
+        return project_folders(self.root) if not self.texts else iter(())
 
     def document(self, relative: str) -> str | None:
         """The text of a file of the project that is not a module (a shell script, a document,

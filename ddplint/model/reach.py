@@ -202,8 +202,7 @@ class Reach:
         """The names the project's notebooks use (their code cells, read by text)."""
         names: set[str] = set()
         count = 0
-        for folder, dirs, files in os.walk(self.project.root):
-            dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__")]
+        for folder, files in self.project.folders():
             for name in files:
                 if not name.endswith(".ipynb") or count >= MAX_NOTEBOOKS:
                     continue
