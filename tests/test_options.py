@@ -163,3 +163,79 @@ def test_a_parameter_that_a_call_gives_another_value_or_the_function_rebinds_is_
     assert parameter_values(tmp_path, rebound, "train.accum_steps") == [None]
     spread = TRAIN.replace("train(model, loader)\n", "train(model, loader, **extra)\n")
     assert parameter_values(tmp_path, spread, "train.accum_steps") == [None]
+
+
+def imported_options(tmp_path, script, parser_module, commands=""):
+    """ParserOptions of `train.py`, a script whose parser `opts.py` builds."""
+    (tmp_path / "setup.py").write_text("")
+    (tmp_path / "opts.py").write_text(textwrap.dedent(parser_module))
+    (tmp_path / "train.py").write_text(textwrap.dedent(script))
+    (tmp_path / "run.sh").write_text(commands)
+    view = project.build(str(tmp_path)).view(str(tmp_path / "train.py"))
+    module = cst.parse_module(textwrap.dedent(script))
+    model = SemanticModel(module, project=view)
+    for analysis in ParserOptions.requires + (ParserOptions,):
+        model.add_analysis(analysis(model))
+    traverse(module, model, [])
+    return model.get(ParserOptions)
+
+
+OPTS = PARSER.replace("args = parser.parse_args()\n", "def parse_args():\n    return parser.parse_args()\n")
+SCRIPT = "from opts import parse_args\nargs = parse_args()\n"
+
+
+def test_the_options_of_a_parser_another_module_builds_have_their_defaults(tmp_path):
+    found = imported_options(tmp_path, SCRIPT, OPTS, "torchrun --nproc_per_node=2 train.py --seed 3\n")
+    own = options()
+    for option in ("args.workers", "args.accum_steps"):
+        assert found.default_for(cst.parse_expression(option)) == own.default_for(cst.parse_expression(option))
+    for test in ("args.fp16", "not args.ema", "args.resume", "args.name"):
+        assert holds(found, test) is holds(own, test), test
+    assert holds(found, "args.seed is None") is None  # run.sh passes --seed
+    assert holds(found, "args.undeclared") is None
+
+
+def test_an_imported_option_rebound_by_either_module_or_set_by_name_is_unknown(tmp_path):
+    rebound_here = imported_options(tmp_path, SCRIPT + "args.workers = 4\n", OPTS)
+    assert rebound_here.default_for(cst.parse_expression("args.workers")) is None
+    rebound_there = imported_options(tmp_path, SCRIPT, OPTS + "parser.set_defaults(workers=8)\n")
+    assert rebound_there.default_for(cst.parse_expression("args.workers")) is None
+    by_name = imported_options(tmp_path, SCRIPT, OPTS + "def load(args, cfg):\n    vars(args).update(cfg)\n")
+    assert by_name.default_for(cst.parse_expression("args.accum_steps")) is None
+    assert rebound_there.default_for(cst.parse_expression("args.accum_steps")) == 4
+
+
+def test_a_script_importing_no_parser_knows_no_option(tmp_path):
+    found = imported_options(tmp_path, "import opts\nargs = object()\n".replace("import opts\n", "import os\n"), OPTS)
+    assert found.default_for(cst.parse_expression("args.workers")) is None
+
+
+ACCUMULATING = """
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+from opts import parse_args
+
+def main():
+    args = parse_args()
+    model = DDP(build().cuda(), device_ids=[0])
+    for step, (x, y) in enumerate(loader):
+        loss = criterion(model(x), y) / args.accum_steps
+        loss.backward()
+        if (step + 1) % args.accum_steps == 0:
+            optimizer.step()
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_ddp021_reads_the_accumulation_count_from_a_parser_another_module_builds(tmp_path, run):
+    parser = 'import argparse\ndef parse_args():\n    p = argparse.ArgumentParser()\n    p.add_argument("--accum_steps", type=int, default=1)\n    return p.parse_args()\n'
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "opts.py").write_text(parser)
+    (tmp_path / "train.py").write_text(ACCUMULATING)
+    run.cwd = tmp_path
+    for passed, flagged in (("", False), (" --accum_steps 1", False), (" --accum_steps 4", True)):
+        (tmp_path / "run.sh").write_text(f"torchrun --nproc_per_node=4 train.py{passed}\n")
+        output = run("check", "--no-cache", "--select", "DDP021", ".").stdout
+        assert ("train.py:11:9: DDP021" in output) is flagged, (passed, output)

@@ -112,19 +112,26 @@ class ParserOptions(Analysis):
             self._rebound.add(node.target.attr.value)
 
     def documented(self, expr: cst.BaseExpression | None, scope: Scope | None = None):
-        """The value every documented run gets for `expr`, an option of this file's parser
-        (`args.seed`, also through a name bound once to it: a module constant, or a local of the
-        function whose `scope` is given): the value it has unless passed (its literal default;
-        argparse's own where none is given), where no launch command of the project passes it
-        another one and the file sets it in no other way; UNKNOWN otherwise."""
+        """The value every documented run gets for `expr`, an option of this file's parser or,
+        failing that, of a project module this file imports (`args.seed`, also through a name
+        bound once to it: a module constant, or a local of the function whose `scope` is given):
+        the value it has unless passed (its literal default; argparse's own where none is given),
+        where no launch command of the project passes it another one and neither this file nor
+        the parser's module sets it in another way; UNKNOWN otherwise."""
         if isinstance(expr, cst.Name) and self.model.constant(expr.value, scope) is not None:
             expr = self.model.constant(expr.value, scope)
-        if not isinstance(expr, cst.Attribute) or expr.attr.value not in self._options:
+        if not isinstance(expr, cst.Attribute) or self._dynamic or expr.attr.value in self._rebound:
             return UNKNOWN
-        if self._dynamic or expr.attr.value in self._rebound:
-            return UNKNOWN
-        strings, value = self._options[expr.attr.value]
         project = self.model.project
+        declared = self._options.get(expr.attr.value)
+        if declared is None and project is not None:
+            imported = project.imported_options()
+            if imported.dynamic or expr.attr.value in imported.rebound:
+                return UNKNOWN
+            declared = imported.shown(expr.attr.value)
+        if declared is None:
+            return UNKNOWN
+        strings, value = declared
         for command in project.launches() if project is not None else ():
             for option in strings:
                 written = rf"(?<![\w-]){re.escape(option)}(?![\w-])(?:(?:=|\s+)(\S+))?"

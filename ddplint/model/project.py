@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from ddplint.core.fixpoint import fixed_point, reachable
 from ddplint.core.lines import split_lines
 from ddplint.model import inner, loaders, placement, store
+from ddplint.model.parsers import DeclaredOptions, declared_options
 from ddplint.model.program import Program
 from ddplint.model.reach import Reach, names_in
 from ddplint.model.records import Inner, LaunchCommand, Place, Prepared, Wrapped
@@ -1264,6 +1265,22 @@ class ProjectView:
         """Whether the project's documents around this module tell the user to set `option`
         (Project.describes_option)."""
         return self.project.describes_option(option, default, os.path.dirname(self.path.replace(os.sep, "/")))
+
+    def imported_options(self) -> DeclaredOptions:
+        """The command-line options declared by the project modules this module imports (a
+        script whose parser another module builds: `from utils.opts import parse_args`), with
+        what those modules rebind (ddplint.model.parsers)."""
+        key = ("imported options", self.module)
+        found = self.project._memo.get(key)
+        if found is None:
+            found = self.project._memo[key] = DeclaredOptions()
+            program = self.project.program
+            for module in self.project.imports_of(self.module):
+                text = program.read(module)
+                tree = program.tree(module, text) if text is not None and "add_argument(" in text else None
+                if tree is not None:
+                    found.add(declared_options(tree))
+        return found
 
     def ranks_started(self) -> tuple[Place, str] | None:
         """Where a script that runs this module (it, or one importing it up to three imports

@@ -1,0 +1,88 @@
+"""The command-line options a module's argparse parser declares, read from CPython's `ast`, for
+a script whose parser is built in another module of the project (`from utils.opts import
+parse_args`): ddplint.analyses.options reads the script's own parser, and asks the project
+(ProjectView.imported_options) for the options of the modules it imports."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+NOT_SHOWN = object()  # an option's value where a run does not pass it, when the code does not show it
+# argparse's default where `default=` is left out, by `action=`; other actions: not shown
+_IMPLIED = {None: None, "store": None, "store_true": False, "store_false": True}
+
+
+@dataclass
+class DeclaredOptions:
+    """`options`: the attribute argparse stores each option under -> (its option strings, the
+    value it gets unless passed, or NOT_SHOWN); `rebound`: attributes the modules assign
+    (`args.seed = cfg.seed`, `set_defaults(seed=...)`); `dynamic`: options set by name
+    (`setattr(args, k, v)`, `vars(args).update(cfg)`), so any may be."""
+
+    options: dict[str, tuple[tuple[str, ...], object]] = field(default_factory=dict)
+    rebound: set[str] = field(default_factory=set)
+    dynamic: bool = False
+
+    def shown(self, name: str) -> tuple[list[str], object] | None:
+        """The option strings of the option stored under `name` and the value it gets unless
+        passed, where the code shows that value; None otherwise."""
+        declared = self.options.get(name)
+        return None if declared is None or declared[1] is NOT_SHOWN else (list(declared[0]), declared[1])
+
+    def add(self, other: DeclaredOptions) -> None:
+        """Take in another module's: an option two modules declare differently is not shown."""
+        for name, declared in other.options.items():
+            mine = self.options.setdefault(name, declared)
+            if mine != declared:
+                self.options[name] = (mine[0], NOT_SHOWN)
+        self.rebound |= other.rebound
+        self.dynamic = self.dynamic or other.dynamic
+
+
+def declared_options(tree: ast.Module) -> DeclaredOptions:
+    found = DeclaredOptions()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            found.rebound.update(target.attr for target in targets if isinstance(target, ast.Attribute))
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if called == "setattr" or called == "update" and isinstance(func, ast.Attribute) and _calls(func.value, "vars"):
+            found.dynamic = True
+        elif called == "set_defaults":
+            found.rebound.update(keyword.arg for keyword in node.keywords if keyword.arg is not None)
+        elif called == "add_argument":
+            strings = tuple(arg.value for arg in node.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str))
+            keywords = {keyword.arg: keyword.value for keyword in node.keywords if keyword.arg is not None}
+            dest = keywords.get("dest")
+            longs = [string for string in strings if string.startswith("--")]
+            name = dest.value if isinstance(dest, ast.Constant) else longs[0][2:].replace("-", "_") if longs and dest is None else None
+            if isinstance(name, str):
+                found.options[name] = (strings, _unpassed_value(keywords))
+    return found
+
+
+def _calls(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
+
+
+def _unpassed_value(keywords: dict[str, ast.expr]) -> object:
+    """The value an option gets where a run does not pass it: its literal default (argparse
+    converts a string default through `type=`: not shown), argparse's own for its action."""
+    required = keywords.get("required")
+    if required is not None and not (isinstance(required, ast.Constant) and required.value is False):
+        return NOT_SHOWN
+    if "default" in keywords:
+        default = keywords["default"]
+        if isinstance(default, ast.UnaryOp) and isinstance(default.op, ast.USub) and isinstance(default.operand, ast.Constant):
+            default = ast.Constant(-default.operand.value) if type(default.operand.value) in (int, float) else default
+        if not isinstance(default, ast.Constant) or isinstance(default.value, str) and "type" in keywords:
+            return NOT_SHOWN
+        return default.value
+    action = keywords.get("action")
+    if action is None:
+        return None
+    return _IMPLIED.get(action.value, NOT_SHOWN) if isinstance(action, ast.Constant) else NOT_SHOWN
