@@ -15,7 +15,7 @@ from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.semantic.edits import argument_for
 from ddplint.semantic.model import dotted_name
-from ddplint.semantic.walk import children
+from ddplint.semantic.walk import children, descendants
 from ddplint.core.fixpoint import reachable
 from ddplint.core.torch_api import DEVICE_COUNT, INIT_PROCESS_GROUP, OLD_LAUNCHER_MODULE, PROCESS, SPAWN
 
@@ -72,7 +72,10 @@ class RankFromLocalRank(Rule):
     parameter named otherwise (also through such an assignment: `args.rank = gpu`) for which the
     function's calls in this module pass the local rank (`main_worker(args.local_rank, args)`;
     a call passing a number, `main_worker(0, args)` where nothing is distributed, aside). Not
-    flagged: a name unpacked from a same-module function's result where every value it returns
+    flagged: a name or attribute called `local_rank` that the function assigns a global rank
+    (or a number) on every way to the call, each branch of an `if` chain assigning it or
+    leaving the function (DETR's `init_distributed_mode` with `args.local_rank =
+    int(os.environ["RANK"])`): a global rank under a local name; a name unpacked from a same-module function's result where every value it returns
     there is known to be no local rank (`int(os.environ["SLURM_PROCID"])`, `dist.get_rank()`, a
     computed `node_id * gpus_per_node`, None): a global rank under a local name; a parameter called `local_rank` that every same-module caller passes the global
     rank (`rank`, `args.rank`, `dist.get_rank()`, `os.environ["RANK"]`, `node_rank * n + i`):
@@ -110,6 +113,28 @@ class RankFromLocalRank(Rule):
     trigger = CallTrigger(INIT_PROCESS_GROUP, also=(("local_rank", "LOCAL_RANK"),))  # the rank it flags
 
     flagged_examples = (
+        Flagged(
+            # Only one way assigns SLURM's global rank; under torchrun the option's LOCAL_RANK reaches the call.
+            """
+            import os
+            import torch
+
+            def setup(args):
+                if "SLURM_PROCID" in os.environ:
+                    args.local_rank = int(os.environ["SLURM_PROCID"])
+                torch.distributed.init_process_group("nccl", init_method="env://", world_size=args.world_size * args.nnodes, rank=args.local_rank)
+                                                                                                                             ^
+            """,
+            fixed="""
+            import os
+            import torch
+
+            def setup(args):
+                if "SLURM_PROCID" in os.environ:
+                    args.local_rank = int(os.environ["SLURM_PROCID"])
+                torch.distributed.init_process_group("nccl", init_method="env://", world_size=args.world_size * args.nnodes, rank=int(os.environ["RANK"]))
+            """,
+        ),
         Flagged(
             # The local rank reaches the rank through a parameter named `gpu`.
             """
@@ -347,6 +372,25 @@ class RankFromLocalRank(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # DETR's init_distributed_mode with the global rank kept under a local name: every
+            # way to the call assigns it from RANK or SLURM_PROCID, or leaves the function.
+            """
+            import os
+            import torch
+
+            def init_distributed_mode(args):
+                if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
+                    args.local_rank = int(os.environ["RANK"])
+                    args.gpu = int(os.environ["LOCAL_RANK"])
+                elif "SLURM_PROCID" in os.environ:
+                    args.local_rank = int(os.environ["SLURM_PROCID"])
+                else:
+                    args.distributed = False
+                    return
+                torch.distributed.init_process_group("nccl", init_method=args.dist_url, world_size=args.world_size, rank=args.local_rank)
+            """
+        ),
         Clean(
             # The same parameter given the global rank by its caller.
             """
@@ -630,7 +674,12 @@ class RankFromLocalRank(Rule):
         function = self.model.function
         key = None if function is None else function.key
         value = strip_int(rank.value)
-        made = self._names_here.get(dotted_name(value) or "", rank)
+        named = dotted_name(value)
+        if named is not None and named not in self._names_here and function is not None and isinstance(function.function, cst.FunctionDef):
+            reaching = _reaching_values(function.function.body.body, named, node)
+            if reaching and all(_made_other(held, {}, set()) or isinstance(strip_int(held), cst.Integer) for held in reaching):
+                return  # `args.local_rank = int(os.environ["RANK"])` on every way here: a global rank under a local name
+        made = self._names_here.get(named or "", rank)
         unpacked = self._unpacked.get(self._frame_id, {}).get(dotted_name(value) or "")
         if unpacked is not None:
             made = unpacked[2]
@@ -803,6 +852,66 @@ def _assignments(function: cst.FunctionDef) -> dict[str, list[cst.BaseExpression
         if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             pending.extend(children(node))
     return found
+
+
+def _reaching_values(body, name: str, call: cst.Call) -> list[cst.BaseExpression] | None:
+    """The values the dotted `name` (`args.local_rank`) can hold at `call`, where the function
+    whose statements are `body` assigns it on every way to the statement that holds the call:
+    a plain assignment, or an `if` chain each of whose branches assigns it or leaves the
+    function (`return`, `raise`); None where a way leaves it as it came in, or the function
+    binds it otherwise (in a loop, `with`, `try`)."""
+    held: list[cst.BaseExpression] | None = None
+    for statement in body:
+        if any(node is call for node in descendants(statement)):
+            return held
+        if _assigns(statement, name):
+            held = _after(statement, name, held)
+    return None
+
+
+def _after(statement: cst.CSTNode, name: str, held: list[cst.BaseExpression] | None) -> list[cst.BaseExpression] | None:
+    """What `name` may hold after `statement`, which assigns it somewhere (`held`: before it)."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        values = [
+            small.value for small in statement.body if isinstance(small, cst.Assign)
+            and any(dotted_name(target.target) == name for target in small.targets)
+        ]
+        return values[-1:] if values and not any(isinstance(small, (cst.AugAssign, cst.AnnAssign)) for small in statement.body) else None
+    if not isinstance(statement, cst.If):
+        return None
+    found: list[cst.BaseExpression] = []
+    branch: cst.If | cst.Else | None = statement
+    while branch is not None:
+        lines = list(branch.body.body)
+        after = held
+        for line in lines:
+            if _assigns(line, name):
+                after = _after(line, name, after)
+        leaves = bool(lines) and isinstance(lines[-1], cst.SimpleStatementLine) and isinstance(lines[-1].body[-1], (cst.Return, cst.Raise))
+        if not leaves:
+            if after is None:
+                return None
+            found.extend(after)
+        branch = branch.orelse if isinstance(branch, cst.If) else None
+        if branch is None and isinstance(statement, cst.If) and not _has_else(statement):
+            if held is None:
+                return None
+            found.extend(held)
+    return found
+
+
+def _has_else(statement: cst.If) -> bool:
+    branch: cst.If | cst.Else | None = statement
+    while isinstance(branch, cst.If):
+        branch = branch.orelse
+    return branch is not None
+
+
+def _assigns(statement: cst.CSTNode, name: str) -> bool:
+    return any(
+        isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)) and dotted_name(node.target) == name
+        for node in descendants(statement)
+    )
 
 
 def _made_other(expr: cst.BaseExpression, assigned: dict[str, list[cst.BaseExpression]], seen: set[str]) -> bool:
