@@ -19,6 +19,14 @@ from ddplint.prefilter.project_facts import ProjectFact
 _WORKER_CALLABLES = ("collate_fn", "worker_init_fn")
 
 
+# Python 3.14 made forkserver the default start method on Linux; torch's DataLoader
+# starts its workers with the default unless `multiprocessing_context` is given.
+WORKERS_MESSAGE = (
+    "a lambda or nested function cannot be pickled for the DataLoader's workers, which Python 3.14+ starts "
+    "with forkserver on Linux (spawn on macOS and Windows); define it at module level (functools.partial for bound values)"
+)
+
+
 class UnpicklableWorkerCallable(Rule):
     """
     A DataLoader with workers sends its `collate_fn` and `worker_init_fn` to every worker
@@ -26,8 +34,11 @@ class UnpicklableWorkerCallable(Rule):
     spawn start method (the default on macOS and Windows, always for `mp.spawn`, and whenever
     `multiprocessing_context="spawn"` is passed) that means pickling, and pickle stores a
     function by its module-level name: a lambda or a function defined inside another function
-    fails with "Can't pickle local object 'main.<locals>.collate'". The code works on Linux
-    with fork and breaks the day it runs elsewhere or moves to `mp.spawn`.
+    fails with "Can't pickle local object 'main.<locals>.collate'". Since Python 3.14 the
+    default start method on Linux is forkserver, which pickles a DataLoader worker's arguments
+    as spawn does (torch 2.13's DataLoader names this when a worker fails to start); the code
+    runs only where workers are forked: Linux on Python 3.13 or older, or
+    `multiprocessing_context="fork"`.
 
     Fires when a lambda, a function defined inside another function, a `functools.partial`
     of one, or what a project function returns when every `return` of it gives a function
@@ -85,7 +96,8 @@ class UnpicklableWorkerCallable(Rule):
             parser = argparse.ArgumentParser()
             parser.add_argument("--workers", type=int, default=4)
             main(load(), parser.parse_args())
-            """
+            """,
+            messages=(WORKERS_MESSAGE,),
         ),
         Flagged(
             """
@@ -98,6 +110,7 @@ class UnpicklableWorkerCallable(Rule):
                                ^
             )
             """,
+            messages=(WORKERS_MESSAGE,) * 2,
         ),
         Flagged(
             """
@@ -281,10 +294,11 @@ class UnpicklableWorkerCallable(Rule):
                 continue  # an option of this file's parser that no run passes, 0 by default: no workers
             verdict = picklable(value, scope, self.definitions, module_scope)
             factory = self._closure_factory(value, scope) if verdict is None else None
+            message = self.message if workers is None else WORKERS_MESSAGE
             if verdict is False:
-                self.report(value, f"{self.message} ({loader})" if loader else None)
+                self.report(value, f"{message} ({loader})" if loader else message)
             elif factory is not None:
-                self.report(value, f"{self.message} ({factory}{'; ' + loader if loader else ''})")
+                self.report(value, f"{message} ({factory}{'; ' + loader if loader else ''})")
 
     def _closure_factory(self, value: cst.BaseExpression, scope: Scope) -> str | None:
         """Where a project function that `value` calls (or that makes what a name bound once
