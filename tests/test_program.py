@@ -285,6 +285,33 @@ def test_who_runs_a_function_is_answered_across_modules(tmp_path):
     assert context.called_elsewhere_only_on_rank_zero("pkg.ckpt", "dump") is None
 
 
+def test_the_branch_beside_one_that_only_a_distributed_run_takes_is_not_every_ranks(tmp_path):
+    sampler = "        sampler = torch.utils.data.distributed.DistributedSampler(ds)\n"
+    index = _project(tmp_path, {
+        "loaders": "import torch.utils.data.distributed\nfrom torch.utils.data import DataLoader\n"
+                   "from pkg.data import Cached\n\n"
+                   "def make(args, ds):\n    if args.dist:\n" + sampler + "    else:\n        ds = Cached(args.root)\n\n"
+                   "def early(args, ds):\n    if not args.dist:\n        return Cached(args.root)\n" + sampler[4:] + "\n"
+                   "def plain(args, ds):\n    if args.cache:\n        ds = Cached(args.root)\n    else:\n        ds = None\n\n"
+                   "def named(args, ds):\n    if args.name == 'coco':\n" + sampler + "    else:\n        ds = Cached(args.root)\n\n"
+                   "def both(args, ds):\n    if args.dist:\n        ds = Cached(torch.utils.data.distributed.DistributedSampler(ds))\n"
+                   "    else:\n" + sampler,
+        "data": "class Cached:\n    def __init__(self, root):\n        self.root = root\n",
+    })
+    context = index.program.context
+    # the `else:` of a flag whose body builds a DistributedSampler: the run of one process
+    assert context.distributed_branch_besides("pkg.loaders", "make", 9) == 7
+    assert context.distributed_branch_besides("pkg.loaders", "make", 7) is None  # that branch itself
+    # an early return leaves the rest of the block to the other way of the flag
+    assert context.distributed_branch_besides("pkg.loaders", "early", 13) == 14
+    # a branch beside nothing distributed; a comparison (`args.name == 'coco'`), which chooses
+    # something else than the kind of run; a flag both of whose branches do what only a
+    # distributed run can: none tells the runs apart
+    assert context.distributed_branch_besides("pkg.loaders", "plain", 18) is None
+    assert context.distributed_branch_besides("pkg.loaders", "named", 26) is None
+    assert context.distributed_branch_besides("pkg.loaders", "both", 30) is None
+
+
 def test_a_base_class_attribute_is_read_across_modules(tmp_path):
     """ddplint/model/context.py attribute_values: what the methods of a project base class (and
     of its project bases) assign to `self.<attribute>`, each with the resolver of its module,
