@@ -1308,26 +1308,25 @@ class SaveOnEveryRank(Rule):
             # The dataset that caches is built only in the other branch of the flag whose first
             # branch builds the DistributedSampler: the run of one process.
             """
-            import os
+            from pathlib import Path
 
             import torch
             import torch.distributed as dist
             from torch.utils.data import DataLoader, Dataset, DistributedSampler, TensorDataset
 
-            class Tokens(Dataset):
-                def __init__(self, cache):
-                    if os.path.exists(cache):
-                        self.data = torch.load(cache)
-                    else:
-                        self.data = torch.arange(1024)
-                        torch.save(self.data, cache)
+            class Lengths(Dataset):
+                def __init__(self, root):
+                    index = Path(root) / "lengths.pt"
+                    if not index.is_file():
+                        torch.save(torch.randint(8, 64, (1024,)), index)
+                    self.lengths = torch.load(index)
 
             def make_loader(args):
                 if args.dist:
                     train_set = TensorDataset(torch.arange(1024))
                     return DataLoader(train_set, sampler=DistributedSampler(train_set))
                 else:
-                    return DataLoader(Tokens(args.cache), shuffle=True)
+                    return DataLoader(Lengths(args.root), shuffle=True)
 
             def main(args):
                 dist.init_process_group("nccl")

@@ -33,8 +33,8 @@ def main(args):
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
+    for flag in ("--dist", "--overwrite_cache"):
+        parser.add_argument(flag, action="store_true")
     parser.add_argument("--data", default="data/")
-    parser.add_argument("--dist", action="store_true")
-    parser.add_argument("--overwrite_cache", action="store_true")
     parser.add_argument("--epochs", type=int, default=10)
     main(parser.parse_args())
