@@ -18,7 +18,7 @@ from ddplint.model.values import Part, Step, Wrap, WrapperSave
 from ddplint.rules.ddp002_lambda_default_factory import Fate, Fates
 from ddplint.rules.ddp004_torch_load_without_map_location import on_host, own_record, saved_files
 from ddplint.rules.ddp009_ddp_state_dict_prefix import saved_from_wrapper
-from ddplint.rules.ddp014_save_on_every_rank import saving_helper
+from ddplint.rules.ddp014_save_on_every_rank import distributed_branch_besides, saving_helper
 
 
 def P(text: str) -> Place:
@@ -298,18 +298,22 @@ def test_the_branch_beside_one_that_only_a_distributed_run_takes_is_not_every_ra
                    "    else:\n" + sampler,
         "data": "class Cached:\n    def __init__(self, root):\n        self.root = root\n",
     })
-    context = index.program.context
+    program = index.program
+
+    def beside(key, line):
+        return distributed_branch_besides(program, program.context, "pkg.loaders", key, line)
+
     # the `else:` of a flag whose body builds a DistributedSampler: the run of one process
-    assert context.distributed_branch_besides("pkg.loaders", "make", 9) == 7
-    assert context.distributed_branch_besides("pkg.loaders", "make", 7) is None  # that branch itself
+    assert beside("make", 9) == 7
+    assert beside("make", 7) is None  # that branch itself
     # an early return leaves the rest of the block to the other way of the flag
-    assert context.distributed_branch_besides("pkg.loaders", "early", 13) == 14
+    assert beside("early", 13) == 14
     # a branch beside nothing distributed; a comparison (`args.name == 'coco'`), which chooses
     # something else than the kind of run; a flag both of whose branches do what only a
     # distributed run can: none tells the runs apart
-    assert context.distributed_branch_besides("pkg.loaders", "plain", 18) is None
-    assert context.distributed_branch_besides("pkg.loaders", "named", 26) is None
-    assert context.distributed_branch_besides("pkg.loaders", "both", 30) is None
+    assert beside("plain", 18) is None
+    assert beside("named", 26) is None
+    assert beside("both", 30) is None
 
 
 def test_a_base_class_attribute_is_read_across_modules(tmp_path):

@@ -25,7 +25,7 @@ import textwrap
 from dataclasses import dataclass
 
 from ddplint.core.fixpoint import DepthMemo
-from ddplint.core.torch_api import DDP, DISTRIBUTED_SAMPLER, GROUP_STARTS, RANK_ENVIRONMENT
+from ddplint.core.torch_api import RANK_ENVIRONMENT
 from ddplint.core.lines import split_lines
 from ddplint.model.records import FunctionContext
 from ddplint.prefilter.screens import dotted, walk
@@ -186,30 +186,6 @@ def _is_self_attribute(node: ast.AST, this: str | None, attribute: str) -> bool:
         isinstance(node, ast.Attribute) and node.attr == attribute
         and isinstance(node.value, ast.Name) and node.value.id == this
     )
-
-
-def _is_flag(test: str) -> bool:
-    """Whether an `if` test (its source text) is a flag: a name or attribute, or its negation
-    (`args.dist`, `not distributed`), not a comparison (`args.dataset == "coco"`)."""
-    try:
-        expr = ast.parse(test, mode="eval").body
-    except SyntaxError:
-        return False
-    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
-        expr = expr.operand
-    return isinstance(expr, (ast.Name, ast.Attribute))
-
-
-def _other_branch(guards: tuple, index: int):
-    """The guard of the other branch of the `if` whose branch `guards[index]` is: the summary
-    writes an `if`'s guards one after the other, its body's (true) first."""
-    guard = guards[index]
-    partner = index + 1 if guard.sense else index - 1
-    other = guards[partner] if 0 <= partner < len(guards) else None
-    if other is None or other.test != guard.test or other.sense == guard.sense:
-        return None
-    body, rest = (guard, other) if guard.sense else (other, guard)
-    return other if body.last < rest.first else None
 
 
 class ProcessContext:
@@ -666,35 +642,6 @@ class ProcessContext:
             return any(verdict.true_first_replica if sense else verdict.false_first_replica
                        for verdict, sense in self._guards_at(module, key, line))
         return any(verdict.true_only_zero if sense else verdict.false_only_zero for verdict, sense in self._guards_at(module, key, line))
-
-    def distributed_branch_besides(self, module: str, key: str | None, line: int) -> int | None:
-        """The line of a call that only a distributed run can make (a DistributedSampler built,
-        a model wrapped in DistributedDataParallel, the process group started) in the other
-        branch of an `if` on a flag around `line` of function `key` of `module`, where the
-        branch of `line` makes none (`if args.dist: ... DistributedSampler(train_set) ... else:
-        train_set = COCOSegmentation(...)`): the flag tells the distributed run from the run of
-        one process, so `line` is not shown to run on every rank. None where there is none."""
-        record = self._record(module, key)
-        if record is None:
-            return None
-        for index, guard in enumerate(record.guards):
-            if not guard.first <= line <= guard.last or not _is_flag(guard.test):
-                continue
-            other = _other_branch(record.guards, index)
-            if other is not None and self._distributed_call(module, record, guard) is None:
-                found = self._distributed_call(module, record, other)
-                if found is not None:
-                    return found
-        return None
-
-    def _distributed_call(self, module: str, record: FunctionContext, guard) -> int | None:
-        """The line of the first call in the lines of `guard` that only a distributed run makes."""
-        for call in record.calls:
-            if guard.first <= call.line <= guard.last:
-                qualified = self.program.qualify(module, call.callee)
-                if qualified in DISTRIBUTED_SAMPLER or qualified in DDP or qualified in GROUP_STARTS:
-                    return call.line
-        return None
 
     def every_rank_at(self, module: str, key: str | None, line: int) -> bool:
         """Whether every rank of a distributed run that runs function `key` (None: module code)

@@ -28,8 +28,9 @@ from ddplint.semantic.edits import argument_for, has_star_arguments
 from ddplint.model.context import CallSite
 from ddplint.model.records import Place
 from ddplint.core.torch_api import (
-    ACCELERATE_SAVE, ACCELERATE_SAVE_HOOK, ACCELERATOR, BUILD_TIME_DATASETS, BUILD_TIME_METHODS, COLLECTIVES, DDP, DISTRIBUTED_MODULES, DOWNLOADING_DATASETS, FULL_STATE_DICT_CONFIG,
-    GET_STATE_DICT, HF_TRAINER, RANK_ZERO_FIRST, SAFETENSORS_SAVE, SAVE_EVIDENCE, SAVE_PRETRAINED, SMALL_FILE_WRITERS, SPAWN,
+    ACCELERATE_SAVE, ACCELERATE_SAVE_HOOK, ACCELERATOR, BUILD_TIME_DATASETS, BUILD_TIME_METHODS, COLLECTIVES, DDP,
+    DISTRIBUTED_MODULES, DISTRIBUTED_SAMPLER, DOWNLOADING_DATASETS, FULL_STATE_DICT_CONFIG, GET_STATE_DICT, GROUP_STARTS,
+    HF_TRAINER, RANK_ZERO_FIRST, SAFETENSORS_SAVE, SAVE_EVIDENCE, SAVE_PRETRAINED, SMALL_FILE_WRITERS, SPAWN,
     START_PROCESSES, STATE_DICT_OPTIONS, STATE_DICT_TYPE, TORCH_SAVE,
 )
 
@@ -1866,12 +1867,68 @@ def _ranks_run(program, context, module: str, key: str | None, depth: int, seen:
     for site, how in _callers(program, context, module, key):
         if context.guarded_at(site.caller, site.caller_key, site.line, replicas=True):
             continue
-        if context.distributed_branch_besides(site.caller, site.caller_key, site.line) is not None:
+        if distributed_branch_besides(program, context, site.caller, site.caller_key, site.line) is not None:
             continue  # `else:` of `if args.dist:` whose body builds the DistributedSampler: one process
         outer = _ranks_run(program, context, site.caller, site.caller_key, depth + 1, seen | {(module, key)})
         if outer is not None:
             return [*outer, (StepKind.REACHES, how, program.place(site.caller, site.line))]
     return None
+
+
+def distributed_branch_besides(program, context, module: str, key: str | None, line: int) -> int | None:
+    """The line of a call that only a distributed run can make (a DistributedSampler built, a
+    model wrapped in DistributedDataParallel, the process group started) in the other branch
+    of an `if` on a flag around `line` of function `key` of `module`, where the branch of `line`
+    makes none (`if args.dist: ... DistributedSampler(train_set) ... else: train_set =
+    COCOSegmentation(...)`; an early `return` leaves the rest of the block to the other way):
+    the flag tells the distributed run from the run of one process, so `line` is not shown to
+    run on every rank. None where there is none."""
+    summary = program.summary(module)
+    record = summary.context.get(key or "") if summary is not None else None
+    guards = context.guards_around(module, key)
+    for index, guard in enumerate(guards if record is not None else ()):
+        if not guard.first <= line <= guard.last or not _is_flag(guard.test):
+            continue
+        other = _other_branch(guards, index)
+        if other is not None and _distributed_call(program, module, record.calls, guard) is None:
+            found = _distributed_call(program, module, record.calls, other)
+            if found is not None:
+                return found
+    return None
+
+
+def _distributed_call(program, module: str, calls, guard) -> int | None:
+    """The line of the first of `calls` in the lines of `guard` that only a distributed run makes."""
+    for call in calls:
+        if guard.first <= call.line <= guard.last:
+            qualified = program.qualify(module, call.callee)
+            if qualified in DISTRIBUTED_SAMPLER or qualified in DDP or qualified in GROUP_STARTS:
+                return call.line
+    return None
+
+
+def _is_flag(test: str) -> bool:
+    """Whether an `if` test (its source text) is a flag: a name or attribute, or its negation
+    (`args.dist`, `not distributed`), not a comparison (`args.dataset == "coco"`)."""
+    try:
+        expr = cst.parse_expression(test)
+    except cst.ParserSyntaxError:
+        return False
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+        expr = expr.expression
+    return isinstance(expr, (cst.Name, cst.Attribute))
+
+
+def _other_branch(guards: tuple, index: int):
+    """The guard of the other branch of the `if` whose branch `guards[index]` is: the program
+    model writes an `if`'s guards one after the other, its body's (true) first."""
+    guard = guards[index]
+    partner = index + 1 if guard.sense else index - 1
+    other = guards[partner] if 0 <= partner < len(guards) else None
+    if other is None or other.test != guard.test or other.sense == guard.sense:
+        return None
+    body, rest = (guard, other) if guard.sense else (other, guard)
+    return other if body.last < rest.first else None
 
 
 def _joins_ranks(program, context, module: str, key: str | None):
