@@ -18,7 +18,7 @@ from ddplint.model.values import Part, Step, Wrap, WrapperSave
 from ddplint.rules.ddp002_lambda_default_factory import Fate, Fates
 from ddplint.rules.ddp004_torch_load_without_map_location import on_host, own_record, saved_files
 from ddplint.rules.ddp009_ddp_state_dict_prefix import saved_from_wrapper
-from ddplint.rules.ddp014_save_on_every_rank import saving_helper
+from ddplint.rules.ddp014_save_on_every_rank import distributed_branch_besides, saving_helper
 
 
 def P(text: str) -> Place:
@@ -283,6 +283,37 @@ def test_who_runs_a_function_is_answered_across_modules(tmp_path):
     context._callers.clear()
     assert context.call_sites("pkg.ckpt", "dump") is None
     assert context.called_elsewhere_only_on_rank_zero("pkg.ckpt", "dump") is None
+
+
+def test_the_branch_beside_one_that_only_a_distributed_run_takes_is_not_every_ranks(tmp_path):
+    sampler = "        sampler = torch.utils.data.distributed.DistributedSampler(ds)\n"
+    index = _project(tmp_path, {
+        "loaders": "import torch.utils.data.distributed\nfrom torch.utils.data import DataLoader\n"
+                   "from pkg.data import Cached\n\n"
+                   "def make(args, ds):\n    if args.dist:\n" + sampler + "    else:\n        ds = Cached(args.root)\n\n"
+                   "def early(args, ds):\n    if not args.dist:\n        return Cached(args.root)\n" + sampler[4:] + "\n"
+                   "def plain(args, ds):\n    if args.cache:\n        ds = Cached(args.root)\n    else:\n        ds = None\n\n"
+                   "def named(args, ds):\n    if args.name == 'coco':\n" + sampler + "    else:\n        ds = Cached(args.root)\n\n"
+                   "def both(args, ds):\n    if args.dist:\n        ds = Cached(torch.utils.data.distributed.DistributedSampler(ds))\n"
+                   "    else:\n" + sampler,
+        "data": "class Cached:\n    def __init__(self, root):\n        self.root = root\n",
+    })
+    program = index.program
+
+    def beside(key, line):
+        return distributed_branch_besides(program, program.context, "pkg.loaders", key, line)
+
+    # the `else:` of a flag whose body builds a DistributedSampler: the run of one process
+    assert beside("make", 9) == 7
+    assert beside("make", 7) is None  # that branch itself
+    # an early return leaves the rest of the block to the other way of the flag
+    assert beside("early", 13) == 14
+    # a branch beside nothing distributed; a comparison (`args.name == 'coco'`), which chooses
+    # something else than the kind of run; a flag both of whose branches do what only a
+    # distributed run can: none tells the runs apart
+    assert beside("plain", 18) is None
+    assert beside("named", 26) is None
+    assert beside("both", 30) is None
 
 
 def test_a_base_class_attribute_is_read_across_modules(tmp_path):

@@ -216,6 +216,17 @@ def test_module_facts_read_imports_helpers_and_classes():
     assert facts["classes"]["L"]["bases"] == ["torch.utils.data.DataLoader", "Mixin"]
 
 
+def test_module_facts_keep_the_last_import_of_a_name_as_python_binds_it():
+    # `import datasets` after `from torchvision import datasets`: the name is the project's
+    # module (an `import` read before every `from` made torchvision's win)
+    facts = project.module_facts(
+        "from torchvision import datasets, models\nimport datasets\nfrom models import Net\n"
+        "import models\nfrom torch import nn\n"
+    )
+    assert facts["imports"]["datasets"] == "datasets" and facts["imports"]["models"] == "models"
+    assert facts["imports"]["Net"] == "models.Net" and facts["imports"]["nn"] == "torch.nn"
+
+
 def test_the_view_finds_classes_that_forward_their_keyword_arguments_to_a_dataloader(tmp_path):
     root = _copy("loader_forwarder", tmp_path)
     (root / "proj" / "wrappers.py").write_text(

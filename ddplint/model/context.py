@@ -394,14 +394,14 @@ class ProcessContext:
         """Every call of function `key` of `module` in the project; None when some module that
         may call it is not read (past the model's bound, or unparsable)."""
         sites = []
-        for caller in self._possible_callers(module):
+        for caller in self.possible_callers(module):
             calls = self._calls_in(caller)
             if calls is None:
                 return None
             sites += [site for function, site in calls if function == (module, key)]
         return sites
 
-    def _possible_callers(self, module: str) -> list[str]:
+    def possible_callers(self, module: str) -> list[str]:
         """`module` and the modules that import from it, directly or through the packages that
         re-export its names (`from .datasets import get_trainset` in `data/__init__.py`, then
         `from data import get_trainset`), three packages up."""

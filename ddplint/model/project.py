@@ -423,7 +423,9 @@ _ENDLESS_LOOPS = ("while True", "while 1", "in count(", "itertools.count(")
 
 
 def _imports(text: str) -> list[str]:
-    """The text of every top-level import statement."""
+    """The text of every top-level import statement, in the order of the text: a later import
+    of a name rebinds it (`from torchvision import datasets` then `import datasets`: the
+    project's module)."""
     found = []
     for keyword in ("import ", "from "):
         at = 0 if text.startswith(keyword) else text.find("\n" + keyword)
@@ -431,9 +433,9 @@ def _imports(text: str) -> list[str]:
             start = at + 1 if text[at] == "\n" else at
             match = _IMPORT.match(text, start)
             if match is not None:
-                found.append(match.group(0))
+                found.append((start, match.group(0)))
             at = text.find("\n" + keyword, start + 1)
-    return found
+    return [statement for _, statement in sorted(found)]
 
 
 # -- the project ----------------------------------------------------------------------------

@@ -28,8 +28,9 @@ from ddplint.semantic.edits import argument_for, has_star_arguments
 from ddplint.model.context import CallSite
 from ddplint.model.records import Place
 from ddplint.core.torch_api import (
-    ACCELERATE_SAVE, ACCELERATE_SAVE_HOOK, ACCELERATOR, BUILD_TIME_DATASETS, BUILD_TIME_METHODS, COLLECTIVES, DDP, DISTRIBUTED_MODULES, DOWNLOADING_DATASETS, FULL_STATE_DICT_CONFIG,
-    GET_STATE_DICT, HF_TRAINER, RANK_ZERO_FIRST, SAFETENSORS_SAVE, SAVE_EVIDENCE, SAVE_PRETRAINED, SMALL_FILE_WRITERS, SPAWN,
+    ACCELERATE_SAVE, ACCELERATE_SAVE_HOOK, ACCELERATOR, BUILD_TIME_DATASETS, BUILD_TIME_METHODS, COLLECTIVES, DDP,
+    DISTRIBUTED_MODULES, DISTRIBUTED_SAMPLER, DOWNLOADING_DATASETS, FULL_STATE_DICT_CONFIG, GET_STATE_DICT, GROUP_STARTS,
+    HF_TRAINER, RANK_ZERO_FIRST, SAFETENSORS_SAVE, SAVE_EVIDENCE, SAVE_PRETRAINED, SMALL_FILE_WRITERS, SPAWN,
     START_PROCESSES, STATE_DICT_OPTIONS, STATE_DICT_TYPE, TORCH_SAVE,
 )
 
@@ -65,6 +66,11 @@ _ELSEWHERE_MESSAGE = (
     "{} runs on every rank ({}) and all of them write the same file, which corrupts it; write it on rank 0 only "
     "(if dist.get_rank() == 0:), with a barrier before the other ranks read it"
 )
+
+# The tests of whether a file exists (`os.path.exists`, `os.path.isfile`, `Path.exists`, ...).
+_EXISTENCE_TESTS = frozenset({"exists", "lexists", "isfile", "is_file", "isdir", "is_dir"})
+_CACHE_MISS = "whenever its file is missing, as every rank finds it on a first run,"
+_CACHE_TEST = "every rank tests for the file here before any of them has written it: on a first run all find it missing"
 
 _HELPER_MESSAGE = (
     "{}() runs torch.save ({}) with no rank test, and every rank makes this call: all of them write the "
@@ -139,9 +145,16 @@ class SaveOnEveryRank(Rule):
     model finds how every rank reaches it: from code that joins the ranks (calls
     `init_process_group` or builds an `Accelerator`, itself or through a project function)
     through calls outside any rank-0 test, a class's construction for its `__init__` (a dataset
-    that caches its preprocessing with `torch.save`), a PyTorch Geometric dataset's constructor
-    for its `process()`/`download()`, a class chosen by name (`getattr(datasets, name)(...)`);
-    the message names where the ranks start and the call that reaches the save.
+    that caches its preprocessing with `torch.save`; also built where packages re-export it,
+    `from pkg import GLUETaskDataset`), a PyTorch Geometric dataset's constructor for its
+    `process()`/`download()`, a class chosen by name (`getattr(datasets, name)(...)`);
+    the message names where the ranks start and the call that reaches the save. A call in the
+    other branch of a flag whose branch does what only a distributed run can (`if args.dist:`
+    building the DistributedSampler, wrapping the model in DDP or starting the process group,
+    `else:` building the dataset) is the run of one process: not followed. A cache written
+    where an `if` found its file missing (`if os.path.exists(cache): load` / `else: build and
+    torch.save`) is still written by every rank on a first run, when all of them find it missing
+    before any has written it: the message and the chain say so.
     Other writers: Hugging Face's `save_pretrained` (not with `is_main_process=`, not with
     `save_function=accelerator.save`, which writes the weights on the main process only unless
     `safe_serialization=True` bypasses it, not a tokenizer's or configuration's small files, not
@@ -539,6 +552,37 @@ class SaveOnEveryRank(Rule):
             messages=(
                 "save_pretrained runs on every rank and all of them write the same files, which corrupts them; "
                 "save on rank 0 only (if state.is_world_process_zero:) or pass is_main_process="
+            ),
+        ),
+        Flagged(
+            # A dataset that caches its preprocessing when the file is missing, built by every
+            # rank: on a first run every rank tests for the file before any has written it, so
+            # all of them build it and write it at once.
+            """
+            import os
+
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import Dataset
+
+            class Tokens(Dataset):
+                def __init__(self, cache):
+                    if os.path.exists(cache):
+                        self.data = torch.load(cache)
+                    else:
+                        self.data = torch.arange(1024)
+                        torch.save(self.data, cache)
+                        ^
+
+            def main():
+                dist.init_process_group("nccl")
+                data = Tokens("tokens.pt")
+            """,
+            messages=(
+                "torch.save runs on every rank (every rank builds a Tokens at example.py:17, from example.py:16) "
+                "whenever its file is missing, as every rank finds it on a first run, and all of them write the "
+                "same file, which corrupts it; write it on rank 0 only (if dist.get_rank() == 0:), with a barrier "
+                "before the other ranks read it"
             ),
         ),
     )
@@ -1261,6 +1305,35 @@ class SaveOnEveryRank(Rule):
                     worker(0, args, cfg)
             """
         ),
+        Clean(
+            # The dataset that caches is built only in the other branch of the flag whose first
+            # branch builds the DistributedSampler: the run of one process.
+            """
+            from pathlib import Path
+
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, Dataset, DistributedSampler, TensorDataset
+
+            class Lengths(Dataset):
+                def __init__(self, root):
+                    index = Path(root) / "lengths.pt"
+                    if not index.is_file():
+                        torch.save(torch.randint(8, 64, (1024,)), index)
+                    self.lengths = torch.load(index)
+
+            def make_loader(args):
+                if args.dist:
+                    train_set = TensorDataset(torch.arange(1024))
+                    return DataLoader(train_set, sampler=DistributedSampler(train_set))
+                else:
+                    return DataLoader(Lengths(args.root), shuffle=True)
+
+            def main(args):
+                dist.init_process_group("nccl")
+                loader = make_loader(args)
+            """
+        ),
     )
 
     analyses = (RankRegions, Launches, WrappedModels)
@@ -1517,7 +1590,7 @@ class SaveOnEveryRank(Rule):
         self._saves.append(
             _Save(
                 node, key, writer, self.ranks.uncalled_guard, self._attribute(name), MODEL in named, state, download,
-                bool(self.ranks.conditions),
+                bool(self.ranks.conditions), next((test for _, test, way in self.ranks.conditions if _when_missing(test, way)), None),
             )
         )
 
@@ -1572,9 +1645,9 @@ class SaveOnEveryRank(Rule):
         if save.model_parallel or save.download or save.rank_zero_state is not None:
             message = re.sub(r" runs on every (data-parallel )?rank", rf"\g<0> ({note})", _message(save, None), count=1)
         else:
-            message = _ELSEWHERE_MESSAGE.format(save.writer, note)
+            message = _on_cache_miss(_ELSEWHERE_MESSAGE.format(save.writer, note), save)
         chain = [Link(kind, f"every rank {text} here" if kind is StepKind.REACHES else text, place) for kind, text, place in steps]
-        self.report(save.node, message, chain=[*chain, Link(StepKind.HARM, _harm(message), save.node)])
+        self.report(save.node, message, chain=[*chain, *_cache_miss_links(save), Link(StepKind.HARM, _harm(message), save.node)])
 
     def _chain(self, frame: str | None, path: list[RegionCall], save: _Save | None, message: str, node=None) -> list[Link]:
         """Who runs the save (every rank, from where), how it gets there (the calls outside any
@@ -1591,6 +1664,7 @@ class SaveOnEveryRank(Rule):
         chain += [Link(StepKind.REACHES, f"every rank calls {site.callee.rpartition('.')[2]}() here, outside a rank-0 test", site.node) for site in path]
         if save is not None and save.rank_zero_state is not None:
             chain.append(Link(StepKind.MADE, "only rank 0 receives this full state dict; the others get an empty one", save.rank_zero_state))
+        chain += _cache_miss_links(save) if save is not None else []
         chain.append(Link(StepKind.HARM, _harm(message), save.node if save is not None else node))
         return chain
 
@@ -1650,6 +1724,10 @@ class _Save:
     rank_zero_state: cst.CSTNode | None
     download: bool
     conditional: bool
+    # the test of an `if` around it that takes this way where the file is missing (`if
+    # os.path.exists(cache): load, else: build and save`): a cache, which every rank finds
+    # missing on a first run
+    cache_miss: cst.BaseExpression | None = None
 
 
 def _message(save: _Save, guard: str | None) -> str:
@@ -1666,7 +1744,31 @@ def _message(save: _Save, guard: str | None) -> str:
         message = _PRETRAINED_MESSAGE.format(save.writer, test)
     else:
         message = _WRITER_MESSAGE.format(save.writer, test)
+    message = _on_cache_miss(message, save)
     return f"{message}; `{save.uncalled}` is not called, so the test is always true" if save.uncalled else message
+
+
+def _on_cache_miss(message: str, save: _Save) -> str:
+    """The message, saying for a save made where the file is missing that every rank finds it
+    missing on a first run (they all test it before any of them writes it)."""
+    return message.replace(" and all of them write", f" {_CACHE_MISS} and all of them write", 1) if save.cache_miss is not None else message
+
+
+def _cache_miss_links(save: _Save) -> list[Link]:
+    """The step where every rank, on a first run, tests for the file before any has written it."""
+    if save.cache_miss is None:
+        return []
+    return [Link(StepKind.REACHES, _CACHE_TEST, save.cache_miss)]
+
+
+def _when_missing(test: cst.BaseExpression, way: bool) -> bool:
+    """Whether code reached where `test` came out `way` may run because a file is missing:
+    `os.path.exists(p)` false, `not p.is_file()` true, one such part of an `and`/`or`."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _when_missing(test.expression, not way)
+    if isinstance(test, cst.BooleanOperation):
+        return _when_missing(test.left, way) or _when_missing(test.right, way)
+    return not way and isinstance(test, cst.Call) and last_name(test.func) in _EXISTENCE_TESTS
 
 
 def _writes_small_files(expr: cst.BaseExpression) -> bool:
@@ -1765,10 +1867,68 @@ def _ranks_run(program, context, module: str, key: str | None, depth: int, seen:
     for site, how in _callers(program, context, module, key):
         if context.guarded_at(site.caller, site.caller_key, site.line, replicas=True):
             continue
+        if distributed_branch_besides(program, context, site.caller, site.caller_key, site.line) is not None:
+            continue  # `else:` of `if args.dist:` whose body builds the DistributedSampler: one process
         outer = _ranks_run(program, context, site.caller, site.caller_key, depth + 1, seen | {(module, key)})
         if outer is not None:
             return [*outer, (StepKind.REACHES, how, program.place(site.caller, site.line))]
     return None
+
+
+def distributed_branch_besides(program, context, module: str, key: str | None, line: int) -> int | None:
+    """The line of a call that only a distributed run can make (a DistributedSampler built, a
+    model wrapped in DistributedDataParallel, the process group started) in the other branch
+    of an `if` on a flag around `line` of function `key` of `module`, where the branch of `line`
+    makes none (`if args.dist: ... DistributedSampler(train_set) ... else: train_set =
+    COCOSegmentation(...)`; an early `return` leaves the rest of the block to the other way):
+    the flag tells the distributed run from the run of one process, so `line` is not shown to
+    run on every rank. None where there is none."""
+    summary = program.summary(module)
+    record = summary.context.get(key or "") if summary is not None else None
+    guards = context.guards_around(module, key)
+    for index, guard in enumerate(guards if record is not None else ()):
+        if not guard.first <= line <= guard.last or not _is_flag(guard.test):
+            continue
+        other = _other_branch(guards, index)
+        if other is not None and _distributed_call(program, module, record.calls, guard) is None:
+            found = _distributed_call(program, module, record.calls, other)
+            if found is not None:
+                return found
+    return None
+
+
+def _distributed_call(program, module: str, calls, guard) -> int | None:
+    """The line of the first of `calls` in the lines of `guard` that only a distributed run makes."""
+    for call in calls:
+        if guard.first <= call.line <= guard.last:
+            qualified = program.qualify(module, call.callee)
+            if qualified in DISTRIBUTED_SAMPLER or qualified in DDP or qualified in GROUP_STARTS:
+                return call.line
+    return None
+
+
+def _is_flag(test: str) -> bool:
+    """Whether an `if` test (its source text) is a flag: a name or attribute, or its negation
+    (`args.dist`, `not distributed`), not a comparison (`args.dataset == "coco"`)."""
+    try:
+        expr = cst.parse_expression(test)
+    except cst.ParserSyntaxError:
+        return False
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+        expr = expr.expression
+    return isinstance(expr, (cst.Name, cst.Attribute))
+
+
+def _other_branch(guards: tuple, index: int):
+    """The guard of the other branch of the `if` whose branch `guards[index]` is: the program
+    model writes an `if`'s guards one after the other, its body's (true) first."""
+    guard = guards[index]
+    partner = index + 1 if guard.sense else index - 1
+    other = guards[partner] if 0 <= partner < len(guards) else None
+    if other is None or other.test != guard.test or other.sense == guard.sense:
+        return None
+    body, rest = (guard, other) if guard.sense else (other, guard)
+    return other if body.last < rest.first else None
 
 
 def _joins_ranks(program, context, module: str, key: str | None):
@@ -1800,7 +1960,7 @@ def _callers(program, context, module: str, key: str | None):
         return
     cls, _, method = key.rpartition(".")
     if cls and (method == "__init__" or method in BUILD_TIME_METHODS and _derives(program, module, cls, BUILD_TIME_DATASETS)):
-        for site, built in _constructions(program, module, cls):
+        for site, built in _constructions(program, context, module, cls):
             yield site, f"builds a {built}" if method == "__init__" else f"builds a {built}, whose constructor runs {method}()"
         return
     for site in context.call_sites(module, key) or ():
@@ -1829,10 +1989,13 @@ def _derives(program, module: str, cls: str, bases) -> bool:
     return any(owner is None and name in bases for owner, name in _ancestors(program, module, cls))
 
 
-def _constructions(program, module: str, cls: str):
+def _constructions(program, context, module: str, cls: str):
     """(call site, the class built) for each construction of `cls` or a project subclass of it:
-    `JointDataset(...)`, and a class `module` holds chosen by name (`getattr(datasets, name)(...)`)."""
-    for caller in dict.fromkeys((module, *program.importers_of(module))):
+    `JointDataset(...)`, also where packages re-export it (`from pkg import GLUETaskDataset`
+    in a script, `pkg/__init__.py` importing it from `pkg/data/__init__.py`, which imports it
+    from its module: ddplint.model.context.Context.possible_callers), and a class `module`
+    holds chosen by name (`getattr(datasets, name)(...)`)."""
+    for caller in context.possible_callers(module):
         summary = program.summary(caller)
         for caller_key, record in (summary.context.items() if summary is not None else ()):
             for call in record.calls:

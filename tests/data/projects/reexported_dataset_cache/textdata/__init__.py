@@ -1,0 +1,3 @@
+from .readers import AnswerIndex, QuestionCache
+
+__all__ = ["AnswerIndex", "QuestionCache"]

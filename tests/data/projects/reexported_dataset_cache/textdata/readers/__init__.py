@@ -1,0 +1,1 @@
+from .squad import AnswerIndex, QuestionCache
