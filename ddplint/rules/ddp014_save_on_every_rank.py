@@ -27,9 +27,10 @@ from ddplint.semantic.model import dotted_name
 from ddplint.semantic.edits import argument_for, has_star_arguments
 from ddplint.model.context import CallSite
 from ddplint.model.records import Place
+from ddplint.semantic.walk import positions
 from ddplint.core.torch_api import (
     ACCELERATE_SAVE, ACCELERATE_SAVE_HOOK, ACCELERATOR, BUILD_TIME_DATASETS, BUILD_TIME_METHODS, COLLECTIVES, DDP,
-    DISTRIBUTED_MODULES, DISTRIBUTED_SAMPLER, DOWNLOADING_DATASETS, FULL_STATE_DICT_CONFIG, GET_STATE_DICT, GROUP_STARTS,
+    DISTRIBUTED_MODULES, DISTRIBUTED_SAMPLER, DOWNLOADING_DATASETS, FULL_STATE_DICT_CONFIG, GET_RANK, GET_STATE_DICT, GROUP_STARTS,
     HF_TRAINER, RANK_ZERO_FIRST, SAFETENSORS_SAVE, SAVE_EVIDENCE, SAVE_PRETRAINED, SMALL_FILE_WRITERS, SPAWN,
     START_PROCESSES, STATE_DICT_OPTIONS, STATE_DICT_TYPE, TORCH_SAVE,
 )
@@ -151,7 +152,10 @@ class SaveOnEveryRank(Rule):
     the message names where the ranks start and the call that reaches the save. A call in the
     other branch of a flag whose branch does what only a distributed run can (`if args.dist:`
     building the DistributedSampler, wrapping the model in DDP or starting the process group,
-    `else:` building the dataset) is the run of one process: not followed. A cache written
+    `else:` building the dataset) is the run of one process: not followed; so is a save in
+    such a branch, where the other asks the rank (`dist.get_rank()`) or runs a collective, which
+    only a process group can answer (TransReID's `if cfg.MODEL.DIST_TRAIN: if dist.get_rank()
+    == 0: torch.save(...)` / `else: torch.save(...)`). A cache written
     where an `if` found its file missing (`if os.path.exists(cache): load` / `else: build and
     torch.save`) is still written by every rank on a first run, when all of them find it missing
     before any has written it: the message and the chain say so.
@@ -1334,6 +1338,26 @@ class SaveOnEveryRank(Rule):
                 loader = make_loader(args)
             """
         ),
+        Clean(
+            # The save in the `else` of the flag whose first branch asks the rank (which only a
+            # process group can answer) and saves on rank 0: the `else` is the run of one process.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def train(cfg, model, loader, optimizer):
+                if cfg.DIST_TRAIN:
+                    dist.init_process_group("nccl")
+                for epoch in range(cfg.EPOCHS):
+                    for batch in loader:
+                        optimizer.step()
+                    if cfg.DIST_TRAIN:
+                        if dist.get_rank() == 0:
+                            torch.save(model.state_dict(), "model.pth")
+                    else:
+                        torch.save(model.state_dict(), "model.pth")
+            """
+        ),
     )
 
     analyses = (RankRegions, Launches, WrappedModels)
@@ -1607,13 +1631,14 @@ class SaveOnEveryRank(Rule):
             return
         shows = self._distributed_frames | self.ranks.rank_aware_frames | self._spawned | launched | ({None} if commanded else set())
         paths = _EveryRank(self.ranks, shows, frozenset(self.launches.callback_hooks) & launched)
+        one_process = self._beside_distributed_branch(original_node, [save for save in self._saves if paths.path(save.frame) is not None])
         for save in self._saves:
             if save.attribute in self._per_rank_attributes:
                 continue
             path = paths.path(save.frame)
             if path is None and elsewhere and save.frame not in paths.guarded:
                 self._report_elsewhere(save)
-            elif path is not None:
+            elif path is not None and id(save.node) not in one_process:
                 # the rank-0 test of the launcher the file uses, where it uses no torch.distributed
                 hook = (save.frame or "").rpartition(".")[2] in self._hooks
                 guard = self.launches.guard(save.frame, elsewhere=not self._distributed_frames or hook)
@@ -1629,6 +1654,20 @@ class SaveOnEveryRank(Rule):
                     message = _HELPER_MESSAGE.format(qualified.rpartition(".")[2], where, test)
                     chain = self._chain(frame, path, None, message, node)
                     self.report(node, message, chain=chain[:-1] + [Link(StepKind.HARM, _harm(message), where)])
+
+    def _beside_distributed_branch(self, module: cst.Module, saves: list[_Save]) -> set[int]:
+        """The saves (node ids) in the branch of an `if` on a flag whose other branch makes a
+        call only a distributed run makes (`distributed_branch_besides`): TransReID's `if
+        cfg.MODEL.DIST_TRAIN: if dist.get_rank() == 0: torch.save(...) else: torch.save(...)`,
+        whose `else` is the run of one process."""
+        project = self.model.project
+        if project is None or not saves:
+            return set()
+        spans, _ = positions(module, [save.node for save in saves])
+        return {
+            id(save.node) for save in saves
+            if distributed_branch_besides(project.program, project.context, project.module, save.frame, spans[id(save.node)][0][0]) is not None
+        }
 
     def _report_elsewhere(self, save: _Save) -> None:
         """A save in a function that other modules run on every rank (`ranks_run`): a dataset
@@ -1898,11 +1937,12 @@ def distributed_branch_besides(program, context, module: str, key: str | None, l
 
 
 def _distributed_call(program, module: str, calls, guard) -> int | None:
-    """The line of the first of `calls` in the lines of `guard` that only a distributed run makes."""
+    """The line of the first of `calls` in the lines of `guard` that only a distributed run makes
+    (without a process group, `dist.get_rank()` and the collectives raise)."""
     for call in calls:
         if guard.first <= call.line <= guard.last:
             qualified = program.qualify(module, call.callee)
-            if qualified in DISTRIBUTED_SAMPLER or qualified in DDP or qualified in GROUP_STARTS:
+            if qualified in DISTRIBUTED_SAMPLER or qualified in DDP or qualified in GROUP_STARTS or qualified in GET_RANK or qualified in COLLECTIVES:
                 return call.line
     return None
 
