@@ -1346,8 +1346,6 @@ class SaveOnEveryRank(Rule):
             import torch.distributed as dist
 
             def train(cfg, model, loader, optimizer):
-                if cfg.DIST_TRAIN:
-                    dist.init_process_group("nccl")
                 for epoch in range(cfg.EPOCHS):
                     for batch in loader:
                         optimizer.step()
@@ -1356,6 +1354,10 @@ class SaveOnEveryRank(Rule):
                             torch.save(model.state_dict(), "model.pth")
                     else:
                         torch.save(model.state_dict(), "model.pth")
+
+            def main(cfg):
+                dist.init_process_group("nccl")
+                train(cfg, build(), loader, optimizer)
             """
         ),
     )
