@@ -454,6 +454,8 @@ class LoaderFlow(Analysis):
         built = project.built_data(qualified, _literals(node))  # type: ignore[union-attr]
         sampler_at, loader_at = built.get("sampler"), built.get("loader")
         if sampler_at is None and loader_at is None:
+            if self._batched(node):
+                return
             wrapper = project.endless_wrapper(qualified)  # type: ignore[union-attr]
             positional = [a for a in node.args if a.keyword is None]
             if wrapper is not None and wrapper.index < len(positional) and not any(a.star for a in positional):
@@ -482,6 +484,19 @@ class LoaderFlow(Analysis):
             loader = Construction("loader", node, function, order + 2, self._element(node, loader_at))
             loader.sampler = drawn.bound[0] if drawn is not sampler else _call_ref(node)
             self.constructions.append(loader)
+
+    def _batched(self, node: cst.Call) -> bool:
+        """A call of a project helper that returns a BatchSampler over one of its arguments
+        (`make_batch_data_sampler(val_sampler, 1)`): a batch sampler of that argument, as
+        `BatchSampler(val_sampler, 1)` is."""
+        index = self.model.project.batches(*self.place(), self.project_callee(node.func))  # type: ignore[union-attr]
+        positional = [a for a in node.args if a.keyword is None]
+        if index is None or index >= len(positional) or any(a.star for a in node.args):
+            return False
+        made = Construction("batch_sampler", node, self.function, len(self.constructions), self._bound.get(id(node), []))
+        made.loops, made.sampler = self.open_loops, self.ref(positional[index].value)
+        self.constructions.append(made)
+        return True
 
     def _library_loader(self, node: cst.Call) -> None:
         """timm's `create_loader(..., distributed=...)` (torch_api.LIBRARY_LOADERS): the DataLoader

@@ -4,6 +4,7 @@ import libcst as cst
 
 from ddplint.analyses.roles import evaluates
 from ddplint.analyses.samplers import Construction, LoaderFlow, Ref
+from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.edits import argument_for
@@ -54,6 +55,9 @@ class PaddedEvalMetrics(Rule):
     """
 
     code = "DDP022"
+    # the sampler may come from another module's builder (`make_data_sampler(val_set, False, distributed)`,
+    # which the screen cannot bind)
+    opened_by = unscreened_by = frozenset((ProjectFact.SAMPLER_BUILDER,))
     needs_ranks = True
     name = "padded-eval-metrics"
     frameworks = (Framework.DDP, Framework.TIMM)
