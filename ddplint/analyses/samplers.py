@@ -132,6 +132,7 @@ class Construction:
     # Built inside a library object's loader maker (`plugin.prepare_dataloader(...)`), whose
     # arguments are not the sampler's own (its `drop_last` is the DataLoader's).
     by_plugin: bool = False
+    drops_last: bool = False  # made by another module's builder with drop_last=True: it pads nothing
 
     def _shuffle_is(self, literal: str) -> bool:
         value = self.shuffle.value if self.shuffle is not None else None
@@ -470,6 +471,7 @@ class LoaderFlow(Analysis):
         # where that element is unpacked; one inside a DataLoader is reached as `loader.sampler`.
         sampler = Construction("sampler", node, function, order, self._element(node, sampler_at))
         sampler.elsewhere = (sampler_at or loader_at).made_at  # type: ignore[union-attr]
+        sampler.drops_last = (sampler_at or loader_at).drops_last  # type: ignore[union-attr]
         dataset = sampler_at.dataset if sampler_at is not None else None  # the argument it shards
         positional = [a for a in node.args if a.keyword is None]
         if dataset is not None and dataset < len(positional) and not any(a.star for a in positional[: dataset + 1]):

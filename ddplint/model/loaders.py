@@ -56,11 +56,13 @@ class Evaluated:
 class Built:
     """A shuffling DistributedSampler a builder returns, alone or drawn from by a DataLoader:
     where it is made, its `index` in the tuple returned (None when returned alone), and the
-    position of the builder's parameter that is its dataset (None when not one)."""
+    position of the builder's parameter that is its dataset (None when not one); `drops_last`
+    when it is made with drop_last=True (it pads nothing)."""
 
     made_at: Place
     index: int | None
     dataset: int | None
+    drops_last: bool = False
 
 
 @dataclass(frozen=True)
@@ -119,7 +121,8 @@ def built(program, qualified: str, importer: str, literals: tuple = ()) -> dict[
             if isinstance(sampler, Sampler) and sampler.shuffle is not False:
                 held = sampler.dataset
                 dataset = params.index(held[2]) if held and held[:2] == target.function and held[2] in params else None
-                found.setdefault("loader" if isinstance(item, Loader) else "sampler", Built(sampler.made_at, index, dataset))
+                built = Built(sampler.made_at, index, dataset, sampler.drop_last is True)
+                found.setdefault("loader" if isinstance(item, Loader) else "sampler", built)
         if found:
             return found
     return {}

@@ -40,7 +40,12 @@ class PaddedEvalMetrics(Rule):
     fill by `append` in loops over `zip(datasets, samplers)` (a `create_sampler(datasets,
     shuffles, ...)` helper and its loader twin), and a comprehension over it (`[model(x) for x, _ in loader]`) is a loop. There, an evaluating
     function (or a helper it calls) that trims to a length or places results by sample id
-    clears it. timm's `create_loader(..., distributed=...)` for
+    clears it. The sampler may be the project's own copy of DistributedSampler (a class whose
+    `__iter__` pads its index list with its own start, `indices += indices[: self.total_size -
+    len(indices)]`), made by a helper of another module (star-imported too), and reach the loader
+    as `batch_sampler=` through a helper that returns `BatchSampler(sampler, ...)`; a builder that
+    binds the returned loader in several branches of an `if`/`elif` chain has each branch's
+    sampler judged on its own. timm's `create_loader(..., distributed=...)` for
     evaluation (`is_training` left False) builds an OrderedDistributedSampler that pads the
     same way; the finding is then at that call. Not flagged: training samplers
     (shuffle left on) and training loops, `drop_last=True`, results trimmed after the gather,
@@ -626,8 +631,8 @@ class PaddedEvalMetrics(Rule):
             return
         unseen = []  # padded samplers made here whose loaders are not evaluated here
         for sampler in self.flow.of_kind("sampler"):
-            if sampler.elsewhere is not None and self._reported_where_made(sampler.elsewhere):
-                continue
+            if sampler.elsewhere is not None and (sampler.drops_last or self._reported_where_made(sampler.elsewhere)):
+                continue  # made exact there, or reported there
             if sampler.by_plugin:  # its sampler's padding is not read off the call; not judged yet
                 continue
             drop_last = argument_for(sampler.node, DISTRIBUTED_SAMPLER, "drop_last")
