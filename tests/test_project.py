@@ -259,6 +259,11 @@ def test_module_facts_mark_sampler_classes_that_pad_their_indices():
     assert "pads" not in facts["classes"]["Strided"]
 
 
+def test_module_facts_read_imports_continued_on_crlf_lines():
+    facts = project.module_facts("from .data import build, \\\r\n    create_dataset\r\nimport os\r\n")
+    assert facts["imports"] == {"build": ".data.build", "create_dataset": ".data.create_dataset", "os": "os"}
+
+
 def test_module_facts_take_a_sampler_named_only_in_a_comment_for_none():
     # Found in opacus 1.6.0 examples/: the function returns a DataLoader, and the only
     # "DistributedSampler" of its text is in a comment.

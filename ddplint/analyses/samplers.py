@@ -495,8 +495,9 @@ class LoaderFlow(Analysis):
         positional = [a for a in node.args if a.keyword is None]
         if index is None or index >= len(positional) or any(a.star for a in node.args):
             return False
-        made = Construction("batch_sampler", node, self.function, len(self.constructions), self._bound.get(id(node), []))
-        made.loops, made.sampler = self.open_loops, self.ref(positional[index].value)
+        bound = self._bound.get(id(node), [])
+        made = Construction("batch_sampler", node, self.function, len(self.constructions), bound, loops=self.open_loops)
+        made.sampler = self.ref(positional[index].value)
         self.constructions.append(made)
         return True
 

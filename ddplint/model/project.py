@@ -84,7 +84,7 @@ _ACCELERATE_TYPE = re.compile(rf"^\s*{ACCELERATE_CONFIG_KEY}:\s*['\"]?(\w+)", re
 
 _DEFINITION = re.compile(r"(?:(?:async[ \t]+)?def[ \t]+(\w+)|class[ \t]+(\w+))")
 # A top-level import statement, with its parenthesised or backslash-continued lines.
-_IMPORT = re.compile(r"(?:from|import)[ \t][^\n(\\]*(?:(?:\\\n|\([^)]*\))[^\n(\\]*)*")
+_IMPORT = re.compile(r"(?:from|import)[ \t][^\n(\\]*(?:(?:\\\r?\n|\([^)]*\))[^\n(\\]*)*")  # `\` ends a CRLF line too
 _STATEMENT_START = re.compile(r"\n(?=[A-Za-z_@])")
 _TORCH_SAVE_CALL = call_needle(TORCH_SAVE)  # the text of a call of torch.save through any import (DDP014's needle)
 _TORCH_LOAD_CALL = call_needle(TORCH_LOAD)  # the text of a call of torch.load through any import
@@ -395,7 +395,8 @@ def _imports_anywhere(text: str, name: str) -> tuple[list[str], list[str]]:
 
 def _read_import(statement: str, facts: dict) -> None:
     """Record one import statement's bindings (the text of a top-level `import`/`from`)."""
-    statement = _COMMENT.sub("", statement).replace("\\\n", " ").replace("(", " ").replace(")", " ")
+    statement = _COMMENT.sub("", statement).replace("\\\r\n", " ").replace("\\\n", " ")  # CRLF lines too
+    statement = statement.replace("(", " ").replace(")", " ")
     statement = statement.split(";")[0]
     if statement.startswith("import"):
         for item in statement[len("import") :].split(","):
