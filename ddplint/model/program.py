@@ -933,7 +933,9 @@ class Program:
     def _makes_data(self, module: str, key: str, source: CallResult) -> Sampler | Loader | None:
         """The DistributedSampler, or the DataLoader drawing from one, that a call builds."""
         data, qualified = source.data, self.qualify(module, source.callee)
-        padding = qualified in DISTRIBUTED_SAMPLER or self.padding_sampler(module, source.callee)
+        padding = qualified in DISTRIBUTED_SAMPLER or (
+            qualified not in DATALOADER and self.padding_sampler(module, source.callee)  # a project copy of it
+        )
         if data.starred or (not padding and qualified not in DATALOADER):  # type: ignore[union-attr]
             return None
         at = self.place(module, source.line)
@@ -1514,7 +1516,7 @@ def _other_ways(source) -> list:
     that binds it (`val_sampler = DistributedSampler(a)` in one branch, `... (b)` in the next):
     evaluating the Either keeps the first way only (`_either`), and each binding deserves its own
     judgement. In a tuple, the items that the chain binds are taken along the same way (only
-    where all of them have as many ways); None when there is no such chain."""
+    where all of them have as many ways); nothing when there is no such chain."""
     items = source.items if isinstance(source, Group) else (source,)
     counts = {len(_flat_ways(item)) for item in items if isinstance(item, Either)}
     if len(counts) != 1:
@@ -1526,7 +1528,7 @@ def _other_ways(source) -> list:
     ways = range(1, counts.pop())
     if isinstance(source, Group):
         return [replace(source, items=tuple(along(item, way) for item in items)) for way in ways]
-    return [along(source, way) for way in ways]
+    return [along(source, way) for way in ways if along(source, way) is not None]
 
 
 def _flat_ways(either) -> list:
