@@ -244,6 +244,26 @@ def test_the_view_finds_classes_that_forward_their_keyword_arguments_to_a_datalo
     assert not any(view.loader_forwarder(f"proj.wrappers.{name}") for name in ("Serial", "Later", "Other"))
 
 
+def test_module_facts_mark_sampler_classes_that_pad_their_indices():
+    # The padding of torch's DistributedSampler, copied (maskrcnn-benchmark) or written anew.
+    facts = project.module_facts(
+        "from torch.utils.data import Sampler\n"
+        "class Copy(Sampler):\n    def __iter__(self):\n        indices = list(range(10))\n"
+        "        indices += indices[: (self.total_size - len(indices))]\n        return iter(indices)\n"
+        "class Repeat(Sampler):\n    def __iter__(self):\n        ids = list(range(10))\n"
+        "        ids = ids + (ids * 2)[:self.pad]\n        return iter(ids)\n"
+        "class Strided(Sampler):\n    def __iter__(self):\n        ids = list(range(10))\n"
+        "        ids += extra[:3]\n        return iter(ids[self.rank::self.world])\n"
+    )
+    assert facts["classes"]["Copy"]["pads"] and facts["classes"]["Repeat"]["pads"]
+    assert "pads" not in facts["classes"]["Strided"]
+
+
+def test_module_facts_read_imports_continued_on_crlf_lines():
+    facts = project.module_facts("from .data import build, \\\r\n    create_dataset\r\nimport os\r\n")
+    assert facts["imports"] == {"build": ".data.build", "create_dataset": ".data.create_dataset", "os": "os"}
+
+
 def test_module_facts_take_a_sampler_named_only_in_a_comment_for_none():
     # Found in opacus 1.6.0 examples/: the function returns a DataLoader, and the only
     # "DistributedSampler" of its text is in a comment.

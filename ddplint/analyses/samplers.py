@@ -132,6 +132,7 @@ class Construction:
     # Built inside a library object's loader maker (`plugin.prepare_dataloader(...)`), whose
     # arguments are not the sampler's own (its `drop_last` is the DataLoader's).
     by_plugin: bool = False
+    drops_last: bool = False  # made by another module's builder with drop_last=True: it pads nothing
 
     def _shuffle_is(self, literal: str) -> bool:
         value = self.shuffle.value if self.shuffle is not None else None
@@ -454,6 +455,8 @@ class LoaderFlow(Analysis):
         built = project.built_data(qualified, _literals(node))  # type: ignore[union-attr]
         sampler_at, loader_at = built.get("sampler"), built.get("loader")
         if sampler_at is None and loader_at is None:
+            if self._batched(node):
+                return
             wrapper = project.endless_wrapper(qualified)  # type: ignore[union-attr]
             positional = [a for a in node.args if a.keyword is None]
             if wrapper is not None and wrapper.index < len(positional) and not any(a.star for a in positional):
@@ -468,6 +471,7 @@ class LoaderFlow(Analysis):
         # where that element is unpacked; one inside a DataLoader is reached as `loader.sampler`.
         sampler = Construction("sampler", node, function, order, self._element(node, sampler_at))
         sampler.elsewhere = (sampler_at or loader_at).made_at  # type: ignore[union-attr]
+        sampler.drops_last = (sampler_at or loader_at).drops_last  # type: ignore[union-attr]
         dataset = sampler_at.dataset if sampler_at is not None else None  # the argument it shards
         positional = [a for a in node.args if a.keyword is None]
         if dataset is not None and dataset < len(positional) and not any(a.star for a in positional[: dataset + 1]):
@@ -482,6 +486,20 @@ class LoaderFlow(Analysis):
             loader = Construction("loader", node, function, order + 2, self._element(node, loader_at))
             loader.sampler = drawn.bound[0] if drawn is not sampler else _call_ref(node)
             self.constructions.append(loader)
+
+    def _batched(self, node: cst.Call) -> bool:
+        """A call of a project helper that returns a BatchSampler over one of its arguments
+        (`make_batch_data_sampler(val_sampler, 1)`): a batch sampler of that argument, as
+        `BatchSampler(val_sampler, 1)` is."""
+        index = self.model.project.batches(*self.place(), self.project_callee(node.func))  # type: ignore[union-attr]
+        positional = [a for a in node.args if a.keyword is None]
+        if index is None or index >= len(positional) or any(a.star for a in node.args):
+            return False
+        bound = self._bound.get(id(node), [])
+        made = Construction("batch_sampler", node, self.function, len(self.constructions), bound, loops=self.open_loops)
+        made.sampler = self.ref(positional[index].value)
+        self.constructions.append(made)
+        return True
 
     def _library_loader(self, node: cst.Call) -> None:
         """timm's `create_loader(..., distributed=...)` (torch_api.LIBRARY_LOADERS): the DataLoader

@@ -11,7 +11,7 @@ tuples. These questions read that solution:
   (`train_one_epoch(model, loader)`);
 - `forwarder`: where a project class hands its keyword arguments to a DataLoader untouched;
 - `hands_back`: which argument a project function or method returns unchanged
-  (`loader = backend.wrap(loader)`);
+  (`loader = backend.wrap(loader)`), `batches`: which it returns in a BatchSampler;
 - `sets_epoch`, `set_epoch_in`: whether a project function, or some lines of one, may call
   `set_epoch` (`shuffle_dataset(loader, epoch)` in `utils.py`);
 - `evaluated`: where a loader drawing from the sampler made at a place is evaluated and its
@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ddplint.core.torch_api import is_dataset_set_epoch
+from ddplint.core.torch_api import BATCH_SAMPLER, is_dataset_set_epoch
 from ddplint.model.program import BUILTIN_NAMES
-from ddplint.model.records import CallResult, Loader, Pack, Param, Place, Sampler
+from ddplint.model.records import CallResult, Either, Loader, Pack, Param, Place, Sampler
 
 
 @dataclass(frozen=True)
@@ -56,11 +56,13 @@ class Evaluated:
 class Built:
     """A shuffling DistributedSampler a builder returns, alone or drawn from by a DataLoader:
     where it is made, its `index` in the tuple returned (None when returned alone), and the
-    position of the builder's parameter that is its dataset (None when not one)."""
+    position of the builder's parameter that is its dataset (None when not one); `drops_last`
+    when it is made with drop_last=True (it pads nothing)."""
 
     made_at: Place
     index: int | None
     dataset: int | None
+    drops_last: bool = False
 
 
 @dataclass(frozen=True)
@@ -119,7 +121,8 @@ def built(program, qualified: str, importer: str, literals: tuple = ()) -> dict[
             if isinstance(sampler, Sampler) and sampler.shuffle is not False:
                 held = sampler.dataset
                 dataset = params.index(held[2]) if held and held[:2] == target.function and held[2] in params else None
-                found.setdefault("loader" if isinstance(item, Loader) else "sampler", Built(sampler.made_at, index, dataset))
+                built = Built(sampler.made_at, index, dataset, sampler.drop_last is True)
+                found.setdefault("loader" if isinstance(item, Loader) else "sampler", built)
         if found:
             return found
     return {}
@@ -245,6 +248,35 @@ def hands_back(program, module: str, key: str | None, cls: str | None, callee: s
     if record.other_returns or not returned or any(not isinstance(source, Param) for source in returned):
         return None
     names = {source.name for source in returned}
+    name = names.pop() if len(names) == 1 else None
+    return params.index(name) if name in params else None
+
+
+def batches(program, module: str, key: str | None, cls: str | None, callee: str) -> int | None:
+    """The position of the argument that calling `callee` in function `key` gets back batched:
+    the project function it reaches returns `BatchSampler(sampler, ...)` over that parameter
+    (`def make_batch_sampler(sampler, n): return BatchSampler(sampler, n, drop_last=False)`),
+    the batches holding the sampler's indices, padding included. A branch returning a project
+    BatchSampler subclass (`IterationBasedBatchSampler(batch_sampler, iters)`, which re-batches
+    it) does not hide it; any other return does. None when unknown."""
+    target = program.target(module, key, cls, callee)
+    record = program.function(target.module, target.key) if target is not None else None
+    if record is None or record.other_returns or not record.returns:
+        return None
+    names, pending = set(), list(record.returns)
+    while pending:
+        source = pending.pop()
+        if isinstance(source, Either):
+            pending.extend(source.branches)
+            continue
+        if not isinstance(source, CallResult):
+            return None
+        qualified = program.class_name(target.module, source.callee)
+        if qualified in BATCH_SAMPLER and source.data is not None and isinstance(source.data.sampler, Param):
+            names.add(source.data.sampler.name)
+        elif not program.project.module_view(target.module).subclass_of(qualified, BATCH_SAMPLER.spellings):
+            return None
+    params = record.arguments(target.bound)
     name = names.pop() if len(names) == 1 else None
     return params.index(name) if name in params else None
 

@@ -933,10 +933,13 @@ class Program:
     def _makes_data(self, module: str, key: str, source: CallResult) -> Sampler | Loader | None:
         """The DistributedSampler, or the DataLoader drawing from one, that a call builds."""
         data, qualified = source.data, self.qualify(module, source.callee)
-        if data.starred or (qualified not in DISTRIBUTED_SAMPLER and qualified not in DATALOADER):  # type: ignore[union-attr]
+        padding = qualified in DISTRIBUTED_SAMPLER or (
+            qualified not in DATALOADER and self.padding_sampler(module, source.callee)  # a project copy of it
+        )
+        if data.starred or (not padding and qualified not in DATALOADER):  # type: ignore[union-attr]
             return None
         at = self.place(module, source.line)
-        if qualified in DISTRIBUTED_SAMPLER:
+        if padding:
             shuffle = _literal(data.shuffle, True)  # type: ignore[union-attr]
             drop_last = _literal(data.drop_last, False)  # type: ignore[union-attr]
             held = (module, key, data.dataset.name) if isinstance(data.dataset, Param) else None  # type: ignore[union-attr]
@@ -948,6 +951,20 @@ class Program:
         # `sampler=sampler if train else None`: the loader draws from it under the builder's test
         tests = tuple(SamplerTest(module, key, test) for test in data.when)  # type: ignore[union-attr]
         return Loader(at, replace(drawn.made(), when=drawn.when + tests))
+
+    def padding_sampler(self, module: str, callee: str) -> bool:
+        """Whether `callee`, as written in `module`, names a project class that pads its indices
+        as DistributedSampler does (a copy of it: ddplint.model.project.ProjectView.padding_sampler)."""
+        qualified = self.class_name(module, callee)
+        return qualified is not None and self.project.module_view(module).padding_sampler(qualified) is not None
+
+    def class_name(self, module: str, callee: str) -> str | None:
+        """The absolute name `callee`, as written in `module`, stands for, a class of the module
+        itself included (which no import binds)."""
+        qualified = self.qualify(module, callee)
+        if qualified is None and callee in self.project.modules[module]["classes"]:
+            qualified = f"{module}.{callee}"
+        return qualified
 
     def _drawn_from(self, module: str, data) -> Source | None:
         """The source of the sampler a DataLoader draws from: its `sampler`, or the sampler a
@@ -996,6 +1013,11 @@ class Program:
                 changed |= self._note(self.carried, (module, key), (carried.holder, carried.name), value)
         for source in function.returns:
             changed |= self._return(module, key, self.evaluate(module, key, source))
+        for source in function.returns:  # then the other ways of an `if` chain, each on its own
+            for way in _other_ways(source):
+                value = self.evaluate(module, key, way)
+                if _holds_data(value):
+                    changed |= self._return(module, key, value)
         return changed
 
     def _pass_on(self, module: str, key: str, function: FunctionSummary) -> bool:
@@ -1487,6 +1509,34 @@ def _either(values: list):
     if len({(value.module, value.cls) for value in followed if isinstance(value, Instance)}) > 1:
         return None
     return followed[0]
+
+
+def _other_ways(source) -> list:
+    """The sources a returned `source` holds along the second and later ways of the `if` chain
+    that binds it (`val_sampler = DistributedSampler(a)` in one branch, `... (b)` in the next):
+    evaluating the Either keeps the first way only (`_either`), and each binding deserves its own
+    judgement. In a tuple, the items that the chain binds are taken along the same way (only
+    where all of them have as many ways); nothing when there is no such chain."""
+    items = source.items if isinstance(source, Group) else (source,)
+    counts = {len(_flat_ways(item)) for item in items if isinstance(item, Either)}
+    if len(counts) != 1:
+        return []
+
+    def along(item, way: int):
+        return _flat_ways(item)[way] if isinstance(item, Either) else item
+
+    ways = range(1, counts.pop())
+    if isinstance(source, Group):
+        return [replace(source, items=tuple(along(item, way) for item in items)) for way in ways]
+    return [along(source, way) for way in ways if along(source, way) is not None]
+
+
+def _flat_ways(either) -> list:
+    """The branches of an Either, its nested last branch flattened (`if`, `elif`, `elif`)."""
+    ways = list(either.branches)
+    while ways and isinstance(ways[-1], Either):
+        ways[-1:] = ways[-1].branches
+    return ways
 
 
 def _kind(value) -> type:

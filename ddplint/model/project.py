@@ -84,7 +84,7 @@ _ACCELERATE_TYPE = re.compile(rf"^\s*{ACCELERATE_CONFIG_KEY}:\s*['\"]?(\w+)", re
 
 _DEFINITION = re.compile(r"(?:(?:async[ \t]+)?def[ \t]+(\w+)|class[ \t]+(\w+))")
 # A top-level import statement, with its parenthesised or backslash-continued lines.
-_IMPORT = re.compile(r"(?:from|import)[ \t][^\n(\\]*(?:(?:\\\n|\([^)]*\))[^\n(\\]*)*")
+_IMPORT = re.compile(r"(?:from|import)[ \t][^\n(\\]*(?:(?:\\\r?\n|\([^)]*\))[^\n(\\]*)*")  # `\` ends a CRLF line too
 _STATEMENT_START = re.compile(r"\n(?=[A-Za-z_@])")
 _TORCH_SAVE_CALL = call_needle(TORCH_SAVE)  # the text of a call of torch.save through any import (DDP014's needle)
 _TORCH_LOAD_CALL = call_needle(TORCH_LOAD)  # the text of a call of torch.load through any import
@@ -235,6 +235,8 @@ def module_facts(text: str, scan: TextScan | None = None, relative: str | None =
                 header = _CLASS_HEADER.match(chunk)
                 bases = [b.strip() for b in header.group(1).split(",")] if header and header.group(1) else []
                 classes[cls] = {"line": line, "bases": [b for b in bases if _DOTTED.fullmatch(b)]}
+                if "__iter__" in chunk and _PADS_INDICES.search(chunk):
+                    classes[cls]["pads"] = True  # a sampler that pads its indices as DistributedSampler does
     # Which of the other functions call an imported name or a CUDA function of this module
     # (then one of another module may make them a CUDA helper), by text: `name(`, `name.x(`.
     candidates = {
@@ -316,6 +318,10 @@ _CUDA_CALL = re.compile(
 
 _CLASS_HEADER = re.compile(r"class\s+\w+\s*\(([^)]*)\)")
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
+# A list extended by a slice (or a repetition) of itself: `indices += indices[: total_size - len(indices)]`,
+# `indices = indices + indices[:padding]`, `indices += (indices * k)[:padding]`: the padding of a
+# DistributedSampler that gives every rank as many samples.
+_PADS_INDICES = re.compile(r"\b(\w+)\s*(?:\+=|=\s*\1\s*\+)\s*\(?\s*\1\s*(?:\[|\*)")
 
 
 _CALL = re.compile(r"(?<![\w.])(\w+)(?:\.(\w+))?\s*\(")
@@ -389,7 +395,8 @@ def _imports_anywhere(text: str, name: str) -> tuple[list[str], list[str]]:
 
 def _read_import(statement: str, facts: dict) -> None:
     """Record one import statement's bindings (the text of a top-level `import`/`from`)."""
-    statement = _COMMENT.sub("", statement).replace("\\\n", " ").replace("(", " ").replace(")", " ")
+    statement = _COMMENT.sub("", statement).replace("\\\r\n", " ").replace("\\\n", " ")  # CRLF lines too
+    statement = statement.replace("(", " ").replace(")", " ")
     statement = statement.split(";")[0]
     if statement.startswith("import"):
         for item in statement[len("import") :].split(","):
@@ -625,6 +632,15 @@ class Project:
 
     def place(self, module: str, line: int) -> Place:
         return Place(self.relpaths[module], line)
+
+    def top_level_defs(self, module: str) -> tuple[str, ...]:
+        """The names of every top-level function of `module` (the index keeps only some), read
+        when a star import of it asks what it binds."""
+        key = ("defs", module)
+        if key not in self._memo:
+            text = self.program.read(module) or ""
+            self._memo[key] = tuple(sorted({name for _, name, _ in _definitions(text, True, False) if name}))
+        return self._memo[key]
 
     def saving_functions(self, module: str) -> frozenset[str]:
         """The top-level functions of `module` whose text calls something named save
@@ -1701,6 +1717,11 @@ class ProjectView:
         function or method (ddplint.model.loaders.hands_back), or None."""
         return loaders.hands_back(self.project.program, self.module, key, cls, callee)
 
+    def batches(self, key: str | None, cls: str | None, callee: str) -> int | None:
+        """The position of the argument a call of `callee` here gets back in a BatchSampler
+        from a project function (ddplint.model.loaders.batches), or None."""
+        return loaders.batches(self.project.program, self.module, key, cls, callee)
+
     def evaluated_samplers(self, where: Place | None = None) -> dict:
         """This module's samplers (those of the module of `where`, if given) whose loaders a
         project function evaluates and combines across ranks, by the line each is made on
@@ -1774,6 +1795,16 @@ class ProjectView:
                 return self.project.place(module, record["line"])
         return None
 
+    def padding_sampler(self, qualified: str | None) -> Place | None:
+        """Where the project class `qualified` names is defined (utils/distributed.py:169), if
+        its `__iter__` pads the index list with its own start, as DistributedSampler does
+        (`indices += indices[: self.total_size - len(indices)]`, the index's "pads"); else None."""
+        found = self.resolve(qualified)
+        if found is None or found[1] != "class":
+            return None
+        record = self.project.modules[found[0]]["classes"][found[2]]
+        return self.project.place(found[0], record["line"]) if record.get("pads") else None
+
     def loader_forwarder(self, qualified: str | None) -> str | None:
         """Where the project class `qualified` names builds the DataLoader its `__init__`
         passes its keyword arguments to ("data/loaders.py:12"), or None."""
@@ -1807,7 +1838,7 @@ class ProjectView:
             for name, origin in target_facts["imports"].items():
                 if not name.startswith("_"):
                     bindings.setdefault(name, target_view.absolute(origin))
-            for name in (*target_facts["functions"], *target_facts["classes"]):
+            for name in (*target_facts["functions"], *target_facts["classes"], *self.project.top_level_defs(target)):
                 if not name.startswith("_"):
                     bindings.setdefault(name, f"{target}.{name}")
             self._star_into(target, self.project.relpaths[target].endswith("__init__.py"), bindings, seen)
@@ -1850,6 +1881,14 @@ class ProjectView:
         if self._hints is None:
             self._hints = self._compute_hints()
         return self._hints
+
+    def _star_samplers(self, stars: list[str]) -> bool:
+        """Whether a module this one star-imports may build a DistributedSampler (the index's "samplers")."""
+        for star in stars:
+            imported = self.project.module(self.absolute(star))
+            if imported is not None and imported != self.module and self.project.modules[imported].get("samplers"):
+                return True
+        return False
 
     def _compute_hints(self) -> Hints:
         facts = self.project.modules.get(self.module)
@@ -1903,6 +1942,8 @@ class ProjectView:
             if sampler_subclass:
                 known.add(ProjectFact.SAMPLER_CLASS)
                 origins.append((local, SAMPLER.name))
+        if self._star_samplers(facts["stars"]):
+            known.add(ProjectFact.SAMPLER_BUILDER)  # `from utils.distributed import *`, then `make_data_sampler(ds)`
         program = self.project.program
         writes = facts.get("saves") or facts.get("calls_saver") or facts.get("downloads")
         if writes and (self.project.distributed and self.run_by_ranks or self.launch_line()):

@@ -119,6 +119,7 @@ OPENED_BY = {
     'DDP018': frozenset({ProjectFact.DISTRIBUTED}),
     'DDP019': frozenset({ProjectFact.CALLS_UNWRAPPER, ProjectFact.HANDS_INNER_MODULE}),
     'DDP020': frozenset({ProjectFact.CALLS_WRAP_HELPER}),
+    'DDP022': frozenset({ProjectFact.SAMPLER_BUILDER}),
     'DDP023': frozenset({ProjectFact.CUDA_HELPER}),
     'DDP027': frozenset({ProjectFact.DISTRIBUTED, ProjectFact.SEED_HELPER}),
 }
@@ -132,6 +133,7 @@ UNSCREENED_BY = {
     'DDP016': frozenset({ProjectFact.LOADER_CLASS_MODULE}),
     'DDP019': frozenset({ProjectFact.CALLS_UNWRAPPER, ProjectFact.HANDS_INNER_MODULE}),
     'DDP020': frozenset({ProjectFact.CALLS_WRAP_HELPER}),
+    'DDP022': frozenset({ProjectFact.SAMPLER_BUILDER}),
 }
 
 # The project facts in each rule's `screened_by` (rules not named here have none).

@@ -4,6 +4,7 @@ import libcst as cst
 
 from ddplint.analyses.roles import evaluates
 from ddplint.analyses.samplers import Construction, LoaderFlow, Ref
+from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.edits import argument_for
@@ -39,7 +40,12 @@ class PaddedEvalMetrics(Rule):
     fill by `append` in loops over `zip(datasets, samplers)` (a `create_sampler(datasets,
     shuffles, ...)` helper and its loader twin), and a comprehension over it (`[model(x) for x, _ in loader]`) is a loop. There, an evaluating
     function (or a helper it calls) that trims to a length or places results by sample id
-    clears it. timm's `create_loader(..., distributed=...)` for
+    clears it (filling an array, `array[:len(ids)] = ids`, trims nothing). The sampler may be
+    the project's own copy of DistributedSampler (a class whose `__iter__` pads its index list
+    with its own start, `indices += indices[: self.total_size - len(indices)]`), made by a helper
+    of another module (star-imported too), and reach the loader as `batch_sampler=` through a
+    helper that returns `BatchSampler(sampler, ...)`; a builder that binds the returned loader in
+    several branches of an `if`/`elif` chain has each branch's sampler judged on its own. timm's `create_loader(..., distributed=...)` for
     evaluation (`is_training` left False) builds an OrderedDistributedSampler that pads the
     same way; the finding is then at that call. Not flagged: training samplers
     (shuffle left on) and training loops, `drop_last=True`, results trimmed after the gather,
@@ -54,6 +60,9 @@ class PaddedEvalMetrics(Rule):
     """
 
     code = "DDP022"
+    # the sampler may come from another module's builder (`make_data_sampler(val_set, False, distributed)`,
+    # which the screen cannot bind)
+    opened_by = unscreened_by = frozenset((ProjectFact.SAMPLER_BUILDER,))
     needs_ranks = True
     name = "padded-eval-metrics"
     frameworks = (Framework.DDP, Framework.TIMM)
@@ -94,6 +103,30 @@ class PaddedEvalMetrics(Rule):
                 "gathered or all-reduced metric counts some twice; trim the gathered results to len(dataset) or "
                 "shard without padding (the sampler is built inside timm.data.create_loader())"
             ),
+        ),
+        Flagged(
+            # Filling an array up to a length (`array[:len(ids)] = ids`) trims no result.
+            """
+            import numpy as np
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def encode(ids, max_len):
+                array = np.zeros(max_len, dtype=np.int64)
+                array[:len(ids)] = ids
+                return array
+
+            @torch.no_grad()
+            def evaluate(model, dataset):
+                loader = DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False))
+                                                     ^
+                hits = torch.zeros(2)
+                for x, y in loader:
+                    hits += torch.stack([(model(x).argmax(1) == y).sum(), torch.tensor(len(y))])
+                dist.all_reduce(hits)
+                return hits[0] / hits[1]
+            """
         ),
         Flagged(
             # Counted by label, not placed by sample id: the duplicates count twice.
@@ -557,6 +590,7 @@ class PaddedEvalMetrics(Rule):
         self._trimmed = False
         self._gathered: set[str] = set()  # names bound to a combining call's result
         self._lengths: set[str] = set()  # names bound to `len(...)`: `n = len(dataset)` ... `[:n]`
+        self._stores: set[int] = set()  # slices assigned to (`array[:len(ids)] = ids`), by node id
         # Calls that hand something to a function the project model may follow:
         # (callee, function key, class, positional refs, keyword refs)
         self._handed: list[tuple[str, str | None, str | None, list, dict]] = []
@@ -596,6 +630,8 @@ class PaddedEvalMetrics(Rule):
             self._lengths |= {t.target.value for t in node.targets if isinstance(t.target, cst.Name)}
         for target in node.targets:
             stored = target.target
+            if isinstance(stored, cst.Subscript):  # `mask[:len(ids)] = 1` fills an array: no trim
+                self._stores.update(id(element.slice) for element in stored.slice)
             if isinstance(stored, cst.Subscript) and len(stored.slice) == 1 and isinstance(stored.slice[0].slice, cst.Index):
                 index = stored.slice[0].slice.value
                 self._trimmed |= isinstance(index, cst.Name) and index.value in self._gathered
@@ -611,6 +647,8 @@ class PaddedEvalMetrics(Rule):
             self._trimmed = True
 
     def visit_Slice(self, node: cst.Slice) -> None:
+        if id(node) in self._stores:
+            return
         upper = node.upper
         if isinstance(upper, cst.Call) and _length(upper, set()):
             self._trimmed = True
@@ -622,8 +660,8 @@ class PaddedEvalMetrics(Rule):
             return
         unseen = []  # padded samplers made here whose loaders are not evaluated here
         for sampler in self.flow.of_kind("sampler"):
-            if sampler.elsewhere is not None and self._reported_where_made(sampler.elsewhere):
-                continue
+            if sampler.elsewhere is not None and (sampler.drops_last or self._reported_where_made(sampler.elsewhere)):
+                continue  # made exact there, or reported there
             if sampler.by_plugin:  # its sampler's padding is not read off the call; not judged yet
                 continue
             drop_last = argument_for(sampler.node, DISTRIBUTED_SAMPLER, "drop_last")
