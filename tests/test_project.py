@@ -424,8 +424,9 @@ def test_a_module_naming_distribution_that_only_one_process_scripts_run_is_singl
 def test_a_script_the_project_runs_only_with_plain_python_runs_as_one_process(tmp_path, run):
     """test.py joins a process group through utils.py when RANK is set, and saves a checkpoint
     with no rank test; the README runs it only as `python test.py --gpu_id 2,3` (one process, so
-    a group of one): DDP014 says nothing. It does when a launcher runs it, when a launcher
-    command names no script (it may be this one), or when the script may start processes."""
+    a group of one): DDP014 says nothing. It does when a launcher runs it (by its path or its
+    module name), when a launcher command names no script (it may be this one), or when the
+    script may start processes (itself, or a Lightning Trainer running its LightningModule)."""
     utils = (
         "import os\nimport torch.distributed as dist\n\n\ndef init_distributed_mode(args):\n"
         "    if 'RANK' in os.environ:\n        dist.init_process_group('nccl')\n"
@@ -446,6 +447,8 @@ def test_a_script_the_project_runs_only_with_plain_python_runs_as_one_process(tm
         ("", "torchrun --nproc_per_node 2 $SCRIPT\n"),  # a launcher runs some script: maybe this one
         ("", "torchrun --nproc_per_node 2 $(dirname $0)/test.py\n"),  # a file of its name, by a path not followed
         ("import torch.multiprocessing as mp\nmp.spawn(print, nprocs=2)", ""),  # it starts processes itself
+        ("", "srun python -u -m test\n"),  # a launcher runs it by its module name
+        ("import pytorch_lightning as pl\n\n\nclass Net(pl.LightningModule):\n    pass\n\n\nnet = Net()", ""),  # a Trainer may run it per device
     )
     for extra, launch in cases:
         (tmp_path / "test.py").write_text(test.format(extra=extra))

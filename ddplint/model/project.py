@@ -874,7 +874,9 @@ class Project:
         entry script (Reach.entries) that no launch command of the project may run
         (`_unlaunched`), that only such scripts import (a FLOPs tool importing the evaluation
         script's classes), that neither it nor a project module it imports may start more
-        processes (`_SPAWN_STARTS`, as `_starts_nothing` reads them), and that the project runs
+        processes (`_SPAWN_STARTS`, as `_starts_nothing` reads them) nor holds a launch point of
+        Lightning, Fabric or Accelerate (a LightningModule that a Trainer built from a config
+        runs on every device), and that the project runs
         with `python script.py` (`plain_runs`) or that starts its own process group of one
         (`_own_group_of_one`). A process group such a script joins has one member: CLTR's
         `python test.py --gpu_id 2,3`, which joins one through utils.py when RANK is set."""
@@ -886,16 +888,19 @@ class Project:
                 module in self.reach.entries and self._unlaunched(module)
                 and all(self.one_process_run(importer) for importer in self.program.importers_of(module))
                 and (bool(self.module_view(module).launches(self.plain_runs, own=True)) or self._own_group_of_one(module))
-                and self._starts_nothing(list(reachable([module], self.imports_of)), _SPAWN_STARTS)
+                and self._starts_nothing(list(reachable([module], self.imports_of)), (*_SPAWN_STARTS, *LAUNCH_POINT_TEXT))
             )
             self._memo[key] = found
         return found
 
     def _unlaunched(self, module: str) -> bool:
-        """Whether no launch command of the project may run `module`: each names its script (or
-        module), and none a file of this one's name, by any path (`$(dirname $0)/test.py`)."""
+        """Whether no launch command of the project may run `module`: none runs it by its module
+        name (`srun python -u -m main`, ProjectView.launches), each names its script (or module),
+        and none a file of this one's name, by any path (`$(dirname $0)/test.py`)."""
         name = re.compile(rf"(?<![\w.-]){re.escape(os.path.basename(self.relpaths[module]))}(?![\w.-])")
-        return all(_NAMES_SCRIPT.search(command.command) and not name.search(command.command) for command in self.launch_commands)
+        return not self.module_view(module).launches(own=True) and all(
+            _NAMES_SCRIPT.search(command.command) and not name.search(command.command) for command in self.launch_commands
+        )
 
     def _own_group_of_one(self, module: str) -> bool:
         """Whether `module` starts a process group of one member itself,
