@@ -483,8 +483,9 @@ def test_a_module_naming_distribution_that_only_one_process_scripts_run_is_singl
 def test_a_script_the_project_runs_only_with_plain_python_runs_as_one_process(tmp_path, run):
     """test.py joins a process group through utils.py when RANK is set, and saves a checkpoint
     with no rank test; the README runs it only as `python test.py --gpu_id 2,3` (one process, so
-    a group of one): DDP014 says nothing. It does when a launcher runs it, when a launcher
-    command names no script (it may be this one), or when the script may start processes."""
+    a group of one): DDP014 says nothing. It does when a launcher runs it (by its path or its
+    module name), when a launcher command names no script (it may be this one), or when the
+    script may start processes (itself, or a Lightning Trainer running its LightningModule)."""
     utils = (
         "import os\nimport torch.distributed as dist\n\n\ndef init_distributed_mode(args):\n"
         "    if 'RANK' in os.environ:\n        dist.init_process_group('nccl')\n"
@@ -498,19 +499,61 @@ def test_a_script_the_project_runs_only_with_plain_python_runs_as_one_process(tm
     (tmp_path / "utils.py").write_text(utils)
     (tmp_path / "test.py").write_text(test.format(extra=""))
     (tmp_path / "README.md").write_text("Evaluate:\n\n```python test.py --pre model.pth --gpu_id 2,3```\n")
-    assert project.build(str(tmp_path)).run_plainly("test")
+    assert project.build(str(tmp_path)).one_process_run("test")
     assert _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout) == []
     cases = (
         ("", "torchrun --nproc_per_node 2 test.py\n"),  # a launcher runs it too
         ("", "torchrun --nproc_per_node 2 $SCRIPT\n"),  # a launcher runs some script: maybe this one
         ("", "torchrun --nproc_per_node 2 $(dirname $0)/test.py\n"),  # a file of its name, by a path not followed
         ("import torch.multiprocessing as mp\nmp.spawn(print, nprocs=2)", ""),  # it starts processes itself
+        ("", "srun python -u -m test\n"),  # a launcher runs it by its module name
+        ("import pytorch_lightning as pl\n\n\nclass Net(pl.LightningModule):\n    pass\n\n\nnet = Net()", ""),  # a Trainer may run it per device
     )
     for extra, launch in cases:
         (tmp_path / "test.py").write_text(test.format(extra=extra))
         (tmp_path / "run.sh").write_text(launch)
-        assert not project.build(str(tmp_path)).run_plainly("test"), (extra, launch)
+        assert not project.build(str(tmp_path)).one_process_run("test"), (extra, launch)
         assert [f[3] for f in _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout)] == ["DDP014"], (extra, launch)
+
+
+def test_a_script_in_a_process_group_of_one_runs_as_one_process(tmp_path, run):
+    """Project.one_process_run: test.py starts its own `init_process_group(world_size=1,
+    rank=0)` and reads --local_rank; no document runs it, and flops.py, which imports its class,
+    is run by the README with plain python (a launch in a comment, a shell-out of mkdir start
+    nothing): no launcher passes the option, DDP012 says nothing. It does when the group may have
+    more members, when a shell-out may run Python, and when no document runs flops.py (what runs
+    it is not known)."""
+    test = (
+        "import argparse\nimport os\nimport torch\nimport torch.distributed as dist\n\n\nclass Tester:\n    pass\n\n\n"
+        "def main():\n    parser = argparse.ArgumentParser()\n    parser.add_argument('--local_rank', type=int, default=0)\n"
+        "    args = parser.parse_args()\n    dist.init_process_group('nccl', init_method='tcp://127.0.0.1:2', {size}rank=0)\n"
+        "    torch.cuda.set_device(args.local_rank)\n    os.system({shell} % args.local_rank)\n\n\n"
+        "if __name__ == '__main__':\n    main()\n"
+    )
+    files = {
+        "pyproject.toml": "", "run.sh": "torchrun --nproc_per_node 2 train.py\n", "README.md": "FLOPs: `python flops.py`\n",
+        "flops.py": "import torch.distributed as dist\nfrom test import Tester\n\nif __name__ == '__main__':\n    print(Tester())\n    # launch(main, 2)\n",
+        "train.py": "import torch.distributed as dist\n\nif __name__ == '__main__':\n    dist.init_process_group('nccl')\n",
+        "test.py": test.format(size="world_size=1, ", shell="'mkdir out_%d'"),
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    run.cwd = tmp_path
+    index = project.build(str(tmp_path))
+    assert index.one_process_run("test") and index.one_process_run("flops") and not index.one_process_run("train")
+    assert index.module_view("test").single_process
+    assert _findings(run("check", "--no-cache", "--select", "DDP012", ".").stdout) == []
+    cases = (
+        ("", "'mkdir out_%d'", files["README.md"]),  # a group of as many as the environment says
+        ("world_size=2, ", "'mkdir out_%d'", files["README.md"]),
+        ("world_size=1, ", "'python eval.py %d'", files["README.md"]),  # it may start more Python
+        ("world_size=1, ", "'mkdir out_%d'", ""),  # flops.py, which imports it, runs as no document says
+    )
+    for size, shell, readme in cases:
+        (tmp_path / "test.py").write_text(test.format(size=size, shell=shell))
+        (tmp_path / "README.md").write_text(readme)
+        assert not project.build(str(tmp_path)).one_process_run("test"), (size, shell, readme)
+        assert [f[3] for f in _findings(run("check", "--no-cache", "--select", "DDP012", ".").stdout)] == ["DDP012"], (size, shell, readme)
 
 
 def test_a_split_in_a_helper_is_even_when_every_caller_seeds_alike_first(tmp_path, run):

@@ -902,27 +902,51 @@ class Project:
                     found.append(_relative(os.path.join(folder, name), self.root))
         return found
 
-    def run_plainly(self, module: str) -> bool:
-        """Whether `module` is an entry script that the project runs only as the one process
-        `python script.py` starts: some command of its shell scripts or documents runs it so
-        (`plain_runs`), no launcher command names a file of its name (by any path: `$(dirname
-        $0)/test.py`) and every one names its script (so none may be this one), no module
-        imports it, and neither it nor a module it imports may start more processes
-        (`_SPAWN_STARTS`, outside functions and classes nothing names). A process group it joins
-        then has one member: CLTR's `python test.py --gpu_id 2,3`."""
-        key = ("run plainly", module)
+    def one_process_run(self, module: str) -> bool:
+        """Whether `module` is a script that runs as one process in every documented run: an
+        entry script (Reach.entries) that no launch command of the project may run
+        (`_unlaunched`), that only such scripts import (a FLOPs tool importing the evaluation
+        script's classes), that neither it nor a project module it imports may start more
+        processes (`_SPAWN_STARTS`, as `_starts_nothing` reads them) nor holds a launch point of
+        Lightning, Fabric or Accelerate (a LightningModule that a Trainer built from a config
+        runs on every device), and that the project runs
+        with `python script.py` (`plain_runs`) or that starts its own process group of one
+        (`_own_group_of_one`). A process group such a script joins has one member: CLTR's
+        `python test.py --gpu_id 2,3`, which joins one through utils.py when RANK is set."""
+        key = ("one process run", module)
         found = self._memo.get(key)
         if found is None:
-            view = self.module_view(module)
-            name = re.compile(rf"(?<![\w.-]){re.escape(os.path.basename(self.relpaths[module]))}(?![\w.-])")
+            self._memo[key] = False  # an import cycle among its importers adds nothing
             found = (
-                bool(self.modules[module].get("main")) and not self.program.importers_of(module)
-                and bool(view.launches(self.plain_runs))
-                and all(_NAMES_SCRIPT.search(command.command) and not name.search(command.command) for command in self.launch_commands)
-                and self._starts_nothing(list(reachable([module], self.imports_of)), _SPAWN_STARTS)
+                module in self.reach.entries and self._unlaunched(module)
+                and all(self.one_process_run(importer) for importer in self.program.importers_of(module))
+                and (bool(self.module_view(module).launches(self.plain_runs, own=True)) or self._own_group_of_one(module))
+                and self._starts_nothing(list(reachable([module], self.imports_of)), (*_SPAWN_STARTS, *LAUNCH_POINT_TEXT))
             )
             self._memo[key] = found
         return found
+
+    def _unlaunched(self, module: str) -> bool:
+        """Whether no launch command of the project may run `module`: none runs it by its module
+        name (`srun python -u -m main`, ProjectView.launches), each names its script (or module),
+        and none a file of this one's name, by any path (`$(dirname $0)/test.py`)."""
+        name = re.compile(rf"(?<![\w.-]){re.escape(os.path.basename(self.relpaths[module]))}(?![\w.-])")
+        return not self.module_view(module).launches(own=True) and all(
+            _NAMES_SCRIPT.search(command.command) and not name.search(command.command) for command in self.launch_commands
+        )
+
+    def _own_group_of_one(self, module: str) -> bool:
+        """Whether `module` starts a process group of one member itself,
+        `init_process_group(..., world_size=1)`, and may start no other: it has no launch point
+        of a framework, calls no project function that starts a process group, and neither it
+        nor a module it imports may start one (`_RUN_STARTS`, where a group of one starts
+        nothing: `_may_start`). HyCTAS's test.py, `init_process_group(world_size=1, rank=0)`."""
+        tree = self.program.tree(module)
+        if tree is None or not any(_group_of_one(node) for node in walk(tree)):
+            return False
+        if self.modules[module].get("launched") or _rank_start_by_helper(self.program, module) is not None:
+            return False
+        return self._starts_nothing(list(reachable([module], self.imports_of)), _RUN_STARTS)
 
     @functools.cached_property
     def accelerate_kinds(self) -> frozenset[str]:
@@ -981,7 +1005,7 @@ class Project:
         distributed, that no launch command of the project runs (`ProjectView.launches`), and
         of which no module it reaches through its imports, itself included, has the text of a
         start of processes, of a process group or of a framework's launcher (`_RUN_STARTS`); or
-        a script the project runs only with `python script.py` (`run_plainly`).
+        a script that runs as one process in every documented run (`one_process_run`).
         Unlike `one_process_script` it may import modules that name distribution: a converter
         script that loads the training wrapper's checkpoint and exports the model."""
         key = ("runs alone", module)
@@ -992,13 +1016,16 @@ class Project:
                 module in self.reach.entries and not facts["dist"] and not facts.get("launched")
                 and not program.importers_of(module) and not self.module_view(module).launches()
                 and self._starts_nothing(list(reachable([module], self.imports_of)))
-            ) or self.run_plainly(module)
+            ) or self.one_process_run(module)
             self._memo[key] = found
         return found
 
     def _starts_nothing(self, modules: list[str], starts: tuple[str, ...] = _RUN_STARTS) -> bool:
         """Whether none of `modules` (a script and what it imports) may start processes, a
-        process group or a framework's launcher: none has the text of one (`starts`),
+        process group or a framework's launcher: none has the text of one (`starts`) where its
+        code may run it (`_may_start`: a call written in a comment, a shell-out of another
+        program than Python or a launcher, `os.system("mkdir %s" % path)`, and a process group
+        of one member, `init_process_group(..., world_size=1)`, start nothing),
         except inside top-level functions or classes that no module of them names (a utils
         module's `init_distributed()` that the evaluation script never calls)."""
         program, texts = self.program, {}
@@ -1019,7 +1046,7 @@ class Project:
             lines = texts[module].splitlines()
             for statement in program.tree(module).body:  # type: ignore[union-attr]
                 text = "\n".join(lines[statement.lineno - 1 : statement.end_lineno])
-                if not any(start in text for start in starts):
+                if not any(start in text and _may_start(statement, start) for start in starts):
                     continue
                 kind = type(statement)
                 if kind not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) or statement.name in named:  # type: ignore[attr-defined]
@@ -1056,6 +1083,67 @@ class Project:
             return False  # some only in an import cycle of their own
         texts = (program.read(found) for found in sorted({module, *importers}))  # read last: rarely asked
         return not any(text is None or any(point in text for point in LAUNCH_POINT_TEXT) for text in texts)
+
+
+# The last names of the calls that run a shell command (`subprocess.run`, `os.system`, `Popen`).
+_SHELL_OUTS = frozenset(("Popen", "run", "call", "check_call", "check_output", "system"))
+# The programs whose run may start ranks: Python, a shell, a launcher, a variable's value
+# (`$CMD`), or an environment setting before the program (`CUDA_VISIBLE_DEVICES=0 python ...`).
+_RANK_PROGRAM = re.compile(r"python[\d.]*|(?:ba|z)?sh|env|nohup|exec|torchrun|deepspeed|accelerate|mpirun|mpiexec|srun|sbatch|horovodrun|.*[=$].*")
+_GROUP_START = "init_process_group"
+
+
+def _may_start(statement: ast.stmt, start: str) -> bool:
+    """Whether the code of a top-level statement whose text holds `start` may run it: a start
+    written as a call (`spawn(`, `os.system(`) only where the statement calls that name (not in
+    a comment or a string: `#launch(main, 2)`), a shell-out only where the command is not written
+    out as another program's (`os.system("mkdir %s" % path)` starts no Python); a process group
+    only where a call of it may have more members than one (`_group_of_one`), or its text is
+    not a call the statement makes; any other start (`torchrun`) by its text."""
+    if start == _GROUP_START:
+        groups = [call for call in walk(statement) if isinstance(call, ast.Call) and _last_name(call) == start]
+        return not groups or not all(_group_of_one(call) for call in groups)
+    if not start.endswith("("):
+        return True
+    name = start[:-1]
+    for call in walk(statement):
+        if not isinstance(call, ast.Call):
+            continue
+        called = dotted(call.func) or (call.func.attr if isinstance(call.func, ast.Attribute) else "")
+        if not called.endswith(name):  # as the text is matched: `ThreadPool(` holds `Pool(`
+            continue
+        command = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "args"), None)
+        if name.rpartition(".")[2] not in _SHELL_OUTS or _RANK_PROGRAM.fullmatch(_program(command)):
+            return True
+    return False
+
+
+def _last_name(call: ast.Call) -> str:
+    return (dotted(call.func) or "").rpartition(".")[2]
+
+
+def _group_of_one(node: ast.AST) -> bool:
+    """`init_process_group(..., world_size=1)`: a process group of one member, whoever runs it."""
+    return isinstance(node, ast.Call) and _last_name(node) == _GROUP_START and any(
+        k.arg == "world_size" and isinstance(k.value, ast.Constant) and k.value.value == 1 for k in node.keywords
+    )
+
+
+def _program(command: ast.expr | None) -> str:
+    """The program a shell-out's command runs, where it is written out: the first word of a
+    string, also formatted (`"mkdir %s" % path`, `"rm {}".format(p)`, an f-string), or the first
+    item of an argument list; "$" where it is not written out."""
+    if isinstance(command, ast.BinOp) and isinstance(command.op, ast.Mod):
+        command = command.left
+    elif isinstance(command, ast.Call) and isinstance(command.func, ast.Attribute) and command.func.attr == "format":
+        command = command.func.value
+    elif isinstance(command, ast.JoinedStr):
+        command = command.values[0] if command.values else None
+    elif isinstance(command, (ast.List, ast.Tuple)):
+        command = command.elts[0] if command.elts else None
+    if not isinstance(command, ast.Constant) or not isinstance(command.value, str) or not command.value.split():
+        return "$"
+    return posixpath.basename(command.value.split()[0])
 
 
 def _launch_commands(relative: str, text: str) -> list[LaunchCommand]:
@@ -1382,8 +1470,9 @@ class ProjectView:
 
     @functools.cached_property
     def _only_one_process_runs(self) -> bool:
-        """Whether every script that runs this module (the `users` no module imports) runs as one
-        process (Project.runs_alone): a model file that imports torch.distributed, run only by a
+        """Whether every script that runs this module (the `users` no module imports, and those
+        that are scripts of their own, `if __name__ == "__main__":`) runs as one process
+        (Project.runs_alone): a model file that imports torch.distributed, run only by a
         `python main.py` that wraps the model in DataParallel. False where a user's importers
         lie beyond `users`' three imports (not all scripts are known)."""
         program, users = self.project.program, self.users
@@ -1392,7 +1481,7 @@ class ProjectView:
         known = set(users)
         if any(not set(program.importers_of(user)) <= known for user in users):
             return False
-        roots = [user for user in users if not program.importers_of(user)]
+        roots = [user for user in users if not program.importers_of(user) or self.project.modules[user].get("main")]
         if not roots or not all(self.project.runs_alone(root) for root in roots):
             return False
         # An import the index did not resolve (in a `try:` block, inside a function, from a
@@ -1499,8 +1588,11 @@ class ProjectView:
         imports (`Project.one_process_script`), or a module naming nothing distributed that
         only such scripts import (`Project.run_by_demos_alone`); and which no shell script or
         document of the project runs with a launcher (`launch_line`); or a module naming
-        distribution that only scripts running as one process run (`_only_one_process_runs`)."""
+        distribution that only scripts running as one process run (`_only_one_process_runs`);
+        or a script that runs as one process in every documented run (Project.one_process_run)."""
         facts = self.project.modules[self.module]
+        if self.project.one_process_run(self.module):
+            return True  # what it may start is read there: a process group of one, a shell-out of mkdir
         if facts.get("starts"):
             return False
         relative = self.project.relpaths[self.module].replace(os.sep, "/")
@@ -1515,13 +1607,10 @@ class ProjectView:
         """Whether this is an entry script that no module imports, that neither starts processes
         nor a process group nor a DDP model itself (its launcher decides how many processes run
         it: an Accelerate script), and that every command of the project running it starts as
-        one process (`accelerate launch --num_processes=1 train.py`); or one the project runs
-        only with `python script.py` (Project.run_plainly)."""
+        one process (`accelerate launch --num_processes=1 train.py`)."""
         project = self.project
         if not project.modules[self.module].get("main") or project.program.importers_of(self.module):
             return False
-        if project.run_plainly(self.module):
-            return True
         launches = self.launches()
         if not launches or not all(_one_process(command) for command in launches):
             return False

@@ -138,7 +138,10 @@ class LocalRankArgument(Rule):
     that pass none and set no `LOCAL_RANK` (SLURM's `srun`, `horovodrun`, `mpirun`), where it
     calls Horovod, and where it starts its processes itself and sets the parsed local_rank
     itself (`args.local_rank = rank` before each `Process(...)`), in this file or in a project
-    module its scripts import (tape's `launch_process_group`). Files that call DeepSpeed
+    module its scripts import (tape's `launch_process_group`). Nor in a script that runs as one
+    process in every documented run (ProjectView.single_process): no document launches it, only
+    such scripts import it, and the project runs it with `python script.py` or it starts its own
+    process group of one (`init_process_group(..., world_size=1)`). Files that call DeepSpeed
     (`deepspeed.initialize`, `deepspeed.add_config_arguments`), or that the project launches
     with `deepspeed train.py`, are flagged only where the project documents launching them with
     `torch.distributed.launch`: DeepSpeed's own launcher passes `--local_rank=N`.
@@ -350,6 +353,21 @@ class LocalRankArgument(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # A process group of one, which no document launches: one process, no launcher.
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+
+            if __name__ == "__main__":
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--local_rank", type=int, default=0)
+                args = parser.parse_args()
+                dist.init_process_group("nccl", init_method="tcp://127.0.0.1:23456", world_size=1, rank=0)
+                torch.cuda.set_device(args.local_rank)
+            """
+        ),
         Clean(
             # Horovod starts the ranks and passes no option; `hvd.local_rank()` is not the option.
             """
