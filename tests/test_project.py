@@ -501,6 +501,10 @@ def test_a_script_the_project_runs_only_with_plain_python_runs_as_one_process(tm
     (tmp_path / "README.md").write_text("Evaluate:\n\n```python test.py --pre model.pth --gpu_id 2,3```\n")
     assert project.build(str(tmp_path)).one_process_run("test")
     assert _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout) == []
+    # an Accelerator starts no process: under plain python it is one (PTE's train_stepwise.py)
+    (tmp_path / "test.py").write_text(test.format(extra="from accelerate import Accelerator\naccelerator = Accelerator()"))
+    assert project.build(str(tmp_path)).one_process_run("test")
+    assert _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout) == []
     cases = (
         ("", "torchrun --nproc_per_node 2 test.py\n"),  # a launcher runs it too
         ("", "torchrun --nproc_per_node 2 $SCRIPT\n"),  # a launcher runs some script: maybe this one

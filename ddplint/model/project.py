@@ -290,6 +290,9 @@ _PROCESS_STARTS = (
 )
 # Text of code that starts processes, a process group or a framework's launcher (a Trainer, an
 # Accelerator): a script whose imports hold none runs as the one process `python x.py` starts.
+# The launch points whose framework starts the processes itself, under plain `python` too
+# (Lightning's Trainer, Fabric's launch); an Accelerator runs as many as `accelerate launch` starts.
+_SELF_LAUNCHING = tuple(point for point in LAUNCH_POINT_TEXT if point != "Accelerator(")
 _RUN_STARTS = (*_PROCESS_STARTS, *LAUNCH_POINT_TEXT[:2], "Trainer(", "Fabric(", "deepspeed.init", "init_distributed", "model_parallel")
 # Text of code that starts more processes than the one `python x.py` starts (a process group
 # joined under `python x.py` has one member): spawners, launchers, frameworks that re-run the
@@ -908,8 +911,9 @@ class Project:
         (`_unlaunched`), that only such scripts import (a FLOPs tool importing the evaluation
         script's classes), that neither it nor a project module it imports may start more
         processes (`_SPAWN_STARTS`, as `_starts_nothing` reads them) nor holds a launch point of
-        Lightning, Fabric or Accelerate (a LightningModule that a Trainer built from a config
-        runs on every device), and that the project runs
+        Lightning or Fabric (a LightningModule that a Trainer built from a config runs on every
+        device; an Accelerator does not start processes: under plain `python` it is one), and
+        that the project runs
         with `python script.py` (`plain_runs`) or that starts its own process group of one
         (`_own_group_of_one`). A process group such a script joins has one member: CLTR's
         `python test.py --gpu_id 2,3`, which joins one through utils.py when RANK is set."""
@@ -921,7 +925,7 @@ class Project:
                 module in self.reach.entries and self._unlaunched(module)
                 and all(self.one_process_run(importer) for importer in self.program.importers_of(module))
                 and (bool(self.module_view(module).launches(self.plain_runs, own=True)) or self._own_group_of_one(module))
-                and self._starts_nothing(list(reachable([module], self.imports_of)), (*_SPAWN_STARTS, *LAUNCH_POINT_TEXT))
+                and self._starts_nothing(list(reachable([module], self.imports_of)), (*_SPAWN_STARTS, *_SELF_LAUNCHING))
             )
             self._memo[key] = found
         return found
