@@ -288,11 +288,11 @@ _PROCESS_STARTS = (
     "spawn(", "Process(", "start_processes(", "init_process_group", "torchrun", "distributed.launch",
     "elastic_launch", "ProcessPoolExecutor", "Pool(", "DistributedTestBase", "MultiProcessTestCase",
 )
-# Text of code that starts processes, a process group or a framework's launcher (a Trainer, an
-# Accelerator): a script whose imports hold none runs as the one process `python x.py` starts.
 # The launch points whose framework starts the processes itself, under plain `python` too
 # (Lightning's Trainer, Fabric's launch); an Accelerator runs as many as `accelerate launch` starts.
 _SELF_LAUNCHING = tuple(point for point in LAUNCH_POINT_TEXT if point != "Accelerator(")
+# Text of code that starts processes, a process group or a framework's launcher (a Trainer, an
+# Accelerator): a script whose imports hold none runs as the one process `python x.py` starts.
 _RUN_STARTS = (*_PROCESS_STARTS, *LAUNCH_POINT_TEXT[:2], "Trainer(", "Fabric(", "deepspeed.init", "init_distributed", "model_parallel")
 # Text of code that starts more processes than the one `python x.py` starts (a process group
 # joined under `python x.py` has one member): spawners, launchers, frameworks that re-run the

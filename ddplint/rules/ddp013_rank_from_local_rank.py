@@ -75,7 +75,8 @@ class RankFromLocalRank(Rule):
     flagged: a name or attribute called `local_rank` that the function assigns a global rank
     (or a number) on every way to the call, each branch of an `if` chain assigning it or
     leaving the function (DETR's `init_distributed_mode` with `args.local_rank =
-    int(os.environ["RANK"])`): a global rank under a local name; a name unpacked from a same-module function's result where every value it returns
+    int(os.environ["RANK"])`): a global rank under a local name; a name unpacked from a
+    same-module function's result where every value it returns
     there is known to be no local rank (`int(os.environ["SLURM_PROCID"])`, `dist.get_rank()`, a
     computed `node_id * gpus_per_node`, None): a global rank under a local name; a parameter called `local_rank` that every same-module caller passes the global
     rank (`rank`, `args.rank`, `dist.get_rank()`, `os.environ["RANK"]`, `node_rank * n + i`):
@@ -892,19 +893,12 @@ def _after(statement: cst.CSTNode, name: str, held: list[cst.BaseExpression] | N
             if after is None:
                 return None
             found.extend(after)
-        branch = branch.orelse if isinstance(branch, cst.If) else None
-        if branch is None and isinstance(statement, cst.If) and not _has_else(statement):
+        if isinstance(branch, cst.If) and branch.orelse is None:  # no `else`: a way that takes no branch
             if held is None:
                 return None
             found.extend(held)
+        branch = branch.orelse if isinstance(branch, cst.If) else None
     return found
-
-
-def _has_else(statement: cst.If) -> bool:
-    branch: cst.If | cst.Else | None = statement
-    while isinstance(branch, cst.If):
-        branch = branch.orelse
-    return branch is not None
 
 
 def _assigns(statement: cst.CSTNode, name: str) -> bool:

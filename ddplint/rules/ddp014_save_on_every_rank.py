@@ -1633,7 +1633,7 @@ class SaveOnEveryRank(Rule):
             return
         shows = self._distributed_frames | self.ranks.rank_aware_frames | self._spawned | launched | ({None} if commanded else set())
         paths = _EveryRank(self.ranks, shows, frozenset(self.launches.callback_hooks) & launched)
-        one_process = self._beside_distributed_branch(original_node, [save for save in self._saves if paths.path(save.frame) is not None])
+        one_process = self._beside_distributed_branch(original_node, [save for save in self._saves if save.conditional and paths.path(save.frame) is not None])
         for save in self._saves:
             if save.attribute in self._per_rank_attributes:
                 continue
