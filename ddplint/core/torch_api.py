@@ -226,6 +226,16 @@ RANDOM_SPLIT = api(
     params="dataset lengths generator",
 )
 MANUAL_SEED = api("torch.manual_seed", "torch.random.manual_seed", params="seed")
+# scikit-learn's split draws numpy's global generator unless handed `random_state` (its arrays
+# are `*arrays`, so every other parameter is keyword-only); Hugging Face datasets'
+# `Dataset.train_test_split` derives its generator from numpy's global state unless handed
+# `seed` or `generator`.
+SKLEARN_SPLIT = api(
+    "sklearn.model_selection.train_test_split", "sklearn.model_selection._split.train_test_split",
+    keyword_only="test_size train_size random_state shuffle stratify",
+)
+DATASETS_SPLIT_METHOD = "train_test_split"
+DATASETS = Package("datasets")
 
 # -- processes ------------------------------------------------------------------------------
 SET_SHARING_STRATEGY = api("torch.multiprocessing.set_sharing_strategy", params="new_strategy")
@@ -695,6 +705,13 @@ SEEDS = {
     MANUAL_SEED: frozenset({"torch"}), NUMPY_SEED: frozenset({"numpy"}),
     SEED_EVERYTHING: ALL_GENERATORS, ACCELERATE_SET_SEED: ALL_GENERATORS, TRANSFORMERS_SET_SEED: ALL_GENERATORS,
 }
+
+
+def generators_seeded(qualified: str | None) -> frozenset[str] | None:
+    """The global generators a call of `qualified` seeds (`SEEDS`); None for any other call."""
+    return next((generators for seeding, generators in SEEDS.items() if qualified in seeding), None)
+
+
 SEED_CALLS = MANUAL_SEED | NUMPY_SEED | SEED_EVERYTHING | ACCELERATE_SET_SEED | TRANSFORMERS_SET_SEED
 # The seeds of torch's default generator (random_split's, the draws'), and the prefixes of the
 # libraries whose seeds never touch it.

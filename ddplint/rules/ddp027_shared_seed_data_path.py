@@ -10,7 +10,7 @@ from ddplint.analyses.ranks import RANK_FUNCTIONS, RANK_NAMES, RankRegions, envi
 from ddplint.core.diagnostics import StepKind
 from ddplint.core.torch_api import (
     ACCELERATE_DEVICE_SPECIFIC, ACCELERATE_SET_SEED, ALL_GENERATORS, ENV_PACKAGES, ENV_RESET,
-    ENV_SEED, FABRIC, FABRIC_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, RANK_ENVIRONMENT, SEED_CALLS, SEEDS,
+    ENV_SEED, FABRIC, FABRIC_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, RANK_ENVIRONMENT, SEED_CALLS, generators_seeded,
     SEED_MARKERS, TORCH_DRAWS,
 )
 from ddplint.model.records import Place
@@ -725,7 +725,7 @@ class SharedSeedDataPath(Rule):
         if method == FABRIC_SEED_METHOD and receiver in self._fabrics:
             return ALL_GENERATORS
         qualified = self.model.qualified(call.func)
-        return next((generators for seeding, generators in SEEDS.items() if qualified in seeding), None)
+        return generators_seeded(qualified)
 
     def _seed_helper(self, call: cst.Call) -> tuple[int, str, frozenset[str]] | None:
         """A call, as a statement of its own, of a project function that seeds generators with
@@ -1049,7 +1049,7 @@ def seeding_helper(program, module: str, key: str | None, cls: str | None, calle
 def _seeding(program, module: str, written: str | None) -> frozenset[str] | None:
     """The generators a call of `written` (as `module` writes it) seeds; None if it seeds none."""
     qualified = program.qualify(module, written) if written else None
-    return next((generators for seeding, generators in SEEDS.items() if qualified in seeding), None)
+    return generators_seeded(qualified)
 
 
 def _seeded_with(program, module: str, record) -> tuple[str, frozenset[str]] | None:
