@@ -202,6 +202,15 @@ def test_regions(source, expected):
         ("debug = False\nif debug:\n    probe()", ["all"]),
         ("class T:\n    def a(self):\n        self.go = rank == 0\n    def b(self):\n        self.go = True\n    def c(self):\n        if self.go:\n            probe()", ["all"]),
         ("class A:\n    def a(self):\n        self.go = rank == 0\nclass B:\n    def c(self):\n        if self.go:\n            probe()", ["all"]),
+        # mp.spawn hands the function it starts the process index first, whatever its name
+        ("import torch.multiprocessing as mp\ndef work(worker_idx, args):\n    verbose = worker_idx == 0\n    if verbose:\n"
+         "        probe()\nmp.spawn(work, nprocs=2, args=(None,))", ["zero"]),
+        ("import torch.multiprocessing as mp\ndef work(worker_idx, args):\n    if worker_idx == 0:\n        probe()\n"
+         "mp.spawn(work, nprocs=2, args=(None,))", ["zero"]),
+        # not its other parameters, nor the first one of a function no spawn starts
+        ("import torch.multiprocessing as mp\ndef work(worker_idx, part):\n    if part == 0:\n        probe()\n"
+         "mp.spawn(work, nprocs=2, args=(0,))", ["all"]),
+        ("def work(worker_idx, args):\n    if worker_idx == 0:\n        probe()", ["all"]),
     ],
 )
 def test_rank_tests_held_in_variables(source, expected):

@@ -857,6 +857,7 @@ class RankFacts:
         self._conditions: list[RankTest] = []  # what the `if`s around the statement say
         self._groups_started = 0  # statements of the module that call init_process_group
         self._spawned = 0  # statements of the module that start processes (`mp.spawn(worker, ...)`)
+        self._spawn_targets: set[str] = set()  # the module's functions they start (`worker`)
         # Flags tested by an `if` that starts the process group: (flag, the constant it is
         # compared with or None for a truth test, owner, class, self's name, the test's value
         # where it starts, how many init_process_group calls and spawns its branch holds).
@@ -992,13 +993,19 @@ class RankFacts:
         )
 
     def _spawns(self, line: cst.SimpleStatementLine) -> bool:
-        """Whether the statement line starts processes: `mp.spawn(worker, ...)`."""
-        return any(
-            isinstance(small, (cst.Expr, cst.Assign))
-            and isinstance(small.value, cst.Call)
-            and (self.model.qualified(small.value.func) in SPAWN or self.model.qualified(small.value.func) in START_PROCESSES)
-            for small in line.body
-        )
+        """Whether the statement line starts processes: `mp.spawn(worker, ...)`; notes the
+        function it starts when the module names it (`worker`)."""
+        spawns = False
+        for small in line.body:
+            if not isinstance(small, (cst.Expr, cst.Assign)) or not isinstance(small.value, cst.Call):
+                continue
+            qualified = self.model.qualified(small.value.func)
+            if qualified in SPAWN or qualified in START_PROCESSES:
+                spawns = True
+                target = argument_for(small.value, SPAWN if qualified in SPAWN else START_PROCESSES, "fn")
+                if target is not None and isinstance(target.value, cst.Name):
+                    self._spawn_targets.add(target.value.value)
+        return spawns
 
     def _note_switch(self, statement: cst.If, owner, cls, self_name) -> None:
         """`if flag:`, `if not flag:`, `if flag == "ON":`, whose body or `else:` starts the
@@ -1232,8 +1239,13 @@ class RankFacts:
             if not isinstance(value, _Passed):
                 expanded.append(value)
                 continue
+            spawned = self._process_index(value)
+            if spawned:
+                expanded.append((cst.Name("local_rank"), None))
             context = self.context
             passed = context.passed_arguments(self.model.project.module, value.function, value.name) if context else None
+            if passed is None and spawned:
+                continue  # no other call known: the spawn's index is all it holds
             if passed is None:
                 # Callers not known (`mp.spawn(trainer.train)` passes the process index): a
                 # parameter named like a rank is judged by its name, as its reads in the body are
@@ -1245,6 +1257,16 @@ class RankFacts:
                 except Exception:  # noqa: BLE001 - text libcst does not read: unknown
                     expanded.append(self._NOTHING)
         return expanded
+
+    def _process_index(self, value: _Passed) -> bool:
+        """Whether `value` is the first parameter of a function of this module that the module
+        starts processes with (`mp.spawn(worker, ...)` passes each process its index first:
+        `def worker(worker_idx, args)` holds the local rank)."""
+        function = self._functions.get(value.function) if value.function in self._spawn_targets else None
+        if function is None:
+            return False
+        params = (*function.params.posonly_params, *function.params.params)
+        return bool(params) and params[0].name.value == value.name
 
     @property
     def context(self):
