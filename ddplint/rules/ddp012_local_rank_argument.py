@@ -138,7 +138,9 @@ class LocalRankArgument(Rule):
     that pass none and set no `LOCAL_RANK` (SLURM's `srun`, `horovodrun`, `mpirun`), where it
     calls Horovod, and where it starts its processes itself and sets the parsed local_rank
     itself (`args.local_rank = rank` before each `Process(...)`), in this file or in a project
-    module its scripts import (tape's `launch_process_group`). Nor in a script that runs as one
+    module its scripts import (tape's `launch_process_group`), or starts them itself
+    (`mp.spawn(worker, ...)`) and no command of the project launches it: each process runs
+    the function it is handed, and no launcher's option is missed. Nor in a script that runs as one
     process in every documented run (ProjectView.single_process): no document launches it, only
     such scripts import it, and the project runs it with `python script.py` or it starts its own
     process group of one (`init_process_group(..., world_size=1)`). Files that call DeepSpeed
@@ -353,6 +355,24 @@ class LocalRankArgument(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # It starts its own processes and nothing launches it: each runs `worker`, not the parser.
+            """
+            import argparse
+            import torch
+            import torch.multiprocessing as mp
+
+            def worker(gpu, args):
+                torch.cuda.set_device(gpu)
+                verbose = args.local_rank == 0
+
+            if __name__ == "__main__":
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--local_rank", type=int, default=0)
+                args = parser.parse_args()
+                mp.spawn(worker, nprocs=2, args=(args,))
+            """
+        ),
         Clean(
             # A process group of one, which no document launches: one process, no launcher.
             """
@@ -697,12 +717,14 @@ class LocalRankArgument(Rule):
     def _started_without_option(self) -> bool:
         """Nothing that starts this script passes the option, nor sets LOCAL_RANK: the project
         launches it only with launchers that pass none (srun, horovodrun, mpirun) or DeepSpeed's,
-        which passes `--local_rank`; it calls Horovod; or it starts its processes itself and sets
-        the parsed local_rank itself (`args.local_rank = rank` before each `Process(...)`)."""
+        which passes `--local_rank`; it calls Horovod; or it starts its processes itself and
+        either sets the parsed local_rank itself (`args.local_rank = rank` before each
+        `Process(...)`) or no command of the project launches it (`mp.spawn(worker, ...)` runs
+        `worker` in each process, not the parser: no launcher's option is missed)."""
         launches = self._launches()
         if launches and not any(LAUNCHERS[command.launcher].sets_local_rank and LAUNCHERS[command.launcher].passes(command.command) is None for command in launches):
             return True
-        if self._horovod is not None or self._starts is not None and self._set_itself is not None:
+        if self._horovod is not None or self._starts is not None and (self._set_itself is not None or not launches):
             return True
         return self.model.project is not None and own_launcher(self.model.project) is not None
 
