@@ -505,6 +505,9 @@ def test_a_script_the_project_runs_only_with_plain_python_runs_as_one_process(tm
     (tmp_path / "test.py").write_text(test.format(extra="from accelerate import Accelerator\naccelerator = Accelerator()"))
     assert project.build(str(tmp_path)).one_process_run("test")
     assert _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout) == []
+    # nor does Hugging Face's Trainer: it runs in the process python starts (ChatAlpaca's train_lora.py)
+    (tmp_path / "test.py").write_text(test.format(extra="import transformers\ntrainer = transformers.Trainer(model=None)"))
+    assert project.build(str(tmp_path)).one_process_run("test")
     cases = (
         ("", "torchrun --nproc_per_node 2 test.py\n"),  # a launcher runs it too
         ("", "torchrun --nproc_per_node 2 $SCRIPT\n"),  # a launcher runs some script: maybe this one
@@ -512,6 +515,7 @@ def test_a_script_the_project_runs_only_with_plain_python_runs_as_one_process(tm
         ("import torch.multiprocessing as mp\nmp.spawn(print, nprocs=2)", ""),  # it starts processes itself
         ("", "srun python -u -m test\n"),  # a launcher runs it by its module name
         ("import pytorch_lightning as pl\n\n\nclass Net(pl.LightningModule):\n    pass\n\n\nnet = Net()", ""),  # a Trainer may run it per device
+        ("import pytorch_lightning as pl\ntrainer = pl.Trainer(devices=2)", ""),  # Lightning's Trainer re-runs it per device
     )
     for extra, launch in cases:
         (tmp_path / "test.py").write_text(test.format(extra=extra))

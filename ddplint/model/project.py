@@ -293,13 +293,14 @@ _PROCESS_STARTS = (
 _SELF_LAUNCHING = tuple(point for point in LAUNCH_POINT_TEXT if point != "Accelerator(")
 # Text of code that starts processes, a process group or a framework's launcher (a Trainer, an
 # Accelerator): a script whose imports hold none runs as the one process `python x.py` starts.
-_RUN_STARTS = (*_PROCESS_STARTS, *LAUNCH_POINT_TEXT[:2], "Trainer(", "Fabric(", "deepspeed.init", "init_distributed", "model_parallel")
+_TRAINER_START = "Trainer("
+_RUN_STARTS = (*_PROCESS_STARTS, *LAUNCH_POINT_TEXT[:2], _TRAINER_START, "Fabric(", "deepspeed.init", "init_distributed", "model_parallel")
 # Text of code that starts more processes than the one `python x.py` starts (a process group
 # joined under `python x.py` has one member): spawners, launchers, frameworks that re-run the
 # script per device (Lightning's Trainer, Fabric), and shelling out (to a launcher, maybe).
 _SPAWN_STARTS = (
     "spawn(", "Process(", "start_processes(", "torchrun", "distributed.launch", "elastic_launch",
-    "ProcessPoolExecutor", "Pool(", "launch(", "launcher(", "Trainer(", "Fabric(", "LightningCLI",
+    "ProcessPoolExecutor", "Pool(", "launch(", "launcher(", _TRAINER_START, "Fabric(", "LightningCLI",
     "Popen(", "subprocess.run(", "subprocess.call(", "check_call(", "os.system(", "DistributedTestBase",
     "MultiProcessTestCase",
 )
@@ -1037,7 +1038,8 @@ class Project:
             texts[module] = program.read(module)
             if texts[module] is None:
                 return False
-        starting = [module for module in modules if any(start in texts[module] for start in starts)]
+        module_starts = {module: _starts_in(texts[module], starts) for module in modules}
+        starting = [module for module in modules if module_starts[module]]
         if not starting:
             return True
         named: set[str] = set()
@@ -1050,7 +1052,7 @@ class Project:
             lines = texts[module].splitlines()
             for statement in program.tree(module).body:  # type: ignore[union-attr]
                 text = "\n".join(lines[statement.lineno - 1 : statement.end_lineno])
-                if not any(start in text and _may_start(statement, start) for start in starts):
+                if not any(start in text and _may_start(statement, start) for start in module_starts[module]):
                     continue
                 kind = type(statement)
                 if kind not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) or statement.name in named:  # type: ignore[attr-defined]
@@ -1095,6 +1097,13 @@ _SHELL_OUTS = frozenset(("Popen", "run", "call", "check_call", "check_output", "
 # (`$CMD`), or an environment setting before the program (`CUDA_VISIBLE_DEVICES=0 python ...`).
 _RANK_PROGRAM = re.compile(r"python[\d.]*|(?:ba|z)?sh|env|nohup|exec|torchrun|deepspeed|accelerate|mpirun|mpiexec|srun|sbatch|horovodrun|.*[=$].*")
 _GROUP_START = "init_process_group"
+
+
+def _starts_in(text: str, starts: tuple[str, ...]) -> tuple[str, ...]:
+    """The starts whose text `text` holds. A `Trainer(` only in a module that names Lightning:
+    Hugging Face's Trainer (and TRL's) runs in the one process `python x.py` starts, and starts
+    no process group there; Lightning's is imported from a module named for it."""
+    return tuple(start for start in starts if start in text and (start != _TRAINER_START or "lightning" in text))
 
 
 def _may_start(statement: ast.stmt, start: str) -> bool:
