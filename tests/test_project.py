@@ -883,3 +883,18 @@ def test_a_seed_under_a_test_of_an_option_no_launch_command_passes_is_never_made
         (tmp_path / "run.sh").write_text(launch.format(extra=extra))
         found = [f[3] for f in _findings(run("check", "--no-cache", "--select", "DDP027", ".").stdout)]
         assert found == expected, (default, extra)
+
+
+def test_a_launch_line_names_a_script_under_a_folder_with_a_plus(tmp_path):
+    """DENO4pytorch launches `Demo/Turbulence_3d+t/run_train_DDP.py` by that path: the `+` is
+    part of the folder's name, not the start of another path."""
+    folder = tmp_path / "Demo" / "Turbulence_3d+t"
+    folder.mkdir(parents=True)
+    (tmp_path / "pyproject.toml").write_text("")
+    (folder / "run_train_DDP.py").write_text("import torch.distributed as dist\n")
+    (tmp_path / "run.sh").write_text("python -m torch.distributed.launch --nproc_per_node=2 Demo/Turbulence_3d+t/run_train_DDP.py\n")
+    built = project.build(str(tmp_path))
+    module = next(name for name, path in built.relpaths.items() if path.endswith("run_train_DDP.py"))
+    assert [command.place.path for command in built.module_view(module).launches(own=True)] == ["run.sh"]
+    (tmp_path / "run.sh").write_text("python -m torch.distributed.launch --nproc_per_node=2 Demo/Turbulence_3d/run_train_DDP.py\n")
+    assert project.build(str(tmp_path)).module_view(module).launches(own=True) == []

@@ -1349,7 +1349,8 @@ class ProjectView:
         for module in ([self.module] if own else self.users) if commands else ():
             relative = self.project.relpaths[module].replace(os.sep, "/")
             folder, name = os.path.dirname(relative), os.path.basename(relative)
-            named = re.compile(rf"(?<![\w.-])((?:[\w.$/{{}}-]*/)?){re.escape(name)}(?![\w.-])")
+            # a folder of the path may hold `+` (DENO4pytorch's `Demo/Turbulence_3d+t/`)
+            named = re.compile(rf"(?<![\w.+-])((?:[\w.$/{{}}+-]*/)?){re.escape(name)}(?![\w.-])")
             as_module = re.compile(rf"(?<![\w-])(?:-m|--module)\s+{re.escape(module)}(?![\w.])")  # `deepspeed --module train`
             for command in commands:
                 above = os.path.dirname(command.place.path.replace(os.sep, "/"))
