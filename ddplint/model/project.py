@@ -1455,6 +1455,12 @@ class ProjectView:
                     return made, call.callee
         return None
 
+    @property
+    def installed(self) -> bool:
+        """Whether the project is a package its users install (ddplint.model.reach): its code
+        runs in their processes too, which nothing in it shows."""
+        return self.project.reach.installs_packages
+
     def never_runs(self, scope: tuple[tuple[str, bool, bool], ...]) -> bool:
         """Whether code of this module inside `scope` (the definitions around it, outermost first,
         as (name, is a class, is decorated)) never runs: in a training project, no entry point

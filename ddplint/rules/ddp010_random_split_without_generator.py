@@ -106,7 +106,9 @@ class RandomSplitWithoutGenerator(Rule):
     decides. A split with no seed before it in its own function is also spared when every
     call of that function in the project comes after such a seed that names no rank in its
     caller, or in that caller's callers (`train.py` calls `torch.manual_seed(args.seed)`, then
-    a `data.py` helper that splits). A split that only one process runs is not flagged.
+    a `data.py` helper that splits). A split that only one process runs is not flagged, nor one
+    in a file of a training project that nothing shows ranks run (no process group, launch or
+    script that starts them reaches it); a package's users may run its code in their ranks.
     """
 
     code = "DDP010"
@@ -403,8 +405,9 @@ class RandomSplitWithoutGenerator(Rule):
         return frozenset(GENERATOR_LIBRARIES) if isinstance(last, str) and "seed" in last.lower() else frozenset()
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        if self._splits and self.runs_link() is None:
-            return  # nothing shows that ranks run this file: one process splits once
+        view = self.model.project
+        if self._splits and self.runs_link() is None and not (view is not None and view.installed):
+            return  # nothing shows that ranks run this file (nor is it a package's, whose users may): one process splits once
         for split in self._splits:
             if self._seeded(split) or self._seeded_by_callers(split):
                 continue
