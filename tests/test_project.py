@@ -898,3 +898,34 @@ def test_a_launch_line_names_a_script_under_a_folder_with_a_plus(tmp_path):
     assert [command.place.path for command in built.module_view(module).launches(own=True)] == ["run.sh"]
     (tmp_path / "run.sh").write_text("python -m torch.distributed.launch --nproc_per_node=2 Demo/Turbulence_3d/run_train_DDP.py\n")
     assert project.build(str(tmp_path)).module_view(module).launches(own=True) == []
+
+
+def test_workers_of_the_default_start_method_fork_where_the_project_names_an_older_python(tmp_path, run):
+    """A collate_fn nested in main() goes to the DataLoader's workers by pickle only under spawn
+    or forkserver (Linux's default from Python 3.14). A project that names only older Pythons for
+    its runs (MoE-RBench's `conda create -n moe python=3.9`) forks them: DDP016 says nothing,
+    unless the file sets a start method, the loader names a spawn context, or mp.spawn ships it."""
+    train = (
+        "import torch\nimport torch.distributed as dist\nfrom torch.utils.data import DataLoader\n{extra}\n\n"
+        "def main(dataset):\n    dist.init_process_group('nccl')\n\n    def collate(batch):\n        return batch\n\n"
+        "    return DataLoader(dataset, num_workers=4, collate_fn=collate{context})\n"
+    )
+    run.cwd = tmp_path
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "train.py").write_text(train.format(extra="", context=""))
+    (tmp_path / "README.md").write_text("```\nconda create -n moe python=3.9\ntorchrun --nproc_per_node 2 train.py\n```\n")
+    assert project.build(str(tmp_path)).python_minors == frozenset({9})
+    assert _findings(run("check", "--no-cache", "--select", "DDP016", ".").stdout) == []
+    # a lower bound names no Python the runs use
+    (tmp_path / "README.md").write_text("conda create -n moe python=3.9 && pip install -e .  # needs Python 3.8+\n")
+    assert project.build(str(tmp_path)).python_minors == frozenset({9})
+    cases = (
+        ("torch.multiprocessing.set_start_method('spawn')", "", "python=3.9\n"),
+        ("", ", multiprocessing_context='spawn'", "python=3.9\n"),
+        ("", "", "Use Python 3.14.\n"),
+        ("", "", "Install the requirements (Python 3.8+).\n"),
+    )
+    for extra, context, readme in cases:
+        (tmp_path / "train.py").write_text(train.format(extra=extra, context=context))
+        (tmp_path / "README.md").write_text(readme)
+        assert [f[3] for f in _findings(run("check", "--no-cache", "--select", "DDP016", ".").stdout)] == ["DDP016"], (extra, context, readme)

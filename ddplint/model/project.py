@@ -79,6 +79,16 @@ MAX_INDEX_BYTES = 2_000_000  # as the engine's parse limit: larger files export 
 # Shell scripts and documents searched for launch commands (Project.launch_commands), at most so many.
 _LAUNCH_DOCUMENTS = (".sh", ".bash", ".slurm", ".sbatch", ".md", ".rst", ".yaml", ".yml")
 MAX_LAUNCH_DOCUMENTS = 500
+# The Python a project names for its runs: `conda create -n x python=3.9`, `- python=3.8.10`,
+# `FROM python:3.10`, `python3.9 -m venv`, "tested with Python 3.10"; not a lower bound
+# (`Python 3.8+`, `python>=3.8`, "3.8 or later").
+_PYTHON_VERSION = re.compile(
+    r"(?<![\w.-])python(?:\s*==?\s*|:|\s+|-)?3\.(\d+)(?![\d+])(?!\.?[x*])(?!\s*(?:\+|or (?:later|newer|above|higher)))", re.I,
+)
+# Packaging metadata's upper bound: `python_requires=">=3.7, <3.10"`, `requires-python = "<=3.11"`.
+_PYTHON_BOUND = re.compile(r"(?:python_requires|requires-python)\s*=\s*[\"']([^\"']+)[\"']")
+_UPPER_BOUND = re.compile(r"(<=?|==)\s*3\.(\d+)")
+_VERSION_FILES = ("Dockerfile", ".python-version", "setup.py", "setup.cfg", "pyproject.toml")
 _ACCELERATE_TYPE = re.compile(rf"^\s*{ACCELERATE_CONFIG_KEY}:\s*['\"]?(\w+)", re.MULTILINE)
 
 
@@ -906,6 +916,26 @@ class Project:
                     found.append(_relative(os.path.join(folder, name), self.root))
         return found
 
+    @functools.cached_property
+    def python_minors(self) -> frozenset[int]:
+        """The Python 3 minor versions the project names for its runs, in its documents, shell
+        scripts and environment files (`python=3.9`) or as the upper bound of its packaging
+        metadata (`python_requires="<3.10"`: 9); none where it names none."""
+        found: set[int] = set()
+        files = list(self._launch_documents)
+        for folder, names in self.folders():
+            files += [_relative(os.path.join(folder, name), self.root) for name in names if name.startswith(_VERSION_FILES)]
+            if len(files) > 2 * MAX_LAUNCH_DOCUMENTS:
+                break
+        for relative in files:
+            text = self.document(relative) or ""
+            if os.path.basename(relative) == ".python-version":
+                text = f"python{text.strip()}"
+            found.update(int(minor) for minor in _PYTHON_VERSION.findall(text))
+            for bound in _PYTHON_BOUND.findall(text):
+                found.update(int(minor) - (operator == "<") for operator, minor in _UPPER_BOUND.findall(bound))
+        return frozenset(found)
+
     def one_process_run(self, module: str) -> bool:
         """Whether `module` is a script that runs as one process in every documented run: an
         entry script (Reach.entries) that no launch command of the project may run
@@ -1454,6 +1484,12 @@ class ProjectView:
                 if made is not None:
                     return made, call.callee
         return None
+
+    def runs_python_before(self, minor: int) -> bool:
+        """Whether every Python the project names for its runs is older than 3.`minor`
+        (Project.python_minors); False where it names none."""
+        minors = self.project.python_minors
+        return bool(minors) and max(minors) < minor
 
     @property
     def installed(self) -> bool:

@@ -53,6 +53,11 @@ class UnpicklableWorkerCallable(Rule):
     `ctx.Process`). Not reported: module-level functions, methods, parameters, and
     same-named calls of other libraries.
 
+    Not reported either where the workers fork: a DataLoader without `multiprocessing_context`
+    and a `multiprocessing.Process` in a project that names only Pythons older than 3.14 for
+    its runs (`conda create -n env python=3.9`, `FROM python:3.10`, `python_requires="<3.12"`)
+    and a file that sets no start method (`mp.spawn` always pickles, and is still reported).
+
     Move the function to module level (bind extra values with `functools.partial` of that
     module-level function), or use a method of a module-level class. A DataLoader without
     workers (`num_workers` absent or 0, or an option of this file's parser whose default is 0
@@ -263,16 +268,27 @@ class UnpicklableWorkerCallable(Rule):
             context = _loader_argument(call, "multiprocessing_context", forwarded)
             if workers is None or _is_zero(workers.value) or context is not None and self._forks(context.value):
                 return []
+            if context is None and self._forked_by_default():
+                return []
             self._workers = workers.value
             found = (_loader_argument(call, name, forwarded) for name in _WORKER_CALLABLES)
             return [arg.value for arg in found if arg is not None]
         if qualified in SPAWN_LIKE:
             target = argument_for(call, SPAWN, "fn")
         elif is_process_start(call, self.model):
+            if qualified in PROCESS and self._forked_by_default():
+                return []  # the module's Process, of the default context
             target = argument_for(call, PROCESS, "target")
         else:
             return []
         return [target.value] if target is not None else []
+
+    def _forked_by_default(self) -> bool:
+        """Processes of the default start method fork: every Python the project names for its
+        runs is older than 3.14 (Linux's default became forkserver there; CUDA training with
+        NCCL runs on Linux), and this file chooses no start method (`set_start_method`)."""
+        view = self.model.project
+        return view is not None and view.runs_python_before(14) and "set_start_method" not in self.model.source
 
     def _forks(self, context: cst.BaseExpression) -> bool:
         """`multiprocessing_context="fork"` or `get_context("fork")` (also through a name bound
