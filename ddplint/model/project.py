@@ -1491,11 +1491,14 @@ class ProjectView:
         minors = self.project.python_minors
         return bool(minors) and max(minors) < minor
 
-    @property
+    @functools.cached_property
     def installed(self) -> bool:
-        """Whether the project is a package its users install (ddplint.model.reach): its code
-        runs in their processes too, which nothing in it shows."""
-        return self.project.reach.installs_packages
+        """Whether the project is a package its users install (ddplint.model.reach), or its root
+        is an importable package itself (`ddplint check pl_bolts` in an unpacked wheel): its code
+        runs in their processes too, which nothing in it shows. Not a text linted alone."""
+        if self.project.texts:
+            return False
+        return self.project.reach.installs_packages or os.path.isfile(os.path.join(self.project.root, "__init__.py"))
 
     def never_runs(self, scope: tuple[tuple[str, bool, bool], ...]) -> bool:
         """Whether code of this module inside `scope` (the definitions around it, outermost first,

@@ -146,6 +146,7 @@ class RandomSplitWithoutGenerator(Rule):
         Flagged(
             """
             import torch as th
+            import torch.distributed
             import torch.utils.data as data
 
             def build(dataset):
@@ -155,11 +156,12 @@ class RandomSplitWithoutGenerator(Rule):
             """,
             fixed="""
             import torch as th
+            import torch.distributed
             import torch.utils.data as data
 
             def build(dataset):
                 sampler_cls = data.DistributedSampler
-                return data.random_split(dataset, [800, 200], generator=th.Generator().manual_seed(0))
+                return data.random_split(dataset, [800, 200], generator=torch.Generator().manual_seed(0))
             """,
         ),
         Flagged(
@@ -328,6 +330,17 @@ class RandomSplitWithoutGenerator(Rule):
                 torch.manual_seed(args.seed)  # not numpy's generator, but the split passes a seed
                 dist.init_process_group("nccl")
                 parts = load_dataset("json", data_files=args.data)["train"].train_test_split(test_size=0.1, seed=args.seed)
+            """
+        ),
+        Clean(
+            """
+            # a script that names torch.distributed but starts no ranks, and nothing launches: one process
+            import torch.distributed as dist
+            from sklearn.model_selection import train_test_split
+
+            if __name__ == "__main__":
+                train_rows, test_rows = train_test_split(rows, test_size=0.01)
+                print(dist.is_available())
             """
         ),
         Clean(
