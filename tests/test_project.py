@@ -929,3 +929,17 @@ def test_workers_of_the_default_start_method_fork_where_the_project_names_an_old
         (tmp_path / "train.py").write_text(train.format(extra=extra, context=context))
         (tmp_path / "README.md").write_text(readme)
         assert [f[3] for f in _findings(run("check", "--no-cache", "--select", "DDP016", ".").stdout)] == ["DDP016"], (extra, context, readme)
+
+
+def test_a_plain_run_written_over_lines_is_one_documented_run(tmp_path):
+    """UAlign's readme runs `python ddp_pretrain.py --dim $dim \\` and gives `--accu` lines
+    below: the command is every line the backslashes join, and it is one of the script's runs,
+    so the options it passes are no longer left at their defaults."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "train.py").write_text("import argparse\n")
+    (tmp_path / "README.md").write_text("```\npython train.py --dim 8 \\\n    --accu 4 \\\n    --lr 1e-3\n\nnot --seed\n```\n")
+    built = project.build(str(tmp_path))
+    assert [command.command.split() for command in built.plain_runs] == [
+        ["python", "train.py", "--dim", "8", "\\", "--accu", "4", "\\", "--lr", "1e-3"]
+    ]
+    assert [command.place.line for command in built.module_view("train").runs()] == [2]

@@ -132,7 +132,7 @@ class ParserOptions(Analysis):
         if declared is None:
             return UNKNOWN
         strings, value = declared
-        for command in project.launches() if project is not None else ():
+        for command in project.runs() if project is not None else ():
             for option in strings:
                 written = rf"(?<![\w-]){re.escape(option)}(?![\w-])(?:(?:=|\s+)(\S+))?"
                 for passed in re.finditer(written, command.command):

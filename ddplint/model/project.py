@@ -898,9 +898,10 @@ class Project:
         found: list[LaunchCommand] = []
         for relative in self._launch_documents:
             text = self.document(relative)
-            for index, line in enumerate(split_lines(text) if text is not None and "python" in text else ()):
+            lines = split_lines(text) if text is not None and "python" in text else []
+            for index, line in enumerate(lines):
                 if _PLAIN_RUN.search(line) and not any(needle in line for launcher in LAUNCHERS.values() for needle in launcher.needles):
-                    found.append(LaunchCommand(Place(relative, index + 1), line, "python"))
+                    found.append(LaunchCommand(Place(relative, index + 1), _continued(lines, index), "python"))
         return found
 
     @functools.cached_property
@@ -1134,6 +1135,15 @@ def _starts_in(text: str, starts: tuple[str, ...]) -> tuple[str, ...]:
     Hugging Face's Trainer (and TRL's) runs in the one process `python x.py` starts, and starts
     no process group there; Lightning's is imported from a module named for it."""
     return tuple(start for start in starts if start in text and (start != _TRAINER_START or "lightning" in text))
+
+
+def _continued(lines: list[str], index: int, most: int = 80) -> str:
+    """The command that starts on `lines[index]`, with the lines a trailing `\\` continues it
+    onto (`python train.py --dim 256 \\` / `--accu 4`)."""
+    command = [lines[index]]
+    while command[-1].rstrip().endswith("\\") and index + len(command) < len(lines) and len(command) < most:
+        command.append(lines[index + len(command)])
+    return "\n".join(command)
 
 
 def _may_start(statement: ast.stmt, start: str) -> bool:
@@ -1396,6 +1406,12 @@ class ProjectView:
                     found.append(command)
         return found
 
+    def runs(self) -> list[LaunchCommand]:
+        """The commands of the project that run this module's file, or a script that imports it:
+        with a launcher (`launches`) and with the interpreter itself (`python train.py --accu 4`,
+        Project.plain_runs): every documented run."""
+        return [*self.launches(), *self.launches(self.project.plain_runs)]
+
     def _nearest(self, folder: str, name: str) -> str | None:
         """The project file called `name` in `folder` or the closest folder above it, or None."""
         while True:
@@ -1490,15 +1506,6 @@ class ProjectView:
         (Project.python_minors); False where it names none."""
         minors = self.project.python_minors
         return bool(minors) and max(minors) < minor
-
-    @functools.cached_property
-    def installed(self) -> bool:
-        """Whether the project is a package its users install (ddplint.model.reach), or its root
-        is an importable package itself (`ddplint check pl_bolts` in an unpacked wheel): its code
-        runs in their processes too, which nothing in it shows. Not a text linted alone."""
-        if self.project.texts:
-            return False
-        return self.project.reach.installs_packages or os.path.isfile(os.path.join(self.project.root, "__init__.py"))
 
     def never_runs(self, scope: tuple[tuple[str, bool, bool], ...]) -> bool:
         """Whether code of this module inside `scope` (the definitions around it, outermost first,

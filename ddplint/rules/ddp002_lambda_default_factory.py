@@ -111,7 +111,9 @@ class LambdaDefaultFactory(Rule):
     Not reported: a dict that travels only as part of a dataset or vocabulary where the code
     that uses its module starts no DataLoader workers (in it and in the modules importing it,
     three imports up, every `num_workers` or `dataloader_num_workers` passed is a literal 0, or
-    none is): then no worker and no rank receives it; a dict on a trainer, metric, logger or sampler object that nothing sends, statistics a helper
+    none is): then no worker and no rank receives it; nor where the workers fork (the project
+    names only Pythons older than 3.14 for its runs, `conda create -n env python=3.9`, and the
+    module chooses no start method or `multiprocessing_context`): they inherit it unpickled; a dict on a trainer, metric, logger or sampler object that nothing sends, statistics a helper
     returns, a module-level cache (spawned processes import the module and build their own),
     a local temporary, even one handed to an ordinary function, and a temporary of the
     `if __name__ == "__main__":` block; anything in a script (a module with that block) in
@@ -671,7 +673,8 @@ class LambdaDefaultFactory(Rule):
         """A call that sends objects to another process: a DataLoader only with workers."""
         if self.model.qualified(node.func) in DATALOADER:
             workers = argument_for(node, DATALOADER, "num_workers")
-            return workers is not None and not (isinstance(workers.value, cst.Integer) and workers.value.value == "0")
+            started = workers is not None and not (isinstance(workers.value, cst.Integer) and workers.value.value == "0")
+            return started and not self._workers_fork()
         return crosses_process_boundary(node, self.model)
 
     # -- the defaultdicts, and where values leave their function ------------------------
@@ -847,7 +850,18 @@ class LambdaDefaultFactory(Rule):
         if project is None:
             return True
         program = project.program
-        return any(_module_starts_workers(program, module) for module in project.users)
+        return not self._workers_fork() and any(_module_starts_workers(program, module) for module in project.users)
+
+    def _workers_fork(self) -> bool:
+        """DataLoader workers fork and receive the dataset without pickling: every Python the
+        project names for its runs is older than 3.14 (Linux's default start method became
+        forkserver there) and this module chooses no start method or context."""
+        project = self.model.project
+        source = self.model.source
+        return (
+            project is not None and project.runs_python_before(14)
+            and "set_start_method" not in source and "multiprocessing_context" not in source
+        )
 
     def _objects_sent(self, candidate: _Candidate) -> bool:
         """The program's callers send the objects of the dict's class to another process

@@ -418,8 +418,7 @@ class RandomSplitWithoutGenerator(Rule):
         return frozenset(GENERATOR_LIBRARIES) if isinstance(last, str) and "seed" in last.lower() else frozenset()
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        view = self.model.project
-        if self._splits and self.runs_link() is None and not (view is not None and view.installed):
+        if self._splits and self.runs_link() is None and not _package(self.model.project):
             return  # nothing shows that ranks run this file (nor is it a package's, whose users may): one process splits once
         for split in self._splits:
             if self._seeded(split) or self._seeded_by_callers(split):
@@ -458,6 +457,17 @@ class RandomSplitWithoutGenerator(Rule):
         if before_in_same_body:
             return not before_in_same_body[-1].rank_dependent
         return any(not seed.rank_dependent and seed.function is not split.function for seed in seeds)
+
+
+# Files whose presence at the project root makes it a package others install or import.
+_PACKAGE_FILES = ("setup.py", "setup.cfg", "pyproject.toml", "__init__.py")
+
+
+def _package(view) -> bool:
+    """Whether the project is a package (packaging metadata at its root, or the root is an
+    importable package itself: `ddplint check pl_bolts` in an unpacked wheel): its code runs in
+    its users' processes too, which nothing in it shows. Not a text linted alone."""
+    return view is not None and any(view.document(name) is not None for name in _PACKAGE_FILES)
 
 
 def seeded_before_calls(view, key: str, generator: str = "torch") -> Place | None:
