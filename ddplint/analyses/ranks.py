@@ -1797,10 +1797,13 @@ class WrappedModels(Analysis):
         wrap_call = next((b for b in branches if isinstance(b, cst.Call) and self.model.qualified(b.func) in DDP), None)
         wraps = wrap_call is not None
         origin = None
+        same = value  # `model = model.train()`: what the calls return is the object they are called on
+        while isinstance(same, cst.Call) and isinstance(same.func, cst.Attribute) and same.func.attr.value in SAME_VALUE_METHODS:
+            same = same.func.value
         if wraps:
             pass
-        elif isinstance(value, (cst.Name, cst.Attribute)) and self.is_wrapped(value):  # `self.model = model`
-            wraps, origin = True, self._origin(dotted_name(value))
+        elif isinstance(same, (cst.Name, cst.Attribute)) and self.is_wrapped(same):  # `self.model = model`
+            wraps, origin = True, self._origin(dotted_name(same))
         elif isinstance(value, cst.Call) and self.model.project is not None:
             callee, self_class = dotted_name(value.func), self.model.frame.self_class
             if callee is not None:

@@ -174,6 +174,24 @@ class AccumulationWithoutNoSync(Rule):
 
     flagged_examples = (
         Flagged(
+            # `model.train()` returns the DDP model itself (UAlign's `model = model.train()`).
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, loader, optimizer, rank):
+                model = DDP(net.cuda(rank), device_ids=[rank])
+                model = model.train()
+                for step, batch in enumerate(loader):
+                    loss = model(batch).sum() / 4
+                    loss.backward()
+                    ^
+                    if (step + 1) % 4 == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+            """
+        ),
+        Flagged(
             # An annotated binding, and the optimizer step skipped by `continue` until the k-th.
             """
             import torch
