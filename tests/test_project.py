@@ -943,3 +943,7 @@ def test_a_plain_run_written_over_lines_is_one_documented_run(tmp_path):
         ["python", "train.py", "--dim", "8", "\\", "--accu", "4", "\\", "--lr", "1e-3"]
     ]
     assert [command.place.line for command in built.module_view("train").runs()] == [2]
+    assert not built.describes_option("--accu", "1", "")  # passed by a run, not described
+    # a run of a script the project does not hold (renamed since) runs nothing: its options are word to the user
+    (tmp_path / "README.md").write_text("```\npython train_old.py --dim 8 \\\n    --accu 4\n```\n")
+    assert project.build(str(tmp_path)).describes_option("--accu", "1", "")

@@ -876,7 +876,11 @@ class Project:
         """(folder, line) of each line of the shell scripts and documents that names a long
         option (`--`) outside a command that runs a script: read once per project."""
         commands: dict[str, list[str]] = {}
-        for command in (*self.launch_commands, *self.plain_runs):
+        # A plain run of a script the project does not hold (one since renamed) runs nothing:
+        # what its lines set is still word to the user.
+        scripts = {os.path.basename(path) for path in self.relpaths.values()}
+        runs = [command for command in self.plain_runs if _run_script(command.command) in scripts]
+        for command in (*self.launch_commands, *runs):
             commands.setdefault(command.place.path, []).append(command.command)
         return [
             (os.path.dirname(relative), line)
@@ -1135,6 +1139,12 @@ def _starts_in(text: str, starts: tuple[str, ...]) -> tuple[str, ...]:
     Hugging Face's Trainer (and TRL's) runs in the one process `python x.py` starts, and starts
     no process group there; Lightning's is imported from a module named for it."""
     return tuple(start for start in starts if start in text and (start != _TRAINER_START or "lightning" in text))
+
+
+def _run_script(command: str) -> str | None:
+    """The file name of the script a plain run runs (`python tools/train.py --x 1`: train.py)."""
+    found = _PLAIN_RUN.search(command)
+    return os.path.basename(found.group().split()[-1]) if found else None
 
 
 def _continued(lines: list[str], index: int, most: int = 80) -> str:
