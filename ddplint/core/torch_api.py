@@ -717,6 +717,9 @@ SEED_CALLS = MANUAL_SEED | NUMPY_SEED | SEED_EVERYTHING | ACCELERATE_SET_SEED | 
 # libraries whose seeds never touch it.
 TORCH_SEEDS = MANUAL_SEED | SEED_EVERYTHING | ACCELERATE_SET_SEED | TRANSFORMERS_SET_SEED
 OTHER_GENERATORS = ("random.", "numpy.", "tensorflow.", "jax.")
+# The global generators a split may draw from, by the prefix of the library that holds each: a
+# seed of another library's generator leaves it as it was.
+GENERATOR_LIBRARIES = {"torch": "torch.", "numpy": "numpy.", "random": "random.", "tensorflow": "tensorflow.", "jax": "jax."}
 # Draws from torch's default generator that make data: noise, timesteps, indices, masks.
 TORCH_DRAWS = api(
     "torch.rand", "torch.randn", "torch.randint", "torch.randperm", "torch.rand_like", "torch.randn_like",

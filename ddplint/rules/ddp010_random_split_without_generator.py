@@ -11,8 +11,8 @@ from ddplint.semantic.edits import argument_for, has_star_arguments, module_alia
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.core.torch_api import (
-    ACCELERATE_DEVICE_SPECIFIC, API, DATASETS, DATASETS_SPLIT_METHOD, DISTRIBUTED_MARKERS, RANDOM_SPLIT, SKLEARN_SPLIT,
-    generators_seeded,
+    ACCELERATE_DEVICE_SPECIFIC, API, DATASETS, DATASETS_SPLIT_METHOD, DISTRIBUTED_MARKERS, GENERATOR_LIBRARIES, RANDOM_SPLIT,
+    SKLEARN_SPLIT, generators_seeded,
 )
 from ddplint.model.context import holds_rank
 from ddplint.model.records import Place
@@ -22,9 +22,6 @@ from ddplint.prefilter.project_facts import ProjectFact
 
 # Seeding helpers of other libraries that seed torch's and numpy's global generators too.
 SEEDING_HELPERS = ("seed_everything", "set_seed")
-# The global generators a split may draw from, by the prefix of the library that holds each: a
-# seed of another library's generator leaves it as it was.
-GENERATOR_LIBRARIES = {"torch": "torch.", "numpy": "numpy.", "random": "random.", "tensorflow": "tensorflow.", "jax": "jax."}
 
 
 @dataclass(frozen=True)
