@@ -369,8 +369,48 @@ class PaddedEvalMetrics(Rule):
                 "evaluated in a loop at example.py:20 and combined by all_gather_object at example.py:23)"
             ),
         ),
+        Flagged(
+            # numpy's unique over the months of a test split places no result by sample id: the
+            # all-reduced validation loss still counts the padded samples.
+            """
+            import numpy as np
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def validate(model, val_loader):
+                for x, y in val_loader:
+                    loss = (model(x) - y).abs().mean()
+                    dist.all_reduce(loss)
+
+            def main(model, val_set, months):
+                sampler = DistributedSampler(val_set, shuffle=False)
+                          ^
+                validate(model, DataLoader(val_set, sampler=sampler))
+                for month in np.unique(months):
+                    print(month)
+            """
+        ),
     )
     clean_examples = (
+        Clean(
+            # The gathered sample ids made unique: each padded duplicate is dropped with its id.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def evaluate(model, dataset):
+                sampler = DistributedSampler(dataset, shuffle=False)
+                ids, hits = [], []
+                for idx, x, y in DataLoader(dataset, sampler=sampler):
+                    ids.append(idx)
+                    hits.append(model(x).argmax(1) == y)
+                outputs = [None] * dist.get_world_size()
+                dist.all_gather_object(outputs, list(zip(torch.cat(ids).tolist(), torch.cat(hits).tolist())))
+                seen = torch.tensor([pair for part in outputs for pair in part])
+                return seen[:, 0].unique(return_inverse=True)
+            """
+        ),
         Clean(
             # Without `distributed=`, timm's create_loader builds no DistributedSampler: every rank sees it all.
             """
@@ -605,6 +645,10 @@ class PaddedEvalMetrics(Rule):
             self._trimmed = True
         if self._combines(node):  # also `metric_logger.synchronize_between_processes()`
             self._combining.setdefault(self._function(), []).append(self._clock)
+            if "gather" in (self.model.qualified(node.func) or "") and node.args and isinstance(node.args[0].value, cst.Name):
+                self._gathered.add(node.args[0].value.value)  # `dist.all_gather(outputs, preds)` fills `outputs`
+        if self._places_by_id(node):
+            self._trimmed = True
         if self.model.project is not None and self.model.qualified(node.func) not in COMBINING_COLLECTIVES and (
             callee := self.flow.project_callee(node.func)
         ) is not None:
@@ -624,7 +668,7 @@ class PaddedEvalMetrics(Rule):
     def visit_Assign(self, node: cst.Assign) -> None:
         """`idx = concat_all_gather(idx)` ... `bank[idx] = feats`: results placed by their
         gathered sample ids, where a padded duplicate overwrites its own row."""
-        if isinstance(node.value, cst.Call) and self._combines(node.value):
+        if isinstance(node.value, cst.Call) and self._combines(node.value) or self._reads_gathered(node.value):
             self._gathered |= {t.target.value for t in node.targets if isinstance(t.target, cst.Name)}
         if _length(node.value, set()):
             self._lengths |= {t.target.value for t in node.targets if isinstance(t.target, cst.Name)}
@@ -642,9 +686,19 @@ class PaddedEvalMetrics(Rule):
 
     visit_While = visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_For
 
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value in DEDUPLICATING_METHODS:  # results placed by sample id: duplicates overwrite
-            self._trimmed = True
+    def _places_by_id(self, node: cst.Call) -> bool:
+        """`torch.unique(ids)`, `bank.index_copy_(0, idx, feats)` on gathered results: placed by
+        sample id, a padded duplicate lands on its original (`np.unique(months)` of a data
+        split, which reads no gathered result, places nothing)."""
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        if name not in DEDUPLICATING_METHODS:
+            return False
+        receiver = [func.value] if isinstance(func, cst.Attribute) else []
+        return any(self._reads_gathered(expr) for expr in (*receiver, *(arg.value for arg in node.args)))
+
+    def _reads_gathered(self, expr: cst.BaseExpression) -> bool:
+        return any(isinstance(n, cst.Name) and n.value in self._gathered for n in (expr, *descendants(expr)))
 
     def visit_Slice(self, node: cst.Slice) -> None:
         if id(node) in self._stores:
