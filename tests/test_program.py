@@ -800,6 +800,27 @@ def test_a_loader_kept_on_self_is_evaluated_by_a_method_that_loops_over_the_attr
     assert found.kept_as == "val_loader" and found.handed_at == P("pkg/trainer.py:6")
 
 
+def test_a_loader_a_constructor_hands_to_its_base_init_is_evaluated_by_the_subclass(tmp_path):
+    """`super().__init__(model, val_data)` keeps the loader on the object the subclass makes;
+    a base that keeps nothing, or a super call of another method, hands nothing on."""
+    index = _project(tmp_path, {
+        "base": "class BaseTrainer:\n"
+        "    def __init__(self, model, val_data):\n        self.model = model\n        self.val_data = val_data\n",
+        "engine": "import torch.distributed as dist\nfrom pkg.base import BaseTrainer\n\n"
+        "class Trainer(BaseTrainer):\n"
+        "    def __init__(self, model, val_data):\n        super().__init__(model, val_data=val_data)\n"
+        "    def validate(self):\n        for x in self.val_data:\n            pass\n        dist.all_reduce(x)\n\n"
+        "class Other(BaseTrainer):\n"
+        "    def __init__(self, model, val_data):\n        super().setup(model, val_data)\n"
+        "    def validate(self):\n        for x in self.val_data:\n            pass\n        dist.all_reduce(x)\n\n"
+        "def main(model, loader):\n    Trainer(model, loader)\n    Other(model, loader)\n",
+    })
+    program = index.program
+    assert program.evaluation("pkg.engine", "main", None, "Trainer", 1, None) == Evaluation(
+        "Trainer.validate", P("pkg/engine.py:8"), Collective("all_reduce", P("pkg/engine.py:10")))
+    assert program.evaluation("pkg.engine", "main", None, "Other", 1, None) is None
+
+
 def test_a_call_on_a_local_object_is_its_class_method_in_the_values_the_program_follows(tmp_path):
     index = _project(tmp_path, {
         "backend": "class Backend:\n    def wrap(self, loader):\n        return loader\n",

@@ -77,7 +77,7 @@ MAX_HELPERS = 6  # project helpers followed to a collective (`collective`); deep
 _COMBINES, _EVERY_RANK = "combines", "every rank"  # what `_runs` looks for
 _BROADCAST_BUFFERS = "broadcast_buffers"  # DDP's parameter (torch_api.DDP)
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
-CACHE_VERSION = 10  # of the summaries kept in the cache: a summary of another version is read again
+CACHE_VERSION = 11  # of the summaries kept in the cache: a summary of another version is read again
 # `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 
@@ -522,6 +522,14 @@ class Program:
         if summary is None or depth > 8:
             return None
         functions, classes = summary.functions, summary.classes
+        if dotted.startswith("super()."):  # the first project base of `cls` that defines the method
+            record = classes.get(cls) if cls is not None else None
+            for base in record.bases if record is not None else ():
+                made = self.class_of(module, base)
+                found = self._method(made[0], made[1], dotted[len("super()."):]) if made is not None else None
+                if found is not None:
+                    return found
+            return None
         if "()." in dotted:  # `utils.MetricLogger().sync`: a method of the object a call made
             maker, _, method = dotted.partition("().")
             made = self.class_of(module, maker) if "." not in method else None
@@ -1366,12 +1374,28 @@ class Program:
                 if found is not None:
                     return found
         kept = [SelfAttr(a) for a, given in record.sets.items() if given == source] if isinstance(source, Param) else []
+        kept += self._kept_by_base(module, key, record, source) if isinstance(source, Param) else []
         for other, method in self._summaries[module].functions.items() if kept else ():  # type: ignore[union-attr]
             for attribute in kept if method.cls == record.cls else ():
                 found = self._reach(memo, check, module, other, method, attribute, depth)
                 if found is not None:
                     return found
         return None
+
+    def _kept_by_base(self, module: str, key: str, record: FunctionSummary, source: Source) -> list[SelfAttr]:
+        """The attributes a base class's `__init__` keeps what a constructor hands it through
+        `super().__init__(model, loader)`: the object the constructor makes holds them too."""
+        kept = []
+        for call in record.calls if key.endswith(".__init__") else ():
+            if call.callee != "super().__init__":
+                continue
+            target = self.target(module, key, record.cls, call.callee)
+            base = self._summaries[target.module].functions[target.key] if target is not None else None  # type: ignore[union-attr]
+            params = base.arguments(target.bound) if base is not None else []  # type: ignore[union-attr]
+            names = [params[i] for i, given in enumerate(call.args) if given == source and i < len(params)]
+            names += [word for word, given in call.keywords.items() if given == source]
+            kept += [SelfAttr(a) for a, given in (base.sets.items() if base is not None else ()) if given in map(Param, names)]
+        return kept
 
     def kept_evaluation(self, module: str, cls: str, attribute: str) -> Evaluation | None:
         """Where a method of class `cls` evaluates what the class keeps as `self.<attribute>`

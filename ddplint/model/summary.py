@@ -43,6 +43,15 @@ _EXITS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
 MAX_PREDICATE_LINES = 25  # longer functions are not read as predicates (ddplint.model.context)
 
 
+def _super_method(func: ast.AST) -> str | None:
+    """`super().__init__` (also `super(Trainer, self).__init__`): the method of the class's
+    bases that the call reaches, written as `Program.resolve` reads it; None for any other
+    callee that is not a dotted name."""
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) and isinstance(func.value.func, ast.Name):
+        return f"super().{func.attr}" if func.value.func.id == "super" else None
+    return None
+
+
 def _named_method(call: ast.Call, name: str) -> bool:
     return isinstance(call.func, ast.Attribute) and call.func.attr == name
 
@@ -457,7 +466,7 @@ class _FunctionReader:
         (`evaluator = MscEval(...)` ... `evaluator(net, loader)`)."""
         callee = dotted(func)
         if callee is None:
-            return callee
+            return _super_method(func)
         head, _, rest = callee.partition(".")
         source = self.env.get(head)
         if not isinstance(source, CallResult) or not (rest or source.callee.rpartition(".")[2][:1].isupper()):

@@ -390,6 +390,38 @@ class PaddedEvalMetrics(Rule):
                     print(month)
             """
         ),
+        Flagged(
+            # The loader reaches the object through its base class's `__init__`.
+            """
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            class BaseTrainer:
+                def __init__(self, model, val_data):
+                    self.model = model
+                    self.val_data = val_data
+
+            class Trainer(BaseTrainer):
+                def __init__(self, model, val_data):
+                    super().__init__(model, val_data)
+
+                def run_epoch(self):
+                    for x, y in self.val_data:
+                        loss = (self.model(x) - y).abs().mean()
+                        dist.all_reduce(loss)
+
+            def main(model, val_set):
+                sampler = DistributedSampler(val_set, shuffle=False)
+                          ^
+                Trainer(model, DataLoader(val_set, sampler=sampler)).run_epoch()
+            """,
+            messages=(
+                "evaluation DistributedSampler pads its shards by repeating samples (drop_last=False), so the "
+                "gathered or all-reduced metric counts some twice; trim the gathered results to len(dataset) or "
+                "shard without padding (evaluated by Trainer.run_epoch() in a loop at example.py:14, combined by "
+                "all_reduce at example.py:16)",
+            ),
+        ),
     )
     clean_examples = (
         Clean(
