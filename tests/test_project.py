@@ -947,3 +947,26 @@ def test_a_plain_run_written_over_lines_is_one_documented_run(tmp_path):
     # a run of a script the project does not hold (renamed since) runs nothing: its options are word to the user
     (tmp_path / "README.md").write_text("```\npython train_old.py --dim 8 \\\n    --accu 4\n```\n")
     assert project.build(str(tmp_path)).describes_option("--accu", "1", "")
+
+
+def test_a_seeding_helper_called_through_its_module_is_a_seed(tmp_path, run):
+    """DINO's idiom: `import utils` ... `utils.fix_random_seeds(args.seed)` seeds torch alike on
+    every rank of the torchrun launch, as `from utils import fix_random_seeds` does; a helper of
+    that module that seeds nothing is no seed."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "utils.py").write_text(
+        "import torch\n\n\ndef fix_random_seeds(seed=31):\n    torch.manual_seed(seed)\n\n\n"
+        "def log(text):\n    print(text)\n"
+    )
+    main = (
+        "import torch\nimport torch.distributed as dist\nimport utils\n\n\n"
+        "def train(seed, model, loader, optimizer):\n    dist.init_process_group('nccl')\n    utils.{call}(0)\n"
+        "    for x in loader:\n        model(x + torch.randint(0, 9, x.shape)).sum().backward()\n        optimizer.step()\n\n\n"
+        "if __name__ == '__main__':\n    train(0, None, [], None)\n"
+    )
+    (tmp_path / "run.sh").write_text("torchrun --nproc_per_node 8 main.py\n")
+    run.cwd = tmp_path
+    for call, expected in (("fix_random_seeds", [("main.py", 8, "DDP027")]), ("log", [])):
+        (tmp_path / "main.py").write_text(main.format(call=call))
+        found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP027", ".").stdout)]
+        assert found == expected, call

@@ -868,7 +868,26 @@ class Project:
         key = ("describes option", option, default, folder)
         if key not in self._memo:
             named = re.compile(rf"(?<![\w-]){re.escape(option)}(?![\w-])(?!(?:=|\s+){re.escape(default)}(?![\w.]))")
-            self._memo[key] = any(named.search(line) for where, line in self._option_mentions if _nested(where, folder))
+            self._memo[key] = any(
+                named.search(line) for where, line in self._option_mentions
+                if _nested(where, folder) and not self._declared_nearer(option, where, folder)
+            )
+        return self._memo[key]
+
+    def _declared_nearer(self, option: str, where: str, folder: str) -> bool:
+        """Whether a document in `where`, a folder below `folder`, speaks of a script of its own:
+        a module in `where` or below it declares `option` too (a vendored MAE's PRETRAIN.md
+        telling its own main_pretrain.py's users to raise `--accum_iter`)."""
+        if where == folder or not where or folder.startswith(where + "/"):
+            return False
+        key = ("declared nearer", option, where)
+        if key not in self._memo:
+            quoted = (f'"{option}"', f"'{option}'")
+            self._memo[key] = any(
+                (relative.replace(os.sep, "/") + "/").startswith(where + "/")
+                and any(text in (self.program.read(module) or "") for text in quoted)
+                for module, relative in self.relpaths.items()
+            )
         return self._memo[key]
 
     @functools.cached_property
@@ -2079,6 +2098,11 @@ class ProjectView:
                 known.add(ProjectFact.SEED_HELPER)
                 origins.append((local, MANUAL_SEED.name))
             imported = self.project.module(absolute)
+            if (
+                imported is not None and imported != self.module and self.project.distributed
+                and self.project.modules[imported].get("seeds") and self.project.seeding_functions(imported)
+            ):  # `import utils` ... `utils.fix_random_seeds(seed)`: the rule asks the model what the call seeds
+                known.add(ProjectFact.SEED_HELPER)
             if imported is not None and imported != self.module and self.project.modules[imported].get("samplers"):
                 known.add(ProjectFact.SAMPLER_BUILDER)  # `data.make_sampler(ds)`: the model answers for the call
             exports = self._exports(absolute)

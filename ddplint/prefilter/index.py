@@ -134,6 +134,7 @@ UNSCREENED_BY = {
     'DDP019': frozenset({ProjectFact.CALLS_UNWRAPPER, ProjectFact.HANDS_INNER_MODULE}),
     'DDP020': frozenset({ProjectFact.CALLS_WRAP_HELPER}),
     'DDP022': frozenset({ProjectFact.SAMPLER_BUILDER}),
+    'DDP027': frozenset({ProjectFact.SEED_HELPER}),
 }
 
 # The project facts in each rule's `screened_by` (rules not named here have none).

@@ -136,6 +136,8 @@ class SharedSeedDataPath(Rule):
     trigger = CallTrigger(SEED_CALLS, methods=(FABRIC_SEED_METHOD, ENV_RESET), also=(SEED_MARKERS,))
     # the seed is often in a script that reaches the ranks' launcher only through a helper
     opened_by = frozenset((ProjectFact.DISTRIBUTED, ProjectFact.SEED_HELPER))
+    # a helper called through its module (`utils.fix_random_seeds(seed)`), which the screen cannot bind
+    unscreened_by = frozenset((ProjectFact.SEED_HELPER,))
     analyses = (RankRegions, ParserOptions)
 
     flagged_examples = (
