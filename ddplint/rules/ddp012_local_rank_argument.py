@@ -680,8 +680,8 @@ class LocalRankArgument(Rule):
         rejecting = self._rejecting_launch()
         if rejecting is not None:
             return [rejecting, Link(StepKind.HARM, "the parser rejects --local-rank=N: unrecognized arguments, every rank stops", node)]
-        if self._deepspeed or self._started_without_option():
-            return None
+        if self._deepspeed or self._started_without_option() or self.unlaunched():
+            return None  # (unlaunched: the project says how its scripts run, and no launcher runs this one)
         required = self._required(node)
         if not required and not self._value_missed():
             return None
