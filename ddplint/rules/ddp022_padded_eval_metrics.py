@@ -33,7 +33,7 @@ class PaddedEvalMetrics(Rule):
     or in that loop with `all_reduce`, `all_gather(_object)`, `gather` or `reduce`, in a file
     that never trims to a length (`[:len(dataset)]`, or `[:n]` after `n = len(dataset)`). With
     the project model, the loader may also leave the function: a data builder returns it
-    (`return train_loader, val_loader`, or keeps it on an object) and a function of another
+    (`return train_loader, val_loader`, or keeps it on an object, also through the `super().__init__` of a base class) and a function of another
     module evaluates it and combines the results; the finding stays at the sampler and names the
     call that hands the loader on, the evaluation loop and the combine. The loader may be an entry
     of a dict literal (`evaluate(model, loaders["val"])`) or an element of a list that builders
@@ -49,7 +49,7 @@ class PaddedEvalMetrics(Rule):
     evaluation (`is_training` left False) builds an OrderedDistributedSampler that pads the
     same way; the finding is then at that call. Not flagged: training samplers
     (shuffle left on) and training loops, `drop_last=True`, results trimmed after the gather,
-    results placed by sample id (`index_copy_`, `results.update(zip(ids, preds))`, or `bank[idx] = feats` where `idx` holds the
+    results placed by sample id (`index_copy_` or `unique` on gathered results, `results.update(zip(ids, preds))`, or `bank[idx] = feats` where `idx` holds the
     gathered ids, `idx = concat_all_gather(idx)`: a duplicate overwrites its own row), loaders whose results stay per rank. The rule cannot know the dataset's length: a
     dataset that divides evenly by the world size is not padded, and then the finding is
     moot (say so with a noqa). Hence level "warning".
