@@ -970,25 +970,3 @@ def test_a_seeding_helper_called_through_its_module_is_a_seed(tmp_path, run):
         (tmp_path / "main.py").write_text(main.format(call=call))
         found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP027", ".").stdout)]
         assert found == expected, call
-
-
-def test_a_local_rank_option_of_a_script_no_launcher_runs_is_silent_where_the_project_says_how_it_runs(tmp_path, run):
-    """DDP012's harm is what a launcher passes. A project whose scripts say how they run
-    (`fcos.sh` launches train.py) but run no launcher on its evaluation tool (AxisLearning's
-    tools/test_net.py, which joins a process group only when one is started for it) shows no
-    launcher for the tool: silent there. A file with no documented runs around it is still
-    flagged: the option is one only a launcher appends."""
-    script = (
-        "import argparse\nimport torch\nimport torch.distributed as dist\n\n"
-        "parser = argparse.ArgumentParser()\nparser.add_argument('--local_rank', type=int, default=0)\n"
-        "args = parser.parse_args()\ntorch.cuda.set_device(args.local_rank)\ndist.init_process_group('nccl')\n"
-    )
-    (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "tools").mkdir()
-    for name in ("train_net.py", "test_net.py"):
-        (tmp_path / "tools" / name).write_text(script)
-    run.cwd = tmp_path
-    found = lambda: [(f[0], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP012", ".").stdout)]
-    assert found() == [("tools/test_net.py", "DDP012"), ("tools/train_net.py", "DDP012")]
-    (tmp_path / "fcos.sh").write_text("python -m torch.distributed.launch --nproc_per_node=2 tools/train_net.py\n")
-    assert found() == [("tools/train_net.py", "DDP012")]

@@ -1441,12 +1441,6 @@ class ProjectView:
         Project.plain_runs): every documented run."""
         return [*self.launches(), *self.launches(self.project.plain_runs)]
 
-    def documents_runs(self) -> bool:
-        """Whether the project's shell scripts and documents run any script of it, with a
-        launcher or with the interpreter itself: it says how it is run, so a script none of
-        those commands launches is not launched."""
-        return bool(self.project.launch_commands or self.project.plain_runs)
-
     def _nearest(self, folder: str, name: str) -> str | None:
         """The project file called `name` in `folder` or the closest folder above it, or None."""
         while True:

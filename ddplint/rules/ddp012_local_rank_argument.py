@@ -143,11 +143,7 @@ class LocalRankArgument(Rule):
     the function it is handed, and no launcher's option is missed. Nor in a script that runs as one
     process in every documented run (ProjectView.single_process): no document launches it, only
     such scripts import it, and the project runs it with `python script.py` or it starts its own
-    process group of one (`init_process_group(..., world_size=1)`). Nor where the project's shell
-    scripts and documents say how its scripts run and none runs this one (or a script importing
-    it) with a launcher (`Rule.unlaunched`): an evaluation tool nothing documents, a script run
-    only with plain `python`; the launcher's option is all the harm, and no launcher is shown
-    (a file with no documented runs around it is still flagged). Files that call DeepSpeed
+    process group of one (`init_process_group(..., world_size=1)`). Files that call DeepSpeed
     (`deepspeed.initialize`, `deepspeed.add_config_arguments`), or that the project launches
     with `deepspeed train.py`, are flagged only where the project documents launching them with
     `torch.distributed.launch`: DeepSpeed's own launcher passes `--local_rank=N`.
@@ -684,8 +680,8 @@ class LocalRankArgument(Rule):
         rejecting = self._rejecting_launch()
         if rejecting is not None:
             return [rejecting, Link(StepKind.HARM, "the parser rejects --local-rank=N: unrecognized arguments, every rank stops", node)]
-        if self._deepspeed or self._started_without_option() or self.unlaunched():
-            return None  # (unlaunched: the project says how its scripts run, and no launcher runs this one)
+        if self._deepspeed or self._started_without_option():
+            return None
         required = self._required(node)
         if not required and not self._value_missed():
             return None

@@ -292,13 +292,6 @@ class Rule(cst.BatchableCSTVisitor):
             return Link(StepKind.RUNS, f"this file runs distributed: it {evidence.where}", evidence.node)
         return None
 
-    def unlaunched(self) -> bool:
-        """Whether the project says how its scripts are run (ProjectView.documents_runs) and no
-        launcher command of it runs this file or a script importing it: nothing shows a
-        launcher starting it (a tool nobody documents, a script run with plain `python`)."""
-        view = self.model.project
-        return view is not None and view.documents_runs() and not view.launches()
-
     @classmethod
     def matches_text(cls, source: str) -> bool:
         return needles_match(cls.needles, source)
