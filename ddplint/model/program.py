@@ -523,13 +523,7 @@ class Program:
             return None
         functions, classes = summary.functions, summary.classes
         if dotted.startswith("super()."):  # the first project base of `cls` that defines the method
-            record = classes.get(cls) if cls is not None else None
-            for base in record.bases if record is not None else ():
-                made = self.class_of(module, base)
-                found = self._method(made[0], made[1], dotted[len("super()."):]) if made is not None else None
-                if found is not None:
-                    return found
-            return None
+            return self._inherited(module, cls, dotted[len("super()."):]) if cls is not None else None
         if "()." in dotted:  # `utils.MetricLogger().sync`: a method of the object a call made
             maker, _, method = dotted.partition("().")
             made = self.class_of(module, maker) if "." not in method else None
@@ -558,7 +552,12 @@ class Program:
         key = f"{cls}.{method}"
         if key in summary.functions:
             return Target(module, key, True)
-        record = summary.classes.get(cls)
+        return self._inherited(module, cls, method, depth)
+
+    def _inherited(self, module: str, cls: str, method: str, depth: int = 0) -> Target | None:
+        """The method of the first project base class of `cls` that defines it (`super().method`)."""
+        summary = self.summary(module)
+        record = summary.classes.get(cls) if summary is not None else None
         for base in record.bases if record is not None else ():
             made = self.class_of(module, base)
             found = self._method(made[0], made[1], method, depth + 1) if made is not None else None
@@ -1387,14 +1386,14 @@ class Program:
         `super().__init__(model, loader)`: the object the constructor makes holds them too."""
         kept = []
         for call in record.calls if key.endswith(".__init__") else ():
-            if call.callee != "super().__init__":
+            target = self.target(module, key, record.cls, call.callee) if call.callee == "super().__init__" else None
+            if target is None:
                 continue
-            target = self.target(module, key, record.cls, call.callee)
-            base = self._summaries[target.module].functions[target.key] if target is not None else None  # type: ignore[union-attr]
-            params = base.arguments(target.bound) if base is not None else []  # type: ignore[union-attr]
-            names = [params[i] for i, given in enumerate(call.args) if given == source and i < len(params)]
-            names += [word for word, given in call.keywords.items() if given == source]
-            kept += [SelfAttr(a) for a, given in (base.sets.items() if base is not None else ()) if given in map(Param, names)]
+            base = self._summaries[target.module].functions[target.key]  # type: ignore[union-attr]
+            params = base.arguments(target.bound)
+            handed = {Param(params[i]) for i, given in enumerate(call.args) if given == source and i < len(params)}
+            handed |= {Param(word) for word, given in call.keywords.items() if given == source}
+            kept += [SelfAttr(attribute) for attribute, given in base.sets.items() if given in handed]
         return kept
 
     def kept_evaluation(self, module: str, cls: str, attribute: str) -> Evaluation | None:

@@ -700,7 +700,7 @@ class PaddedEvalMetrics(Rule):
     def visit_Assign(self, node: cst.Assign) -> None:
         """`idx = concat_all_gather(idx)` ... `bank[idx] = feats`: results placed by their
         gathered sample ids, where a padded duplicate overwrites its own row."""
-        if isinstance(node.value, cst.Call) and self._combines(node.value) or self._reads_gathered(node.value):
+        if (isinstance(node.value, cst.Call) and self._combines(node.value)) or self._reads_gathered(node.value):
             self._gathered |= {t.target.value for t in node.targets if isinstance(t.target, cst.Name)}
         if _length(node.value, set()):
             self._lengths |= {t.target.value for t in node.targets if isinstance(t.target, cst.Name)}
@@ -730,6 +730,8 @@ class PaddedEvalMetrics(Rule):
         return any(self._reads_gathered(expr) for expr in (*receiver, *(arg.value for arg in node.args)))
 
     def _reads_gathered(self, expr: cst.BaseExpression) -> bool:
+        if not self._gathered:  # asked of every assignment: nothing gathered yet, nothing to read
+            return False
         return any(isinstance(n, cst.Name) and n.value in self._gathered for n in (expr, *descendants(expr)))
 
     def visit_Slice(self, node: cst.Slice) -> None:
