@@ -627,6 +627,16 @@ class LoaderFlow(Analysis):
                 self.passes[id(loops[-1])] = f"{passes.function}() in {passes.loop}"
         return list(found.values())
 
+    def passes_over(self, loader: Construction) -> list[Loop]:
+        """The loops of this module that iterate `loader`: a `for` or an `iter()` over one of its
+        names, or the loop of a same-module function a call hands it to."""
+        targets = self.refs(loader)
+        found: list[Loop] = []
+        for function in (self.module, *self.all_functions()):
+            found += [loop for loop in function.loops if loop.iterated & targets]
+            found += [inner for call in function.calls if (inner := self._pass_in(call, targets, 1)) is not None]
+        return found
+
     def _epoch_loops_in(self, function: Function, targets: set[Ref], found: dict, depth: int) -> None:
         for loop in function.loops:
             if loop.outer and loop.iterated & targets:

@@ -1,13 +1,26 @@
+import re
+
 import libcst as cst
 
 from ddplint.core.diagnostics import Applicability
-from ddplint.semantic.edits import with_keyword_argument
-from ddplint.rules.rule import Clean, Flagged, Framework, Rule
+from ddplint.semantic.edits import argument_for, with_keyword_argument
+from ddplint.core.diagnostics import StepKind
+from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule, wrap_links
 from ddplint.prefilter.triggers import CallTrigger
-from ddplint.core.torch_api import DISTRIBUTED_SAMPLER
+from ddplint.core.torch_api import DATALOADER, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER
 from ddplint.analyses.branches import Branches, exclusive
-from ddplint.analyses.samplers import Construction, LoaderFlow
+from ddplint.analyses.ranks import WrappedModels
+from ddplint.analyses.samplers import Construction, Loop, LoaderFlow
+from ddplint.semantic.model import dotted_name
 from ddplint.prefilter.project_facts import ProjectFact
+
+
+_SAMPLER_NAMES = tuple(sorted({spelling.rpartition(".")[2] for spelling in DISTRIBUTED_SAMPLER.spellings}))
+# Words of a dataset's construction that may give each rank its own part (`rank=args.rank`,
+# `Subset(ds, shard_indices(world_size))`): the rule cannot tell, so it stays silent.
+_RANK_WORDS = re.compile(r"rank|world|replica|shard|node|gpus|nprocs|split_by|partition", re.IGNORECASE)
+# Library calls that shard a loader they are handed (Accelerate, Fabric).
+_SHARDING_PREPARES = frozenset(("prepare", "prepare_data_loader", "setup_dataloaders"))
 
 
 class DistributedSamplerNotUsed(Rule):
@@ -31,6 +44,15 @@ class DistributedSamplerNotUsed(Rule):
     takes (`else:` of `if args.distributed:`), or one whose sampler is built in the other
     branch of an `if` (the two never meet).
 
+    Flagged too, without any DistributedSampler: a DataLoader with `shuffle=True` and no sampler
+    over a dataset built in the file from nothing that names a rank, which a loop of the file
+    (or a same-module function the loader is handed to) iterates while it runs `backward`, in a
+    file that runs the forward of a DDP model and that ranks run. Every rank then trains on the
+    whole dataset each epoch. A loader handed to `accelerator.prepare` or Fabric's
+    `setup_dataloaders` (they shard it), a dataset given a rank, world size or shard, and a
+    dataset that comes from a parameter or another module (it may be split there) stay silent.
+    That finding has no fix: the sampler also needs `set_epoch` (DDP003).
+
     The fix (safe) replaces `shuffle=True` with `sampler=<that sampler>` (the two are mutually
     exclusive; the sampler shuffles), or adds `sampler=` when the loader has no `shuffle`. It
     is offered only when exactly one such sampler exists and is built before the loader.
@@ -49,9 +71,13 @@ class DistributedSamplerNotUsed(Rule):
     )
     fix = Applicability.SAFE
     # `also`: the loader the sampler should have been given.
-    trigger = CallTrigger(DISTRIBUTED_SAMPLER, also=("DataLoader",))
+    # A loader with no sampler at all is the pitfall too, where the file trains a DDP model
+    # (`backward`) on it.
+    trigger = CallTrigger(
+        DISTRIBUTED_SAMPLER | DATALOADER, also=(DISTRIBUTED_MARKERS, "DataLoader", (*_SAMPLER_NAMES, "backward"))
+    )
 
-    analyses = (LoaderFlow, Branches)
+    analyses = (LoaderFlow, Branches, WrappedModels)
 
     flagged_examples = (
         Flagged(
@@ -148,8 +174,67 @@ class DistributedSamplerNotUsed(Rule):
                 "pass sampler= instead of shuffle=True"
             ),
         ),
+        Flagged(
+            # No sampler at all: the loop trains the DDP model on a loader every rank shuffles whole.
+            """
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            from torch.utils.data import DataLoader
+
+            def main(args):
+                dist.init_process_group("nccl")
+                model = DDP(Net().cuda(), device_ids=[args.local_rank])
+                train_set = ImageFolder(args.data)
+                loader = DataLoader(train_set, batch_size=64, shuffle=True, num_workers=8)
+                         ^
+                for epoch in range(args.epochs):
+                    train_one_epoch(model, loader, optimizer)
+
+            def train_one_epoch(model, loader, optimizer):
+                for images, labels in loader:
+                    loss = criterion(model(images), labels)
+                    loss.backward()
+                    optimizer.step()
+            """,
+            messages=(
+                "this DataLoader shuffles the whole dataset in every process and no DistributedSampler splits "
+                "it: each rank trains on every sample, so an epoch takes as long as on one GPU; pass "
+                "sampler=DistributedSampler(train_set) instead of shuffle=True"
+            ),
+        ),
     )
     clean_examples = (
+        Clean(
+            # No sampler, but nothing trains a DDP model on the loader here (an evaluation that
+            # shuffles; the training loader is split by rank, or sharded by Accelerate).
+            """
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            from torch.utils.data import DataLoader
+
+            def main(args, accelerator):
+                dist.init_process_group("nccl")
+                model = DDP(Net().cuda())
+                shards = ShardedSet(args.data, rank=dist.get_rank())
+                loader = DataLoader(shards, batch_size=64, shuffle=True)
+                probe = DataLoader(ImageFolder(args.val), batch_size=64, shuffle=True)
+                extra = DataLoader(ImageFolder(args.extra), batch_size=64, shuffle=True)
+                extra = accelerator.prepare(extra)
+                for epoch in range(args.epochs):
+                    for x, y in loader:
+                        criterion(model(x), y).backward()
+                    for x, y in extra:
+                        criterion(model(x), y).backward()
+                    with torch.no_grad():
+                        scores = [model(x) for x, _ in probe]
+
+            def single(args):
+                model = Net()
+                loader = DataLoader(ImageFolder(args.data), shuffle=True)
+                for x, y in loader:
+                    model(x).sum().backward()
+            """
+        ),
         Clean(
             # The shuffling loader is the non-distributed branch's; the sampler is the other's.
             """
@@ -230,17 +315,46 @@ class DistributedSamplerNotUsed(Rule):
         super().__init__(model)
         self.flow = model.get(LoaderFlow)
         self.branches = model.get(Branches)
+        self.wrapped = model.get(WrappedModels)
         # Per construction (by id of its call): its branch path, and whether only a run
         # without distribution reaches it.
         self._places: dict[int, tuple] = {}
+        # Loops (by id of their node) that run a backward, and those that run a forward of a DDP
+        # model, with the steps that say where it was wrapped; `_direct`: those whose own body
+        # (no loop inside it) runs them.
+        self._backward_loops: set[int] = set()
+        self._forward_loops: dict[int, tuple[Link, ...]] = {}
+        self._direct_backward: set[int] = set()
+        self._direct_forward: set[int] = set()
+        self._values: dict[object, list[cst.BaseExpression]] = {}  # what each name was assigned
+        self._sharded: set = set()  # names handed to a library that shards the loader itself
 
     def visit_Call(self, node: cst.Call) -> None:
         built = self.flow.constructions
         if built and built[-1].node is node:
             self._places[id(node)] = (self.branches.path, self.branches.not_distributed)
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            if func.attr.value == "backward":
+                self._backward_loops.update(id(loop.node) for loop in self.flow.open_loops)
+                self._direct_backward.update(id(loop.node) for loop in self.flow.open_loops[-1:])
+            elif func.attr.value in _SHARDING_PREPARES:
+                self._sharded.update(self.flow.ref(arg.value) for arg in node.args)
+        if self.wrapped.is_wrapped(func):
+            links = wrap_links(dotted_name(func), self.wrapped.wrap_site(func))
+            for loop in self.flow.open_loops:
+                self._forward_loops.setdefault(id(loop.node), links)
+            self._direct_forward.update(id(loop.node) for loop in self.flow.open_loops[-1:])
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            ref = self.flow.ref(target.target)
+            if ref is not None:
+                self._values.setdefault(ref, []).append(node.value)
 
     def leave_Module(self, original_node: cst.Module) -> None:
         samplers = self.flow.of_kind("sampler")
+        self._unsplit_loaders(samplers)
         if not samplers:
             return
         for loader in self.flow.of_kind("loader"):
@@ -260,6 +374,57 @@ class DistributedSamplerNotUsed(Rule):
                 self._report(loader, unused or same_data)
             elif unused and loader.shuffle is None and not loader.star_kwargs:
                 self._report(loader, unused)
+
+    def _unsplit_loaders(self, samplers: list[Construction]) -> None:
+        """Shuffling loaders that nothing splits between the ranks, which a loop trains a DDP
+        model on: every rank runs the whole epoch."""
+        if not self._forward_loops or not self._backward_loops:
+            return
+        for loader in self.flow.of_kind("loader"):
+            if not loader.shuffle_is_true or loader.draws or loader.star_kwargs or loader.dataset is None:
+                continue  # (shuffle=True also rules out an IterableDataset, which shards itself or not at all)
+            if self._places.get(id(loader.node), ((), False))[1] or any(s.dataset == loader.dataset for s in samplers):
+                continue  # the one-process branch; or a sampler over the same data, the other finding
+            refs = self.flow.refs(loader)
+            if refs & self._sharded or not self._whole_dataset(loader):
+                continue
+            training = next(filter(None, map(self._trains, self.flow.passes_over(loader))), None)
+            runs = self.runs_link()
+            if training is None or runs is None:
+                continue
+            loop, forward = training
+            name = self.model.module.code_for_node(argument_for(loader.node, DATALOADER, "dataset").value)
+            chain = [
+                runs, *forward,
+                Link(StepKind.REACHES, "this loop trains the DDP model on the loader's batches (it runs backward)", loop.node),
+                Link(StepKind.HARM, "the loader shuffles the whole dataset in every process: no rank gets a part of it", loader.node),
+            ]
+            self.report(
+                loader.node,
+                "this DataLoader shuffles the whole dataset in every process and no DistributedSampler splits it: "
+                "each rank trains on every sample, so an epoch takes as long as on one GPU; "
+                f"pass sampler=DistributedSampler({name}) instead of shuffle=True",
+                chain=chain,
+            )
+
+    def _trains(self, loop: Loop) -> tuple[Loop, tuple[Link, ...]] | None:
+        """`loop` with the wrap steps of the DDP model it trains, when it runs that model's
+        forward and a backward; for an `iter()` pull, the loop around it, where its own body
+        runs both (not a loop inside it, which iterates something else); None otherwise."""
+        if loop.pull:
+            if not loop.outer or not {id(loop.outer[-1].node)} <= self._direct_backward & self._direct_forward:
+                return None
+            loop = loop.outer[-1]
+        forward = self._forward_loops.get(id(loop.node))
+        return (loop, forward) if forward is not None and id(loop.node) in self._backward_loops else None
+
+    def _whole_dataset(self, loader: Construction) -> bool:
+        """Whether the loader's dataset is built here, from nothing that may give each rank
+        its own part; unknown (a parameter, another module's object) is not."""
+        given = argument_for(loader.node, DATALOADER, "dataset").value
+        values = [given] if isinstance(given, cst.Call) else self._values.get(loader.dataset, [])
+        code = self.model.module.code_for_node
+        return bool(values) and all(isinstance(v, cst.Call) and not _RANK_WORDS.search(code(v)) for v in values)
 
     def _report(self, loader: Construction, candidates: list[Construction]) -> None:
         node = loader.node
