@@ -48,6 +48,8 @@ def guard(source: str):
         "not options.distributed or options.dist_rank == 0",
         "self.distributed_rank == 0",
         "'RANK' not in os.environ or int(os.environ['RANK']) == 0",
+        "not config.distributed.data_parallel or dist.get_rank() == 0",  # a config section's switch
+        "not cfg.ddp.enabled or rank == 0",
     ],
 )
 def test_rank_zero_guards(source):

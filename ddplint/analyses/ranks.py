@@ -84,6 +84,7 @@ DISTRIBUTED_FLAGS = frozenset(
     {"distributed", "is_distributed", "ddp", "use_ddp", "is_ddp", "use_distributed", "multiprocessing_distributed"}
 )
 _FLAG_PREFIXES = ("is_", "use_", "enable_", "with_")
+_SECTION_SWITCHES = frozenset({"data_parallel", "enabled", "enable", "use", "on", "active"})
 DISTRIBUTED_PREDICATES = frozenset({"is_initialized", "is_dist_avail_and_initialized", "is_distributed"})
 # `is_available` alone is torch.cuda's as often as torch.distributed's.
 DISTRIBUTED_AVAILABLE = frozenset({"dist.is_available", "distributed.is_available", *DISTRIBUTED_IS_AVAILABLE})
@@ -507,7 +508,7 @@ def _classify(test: cst.BaseExpression, resolve: Resolver | None) -> RankTest:
         return DISTRIBUTED  # `if os.environ.get("LOCAL_RANK"):` a string, "0" included: set by a launcher
     if is_rank_expression(test):
         return NONZERO  # `if rank:` is true on every rank but 0
-    if (_distributed_flag(name) or _holds_launcher(test)) and not isinstance(test, cst.Call):
+    if (_distributed_flag(name) or _section_switch(test) or _holds_launcher(test)) and not isinstance(test, cst.Call):
         return DISTRIBUTED
     if isinstance(test, cst.Call) and (
         name in DISTRIBUTED_PREDICATES or dotted_name(test.func) in DISTRIBUTED_AVAILABLE
@@ -544,6 +545,16 @@ def _distributed_flag(name: str | None) -> bool:
     while name.startswith(_FLAG_PREFIXES):
         name = name.split("_", 1)[1]
     return name in DISTRIBUTED_FLAGS or f"use_{name}" in DISTRIBUTED_FLAGS
+
+
+def _section_switch(expr: cst.BaseExpression) -> bool:
+    """The switch of a config section for distributed training: `config.distributed.data_parallel`,
+    `cfg.ddp.enabled` (a section named as a distributed flag, and a switch word in it)."""
+    path = dotted_name(expr) if isinstance(expr, cst.Attribute) else None
+    if path is None:
+        return False
+    *sections, last = path.split(".")
+    return last.lower() in _SECTION_SWITCHES and any(_distributed_flag(section) for section in sections[1:])
 
 
 def _training_args_should_save(test: cst.BaseExpression) -> bool:
