@@ -239,3 +239,20 @@ def test_ddp021_reads_the_accumulation_count_from_a_parser_another_module_builds
         (tmp_path / "run.sh").write_text(f"torchrun --nproc_per_node=4 train.py{passed}\n")
         output = run("check", "--no-cache", "--select", "DDP021", ".").stdout
         assert ("train.py:11:9: DDP021" in output) is flagged, (passed, output)
+
+
+def test_a_string_option_typed_str_keeps_its_default_and_an_object_setting_itself_is_no_namespace():
+    found = options(
+        """
+        parser.add_argument("--dist_url", type=str, default="tcp://127.0.0.1:23456")
+        parser.add_argument("--size", type=int, default="3")
+
+        class Engine:
+            def __init__(self, **kwargs):
+                for k, v in kwargs.items():
+                    setattr(self, k, v)
+        """
+    )
+    assert found.documented(cst.parse_expression("args.dist_url")) == "tcp://127.0.0.1:23456"
+    assert found.default_for(cst.parse_expression("args.size")) is None  # argparse converts it
+    assert holds(options("setattr(args, 'seed', 3)\n"), "args.seed is not None") is None

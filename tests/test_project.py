@@ -970,3 +970,27 @@ def test_a_seeding_helper_called_through_its_module_is_a_seed(tmp_path, run):
         (tmp_path / "main.py").write_text(main.format(call=call))
         found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP027", ".").stdout)]
         assert found == expected, call
+
+
+def test_ranks_spawned_through_another_modules_helper_are_one_node(tmp_path, run):
+    """encodec-pytorch's idiom: `start_dist_train(train, world_size, config)` of utils.py hands
+    `train` to `mp.spawn(..., nprocs=world_size)`: every rank is on this machine, so the spawn
+    index is the global rank and `init_process_group(rank=local_rank)` is right (DDP013 silent);
+    a helper that only calls the function it is given starts no ranks."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "utils.py").write_text(
+        "import torch.multiprocessing as mp\n\n\n"
+        "def start_dist_train(train_fn, world_size, config):\n    mp.spawn(train_fn, args=(world_size, config), nprocs=world_size)\n\n\n"
+        "def call_once(train_fn, world_size, config):\n    train_fn(0, world_size, config)\n"
+    )
+    main = (
+        "import torch.distributed as dist\nfrom utils import {helper}\n\n\n"
+        "def train(local_rank, world_size, config):\n"
+        "    dist.init_process_group('nccl', init_method='env://', rank=local_rank, world_size=world_size)\n\n\n"
+        "if __name__ == '__main__':\n    {helper}(train, 4, None)\n"
+    )
+    run.cwd = tmp_path
+    for helper, expected in (("start_dist_train", []), ("call_once", [("main.py", 6, "DDP013")])):
+        (tmp_path / "main.py").write_text(main.format(helper=helper))
+        found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP013", ".").stdout)]
+        assert found == expected, helper

@@ -64,6 +64,20 @@ def test_a_module_an_import_by_string_may_reach_is_kept(tmp_path):
     assert not reach.never_runs("pkg.plugins", ())
 
 
+def test_a_module_named_only_as_a_word_runs_only_where_code_that_runs_imports_by_string(tmp_path):
+    """MDEL's `lora-x/config.py`: nothing imports it, and `config` is only a word the training
+    code says (`config = load()`): with no import by a built name in the code that runs, it never
+    runs; a notebook that says the name keeps it (notebooks' imports are not followed)."""
+    files = {".git": "", "train.py": TRAIN + "config = {}\n", "pkg/__init__.py": "", "pkg/helpers.py": HELPERS,
+             "config.py": "def parse():\n    pass\n"}
+    assert _reach(tmp_path / "words", files).never_runs("config", ())
+    dynamic = {**files, "pkg/helpers.py": HELPERS + "import importlib\n"}
+    assert not _reach(tmp_path / "dynamic", dynamic).never_runs("config", ())
+    # an import the model cannot resolve (a folder put on sys.path at run time) may reach it
+    unresolved = {**files, "pkg/helpers.py": HELPERS + "from training.config import parse\n"}
+    assert not _reach(tmp_path / "unresolved", unresolved).never_runs("config", ())
+
+
 def test_launch_commands_make_a_training_project_whose_scripts_are_entry_points(tmp_path):
     # pretrain/main.py has no __main__ guard and no module imports it: only the launch command
     # runs it, and what it imports is reached through it.

@@ -49,6 +49,12 @@ def literal(expr: cst.BaseExpression | None):
     return UNKNOWN
 
 
+def _sets_own(call: cst.Call) -> bool:
+    """`setattr(self, k, v)`: an object setting its own attributes, not a parsed namespace's."""
+    first = call.args[0].value if call.args else None
+    return isinstance(first, cst.Name) and first.value == "self"
+
+
 class ParserOptions(Analysis):
     """Read `default_for`, `holds_in_every_run` and `never_runs` after the walk."""
 
@@ -72,7 +78,7 @@ class ParserOptions(Analysis):
     def visit_Call(self, node: cst.Call) -> None:
         """`parser.add_argument("--num-workers", type=int, default=0)`."""
         func = node.func
-        if isinstance(func, cst.Name) and func.value == "setattr" or (
+        if isinstance(func, cst.Name) and func.value == "setattr" and not _sets_own(node) or (
             isinstance(func, cst.Attribute) and func.attr.value == "update" and isinstance(func.value, cst.Call)
             and isinstance(func.value.func, cst.Name) and func.value.func.value == "vars"
         ):
@@ -95,7 +101,9 @@ class ParserOptions(Analysis):
             return UNKNOWN
         if default is not None:
             value = literal(default.value)
-            converted = isinstance(value, str) and keyword_argument(node, "type") is not None  # argparse converts it
+            kind = keyword_argument(node, "type")
+            # argparse converts a string default with `type`, which leaves it as it is only for `str`
+            converted = isinstance(value, str) and kind is not None and not (isinstance(kind.value, cst.Name) and kind.value.value == "str")
             return UNKNOWN if converted else value
         kind = self.model.string_value(action.value) if action is not None else None
         return _IMPLIED.get(kind, UNKNOWN) if action is None or kind is not None else UNKNOWN

@@ -15,7 +15,8 @@ import builtins
 
 import libcst as cst
 
-from ddplint.semantic.model import Analysis, SemanticModel, Scope
+from ddplint.semantic.edits import argument_for
+from ddplint.semantic.model import Analysis, SemanticModel, Scope, dotted_name
 from ddplint.core.torch_api import DATALOADER, PICKLE_DUMP, PROCESS, SPAWN, START_PROCESSES, TORCH_SAVE
 
 # Everything that starts processes running a function it is given (pickled under spawn).
@@ -29,6 +30,23 @@ def is_process_start(call: cst.Call, names: SemanticModel) -> bool:
     if names.qualified(call.func) in PROCESS:
         return True
     return isinstance(call.func, cst.Attribute) and call.func.attr.value == "Process"
+
+
+def started_function(call: cst.Call, model: SemanticModel) -> cst.BaseExpression | None:
+    """The function `call` starts as each process's: `mp.spawn(fn, ...)`, `start_processes(fn)`,
+    `Process(target=fn)`, or the argument a project helper of any module hands to `mp.spawn`
+    (`start_dist_train(train, world_size)`, ProjectView.started_argument); None otherwise."""
+    qualified = model.qualified(call.func)
+    if qualified in SPAWN_LIKE or is_process_start(call, model):
+        found = argument_for(call, SPAWN, "fn") if qualified in SPAWN_LIKE else argument_for(call, PROCESS, "target")
+        return found.value if found is not None else None
+    project = model.project
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    callee = dotted_name(call.func)
+    if project is None or callee is None or not any(isinstance(arg.value, cst.Name) for arg in positional):
+        return None  # (asked of every call: the project is asked only where a function may be handed on)
+    index = project.started_argument(callee)
+    return positional[index].value if index is not None and index < len(positional) else None
 
 
 def crosses_process_boundary(call: cst.Call, names: SemanticModel) -> bool:

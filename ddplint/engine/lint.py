@@ -420,9 +420,19 @@ class _Scopes:
                     if first is None or not first <= line <= (child.end_lineno or first):
                         continue
                     if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                        found.append((first, (child.name, isinstance(child, ast.ClassDef), bool(child.decorator_list))))
+                        found.append((first, (child.name, isinstance(child, ast.ClassDef), _registers(child))))
                     pending.append(child)
         return tuple(scope for _, scope in sorted(found))
+
+
+# Decorators that only change how a method is bound: its callers still name it.
+_PLAIN_DECORATORS = frozenset(("staticmethod", "classmethod", "property"))
+
+
+def _registers(definition: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> bool:
+    """Whether a decorator of `definition` may register it, so that code elsewhere calls it
+    without naming it."""
+    return any(not (isinstance(d, ast.Name) and d.id in _PLAIN_DECORATORS) for d in definition.decorator_list)
 
 
 def _step(link, spans, path: str, root: str | None) -> Step:

@@ -50,7 +50,8 @@ def declared_options(tree: ast.Module) -> DeclaredOptions:
             continue
         func = node.func
         called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        if called == "setattr" or called == "update" and isinstance(func, ast.Attribute) and _calls(func.value, "vars"):
+        sets_own = called == "setattr" and bool(node.args) and isinstance(node.args[0], ast.Name) and node.args[0].id == "self"
+        if called == "setattr" and not sets_own or called == "update" and isinstance(func, ast.Attribute) and _calls(func.value, "vars"):
             found.dynamic = True
         elif called == "set_defaults":
             found.rebound.update(keyword.arg for keyword in node.keywords if keyword.arg is not None)
@@ -71,7 +72,8 @@ def _calls(node: ast.expr, name: str) -> bool:
 
 def _unpassed_value(keywords: dict[str, ast.expr]) -> object:
     """The value an option gets where a run does not pass it: its literal default (argparse
-    converts a string default through `type=`: not shown), argparse's own for its action."""
+    converts a string default through a `type=` other than `str`: not shown), argparse's own
+    for its action."""
     required = keywords.get("required")
     if required is not None and not (isinstance(required, ast.Constant) and required.value is False):
         return NOT_SHOWN
@@ -79,7 +81,9 @@ def _unpassed_value(keywords: dict[str, ast.expr]) -> object:
         default = keywords["default"]
         if isinstance(default, ast.UnaryOp) and isinstance(default.op, ast.USub) and isinstance(default.operand, ast.Constant):
             default = ast.Constant(-default.operand.value) if type(default.operand.value) in (int, float) else default
-        if not isinstance(default, ast.Constant) or isinstance(default.value, str) and "type" in keywords:
+        kind = keywords.get("type")
+        converted = kind is not None and not (isinstance(kind, ast.Name) and kind.id == "str")  # `type=str` keeps it
+        if not isinstance(default, ast.Constant) or isinstance(default.value, str) and converted:
             return NOT_SHOWN
         return default.value
     action = keywords.get("action")

@@ -62,6 +62,7 @@ from ddplint.model.records import Inner, LaunchCommand, Place, Prepared, Wrapped
 from ddplint.prefilter.needles import TextScan, call_needle
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.screens import dotted, walk
+from ddplint.core.torch_api import SPAWN, START_PROCESSES
 from ddplint.core.torch_api import (
     ACCELERATE_CONFIG_KEY, ACCELERATE_DDP_FLAGS, ACCELERATE_DDP_TYPES, ACCELERATE_SHARDED_FLAGS, ACCELERATE_SHARDED_TYPES,
     ACCELERATOR, COLLECTIVES, DATALOADER, DISTRIBUTED_EVIDENCE, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER,
@@ -1192,12 +1193,26 @@ def _may_start(statement: ast.stmt, start: str) -> bool:
         if not isinstance(call, ast.Call):
             continue
         called = dotted(call.func) or (call.func.attr if isinstance(call.func, ast.Attribute) else "")
-        if not called.endswith(name):  # as the text is matched: `ThreadPool(` holds `Pool(`
-            continue
+        if not called.endswith(name) or called.rpartition(".")[2] != name.rpartition(".")[2]:
+            continue  # (the text `Pool(` is in `ROIPool(` and `ThreadPool(`, which start no process)
         command = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "args"), None)
-        if name.rpartition(".")[2] not in _SHELL_OUTS or _RANK_PROGRAM.fullmatch(_program(command)):
+        if name.rpartition(".")[2] not in _SHELL_OUTS:
+            return True
+        commands = [command]
+        if isinstance(command, ast.Name):  # `cmd = "python {} --range ...".format(binary)` before `Popen(cmd, ...)`
+            bound = [node.value for node in walk(statement) if isinstance(node, ast.Assign)
+                     and any(isinstance(target, ast.Name) and target.id == command.id for target in node.targets)
+                     and not any(isinstance(n, ast.Name) and n.id == command.id for n in walk(node.value))]  # (`cmd = cmd.format(...)`)
+            commands = bound or commands
+        if any(_may_run_ranks(each) for each in commands):
             return True
     return False
+
+
+def _may_run_ranks(command: ast.expr | None) -> bool:
+    """Whether a shell-out's command may start ranks: its program is one that may
+    (`_RANK_PROGRAM`: Python too, which a hand-written launcher runs once per rank)."""
+    return bool(_RANK_PROGRAM.fullmatch(_program(command)))
 
 
 def _last_name(call: ast.Call) -> str:
@@ -1315,6 +1330,9 @@ _RANK_STARTS = frozenset(("init_process_group", "spawn", "start_processes", "Dis
 # Such a name followed by its call's "(": only blanks, line continuations, comments and the
 # ")" of a parenthesised callee can come between.
 _RANK_START_CALL = re.compile(rf"\b(?:{'|'.join(sorted(_RANK_STARTS))})(?:[\s)\\]|#[^\n]*)*\(")
+
+
+_PROCESS_SPAWNS = SPAWN | START_PROCESSES  # calls that start their first argument as each process's function
 
 
 def _rank_start(program: Program, module: str) -> tuple[int, str] | None:
@@ -1515,6 +1533,22 @@ class ProjectView:
             find = _rank_start_by_helper if through_helper else _rank_start
             memo[key] = find(self.project.program, module)
         return memo[key]
+
+    def started_argument(self, callee: str, cls: str | None = None) -> int | None:
+        """The position of the argument that a call of the project function `callee` (as this
+        module writes it, inside class `cls`) starts as the processes' function: the helper
+        hands that parameter, untouched, first to `mp.spawn` or `start_processes`
+        (`start_dist_train(train, world_size)` in `utils.py`); None otherwise."""
+        program = self.project.program
+        target = program.resolve(self.module, callee, cls)
+        function = program.function(*target.function) if target is not None else None
+        if function is None:
+            return None
+        params = function.arguments(target.bound)
+        for handed in function.handed:
+            if program.qualify(target.module, handed.callee) in _PROCESS_SPAWNS and handed.param in params:
+                return params.index(handed.param)
+        return None
 
     def builds_launcher(self) -> tuple[Place, str] | None:
         """Where a project function that this module calls builds the Accelerator it returns

@@ -39,6 +39,8 @@ _PACKAGING = ("pyproject.toml", "setup.py", "setup.cfg")
 _SCRIPT = re.compile(r"([\w./${}-]*\.py)(?![\w.])")  # a script a launch command runs
 _RUN_MODULE = re.compile(r"(?<![\w-])-m\s+([\w.]+)")  # `python -m pkg.train`
 # Texts by which a script runs its functions without naming them in code.
+# What imports a module by a name built at run time (or runs one as a script).
+_DYNAMIC_IMPORTS = ("import_module", "__import__", "importlib", "runpy", "exec(", "imp.load", "load_source", "spec_from")
 _NAME_DISPATCH = ("Fire(", "globals()", "locals()", "sys.modules[__name__]", "vars()")
 MAX_NOTEBOOKS = 200
 MAX_NOTEBOOK_BYTES = 5_000_000
@@ -230,11 +232,38 @@ class Reach:
         if module in self.entries:
             return bool(scope) and self._unused_in_script(module, scope[0])
         if module not in self.reached:  # unless an import by string may reach it (`import_module("models." + name)`)
-            return not self.may_use(module.rpartition(".")[2]) and not self._unguarded_script(module)
+            name = module.rpartition(".")[2]  # (a notebook's imports are not followed: its names are kept)
+            named = self._imports_by_string and self.may_use(name) or name in self._import_words or name in self._notebook_names
+            return not named and not self._unguarded_script(module)
         if not scope:
             return False
         name, _, decorated = scope[0]
         return not decorated and not self.may_use(name)
+
+    @functools.cached_property
+    def _imports_by_string(self) -> bool:
+        """Whether code that runs may import a module by a name it builds: a reached module
+        calls an import machinery, or one cannot be read. Without one, a module no reached
+        module imports is not run, whatever words the code says (`config`, `utils`)."""
+        program = self.project.program
+        texts = [program.read(module) for module in self.reached]
+        return any(text is None or any(word in text for word in _DYNAMIC_IMPORTS) for text in texts)
+
+    @functools.cached_property
+    def _import_words(self) -> set[str]:
+        """The parts of the names that reached modules' import statements say (`training`,
+        `monosdf_train` of `from training.monosdf_train import Runner`): an import the model could
+        not resolve (a folder put on `sys.path` at run time) may still reach a module so named."""
+        words: set[str] = set()
+        for module in self.reached:
+            tree = self.project.program.tree(module)
+            for node in ast.walk(tree) if tree is not None else ():
+                if isinstance(node, ast.Import):
+                    words.update(part for alias in node.names for part in alias.name.split("."))
+                elif isinstance(node, ast.ImportFrom):
+                    words.update((node.module or "").split("."))
+                    words.update(alias.name for alias in node.names)
+        return words
 
     def _unused_in_script(self, module: str, outermost: tuple[str, bool, bool]) -> bool:
         """Whether a top-level definition of an entry script is one that running the script never

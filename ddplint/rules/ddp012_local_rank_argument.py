@@ -15,7 +15,7 @@ from ddplint.prefilter.triggers import CallTrigger
 from ddplint.semantic.model import dotted_name
 from ddplint.core.torch_api import LAUNCHERS, OLD_LAUNCHER, OLD_LAUNCHER_MODULE, SPAWN, START_PROCESSES
 from ddplint.core.diagnostics import StepKind
-from ddplint.analyses.pickling import is_process_start
+from ddplint.analyses.pickling import is_process_start, started_function
 from ddplint.model.records import LaunchCommand, Place
 from ddplint.prefilter.screens import dotted, walk
 from ddplint.semantic.walk import children, descendants, positions
@@ -618,7 +618,10 @@ class LocalRankArgument(Rule):
             self._deepspeed = True
         if self._horovod is None and qualified.partition(".")[0] == "horovod":
             self._horovod = node
-        if self._starts is None and (qualified in SPAWN or qualified in START_PROCESSES or is_process_start(node, self.model)):
+        if self._starts is None and (
+            qualified in SPAWN or qualified in START_PROCESSES or is_process_start(node, self.model)
+            or started_function(node, self.model) is not None  # a project helper's mp.spawn
+        ):
             self._starts = node
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "local_rank":
             self._called.add(id(node.func))

@@ -9,7 +9,8 @@ import libcst as cst
 from ddplint.core.diagnostics import Applicability, StepKind
 from ddplint.model.records import Place
 from ddplint.analyses.environ_writes import environ_writes
-from ddplint.analyses.pickling import SPAWN_LIKE, is_process_start
+from ddplint.analyses.options import ParserOptions
+from ddplint.analyses.pickling import started_function
 from ddplint.analyses.ranks import environment_key, last_name, strip_int
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
@@ -17,7 +18,7 @@ from ddplint.semantic.edits import argument_for
 from ddplint.semantic.model import dotted_name
 from ddplint.semantic.walk import children, descendants
 from ddplint.core.fixpoint import reachable
-from ddplint.core.torch_api import DEVICE_COUNT, INIT_PROCESS_GROUP, OLD_LAUNCHER_MODULE, PROCESS, SPAWN
+from ddplint.core.torch_api import DEVICE_COUNT, INIT_PROCESS_GROUP, OLD_LAUNCHER_MODULE
 
 _GLOBAL_RANK = 'int(os.environ["RANK"])'
 _NO_FIX_MESSAGE = (
@@ -88,7 +89,10 @@ class RankFromLocalRank(Rule):
     which no other machine can reach (with the default `env://` rendezvous: `MASTER_ADDR` set
     to a loopback address before the call, in its function or in module code), or its world is
     this machine's GPUs
-    (`world_size=torch.cuda.device_count()`), also through a variable bound once.
+    (`world_size=torch.cuda.device_count()`), also through a variable bound once; or an option
+    every documented run leaves at a loopback address (`--dist_url` defaulting to
+    `tcp://127.0.0.1:23457`). A function handed to another module's helper that starts it with
+    `mp.spawn` (`start_dist_train(train, world_size)`) is started as the ranks too.
     Fix (unsafe): `rank=int(os.environ["RANK"])`, the global rank that torchrun and
     `torch.distributed.launch` set, offered only where the launcher sets `RANK`: a command of
     the project (a shell script or document) runs this file with `torch.distributed.launch`, or the file
@@ -112,6 +116,7 @@ class RankFromLocalRank(Rule):
     )
     fix = Applicability.UNSAFE
     trigger = CallTrigger(INIT_PROCESS_GROUP, also=(("local_rank", "LOCAL_RANK"),))  # the rank it flags
+    analyses = (ParserOptions,)
 
     flagged_examples = (
         Flagged(
@@ -374,6 +379,23 @@ class RankFromLocalRank(Rule):
     )
     clean_examples = (
         Clean(
+            # The rendezvous is an option every run leaves at a loopback address: one machine.
+            """
+            import argparse
+            import os
+            import torch.distributed as dist
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=0)
+            parser.add_argument("--dist_url", type=str, default="tcp://127.0.0.1:23457")
+            args = parser.parse_args()
+
+            def setup():
+                dist_url = args.dist_url
+                dist.init_process_group("nccl", init_method=dist_url, world_size=int(os.environ["WORLD_SIZE"]), rank=args.local_rank)
+            """
+        ),
+        Clean(
             # DETR's init_distributed_mode with the global rank kept under a local name: every
             # way to the call assigns it from RANK or SLURM_PROCID, or leaves the function.
             """
@@ -546,6 +568,7 @@ class RankFromLocalRank(Rule):
         # by unpacking a same-module function's result: name -> (function, position, statement).
         self._local_rank_names: dict[int | None, dict[str, cst.CSTNode]] = {}
         self._unpacked: dict[int | None, dict[str, tuple[str, int, cst.CSTNode]]] = {}
+        self._init_methods: dict[int, tuple] = {}  # by id of the rank argument: (init_method, scope)
         self._loopback_master: dict[int | None, bool] = {}  # MASTER_ADDR written: only to a loopback address
         self._findings: list[_Finding] = []
         # Names a function binds to one of its parameters (`args.rank = gpu`): name -> (key,
@@ -628,10 +651,10 @@ class RankFromLocalRank(Rule):
         self._launcher_sets_rank |= key in _LAUNCHER_VARIABLES
         self._several_nodes |= key in _NODE_VARIABLES
         self._environ(node)
-        if qualified in SPAWN_LIKE or is_process_start(node, self.model):
-            target = argument_for(node, SPAWN, "fn") if qualified in SPAWN_LIKE else argument_for(node, PROCESS, "target")
-            if target is not None and isinstance(target.value, cst.Name):
-                self._spawned.add(target.value.value)
+        started = started_function(node, self.model)  # (also through a project helper: `start_dist_train(train, n)`)
+        if started is not None:
+            if isinstance(started, cst.Name):
+                self._spawned.add(started.value)
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "add_argument":
             options = {arg.value.evaluated_value for arg in node.args if isinstance(arg.value, cst.SimpleString)}
             self._launcher_sets_rank |= bool(options & {"--local_rank", "--local-rank"})
@@ -687,6 +710,13 @@ class RankFromLocalRank(Rule):
         origin = unpacked[:2] if unpacked is not None else None
         self._findings.append(_Finding(rank, self._parameter(value), key, made, origin))
 
+    def _loopback_option(self, rank: cst.Arg) -> bool:
+        """The call's init_method is an option every documented run leaves at a loopback
+        address (`--dist_url` defaulting to `tcp://127.0.0.1:23456`): one machine."""
+        init_method, scope = self._init_methods.get(id(rank), (None, None))
+        documented = self.model.get(ParserOptions).documented(init_method, scope) if init_method is not None else None
+        return isinstance(documented, str) and _is_loopback(documented)
+
     def _on_one_machine(self, call: cst.Call) -> bool:
         """The call says its job is one machine: a loopback init_method (or, with the default
         `env://` one, MASTER_ADDR set to a loopback address here before it), or a world size of
@@ -694,6 +724,8 @@ class RankFromLocalRank(Rule):
         init_method = argument_for(call, INIT_PROCESS_GROUP, "init_method")
         if init_method is not None and _is_loopback(self.model.string_prefix(init_method.value)):
             return True
+        if init_method is not None:  # judged at the end, when the file's options are all read
+            self._init_methods[id(argument_for(call, INIT_PROCESS_GROUP, "rank"))] = (init_method.value, self.model.scope)
         env = init_method is None or self.model.string_value(init_method.value) == "env://"
         if env and (self._loopback_master.get(self._frame_id) or self._loopback_master.get(None)):
             return True
@@ -725,6 +757,8 @@ class RankFromLocalRank(Rule):
             if passed is not None:
                 self._findings.append(replace(finding, made=passed))
         for finding in self._findings:
+            if self._loopback_option(finding.rank):
+                continue
             passed = self._passed(*finding.parameter) if finding.parameter is not None else None
             if passed and all(_is_global_rank(value) for value in passed):
                 continue
