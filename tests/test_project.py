@@ -994,3 +994,20 @@ def test_ranks_spawned_through_another_modules_helper_are_one_node(tmp_path, run
         (tmp_path / "main.py").write_text(main.format(helper=helper))
         found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP013", ".").stdout)]
         assert found == expected, helper
+
+
+def test_a_shell_out_is_read_through_the_variable_that_holds_its_command(tmp_path):
+    """`cmd = "mkdir out_%d" % rank` then `os.system(cmd)` starts no Python; a command held in a
+    variable that runs Python (or one the code builds from itself, `cmd = cmd.format(...)`,
+    without a written start) may start ranks; and `ROIPool(` or `ThreadPool(` starts no process."""
+    script = (
+        "import os\nimport torch.distributed as dist\nfrom torchvision.ops import ROIPool\n\n\n"
+        "def main(rank):\n    dist.init_process_group('gloo', init_method='tcp://127.0.0.1:2', world_size=1, rank=0)\n"
+        "    pool = ROIPool(7, 1.0)\n    cmd = {command}\n    os.system(cmd)\n\n\n"
+        "if __name__ == '__main__':\n    main(0)\n"
+    )
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "README.md").write_text("`python test.py`\n")
+    for command, alone in (("'mkdir out_%d' % rank", True), ("'python eval.py %d' % rank", False), ("os.environ['CMD']", False)):
+        (tmp_path / "test.py").write_text(script.format(command=command))
+        assert project.build(str(tmp_path)).one_process_run("test") is alone, command
