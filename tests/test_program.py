@@ -950,3 +950,21 @@ def test_a_chain_of_locals_each_made_from_the_two_before_is_read_to_a_bounded_de
     assert all(len(source.calls) <= 4 for source in loop.sources if hasattr(source, "calls"))
     (loop,) = functions["fit"].loops
     assert (Param("loader"), (("enumerate", 0), ("tqdm", 0))) in [(source.held, source.calls) for source in loop.sources]
+
+
+def test_a_helpers_collective_is_found_whichever_question_is_asked_first(tmp_path):
+    """guided-diffusion's `dist_util.load_state_dict` bcasts on every path. Linting dist_util.py
+    first asks of its own `bcast` call at depth 0 (the call itself is no helper's collective);
+    that answer must not stand for the same call seen from a caller one helper down, or the
+    caller's rank-0 call of the helper (a hang) goes unreported whenever dist_util.py is linted
+    first."""
+    index = _project(tmp_path, {
+        "dist_util": "import torch.distributed as dist\n\ndef load(path):\n    if dist.get_rank() == 0:\n"
+                     "        dist.broadcast_object_list([path])\n    else:\n        dist.broadcast_object_list([None])\n",
+        "train": "from pkg import dist_util\n\ndef resume(path):\n    return dist_util.load(path)\n",
+    })
+    program = index.program
+    assert program.collective("pkg.dist_util", "load", None, "dist.broadcast_object_list") is None  # the call itself
+    assert program.collective("pkg.train", "resume", None, "dist_util.load") == Collective(
+        "broadcast_object_list", P("pkg/dist_util.py:5")
+    )

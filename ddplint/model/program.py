@@ -1216,7 +1216,8 @@ class Program:
         """`combines` (mode _COMBINES) and `collective` (mode _EVERY_RANK)."""
         if depth > (4 if mode == _COMBINES else MAX_HELPERS) or self.summary(module) is None:
             return None
-        memo_key = (mode, module, key, cls, callee)
+        # (at depth 0 a collective called directly is not an answer, below it it is: the two differ)
+        memo_key = (mode, module, key, cls, callee, depth == 0)
         memo = self.memos.collectives
         hit, known = memo.get(memo_key, depth)
         if hit:
