@@ -1011,3 +1011,25 @@ def test_a_shell_out_is_read_through_the_variable_that_holds_its_command(tmp_pat
     for command, alone in (("'mkdir out_%d' % rank", True), ("'python eval.py %d' % rank", False), ("os.environ['CMD']", False)):
         (tmp_path / "test.py").write_text(script.format(command=command))
         assert project.build(str(tmp_path)).one_process_run("test") is alone, command
+
+
+def test_flake8_and_the_editor_see_a_setup_py_folder_below_the_root_as_the_command_line_does(tmp_path):
+    """A research repository builds its extension with `models/ops/setup.py`: run from the
+    repository (a .git there), the command line lints `models/ops/` in the root's project, and so
+    must flake8 and the language server; a nested project (its own pyproject.toml) stays its own,
+    and where nothing marks the working folder the file's nearest marker still decides."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "models" / "ops").mkdir(parents=True)
+    (repo / "models" / "ops" / "setup.py").write_text("")
+    (repo / "models" / "ops" / "functions.py").write_text("")
+    (repo / "vendor" / "lib").mkdir(parents=True)
+    (repo / "vendor" / "lib" / "pyproject.toml").write_text("")
+    (repo / "vendor" / "lib" / "x.py").write_text("")
+    assert project.root_seen_from(str(repo / "models" / "ops" / "functions.py"), str(repo)) == str(repo)
+    assert project.root_seen_from(str(repo / "vendor" / "lib" / "x.py"), str(repo)) == str(repo / "vendor" / "lib")
+    plain = tmp_path / "home"
+    (plain / "proj").mkdir(parents=True)
+    (plain / "proj" / "setup.py").write_text("")
+    (plain / "proj" / "train.py").write_text("")
+    assert project.root_seen_from(str(plain / "proj" / "train.py"), str(plain)) == str(plain / "proj")

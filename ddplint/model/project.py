@@ -136,6 +136,34 @@ def find_root(path: str, fallback: str | None = None) -> str:
     return folder
 
 
+def root_seen_from(path: str, top: str | None) -> str:
+    """The project root of `path` for an editor or flake8 run in folder `top` (the working
+    folder, a workspace folder). Where `top` lies in a marked project (a marker at or above it),
+    the root `ddplint check .` run there uses, `find_root(top)`, unless a nested project (a
+    pyproject.toml or .git between `top` and the file) holds the file, as the walk of that root
+    leaves it out: a folder with a `setup.py` below the root (a research repository's extension
+    build, `models/ops/`) is linted in the root's project by every entry point. Where nothing
+    marks `top` (flake8 run from a home folder), the file's own `find_root` with `top` as the
+    fallback; outside `top`, the same."""
+    if top is None:
+        return find_root(path)
+    top = os.path.abspath(top)
+    start = os.path.abspath(path)
+    here = start if os.path.isdir(start) else os.path.dirname(start)
+    marked = find_root(top)
+    if not (here == top or here.startswith(top.rstrip(os.sep) + os.sep)) or not _has_marker(marked):
+        return find_root(path, fallback=top)
+    while here != top:
+        if any(os.path.exists(os.path.join(here, marker)) for marker in _NESTED_PROJECT_MARKERS):
+            return here
+        here = os.path.dirname(here)
+    return marked
+
+
+def _has_marker(folder: str) -> bool:
+    return any(os.path.exists(os.path.join(folder, marker)) for marker in ROOT_MARKERS)
+
+
 def common_root(paths: Iterable[str]) -> str | None:
     """The project root of the paths given: the root of their common folder."""
     absolute = [os.path.abspath(p) for p in paths]
@@ -2322,7 +2350,7 @@ def for_file(path: str, cache: bool = True) -> Project | None:
         return None
     # With no marker above the file, the folder flake8 runs in stands for the project, as
     # the command line's common folder of its paths does (`flake8 .` == `ddplint check .`).
-    root = find_root(path, fallback=os.getcwd())
+    root = root_seen_from(path, os.getcwd())
     project = _LOADED.get(root)
     if project is None:
         cache_folder = os.path.join(root, ".ddplint_cache") if cache else None

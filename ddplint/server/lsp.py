@@ -142,10 +142,10 @@ class Linter:
         return (project.view(path) if project else None), problem
 
     def root_of(self, path: str) -> str:
-        from ddplint.model.project import find_root
+        from ddplint.model.project import root_seen_from
 
         inside = [folder for folder in self.workspace_folders if path.startswith(folder.rstrip(os.sep) + os.sep)]
-        return find_root(path, fallback=max(inside, key=len) if inside else None)
+        return root_seen_from(path, max(inside, key=len) if inside else None)
 
     def forget_project(self, path: str) -> None:
         """A module was saved: the next lint builds its project again (from the cache, for the
