@@ -1227,20 +1227,14 @@ def _may_start(statement: ast.stmt, start: str) -> bool:
         if name.rpartition(".")[2] not in _SHELL_OUTS:
             return True
         commands = [command]
-        if isinstance(command, ast.Name):  # `cmd = "python {} --range ...".format(binary)` before `Popen(cmd, ...)`
+        if isinstance(command, ast.Name):  # `cmd = "mkdir -p %s" % out` before `os.system(cmd)`
             bound = [node.value for node in walk(statement) if isinstance(node, ast.Assign)
                      and any(isinstance(target, ast.Name) and target.id == command.id for target in node.targets)
                      and not any(isinstance(n, ast.Name) and n.id == command.id for n in walk(node.value))]  # (`cmd = cmd.format(...)`)
             commands = bound or commands
-        if any(_may_run_ranks(each) for each in commands):
+        if any(_RANK_PROGRAM.fullmatch(_program(each)) for each in commands):
             return True
     return False
-
-
-def _may_run_ranks(command: ast.expr | None) -> bool:
-    """Whether a shell-out's command may start ranks: its program is one that may
-    (`_RANK_PROGRAM`: Python too, which a hand-written launcher runs once per rank)."""
-    return bool(_RANK_PROGRAM.fullmatch(_program(command)))
 
 
 def _last_name(call: ast.Call) -> str:

@@ -251,19 +251,11 @@ class Reach:
 
     @functools.cached_property
     def _import_words(self) -> set[str]:
-        """The parts of the names that reached modules' import statements say (`training`,
-        `monosdf_train` of `from training.monosdf_train import Runner`): an import the model could
-        not resolve (a folder put on `sys.path` at run time) may still reach a module so named."""
-        words: set[str] = set()
-        for module in self.reached:
-            tree = self.project.program.tree(module)
-            for node in ast.walk(tree) if tree is not None else ():
-                if isinstance(node, ast.Import):
-                    words.update(part for alias in node.names for part in alias.name.split("."))
-                elif isinstance(node, ast.ImportFrom):
-                    words.update((node.module or "").split("."))
-                    words.update(alias.name for alias in node.names)
-        return words
+        """The parts of the names that reached modules import (`training`, `monosdf_train` of
+        `from training.monosdf_train import Runner`): an import the model could not resolve (a
+        folder put on `sys.path` at run time) may still reach a module so named."""
+        modules = self.project.modules
+        return {part for module in self.reached for origin in modules[module]["imports"].values() for part in origin.split(".")}
 
     def _unused_in_script(self, module: str, outermost: tuple[str, bool, bool]) -> bool:
         """Whether a top-level definition of an entry script is one that running the script never

@@ -2,9 +2,8 @@ import re
 
 import libcst as cst
 
-from ddplint.core.diagnostics import Applicability
+from ddplint.core.diagnostics import Applicability, StepKind
 from ddplint.semantic.edits import argument_for, with_keyword_argument
-from ddplint.core.diagnostics import StepKind
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule, wrap_links
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.core.torch_api import DATALOADER, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER
@@ -339,7 +338,7 @@ class DistributedSamplerNotUsed(Rule):
                 self._backward_loops.update(id(loop.node) for loop in self.flow.open_loops)
                 self._direct_backward.update(id(loop.node) for loop in self.flow.open_loops[-1:])
             elif func.attr.value in _SHARDING_PREPARES:
-                self._sharded.update(self.flow.ref(arg.value) for arg in node.args)
+                self._sharded.update(filter(None, (self.flow.ref(arg.value) for arg in node.args)))
         if self.wrapped.is_wrapped(func):
             links = wrap_links(dotted_name(func), self.wrapped.wrap_site(func))
             for loop in self.flow.open_loops:
@@ -378,7 +377,8 @@ class DistributedSamplerNotUsed(Rule):
     def _unsplit_loaders(self, samplers: list[Construction]) -> None:
         """Shuffling loaders that nothing splits between the ranks, which a loop trains a DDP
         model on: every rank runs the whole epoch."""
-        if not self._forward_loops or not self._backward_loops:
+        runs = self.runs_link() if self._forward_loops and self._backward_loops else None
+        if runs is None:
             return
         for loader in self.flow.of_kind("loader"):
             if not loader.shuffle_is_true or loader.draws or loader.star_kwargs or loader.dataset is None:
@@ -389,8 +389,7 @@ class DistributedSamplerNotUsed(Rule):
             if refs & self._sharded or not self._whole_dataset(loader):
                 continue
             training = next(filter(None, map(self._trains, self.flow.passes_over(loader))), None)
-            runs = self.runs_link()
-            if training is None or runs is None:
+            if training is None:
                 continue
             loop, forward = training
             name = self.model.module.code_for_node(argument_for(loader.node, DATALOADER, "dataset").value)
