@@ -76,6 +76,8 @@ def test_a_module_named_only_as_a_word_runs_only_where_code_that_runs_imports_by
     # an import the model cannot resolve (a folder put on sys.path at run time) may reach it
     unresolved = {**files, "pkg/helpers.py": HELPERS + "from training.config import parse\n"}
     assert not _reach(tmp_path / "unresolved", unresolved).never_runs("config", ())
+    inside = {**files, "pkg/helpers.py": HELPERS + "def load():\n    from config import *\n"}
+    assert not _reach(tmp_path / "inside", inside).never_runs("config", ())
 
 
 def test_launch_commands_make_a_training_project_whose_scripts_are_entry_points(tmp_path):

@@ -233,7 +233,7 @@ class Reach:
             return bool(scope) and self._unused_in_script(module, scope[0])
         if module not in self.reached:  # unless an import by string may reach it (`import_module("models." + name)`)
             name = module.rpartition(".")[2]  # (a notebook's imports are not followed: its names are kept)
-            named = self._imports_by_string and self.may_use(name) or name in self._import_words or name in self._notebook_names
+            named = self._imports_by_string and self.may_use(name) or name in self._notebook_names or self._imported_by_name(name)
             return not named and not self._unguarded_script(module)
         if not scope:
             return False
@@ -249,13 +249,14 @@ class Reach:
         texts = [program.read(module) for module in self.reached]
         return any(text is None or any(word in text for word in _DYNAMIC_IMPORTS) for text in texts)
 
-    @functools.cached_property
-    def _import_words(self) -> set[str]:
-        """The parts of the names that reached modules import (`training`, `monosdf_train` of
-        `from training.monosdf_train import Runner`): an import the model could not resolve (a
-        folder put on `sys.path` at run time) may still reach a module so named."""
-        modules = self.project.modules
-        return {part for module in self.reached for origin in modules[module]["imports"].values() for part in origin.split(".")}
+    def _imported_by_name(self, name: str) -> bool:
+        """Whether an import statement of a reached module names `name` (`from train import *`,
+        `from training.monosdf_train import Runner`, also one inside a function): an import the
+        model could not resolve (a folder put on `sys.path` at run time) may still reach a
+        module so named. Read in the texts, asked only of modules nothing reached imports."""
+        said = re.compile(rf"^[ \t]*(?:from|import)[ \t][^\n]*(?<!\w){re.escape(name)}\b", re.MULTILINE)
+        program = self.project.program
+        return any(text is None or said.search(text) for text in map(program.read, self.reached))
 
     def _unused_in_script(self, module: str, outermost: tuple[str, bool, bool]) -> bool:
         """Whether a top-level definition of an entry script is one that running the script never
