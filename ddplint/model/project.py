@@ -62,12 +62,12 @@ from ddplint.model.records import Inner, LaunchCommand, Place, Prepared, Wrapped
 from ddplint.prefilter.needles import TextScan, call_needle
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.screens import dotted, walk
-from ddplint.core.torch_api import SPAWN, START_PROCESSES
 from ddplint.core.torch_api import (
     ACCELERATE_CONFIG_KEY, ACCELERATE_DDP_FLAGS, ACCELERATE_DDP_TYPES, ACCELERATE_SHARDED_FLAGS, ACCELERATE_SHARDED_TYPES,
     ACCELERATOR, COLLECTIVES, DATALOADER, DISTRIBUTED_EVIDENCE, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER,
     DTENSOR_FULL_TENSOR, FRAMEWORK_MAKER_TEXT, FRAMEWORK_METHODS, LAUNCH_POINT_TEXT, LAUNCHERS, LIBRARY_LOADERS, MANUAL_SEED,
-    DATASET, LIGHTNING_MODULE, MPI_COLLECTIVES, NN_MODULE, SAMPLER, SAVE_EVIDENCE, TORCH_LOAD, TORCH_SAVE, lightning_hook,
+    DATASET, LIGHTNING_MODULE, MPI_COLLECTIVES, NN_MODULE, SAMPLER, SAVE_EVIDENCE, SPAWN, START_PROCESSES, TORCH_LOAD,
+    TORCH_SAVE, lightning_hook,
 )
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
@@ -123,7 +123,7 @@ def find_root(path: str, fallback: str | None = None) -> str:
     folder = start if os.path.isdir(start) else os.path.dirname(start)
     here = folder
     while True:
-        if any(os.path.exists(os.path.join(here, marker)) for marker in ROOT_MARKERS):
+        if _has_marker(here):
             return here
         up = os.path.dirname(here)
         if up == here:
@@ -154,14 +154,14 @@ def root_seen_from(path: str, top: str | None) -> str:
     if not (here == top or here.startswith(top.rstrip(os.sep) + os.sep)) or not _has_marker(marked):
         return find_root(path, fallback=top)
     while here != top:
-        if any(os.path.exists(os.path.join(here, marker)) for marker in _NESTED_PROJECT_MARKERS):
+        if _has_marker(here, _NESTED_PROJECT_MARKERS):
             return here
         here = os.path.dirname(here)
     return marked
 
 
-def _has_marker(folder: str) -> bool:
-    return any(os.path.exists(os.path.join(folder, marker)) for marker in ROOT_MARKERS)
+def _has_marker(folder: str, markers: tuple[str, ...] = ROOT_MARKERS) -> bool:
+    return any(os.path.exists(os.path.join(folder, marker)) for marker in markers)
 
 
 def common_root(paths: Iterable[str]) -> str | None:
@@ -1561,6 +1561,12 @@ class ProjectView:
         module writes it, inside class `cls`) starts as the processes' function: the helper
         hands that parameter, untouched, first to `mp.spawn` or `start_processes`
         (`start_dist_train(train, world_size)` in `utils.py`); None otherwise."""
+        memo, key = self.project._memo, ("started argument", self.module, callee, cls)
+        if key not in memo:
+            memo[key] = self._started_argument(callee, cls)
+        return memo[key]
+
+    def _started_argument(self, callee: str, cls: str | None) -> int | None:
         program = self.project.program
         target = program.resolve(self.module, callee, cls)
         function = program.function(*target.function) if target is not None else None

@@ -57,6 +57,7 @@ class Reach:
         self._unknown = False
         self._notebooks_read = False
         self._names_of: dict[str, set[str] | None] = {}  # per reached module, for `users`
+        self._imported_names: dict[str, bool] = {}  # `_imported_by_name`'s answers (the texts do not change)
 
     @functools.cached_property
     def training(self) -> bool:
@@ -254,9 +255,11 @@ class Reach:
         `from training.monosdf_train import Runner`, also one inside a function): an import the
         model could not resolve (a folder put on `sys.path` at run time) may still reach a
         module so named. Read in the texts, asked only of modules nothing reached imports."""
-        said = re.compile(rf"^[ \t]*(?:from|import)[ \t][^\n]*(?<!\w){re.escape(name)}\b", re.MULTILINE)
-        program = self.project.program
-        return any(text is None or said.search(text) for text in map(program.read, self.reached))
+        if name not in self._imported_names:
+            said = re.compile(rf"^[ \t]*(?:from|import)[ \t][^\n]*(?<!\w){re.escape(name)}\b", re.MULTILINE)
+            texts = map(self.project.program.read, self.reached)
+            self._imported_names[name] = any(text is None or said.search(text) for text in texts)
+        return self._imported_names[name]
 
     def _unused_in_script(self, module: str, outermost: tuple[str, bool, bool]) -> bool:
         """Whether a top-level definition of an entry script is one that running the script never
