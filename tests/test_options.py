@@ -256,3 +256,70 @@ def test_a_string_option_typed_str_keeps_its_default_and_an_object_setting_itsel
     assert found.documented(cst.parse_expression("args.dist_url")) == "tcp://127.0.0.1:23456"
     assert found.default_for(cst.parse_expression("args.size")) is None  # argparse converts it
     assert holds(options("setattr(args, 'seed', 3)\n"), "args.seed is not None") is None
+
+
+
+SWITCHED = """
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+from opts import parse_args
+
+args = parse_args()
+
+
+class Trainer:
+    def __init__(self, model):
+        self.args = args
+        self.model = model.cuda()
+        if self.args.use_ddp:
+            self.model = DDP(self.model, device_ids=[0])
+
+    def save(self):
+        if self.args.use_ddp:
+            torch.save(self.model.state_dict(), "model.pth")
+        if args.resume:
+            self.model.load_state_dict(torch.load(args.resume))
+
+
+def main():
+    if args.use_ddp:
+        dist.init_process_group("nccl")
+    Trainer(torch.nn.Linear(2, 2)).save()
+    if args.use_ddp and args.save_state:
+        torch.save(torch.zeros(1).cuda(), "state.pth")
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_code_under_a_distributed_switch_no_documented_run_turns_on_gives_no_finding(tmp_path, run):
+    """AudioMAE trains on several GPUs only under `--use_ddp`, which no script passes: no
+    documented run has a second process there, so a save under `if self.args.use_ddp:` is not
+    a race of ranks (also in a method, through `self.args`, and under `and`). A run passing the
+    switch, or a document telling the user to, brings the findings back. Other options are not
+    read so: `--resume PATH`, left out by every command shown, is there to be passed."""
+    parser = (
+        'import argparse\ndef parse_args():\n    p = argparse.ArgumentParser()\n'
+        '    p.add_argument("--use_ddp", action="store_true")\n'
+        '    p.add_argument("--save_state", action="store_true")\n'
+        '    p.add_argument("--resume", default="")\n'
+        '    return p.parse_args()\n'
+    )
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "opts.py").write_text(parser)
+    (tmp_path / "train.py").write_text(SWITCHED)
+    run.cwd = tmp_path
+    saves = ("train.py:19:", "train.py:29:")
+    for script, readme, flagged in (
+        ("", "", False),
+        (" --use_ddp --save_state", "", True),
+        ("", "Add `--use_ddp` to train on every GPU of the machine.\n", True),
+    ):
+        (tmp_path / "run.sh").write_text(f"torchrun --nproc_per_node=4 train.py{script}\n")
+        (tmp_path / "README.md").write_text(readme)
+        output = run("check", "--no-cache", "--select", "DDP004,DDP014", ".").stdout
+        assert all((line in output) is flagged for line in saves), (script, readme, output)
+        assert "train.py:21:" in output  # the resume load: `--resume` is to be passed

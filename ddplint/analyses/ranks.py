@@ -508,7 +508,7 @@ def _classify(test: cst.BaseExpression, resolve: Resolver | None) -> RankTest:
         return DISTRIBUTED  # `if os.environ.get("LOCAL_RANK"):` a string, "0" included: set by a launcher
     if is_rank_expression(test):
         return NONZERO  # `if rank:` is true on every rank but 0
-    if (_distributed_flag(name) or _section_switch(test) or _holds_launcher(test)) and not isinstance(test, cst.Call):
+    if (distributed_flag(name) or _section_switch(test) or _holds_launcher(test)) and not isinstance(test, cst.Call):
         return DISTRIBUTED
     if isinstance(test, cst.Call) and (
         name in DISTRIBUTED_PREDICATES or dotted_name(test.func) in DISTRIBUTED_AVAILABLE
@@ -536,7 +536,7 @@ def _holds_launcher(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, (cst.Name, cst.Attribute)) and (last_name(expr) or "").lstrip("_").lower() == "accelerator"
 
 
-def _distributed_flag(name: str | None) -> bool:
+def distributed_flag(name: str | None) -> bool:
     """A flag named for distributed training: `distributed`, `use_ddp`, `is_use_DDP`,
     `enable_distributed` (case and the prefixes `is_`, `use_`, `enable_` aside)."""
     if name is None:
@@ -554,7 +554,7 @@ def _section_switch(expr: cst.BaseExpression) -> bool:
     if path is None:
         return False
     *sections, last = path.split(".")
-    return last.lower() in _SECTION_SWITCHES and any(_distributed_flag(section) for section in sections[1:])
+    return last.lower() in _SECTION_SWITCHES and any(distributed_flag(section) for section in sections[1:])
 
 
 def _training_args_should_save(test: cst.BaseExpression) -> bool:

@@ -420,6 +420,11 @@ class ProcessContext:
 
     # -- code no call turns on --------------------------------------------------------------
 
+    def guards_at(self, module: str, key: str, line: int) -> list[Guard]:
+        """The `if`s of function `key` of `module` ("": the module's own code) around `line`."""
+        record = self._record(module, key)
+        return [guard for guard in record.guards if guard.first <= line <= guard.last] if record is not None else []
+
     def switched_off_at(self, module: str, key: str | None, line: int) -> str | None:
         """The parameter of function `key` of `module` whose `if <parameter>:` is around `line`
         when that code never runs (`off_by_default`); None where that is not known."""

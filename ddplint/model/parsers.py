@@ -6,6 +6,7 @@ parse_args`): ddplint.analyses.options reads the script's own parser, and asks t
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 NOT_SHOWN = object()  # an option's value where a run does not pass it, when the code does not show it
@@ -90,3 +91,45 @@ def _unpassed_value(keywords: dict[str, ast.expr]) -> object:
     if action is None:
         return None
     return _IMPLIED.get(action.value, NOT_SHOWN) if isinstance(action, ast.Constant) else NOT_SHOWN
+
+
+_COMPARED = {
+    ast.Is: lambda a, b: a is b, ast.IsNot: lambda a, b: a is not b, ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b, ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
+    ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
+}
+
+
+def test_value(test: ast.expr, option: Callable[[str], object]) -> bool | None:
+    """Whether `test`, made of options (`args.use_ddp`, `self.args.load_optimizer`: an attribute
+    whose value `option(name)` gives, NOT_SHOWN where it does not) and literals, compared, negated
+    or combined, is true in every documented run (True), false in every one (False); None where
+    that is not known."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = test_value(test.operand, option)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp):
+        parts = [test_value(value, option) for value in test.values]
+        decides = isinstance(test.op, ast.Or)  # the value one part alone decides the whole by
+        return decides if decides in parts else None if None in parts else not decides
+    if isinstance(test, ast.Compare):
+        if len(test.ops) != 1 or type(test.ops[0]) not in _COMPARED:
+            return None
+        left, right = _value(test.left, option), _value(test.comparators[0], option)
+        if left is NOT_SHOWN or right is NOT_SHOWN:
+            return None
+        try:
+            return bool(_COMPARED[type(test.ops[0])](left, right))
+        except TypeError:  # `None > 0`: the run fails there, not known
+            return None
+    value = _value(test, option)
+    return None if value is NOT_SHOWN else bool(value)
+
+
+def _value(expr: ast.expr, option: Callable[[str], object]) -> object:
+    if isinstance(expr, ast.Constant):
+        return expr.value
+    # `args.x`, `self.args.x`, `self.opt.x`; not `self.x`, an object's own attribute
+    if isinstance(expr, ast.Attribute) and not (isinstance(expr.value, ast.Name) and expr.value.id in ("self", "cls")):
+        return option(expr.attr)
+    return NOT_SHOWN

@@ -55,8 +55,9 @@ from dataclasses import dataclass, field
 from ddplint.core.fixpoint import fixed_point, reachable
 from ddplint.core.lines import split_lines
 from ddplint.model import inner, loaders, placement, store
-from ddplint.model.parsers import DeclaredOptions, declared_options
+from ddplint.model.parsers import NOT_SHOWN, DeclaredOptions, declared_options, test_value
 from ddplint.model.program import Program
+from ddplint.analyses.ranks import distributed_flag
 from ddplint.model.reach import Reach, names_in
 from ddplint.model.records import Inner, LaunchCommand, Place, Prepared, Wrapped
 from ddplint.prefilter.needles import TextScan, call_needle
@@ -1721,8 +1722,65 @@ class ProjectView:
         a top-level function or a method of a top-level class is asked about."""
         names = [name for name, _, _ in scope]
         if len(scope) == 1 and not scope[0][1] or len(scope) == 2 and scope[0][1] and not scope[1][1]:
-            return self.context.switched_off_at(self.module, ".".join(names), line)
+            key = ".".join(names)
+            return self.context.switched_off_at(self.module, key, line) or self._option_off(key, line)
+        return self._option_off("", line) if not scope else None
+
+    def _assigned_on_the_way(self, name: str) -> bool:
+        """Whether a module of the runs of this one (a script that runs it, or a module such a
+        script imports) assigns an attribute `name` (`args.distributed = True` in an
+        `init_distributed_mode(args)` of `utils.py`, which has no parser of its own)."""
+        program, assigned = self.project.program, re.compile(rf"\.{re.escape(name)}\s*=(?!=)")
+        modules = {module for user in self.users for module in (user, *self.project.imports_of(user))}
+        return any(assigned.search(program.read(module) or "") for module in sorted(modules))
+
+    def _option_off(self, key: str, line: int) -> str | None:
+        """The test of an `if` around `line` of function `key` ("": the module's own code) made
+        of the switches of distributed training among the command-line options (`if
+        args.use_ddp:`, `if self.args.distributed and rank == 0:`) that is false there in every
+        documented run (ddplint.model.parsers.test_value): no documented run reaches that code. Other
+        options stay unknown: `--resume PATH` or `--dist_eval` are left off by the commands shown,
+        and are there to be passed. None where no such test is known."""
+        for guard in self.context.guards_at(self.module, key, line):
+            if "." not in guard.test:
+                continue
+            try:
+                test = ast.parse(guard.test, mode="eval").body
+            except SyntaxError:
+                continue
+            if test_value(test, self._documented_option) is (not guard.sense):
+                return guard.test
         return None
+
+    def _documented_option(self, name: str) -> object:
+        """The value every documented run gives the distributed switch stored under `name`
+        (`distributed`, `use_ddp`: ddplint.analyses.ranks.distributed_flag), declared by this
+        module's parser or one it imports: its default, where no command of the project that runs
+        this module passes it, no document tells the user to set it, and no code rebinds it.
+        NOT_SHOWN otherwise, and for every other option."""
+        if not distributed_flag(name):
+            return NOT_SHOWN
+        key = ("documented option", self.module, name)
+        if key not in self.project._memo:
+            self.project._memo[key] = self._option_default(name)
+        return self.project._memo[key]
+
+    def _option_default(self, name: str) -> object:
+        options = DeclaredOptions()
+        own = self.project.program.tree(self.module)
+        if own is not None:
+            options.add(declared_options(own))
+        options.add(self.imported_options())
+        shown = None if options.dynamic or name in options.rebound else options.shown(name)
+        if shown is None or self._assigned_on_the_way(name):
+            return NOT_SHOWN
+        strings, value = shown
+        for command in self.runs():
+            if any(re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", command.command) for option in strings):
+                return NOT_SHOWN
+        if any(self.describes_option(option, str(value)) for option in strings if option.startswith("--")):
+            return NOT_SHOWN
+        return value
 
     @property
     def program(self) -> Program:
