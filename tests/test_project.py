@@ -931,6 +931,34 @@ def test_workers_of_the_default_start_method_fork_where_the_project_names_an_old
         assert [f[3] for f in _findings(run("check", "--no-cache", "--select", "DDP016", ".").stdout)] == ["DDP016"], (extra, context, readme)
 
 
+def test_a_pinned_torch_older_than_2_9_names_a_python_before_3_14(tmp_path, run):
+    """IDvs.MoRec's README pins `torch == 1.7.1+cu110` and names no Python: no release before
+    torch 2.9 ships wheels for Python 3.14, so its runs are on 3.13 at most, where Linux forks
+    the DataLoader's workers and a nested worker_init_fn is never pickled (DDP016 silent). A
+    lower bound (`torch>=1.7`) or a 2.9 pin says nothing of the kind."""
+    run.cwd = tmp_path
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "train.py").write_text(
+        "import torch\nimport torch.distributed as dist\nfrom torch.utils.data import DataLoader\n\n"
+        "def main(dataset):\n    dist.init_process_group('nccl')\n\n    def seed_worker(worker_id):\n        pass\n\n"
+        "    return DataLoader(dataset, num_workers=4, worker_init_fn=seed_worker)\n\n\n"
+        "if __name__ == '__main__':\n    main(torch.arange(8))\n"
+    )
+    for pin, minors, flagged in (
+        ("- torch == 1.7.1+cu110\n", {13}, False),
+        ("conda install pytorch=1.12 -c pytorch\n", {13}, False),
+        ("pip install torch>=1.7\n", set(), True),
+        ("pip install torch==2.9.0\n", set(), True),
+    ):
+        (tmp_path / "README.md").write_text(pin + "torchrun --nproc_per_node 2 train.py\n")
+        assert project.build(str(tmp_path)).python_minors == frozenset(minors), pin
+        found = [f[3] for f in _findings(run("check", "--no-cache", "--select", "DDP016", ".").stdout)]
+        assert found == (["DDP016"] if flagged else []), pin
+    (tmp_path / "README.md").unlink()
+    (tmp_path / "requirements.txt").write_text("torch==2.0.1\n")
+    assert project.build(str(tmp_path)).python_minors == frozenset({13})
+
+
 def test_a_plain_run_written_over_lines_is_one_documented_run(tmp_path):
     """UAlign's readme runs `python ddp_pretrain.py --dim $dim \\` and gives `--accu` lines
     below: the command is every line the backslashes join, and it is one of the script's runs,

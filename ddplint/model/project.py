@@ -90,7 +90,11 @@ _PYTHON_VERSION = re.compile(
 # Packaging metadata's upper bound: `python_requires=">=3.7, <3.10"`, `requires-python = "<=3.11"`.
 _PYTHON_BOUND = re.compile(r"(?:python_requires|requires-python)\s*=\s*[\"']([^\"']+)[\"']")
 _UPPER_BOUND = re.compile(r"(<=?|==)\s*3\.(\d+)")
-_VERSION_FILES = ("Dockerfile", ".python-version", "setup.py", "setup.cfg", "pyproject.toml")
+# A pinned torch (`torch==1.7.1+cu110`, conda's `pytorch=1.12`): releases before 2.9 ship no wheel
+# for Python 3.14 (PyTorch's release compatibility matrix), so such a run is on 3.13 at most.
+_TORCH_PIN = re.compile(r"(?<![\w.-])(?:py)?torch\s*==?\s*(\d+)\.(\d+)(?![\d])", re.I)
+_TORCH_FIRST_ON_PY314 = (2, 9)
+_VERSION_FILES = ("Dockerfile", ".python-version", "setup.py", "setup.cfg", "pyproject.toml", "requirements")
 _ACCELERATE_TYPE = re.compile(rf"^\s*{ACCELERATE_CONFIG_KEY}:\s*['\"]?(\w+)", re.MULTILINE)
 
 
@@ -973,8 +977,9 @@ class Project:
     @functools.cached_property
     def python_minors(self) -> frozenset[int]:
         """The Python 3 minor versions the project names for its runs, in its documents, shell
-        scripts and environment files (`python=3.9`) or as the upper bound of its packaging
-        metadata (`python_requires="<3.10"`: 9); none where it names none."""
+        scripts, requirements and environment files (`python=3.9`), as the upper bound of its
+        packaging metadata (`python_requires="<3.10"`: 9), or as the newest a pinned torch release
+        has wheels for (`torch==1.7.1`: 13); none where it names none."""
         found: set[int] = set()
         files = list(self._launch_documents)
         for folder, names in self.folders():
@@ -988,6 +993,8 @@ class Project:
             found.update(int(minor) for minor in _PYTHON_VERSION.findall(text))
             for bound in _PYTHON_BOUND.findall(text):
                 found.update(int(minor) - (operator == "<") for operator, minor in _UPPER_BOUND.findall(bound))
+            if any((int(major), int(minor)) < _TORCH_FIRST_ON_PY314 for major, minor in _TORCH_PIN.findall(text)):
+                found.add(13)
         return frozenset(found)
 
     def one_process_run(self, module: str) -> bool:
