@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ddplint.analyses.branches import Branches, Path, exclusive
 from ddplint.analyses.grad_mode import GradientMode
 from ddplint.analyses.roles import evaluates
 from ddplint.analyses.ranks import RankRegions, WrappedModels
@@ -114,7 +115,7 @@ class DDPForwardBypassed(Rule):
     # `also`: the inner module it reaches, and the backward that misses the all-reduce (a library
     # loss scaler runs one).
     trigger = CallTrigger(DDP | ACCELERATOR, also=(".module", ("backward", *LOSS_SCALERS.last_names)))
-    analyses = (WrappedModels, RankRegions, GradientMode)
+    analyses = (WrappedModels, RankRegions, GradientMode, Branches)
 
     flagged_examples = (
         Flagged(
@@ -182,6 +183,28 @@ class DDPForwardBypassed(Rule):
                     self.scaler.scale(loss).backward()
                     self.scaler.step(self.optimizer)
             """,
+        ),
+        Flagged(
+            """
+            # The one-GPU branch calls the plain model; the distributed one still bypasses DDP.
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Trainer:
+                def __init__(self, args, net):
+                    self.args = args
+                    self.model = DDP(net, device_ids=[args.gpu]) if args.distributed else net
+
+                def train(self, loader):
+                    for batch in loader:
+                        if self.args.distributed:
+                            results = self.model.module.train_step(batch)
+                                      ^
+                        else:
+                            results = self.model.train_step(batch)
+                        results["loss"].backward()
+                        self.optim.step()
+            """,
+            messages=_bypass_message("`train_step()` of the inner module is a forward DDP never sees"),
         ),
         Flagged(
             """
@@ -632,12 +655,13 @@ class DDPForwardBypassed(Rule):
         self._wrapped = model.get(WrappedModels)
         self._ranks = model.get(RankRegions)
         self._grad = model.get(GradientMode)
-        # call -> (call, wrapper (None: called through a name bound to the inner module), frame, a note on where it comes from)
-        self._candidates: dict[int, tuple[cst.Call, cst.BaseExpression | None, int, str]] = {}
+        self._branches = model.get(Branches)
+        # call -> (call, wrapper (None: called through a name bound to the inner module), frame, a note on where it comes from, its branch path)
+        self._candidates: dict[int, tuple[cst.Call, cst.BaseExpression | None, int, str, Path]] = {}
         self._taint: dict[int, dict[str, set[int]]] = {}  # per function node: name -> candidates it carries
         self._backwarded: set[int] = set()
-        self._forward_frames: set[int] = set()  # functions that call the DDP model itself
-        self._prepared_forwards: set[tuple[int, str | None]] = set()  # (function, Accelerate's prepared model it calls)
+        # function -> the branch paths of its calls of the DDP model itself, and of Accelerate's prepared model (by name)
+        self._forwards: dict[int, list[tuple[Path, str | None]]] = {}
         self._unfixed: set[int] = set()  # calls through a name bound to the inner module or of its method: no fix
         self._handed: dict | None = None  # the module's calls that hand the inner module to a trainer (program model)
 
@@ -660,11 +684,11 @@ class DDPForwardBypassed(Rule):
         if self._wrapped.is_wrapped(func) or (
             isinstance(func, cst.Attribute) and func.attr.value == "forward" and self._wrapped.is_wrapped(func.value)
         ):
-            self._forward_frames.add(self._frame_id())
+            self._forwards.setdefault(self._frame_id(), []).append((self._branches.path, None))
             return
         called = func.value if isinstance(func, cst.Attribute) and func.attr.value == "forward" else func
         if self._wrapped.is_prepared(called):
-            self._prepared_forwards.add((self._frame_id(), dotted_name(called)))
+            self._forwards.setdefault(self._frame_id(), []).append((self._branches.path, dotted_name(called)))
             return
         wrapper = _bypassed_wrapper(func)
         method = None
@@ -696,7 +720,7 @@ class DDPForwardBypassed(Rule):
             or self._evaluation_function()
             or self.model.function is None
         ):
-            self._candidates[id(node)] = (node, wrapper, self._frame_id(), origin)
+            self._candidates[id(node)] = (node, wrapper, self._frame_id(), origin, self._branches.path)
 
     def _check_handed(self, node: cst.Call) -> None:
         """A call that hands the inner module to a project function that trains it (the program
@@ -754,12 +778,16 @@ class DDPForwardBypassed(Rule):
             return
         carried = self._carried(value)
         taint = self._taint.setdefault(self._frame_id(), {})
+        path = self._branches.path
         for target in targets:
             for name in _names(target):
                 if augment:
                     taint.setdefault(name, set()).update(carried)
-                elif carried:
-                    taint[name] = set(carried)
+                    continue
+                # what the other branch of an `if` bound stays (`if ddp: out = model.module(x) else: out = model(x)`)
+                kept = {call for call in taint.get(name, ()) if exclusive(self._candidates[call][4], path)}
+                if carried or kept:
+                    taint[name] = carried | kept
                 else:
                     taint.pop(name, None)
 
@@ -773,8 +801,10 @@ class DDPForwardBypassed(Rule):
         self._assign([original_node.target], original_node.value, True)
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        for key, (call, wrapper, frame, origin) in self._candidates.items():
-            ran = frame in self._forward_frames or (frame, dotted_name(wrapper) if wrapper is not None else None) in self._prepared_forwards
+        for key, (call, wrapper, frame, origin, path) in self._candidates.items():
+            name = dotted_name(wrapper) if wrapper is not None else None
+            # a DDP forward the same pass may also run (not in the other branch of an `if`)
+            ran = any(not exclusive(path, where) and prepared in (None, name) for where, prepared in self._forwards.get(frame, ()))
             if key in self._backwarded and not ran:
                 fix = None if key in self._unfixed else {call: call.with_changes(func=wrapper)}
                 self.report(call, self.message + origin, replace=fix)
