@@ -637,6 +637,14 @@ class LoaderFlow(Analysis):
             found += [inner for call in function.calls if (inner := self._pass_in(call, targets, 1)) is not None]
         return found
 
+    def loops_calling(self, function: Function) -> list[Loop]:
+        """The loops of this module around a call of `function` (`for epoch in ...:
+        self.run_epoch(epoch)`): each of its passes runs the function anew."""
+        return [
+            call.loops[-1] for caller in (self.module, *self.functions.values()) for call in caller.calls
+            if call.loops and self.functions.get(call.callee) is function
+        ]
+
     def _epoch_loops_in(self, function: Function, targets: set[Ref], found: dict, depth: int) -> None:
         for loop in function.loops:
             if loop.outer and loop.iterated & targets:

@@ -303,6 +303,29 @@ class MissingSetEpoch(Rule):
             ),
         ),
         Flagged(
+            # run_epoch() builds the sampler and trains one pass; fit() calls it once per epoch.
+            """
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            class Trainer:
+                def run_epoch(self, epoch):
+                    sampler = DistributedSampler(self.train_dataset, shuffle=True)
+                    for x, y in DataLoader(self.train_dataset, batch_size=8, sampler=sampler):
+                        self.model(x, y).backward()
+                        self.optimizer.step()
+
+                def fit(self, epochs):
+                    for epoch in range(epochs):
+                    ^
+                        self.run_epoch(epoch)
+            """,
+            messages=(
+                "This DistributedSampler never gets set_epoch() in this epoch loop (run_epoch() builds a new one on "
+                "each call, starting again at epoch 0): every epoch repeats the same shuffled order; pass the epoch to "
+                "run_epoch() and call set_epoch(epoch) on its sampler before the pass"
+            ),
+        ),
+        Flagged(
             # Built inline: only reachable as the loader's sampler.
             """
             from torch.utils.data import DataLoader, DistributedSampler as DS
@@ -657,6 +680,29 @@ class MissingSetEpoch(Rule):
             """
         ),
         Clean(
+            # Each call builds its sampler over the data it is handed (a fold), or sets its epoch.
+            """
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def train_fold(model, fold, optimizer):
+                for x in DataLoader(fold, sampler=DistributedSampler(fold)):
+                    model(x).backward()
+                    optimizer.step()
+
+            def run_epoch(model, dataset, optimizer, epoch):
+                sampler = DistributedSampler(dataset)
+                sampler.set_epoch(epoch)
+                for x in DataLoader(dataset, sampler=sampler):
+                    model(x).backward()
+
+            def main(model, folds, dataset, optimizer):
+                for fold in folds:
+                    train_fold(model, fold, optimizer)
+                for epoch in range(10):
+                    run_epoch(model, dataset, optimizer, epoch)
+            """
+        ),
+        Clean(
             # run_epoch's parameter holds fit()'s loader, but fit_presplit's epoch loop hands it
             # batches of its own: no DistributedSampler reaches that loop.
             """
@@ -707,10 +753,34 @@ class MissingSetEpoch(Rule):
                         continue
                     reported.add(id(call.node))
                     self._report_endless(call, sampler, loader, path)
+                self._report_rebuilt(sampler, loader, path, reported)
         # A loader from another module's builder draws from a DistributedSampler only where
         # ranks run this module: something here (or a script that runs it) must show that they do.
         if self.runs_link() is not None:
             self._report_carried(original_node, reported)
+
+    def _report_rebuilt(self, sampler: Construction, loader: Construction, path: str, reported: set[int]) -> None:
+        """A function that makes the sampler and its loader and trains one pass over them
+        (`def run_epoch(self, epoch)`), called in a loop of another function (`for epoch in
+        ...: self.run_epoch(epoch)`): each call builds a new sampler, at epoch 0 again, over
+        the same data (not data the function is handed, which may differ per call: folds)."""
+        flow, function = self.flow, sampler.function
+        dataset = sampler.dataset
+        if sampler.loops or sampler.elsewhere is not None or function.node is None or dataset is None:
+            return
+        if dataset[0] is function.scope or sampler.dataset_built_inline or flow.sets_epoch_anywhere(sampler):
+            return
+        names = flow.refs(loader)
+        passes = [loop for loop in function.loops if loop.iterated & names and not loop.outer]
+        where = self._backward(passes[0], 0) if passes else None
+        if where is None:
+            return
+        trained = Link(StepKind.REACHES, f"the loader is iterated here, in a pass that trains: a backward() runs at {_line(where)}",
+                       passes[0].node)
+        for loop in flow.loops_calling(function):
+            if id(loop.node) not in reported:
+                reported.add(id(loop.node))
+                self._report(loop, sampler, EpochLoop(loop, names, [Pass(passes[0])]), path, trained, True, function.node.name.value)
 
     # -- the steps of the chain ------------------------------------------------------------
 
@@ -817,16 +887,23 @@ class MissingSetEpoch(Rule):
             expression = None if loader is None else loader + (".sampler" if path == ".batch_sampler" else path)
         return expression, ambiguous
 
-    def _report(self, loop: Loop, sampler: Construction, epoch: EpochLoop, path: str, trained: Link, fresh: bool) -> None:
+    def _report(
+        self, loop: Loop, sampler: Construction, epoch: EpochLoop, path: str, trained: Link, fresh: bool, builder: str | None = None
+    ) -> None:
+        """At the epoch loop; `builder`: the function the loop calls, which builds the sampler anew."""
         expression, ambiguous = self._expression(loop.function, sampler, epoch.names, path)
         node = loop.node
         target = node.target if isinstance(node, cst.For) else None
         passes = self.flow.passes.get(id(loop))
         through = f" (the loader is iterated by {passes})" if passes else ""
         anew = " (a new one is built in each pass, starting again at epoch 0)" if fresh else ""
+        advice = "call set_epoch(epoch) first in the loop body"
+        if builder is not None:
+            anew = f" ({builder}() builds a new one on each call, starting again at epoch 0)"
+            advice = f"pass the epoch to {builder}() and call set_epoch(epoch) on its sampler before the pass"
         message = (
             f"{_shown(expression)} never gets set_epoch() in this epoch loop{through}{anew}: every epoch repeats the "
-            f"same shuffled order; call set_epoch(epoch) first in the loop body{_built_in(sampler)}"
+            f"same shuffled order; {advice}{_built_in(sampler)}"
         )
         chain = self._chain(self._made_link(sampler), [trained], node, message)
         if (
