@@ -241,6 +241,50 @@ def test_ddp021_reads_the_accumulation_count_from_a_parser_another_module_builds
         assert ("train.py:11:9: DDP021" in output) is flagged, (passed, output)
 
 
+ENGINE = """
+import torch
+
+def train_one_epoch(model, loader, optimizer, args=None):
+    accum_iter = args.accum_iter
+    for step, (x, y) in enumerate(loader):
+        loss = criterion(model(x), y) / accum_iter
+        loss.backward()
+        if (step + 1) % accum_iter == 0:
+            optimizer.step()
+"""
+
+SCRIPT_WITH_ENGINE = """
+import argparse
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+from engine import train_one_epoch
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--accum_iter", type=int, default=1)
+    args = parser.parse_args()
+    torch.distributed.init_process_group("nccl")
+    model = DDP(build().cuda(), device_ids=[0])
+    train_one_epoch(model, loader, optimizer, args=args)
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_ddp021_reads_the_accumulation_count_of_a_helper_from_the_parser_of_the_script_importing_it(tmp_path, run):
+    """The engine module reads `args.accum_iter` of the namespace the script that imports it
+    parsed: its default of 1, which no launch changes, accumulates nothing."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "engine.py").write_text(ENGINE)
+    (tmp_path / "main.py").write_text(SCRIPT_WITH_ENGINE)
+    run.cwd = tmp_path
+    for passed, flagged in (("", False), (" --accum_iter 1", False), (" --accum_iter 4", True)):
+        (tmp_path / "run.sh").write_text(f"torchrun --nproc_per_node=4 main.py{passed}\n")
+        output = run("check", "--no-cache", "--select", "DDP021", ".").stdout
+        assert ("engine.py:8:9: DDP021" in output) is flagged, (passed, output)
+
+
 def test_a_string_option_typed_str_keeps_its_default_and_an_object_setting_itself_is_no_namespace():
     found = options(
         """

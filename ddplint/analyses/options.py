@@ -121,7 +121,8 @@ class ParserOptions(Analysis):
 
     def documented(self, expr: cst.BaseExpression | None, scope: Scope | None = None):
         """The value every documented run gets for `expr`, an option of this file's parser or,
-        failing that, of a project module this file imports (`args.seed`, also through a name
+        failing that, of a project module this file imports, or failing that, of the modules
+        that import this one (a helper handed their parsed namespace) (`args.seed`, also through a name
         bound once to it: a module constant, or a local of the function whose `scope` is given):
         the value it has unless passed (its literal default; argparse's own where none is given),
         where no launch command of the project passes it another one and neither this file nor
@@ -137,6 +138,11 @@ class ParserOptions(Analysis):
             if imported.dynamic or expr.attr.value in imported.rebound:
                 return UNKNOWN
             declared = imported.shown(expr.attr.value)
+        if declared is None and project is not None:
+            importers = project.importer_options()  # a helper module handed the scripts' parsed namespace
+            if importers.dynamic or expr.attr.value in importers.rebound:
+                return UNKNOWN
+            declared = importers.shown(expr.attr.value)
         if declared is None:
             return UNKNOWN
         strings, value = declared

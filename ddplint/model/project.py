@@ -1525,6 +1525,23 @@ class ProjectView:
                     found.add(declared_options(tree))
         return found
 
+    def importer_options(self) -> DeclaredOptions:
+        """The command-line options declared by the project modules that import this one, up
+        to three imports away (`users`): a helper module that reads `args.accum_iter` from the
+        namespace a script's parser built and handed it (`train_one_epoch(..., args=args)`);
+        an option two of them declare differently is not shown (DeclaredOptions.add)."""
+        key = ("importer options", self.module)
+        found = self.project._memo.get(key)
+        if found is None:
+            found = self.project._memo[key] = DeclaredOptions()
+            program = self.project.program
+            for module in self.users:
+                text = program.read(module) if module != self.module else None
+                tree = program.tree(module, text) if text is not None and "add_argument(" in text else None
+                if tree is not None:
+                    found.add(declared_options(tree))
+        return found
+
     def ranks_started(self) -> tuple[Place, str] | None:
         """Where a script that runs this module (it, or one importing it up to three imports
         away: `users`) starts or joins the ranks, and how ("calls init_process_group"): the

@@ -132,7 +132,8 @@ class AccumulationWithoutNoSync(Rule):
     model to a project helper that calls its `no_sync()` or sets that flag (`with
     maybe_no_sync(model, sync):`), and a count of micro-batches per step that is 1 on every run
     (the `n` of `for _ in range(n):` or the `k` of `(i + 1) % k`: a literal 1, a name bound once
-    to one, an option whose default of 1 no launch command changes, or a parameter that every
+    to one, an option whose default of 1 no launch command changes (also one a helper module reads
+    from the namespace that the parser of a script importing it built: `accum_iter = args.accum_iter`), or a parameter that every
     call of the function gives such a 1, or leaves to its default of 1): the optimizer then
     steps after every backward, whose all-reduce is the step's only one.
 
