@@ -93,6 +93,7 @@ class CallSite:
     loops: tuple[Loop, ...]
     positional: list[Ref | None]
     keywords: dict[str, Ref | None]
+    node: cst.Call | None = None  # the call itself: what it returns may be combined after it
 
 
 @dataclass(eq=False)
@@ -439,7 +440,7 @@ class LoaderFlow(Analysis):
         if callee is not None:
             positional = [self.ref(a.value) for a in node.args if a.keyword is None and not a.star]
             keywords = {a.keyword.value: self.ref(a.value) for a in node.args if a.keyword is not None}
-            function.calls.append(CallSite(callee, function, loops, positional, keywords))
+            function.calls.append(CallSite(callee, function, loops, positional, keywords, node))
 
     def _looped(self, node: cst.Call) -> bool:
         """Whether the `for` loop open here iterates `node` (`for batch in iter(loader):`): it

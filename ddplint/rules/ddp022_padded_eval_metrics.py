@@ -30,7 +30,9 @@ class PaddedEvalMetrics(Rule):
     Fires when a `DistributedSampler(..., shuffle=False)` (an evaluation sampler) without
     `drop_last=True` feeds a DataLoader that is iterated by a loop without `backward()` in a
     function (or a same-module function it passes the loader to) that combines results after
-    or in that loop with `all_reduce`, `all_gather(_object)`, `gather` or `reduce`, in a file
+    or in that loop with `all_reduce`, `all_gather(_object)`, `gather` or `reduce` (also where
+    the loop is in a helper and the function that hands it the loader combines what it returns:
+    `x = eval_dataset(model, loader)` ... `dist.all_gather(all_x, x)`), in a file
     that never trims to a length (`[:len(dataset)]`, or `[:n]` after `n = len(dataset)`). With
     the project model, the loader may also leave the function: a data builder returns it
     (`return train_loader, val_loader`, or keeps it on an object, also through the `super().__init__` of a base class) and a function of another
@@ -422,8 +424,49 @@ class PaddedEvalMetrics(Rule):
                 "all_reduce at example.py:16)",
             ),
         ),
+        Flagged(
+            # The loop is in a helper; the caller gathers what it returns (htdt/hyp_metric's get_emb).
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def eval_dataset(model, loader):
+                xs = [model(x) for x, _ in loader]
+                return torch.cat(xs)
+
+            def get_emb(model, ds, world_size):
+                sampler = DistributedSampler(ds)
+                          ^
+                loader = DataLoader(ds, batch_size=100, sampler=sampler)
+                x = eval_dataset(model, loader)
+                x = x.cuda()
+                all_x = [torch.zeros_like(x) for _ in range(world_size)]
+                dist.all_gather(all_x, x)
+                return torch.cat(all_x)
+            """
+        ),
     )
     clean_examples = (
+        Clean(
+            # The helper's results stay per rank: the caller's collective combines something else.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def eval_dataset(model, loader):
+                xs = [model(x) for x, _ in loader]
+                return torch.cat(xs)
+
+            def get_emb(model, ds, steps):
+                sampler = DistributedSampler(ds)
+                loader = DataLoader(ds, batch_size=100, sampler=sampler)
+                x = eval_dataset(model, loader)
+                dist.all_reduce(steps)
+                return x
+            """
+        ),
         Clean(
             # The gathered sample ids made unique: each padded duplicate is dropped with its id.
             """
@@ -663,6 +706,9 @@ class PaddedEvalMetrics(Rule):
         self._gathered: set[str] = set()  # names bound to a combining call's result
         self._lengths: set[str] = set()  # names bound to `len(...)`: `n = len(dataset)` ... `[:n]`
         self._stores: set[int] = set()  # slices assigned to (`array[:len(ids)] = ids`), by node id
+        # (function, name) -> the calls whose results the name holds (`x, y = eval_dataset(model, loader)`)
+        self._results: dict[tuple[int | None, str], set[int]] = {}
+        self._results_combined: set[int] = set()  # calls (by node id) whose results a collective combines
         # Calls that hand something to a function the project model may follow:
         # (callee, function key, class, positional refs, keyword refs)
         self._handed: list[tuple[str, str | None, str | None, list, dict]] = []
@@ -677,6 +723,8 @@ class PaddedEvalMetrics(Rule):
             self._trimmed = True
         if self._combines(node):  # also `metric_logger.synchronize_between_processes()`
             self._combining.setdefault(self._function(), []).append(self._clock)
+            for arg in node.args:
+                self._results_combined |= self._results_read(arg.value)
             if "gather" in (self.model.qualified(node.func) or "") and node.args and isinstance(node.args[0].value, cst.Name):
                 self._gathered.add(node.args[0].value.value)  # `dist.all_gather(outputs, preds)` fills `outputs`
         if self._places_by_id(node):
@@ -702,6 +750,10 @@ class PaddedEvalMetrics(Rule):
         gathered sample ids, where a padded duplicate overwrites its own row."""
         if (isinstance(node.value, cst.Call) and self._combines(node.value)) or self._reads_gathered(node.value):
             self._gathered |= {t.target.value for t in node.targets if isinstance(t.target, cst.Name)}
+        results = self._results_read(node.value) | ({id(node.value)} if isinstance(node.value, cst.Call) else set())
+        for target in node.targets:  # `x, y = eval_dataset(model, loader)`, then `y = y.cuda()`
+            for name in _bound_names(target.target):
+                self._results[(self._function(), name)] = results
         if _length(node.value, set()):
             self._lengths |= {t.target.value for t in node.targets if isinstance(t.target, cst.Name)}
         for target in node.targets:
@@ -711,6 +763,11 @@ class PaddedEvalMetrics(Rule):
             if isinstance(stored, cst.Subscript) and len(stored.slice) == 1 and isinstance(stored.slice[0].slice, cst.Index):
                 index = stored.slice[0].slice.value
                 self._trimmed |= isinstance(index, cst.Name) and index.value in self._gathered
+
+    def _results_read(self, expr: cst.BaseExpression) -> set[int]:
+        """The calls whose results `expr` reads, by the names of this function holding them."""
+        function = self._function()
+        return {call for n in (expr, *descendants(expr)) if isinstance(n, cst.Name) for call in self._results.get((function, n.value), ())}
 
     def visit_For(self, node: cst.For | cst.While | cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp) -> None:
         self._clock += 1
@@ -792,13 +849,17 @@ class PaddedEvalMetrics(Rule):
         """Whether the loader's results are combined across ranks after an evaluation loop:
         "" when here, a note naming the function of another module that does it, or None.
         A sampler left shuffling counts only in a function named for evaluation."""
-        # A collective in the loop over the loader, or after it in the same function.
-        for function, loop in self._iterating(self.flow.refs(loader)):
+        # A collective in the loop over the loader, or after it in the same function, or on
+        # what a call that hands the loader to the looping function returns (`x, y =
+        # eval_dataset(model, loader)` ... `all_gather(all_x, x)`).
+        for function, loop, calls in self._iterating(self.flow.refs(loader)):
             if _trains(loop.node) or not (ordered or (function.node is not None and evaluates(function.node.name.value))):
                 continue  # a training loop: repeated samples only reweight a few gradients
             key = id(function.node) if function.node is not None else None
             start = self._order.get(id(loop.node), 0)
             if any(when > start for when in self._combining.get(key, ())):
+                return ""
+            if any(call.node is not None and id(call.node) in self._results_combined for call in calls):
                 return ""
         refs = self.flow.refs(loader)
         for callee, key, cls, positional, keywords in self._handed:
@@ -811,17 +872,18 @@ class PaddedEvalMetrics(Rule):
         return None
 
     def _iterating(self, targets: set[Ref]) -> list:
-        """(function, loop) for each loop over the loader: here, or in a same-module function it is passed to."""
+        """(function, loop, calls) for each loop over the loader: here, or in a same-module
+        function it is passed to (`calls`: the calls that handed it there, outermost first)."""
         found = []
-        pending = [(function, targets, 0) for function in (self.flow.module, *self.flow.functions.values())]
+        pending = [(function, targets, ()) for function in (self.flow.module, *self.flow.functions.values())]
         while pending:
-            function, refs, depth = pending.pop()
-            found.extend((function, loop) for loop in function.loops if loop.iterated & refs)
-            if depth < _MAX_DEPTH:
+            function, refs, calls = pending.pop()
+            found.extend((function, loop, calls) for loop in function.loops if loop.iterated & refs)
+            if len(calls) < _MAX_DEPTH:
                 for call in function.calls:
                     resolved = self.flow.callee_targets(call, refs)
                     if resolved is not None and resolved[1] != refs:
-                        pending.append((resolved[0], resolved[1], depth + 1))
+                        pending.append((resolved[0], resolved[1], (*calls, call)))
         return found
 
 
@@ -831,6 +893,15 @@ def _trains(loop: cst.CSTNode) -> bool:
         isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward"
         for node in descendants(loop)
     )
+
+
+def _bound_names(target: cst.BaseExpression) -> list[str]:
+    """The names an assignment target binds: `x`, and those of `x, y` or `(x, [y, z])`."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _bound_names(element.value)]
+    return []
 
 
 def _length(expr: cst.BaseExpression, lengths: set[str]) -> bool:
