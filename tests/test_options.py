@@ -229,16 +229,23 @@ if __name__ == "__main__":
 """
 
 
+def accumulation_flagged_only_when_raised(tmp_path, run, files, script, option, finding):
+    """Write `files`; launch `script` with `option` left out, passed 1 and passed 4: only the
+    last accumulates, and only then is `finding` reported."""
+    (tmp_path / "pyproject.toml").write_text("")
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    run.cwd = tmp_path
+    for passed, flagged in (("", False), (f" {option} 1", False), (f" {option} 4", True)):
+        (tmp_path / "run.sh").write_text(f"torchrun --nproc_per_node=4 {script}{passed}\n")
+        output = run("check", "--no-cache", "--select", "DDP021", ".").stdout
+        assert (finding in output) is flagged, (passed, output)
+
+
 def test_ddp021_reads_the_accumulation_count_from_a_parser_another_module_builds(tmp_path, run):
     parser = 'import argparse\ndef parse_args():\n    p = argparse.ArgumentParser()\n    p.add_argument("--accum_steps", type=int, default=1)\n    return p.parse_args()\n'
-    (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "opts.py").write_text(parser)
-    (tmp_path / "train.py").write_text(ACCUMULATING)
-    run.cwd = tmp_path
-    for passed, flagged in (("", False), (" --accum_steps 1", False), (" --accum_steps 4", True)):
-        (tmp_path / "run.sh").write_text(f"torchrun --nproc_per_node=4 train.py{passed}\n")
-        output = run("check", "--no-cache", "--select", "DDP021", ".").stdout
-        assert ("train.py:11:9: DDP021" in output) is flagged, (passed, output)
+    files = {"opts.py": parser, "train.py": ACCUMULATING}
+    accumulation_flagged_only_when_raised(tmp_path, run, files, "train.py", "--accum_steps", "train.py:11:9: DDP021")
 
 
 ENGINE = """
@@ -275,14 +282,8 @@ if __name__ == "__main__":
 def test_ddp021_reads_the_accumulation_count_of_a_helper_from_the_parser_of_the_script_importing_it(tmp_path, run):
     """The engine module reads `args.accum_iter` of the namespace the script that imports it
     parsed: its default of 1, which no launch changes, accumulates nothing."""
-    (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "engine.py").write_text(ENGINE)
-    (tmp_path / "main.py").write_text(SCRIPT_WITH_ENGINE)
-    run.cwd = tmp_path
-    for passed, flagged in (("", False), (" --accum_iter 1", False), (" --accum_iter 4", True)):
-        (tmp_path / "run.sh").write_text(f"torchrun --nproc_per_node=4 main.py{passed}\n")
-        output = run("check", "--no-cache", "--select", "DDP021", ".").stdout
-        assert ("engine.py:8:9: DDP021" in output) is flagged, (passed, output)
+    files = {"engine.py": ENGINE, "main.py": SCRIPT_WITH_ENGINE}
+    accumulation_flagged_only_when_raised(tmp_path, run, files, "main.py", "--accum_iter", "engine.py:8:9: DDP021")
 
 
 def test_a_string_option_typed_str_keeps_its_default_and_an_object_setting_itself_is_no_namespace():
