@@ -15,34 +15,6 @@ from ddplint.semantic.walk import descendants
 _MAX_DEPTH = 3
 
 
-# A validation sampler built under `--dist_eval` (DDP022's examples: on, or off by default).
-_DIST_EVAL = """
-            import argparse
-            import torch
-            import torch.distributed as dist
-            from torch.utils.data import DataLoader, DistributedSampler, SequentialSampler
-
-            parser = argparse.ArgumentParser()
-            parser.add_argument("--dist_eval", action="store_true", default={default})
-
-            def evaluate(model, loader):
-                correct = torch.zeros(2)
-                for x, y in loader:
-                    correct[0] += (model(x).argmax(1) == y).sum()
-                    correct[1] += len(y)
-                dist.all_reduce(correct)
-                return (correct[0] / correct[1]).item()
-
-            def main(model, val_set):
-                args = parser.parse_args()
-                if args.dist_eval:
-                    sampler_val = DistributedSampler(val_set, shuffle=False)
-{mark}                else:
-                    sampler_val = SequentialSampler(val_set)
-                print(evaluate(model, DataLoader(val_set, batch_size=64, sampler=sampler_val)))
-            """
-
-
 class PaddedEvalMetrics(Rule):
     """
     `DistributedSampler` gives every rank the same number of samples. When the dataset does not
@@ -479,13 +451,62 @@ class PaddedEvalMetrics(Rule):
         ),
         Flagged(
             # Built under an option that is on unless turned off.
-            _DIST_EVAL.format(default="True", mark="                                  ^\n")
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler, SequentialSampler
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--dist_eval", action="store_true", default=True)
+
+            def evaluate(model, loader):
+                correct = torch.zeros(2)
+                for x, y in loader:
+                    correct[0] += (model(x).argmax(1) == y).sum()
+                    correct[1] += len(y)
+                dist.all_reduce(correct)
+                return (correct[0] / correct[1]).item()
+
+            def main(model, val_set):
+                args = parser.parse_args()
+                if args.dist_eval:
+                    sampler_val = DistributedSampler(val_set, shuffle=False)
+                                  ^
+                else:
+                    sampler_val = SequentialSampler(val_set)
+                print(evaluate(model, DataLoader(val_set, batch_size=64, sampler=sampler_val)))
+            """
         ),
     )
     clean_examples = (
         Clean(
             # Built only under `--dist_eval`, off by default, which no launch command passes.
-            _DIST_EVAL.format(default="False", mark="")
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler, SequentialSampler
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--dist_eval", action="store_true", default=False)
+
+            def evaluate(model, loader):
+                correct = torch.zeros(2)
+                for x, y in loader:
+                    correct[0] += (model(x).argmax(1) == y).sum()
+                    correct[1] += len(y)
+                dist.all_reduce(correct)
+                return (correct[0] / correct[1]).item()
+
+            def main(model, val_set):
+                args = parser.parse_args()
+                if args.dist_eval:
+                    sampler_val = DistributedSampler(val_set, shuffle=False)
+                else:
+                    sampler_val = SequentialSampler(val_set)
+                print(evaluate(model, DataLoader(val_set, batch_size=64, sampler=sampler_val)))
+            """
         ),
         Clean(
             # The helper's results stay per rank: the caller's collective combines something else.
