@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ddplint.analyses.options import Branch, ParserOptions
 from ddplint.analyses.roles import evaluates
 from ddplint.analyses.samplers import Construction, LoaderFlow, Ref
 from ddplint.prefilter.project_facts import ProjectFact
@@ -51,9 +50,7 @@ class PaddedEvalMetrics(Rule):
     several branches of an `if`/`elif` chain has each branch's sampler judged on its own. timm's `create_loader(..., distributed=...)` for
     evaluation (`is_training` left False) builds an OrderedDistributedSampler that pads the
     same way; the finding is then at that call. Not flagged: training samplers
-    (shuffle left on) and training loops, `drop_last=True`, a sampler built only under an option
-    no documented run turns on (`if args.dist_eval:` with `--dist_eval` off by default and passed by
-    no launch command, ddplint.analyses.options), results trimmed after the gather,
+    (shuffle left on) and training loops, `drop_last=True`, results trimmed after the gather,
     results placed by sample id (`index_copy_` or `unique` on gathered results, `results.update(zip(ids, preds))`, or `bank[idx] = feats` where `idx` holds the
     gathered ids, `idx = concat_all_gather(idx)`: a duplicate overwrites its own row), loaders whose results stay per rank. The rule cannot know the dataset's length: a
     dataset that divides evenly by the world size is not padded, and then the finding is
@@ -80,7 +77,7 @@ class PaddedEvalMetrics(Rule):
     # `also`: the combining collective that counts the padding; timm's create_loader builds the
     # sampler inside.
     trigger = CallTrigger(DISTRIBUTED_SAMPLER | LIBRARY_LOADERS, also=(("all_reduce", "all_gather", "gather", "reduce"),))
-    analyses = (LoaderFlow, ParserOptions)
+    analyses = (LoaderFlow,)
 
     flagged_examples = (
         Flagged(
@@ -449,65 +446,8 @@ class PaddedEvalMetrics(Rule):
                 return torch.cat(all_x)
             """
         ),
-        Flagged(
-            # Built under an option that is on unless turned off.
-            """
-            import argparse
-            import torch
-            import torch.distributed as dist
-            from torch.utils.data import DataLoader, DistributedSampler, SequentialSampler
-
-            parser = argparse.ArgumentParser()
-            parser.add_argument("--dist_eval", action="store_true", default=True)
-
-            def evaluate(model, loader):
-                correct = torch.zeros(2)
-                for x, y in loader:
-                    correct[0] += (model(x).argmax(1) == y).sum()
-                    correct[1] += len(y)
-                dist.all_reduce(correct)
-                return (correct[0] / correct[1]).item()
-
-            def main(model, val_set):
-                args = parser.parse_args()
-                if args.dist_eval:
-                    sampler_val = DistributedSampler(val_set, shuffle=False)
-                                  ^
-                else:
-                    sampler_val = SequentialSampler(val_set)
-                print(evaluate(model, DataLoader(val_set, batch_size=64, sampler=sampler_val)))
-            """
-        ),
     )
     clean_examples = (
-        Clean(
-            # Built only under `--dist_eval`, off by default, which no launch command passes.
-            """
-            import argparse
-            import torch
-            import torch.distributed as dist
-            from torch.utils.data import DataLoader, DistributedSampler, SequentialSampler
-
-            parser = argparse.ArgumentParser()
-            parser.add_argument("--dist_eval", action="store_true", default=False)
-
-            def evaluate(model, loader):
-                correct = torch.zeros(2)
-                for x, y in loader:
-                    correct[0] += (model(x).argmax(1) == y).sum()
-                    correct[1] += len(y)
-                dist.all_reduce(correct)
-                return (correct[0] / correct[1]).item()
-
-            def main(model, val_set):
-                args = parser.parse_args()
-                if args.dist_eval:
-                    sampler_val = DistributedSampler(val_set, shuffle=False)
-                else:
-                    sampler_val = SequentialSampler(val_set)
-                print(evaluate(model, DataLoader(val_set, batch_size=64, sampler=sampler_val)))
-            """
-        ),
         Clean(
             # The helper's results stay per rank: the caller's collective combines something else.
             """
@@ -769,7 +709,6 @@ class PaddedEvalMetrics(Rule):
         # (function, name) -> the calls whose results the name holds (`x, y = eval_dataset(model, loader)`)
         self._results: dict[tuple[int | None, str], set[int]] = {}
         self._results_combined: set[int] = set()  # calls (by node id) whose results a collective combines
-        self._branches: dict[int, tuple[Branch, ...]] = {}  # calls by node id -> the `if`s around them
         # Calls that hand something to a function the project model may follow:
         # (callee, function key, class, positional refs, keyword refs)
         self._handed: list[tuple[str, str | None, str | None, list, dict]] = []
@@ -780,8 +719,6 @@ class PaddedEvalMetrics(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         self._clock += 1
-        if self.model.ifs:  # where a sampler is built: asked after the walk (`never_runs`)
-            self._branches[id(node)] = self.model.get(ParserOptions).branches()
         if _keys_by_zip(node):  # `results.update(zip(ids, preds))`: a padded duplicate overwrites its id's entry
             self._trimmed = True
         if self._combines(node):  # also `metric_logger.synchronize_between_processes()`
@@ -872,8 +809,6 @@ class PaddedEvalMetrics(Rule):
                 continue  # made exact there, or reported there
             if sampler.by_plugin:  # its sampler's padding is not read off the call; not judged yet
                 continue
-            if self.model.get(ParserOptions).never_runs(self._branches.get(id(sampler.node), ())):
-                continue  # built only under an option no documented run sets (`if args.dist_eval:`)
             drop_last = argument_for(sampler.node, DISTRIBUTED_SAMPLER, "drop_last")
             if drop_last is not None and not (isinstance(drop_last.value, cst.Name) and drop_last.value.value == "False"):
                 continue
