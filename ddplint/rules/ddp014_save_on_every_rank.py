@@ -29,7 +29,7 @@ from ddplint.model.context import CallSite
 from ddplint.model.records import Place
 from ddplint.semantic.walk import positions
 from ddplint.core.torch_api import (
-    ACCELERATE_SAVE, ACCELERATE_SAVE_HOOK, ACCELERATOR, BUILD_TIME_DATASETS, BUILD_TIME_METHODS, COLLECTIVES, DDP,
+    ACCELERATE_SAVE, ACCELERATE_SAVE_HOOK, ACCELERATOR, BUILD_TIME_DATASETS, DATA_PARALLEL, BUILD_TIME_METHODS, COLLECTIVES, DDP,
     DISTRIBUTED_MODULES, DISTRIBUTED_SAMPLER, DOWNLOADING_DATASETS, FULL_STATE_DICT_CONFIG, GET_RANK, GET_STATE_DICT, GROUP_STARTS,
     HF_TRAINER, RANK_ZERO_FIRST, SAFETENSORS_SAVE, SAVE_EVIDENCE, SAVE_PRETRAINED, SMALL_FILE_WRITERS, SPAWN,
     START_PROCESSES, STATE_DICT_OPTIONS, STATE_DICT_TYPE, TORCH_SAVE,
@@ -139,7 +139,9 @@ class SaveOnEveryRank(Rule):
     under no `if` and says nothing of ranks (`save_checkpoint(state, is_best, out_dir)` in
     `utils.py`, also through such helpers it calls: `fit(...)` in `engine.py` that calls it) is
     reported at that call, naming the save; a call that passes a path naming the rank is not.
-    Not flagged: saves to a path that names the rank (`f"ckpt_{rank}.pt"`, also through a
+    Not flagged: a save in the branch of `if isinstance(model, nn.DataParallel):` (a DDP model
+    is no DataParallel, so only a one-process run takes it; `(DataParallel, DDP)` is not such a
+    test), saves to a path that names the rank (`f"ckpt_{rank}.pt"`, also through a
     variable or `with open(...) as f`), saves into an `io.BytesIO` buffer or a `tempfile`, and functions with no evidence of running distributed (a library
     helper called from another module is judged where it is called).
     A save in a module with no sign of distribution of its own is reported when the program
@@ -218,6 +220,35 @@ class SaveOnEveryRank(Rule):
     project_screen = WriterOrHelperCalls(replace(trigger.screen, within=None))
 
     flagged_examples = (
+        Flagged(
+            # A DDP model is no DataParallel: every rank takes the `else:` and saves.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def save_model(model, path):
+                dist.barrier()
+                if isinstance(model, torch.nn.DataParallel):
+                    torch.save(model.module.state_dict(), path)
+                else:
+                    torch.save(model.state_dict(), path)
+                    ^
+            """
+        ),
+        Flagged(
+            # The tuple admits a DDP model: every rank takes the branch.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def save_model(model, path):
+                dist.barrier()
+                if isinstance(model, (torch.nn.DataParallel, DDP)):
+                    torch.save(model.module.state_dict(), path)
+                    ^
+            """
+        ),
         Flagged(
             # The process group starts whatever `args.multi_gpu` says: the flag may be off
             # in a distributed run, and then every rank saves.
@@ -591,6 +622,19 @@ class SaveOnEveryRank(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # Only a DataParallel model (one process) takes the branch; the `else:` is not shown.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.nn import DataParallel
+
+            def save_model(model, path):
+                dist.barrier()
+                if isinstance(model, DataParallel):
+                    torch.save(model.module.state_dict(), path)
+            """
+        ),
         Clean(
             # torchrun sets RANK in every process it starts: without it the run is one process.
             """
@@ -1594,9 +1638,25 @@ class SaveOnEveryRank(Rule):
         cls = self_class.name.value if self_class is not None else None
         return project.program.target(project.module, self.model.frame.key, cls, written) is not None
 
+    def _data_parallel_only(self) -> bool:
+        """The statement runs only where an `if isinstance(model, nn.DataParallel):` found a
+        DataParallel model (not also DDP, `isinstance(m, (DataParallel, DDP))`): the wrapper
+        of one process. A DDP model is no DataParallel, so no rank of a DDP job takes the
+        branch (SimCLR's `save_model` saves `model.module` there, the DDP model in `else:`)."""
+        for _, test, way in self.ranks.conditions:
+            func = test.func if isinstance(test, cst.Call) else None
+            if not way or not isinstance(func, cst.Name) or func.value != "isinstance" or len(test.args) != 2:  # type: ignore[union-attr]
+                continue
+            classes = test.args[1].value
+            named = [element.value for element in classes.elements] if isinstance(classes, cst.Tuple) else [classes]
+            qualified = [self.model.qualified(cls) for cls in named]
+            if all(name in DATA_PARALLEL for name in qualified):
+                return True
+        return False
+
     def _note_save(self, node: cst.Call, writer: str, destination: cst.Arg | None) -> None:
         key = self.model.frame.key
-        if destination is None:
+        if destination is None or self._data_parallel_only():
             return
         named = rank_mentions(destination.value, self._per_rank.get(key, {}))
         if named & REPLICA_DIMENSIONS:
