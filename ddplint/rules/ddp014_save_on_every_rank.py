@@ -7,6 +7,7 @@ import libcst as cst
 
 from ddplint.analyses.launches import Launches
 from ddplint.analyses.ranks import (
+    GLOBAL,
     MODEL,
     RANK_ENVIRONMENT,
     REPLICA_DIMENSIONS,
@@ -27,9 +28,9 @@ from ddplint.semantic.model import dotted_name
 from ddplint.semantic.edits import argument_for, has_star_arguments
 from ddplint.model.context import CallSite
 from ddplint.model.records import Place
-from ddplint.semantic.walk import positions
+from ddplint.semantic.walk import descendants, positions
 from ddplint.core.torch_api import (
-    ACCELERATE_SAVE, ACCELERATE_SAVE_HOOK, ACCELERATOR, BUILD_TIME_DATASETS, DATA_PARALLEL, BUILD_TIME_METHODS, COLLECTIVES, DDP,
+    ACCELERATE_SAVE, ACCELERATE_SAVE_HOOK, ACCELERATOR, BUILD_TIME_DATASETS, DATA_PARALLEL, BUILD_TIME_METHODS, COLLECTIVES, DATALOADER, DDP,
     DISTRIBUTED_MODULES, DISTRIBUTED_SAMPLER, DOWNLOADING_DATASETS, FULL_STATE_DICT_CONFIG, GET_RANK, GET_STATE_DICT, GROUP_STARTS,
     HF_TRAINER, RANK_ZERO_FIRST, SAFETENSORS_SAVE, SAVE_EVIDENCE, SAVE_PRETRAINED, SMALL_FILE_WRITERS, SPAWN,
     START_PROCESSES, STATE_DICT_OPTIONS, STATE_DICT_TYPE, TORCH_SAVE,
@@ -142,7 +143,10 @@ class SaveOnEveryRank(Rule):
     Not flagged: a save in the branch of `if isinstance(model, nn.DataParallel):` (a DDP model
     is no DataParallel, so only a one-process run takes it; `(DataParallel, DDP)` is not such a
     test), saves to a path that names the rank (`f"ckpt_{rank}.pt"`, also through a
-    variable or `with open(...) as f`), saves into an `io.BytesIO` buffer or a `tempfile`, and functions with no evidence of running distributed (a library
+    variable or `with open(...) as f`), files named after the samples a loop draws from a DataLoader over a
+    DistributedSampler (`for x, names in loader: torch.save(y, f"{out}/{names[j]}.pt")`; also
+    `enumerate(loader)`, `tqdm(...)` of it, or a parameter every caller hands such a loader):
+    each rank draws its own shard, so the names differ, saves into an `io.BytesIO` buffer or a `tempfile`, and functions with no evidence of running distributed (a library
     helper called from another module is judged where it is called).
     A save in a module with no sign of distribution of its own is reported when the program
     model finds how every rank reaches it: from code that joins the ranks (calls
@@ -220,6 +224,22 @@ class SaveOnEveryRank(Rule):
     project_screen = WriterOrHelperCalls(replace(trigger.screen, within=None))
 
     flagged_examples = (
+        Flagged(
+            # No DistributedSampler: every rank iterates all the data and writes every file.
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader
+
+            def dump(model, data, out):
+                dist.init_process_group("nccl")
+                for x, names in DataLoader(data, batch_size=8):
+                    for j in range(len(names)):
+                        torch.save(model(x)[j], os.path.join(out, names[j] + ".pt"))
+                        ^
+            """
+        ),
         Flagged(
             # A DDP model is no DataParallel: every rank takes the `else:` and saves.
             """
@@ -622,6 +642,22 @@ class SaveOnEveryRank(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # Each rank draws its own samples and names each file after one.
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def dump(model, data, out):
+                dist.init_process_group("nccl")
+                loader = DataLoader(data, batch_size=8, sampler=DistributedSampler(data, shuffle=False))
+                for _, (x, names) in enumerate(loader):
+                    for j in range(len(names)):
+                        torch.save(model(x)[j], os.path.join(out, names[j] + ".pt"))
+            """
+        ),
         Clean(
             # Only a DataParallel model (one process) takes the branch; the `else:` is not shown.
             """
@@ -1423,6 +1459,10 @@ class SaveOnEveryRank(Rule):
         self._per_rank: dict[str | None, dict[str, frozenset[str]]] = {}
         self._rank_paths: dict[str | None, dict[str, frozenset[str]]] = {}
         self._per_rank_attributes: set[tuple[str, str]] = set()  # `self` attributes some method binds per replica
+        # frame -> names bound to a DistributedSampler, and to a DataLoader drawing from one (or
+        # `enumerate(loader)`, `tqdm(...)` of it): what each rank draws from them is its own shard
+        self._samplers: dict[str | None, set[str]] = {}
+        self._shards: dict[str | None, set[str]] = {}
         # calls of other modules' functions outside a rank-0 guard: (call, its function, qualified name)
         self._helper_calls: list[tuple[cst.Call, str | None, str]] = []
         # frame -> names bound to a configuration under which only rank 0 receives a full state
@@ -1453,6 +1493,8 @@ class SaveOnEveryRank(Rule):
             self.model.qualified(value.func) in PRIVATE_FILES or "temp" in (last_name(value) or "").lower()
         ):
             self._buffers.setdefault(key, set()).add(name)
+        for table, holds in ((self._samplers, self._is_sampler(value)), (self._shards, self._draws_shard(value))):
+            (table.setdefault(key, set()).add if holds else table.get(key, set()).discard)(name)
         no_weights = self._no_weights.setdefault(key, set())
         (no_weights.add if self._writes_no_weights(value) else no_weights.discard)(name)
         per_rank = self._per_rank.setdefault(key, {})
@@ -1468,6 +1510,48 @@ class SaveOnEveryRank(Rule):
                 self._per_rank_attributes.add(attribute)
         else:
             per_rank.pop(name, None)
+
+    def _is_sampler(self, value: cst.BaseExpression) -> bool:
+        """`DistributedSampler(...)`, or a name this function bound to one."""
+        if isinstance(value, cst.Call):
+            return self.model.qualified(value.func) in DISTRIBUTED_SAMPLER
+        return isinstance(value, cst.Name) and value.value in self._samplers.get(self.model.frame.key, ())
+
+    def _draws_shard(self, value: cst.BaseExpression) -> bool:
+        """`loader`, `enumerate(loader)`, `tqdm(enumerate(loader), ...)` where the loader draws
+        from a DistributedSampler: built here (`DataLoader(data, sampler=DistributedSampler(data))`),
+        bound to a name here, or a parameter that every call hands such a loader (the program
+        model's Loader). Each rank iterates its own part of the data."""
+        key = self.model.frame.key
+        project = self.model.project
+        held = project.loader_parameters(key) if project is not None else {}
+        shards = self._shards.get(key, ())
+        pending = [value]
+        while pending:
+            expr = pending.pop()
+            if isinstance(expr, cst.Name) and (expr.value in shards or expr.value in held):
+                return True
+            if not isinstance(expr, cst.Call):
+                continue
+            if self.model.qualified(expr.func) in DATALOADER:
+                sampler = argument_for(expr, DATALOADER, "sampler")
+                if sampler is not None and self._is_sampler(sampler.value):
+                    return True
+                continue
+            pending.extend(arg.value for arg in expr.args if arg.keyword is None and not arg.star)
+        return False
+
+    def visit_For(self, node: cst.For) -> None:
+        """`for _, (x, y, names) in enumerate(loader):` over a loader drawing from a
+        DistributedSampler: what the loop draws is this rank's own samples, so a file named
+        after one (`os.path.join(out, names[j], "img.pth")`) differs from rank to rank (only
+        the few samples the sampler repeats to even out the ranks come twice)."""
+        if not self._draws_shard(node.iter):
+            return
+        per_rank = self._per_rank.setdefault(self.model.frame.key, {})
+        for target in descendants(node.target):
+            if isinstance(target, cst.Name):
+                per_rank[target.value] = frozenset({GLOBAL})
 
     def _rank_zero_config(self, value: cst.BaseExpression) -> cst.CSTNode | None:
         """`FullStateDictConfig(rank0_only=True)`, `StateDictOptions(full_state_dict=True,
