@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass, replace
 
@@ -21,7 +22,7 @@ from ddplint.analyses.ranks import (
 )
 from ddplint.core.diagnostics import StepKind
 from ddplint.prefilter.project_facts import ProjectFact
-from ddplint.prefilter.screens import WriterOrHelperCalls
+from ddplint.prefilter.screens import WriterOrHelperCalls, dotted
 from ddplint.prefilter.triggers import SAVE_EVIDENCE_CODE, CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.semantic.model import dotted_name
@@ -145,8 +146,10 @@ class SaveOnEveryRank(Rule):
     test), saves to a path that names the rank (`f"ckpt_{rank}.pt"`, also through a
     variable or `with open(...) as f`), files named after the samples a loop draws from a DataLoader over a
     DistributedSampler (`for x, names in loader: torch.save(y, f"{out}/{names[j]}.pt")`; also
-    `enumerate(loader)`, `tqdm(...)` of it, or a parameter every caller hands such a loader):
-    each rank draws its own shard, so the names differ, saves into an `io.BytesIO` buffer or a `tempfile`, and functions with no evidence of running distributed (a library
+    `enumerate(loader)`, `tqdm(...)` of it, or a parameter every caller hands such a loader), or
+    from a dataset of a project class whose constructor keeps only its rank's rows (a slice
+    bounded by the rank, itself or from a project function: VideoSys's `self.data =
+    split_df_by_rank(self.data)`): each rank draws its own shard, so the names differ, saves into an `io.BytesIO` buffer or a `tempfile`, and functions with no evidence of running distributed (a library
     helper called from another module is judged where it is called).
     A save in a module with no sign of distribution of its own is reported when the program
     model finds how every rank reaches it: from code that joins the ranks (calls
@@ -1521,7 +1524,8 @@ class SaveOnEveryRank(Rule):
         """`loader`, `enumerate(loader)`, `tqdm(enumerate(loader), ...)` where the loader draws
         from a DistributedSampler: built here (`DataLoader(data, sampler=DistributedSampler(data))`),
         bound to a name here, or a parameter that every call hands such a loader (the program
-        model's Loader). Each rank iterates its own part of the data."""
+        model's Loader); or a dataset of a project class that keeps only its rank's part of the
+        data (`keeps_rank_part`), or a loader over one. Each rank iterates its own part of the data."""
         key = self.model.frame.key
         project = self.model.project
         held = project.loader_parameters(key) if project is not None else {}
@@ -1537,9 +1541,18 @@ class SaveOnEveryRank(Rule):
                 sampler = argument_for(expr, DATALOADER, "sampler")
                 if sampler is not None and self._is_sampler(sampler.value):
                     return True
+                dataset = argument_for(expr, DATALOADER, "dataset")
+                pending.extend([dataset.value] if dataset is not None else [])
                 continue
+            written = dotted_name(expr.func)
+            if project is not None and written is not None and keeps_rank_part(project.program, project.module, key, self._class_name(), written):
+                return True
             pending.extend(arg.value for arg in expr.args if arg.keyword is None and not arg.star)
         return False
+
+    def _class_name(self) -> str | None:
+        self_class = self.model.frame.self_class
+        return self_class.name.value if self_class is not None else None
 
     def visit_For(self, node: cst.For) -> None:
         """`for _, (x, y, names) in enumerate(loader):` over a loader drawing from a
@@ -2027,6 +2040,72 @@ def _saving(program, module: str, key: str, depth: int):
         if where is not None:
             return where
     return None
+
+
+def keeps_rank_part(program, module: str, key: str | None, cls: str | None, written: str) -> bool:
+    """Whether calling `written` (in function `key` of `module`) builds an object of a project
+    class whose `__init__` keeps only its rank's part of the data: it assigns to `self` a
+    subscript indexed by the rank (`self.rows = rows[rank::world_size]`), or the result of a
+    project function that returns one (VideoSys's `self.data = split_df_by_rank(self.data)`,
+    which returns `df.iloc[rank * chunk:(rank + 1) * chunk]`). Each rank then iterates other rows."""
+    target = program.target(module, key, cls, written)
+    if target is None or not target.key.endswith(".__init__"):
+        return False
+    init = _definition(program, target.module, target.key)
+    if init is None:
+        return False
+    for node in ast.walk(init):
+        if not isinstance(node, ast.Assign) or not any(isinstance(t, ast.Attribute) for t in node.targets):
+            continue
+        value = node.value
+        if isinstance(value, ast.Subscript) and _indexed_by_rank(value, _rank_names(init)):
+            return True
+        callee = dotted(value.func) if isinstance(value, ast.Call) else None
+        inner = program.resolve(target.module, callee, None) if callee is not None else None
+        helper = _definition(program, inner.module, inner.key) if inner is not None and not inner.bound else None
+        if helper is not None and any(
+            isinstance(ret, ast.Return) and isinstance(ret.value, ast.Subscript) and _indexed_by_rank(ret.value, _rank_names(helper))
+            for ret in ast.walk(helper)
+        ):
+            return True
+    return False
+
+
+def _definition(program, module: str, key: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The `def` of function `key` (`name` or `Class.name`) at the top of `module`, or None."""
+    tree = program.tree(module)
+    body = tree.body if tree is not None else []
+    *classes, name = key.split(".")
+    if len(classes) > 1:
+        return None
+    if classes:
+        body = next((node.body for node in body if isinstance(node, ast.ClassDef) and node.name == classes[0]), [])
+    return next((node for node in body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name), None)
+
+
+def _rank_names(function: ast.AST) -> set[str]:
+    """Locals of `function` bound to the rank: `rank = dist.get_rank()`, `rank, world = ...rank...`."""
+    names = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and _names_rank(node.value, set()):
+            names |= {n.id for target in node.targets for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return names
+
+
+def _names_rank(expr: ast.AST, ranks: set[str]) -> bool:
+    """`expr` reads the rank: a call of `get_rank`, a name in `ranks`, or a name or attribute
+    holding "rank" (`args.rank`; as ddplint.analyses.ranks.rank_mentions counts it)."""
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Name) and (node.id in ranks or "rank" in node.id.lower()):
+            return True
+        if isinstance(node, ast.Attribute) and "rank" in node.attr.lower():
+            return True
+    return False
+
+
+def _indexed_by_rank(subscript: ast.Subscript, ranks: set[str]) -> bool:
+    """`rows[rank::world]`, `df.iloc[rank * chunk:(rank + 1) * chunk]`: a slice whose bounds read the rank."""
+    return isinstance(subscript.slice, ast.Slice) and _names_rank(subscript.slice, ranks)
 
 
 MAX_CALLER_DEPTH = 6  # callers followed from a save to the code that joins the ranks; deeper is unknown
