@@ -144,7 +144,8 @@ class SaveOnEveryRank(Rule):
     Not flagged: a save in the branch of `if isinstance(model, nn.DataParallel):` (a DDP model
     is no DataParallel, so only a one-process run takes it; `(DataParallel, DDP)` is not such a
     test), saves to a path that names the rank (`f"ckpt_{rank}.pt"`, also through a
-    variable or `with open(...) as f`), files named after the samples a loop draws from a DataLoader over a
+    variable or `with open(...) as f`, or a parameter that every call of its function in the
+    module hands such a path: `self.save_model(f"best_{self.args.rank}.pth")`), files named after the samples a loop draws from a DataLoader over a
     DistributedSampler (`for x, names in loader: torch.save(y, f"{out}/{names[j]}.pt")`; also
     `enumerate(loader)`, `tqdm(...)` of it, or a parameter every caller hands such a loader), or
     from a dataset of a project class whose constructor keeps only its rank's rows (a slice
@@ -227,6 +228,25 @@ class SaveOnEveryRank(Rule):
     project_screen = WriterOrHelperCalls(replace(trigger.screen, within=None))
 
     flagged_examples = (
+        Flagged(
+            # One call hands save_model a name every rank shares.
+            """
+            import torch
+            import torch.distributed as dist
+
+            class Trainer:
+                def fit(self, epochs):
+                    dist.init_process_group("nccl")
+                    for epoch in range(epochs):
+                        self.save_model(f"last_{self.args.rank}.pth")
+                    self.save_model("final.pth")
+
+                def save_model(self, filename):
+                    path = self.out / filename
+                    torch.save(self.model.state_dict(), path)
+                    ^
+            """
+        ),
         Flagged(
             # No DistributedSampler: every rank iterates all the data and writes every file.
             """
@@ -645,6 +665,24 @@ class SaveOnEveryRank(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # Every call names the file after the rank: one file per rank.
+            """
+            import torch
+            import torch.distributed as dist
+
+            class Trainer:
+                def fit(self, epochs):
+                    dist.init_process_group("nccl")
+                    for epoch in range(epochs):
+                        self.save_model(f"last_{self.args.rank}.pth")
+                    self.save_model(filename=f"final_{self.args.rank}.pth")
+
+                def save_model(self, filename):
+                    path = self.out / filename
+                    torch.save(self.model.state_dict(), path)
+            """
+        ),
         Clean(
             # Each rank draws its own samples and names each file after one.
             """
@@ -1462,6 +1500,7 @@ class SaveOnEveryRank(Rule):
         self._per_rank: dict[str | None, dict[str, frozenset[str]]] = {}
         self._rank_paths: dict[str | None, dict[str, frozenset[str]]] = {}
         self._per_rank_attributes: set[tuple[str, str]] = set()  # `self` attributes some method binds per replica
+        self._rank_named_parameters: dict[str, set[str]] = {}  # `_rank_named_parameters` of the module
         # frame -> names bound to a DistributedSampler, and to a DataLoader drawing from one (or
         # `enumerate(loader)`, `tqdm(...)` of it): what each rank draws from them is its own shard
         self._samplers: dict[str | None, set[str]] = {}
@@ -1640,6 +1679,14 @@ class SaveOnEveryRank(Rule):
 
     def visit_Module(self, node: cst.Module) -> None:
         self._blocks.append(node)
+        self._rank_named_parameters = _rank_named_parameters(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        """A parameter that every call of the function in this module hands a path naming the
+        rank (`self.save_model(f"best_{self.args.rank}.pth")`) names the rank too."""
+        key = self.model.frame.key
+        for name in self._rank_named_parameters.get(key, ()):  # type: ignore[arg-type]
+            self._per_rank.setdefault(key, {})[name] = frozenset({GLOBAL})
 
     def leave_If(self, original_node: cst.If) -> None:
         """`if rank != 0: dist.barrier()`: the other ranks wait there until rank 0 has passed
@@ -2040,6 +2087,41 @@ def _saving(program, module: str, key: str, depth: int):
         if where is not None:
             return where
     return None
+
+
+def _rank_named_parameters(module: cst.Module) -> dict[str, set[str]]:
+    """Function key (`name`, `Class.name`) -> its parameters that every call of it in `module`
+    (`name(...)` for a function, `self.name(...)` in its class for a method; one call at least)
+    passes a path built naming a replica's rank, by position or keyword (music-translation's
+    `save_model(filename)`, called only with `f"lastmodel_{self.args.rank}.pth"`)."""
+    defs: dict[str, list[str]] = {}  # key -> its parameters, `self` left out
+    calls: dict[str, list[cst.Call]] = {}
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef):
+            defs[statement.name.value] = [p.name.value for p in statement.params.params]
+            for node in descendants(statement):
+                if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+                    calls.setdefault(node.func.value, []).append(node)
+        elif isinstance(statement, cst.ClassDef):
+            cls = statement.name.value
+            for item in statement.body.body:
+                if isinstance(item, cst.FunctionDef):
+                    defs[f"{cls}.{item.name.value}"] = [p.name.value for p in item.params.params][1:]
+            for node in descendants(statement):
+                if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and dotted_name(node.func.value) == "self":
+                    calls.setdefault(f"{cls}.{node.func.attr.value}", []).append(node)
+    found: dict[str, set[str]] = {}
+    for key, params in defs.items():
+        made = calls.get(key, [])
+        for index, name in enumerate(params):
+            passed = [next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+                      if index >= len(call.args) or call.args[index].keyword is not None or call.args[index].star
+                      else call.args[index].value for call in made]
+            if made and all(
+                value is not None and _builds_path(value) and rank_mentions(value) & REPLICA_DIMENSIONS for value in passed
+            ):
+                found.setdefault(key, set()).add(name)
+    return found
 
 
 def keeps_rank_part(program, module: str, key: str | None, cls: str | None, written: str) -> bool:
