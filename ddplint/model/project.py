@@ -59,7 +59,7 @@ from ddplint.model.parsers import NOT_SHOWN, DeclaredOptions, declared_options, 
 from ddplint.model.program import Program
 from ddplint.analyses.ranks import distributed_flag
 from ddplint.model.reach import Reach, names_in
-from ddplint.model.records import Inner, LaunchCommand, Loader, Place, Prepared, Wrapped
+from ddplint.model.records import Inner, LaunchCommand, Place, Prepared, Wrapped
 from ddplint.prefilter.needles import TextScan, call_needle
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.screens import dotted, walk
@@ -1850,12 +1850,6 @@ class ProjectView:
         `accelerator.prepare(...)` returned: name -> ddplint.model.records.Prepared."""
         program = self.project.program
         return program.held(program.parameters, (self.module, key), Prepared) if key else {}
-
-    def loader_parameters(self, key: str | None) -> dict:
-        """The parameters of this module's function `key` that some call hands a DataLoader
-        drawing from a DistributedSampler: name -> ddplint.model.records.Loader."""
-        program = self.project.program
-        return program.held(program.parameters, (self.module, key), Loader) if key else {}
 
     def wrapped_attributes(self, cls: str) -> dict:
         """The `self` attributes of class `cls` that hold a DDP model: name -> Wrapped."""

@@ -28,7 +28,7 @@ from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.semantic.edits import argument_for, has_star_arguments
 from ddplint.model.context import CallSite
-from ddplint.model.records import Place
+from ddplint.model.records import Loader, Place
 from ddplint.semantic.walk import descendants, positions
 from ddplint.core.torch_api import (
     ACCELERATE_SAVE, ACCELERATE_SAVE_HOOK, ACCELERATOR, BUILD_TIME_DATASETS, DATA_PARALLEL, BUILD_TIME_METHODS, COLLECTIVES, DATALOADER, DDP,
@@ -1567,7 +1567,7 @@ class SaveOnEveryRank(Rule):
         data (`keeps_rank_part`), or a loader over one. Each rank iterates its own part of the data."""
         key = self.model.frame.key
         project = self.model.project
-        held = project.loader_parameters(key) if project is not None else {}
+        held = loader_parameters(project, key) if project is not None else {}
         shards = self._shards.get(key, ())
         pending = [value]
         while pending:
@@ -2122,6 +2122,13 @@ def _rank_named_parameters(module: cst.Module) -> dict[str, set[str]]:
             ):
                 found.setdefault(key, set()).add(name)
     return found
+
+
+def loader_parameters(view, key: str | None) -> dict:
+    """The parameters of the view's function `key` that some call hands a DataLoader drawing
+    from a DistributedSampler (the program model's Loader): name -> Loader."""
+    program = view.program
+    return program.held(program.parameters, (view.module, key), Loader) if key else {}
 
 
 def keeps_rank_part(program, module: str, key: str | None, cls: str | None, written: str) -> bool:
