@@ -229,6 +229,21 @@ class SaveOnEveryRank(Rule):
 
     flagged_examples = (
         Flagged(
+            # The step enumerate counts is the same on every rank: one file for all of them.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def train(model, data):
+                dist.init_process_group("nccl")
+                batches = enumerate(DataLoader(data, sampler=DistributedSampler(data)))
+                for step, (x, names) in batches:
+                    torch.save(model.state_dict(), f"step_{step}.pt")
+                    ^
+            """
+        ),
+        Flagged(
             # One call hands save_model a name every rank shares.
             """
             import torch
@@ -1504,7 +1519,7 @@ class SaveOnEveryRank(Rule):
         # frame -> names bound to a DistributedSampler, and to a DataLoader drawing from one (or
         # `enumerate(loader)`, `tqdm(...)` of it): what each rank draws from them is its own shard
         self._samplers: dict[str | None, set[str]] = {}
-        self._shards: dict[str | None, set[str]] = {}
+        self._shards: dict[str | None, dict[str, int]] = {}  # name -> `_shard_depth`
         # calls of other modules' functions outside a rank-0 guard: (call, its function, qualified name)
         self._helper_calls: list[tuple[cst.Call, str | None, str]] = []
         # frame -> names bound to a configuration under which only rank 0 receives a full state
@@ -1535,8 +1550,12 @@ class SaveOnEveryRank(Rule):
             self.model.qualified(value.func) in PRIVATE_FILES or "temp" in (last_name(value) or "").lower()
         ):
             self._buffers.setdefault(key, set()).add(name)
-        for table, holds in ((self._samplers, self._is_sampler(value)), (self._shards, self._draws_shard(value))):
-            (table.setdefault(key, set()).add if holds else table.get(key, set()).discard)(name)
+        samplers, shards, depth = self._samplers.setdefault(key, set()), self._shards.setdefault(key, {}), self._shard_depth(value)
+        (samplers.add if self._is_sampler(value) else samplers.discard)(name)
+        if depth is None:
+            shards.pop(name, None)
+        else:
+            shards[name] = depth
         no_weights = self._no_weights.setdefault(key, set())
         (no_weights.add if self._writes_no_weights(value) else no_weights.discard)(name)
         per_rank = self._per_rank.setdefault(key, {})
@@ -1559,35 +1578,42 @@ class SaveOnEveryRank(Rule):
             return self.model.qualified(value.func) in DISTRIBUTED_SAMPLER
         return isinstance(value, cst.Name) and value.value in self._samplers.get(self.model.frame.key, ())
 
-    def _draws_shard(self, value: cst.BaseExpression) -> bool:
+    def _shard_depth(self, value: cst.BaseExpression) -> int | None:
         """`loader`, `enumerate(loader)`, `tqdm(enumerate(loader), ...)` where the loader draws
         from a DistributedSampler: built here (`DataLoader(data, sampler=DistributedSampler(data))`),
         bound to a name here, or a parameter that every call hands such a loader (the program
         model's Loader); or a dataset of a project class that keeps only its rank's part of the
-        data (`keeps_rank_part`), or a loader over one. Each rank iterates its own part of the data."""
+        data (`keeps_rank_part`), or a loader over one. Each rank iterates its own part of the
+        data. The answer is how many `enumerate(...)` wrap it (each puts a count, the same on
+        every rank, before what it draws); None for anything else (through `zip`: not followed)."""
         key = self.model.frame.key
         project = self.model.project
         held = loader_parameters(project, key) if project is not None else {}
-        shards = self._shards.get(key, ())
-        pending = [value]
+        shards = self._shards.get(key, {})
+        pending: list[tuple[cst.BaseExpression, int]] = [(value, 0)]
         while pending:
-            expr = pending.pop()
-            if isinstance(expr, cst.Name) and (expr.value in shards or expr.value in held):
-                return True
+            expr, depth = pending.pop()
+            if isinstance(expr, cst.Name) and expr.value in shards:
+                return depth + shards[expr.value]
+            if isinstance(expr, cst.Name) and expr.value in held:
+                return depth
             if not isinstance(expr, cst.Call):
                 continue
             if self.model.qualified(expr.func) in DATALOADER:
                 sampler = argument_for(expr, DATALOADER, "sampler")
                 if sampler is not None and self._is_sampler(sampler.value):
-                    return True
+                    return depth
                 dataset = argument_for(expr, DATALOADER, "dataset")
-                pending.extend([dataset.value] if dataset is not None else [])
+                pending.extend([(dataset.value, depth)] if dataset is not None else [])
                 continue
             written = dotted_name(expr.func)
+            if written == "zip":
+                continue
             if project is not None and written is not None and keeps_rank_part(project.program, project.module, key, self._class_name(), written):
-                return True
-            pending.extend(arg.value for arg in expr.args if arg.keyword is None and not arg.star)
-        return False
+                return depth
+            inner = depth + (written == "enumerate")
+            pending.extend((arg.value, inner) for arg in expr.args if arg.keyword is None and not arg.star)
+        return None
 
     def _class_name(self) -> str | None:
         self_class = self.model.frame.self_class
@@ -1597,11 +1623,17 @@ class SaveOnEveryRank(Rule):
         """`for _, (x, y, names) in enumerate(loader):` over a loader drawing from a
         DistributedSampler: what the loop draws is this rank's own samples, so a file named
         after one (`os.path.join(out, names[j], "img.pth")`) differs from rank to rank (only
-        the few samples the sampler repeats to even out the ranks come twice)."""
-        if not self._draws_shard(node.iter):
+        the few samples the sampler repeats to even out the ranks come twice). The count
+        `enumerate` adds is the same on every rank: `f"step_{i}.pt"` is one file."""
+        depth = self._shard_depth(node.iter)
+        drawn: cst.BaseExpression | None = node.target
+        for _ in range(depth or 0):  # `for step, batch in enumerate(loader)`: the step is no sample's
+            elements = drawn.elements if isinstance(drawn, (cst.Tuple, cst.List)) else ()
+            drawn = elements[1].value if len(elements) == 2 else None
+        if depth is None or drawn is None:
             return
         per_rank = self._per_rank.setdefault(self.model.frame.key, {})
-        for target in descendants(node.target):
+        for target in descendants(drawn):
             if isinstance(target, cst.Name):
                 per_rank[target.value] = frozenset({GLOBAL})
 
