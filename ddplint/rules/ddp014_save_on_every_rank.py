@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from dataclasses import dataclass, replace
 
@@ -79,6 +80,11 @@ _HELPER_MESSAGE = (
     "{}() runs torch.save ({}) with no rank test, and every rank makes this call: all of them write the "
     "same file, which corrupts it; call it on rank 0 only ({})"
 )
+
+
+_BUILTINS = frozenset(dir(builtins))
+# Builtins whose result holds the elements of their argument, in order: a loop over it draws them
+_PASSING_BUILTINS = frozenset({"enumerate", "iter", "list", "tuple", "sorted", "reversed"})
 
 
 def _builds_path(expr: cst.BaseExpression) -> bool:
@@ -228,6 +234,21 @@ class SaveOnEveryRank(Rule):
     project_screen = WriterOrHelperCalls(replace(trigger.screen, within=None))
 
     flagged_examples = (
+        Flagged(
+            # A count is the same on every rank, whatever loader it counts.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def train(model, data):
+                dist.init_process_group("nccl")
+                loader = DataLoader(data, sampler=DistributedSampler(data))
+                for i in range(len(loader)):
+                    torch.save(model.state_dict(), f"part_{i}.pt")
+                    ^
+            """
+        ),
         Flagged(
             # The step enumerate counts is the same on every rank: one file for all of them.
             """
@@ -1585,7 +1606,8 @@ class SaveOnEveryRank(Rule):
         model's Loader); or a dataset of a project class that keeps only its rank's part of the
         data (`keeps_rank_part`), or a loader over one. Each rank iterates its own part of the
         data. The answer is how many `enumerate(...)` wrap it (each puts a count, the same on
-        every rank, before what it draws); None for anything else (through `zip`: not followed)."""
+        every rank, before what it draws); None for anything else (a builtin but those that hand
+        on the elements, `len(loader)` or `zip(...)`: not followed)."""
         key = self.model.frame.key
         project = self.model.project
         held = loader_parameters(project, key) if project is not None else {}
@@ -1607,8 +1629,8 @@ class SaveOnEveryRank(Rule):
                 pending.extend([(dataset.value, depth)] if dataset is not None else [])
                 continue
             written = dotted_name(expr.func)
-            if written == "zip":
-                continue
+            if written in _BUILTINS and written not in _PASSING_BUILTINS and self.model.qualified(expr.func) is None:
+                continue  # `len(loader)`, `range(...)`, `zip(...)`: no element of the data, or not followed
             if project is not None and written is not None and keeps_rank_part(project.program, project.module, key, self._class_name(), written):
                 return depth
             inner = depth + (written == "enumerate")
