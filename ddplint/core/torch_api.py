@@ -271,6 +271,12 @@ DDP = api(
     params="module device_ids output_device dim broadcast_buffers init_sync process_group bucket_cap_mb "
     "find_unused_parameters check_reduction gradient_as_bucket_view static_graph",
 )
+# The one-process wrapper that splits each batch over the GPUs of one process: a DDP model is
+# no instance of it (`isinstance(ddp_model, DataParallel)` is False).
+DATA_PARALLEL = api(
+    "torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.data_parallel.DataParallel",
+    params="module device_ids output_device dim",
+)
 
 
 def _distributed(*names: str) -> tuple[str, ...]:

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import ast
+import builtins
 import re
 from dataclasses import dataclass, replace
 
@@ -7,6 +9,7 @@ import libcst as cst
 
 from ddplint.analyses.launches import Launches
 from ddplint.analyses.ranks import (
+    GLOBAL,
     MODEL,
     RANK_ENVIRONMENT,
     REPLICA_DIMENSIONS,
@@ -20,16 +23,16 @@ from ddplint.analyses.ranks import (
 )
 from ddplint.core.diagnostics import StepKind
 from ddplint.prefilter.project_facts import ProjectFact
-from ddplint.prefilter.screens import WriterOrHelperCalls
+from ddplint.prefilter.screens import WriterOrHelperCalls, dotted
 from ddplint.prefilter.triggers import SAVE_EVIDENCE_CODE, CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.semantic.edits import argument_for, has_star_arguments
 from ddplint.model.context import CallSite
-from ddplint.model.records import Place
-from ddplint.semantic.walk import positions
+from ddplint.model.records import Loader, Place
+from ddplint.semantic.walk import descendants, positions
 from ddplint.core.torch_api import (
-    ACCELERATE_SAVE, ACCELERATE_SAVE_HOOK, ACCELERATOR, BUILD_TIME_DATASETS, BUILD_TIME_METHODS, COLLECTIVES, DDP,
+    ACCELERATE_SAVE, ACCELERATE_SAVE_HOOK, ACCELERATOR, BUILD_TIME_DATASETS, DATA_PARALLEL, BUILD_TIME_METHODS, COLLECTIVES, DATALOADER, DDP,
     DISTRIBUTED_MODULES, DISTRIBUTED_SAMPLER, DOWNLOADING_DATASETS, FULL_STATE_DICT_CONFIG, GET_RANK, GET_STATE_DICT, GROUP_STARTS,
     HF_TRAINER, RANK_ZERO_FIRST, SAFETENSORS_SAVE, SAVE_EVIDENCE, SAVE_PRETRAINED, SMALL_FILE_WRITERS, SPAWN,
     START_PROCESSES, STATE_DICT_OPTIONS, STATE_DICT_TYPE, TORCH_SAVE,
@@ -77,6 +80,11 @@ _HELPER_MESSAGE = (
     "{}() runs torch.save ({}) with no rank test, and every rank makes this call: all of them write the "
     "same file, which corrupts it; call it on rank 0 only ({})"
 )
+
+
+_BUILTINS = frozenset(dir(builtins))
+# Builtins whose result holds the elements of their argument, in order: a loop over it draws them
+_PASSING_BUILTINS = frozenset({"enumerate", "iter", "list", "tuple", "sorted", "reversed"})
 
 
 def _builds_path(expr: cst.BaseExpression) -> bool:
@@ -139,8 +147,16 @@ class SaveOnEveryRank(Rule):
     under no `if` and says nothing of ranks (`save_checkpoint(state, is_best, out_dir)` in
     `utils.py`, also through such helpers it calls: `fit(...)` in `engine.py` that calls it) is
     reported at that call, naming the save; a call that passes a path naming the rank is not.
-    Not flagged: saves to a path that names the rank (`f"ckpt_{rank}.pt"`, also through a
-    variable or `with open(...) as f`), saves into an `io.BytesIO` buffer or a `tempfile`, and functions with no evidence of running distributed (a library
+    Not flagged: a save in the branch of `if isinstance(model, nn.DataParallel):` (a DDP model
+    is no DataParallel, so only a one-process run takes it; `(DataParallel, DDP)` is not such a
+    test), saves to a path that names the rank (`f"ckpt_{rank}.pt"`, also through a
+    variable or `with open(...) as f`, or a parameter that every call of its function in the
+    module hands such a path: `self.save_model(f"best_{self.args.rank}.pth")`), files named after the samples a loop draws from a DataLoader over a
+    DistributedSampler (`for x, names in loader: torch.save(y, f"{out}/{names[j]}.pt")`; also
+    `enumerate(loader)`, `tqdm(...)` of it, or a parameter every caller hands such a loader), or
+    from a dataset of a project class whose constructor keeps only its rank's rows (a slice
+    bounded by the rank, itself or from a project function: VideoSys's `self.data =
+    split_df_by_rank(self.data)`): each rank draws its own shard, so the names differ, saves into an `io.BytesIO` buffer or a `tempfile`, and functions with no evidence of running distributed (a library
     helper called from another module is judged where it is called).
     A save in a module with no sign of distribution of its own is reported when the program
     model finds how every rank reaches it: from code that joins the ranks (calls
@@ -218,6 +234,100 @@ class SaveOnEveryRank(Rule):
     project_screen = WriterOrHelperCalls(replace(trigger.screen, within=None))
 
     flagged_examples = (
+        Flagged(
+            # A count is the same on every rank, whatever loader it counts.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def train(model, data):
+                dist.init_process_group("nccl")
+                loader = DataLoader(data, sampler=DistributedSampler(data))
+                for i in range(len(loader)):
+                    torch.save(model.state_dict(), f"part_{i}.pt")
+                    ^
+            """
+        ),
+        Flagged(
+            # The step enumerate counts is the same on every rank: one file for all of them.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def train(model, data):
+                dist.init_process_group("nccl")
+                batches = enumerate(DataLoader(data, sampler=DistributedSampler(data)))
+                for step, (x, names) in batches:
+                    torch.save(model.state_dict(), f"step_{step}.pt")
+                    ^
+            """
+        ),
+        Flagged(
+            # One call hands save_model a name every rank shares.
+            """
+            import torch
+            import torch.distributed as dist
+
+            class Trainer:
+                def fit(self, epochs):
+                    dist.init_process_group("nccl")
+                    for epoch in range(epochs):
+                        self.save_model(f"last_{self.args.rank}.pth")
+                    self.save_model("final.pth")
+
+                def save_model(self, filename):
+                    path = self.out / filename
+                    torch.save(self.model.state_dict(), path)
+                    ^
+            """
+        ),
+        Flagged(
+            # No DistributedSampler: every rank iterates all the data and writes every file.
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader
+
+            def dump(model, data, out):
+                dist.init_process_group("nccl")
+                for x, names in DataLoader(data, batch_size=8):
+                    for j in range(len(names)):
+                        torch.save(model(x)[j], os.path.join(out, names[j] + ".pt"))
+                        ^
+            """
+        ),
+        Flagged(
+            # A DDP model is no DataParallel: every rank takes the `else:` and saves.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def save_model(model, path):
+                dist.barrier()
+                if isinstance(model, torch.nn.DataParallel):
+                    torch.save(model.module.state_dict(), path)
+                else:
+                    torch.save(model.state_dict(), path)
+                    ^
+            """
+        ),
+        Flagged(
+            # The tuple admits a DDP model: every rank takes the branch.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def save_model(model, path):
+                dist.barrier()
+                if isinstance(model, (torch.nn.DataParallel, DDP)):
+                    torch.save(model.module.state_dict(), path)
+                    ^
+            """
+        ),
         Flagged(
             # The process group starts whatever `args.multi_gpu` says: the flag may be off
             # in a distributed run, and then every rank saves.
@@ -591,6 +701,53 @@ class SaveOnEveryRank(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # Every call names the file after the rank: one file per rank.
+            """
+            import torch
+            import torch.distributed as dist
+
+            class Trainer:
+                def fit(self, epochs):
+                    dist.init_process_group("nccl")
+                    for epoch in range(epochs):
+                        self.save_model(f"last_{self.args.rank}.pth")
+                    self.save_model(filename=f"final_{self.args.rank}.pth")
+
+                def save_model(self, filename):
+                    path = self.out / filename
+                    torch.save(self.model.state_dict(), path)
+            """
+        ),
+        Clean(
+            # Each rank draws its own samples and names each file after one.
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def dump(model, data, out):
+                dist.init_process_group("nccl")
+                loader = DataLoader(data, batch_size=8, sampler=DistributedSampler(data, shuffle=False))
+                for _, (x, names) in enumerate(loader):
+                    for j in range(len(names)):
+                        torch.save(model(x)[j], os.path.join(out, names[j] + ".pt"))
+            """
+        ),
+        Clean(
+            # Only a DataParallel model (one process) takes the branch; the `else:` is not shown.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.nn import DataParallel
+
+            def save_model(model, path):
+                dist.barrier()
+                if isinstance(model, DataParallel):
+                    torch.save(model.module.state_dict(), path)
+            """
+        ),
         Clean(
             # torchrun sets RANK in every process it starts: without it the run is one process.
             """
@@ -1379,6 +1536,11 @@ class SaveOnEveryRank(Rule):
         self._per_rank: dict[str | None, dict[str, frozenset[str]]] = {}
         self._rank_paths: dict[str | None, dict[str, frozenset[str]]] = {}
         self._per_rank_attributes: set[tuple[str, str]] = set()  # `self` attributes some method binds per replica
+        self._rank_named_parameters: dict[str, set[str]] = {}  # `_rank_named_parameters` of the module
+        # frame -> names bound to a DistributedSampler, and to a DataLoader drawing from one (or
+        # `enumerate(loader)`, `tqdm(...)` of it): what each rank draws from them is its own shard
+        self._samplers: dict[str | None, set[str]] = {}
+        self._shards: dict[str | None, dict[str, int]] = {}  # name -> `_shard_depth`
         # calls of other modules' functions outside a rank-0 guard: (call, its function, qualified name)
         self._helper_calls: list[tuple[cst.Call, str | None, str]] = []
         # frame -> names bound to a configuration under which only rank 0 receives a full state
@@ -1409,6 +1571,12 @@ class SaveOnEveryRank(Rule):
             self.model.qualified(value.func) in PRIVATE_FILES or "temp" in (last_name(value) or "").lower()
         ):
             self._buffers.setdefault(key, set()).add(name)
+        samplers, shards, depth = self._samplers.setdefault(key, set()), self._shards.setdefault(key, {}), self._shard_depth(value)
+        (samplers.add if self._is_sampler(value) else samplers.discard)(name)
+        if depth is None:
+            shards.pop(name, None)
+        else:
+            shards[name] = depth
         no_weights = self._no_weights.setdefault(key, set())
         (no_weights.add if self._writes_no_weights(value) else no_weights.discard)(name)
         per_rank = self._per_rank.setdefault(key, {})
@@ -1424,6 +1592,72 @@ class SaveOnEveryRank(Rule):
                 self._per_rank_attributes.add(attribute)
         else:
             per_rank.pop(name, None)
+
+    def _is_sampler(self, value: cst.BaseExpression) -> bool:
+        """`DistributedSampler(...)`, or a name this function bound to one."""
+        if isinstance(value, cst.Call):
+            return self.model.qualified(value.func) in DISTRIBUTED_SAMPLER
+        return isinstance(value, cst.Name) and value.value in self._samplers.get(self.model.frame.key, ())
+
+    def _shard_depth(self, value: cst.BaseExpression) -> int | None:
+        """`loader`, `enumerate(loader)`, `tqdm(enumerate(loader), ...)` where the loader draws
+        from a DistributedSampler: built here (`DataLoader(data, sampler=DistributedSampler(data))`),
+        bound to a name here, or a parameter that every call hands such a loader (the program
+        model's Loader); or a dataset of a project class that keeps only its rank's part of the
+        data (`keeps_rank_part`), or a loader over one. Each rank iterates its own part of the
+        data. The answer is how many `enumerate(...)` wrap it (each puts a count, the same on
+        every rank, before what it draws); None for anything else (a builtin but those that hand
+        on the elements, `len(loader)` or `zip(...)`: not followed)."""
+        key = self.model.frame.key
+        project = self.model.project
+        held = loader_parameters(project, key) if project is not None else {}
+        shards = self._shards.get(key, {})
+        pending: list[tuple[cst.BaseExpression, int]] = [(value, 0)]
+        while pending:
+            expr, depth = pending.pop()
+            if isinstance(expr, cst.Name) and expr.value in shards:
+                return depth + shards[expr.value]
+            if isinstance(expr, cst.Name) and expr.value in held:
+                return depth
+            if not isinstance(expr, cst.Call):
+                continue
+            if self.model.qualified(expr.func) in DATALOADER:
+                sampler = argument_for(expr, DATALOADER, "sampler")
+                if sampler is not None and self._is_sampler(sampler.value):
+                    return depth
+                dataset = argument_for(expr, DATALOADER, "dataset")
+                pending.extend([(dataset.value, depth)] if dataset is not None else [])
+                continue
+            written = dotted_name(expr.func)
+            if written in _BUILTINS and written not in _PASSING_BUILTINS and self.model.qualified(expr.func) is None:
+                continue  # `len(loader)`, `range(...)`, `zip(...)`: no element of the data, or not followed
+            if project is not None and written is not None and keeps_rank_part(project.program, project.module, key, self._class_name(), written):
+                return depth
+            inner = depth + (written == "enumerate")
+            pending.extend((arg.value, inner) for arg in expr.args if arg.keyword is None and not arg.star)
+        return None
+
+    def _class_name(self) -> str | None:
+        self_class = self.model.frame.self_class
+        return self_class.name.value if self_class is not None else None
+
+    def visit_For(self, node: cst.For) -> None:
+        """`for _, (x, y, names) in enumerate(loader):` over a loader drawing from a
+        DistributedSampler: what the loop draws is this rank's own samples, so a file named
+        after one (`os.path.join(out, names[j], "img.pth")`) differs from rank to rank (only
+        the few samples the sampler repeats to even out the ranks come twice). The count
+        `enumerate` adds is the same on every rank: `f"step_{i}.pt"` is one file."""
+        depth = self._shard_depth(node.iter)
+        drawn: cst.BaseExpression | None = node.target
+        for _ in range(depth or 0):  # `for step, batch in enumerate(loader)`: the step is no sample's
+            elements = drawn.elements if isinstance(drawn, (cst.Tuple, cst.List)) else ()
+            drawn = elements[1].value if len(elements) == 2 else None
+        if depth is None or drawn is None:
+            return
+        per_rank = self._per_rank.setdefault(self.model.frame.key, {})
+        for target in descendants(drawn):
+            if isinstance(target, cst.Name):
+                per_rank[target.value] = frozenset({GLOBAL})
 
     def _rank_zero_config(self, value: cst.BaseExpression) -> cst.CSTNode | None:
         """`FullStateDictConfig(rank0_only=True)`, `StateDictOptions(full_state_dict=True,
@@ -1499,6 +1733,14 @@ class SaveOnEveryRank(Rule):
 
     def visit_Module(self, node: cst.Module) -> None:
         self._blocks.append(node)
+        self._rank_named_parameters = _rank_named_parameters(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        """A parameter that every call of the function in this module hands a path naming the
+        rank (`self.save_model(f"best_{self.args.rank}.pth")`) names the rank too."""
+        key = self.model.frame.key
+        for name in self._rank_named_parameters.get(key, ()):  # type: ignore[arg-type]
+            self._per_rank.setdefault(key, {})[name] = frozenset({GLOBAL})
 
     def leave_If(self, original_node: cst.If) -> None:
         """`if rank != 0: dist.barrier()`: the other ranks wait there until rank 0 has passed
@@ -1594,9 +1836,25 @@ class SaveOnEveryRank(Rule):
         cls = self_class.name.value if self_class is not None else None
         return project.program.target(project.module, self.model.frame.key, cls, written) is not None
 
+    def _data_parallel_only(self) -> bool:
+        """The statement runs only where an `if isinstance(model, nn.DataParallel):` found a
+        DataParallel model (not also DDP, `isinstance(m, (DataParallel, DDP))`): the wrapper
+        of one process. A DDP model is no DataParallel, so no rank of a DDP job takes the
+        branch (SimCLR's `save_model` saves `model.module` there, the DDP model in `else:`)."""
+        for _, test, way in self.ranks.conditions:
+            func = test.func if isinstance(test, cst.Call) else None
+            if not way or not isinstance(func, cst.Name) or func.value != "isinstance" or len(test.args) != 2:  # type: ignore[union-attr]
+                continue
+            classes = test.args[1].value
+            named = [element.value for element in classes.elements] if isinstance(classes, cst.Tuple) else [classes]
+            qualified = [self.model.qualified(cls) for cls in named]
+            if all(name in DATA_PARALLEL for name in qualified):
+                return True
+        return False
+
     def _note_save(self, node: cst.Call, writer: str, destination: cst.Arg | None) -> None:
         key = self.model.frame.key
-        if destination is None:
+        if destination is None or self._data_parallel_only():
             return
         named = rank_mentions(destination.value, self._per_rank.get(key, {}))
         if named & REPLICA_DIMENSIONS:
@@ -1883,6 +2141,114 @@ def _saving(program, module: str, key: str, depth: int):
         if where is not None:
             return where
     return None
+
+
+def _rank_named_parameters(module: cst.Module) -> dict[str, set[str]]:
+    """Function key (`name`, `Class.name`) -> its parameters that every call of it in `module`
+    (`name(...)` for a function, `self.name(...)` in its class for a method; one call at least)
+    passes a path built naming a replica's rank, by position or keyword (music-translation's
+    `save_model(filename)`, called only with `f"lastmodel_{self.args.rank}.pth"`)."""
+    defs: dict[str, list[str]] = {}  # key -> its parameters, `self` left out
+    calls: dict[str, list[cst.Call]] = {}
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef):
+            defs[statement.name.value] = [p.name.value for p in statement.params.params]
+            for node in descendants(statement):
+                if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+                    calls.setdefault(node.func.value, []).append(node)
+        elif isinstance(statement, cst.ClassDef):
+            cls = statement.name.value
+            for item in statement.body.body:
+                if isinstance(item, cst.FunctionDef):
+                    defs[f"{cls}.{item.name.value}"] = [p.name.value for p in item.params.params][1:]
+            for node in descendants(statement):
+                if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and dotted_name(node.func.value) == "self":
+                    calls.setdefault(f"{cls}.{node.func.attr.value}", []).append(node)
+    found: dict[str, set[str]] = {}
+    for key, params in defs.items():
+        made = calls.get(key, [])
+        for index, name in enumerate(params):
+            passed = [next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+                      if index >= len(call.args) or call.args[index].keyword is not None or call.args[index].star
+                      else call.args[index].value for call in made]
+            if made and all(
+                value is not None and _builds_path(value) and rank_mentions(value) & REPLICA_DIMENSIONS for value in passed
+            ):
+                found.setdefault(key, set()).add(name)
+    return found
+
+
+def loader_parameters(view, key: str | None) -> dict:
+    """The parameters of the view's function `key` that some call hands a DataLoader drawing
+    from a DistributedSampler (the program model's Loader): name -> Loader."""
+    program = view.program
+    return program.held(program.parameters, (view.module, key), Loader) if key else {}
+
+
+def keeps_rank_part(program, module: str, key: str | None, cls: str | None, written: str) -> bool:
+    """Whether calling `written` (in function `key` of `module`) builds an object of a project
+    class whose `__init__` keeps only its rank's part of the data: it assigns to `self` a
+    subscript indexed by the rank (`self.rows = rows[rank::world_size]`), or the result of a
+    project function that returns one (VideoSys's `self.data = split_df_by_rank(self.data)`,
+    which returns `df.iloc[rank * chunk:(rank + 1) * chunk]`). Each rank then iterates other rows."""
+    target = program.target(module, key, cls, written)
+    if target is None or not target.key.endswith(".__init__"):
+        return False
+    init = _definition(program, target.module, target.key)
+    if init is None:
+        return False
+    for node in ast.walk(init):
+        if not isinstance(node, ast.Assign) or not any(isinstance(t, ast.Attribute) for t in node.targets):
+            continue
+        value = node.value
+        if isinstance(value, ast.Subscript) and _indexed_by_rank(value, _rank_names(init)):
+            return True
+        callee = dotted(value.func) if isinstance(value, ast.Call) else None
+        inner = program.resolve(target.module, callee, None) if callee is not None else None
+        helper = _definition(program, inner.module, inner.key) if inner is not None and not inner.bound else None
+        if helper is not None and any(
+            isinstance(ret, ast.Return) and isinstance(ret.value, ast.Subscript) and _indexed_by_rank(ret.value, _rank_names(helper))
+            for ret in ast.walk(helper)
+        ):
+            return True
+    return False
+
+
+def _definition(program, module: str, key: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The `def` of function `key` (`name` or `Class.name`) at the top of `module`, or None."""
+    tree = program.tree(module)
+    body = tree.body if tree is not None else []
+    *classes, name = key.split(".")
+    if len(classes) > 1:
+        return None
+    if classes:
+        body = next((node.body for node in body if isinstance(node, ast.ClassDef) and node.name == classes[0]), [])
+    return next((node for node in body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name), None)
+
+
+def _rank_names(function: ast.AST) -> set[str]:
+    """Locals of `function` bound to the rank: `rank = dist.get_rank()`, `rank, world = ...rank...`."""
+    names = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and _names_rank(node.value, set()):
+            names |= {n.id for target in node.targets for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return names
+
+
+def _names_rank(expr: ast.AST, ranks: set[str]) -> bool:
+    """`expr` reads the rank: a call of `get_rank`, a name in `ranks`, or a name or attribute
+    holding "rank" (`args.rank`; as ddplint.analyses.ranks.rank_mentions counts it)."""
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Name) and (node.id in ranks or "rank" in node.id.lower()):
+            return True
+        if isinstance(node, ast.Attribute) and "rank" in node.attr.lower():
+            return True
+    return False
+
+
+def _indexed_by_rank(subscript: ast.Subscript, ranks: set[str]) -> bool:
+    """`rows[rank::world]`, `df.iloc[rank * chunk:(rank + 1) * chunk]`: a slice whose bounds read the rank."""
+    return isinstance(subscript.slice, ast.Slice) and _names_rank(subscript.slice, ranks)
 
 
 MAX_CALLER_DEPTH = 6  # callers followed from a save to the code that joins the ranks; deeper is unknown
