@@ -65,9 +65,12 @@ class DdpStateDictPrefix(Rule):
     before the save: the analysis follows the order of bindings). Only then is the prefix
     known to be there. In another module (an `evaluate.py` run as one process included), a
     load is flagged when the program model sees a DDP model's state dict saved, by any
-    module or helper the model is handed to, to the same file name or the same
-    configuration value (`args.checkpoint`, `cfg.MODEL.WEIGHTS`) under an agreeing key; the
-    message names that save. A helper that saves to its parameter (`def
+    module or helper the model is handed to, to the same file name (also one formatted alike:
+    `"checkpoint_{}.tar".format(epoch)` and `f"{out}/checkpoint_{n}.tar"` name the same files,
+    `f"{out}/{name}.tar"` none known) or the same configuration value (`args.checkpoint`,
+    `cfg.MODEL.WEIGHTS`) under an agreeing key; the message names that save. A helper that tests
+    `isinstance(model, nn.DataParallel)` before saving `model.module.state_dict()` saves a
+    DDP model's own state dict in its other branch: DDP is no `DataParallel`. A helper that saves to its parameter (`def
     save_checkpoint(model, optimizer, path)` in `utils.py`) saves to the files its callers
     name, each call that hands it a DDP model (`save_checkpoint(ddp_model, opt, args.ckpt)`)
     counting for its own file. `model.module.state_dict()` and a `model_without_ddp =
@@ -296,7 +299,9 @@ class DdpStateDictPrefix(Rule):
         self._consumed: dict[str | None, set[str]] = {}  # frame -> code of prefix-stripped dicts
         self._loads: list[tuple[cst.Call, cst.BaseExpression, str | None, cst.SimpleStatementLine | None]] = []
         self._optimizer_names: set[str] = set()  # names bound to torch.optim / amp objects
-        self._load_calls: dict[int, cst.Call] = {}  # id of a load_state_dict call -> its torch.load
+        # id of a load_state_dict call -> the file its torch.load reads, as the program names
+        # saved files: read where the load is, since the names it uses resolve there
+        self._load_paths: dict[int, str | None] = {}
         self._bound_loads: dict[tuple[str | None, str], cst.Call] = {}  # (frame, name) -> torch.load
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -338,10 +343,10 @@ class DdpStateDictPrefix(Rule):
             loaded = self._loaded.get(self.model.frame.key, {})
             if isinstance(state, cst.Call) and self.model.qualified(state.func) in TORCH_LOAD:
                 path = self._path(state)
-                self._load_calls[id(node)] = state
+                self._load_paths[id(node)] = loaded_path_key(self.model, state)
             elif _root_name(state) in loaded:
                 path = loaded[_root_name(state)]  # type: ignore[index]
-                self._load_calls[id(node)] = self._bound_loads[(self.model.frame.key, _root_name(state))]  # type: ignore[index]
+                self._load_paths[id(node)] = loaded_path_key(self.model, self._bound_loads[(self.model.frame.key, _root_name(state))])  # type: ignore[index]
             else:
                 return
             if _code(state) not in self._consumed.get(self.model.frame.key, ()):
@@ -396,7 +401,7 @@ class DdpStateDictPrefix(Rule):
         if project is None:
             return
         for call, state, _, line in self._loads:
-            where = saved_from_wrapper(project.program, loaded_path_key(self.model, self._load_calls[id(call)]), _first_key(state))
+            where = saved_from_wrapper(project.program, self._load_paths[id(call)], _first_key(state))
             if where is not None:
                 self._report_load(call, state, line, f"{self.message} (saved from the DDP wrapper in {where})")
 
