@@ -159,6 +159,8 @@ def read_save(reader, node: ast.Call, callee: str) -> None:
     held: list = []
     saved = _argument(node, 0, "obj")
     _state_dicts(reader, saved, None, held)
+    if isinstance(saved, ast.Name):  # `checkpoint = {"model": ddp.state_dict()}`, then `save(checkpoint, path)`
+        held += reader.held_states.get(saved.id, ())
     written = _argument(node, 1, "f")
     path = path_key(written, reader.paths)
     # a helper's parameter (`def save_checkpoint(model, path)`): its callers name the file
@@ -627,11 +629,39 @@ def _records(reader, statement: ast.stmt) -> None:
             reader.records.pop(target.value.id)
 
 
+def _held_states(reader, statement: ast.stmt) -> None:
+    """Local dicts that hold state dicts, for `read_save`: built in one literal (`checkpoint =
+    {"model": ddp.state_dict(), "epoch": epoch}`) or key by key (`data = {}` ...
+    `data["encoder"] = self.encoder.state_dict()`, `data.update(model=...)`): name -> [(dict
+    key, source of the model whose state_dict() it holds)], each source as it is where the dict
+    is filled."""
+    held = reader.held_states
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target, value = statement.targets[0], statement.value
+        if isinstance(target, ast.Name):
+            held.pop(target.id, None)
+            if isinstance(value, ast.Dict) or isinstance(value, ast.Call) and dotted(value.func) == "dict":
+                _state_dicts(reader, value, None, held.setdefault(target.id, []))
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id in held:
+            key = target.slice.value if isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str) else None
+            _state_dicts(reader, value, key, held[target.value.id])
+    elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        call = statement.value
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "update" and isinstance(call.func.value, ast.Name):
+            entries = held.get(call.func.value.id)
+            if entries is not None:
+                for given in call.args:
+                    _state_dicts(reader, given, None, entries)
+                for word in call.keywords:
+                    _state_dicts(reader, word.value, word.arg, entries)
+
+
 def read_statement(reader, statement: ast.stmt) -> None:
     """Names bound to a path (`path = os.path.join(out, "best.pt")`), for `path_key`; call
     results kept beyond what the summary follows."""
     _stores(reader, statement)
     _records(reader, statement)
+    _held_states(reader, statement)
     _host(reader, statement)
     bound = []
     if isinstance(statement, ast.Assign):

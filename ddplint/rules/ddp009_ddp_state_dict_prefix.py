@@ -35,8 +35,13 @@ def _first_key(expr: cst.BaseExpression) -> str | None:
     return key if isinstance(key, str) else None
 
 
-def _keys_agree(first: str | None, second: str | None) -> bool:
-    return first is None or second is None or first == second
+def _keys_agree(saved: str | None, loaded: str | None) -> bool:
+    """Whether a state dict saved under the dict key `saved` (None: as the whole object, or
+    under a key not known) can be the one a load reads under `loaded` (None: the whole object
+    loaded is taken for the state dict). A whole checkpoint loaded as a state dict is no entry
+    of a dict record: such a load reads another file (`else: model.load_state_dict(checkpoint)`
+    after `if "model_state_dict" in checkpoint`)."""
+    return saved is None or saved == loaded
 
 
 def _root_name(expr: cst.BaseExpression) -> str | None:
@@ -77,8 +82,12 @@ class DdpStateDictPrefix(Rule):
     model.module` are the inner model: no prefix. Not flagged: an optimizer's,
     scheduler's or gradient scaler's `load_state_dict` (their keys are parameter indices),
     an entry of the checkpoint other than the one the wrapper's state dict is saved under
-    (`checkpoint["optimizer"]`), and a checkpoint whose path is that of a state dict saved
-    before the wrap.
+    (`checkpoint["optimizer"]`), a whole checkpoint loaded as the state dict where the wrapper's
+    is saved only as an entry of a dict (that load reads another file), and a checkpoint whose
+    path is that of a state dict saved before the wrap. A dict bound to a name and saved
+    later (`checkpoint = {"model": model.state_dict()}`, `checkpoint["ema"] = ...`, then
+    `torch.save(checkpoint, path)`) holds the state dicts put in it, each judged where it is
+    put in.
 
     Fix (safe): `consume_prefix_in_state_dict_if_present(sd, "module.")` (from
     `torch.nn.modules.utils`) before the load. It strips the prefix in place where present
@@ -204,8 +213,58 @@ class DdpStateDictPrefix(Rule):
                 ),
             ),
         ),
+        Flagged(
+            # The checkpoint dict is built first, then saved; the resume loads it before the wrap.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def resume(model, path):
+                checkpoint = torch.load(path, map_location="cpu")
+                if "model_state_dict" in checkpoint:
+                    model.load_state_dict(checkpoint["model_state_dict"])
+                    ^
+                else:
+                    model.load_state_dict(checkpoint)
+
+            def main(model, args):
+                resume(model, args.resume)
+                model = DDP(model)
+                checkpoint = {"epoch": 0, "model_state_dict": model.state_dict()}
+                checkpoint["optimizer_state_dict"] = optimizer.state_dict()
+                torch.save(checkpoint, args.out)
+            """,
+            fix_edits=(
+                (
+                    "import torch\n",
+                    "import torch\n"
+                    "from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present\n",
+                ),
+                (
+                    'if "model_state_dict" in checkpoint:\n',
+                    'if "model_state_dict" in checkpoint:\n'
+                    '        consume_prefix_in_state_dict_if_present(checkpoint["model_state_dict"], "module.")\n',
+                ),
+            ),
+        ),
     )
     clean_examples = (
+        Clean(
+            # The dict saved holds the state dict of the model before its wrap.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(model, args):
+                checkpoint = {"model": model.state_dict()}
+                model = DDP(model)
+                torch.save(checkpoint, args.out)
+                fresh = build()
+                fresh.load_state_dict(torch.load(args.out, map_location="cpu")["model"])
+                other = build()
+                other.load_state_dict(torch.load(args.out, map_location="cpu"))
+            """
+        ),
         Clean(
             # Optimizer, scheduler and scaler state dicts have no `module.` prefix.
             """
@@ -303,6 +362,10 @@ class DdpStateDictPrefix(Rule):
         # saved files: read where the load is, since the names it uses resolve there
         self._load_paths: dict[int, str | None] = {}
         self._bound_loads: dict[tuple[str | None, str], cst.Call] = {}  # (frame, name) -> torch.load
+        # (frame, name) -> (dict key, wrapped) of the state dicts a dict bound to the name holds
+        # (`checkpoint = {"model": model.state_dict()}`, `checkpoint["ema"] = ema.state_dict()`),
+        # judged where each is put in: `model` may be wrapped only later
+        self._held: dict[tuple[str | None, str], list[tuple[str | None, bool]]] = {}
 
     def visit_Assign(self, node: cst.Assign) -> None:
         loads = isinstance(node.value, cst.Call) and self.model.qualified(node.value.func) in TORCH_LOAD
@@ -311,12 +374,23 @@ class DdpStateDictPrefix(Rule):
         if isinstance(value, cst.Call) and (self.model.qualified(value.func) or "").startswith(OPTIMIZER_MODULES):
             self._optimizer_names.update(filter(None, (dotted_name(t.target) for t in node.targets)))
         for target in node.targets:
+            self._hold(target.target, value)
             if isinstance(target.target, cst.Name):
                 if loads:
                     loaded[target.target.value] = self._path(node.value)  # type: ignore[arg-type]
                     self._bound_loads[(self.model.frame.key, target.target.value)] = node.value  # type: ignore[assignment]
                 else:
                     loaded.pop(target.target.value, None)
+
+    def _hold(self, target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> None:
+        """Note the state dicts a dict bound to a name holds (`_held`), for a later save of it."""
+        frame = self.model.frame.key
+        if isinstance(target, cst.Name):
+            self._held.pop((frame, target.value), None)
+            if isinstance(value, cst.Dict) or isinstance(value, cst.Call) and dotted_name(value.func) == "dict":
+                self._held[(frame, target.value)] = list(self._state_dicts(value, None))
+        elif isinstance(target, cst.Subscript) and (frame, _root_name(target)) in self._held:
+            self._held[(frame, _root_name(target))].extend(self._state_dicts(value, _first_key(target)))  # type: ignore[index]
 
     def _path(self, call: cst.Call) -> str | None:
         path = argument_for(call, TORCH_LOAD, "f")
@@ -329,7 +403,10 @@ class DdpStateDictPrefix(Rule):
             if saved is not None:
                 path_arg = argument_for(node, TORCH_SAVE, "f")
                 path = None if path_arg is None else self.model.string_value(path_arg.value)
-                self._saves.extend((path, key, wrapped) for key, wrapped in self._state_dicts(saved.value, None))
+                held = [*self._state_dicts(saved.value, None)]
+                if isinstance(saved.value, cst.Name):
+                    held += self._held.get((self.model.frame.key, saved.value.value), ())
+                self._saves.extend((path, key, wrapped) for key, wrapped in held)
         elif qualified in CONSUME_PREFIX and node.args:
             self._consumed.setdefault(self.model.frame.key, set()).add(_code(node.args[0].value))
         elif (
@@ -424,6 +501,6 @@ def saved_from_wrapper(program, path: str | None, key: str | None = None):
     if path is None:
         return None
     for save in program.values.wrapper_saves():
-        if save.path == path and (save.entry is None or key is None or save.entry == key):
+        if save.path == path and _keys_agree(save.entry, key):
             return save.place
     return None

@@ -18,3 +18,8 @@ if __name__ == "__main__":
     pretrained.load_state_dict(torch.load(f"{args.model_path}/{args.name}.tar", map_location="cpu"))
     linear = SimCLR()  # another file name
     linear.load_state_dict(torch.load(os.path.join(args.model_path, "linear_{}.tar".format(args.epoch_num)), map_location="cpu"))
+    last = torch.load("runs/last.pth", map_location="cpu")
+    resumed = SimCLR()
+    resumed.load_state_dict(last["model"])
+    whole = SimCLR()  # the whole checkpoint is no state dict: its prefix is not what breaks this load
+    whole.load_state_dict(last)

@@ -5,7 +5,7 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-from simclr.model import SimCLR, save_model
+from simclr.model import SimCLR, save_checkpoint, save_model
 
 
 def main(args):
@@ -17,9 +17,11 @@ def main(args):
         model_fp = os.path.join(args.model_path, "checkpoint_{}.tar".format(args.epoch_num))
         model.load_state_dict(torch.load(model_fp, map_location="cpu"))
     model = DDP(model.cuda(), device_ids=[local_rank])
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     for epoch in range(args.epochs):
         if dist.get_rank() == 0:
             save_model(args, model, epoch)
+            save_checkpoint(model, optimizer, "runs/last.pth")
 
 
 if __name__ == "__main__":

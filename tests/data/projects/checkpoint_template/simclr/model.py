@@ -20,3 +20,9 @@ def save_model(args, model, epoch):
         torch.save(model.module.state_dict(), out)
     else:
         torch.save(model.state_dict(), out)
+
+
+def save_checkpoint(model, optimizer, path):
+    state = {"optimizer": optimizer.state_dict()}
+    state["model"] = model.state_dict()
+    torch.save(state, path)
