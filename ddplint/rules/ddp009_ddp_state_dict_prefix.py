@@ -18,6 +18,8 @@ from ddplint.prefilter.project_facts import ProjectFact
 _IMPORT = "from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present"
 _OPTIMIZER_NAME = re.compile(r"optimi[sz]er|^optim$|^opt(_|$)|sched|scaler|^lr(_|$)", re.IGNORECASE)
 _CODE = cst.Module([])
+# Methods that take keys out of a dict or put new ones in.
+_REWRITING = frozenset(("pop", "popitem", "update", "setdefault", "clear"))
 
 
 def _code(expr: cst.CSTNode) -> str:
@@ -81,7 +83,9 @@ class DdpStateDictPrefix(Rule):
     counting for its own file. `model.module.state_dict()` and a `model_without_ddp =
     model.module` are the inner model: no prefix. Not flagged: an optimizer's,
     scheduler's or gradient scaler's `load_state_dict` (their keys are parameter indices),
-    an entry of the checkpoint other than the one the wrapper's state dict is saved under
+    a checkpoint whose keys the code rewrites before the load (`ckpt[key[7:]] = ckpt.pop(key)`,
+    as `consume_prefix_in_state_dict_if_present` does), an entry of the checkpoint other than
+    the one the wrapper's state dict is saved under
     (`checkpoint["optimizer"]`), a whole checkpoint loaded as the state dict where the wrapper's
     is saved only as an entry of a dict (that load reads another file), and a checkpoint whose
     path is that of a state dict saved before the wrap. A dict bound to a name and saved
@@ -250,6 +254,22 @@ class DdpStateDictPrefix(Rule):
     )
     clean_examples = (
         Clean(
+            # The keys are stripped by hand before the load.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(net, args):
+                model = DDP(net)
+                torch.save(model.state_dict(), "netG_{}.pth".format(args.epoch))
+                ckpt = torch.load("netG_{}.pth".format(args.epoch), map_location="cpu")
+                for key in list(ckpt.keys()):
+                    ckpt[key[7:]] = ckpt.pop(key)
+                fresh = build()
+                fresh.load_state_dict(ckpt)
+            """
+        ),
+        Clean(
             # The dict saved holds the state dict of the model before its wrap.
             """
             import torch
@@ -375,12 +395,21 @@ class DdpStateDictPrefix(Rule):
             self._optimizer_names.update(filter(None, (dotted_name(t.target) for t in node.targets)))
         for target in node.targets:
             self._hold(target.target, value)
+            if isinstance(target.target, cst.Subscript):
+                self._rewrite(target.target.value)  # `ckpt[key[7:]] = ...`
             if isinstance(target.target, cst.Name):
                 if loads:
                     loaded[target.target.value] = self._path(node.value)  # type: ignore[arg-type]
                     self._bound_loads[(self.model.frame.key, target.target.value)] = node.value  # type: ignore[assignment]
                 else:
                     loaded.pop(target.target.value, None)
+
+    def _rewrite(self, expr: cst.BaseExpression) -> None:
+        """A loaded dict whose keys the code rewrites before the load (`for key in list(ckpt):
+        ckpt[key[7:]] = ckpt.pop(key)`) strips the prefix its own way: taken as consumed."""
+        name = _root_name(expr)
+        if name is not None and name in self._loaded.get(self.model.frame.key, {}):
+            self._consumed.setdefault(self.model.frame.key, set()).add(name)
 
     def _hold(self, target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> None:
         """Note the state dicts a dict bound to a name holds (`_held`), for a later save of it."""
@@ -409,6 +438,8 @@ class DdpStateDictPrefix(Rule):
                 self._saves.extend((path, key, wrapped) for key, wrapped in held)
         elif qualified in CONSUME_PREFIX and node.args:
             self._consumed.setdefault(self.model.frame.key, set()).add(_code(node.args[0].value))
+        elif isinstance(node.func, cst.Attribute) and node.func.attr.value in _REWRITING:
+            self._rewrite(node.func.value)  # `ckpt.pop(key)`: the loaded dict's keys are rewritten
         elif (
             isinstance(node.func, cst.Attribute)
             and node.func.attr.value == "load_state_dict"
@@ -426,7 +457,8 @@ class DdpStateDictPrefix(Rule):
                 self._load_paths[id(node)] = loaded_path_key(self.model, self._bound_loads[(self.model.frame.key, _root_name(state))])  # type: ignore[index]
             else:
                 return
-            if _code(state) not in self._consumed.get(self.model.frame.key, ()):
+            consumed = self._consumed.get(self.model.frame.key, ())
+            if _code(state) not in consumed and _root_name(state) not in consumed:
                 self._loads.append((node, state, path, self.model.statement))
 
     def _is_optimizer(self, receiver: cst.BaseExpression) -> bool:
