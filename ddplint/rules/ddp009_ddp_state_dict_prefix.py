@@ -254,6 +254,24 @@ class DdpStateDictPrefix(Rule):
     )
     clean_examples = (
         Clean(
+            # The wrapper's own state dict is taken only where `.module` failed: never for DDP.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(net, args):
+                checkpoint = torch.load(args.resume, map_location="cpu")
+                net.load_state_dict(checkpoint["model_state_dict"])
+                net = DDP(net)
+                save_dict = {"epoch": 1}
+                try:
+                    save_dict["model_state_dict"] = net.module.state_dict()
+                except AttributeError:
+                    save_dict["model_state_dict"] = net.state_dict()
+                torch.save(save_dict, args.out)
+            """
+        ),
+        Clean(
             # The keys are stripped by hand before the load.
             """
             import torch
@@ -386,6 +404,7 @@ class DdpStateDictPrefix(Rule):
         # (`checkpoint = {"model": model.state_dict()}`, `checkpoint["ema"] = ema.state_dict()`),
         # judged where each is put in: `model` may be wrapped only later
         self._held: dict[tuple[str | None, str], list[tuple[str | None, bool]]] = {}
+        self._handlers = 0  # except handlers open around the node
 
     def visit_Assign(self, node: cst.Assign) -> None:
         loads = isinstance(node.value, cst.Call) and self.model.qualified(node.value.func) in TORCH_LOAD
@@ -404,6 +423,12 @@ class DdpStateDictPrefix(Rule):
                 else:
                     loaded.pop(target.target.value, None)
 
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        self._handlers += 1
+
+    def leave_ExceptHandler(self, original_node: cst.ExceptHandler) -> None:
+        self._handlers -= 1
+
     def _rewrite(self, expr: cst.BaseExpression) -> None:
         """A loaded dict whose keys the code rewrites before the load (`for key in list(ckpt):
         ckpt[key[7:]] = ckpt.pop(key)`) strips the prefix its own way: taken as consumed."""
@@ -418,7 +443,9 @@ class DdpStateDictPrefix(Rule):
             self._held.pop((frame, target.value), None)
             if isinstance(value, cst.Dict) or isinstance(value, cst.Call) and dotted_name(value.func) == "dict":
                 self._held[(frame, target.value)] = list(self._state_dicts(value, None))
-        elif isinstance(target, cst.Subscript) and (frame, _root_name(target)) in self._held:
+        elif isinstance(target, cst.Subscript) and (frame, _root_name(target)) in self._held and not self._handlers:
+            # (an entry filled in an `except` handler is the fallback where the `try` failed:
+            # `try: sd["model"] = net.module.state_dict() except: sd["model"] = net.state_dict()`)
             self._held[(frame, _root_name(target))].extend(self._state_dicts(value, _first_key(target)))  # type: ignore[index]
 
     def _path(self, call: cst.Call) -> str | None:
