@@ -420,7 +420,12 @@ def test_the_files_a_path_names_compare_across_modules():
     assert key('f"{out}/best.pt"') == key('str(Path(out) / "best.pt")') == "file:best.pt"
     assert key("args.checkpoint") == key("self.args.checkpoint") == key("opt.checkpoint") == "option:checkpoint"
     assert key("cfg.MODEL.WEIGHTS") == "option:MODEL.WEIGHTS"
-    assert key('f"model_{epoch}.pt"') is key("path") is key("self.path") is key("load(x)") is None
+    assert key("path") is key("self.path") is key("load(x)") is None
+    # a name formatted from a literal: its template, whatever the epoch or the folder
+    assert key('f"model_{epoch}.pt"') == key('f"{out}/model_{epoch:03d}.pt"') == "file:model_{}.pt"
+    assert key('os.path.join(out, "model_{}.pt".format(epoch))') == key('"model_%d.pt" % epoch') == "file:model_{}.pt"
+    assert key("'{}/{}-{}.pth'.format(out, arch, 'best')") == "file:{}-best.pth"  # a literal handed to format
+    assert key('f"{out}/{name}.pt"') is key('"%s.pth" % name') is key('f"{out}/{a}_{b}.pt"') is None  # no name of its own
     assert key("path", {"path": "file:best.pt"}) == "file:best.pt"
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import posixpath
 import re
+import string
 
 from ddplint.core.torch_api import DATA_TENSORS, HOST_FACTORIES, JOINING_FUNCTIONS, SAME_DEVICE_METHODS, TORCH_LOAD
 from ddplint.model.records import CallResult, Called, FileWrite, HandedFiles, Param, RecordWrite, Save, Send, StateSave
@@ -55,17 +56,19 @@ _JOINS = frozenset(("os.path.join", "osp.join", "path.join", "join", "Path", "pa
 def path_key(expr: ast.AST | None, paths: dict | None = None) -> str | None:
     """The file an expression names, comparable across modules: `file:<name>` for a literal
     path (`"ckpt/best.pt"`, `os.path.join(out, "best.pt")`, `out / "best.pt"`,
-    `f"{out}/best.pt"`: by its file name), `option:<attribute>` for a configuration value
+    `f"{out}/best.pt"`: by its file name; one formatted from a literal by its template,
+    `file:epoch_{}.pth` for `f"{out}/epoch_{epoch:03d}.pth"` and `"epoch_{}.pth".format(epoch)`,
+    where the template names more than its fields and extension), `option:<attribute>` for a configuration value
     (`args.checkpoint`, `cfg.MODEL.WEIGHTS`: the attributes after the object holding them);
     None when unknown. `paths`: local names bound to a key."""
     if isinstance(expr, ast.Constant) and isinstance(expr.value, str) and expr.value:
         name = posixpath.basename(expr.value.replace("\\", "/"))
         return f"file:{name}" if name else None
-    if isinstance(expr, ast.JoinedStr) and expr.values:
-        last = expr.values[-1]
-        if isinstance(last, ast.Constant) and isinstance(last.value, str) and ("/" in last.value or len(expr.values) == 1):
-            return path_key(last, paths)
-        return None
+    template = _template(expr)
+    if template is not None:
+        name = posixpath.basename(template.replace("\\", "/"))
+        # a name of its own, not only the fields and an extension (`f"{out}/{name}.pt"`)
+        return f"file:{name}" if re.search(r"[A-Za-z0-9]", posixpath.splitext(name)[0].replace("{}", "")) else None
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):
         return path_key(expr.right, paths)
     if isinstance(expr, ast.Call) and expr.args and not expr.keywords and dotted(expr.func) in _JOINS:
@@ -80,6 +83,46 @@ def path_key(expr: ast.AST | None, paths: dict | None = None) -> str | None:
     if parts[0] in ("self", "cls"):
         parts = parts[1:]
     return f"option:{'.'.join(parts[1:])}" if len(parts) > 1 else None
+
+
+# A `%` conversion of printf-style formatting (`"epoch_%03d.pth" % epoch`).
+_PERCENT = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[diouxXeEfFgGcrsa%]")
+_FORMATTER = string.Formatter()
+
+
+def _template(expr: ast.AST) -> str | None:
+    """A path formatted from a literal, with `{}` for each value not known here:
+    `f"{out}/epoch_{epoch:03d}.pth"`, `"{}/checkpoint_{}.tar".format(out, epoch)` and
+    `"ckpt_%d.pt" % epoch` give `{}/epoch_{}.pth`, `{}/checkpoint_{}.tar`, `ckpt_{}.pt`; a
+    string literal handed to `format` is written in (`"{}-{}.pth".format(arch, "best")` gives
+    `{}-best.pth`): files the same code names alike, whatever the epoch or the folder."""
+    if isinstance(expr, ast.JoinedStr) and expr.values:
+        parts = [value.value if isinstance(value, ast.Constant) else "{}" for value in expr.values]
+        return "".join(str(part) for part in parts)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod) and isinstance(expr.left, ast.Constant) and isinstance(expr.left.value, str):
+        return _PERCENT.sub(lambda match: "%" if match.group() == "%%" else "{}", expr.left.value)
+    if not (
+        isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "format"
+        and isinstance(expr.func.value, ast.Constant) and isinstance(expr.func.value.value, str)
+    ):
+        return None
+    given = {str(index): value for index, value in enumerate(expr.args)}
+    given.update({word.arg: word.value for word in expr.keywords if word.arg is not None})
+    try:
+        fields = list(_FORMATTER.parse(expr.func.value.value))
+    except ValueError:
+        return None
+    out, auto = [], 0
+    for literal, field, _, _ in fields:
+        out.append(literal)
+        if field is None:
+            continue
+        if field == "":
+            field, auto = str(auto), auto + 1
+        value = given.get(field)
+        known = isinstance(value, ast.Constant) and isinstance(value.value, str)
+        out.append(value.value if known else "{}")  # type: ignore[union-attr]
+    return "".join(out)
 
 
 def loaded_path_key(model, call) -> str | None:
@@ -116,6 +159,8 @@ def read_save(reader, node: ast.Call, callee: str) -> None:
     held: list = []
     saved = _argument(node, 0, "obj")
     _state_dicts(reader, saved, None, held)
+    if isinstance(saved, ast.Name):  # `checkpoint = {"model": ddp.state_dict()}`, then `save(checkpoint, path)`
+        held += reader.held_states.get(saved.id, ())
     written = _argument(node, 1, "f")
     path = path_key(written, reader.paths)
     # a helper's parameter (`def save_checkpoint(model, path)`): its callers name the file
@@ -584,11 +629,39 @@ def _records(reader, statement: ast.stmt) -> None:
             reader.records.pop(target.value.id)
 
 
+def _held_states(reader, statement: ast.stmt) -> None:
+    """Local dicts that hold state dicts, for `read_save`: built in one literal (`checkpoint =
+    {"model": ddp.state_dict(), "epoch": epoch}`) or key by key (`data = {}` ...
+    `data["encoder"] = self.encoder.state_dict()`, `data.update(model=...)`): name -> [(dict
+    key, source of the model whose state_dict() it holds)], each source as it is where the dict
+    is filled."""
+    held = reader.held_states
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target, value = statement.targets[0], statement.value
+        if isinstance(target, ast.Name):
+            held.pop(target.id, None)
+            if isinstance(value, ast.Dict) or isinstance(value, ast.Call) and dotted(value.func) == "dict":
+                _state_dicts(reader, value, None, held.setdefault(target.id, []))
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id in held:
+            key = target.slice.value if isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str) else None
+            _state_dicts(reader, value, key, held[target.value.id])
+    elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        call = statement.value
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "update" and isinstance(call.func.value, ast.Name):
+            entries = held.get(call.func.value.id)
+            if entries is not None:
+                for given in call.args:
+                    _state_dicts(reader, given, None, entries)
+                for word in call.keywords:
+                    _state_dicts(reader, word.value, word.arg, entries)
+
+
 def read_statement(reader, statement: ast.stmt) -> None:
     """Names bound to a path (`path = os.path.join(out, "best.pt")`), for `path_key`; call
     results kept beyond what the summary follows."""
     _stores(reader, statement)
     _records(reader, statement)
+    _held_states(reader, statement)
     _host(reader, statement)
     bound = []
     if isinstance(statement, ast.Assign):

@@ -18,6 +18,8 @@ from ddplint.prefilter.project_facts import ProjectFact
 _IMPORT = "from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present"
 _OPTIMIZER_NAME = re.compile(r"optimi[sz]er|^optim$|^opt(_|$)|sched|scaler|^lr(_|$)", re.IGNORECASE)
 _CODE = cst.Module([])
+# Methods that take keys out of a dict or put new ones in.
+_REWRITING = frozenset(("pop", "popitem", "update", "setdefault", "clear"))
 
 
 def _code(expr: cst.CSTNode) -> str:
@@ -35,8 +37,13 @@ def _first_key(expr: cst.BaseExpression) -> str | None:
     return key if isinstance(key, str) else None
 
 
-def _keys_agree(first: str | None, second: str | None) -> bool:
-    return first is None or second is None or first == second
+def _keys_agree(saved: str | None, loaded: str | None) -> bool:
+    """Whether a state dict saved under the dict key `saved` (None: as the whole object, or
+    under a key not known) can be the one a load reads under `loaded` (None: the whole object
+    loaded is taken for the state dict). A whole checkpoint loaded as a state dict is no entry
+    of a dict record: such a load reads another file (`else: model.load_state_dict(checkpoint)`
+    after `if "model_state_dict" in checkpoint`)."""
+    return saved is None or saved == loaded
 
 
 def _root_name(expr: cst.BaseExpression) -> str | None:
@@ -65,17 +72,26 @@ class DdpStateDictPrefix(Rule):
     before the save: the analysis follows the order of bindings). Only then is the prefix
     known to be there. In another module (an `evaluate.py` run as one process included), a
     load is flagged when the program model sees a DDP model's state dict saved, by any
-    module or helper the model is handed to, to the same file name or the same
-    configuration value (`args.checkpoint`, `cfg.MODEL.WEIGHTS`) under an agreeing key; the
-    message names that save. A helper that saves to its parameter (`def
+    module or helper the model is handed to, to the same file name (also one formatted alike:
+    `"checkpoint_{}.tar".format(epoch)` and `f"{out}/checkpoint_{n}.tar"` name the same files,
+    `f"{out}/{name}.tar"` none known) or the same configuration value (`args.checkpoint`,
+    `cfg.MODEL.WEIGHTS`) under an agreeing key; the message names that save. A helper that tests
+    `isinstance(model, nn.DataParallel)` before saving `model.module.state_dict()` saves a
+    DDP model's own state dict in its other branch: DDP is no `DataParallel`. A helper that saves to its parameter (`def
     save_checkpoint(model, optimizer, path)` in `utils.py`) saves to the files its callers
     name, each call that hands it a DDP model (`save_checkpoint(ddp_model, opt, args.ckpt)`)
     counting for its own file. `model.module.state_dict()` and a `model_without_ddp =
     model.module` are the inner model: no prefix. Not flagged: an optimizer's,
     scheduler's or gradient scaler's `load_state_dict` (their keys are parameter indices),
-    an entry of the checkpoint other than the one the wrapper's state dict is saved under
-    (`checkpoint["optimizer"]`), and a checkpoint whose path is that of a state dict saved
-    before the wrap.
+    a checkpoint whose keys the code rewrites before the load (`ckpt[key[7:]] = ckpt.pop(key)`,
+    as `consume_prefix_in_state_dict_if_present` does), an entry of the checkpoint other than
+    the one the wrapper's state dict is saved under
+    (`checkpoint["optimizer"]`), a whole checkpoint loaded as the state dict where the wrapper's
+    is saved only as an entry of a dict (that load reads another file), and a checkpoint whose
+    path is that of a state dict saved before the wrap. A dict bound to a name and saved
+    later (`checkpoint = {"model": model.state_dict()}`, `checkpoint["ema"] = ...`, then
+    `torch.save(checkpoint, path)`) holds the state dicts put in it, each judged where it is
+    put in.
 
     Fix (safe): `consume_prefix_in_state_dict_if_present(sd, "module.")` (from
     `torch.nn.modules.utils`) before the load. It strips the prefix in place where present
@@ -201,8 +217,92 @@ class DdpStateDictPrefix(Rule):
                 ),
             ),
         ),
+        Flagged(
+            # The checkpoint dict is built first, then saved; the resume loads it before the wrap.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def resume(model, path):
+                checkpoint = torch.load(path, map_location="cpu")
+                if "model_state_dict" in checkpoint:
+                    model.load_state_dict(checkpoint["model_state_dict"])
+                    ^
+                else:
+                    model.load_state_dict(checkpoint)
+
+            def main(model, args):
+                resume(model, args.resume)
+                model = DDP(model)
+                checkpoint = {"epoch": 0, "model_state_dict": model.state_dict()}
+                checkpoint["optimizer_state_dict"] = optimizer.state_dict()
+                torch.save(checkpoint, args.out)
+            """,
+            fix_edits=(
+                (
+                    "import torch\n",
+                    "import torch\n"
+                    "from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present\n",
+                ),
+                (
+                    'if "model_state_dict" in checkpoint:\n',
+                    'if "model_state_dict" in checkpoint:\n'
+                    '        consume_prefix_in_state_dict_if_present(checkpoint["model_state_dict"], "module.")\n',
+                ),
+            ),
+        ),
     )
     clean_examples = (
+        Clean(
+            # The wrapper's own state dict is taken only where `.module` failed: never for DDP.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(net, args):
+                checkpoint = torch.load(args.resume, map_location="cpu")
+                net.load_state_dict(checkpoint["model_state_dict"])
+                net = DDP(net)
+                save_dict = {"epoch": 1}
+                try:
+                    save_dict["model_state_dict"] = net.module.state_dict()
+                except AttributeError:
+                    save_dict["model_state_dict"] = net.state_dict()
+                torch.save(save_dict, args.out)
+            """
+        ),
+        Clean(
+            # The keys are stripped by hand before the load.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(net, args):
+                model = DDP(net)
+                torch.save(model.state_dict(), "netG_{}.pth".format(args.epoch))
+                ckpt = torch.load("netG_{}.pth".format(args.epoch), map_location="cpu")
+                for key in list(ckpt.keys()):
+                    ckpt[key[7:]] = ckpt.pop(key)
+                fresh = build()
+                fresh.load_state_dict(ckpt)
+            """
+        ),
+        Clean(
+            # The dict saved holds the state dict of the model before its wrap.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(model, args):
+                checkpoint = {"model": model.state_dict()}
+                model = DDP(model)
+                torch.save(checkpoint, args.out)
+                fresh = build()
+                fresh.load_state_dict(torch.load(args.out, map_location="cpu")["model"])
+                other = build()
+                other.load_state_dict(torch.load(args.out, map_location="cpu"))
+            """
+        ),
         Clean(
             # Optimizer, scheduler and scaler state dicts have no `module.` prefix.
             """
@@ -296,8 +396,15 @@ class DdpStateDictPrefix(Rule):
         self._consumed: dict[str | None, set[str]] = {}  # frame -> code of prefix-stripped dicts
         self._loads: list[tuple[cst.Call, cst.BaseExpression, str | None, cst.SimpleStatementLine | None]] = []
         self._optimizer_names: set[str] = set()  # names bound to torch.optim / amp objects
-        self._load_calls: dict[int, cst.Call] = {}  # id of a load_state_dict call -> its torch.load
+        # id of a load_state_dict call -> the file its torch.load reads, as the program names
+        # saved files: read where the load is, since the names it uses resolve there
+        self._load_paths: dict[int, str | None] = {}
         self._bound_loads: dict[tuple[str | None, str], cst.Call] = {}  # (frame, name) -> torch.load
+        # (frame, name) -> (dict key, wrapped) of the state dicts a dict bound to the name holds
+        # (`checkpoint = {"model": model.state_dict()}`, `checkpoint["ema"] = ema.state_dict()`),
+        # judged where each is put in: `model` may be wrapped only later
+        self._held: dict[tuple[str | None, str], list[tuple[str | None, bool]]] = {}
+        self._handlers = 0  # except handlers open around the node
 
     def visit_Assign(self, node: cst.Assign) -> None:
         loads = isinstance(node.value, cst.Call) and self.model.qualified(node.value.func) in TORCH_LOAD
@@ -306,12 +413,40 @@ class DdpStateDictPrefix(Rule):
         if isinstance(value, cst.Call) and (self.model.qualified(value.func) or "").startswith(OPTIMIZER_MODULES):
             self._optimizer_names.update(filter(None, (dotted_name(t.target) for t in node.targets)))
         for target in node.targets:
+            self._hold(target.target, value)
+            if isinstance(target.target, cst.Subscript):
+                self._rewrite(target.target.value)  # `ckpt[key[7:]] = ...`
             if isinstance(target.target, cst.Name):
                 if loads:
                     loaded[target.target.value] = self._path(node.value)  # type: ignore[arg-type]
                     self._bound_loads[(self.model.frame.key, target.target.value)] = node.value  # type: ignore[assignment]
                 else:
                     loaded.pop(target.target.value, None)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        self._handlers += 1
+
+    def leave_ExceptHandler(self, original_node: cst.ExceptHandler) -> None:
+        self._handlers -= 1
+
+    def _rewrite(self, expr: cst.BaseExpression) -> None:
+        """A loaded dict whose keys the code rewrites before the load (`for key in list(ckpt):
+        ckpt[key[7:]] = ckpt.pop(key)`) strips the prefix its own way: taken as consumed."""
+        name = _root_name(expr)
+        if name is not None and name in self._loaded.get(self.model.frame.key, {}):
+            self._consumed.setdefault(self.model.frame.key, set()).add(name)
+
+    def _hold(self, target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> None:
+        """Note the state dicts a dict bound to a name holds (`_held`), for a later save of it."""
+        frame = self.model.frame.key
+        if isinstance(target, cst.Name):
+            self._held.pop((frame, target.value), None)
+            if isinstance(value, cst.Dict) or isinstance(value, cst.Call) and dotted_name(value.func) == "dict":
+                self._held[(frame, target.value)] = list(self._state_dicts(value, None))
+        elif isinstance(target, cst.Subscript) and (frame, _root_name(target)) in self._held and not self._handlers:
+            # (an entry filled in an `except` handler is the fallback where the `try` failed:
+            # `try: sd["model"] = net.module.state_dict() except: sd["model"] = net.state_dict()`)
+            self._held[(frame, _root_name(target))].extend(self._state_dicts(value, _first_key(target)))  # type: ignore[index]
 
     def _path(self, call: cst.Call) -> str | None:
         path = argument_for(call, TORCH_LOAD, "f")
@@ -324,9 +459,14 @@ class DdpStateDictPrefix(Rule):
             if saved is not None:
                 path_arg = argument_for(node, TORCH_SAVE, "f")
                 path = None if path_arg is None else self.model.string_value(path_arg.value)
-                self._saves.extend((path, key, wrapped) for key, wrapped in self._state_dicts(saved.value, None))
+                held = [*self._state_dicts(saved.value, None)]
+                if isinstance(saved.value, cst.Name):
+                    held += self._held.get((self.model.frame.key, saved.value.value), ())
+                self._saves.extend((path, key, wrapped) for key, wrapped in held)
         elif qualified in CONSUME_PREFIX and node.args:
             self._consumed.setdefault(self.model.frame.key, set()).add(_code(node.args[0].value))
+        elif isinstance(node.func, cst.Attribute) and node.func.attr.value in _REWRITING:
+            self._rewrite(node.func.value)  # `ckpt.pop(key)`: the loaded dict's keys are rewritten
         elif (
             isinstance(node.func, cst.Attribute)
             and node.func.attr.value == "load_state_dict"
@@ -338,13 +478,14 @@ class DdpStateDictPrefix(Rule):
             loaded = self._loaded.get(self.model.frame.key, {})
             if isinstance(state, cst.Call) and self.model.qualified(state.func) in TORCH_LOAD:
                 path = self._path(state)
-                self._load_calls[id(node)] = state
+                self._load_paths[id(node)] = loaded_path_key(self.model, state)
             elif _root_name(state) in loaded:
                 path = loaded[_root_name(state)]  # type: ignore[index]
-                self._load_calls[id(node)] = self._bound_loads[(self.model.frame.key, _root_name(state))]  # type: ignore[index]
+                self._load_paths[id(node)] = loaded_path_key(self.model, self._bound_loads[(self.model.frame.key, _root_name(state))])  # type: ignore[index]
             else:
                 return
-            if _code(state) not in self._consumed.get(self.model.frame.key, ()):
+            consumed = self._consumed.get(self.model.frame.key, ())
+            if _code(state) not in consumed and _root_name(state) not in consumed:
                 self._loads.append((node, state, path, self.model.statement))
 
     def _is_optimizer(self, receiver: cst.BaseExpression) -> bool:
@@ -396,7 +537,7 @@ class DdpStateDictPrefix(Rule):
         if project is None:
             return
         for call, state, _, line in self._loads:
-            where = saved_from_wrapper(project.program, loaded_path_key(self.model, self._load_calls[id(call)]), _first_key(state))
+            where = saved_from_wrapper(project.program, self._load_paths[id(call)], _first_key(state))
             if where is not None:
                 self._report_load(call, state, line, f"{self.message} (saved from the DDP wrapper in {where})")
 
@@ -419,6 +560,6 @@ def saved_from_wrapper(program, path: str | None, key: str | None = None):
     if path is None:
         return None
     for save in program.values.wrapper_saves():
-        if save.path == path and (save.entry is None or key is None or save.entry == key):
+        if save.path == path and _keys_agree(save.entry, key):
             return save.place
     return None
