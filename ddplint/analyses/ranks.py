@@ -35,7 +35,7 @@ from ddplint.semantic.walk import NodeMemo, children, descendants
 from ddplint.core.fixpoint import fixed_point
 from ddplint.prefilter.screens import RankZeroCalls
 from ddplint.core.torch_api import (
-    ACCELERATOR, ACCELERATOR_SHARDING_PLUGINS, DDP, DISTRIBUTED_IS_AVAILABLE, GROUP_STARTS, INIT_PROCESS_GROUP, PROCESS, RANK_ENVIRONMENT,
+    ACCELERATOR, ACCELERATOR_SHARDING_PLUGINS, DDP, DISTRIBUTED_IS_AVAILABLE, distributed_flag, GROUP_STARTS, INIT_PROCESS_GROUP, PROCESS, RANK_ENVIRONMENT,
     SAME_VALUE_METHODS, SPAWN, START_PROCESSES, TRAINING_ARGS_NAMES, TRAINING_ARGS_SHOULD_SAVE,
 )
 
@@ -80,10 +80,6 @@ RANK_ZERO_DECORATORS = frozenset(
     {"rank_zero_only", "rank0_only", "main_process_only", "master_only", "on_main_process", "main_process", "master_process_only"}
 )
 WORLD_SIZE_NAMES = frozenset({"world_size", "num_replicas", "num_processes", "get_world_size"})
-DISTRIBUTED_FLAGS = frozenset(
-    {"distributed", "is_distributed", "ddp", "use_ddp", "is_ddp", "use_distributed", "multiprocessing_distributed"}
-)
-_FLAG_PREFIXES = ("is_", "use_", "enable_", "with_")
 _SECTION_SWITCHES = frozenset({"data_parallel", "enabled", "enable", "use", "on", "active"})
 DISTRIBUTED_PREDICATES = frozenset({"is_initialized", "is_dist_avail_and_initialized", "is_distributed"})
 # `is_available` alone is torch.cuda's as often as torch.distributed's.
@@ -534,17 +530,6 @@ def _holds_launcher(expr: cst.BaseExpression) -> bool:
     has (a trainer built without one runs as one process), so `if self.accelerator is not
     None and not self.accelerator.is_main_process: return` leaves rank 0 alone in such a run."""
     return isinstance(expr, (cst.Name, cst.Attribute)) and (last_name(expr) or "").lstrip("_").lower() == "accelerator"
-
-
-def distributed_flag(name: str | None) -> bool:
-    """A flag named for distributed training: `distributed`, `use_ddp`, `is_use_DDP`,
-    `enable_distributed` (case and the prefixes `is_`, `use_`, `enable_` aside)."""
-    if name is None:
-        return False
-    name = name.lower()
-    while name.startswith(_FLAG_PREFIXES):
-        name = name.split("_", 1)[1]
-    return name in DISTRIBUTED_FLAGS or f"use_{name}" in DISTRIBUTED_FLAGS
 
 
 def _section_switch(expr: cst.BaseExpression) -> bool:

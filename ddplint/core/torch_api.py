@@ -786,3 +786,22 @@ ARGUMENT_PARSER = api("argparse.ArgumentParser", keyword_only="parents")
 def is_dataset_set_epoch(callee: str) -> bool:
     """`loader.dataset.set_epoch(epoch)`: the dataset's own method, which reaches no sampler."""
     return callee.endswith(".dataset.set_epoch")
+
+
+# Flags named for distributed training (`args.distributed`, `use_ddp`, `is_use_DDP`): a test of
+# one says whether the run is distributed, and an option of one switches distribution on.
+DISTRIBUTED_FLAGS = frozenset(
+    {"distributed", "is_distributed", "ddp", "use_ddp", "is_ddp", "use_distributed", "multiprocessing_distributed"}
+)
+_FLAG_PREFIXES = ("is_", "use_", "enable_", "with_")
+
+
+def distributed_flag(name: str | None) -> bool:
+    """A flag named for distributed training: `distributed`, `use_ddp`, `is_use_DDP`,
+    `enable_distributed` (case and the prefixes `is_`, `use_`, `enable_` aside)."""
+    if name is None:
+        return False
+    name = name.lower()
+    while name.startswith(_FLAG_PREFIXES):
+        name = name.split("_", 1)[1]
+    return name in DISTRIBUTED_FLAGS or f"use_{name}" in DISTRIBUTED_FLAGS

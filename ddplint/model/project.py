@@ -57,7 +57,6 @@ from ddplint.core.lines import split_lines
 from ddplint.model import inner, loaders, placement, store
 from ddplint.model.parsers import NOT_SHOWN, DeclaredOptions, declared_options, test_value
 from ddplint.model.program import Program
-from ddplint.analyses.ranks import distributed_flag
 from ddplint.model.reach import Reach, names_in
 from ddplint.model.records import Inner, LaunchCommand, Place, Prepared, Wrapped
 from ddplint.prefilter.needles import TextScan, call_needle
@@ -68,7 +67,7 @@ from ddplint.core.torch_api import (
     ACCELERATOR, COLLECTIVES, DATALOADER, DISTRIBUTED_EVIDENCE, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER,
     DTENSOR_FULL_TENSOR, FRAMEWORK_MAKER_TEXT, FRAMEWORK_METHODS, LAUNCH_POINT_TEXT, LAUNCHERS, LIBRARY_LOADERS, MANUAL_SEED,
     DATASET, LIGHTNING_MODULE, MPI_COLLECTIVES, NN_MODULE, SAMPLER, SAVE_EVIDENCE, SPAWN, START_PROCESSES, TORCH_LOAD,
-    TORCH_SAVE, lightning_hook,
+    TORCH_SAVE, distributed_flag, lightning_hook,
 )
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
@@ -1778,7 +1777,7 @@ class ProjectView:
 
     def _documented_option(self, name: str) -> object:
         """The value every documented run gives the distributed switch stored under `name`
-        (`distributed`, `use_ddp`: ddplint.analyses.ranks.distributed_flag), declared by this
+        (`distributed`, `use_ddp`: torch_api.distributed_flag), declared by this
         module's parser or one it imports: its default, where no command of the project that runs
         this module passes it, no document tells the user to set it, and no code rebinds it.
         NOT_SHOWN otherwise, and for every other option."""
