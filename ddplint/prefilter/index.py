@@ -91,7 +91,7 @@ ANALYSES = {
     'DDP016': ('Definitions', 'ParserOptions'),
     'DDP017': ('Branches',),
     'DDP018': (),
-    'DDP019': ('GradientMode', 'RankRegions', 'WrappedModels'),
+    'DDP019': ('Branches', 'GradientMode', 'RankRegions', 'WrappedModels'),
     'DDP020': (),
     'DDP021': ('ParserOptions', 'WrappedModels'),
     'DDP022': ('LoaderFlow',),
