@@ -46,6 +46,9 @@ NOT_CHECKPOINT_WORDS = frozenset(
 NO_TENSORS_WORDS = frozenset({"scaler", "rng", "seed"})
 # Words of a name that say "learning-rate scheduler": its state dict is Python numbers.
 SCHEDULER_WORDS = frozenset({"scheduler", "schedulers", "sched", "lrs"})
+# Words of a name that say "data sampler": its state dict is positions, an epoch and a seed
+# (a resumable sampler's `{"start_index": step}`), never a model's tensors.
+SAMPLER_WORDS = frozenset({"sampler", "samplers"})
 # Words of a name that say "optimizer": its state dict is not a model's.
 OPTIMIZER_WORDS = frozenset({"optimizer", "optimizers", "optim", "opt"})
 # ... and words that name another's file, downloaded or handed over (`args.pretrained`): where
@@ -142,7 +145,8 @@ class TorchLoadWithoutMapLocation(Rule):
     `get_linear_schedule_with_warmup`, ...), or an object named as a scheduler
     (`self.lr_scheduler`) where the program `torch.save`s a scheduler's `state_dict()`, unless
     the program saves that file as a dict holding more than the scheduler's item (its whole
-    checkpoint, model and optimizer too, is then loaded to take one item from it);
+    checkpoint, model and optimizer too, is then loaded to take one item from it), and one handed
+    to a data sampler's `load_state_dict` (`self.sampler`: positions, an epoch, a seed);
     loads from an `io.BytesIO` buffer or an anonymous `tempfile` the same function
     `torch.save`d into, and from a file named after the rank (`f"model_rank{rank}.bin"`,
     also through variables): the process reads back what it wrote, on its own device (a
@@ -460,6 +464,20 @@ class TorchLoadWithoutMapLocation(Rule):
                     'info = torch.load(self.checkpoint_path, map_location="cpu")',
                 ),
             ),
+        ),
+        Flagged(
+            # The sampler takes one item of the whole checkpoint; the model takes another.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def resume(model, train_sampler, path):
+                ckpt = torch.load(path)
+                       ^
+                model.load_state_dict(ckpt["model"])
+                train_sampler.load_state_dict(ckpt["sampler"])
+            """,
+            fix_edits=(("ckpt = torch.load(path)", 'ckpt = torch.load(path, map_location="cpu")'),),
         ),
         Flagged(
             # The class saves a model's state dict into the folder it is handed without moving
@@ -988,6 +1006,7 @@ class TorchLoadWithoutMapLocation(Rule):
                 vocab = torch.load(args.vocab_path)
                 stats = torch.load(cached_stats_file)
                 scaler.load_state_dict(torch.load(os.path.join(args.resume, "scaler.pt")))
+                train_sampler.load_state_dict(torch.load(os.path.join(args.resume, "sampler")))
                 engine = torch.load("model.engine")
                 train = torch.load(os.path.join(args.data_dir, "train.pt"))
                 return features, labels, vocab, stats, engine, train
@@ -1309,7 +1328,7 @@ class TorchLoadWithoutMapLocation(Rule):
         if method == "load_state_dict":
             for arg in node.args[:1]:
                 value = arg.value
-                scheduler = self._is_scheduler(func.value)
+                scheduler = self._is_scheduler(func.value) or self._is_sampler(func.value)
                 if isinstance(value, (cst.Call, cst.Name)) and scheduler:
                     self._mark(value, "scheduled")  # Python numbers: not a model's state
                     continue
@@ -1355,6 +1374,13 @@ class TorchLoadWithoutMapLocation(Rule):
         if name is None or not _words(name.rpartition(".")[2]) & SCHEDULER_WORDS or project is None:
             return False
         return saves_scheduler_state(project)
+
+    @staticmethod
+    def _is_sampler(receiver: cst.BaseExpression) -> bool:
+        """A data sampler, by its name (`sampler`, `self.train_sampler`): what its
+        `load_state_dict` takes is Python numbers, as a scheduler's is."""
+        name = dotted_name(receiver)
+        return name is not None and bool(_words(name.rpartition(".")[2]) & SAMPLER_WORDS)
 
     @functools.cached_property
     def _scheduler_attributes(self) -> frozenset[str]:
