@@ -301,17 +301,20 @@ class Program:
             self._module_code[module] = module_code(tree) if tree is not None else None
         return self._module_code[module]
 
-    def summary(self, module: str) -> ModuleSummary | None:
+    def summary(self, module: str, own: bool = False) -> ModuleSummary | None:
         """The summary of `module`, read (or taken from the cache) on first use; None when it
-        cannot be read or parsed, or the bounds refuse it (then `refused` counts it)."""
+        cannot be read or parsed, or the bounds refuse it (then `refused` counts it). `own`:
+        `module` is the one being linted, whose text is read anyway: a rule's question about
+        its own code is not refused by the bounds (Megatron's distrib_optimizer.py, past
+        MAX_MODULES in a repository of hundreds)."""
         if module in self._summaries:
             if self.consulted is not None and self._summaries[module] is not None:
                 self.consulted.add(module)
             return self._summaries[module]
-        if self.reading_closed:
+        if self.reading_closed and not own:
             return None
         limit = MAX_MODULES + (MAX_ASKED if self.asking else 0)
-        if len(self._summaries) >= limit or self._source >= MAX_SOURCE:
+        if not own and (len(self._summaries) >= limit or self._source >= MAX_SOURCE):
             self.refused += 1
             return None
         found, stamp = self._summarize(module)

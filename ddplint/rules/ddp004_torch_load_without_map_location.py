@@ -1620,7 +1620,7 @@ def own_record(program, module: str, cls: str, keys: set[str]):
     `keys` (`save_checkpoint` writing `{"epoch": self.epoch, "memory": self.memory}`: a Place),
     when no method of the class saves another dict with those keys: what its own load reads back
     holds no tensors. None otherwise."""
-    summary = program.summary(module) if keys else None
+    summary = program.summary(module, own=True) if keys else None  # (the linted module)
     found = None
     for function in summary.functions.values() if summary is not None else ():
         if function.cls != cls:
@@ -1743,8 +1743,9 @@ def class_saves_on_host(program, module: str, cls: str, models_only: bool = Fals
     name in a folder they are handed (`os.path.join(save_dir, f"{step}_G.pth")`), and each such
     save holds no CUDA tensors. `models_only`: the load goes into a model's `load_state_dict`,
     so the saves of an optimizer's whole state dict (`torch.save(optimizer.state_dict(), p)`)
-    write other files than the one it reads (KAIR's `save_optimizer` beside `save_network`)."""
-    summary = program.summary(module)
+    write other files than the one it reads (KAIR's `save_optimizer` beside `save_network`).
+    `module` is the linted one."""
+    summary = program.summary(module, own=True)
     found = False
     for key, function in summary.functions.items() if summary is not None else ():
         if function.cls != cls:
