@@ -973,3 +973,21 @@ def test_a_helpers_collective_is_found_whichever_question_is_asked_first(tmp_pat
     assert program.collective("pkg.train", "resume", None, "dist_util.load") == Collective(
         "broadcast_object_list", P("pkg/dist_util.py:5")
     )
+
+
+def test_a_rules_question_about_the_linted_module_is_not_refused_by_the_bounds(tmp_path, monkeypatch):
+    from ddplint.model import program as model
+    from ddplint.rules.ddp004_torch_load_without_map_location import class_saves_on_host
+
+    index = _project(tmp_path, {
+        "opt": "import torch\n\nclass DistOpt:\n"
+        "    def save_state(self, filename):\n        state = {'param': torch.empty(4, device='cpu')}\n"
+        "        torch.save(state, filename)\n\n"
+        "    def load_state(self, filename):\n        return torch.load(filename)\n",
+        "other": "x = 1\n",
+    })
+    monkeypatch.setattr(model, "MAX_MODULES", 0)  # a repository of hundreds of modules, read past the bound
+    program = index.program
+    assert "pkg.opt" not in program._summaries and program.summary("pkg.other") is None and program.refused
+    # the class saves the file it is handed with CPU tensors only: its own load reads no CUDA tensors
+    assert class_saves_on_host(program, "pkg.opt", "DistOpt")

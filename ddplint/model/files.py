@@ -5,7 +5,8 @@ whether what it saves holds tensors on the host. Read from CPython's `ast`:
   with the models whose `state_dict()` it writes, each under the dict key it is saved in, and
   the file it writes to as a `path_key`;
 - `files`: each call named like a save (`torch.save`, `save_checkpoint`, `save_on_master`)
-  that is given a file, with that file, and whether it is a `save(obj, f)` whose `obj` holds no
+  that is given a file, with that file (`folder:<parameter>` for a `torch.save` into a folder
+  its callers name, under a name it makes), and whether it is a `save(obj, f)` whose `obj` holds no
   CUDA tensors (`host`): tensors on the host (`net.cpu()` before `torch.save(net.state_dict(),
   path)`, `{k: v.cpu() ...}`, a state dict taken under FSDP's
   `FullStateDictConfig(offload_to_cpu=True)`, tensors made from Python lists or with
@@ -174,6 +175,23 @@ def read_save(reader, node: ast.Call, callee: str) -> None:
         host = _on_host(reader, saved)
         source = None if host else _saved_source(reader, saved)
         reader.draft.files.append(FileWrite(callee, path or f"param:{written.id}", host, node.lineno, source))  # type: ignore[union-attr]
+    elif (folder := _in_handed_folder(reader, written)) is not None:
+        # `os.path.join(save_dir, f"{label}.pth")`: a file the callers place, by a name made here
+        reader.draft.files.append(FileWrite(callee, folder, _on_host(reader, saved), node.lineno))
+
+
+def _in_handed_folder(reader, written: ast.AST | None) -> str | None:
+    """`folder:<parameter>` for a path joined onto a parameter of the function (`os.path.join(
+    save_dir, name)`, also through a local name bound to one) whose file name `path_key` cannot
+    tell; None otherwise."""
+    if isinstance(written, ast.Name):
+        return reader.folders.get(written.id)
+    if not (isinstance(written, ast.Call) and len(written.args) > 1 and dotted(written.func) in _JOINS):
+        return None
+    folder = written.args[0]
+    if isinstance(folder, ast.Name) and reader.env.get(folder.id) == Param(folder.id):
+        return f"folder:{folder.id}"
+    return None
 
 
 def _state_of(reader, saved: ast.AST | None) -> str | None:
@@ -669,6 +687,13 @@ def read_statement(reader, statement: ast.stmt) -> None:
     elif isinstance(statement, (ast.With, ast.AsyncWith)):  # `with open(path, "wb") as f`: f is that file
         bound = [(item.optional_vars, _opened(item.context_expr, reader.paths)) for item in statement.items]
     _bind_paths(reader.paths, bound)
+    if isinstance(statement, ast.Assign):
+        folder = _in_handed_folder(reader, statement.value) if all(key is None for _, key in bound) else None
+        for target in statement.targets:
+            if isinstance(target, ast.Name) and folder is not None:
+                reader.folders[target.id] = folder
+            elif isinstance(target, ast.Name):
+                reader.folders.pop(target.id, None)
 
 
 def _bind_paths(paths: dict[str, str], bound: list) -> None:

@@ -77,7 +77,7 @@ MAX_HELPERS = 6  # project helpers followed to a collective (`collective`); deep
 _COMBINES, _EVERY_RANK = "combines", "every rank"  # what `_runs` looks for
 _BROADCAST_BUFFERS = "broadcast_buffers"  # DDP's parameter (torch_api.DDP)
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
-CACHE_VERSION = 11  # of the summaries kept in the cache: a summary of another version is read again
+CACHE_VERSION = 13  # of the summaries kept in the cache: a summary of another version is read again
 # `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 
@@ -301,17 +301,20 @@ class Program:
             self._module_code[module] = module_code(tree) if tree is not None else None
         return self._module_code[module]
 
-    def summary(self, module: str) -> ModuleSummary | None:
+    def summary(self, module: str, own: bool = False) -> ModuleSummary | None:
         """The summary of `module`, read (or taken from the cache) on first use; None when it
-        cannot be read or parsed, or the bounds refuse it (then `refused` counts it)."""
+        cannot be read or parsed, or the bounds refuse it (then `refused` counts it). `own`:
+        `module` is the one being linted, whose text is read anyway: a rule's question about
+        its own code is not refused by the bounds (Megatron's distrib_optimizer.py, past
+        MAX_MODULES in a repository of hundreds)."""
         if module in self._summaries:
             if self.consulted is not None and self._summaries[module] is not None:
                 self.consulted.add(module)
             return self._summaries[module]
-        if self.reading_closed:
+        if self.reading_closed and not own:
             return None
         limit = MAX_MODULES + (MAX_ASKED if self.asking else 0)
-        if len(self._summaries) >= limit or self._source >= MAX_SOURCE:
+        if not own and (len(self._summaries) >= limit or self._source >= MAX_SOURCE):
             self.refused += 1
             return None
         found, stamp = self._summarize(module)

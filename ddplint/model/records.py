@@ -342,7 +342,7 @@ class StateSave:
 @record
 class FileWrite:
     """A call named like a save given a file (a path key; "param:<name>" for a parameter its
-    callers name); `host`: what it saves holds no CUDA tensors (tensors on the host, or plain
+    callers name; "folder:<name>" for a file the save names in a folder a parameter names); `host`: what it saves holds no CUDA tensors (tensors on the host, or plain
     Python values); `saved`: where the function alone cannot tell, what it saves as a source
     (a parameter, the state dict of an object the function made), for the program to judge."""
 

@@ -207,6 +207,7 @@ class _FunctionReader:
         self.offloading: list[tuple] = []  # the offloading `FSDP.state_dict_type` blocks around the walk
         self.records: dict[str, tuple] = {}  # local dicts built key by key (ddplint.model.files)
         self.held_states: dict[str, list] = {}  # local dicts holding state dicts (ddplint.model.files)
+        self.folders: dict[str, str] = {}  # local names bound to a file in a folder a parameter names (ddplint.model.files)
         self.state_of: dict[str, str] = {}  # local names bound to `<object>.state_dict()`: the object as written
         self._statements(node.body)
         self._finish(node, positional, method)

@@ -46,6 +46,11 @@ NOT_CHECKPOINT_WORDS = frozenset(
 NO_TENSORS_WORDS = frozenset({"scaler", "rng", "seed"})
 # Words of a name that say "learning-rate scheduler": its state dict is Python numbers.
 SCHEDULER_WORDS = frozenset({"scheduler", "schedulers", "sched", "lrs"})
+# Words of a name that say "data sampler": its state dict is positions, an epoch and a seed
+# (a resumable sampler's `{"start_index": step}`), never a model's tensors.
+SAMPLER_WORDS = frozenset({"sampler", "samplers"})
+# Words of a name that say "optimizer": its state dict is not a model's.
+OPTIMIZER_WORDS = frozenset({"optimizer", "optimizers", "optim", "opt"})
 # ... and words that name another's file, downloaded or handed over (`args.pretrained`): where
 # the program is not seen to save it, nothing says on which device its tensors were saved.
 PRETRAINED_WORDS = frozenset({"pretrained", "pretrain"})
@@ -99,6 +104,7 @@ class _Load:
     handed: bool = False  # its file is a parameter of its function: the callers name it
     deviceless: bool = False  # in `if args.gpu is None:`, whose else loads onto args.gpu: no rank's branch
     scheduled: bool = False  # handed whole to a learning-rate scheduler's load_state_dict
+    into_model: bool = False  # handed to the load_state_dict of a model (not an optimizer or a scheduler)
     script_only: bool = False  # in `if __name__ == "__main__":`: runs only when this file is the script
 
 
@@ -139,13 +145,18 @@ class TorchLoadWithoutMapLocation(Rule):
     `get_linear_schedule_with_warmup`, ...), or an object named as a scheduler
     (`self.lr_scheduler`) where the program `torch.save`s a scheduler's `state_dict()`, unless
     the program saves that file as a dict holding more than the scheduler's item (its whole
-    checkpoint, model and optimizer too, is then loaded to take one item from it);
+    checkpoint, model and optimizer too, is then loaded to take one item from it), and one handed
+    to a data sampler's `load_state_dict` (`self.sampler`: positions, an epoch, a seed);
     loads from an `io.BytesIO` buffer or an anonymous `tempfile` the same function
     `torch.save`d into, and from a file named after the rank (`f"model_rank{rank}.bin"`,
     also through variables): the process reads back what it wrote, on its own device (a
     loop over ranks, `for rank in range(world_size)`, reads the other ranks' files and is
     not exempt); loads whose result is moved to the host right away (`.cpu()`, `.numpy()`);
-    a class's load of the record its own method saves (the program model pairs them by the
+    a class's load of a file it is handed where every method of the class that saves a file it
+    is handed, or a file it names in a folder it is handed (`os.path.join(save_dir, name)`),
+    saves no CUDA tensors (`param.cpu()` item by item); for a load that goes into a model's
+    `load_state_dict` (also through an item of it, `state = state["params"]`) the class's
+    saves of an optimizer's whole state dict are other files; a class's load of the record its own method saves (the program model pairs them by the
     keys read back: every key the load reads is in a dict of Python values, such as epochs,
     lists and counters, that the class `torch.save`s, and no method of the class saves a
     dict with those keys that holds anything else); a load that only rank 0 runs (under a
@@ -453,6 +464,40 @@ class TorchLoadWithoutMapLocation(Rule):
                     'info = torch.load(self.checkpoint_path, map_location="cpu")',
                 ),
             ),
+        ),
+        Flagged(
+            # The sampler takes one item of the whole checkpoint; the model takes another.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def resume(model, train_sampler, path):
+                ckpt = torch.load(path)
+                       ^
+                model.load_state_dict(ckpt["model"])
+                train_sampler.load_state_dict(ckpt["sampler"])
+            """,
+            fix_edits=(("ckpt = torch.load(path)", 'ckpt = torch.load(path, map_location="cpu")'),),
+        ),
+        Flagged(
+            # The class saves a model's state dict into the folder it is handed without moving
+            # it to the host: what its load of a handed file reads may hold CUDA tensors.
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+
+            class ModelBase:
+                def save_network(self, save_dir, network, label):
+                    torch.save(network.state_dict(), os.path.join(save_dir, f"{label}.pth"))
+
+                def load_network(self, load_path, network):
+                    state = torch.load(load_path)
+                            ^
+                    state = state["params"]
+                    network.load_state_dict(state)
+            """,
+            fix_edits=(("state = torch.load(load_path)", 'state = torch.load(load_path, map_location="cpu")'),),
         ),
         Flagged(
             # The model is moved to the host only after its state dict was taken: the file
@@ -790,6 +835,33 @@ class TorchLoadWithoutMapLocation(Rule):
             """
         ),
         Clean(
+            # Every model file the class saves into the folder it is handed holds host tensors,
+            # moved item by item; its optimizer's file is another file (the load goes into a
+            # model, also through an item of it).
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+
+            class ModelBase:
+                def save_network(self, save_dir, network, label):
+                    save_path = os.path.join(save_dir, "{}_{}.pth".format(self.step, label))
+                    state_dict = network.state_dict()
+                    for key, param in state_dict.items():
+                        state_dict[key] = param.cpu()
+                    torch.save(state_dict, save_path)
+
+                def save_optimizer(self, save_dir, optimizer, label):
+                    torch.save(optimizer.state_dict(), os.path.join(save_dir, label + ".pth"))
+
+                def load_network(self, load_path, network, param_key="params"):
+                    state_dict = torch.load(load_path)
+                    if param_key in state_dict.keys():
+                        state_dict = state_dict[param_key]
+                    network.load_state_dict(state_dict)
+            """
+        ),
+        Clean(
             # A learning-rate scheduler's state is Python numbers, and the program saves the
             # state dict of its scheduler: the file it reads back holds no tensors.
             """
@@ -934,6 +1006,7 @@ class TorchLoadWithoutMapLocation(Rule):
                 vocab = torch.load(args.vocab_path)
                 stats = torch.load(cached_stats_file)
                 scaler.load_state_dict(torch.load(os.path.join(args.resume, "scaler.pt")))
+                train_sampler.load_state_dict(torch.load(os.path.join(args.resume, "sampler")))
                 engine = torch.load("model.engine")
                 train = torch.load(os.path.join(args.data_dir, "train.pt"))
                 return features, labels, vocab, stats, engine, train
@@ -1178,6 +1251,12 @@ class TorchLoadWithoutMapLocation(Rule):
         load = self._by_id.get(id(loaded)) if isinstance(loaded, cst.Call) else None
         private = isinstance(value, cst.Call) and self.model.qualified(value.func) in PRIVATE_FILES
         frame = id(self.model.frame.node)
+        if load is None and isinstance(value, cst.Subscript):
+            # `state_dict = state_dict[param_key]`: an item of the load is still what it holds
+            base = value
+            while isinstance(base, cst.Subscript):
+                base = base.value
+            load = self._bound.get((frame, base.value)) if isinstance(base, cst.Name) else None
         for target in original_node.targets:
             name = dotted_name(target.target)
             if name is None:
@@ -1249,7 +1328,7 @@ class TorchLoadWithoutMapLocation(Rule):
         if method == "load_state_dict":
             for arg in node.args[:1]:
                 value = arg.value
-                scheduler = self._is_scheduler(func.value)
+                scheduler = self._is_scheduler(func.value) or self._is_sampler(func.value)
                 if isinstance(value, (cst.Call, cst.Name)) and scheduler:
                     self._mark(value, "scheduled")  # Python numbers: not a model's state
                     continue
@@ -1262,6 +1341,9 @@ class TorchLoadWithoutMapLocation(Rule):
                 if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "get":
                     value = value.func.value
                 self._mark(value, "state")
+                receiver = dotted_name(func.value)
+                if receiver is not None and not _words(receiver.rpartition(".")[2]) & (OPTIMIZER_WORDS | SCHEDULER_WORDS):
+                    self._mark(value, "into_model")
         elif method in ("get", "pop") and node.args:
             key = self.model.string_value(node.args[0].value)
             if key is not None:
@@ -1292,6 +1374,13 @@ class TorchLoadWithoutMapLocation(Rule):
         if name is None or not _words(name.rpartition(".")[2]) & SCHEDULER_WORDS or project is None:
             return False
         return saves_scheduler_state(project)
+
+    @staticmethod
+    def _is_sampler(receiver: cst.BaseExpression) -> bool:
+        """A data sampler, by its name (`sampler`, `self.train_sampler`): what its
+        `load_state_dict` takes is Python numbers, as a scheduler's is."""
+        name = dotted_name(receiver)
+        return name is not None and bool(_words(name.rpartition(".")[2]) & SAMPLER_WORDS)
 
     @functools.cached_property
     def _scheduler_attributes(self) -> frozenset[str]:
@@ -1402,7 +1491,7 @@ class TorchLoadWithoutMapLocation(Rule):
         project = self.model.project
         if project is None or load.owner is None or not load.handed:
             return False
-        return class_saves_on_host(project.program, project.module, load.owner)
+        return class_saves_on_host(project.program, project.module, load.owner, models_only=load.into_model)
 
     def _is_checkpoint(self, load: _Load) -> bool:
         if load.state:
@@ -1531,7 +1620,7 @@ def own_record(program, module: str, cls: str, keys: set[str]):
     `keys` (`save_checkpoint` writing `{"epoch": self.epoch, "memory": self.memory}`: a Place),
     when no method of the class saves another dict with those keys: what its own load reads back
     holds no tensors. None otherwise."""
-    summary = program.summary(module) if keys else None
+    summary = program.summary(module, own=True) if keys else None  # (the linted module)
     found = None
     for function in summary.functions.values() if summary is not None else ():
         if function.cls != cls:
@@ -1649,16 +1738,24 @@ def places_on_cuda(view) -> bool:
     return False
 
 
-def class_saves_on_host(program, module: str, cls: str) -> bool:
-    """Whether the methods of class `cls` of `module` save a file they are handed, and each such
-    save holds no CUDA tensors."""
-    summary = program.summary(module)
+def class_saves_on_host(program, module: str, cls: str, models_only: bool = False) -> bool:
+    """Whether the methods of class `cls` of `module` save a file they are handed, or one they
+    name in a folder they are handed (`os.path.join(save_dir, f"{step}_G.pth")`), and each such
+    save holds no CUDA tensors. `models_only`: the load goes into a model's `load_state_dict`,
+    so the saves of an optimizer's whole state dict (`torch.save(optimizer.state_dict(), p)`)
+    write other files than the one it reads (KAIR's `save_optimizer` beside `save_network`).
+    `module` is the linted one."""
+    summary = program.summary(module, own=True)
     found = False
     for key, function in summary.functions.items() if summary is not None else ():
         if function.cls != cls:
             continue
+        optimizers = {
+            save.line for save in function.escapes.state_saves
+            if _words(save.state_of.rpartition(".")[2]) & OPTIMIZER_WORDS
+        } if models_only else set()
         for write in function.escapes.files:
-            if not write.path.startswith("param:"):
+            if not write.path.startswith(("param:", "folder:")) or write.line in optimizers:
                 continue
             if not (write.host or no_cuda(program, module, key, write.saved)) or not program.values.is_save(module, write.callee):
                 return False
