@@ -510,7 +510,7 @@ def test_a_script_the_project_runs_only_with_plain_python_runs_as_one_process(tm
     assert project.build(str(tmp_path)).one_process_run("test")
     cases = (
         ("", "torchrun --nproc_per_node 2 test.py\n"),  # a launcher runs it too
-        ("", "torchrun --nproc_per_node 2 $SCRIPT\n"),  # a launcher runs some script: maybe this one
+        ("", "# usage: bash run.sh test.py\ntorchrun --nproc_per_node 2 $1\n"),  # a launcher runs the script it is handed by name
         ("", "torchrun --nproc_per_node 2 $(dirname $0)/test.py\n"),  # a file of its name, by a path not followed
         ("import torch.multiprocessing as mp\nmp.spawn(print, nprocs=2)", ""),  # it starts processes itself
         ("", "srun python -u -m test\n"),  # a launcher runs it by its module name
@@ -1061,3 +1061,53 @@ def test_flake8_and_the_editor_see_a_setup_py_folder_below_the_root_as_the_comma
     (plain / "proj" / "setup.py").write_text("")
     (plain / "proj" / "train.py").write_text("")
     assert project.root_seen_from(str(plain / "proj" / "train.py"), str(plain)) == str(plain / "proj")
+
+
+_LAUNCHER_SWITCHED = '''import argparse
+import torch
+from torch.utils.data import DataLoader, DistributedSampler
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--local_rank", type=int, default=-1)
+    parser.add_argument("--no_cuda", action="store_true")
+    args = parser.parse_args()
+    if args.local_rank == -1 or args.no_cuda:
+        device = torch.device("cuda")
+    else:
+        torch.cuda.set_device(args.local_rank)
+        torch.distributed.init_process_group(backend="nccl")
+    model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 2).cuda())
+    for epoch in range(3):
+        torch.save(model.state_dict(), "model.bin")
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_a_script_that_joins_ranks_only_under_a_launcher_nothing_runs_it_with_is_one_process(tmp_path, run):
+    """ERNIE's fine-tuning variants join a process group only where `--local_rank` is set (the
+    `else:` of `if args.local_rank == -1 or args.no_cuda:`), and none of the project's launch
+    commands runs them (the README runs their twins with plain `python3`): one process, no
+    finding. A launcher that runs a script it does not name (`torch.distributed.launch ...
+    $PY_FILE`) runs the scripts the project's shell scripts hand it by name, and only those. A
+    project that shows no launch at all says nothing of how such a script is run."""
+    run.cwd = tmp_path
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "code").mkdir()
+    for script in ("run_typing.py", "run_typing_new.py", "run_pretrain.py"):
+        (tmp_path / "code" / script).write_text(_LAUNCHER_SWITCHED)
+    (tmp_path / "README.md").write_text("```\npython3 code/run_typing.py --do_train\n```\n")
+
+    def flagged() -> set[str]:
+        return {f[0] for f in _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout)}
+
+    assert flagged() == {"code/run_typing_new.py", "code/run_pretrain.py"}  # no launch shown
+    (tmp_path / "pretrain.sh").write_text("torchrun --nproc_per_node 2 code/run_pretrain.py --do_train\n")
+    assert flagged() == {"code/run_pretrain.py"}
+    (tmp_path / "launch.sh").write_text("python3 -m torch.distributed.launch --nproc_per_node=1 --nnodes=$1 $2 --do_train\n")
+    (tmp_path / "pretrain.sh").write_text("./launch.sh 8 code/run_pretrain.py\n")
+    assert flagged() == {"code/run_pretrain.py"}

@@ -351,7 +351,8 @@ _SPAWN_STARTS = (
 _PLAIN_RUN = re.compile(r"(?<![\w/.-])python(?:\d(?:\.\d+)?)?(?:[ \t]+-[uOBE]+)*[ \t]+[\w.$/{}-]+\.py(?![\w.-])")
 # A launcher command that names its script (or module) in the text: one that does not
 # (`torchrun --nproc_per_node 8 $SCRIPT`) may run any script of the project.
-_NAMES_SCRIPT = re.compile(r"[\w}-]\.py(?![\w-])|(?<![\w-])(?:-m|--module)[ \t]+\w")
+_NAMES_SCRIPT = re.compile(r"[\w}-]\.py(?![\w-])|(?<![\w-])(?:-m|--module)[ \t]+(?!(?:torch\.distributed\.|deepspeed|accelerate))\w")
+# (`-m torch.distributed.launch $PY_FILE` names the launcher, not the script it runs)
 _MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]", re.M)
 # Where tests live: a tests/test folder, test_*.py, *_test.py, conftest.py.
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
@@ -1015,7 +1016,10 @@ class Project:
             found = (
                 module in self.reach.entries and self._unlaunched(module)
                 and all(self.one_process_run(importer) for importer in self.program.importers_of(module))
-                and (bool(self.module_view(module).launches(self.plain_runs, own=True)) or self._own_group_of_one(module))
+                and (
+                    bool(self.module_view(module).launches(self.plain_runs, own=True)) or self._own_group_of_one(module)
+                    or self._joins_only_under_a_launcher(module)
+                )
                 and self._starts_nothing(list(reachable([module], self.imports_of)), (*_SPAWN_STARTS, *_SELF_LAUNCHING))
             )
             self._memo[key] = found
@@ -1023,11 +1027,37 @@ class Project:
 
     def _unlaunched(self, module: str) -> bool:
         """Whether no launch command of the project may run `module`: none runs it by its module
-        name (`srun python -u -m main`, ProjectView.launches), each names its script (or module),
-        and none a file of this one's name, by any path (`$(dirname $0)/test.py`)."""
+        name (`srun python -u -m main`, ProjectView.launches) nor a file of this one's name, by
+        any path (`$(dirname $0)/test.py`); and where one runs a script it does not name
+        (`torch.distributed.launch ... $PY_FILE`), no shell script or document of the project
+        names this file other than in a plain `python` run of it (ERNIE's `run_dist_pretrain.sh
+        8 ... code/run_pretrain_dist_util.py` hands its name to such a launcher)."""
         name = re.compile(rf"(?<![\w.-]){re.escape(os.path.basename(self.relpaths[module]))}(?![\w.-])")
-        return not self.module_view(module).launches(own=True) and all(
-            _NAMES_SCRIPT.search(command.command) and not name.search(command.command) for command in self.launch_commands
+        if self.module_view(module).launches(own=True) or any(name.search(command.command) for command in self.launch_commands):
+            return False
+        if all(_NAMES_SCRIPT.search(command.command) for command in self.launch_commands):
+            return True
+        return not any(
+            name.search(line) and not _PLAIN_RUN.search(line)  # `python3 code/run_typing.py ...` runs one process
+            for relative in self._launch_documents for line in (self.document(relative) or "").splitlines()
+        )
+
+    def _joins_only_under_a_launcher(self, module: str) -> bool:
+        """Whether `module` joins a process group only where a launcher started it: it calls
+        `init_process_group` and every call sits under a test only a launcher makes true
+        (`if args.local_rank != -1:`, its option declared here with the default -1;
+        `if "WORLD_SIZE" in os.environ:`), in a project whose launch commands (it has some) run
+        other scripts. Run without a launcher (ERNIE's fine-tuning variants, which no command
+        runs, beside their one-process twins in the README), it is one process."""
+        if not self.launch_commands:
+            return False  # a project that shows no launch at all: how this one is run is not known
+        tree = self.program.tree(module)
+        if tree is None or self.modules[module].get("launched"):
+            return False
+        unset = declared_options(tree).shown("local_rank")
+        calls = [(node, guards) for node, guards in _guarded_calls(tree) if _last_name(node) == _GROUP_START]
+        return bool(calls) and all(
+            any(_launcher_test(test, in_body, unset is not None and unset[1] == -1) for test, in_body in guards) for _, guards in calls
         )
 
     def _own_group_of_one(self, module: str) -> bool:
@@ -1246,6 +1276,46 @@ def _may_start(statement: ast.stmt, start: str) -> bool:
 
 def _last_name(call: ast.Call) -> str:
     return (dotted(call.func) or "").rpartition(".")[2]
+
+
+def _guarded_calls(tree: ast.Module) -> Iterator[tuple[ast.Call, list[tuple[ast.expr, bool]]]]:
+    """Every call of the module with the tests of the `if`s around it (and whether it is in
+    the body of each, not its `else`), outermost first."""
+    pending: list[tuple[ast.AST, list[tuple[ast.expr, bool]]]] = [(tree, [])]
+    while pending:
+        node, guards = pending.pop()
+        if isinstance(node, ast.Call):
+            yield node, guards
+        if isinstance(node, ast.If):
+            pending += [(child, [*guards, (node.test, True)]) for child in node.body]
+            pending += [(child, [*guards, (node.test, False)]) for child in node.orelse]
+            pending.append((node.test, guards))
+        else:
+            pending += [(child, guards) for child in ast.iter_child_nodes(node)]
+
+
+_LAUNCHER_ENVIRONMENT = frozenset({"WORLD_SIZE", "RANK", "LOCAL_RANK"})
+
+
+def _launcher_test(test: ast.expr, in_body: bool, local_rank_unset: bool) -> bool:
+    """Whether code on the `in_body` side of `if test:` runs only where a launcher started the
+    process: `args.local_rank != -1` (or `>= 0`, `> -1`; `== -1` on its `else` side) with the
+    option's default -1 (`local_rank_unset`), or `"WORLD_SIZE" in os.environ`; also as a part
+    of `and` (its body) or of `or` (its `else`: `if args.local_rank == -1 or args.no_cuda:`)."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And if in_body else ast.Or):
+        return any(_launcher_test(value, in_body, local_rank_unset) for value in test.values)
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return False
+    left, operator, right = test.left, test.ops[0], test.comparators[0]
+    if isinstance(left, ast.Constant) and left.value in _LAUNCHER_ENVIRONMENT and dotted(right) == "os.environ":
+        return isinstance(operator, ast.In) == in_body
+    if not (local_rank_unset and isinstance(left, ast.Attribute) and left.attr == "local_rank" and isinstance(right, (ast.Constant, ast.UnaryOp))):
+        return False
+    value = ast.literal_eval(right) if isinstance(right, ast.UnaryOp) and isinstance(right.operand, ast.Constant) else getattr(right, "value", None)
+    launched = {
+        (ast.NotEq, -1): True, (ast.Eq, -1): False, (ast.GtE, 0): True, (ast.Gt, -1): True, (ast.Lt, 0): False,
+    }.get((type(operator), value))
+    return launched is not None and launched == in_body
 
 
 def _group_of_one(node: ast.AST) -> bool:
