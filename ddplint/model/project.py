@@ -1037,9 +1037,15 @@ class Project:
             return False
         if all(_NAMES_SCRIPT.search(command.command) for command in self.launch_commands):
             return True
-        return not any(
-            name.search(line) and not _PLAIN_RUN.search(line)  # `python3 code/run_typing.py ...` runs one process
-            for relative in self._launch_documents for line in (self.document(relative) or "").splitlines()
+        return not name.search(self._scripts_named)
+
+    @functools.cached_property
+    def _scripts_named(self) -> str:
+        """The lines of the project's shell scripts and documents that name a `.py` file, except
+        plain `python` runs of one (`python3 code/run_typing.py ...` runs one process)."""
+        return "\n".join(
+            line for relative in self._launch_documents for line in (self.document(relative) or "").splitlines()
+            if ".py" in line and not _PLAIN_RUN.search(line)
         )
 
     def _joins_only_under_a_launcher(self, module: str) -> bool:
