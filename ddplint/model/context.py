@@ -453,7 +453,7 @@ class ProcessContext:
         if isinstance(compared.ops[0], ast.IsNot) == sense or not isinstance(compared.ops[0], (ast.Is, ast.IsNot)):
             return False  # the code runs when it is not None
         name = compared.left.id
-        function = self._definition(module, key)
+        function = self.program.definition(module, key)
         if function is None or _rebinds(function, name):
             return False
         passed = self.passed_arguments(module, key, name)
@@ -474,7 +474,7 @@ class ProcessContext:
             name, literal = literal, name
         if not isinstance(name, ast.Name) or not isinstance(literal, ast.Constant):
             return False
-        function = self._definition(module, key)
+        function = self.program.definition(module, key)
         if function is None or _rebinds(function, name.id):
             return False
         passed = self.passed_arguments(module, key, name.id)
@@ -513,7 +513,7 @@ class ProcessContext:
         (`unpassed`). False where that is not known."""
         memo = (module, key, name)
         if memo not in self._off:
-            function = self._definition(module, key)
+            function = self.program.definition(module, key)
             default = _default_of(function, name) if function is not None else None
             self._off[memo] = (
                 isinstance(default, ast.Constant) and not default.value
@@ -521,16 +521,6 @@ class ProcessContext:
                 and self.unpassed(module, key, function, name)
             )
         return self._off[memo]
-
-    def _definition(self, module: str, key: str):
-        """The `ast` definition of the top-level function or method `key` of `module`, or None."""
-        tree = self.program.tree(module)
-        owner, _, name = key.rpartition(".")
-        body = tree.body if tree is not None else []
-        if owner:
-            cls = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == owner), None)
-            body = cls.body if cls is not None and "." not in owner else []
-        return next((n for n in body if isinstance(n, _FUNCTIONS) and n.name == name), None)
 
     def unpassed(self, module: str, key: str, function, name: str) -> bool:
         """Whether no call in the project passes parameter `name` of function `key` of `module`
@@ -577,7 +567,7 @@ class ProcessContext:
         to a `*args`/`**kwargs`, or a module that may call it unread. A call that hands on a
         parameter of its own function untouched (`is_main(device)` in `train(model, device)`)
         passes what that function's callers pass for it, where they are known."""
-        function = self._definition(module, key)
+        function = self.program.definition(module, key)
         sites = self.call_sites(module, key)
         if function is None or not sites or function.decorator_list:
             return None
@@ -598,7 +588,7 @@ class ProcessContext:
         call leaving it out: `train(model)` for `def train(model, accum=1)`: "1"). None where
         that is not known: no call, a call not found, one whose `*args`/`**kwargs` may fill it,
         a decorated function, one that rebinds the parameter, or a module that may call it unread."""
-        function = self._definition(module, key)
+        function = self.program.definition(module, key)
         sites = self.call_sites(module, key)
         if function is None or not sites or function.decorator_list or _rebinds(function, name):
             return None
@@ -631,7 +621,7 @@ class ProcessContext:
         hands on as `given`; None where `given` is not such a parameter or they are not known."""
         if not isinstance(given, ast.Name) or site.caller_key is None or depth >= MAX_DEPTH:
             return None
-        caller = self._definition(site.caller, site.caller_key)
+        caller = self.program.definition(site.caller, site.caller_key)
         arguments = caller.args if caller is not None else None
         if arguments is None or _rebinds(caller, given.id):
             return None

@@ -272,6 +272,17 @@ class Program:
         found = self._calls[key] = text is not None and any(f"{name}(" in text for name in names)
         return found
 
+    def definition(self, module: str, key: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The `ast` definition of the top-level function or method `key` (`name`, `Class.name`)
+        of `module`, or None."""
+        tree = self.tree(module)
+        owner, _, name = key.rpartition(".")
+        body = tree.body if tree is not None else []
+        if owner:
+            cls = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == owner), None)
+            body = cls.body if cls is not None and "." not in owner else []
+        return next((n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name), None)
+
     def tree(self, module: str, text: str | None = None) -> ast.Module | None:
         """CPython's `ast` of `module` (of `text`, where the caller has already read it), for a
         question the summaries do not answer; None when it cannot be read or does not parse. The

@@ -1317,7 +1317,10 @@ def _launcher_test(test: ast.expr, in_body: bool, local_rank_unset: bool) -> boo
         return isinstance(operator, ast.In) == in_body
     if not (local_rank_unset and isinstance(left, ast.Attribute) and left.attr == "local_rank" and isinstance(right, (ast.Constant, ast.UnaryOp))):
         return False
-    value = ast.literal_eval(right) if isinstance(right, ast.UnaryOp) and isinstance(right.operand, ast.Constant) else getattr(right, "value", None)
+    try:
+        value = ast.literal_eval(right)
+    except ValueError:  # `-x`: not a literal
+        return False
     launched = {
         (ast.NotEq, -1): True, (ast.Eq, -1): False, (ast.GtE, 0): True, (ast.Gt, -1): True, (ast.Lt, 0): False,
     }.get((type(operator), value))
@@ -1588,30 +1591,24 @@ class ProjectView:
         """The command-line options declared by the project modules this module imports (a
         script whose parser another module builds: `from utils.opts import parse_args`), with
         what those modules rebind (ddplint.model.parsers)."""
-        key = ("imported options", self.module)
-        found = self.project._memo.get(key)
-        if found is None:
-            found = self.project._memo[key] = DeclaredOptions()
-            program = self.project.program
-            for module in self.project.imports_of(self.module):
-                text = program.read(module)
-                tree = program.tree(module, text) if text is not None and "add_argument(" in text else None
-                if tree is not None:
-                    found.add(declared_options(tree))
-        return found
+        return self._options_of("imported options", self.project.imports_of(self.module))
 
     def importer_options(self) -> DeclaredOptions:
         """The command-line options declared by the project modules that import this one, up
         to three imports away (`users`): a helper module that reads `args.accum_iter` from the
         namespace a script's parser built and handed it (`train_one_epoch(..., args=args)`);
         an option two of them declare differently is not shown (DeclaredOptions.add)."""
-        key = ("importer options", self.module)
+        return self._options_of("importer options", [user for user in self.users if user != self.module])
+
+    def _options_of(self, kind: str, modules: Iterable[str]) -> DeclaredOptions:
+        """The options the parsers of `modules` declare, together; remembered per module by `kind`."""
+        key = (kind, self.module)
         found = self.project._memo.get(key)
         if found is None:
             found = self.project._memo[key] = DeclaredOptions()
             program = self.project.program
-            for module in self.users:
-                text = program.read(module) if module != self.module else None
+            for module in modules:
+                text = program.read(module)
                 tree = program.tree(module, text) if text is not None and "add_argument(" in text else None
                 if tree is not None:
                     found.add(declared_options(tree))

@@ -2194,7 +2194,7 @@ def keeps_rank_part(program, module: str, key: str | None, cls: str | None, writ
     target = program.target(module, key, cls, written)
     if target is None or not target.key.endswith(".__init__"):
         return False
-    init = _definition(program, target.module, target.key)
+    init = program.definition(target.module, target.key)
     if init is None:
         return False
     for node in ast.walk(init):
@@ -2205,25 +2205,13 @@ def keeps_rank_part(program, module: str, key: str | None, cls: str | None, writ
             return True
         callee = dotted(value.func) if isinstance(value, ast.Call) else None
         inner = program.resolve(target.module, callee, None) if callee is not None else None
-        helper = _definition(program, inner.module, inner.key) if inner is not None and not inner.bound else None
+        helper = program.definition(inner.module, inner.key) if inner is not None and not inner.bound else None
         if helper is not None and any(
             isinstance(ret, ast.Return) and isinstance(ret.value, ast.Subscript) and _indexed_by_rank(ret.value, _rank_names(helper))
             for ret in ast.walk(helper)
         ):
             return True
     return False
-
-
-def _definition(program, module: str, key: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    """The `def` of function `key` (`name` or `Class.name`) at the top of `module`, or None."""
-    tree = program.tree(module)
-    body = tree.body if tree is not None else []
-    *classes, name = key.split(".")
-    if len(classes) > 1:
-        return None
-    if classes:
-        body = next((node.body for node in body if isinstance(node, ast.ClassDef) and node.name == classes[0]), [])
-    return next((node for node in body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name), None)
 
 
 def _rank_names(function: ast.AST) -> set[str]:
