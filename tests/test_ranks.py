@@ -38,6 +38,7 @@ def guard(source: str):
         "accelerator.is_main_process",
         "trainer.is_global_zero",
         "master_process",
+        "env['master_process']",  # a set-up helper's dict of flags
         "not args.distributed or rank == 0",
         "args.distributed and rank == 0",
         "rank == 0 and epoch % 10 == 0",

@@ -496,6 +496,8 @@ def _classify(test: cst.BaseExpression, resolve: Resolver | None) -> RankTest:
         if held is not None:
             return held
     name = last_name(test) if isinstance(test, (cst.Name, cst.Attribute, cst.Call)) else None
+    if type(test) is cst.Subscript:  # `env["master_process"]`: the flag a set-up helper returned in a dict
+        name = _string_key(test)
     if name in MAIN_PROCESS_NAMES or _training_args_should_save(test):
         return ZERO
     if name in REPLICA_PREDICATES and isinstance(test, cst.Call):

@@ -702,6 +702,33 @@ class SaveOnEveryRank(Rule):
     )
     clean_examples = (
         Clean(
+            # The set-up helper returns its rank-0 flag in a dict; the save's one caller reads it.
+            """
+            import os
+            import torch
+            from torch.distributed import init_process_group
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def setup():
+                init_process_group("nccl")
+                rank = int(os.environ["RANK"])
+                master_process = rank == 0
+                return {"master_process": master_process, "device": f"cuda:{rank}"}
+
+            def save_checkpoint(model, path):
+                torch.save(model.state_dict(), path)
+
+            def train():
+                env = setup()
+                model = DDP(torch.nn.Linear(2, 2).to(env["device"]))
+                for step in range(100):
+                    if step % 10 == 0 and env["master_process"]:
+                        save_checkpoint(model, "ckpt.pt")
+
+            train()
+            """
+        ),
+        Clean(
             # Every call names the file after the rank: one file per rank.
             """
             import torch
