@@ -122,6 +122,40 @@ def test_bad_files_give_one_line_and_exit_2_while_others_are_linted(run, tmp_pat
     assert result.stdout.splitlines()[-1].endswith("5 files could not be checked.")
 
 
+def test_a_module_that_does_not_parse_inside_the_ddp_models_reach_is_one_line(run, tmp_path):
+    """The program model reads the modules a DDP model's module imports; one of them that does
+    not parse has no summary, and asking which of its functions calls an unwrapping helper
+    (a file named with it) crashed the run (reflected_gnt, github-41)."""
+    (tmp_path / "setup.py").write_text("")
+    (tmp_path / "gnt").mkdir()
+    (tmp_path / "gnt" / "__init__.py").write_text("")
+    (tmp_path / "gnt" / "model.py").write_text(textwrap.dedent("""\
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        from gnt.head import Head
+
+        def de_parallel(model):
+            return model.module if hasattr(model, "module") else model
+
+        class Model:
+            def __init__(self):
+                self.net = DDP(Head())
+        """))
+    (tmp_path / "gnt" / "head.py").write_text("import torch\n\nclass Head(torch.nn.Module):\n    def forward(self, x):\n        if x:\n            return x\n        else:\n        return x\n")
+    (tmp_path / "train.py").write_text(textwrap.dedent("""\
+        import torch
+        import torch.distributed as dist
+        from gnt.model import Model, de_parallel
+
+        dist.init_process_group("nccl")
+        torch.save(de_parallel(Model().net).state_dict(), "m.pt")
+        """))
+    result = run("gnt/head.py", "train.py")
+    assert "Traceback" not in result.stderr
+    assert result.returncode == 2
+    assert result.stderr.startswith("gnt/head.py: cannot parse: ")
+    assert "train.py:6:1: DDP014" in result.stdout
+
+
 def test_a_file_named_on_the_command_line_is_always_checked_for_syntax(run, tmp_path):
     """No rule's text occurs in plain.py, so a run over its folder does not parse it (ddplint
     is not a syntax checker); named, as pre-commit and a newcomer name files, it is parsed by

@@ -360,8 +360,9 @@ class Program:
         return summary if key is None or summary is None else summary.functions.get(key)
 
     def solved_module(self, module: str) -> bool:
-        """Whether the solution read `module` (only such a module can hold a DDP model)."""
-        return module in self._order[: self.solved]
+        """Whether the solution read `module` and could parse it (only such a module can hold a
+        DDP model; one that does not parse has no summary)."""
+        return self._summaries.get(module) is not None and module in self._order[: self.solved]
 
     def function(self, module: str, key: str | None) -> FunctionSummary | None:
         """The summary of function `key` of `module` (read on demand), or None."""
