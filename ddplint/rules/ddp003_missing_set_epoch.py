@@ -535,14 +535,19 @@ class MissingSetEpoch(Rule):
             import torch.distributed as dist
             from torch.utils.data import DataLoader, DistributedSampler
 
-            parser = argparse.ArgumentParser()
-            parser.add_argument("--num-epochs", type=int, default=1)
-            args = parser.parse_args()
-            dist.init_process_group("nccl")
-            loader = DataLoader(dataset, batch_size=8, sampler=DistributedSampler(dataset))
-            for epoch in range(args.num_epochs):
-                for batch in loader:
-                    model(batch).backward()
+            def train(args, dataset, model):
+                dist.init_process_group("nccl")
+                sampler = DistributedSampler(dataset, seed=args.seed)
+                for epoch in range(args.epochs):
+                    for inputs, targets in DataLoader(dataset, args.batch_size, sampler=sampler):
+                        model(inputs).loss(targets).backward()
+
+            if __name__ == "__main__":
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--epochs", type=int, default=1)
+                parser.add_argument("--seed", type=int, default=0)
+                parser.add_argument("--batch-size", type=int, default=32)
+                train(parser.parse_args(), load(), build())
             """
         ),
         Clean(
