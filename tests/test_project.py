@@ -1111,3 +1111,78 @@ def test_a_script_that_joins_ranks_only_under_a_launcher_nothing_runs_it_with_is
     (tmp_path / "launch.sh").write_text("python3 -m torch.distributed.launch --nproc_per_node=1 --nnodes=$1 $2 --do_train\n")
     (tmp_path / "pretrain.sh").write_text("./launch.sh 8 code/run_pretrain.py\n")
     assert flagged() == {"code/run_pretrain.py"}
+
+
+def test_an_epoch_count_left_at_one_repeats_no_order_and_a_template_launch_runs_every_script(tmp_path, run):
+    """DDP003: `--epochs` defaults to 1 and no command passes it: one pass, no repeated order;
+    a default of 3 is reported. The README's `torchrun --nproc_per_node N train_xxx.py` stands
+    for every `train_*.py`: a `python train_b.py` line beside it does not make train_b.py one
+    process."""
+    script = (
+        "import argparse\nimport torch.distributed as dist\nfrom torch.utils.data import DataLoader, DistributedSampler\n\n"
+        "parser = argparse.ArgumentParser()\nparser.add_argument('--epochs', type=int, default={default})\n"
+        "args = parser.parse_args()\n\n\ndef main(dataset, model):\n    dist.init_process_group('nccl')\n"
+        "    loader = DataLoader(dataset, sampler=DistributedSampler(dataset))\n"
+        "    for epoch in range(args.epochs):\n        for batch in loader:\n            model(batch).backward()\n\n\n"
+        "if __name__ == '__main__':\n    main(None, None)\n"
+    )
+    run.cwd = tmp_path
+    (tmp_path / "train_a.py").write_text(script.format(default=1))
+    (tmp_path / "train_b.py").write_text(script.format(default=3))
+    (tmp_path / "README.md").write_text(
+        "```\ntorchrun --nproc_per_node N train_xxx.py\n# see the usage notes\n```\n\n```\npython train_b.py\n```\n"
+    )
+    assert not project.build(str(tmp_path)).one_process_run("train_b")
+    found = _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout)
+    assert [(f[0], f[3]) for f in found] == [("train_b.py", "DDP003")]
+
+
+def test_a_split_outside_the_folder_the_package_ships_runs_in_no_user_process(tmp_path, run):
+    """DDP010: setup.py ships `src/` alone (`package_dir={"": "src"}`): a script's split in
+    `tools/` that nothing runs as ranks is one process's; the same split in `src/pkg/` is the
+    package's, which its users may run in their ranks."""
+    split = "from torch.utils.data import random_split\n\n\ndef make(dataset):\n    return random_split(dataset, [8, 2])\n"
+    run.cwd = tmp_path
+    (tmp_path / "setup.py").write_text(
+        "from setuptools import setup, find_packages\nsetup(name='pkg', package_dir={'': 'src'}, packages=find_packages('src'))\n"
+    )
+    for folder in ("tools", "src/pkg"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "split.py").write_text(split)
+    (tmp_path / "src" / "pkg" / "dist.py").write_text("import torch.distributed as dist\n\n\ndef setup():\n    dist.init_process_group('nccl')\n")
+    found = _findings(run("check", "--no-cache", "--select", "DDP010", ".").stdout)
+    assert [(f[0], f[3]) for f in found] == [("src/pkg/split.py", "DDP010")]
+
+
+def test_a_worker_count_no_caller_of_another_module_passes_keeps_its_default_of_zero(tmp_path, run):
+    """DDP016: the helper's `num_workers` parameter defaults to 0 and train.py's call leaves it
+    out: no worker, nothing pickled; a call passing 4 makes the nested worker_init_fn reported."""
+    (tmp_path / "data.py").write_text(
+        "from torch.utils.data import DataLoader\n\n\ndef build(dataset, shuffle=False, num_workers=0):\n"
+        "    def init(worker_id):\n        pass\n"
+        "    return DataLoader(dataset, shuffle=shuffle, num_workers=num_workers, worker_init_fn=init)\n"
+    )
+    run.cwd = tmp_path
+    for call, expected in (("build(dataset, shuffle=True)", []), ("build(dataset, num_workers=4)", ["DDP016"])):
+        (tmp_path / "train.py").write_text(f"from data import build\n\n\ndef main(dataset):\n    return {call}\n")
+        found = _findings(run("check", "--no-cache", "--select", "DDP016", ".").stdout)
+        assert [f[3] for f in found] == expected, call
+
+
+def test_a_function_handed_to_a_helper_the_project_lacks_runs_on_this_machine(tmp_path, run):
+    """DDP013: `start_workers(train, n)` is imported from utils.py beside the script, which does
+    not define it (a spawn helper whose code is not there): train's first parameter is the
+    process index on this one machine, and nothing names a second node; with a node count
+    read from the environment it is reported."""
+    (tmp_path / "utils.py").write_text("def set_seed(seed):\n    pass\n")
+    script = (
+        "import os\nimport torch.distributed as dist\nfrom utils import start_workers\n\n\n"
+        "def train(local_rank, world_size):\n{nodes}"
+        "    dist.init_process_group('nccl', init_method='file:///tmp/rendezvous', rank=local_rank, world_size=world_size)\n\n\n"
+        "if __name__ == '__main__':\n    start_workers(train, 4)\n"
+    )
+    run.cwd = tmp_path
+    for nodes, expected in (("", []), ("    nodes = int(os.environ['NNODES'])\n", ["DDP013"])):
+        (tmp_path / "train.py").write_text(script.format(nodes=nodes))
+        found = _findings(run("check", "--no-cache", "--select", "DDP013", ".").stdout)
+        assert [f[3] for f in found] == expected, nodes

@@ -175,7 +175,8 @@ class ParserOptions(Analysis):
         """The integer every documented run gives parameter `name` of the function of `frame`:
         the one every call of it in the project gives (`default_for` of what the call passes,
         read where the call is; the parameter's default where a call leaves it out), where every
-        call is in this file, at least one is, and the function does not rebind the parameter;
+        call that passes it is in this file (a call of another module may leave it out), and the
+        function does not rebind the parameter;
         None otherwise (one of its callers' parameters handed on is followed `MAX_CALLERS` up)."""
         project = self.model.project
         function = frame.function
@@ -186,8 +187,9 @@ class ParserOptions(Analysis):
         passed = project.context.passed_or_default(project.module, frame.key, name)
         values = set()
         for site, text, default in passed or ():
-            caller = None if default or site.caller_key is None else self._keys.get(site.caller_key)
-            if site.caller != project.module or caller is None and not (default or site.caller_key is None):
+            here = site.caller == project.module  # a call of another module that leaves it out gives the default
+            caller = None if default or not here or site.caller_key is None else self._keys.get(site.caller_key)
+            if not (default or here and (caller is not None or site.caller_key is None)):
                 return None
             scope = caller.scope if caller is not None else self.model.module_scope
             try:

@@ -353,6 +353,8 @@ _PLAIN_RUN = re.compile(r"(?<![\w/.-])python(?:\d(?:\.\d+)?)?(?:[ \t]+-[uOBE]+)*
 # (`torchrun --nproc_per_node 8 $SCRIPT`) may run any script of the project.
 _NAMES_SCRIPT = re.compile(r"[\w}-]\.py(?![\w-])|(?<![\w-])(?:-m|--module)[ \t]+(?!(?:torch\.distributed\.|deepspeed|accelerate))\w")
 # (`-m torch.distributed.launch $PY_FILE` names the launcher, not the script it runs)
+# A script name with a placeholder in it (`train_xxx.py`, `scripts/train_*.py`)
+_TEMPLATE_SCRIPT = re.compile(r"[\w./*-]*(?:x{3,}|X{3,}|\*)[\w*-]*\.py(?![\w-])")
 _MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]", re.M)
 # Where tests live: a tests/test folder, test_*.py, *_test.py, conftest.py.
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
@@ -1032,8 +1034,11 @@ class Project:
         (`torch.distributed.launch ... $PY_FILE`), no shell script or document of the project
         names this file other than in a plain `python` run of it (ERNIE's `run_dist_pretrain.sh
         8 ... code/run_pretrain_dist_util.py` hands its name to such a launcher)."""
-        name = re.compile(rf"(?<![\w.-]){re.escape(os.path.basename(self.relpaths[module]))}(?![\w.-])")
-        if self.module_view(module).launches(own=True) or any(name.search(command.command) for command in self.launch_commands):
+        base = os.path.basename(self.relpaths[module])
+        name = re.compile(rf"(?<![\w.-]){re.escape(base)}(?![\w.-])")
+        if self.module_view(module).launches(own=True) or any(
+            name.search(command.command) or _placeholder_for(command.command, base) for command in self.launch_commands
+        ):
             return False
         if all(_NAMES_SCRIPT.search(command.command) for command in self.launch_commands):
             return True
@@ -1349,6 +1354,17 @@ def _program(command: ast.expr | None) -> str:
     if not isinstance(command, ast.Constant) or not isinstance(command.value, str) or not command.value.split():
         return "$"
     return posixpath.basename(command.value.split()[0])
+
+
+def _placeholder_for(command: str, name: str) -> bool:
+    """Whether `command` runs a script whose name is a template that `name` fills: `torchrun
+    --nproc_per_node N train_xxx.py` in a README stands for each of `train_pretrain.py`,
+    `train_sft.py` (`xxx`, `XXX` or `*` in the name: any word)."""
+    for script in _TEMPLATE_SCRIPT.findall(command):
+        parts = re.split(r"x{3,}|X{3,}|\*", os.path.basename(script))
+        if len(parts) > 1 and re.fullmatch(r"\w+".join(re.escape(part) for part in parts), name):
+            return True
+    return False
 
 
 def _launch_commands(relative: str, text: str) -> list[LaunchCommand]:
@@ -1854,8 +1870,13 @@ class ProjectView:
         module's parser or one it imports: its default, where no command of the project that runs
         this module passes it, no document tells the user to set it, and no code rebinds it.
         NOT_SHOWN otherwise, and for every other option."""
-        if not distributed_flag(name):
-            return NOT_SHOWN
+        return self.documented_value(name) if distributed_flag(name) else NOT_SHOWN
+
+    def documented_value(self, name: str) -> object:
+        """The value every documented run gives the command-line option stored under `name`
+        (`args.epochs`), declared by this module's parser or one it imports: its default, where
+        no command of the project that runs this module passes it, no document tells the user
+        to set it, and no code rebinds it; NOT_SHOWN otherwise."""
         key = ("documented option", self.module, name)
         if key not in self.project._memo:
             self.project._memo[key] = self._option_default(name)

@@ -39,7 +39,9 @@ class MissingSetEpoch(Rule):
     `shuffle_dataset(loader, epoch)`). A pass that only evaluates is not reported (its order
     does not matter), nor a loop that builds a new sampler each pass over data the loop itself
     changes (a loop over folds or graphs); a sampler built anew each pass over the same dataset
-    is (each new sampler starts again at epoch 0).
+    is (each new sampler starts again at epoch 0). Nor is a loop `for epoch in range(args.epochs)`
+    whose count is a command-line option with a default of 1 or less that no command or document
+    of the project passes (ProjectView.documented_value): it makes one pass, and no order repeats.
     An endless generator that re-iterates the loader (`while True: for x in loader: yield x`)
     is an epoch loop too: each pass starts a new epoch. timm's `create_loader(...,
     is_training=True, distributed=...)` builds such a loader (its sampler is `loader.sampler`),
@@ -92,6 +94,34 @@ class MissingSetEpoch(Rule):
     analyses = (LoaderFlow,)
 
     flagged_examples = (
+        Flagged(
+            # The epoch count is an option whose default, 3, every run gets: the order repeats.
+            """
+            import argparse
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--num-epochs", type=int, default=3)
+            args = parser.parse_args()
+            dist.init_process_group("nccl")
+            loader = DataLoader(dataset, batch_size=8, sampler=DistributedSampler(dataset))
+            for epoch in range(args.num_epochs):
+            ^
+                for batch in loader:
+                    model(batch).backward()
+            """,
+            fix_edits=(
+                (
+                    "for epoch in range(args.num_epochs):\n",
+                    "for epoch in range(args.num_epochs):\n    loader.sampler.set_epoch(epoch)\n",
+                ),
+            ),
+            messages=(
+                "DistributedSampler `loader.sampler` never gets set_epoch() in this epoch loop: every epoch repeats "
+                "the same shuffled order; call set_epoch(epoch) first in the loop body"
+            ),
+        ),
         Flagged(
             # timm's create_loader(is_training=True, distributed=...) draws from a shuffling DistributedSampler.
             """
@@ -499,6 +529,28 @@ class MissingSetEpoch(Rule):
     )
     clean_examples = (
         Clean(
+            # The epoch count is an option with default 1 that no run passes: one pass, no order repeats.
+            """
+            import argparse
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def train(args, dataset, model):
+                dist.init_process_group("nccl")
+                sampler = DistributedSampler(dataset, seed=args.seed)
+                for epoch in range(args.epochs):
+                    for inputs, targets in DataLoader(dataset, args.batch_size, sampler=sampler):
+                        model(inputs).loss(targets).backward()
+
+            if __name__ == "__main__":
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--epochs", type=int, default=1)
+                parser.add_argument("--seed", type=int, default=0)
+                parser.add_argument("--batch-size", type=int, default=32)
+                train(parser.parse_args(), load(), build())
+            """
+        ),
+        Clean(
             # The validation sampler shuffles, but its loader only evaluates (no backward):
             # its order does not matter; the training sampler gets the epoch.
             """
@@ -862,6 +914,24 @@ class MissingSetEpoch(Rule):
         runs = self.runs_link()
         return [made, *reaches, *([runs] if runs is not None else []), Link(StepKind.HARM, harm_of(message), node)]
 
+    def _runs_once(self, node: cst.CSTNode) -> bool:
+        """Whether the epoch loop `for epoch in range(args.epochs)` makes one pass at most in
+        every documented run: its count is a command-line option whose default is 1 or less and
+        that no command of the project passes (ProjectView.documented_value). A sampler whose
+        order is never drawn a second time repeats nothing."""
+        view = self.model.project
+        if view is None or not isinstance(node, cst.For) or not _is_range(node.iter):
+            return False
+        args = node.iter.args  # type: ignore[union-attr]
+        start = args[0].value if len(args) == 2 else cst.Integer("0")
+        if len(args) not in (1, 2) or not isinstance(start, cst.Integer):
+            return False
+        count = args[-1].value
+        if not isinstance(count, cst.Attribute) or isinstance(count.value, cst.Name) and count.value.value in ("self", "cls"):
+            return False
+        value = view.documented_value(count.attr.value)
+        return type(value) is int and value - int(start.value, 0) <= 1
+
     # -- reports -----------------------------------------------------------------------------
 
     def _report_endless(self, call: Endless, sampler: Construction, loader: Construction, path: str) -> None:
@@ -891,6 +961,8 @@ class MissingSetEpoch(Rule):
         self, loop: Loop, sampler: Construction, epoch: EpochLoop, path: str, trained: Link, fresh: bool, builder: str | None = None
     ) -> None:
         """At the epoch loop; `builder`: the function the loop calls, which builds the sampler anew."""
+        if self._runs_once(loop.node):
+            return
         expression, ambiguous = self._expression(loop.function, sampler, epoch.names, path)
         node = loop.node
         target = node.target if isinstance(node, cst.For) else None
@@ -938,6 +1010,8 @@ class MissingSetEpoch(Rule):
             # the model's summary is of the module as saved; this text (an edit, a fix just
             # applied) may already call set_epoch in the loop
             if loop is None or id(loop.node) in reported or any(loop in call.loops for call in loop.function.set_epochs):
+                continue
+            if self._runs_once(loop.node):
                 continue
             reported.add(id(loop.node))
             shown = f"The DistributedSampler of `{unset.name}`" if unset.name else "This DistributedSampler"

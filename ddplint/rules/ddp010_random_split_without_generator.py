@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import ast
+import os
+import re
 
 from dataclasses import dataclass
 
@@ -105,7 +107,8 @@ class RandomSplitWithoutGenerator(Rule):
     caller, or in that caller's callers (`train.py` calls `torch.manual_seed(args.seed)`, then
     a `data.py` helper that splits). A split that only one process runs is not flagged, nor one
     in a file of a training project that nothing shows ranks run (no process group, launch or
-    script that starts them reaches it); a package's users may run its code in their ranks.
+    script that starts them reaches it); a package's users may run its code in their ranks
+    (the package: what its metadata ships, `src/` alone where `package_dir={"": "src"}` says so).
     """
 
     code = "DDP010"
@@ -460,11 +463,32 @@ class RandomSplitWithoutGenerator(Rule):
 _PACKAGE_FILES = ("setup.py", "setup.cfg", "pyproject.toml", "__init__.py")
 
 
+# Where packaging metadata says the packages are: `package_dir={"": "src"}`,
+# `find_packages("src")`, `where = ["src"]` (setup.cfg, pyproject.toml)
+_PACKAGE_FOLDER = re.compile(
+    r"""package_dir\s*=\s*\{\s*['"]{2}\s*:\s*['"]([\w./-]+)['"]"""
+    r"""|find(?:_namespace)?_packages\(\s*(?:where\s*=\s*)?['"]([\w./-]+)['"]"""
+    r"""|\bwhere\s*=\s*\[?\s*['"]?([\w./-]+)"""
+)
+
+
 def _package(view) -> bool:
-    """Whether the project is a package (packaging metadata at its root, or the root is an
-    importable package itself: `ddplint check pl_bolts` in an unpacked wheel): its code runs in
-    its users' processes too, which nothing in it shows. Not a text linted alone."""
-    return view is not None and any(view.document(name) is not None for name in _PACKAGE_FILES)
+    """Whether this file is a package's (packaging metadata at the project's root, or the root
+    is an importable package itself: `ddplint check pl_bolts` in an unpacked wheel): its code
+    runs in its users' processes too, which nothing in it shows. Not a text linted alone, nor a
+    file outside the folder the metadata takes the packages from (`package_dir={"": "src"}`
+    ships `src/` alone: `projects/train.py` beside it is the project's own script)."""
+    texts = [view.document(name) for name in _PACKAGE_FILES] if view is not None else []
+    if not any(text is not None for text in texts):
+        return False
+    if texts[-1] is not None:  # the root is a package: all of it is
+        return True
+    folders = {
+        next(group for group in match.groups() if group).strip("./")
+        for text in texts if text is not None for match in _PACKAGE_FOLDER.finditer(text)
+    }
+    path = view.path.replace(os.sep, "/")
+    return not folders or any(not folder or path.startswith(folder + "/") for folder in folders)
 
 
 def seeded_before_calls(view, key: str, generator: str = "torch") -> Place | None:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 from dataclasses import dataclass, replace
 
@@ -92,7 +93,11 @@ class RankFromLocalRank(Rule):
     (`world_size=torch.cuda.device_count()`), also through a variable bound once; or an option
     every documented run leaves at a loopback address (`--dist_url` defaulting to
     `tcp://127.0.0.1:23457`). A function handed to another module's helper that starts it with
-    `mp.spawn` (`start_dist_train(train, world_size)`) is started as the ranks too.
+    `mp.spawn` (`start_dist_train(train, world_size)`) is started as the ranks too; and so, in
+    a file that shows no launcher (no `env://`, `RANK`, `LOCAL_RANK`, `WORLD_SIZE`,
+    `--local_rank`), is one handed first to a helper imported from a module beside the script
+    that does not define it (its code is not there to read), whose first parameter is the rank
+    passed: the spawn convention, process index first.
     Fix (unsafe): `rank=int(os.environ["RANK"])`, the global rank that torchrun and
     `torch.distributed.launch` set, offered only where the launcher sets `RANK`: a command of
     the project (a shell script or document) runs this file with `torch.distributed.launch`, or the file
@@ -579,6 +584,9 @@ class RankFromLocalRank(Rule):
         self._local_arguments: set[int] = set()
         self._callers: dict[str, set[str | None]] = {}  # same-module function -> functions calling it
         self._spawned: set[str] = set()  # functions started as processes: mp.spawn(fn), Process(target=fn)
+        # functions handed first to a helper the project does not hold (`start_dist_train(train, n)`
+        # imported from a module that lacks it): called as mp.spawn calls, index first
+        self._handed: set[str] = set()
         self._calls: dict[str, list[tuple[cst.Call, bool]]] = {}  # same-module calls: (call, via self.)
         self._functions: dict[str, cst.FunctionDef] = {}
         self._several_nodes = False  # a node rank or node count is named
@@ -655,7 +663,14 @@ class RankFromLocalRank(Rule):
         if started is not None:
             if isinstance(started, cst.Name):
                 self._spawned.add(started.value)
-        elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "add_argument":
+            return self._record_call(node, qualified)
+        handed = node.args[0].value if node.args and node.args[0].keyword is None and not node.args[0].star else None
+        if isinstance(handed, cst.Name) and self._unheld_helper(node):
+            self._handed.add(handed.value)
+        self._record_call(node, qualified)
+
+    def _record_call(self, node: cst.Call, qualified: str | None) -> None:
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "add_argument":
             options = {arg.value.evaluated_value for arg in node.args if isinstance(arg.value, cst.SimpleString)}
             self._launcher_sets_rank |= bool(options & {"--local_rank", "--local-rank"})
         callee = None
@@ -765,7 +780,8 @@ class RankFromLocalRank(Rule):
             if finding.unpacked is not None and self._returns_other(*finding.unpacked):
                 continue  # a global rank (or a computed one) under a local name
             spawned = self._runs_in_spawned(finding.function)
-            if spawned and not self._several_nodes:
+            handed = not self._launcher_sets_rank and finding.parameter is not None and finding.parameter[1] == 0
+            if (spawned or handed and self._runs_in_spawned(finding.function, self._handed)) and not self._several_nodes:
                 continue  # every rank is a child of this process, on one node: local rank == rank
             if spawned or not sets_rank:
                 self.report(finding.rank, _NO_FIX_MESSAGE, chain=self._chain(finding, _NO_FIX_MESSAGE, launch))
@@ -804,13 +820,28 @@ class RankFromLocalRank(Rule):
             values.append(returned)
         return bool(values) and all(_made_other(value, _assignments(node), set()) for value in values)
 
-    def _runs_in_spawned(self, function: str | None) -> bool:
-        """`function` is started by mp.spawn/Process here, or called only from such functions."""
+    def _runs_in_spawned(self, function: str | None, started: set[str] | None = None) -> bool:
+        """`function` is started by mp.spawn/Process here (or, given, by a call of `started`),
+        or called only from such functions."""
+        started = self._spawned if started is None else started
 
         def callers(current: str | None) -> set[str | None]:
-            return set() if current in self._spawned else self._callers.get(current, set())  # type: ignore[arg-type]
+            return set() if current in started else self._callers.get(current, set())  # type: ignore[arg-type]
 
-        return all(current in self._spawned or callers(current) for current in reachable([function], callers))
+        return all(current in started or callers(current) for current in reachable([function], callers))
+
+    def _unheld_helper(self, call: cst.Call) -> bool:
+        """`call` calls a name imported from a module beside this script that the project does
+        not resolve it in (`from utils import start_dist_train`, where `utils.py` has no such
+        function): a helper of the project whose code is not there to read."""
+        view, qualified = self.model.project, self.model.qualified(call.func)
+        if view is None or not isinstance(call.func, cst.Name) or qualified is None or qualified.startswith("."):
+            return False
+        home = qualified.rpartition(".")[0]
+        if not home or view.resolve(qualified) is not None:
+            return False
+        folder = os.path.dirname(view.path.replace(os.sep, "/"))
+        return view.document(f"{folder}/{home.replace('.', '/')}.py".lstrip("/")) is not None
 
     def _local_rank_passed(self, key: str, index: int, name: str) -> cst.BaseExpression | None:
         """Where a parameter named otherwise (`gpu`) is given the local rank, when the calls of

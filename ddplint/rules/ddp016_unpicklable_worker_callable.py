@@ -61,7 +61,8 @@ class UnpicklableWorkerCallable(Rule):
     Move the function to module level (bind extra values with `functools.partial` of that
     module-level function), or use a method of a module-level class. A DataLoader without
     workers (`num_workers` absent or 0, or an option of this file's parser whose default is 0
-    and that no launch command of the project passes) pickles nothing and is not reported. There is no
+    and that no launch command of the project passes, or a parameter of the function whose
+    default is 0 and that no call of it in the project passes) pickles nothing and is not reported. There is no
     automatic fix: moving a closure out of its function changes what it can see.
     """
 
@@ -87,6 +88,22 @@ class UnpicklableWorkerCallable(Rule):
     analyses = (Definitions, ParserOptions)
 
     flagged_examples = (
+        Flagged(
+            # The helper's num_workers defaults to 0, but a call passes 4: the workers get it pickled.
+            """
+            from torch.utils.data import DataLoader
+
+            def build_loader(dataset, workers=0):
+                def init_worker(worker_id):
+                    pass
+                return DataLoader(dataset, num_workers=workers, worker_init_fn=init_worker)
+                                                                               ^
+
+            def main(dataset):
+                return build_loader(dataset, workers=4)
+            """,
+            messages=(WORKERS_MESSAGE,),
+        ),
         Flagged(
             """
             import argparse
@@ -179,6 +196,20 @@ class UnpicklableWorkerCallable(Rule):
             parser.add_argument("--num-workers", type=int, default=0)
             args = parser.parse_args()
             loader = DataLoader(dataset, num_workers=args.num_workers, collate_fn=lambda batch: batch)
+            """
+        ),
+        Clean(
+            # The helper's num_workers defaults to 0 and no call passes it: no worker.
+            """
+            from torch.utils.data import DataLoader
+
+            def build_loader(dataset, batch_size=8, workers=0):
+                def init_worker(worker_id):
+                    pass
+                return DataLoader(dataset, batch_size, num_workers=workers, worker_init_fn=init_worker)
+
+            def main(dataset):
+                return build_loader(dataset, batch_size=16)
             """
         ),
         Clean(
@@ -306,8 +337,8 @@ class UnpicklableWorkerCallable(Rule):
     def leave_Module(self, original_node: cst.Module) -> None:
         module_scope = self.model.module_scope
         for value, scope, loader, workers in self._candidates:
-            if self.options.default_for(workers) == 0:
-                continue  # an option of this file's parser that no run passes, 0 by default: no workers
+            if self.options.default_for(workers, scope) == 0:
+                continue  # an option no run passes, or a parameter no call passes, 0 by default: no workers
             verdict = picklable(value, scope, self.definitions, module_scope)
             factory = self._closure_factory(value, scope) if verdict is None else None
             message = self.message if workers is None else WORKERS_MESSAGE
