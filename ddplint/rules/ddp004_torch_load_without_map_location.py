@@ -71,7 +71,10 @@ MODULE_METHODS = frozenset(
 # Moving the result to a device: a model or a tensor, used where it is loaded, not a state dict.
 DEVICE_METHODS = frozenset({"cuda", "to", "half", "float", "bfloat16"})
 WHOLE_MODEL_NAMES = frozenset({"model", "net", "network", "module", "encoder", "decoder", "backbone", "generator"})
-HOST_METHODS = frozenset({"cpu", "numpy", "tolist", "item"})
+# Using the result on the host right away: `.cpu()`, `.numpy()`, or `.share_memory_()`, which
+# moves a tensor's storage into shared host memory for the processes it starts (a CSR index
+# loaded once and handed to the spawned trainers): the file holds host tensors.
+HOST_METHODS = frozenset({"cpu", "numpy", "tolist", "item", "share_memory_"})
 # Files private to the process: what it loads from one, it saved there itself, on its own device.
 PRIVATE_FILES = frozenset(
     {"io.BytesIO", "tempfile.TemporaryFile", "tempfile.NamedTemporaryFile", "tempfile.SpooledTemporaryFile"}
@@ -151,7 +154,8 @@ class TorchLoadWithoutMapLocation(Rule):
     `torch.save`d into, and from a file named after the rank (`f"model_rank{rank}.bin"`,
     also through variables): the process reads back what it wrote, on its own device (a
     loop over ranks, `for rank in range(world_size)`, reads the other ranks' files and is
-    not exempt); loads whose result is moved to the host right away (`.cpu()`, `.numpy()`);
+    not exempt); loads whose result is moved to the host right away (`.cpu()`, `.numpy()`, or
+    into shared host memory for the processes it starts, `.share_memory_()`);
     a class's load of a file it is handed where every method of the class that saves a file it
     is handed, or a file it names in a folder it is handed (`os.path.join(save_dir, name)`),
     saves no CUDA tensors (`param.cpu()` item by item); for a load that goes into a model's
@@ -1051,6 +1055,19 @@ class TorchLoadWithoutMapLocation(Rule):
                     torch.save(model, tmp.name)
                     model = torch.load(tmp.name)
                 return model(dist.get_rank())
+            """
+        ),
+        Clean(
+            # A graph's row pointers moved into shared host memory at once, for the processes
+            # the loader starts: the file holds host tensors.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def graph_topology(root):
+                rowptr = torch.load(f"{root}/topology/rowptr.pt").share_memory_()
+                colidx = torch.load(f"{root}/topology/colidx.pt").share_memory_()
+                return rowptr, colidx
             """
         ),
     )
