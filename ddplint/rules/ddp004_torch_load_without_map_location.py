@@ -136,9 +136,10 @@ class TorchLoadWithoutMapLocation(Rule):
       bound to or the enclosing function name a checkpoint (ckpt, checkpoint, resume,
       pretrained, weights, best, last, model, net, `.pt`, `.pth`, `.bin`), or the file itself
       `torch.save`s a state dict or a model.
-    Not flagged: another's weights (a path or variable that says "pretrained") read as a state
-    dict where the program is not seen to save them (nothing shows their device); a load in
-    the body of `if args.gpu is None:` whose `else:` loads with a map_location on `args.gpu`
+    Not flagged: another's weights (a path, a variable or the loading function that says
+    "pretrained") read as a state dict where the program is not seen to save them (nothing
+    shows their device); a load in the body of `if args.gpu is None:` whose `else:` loads
+    with a map_location on `args.gpu`
     (each rank's run has its device; the branch without one is no rank's); loads whose path or variable names a cache, features, embeddings, labels,
     stats, a vocabulary, a data set, a `.npy` file or an exported (TensorRT, ONNX) engine,
     unless the result goes into `load_state_dict` or is read by checkpoint keys; loads of a
@@ -614,6 +615,24 @@ class TorchLoadWithoutMapLocation(Rule):
             """,
             fix_edits=(("torch.load(path)", 'torch.load(path, map_location="cpu")'),),
         ),
+        Flagged(
+            # A function named for pretrained weights that reads the program's own checkpoint,
+            # saved from the model's GPU: the name says nothing against what the save shows.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def train(model):
+                fit(model.cuda())
+                if dist.get_rank() == 0:
+                    torch.save(model.state_dict(), "stage1.pth")
+
+            def load_pretrained(model):
+                model.load_state_dict(torch.load("stage1.pth"))
+                                      ^
+            """,
+            fix_edits=(('torch.load("stage1.pth")', 'torch.load("stage1.pth", map_location="cpu")'),),
+        ),
     )
     clean_examples = (
         Clean(
@@ -1070,6 +1089,24 @@ class TorchLoadWithoutMapLocation(Rule):
                 return rowptr, colidx
             """
         ),
+        Clean(
+            # Another's published weights, fetched by a function named for them: nothing in the
+            # program saves them, so nothing says on which device.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def fetch_pretrained(folder, name):
+                target = folder / name
+                verify(target)
+                return torch.load(target)
+
+            def build(folder):
+                net = Codec()
+                net.load_state_dict(fetch_pretrained(folder, "codec-24k.th"))
+                return net
+            """
+        ),
     )
     strict_examples = (
         Flagged(
@@ -1476,7 +1513,9 @@ class TorchLoadWithoutMapLocation(Rule):
         if made is None:
             # another's weights read as a state dict: nothing shows where they were saved from
             # (a whole pickled model still carries its device: `model.to(...)` comes too late)
-            return None if load.words & PRETRAINED_WORDS and not (load.whole_model or load.on_device) else []
+            # (named so by its path, its variable or the function that loads it: `_get_pretrained`)
+            pretrained = (load.words | load.function_words) & PRETRAINED_WORDS
+            return None if pretrained and not (load.whole_model or load.on_device) else []
         tensors = "CUDA tensors" if project is not None and places_on_cuda(project) else "tensors not moved to the host"
         return [Link(StepKind.MADE, f"the file is saved from {tensors} at {made.place}: {made.what}", made.place)]
 
