@@ -179,7 +179,10 @@ class TorchLoadWithoutMapLocation(Rule):
     program whose scripts give each rank one GPU (`os.environ["CUDA_VISIBLE_DEVICES"] =
     str(gpus[local_rank])`, from the rank, in every script that runs the module): cuda:0 is
     then each rank's own GPU; a load in the `if __name__ == "__main__":` block of a file
-    whose ranks only an importer starts (they run it as a module, never as the script); and
+    whose ranks only an importer starts (they run it as a module, never as the script); a load
+    in a script of a training project that no module imports, whose own code works at the top
+    level and that only imports torch.distributed (nothing in it starts ranks, nothing launches
+    it: `python preprocess.py` is one process, as a `__main__` script is); and
     any load in a file with no sign of running distributed (single-process tools).
     `[tool.ddplint] strict = ["DDP004"]` flags every `torch.load` without `map_location`.
 
@@ -1456,7 +1459,7 @@ class TorchLoadWithoutMapLocation(Rule):
                 self._report(load, self.runs_link(), None)
             return
         runs = self.runs_link() if self._loads else None
-        if runs is None:
+        if runs is None or self._script_run_alone(runs):
             return  # nothing shows that ranks run this file: one process loads where it saved
         if self.model.project is not None and one_gpu_per_rank(self.model.project) is not None:
             return  # each rank sees only its own GPU: cuda:0 is that GPU on every rank
@@ -1477,6 +1480,20 @@ class TorchLoadWithoutMapLocation(Rule):
                 # the program is seen to save it (or its format) with CUDA tensors.
                 continue
             self._report(load, runs, [*self._called_from(load, runs), *held])
+
+    def _script_run_alone(self, runs: Link) -> bool:
+        """Whether the only sign that ranks run this file is what it names (an import of
+        torch.distributed, a sampler, `dist.is_initialized()`: nothing here starts or joins
+        ranks, no script that runs it starts them, no command launches it) and it is a script
+        of the training project that no module imports (Reach.entries: its own code works at
+        the top level, `python preprocess.py`): as for a `__main__` script, it runs as one
+        process."""
+        view = self.model.project
+        starts = self.model.get(DistributedEvidence).starts
+        if view is None or not isinstance(runs.at, cst.CSTNode) or starts is not None:
+            return False
+        reach, module = view.project.reach, view.module
+        return reach.training and module in reach.entries and not view.project.program.importers_of(module)
 
     def _holds(self, load: _Load) -> list[Link] | None:
         """The steps that say the file holds a model's tensors on the device they were saved
