@@ -71,7 +71,10 @@ MODULE_METHODS = frozenset(
 # Moving the result to a device: a model or a tensor, used where it is loaded, not a state dict.
 DEVICE_METHODS = frozenset({"cuda", "to", "half", "float", "bfloat16"})
 WHOLE_MODEL_NAMES = frozenset({"model", "net", "network", "module", "encoder", "decoder", "backbone", "generator"})
-HOST_METHODS = frozenset({"cpu", "numpy", "tolist", "item"})
+# Using the result on the host right away: `.cpu()`, `.numpy()`, or `.share_memory_()`, which
+# moves a tensor's storage into shared host memory for the processes it starts (a CSR index
+# loaded once and handed to the spawned trainers): the file holds host tensors.
+HOST_METHODS = frozenset({"cpu", "numpy", "tolist", "item", "share_memory_"})
 # Files private to the process: what it loads from one, it saved there itself, on its own device.
 PRIVATE_FILES = frozenset(
     {"io.BytesIO", "tempfile.TemporaryFile", "tempfile.NamedTemporaryFile", "tempfile.SpooledTemporaryFile"}
@@ -133,9 +136,10 @@ class TorchLoadWithoutMapLocation(Rule):
       bound to or the enclosing function name a checkpoint (ckpt, checkpoint, resume,
       pretrained, weights, best, last, model, net, `.pt`, `.pth`, `.bin`), or the file itself
       `torch.save`s a state dict or a model.
-    Not flagged: another's weights (a path or variable that says "pretrained") read as a state
-    dict where the program is not seen to save them (nothing shows their device); a load in
-    the body of `if args.gpu is None:` whose `else:` loads with a map_location on `args.gpu`
+    Not flagged: another's weights (a path, a variable or the loading function that says
+    "pretrained") read as a state dict where the program is not seen to save them (nothing
+    shows their device); a load in the body of `if args.gpu is None:` whose `else:` loads
+    with a map_location on `args.gpu`
     (each rank's run has its device; the branch without one is no rank's); loads whose path or variable names a cache, features, embeddings, labels,
     stats, a vocabulary, a data set, a `.npy` file or an exported (TensorRT, ONNX) engine,
     unless the result goes into `load_state_dict` or is read by checkpoint keys; loads of a
@@ -151,7 +155,8 @@ class TorchLoadWithoutMapLocation(Rule):
     `torch.save`d into, and from a file named after the rank (`f"model_rank{rank}.bin"`,
     also through variables): the process reads back what it wrote, on its own device (a
     loop over ranks, `for rank in range(world_size)`, reads the other ranks' files and is
-    not exempt); loads whose result is moved to the host right away (`.cpu()`, `.numpy()`);
+    not exempt); loads whose result is moved to the host right away (`.cpu()`, `.numpy()`, or
+    into shared host memory for the processes it starts, `.share_memory_()`);
     a class's load of a file it is handed where every method of the class that saves a file it
     is handed, or a file it names in a folder it is handed (`os.path.join(save_dir, name)`),
     saves no CUDA tensors (`param.cpu()` item by item); for a load that goes into a model's
@@ -174,7 +179,10 @@ class TorchLoadWithoutMapLocation(Rule):
     program whose scripts give each rank one GPU (`os.environ["CUDA_VISIBLE_DEVICES"] =
     str(gpus[local_rank])`, from the rank, in every script that runs the module): cuda:0 is
     then each rank's own GPU; a load in the `if __name__ == "__main__":` block of a file
-    whose ranks only an importer starts (they run it as a module, never as the script); and
+    whose ranks only an importer starts (they run it as a module, never as the script); a load
+    in a script of a training project that no module imports, whose own code works at the top
+    level and that only imports torch.distributed (nothing in it starts ranks, nothing launches
+    it: `python preprocess.py` is one process, as a `__main__` script is); and
     any load in a file with no sign of running distributed (single-process tools).
     `[tool.ddplint] strict = ["DDP004"]` flags every `torch.load` without `map_location`.
 
@@ -609,6 +617,24 @@ class TorchLoadWithoutMapLocation(Rule):
                                           ^
             """,
             fix_edits=(("torch.load(path)", 'torch.load(path, map_location="cpu")'),),
+        ),
+        Flagged(
+            # A function named for pretrained weights that reads the program's own checkpoint,
+            # saved from the model's GPU: the name says nothing against what the save shows.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def train(model):
+                fit(model.cuda())
+                if dist.get_rank() == 0:
+                    torch.save(model.state_dict(), "stage1.pth")
+
+            def load_pretrained(model):
+                model.load_state_dict(torch.load("stage1.pth"))
+                                      ^
+            """,
+            fix_edits=(('torch.load("stage1.pth")', 'torch.load("stage1.pth", map_location="cpu")'),),
         ),
     )
     clean_examples = (
@@ -1053,6 +1079,37 @@ class TorchLoadWithoutMapLocation(Rule):
                 return model(dist.get_rank())
             """
         ),
+        Clean(
+            # A graph's row pointers moved into shared host memory at once, for the processes
+            # the loader starts: the file holds host tensors.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def graph_topology(root):
+                rowptr = torch.load(f"{root}/topology/rowptr.pt").share_memory_()
+                colidx = torch.load(f"{root}/topology/colidx.pt").share_memory_()
+                return rowptr, colidx
+            """
+        ),
+        Clean(
+            # Another's published weights, fetched by a function named for them: nothing in the
+            # program saves them, so nothing says on which device.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def fetch_pretrained(folder, name):
+                target = folder / name
+                verify(target)
+                return torch.load(target)
+
+            def build(folder):
+                net = Codec()
+                net.load_state_dict(fetch_pretrained(folder, "codec-24k.th"))
+                return net
+            """
+        ),
     )
     strict_examples = (
         Flagged(
@@ -1402,7 +1459,7 @@ class TorchLoadWithoutMapLocation(Rule):
                 self._report(load, self.runs_link(), None)
             return
         runs = self.runs_link() if self._loads else None
-        if runs is None:
+        if runs is None or self._script_run_alone(runs):
             return  # nothing shows that ranks run this file: one process loads where it saved
         if self.model.project is not None and one_gpu_per_rank(self.model.project) is not None:
             return  # each rank sees only its own GPU: cuda:0 is that GPU on every rank
@@ -1423,6 +1480,20 @@ class TorchLoadWithoutMapLocation(Rule):
                 # the program is seen to save it (or its format) with CUDA tensors.
                 continue
             self._report(load, runs, [*self._called_from(load, runs), *held])
+
+    def _script_run_alone(self, runs: Link) -> bool:
+        """Whether the only sign that ranks run this file is what it names (an import of
+        torch.distributed, a sampler, `dist.is_initialized()`: nothing here starts or joins
+        ranks, no script that runs it starts them, no command launches it) and it is a script
+        of the training project that no module imports (Reach.entries: its own code works at
+        the top level, `python preprocess.py`): as for a `__main__` script, it runs as one
+        process."""
+        view = self.model.project
+        starts = self.model.get(DistributedEvidence).starts
+        if view is None or not isinstance(runs.at, cst.CSTNode) or starts is not None:
+            return False
+        reach, module = view.project.reach, view.module
+        return reach.training and module in reach.entries and not view.project.program.importers_of(module)
 
     def _holds(self, load: _Load) -> list[Link] | None:
         """The steps that say the file holds a model's tensors on the device they were saved
@@ -1459,7 +1530,9 @@ class TorchLoadWithoutMapLocation(Rule):
         if made is None:
             # another's weights read as a state dict: nothing shows where they were saved from
             # (a whole pickled model still carries its device: `model.to(...)` comes too late)
-            return None if load.words & PRETRAINED_WORDS and not (load.whole_model or load.on_device) else []
+            # (named so by its path, its variable or the function that loads it: `_get_pretrained`)
+            pretrained = (load.words | load.function_words) & PRETRAINED_WORDS
+            return None if pretrained and not (load.whole_model or load.on_device) else []
         tensors = "CUDA tensors" if project is not None and places_on_cuda(project) else "tensors not moved to the host"
         return [Link(StepKind.MADE, f"the file is saved from {tensors} at {made.place}: {made.what}", made.place)]
 
