@@ -865,7 +865,8 @@ class RankFacts:
         # where it starts, how many init_process_group calls and spawns its branch holds).
         self._switched: list[tuple[cst.Name | cst.Attribute, object, cst.CSTNode, str | None, str | None, bool, tuple[int, int]]] = []
         # Flags tested by an `if` whose branch needs a process group (`_needs_group`): as above, without the count.
-        self._group_users: list[tuple[cst.Name | cst.Attribute, object, cst.CSTNode, str | None, str | None, bool]] = []
+        # (..., the test's value there, whether the branch's own statements make the call)
+        self._group_users: list[tuple[cst.Name | cst.Attribute, object, cst.CSTNode, str | None, str | None, bool, bool]] = []
         self._collect(model.module.body, model.module, None, None)
         # (the flag's key, the constant or None) -> what the test of it says
         self._switches: dict[tuple[str | None, object], RankTest] = {}
@@ -879,22 +880,31 @@ class RankFacts:
                 key = (self._switch_key(flag, owner, cls, self_name), constant)
                 test = DISTRIBUTED if value else NOT_DISTRIBUTED
                 self._switches[key] = test if self._switches.get(key, test) == test else UNKNOWN
+        self._switches = {key: test for key, test in self._switches.items() if test.is_rank_test}  # not both ways
+        # the flag's key -> what it says, where its values say nothing (`_held`)
+        self._group_switches: dict[str | None, RankTest] = {}
         if not (self._groups_started or self._spawned):
             self._note_group_uses()
-        self._switches = {key: test for key, test in self._switches.items() if test.is_rank_test}  # not both ways
 
     def _note_group_uses(self) -> None:
         """In a module that starts no process group (a trainer class handed its switch), a flag
         under which the module does what only a distributed run can (builds a DistributedSampler,
         wraps in DDP, asks the rank, runs a collective: `if self.is_dist: sampler =
-        DistributedSampler(ds)`), and never the other way, is the switch of the distributed run:
-        true in every one. So `not self.is_dist or self.rank == 0` is a rank-0 test."""
+        DistributedSampler(ds)`, in the branch's own statements), and never the other way (at
+        any depth: `if cached: if rank == 0: dist.barrier()` / `else: dist.barrier()` is no
+        switch), is the switch of the distributed run: true in every one, where its values say
+        nothing else (`is_logger = rank == 0` stays a rank test). So `not self.is_dist or
+        self.rank == 0` is a rank-0 test."""
         found: dict[tuple, set[bool]] = {}
-        for flag, constant, owner, cls, self_name, value in self._group_users:
-            found.setdefault((self._switch_key(flag, owner, cls, self_name), constant), set()).add(value)
+        direct: set[tuple] = set()
+        for flag, constant, owner, cls, self_name, value, itself in self._group_users:
+            key = (self._switch_key(flag, owner, cls, self_name), constant)
+            found.setdefault(key, set()).add(value)
+            if itself:
+                direct.add(key)
         for key, values in found.items():
-            if len(values) == 1 and key not in self._switches:
-                self._switches[key] = DISTRIBUTED if values.pop() else NOT_DISTRIBUTED
+            if len(values) == 1 and key in direct and key[1] is None and key not in self._switches:
+                self._group_switches[key[0]] = DISTRIBUTED if values.pop() else NOT_DISTRIBUTED
 
     # -- the pass over statements ---------------------------------------------------------
 
@@ -1055,8 +1065,9 @@ class RankFacts:
             started = (sum(map(self._starts_group, simple)), sum(map(self._spawns, simple)))
             if any(started):
                 self._switched.append((flag, constant, owner, cls, self_name, test_true != negated, started))
-            if any(map(self._needs_group, simple)):
-                self._group_users.append((flag, constant, owner, cls, self_name, test_true != negated))
+            direct = any(map(self._needs_group, simple))
+            if direct or any(self._needs_group(line) for line in descendants(body) if isinstance(line, cst.SimpleStatementLine)):
+                self._group_users.append((flag, constant, owner, cls, self_name, test_true != negated, direct))
 
     def _switch_key(self, flag: cst.Name | cst.Attribute, owner: cst.CSTNode, cls: str | None, self_name: str | None) -> str | None:
         if isinstance(flag, cst.Attribute):
@@ -1127,6 +1138,9 @@ class RankFacts:
             return self._answers[key]  # type: ignore[return-value]
         cuts = self._cuts
         answer = self._held_afresh(expr, function, cls, self_name)
+        if answer is None and self._group_switches and kind in (cst.Name, cst.Attribute):
+            owner = f"name {name} {self._name_owner(name, function)}" if kind is cst.Name else None
+            answer = self._group_switches.get(owner if kind is cst.Name else self._attribute_key(expr, cls, self_name))  # type: ignore[arg-type]
         if self._cuts == cuts:
             self._answers[key] = answer
         return answer
