@@ -174,7 +174,13 @@ class SaveOnEveryRank(Rule):
     == 0: torch.save(...)` / `else: torch.save(...)`). A cache written
     where an `if` found its file missing (`if os.path.exists(cache): load` / `else: build and
     torch.save`) is still written by every rank on a first run, when all of them find it missing
-    before any has written it: the message and the chain say so.
+    before any has written it: the message and the chain say so. Not where rank 0 writes it
+    first: the path to the save passes a block that rank 0 runs before the others (a library's
+    `main_process_first()`, or a project context manager whose other ranks wait at a barrier
+    before its `yield` and whose rank 0 meets them at one after it, as YOLOv5's
+    `with torch_distributed_zero_first(rank):` around the dataset's construction), and from
+    there the write happens only where an `if` found the file missing or stale: the other ranks
+    then find it and load it.
     Other writers: Hugging Face's `save_pretrained` (not with `is_main_process=`, not with
     `save_function=accelerator.save`, which writes the weights on the main process only unless
     `safe_serialization=True` bypasses it, not a tokenizer's or configuration's small files, not
