@@ -1208,3 +1208,35 @@ def test_a_function_handed_to_a_helper_the_project_lacks_runs_on_this_machine(tm
         (tmp_path / "train.py").write_text(script.format(nodes=nodes))
         found = _findings(run("check", "--no-cache", "--select", "DDP013", ".").stdout)
         assert [f[3] for f in found] == expected, nodes
+def test_a_method_called_on_a_local_object_is_judged_by_its_callers_guard(tmp_path, run):
+    """utils/ckpt.py's Saver.save runs torch.save and says nothing of ranks; train.py, which
+    torchrun starts, binds `saver` to None one way and to a Saver the other, and calls
+    `saver.save(...)` only under `if saver and is_main():`: only rank 0 saves (the program
+    model follows the call on the local object to the method). Without the rank test, DDP014."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "README.md").write_text("torchrun --nproc_per_node=4 train.py\n")
+    (tmp_path / "utils").mkdir()
+    (tmp_path / "utils" / "__init__.py").write_text("")
+    (tmp_path / "utils" / "ckpt.py").write_text(
+        "import os\nimport torch\n\n\nclass Saver:\n    def __init__(self, out, args):\n        self.out = out\n"
+        "        self.args = args\n\n    def save(self, model, epoch):\n        if self.args.distributed:\n"
+        "            state = model.module.state_dict()\n        else:\n            state = model.state_dict()\n"
+        "        torch.save(state, os.path.join(self.out, f'epoch_{epoch}.pt'))\n"
+    )
+    (tmp_path / "utils" / "ranks.py").write_text(
+        "import torch.distributed as dist\n\n\ndef get_rank():\n    if dist.is_available() and dist.is_initialized():\n"
+        "        return dist.get_rank()\n    return 0\n\n\ndef is_main():\n    return get_rank() == 0\n"
+    )
+    train = (
+        "import torch.distributed as dist\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "from utils.ckpt import Saver\nfrom utils.ranks import is_main\n\n\ndef main(args, model):\n"
+        "    dist.init_process_group('nccl')\n    model = DDP(model)\n    if args.dry_run:\n        saver = None\n"
+        "    else:\n        saver = Saver(args.out, args)\n    for epoch in range(args.epochs):\n"
+        "        if {test}:\n            saver.save(model, epoch)\n"
+    )
+    run.cwd = tmp_path
+    (tmp_path / "train.py").write_text(train.format(test="saver and is_main()"))
+    assert _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout) == []
+    (tmp_path / "train.py").write_text(train.format(test="saver"))
+    found = _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout)
+    assert [(f[0], f[1], f[3]) for f in found] == [("utils/ckpt.py", 15, "DDP014")], found

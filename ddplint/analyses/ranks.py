@@ -35,7 +35,8 @@ from ddplint.semantic.walk import NodeMemo, children, descendants
 from ddplint.core.fixpoint import fixed_point
 from ddplint.prefilter.screens import RankZeroCalls
 from ddplint.core.torch_api import (
-    ACCELERATOR, ACCELERATOR_SHARDING_PLUGINS, DDP, DISTRIBUTED_IS_AVAILABLE, distributed_flag, GROUP_STARTS, INIT_PROCESS_GROUP, PROCESS, RANK_ENVIRONMENT,
+    ACCELERATOR, ACCELERATOR_SHARDING_PLUGINS, COLLECTIVES, DDP, DISTRIBUTED_IS_AVAILABLE, DISTRIBUTED_SAMPLER, distributed_flag, GET_RANK, GROUP_STARTS,
+    INIT_PROCESS_GROUP, PROCESS, RANK_ENVIRONMENT, STATE_GATHERING,
     SAME_VALUE_METHODS, SPAWN, START_PROCESSES, TRAINING_ARGS_NAMES, TRAINING_ARGS_SHOULD_SAVE,
 )
 
@@ -47,6 +48,9 @@ RANK_NAMES = frozenset(
         "distributed_rank",
     }
 )
+# Calls that only a distributed run makes (without a process group they raise; a state dict's
+# gathering from an FSDP model or a DCP helper runs in one process too)
+_NEEDS_GROUP = frozenset((*DISTRIBUTED_SAMPLER, *DDP, *GET_RANK, *COLLECTIVES.keys() - STATE_GATHERING.keys()))
 RANK_FUNCTIONS = frozenset({"get_rank", "get_local_rank", "get_global_rank", "get_world_rank", "get_ordinal", "Get_rank"})
 # The dimensions of a rank the rules tell apart (`rank_dimension`): the rank in the whole job,
 # the data-parallel rank (which copy of the model), and a rank inside one copy (tensor,
@@ -860,6 +864,9 @@ class RankFacts:
         # compared with or None for a truth test, owner, class, self's name, the test's value
         # where it starts, how many init_process_group calls and spawns its branch holds).
         self._switched: list[tuple[cst.Name | cst.Attribute, object, cst.CSTNode, str | None, str | None, bool, tuple[int, int]]] = []
+        # Flags tested by an `if` whose branch needs a process group (`_needs_group`): as above, without the count.
+        # (..., the test's value there, whether the branch's own statements make the call)
+        self._group_users: list[tuple[cst.Name | cst.Attribute, object, cst.CSTNode, str | None, str | None, bool, bool]] = []
         self._collect(model.module.body, model.module, None, None)
         # (the flag's key, the constant or None) -> what the test of it says
         self._switches: dict[tuple[str | None, object], RankTest] = {}
@@ -874,6 +881,30 @@ class RankFacts:
                 test = DISTRIBUTED if value else NOT_DISTRIBUTED
                 self._switches[key] = test if self._switches.get(key, test) == test else UNKNOWN
         self._switches = {key: test for key, test in self._switches.items() if test.is_rank_test}  # not both ways
+        # the flag's key -> what it says, where its values say nothing (`_held`)
+        self._group_switches: dict[str | None, RankTest] = {}
+        if not (self._groups_started or self._spawned):
+            self._note_group_uses()
+
+    def _note_group_uses(self) -> None:
+        """In a module that starts no process group (a trainer class handed its switch), a flag
+        under which the module does what only a distributed run can (builds a DistributedSampler,
+        wraps in DDP, asks the rank, runs a collective: `if self.is_dist: sampler =
+        DistributedSampler(ds)`, in the branch's own statements), and never the other way (at
+        any depth: `if cached: if rank == 0: dist.barrier()` / `else: dist.barrier()` is no
+        switch), is the switch of the distributed run: true in every one, where its values say
+        nothing else (`is_logger = rank == 0` stays a rank test). So `not self.is_dist or
+        self.rank == 0` is a rank-0 test."""
+        found: dict[tuple, set[bool]] = {}
+        direct: set[tuple] = set()
+        for flag, constant, owner, cls, self_name, value, itself in self._group_users:
+            key = (self._switch_key(flag, owner, cls, self_name), constant)
+            found.setdefault(key, set()).add(value)
+            if itself:
+                direct.add(key)
+        for key, values in found.items():
+            if len(values) == 1 and key in direct and key[1] is None and key not in self._switches:
+                self._group_switches[key[0]] = DISTRIBUTED if values.pop() else NOT_DISTRIBUTED
 
     # -- the pass over statements ---------------------------------------------------------
 
@@ -990,6 +1021,16 @@ class RankFacts:
             for small in line.body
         )
 
+    def _needs_group(self, line: cst.SimpleStatementLine) -> bool:
+        """Whether the statement line makes a call that only a distributed run makes: builds a
+        DistributedSampler, wraps a model in DDP, asks the rank or runs a collective (without a
+        process group these raise)."""
+        return any(
+            isinstance(small, (cst.Expr, cst.Assign)) and isinstance(small.value, cst.Call)
+            and self.model.qualified(small.value.func) in _NEEDS_GROUP
+            for small in line.body
+        )
+
     def _spawns(self, line: cst.SimpleStatementLine) -> bool:
         """Whether the statement line starts processes: `mp.spawn(worker, ...)`; notes the
         function it starts when the module names it (`worker`)."""
@@ -1024,6 +1065,9 @@ class RankFacts:
             started = (sum(map(self._starts_group, simple)), sum(map(self._spawns, simple)))
             if any(started):
                 self._switched.append((flag, constant, owner, cls, self_name, test_true != negated, started))
+            direct = any(map(self._needs_group, simple))
+            if direct or any(self._needs_group(line) for line in descendants(body) if isinstance(line, cst.SimpleStatementLine)):
+                self._group_users.append((flag, constant, owner, cls, self_name, test_true != negated, direct))
 
     def _switch_key(self, flag: cst.Name | cst.Attribute, owner: cst.CSTNode, cls: str | None, self_name: str | None) -> str | None:
         if isinstance(flag, cst.Attribute):
@@ -1094,6 +1138,9 @@ class RankFacts:
             return self._answers[key]  # type: ignore[return-value]
         cuts = self._cuts
         answer = self._held_afresh(expr, function, cls, self_name)
+        if answer is None and self._group_switches and kind in (cst.Name, cst.Attribute):
+            owner = f"name {name} {self._name_owner(name, function)}" if kind is cst.Name else None
+            answer = self._group_switches.get(owner if kind is cst.Name else self._attribute_key(expr, cls, self_name))  # type: ignore[arg-type]
         if self._cuts == cuts:
             self._answers[key] = answer
         return answer

@@ -471,6 +471,9 @@ class _FunctionReader:
             return _super_method(func)
         head, _, rest = callee.partition(".")
         source = self.env.get(head)
+        if isinstance(source, Either):  # `saver = None` one way, `saver = Saver(...)` the other: a call on it is on the Saver
+            made = {branch for branch in source.branches if branch is not None}
+            source = made.pop() if len(made) == 1 else source
         if not isinstance(source, CallResult) or not (rest or source.callee.rpartition(".")[2][:1].isupper()):
             return callee
         return f"{source.callee}().{rest or '__call__'}"

@@ -174,7 +174,13 @@ class SaveOnEveryRank(Rule):
     == 0: torch.save(...)` / `else: torch.save(...)`). A cache written
     where an `if` found its file missing (`if os.path.exists(cache): load` / `else: build and
     torch.save`) is still written by every rank on a first run, when all of them find it missing
-    before any has written it: the message and the chain say so.
+    before any has written it: the message and the chain say so. Not where rank 0 writes it
+    first: the path to the save passes a block that rank 0 runs before the others (a library's
+    `main_process_first()`, or a project context manager whose other ranks wait at a barrier
+    before its `yield` and whose rank 0 meets them at one after it, as YOLOv5's
+    `with torch_distributed_zero_first(rank):` around the dataset's construction), and from
+    there the write happens only where an `if` found the file missing or stale: the other ranks
+    then find it and load it.
     Other writers: Hugging Face's `save_pretrained` (not with `is_main_process=`, not with
     `save_function=accelerator.save`, which writes the weights on the main process only unless
     `safe_serialization=True` bypasses it, not a tokenizer's or configuration's small files, not
@@ -698,6 +704,37 @@ class SaveOnEveryRank(Rule):
                 "same file, which corrupts it; write it on rank 0 only (if dist.get_rank() == 0:), with a barrier "
                 "before the other ranks read it"
             ),
+        ),
+        Flagged(
+            # Built in a block rank 0 runs first, but the cache is written whether or not its file
+            # is there: the other ranks, let in together once rank 0 has left, all write it again.
+            """
+            import contextlib
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, Dataset, DistributedSampler
+
+            @contextlib.contextmanager
+            def leader_first(rank):
+                if rank != 0:
+                    dist.barrier()
+                yield
+                if rank == 0:
+                    dist.barrier()
+
+            class Frames(Dataset):
+                def __init__(self, files, rank):
+                    self.frames = [torch.load(f) for f in files]
+                    torch.save(self.frames, "frames.pt")
+                    ^
+                    if rank == 0:
+                        print(len(self.frames))
+
+            def make_loader(files, rank):
+                with leader_first(rank):
+                    data = Frames(files, rank)
+                return DataLoader(data, sampler=DistributedSampler(data))
+            """
         ),
     )
     clean_examples = (
@@ -1544,6 +1581,72 @@ class SaveOnEveryRank(Rule):
                 train(cfg, build(), loader, optimizer)
             """
         ),
+        Clean(
+            # `self.distributed` switches what only a distributed run does (the DistributedSampler,
+            # the barrier), so it is true in every one: `not self.distributed or ...` is no
+            # escape for the other ranks, whatever the flag is called.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            class Runner:
+                def __init__(self, model, data, rank, use_dist=True):
+                    self.model = model
+                    self.use_dist = use_dist
+                    self.rank = rank if use_dist else None
+                    sampler = None
+                    if self.use_dist:
+                        sampler = DistributedSampler(data)
+                    self.loader = DataLoader(data, sampler=sampler)
+
+                def checkpoint(self, path):
+                    if not self.use_dist or self.rank == 0:
+                        torch.save(self.model.state_dict(), path)
+                    if self.use_dist:
+                        dist.barrier()
+            """
+        ),
+        Clean(
+            # The dataset is built inside a block that rank 0 runs first while the other ranks wait
+            # at a barrier (a context manager of the project: a barrier for the others before its
+            # `yield`, one for rank 0 after it), and it writes its cache only where the file is
+            # missing: rank 0 writes it, the others find it and load it.
+            """
+            import contextlib
+            import os
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, Dataset, DistributedSampler
+
+            @contextlib.contextmanager
+            def rank_zero_before_others(rank):
+                if rank > 0:
+                    dist.barrier()
+                yield
+                if rank == 0:
+                    dist.barrier()
+
+            class Tokens(Dataset):
+                def __init__(self, root, rank):
+                    path = os.path.join(root, "tokens.pt")
+                    if os.path.exists(path):
+                        self.items = torch.load(path)
+                    else:
+                        self.items = self.tokenize(root)
+                        torch.save(self.items, path)
+                    if rank == 0:
+                        print(len(self.items))
+
+                def tokenize(self, root):
+                    return sorted(os.listdir(root))
+
+            def make_loader(root, rank):
+                with rank_zero_before_others(rank):
+                    data = Tokens(root, rank)
+                return DataLoader(data, sampler=DistributedSampler(data))
+            """
+        ),
     )
 
     analyses = (RankRegions, Launches, WrappedModels)
@@ -1919,6 +2022,7 @@ class SaveOnEveryRank(Rule):
         shows = self._distributed_frames | self.ranks.rank_aware_frames | self._spawned | launched | ({None} if commanded else set())
         paths = _EveryRank(self.ranks, shows, frozenset(self.launches.callback_hooks) & launched)
         one_process = self._beside_distributed_branch(original_node, [save for save in self._saves if save.conditional and paths.path(save.frame) is not None])
+        one_process |= self._rank_zero_first(original_node, [(save, paths.path(save.frame)) for save in self._saves if paths.path(save.frame) is not None])
         for save in self._saves:
             if save.attribute in self._per_rank_attributes:
                 continue
@@ -1955,6 +2059,29 @@ class SaveOnEveryRank(Rule):
             id(save.node) for save in saves
             if distributed_branch_besides(project.program, project.context, project.module, save.frame, spans[id(save.node)][0][0]) is not None
         }
+
+    def _rank_zero_first(self, module: cst.Module, found: list) -> set[int]:
+        """The saves (node ids) that rank 0 makes first and the other ranks skip: a step of
+        their path from code every rank runs (or the save) is in a rank-0-first block
+        (`first_served`), and that step or a later one is written only where an `if` found the
+        file missing or stale (`cache_gated`). The label cache of YOLOv5's dataset, built in
+        `with torch_distributed_zero_first(rank):`, which the other ranks load once rank 0 has
+        written it."""
+        project = self.model.project
+        if project is None or not found:
+            return set()
+        program, context, name = project.program, project.context, project.module
+        spans, _ = positions(module, [node for save, path in found for node in (save.node, *(site.node for site in path))])
+        tree, served = program.tree(name), set()
+        for save, path in found:
+            steps = [(site.caller, spans[id(site.node)][0][0]) for site in path] + [(save.frame, spans[id(save.node)][0][0])]
+            for index, (frame, line) in enumerate(steps):
+                after = first_served(program, context, name, frame, line)
+                if after is not None:
+                    if any(cache_gated(tree, at, after if later == index else 0) for later, (_, at) in enumerate(steps[index:], index)):
+                        served.add(id(save.node))
+                    break
+        return served
 
     def _report_elsewhere(self, save: _Save) -> None:
         """A save in a function that other modules run on every rank (`ranks_run`): a dataset
@@ -2136,6 +2263,97 @@ def _calls_barrier(model, suite: cst.BaseSuite) -> bool:
 
 
 # -- questions only this rule asks of the program model -------------------------------------
+
+
+MAX_FIRST_DEPTH = 4  # callers followed from a save to a rank-0-first block; deeper is unknown
+
+
+def first_served(program, context, module: str, key: str | None, line: int, depth: int = 0) -> int | None:
+    """Whether line `line` of function `key` of `module` (None: module code) runs on rank 0
+    before the other ranks and not at once with them: it lies inside `with <manager>:` of a
+    rank-0-first block (`rank_zero_first`; the line its body starts at), or its function is run
+    only by calls that do (YOLOv5's dataset built in `with torch_distributed_zero_first(rank):`
+    by `create_dataloader`, whose constructor caches its labels: 0), each call of it followed
+    (`_callers`: a class's construction for its `__init__`). None where not, or no call is known."""
+    block = _in_first_block(program, context, module, key, line)
+    if block is not None or key is None or depth >= MAX_FIRST_DEPTH:
+        return block
+    sites = [site for site, _ in _callers(program, context, module, key)]
+    if sites and all(first_served(program, context, site.caller, site.caller_key, site.line, depth + 1) is not None for site in sites):
+        return 0
+    return None
+
+
+def _in_first_block(program, context, module: str, key: str | None, line: int) -> int | None:
+    """The first line of the body of a `with` of function `key` of `module` around `line` whose
+    manager runs its body on rank 0 first (`rank_zero_first`); None where there is none."""
+    scope = program.definition(module, key) if key else program.tree(module)
+    record = program.function(module, key) if key else None
+    for node in ast.walk(scope) if scope is not None else ():
+        if isinstance(node, (ast.With, ast.AsyncWith)) and node.body[0].lineno <= line <= (node.end_lineno or 0):
+            for item in node.items:
+                called = dotted(item.context_expr.func) if isinstance(item.context_expr, ast.Call) else None
+                if called and rank_zero_first(program, context, module, record.cls if record is not None else None, called):
+                    return node.body[0].lineno
+    return None
+
+
+def rank_zero_first(program, context, module: str, cls: str | None, called: str) -> bool:
+    """Whether `with called(...):` in `module` runs its body on rank 0 first and on the other
+    ranks after rank 0 has left it: a project context manager whose other ranks wait at a
+    barrier before its `yield` that rank 0 does not reach, and whose rank 0 alone reaches one
+    after it (YOLOv5's `torch_distributed_zero_first`: `if local_rank not in [-1, 0]:
+    dist.barrier()`, `yield`, `if local_rank == 0: dist.barrier()`), whatever its name; a
+    library's by the catalog's names (`accelerator.main_process_first()`)."""
+    target = program.resolve(module, called, cls)
+    if target is None:
+        return program.split(program.qualify(module, called) or called, module) is None and called.endswith(RANK_ZERO_FIRST)
+    definition = program.definition(target.module, target.key)
+    yields = [node.lineno for node in ast.walk(definition) if isinstance(node, ast.Yield)] if definition is not None else []
+    summary = program.summary(target.module)
+    record = summary.context.get(target.key) if summary is not None and len(yields) == 1 else None
+    barriers = [
+        call.line for call in (record.calls if record is not None else ())
+        if COLLECTIVES.get(program.qualify(target.module, call.callee) or "") == "barrier"
+    ]
+    waits = any(
+        line < yields[0] and not context.every_rank_at(target.module, target.key, line)
+        and not context.guarded_at(target.module, target.key, line) for line in barriers
+    )
+    return waits and any(line > yields[0] and context.guarded_at(target.module, target.key, line) for line in barriers)
+
+
+def cache_gated(tree: ast.AST | None, line: int, after: int = 0) -> bool:
+    """Whether `line` runs only where an `if` of `tree` found the file it tests missing (the
+    `else:` of `if os.path.isfile(cache):`), or found it and a further `if` inside found its
+    content stale (`if cache["hash"] != get_hash(files): cache = self.cache_labels(path)`): a
+    process that finds the file another has written and that matches loads it, writing nothing.
+    Only an `if` from line `after` on counts (one inside a rank-0-first block that starts there)."""
+    for node in ast.walk(tree) if tree is not None else ():
+        missing = _missing_way(node.test) if isinstance(node, ast.If) and node.lineno >= after else None
+        if missing is None:
+            continue
+        found, absent = (node.orelse, node.body) if missing else (node.body, node.orelse)
+        if any(_spans(statement, line) for statement in absent):
+            return True
+        if any(isinstance(inner, ast.If) and _spans(inner, line) and inner is not node for statement in found for inner in ast.walk(statement)):
+            return True
+    return False
+
+
+def _spans(node: ast.AST, line: int) -> bool:
+    return node.lineno <= line <= (node.end_lineno or node.lineno)  # type: ignore[attr-defined]
+
+
+def _missing_way(test: ast.expr) -> bool | None:
+    """The way `test` takes where the file it tests for is missing (`os.path.exists(p)`: False,
+    `not p.is_file()`: True); None for a test of anything else."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        way = _missing_way(test.operand)
+        return None if way is None else not way
+    if isinstance(test, ast.Call) and (dotted(test.func) or "").rpartition(".")[2] in _EXISTENCE_TESTS:
+        return False
+    return None
 
 
 MAX_HELPER_DEPTH = 3  # save helpers followed through the helpers they call; deeper is unknown
