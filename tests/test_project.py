@@ -1208,6 +1208,8 @@ def test_a_function_handed_to_a_helper_the_project_lacks_runs_on_this_machine(tm
         (tmp_path / "train.py").write_text(script.format(nodes=nodes))
         found = _findings(run("check", "--no-cache", "--select", "DDP013", ".").stdout)
         assert [f[3] for f in found] == expected, nodes
+
+
 def test_a_method_called_on_a_local_object_is_judged_by_its_callers_guard(tmp_path, run):
     """utils/ckpt.py's Saver.save runs torch.save and says nothing of ranks; train.py, which
     torchrun starts, binds `saver` to None one way and to a Saver the other, and calls
