@@ -172,3 +172,57 @@ def test_a_launch_line_of_its_own_file_and_of_more_than_one_written_process(tmp_
     script, helpers = built.view(str(tmp_path / "finetune.py")), built.view(str(tmp_path / "helpers.py"))
     assert script.launch_line(own=True, written=True) is not None
     assert helpers.launch_line() is not None and helpers.launch_line(own=True) is None  # run by an importer only
+
+
+_ONE_CARD = {
+    ".git": "",
+    "engine/__init__.py": "",  # an empty package file names no module
+    "engine/trainer.py": (
+        "import torch\n"
+        "from torch.nn.parallel import DistributedDataParallel as DDP\n\n"
+        "def fit(net, batches, optimizer, gpu):\n"
+        "    ddp = DDP(net.to(gpu), device_ids=[gpu])\n"
+        "    for x, y in batches:\n"
+        "        loss = torch.nn.functional.mse_loss(ddp.module.encode(x), y)\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+    ),
+    "run.py": (
+        "import argparse\nimport torch.distributed as dist\nfrom engine.trainer import fit\n\n"
+        "if __name__ == '__main__':\n"
+        "    parser = argparse.ArgumentParser()\n"
+        "    parser.add_argument('--local_rank', type=int, default=0)\n"
+        "    args = parser.parse_args()\n"
+        "    dist.init_process_group('nccl')\n"
+        "    fit(None, [], None, args.local_rank)\n"
+    ),
+    "single_gpu.sh": "python -m torch.distributed.launch --nnodes 1 --nproc_per_node 1 run.py --lr 0.1\n",
+}
+
+
+def _codes(root: Path) -> list[tuple[str, str]]:
+    import ddplint.api
+
+    return sorted((Path(d.path).name, d.code) for r in ddplint.api.lint_paths([str(root)]) for d in r.diagnostics)
+
+
+def test_a_script_launched_only_as_one_process_has_no_second_rank(tmp_path):
+    for name, text in _ONE_CARD.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    built = project.build(str(tmp_path))
+    assert built.launched_alone("run") and built.view(str(tmp_path / "engine" / "trainer.py")).one_rank
+    # the forward through `.module` loses no all-reduce in a world of one rank; the launcher
+    # still passes --local-rank to the parser
+    assert _codes(tmp_path) == [("run.py", "DDP012")]
+    (tmp_path / "four_gpus.sh").write_text("torchrun --nproc_per_node=4 run.py\n")
+    assert ("trainer.py", "DDP019") in _codes(tmp_path)
+
+
+def test_a_launch_of_a_script_held_in_a_variable_may_run_it_with_more(tmp_path):
+    for name, text in _ONE_CARD.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    (tmp_path / "any.sh").write_text("torchrun --nproc_per_node=8 $SCRIPT\n")
+    assert not project.build(str(tmp_path)).launched_alone("run")
+    assert ("trainer.py", "DDP019") in _codes(tmp_path)

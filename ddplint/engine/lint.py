@@ -324,8 +324,10 @@ def analyse(
         project = alone(source, path)
     if project.single_process:
         active = [rule for rule in active if not rule.needs_ranks]
-        if not active:
-            return FileAnalysis(None, [], [])
+    if any(rule.needs_peers for rule in active) and project.one_rank:
+        active = [rule for rule in active if not rule.needs_peers]
+    if not active:
+        return FileAnalysis(None, [], [])
     module = (parser or parse)(source)
     model, instances = prepare(module, active, project, source=source, tree=facts.tree if facts is not None else None)
     try:

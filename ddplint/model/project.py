@@ -49,7 +49,7 @@ import posixpath
 import re
 import stat
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from ddplint.core.fixpoint import fixed_point, reachable
@@ -1156,6 +1156,27 @@ class Project:
             self._memo[key] = found
         return found
 
+    def launched_alone(self, module: str) -> bool:
+        """Whether `module` is an entry script that the project launches, and only as one
+        process: no module imports it, a launch command runs it (ProjectView.launches) and every
+        one of them starts one process (`--nproc_per_node 1` on one node, `--num_processes=1`),
+        every launch command names its script (none runs one held in a variable, `$PY_FILE`),
+        and neither it nor a project module it imports may start more processes
+        (`_SPAWN_STARTS`). Its process group, if any, has one member: no second rank to
+        all-reduce with, deadlock or race (a single-card copy of a DDP trainer, launched with
+        `torch.distributed.launch --nproc_per_node 1`)."""
+        key = ("launched alone", module)
+        found = self._memo.get(key)
+        if found is None:
+            launches = self.module_view(module).launches(own=True)
+            found = self._memo[key] = (
+                module in self.reach.entries and not self.program.importers_of(module) and bool(launches)
+                and all(_one_process(command) or _one_per_node(command.command) for command in launches)
+                and all(_NAMES_SCRIPT.search(command.command) for command in self.launch_commands)
+                and self._starts_nothing(list(reachable([module], self.imports_of)), _SPAWN_STARTS)
+            )
+        return found
+
     def _starts_nothing(self, modules: list[str], starts: tuple[str, ...] = _RUN_STARTS) -> bool:
         """Whether none of `modules` (a script and what it imports) may start processes, a
         process group or a framework's launcher: none has the text of one (`starts`) where its
@@ -1745,6 +1766,21 @@ class ProjectView:
         (Project.runs_alone): a model file that imports torch.distributed, run only by a
         `python main.py` that wraps the model in DataParallel. False where a user's importers
         lie beyond `users`' three imports (not all scripts are known)."""
+        return self._only_run_by(self.project.runs_alone)
+
+    @functools.cached_property
+    def one_rank(self) -> bool:
+        """Whether this module runs in a world of one rank in every documented run: it runs as
+        one process (`single_process`), or every script that runs it (as `_only_one_process_runs`
+        finds them) does so or is launched only as one process (Project.launched_alone: the
+        single-card copy of a DDP trainer, `torch.distributed.launch --nproc_per_node 1
+        main.py`). A launcher may still start it (its options, its environment): only a harm
+        that needs a second rank is ruled out."""
+        project = self.project
+        return self.single_process or self._only_run_by(lambda root: project.runs_alone(root) or project.launched_alone(root))
+
+    def _only_run_by(self, alone: Callable[[str], bool]) -> bool:
+        """Whether every script that runs this module (`_only_one_process_runs`) is `alone`."""
         program, users = self.project.program, self.users
         if self.project.reach.public(self.module, ()):
             return False  # users of the installed package may import it from their own ranks
@@ -1752,7 +1788,7 @@ class ProjectView:
         if any(not set(program.importers_of(user)) <= known for user in users):
             return False
         roots = [user for user in users if not program.importers_of(user) or self.project.modules[user].get("main")]
-        if not roots or not all(self.project.runs_alone(root) for root in roots):
+        if not roots or not all(alone(root) for root in roots):
             return False
         # An import the index did not resolve (in a `try:` block, inside a function, from a
         # folder on a script's path) may name it: any other module whose text names it is a
@@ -1764,7 +1800,8 @@ class ProjectView:
         namesakes = {importer for other in self.project.modules if other != self.module and other.rpartition(".")[2] == name
                      for importer in program.importers_of(other)}
         others = [module for module in self.project.modules if module not in known and module not in namesakes]
-        return len(others) <= _MAX_TEXT_SCAN and not any(named.search(program.read(module) or "import " + name) for module in others)
+        texts = (program.read(module) for module in others)  # an empty `__init__.py` names nothing; an unread text may
+        return len(others) <= _MAX_TEXT_SCAN and not any(named.search("import " + name if text is None else text) for text in texts)
 
     def _plain_class(self, module: str, cls: str, method: str, depth: int = 0) -> bool:
         """Whether no framework calls `method` of class `cls` of `module` by its name: each base is

@@ -93,6 +93,11 @@ class DDPForwardBypassed(Rule):
     detached before the loss, attribute access such as `model.module.state_dict()`, and
     functions that also run the DDP forward (a second, deliberate forward whose gradients are
     reduced together with the first's; for Accelerate's prepared model, its own forward).
+    Nor in code that runs in a world of one rank in every documented run: only scripts that
+    run as one process reach it, or that every launch command of the project starts as one
+    (`python -m torch.distributed.launch --nnodes 1 --nproc_per_node 1 main.py`, the only
+    command that runs it; ProjectView.one_rank). A process group of one has no other rank to
+    all-reduce with, so the bypass loses nothing.
 
     Fix (safe): call the DDP model, `model(x)`: the same module runs, now with DDP's forward,
     which also broadcasts buffers from rank 0 as configured. If that step leaves some
@@ -105,6 +110,8 @@ class DDPForwardBypassed(Rule):
     # of another module unwraps the DDP model (`raw = unwrap_model(model)`)
     opened_by = unscreened_by = frozenset((ProjectFact.HANDS_INNER_MODULE, ProjectFact.CALLS_UNWRAPPER))
     needs_ranks = True
+    # a world of one rank has nothing to all-reduce with: the bypass loses no gradient
+    needs_peers = True
     name = "ddp-forward-bypassed"
     frameworks = (Framework.DDP, Framework.ACCELERATE, Framework.TIMM)
     message = (

@@ -226,6 +226,10 @@ class Rule(cst.BatchableCSTVisitor):
     # processes, a demo script no distributed code reaches, a module only such scripts import;
     # ddplint.model.project.ProjectView.single_process).
     needs_ranks: ClassVar[bool] = False
+    # The harm needs a second rank, not only a launcher (a forward that skips DDP's all-reduce):
+    # the rule is not run either in a module that runs in a world of one rank, launched as one
+    # process included (ddplint.model.project.ProjectView.one_rank).
+    needs_peers: ClassVar[bool] = False
     # Shared analyses (ddplint.analyses) this rule reads through `self.model.get(cls)`.
     analyses: ClassVar[tuple[type[Analysis], ...]] = ()
     # Facts the project index knows about a module (ddplint.prefilter.project_facts) under which
