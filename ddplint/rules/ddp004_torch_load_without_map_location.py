@@ -1459,7 +1459,7 @@ class TorchLoadWithoutMapLocation(Rule):
                 self._report(load, self.runs_link(), None)
             return
         runs = self.runs_link() if self._loads else None
-        if runs is None or self._script_run_alone(runs):
+        if runs is None:
             return  # nothing shows that ranks run this file: one process loads where it saved
         if self.model.project is not None and one_gpu_per_rank(self.model.project) is not None:
             return  # each rank sees only its own GPU: cuda:0 is that GPU on every rank
@@ -1480,20 +1480,6 @@ class TorchLoadWithoutMapLocation(Rule):
                 # the program is seen to save it (or its format) with CUDA tensors.
                 continue
             self._report(load, runs, [*self._called_from(load, runs), *held])
-
-    def _script_run_alone(self, runs: Link) -> bool:
-        """Whether the only sign that ranks run this file is what it names (an import of
-        torch.distributed, a sampler, `dist.is_initialized()`: nothing here starts or joins
-        ranks, no script that runs it starts them, no command launches it) and it is a script
-        of the training project that no module imports (Reach.entries: its own code works at
-        the top level, `python preprocess.py`): as for a `__main__` script, it runs as one
-        process."""
-        view = self.model.project
-        starts = self.model.get(DistributedEvidence).starts
-        if view is None or not isinstance(runs.at, cst.CSTNode) or starts is not None:
-            return False
-        reach, module = view.project.reach, view.module
-        return reach.training and module in reach.entries and not view.project.program.importers_of(module)
 
     def _holds(self, load: _Load) -> list[Link] | None:
         """The steps that say the file holds a model's tensors on the device they were saved
