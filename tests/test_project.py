@@ -480,28 +480,6 @@ def test_a_module_naming_distribution_that_only_one_process_scripts_run_is_singl
     assert [f[3] for f in _findings(run("check", "--no-cache", "--select", "DDP004", ".").stdout)] == ["DDP004"]
 
 
-def test_a_top_level_script_that_only_imports_torch_distributed_runs_as_one_process(tmp_path, run):
-    """preprocess.py has no `__main__` guard but works at the top level (a loop), no module
-    imports it, and it only imports torch.distributed: `python preprocess.py` is one process,
-    so DDP004 says nothing of its loads, as for a `__main__` script. When a launcher runs it,
-    or it starts a process group, it does."""
-    train = "import torch\nimport torch.distributed as dist\n\nif __name__ == '__main__':\n    dist.init_process_group('nccl')\n"
-    script = (
-        "import torch\nimport torch.distributed as dist\n{start}\nroot = '/data'\n"
-        "model = torch.load(root + '/graphs/model.bin')\nfor part in model.parts:\n    print(part)\n"
-    )
-    run.cwd = tmp_path
-    (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "train.py").write_text(train)
-    (tmp_path / "preprocess.py").write_text(script.format(start=""))
-    assert _findings(run("check", "--no-cache", "--select", "DDP004", ".").stdout) == []
-    (tmp_path / "preprocess.py").write_text(script.format(start="dist.init_process_group('nccl')"))
-    assert [f[3] for f in _findings(run("check", "--no-cache", "--select", "DDP004", ".").stdout)] == ["DDP004"]
-    (tmp_path / "preprocess.py").write_text(script.format(start=""))
-    (tmp_path / "run.sh").write_text("torchrun --nproc_per_node 2 preprocess.py\n")
-    assert [f[3] for f in _findings(run("check", "--no-cache", "--select", "DDP004", ".").stdout)] == ["DDP004"]
-
-
 def test_a_script_the_project_runs_only_with_plain_python_runs_as_one_process(tmp_path, run):
     """test.py joins a process group through utils.py when RANK is set, and saves a checkpoint
     with no rank test; the README runs it only as `python test.py --gpu_id 2,3` (one process, so

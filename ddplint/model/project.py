@@ -1968,22 +1968,9 @@ class ProjectView:
         if _TEST_PATH.search(relative):
             return True
         if facts["dist"]:
-            return self._launched_as_one_process() or self._only_one_process_runs or self._joins_no_group()
+            return self._launched_as_one_process() or self._only_one_process_runs
         alone = self.project.one_process_script(self.module) or self.project.run_by_demos_alone(self.module)
         return alone and self.launch_line() is None  # a launcher the project documents runs it as ranks
-
-    def _joins_no_group(self) -> bool:
-        """Whether this is a script of a training project (Reach.entries) that no module
-        imports and no launch command runs, and that neither it nor a project module it imports
-        may start processes, a process group or a framework's launcher (`_starts_nothing`): it
-        only names distribution (`import torch.distributed`, `dist.is_initialized()`), and run
-        as `python preprocess.py` it is one process with no group to join."""
-        project = self.project
-        return (
-            project.reach.training and self.module in project.reach.entries
-            and not project.program.importers_of(self.module) and not self.launches()
-            and project._starts_nothing(list(reachable([self.module], project.imports_of)))
-        )
 
     def _launched_as_one_process(self) -> bool:
         """Whether this is an entry script that no module imports, that neither starts processes

@@ -1517,7 +1517,11 @@ class TorchLoadWithoutMapLocation(Rule):
             # another's weights read as a state dict: nothing shows where they were saved from
             # (a whole pickled model still carries its device: `model.to(...)` comes too late)
             # (named so by its path, its variable or the function that loads it: `_get_pretrained`)
-            pretrained = (load.words | load.function_words) & PRETRAINED_WORDS
+            # The loading function's name counts only where this module writes no file with
+            # torch.save: `load_from_pretrained` beside the `save_pretrained` that writes it
+            # from the GPU (trlx) reads the program's own checkpoint.
+            named = load.function_words if not _SAVE_CALL.search(self.model.source) else set()
+            pretrained = (load.words | named) & PRETRAINED_WORDS
             return None if pretrained and not (load.whole_model or load.on_device) else []
         tensors = "CUDA tensors" if project is not None and places_on_cuda(project) else "tensors not moved to the host"
         return [Link(StepKind.MADE, f"the file is saved from {tensors} at {made.place}: {made.what}", made.place)]
@@ -1856,6 +1860,7 @@ def no_cuda(program, module: str, key: str | None, source, depth: int = 0) -> bo
 
 
 _VISIBLE_DEVICES = "CUDA_VISIBLE_DEVICES"
+_SAVE_CALL = re.compile(r"\bsave\(")  # torch.save( through any import, or a helper named save
 
 
 def one_gpu_per_rank(view) -> Place | None:
