@@ -864,9 +864,9 @@ class RankFacts:
         # compared with or None for a truth test, owner, class, self's name, the test's value
         # where it starts, how many init_process_group calls and spawns its branch holds).
         self._switched: list[tuple[cst.Name | cst.Attribute, object, cst.CSTNode, str | None, str | None, bool, tuple[int, int]]] = []
-        # Flags tested by an `if` whose branch needs a process group (`_needs_group`): as above, without the count.
-        # (..., the test's value there, whether the branch's own statements make the call)
-        self._group_users: list[tuple[cst.Name | cst.Attribute, object, cst.CSTNode, str | None, str | None, bool, bool]] = []
+        # Flags tested by an `if`, with each branch: as above, without the count (..., the test's
+        # value there, the branch, its own simple statements); read by `_note_group_uses`.
+        self._group_users: list[tuple[cst.Name | cst.Attribute, object, cst.CSTNode, str | None, str | None, bool, cst.CSTNode, list]] = []
         self._collect(model.module.body, model.module, None, None)
         # (the flag's key, the constant or None) -> what the test of it says
         self._switches: dict[tuple[str | None, object], RankTest] = {}
@@ -897,7 +897,10 @@ class RankFacts:
         self.rank == 0` is a rank-0 test."""
         found: dict[tuple, set[bool]] = {}
         direct: set[tuple] = set()
-        for flag, constant, owner, cls, self_name, value, itself in self._group_users:
+        for flag, constant, owner, cls, self_name, value, body, simple in self._group_users:
+            itself = any(map(self._needs_group, simple))
+            if not itself and not any(self._needs_group(line) for line in descendants(body) if isinstance(line, cst.SimpleStatementLine)):
+                continue
             key = (self._switch_key(flag, owner, cls, self_name), constant)
             found.setdefault(key, set()).add(value)
             if itself:
@@ -1065,9 +1068,7 @@ class RankFacts:
             started = (sum(map(self._starts_group, simple)), sum(map(self._spawns, simple)))
             if any(started):
                 self._switched.append((flag, constant, owner, cls, self_name, test_true != negated, started))
-            direct = any(map(self._needs_group, simple))
-            if direct or any(self._needs_group(line) for line in descendants(body) if isinstance(line, cst.SimpleStatementLine)):
-                self._group_users.append((flag, constant, owner, cls, self_name, test_true != negated, direct))
+            self._group_users.append((flag, constant, owner, cls, self_name, test_true != negated, body, simple))
 
     def _switch_key(self, flag: cst.Name | cst.Attribute, owner: cst.CSTNode, cls: str | None, self_name: str | None) -> str | None:
         if isinstance(flag, cst.Attribute):

@@ -384,18 +384,21 @@ class ProcessContext:
             function = summary.functions.get(caller) if caller else None
             cls = function.cls if function is not None else None
             for call in record.calls:
-                target = self.program.resolve(module, call.callee, cls) or self._on_local(module, function if caller else self.program.module_code(module), call, cls)
+                target = self.program.resolve(module, call.callee, cls) or self._on_local(module, caller, function, call, cls)
                 if target is not None:
                     found.append((target.function, CallSite(module, caller or None, call.line)))
         self._callers[module] = found
         return found
 
-    def _on_local(self, module: str, function, call, cls: str | None):
+    def _on_local(self, module: str, caller: str, function, call, cls: str | None):
         """The project method a call on a local object reaches (`saver.save(...)` where `saver =
         Saver(...)`, also `None` the other way of an `if`): the function's invocation at that line
         names its maker (`Saver().save`, ddplint.model.summary); None where it names none."""
+        if "." not in call.callee:
+            return None
         method = call.callee.rpartition(".")[2]
-        for made in function.invocations if function is not None and "." in call.callee else ():
+        function = function if caller else self.program.module_code(module)  # read only for a dotted call not resolved
+        for made in function.invocations if function is not None else ():
             if made.line == call.line and made.callee != call.callee and made.callee.endswith(f"().{method}"):
                 return self.program.resolve(module, made.callee, cls)
         return None

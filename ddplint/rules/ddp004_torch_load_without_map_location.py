@@ -179,10 +179,7 @@ class TorchLoadWithoutMapLocation(Rule):
     program whose scripts give each rank one GPU (`os.environ["CUDA_VISIBLE_DEVICES"] =
     str(gpus[local_rank])`, from the rank, in every script that runs the module): cuda:0 is
     then each rank's own GPU; a load in the `if __name__ == "__main__":` block of a file
-    whose ranks only an importer starts (they run it as a module, never as the script); a load
-    in a script of a training project that no module imports, whose own code works at the top
-    level and that only imports torch.distributed (nothing in it starts ranks, nothing launches
-    it: `python preprocess.py` is one process, as a `__main__` script is); and
+    whose ranks only an importer starts (they run it as a module, never as the script); and
     any load in a file with no sign of running distributed (single-process tools).
     `[tool.ddplint] strict = ["DDP004"]` flags every `torch.load` without `map_location`.
 
