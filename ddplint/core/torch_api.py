@@ -707,6 +707,10 @@ TRANSFORMERS_SET_SEED = api("transformers.set_seed", "transformers.trainer_utils
 NUMPY_SEED = api("numpy.random.seed", params="seed")
 # A Fabric's method that calls `seed_everything` (`fabric.seed_everything(seed)`).
 FABRIC_SEED_METHOD = "seed_everything"
+# A generator of its own, and its method that seeds it (`torch.Generator(device=d).manual_seed(s)`):
+# the draws handed it (`generator=`) leave the default generator alone.
+TORCH_GENERATOR = api("torch.Generator", "torch._C.Generator", params="device")
+GENERATOR_SEED_METHOD = "manual_seed"
 SEEDS = {
     MANUAL_SEED: frozenset({"torch"}), NUMPY_SEED: frozenset({"numpy"}),
     SEED_EVERYTHING: ALL_GENERATORS, ACCELERATE_SET_SEED: ALL_GENERATORS, TRANSFORMERS_SET_SEED: ALL_GENERATORS,

@@ -10,8 +10,8 @@ from ddplint.analyses.ranks import RANK_FUNCTIONS, RANK_NAMES, RankRegions, envi
 from ddplint.core.diagnostics import StepKind
 from ddplint.core.torch_api import (
     ACCELERATE_DEVICE_SPECIFIC, ACCELERATE_SET_SEED, ALL_GENERATORS, ENV_PACKAGES, ENV_RESET,
-    ENV_SEED, FABRIC, FABRIC_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, RANK_ENVIRONMENT, SEED_CALLS, generators_seeded,
-    SEED_MARKERS, TORCH_DRAWS,
+    ENV_SEED, FABRIC, FABRIC_SEED_METHOD, GENERATOR_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, RANK_ENVIRONMENT, SEED_CALLS, generators_seeded,
+    SEED_MARKERS, TORCH_DRAWS, TORCH_GENERATOR,
 )
 from ddplint.model.records import Place
 from ddplint.prefilter.project_facts import ProjectFact
@@ -49,6 +49,7 @@ class _Seed:
     specific: bool = False  # Accelerate's device_specific=True: it adds the process index
     through: str | None = None  # the project function that seeds with its parameter (`seed_everything`)
     branches: tuple[Branch, ...] = ()  # the `if`s around it (`if args.seed is not None:`)
+    private: str | None = None  # the name of the generator of its own it seeds (`g.manual_seed(seed)`)
 
 
 @dataclass
@@ -58,6 +59,7 @@ class _LoopCall:
     loops: tuple[int, ...]  # ids of the loops around it, outermost first
     frame: str | None
     order: int
+    periodic: bool = False  # under an `if` that takes a modulo (`if step % args.sample_every == 0:`)
 
 
 class SharedSeedDataPath(Rule):
@@ -96,7 +98,11 @@ class SharedSeedDataPath(Rule):
     step written as `def process_iteration():` in the epoch loop, whose backward makes the loop
     a training loop). Also when a gym or gymnasium environment built in the function is reset with
     `reset(seed=...)` of such a value and stepped there: every rank's environments emit the same
-    observations.
+    observations. Also when a generator of its own (`g = torch.Generator(device=d).manual_seed(23123134)`,
+    or `g.manual_seed(args.seed)`) is seeded with such a value on every rank and a training loop
+    after it in the same function hands it to a torch draw on every step (`torch.rand(n,
+    generator=g)`: the conditioning-dropout mask, the noise, the timesteps); reported at its
+    `manual_seed`.
 
     Not flagged: a seed with the rank in it (`seed + rank`, `args.seed + dist.get_rank()`, `seed +
     fabric.global_rank`, `device_specific=True`, a variable one branch binds to the rank: nanoGPT's
@@ -107,10 +113,15 @@ class SharedSeedDataPath(Rule):
     know (a parameter, a call); seeding for model initialisation only (no draw in the training
     loop after it); a shared seed that only
     orders the data before a sampler splits it across ranks (dataset shuffles, bucket orders and
-    DistributedSampler's seed happen outside the training loop); a draw given its own `generator=`;
-    model-parallel seeds (Megatron's adds the pipeline or model-parallel rank). Not followed yet:
+    DistributedSampler's seed happen outside the training loop); a draw given its own `generator=` (judged by that
+    generator's seed);
+    model-parallel seeds (Megatron's adds the pipeline or model-parallel rank); a generator of its own
+    seeded per rank, or whose draws only initialise the model, come only under a periodic branch
+    (`if step % args.sample_every == 0:`: sampling, validation) or feed a pipeline
+    (`pipeline(prompt, generator=g)`). Not followed yet:
     the draws of a Lightning `training_step` where the module a Trainer fits is named only in a
-    configuration file, and the augmentations DataLoader workers draw.
+    configuration file, the augmentations DataLoader workers draw, and a generator of its own
+    handed to a project function or kept on `self` for another method.
 
     No fix: add the rank to the seed of the data draws (`torch.manual_seed(seed + rank)` after
     building the model; Accelerate: `set_seed(seed, device_specific=True)`), or give the data
@@ -131,9 +142,13 @@ class SharedSeedDataPath(Rule):
         "environments reset with the same seed on every rank emit the same observations: every rank collects "
         "the same rollouts; add the rank to the seed (seed + rank * num_envs)"
     )
+    generator_message = (
+        "a generator seeded with the same value on every rank feeds the random draws of each training step "
+        "(noise, timesteps, masks): every rank draws the same values; add the rank to its seed (seed + rank)"
+    )
     # `also`: ranks run it (met in any module of a distributed project).
     # (or a Lightning Trainer's DDP strategy, which runs the script on every device)
-    trigger = CallTrigger(SEED_CALLS, methods=(FABRIC_SEED_METHOD, ENV_RESET), also=(SEED_MARKERS,))
+    trigger = CallTrigger(SEED_CALLS, methods=(FABRIC_SEED_METHOD, ENV_RESET, GENERATOR_SEED_METHOD), also=(SEED_MARKERS,))
     # the seed is often in a script that reaches the ranks' launcher only through a helper
     opened_by = frozenset((ProjectFact.DISTRIBUTED, ProjectFact.SEED_HELPER))
     # a helper called through its module (`utils.fix_random_seeds(seed)`), which the screen cannot bind
@@ -385,6 +400,36 @@ class SharedSeedDataPath(Rule):
                 "collects the same rollouts; add the rank to the seed (seed + rank * num_envs)"
             ),
         ),
+        Flagged(
+            # A generator of its own, seeded with a constant, draws the conditioning-dropout mask
+            # of every step; the global seed is never set (no run passes --seed).
+            """
+            import argparse
+            import torch
+            from accelerate import Accelerator
+            from accelerate.utils import set_seed
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--seed", type=int, default=None)
+                args = parser.parse_args()
+                accelerator = Accelerator()
+                generator = torch.Generator(device=accelerator.device).manual_seed(23123134)
+                                                                       ^
+                if args.seed is not None:
+                    set_seed(args.seed)
+                for step, latents in enumerate(loader):
+                    random_p = torch.rand(latents.shape[0], device=latents.device, generator=generator)
+                    conditioning = cond * (random_p >= 0.1)
+                    accelerator.backward(model(latents, conditioning).mean())
+                    optimizer.step()
+            """,
+            messages=(
+                "a generator seeded with the same value on every rank feeds the random draws of each training "
+                "step (noise, timesteps, masks): every rank draws the same values; add the rank to its seed "
+                "(seed + rank) (torch.rand(generator=generator) in the training loop below)"
+            ),
+        ),
     )
     clean_examples = (
         Clean(
@@ -602,6 +647,31 @@ class SharedSeedDataPath(Rule):
                     optimizer.step()
             """
         ),
+        Clean(
+            # Generators of their own: one seeded per rank draws the step's timesteps; those seeded
+            # alike only initialise the model, make the periodic samples or feed a pipeline.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def train(args, loader, model, optimizer, pipeline):
+                dist.init_process_group("nccl")
+                rank = dist.get_rank()
+                init = torch.Generator().manual_seed(0)
+                model.init_weights(torch.randn(16, 16, generator=init))
+                g = torch.Generator(device="cuda")
+                g.manual_seed(args.seed + rank)
+                sampling = torch.Generator().manual_seed(1234)
+                validation = torch.Generator(device="cuda").manual_seed(args.seed)
+                for step, images in enumerate(loader):
+                    t = torch.randint(0, 1000, (images.shape[0],), generator=g)
+                    model(images, t).mean().backward()
+                    optimizer.step()
+                    if step % args.sample_every == 0:
+                        save(model(torch.randn(4, 16, generator=sampling)))
+                        save(pipeline(args.prompt, generator=validation).images)
+            """
+        ),
     )
 
     def __init__(self, model) -> None:
@@ -682,7 +752,8 @@ class SharedSeedDataPath(Rule):
             called = self._inner.get((frame, callee)) if callee is not None else None
             if called is not None and called[0][0]:
                 self._training.update(loops)  # the loop calls an inner function that runs the backward
-            self._loop_calls.append(_LoopCall(node, callee, loops, frame, self._order))
+            periodic = any(_takes_modulo(branch.test) for branch in self.model.ifs)
+            self._loop_calls.append(_LoopCall(node, callee, loops, frame, self._order, periodic))
         if isinstance(func, cst.Name):
             self._named_calls.append(_LoopCall(node, func.value, (), frame, self._order))
         elif method == "fit" and node.args and isinstance(node.args[0].value, cst.Name) and not self.model.loops:
@@ -696,6 +767,12 @@ class SharedSeedDataPath(Rule):
             elif method == ENV_RESET and keyword_argument(node, ENV_SEED) is not None:
                 value = keyword_argument(node, ENV_SEED).value  # type: ignore[union-attr]
                 self._resets.append(_Seed(node, value, frozenset(), frame, self._cls(), self._order))
+        private = self._private_generator(node, method, receiver)
+        if private is not None:  # `g = torch.Generator(device=d).manual_seed(seed)`
+            value = node.args[0].value if node.args and not node.args[0].star else None
+            self._seeds.append(_Seed(node, value, frozenset(), frame, self._cls(), self._order, private=private,
+                                     branches=self.model.get(ParserOptions).branches()))
+            return
         seeded = self._seeded(node, method, receiver)
         helper = self._seed_helper(node) if seeded is None else None
         if helper is not None:  # a project function that seeds generators with one of its parameters
@@ -729,6 +806,26 @@ class SharedSeedDataPath(Rule):
         qualified = self.model.qualified(call.func)
         return generators_seeded(qualified)
 
+    def _private_generator(self, call: cst.Call, method: str | None, receiver: str | None) -> str | None:
+        """The name of the generator of its own that `call` seeds: `g = torch.Generator().manual_seed(s)`,
+        or `g.manual_seed(s)` of a `g` this function last bound to one; None for other calls."""
+        if method != GENERATOR_SEED_METHOD:
+            return None
+        if self._makes_generator(call.func.value):  # type: ignore[attr-defined]
+            return next((bound.name for bound in reversed(self._bound) if bound.value is call), None)
+        frame = self.model.frame.key
+        bound = [b for b in self._bound if b.name == receiver and b.frame == frame and b.value is not call]
+        return receiver if bound and self._makes_generator(bound[-1].value) else None
+
+    def _makes_generator(self, expr: cst.BaseExpression) -> bool:
+        """`torch.Generator(...)`, seeded or not (`torch.Generator().manual_seed(0)`)."""
+        if not isinstance(expr, cst.Call):
+            return False
+        func = expr.func
+        if isinstance(func, cst.Attribute) and func.attr.value == GENERATOR_SEED_METHOD:
+            return self._makes_generator(func.value)
+        return self.model.qualified(func) in TORCH_GENERATOR
+
     def _seed_helper(self, call: cst.Call) -> tuple[int, str, frozenset[str]] | None:
         """A call, as a statement of its own, of a project function that seeds generators with
         one of its parameters (see `seeding_helper`)."""
@@ -745,7 +842,11 @@ class SharedSeedDataPath(Rule):
         # `if args.seed is not None:` where no launch command passes --seed (default None): never seeded
         self._seeds = [seed for seed in self._seeds if not options.never_runs(seed.branches)]
         for seed in self._seeds:
-            if not seed.specific and seed.frame not in alone and self._same_on_every_rank(seed.value, seed) is True:
+            if seed.specific or seed.frame in alone or self._same_on_every_rank(seed.value, seed) is not True:
+                continue
+            if seed.private is not None:
+                self._judge_private(seed)
+            else:
                 self._judge_seed(seed)
         for reset in self._resets:
             receiver = dotted_name(reset.call.func.value)  # type: ignore[attr-defined]
@@ -787,6 +888,36 @@ class SharedSeedDataPath(Rule):
                 if stepped is not None:
                     self._report_object(seed, call, method, *stepped, via)
                     return
+
+    def _judge_private(self, seed: _Seed) -> None:
+        """A generator of its own seeded alike on every rank: reported when a training loop of its
+        function after the seed hands it to a draw on every step (`torch.rand(n, generator=g)`);
+        a draw only a periodic branch makes (sampling, validation) is not the step's data."""
+        name = seed.private
+        loops = sorted(self._innermost_training_loops(seed, seed.frame, seed.order), key=lambda loop: self._loops[loop][0])
+        for loop in loops:
+            start = self._loops[loop][0]
+            if any(b.name == name and b.frame == seed.frame and seed.order < b.order < start for b in self._bound):
+                continue  # bound anew before the loop
+            for call in self._loop_calls:
+                given = keyword_argument(call.call, DRAW_GENERATOR)
+                if (loop not in call.loops or call.periodic or given is None or dotted_name(given.value) != name
+                        or self.model.qualified(call.call.func) not in TORCH_DRAWS or self._switched_off(call)):
+                    continue
+                runs = self.runs_link()
+                if runs is None:
+                    return  # nothing shows several ranks running this file
+                what = self.model.qualified(call.call.func)
+                chain = [
+                    Link(StepKind.MADE, f"seeds the generator `{name}` with a value that is the same on every rank", seed.call),
+                    runs,
+                    Link(StepKind.REACHES, f"the training loop hands `{name}` to {what} on every step", call.call),
+                    Link(StepKind.HARM, f"{what} draws the same values on every rank: the ranks train on the same "
+                         "noise, timesteps or masks", call.call),
+                ]
+                where = f"{what}(generator={name}) in the training loop below"
+                self.report(seed.call.func.attr, f"{self.generator_message} ({where})", chain=chain)  # type: ignore[attr-defined]
+                return
 
     def _object_step(self, call: _LoopCall, method: str | None, seed: _Seed) -> tuple[str, tuple[Place, str]] | None:
         """The class of the object `call.callee` names, bound in the same function to a project
@@ -867,7 +998,7 @@ class SharedSeedDataPath(Rule):
         """Whether another seed of the same generators follows `seed` in its function before `before`."""
         return any(
             other is not seed and other.frame == seed.frame and seed.order < other.order < before
-            and other.generators >= seed.generators
+            and other.private == seed.private and other.generators >= seed.generators
             for other in self._seeds
         )
 
@@ -1134,6 +1265,13 @@ def _operands(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
     if isinstance(expr, cst.IfExp):
         return [expr.body, expr.orelse]
     return []
+
+
+def _takes_modulo(test: cst.BaseExpression) -> bool:
+    """Whether a branch's test takes a modulo: `step % args.sample_every == 0`, a periodic branch."""
+    if isinstance(test, cst.BinaryOperation) and isinstance(test.operator, cst.Modulo):
+        return True
+    return any(_takes_modulo(child) for child in children(test))
 
 
 def _tests_none(test: cst.BaseExpression, name: str) -> bool:
