@@ -282,6 +282,7 @@ def test_who_runs_a_function_is_answered_across_modules(tmp_path):
     index.program._summaries["pkg.train"] = None  # a caller that does not parse: unknown
     context._callers.clear()
     assert context.call_sites("pkg.ckpt", "dump") is None
+    assert context.call_sites("pkg.ckpt", "dump", read_only=True) == []  # the calls read: none
     assert context.called_elsewhere_only_on_rank_zero("pkg.ckpt", "dump") is None
 
 

@@ -589,6 +589,12 @@ def test_a_split_in_a_helper_is_even_when_every_caller_seeds_alike_first(tmp_pat
         (tmp_path / "train.py").write_text(train.format(before=before, after=after))
         found = _findings(run("check", "--no-cache", "--select", "DDP010", ".").stdout)
         assert [f[3] for f in found] == expected, (before, after, found)
+    # A module that may call it and does not parse (unread): the calls read decide.
+    (tmp_path / "demo.py").write_text("from data import make_splits\n\ndef show(:\n    make_splits(None)\n")
+    for before, after, expected in cases:
+        (tmp_path / "train.py").write_text(train.format(before=before, after=after))
+        found = _findings(run("check", "--no-cache", "--select", "DDP010", ".").stdout)
+        assert [f[3] for f in found if f[0] != "demo.py"] == expected, (before, after, found)
 
 
 def test_a_download_in_a_helper_a_package_re_exports_is_followed_to_its_callers(tmp_path, run):

@@ -403,12 +403,15 @@ class ProcessContext:
                 return self.program.resolve(module, made.callee, cls)
         return None
 
-    def call_sites(self, module: str, key: str) -> list[CallSite] | None:
+    def call_sites(self, module: str, key: str, read_only: bool = False) -> list[CallSite] | None:
         """Every call of function `key` of `module` in the project; None when some module that
-        may call it is not read (past the model's bound, or unparsable)."""
+        may call it is not read (past the model's bound, or unparsable). `read_only`: the calls
+        in the modules read, leaving out those unread."""
         sites = []
         for caller in self.possible_callers(module):
             calls = self._calls_in(caller)
+            if calls is None and read_only:
+                continue
             if calls is None:
                 return None
             sites += [site for function, site in calls if function == (module, key)]

@@ -374,7 +374,7 @@ def _host(reader, statement: ast.stmt) -> None:
                 reader.moved.discard(moved)
     if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _FILLING:
         # `parts.append(v)`, `state.update(v)`: a container of host values stays one if v is one
-        filled = dotted(call.func.value)
+        filled = _container(call.func.value)
         if filled in reader.hosted and not all(_on_host(reader, v) for v in (*call.args, *(k.value for k in call.keywords))):
             reader.hosted.discard(filled)
     if isinstance(statement, (ast.For, ast.AsyncFor)):
@@ -436,7 +436,7 @@ def _assigned(reader, statement: ast.Assign) -> None:
             else:
                 reader.state_of.pop(target.id, None)
         if isinstance(target, ast.Subscript):
-            owner = dotted(target.value)
+            owner = _container(target.value)
             if owner in reader.hosted and not host:
                 reader.hosted.discard(owner)
             continue
@@ -452,6 +452,14 @@ def _assigned(reader, statement: ast.Assign) -> None:
         reader.moved.discard(name)
         (reader.hosted.add if host else reader.hosted.discard)(name)
         (reader.sequences.add if listed else reader.sequences.discard)(name)
+
+
+def _container(expr: ast.AST) -> str | None:
+    """The dotted name of the container an item is stored into, through the items of items
+    it holds (`state["model"][key] = v` fills `state`)."""
+    while isinstance(expr, ast.Subscript):
+        expr = expr.value
+    return dotted(expr)
 
 
 def _state_dicts(reader, expr: ast.AST | None, key: str | None, held: list) -> None:

@@ -170,7 +170,8 @@ class TorchLoadWithoutMapLocation(Rule):
     variable (rank 0 reading every rank's shard puts each on the GPU that saved it); a load
     of a file that the scripts in its folder save with its tensors on the host only (every
     call there that writes the same file name or option is a `torch.save` of the state dict
-    of a model moved by `net.cpu()` before, of `.cpu()` tensors, or of a state dict FSDP or DCP
+    of a model moved by `net.cpu()` before, of `.cpu()` tensors (also stored into an item of
+    an item of the saved dict: `state["model"][name] = param.cpu()`), or of a state dict FSDP or DCP
     gathers onto the host: `model.state_dict()` or `FSDP.optim_state_dict(model, optim)` in a
     `with FSDP.state_dict_type(model, ..., FullStateDictConfig(offload_to_cpu=True))` block,
     `get_model_state_dict(model, options=StateDictOptions(cpu_offload=True))`, the configuration
@@ -225,6 +226,26 @@ class TorchLoadWithoutMapLocation(Rule):
     strict = False
 
     flagged_examples = (
+        Flagged(
+            # The file is saved from the GPU: its parameters go into an item of an item of the dict.
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+
+            def save(model, out):
+                state = {"state_dict": {}}
+                for name, param in model.named_parameters():
+                    state["state_dict"][name] = param.detach().clone()
+                torch.save(state, os.path.join(out, "trainable.pth"))
+
+            def resume(model, out):
+                state = torch.load(os.path.join(out, "trainable.pth"))
+                        ^
+                model.load_state_dict(state["state_dict"], strict=False)
+            """,
+            fix_edits=(('"trainable.pth"))\n    model', '"trainable.pth"), map_location="cpu")\n    model'),),
+        ),
         Flagged(
             # DDP imported from the module that defines it is evidence as the public spelling is.
             """
@@ -635,6 +656,24 @@ class TorchLoadWithoutMapLocation(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # ... and here each parameter is moved to the host before it goes in: the file holds none on a GPU.
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+
+            def save(model, out):
+                state = {"state_dict": {}}
+                for name, param in model.named_parameters():
+                    state["state_dict"][name] = param.detach().cpu()
+                torch.save(state, os.path.join(out, "trainable.pth"))
+
+            def resume(model, out):
+                state = torch.load(os.path.join(out, "trainable.pth"))
+                model.load_state_dict(state["state_dict"], strict=False)
+            """
+        ),
         Clean(
             # Each rank sees only its own GPU (CUDA_VISIBLE_DEVICES from the local rank, before
             # CUDA starts): the checkpoint's cuda:0 is that GPU on every rank.

@@ -105,10 +105,12 @@ class RandomSplitWithoutGenerator(Rule):
     decides. A split with no seed before it in its own function is also spared when every
     call of that function in the project comes after such a seed that names no rank in its
     caller, or in that caller's callers (`train.py` calls `torch.manual_seed(args.seed)`, then
-    a `data.py` helper that splits). A split that only one process runs is not flagged, nor one
-    in a file of a training project that nothing shows ranks run (no process group, launch or
-    script that starts them reaches it); a package's users may run its code in their ranks
-    (the package: what its metadata ships, `src/` alone where `package_dir={"": "src"}` says so).
+    a `data.py` helper that splits); where a module that may call it is unread (past the
+    model's bounds, or unparsable), the calls read decide, and with none read it is flagged.
+    A split that only one process runs is not flagged, nor one in a file of a training
+    project that nothing shows ranks run (no process group, launch or script that starts them
+    reaches it); a package's users may run its code in their ranks (the package: what its
+    metadata ships, `src/` alone where `package_dir={"": "src"}` says so).
     """
 
     code = "DDP010"
@@ -496,13 +498,15 @@ def seeded_before_calls(view, key: str, generator: str = "torch") -> Place | Non
     function `key` of the view's module: in every caller, the last seed of it before the call
     (`torch.manual_seed(args.seed)`, `seed_everything(0)`, a project `set_seed(42)`) names no
     rank, or the calling function is itself so called (three calls up). None when a call is
-    not so preceded, or no call of it is known."""
+    not so preceded, or no call of it is known. Where a module that may call it is unread, the
+    calls read decide (none read: None)."""
     program, context = view.program, view.context
     return _seeded_before(program, context, view.module, key, generator, 0)
 
 
 def _seeded_before(program, context, module: str, key: str, generator: str, depth: int) -> Place | None:
-    sites = context.call_sites(module, key)
+    # A module that may call it unread (past the model's bounds, unparsable): the calls read decide.
+    sites = context.call_sites(module, key, read_only=True)
     if not sites or depth > 2:
         return None
     found = None

@@ -117,7 +117,10 @@ class LocalRankArgument(Rule):
       lines of a document without a backslash counts; the message names the line), or the
       file names it (a usage line, a comment, a command it builds). Since PyTorch 2.0 that
       launcher passes `--local-rank=N` and the parser exits ("unrecognized arguments"), read
-      or not;
+      or not. Where the file parses only with `parse_known_args` and drops the extras
+      (`args, _ = parser.parse_known_args()`, `[0]`, a name never used again; the parser not
+      returned from its function), `--local-rank=N` is set aside instead: flagged only as
+      below, when the option is `required=True` or its value is read;
     - a launcher that passes no option starts it, torchrun as the project documents it or a
       launcher the project does not name (the option itself says the script was written for
       one that appends it: torch.distributed.launch, or DeepSpeed's, which it does not use),
@@ -331,6 +334,30 @@ class LocalRankArgument(Rule):
             """,
         ),
         Flagged(
+            # parse_known_args sets the launcher's --local-rank=0 aside, and the value read is -1.
+            """
+            \"\"\"Usage: python -m torch.distributed.launch --nproc_per_node=4 train.py\"\"\"
+            import argparse
+            import torch
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=-1)
+            ^
+            args, _ = parser.parse_known_args()
+            torch.cuda.set_device(args.local_rank)
+            """,
+            fix_edits=(
+                (
+                    'import argparse\n',
+                    'import argparse\nimport os\n',
+                ),
+                (
+                    'parser.add_argument("--local_rank", type=int, default=-1)',
+                    'parser.add_argument(\n    "--local-rank",\n    "--local_rank",\n    type=int,\n    default=os.environ.get("LOCAL_RANK", -1),\n)',
+                ),
+            ),
+        ),
+        Flagged(
             # absl's flags reject `--local-rank=0` too; under torchrun FLAGS.local_rank stays 0.
             """
             from absl import app, flags
@@ -496,6 +523,21 @@ class LocalRankArgument(Rule):
             """
         ),
         Clean(
+            # parse_known_args sets the launcher's --local-rank=0 aside with extras nothing reads,
+            # and the option is never read: the device comes from RANK.
+            """
+            \"\"\"Usage: python -m torch.distributed.launch --nproc_per_node=4 run.py\"\"\"
+            import argparse
+            import os
+            import torch
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int)
+            args, _ = parser.parse_known_args()
+            torch.cuda.set_device(int(os.environ["RANK"]) % torch.cuda.device_count())
+            """
+        ),
+        Clean(
             # Only printed: the rank comes from the environment and the default steers nothing.
             """
             import argparse
@@ -568,8 +610,14 @@ class LocalRankArgument(Rule):
         self._missed: bool | None = None  # the parsed value is read and not set from LOCAL_RANK
         self._reader: Place | None = None  # where another module reads it ("train.py:40")
         self._launched_at: Place | None = None  # where the project launches it with torch.distributed.launch
+        self._parses: dict[tuple, list[str | bool | None]] = {}  # per parser, how each parse treats unknown options
+        self._returned: set[tuple] = set()  # parsers a function returns: parsed wherever it is called
+        self._extras: dict[int, str | None] = {}  # `parse_known_args()` calls: the name their extras are bound to
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        target = node.targets[0].target if len(node.targets) == 1 else None
+        if isinstance(target, cst.Tuple) and len(target.elements) == 2 and isinstance(target.elements[1].value, cst.Name):
+            self._extras[id(node.value)] = target.elements[1].value.value  # `args, unknown = parser.parse_known_args()`
         for target in node.targets:
             if isinstance(target.target, cst.Attribute) and target.target.attr.value == "local_rank":
                 self._assigned.add(id(target.target))
@@ -606,6 +654,15 @@ class LocalRankArgument(Rule):
         if self._rewrite is None and self.model.qualified(node.iter) == SYS_ARGV and isinstance(node.target, cst.Name):
             self._rewrite = _option_test(node.body, node.target.value)
 
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None:
+            self._returned.add((self.model.frame.key, dotted_name(node.value)))
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        index = node.slice[0].slice if len(node.slice) == 1 else None
+        if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value == "0":
+            self._extras[id(node.value)] = None  # `parser.parse_known_args()[0]`: the extras go nowhere
+
     def visit_Decorator(self, node: cst.Decorator) -> None:
         if isinstance(node.decorator, cst.Call) and self.model.qualified(node.decorator.func) == HYDRA_MAIN:
             self._hydra = node.decorator
@@ -629,6 +686,8 @@ class LocalRankArgument(Rule):
             self._read = self._read or node
         if qualified in ABSL_DEFINES and node.args:
             self._absl_flag(node)
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in _PARSES:
+            self._parse(node, node.func.attr.value)
         if not (isinstance(node.func, cst.Attribute) and node.func.attr.value == "add_argument"):
             return
         options = _option_strings(node)
@@ -655,6 +714,27 @@ class LocalRankArgument(Rule):
             if default is None or not self._reads_local_rank(default.value):
                 self._pending.append((node, _ABSL))
 
+    def _parse(self, node: cst.Call, method: str) -> None:
+        """Record how this parse of its parser treats an option it does not know: `parse_args`
+        rejects it (False), `parse_known_args` sets it aside with the extras it returns, and
+        those go nowhere (None: `args, _ = ...`, `...[0]`) or to the name they are bound to."""
+        parser = self._parser(node.func.value)  # type: ignore[attr-defined]
+        if method != "parse_known_args" or id(node) not in self._extras:
+            self._parses.setdefault(parser, []).append(False)
+        else:
+            self._parses.setdefault(parser, []).append(self._extras[id(node)])
+
+    def _tolerant(self, parser: tuple) -> bool:
+        """Whether this parser is parsed here, does not leave its function (`return parser`),
+        and every parse of this file is a `parse_known_args` whose extras nothing reads (`_`,
+        `_unknown`, `[0]`, or a name the file never mentions again): an unknown `--local-rank=N`
+        is set aside and stops nothing."""
+        source = self.model.source
+        return parser in self._parses and parser not in self._returned and all(
+            name is None or isinstance(name, str) and (name.startswith("_") or len(re.findall(rf"\b{re.escape(name)}\b", source)) == 1)
+            for extras in self._parses.values() for name in extras
+        )
+
     def _parser(self, receiver: cst.BaseExpression) -> tuple:
         """The parser an `add_argument` call adds to, through `add_argument_group()` and
         `add_mutually_exclusive_group()`, as (function, dotted name)."""
@@ -668,33 +748,36 @@ class LocalRankArgument(Rule):
         return self.model.frame.key, dotted_name(receiver)
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        pending = [node for node, parser in self._pending if parser not in self._hyphenated]
         if self._rewrite is not None and self._hydra is not None and not self._deepspeed:
             self._check_hydra()
-        for node in pending:
-            chain = self._harm(node)
+        for node, parser in self._pending:
+            if parser in self._hyphenated:
+                continue
+            chain = self._harm(node, self._tolerant(parser))
             if chain is not None:
                 self._report(node, chain)
 
-    def _harm(self, node: cst.Call) -> list[Link] | None:
+    def _harm(self, node: cst.Call, tolerant: bool) -> list[Link] | None:
         """The chain that makes `--local_rank` alone a bug here, or None: a launcher that passes
-        `--local-rank`, which the parser rejects; or one that passes no option (torchrun) while
-        the option is required or its value is read (and not taken from LOCAL_RANK)."""
+        `--local-rank`, which the parser rejects; or one that passes no option (torchrun), or
+        passes `--local-rank` to a parser that sets it aside (`tolerant`: `parse_known_args`),
+        while the option is required or its value is read (and not taken from LOCAL_RANK)."""
         rejecting = self._rejecting_launch()
-        if rejecting is not None:
+        if rejecting is not None and not tolerant:
             return [rejecting, Link(StepKind.HARM, "the parser rejects --local-rank=N: unrecognized arguments, every rank stops", node)]
-        if self._deepspeed or self._started_without_option():
+        if rejecting is None and (self._deepspeed or self._started_without_option()):
             return None
         required = self._required(node)
         if not required and not self._value_missed():
             return None
         # No command of the project names the launcher: the option is the one a launcher
         # appends, and only torch.distributed.launch (before PyTorch 2.0) and DeepSpeed's did.
-        runs = self._torchrun_launch() or self.runs_link() or Link(StepKind.RUNS, _EXPECTED_LAUNCHER, node)
+        runs = rejecting or self._torchrun_launch() or self.runs_link() or Link(StepKind.RUNS, _EXPECTED_LAUNCHER, node)
+        unpassed = "with --local-rank=N set aside by parse_known_args" if rejecting else "with no option passed"
         if required:
-            return [runs, Link(StepKind.HARM, "required=True: with no option passed, the parser stops every rank", node)]
+            return [runs, Link(StepKind.HARM, f"required=True: {unpassed}, the parser stops every rank", node)]
         read = Link(StepKind.REACHES, "the parsed local_rank is read here", self._reader or self._read)  # type: ignore[arg-type]
-        return [read, runs, Link(StepKind.HARM, "with no option passed it keeps its default: every rank takes the same device", node)]
+        return [read, runs, Link(StepKind.HARM, f"{unpassed} it keeps its default: every rank takes the same device", node)]
 
     def _rejecting_launch(self) -> Link | None:
         """Where a launcher that passes `--local-rank=N` starts this script: a command of the
