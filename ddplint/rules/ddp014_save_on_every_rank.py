@@ -1098,9 +1098,9 @@ class SaveOnEveryRank(Rule):
                 accelerator = Accelerator()
 
                 def save_model_hook(models, weights, output_dir):
-                    for model in models:
-                        torch.save(model.state_dict(), os.path.join(output_dir, "model.pth"))
-                        weights.pop()
+                    trained = {name: p for name, p in models[0].named_parameters() if p.requires_grad}
+                    torch.save(trained, os.path.join(output_dir, "model.pth"))
+                    weights.pop()
 
                 accelerator.register_save_state_pre_hook(save_model_hook)
                 for step in range(args.steps):
