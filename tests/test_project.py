@@ -621,6 +621,29 @@ def test_a_download_in_a_helper_a_package_re_exports_is_followed_to_its_callers(
     assert _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout) == []
 
 
+def test_a_star_import_from_a_folder_without_init_reaches_the_helper_it_binds(tmp_path, run):
+    """core/data/loaders.py, in folders with no __init__.py (namespace packages, which the index
+    names the module `loaders` by), caches its dataset with torch.save when the file is missing;
+    train.py builds an Accelerator and calls it through `from core.data.loaders import *`: the
+    star import is resolved as an explicit one would be (Program.star_module), so every rank's
+    call reaches the save on a first run (minLLMTrain's get_datasets)."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "core" / "data").mkdir(parents=True)
+    (tmp_path / "core" / "data" / "loaders.py").write_text(
+        "import os\n\nimport torch\n\n\ndef get_datasets(directory):\n"
+        "    path = os.path.join(directory, 'train.pt')\n    if os.path.exists(path):\n        return torch.load(path)\n"
+        "    data = list(range(10))\n    torch.save(data, path)\n    return data\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "from accelerate import Accelerator\nfrom core.data.loaders import *\n\n\ndef main():\n"
+        "    accelerator = Accelerator()\n    data = get_datasets(directory='data')\n\n\nmain()\n"
+    )
+    run.cwd = tmp_path
+    found = _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout)
+    assert [(f[0], f[1], f[3]) for f in found] == [("core/data/loaders.py", 11, "DDP014")], found
+    assert "train.py:7" in found[0][4]
+
+
 def test_a_function_only_one_process_scripts_name_runs_alone(tmp_path):
     """ProjectView.runs_alone: named only by a script that starts nothing and imports nothing that
     does; not where a framework may call the method by its name, a decorator may register the

@@ -135,7 +135,10 @@ SAVE_PRETRAINED = api(
 )
 ACCELERATE_SAVE = "save"
 SMALL_FILE_WRITERS = ("config", "tokenizer", "processor", "feature_extractor", "generation_config")
+# A function registered with `accelerator.register_save_state_pre_hook(f)` runs inside each
+# `accelerator.save_state(...)`, in the process that calls it.
 ACCELERATE_SAVE_HOOK = "register_save_state_pre_hook"
+ACCELERATE_SAVE_STATE = "save_state"
 # torchvision's datasets that fetch their files with `download=True` into `root`: each process
 # that builds one checks the folder and downloads what is missing.
 DOWNLOADING_DATASETS = api(

@@ -408,7 +408,7 @@ class Program:
             self._star_importers_of = {}
             for name, facts in self.project.modules.items():
                 for star in facts.get("stars", ()):
-                    target = self.project.module(self.project.module_view(name).absolute(star))
+                    target = self.star_module(name, star)
                     if target is not None and target != name:
                         self._star_importers_of.setdefault(target, []).append(name)
         return self._star_importers_of
@@ -451,12 +451,20 @@ class Program:
         if key not in self._stars:
             self._stars[key] = None
             for star in self.project.modules[module].get("stars", ()):
-                target = self.project.module(self.project.module_view(module).absolute(star))
+                target = self.star_module(module, star)
                 summary = self.summary(target) if target is not None and target != module else None
                 if summary is not None and (name in summary.functions or name in summary.classes):
                     self._stars[key] = f"{target}.{name}"
                     break
         return self._stars[key]
+
+    def star_module(self, module: str, star: str) -> str | None:
+        """The project module that `from <star> import *` in `module` imports, found as any
+        import is (`split`): also one in a folder without an `__init__.py` (a namespace
+        package), which the index names by its file alone (`from core.data.dataloaders import
+        *` -> `dataloaders`); None for a library's."""
+        found = self.split(self.project.module_view(module).absolute(star), module)
+        return found[0] if found is not None and not found[1] else None
 
     def split(self, qualified: str, importer: str) -> tuple[str, str] | None:
         """(project module, the rest) of a qualified name that `importer` imports, at the

@@ -2286,9 +2286,8 @@ class ProjectView:
         if facts is None or module in seen:
             return
         seen.add(module)
-        view = self.project.module_view(module)
         for star in facts["stars"]:
-            target = self.project.module(view.absolute(star))
+            target = self.project.program.star_module(module, star)
             if target is None:
                 continue
             target_facts = self.project.modules[target]
@@ -2343,7 +2342,7 @@ class ProjectView:
     def _star_samplers(self, stars: list[str]) -> bool:
         """Whether a module this one star-imports may build a DistributedSampler (the index's "samplers")."""
         for star in stars:
-            imported = self.project.module(self.absolute(star))
+            imported = self.project.program.star_module(self.module, star)
             if imported is not None and imported != self.module and self.project.modules[imported].get("samplers"):
                 return True
         return False

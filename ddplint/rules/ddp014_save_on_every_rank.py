@@ -32,7 +32,7 @@ from ddplint.model.context import CallSite
 from ddplint.model.records import Loader, Place
 from ddplint.semantic.walk import descendants, positions
 from ddplint.core.torch_api import (
-    ACCELERATE_SAVE, ACCELERATE_SAVE_HOOK, ACCELERATOR, BUILD_TIME_DATASETS, DATA_PARALLEL, BUILD_TIME_METHODS, COLLECTIVES, DATALOADER, DDP,
+    ACCELERATE_SAVE, ACCELERATE_SAVE_HOOK, ACCELERATE_SAVE_STATE, ACCELERATOR, BUILD_TIME_DATASETS, DATA_PARALLEL, BUILD_TIME_METHODS, COLLECTIVES, DATALOADER, DDP,
     DISTRIBUTED_MODULES, DISTRIBUTED_SAMPLER, DOWNLOADING_DATASETS, FULL_STATE_DICT_CONFIG, GET_RANK, GET_STATE_DICT, GROUP_STARTS,
     HF_TRAINER, RANK_ZERO_FIRST, SAFETENSORS_SAVE, SAVE_EVIDENCE, SAVE_PRETRAINED, SMALL_FILE_WRITERS, SPAWN,
     START_PROCESSES, STATE_DICT_OPTIONS, STATE_DICT_TYPE, TORCH_SAVE,
@@ -188,9 +188,14 @@ class SaveOnEveryRank(Rule):
     defines itself), safetensors' `save_file`/`save_model`, a
     torchvision dataset built with `download=True` on every rank into one folder (not inside
     `main_process_first()` or after a barrier the other ranks wait at), Accelerate's
-    `save_state` pre-hooks (run on every process), and `torch.save` of a full state dict only
-    rank 0 receives (`FullStateDictConfig(rank0_only=True)`, `StateDictOptions(full_state_dict=
-    True, cpu_offload=True)`): the other ranks write an empty one over it.
+    `save_state` pre-hooks (Accelerate runs them inside `save_state`, in each process that calls
+    it: reported where every rank may call it, as under `if accelerator.is_main_process or
+    accelerator.distributed_type == DistributedType.DEEPSPEED:`, or where the file calls it
+    nowhere; not where each `save_state` call of the file is under a rank-0 test or in a
+    function only rank 0 calls, as diffusers' `if accelerator.is_main_process:`), and
+    `torch.save` of a full state dict only rank 0 receives (`FullStateDictConfig(rank0_only=
+    True)`, `StateDictOptions(full_state_dict=True, cpu_offload=True)`): the other ranks write
+    an empty one over it.
     A Hugging Face Trainer subclass's own `save_model` or `_save_checkpoint` runs on every
     process (the Trainer calls them there); its `_save` runs on process 0 only (`save_model`
     calls it under `args.should_save`) unless the project calls it itself where every rank gets
@@ -650,6 +655,34 @@ class SaveOnEveryRank(Rule):
             ),
         ),
         Flagged(
+            # Under DeepSpeed every process calls save_state (each saves its own shards), and
+            # each runs the pre-hook, which writes the same file.
+            """
+            import os
+
+            import torch
+            from accelerate import Accelerator, DistributedType
+
+            def main(model, args):
+                accelerator = Accelerator()
+
+                def save_model_hook(models, weights, output_dir):
+                    for model in models:
+                        torch.save(model.state_dict(), os.path.join(output_dir, "model.pth"))
+                        ^
+                        weights.pop()
+
+                accelerator.register_save_state_pre_hook(save_model_hook)
+                for step in range(args.steps):
+                    if accelerator.is_main_process or accelerator.distributed_type == DistributedType.DEEPSPEED:
+                        accelerator.save_state(f"checkpoint-{step}")
+            """,
+            messages=(
+                "torch.save runs on every rank and all of them write the same file, which corrupts it; save on "
+                "rank 0 only (if accelerator.is_main_process:)"
+            ),
+        ),
+        Flagged(
             # The Hugging Face Trainer fires a callback's events on every process it runs in
             # (here several: the script reads LOCAL_RANK, as torchrun sets it): each rank
             # writes the adapter into the same checkpoint folder.
@@ -1047,6 +1080,34 @@ class SaveOnEveryRank(Rule):
                 tokenizer.save_pretrained(args.out)
                 if accelerator.is_main_process:
                     torch.save(accelerator.get_state_dict(model), "model.pt")
+            """
+        ),
+        Clean(
+            # Accelerate runs a save_state pre-hook inside save_state, in the process that calls
+            # it: here rank 0 alone (diffusers' training scripts), directly or through a helper.
+            """
+            import os
+
+            import torch
+            from accelerate import Accelerator
+
+            def checkpoint(accelerator, step):
+                accelerator.save_state(f"checkpoint-{step}")
+
+            def main(model, args):
+                accelerator = Accelerator()
+
+                def save_model_hook(models, weights, output_dir):
+                    trained = {name: p for name, p in models[0].named_parameters() if p.requires_grad}
+                    torch.save(trained, os.path.join(output_dir, "model.pth"))
+                    weights.pop()
+
+                accelerator.register_save_state_pre_hook(save_model_hook)
+                for step in range(args.steps):
+                    if accelerator.is_main_process:
+                        accelerator.save_state(f"checkpoint-{step}")
+                    if step % 1000 == 0 and accelerator.is_main_process:
+                        checkpoint(accelerator, step)
             """
         ),
         Clean(
@@ -1660,6 +1721,8 @@ class SaveOnEveryRank(Rule):
         self._distributed_frames: set[str | None] = set()
         self._spawned: set[str] = set()
         self._hooks: dict[str, cst.Call] = {}  # functions Accelerate's save_state runs -> where registered
+        # (frame, whether only rank 0 gets there) of each `accelerator.save_state(...)`, which runs them
+        self._save_states: list[tuple[str | None, bool]] = []
         # frame -> names bound to an in-memory file; to a value that names ranks (with their
         # dimensions, ddplint.analyses.ranks.rank_mentions); to a path built naming ranks
         self._buffers: dict[str | None, set[str]] = {}
@@ -1893,6 +1956,8 @@ class SaveOnEveryRank(Rule):
             if not self.ranks.only_first_replica:
                 self._note_save(node, *writer)
             return
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == ACCELERATE_SAVE_STATE:
+            self._save_states.append((key, self.ranks.only_first_replica))
         if qualified is None:
             if environment_key(node) in RANK_ENVIRONMENT:
                 self._distributed_frames.add(key)
@@ -2009,6 +2074,8 @@ class SaveOnEveryRank(Rule):
         )
 
     def leave_Module(self, original_node: cst.Module) -> None:
+        if not self._save_state_on_every_rank():
+            self._hooks = {}  # the hooks run where save_state runs: on rank 0 alone
         launched = self.launches.every_rank | set(self._hooks)
         if self.launches.callback_hooks and (self._saves or self._helper_calls) and self.runs_link() is not None:
             launched |= set(self.launches.callback_hooks)  # the Trainer's events, where ranks run the file
@@ -2045,6 +2112,15 @@ class SaveOnEveryRank(Rule):
                     message = _HELPER_MESSAGE.format(qualified.rpartition(".")[2], where, test)
                     chain = self._chain(frame, path, None, message, node)
                     self.report(node, message, chain=chain[:-1] + [Link(StepKind.HARM, _harm(message), where)])
+
+    def _save_state_on_every_rank(self) -> bool:
+        """Whether every rank may call `accelerator.save_state(...)`, and so run the functions
+        registered as its pre-hooks: unless each call of the file is under a rank-0 test, or in a
+        function only rank 0 calls (diffusers' `if accelerator.is_main_process:`; not with `or
+        accelerator.distributed_type == DistributedType.DEEPSPEED`, under which every rank saves).
+        A file that calls it nowhere leaves it to another module: every rank, as before."""
+        rank_zero = self.ranks.functions_only_rank_zero_calls(replicas=True)
+        return not self._save_states or not all(first or frame in rank_zero for frame, first in self._save_states)
 
     def _beside_distributed_branch(self, module: cst.Module, saves: list[_Save]) -> set[int]:
         """The saves (node ids) in the branch of an `if` on a flag whose other branch makes a
