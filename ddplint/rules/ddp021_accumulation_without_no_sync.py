@@ -64,10 +64,12 @@ class _Loop:
     node: cst.CSTNode
     ifs_depth: int  # how many `if`s were open when the loop began
     forward: _Forward | None = None  # the DDP model is called in it
-    # backward() calls that run on every micro-batch, each with its branch path (see _path)
-    backwards: list[tuple[cst.Call, tuple]] = field(default_factory=list)
-    # the optimizer.step() calls under an accumulation test inside the loop: (branch path, the test's node)
-    gated_steps: list[tuple[tuple, cst.CSTNode]] = field(default_factory=list)
+    # backward() calls that run on every micro-batch, each with its branch path (see _path) and
+    # how many optimizer steps of the loop came before it
+    backwards: list[tuple[cst.Call, tuple, int]] = field(default_factory=list)
+    # the optimizer.step() calls inside the loop, in order: (branch path, the accumulation test's
+    # node it waits for, or None where it steps on every micro-batch)
+    step_log: list[tuple[tuple, cst.CSTNode | None]] = field(default_factory=list)
     steps: bool = False  # an optimizer step, gated or not, inside the loop
     # backward() calls of micro-batch loops that ended inside this one, waiting for its step
     pending: list[tuple[cst.Call, _Forward, cst.CSTNode]] = field(default_factory=list)
@@ -130,7 +132,9 @@ class AccumulationWithoutNoSync(Rule):
     or `accelerator.no_sync` in the function, Lightning, models not wrapped by DDP or prepared
     in the file, functions that toggle `require_backward_grad_sync` themselves or hand the DDP
     model to a project helper that calls its `no_sync()` or sets that flag (`with
-    maybe_no_sync(model, sync):`), and a count of micro-batches per step that is 1 on every run
+    maybe_no_sync(model, sync):`), a backward that an optimizer step on every micro-batch follows in the
+    iteration (a GAN's generator steps after each backward, while only the discriminator's optimizer
+    waits for `if idx % 4 == 0:`), and a count of micro-batches per step that is 1 on every run
     (the `n` of `for _ in range(n):` or the `k` of `(i + 1) % k`: a literal 1, a name bound once
     to one, an option whose default of 1 no launch command changes (also one a helper module reads
     from the namespace that the parser of a script importing it built: `accum_iter = args.accum_iter`), or a parameter that every
@@ -492,8 +496,53 @@ class AccumulationWithoutNoSync(Rule):
                 "micro-batches inside `with model.no_sync():` (its forward runs in diffusion.train_losses())",
             ),
         ),
+        Flagged(
+            # The discriminator steps after each of its backwards; the generator's backward waits for
+            # the accumulation test.
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, disc, loader, optimizer, optimizer_d, accum):
+                model = DDP(net)
+                for i, (x, y) in enumerate(loader):
+                    disc(x).mean().backward()
+                    optimizer_d.step()
+                    loss = criterion(model(x), y) / accum
+                    loss.backward()
+                    ^
+                    if (i + 1) % accum == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+            """
+        ),
     )
     clean_examples = (
+        Clean(
+            # The generator's optimizer steps after every backward; only the discriminator's steps
+            # every 4th batch, after its own zero_grad and backward: nothing accumulates.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, disc, loader, optimizer, optimizer_d, scaler, use_amp):
+                model = DDP(net)
+                model_d = DDP(disc)
+                for idx, (x, y) in enumerate(loader):
+                    if use_amp:
+                        with torch.autocast("cuda"):
+                            outputs = model(x)
+                            total = criterion(outputs, y)
+                        optimizer.zero_grad()
+                        scaler.scale(total).backward()
+                        scaler.step(optimizer)
+                        scaler.update()
+                    if idx % 4 == 0:
+                        optimizer_d.zero_grad()
+                        scaler.scale(model_d(outputs.detach()).mean()).backward()
+                        scaler.step(optimizer_d)
+                        scaler.update()
+            """
+        ),
         Clean(
             # no_sync() around the backward alone is in the `else:` of a test that every step
             # passes: `% args.batches_per_allreduce` of a count left at 1 by every documented run
@@ -764,8 +813,8 @@ class AccumulationWithoutNoSync(Rule):
         if loop.forward is not None:
             self._candidates.extend(
                 self._candidate(call, loop.forward, node, gate)
-                for call, path in loop.backwards
-                for gate in [next((gate for step, gate in loop.gated_steps if _same_branches(path, step)), None)]
+                for call, path, seen in loop.backwards
+                for gate in [_accumulating_gate(path, loop.step_log, seen)]
                 if gate is not None
             )
         if not loop.steps:
@@ -776,7 +825,7 @@ class AccumulationWithoutNoSync(Rule):
             outer = next((self._loops[id(n)] for n in reversed(self.model.loops) if n is not node and id(n) in self._loops), None)
             waiting = outer.pending if outer is not None else self._waiting.setdefault(self._function(), [])
             if loop.forward is not None:
-                waiting.extend((call, loop.forward, node) for call, _ in loop.backwards)
+                waiting.extend((call, loop.forward, node) for call, _, _ in loop.backwards)
             waiting.extend(loop.pending)
 
     def leave_For(self, original_node: cst.For) -> None:
@@ -861,15 +910,13 @@ class AccumulationWithoutNoSync(Rule):
                 loop.forward = self._forward(node, called, True)
         elif isinstance(func, cst.Attribute) and func.attr.value == "backward":
             if self._every_micro_batch(loop):
-                loop.backwards.append((node, self._path(loop)))
+                loop.backwards.append((node, self._path(loop), len(loop.step_log)))
         elif isinstance(func, cst.Attribute) and func.attr.value == "step" and _is_optimizer_step(node):
             loop.steps = True
             if loop.pending:
                 self._candidates.extend(self._candidate(call, forward, inner, node) for call, forward, inner in loop.pending)
                 loop.pending.clear()
-            gate = self._gate(loop)
-            if gate is not None:
-                loop.gated_steps.append((self._path(loop), gate))
+            loop.step_log.append((self._path(loop), self._gate(loop)))
         else:
             self._helper_call(node, loop)
 
@@ -902,10 +949,10 @@ class AccumulationWithoutNoSync(Rule):
         if not helper.summary.backward or not self._every_micro_batch(loop):
             return
         path = self._path(loop)
-        loop.backwards.append((node, path))
+        loop.backwards.append((node, path, len(loop.step_log)))
         for gate in helper.summary.gates:
             if gate in passed and self._accumulation_test(passed[gate]) and not self._run_wide(passed[gate]):
-                loop.gated_steps.append((path, passed[gate]))
+                loop.step_log.append((path, passed[gate]))
 
     def _forwarded(self, helper, passed: dict, on_self: bool) -> cst.BaseExpression | None:
         """The DDP model whose forward a helper runs where gradients are on: a parameter it is
@@ -1071,6 +1118,19 @@ def _continues(suite: cst.BaseSuite) -> bool:
 
 def _names_in(target: cst.BaseExpression):
     return (node for node in descendants(target) if isinstance(node, cst.Name))
+
+
+def _accumulating_gate(path: tuple, step_log: list, seen: int) -> cst.CSTNode | None:
+    """The accumulation test that the optimizer step of a backward on branch `path` waits for:
+    that of a gated step the same iteration can run (`step_log`: the loop's steps, in order);
+    None where there is none, or where the first step that can follow the backward in the
+    iteration (after the `seen` before it) steps on every micro-batch: its gradients are
+    stepped each time, whatever another optimizer's gated step does (a GAN's discriminator
+    stepping every 4th batch)."""
+    following = [gate for step, gate in step_log[seen:] if _same_branches(path, step)]
+    if following and following[0] is None:
+        return None
+    return next((gate for step, gate in step_log if gate is not None and _same_branches(path, step)), None)
 
 
 def _same_branches(first: tuple, second: tuple) -> bool:
