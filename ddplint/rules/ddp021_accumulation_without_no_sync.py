@@ -130,15 +130,18 @@ class AccumulationWithoutNoSync(Rule):
     configuration files and launch flags for the script pick only DeepSpeed, FSDP or
     Megatron-LM (`distributed_type: DEEPSPEED`, `--use_deepspeed`), Accelerate with `accelerator.accumulate`
     or `accelerator.no_sync` in the function, Lightning, models not wrapped by DDP or prepared
-    in the file, functions that toggle `require_backward_grad_sync` themselves or hand the DDP
-    model to a project helper that calls its `no_sync()` or sets that flag (`with
-    maybe_no_sync(model, sync):`), a backward that an optimizer step on every micro-batch follows in the
+    in the file, functions that toggle `require_backward_grad_sync` themselves or in a closure they
+    define (`def maybe_no_sync(): return self.model.no_sync()`), or hand the DDP model to a project
+    helper, or call a method of the same object, that calls its `no_sync()` or sets that flag (`with
+    maybe_no_sync(model, sync):`, `with self.maybe_no_sync():`), a backward that an optimizer step on every micro-batch follows in the
     iteration (a GAN's generator steps after each backward, while only the discriminator's optimizer
     waits for `if idx % 4 == 0:`), and a count of micro-batches per step that is 1 on every run
     (the `n` of `for _ in range(n):` or the `k` of `(i + 1) % k`: a literal 1, a name bound once
     to one, an option whose default of 1 no launch command changes (also one a helper module reads
-    from the namespace that the parser of a script importing it built: `accum_iter = args.accum_iter`), or a parameter that every
-    call of the function gives such a 1, or leaves to its default of 1): the optimizer then
+    from the namespace that the parser of a script importing it built, or a parser module that script
+    imports: `accum_iter = args.accum_iter`), or a parameter that every call of the function gives
+    such a 1, or leaves to its default of 1 (also a call in another module, `train(...,
+    accum=args.accum)`, with the option as the parsers seen from there declare it): the optimizer then
     steps after every backward, whose all-reduce is the step's only one.
 
     The finding's chain shows where the model is wrapped (and handed on), the micro-batch loop
@@ -518,6 +521,36 @@ class AccumulationWithoutNoSync(Rule):
     )
     clean_examples = (
         Clean(
+            # The no_sync() context comes from a closure the function defines, or from a method of
+            # the same object: both return the DDP model's no_sync() on all but the last micro-batch.
+            """
+            import contextlib
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Trainer:
+                def __init__(self, net):
+                    self.model = DDP(net)
+
+                def maybe_no_sync(self, last):
+                    return contextlib.nullcontext() if last else self.model.no_sync()
+
+                def train_step(self, samples, optimizer):
+                    for i, sample in enumerate(samples):
+                        def maybe_no_sync():
+                            return self.model.no_sync() if i < len(samples) - 1 else contextlib.ExitStack()
+
+                        with maybe_no_sync():
+                            self.model(sample).sum().backward()
+                    optimizer.step()
+
+                def train_step_by_method(self, samples, optimizer):
+                    for i, sample in enumerate(samples):
+                        with self.maybe_no_sync(i == len(samples) - 1):
+                            self.model(sample).sum().backward()
+                    optimizer.step()
+            """
+        ),
+        Clean(
             # The generator's optimizer steps after every backward; only the discriminator's steps
             # every 4th batch, after its own zero_grad and backward: nothing accumulates.
             """
@@ -839,19 +872,25 @@ class AccumulationWithoutNoSync(Rule):
         return self._loops.get(id(loops[-1])) if loops else None
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
+        # also for the functions around a closure that does (`def maybe_no_sync(): return self.model.no_sync()`)
         if node.attr.value in ("no_sync", "require_backward_grad_sync"):
             self._opted_out.add(self._function())
+            frame = self.model.function
+            while frame is not None and frame.is_function:
+                self._opted_out.add(id(frame.node))
+                frame = frame.parent
 
     def _opts_out(self, node: cst.Call) -> None:
         """`accelerator.accumulate(model)` opts out (`cfg.accumulate`, a count of micro-batches
         in YOLO's and mmcv's configs, does not), and so does a project helper handed the DDP
-        model that calls its `no_sync()` or sets its `require_backward_grad_sync`
-        (`with maybe_no_sync(model, sync):`)."""
+        model, or a method of the same object, that calls its `no_sync()` or sets its
+        `require_backward_grad_sync` (`with maybe_no_sync(model, sync):`, `with self.maybe_no_sync():`)."""
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "accumulate":
             self._opted_out.add(self._function())
             return
-        if not any(self._wrapped.is_wrapped(arg.value) for arg in node.args):
+        on_self = isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+        if not on_self and not any(self._wrapped.is_wrapped(arg.value) for arg in node.args):
             return
         helper = self._callee(node)
         if helper is not None and helper.summary.sync_control:
