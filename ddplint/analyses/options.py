@@ -146,7 +146,7 @@ class ParserOptions(Analysis):
         project = self.model.project
         if project is None or not isinstance(expr, cst.Attribute):
             return UNKNOWN
-        view = project.project.module_view(module)
+        view = project.seen_from(module)
         return _unless_passed(view, _declared_around(view, expr.attr.value, own=True))
 
     def default_for(self, expr: cst.BaseExpression | None, scope: Scope | None = None, depth: int = 0) -> int | None:

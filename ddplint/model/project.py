@@ -1626,6 +1626,10 @@ class ProjectView:
         (Project.describes_option)."""
         return self.project.describes_option(option, default, os.path.dirname(self.path.replace(os.sep, "/")))
 
+    def seen_from(self, module: str) -> ProjectView:
+        """The project as another of its modules sees it (where a call there hands this module a value)."""
+        return self.project.module_view(module)
+
     def own_options(self) -> DeclaredOptions:
         """The command-line options this module's own parser declares, with what it rebinds
         (read for another module's rule: a call here hands a function there `args.accum`)."""
