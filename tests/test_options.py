@@ -286,6 +286,96 @@ def test_ddp021_reads_the_accumulation_count_of_a_helper_from_the_parser_of_the_
     accumulation_flagged_only_when_raised(tmp_path, run, files, "main.py", "--accum_iter", "engine.py:8:9: DDP021")
 
 
+ENGINE_WITH_PARAMETER = """
+def train(model, loader, optimizer, accum_steps=1):
+    for step, (x, y) in enumerate(loader):
+        loss = criterion(model(x), y) / accum_steps
+        loss.backward()
+        if step % accum_steps == 0:
+            optimizer.step()
+"""
+
+SCRIPT_PASSING_THE_OPTION = """
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+from engine import train
+from opts import *
+
+def main():
+    args = parse_args()
+    torch.distributed.init_process_group("nccl")
+    model = DDP(build().cuda(), device_ids=[0])
+    train(model, loader, optimizer, accum_steps=args.accum_steps)
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_ddp021_reads_a_count_parameter_from_the_option_a_call_of_another_module_passes(tmp_path, run):
+    """The engine's `accum_steps` is what the script's call passes: `args.accum_steps` of the
+    parser the script imports everything from (`from opts import *`), left at 1 by every launch."""
+    parser = 'import argparse\ndef parse_args():\n    p = argparse.ArgumentParser()\n    p.add_argument("--accum_steps", type=int, default=1)\n    return p.parse_args()\n'
+    files = {"opts.py": parser, "engine.py": ENGINE_WITH_PARAMETER, "main.py": SCRIPT_PASSING_THE_OPTION}
+    accumulation_flagged_only_when_raised(tmp_path, run, files, "main.py", "--accum_steps", "engine.py:5:9: DDP021")
+
+
+PARSER_FILLING_UNSET = """
+import argparse
+
+class ParseKwargs(argparse.Action):
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, dict(v.split("=") for v in values))
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--accum-freq", type=int, default=1)
+    parser.add_argument("--lr", type=float, default=None)
+    parser.add_argument("--model-kwargs", nargs="*", action=ParseKwargs, default={})
+    args = parser.parse_args(argv)
+    for name, val in {"lr": 5e-4}.items():
+        if getattr(args, name) is None:
+            setattr(args, name, val)
+    return args
+"""
+
+ENGINE_SWITCHING_ON_THE_COUNT = """
+def train_one_epoch(model, loader, optimizer, args):
+    for i, batch in enumerate(loader):
+        if args.accum_freq == 1:
+            model(batch).sum().backward()
+        else:
+            for j in range(args.accum_freq):
+                model(batch[j]).sum().backward()
+        optimizer.step()
+"""
+
+SCRIPT_OF_A_THIRD_PARSER = """
+import sys
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+from params import parse_args
+from engine import train_one_epoch
+
+def main():
+    args = parse_args(sys.argv[1:])
+    torch.distributed.init_process_group("nccl")
+    model = DDP(build().cuda(), device_ids=[0])
+    train_one_epoch(model, loader, optimizer, args)
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_ddp021_reads_the_count_of_a_helper_from_the_parser_module_its_importer_imports(tmp_path, run):
+    """The engine reads `args.accum_freq` of the namespace main.py hands it, which params.py's
+    parser built; params.py sets options by name only where they are None (and an Action its own
+    option), which leaves `--accum-freq`'s default of 1 as it is."""
+    files = {"params.py": PARSER_FILLING_UNSET, "engine.py": ENGINE_SWITCHING_ON_THE_COUNT, "main.py": SCRIPT_OF_A_THIRD_PARSER}
+    accumulation_flagged_only_when_raised(tmp_path, run, files, "main.py", "--accum-freq", "engine.py:8:17: DDP021")
+
+
 def test_a_string_option_typed_str_keeps_its_default_and_an_object_setting_itself_is_no_namespace():
     found = options(
         """

@@ -134,27 +134,20 @@ class ParserOptions(Analysis):
         project = self.model.project
         declared = self._options.get(expr.attr.value)
         if declared is None and project is not None:
-            imported = project.imported_options()
-            if imported.dynamic or expr.attr.value in imported.rebound:
-                return UNKNOWN
-            declared = imported.shown(expr.attr.value)
-        if declared is None and project is not None:
-            importers = project.importer_options()  # a helper module handed the scripts' parsed namespace
-            if importers.dynamic or expr.attr.value in importers.rebound:
-                return UNKNOWN
-            declared = importers.shown(expr.attr.value)
-        if declared is None:
+            declared = _declared_around(project, expr.attr.value, own=False)
+        return _unless_passed(project, declared)
+
+    def documented_in(self, module: str, expr: cst.BaseExpression):
+        """The value every documented run gets for `expr` as another module of the project
+        writes it (an integer literal, or `args.accum` of the parser that module declares,
+        imports, or is handed by its importers: `documented` seen from there); UNKNOWN otherwise."""
+        if isinstance(expr, cst.Integer):
+            return int(expr.evaluated_value)
+        project = self.model.project
+        if project is None or not isinstance(expr, cst.Attribute):
             return UNKNOWN
-        strings, value = declared
-        for command in project.runs() if project is not None else ():
-            for option in strings:
-                written = rf"(?<![\w-]){re.escape(option)}(?![\w-])(?:(?:=|\s+)(\S+))?"
-                for passed in re.finditer(written, command.command):
-                    if type(value) is not int or passed.group(1) != str(value):
-                        return UNKNOWN
-        if project is not None and any(project.describes_option(option, str(value)) for option in strings if option.startswith("--")):
-            return UNKNOWN  # the documents tell the user to set it: runs may differ from every command shown
-        return value
+        view = project.seen_from(module)
+        return _unless_passed(view, _declared_around(view, expr.attr.value, own=True))
 
     def default_for(self, expr: cst.BaseExpression | None, scope: Scope | None = None, depth: int = 0) -> int | None:
         """The integer every documented run gets for `expr`: an integer literal (also through a
@@ -189,14 +182,17 @@ class ParserOptions(Analysis):
         for site, text, default in passed or ():
             here = site.caller == project.module  # a call of another module that leaves it out gives the default
             caller = None if default or not here or site.caller_key is None else self._keys.get(site.caller_key)
-            if not (default or here and (caller is not None or site.caller_key is None)):
+            if here and not default and site.caller_key is not None and caller is None:
                 return None
-            scope = caller.scope if caller is not None else self.model.module_scope
             try:
                 passed_expr = cst.parse_expression(text)
             except cst.ParserSyntaxError:  # `ast.unparse` text of syntax libcst does not read
                 return None
-            values.add(self.default_for(passed_expr, scope, depth + 1))
+            if default or here:
+                values.add(self.default_for(passed_expr, caller.scope if caller is not None else self.model.module_scope, depth + 1))
+            else:  # another module's call: a literal, or an option as that module sees it
+                value = self.documented_in(site.caller, passed_expr)
+                values.add(value if type(value) is int else None)
         return values.pop() if passed and len(values) == 1 else None
 
     def holds_in_every_run(self, test: cst.BaseExpression) -> bool | None:
@@ -239,3 +235,36 @@ class ParserOptions(Analysis):
         """Whether code under `branches` runs in no documented run: the test of one of them is
         false in every run (or true, for code in its `else`)."""
         return any(self.holds_in_every_run(test) is in_else for test, in_else in branches)
+
+
+def _declared_around(view, name: str, own: bool):
+    """The option stored under `name` (its option strings, the value it gets unless passed) as
+    the parsers seen from `view`'s module declare it: its own (`own`), those of the modules it
+    imports, those of the modules importing it, those the latter import; None where none shows
+    it, UNKNOWN where one of them may set it another way (`args.seed = ...`, `setattr(args, k, v)`)."""
+    found = (view.imported_options(), view.importer_options(), view.importer_parser_options())
+    for options in ((view.own_options(),) if own else ()) + found:
+        if options.dynamic or name in options.rebound:
+            return UNKNOWN
+        declared = options.shown(name)
+        if declared is not None:
+            return declared
+    return None
+
+
+def _unless_passed(view, declared):
+    """The value a `declared` option gets in every documented run of `view`'s module: its value
+    unless passed, where no launch command passes it another and no document tells the user to
+    set it; UNKNOWN otherwise."""
+    if declared is None or declared is UNKNOWN:
+        return UNKNOWN
+    strings, value = declared
+    for command in view.runs() if view is not None else ():
+        for option in strings:
+            written = rf"(?<![\w-]){re.escape(option)}(?![\w-])(?:(?:=|\s+)(\S+))?"
+            for passed in re.finditer(written, command.command):
+                if type(value) is not int or passed.group(1) != str(value):
+                    return UNKNOWN
+    if view is not None and any(view.describes_option(option, str(value)) for option in strings if option.startswith("--")):
+        return UNKNOWN  # the documents tell the user to set it: runs may differ from every command shown
+    return value

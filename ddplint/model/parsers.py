@@ -20,17 +20,21 @@ class DeclaredOptions:
     """`options`: the attribute argparse stores each option under -> (its option strings, the
     value it gets unless passed, or NOT_SHOWN); `rebound`: attributes the modules assign
     (`args.seed = cfg.seed`, `set_defaults(seed=...)`); `dynamic`: options set by name
-    (`setattr(args, k, v)`, `vars(args).update(cfg)`), so any may be."""
+    (`setattr(args, k, v)`, `vars(args).update(cfg)`), so any may be; `fills_unset`: options set
+    by name only where they are None (`if getattr(args, k) is None: setattr(args, k, v)`), so
+    any left at None may be."""
 
     options: dict[str, tuple[tuple[str, ...], object]] = field(default_factory=dict)
     rebound: set[str] = field(default_factory=set)
     dynamic: bool = False
+    fills_unset: bool = False
 
     def shown(self, name: str) -> tuple[list[str], object] | None:
         """The option strings of the option stored under `name` and the value it gets unless
         passed, where the code shows that value; None otherwise."""
         declared = self.options.get(name)
-        return None if declared is None or declared[1] is NOT_SHOWN else (list(declared[0]), declared[1])
+        hidden = declared is None or declared[1] is NOT_SHOWN or declared[1] is None and self.fills_unset
+        return None if hidden else (list(declared[0]), declared[1])
 
     def add(self, other: DeclaredOptions) -> None:
         """Take in another module's: an option two modules declare differently is not shown."""
@@ -40,10 +44,12 @@ class DeclaredOptions:
                 self.options[name] = (mine[0], NOT_SHOWN)
         self.rebound |= other.rebound
         self.dynamic = self.dynamic or other.dynamic
+        self.fills_unset = self.fills_unset or other.fills_unset
 
 
 def declared_options(tree: ast.Module) -> DeclaredOptions:
     found = DeclaredOptions()
+    filling = {id(call) for call in _setattrs_filling_unset(tree)}
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -53,7 +59,13 @@ def declared_options(tree: ast.Module) -> DeclaredOptions:
         func = node.func
         called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
         sets_own = called == "setattr" and bool(node.args) and isinstance(node.args[0], ast.Name) and node.args[0].id == "self"
-        if called == "setattr" and not sets_own or called == "update" and isinstance(func, ast.Attribute) and _calls(func.value, "vars"):
+        # an argparse Action storing what the run passes under its own option: `setattr(namespace, self.dest, v)`
+        sets_dest = called == "setattr" and len(node.args) > 1 and ast.unparse(node.args[1]) == "self.dest"
+        if id(node) in filling:
+            found.fills_unset = True
+        elif called == "setattr" and not (sets_own or sets_dest) or (
+            called == "update" and isinstance(func, ast.Attribute) and _calls(func.value, "vars")
+        ):
             found.dynamic = True
         elif called == "set_defaults":
             found.rebound.update(keyword.arg for keyword in node.keywords if keyword.arg is not None)
@@ -66,6 +78,22 @@ def declared_options(tree: ast.Module) -> DeclaredOptions:
             if isinstance(name, str):
                 found.options[name] = (strings, _unpassed_value(keywords))
     return found
+
+
+def _setattrs_filling_unset(tree: ast.Module):
+    """`setattr(args, name, v)` calls that only fill options left at None: in the body of
+    `if getattr(args, name) is None:` (open_clip's defaults by model name)."""
+    for node in ast.walk(tree):
+        test = node.test if isinstance(node, ast.If) else None
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is)
+                and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
+                and _calls(test.left, "getattr") and len(test.left.args) == 2):
+            continue
+        read = [ast.unparse(arg) for arg in test.left.args]
+        for statement in node.body:
+            call = statement.value if isinstance(statement, ast.Expr) else None
+            if _calls(call, "setattr") and [ast.unparse(arg) for arg in call.args[:2]] == read:
+                yield call
 
 
 def _calls(node: ast.expr, name: str) -> bool:

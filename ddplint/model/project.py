@@ -1212,13 +1212,15 @@ class Project:
         return True
 
     def imports_of(self, module: str) -> list[str]:
-        """The project modules `module` imports (once per project: `run_by_ranks` asks it of
-        every script that runs each file; the caller must not change the list)."""
+        """The project modules `module` imports, also everything from (`from core.args import *`)
+        (once per project: `run_by_ranks` asks it of every script that runs each file; the
+        caller must not change the list)."""
         key = ("imports of", module)
         found = self._memo.get(key)
         if found is None:
-            view = self.module_view(module)
-            splits = (self.program.split(view.absolute(origin), module) for origin in self.modules[module]["imports"].values())
+            view, facts = self.module_view(module), self.modules[module]
+            origins = (*facts["imports"].values(), *facts["stars"])
+            splits = (self.program.split(view.absolute(origin), module) for origin in origins)
             found = self._memo[key] = [split[0] for split in splits if split is not None]
         return found
 
@@ -1624,6 +1626,15 @@ class ProjectView:
         (Project.describes_option)."""
         return self.project.describes_option(option, default, os.path.dirname(self.path.replace(os.sep, "/")))
 
+    def seen_from(self, module: str) -> ProjectView:
+        """The project as another of its modules sees it (where a call there hands this module a value)."""
+        return self.project.module_view(module)
+
+    def own_options(self) -> DeclaredOptions:
+        """The command-line options this module's own parser declares, with what it rebinds
+        (read for another module's rule: a call here hands a function there `args.accum`)."""
+        return self._options_of("own options", [self.module])
+
     def imported_options(self) -> DeclaredOptions:
         """The command-line options declared by the project modules this module imports (a
         script whose parser another module builds: `from utils.opts import parse_args`), with
@@ -1636,6 +1647,15 @@ class ProjectView:
         namespace a script's parser built and handed it (`train_one_epoch(..., args=args)`);
         an option two of them declare differently is not shown (DeclaredOptions.add)."""
         return self._options_of("importer options", [user for user in self.users if user != self.module])
+
+    def importer_parser_options(self) -> DeclaredOptions:
+        """The command-line options declared by the project modules that the modules importing
+        this one import (`users`, then `imports_of`): a helper module handed the namespace of a
+        script whose parser a third module builds (`from colxlip.params import parse_args` in
+        main.py, which imports `colxlip.train`)."""
+        users = set(self.users)
+        imported = {module for user in users - {self.module} for module in self.project.imports_of(user)}
+        return self._options_of("importer parser options", sorted(imported - users))
 
     def _options_of(self, kind: str, modules: Iterable[str]) -> DeclaredOptions:
         """The options the parsers of `modules` declare, together; remembered per module by `kind`."""

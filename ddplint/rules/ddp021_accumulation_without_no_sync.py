@@ -64,10 +64,12 @@ class _Loop:
     node: cst.CSTNode
     ifs_depth: int  # how many `if`s were open when the loop began
     forward: _Forward | None = None  # the DDP model is called in it
-    # backward() calls that run on every micro-batch, each with its branch path (see _path)
-    backwards: list[tuple[cst.Call, tuple]] = field(default_factory=list)
-    # the optimizer.step() calls under an accumulation test inside the loop: (branch path, the test's node)
-    gated_steps: list[tuple[tuple, cst.CSTNode]] = field(default_factory=list)
+    # backward() calls that run on every micro-batch, each with its branch path (see _path) and
+    # how many optimizer steps of the loop came before it
+    backwards: list[tuple[cst.Call, tuple, int]] = field(default_factory=list)
+    # the optimizer.step() calls inside the loop, in order: (branch path, the accumulation test's
+    # node it waits for, or None where it steps on every micro-batch)
+    step_log: list[tuple[tuple, cst.CSTNode | None]] = field(default_factory=list)
     steps: bool = False  # an optimizer step, gated or not, inside the loop
     # backward() calls of micro-batch loops that ended inside this one, waiting for its step
     pending: list[tuple[cst.Call, _Forward, cst.CSTNode]] = field(default_factory=list)
@@ -128,13 +130,18 @@ class AccumulationWithoutNoSync(Rule):
     configuration files and launch flags for the script pick only DeepSpeed, FSDP or
     Megatron-LM (`distributed_type: DEEPSPEED`, `--use_deepspeed`), Accelerate with `accelerator.accumulate`
     or `accelerator.no_sync` in the function, Lightning, models not wrapped by DDP or prepared
-    in the file, functions that toggle `require_backward_grad_sync` themselves or hand the DDP
-    model to a project helper that calls its `no_sync()` or sets that flag (`with
-    maybe_no_sync(model, sync):`), and a count of micro-batches per step that is 1 on every run
+    in the file, functions that toggle `require_backward_grad_sync` themselves or in a closure they
+    define (`def maybe_no_sync(): return self.model.no_sync()`), or hand the DDP model to a project
+    helper, or call a method of the same object, that calls its `no_sync()` or sets that flag (`with
+    maybe_no_sync(model, sync):`, `with self.maybe_no_sync():`), a backward that an optimizer step on every micro-batch follows in the
+    iteration (a GAN's generator steps after each backward, while only the discriminator's optimizer
+    waits for `if idx % 4 == 0:`), and a count of micro-batches per step that is 1 on every run
     (the `n` of `for _ in range(n):` or the `k` of `(i + 1) % k`: a literal 1, a name bound once
     to one, an option whose default of 1 no launch command changes (also one a helper module reads
-    from the namespace that the parser of a script importing it built: `accum_iter = args.accum_iter`), or a parameter that every
-    call of the function gives such a 1, or leaves to its default of 1): the optimizer then
+    from the namespace that the parser of a script importing it built, or a parser module that script
+    imports: `accum_iter = args.accum_iter`), or a parameter that every call of the function gives
+    such a 1, or leaves to its default of 1 (also a call in another module, `train(...,
+    accum=args.accum)`, with the option as the parsers seen from there declare it): the optimizer then
     steps after every backward, whose all-reduce is the step's only one.
 
     The finding's chain shows where the model is wrapped (and handed on), the micro-batch loop
@@ -492,8 +499,83 @@ class AccumulationWithoutNoSync(Rule):
                 "micro-batches inside `with model.no_sync():` (its forward runs in diffusion.train_losses())",
             ),
         ),
+        Flagged(
+            # The discriminator steps after each of its backwards; the generator's backward waits for
+            # the accumulation test.
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, disc, loader, optimizer, optimizer_d, accum):
+                model = DDP(net)
+                for i, (x, y) in enumerate(loader):
+                    disc(x).mean().backward()
+                    optimizer_d.step()
+                    loss = criterion(model(x), y) / accum
+                    loss.backward()
+                    ^
+                    if (i + 1) % accum == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+            """
+        ),
     )
     clean_examples = (
+        Clean(
+            # The no_sync() context comes from a closure the function defines, or from a method of
+            # the same object: both return the DDP model's no_sync() on all but the last micro-batch.
+            """
+            import contextlib
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Trainer:
+                def __init__(self, net):
+                    self.model = DDP(net)
+
+                def maybe_no_sync(self, last):
+                    return contextlib.nullcontext() if last else self.model.no_sync()
+
+                def train_step(self, samples, optimizer):
+                    for i, sample in enumerate(samples):
+                        def maybe_no_sync():
+                            return self.model.no_sync() if i < len(samples) - 1 else contextlib.ExitStack()
+
+                        with maybe_no_sync():
+                            self.model(sample).sum().backward()
+                    optimizer.step()
+
+                def train_step_by_method(self, samples, optimizer):
+                    for i, sample in enumerate(samples):
+                        with self.maybe_no_sync(i == len(samples) - 1):
+                            self.model(sample).sum().backward()
+                    optimizer.step()
+            """
+        ),
+        Clean(
+            # The generator's optimizer steps after every backward; only the discriminator's steps
+            # every 4th batch, after its own zero_grad and backward: nothing accumulates.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, disc, loader, optimizer, optimizer_d, scaler, use_amp):
+                model = DDP(net)
+                model_d = DDP(disc)
+                for idx, (x, y) in enumerate(loader):
+                    if use_amp:
+                        with torch.autocast("cuda"):
+                            outputs = model(x)
+                            total = criterion(outputs, y)
+                        optimizer.zero_grad()
+                        scaler.scale(total).backward()
+                        scaler.step(optimizer)
+                        scaler.update()
+                    if idx % 4 == 0:
+                        optimizer_d.zero_grad()
+                        scaler.scale(model_d(outputs.detach()).mean()).backward()
+                        scaler.step(optimizer_d)
+                        scaler.update()
+            """
+        ),
         Clean(
             # no_sync() around the backward alone is in the `else:` of a test that every step
             # passes: `% args.batches_per_allreduce` of a count left at 1 by every documented run
@@ -764,8 +846,8 @@ class AccumulationWithoutNoSync(Rule):
         if loop.forward is not None:
             self._candidates.extend(
                 self._candidate(call, loop.forward, node, gate)
-                for call, path in loop.backwards
-                for gate in [next((gate for step, gate in loop.gated_steps if _same_branches(path, step)), None)]
+                for call, path, seen in loop.backwards
+                for gate in [_accumulating_gate(path, loop.step_log, seen)]
                 if gate is not None
             )
         if not loop.steps:
@@ -776,7 +858,7 @@ class AccumulationWithoutNoSync(Rule):
             outer = next((self._loops[id(n)] for n in reversed(self.model.loops) if n is not node and id(n) in self._loops), None)
             waiting = outer.pending if outer is not None else self._waiting.setdefault(self._function(), [])
             if loop.forward is not None:
-                waiting.extend((call, loop.forward, node) for call, _ in loop.backwards)
+                waiting.extend((call, loop.forward, node) for call, _, _ in loop.backwards)
             waiting.extend(loop.pending)
 
     def leave_For(self, original_node: cst.For) -> None:
@@ -790,19 +872,25 @@ class AccumulationWithoutNoSync(Rule):
         return self._loops.get(id(loops[-1])) if loops else None
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
+        # also for the functions around a closure that does (`def maybe_no_sync(): return self.model.no_sync()`)
         if node.attr.value in ("no_sync", "require_backward_grad_sync"):
             self._opted_out.add(self._function())
+            frame = self.model.function
+            while frame is not None and frame.is_function:
+                self._opted_out.add(id(frame.node))
+                frame = frame.parent
 
     def _opts_out(self, node: cst.Call) -> None:
         """`accelerator.accumulate(model)` opts out (`cfg.accumulate`, a count of micro-batches
         in YOLO's and mmcv's configs, does not), and so does a project helper handed the DDP
-        model that calls its `no_sync()` or sets its `require_backward_grad_sync`
-        (`with maybe_no_sync(model, sync):`)."""
+        model, or a method of the same object, that calls its `no_sync()` or sets its
+        `require_backward_grad_sync` (`with maybe_no_sync(model, sync):`, `with self.maybe_no_sync():`)."""
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "accumulate":
             self._opted_out.add(self._function())
             return
-        if not any(self._wrapped.is_wrapped(arg.value) for arg in node.args):
+        on_self = isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+        if not on_self and not any(self._wrapped.is_wrapped(arg.value) for arg in node.args):
             return
         helper = self._callee(node)
         if helper is not None and helper.summary.sync_control:
@@ -861,15 +949,13 @@ class AccumulationWithoutNoSync(Rule):
                 loop.forward = self._forward(node, called, True)
         elif isinstance(func, cst.Attribute) and func.attr.value == "backward":
             if self._every_micro_batch(loop):
-                loop.backwards.append((node, self._path(loop)))
+                loop.backwards.append((node, self._path(loop), len(loop.step_log)))
         elif isinstance(func, cst.Attribute) and func.attr.value == "step" and _is_optimizer_step(node):
             loop.steps = True
             if loop.pending:
                 self._candidates.extend(self._candidate(call, forward, inner, node) for call, forward, inner in loop.pending)
                 loop.pending.clear()
-            gate = self._gate(loop)
-            if gate is not None:
-                loop.gated_steps.append((self._path(loop), gate))
+            loop.step_log.append((self._path(loop), self._gate(loop)))
         else:
             self._helper_call(node, loop)
 
@@ -902,10 +988,10 @@ class AccumulationWithoutNoSync(Rule):
         if not helper.summary.backward or not self._every_micro_batch(loop):
             return
         path = self._path(loop)
-        loop.backwards.append((node, path))
+        loop.backwards.append((node, path, len(loop.step_log)))
         for gate in helper.summary.gates:
             if gate in passed and self._accumulation_test(passed[gate]) and not self._run_wide(passed[gate]):
-                loop.gated_steps.append((path, passed[gate]))
+                loop.step_log.append((path, passed[gate]))
 
     def _forwarded(self, helper, passed: dict, on_self: bool) -> cst.BaseExpression | None:
         """The DDP model whose forward a helper runs where gradients are on: a parameter it is
@@ -1071,6 +1157,19 @@ def _continues(suite: cst.BaseSuite) -> bool:
 
 def _names_in(target: cst.BaseExpression):
     return (node for node in descendants(target) if isinstance(node, cst.Name))
+
+
+def _accumulating_gate(path: tuple, step_log: list, seen: int) -> cst.CSTNode | None:
+    """The accumulation test that the optimizer step of a backward on branch `path` waits for:
+    that of a gated step the same iteration can run (`step_log`: the loop's steps, in order);
+    None where there is none, or where the first step that can follow the backward in the
+    iteration (after the `seen` before it) steps on every micro-batch: its gradients are
+    stepped each time, whatever another optimizer's gated step does (a GAN's discriminator
+    stepping every 4th batch)."""
+    following = [gate for step, gate in step_log[seen:] if _same_branches(path, step)]
+    if following and following[0] is None:
+        return None
+    return next((gate for step, gate in step_log if gate is not None and _same_branches(path, step)), None)
 
 
 def _same_branches(first: tuple, second: tuple) -> bool:
