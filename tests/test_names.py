@@ -87,3 +87,15 @@ def test_a_name_bound_once_in_a_function_is_read_from_that_functions_scope():
     values = [names.constant(name, visitor.inside) for name in ("k", "j", "ACCUM")]
     assert [value.value if value is not None else None for value in values] == ["1", None, "4"]
     assert names.constant("k") is None  # the module's scope binds no `k`
+
+
+def test_every_value_of_a_name_assigned_only_by_plain_assignments():
+    module = cst.parse_module(
+        "import os\nP = 'a/x.pt'\nif c:\n    P = 'b/y.pt'\nQ = 'q'\nfor Q in r:\n    pass\nos = None\nR, S = 1, 2\n"
+    )
+    names = SemanticModel(module)
+    assert [value.value for value in names.assigned_values("P")] == ["'a/x.pt'", "'b/y.pt'"]
+    assert names.assigned_values("Q") is None  # also a loop target
+    assert names.assigned_values("os") is None  # also an import
+    assert names.assigned_values("R") is None  # unpacked from a tuple
+    assert names.assigned_values("missing") is None

@@ -1249,3 +1249,32 @@ def test_a_method_called_on_a_local_object_is_judged_by_its_callers_guard(tmp_pa
     (tmp_path / "train.py").write_text(train.format(test="saver"))
     found = _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout)
     assert [(f[0], f[1], f[3]) for f in found] == [("utils/ckpt.py", 15, "DDP014")], found
+
+
+def test_an_evaluation_split_of_known_size_that_every_documented_run_divides_is_not_padded(tmp_path, run):
+    """DDP022: MNIST's test split has 10,000 images; a README that launches the script with 2 or
+    4 processes per node shards it evenly, so the all-reduced accuracy counts no sample twice.
+    3 processes pad it (10,000 is not a multiple of 3), and a run whose count is a variable, or a
+    plain `python` run that may spawn its own, says nothing of the count."""
+    script = (
+        "import torch\nimport torch.distributed as dist\nfrom torchvision import datasets\n"
+        "from torch.utils.data import DataLoader, DistributedSampler\n\n\n"
+        "def evaluate(model):\n    dist.init_process_group('nccl')\n"
+        "    test_set = datasets.MNIST('./data', train=False)\n"
+        "    loader = DataLoader(test_set, sampler=DistributedSampler(test_set, shuffle=False))\n"
+        "    correct = torch.zeros(1)\n    for x, y in loader:\n        correct += (model(x).argmax(1) == y).sum()\n"
+        "    dist.all_reduce(correct)\n    return correct / 10000\n"
+    )
+    run.cwd = tmp_path
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "evaluate.py").write_text(script)
+    cases = (
+        ("torchrun --nproc_per_node=2 evaluate.py\ntorchrun --nnodes 2 --nproc_per_node 2 evaluate.py\n", []),
+        ("torchrun --nproc_per_node=3 evaluate.py\n", ["DDP022"]),
+        ("torchrun --nproc_per_node=$NGPU evaluate.py\n", ["DDP022"]),
+        ("torchrun --nproc_per_node=2 evaluate.py\npython evaluate.py\n", ["DDP022"]),
+    )
+    for readme, expected in cases:
+        (tmp_path / "README.md").write_text(readme)
+        found = _findings(run("check", "--no-cache", "--select", "DDP022", ".").stdout)
+        assert [f[3] for f in found] == expected, (readme, found)

@@ -288,6 +288,11 @@ def _distributed(*names: str) -> tuple[str, ...]:
 
 
 # Collectives that combine per-rank results into one (a metric, a gathered list).
+# torchvision datasets whose test split (`train=False`) has a fixed size: 10,000 images each.
+TEST_SPLIT_SIZES = {
+    f"torchvision.datasets.{name}": 10_000 for name in ("MNIST", "FashionMNIST", "KMNIST", "CIFAR10", "CIFAR100")
+}
+
 COMBINING_COLLECTIVES = frozenset(_distributed(
     "all_reduce", "all_reduce_coalesced", "all_gather", "all_gather_object", "all_gather_into_tensor",
     "all_gather_single", "all_gather_coalesced", "gather", "gather_object", "reduce", "reduce_scatter",

@@ -733,6 +733,26 @@ class TorchLoadWithoutMapLocation(Rule):
             """
         ),
         Clean(
+            # Another's pretrained weights again, by the path's words: the name is bound in two
+            # branches, and both bindings name the downloaded weights' folder.
+            """
+            import torch
+            import torch.distributed as dist
+            import torchvision.models as models
+
+            def build(args):
+                dist.init_process_group("nccl")
+                if "resnet" in args.backbone:
+                    weights = "../pretrained_models/" + args.backbone
+                    net = models.resnet50()
+                    net.load_state_dict(torch.load(weights))
+                else:
+                    weights = "../pretrained_models/swin/" + args.backbone
+                    net = None
+                return net
+            """
+        ),
+        Clean(
             # A script that only asks whether a process group is up, starts none, and that
             # nothing launches as ranks: one process loads where it saved.
             """
@@ -1219,6 +1239,9 @@ class TorchLoadWithoutMapLocation(Rule):
                 bound = self._opened.get((frame, path.value.value)) or self.model.constant(path.value.value)
                 if bound is not None:
                     words |= _words(self._code(bound))
+                else:  # bound in several places: the words every one of them says
+                    values = self.model.assigned_values(path.value.value) or []
+                    words |= set.intersection(*(_words(self._code(value)) for value in values)) if values else set()
         function = self.model.function
         load = _Load(
             node,

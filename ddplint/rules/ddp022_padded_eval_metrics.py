@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ddplint.analyses.roles import evaluates
@@ -8,10 +10,14 @@ from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.edits import argument_for
-from ddplint.core.torch_api import COMBINING_COLLECTIVES, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER, LIBRARY_LOADERS
+from ddplint.core.torch_api import COMBINING_COLLECTIVES, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER, LAUNCHERS, LIBRARY_LOADERS, TEST_SPLIT_SIZES
 from ddplint.semantic.walk import descendants
 
 _MAX_DEPTH = 3
+_NODES = re.compile(r"--nnodes[= \t]+['\"]?(\w+)")
+_PER_NODE = re.compile(r"--nproc[_-]per[_-]node[= \t]+['\"]?(\w+)")  # torchrun's and torch.distributed.launch's
+# Node counts of other launchers (DeepSpeed's, Accelerate's, a host file): not read here.
+_OTHER_NODE_COUNT = re.compile(r"--(?:num_nodes|num_machines|hostfile)\b")
 
 
 class PaddedEvalMetrics(Rule):
@@ -52,9 +58,12 @@ class PaddedEvalMetrics(Rule):
     same way; the finding is then at that call. Not flagged: training samplers
     (shuffle left on) and training loops, `drop_last=True`, results trimmed after the gather,
     results placed by sample id (`index_copy_` or `unique` on gathered results, `results.update(zip(ids, preds))`, or `bank[idx] = feats` where `idx` holds the
-    gathered ids, `idx = concat_all_gather(idx)`: a duplicate overwrites its own row), loaders whose results stay per rank. The rule cannot know the dataset's length: a
-    dataset that divides evenly by the world size is not padded, and then the finding is
-    moot (say so with a noqa). Hence level "warning".
+    gathered ids, `idx = concat_all_gather(idx)`: a duplicate overwrites its own row), loaders whose results stay per rank, and a torchvision test split of known size
+    (`datasets.MNIST(..., train=False)`, CIFAR-10/100, Fashion-MNIST, KMNIST: 10,000 images)
+    bound in the sampler's function, where every documented launch of the script says its number
+    of processes (`--nproc_per_node 2`, with `--nnodes`) and each divides that size. Other
+    datasets' lengths the rule cannot know: one that divides evenly by the world size is not
+    padded, and then the finding is moot (say so with a noqa). Hence level "warning".
 
     No fix: trim the gathered predictions to `len(dataset)` (gather in rank order, then
     `[:len(dataset)]`), or shard the evaluation set without padding (e.g. a sampler yielding
@@ -709,6 +718,8 @@ class PaddedEvalMetrics(Rule):
         # (function, name) -> the calls whose results the name holds (`x, y = eval_dataset(model, loader)`)
         self._results: dict[tuple[int | None, str], set[int]] = {}
         self._results_combined: set[int] = set()  # calls (by node id) whose results a collective combines
+        # (function, name) -> the size of the dataset split it is bound to (`datasets.MNIST(..., train=False)`)
+        self._split_sizes: dict[tuple[int | None, str], int] = {}
         # Calls that hand something to a function the project model may follow:
         # (callee, function key, class, positional refs, keyword refs)
         self._handed: list[tuple[str, str | None, str | None, list, dict]] = []
@@ -756,6 +767,9 @@ class PaddedEvalMetrics(Rule):
                 self._results[(self._function(), name)] = results
         if _length(node.value, set()):
             self._lengths |= {t.target.value for t in node.targets if isinstance(t.target, cst.Name)}
+        size = self._test_split_size(node.value)
+        if size is not None and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            self._split_sizes[(self._function(), node.targets[0].target.value)] = size
         for target in node.targets:
             stored = target.target
             if isinstance(stored, cst.Subscript):  # `mask[:len(ids)] = 1` fills an array: no trim
@@ -812,6 +826,8 @@ class PaddedEvalMetrics(Rule):
             drop_last = argument_for(sampler.node, DISTRIBUTED_SAMPLER, "drop_last")
             if drop_last is not None and not (isinstance(drop_last.value, cst.Name) and drop_last.value.value == "False"):
                 continue
+            if self._splits_evenly(sampler):
+                continue
             for loader, _ in self.flow.loaders_of(sampler):
                 where = self._combined(loader, sampler.shuffle_is_false)
                 if where is not None:
@@ -821,6 +837,26 @@ class PaddedEvalMetrics(Rule):
                 if sampler.elsewhere is None:
                     unseen.append(sampler)
         self._evaluated_elsewhere(unseen)
+
+    def _test_split_size(self, value: cst.BaseExpression) -> int | None:
+        """The size of a torchvision test split the expression builds (`train=False`), or None."""
+        if not isinstance(value, cst.Call):
+            return None
+        size = TEST_SPLIT_SIZES.get(self.model.qualified(value.func) or "")
+        train = next((arg.value for arg in value.args if arg.keyword is not None and arg.keyword.value == "train"), None)
+        return size if isinstance(train, cst.Name) and train.value == "False" else None
+
+    def _splits_evenly(self, sampler: Construction) -> bool:
+        """The sampler shards a split of known size that the number of processes of every
+        documented run divides: DistributedSampler adds no repeated sample."""
+        dataset = argument_for(sampler.node, DISTRIBUTED_SAMPLER, "dataset")
+        project = self.model.project
+        if dataset is None or not isinstance(dataset.value, cst.Name) or project is None:
+            return False
+        function = id(sampler.function.node) if sampler.function.node is not None else None
+        size = self._split_sizes.get((function, dataset.value.value))
+        worlds = documented_world_sizes(project) if size is not None else None
+        return bool(worlds) and all(size % world == 0 for world in worlds)  # type: ignore[operator]
 
     def _built_inside(self, sampler: Construction) -> str:
         """A note where a library call builds the sampler (timm's create_loader)."""
@@ -885,6 +921,28 @@ class PaddedEvalMetrics(Rule):
                     if resolved is not None and resolved[1] != refs:
                         pending.append((resolved[0], resolved[1], (*calls, call)))
         return found
+
+
+def documented_world_sizes(view) -> frozenset[int] | None:
+    """How many processes each documented run of the script `view` (its project view) starts:
+    one number per command that runs it, its processes per node times its `--nnodes`; None
+    where no launch command runs the file itself, a plain `python` run of it may start processes
+    of its own (`mp.spawn`), or a command does not write its count as a number."""
+    runs = view.runs()
+    if not view.launches(own=True) or any(command.launcher not in LAUNCHERS for command in runs):
+        return None
+    sizes = set()
+    for command in runs:
+        per_node = _PER_NODE.search(command.command)
+        nodes = _NODES.search(command.command)
+        counts = (
+            per_node.group(1) if per_node is not None else str(LAUNCHERS[command.launcher].processes(command.command)),
+            nodes.group(1) if nodes is not None else "1",
+        )
+        if not all(count.isdigit() for count in counts) or _OTHER_NODE_COUNT.search(command.command):
+            return None
+        sizes.add(int(counts[0]) * int(counts[1]))
+    return frozenset(sizes)
 
 
 def _trains(loop: cst.CSTNode) -> bool:

@@ -44,7 +44,7 @@ _LOCAL = None  # a binding that is not an import: it shadows whatever was import
 
 
 class Scope:
-    __slots__ = ("parent", "bindings", "constants")
+    __slots__ = ("parent", "bindings", "constants", "values")
 
     def __init__(self, parent: Scope | None) -> None:
         # For a function scope, `parent` skips enclosing class scopes, as Python's lookup does.
@@ -52,12 +52,18 @@ class Scope:
         self.bindings: dict[str, str | None] = {}
         # Names bound exactly once, by `NAME = <expression>`, with that expression.
         self.constants: dict[str, cst.BaseExpression | None] = {}
+        # Every binding of each name, in order: the expression of a plain `NAME = <expression>`,
+        # None for any other kind of binding (an import, a loop target, a parameter, ...).
+        self.values: dict[str, list[cst.BaseExpression | None]] = {}
 
-    def bind(self, name: str, origin: str | None, *, in_handler: bool = False) -> None:
+    def bind(self, name: str, origin: str | None, *, in_handler: bool = False) -> bool:
+        """Bind `name`; False where the binding is ignored (see below)."""
         if origin is _LOCAL and in_handler and self.bindings.get(name) is not _LOCAL:
             # `try: import torch` / `except ImportError: torch = None` keeps the import's meaning.
-            return
+            return False
         self.bindings[name] = origin
+        self.values.setdefault(name, []).append(None)
+        return True
 
     def owner(self, name: str) -> Scope | None:
         """The scope whose binding of `name` is seen from this one; None for a builtin or a
@@ -315,6 +321,14 @@ class SemanticModel:
         where = self.binding_scope(name, scope)
         return where.constants.get(name) if where is not None else None
 
+    def assigned_values(self, name: str, scope: Scope | None = None) -> list[cst.BaseExpression] | None:
+        """Every expression `name` (as seen from `scope`) is assigned, where each of its bindings
+        in its scope is a plain `NAME = <expression>` (`path = "a/pretrained/x.pt"` in one branch,
+        `path = "b/pretrained/y.pt"` in the other); None otherwise."""
+        where = self.binding_scope(name, scope)
+        values = where.values.get(name) if where is not None else None
+        return list(values) if values and all(value is not None for value in values) else None  # type: ignore[arg-type]
+
     # -- place ------------------------------------------------------------------------------
 
     @property
@@ -449,8 +463,10 @@ class SemanticModel:
             for target in small.targets:
                 for name in _target_names(target.target):
                     first = name not in scope.bindings
-                    scope.bind(name, _LOCAL, in_handler=in_handler)
+                    bound = scope.bind(name, _LOCAL, in_handler=in_handler)
                     scope.constants[name] = small.value if first and len(small.targets) == 1 else None
+                    if bound and len(small.targets) == 1 and isinstance(target.target, cst.Name):
+                        scope.values[name][-1] = small.value
         elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
             for name in _target_names(small.target):
                 scope.bind(name, _LOCAL, in_handler=in_handler)
