@@ -148,7 +148,9 @@ class SharedSeedDataPath(Rule):
     )
     # `also`: ranks run it (met in any module of a distributed project).
     # (or a Lightning Trainer's DDP strategy, which runs the script on every device)
-    trigger = CallTrigger(SEED_CALLS, methods=(FABRIC_SEED_METHOD, ENV_RESET, GENERATOR_SEED_METHOD), also=(SEED_MARKERS,))
+    # a generator of its own is seeded by its method, and made by `torch.Generator(...)` first: that
+    # call admits the file (a `.manual_seed(` of anything would admit every file seeding CUDA)
+    trigger = CallTrigger(SEED_CALLS | TORCH_GENERATOR, methods=(FABRIC_SEED_METHOD, ENV_RESET), also=(SEED_MARKERS,))
     # the seed is often in a script that reaches the ranks' launcher only through a helper
     opened_by = frozenset((ProjectFact.DISTRIBUTED, ProjectFact.SEED_HELPER))
     # a helper called through its module (`utils.fix_random_seeds(seed)`), which the screen cannot bind
