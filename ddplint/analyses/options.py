@@ -169,7 +169,8 @@ class ParserOptions(Analysis):
         the one every call of it in the project gives (`default_for` of what the call passes,
         read where the call is; the parameter's default where a call leaves it out), where every
         call that passes it is in this file (a call of another module may leave it out), and the
-        function does not rebind the parameter;
+        function does not rebind the parameter; for a function no call passes it to but the
+        module's command line (`fire.Fire(main)`), the value every documented run gives that option;
         None otherwise (one of its callers' parameters handed on is followed `MAX_CALLERS` up)."""
         project = self.model.project
         function = frame.function
@@ -178,6 +179,10 @@ class ParserOptions(Analysis):
         if project is None or not named or depth >= MAX_CALLERS or self._keys.get(frame.key or "") is not frame:
             return None
         passed = project.context.passed_or_default(project.module, frame.key, name)
+        declared = project.own_options().parameters.get((frame.key, name))
+        if declared is not None and not passed:  # the module's command line (`fire.Fire(main)`), not a call
+            value = project.unless_passed(*declared, positional=True)
+            return value if type(value) is int else None
         values = set()
         for site, text, default in passed or ():
             here = site.caller == project.module  # a call of another module that leaves it out gives the default

@@ -22,12 +22,16 @@ class DeclaredOptions:
     (`args.seed = cfg.seed`, `set_defaults(seed=...)`); `dynamic`: options set by name
     (`setattr(args, k, v)`, `vars(args).update(cfg)`), so any may be; `fills_unset`: options set
     by name only where they are None (`if getattr(args, k) is None: setattr(args, k, v)`), so
-    any left at None may be."""
+    any left at None may be. `parameters`: (function, parameter) -> (its option strings, the
+    value it gets unless passed, or NOT_SHOWN), for a function whose parameters are the module's
+    command line (`fire.Fire(main)`: `def main(epochs: int = 1)` reads `--epochs`, or its
+    place among the positional arguments), where the function never rebinds the parameter."""
 
     options: dict[str, tuple[tuple[str, ...], object]] = field(default_factory=dict)
     rebound: set[str] = field(default_factory=set)
     dynamic: bool = False
     fills_unset: bool = False
+    parameters: dict[tuple[str, str], tuple[tuple[str, ...], object]] = field(default_factory=dict)
 
     def shown(self, name: str) -> tuple[list[str], object] | None:
         """The option strings of the option stored under `name` and the value it gets unless
@@ -42,6 +46,10 @@ class DeclaredOptions:
             mine = self.options.setdefault(name, declared)
             if mine != declared:
                 self.options[name] = (mine[0], NOT_SHOWN)
+        for key, declared in other.parameters.items():
+            mine = self.parameters.setdefault(key, declared)
+            if mine != declared:
+                self.parameters[key] = (mine[0], NOT_SHOWN)
         self.rebound |= other.rebound
         self.dynamic = self.dynamic or other.dynamic
         self.fills_unset = self.fills_unset or other.fills_unset
@@ -77,7 +85,29 @@ def declared_options(tree: ast.Module) -> DeclaredOptions:
             name = dest.value if isinstance(dest, ast.Constant) else longs[0][2:].replace("-", "_") if longs and dest is None else None
             if isinstance(name, str):
                 found.options[name] = (strings, _unpassed_value(keywords))
+        elif called == "Fire" and len(node.args) == 1 and not node.keywords:
+            found.parameters.update(_fire_parameters(tree, node.args[0]))
     return found
+
+
+def _fire_parameters(tree: ast.Module, exposed: ast.expr):
+    """`fire.Fire(main)`, `main` a function of the module: each parameter it never rebinds is a
+    command-line option, `--name` (also `--na-me` for `na_me`), whose value unless passed is its
+    literal default (NOT_SHOWN where it has none: fire then wants it passed)."""
+    functions = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    function = next((node for node in functions if isinstance(exposed, ast.Name) and node.name == exposed.id), None)
+    if function is None:
+        return
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults = [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)
+    stored = {node.id for node in ast.walk(function) if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}
+    for argument, default in (*zip(positional, defaults), *zip(arguments.kwonlyargs, arguments.kw_defaults)):
+        if argument.arg in stored:
+            continue
+        strings = tuple(dict.fromkeys((f"--{argument.arg}", f"--{argument.arg.replace('_', '-')}")))
+        value = default.value if isinstance(default, ast.Constant) else NOT_SHOWN
+        yield (function.name, argument.arg), (strings, value)
 
 
 def _setattrs_filling_unset(tree: ast.Module):

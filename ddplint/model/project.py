@@ -1666,7 +1666,8 @@ class ProjectView:
             program = self.project.program
             for module in modules:
                 text = program.read(module)
-                tree = program.tree(module, text) if text is not None and "add_argument(" in text else None
+                declares = text is not None and ("add_argument(" in text or "Fire(" in text)  # argparse's, fire's
+                tree = program.tree(module, text) if declares else None
                 if tree is not None:
                     found.add(declared_options(tree))
         return found
@@ -1948,9 +1949,22 @@ class ProjectView:
         shown = None if options.dynamic or name in options.rebound else options.shown(name)
         if shown is None or self._assigned_on_the_way(name):
             return NOT_SHOWN
-        strings, value = shown
+        return self.unless_passed(*shown)
+
+    def unless_passed(self, strings: Iterable[str], value: object, positional: bool = False) -> object:
+        """The value every documented run of this module gives an option written `strings`
+        (`--epochs`) that gets `value` unless passed: `value`, where no command of the project
+        that runs this module passes it, nor (`positional`: the option may also be given by its
+        place, as fire's are) any positional argument, and no document tells the user to set it;
+        NOT_SHOWN otherwise."""
+        strings = tuple(strings)
+        if value is NOT_SHOWN:
+            return NOT_SHOWN
+        script = os.path.basename(self.path)
         for command in self.runs():
             if any(re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", command.command) for option in strings):
+                return NOT_SHOWN
+            if positional and _passes_positional(command.command, script):
                 return NOT_SHOWN
         if any(self.describes_option(option, str(value)) for option in strings if option.startswith("--")):
             return NOT_SHOWN
@@ -2587,3 +2601,23 @@ def for_file(path: str, cache: bool = True) -> Project | None:
         cache_folder = os.path.join(root, ".ddplint_cache") if cache else None
         project = _LOADED[root] = build(root, cache_folder)
     return project
+
+
+def _passes_positional(command: str, script: str) -> bool:
+    """Whether `command` hands the script called `script` an argument that is not an option nor
+    an option's value (`train.py data/ --epochs 3`: `data/`); also where the script is not seen."""
+    words = command.replace("\\\n", " ").split()
+    at = next((i for i, word in enumerate(words) if word == script or word.endswith("/" + script)), None)
+    if at is None:
+        return True
+    index = at + 1
+    while index < len(words):
+        word = words[index]
+        if word in ("|", "||", "&&", ";", "&") or word.startswith((">", "2>", "<")):
+            return False
+        if not word.startswith("-"):
+            return True
+        # `--epochs 3` takes the next word as its value, `--epochs=3` and `--fp16 --x` do not
+        takes_value = "=" not in word and index + 1 < len(words) and not words[index + 1].startswith("-")
+        index += 2 if takes_value else 1
+    return False

@@ -526,8 +526,53 @@ class MissingSetEpoch(Rule):
                 "first in the loop body"
             ),
         ),
+        Flagged(
+            # fire.Fire(main) makes main's parameters the command line: `epochs` is 3 in every run.
+            """
+            import fire
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def main(data_dir: str = None, epochs: int = 3, batch_size: int = 32):
+                dist.init_process_group("nccl")
+                dataset, model = load(data_dir), build()
+                sampler = DistributedSampler(dataset)
+                for e in range(epochs):
+                ^
+                    for inputs, targets in DataLoader(dataset, batch_size, sampler=sampler):
+                        model(inputs).loss(targets).backward()
+
+            if __name__ == "__main__":
+                fire.Fire(main)
+            """,
+            fix_edits=(("    for e in range(epochs):\n", "    for e in range(epochs):\n        sampler.set_epoch(e)\n"),),
+            messages=(
+                "DistributedSampler `sampler` never gets set_epoch() in this epoch loop: every epoch repeats "
+                "the same shuffled order; call set_epoch(epoch) first in the loop body"
+            ),
+        ),
     )
     clean_examples = (
+        Clean(
+            # fire.Fire(main) makes main's parameters the command line, read as options are:
+            # `epochs` keeps its default, 1, in every run. One pass, no order repeats.
+            """
+            import fire
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def main(data_dir: str = None, epochs: int = 1, batch_size: int = 32):
+                dist.init_process_group("nccl")
+                dataset, model = load(data_dir), build()
+                sampler = DistributedSampler(dataset)
+                for e in range(epochs):
+                    for inputs, targets in DataLoader(dataset, batch_size, sampler=sampler):
+                        model(inputs).loss(targets).backward()
+
+            if __name__ == "__main__":
+                fire.Fire(main)
+            """
+        ),
         Clean(
             # The epoch count is an option with default 1 that no run passes: one pass, no order repeats.
             """
@@ -914,11 +959,12 @@ class MissingSetEpoch(Rule):
         runs = self.runs_link()
         return [made, *reaches, *([runs] if runs is not None else []), Link(StepKind.HARM, harm_of(message), node)]
 
-    def _runs_once(self, node: cst.CSTNode) -> bool:
+    def _runs_once(self, node: cst.CSTNode, function: Function | None = None) -> bool:
         """Whether the epoch loop `for epoch in range(args.epochs)` makes one pass at most in
         every documented run: its count is a command-line option whose default is 1 or less and
-        that no command of the project passes (ProjectView.documented_value). A sampler whose
-        order is never drawn a second time repeats nothing."""
+        that no command of the project passes (ProjectView.documented_value), or a parameter of
+        `function` that is one (`for e in range(epoch)` in `def main(epoch: int = 1)`, run by
+        `fire.Fire(main)`). A sampler whose order is never drawn a second time repeats nothing."""
         view = self.model.project
         if view is None or not isinstance(node, cst.For) or not _is_range(node.iter):
             return False
@@ -927,9 +973,14 @@ class MissingSetEpoch(Rule):
         if len(args) not in (1, 2) or not isinstance(start, cst.Integer):
             return False
         count = args[-1].value
-        if not isinstance(count, cst.Attribute) or isinstance(count.value, cst.Name) and count.value.value in ("self", "cls"):
+        if isinstance(count, cst.Name) and function is not None and function.key is not None and count.value in function.params:
+            # a parameter of the module's command-line entry (`fire.Fire(main)`, `def main(epoch: int = 1)`)
+            declared = view.own_options().parameters.get((function.key, count.value))
+            value = None if declared is None else view.unless_passed(*declared, positional=True)
+        elif not isinstance(count, cst.Attribute) or isinstance(count.value, cst.Name) and count.value.value in ("self", "cls"):
             return False
-        value = view.documented_value(count.attr.value)
+        else:
+            value = view.documented_value(count.attr.value)
         return type(value) is int and value - int(start.value, 0) <= 1
 
     # -- reports -----------------------------------------------------------------------------
@@ -961,7 +1012,7 @@ class MissingSetEpoch(Rule):
         self, loop: Loop, sampler: Construction, epoch: EpochLoop, path: str, trained: Link, fresh: bool, builder: str | None = None
     ) -> None:
         """At the epoch loop; `builder`: the function the loop calls, which builds the sampler anew."""
-        if self._runs_once(loop.node):
+        if self._runs_once(loop.node, loop.function):
             return
         expression, ambiguous = self._expression(loop.function, sampler, epoch.names, path)
         node = loop.node
@@ -1011,7 +1062,7 @@ class MissingSetEpoch(Rule):
             # applied) may already call set_epoch in the loop
             if loop is None or id(loop.node) in reported or any(loop in call.loops for call in loop.function.set_epochs):
                 continue
-            if self._runs_once(loop.node):
+            if self._runs_once(loop.node, loop.function):
                 continue
             reported.add(id(loop.node))
             shown = f"The DistributedSampler of `{unset.name}`" if unset.name else "This DistributedSampler"
