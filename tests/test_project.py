@@ -644,6 +644,57 @@ def test_a_star_import_from_a_folder_without_init_reaches_the_helper_it_binds(tm
     assert "train.py:7" in found[0][4]
 
 
+def test_a_sampler_class_of_a_folder_without_init_is_the_project_copy_it_is(tmp_path, run):
+    """DDP003: lib/ has no __init__.py (a namespace package, which the index names
+    `data.sampler` by its package below lib); lib/data/sampler.py copies DistributedSampler
+    (shuffles by self.epoch, pads its indices) and lib/data/build.py builds the loader from it;
+    the engine imports `lib.data.build` and trains epochs without set_epoch. The class is found
+    as the import finds it (ProjectView.resolve through Program.split): each epoch repeats the
+    order (3D-Detection-Code's lib/engine/train.py)."""
+    files = {
+        "pyproject.toml": "",
+        "run.sh": "python -m torch.distributed.launch --nproc_per_node=8 tools/train.py\n",
+        "lib/data/__init__.py": "",
+        "lib/data/sampler.py": (
+            "import math\nimport torch\nfrom torch.utils.data.sampler import Sampler\n\n\n"
+            "class DistributedSampler(Sampler):\n    def __init__(self, dataset, num_replicas, rank, shuffle=True):\n"
+            "        self.dataset, self.num_replicas, self.rank, self.epoch, self.shuffle = dataset, num_replicas, rank, 0, shuffle\n"
+            "        self.num_samples = int(math.ceil(len(dataset) / num_replicas))\n"
+            "        self.total_size = self.num_samples * num_replicas\n\n"
+            "    def __iter__(self):\n        g = torch.Generator()\n        g.manual_seed(self.epoch)\n"
+            "        indices = torch.randperm(len(self.dataset), generator=g).tolist()\n"
+            "        indices += indices[:(self.total_size - len(indices))]\n"
+            "        return iter(indices[self.rank:self.total_size:self.num_replicas])\n\n"
+            "    def set_epoch(self, epoch):\n        self.epoch = epoch\n"
+        ),
+        "lib/data/build.py": (
+            "import torch.utils.data\nfrom lib.data.sampler import DistributedSampler\n\n\n"
+            "def build_dataloader(dataset, rank, world_size):\n"
+            "    sampler = DistributedSampler(dataset, world_size, rank, shuffle=True)\n"
+            "    return torch.utils.data.DataLoader(dataset, batch_size=4, sampler=sampler)\n"
+        ),
+        "lib/engine/__init__.py": "",
+        "lib/engine/train.py": (
+            "from lib.data.build import build_dataloader\n\n\n"
+            "def train(model, dataset, optimizer, rank, world_size, num_epochs):\n"
+            "    loader = build_dataloader(dataset, rank, world_size)\n"
+            "    for epoch in range(1, num_epochs + 1):\n        for batch in loader:\n"
+            "            model(batch).backward()\n            optimizer.step()\n"
+        ),
+        "tools/train.py": (
+            "import torch.distributed as dist\nfrom lib.engine.train import train\n\n"
+            "if __name__ == '__main__':\n    dist.init_process_group('nccl')\n"
+            "    train(None, None, None, dist.get_rank(), dist.get_world_size(), 10)\n"
+        ),
+    }
+    for relative, text in files.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text)
+    run.cwd = tmp_path
+    found = _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout)
+    assert [(f[0], f[1], f[3]) for f in found] == [("lib/engine/train.py", 6, "DDP003")], found
+
+
 def test_a_function_only_one_process_scripts_name_runs_alone(tmp_path):
     """ProjectView.runs_alone: named only by a script that starts nothing and imports nothing that
     does; not where a framework may call the method by its name, a decorator may register the

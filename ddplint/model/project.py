@@ -2107,12 +2107,19 @@ class ProjectView:
 
     def resolve(self, qualified: str | None, _depth: int = 0) -> tuple[str, str, str] | None:
         """(module, kind, name) of the project function ("function") or class ("class") that a
-        qualified name refers to, through re-exports and star imports; None if not one."""
+        qualified name refers to, through re-exports and star imports; None if not one. The
+        module may also be one in a folder without an `__init__.py` (`from lib.data.sampler
+        import DistributedSampler`, `lib/` a namespace package), which the index names by its
+        package below `lib` alone: found by its path from the root, as Program.split finds it."""
         if not qualified or _depth > 8:
             return None
         name = self.absolute(qualified)
         head, _, symbol = name.rpartition(".")
         module = self.project.module(head) if head else None
+        if module is None and head:  # `lib.data.sampler`, lib/ without an __init__.py: by its path from the root
+            path = head.replace(".", "/")
+            by_path = self.project.names.get(f"{path}.py") or self.project.names.get(f"{path}/__init__.py")
+            module = self.project.module(by_path) if by_path is not None else None
         if module is None:
             return None
         return self._lookup(module, symbol, _depth)
