@@ -1328,6 +1328,23 @@ def test_a_method_of_an_object_kept_on_self_saves_on_every_rank_that_an_accelera
     )
 
 
+def test_a_local_rank_option_every_documented_plain_run_passes_itself_is_no_launchers(tmp_path, run):
+    """eva's generate.py: `--local_rank` is the script's own shard index; gen.sh runs one plain
+    `python` process per GPU and passes it (`--local_rank $gpu_id`); no launcher starts the
+    script, so no launcher's spelling is missed. A documented run that leaves it out keeps the
+    default on every process: DDP012, as before."""
+    _write_project(tmp_path, {"generate.py": (
+        "import argparse\nfrom concurrent.futures import ProcessPoolExecutor\nimport torch\n\n\n"
+        "def main():\n    parser = argparse.ArgumentParser()\n"
+        "    parser.add_argument('--local_rank', type=int, default=0)\n    args = parser.parse_args()\n"
+        "    torch.cuda.set_device(args.local_rank)\n    with ProcessPoolExecutor(2) as pool:\n"
+        "        list(pool.map(print, range(4)))\n\n\nif __name__ == '__main__':\n    main()\n"
+    )})
+    gen = "for gpu_id in 0 1 2 3; do\n    CUDA_VISIBLE_DEVICES=$gpu_id python generate.py {option}&\ndone\nwait\n"
+    run.cwd = tmp_path
+    _silent_then_found(run, tmp_path / "gen.sh", gen, {"option": "--local_rank $gpu_id "}, {"option": ""}, "DDP012", ("generate.py", 8))
+
+
 def test_an_evaluation_split_of_known_size_that_every_documented_run_divides_is_not_padded(tmp_path, run):
     """DDP022: MNIST's test split has 10,000 images; a README that launches the script with 2 or
     4 processes per node shards it evenly, so the all-reduced accuracy counts no sample twice.
