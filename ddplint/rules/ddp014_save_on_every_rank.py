@@ -2288,6 +2288,7 @@ class _EveryRank:
         self.shows = shows
         # what a framework calls on every process itself is not rank-0's for a guarded call here
         self.guarded = ranks.functions_only_rank_zero_calls(replicas=True) - framework_called
+        self.framework_called = framework_called
         self.callers: dict[str, list[RegionCall]] = {}
         for site in ranks.call_sites:
             self.callers.setdefault(site.callee, []).append(site)
@@ -2304,7 +2305,7 @@ class _EveryRank:
         unguarded = [site for site in self.callers.get(key, ()) if not site.first_replica]
         found: list[RegionCall] | None = None
         if key in self.shows:
-            found = [] if unguarded or key not in self.callers else None
+            found = [] if unguarded or key not in self.callers or key in self.framework_called else None
         else:
             for site in unguarded:
                 outer = self.path(site.caller)
