@@ -1268,25 +1268,39 @@ def test_a_function_handed_to_a_helper_the_project_lacks_runs_on_this_machine(tm
         assert [f[3] for f in found] == expected, nodes
 
 
+def _write_project(root: Path, files: dict[str, str]) -> None:
+    """A project at `root` (a `pyproject.toml`) holding `files`, relative path -> text, with
+    their folders."""
+    (root / "pyproject.toml").write_text("")
+    for relative, text in files.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text)
+
+
+def _silent_then_found(run, path: Path, text: str, silent: dict, found: dict, code: str, expected: tuple) -> None:
+    """`path` written as `text` filled with `silent` has no finding of `code`; filled with
+    `found`, the one finding at `expected` (path, line)."""
+    path.write_text(text.format(**silent))
+    assert _findings(run("check", "--no-cache", "--select", code, ".").stdout) == []
+    path.write_text(text.format(**found))
+    reported = _findings(run("check", "--no-cache", "--select", code, ".").stdout)
+    assert [(f[0], f[1], f[3]) for f in reported] == [(*expected, code)], reported
+
+
 def test_a_method_called_on_a_local_object_is_judged_by_its_callers_guard(tmp_path, run):
     """utils/ckpt.py's Saver.save runs torch.save and says nothing of ranks; train.py, which
     torchrun starts, binds `saver` to None one way and to a Saver the other, and calls
     `saver.save(...)` only under `if saver and is_main():`: only rank 0 saves (the program
     model follows the call on the local object to the method). Without the rank test, DDP014."""
-    (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "README.md").write_text("torchrun --nproc_per_node=4 train.py\n")
-    (tmp_path / "utils").mkdir()
-    (tmp_path / "utils" / "__init__.py").write_text("")
-    (tmp_path / "utils" / "ckpt.py").write_text(
+    _write_project(tmp_path, {"README.md": "torchrun --nproc_per_node=4 train.py\n", "utils/__init__.py": "", "utils/ckpt.py": (
         "import os\nimport torch\n\n\nclass Saver:\n    def __init__(self, out, args):\n        self.out = out\n"
         "        self.args = args\n\n    def save(self, model, epoch):\n        if self.args.distributed:\n"
         "            state = model.module.state_dict()\n        else:\n            state = model.state_dict()\n"
         "        torch.save(state, os.path.join(self.out, f'epoch_{epoch}.pt'))\n"
-    )
-    (tmp_path / "utils" / "ranks.py").write_text(
+    ), "utils/ranks.py": (
         "import torch.distributed as dist\n\n\ndef get_rank():\n    if dist.is_available() and dist.is_initialized():\n"
         "        return dist.get_rank()\n    return 0\n\n\ndef is_main():\n    return get_rank() == 0\n"
-    )
+    )})
     train = (
         "import torch.distributed as dist\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
         "from utils.ckpt import Saver\nfrom utils.ranks import is_main\n\n\ndef main(args, model):\n"
@@ -1295,11 +1309,91 @@ def test_a_method_called_on_a_local_object_is_judged_by_its_callers_guard(tmp_pa
         "        if {test}:\n            saver.save(model, epoch)\n"
     )
     run.cwd = tmp_path
-    (tmp_path / "train.py").write_text(train.format(test="saver and is_main()"))
+    _silent_then_found(run, tmp_path / "train.py", train, {"test": "saver and is_main()"}, {"test": "saver"}, "DDP014", ("utils/ckpt.py", 15))
+
+
+def test_a_flag_every_construction_sets_from_a_rank_test_guards_the_save(tmp_path, run):
+    """maskrcnn-benchmark's Checkpointer: `save` returns unless `self.save_to_disk`, which
+    `__init__` sets from its parameter; the one construction, a subclass's, hands it on through
+    `super(Det, self).__init__(...)`, and train.py passes a local bound once to `get_rank() ==
+    0`: only rank 0 saves. The flag bound to anything else (`args.save`) guards no rank: DDP014."""
+    _write_project(tmp_path, {"README.md": "python -m torch.distributed.launch --nproc_per_node=8 train.py\n", "utils/__init__.py": "", "utils/checkpoint.py": (
+        "import os\nimport torch\n\n\nclass Checkpointer:\n    def __init__(self, model, save_dir='', save_to_disk=None):\n"
+        "        self.model = model\n        self.save_dir = save_dir\n        self.save_to_disk = save_to_disk\n\n"
+        "    def save(self, name):\n        if not self.save_to_disk:\n            return\n"
+        "        torch.save(self.model.state_dict(), os.path.join(self.save_dir, f'{name}.pth'))\n\n\n"
+        "class DetCheckpointer(Checkpointer):\n    def __init__(self, model, save_dir='', save_to_disk=None):\n"
+        "        super(DetCheckpointer, self).__init__(model, save_dir, save_to_disk)\n"
+    ), "utils/comm.py": (
+        "import torch.distributed as dist\n\n\ndef get_rank():\n    if not dist.is_initialized():\n        return 0\n"
+        "    return dist.get_rank()\n"
+    )})
+    train = (
+        "import torch.distributed as dist\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "from utils.checkpoint import DetCheckpointer\nfrom utils.comm import get_rank\n\n\ndef main(model, args):\n"
+        "    dist.init_process_group('nccl')\n    model = DDP(model)\n    save_to_disk = {flag}\n"
+        "    checkpoint = DetCheckpointer(model, save_dir=args.out, save_to_disk=save_to_disk)\n"
+        "    for epoch in range(args.epochs):\n        checkpoint.save(f'epoch_{{epoch}}')\n"
+    )
+    run.cwd = tmp_path
+    _silent_then_found(
+        run, tmp_path / "train.py", train, {"flag": "get_rank() == 0"}, {"flag": "args.save"}, "DDP014", ("utils/checkpoint.py", 14)
+    )
+
+
+def test_a_method_of_an_object_kept_on_self_saves_on_every_rank_that_an_accelerator_runs(tmp_path, run):
+    """actor_critic.py's ActorCritic.save_parameters runs torch.save under no `if`; trainer.py's
+    Trainer builds the Accelerator in its constructor and keeps an ActorCritic on `self`, and
+    `fit` calls `self.actor_critic.save_parameters(...)` outside `is_main_process`; train.py,
+    which `accelerate launch` runs, builds the Trainer and calls `fit`: every rank writes the
+    file (the program model follows the call through the object `self` holds, and the ranks
+    start where the constructor it calls builds the Accelerator). Under the rank-0 test only
+    rank 0 saves; a branch that builds its own Trainer does not start the other's ranks."""
+    _write_project(tmp_path, {"README.md": "accelerate launch --num_processes 2 train.py\n", "actor_critic.py": (
+        "import torch\nfrom torch import nn\n\n\nclass ActorCritic(nn.Module):\n    def __init__(self, args):\n"
+        "        super().__init__()\n        self.args = args\n\n    def save_parameters(self, name):\n"
+        "        torch.save(self.state_dict(), f'{self.args.output}/{name}.pth')\n"
+    )})
+    trainer = (
+        "from accelerate import Accelerator\nfrom actor_critic import ActorCritic\n\n\nclass Trainer:\n"
+        "    def __init__(self, args):\n        self.accelerator = Accelerator()\n"
+        "        self.actor_critic = ActorCritic(args)\n\n    def fit(self):\n"
+        "        self.actor_critic = self.accelerator.prepare(self.actor_critic)\n"
+        "        if {test}:\n            self.actor_critic.save_parameters('best')\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "import argparse\nfrom trainer import Trainer\n\nparser = argparse.ArgumentParser()\n"
+        "parser.add_argument('--output')\nargs = parser.parse_args()\ntrainer = Trainer(args)\ntrainer.fit()\n"
+    )
+    run.cwd = tmp_path
+    (tmp_path / "trainer.py").write_text(trainer.format(test="self.accelerator.is_main_process"))
     assert _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout) == []
-    (tmp_path / "train.py").write_text(train.format(test="saver"))
-    found = _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout)
-    assert [(f[0], f[1], f[3]) for f in found] == [("utils/ckpt.py", 15, "DDP014")], found
+    (tmp_path / "train.py").write_text(
+        "import argparse\nfrom actor_critic import ActorCritic\nfrom trainer import Trainer\n\n"
+        "parser = argparse.ArgumentParser()\nparser.add_argument('--output')\nparser.add_argument('--stage')\n"
+        "args = parser.parse_args()\nif args.stage == 'train':\n    trainer = Trainer(args)\n    trainer.fit()\n"
+        "else:\n    model = ActorCritic(args)\n    model.save_parameters('init')\n"
+    )
+    _silent_then_found(
+        run, tmp_path / "trainer.py", trainer, {"test": "self.accelerator.is_main_process"}, {"test": "True"}, "DDP014", ("actor_critic.py", 11)
+    )
+
+
+def test_a_local_rank_option_every_documented_plain_run_passes_itself_is_no_launchers(tmp_path, run):
+    """eva's generate.py: `--local_rank` is the script's own shard index; gen.sh runs one plain
+    `python` process per GPU and passes it (`--local_rank $gpu_id`); no launcher starts the
+    script, so no launcher's spelling is missed. A documented run that leaves it out keeps the
+    default on every process: DDP012, as before."""
+    _write_project(tmp_path, {"generate.py": (
+        "import argparse\nfrom concurrent.futures import ProcessPoolExecutor\nimport torch\n\n\n"
+        "def main():\n    parser = argparse.ArgumentParser()\n"
+        "    parser.add_argument('--local_rank', type=int, default=0)\n    args = parser.parse_args()\n"
+        "    torch.cuda.set_device(args.local_rank)\n    with ProcessPoolExecutor(2) as pool:\n"
+        "        list(pool.map(print, range(4)))\n\n\nif __name__ == '__main__':\n    main()\n"
+    )})
+    gen = "for gpu_id in 0 1 2 3; do\n    CUDA_VISIBLE_DEVICES=$gpu_id python generate.py {option}&\ndone\nwait\n"
+    run.cwd = tmp_path
+    _silent_then_found(run, tmp_path / "gen.sh", gen, {"option": "--local_rank $gpu_id "}, {"option": ""}, "DDP012", ("generate.py", 8))
 
 
 def test_an_evaluation_split_of_known_size_that_every_documented_run_divides_is_not_padded(tmp_path, run):

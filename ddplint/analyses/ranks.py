@@ -909,6 +909,11 @@ class RankFacts:
             if len(values) == 1 and key in direct and key[1] is None and key not in self._switches:
                 self._group_switches[key[0]] = DISTRIBUTED if values.pop() else NOT_DISTRIBUTED
 
+    @property
+    def classes(self) -> frozenset[str]:
+        """The names of the classes the module defines."""
+        return frozenset(self._bases)
+
     # -- the pass over statements ---------------------------------------------------------
 
     def _note(self, owner: cst.CSTNode, cls: str | None, self_name: str | None, target, value) -> None:
@@ -1548,10 +1553,18 @@ class RankRegions(Analysis):
         return self.never_rank_zero and not self.only_rank_zero
 
     def callee_key(self, call: cst.Call) -> str | None:
-        """The same-module function a call may reach: `helper()` or `self.helper()`."""
+        """The same-module function a call may reach: `helper()`, `self.helper()`, or
+        `trainer.train()` where `trainer` is bound once, to an object of a class of this module
+        (`trainer = Trainer(args)`)."""
         func = call.func
         if isinstance(func, cst.Name) and self.model.qualified(func) is None:
             return func.value
+        made = self.model.constant(func.value.value) if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) else None
+        if (
+            isinstance(made, cst.Call) and isinstance(made.func, cst.Name) and made.func.value in self.facts.classes
+            and self.model.binding_scope(made.func.value) is self.model.module_scope
+        ):
+            return f"{made.func.value}.{func.attr.value}"  # type: ignore[union-attr]
         self_class = self.model.frame.self_class
         if (
             isinstance(func, cst.Attribute)

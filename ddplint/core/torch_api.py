@@ -124,6 +124,11 @@ SAFETENSORS_SAVE = api(
     "safetensors.torch.save_file", "safetensors.torch.save_model", "safetensors.numpy.save_file",
     params="tensors filename metadata",
 )
+# torchaudio's writer of an audio file (`torchaudio.save("val_0.wav", wave, sample_rate=sr)`).
+TORCHAUDIO_SAVE = api(
+    "torchaudio.save",
+    params="uri src sample_rate channels_first format encoding bits_per_sample buffer_size backend compression",
+)
 # diffusers' `save_lora_weights(save_directory, ..., is_main_process=True)` writes the same way.
 # `save_function=` writes the weights in its place (transformers before 4.35, or given
 # `safe_serialization=False`; the safetensors default bypasses it): Accelerate's

@@ -28,6 +28,7 @@ from ddplint.core.fixpoint import DepthMemo
 from ddplint.core.torch_api import RANK_ENVIRONMENT
 from ddplint.core.lines import split_lines
 from ddplint.model.records import FunctionContext
+from ddplint.model.summary import super_method
 from ddplint.prefilter.screens import dotted, walk
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -384,7 +385,8 @@ class ProcessContext:
             function = summary.functions.get(caller) if caller else None
             cls = function.cls if function is not None else None
             for call in record.calls:
-                target = self.program.resolve(module, call.callee, cls) or self._on_local(module, caller, function, call, cls)
+                # also a method of the object a parameter or `self` attribute holds (`self.actor_critic.save_parameters()`)
+                target = self.program.target(module, caller or None, cls, call.callee) or self._on_local(module, caller, function, call, cls)
                 if target is not None:
                     found.append((target.function, CallSite(module, caller or None, call.line)))
         self._callers[module] = found
@@ -590,12 +592,12 @@ class ProcessContext:
         simple, index = _parameter_place(function, key, name)
         found = []
         for site in sites:
-            call = self._call_at(site, simple)
+            call = self._call_at(site, simple, key)
             given = _argument(call, index, name) if call is not None else None
             if given is None:
                 return None
             forwarded = self._forwarded(site, given, depth)
-            found.extend(forwarded if forwarded is not None else [ast.unparse(given)])
+            found.extend(forwarded if forwarded is not None else [ast.unparse(self._local_value(site, given))])
         return found
 
     def passed_or_default(self, module: str, key: str, name: str) -> list[tuple[CallSite, str, bool]] | None:
@@ -612,7 +614,7 @@ class ProcessContext:
         default = _default_of(function, name)
         found = []
         for site in sites:
-            call = self._call_at(site, simple)
+            call = self._call_at(site, simple, key)
             given = _argument(call, index, name) if call is not None else None
             if given is not None:
                 found.append((site, ast.unparse(given), False))
@@ -622,15 +624,37 @@ class ProcessContext:
                 return None
         return found
 
-    def _call_at(self, site: CallSite, simple: str) -> ast.Call | None:
-        """The one call of a function named `simple` (also as an attribute) at `site`; None
-        where there is none or more than one."""
+    def _call_at(self, site: CallSite, simple: str, key: str) -> ast.Call | None:
+        """The one call of a function named `simple` (also as an attribute) at `site`, or of
+        method `key` through `super()` (`super().__init__(model, save_to_disk)` in a subclass's
+        `__init__`); None where there is none or more than one."""
         tree = self.program.tree(site.caller)
+        inherited = f"super().{key.rpartition('.')[2]}"
         calls = [
             node for node in walk(tree) if isinstance(node, ast.Call) and node.lineno <= site.line <= node.end_lineno
-            and (dotted(node.func) or "").rpartition(".")[2] == simple
+            and ((dotted(node.func) or "").rpartition(".")[2] == simple or super_method(node.func) == inherited)
         ] if tree is not None else []
         return calls[0] if len(calls) == 1 else None
+
+    def _local_value(self, site: CallSite, given: ast.expr) -> ast.expr:
+        """What a call at `site` passes as `given`: where that is a name the function around the
+        call binds once, by a plain assignment before the call, and nowhere else (no parameter,
+        loop, `global` or second binding: `save_to_disk = get_rank() == 0`, then
+        `Checkpointer(model, save_to_disk=save_to_disk)`), the value assigned; else `given`."""
+        caller = self.program.definition(site.caller, site.caller_key) if site.caller_key is not None else None
+        if caller is None or not isinstance(given, ast.Name):
+            return given
+        name = given.id
+        if any(isinstance(a, ast.arg) and a.arg == name for a in ast.walk(caller.args)) or any(
+            isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in walk(caller)
+        ):
+            return given
+        bindings = [n for n in walk(caller) if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)]
+        assigned = [
+            n for n in walk(caller) if isinstance(n, ast.Assign) and len(n.targets) == 1 and n.targets[0] in bindings
+            and n.lineno < site.line
+        ]
+        return assigned[0].value if len(bindings) == 1 and len(assigned) == 1 else given
 
     def _forwarded(self, site: CallSite, given: ast.expr, depth: int) -> list[str] | None:
         """What the callers of the function around `site` pass for its parameter that the call

@@ -43,7 +43,7 @@ _EXITS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
 MAX_PREDICATE_LINES = 25  # longer functions are not read as predicates (ddplint.model.context)
 
 
-def _super_method(func: ast.AST) -> str | None:
+def super_method(func: ast.AST) -> str | None:
     """`super().__init__` (also `super(Trainer, self).__init__`): the method of the class's
     bases that the call reaches, written as `Program.resolve` reads it; None for any other
     callee that is not a dotted name."""
@@ -468,7 +468,7 @@ class _FunctionReader:
         (`evaluator = MscEval(...)` ... `evaluator(net, loader)`)."""
         callee = dotted(func)
         if callee is None:
-            return _super_method(func)
+            return super_method(func)
         head, _, rest = callee.partition(".")
         source = self.env.get(head)
         if isinstance(source, Either):  # `saver = None` one way, `saver = Saver(...)` the other: a call on it is on the Saver
@@ -552,8 +552,8 @@ class _FunctionReader:
         chosen = _chosen_from(node.func) or self._chosen.get(plain or "")
         if chosen is not None:  # `getattr(datasets, name)(...)`: some member of `datasets`
             self.dotted_calls.append(Called(f"{chosen}.*", node.lineno))
-        elif plain is not None:
-            self.dotted_calls.append(Called(plain, node.lineno))
+        elif (plain or super_method(node.func)) is not None:  # `super().__init__(...)` calls the base's
+            self.dotted_calls.append(Called(plain or super_method(node.func), node.lineno))  # type: ignore[arg-type]
         self._touch(node)
         if _keys_by_zip(node):
             self.draft.deduplicates = True  # `results.update(zip(ids, preds))`: a padded duplicate overwrites its id's entry

@@ -41,6 +41,8 @@ HYDRA_MESSAGE = (
 )
 
 
+# A command that passes the option itself: `--local_rank 3`, `--local_rank=$gpu_id`.
+_PASSES_OPTION = re.compile(r"(?<![\w-])--local[_-]rank(?:=|[ \t]+)(?!-)\S")
 _LOG_LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "exception", "log"})
 
 
@@ -143,7 +145,10 @@ class LocalRankArgument(Rule):
     itself (`args.local_rank = rank` before each `Process(...)`), in this file or in a project
     module its scripts import (tape's `launch_process_group`), or starts them itself
     (`mp.spawn(worker, ...)`) and no command of the project launches it: each process runs
-    the function it is handed, and no launcher's option is missed. Nor in a script that runs as one
+    the function it is handed, and no launcher's option is missed. Nor where the project runs
+    the script only with plain `python` runs, each passing the option itself (eva's
+    `CUDA_VISIBLE_DEVICES=$gpu_id python src/generate.py --local_rank $gpu_id`, one process per
+    GPU, the option its shard's index): no launcher starts it. Nor in a script that runs as one
     process in every documented run (ProjectView.single_process): no document launches it, only
     such scripts import it, and the project runs it with `python script.py` or it starts its own
     process group of one (`init_process_group(..., world_size=1)`). Files that call DeepSpeed
@@ -810,9 +815,20 @@ class LocalRankArgument(Rule):
         launches = self._launches()
         if launches and not any(LAUNCHERS[command.launcher].sets_local_rank and LAUNCHERS[command.launcher].passes(command.command) is None for command in launches):
             return True
+        if not launches and self._passed_by_every_plain_run():
+            return True
         if self._horovod is not None or self._starts is not None and (self._set_itself is not None or not launches):
             return True
         return self.model.project is not None and own_launcher(self.model.project) is not None
+
+    def _passed_by_every_plain_run(self) -> bool:
+        """The project documents running this script, and every such run is a plain `python`
+        one that passes the option itself (`CUDA_VISIBLE_DEVICES=$gpu_id python generate.py
+        --local_rank $gpu_id`, one process per GPU, each its own shard): no launcher starts it,
+        and the value is the one each run gives."""
+        project = self.model.project
+        runs = project.runs() if project is not None else []
+        return bool(runs) and all(_PASSES_OPTION.search(command.command) for command in runs)
 
     def _launches(self) -> list[LaunchCommand]:
         project = self.model.project

@@ -35,7 +35,7 @@ from ddplint.core.torch_api import (
     ACCELERATE_SAVE, ACCELERATE_SAVE_HOOK, ACCELERATE_SAVE_STATE, ACCELERATOR, BUILD_TIME_DATASETS, DATA_PARALLEL, BUILD_TIME_METHODS, COLLECTIVES, DATALOADER, DDP,
     DISTRIBUTED_MODULES, DISTRIBUTED_SAMPLER, DOWNLOADING_DATASETS, FULL_STATE_DICT_CONFIG, GET_RANK, GET_STATE_DICT, GROUP_STARTS,
     HF_TRAINER, RANK_ZERO_FIRST, SAFETENSORS_SAVE, SAVE_EVIDENCE, SAVE_PRETRAINED, SMALL_FILE_WRITERS, SPAWN,
-    START_PROCESSES, STATE_DICT_OPTIONS, STATE_DICT_TYPE, TORCH_SAVE,
+    START_PROCESSES, STATE_DICT_OPTIONS, STATE_DICT_TYPE, TORCH_SAVE, TORCHAUDIO_SAVE,
 )
 
 # Files private to the process that opens them: every rank writing its own is fine.
@@ -118,7 +118,8 @@ class SaveOnEveryRank(Rule):
     the project starts with a launcher of several processes (`torchrun --nproc_per_node=4
     finetune.py`: a Hugging Face Trainer script that names no DDP), in code every rank reaches: a
     function (or module code) that tests the rank or does one of those things itself, or is
-    called from such code outside a rank-0 guard.
+    called from such code outside a rank-0 guard (also a method of a class of the file called on
+    an object bound once: `trainer = Trainer(args)`, then `trainer.fit()`).
     Recognised guards: `if rank == 0`, `if dist.get_rank() == 0`, `if is_main_process()`
     (`is_master`, `is_rank_zero`, `accelerator.is_main_process`, `trainer.is_global_zero`,
     ...), a call of a same-module function or method whose body is such a test, whatever its
@@ -132,7 +133,11 @@ class SaveOnEveryRank(Rule):
     (`save_checkpoint()`) whose every call is under such a guard, and any of these tests held
     in a variable or attribute: `verbose = rank == 0` then `if verbose:`, `self.is_main =
     dist.get_rank() == 0` then `if self.is_main:` in another method (also of a subclass, in
-    another module too: its values are those its class and project base classes assign it),
+    another module too: its values are those its class and project base classes assign it; one
+    assigned a parameter of `__init__` holds what every construction passes, also through a
+    subclass's `super().__init__(...)` or a local the caller binds once: maskrcnn-benchmark's
+    `save_to_disk = get_rank() == 0`, `Checkpointer(..., save_to_disk=save_to_disk)`, then `if not
+    self.save_to_disk: return` before the save),
     `args.save_logs =
     args.logs and is_master(args)` then `if args.save_logs:` in another function. Such a
     variable is a guard when every value assigned to it in the module is a rank-0 test (or a
@@ -160,8 +165,10 @@ class SaveOnEveryRank(Rule):
     helper called from another module is judged where it is called).
     A save in a module with no sign of distribution of its own is reported when the program
     model finds how every rank reaches it: from code that joins the ranks (calls
-    `init_process_group` or builds an `Accelerator`, itself or through a project function)
-    through calls outside any rank-0 test, a class's construction for its `__init__` (a dataset
+    `init_process_group` or builds an `Accelerator`, itself or through a project function, as a
+    trainer's constructor that builds one; not where that is in the other branch of an `if`)
+    through calls outside any rank-0 test (also of a method of an object a `self` attribute
+    holds: `self.actor_critic.save_parameters(...)`), a class's construction for its `__init__` (a dataset
     that caches its preprocessing with `torch.save`; also built where packages re-export it,
     `from pkg import GLUETaskDataset`), a PyTorch Geometric dataset's constructor for its
     `process()`/`download()`, a class chosen by name (`getattr(datasets, name)(...)`);
@@ -185,7 +192,8 @@ class SaveOnEveryRank(Rule):
     `save_function=accelerator.save`, which writes the weights on the main process only unless
     `safe_serialization=True` bypasses it, not a tokenizer's or configuration's small files, not
     a Hugging Face Trainer's, which has no such method and raises, not a method the project
-    defines itself), safetensors' `save_file`/`save_model`, a
+    defines itself), safetensors' `save_file`/`save_model`, torchaudio's `save` (a validation
+    hook's `val_0.wav`), a
     torchvision dataset built with `download=True` on every rank into one folder (not inside
     `main_process_first()` or after a barrier the other ranks wait at), Accelerate's
     `save_state` pre-hooks (Accelerate runs them inside `save_state`, in each process that calls
@@ -239,7 +247,7 @@ class SaveOnEveryRank(Rule):
     # without), which a word in a docstring or an import alone is not: on the pip corpus half
     # the files with a save and that text had none.
     trigger = CallTrigger(
-        TORCH_SAVE | SAFETENSORS_SAVE | DOWNLOADING_DATASETS, methods=SAVE_PRETRAINED.last_names,
+        TORCH_SAVE | SAFETENSORS_SAVE | TORCHAUDIO_SAVE | DOWNLOADING_DATASETS, methods=SAVE_PRETRAINED.last_names,
         within=SAVE_EVIDENCE_CODE, also=(SAVE_EVIDENCE,),
     )
     project_screen = WriterOrHelperCalls(replace(trigger.screen, within=None))
@@ -768,6 +776,43 @@ class SaveOnEveryRank(Rule):
                     data = Frames(files, rank)
                 return DataLoader(data, sampler=DistributedSampler(data))
             """
+        ),
+        Flagged(
+            # The script's own code builds the trainer and calls its method: every rank saves.
+            """
+            import torch
+            import torch.distributed as dist
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+
+                def save(self, path):
+                    torch.save(self.model.state_dict(), path)
+                    ^
+
+                def fit(self, epochs):
+                    for epoch in range(epochs):
+                        self.save(f"epoch_{epoch}.pt")
+
+            dist.init_process_group("nccl")
+            trainer = Trainer(torch.nn.Linear(2, 2))
+            trainer.fit(3)
+            """
+        ),
+        Flagged(
+            # Lightning runs the hook on every rank: each writes the same audio file.
+            """
+            import pytorch_lightning as pl
+            import torchaudio
+
+            class Vocoder(pl.LightningModule):
+                def validation_step(self, batch, batch_idx):
+                    if batch_idx == 0:
+                        torchaudio.save(f"val_{self.current_epoch}.wav", self(batch).cpu(), 16000)
+                        ^
+            """,
+            messages=_WRITER_MESSAGE.format("torchaudio.save", "if self.trainer.is_global_zero: or @rank_zero_only"),
         ),
     )
     clean_examples = (
@@ -1708,6 +1753,39 @@ class SaveOnEveryRank(Rule):
                 return DataLoader(data, sampler=DistributedSampler(data))
             """
         ),
+        Clean(
+            # The method is called on a local object, and only on rank 0.
+            """
+            import torch
+            import torch.distributed as dist
+
+            class Checkpointer:
+                def __init__(self, model):
+                    self.model = model
+
+                def save(self, path):
+                    model = self.model.module if dist.is_initialized() else self.model
+                    torch.save(model.state_dict(), path)
+
+            def main(model):
+                dist.init_process_group("nccl")
+                checkpointer = Checkpointer(model)
+                if dist.get_rank() == 0:
+                    checkpointer.save("final.pt")
+            """
+        ),
+        Clean(
+            # Only the global zero rank writes the audio file.
+            """
+            import pytorch_lightning as pl
+            import torchaudio
+
+            class Vocoder(pl.LightningModule):
+                def validation_step(self, batch, batch_idx):
+                    if self.trainer.is_global_zero and batch_idx == 0:
+                        torchaudio.save(f"val_{self.current_epoch}.wav", self(batch).cpu(), 16000)
+            """
+        ),
     )
 
     analyses = (RankRegions, Launches, WrappedModels)
@@ -1988,6 +2066,8 @@ class SaveOnEveryRank(Rule):
             return TORCH_SAVE.name, argument_for(node, TORCH_SAVE, "f")
         if qualified in SAFETENSORS_SAVE:
             return qualified.rpartition(".")[2], argument_for(node, SAFETENSORS_SAVE, "filename")  # type: ignore[union-attr]
+        if qualified in TORCHAUDIO_SAVE:
+            return qualified, argument_for(node, TORCHAUDIO_SAVE, "uri")
         if qualified in DOWNLOADING_DATASETS:
             download = argument_for(node, DOWNLOADING_DATASETS, "download")
             if download is None or not _is_true(download.value):
@@ -2164,8 +2244,8 @@ class SaveOnEveryRank(Rule):
         class's cache that every rank builds, a helper every rank calls under an `if` of its own."""
         project = self.model.project
         record = project.program.function(project.module, save.frame) if save.frame is not None else None
-        if record is not None and record.escapes.plain_saves and not save.conditional:
-            return  # reported where every rank calls it (`saving_helper`)
+        if record is not None and record.escapes.plain_saves and not save.conditional and not record.method:
+            return  # reported where every rank calls it (`saving_helper`; a method is reported here)
         steps = ranks_run(project, save.frame)
         if not steps:
             return
@@ -2208,6 +2288,7 @@ class _EveryRank:
         self.shows = shows
         # what a framework calls on every process itself is not rank-0's for a guarded call here
         self.guarded = ranks.functions_only_rank_zero_calls(replicas=True) - framework_called
+        self.framework_called = framework_called
         self.callers: dict[str, list[RegionCall]] = {}
         for site in ranks.call_sites:
             self.callers.setdefault(site.callee, []).append(site)
@@ -2224,7 +2305,7 @@ class _EveryRank:
         unguarded = [site for site in self.callers.get(key, ()) if not site.first_replica]
         found: list[RegionCall] | None = None
         if key in self.shows:
-            found = [] if unguarded or key not in self.callers else None
+            found = [] if unguarded or key not in self.callers or key in self.framework_called else None
         else:
             for site in unguarded:
                 outer = self.path(site.caller)
@@ -2574,10 +2655,10 @@ def ranks_run(view, key: str | None) -> list[tuple[StepKind, str, Place]] | None
     return _ranks_run(view.program, view.context, view.module, key, 0, frozenset())
 
 
-def _ranks_run(program, context, module: str, key: str | None, depth: int, seen: frozenset):
+def _ranks_run(program, context, module: str, key: str | None, depth: int, seen: frozenset, line: int | None = None):
     if (module, key) in seen or depth > MAX_CALLER_DEPTH:
         return None
-    root = _joins_ranks(program, context, module, key)
+    root = _joins_ranks(program, context, module, key, line)
     if root is not None:
         return [root]
     for site, how in _callers(program, context, module, key):
@@ -2585,7 +2666,7 @@ def _ranks_run(program, context, module: str, key: str | None, depth: int, seen:
             continue
         if distributed_branch_besides(program, context, site.caller, site.caller_key, site.line) is not None:
             continue  # `else:` of `if args.dist:` whose body builds the DistributedSampler: one process
-        outer = _ranks_run(program, context, site.caller, site.caller_key, depth + 1, seen | {(module, key)})
+        outer = _ranks_run(program, context, site.caller, site.caller_key, depth + 1, seen | {(module, key)}, site.line)
         if outer is not None:
             return [*outer, (StepKind.REACHES, how, program.place(site.caller, site.line))]
     return None
@@ -2648,18 +2729,24 @@ def _other_branch(guards: tuple, index: int):
     return other if body.last < rest.first else None
 
 
-def _joins_ranks(program, context, module: str, key: str | None):
+def _joins_ranks(program, context, module: str, key: str | None, line: int | None = None):
     """The RUNS step where function `key` (None: the module's own code) joins the ranks, itself
-    or through a project function it calls; None where it does not."""
+    or through a project function it calls, for its code at `line` (None: any): not in the
+    other branch of an `if` from `line` (`if stage == 'train': trainer = Trainer(args)` /
+    `elif stage == 'merge': ... trainer.merge()` builds its own); None where it does not."""
     record = program.function(module, key) if key is not None else program.module_code(module)
     if record is None:
         return None
-    if record.process_groups:
-        return StepKind.RUNS, "every rank runs this: it joins the process group here", program.place(module, record.process_groups[0].line)
+    guards = context.guards_around(module, key)
+    groups = [group for group in record.process_groups if line is None or not _exclusive(guards, group.line, line)]
+    if groups:
+        return StepKind.RUNS, "every rank runs this: it joins the process group here", program.place(module, groups[0].line)
     summary = program.summary(module)
     calls = summary.context.get(key or "") if summary is not None else None
     cls = record.cls if key is not None else None
     for call in calls.calls if calls is not None else ():
+        if line is not None and _exclusive(guards, call.line, line):
+            continue
         if call.callee.rpartition(".")[2] in ACCELERATOR.last_names:
             return StepKind.RUNS, "every rank runs this: `accelerate launch` runs the code that builds an Accelerator", program.place(module, call.line)
         target = program.resolve(module, call.callee, cls)
@@ -2668,7 +2755,28 @@ def _joins_ranks(program, context, module: str, key: str | None):
             where = program.place(target.module, inner.process_groups[0].line)
             text = f"every rank runs this: it joins the process group through {call.callee}() ({where})"
             return StepKind.RUNS, text, program.place(module, call.line)
+        built = _builds_accelerator(program, target) if target is not None else None
+        if built is not None:  # `trainer = SFTTrainer(args)`, whose constructor builds the Accelerator
+            text = f"every rank runs this: `accelerate launch` runs the code that builds an Accelerator through {call.callee}() ({built})"
+            return StepKind.RUNS, text, program.place(module, call.line)
     return None
+
+
+def _exclusive(guards: tuple, one: int, other: int) -> bool:
+    """Whether lines `one` and `other` are in the two branches of one `if`: no run gets to both."""
+    for index, guard in enumerate(guards):
+        partner = _other_branch(guards, index)
+        if partner is not None and guard.first <= one <= guard.last and partner.first <= other <= partner.last:
+            return True
+    return False
+
+
+def _builds_accelerator(program, target) -> Place | None:
+    """Where the project function `target` builds an Accelerator itself; None where it does not."""
+    summary = program.summary(target.module)
+    calls = summary.context.get(target.key) if summary is not None else None
+    built = next((call for call in calls.calls if call.callee.rpartition(".")[2] in ACCELERATOR.last_names), None) if calls is not None else None
+    return program.place(target.module, built.line) if built is not None else None
 
 
 def _callers(program, context, module: str, key: str | None):
