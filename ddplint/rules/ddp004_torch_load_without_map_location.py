@@ -657,6 +657,25 @@ class TorchLoadWithoutMapLocation(Rule):
     )
     clean_examples = (
         Clean(
+            # The save names the file by a template its callers fill (`f"{prefix}_mean.pt"`) and
+            # writes a tensor moved to the host: parameter_mean.pt holds no CUDA tensor.
+            """
+            import os
+            import torch
+            import torch.distributed as dist
+
+            def save_stats(out, mean, prefix):
+                torch.save(mean.cpu(), os.path.join(out, f"{prefix}_mean.pt"))
+
+            def main(out, device):
+                dist.init_process_group("nccl")
+                if dist.get_rank() == 0:
+                    save_stats(out, compute_mean(), "parameter")
+                dist.barrier()
+                state_mean = torch.load(os.path.join(out, "parameter_mean.pt")).to(device)
+            """
+        ),
+        Clean(
             # ... and here each parameter is moved to the host before it goes in: the file holds none on a GPU.
             """
             import os
@@ -1798,7 +1817,7 @@ def saved_files(view, path: str | None) -> list[SavedFile]:
             return []
         for key, function in (("", code), *summary.functions.items()):
             for write in function.escapes.files:
-                if write.path != path:
+                if write.path != path and not _fits(write.path, path):
                     continue
                 place = program.place(saver, write.line)
                 torch_save = program.values.is_save(saver, write.callee)
@@ -1807,6 +1826,15 @@ def saved_files(view, path: str | None) -> list[SavedFile]:
                 what = "a model's state dict, not moved to the host" if state else f"by {write.callee}()"
                 found.append(SavedFile(place, host, state, what))
     return found
+
+
+def _fits(saved: str, loaded: str) -> bool:
+    """Whether a file a save names by a template (`file:{}_mean.pt`, from `f"{prefix}_mean.pt"`
+    with `prefix` a parameter) may be the file a load names literally (`file:parameter_mean.pt`):
+    the save may write it, with what it writes."""
+    if "{}" not in saved or "{}" in loaded or not saved.startswith("file:") or not loaded.startswith("file:"):
+        return False
+    return re.fullmatch(".+".join(map(re.escape, saved.split("{}"))), loaded) is not None
 
 
 def on_host(saves: list[SavedFile]) -> Place | None:
