@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 
 from ddplint.core.fixpoint import fixed_point, reachable
 from ddplint.core.lines import split_lines
-from ddplint.model import inner, loaders, placement, store
+from ddplint.model import configs, inner, loaders, placement, store
 from ddplint.model.parsers import NOT_SHOWN, DeclaredOptions, declared_options, test_value
 from ddplint.model.program import Program
 from ddplint.model.reach import Reach, names_in
@@ -1101,6 +1101,29 @@ class Project:
                     kinds |= {"sharded"} if kind in ACCELERATE_SHARDED_TYPES else {"ddp"} if kind in ACCELERATE_DDP_TYPES else set()
         return frozenset(kinds)
 
+    @functools.cached_property
+    def config_files(self) -> tuple[str, ...]:
+        """The project's JSON and YAML files (relative paths, `/` between folders), at most
+        configs.MAX_CONFIG_FILES of them: the configuration files it ships."""
+        suffixes = tuple(suffix for kind in configs.CONFIG_SUFFIXES.values() for suffix in kind)
+        found: list[str] = []
+        for folder, names in self.folders():
+            for name in (n for n in names if n.endswith(suffixes)):
+                if len(found) == configs.MAX_CONFIG_FILES:
+                    return tuple(found)
+                found.append(_relative(os.path.join(folder, name), self.root).replace(os.sep, "/"))
+        return tuple(found)
+
+    def config_value(self, relative: str, keys: tuple[str, ...]):
+        """The value the config file `relative` gives for the key path `keys`
+        (`("train", "accum_grad")`); configs.MISSING where it holds none or cannot be read."""
+        key = ("config", relative)
+        if key not in self._memo:
+            kind = next((k for k, suffixes in configs.CONFIG_SUFFIXES.items() if relative.endswith(suffixes)), "yaml")
+            text = self.document(relative)
+            self._memo[key] = configs.parse(text, kind) if text is not None else None
+        return configs.lookup(self._memo[key], keys)
+
     def folders(self) -> Iterator[tuple[str, list[str]]]:
         """The project's folders with their file names (project_folders); none for a text
         linted alone (it has no folder)."""
@@ -1620,6 +1643,42 @@ class ProjectView:
         """The text of a file of the project that is not a module (a config, a document), by
         its path relative to the project root (Project.document)."""
         return self.project.document(relative)
+
+    def shipped_config(self, written: str, kind: str) -> str | None:
+        """The project's config file of `kind` ("json", "yaml") that a path written in this
+        module (`"configs/base.yaml"`, `"./config.json"`) names, read from the project root or
+        from this module's folder or a folder above it (the folders a run may start in); None
+        where it names none of them."""
+        written = posixpath.normpath(written.replace(os.sep, "/"))
+        if not written.endswith(configs.CONFIG_SUFFIXES[kind]) or written.startswith("../") or posixpath.isabs(written):
+            return None
+        shipped = set(self.project.config_files)
+        folder = os.path.dirname(self.path.replace(os.sep, "/"))
+        while True:
+            path = posixpath.normpath(f"{folder}/{written}") if folder else written
+            if path in shipped:
+                return path
+            if not folder:
+                return None
+            folder = os.path.dirname(folder)
+
+    def nearest_configs(self, kind: str) -> tuple[str, ...]:
+        """The project's config files of `kind` nearest this module: those in its folder or
+        below it, or else in the closest folder above that holds any (the files a run of a
+        script that is told its config file on the command line is given)."""
+        files = [path for path in self.project.config_files if path.endswith(configs.CONFIG_SUFFIXES[kind])]
+        folder = os.path.dirname(self.path.replace(os.sep, "/"))
+        while True:
+            found = tuple(path for path in files if not folder or path.startswith(folder + "/"))
+            if found or not folder:
+                return found
+            folder = os.path.dirname(folder)
+
+    def config_value(self, relative: str, keys: tuple[str, ...]) -> tuple:
+        """`(value,)`, the value config file `relative` gives for `keys`, or `()` where it
+        gives none (Project.config_value)."""
+        value = self.project.config_value(relative, keys)
+        return () if value is configs.MISSING else (value,)
 
     def describes_option(self, option: str, default: str) -> bool:
         """Whether the project's documents around this module tell the user to set `option`

@@ -93,7 +93,7 @@ ANALYSES = {
     'DDP018': (),
     'DDP019': ('Branches', 'GradientMode', 'RankRegions', 'WrappedModels'),
     'DDP020': (),
-    'DDP021': ('ParserOptions', 'WrappedModels'),
+    'DDP021': ('ConfigValues', 'ParserOptions', 'WrappedModels'),
     'DDP022': ('LoaderFlow',),
     'DDP023': (),
     'DDP024': (),

@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ddplint.analyses.configs import ConfigValues
 from ddplint.analyses.options import ParserOptions
 from ddplint.analyses.ranks import WrappedModels
 from ddplint.core.diagnostics import StepKind
@@ -136,8 +137,12 @@ class AccumulationWithoutNoSync(Rule):
     maybe_no_sync(model, sync):`, `with self.maybe_no_sync():`), a backward that an optimizer step on every micro-batch follows in the
     iteration (a GAN's generator steps after each backward, while only the discriminator's optimizer
     waits for `if idx % 4 == 0:`), and a count of micro-batches per step that is 1 on every run
-    (the `n` of `for _ in range(n):` or the `k` of `(i + 1) % k`: a literal 1, a name bound once
-    to one, an option whose default of 1 no launch command changes (also one a helper module reads
+    (the `n` of `for _ in range(n):` or the `k` of `(i + 1) % k`: a literal 1, a name or a `self`
+    attribute bound once to one (`self.accumulate_every = 1` in `__init__`), a key of the config
+    file the script loads (`cfg["train"]["accum"]` of `cfg = json.load(open(path))` or
+    `OmegaConf.load(path)`) that each shipped file the run may load gives 1 or none holds (no
+    count is shown: the file the path names, or, where the run names it (`-c` with no shipped
+    default), the project's config files of that format nearest the script), an option whose default of 1 no launch command changes (also one a helper module reads
     from the namespace that the parser of a script importing it built, or a parser module that script
     imports: `accum_iter = args.accum_iter`), or a parameter that every call of the function gives
     such a 1, or leaves to its default of 1 (also a call in another module, `train(...,
@@ -178,7 +183,7 @@ class AccumulationWithoutNoSync(Rule):
             ("step", "no_sync", *LOSS_SCALERS.last_names),
         ),
     )
-    analyses = (WrappedModels, ParserOptions)
+    analyses = (WrappedModels, ParserOptions, ConfigValues)
 
     flagged_examples = (
         Flagged(
@@ -520,6 +525,28 @@ class AccumulationWithoutNoSync(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # The count is a `self` attribute its class binds once, to 1: each backward is
+            # followed by the optimizer step.
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Trainer:
+                def __init__(self, net, loader, optimizer):
+                    self.model = DDP(net)
+                    self.loader = loader
+                    self.optimizer = optimizer
+                    self.accumulate_every = 1
+
+                def train(self):
+                    for _ in range(self.train_steps):
+                        for _ in range(self.accumulate_every):
+                            loss = self.model(next(self.loader)).sum() / self.accumulate_every
+                            loss.backward()
+                        self.optimizer.step()
+                        self.optimizer.zero_grad()
+            """
+        ),
         Clean(
             # The no_sync() context comes from a closure the function defines, or from a method of
             # the same object: both return the DDP model's no_sync() on all but the last micro-batch.
@@ -1101,8 +1128,8 @@ class AccumulationWithoutNoSync(Rule):
             if not options.never_runs(branches):  # (`else:` of `if step % k == 0:` with k 1 in every run: never)
                 self.report(call, message)
         for candidate in self._candidates:
-            if candidate.function in self._opted_out or any(options.default_for(count, candidate.scope) == 1 for count in candidate.counts):
-                continue  # (a count of micro-batches that every documented run leaves at 1 accumulates nothing)
+            if candidate.function in self._opted_out or any(self._accumulates_nothing(count, candidate.scope) for count in candidate.counts):
+                continue
             forward = candidate.forward
             message = (_ACCELERATE if forward.prepared else self.message) + forward.note
             chain = [
@@ -1113,6 +1140,19 @@ class AccumulationWithoutNoSync(Rule):
                 Link(StepKind.HARM, _EVERY_BACKWARD, candidate.backward),
             ]
             self.report(candidate.backward, message, chain=chain)
+
+    def _accumulates_nothing(self, count: cst.BaseExpression, scope: Scope | None) -> bool:
+        """Whether no shipped run accumulates over `count` micro-batches: every documented run
+        gives it 1, or it is read from config files (ConfigValues) of which none a run may
+        load gives it a number above 1 (a key none of them holds shows no count). (An option
+        left at a default of 0 is no such count: the run must pass one.)"""
+        configs = self.model.get(ConfigValues)
+        values = configs.run_values(count, scope)
+        if values is None:
+            return False
+        if configs.reads_config(count, scope):
+            return not any(type(value) is int and value > 1 for value in values)
+        return values == {1}
 
     def _gate_text(self, gate: cst.CSTNode) -> str:
         """What the optimizer step waits for, for the chain."""
