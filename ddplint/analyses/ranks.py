@@ -859,7 +859,6 @@ class RankFacts:
         self._conditions: list[RankTest] = []  # what the `if`s around the statement say
         self._groups_started = 0  # statements of the module that call init_process_group
         self._helper_groups = 0  # ... that call a project function that calls it (`init_dist(launcher)`)
-        self._owner_starts: dict[int, list[int]] = {}  # id(def or module) -> [its statements that start the group, that spawn]
         self._spawned = 0  # statements of the module that start processes (`mp.spawn(worker, ...)`)
         self._spawn_targets: set[str] = set()  # the module's functions they start (`worker`)
         # Flags tested by an `if` that starts the process group: (flag, the constant it is
@@ -874,20 +873,19 @@ class RankFacts:
         self._switches: dict[tuple[str | None, object], RankTest] = {}
         # A module that spawns its own processes has distributed runs only in what it spawns
         # (`if args.multi_gpu: mp.spawn(worker, ...)`); its init_process_group runs inside them.
-        # A flag is the switch only where, in each function that tests it so, every start is under
-        # it with one value: `if args.deepspeed: deepspeed.init_distributed()` / `elif args.dist:
-        # init_dist(...)` starts a distributed run either way, and neither flag holds in every one.
+        # A flag is the switch only where every start of the module is under it, with one value:
+        # `if args.deepspeed: deepspeed.init_distributed()` / `elif args.dist: init_dist(...)`
+        # starts a distributed run either way, and neither flag is true in every one.
         kind = 1 if self._spawned else 0
-        if sum(switch[-1][kind] for switch in self._switched) == (self._spawned or self._groups_started + self._helper_groups):
-            covered: dict[tuple[str | None, object, bool], dict[int, int]] = {}
-            for flag, constant, owner, cls, self_name, value, started in self._switched:
-                if started[kind]:
-                    where = covered.setdefault((self._switch_key(flag, owner, cls, self_name), constant, value), {})
-                    where[id(owner)] = where.get(id(owner), 0) + started[kind]
-            for (name, constant, value), where in covered.items():
-                if all(count == self._owner_starts.get(owner, [0, 0])[kind] for owner, count in where.items()):
-                    test = DISTRIBUTED if value else NOT_DISTRIBUTED
-                    self._switches[(name, constant)] = test if self._switches.get((name, constant), test) == test else UNKNOWN
+        covered: dict[tuple[str | None, object, bool], int] = {}
+        for flag, constant, owner, cls, self_name, value, started in self._switched:
+            if started[kind]:
+                key = (self._switch_key(flag, owner, cls, self_name), constant, value)
+                covered[key] = covered.get(key, 0) + started[kind]
+        for (name, constant, value), count in covered.items():
+            if count == (self._spawned or self._groups_started + self._helper_groups):
+                test = DISTRIBUTED if value else NOT_DISTRIBUTED
+                self._switches[(name, constant)] = test if self._switches.get((name, constant), test) == test else UNKNOWN
         self._switches = {key: test for key, test in self._switches.items() if test.is_rank_test}  # not both ways
         # the flag's key -> what it says, where its values say nothing (`_held`)
         self._group_switches: dict[str | None, RankTest] = {}
@@ -968,13 +966,9 @@ class RankFacts:
                         self._note(owner, cls, self_name, small.target, small.value)
                     elif isinstance(small, cst.AugAssign):
                         self._note(owner, cls, self_name, small.target, self._NOTHING)
-                direct, helper, spawns = self._starts_group(statement), self._starts_group_through(statement, cls), self._spawns(statement)
-                self._groups_started += direct
-                self._helper_groups += helper
-                self._spawned += spawns
-                starts = self._owner_starts.setdefault(id(owner), [0, 0])
-                starts[0] += direct or helper
-                starts[1] += spawns
+                self._groups_started += self._starts_group(statement)
+                self._helper_groups += self._starts_group_through(statement, cls)
+                self._spawned += self._spawns(statement)
                 continue
             if isinstance(statement, cst.FunctionDef):
                 params = statement.params
