@@ -858,7 +858,6 @@ class RankFacts:
         self._unreached = 0  # inside branches that no rank of a distributed run takes
         self._conditions: list[RankTest] = []  # what the `if`s around the statement say
         self._groups_started = 0  # statements of the module that call init_process_group
-        self._helper_groups = 0  # ... that call a project function that calls it (`init_dist(launcher)`)
         self._spawned = 0  # statements of the module that start processes (`mp.spawn(worker, ...)`)
         self._spawn_targets: set[str] = set()  # the module's functions they start (`worker`)
         # Flags tested by an `if` that starts the process group: (flag, the constant it is
@@ -873,19 +872,14 @@ class RankFacts:
         self._switches: dict[tuple[str | None, object], RankTest] = {}
         # A module that spawns its own processes has distributed runs only in what it spawns
         # (`if args.multi_gpu: mp.spawn(worker, ...)`); its init_process_group runs inside them.
-        # A flag is the switch only where every start of the module is under it, with one value:
-        # `if args.deepspeed: deepspeed.init_distributed()` / `elif args.dist: init_dist(...)`
-        # starts a distributed run either way, and neither flag is true in every one.
         kind = 1 if self._spawned else 0
-        covered: dict[tuple[str | None, object, bool], int] = {}
-        for flag, constant, owner, cls, self_name, value, started in self._switched:
-            if started[kind]:
-                key = (self._switch_key(flag, owner, cls, self_name), constant, value)
-                covered[key] = covered.get(key, 0) + started[kind]
-        for (name, constant, value), count in covered.items():
-            if count == (self._spawned or self._groups_started + self._helper_groups):
+        if sum(switch[-1][kind] for switch in self._switched) == (self._spawned or self._groups_started):
+            for flag, constant, owner, cls, self_name, value, started in self._switched:
+                if not started[kind]:
+                    continue
+                key = (self._switch_key(flag, owner, cls, self_name), constant)
                 test = DISTRIBUTED if value else NOT_DISTRIBUTED
-                self._switches[(name, constant)] = test if self._switches.get((name, constant), test) == test else UNKNOWN
+                self._switches[key] = test if self._switches.get(key, test) == test else UNKNOWN
         self._switches = {key: test for key, test in self._switches.items() if test.is_rank_test}  # not both ways
         # the flag's key -> what it says, where its values say nothing (`_held`)
         self._group_switches: dict[str | None, RankTest] = {}
@@ -967,7 +961,6 @@ class RankFacts:
                     elif isinstance(small, cst.AugAssign):
                         self._note(owner, cls, self_name, small.target, self._NOTHING)
                 self._groups_started += self._starts_group(statement)
-                self._helper_groups += self._starts_group_through(statement, cls)
                 self._spawned += self._spawns(statement)
                 continue
             if isinstance(statement, cst.FunctionDef):
@@ -1036,18 +1029,6 @@ class RankFacts:
             for small in line.body
         )
 
-    def _starts_group_through(self, line: cst.SimpleStatementLine, cls: str | None) -> bool:
-        """Whether the statement line calls a project function that starts the process group,
-        itself or through the project functions it calls (mmcv's `init_dist(args.launcher)`)."""
-        project = self.model.project
-        return project is not None and any(
-            isinstance(small, (cst.Expr, cst.Assign)) and isinstance(small.value, cst.Call)
-            and (callee := dotted_name(small.value.func)) is not None
-            and (self.model.qualified(small.value.func) or callee) not in GROUP_STARTS
-            and project.starts_group(None, cls, callee) is not None
-            for small in line.body
-        )
-
     def _needs_group(self, line: cst.SimpleStatementLine) -> bool:
         """Whether the statement line makes a call that only a distributed run makes: builds a
         DistributedSampler, wraps a model in DDP, asks the rank or runs a collective (without a
@@ -1089,8 +1070,7 @@ class RankFacts:
         for body, test_true in branches:
             lines = body.body if isinstance(body, cst.IndentedBlock) else [cst.SimpleStatementLine(body=body.body)]  # type: ignore[attr-defined]
             simple = [line for line in lines if isinstance(line, cst.SimpleStatementLine)]
-            groups = sum(self._starts_group(line) or self._starts_group_through(line, cls) for line in simple)
-            started = (groups, sum(map(self._spawns, simple)))
+            started = (sum(map(self._starts_group, simple)), sum(map(self._spawns, simple)))
             if any(started):
                 self._switched.append((flag, constant, owner, cls, self_name, test_true != negated, started))
             self._group_users.append((flag, constant, owner, cls, self_name, test_true != negated, body, simple))

@@ -1283,27 +1283,6 @@ class Program:
                 found = self.backward_in(target.module, target.key, record.line, _LAST_LINE, depth + 1)  # type: ignore[union-attr]
         return memo.put(memo_key, found, depth)
 
-    def starts_group(self, module: str, key: str | None, cls: str | None, callee: str, depth: int = 0) -> Place | None:
-        """Where calling `callee` in function `key` of `module` starts the process group
-        (`init_process_group`) inside the project function it reaches, itself or through the
-        project functions that one calls (three calls deep: mmcv's `init_dist(launcher)` calling
-        `_init_dist_pytorch`, which calls it); None when it does not, or it is unknown."""
-        target = self.target(module, key, cls, callee) if depth <= 3 else None
-        record = self.function(target.module, target.key) if target is not None else None
-        if record is None:
-            return None
-        memo, memo_key = self.memos.group_starts, target.function  # type: ignore[union-attr]
-        hit, known = memo.get(memo_key, depth)
-        if hit:
-            return known
-        memo.start(memo_key)
-        found = self.place(target.module, record.process_groups[0].line) if record.process_groups else None  # type: ignore[union-attr]
-        for call in record.invocations if found is None else ():
-            found = self.starts_group(target.module, target.key, record.cls, call.callee, depth + 1)  # type: ignore[union-attr]
-            if found is not None:
-                break
-        return memo.put(memo_key, found, depth)
-
     def backward_in(self, module: str, key: str, first: int, last: int, depth: int = 0) -> Place | None:
         """Where a backward() runs between lines `first` and `last` of function `key` (a loop's
         body): called there, or reached through a call made there (`runs_backward`); None when
@@ -1547,7 +1526,6 @@ class _Memos:
         self.deduplicating: dict = {}
         self.trainings = DepthMemo()  # ddplint.model.inner
         self.backwards = DepthMemo()
-        self.group_starts = DepthMemo()  # `starts_group`
         self.handed_inner: dict = {}
         self.evaluated_samplers: dict | None = None
         # what a rule's own questions of the program read from modules as saved, by question and

@@ -2270,11 +2270,6 @@ class ProjectView:
         project function or a library loss scaler (ddplint.model.program.Program.runs_backward)."""
         return self.project.program.runs_backward(self.module, key, cls, callee)
 
-    def starts_group(self, key: str | None, cls: str | None, callee: str) -> Place | None:
-        """Where calling `callee` in this module's function `key` starts the process group
-        through project functions (ddplint.model.program.Program.starts_group), or None."""
-        return self.project.program.starts_group(self.module, key, cls, callee)
-
     def hands_back(self, key: str | None, cls: str | None, callee: str) -> int | None:
         """The position of the argument a call of `callee` here gets back unchanged from a project
         function or method (ddplint.model.loaders.hands_back), or None."""
