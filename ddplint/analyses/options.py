@@ -179,10 +179,9 @@ class ParserOptions(Analysis):
         if project is None or not named or depth >= MAX_CALLERS or self._keys.get(frame.key or "") is not frame:
             return None
         passed = project.context.passed_or_default(project.module, frame.key, name)
-        declared = project.own_options().parameters.get((frame.key, name))
-        if declared is not None and not passed:  # the module's command line (`fire.Fire(main)`), not a call
-            value = project.unless_passed(*declared, positional=True)
-            return value if type(value) is int else None
+        entry = project.entry_parameter(frame.key, name)
+        if entry is not None and not passed:  # the module's command line (`fire.Fire(main)`), not a call
+            return entry if type(entry) is int else None
         values = set()
         for site, text, default in passed or ():
             here = site.caller == project.module  # a call of another module that leaves it out gives the default

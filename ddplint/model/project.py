@@ -2010,6 +2010,13 @@ class ProjectView:
             return NOT_SHOWN
         return self.unless_passed(*shown)
 
+    def entry_parameter(self, key: str, name: str) -> object:
+        """The value every documented run gives parameter `name` of function `key` where the
+        function's parameters are this module's command line (`fire.Fire(main)`: unless_passed,
+        NOT_SHOWN where not shown); None where it is no such parameter."""
+        declared = self.own_options().parameters.get((key, name))
+        return None if declared is None else self.unless_passed(*declared, positional=True)
+
     def unless_passed(self, strings: Iterable[str], value: object, positional: bool = False) -> object:
         """The value every documented run of this module gives an option written `strings`
         (`--epochs`) that gets `value` unless passed: `value`, where no command of the project

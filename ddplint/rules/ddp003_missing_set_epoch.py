@@ -975,8 +975,7 @@ class MissingSetEpoch(Rule):
         count = args[-1].value
         if isinstance(count, cst.Name) and function is not None and function.key is not None and count.value in function.params:
             # a parameter of the module's command-line entry (`fire.Fire(main)`, `def main(epoch: int = 1)`)
-            declared = view.own_options().parameters.get((function.key, count.value))
-            value = None if declared is None else view.unless_passed(*declared, positional=True)
+            value = view.entry_parameter(function.key, count.value)
         elif not isinstance(count, cst.Attribute) or isinstance(count.value, cst.Name) and count.value.value in ("self", "cls"):
             return False
         else:
