@@ -1423,3 +1423,26 @@ def test_an_evaluation_split_of_known_size_that_every_documented_run_divides_is_
         (tmp_path / "README.md").write_text(readme)
         found = _findings(run("check", "--no-cache", "--select", "DDP022", ".").stdout)
         assert [f[3] for f in found] == expected, (readme, found)
+
+
+def test_a_rendezvous_option_every_launch_sets_to_a_loopback_address_is_one_machine(tmp_path, run):
+    """DDP013: config.py's parser class defaults `--dist_url` to a loopback address, and the
+    launch scripts pass it another loopback port: every documented run meets on this machine,
+    where the local rank is the global one. A launch passing a routable address is two nodes."""
+    (tmp_path / ".git").write_text("")
+    (tmp_path / "config.py").write_text(
+        "import argparse\n\n\nclass Config(argparse.Namespace):\n    def __init__(self):\n"
+        "        parser = argparse.ArgumentParser()\n"
+        "        parser.add_argument('--local_rank', default=0, type=int)\n"
+        "        parser.add_argument('--dist_url', default='tcp://127.0.0.1:23456', type=str)\n"
+        "        super().__init__(**vars(parser.parse_args()))\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "import torch\nfrom config import Config\n\nif __name__ == '__main__':\n    config = Config()\n"
+        "    torch.distributed.init_process_group('nccl', init_method=config.dist_url, rank=config.local_rank, world_size=8)\n"
+    )
+    run.cwd = tmp_path
+    for url, expected in (("'tcp://127.0.0.1:23343'", []), ("tcp://10.0.0.1:23343", ["DDP013"])):
+        (tmp_path / "run.sh").write_text(f"python -m torch.distributed.launch --nproc_per_node=8 train.py --dist_url {url}\n")
+        found = _findings(run("check", "--no-cache", "--select", "DDP013", ".").stdout)
+        assert [f[3] for f in found] == expected, url

@@ -127,6 +127,18 @@ class ParserOptions(Analysis):
         the value it has unless passed (its literal default; argparse's own where none is given),
         where no launch command of the project passes it another one and neither this file nor
         the parser's module sets it in another way; UNKNOWN otherwise."""
+        return _unless_passed(self.model.project, self._declared(expr, scope))
+
+    def documented_values(self, expr: cst.BaseExpression | None, scope: Scope | None = None):
+        """Every value a documented run may give `expr` (as `documented` reads it): the option's
+        value unless passed, then each value a launch command of the project passes it, as the
+        shell hands it over (quotes taken off); UNKNOWN where one is not shown (a document tells
+        the user to set it, a command passes the option with no value)."""
+        return _run_values(self.model.project, self._declared(expr, scope))
+
+    def _declared(self, expr: cst.BaseExpression | None, scope: Scope | None):
+        """The option `expr` reads (its option strings, its value unless passed), declared by
+        this file's parser or one around it (`documented`); None or UNKNOWN where not shown."""
         if isinstance(expr, cst.Name) and self.model.constant(expr.value, scope) is not None:
             expr = self.model.constant(expr.value, scope)
         if not isinstance(expr, cst.Attribute) or self._dynamic or expr.attr.value in self._rebound:
@@ -135,7 +147,7 @@ class ParserOptions(Analysis):
         declared = self._options.get(expr.attr.value)
         if declared is None and project is not None:
             declared = _declared_around(project, expr.attr.value, own=False)
-        return _unless_passed(project, declared)
+        return declared
 
     def documented_in(self, module: str, expr: cst.BaseExpression):
         """The value every documented run gets for `expr` as another module of the project
@@ -260,15 +272,27 @@ def _unless_passed(view, declared):
     """The value a `declared` option gets in every documented run of `view`'s module: its value
     unless passed, where no launch command passes it another and no document tells the user to
     set it; UNKNOWN otherwise."""
+    values = _run_values(view, declared)
+    if values is UNKNOWN or any(type(values[0]) is not int or passed != str(values[0]) for passed in values[1:]):
+        return UNKNOWN
+    return values[0]
+
+
+def _run_values(view, declared):
+    """The values a `declared` option gets in the documented runs of `view`'s module: its value
+    unless passed, then the text each launch command passes it (quotes taken off); UNKNOWN where
+    a command passes it no value or a document tells the user to set it."""
     if declared is None or declared is UNKNOWN:
         return UNKNOWN
     strings, value = declared
+    values = [value]
     for command in view.runs() if view is not None else ():
         for option in strings:
             written = rf"(?<![\w-]){re.escape(option)}(?![\w-])(?:(?:=|\s+)(\S+))?"
             for passed in re.finditer(written, command.command):
-                if type(value) is not int or passed.group(1) != str(value):
+                if passed.group(1) is None:
                     return UNKNOWN
+                values.append(passed.group(1).strip("'\""))
     if view is not None and any(view.describes_option(option, str(value)) for option in strings if option.startswith("--")):
         return UNKNOWN  # the documents tell the user to set it: runs may differ from every command shown
-    return value
+    return tuple(values)

@@ -10,7 +10,7 @@ import libcst as cst
 from ddplint.core.diagnostics import Applicability, StepKind
 from ddplint.model.records import Place
 from ddplint.analyses.environ_writes import environ_writes
-from ddplint.analyses.options import ParserOptions
+from ddplint.analyses.options import UNKNOWN, ParserOptions
 from ddplint.analyses.pickling import started_function
 from ddplint.analyses.ranks import environment_key, last_name, strip_int
 from ddplint.prefilter.triggers import CallTrigger
@@ -91,8 +91,9 @@ class RankFromLocalRank(Rule):
     to a loopback address before the call, in its function or in module code), or its world is
     this machine's GPUs
     (`world_size=torch.cuda.device_count()`), also through a variable bound once; or an option
-    every documented run leaves at a loopback address (`--dist_url` defaulting to
-    `tcp://127.0.0.1:23457`). A function handed to another module's helper that starts it with
+    every documented run sets to a loopback address (`--dist_url` defaulting to
+    `tcp://127.0.0.1:23457`, also by a parser another module builds, and every launch command
+    leaving it out or passing another loopback address). A function handed to another module's helper that starts it with
     `mp.spawn` (`start_dist_train(train, world_size)`) is started as the ranks too; and so, in
     a file that shows no launcher (no `env://`, `RANK`, `LOCAL_RANK`, `WORLD_SIZE`,
     `--local_rank`), is one handed first to a helper imported from a module beside the script
@@ -726,11 +727,12 @@ class RankFromLocalRank(Rule):
         self._findings.append(_Finding(rank, self._parameter(value), key, made, origin))
 
     def _loopback_option(self, rank: cst.Arg) -> bool:
-        """The call's init_method is an option every documented run leaves at a loopback
-        address (`--dist_url` defaulting to `tcp://127.0.0.1:23456`): one machine."""
+        """The call's init_method is an option every documented run sets to a loopback
+        address (`--dist_url` defaulting to `tcp://127.0.0.1:23456`, and each launch command
+        passing it `tcp://127.0.0.1:23343` or leaving it out): one machine."""
         init_method, scope = self._init_methods.get(id(rank), (None, None))
-        documented = self.model.get(ParserOptions).documented(init_method, scope) if init_method is not None else None
-        return isinstance(documented, str) and _is_loopback(documented)
+        values = self.model.get(ParserOptions).documented_values(init_method, scope) if init_method is not None else UNKNOWN
+        return values is not UNKNOWN and all(isinstance(value, str) and _is_loopback(value) for value in values)
 
     def _on_one_machine(self, call: cst.Call) -> bool:
         """The call says its job is one machine: a loopback init_method (or, with the default
