@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
@@ -17,7 +17,7 @@ from ddplint.prefilter.triggers import SubclassTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.semantic.edits import argument_for, has_star_arguments, with_keyword_argument
 from ddplint.semantic.model import dotted_name
-from ddplint.semantic.walk import children
+from ddplint.semantic.walk import children, descendants
 
 # What a torchmetrics Metric object's value is taken with: synced across ranks by the metric.
 METRIC_COMPUTE = "compute"
@@ -39,6 +39,20 @@ class _Log:
     cls: str
     names: dict[str, cst.BaseExpression]  # logged name -> its value
     rank_zero_region: bool
+    named_by: dict[str, cst.Call] = field(default_factory=dict)  # a name -> the call of the method that gives it
+
+
+@dataclass(frozen=True)
+class _Template:
+    """A log name that is an f-string of the method's parameters (`f"{stage} acc"`): its parts,
+    text or a parameter's name, filled in by the calls of the method (`self.log_metrics(p, y, "val")`)."""
+
+    log: _Log
+    method: str
+    parameters: tuple[str, ...]  # the method's parameters after `self`, in order
+    defaults: dict[str, str]  # parameter -> its literal string default
+    parts: tuple[tuple[bool, str], ...]  # (is a parameter, text or its name)
+    value: cst.BaseExpression
 
 
 class UnsyncedMonitoredMetric(Rule):
@@ -63,7 +77,10 @@ class UnsyncedMonitoredMetric(Rule):
     loss; with `sync_dist=True` both record 10.911, their mean.
 
     Fires when a LightningModule of this file logs, with `self.log(name, ...)` or
-    `self.log_dict({name: ...})` and a literal name, a metric that a ModelCheckpoint or
+    `self.log_dict({name: ...})` and a literal name (or, with `self.log`, an f-string of
+    parameters of its method that the method never rebinds, `f"{stage} acc"`, filled in by each
+    call of the method in its class that passes them string literals, `self.log_metrics(p, y,
+    "val")`, or leaves them at a literal default), a metric that a ModelCheckpoint or
     EarlyStopping monitors (a literal `monitor=`, in this file or in a module that imports it,
     or one that imports such a module) without `sync_dist=True`, or with `rank_zero_only=True`,
     and a Trainer in this file or such a module is set for several processes (`devices` or
@@ -157,6 +174,37 @@ class UnsyncedMonitoredMetric(Rule):
                 "with sync_dist=True (`val/mse_rank0` is monitored by EarlyStopping in this file)",
             ),
         ),
+        Flagged(
+            # The name is an f-string of a parameter: the hook's call passes "val", so it logs "val acc".
+            """
+            import lightning as L
+            from lightning.pytorch.callbacks import EarlyStopping
+
+            class Classifier(L.LightningModule):
+                def log_metrics(self, preds, targets, stage):
+                    accuracy = (preds == targets).float().mean()
+                    self.log(f"{stage} acc", accuracy)
+                    ^
+
+                def validation_step(self, batch, batch_idx):
+                    x, y = batch
+                    self.log_metrics(self(x).argmax(-1), y, "val")
+
+                def test_step(self, batch, batch_idx):
+                    x, y = batch
+                    self.log_metrics(self(x).argmax(-1), y, stage="test")
+
+            def main(data):
+                trainer = L.Trainer(devices=2, callbacks=[EarlyStopping(monitor="val acc", mode="max")])
+                trainer.fit(Classifier(), data)
+            """,
+            fix_edits=(("accuracy)\n", "accuracy, sync_dist=True)\n"),),
+            messages=(
+                "metric monitored by ModelCheckpoint/EarlyStopping is logged without sync_dist=True: each rank "
+                "decides from its own shard's value, so the ranks keep different best checkpoints or stop at "
+                "different times; log it with sync_dist=True (`val acc` is monitored by EarlyStopping in this file)"
+            ),
+        ),
     )
     clean_examples = (
         Clean(
@@ -237,6 +285,8 @@ class UnsyncedMonitoredMetric(Rule):
         self._logs: list[_Log] = []
         self._monitors: list[_Monitor] = []
         self._trainers: list[tuple[bool | None, cst.Call]] = []  # per Trainer(...) here: several devices?
+        self._templates: list[_Template] = []
+        self._self_calls: list[tuple[str, str, cst.Call]] = []  # (class, method, call): `self.log_metrics(...)`
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         if any(self.model.qualified(b.value) in LIGHTNING_MODULE or dotted_name(b.value) in self._lightning for b in node.bases):
@@ -273,10 +323,66 @@ class UnsyncedMonitoredMetric(Rule):
             return
         api = LIGHTNING_LOG if func.attr.value in LIGHTNING_LOG else LIGHTNING_LOG_DICT if func.attr.value in LIGHTNING_LOG_DICT else None
         if api is None or has_star_arguments(node):
+            if api is None and not has_star_arguments(node):
+                self._self_calls.append((cls, func.attr.value, node))
             return
         names = self._logged(node, api)
+        log = _Log(node, cls, names, self.model.get(RankRegions).only_rank_zero)
         if names:
-            self._logs.append(_Log(node, cls, names, self.model.get(RankRegions).only_rank_zero))
+            self._logs.append(log)
+        elif api is LIGHTNING_LOG:
+            self._template(log)
+
+    def _template(self, log: _Log) -> None:
+        """Keep `self.log(f"{stage} acc", value)` in a method whose parameter `stage` it reads
+        and never rebinds: the calls of the method name what it logs."""
+        name, value = argument_for(log.call, LIGHTNING_LOG, "name"), argument_for(log.call, LIGHTNING_LOG, "value")
+        function = self.model.frame.function
+        if name is None or value is None or not isinstance(name.value, cst.FormattedString) or not isinstance(function, cst.FunctionDef):
+            return
+        params = function.params
+        if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg is not None:
+            return  # `*args`, `**kwargs`: which argument is which is unknown
+        positional = [param.name.value for param in (*params.posonly_params, *params.params)]
+        every = positional + [param.name.value for param in params.kwonly_params]
+        defaults = {
+            param.name.value: self.model.string_value(param.default)
+            for param in (*params.posonly_params, *params.params, *params.kwonly_params)
+            if param.default is not None and self.model.string_value(param.default) is not None
+        }
+        rebound = {dotted_name(node.target) for node in descendants(function.body) if isinstance(node, cst.AssignTarget)}
+        parts: list[tuple[bool, str]] = []
+        for part in name.value.parts:
+            if isinstance(part, cst.FormattedStringText):
+                parts.append((False, part.value))
+                continue
+            expr = part.expression
+            plain = part.conversion is None and part.format_spec is None
+            if not (plain and isinstance(expr, cst.Name) and expr.value in every[1:] and expr.value not in rebound):
+                return
+            parts.append((True, expr.value))
+        if positional and positional[0] == self.model.frame.self_name:
+            self._templates.append(_Template(log, function.name.value, tuple(every[1:]), defaults, tuple(parts), value.value))
+
+    def _filled(self, template: _Template) -> dict[str, cst.Call]:
+        """The names a template logs, each with a call of its method (in its class) that passes
+        string literals for its parameters."""
+        found: dict[str, cst.Call] = {}
+        for cls, method, call in self._self_calls:
+            if cls != template.log.cls or method != template.method:
+                continue
+            given = dict(template.defaults)
+            for index, arg in enumerate(call.args):
+                keyword = arg.keyword.value if arg.keyword is not None else None
+                target = keyword if keyword is not None else template.parameters[index] if index < len(template.parameters) else None
+                text = self.model.string_value(arg.value)
+                if target is not None and text is not None:
+                    given[target] = text
+                elif target is not None:
+                    given.pop(target, None)
+            if all(given.get(text) is not None for is_parameter, text in template.parts if is_parameter):
+                found["".join(given[text] if is_parameter else text for is_parameter, text in template.parts)] = call
+        return found
 
     def _logged(self, call: cst.Call, api) -> dict[str, cst.BaseExpression]:
         """The literal names a log call records, each with its value."""
@@ -294,6 +400,10 @@ class UnsyncedMonitoredMetric(Rule):
         return found  # type: ignore[return-value]
 
     def leave_Module(self, original_node: cst.Module) -> None:
+        for template in self._templates:
+            filled = self._filled(template)
+            if filled:
+                self._logs.append(replace(template.log, names={name: template.value for name in filled}, named_by=filled))
         if not self._logs:
             return
         runs = self._several_ranks()
@@ -335,9 +445,11 @@ class UnsyncedMonitoredMetric(Rule):
         note = f"`{name}` is monitored by {monitor.callback} {where}"
         harm = ("only rank 0 records it; the other ranks' callback finds no such metric" if rank_zero else
                 "each rank records its own shard's value, and the callback decides on every rank from that")
+        named = log.named_by.get(name)
         chain = [
             Link(StepKind.MADE, f"{monitor.callback} monitors `{name}`", monitor.at),
             runs,
+            *([Link(StepKind.REACHES, f"this call of {dotted_name(named.func)}() fills in the logged name: `{name}`", named)] if named is not None else []),
             Link(StepKind.HARM, harm, log.call),
         ]
         message = self.rank_zero_message if rank_zero else self.message
