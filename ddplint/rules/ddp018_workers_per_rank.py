@@ -4,7 +4,8 @@ import libcst as cst
 
 from ddplint.core.diagnostics import Applicability, StepKind
 from ddplint.semantic.edits import argument_for, module_alias
-from ddplint.core.torch_api import CPU_COUNT, DATALOADER, DISTRIBUTED_MARKERS, SCHED_GETAFFINITY
+from ddplint.analyses.ranks import environment_key, last_name, strip_int
+from ddplint.core.torch_api import CPU_COUNT, DATALOADER, DISTRIBUTED_MARKERS, GET_WORLD_SIZE, SCHED_GETAFFINITY
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.semantic.model import Frame, dotted_name
@@ -29,7 +30,12 @@ class WorkersPerRank(Rule):
     processes of one node are shown to build the loader: this file starts or joins the ranks
     (`init_process_group`, `mp.spawn`, DDP, a rank variable read, a launch point of
     Accelerate, a Fabric for several devices or a LightningModule), a script that imports it
-    does, or it imports torch.distributed (the finding's chain names which). A file of a
+    does, or it imports torch.distributed (the finding's chain names which). So too, where such processes build it, a count per
+    rank that grows with the number of ranks: the world size (`dist.get_world_size()`,
+    `WORLD_SIZE` from the environment, a variable or attribute called `world_size`) times a
+    literal (`num_workers=args.world_size * 4`): each rank starts world size × 4 workers, so a
+    node of 4 ranks starts 64, and the count grows with the square of the GPUs; the fix
+    (unsafe) gives each rank the literal share (`num_workers=4`). A file of a
     distributed project that shows none of this is not reported: a `Fabric(devices=1)` script
     beside distributed examples runs one process. The count may also reach `num_workers` through a variable of the
     function (or module), or through an attribute of `self` that some method of the class
@@ -61,10 +67,14 @@ class WorkersPerRank(Rule):
     name = "workers-per-rank"
     frameworks = (Framework.DDP, Framework.ACCELERATE, Framework.LIGHTNING)
     message = "num_workers=cpu_count() in every rank oversubscribes the machine; divide by the ranks per node (LOCAL_WORLD_SIZE)"
+    world_message = (
+        "num_workers grows with the world size in every rank: the node starts ranks per node × world size × {share} "
+        "workers; give each rank its own share ({share})"
+    )
     fix = Applicability.UNSAFE
     # `also`: the worker count it flags, in distributed code (met in any module of a
     # distributed project: ddplint.prefilter.needles.TextScan.matches).
-    trigger = CallTrigger(DATALOADER, also=(("cpu_count", "sched_getaffinity"), DISTRIBUTED_MARKERS))
+    trigger = CallTrigger(DATALOADER, also=(("cpu_count", "sched_getaffinity", "world_size", "WORLD_SIZE"), DISTRIBUTED_MARKERS))
 
     flagged_examples = (
         Flagged(
@@ -144,6 +154,24 @@ class WorkersPerRank(Rule):
                 num_workers=max(1, len(system.sched_getaffinity(0)) // int(system.environ.get("LOCAL_WORLD_SIZE", 1))),
             )
             """,
+        ),
+        Flagged(
+            # A count per rank that grows with the world size: 4 ranks of a node start 16 each.
+            """
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def build(dataset, args):
+                dist.init_process_group("nccl")
+                sampler = DistributedSampler(dataset)
+                return DataLoader(dataset, sampler=sampler, num_workers=args.world_size * 4)
+                                                                        ^
+            """,
+            fix_edits=(("args.world_size * 4)", "4)"),),
+            messages=(
+                "num_workers grows with the world size in every rank: the node starts ranks per node × world size × 4 "
+                "workers; give each rank its own share (4)",
+            ),
         ),
         Flagged(
             """
@@ -256,6 +284,17 @@ class WorkersPerRank(Rule):
     )
     clean_examples = (
         Clean(
+            # a count per rank that does not grow with the ranks, or shrinks with them
+            """
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader
+
+            world_size = dist.get_world_size()
+            a = DataLoader(dataset, num_workers=args.workers * 2)
+            b = DataLoader(dataset, num_workers=32 // world_size)
+            """
+        ),
+        Clean(
             """
             import os
             import torch.distributed as dist
@@ -315,12 +354,17 @@ class WorkersPerRank(Rule):
         # (the count, the num_workers value it reaches, whether held in a variable) per loader:
         # reported after the walk, when the file's evidence of who runs it is complete
         self._counts: list[tuple[cst.BaseExpression, cst.BaseExpression, bool]] = []
+        self._grown: list[tuple[cst.BinaryOperation, cst.Integer]] = []  # `world_size * 4`, and its 4
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.model.qualified(node.func) not in DATALOADER:
             return
         workers = argument_for(node, DATALOADER, "num_workers")
         if workers is None:
+            return
+        grown = self._world_count(workers.value)
+        if grown is not None:
+            self._grown.append(grown)
             return
         count = self._machine_count(workers.value)
         if count is not None:
@@ -332,9 +376,13 @@ class WorkersPerRank(Rule):
             self._counts.append((held, workers.value, True))
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        runs = self.runs_link() if self._counts else None
+        runs = self.runs_link() if self._counts or self._grown else None
         if runs is None:
             return  # nothing shows that more than one process of a node builds these loaders
+        for product, share in self._grown:
+            harm = Link(StepKind.HARM, f"each of these processes starts world size × {share.value} loader workers: the node's count is its ranks × the world size × the share, the square of the ranks on one node", product)
+            message = self.world_message.format(share=share.value)
+            self.report(product, message, replace={product: share.with_changes(lpar=(), rpar=())}, chain=[runs, harm])
         for count, workers, held in self._counts:
             if held:
                 through = dotted_name(workers)
@@ -364,6 +412,26 @@ class WorkersPerRank(Rule):
         that each of them starts that many workers."""
         harm = Link(StepKind.HARM, "each of these processes starts this many loader workers: ranks per node × the machine's cores", count)
         return [*([reaches] if reaches is not None else []), runs, harm]
+
+    def _world_count(self, expr: cst.BaseExpression) -> tuple[cst.BinaryOperation, cst.Integer] | None:
+        """`args.world_size * 4`, `4 * dist.get_world_size()`, `int(os.environ["WORLD_SIZE"]) * 4`:
+        a count per rank that grows with the number of ranks, and its literal factor."""
+        if not (isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply)):
+            return None
+        for share, world in ((expr.right, expr.left), (expr.left, expr.right)):
+            if isinstance(share, cst.Integer) and int(share.evaluated_value) > 0 and self._is_world_size(world):
+                return expr, share
+        return None
+
+    def _is_world_size(self, expr: cst.BaseExpression) -> bool:
+        """The job's number of ranks: `dist.get_world_size()` (or a helper of that name),
+        `WORLD_SIZE` from the environment, a variable or attribute called `world_size`."""
+        expr = strip_int(expr)
+        if isinstance(expr, cst.Call):
+            return self.model.qualified(expr.func) in GET_WORLD_SIZE or not expr.args and last_name(expr) == "get_world_size" or environment_key(expr) == "WORLD_SIZE"
+        if isinstance(expr, cst.Subscript):
+            return environment_key(expr) == "WORLD_SIZE"
+        return isinstance(expr, (cst.Name, cst.Attribute)) and last_name(expr) == "world_size"
 
     def _machine_count(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
         """The part of `expr` that counts the whole machine's cores, where `expr` gives every
