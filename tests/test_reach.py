@@ -240,7 +240,9 @@ def test_a_module_whose_only_top_level_call_sets_up_an_imported_module_is_no_scr
              "pkg/helpers.py": HELPERS, "trainer_single_gpu.py": trainer, "trainer.py": trainer, "trainer2.py": trainer,
              "README.md": "Distributed training: in train.py write\n```py\nfrom trainer import Trainer\n```\n",
              "tools/stats.py": "import torch\n\ndef helper(x):\n    return x\n\nprint(helper(torch.load('x.pt')))\n",
-             "tools/fetch.py": "import urllib.request\nurllib.request.urlretrieve('http://x', 'x.pt')\n"}
+             "tools/fetch.py": "import urllib.request\nurllib.request.urlretrieve('http://x', 'x.pt')\n",
+             "tools/launch.py": "import os\n\ndef unused():\n    pass\n\nos.system('torchrun train.py')\n",
+             "tools/cli.py": "import fire\n\ndef finetune():\n    pass\n\nfire.Fire()\n"}
     reach = _reach(tmp_path, files)
     assert reach.never_runs("trainer2", ())
     assert reach.never_runs("trainer2", (("Trainer", True, False), ("load", False, False)))
@@ -248,3 +250,5 @@ def test_a_module_whose_only_top_level_call_sets_up_an_imported_module_is_no_scr
     assert not reach.never_runs("trainer_single_gpu", (("Trainer", True, False), ("load", False, False)))
     assert not reach.never_runs("stats", ())
     assert not reach.never_runs("fetch", ())
+    assert not reach.never_runs("launch", ())  # running a command is a script's work
+    assert not reach.never_runs("cli", (("finetune", False, False),))  # a dispatcher runs its functions

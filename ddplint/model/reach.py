@@ -46,6 +46,13 @@ _RUN_MODULE = re.compile(r"(?<![\w-])-m\s+([\w.]+)")  # `python -m pkg.train`
 # What imports a module by a name built at run time (or runs one as a script).
 _DYNAMIC_IMPORTS = ("import_module", "__import__", "importlib", "runpy", "exec(", "imp.load", "load_source", "spec_from")
 _NAME_DISPATCH = ("Fire(", "globals()", "locals()", "sys.modules[__name__]", "vars()")
+# Calls by which a module sets up a library when imported (`wandb.init(project=...)`,
+# `warnings.filterwarnings("ignore")`, `sys.path.append(...)`): no work of a script's.
+_SETUP_CALLS = frozenset({
+    "init", "login", "filterwarnings", "simplefilter", "basicConfig", "setLevel", "disable_warnings", "append",
+    "insert", "seed", "manual_seed", "use", "setNumThreads", "set_num_threads", "set_printoptions",
+    "set_start_method", "set_sharing_strategy", "setdefault", "register",
+})
 MAX_NOTEBOOKS = 200
 MAX_NOTEBOOK_BYTES = 5_000_000
 
@@ -358,10 +365,11 @@ def _imported_modules(tree: ast.Module) -> set[str]:
 
 
 def _sets_up(call: ast.Call, modules: set[str]) -> bool:
-    """Whether a top-level call only sets up imported modules: every name it says is one of
-    `modules` or a dunder (`__file__`), the rest literals (`wandb.init(project="x")`,
-    `torch.manual_seed(0)`); not `main()`, `train(args)` nor `print(helper(x))`."""
-    if not isinstance(call.func, ast.Attribute):
+    """Whether a top-level call only sets up imported modules: a setup call of `_SETUP_CALLS`
+    on one of `modules`, every other name it says one of them or a dunder (`__file__`), the
+    rest literals (`wandb.init(project="x")`, `torch.manual_seed(0)`); not `main()`,
+    `train(args)`, `print(helper(x))`, `fire.Fire()` nor `os.system("torchrun ...")`."""
+    if not isinstance(call.func, ast.Attribute) or call.func.attr not in _SETUP_CALLS:
         return False
     return all(
         node.id in modules or node.id.startswith("__")
