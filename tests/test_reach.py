@@ -238,7 +238,8 @@ def test_a_module_whose_only_top_level_call_sets_up_an_imported_module_is_no_scr
     trainer = "import torch\nimport wandb\n\nwandb.init(project='p', entity='e')\n\nclass Trainer:\n    def load(self):\n        return torch.load('x.pt')\n"
     files = {".git": "", "train.py": TRAIN + "    from trainer_single_gpu import Trainer\n", "pkg/__init__.py": "",
              "pkg/helpers.py": HELPERS, "trainer_single_gpu.py": trainer, "trainer.py": trainer, "trainer2.py": trainer,
-             "README.md": "Distributed training: in train.py write\n```py\nfrom trainer import Trainer\n```\n",
+             "README.md": "Distributed training: in train.py write\n```py\nfrom trainer import Trainer\n```\n"
+                          "```py\nfrom torch.utils.data import DataLoader\n```\n", "data.py": trainer,
              "tools/stats.py": "import torch\n\ndef helper(x):\n    return x\n\nprint(helper(torch.load('x.pt')))\n",
              "tools/fetch.py": "import urllib.request\nurllib.request.urlretrieve('http://x', 'x.pt')\n",
              "tools/launch.py": "import os\n\ndef unused():\n    pass\n\nos.system('torchrun train.py')\n",
@@ -248,6 +249,7 @@ def test_a_module_whose_only_top_level_call_sets_up_an_imported_module_is_no_scr
     assert reach.never_runs("trainer2", (("Trainer", True, False), ("load", False, False)))
     assert not reach.never_runs("trainer", (("Trainer", True, False), ("load", False, False)))
     assert not reach.never_runs("trainer_single_gpu", (("Trainer", True, False), ("load", False, False)))
+    assert reach.never_runs("data", ())  # the document imports torch.utils.data, not the project's data.py
     assert not reach.never_runs("stats", ())
     assert not reach.never_runs("fetch", ())
     assert not reach.never_runs("launch", ())  # running a command is a script's work

@@ -246,7 +246,7 @@ class Reach:
         if module not in self.reached:  # unless an import by string may reach it (`import_module("models." + name)`)
             name = module.rpartition(".")[2]  # (a notebook's imports are not followed: its names are kept)
             named = self._imports_by_string and self.may_use(name) or name in self._notebook_names or self._imported_by_name(name)
-            named = named or name in self._documented_imports
+            named = named or any(module == dotted or module.endswith("." + dotted) for dotted in self._documented_imports)
             return not named and not self._unguarded_script(module)
         if not scope:
             return False
@@ -275,14 +275,14 @@ class Reach:
 
     @functools.cached_property
     def _documented_imports(self) -> set[str]:
-        """The modules a document or shell script of the project shows an import of (`from
-        trainer import Trainer` in a README that tells the user to edit `train.py` so): a run
-        the documents describe may reach them, though no code imports them."""
+        """The dotted modules a document or shell script of the project shows an import of
+        (`from trainer import Trainer` in a README that tells the user to edit `train.py` so):
+        a run the documents describe may reach them, though no code imports them."""
         names: set[str] = set()
         for relative in self.project._launch_documents:
             text = self.project.document(relative) or ""
             if "import" in text:
-                names.update(part for dotted in _DOCUMENTED_IMPORT.findall(text) for part in dotted.split("."))
+                names.update(_DOCUMENTED_IMPORT.findall(text))
         return names
 
     def _unused_in_script(self, module: str, outermost: tuple[str, bool, bool]) -> bool:
