@@ -226,3 +226,31 @@ def test_a_launch_of_a_script_held_in_a_variable_may_run_it_with_more(tmp_path):
     (tmp_path / "any.sh").write_text("torchrun --nproc_per_node=8 $SCRIPT\n")
     assert not project.build(str(tmp_path)).launched_alone("run")
     assert ("trainer.py", "DDP019") in _codes(tmp_path)
+
+
+def test_a_module_whose_only_top_level_call_sets_up_an_imported_module_is_no_script(tmp_path):
+    """SRD-Depth's `trainer2.py`: a copy of the trainer that nothing imports, whose top level only
+    defines the Trainer and calls `wandb.init(project=...)` on an imported module. Importing it
+    would do that; running it as a script would do nothing more, so it is no entry point and its
+    code never runs. Its twin that a document tells the user to import (`from trainer import
+    Trainer` in the README's distributed recipe) may run; so does a script whose top-level calls
+    hand over its own names (`main()`, `print(helper(x))`) and a file of calls alone."""
+    trainer = "import torch\nimport wandb\n\nwandb.init(project='p', entity='e')\n\nclass Trainer:\n    def load(self):\n        return torch.load('x.pt')\n"
+    files = {".git": "", "train.py": TRAIN + "    from trainer_single_gpu import Trainer\n", "pkg/__init__.py": "",
+             "pkg/helpers.py": HELPERS, "trainer_single_gpu.py": trainer, "trainer.py": trainer, "trainer2.py": trainer,
+             "README.md": "Distributed training: in train.py write\n```py\nfrom trainer import Trainer\n```\n"
+                          "```py\nfrom torch.utils.data import DataLoader\n```\n", "data.py": trainer,
+             "tools/stats.py": "import torch\n\ndef helper(x):\n    return x\n\nprint(helper(torch.load('x.pt')))\n",
+             "tools/fetch.py": "import urllib.request\nurllib.request.urlretrieve('http://x', 'x.pt')\n",
+             "tools/launch.py": "import os\n\ndef unused():\n    pass\n\nos.system('torchrun train.py')\n",
+             "tools/cli.py": "import fire\n\ndef finetune():\n    pass\n\nfire.Fire()\n"}
+    reach = _reach(tmp_path, files)
+    assert reach.never_runs("trainer2", ())
+    assert reach.never_runs("trainer2", (("Trainer", True, False), ("load", False, False)))
+    assert not reach.never_runs("trainer", (("Trainer", True, False), ("load", False, False)))
+    assert not reach.never_runs("trainer_single_gpu", (("Trainer", True, False), ("load", False, False)))
+    assert reach.never_runs("data", ())  # the document imports torch.utils.data, not the project's data.py
+    assert not reach.never_runs("stats", ())
+    assert not reach.never_runs("fetch", ())
+    assert not reach.never_runs("launch", ())  # running a command is a script's work
+    assert not reach.never_runs("cli", (("finetune", False, False),))  # a dispatcher runs its functions

@@ -5,12 +5,15 @@ from an entry point calls never does (a helper whose only callers are commented 
 nothing instantiates). The entry points:
 
 - scripts: modules with `if __name__ == "__main__":`, modules no other module imports whose own
-  code works at the top level (a bare call, a loop, a `with`: `python tools/x.py` runs them),
-  and the modules the project's launch commands (shell scripts, documents) run;
+  code works at the top level (a bare call, a loop, a `with`: `python tools/x.py` runs them;
+  in a module that defines functions or classes, a call that only sets up an imported module,
+  `wandb.init(project="x")`, is no work), and the modules the project's launch commands
+  (shell scripts, documents) run;
 - tests (modules under `tests/`, `test_*.py`, `*_test.py`, `conftest.py`) and notebooks;
 - console scripts the project declares (pyproject.toml, setup.cfg, setup.py: "pkg.cli:main").
 
-The code they reach is every module they import, at any depth, and every name those modules
+The code they reach is every module they import, at any depth (or a document shows imported:
+a README's `from trainer import Trainer` to put in `train.py`), and every name those modules
 use (a call, an attribute, an import, a string: registries and `getattr` name functions by
 string). A top-level function runs when its name is used in reached code; a method when its
 class's name is; a module's own code when the module is reached. That holds inside an entry
@@ -37,11 +40,19 @@ from ddplint.prefilter.screens import nodes
 _CONSOLE_SCRIPT = re.compile(r"""["']?[\w.-]+["']?\s*=\s*["']?([\w.]+):([\w.]+)""")
 _PACKAGING = ("pyproject.toml", "setup.py", "setup.cfg")
 _SCRIPT = re.compile(r"([\w./${}-]*\.py)(?![\w.])")  # a script a launch command runs
+_DOCUMENTED_IMPORT = re.compile(r"^[ \t>]*(?:from|import)[ \t]+([\w.]+)", re.MULTILINE)  # `from trainer import Trainer`
 _RUN_MODULE = re.compile(r"(?<![\w-])-m\s+([\w.]+)")  # `python -m pkg.train`
 # Texts by which a script runs its functions without naming them in code.
 # What imports a module by a name built at run time (or runs one as a script).
 _DYNAMIC_IMPORTS = ("import_module", "__import__", "importlib", "runpy", "exec(", "imp.load", "load_source", "spec_from")
 _NAME_DISPATCH = ("Fire(", "globals()", "locals()", "sys.modules[__name__]", "vars()")
+# Calls by which a module sets up a library when imported (`wandb.init(project=...)`,
+# `warnings.filterwarnings("ignore")`, `sys.path.append(...)`): no work of a script's.
+_SETUP_CALLS = frozenset({
+    "init", "login", "filterwarnings", "simplefilter", "basicConfig", "setLevel", "disable_warnings", "append",
+    "insert", "seed", "manual_seed", "use", "setNumThreads", "set_num_threads", "set_printoptions",
+    "set_start_method", "set_sharing_strategy", "setdefault", "register",
+})
 MAX_NOTEBOOKS = 200
 MAX_NOTEBOOK_BYTES = 5_000_000
 
@@ -235,6 +246,7 @@ class Reach:
         if module not in self.reached:  # unless an import by string may reach it (`import_module("models." + name)`)
             name = module.rpartition(".")[2]  # (a notebook's imports are not followed: its names are kept)
             named = self._imports_by_string and self.may_use(name) or name in self._notebook_names or self._imported_by_name(name)
+            named = named or any(module == dotted or module.endswith("." + dotted) for dotted in self._documented_imports)
             return not named and not self._unguarded_script(module)
         if not scope:
             return False
@@ -261,6 +273,18 @@ class Reach:
             self._imported_names[name] = any(text is None or said.search(text) for text in texts)
         return self._imported_names[name]
 
+    @functools.cached_property
+    def _documented_imports(self) -> set[str]:
+        """The dotted modules a document or shell script of the project shows an import of
+        (`from trainer import Trainer` in a README that tells the user to edit `train.py` so):
+        a run the documents describe may reach them, though no code imports them."""
+        names: set[str] = set()
+        for relative in self.project._launch_documents:
+            text = self.project.document(relative) or ""
+            if "import" in text:
+                names.update(_DOCUMENTED_IMPORT.findall(text))
+        return names
+
     def _unused_in_script(self, module: str, outermost: tuple[str, bool, bool]) -> bool:
         """Whether a top-level definition of an entry script is one that running the script never
         reaches: no code that runs, no notebook and no launch or console-script command names it,
@@ -285,13 +309,21 @@ class Reach:
 
     def _unguarded_script(self, module: str) -> bool:
         """Whether `module` is a script without a `__main__` guard: no project module imports it
-        and its own code works at the top level."""
+        and its own code works at the top level. In a module that defines functions or classes,
+        a call that only sets up an imported module (`wandb.init(project="x")`,
+        `sys.path.append(os.path.dirname(__file__))`) is no work: importing the module does it,
+        and running it would do nothing more (a trainer copy nothing imports)."""
         program = self.project.program
         if program.importers_of(module):
             return False
         tree = program.tree(module)
-        return tree is None or any(
-            isinstance(node, (ast.For, ast.While, ast.With)) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call))
+        if tree is None:
+            return True
+        defines = any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for node in tree.body)
+        modules = _imported_modules(tree) if defines else set()
+        return any(
+            isinstance(node, (ast.For, ast.While, ast.With))
+            or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and not _sets_up(node.value, modules))
             for node in tree.body
         )
 
@@ -325,3 +357,22 @@ def names_in(tree: ast.Module) -> set[str]:
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
             names.add(node.value)
     return names
+
+
+def _imported_modules(tree: ast.Module) -> set[str]:
+    """The names a module's top-level `import x` / `import x.y as z` statements bind to modules."""
+    return {alias.asname or alias.name.partition(".")[0] for node in tree.body if isinstance(node, ast.Import) for alias in node.names}
+
+
+def _sets_up(call: ast.Call, modules: set[str]) -> bool:
+    """Whether a top-level call only sets up imported modules: a setup call of `_SETUP_CALLS`
+    on one of `modules`, every other name it says one of them or a dunder (`__file__`), the
+    rest literals (`wandb.init(project="x")`, `torch.manual_seed(0)`); not `main()`,
+    `train(args)`, `print(helper(x))`, `fire.Fire()` nor `os.system("torchrun ...")`."""
+    if not isinstance(call.func, ast.Attribute) or call.func.attr not in _SETUP_CALLS:
+        return False
+    return all(
+        node.id in modules or node.id.startswith("__")
+        for node in ast.walk(call)
+        if isinstance(node, ast.Name)
+    )
