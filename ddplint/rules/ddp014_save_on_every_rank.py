@@ -2175,7 +2175,7 @@ class SaveOnEveryRank(Rule):
                 continue
             path = paths.path(save.frame)
             if path is None and elsewhere and save.frame not in paths.guarded:
-                self._report_elsewhere(save)
+                self._report_elsewhere(save, original_node)
             elif path is not None and id(save.node) not in one_process:
                 # the rank-0 test of the launcher the file uses, where it uses no torch.distributed
                 hook = (save.frame or "").rpartition(".")[2] in self._hooks
@@ -2239,7 +2239,7 @@ class SaveOnEveryRank(Rule):
                     break
         return served
 
-    def _report_elsewhere(self, save: _Save) -> None:
+    def _report_elsewhere(self, save: _Save, module: cst.Module) -> None:
         """A save in a function that other modules run on every rank (`ranks_run`): a dataset
         class's cache that every rank builds, a helper every rank calls under an `if` of its own."""
         project = self.model.project
@@ -2247,7 +2247,7 @@ class SaveOnEveryRank(Rule):
         if record is not None and record.escapes.plain_saves and not save.conditional and not record.method:
             return  # reported where every rank calls it (`saving_helper`; a method is reported here)
         steps = ranks_run(project, save.frame)
-        if not steps:
+        if not steps or self._written_first(save, module):
             return
         kind, text, place = steps[-1]
         note = f"every rank {text} at {place}, from {steps[0][2]}" if len(steps) > 1 else f"{text} at {place}"
@@ -2257,6 +2257,25 @@ class SaveOnEveryRank(Rule):
             message = _on_cache_miss(_ELSEWHERE_MESSAGE.format(save.writer, note), save)
         chain = [Link(kind, f"every rank {text} here" if kind is StepKind.REACHES else text, place) for kind, text, place in steps]
         self.report(save.node, message, chain=[*chain, *_cache_miss_links(save), Link(StepKind.HARM, _harm(message), save.node)])
+
+    def _written_first(self, save: _Save, module_node: cst.Module) -> bool:
+        """Whether rank 0 writes the save's file before the other ranks, which then find it: the
+        save runs in a rank-0-first block, itself or through every call of its function
+        (`first_served`), and only where an `if` found the file missing or stale (`cache_gated`),
+        at the save or, where the block is among its callers, at each call of its function
+        (yolov5_rotation's `cache_labels`, which the dataset's constructor calls only without a
+        matching cache, built in `with torch_distributed_zero_first(rank):` by another module)."""
+        project = self.model.project
+        program, context, module = project.program, project.context, project.module
+        spans, _ = positions(module_node, [save.node])
+        line = spans[id(save.node)][0][0]
+        after = first_served(program, context, module, save.frame, line, ranks=True)
+        if after is None:
+            return False
+        if cache_gated(program.tree(module), line, after):
+            return True
+        sites = [site for site, _ in _callers(program, context, module, save.frame)] if not after else []
+        return bool(sites) and all(cache_gated(program.tree(site.caller), site.line) for site in sites)
 
     def _chain(self, frame: str | None, path: list[RegionCall], save: _Save | None, message: str, node=None) -> list[Link]:
         """Who runs the save (every rank, from where), how it gets there (the calls outside any
@@ -2425,18 +2444,24 @@ def _calls_barrier(model, suite: cst.BaseSuite) -> bool:
 MAX_FIRST_DEPTH = 4  # callers followed from a save to a rank-0-first block; deeper is unknown
 
 
-def first_served(program, context, module: str, key: str | None, line: int, depth: int = 0) -> int | None:
+def first_served(program, context, module: str, key: str | None, line: int, depth: int = 0, ranks: bool = False) -> int | None:
     """Whether line `line` of function `key` of `module` (None: module code) runs on rank 0
     before the other ranks and not at once with them: it lies inside `with <manager>:` of a
     rank-0-first block (`rank_zero_first`; the line its body starts at), or its function is run
     only by calls that do (YOLOv5's dataset built in `with torch_distributed_zero_first(rank):`
     by `create_dataloader`, whose constructor caches its labels: 0), each call of it followed
-    (`_callers`: a class's construction for its `__init__`). None where not, or no call is known."""
+    (`_callers`: a class's construction for its `__init__`). None where not, or no call is known.
+    `ranks`: only the calls that every rank may make count (`_ranks_run` finds a way from the
+    code that joins the ranks to them; not YOLOv5's wandb logger's, made on rank 0)."""
     block = _in_first_block(program, context, module, key, line)
     if block is not None or key is None or depth >= MAX_FIRST_DEPTH:
         return block
-    sites = [site for site, _ in _callers(program, context, module, key)]
-    if sites and all(first_served(program, context, site.caller, site.caller_key, site.line, depth + 1) is not None for site in sites):
+    sites = [
+        site for site, _ in _callers(program, context, module, key)
+        if not ranks or _ranks_run(program, context, site.caller, site.caller_key, 0, frozenset(), site.line) is not None
+        and not context.guarded_at(site.caller, site.caller_key, site.line, replicas=True)
+    ]
+    if sites and all(first_served(program, context, site.caller, site.caller_key, site.line, depth + 1, ranks) is not None for site in sites):
         return 0
     return None
 
@@ -2641,6 +2666,9 @@ def _indexed_by_rank(subscript: ast.Subscript, ranks: set[str]) -> bool:
     return isinstance(subscript.slice, ast.Slice) and _names_rank(subscript.slice, ranks)
 
 
+# The step where ranks start by building an Accelerator: only a launcher starts its processes.
+_ACCELERATE_ROOT = "every rank runs this: `accelerate launch` runs the code that builds an Accelerator"
+
 MAX_CALLER_DEPTH = 6  # callers followed from a save to the code that joins the ranks; deeper is unknown
 
 
@@ -2660,7 +2688,9 @@ def _ranks_run(program, context, module: str, key: str | None, depth: int, seen:
         return None
     root = _joins_ranks(program, context, module, key, line)
     if root is not None:
-        return [root]
+        # a script every documented run starts as one process has one rank, whatever it joins
+        one = program.project.one_process_run(module, pools=False, accelerator=root[1].startswith(_ACCELERATE_ROOT))
+        return None if one else [root]
     for site, how in _callers(program, context, module, key):
         if context.guarded_at(site.caller, site.caller_key, site.line, replicas=True):
             continue
@@ -2748,7 +2778,7 @@ def _joins_ranks(program, context, module: str, key: str | None, line: int | Non
         if line is not None and _exclusive(guards, call.line, line):
             continue
         if call.callee.rpartition(".")[2] in ACCELERATOR.last_names:
-            return StepKind.RUNS, "every rank runs this: `accelerate launch` runs the code that builds an Accelerator", program.place(module, call.line)
+            return StepKind.RUNS, _ACCELERATE_ROOT, program.place(module, call.line)
         target = program.resolve(module, call.callee, cls)
         inner = program.function(target.module, target.key) if target is not None else None
         if inner is not None and inner.process_groups:
@@ -2757,7 +2787,7 @@ def _joins_ranks(program, context, module: str, key: str | None, line: int | Non
             return StepKind.RUNS, text, program.place(module, call.line)
         built = _builds_accelerator(program, target) if target is not None else None
         if built is not None:  # `trainer = SFTTrainer(args)`, whose constructor builds the Accelerator
-            text = f"every rank runs this: `accelerate launch` runs the code that builds an Accelerator through {call.callee}() ({built})"
+            text = f"{_ACCELERATE_ROOT} through {call.callee}() ({built})"
             return StepKind.RUNS, text, program.place(module, call.line)
     return None
 
