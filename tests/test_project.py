@@ -1453,6 +1453,28 @@ def test_a_cache_another_module_builds_in_a_rank_zero_first_block_is_written_by_
     )
 
 
+def test_a_save_only_an_option_no_documented_run_passes_reaches_is_silent(tmp_path, run):
+    """PointTAD's engine.py writes dense results under `if args.dense_result:`, and
+    Dialog_Extension's main.py calls search_subnet() only under `if cfg.search_subnet:`: both
+    options are `store_true`, and no documented run (the README's torchrun launch) passes
+    them, so no rank of a documented run writes. A README run that passes the option: DDP014."""
+    _write_project(tmp_path, {"engine.py": (
+        "import torch\n\n\ndef evaluate(args, outputs):\n    for name, output in outputs.items():\n"
+        "        if args.dense_result:\n            torch.save(output, f'dense/{name}.pt')\n\n\n"
+        "def search(args, model):\n    if model is not None:\n        torch.save(model.state_dict(), f'{args.output}/mask.pt')\n"
+    ), "main.py": (
+        "import argparse\n\nimport torch.distributed as dist\nfrom engine import evaluate, search\n\n\ndef main():\n"
+        "    parser = argparse.ArgumentParser()\n    parser.add_argument('--output', default='out')\n"
+        "    parser.add_argument('--dense_result', action='store_true')\n    parser.add_argument('--search', action='store_true')\n"
+        "    args = parser.parse_args()\n    dist.init_process_group('nccl')\n    evaluate(args, {})\n"
+        "    if args.search:\n        search(args, None)\n\n\nif __name__ == '__main__':\n    main()\n"
+    )})
+    run.cwd = tmp_path
+    readme = "torchrun --nproc_per_node 2 main.py --output out{options}\n"
+    _silent_then_found(run, tmp_path / "README.md", readme, {"options": ""}, {"options": " --dense_result"}, "DDP014", ("engine.py", 7))
+    _silent_then_found(run, tmp_path / "README.md", readme, {"options": ""}, {"options": " --search"}, "DDP014", ("engine.py", 12))
+
+
 def test_a_local_rank_option_every_documented_plain_run_passes_itself_is_no_launchers(tmp_path, run):
     """eva's generate.py: `--local_rank` is the script's own shard index; gen.sh runs one plain
     `python` process per GPU and passes it (`--local_rank $gpu_id`); no launcher starts the

@@ -15,12 +15,14 @@ runs in no documented run.
 
 from __future__ import annotations
 
+import ast
 import operator
 import re
 
 import libcst as cst
 
 from ddplint.analyses.branches import Branches
+from ddplint.model.parsers import NOT_SHOWN, test_value
 from ddplint.semantic.edits import keyword_argument
 from ddplint.semantic.model import Analysis, Frame, Scope, SemanticModel
 
@@ -239,6 +241,31 @@ class ParserOptions(Analysis):
         """Whether code under `branches` runs in no documented run: the test of one of them is
         false in every run (or true, for code in its `else`)."""
         return any(self.holds_in_every_run(test) is in_else for test, in_else in branches)
+
+
+def off_in_every_run(view, key: str | None, line: int) -> str | None:
+    """The test of an `if` around `line` of function `key` (None: the module's own code) of
+    `view`'s module, made of command-line options and literals, that sends every documented run
+    the other way (`if args.dense_result:`, `store_true`, which no command passes): each option
+    keeps the value it has unless passed (`_unless_passed`, as the parsers seen from there declare
+    it, `_declared_around`), where the project documents a run of the module (ProjectView.runs);
+    not one left at None (declared with no default: a value the commands shown may just omit).
+    None where there is no such test."""
+    if not view.runs():
+        return None
+
+    def option(name: str) -> object:
+        value = _unless_passed(view, _declared_around(view, name, own=True))
+        return NOT_SHOWN if value is UNKNOWN or value is None else value
+
+    for guard in view.context.guards_at(view.module, key or "", line):
+        try:
+            test = ast.parse(guard.test, mode="eval").body
+        except SyntaxError:
+            continue
+        if test_value(test, option) is (not guard.sense):
+            return guard.test
+    return None
 
 
 def _declared_around(view, name: str, own: bool):

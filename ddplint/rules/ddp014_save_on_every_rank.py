@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from ddplint.analyses.launches import Launches
+from ddplint.analyses.options import off_in_every_run
 from ddplint.analyses.ranks import (
     GLOBAL,
     MODEL,
@@ -2247,7 +2248,7 @@ class SaveOnEveryRank(Rule):
         if record is not None and record.escapes.plain_saves and not save.conditional and not record.method:
             return  # reported where every rank calls it (`saving_helper`; a method is reported here)
         steps = ranks_run(project, save.frame)
-        if not steps or self._written_first(save, module):
+        if not steps or self._written_first(save, module) or self._off_in_every_run(save, module):
             return
         kind, text, place = steps[-1]
         note = f"every rank {text} at {place}, from {steps[0][2]}" if len(steps) > 1 else f"{text} at {place}"
@@ -2257,6 +2258,15 @@ class SaveOnEveryRank(Rule):
             message = _on_cache_miss(_ELSEWHERE_MESSAGE.format(save.writer, note), save)
         chain = [Link(kind, f"every rank {text} here" if kind is StepKind.REACHES else text, place) for kind, text, place in steps]
         self.report(save.node, message, chain=[*chain, *_cache_miss_links(save), Link(StepKind.HARM, _harm(message), save.node)])
+
+    def _off_in_every_run(self, save: _Save, module_node: cst.Module) -> bool:
+        """Whether the save is under an `if` that no documented run takes its way (an option
+        none passes: PointTAD's `if args.dense_result:`; `off_in_every_run`)."""
+        project = self.model.project
+        if project is None:
+            return False
+        spans, _ = positions(module_node, [save.node])
+        return off_in_every_run(project, save.frame, spans[id(save.node)][0][0]) is not None
 
     def _written_first(self, save: _Save, module_node: cst.Module) -> bool:
         """Whether rank 0 writes the save's file before the other ranks, which then find it: the
@@ -2696,6 +2706,8 @@ def _ranks_run(program, context, module: str, key: str | None, depth: int, seen:
             continue
         if distributed_branch_besides(program, context, site.caller, site.caller_key, site.line) is not None:
             continue  # `else:` of `if args.dist:` whose body builds the DistributedSampler: one process
+        if off_in_every_run(program.project.module_view(site.caller), site.caller_key, site.line) is not None:
+            continue  # `if args.search_subnet:`, an option no documented run passes
         outer = _ranks_run(program, context, site.caller, site.caller_key, depth + 1, seen | {(module, key)}, site.line)
         if outer is not None:
             return [*outer, (StepKind.REACHES, how, program.place(site.caller, site.line))]
