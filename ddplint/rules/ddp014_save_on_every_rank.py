@@ -818,6 +818,28 @@ class SaveOnEveryRank(Rule):
     )
     clean_examples = (
         Clean(
+            # TAPE's run_train: the save runs only where a predicate nested in the training
+            # function is true, and it returns False unless the rank test of a local of that
+            # function holds (`is_master`, the enclosing function's, read as a closure).
+            """
+            import torch
+            import torch.distributed as dist
+
+            def run_train(model, local_rank, save_freq, epochs):
+                dist.init_process_group("nccl")
+                is_master = local_rank in (-1, 0)
+
+                def do_save(epoch):
+                    if not is_master:
+                        return False
+                    return (epoch + 1) % save_freq == 0
+
+                for epoch in range(epochs):
+                    if do_save(epoch):
+                        torch.save(model.state_dict(), "checkpoint.bin")
+            """
+        ),
+        Clean(
             # The set-up helper returns its rank-0 flag in a dict; the save's one caller reads it.
             """
             import os
