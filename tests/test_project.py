@@ -1475,6 +1475,28 @@ def test_a_save_only_an_option_no_documented_run_passes_reaches_is_silent(tmp_pa
     _silent_then_found(run, tmp_path / "README.md", readme, {"options": ""}, {"options": " --search"}, "DDP014", ("engine.py", 12))
 
 
+def test_a_stage_only_plain_python_runs_choose_builds_an_accelerator_of_one_process(tmp_path, run):
+    """scope-recommendation's train.py: `--train_stage SFT` builds the trainer (whose constructor
+    builds an Accelerator) and trains, `--train_stage SFT_Merge` builds it and merges, saving
+    with no rank test. run_SFT.sh starts the training stage with `accelerate launch` on two
+    processes; run_merge.sh starts the merge with plain `python`: the only runs that take the
+    merge branch are one process each. Where the launch script passes SFT_Merge: DDP014."""
+    _write_project(tmp_path, {"trainer.py": (
+        "import torch\nfrom accelerate import Accelerator\n\n\nclass Trainer:\n    def __init__(self, args):\n"
+        "        self.accelerator = Accelerator()\n        self.args = args\n\n    def train(self):\n        pass\n\n"
+        "    def merge(self, model):\n        torch.save(model.state_dict(), f'{self.args.output}/merged.pt')\n"
+    ), "train.py": (
+        "import argparse\nfrom trainer import Trainer\n\nparser = argparse.ArgumentParser()\n"
+        "parser.add_argument('--output', default='out')\nparser.add_argument('--train_stage', default='SFT')\n\n"
+        "if __name__ == '__main__':\n    args = parser.parse_args()\n    if args.train_stage == 'SFT':\n"
+        "        trainer = Trainer(args)\n        trainer.train()\n    elif args.train_stage == 'SFT_Merge':\n"
+        "        trainer = Trainer(args)\n        trainer.merge(None)\n"
+    ), "run_merge.sh": "python train.py \\\n    --train_stage SFT_Merge \\\n    --output out\n"})
+    run.cwd = tmp_path
+    launch = "accelerate launch --num_processes 2 train.py \\\n    --train_stage {stage} \\\n    --output out\n"
+    _silent_then_found(run, tmp_path / "run_SFT.sh", launch, {"stage": "SFT"}, {"stage": "SFT_Merge"}, "DDP014", ("trainer.py", 14))
+
+
 def test_a_local_rank_option_every_documented_plain_run_passes_itself_is_no_launchers(tmp_path, run):
     """eva's generate.py: `--local_rank` is the script's own shard index; gen.sh runs one plain
     `python` process per GPU and passes it (`--local_rank $gpu_id`); no launcher starts the

@@ -268,6 +268,46 @@ def off_in_every_run(view, key: str | None, line: int) -> str | None:
     return None
 
 
+def runs_taking(view, key: str | None, line: int) -> list | None:
+    """The documented runs of `view`'s module's own file (ProjectView.launches, `own`, with a
+    launcher and plain `python`) that may take the way to `line` of function `key` (None: the
+    module's own code) through the `if`s around it, each test read with the options that run
+    passes (the value written after the option's string, the last one; `store_true` and
+    `store_false` flags by their presence), else the value each has unless passed (its declared
+    default). A test of an option not shown (`_declared_around`), or that the run passes in a
+    way not read, may go either way. None where the file has no documented run."""
+    project = view.project
+    runs = [*view.launches(own=True), *view.launches(project.plain_runs, own=True)]
+    if not runs:
+        return None
+    guards = []
+    for guard in view.context.guards_at(view.module, key or "", line):
+        try:
+            guards.append((ast.parse(guard.test, mode="eval").body, guard.sense))
+        except SyntaxError:
+            continue
+
+    def passed(command: str):
+        def option(name: str) -> object:
+            declared = _declared_around(view, name, own=True)
+            if declared is None or declared is UNKNOWN:
+                return NOT_SHOWN
+            strings, value = declared
+            flag = isinstance(value, bool)
+            written = [
+                found.group(1) for string in strings
+                for found in re.finditer(rf"(?<![\w-]){re.escape(string)}(?![\w-])(?:(?:=|[ \t]+)([^\s\\]+))?", command)
+            ]
+            if not written:
+                return NOT_SHOWN if value is None or value is NOT_SHOWN else value
+            if flag:
+                return not value
+            return written[-1] if isinstance(value, str) and written[-1] is not None else NOT_SHOWN
+        return option
+
+    return [run for run in runs if not any(test_value(test, passed(run.command)) is (not sense) for test, sense in guards)]
+
+
 def _declared_around(view, name: str, own: bool):
     """The option stored under `name` (its option strings, the value it gets unless passed) as
     the parsers seen from `view`'s module declare it: its own (`own`), those of the modules it

@@ -1024,7 +1024,6 @@ class Project:
         found = self._memo.get(key)
         if found is None:
             self._memo[key] = False  # an import cycle among its importers adds nothing
-            starts = tuple(start for start in (*_SPAWN_STARTS, *_SELF_LAUNCHING) if pools or start not in _WORKER_POOLS)
             found = (
                 module in self.reach.entries and self._unlaunched(module)
                 and all(self.one_process_run(importer, pools, accelerator) for importer in self.program.importers_of(module))
@@ -1032,10 +1031,17 @@ class Project:
                     bool(self.module_view(module).launches(self.plain_runs, own=True)) or self._own_group_of_one(module)
                     or self._joins_only_under_a_launcher(module) or accelerator and bool(self.launch_commands)
                 )
-                and self._starts_nothing(list(reachable([module], self.imports_of)), starts)
+                and self.starts_no_processes(module, pools)
             )
             self._memo[key] = found
         return found
+
+    def starts_no_processes(self, module: str, pools: bool = True) -> bool:
+        """Whether neither script `module` nor a project module it imports may start more
+        processes than the one `python` starts (`_SPAWN_STARTS`, a Lightning or Fabric launch
+        point, as `_starts_nothing` reads them); not `pools`: a pool of workers does not count."""
+        starts = tuple(start for start in (*_SPAWN_STARTS, *_SELF_LAUNCHING) if pools or start not in _WORKER_POOLS)
+        return self._starts_nothing(list(reachable([module], self.imports_of)), starts)
 
     def _unlaunched(self, module: str) -> bool:
         """Whether no launch command of the project may run `module`: none runs it by its module

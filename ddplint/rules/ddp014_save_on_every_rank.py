@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from ddplint.analyses.launches import Launches
-from ddplint.analyses.options import off_in_every_run
+from ddplint.analyses.options import off_in_every_run, runs_taking
 from ddplint.analyses.ranks import (
     GLOBAL,
     MODEL,
@@ -2721,8 +2721,9 @@ def _ranks_run(program, context, module: str, key: str | None, depth: int, seen:
     root = _joins_ranks(program, context, module, key, line)
     if root is not None:
         # a script every documented run starts as one process has one rank, whatever it joins
-        one = program.project.one_process_run(module, pools=False, accelerator=root[1].startswith(_ACCELERATE_ROOT))
-        return None if one else [root]
+        project = program.project
+        one = project.one_process_run(module, pools=False, accelerator=root[1].startswith(_ACCELERATE_ROOT))
+        return None if one or line is not None and _plain_runs_only(project, module, key, line) else [root]
     for site, how in _callers(program, context, module, key):
         if context.guarded_at(site.caller, site.caller_key, site.line, replicas=True):
             continue
@@ -2734,6 +2735,20 @@ def _ranks_run(program, context, module: str, key: str | None, depth: int, seen:
         if outer is not None:
             return [*outer, (StepKind.REACHES, how, program.place(site.caller, site.line))]
     return None
+
+
+def _plain_runs_only(project, module: str, key: str | None, line: int) -> bool:
+    """Whether the documented runs of script `module` that may take the way to `line` of
+    function `key` (`runs_taking`: by the options each passes) all start it with plain `python`
+    (none with a launcher), and it starts no processes itself: one process runs that code
+    (scope-recommendation's `--train_stage SFT_Merge`, run only by `python train.py`). Only for
+    a script the project's launch commands run by its name, others with options of their own
+    (a script no launch names is `Project.one_process_run`'s to judge)."""
+    view = project.module_view(module)
+    if not view.launches(own=True):
+        return False
+    runs = runs_taking(view, key, line)
+    return runs is not None and all(run.launcher == "python" for run in runs) and project.starts_no_processes(module, pools=False)
 
 
 def distributed_branch_besides(program, context, module: str, key: str | None, line: int) -> int | None:
