@@ -179,7 +179,15 @@ class SaveOnEveryRank(Rule):
     `else:` building the dataset) is the run of one process: not followed; so is a save in
     such a branch, where the other asks the rank (`dist.get_rank()`) or runs a collective, which
     only a process group can answer (TransReID's `if cfg.MODEL.DIST_TRAIN: if dist.get_rank()
-    == 0: torch.save(...)` / `else: torch.save(...)`). A cache written
+    == 0: torch.save(...)` / `else: torch.save(...)`). Several processes must run the code that
+    joins the ranks: not a script that every documented run starts as one plain `python` process
+    (no launcher runs it, and nothing it imports spawns more; a pool of workers runs a function,
+    not the script), nor one that builds only an Accelerator and that no launch command runs
+    where the project's launch commands run its other scripts, nor a branch that only plain
+    `python` runs take by the options each passes (`--train_stage SFT_Merge`), nor code under an
+    `if` that every documented run takes the other way (a `store_true` option none passes). A
+    predicate defined inside the training function guards like any other (`if not is_master:
+    return False`, `is_master` read from the enclosing function). A cache written
     where an `if` found its file missing (`if os.path.exists(cache): load` / `else: build and
     torch.save`) is still written by every rank on a first run, when all of them find it missing
     before any has written it: the message and the chain say so. Not where rank 0 writes it
