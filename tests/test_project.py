@@ -1480,7 +1480,8 @@ def test_a_stage_only_plain_python_runs_choose_builds_an_accelerator_of_one_proc
     builds an Accelerator) and trains, `--train_stage SFT_Merge` builds it and merges, saving
     with no rank test. run_SFT.sh starts the training stage with `accelerate launch` on two
     processes; run_merge.sh starts the merge with plain `python`: the only runs that take the
-    merge branch are one process each. Where the launch script passes SFT_Merge: DDP014."""
+    merge branch are one process each. Where the launch script passes SFT_Merge, or a stage
+    from a shell variable: DDP014."""
     _write_project(tmp_path, {"trainer.py": (
         "import torch\nfrom accelerate import Accelerator\n\n\nclass Trainer:\n    def __init__(self, args):\n"
         "        self.accelerator = Accelerator()\n        self.args = args\n\n    def train(self):\n        pass\n\n"
@@ -1495,6 +1496,8 @@ def test_a_stage_only_plain_python_runs_choose_builds_an_accelerator_of_one_proc
     run.cwd = tmp_path
     launch = "accelerate launch --num_processes 2 train.py \\\n    --train_stage {stage} \\\n    --output out\n"
     _silent_then_found(run, tmp_path / "run_SFT.sh", launch, {"stage": "SFT"}, {"stage": "SFT_Merge"}, "DDP014", ("trainer.py", 14))
+    # a stage the shell fills in may be the merge: not known
+    _silent_then_found(run, tmp_path / "run_SFT.sh", launch, {"stage": "SFT"}, {"stage": "$STAGE"}, "DDP014", ("trainer.py", 14))
 
 
 def test_a_local_rank_option_every_documented_plain_run_passes_itself_is_no_launchers(tmp_path, run):

@@ -272,8 +272,8 @@ def runs_taking(view, key: str | None, line: int) -> list | None:
     """The documented runs of `view`'s module's own file (ProjectView.launches, `own`, with a
     launcher and plain `python`) that may take the way to `line` of function `key` (None: the
     module's own code) through the `if`s around it, each test read with the options that run
-    passes (the value written after the option's string, the last one; `store_true` and
-    `store_false` flags by their presence), else the value each has unless passed (its declared
+    passes (the word written after the option's string, the last one, not a shell variable;
+    `store_true` and `store_false` flags by their presence), else the value each has unless passed (its declared
     default). A test of an option not shown (`_declared_around`), or that the run passes in a
     way not read, may go either way. None where the file has no documented run."""
     project = view.project
@@ -302,7 +302,9 @@ def runs_taking(view, key: str | None, line: int) -> list | None:
                 return NOT_SHOWN if value is None or value is NOT_SHOWN else value
             if flag:
                 return not value
-            return written[-1] if isinstance(value, str) and written[-1] is not None else NOT_SHOWN
+            last = (written[-1] or "").strip("'\"")
+            # a string option given a literal word, not a shell variable or a placeholder (`$STAGE`, `<stage>`)
+            return last if isinstance(value, str) and last and not any(mark in last for mark in "$`{<") else NOT_SHOWN
         return option
 
     return [run for run in runs if not any(test_value(test, passed(run.command)) is (not sense) for test, sense in guards)]
