@@ -15,14 +15,12 @@ runs in no documented run.
 
 from __future__ import annotations
 
-import ast
 import operator
 import re
 
 import libcst as cst
 
 from ddplint.analyses.branches import Branches
-from ddplint.model.parsers import NOT_SHOWN, test_value
 from ddplint.semantic.edits import keyword_argument
 from ddplint.semantic.model import Analysis, Frame, Scope, SemanticModel
 
@@ -243,71 +241,18 @@ class ParserOptions(Analysis):
         return any(self.holds_in_every_run(test) is in_else for test, in_else in branches)
 
 
-def off_in_every_run(view, key: str | None, line: int) -> str | None:
-    """The test of an `if` around `line` of function `key` (None: the module's own code) of
-    `view`'s module, made of command-line options and literals, that sends every documented run
-    the other way (`if args.dense_result:`, `store_true`, which no command passes): each option
-    keeps the value it has unless passed (`_unless_passed`, as the parsers seen from there declare
-    it, `_declared_around`), where the project documents a run of the module (ProjectView.runs);
-    not one left at None (declared with no default: a value the commands shown may just omit).
-    None where there is no such test."""
-    if not view.runs():
-        return None
-
-    def option(name: str) -> object:
-        value = _unless_passed(view, _declared_around(view, name, own=True))
-        return NOT_SHOWN if value is UNKNOWN or value is None else value
-
-    for guard in view.context.guards_at(view.module, key or "", line):
-        try:
-            test = ast.parse(guard.test, mode="eval").body
-        except SyntaxError:
-            continue
-        if test_value(test, option) is (not guard.sense):
-            return guard.test
-    return None
+def declared_option(view, name: str):
+    """The option stored under `name` as the parsers seen from `view`'s module declare it, its
+    own first (`_declared_around`): (its option strings, the value it gets unless passed); None
+    where none shows it, UNKNOWN where one of them may set it another way."""
+    return _declared_around(view, name, own=True)
 
 
-def runs_taking(view, key: str | None, line: int) -> list | None:
-    """The documented runs of `view`'s module's own file (ProjectView.launches, `own`, with a
-    launcher and plain `python`) that may take the way to `line` of function `key` (None: the
-    module's own code) through the `if`s around it, each test read with the options that run
-    passes (the word written after the option's string, the last one, not a shell variable;
-    `store_true` and `store_false` flags by their presence), else the value each has unless passed (its declared
-    default). A test of an option not shown (`_declared_around`), or that the run passes in a
-    way not read, may go either way. None where the file has no documented run."""
-    project = view.project
-    runs = [*view.launches(own=True), *view.launches(project.plain_runs, own=True)]
-    if not runs:
-        return None
-    guards = []
-    for guard in view.context.guards_at(view.module, key or "", line):
-        try:
-            guards.append((ast.parse(guard.test, mode="eval").body, guard.sense))
-        except SyntaxError:
-            continue
-
-    def passed(command: str):
-        def option(name: str) -> object:
-            declared = _declared_around(view, name, own=True)
-            if declared is None or declared is UNKNOWN:
-                return NOT_SHOWN
-            strings, value = declared
-            flag = isinstance(value, bool)
-            written = [
-                found.group(1) for string in strings
-                for found in re.finditer(rf"(?<![\w-]){re.escape(string)}(?![\w-])(?:(?:=|[ \t]+)([^\s\\]+))?", command)
-            ]
-            if not written:
-                return NOT_SHOWN if value is None or value is NOT_SHOWN else value
-            if flag:
-                return not value
-            last = (written[-1] or "").strip("'\"")
-            # a string option given a literal word, not a shell variable or a placeholder (`$STAGE`, `<stage>`)
-            return last if isinstance(value, str) and last and not any(mark in last for mark in "$`{<") else NOT_SHOWN
-        return option
-
-    return [run for run in runs if not any(test_value(test, passed(run.command)) is (not sense) for test, sense in guards)]
+def documented_option(view, name: str):
+    """The value every documented run of `view`'s module gives the option stored under `name`
+    (`declared_option`, where no command passes it and no document tells to set it:
+    `_unless_passed`); UNKNOWN otherwise."""
+    return _unless_passed(view, declared_option(view, name))
 
 
 def _declared_around(view, name: str, own: bool):

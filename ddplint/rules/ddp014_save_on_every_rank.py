@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from ddplint.analyses.launches import Launches
-from ddplint.analyses.options import off_in_every_run, runs_taking
+from ddplint.analyses.options import UNKNOWN, declared_option, documented_option
 from ddplint.analyses.ranks import (
     GLOBAL,
     MODEL,
@@ -30,6 +30,7 @@ from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.semantic.edits import argument_for, has_star_arguments
 from ddplint.model.context import CallSite
+from ddplint.model.parsers import NOT_SHOWN, test_value
 from ddplint.model.records import Loader, Place
 from ddplint.semantic.walk import descendants, positions
 from ddplint.core.torch_api import (
@@ -2743,6 +2744,73 @@ def _ranks_run(program, context, module: str, key: str | None, depth: int, seen:
         if outer is not None:
             return [*outer, (StepKind.REACHES, how, program.place(site.caller, site.line))]
     return None
+
+
+def off_in_every_run(view, key: str | None, line: int) -> str | None:
+    """The test of an `if` around `line` of function `key` (None: the module's own code) of
+    `view`'s module, made of command-line options and literals, that sends every documented run
+    the other way (`if args.dense_result:`, `store_true`, which no command passes): each option
+    keeps the value it has unless passed (`documented_option`, as the parsers seen from there
+    declare it), where the project documents a run of the module (ProjectView.runs);
+    not one left at None (declared with no default: a value the commands shown may just omit).
+    None where there is no such test."""
+    if not view.runs():
+        return None
+
+    def option(name: str) -> object:
+        value = documented_option(view, name)
+        return NOT_SHOWN if value is UNKNOWN or value is None else value
+
+    for guard in view.context.guards_at(view.module, key or "", line):
+        try:
+            test = ast.parse(guard.test, mode="eval").body
+        except SyntaxError:
+            continue
+        if test_value(test, option) is (not guard.sense):
+            return guard.test
+    return None
+
+
+def runs_taking(view, key: str | None, line: int) -> list | None:
+    """The documented runs of `view`'s module's own file (ProjectView.launches, `own`, with a
+    launcher and plain `python`) that may take the way to `line` of function `key` (None: the
+    module's own code) through the `if`s around it, each test read with the options that run
+    passes (the word written after the option's string, the last one, not a shell variable;
+    `store_true` and `store_false` flags by their presence), else the value each has unless passed (its declared
+    default). A test of an option not shown (`declared_option`), or that the run passes in a
+    way not read, may go either way. None where the file has no documented run."""
+    project = view.project
+    runs = [*view.launches(own=True), *view.launches(project.plain_runs, own=True)]
+    if not runs:
+        return None
+    guards = []
+    for guard in view.context.guards_at(view.module, key or "", line):
+        try:
+            guards.append((ast.parse(guard.test, mode="eval").body, guard.sense))
+        except SyntaxError:
+            continue
+
+    def passed(command: str):
+        def option(name: str) -> object:
+            declared = declared_option(view, name)
+            if declared is None or declared is UNKNOWN:
+                return NOT_SHOWN
+            strings, value = declared
+            flag = isinstance(value, bool)
+            written = [
+                found.group(1) for string in strings
+                for found in re.finditer(rf"(?<![\w-]){re.escape(string)}(?![\w-])(?:(?:=|[ \t]+)([^\s\\]+))?", command)
+            ]
+            if not written:
+                return NOT_SHOWN if value is None or value is NOT_SHOWN else value
+            if flag:
+                return not value
+            last = (written[-1] or "").strip("'\"")
+            # a string option given a literal word, not a shell variable or a placeholder (`$STAGE`, `<stage>`)
+            return last if isinstance(value, str) and last and not any(mark in last for mark in "$`{<") else NOT_SHOWN
+        return option
+
+    return [run for run in runs if not any(test_value(test, passed(run.command)) is (not sense) for test, sense in guards)]
 
 
 def _plain_runs_only(project, module: str, key: str | None, line: int) -> bool:
