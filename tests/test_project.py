@@ -1379,6 +1379,127 @@ def test_a_method_of_an_object_kept_on_self_saves_on_every_rank_that_an_accelera
     )
 
 
+def test_a_save_reached_only_from_a_script_every_documented_run_starts_as_one_process_is_silent(tmp_path, run):
+    """The sixth wave's one-process entries (yolov5_rotation's train.py, scope-recommendation's
+    merge stage): trainer.py's Trainer builds the Accelerator in its constructor, and its
+    `export` writes the model with no rank test; train.py builds the Trainer and calls it. The
+    README runs train.py only as plain `python`, so the Accelerator has one process and one
+    writer, whatever pool of workers the data code starts (a Pool runs the function handed to
+    it, not the script). Where the README launches it with `accelerate launch` on two
+    processes, both write the file: DDP014, as before."""
+    _write_project(tmp_path, {"trainer.py": (
+        "from multiprocessing import Pool\n\nimport torch\nfrom accelerate import Accelerator\n\n\n"
+        "def load(paths):\n    with Pool(4) as pool:\n        return pool.map(torch.load, paths)\n\n\n"
+        "class Trainer:\n    def __init__(self, args):\n        self.accelerator = Accelerator()\n        self.args = args\n\n"
+        "    def export(self, model):\n        torch.save(model.state_dict(), f'{self.args.output}/model.pt')\n"
+    ), "train.py": (
+        "import argparse\nfrom torch import nn\nfrom trainer import Trainer, load\n\nparser = argparse.ArgumentParser()\n"
+        "parser.add_argument('--output')\n\nif __name__ == '__main__':\n    args = parser.parse_args()\n    load([])\n"
+        "    trainer = Trainer(args)\n    trainer.export(nn.Linear(2, 2))\n"
+    )})
+    run.cwd = tmp_path
+    readme = "Train:\n\n    {launch} train.py --output out\n"
+    _silent_then_found(
+        run, tmp_path / "README.md", readme, {"launch": "python"}, {"launch": "accelerate launch --num_processes 2"}, "DDP014", ("trainer.py", 18)
+    )
+
+
+def test_a_save_reached_only_from_an_accelerator_script_no_launch_command_runs_is_silent(tmp_path, run):
+    """mesh-gpt's main.py in CrazyCode: the script builds trainers whose constructors build an
+    Accelerator and that save with no rank test; the project's launch commands run its other
+    scripts, none this one, and nothing it imports starts processes. An Accelerator has several
+    processes only under a launcher: one process writes the file. A project that shows no
+    launch at all leaves how the script runs unknown: DDP014, as before."""
+    _write_project(tmp_path, {"trainer.py": (
+        "import torch\nfrom accelerate import Accelerator\n\n\nclass Trainer:\n    def __init__(self, model):\n"
+        "        self.accelerator = Accelerator()\n        self.model = model\n\n"
+        "    def save(self, path):\n        torch.save(self.model.state_dict(), path)\n"
+    ), "main.py": "from torch import nn\nfrom trainer import Trainer\n\ntrainer = Trainer(nn.Linear(2, 2))\ntrainer.save('model.pt')\n",
+        "other/pretrain.py": "import torch.distributed as dist\n\ndist.init_process_group('nccl')\n"})
+    run.cwd = tmp_path
+    _silent_then_found(
+        run, tmp_path / "run.sh", "{command}\n", {"command": "torchrun --nproc_per_node 8 other/pretrain.py"}, {"command": "echo none"},
+        "DDP014", ("trainer.py", 11)
+    )
+
+
+def test_a_cache_another_module_builds_in_a_rank_zero_first_block_is_written_by_rank_0_alone(tmp_path, run):
+    """yolov5_rotation's datasets_rotation.py: train.py joins the ranks and calls
+    create_dataloader, which builds the dataset in `with torch_distributed_zero_first(rank):`;
+    the dataset's constructor calls cache_labels, whose torch.save writes the label cache, only
+    where the cache file is missing or stale. Rank 0 builds first and writes it; the other ranks
+    leave the barrier, find it and load it. Built outside the block, every rank finds the file
+    missing on a first run and writes it: DDP014, as before."""
+    _write_project(tmp_path, {"README.md": "torchrun --nproc_per_node 2 train.py\n", "utils.py": (
+        "from contextlib import contextmanager\n\nimport torch.distributed as dist\n\n\n@contextmanager\n"
+        "def torch_distributed_zero_first(local_rank):\n    if local_rank not in [-1, 0]:\n        dist.barrier()\n"
+        "    yield\n    if local_rank == 0:\n        dist.barrier()\n"
+    ), "train.py": (
+        "import os\n\nimport torch.distributed as dist\nfrom data import create_dataloader\n\n\ndef main():\n"
+        "    dist.init_process_group('nccl')\n    create_dataloader('labels', int(os.environ['LOCAL_RANK']))\n\n\n"
+        "if __name__ == '__main__':\n    main()\n"
+    )})
+    data = (
+        "from pathlib import Path\n\nimport torch\nfrom torch.utils.data import Dataset\nfrom utils import torch_distributed_zero_first\n\n\n"
+        "class Labels(Dataset):\n    def __init__(self, path):\n        cache = Path(path).with_suffix('.cache')\n"
+        "        if cache.is_file():\n            self.labels = torch.load(cache)\n        else:\n"
+        "            self.labels = self.cache_labels(cache)\n\n    def cache_labels(self, cache):\n"
+        "        labels = {{'hash': 0}}\n        torch.save(labels, cache)\n        return labels\n\n\n"
+        "def create_dataloader(path, rank):\n    {first}\n        return Labels(path)\n"
+    )
+    run.cwd = tmp_path
+    _silent_then_found(
+        run, tmp_path / "data.py", data, {"first": "with torch_distributed_zero_first(rank):"}, {"first": "if path:"}, "DDP014", ("data.py", 18)
+    )
+
+
+def test_a_save_only_an_option_no_documented_run_passes_reaches_is_silent(tmp_path, run):
+    """PointTAD's engine.py writes dense results under `if args.dense_result:`, and
+    Dialog_Extension's main.py calls search_subnet() only under `if cfg.search_subnet:`: both
+    options are `store_true`, and no documented run (the README's torchrun launch) passes
+    them, so no rank of a documented run writes. A README run that passes the option: DDP014."""
+    _write_project(tmp_path, {"engine.py": (
+        "import torch\n\n\ndef evaluate(args, outputs):\n    for name, output in outputs.items():\n"
+        "        if args.dense_result:\n            torch.save(output, f'dense/{name}.pt')\n\n\n"
+        "def search(args, model):\n    if model is not None:\n        torch.save(model.state_dict(), f'{args.output}/mask.pt')\n"
+    ), "main.py": (
+        "import argparse\n\nimport torch.distributed as dist\nfrom engine import evaluate, search\n\n\ndef main():\n"
+        "    parser = argparse.ArgumentParser()\n    parser.add_argument('--output', default='out')\n"
+        "    parser.add_argument('--dense_result', action='store_true')\n    parser.add_argument('--search', action='store_true')\n"
+        "    args = parser.parse_args()\n    dist.init_process_group('nccl')\n    evaluate(args, {})\n"
+        "    if args.search:\n        search(args, None)\n\n\nif __name__ == '__main__':\n    main()\n"
+    )})
+    run.cwd = tmp_path
+    readme = "torchrun --nproc_per_node 2 main.py --output out{options}\n"
+    _silent_then_found(run, tmp_path / "README.md", readme, {"options": ""}, {"options": " --dense_result"}, "DDP014", ("engine.py", 7))
+    _silent_then_found(run, tmp_path / "README.md", readme, {"options": ""}, {"options": " --search"}, "DDP014", ("engine.py", 12))
+
+
+def test_a_stage_only_plain_python_runs_choose_builds_an_accelerator_of_one_process(tmp_path, run):
+    """scope-recommendation's train.py: `--train_stage SFT` builds the trainer (whose constructor
+    builds an Accelerator) and trains, `--train_stage SFT_Merge` builds it and merges, saving
+    with no rank test. run_SFT.sh starts the training stage with `accelerate launch` on two
+    processes; run_merge.sh starts the merge with plain `python`: the only runs that take the
+    merge branch are one process each. Where the launch script passes SFT_Merge, or a stage
+    from a shell variable: DDP014."""
+    _write_project(tmp_path, {"trainer.py": (
+        "import torch\nfrom accelerate import Accelerator\n\n\nclass Trainer:\n    def __init__(self, args):\n"
+        "        self.accelerator = Accelerator()\n        self.args = args\n\n    def train(self):\n        pass\n\n"
+        "    def merge(self, model):\n        torch.save(model.state_dict(), f'{self.args.output}/merged.pt')\n"
+    ), "train.py": (
+        "import argparse\nfrom trainer import Trainer\n\nparser = argparse.ArgumentParser()\n"
+        "parser.add_argument('--output', default='out')\nparser.add_argument('--train_stage', default='SFT')\n\n"
+        "if __name__ == '__main__':\n    args = parser.parse_args()\n    if args.train_stage == 'SFT':\n"
+        "        trainer = Trainer(args)\n        trainer.train()\n    elif args.train_stage == 'SFT_Merge':\n"
+        "        trainer = Trainer(args)\n        trainer.merge(None)\n"
+    ), "run_merge.sh": "python train.py \\\n    --train_stage SFT_Merge \\\n    --output out\n"})
+    run.cwd = tmp_path
+    launch = "accelerate launch --num_processes 2 train.py \\\n    --train_stage {stage} \\\n    --output out\n"
+    _silent_then_found(run, tmp_path / "run_SFT.sh", launch, {"stage": "SFT"}, {"stage": "SFT_Merge"}, "DDP014", ("trainer.py", 14))
+    # a stage the shell fills in may be the merge: not known
+    _silent_then_found(run, tmp_path / "run_SFT.sh", launch, {"stage": "SFT"}, {"stage": "$STAGE"}, "DDP014", ("trainer.py", 14))
+
+
 def test_a_local_rank_option_every_documented_plain_run_passes_itself_is_no_launchers(tmp_path, run):
     """eva's generate.py: `--local_rank` is the script's own shard index; gen.sh runs one plain
     `python` process per GPU and passes it (`--local_rank $gpu_id`); no launcher starts the

@@ -253,6 +253,20 @@ class ParserOptions(Analysis):
         return any(self.holds_in_every_run(test) is in_else for test, in_else in branches)
 
 
+def declared_option(view, name: str):
+    """The option stored under `name` as the parsers seen from `view`'s module declare it, its
+    own first (`_declared_around`): (its option strings, the value it gets unless passed); None
+    where none shows it, UNKNOWN where one of them may set it another way."""
+    return _declared_around(view, name, own=True)
+
+
+def documented_option(view, name: str):
+    """The value every documented run of `view`'s module gives the option stored under `name`
+    (`declared_option`, where no command passes it and no document tells to set it:
+    `_unless_passed`); UNKNOWN otherwise."""
+    return _unless_passed(view, declared_option(view, name))
+
+
 def _declared_around(view, name: str, own: bool):
     """The option stored under `name` (its option strings, the value it gets unless passed) as
     the parsers seen from `view`'s module declare it: its own (`own`), those of the modules it

@@ -846,6 +846,9 @@ class RankFacts:
         self._bases: dict[str, list[str]] = {}  # class -> its bases as written
         self._methods: dict[str, cst.FunctionDef] = {}  # "Class.name"
         self._contexts: dict[int, tuple[str | None, str | None]] = {}  # id(def) -> (class, self's name)
+        # id(def) -> the def it is written in, for a function nested in another (a closure)
+        self._enclosing: dict[int, cst.FunctionDef] = {}
+        self._nested: dict[int, dict[str, cst.FunctionDef | None]] = {}  # id(def) -> the functions defined in it
         self._predicates: dict[int, RankTest | None] = {}  # id(def) -> what a call of it says
         self._resolving: set[str] = set()
         # What `_held` answered, by what it depends on: the name (or the called name), the
@@ -981,6 +984,10 @@ class RankFacts:
                     self._functions[statement.name.value] = statement
                 elif isinstance(owner, cst.ClassDef):
                     self._methods[f"{owner.name.value}.{statement.name.value}"] = statement
+                elif isinstance(owner, cst.FunctionDef):
+                    self._enclosing[id(statement)] = owner
+                    nested = self._nested.setdefault(id(owner), {})
+                    nested[statement.name.value] = None if statement.name.value in nested else statement  # two defs: unknown
                 self._contexts[id(statement)] = (inner_cls, inner_self)
                 self._collect_suite(statement.body, statement, inner_cls, inner_self)
                 continue
@@ -1269,6 +1276,10 @@ class RankFacts:
         if name is None:
             return None
         head = name.partition(".")[0]
+        if function is None and head == name:
+            nested = self._nested_function(head)
+            if nested is not None:
+                return nested
         if function is None:
             scope = self.model.binding_scope(head)
         else:
@@ -1280,6 +1291,19 @@ class RankFacts:
             defined = self._functions.get(name)
             return defined if defined is not None and name not in self._names.get(id(self.model.module), {}) else None
         return origin + name[len(head) :]
+
+    def _nested_function(self, name: str) -> cst.FunctionDef | None:
+        """The function `name` defines in a function the walk is in (TAPE's `do_save`, written
+        in `run_train`), where that function binds `name` in no other way; None otherwise."""
+        frame = self.model.frame
+        while frame is not None:
+            defined = self._nested.get(id(frame.node), {})
+            if name in self._names.get(id(frame.node), {}):
+                return None  # also a variable there
+            if name in defined:
+                return defined[name]
+            frame = frame.parent
+        return None
 
     def _with_passed(self, values: list) -> list:
         """A parameter's values: what every call in the project passes for it
@@ -1366,7 +1390,12 @@ class RankFacts:
         """Id of the def (or module) whose binding of `name` is read in `function` (where the
         walk is, when None); None when it is bound nowhere here."""
         if function is not None:
-            return id(function) if name in self._names.get(id(function), {}) else id(self.model.module)
+            inner: cst.FunctionDef | None = function
+            while inner is not None:  # a closure reads the binding of the def it is written in
+                if name in self._names.get(id(inner), {}):
+                    return id(inner)
+                inner = self._enclosing.get(id(inner))
+            return id(self.model.module)
         where = self.model.binding_scope(name)
         frame = self.model.frame
         while frame is not None and frame.scope is not where:

@@ -347,6 +347,8 @@ _SPAWN_STARTS = (
     "Popen(", "subprocess.run(", "subprocess.call(", "check_call(", "os.system(", "DistributedTestBase",
     "MultiProcessTestCase",
 )
+# Starts of a pool of worker processes, which run the function handed to them, not the script.
+_WORKER_POOLS = ("ProcessPoolExecutor", "Pool(")
 # A command that runs a script with the interpreter itself: `python test.py`, `python3 -u tools/eval.py`.
 _PLAIN_RUN = re.compile(r"(?<![\w/.-])python(?:\d(?:\.\d+)?)?(?:[ \t]+-[uOBE]+)*[ \t]+[\w.$/{}-]+\.py(?![\w.-])")
 # A launcher command that names its script (or module) in the text: one that does not
@@ -999,7 +1001,7 @@ class Project:
                 found.add(13)
         return frozenset(found)
 
-    def one_process_run(self, module: str) -> bool:
+    def one_process_run(self, module: str, pools: bool = True, accelerator: bool = False) -> bool:
         """Whether `module` is a script that runs as one process in every documented run: an
         entry script (Reach.entries) that no launch command of the project may run
         (`_unlaunched`), that only such scripts import (a FLOPs tool importing the evaluation
@@ -1010,22 +1012,36 @@ class Project:
         that the project runs
         with `python script.py` (`plain_runs`) or that starts its own process group of one
         (`_own_group_of_one`). A process group such a script joins has one member: CLTR's
-        `python test.py --gpu_id 2,3`, which joins one through utils.py when RANK is set."""
-        key = ("one process run", module)
+        `python test.py --gpu_id 2,3`, which joins one through utils.py when RANK is set.
+        Not `pools`: a pool of workers it or its imports start (`Pool(`, `ProcessPoolExecutor`)
+        does not count, as its workers run the function handed to them, not the script's own
+        code (for what the script's code does: DDP014's save). `accelerator`: the script joins
+        the ranks only by building an Accelerator, which has one process unless a launcher
+        starts it: a script that no launch command runs also counts where the project's launch
+        commands (it has some) run other scripts, as `_joins_only_under_a_launcher` reads a
+        group started only under a launcher's test (mesh-gpt's main.py in CrazyCode)."""
+        key = ("one process run", module, pools, accelerator)
         found = self._memo.get(key)
         if found is None:
             self._memo[key] = False  # an import cycle among its importers adds nothing
             found = (
                 module in self.reach.entries and self._unlaunched(module)
-                and all(self.one_process_run(importer) for importer in self.program.importers_of(module))
+                and all(self.one_process_run(importer, pools, accelerator) for importer in self.program.importers_of(module))
                 and (
                     bool(self.module_view(module).launches(self.plain_runs, own=True)) or self._own_group_of_one(module)
-                    or self._joins_only_under_a_launcher(module)
+                    or self._joins_only_under_a_launcher(module) or accelerator and bool(self.launch_commands)
                 )
-                and self._starts_nothing(list(reachable([module], self.imports_of)), (*_SPAWN_STARTS, *_SELF_LAUNCHING))
+                and self.starts_no_processes(module, pools)
             )
             self._memo[key] = found
         return found
+
+    def starts_no_processes(self, module: str, pools: bool = True) -> bool:
+        """Whether neither script `module` nor a project module it imports may start more
+        processes than the one `python` starts (`_SPAWN_STARTS`, a Lightning or Fabric launch
+        point, as `_starts_nothing` reads them); not `pools`: a pool of workers does not count."""
+        starts = tuple(start for start in (*_SPAWN_STARTS, *_SELF_LAUNCHING) if pools or start not in _WORKER_POOLS)
+        return self._starts_nothing(list(reachable([module], self.imports_of)), starts)
 
     def _unlaunched(self, module: str) -> bool:
         """Whether no launch command of the project may run `module`: none runs it by its module

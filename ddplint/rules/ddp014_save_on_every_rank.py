@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from ddplint.analyses.launches import Launches
+from ddplint.analyses.options import UNKNOWN, declared_option, documented_option
 from ddplint.analyses.ranks import (
     GLOBAL,
     MODEL,
@@ -29,6 +30,7 @@ from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.semantic.edits import argument_for, has_star_arguments
 from ddplint.model.context import CallSite
+from ddplint.model.parsers import NOT_SHOWN, test_value
 from ddplint.model.records import Loader, Place
 from ddplint.semantic.walk import descendants, positions
 from ddplint.core.torch_api import (
@@ -178,7 +180,15 @@ class SaveOnEveryRank(Rule):
     `else:` building the dataset) is the run of one process: not followed; so is a save in
     such a branch, where the other asks the rank (`dist.get_rank()`) or runs a collective, which
     only a process group can answer (TransReID's `if cfg.MODEL.DIST_TRAIN: if dist.get_rank()
-    == 0: torch.save(...)` / `else: torch.save(...)`). A cache written
+    == 0: torch.save(...)` / `else: torch.save(...)`). Several processes must run the code that
+    joins the ranks: not a script that every documented run starts as one plain `python` process
+    (no launcher runs it, and nothing it imports spawns more; a pool of workers runs a function,
+    not the script), nor one that builds only an Accelerator and that no launch command runs
+    where the project's launch commands run its other scripts, nor a branch that only plain
+    `python` runs take by the options each passes (`--train_stage SFT_Merge`), nor code under an
+    `if` that every documented run takes the other way (a `store_true` option none passes). A
+    predicate defined inside the training function guards like any other (`if not is_master:
+    return False`, `is_master` read from the enclosing function). A cache written
     where an `if` found its file missing (`if os.path.exists(cache): load` / `else: build and
     torch.save`) is still written by every rank on a first run, when all of them find it missing
     before any has written it: the message and the chain say so. Not where rank 0 writes it
@@ -816,6 +826,28 @@ class SaveOnEveryRank(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # TAPE's run_train: the save runs only where a predicate nested in the training
+            # function is true, and it returns False unless the rank test of a local of that
+            # function holds (`is_master`, the enclosing function's, read as a closure).
+            """
+            import torch
+            import torch.distributed as dist
+
+            def run_train(model, local_rank, save_freq, epochs):
+                dist.init_process_group("nccl")
+                is_master = local_rank in (-1, 0)
+
+                def do_save(epoch):
+                    if not is_master:
+                        return False
+                    return (epoch + 1) % save_freq == 0
+
+                for epoch in range(epochs):
+                    if do_save(epoch):
+                        torch.save(model.state_dict(), "checkpoint.bin")
+            """
+        ),
         Clean(
             # The set-up helper returns its rank-0 flag in a dict; the save's one caller reads it.
             """
@@ -2175,7 +2207,7 @@ class SaveOnEveryRank(Rule):
                 continue
             path = paths.path(save.frame)
             if path is None and elsewhere and save.frame not in paths.guarded:
-                self._report_elsewhere(save)
+                self._report_elsewhere(save, original_node)
             elif path is not None and id(save.node) not in one_process:
                 # the rank-0 test of the launcher the file uses, where it uses no torch.distributed
                 hook = (save.frame or "").rpartition(".")[2] in self._hooks
@@ -2239,7 +2271,7 @@ class SaveOnEveryRank(Rule):
                     break
         return served
 
-    def _report_elsewhere(self, save: _Save) -> None:
+    def _report_elsewhere(self, save: _Save, module: cst.Module) -> None:
         """A save in a function that other modules run on every rank (`ranks_run`): a dataset
         class's cache that every rank builds, a helper every rank calls under an `if` of its own."""
         project = self.model.project
@@ -2247,7 +2279,7 @@ class SaveOnEveryRank(Rule):
         if record is not None and record.escapes.plain_saves and not save.conditional and not record.method:
             return  # reported where every rank calls it (`saving_helper`; a method is reported here)
         steps = ranks_run(project, save.frame)
-        if not steps:
+        if not steps or self._written_first(save, module) or self._off_in_every_run(save, module):
             return
         kind, text, place = steps[-1]
         note = f"every rank {text} at {place}, from {steps[0][2]}" if len(steps) > 1 else f"{text} at {place}"
@@ -2257,6 +2289,34 @@ class SaveOnEveryRank(Rule):
             message = _on_cache_miss(_ELSEWHERE_MESSAGE.format(save.writer, note), save)
         chain = [Link(kind, f"every rank {text} here" if kind is StepKind.REACHES else text, place) for kind, text, place in steps]
         self.report(save.node, message, chain=[*chain, *_cache_miss_links(save), Link(StepKind.HARM, _harm(message), save.node)])
+
+    def _off_in_every_run(self, save: _Save, module_node: cst.Module) -> bool:
+        """Whether the save is under an `if` that no documented run takes its way (an option
+        none passes: PointTAD's `if args.dense_result:`; `off_in_every_run`)."""
+        project = self.model.project
+        if project is None:
+            return False
+        spans, _ = positions(module_node, [save.node])
+        return off_in_every_run(project, save.frame, spans[id(save.node)][0][0]) is not None
+
+    def _written_first(self, save: _Save, module_node: cst.Module) -> bool:
+        """Whether rank 0 writes the save's file before the other ranks, which then find it: the
+        save runs in a rank-0-first block, itself or through every call of its function
+        (`first_served`), and only where an `if` found the file missing or stale (`cache_gated`),
+        at the save or, where the block is among its callers, at each call of its function
+        (yolov5_rotation's `cache_labels`, which the dataset's constructor calls only without a
+        matching cache, built in `with torch_distributed_zero_first(rank):` by another module)."""
+        project = self.model.project
+        program, context, module = project.program, project.context, project.module
+        spans, _ = positions(module_node, [save.node])
+        line = spans[id(save.node)][0][0]
+        after = first_served(program, context, module, save.frame, line, ranks=True)
+        if after is None:
+            return False
+        if cache_gated(program.tree(module), line, after):
+            return True
+        sites = [site for site, _ in _callers(program, context, module, save.frame)] if not after else []
+        return bool(sites) and all(cache_gated(program.tree(site.caller), site.line) for site in sites)
 
     def _chain(self, frame: str | None, path: list[RegionCall], save: _Save | None, message: str, node=None) -> list[Link]:
         """Who runs the save (every rank, from where), how it gets there (the calls outside any
@@ -2425,18 +2485,24 @@ def _calls_barrier(model, suite: cst.BaseSuite) -> bool:
 MAX_FIRST_DEPTH = 4  # callers followed from a save to a rank-0-first block; deeper is unknown
 
 
-def first_served(program, context, module: str, key: str | None, line: int, depth: int = 0) -> int | None:
+def first_served(program, context, module: str, key: str | None, line: int, depth: int = 0, ranks: bool = False) -> int | None:
     """Whether line `line` of function `key` of `module` (None: module code) runs on rank 0
     before the other ranks and not at once with them: it lies inside `with <manager>:` of a
     rank-0-first block (`rank_zero_first`; the line its body starts at), or its function is run
     only by calls that do (YOLOv5's dataset built in `with torch_distributed_zero_first(rank):`
     by `create_dataloader`, whose constructor caches its labels: 0), each call of it followed
-    (`_callers`: a class's construction for its `__init__`). None where not, or no call is known."""
+    (`_callers`: a class's construction for its `__init__`). None where not, or no call is known.
+    `ranks`: only the calls that every rank may make count (`_ranks_run` finds a way from the
+    code that joins the ranks to them; not YOLOv5's wandb logger's, made on rank 0)."""
     block = _in_first_block(program, context, module, key, line)
     if block is not None or key is None or depth >= MAX_FIRST_DEPTH:
         return block
-    sites = [site for site, _ in _callers(program, context, module, key)]
-    if sites and all(first_served(program, context, site.caller, site.caller_key, site.line, depth + 1) is not None for site in sites):
+    sites = [
+        site for site, _ in _callers(program, context, module, key)
+        if not ranks or _ranks_run(program, context, site.caller, site.caller_key, 0, frozenset(), site.line) is not None
+        and not context.guarded_at(site.caller, site.caller_key, site.line, replicas=True)
+    ]
+    if sites and all(first_served(program, context, site.caller, site.caller_key, site.line, depth + 1, ranks) is not None for site in sites):
         return 0
     return None
 
@@ -2641,6 +2707,9 @@ def _indexed_by_rank(subscript: ast.Subscript, ranks: set[str]) -> bool:
     return isinstance(subscript.slice, ast.Slice) and _names_rank(subscript.slice, ranks)
 
 
+# The step where ranks start by building an Accelerator: only a launcher starts its processes.
+_ACCELERATE_ROOT = "every rank runs this: `accelerate launch` runs the code that builds an Accelerator"
+
 MAX_CALLER_DEPTH = 6  # callers followed from a save to the code that joins the ranks; deeper is unknown
 
 
@@ -2660,16 +2729,102 @@ def _ranks_run(program, context, module: str, key: str | None, depth: int, seen:
         return None
     root = _joins_ranks(program, context, module, key, line)
     if root is not None:
-        return [root]
+        # a script every documented run starts as one process has one rank, whatever it joins
+        project = program.project
+        one = project.one_process_run(module, pools=False, accelerator=root[1].startswith(_ACCELERATE_ROOT))
+        return None if one or line is not None and _plain_runs_only(project, module, key, line) else [root]
     for site, how in _callers(program, context, module, key):
         if context.guarded_at(site.caller, site.caller_key, site.line, replicas=True):
             continue
         if distributed_branch_besides(program, context, site.caller, site.caller_key, site.line) is not None:
             continue  # `else:` of `if args.dist:` whose body builds the DistributedSampler: one process
+        if off_in_every_run(program.project.module_view(site.caller), site.caller_key, site.line) is not None:
+            continue  # `if args.search_subnet:`, an option no documented run passes
         outer = _ranks_run(program, context, site.caller, site.caller_key, depth + 1, seen | {(module, key)}, site.line)
         if outer is not None:
             return [*outer, (StepKind.REACHES, how, program.place(site.caller, site.line))]
     return None
+
+
+def off_in_every_run(view, key: str | None, line: int) -> str | None:
+    """The test of an `if` around `line` of function `key` (None: the module's own code) of
+    `view`'s module, made of command-line options and literals, that sends every documented run
+    the other way (`if args.dense_result:`, `store_true`, which no command passes): each option
+    keeps the value it has unless passed (`documented_option`, as the parsers seen from there
+    declare it), where the project documents a run of the module (ProjectView.runs);
+    not one left at None (declared with no default: a value the commands shown may just omit).
+    None where there is no such test."""
+    if not view.runs():
+        return None
+
+    def option(name: str) -> object:
+        value = documented_option(view, name)
+        return NOT_SHOWN if value is UNKNOWN or value is None else value
+
+    for guard in view.context.guards_at(view.module, key or "", line):
+        try:
+            test = ast.parse(guard.test, mode="eval").body
+        except SyntaxError:
+            continue
+        if test_value(test, option) is (not guard.sense):
+            return guard.test
+    return None
+
+
+def runs_taking(view, key: str | None, line: int) -> list | None:
+    """The documented runs of `view`'s module's own file (ProjectView.launches, `own`, with a
+    launcher and plain `python`) that may take the way to `line` of function `key` (None: the
+    module's own code) through the `if`s around it, each test read with the options that run
+    passes (the word written after the option's string, the last one, not a shell variable;
+    `store_true` and `store_false` flags by their presence), else the value each has unless passed (its declared
+    default). A test of an option not shown (`declared_option`), or that the run passes in a
+    way not read, may go either way. None where the file has no documented run."""
+    project = view.project
+    runs = [*view.launches(own=True), *view.launches(project.plain_runs, own=True)]
+    if not runs:
+        return None
+    guards = []
+    for guard in view.context.guards_at(view.module, key or "", line):
+        try:
+            guards.append((ast.parse(guard.test, mode="eval").body, guard.sense))
+        except SyntaxError:
+            continue
+
+    def passed(command: str):
+        def option(name: str) -> object:
+            declared = declared_option(view, name)
+            if declared is None or declared is UNKNOWN:
+                return NOT_SHOWN
+            strings, value = declared
+            flag = isinstance(value, bool)
+            written = [
+                found.group(1) for string in strings
+                for found in re.finditer(rf"(?<![\w-]){re.escape(string)}(?![\w-])(?:(?:=|[ \t]+)([^\s\\]+))?", command)
+            ]
+            if not written:
+                return NOT_SHOWN if value is None or value is NOT_SHOWN else value
+            if flag:
+                return not value
+            last = (written[-1] or "").strip("'\"")
+            # a string option given a literal word, not a shell variable or a placeholder (`$STAGE`, `<stage>`)
+            return last if isinstance(value, str) and last and not any(mark in last for mark in "$`{<") else NOT_SHOWN
+        return option
+
+    return [run for run in runs if not any(test_value(test, passed(run.command)) is (not sense) for test, sense in guards)]
+
+
+def _plain_runs_only(project, module: str, key: str | None, line: int) -> bool:
+    """Whether the documented runs of script `module` that may take the way to `line` of
+    function `key` (`runs_taking`: by the options each passes) all start it with plain `python`
+    (none with a launcher), and it starts no processes itself: one process runs that code
+    (scope-recommendation's `--train_stage SFT_Merge`, run only by `python train.py`). Only for
+    a script the project's launch commands run by its name, others with options of their own
+    (a script no launch names is `Project.one_process_run`'s to judge)."""
+    view = project.module_view(module)
+    if not view.launches(own=True):
+        return False
+    runs = runs_taking(view, key, line)
+    return runs is not None and all(run.launcher == "python" for run in runs) and project.starts_no_processes(module, pools=False)
 
 
 def distributed_branch_besides(program, context, module: str, key: str | None, line: int) -> int | None:
@@ -2748,7 +2903,7 @@ def _joins_ranks(program, context, module: str, key: str | None, line: int | Non
         if line is not None and _exclusive(guards, call.line, line):
             continue
         if call.callee.rpartition(".")[2] in ACCELERATOR.last_names:
-            return StepKind.RUNS, "every rank runs this: `accelerate launch` runs the code that builds an Accelerator", program.place(module, call.line)
+            return StepKind.RUNS, _ACCELERATE_ROOT, program.place(module, call.line)
         target = program.resolve(module, call.callee, cls)
         inner = program.function(target.module, target.key) if target is not None else None
         if inner is not None and inner.process_groups:
@@ -2757,7 +2912,7 @@ def _joins_ranks(program, context, module: str, key: str | None, line: int | Non
             return StepKind.RUNS, text, program.place(module, call.line)
         built = _builds_accelerator(program, target) if target is not None else None
         if built is not None:  # `trainer = SFTTrainer(args)`, whose constructor builds the Accelerator
-            text = f"every rank runs this: `accelerate launch` runs the code that builds an Accelerator through {call.callee}() ({built})"
+            text = f"{_ACCELERATE_ROOT} through {call.callee}() ({built})"
             return StepKind.RUNS, text, program.place(module, call.line)
     return None
 
