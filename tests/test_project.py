@@ -1423,3 +1423,41 @@ def test_an_evaluation_split_of_known_size_that_every_documented_run_divides_is_
         (tmp_path / "README.md").write_text(readme)
         found = _findings(run("check", "--no-cache", "--select", "DDP022", ".").stdout)
         assert [f[3] for f in found] == expected, (readme, found)
+
+
+def test_a_pass_whose_only_backward_is_an_attacks_input_gradient_trains_nothing(tmp_path, run):
+    """DDP003: the epoch loop sets the training sampler's epoch; the validation loader is
+    scored by classifier_test() in another module, whose only backward() is a PGD attack's
+    (utils.py: the gradient of an input made with requires_grad=True, read as `x.grad`, and no
+    optimizer step): an evaluation, whose order does not matter. An attack that steps an
+    optimizer (adversarial training) still trains."""
+    attack = (
+        "from torch.autograd import Variable\n\n\ndef pgd(model, x, y, steps, loss_fn{extra}):\n"
+        "    x_adv = Variable(x.clone(), requires_grad=True)\n    for _ in range(steps):\n"
+        "        loss = loss_fn(model(x_adv), y)\n        loss.backward()\n"
+        "        x_adv = Variable(x_adv + 0.01 * x_adv.grad.sign(), requires_grad=True)\n{step}"
+        "    return x_adv.detach()\n"
+    )
+    (tmp_path / "ddp_util.py").write_text(
+        "import torch.distributed as dist\nfrom utils import pgd\n\n\ndef init_ddp():\n    dist.init_process_group('nccl')\n\n\n"
+        "def classifier_test(model, loader, loss_fn):\n    right = 0\n    for x, y in loader:\n"
+        "        x = pgd(model, x, y, 10, loss_fn)\n        right += (model(x).argmax(1) == y).sum()\n    return right\n"
+    )
+    (tmp_path / "main.py").write_text(
+        "from torch.utils.data import DataLoader, DistributedSampler\nfrom ddp_util import init_ddp, classifier_test\n\n"
+        "init_ddp()\ntrain_sampler = DistributedSampler(train_set)\nvalid_sampler = DistributedSampler(valid_set)\n"
+        "train_loader = DataLoader(train_set, sampler=train_sampler)\nvalid_loader = DataLoader(valid_set, sampler=valid_sampler)\n"
+        "for epoch in range(args.epochs):\n    train_sampler.set_epoch(epoch)\n    for x, y in train_loader:\n"
+        "        loss_fn(model(x), y).backward()\n        optimizer.step()\n"
+        "    print(classifier_test(model, valid_loader, loss_fn))\n"
+    )
+    run.cwd = tmp_path
+    (tmp_path / "utils.py").write_text(attack.format(extra="", step=""))
+    assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) == []
+    (tmp_path / "utils.py").write_text(attack.format(extra=", optimizer", step="        optimizer.step()\n"))
+    (tmp_path / "ddp_util.py").write_text(
+        (tmp_path / "ddp_util.py").read_text().replace("loss_fn):", "loss_fn, optimizer):").replace("loss_fn)\n", "loss_fn, optimizer)\n")
+    )
+    (tmp_path / "main.py").write_text((tmp_path / "main.py").read_text().replace("valid_loader, loss_fn)", "valid_loader, loss_fn, optimizer)"))
+    found = _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout)
+    assert [(f[0], f[1], f[3]) for f in found] == [("main.py", 9, "DDP003")], found

@@ -37,7 +37,9 @@ class MissingSetEpoch(Rule):
     may reach that sampler inside the loop (on the sampler, `loader.sampler`,
     `loader.batch_sampler.sampler`, or in a function the loop calls, in this module or another:
     `shuffle_dataset(loader, epoch)`). A pass that only evaluates is not reported (its order
-    does not matter), nor a loop that builds a new sampler each pass over data the loop itself
+    does not matter; a backward() there that only takes an input's gradient, in a function that
+    reads `x.grad` of a tensor it made with `requires_grad=True` and steps no optimizer, is an
+    adversarial attack or a saliency map, not training), nor a loop that builds a new sampler each pass over data the loop itself
     changes (a loop over folds or graphs); a sampler built anew each pass over the same dataset
     is (each new sampler starts again at epoch 0). Nor is a loop `for epoch in range(args.epochs)`
     whose count is a command-line option with a default of 1 or less that no command or document
@@ -929,6 +931,8 @@ class MissingSetEpoch(Rule):
                 return node
             callee = dotted_name(node.func)
             local = self._local_function(callee, function)
+            if local is not None and self._takes_input_gradient(local):
+                continue  # an attack's backward (the gradient of an input) trains nothing
             if local is not None and depth < 3:
                 found = self._backward(local, depth + 1)
                 if found is not None:
@@ -939,6 +943,13 @@ class MissingSetEpoch(Rule):
                 if found is not None:
                     return found
         return None
+
+    def _takes_input_gradient(self, function: Function) -> bool:
+        """Whether the program model reads `function`'s backward() as one for an input's
+        gradient, stepping no optimizer (FunctionSummary.input_gradient): an attack, not training."""
+        view = self.model.project
+        record = view.program.function(view.module, function.key) if view is not None and function.key else None
+        return record is not None and record.input_gradient
 
     def _local_function(self, callee: str | None, function: Function) -> Function | None:
         """The function of this module a call of `callee` in `function` reaches (`train(x)`,
