@@ -1461,3 +1461,29 @@ def test_a_pass_whose_only_backward_is_an_attacks_input_gradient_trains_nothing(
     (tmp_path / "main.py").write_text((tmp_path / "main.py").read_text().replace("valid_loader, loss_fn)", "valid_loader, loss_fn, optimizer)"))
     found = _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout)
     assert [(f[0], f[1], f[3]) for f in found] == [("main.py", 9, "DDP003")], found
+
+
+def test_a_static_method_that_builds_the_loader_is_a_builder_and_each_epoch_loop_is_judged_alone(tmp_path, run):
+    """DDP003: `Cifar.get_loader(...)`, a static method called through its class, returns the
+    loader and its shuffling sampler in a tuple (a builder, as a module-level function is); the
+    warm-up epoch loop never sets the epoch, though the training loop after it does. (The module
+    builds a validation sampler too: a module that only calls the class's builder is not yet
+    opened for the rule, whose screens see no sampler there.)"""
+    (tmp_path / "data.py").write_text(
+        "import torch\n\n\nclass Cifar:\n    @staticmethod\n    def get_loader(dataset, batch_size):\n"
+        "        sampler = torch.utils.data.distributed.DistributedSampler(dataset, shuffle=True)\n"
+        "        loader = torch.utils.data.DataLoader(dataset, batch_size=batch_size, sampler=sampler)\n"
+        "        return loader, None, sampler\n"
+    )
+    (tmp_path / "task.py").write_text(
+        "import torch.distributed as dist\nfrom torch.utils.data import DataLoader, DistributedSampler\nfrom data import Cifar\n\n\n"
+        "def train(net, loader, optimizer):\n    for x, y in loader:\n        net(x, y).backward()\n        optimizer.step()\n\n\n"
+        "def main(args, dataset, net, optimizer):\n    dist.init_process_group('nccl')\n"
+        "    ds_train, _, sp_train = Cifar.get_loader(dataset, 64)\n"
+        "    ds_val = DataLoader(args.val_set, sampler=DistributedSampler(args.val_set, shuffle=False))\n"
+        "    for epoch in range(args.warmup_epochs):\n        train(net, ds_train, optimizer)\n"
+        "    for epoch in range(args.epochs):\n        sp_train.set_epoch(epoch)\n        train(net, ds_train, optimizer)\n"
+    )
+    run.cwd = tmp_path
+    found = _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout)
+    assert [(f[0], f[1], f[3]) for f in found] == [("task.py", 16, "DDP003")], found

@@ -32,7 +32,8 @@ class MissingSetEpoch(Rule):
 
     Fires when a loop (the epoch loop) surrounds a pass that trains (a `backward()` runs in it,
     or in a function it calls) over a DataLoader that draws from a shuffling DistributedSampler
-    — a `for` over it, directly, through a `BatchSampler`, or in a function the loop calls, or
+    — a `for` over it, directly, through a `BatchSampler`, through a library's wrapper bound
+    first (`pbar = tqdm(loader)`, then `for x in enumerate(pbar)`), or in a function the loop calls, or
     an `iter(loader)` (`next(iter(loader))` starts a new pass each time; an `iter()` that
     restarts the pass in `except StopIteration` inside a loop that only gathers batches, such as
     a gradient-accumulation loop, belongs to the step loop around it that trains, when that
@@ -57,7 +58,8 @@ class MissingSetEpoch(Rule):
     annotated with a plugin class (`plugin: DPPluginBase`).
 
     With the project index, the sampler or the loader may come from a helper of another
-    module that returns it, alone or in a tuple (`loader, sampler = build(dataset)`); and the
+    module that returns it, alone or in a tuple (`loader, sampler = build(dataset)`, also a
+    static method called through its class: `Cifar.get_loader(...)`); and the
     endless generator may be defined in another module (`dl = cycle(loader)`, with `cycle`
     in `utils.py`): then the call is reported, without a fix, when no `set_epoch` of this
     module may reach the sampler. An epoch loop may also hand the loader to a function of
@@ -484,6 +486,42 @@ class MissingSetEpoch(Rule):
                         model(batch).backward()
             """,
             messages=_UNNAMED_SAMPLER_MESSAGE,
+        ),
+        Flagged(
+            # A warm-up epoch loop before the training one: each loop is judged on its own, and the
+            # warm-up repeats its order though the later loop sets the epoch. train() iterates the
+            # loader through a progress bar it binds first (`pbar = tqdm(data_loader)`).
+            """
+            from torch.utils.data import DataLoader, DistributedSampler
+            from tqdm import tqdm
+
+            def train(net, data_loader, optimizer):
+                pbar = tqdm(data_loader, ncols=200)
+                for i, (data, label) in enumerate(pbar):
+                    net(data, label).backward()
+                    optimizer.step()
+
+            def main(args, dataset, net, optimizer):
+                sampler = DistributedSampler(dataset)
+                loader = DataLoader(dataset, sampler=sampler)
+                for epoch in range(args.warmup_epochs):
+                ^
+                    train(net, loader, optimizer)
+                for epoch in range(args.epochs):
+                    sampler.set_epoch(epoch)
+                    train(net, loader, optimizer)
+            """,
+            fix_edits=(
+                (
+                    "for epoch in range(args.warmup_epochs):\n",
+                    "for epoch in range(args.warmup_epochs):\n"
+                    "        sampler.set_epoch(epoch)\n",
+                ),
+            ),
+            messages=(
+                "DistributedSampler `sampler` never gets set_epoch() in this epoch loop: every epoch repeats the "
+                "same shuffled order; call set_epoch(epoch) first in the loop body"
+            ),
         ),
         Flagged(
             # The iterator is restarted at the end of each pass (`except StopIteration`) inside a
