@@ -320,19 +320,6 @@ class LoaderFlow(Analysis):
                 if plugin:
                     self._plugins.add((id(frame.node) if frame else None, target.target.value))
         self.assign([t.target for t in node.targets], node.value)
-        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-            self._bind_wrapper(node.targets[0].target, value)
-
-    def _bind_wrapper(self, target: cst.Name, value: cst.BaseExpression) -> None:
-        """`pbar = tqdm(loader, ...)` binds a library's wrapper over the loader, as `with ... as`
-        does (visit_WithItem): a pass over `pbar` is one over `loader`. Not what the data classes
-        build (`DataLoader(dataset)` is no pass over the dataset)."""
-        qualified = self.model.qualified(value.func) if isinstance(value, cst.Call) else None
-        if qualified is None or any(qualified in api for api in (DATALOADER, DISTRIBUTED_SAMPLER, BATCH_SAMPLER, LIBRARY_LOADERS)):
-            return
-        target_ref = self.ref(target)
-        if target_ref is not None:
-            self._wrapping[target_ref] = self._iterated(value)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         self.assign([node.target], node.value)

@@ -32,8 +32,7 @@ class MissingSetEpoch(Rule):
 
     Fires when a loop (the epoch loop) surrounds a pass that trains (a `backward()` runs in it,
     or in a function it calls) over a DataLoader that draws from a shuffling DistributedSampler
-    — a `for` over it, directly, through a `BatchSampler`, through a library's wrapper bound
-    first (`pbar = tqdm(loader)`, then `for x in enumerate(pbar)`), or in a function the loop calls, or
+    — a `for` over it, directly, through a `BatchSampler`, or in a function the loop calls, or
     an `iter(loader)` (`next(iter(loader))` starts a new pass each time; an `iter()` that
     restarts the pass in `except StopIteration` inside a loop that only gathers batches, such as
     a gradient-accumulation loop, belongs to the step loop around it that trains, when that
@@ -489,15 +488,13 @@ class MissingSetEpoch(Rule):
         ),
         Flagged(
             # A warm-up epoch loop before the training one: each loop is judged on its own, and the
-            # warm-up repeats its order though the later loop sets the epoch. train() iterates the
-            # loader through a progress bar it binds first (`pbar = tqdm(data_loader)`).
+            # warm-up repeats its order though the later loop sets the epoch.
             """
             from torch.utils.data import DataLoader, DistributedSampler
             from tqdm import tqdm
 
             def train(net, data_loader, optimizer):
-                pbar = tqdm(data_loader, ncols=200)
-                for i, (data, label) in enumerate(pbar):
+                for i, (data, label) in enumerate(tqdm(data_loader, ncols=200)):
                     net(data, label).backward()
                     optimizer.step()
 
