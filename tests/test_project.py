@@ -1568,3 +1568,67 @@ def test_a_rendezvous_option_every_launch_sets_to_a_loopback_address_is_one_mach
         (tmp_path / "run.sh").write_text(f"python -m torch.distributed.launch --nproc_per_node=8 train.py --dist_url {url}\n")
         rules[url] = [f[3] for f in _findings(run("check", "--no-cache", "--select", "DDP013", ".").stdout)]
     assert rules == {"'tcp://127.0.0.1:23343'": [], "tcp://10.0.0.1:23343": ["DDP013"]}
+
+
+def test_a_pass_whose_only_backward_is_an_attacks_input_gradient_trains_nothing(tmp_path, run):
+    """DDP003: the epoch loop sets the training sampler's epoch; the validation loader is
+    scored by classifier_test() in another module, whose only backward() is a PGD attack's
+    (utils.py: the gradient of an input made with requires_grad=True, read as `x.grad`, and no
+    optimizer step): an evaluation, whose order does not matter. An attack that steps an
+    optimizer (adversarial training) still trains."""
+    attack = (
+        "from torch.autograd import Variable\n\n\ndef pgd(model, x, y, steps, loss_fn{extra}):\n"
+        "    x_adv = Variable(x.clone(), requires_grad=True)\n    for _ in range(steps):\n"
+        "        loss = loss_fn(model(x_adv), y)\n        loss.backward()\n"
+        "        x_adv = Variable(x_adv + 0.01 * x_adv.grad.sign(), requires_grad=True)\n{step}"
+        "    return x_adv.detach()\n"
+    )
+    (tmp_path / "ddp_util.py").write_text(
+        "import torch.distributed as dist\nfrom utils import pgd\n\n\ndef init_ddp():\n    dist.init_process_group('nccl')\n\n\n"
+        "def classifier_test(model, loader, loss_fn):\n    right = 0\n    for x, y in loader:\n"
+        "        x = pgd(model, x, y, 10, loss_fn)\n        right += (model(x).argmax(1) == y).sum()\n    return right\n"
+    )
+    (tmp_path / "main.py").write_text(
+        "from torch.utils.data import DataLoader, DistributedSampler\nfrom ddp_util import init_ddp, classifier_test\n\n"
+        "init_ddp()\ntrain_sampler = DistributedSampler(train_set)\nvalid_sampler = DistributedSampler(valid_set)\n"
+        "train_loader = DataLoader(train_set, sampler=train_sampler)\nvalid_loader = DataLoader(valid_set, sampler=valid_sampler)\n"
+        "for epoch in range(args.epochs):\n    train_sampler.set_epoch(epoch)\n    for x, y in train_loader:\n"
+        "        loss_fn(model(x), y).backward()\n        optimizer.step()\n"
+        "    print(classifier_test(model, valid_loader, loss_fn))\n"
+    )
+    run.cwd = tmp_path
+    (tmp_path / "utils.py").write_text(attack.format(extra="", step=""))
+    assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) == []
+    (tmp_path / "utils.py").write_text(attack.format(extra=", optimizer", step="        optimizer.step()\n"))
+    (tmp_path / "ddp_util.py").write_text(
+        (tmp_path / "ddp_util.py").read_text().replace("loss_fn):", "loss_fn, optimizer):").replace("loss_fn)\n", "loss_fn, optimizer)\n")
+    )
+    (tmp_path / "main.py").write_text((tmp_path / "main.py").read_text().replace("valid_loader, loss_fn)", "valid_loader, loss_fn, optimizer)"))
+    found = _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout)
+    assert [(f[0], f[1], f[3]) for f in found] == [("main.py", 9, "DDP003")], found
+
+
+def test_a_static_method_that_builds_the_loader_is_a_builder_and_each_epoch_loop_is_judged_alone(tmp_path, run):
+    """DDP003: `Cifar.get_loader(...)`, a static method called through its class, returns the
+    loader and its shuffling sampler in a tuple (a builder, as a module-level function is); the
+    warm-up epoch loop never sets the epoch, though the training loop after it does. (The module
+    builds a validation sampler too: a module that only calls the class's builder is not yet
+    opened for the rule, whose screens see no sampler there.)"""
+    (tmp_path / "data.py").write_text(
+        "import torch\n\n\nclass Cifar:\n    @staticmethod\n    def get_loader(dataset, batch_size):\n"
+        "        sampler = torch.utils.data.distributed.DistributedSampler(dataset, shuffle=True)\n"
+        "        loader = torch.utils.data.DataLoader(dataset, batch_size=batch_size, sampler=sampler)\n"
+        "        return loader, None, sampler\n"
+    )
+    (tmp_path / "task.py").write_text(
+        "import torch.distributed as dist\nfrom torch.utils.data import DataLoader, DistributedSampler\nfrom data import Cifar\n\n\n"
+        "def train(net, loader, optimizer):\n    for x, y in loader:\n        net(x, y).backward()\n        optimizer.step()\n\n\n"
+        "def main(args, dataset, net, optimizer):\n    dist.init_process_group('nccl')\n"
+        "    ds_train, _, sp_train = Cifar.get_loader(dataset, 64)\n"
+        "    ds_val = DataLoader(args.val_set, sampler=DistributedSampler(args.val_set, shuffle=False))\n"
+        "    for epoch in range(args.warmup_epochs):\n        train(net, ds_train, optimizer)\n"
+        "    for epoch in range(args.epochs):\n        sp_train.set_epoch(epoch)\n        train(net, ds_train, optimizer)\n"
+    )
+    run.cwd = tmp_path
+    found = _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout)
+    assert [(f[0], f[1], f[3]) for f in found] == [("task.py", 16, "DDP003")], found

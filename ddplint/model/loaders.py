@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ddplint.core.torch_api import BATCH_SAMPLER, is_dataset_set_epoch
-from ddplint.model.program import BUILTIN_NAMES
+from ddplint.model.program import BUILTIN_NAMES, Target
 from ddplint.model.records import CallResult, Either, Loader, Pack, Param, Place, Sampler
 
 
@@ -90,8 +90,13 @@ class OnePass:
 
 def function_of(program, qualified: str, importer: str):
     """The module-level project function `qualified` (as `importer` imports it) names, through
-    re-exports (a ddplint.model.program.Target); None if it is not one, or its module was not read."""
+    re-exports, or the static method of a module-level class it names (`Cifar.get_loader`, a
+    call through the class that binds nothing): a ddplint.model.program.Target; None if it is
+    not one, or its module was not read."""
     found = program.split(qualified, importer)
+    if found is not None and found[1].count(".") == 1:
+        record = program.known(*found)
+        return Target(*found, False) if record is not None and record.cls is not None and not record.method else None
     if found is None or not found[1] or "." in found[1]:
         return None
     program.reading_closed = True  # asked of every import: only modules the solution read answer

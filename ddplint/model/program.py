@@ -77,7 +77,7 @@ MAX_HELPERS = 6  # project helpers followed to a collective (`collective`); deep
 _COMBINES, _EVERY_RANK = "combines", "every rank"  # what `_runs` looks for
 _BROADCAST_BUFFERS = "broadcast_buffers"  # DDP's parameter (torch_api.DDP)
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
-CACHE_VERSION = 14  # of the summaries kept in the cache: a summary of another version is read again
+CACHE_VERSION = 15  # of the summaries kept in the cache: a summary of another version is read again
 # `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 
@@ -1264,7 +1264,8 @@ class Program:
         """Where calling `callee` in function `key` runs a backward(): in the project function it
         reaches, itself or through the project functions it calls (three calls deep), or in the
         call of a library loss scaler (where that scaler is made); None when it does not, or it
-        is unknown."""
+        is unknown. A backward for an input's gradient in a function that steps no optimizer
+        (FunctionSummary.input_gradient: an attack, a saliency map) trains nothing: not counted."""
         memo, memo_key = self.memos.backwards, (module, key, cls, callee)
         hit, known = memo.get(memo_key, depth)
         if hit:
@@ -1277,7 +1278,7 @@ class Program:
             target = self.target(module, key, cls, callee)
             record = self._summaries[target.module].functions[target.key] if target is not None else None  # type: ignore[union-attr]
             found = None
-            if record is not None and record.backward:
+            if record is not None and record.backward and not record.input_gradient:
                 found = self.place(target.module, record.backward[0])  # type: ignore[union-attr]
             elif record is not None and depth < 3:
                 found = self.backward_in(target.module, target.key, record.line, _LAST_LINE, depth + 1)  # type: ignore[union-attr]
@@ -1290,7 +1291,7 @@ class Program:
         record = self.function(module, key)
         if record is None:
             return None
-        for line in record.backward:
+        for line in record.backward if not record.input_gradient else ():  # an attack's backward trains nothing
             if first <= line <= last:
                 return self.place(module, line)
         for call in record.invocations:

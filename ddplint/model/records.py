@@ -420,7 +420,9 @@ class FunctionSummary:
       calls given a process group (`group=`), which only that group's ranks must reach;
     - `forwards`: the DataLoader an `__init__` hands its **kwargs; `cycles`/`passes`: the
       parameter an endless generator re-iterates / a function passes over once;
-      `deduplicates`: it cuts or places results by sample;
+      `deduplicates`: it cuts or places results by sample; `input_gradient`: its backward()
+      takes the gradient of an input it asked gradients of, and it steps no optimizer (an
+      attack, a saliency map): it trains nothing;
     - what leaves it (`escapes`: files saved, values pickled or kept), and `tolerant`, the
       lines of calls passing find_unused_parameters other than a literal False.
     """
@@ -456,6 +458,7 @@ class FunctionSummary:
     cycles: ParameterLoop | None = None
     passes: ParameterLoop | None = None
     deduplicates: bool = False
+    input_gradient: bool = False
     escapes: Escapes = Escapes()
     tolerant: tuple[int, ...] = ()
 

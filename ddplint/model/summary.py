@@ -149,6 +149,7 @@ class _Draft:
         self.state_saves = []
         self.sets: dict[str, Source] = {}
         self.other_returns = self.device_moves = self.sync_control = self.deduplicates = False
+        self.input_gradient = False
         self.cuda: int | None = None
         self.bare_cuda: int | None = None
         self.forwards: Called | None = None
@@ -219,6 +220,7 @@ class _FunctionReader:
         if method and node.name == "__init__" and node.args.kwarg is not None:
             self.draft.forwards = _forwarded(node, node.args.kwarg.arg)
         self.draft.cycles = None if method else _cycled(node, positional)
+        self.draft.input_gradient = bool(self.draft.backward) and _takes_input_gradient(node)
         files.settle_save(self, node)
         looped = {name for loop in self.draft.loops for name in loop.iterated}  # parameters a loop iterates
         if not method and self.draft.cycles is None and looped:
@@ -905,6 +907,29 @@ def _turns_gradients_off(expr: ast.AST) -> bool:
     part of the name: a summary reads no imports."""
     name = dotted(expr.func if isinstance(expr, ast.Call) else expr)
     return name is not None and name.rpartition(".")[2] in _GRADIENTS_OFF
+
+
+def _takes_input_gradient(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether the function's backward() is for the gradient of an input, not of parameters: it
+    reads `x.grad` of a local it asked gradients of (`x = Variable(..., requires_grad=True)`,
+    `x.requires_grad_()`, `x.requires_grad = True`) and steps no optimizer (no `step()` call):
+    an adversarial attack or a saliency map, which trains nothing."""
+    inside = list(walk(node))
+    asked: set[str] = set()
+    for n in inside:
+        if isinstance(n, ast.Call) and _named_method(n, "step"):
+            return False
+        if isinstance(n, ast.Call) and _named_method(n, "requires_grad_") and isinstance(n.func.value, ast.Name):  # type: ignore[attr-defined]
+            asked.add(n.func.value.id)  # type: ignore[attr-defined]
+        elif isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and any(
+            k.arg == "requires_grad" and isinstance(k.value, ast.Constant) and k.value.value is True for k in n.value.keywords
+        ):
+            asked.update(t.id for t in n.targets if isinstance(t, ast.Name))
+        elif isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant) and n.value.value is True:
+            asked.update(t.value.id for t in n.targets if isinstance(t, ast.Attribute) and t.attr == "requires_grad"
+                         and isinstance(t.value, ast.Name))
+    return any(isinstance(n, ast.Attribute) and n.attr == "grad" and isinstance(n.value, ast.Name) and n.value.id in asked
+               for n in inside)
 
 
 def _cycled(node: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str]) -> ParameterLoop | None:

@@ -33,11 +33,17 @@ class MissingSetEpoch(Rule):
     Fires when a loop (the epoch loop) surrounds a pass that trains (a `backward()` runs in it,
     or in a function it calls) over a DataLoader that draws from a shuffling DistributedSampler
     — a `for` over it, directly, through a `BatchSampler`, or in a function the loop calls, or
-    an `iter(loader)` (`next(iter(loader))` starts a new pass each time) — and no `set_epoch`
+    an `iter(loader)` (`next(iter(loader))` starts a new pass each time; an `iter()` that
+    restarts the pass in `except StopIteration` inside a loop that only gathers batches, such as
+    a gradient-accumulation loop, belongs to the step loop around it that trains, when that
+    loop's count is shown to outlast one pass: it multiplies a `len()` by a factor other than 1,
+    `total_steps = len(loader) // accumulation * num_epoch`) — and no `set_epoch`
     may reach that sampler inside the loop (on the sampler, `loader.sampler`,
     `loader.batch_sampler.sampler`, or in a function the loop calls, in this module or another:
     `shuffle_dataset(loader, epoch)`). A pass that only evaluates is not reported (its order
-    does not matter), nor a loop that builds a new sampler each pass over data the loop itself
+    does not matter; a backward() there that only takes an input's gradient, in a function that
+    reads `x.grad` of a tensor it made with `requires_grad=True` and steps no optimizer, is an
+    adversarial attack or a saliency map, not training), nor a loop that builds a new sampler each pass over data the loop itself
     changes (a loop over folds or graphs); a sampler built anew each pass over the same dataset
     is (each new sampler starts again at epoch 0). Nor is a loop `for epoch in range(args.epochs)`
     whose count is a command-line option with a default of 1 or less that no command or document
@@ -51,7 +57,8 @@ class MissingSetEpoch(Rule):
     annotated with a plugin class (`plugin: DPPluginBase`).
 
     With the project index, the sampler or the loader may come from a helper of another
-    module that returns it, alone or in a tuple (`loader, sampler = build(dataset)`); and the
+    module that returns it, alone or in a tuple (`loader, sampler = build(dataset)`, also a
+    static method called through its class: `Cifar.get_loader(...)`); and the
     endless generator may be defined in another module (`dl = cycle(loader)`, with `cycle`
     in `utils.py`): then the call is reported, without a fix, when no `set_epoch` of this
     module may reach the sampler. An epoch loop may also hand the loader to a function of
@@ -480,6 +487,74 @@ class MissingSetEpoch(Rule):
             messages=_UNNAMED_SAMPLER_MESSAGE,
         ),
         Flagged(
+            # A warm-up epoch loop before the training one: each loop is judged on its own, and the
+            # warm-up repeats its order though the later loop sets the epoch.
+            """
+            from torch.utils.data import DataLoader, DistributedSampler
+            from tqdm import tqdm
+
+            def train(net, data_loader, optimizer):
+                for i, (data, label) in enumerate(tqdm(data_loader, ncols=200)):
+                    net(data, label).backward()
+                    optimizer.step()
+
+            def main(args, dataset, net, optimizer):
+                sampler = DistributedSampler(dataset)
+                loader = DataLoader(dataset, sampler=sampler)
+                for epoch in range(args.warmup_epochs):
+                ^
+                    train(net, loader, optimizer)
+                for epoch in range(args.epochs):
+                    sampler.set_epoch(epoch)
+                    train(net, loader, optimizer)
+            """,
+            fix_edits=(
+                (
+                    "for epoch in range(args.warmup_epochs):\n",
+                    "for epoch in range(args.warmup_epochs):\n"
+                    "        sampler.set_epoch(epoch)\n",
+                ),
+            ),
+            messages=(
+                "DistributedSampler `sampler` never gets set_epoch() in this epoch loop: every epoch repeats the "
+                "same shuffled order; call set_epoch(epoch) first in the loop body"
+            ),
+        ),
+        Flagged(
+            # The iterator is restarted at the end of each pass (`except StopIteration`) inside a
+            # gradient-accumulation loop that only gathers batches; the step loop around it trains
+            # them, for steps counted from the loader's length: each restart is a new epoch, in
+            # epoch 0's order.
+            """
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def main(dataset, model, optim, accumulation, epochs):
+                sampler = DistributedSampler(dataset, shuffle=True)
+                train_loader = DataLoader(dataset, batch_size=4, sampler=sampler)
+                total_steps = len(train_loader) // accumulation * epochs
+                batches_of = iter(train_loader)
+                step = 0
+                while step < total_steps:
+                ^
+                    batches = []
+                    for _ in range(accumulation):
+                        try:
+                            batch = next(batches_of)
+                        except StopIteration:
+                            batches_of = iter(train_loader)
+                            batch = next(batches_of)
+                        batches.append(batch)
+                    for b in batches:
+                        model(**b).loss.backward()
+                    optim.step()
+                    step += 1
+            """,
+            messages=(
+                "DistributedSampler `sampler` never gets set_epoch() in this epoch loop: every epoch repeats the "
+                "same shuffled order; call set_epoch(epoch) first in the loop body"
+            ),
+        ),
+        Flagged(
             # A step loop that pulls with `next(iter(loader))`: each iter() starts a new pass, and
             # without set_epoch every pass (every step here) begins with the same batch.
             """
@@ -728,6 +803,28 @@ class MissingSetEpoch(Rule):
             """
         ),
         Clean(
+            # A fixed number of steps (a throughput benchmark) restarting the iterator when a pass
+            # ends: nothing shows that 200 steps outlast one pass, so no order need repeat.
+            """
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def main(dataset, model, optim):
+                train_loader = DataLoader(dataset, batch_size=4, sampler=DistributedSampler(dataset))
+                batches_of = iter(train_loader)
+                step = 0
+                while step < 200:
+                    for _ in range(4):
+                        try:
+                            batch = next(batches_of)
+                        except StopIteration:
+                            batches_of = iter(train_loader)
+                            batch = next(batches_of)
+                    model(**batch).loss.backward()
+                    optim.step()
+                    step += 1
+            """
+        ),
+        Clean(
             # Iterated once, not inside an epoch loop.
             """
             from torch.utils.data import DataLoader, DistributedSampler
@@ -835,7 +932,7 @@ class MissingSetEpoch(Rule):
             if sampler.shuffle_is_false:
                 continue
             for loader, path in flow.loaders_of(sampler):
-                for epoch in flow.epoch_loops(loader):
+                for epoch in map(self._around_pulls, flow.epoch_loops(loader)):
                     loop = epoch.loop
                     if id(loop.node) in reported or flow.sets_epoch(loop, sampler, epoch.names):
                         continue
@@ -895,6 +992,20 @@ class MissingSetEpoch(Rule):
         outside = isinstance(dataset[0], tuple) or not any(loop in loops for loops in bound)
         return True if outside else None
 
+    def _around_pulls(self, epoch: EpochLoop) -> EpochLoop:
+        """The epoch loop of passes that only `iter()` starts, in a loop that trains nothing itself
+        (a gradient-accumulation loop gathering batches, restarting the iterator in `except
+        StopIteration`): the innermost loop around it whose body trains (the step loop), which
+        runs the restarts again and again; else `epoch` as it is."""
+        loop = epoch.loop
+        if not all(made.loop is not None and made.loop.pull for made in epoch.passes) or self._backward(loop, 0) is not None:
+            return epoch
+        for outer in reversed(loop.outer):
+            if isinstance(outer.node, (cst.For, cst.While)) and self._backward(outer, 0) is not None:
+                # a restart runs only once a pass ends: the step count must be shown to reach it
+                return EpochLoop(outer, epoch.names, epoch.passes) if _outlasts_a_pass(outer, self.model.module) else epoch
+        return epoch
+
     def _trained(self, passes: list[Pass], loop: Loop) -> Link | None:
         """The step "a pass over the loader trains" (a backward runs in it): a Link where it runs,
         or None when no pass is known to train (an evaluation's order does not matter)."""
@@ -929,6 +1040,8 @@ class MissingSetEpoch(Rule):
                 return node
             callee = dotted_name(node.func)
             local = self._local_function(callee, function)
+            if local is not None and self._takes_input_gradient(local):
+                continue  # an attack's backward (the gradient of an input) trains nothing
             if local is not None and depth < 3:
                 found = self._backward(local, depth + 1)
                 if found is not None:
@@ -939,6 +1052,13 @@ class MissingSetEpoch(Rule):
                 if found is not None:
                     return found
         return None
+
+    def _takes_input_gradient(self, function: Function) -> bool:
+        """Whether the program model reads `function`'s backward() as one for an input's
+        gradient, stepping no optimizer (FunctionSummary.input_gradient): an attack, not training."""
+        view = self.model.project
+        record = view.program.function(view.module, function.key) if view is not None and function.key else None
+        return record is not None and record.input_gradient
 
     def _local_function(self, callee: str | None, function: Function) -> Function | None:
         """The function of this module a call of `callee` in `function` reaches (`train(x)`,
@@ -1085,6 +1205,46 @@ def _shown(expression: str | None) -> str:
 
 def _built_in(sampler: Construction) -> str:
     return f" (sampler built in {sampler.elsewhere})" if sampler.elsewhere else ""
+
+
+def _outlasts_a_pass(loop: Loop, module: cst.Module) -> bool:
+    """Whether the count of `loop` (its `while` test, its `range()`) is shown to outlast one pass
+    over the data: it multiplies a `len()` by a factor other than 1, itself or through names its
+    function assigns (`total_steps = len(loader) // accumulation * num_epoch`, `num_epoch = 3`).
+    A fixed number of steps, or steps for one pass, may never reach the end of a pass."""
+    node = loop.node
+    count = node.test if isinstance(node, cst.While) else node.iter if isinstance(node, cst.For) else None
+    assigned: dict[str, list[cst.BaseExpression]] = {}
+    for statement in descendants(loop.function.node.body if loop.function.node is not None else module):
+        if isinstance(statement, cst.Assign):
+            for target in statement.targets:
+                if isinstance(target.target, cst.Name):
+                    assigned.setdefault(target.target.value, []).append(statement.value)
+
+    def reads(expr: cst.BaseExpression, what, seen: frozenset = frozenset()) -> bool:
+        """Whether `expr` has a node `what` holds for, itself or in what the names it reads are assigned."""
+        for inner in descendants(expr):
+            if what(inner):
+                return True
+            if isinstance(inner, cst.Name) and inner.value not in seen:
+                if any(reads(value, what, seen | {inner.value}) for value in assigned.get(inner.value, [])):
+                    return True
+        return False
+
+    def at_most_one(expr: cst.BaseExpression) -> bool:
+        values = assigned.get(expr.value, []) if isinstance(expr, cst.Name) else [expr]
+        return bool(values) and all(isinstance(value, cst.Integer) and int(value.value, 0) <= 1 for value in values)
+
+    def length(inner: cst.CSTNode) -> bool:
+        return isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and inner.func.value == "len"
+
+    def scaled(inner: cst.CSTNode) -> bool:
+        if not isinstance(inner, cst.BinaryOperation) or not isinstance(inner.operator, cst.Multiply):
+            return False
+        sides = (inner.left, inner.right)
+        return any(reads(side, length) and not at_most_one(other) for side, other in (sides, sides[::-1]))
+
+    return count is not None and reads(count, scaled)
 
 
 def _is_range(expr: cst.BaseExpression) -> bool:
