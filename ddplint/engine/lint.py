@@ -315,9 +315,12 @@ def analyse(
         return analyse_large(source, path, rules, honour_noqa=honour_noqa)
     if project is None:
         project = _PROJECT.get()
+    parsed_here = facts is None  # then `facts.tree` is `ast.parse(source)`, which the program may use
     active, facts = _screened(source, rules, facts, project.hints() if project is not None else None, project)
     if not active:
         return FileAnalysis(None, [], [])
+    if parsed_here and facts is not None and project is not None:
+        project.project.program.keep_tree(project.module, source, facts.tree)
     if project is None:  # the file alone still has functions that hand each other values
         from ddplint.model.project import alone
 

@@ -298,10 +298,21 @@ class Program:
             tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             tree = None
+        self._keep(key, tree)
+        return tree
+
+    def keep_tree(self, module: str, text: str, tree: ast.Module) -> None:
+        """Keep `tree`, `ast.parse(text)` done elsewhere (the screens parse the file being
+        linted), for `tree`'s questions about `module` while its text is `text`: the pip
+        packages' linted files were parsed again for 430 questions about their own code."""
+        key = (module, hash(text))
+        if key not in self._trees:
+            self._keep(key, tree)
+
+    def _keep(self, key: tuple[str, int], tree: ast.Module | None) -> None:
         self._trees[key] = tree
         if len(self._trees) > _RECENT_TREES:
             self._trees.popitem(last=False)
-        return tree
 
     def module_code(self, module: str) -> FunctionSummary | None:
         """The summary of `module`'s own code (what runs when it is run or imported), read as a

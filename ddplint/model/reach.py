@@ -67,7 +67,7 @@ class Reach:
         self._names_read: set[str] = set()
         self._unknown = False
         self._notebooks_read = False
-        self._names_of: dict[str, set[str] | None] = {}  # per reached module, for `users`
+        self._names_of: dict[str, set[str] | None] = {}  # per reached module (`_names`)
         self._imported_names: dict[str, bool] = {}  # `_imported_by_name`'s answers (the texts do not change)
 
     @functools.cached_property
@@ -177,10 +177,7 @@ class Reach:
         notebook's cells are not modules the model follows)."""
         found = []
         for module in sorted(self.reached):
-            if module not in self._names_of:
-                tree = self.project.program.tree(module)
-                self._names_of[module] = names_in(tree) if tree is not None else None
-            names = self._names_of[module]
+            names = self._names(module)
             if names is None:
                 return None
             if name in names:
@@ -188,6 +185,16 @@ class Reach:
         if name in self._notebook_names:
             return None
         return found
+
+    def _names(self, module: str) -> set[str] | None:
+        """`names_in` of a reached module, None where it cannot be read; kept: `users` and
+        `may_use` read the same modules (on the pip packages 758 of them were parsed twice)."""
+        if module not in self._names_of:
+            tree = self.project.program.tree(module)
+            self._names_of[module] = names_in(tree) if tree is not None else None
+        else:
+            self.project.program._mark_read(module)  # as `tree` does: the answer rests on the module
+        return self._names_of[module]
 
     @functools.cached_property
     def _unread(self) -> list[str]:
@@ -199,11 +206,11 @@ class Reach:
         if self._unknown:
             return False
         if self._unread:
-            tree = self.project.program.tree(self._unread.pop())
-            if tree is None:
+            names = self._names(self._unread.pop())
+            if names is None:
                 self._unknown = True
                 return False
-            self._names_read.update(names_in(tree))
+            self._names_read.update(names)
             return True
         if not self._notebooks_read:
             self._notebooks_read = True
