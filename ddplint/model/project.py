@@ -1639,11 +1639,21 @@ class ProjectView:
                     found.append(command)
         return found
 
-    def runs(self) -> list[LaunchCommand]:
-        """The commands of the project that run this module's file, or a script that imports it:
-        with a launcher (`launches`) and with the interpreter itself (`python train.py --accu 4`,
-        Project.plain_runs): every documented run."""
-        return [*self.launches(), *self.launches(self.project.plain_runs)]
+    def runs(self, own: bool = False) -> list[LaunchCommand]:
+        """The commands of the project that run this module's file, or a script that imports it
+        (not `own`: only those that name this file): with a launcher (`launches`) and with the
+        interpreter itself (`python train.py --accu 4`, Project.plain_runs): every documented run."""
+        return [*self.launches(own=own), *self.launches(self.project.plain_runs, own=own)]
+
+    def runs_as_one_process(self, pools: bool = True, accelerator: bool = False) -> bool:
+        """Whether this module is a script that runs as one process in every documented run
+        (Project.one_process_run, with its `pools` and `accelerator`)."""
+        return self.project.one_process_run(self.module, pools, accelerator)
+
+    def starts_no_processes(self, pools: bool = True) -> bool:
+        """Whether neither this module nor a project module it imports may start processes
+        (Project.starts_no_processes)."""
+        return self.project.starts_no_processes(self.module, pools)
 
     def _nearest(self, folder: str, name: str) -> str | None:
         """The project file called `name` in `folder` or the closest folder above it, or None."""
@@ -2076,7 +2086,7 @@ class ProjectView:
         distribution that only scripts running as one process run (`_only_one_process_runs`);
         or a script that runs as one process in every documented run (Project.one_process_run)."""
         facts = self.project.modules[self.module]
-        if self.project.one_process_run(self.module):
+        if self.runs_as_one_process():
             return True  # what it may start is read there: a process group of one, a shell-out of mkdir
         if facts.get("starts"):
             return False

@@ -2258,13 +2258,13 @@ class SaveOnEveryRank(Rule):
         project = self.model.project
         if project is None or not found:
             return set()
-        program, context, name = project.program, project.context, project.module
+        program, name = project.program, project.module
         spans, _ = positions(module, [node for save, path in found for node in (save.node, *(site.node for site in path))])
         tree, served = program.tree(name), set()
         for save, path in found:
             steps = [(site.caller, spans[id(site.node)][0][0]) for site in path] + [(save.frame, spans[id(save.node)][0][0])]
             for index, (frame, line) in enumerate(steps):
-                after = first_served(program, context, name, frame, line)
+                after = first_served(project, name, frame, line)
                 if after is not None:
                     if any(cache_gated(tree, at, after if later == index else 0) for later, (_, at) in enumerate(steps[index:], index)):
                         served.add(id(save.node))
@@ -2310,7 +2310,7 @@ class SaveOnEveryRank(Rule):
         program, context, module = project.program, project.context, project.module
         spans, _ = positions(module_node, [save.node])
         line = spans[id(save.node)][0][0]
-        after = first_served(program, context, module, save.frame, line, ranks=True)
+        after = first_served(project, module, save.frame, line, ranks=True)
         if after is None:
             return False
         if cache_gated(program.tree(module), line, after):
@@ -2485,7 +2485,7 @@ def _calls_barrier(model, suite: cst.BaseSuite) -> bool:
 MAX_FIRST_DEPTH = 4  # callers followed from a save to a rank-0-first block; deeper is unknown
 
 
-def first_served(program, context, module: str, key: str | None, line: int, depth: int = 0, ranks: bool = False) -> int | None:
+def first_served(view, module: str, key: str | None, line: int, depth: int = 0, ranks: bool = False) -> int | None:
     """Whether line `line` of function `key` of `module` (None: module code) runs on rank 0
     before the other ranks and not at once with them: it lies inside `with <manager>:` of a
     rank-0-first block (`rank_zero_first`; the line its body starts at), or its function is run
@@ -2494,15 +2494,16 @@ def first_served(program, context, module: str, key: str | None, line: int, dept
     (`_callers`: a class's construction for its `__init__`). None where not, or no call is known.
     `ranks`: only the calls that every rank may make count (`_ranks_run` finds a way from the
     code that joins the ranks to them; not YOLOv5's wandb logger's, made on rank 0)."""
+    program, context = view.program, view.context
     block = _in_first_block(program, context, module, key, line)
     if block is not None or key is None or depth >= MAX_FIRST_DEPTH:
         return block
     sites = [
         site for site, _ in _callers(program, context, module, key)
-        if not ranks or _ranks_run(program, context, site.caller, site.caller_key, 0, frozenset(), site.line) is not None
+        if not ranks or _ranks_run(view, site.caller, site.caller_key, 0, frozenset(), site.line) is not None
         and not context.guarded_at(site.caller, site.caller_key, site.line, replicas=True)
     ]
-    if sites and all(first_served(program, context, site.caller, site.caller_key, site.line, depth + 1, ranks) is not None for site in sites):
+    if sites and all(first_served(view, site.caller, site.caller_key, site.line, depth + 1, ranks) is not None for site in sites):
         return 0
     return None
 
@@ -2721,26 +2722,28 @@ def ranks_run(view, key: str | None) -> list[tuple[StepKind, str, Place]] | None
     for the `download`/`process` of a PyTorch Geometric dataset, which its constructor runs; a
     class a module holds, chosen by name at run time, for each of that module's classes), as
     (kind, text, place) steps; None where no such path is found."""
-    return _ranks_run(view.program, view.context, view.module, key, 0, frozenset())
+    return _ranks_run(view, view.module, key, 0, frozenset())
 
 
-def _ranks_run(program, context, module: str, key: str | None, depth: int, seen: frozenset, line: int | None = None):
+def _ranks_run(view, module: str, key: str | None, depth: int, seen: frozenset, line: int | None = None):
+    """`ranks_run` for function `key` of `module`, asked through `view` (any module's view of the project)."""
     if (module, key) in seen or depth > MAX_CALLER_DEPTH:
         return None
+    program, context = view.program, view.context
     root = _joins_ranks(program, context, module, key, line)
     if root is not None:
         # a script every documented run starts as one process has one rank, whatever it joins
-        project = program.project
-        one = project.one_process_run(module, pools=False, accelerator=root[1].startswith(_ACCELERATE_ROOT))
-        return None if one or line is not None and _plain_runs_only(project, module, key, line) else [root]
+        script = view.seen_from(module)
+        one = script.runs_as_one_process(pools=False, accelerator=root[1].startswith(_ACCELERATE_ROOT))
+        return None if one or line is not None and _plain_runs_only(script, key, line) else [root]
     for site, how in _callers(program, context, module, key):
         if context.guarded_at(site.caller, site.caller_key, site.line, replicas=True):
             continue
         if distributed_branch_besides(program, context, site.caller, site.caller_key, site.line) is not None:
             continue  # `else:` of `if args.dist:` whose body builds the DistributedSampler: one process
-        if off_in_every_run(program.project.module_view(site.caller), site.caller_key, site.line) is not None:
+        if off_in_every_run(view.seen_from(site.caller), site.caller_key, site.line) is not None:
             continue  # `if args.search_subnet:`, an option no documented run passes
-        outer = _ranks_run(program, context, site.caller, site.caller_key, depth + 1, seen | {(module, key)}, site.line)
+        outer = _ranks_run(view, site.caller, site.caller_key, depth + 1, seen | {(module, key)}, site.line)
         if outer is not None:
             return [*outer, (StepKind.REACHES, how, program.place(site.caller, site.line))]
     return None
@@ -2779,8 +2782,7 @@ def runs_taking(view, key: str | None, line: int) -> list | None:
     `store_true` and `store_false` flags by their presence), else the value each has unless passed (its declared
     default). A test of an option not shown (`declared_option`), or that the run passes in a
     way not read, may go either way. None where the file has no documented run."""
-    project = view.project
-    runs = [*view.launches(own=True), *view.launches(project.plain_runs, own=True)]
+    runs = view.runs(own=True)
     if not runs:
         return None
     guards = []
@@ -2813,18 +2815,17 @@ def runs_taking(view, key: str | None, line: int) -> list | None:
     return [run for run in runs if not any(test_value(test, passed(run.command)) is (not sense) for test, sense in guards)]
 
 
-def _plain_runs_only(project, module: str, key: str | None, line: int) -> bool:
-    """Whether the documented runs of script `module` that may take the way to `line` of
+def _plain_runs_only(view, key: str | None, line: int) -> bool:
+    """Whether the documented runs of `view`'s script that may take the way to `line` of
     function `key` (`runs_taking`: by the options each passes) all start it with plain `python`
     (none with a launcher), and it starts no processes itself: one process runs that code
     (scope-recommendation's `--train_stage SFT_Merge`, run only by `python train.py`). Only for
     a script the project's launch commands run by its name, others with options of their own
     (a script no launch names is `Project.one_process_run`'s to judge)."""
-    view = project.module_view(module)
     if not view.launches(own=True):
         return False
     runs = runs_taking(view, key, line)
-    return runs is not None and all(run.launcher == "python" for run in runs) and project.starts_no_processes(module, pools=False)
+    return runs is not None and all(run.launcher == "python" for run in runs) and view.starts_no_processes(pools=False)
 
 
 def distributed_branch_besides(program, context, module: str, key: str | None, line: int) -> int | None:
