@@ -260,13 +260,6 @@ def declared_option(view, name: str):
     return _declared_around(view, name, own=True)
 
 
-def documented_option(view, name: str):
-    """The value every documented run of `view`'s module gives the option stored under `name`
-    (`declared_option`, where no command passes it and no document tells to set it:
-    `_unless_passed`); UNKNOWN otherwise."""
-    return _unless_passed(view, declared_option(view, name))
-
-
 def _declared_around(view, name: str, own: bool):
     """The option stored under `name` (its option strings, the value it gets unless passed) as
     the parsers seen from `view`'s module declare it: its own (`own`), those of the modules it

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from ddplint.analyses.launches import Launches
-from ddplint.analyses.options import UNKNOWN, declared_option, documented_option
+from ddplint.analyses.options import UNKNOWN, declared_option
 from ddplint.analyses.ranks import (
     GLOBAL,
     MODEL,
@@ -185,8 +185,8 @@ class SaveOnEveryRank(Rule):
     (no launcher runs it, and nothing it imports spawns more; a pool of workers runs a function,
     not the script), nor one that builds only an Accelerator and that no launch command runs
     where the project's launch commands run its other scripts, nor a branch that only plain
-    `python` runs take by the options each passes (`--train_stage SFT_Merge`), nor code under an
-    `if` that every documented run takes the other way (a `store_true` option none passes). A
+    `python` runs take by the options each passes (`--train_stage SFT_Merge`; where no
+    documented run takes that branch, an option none passes, the user may pass it: reported). A
     predicate defined inside the training function guards like any other (`if not is_master:
     return False`, `is_master` read from the enclosing function). A cache written
     where an `if` found its file missing (`if os.path.exists(cache): load` / `else: build and
@@ -2279,7 +2279,7 @@ class SaveOnEveryRank(Rule):
         if record is not None and record.escapes.plain_saves and not save.conditional and not record.method:
             return  # reported where every rank calls it (`saving_helper`; a method is reported here)
         steps = ranks_run(project, save.frame)
-        if not steps or self._written_first(save, module) or self._off_in_every_run(save, module):
+        if not steps or self._written_first(save, module):
             return
         kind, text, place = steps[-1]
         note = f"every rank {text} at {place}, from {steps[0][2]}" if len(steps) > 1 else f"{text} at {place}"
@@ -2289,15 +2289,6 @@ class SaveOnEveryRank(Rule):
             message = _on_cache_miss(_ELSEWHERE_MESSAGE.format(save.writer, note), save)
         chain = [Link(kind, f"every rank {text} here" if kind is StepKind.REACHES else text, place) for kind, text, place in steps]
         self.report(save.node, message, chain=[*chain, *_cache_miss_links(save), Link(StepKind.HARM, _harm(message), save.node)])
-
-    def _off_in_every_run(self, save: _Save, module_node: cst.Module) -> bool:
-        """Whether the save is under an `if` that no documented run takes its way (an option
-        none passes: PointTAD's `if args.dense_result:`; `off_in_every_run`)."""
-        project = self.model.project
-        if project is None:
-            return False
-        spans, _ = positions(module_node, [save.node])
-        return off_in_every_run(project, save.frame, spans[id(save.node)][0][0]) is not None
 
     def _written_first(self, save: _Save, module_node: cst.Module) -> bool:
         """Whether rank 0 writes the save's file before the other ranks, which then find it: the
@@ -2741,36 +2732,9 @@ def _ranks_run(view, module: str, key: str | None, depth: int, seen: frozenset, 
             continue
         if distributed_branch_besides(program, context, site.caller, site.caller_key, site.line) is not None:
             continue  # `else:` of `if args.dist:` whose body builds the DistributedSampler: one process
-        if off_in_every_run(view.seen_from(site.caller), site.caller_key, site.line) is not None:
-            continue  # `if args.search_subnet:`, an option no documented run passes
         outer = _ranks_run(view, site.caller, site.caller_key, depth + 1, seen | {(module, key)}, site.line)
         if outer is not None:
             return [*outer, (StepKind.REACHES, how, program.place(site.caller, site.line))]
-    return None
-
-
-def off_in_every_run(view, key: str | None, line: int) -> str | None:
-    """The test of an `if` around `line` of function `key` (None: the module's own code) of
-    `view`'s module, made of command-line options and literals, that sends every documented run
-    the other way (`if args.dense_result:`, `store_true`, which no command passes): each option
-    keeps the value it has unless passed (`documented_option`, as the parsers seen from there
-    declare it), where the project documents a run of the module (ProjectView.runs);
-    not one left at None (declared with no default: a value the commands shown may just omit).
-    None where there is no such test."""
-    if not view.runs():
-        return None
-
-    def option(name: str) -> object:
-        value = documented_option(view, name)
-        return NOT_SHOWN if value is UNKNOWN or value is None else value
-
-    for guard in view.context.guards_at(view.module, key or "", line):
-        try:
-            test = ast.parse(guard.test, mode="eval").body
-        except SyntaxError:
-            continue
-        if test_value(test, option) is (not guard.sense):
-            return guard.test
     return None
 
 
@@ -2818,14 +2782,15 @@ def runs_taking(view, key: str | None, line: int) -> list | None:
 def _plain_runs_only(view, key: str | None, line: int) -> bool:
     """Whether the documented runs of `view`'s script that may take the way to `line` of
     function `key` (`runs_taking`: by the options each passes) all start it with plain `python`
-    (none with a launcher), and it starts no processes itself: one process runs that code
+    (none with a launcher, and one at least takes it: a way no documented run takes is the
+    user's to take), and it starts no processes itself: one process runs that code
     (scope-recommendation's `--train_stage SFT_Merge`, run only by `python train.py`). Only for
     a script the project's launch commands run by its name, others with options of their own
     (a script no launch names is `Project.one_process_run`'s to judge)."""
     if not view.launches(own=True):
         return False
     runs = runs_taking(view, key, line)
-    return runs is not None and all(run.launcher == "python" for run in runs) and view.starts_no_processes(pools=False)
+    return bool(runs) and all(run.launcher == "python" for run in runs) and view.starts_no_processes(pools=False)
 
 
 def distributed_branch_besides(program, context, module: str, key: str | None, line: int) -> int | None:
