@@ -320,7 +320,7 @@ def analyse(
     if not active:
         return FileAnalysis(None, [], [])
     if parsed_here and facts is not None and project is not None:
-        project.project.program.keep_tree(project.module, source, facts.tree)
+        project.program.keep_tree(project.module, source, facts.tree)
     if project is None:  # the file alone still has functions that hand each other values
         from ddplint.model.project import alone
 

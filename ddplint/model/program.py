@@ -251,10 +251,10 @@ class Program:
 
     def read(self, module: str) -> str | None:
         """The text of `module`, for a question the summaries do not answer; None when unreadable."""
-        self._mark_read(module)
+        self.mark_read(module)
         return self._reader(module)
 
-    def _mark_read(self, module: str) -> None:
+    def mark_read(self, module: str) -> None:
         """`module`'s text is read for an answer: the solution, or a later answer, depends on it."""
         self.looked.add(module)
         if self.consulted is not None:
@@ -266,7 +266,7 @@ class Program:
         lint of an open file, for each assignment from a project function's call)."""
         key = (module, names)
         if key in self._calls:
-            self._mark_read(module)  # as `read` would
+            self.mark_read(module)  # as `read` would
             return self._calls[key]
         text = self.read(module)
         found = self._calls[key] = text is not None and any(f"{name}(" in text for name in names)

@@ -349,6 +349,7 @@ _SPAWN_STARTS = (
 )
 # Starts of a pool of worker processes, which run the function handed to them, not the script.
 _WORKER_POOLS = ("ProcessPoolExecutor", "Pool(")
+_DOCUMENTED_IMPORT = re.compile(r"^[ \t>]*(?:from|import)[ \t]+([\w.]+)", re.MULTILINE)  # `from trainer import Trainer`
 # A command that runs a script with the interpreter itself: `python test.py`, `python3 -u tools/eval.py`.
 _PLAIN_RUN = re.compile(r"(?<![\w/.-])python(?:\d(?:\.\d+)?)?(?:[ \t]+-[uOBE]+)*[ \t]+[\w.$/{}-]+\.py(?![\w.-])")
 # A launcher command that names its script (or module) in the text: one that does not
@@ -964,6 +965,18 @@ class Project:
                 if _PLAIN_RUN.search(line) and not any(needle in line for launcher in LAUNCHERS.values() for needle in launcher.needles):
                     found.append(LaunchCommand(Place(relative, index + 1), _continued(lines, index), "python"))
         return found
+
+    @functools.cached_property
+    def documented_imports(self) -> set[str]:
+        """The dotted modules a document or shell script of the project shows an import of
+        (`from trainer import Trainer` in a README that tells the user to edit `train.py` so):
+        a run the documents describe may reach them, though no code imports them."""
+        names: set[str] = set()
+        for relative in self._launch_documents:
+            text = self.document(relative) or ""
+            if "import" in text:
+                names.update(_DOCUMENTED_IMPORT.findall(text))
+        return names
 
     @functools.cached_property
     def _launch_documents(self) -> list[str]:

@@ -40,7 +40,6 @@ from ddplint.prefilter.screens import nodes
 _CONSOLE_SCRIPT = re.compile(r"""["']?[\w.-]+["']?\s*=\s*["']?([\w.]+):([\w.]+)""")
 _PACKAGING = ("pyproject.toml", "setup.py", "setup.cfg")
 _SCRIPT = re.compile(r"([\w./${}-]*\.py)(?![\w.])")  # a script a launch command runs
-_DOCUMENTED_IMPORT = re.compile(r"^[ \t>]*(?:from|import)[ \t]+([\w.]+)", re.MULTILINE)  # `from trainer import Trainer`
 _RUN_MODULE = re.compile(r"(?<![\w-])-m\s+([\w.]+)")  # `python -m pkg.train`
 # Texts by which a script runs its functions without naming them in code.
 # What imports a module by a name built at run time (or runs one as a script).
@@ -193,7 +192,7 @@ class Reach:
             tree = self.project.program.tree(module)
             self._names_of[module] = names_in(tree) if tree is not None else None
         else:
-            self.project.program._mark_read(module)  # as `tree` does: the answer rests on the module
+            self.project.program.mark_read(module)  # as `tree` does: the answer rests on the module
         return self._names_of[module]
 
     @functools.cached_property
@@ -253,7 +252,7 @@ class Reach:
         if module not in self.reached:  # unless an import by string may reach it (`import_module("models." + name)`)
             name = module.rpartition(".")[2]  # (a notebook's imports are not followed: its names are kept)
             named = self._imports_by_string and self.may_use(name) or name in self._notebook_names or self._imported_by_name(name)
-            named = named or any(module == dotted or module.endswith("." + dotted) for dotted in self._documented_imports)
+            named = named or any(module == dotted or module.endswith("." + dotted) for dotted in self.project.documented_imports)
             return not named and not self._unguarded_script(module)
         if not scope:
             return False
@@ -279,18 +278,6 @@ class Reach:
             texts = map(self.project.program.read, self.reached)
             self._imported_names[name] = any(text is None or said.search(text) for text in texts)
         return self._imported_names[name]
-
-    @functools.cached_property
-    def _documented_imports(self) -> set[str]:
-        """The dotted modules a document or shell script of the project shows an import of
-        (`from trainer import Trainer` in a README that tells the user to edit `train.py` so):
-        a run the documents describe may reach them, though no code imports them."""
-        names: set[str] = set()
-        for relative in self.project._launch_documents:
-            text = self.project.document(relative) or ""
-            if "import" in text:
-                names.update(_DOCUMENTED_IMPORT.findall(text))
-        return names
 
     def _unused_in_script(self, module: str, outermost: tuple[str, bool, bool]) -> bool:
         """Whether a top-level definition of an entry script is one that running the script never
