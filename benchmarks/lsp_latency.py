@@ -98,9 +98,14 @@ SCRIPTS = (
     ),
     Script(
         github("NVIDIA/Megatron-LM", "d98e8a64ddf34856e74b24714e3bedb2f5a39553"),
-        "megatron/core/optimizer/optimizer.py",  # distributed optimizers; DDP014 (1,344-file project)
-        # (its DDP004 load sits under a data-parallel rank-0 test, which DDP004 now reads)
-        ("torch.save(states, filename)", "if torch.distributed.get_rank() == 0: torch.save(states, filename)"),
+        "megatron/core/optimizer/optimizer.py",  # distributed optimizers (1,344-file project); no finding
+        # until the edit puts a barrier under the data-parallel rank-0 load (DDP008). The earlier edit, a
+        # rank-0 guard on `torch.save(states, filename)`, no longer changes a finding: DDP014 is silent on
+        # that save with and without the guard (it already sits under `if save_states:`).
+        (
+            "                states = torch.load(filename)\n",
+            "                torch.distributed.barrier()\n                states = torch.load(filename)\n",
+        ),
     ),
 )
 
