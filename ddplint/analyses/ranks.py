@@ -792,12 +792,14 @@ class _Switched:
     test: RankTest
 
 
-def _switched_flag(values: list) -> RankTest | None:
+def _switched_flag(values: list, unreached: object) -> RankTest | None:
     """What a flag says that is given a constant first (`self.verbose = True`) and then the
     other constant only under rank tests (`if dist.get_rank() != 0: self.verbose = False`): it
-    keeps the first value exactly where none of those tests holds."""
+    keeps the first value exactly where none of those tests holds. A value assigned where no
+    rank of a distributed run gets (`unreached`: DeVLBert's `default_gpu = True` in the `else:`
+    of `if args.local_rank != -1:`) says nothing of the ranks of one."""
     first = _constant_truth(values[0]) if values and isinstance(values[0], cst.BaseExpression) else None
-    later = values[1:]
+    later = [value for value in values[1:] if value is not unreached]
     if first is None or not later or not all(isinstance(v, _Switched) and _constant_truth(v.value) is (not first) for v in later):
         return None
     switched = later[0].test
@@ -820,7 +822,9 @@ class RankFacts:
     no rank of a distributed run gets (`else:` of `if ddp:`) are left out. A flag given a
     constant and then the other one under a rank test (`self.verbose = True`, then `if
     args.distributed: if dist.get_rank() != 0: self.verbose = False`) holds the negation of
-    that test.
+    that test (also where the other constant is set again where no rank of a distributed run
+    gets: `default_gpu = False`, then `if args.local_rank != -1: if rank == 0: default_gpu =
+    True` / `else: default_gpu = True` is a rank-0 test).
 
     A flag the module starts its process group under is, whatever its name, true in every
     distributed run (`if args.distribution: dist.init_process_group(...)`), or false in every
@@ -1197,7 +1201,7 @@ class RankFacts:
             self._cuts += 1
             return None
         resolve = self if function is None else lambda inner: self._held(inner, function, cls, self_name)
-        switched = _switched_flag(values)
+        switched = _switched_flag(values, self._UNREACHED)
         if switched is not None:
             return switched if switched.is_rank_test else None
         values = [value.value if isinstance(value, _Switched) else value for value in values]

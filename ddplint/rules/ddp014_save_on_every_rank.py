@@ -1299,6 +1299,27 @@ class SaveOnEveryRank(Rule):
             """
         ),
         Clean(
+            # A flag that starts False and is set True on rank 0 of a distributed run, or in
+            # the single-process branch that no rank of one takes (DeVLBert's `default_gpu`).
+            """
+            import torch
+            import torch.distributed as dist
+
+            def main(args, model):
+                if args.local_rank != -1:
+                    dist.init_process_group("nccl")
+                default_gpu = False
+                if args.local_rank != -1:
+                    if dist.get_rank() == 0:
+                        default_gpu = True
+                else:
+                    default_gpu = True
+                train(model)
+                if default_gpu:
+                    torch.save(model.state_dict(), "ckpt.pt")
+            """
+        ),
+        Clean(
             # The project's own save_pretrained, which gathers on every rank and says which
             # process writes: every rank must call it.
             """
