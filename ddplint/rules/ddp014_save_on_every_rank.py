@@ -141,7 +141,12 @@ class SaveOnEveryRank(Rule):
     `save_to_disk = get_rank() == 0`, `Checkpointer(..., save_to_disk=save_to_disk)`, then `if not
     self.save_to_disk: return` before the save),
     `args.save_logs =
-    args.logs and is_master(args)` then `if args.save_logs:` in another function. Such a
+    args.logs and is_master(args)` then `if args.save_logs:` in another function, a flag given
+    a constant and then the other one only under rank tests (`self.verbose = True`, then `if
+    self.args.distributed: if self.args.gpu != 0: self.verbose = False`, read also where a
+    subclass in another module calls the save under `if self.verbose:`; `self.args.gpu` is
+    what the code that builds the trainer assigns the namespace it passes, VL-T5's `args.gpu =
+    gpu` with the local rank its callers pass for `gpu`). Such a
     variable is a guard when every value assigned to it in the module is a rank-0 test (or a
     constant `True`/`False`); one assigned anything else, or also bound as a parameter or loop
     variable, is not (values assigned where no distributed run gets, such as `master_process =
