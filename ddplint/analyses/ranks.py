@@ -1304,7 +1304,7 @@ class RankFacts:
                 if base in self._bases:
                     pending.append(base)
                 elif context is not None:
-                    values += context.attribute_values(self.model.project.module, base, attribute)
+                    values += assignment_values(context.attribute_assignments(self.model.project.module, base, attribute))
         return values
 
     def _function(

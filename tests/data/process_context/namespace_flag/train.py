@@ -1,3 +1,4 @@
+import torch
 import torch.distributed as dist
 
 from trainers.base import TrainerBase
@@ -11,6 +12,8 @@ class Trainer(TrainerBase):
     def train(self):
         if self.verbose:
             self.save("best")
+        if self.verbose:
+            torch.save(self.model.state_dict(), "last.pth")
 
 
 def main_worker(gpu, args, model):
