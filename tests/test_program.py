@@ -342,6 +342,33 @@ def test_a_base_class_attribute_is_read_across_modules(tmp_path):
     assert context.attribute_values("pkg.train", "nn.Module", "primary") == []  # no project class
 
 
+def test_a_flag_a_base_class_switches_under_rank_tests_guards_the_calls_of_another_module(tmp_path):
+    """ddplint/model/context.py: `if self.verbose:` in a subclass's method, read across modules,
+    is what the base class assigns it under the `if`s around each assignment (`True`, then
+    `False` where `self.args.gpu != 0` in a distributed run), `args.gpu` being what the code
+    that builds the trainer assigns the namespace it passes (`args.gpu = gpu`, the local rank
+    its callers pass). Not a guard: a flag a method sets True again on every rank, one set True
+    after the switch, or a namespace attribute that holds no rank."""
+    base = ("class Base:\n    def __init__(self, args):\n        self.args = args\n        self.verbose = True\n"
+            "        if self.args.distributed:\n            if self.args.gpu != 0:\n                self.verbose = False\n")
+    train = ("from pkg.base import Base\n\nclass T(Base):\n    def train(self):\n        if self.verbose:\n"
+             "            save()\n\n    def __init__(self, args):\n        super().__init__(args)\n\n"
+             "def worker(gpu, args):\n    args.gpu = gpu\n    T(args).train()\n\n"
+             "def main(args):\n    worker({}, args)\n")
+    cases = [
+        (base, "args.local_rank", True),
+        (base, "args.ngpus", False),  # no rank
+        (base + "    def resume(self):\n        self.verbose = True\n", "args.local_rank", False),
+        (base + "        self.verbose = True\n", "args.local_rank", False),  # on every rank after the switch
+    ]
+    for number, (text, passed, guarded) in enumerate(cases):
+        root = tmp_path / str(number)
+        root.mkdir()
+        context = _project(root, {"base": text, "train": train.format(passed)}).program.context
+        assert context.guarded_at("pkg.train", "T.train", 6) is guarded, (text, passed)
+    assert context.namespace_attribute("pkg.base", "Base.__init__", "args", "gpu") == ["args.local_rank"]
+
+
 def test_samplers_and_loaders_are_followed_through_tuples_returns_and_parameters(tmp_path):
     from ddplint.model import loaders
     index = _project(tmp_path, {

@@ -418,7 +418,12 @@ def test_who_runs_a_function_is_read_across_modules(case, tmp_path, run):
     function only one-process scripts name (`exported_alone`: the loads of `reload_fitted` and
     `load_weights`, which only export.py calls, are not flagged; `restore`, which train.py calls
     on every rank, is), and a Dataset's lambda defaultdict in a project whose DataLoaders start
-    no workers (`workerless_dataset`, DDP002: nothing pickles it). The CLI and flake8 agree on
+    no workers (`workerless_dataset`, DDP002: nothing pickles it), and a base class's flag set
+    False where `self.args.gpu != 0` in a distributed run, `args.gpu` being what the script
+    assigns the namespace it builds the trainer with, the local rank its callers pass
+    (`namespace_flag`: the saves under `if self.verbose:`, the subclass's own and the base
+    class's `save()` it calls, are rank 0's; tests/test_program.py has
+    the look-alikes that are no guard). The CLI and flake8 agree on
     expected.txt; without the project (alone.txt) the names decide and the callers are unseen."""
     root = tmp_path / case
     shutil.copytree(CONTEXT / case, root)

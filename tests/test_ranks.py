@@ -194,6 +194,18 @@ def test_regions(source, expected):
          "        if self.verbose:\n            probe()", ["zero"]),
         ("verbose = False\nif rank == 0:\n    verbose = True\nif verbose:\n    probe()", ["zero"]),
         ("verbose = True\nif epoch > 3:\n    verbose = False\nif verbose:\n    probe()", ["all"]),
+        # the same, with the other constant also set where no rank of a distributed run gets
+        # (DeVLBert's `default_gpu`: True on rank 0 under `if args.local_rank != -1:`, or in the
+        # one-process `else:`)
+        ("verbose = False\nif args.local_rank != -1:\n    rank = dist.get_rank()\n    if rank == 0:\n        verbose = True\n"
+         "else:\n    verbose = True\nif verbose:\n    probe()", ["zero"]),
+        # not where a rank of a distributed run also sets it by a test that is no rank test, or unconditionally
+        ("verbose = False\nif args.local_rank != -1:\n    if epoch > 3:\n        verbose = True\n"
+         "else:\n    verbose = True\nif verbose:\n    probe()", ["all"]),
+        ("verbose = False\nif args.local_rank != -1:\n    if rank == 0:\n        verbose = True\n"
+         "else:\n    verbose = True\nverbose = True\nif verbose:\n    probe()", ["all"]),
+        ("verbose = False\nif args.local_rank != -1:\n    if rank == 0:\n        verbose = True\n    if x:\n        verbose = True\n"
+         "else:\n    verbose = True\nif verbose:\n    probe()", ["all"]),
         ("verbose = True\nif rank != 0:\n    verbose = False\nverbose = True\nif verbose:\n    probe()", ["all"]),
         # not rank tests: another value that is not one, a parameter, a constant alone
         ("verbose = rank == 0\nverbose = True\nif verbose:\n    probe()", ["all"]),

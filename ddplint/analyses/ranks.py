@@ -792,18 +792,80 @@ class _Switched:
     test: RankTest
 
 
-def _switched_flag(values: list) -> RankTest | None:
+def _switched_flag(values: list, unreached: object) -> RankTest | None:
     """What a flag says that is given a constant first (`self.verbose = True`) and then the
     other constant only under rank tests (`if dist.get_rank() != 0: self.verbose = False`): it
-    keeps the first value exactly where none of those tests holds."""
-    first = _constant_truth(values[0]) if values and isinstance(values[0], cst.BaseExpression) else None
-    later = values[1:]
+    keeps the first value exactly where none of those tests holds. A value assigned where no
+    rank of a distributed run gets (`unreached`: DeVLBert's `default_gpu = True` in the `else:`
+    of `if args.local_rank != -1:`) says nothing of the ranks of one."""
+    head = values[0][0] if values and isinstance(values[0], tuple) else values[0] if values else None
+    first = _constant_truth(head) if isinstance(head, cst.BaseExpression) else None
+    later = [value for value in values[1:] if value is not unreached]
     if first is None or not later or not all(isinstance(v, _Switched) and _constant_truth(v.value) is (not first) for v in later):
         return None
     switched = later[0].test
     for value in later[1:]:
         switched = _disjunction(switched, value.test)
     return switched.negated() if first else switched
+
+
+def _held_by(values: list, resolve: Resolver | None, unknown: tuple) -> RankTest | RankValue | None:
+    """What a variable or attribute holds from every value it is assigned (`RankFacts`): a
+    switched flag (`_switched_flag`), else the rank every value holds (`_held_rank`), else the
+    facts every value says that is a rank test or a constant; None: nothing known. `unknown`:
+    the markers of a binding of unknown value and of one no rank of a distributed run makes."""
+    switched = _switched_flag(values, unknown[1])
+    if switched is not None:
+        return switched if switched.is_rank_test else None
+    values = [value.value if isinstance(value, _Switched) else value for value in values]
+    held_rank = _held_rank(values, resolve, unknown)
+    if held_rank is not None:
+        return held_rank
+    facts, tested = _EVERY_FACT, False
+    for value in values:
+        if value is unknown[0]:
+            return None
+        if value is unknown[1]:
+            continue
+        value, resolved_by = value if isinstance(value, tuple) else (value, resolve)  # a base class's elsewhere
+        truth = _constant_truth(value)
+        if truth is not None:
+            facts = _meet(facts, _ALWAYS_TRUE if truth else _ALWAYS_FALSE)
+            continue
+        test = classify(value, resolved_by)
+        if not test.is_rank_test:
+            return None
+        facts, tested = _meet(facts, test), True
+    return facts if tested else None
+
+
+_NO_VALUE = object()  # `held_in_attribute`'s marker of a binding no rank of a distributed run makes: none
+
+
+def assignment_values(found: list) -> list:
+    """The values of an attribute as another module assigns it (ProcessContext.attribute_assignments:
+    (value, resolver of its module, the `if` tests around it as (test, way taken) pairs)), as
+    `_held_by` reads them: a constant under rank tests is switched there (`if args.distributed:
+    if args.gpu != 0: self.verbose = False`, each test read with its module's resolver)."""
+    values: list = []
+    for value, resolve, tests in found:
+        if not tests or _constant_truth(value) is None:
+            values.append((value, resolve))
+            continue
+        said = [classify(test, resolve) if way else classify(test, resolve).negated() for test, way in tests]
+        test = said[0]
+        for other in said[1:]:
+            test = _conjunction(test, other)
+        values.append(_Switched(value, test))
+    return values
+
+
+def held_in_attribute(found: list) -> RankTest | RankValue | None:
+    """What `self.<attribute>` holds, read in another module, from every assignment of it in its
+    class and base classes (ProcessContext.attribute_assignments): `self.verbose = True`, then
+    `self.verbose = False` under `if self.args.distributed: if self.args.gpu != 0:` is a
+    rank-0 test where `args.gpu` holds the rank; None: nothing known."""
+    return _held_by(assignment_values(found), None, (_NO_VALUE, _NO_VALUE)) if found else None
 
 
 class RankFacts:
@@ -820,7 +882,9 @@ class RankFacts:
     no rank of a distributed run gets (`else:` of `if ddp:`) are left out. A flag given a
     constant and then the other one under a rank test (`self.verbose = True`, then `if
     args.distributed: if dist.get_rank() != 0: self.verbose = False`) holds the negation of
-    that test.
+    that test (also where the other constant is set again where no rank of a distributed run
+    gets: `default_gpu = False`, then `if args.local_rank != -1: if rank == 0: default_gpu =
+    True` / `else: default_gpu = True` is a rank-0 test).
 
     A flag the module starts its process group under is, whatever its name, true in every
     distributed run (`if args.distribution: dist.init_process_group(...)`), or false in every
@@ -1197,31 +1261,9 @@ class RankFacts:
             self._cuts += 1
             return None
         resolve = self if function is None else lambda inner: self._held(inner, function, cls, self_name)
-        switched = _switched_flag(values)
-        if switched is not None:
-            return switched if switched.is_rank_test else None
-        values = [value.value if isinstance(value, _Switched) else value for value in values]
         self._resolving.add(key)  # `verbose = verbose and rank == 0`
         try:
-            held_rank = _held_rank(values, resolve, (self._NOTHING, self._UNREACHED))
-            if held_rank is not None:
-                return held_rank
-            facts, tested = _EVERY_FACT, False
-            for value in values:
-                if value is self._NOTHING:
-                    return None
-                if value is self._UNREACHED:
-                    continue
-                value, resolved_by = value if isinstance(value, tuple) else (value, resolve)  # a base class's elsewhere
-                truth = _constant_truth(value)
-                if truth is not None:
-                    facts = _meet(facts, _ALWAYS_TRUE if truth else _ALWAYS_FALSE)
-                    continue
-                test = classify(value, resolved_by)
-                if not test.is_rank_test:
-                    return None
-                facts, tested = _meet(facts, test), True
-            return facts if tested else None
+            return _held_by(values, resolve, (self._NOTHING, self._UNREACHED))
         finally:
             self._resolving.discard(key)
 
@@ -1262,7 +1304,7 @@ class RankFacts:
                 if base in self._bases:
                     pending.append(base)
                 elif context is not None:
-                    values += context.attribute_values(self.model.project.module, base, attribute)
+                    values += assignment_values(context.attribute_assignments(self.model.project.module, base, attribute))
         return values
 
     def _function(

@@ -189,6 +189,37 @@ def _is_self_attribute(node: ast.AST, this: str | None, attribute: str) -> bool:
     )
 
 
+def _tested_statements(body: list, tests: tuple):
+    """The statements of `body` and of the blocks in it, in the order of the source, each with
+    the `if` tests around it there (libcst expressions, an unreadable one `...`) and the way
+    each is taken: (statement, ((test, True), ...))."""
+    for statement in body:
+        yield statement, tests
+        if isinstance(statement, ast.If):
+            test = _libcst_expression(statement.test)
+            yield from _tested_statements(statement.body, (*tests, (test, True)))
+            yield from _tested_statements(statement.orelse, (*tests, (test, False)))
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(statement, field, None)
+            if isinstance(inner, list):
+                yield from _tested_statements(inner, tests)
+        for inner in (*(getattr(statement, "handlers", ()) or ()), *(getattr(statement, "cases", ()) or ())):
+            yield from _tested_statements(inner.body, tests)  # `except` handlers, `match` cases
+
+
+def _libcst_expression(value: ast.expr | None):
+    """`value` as a libcst expression; `...` (unknown) for None or text libcst does not read."""
+    import libcst as cst
+
+    if value is None:
+        return cst.Ellipsis()
+    try:
+        return cst.parse_expression(ast.unparse(value))
+    except Exception:  # noqa: BLE001 - an expression libcst does not read: unknown
+        return cst.Ellipsis()
+
+
 class ProcessContext:
     """Process-context questions over a solved Program (ddplint.model.program)."""
 
@@ -199,6 +230,7 @@ class ProcessContext:
         # module -> (the function called, the call) of the calls its code makes of project functions
         self._callers: dict[str, list[tuple[tuple[str, str], CallSite]]] = {}
         self._attributes: dict[tuple[str, str, str], list] = {}  # (module, class, attribute) -> values
+        self._held: dict[tuple[str, str, str], object] = {}  # (module, class, `self.` path) -> what it holds
         self._classes: dict[tuple[str, str], ast.ClassDef | None] = {}  # (module, class) -> its definition
         self._off: dict[tuple[str, str, str], bool] = {}  # (module, function, parameter) -> off_by_default
         # (module, function, parameter) -> passed_arguments: the program's saved texts do not
@@ -247,12 +279,14 @@ class ProcessContext:
         cls = target.key.rpartition(".")[0] or None
         return judge_function(function, self._resolver(target.module, cls, depth + 1))
 
-    def _resolver(self, module: str, cls: str | None, depth: int, module_code: bool = False):
+    def _resolver(self, module: str, cls: str | None, depth: int, module_code: bool = False, this: str | None = None):
         """What a name or call in `module` holds as a rank test, through the model: a call of a
         project function is its body's verdict; a project function named without a call is a
         function object, always true; in the module's own code (`module_code`), a variable the
         module binds once at its top level to a rank (`current_rank = dist.get_rank()`) is that
-        rank. None: nothing known (the name decides)."""
+        rank; in a method of class `cls` whose first parameter is `this`, an attribute of `this`
+        is what its class and base classes assign it (`_self_attribute`). None: nothing known
+        (the name decides)."""
         from ddplint.analyses.ranks import _ALWAYS_TRUE, RankTest
         from ddplint.semantic.model import dotted_name
 
@@ -266,6 +300,8 @@ class ProcessContext:
             target = self.program.resolve(module, name, cls) if name else None
             if target is None and module_code and isinstance(expr, cst.Name):
                 return self._module_rank(module, expr.value)
+            if target is None and this is not None and cls is not None and name and name.startswith(f"{this}."):
+                return self._self_attribute(module, cls, name[len(this) + 1 :], depth)
             if target is None or target.key.endswith(".__init__"):
                 return None
             record = self._record(target.module, target.key)
@@ -274,6 +310,102 @@ class ProcessContext:
             return _ALWAYS_TRUE
 
         return resolve
+
+    def _self_attribute(self, module: str, cls: str, path: str, depth: int):
+        """What `self.<path>`, read in a method of class `cls` of `module`, holds
+        (ddplint.analyses.ranks.held_in_attribute): `self.verbose` from every assignment of it in
+        the class and its project bases, each under the `if`s around it; `self.args.gpu` where
+        the class's `__init__` keeps a parameter as `self.args` (`_kept_namespace`). None:
+        nothing known."""
+        from ddplint.analyses.ranks import held_in_attribute
+
+        head, _, rest = path.partition(".")
+        if depth > MAX_DEPTH or "." in rest:
+            return None
+        memo = (module, cls, path)
+        if memo not in self._held:
+            self._held[memo] = None  # a flag read in its own tests says nothing
+            found = self.attribute_assignments(module, cls, head, depth) if not rest else None
+            self._held[memo] = held_in_attribute(found) if not rest else self._kept_namespace(module, cls, head, rest, depth)
+        return self._held[memo]
+
+    def _kept_namespace(self, module: str, cls: str, kept: str, attribute: str, depth: int):
+        """What `self.<kept>.<attribute>` holds where the `__init__` of class `cls` of `module`
+        assigns `self.<kept>` a parameter of its own, and nothing else assigns it: what the code
+        that builds the object assigns to that attribute of the object it passes
+        (`namespace_attribute`: `args.gpu = gpu` before `Trainer(args)`, `gpu` being the local
+        rank its callers pass, makes `self.args.gpu` the rank). None: nothing known."""
+        import libcst as cst
+
+        from ddplint.analyses.ranks import held_in_attribute
+
+        key = f"{cls}.__init__"
+        init = self.program.definition(module, key)
+        assigned = self.attribute_assignments(module, cls, kept, depth)
+        if init is None or len(assigned) != 1 or not isinstance(assigned[0][0], cst.Name):
+            return None
+        name = assigned[0][0].value
+        params = [*init.args.posonlyargs, *init.args.args, *init.args.kwonlyargs]
+        this = params[0].arg if params else None
+        keeps = any(
+            isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Name) and statement.value.id == name
+            and any(_is_self_attribute(target, this, kept) for target in statement.targets)
+            for statement in init.body
+        )
+        if not keeps or name not in (param.arg for param in params[1:]) or _rebinds(init, name):
+            return None
+        texts = self.namespace_attribute(module, key, name, attribute, depth)
+        values = []
+        for text in texts if texts is not None else ():
+            try:
+                values.append((cst.parse_expression(text), None, ()))
+            except Exception:  # noqa: BLE001 - text libcst does not read: unknown
+                return None
+        return held_in_attribute(values)
+
+    def namespace_attribute(self, module: str, key: str, name: str, attribute: str, depth: int = 0) -> list[str] | None:
+        """The source text of what each call in the project of function `key` of `module`
+        assigns, in the function that makes the call, to attribute `attribute` of the object it
+        passes for parameter `name` (`args.gpu = gpu` then `Trainer(args, ...)`: what the
+        callers of that function pass for `gpu`; `args.gpu = 0`: "0"); a caller that hands on a
+        parameter of its own untouched answers for its callers. None where that is not known:
+        a call not read, an object passed as anything but a name, one whose attribute the
+        caller binds otherwise (`+=`, unpacking) or not at all."""
+        function = self.program.definition(module, key)
+        sites = self.call_sites(module, key) if depth <= MAX_DEPTH else None
+        if function is None or not sites or function.decorator_list:
+            return None
+        simple, index = _parameter_place(function, key, name)
+        found: list[str] = []
+        for site in sites:
+            call = self._call_at(site, simple, key)
+            given = _argument(call, index, name) if call is not None else None
+            caller = self.program.definition(site.caller, site.caller_key) if site.caller_key is not None else None
+            if not isinstance(given, ast.Name) or caller is None:
+                return None
+            values, other = [], False
+            for node in walk(caller):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+                for target in targets:
+                    if isinstance(node, ast.Assign) and _is_self_attribute(target, given.id, attribute):
+                        values.append(node.value)
+                    elif any(_is_self_attribute(part, given.id, attribute) for part in walk(target)):
+                        other = True
+            if other:
+                return None
+            if values:
+                for value in values:
+                    forwarded = self._forwarded(site, value, depth)
+                    found.extend(forwarded if forwarded is not None else [ast.unparse(self._local_value(site, value))])
+                continue
+            parameters = (*caller.args.posonlyargs, *caller.args.args, *caller.args.kwonlyargs)
+            inner = None if _rebinds(caller, given.id) or given.id not in (a.arg for a in parameters) else (
+                self.namespace_attribute(site.caller, site.caller_key, given.id, attribute, depth + 1)
+            )
+            if inner is None:
+                return None
+            found.extend(inner)
+        return found
 
     def _module_rank(self, module: str, name: str):
         """The rank (ddplint.analyses.ranks.RankValue) a variable of `module`'s own code holds:
@@ -316,6 +448,12 @@ class ProcessContext:
         subclass. A binding of unknown value (`+=`, unpacking) is `...`, no rank test. Read on
         demand, from the text of the modules that hold the classes; [] when `base` names no
         project class or none of them assigns it."""
+        return [(value, resolve) for value, resolve, _ in self.attribute_assignments(module, base, attribute, depth)]
+
+    def attribute_assignments(self, module: str, base: str, attribute: str, depth: int = 0) -> list:
+        """As `attribute_values`, each with the `if` tests around its assignment in its method,
+        outermost first, as (libcst test, the way taken) pairs, in the order of the source:
+        (value, resolver, tests)."""
         made = self.program.class_of(module, base) if depth <= MAX_DEPTH else None
         if made is None:
             return []
@@ -323,19 +461,21 @@ class ProcessContext:
         if key not in self._attributes:
             self._attributes[key] = []  # a cycle of bases adds nothing
             target, cls = made
-            found = [(value, self._resolver(target, cls, depth + 1)) for value in self._assigned(target, cls, attribute)]
+            found = [
+                (value, self._resolver(target, cls, depth + 1, this=this), tests)
+                for value, tests, this in self._assigned(target, cls, attribute)
+            ]
             summary = self.program.summary(target)
             record = summary.classes.get(cls) if summary is not None else None
             for inner in record.bases if record is not None else ():
-                found += self.attribute_values(target, inner, attribute, depth + 1)
+                found += self.attribute_assignments(target, inner, attribute, depth + 1)
             self._attributes[key] = found
         return self._attributes[key]
 
     def _assigned(self, module: str, cls: str, attribute: str) -> list:
         """The values (libcst expressions) the methods of class `cls`, defined at the top of
-        `module`, assign to `self.<attribute>`."""
-        import libcst as cst
-
+        `module`, assign to `self.<attribute>`, in the order of the source, each with the `if`
+        tests around it (`_tested_statements`) and the method's name for `self`."""
         if (module, cls) not in self._classes:
             tree = self.program.tree(module)
             for node in tree.body if tree is not None else ():
@@ -347,7 +487,7 @@ class ProcessContext:
         for method in (n for n in (node.body if node is not None else ()) if isinstance(n, _FUNCTIONS)):
             params = [*method.args.posonlyargs, *method.args.args]
             this = params[0].arg if params else None
-            for statement in walk(method):
+            for statement, tests in _tested_statements(method.body, ()):
                 if isinstance(statement, ast.Assign):
                     targets, value = statement.targets, statement.value
                 elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)) and statement.value is not None:
@@ -356,12 +496,9 @@ class ProcessContext:
                     continue
                 for target in targets:
                     if _is_self_attribute(target, this, attribute):
-                        try:
-                            found.append(cst.parse_expression(ast.unparse(value)) if value is not None else cst.Ellipsis())
-                        except Exception:  # noqa: BLE001 - an expression libcst does not read: unknown
-                            found.append(cst.Ellipsis())
+                        found.append((_libcst_expression(value), tests, this))
                     elif isinstance(target, (ast.Tuple, ast.List)) and any(_is_self_attribute(t, this, attribute) for t in walk(target)):
-                        found.append(cst.Ellipsis())
+                        found.append((_libcst_expression(None), tests, this))
         return found
 
     def names_function(self, module: str, name: str | None) -> bool:
@@ -720,11 +857,16 @@ class ProcessContext:
         summary = self.program.summary(module)
         if cls is not None and (summary is None or cls not in summary.classes):
             cls = None
+        method = self.program.definition(module, key) if cls is not None else None
+        if method is not None and {dotted(d) for d in method.decorator_list} & {"staticmethod", "classmethod"}:
+            method = None  # no instance in its first parameter
+        params = [*method.args.posonlyargs, *method.args.args] if method is not None else []
+        resolve = self._resolver(module, cls, 0, module_code=key is None, this=params[0].arg if params else None)
         found = []
         for guard in record.guards:
             if guard.first <= line <= guard.last:
                 try:
-                    verdict = classify(cst.parse_expression(guard.test), self._resolver(module, cls, 0, module_code=key is None))
+                    verdict = classify(cst.parse_expression(guard.test), resolve)
                 except Exception:  # noqa: BLE001 - a test libcst does not read: no guard
                     continue
                 found.append((guard, verdict))

@@ -141,7 +141,12 @@ class SaveOnEveryRank(Rule):
     `save_to_disk = get_rank() == 0`, `Checkpointer(..., save_to_disk=save_to_disk)`, then `if not
     self.save_to_disk: return` before the save),
     `args.save_logs =
-    args.logs and is_master(args)` then `if args.save_logs:` in another function. Such a
+    args.logs and is_master(args)` then `if args.save_logs:` in another function, a flag given
+    a constant and then the other one only under rank tests (`self.verbose = True`, then `if
+    self.args.distributed: if self.args.gpu != 0: self.verbose = False`, read also where a
+    subclass in another module calls the save under `if self.verbose:`; `self.args.gpu` is
+    what the code that builds the trainer assigns the namespace it passes, VL-T5's `args.gpu =
+    gpu` with the local rank its callers pass for `gpu`). Such a
     variable is a guard when every value assigned to it in the module is a rank-0 test (or a
     constant `True`/`False`); one assigned anything else, or also bound as a parameter or loop
     variable, is not (values assigned where no distributed run gets, such as `master_process =
@@ -1296,6 +1301,27 @@ class SaveOnEveryRank(Rule):
             model = train()
             if master_process:
                 torch.save(model.state_dict(), "ckpt.pt")
+            """
+        ),
+        Clean(
+            # A flag that starts False and is set True on rank 0 of a distributed run, or in
+            # the single-process branch that no rank of one takes (DeVLBert's `default_gpu`).
+            """
+            import torch
+            import torch.distributed as dist
+
+            def main(args, model):
+                if args.local_rank != -1:
+                    dist.init_process_group("nccl")
+                default_gpu = False
+                if args.local_rank != -1:
+                    if dist.get_rank() == 0:
+                        default_gpu = True
+                else:
+                    default_gpu = True
+                train(model)
+                if default_gpu:
+                    torch.save(model.state_dict(), "ckpt.pt")
             """
         ),
         Clean(
