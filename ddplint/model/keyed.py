@@ -30,17 +30,18 @@ def read_keyed(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[bool, bool
     loops = [n for n in ast.walk(node) if isinstance(n, (ast.For, ast.AsyncFor))]
     indices = {loop.target.id for loop in loops if isinstance(loop.target, ast.Name) and _ranges(loop.iter)}
     yielded = _derived(node, {name for loop in loops if not _ranges(loop.iter) for name in _names(loop.target)}, set())
-    ids = set()  # keys zipped from what an enclosing loop yields: `for qid, ans in zip(batch["ids"], preds)`
+    ids, stored = set(), False  # keys zipped from what an enclosing loop yields: `for qid, ans in zip(batch["ids"], preds)`
     for loop in loops:
         if isinstance(loop.target, ast.Tuple) and loop.target.elts and isinstance(loop.target.elts[0], ast.Name) and (
             isinstance(loop.iter, ast.Call) and dotted(loop.iter.func) == "zip" and loop.iter.args
             and _reads(loop.iter.args[0], yielded - {loop.target.elts[0].id}, set())
         ):
-            ids.add(loop.target.elts[0].id)
-    stored = any(
-        isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Name) and target.slice.id in ids
-        for n in ast.walk(node) if isinstance(n, ast.Assign) for target in n.targets
-    )
+            key = loop.target.elts[0].id
+            ids.add(key)
+            stored |= any(  # `results[qid] = ans` in that loop's body
+                isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Name) and target.slice.id == key
+                for statement in loop.body for n in ast.walk(statement) if isinstance(n, ast.Assign) for target in n.targets
+            )
     named = _derived(node, ids, indices)  # names made from a sample's own field: `names[i]`, its parts
     written = lists = False
     for n in ast.walk(node):

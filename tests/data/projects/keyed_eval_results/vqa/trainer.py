@@ -2,12 +2,9 @@ import torch
 import torch.distributed as dist
 
 
-
 class Trainer:
-    def __init__(self, model, train_loader, val_loader):
-        self.model = model
-        self.train_loader = train_loader
-        self.val_loader = val_loader
+    def __init__(self, model, val_loader):
+        self.model, self.val_loader = model, val_loader
 
     def predict(self, loader):
         quesid2ans = {}
