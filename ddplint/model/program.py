@@ -77,7 +77,7 @@ MAX_HELPERS = 6  # project helpers followed to a collective (`collective`); deep
 _COMBINES, _EVERY_RANK = "combines", "every rank"  # what `_runs` looks for
 _BROADCAST_BUFFERS = "broadcast_buffers"  # DDP's parameter (torch_api.DDP)
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
-CACHE_VERSION = 15  # of the summaries kept in the cache: a summary of another version is read again
+CACHE_VERSION = 16  # of the summaries kept in the cache: a summary of another version is read again
 # `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 
@@ -1461,32 +1461,42 @@ class Program:
                     return Evaluation(key, self.place(module, loop.first), where)
         return None
 
-    def _deduplicates(self, module: str, key: str, record: FunctionSummary, depth: int = 0) -> bool:
+    def _deduplicates(self, module: str, key: str, record: FunctionSummary) -> bool:
         """Whether function `key` (or a project helper it calls) places results by sample id
         (torch_api.DEDUPLICATING_METHODS): a COCO evaluator merging by image id, features
-        index_copy_'d into a dataset-sized tensor; or trims them to a length
-        (`preds[: len(data_loader.dataset)]`, also through `n = len(...)`)."""
+        index_copy_'d into a dataset-sized tensor, a dict stored by the batch's ids; or trims
+        them to a length (`preds[: len(data_loader.dataset)]`, also through `n = len(...)`);
+        or writes a file per sample named by the sample and reads the folder back
+        (ddplint.model.keyed): a repeat overwrites its own file."""
+        placed = self._placements(module, key, record, 0)
+        return "placed" in placed or {"keyed_files", "lists_files"} <= placed
+
+    def _placements(self, module: str, key: str, record: FunctionSummary, depth: int) -> frozenset[str]:
         memo = self.memos.deduplicating
         if (module, key) not in memo:
-            memo[(module, key)] = False  # a recursion through it finds nothing more
-            memo[(module, key)] = self._finds_deduplication(module, key, record, depth)
+            memo[(module, key)] = frozenset()  # a recursion through it finds nothing more
+            memo[(module, key)] = self._finds_placements(module, key, record, depth)
         return memo[(module, key)]
 
-    def _finds_deduplication(self, module: str, key: str, record: FunctionSummary, depth: int) -> bool:
+    def _finds_placements(self, module: str, key: str, record: FunctionSummary, depth: int) -> frozenset[str]:
+        """"placed" (cut or placed by sample), else what of "keyed_files" and "lists_files" the
+        function and the helpers it calls do."""
         if record.deduplicates:
-            return True  # `preds[: len(dataset)]`: the padded duplicates are cut off
+            return frozenset({"placed"})  # `preds[: len(dataset)]`: the padded duplicates are cut off
+        found = {fact for fact, does in (("keyed_files", record.keyed_files), ("lists_files", record.lists_files)) if does}
         for call in record.invocations:
             if call.callee.rpartition(".")[2] in DEDUPLICATING_METHODS:
-                return True
+                return frozenset({"placed"})
             refused = self.refused
             target = self.target(module, key, record.cls, call.callee) if depth < 4 else None
             if self.refused != refused:
-                return True  # a helper past the bounds may place results by sample id: unknown, so silent
+                return frozenset({"placed"})  # a helper past the bounds may place results by sample id: unknown, so silent
             if target is not None and target.function != (module, key):
                 inner = self._summaries[target.module].functions[target.key]  # type: ignore[union-attr]
-                if self._deduplicates(target.module, target.key, inner, depth + 1):
-                    return True
-        return False
+                found |= self._placements(target.module, target.key, inner, depth + 1)
+                if "placed" in found:
+                    return frozenset({"placed"})
+        return frozenset(found)
 
     def hands_to_evaluation(self, module: str) -> bool:
         """Whether some function of `module` hands a value to a project function that evaluates

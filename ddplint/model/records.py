@@ -420,7 +420,9 @@ class FunctionSummary:
       calls given a process group (`group=`), which only that group's ranks must reach;
     - `forwards`: the DataLoader an `__init__` hands its **kwargs; `cycles`/`passes`: the
       parameter an endless generator re-iterates / a function passes over once;
-      `deduplicates`: it cuts or places results by sample; `input_gradient`: its backward()
+      `deduplicates`: it cuts or places results by sample; `keyed_files`/`lists_files`: it
+      writes a file per sample named by the sample / lists a folder's files (ddplint.model.keyed);
+      `input_gradient`: its backward()
       takes the gradient of an input it asked gradients of, and it steps no optimizer (an
       attack, a saliency map): it trains nothing;
     - what leaves it (`escapes`: files saved, values pickled or kept), and `tolerant`, the
@@ -458,6 +460,8 @@ class FunctionSummary:
     cycles: ParameterLoop | None = None
     passes: ParameterLoop | None = None
     deduplicates: bool = False
+    keyed_files: bool = False
+    lists_files: bool = False
     input_gradient: bool = False
     escapes: Escapes = Escapes()
     tolerant: tuple[int, ...] = ()

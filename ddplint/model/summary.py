@@ -25,7 +25,7 @@ from ddplint.core.torch_api import (
     ACCELERATOR, ACCELERATOR_SHARDING_PLUGINS, BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, FRAMEWORK_METHODS, NO_GRAD,
     SAME_VALUE_METHODS,
 )
-from ddplint.model import files
+from ddplint.model import files, keyed
 from ddplint.model.records import (
     Attr, CallResult, Carried, ClassSummary, Called, DataCall, Each, Either, Escapes, Element, ForwardPass, FunctionContext,
     FunctionSummary, Group, GroupCall, Guard, Handed, InnerHanded, InnerOf, Item, Literal, LiteralCall, Loop, MethodCall,
@@ -149,6 +149,7 @@ class _Draft:
         self.state_saves = []
         self.sets: dict[str, Source] = {}
         self.other_returns = self.device_moves = self.sync_control = self.deduplicates = False
+        self.keyed_files = self.lists_files = False
         self.input_gradient = False
         self.cuda: int | None = None
         self.bare_cuda: int | None = None
@@ -222,6 +223,8 @@ class _FunctionReader:
         self.draft.cycles = None if method else _cycled(node, positional)
         self.draft.input_gradient = bool(self.draft.backward) and _takes_input_gradient(node)
         files.settle_save(self, node)
+        stored, self.draft.keyed_files, self.draft.lists_files = keyed.read_keyed(node)
+        self.draft.deduplicates |= stored  # `results[qid] = ans` by the batch's ids: a repeat overwrites its entry
         looped = {name for loop in self.draft.loops for name in loop.iterated}  # parameters a loop iterates
         if not method and self.draft.cycles is None and looped:
             self.draft.passes = _passed_once(node, positional)

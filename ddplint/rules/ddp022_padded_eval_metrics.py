@@ -48,7 +48,12 @@ class PaddedEvalMetrics(Rule):
     fill by `append` in loops over `zip(datasets, samplers)` (a `create_sampler(datasets,
     shuffles, ...)` helper and its loader twin), and a comprehension over it (`[model(x) for x, _ in loader]`) is a loop. There, an evaluating
     function (or a helper it calls) that trims to a length or places results by sample id
-    clears it (filling an array, `array[:len(ids)] = ids`, trims nothing). The sampler may be
+    clears it (filling an array, `array[:len(ids)] = ids`, trims nothing), as does one that
+    keeps results by a key drawn from each sample: a dict stored by ids zipped from the batch
+    (`for qid, ans in zip(batch["question_ids"], preds): results[qid] = ans`), or one file
+    per sample named from its own field (`np.savez(os.path.join(d, names[i] + ".npz"), ...)`)
+    that the evaluation reads back by listing the folder (`glob.glob`): a repeat overwrites its
+    own entry or file (per-sample files nothing reads back, pictures, clear nothing). The sampler may be
     the project's own copy of DistributedSampler (a class whose `__iter__` pads its index list
     with its own start, `indices += indices[: self.total_size - len(indices)]`), made by a helper
     of another module (star-imported too), and reach the loader as `batch_sampler=` through a

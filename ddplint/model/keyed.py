@@ -1,0 +1,95 @@
+"""Results a function keeps by a key drawn from each sample (ddplint.model.summary reads them
+into `deduplicates`, `keyed_files` and `lists_files`): where a padded DistributedSampler
+repeats a sample, the repeat lands on its original's entry or file and nothing counts twice.
+
+- a dict stored by the sample's id: `for qid, ans in zip(batch["question_ids"], preds):
+  results[qid] = ans`, the loop form of `results.update(zip(ids, preds))`, where the keys are
+  drawn from what an enclosing loop yields (the batch);
+- a file written per sample under a name made from the sample's own field (`np.savez(
+  os.path.join(save_dir, names[i] + ".npz"), ...)` in `for i in range(len(names))`), which
+  counts once only where the results are read back by listing the folder (`glob.glob`,
+  `os.listdir`): files that are pictures beside an all-reduced metric clear nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ddplint.prefilter.screens import dotted
+
+# Calls writing one file, by the last part of their name (`np.savez`, `cv2.imwrite`, `torch.save`).
+_WRITERS = frozenset({"save", "savez", "savez_compressed", "imwrite", "imsave", "save_image"})
+# Calls listing a folder's files (`glob.glob`, `os.listdir`, `Path.glob`).
+_LISTERS = frozenset({"glob.glob", "glob.iglob", "os.listdir", "os.scandir"})
+_PATH_METHODS = frozenset({"glob", "rglob", "iterdir"})
+_PATH_BUILDERS = frozenset({"join", "format"})
+
+
+def read_keyed(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[bool, bool, bool]:
+    """(stores a dict by sample id, writes a file per sample by its own name, lists a folder)."""
+    loops = [n for n in ast.walk(node) if isinstance(n, (ast.For, ast.AsyncFor))]
+    indices = {loop.target.id for loop in loops if isinstance(loop.target, ast.Name) and _ranges(loop.iter)}
+    yielded = _derived(node, {name for loop in loops if not _ranges(loop.iter) for name in _names(loop.target)}, set())
+    ids, stored = set(), False  # keys zipped from what an enclosing loop yields: `for qid, ans in zip(batch["ids"], preds)`
+    for loop in loops:
+        if isinstance(loop.target, ast.Tuple) and loop.target.elts and isinstance(loop.target.elts[0], ast.Name) and (
+            isinstance(loop.iter, ast.Call) and dotted(loop.iter.func) == "zip" and loop.iter.args
+            and _reads(loop.iter.args[0], yielded - {loop.target.elts[0].id}, set())
+        ):
+            key = loop.target.elts[0].id
+            ids.add(key)
+            stored |= any(  # `results[qid] = ans` in that loop's body
+                isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Name) and target.slice.id == key
+                for statement in loop.body for n in ast.walk(statement) if isinstance(n, ast.Assign) for target in n.targets
+            )
+    named = _derived(node, ids, indices)  # names made from a sample's own field: `names[i]`, its parts
+    written = lists = False
+    for n in ast.walk(node):
+        if not isinstance(n, ast.Call):
+            continue
+        callee = dotted(n.func) or ""
+        if callee.rpartition(".")[2] in _WRITERS:
+            written |= any(_path_from(arg, named, indices) for arg in (*n.args, *(k.value for k in n.keywords)))
+        lists |= callee in _LISTERS or (isinstance(n.func, ast.Attribute) and n.func.attr in _PATH_METHODS)
+    return stored, written, lists
+
+
+def _ranges(expr: ast.AST) -> bool:
+    return isinstance(expr, ast.Call) and dotted(expr.func) == "range"
+
+
+def _names(target: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+def _reads(expr: ast.AST, names: set[str], indices: set[str]) -> bool:
+    """`expr` reads one of `names`, or an element of a sequence at a loop index (`names[i]`)."""
+    for n in ast.walk(expr):
+        if isinstance(n, ast.Name) and n.id in names:
+            return True
+        if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name) and n.slice.id in indices:
+            return True
+    return False
+
+
+def _derived(node: ast.AST, seeds: set[str], indices: set[str]) -> set[str]:
+    """`seeds` and the locals assigned from them (or from `seq[i]`), to a fixed point."""
+    names = set(seeds)
+    assigns = [n for n in ast.walk(node) if isinstance(n, ast.Assign)]
+    while True:
+        more = {name for a in assigns if _reads(a.value, names, indices) for t in a.targets for name in _names(t)} - names
+        if not more:
+            return names
+        names |= more
+
+
+def _path_from(expr: ast.AST, named: set[str], indices: set[str]) -> bool:
+    """A file name built from a sample's own field: a local made from one, or a join, format,
+    concatenation or f-string reading one (`preds[i]`, the data written, is no name)."""
+    if isinstance(expr, ast.Name):
+        return expr.id in named
+    if isinstance(expr, (ast.BinOp, ast.JoinedStr)):
+        return _reads(expr, named, indices)
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _PATH_BUILDERS:
+        return any(_path_from(arg, named, indices) or _reads(arg, named, indices) for arg in expr.args)
+    return False
