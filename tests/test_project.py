@@ -505,9 +505,8 @@ def test_a_script_with_a_distributed_mode_of_its_own_is_not_one_process(tmp_path
         "        self.model.load_state_dict(torch.load('checkpoint.pth'))\n"
     )
     run.cwd = tmp_path
-    (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "exp.py").write_text(exp)
-    (tmp_path / "README.md").write_text("Train:\n\n```python -u run.py --dp```\n")
+    for name, text in (("pyproject.toml", ""), ("exp.py", exp), ("README.md", "Train:\n\n```python -u run.py --dp```\n")):
+        (tmp_path / name).write_text(text)
     for default, test, one, mode in (
         ("False", "args.ddp", "", True),
         ("None", "args.ddp and True", "", True),
