@@ -1401,11 +1401,11 @@ _LAUNCHER_ENVIRONMENT = frozenset({"WORLD_SIZE", "RANK", "LOCAL_RANK"})
 def _modes_in(tree: ast.Module, view: ProjectView) -> frozenset[str]:
     """The options off unless passed, declared by `view`'s parsers, whose truth guards a start of
     a process group in `tree` (Project.distributed_modes)."""
-    if not any(isinstance(node, ast.Call) and _last_name(node) == _GROUP_START for node in ast.walk(tree)):
+    if not any(_starts_group(node) for node in ast.walk(tree)):
         return frozenset()
     starters = {_GROUP_START} | {
-        node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and any(isinstance(call, ast.Call) and _last_name(call) == _GROUP_START and not _group_of_one(call) for call in ast.walk(node))
+        node.name for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(_starts_group(call) for call in ast.walk(node))
     }
     switches = {
         name for call, guards in _guarded_calls(tree) if _last_name(call) in starters and not _group_of_one(call)
@@ -1420,6 +1420,11 @@ def _modes_in(tree: ast.Module, view: ProjectView) -> frozenset[str]:
         name for name in switches
         if (shown := options.shown(name)) is not None and shown[1] in (False, None, 0)
     )
+
+
+def _starts_group(node: ast.AST) -> bool:
+    """A call of `init_process_group` for more than one member."""
+    return isinstance(node, ast.Call) and _last_name(node) == _GROUP_START and not _group_of_one(node)
 
 
 def _switches_on(test: ast.expr, in_body: bool) -> Iterator[str]:
