@@ -395,6 +395,7 @@ def test_a_string_option_typed_str_keeps_its_default_and_an_object_setting_itsel
 
 
 SWITCHED = """
+import os
 import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
@@ -418,7 +419,7 @@ class Trainer:
 
 
 def main():
-    if args.use_ddp:
+    if "WORLD_SIZE" in os.environ:
         dist.init_process_group("nccl")
     Trainer(torch.nn.Linear(2, 2)).save()
     if args.use_ddp and args.save_state:
@@ -434,8 +435,11 @@ def test_code_under_a_distributed_switch_no_documented_run_turns_on_gives_no_fin
     """AudioMAE trains on several GPUs only under `--use_ddp`, which no script passes: no
     documented run has a second process there, so a save under `if self.args.use_ddp:` is not
     a race of ranks (also in a method, through `self.args`, and under `and`). A run passing the
-    switch, or a document telling the user to, brings the findings back. Other options are not
-    read so: `--resume PATH`, left out by every command shown, is there to be passed."""
+    switch, or a document telling the user to, brings the findings back; so does a switch that
+    starts the script's own process group (`if args.use_ddp: dist.init_process_group(...)`, a
+    distributed mode of its own, Project.distributed_modes: OpenLTM's --ddp, VL-T5's
+    --distributed): it is there to be passed. Other options are not read so either: `--resume
+    PATH`, left out by every command shown, is there to be passed."""
     parser = (
         'import argparse\ndef parse_args():\n    p = argparse.ArgumentParser()\n'
         '    p.add_argument("--use_ddp", action="store_true")\n'
@@ -447,7 +451,7 @@ def test_code_under_a_distributed_switch_no_documented_run_turns_on_gives_no_fin
     (tmp_path / "opts.py").write_text(parser)
     (tmp_path / "train.py").write_text(SWITCHED)
     run.cwd = tmp_path
-    saves = ("train.py:19:", "train.py:29:")
+    saves = ("train.py:20:", "train.py:30:")
     for script, readme, flagged in (
         ("", "", False),
         (" --use_ddp --save_state", "", True),
@@ -457,4 +461,9 @@ def test_code_under_a_distributed_switch_no_documented_run_turns_on_gives_no_fin
         (tmp_path / "README.md").write_text(readme)
         output = run("check", "--no-cache", "--select", "DDP004,DDP014", ".").stdout
         assert all((line in output) is flagged for line in saves), (script, readme, output)
-        assert "train.py:21:" in output  # the resume load: `--resume` is to be passed
+        assert "train.py:22:" in output  # the resume load: `--resume` is to be passed
+    (tmp_path / "train.py").write_text(SWITCHED.replace('"WORLD_SIZE" in os.environ', "args.use_ddp"))
+    (tmp_path / "run.sh").write_text("torchrun --nproc_per_node=4 train.py\n")
+    (tmp_path / "README.md").write_text("")
+    output = run("check", "--no-cache", "--select", "DDP004,DDP014", ".").stdout
+    assert all(line in output for line in saves), output

@@ -485,6 +485,48 @@ def test_a_module_naming_distribution_that_only_one_process_scripts_run_is_singl
     assert [f[3] for f in _findings(run("check", "--no-cache", "--select", "DDP004", ".").stdout)] == ["DDP004"]
 
 
+def test_a_script_with_a_distributed_mode_of_its_own_is_not_one_process(tmp_path, run):
+    """OpenLTM's run.py: every documented run is plain `python run.py --dp`, but `--ddp` (off
+    unless passed) starts a process group from torchrun's environment: the option is there to
+    be passed, so the script is no one-process run (Project.distributed_modes) and the
+    experiment module's checkpoint load runs on every rank (DDP004). A test of the option
+    elsewhere than around a group start (`if args.dp:`), an option on by default, or a group
+    of one member is no such mode; nor is a launcher's test (`if "RANK" in os.environ:`)."""
+    run_py = (
+        "import argparse\nimport os\nimport torch.distributed as dist\nfrom exp import Exp\n\n"
+        "if __name__ == '__main__':\n    parser = argparse.ArgumentParser()\n"
+        "    parser.add_argument('--ddp', action='store_true', default={default})\n"
+        "    parser.add_argument('--dp', action='store_true', default=False)\n"
+        "    args = parser.parse_args()\n"
+        "    if args.dp:\n        pass\n"
+        "    elif {test}:\n"
+        "        dist.init_process_group('nccl', world_size=int(os.environ.get('WORLD_SIZE', '8')){one})\n"
+        "    Exp(args).train()\n"
+    )
+    exp = (
+        "import torch\n\n\nclass Exp:\n    def __init__(self, args):\n        self.args = args\n"
+        "        self.model = torch.nn.Linear(2, 2).cuda()\n\n"
+        "    def train(self):\n        torch.save(self.model.state_dict(), 'checkpoint.pth')\n"
+        "        self.model.load_state_dict(torch.load('checkpoint.pth'))\n"
+    )
+    run.cwd = tmp_path
+    for name, text in (("pyproject.toml", ""), ("exp.py", exp), ("README.md", "Train:\n\n```python -u run.py --dp```\n")):
+        (tmp_path / name).write_text(text)
+    for default, test, one, mode in (
+        ("False", "args.ddp", "", True),
+        ("None", "args.ddp and True", "", True),
+        ("True", "args.ddp", "", False),  # on unless passed: the documented runs show it
+        ("False", "args.ddp", ", rank=0, world_size=1", False),  # a group of one member
+        ("False", "'RANK' in os.environ", "", False),  # a launcher's test, not an option
+    ):
+        (tmp_path / "run.py").write_text(run_py.format(default=default, test=test, one=one).replace(
+            "world_size=int(os.environ.get('WORLD_SIZE', '8')), rank=0, world_size=1", "rank=0, world_size=1"))
+        index = project.build(str(tmp_path))
+        assert bool(index.distributed_modes("run")) is mode and index.one_process_run("run") is not mode, (default, test, one)
+        found = [f[3] for f in _findings(run("check", "--no-cache", "--select", "DDP004", ".").stdout)]
+        assert found == (["DDP004"] if mode else []), (default, test, one)
+
+
 def test_a_script_the_project_runs_only_with_plain_python_runs_as_one_process(tmp_path, run):
     """test.py joins a process group through utils.py when RANK is set, and saves a checkpoint
     with no rank test; the README runs it only as `python test.py --gpu_id 2,3` (one process, so

@@ -1044,9 +1044,24 @@ class Project:
                     bool(self.module_view(module).launches(self.plain_runs, own=True)) or self._own_group_of_one(module)
                     or self._joins_only_under_a_launcher(module) or accelerator and bool(self.launch_commands)
                 )
-                and self.starts_no_processes(module, pools)
+                and self.starts_no_processes(module, pools) and not self.distributed_modes(module)
             )
             self._memo[key] = found
+        return found
+
+    def distributed_modes(self, module: str) -> frozenset[str]:
+        """The command-line options of script `module` that turn on a distributed mode of its
+        own: options off unless passed (their default False, None or 0) under whose test
+        (`if args.ddp:`, `elif args.distributed:`, `if args.distributed and ...:`) its code starts
+        a process group of more than one member, by `init_process_group` or a function of the
+        module that calls it (`if args.use_ddp: ddp_setup()`). An option is there to be passed:
+        a run with it is several processes (torchrun's RANK and WORLD_SIZE, a local rank),
+        whatever the documented runs pass (OpenLTM's run.py --ddp, VL-T5's multitask.py)."""
+        key = ("distributed modes", module)
+        found = self._memo.get(key)
+        if found is None:
+            tree = self.program.tree(module)
+            found = self._memo[key] = _modes_in(tree, self.module_view(module)) if tree is not None else frozenset()
         return found
 
     def starts_no_processes(self, module: str, pools: bool = True) -> bool:
@@ -1381,6 +1396,47 @@ def _guarded_calls(tree: ast.Module) -> Iterator[tuple[ast.Call, list[tuple[ast.
 
 
 _LAUNCHER_ENVIRONMENT = frozenset({"WORLD_SIZE", "RANK", "LOCAL_RANK"})
+
+
+def _modes_in(tree: ast.Module, view: ProjectView) -> frozenset[str]:
+    """The options off unless passed, declared by `view`'s parsers, whose truth guards a start of
+    a process group in `tree` (Project.distributed_modes)."""
+    if not any(_starts_group(node) for node in ast.walk(tree)):
+        return frozenset()
+    starters = {_GROUP_START} | {
+        node.name for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(_starts_group(call) for call in ast.walk(node))
+    }
+    switches = {
+        name for call, guards in _guarded_calls(tree) if _last_name(call) in starters and not _group_of_one(call)
+        for test, in_body in guards for name in _switches_on(test, in_body)
+    }
+    if not switches:
+        return frozenset()
+    options = DeclaredOptions()
+    options.add(view.own_options())
+    options.add(view.imported_options())
+    return frozenset(
+        name for name in switches
+        if (shown := options.shown(name)) is not None and shown[1] in (False, None, 0)
+    )
+
+
+def _starts_group(node: ast.AST) -> bool:
+    """A call of `init_process_group` for more than one member."""
+    return isinstance(node, ast.Call) and _last_name(node) == _GROUP_START and not _group_of_one(node)
+
+
+def _switches_on(test: ast.expr, in_body: bool) -> Iterator[str]:
+    """The attributes whose truth the `in_body` side of `if test:` needs: `args.ddp` (body),
+    `args.ddp and x` (body), `not args.ddp` (its `else`)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        yield from _switches_on(test.operand, not in_body)
+    elif in_body and isinstance(test, ast.Attribute):
+        yield test.attr
+    elif in_body and isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        for value in test.values:
+            yield from _switches_on(value, True)
 
 
 def _launcher_test(test: ast.expr, in_body: bool, local_rank_unset: bool) -> bool:
@@ -2025,8 +2081,11 @@ class ProjectView:
         (`distributed`, `use_ddp`: torch_api.distributed_flag), declared by this
         module's parser or one it imports: its default, where no command of the project that runs
         this module passes it, no document tells the user to set it, and no code rebinds it.
-        NOT_SHOWN otherwise, and for every other option."""
-        return self.documented_value(name) if distributed_flag(name) else NOT_SHOWN
+        NOT_SHOWN otherwise, for every other option, and where the switch turns on a distributed
+        mode of a script that runs this module (Project.distributed_modes): it is there to be passed."""
+        if not distributed_flag(name) or any(name in self.project.distributed_modes(user) for user in self.users):
+            return NOT_SHOWN
+        return self.documented_value(name)
 
     def documented_value(self, name: str) -> object:
         """The value every documented run gives the command-line option stored under `name`
