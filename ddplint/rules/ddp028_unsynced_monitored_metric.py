@@ -428,7 +428,9 @@ class UnsyncedMonitoredMetric(Rule):
                 self._monitors.append(_Monitor(name, _callback_name(qualified), node))
             return
         if qualified in LIGHTNING_TRAINER:
-            self._trainers.append((_several_devices(_trainer_settings_cst(self.model, node)), node))
+            project = self.model.project
+            option = project.documented_value if project is not None else None
+            self._trainers.append((_several_devices(_trainer_settings_cst(self.model, node, option)), node))
             return
         cls = self._lightning_class()
         func = node.func
@@ -574,7 +576,7 @@ class UnsyncedMonitoredMetric(Rule):
             return None
         program = project.program
         for importer in importers(program, project.module):
-            place = several_devices_trainer(program, importer)
+            place = several_devices_trainer(program, importer, project.seen_from(importer).documented_value)
             if place is not None:
                 return Link(StepKind.RUNS, "this Trainer runs on several devices: every rank runs the module's hooks", place)
         return None
@@ -727,8 +729,10 @@ def _callback_name(qualified: str) -> str:
     return qualified.rpartition(".")[2]
 
 
-def _trainer_settings_cst(model, call: cst.Call) -> dict[str, object]:
-    """The device settings a Trainer call gives, as `_several_devices` reads them."""
+def _trainer_settings_cst(model, call: cst.Call, option=None) -> dict[str, object]:
+    """The device settings a Trainer call gives, as `_several_devices` reads them; a setting
+    read from a command-line option (`devices=args.devices`) is the value `option` says every
+    documented run gives it (ProjectView.documented_value)."""
     settings: dict[str, object] = {}
     for arg in call.args:
         if arg.keyword is None or arg.keyword.value not in _DEVICE_SETTINGS:
@@ -740,9 +744,19 @@ def _trainer_settings_cst(model, call: cst.Call) -> dict[str, object]:
             settings[arg.keyword.value] = int(value.value, 0)
         elif isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus) and isinstance(value.expression, cst.Integer):
             settings[arg.keyword.value] = -int(value.expression.value, 0)
+        elif isinstance(value, cst.Attribute) and option is not None:
+            settings[arg.keyword.value] = _option_setting(option(value.attr.value))
         else:
             settings[arg.keyword.value] = model.string_value(value)
     return settings
+
+
+def _option_setting(value: object) -> object:
+    """An option's documented value as a device setting: a list of devices `("list", n)`, a
+    count or a text; None where not shown."""
+    if isinstance(value, tuple):
+        return ("list", len(value))
+    return value if isinstance(value, (int, str)) else None
 
 
 # -- questions only this rule asks of the program model -------------------------------------
@@ -772,10 +786,11 @@ def monitors_in(program, module: str) -> list[_Monitor]:
     return found
 
 
-def several_devices_trainer(program, module: str) -> Place | None:
-    """Where `module` builds a Lightning Trainer for several devices (`_several_devices`)."""
+def several_devices_trainer(program, module: str, option=None) -> Place | None:
+    """Where `module` builds a Lightning Trainer for several devices (`_several_devices`); a
+    setting read from a command-line option is what `option` says every documented run gives it."""
     for node, qualified in _calls(program, module):
-        if qualified in LIGHTNING_TRAINER and _several_devices(_trainer_settings_ast(node)):
+        if qualified in LIGHTNING_TRAINER and _several_devices(_trainer_settings_ast(node, option)):
             return program.place(module, node.lineno)
     return None
 
@@ -794,7 +809,7 @@ def _monitor_literal(call: ast.Call, qualified: str) -> str | None:
     return given.value if isinstance(given, ast.Constant) and isinstance(given.value, str) else None
 
 
-def _trainer_settings_ast(call: ast.Call) -> dict[str, object]:
+def _trainer_settings_ast(call: ast.Call, option=None) -> dict[str, object]:
     settings: dict[str, object] = {}
     for keyword in call.keywords:
         value = keyword.value
@@ -804,6 +819,8 @@ def _trainer_settings_ast(call: ast.Call) -> dict[str, object]:
             settings[keyword.arg] = ("list", len(value.elts))
         elif isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub) and isinstance(value.operand, ast.Constant):
             settings[keyword.arg] = -value.operand.value if isinstance(value.operand.value, int) else None
+        elif isinstance(value, ast.Attribute) and option is not None:
+            settings[keyword.arg] = _option_setting(option(value.attr))
         else:
             settings[keyword.arg] = value.value if isinstance(value, ast.Constant) else None
     return settings
