@@ -36,12 +36,12 @@ def _flagged_here(settings: str) -> bool:
     return [d.code for d in lint_source(source, select=["DDP028"])] == ["DDP028"]
 
 
-def _flagged_from_importer(tmp_path: Path, settings: str) -> bool:
+def _flagged_from_importer(tmp_path: Path, settings: str, parsed: str = "") -> bool:
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "case"\nversion = "0.1"\n')
     (tmp_path / "models").mkdir()
     (tmp_path / "models" / "__init__.py").write_text("")
     (tmp_path / "models" / "regressor.py").write_text(MODULE)
-    train = TRAIN.format(settings=settings).replace("\n\n\ndef main", "\nfrom models.regressor import Regressor\n\n\ndef main")
+    train = TRAIN.format(settings=settings).replace("\n\n\ndef main", "\nfrom models.regressor import Regressor\n" + parsed + "\n\ndef main")
     (tmp_path / "train.py").write_text(train)
     results = lint_paths([str(tmp_path)], select=["DDP028"])
     return [d.code for result in results for d in result.diagnostics] == ["DDP028"]
@@ -64,3 +64,23 @@ def test_a_name_bound_to_a_device_string_is_read_in_the_linted_file_only(tmp_pat
     assert _flagged_here("devices=GPUS")
     assert not _flagged_here("devices=ONE")
     assert not _flagged_from_importer(tmp_path, "devices=GPUS")
+
+
+PARSED = '''\
+import argparse
+parser = argparse.ArgumentParser()
+parser.add_argument("--devices", type=int, nargs="+", default={default})
+args = parser.parse_args()
+'''
+
+
+@pytest.mark.parametrize(("default", "several"), [("[0, 1]", True), ("(0, 1, 2, 3)", True), ("4", True), ("[0]", False), ("None", False)])
+def test_a_device_option_is_read_at_the_value_every_documented_run_gives_it(tmp_path, default, several):
+    # `devices=args.devices`: the option's default, which no launch command of the project overrides.
+    parsed = PARSED.format(default=default)
+    assert _flagged_from_importer(tmp_path, "devices=args.devices", parsed) is several
+
+
+def test_a_device_option_a_launch_command_passes_is_not_known(tmp_path):
+    (tmp_path / "run.sh").write_text("python train.py --devices 0\n")
+    assert not _flagged_from_importer(tmp_path, "devices=args.devices", PARSED.format(default="[0, 1]"))

@@ -132,8 +132,8 @@ def _calls(node: ast.expr, name: str) -> bool:
 
 def _unpassed_value(keywords: dict[str, ast.expr]) -> object:
     """The value an option gets where a run does not pass it: its literal default (argparse
-    converts a string default through a `type=` other than `str`: not shown), argparse's own
-    for its action."""
+    converts a string default through a `type=` other than `str`: not shown; a list or tuple of
+    literals, as a tuple), argparse's own for its action."""
     required = keywords.get("required")
     if required is not None and not (isinstance(required, ast.Constant) and required.value is False):
         return NOT_SHOWN
@@ -142,6 +142,9 @@ def _unpassed_value(keywords: dict[str, ast.expr]) -> object:
         if isinstance(default, ast.UnaryOp) and isinstance(default.op, ast.USub) and isinstance(default.operand, ast.Constant):
             default = ast.Constant(-default.operand.value) if type(default.operand.value) in (int, float) else default
         kind = keywords.get("type")
+        if isinstance(default, (ast.List, ast.Tuple)):  # `nargs="+", default=[0, 1]`: argparse converts no element
+            elements = default.elts
+            return tuple(e.value for e in elements) if all(isinstance(e, ast.Constant) for e in elements) else NOT_SHOWN
         converted = kind is not None and not (isinstance(kind, ast.Name) and kind.id == "str")  # `type=str` keeps it
         if not isinstance(default, ast.Constant) or isinstance(default.value, str) and converted:
             return NOT_SHOWN

@@ -39,7 +39,15 @@ class _Log:
     cls: str
     names: dict[str, cst.BaseExpression]  # logged name -> its value
     rank_zero_region: bool
-    named_by: dict[str, cst.Call] = field(default_factory=dict)  # a name -> the call of the method that gives it
+    named_by: dict[str, tuple[cst.CSTNode, str]] = field(default_factory=dict)  # a name -> where it is given, how
+
+
+@dataclass
+class _Dict:
+    """A dict a function builds: `summary = {...}` or `{}`, then `summary["loss"] = value`."""
+
+    made: cst.BaseExpression  # the expression it is bound to (once)
+    keys: dict[str, tuple[cst.BaseExpression, cst.CSTNode]]  # literal key -> (its value, where it is set)
 
 
 @dataclass(frozen=True)
@@ -80,7 +88,10 @@ class UnsyncedMonitoredMetric(Rule):
     `self.log_dict({name: ...})` and a literal name (or, with `self.log`, an f-string of
     parameters of its method that the method never rebinds, `f"{stage} acc"`, filled in by each
     call of the method in its class that passes them string literals, `self.log_metrics(p, y,
-    "val")`, or leaves them at a literal default), a metric that a ModelCheckpoint or
+    "val")`, or leaves them at a literal default; or, from a dict the method builds, `summary =
+    {...}` then `summary["loss"] = x`, each literal key of it that `self.log_dict(summary)` logs
+    or that `self.log(key, value)` logs in `for key, value in summary.items()`, less those an `if
+    key == "..."` (`!=`, `in`, `not in` literals) around the call keeps from it), a metric that a ModelCheckpoint or
     EarlyStopping monitors (a literal `monitor=`, in this file or in a module that imports it,
     or one that imports such a module) without `sync_dist=True`, or with `rank_zero_only=True`,
     and a Trainer in this file or such a module is set for several processes (`devices` or
@@ -91,7 +102,8 @@ class UnsyncedMonitoredMetric(Rule):
     self.accuracy)`) or its `compute()`, which the metric syncs itself; a `sync_dist` the code
     decides at run time or `**kwargs` (unknown); a metric no callback monitors; a monitor name
     that is not a literal (a configuration value: which metric it names is unknown here, as in
-    a LightningCLI or YAML set-up); a module whose Trainers are all for one device, or where no
+    a LightningCLI or YAML set-up); a loop over a dict the method does not build, or under another
+    test of the key (which keys it logs is unknown); a module whose Trainers are all for one device, or where no
     Trainer shown says how many processes run (settings from the command line or a
     configuration file: unknown, so silent).
 
@@ -205,6 +217,36 @@ class UnsyncedMonitoredMetric(Rule):
                 "different times; log it with sync_dist=True (`val acc` is monitored by EarlyStopping in this file)"
             ),
         ),
+        Flagged(
+            # The name is a loop's key over a dict the hook builds: `summary["loss"]` is one of them.
+            """
+            import torch
+            import lightning as L
+            from lightning.pytorch.callbacks import ModelCheckpoint
+
+            class Tuner(L.LightningModule):
+                def on_validation_epoch_end(self):
+                    summary = {"count": len(self.losses)}
+                    summary["loss"] = torch.stack(self.losses).mean().item()
+                    for key, value in summary.items():
+                        if key == "count":
+                            self.log(key, value, prog_bar=True)
+                        else:
+                            self.log(key, value, logger=True)
+                            ^
+                    self.losses.clear()
+
+            def main(data):
+                checkpoint = ModelCheckpoint(monitor="loss", mode="min")
+                L.Trainer(devices=4, callbacks=[checkpoint]).fit(Tuner(), data)
+            """,
+            fix_edits=(("logger=True)", "logger=True, sync_dist=True)"),),
+            messages=(
+                "metric monitored by ModelCheckpoint/EarlyStopping is logged without sync_dist=True: each rank "
+                "decides from its own shard's value, so the ranks keep different best checkpoints or stop at "
+                "different times; log it with sync_dist=True (`loss` is monitored by ModelCheckpoint in this file)"
+            ),
+        ),
     )
     clean_examples = (
         Clean(
@@ -276,6 +318,35 @@ class UnsyncedMonitoredMetric(Rule):
                 trainer = L.Trainer(devices=1, callbacks=checkpoints)
             """
         ),
+        Clean(
+            # Loops over a dict's keys: the monitored one is logged with sync_dist=True, skipped by
+            # a test of the key, or left to a test ddplint cannot read; a dict the hook does not
+            # build (its keys are unknown here).
+            """
+            import lightning as L
+            from lightning.pytorch.callbacks import EarlyStopping
+
+            class Model(L.LightningModule):
+                def on_validation_epoch_end(self):
+                    summary = {"val_loss": self.mean_loss(), "val_n": self.count}
+                    for key, value in summary.items():
+                        self.log(key, value, sync_dist=True)
+                    extra = {}
+                    extra["val_loss"] = self.mean_loss()
+                    extra["val_max"] = self.max_loss()
+                    for name, value in extra.items():
+                        if name != "val_loss":
+                            self.log(name, value)
+                    for name in extra:
+                        if name.startswith("train"):
+                            self.log(name, extra[name])
+                    for name, value in self.outputs.items():
+                        self.log(name, value)
+
+            def main(data):
+                L.Trainer(devices=2, callbacks=[EarlyStopping(monitor="val_loss")]).fit(Model(), data)
+            """
+        ),
     )
 
     def __init__(self, model) -> None:
@@ -287,12 +358,14 @@ class UnsyncedMonitoredMetric(Rule):
         self._trainers: list[tuple[bool | None, cst.Call]] = []  # per Trainer(...) here: several devices?
         self._templates: list[_Template] = []
         self._self_calls: list[tuple[str, str, cst.Call]] = []  # (class, method, call): `self.log_metrics(...)`
+        self._dicts: dict[tuple[int, str], _Dict] = {}  # (function scope, name) -> the dict it builds so far
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         if any(self.model.qualified(b.value) in LIGHTNING_MODULE or dotted_name(b.value) in self._lightning for b in node.bases):
             self._lightning.add(node.name.value)
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        self._note_dict(node)
         cls = self._lightning_class()
         value = node.value
         if cls is None or not isinstance(value, cst.Call) or self.model.qualified(value.func) not in TORCHMETRICS:
@@ -301,6 +374,46 @@ class UnsyncedMonitoredMetric(Rule):
             name = dotted_name(target.target)
             if name is not None and name.startswith("self."):
                 self._metrics.setdefault(cls, set()).add(name)
+
+    def _note_dict(self, node: cst.Assign) -> None:
+        """Follow the dicts a method of a LightningModule builds: `summary = {}`, `summary["loss"] = x`."""
+        function = self.model.function
+        if function is None or self._lightning_class() is None or len(node.targets) != 1:
+            return
+        target, scope = node.targets[0].target, id(function.scope)
+        if isinstance(target, cst.Name) and _empty_or_dict(node.value):
+            keys = {}
+            for element in node.value.elements if isinstance(node.value, cst.Dict) else ():
+                key = self.model.string_value(element.key) if isinstance(element, cst.DictElement) else None
+                if key is not None:
+                    keys[key] = (element.value, element)  # type: ignore[union-attr]
+            self._dicts[(scope, target.value)] = _Dict(node.value, keys)
+        elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and (scope, target.value.value) in self._dicts:
+            key = self._subscript_key(target)
+            if key is not None:
+                self._dicts[(scope, target.value.value)].keys[key] = (node.value, node)
+
+    def _subscript_key(self, target: cst.Subscript) -> str | None:
+        element = target.slice[0] if len(target.slice) == 1 else None
+        index = element.slice if element is not None else None
+        return self.model.string_value(index.value) if isinstance(index, cst.Index) else None
+
+    def visit_Del(self, node: cst.Del) -> None:
+        """`del summary["loss"]`: the key is no longer logged."""
+        function = self.model.function
+        target = node.target
+        if function is not None and isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+            built = self._dicts.get((id(function.scope), target.value.value))
+            if built is not None:
+                built.keys.pop(self._subscript_key(target) or "", None)
+
+    def _built(self, name: cst.BaseExpression) -> tuple[str, _Dict] | None:
+        """The dict this function built that `name` holds, where the name is bound to it once."""
+        function = self.model.function
+        if function is None or not isinstance(name, cst.Name):
+            return None
+        built = self._dicts.get((id(function.scope), name.value))
+        return (name.value, built) if built is not None and self.model.constant(name.value) is built.made else None
 
     def _lightning_class(self) -> str | None:
         self_class = self.model.frame.self_class
@@ -315,7 +428,9 @@ class UnsyncedMonitoredMetric(Rule):
                 self._monitors.append(_Monitor(name, _callback_name(qualified), node))
             return
         if qualified in LIGHTNING_TRAINER:
-            self._trainers.append((_several_devices(_trainer_settings_cst(self.model, node)), node))
+            project = self.model.project
+            option = project.documented_value if project is not None else None
+            self._trainers.append((_several_devices(_trainer_settings_cst(self.model, node, option)), node))
             return
         cls = self._lightning_class()
         func = node.func
@@ -328,10 +443,39 @@ class UnsyncedMonitoredMetric(Rule):
             return
         names = self._logged(node, api)
         log = _Log(node, cls, names, self.model.get(RankRegions).only_rank_zero)
+        if not names:
+            names, log.named_by = self._from_dict(node, api)
+            log.names = names
         if names:
             self._logs.append(log)
         elif api is LIGHTNING_LOG:
             self._template(log)
+
+    def _from_dict(self, call: cst.Call, api) -> tuple[dict[str, cst.BaseExpression], dict[str, tuple[cst.CSTNode, str]]]:
+        """The names logged from a dict this method built (`_Dict`): `self.log_dict(summary)`, or
+        `self.log(key, value)` in `for key, value in summary.items()` (or `for key in summary`),
+        less the keys a test of `key` around the call rules out; each with its value and where
+        the key is set."""
+        if api is LIGHTNING_LOG_DICT:
+            given = argument_for(call, api, "dictionary")
+            built = self._built(given.value) if given is not None else None
+            return _named_from(built, built[1].keys if built is not None else {}, None, call)
+        name, value = argument_for(call, api, "name"), argument_for(call, api, "value")
+        if name is None or value is None or not isinstance(name.value, cst.Name):
+            return {}, {}
+        key = name.value.value
+        loop = next((loop for loop in reversed(self.model.loops) if key in _loop_names(loop)), None)
+        if loop is None or not isinstance(loop, cst.For):
+            return {}, {}
+        over, item = _looped_dict(loop, key)
+        built = self._built(over) if over is not None else None
+        if built is None or key in _rebound_in(loop.body):
+            return {}, {}
+        keys = _tested_keys(self.model.string_value, self.model.ifs, loop, key, call, dict(built[1].keys))
+        if keys is None:
+            return {}, {}  # a test of the key that ddplint cannot read: which keys this call logs is unknown
+        taken = item is not None and isinstance(value.value, cst.Name) and value.value.value == item
+        return _named_from(built, keys, None if taken else value.value, call)
 
     def _template(self, log: _Log) -> None:
         """Keep `self.log(f"{stage} acc", value)` in a method whose parameter `stage` it reads
@@ -364,10 +508,10 @@ class UnsyncedMonitoredMetric(Rule):
         if positional and positional[0] == self.model.frame.self_name:
             self._templates.append(_Template(log, function.name.value, tuple(every[1:]), defaults, tuple(parts), value.value))
 
-    def _filled(self, template: _Template) -> dict[str, cst.Call]:
+    def _filled(self, template: _Template) -> dict[str, tuple[cst.CSTNode, str]]:
         """The names a template logs, each with a call of its method (in its class) that passes
         string literals for its parameters."""
-        found: dict[str, cst.Call] = {}
+        found: dict[str, tuple[cst.CSTNode, str]] = {}
         for cls, method, call in self._self_calls:
             if cls != template.log.cls or method != template.method:
                 continue
@@ -381,7 +525,8 @@ class UnsyncedMonitoredMetric(Rule):
                 elif target is not None:
                     given.pop(target, None)
             if all(given.get(text) is not None for is_parameter, text in template.parts if is_parameter):
-                found["".join(given[text] if is_parameter else text for is_parameter, text in template.parts)] = call
+                name = "".join(given[text] if is_parameter else text for is_parameter, text in template.parts)
+                found[name] = (call, f"this call of {dotted_name(call.func)}() fills in the logged name: `{name}`")
         return found
 
     def _logged(self, call: cst.Call, api) -> dict[str, cst.BaseExpression]:
@@ -431,7 +576,7 @@ class UnsyncedMonitoredMetric(Rule):
             return None
         program = project.program
         for importer in importers(program, project.module):
-            place = several_devices_trainer(program, importer)
+            place = several_devices_trainer(program, importer, project.seen_from(importer).documented_value)
             if place is not None:
                 return Link(StepKind.RUNS, "this Trainer runs on several devices: every rank runs the module's hooks", place)
         return None
@@ -449,7 +594,7 @@ class UnsyncedMonitoredMetric(Rule):
         chain = [
             Link(StepKind.MADE, f"{monitor.callback} monitors `{name}`", monitor.at),
             runs,
-            *([Link(StepKind.REACHES, f"this call of {dotted_name(named.func)}() fills in the logged name: `{name}`", named)] if named is not None else []),
+            *([Link(StepKind.REACHES, named[1], named[0])] if named is not None else []),
             Link(StepKind.HARM, harm, log.call),
         ]
         message = self.rank_zero_message if rank_zero else self.message
@@ -479,6 +624,86 @@ class UnsyncedMonitoredMetric(Rule):
         return [m for importer in importers(program, project.module) for m in monitors_in(program, importer)]
 
 
+def _empty_or_dict(value: cst.BaseExpression) -> bool:
+    """`{...}` or `dict()`."""
+    if isinstance(value, cst.Dict):
+        return True
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict" and not value.args
+
+
+def _loop_names(loop: cst.For | cst.While) -> set[str]:
+    if not isinstance(loop, cst.For):
+        return set()
+    target = loop.target
+    parts = [element.value for element in target.elements] if isinstance(target, cst.Tuple) else [target]
+    return {part.value for part in parts if isinstance(part, cst.Name)}
+
+
+def _looped_dict(loop: cst.For, key: str) -> tuple[cst.BaseExpression | None, str | None]:
+    """What `for key, value in summary.items()` (or `for key in summary` / `summary.keys()`)
+    loops over, `summary`, and the name of the value (None without one); (None, None) for
+    other loops."""
+    target, over = loop.target, loop.iter
+    method = over.func.attr.value if isinstance(over, cst.Call) and isinstance(over.func, cst.Attribute) and not over.args else None
+    owner = over.func.value if method is not None else over  # type: ignore[union-attr]
+    if isinstance(target, cst.Name) and target.value == key and method in (None, "keys"):
+        return owner, None
+    pair = [element.value for element in target.elements] if isinstance(target, cst.Tuple) else []
+    if method == "items" and len(pair) == 2 and all(isinstance(p, cst.Name) for p in pair) and pair[0].value == key:  # type: ignore[attr-defined]
+        return owner, pair[1].value  # type: ignore[attr-defined]
+    return None, None
+
+
+def _rebound_in(body: cst.CSTNode) -> set[str]:
+    return {node.target.value for node in descendants(body) if isinstance(node, (cst.AssignTarget, cst.AugAssign)) and isinstance(node.target, cst.Name)}
+
+
+def _tested_keys(string_value, ifs: list[cst.If], loop: cst.For, key: str, call: cst.Call, keys: dict) -> dict | None:
+    """`keys` less those a test of `key` in the loop keeps away from `call` (`if key ==
+    "accuracy": ... else: <call>`); None where the call is under a test of the key other than
+    `==`, `!=`, `in` or `not in` literals."""
+    inside = {id(node) for node in descendants(loop.body)}
+    for branch in ifs:
+        if id(branch) not in inside or not any(isinstance(n, cst.Name) and n.value == key for n in descendants(branch.test)):
+            continue
+        literals = _compared(string_value, branch.test, key)
+        if literals is None:
+            return None
+        wanted, texts = literals
+        in_body = any(node is call for node in descendants(branch.body))
+        keep = wanted if in_body else not wanted
+        keys = {name: given for name, given in keys.items() if (name in texts) == keep}
+    return keys
+
+
+def _compared(string_value, test: cst.BaseExpression, key: str) -> tuple[bool, set[str]] | None:
+    """`key == "a"`, `key in ("a", "b")`: (True, the literals); `!=`, `not in`: (False, ...)."""
+    if not (isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and test.left.value == key and len(test.comparisons) == 1):
+        return None
+    comparison = test.comparisons[0]
+    operator, right = comparison.operator, comparison.comparator
+    if isinstance(operator, (cst.Equal, cst.NotEqual)):
+        texts = [string_value(right)]
+    elif isinstance(operator, (cst.In, cst.NotIn)) and isinstance(right, (cst.Tuple, cst.List, cst.Set)):
+        texts = [string_value(element.value) for element in right.elements]
+    else:
+        return None
+    if any(text is None for text in texts):
+        return None
+    return isinstance(operator, (cst.Equal, cst.In)), set(texts)  # type: ignore[arg-type]
+
+
+def _named_from(built: tuple[str, _Dict] | None, keys: dict, value: cst.BaseExpression | None, call: cst.Call):
+    """The names a call logs from a built dict's `keys`, each with its value (`value` where the
+    call logs something else than the dict's value) and the step that names it."""
+    if built is None:
+        return {}, {}
+    names = {name: value if value is not None else given for name, (given, _) in keys.items()}
+    how = "loops over" if isinstance(call.func, cst.Attribute) and call.func.attr.value in LIGHTNING_LOG else "logs"
+    named = {name: (where, f"`{name}` is a key of `{built[0]}`, set here, which the log call {how}") for name, (_, where) in keys.items()}
+    return names, named
+
+
 def _flag(given: cst.Arg | None) -> bool | None:
     """A boolean argument: False when left out, its literal value, None when decided at run time."""
     if given is None:
@@ -504,8 +729,10 @@ def _callback_name(qualified: str) -> str:
     return qualified.rpartition(".")[2]
 
 
-def _trainer_settings_cst(model, call: cst.Call) -> dict[str, object]:
-    """The device settings a Trainer call gives, as `_several_devices` reads them."""
+def _trainer_settings_cst(model, call: cst.Call, option=None) -> dict[str, object]:
+    """The device settings a Trainer call gives, as `_several_devices` reads them; a setting
+    read from a command-line option (`devices=args.devices`) is the value `option` says every
+    documented run gives it (ProjectView.documented_value)."""
     settings: dict[str, object] = {}
     for arg in call.args:
         if arg.keyword is None or arg.keyword.value not in _DEVICE_SETTINGS:
@@ -517,9 +744,19 @@ def _trainer_settings_cst(model, call: cst.Call) -> dict[str, object]:
             settings[arg.keyword.value] = int(value.value, 0)
         elif isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus) and isinstance(value.expression, cst.Integer):
             settings[arg.keyword.value] = -int(value.expression.value, 0)
+        elif isinstance(value, cst.Attribute) and option is not None:
+            settings[arg.keyword.value] = _option_setting(option(value.attr.value))
         else:
             settings[arg.keyword.value] = model.string_value(value)
     return settings
+
+
+def _option_setting(value: object) -> object:
+    """An option's documented value as a device setting: a list of devices `("list", n)`, a
+    count or a text; None where not shown."""
+    if isinstance(value, tuple):
+        return ("list", len(value))
+    return value if isinstance(value, (int, str)) else None
 
 
 # -- questions only this rule asks of the program model -------------------------------------
@@ -549,10 +786,11 @@ def monitors_in(program, module: str) -> list[_Monitor]:
     return found
 
 
-def several_devices_trainer(program, module: str) -> Place | None:
-    """Where `module` builds a Lightning Trainer for several devices (`_several_devices`)."""
+def several_devices_trainer(program, module: str, option=None) -> Place | None:
+    """Where `module` builds a Lightning Trainer for several devices (`_several_devices`); a
+    setting read from a command-line option is what `option` says every documented run gives it."""
     for node, qualified in _calls(program, module):
-        if qualified in LIGHTNING_TRAINER and _several_devices(_trainer_settings_ast(node)):
+        if qualified in LIGHTNING_TRAINER and _several_devices(_trainer_settings_ast(node, option)):
             return program.place(module, node.lineno)
     return None
 
@@ -571,7 +809,7 @@ def _monitor_literal(call: ast.Call, qualified: str) -> str | None:
     return given.value if isinstance(given, ast.Constant) and isinstance(given.value, str) else None
 
 
-def _trainer_settings_ast(call: ast.Call) -> dict[str, object]:
+def _trainer_settings_ast(call: ast.Call, option=None) -> dict[str, object]:
     settings: dict[str, object] = {}
     for keyword in call.keywords:
         value = keyword.value
@@ -581,6 +819,8 @@ def _trainer_settings_ast(call: ast.Call) -> dict[str, object]:
             settings[keyword.arg] = ("list", len(value.elts))
         elif isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub) and isinstance(value.operand, ast.Constant):
             settings[keyword.arg] = -value.operand.value if isinstance(value.operand.value, int) else None
+        elif isinstance(value, ast.Attribute) and option is not None:
+            settings[keyword.arg] = _option_setting(option(value.attr))
         else:
             settings[keyword.arg] = value.value if isinstance(value, ast.Constant) else None
     return settings
