@@ -65,7 +65,11 @@ class MissingSetEpoch(Rule):
     another module that makes one pass over it and never calls set_epoch
     (`train_one_epoch(model, loader, ...)` in `engine.py`, iterating `loader` or
     `enumerate(logger.log_every(loader, 10))`, and using it for nothing else but `len()` and
-    attribute reads). A project function or method that hands the loader back
+    attribute reads), or that restarts a pass over it with `iter()` outside any loop of its own
+    (a step helper refilling its iterator when the data runs out: `iters[task] =
+    iter(loaders[task])`), which is reported at the outermost loop around the call, where a
+    backward() runs; the loader may be one of a dict or list the builder fills
+    (`loaders[task] = DataLoader(...)` in a loop). A project function or method that hands the loader back
     unchanged (`train_loader = backend.prepare_loader(loader)`, where every return of
     `prepare_loader` is its argument) keeps it the same loader. A loader may also reach the
     epoch loop on an object, across functions and modules: a parameter (`trainer.fit(loader)`),
