@@ -1660,11 +1660,11 @@ def test_a_step_helper_restarting_a_loader_of_a_builders_dict_with_iter_starts_e
         "                forward_train(task, count, iters, loaders, model).backward()\n                optimizer.step()\n"
     )
     run.cwd = tmp_path
-    (tmp_path / "train.py").write_text(train.format(set_epoch=""))
-    found = _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout)
-    assert [(f[0], f[1], f[3]) for f in found] == [("train.py", 11, "DDP003")], found
-    (tmp_path / "train.py").write_text(train.format(set_epoch="        for t in ids:\n            loaders[t].sampler.set_epoch(epoch)\n"))
-    assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) == []
+    set_epoch = "        for t in ids:\n            loaders[t].sampler.set_epoch(epoch)\n"
+    for added, expected in (("", [("train.py", 11, "DDP003")]), (set_epoch, [])):
+        (tmp_path / "train.py").write_text(train.format(set_epoch=added))
+        found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout)]
+        assert found == expected, found
 
 
 def test_the_modules_launched_scripts_reach_are_read_before_other_scripts_spend_the_bounds(tmp_path, monkeypatch):
