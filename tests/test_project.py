@@ -1666,32 +1666,3 @@ def test_a_step_helper_restarting_a_loader_of_a_builders_dict_with_iter_starts_e
         found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout)]
         assert found == expected, found
 
-
-def test_the_modules_launched_scripts_reach_are_read_before_other_scripts_spend_the_bounds(tmp_path, monkeypatch):
-    """DDP003: run.sh launches train.py, which hands its DistributedSampler's loader to
-    runner/base.py's Runner, whose epoch loop never sets the epoch. Six other scripts, never
-    launched, build samplers too and sort first: read in the index's order they would spend the
-    module bound (here 5) before the solution follows train.py's loader into the runner."""
-    from ddplint.model import program as program_module
-    from ddplint.rules.ddp003_missing_set_epoch import unset_epochs
-
-    sampler = "from torch.utils.data import DataLoader, DistributedSampler\n"
-    files = {f"a_{i}.py": sampler + f"loader = DataLoader(ds, sampler=DistributedSampler(ds))\nprint({i})\n" for i in range(6)}
-    files["run.sh"] = "python -m torch.distributed.launch --nproc_per_node=4 train.py\n"
-    files["train.py"] = (
-        "import torch.distributed as dist\n" + sampler + "from runner.base import Runner\n\n\n"
-        "def main(ds, model, optimizer):\n    dist.init_process_group('nccl')\n"
-        "    loader = DataLoader(ds, sampler=DistributedSampler(ds))\n    Runner(model, optimizer, loader, 10).train()\n\n\n"
-        "if __name__ == '__main__':\n    main(None, None, None)\n"
-    )
-    files["runner/__init__.py"] = ""
-    files["runner/base.py"] = (
-        "class Runner:\n    def __init__(self, model, optimizer, loader, epochs):\n        self.model = model\n"
-        "        self.optimizer = optimizer\n        self.loader = loader\n        self.epochs = epochs\n\n"
-        "    def train(self):\n        for epoch in range(self.epochs):\n            for x, y in self.loader:\n"
-        "                self.model(x, y).backward()\n                self.optimizer.step()\n"
-    )
-    _write_project(tmp_path, files)
-    monkeypatch.setattr(program_module, "MAX_MODULES", 5)
-    program = project.build(str(tmp_path)).program
-    assert [unset.epoch.first for unset in unset_epochs(program, "runner.base")] == [9]

@@ -25,9 +25,7 @@ that branch. Names are qualified by the module's imports: the index's top-level 
 those in top-level `if` and `try` blocks, which the summary keeps. At most MAX_MODULES modules
 and MAX_SOURCE bytes of their source are read for the solution; questions asked afterwards
 (`asking`) may read MAX_ASKED modules more. What lies beyond is unknown: an answer that met a
-bound (`refused`) says nothing. The modules the project's launch commands run, and those they
-import, are read and solved first: in a repository of many scripts, a few of them launched, the
-others would spend the bounds before the solution follows a launched script into its helpers. A warm run takes the solution's digest from the cache
+bound (`refused`) says nothing. A warm run takes the solution's digest from the cache
 (ddplint.model.solution) and builds no program while no file it read has changed.
 
 The general questions: what a source holds (`evaluate`, `values_of`), what a call reaches
@@ -197,16 +195,10 @@ class Program:
         self._carriers: set[str] = set()
         self._data_receivers: set[str] | None = None
         self._cached, self._fresh = self._load_cache(), {}
-        # where DDP models and samplers start: first those the launched scripts reach, solved
-        # before the others spend the bounds (a repository of many scripts, a few launched)
-        seeds = [name for name in self.modules() if project.modules[name].get("ddp") or project.modules[name].get("samplers")]
-        launched = self._launched_seeds(seeds)
-        for name in launched:
-            self.summary(name)
-        if launched:
-            self._solve()
-        for name in seeds:
-            self.summary(name)
+        for name in self.modules():
+            facts = project.modules[name]
+            if facts.get("ddp") or facts.get("samplers"):  # where DDP models and samplers start
+                self.summary(name)
         self._solve()
         self.solved = len(self._order)  # the modules the solution read (later questions read on)
         self.consulted = set()
@@ -484,28 +476,6 @@ class Program:
         *` -> `dataloaders`); None for a library's."""
         found = self.split(self.project.module_view(module).absolute(star), module)
         return found[0] if found is not None and not found[1] else None
-
-    def imports(self, module: str) -> list[str]:
-        """The project modules `module` imports, also everything from (`from core.args import *`)."""
-        view, facts = self.project.module_view(module), self.project.modules[module]
-        origins = (*facts["imports"].values(), *facts["stars"])
-        splits = (self.split(view.absolute(origin), module) for origin in origins)
-        return [split[0] for split in splits if split is not None]
-
-    def _launched_seeds(self, seeds: list[str]) -> list[str]:
-        """The `seeds` that the modules the project's launch commands run import, at any depth,
-        themselves included, in the order a breadth-first walk of the imports from them meets
-        them; none where that is all of them or none (then the order does not matter)."""
-        launched = self.project.reach.launched if not self.project.texts else []
-        order, seen = list(launched), set(launched)
-        for module in order:  # grows while walked: breadth-first
-            for imported in self.imports(module):
-                if imported not in seen:
-                    seen.add(imported)
-                    order.append(imported)
-        wanted = set(seeds)
-        found = [module for module in order if module in wanted]
-        return found if len(found) < len(seeds) else []
 
     def split(self, qualified: str, importer: str) -> tuple[str, str] | None:
         """(project module, the rest) of a qualified name that `importer` imports, at the

@@ -1270,7 +1270,10 @@ class Project:
         key = ("imports of", module)
         found = self._memo.get(key)
         if found is None:
-            found = self._memo[key] = self.program.imports(module)
+            view, facts = self.module_view(module), self.modules[module]
+            origins = (*facts["imports"].values(), *facts["stars"])
+            splits = (self.program.split(view.absolute(origin), module) for origin in origins)
+            found = self._memo[key] = [split[0] for split in splits if split is not None]
         return found
 
     def run_by_demos_alone(self, module: str) -> bool:

@@ -114,11 +114,6 @@ class Reach:
             found += [module for module in project.modules if module not in found and self._unguarded_script(module)]
         return found
 
-    @functools.cached_property
-    def launched(self) -> list[str]:
-        """The modules the project's launch commands run, each once, in the commands' order."""
-        return list(dict.fromkeys(self._launched_modules()))
-
     def _launched_modules(self) -> list[str]:
         """The modules the project's launch commands run (`torchrun --nproc_per_node 8
         pretrain/main.py`, `python -m pkg.train`), matched by the end of their path."""
