@@ -1678,3 +1678,38 @@ def test_a_static_method_that_builds_the_loader_is_a_builder_and_each_epoch_loop
     run.cwd = tmp_path
     found = _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout)
     assert [(f[0], f[1], f[3]) for f in found] == [("task.py", 16, "DDP003")], found
+
+
+def test_a_step_helper_restarting_a_loader_of_a_builders_dict_with_iter_starts_each_epoch_anew(tmp_path, run):
+    """DDP003: LoadDatasets (data.py) fills a dict with one DataLoader per task, each drawing from
+    a shuffling DistributedSampler, and returns it in a tuple; forward_train (steps.py) restarts
+    the task's pass with iter(loaders[task]) whenever its count runs out; the epoch loop of
+    train.py calls it in inner loops and trains. Without set_epoch every epoch repeats epoch 0's
+    order: reported at the outermost loop around the call (the epoch loop), not the inner ones;
+    a set_epoch on each task's sampler there silences it."""
+    (tmp_path / "data.py").write_text(
+        "from torch.utils.data import DataLoader, RandomSampler\nfrom torch.utils.data.distributed import DistributedSampler\n\n\n"
+        "def LoadDatasets(args, datasets, ids):\n    loaders = {}\n    iters = {}\n    for task in ids:\n"
+        "        if args.local_rank == -1:\n            sampler = RandomSampler(datasets[task])\n        else:\n"
+        "            sampler = DistributedSampler(datasets[task])\n"
+        "        loaders[task] = DataLoader(datasets[task], sampler=sampler, batch_size=8)\n"
+        "        iters[task] = len(loaders[task])\n    return iters, loaders\n"
+    )
+    (tmp_path / "steps.py").write_text(
+        "def forward_train(task, count, iters, loaders, model):\n    if count[task] % len(loaders[task]) == 0:\n"
+        "        iters[task] = iter(loaders[task])\n    count[task] += 1\n    return model(next(iters[task]))\n"
+    )
+    train = (
+        "import torch.distributed as dist\nfrom data import LoadDatasets\nfrom steps import forward_train\n\n\n"
+        "def main(args, datasets, model, optimizer, ids):\n    if args.local_rank != -1:\n        dist.init_process_group('nccl')\n"
+        "    num_iters, loaders = LoadDatasets(args, datasets, ids)\n    iters, count = {{}}, {{t: 0 for t in ids}}\n"
+        "    for epoch in range(args.epochs):\n{set_epoch}        for step in range(100):\n            for task in ids:\n"
+        "                forward_train(task, count, iters, loaders, model).backward()\n                optimizer.step()\n"
+    )
+    run.cwd = tmp_path
+    set_epoch = "        for t in ids:\n            loaders[t].sampler.set_epoch(epoch)\n"
+    for added, expected in (("", [("train.py", 11, "DDP003")]), (set_epoch, [])):
+        (tmp_path / "train.py").write_text(train.format(set_epoch=added))
+        found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout)]
+        assert found == expected, found
+

@@ -110,7 +110,7 @@ def function_of(program, qualified: str, importer: str):
 def built(program, qualified: str, importer: str, literals: tuple = ()) -> dict[str, Built]:
     """What the project function `qualified` returns of a shuffling DistributedSampler it (or a
     builder it calls) makes: "sampler" (the sampler itself) and/or "loader" (a DataLoader drawing
-    from it). Its first returned value that holds one decides; a call passing `literals`
+    from it), or "each" (a list or dict of them, which the program model follows). Its first returned value that holds one decides; a call passing `literals`
     ((position or keyword, value) pairs) that rule out the test a sampler is made under gets
     none of it (Program.rules_out)."""
     target = function_of(program, qualified, importer)
@@ -122,12 +122,15 @@ def built(program, qualified: str, importer: str, literals: tuple = ()) -> dict[
         items = list(enumerate(value.items)) if isinstance(value, Pack) else [(None, value)]
         found: dict[str, Built] = {}
         for index, item in items:
-            sampler = item.sampler if isinstance(item, Loader) else item
+            # a list or dict every element of which is one (`loaders[task] = DataLoader(...)`): "each"
+            each = isinstance(item, Pack) and item.each
+            element = item.items[0] if each else item
+            sampler = element.sampler if isinstance(element, Loader) else element
             if isinstance(sampler, Sampler) and sampler.shuffle is not False:
                 held = sampler.dataset
                 dataset = params.index(held[2]) if held and held[:2] == target.function and held[2] in params else None
                 built = Built(sampler.made_at, index, dataset, sampler.drop_last is True)
-                found.setdefault("loader" if isinstance(item, Loader) else "sampler", built)
+                found.setdefault("each" if each else "loader" if isinstance(item, Loader) else "sampler", built)
         if found:
             return found
     return {}

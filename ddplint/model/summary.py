@@ -184,7 +184,7 @@ class _FunctionReader:
         self._wrapping: dict[str, list[str]] = {}
         self._wrapped_sources: dict[str, tuple] = {}  # the same, by what they hold (`_iterated_sources`)
         self._lengths: set[str] = set()  # locals bound to `len(...)`, for `deduplicates`
-        self._lists: set[str] = set()  # locals bound to `[]`, for `_append`
+        self._lists: set[str] = set()  # locals bound to `[]` or `{}`, for `_add_element`
         # no_grad/inference_mode blocks (or a decorator) around the walk: calls there train nothing
         self._gradients_off = int(any(_turns_gradients_off(d) for d in node.decorator_list))
         self._backwards = 0  # backward calls read so far: a loop trains when its body adds one
@@ -258,6 +258,9 @@ class _FunctionReader:
         if isinstance(expr, ast.Subscript) and (_literal_key(expr.slice, str) or _literal_key(expr.slice, int)):
             held = self.source(expr.value)  # `loaders["val"]`, `loaders[1]`
             return Item(held, expr.slice.value) if held is not None else None  # type: ignore[attr-defined]
+        if isinstance(expr, ast.Subscript) and not isinstance(expr.slice, ast.Slice):
+            held = self.source(expr.value)  # `loaders[task]`: any element, known where every element is one value
+            return Element(held) if held is not None else None
         if isinstance(expr, ast.ListComp) and len(expr.generators) == 1:
             return self._listed(expr.elt, expr.generators[0])
         return None
@@ -353,7 +356,12 @@ class _FunctionReader:
         listed = call.func.value  # type: ignore[attr-defined]
         if not isinstance(listed, ast.Name) or len(call.args) != 1 or call.keywords:
             return
-        held, source = self.env.get(listed.id), self.source(call.args[0])
+        self._add_element(listed, self.source(call.args[0]))
+
+    def _add_element(self, listed: ast.Name, source: Source | None) -> None:
+        """`source` added to the local list or dict `listed` (bound to `[]` or `{}` here, or
+        holding such values already): every element it holds is one of them."""
+        held = self.env.get(listed.id)
         if source is None or (held is None and listed.id not in self._lists) or (held is not None and not isinstance(held, Each)):
             return
         if held is not None and held.item != source:
@@ -513,6 +521,11 @@ class _FunctionReader:
             for index, element in enumerate(target.elts):
                 item = Item(source, index) if source is not None and not starred else None
                 self._bind(element.value if isinstance(element, ast.Starred) else element, item)
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and not isinstance(target.slice, ast.Slice):
+            # `loaders[task] = DataLoader(...)` under a key the program does not read (a loop's):
+            # a dict filled so holds such values, as a list filled by `append` does
+            if not (_literal_key(target.slice, str) or _literal_key(target.slice, int)):
+                self._add_element(target.value, source)
 
     def _calls(self, statement: ast.stmt) -> None:
         # `for batch in iter(loader):` makes one pass, the loop's own (its sources): no pull
@@ -720,7 +733,7 @@ class _FunctionReader:
                 wrapped = self._iterated_sources(statement.value)
                 if wrapped:
                     self._wrapped_sources[target.id] = wrapped
-            if isinstance(target, ast.Name) and isinstance(statement.value, ast.List) and not statement.value.elts:
+            if isinstance(target, ast.Name) and _empty_container(statement.value):
                 self._lists.add(target.id)
 
     def _ways_of(self, statement: ast.If) -> None:
@@ -813,6 +826,11 @@ def _loop_names(target: ast.expr, source: Source | None) -> dict:
         return {}
     parts = [Item(source, index) if source is not None else None for index in range(len(target.elts))]
     return {name: held for element, part in zip(target.elts, parts) for name, held in _loop_names(element, part).items()}
+
+
+def _empty_container(node: ast.expr) -> bool:
+    """`[]` or `{}`: a list or dict the function fills (`append`, `loaders[task] = ...`)."""
+    return isinstance(node, ast.List) and not node.elts or isinstance(node, ast.Dict) and not node.keys
 
 
 def _literal_key(node: ast.AST | None, kind: type) -> bool:

@@ -8,7 +8,7 @@ from ddplint.analyses.samplers import Construction, Endless, EpochLoop, Function
 from ddplint.core.diagnostics import Applicability, StepKind
 from ddplint.core.torch_api import DISTRIBUTED_SAMPLER, LIBRARY_LOADERS, PLUGIN_LOADER
 from ddplint.model import loaders
-from ddplint.model.records import Attr, CallResult, Item, Loader, Param, Place, SelfAttr, Through
+from ddplint.model.records import Attr, CallResult, Element, Item, Loader, Param, Place, SelfAttr, Through
 from ddplint.model.records import Loop as SummaryLoop
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.triggers import CallTrigger
@@ -65,7 +65,11 @@ class MissingSetEpoch(Rule):
     another module that makes one pass over it and never calls set_epoch
     (`train_one_epoch(model, loader, ...)` in `engine.py`, iterating `loader` or
     `enumerate(logger.log_every(loader, 10))`, and using it for nothing else but `len()` and
-    attribute reads). A project function or method that hands the loader back
+    attribute reads), or that restarts a pass over it with `iter()` outside any loop of its own
+    (a step helper refilling its iterator when the data runs out: `iters[task] =
+    iter(loaders[task])`), which is reported at the outermost loop around the call, where a
+    backward() runs; the loader may be one of a dict or list the builder fills
+    (`loaders[task] = DataLoader(...)` in a loop). A project function or method that hands the loader back
     unchanged (`train_loader = backend.prepare_loader(loader)`, where every return of
     `prepare_loader` is its argument) keeps it the same loader. A loader may also reach the
     epoch loop on an object, across functions and modules: a parameter (`trainer.fit(loader)`),
@@ -1281,6 +1285,7 @@ class UnsetEpoch:
     how: str
     name: str | None
     backward: Place
+    pulled: bool = False  # the pass is restarted by iter(), here or in a function the loop calls
 
 
 def unset_epochs(program, module: str) -> list[UnsetEpoch]:
@@ -1298,7 +1303,7 @@ def unset_epochs(program, module: str) -> list[UnsetEpoch]:
             unset = next(_passes_in(program, module, key, function, epoch), None)
             if unset is None or loaders.set_epoch_in(program, module, key, epoch.first, epoch.last):
                 continue
-            if unset.how == _PULLED and _called_in_epoch_loops(program, module, key):
+            if unset.pulled and _called_in_epoch_loops(program, module, key):
                 continue  # a step loop refilling its iterator; the epochs are the caller's
             found.append(unset)
     return found
@@ -1337,20 +1342,28 @@ def _passes_in(program, module: str, key: str, function, epoch: SummaryLoop):
         for loader, name in _loaders(program, module, key, [s for s in sources if not _fresh(s, epoch)]):
             made = loader.sampler.made_at
             if backward is not None and not (made.path == program.path(module) and _holds(epoch, made.line)):
-                yield UnsetEpoch(epoch, loader, program.place(module, first), how, name, backward)
+                yield UnsetEpoch(epoch, loader, program.place(module, first), how, name, backward, how == _PULLED)
+    # a callee that restarts the pass with iter() (a step helper refilling its iterator when
+    # the data runs out) does so for every loop around the call: the outermost is the epoch loop
+    outermost = not any(_inside(epoch, other) for other in function.loops)
     for call in function.invocations:
-        if _holds(epoch, call.line) and not any(_holds(loop, call.line) for loop in inside):
-            yield from _callee_passes(program, module, key, function, epoch, call)
+        direct = not any(_holds(loop, call.line) for loop in inside)
+        if _holds(epoch, call.line) and (direct or outermost):
+            yield from _callee_passes(program, module, key, function, epoch, call, direct, outermost)
 
 
-def _callee_passes(program, module: str, key: str, function, epoch: SummaryLoop, call):
+def _callee_passes(program, module: str, key: str, function, epoch: SummaryLoop, call, direct: bool, pulls: bool):
     """The top-level passes (in no loop of its own) that the project function a call in `epoch`
-    reaches makes over a loader it is handed or keeps (not one it makes itself)."""
+    reaches makes over a loader it is handed or keeps (not one it makes itself): its loops
+    where the call is `direct` (in no inner loop of `epoch`), and its iter() restarts where
+    `pulls` (`epoch` is the function's outermost loop)."""
     target = program.target(module, key, function.cls, call.callee)
     record = program.function(target.module, target.key) if target is not None else None
     if record is None or record.cycles is not None or target.function == (module, key):
         return
-    for loop in record.loops:
+    if pulls:
+        yield from _callee_pulls(program, module, key, function, epoch, call, target, record)
+    for loop in record.loops if direct else ():
         if any(_inside(loop, other) for other in record.loops):
             continue
         backward = program.backward_in(target.module, target.key, loop.first, loop.last)
@@ -1364,14 +1377,41 @@ def _callee_passes(program, module: str, key: str, function, epoch: SummaryLoop,
                     yield UnsetEpoch(epoch, loader, where, f"{target.key}() iterates the loader here", name, backward)
 
 
+def _callee_pulls(program, module: str, key: str, function, epoch: SummaryLoop, call, target, record):
+    """The passes the callee `target` restarts with iter() outside any loop of its own, over a
+    loader it is handed or keeps (`task_iter[t] = iter(loaders[t])` when its count runs out):
+    each trains where the epoch loop around the call runs a backward()."""
+    backward = program.backward_in(module, key, epoch.first, epoch.last)
+    for pull in record.pulls if backward is not None else ():
+        if any(_holds(loop, pull.line) for loop in record.loops):
+            continue  # a loop of its own restarts it: that loop's pass
+        for source in pull.sources:
+            if _written(_element_of(source)) is None:
+                continue  # one it makes itself
+            for kept, _ in _loaders(program, target.module, target.key, (source,)):
+                where = program.place(target.module, pull.line)
+                how = f"{target.key}() starts a pass over the loader here with iter()"
+                for loader in _handed_by(program, module, key, function, call, target, source, kept):
+                    yield UnsetEpoch(epoch, loader, where, how, None, backward, True)
+
+
+def _element_of(source):
+    """What `source` takes an element of (`loaders[task]`: `loaders`), or `source` itself."""
+    source = source.held if isinstance(source, Through) else source
+    return source.listed if isinstance(source, Element) else source
+
+
 def _handed_by(program, module: str, key: str, function, call, target, source, kept: Loader) -> list[Loader]:
     """The loaders the callee `target` iterates through `source` when `call` in function `key`
     calls it: `kept` where it reads `self` or an object; where it reads a parameter, what this
-    call passes it (a parameter holds what any call passes it, and this one may pass batches)."""
-    held = source.held if isinstance(source, Through) else source
+    call passes it (a parameter holds what any call passes it, and this one may pass batches),
+    or an element of it (`loaders[task]`)."""
+    held = _element_of(source)
     if not isinstance(held, Param):
         return [kept]
     passed = program.passed_for(function, call.callee, call.line, target, held.name)
+    if passed is not None and held is not (source.held if isinstance(source, Through) else source):
+        passed = Element(passed)
     at = program.place(module, call.line)
     return [replace(loader, passed_at=at) for loader, _ in _loaders(program, module, key, (passed,) if passed else ())]
 
