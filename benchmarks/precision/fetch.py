@@ -112,8 +112,13 @@ def _github_archive(project: dict, target: Path) -> None:
         else:
             url = CODELOAD.format(repo=repo, commit=commit)
             print(f"fetch: {url}", flush=True)
-            with urllib.request.urlopen(url, timeout=120) as resp:
-                shutil.copyfileobj(resp, out)
+            try:
+                with urllib.request.urlopen(url, timeout=120) as resp:
+                    shutil.copyfileobj(resp, out)
+            except OSError as error:  # URLError, a timeout: no mirror here and GitHub out of reach
+                raise SystemExit(f"fetch: {repo} has no mirror under {DEFAULT_MIRRORS} or "
+                                 f"$DDPLINT_GITHUB_MIRRORS, and {url} could not be read ({error}); "
+                                 "bring a mirror or pass --only without it") from None
 
 
 def _download(project: dict, dl: Path) -> Path:
