@@ -27,30 +27,36 @@ _PATH_BUILDERS = frozenset({"join", "format"})
 
 def read_keyed(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[bool, bool, bool]:
     """(stores a dict by sample id, writes a file per sample by its own name, lists a folder)."""
-    loops = [n for n in ast.walk(node) if isinstance(n, (ast.For, ast.AsyncFor))]
+    nodes = list(ast.walk(node))
+    loops = [n for n in nodes if isinstance(n, (ast.For, ast.AsyncFor))]
+    zipped = [  # `for qid, ans in zip(...)`
+        loop for loop in loops
+        if isinstance(loop.target, ast.Tuple) and loop.target.elts and isinstance(loop.target.elts[0], ast.Name)
+        and isinstance(loop.iter, ast.Call) and dotted(loop.iter.func) == "zip" and loop.iter.args
+    ]
+    calls = [(n, dotted(n.func) or "") for n in nodes if isinstance(n, ast.Call)]
+    writes = [call for call, callee in calls if callee.rpartition(".")[2] in _WRITERS]
+    lists = any(callee in _LISTERS or (isinstance(call.func, ast.Attribute) and call.func.attr in _PATH_METHODS)
+                for call, callee in calls)
+    if not zipped and not writes:  # most functions: the name sets below are the costly part
+        return False, False, lists
     indices = {loop.target.id for loop in loops if isinstance(loop.target, ast.Name) and _ranges(loop.iter)}
-    yielded = _derived(node, {name for loop in loops if not _ranges(loop.iter) for name in _names(loop.target)}, set())
     ids, stored = set(), False  # keys zipped from what an enclosing loop yields: `for qid, ans in zip(batch["ids"], preds)`
-    for loop in loops:
-        if isinstance(loop.target, ast.Tuple) and loop.target.elts and isinstance(loop.target.elts[0], ast.Name) and (
-            isinstance(loop.iter, ast.Call) and dotted(loop.iter.func) == "zip" and loop.iter.args
-            and _reads(loop.iter.args[0], yielded - {loop.target.elts[0].id}, set())
-        ):
+    if zipped:
+        yielded = _derived(node, {name for loop in loops if not _ranges(loop.iter) for name in _names(loop.target)}, set())
+        for loop in zipped:
             key = loop.target.elts[0].id
+            if not _reads(loop.iter.args[0], yielded - {key}, set()):
+                continue
             ids.add(key)
             stored |= any(  # `results[qid] = ans` in that loop's body
                 isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Name) and target.slice.id == key
                 for statement in loop.body for n in ast.walk(statement) if isinstance(n, ast.Assign) for target in n.targets
             )
+    if not writes:
+        return stored, False, lists
     named = _derived(node, ids, indices)  # names made from a sample's own field: `names[i]`, its parts
-    written = lists = False
-    for n in ast.walk(node):
-        if not isinstance(n, ast.Call):
-            continue
-        callee = dotted(n.func) or ""
-        if callee.rpartition(".")[2] in _WRITERS:
-            written |= any(_path_from(arg, named, indices) for arg in (*n.args, *(k.value for k in n.keywords)))
-        lists |= callee in _LISTERS or (isinstance(n.func, ast.Attribute) and n.func.attr in _PATH_METHODS)
+    written = any(_path_from(arg, named, indices) for call in writes for arg in (*call.args, *(k.value for k in call.keywords)))
     return stored, written, lists
 
 
