@@ -318,7 +318,7 @@ def test_the_branch_beside_one_that_only_a_distributed_run_takes_is_not_every_ra
 
 
 def test_a_base_class_attribute_is_read_across_modules(tmp_path):
-    """ddplint/model/context.py attribute_values: what the methods of a project base class (and
+    """ddplint/model/context.py attribute_assignments: what the methods of a project base class (and
     of its project bases) assign to `self.<attribute>`, each with the resolver of its module,
     for a subclass in another module; `...` for a binding of unknown value (`+=`)."""
     import libcst as cst
@@ -333,13 +333,13 @@ def test_a_base_class_attribute_is_read_across_modules(tmp_path):
                  "class Mine(Counting):\n    pass\n\nclass Net(nn.Module):\n    pass\n",
     })
     context = index.program.context
-    [(value, resolve)] = context.attribute_values("pkg.train", "Trainer", "primary")
+    [(value, resolve, _)] = context.attribute_assignments("pkg.train", "Trainer", "primary")
     assert classify(value, resolve).true_only_zero
-    assert [classify(v, r).true_only_zero for v, r in context.attribute_values("pkg.train", "Counting", "primary")] == [True]
-    steps = context.attribute_values("pkg.train", "Counting", "steps")
-    assert sorted(type(v).__name__ for v, _ in steps) == ["Ellipsis", "Integer"]
-    assert context.attribute_values("pkg.train", "Trainer", "missing") == []
-    assert context.attribute_values("pkg.train", "nn.Module", "primary") == []  # no project class
+    assert [classify(v, r).true_only_zero for v, r, _ in context.attribute_assignments("pkg.train", "Counting", "primary")] == [True]
+    steps = context.attribute_assignments("pkg.train", "Counting", "steps")
+    assert sorted(type(v).__name__ for v, _, _ in steps) == ["Ellipsis", "Integer"]
+    assert context.attribute_assignments("pkg.train", "Trainer", "missing") == []
+    assert context.attribute_assignments("pkg.train", "nn.Module", "primary") == []  # no project class
 
 
 def test_a_flag_a_base_class_switches_under_rank_tests_guards_the_calls_of_another_module(tmp_path):

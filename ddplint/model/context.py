@@ -325,8 +325,10 @@ class ProcessContext:
         memo = (module, cls, path)
         if memo not in self._held:
             self._held[memo] = None  # a flag read in its own tests says nothing
-            found = self.attribute_assignments(module, cls, head, depth) if not rest else None
-            self._held[memo] = held_in_attribute(found) if not rest else self._kept_namespace(module, cls, head, rest, depth)
+            if rest:
+                self._held[memo] = self._kept_namespace(module, cls, head, rest, depth)
+            else:
+                self._held[memo] = held_in_attribute(self.attribute_assignments(module, cls, head, depth))
         return self._held[memo]
 
     def _kept_namespace(self, module: str, cls: str, kept: str, attribute: str, depth: int):
@@ -440,20 +442,15 @@ class ProcessContext:
 
     # -- rank facts held in a base class's attributes -------------------------------------
 
-    def attribute_values(self, module: str, base: str, attribute: str, depth: int = 0) -> list:
+    def attribute_assignments(self, module: str, base: str, attribute: str, depth: int = 0) -> list:
         """The values that the methods of the project class `base` (as written in `module`, a
         base of a class there) and of its project bases assign to `self.<attribute>`, as
-        (expression, resolver of its module) for RankFacts to classify: `self._primary =
-        self._rank == 0` in `Trainer.__init__` makes `if self._primary:` a rank-0 test in a
-        subclass. A binding of unknown value (`+=`, unpacking) is `...`, no rank test. Read on
-        demand, from the text of the modules that hold the classes; [] when `base` names no
-        project class or none of them assigns it."""
-        return [(value, resolve) for value, resolve, _ in self.attribute_assignments(module, base, attribute, depth)]
-
-    def attribute_assignments(self, module: str, base: str, attribute: str, depth: int = 0) -> list:
-        """As `attribute_values`, each with the `if` tests around its assignment in its method,
-        outermost first, as (libcst test, the way taken) pairs, in the order of the source:
-        (value, resolver, tests)."""
+        (expression, resolver of its module, the `if` tests around the assignment in its method,
+        outermost first, as (libcst test, the way taken) pairs), in the order of the source, for
+        RankFacts to classify: `self._primary = self._rank == 0` in `Trainer.__init__` makes `if
+        self._primary:` a rank-0 test in a subclass. A binding of unknown value (`+=`,
+        unpacking) is `...`, no rank test. Read on demand, from the text of the modules that hold
+        the classes; [] when `base` names no project class or none of them assigns it."""
         made = self.program.class_of(module, base) if depth <= MAX_DEPTH else None
         if made is None:
             return []

@@ -2292,7 +2292,7 @@ class ProjectView:
         """The attributes that the project class an import of this module binds (`origin`, as the
         import writes it: `..modeling_utils.PreTrainedModel`) and its project base classes
         assign, by their text (`<name>.<attribute> = ...` anywhere in a class's body): a
-        superset of those ddplint.model.context.ProgramContext.attribute_values finds. None when
+        superset of those ddplint.model.context.ProcessContext.attribute_assignments finds. None when
         the class is not found (then any attribute may be assigned there)."""
         found = self._project_name(origin)
         if found is None:
