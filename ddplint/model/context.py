@@ -229,6 +229,8 @@ class ProcessContext:
         self._only_zero = DepthMemo(none=False)
         # module -> (the function called, the call) of the calls its code makes of project functions
         self._callers: dict[str, list[tuple[tuple[str, str], CallSite]]] = {}
+        self._made: dict[tuple[str, str], dict[int, list]] = {}  # (module, caller) -> line -> the invocations there
+        self._module_calls: dict[str, list[ast.Call]] = {}  # module -> every call in its text
         self._attributes: dict[tuple[str, str, str], list] = {}  # (module, class, attribute) -> values
         self._held: dict[tuple[str, str, str], object] = {}  # (module, class, `self.` path) -> what it holds
         self._classes: dict[tuple[str, str], ast.ClassDef | None] = {}  # (module, class) -> its definition
@@ -533,9 +535,14 @@ class ProcessContext:
         if "." not in call.callee:
             return None
         method = call.callee.rpartition(".")[2]
-        function = function if caller else self.program.module_code(module)  # read only for a dotted call not resolved
-        for made in function.invocations if function is not None else ():
-            if made.line == call.line and made.callee != call.callee and made.callee.endswith(f"().{method}"):
+        if (module, caller) not in self._made:
+            function = function if caller else self.program.module_code(module)  # read only for a dotted call not resolved
+            by_line: dict[int, list] = {}
+            for made in function.invocations if function is not None else ():
+                by_line.setdefault(made.line, []).append(made)
+            self._made[(module, caller)] = by_line
+        for made in self._made[(module, caller)].get(call.line, ()):
+            if made.callee != call.callee and made.callee.endswith(f"().{method}"):
                 return self.program.resolve(module, made.callee, cls)
         return None
 
@@ -762,12 +769,16 @@ class ProcessContext:
         """The one call of a function named `simple` (also as an attribute) at `site`, or of
         method `key` through `super()` (`super().__init__(model, save_to_disk)` in a subclass's
         `__init__`); None where there is none or more than one."""
-        tree = self.program.tree(site.caller)
+        if site.caller not in self._module_calls:
+            tree = self.program.tree(site.caller)
+            self._module_calls[site.caller] = [node for node in walk(tree) if isinstance(node, ast.Call)] if tree is not None else []
+        else:
+            self.program.mark_read(site.caller)  # as `tree` would: an answer depends on that text
         inherited = f"super().{key.rpartition('.')[2]}"
         calls = [
-            node for node in walk(tree) if isinstance(node, ast.Call) and node.lineno <= site.line <= node.end_lineno
+            node for node in self._module_calls[site.caller] if node.lineno <= site.line <= node.end_lineno
             and ((dotted(node.func) or "").rpartition(".")[2] == simple or super_method(node.func) == inherited)
-        ] if tree is not None else []
+        ]
         return calls[0] if len(calls) == 1 else None
 
     def _local_value(self, site: CallSite, given: ast.expr) -> ast.expr:

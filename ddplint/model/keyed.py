@@ -26,8 +26,10 @@ _PATH_BUILDERS = frozenset({"join", "format"})
 
 
 def read_keyed(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[bool, bool, bool]:
-    """(stores a dict by sample id, writes a file per sample by its own name, lists a folder)."""
-    nodes = list(ast.walk(node))
+    """(stores a dict by sample id, writes a file per sample by its own name, lists a folder).
+    A module's own code (the unnamed function of ddplint.model.summary.module_code) is read
+    without the functions and classes it defines: their bodies do not run with it."""
+    nodes = list(ast.walk(node) if node.name else _own_code(node))
     loops = [n for n in nodes if isinstance(n, (ast.For, ast.AsyncFor))]
     zipped = [  # `for qid, ans in zip(...)`
         loop for loop in loops
@@ -43,7 +45,7 @@ def read_keyed(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[bool, bool
     indices = {loop.target.id for loop in loops if isinstance(loop.target, ast.Name) and _ranges(loop.iter)}
     ids, stored = set(), False  # keys zipped from what an enclosing loop yields: `for qid, ans in zip(batch["ids"], preds)`
     if zipped:
-        yielded = _derived(node, {name for loop in loops if not _ranges(loop.iter) for name in _names(loop.target)}, set())
+        yielded = _derived(nodes, {name for loop in loops if not _ranges(loop.iter) for name in _names(loop.target)}, set())
         for loop in zipped:
             key = loop.target.elts[0].id
             if not _reads(loop.iter.args[0], yielded - {key}, set()):
@@ -55,7 +57,7 @@ def read_keyed(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[bool, bool
             )
     if not writes:
         return stored, False, lists
-    named = _derived(node, ids, indices)  # names made from a sample's own field: `names[i]`, its parts
+    named = _derived(nodes, ids, indices)  # names made from a sample's own field: `names[i]`, its parts
     written = any(_path_from(arg, named, indices) for call in writes for arg in (*call.args, *(k.value for k in call.keywords)))
     return stored, written, lists
 
@@ -78,12 +80,32 @@ def _reads(expr: ast.AST, names: set[str], indices: set[str]) -> bool:
     return False
 
 
-def _derived(node: ast.AST, seeds: set[str], indices: set[str]) -> set[str]:
-    """`seeds` and the locals assigned from them (or from `seq[i]`), to a fixed point."""
+def _own_code(node: ast.AST):
+    """The nodes under `node` outside the functions and classes it defines."""
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        yield current
+        pending.extend(
+            child for child in ast.iter_child_nodes(current)
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        )
+
+
+def _derived(nodes: list[ast.AST], seeds: set[str], indices: set[str]) -> set[str]:
+    """`seeds` and the locals assigned from them (or from `seq[i]`) among `nodes`, to a fixed point."""
+    flows = []  # per assignment: (names its value reads, whether it reads `seq[i]`, names it binds)
+    for n in nodes:
+        if isinstance(n, ast.Assign):
+            read = list(ast.walk(n.value))
+            flows.append((
+                {r.id for r in read if isinstance(r, ast.Name)},
+                any(isinstance(r, ast.Subscript) and isinstance(r.slice, ast.Name) and r.slice.id in indices for r in read),
+                {name for t in n.targets for name in _names(t)},
+            ))
     names = set(seeds)
-    assigns = [n for n in ast.walk(node) if isinstance(n, ast.Assign)]
     while True:
-        more = {name for a in assigns if _reads(a.value, names, indices) for t in a.targets for name in _names(t)} - names
+        more = {name for read, indexed, bound in flows if indexed or read & names for name in bound} - names
         if not more:
             return names
         names |= more
