@@ -191,14 +191,13 @@ def _is_self_attribute(node: ast.AST, this: str | None, attribute: str) -> bool:
 
 def _tested_statements(body: list, tests: tuple):
     """The statements of `body` and of the blocks in it, in the order of the source, each with
-    the `if` tests around it there (libcst expressions, an unreadable one `...`) and the way
-    each is taken: (statement, ((test, True), ...))."""
+    the `if` tests around it there (`ast` expressions) and the way each is taken: (statement,
+    ((test, True), ...))."""
     for statement in body:
         yield statement, tests
         if isinstance(statement, ast.If):
-            test = _libcst_expression(statement.test)
-            yield from _tested_statements(statement.body, (*tests, (test, True)))
-            yield from _tested_statements(statement.orelse, (*tests, (test, False)))
+            yield from _tested_statements(statement.body, (*tests, (statement.test, True)))
+            yield from _tested_statements(statement.orelse, (*tests, (statement.test, False)))
             continue
         for field in ("body", "orelse", "finalbody"):
             inner = getattr(statement, field, None)
@@ -231,6 +230,8 @@ class ProcessContext:
         self._callers: dict[str, list[tuple[tuple[str, str], CallSite]]] = {}
         self._made: dict[tuple[str, str], dict[int, list]] = {}  # (module, caller) -> line -> the invocations there
         self._module_calls: dict[str, list[ast.Call]] = {}  # module -> every call in its text
+        self._class_assignments: dict[tuple[str, str], dict[str, list]] = {}  # (module, class) -> `_assignments_in`
+        self._expressions: dict[int, tuple] = {}  # id of an `ast` node -> (the node, its libcst form)
         self._attributes: dict[tuple[str, str, str], list] = {}  # (module, class, attribute) -> values
         self._held: dict[tuple[str, str, str], object] = {}  # (module, class, `self.` path) -> what it holds
         self._classes: dict[tuple[str, str], ast.ClassDef | None] = {}  # (module, class) -> its definition
@@ -475,14 +476,27 @@ class ProcessContext:
         """The values (libcst expressions) the methods of class `cls`, defined at the top of
         `module`, assign to `self.<attribute>`, in the order of the source, each with the `if`
         tests around it (`_tested_statements`) and the method's name for `self`."""
+        expression = self._expression
+        return [
+            (expression(value), tuple((expression(test), way) for test, way in tests), this)
+            for value, tests, this in self._assignments_in(module, cls).get(attribute, ())
+        ]
+
+    def _assignments_in(self, module: str, cls: str) -> dict[str, list]:
+        """Every `self.<attribute>` assignment in the methods of class `cls` of `module`, read
+        once per class, by attribute: (value `ast`, None where unknown, its `if` tests as (`ast`
+        test, way) pairs, the method's name for `self`). libcst forms are made only for the
+        attributes asked (`_assigned`): most classes' tests are never needed."""
         if (module, cls) not in self._classes:
             tree = self.program.tree(module)
             for node in tree.body if tree is not None else ():
                 if isinstance(node, ast.ClassDef):
                     self._classes.setdefault((module, node.name), node)
             self._classes.setdefault((module, cls), None)
+        if (module, cls) in self._class_assignments:
+            return self._class_assignments[(module, cls)]
         node = self._classes[(module, cls)]
-        found: list = []
+        found: dict[str, list] = {}
         for method in (n for n in (node.body if node is not None else ()) if isinstance(n, _FUNCTIONS)):
             params = [*method.args.posonlyargs, *method.args.args]
             this = params[0].arg if params else None
@@ -494,11 +508,22 @@ class ProcessContext:
                 else:
                     continue
                 for target in targets:
-                    if _is_self_attribute(target, this, attribute):
-                        found.append((_libcst_expression(value), tests, this))
-                    elif isinstance(target, (ast.Tuple, ast.List)) and any(_is_self_attribute(t, this, attribute) for t in walk(target)):
-                        found.append((_libcst_expression(None), tests, this))
+                    if _is_self_attribute(target, this, getattr(target, "attr", None)):
+                        found.setdefault(target.attr, []).append((value, tests, this))
+                    elif isinstance(target, (ast.Tuple, ast.List)):
+                        unpacked = {t.attr for t in walk(target) if _is_self_attribute(t, this, getattr(t, "attr", None))}
+                        for attribute in sorted(unpacked):
+                            found.setdefault(attribute, []).append((None, tests, this))
+        self._class_assignments[(module, cls)] = found
         return found
+
+    def _expression(self, value: ast.expr | None):
+        """`_libcst_expression` of `value`, made once per node (the trees are kept)."""
+        if value is None:
+            return _libcst_expression(None)
+        if id(value) not in self._expressions:
+            self._expressions[id(value)] = (value, _libcst_expression(value))  # the node is held: its id stays its own
+        return self._expressions[id(value)][1]
 
     def names_function(self, module: str, name: str | None) -> bool:
         """Whether `name`, written in `module` outside a class, names a project function (not a
