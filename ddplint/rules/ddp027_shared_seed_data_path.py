@@ -90,7 +90,8 @@ class SharedSeedDataPath(Rule):
     the same function (or in a function of the module that it calls after the seed, as a script
     seeding in module code then calling `train()` does, unless that function seeds again
     first; or in a method of a project class, in any module, called after the seed on an object
-    of it made in that function: `task = Experiment(args)`, then `task.train()`, unless the
+    of it made in that function: `task = Experiment(args)`, then `task.train()`, or named nowhere:
+    `Trainer(fabric, config).train_loop()`, unless the
     method seeds before its loop) a training loop (the innermost loop that runs a backward)
     draws from the generator it seeded on every step: a torch or numpy random draw in the loop, or in a project
     function the loop calls (followed through the program model, across modules, up to four
@@ -266,6 +267,35 @@ class SharedSeedDataPath(Rule):
                 "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
                 "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
                 "(torch.randint at example.py:11, in the training loop of Experiment.fit(), called below)"
+            ),
+        ),
+        Flagged(
+            # The same through an object named nowhere: the class is made and its loop run at once.
+            """
+            import lightning as L
+            import torch
+
+            class Trainer:
+                def __init__(self, fabric, model, loader):
+                    self.fabric, self.model, self.loader = fabric, model, loader
+
+                def train_loop(self):
+                    for latents in self.loader:
+                        noise = torch.randn_like(latents)
+                        self.fabric.backward(self.model(latents + noise).mean())
+
+            def main(config, model, loader):
+                fabric = L.Fabric(devices=-1, strategy="ddp")
+                fabric.launch()
+                fabric.seed_everything(config.seed)
+                ^
+                Trainer(fabric, model, loader).train_loop()
+            """,
+            messages=(
+                "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
+                "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
+                "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
+                "(torch.randn_like at example.py:10, in the training loop of Trainer.train_loop(), called below)"
             ),
         ),
         Flagged(
@@ -762,6 +792,9 @@ class SharedSeedDataPath(Rule):
             self._object_calls.append((_LoopCall(node, node.args[0].value.value, (), frame, self._order), None))
         elif method is not None and isinstance(func.value, cst.Name) and not self.model.loops:
             self._object_calls.append((_LoopCall(node, func.value.value, (), frame, self._order), method))
+        elif method is not None and isinstance(func.value, cst.Call) and not self.model.loops:
+            # a method of an object made here and named nowhere: `Trainer(fabric, config).train_loop()`
+            self._object_calls.append((_LoopCall(node, None, (), frame, self._order), method))
         receiver = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
         if receiver is not None and (frame, receiver) in self._envs:
             if method == "step":
@@ -923,7 +956,8 @@ class SharedSeedDataPath(Rule):
 
     def _object_step(self, call: _LoopCall, method: str | None, seed: _Seed) -> tuple[str, tuple[Place, str]] | None:
         """The class of the object `call.callee` names, bound in the same function to a project
-        class's object before the call, and the draw the call makes each training step: for
+        class's object before the call (or, without a name, made by the call's receiver:
+        `Trainer(fabric, config).train_loop()`), and the draw the call makes each training step: for
         `trainer.fit(model)` (no `method`), the draw model's `training_step` makes; for
         `task.train()`, the draw the training loop of that method makes (itself or through the project functions it
         calls)."""
@@ -931,13 +965,17 @@ class SharedSeedDataPath(Rule):
         if project is None:
             return None
         program = project.program
-        for bound in self._bound:  # every binding before the call: `model = A(cfg)` in one branch, `B(cfg)` in another
-            if bound.name != call.callee or bound.frame != call.frame or bound.order > call.order:
-                continue
-            callee = dotted_name(bound.value.func) if isinstance(bound.value, cst.Call) else None
+        # every binding before the call: `model = A(cfg)` in one branch, `B(cfg)` in another; or
+        # the call that made an object named nowhere (`Trainer(fabric, config).train_loop()`)
+        makers = [(call.call.func.value, None)] if call.callee is None else [  # type: ignore[attr-defined]
+            (bound.value, bound.cls) for bound in self._bound
+            if bound.name == call.callee and bound.frame == call.frame and bound.order <= call.order
+        ]
+        for value, within in makers:
+            callee = dotted_name(value.func) if isinstance(value, cst.Call) else None
             made = program.class_of(project.module, callee) if callee is not None else None
             if made is None:  # a class of a package, reached through its re-export: its `__init__`
-                init = program.resolve(project.module, callee, bound.cls) if callee is not None else None
+                init = program.resolve(project.module, callee, within) if callee is not None else None
                 made = (init.module, init.key.rpartition(".")[0]) if init is not None and init.key.endswith(".__init__") else None
             if made is None:
                 continue
