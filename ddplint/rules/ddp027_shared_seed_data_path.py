@@ -84,7 +84,7 @@ class SharedSeedDataPath(Rule):
     Fabric's `seed_everything`, Accelerate's `set_seed` without `device_specific=True`,
     `transformers.set_seed`, or a project function that seeds with its parameter alone:
     `seed_everything(seed)` calling `torch.manual_seed(seed)`, followed through the program
-    model across modules) with a value that is the same on every rank (a literal, a
+    model across modules; called without it, `set_seed()`, it seeds with the parameter's default) with a value that is the same on every rank (a literal, a
     command-line option or configuration value, a module constant, or a local name bound to one;
     nothing with a rank, process index or rank variable in it) runs on every rank, and later in
     the same function (or in a function of the module that it calls after the seed, as a script
@@ -296,6 +296,33 @@ class SharedSeedDataPath(Rule):
                 "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
                 "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
                 "(torch.randn_like at example.py:10, in the training loop of Trainer.train_loop(), called below)"
+            ),
+        ),
+        Flagged(
+            # A seeding helper called without its argument seeds with its default, on every rank.
+            """
+            import random
+            import torch
+            import torch.distributed as dist
+
+            def set_seed(seed=42):
+                random.seed(seed)
+                torch.manual_seed(seed)
+
+            def main(model, loader, optimizer):
+                dist.init_process_group("nccl")
+                set_seed()
+                ^
+                for images in loader:
+                    keep = torch.rand(images.shape[0]) > 0.1
+                    model(images[keep]).mean().backward()
+                    optimizer.step()
+            """,
+            messages=(
+                "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
+                "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
+                "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
+                "(torch.rand in the training loop below)"
             ),
         ),
         Flagged(
@@ -816,6 +843,8 @@ class SharedSeedDataPath(Rule):
             positional = [a for a in node.args if a.keyword is None]
             value = given.value if given else positional[position].value if position < len(positional) and not any(
                 a.star for a in positional[: position + 1]) else None
+            if value is None and not given and len(positional) <= position and not any(a.star for a in node.args):
+                value = self._helper_default(node, parameter)  # `set_seed()` of `def set_seed(seed=42):`
             self._seeds.append(_Seed(node, value, seeded, frame, self._cls(), self._order, through=dotted_name(func),
                                      branches=self.model.get(ParserOptions).branches()))
         elif seeded is not None:
@@ -868,6 +897,24 @@ class SharedSeedDataPath(Rule):
         if project is None or callee is None or id(call) not in self._statements:
             return None
         return seeding_helper(project.program, project.module, self.model.frame.key, self._cls(), callee)
+
+    def _helper_default(self, call: cst.Call, parameter: str) -> cst.BaseExpression | None:
+        """The literal number the seeding helper `call` reaches gives `parameter` by default, as
+        an expression (`def set_seed(seed=42):` called as `set_seed()`); None when not a literal."""
+        project, callee = self.model.project, dotted_name(call.func)
+        program = project.program if project is not None else None
+        target = program.target(project.module, self.model.frame.key, self._cls(), callee) if program and callee else None
+        definition = program.definition(target.module, target.key) if target is not None else None
+        if definition is None:
+            return None
+        arguments = definition.args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        pairs = list(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults))
+        pairs += [(a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None]
+        default = next((d for a, d in pairs if a.arg == parameter), None)
+        if isinstance(default, ast.Constant) and type(default.value) is int:
+            return cst.Integer(str(default.value))
+        return None
 
     # -- the judgement --------------------------------------------------------------------------
 
