@@ -10,7 +10,7 @@ from ddplint.analyses.ranks import RANK_FUNCTIONS, RANK_NAMES, RankRegions, envi
 from ddplint.core.diagnostics import StepKind
 from ddplint.core.torch_api import (
     ACCELERATE_DEVICE_SPECIFIC, ACCELERATE_SET_SEED, ALL_GENERATORS, ENV_PACKAGES, ENV_RESET,
-    ENV_SEED, FABRIC, FABRIC_SEED_METHOD, GENERATOR_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, RANK_ENVIRONMENT, SEED_CALLS, generators_seeded,
+    DATALOADER, ENV_SEED, FABRIC, FABRIC_SEED_METHOD, GENERATOR_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, RANK_ENVIRONMENT, SEED_CALLS, generators_seeded,
     SEED_MARKERS, TORCH_DRAWS, TORCH_GENERATOR,
 )
 from ddplint.model.records import Place
@@ -18,10 +18,12 @@ from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.screens import dotted
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
-from ddplint.semantic.edits import keyword_argument
+from ddplint.semantic.edits import argument_for, keyword_argument
 from ddplint.semantic.model import dotted_name
 from ddplint.semantic.walk import children
 
+# Calls that iterate their first argument's items as they come: `enumerate(tqdm(loader))`.
+_PASS_THROUGH = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "iter"})
 # Calls whose result is as rank-free as their argument: `int(args.seed)`.
 CONVERSIONS = frozenset({"int", "float", "str", "abs"})
 DRAW_GENERATOR = "generator"  # a draw given its own generator does not use the seeded one
@@ -97,7 +99,10 @@ class SharedSeedDataPath(Rule):
     function the loop calls (followed through the program model, across modules, up to four
     calls deep), or in a function defined inside the seeding function that the loop calls (a
     step written as `def process_iteration():` in the epoch loop, whose backward makes the loop
-    a training loop). Also when a gym or gymnasium environment built in the function is reset with
+    a training loop), or in the `__getitem__` of a project Dataset class whose object a
+    DataLoader built in that function reads without worker processes (`num_workers` left out or
+    0) while the training loop iterates it: each rank's own process then draws the
+    augmentations. Also when a gym or gymnasium environment built in the function is reset with
     `reset(seed=...)` of such a value and stepped there: every rank's environments emit the same
     observations. Also when a generator of its own (`g = torch.Generator(device=d).manual_seed(23123134)`,
     or `g.manual_seed(args.seed)`) is seeded with such a value on every rank and a training loop
@@ -121,7 +126,7 @@ class SharedSeedDataPath(Rule):
     (`if step % args.sample_every == 0:`: sampling, validation) or feed a pipeline
     (`pipeline(prompt, generator=g)`). Not followed yet:
     the draws of a Lightning `training_step` where the module a Trainer fits is named only in a
-    configuration file, the augmentations DataLoader workers draw, and a generator of its own
+    configuration file, the augmentations DataLoader workers draw, Python's `random`, and a generator of its own
     handed to a project function or kept on `self` for another method.
 
     No fix: add the rank to the seed of the data draws (`torch.manual_seed(seed + rank)` after
@@ -326,6 +331,46 @@ class SharedSeedDataPath(Rule):
             ),
         ),
         Flagged(
+            # A DataLoader without workers runs the Dataset's __getitem__ in each rank's own
+            # process: its augmentations draw from the stream the shared seed set.
+            """
+            import numpy as np
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, Dataset, DistributedSampler
+
+            class Skeletons(Dataset):
+                def __init__(self, data):
+                    self.data = data
+
+                def __len__(self):
+                    return len(self.data)
+
+                def __getitem__(self, index):
+                    sample = self.data[index]
+                    if np.random.rand() < 0.5:
+                        sample = np.flip(sample, axis=0)
+                    return sample
+
+            def main(args, model, optimizer):
+                np.random.seed(42)
+                ^
+                dist.init_process_group("nccl")
+                dataset = Skeletons(np.load(args.data))
+                loader = DataLoader(dataset, sampler=DistributedSampler(dataset), batch_size=args.batch_size)
+                for epoch in range(args.epochs):
+                    for batch in enumerate(loader):
+                        model(batch).mean().backward()
+                        optimizer.step()
+            """,
+            messages=(
+                "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
+                "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
+                "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
+                "(numpy.random.rand at example.py:14, in Skeletons.__getitem__, which the training loop's DataLoader "
+                "runs in this process (no workers) each step)"
+            ),
+        ),
+        Flagged(
             # The step is a function defined inside the epoch loop: its noise is drawn each step.
             """
             import os
@@ -491,6 +536,33 @@ class SharedSeedDataPath(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # The DataLoader's workers run __getitem__ (not followed: each worker process has a
+            # generator of its own); and a seed given the rank leaves each rank its own stream.
+            """
+            import numpy as np
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, Dataset
+
+            class Crops(Dataset):
+                def __getitem__(self, index):
+                    return self.images[index][np.random.randint(0, 8):]
+
+            def with_workers(args, model, optimizer):
+                np.random.seed(42)
+                dist.init_process_group("nccl")
+                loader = DataLoader(Crops(), num_workers=4)
+                for batch in loader:
+                    model(batch).mean().backward()
+
+            def with_rank(args, model, optimizer):
+                dist.init_process_group("nccl")
+                np.random.seed(42 + dist.get_rank())
+                loader = DataLoader(Crops())
+                for batch in loader:
+                    model(batch).mean().backward()
+            """
+        ),
         Clean(
             # The function the seeding code calls, and the method it calls on an object of a
             # project class, seed again with the rank before their loops.
@@ -742,6 +814,7 @@ class SharedSeedDataPath(Rule):
         self._loop_calls: list[_LoopCall] = []
         self._loops: dict[int, tuple[int, str | None, tuple[int, ...]]] = {}  # id -> (start, frame, outer loops)
         self._training: set[int] = set()  # loops that run a backward
+        self._iterated: dict[int, cst.BaseExpression] = {}  # a `for` loop's id -> what it iterates
         self._fabrics: set[str] = set()
         self._envs: set[tuple[str | None, str]] = set()
         self._stepped: set[tuple[str | None, str]] = set()
@@ -768,6 +841,7 @@ class SharedSeedDataPath(Rule):
 
     def visit_For(self, node: cst.For) -> None:
         self._loop(node)
+        self._iterated[id(node)] = node.iter
 
     def visit_While(self, node: cst.While) -> None:
         self._loop(node)
@@ -962,6 +1036,9 @@ class SharedSeedDataPath(Rule):
                 if found is not None:
                     self._report_seed(seed, call, found, via)
                     return
+            for loop in loops:
+                if self._loader_draw(seed, loop, frame, via):
+                    return
         for frame, after, via in places:
             for call, method in self._object_calls:
                 if call.frame != frame or call.order <= after or frame == seed.frame and self._reseeded(seed, call.order):
@@ -970,6 +1047,47 @@ class SharedSeedDataPath(Rule):
                 if stepped is not None:
                     self._report_object(seed, call, method, *stepped, via)
                     return
+
+    def _loader_draw(self, seed: _Seed, loop: int, frame: str | None, via: _LoopCall | None) -> bool:
+        """Report `seed` when training loop `loop` iterates a DataLoader this function builds
+        without worker processes (`num_workers` left out or 0) over an object of a project
+        Dataset class whose `__getitem__` draws from a seeded generator: each rank's main process
+        draws its augmentations from the same seeded stream, step by step. Whether it reported."""
+        project, iterated = self.model.project, self._iterated.get(loop)
+        while isinstance(iterated, cst.Call) and iterated.args and dotted_name(iterated.func) in _PASS_THROUGH:
+            iterated = iterated.args[0].value  # `enumerate(tqdm(loader))`
+        if project is None or not isinstance(iterated, cst.Name):
+            return False
+        start = self._loops[loop][0]
+        loader = self._last_bound(iterated.value, frame, start)
+        if not isinstance(loader, cst.Call) or self.model.qualified(loader.func) not in DATALOADER:
+            return False
+        workers = argument_for(loader, DATALOADER, "num_workers")
+        dataset = argument_for(loader, DATALOADER, "dataset")
+        if workers is not None and not (isinstance(workers.value, cst.Integer) and workers.value.value == "0"):
+            return False
+        made = dataset.value if dataset is not None else None
+        if isinstance(made, cst.Name):
+            made = self._last_bound(made.value, frame, start)
+        callee = dotted_name(made.func) if isinstance(made, cst.Call) else None
+        cls = project.program.class_of(project.module, callee) if callee is not None else None
+        found = reached_draw(project.program, cls[0], None, cls[1], "self.__getitem__", seed.generators, {}, 0) if cls else None
+        if found is None:
+            return False
+        place, what = found
+        steps = [
+            *([Link(StepKind.REACHES, f"then calls {via.callee}(), whose training loop runs with the seeded generators", via.call)] if via else []),
+            Link(StepKind.REACHES, f"the training loop iterates a DataLoader without worker processes over a {cls[1]}: "
+                 f"each rank's own process runs {cls[1]}.__getitem__, which draws {what}, on every step", loader),
+        ]
+        self._report_draws(seed, steps, what, place, f"{what} at {place}, in {cls[1]}.__getitem__, which the training "
+                           "loop's DataLoader runs in this process (no workers) each step")
+        return True
+
+    def _last_bound(self, name: str, frame: str | None, before: int) -> cst.BaseExpression | None:
+        """The value `name` was last bound to in function `frame` before `before`; None if none."""
+        bound = [b for b in self._bound if b.name == name and b.frame == frame and b.order < before]
+        return bound[-1].value if bound else None
 
     def _judge_private(self, seed: _Seed) -> None:
         """A generator of its own seeded alike on every rank: reported when a training loop of its
