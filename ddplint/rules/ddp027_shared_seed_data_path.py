@@ -318,16 +318,15 @@ class SharedSeedDataPath(Rule):
                 dist.init_process_group("nccl")
                 set_seed()
                 ^
-                for images in loader:
-                    keep = torch.rand(images.shape[0]) > 0.1
-                    model(images[keep]).mean().backward()
-                    optimizer.step()
+                for step, (images, labels) in enumerate(loader):
+                    loss = model(images + 0.1 * torch.randn_like(images), labels)
+                    loss.backward()
             """,
             messages=(
                 "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
                 "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
                 "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
-                "(torch.rand in the training loop below)"
+                "(torch.randn_like in the training loop below)"
             ),
         ),
         Flagged(
