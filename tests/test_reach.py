@@ -254,3 +254,20 @@ def test_a_module_whose_only_top_level_call_sets_up_an_imported_module_is_no_scr
     assert not reach.never_runs("fetch", ())
     assert not reach.never_runs("launch", ())  # running a command is a script's work
     assert not reach.never_runs("cli", (("finetune", False, False),))  # a dispatcher runs its functions
+
+
+def test_a_lightning_cli_in_subclass_mode_runs_any_project_lightning_module(tmp_path):
+    main = ("import torch.distributed as dist\nfrom lightning.pytorch.cli import LightningCLI\nfrom pkg.models import *\n\n"
+            "if __name__ == '__main__':\n    LightningCLI({}subclass_mode_model=True)\n")
+    models = ("import lightning as L\nimport torch.nn as nn\n\nclass Base(L.LightningModule):\n    pass\n\n"
+              "class LoRA(Base):\n    pass\n\nclass Block(nn.Module):\n    pass\n")
+    files = {".git": "", "pkg/__init__.py": "", "pkg/models.py": models}
+    cli = _reach(tmp_path / "cli", {**files, "main.py": main.format("")})
+    assert reach_keeps(cli, "LoRA") and reach_keeps(cli, "Base")  # `--model LoRA` picks it
+    assert not reach_keeps(cli, "Block")  # no LightningModule: nothing names it
+    fixed = _reach(tmp_path / "fixed", {**files, "main.py": main.format("Base, ").replace("subclass_mode_model=True", "")})
+    assert not reach_keeps(fixed, "LoRA")  # the CLI runs Base alone
+
+
+def reach_keeps(reach, cls: str) -> bool:
+    return not reach.never_runs("pkg.models", ((cls, True, False), ("on_save_checkpoint", False, False)))

@@ -9,7 +9,8 @@ Code written for Accelerate, Fabric or Lightning calls no `init_process_group`, 
   train_util.prepare_accelerator(args)`): `accelerate launch` runs it on every rank;
 - a function that calls `fabric.launch()` on a Fabric built in this file for several devices,
   and the same-module function `fabric.launch(fn)` hands its ranks;
-- the hooks of a LightningModule (or LightningDataModule) subclass (`training_step`, `on_*`, ...,
+- the hooks of a LightningModule (or LightningDataModule) subclass, also through project base
+  classes of any module (`class LoRAModule(ControlnetModule)`) (`training_step`, `on_*`, ...,
   and the methods they or other methods use on `self`): the Trainer runs them on every rank of the
   devices it is given at run time (a command-line flag or a config file as often as a literal),
   so a LightningModule is written to run on every rank; unless every Trainer this file builds is
@@ -73,6 +74,7 @@ class Launches(Analysis):
         self._launched: set[str | None] = set()
         self._fabrics: dict[str, bool] = {}  # name bound to a Fabric(...) -> whether for several devices
         self._lightning_classes: set[str] = set()
+        self._lightning_kinds: dict[str, str] = {}  # a Lightning class of this file -> "LightningModule", ...
         self._hooks: dict[str, tuple[str, str]] = {}  # a Lightning class's method (frame key) -> (class, name)
         self._used_on_self: set[tuple[str, str]] = set()  # (class, name) of `self.<name>` in that class
         self._trainers: list[bool] = []  # per Trainer(...) built here: whether for several devices
@@ -170,13 +172,28 @@ class Launches(Analysis):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         for kind, target in (("LightningModule", LIGHTNING_MODULE), ("LightningDataModule", LIGHTNING_DATA_MODULE)):
-            if any(self.model.qualified(base.value) in target for base in node.bases):
+            if any(self._derives(base.value, target, kind) for base in node.bases):
                 self._lightning_classes.add(node.name.value)
+                self._lightning_kinds[node.name.value] = kind
                 self._points.append((f"defines a {kind}, whose hooks the Trainer runs on every rank", node.name))
         if any(self.model.qualified(base.value) in TRAINER_CALLBACK for base in node.bases) and not self._never_registered(node):
             self._callback_classes.add(node.name.value)
         if any(self.model.qualified(base.value) in HF_TRAINER for base in node.bases):
             self._trainer_classes.add(node.name.value)
+
+    def _derives(self, base: cst.BaseExpression, target: API, kind: str) -> bool:
+        """Whether a class with this base is a `target` (a LightningModule): the base is one, a
+        class of this file that is one (`class LoRAModule(ControlnetModule)`), or a project
+        class of another module derived from one."""
+        if self.model.qualified(base) in target:
+            return True
+        name = dotted_name(base)
+        if name is None:
+            return False
+        if self._lightning_kinds.get(name) == kind:
+            return True
+        view = self.model.project
+        return view is not None and view.program.derives_from(view.module, name, target)
 
     def _never_registered(self, node: cst.ClassDef) -> bool:
         """A Trainer fires only the callbacks it is handed (`callbacks=[SaveCallback()]`,

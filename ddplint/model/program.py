@@ -599,21 +599,26 @@ class Program:
                 return found
         return None
 
-    def makes_ddp(self, module: str, dotted: str, depth: int = 0) -> bool:
+    def makes_ddp(self, module: str, dotted: str) -> bool:
         """Whether calling `dotted` in `module` builds a DDP model: DDP itself, or a project
         class derived from it."""
+        return self.derives_from(module, dotted, DDP)
+
+    def derives_from(self, module: str, dotted: str, api, depth: int = 0) -> bool:
+        """Whether `dotted` in `module` names a class of `api` (a LightningModule, DDP) or a
+        project class derived from one, through project bases in any module."""
         qualified = self.qualify(module, dotted)
-        if qualified in DDP:
+        if qualified in api:
             return True
         summary = self.summary(module)
         if summary is None or depth > 8:
             return False
         if "." not in dotted and dotted in summary.classes:
-            return any(self.makes_ddp(module, base, depth + 1) for base in summary.classes[dotted].bases)
+            return any(self.derives_from(module, base, api, depth + 1) for base in summary.classes[dotted].bases)
         found = self.split(qualified, module) if qualified else None
         if found is None or not found[1] or "." in found[1] or found[0] == module:
             return False
-        return self.makes_ddp(found[0], found[1], depth + 1)
+        return self.derives_from(found[0], found[1], api, depth + 1)
 
     def made_by(self, importer: str, qualified: str, api) -> Place | None:
         """Where the project function that the absolute name `qualified` (as `importer` imports

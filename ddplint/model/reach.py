@@ -15,7 +15,8 @@ nothing instantiates). The entry points:
 The code they reach is every module they import, at any depth (or a document shows imported:
 a README's `from trainer import Trainer` to put in `train.py`), and every name those modules
 use (a call, an attribute, an import, a string: registries and `getattr` name functions by
-string). A top-level function runs when its name is used in reached code; a method when its
+string; a LightningCLI in subclass mode runs any project LightningModule or LightningDataModule
+subclass its command line or YAML names). A top-level function runs when its name is used in reached code; a method when its
 class's name is; a module's own code when the module is reached. That holds inside an entry
 script too: a function it defines that nothing names (its own code, a command, a console script,
 a dispatcher such as `fire.Fire()`) does not run when the script does.
@@ -34,6 +35,7 @@ import json
 import os
 import re
 
+from ddplint.core.torch_api import LIGHTNING_DATA_MODULE, LIGHTNING_MODULE
 from ddplint.prefilter.screens import nodes
 
 # `name = "pkg.module:function"` in pyproject's [project.scripts], setup.cfg's console_scripts, setup.py's entry_points
@@ -52,6 +54,7 @@ _SETUP_CALLS = frozenset({
     "insert", "seed", "manual_seed", "use", "setNumThreads", "set_num_threads", "set_printoptions",
     "set_start_method", "set_sharing_strategy", "setdefault", "register",
 })
+_CLI = "LightningCLI"  # Lightning's command line: it builds the model class its arguments name
 MAX_NOTEBOOKS = 200
 MAX_NOTEBOOK_BYTES = 5_000_000
 
@@ -256,8 +259,29 @@ class Reach:
             return not named and not self._unguarded_script(module)
         if not scope:
             return False
-        name, _, decorated = scope[0]
-        return not decorated and not self.may_use(name)
+        name, is_class, decorated = scope[0]
+        return not decorated and not self.may_use(name) and not (is_class and self._cli_may_pick(module, name))
+
+    def _cli_may_pick(self, module: str, cls: str) -> bool:
+        """Whether a LightningCLI of code that runs may run project class `cls` of `module`: one
+        in subclass mode (`subclass_mode_model=True`, or no model class given) runs whichever
+        LightningModule (or LightningDataModule) subclass its `--model` (`--data`) or YAML names."""
+        if not self._subclass_mode_cli:
+            return False
+        program = self.project.program
+        return program.derives_from(module, cls, LIGHTNING_MODULE) or program.derives_from(module, cls, LIGHTNING_DATA_MODULE)
+
+    @functools.cached_property
+    def _subclass_mode_cli(self) -> bool:
+        """Whether a reached module builds a LightningCLI in subclass mode (see `_cli_may_pick`)."""
+        program = self.project.program
+        for module in sorted(self.reached):
+            text = program.read(module)
+            tree = program.tree(module) if text is not None and _CLI in text else None
+            for node in ast.walk(tree) if tree is not None else ():
+                if isinstance(node, ast.Call) and _last_name(node.func) == _CLI and _subclass_mode(node):
+                    return True
+        return False
 
     @functools.cached_property
     def _imports_by_string(self) -> bool:
@@ -332,6 +356,20 @@ class Reach:
     def _importable(self, module: str) -> bool:
         """Whether the module is in a package (its folder has an __init__.py)."""
         return "." in module or self.project.relpaths[module].replace(os.sep, "/").endswith("__init__.py")
+
+
+def _last_name(func: ast.expr) -> str | None:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+
+
+def _subclass_mode(call: ast.Call) -> bool:
+    """A LightningCLI call that lets its command line or YAML pick any subclass: the model or the
+    data class in subclass mode, or no model class given (then any LightningModule)."""
+    keywords = {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg}
+    if any(isinstance(value, ast.Constant) and value.value is True
+           for key, value in keywords.items() if key in ("subclass_mode_model", "subclass_mode_data")):
+        return True
+    return not call.args and "model_class" not in keywords and None not in (k.arg for k in call.keywords)
 
 
 def names_in(tree: ast.Module) -> set[str]:

@@ -115,7 +115,8 @@ class SaveOnEveryRank(Rule):
     calls torch.distributed or DistributedDataParallel, spawns ranks, or reads RANK or
     LOCAL_RANK), or that a launcher runs on every rank without naming DDP (a function that
     builds an Accelerate `Accelerator(...)` or calls `fabric.launch()` on a Fabric for several
-    devices, the function `fabric.launch(fn)` starts, a LightningModule's hooks unless every
+    devices, the function `fabric.launch(fn)` starts, a LightningModule's hooks (also a subclass's of a
+    project LightningModule, in any module: a LightningCLI in subclass mode runs it) unless every
     Lightning Trainer the file builds is for one device), or that a shell script or document of
     the project starts with a launcher of several processes (`torchrun --nproc_per_node=4
     finetune.py`: a Hugging Face Trainer script that names no DDP), in code every rank reaches: a
@@ -551,6 +552,27 @@ class SaveOnEveryRank(Rule):
             messages=(
                 "torch.save runs on every rank and all of them write the same file, which corrupts it; save on "
                 "rank 0 only (if self.trainer.is_global_zero: or @rank_zero_only)"
+            ),
+        ),
+        Flagged(
+            # A subclass of a LightningModule is one too: the Trainer runs its hooks on every rank
+            # (a LightningCLI in subclass mode runs whichever subclass --model names).
+            """
+            import lightning as L
+
+            class ControlNetModule(L.LightningModule):
+                def on_save_checkpoint(self, checkpoint):
+                    if self.trainer.is_global_zero:
+                        self.controlnet.save_pretrained(f"controlnet/step_{self.global_step}")
+
+            class ControlNetFTModule(ControlNetModule):
+                def on_save_checkpoint(self, checkpoint):
+                    self.transformer.save_pretrained(f"transformer/step_{self.global_step}")
+                    ^
+            """,
+            messages=(
+                "save_pretrained runs on every rank and all of them write the same files, which corrupts them; "
+                "save on rank 0 only (if self.trainer.is_global_zero: or @rank_zero_only) or pass is_main_process="
             ),
         ),
         Flagged(

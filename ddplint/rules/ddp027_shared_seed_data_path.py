@@ -10,7 +10,7 @@ from ddplint.analyses.ranks import RANK_FUNCTIONS, RANK_NAMES, RankRegions, envi
 from ddplint.core.diagnostics import StepKind
 from ddplint.core.torch_api import (
     ACCELERATE_DEVICE_SPECIFIC, ACCELERATE_SET_SEED, ALL_GENERATORS, ENV_PACKAGES, ENV_RESET,
-    ENV_SEED, FABRIC, FABRIC_SEED_METHOD, GENERATOR_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, RANK_ENVIRONMENT, SEED_CALLS, generators_seeded,
+    DATALOADER, ENV_SEED, FABRIC, FABRIC_SEED_METHOD, GENERATOR_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, RANK_ENVIRONMENT, SEED_CALLS, generators_seeded,
     SEED_MARKERS, TORCH_DRAWS, TORCH_GENERATOR,
 )
 from ddplint.model.records import Place
@@ -18,10 +18,12 @@ from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.screens import dotted
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
-from ddplint.semantic.edits import keyword_argument
+from ddplint.semantic.edits import argument_for, keyword_argument
 from ddplint.semantic.model import dotted_name
 from ddplint.semantic.walk import children
 
+# Calls that iterate their first argument's items as they come: `enumerate(tqdm(loader))`.
+_PASS_THROUGH = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "iter"})
 # Calls whose result is as rank-free as their argument: `int(args.seed)`.
 CONVERSIONS = frozenset({"int", "float", "str", "abs"})
 DRAW_GENERATOR = "generator"  # a draw given its own generator does not use the seeded one
@@ -84,19 +86,23 @@ class SharedSeedDataPath(Rule):
     Fabric's `seed_everything`, Accelerate's `set_seed` without `device_specific=True`,
     `transformers.set_seed`, or a project function that seeds with its parameter alone:
     `seed_everything(seed)` calling `torch.manual_seed(seed)`, followed through the program
-    model across modules) with a value that is the same on every rank (a literal, a
+    model across modules; called without it, `set_seed()`, it seeds with the parameter's default) with a value that is the same on every rank (a literal, a
     command-line option or configuration value, a module constant, or a local name bound to one;
     nothing with a rank, process index or rank variable in it) runs on every rank, and later in
     the same function (or in a function of the module that it calls after the seed, as a script
     seeding in module code then calling `train()` does, unless that function seeds again
     first; or in a method of a project class, in any module, called after the seed on an object
-    of it made in that function: `task = Experiment(args)`, then `task.train()`, unless the
+    of it made in that function: `task = Experiment(args)`, then `task.train()`, or named nowhere:
+    `Trainer(fabric, config).train_loop()`, unless the
     method seeds before its loop) a training loop (the innermost loop that runs a backward)
     draws from the generator it seeded on every step: a torch or numpy random draw in the loop, or in a project
     function the loop calls (followed through the program model, across modules, up to four
     calls deep), or in a function defined inside the seeding function that the loop calls (a
     step written as `def process_iteration():` in the epoch loop, whose backward makes the loop
-    a training loop). Also when a gym or gymnasium environment built in the function is reset with
+    a training loop), or in the `__getitem__` of a project Dataset class whose object a
+    DataLoader built in that function reads without worker processes (`num_workers` left out or
+    0) while the training loop iterates it: each rank's own process then draws the
+    augmentations. Also when a gym or gymnasium environment built in the function is reset with
     `reset(seed=...)` of such a value and stepped there: every rank's environments emit the same
     observations. Also when a generator of its own (`g = torch.Generator(device=d).manual_seed(23123134)`,
     or `g.manual_seed(args.seed)`) is seeded with such a value on every rank and a training loop
@@ -120,7 +126,7 @@ class SharedSeedDataPath(Rule):
     (`if step % args.sample_every == 0:`: sampling, validation) or feed a pipeline
     (`pipeline(prompt, generator=g)`). Not followed yet:
     the draws of a Lightning `training_step` where the module a Trainer fits is named only in a
-    configuration file, the augmentations DataLoader workers draw, and a generator of its own
+    configuration file, the augmentations DataLoader workers draw, Python's `random`, and a generator of its own
     handed to a project function or kept on `self` for another method.
 
     No fix: add the rank to the seed of the data draws (`torch.manual_seed(seed + rank)` after
@@ -266,6 +272,101 @@ class SharedSeedDataPath(Rule):
                 "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
                 "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
                 "(torch.randint at example.py:11, in the training loop of Experiment.fit(), called below)"
+            ),
+        ),
+        Flagged(
+            # The same through an object named nowhere: the class is made and its loop run at once.
+            """
+            import lightning as L
+            import torch
+
+            class Trainer:
+                def __init__(self, fabric, model, loader):
+                    self.fabric, self.model, self.loader = fabric, model, loader
+
+                def train_loop(self):
+                    for latents in self.loader:
+                        noise = torch.randn_like(latents)
+                        self.fabric.backward(self.model(latents + noise).mean())
+
+            def main(config, model, loader):
+                fabric = L.Fabric(devices=-1, strategy="ddp")
+                fabric.launch()
+                fabric.seed_everything(config.seed)
+                ^
+                Trainer(fabric, model, loader).train_loop()
+            """,
+            messages=(
+                "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
+                "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
+                "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
+                "(torch.randn_like at example.py:10, in the training loop of Trainer.train_loop(), called below)"
+            ),
+        ),
+        Flagged(
+            # A seeding helper called without its argument seeds with its default, on every rank.
+            """
+            import random
+            import torch
+            import torch.distributed as dist
+
+            def set_seed(seed=42):
+                random.seed(seed)
+                torch.manual_seed(seed)
+
+            def main(model, loader, optimizer):
+                dist.init_process_group("nccl")
+                set_seed()
+                ^
+                for step, (images, labels) in enumerate(loader):
+                    loss = model(images + 0.1 * torch.randn_like(images), labels)
+                    loss.backward()
+            """,
+            messages=(
+                "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
+                "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
+                "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
+                "(torch.randn_like in the training loop below)"
+            ),
+        ),
+        Flagged(
+            # A DataLoader without workers runs the Dataset's __getitem__ in each rank's own
+            # process: its augmentations draw from the stream the shared seed set.
+            """
+            import numpy as np
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, Dataset, DistributedSampler
+
+            class Skeletons(Dataset):
+                def __init__(self, data):
+                    self.data = data
+
+                def __len__(self):
+                    return len(self.data)
+
+                def __getitem__(self, index):
+                    sample = self.data[index]
+                    if np.random.rand() < 0.5:
+                        sample = np.flip(sample, axis=0)
+                    return sample
+
+            def main(args, model, optimizer):
+                np.random.seed(42)
+                ^
+                dist.init_process_group("nccl")
+                dataset = Skeletons(np.load(args.data))
+                loader = DataLoader(dataset, sampler=DistributedSampler(dataset), batch_size=args.batch_size)
+                for epoch in range(args.epochs):
+                    for batch in enumerate(loader):
+                        model(batch).mean().backward()
+                        optimizer.step()
+            """,
+            messages=(
+                "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
+                "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
+                "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
+                "(numpy.random.rand at example.py:14, in Skeletons.__getitem__, which the training loop's DataLoader "
+                "runs in this process (no workers) each step)"
             ),
         ),
         Flagged(
@@ -434,6 +535,33 @@ class SharedSeedDataPath(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # The DataLoader's workers run __getitem__ (not followed: each worker process has a
+            # generator of its own); and a seed given the rank leaves each rank its own stream.
+            """
+            import numpy as np
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, Dataset
+
+            class Crops(Dataset):
+                def __getitem__(self, index):
+                    return self.images[index][np.random.randint(0, 8):]
+
+            def with_workers(args, model, optimizer):
+                np.random.seed(42)
+                dist.init_process_group("nccl")
+                loader = DataLoader(Crops(), num_workers=4)
+                for batch in loader:
+                    model(batch).mean().backward()
+
+            def with_rank(args, model, optimizer):
+                dist.init_process_group("nccl")
+                np.random.seed(42 + dist.get_rank())
+                loader = DataLoader(Crops())
+                for batch in loader:
+                    model(batch).mean().backward()
+            """
+        ),
         Clean(
             # The function the seeding code calls, and the method it calls on an object of a
             # project class, seed again with the rank before their loops.
@@ -685,6 +813,7 @@ class SharedSeedDataPath(Rule):
         self._loop_calls: list[_LoopCall] = []
         self._loops: dict[int, tuple[int, str | None, tuple[int, ...]]] = {}  # id -> (start, frame, outer loops)
         self._training: set[int] = set()  # loops that run a backward
+        self._iterated: dict[int, cst.BaseExpression] = {}  # a `for` loop's id -> what it iterates
         self._fabrics: set[str] = set()
         self._envs: set[tuple[str | None, str]] = set()
         self._stepped: set[tuple[str | None, str]] = set()
@@ -711,6 +840,7 @@ class SharedSeedDataPath(Rule):
 
     def visit_For(self, node: cst.For) -> None:
         self._loop(node)
+        self._iterated[id(node)] = node.iter
 
     def visit_While(self, node: cst.While) -> None:
         self._loop(node)
@@ -762,6 +892,9 @@ class SharedSeedDataPath(Rule):
             self._object_calls.append((_LoopCall(node, node.args[0].value.value, (), frame, self._order), None))
         elif method is not None and isinstance(func.value, cst.Name) and not self.model.loops:
             self._object_calls.append((_LoopCall(node, func.value.value, (), frame, self._order), method))
+        elif method is not None and isinstance(func.value, cst.Call) and not self.model.loops:
+            # a method of an object made here and named nowhere: `Trainer(fabric, config).train_loop()`
+            self._object_calls.append((_LoopCall(node, None, (), frame, self._order), method))
         receiver = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
         if receiver is not None and (frame, receiver) in self._envs:
             if method == "step":
@@ -783,6 +916,8 @@ class SharedSeedDataPath(Rule):
             positional = [a for a in node.args if a.keyword is None]
             value = given.value if given else positional[position].value if position < len(positional) and not any(
                 a.star for a in positional[: position + 1]) else None
+            if value is None and not given and len(positional) <= position and not any(a.star for a in node.args):
+                value = self._helper_default(node, parameter)  # `set_seed()` of `def set_seed(seed=42):`
             self._seeds.append(_Seed(node, value, seeded, frame, self._cls(), self._order, through=dotted_name(func),
                                      branches=self.model.get(ParserOptions).branches()))
         elif seeded is not None:
@@ -836,6 +971,24 @@ class SharedSeedDataPath(Rule):
             return None
         return seeding_helper(project.program, project.module, self.model.frame.key, self._cls(), callee)
 
+    def _helper_default(self, call: cst.Call, parameter: str) -> cst.BaseExpression | None:
+        """The literal number the seeding helper `call` reaches gives `parameter` by default, as
+        an expression (`def set_seed(seed=42):` called as `set_seed()`); None when not a literal."""
+        project, callee = self.model.project, dotted_name(call.func)
+        program = project.program if project is not None else None
+        target = program.target(project.module, self.model.frame.key, self._cls(), callee) if program and callee else None
+        definition = program.definition(target.module, target.key) if target is not None else None
+        if definition is None:
+            return None
+        arguments = definition.args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        pairs = list(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults))
+        pairs += [(a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None]
+        default = next((d for a, d in pairs if a.arg == parameter), None)
+        if isinstance(default, ast.Constant) and type(default.value) is int:
+            return cst.Integer(str(default.value))
+        return None
+
     # -- the judgement --------------------------------------------------------------------------
 
     def leave_Module(self, original_node: cst.Module) -> None:
@@ -882,6 +1035,9 @@ class SharedSeedDataPath(Rule):
                 if found is not None:
                     self._report_seed(seed, call, found, via)
                     return
+            for loop in loops:
+                if self._loader_draw(seed, loop, frame, via):
+                    return
         for frame, after, via in places:
             for call, method in self._object_calls:
                 if call.frame != frame or call.order <= after or frame == seed.frame and self._reseeded(seed, call.order):
@@ -890,6 +1046,47 @@ class SharedSeedDataPath(Rule):
                 if stepped is not None:
                     self._report_object(seed, call, method, *stepped, via)
                     return
+
+    def _loader_draw(self, seed: _Seed, loop: int, frame: str | None, via: _LoopCall | None) -> bool:
+        """Report `seed` when training loop `loop` iterates a DataLoader this function builds
+        without worker processes (`num_workers` left out or 0) over an object of a project
+        Dataset class whose `__getitem__` draws from a seeded generator: each rank's main process
+        draws its augmentations from the same seeded stream, step by step. Whether it reported."""
+        project, iterated = self.model.project, self._iterated.get(loop)
+        while isinstance(iterated, cst.Call) and iterated.args and dotted_name(iterated.func) in _PASS_THROUGH:
+            iterated = iterated.args[0].value  # `enumerate(tqdm(loader))`
+        if project is None or not isinstance(iterated, cst.Name):
+            return False
+        start = self._loops[loop][0]
+        loader = self._last_bound(iterated.value, frame, start)
+        if not isinstance(loader, cst.Call) or self.model.qualified(loader.func) not in DATALOADER:
+            return False
+        workers = argument_for(loader, DATALOADER, "num_workers")
+        dataset = argument_for(loader, DATALOADER, "dataset")
+        if workers is not None and not (isinstance(workers.value, cst.Integer) and workers.value.value == "0"):
+            return False
+        made = dataset.value if dataset is not None else None
+        if isinstance(made, cst.Name):
+            made = self._last_bound(made.value, frame, start)
+        callee = dotted_name(made.func) if isinstance(made, cst.Call) else None
+        cls = project.program.class_of(project.module, callee) if callee is not None else None
+        found = reached_draw(project.program, cls[0], None, cls[1], "self.__getitem__", seed.generators, {}, 0) if cls else None
+        if found is None:
+            return False
+        place, what = found
+        steps = [
+            *([Link(StepKind.REACHES, f"then calls {via.callee}(), whose training loop runs with the seeded generators", via.call)] if via else []),
+            Link(StepKind.REACHES, f"the training loop iterates a DataLoader without worker processes over a {cls[1]}: "
+                 f"each rank's own process runs {cls[1]}.__getitem__, which draws {what}, on every step", loader),
+        ]
+        self._report_draws(seed, steps, what, place, f"{what} at {place}, in {cls[1]}.__getitem__, which the training "
+                           "loop's DataLoader runs in this process (no workers) each step")
+        return True
+
+    def _last_bound(self, name: str, frame: str | None, before: int) -> cst.BaseExpression | None:
+        """The value `name` was last bound to in function `frame` before `before`; None if none."""
+        bound = [b for b in self._bound if b.name == name and b.frame == frame and b.order < before]
+        return bound[-1].value if bound else None
 
     def _judge_private(self, seed: _Seed) -> None:
         """A generator of its own seeded alike on every rank: reported when a training loop of its
@@ -923,7 +1120,8 @@ class SharedSeedDataPath(Rule):
 
     def _object_step(self, call: _LoopCall, method: str | None, seed: _Seed) -> tuple[str, tuple[Place, str]] | None:
         """The class of the object `call.callee` names, bound in the same function to a project
-        class's object before the call, and the draw the call makes each training step: for
+        class's object before the call (or, without a name, made by the call's receiver:
+        `Trainer(fabric, config).train_loop()`), and the draw the call makes each training step: for
         `trainer.fit(model)` (no `method`), the draw model's `training_step` makes; for
         `task.train()`, the draw the training loop of that method makes (itself or through the project functions it
         calls)."""
@@ -931,13 +1129,17 @@ class SharedSeedDataPath(Rule):
         if project is None:
             return None
         program = project.program
-        for bound in self._bound:  # every binding before the call: `model = A(cfg)` in one branch, `B(cfg)` in another
-            if bound.name != call.callee or bound.frame != call.frame or bound.order > call.order:
-                continue
-            callee = dotted_name(bound.value.func) if isinstance(bound.value, cst.Call) else None
+        # every binding before the call: `model = A(cfg)` in one branch, `B(cfg)` in another; or
+        # the call that made an object named nowhere (`Trainer(fabric, config).train_loop()`)
+        makers = [(call.call.func.value, None)] if call.callee is None else [  # type: ignore[attr-defined]
+            (bound.value, bound.cls) for bound in self._bound
+            if bound.name == call.callee and bound.frame == call.frame and bound.order <= call.order
+        ]
+        for value, within in makers:
+            callee = dotted_name(value.func) if isinstance(value, cst.Call) else None
             made = program.class_of(project.module, callee) if callee is not None else None
             if made is None:  # a class of a package, reached through its re-export: its `__init__`
-                init = program.resolve(project.module, callee, bound.cls) if callee is not None else None
+                init = program.resolve(project.module, callee, within) if callee is not None else None
                 made = (init.module, init.key.rpartition(".")[0]) if init is not None and init.key.endswith(".__init__") else None
             if made is None:
                 continue
