@@ -995,9 +995,12 @@ class Program:
 
     def padding_sampler(self, module: str, callee: str) -> bool:
         """Whether `callee`, as written in `module`, names a project class that pads its indices
-        as DistributedSampler does (a copy of it: ddplint.model.project.ProjectView.padding_sampler)."""
+        as DistributedSampler does (a copy of it: ddplint.model.project.ProjectView.padding_sampler),
+        or a subclass of DistributedSampler whose order still comes from the epoch
+        (ProjectView.epoch_sampler): either is followed as one."""
         qualified = self.class_name(module, callee)
-        return qualified is not None and self.project.module_view(module).padding_sampler(qualified) is not None
+        view = self.project.module_view(module)
+        return qualified is not None and (view.padding_sampler(qualified) or view.epoch_sampler(qualified)) is not None
 
     def class_name(self, module: str, callee: str) -> str | None:
         """The absolute name `callee`, as written in `module`, stands for, a class of the module
