@@ -46,13 +46,14 @@ from torch.utils.data import DataLoader
 from data.samplers import DistributedSampler
 
 
-def build_dataloader(dataset, samples_per_gpu, dist=True, shuffle=True):
+def build_dataloader(dataset, samples_per_gpu, dist=True, shuffle=True, **kwargs):
     if dist:
         sampler = DistributedSampler(dataset, None, None, shuffle=shuffle)
         shuffle = False
     else:
         sampler = None
-    return DataLoader(dataset, batch_size=samples_per_gpu, sampler=sampler, shuffle=shuffle)
+    # `**kwargs` cannot carry a second `sampler=`: the loader draws from this one
+    return DataLoader(dataset, batch_size=samples_per_gpu, sampler=sampler, shuffle=shuffle, **kwargs)
 '''
 
 _TRAINER = '''\
@@ -64,7 +65,7 @@ from data.loader import build_dataloader
 class Trainer:
     def train(self, dataset, epochs):
         dist.init_process_group("nccl")
-        loader = build_dataloader(dataset, 8, dist=True, shuffle=True)
+        loader = build_dataloader(dataset, 8, dist=True, shuffle=True, drop_last=True)
         for epoch in range(epochs):
             for batch in loader:
                 self.model(batch).backward()
