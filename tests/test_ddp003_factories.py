@@ -115,3 +115,73 @@ def test_a_project_subclass_that_shuffles_without_the_epoch_is_not_reported(tmp_
     _project(tmp_path, _UNSEEDED)
     run.cwd = tmp_path
     assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) == []
+
+
+_FACTORY = '''\
+import torch
+from torch.utils.data import DataLoader
+from torch.utils.data.distributed import DistributedSampler
+
+
+def train(train_loader, model, optimizer, epoch):
+    for images, target in train_loader:
+        model(images, target).backward()
+        optimizer.step()
+
+
+class DataloaderFactory(object):
+    cifar10 = 1
+    imagenet = 5
+
+    def __init__(self, args):
+        self.args = args
+
+    def product_train_val_loader(self, data_type):
+        args = self.args
+        train_loader = None
+        val_loader = None
+        if data_type == self.imagenet:
+            sampler = DistributedSampler(args.imagenet) if args.distributed else None
+            train_loader = DataLoader(args.imagenet, shuffle=sampler is None, sampler=sampler)
+            return train_loader, val_loader, sampler
+        if data_type == self.cifar10:
+            if args.distributed:
+                train_sampler = DistributedSampler(args.cifar)
+            else:
+                train_sampler = None
+            train_loader = DataLoader(args.cifar, shuffle=(train_sampler is None), sampler=train_sampler)
+            val_loader = DataLoader(args.cifar_val, shuffle=False)
+        return train_loader, val_loader
+'''
+
+_MAIN = '''\
+import torch.distributed as dist
+import torch.multiprocessing as mp
+from examples import *
+
+
+def main_worker(gpu, args, model, optimizer):
+    dist.init_process_group("nccl", rank=gpu, world_size=args.world_size)
+    df = DataloaderFactory(args)
+    train_loader, val_loader = df.product_train_val_loader(df.cifar10)
+    for epoch in range(args.start_epoch, args.epochs):
+        train(train_loader, model, optimizer, epoch)
+
+
+def main(args, model, optimizer):
+    mp.spawn(main_worker, nprocs=2, args=(args, model, optimizer))
+'''
+
+
+def test_a_loader_from_a_method_of_a_star_imported_factory_class_is_followed_into_the_epoch_loop(tmp_path, run):
+    """`from examples import *` binds DataloaderFactory; its method returns the loader drawing
+    from a shuffling DistributedSampler, and the epoch loop hands it to train() (a pass that
+    trains) without set_epoch. Unpacked into two names, the call gets the two-item return (the
+    CIFAR-10 sampler), never the three-item one."""
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "__init__.py").write_text(_FACTORY)
+    (tmp_path / "examples" / "main.py").write_text(_MAIN)
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP003", ".").stdout
+    assert _findings(output) == [("examples/main.py", 10, "DDP003")], output
+    assert "sampler built in examples/__init__.py:30" in output, output

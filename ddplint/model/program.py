@@ -1324,6 +1324,11 @@ class Program:
                 name for table in (self.parameters, self.attributes, self.carried) for (name, _), values in table.items()
                 if any(_holds_data(value) for value in values.values())
             }
+            # and the callers of a project function or method that returns one (a factory's
+            # `df.product_train_val_loader(...)`, its class star-imported), in the modules read
+            for function, values in self.returned_data.items():
+                if any(_holds_data(value) for value in values):
+                    self._data_receivers.update(site.caller for site in self.context.call_sites(*function, read_only=True) or ())
         return module in self._data_receivers
 
     def _runs_in(self, mode: str, target: Target, depth: int) -> Collective | None:
