@@ -749,7 +749,7 @@ class Program:
         for value in self._alternatives(module, key, source.held):
             if isinstance(value, Prepared):
                 return value
-            if isinstance(value, Pack) and value.at(source.index) is not None:
+            if isinstance(value, Pack) and value.at(source.index) is not None and _unpacks(value, source.size):
                 return value.at(source.index)
         return None
 
@@ -965,7 +965,7 @@ class Program:
         if isinstance(source, Item):
             return [
                 value.at(source.index) for value in self.values_of(module, key, source.held)
-                if isinstance(value, Pack) and value.at(source.index) is not None
+                if isinstance(value, Pack) and value.at(source.index) is not None and _unpacks(value, source.size)
             ]
         if isinstance(source, CallResult) and source.data is None:
             return self._alternatives(module, key, source)
@@ -1561,6 +1561,12 @@ class _Memos:
         # what a rule's own questions of the program read from modules as saved, by question and
         # module: the language server asks them again on every keystroke of one program
         self.read: dict = {}
+
+
+def _unpacks(value: Pack, size: int | None) -> bool:
+    """Whether an unpacking into `size` names (None: not one) may take `value`: a tuple of
+    another length raises instead."""
+    return size is None or value.each or bool(value.keys) or len(value.items) == size
 
 
 def _literal(given, default: bool) -> bool | None:

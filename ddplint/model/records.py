@@ -159,10 +159,13 @@ class Element:
 
 @record
 class Item:
-    """`held[index]`: an element of a tuple, or a dict's value under a literal key."""
+    """`held[index]`: an element of a tuple, or a dict's value under a literal key; `size`: the
+    number of names an unpacking binds (`a, b = build()`), which only a tuple of that many
+    items fits (another raises), or None."""
 
     held: Source
     index: int | str
+    size: int | None = None
 
 
 @record

@@ -521,7 +521,7 @@ class _FunctionReader:
             # `loader, sampler = build(ds)`: each name holds its element of what the call returns
             starred = any(isinstance(element, ast.Starred) for element in target.elts)
             for index, element in enumerate(target.elts):
-                item = Item(source, index) if source is not None and not starred else None
+                item = Item(source, index, len(target.elts)) if source is not None and not starred else None
                 self._bind(element.value if isinstance(element, ast.Starred) else element, item)
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and not isinstance(target.slice, ast.Slice):
             # `loaders[task] = DataLoader(...)` under a key the program does not read (a loop's):
