@@ -275,15 +275,7 @@ def module_facts(text: str, scan: TextScan | None = None, relative: str | None =
             else:
                 # Every class of a module that names a DataLoader or a Sampler: a subclass
                 # of a subclass need not name it again.
-                header = _CLASS_HEADER.match(chunk)
-                bases = [b.strip() for b in header.group(1).split(",")] if header and header.group(1) else []
-                classes[cls] = {"line": line, "bases": [b for b in bases if _DOTTED.fullmatch(b)]}
-                if "__iter__" in chunk and _PADS_INDICES.search(chunk):
-                    classes[cls]["pads"] = True  # a sampler that pads its indices as DistributedSampler does
-                order = _OWN_ITER.search(chunk) if "__iter__" in chunk else None
-                if order is not None:
-                    # its own order: drawn from `self.epoch` (as DistributedSampler's is) or not
-                    classes[cls]["iter"] = "epoch" if any(word in order.group(0) for word in _EPOCH_ORDER) else "own"
+                classes[cls] = _class_record(chunk, line)
     # Which of the other functions call an imported name or a CUDA function of this module
     # (then one of another module may make them a CUDA helper), by text: `name(`, `name.x(`.
     candidates = {
@@ -327,6 +319,21 @@ def module_facts(text: str, scan: TextScan | None = None, relative: str | None =
     for name in fixed_point(and_callers, {name for name, record in functions.items() if record["cuda"]}):
         functions[name]["cuda"] = True
     return facts
+
+
+def _class_record(chunk: str, line: int) -> dict:
+    """The index's record of a class whose text is `chunk`: its line, its dotted bases, "pads"
+    where its `__iter__` pads its indices as DistributedSampler does, and "iter" where it has
+    one: "epoch" where that draws its order from `self.epoch` (or torch's), else "own"."""
+    header = _CLASS_HEADER.match(chunk)
+    bases = [b.strip() for b in header.group(1).split(",")] if header and header.group(1) else []
+    record: dict = {"line": line, "bases": [b for b in bases if _DOTTED.fullmatch(b)]}
+    if "__iter__" in chunk and _PADS_INDICES.search(chunk):
+        record["pads"] = True  # a sampler that pads its indices as DistributedSampler does
+    order = _OWN_ITER.search(chunk) if "__iter__" in chunk else None
+    if order is not None:
+        record["iter"] = "epoch" if any(word in order.group(0) for word in _EPOCH_ORDER) else "own"
+    return record
 
 
 _COMMENT = re.compile(r"#[^\n]*")
