@@ -77,7 +77,7 @@ MAX_HELPERS = 6  # project helpers followed to a collective (`collective`); deep
 _COMBINES, _EVERY_RANK = "combines", "every rank"  # what `_runs` looks for
 _BROADCAST_BUFFERS = "broadcast_buffers"  # DDP's parameter (torch_api.DDP)
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
-CACHE_VERSION = 17  # of the summaries kept in the cache: a summary of another version is read again
+CACHE_VERSION = 18  # of the summaries kept in the cache: a summary of another version is read again
 # `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 
@@ -754,7 +754,7 @@ class Program:
         for value in self._alternatives(module, key, source.held):
             if isinstance(value, Prepared):
                 return value
-            if isinstance(value, Pack) and value.at(source.index) is not None:
+            if isinstance(value, Pack) and value.at(source.index) is not None and _unpacks(value, source.size):
                 return value.at(source.index)
         return None
 
@@ -970,7 +970,7 @@ class Program:
         if isinstance(source, Item):
             return [
                 value.at(source.index) for value in self.values_of(module, key, source.held)
-                if isinstance(value, Pack) and value.at(source.index) is not None
+                if isinstance(value, Pack) and value.at(source.index) is not None and _unpacks(value, source.size)
             ]
         if isinstance(source, CallResult) and source.data is None:
             return self._alternatives(module, key, source)
@@ -1000,9 +1000,12 @@ class Program:
 
     def padding_sampler(self, module: str, callee: str) -> bool:
         """Whether `callee`, as written in `module`, names a project class that pads its indices
-        as DistributedSampler does (a copy of it: ddplint.model.project.ProjectView.padding_sampler)."""
+        as DistributedSampler does (a copy of it: ddplint.model.project.ProjectView.padding_sampler),
+        or a subclass of DistributedSampler whose order still comes from the epoch
+        (ProjectView.epoch_sampler): either is followed as one."""
         qualified = self.class_name(module, callee)
-        return qualified is not None and self.project.module_view(module).padding_sampler(qualified) is not None
+        view = self.project.module_view(module)
+        return qualified is not None and (view.padding_sampler(qualified) or view.epoch_sampler(qualified)) is not None
 
     def class_name(self, module: str, callee: str) -> str | None:
         """The absolute name `callee`, as written in `module`, stands for, a class of the module
@@ -1326,6 +1329,11 @@ class Program:
                 name for table in (self.parameters, self.attributes, self.carried) for (name, _), values in table.items()
                 if any(_holds_data(value) for value in values.values())
             }
+            # and the callers of a project function or method that returns one (a factory's
+            # `df.product_train_val_loader(...)`, its class star-imported), in the modules read
+            for function, values in self.returned_data.items():
+                if any(_holds_data(value) for value in values):
+                    self._data_receivers.update(site.caller for site in self.context.call_sites(*function, read_only=True) or ())
         return module in self._data_receivers
 
     def _runs_in(self, mode: str, target: Target, depth: int) -> Collective | None:
@@ -1558,6 +1566,12 @@ class _Memos:
         # what a rule's own questions of the program read from modules as saved, by question and
         # module: the language server asks them again on every keystroke of one program
         self.read: dict = {}
+
+
+def _unpacks(value: Pack, size: int | None) -> bool:
+    """Whether an unpacking into `size` names (None: not one) may take `value`: a tuple of
+    another length raises instead."""
+    return size is None or value.each or bool(value.keys) or len(value.items) == size
 
 
 def _literal(given, default: bool) -> bool | None:

@@ -275,11 +275,7 @@ def module_facts(text: str, scan: TextScan | None = None, relative: str | None =
             else:
                 # Every class of a module that names a DataLoader or a Sampler: a subclass
                 # of a subclass need not name it again.
-                header = _CLASS_HEADER.match(chunk)
-                bases = [b.strip() for b in header.group(1).split(",")] if header and header.group(1) else []
-                classes[cls] = {"line": line, "bases": [b for b in bases if _DOTTED.fullmatch(b)]}
-                if "__iter__" in chunk and _PADS_INDICES.search(chunk):
-                    classes[cls]["pads"] = True  # a sampler that pads its indices as DistributedSampler does
+                classes[cls] = _class_record(chunk, line)
     # Which of the other functions call an imported name or a CUDA function of this module
     # (then one of another module may make them a CUDA helper), by text: `name(`, `name.x(`.
     candidates = {
@@ -323,6 +319,21 @@ def module_facts(text: str, scan: TextScan | None = None, relative: str | None =
     for name in fixed_point(and_callers, {name for name, record in functions.items() if record["cuda"]}):
         functions[name]["cuda"] = True
     return facts
+
+
+def _class_record(chunk: str, line: int) -> dict:
+    """The index's record of a class whose text is `chunk`: its line, its dotted bases, "pads"
+    where its `__iter__` pads its indices as DistributedSampler does, and "iter" where it has
+    one: "epoch" where that draws its order from `self.epoch` (or torch's), else "own"."""
+    header = _CLASS_HEADER.match(chunk)
+    bases = [b.strip() for b in header.group(1).split(",")] if header and header.group(1) else []
+    record: dict = {"line": line, "bases": [b for b in bases if _DOTTED.fullmatch(b)]}
+    if "__iter__" in chunk and _PADS_INDICES.search(chunk):
+        record["pads"] = True  # a sampler that pads its indices as DistributedSampler does
+    order = _OWN_ITER.search(chunk) if "__iter__" in chunk else None
+    if order is not None:
+        record["iter"] = "epoch" if any(word in order.group(0) for word in _EPOCH_ORDER) else "own"
+    return record
 
 
 _COMMENT = re.compile(r"#[^\n]*")
@@ -375,6 +386,9 @@ _DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 # `indices = indices + indices[:padding]`, `indices += (indices * k)[:padding]`: the padding of a
 # DistributedSampler that gives every rank as many samples.
 _PADS_INDICES = re.compile(r"\b(\w+)\s*(?:\+=|=\s*\1\s*\+)\s*\(?\s*\1\s*(?:\[|\*)")
+# A class's `__iter__`, up to the next `def` (its own nested ones too: then less is read).
+_EPOCH_ORDER = ("self.epoch", "super().__iter__(", "super(")  # an `__iter__` drawing from the epoch, or torch's
+_OWN_ITER = re.compile(r"def __iter__\(.*?(?=\n[ \t]*(?:async[ \t]+)?def[ \t]|\Z)", re.S)
 
 
 _CALL = re.compile(r"(?<![\w.])(\w+)(?:\.(\w+))?\s*\(")
@@ -2442,19 +2456,46 @@ class ProjectView:
 
     def _subclass_of(self, found: tuple[str, str, str], targets: frozenset[str], _seen: frozenset) -> str | None:
         module, _, name = found
+        view = self.project.module_view(module)
+        for full in self._bases(found):
+            if full in targets or view.subclass_of(full, targets, _seen | {found}):
+                return self.project.place(module, self.project.modules[module]["classes"][name]["line"])
+        return None
+
+    def _bases(self, found: tuple[str, str, str]) -> list[str]:
+        """The absolute names of the bases of the project class `found` that an import of its
+        module or a class of it binds."""
+        module, _, name = found
         record = self.project.modules[module]["classes"][name]
         view = self.project.module_view(module)
         imports = self.project.modules[module]["imports"]
+        bases = []
         for base in record["bases"]:
             head, _, rest = base.partition(".")
             origin = imports.get(head)
             if origin is None:
-                if head in self.project.modules[module]["classes"]:
-                    origin = f"{module}.{head}"
-                else:
+                if head not in self.project.modules[module]["classes"]:
                     continue
-            full = view.absolute(f"{origin}.{rest}" if rest else origin)
-            if full in targets or view.subclass_of(full, targets, _seen | {found}):
+                origin = f"{module}.{head}"
+            bases.append(view.absolute(f"{origin}.{rest}" if rest else origin))
+        return bases
+
+    def epoch_sampler(self, qualified: str | None, _seen: frozenset = frozenset()) -> Place | None:
+        """Where the project class `qualified` names is defined, if it is a DistributedSampler
+        (a subclass of torch's, through project classes) whose order is torch's, drawn from
+        seed + epoch (no `__iter__` of its own on the way), or one its own `__iter__` draws
+        from `self.epoch` (the index's "iter"): it repeats its order until set_epoch is
+        called. None for one whose `__iter__` shuffles otherwise, or not a subclass."""
+        found = self.resolve(qualified)
+        if found is None or found[1] != "class" or found in _seen:
+            return None
+        module, _, name = found
+        record = self.project.modules[module]["classes"][name]
+        if record.get("iter", "epoch") != "epoch":
+            return None
+        view = self.project.module_view(module)
+        for full in self._bases(found):
+            if full in DISTRIBUTED_SAMPLER.spellings or view.epoch_sampler(full, _seen | {found}) is not None:
                 return self.project.place(module, record["line"])
         return None
 

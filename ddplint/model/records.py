@@ -104,8 +104,8 @@ class DataCall:
     """What a call that may build a DistributedSampler, a DataLoader or a BatchSampler passes
     for what the program follows: `shuffle`/`drop_last` (a Literal, Unknown, or None when not
     passed), the source of the `dataset`, `sampler` or `batch_sampler` (Unknown when not
-    followed), and the builder's parameter tests around it. `starred`: `*args` or `**kwargs`
-    hide where things land."""
+    followed), and the builder's parameter tests around it. `starred`: `*args` hide where
+    things land (`**kwargs` only what is not given by name: those are Unknown)."""
 
     shuffle: Literal | Unknown | None = None
     drop_last: Literal | Unknown | None = None
@@ -159,10 +159,13 @@ class Element:
 
 @record
 class Item:
-    """`held[index]`: an element of a tuple, or a dict's value under a literal key."""
+    """`held[index]`: an element of a tuple, or a dict's value under a literal key; `size`: the
+    number of names an unpacking binds (`a, b = build()`), which only a tuple of that many
+    items fits (another raises), or None."""
 
     held: Source
     index: int | str
+    size: int | None = None
 
 
 @record

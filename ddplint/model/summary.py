@@ -387,9 +387,11 @@ class _FunctionReader:
             if index < len(params):
                 given[params[index]] = arg
         given.update((k.arg, k.value) for k in call.keywords if k.arg is not None)
-        if any(k.arg is None for k in call.keywords):
-            return DataCall(starred=True)
         facts: dict = {}
+        if any(k.arg is None for k in call.keywords):
+            # `**kwargs` cannot repeat a keyword given by name (Python refuses the call): only
+            # what is not given by name may come from it
+            facts = {name: Unknown() for name in (*_DATA_LITERALS, *_DATA_SOURCES) if name in params and name not in given}
         for name, value in given.items():
             if name in _DATA_LITERALS:
                 known = value.value if isinstance(value, ast.Constant) and isinstance(value.value, bool) else self._flag(value)
@@ -519,7 +521,7 @@ class _FunctionReader:
             # `loader, sampler = build(ds)`: each name holds its element of what the call returns
             starred = any(isinstance(element, ast.Starred) for element in target.elts)
             for index, element in enumerate(target.elts):
-                item = Item(source, index) if source is not None and not starred else None
+                item = Item(source, index, len(target.elts)) if source is not None and not starred else None
                 self._bind(element.value if isinstance(element, ast.Starred) else element, item)
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and not isinstance(target.slice, ast.Slice):
             # `loaders[task] = DataLoader(...)` under a key the program does not read (a loop's):

@@ -27,7 +27,10 @@ class ProjectFact(enum.Enum):
     ENDLESS_WRAPPER = "imports a generator that iterates its argument again and again, forever"
     SAMPLER_CLASS = "imports a Sampler subclass"
     SEED_HELPER = "imports a function of a project module that may seed a random generator (torch.manual_seed)"
-    HOLDS_LOADER = "is handed a DistributedSampler or a DataLoader drawing from one, or keeps one on an object"
+    HOLDS_LOADER = (
+        "is handed a DistributedSampler or a DataLoader drawing from one, keeps one on an object, or gets one back "
+        "from a project function or method it calls"
+    )
     # It stands only for the needles of a torch.save call (ddplint.model.project._STANDS_FOR): the
     # module must still show its own evidence of running as ranks.
     SAVE_HELPER = "imports a function of a project module that may save with torch.save"

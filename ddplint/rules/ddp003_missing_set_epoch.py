@@ -58,7 +58,11 @@ class MissingSetEpoch(Rule):
 
     With the project index, the sampler or the loader may come from a helper of another
     module that returns it, alone or in a tuple (`loader, sampler = build(dataset)`, also a
-    static method called through its class: `Cifar.get_loader(...)`); and the
+    static method called through its class: `Cifar.get_loader(...)`, or a method of a factory
+    object: `df.product_train_val_loader(...)`, its class star-imported); the sampler may be
+    the project's own subclass of DistributedSampler whose order still comes from the epoch
+    (no `__iter__` of its own, or one seeded with `self.epoch`), not one that shuffles
+    otherwise (`random.shuffle(indices)`: a new order each pass); and the
     endless generator may be defined in another module (`dl = cycle(loader)`, with `cycle`
     in `utils.py`): then the call is reported, without a fix, when no `set_epoch` of this
     module may reach the sampler. An epoch loop may also hand the loader to a function of
