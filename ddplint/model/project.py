@@ -2707,6 +2707,11 @@ def build(root: str, cache_folder: str | None = None, files: list[str] | None = 
             entry = {"size": info.st_size, "mtime": info.st_mtime_ns, "hash": digest, "facts": facts}
         fresh[relative] = entry
         name = module_name(relative, packages)
+        if relative[: -len(".py")].replace(os.sep, "/") in packages:
+            # `prune.py` beside the package `prune/`: `import prune` finds the package (a folder
+            # comes first on the import path), so the file is only ever run as a script, a
+            # module of its own under a name no import spells
+            name = f"{name}-script"
         if name in modules:  # two scripts folders with a `utils.py`: neither is resolved
             ambiguous.add(name)
         modules[name] = facts
