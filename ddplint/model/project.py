@@ -2217,6 +2217,12 @@ class ProjectView:
         `cls`) returns from a project function (at position `index` of a tuple it returns), or None."""
         return self.project.program.result_of(self.module, callee, cls, index)
 
+    def saved_parameter(self, key: str | None, cls: str | None, callee: str):
+        """What a call of `callee` in this module's function `key` saves: the parameter of the
+        project helper it reaches that the helper `torch.save`s, and its file
+        (ddplint.model.values.SavedParameter), or None."""
+        return self.project.program.values.saved_parameter(self.module, key, cls, callee)
+
     def callee_summary(self, key: str | None, cls: str | None, callee: str) -> dict | None:
         """What the project callable reached by calling `callee` in this module's function `key`
         does (ddplint.model.program.Program.callee_summary), or None when unknown."""
