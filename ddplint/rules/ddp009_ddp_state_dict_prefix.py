@@ -286,6 +286,19 @@ class DdpStateDictPrefix(Rule):
                 ),
             ),
         ),
+        Flagged(
+            # OpenMMLab's wrapper derives from DistributedDataParallel: the same `module.` keys.
+            """
+            import torch
+            from mmcv.parallel import MMDistributedDataParallel
+
+            model = MMDistributedDataParallel(build().cuda(), device_ids=[0])
+            torch.save(model.state_dict(), "latest.pth")
+            fresh = build()
+            fresh.load_state_dict(torch.load("latest.pth", map_location="cpu"))
+            ^
+            """
+        ),
     )
     clean_examples = (
         Clean(
