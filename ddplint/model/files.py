@@ -29,6 +29,7 @@ ddplint.model.values answers questions about them over the solved program.
 from __future__ import annotations
 
 import ast
+import itertools
 import posixpath
 import re
 import string
@@ -252,10 +253,9 @@ def _read_handed_states(reader, node: ast.Call, callee: str) -> None:
     (`handed_states`): a dict literal (`{"state_dict": model.state_dict()}`), a local dict that
     holds some, or a state dict itself."""
     states: dict[str, tuple] = {}
-    arguments = [(str(index), value) for index, value in enumerate(node.args)]
-    if any(isinstance(value, ast.Starred) for value in node.args):
-        arguments = arguments[: [isinstance(value, ast.Starred) for value in node.args].index(True)]
-    for name, value in [*arguments, *((word.arg, word.value) for word in node.keywords if word.arg is not None)]:
+    positional = itertools.takewhile(lambda value: not isinstance(value, ast.Starred), node.args)  # positions end at `*args`
+    for name, value in [*((str(index), value) for index, value in enumerate(positional)),
+                        *((word.arg, word.value) for word in node.keywords if word.arg is not None)]:
         held = _states_in(reader, value)
         if held:
             states[name] = tuple(held)
