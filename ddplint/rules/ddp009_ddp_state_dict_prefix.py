@@ -88,7 +88,11 @@ class DdpStateDictPrefix(Rule):
     the one the wrapper's state dict is saved under
     (`checkpoint["optimizer"]`), a whole checkpoint loaded as the state dict where the wrapper's
     is saved only as an entry of a dict (that load reads another file), and a checkpoint whose
-    path is that of a state dict saved before the wrap. A dict bound to a name and saved
+    path is that of a state dict saved before the wrap, and a load into a model that a branch of an
+    `if` before it wraps (`if args.distributed: model = DDP(model) else: model =
+    DataParallel(model)`: the distributed run loads into the wrapper). A save helper of the project
+    that `torch.save`s its parameter (`def save_checkpoint(state, filename): torch.save(state,
+    filename)`) saves what each call hands it, as `torch.save` would. A dict bound to a name and saved
     later (`checkpoint = {"model": model.state_dict()}`, `checkpoint["ema"] = ...`, then
     `torch.save(checkpoint, path)`) holds the state dicts put in it, each judged where it is
     put in.
@@ -302,6 +306,26 @@ class DdpStateDictPrefix(Rule):
     )
     clean_examples = (
         Clean(
+            # The ImageNet example's wrap: the distributed run's branch makes `model` the DDP
+            # model, whatever the walk saw last, so its resume loads into the wrapper.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(model, args):
+                if args.distributed:
+                    model = DDP(model)
+                else:
+                    model = torch.nn.DataParallel(model)
+                checkpoint = torch.load("checkpoint.pth.tar", map_location="cpu")
+                model.load_state_dict(checkpoint["state_dict"])
+                save_checkpoint({"state_dict": model.state_dict()}, "checkpoint.pth.tar")
+
+            def save_checkpoint(state, filename):
+                torch.save(state, filename)
+            """
+        ),
+        Clean(
             # The save helper is handed the inner model's state dict, and the optimizer's.
             """
             import torch
@@ -469,6 +493,11 @@ class DdpStateDictPrefix(Rule):
         # judged where each is put in: `model` may be wrapped only later
         self._held: dict[tuple[str | None, str], list[tuple[str | None, bool]]] = {}
         self._handlers = 0  # except handlers open around the node
+        # Names a branch of an `if` wraps (`if args.distributed: model = DDP(model) else: model =
+        # DataParallel(model)`): after it the name may hold the DDP model, whichever branch the
+        # walk saw last. (frame, name), per `if` open around the node, then past its end.
+        self._wrapped_in_branch: list[set[tuple[str | None, str]]] = []
+        self._maybe_wrapped: set[tuple[str | None, str]] = set()
 
     def visit_Assign(self, node: cst.Assign) -> None:
         loads = isinstance(node.value, cst.Call) and self.model.qualified(node.value.func) in TORCH_LOAD
@@ -486,6 +515,22 @@ class DdpStateDictPrefix(Rule):
                     self._bound_loads[(self.model.frame.key, target.target.value)] = node.value  # type: ignore[assignment]
                 else:
                     loaded.pop(target.target.value, None)
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        for target in original_node.targets:
+            name = dotted_name(target.target)
+            if name is None:
+                continue
+            if self._wrapped.is_wrapped(target.target):
+                for branch in self._wrapped_in_branch:
+                    branch.add((self.model.frame.key, name))
+            self._maybe_wrapped.discard((self.model.frame.key, name))
+
+    def visit_If(self, node: cst.If) -> None:
+        self._wrapped_in_branch.append(set())
+
+    def leave_If(self, original_node: cst.If) -> None:
+        self._maybe_wrapped |= self._wrapped_in_branch.pop()
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
         self._handlers += 1
@@ -534,6 +579,7 @@ class DdpStateDictPrefix(Rule):
             and node.func.attr.value == "load_state_dict"
             and node.args
             and not self._wrapped.is_wrapped(node.func.value)
+            and (self.model.frame.key, dotted_name(node.func.value)) not in self._maybe_wrapped
             and not self._is_optimizer(node.func.value)
         ):
             state = node.args[0].value
