@@ -1713,3 +1713,32 @@ def test_a_step_helper_restarting_a_loader_of_a_builders_dict_with_iter_starts_e
         found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout)]
         assert found == expected, found
 
+
+
+def test_a_script_beside_a_package_of_its_name_is_a_module_of_its_own(tmp_path, run):
+    """Prune_Pytorch_DDP's shape: `prune.py` sits beside the package `prune/` it imports from
+    (`from prune import irre_prune`). Python's import system finds the package first, so
+    `import prune` never reaches the script; the script is a module of its own, reached as
+    the entry point it is, and its spawned ranks' load without map_location is flagged."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "prune").mkdir()
+    (tmp_path / "prune" / "__init__.py").write_text("")
+    (tmp_path / "prune" / "irre_prune.py").write_text("def create_mask(w, ratio):\n    return w.abs() > ratio\n")
+    (tmp_path / "prune.py").write_text(
+        "import torch\nimport torch.distributed as dist\nimport torch.multiprocessing as mp\n"
+        "from prune import irre_prune\n\n\n"
+        "def main_worker(local_rank, nprocs, args):\n"
+        "    dist.init_process_group('nccl', init_method='tcp://127.0.0.1:23456', world_size=nprocs, rank=local_rank)\n"
+        "    model = torch.nn.Linear(4, 4)\n"
+        "    ckpt = torch.load(args.weight_file)\n"
+        "    model.load_state_dict(ckpt['state_dict'])\n"
+        "    mask = irre_prune.create_mask(model.weight, 0.5)\n\n\n"
+        "def main(args):\n    mp.spawn(main_worker, nprocs=2, args=(2, args))\n\n\n"
+        "if __name__ == '__main__':\n    main(None)\n"
+    )
+    index = project.build(str(tmp_path))
+    assert index.relpaths[index.names["prune.py"]] == "prune.py"
+    assert index.relpaths[index.names[os.path.join("prune", "__init__.py")]] == os.path.join("prune", "__init__.py")
+    run.cwd = tmp_path
+    found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP004", ".").stdout)]
+    assert found == [("prune.py", 10, "DDP004")]

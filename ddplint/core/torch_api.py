@@ -274,8 +274,13 @@ GET_RANK = api("torch.distributed.get_rank", "torch.distributed.distributed_c10d
 GET_WORLD_SIZE = api(
     "torch.distributed.get_world_size", "torch.distributed.distributed_c10d.get_world_size", params="group"
 )
+# (OpenMMLab's `MMDistributedDataParallel`, of mmcv < 2 and of mmengine, derives from it: the same
+# wrapper, its model kept as `module`; mmcv's `MMDataParallel` is a one-process DataParallel.)
 DDP = api(
     "torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel",
+    "mmcv.parallel.MMDistributedDataParallel", "mmcv.parallel.distributed.MMDistributedDataParallel",
+    "mmengine.model.MMDistributedDataParallel", "mmengine.model.wrappers.MMDistributedDataParallel",
+    "mmengine.model.wrappers.distributed.MMDistributedDataParallel",
     params="module device_ids output_device dim broadcast_buffers init_sync process_group bucket_cap_mb "
     "find_unused_parameters check_reduction gradient_as_bucket_view static_graph",
 )

@@ -13,6 +13,9 @@ whether what it saves holds tensors on the host. Read from CPython's `ast`:
   `device="cpu"`, containers filled with those) or plain Python values (numbers, strings, the
   parsed command-line options); where the function alone cannot tell, what `obj` is as a
   source (`saved`: a parameter its callers fill, the state of an object it made);
+- `handed_states`: the state dicts each argument of a call named like a save helper holds
+  (`save_checkpoint({"state_dict": model.state_dict()}, path)`), which the program pairs with
+  the parameter the helper saves (ddplint.model.values);
 - `writes`: saves of dict records (also handed to a save helper), with their keys and whether
   they hold no CUDA tensors;
 - `sends`: what calls that pickle their arguments are given; `stores`: call results kept
@@ -26,12 +29,13 @@ ddplint.model.values answers questions about them over the solved program.
 from __future__ import annotations
 
 import ast
+import itertools
 import posixpath
 import re
 import string
 
 from ddplint.core.torch_api import DATA_TENSORS, HOST_FACTORIES, JOINING_FUNCTIONS, SAME_DEVICE_METHODS, TORCH_LOAD
-from ddplint.model.records import CallResult, Called, FileWrite, HandedFiles, Param, RecordWrite, Save, Send, StateSave
+from ddplint.model.records import CallResult, Called, FileWrite, HandedFiles, HandedStates, Param, RecordWrite, Save, Send, StateSave
 from ddplint.prefilter.screens import dotted, walk
 
 # Calls that pickle what they are given (to a started process, a file, a queue), by the last
@@ -157,11 +161,8 @@ def _argument(node: ast.Call, index: int, keyword: str) -> ast.AST | None:
 def read_save(reader, node: ast.Call, callee: str) -> None:
     """Note a `save(obj, f)` call on the function's summary (`saves`): [callee, [[dict key,
     source of the model whose state_dict() it saves], ...], path key, line]."""
-    held: list = []
     saved = _argument(node, 0, "obj")
-    _state_dicts(reader, saved, None, held)
-    if isinstance(saved, ast.Name):  # `checkpoint = {"model": ddp.state_dict()}`, then `save(checkpoint, path)`
-        held += reader.held_states.get(saved.id, ())
+    held = _states_in(reader, saved)
     written = _argument(node, 1, "f")
     path = path_key(written, reader.paths)
     # a helper's parameter (`def save_checkpoint(model, path)`): its callers name the file
@@ -178,6 +179,16 @@ def read_save(reader, node: ast.Call, callee: str) -> None:
     elif (folder := _in_handed_folder(reader, written)) is not None:
         # `os.path.join(save_dir, f"{label}.pth")`: a file the callers place, by a name made here
         reader.draft.files.append(FileWrite(callee, folder, _on_host(reader, saved), node.lineno))
+
+
+def _states_in(reader, saved: ast.AST | None) -> list:
+    """[(dict key, source)] of the state dicts a saved value holds: `x.state_dict()` in it, or
+    in a local dict it names (`checkpoint = {"model": ddp.state_dict()}`, then `save(checkpoint, path)`)."""
+    held: list = []
+    _state_dicts(reader, saved, None, held)
+    if isinstance(saved, ast.Name):
+        held += reader.held_states.get(saved.id, ())
+    return held
 
 
 def _in_handed_folder(reader, written: ast.AST | None) -> str | None:
@@ -234,6 +245,22 @@ def _read_file_write(reader, node: ast.Call, callee: str) -> None:
     if given:
         reader.draft.files.append(FileWrite(callee, next(iter(given.values())), False, node.lineno))
         reader.draft.handed_files.append(HandedFiles(callee, given, node.lineno))
+    _read_handed_states(reader, node, callee)
+
+
+def _read_handed_states(reader, node: ast.Call, callee: str) -> None:
+    """Note the state dicts each argument of a call named like a save helper holds
+    (`handed_states`): a dict literal (`{"state_dict": model.state_dict()}`), a local dict that
+    holds some, or a state dict itself."""
+    states: dict[str, tuple] = {}
+    positional = itertools.takewhile(lambda value: not isinstance(value, ast.Starred), node.args)  # positions end at `*args`
+    for name, value in [*((str(index), value) for index, value in enumerate(positional)),
+                        *((word.arg, word.value) for word in node.keywords if word.arg is not None)]:
+        held = _states_in(reader, value)
+        if held:
+            states[name] = tuple(held)
+    if states:
+        reader.draft.handed_states.append(HandedStates(callee, states, node.lineno))
 
 
 def _on_host(reader, expr: ast.AST | None) -> bool:

@@ -2231,6 +2231,12 @@ class ProjectView:
         `cls`) returns from a project function (at position `index` of a tuple it returns), or None."""
         return self.project.program.result_of(self.module, callee, cls, index)
 
+    def saved_parameter(self, key: str | None, cls: str | None, callee: str):
+        """What a call of `callee` in this module's function `key` saves: the parameter of the
+        project helper it reaches that the helper `torch.save`s, and its file
+        (ddplint.model.values.SavedParameter), or None."""
+        return self.project.program.values.saved_parameter(self.module, key, cls, callee)
+
     def callee_summary(self, key: str | None, cls: str | None, callee: str) -> dict | None:
         """What the project callable reached by calling `callee` in this module's function `key`
         does (ddplint.model.program.Program.callee_summary), or None when unknown."""
@@ -2748,6 +2754,11 @@ def build(root: str, cache_folder: str | None = None, files: list[str] | None = 
             entry = {"size": info.st_size, "mtime": info.st_mtime_ns, "hash": digest, "facts": facts}
         fresh[relative] = entry
         name = module_name(relative, packages)
+        if relative[: -len(".py")].replace(os.sep, "/") in packages:
+            # `prune.py` beside the package `prune/`: `import prune` finds the package (a folder
+            # comes first on the import path), so the file is only ever run as a script, a
+            # module of its own under a name no import spells
+            name = f"{name}-script"
         if name in modules:  # two scripts folders with a `utils.py`: neither is resolved
             ambiguous.add(name)
         modules[name] = facts

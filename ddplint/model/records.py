@@ -366,6 +366,18 @@ class HandedFiles:
 
 
 @record
+class HandedStates:
+    """The state dicts a call named like a save helper is handed (`save_checkpoint({"state_dict":
+    model.state_dict()}, path)`), by position (as a string) or keyword: [(dict key, source of the
+    model whose state_dict() the argument holds)]. The helper's own summary says which of its
+    parameters it `torch.save`s."""
+
+    callee: str
+    given: dict
+    line: int
+
+
+@record
 class Send:
     """A call that pickles what it is given (spawn, Process, a queue's put, torch.save)."""
 
@@ -389,7 +401,7 @@ class RecordWrite:
 class Escapes:
     """What leaves a function (ddplint.model.files reads it): the files it saves (`saves`, with
     the state dicts in them; `files`, every call named like a save given a file; `handed_files`,
-    the files a save helper is handed; `plain_saves`, saves under no `if` in a function saying
+    the files a save helper is handed, `handed_states` the state dicts; `plain_saves`, saves under no `if` in a function saying
     nothing of ranks; `writes`, saved dict records; `state_saves`, saves of one object's whole
     state dict, by the object's name), what it pickles to another process
     (`sends`), and the call results it keeps beyond what the summary follows (`stores`)."""
@@ -402,6 +414,7 @@ class Escapes:
     sends: tuple[Send, ...] = ()
     stores: tuple = ()
     state_saves: tuple[StateSave, ...] = ()
+    handed_states: tuple[HandedStates, ...] = ()
 
 
 @record

@@ -146,7 +146,7 @@ class _Draft:
         self.forward_passes, self.unwrapped, self.saves, self.files, self.handed_files = [], [], [], [], []
         self.method_calls, self.grouped = [], []
         self.plain_saves, self.writes, self.sends, self.stores, self.tolerant = [], [], [], [], []
-        self.state_saves = []
+        self.state_saves, self.handed_states = [], []
         self.sets: dict[str, Source] = {}
         self.other_returns = self.device_moves = self.sync_control = self.deduplicates = False
         self.keyed_files = self.lists_files = False

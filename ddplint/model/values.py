@@ -4,7 +4,9 @@ and where the objects of a project class are wrapped in DDP.
 Read over the solved program (ddplint.model.program) from what the summaries say of files
 (ddplint.model.files):
 
-- which checkpoints hold a DDP model's state dict (keys prefixed `module.`): `wrapper_saves`.
+- which checkpoints hold a DDP model's state dict (keys prefixed `module.`): `wrapper_saves`,
+  also those handed to a project helper that `torch.save`s its parameter (`saved_parameter`:
+  `save_checkpoint({"state_dict": model.state_dict()}, path)` of the ImageNet example);
   A model whose `state_dict()` is saved counts only when the program knows it is a DDP model (`ddp_model.state_dict()`); `model.module.state_dict()` and a
   `model_without_ddp = model.module` are the inner model, which the program never takes for one;
 - where a project class's objects are wrapped in DDP (`wraps`), or built into
@@ -30,6 +32,27 @@ class WrapperSave:
     path: str | None
     entry: str | None
     place: Place
+
+
+@dataclass(frozen=True)
+class SavedParameter:
+    """A project function that `torch.save`s what its parameter `saved` holds (at `place`), to
+    the file its parameter `file` names, or to the file `path` (a path key) it names itself;
+    `arguments`: the parameters a call fills, in order."""
+
+    saved: str
+    file: str | None
+    path: str | None
+    arguments: tuple[str, ...]
+    place: Place
+
+    def position(self, name: str) -> int:
+        return self.arguments.index(name)
+
+    def given(self, given: dict, name: str):
+        """What a call gives the parameter `name`, from its arguments by position (as a string)
+        or keyword (`HandedStates.given`, `HandedFiles.given`); None where it gives nothing."""
+        return given.get(name, given.get(str(self.position(name))))
 
 
 @dataclass(frozen=True)
@@ -89,6 +112,8 @@ class Values:
                             handed = save.path is not None and save.path.startswith("param:")
                             paths = self._handed(module, key, function, save.path[6:], source) if handed else [save.path]
                             found += [WrapperSave(path, entry, where) for path in paths]
+                for handed in function.escapes.handed_states:
+                    found += self._through_helper(module, key, function, handed)
             self._saves = sorted(set(found), key=lambda item: (str(item.place), str(item.path), str(item.entry)))
         return self._saves
 
@@ -119,6 +144,43 @@ class Values:
             given = [handed.given for handed in record.escapes.handed_files if handed.line == site.line]
             found.append(given[0].get(param, given[0].get(str(params.index(param)))) if given else None)
         return found or [None]
+
+    def saved_parameter(self, module: str, key: str | None, cls: str | None, callee: str) -> SavedParameter | None:
+        """What a call of `callee` in function `key` of `module` saves: the project function it
+        reaches `torch.save`s one of its parameters (`def save_checkpoint(state, filename):
+        torch.save(state, filename)`); None otherwise."""
+        program = self.program
+        target = program.target(module, key, cls, callee)
+        function = program.function(target.module, target.key) if target is not None else None
+        if function is None:
+            return None
+        arguments = function.arguments(target.bound)  # type: ignore[union-attr]
+        for write in function.escapes.files:
+            handed = write.path[len("param:"):] if write.path.startswith("param:") else None
+            if not isinstance(write.saved, Param) or write.saved.name not in arguments or write.path.startswith("folder:"):
+                continue
+            if (handed is None or handed in arguments) and self.is_save(target.module, write.callee):  # type: ignore[union-attr]
+                place = program.place(target.module, write.line)  # type: ignore[union-attr]
+                return SavedParameter(write.saved.name, handed, None if handed else write.path, arguments, place)
+        return None
+
+    def _through_helper(self, module: str, key: str, function: FunctionSummary, handed) -> list[WrapperSave]:
+        """The saves of a DDP model's state dict a call of a save helper makes (`handed`, a
+        HandedStates of function `key`): what it hands the parameter the helper saves, to the file
+        it hands the helper's file parameter (or the file the helper names)."""
+        helper = self.saved_parameter(module, key, function.cls, handed.callee)
+        held = helper.given(handed.given, helper.saved) if helper is not None else None
+        if not held:
+            return []
+        path = helper.path
+        if helper.file is not None:
+            files = [given.given for given in function.escapes.handed_files if given.line == handed.line]
+            path = helper.given(files[0], helper.file) if files else None
+        where = self.program.place(module, handed.line)
+        return [
+            WrapperSave(path, entry, where) for entry, source in held
+            if isinstance(self.program.evaluate(module, key, source), Wrapped)
+        ]
 
     def wraps(self) -> dict[tuple[str, str], list[Wrap]]:
         """(module, class) of the project classes whose objects are wrapped in DDP -> their wraps."""

@@ -10,7 +10,7 @@ from ddplint.model.files import loaded_path_key
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.model import dotted_name
-from ddplint.semantic.edits import argument_for
+from ddplint.semantic.edits import argument_at, argument_for
 from ddplint.core.torch_api import CONSUME_PREFIX, OPTIMIZER_MODULES, TORCH_LOAD, TORCH_SAVE
 from ddplint.semantic.walk import children
 from ddplint.prefilter.project_facts import ProjectFact
@@ -88,7 +88,11 @@ class DdpStateDictPrefix(Rule):
     the one the wrapper's state dict is saved under
     (`checkpoint["optimizer"]`), a whole checkpoint loaded as the state dict where the wrapper's
     is saved only as an entry of a dict (that load reads another file), and a checkpoint whose
-    path is that of a state dict saved before the wrap. A dict bound to a name and saved
+    path is that of a state dict saved before the wrap, and a load into a model that a branch of an
+    `if` before it wraps (`if args.distributed: model = DDP(model) else: model =
+    DataParallel(model)`: the distributed run loads into the wrapper). A save helper of the project
+    that `torch.save`s its parameter (`def save_checkpoint(state, filename): torch.save(state,
+    filename)`) saves what each call hands it, as `torch.save` would. A dict bound to a name and saved
     later (`checkpoint = {"model": model.state_dict()}`, `checkpoint["ema"] = ...`, then
     `torch.save(checkpoint, path)`) holds the state dicts put in it, each judged where it is
     put in.
@@ -251,8 +255,92 @@ class DdpStateDictPrefix(Rule):
                 ),
             ),
         ),
+        Flagged(
+            # The ImageNet example's save helper: the dict handed to it is what it saves.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def main_worker(local_rank, args):
+                dist.init_process_group("nccl", rank=local_rank, world_size=args.world_size)
+                model = build()
+                if args.weight_file is not None:
+                    temp_ckp = torch.load(args.weight_file, map_location="cpu")
+                    model.load_state_dict(temp_ckp["state_dict"])
+                    ^
+                model = torch.nn.parallel.DistributedDataParallel(model.cuda(local_rank))
+                for epoch in range(args.epochs):
+                    train(model)
+                    if local_rank == 0:
+                        save_checkpoint({"epoch": epoch, "state_dict": model.state_dict()}, args.out)
+
+            def save_checkpoint(state, filename="checkpoint.pth.tar"):
+                torch.save(state, filename)
+            """,
+            fix_edits=(
+                (
+                    "import torch.distributed as dist\n",
+                    "import torch.distributed as dist\n"
+                    "from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present\n",
+                ),
+                (
+                    'temp_ckp = torch.load(args.weight_file, map_location="cpu")\n',
+                    'temp_ckp = torch.load(args.weight_file, map_location="cpu")\n'
+                    '        consume_prefix_in_state_dict_if_present(temp_ckp["state_dict"], "module.")\n',
+                ),
+            ),
+        ),
+        Flagged(
+            # OpenMMLab's wrapper derives from DistributedDataParallel: the same `module.` keys.
+            """
+            import torch
+            from mmcv.parallel import MMDistributedDataParallel
+
+            model = MMDistributedDataParallel(build().cuda(), device_ids=[0])
+            torch.save(model.state_dict(), "latest.pth")
+            fresh = build()
+            fresh.load_state_dict(torch.load("latest.pth", map_location="cpu"))
+            ^
+            """
+        ),
     )
     clean_examples = (
+        Clean(
+            # The ImageNet example's wrap: the distributed run's branch makes `model` the DDP
+            # model, whatever the walk saw last, so its resume loads into the wrapper.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(model, args):
+                if args.distributed:
+                    model = DDP(model)
+                else:
+                    model = torch.nn.DataParallel(model)
+                checkpoint = torch.load("checkpoint.pth.tar", map_location="cpu")
+                model.load_state_dict(checkpoint["state_dict"])
+                save_checkpoint({"state_dict": model.state_dict()}, "checkpoint.pth.tar")
+
+            def save_checkpoint(state, filename):
+                torch.save(state, filename)
+            """
+        ),
+        Clean(
+            # The save helper is handed the inner model's state dict, and the optimizer's.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(net, optimizer, args):
+                net.load_state_dict(torch.load(args.resume, map_location="cpu")["state_dict"])
+                model = DDP(net)
+                save_checkpoint({"state_dict": model.module.state_dict()}, args.out)
+                save_checkpoint({"optimizer": optimizer.state_dict()}, args.out)
+
+            def save_checkpoint(state, filename):
+                torch.save(state, filename)
+            """
+        ),
         Clean(
             # The wrapper's own state dict is taken only where `.module` failed: never for DDP.
             """
@@ -405,6 +493,11 @@ class DdpStateDictPrefix(Rule):
         # judged where each is put in: `model` may be wrapped only later
         self._held: dict[tuple[str | None, str], list[tuple[str | None, bool]]] = {}
         self._handlers = 0  # except handlers open around the node
+        # Names a branch of an `if` wraps (`if args.distributed: model = DDP(model) else: model =
+        # DataParallel(model)`): after it the name may hold the DDP model, whichever branch the
+        # walk saw last. (frame, name), per `if` open around the node, then past its end.
+        self._wrapped_in_branch: list[set[tuple[str | None, str]]] = []
+        self._maybe_wrapped: set[tuple[str | None, str]] = set()
 
     def visit_Assign(self, node: cst.Assign) -> None:
         loads = isinstance(node.value, cst.Call) and self.model.qualified(node.value.func) in TORCH_LOAD
@@ -422,6 +515,22 @@ class DdpStateDictPrefix(Rule):
                     self._bound_loads[(self.model.frame.key, target.target.value)] = node.value  # type: ignore[assignment]
                 else:
                     loaded.pop(target.target.value, None)
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        for target in original_node.targets:
+            name = dotted_name(target.target)
+            if name is None:
+                continue
+            if self._wrapped.is_wrapped(target.target):
+                for branch in self._wrapped_in_branch:
+                    branch.add((self.model.frame.key, name))
+            self._maybe_wrapped.discard((self.model.frame.key, name))
+
+    def visit_If(self, node: cst.If) -> None:
+        self._wrapped_in_branch.append(set())
+
+    def leave_If(self, original_node: cst.If) -> None:
+        self._maybe_wrapped |= self._wrapped_in_branch.pop()
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
         self._handlers += 1
@@ -458,11 +567,9 @@ class DdpStateDictPrefix(Rule):
             saved = argument_for(node, TORCH_SAVE, "obj")
             if saved is not None:
                 path_arg = argument_for(node, TORCH_SAVE, "f")
-                path = None if path_arg is None else self.model.string_value(path_arg.value)
-                held = [*self._state_dicts(saved.value, None)]
-                if isinstance(saved.value, cst.Name):
-                    held += self._held.get((self.model.frame.key, saved.value.value), ())
-                self._saves.extend((path, key, wrapped) for key, wrapped in held)
+                self._save(saved.value, None if path_arg is None else path_arg.value)
+        elif (helper := self._through_helper(node)) is not None:
+            self._save(*helper)  # `save_checkpoint({"state_dict": model.state_dict()}, path)`
         elif qualified in CONSUME_PREFIX and node.args:
             self._consumed.setdefault(self.model.frame.key, set()).add(_code(node.args[0].value))
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value in _REWRITING:
@@ -472,6 +579,7 @@ class DdpStateDictPrefix(Rule):
             and node.func.attr.value == "load_state_dict"
             and node.args
             and not self._wrapped.is_wrapped(node.func.value)
+            and (self.model.frame.key, dotted_name(node.func.value)) not in self._maybe_wrapped
             and not self._is_optimizer(node.func.value)
         ):
             state = node.args[0].value
@@ -487,6 +595,30 @@ class DdpStateDictPrefix(Rule):
             consumed = self._consumed.get(self.model.frame.key, ())
             if _code(state) not in consumed and _root_name(state) not in consumed:
                 self._loads.append((node, state, path, self.model.statement))
+
+    def _save(self, saved: cst.BaseExpression, path_arg: cst.BaseExpression | None) -> None:
+        """Note the state dicts a save writes (`_saves`), with its file where a known string."""
+        path = None if path_arg is None else self.model.string_value(path_arg)
+        held = [*self._state_dicts(saved, None)]
+        if isinstance(saved, cst.Name):
+            held += self._held.get((self.model.frame.key, saved.value), ())
+        self._saves.extend((path, key, wrapped) for key, wrapped in held)
+
+    def _through_helper(self, node: cst.Call) -> tuple[cst.BaseExpression, cst.BaseExpression | None] | None:
+        """(what is saved, the file) of a call of a project helper that `torch.save`s one of
+        its parameters (`def save_checkpoint(state, filename): torch.save(state, filename)`),
+        named like a save as such helpers are; None for any other call."""
+        project, callee = self.model.project, dotted_name(node.func)
+        if project is None or callee is None or "save" not in callee.rpartition(".")[2].lower():
+            return None
+        function, self_class = self.model.function, self.model.frame.self_class
+        key, cls = function.key if function is not None else None, self_class.name.value if self_class is not None else None
+        helper = project.saved_parameter(key, cls, callee)
+        saved = argument_at(node, helper.position(helper.saved), helper.saved) if helper is not None else None
+        if saved is None:
+            return None
+        path = argument_at(node, helper.position(helper.file), helper.file) if helper.file is not None else None
+        return saved.value, path.value if path is not None else None
 
     def _is_optimizer(self, receiver: cst.BaseExpression) -> bool:
         """An optimizer, scheduler or gradient scaler: its state dict has no `module.` keys."""
