@@ -169,6 +169,16 @@ class LocalRankArgument(Rule):
     (`deepspeed.initialize`, `deepspeed.add_config_arguments`), or that the project launches
     with `deepspeed train.py`, are flagged only where the project documents launching them with
     `torch.distributed.launch`: DeepSpeed's own launcher passes `--local_rank=N`.
+    A parser that declares neither spelling is flagged at its `parse_args()` where
+    torch.distributed.launch without `--use_env` starts the script itself (a command of the
+    project, or the file names that launcher and neither `--use_env` nor torchrun): the launcher
+    appends `--local-rank=N` (`--local_rank=N` before PyTorch 2.0) and `parse_args` exits with
+    "unrecognized arguments" on every rank. Only a parser made here
+    (`argparse.ArgumentParser(...)`, no `parents=`) whose options are all literal and known:
+    not where it is handed to a helper (`add_args(parser)`), has subparsers or an option that
+    takes what is left (`nargs=argparse.REMAINDER`), an option starting `--local`, is parsed
+    with `parse_known_args` or from other arguments (`parse_args(sys.argv[2:])`), is returned,
+    or the file reads `sys.argv` itself. No fix there: launch with torchrun, or declare the option.
     A hydra script (`@hydra.main(config_path=..., config_name=...)`) that turns its
     `--key=value` arguments into overrides `key=value` (a loop over `sys.argv` that drops the
     dashes of what `startswith("--")`), whose config declares `local_rank` and which
