@@ -412,7 +412,7 @@ class LocalRankArgument(Rule):
         Flagged(
             # No local-rank option at all: the launcher's --local-rank=N is an unknown argument.
             """
-            \"\"\"python -m torch.distributed.launch --nproc_per_node=2 pretrain.py --epochs 100\"\"\"
+            \"\"\"python -m torch.distributed.launch --nproc_per_node=2 example.py --epochs 100\"\"\"
             import argparse
             import os
             import torch
@@ -440,7 +440,7 @@ class LocalRankArgument(Rule):
             # Parsed with parse_known_args, or with an option that takes what is left, or from
             # other arguments than the command line: the launcher's option stops nothing.
             """
-            # python -m torch.distributed.launch --nproc_per_node=2 train.py
+            # python -m torch.distributed.launch --nproc_per_node=2 example.py
             import argparse
             import sys
 
@@ -461,7 +461,7 @@ class LocalRankArgument(Rule):
         Clean(
             # Run with --use_env (or torchrun): the launcher appends no option, LOCAL_RANK is set.
             """
-            # python -m torch.distributed.launch --use_env --nproc_per_node=2 train.py
+            # python -m torch.distributed.launch --use_env --nproc_per_node=2 example.py
             import argparse
             import os
 
@@ -474,7 +474,7 @@ class LocalRankArgument(Rule):
         Clean(
             # Options added by a helper of the parser: what it declares is not known here.
             """
-            # python -m torch.distributed.launch --nproc_per_node=2 train.py
+            # python -m torch.distributed.launch --nproc_per_node=2 example.py
             import argparse
             from options import add_distributed_arguments
 
@@ -908,19 +908,27 @@ class LocalRankArgument(Rule):
 
     def _undeclared_launch(self) -> tuple[Link, str] | None:
         """Where torch.distributed.launch without `--use_env` starts this very script (an
-        importer's launch runs its own parser), or where the file names that launcher and
-        neither `--use_env` nor torchrun: the launcher appends `--local-rank=N` (`--local_rank=N`
-        before PyTorch 2.0)."""
+        importer's launch runs its own parser): a command of the project, or, where the project
+        documents no run of it, a usage line of the file that launches the file by its own name
+        (a command it builds for another script, `tools/train.py`, is not its own run), in a file
+        that names neither `--use_env` nor torchrun. The launcher appends `--local-rank=N`
+        (`--local_rank=N` before PyTorch 2.0)."""
         view = self.model.project
-        for command in view.launches(own=True) if view is not None else ():
+        if view is None:
+            return None
+        for command in view.launches(own=True):
             if LAUNCHERS[command.launcher].passes(command.command) == "--local-rank":
                 note = f"{command.place} launches this script with {OLD_LAUNCHER_MODULE}"
                 return Link(StepKind.RUNS, f"launches this script with {command.launcher}, which appends --local-rank=N", command.place), note
-        source = self.model.source
-        named = self._named_at() if "use_env" not in source and "torchrun" not in source else None
-        if named is None or self._deepspeed_launch():
+        source, name = self.model.source, re.escape(os.path.basename(view.path))
+        if view.runs(own=True) or "use_env" in source or "torchrun" in source or self._deepspeed_launch():
             return None
-        return Link(StepKind.RUNS, f"this file names {OLD_LAUNCHER_MODULE}, which appends --local-rank=N", named), f"this file names {OLD_LAUNCHER_MODULE}"
+        own = re.compile(rf"{OLD_LAUNCHER.pattern}[^\n]*?(?<![\w.-]){name}\b")
+        found = own.search(source)
+        if found is None:
+            return None
+        named = Place(view.path, source.count("\n", 0, found.start()) + 1)
+        return Link(StepKind.RUNS, f"this file launches itself with {OLD_LAUNCHER_MODULE}, which appends --local-rank=N", named), f"this file names {OLD_LAUNCHER_MODULE}"
 
     def _harm(self, node: cst.Call, tolerant: bool) -> list[Link] | None:
         """The chain that makes `--local_rank` alone a bug here, or None: a launcher that passes
