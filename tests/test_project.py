@@ -1748,7 +1748,8 @@ def test_a_meter_logger_the_evaluation_never_updates_counts_no_padded_sample(tmp
     )
     run.cwd = tmp_path
     update = "        metric_logger.update(loss=outputs.mean().item())\n"
-    for text, expected in (("", []), (update, [("main.py", 8, "DDP022")])):
+    element = "        metric_logger.meters['acc'].update(outputs.mean().item())\n"
+    for text, expected in (("", []), (update, [("main.py", 8, "DDP022")]), (element, [("main.py", 8, "DDP022")])):
         (tmp_path / "engine.py").write_text(engine.format(update=text))
         found = _findings(run("check", "--no-cache", "--select", "DDP022", ".").stdout)
         assert [(f[0], f[1], f[3]) for f in found] == expected, (text, found)

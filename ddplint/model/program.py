@@ -77,7 +77,7 @@ MAX_HELPERS = 6  # project helpers followed to a collective (`collective`); deep
 _COMBINES, _EVERY_RANK = "combines", "every rank"  # what `_runs` looks for
 _BROADCAST_BUFFERS = "broadcast_buffers"  # DDP's parameter (torch_api.DDP)
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
-CACHE_VERSION = 17  # of the summaries kept in the cache: a summary of another version is read again
+CACHE_VERSION = 18  # of the summaries kept in the cache: a summary of another version is read again
 # `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 
@@ -1660,13 +1660,14 @@ def _unfed(record: FunctionSummary, loop: Loop, call: Called) -> bool:
     utils.MetricLogger()` ... `metric_logger.synchronize_between_processes()`, which the summary
     writes `utils.MetricLogger().synchronize_between_processes`; not a parameter's nor `self`'s)
     that no call after the loop starts and before the combine updates (`metric_logger.update(
-    loss=...)`): it reduces meters that hold nothing of the evaluation, which padded repeats
-    cannot skew. (The loop's own line may wrap the loader: `metric_logger.log_every(loader, 10)`
-    counts no sample.)"""
+    loss=...)`, `metric_logger.meters["acc"].update(acc)`): it reduces meters that hold nothing
+    of the evaluation, which padded repeats cannot skew. (The loop's own line may wrap the
+    loader: `metric_logger.log_every(loader, 10)` counts no sample.)"""
     receiver = call.callee.rpartition(".")[0]
     if not receiver.endswith("()"):
         return False
-    return not any(
-        other.callee.startswith(receiver + ".") and loop.first < other.line < call.line for other in record.invocations
+    return not any(  # `metric_logger.meters["acc"].update(...)` updates it too
+        other.callee.startswith(receiver + ".") and loop.first < other.line < call.line
+        for other in (*record.invocations, *record.element_calls)
     )
 
