@@ -917,6 +917,8 @@ class LocalRankArgument(Rule):
         if view is None:
             return None
         for command in view.launches(own=True):
+            if "$0" in command.command and os.path.dirname(command.place.path) != os.path.dirname(view.path):
+                continue  # `$(dirname "$0")/test.py` is the test.py beside the shell script, not this one
             if LAUNCHERS[command.launcher].passes(command.command) == "--local-rank":
                 note = f"{command.place} launches this script with {OLD_LAUNCHER_MODULE}"
                 return Link(StepKind.RUNS, f"launches this script with {command.launcher}, which appends --local-rank=N", command.place), note
