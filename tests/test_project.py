@@ -1742,3 +1742,66 @@ def test_a_script_beside_a_package_of_its_name_is_a_module_of_its_own(tmp_path, 
     run.cwd = tmp_path
     found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP004", ".").stdout)]
     assert found == [("prune.py", 10, "DDP004")]
+
+
+def test_a_meter_logger_the_evaluation_never_updates_counts_no_padded_sample(tmp_path, run):
+    """DDP022: engine.py's evaluate() makes a MetricLogger whose meters it all-reduces after the
+    loop over the padded loader; where nothing in or after the loop updates them (the scores come
+    from elsewhere, `metric_logger.log_every(loader, ...)` only wraps the loader), the reduced
+    meters hold nothing of the evaluation and no repeat is counted. Updated in the loop, they are."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "utils.py").write_text(
+        "import torch\nimport torch.distributed as dist\n\n\n"
+        "class MetricLogger:\n    def __init__(self):\n        self.meters = {}\n\n"
+        "    def update(self, **values):\n        self.meters.update(values)\n\n"
+        "    def log_every(self, iterable, freq):\n        for item in iterable:\n            yield item\n\n"
+        "    def synchronize_between_processes(self):\n"
+        "        for name, value in self.meters.items():\n"
+        "            total = torch.tensor(value)\n            dist.all_reduce(total)\n            self.meters[name] = total\n"
+    )
+    engine = (
+        "import torch\nimport utils\n\n\n@torch.no_grad()\ndef evaluate(model, data_loader, results):\n"
+        "    metric_logger = utils.MetricLogger()\n"
+        "    for images, targets in metric_logger.log_every(data_loader, 10):\n"
+        "        outputs = model(images)\n"
+        "        results.append(outputs)\n{update}"
+        "    metric_logger.synchronize_between_processes()\n    return metric_logger.meters\n"
+    )
+    (tmp_path / "main.py").write_text(
+        "import torch.distributed as dist\nfrom torch.utils.data import DataLoader, DistributedSampler\n"
+        "from engine import evaluate\n\n\n"
+        "def main(model, dataset_val):\n    dist.init_process_group('nccl')\n"
+        "    sampler_val = DistributedSampler(dataset_val, shuffle=False)\n"
+        "    data_loader_val = DataLoader(dataset_val, sampler=sampler_val)\n"
+        "    print(evaluate(model, data_loader_val, []))\n"
+    )
+    run.cwd = tmp_path
+    update = "        metric_logger.update(loss=outputs.mean().item())\n"
+    element = "        metric_logger.meters['acc'].update(outputs.mean().item())\n"
+    for text, expected in (("", []), (update, [("main.py", 8, "DDP022")]), (element, [("main.py", 8, "DDP022")])):
+        (tmp_path / "engine.py").write_text(engine.format(update=text))
+        found = _findings(run("check", "--no-cache", "--select", "DDP022", ".").stdout)
+        assert [(f[0], f[1], f[3]) for f in found] == expected, (text, found)
+
+
+def test_a_strict_parser_without_a_local_rank_option_stops_under_the_old_launcher(tmp_path, run):
+    """DDP012: torch.distributed.launch without --use_env appends --local-rank=N (--local_rank=N
+    before PyTorch 2.0) to every process; pretrain.py's parser declares neither, and
+    parse_args() rejects it on every rank. With --use_env, or under torchrun, nothing is appended."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "pretrain.py").write_text(
+        "import argparse\nimport os\nimport torch\n\n"
+        "parser = argparse.ArgumentParser()\nparser.add_argument('--epochs', type=int, default=100)\n\n"
+        "if __name__ == '__main__':\n    args = parser.parse_args()\n"
+        "    torch.cuda.set_device(int(os.environ['LOCAL_RANK']))\n    torch.distributed.init_process_group('nccl')\n"
+    )
+    run.cwd = tmp_path
+    cases = (
+        ("python -m torch.distributed.launch --nproc_per_node=2 pretrain.py --epochs 10\n", [("pretrain.py", 9, "DDP012")]),
+        ("python -m torch.distributed.launch --use_env --nproc_per_node=2 pretrain.py\n", []),
+        ("torchrun --nproc_per_node=2 pretrain.py\n", []),
+    )
+    for readme, expected in cases:
+        (tmp_path / "README.md").write_text(readme)
+        found = _findings(run("check", "--no-cache", "--select", "DDP012", ".").stdout)
+        assert [(f[0], f[1], f[3]) for f in found] == expected, (readme, found)

@@ -56,8 +56,8 @@ from ddplint.model import context as process_context
 from ddplint.model import store
 from ddplint.model import values as program_values
 from ddplint.model.records import (
-    Attr, CallResult, Each, Either, Element, Framework, FunctionSummary, Group, Inner, InnerOf, Instance, Item, Literal,
-    Loader, LossScaler, MethodCall, ModuleSummary, Pack, Param, Place, Prepared, Sampler, SamplerTest, SelfAttr, Source,
+    Attr, CallResult, Called, Each, Either, Element, Framework, FunctionSummary, Group, Inner, InnerOf, Instance, Item, Literal,
+    Loader, Loop, LossScaler, MethodCall, ModuleSummary, Pack, Param, Place, Prepared, Sampler, SamplerTest, SelfAttr, Source,
     Through, Wrapped, decode, encode,
 )
 from ddplint.model.summary import module_code, summarize
@@ -77,7 +77,7 @@ MAX_HELPERS = 6  # project helpers followed to a collective (`collective`); deep
 _COMBINES, _EVERY_RANK = "combines", "every rank"  # what `_runs` looks for
 _BROADCAST_BUFFERS = "broadcast_buffers"  # DDP's parameter (torch_api.DDP)
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
-CACHE_VERSION = 19  # of the summaries kept in the cache: a summary of another version is read again
+CACHE_VERSION = 20  # of the summaries kept in the cache: a summary of another version is read again
 # `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 
@@ -1466,6 +1466,8 @@ class Program:
                 continue
             for call in record.invocations:
                 where = self.combines(module, key, record.cls, call.callee) if call.line >= loop.first else None
+                if where is not None and _unfed(record, loop, call):
+                    continue  # `metric_logger.synchronize_between_processes()` of meters nothing updated
                 if where is not None:
                     if self._deduplicates(module, key, record):
                         return None  # padded duplicates land on their originals' slots
@@ -1669,5 +1671,22 @@ def _balanced(tests: list, where: Collective, branched: list[tuple[list, Collect
         any(other.name == where.name and any(o.test == test.test and o.sense != test.sense for o in others)
             for others, other in branched)
         for test in tests
+    )
+
+
+def _unfed(record: FunctionSummary, loop: Loop, call: Called) -> bool:
+    """Whether `call` combines an object the function makes itself (`metric_logger =
+    utils.MetricLogger()` ... `metric_logger.synchronize_between_processes()`, which the summary
+    writes `utils.MetricLogger().synchronize_between_processes`; not a parameter's nor `self`'s)
+    that no call after the loop starts and before the combine updates (`metric_logger.update(
+    loss=...)`, `metric_logger.meters["acc"].update(acc)`): it reduces meters that hold nothing
+    of the evaluation, which padded repeats cannot skew. (The loop's own line may wrap the
+    loader: `metric_logger.log_every(loader, 10)` counts no sample.)"""
+    receiver = call.callee.rpartition(".")[0]
+    if not receiver.endswith("()"):
+        return False
+    return not any(  # `metric_logger.meters["acc"].update(...)` updates it too
+        other.callee.startswith(receiver + ".") and loop.first < other.line < call.line
+        for other in (*record.invocations, *record.element_calls)
     )
 

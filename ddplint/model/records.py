@@ -422,6 +422,8 @@ class FunctionSummary:
     """What the program model knows of one function (ddplint.model.summary reads it):
 
     - `calls`: calls that pass followed values; `invocations`: every call of a dotted name;
+      `element_calls`: calls on an element of a value, by the dotted name of what is indexed
+      (`metric_logger.meters["acc"].update(...)`: `utils.MetricLogger().meters`);
       `literals`: the literal arguments of calls;
     - `returns`: what its returns give (`other_returns`: it may return something else or
       None); `fresh`: per return, the call whose result it returns untouched, or None;
@@ -456,6 +458,7 @@ class FunctionSummary:
     sets: dict = field(default_factory=dict)
     made: tuple[str, ...] = ()
     invocations: tuple[Called, ...] = ()
+    element_calls: tuple[Called, ...] = ()
     literals: tuple[LiteralCall, ...] = ()
     loops: tuple[Loop, ...] = ()
     pulls: tuple[Pull, ...] = ()

@@ -144,7 +144,7 @@ class _Draft:
         self.loops, self.backward, self.gates, self.handed, self.process_groups = [], [], [], [], []
         self.pulls, self.carried = [], []
         self.forward_passes, self.unwrapped, self.saves, self.files, self.handed_files = [], [], [], [], []
-        self.method_calls, self.grouped = [], []
+        self.method_calls, self.grouped, self.element_calls = [], [], []
         self.plain_saves, self.writes, self.sends, self.stores, self.tolerant = [], [], [], [], []
         self.state_saves, self.handed_states = [], []
         self.sets: dict[str, Source] = {}
@@ -476,6 +476,18 @@ class _FunctionReader:
         }
         return reaching.pop() if len(reaching) == 1 else None
 
+    def _element_call(self, node: ast.Call) -> None:
+        """`metric_logger.meters["acc"].update(...)`: a call on an element of a value, kept by
+        the dotted name of what is indexed (`utils.MetricLogger().meters`, as `_callee` writes it)."""
+        expr = node.func
+        while isinstance(expr, (ast.Attribute, ast.Subscript, ast.Call)):
+            if isinstance(expr, ast.Subscript):
+                held = self._callee(expr.value)
+                if held is not None:
+                    self.draft.element_calls.append(Called(held, node.lineno))
+                return
+            expr = expr.func if isinstance(expr, ast.Call) else expr.value
+
     def _callee(self, func: ast.AST) -> str | None:
         """The dotted name called; `Maker().method` where the receiver is a local bound to a
         call (`logger = utils.MetricLogger()` ... `logger.sync()`: `utils.MetricLogger().sync`),
@@ -610,6 +622,7 @@ class _FunctionReader:
             self.draft.device_moves = True
         callee = self._callee(node.func)
         if callee is None:
+            self._element_call(node)
             return
         self.draft.invocations.append(Called(callee, node.lineno))
         files.read_call(self, node, callee)

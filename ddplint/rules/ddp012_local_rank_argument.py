@@ -13,7 +13,7 @@ from ddplint.core.lines import split_lines
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.semantic.model import dotted_name
-from ddplint.core.torch_api import LAUNCHERS, OLD_LAUNCHER, OLD_LAUNCHER_MODULE, SPAWN, START_PROCESSES
+from ddplint.core.torch_api import ARGUMENT_PARSER, LAUNCHERS, OLD_LAUNCHER, OLD_LAUNCHER_MODULE, SPAWN, START_PROCESSES
 from ddplint.core.diagnostics import StepKind
 from ddplint.analyses.pickling import is_process_start, started_function
 from ddplint.model.records import LaunchCommand, Place
@@ -35,6 +35,20 @@ ABSL_MESSAGE = (
     "absl flag local_rank only: torchrun passes no flag (it sets LOCAL_RANK) and newer launchers pass --local-rank, "
     "an unknown flag; default it to int(os.environ.get(\"LOCAL_RANK\", 0)) and launch with torchrun"
 )
+UNDECLARED_MESSAGE = (
+    "this parser declares neither --local-rank nor --local_rank, and torch.distributed.launch (without --use_env) "
+    "appends one to every process: parse_args exits with 'unrecognized arguments' on every rank; launch with "
+    "torchrun, or declare --local-rank and --local_rank"
+)
+# What a parser of this file may do without adding an option nobody sees: the rest
+# (`add_subparsers`, `parse_known_args`, `register`) leaves its options unknown here.
+_PARSER_METHODS = frozenset({
+    "add_argument", "add_argument_group", "add_mutually_exclusive_group", "parse_args", "set_defaults",
+    "print_help", "print_usage", "format_help", "format_usage", "error", "exit", "get_default",
+})
+# Parser settings under which `--local-rank=N` may not be an unknown option (a parent's options,
+# other prefix characters, arguments read from files).
+_PARSER_SETTINGS = frozenset({"parents", "prefix_chars", "fromfile_prefix_chars"})
 HYDRA_MESSAGE = (
     "the launcher's --local-rank=N becomes the hydra override local-rank=N, no key of the config, and hydra stops; "
     "map local-rank to local_rank here (or read LOCAL_RANK)"
@@ -155,6 +169,16 @@ class LocalRankArgument(Rule):
     (`deepspeed.initialize`, `deepspeed.add_config_arguments`), or that the project launches
     with `deepspeed train.py`, are flagged only where the project documents launching them with
     `torch.distributed.launch`: DeepSpeed's own launcher passes `--local_rank=N`.
+    A parser that declares neither spelling is flagged at its `parse_args()` where
+    torch.distributed.launch without `--use_env` starts the script itself (a command of the
+    project, or the file names that launcher and neither `--use_env` nor torchrun): the launcher
+    appends `--local-rank=N` (`--local_rank=N` before PyTorch 2.0) and `parse_args` exits with
+    "unrecognized arguments" on every rank. Only a parser made here
+    (`argparse.ArgumentParser(...)`, no `parents=`) whose options are all literal and known:
+    not where it is handed to a helper (`add_args(parser)`), has subparsers or an option that
+    takes what is left (`nargs=argparse.REMAINDER`), an option starting `--local`, is parsed
+    with `parse_known_args` or from other arguments (`parse_args(sys.argv[2:])`), is returned,
+    or the file reads `sys.argv` itself. No fix there: launch with torchrun, or declare the option.
     A hydra script (`@hydra.main(config_path=..., config_name=...)`) that turns its
     `--key=value` arguments into overrides `key=value` (a loop over `sys.argv` that drops the
     dashes of what `startswith("--")`), whose config declares `local_rank` and which
@@ -185,8 +209,8 @@ class LocalRankArgument(Rule):
     # `also`: the option it flags (`--local_rank`, `-local_rank`), an absl flag's name, or a hydra
     # script (whose options are rewritten in a loop: `arg.startswith("--")`).
     trigger = CallTrigger(
-        methods=("add_argument", "DEFINE_integer", "DEFINE_string", "DEFINE_enum", "startswith"),
-        also=(("-local_rank", '"local_rank"', "'local_rank'", "hydra"),),
+        methods=("add_argument", "DEFINE_integer", "DEFINE_string", "DEFINE_enum", "startswith", "parse_args"),
+        also=(("-local_rank", '"local_rank"', "'local_rank'", "hydra", "parse_args"),),
     )
 
     flagged_examples = (
@@ -385,8 +409,81 @@ class LocalRankArgument(Rule):
                 "--local-rank, an unknown flag; default it to int(os.environ.get(\"LOCAL_RANK\", 0)) and launch with torchrun"
             ),
         ),
+        Flagged(
+            # No local-rank option at all: the launcher's --local-rank=N is an unknown argument.
+            """
+            \"\"\"python -m torch.distributed.launch --nproc_per_node=2 example.py --epochs 100\"\"\"
+            import argparse
+            import os
+            import torch
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--epochs", type=int, default=100)
+            parser.add_argument("--lr", type=float, default=0.1)
+
+            if __name__ == "__main__":
+                args = parser.parse_args()
+                       ^
+                torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+                torch.distributed.init_process_group("nccl")
+            """,
+            messages=(
+                "this parser declares neither --local-rank nor --local_rank, and torch.distributed.launch (without "
+                "--use_env) appends one to every process: parse_args exits with 'unrecognized arguments' on every "
+                "rank; launch with torchrun, or declare --local-rank and --local_rank (this file names "
+                "torch.distributed.launch)"
+            ),
+        ),
     )
     clean_examples = (
+        Clean(
+            # Parsed with parse_known_args, or with an option that takes what is left, or from
+            # other arguments than the command line: the launcher's option stops nothing.
+            """
+            # python -m torch.distributed.launch --nproc_per_node=2 example.py
+            import argparse
+            import sys
+
+            known = argparse.ArgumentParser()
+            known.add_argument("--epochs", type=int)
+            args, _ = known.parse_known_args()
+
+            rest = argparse.ArgumentParser()
+            rest.add_argument("--epochs", type=int)
+            rest.add_argument("overrides", nargs=argparse.REMAINDER)
+            opts = rest.parse_args()
+
+            given = argparse.ArgumentParser()
+            given.add_argument("--epochs", type=int)
+            cfg = given.parse_args(sys.argv[2:])
+            """
+        ),
+        Clean(
+            # Run with --use_env (or torchrun): the launcher appends no option, LOCAL_RANK is set.
+            """
+            # python -m torch.distributed.launch --use_env --nproc_per_node=2 example.py
+            import argparse
+            import os
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--epochs", type=int)
+            args = parser.parse_args()
+            local_rank = int(os.environ["LOCAL_RANK"])
+            """
+        ),
+        Clean(
+            # Options added by a helper of the parser: what it declares is not known here.
+            """
+            # python -m torch.distributed.launch --nproc_per_node=2 example.py
+            import argparse
+            from options import add_distributed_arguments
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--epochs", type=int)
+            add_distributed_arguments(parser)
+            args = parser.parse_args()
+            """
+        ),
         Clean(
             # It starts its own processes and nothing launches it: each runs `worker`, not the parser.
             """
@@ -618,9 +715,18 @@ class LocalRankArgument(Rule):
         self._parses: dict[tuple, list[str | bool | None]] = {}  # per parser, how each parse treats unknown options
         self._returned: set[tuple] = set()  # parsers a function returns: parsed wherever it is called
         self._extras: dict[int, str | None] = {}  # `parse_known_args()` calls: the name their extras are bound to
+        self._made: set[tuple] = set()  # parsers made here by `argparse.ArgumentParser(...)`, as `_parser` names them
+        self._opaque: set[tuple] = set()  # parsers whose options are not all known here (see `_unknown_options`)
+        self._local: set[tuple] = set()  # parsers with an option that starts `--local` (either spelling, an abbreviation)
+        self._strict: list[tuple[cst.Call, tuple]] = []  # `parser.parse_args()`: the command line, unknown options rejected
+        self._argv = False  # the file reads or rewrites sys.argv itself
 
     def visit_Assign(self, node: cst.Assign) -> None:
         target = node.targets[0].target if len(node.targets) == 1 else None
+        if isinstance(target, cst.Name) and isinstance(node.value, cst.Call) and self.model.qualified(node.value.func) in ARGUMENT_PARSER:
+            parser = (self.model.frame.key, target.value)
+            settings = {arg.keyword.value for arg in node.value.args if arg.keyword is not None}
+            (self._opaque if settings & _PARSER_SETTINGS or any(arg.star for arg in node.value.args) else self._made).add(parser)
         if isinstance(target, cst.Tuple) and len(target.elements) == 2 and isinstance(target.elements[1].value, cst.Name):
             self._extras[id(node.value)] = target.elements[1].value.value  # `args, unknown = parser.parse_known_args()`
         for target in node.targets:
@@ -632,6 +738,8 @@ class LocalRankArgument(Rule):
                     self._set_itself = node
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value == "argv" and not self._argv and self.model.qualified(node) == SYS_ARGV:
+            self._argv = True
         if node.attr.value != "local_rank" or id(node) in self._assigned or id(node) in self._called:
             return
         if isinstance(node.value, cst.Name) and node.value.value in ("self", "cls"):
@@ -693,16 +801,45 @@ class LocalRankArgument(Rule):
             self._absl_flag(node)
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in _PARSES:
             self._parse(node, node.func.attr.value)
+        self._unknown_options(node)
         if not (isinstance(node.func, cst.Attribute) and node.func.attr.value == "add_argument"):
             return
         options = _option_strings(node)
         parser = self._parser(node.func.value)
+        if any(option.lstrip("-").startswith("local") for option in options):
+            self._local.add(parser)
         if "--local-rank" in options:
             self._hyphenated.add(parser)
         elif "--local_rank" in options:
             default = keyword_argument(node, "default")
             if default is None or not self._reads_local_rank(default.value):
                 self._pending.append((node, parser))
+
+    def _unknown_options(self, node: cst.Call) -> None:
+        """What a call tells of the options of the parsers made here: a parser handed to a
+        call (`add_model_args(parser)`) or given a method outside `_PARSER_METHODS`, an
+        `add_argument` whose option strings are not all literals or that takes what is left
+        (`nargs=argparse.REMAINDER`), or a parse of other arguments than the command line, or
+        of known ones only, leaves them unknown; `parser.parse_args()` rejects an unknown one."""
+        frame = self.model.frame.key
+        self._opaque.update((frame, arg.value.value) for arg in node.args if isinstance(arg.value, cst.Name))
+        if not isinstance(node.func, cst.Attribute):
+            return
+        method, parser = node.func.attr.value, self._parser(node.func.value)
+        if parser not in self._made:
+            return
+        if method not in _PARSER_METHODS or method == "parse_args" and node.args:
+            self._opaque.add(parser)
+        elif method == "parse_args":
+            self._strict.append((node, parser))
+        elif method == "add_argument":
+            nargs = keyword_argument(node, "nargs")
+            remainder = nargs is not None and (
+                self.model.string_value(nargs.value) == "..." or (dotted_name(nargs.value) or "").endswith("REMAINDER")
+            )
+            literal = all(isinstance(arg.value, cst.SimpleString) for arg in positional_arguments(node))
+            if remainder or not literal or any(arg.star for arg in node.args):
+                self._opaque.add(parser)
 
     def leave_Call(self, original_node: cst.Call) -> None:
         if _reports(dotted_name(original_node.func)):
@@ -761,6 +898,39 @@ class LocalRankArgument(Rule):
             chain = self._harm(node, self._tolerant(parser))
             if chain is not None:
                 self._report(node, chain)
+        for node, parser in self._strict:
+            if parser in self._opaque or parser in self._local or parser in self._returned or self._argv or self._deepspeed:
+                continue
+            launch = self._undeclared_launch()
+            if launch is not None:
+                harm = Link(StepKind.HARM, "the parser knows neither spelling: unrecognized arguments, every rank stops", node)
+                self.report(node, f"{UNDECLARED_MESSAGE} ({launch[1]})", chain=[launch[0], harm])
+
+    def _undeclared_launch(self) -> tuple[Link, str] | None:
+        """Where torch.distributed.launch without `--use_env` starts this very script (an
+        importer's launch runs its own parser): a command of the project, or, where the project
+        documents no run of it, a usage line of the file that launches the file by its own name
+        (a command it builds for another script, `tools/train.py`, is not its own run), in a file
+        that names neither `--use_env` nor torchrun. The launcher appends `--local-rank=N`
+        (`--local_rank=N` before PyTorch 2.0)."""
+        view = self.model.project
+        if view is None:
+            return None
+        for command in view.launches(own=True):
+            if "$0" in command.command and os.path.dirname(command.place.path) != os.path.dirname(view.path):
+                continue  # `$(dirname "$0")/test.py` is the test.py beside the shell script, not this one
+            if LAUNCHERS[command.launcher].passes(command.command) == "--local-rank":
+                note = f"{command.place} launches this script with {OLD_LAUNCHER_MODULE}"
+                return Link(StepKind.RUNS, f"launches this script with {command.launcher}, which appends --local-rank=N", command.place), note
+        source, name = self.model.source, re.escape(os.path.basename(view.path))
+        if view.runs(own=True) or "use_env" in source or "torchrun" in source or self._deepspeed_launch():
+            return None
+        own = re.compile(rf"{OLD_LAUNCHER.pattern}[^\n]*?(?<![\w.-]){name}\b")
+        found = own.search(source)
+        if found is None:
+            return None
+        named = Place(view.path, source.count("\n", 0, found.start()) + 1)
+        return Link(StepKind.RUNS, f"this file launches itself with {OLD_LAUNCHER_MODULE}, which appends --local-rank=N", named), f"this file names {OLD_LAUNCHER_MODULE}"
 
     def _harm(self, node: cst.Call, tolerant: bool) -> list[Link] | None:
         """The chain that makes `--local_rank` alone a bug here, or None: a launcher that passes

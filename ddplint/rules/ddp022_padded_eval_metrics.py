@@ -62,6 +62,9 @@ class PaddedEvalMetrics(Rule):
     evaluation (`is_training` left False) builds an OrderedDistributedSampler that pads the
     same way; the finding is then at that call. Not flagged: training samplers
     (shuffle left on) and training loops, `drop_last=True`, results trimmed after the gather,
+    a logger the evaluating function makes and all-reduces (`metric_logger.synchronize_between_processes()`)
+    where nothing updates it between the loop's start and that call (its meters hold nothing of the
+    evaluation; another combine of the function is judged instead),
     results placed by sample id (`index_copy_` or `unique` on gathered results, `results.update(zip(ids, preds))`, or `bank[idx] = feats` where `idx` holds the
     gathered ids, `idx = concat_all_gather(idx)`: a duplicate overwrites its own row), loaders whose results stay per rank, and a torchvision test split of known size
     (`datasets.MNIST(..., train=False)`, CIFAR-10/100, Fashion-MNIST, KMNIST: 10,000 images)
