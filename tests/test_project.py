@@ -1713,3 +1713,44 @@ def test_a_step_helper_restarting_a_loader_of_a_builders_dict_with_iter_starts_e
         found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout)]
         assert found == expected, found
 
+
+
+@pytest.mark.parametrize(
+    "made, fixed",
+    [
+        ("    sampler = DistributedSampler(dataset)\n", True),
+        ("    if distributed:\n        sampler = DistributedSampler(dataset)\n    else:\n        sampler = None\n", False),
+        ("    sampler = None\n    if distributed:\n        sampler = DistributedSampler(dataset)\n", False),
+        ("    sampler = DistributedSampler(dataset) if distributed else None\n", False),
+        ("    if distributed:\n        sampler = DistributedSampler(dataset)\n    else:\n        sampler = RandomSampler(dataset)\n", False),
+        ("    sampler = DistributedSampler(dataset)\n", "inline"),
+    ],
+)
+def test_a_builder_that_makes_its_distributed_sampler_only_in_some_runs_gets_no_fix(made, fixed, tmp_path, run):
+    """DDP003: build_loader (data.py) returns a DataLoader drawing from a shuffling
+    DistributedSampler; the epoch loop of train.py never sets its epoch. Where the builder
+    always makes the sampler, `train_loader.sampler.set_epoch(epoch)` is a safe fix; where it
+    makes one only when distributed (None, or another sampler, in the other runs; or a
+    `sampler=... if distributed else None` at the DataLoader), `train_loader.sampler` is a
+    RandomSampler or SequentialSampler there, which has no set_epoch: the finding stays, with
+    its message, and no fix is offered."""
+    loader = "    return DataLoader(dataset, batch_size=8, sampler=sampler, shuffle=sampler is None)\n"
+    if fixed == "inline":
+        loader = loader.replace("sampler=sampler,", "sampler=sampler if distributed else None,")
+    (tmp_path / "data.py").write_text(
+        "from torch.utils.data import DataLoader, RandomSampler\nfrom torch.utils.data.distributed import DistributedSampler\n\n\n"
+        f"def build_loader(dataset, distributed):\n{made}{loader}"
+    )
+    (tmp_path / "train.py").write_text(
+        "import torch.distributed as dist\nfrom data import build_loader\n\n\n"
+        "def main(args, dataset, model, optimizer):\n    dist.init_process_group('nccl')\n"
+        "    train_loader = build_loader(dataset, args.distributed)\n"
+        "    for epoch in range(args.epochs):\n        for x, y in train_loader:\n"
+        "            model(x, y).backward()\n            optimizer.step()\n"
+    )
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP003", ".").stdout
+    found = _findings(output)
+    assert [(f[0], f[1], f[3]) for f in found] == [("train.py", 8, "DDP003")], output
+    assert "DistributedSampler `train_loader.sampler` never gets set_epoch()" in found[0][4], output
+    assert output.splitlines()[0].endswith("[fix]") == (fixed is True), output
