@@ -488,8 +488,14 @@ class LoaderFlow(Analysis):
                 drawn = Construction("sampler", node, function, order + 1, [(("call", id(node)), "drawn")])
                 drawn.elsewhere, drawn.optional = loader_at.made_at, loader_at.optional
                 self.constructions.append(drawn)
-            loader = Construction("loader", node, function, order + 2, self._element(node, loader_at))
-            loader.sampler = drawn.bound[0] if drawn is not sampler else _call_ref(node)
+            loader = Construction("loader", node, function, order + 3, self._element(node, loader_at))
+            drawn_ref = drawn.bound[0] if drawn is not sampler else _call_ref(node)
+            if loader_at.batched:  # through a BatchSampler: `loader.batch_sampler.sampler`, as for one made here
+                batch = Construction("batch_sampler", node, function, order + 2, [(("call", id(node)), "batched")])
+                batch.sampler, loader.batch_sampler = drawn_ref, batch.bound[0]
+                self.constructions.append(batch)
+            else:
+                loader.sampler = drawn_ref
             self.constructions.append(loader)
 
     def _batched(self, node: cst.Call) -> bool:

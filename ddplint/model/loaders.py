@@ -60,13 +60,15 @@ class Built:
     when it is made with drop_last=True (it pads nothing); `optional` when on some path of the
     builder what it returns holds no DistributedSampler there (None, or a loader drawing from
     None or another sampler: `sampler = DistributedSampler(ds) if distributed else None`), so
-    set_epoch on it, or on the loader's `sampler`, may fail."""
+    set_epoch on it, or on the loader's `sampler`, may fail; `batched` when the loader draws
+    from it through its `batch_sampler` (ddplint.model.records.Loader)."""
 
     made_at: Place
     index: int | None
     dataset: int | None
     drops_last: bool = False
     optional: bool = False
+    batched: bool = False
 
 
 @dataclass(frozen=True)
@@ -135,7 +137,8 @@ def built(program, qualified: str, importer: str, literals: tuple = ()) -> dict[
                 held = sampler.dataset
                 dataset = params.index(held[2]) if held and held[:2] == target.function and held[2] in params else None
                 optional = sampler.optional or not isinstance(element, Loader) and _may_return_none(program, target, record, index)
-                built = Built(sampler.made_at, index, dataset, sampler.drop_last is True, optional)
+                batched = isinstance(element, Loader) and element.batched
+                built = Built(sampler.made_at, index, dataset, sampler.drop_last is True, optional, batched)
                 found.setdefault("each" if each else "loader" if isinstance(item, Loader) else "sampler", built)
         if found:
             return found

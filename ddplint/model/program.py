@@ -998,7 +998,7 @@ class Program:
         # `sampler=sampler if train else None`: the loader draws from it under the builder's test
         tests = tuple(SamplerTest(module, key, test) for test in data.when)  # type: ignore[union-attr]
         optional = drawn.optional or data.optional or self.absent_some_way(module, key, source)  # type: ignore[union-attr]
-        return Loader(at, replace(drawn.made(), when=drawn.when + tests, optional=optional))
+        return Loader(at, replace(drawn.made(), when=drawn.when + tests, optional=optional), batched=source is not data.sampler)  # type: ignore[union-attr]
 
     def absent_some_way(self, module: str, key: str, source: Source | None) -> bool:
         """Whether some way of the `if`s that bind `source` holds no DistributedSampler (None,

@@ -631,11 +631,14 @@ class Sampler(Value):
 
 @record
 class Loader(Value):
-    """A DataLoader made at `made_at`, drawing from `sampler`."""
+    """A DataLoader made at `made_at`, drawing from `sampler`; `batched` where it draws through
+    its `batch_sampler` (a BatchSampler over the sampler): its own `sampler` is then the
+    SequentialSampler or RandomSampler DataLoader makes, and the sampler is `batch_sampler.sampler`."""
 
     made_at: Place
     sampler: Sampler
     passed_at: Place | None = None
+    batched: bool = False
 
     @property
     def when(self) -> tuple[SamplerTest, ...]:
