@@ -1805,3 +1805,74 @@ def test_a_strict_parser_without_a_local_rank_option_stops_under_the_old_launche
         (tmp_path / "README.md").write_text(readme)
         found = _findings(run("check", "--no-cache", "--select", "DDP012", ".").stdout)
         assert [(f[0], f[1], f[3]) for f in found] == expected, (readme, found)
+
+
+@pytest.mark.parametrize(
+    "made, fixed",
+    [
+        ("    sampler = DistributedSampler(dataset)\n", True),
+        ("    if distributed:\n        sampler = DistributedSampler(dataset)\n    else:\n        sampler = None\n", False),
+        ("    sampler = None\n    if distributed:\n        sampler = DistributedSampler(dataset)\n", False),
+        ("    sampler = DistributedSampler(dataset) if distributed else None\n", False),
+        ("    if distributed:\n        sampler = DistributedSampler(dataset)\n    else:\n        sampler = RandomSampler(dataset)\n", False),
+        ("    sampler = DistributedSampler(dataset)\n", "inline"),
+        ("    sampler = DistributedSampler(dataset)\n", "batched"),
+    ],
+)
+def test_a_builder_that_makes_its_distributed_sampler_only_in_some_runs_gets_no_fix(made, fixed, tmp_path, run):
+    """DDP003: build_loader (data.py) returns a DataLoader drawing from a shuffling
+    DistributedSampler; the epoch loop of train.py never sets its epoch. Where the builder
+    always makes the sampler, `train_loader.sampler.set_epoch(epoch)` is a safe fix; where it
+    makes one only when distributed (None, or another sampler, in the other runs; or a
+    `sampler=... if distributed else None` at the DataLoader), `train_loader.sampler` is a
+    RandomSampler or SequentialSampler there, which has no set_epoch: the finding stays, with
+    its message, and no fix is offered. A loader drawing from it through a BatchSampler has it
+    as `batch_sampler.sampler` (its own `sampler` is a SequentialSampler): the fix says so."""
+    loader = "    return DataLoader(dataset, batch_size=8, sampler=sampler, shuffle=sampler is None)\n"
+    if fixed == "inline":
+        loader = loader.replace("sampler=sampler,", "sampler=sampler if distributed else None,")
+    if fixed == "batched":
+        loader = "    return DataLoader(dataset, batch_sampler=BatchSampler(sampler, 8, drop_last=False))\n"
+    (tmp_path / "data.py").write_text(
+        "from torch.utils.data import BatchSampler, DataLoader, RandomSampler\n"
+        f"from torch.utils.data.distributed import DistributedSampler\n\n\ndef build_loader(dataset, distributed):\n{made}{loader}"
+    )
+    (tmp_path / "train.py").write_text(
+        "import torch.distributed as dist\nfrom data import build_loader\n\n\n"
+        "def main(args, dataset, model, optimizer):\n    dist.init_process_group('nccl')\n"
+        "    train_loader = build_loader(dataset, args.distributed)\n"
+        "    for epoch in range(args.epochs):\n        for x, y in train_loader:\n"
+        "            model(x, y).backward()\n            optimizer.step()\n"
+    )
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP003", ".").stdout
+    found = _findings(output)
+    assert [(f[0], f[1], f[3]) for f in found] == [("train.py", 8, "DDP003")], output
+    named = "train_loader.batch_sampler.sampler" if fixed == "batched" else "train_loader.sampler"
+    assert f"DistributedSampler `{named}` never gets set_epoch()" in found[0][4], output
+    assert output.splitlines()[0].endswith("[fix]") == (fixed in (True, "batched")), output
+    if fixed == "batched":
+        diff = run("check", "--no-cache", "--select", "DDP003", "--diff", ".").stdout
+        assert f"+        {named}.set_epoch(epoch)" in diff, diff
+
+
+def test_the_view_says_which_builders_make_their_distributed_sampler_only_in_some_runs(tmp_path):
+    """Built.optional: what a builder returns may hold no DistributedSampler on some path of
+    it (a sampler returned alone that may be None, a loader drawing from a parameter that
+    defaults to None or from a name an `if` binds one way only), so set_epoch on it may fail;
+    a sampler made on every path is not optional, nor one made under each way of an `if`."""
+    (tmp_path / "train.py").write_text("import torch.distributed as dist\nimport data\n")
+    (tmp_path / "data.py").write_text(
+        "from torch.utils.data import DataLoader, DistributedSampler\n\n\n"
+        "def alone(ds, distributed):\n    if distributed:\n        return DistributedSampler(ds)\n\n\n"
+        "def either(ds, distributed):\n    sampler = None\n    if distributed:\n        sampler = DistributedSampler(ds)\n    return sampler\n\n\n"
+        "def given(ds, sampler=None):\n    return DataLoader(ds, sampler=sampler)\n\n\n"
+        "def caller(ds):\n    return given(ds, DistributedSampler(ds))\n\n\n"
+        "def both(ds, train):\n    if train:\n        sampler = DistributedSampler(ds)\n    else:\n"
+        "        sampler = DistributedSampler(ds, seed=1)\n    return DataLoader(ds, sampler=sampler)\n"
+    )
+    view = project.build(str(tmp_path)).view(str(tmp_path / "train.py"))
+    assert view.built_data("data.alone") == {"sampler": Built(Place("data.py", 6), None, 0, optional=True)}
+    assert view.built_data("data.either") == {"sampler": Built(Place("data.py", 12), None, 0, optional=True)}
+    assert view.built_data("data.given") == {"loader": Built(Place("data.py", 21), None, None, optional=True)}
+    assert view.built_data("data.both") == {"loader": Built(Place("data.py", 26), None, 0)}

@@ -134,6 +134,9 @@ class Construction:
     # arguments are not the sampler's own (its `drop_last` is the DataLoader's).
     by_plugin: bool = False
     drops_last: bool = False  # made by another module's builder with drop_last=True: it pads nothing
+    # Made by another module's builder only on some paths (ddplint.model.loaders.Built.optional):
+    # what names it here (its loader's `sampler`) may be None or another sampler in other runs.
+    optional: bool = False
 
     def _shuffle_is(self, literal: str) -> bool:
         value = self.shuffle.value if self.shuffle is not None else None
@@ -473,6 +476,7 @@ class LoaderFlow(Analysis):
         sampler = Construction("sampler", node, function, order, self._element(node, sampler_at))
         sampler.elsewhere = (sampler_at or loader_at).made_at  # type: ignore[union-attr]
         sampler.drops_last = (sampler_at or loader_at).drops_last  # type: ignore[union-attr]
+        sampler.optional = any(built.optional for built in (sampler_at, loader_at) if built is not None)
         dataset = sampler_at.dataset if sampler_at is not None else None  # the argument it shards
         positional = [a for a in node.args if a.keyword is None]
         if dataset is not None and dataset < len(positional) and not any(a.star for a in positional[: dataset + 1]):
@@ -482,10 +486,16 @@ class LoaderFlow(Analysis):
             drawn = sampler
             if sampler_at is not None and sampler_at.made_at != loader_at.made_at:  # the loader draws from another one
                 drawn = Construction("sampler", node, function, order + 1, [(("call", id(node)), "drawn")])
-                drawn.elsewhere = loader_at.made_at
+                drawn.elsewhere, drawn.optional = loader_at.made_at, loader_at.optional
                 self.constructions.append(drawn)
-            loader = Construction("loader", node, function, order + 2, self._element(node, loader_at))
-            loader.sampler = drawn.bound[0] if drawn is not sampler else _call_ref(node)
+            loader = Construction("loader", node, function, order + 3, self._element(node, loader_at))
+            drawn_ref = drawn.bound[0] if drawn is not sampler else _call_ref(node)
+            if loader_at.batched:  # through a BatchSampler: `loader.batch_sampler.sampler`, as for one made here
+                batch = Construction("batch_sampler", node, function, order + 2, [(("call", id(node)), "batched")])
+                batch.sampler, loader.batch_sampler = drawn_ref, batch.bound[0]
+                self.constructions.append(batch)
+            else:
+                loader.sampler = drawn_ref
             self.constructions.append(loader)
 
     def _batched(self, node: cst.Call) -> bool:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from ddplint.core.torch_api import BATCH_SAMPLER, is_dataset_set_epoch
 from ddplint.model.program import BUILTIN_NAMES, Target
-from ddplint.model.records import CallResult, Either, Loader, Pack, Param, Place, Sampler
+from ddplint.model.records import CallResult, Either, Group, Loader, Pack, Param, Place, Sampler
 
 
 @dataclass(frozen=True)
@@ -57,12 +57,18 @@ class Built:
     """A shuffling DistributedSampler a builder returns, alone or drawn from by a DataLoader:
     where it is made, its `index` in the tuple returned (None when returned alone), and the
     position of the builder's parameter that is its dataset (None when not one); `drops_last`
-    when it is made with drop_last=True (it pads nothing)."""
+    when it is made with drop_last=True (it pads nothing); `optional` when on some path of the
+    builder what it returns holds no DistributedSampler there (None, or a loader drawing from
+    None or another sampler: `sampler = DistributedSampler(ds) if distributed else None`), so
+    set_epoch on it, or on the loader's `sampler`, may fail; `batched` when the loader draws
+    from it through its `batch_sampler` (ddplint.model.records.Loader)."""
 
     made_at: Place
     index: int | None
     dataset: int | None
     drops_last: bool = False
+    optional: bool = False
+    batched: bool = False
 
 
 @dataclass(frozen=True)
@@ -116,7 +122,8 @@ def built(program, qualified: str, importer: str, literals: tuple = ()) -> dict[
     target = function_of(program, qualified, importer)
     if target is None:
         return {}
-    params = program.known(target.module, target.key).params
+    record = program.known(target.module, target.key)
+    params = record.params
     returned = program.returned_data.get(target.function, ())
     for value in filter(None, (program.admitted(value, target, literals) for value in returned)):
         items = list(enumerate(value.items)) if isinstance(value, Pack) else [(None, value)]
@@ -129,11 +136,28 @@ def built(program, qualified: str, importer: str, literals: tuple = ()) -> dict[
             if isinstance(sampler, Sampler) and sampler.shuffle is not False:
                 held = sampler.dataset
                 dataset = params.index(held[2]) if held and held[:2] == target.function and held[2] in params else None
-                built = Built(sampler.made_at, index, dataset, sampler.drop_last is True)
+                optional = sampler.optional or not isinstance(element, Loader) and _may_return_none(program, target, record, index)
+                batched = isinstance(element, Loader) and element.batched
+                built = Built(sampler.made_at, index, dataset, sampler.drop_last is True, optional, batched)
                 found.setdefault("each" if each else "loader" if isinstance(item, Loader) else "sampler", built)
         if found:
             return found
     return {}
+
+
+def _may_return_none(program, target, record, index: int | None) -> bool:
+    """Whether the builder `target` (summary `record`) may return None, or something the model
+    does not follow, in place of the sampler it returns alone (`index` None) or at `index` of
+    a tuple: a return of something else, an end without one, an `if` that binds it one way only."""
+    if record.other_returns:
+        return True
+    module, key = target.function
+    for source in record.returns:
+        if index is not None:
+            source = source.items[index] if isinstance(source, Group) and index < len(source.items) else None
+        if program.absent_some_way(module, key, source):
+            return True
+    return False
 
 
 def cycled(program, qualified: str, importer: str) -> Cycle | None:

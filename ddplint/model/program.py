@@ -77,7 +77,7 @@ MAX_HELPERS = 6  # project helpers followed to a collective (`collective`); deep
 _COMBINES, _EVERY_RANK = "combines", "every rank"  # what `_runs` looks for
 _BROADCAST_BUFFERS = "broadcast_buffers"  # DDP's parameter (torch_api.DDP)
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
-CACHE_VERSION = 20  # of the summaries kept in the cache: a summary of another version is read again
+CACHE_VERSION = 21  # of the summaries kept in the cache: a summary of another version is read again
 # `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 
@@ -991,12 +991,25 @@ class Program:
             held = (module, key, data.dataset.name) if isinstance(data.dataset, Param) else None  # type: ignore[union-attr]
             when = tuple(SamplerTest(module, key, test) for test in data.when)  # type: ignore[union-attr]
             return Sampler(at, shuffle, drop_last, dataset=held, when=when)
-        drawn = self.evaluate(module, key, self._drawn_from(module, data))  # type: ignore[arg-type]
+        source = self._drawn_from(module, data)
+        drawn = self.evaluate(module, key, source)  # type: ignore[arg-type]
         if not isinstance(drawn, Sampler):
             return None  # a loader that is not known to draw from a DistributedSampler is not followed
         # `sampler=sampler if train else None`: the loader draws from it under the builder's test
         tests = tuple(SamplerTest(module, key, test) for test in data.when)  # type: ignore[union-attr]
-        return Loader(at, replace(drawn.made(), when=drawn.when + tests))
+        optional = drawn.optional or data.optional or self.absent_some_way(module, key, source)  # type: ignore[union-attr]
+        return Loader(at, replace(drawn.made(), when=drawn.when + tests, optional=optional), batched=source is not data.sampler)  # type: ignore[union-attr]
+
+    def absent_some_way(self, module: str, key: str, source: Source | None) -> bool:
+        """Whether some way of the `if`s that bind `source` holds no DistributedSampler (None,
+        nothing, another sampler): `if distributed: sampler = DistributedSampler(ds)` with
+        `else: sampler = None`, or none before it."""
+        if not isinstance(source, Either):
+            return False
+        return any(
+            self.absent_some_way(module, key, way) if isinstance(way, Either) else not isinstance(self.evaluate(module, key, way), Sampler)
+            for way in source.branches
+        )
 
     def padding_sampler(self, module: str, callee: str) -> bool:
         """Whether `callee`, as written in `module`, names a project class that pads its indices

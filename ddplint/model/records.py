@@ -114,6 +114,7 @@ class DataCall:
     batch_sampler: Source | Unknown | None = None
     when: tuple[ParameterTest, ...] = ()
     starred: bool = False
+    optional: bool = False  # a DataLoader's `sampler` may be None on some path (Summary._may_be_none)
 
 
 @record
@@ -625,7 +626,10 @@ class SamplerTest:
 class Sampler(Value):
     """A torch DistributedSampler made at `made_at`. `shuffle`/`drop_last`: None where the code
     decides at run time. `dataset`: the (module, key, parameter) of its builder that is its
-    dataset; `when`: the parameter tests it is made under."""
+    dataset; `when`: the parameter tests it is made under. `optional`: as a DataLoader draws
+    from it, it may be absent on some path of the code that makes the loader (`DistributedSampler(ds)
+    if distributed else None`, `sampler = None` in another branch, another sampler there): the
+    loader's `sampler` is then a RandomSampler or SequentialSampler, which has no set_epoch."""
 
     made_at: Place
     shuffle: bool | None = True
@@ -633,6 +637,7 @@ class Sampler(Value):
     passed_at: Place | None = None
     dataset: tuple | None = None
     when: tuple[SamplerTest, ...] = ()
+    optional: bool = False
 
     @property
     def pads(self) -> bool:
@@ -642,11 +647,14 @@ class Sampler(Value):
 
 @record
 class Loader(Value):
-    """A DataLoader made at `made_at`, drawing from `sampler`."""
+    """A DataLoader made at `made_at`, drawing from `sampler`; `batched` where it draws through
+    its `batch_sampler` (a BatchSampler over the sampler): its own `sampler` is then the
+    SequentialSampler or RandomSampler DataLoader makes, and the sampler is `batch_sampler.sampler`."""
 
     made_at: Place
     sampler: Sampler
     passed_at: Place | None = None
+    batched: bool = False
 
     @property
     def when(self) -> tuple[SamplerTest, ...]:

@@ -185,6 +185,10 @@ class _FunctionReader:
         self._wrapped_sources: dict[str, tuple] = {}  # the same, by what they hold (`_iterated_sources`)
         self._lengths: set[str] = set()  # locals bound to `len(...)`, for `deduplicates`
         self._lists: set[str] = set()  # locals bound to `[]` or `{}`, for `_add_element`
+        # Locals last bound, on some way of the ifs walked, to `x if test else None` (whose
+        # source is x's); parameters that default to None: what may hold None (`_may_be_none`).
+        self._nullable: set[str] = set()
+        self._none_defaults = _none_defaults(arguments)
         # no_grad/inference_mode blocks (or a decorator) around the walk: calls there train nothing
         self._gradients_off = int(any(_turns_gradients_off(d) for d in node.decorator_list))
         self._backwards = 0  # backward calls read so far: a loop trains when its body adds one
@@ -403,9 +407,22 @@ class _FunctionReader:
             when = self._parameter_tests(self._ways)
         elif kind == "DataLoader":  # `sampler=sampler if train else None`: drawn from only when the test holds
             when = self._parameter_tests(_none_way(given.get("sampler")))
+            facts["optional"] = self._may_be_none(given.get("sampler"))
         else:
             when = ()
         return DataCall(**facts, when=when)
+
+    def _may_be_none(self, expr: ast.expr | None) -> bool:
+        """Whether `expr` may hold None on some path to here where its source says otherwise:
+        `x if test else None`, a local last bound so on some way of the ifs walked, a parameter
+        that defaults to None and is not rebound. (A name an `if` binds on one way only, or to
+        None on the other, is an Either with no source that way: Program reads its ways.)"""
+        if _none_way(expr):
+            return True
+        if not isinstance(expr, ast.Name):
+            return False
+        held = self.env.get(expr.id)
+        return expr.id in self._nullable or (held == Param(expr.id) and expr.id in self._none_defaults)
 
     def _parameter_tests(self, ways: list) -> tuple[ParameterTest, ...]:
         """Of the tests `ways` ((test, which way) pairs: the ifs around the walk), those that test
@@ -508,6 +525,7 @@ class _FunctionReader:
     def _bind(self, target: ast.AST, source: Source | None) -> None:
         if isinstance(target, ast.Name):
             self._lists.discard(target.id)
+            self._nullable.discard(target.id)
             self._untouched.discard(target.id)
             self._fresh.pop(target.id, None)
             if isinstance(source, CallResult) and not self._placed:
@@ -740,6 +758,8 @@ class _FunctionReader:
         chosen = _chosen_from(statement.value)
         for target in statement.targets:
             self._bind(target, source)
+            if isinstance(target, ast.Name) and _none_way(statement.value):
+                self._nullable.add(target.id)
             if isinstance(target, ast.Name):
                 (self._chosen.__setitem__(target.id, chosen) if chosen else self._chosen.pop(target.id, None))
             if isinstance(target, ast.Name) and self._wraps(statement.value):
@@ -754,17 +774,20 @@ class _FunctionReader:
     def _ways_of(self, statement: ast.If) -> None:
         """Both ways of an `if`, each from what held before it, merged after."""
         before, host = dict(self.env), (set(self.moved), set(self.hosted), set(self.offload_configs), set(self.sequences))
+        nullable_before = set(self._nullable)
         self._tests.append(statement.test)
         self._ways.append((statement.test, True))
         self._statements(statement.body)
         self._tests.pop()
         self._ways[-1] = (statement.test, False)
         after_body, self.env = self.env, dict(before)
+        nullable, self._nullable = self._nullable, set(nullable_before)
         host_after_body = (self.moved, self.hosted, self.offload_configs, self.sequences)
         self.moved, self.hosted, self.offload_configs, self.sequences = host
         self._statements(statement.orelse)
         self._ways.pop()
         self._merge(after_body)
+        self._nullable |= nullable  # None on either way: None on some path
         self.moved &= host_after_body[0]  # on the host only if both ways leave it there
         self.hosted &= host_after_body[1]
         self.offload_configs &= host_after_body[2]
@@ -907,6 +930,14 @@ def _forwarded(node: ast.FunctionDef | ast.AsyncFunctionDef, star: str) -> Calle
 
 def _is_none(expr: ast.AST) -> bool:
     return isinstance(expr, ast.Constant) and expr.value is None
+
+
+def _none_defaults(arguments: ast.arguments) -> set[str]:
+    """The parameters whose default is None."""
+    positional = [*arguments.posonlyargs, *arguments.args]
+    pairs = [*zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults),
+             *zip(arguments.kwonlyargs, arguments.kw_defaults)]
+    return {arg.arg for arg, default in pairs if default is not None and _is_none(default)}
 
 
 def _none_way(expr: ast.AST | None) -> list:

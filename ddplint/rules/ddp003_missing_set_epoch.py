@@ -86,7 +86,12 @@ class MissingSetEpoch(Rule):
 
     The fix (safe) inserts `<sampler>.set_epoch(<loop variable>)` as the first statement of
     the epoch loop. It is offered only for `for <name> in range(...)`; other loops are reported
-    without a fix, since their variable may not be an epoch number.
+    without a fix, since their variable may not be an epoch number; nor where the sampler
+    may be absent when the loop runs (`DistributedSampler(ds) if distributed else None`, here
+    or in the builder of another module, which may give its DataLoader `sampler=None` or
+    another sampler in some runs): `loader.sampler` is then a RandomSampler or
+    SequentialSampler, which has no set_epoch. A loader drawing through a BatchSampler has
+    its sampler as `loader.batch_sampler.sampler`.
     """
 
     code = "DDP003"
@@ -1159,6 +1164,9 @@ class MissingSetEpoch(Rule):
         if (
             expression is None
             or ambiguous
+            # another module's builder makes it only in some runs: in the others what the
+            # expression names is None or a sampler without set_epoch
+            or sampler.optional
             or fresh  # the sampler the loop body builds does not exist yet at its first statement
             or not isinstance(target, cst.Name)
             or target.value == "_"
