@@ -1805,3 +1805,27 @@ def test_a_strict_parser_without_a_local_rank_option_stops_under_the_old_launche
         (tmp_path / "README.md").write_text(readme)
         found = _findings(run("check", "--no-cache", "--select", "DDP012", ".").stdout)
         assert [(f[0], f[1], f[3]) for f in found] == expected, (readme, found)
+
+
+def test_a_dataset_subclass_of_another_module_downloads_like_its_torchvision_base(tmp_path, run):
+    """DDP014: a project class of another module that derives (through a class with no
+    `__init__`) from a torchvision dataset and hands `download` to its base's `__init__`
+    downloads on every rank (AdaPromptCL's MyCIFAR100); one whose `__init__` keeps it does not."""
+    run.cwd = tmp_path
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "data.py").write_text(
+        "from torchvision.datasets import SVHN\n\n\nclass Base(SVHN):\n    pass\n\n\n"
+        "class Kept(Base):\n    def __init__(self, root, download=False):\n"
+        "        super().__init__(root, split='train', download=download)\n\n\n"
+        "class Local(Base):\n    def __init__(self, root, download=False):\n"
+        "        super().__init__(root, split='train', download=False)\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "import torch.distributed as dist\nfrom torchvision import datasets\nfrom data import Kept, Local\n\n\n"
+        "def main(args):\n    dist.init_process_group('nccl')\n    kept = Kept(args.data, download=True)\n"
+        "    local = Local(args.data, download=True)\n    test = datasets.SVHN(args.data, split='test')\n"
+        "    return kept, local, test\n\n\nif __name__ == '__main__':\n    main(None)\n"
+    )
+    found = _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout)
+    assert [(path, line, code) for path, line, _, code, _ in found] == [("train.py", 8, "DDP014")], found
+    assert found[0][4].startswith("Kept(download=True) runs on every rank")
