@@ -1811,21 +1811,21 @@ def test_a_dataset_subclass_of_another_module_downloads_like_its_torchvision_bas
     """DDP014: a project class of another module that derives (through a class with no
     `__init__`) from a torchvision dataset and hands `download` to its base's `__init__`
     downloads on every rank (AdaPromptCL's MyCIFAR100); one whose `__init__` keeps it does not."""
-    run.cwd = tmp_path
-    (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "data.py").write_text(
-        "from torchvision.datasets import SVHN\n\n\nclass Base(SVHN):\n    pass\n\n\n"
-        "class Kept(Base):\n    def __init__(self, root, download=False):\n"
-        "        super().__init__(root, split='train', download=download)\n\n\n"
-        "class Local(Base):\n    def __init__(self, root, download=False):\n"
-        "        super().__init__(root, split='train', download=False)\n"
-    )
-    (tmp_path / "train.py").write_text(
-        "import torch.distributed as dist\nfrom torchvision import datasets\nfrom data import Kept, Local\n\n\n"
+    data = "from torchvision.datasets import SVHN\n\n\nclass Base(SVHN):\n    pass\n"
+    for name, given in (("Kept", "download"), ("Local", "False")):
+        data += f"\n\nclass {name}(Base):\n    def __init__(self, root, download=False):\n"
+        data += f"        super().__init__(root, split='train', download={given})\n"
+    files = {
+        "pyproject.toml": "",
+        "data.py": data,
+        "train.py": "import torch.distributed as dist\nfrom torchvision import datasets\nfrom data import Kept, Local\n\n\n"
         "def main(args):\n    dist.init_process_group('nccl')\n    kept = Kept(args.data, download=True)\n"
         "    local = Local(args.data, download=True)\n    test = datasets.SVHN(args.data, split='test')\n"
-        "    return kept, local, test\n\n\nif __name__ == '__main__':\n    main(None)\n"
-    )
+        "    return kept, local, test\n\n\nif __name__ == '__main__':\n    main(None)\n",
+    }
+    for path, text in files.items():
+        (tmp_path / path).write_text(text)
+    run.cwd = tmp_path
     found = _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout)
     assert [(path, line, code) for path, line, _, code, _ in found] == [("train.py", 8, "DDP014")], found
     assert found[0][4].startswith("Kept(download=True) runs on every rank")
