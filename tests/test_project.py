@@ -1876,3 +1876,55 @@ def test_the_view_says_which_builders_make_their_distributed_sampler_only_in_som
     assert view.built_data("data.either") == {"sampler": Built(Place("data.py", 12), None, 0, optional=True)}
     assert view.built_data("data.given") == {"loader": Built(Place("data.py", 21), None, None, optional=True)}
     assert view.built_data("data.both") == {"loader": Built(Place("data.py", 26), None, 0)}
+
+
+def test_a_dataset_subclass_of_another_module_downloads_like_its_torchvision_base(tmp_path, run):
+    """DDP014: a project class of another module that derives (through a class with no
+    `__init__`) from a torchvision dataset and hands `download` to its base's `__init__`
+    downloads on every rank (AdaPromptCL's MyCIFAR100); one whose `__init__` keeps it does not."""
+    data = "from torchvision.datasets import SVHN\n\n\nclass Base(SVHN):\n    pass\n"
+    for name, given in (("Kept", "download"), ("Local", "False")):
+        data += f"\n\nclass {name}(Base):\n    def __init__(self, root, download=False):\n"
+        data += f"        super().__init__(root, split='train', download={given})\n"
+    files = {
+        "pyproject.toml": "",
+        "data.py": data,
+        "train.py": "import torch.distributed as dist\nfrom torchvision import datasets\nfrom data import Kept, Local\n\n\n"
+        "def main(args):\n    dist.init_process_group('nccl')\n    kept = Kept(args.data, download=True)\n"
+        "    local = Local(args.data, download=True)\n    test = datasets.SVHN(args.data, split='test')\n"
+        "    return kept, local, test\n\n\nif __name__ == '__main__':\n    main(None)\n",
+    }
+    for path, text in files.items():
+        (tmp_path / path).write_text(text)
+    run.cwd = tmp_path
+    found = _findings(run("check", "--no-cache", "--select", "DDP014", ".").stdout)
+    assert [(path, line, code) for path, line, _, code, _ in found] == [("train.py", 8, "DDP014")], found
+    assert found[0][4].startswith("Kept(download=True) runs on every rank")
+
+
+def test_a_model_a_helper_of_another_module_wraps_in_fsdp1_is_sharded_where_it_is_clipped(tmp_path, run):
+    """DDP026: `model = fsdp_wrapper(net)`, a project function of another module that returns
+    `FullyShardedDataParallel(model, sharding_strategy=ShardingStrategy.SHARD_GRAD_OP)`, is an
+    FSDP1 model whose gradients are sharded (EfficientMoE's utils.fsdp_wrapper); a helper whose
+    strategy is a lookup by configuration (`ShardingStrategy[cfg.sharding_strategy]`) leaves it
+    unknown, and the rule silent, as for a wrap in the same function; so does one with NO_SHARD."""
+    wrapper = "def {}(model, cfg):\n    return FSDP(model, sharding_strategy={}, use_orig_params=True)\n\n\n"
+    utils = "from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, ShardingStrategy\n\n\n" + "".join(
+        wrapper.format(name, strategy) for name, strategy in (
+            ("fsdp_wrapper", "ShardingStrategy.SHARD_GRAD_OP"), ("configured", "ShardingStrategy[cfg.sharding_strategy]"),
+            ("replicated", "ShardingStrategy.NO_SHARD"),
+        )
+    )
+    clips = "".join(f"    {name} = {name}_of(net, cfg)\n    clip_grad_norm_({name}.parameters(), 1.0)\n" for name in ("a", "b", "c"))
+    train = (
+        "import torch.distributed as dist\nfrom torch.distributed.fsdp import FullyShardedDataParallel\n"
+        "from torch.nn.utils import clip_grad_norm_\nfrom utils import fsdp_wrapper as a_of, configured as b_of, "
+        "replicated as c_of\n\n\ndef main(net, cfg):\n    dist.init_process_group('nccl')\n" + clips
+        + "\n\nif __name__ == '__main__':\n    main(None, None)\n"
+    )
+    for path, text in (("pyproject.toml", ""), ("utils.py", utils), ("train.py", train)):
+        (tmp_path / path).write_text(text)
+    run.cwd = tmp_path
+    found = _findings(run("check", "--no-cache", "--select", "DDP026", ".").stdout)
+    assert [(path, line, code) for path, line, _, code, _ in found] == [("train.py", 10, "DDP026")], found
+    assert found[0][4].endswith("(`a` is wrapped in FullyShardedDataParallel in a_of (at utils.py:5))"), found

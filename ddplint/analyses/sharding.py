@@ -19,12 +19,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ddplint.core.torch_api import FSDP, FSDP_USE_ORIG_PARAMS, FULLY_SHARD
+from ddplint.core.torch_api import FSDP, FSDP_NO_SHARD, FSDP_SHARDING_STRATEGY, FSDP_USE_ORIG_PARAMS, FULLY_SHARD
 from ddplint.semantic.edits import argument_for, has_star_arguments
 from ddplint.semantic.model import Analysis, SemanticModel, dotted_name
-
-# The FSDP1 sharding strategy under which every rank keeps whole parameters and gradients.
-NO_SHARD = "NO_SHARD"
 
 
 @dataclass(frozen=True)
@@ -44,13 +41,15 @@ class ShardingWrap:
 @dataclass(frozen=True)
 class Binding:
     """`name = value` in function `frame` (the class's name in `cls` for a method), at walk
-    position `order`; `wrap` when the value is an FSDP1 wrap."""
+    position `order`; `wrap` when the value is an FSDP1 wrap; `call` when it is any call (a
+    project helper that may return one)."""
 
     name: str
     frame: str | None
     cls: str | None
     order: int
     wrap: ShardingWrap | None
+    call: cst.Call | None = None
 
 
 class ShardedModels(Analysis):
@@ -71,7 +70,8 @@ class ShardedModels(Analysis):
             name = dotted_name(target.target)
             if name is not None:
                 cls = self_class.name.value if self_class is not None else None
-                self.bindings.append(Binding(name, self.model.frame.key, cls, self.order, wrap))
+                call = node.value if isinstance(node.value, cst.Call) else None
+                self.bindings.append(Binding(name, self.model.frame.key, cls, self.order, wrap, call))
 
     def visit_Call(self, node: cst.Call) -> None:
         self.order += 1
@@ -104,12 +104,12 @@ class ShardedModels(Analysis):
         return None
 
     def _shards(self, call: cst.Call) -> bool | None:
-        given = argument_for(call, FSDP, "sharding_strategy")
+        given = argument_for(call, FSDP, FSDP_SHARDING_STRATEGY)
         if given is None:
             return None if has_star_arguments(call) else True
         value = given.value
         if isinstance(value, cst.Attribute) and (value.attr.value.isupper() or value.attr.value.startswith("_")):
-            return value.attr.value != NO_SHARD  # `ShardingStrategy.FULL_SHARD`, `._HYBRID_SHARD_ZERO2`
+            return value.attr.value != FSDP_NO_SHARD  # `ShardingStrategy.FULL_SHARD`, `._HYBRID_SHARD_ZERO2`
         return None
 
     def holding(self, name: str, frame: str | None, cls: str | None, before: int) -> Binding | None:

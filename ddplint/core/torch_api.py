@@ -682,6 +682,9 @@ FSDP = api(
     "ignored_states device_mesh",
 )
 FSDP_USE_ORIG_PARAMS = "use_orig_params"
+FSDP_SHARDING_STRATEGY = "sharding_strategy"
+# The FSDP1 sharding strategy under which every rank keeps whole parameters and gradients.
+FSDP_NO_SHARD = "NO_SHARD"
 FULLY_SHARD = api(
     "torch.distributed.fsdp.fully_shard", "torch.distributed.fsdp._fully_shard.fully_shard",
     "torch.distributed.fsdp._fully_shard._fully_shard.fully_shard", "torch.distributed._composable.fsdp.fully_shard",

@@ -48,8 +48,8 @@ from dataclasses import dataclass, field, replace
 
 from ddplint.core.torch_api import (
     ACCELERATOR, BATCH_SAMPLER, COLLECTIVES, COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS,
-    DEEPSPEED_INITIALIZE, DISTRIBUTED_SAMPLER, DTENSOR_FULL_TENSOR, FRAMEWORK_COLLECTIVES, FSDP, LOSS_SCALER_GATE,
-    LOSS_SCALERS,
+    DEEPSPEED_INITIALIZE, DISTRIBUTED_SAMPLER, DTENSOR_FULL_TENSOR, FRAMEWORK_COLLECTIVES, FSDP, FSDP_NO_SHARD,
+    FSDP_SHARDING_STRATEGY, LOSS_SCALER_GATE, LOSS_SCALERS,
 )
 from ddplint.core.fixpoint import DepthMemo
 from ddplint.model import context as process_context
@@ -77,7 +77,7 @@ MAX_HELPERS = 6  # project helpers followed to a collective (`collective`); deep
 _COMBINES, _EVERY_RANK = "combines", "every rank"  # what `_runs` looks for
 _BROADCAST_BUFFERS = "broadcast_buffers"  # DDP's parameter (torch_api.DDP)
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
-CACHE_VERSION = 21  # of the summaries kept in the cache: a summary of another version is read again
+CACHE_VERSION = 22  # of the summaries kept in the cache: a summary of another version is read again
 # `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 
@@ -809,7 +809,7 @@ class Program:
         if qualified in ACCELERATOR:
             return Framework("accelerate", at, bool(source.plugins))
         if qualified in FSDP:
-            return Framework("fsdp", at)
+            return Framework("fsdp", at, self._fsdp_shards(module, key, source))
         if qualified in DEEPSPEED_INITIALIZE:
             return Pack((Framework("deepspeed", at), None, None, None))
         if not callee.endswith(".prepare"):
@@ -825,6 +825,28 @@ class Program:
         if isinstance(accelerator, Framework) and accelerator.kind == "accelerate":
             return Prepared(at, sharded=accelerator.sharded)
         return None
+
+    def _fsdp_shards(self, module: str, key: str, source: CallResult) -> bool:
+        """Whether the FSDP1 wrap `source` splits the parameters and gradients across the ranks:
+        its `sharding_strategy` left out (FULL_SHARD) or a ShardingStrategy member other than
+        NO_SHARD. False where the code decides it at run time (a variable, a lookup by name as
+        `ShardingStrategy[cfg.strategy]`, `*args` or `**kwargs`): not established."""
+        tree = self.definition(module, key) if key else self.tree(module)
+        name = source.callee.rpartition(".")[2]
+        for node in ast.walk(tree) if tree is not None else ():
+            func = node.func if isinstance(node, ast.Call) and node.lineno == source.line else None
+            if getattr(func, "attr", getattr(func, "id", None)) != name:
+                continue
+            given = [k.value for k in node.keywords if k.arg == FSDP_SHARDING_STRATEGY]  # type: ignore[union-attr]
+            position = FSDP.position(FSDP_SHARDING_STRATEGY)
+            given += node.args[position:position + 1] if position is not None else []  # type: ignore[union-attr]
+            if not given:
+                return not any(isinstance(arg, ast.Starred) for arg in node.args) and all(  # type: ignore[union-attr]
+                    k.arg is not None for k in node.keywords  # type: ignore[union-attr]
+                )
+            value = given[0]
+            return isinstance(value, ast.Attribute) and value.attr.lstrip("_").isupper() and value.attr != FSDP_NO_SHARD
+        return False
 
     def unwrapped_parameter(self, target: Target) -> str | None:
         """The parameter of the project function `target` whose inner module it returns: each
@@ -1181,13 +1203,14 @@ class Program:
                     self._receivers.add(name)
         return module in self._receivers
 
-    def result_of(self, module: str, callee: str, cls: str | None, index: int | None = None) -> Wrapped | None:
-        """The DDP model that calling `callee` in `module` returns (with `index`: at that
-        position of the tuple it returns, `model, device = setup(net)`), or None."""
+    def result_of(self, module: str, callee: str, cls: str | None, index: int | None = None, kind: type = Wrapped):
+        """The DDP model (or the value of `kind`: a Framework object) that calling `callee` in
+        `module` returns (with `index`: at that position of the tuple it returns, `model, device =
+        setup(net)`), or None."""
         value = self._result(module, callee, cls)
         if isinstance(value, Pack):
             value = value.items[index] if index is not None and index < len(value.items) else None
-        return value if isinstance(value, Wrapped) else None
+        return value if isinstance(value, kind) else None
 
     def _result(self, module: str, callee: str, cls: str | None):
         if module not in self._summaries or not self.results:

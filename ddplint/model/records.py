@@ -576,8 +576,9 @@ class Prepared(Value):
 class Framework(Value):
     """An object of a framework that communicates across ranks, made at `made_at`: an Accelerate
     `Accelerator` (`kind` "accelerate"; `sharded` when given a DeepSpeed or FSDP plugin), a
-    DeepSpeed engine ("deepspeed"), a model FSDP wraps ("fsdp"). Which of its methods every rank
-    must call: torch_api.FRAMEWORK_COLLECTIVES."""
+    DeepSpeed engine ("deepspeed"), a model FSDP1 wraps ("fsdp"; `sharded` when its sharding
+    strategy is known to split the parameters and gradients across the ranks). Which of its
+    methods every rank must call: torch_api.FRAMEWORK_COLLECTIVES."""
 
     kind: str
     made_at: Place

@@ -210,7 +210,9 @@ class SaveOnEveryRank(Rule):
     a Hugging Face Trainer's, which has no such method and raises, not a method the project
     defines itself), safetensors' `save_file`/`save_model`, torchaudio's `save` (a validation
     hook's `val_0.wav`), a
-    torchvision dataset built with `download=True` on every rank into one folder (not inside
+    torchvision dataset built with `download=True` on every rank into one folder (also a project
+    subclass of one, at any depth and in any module, whose `__init__` hands `download` or its
+    `**kwargs` on to the base's; not inside
     `main_process_first()` or after a barrier the other ranks wait at), Accelerate's
     `save_state` pre-hooks (Accelerate runs them inside `save_state`, in each process that calls
     it: reported where every rank may call it, as under `if accelerator.is_main_process or
@@ -599,6 +601,40 @@ class SaveOnEveryRank(Rule):
                 "(if mpu.get_data_parallel_rank() == 0:)",
                 "save_pretrained runs on every rank and all of them write the same files, which corrupts them; save "
                 "on rank 0 only (if dist.get_rank() == 0:) or pass is_main_process=",
+            ),
+        ),
+        Flagged(
+            # A project subclass of a torchvision dataset that hands `download` (or its
+            # **kwargs) to the base's __init__ downloads like it; one that keeps it does not.
+            """
+            import torch.distributed as dist
+            from torchvision import datasets
+
+            class Noisy(datasets.CIFAR100):
+                def __init__(self, root, train=True, download=False, noisy=False):
+                    self.noisy = noisy
+                    super(Noisy, self).__init__(root, train=train, download=download)
+
+            class Loose(Noisy):
+                def __init__(self, root, **kwargs):
+                    super().__init__(root, **kwargs)
+
+            class Offline(datasets.MNIST):
+                def __init__(self, root, download=True):
+                    super().__init__(root, download=False)
+
+            def main(model, args):
+                dist.init_process_group("nccl")
+                train_set = Loose(args.data, train=True, download=True)
+                            ^
+                offline = Offline(args.data, download=True)
+                test_set = datasets.MNIST(args.data, train=False)
+                fit(model, train_set, offline, test_set)
+            """,
+            messages=(
+                "Loose(download=True) runs on every rank and all of them download into the same folder at once, "
+                "which corrupts its files; download on rank 0 first (if dist.get_rank() == 0:), then build it on the "
+                "other ranks after a barrier",
             ),
         ),
         Flagged(
@@ -2153,6 +2189,11 @@ class SaveOnEveryRank(Rule):
             if download is None or not _is_true(download.value):
                 return None
             return f"{qualified.rpartition('.')[2]}(download=True)", argument_for(node, DOWNLOADING_DATASETS, "root")  # type: ignore[union-attr]
+        written = dotted_name(node.func)
+        download = argument_for(node, DOWNLOADING_DATASETS, "download")
+        if written and download is not None and _is_true(download.value) and self.model.project is not None:
+            if _downloading_subclass(self.model.project, written) is not None:  # a project subclass hands it on
+                return f"{written.rpartition('.')[2]}(download=True)", argument_for(node, DOWNLOADING_DATASETS, "root")
         func = node.func
         # a model's method (`model.save_pretrained`), or a library class's (`Pipeline.save_lora_weights`)
         if isinstance(func, cst.Attribute) and func.attr.value in SAVE_PRETRAINED.spellings:
@@ -3009,4 +3050,46 @@ def _built(program, caller: str, callee: str, module: str, cls: str) -> str | No
         return f"class of {callee[:-2]} chosen by name" if found is not None and found[0] == module and not found[1] else None
     made = program.class_of(caller, callee)
     return made[1] if made is not None and (module, cls) in _ancestors(program, *made) else None
+
+
+def _downloading_subclass(project, written: str) -> str | None:
+    """The torchvision dataset (qualified) that the project class `written` (as this module
+    writes it) derives from, at any depth, when every `__init__` on the way hands its `download`
+    argument on to its base's (`super().__init__(root, download=download)`, or its `**kwargs`
+    where it names no `download` of its own; a class without one inherits its base's): built
+    with `download=True`, it downloads like that base. None for any other class, or an
+    `__init__` that keeps it."""
+    program = project.program
+    found, depth = program.class_of(project.module, written), 0
+    if found is None:
+        return None
+    module, name = found
+    while depth <= 8:
+        summary = program.summary(module)
+        init = program.definition(module, f"{name}.__init__")
+        if summary is None or name not in summary.classes or init is not None and not _hands_download(init):
+            return None
+        nxt = None
+        for base in summary.classes[name].bases:
+            if program.qualify(module, base) in DOWNLOADING_DATASETS:
+                return program.qualify(module, base)
+            nxt = nxt or program.class_of(module, base)
+        if nxt is None:
+            return None
+        (module, name), depth = nxt, depth + 1
+    return None
+
+
+def _hands_download(init: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether the `__init__` passes its `download` parameter, or its `**kwargs` where it has no
+    `download` parameter, to its base's `__init__` (`super().__init__`, `Base.__init__`)."""
+    names = {arg.arg for arg in (*init.args.posonlyargs, *init.args.args, *init.args.kwonlyargs)}
+    star = init.args.kwarg.arg if init.args.kwarg is not None and "download" not in names else None
+    for node in ast.walk(init):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute) or node.func.attr != "__init__":
+            continue
+        given = [*node.args, *(keyword.value for keyword in node.keywords if keyword.arg in (None, "download"))]
+        if any(isinstance(value, ast.Name) and value.id in ({"download"} & names) | {star} for value in given):
+            return True
+    return False
 

@@ -2,13 +2,17 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ddplint.analyses.sharding import ShardedModels
+from ddplint.analyses.sharding import Binding, ShardedModels
 from ddplint.core.diagnostics import Applicability, StepKind
 from ddplint.core.torch_api import CLIP_GRAD_NORM, FSDP, FSDP_CLIP_GRAD_NORM, MODULE_PARAMETERS
 from ddplint.prefilter.triggers import CallTrigger, any_of
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.semantic.edits import argument_for, has_star_arguments
 from ddplint.semantic.model import dotted_name
+from ddplint.model.records import Place
+
+# The program model's kind of a model FSDP1 wraps (ddplint.model.records.Framework).
+_FSDP_KIND = "fsdp"
 
 
 class ClipGradNormOnFsdp(Rule):
@@ -31,15 +35,18 @@ class ClipGradNormOnFsdp(Rule):
     Fires when the parameters handed to `torch.nn.utils.clip_grad_norm_` are `model.parameters()`
     and `model` holds an FSDP1 wrapper there: bound to `FullyShardedDataParallel(...)` earlier
     in the same function, or, for `self.model` in a method, by every other method of the class
-    that stores it (the wrap in `setup()`, the clipping in `train_step()`).
+    that stores it (the wrap in `setup()`, the clipping in `train_step()`); or bound to the result
+    of a project function, in any module, that returns its model wrapped in FSDP1
+    (`model = fsdp_wrapper(model, cfg)`), with a strategy known there.
 
     Not flagged: FSDP2 (`fully_shard`), whose DTensor parameters make `clip_grad_norm_` compute
     the global norm (measured: 1.637 on both ranks); an FSDP1 wrap with
     `sharding_strategy=ShardingStrategy.NO_SHARD`, or with a strategy or `**kwargs` the code
-    decides at run time (unknown); a model that comes from elsewhere (a parameter, a helper
-    that wraps it: unknown here); `model.clip_grad_norm_(...)`; the gradient clipping of
-    Accelerate (`accelerator.clip_grad_norm_`), Fabric (`fabric.clip_gradients`) and Lightning
-    (`Trainer(gradient_clip_val=...)`), which know the strategy.
+    decides at run time (unknown; also in a helper: `ShardingStrategy[cfg.sharding_strategy]`);
+    a model that comes from elsewhere (a parameter: unknown here); `model.clip_grad_norm_(...)`;
+    the gradient clipping of Accelerate (`accelerator.clip_grad_norm_`), Fabric
+    (`fabric.clip_gradients`) and Lightning (`Trainer(gradient_clip_val=...)`), which know the
+    strategy.
 
     Fix (safe): `model.clip_grad_norm_(max_norm)`, with the `max_norm` and `norm_type` the call
     passed (only when it passes nothing else: FSDP's method takes neither `error_if_nonfinite`
@@ -213,19 +220,32 @@ class ClipGradNormOnFsdp(Rule):
         sharded = self.model.get(ShardedModels)
         binding = sharded.holding(owner, frame.key, self_class.name.value if self_class else None, sharded.order)
         wrap = binding.wrap if binding is not None else None
-        if wrap is None or wrap.fsdp2 or wrap.shards is not True:
+        made = wrap.call if wrap is not None and not wrap.fsdp2 and wrap.shards is True else self._helper_wrap(binding)
+        if made is None:
             return
-        where = "this function" if binding.frame == frame.key else binding.frame
+        where = "this function" if binding.frame == frame.key else binding.frame  # type: ignore[union-attr]
+        if wrap is None:  # by a project helper: named with the place of its wrap
+            where = f"{dotted_name(binding.call.func)} (at {made})"  # type: ignore[union-attr]
         note = f"`{owner}` is wrapped in FullyShardedDataParallel in {where}"
         runs = self.runs_link()
         chain = [
             Link(StepKind.MADE, f"`{owner}` is wrapped here in FullyShardedDataParallel, which shards its "
-                 "parameters and gradients across the ranks", wrap.call),
+                 "parameters and gradients across the ranks", made),
             *([runs] if runs is not None else []),
             Link(StepKind.HARM, "clip_grad_norm_ takes the norm of this rank's shard of the gradients and clips "
                  "by it: a different norm on every rank, none the global one", node),
         ]
         self.report(node, f"{self.message} ({note})", replace=_fix(node, given, owner), chain=chain)
+
+
+    def _helper_wrap(self, binding: Binding | None) -> Place | None:
+        """Where the project function that `binding`'s call reaches wraps the model it returns in
+        FSDP1 with a sharding strategy known to shard (`model = fsdp_wrapper(model, cfg)`, the
+        wrap in another module); None for any other value, or a strategy decided at run time."""
+        project = self.model.project
+        written = dotted_name(binding.call.func) if binding is not None and binding.call is not None else None
+        made = project.framework_result(written, binding.cls) if project is not None and written else None  # type: ignore[union-attr]
+        return made.made_at if made is not None and made.kind == _FSDP_KIND and made.sharded else None
 
 
 def _parameters_of(expr: cst.BaseExpression) -> str | None:
