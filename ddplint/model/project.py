@@ -67,7 +67,7 @@ from ddplint.core.torch_api import (
     ACCELERATOR, COLLECTIVES, DATALOADER, DISTRIBUTED_EVIDENCE, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER,
     DTENSOR_FULL_TENSOR, FRAMEWORK_MAKER_TEXT, FRAMEWORK_METHODS, LAUNCH_POINT_TEXT, LAUNCHERS, LIBRARY_LOADERS, MANUAL_SEED,
     DATASET, LIGHTNING_MODULE, MPI_COLLECTIVES, NN_MODULE, SAMPLER, SAVE_EVIDENCE, SPAWN, START_PROCESSES, TORCH_LOAD,
-    TORCH_SAVE, distributed_flag, lightning_hook,
+    TORCH_PACKAGES, TORCH_SAVE, distributed_flag, lightning_hook,
 )
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
@@ -100,6 +100,8 @@ _ACCELERATE_TYPE = re.compile(rf"^\s*{ACCELERATE_CONFIG_KEY}:\s*['\"]?(\w+)", re
 _DEFINITION = re.compile(r"(?:(?:async[ \t]+)?def[ \t]+(\w+)|class[ \t]+(\w+))")
 # A top-level import statement, with its parenthesised or backslash-continued lines.
 _IMPORT = re.compile(r"(?:from|import)[ \t][^\n(\\]*(?:(?:\\\r?\n|\([^)]*\))[^\n(\\]*)*")  # `\` ends a CRLF line too
+# An import of torch or a library built on it, at any depth (`import torch` inside a function too).
+_TORCH_IMPORT = re.compile(r"(?:^|\n)[ \t]*(?:from|import)[ \t]+(?:%s)\b" % "|".join(sorted(TORCH_PACKAGES)))
 _STATEMENT_START = re.compile(r"\n(?=[A-Za-z_@])")
 _TORCH_SAVE_CALL = call_needle(TORCH_SAVE)  # the text of a call of torch.save through any import (DDP014's needle)
 _TORCH_LOAD_CALL = call_needle(TORCH_LOAD)  # the text of a call of torch.load through any import
@@ -236,6 +238,8 @@ def module_facts(text: str, scan: TextScan | None = None, relative: str | None =
     functions: dict[str, dict] = {}
     classes: dict[str, dict] = {}
     facts["functions"], facts["classes"] = functions, classes
+    if dist or any(package in text for package in TORCH_PACKAGES) and _TORCH_IMPORT.search(text):
+        facts["torch"] = True  # part of a torch program itself (Project.torch_program)
     if len(text) > MAX_INDEX_BYTES:
         return facts
     for statement in _imports(text):
@@ -1209,6 +1213,21 @@ class Project:
             return False
         return not any(self.modules[reached]["dist"] for reached in reachable([module], self.imports_of) if reached != module)
 
+    def torch_program(self, module: str) -> bool:
+        """Whether `module` is part of a torch program: it imports torch (or a library built on
+        it, or names torch.distributed), or so does a project module it runs code of (what it
+        imports, at any depth), or a module that imports it (at any depth) and what that one
+        imports. A script of another framework (a TensorFlow evaluator) that no torch module
+        imports and that imports none is not: nothing it sets reaches a torch process."""
+        key = ("torch program", module)
+        found = self._memo.get(key)
+        if found is None:
+            users = reachable([module], self.program.importers_of)
+            found = self._memo[key] = any(
+                self.modules[reached].get("torch") for reached in reachable(users, self.imports_of)
+            )
+        return found
+
     def one_process_script(self, module: str) -> bool:
         """Whether `module` is an entry script that runs as one process: it starts no
         processes, names nothing distributed, has no launch point of Lightning, Fabric or
@@ -1660,6 +1679,11 @@ class ProjectView:
     def path(self) -> str:
         """This module's file, relative to the project root."""
         return self.project.relpaths[self.module]
+
+    @property
+    def torch_program(self) -> bool:
+        """Whether this module is part of a torch program (Project.torch_program)."""
+        return self.project.torch_program(self.module)
 
     @functools.cached_property
     def users(self) -> list[str]:
@@ -2791,7 +2815,8 @@ def _relative(path: str, root: str) -> str:
 
 def _external_facts(text: str) -> dict:
     dist = any(marker in text for marker in DISTRIBUTED_MARKERS)
-    return {"dist": dist, "imports": {}, "stars": [], "functions": {}, "classes": {}}
+    # "torch": unknown is not "no" (torch's own modules, a text no pattern foresaw)
+    return {"dist": dist, "torch": True, "imports": {}, "stars": [], "functions": {}, "classes": {}}
 
 
 def alone(source: str, path: str) -> ProjectView:
