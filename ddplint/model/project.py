@@ -1324,6 +1324,27 @@ class Project:
             found = self._memo[key] = [split[0] for split in splits if split is not None]
         return found
 
+    def nested_imports(self, module: str) -> list[str]:
+        """The project modules `module` imports inside a function or an `if` (`from
+        configs.cifar100 import get_args_parser` in the branch that picks a config's parser),
+        which `imports_of` (top-level imports) does not hold."""
+        key = ("nested imports", module)
+        found = self._memo.get(key)
+        if found is None:
+            text = self.program.read(module) or ""
+            tree = self.program.tree(module, text) if "\n " in text and "import " in text else None
+            top = set(tree.body) if tree is not None else set()
+            origins = [
+                f"{'.' * node.level}{node.module or ''}.{alias.name}" if isinstance(node, ast.ImportFrom) else alias.name
+                for node in (walk(tree) if tree is not None else ())
+                if isinstance(node, (ast.Import, ast.ImportFrom)) and node not in top
+                for alias in node.names if alias.name != "*"
+            ]
+            view = self.module_view(module)
+            splits = (self.program.split(view.absolute(origin), module) for origin in origins)
+            found = self._memo[key] = sorted({split[0] for split in splits if split is not None} - {module})
+        return found
+
     def run_by_demos_alone(self, module: str) -> bool:
         """Whether only single-process scripts run `module`: it is imported, the modules that
         import it (at any depth) name nothing distributed, those of them no module imports are
@@ -1844,9 +1865,13 @@ class ProjectView:
         """The command-line options declared by the project modules that the modules importing
         this one import (`users`, then `imports_of`): a helper module handed the namespace of a
         script whose parser a third module builds (`from colxlip.params import parse_args` in
-        main.py, which imports `colxlip.train`)."""
+        main.py, which imports `colxlip.train`), also inside a function or an `if` (the branch
+        that picks one of several config modules' parsers)."""
         users = set(self.users)
-        imported = {module for user in users - {self.module} for module in self.project.imports_of(user)}
+        imported = {
+            module for user in users - {self.module}
+            for module in (*self.project.imports_of(user), *self.project.nested_imports(user))
+        }
         return self._options_of("importer parser options", sorted(imported - users))
 
     def _options_of(self, kind: str, modules: Iterable[str]) -> DeclaredOptions:
