@@ -185,3 +185,63 @@ def test_a_loader_from_a_method_of_a_star_imported_factory_class_is_followed_int
     output = run("check", "--no-cache", "--select", "DDP003", ".").stdout
     assert _findings(output) == [("examples/main.py", 10, "DDP003")], output
     assert "sampler built in examples/__init__.py:29" in output, output
+
+
+_LOADER_BUILDERS = '''\
+import torch
+from torch.utils.data import DataLoader
+
+
+def create_sampler(datasets, shuffles, num_tasks, global_rank):
+    samplers = []
+    for dataset, shuffle in zip(datasets, shuffles):
+        sampler = torch.utils.data.DistributedSampler(dataset, num_replicas=num_tasks, rank=global_rank, shuffle=shuffle)
+        samplers.append(sampler)
+    return samplers
+
+
+def create_loader(datasets, samplers, batch_size, num_workers):
+    loaders = []
+    for dataset, sampler, bs, n_worker in zip(datasets, samplers, batch_size, num_workers):
+        loader = DataLoader(dataset, batch_size=bs, num_workers=n_worker, sampler=sampler, shuffle=sampler is None)
+        loaders.append(loader)
+    return loaders
+'''
+
+_SCRIPT = '''\
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from data import create_loader, create_sampler
+
+
+def main(args):
+    dist.init_process_group("nccl")
+    model = DDP(build().cuda())
+    {samplers}
+    loader = create_loader([dataset], samplers, batch_size=[8], num_workers=[4])[0]
+    for epoch in range(args.epochs):
+        for x, y in loader:
+            model(x).sum().backward()
+
+
+if __name__ == "__main__":
+    main(parse())
+'''
+
+
+def test_a_loader_builder_handed_no_sampler_by_this_call_gives_no_sampler(tmp_path, run):
+    """`create_loader(datasets, samplers)` zips the samplers it is handed into DataLoaders: one
+    script hands it create_sampler's DistributedSamplers (and forgets set_epoch), another
+    `samplers = [None]`. What the builder's parameter holds comes from each call's own
+    argument: only the first script's loop is reported."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "__init__.py").write_text(_LOADER_BUILDERS)
+    handed = "samplers = create_sampler([dataset], [True], dist.get_world_size(), dist.get_rank())"
+    (tmp_path / "with_samplers.py").write_text(_SCRIPT.format(samplers=handed))
+    (tmp_path / "without_samplers.py").write_text(_SCRIPT.format(samplers="samplers = [None]"))
+    run.cwd = tmp_path
+    found = _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout)
+    assert [(path, line) for path, line, _ in found] == [("with_samplers.py", 13)], found

@@ -2417,12 +2417,13 @@ class ProjectView:
             return None
         return found[0], found[2], self.project.modules[found[0]]["functions"][found[2]]
 
-    def built_data(self, qualified: str | None, literals: list = ()) -> dict[str, tuple[str, int | None, int | None]]:
+    def built_data(self, qualified: str | None, literals: list = (), line: int | None = None) -> dict[str, tuple[str, int | None, int | None]]:
         """What the project function `qualified` names returns of the shuffling DistributedSampler
         it builds (ddplint.model.loaders.built): "sampler"/"loader" -> (where the sampler is made,
         its index in the returned tuple or None, the argument position of its dataset or None);
-        for a call passing `literals` ([position or keyword, value])."""
-        return loaders.built(self.project.program, self.absolute(qualified), self.module, literals) if qualified else {}
+        for a call passing `literals` ([position or keyword, value]), at `line` of this module
+        (what it hands the builder's parameters)."""
+        return loaders.built(self.project.program, self.absolute(qualified), self.module, literals, line) if qualified else {}
 
     def endless_wrapper(self, qualified: str | None) -> loaders.Cycle | None:
         """The project generator `qualified` names, if it re-iterates a parameter forever without
