@@ -1690,7 +1690,8 @@ def _data_calls(sources) -> list[DataCall]:
 
 
 def _params_in(source) -> set[str]:
-    """The names of the parameters `source` is made of (`Element(Param("samplers"))`)."""
+    """The names of the parameters `source` is handed from (`Element(Param("samplers"))`), not
+    those of a call made here (`DistributedSampler(dataset)`)."""
     found, pending = set(), [source]
     while pending:
         item = pending.pop()
@@ -1698,6 +1699,8 @@ def _params_in(source) -> set[str]:
             found.add(item.name)
         elif isinstance(item, Item) and isinstance(item.held, Group) and isinstance(item.index, int) and item.index < len(item.held.items):
             pending.append(item.held.items[item.index])  # `for ds, s in zip(datasets, samplers)`: `s` only
+        elif isinstance(item, CallResult):
+            continue  # made here (`DistributedSampler(dataset)`), not handed
         elif isinstance(item, tuple):
             pending.extend(item)
         elif dataclasses.is_dataclass(item) and not isinstance(item, type):
