@@ -341,26 +341,13 @@ def train_one_epoch(model, loader, optimizer, args):
             optimizer.step()
 """
 
-SCRIPT_PICKING_A_CONFIG = """
-import argparse
-import torch
-from torch.nn.parallel import DistributedDataParallel as DDP
-from engine import train_one_epoch
-
-def main():
-    parser = argparse.ArgumentParser()
+# main.py picks a config module's parser inside an `if` and imports it there
+PICKED_CONFIG = """    parser = argparse.ArgumentParser()
     subparser = parser.add_subparsers(dest="config")
-    config = parser.parse_known_args()[-1][0]
-    if config == "cifar":
+    if parser.parse_known_args()[-1][0] == "cifar":
         from configs.cifar import get_args_parser
         get_args_parser(subparser.add_parser("cifar"))
     args = parser.parse_args()
-    torch.distributed.init_process_group("nccl")
-    model = DDP(build().cuda(), device_ids=[0])
-    train_one_epoch(model, loader, optimizer, args)
-
-if __name__ == "__main__":
-    main()
 """
 
 
@@ -369,7 +356,9 @@ def test_ddp021_reads_options_of_a_config_parser_imported_inside_a_branch(tmp_pa
     picks it (Project.nested_imports): `--accum_step` left at 1 accumulates nothing."""
     (tmp_path / "configs").mkdir()
     (tmp_path / "configs" / "__init__.py").write_text("")
-    files = {"configs/cifar.py": CONFIG_PARSER, "engine.py": SWITCHED_ENGINE, "main.py": SCRIPT_PICKING_A_CONFIG}
+    script = SCRIPT_OF_A_THIRD_PARSER.replace("import sys\n", "import argparse\n").replace("from params import parse_args\n", "")
+    script = script.replace("    args = parse_args(sys.argv[1:])\n", PICKED_CONFIG)
+    files = {"configs/cifar.py": CONFIG_PARSER, "engine.py": SWITCHED_ENGINE, "main.py": script}
     (tmp_path / "pyproject.toml").write_text("")
     for name, text in files.items():
         (tmp_path / name).write_text(text)
