@@ -359,14 +359,7 @@ def test_ddp021_reads_options_of_a_config_parser_imported_inside_a_branch(tmp_pa
     script = SCRIPT_OF_A_THIRD_PARSER.replace("import sys\n", "import argparse\n").replace("from params import parse_args\n", "")
     script = script.replace("    args = parse_args(sys.argv[1:])\n", PICKED_CONFIG)
     files = {"configs/cifar.py": CONFIG_PARSER, "engine.py": SWITCHED_ENGINE, "main.py": script}
-    (tmp_path / "pyproject.toml").write_text("")
-    for name, text in files.items():
-        (tmp_path / name).write_text(text)
-    run.cwd = tmp_path
-    for passed, flagged in (("", False), (" cifar --accum_step 4 --grad_accum 1", True)):
-        (tmp_path / "run.sh").write_text(f"torchrun --nproc_per_node=4 main.py{passed}\n")
-        output = run("check", "--no-cache", "--select", "DDP021", ".").stdout
-        assert ("engine.py:7:13: DDP021" in output) is flagged, (passed, output)
+    switched_engine_flagged_only_when(tmp_path, run, files, " cifar --accum_step 4 --grad_accum 1")
 
 
 def test_ddp021_silent_when_the_accumulation_switch_is_off_in_every_run(tmp_path, run):
@@ -376,11 +369,17 @@ def test_ddp021_silent_when_the_accumulation_switch_is_off_in_every_run(tmp_path
     script = SCRIPT_PASSING_THE_OPTION.replace("from engine import train", "from engine import train_one_epoch").replace(
         "train(model, loader, optimizer, accum_steps=args.accum_steps)", "train_one_epoch(model, loader, optimizer, args)"
     )
+    switched_engine_flagged_only_when(tmp_path, run, {"opts.py": parser, "engine.py": SWITCHED_ENGINE, "main.py": script}, " --grad_accum")
+
+
+def switched_engine_flagged_only_when(tmp_path, run, files, options):
+    """Write `files`; launch main.py without options, then with `options`: only then does
+    SWITCHED_ENGINE accumulate, and only then is its backward reported."""
     (tmp_path / "pyproject.toml").write_text("")
-    for name, text in {"opts.py": parser, "engine.py": SWITCHED_ENGINE, "main.py": script}.items():
+    for name, text in files.items():
         (tmp_path / name).write_text(text)
     run.cwd = tmp_path
-    for passed, flagged in (("", False), (" --grad_accum", True)):
+    for passed, flagged in (("", False), (options, True)):
         (tmp_path / "run.sh").write_text(f"torchrun --nproc_per_node=4 main.py{passed}\n")
         output = run("check", "--no-cache", "--select", "DDP021", ".").stdout
         assert ("engine.py:7:13: DDP021" in output) is flagged, (passed, output)
