@@ -185,3 +185,4 @@ def test_a_loader_from_a_method_of_a_star_imported_factory_class_is_followed_int
     output = run("check", "--no-cache", "--select", "DDP003", ".").stdout
     assert _findings(output) == [("examples/main.py", 10, "DDP003")], output
     assert "sampler built in examples/__init__.py:29" in output, output
+

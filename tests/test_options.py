@@ -320,6 +320,71 @@ def test_ddp021_reads_a_count_parameter_from_the_option_a_call_of_another_module
     accumulation_flagged_only_when_raised(tmp_path, run, files, "main.py", "--accum_steps", "engine.py:5:9: DDP021")
 
 
+CONFIG_PARSER = """
+def get_args_parser(sub):
+    sub.add_argument("--grad_accum", default=False, type=bool)
+    sub.add_argument("--accum_step", default=1, type=int)
+"""
+
+SWITCHED_ENGINE = """
+def train_one_epoch(model, loader, optimizer, args):
+    for i, (x, y) in enumerate(loader):
+        loss = criterion(model(x), y)
+        if args.grad_accum:
+            loss = loss / args.accum_step
+            loss.backward()
+            if (i + 1) % args.accum_step == 0:
+                optimizer.step()
+        else:
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+"""
+
+# main.py picks a config module's parser inside an `if` and imports it there
+PICKED_CONFIG = """    parser = argparse.ArgumentParser()
+    subparser = parser.add_subparsers(dest="config")
+    if parser.parse_known_args()[-1][0] == "cifar":
+        from configs.cifar import get_args_parser
+        get_args_parser(subparser.add_parser("cifar"))
+    args = parser.parse_args()
+"""
+
+
+def test_ddp021_reads_options_of_a_config_parser_imported_inside_a_branch(tmp_path, run):
+    """The script imports the config module that declares the options inside the `if` that
+    picks it (Project.nested_imports): `--accum_step` left at 1 accumulates nothing."""
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "__init__.py").write_text("")
+    script = SCRIPT_OF_A_THIRD_PARSER.replace("import sys\n", "import argparse\n").replace("from params import parse_args\n", "")
+    script = script.replace("    args = parse_args(sys.argv[1:])\n", PICKED_CONFIG)
+    files = {"configs/cifar.py": CONFIG_PARSER, "engine.py": SWITCHED_ENGINE, "main.py": script}
+    switched_engine_flagged_only_when(tmp_path, run, files, " cifar --accum_step 4 --grad_accum 1")
+
+
+def test_ddp021_silent_when_the_accumulation_switch_is_off_in_every_run(tmp_path, run):
+    """`if args.grad_accum:` of an option that defaults to False and that no launch passes:
+    the accumulating branch never runs, whatever the count (ParserOptions.never_runs)."""
+    parser = 'import argparse\ndef parse_args():\n    p = argparse.ArgumentParser()\n    p.add_argument("--grad_accum", action="store_true")\n    p.add_argument("--accum_step", type=int, default=4)\n    return p.parse_args()\n'
+    script = SCRIPT_PASSING_THE_OPTION.replace("from engine import train", "from engine import train_one_epoch").replace(
+        "train(model, loader, optimizer, accum_steps=args.accum_steps)", "train_one_epoch(model, loader, optimizer, args)"
+    )
+    switched_engine_flagged_only_when(tmp_path, run, {"opts.py": parser, "engine.py": SWITCHED_ENGINE, "main.py": script}, " --grad_accum")
+
+
+def switched_engine_flagged_only_when(tmp_path, run, files, options):
+    """Write `files`; launch main.py without options, then with `options`: only then does
+    SWITCHED_ENGINE accumulate, and only then is its backward reported."""
+    (tmp_path / "pyproject.toml").write_text("")
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    run.cwd = tmp_path
+    for passed, flagged in (("", False), (options, True)):
+        (tmp_path / "run.sh").write_text(f"torchrun --nproc_per_node=4 main.py{passed}\n")
+        output = run("check", "--no-cache", "--select", "DDP021", ".").stdout
+        assert ("engine.py:7:13: DDP021" in output) is flagged, (passed, output)
+
+
 PARSER_FILLING_UNSET = """
 import argparse
 

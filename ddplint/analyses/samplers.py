@@ -457,6 +457,8 @@ class LoaderFlow(Analysis):
         there that re-iterates its argument forever is recorded with that argument."""
         project, function, order = self.model.project, self.function, len(self.constructions)
         built = project.built_data(qualified, _literals(node))  # type: ignore[union-attr]
+        if built:  # what this call hands the builder's parameters (`samplers = [None]`): asked at its line
+            built = project.built_data(qualified, _literals(node), self.model.spans([node])[id(node)][0][0])  # type: ignore[union-attr]
         sampler_at, loader_at = built.get("sampler"), built.get("loader")
         if sampler_at is None and loader_at is None:
             if self._batched(node):

@@ -830,3 +830,13 @@ def distributed_flag(name: str | None) -> bool:
     while name.startswith(_FLAG_PREFIXES):
         name = name.split("_", 1)[1]
     return name in DISTRIBUTED_FLAGS or f"use_{name}" in DISTRIBUTED_FLAGS
+
+
+# The top-level packages whose import makes a module part of a torch program: torch itself and
+# the libraries built on it that run torch code for their callers.
+TORCH_PACKAGES = frozenset(
+    {
+        "torch", "torchvision", "torchaudio", "torchtext", "pytorch_lightning", "lightning",
+        "lightning_fabric", "accelerate", "deepspeed", "fairscale", "timm",
+    }
+)

@@ -113,14 +113,16 @@ def function_of(program, qualified: str, importer: str):
     return target if target is not None and not target.bound else None
 
 
-def built(program, qualified: str, importer: str, literals: tuple = ()) -> dict[str, Built]:
+def built(program, qualified: str, importer: str, literals: tuple = (), line: int | None = None) -> dict[str, Built]:
     """What the project function `qualified` returns of a shuffling DistributedSampler it (or a
     builder it calls) makes: "sampler" (the sampler itself) and/or "loader" (a DataLoader drawing
     from it), or "each" (a list or dict of them, which the program model follows). Its first returned value that holds one decides; a call passing `literals`
     ((position or keyword, value) pairs) that rule out the test a sampler is made under gets
-    none of it (Program.rules_out)."""
+    none of it (Program.rules_out), and so does the call at `line` of `importer` where the
+    loaders draw from samplers the builder is handed and it hands none (`create_loader(datasets,
+    [None])`: Program.hands_no_sampler_at)."""
     target = function_of(program, qualified, importer)
-    if target is None:
+    if target is None or line is not None and program.hands_no_sampler_at(importer, line, target):
         return {}
     record = program.known(target.module, target.key)
     params = record.params

@@ -56,7 +56,7 @@ from ddplint.model import context as process_context
 from ddplint.model import store
 from ddplint.model import values as program_values
 from ddplint.model.records import (
-    Attr, CallResult, Called, Each, Either, Element, Framework, FunctionSummary, Group, Inner, InnerOf, Instance, Item, Literal,
+    Attr, CallResult, Called, DataCall, Each, Either, Element, Framework, FunctionSummary, Group, Inner, InnerOf, Instance, Item, Literal,
     Loader, Loop, LossScaler, MethodCall, ModuleSummary, Pack, Param, Place, Prepared, Sampler, SamplerTest, SelfAttr, Source,
     Through, Wrapped, decode, encode,
 )
@@ -782,7 +782,46 @@ class Program:
         value = self.results.get(target.function) if target is not None else None
         if value is None and target is not None and self.returned_data.get(target.function):
             value = self.returned_data[target.function][0]
+        if value is not None and target is not None and _holds_data(value) and self._hands_no_sampler(module, key, function, source, target):
+            return None
         return value.made() if value is not None else None
+
+    def hands_no_sampler_at(self, module: str, line: int, target: Target) -> bool:
+        """Whether the call of `target` at `line` of `module` hands it no sampler where the
+        loaders it returns draw only from those it is handed (`_hands_no_sampler`); a call the
+        summary keeps no arguments of hands it nothing it follows."""
+        summary = self._summaries.get(module)
+        records = [*(summary.functions.items() if summary is not None else ()), ("", self.module_code(module))]
+        for key, function in records:
+            if function is None:
+                continue
+            for call in function.calls:
+                if call.line == line and self.resolve(module, call.callee, function.cls) == target:
+                    return self._hands_no_sampler(module, key, function, CallResult(call.callee, line), target)
+            for called in function.invocations:
+                if called.line == line and self.resolve(module, called.callee, function.cls) == target:
+                    return bool(self._handed_samplers(target))
+        return False
+
+    def _handed_samplers(self, target: Target) -> set[str]:
+        """The parameters of `target` the samplers of the loaders it returns come from, where
+        every one of them draws from one it is handed; empty otherwise (a sampler made inside,
+        a loader drawing from one)."""
+        record = self._summaries[target.module].functions[target.key]  # type: ignore[union-attr]
+        made = _data_calls(record.returns)
+        names = [_params_in((data.sampler, data.batch_sampler)) for data in made]
+        return set().union(*names) if made and all(names) and not record.other_returns else set()
+
+    def _hands_no_sampler(self, module: str, key: str, function: FunctionSummary, source: CallResult, target: Target) -> bool:
+        """Whether the loaders `target` returns draw only from samplers its parameters are
+        handed, and this call hands none (`create_loader(datasets, [None], ...)`, where another
+        call hands it DistributedSamplers): a parameter's value is what any call passes it, the
+        loader this call gets is made of what this one passes."""
+        names = self._handed_samplers(target)
+        for name in names:
+            if _holds_data(self.evaluate(module, key, self.passed_for(function, source.callee, source.line, target, name))):
+                return False
+        return bool(names)
 
     def _wrap(self, module: str, key: str, function: FunctionSummary, source: CallResult) -> Wrapped:
         """The DDP model a call of DDP makes: what it wraps (an object of a project class), and
@@ -933,6 +972,7 @@ class Program:
             function = self._record(module, key)
             returned = [
                 (value, target) for target in self._targets(module, source.callee, function.cls)
+                if not self._hands_no_sampler(module, key, function, source, target)
                 for value in self.returned_data.get(target.function, ())
             ]
             if returned:
@@ -1668,6 +1708,40 @@ def _flat_ways(either) -> list:
 def _kind(value) -> type:
     """A value's kind for `_either`: samplers and loaders are one kind of data."""
     return Sampler if isinstance(value, (Sampler, Loader)) else type(value)
+
+
+def _data_calls(sources) -> list[DataCall]:
+    """The DataCalls (what a DataLoader or sampler is made with) among `sources`, at any depth
+    of the records that hold them (`Each(CallResult(DataLoader, data=...))`)."""
+    found, pending = [], list(sources)
+    while pending:
+        item = pending.pop()
+        if isinstance(item, DataCall):
+            found.append(item)
+        elif isinstance(item, tuple):
+            pending.extend(item)
+        elif dataclasses.is_dataclass(item) and not isinstance(item, type):
+            pending.extend(getattr(item, f.name) for f in dataclasses.fields(item))
+    return found
+
+
+def _params_in(source) -> set[str]:
+    """The names of the parameters `source` is handed from (`Element(Param("samplers"))`), not
+    those of a call made here (`DistributedSampler(dataset)`)."""
+    found, pending = set(), [source]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, Param):
+            found.add(item.name)
+        elif isinstance(item, Item) and isinstance(item.held, Group) and isinstance(item.index, int) and item.index < len(item.held.items):
+            pending.append(item.held.items[item.index])  # `for ds, s in zip(datasets, samplers)`: `s` only
+        elif isinstance(item, CallResult):
+            continue  # made here (`DistributedSampler(dataset)`), not handed
+        elif isinstance(item, tuple):
+            pending.extend(item)
+        elif dataclasses.is_dataclass(item) and not isinstance(item, type):
+            pending.extend(getattr(item, f.name) for f in dataclasses.fields(item))
+    return found
 
 
 def _holds_data(value) -> bool:

@@ -67,7 +67,7 @@ from ddplint.core.torch_api import (
     ACCELERATOR, COLLECTIVES, DATALOADER, DISTRIBUTED_EVIDENCE, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER,
     DTENSOR_FULL_TENSOR, FRAMEWORK_MAKER_TEXT, FRAMEWORK_METHODS, LAUNCH_POINT_TEXT, LAUNCHERS, LIBRARY_LOADERS, MANUAL_SEED,
     DATASET, LIGHTNING_MODULE, MPI_COLLECTIVES, NN_MODULE, SAMPLER, SAVE_EVIDENCE, SPAWN, START_PROCESSES, TORCH_LOAD,
-    TORCH_SAVE, distributed_flag, lightning_hook,
+    TORCH_PACKAGES, TORCH_SAVE, distributed_flag, lightning_hook,
 )
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
@@ -100,6 +100,8 @@ _ACCELERATE_TYPE = re.compile(rf"^\s*{ACCELERATE_CONFIG_KEY}:\s*['\"]?(\w+)", re
 _DEFINITION = re.compile(r"(?:(?:async[ \t]+)?def[ \t]+(\w+)|class[ \t]+(\w+))")
 # A top-level import statement, with its parenthesised or backslash-continued lines.
 _IMPORT = re.compile(r"(?:from|import)[ \t][^\n(\\]*(?:(?:\\\r?\n|\([^)]*\))[^\n(\\]*)*")  # `\` ends a CRLF line too
+# An import of torch or a library built on it, at any depth (`import torch` inside a function too).
+_TORCH_IMPORT = re.compile(r"(?:^|\n)[ \t]*(?:from|import)[ \t]+(?:%s)\b" % "|".join(sorted(TORCH_PACKAGES)))
 _STATEMENT_START = re.compile(r"\n(?=[A-Za-z_@])")
 _TORCH_SAVE_CALL = call_needle(TORCH_SAVE)  # the text of a call of torch.save through any import (DDP014's needle)
 _TORCH_LOAD_CALL = call_needle(TORCH_LOAD)  # the text of a call of torch.load through any import
@@ -236,6 +238,8 @@ def module_facts(text: str, scan: TextScan | None = None, relative: str | None =
     functions: dict[str, dict] = {}
     classes: dict[str, dict] = {}
     facts["functions"], facts["classes"] = functions, classes
+    if dist or any(package in text for package in TORCH_PACKAGES) and _TORCH_IMPORT.search(text):
+        facts["torch"] = True  # part of a torch program itself (Project.torch_program)
     if len(text) > MAX_INDEX_BYTES:
         return facts
     for statement in _imports(text):
@@ -1209,6 +1213,21 @@ class Project:
             return False
         return not any(self.modules[reached]["dist"] for reached in reachable([module], self.imports_of) if reached != module)
 
+    def torch_program(self, module: str) -> bool:
+        """Whether `module` is part of a torch program: it imports torch (or a library built on
+        it, or names torch.distributed), or so does a project module it runs code of (what it
+        imports, at any depth), or a module that imports it (at any depth) and what that one
+        imports. A script of another framework (a TensorFlow evaluator) that no torch module
+        imports and that imports none is not: nothing it sets reaches a torch process."""
+        key = ("torch program", module)
+        found = self._memo.get(key)
+        if found is None:
+            users = reachable([module], self.program.importers_of)
+            found = self._memo[key] = any(
+                self.modules[reached].get("torch") for reached in reachable(users, self.imports_of)
+            )
+        return found
+
     def one_process_script(self, module: str) -> bool:
         """Whether `module` is an entry script that runs as one process: it starts no
         processes, names nothing distributed, has no launch point of Lightning, Fabric or
@@ -1303,6 +1322,27 @@ class Project:
             origins = (*facts["imports"].values(), *facts["stars"])
             splits = (self.program.split(view.absolute(origin), module) for origin in origins)
             found = self._memo[key] = [split[0] for split in splits if split is not None]
+        return found
+
+    def nested_imports(self, module: str) -> list[str]:
+        """The project modules `module` imports inside a function or an `if` (`from
+        configs.cifar100 import get_args_parser` in the branch that picks a config's parser),
+        which `imports_of` (top-level imports) does not hold."""
+        key = ("nested imports", module)
+        found = self._memo.get(key)
+        if found is None:
+            text = self.program.read(module) or ""
+            tree = self.program.tree(module, text) if "\n " in text and "import " in text else None
+            top = set(tree.body) if tree is not None else set()
+            origins = [
+                f"{'.' * node.level}{node.module or ''}.{alias.name}" if isinstance(node, ast.ImportFrom) else alias.name
+                for node in (walk(tree) if tree is not None else ())
+                if isinstance(node, (ast.Import, ast.ImportFrom)) and node not in top
+                for alias in node.names if alias.name != "*"
+            ]
+            view = self.module_view(module)
+            splits = (self.program.split(view.absolute(origin), module) for origin in origins)
+            found = self._memo[key] = sorted({split[0] for split in splits if split is not None} - {module})
         return found
 
     def run_by_demos_alone(self, module: str) -> bool:
@@ -1661,6 +1701,11 @@ class ProjectView:
         """This module's file, relative to the project root."""
         return self.project.relpaths[self.module]
 
+    @property
+    def torch_program(self) -> bool:
+        """Whether this module is part of a torch program (Project.torch_program)."""
+        return self.project.torch_program(self.module)
+
     @functools.cached_property
     def users(self) -> list[str]:
         """This module and the modules importing it, up to three imports away: the scripts a
@@ -1820,9 +1865,13 @@ class ProjectView:
         """The command-line options declared by the project modules that the modules importing
         this one import (`users`, then `imports_of`): a helper module handed the namespace of a
         script whose parser a third module builds (`from colxlip.params import parse_args` in
-        main.py, which imports `colxlip.train`)."""
+        main.py, which imports `colxlip.train`), also inside a function or an `if` (the branch
+        that picks one of several config modules' parsers)."""
         users = set(self.users)
-        imported = {module for user in users - {self.module} for module in self.project.imports_of(user)}
+        imported = {
+            module for user in users - {self.module}
+            for module in (*self.project.imports_of(user), *self.project.nested_imports(user))
+        }
         return self._options_of("importer parser options", sorted(imported - users))
 
     def _options_of(self, kind: str, modules: Iterable[str]) -> DeclaredOptions:
@@ -2375,12 +2424,13 @@ class ProjectView:
             return None
         return found[0], found[2], self.project.modules[found[0]]["functions"][found[2]]
 
-    def built_data(self, qualified: str | None, literals: list = ()) -> dict[str, tuple[str, int | None, int | None]]:
+    def built_data(self, qualified: str | None, literals: list = (), line: int | None = None) -> dict[str, tuple[str, int | None, int | None]]:
         """What the project function `qualified` names returns of the shuffling DistributedSampler
         it builds (ddplint.model.loaders.built): "sampler"/"loader" -> (where the sampler is made,
         its index in the returned tuple or None, the argument position of its dataset or None);
-        for a call passing `literals` ([position or keyword, value])."""
-        return loaders.built(self.project.program, self.absolute(qualified), self.module, literals) if qualified else {}
+        for a call passing `literals` ([position or keyword, value]), at `line` of this module
+        (what it hands the builder's parameters)."""
+        return loaders.built(self.project.program, self.absolute(qualified), self.module, literals, line) if qualified else {}
 
     def endless_wrapper(self, qualified: str | None) -> loaders.Cycle | None:
         """The project generator `qualified` names, if it re-iterates a parameter forever without
@@ -2798,7 +2848,8 @@ def _relative(path: str, root: str) -> str:
 
 def _external_facts(text: str) -> dict:
     dist = any(marker in text for marker in DISTRIBUTED_MARKERS)
-    return {"dist": dist, "imports": {}, "stars": [], "functions": {}, "classes": {}}
+    # "torch": unknown is not "no" (torch's own modules, a text no pattern foresaw)
+    return {"dist": dist, "torch": True, "imports": {}, "stars": [], "functions": {}, "classes": {}}
 
 
 def alone(source: str, path: str) -> ProjectView:

@@ -33,8 +33,9 @@ class CudaLaunchBlocking(Rule):
     Fires when it is set to a literal other than "0" through `os.environ[...] = ...`,
     `os.environ.setdefault`, `os.putenv` or `os.environ.update`, at module level, in a
     function, or under `if __name__ == "__main__":`. Not flagged: "0", reading it, values
-    computed at run time (a deliberate switch), and settings under any other `if` (such as
-    `if args.debug:`). The fix removes the statement; it is unsafe because it changes how the
+    computed at run time (a deliberate switch), settings under any other `if` (such as
+    `if args.debug:`), and modules that are no part of a torch program (neither they, what
+    they import, nor a module importing them imports torch: a TensorFlow evaluator). The fix removes the statement; it is unsafe because it changes how the
     program runs (set the variable in the shell when debugging). Statements that do more than
     this (an `update` with other variables, several statements on one line) are reported
     without a fix.
@@ -51,6 +52,7 @@ class CudaLaunchBlocking(Rule):
         Flagged(
             """
             import os
+            import torch
 
             if __name__ == "__main__":
                 # debug
@@ -59,6 +61,8 @@ class CudaLaunchBlocking(Rule):
                 main()
             """,
             fixed="""
+            import torch
+
             if __name__ == "__main__":
                 main()
             """,
@@ -77,6 +81,7 @@ class CudaLaunchBlocking(Rule):
         Flagged(
             """
             from os import environ, putenv
+            import torch
 
             def setup():
                 environ.update({"CUDA_LAUNCH_BLOCKING": "1"})
@@ -85,6 +90,8 @@ class CudaLaunchBlocking(Rule):
                 ^
             """,
             fixed="""
+            import torch
+
             def setup():
                 pass
             """,
@@ -92,6 +99,7 @@ class CudaLaunchBlocking(Rule):
         Flagged(
             """
             import os
+            import torch.distributed as dist
             os.environ.update(CUDA_LAUNCH_BLOCKING="1", NCCL_DEBUG="INFO")
             ^
             """,
@@ -99,6 +107,7 @@ class CudaLaunchBlocking(Rule):
         Flagged(
             """
             import os
+            from torch import nn
             BLOCKING = "CUDA_LAUNCH_BLOCKING"
             os.environ[BLOCKING] = "1"; train()
             ^
@@ -132,6 +141,14 @@ class CudaLaunchBlocking(Rule):
         ),
         Clean(
             """
+            import os
+            import tensorflow.compat.v1 as tf
+            os.environ["CUDA_LAUNCH_BLOCKING"] = "1"
+            graph = tf.Graph()
+            """
+        ),
+        Clean(
+            """
             environ = {}
             environ["CUDA_LAUNCH_BLOCKING"] = "1"
             # CUDA_LAUNCH_BLOCKING=1 python train.py  (how to debug)
@@ -158,6 +175,9 @@ class CudaLaunchBlocking(Rule):
     def _flag(self, node: cst.CSTNode, *, alone: bool = True) -> None:
         if any(not _is_main_guard(enclosing.test) for enclosing in self.model.ifs):
             return
+        view = self.model.project
+        if view is not None and not view.torch_program:
+            return  # no torch process ever runs with it (a TensorFlow script no torch module imports)
         line = self.model.statement
         standalone = (
             alone

@@ -837,6 +837,7 @@ class AccumulationWithoutNoSync(Rule):
         # function -> micro-batch loops' backwards with no loop around: (backward, forward, loop)
         self._waiting: dict[int, list[tuple[cst.Call, _Forward, cst.CSTNode]]] = {}
         self._flags: dict[int, dict[str, cst.BaseExpression]] = {}  # function -> local name -> the value last assigned
+        self._around: dict[int, tuple] = {}  # backward (or helper call) -> the ifs around it (ParserOptions.branches)
 
     def _candidate(self, backward: cst.Call, forward: _Forward, loop: cst.CSTNode, gate: cst.CSTNode) -> _Candidate:
         return _Candidate(self._function(), backward, forward, loop, gate, self._counts(loop, gate), self.model.scope)
@@ -977,6 +978,7 @@ class AccumulationWithoutNoSync(Rule):
         elif isinstance(func, cst.Attribute) and func.attr.value == "backward":
             if self._every_micro_batch(loop):
                 loop.backwards.append((node, self._path(loop), len(loop.step_log)))
+                self._around[id(node)] = self.model.get(ParserOptions).branches()
         elif isinstance(func, cst.Attribute) and func.attr.value == "step" and _is_optimizer_step(node):
             loop.steps = True
             if loop.pending:
@@ -1016,6 +1018,7 @@ class AccumulationWithoutNoSync(Rule):
             return
         path = self._path(loop)
         loop.backwards.append((node, path, len(loop.step_log)))
+        self._around[id(node)] = self.model.get(ParserOptions).branches()
         for gate in helper.summary.gates:
             if gate in passed and self._accumulation_test(passed[gate]) and not self._run_wide(passed[gate]):
                 loop.step_log.append((path, passed[gate]))
@@ -1130,6 +1133,8 @@ class AccumulationWithoutNoSync(Rule):
         for candidate in self._candidates:
             if candidate.function in self._opted_out or any(self._accumulates_nothing(count, candidate.scope) for count in candidate.counts):
                 continue
+            if options.never_runs(self._around.get(id(candidate.backward), ())):
+                continue  # under `if args.grad_accum:` of an option no documented run turns on
             forward = candidate.forward
             message = (_ACCELERATE if forward.prepared else self.message) + forward.note
             chain = [
