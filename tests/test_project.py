@@ -1805,3 +1805,57 @@ def test_a_strict_parser_without_a_local_rank_option_stops_under_the_old_launche
         (tmp_path / "README.md").write_text(readme)
         found = _findings(run("check", "--no-cache", "--select", "DDP012", ".").stdout)
         assert [(f[0], f[1], f[3]) for f in found] == expected, (readme, found)
+
+
+def test_a_project_batch_sampler_that_pads_its_batches_is_a_padding_sampler(tmp_path, run):
+    """DDP022: lib/sampler.py's DistributedARBatchSampler (a Sampler subclass, not a
+    DistributedSampler) pads its list of batches with its own start so that every rank gets as
+    many (`indices += indices[:total - len(indices)]`); the script builds the evaluation loader
+    from it as `batch_sampler=` (its fifth positional argument is the class's own drop_last, not
+    DistributedSampler's), and validate() all-reduces a confusion matrix over it: the repeated
+    batches count twice (PanopticBEV's scripts/train_panoptic_bev.py). A sampler of the same
+    shape given drop_last=True by keyword is judged by it, as DistributedSampler's would be."""
+    files = {
+        "pyproject.toml": "",
+        "run.sh": "torchrun --nproc_per_node 3 train.py\n",
+        "lib/__init__.py": "",
+        "lib/sampler.py": (
+            "import math\nimport torch\nfrom torch.utils.data.sampler import Sampler\n\n\n"
+            "class ARBatchSampler(Sampler):\n    def __init__(self, data_source, batch_size, drop_last=False):\n"
+            "        self.data_source, self.batch_size, self.drop_last = data_source, batch_size, drop_last\n\n"
+            "    def __len__(self):\n        return math.ceil(len(self.data_source) / self.batch_size)\n\n\n"
+            "class DistributedARBatchSampler(ARBatchSampler):\n"
+            "    def __init__(self, data_source, batch_size, num_replicas, rank, drop_last=False):\n"
+            "        super().__init__(data_source, batch_size, drop_last)\n"
+            "        self.num_replicas, self.rank = num_replicas, rank\n"
+            "        self.num_batches = math.ceil(super().__len__() / num_replicas)\n\n"
+            "    def __iter__(self):\n        batches = [[i] for i in range(len(self.data_source))]\n"
+            "        indices = list(range(len(batches)))\n"
+            "        indices += indices[:(self.num_batches * self.num_replicas - len(indices))]\n"
+            "        offset = self.num_batches * self.rank\n"
+            "        for idx in indices[offset:offset + self.num_batches]:\n            yield batches[idx]\n"
+        ),
+        "train.py": (
+            "import torch\nimport torch.distributed as dist\nfrom lib.sampler import DistributedARBatchSampler\n\n\n"
+            "def make_dataloader(val_db, rank, world_size):\n"
+            "    val_sampler = DistributedARBatchSampler(val_db, 4, world_size, rank, False)\n"
+            "    return torch.utils.data.DataLoader(val_db, batch_sampler=val_sampler)\n\n\n"
+            "def make_exact(val_db, rank, world_size):\n"
+            "    val_sampler = DistributedARBatchSampler(val_db, 4, world_size, rank, drop_last=True)\n"
+            "    return torch.utils.data.DataLoader(val_db, batch_sampler=val_sampler)\n\n\n"
+            "@torch.no_grad()\n"
+            "def validate(model, dataloader):\n    conf = torch.zeros(3, 3)\n"
+            "    for images, labels in dataloader:\n        conf[labels, model(images).argmax(1)] += 1\n"
+            "    dist.all_reduce(conf)\n    return conf.diag() / conf.sum(1)\n\n\n"
+            "if __name__ == '__main__':\n    dist.init_process_group('nccl')\n"
+            "    val_dl = make_dataloader(None, dist.get_rank(), dist.get_world_size())\n"
+            "    print(validate(None, val_dl))\n"
+            "    print(validate(None, make_exact(None, dist.get_rank(), dist.get_world_size())))\n"
+        ),
+    }
+    for relative, text in files.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text)
+    run.cwd = tmp_path
+    found = _findings(run("check", "--no-cache", "--select", "DDP022", ".").stdout)
+    assert [(f[0], f[1], f[3]) for f in found] == [("train.py", 7, "DDP022")], found
