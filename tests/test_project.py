@@ -1859,3 +1859,42 @@ def test_a_project_batch_sampler_that_pads_its_batches_is_a_padding_sampler(tmp_
     run.cwd = tmp_path
     found = _findings(run("check", "--no-cache", "--select", "DDP022", ".").stdout)
     assert [(f[0], f[1], f[3]) for f in found] == [("train.py", 7, "DDP022")], found
+
+
+def test_a_builder_whose_parameter_is_the_samplers_drop_last_pads_where_a_call_passes_false(tmp_path, run):
+    """DDP022: prepare_dataset() passes its parameter `is_train` as the sampler's drop_last; the
+    call that builds the test loader passes is_train=False, so that sampler pads, and evaluate()
+    of another module sums over the loader and all-reduces through a helper (OccupancyFlow's
+    experiment.py). A builder every evaluated call of which passes True pads nothing."""
+    files = {
+        "pyproject.toml": "",
+        "run.sh": "torchrun --nproc_per_node 3 experiment.py\n",
+        "evaluate.py": (
+            "import torch\nimport torch.distributed as dist\n\n\n"
+            "def aggregate(epe):\n    total = epe.clone()\n    dist.all_reduce(total)\n    return total.item()\n\n\n"
+            "def evaluate(dataloader, model):\n    with torch.no_grad():\n        epe = 0\n"
+            "        for scene in dataloader:\n            epe += model(scene).sum()\n"
+            "        return aggregate(epe)\n"
+        ),
+        "experiment.py": (
+            "import torch.distributed as dist\nfrom torch.utils.data import DataLoader\n"
+            "from torch.utils.data.distributed import DistributedSampler\nfrom evaluate import evaluate\n\n\n"
+            "def prepare_dataset(dataset, is_train=True):\n"
+            "    sampler = DistributedSampler(dataset, shuffle=is_train, drop_last=is_train)\n"
+            "    return DataLoader(dataset, batch_size=4, sampler=sampler)\n\n\n"
+            "def prepare_exact(dataset, exact=True):\n"
+            "    sampler = DistributedSampler(dataset, shuffle=False, drop_last=exact)\n"
+            "    return DataLoader(dataset, batch_size=4, sampler=sampler)\n\n\n"
+            "def experiment(model, dataset):\n    dist.init_process_group('nccl')\n"
+            "    test_dataloader = prepare_dataset(dataset, is_train=False)\n"
+            "    evaluate(dataloader=test_dataloader, model=model)\n"
+            "    evaluate(prepare_exact(dataset, exact=True), model)\n\n\n"
+            "if __name__ == '__main__':\n    experiment(None, None)\n"
+        ),
+    }
+    for relative, text in files.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text)
+    run.cwd = tmp_path
+    found = _findings(run("check", "--no-cache", "--select", "DDP022", ".").stdout)
+    assert [(f[0], f[1], f[3]) for f in found] == [("experiment.py", 8, "DDP022")], found

@@ -396,6 +396,8 @@ class _FunctionReader:
             if name in _DATA_LITERALS:
                 known = value.value if isinstance(value, ast.Constant) and isinstance(value.value, bool) else self._flag(value)
                 facts[name] = Literal(known) if known is not None else Unknown()
+                if known is None and name == "drop_last" and isinstance(self.source(value), Param):
+                    facts[name] = self.source(value)  # `drop_last=is_train`: each call of the builder decides
             elif name in _DATA_SOURCES:
                 facts[name] = self.source(value) or Unknown()
         kind = callee.rpartition(".")[2]

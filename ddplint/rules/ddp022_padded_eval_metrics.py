@@ -43,7 +43,9 @@ class PaddedEvalMetrics(Rule):
     the project model, the loader may also leave the function: a data builder returns it
     (`return train_loader, val_loader`, or keeps it on an object, also through the `super().__init__` of a base class) and a function of another
     module evaluates it and combines the results; the finding stays at the sampler and names the
-    call that hands the loader on, the evaluation loop and the combine. The loader may be an entry
+    call that hands the loader on, the evaluation loop and the combine. A builder that passes its
+    own parameter as drop_last (`DistributedSampler(ds, drop_last=is_train)`) pads for a call
+    that passes it False (`prepare_dataset(path, is_train=False)`). The loader may be an entry
     of a dict literal (`evaluate(model, loaders["val"])`) or an element of a list that builders
     fill by `append` in loops over `zip(datasets, samplers)` (a `create_sampler(datasets,
     shuffles, ...)` helper and its loader twin), and a comprehension over it (`[model(x) for x, _ in loader]`) is a loop. There, an evaluating
@@ -835,6 +837,8 @@ class PaddedEvalMetrics(Rule):
                 continue
             drop_last = _drop_last(sampler)
             if drop_last is not None and not (isinstance(drop_last.value, cst.Name) and drop_last.value.value == "False"):
+                if isinstance(drop_last.value, cst.Name) and sampler.elsewhere is None:
+                    unseen.append(sampler)  # `drop_last=is_train`: the model knows which calls of the builder pad
                 continue
             if self._splits_evenly(sampler):
                 continue
