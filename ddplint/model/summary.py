@@ -497,7 +497,7 @@ class _FunctionReader:
         (`evaluator = MscEval(...)` ... `evaluator(net, loader)`)."""
         callee = dotted(func)
         if callee is None:
-            return super_method(func)
+            return super_method(func) or self._made_method(func)
         head, _, rest = callee.partition(".")
         source = self.env.get(head)
         if isinstance(source, Either):  # `saver = None` one way, `saver = Saver(...)` the other: a call on it is on the Saver
@@ -506,6 +506,14 @@ class _FunctionReader:
         if not isinstance(source, CallResult) or not (rest or source.callee.rpartition(".")[2][:1].isupper()):
             return callee
         return f"{source.callee}().{rest or '__call__'}"
+
+    def _made_method(self, func: ast.AST) -> str | None:
+        """`Maker(...).method`, a method called on the object a class call makes then and there
+        (`Loaders(args, ds).get_eval_dataloader()`): `Maker().method`, as on a local bound to it."""
+        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Call):
+            return None
+        maker = dotted(func.value.func)
+        return f"{maker}().{func.attr}" if maker is not None and maker.rpartition(".")[2][:1].isupper() else None
 
     def _bind(self, target: ast.AST, source: Source | None) -> None:
         if isinstance(target, ast.Name):
