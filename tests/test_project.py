@@ -1898,3 +1898,56 @@ def test_a_builder_whose_parameter_is_the_samplers_drop_last_pads_where_a_call_p
     run.cwd = tmp_path
     found = _findings(run("check", "--no-cache", "--select", "DDP022", ".").stdout)
     assert [(f[0], f[1], f[3]) for f in found] == [("experiment.py", 8, "DDP022")], found
+
+
+def test_results_each_rank_writes_to_a_file_and_rank_zero_reads_back_are_gathered(tmp_path, run):
+    """DDP022: the loader comes from a method called on the object made then and there
+    (`Loaders(ds).get_eval_dataloader()`); Trainer.evaluate appends each pair's score to its
+    query's lists, dumps them to a file of its own rank, waits at dist.barrier() and rank 0 lists
+    the folder and reads every file back: a gather through files, and the padded pairs count
+    twice in their queries' rankings (DenseRetrievalToolkits' RRTrainer.evaluate). Stored by the
+    query id alone (a repeat overwrites its entry), the same gather counts nothing twice."""
+    files = {
+        "pyproject.toml": "",
+        "run.sh": "torchrun --nproc_per_node 3 run.py\n",
+        "loaders.py": (
+            "from torch.utils.data import DataLoader\nfrom torch.utils.data.distributed import DistributedSampler\n\n\n"
+            "class Loaders:\n    def __init__(self, dataset):\n        self.dataset = dataset\n\n"
+            "    def _get_sampler(self, dataset, shuffle=False):\n        return DistributedSampler(dataset, shuffle=shuffle)\n\n"
+            "    def get_eval_dataloader(self):\n"
+            "        return DataLoader(self.dataset, batch_size=8, sampler=self._get_sampler(self.dataset))\n"
+        ),
+        "trainer.py": (
+            "import json\nimport os\nimport torch.distributed as dist\n\n\n"
+            "class Trainer:\n    def __init__(self, model, rank, out):\n        self.model, self.rank, self.out = model, rank, out\n\n"
+            "    def evaluate(self, loader, ep):\n        result = {}\n"
+            "        for batch in loader:\n            scores = self.model(batch[1])\n"
+            "            for q, s in zip(batch[0], scores):\n                if q not in result:\n"
+            "                    result[q] = []\n                result[q].append(float(s))\n"
+            "        with open(os.path.join(self.out, f'{ep}.{self.rank}.json'), 'w') as f:\n"
+            "            json.dump(result, f)\n        dist.barrier()\n        if self.rank == 0:\n"
+            "            merged = {}\n            for name in os.listdir(self.out):\n"
+            "                with open(os.path.join(self.out, name)) as f:\n"
+            "                    for q, s in json.load(f).items():\n                        merged.setdefault(q, []).extend(s)\n"
+            "            return merged\n"
+        ),
+        "run.py": (
+            "import torch.distributed as dist\nfrom loaders import Loaders\nfrom trainer import Trainer\n\n\n"
+            "def main(model, dataset, out):\n    dist.init_process_group('nccl')\n"
+            "    eval_dataloader = Loaders(dataset).get_eval_dataloader()\n"
+            "    Trainer(model, dist.get_rank(), out).evaluate(eval_dataloader, 3)\n\n\n"
+            "if __name__ == '__main__':\n    main(None, None, 'out')\n"
+        ),
+    }
+    for relative, text in files.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text)
+    run.cwd = tmp_path
+    found = _findings(run("check", "--no-cache", "--select", "DDP022", ".").stdout)
+    assert [(f[0], f[1], f[3]) for f in found] == [("loaders.py", 10, "DDP022")], found
+    assert "listed after a barrier, at trainer.py:23" in found[0][4], found
+    (tmp_path / "trainer.py").write_text(files["trainer.py"].replace(
+        "                if q not in result:\n                    result[q] = []\n                result[q].append(float(s))\n",
+        "                result[q] = float(s)\n",
+    ))
+    assert _findings(run("check", "--no-cache", "--select", "DDP022", ".").stdout) == []

@@ -53,6 +53,7 @@ from ddplint.core.torch_api import (
 )
 from ddplint.core.fixpoint import DepthMemo
 from ddplint.model import context as process_context
+from ddplint.model import keyed
 from ddplint.model import store
 from ddplint.model import values as program_values
 from ddplint.model.records import (
@@ -1494,7 +1495,20 @@ class Program:
                     if where.place is None:
                         where = replace(where, place=self.place(module, call.line))
                     return Evaluation(key, self.place(module, loop.first), where)
+            where = self._file_gather(module, record, loop.first)
+            if where is not None and not self._deduplicates(module, key, record):
+                return Evaluation(key, self.place(module, loop.first), where)
         return None
+
+    def _file_gather(self, module: str, record: FunctionSummary, first: int) -> Collective | None:
+        """Results combined through files after the loop starting at line `first`: each rank
+        writes its own, a barrier waits for all, and the folder is listed and read back
+        (ddplint.model.keyed.gathered_through_files), which counts every rank's results as an
+        all_gather_object does."""
+        calls = [(call.callee, call.line) for call in record.invocations if call.line >= first]
+        barrier = next((line for callee, line in calls if COLLECTIVES.get(self.qualify(module, callee) or "") == "barrier"), None)
+        listed = keyed.gathered_through_files(calls, barrier) if barrier is not None else None
+        return Collective("the ranks' files, listed after a barrier,", self.place(module, listed)) if listed is not None else None
 
     def _deduplicates(self, module: str, key: str, record: FunctionSummary) -> bool:
         """Whether function `key` (or a project helper it calls) places results by sample id

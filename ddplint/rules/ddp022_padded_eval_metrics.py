@@ -55,7 +55,10 @@ class PaddedEvalMetrics(Rule):
     (`for qid, ans in zip(batch["question_ids"], preds): results[qid] = ans`), or one file
     per sample named from its own field (`np.savez(os.path.join(d, names[i] + ".npz"), ...)`)
     that the evaluation reads back by listing the folder (`glob.glob`): a repeat overwrites its
-    own entry or file (per-sample files nothing reads back, pictures, clear nothing). The sampler may be
+    own entry or file (per-sample files nothing reads back, pictures, clear nothing; an entry each
+    sample appends to, `result[qid][0].append(score)`, keeps the repeat). Results each rank
+    writes to a file of its own, read back by listing the folder after `dist.barrier()`, are
+    combined as by all_gather. The sampler may be
     the project's own copy of DistributedSampler (a class whose `__iter__` pads its index list
     with its own start, `indices += indices[: self.total_size - len(indices)]`, a batch sampler that
     pads its list of batches so too, its arguments read by keyword), made by a helper
