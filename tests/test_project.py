@@ -1807,6 +1807,13 @@ def test_a_strict_parser_without_a_local_rank_option_stops_under_the_old_launche
         assert [(f[0], f[1], f[3]) for f in found] == expected, (readme, found)
 
 
+def _padded_eval_findings(root: Path, run, files: dict[str, str]) -> list:
+    """DDP022's findings in the project at `root` once `files` are written there."""
+    _write_project(root, files)
+    run.cwd = root
+    return _findings(run("check", "--no-cache", "--select", "DDP022", ".").stdout)
+
+
 def test_a_project_batch_sampler_that_pads_its_batches_is_a_padding_sampler(tmp_path, run):
     """DDP022: lib/sampler.py's DistributedARBatchSampler (a Sampler subclass, not a
     DistributedSampler) pads its list of batches with its own start so that every rank gets as
@@ -1816,7 +1823,6 @@ def test_a_project_batch_sampler_that_pads_its_batches_is_a_padding_sampler(tmp_
     batches count twice (PanopticBEV's scripts/train_panoptic_bev.py). A sampler of the same
     shape given drop_last=True by keyword is judged by it, as DistributedSampler's would be."""
     files = {
-        "pyproject.toml": "",
         "run.sh": "torchrun --nproc_per_node 3 train.py\n",
         "lib/__init__.py": "",
         "lib/sampler.py": (
@@ -1853,12 +1859,7 @@ def test_a_project_batch_sampler_that_pads_its_batches_is_a_padding_sampler(tmp_
             "    print(validate(None, make_exact(None, dist.get_rank(), dist.get_world_size())))\n"
         ),
     }
-    for relative, text in files.items():
-        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / relative).write_text(text)
-    run.cwd = tmp_path
-    found = _findings(run("check", "--no-cache", "--select", "DDP022", ".").stdout)
-    assert [(f[0], f[1], f[3]) for f in found] == [("train.py", 7, "DDP022")], found
+    assert [(f[0], f[1], f[3]) for f in _padded_eval_findings(tmp_path, run, files)] == [("train.py", 7, "DDP022")]
 
 
 def test_a_builder_whose_parameter_is_the_samplers_drop_last_pads_where_a_call_passes_false(tmp_path, run):
@@ -1867,8 +1868,6 @@ def test_a_builder_whose_parameter_is_the_samplers_drop_last_pads_where_a_call_p
     of another module sums over the loader and all-reduces through a helper (OccupancyFlow's
     experiment.py). A builder every evaluated call of which passes True pads nothing."""
     files = {
-        "pyproject.toml": "",
-        "run.sh": "torchrun --nproc_per_node 3 experiment.py\n",
         "evaluate.py": (
             "import torch\nimport torch.distributed as dist\n\n\n"
             "def aggregate(epe):\n    total = epe.clone()\n    dist.all_reduce(total)\n    return total.item()\n\n\n"
@@ -1891,13 +1890,9 @@ def test_a_builder_whose_parameter_is_the_samplers_drop_last_pads_where_a_call_p
             "    evaluate(prepare_exact(dataset, exact=True), model)\n\n\n"
             "if __name__ == '__main__':\n    experiment(None, None)\n"
         ),
+        "run.sh": "torchrun --nproc_per_node 3 experiment.py\n",
     }
-    for relative, text in files.items():
-        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / relative).write_text(text)
-    run.cwd = tmp_path
-    found = _findings(run("check", "--no-cache", "--select", "DDP022", ".").stdout)
-    assert [(f[0], f[1], f[3]) for f in found] == [("experiment.py", 8, "DDP022")], found
+    assert [(f[0], f[1], f[3]) for f in _padded_eval_findings(tmp_path, run, files)] == [("experiment.py", 8, "DDP022")]
 
 
 def test_results_each_rank_writes_to_a_file_and_rank_zero_reads_back_are_gathered(tmp_path, run):
@@ -1908,7 +1903,6 @@ def test_results_each_rank_writes_to_a_file_and_rank_zero_reads_back_are_gathere
     twice in their queries' rankings (DenseRetrievalToolkits' RRTrainer.evaluate). Stored by the
     query id alone (a repeat overwrites its entry), the same gather counts nothing twice."""
     files = {
-        "pyproject.toml": "",
         "run.sh": "torchrun --nproc_per_node 3 run.py\n",
         "loaders.py": (
             "from torch.utils.data import DataLoader\nfrom torch.utils.data.distributed import DistributedSampler\n\n\n"
@@ -1939,15 +1933,11 @@ def test_results_each_rank_writes_to_a_file_and_rank_zero_reads_back_are_gathere
             "if __name__ == '__main__':\n    main(None, None, 'out')\n"
         ),
     }
-    for relative, text in files.items():
-        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / relative).write_text(text)
-    run.cwd = tmp_path
-    found = _findings(run("check", "--no-cache", "--select", "DDP022", ".").stdout)
+    found = _padded_eval_findings(tmp_path, run, files)
     assert [(f[0], f[1], f[3]) for f in found] == [("loaders.py", 10, "DDP022")], found
     assert "listed after a barrier, at trainer.py:23" in found[0][4], found
     (tmp_path / "trainer.py").write_text(files["trainer.py"].replace(
         "                if q not in result:\n                    result[q] = []\n                result[q].append(float(s))\n",
         "                result[q] = float(s)\n",
     ))
-    assert _findings(run("check", "--no-cache", "--select", "DDP022", ".").stdout) == []
+    assert _padded_eval_findings(tmp_path, run, {}) == []
