@@ -388,7 +388,9 @@ def test_samplers_and_loaders_are_followed_through_tuples_returns_and_parameters
     val = program.parameters[("pkg.engine", "run")]["loader"]
     assert isinstance(val, Loader) and val.passed_at == P("pkg/main.py:7")
     assert val.sampler.made_at == P("pkg/data.py:5") and val.sampler.shuffle is False
-    assert val.sampler.drop_last is None and not val.sampler.pads  # decided at run time: unknown
+    # drop_last=exact, and the call passes False for `exact`: that call's sampler pads
+    assert val.sampler.drop_last is False and val.sampler.pads
+    assert val.sampler.drop_last_from == ("pkg.data", "build", "exact")
     assert loaders.evaluated(program, "pkg.data") == {}  # run() neither loops nor combines
 
 

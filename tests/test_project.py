@@ -1928,3 +1928,139 @@ def test_a_model_a_helper_of_another_module_wraps_in_fsdp1_is_sharded_where_it_i
     found = _findings(run("check", "--no-cache", "--select", "DDP026", ".").stdout)
     assert [(path, line, code) for path, line, _, code, _ in found] == [("train.py", 10, "DDP026")], found
     assert found[0][4].endswith("(`a` is wrapped in FullyShardedDataParallel in a_of (at utils.py:5))"), found
+
+
+def _padded_eval_findings(root: Path, run, files: dict[str, str]) -> list:
+    """DDP022's findings in the project at `root` once `files` are written there."""
+    _write_project(root, files)
+    run.cwd = root
+    return _findings(run("check", "--no-cache", "--select", "DDP022", ".").stdout)
+
+
+def test_a_project_batch_sampler_that_pads_its_batches_is_a_padding_sampler(tmp_path, run):
+    """DDP022: lib/sampler.py's DistributedARBatchSampler (a Sampler subclass, not a
+    DistributedSampler) pads its list of batches with its own start so that every rank gets as
+    many (`indices += indices[:total - len(indices)]`); the script builds the evaluation loader
+    from it as `batch_sampler=` (its fifth positional argument is the class's own drop_last, not
+    DistributedSampler's), and validate() all-reduces a confusion matrix over it: the repeated
+    batches count twice (PanopticBEV's scripts/train_panoptic_bev.py). A sampler of the same
+    shape given drop_last=True by keyword is judged by it, as DistributedSampler's would be."""
+    files = {
+        "run.sh": "torchrun --nproc_per_node 3 train.py\n",
+        "lib/__init__.py": "",
+        "lib/sampler.py": (
+            "import math\nimport torch\nfrom torch.utils.data.sampler import Sampler\n\n\n"
+            "class ARBatchSampler(Sampler):\n    def __init__(self, data_source, batch_size, drop_last=False):\n"
+            "        self.data_source, self.batch_size, self.drop_last = data_source, batch_size, drop_last\n\n"
+            "    def __len__(self):\n        return math.ceil(len(self.data_source) / self.batch_size)\n\n\n"
+            "class DistributedARBatchSampler(ARBatchSampler):\n"
+            "    def __init__(self, data_source, batch_size, num_replicas, rank, drop_last=False):\n"
+            "        super().__init__(data_source, batch_size, drop_last)\n"
+            "        self.num_replicas, self.rank = num_replicas, rank\n"
+            "        self.num_batches = math.ceil(super().__len__() / num_replicas)\n\n"
+            "    def __iter__(self):\n        batches = [[i] for i in range(len(self.data_source))]\n"
+            "        indices = list(range(len(batches)))\n"
+            "        indices += indices[:(self.num_batches * self.num_replicas - len(indices))]\n"
+            "        offset = self.num_batches * self.rank\n"
+            "        for idx in indices[offset:offset + self.num_batches]:\n            yield batches[idx]\n"
+        ),
+        "train.py": (
+            "import torch\nimport torch.distributed as dist\nfrom lib.sampler import DistributedARBatchSampler\n\n\n"
+            "def make_dataloader(val_db, rank, world_size):\n"
+            "    val_sampler = DistributedARBatchSampler(val_db, 4, world_size, rank, False)\n"
+            "    return torch.utils.data.DataLoader(val_db, batch_sampler=val_sampler)\n\n\n"
+            "def make_exact(val_db, rank, world_size):\n"
+            "    val_sampler = DistributedARBatchSampler(val_db, 4, world_size, rank, drop_last=True)\n"
+            "    return torch.utils.data.DataLoader(val_db, batch_sampler=val_sampler)\n\n\n"
+            "@torch.no_grad()\n"
+            "def validate(model, dataloader):\n    conf = torch.zeros(3, 3)\n"
+            "    for images, labels in dataloader:\n        conf[labels, model(images).argmax(1)] += 1\n"
+            "    dist.all_reduce(conf)\n    return conf.diag() / conf.sum(1)\n\n\n"
+            "if __name__ == '__main__':\n    dist.init_process_group('nccl')\n"
+            "    val_dl = make_dataloader(None, dist.get_rank(), dist.get_world_size())\n"
+            "    print(validate(None, val_dl))\n"
+            "    print(validate(None, make_exact(None, dist.get_rank(), dist.get_world_size())))\n"
+        ),
+    }
+    assert [(f[0], f[1], f[3]) for f in _padded_eval_findings(tmp_path, run, files)] == [("train.py", 7, "DDP022")]
+
+
+def test_a_builder_whose_parameter_is_the_samplers_drop_last_pads_where_a_call_passes_false(tmp_path, run):
+    """DDP022: prepare_dataset() passes its parameter `is_train` as the sampler's drop_last; the
+    call that builds the test loader passes is_train=False, so that sampler pads, and evaluate()
+    of another module sums over the loader and all-reduces through a helper (OccupancyFlow's
+    experiment.py). A builder every evaluated call of which passes True pads nothing."""
+    files = {
+        "evaluate.py": (
+            "import torch\nimport torch.distributed as dist\n\n\n"
+            "def aggregate(epe):\n    total = epe.clone()\n    dist.all_reduce(total)\n    return total.item()\n\n\n"
+            "def evaluate(dataloader, model):\n    with torch.no_grad():\n        epe = 0\n"
+            "        for scene in dataloader:\n            epe += model(scene).sum()\n"
+            "        return aggregate(epe)\n"
+        ),
+        "experiment.py": (
+            "import torch.distributed as dist\nfrom torch.utils.data import DataLoader\n"
+            "from torch.utils.data.distributed import DistributedSampler\nfrom evaluate import evaluate\n\n\n"
+            "def prepare_dataset(dataset, is_train=True):\n"
+            "    sampler = DistributedSampler(dataset, shuffle=is_train, drop_last=is_train)\n"
+            "    return DataLoader(dataset, batch_size=4, sampler=sampler)\n\n\n"
+            "def prepare_exact(dataset, exact=True):\n"
+            "    sampler = DistributedSampler(dataset, shuffle=False, drop_last=exact)\n"
+            "    return DataLoader(dataset, batch_size=4, sampler=sampler)\n\n\n"
+            "def experiment(model, dataset):\n    dist.init_process_group('nccl')\n"
+            "    test_dataloader = prepare_dataset(dataset, is_train=False)\n"
+            "    evaluate(dataloader=test_dataloader, model=model)\n"
+            "    evaluate(prepare_exact(dataset, exact=True), model)\n\n\n"
+            "if __name__ == '__main__':\n    experiment(None, None)\n"
+        ),
+        "run.sh": "torchrun --nproc_per_node 3 experiment.py\n",
+    }
+    assert [(f[0], f[1], f[3]) for f in _padded_eval_findings(tmp_path, run, files)] == [("experiment.py", 8, "DDP022")]
+
+
+def test_results_each_rank_writes_to_a_file_and_rank_zero_reads_back_are_gathered(tmp_path, run):
+    """DDP022: the loader comes from a method called on the object made then and there
+    (`Loaders(ds).get_eval_dataloader()`); Trainer.evaluate appends each pair's score to its
+    query's lists, dumps them to a file of its own rank, waits at dist.barrier() and rank 0 lists
+    the folder and reads every file back: a gather through files, and the padded pairs count
+    twice in their queries' rankings (DenseRetrievalToolkits' RRTrainer.evaluate). Stored by the
+    query id alone (a repeat overwrites its entry), the same gather counts nothing twice."""
+    files = {
+        "run.sh": "torchrun --nproc_per_node 3 run.py\n",
+        "loaders.py": (
+            "from torch.utils.data import DataLoader\nfrom torch.utils.data.distributed import DistributedSampler\n\n\n"
+            "class Loaders:\n    def __init__(self, dataset):\n        self.dataset = dataset\n\n"
+            "    def _get_sampler(self, dataset, shuffle=False):\n        return DistributedSampler(dataset, shuffle=shuffle)\n\n"
+            "    def get_eval_dataloader(self):\n"
+            "        return DataLoader(self.dataset, batch_size=8, sampler=self._get_sampler(self.dataset))\n"
+        ),
+        "trainer.py": (
+            "import json\nimport os\nimport torch.distributed as dist\n\n\n"
+            "class Trainer:\n    def __init__(self, model, rank, out):\n        self.model, self.rank, self.out = model, rank, out\n\n"
+            "    def evaluate(self, loader, ep):\n        result = {}\n"
+            "        for batch in loader:\n            scores = self.model(batch[1])\n"
+            "            for q, s in zip(batch[0], scores):\n                if q not in result:\n"
+            "                    result[q] = []\n                result[q].append(float(s))\n"
+            "        with open(os.path.join(self.out, f'{ep}.{self.rank}.json'), 'w') as f:\n"
+            "            json.dump(result, f)\n        dist.barrier()\n        if self.rank == 0:\n"
+            "            merged = {}\n            for name in os.listdir(self.out):\n"
+            "                with open(os.path.join(self.out, name)) as f:\n"
+            "                    for q, s in json.load(f).items():\n                        merged.setdefault(q, []).extend(s)\n"
+            "            return merged\n"
+        ),
+        "run.py": (
+            "import torch.distributed as dist\nfrom loaders import Loaders\nfrom trainer import Trainer\n\n\n"
+            "def main(model, dataset, out):\n    dist.init_process_group('nccl')\n"
+            "    eval_dataloader = Loaders(dataset).get_eval_dataloader()\n"
+            "    Trainer(model, dist.get_rank(), out).evaluate(eval_dataloader, 3)\n\n\n"
+            "if __name__ == '__main__':\n    main(None, None, 'out')\n"
+        ),
+    }
+    found = _padded_eval_findings(tmp_path, run, files)
+    assert [(f[0], f[1], f[3]) for f in found] == [("loaders.py", 10, "DDP022")], found
+    assert "listed after a barrier, at trainer.py:23" in found[0][4], found
+    (tmp_path / "trainer.py").write_text(files["trainer.py"].replace(
+        "                if q not in result:\n                    result[q] = []\n                result[q].append(float(s))\n",
+        "                result[q] = float(s)\n",
+    ))
+    assert _padded_eval_findings(tmp_path, run, {}) == []

@@ -116,7 +116,10 @@ class SetEpoch:
 
 @dataclass(eq=False)
 class Construction:
-    kind: str  # "sampler", "batch_sampler" or "loader"
+    # "sampler", "batch_sampler", "loader", or "padding_sampler": a project class (a sampler or a
+    # batch sampler) whose `__iter__` pads its indices with its own start as DistributedSampler
+    # does; its arguments are read by keyword only (its positions are its own)
+    kind: str
     node: cst.Call
     function: Function
     order: int
@@ -429,6 +432,8 @@ class LoaderFlow(Analysis):
             self._library_loader(node)
         elif self._plugin_loader(node):
             pass
+        elif qualified is not None and self.model.project is not None and self.model.project.padding_sampler(qualified):
+            self._padding_class(node)
         elif qualified is not None and self.model.project is not None:
             self._built_elsewhere(node, qualified)
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "set_epoch":
@@ -562,6 +567,16 @@ class LoaderFlow(Analysis):
         if built is None:
             return []
         return self._bound.get(id(node), []) if built.index is None else [(("call", id(node)), str(built.index))]
+
+    def _padding_class(self, node: cst.Call) -> None:
+        """`DistributedARBatchSampler(val_db, 4, world_size, rank, False)`: a project class that
+        pads its indices (ddplint.model.project.ProjectView.padding_sampler); its dataset is its
+        first argument, its shuffle a keyword."""
+        made = Construction("padding_sampler", node, self.function, len(self.constructions), self._bound.get(id(node), []), loops=self.open_loops)
+        first = node.args[0] if node.args and node.args[0].keyword is None and not node.args[0].star else None
+        made.dataset = self.ref(first.value) if first is not None else None
+        made.shuffle = next((arg for arg in node.args if arg.keyword is not None and arg.keyword.value == "shuffle"), None)
+        self.constructions.append(made)
 
     def _construction(self, node: cst.Call, qualified: str) -> None:
         bound = self._bound.get(id(node), [])

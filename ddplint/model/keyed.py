@@ -4,7 +4,8 @@ repeats a sample, the repeat lands on its original's entry or file and nothing c
 
 - a dict stored by the sample's id: `for qid, ans in zip(batch["question_ids"], preds):
   results[qid] = ans`, the loop form of `results.update(zip(ids, preds))`, where the keys are
-  drawn from what an enclosing loop yields (the batch);
+  drawn from what an enclosing loop yields (the batch), and the loop does not add each sample
+  to its id's entry (`results[qid][0].append(score)`: a repeat is one more element);
 - a file written per sample under a name made from the sample's own field (`np.savez(
   os.path.join(save_dir, names[i] + ".npz"), ...)` in `for i in range(len(names))`), which
   counts once only where the results are read back by listing the folder (`glob.glob`,
@@ -54,12 +55,52 @@ def read_keyed(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[bool, bool
             stored |= any(  # `results[qid] = ans` in that loop's body
                 isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Name) and target.slice.id == key
                 for statement in loop.body for n in ast.walk(statement) if isinstance(n, ast.Assign) for target in n.targets
-            )
+            ) and not _accumulates(loop, key)
     if not writes:
         return stored, False, lists
     named = _derived(nodes, ids, indices)  # names made from a sample's own field: `names[i]`, its parts
     written = any(_path_from(arg, named, indices) for call in writes for arg in (*call.args, *(k.value for k in call.keywords)))
     return stored, written, lists
+
+
+# Methods that add to what an entry holds (`results[qid][0].append(score)`).
+_ADDING = frozenset({"append", "extend", "add", "update"})
+
+
+def _accumulates(loop: ast.For | ast.AsyncFor, key: str) -> bool:
+    """The loop adds each sample to what the entry of its key holds (`if q not in result:
+    result[q] = [], []` then `result[q][0].append(s)`, or `result[q] += [s]`): a repeat is
+    one more element of its id's entry, counted twice, not overwritten."""
+    for node in (n for statement in loop.body for n in ast.walk(statement)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _ADDING:
+            held = node.func.value
+        elif isinstance(node, ast.AugAssign):
+            held = node.target
+        else:
+            continue
+        while isinstance(held, ast.Subscript):
+            if isinstance(held.slice, ast.Name) and held.slice.id == key:
+                return True
+            held = held.value
+    return False
+
+
+# Calls writing results out as written (`json.dump(dic, f)`, `f.write(line)`), by their last part.
+_DUMPERS = _WRITERS | frozenset({"dump", "write"})
+
+
+def gathered_through_files(calls: list, barrier_line: int) -> int | None:
+    """Where the calls ((callee as written, line) pairs, in order) read back the files the ranks
+    wrote: a write (`json.dump`, `np.save`) before the barrier at `barrier_line` and a listing of
+    a folder after it (`os.listdir(result_dir)`), as when each rank dumps its results to
+    `<epoch>.<rank>.json` and rank 0 reads every file back: the line of the listing, or None."""
+    wrote = any(line <= barrier_line and callee.rpartition(".")[2] in _DUMPERS for callee, line in calls)
+    listing = (line for callee, line in calls if line > barrier_line and _lists(callee))
+    return next(listing, None) if wrote else None
+
+
+def _lists(callee: str) -> bool:
+    return callee in _LISTERS or callee.rpartition(".")[2] in _PATH_METHODS
 
 
 def _ranges(expr: ast.AST) -> bool:

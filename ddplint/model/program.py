@@ -53,6 +53,7 @@ from ddplint.core.torch_api import (
 )
 from ddplint.core.fixpoint import DepthMemo
 from ddplint.model import context as process_context
+from ddplint.model import keyed
 from ddplint.model import store
 from ddplint.model import values as program_values
 from ddplint.model.records import (
@@ -77,7 +78,7 @@ MAX_HELPERS = 6  # project helpers followed to a collective (`collective`); deep
 _COMBINES, _EVERY_RANK = "combines", "every rank"  # what `_runs` looks for
 _BROADCAST_BUFFERS = "broadcast_buffers"  # DDP's parameter (torch_api.DDP)
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
-CACHE_VERSION = 22  # of the summaries kept in the cache: a summary of another version is read again
+CACHE_VERSION = 23  # of the summaries kept in the cache: a summary of another version is read again
 # `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 
@@ -993,9 +994,28 @@ class Program:
         samplers and loaders that the call rules out (`rules_out`), kept as unknown in a tuple;
         None when nothing is left."""
         if isinstance(value, Pack) and not value.each:
-            items = tuple(None if item is not None and self.rules_out(item, target, literals) else item for item in value.items)
+            items = tuple(
+                None if item is not None and self.rules_out(item, target, literals) else self._decided(item, target, literals)
+                for item in value.items
+            )
             return replace(value, items=items) if any(items) else None
-        return None if self.rules_out(value, target, literals) else value
+        return None if self.rules_out(value, target, literals) else self._decided(value, target, literals)
+
+    def _decided(self, value, target: Target, literals: tuple):
+        """`value` with the drop_last of its sampler that the call passing `literals` decides:
+        `prepare(path, is_train=False)` of a builder making `DistributedSampler(ds,
+        drop_last=is_train)` gets a sampler that pads."""
+        sampler = value.sampler if isinstance(value, Loader) else value
+        flag = sampler.drop_last_from if isinstance(sampler, Sampler) else None
+        if flag is None or flag[:2] != target.function:
+            return value
+        params = self._summaries[target.module].functions[target.key].arguments(target.bound)  # type: ignore[union-attr]
+        passed = {params[at] if isinstance(at, int) and at < len(params) else at: given for at, given in literals}
+        given = passed.get(flag[2])
+        if not isinstance(given, bool):
+            return value
+        decided = replace(sampler, drop_last=given)
+        return replace(value, sampler=decided) if isinstance(value, Loader) else decided
 
     def rules_out(self, value, target: Target, literals: tuple) -> bool:
         """Whether a call of the builder `target` passing `literals` ((position or keyword,
@@ -1052,7 +1072,8 @@ class Program:
             drop_last = _literal(data.drop_last, False)  # type: ignore[union-attr]
             held = (module, key, data.dataset.name) if isinstance(data.dataset, Param) else None  # type: ignore[union-attr]
             when = tuple(SamplerTest(module, key, test) for test in data.when)  # type: ignore[union-attr]
-            return Sampler(at, shuffle, drop_last, dataset=held, when=when)
+            flag = (module, key, data.drop_last.name) if isinstance(data.drop_last, Param) else None  # type: ignore[union-attr]
+            return Sampler(at, shuffle, drop_last, dataset=held, when=when, drop_last_from=flag)
         source = self._drawn_from(module, data)
         drawn = self.evaluate(module, key, source)  # type: ignore[arg-type]
         if not isinstance(drawn, Sampler):
@@ -1550,7 +1571,20 @@ class Program:
                     if where.place is None:
                         where = replace(where, place=self.place(module, call.line))
                     return Evaluation(key, self.place(module, loop.first), where)
+            where = self._file_gather(module, record, loop.first)
+            if where is not None and not self._deduplicates(module, key, record):
+                return Evaluation(key, self.place(module, loop.first), where)
         return None
+
+    def _file_gather(self, module: str, record: FunctionSummary, first: int) -> Collective | None:
+        """Results combined through files after the loop starting at line `first`: each rank
+        writes its own, a barrier waits for all, and the folder is listed and read back
+        (ddplint.model.keyed.gathered_through_files), which counts every rank's results as an
+        all_gather_object does."""
+        calls = [(call.callee, call.line) for call in record.invocations if call.line >= first]
+        barrier = next((line for callee, line in calls if COLLECTIVES.get(self.qualify(module, callee) or "") == "barrier"), None)
+        listed = keyed.gathered_through_files(calls, barrier) if barrier is not None else None
+        return Collective("the ranks' files, listed after a barrier,", self.place(module, listed)) if listed is not None else None
 
     def _deduplicates(self, module: str, key: str, record: FunctionSummary) -> bool:
         """Whether function `key` (or a project helper it calls) places results by sample id

@@ -108,7 +108,7 @@ class DataCall:
     things land (`**kwargs` only what is not given by name: those are Unknown)."""
 
     shuffle: Literal | Unknown | None = None
-    drop_last: Literal | Unknown | None = None
+    drop_last: Literal | Param | Unknown | None = None  # a Param: the builder's parameter passed as it
     dataset: Source | Unknown | None = None
     sampler: Source | Unknown | None = None
     batch_sampler: Source | Unknown | None = None
@@ -627,7 +627,9 @@ class SamplerTest:
 class Sampler(Value):
     """A torch DistributedSampler made at `made_at`. `shuffle`/`drop_last`: None where the code
     decides at run time. `dataset`: the (module, key, parameter) of its builder that is its
-    dataset; `when`: the parameter tests it is made under. `optional`: as a DataLoader draws
+    dataset; `when`: the parameter tests it is made under; `drop_last_from`: the (module, key,
+    parameter) of its builder passed as its drop_last (`drop_last=is_train`), which a call of
+    the builder passing a literal decides (Program.admitted). `optional`: as a DataLoader draws
     from it, it may be absent on some path of the code that makes the loader (`DistributedSampler(ds)
     if distributed else None`, `sampler = None` in another branch, another sampler there): the
     loader's `sampler` is then a RandomSampler or SequentialSampler, which has no set_epoch."""
@@ -639,6 +641,7 @@ class Sampler(Value):
     dataset: tuple | None = None
     when: tuple[SamplerTest, ...] = ()
     optional: bool = False
+    drop_last_from: tuple | None = None
 
     @property
     def pads(self) -> bool:

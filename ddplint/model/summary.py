@@ -400,6 +400,8 @@ class _FunctionReader:
             if name in _DATA_LITERALS:
                 known = value.value if isinstance(value, ast.Constant) and isinstance(value.value, bool) else self._flag(value)
                 facts[name] = Literal(known) if known is not None else Unknown()
+                if known is None and name == "drop_last" and isinstance(self.source(value), Param):
+                    facts[name] = self.source(value)  # `drop_last=is_train`: each call of the builder decides
             elif name in _DATA_SOURCES:
                 facts[name] = self.source(value) or Unknown()
         kind = callee.rpartition(".")[2]
@@ -512,7 +514,7 @@ class _FunctionReader:
         (`evaluator = MscEval(...)` ... `evaluator(net, loader)`)."""
         callee = dotted(func)
         if callee is None:
-            return super_method(func)
+            return super_method(func) or self._made_method(func)
         head, _, rest = callee.partition(".")
         source = self.env.get(head)
         if isinstance(source, Either):  # `saver = None` one way, `saver = Saver(...)` the other: a call on it is on the Saver
@@ -521,6 +523,14 @@ class _FunctionReader:
         if not isinstance(source, CallResult) or not (rest or source.callee.rpartition(".")[2][:1].isupper()):
             return callee
         return f"{source.callee}().{rest or '__call__'}"
+
+    def _made_method(self, func: ast.AST) -> str | None:
+        """`Maker(...).method`, a method called on the object a class call makes then and there
+        (`Loaders(args, ds).get_eval_dataloader()`): `Maker().method`, as on a local bound to it."""
+        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Call):
+            return None
+        maker = dotted(func.value.func)
+        return f"{maker}().{func.attr}" if maker is not None and maker.rpartition(".")[2][:1].isupper() else None
 
     def _bind(self, target: ast.AST, source: Source | None) -> None:
         if isinstance(target, ast.Name):

@@ -119,7 +119,7 @@ OPENED_BY = {
     'DDP018': frozenset({ProjectFact.DISTRIBUTED}),
     'DDP019': frozenset({ProjectFact.CALLS_UNWRAPPER, ProjectFact.HANDS_INNER_MODULE}),
     'DDP020': frozenset({ProjectFact.CALLS_WRAP_HELPER}),
-    'DDP022': frozenset({ProjectFact.SAMPLER_BUILDER}),
+    'DDP022': frozenset({ProjectFact.SAMPLER_BUILDER, ProjectFact.SAMPLER_CLASS}),
     'DDP023': frozenset({ProjectFact.CUDA_HELPER}),
     'DDP027': frozenset({ProjectFact.DISTRIBUTED, ProjectFact.SEED_HELPER}),
 }
@@ -133,7 +133,7 @@ UNSCREENED_BY = {
     'DDP016': frozenset({ProjectFact.LOADER_CLASS_MODULE}),
     'DDP019': frozenset({ProjectFact.CALLS_UNWRAPPER, ProjectFact.HANDS_INNER_MODULE}),
     'DDP020': frozenset({ProjectFact.CALLS_WRAP_HELPER}),
-    'DDP022': frozenset({ProjectFact.SAMPLER_BUILDER}),
+    'DDP022': frozenset({ProjectFact.SAMPLER_BUILDER, ProjectFact.SAMPLER_CLASS}),
     'DDP027': frozenset({ProjectFact.SEED_HELPER}),
 }
 

@@ -43,7 +43,9 @@ class PaddedEvalMetrics(Rule):
     the project model, the loader may also leave the function: a data builder returns it
     (`return train_loader, val_loader`, or keeps it on an object, also through the `super().__init__` of a base class) and a function of another
     module evaluates it and combines the results; the finding stays at the sampler and names the
-    call that hands the loader on, the evaluation loop and the combine. The loader may be an entry
+    call that hands the loader on, the evaluation loop and the combine. A builder that passes its
+    own parameter as drop_last (`DistributedSampler(ds, drop_last=is_train)`) pads for a call
+    that passes it False (`prepare_dataset(path, is_train=False)`). The loader may be an entry
     of a dict literal (`evaluate(model, loaders["val"])`) or an element of a list that builders
     fill by `append` in loops over `zip(datasets, samplers)` (a `create_sampler(datasets,
     shuffles, ...)` helper and its loader twin), and a comprehension over it (`[model(x) for x, _ in loader]`) is a loop. There, an evaluating
@@ -53,9 +55,13 @@ class PaddedEvalMetrics(Rule):
     (`for qid, ans in zip(batch["question_ids"], preds): results[qid] = ans`), or one file
     per sample named from its own field (`np.savez(os.path.join(d, names[i] + ".npz"), ...)`)
     that the evaluation reads back by listing the folder (`glob.glob`): a repeat overwrites its
-    own entry or file (per-sample files nothing reads back, pictures, clear nothing). The sampler may be
+    own entry or file (per-sample files nothing reads back, pictures, clear nothing; an entry each
+    sample appends to, `result[qid][0].append(score)`, keeps the repeat). Results each rank
+    writes to a file of its own, read back by listing the folder after `dist.barrier()`, are
+    combined as by all_gather. The sampler may be
     the project's own copy of DistributedSampler (a class whose `__iter__` pads its index list
-    with its own start, `indices += indices[: self.total_size - len(indices)]`), made by a helper
+    with its own start, `indices += indices[: self.total_size - len(indices)]`, a batch sampler that
+    pads its list of batches so too, its arguments read by keyword), made by a helper
     of another module (star-imported too), and reach the loader as `batch_sampler=` through a
     helper that returns `BatchSampler(sampler, ...)`; a builder that binds the returned loader in
     several branches of an `if`/`elif` chain has each branch's sampler judged on its own. timm's `create_loader(..., distributed=...)` for
@@ -81,7 +87,8 @@ class PaddedEvalMetrics(Rule):
     code = "DDP022"
     # the sampler may come from another module's builder (`make_data_sampler(val_set, False, distributed)`,
     # which the screen cannot bind)
-    opened_by = unscreened_by = frozenset((ProjectFact.SAMPLER_BUILDER,))
+    # or be a project class that pads its indices (a Sampler subclass the screen sees as a Sampler)
+    opened_by = unscreened_by = frozenset((ProjectFact.SAMPLER_BUILDER, ProjectFact.SAMPLER_CLASS))
     needs_ranks = True
     name = "padded-eval-metrics"
     frameworks = (Framework.DDP, Framework.TIMM)
@@ -826,13 +833,15 @@ class PaddedEvalMetrics(Rule):
         if self._trimmed:
             return
         unseen = []  # padded samplers made here whose loaders are not evaluated here
-        for sampler in self.flow.of_kind("sampler"):
+        for sampler in (*self.flow.of_kind("sampler"), *self.flow.of_kind("padding_sampler")):
             if sampler.elsewhere is not None and (sampler.drops_last or self._reported_where_made(sampler.elsewhere)):
                 continue  # made exact there, or reported there
             if sampler.by_plugin:  # its sampler's padding is not read off the call; not judged yet
                 continue
-            drop_last = argument_for(sampler.node, DISTRIBUTED_SAMPLER, "drop_last")
+            drop_last = _drop_last(sampler)
             if drop_last is not None and not (isinstance(drop_last.value, cst.Name) and drop_last.value.value == "False"):
+                if isinstance(drop_last.value, cst.Name) and sampler.elsewhere is None:
+                    unseen.append(sampler)  # `drop_last=is_train`: the model knows which calls of the builder pad
                 continue
             if self._splits_evenly(sampler):
                 continue
@@ -951,6 +960,14 @@ def documented_world_sizes(view) -> frozenset[int] | None:
             return None
         sizes.add(int(counts[0]) * int(counts[1]))
     return frozenset(sizes)
+
+
+def _drop_last(sampler: Construction) -> cst.Arg | None:
+    """The sampler's drop_last: by DistributedSampler's signature, or by keyword for a project
+    class that pads (its positions are its own)."""
+    if sampler.kind == "sampler":
+        return argument_for(sampler.node, DISTRIBUTED_SAMPLER, "drop_last")
+    return next((arg for arg in sampler.node.args if arg.keyword is not None and arg.keyword.value == "drop_last"), None)
 
 
 def _trains(loop: cst.CSTNode) -> bool:
