@@ -329,6 +329,8 @@ def analyse(
         active = [rule for rule in active if not rule.needs_ranks]
     if any(rule.needs_peers for rule in active) and project.one_rank:
         active = [rule for rule in active if not rule.needs_peers]
+    if any(rule.needs_torch for rule in active) and not project.torch_program:
+        active = [rule for rule in active if not rule.needs_torch]
     if not active:
         return FileAnalysis(None, [], [])
     module = (parser or parse)(source)

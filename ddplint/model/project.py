@@ -2275,17 +2275,13 @@ class ProjectView:
         a project function (`unwrap_model(model)`; ddplint.model.program.Program.unwrapped_argument), or None."""
         return self.project.program.unwrapped_argument(self.module, key, cls, callee)
 
-    def wrapped_result(self, callee: str, cls: str | None, index: int | None = None):
-        """The Origin of the DDP model that a call of `callee` (as written here, inside class
-        `cls`) returns from a project function (at position `index` of a tuple it returns), or None."""
-        return self.project.program.result_of(self.module, callee, cls, index)
-
-    def framework_result(self, callee: str, cls: str | None, index: int | None = None):
-        """The framework object (ddplint.model.records.Framework: an Accelerator, a DeepSpeed
-        engine, an FSDP1 model and whether it shards) that a call of `callee` (as written here,
-        inside class `cls`) returns from a project function (at position `index` of a tuple it
-        returns), or None."""
-        return self.project.program.result_of(self.module, callee, cls, index, Framework)
+    def wrapped_result(self, callee: str, cls: str | None, index: int | None = None, kind: type | None = None):
+        """What a call of `callee` (as written here, inside class `cls`) returns from a project
+        function (at position `index` of a tuple it returns): the Origin of the DDP model it
+        wraps, or with `kind` the value of that kind (ddplint.model.records.Framework: an
+        Accelerator, a DeepSpeed engine, an FSDP1 model and whether it shards); None otherwise."""
+        program = self.project.program
+        return program.result_of(self.module, callee, cls, index) if kind is None else program.result_of(self.module, callee, cls, index, kind)
 
     def saved_parameter(self, key: str | None, cls: str | None, callee: str):
         """What a call of `callee` in this module's function `key` saves: the parameter of the

@@ -46,6 +46,7 @@ class CudaLaunchBlocking(Rule):
     frameworks = (Framework.DDP,)
     message = "CUDA_LAUNCH_BLOCKING=1 serialises every kernel launch; remove it (set it in the shell to debug)"
     fix = Applicability.UNSAFE
+    needs_torch = True  # a TensorFlow script that sets it slows no torch process
     trigger = MentionTrigger(names=(VARIABLE,))
 
     flagged_examples = (
@@ -175,9 +176,6 @@ class CudaLaunchBlocking(Rule):
     def _flag(self, node: cst.CSTNode, *, alone: bool = True) -> None:
         if any(not _is_main_guard(enclosing.test) for enclosing in self.model.ifs):
             return
-        view = self.model.project
-        if view is not None and not view.torch_program:
-            return  # no torch process ever runs with it (a TensorFlow script no torch module imports)
         line = self.model.statement
         standalone = (
             alone

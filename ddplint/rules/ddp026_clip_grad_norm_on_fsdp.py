@@ -9,7 +9,7 @@ from ddplint.prefilter.triggers import CallTrigger, any_of
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.semantic.edits import argument_for, has_star_arguments
 from ddplint.semantic.model import dotted_name
-from ddplint.model.records import Place
+from ddplint.model.records import Framework as FrameworkObject, Place
 
 # The program model's kind of a model FSDP1 wraps (ddplint.model.records.Framework).
 _FSDP_KIND = "fsdp"
@@ -244,7 +244,7 @@ class ClipGradNormOnFsdp(Rule):
         wrap in another module); None for any other value, or a strategy decided at run time."""
         project = self.model.project
         written = dotted_name(binding.call.func) if binding is not None and binding.call is not None else None
-        made = project.framework_result(written, binding.cls) if project is not None and written else None  # type: ignore[union-attr]
+        made = project.wrapped_result(written, binding.cls, kind=FrameworkObject) if project is not None and written else None  # type: ignore[union-attr]
         return made.made_at if made is not None and made.kind == _FSDP_KIND and made.sharded else None
 
 

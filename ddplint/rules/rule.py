@@ -230,6 +230,10 @@ class Rule(cst.BatchableCSTVisitor):
     # the rule is not run either in a module that runs in a world of one rank, launched as one
     # process included (ddplint.model.project.ProjectView.one_rank).
     needs_peers: ClassVar[bool] = False
+    # The harm is torch's: the rule is not run in a module outside any torch program (one that
+    # imports no torch and that no torch module imports or runs: a TensorFlow evaluator;
+    # ddplint.model.project.ProjectView.torch_program).
+    needs_torch: ClassVar[bool] = False
     # Shared analyses (ddplint.analyses) this rule reads through `self.model.get(cls)`.
     analyses: ClassVar[tuple[type[Analysis], ...]] = ()
     # Facts the project index knows about a module (ddplint.prefilter.project_facts) under which
