@@ -58,7 +58,7 @@ from ddplint.model import configs, inner, loaders, placement, store
 from ddplint.model.parsers import NOT_SHOWN, DeclaredOptions, declared_options, test_value
 from ddplint.model.program import Program
 from ddplint.model.reach import Reach, names_in
-from ddplint.model.records import Framework, Inner, LaunchCommand, Place, Prepared, Wrapped
+from ddplint.model.records import Inner, LaunchCommand, Place, Prepared, Wrapped
 from ddplint.prefilter.needles import TextScan, call_needle
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.screens import dotted, walk
@@ -2275,13 +2275,12 @@ class ProjectView:
         a project function (`unwrap_model(model)`; ddplint.model.program.Program.unwrapped_argument), or None."""
         return self.project.program.unwrapped_argument(self.module, key, cls, callee)
 
-    def wrapped_result(self, callee: str, cls: str | None, index: int | None = None, kind: type | None = None):
+    def wrapped_result(self, callee: str, cls: str | None, index: int | None = None, kind: type = Wrapped):
         """What a call of `callee` (as written here, inside class `cls`) returns from a project
         function (at position `index` of a tuple it returns): the Origin of the DDP model it
         wraps, or with `kind` the value of that kind (ddplint.model.records.Framework: an
         Accelerator, a DeepSpeed engine, an FSDP1 model and whether it shards); None otherwise."""
-        program = self.project.program
-        return program.result_of(self.module, callee, cls, index) if kind is None else program.result_of(self.module, callee, cls, index, kind)
+        return self.project.program.result_of(self.module, callee, cls, index, kind)
 
     def saved_parameter(self, key: str | None, cls: str | None, callee: str):
         """What a call of `callee` in this module's function `key` saves: the parameter of the
