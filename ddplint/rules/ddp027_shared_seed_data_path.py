@@ -28,6 +28,7 @@ _PASS_THROUGH = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "iter"})
 CONVERSIONS = frozenset({"int", "float", "str", "abs"})
 DRAW_GENERATOR = "generator"  # a draw given its own generator does not use the seeded one
 RANK_WORDS = ("rank", "process_index")
+CONSTRUCTOR = "__init__"  # a seed there runs whenever an object of its class is built
 
 
 @dataclass
@@ -304,6 +305,38 @@ class SharedSeedDataPath(Rule):
             ),
         ),
         Flagged(
+            # The seed is in the constructor; the loop in another method of the same object,
+            # which the entry point calls after building it.
+            """
+            import torch
+            from accelerate import Accelerator
+            from accelerate.utils import set_seed
+
+            class VideoTrainer:
+                def __init__(self, args, model, loader):
+                    self.accelerator = Accelerator()
+                    set_seed(args.seed)
+                    ^
+                    self.model, self.loader = model, loader
+
+                def train(self):
+                    for latents in self.loader:
+                        noise = torch.randn_like(latents)
+                        self.accelerator.backward(self.model(latents + noise).mean())
+
+            def main(args, model, loader):
+                trainer = VideoTrainer(args, model, loader)
+                trainer.train()
+            """,
+            messages=(
+                "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
+                "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
+                "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
+                "(torch.randn_like at example.py:13, in the training loop of VideoTrainer.train(), which main() "
+                "calls on this object)"
+            ),
+        ),
+        Flagged(
             # A seeding helper called without its argument seeds with its default, on every rank.
             """
             import random
@@ -535,6 +568,38 @@ class SharedSeedDataPath(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # A seed in the constructor, but the caller seeds again with the rank before the
+            # training method runs; and a method whose loop draws nothing.
+            """
+            import torch
+            from accelerate import Accelerator
+            from accelerate.utils import set_seed
+
+            class VideoTrainer:
+                def __init__(self, args, model, loader):
+                    self.accelerator = Accelerator()
+                    set_seed(args.seed)
+                    self.model, self.loader = model, loader
+
+                def train(self):
+                    for latents in self.loader:
+                        noise = torch.randn_like(latents)
+                        self.accelerator.backward(self.model(latents + noise).mean())
+
+                def finetune(self):
+                    for latents in self.loader:
+                        self.accelerator.backward(self.model(latents).mean())
+
+            def main(args, model, loader):
+                trainer = VideoTrainer(args, model, loader)
+                set_seed(args.seed, device_specific=True)
+                trainer.train()
+
+            def tune(args, model, loader):
+                VideoTrainer(args, model, loader).finetune()
+            """
+        ),
         Clean(
             # The DataLoader's workers run __getitem__ (not followed: each worker process has a
             # generator of its own); and a seed given the rank leaves each rank its own stream.
@@ -1046,6 +1111,25 @@ class SharedSeedDataPath(Rule):
                 if stepped is not None:
                     self._report_object(seed, call, method, *stepped, via)
                     return
+        self._judge_constructor(seed)
+
+    def _judge_constructor(self, seed: _Seed) -> None:
+        """A seed in the `__init__` of a project class: reported when a function of this module
+        builds an object of that class (`trainer = Trainer(args)`) and then calls a method of it
+        whose training loop draws from the seeded generators each step (`trainer.train()`),
+        unless that function seeds the same generators again between the two."""
+        if seed.cls is None or seed.frame != f"{seed.cls}.{CONSTRUCTOR}":
+            return
+        for call, method in self._object_calls:
+            if method is None or method == CONSTRUCTOR or any(
+                other.frame == call.frame and other.order < call.order and other.generators >= seed.generators
+                for other in self._seeds
+            ):
+                continue  # a fit, or the caller seeds again (maybe with the rank) before the call
+            stepped = self._object_step(call, method, seed, only=seed.cls)
+            if stepped is not None:
+                self._report_object(seed, call, method, *stepped, None, built=True)
+                return
 
     def _loader_draw(self, seed: _Seed, loop: int, frame: str | None, via: _LoopCall | None) -> bool:
         """Report `seed` when training loop `loop` iterates a DataLoader this function builds
@@ -1118,13 +1202,14 @@ class SharedSeedDataPath(Rule):
                 self.report(seed.call.func.attr, f"{self.generator_message} ({where})", chain=chain)  # type: ignore[attr-defined]
                 return
 
-    def _object_step(self, call: _LoopCall, method: str | None, seed: _Seed) -> tuple[str, tuple[Place, str]] | None:
+    def _object_step(self, call: _LoopCall, method: str | None, seed: _Seed,
+                     only: str | None = None) -> tuple[str, tuple[Place, str]] | None:
         """The class of the object `call.callee` names, bound in the same function to a project
         class's object before the call (or, without a name, made by the call's receiver:
         `Trainer(fabric, config).train_loop()`), and the draw the call makes each training step: for
         `trainer.fit(model)` (no `method`), the draw model's `training_step` makes; for
         `task.train()`, the draw the training loop of that method makes (itself or through the project functions it
-        calls)."""
+        calls). With `only`, the object must be of that class of this module (the seed's own)."""
         project = self.model.project
         if project is None:
             return None
@@ -1144,6 +1229,8 @@ class SharedSeedDataPath(Rule):
             if made is None:
                 continue
             module, cls = made
+            if only is not None and (module, cls) != (project.module, only):
+                continue
             if method is None:
                 found = reached_draw(program, module, None, cls, "self.training_step", seed.generators, {}, 0)
             else:
@@ -1153,9 +1240,15 @@ class SharedSeedDataPath(Rule):
         return None
 
     def _report_object(self, seed: _Seed, call: _LoopCall, method: str | None, cls: str, found: tuple[Place, str],
-                       via: _LoopCall | None) -> None:
+                       via: _LoopCall | None, built: bool = False) -> None:
         place, what = found
-        if method is None:
+        if built:  # the seed is in the constructor of the object whose method `call` runs
+            does = ""
+            caller = f"{call.frame}()" if call.frame else "the module's code"
+            step = (f"{caller} builds a {cls} (whose {CONSTRUCTOR} seeds) and then calls {cls}.{method}() on it, "
+                    f"on every rank: its training loop draws {what} each step")
+            where = f"{what} at {place}, in the training loop of {cls}.{method}(), which {caller} calls on this object"
+        elif method is None:
             does = "which fits the model"
             step = f"the Trainer fits a {cls} here: it runs {cls}.training_step on every rank, every step"
             where = f"{what} at {place}, in {cls}.training_step, which trainer.fit runs each step"
