@@ -105,7 +105,10 @@ class SharedSeedDataPath(Rule):
     0) while the training loop iterates it: each rank's own process then draws the
     augmentations. Also when a gym or gymnasium environment built in the function is reset with
     `reset(seed=...)` of such a value and stepped there: every rank's environments emit the same
-    observations. Also when a generator of its own (`g = torch.Generator(device=d).manual_seed(23123134)`,
+    observations. Also when the seed is in the `__init__` of a project class and a function of
+    its module builds an object of that class and then calls a method of it whose training loop
+    draws so (`trainer = Trainer(args)`, then `trainer.train()`), unless that function seeds the
+    same generators again between the two. Also when a generator of its own (`g = torch.Generator(device=d).manual_seed(23123134)`,
     or `g.manual_seed(args.seed)`) is seeded with such a value on every rank and a training loop
     after it in the same function hands it to a torch draw on every step (`torch.rand(n,
     generator=g)`: the conditioning-dropout mask, the noise, the timesteps); reported at its
@@ -127,7 +130,8 @@ class SharedSeedDataPath(Rule):
     (`if step % args.sample_every == 0:`: sampling, validation) or feed a pipeline
     (`pipeline(prompt, generator=g)`). Not followed yet:
     the draws of a Lightning `training_step` where the module a Trainer fits is named only in a
-    configuration file, the augmentations DataLoader workers draw, Python's `random`, and a generator of its own
+    configuration file, an object of a class whose `__init__` seeds (or a method `__init__`
+    calls) built in another module or picked by a configuration (`hydra.utils.get_class`), the augmentations DataLoader workers draw, Python's `random`, and a generator of its own
     handed to a project function or kept on `self` for another method.
 
     No fix: add the rank to the seed of the data draws (`torch.manual_seed(seed + rank)` after
@@ -572,32 +576,31 @@ class SharedSeedDataPath(Rule):
             # A seed in the constructor, but the caller seeds again with the rank before the
             # training method runs; and a method whose loop draws nothing.
             """
-            import torch
-            from accelerate import Accelerator
-            from accelerate.utils import set_seed
+            import numpy as np
+            import torch.distributed as dist
 
-            class VideoTrainer:
-                def __init__(self, args, model, loader):
-                    self.accelerator = Accelerator()
-                    set_seed(args.seed)
-                    self.model, self.loader = model, loader
+            class Runner:
+                def __init__(self, cfg, net, data):
+                    dist.init_process_group("nccl")
+                    np.random.seed(cfg.seed)
+                    self.net, self.data = net, data
 
-                def train(self):
-                    for latents in self.loader:
-                        noise = torch.randn_like(latents)
-                        self.accelerator.backward(self.model(latents + noise).mean())
+                def fit(self):
+                    for x in self.data:
+                        keep = np.random.rand(len(x)) < 0.9
+                        self.net(x[keep]).sum().backward()
 
-                def finetune(self):
-                    for latents in self.loader:
-                        self.accelerator.backward(self.model(latents).mean())
+                def tune(self):
+                    for x in self.data:
+                        self.net(x).sum().backward()
 
-            def main(args, model, loader):
-                trainer = VideoTrainer(args, model, loader)
-                set_seed(args.seed, device_specific=True)
-                trainer.train()
+            def main(cfg, net, data):
+                runner = Runner(cfg, net, data)
+                np.random.seed(cfg.seed + dist.get_rank())
+                runner.fit()
 
-            def tune(args, model, loader):
-                VideoTrainer(args, model, loader).finetune()
+            def finetune(cfg, net, data):
+                Runner(cfg, net, data).tune()
             """
         ),
         Clean(
