@@ -965,6 +965,12 @@ class Project:
         BMB_IMG, or `a/BMB_IMG` where that is the one folder of the project so named): the
         longest such tail that names one folder; the root where the path ends in its name;
         UNKNOWN_FOLDER where no tail names a folder, or one names several."""
+        key = ("folder named", target)
+        if key not in self._memo:
+            self._memo[key] = self._folder_named_once(target)
+        return self._memo[key]
+
+    def _folder_named_once(self, target: str) -> str:
         parts = target.split("/")
         cut = max((index + 1 for index, part in enumerate(parts) if "$" in part or part.startswith("~")), default=0)
         parts = [part for part in parts[cut:] if part not in ("", ".")]
