@@ -2064,3 +2064,106 @@ def test_results_each_rank_writes_to_a_file_and_rank_zero_reads_back_are_gathere
         "                result[q] = float(s)\n",
     ))
     assert _padded_eval_findings(tmp_path, run, {}) == []
+
+
+_LOCAL_RANK_ONLY = (
+    "import argparse\nimport torch\n\n"
+    "parser = argparse.ArgumentParser()\nparser.add_argument('--local_rank', default=-1, type=int)\n"
+    "args = parser.parse_args()\ntorch.distributed.init_process_group('nccl')\n"
+)
+_NO_LOCAL_RANK = (
+    "import argparse\nimport torch\n\n"
+    "parser = argparse.ArgumentParser()\nparser.add_argument('--epochs', type=int, default=100)\n"
+    "args = parser.parse_args()\ntorch.distributed.init_process_group('nccl')\n"
+)
+
+
+def test_a_cd_before_the_launch_names_the_script_in_the_folder_it_moves_to(tmp_path, run):
+    """DDP012 and a launch script's `cd` (ImbalancedSSL's bmb.sh): `cd /share/me/ImbalancedSSL/BMB_IMG`
+    then `python -m torch.distributed.launch ... ABCfix.py` runs BMB_IMG/ABCfix.py, not the
+    ABC/ABCfix.py a plain `python ABCfix.py` runs one process at a time. A `cd` to a folder the
+    project does not hold (a former name of the repository) leaves the path read from the shell
+    script's own folder, as without one; `cd "$(dirname "$0")"/..` is the folder above it."""
+    (tmp_path / "pyproject.toml").write_text("")
+    for folder, text in (("ABC", _NO_LOCAL_RANK), ("BMB_IMG", _NO_LOCAL_RANK)):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "ABCfix.py").write_text(text)
+    (tmp_path / "ABC" / "run.sh").write_text("cd /discobox/me/ImbalancedSSL/ABC\npython ABCfix.py --gpu 7\n")
+    run.cwd = tmp_path
+    cases = (
+        ("cd '/share/me/projects/ImbalancedSSL/BMB_IMG'\nDATA=/data\n", ["BMB_IMG/ABCfix.py"]),
+        ("ROOT=/share/me/ImbalancedSSL\ncd $ROOT/BMB_IMG && echo in\n", ["BMB_IMG/ABCfix.py"]),
+        ("cd BMB_IMG\n", ["BMB_IMG/ABCfix.py"]),
+        ("cd '/share/me/projects/ada-tcp'\n", ["ABC/ABCfix.py", "BMB_IMG/ABCfix.py"]),  # as without a cd
+    )
+    for moves, expected in cases:
+        (tmp_path / "bmb.sh").write_text(moves + "python -m torch.distributed.launch --nproc_per_node=2 --master_port 29500 ABCfix.py \\\n --gpu 0\n")
+        found = _findings(run("check", "--no-cache", "--select", "DDP012", ".").stdout)
+        assert sorted(f[0] for f in found) == expected, (moves, found)
+    (tmp_path / "bmb.sh").unlink()
+    (tmp_path / "BMB_IMG" / "scripts").mkdir()
+    (tmp_path / "BMB_IMG" / "scripts" / "run.sh").write_text(
+        'cd "$(dirname "$0")"/..\npython -m torch.distributed.launch --nproc_per_node=2 ABCfix.py\n'
+    )
+    found = _findings(run("check", "--no-cache", "--select", "DDP012", ".").stdout)
+    assert [f[0] for f in found] == ["BMB_IMG/ABCfix.py"]
+
+
+def test_the_shallowest_launch_documents_are_read_where_the_project_holds_too_many(tmp_path, run, monkeypatch):
+    """DDP012 (ImbalancedSSL's SAW): a sweep of hundreds of generated scripts deep under
+    BMB/scripts/ must not crowd out of the documents read the launch script beside SAW's
+    trainer, which runs it with torch.distributed.launch and no --use_env."""
+    monkeypatch.setattr(project, "MAX_LAUNCH_DOCUMENTS", 5)
+    (tmp_path / "pyproject.toml").write_text("")
+    sweep = tmp_path / "BMB" / "scripts" / "cifar100" / "r10"
+    sweep.mkdir(parents=True)
+    for index in range(8):
+        (sweep / f"{index:02}.sh").write_text("echo sweep\n")
+    (tmp_path / "SAW").mkdir()
+    (tmp_path / "SAW" / "train_ddp.py").write_text(_LOCAL_RANK_ONLY)
+    (tmp_path / "SAW" / "train_ddp.sh").write_text(
+        "cd /discobox/me/code/ImbalancedSSL/SAW\npython -m torch.distributed.launch --nproc_per_node=8 train_ddp.py \\\n--epochs 250\n"
+    )
+    built = project.build(str(tmp_path))
+    assert "SAW/train_ddp.sh" in built._launch_documents and len(built._launch_documents) == 5
+    module = next(name for name, path in built.relpaths.items() if path.endswith("train_ddp.py"))
+    assert [str(command.place) for command in built.module_view(module).launches(own=True)] == ["SAW/train_ddp.sh:2"]
+
+
+_ACCELERATE_SCRIPT = (
+    "import torch\nfrom accelerate import Accelerator\nfrom accelerate.utils import DistributedDataParallelKwargs, set_seed\n\n\n"
+    "def main():\n    accelerator = Accelerator(kwargs_handlers=[DistributedDataParallelKwargs(find_unused_parameters=True)])\n"
+    "    set_seed(42)\n    for latents in loader:\n        noise = torch.randn_like(latents)\n"
+    "        accelerator.backward((model(latents + noise) - noise).pow(2).mean())\n\n\n"
+    "if __name__ == '__main__':\n    main()\n"
+)
+
+
+@pytest.mark.parametrize(
+    "config, launch, flagged",
+    [
+        ("distributed_type: 'NO'\nnum_processes: 1\n", 'CONFIG="accelerate_configs/one.yaml"\n', False),
+        ("distributed_type: 'NO'\nnum_processes: 1\n", 'CONFIG="accelerate_configs/one.yaml"\nexport FLAGS="--multi_gpu"\n', False),
+        ("distributed_type: DEEPSPEED\nnum_processes: 2\n", 'CONFIG="accelerate_configs/one.yaml"\n', True),
+        ("distributed_type: MULTI_GPU\nnum_processes: 1\nnum_machines: 1\n", 'CONFIG="accelerate_configs/one.yaml"\n', False),
+        ("distributed_type: 'NO'\nnum_processes: 1\n", 'CONFIG="accelerate_configs/other.yaml"\n', True),  # no such file
+        ("distributed_type: 'NO'\nnum_processes: 1\n", 'CONFIG="accelerate_configs/one.yaml"\nCONFIG="x.yaml"\n', True),  # two values
+    ],
+)
+def test_an_accelerate_config_file_of_one_process_makes_a_script_one_process(config, launch, flagged, tmp_path, run):
+    """DDP027 and finetrainers' training/train_*.sh: `accelerate launch --config_file
+    $ACCELERATE_CONFIG_FILE --gpu_ids $GPU_IDS train.py` with the variable set above it to a
+    configuration file whose `distributed_type` is NO runs one process (Accelerate's simple
+    launcher): a shared seed there is reproducibility. DeepSpeed on two processes is flagged,
+    and so is a file not in the project or a variable set to two values."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "accelerate_configs").mkdir()
+    (tmp_path / "accelerate_configs" / "one.yaml").write_text("compute_environment: LOCAL_MACHINE\n" + config + "gpu_ids: '0'\n")
+    (tmp_path / "training").mkdir()
+    (tmp_path / "training" / "train.py").write_text(_ACCELERATE_SCRIPT)
+    (tmp_path / "training" / "train.sh").write_text(
+        'GPU_IDS="0"\n' + launch + 'cmd="accelerate launch --config_file $CONFIG --gpu_ids $GPU_IDS training/train.py \\\n  --seed 42"\neval $cmd\n'
+    )
+    run.cwd = tmp_path
+    found = [f[3] for f in _findings(run("check", "--no-cache", "--select", "DDP027", ".").stdout)]
+    assert found == (["DDP027"] if flagged else [])

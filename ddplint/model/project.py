@@ -58,7 +58,8 @@ from ddplint.model import configs, inner, loaders, placement, store
 from ddplint.model.parsers import NOT_SHOWN, DeclaredOptions, declared_options, test_value
 from ddplint.model.program import Program
 from ddplint.model.reach import Reach, names_in
-from ddplint.model.records import Inner, LaunchCommand, Place, Prepared, Wrapped
+from ddplint.model.records import UNKNOWN_FOLDER, Inner, LaunchCommand, Place, Prepared, Wrapped
+from ddplint.model.shell import HERE, Shell
 from ddplint.prefilter.needles import TextScan, call_needle
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.screens import dotted, walk
@@ -346,6 +347,8 @@ _PROCESS_STARTS = (
     "spawn(", "Process(", "start_processes(", "init_process_group", "torchrun", "distributed.launch",
     "elastic_launch", "ProcessPoolExecutor", "Pool(", "DistributedTestBase", "MultiProcessTestCase",
 )
+# The same as whole names, or a DDP model (not `DistributedDataParallelKwargs`, `init_process_group_kwargs`).
+_OWN_START = re.compile("|".join(re.escape(start) + (r"(?!\w)" if start[-1] != "(" else "") for start in (*_PROCESS_STARTS, "DistributedDataParallel")))
 # The launch points whose framework starts the processes itself, under plain `python` too
 # (Lightning's Trainer, Fabric's launch); an Accelerator runs as many as `accelerate launch` starts.
 _SELF_LAUNCHING = tuple(point for point in LAUNCH_POINT_TEXT if point != "Accelerator(")
@@ -913,8 +916,106 @@ class Project:
         for relative in self._launch_documents:
             text = self.document(relative)
             if text is not None and any(needle in text for launcher in LAUNCHERS.values() for needle in launcher.needles):
-                found += _launch_commands(relative, text)
+                found += _launch_commands(relative, text, self._settled)
         return found
+
+    def _settled(self, command: LaunchCommand, shell: Shell, folders: tuple[str, ...]) -> LaunchCommand:
+        """`command` with the folder the `cd`s before it (`folders`) move to, and the number of
+        processes the Accelerate configuration file it names starts (`_configured_processes`)."""
+        document_folder = posixpath.dirname(command.place.path.replace(os.sep, "/"))
+        runs_in = None
+        for target in folders:
+            runs_in = self._changed_to(document_folder if runs_in is None else runs_in, target, document_folder)
+        processes = self._configured_processes(command, shell, runs_in, document_folder) if command.launcher == "accelerate" else None
+        return LaunchCommand(command.place, command.command, command.launcher, runs_in, processes)
+
+    @functools.cached_property
+    def _project_folders(self) -> frozenset[str]:
+        """The folders that hold the project's modules, shell scripts and documents, and those
+        above them ("" the root), with `/` between folders."""
+        found = {""}
+        for relative in (*self.files, *(path.replace(os.sep, "/") for path in self._launch_documents)):
+            folder = posixpath.dirname(relative)
+            while folder and folder not in found:
+                found.add(folder)
+                folder = posixpath.dirname(folder)
+        return frozenset(found)
+
+    def _changed_to(self, current: str, target: str, document_folder: str) -> str:
+        """The project folder `cd target` moves to from `current` (UNKNOWN_FOLDER where not
+        known), for a shell script in `document_folder`: a relative path from the current
+        folder, the script's own folder (`$(dirname "$0")/..`), or a path from elsewhere
+        (`/home/me/ImbalancedSSL/BMB_IMG`, `$ROOT/SAW`) whose last folders name one folder of
+        the project (`_folder_named`)."""
+        if target.startswith(HERE):
+            base, rest = document_folder, target[len(HERE):].lstrip("/")
+        elif target.startswith(("/", "~")) or "$" in target:
+            return self._folder_named(target)
+        elif current == UNKNOWN_FOLDER:
+            return UNKNOWN_FOLDER
+        else:
+            base, rest = current, target
+        path = posixpath.normpath(posixpath.join(base, rest)) if rest else base
+        path = "" if path == "." else path
+        return path if path in self._project_folders else UNKNOWN_FOLDER
+
+    def _folder_named(self, target: str) -> str:
+        """The project folder a path from outside the project names by its last folders (what
+        follows its last variable: `$ROOT/SAW` is SAW, `/share/me/ImbalancedSSL/BMB_IMG` is
+        BMB_IMG, or `a/BMB_IMG` where that is the one folder of the project so named): the
+        longest such tail that names one folder; the root where the path ends in its name;
+        UNKNOWN_FOLDER where no tail names a folder, or one names several."""
+        key = ("folder named", target)
+        if key not in self._memo:
+            self._memo[key] = self._folder_named_once(target)
+        return self._memo[key]
+
+    def _folder_named_once(self, target: str) -> str:
+        parts = target.split("/")
+        cut = max((index + 1 for index, part in enumerate(parts) if "$" in part or part.startswith("~")), default=0)
+        parts = [part for part in parts[cut:] if part not in ("", ".")]
+        if not parts or ".." in parts:
+            return UNKNOWN_FOLDER
+        if parts[-1] == os.path.basename(os.path.normpath(self.root)):
+            return ""
+        for size in range(len(parts), 0, -1):
+            tail = "/".join(parts[-size:])
+            named = [folder for folder in self._project_folders if folder == tail or folder.endswith("/" + tail)]
+            if named:
+                return named[0] if len(named) == 1 else UNKNOWN_FOLDER
+        return UNKNOWN_FOLDER
+
+    def _configured_processes(self, command: LaunchCommand, shell: Shell, runs_in: str | None, document_folder: str) -> int | None:
+        """How many processes `accelerate launch --config_file F` starts by what F says, where
+        no flag of the command decides it (`--num_processes`, `--multi_gpu`, `--use_deepspeed`,
+        `--num_machines`): one under `distributed_type: NO` (Accelerate's simple launcher,
+        whatever `num_processes` says), else `num_processes` times `num_machines`. F is the
+        project file the path names (a variable of the script expanded: `--config_file
+        $ACCELERATE_CONFIG_FILE`) from the folder the command runs in, or, where no `cd` says
+        which, from the root or the script's folder or one above it. None where not known."""
+        text = re.sub(r"\\?\n", " ", command.command)
+        if any(flag in text for flag in (*ACCELERATE_SHARDED_FLAGS, *ACCELERATE_DDP_FLAGS, *_ACCELERATE_COUNT_FLAGS)):
+            return None
+        found = _CONFIG_FILE.search(text)
+        path = shell.expand(found.group(1).strip("'\"")) if found is not None else "$"
+        if path.startswith(HERE):
+            path, starts = path[len(HERE):].lstrip("/"), [document_folder]
+        elif runs_in is not None:
+            starts = [runs_in] if runs_in != UNKNOWN_FOLDER else []
+        else:
+            starts = ["", document_folder] + [folder for folder in _folders_above(document_folder)]
+        if "$" in path or path.startswith(("/", "~")):
+            return None
+        config = next((relative for start in starts if self.document(relative := posixpath.normpath(posixpath.join(start, path))) is not None), None)
+        if config is None:
+            return None
+        kind = self.config_value(config, (ACCELERATE_CONFIG_KEY,))
+        if kind == "NO":
+            return 1
+        processes, machines = (self.config_value(config, (key,)) for key in ("num_processes", "num_machines"))
+        if kind not in ACCELERATE_SHARDED_TYPES | ACCELERATE_DDP_TYPES or not isinstance(processes, int):
+            return None
+        return processes * (machines if isinstance(machines, int) else 1)
 
     def describes_option(self, option: str, default: str, folder: str) -> bool:
         """Whether a shell script or document of the project in `folder`, above it or below it
@@ -979,9 +1080,11 @@ class Project:
         for relative in self._launch_documents:
             text = self.document(relative)
             lines = split_lines(text) if text is not None and "python" in text else []
+            shell = Shell(lines, relative.endswith((".md", ".rst")))
             for index, line in enumerate(lines):
-                if _PLAIN_RUN.search(line) and not any(needle in line for launcher in LAUNCHERS.values() for needle in launcher.needles):
-                    found.append(LaunchCommand(Place(relative, index + 1), _continued(lines, index), "python"))
+                if (run := _PLAIN_RUN.search(line)) and not any(needle in line for launcher in LAUNCHERS.values() for needle in launcher.needles):
+                    command = LaunchCommand(Place(relative, index + 1), _continued(lines, index), "python")
+                    found.append(self._settled(command, shell, shell.at(index, line[: run.start()])))
         return found
 
     @functools.cached_property
@@ -999,15 +1102,20 @@ class Project:
     @functools.cached_property
     def _launch_documents(self) -> list[str]:
         """The shell scripts and documents searched for commands (relative paths), at most
-        MAX_LAUNCH_DOCUMENTS of them; none for a text linted alone (it has no folder)."""
-        found: list[str] = []
-        for folder, names in self.folders():
-            for name in names:
-                if name.endswith(_LAUNCH_DOCUMENTS) or name == "Makefile":
-                    if len(found) == MAX_LAUNCH_DOCUMENTS:
-                        return found
-                    found.append(_relative(os.path.join(folder, name), self.root))
-        return found
+        MAX_LAUNCH_DOCUMENTS of them; none for a text linted alone (it has no folder). Where
+        the project holds more, the shallowest are kept (in the order of its folders): a
+        script's own launch script sits beside it or above, while a sweep of generated scripts
+        (hundreds under `scripts/cifar100/<setting>/`) must not crowd out those of the other
+        folders (ImbalancedSSL's SAW/*.sh behind BMB's 800)."""
+        found = [
+            _relative(os.path.join(folder, name), self.root)
+            for folder, names in self.folders() for name in names if name.endswith(_LAUNCH_DOCUMENTS) or name == "Makefile"
+        ]
+        if len(found) <= MAX_LAUNCH_DOCUMENTS:
+            return found
+        depth = sorted(range(len(found)), key=lambda index: found[index].replace(os.sep, "/").count("/"))
+        kept = set(depth[:MAX_LAUNCH_DOCUMENTS])
+        return [relative for index, relative in enumerate(found) if index in kept]
 
     @functools.cached_property
     def python_minors(self) -> frozenset[int]:
@@ -1552,13 +1660,30 @@ def _placeholder_for(command: str, name: str) -> bool:
     return False
 
 
-def _launch_commands(relative: str, text: str) -> list[LaunchCommand]:
+# `accelerate launch --config_file x.yaml` (also `--config-file`), and the flags that decide
+# how many processes it starts whatever the file says.
+_CONFIG_FILE = re.compile(r"--config[_-]file(?:=|[ \t]+)(\S+)")
+_ACCELERATE_COUNT_FLAGS = ("--num_processes", "--num-processes", "--num_machines", "--num-machines", "--tpu")
+
+
+def _folders_above(folder: str) -> Iterator[str]:
+    """The folders above `folder` (a path relative to the root), nearest first, the root excluded."""
+    while folder:
+        folder = posixpath.dirname(folder)
+        if folder:
+            yield folder
+
+
+def _launch_commands(relative: str, text: str, settle: Callable | None = None) -> list[LaunchCommand]:
     """The commands of the document `relative` that run a launcher, each with the lines it
     continues onto: those after a backslash, and in a document whose line breaks a command
     over without one (`python -m torch.distributed.launch --nproc_per_node=8` above
-    `train.py \\`), the next line when it starts with the script the command has not named."""
+    `train.py \\`), the next line when it starts with the script the command has not named.
+    `settle`: what the project makes of each command, given the document's shell (`cd`s and
+    variables before it: Project._settled)."""
     found = []
     lines = split_lines(text)
+    shell = Shell(lines, relative.endswith((".md", ".rst")))
     for index, line in enumerate(lines):
         if not any(needle in line for launcher in LAUNCHERS.values() for needle in launcher.needles):
             continue
@@ -1572,13 +1697,17 @@ def _launch_commands(relative: str, text: str) -> list[LaunchCommand]:
             joined = re.sub(r"\\?\n", " ", part)
             launcher = next((launcher for launcher in LAUNCHERS.values() if launcher.pattern.search(joined)), None)
             if launcher is not None:
-                found.append(LaunchCommand(Place(relative, index + 1), part, launcher.name))
+                command = LaunchCommand(Place(relative, index + 1), part, launcher.name)
+                before = joined[: launcher.pattern.search(joined).start()]  # type: ignore[union-attr]
+                found.append(settle(command, shell, shell.at(index, before)) if settle is not None else command)
     return found
 
 
 def _one_process(command: LaunchCommand) -> bool:
-    """Whether `command` starts one process: its launcher's flags say so with numbers."""
-    return LAUNCHERS[command.launcher].processes(command.command) == 1
+    """Whether `command` starts one process: its launcher's flags say so with numbers, or,
+    without them, the configuration file it names (`accelerate launch --config_file x.yaml`)."""
+    count = LAUNCHERS[command.launcher].processes(command.command)
+    return (count if count is not None else command.processes) == 1
 
 
 _PER_NODE = re.compile(r"--nproc[_-]per[_-]node[= \t]+['\"]?1['\"]?(?![\w.])")
@@ -1745,7 +1874,8 @@ class ProjectView:
         `scripts/stage1/`: run from the folder that holds the script), where no folder between
         holds a file of that name. Either runs first the file the path names from the document's
         own folder: where that is another project file (`utils/train.py` in `recipe_a/run.sh` is
-        `recipe_a/utils/train.py`), the command does not run this one."""
+        `recipe_a/utils/train.py`), the command does not run this one. After a `cd` to a folder
+        of the project, a path that names a file from there names that one (`_run_from`)."""
         commands, found = self.project.launch_commands if commands is None else commands, []
         for module in ([self.module] if own else self.users) if commands else ():
             relative = self.project.relpaths[module].replace(os.sep, "/")
@@ -1760,12 +1890,24 @@ class ProjectView:
                 # a bare name is the file beside the document, or the closest one above it, or one below it where none is beside
                 bare = relative == self._nearest(above, name) or below and beside not in self.project.files
                 if command not in found and (as_module.search(command.command) or any(
+                    ran == relative if (ran := self._run_from(command.runs_in, match.group(1) + name)) is not None else
                     _names_script(match.group(1), relative, folder, above) and (match.group(1) or bare)
                     and _beside(self.project.files, above, match.group(1) + name) in (relative, None)
                     for match in named.finditer(command.command)
                 )):
                     found.append(command)
         return found
+
+    def _run_from(self, runs_in: str | None, path: str) -> str | None:
+        """The project file a command that a `cd` moved to the folder `runs_in` runs by the
+        script path `path`: the file the path names from there; None where the folder is not
+        known (a `cd` to a former name of the repository, `cd '/share/me/improvedABC'`, is as
+        often the project's root as not), no such file is there, or the path goes through a
+        variable: then the path is read as without a `cd`."""
+        if runs_in is None or runs_in == UNKNOWN_FOLDER or "$" in path or "{" in path or path.startswith("/"):
+            return None
+        named = posixpath.normpath(posixpath.join(runs_in, path))
+        return named if named in self.project.files else None
 
     def runs(self, own: bool = False) -> list[LaunchCommand]:
         """The commands of the project that run this module's file, or a script that imports it
@@ -2236,8 +2378,10 @@ class ProjectView:
     def _launched_as_one_process(self) -> bool:
         """Whether this is an entry script that no module imports, that neither starts processes
         nor a process group nor a DDP model itself (its launcher decides how many processes run
-        it: an Accelerate script), and that every command of the project running it starts as
-        one process (`accelerate launch --num_processes=1 train.py`)."""
+        it: an Accelerate script; Accelerate's `DistributedDataParallelKwargs` and an
+        `init_process_group_kwargs` handler start nothing), and that every command of the project
+        running it starts as one process (`accelerate launch --num_processes=1 train.py`, or a
+        `--config_file` whose `distributed_type` is NO)."""
         project = self.project
         if not project.modules[self.module].get("main") or project.program.importers_of(self.module):
             return False
@@ -2245,7 +2389,7 @@ class ProjectView:
         if not launches or not all(_one_process(command) for command in launches):
             return False
         text = project.program.read(self.module)
-        return text is not None and not any(start in text for start in (*_PROCESS_STARTS, "DistributedDataParallel"))
+        return text is not None and _OWN_START.search(text) is None
 
     def wrapped_parameters(self, key: str | None) -> dict:
         """The parameters of this module's function `key` (`name`, `Class.name`) that some call

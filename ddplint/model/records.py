@@ -53,11 +53,20 @@ class Place:
 class LaunchCommand:
     """A command in a shell script or document of the project (README, run.sh, *.md, *.yaml)
     that runs `launcher` (a key of torch_api.LAUNCHERS: `torch.distributed.launch`,
-    `deepspeed`), with the lines it continues onto with backslashes."""
+    `deepspeed`), with the lines it continues onto with backslashes. `runs_in`: the project
+    folder a `cd` before it moved to ("" the root; UNKNOWN_FOLDER where that is no folder of the
+    project that can be told; None where no `cd` came before it: the folder it is run from is
+    not written). `processes`: how many processes a configuration file it names starts
+    (`accelerate launch --config_file x.yaml`), where that file says so (None: not known)."""
 
     place: Place
     command: str
     launcher: str
+    runs_in: str | None = None
+    processes: int | None = None
+
+
+UNKNOWN_FOLDER = "*"  # a `cd` to a folder that is not one of the project's, or not known
 
 
 # -- sources: what an expression holds, as a summary writes it --------------------------------

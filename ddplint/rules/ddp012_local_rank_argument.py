@@ -129,7 +129,9 @@ class LocalRankArgument(Rule):
       script or document of the project runs this script, or one that imports it, with it (a
       path that ends the script's own from anywhere, a bare file name from the script's
       folder, above it or a folder inside it such as `docs/` or `scripts/stage1/` where no
-      folder between holds a file of that name; a command broken over two
+      folder between holds a file of that name; after a `cd` to a folder of the project,
+      `cd /home/me/repo/BMB_IMG` or `cd "$(dirname "$0")"/..`, the file the path names from
+      there and no other; a command broken over two
       lines of a document without a backslash counts; the message names the line), or the
       file names it (a usage line, a comment, a command it builds). Since PyTorch 2.0 that
       launcher passes `--local-rank=N` and the parser exits ("unrecognized arguments"), read
