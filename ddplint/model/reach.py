@@ -71,6 +71,7 @@ class Reach:
         self._notebooks_read = False
         self._names_of: dict[str, set[str] | None] = {}  # per reached module (`_names`)
         self._imported_names: dict[str, bool] = {}  # `_imported_by_name`'s answers (the texts do not change)
+        self._closures: dict[str, set[str]] = {}  # `_imported_closure`'s answers
 
     @functools.cached_property
     def training(self) -> bool:
@@ -150,13 +151,7 @@ class Reach:
     @functools.cached_property
     def reached(self) -> set[str]:
         """The modules the entry points import, at any depth, and themselves."""
-        seen, pending = set(self.entries), list(self.entries)
-        while pending:
-            for imported in self.project.imports_of(pending.pop()):
-                if imported not in seen:
-                    seen.add(imported)
-                    pending.append(imported)
-        return seen
+        return _imported_at_any_depth(self.project, self.entries)
 
     def may_use(self, name: str) -> bool:
         """Whether code that runs may use `name`: some reached module uses it (a Name, an
@@ -260,7 +255,49 @@ class Reach:
         if not scope:
             return False
         name, is_class, decorated = scope[0]
-        return not decorated and not self.may_use(name) and not (is_class and self._cli_may_pick(module, name))
+        if decorated or is_class and self._cli_may_pick(module, name):
+            return False
+        return not self.may_use(name) or not is_class and self._names_another_copy(module, name)
+
+    def _names_another_copy(self, module: str, name: str) -> bool:
+        """Whether every reached module that names top-level function `name` of `module` names
+        another function of that name: its imports, at any depth, reach another module that
+        defines `name` and never `module` (a folder's own copy of a helper module, `utils/misc.py`
+        beside `bmb/misc.py`). `module`'s own `__all__` naming it is no use. Not where code that
+        runs may import by a name it builds, nor where a notebook names it."""
+        if self._imports_by_string:
+            return False
+        users = self.users(name)
+        if not users:
+            return False
+        defines = self.project.top_level_defs
+        for user in users:
+            if user == module:
+                if self._uses_beyond_all(module, name):
+                    return False
+                continue
+            closure = self._imported_closure(user)
+            if module in closure or not any(other != module and name in defines(other) for other in closure):
+                return False
+        return True
+
+    def _uses_beyond_all(self, module: str, name: str) -> bool:
+        """Whether `module` names `name` other than in its `__all__`."""
+        tree = self.project.program.tree(module)
+        if tree is None:
+            return True
+        kept = [node for node in tree.body if not (
+            isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+            and any(isinstance(target, ast.Name) and target.id == "__all__"
+                    for target in (node.targets if isinstance(node, ast.Assign) else [node.target])))]
+        return name in names_in(ast.Module(body=kept, type_ignores=[]))
+
+    def _imported_closure(self, module: str) -> set[str]:
+        """`module` and the project modules it imports, at any depth."""
+        found = self._closures.get(module)
+        if found is None:
+            found = self._closures[module] = _imported_at_any_depth(self.project, [module])
+        return found
 
     def _cli_may_pick(self, module: str, cls: str) -> bool:
         """Whether a LightningCLI of code that runs may run project class `cls` of `module`: one
@@ -356,6 +393,17 @@ class Reach:
     def _importable(self, module: str) -> bool:
         """Whether the module is in a package (its folder has an __init__.py)."""
         return "." in module or self.project.relpaths[module].replace(os.sep, "/").endswith("__init__.py")
+
+
+def _imported_at_any_depth(project, modules: list[str]) -> set[str]:
+    """`modules` and the project modules they import, at any depth."""
+    seen, pending = set(modules), list(modules)
+    while pending:
+        for imported in project.imports_of(pending.pop()):
+            if imported not in seen:
+                seen.add(imported)
+                pending.append(imported)
+    return seen
 
 
 def _last_name(func: ast.expr) -> str | None:
