@@ -285,9 +285,11 @@ def test_a_copy_of_a_helper_whose_name_only_reaches_another_copy_never_runs(tmp_
              "a/train.py": launched.format(imports="from utils import *"),
              "b/bmb/__init__.py": "from .misc import *\n", "b/bmb/misc.py": misc,
              "b/train.py": "import torch.distributed as dist\nfrom bmb import *\n\nif __name__ == '__main__':\n    dist.init_process_group('nccl')\n"}
-    reach = _reach(tmp_path / "copies", files)
+    reach = _reach(tmp_path / "copies", {**files, "c/tools/__init__.py": "", "c/tools/misc.py": misc})
     assert not reach.never_runs("utils.misc", (("auto_resume", False, False),))
     assert reach.never_runs("bmb.misc", (("auto_resume", False, False),))
+    # a third copy nothing imports: the reached imports that say `misc` are resolved to the others
+    assert reach.never_runs("tools.misc", ())
     both = _reach(tmp_path / "both", {**files, "a/train.py": launched.format(imports="from utils import *\nfrom bmb import misc")})
     assert not both.never_runs("bmb.misc", (("auto_resume", False, False),))
     calls = _reach(tmp_path / "calls", {**files, "b/bmb/misc.py": misc + "\ndef resume_all(args):\n    return auto_resume(args)\n",

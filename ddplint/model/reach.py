@@ -70,7 +70,7 @@ class Reach:
         self._unknown = False
         self._notebooks_read = False
         self._names_of: dict[str, set[str] | None] = {}  # per reached module (`_names`)
-        self._imported_names: dict[str, bool] = {}  # `_imported_by_name`'s answers (the texts do not change)
+        self._imported_names: dict[str, bool] = {}  # `_imported_by_name`'s answers, by module (the texts do not change)
         self._closures: dict[str, set[str]] = {}  # `_imported_closure`'s answers
 
     @functools.cached_property
@@ -249,7 +249,7 @@ class Reach:
             return bool(scope) and self._unused_in_script(module, scope[0])
         if module not in self.reached:  # unless an import by string may reach it (`import_module("models." + name)`)
             name = module.rpartition(".")[2]  # (a notebook's imports are not followed: its names are kept)
-            named = self._imports_by_string and self.may_use(name) or name in self._notebook_names or self._imported_by_name(name)
+            named = self._imports_by_string and self.may_use(name) or name in self._notebook_names or self._imported_by_name(module)
             named = named or any(module == dotted or module.endswith("." + dotted) for dotted in self.project.documented_imports)
             return not named and not self._unguarded_script(module)
         if not scope:
@@ -329,16 +329,26 @@ class Reach:
         texts = [program.read(module) for module in self.reached]
         return any(text is None or any(word in text for word in _DYNAMIC_IMPORTS) for text in texts)
 
-    def _imported_by_name(self, name: str) -> bool:
-        """Whether an import statement of a reached module names `name` (`from train import *`,
-        `from training.monosdf_train import Runner`, also one inside a function): an import the
-        model could not resolve (a folder put on `sys.path` at run time) may still reach a
-        module so named. Read in the texts, asked only of modules nothing reached imports."""
-        if name not in self._imported_names:
-            said = re.compile(rf"^[ \t]*(?:from|import)[ \t][^\n]*(?<!\w){re.escape(name)}\b", re.MULTILINE)
-            texts = map(self.project.program.read, self.reached)
-            self._imported_names[name] = any(text is None or said.search(text) for text in texts)
-        return self._imported_names[name]
+    def _imported_by_name(self, module: str) -> bool:
+        """Whether an import statement of a reached module may name `module` by its last name
+        (`from train import *`, `from training.monosdf_train import Runner`, also one inside a
+        function): an import the model could not resolve (a folder put on `sys.path` at run
+        time) may still reach a module so named. Not a statement whose dotted path up to that
+        name is no ending of `module`'s (`from utils.misc import f` never imports `bmb/misc.py`).
+        Read in the texts, asked only of modules nothing reached imports."""
+        if module not in self._imported_names:
+            name = module.rpartition(".")[2]
+            said = re.compile(rf"^[ \t]*(?:from|import)[ \t][^\n]*(?<!\w){re.escape(name)}\b[^\n]*", re.MULTILINE)
+            self._imported_names[module] = any(
+                text is None or any(_may_name(line.group(0), name, module, self._package(importer)) for line in said.finditer(text))
+                for importer, text in ((importer, self.project.program.read(importer)) for importer in sorted(self.reached))
+            )
+        return self._imported_names[module]
+
+    def _package(self, module: str) -> str:
+        """The package a module's relative imports start from."""
+        relative = self.project.relpaths[module].replace(os.sep, "/")
+        return module if relative.endswith("__init__.py") else module.rpartition(".")[0]
 
     def _unused_in_script(self, module: str, outermost: tuple[str, bool, bool]) -> bool:
         """Whether a top-level definition of an entry script is one that running the script never
@@ -404,6 +414,27 @@ def _imported_at_any_depth(project, modules: list[str]) -> set[str]:
                 seen.add(imported)
                 pending.append(imported)
     return seen
+
+
+def _may_name(statement: str, name: str, module: str, package: str) -> bool:
+    """Whether the import `statement` of a module of `package`, which says `name`, may import
+    `module` (whose last name is `name`): the dotted path it names up to `name` (`from
+    utils.misc import f`: `utils.misc`; `from bmb import misc`: `bmb.misc`) and `module`'s, one ends the other;
+    a relative one (`from .misc import *`) names the module of its own package."""
+    words = statement.split()
+    if words[0] == "from" and len(words) > 1:
+        level = len(words[1]) - len(words[1].lstrip("."))
+        parts = [part for part in words[1].split(".") if part]
+        parts = parts[: parts.index(name) + 1] if name in parts else [*parts, name]
+        if level:
+            base = package.split(".")[: max(len(package.split(".")) - level + 1, 0)] if package else []
+            return module == ".".join([*base, *parts])
+    else:
+        tokens = re.findall(r"[\w.]+", statement.partition("import")[2])
+        parts = next((token.split(".") for token in tokens if name in token.split(".")), [name])
+        parts = parts[: parts.index(name) + 1]
+    dotted = ".".join(parts)  # (the project may itself be a folder of the path: `training.config`)
+    return module == dotted or module.endswith("." + dotted) or dotted.endswith("." + module)
 
 
 def _last_name(func: ast.expr) -> str | None:
