@@ -1114,6 +1114,22 @@ class TorchLoadWithoutMapLocation(Rule):
             """
         ),
         Clean(
+            # Read by keys that name no model's state (another program's predictions, moved to
+            # the GPU right away): nothing shows it is a checkpoint saved from a GPU, its `.pth`
+            # name aside; nothing in the program writes it.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def main(args):
+                dist.init_process_group("nccl")
+                predictions = torch.load("indexes/{}_predictions_ranked.pth.tar".format(args.split))
+                probs = predictions["probs_list"].cuda()
+                preds = predictions["preds_list"].cuda()
+                return probs, preds
+            """
+        ),
+        Clean(
             """
             import torch
             import torch.distributed as dist
@@ -1639,6 +1655,8 @@ class TorchLoadWithoutMapLocation(Rule):
             return True
         if load.words & NOT_CHECKPOINT_WORDS:
             return False
+        if load.keys and not load.whole_model and not any(_words(key) & STATE_KEY_WORDS for key in load.keys):
+            return False  # read by keys that name no model's state (`probs_list`): other data, whatever its name
         return bool(
             load.whole_model
             or load.words & CHECKPOINT_WORDS
