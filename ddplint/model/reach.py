@@ -16,7 +16,9 @@ The code they reach is every module they import, at any depth (or a document sho
 a README's `from trainer import Trainer` to put in `train.py`), and every name those modules
 use (a call, an attribute, an import, a string: registries and `getattr` name functions by
 string; a LightningCLI in subclass mode runs any project LightningModule or LightningDataModule
-subclass its command line or YAML names). A top-level function runs when its name is used in reached code; a method when its
+subclass its command line or YAML names). A top-level function runs when its name is used in reached code (not
+where every reached module that names it imports, at any depth, another module that defines the name and never
+its own: a folder's own copy of a helper module); a method when its
 class's name is; a module's own code when the module is reached. That holds inside an entry
 script too: a function it defines that nothing names (its own code, a command, a console script,
 a dispatcher such as `fire.Fire()`) does not run when the script does.

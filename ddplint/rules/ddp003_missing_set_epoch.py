@@ -37,7 +37,9 @@ class MissingSetEpoch(Rule):
     restarts the pass in `except StopIteration` inside a loop that only gathers batches, such as
     a gradient-accumulation loop, belongs to the step loop around it that trains, when that
     loop's count is shown to outlast one pass: it multiplies a `len()` by a factor other than 1,
-    `total_steps = len(loader) // accumulation * num_epoch`) — and no `set_epoch`
+    `total_steps = len(loader) // accumulation * num_epoch`; and where every pass of the loop
+    is such a restart, in an `except` once the data runs out, and a loop around it calls
+    set_epoch, nothing is reported: each restart draws the order of the epoch set there) — and no `set_epoch`
     may reach that sampler inside the loop (on the sampler, `loader.sampler`,
     `loader.batch_sampler.sampler`, or in a function the loop calls, in this module or another:
     `shuffle_dataset(loader, epoch)`). A pass that only evaluates is not reported (its order

@@ -142,7 +142,10 @@ class TorchLoadWithoutMapLocation(Rule):
     with a map_location on `args.gpu`
     (each rank's run has its device; the branch without one is no rank's); loads whose path or variable names a cache, features, embeddings, labels,
     stats, a vocabulary, a data set, a `.npy` file or an exported (TensorRT, ONNX) engine,
-    unless the result goes into `load_state_dict` or is read by checkpoint keys; loads of a
+    unless the result goes into `load_state_dict` or is read by checkpoint keys; a load read
+    only by keys none of which names model state (`preds["probs_list"]`, another program's
+    predictions) where the program's saves of it hold no state dict, whatever its name or
+    extension (`.pth.tar`); loads of a
     GradScaler's or RNG state (named "scaler", "rng", "seed"), which hold no CUDA tensors;
     a load handed whole to a learning-rate scheduler's `load_state_dict` (Python numbers): one
     built by `torch.optim.lr_scheduler` or a Hugging Face factory (`get_scheduler`,
