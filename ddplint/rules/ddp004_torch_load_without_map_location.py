@@ -1126,9 +1126,9 @@ class TorchLoadWithoutMapLocation(Rule):
 
             def main(args):
                 dist.init_process_group("nccl")
-                predictions = torch.load("indexes/{}_predictions_ranked.pth.tar".format(args.split))
-                probs = predictions["probs_list"].cuda()
-                preds = predictions["preds_list"].cuda()
+                predictions = torch.load("indexes/{}_predictions_ranked.pth.tar".format(args.split)) if args.use else None
+                probs = predictions["probs_list"].cuda() if args.use else None
+                preds = predictions["preds_list"].cuda() if args.use else None
                 return probs, preds
             """
         ),
@@ -1396,6 +1396,9 @@ class TorchLoadWithoutMapLocation(Rule):
         # After the value's own calls were seen: `ckpt = torch.load(p)`.
         value = original_node.value
         loaded = value
+        if isinstance(loaded, cst.IfExp):  # `ckpt = torch.load(p) if args.use else None`: the load, where it runs
+            branches = [branch for branch in (loaded.body, loaded.orelse) if not (isinstance(branch, cst.Name) and branch.value == "None")]
+            loaded = branches[0] if len(branches) == 1 else loaded
         while (  # `net = torch.load(p).cuda().eval()`
             isinstance(loaded, cst.Call)
             and isinstance(loaded.func, cst.Attribute)
