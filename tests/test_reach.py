@@ -271,3 +271,27 @@ def test_a_lightning_cli_in_subclass_mode_runs_any_project_lightning_module(tmp_
 
 def reach_keeps(reach, cls: str) -> bool:
     return not reach.never_runs("pkg.models", ((cls, True, False), ("on_save_checkpoint", False, False)))
+
+
+def test_a_copy_of_a_helper_whose_name_only_reaches_another_copy_never_runs(tmp_path):
+    """Two folders keep copies of the same helper module (`a/utils/misc.py`, `b/bmb/misc.py`, each folder on its own `sys.path`),
+    each exporting `auto_resume` in `__all__`; the one script that calls `auto_resume` imports
+    its own folder's copy: the name it uses is bound to that copy's function, not the other's.
+    A copy's own `__all__` naming it is no call. Where the script may reach the other copy
+    (it imports it too), or the copy calls it itself, it may run."""
+    misc = "__all__ = ['auto_resume']\n\ndef auto_resume(args):\n    return args\n"
+    launched = "import torch.distributed as dist\n{imports}\n\nif __name__ == '__main__':\n    dist.init_process_group('nccl')\n    auto_resume(None)\n"
+    files = {".git": "", "a/utils/__init__.py": "from .misc import *\n", "a/utils/misc.py": misc,
+             "a/train.py": launched.format(imports="from utils import *"),
+             "b/bmb/__init__.py": "from .misc import *\n", "b/bmb/misc.py": misc,
+             "b/train.py": "import torch.distributed as dist\nfrom bmb import *\n\nif __name__ == '__main__':\n    dist.init_process_group('nccl')\n"}
+    reach = _reach(tmp_path / "copies", {**files, "c/tools/__init__.py": "", "c/tools/misc.py": misc})
+    assert not reach.never_runs("utils.misc", (("auto_resume", False, False),))
+    assert reach.never_runs("bmb.misc", (("auto_resume", False, False),))
+    # a third copy nothing imports: the reached imports that say `misc` are resolved to the others
+    assert reach.never_runs("tools.misc", ())
+    both = _reach(tmp_path / "both", {**files, "a/train.py": launched.format(imports="from utils import *\nfrom bmb import misc")})
+    assert not both.never_runs("bmb.misc", (("auto_resume", False, False),))
+    calls = _reach(tmp_path / "calls", {**files, "b/bmb/misc.py": misc + "\ndef resume_all(args):\n    return auto_resume(args)\n",
+                                        "b/train.py": files["b/train.py"] + "    resume_all(None)\n"})
+    assert not calls.never_runs("bmb.misc", (("auto_resume", False, False),))

@@ -117,8 +117,9 @@ CONSUME_PREFIX = api("torch.nn.modules.utils.consume_prefix_in_state_dict_if_pre
 # Other writers of a model's files. safetensors' writers (`save_model` takes the model first);
 # Hugging Face's `save_pretrained(save_directory, is_main_process=True, ...)`, a method of models,
 # configurations and tokenizers: `is_main_process=` says which process writes; a configuration's or
-# a tokenizer's writes small JSON files in one call each (`SMALL_FILE_WRITERS`, by the name the
-# object is kept under). Accelerate calls the hooks registered with
+# a tokenizer's writes small JSON files in one call each, and so does a diffusers noise scheduler's
+# (SchedulerMixin.save_pretrained writes only scheduler_config.json; an LR scheduler has no such
+# method) (`SMALL_FILE_WRITERS`, by the name the object is kept under). Accelerate calls the hooks registered with
 # `register_save_state_pre_hook` from `save_state`, on every process.
 SAFETENSORS_SAVE = api(
     "safetensors.torch.save_file", "safetensors.torch.save_model", "safetensors.numpy.save_file",
@@ -139,7 +140,7 @@ SAVE_PRETRAINED = api(
     keyword_only="is_main_process save_function safe_serialization",
 )
 ACCELERATE_SAVE = "save"
-SMALL_FILE_WRITERS = ("config", "tokenizer", "processor", "feature_extractor", "generation_config")
+SMALL_FILE_WRITERS = ("config", "tokenizer", "processor", "feature_extractor", "generation_config", "scheduler")
 # A function registered with `accelerator.register_save_state_pre_hook(f)` runs inside each
 # `accelerator.save_state(...)`, in the process that calls it.
 ACCELERATE_SAVE_HOOK = "register_save_state_pre_hook"

@@ -16,7 +16,9 @@ The code they reach is every module they import, at any depth (or a document sho
 a README's `from trainer import Trainer` to put in `train.py`), and every name those modules
 use (a call, an attribute, an import, a string: registries and `getattr` name functions by
 string; a LightningCLI in subclass mode runs any project LightningModule or LightningDataModule
-subclass its command line or YAML names). A top-level function runs when its name is used in reached code; a method when its
+subclass its command line or YAML names). A top-level function runs when its name is used in reached code (not
+where every reached module that names it imports, at any depth, another module that defines the name and never
+its own: a folder's own copy of a helper module); a method when its
 class's name is; a module's own code when the module is reached. That holds inside an entry
 script too: a function it defines that nothing names (its own code, a command, a console script,
 a dispatcher such as `fire.Fire()`) does not run when the script does.
@@ -70,7 +72,8 @@ class Reach:
         self._unknown = False
         self._notebooks_read = False
         self._names_of: dict[str, set[str] | None] = {}  # per reached module (`_names`)
-        self._imported_names: dict[str, bool] = {}  # `_imported_by_name`'s answers (the texts do not change)
+        self._imported_names: dict[str, bool] = {}  # `_imported_by_name`'s answers, by module (the texts do not change)
+        self._closures: dict[str, set[str]] = {}  # `_imported_closure`'s answers
 
     @functools.cached_property
     def training(self) -> bool:
@@ -150,13 +153,7 @@ class Reach:
     @functools.cached_property
     def reached(self) -> set[str]:
         """The modules the entry points import, at any depth, and themselves."""
-        seen, pending = set(self.entries), list(self.entries)
-        while pending:
-            for imported in self.project.imports_of(pending.pop()):
-                if imported not in seen:
-                    seen.add(imported)
-                    pending.append(imported)
-        return seen
+        return _imported_at_any_depth(self.project, self.entries)
 
     def may_use(self, name: str) -> bool:
         """Whether code that runs may use `name`: some reached module uses it (a Name, an
@@ -254,13 +251,55 @@ class Reach:
             return bool(scope) and self._unused_in_script(module, scope[0])
         if module not in self.reached:  # unless an import by string may reach it (`import_module("models." + name)`)
             name = module.rpartition(".")[2]  # (a notebook's imports are not followed: its names are kept)
-            named = self._imports_by_string and self.may_use(name) or name in self._notebook_names or self._imported_by_name(name)
+            named = self._imports_by_string and self.may_use(name) or name in self._notebook_names or self._imported_by_name(module)
             named = named or any(module == dotted or module.endswith("." + dotted) for dotted in self.project.documented_imports)
             return not named and not self._unguarded_script(module)
         if not scope:
             return False
         name, is_class, decorated = scope[0]
-        return not decorated and not self.may_use(name) and not (is_class and self._cli_may_pick(module, name))
+        if decorated or is_class and self._cli_may_pick(module, name):
+            return False
+        return not self.may_use(name) or not is_class and self._names_another_copy(module, name)
+
+    def _names_another_copy(self, module: str, name: str) -> bool:
+        """Whether every reached module that names top-level function `name` of `module` names
+        another function of that name: its imports, at any depth, reach another module that
+        defines `name` and never `module` (a folder's own copy of a helper module, `utils/misc.py`
+        beside `bmb/misc.py`). `module`'s own `__all__` naming it is no use. Not where code that
+        runs may import by a name it builds, nor where a notebook names it."""
+        if self._imports_by_string:
+            return False
+        users = self.users(name)
+        if not users:
+            return False
+        defines = self.project.top_level_defs
+        for user in users:
+            if user == module:
+                if self._uses_beyond_all(module, name):
+                    return False
+                continue
+            closure = self._imported_closure(user)
+            if module in closure or not any(other != module and name in defines(other) for other in closure):
+                return False
+        return True
+
+    def _uses_beyond_all(self, module: str, name: str) -> bool:
+        """Whether `module` names `name` other than in its `__all__`."""
+        tree = self.project.program.tree(module)
+        if tree is None:
+            return True
+        kept = [node for node in tree.body if not (
+            isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+            and any(isinstance(target, ast.Name) and target.id == "__all__"
+                    for target in (node.targets if isinstance(node, ast.Assign) else [node.target])))]
+        return name in names_in(ast.Module(body=kept, type_ignores=[]))
+
+    def _imported_closure(self, module: str) -> set[str]:
+        """`module` and the project modules it imports, at any depth."""
+        found = self._closures.get(module)
+        if found is None:
+            found = self._closures[module] = _imported_at_any_depth(self.project, [module])
+        return found
 
     def _cli_may_pick(self, module: str, cls: str) -> bool:
         """Whether a LightningCLI of code that runs may run project class `cls` of `module`: one
@@ -292,16 +331,26 @@ class Reach:
         texts = [program.read(module) for module in self.reached]
         return any(text is None or any(word in text for word in _DYNAMIC_IMPORTS) for text in texts)
 
-    def _imported_by_name(self, name: str) -> bool:
-        """Whether an import statement of a reached module names `name` (`from train import *`,
-        `from training.monosdf_train import Runner`, also one inside a function): an import the
-        model could not resolve (a folder put on `sys.path` at run time) may still reach a
-        module so named. Read in the texts, asked only of modules nothing reached imports."""
-        if name not in self._imported_names:
-            said = re.compile(rf"^[ \t]*(?:from|import)[ \t][^\n]*(?<!\w){re.escape(name)}\b", re.MULTILINE)
-            texts = map(self.project.program.read, self.reached)
-            self._imported_names[name] = any(text is None or said.search(text) for text in texts)
-        return self._imported_names[name]
+    def _imported_by_name(self, module: str) -> bool:
+        """Whether an import statement of a reached module may name `module` by its last name
+        (`from train import *`, `from training.monosdf_train import Runner`, also one inside a
+        function): an import the model could not resolve (a folder put on `sys.path` at run
+        time) may still reach a module so named. Not a statement whose dotted path up to that
+        name is no ending of `module`'s (`from utils.misc import f` never imports `bmb/misc.py`).
+        Read in the texts, asked only of modules nothing reached imports."""
+        if module not in self._imported_names:
+            name = module.rpartition(".")[2]
+            said = re.compile(rf"^[ \t]*(?:from|import)[ \t][^\n]*(?<!\w){re.escape(name)}\b[^\n]*", re.MULTILINE)
+            self._imported_names[module] = any(
+                text is None or any(_may_name(line.group(0), name, module, self._package(importer)) for line in said.finditer(text))
+                for importer, text in ((importer, self.project.program.read(importer)) for importer in sorted(self.reached))
+            )
+        return self._imported_names[module]
+
+    def _package(self, module: str) -> str:
+        """The package a module's relative imports start from."""
+        relative = self.project.relpaths[module].replace(os.sep, "/")
+        return module if relative.endswith("__init__.py") else module.rpartition(".")[0]
 
     def _unused_in_script(self, module: str, outermost: tuple[str, bool, bool]) -> bool:
         """Whether a top-level definition of an entry script is one that running the script never
@@ -356,6 +405,38 @@ class Reach:
     def _importable(self, module: str) -> bool:
         """Whether the module is in a package (its folder has an __init__.py)."""
         return "." in module or self.project.relpaths[module].replace(os.sep, "/").endswith("__init__.py")
+
+
+def _imported_at_any_depth(project, modules: list[str]) -> set[str]:
+    """`modules` and the project modules they import, at any depth."""
+    seen, pending = set(modules), list(modules)
+    while pending:
+        for imported in project.imports_of(pending.pop()):
+            if imported not in seen:
+                seen.add(imported)
+                pending.append(imported)
+    return seen
+
+
+def _may_name(statement: str, name: str, module: str, package: str) -> bool:
+    """Whether the import `statement` of a module of `package`, which says `name`, may import
+    `module` (whose last name is `name`): the dotted path it names up to `name` (`from
+    utils.misc import f`: `utils.misc`; `from bmb import misc`: `bmb.misc`) and `module`'s, one ends the other;
+    a relative one (`from .misc import *`) names the module of its own package."""
+    words = statement.split()
+    if words[0] == "from" and len(words) > 1:
+        level = len(words[1]) - len(words[1].lstrip("."))
+        parts = [part for part in words[1].split(".") if part]
+        parts = parts[: parts.index(name) + 1] if name in parts else [*parts, name]
+        if level:
+            base = package.split(".")[: max(len(package.split(".")) - level + 1, 0)] if package else []
+            return module == ".".join([*base, *parts])
+    else:
+        tokens = re.findall(r"[\w.]+", statement.partition("import")[2])
+        parts = next((token.split(".") for token in tokens if name in token.split(".")), [name])
+        parts = parts[: parts.index(name) + 1]
+    dotted = ".".join(parts)  # (the project may itself be a folder of the path: `training.config`)
+    return module == dotted or module.endswith("." + dotted) or dotted.endswith("." + module)
 
 
 def _last_name(func: ast.expr) -> str | None:

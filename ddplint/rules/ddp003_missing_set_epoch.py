@@ -37,7 +37,9 @@ class MissingSetEpoch(Rule):
     restarts the pass in `except StopIteration` inside a loop that only gathers batches, such as
     a gradient-accumulation loop, belongs to the step loop around it that trains, when that
     loop's count is shown to outlast one pass: it multiplies a `len()` by a factor other than 1,
-    `total_steps = len(loader) // accumulation * num_epoch`) — and no `set_epoch`
+    `total_steps = len(loader) // accumulation * num_epoch`; and where every pass of the loop
+    is such a restart, in an `except` once the data runs out, and a loop around it calls
+    set_epoch, nothing is reported: each restart draws the order of the epoch set there) — and no `set_epoch`
     may reach that sampler inside the loop (on the sampler, `loader.sampler`,
     `loader.batch_sampler.sampler`, or in a function the loop calls, in this module or another:
     `shuffle_dataset(loader, epoch)`). A pass that only evaluates is not reported (its order
@@ -642,6 +644,29 @@ class MissingSetEpoch(Rule):
     )
     clean_examples = (
         Clean(
+            # The step loop restarts the iterator only once a pass ends (in `except`), and the
+            # epoch loop around it sets the sampler's epoch: each restart draws the order of the
+            # epoch it starts in.
+            """
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def main(args, dataset, model, optimizer):
+                sampler = DistributedSampler(dataset, shuffle=True)
+                loader = DataLoader(dataset, batch_size=32, sampler=sampler)
+                batches = iter(loader)
+                for epoch in range(args.epochs):
+                    loader.sampler.set_epoch(epoch)
+                    for step in range(args.steps):
+                        try:
+                            images, labels = next(batches)
+                        except StopIteration:
+                            batches = iter(loader)
+                            images, labels = next(batches)
+                        model(images, labels).backward()
+                        optimizer.step()
+            """
+        ),
+        Clean(
             # fire.Fire(main) makes main's parameters the command line, read as options are:
             # `epochs` keeps its default, 1, in every run. One pass, no order repeats.
             """
@@ -949,6 +974,8 @@ class MissingSetEpoch(Rule):
                     loop = epoch.loop
                     if id(loop.node) in reported or flow.sets_epoch(loop, sampler, epoch.names):
                         continue
+                    if self._restarts_under_set_epoch(epoch, sampler):
+                        continue  # each restart draws the order of the epoch a loop around sets
                     fresh = self._made_in(sampler, loop)
                     trained = self._trained(epoch.passes, loop)
                     if fresh is None or trained is None:
@@ -1018,6 +1045,31 @@ class MissingSetEpoch(Rule):
                 # a restart runs only once a pass ends: the step count must be shown to reach it
                 return EpochLoop(outer, epoch.names, epoch.passes) if _outlasts_a_pass(outer, self.model.module) else epoch
         return epoch
+
+    def _restarts_under_set_epoch(self, epoch: EpochLoop, sampler: Construction) -> bool:
+        """Whether every pass of `epoch` is an `iter()` that restarts the data once a pass ends
+        (in an `except` of a `try` in the loop: `except StopIteration: it = iter(loader)`), and a
+        loop around it sets the sampler's epoch: each restart draws that epoch's order, and the
+        epoch advances (not `next(iter(loader))` each step, a new pass at the same epoch)."""
+        loop = epoch.loop
+        if not epoch.passes or not loop.outer:
+            return False
+        restarts = {id(call) for call in _restarting_calls(loop.node)}
+        if not all(made.loop is not None and made.loop.pull and id(made.loop.node) in restarts for made in epoch.passes):
+            return False
+        return any(self.flow.sets_epoch(outer, sampler, epoch.names) for outer in loop.outer)
+
+    def _restarted_in(self, loop: Loop, passed: Place, module: cst.Module) -> bool:
+        """As `_restarts_under_set_epoch`, for an epoch loop of the program model: the iter()
+        at `passed` restarts the data in an `except` of `loop`, and a loop around it calls
+        set_epoch."""
+        if not loop.outer or passed.path != self.model.project.program.place(self.model.project.module, passed.line).path:
+            return False
+        calls = _restarting_calls(loop.node)
+        spans, _ = positions(module, calls)
+        if not any(spans[id(call)][0][0] == passed.line for call in calls):
+            return False
+        return any(outer in epoch.loops for outer in loop.outer for epoch in loop.function.set_epochs)
 
     def _trained(self, passes: list[Pass], loop: Loop) -> Link | None:
         """The step "a pass over the loader trains" (a backward runs in it): a Link where it runs,
@@ -1199,6 +1251,8 @@ class MissingSetEpoch(Rule):
                 continue
             if self._runs_once(loop.node, loop.function):
                 continue
+            if unset.pulled and self._restarted_in(loop, unset.passed, module):
+                continue  # each restart draws the order of the epoch a loop around sets
             reported.add(id(loop.node))
             shown = f"The DistributedSampler of `{unset.name}`" if unset.name else "This DistributedSampler"
             message = (
@@ -1213,6 +1267,13 @@ class MissingSetEpoch(Rule):
             reaches.append(Link(StepKind.REACHES, f"{unset.how}, in a pass that trains: a backward() runs at "
                                 f"{unset.backward}", unset.passed))
             self.report(loop.node, message, chain=self._chain(made, reaches, loop.node, message))
+
+
+def _restarting_calls(node: cst.CSTNode) -> list[cst.Call]:
+    """The calls in the `except` clauses of the `try` statements in `node`: what runs once a
+    pull fails (`except StopIteration: it = iter(loader)`), a restart when the data runs out."""
+    handlers = [handler.body for inner in descendants(node) if isinstance(inner, cst.Try) for handler in inner.handlers]
+    return [call for body in handlers for call in descendants(body) if isinstance(call, cst.Call)]
 
 
 def _shown(expression: str | None) -> str:

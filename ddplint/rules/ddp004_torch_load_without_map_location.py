@@ -142,7 +142,10 @@ class TorchLoadWithoutMapLocation(Rule):
     with a map_location on `args.gpu`
     (each rank's run has its device; the branch without one is no rank's); loads whose path or variable names a cache, features, embeddings, labels,
     stats, a vocabulary, a data set, a `.npy` file or an exported (TensorRT, ONNX) engine,
-    unless the result goes into `load_state_dict` or is read by checkpoint keys; loads of a
+    unless the result goes into `load_state_dict` or is read by checkpoint keys; a load read
+    only by keys none of which names model state (`preds["probs_list"]`, another program's
+    predictions) where the program's saves of it hold no state dict, whatever its name or
+    extension (`.pth.tar`); loads of a
     GradScaler's or RNG state (named "scaler", "rng", "seed"), which hold no CUDA tensors;
     a load handed whole to a learning-rate scheduler's `load_state_dict` (Python numbers): one
     built by `torch.optim.lr_scheduler` or a Hugging Face factory (`get_scheduler`,
@@ -1114,6 +1117,22 @@ class TorchLoadWithoutMapLocation(Rule):
             """
         ),
         Clean(
+            # Read by keys that name no model's state (another program's predictions, moved to
+            # the GPU right away): nothing shows it is a checkpoint saved from a GPU, its `.pth`
+            # name aside; nothing in the program writes it.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def main(args):
+                dist.init_process_group("nccl")
+                predictions = torch.load("indexes/{}_predictions_ranked.pth.tar".format(args.split)) if args.use else None
+                probs = predictions["probs_list"].cuda() if args.use else None
+                preds = predictions["preds_list"].cuda() if args.use else None
+                return probs, preds
+            """
+        ),
+        Clean(
             """
             import torch
             import torch.distributed as dist
@@ -1377,6 +1396,9 @@ class TorchLoadWithoutMapLocation(Rule):
         # After the value's own calls were seen: `ckpt = torch.load(p)`.
         value = original_node.value
         loaded = value
+        if isinstance(loaded, cst.IfExp):  # `ckpt = torch.load(p) if args.use else None`: the load, where it runs
+            branches = [branch for branch in (loaded.body, loaded.orelse) if not (isinstance(branch, cst.Name) and branch.value == "None")]
+            loaded = branches[0] if len(branches) == 1 else loaded
         while (  # `net = torch.load(p).cuda().eval()`
             isinstance(loaded, cst.Call)
             and isinstance(loaded.func, cst.Attribute)
@@ -1639,6 +1661,8 @@ class TorchLoadWithoutMapLocation(Rule):
             return True
         if load.words & NOT_CHECKPOINT_WORDS:
             return False
+        if load.keys and not load.whole_model and not any(_words(key) & STATE_KEY_WORDS for key in load.keys):
+            return False  # read by keys that name no model's state (`probs_list`): other data, whatever its name
         return bool(
             load.whole_model
             or load.words & CHECKPOINT_WORDS

@@ -206,7 +206,8 @@ class SaveOnEveryRank(Rule):
     then find it and load it.
     Other writers: Hugging Face's `save_pretrained` (not with `is_main_process=`, not with
     `save_function=accelerator.save`, which writes the weights on the main process only unless
-    `safe_serialization=True` bypasses it, not a tokenizer's or configuration's small files, not
+    `safe_serialization=True` bypasses it, not a tokenizer's, configuration's or diffusers noise
+    scheduler's small files (a scheduler writes only its JSON configuration), not
     a Hugging Face Trainer's, which has no such method and raises, not a method the project
     defines itself), safetensors' `save_file`/`save_model`, torchaudio's `save` (a validation
     hook's `val_0.wav`), a
@@ -1196,11 +1197,14 @@ class SaveOnEveryRank(Rule):
         ),
         Clean(
             # Rank 0 downloads first while the others wait; save_pretrained told who writes; a
-            # configuration's and a tokenizer's small files; FSDP's full state dict on rank 0.
+            # configuration's, a tokenizer's and a diffusion noise scheduler's small files (a
+            # scheduler's save_pretrained writes only its JSON configuration); FSDP's full state
+            # dict on rank 0.
             """
             import torch
             import torch.distributed as dist
             from accelerate import Accelerator
+            from diffusers import DDPMScheduler
             from torchvision import datasets
 
             def data(rank, root):
@@ -1218,6 +1222,8 @@ class SaveOnEveryRank(Rule):
                 model.save_pretrained(args.out, is_main_process=accelerator.is_main_process)
                 model.config.save_pretrained(args.out)
                 tokenizer.save_pretrained(args.out)
+                self.scheduler.save_pretrained(args.out)
+                DDPMScheduler.from_pretrained(args.base).save_pretrained(args.out)
                 if accelerator.is_main_process:
                     torch.save(accelerator.get_state_dict(model), "model.pt")
             """
@@ -2522,15 +2528,17 @@ def _when_missing(test: cst.BaseExpression, way: bool) -> bool:
 
 
 def _writes_small_files(expr: cst.BaseExpression) -> bool:
-    """A tokenizer, processor or configuration (by the name it is kept under, `model.config`,
-    or the class it is built from, `AutoTokenizer.from_pretrained(...)`, `T5Config(...)`): its
-    save_pretrained writes small files, each in one write."""
+    """A tokenizer, processor, configuration or diffusers noise scheduler (by the name it is kept
+    under, `model.config`, `noise_scheduler`, or the class it is built from,
+    `AutoTokenizer.from_pretrained(...)`, `T5Config(...)`, `DDPMScheduler(...)`): its
+    save_pretrained writes small files, each in one write (a scheduler's only its JSON
+    configuration)."""
     if isinstance(expr, cst.Call):
         func = expr.func
         if isinstance(func, cst.Attribute) and func.attr.value == "from_pretrained":
             func = func.value
         name = last_name(func) or ""
-        return name.endswith(("Tokenizer", "TokenizerFast", "Config", "Processor", "FeatureExtractor"))
+        return name.endswith(("Tokenizer", "TokenizerFast", "Config", "Processor", "FeatureExtractor", "Scheduler"))
     receiver = (last_name(expr) or "").lower()
     return any(receiver == small or receiver.endswith(f"_{small}") for small in SMALL_FILE_WRITERS)
 
