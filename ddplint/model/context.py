@@ -240,6 +240,10 @@ class ProcessContext:
         # change while it lives, and the rank analysis asks on every lint of an open file
         # (each answer parses the module and its callers' modules)
         self._passed: dict[tuple[str, str, str], tuple[str, ...] | None] = {}
+        # (module, function, a guard's test) -> what it says about the rank (`_verdict`), and
+        # (module, function) -> the resolver its guards are read with
+        self._verdicts: dict[tuple[str, str | None, str], object] = {}
+        self._guard_resolvers: dict[tuple[str, str | None], object] = {}
 
     def _record(self, module: str, key: str | None) -> FunctionContext | None:
         summary = self.program.summary(module)
@@ -879,31 +883,52 @@ class ProcessContext:
     def _judged(self, module: str, key: str | None, line: int) -> list:
         """Each guard around `line` of function `key` of `module` that can be read, with what it
         says about the rank."""
+        record = self._record(module, key)
+        if record is None:
+            return []
+        found = []
+        for guard in record.guards:
+            if guard.first <= line <= guard.last:
+                verdict = self._verdict(module, key, guard.test)
+                if verdict is not None:
+                    found.append((guard, verdict))
+        return found
+
+    def _verdict(self, module: str, key: str | None, test: str):
+        """What the guard `test` (its source text) in function `key` of `module` says about the
+        rank; None where libcst does not read it. Judged once per function: every question about
+        a line under it judged it again (the pip packages: 15,863 parses and classifications
+        for 5,810 questions, a tenth of a run)."""
         import libcst as cst
 
         from ddplint.analyses.ranks import classify
 
-        record = self._record(module, key)
-        if record is None:
-            return []
-        cls = key.rpartition(".")[0] or None if key else None
-        summary = self.program.summary(module)
-        if cls is not None and (summary is None or cls not in summary.classes):
-            cls = None
-        method = self.program.definition(module, key) if cls is not None else None
-        if method is not None and {dotted(d) for d in method.decorator_list} & {"staticmethod", "classmethod"}:
-            method = None  # no instance in its first parameter
-        params = [*method.args.posonlyargs, *method.args.args] if method is not None else []
-        resolve = self._resolver(module, cls, 0, module_code=key is None, this=params[0].arg if params else None)
-        found = []
-        for guard in record.guards:
-            if guard.first <= line <= guard.last:
-                try:
-                    verdict = classify(cst.parse_expression(guard.test), resolve)
-                except Exception:  # noqa: BLE001 - a test libcst does not read: no guard
-                    continue
-                found.append((guard, verdict))
-        return found
+        memo = (module, key, test)
+        if memo not in self._verdicts:
+            resolve = self._guard_resolver(module, key)
+            try:
+                self._verdicts[memo] = classify(cst.parse_expression(test), resolve)
+            except Exception:  # noqa: BLE001 - a test libcst does not read: no guard
+                self._verdicts[memo] = None
+        return self._verdicts[memo]
+
+    def _guard_resolver(self, module: str, key: str | None):
+        """The resolver (`_resolver`) for the guards of function `key` of `module`: a method's
+        first parameter is its instance, except in a static or class method."""
+        memo = (module, key)
+        if memo not in self._guard_resolvers:
+            cls = key.rpartition(".")[0] or None if key else None
+            summary = self.program.summary(module)
+            if cls is not None and (summary is None or cls not in summary.classes):
+                cls = None
+            method = self.program.definition(module, key) if cls is not None else None
+            if method is not None and {dotted(d) for d in method.decorator_list} & {"staticmethod", "classmethod"}:
+                method = None  # no instance in its first parameter
+            params = [*method.args.posonlyargs, *method.args.args] if method is not None else []
+            self._guard_resolvers[memo] = self._resolver(
+                module, cls, 0, module_code=key is None, this=params[0].arg if params else None
+            )
+        return self._guard_resolvers[memo]
 
     def only_rank_zero(self, module: str, key: str | None, depth: int = 0, replicas: bool = False) -> bool:
         """Whether only rank 0 runs function `key` of `module`: it is decorated as rank-0-only
