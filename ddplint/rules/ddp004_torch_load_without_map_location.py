@@ -54,6 +54,8 @@ OPTIMIZER_WORDS = frozenset({"optimizer", "optimizers", "optim", "opt"})
 # ... and words that name another's file, downloaded or handed over (`args.pretrained`): where
 # the program is not seen to save it, nothing says on which device its tensors were saved.
 PRETRAINED_WORDS = frozenset({"pretrained", "pretrain"})
+# Words of CHECKPOINT_WORDS that are only a file's suffix.
+FILE_SUFFIX_WORDS = frozenset({"pt", "pth", "bin"})
 # Keys of a checkpoint dict (`ckpt["model"]`, `ckpt.get("state_dict")`), by word.
 STATE_KEY_WORDS = frozenset(
     {
@@ -142,10 +144,11 @@ class TorchLoadWithoutMapLocation(Rule):
     with a map_location on `args.gpu`
     (each rank's run has its device; the branch without one is no rank's); loads whose path or variable names a cache, features, embeddings, labels,
     stats, a vocabulary, a data set, a `.npy` file or an exported (TensorRT, ONNX) engine,
-    unless the result goes into `load_state_dict` or is read by checkpoint keys; a load read
-    only by keys none of which names model state (`preds["probs_list"]`, another program's
-    predictions) where the program's saves of it hold no state dict, whatever its name or
-    extension (`.pth.tar`); loads of a
+    unless the result goes into `load_state_dict` or is read by checkpoint keys; a load whose
+    only checkpoint word is its file's suffix (`.pth.tar`), read only by keys none of which names
+    model state (`preds["probs_list"]`, another program's predictions), where the program's
+    saves of it hold no state dict (a file named as a checkpoint, `args.checkpoint`, holds its
+    tensors whichever key is read); loads of a
     GradScaler's or RNG state (named "scaler", "rng", "seed"), which hold no CUDA tensors;
     a load handed whole to a learning-rate scheduler's `load_state_dict` (Python numbers): one
     built by `torch.optim.lr_scheduler` or a Hugging Face factory (`get_scheduler`,
@@ -229,6 +232,23 @@ class TorchLoadWithoutMapLocation(Rule):
     strict = False
 
     flagged_examples = (
+        Flagged(
+            # Named as a checkpoint: it holds the saved tensors even where only its
+            # configuration is read back.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def resume_history(args):
+                dist.init_process_group("nccl")
+                if args.checkpoint:
+                    record = torch.load(args.checkpoint)
+                             ^
+                    return record["configuration"]["history"]
+                return {}
+            """,
+            fix_edits=(("torch.load(args.checkpoint)", 'torch.load(args.checkpoint, map_location="cpu")'),),
+        ),
         Flagged(
             # The file is saved from the GPU: its parameters go into an item of an item of the dict.
             """
@@ -1661,8 +1681,14 @@ class TorchLoadWithoutMapLocation(Rule):
             return True
         if load.words & NOT_CHECKPOINT_WORDS:
             return False
-        if load.keys and not load.whole_model and not any(_words(key) & STATE_KEY_WORDS for key in load.keys):
-            return False  # read by keys that name no model's state (`probs_list`): other data, whatever its name
+        named = (load.words | load.function_words) & CHECKPOINT_WORDS
+        if named <= FILE_SUFFIX_WORDS and load.keys and not load.whole_model and not any(
+            _words(key) & STATE_KEY_WORDS for key in load.keys
+        ):
+            # Only its `.pth` suffix says checkpoint, and it is read by keys that name no model's
+            # state (`probs_list`): other data. A file named as a checkpoint (`args.checkpoint`)
+            # holds its tensors whichever key is read (`ckpt["configuration"]`).
+            return False
         return bool(
             load.whole_model
             or load.words & CHECKPOINT_WORDS
