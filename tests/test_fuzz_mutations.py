@@ -16,7 +16,7 @@ from pathlib import Path
 import hypothesmith
 import libcst as cst
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import example, given, strategies as st
 
 import test_properties  # noqa: F401  (registers and loads the "ci"/"long" profiles)
 from ddplint.engine import lint as engine
@@ -32,11 +32,16 @@ SEEDS = [example.code for rule in all_rules() for example in rule.flagged_exampl
 
 
 def alias_torch(source: str) -> str:
-    """`import torch` -> `import torch as th`, and every `torch.` use with it."""
+    """`import torch` -> `import torch as th`, and every `torch.` use with it. Import statements
+    keep their module paths: `import th.distributed` would import a module named `th`, not the
+    alias, so the mutant would no longer be the same program (and could not be imported)."""
     if not re.search(r"^import torch$", source, re.M):
         return source
     source = re.sub(r"^import torch$", "import torch as th", source, flags=re.M)
-    return re.sub(r"(?<![\w.])torch\.", "th.", source)
+    return "".join(
+        line if re.match(r"\s*(?:import|from)\s", line) else re.sub(r"(?<![\w.])torch\.", "th.", line)
+        for line in source.splitlines(keepends=True)
+    )
 
 
 def wrap_in_function(source: str) -> str:
@@ -274,6 +279,12 @@ def test_mutated_examples_and_fixtures(case):
 # (each copy's emptied block matched against the other), which the edit-range check cannot
 # tell from a change outside the edits.
 @given(st.lists(st.sampled_from(SEEDS), min_size=2, max_size=4, unique=True), st.sampled_from(MUTATIONS))
+@example(  # found by the fuzzer: `from torch.nn.parallel` was once rewritten to `from th.nn...`
+    sources=['# A device index is a CUDA device: the file need not say "cuda" anywhere.\nimport torch\n\ndef scale(x, factor=torch.ones(1).to(0)):\n    return x * factor\n',
+     'import torch\nimport torch.distributed as dist\nimport torch.multiprocessing as mp\n\ndef main_worker(gpu, ngpus, args):\n    if args.distributed:\n        dist.init_process_group("nccl", rank=gpu, world_size=ngpus)\n    model = build(args).cuda(gpu)\n    if args.resume:\n        model.load_state_dict(torch.load(args.resume)["model"])\n\ndef main(args):\n    if args.distributed:\n        mp.spawn(main_worker, nprocs=args.ngpus, args=(args.ngpus, args))\n    else:\n        main_worker(0, 1, args)\n',
+     'import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n\ndef resume(model, path):\n    checkpoint = torch.load(path, map_location="cpu")\n    if "model_state_dict" in checkpoint:\n        model.load_state_dict(checkpoint["model_state_dict"])\n    else:\n        model.load_state_dict(checkpoint)\n\ndef main(model, args):\n    resume(model, args.resume)\n    model = DDP(model)\n    checkpoint = {"epoch": 0, "model_state_dict": model.state_dict()}\n    checkpoint["optimizer_state_dict"] = optimizer.state_dict()\n    torch.save(checkpoint, args.out)\n'],
+    mutation=alias_torch,
+)
 def test_several_examples_in_one_file(sources, mutation):
     check_properties(mutation("\n".join(sources)))
 

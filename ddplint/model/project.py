@@ -930,14 +930,14 @@ class Project:
                 found += _launch_commands(relative, text, self._settled)
         return found
 
-    def _settled(self, command: LaunchCommand, shell: Shell, folders: tuple[str, ...]) -> LaunchCommand:
+    def _settled(self, command: LaunchCommand, script_lines: Shell, folders: tuple[str, ...]) -> LaunchCommand:
         """`command` with the folder the `cd`s before it (`folders`) move to, and the number of
         processes the Accelerate configuration file it names starts (`_configured_processes`)."""
         document_folder = posixpath.dirname(command.place.path.replace(os.sep, "/"))
         runs_in = None
         for target in folders:
             runs_in = self._changed_to(document_folder if runs_in is None else runs_in, target, document_folder)
-        processes = self._configured_processes(command, shell, runs_in, document_folder) if command.launcher == "accelerate" else None
+        processes = self._configured_processes(command, script_lines, runs_in, document_folder) if command.launcher == "accelerate" else None
         return LaunchCommand(command.place, command.command, command.launcher, runs_in, processes)
 
     @functools.cached_property
@@ -996,7 +996,7 @@ class Project:
                 return named[0] if len(named) == 1 else UNKNOWN_FOLDER
         return UNKNOWN_FOLDER
 
-    def _configured_processes(self, command: LaunchCommand, shell: Shell, runs_in: str | None, document_folder: str) -> int | None:
+    def _configured_processes(self, command: LaunchCommand, script_lines: Shell, runs_in: str | None, document_folder: str) -> int | None:
         """How many processes `accelerate launch --config_file F` starts by what F says, where
         no flag of the command decides it (`--num_processes`, `--multi_gpu`, `--use_deepspeed`,
         `--num_machines`): one under `distributed_type: NO` (Accelerate's simple launcher,
@@ -1008,7 +1008,7 @@ class Project:
         if any(flag in text for flag in (*ACCELERATE_SHARDED_FLAGS, *ACCELERATE_DDP_FLAGS, *_ACCELERATE_COUNT_FLAGS)):
             return None
         found = _CONFIG_FILE.search(text)
-        path = shell.expand(found.group(1).strip("'\"")) if found is not None else "$"
+        path = script_lines.expand(found.group(1).strip("'\"")) if found is not None else "$"
         if path.startswith(HERE):
             path, starts = path[len(HERE):].lstrip("/"), [document_folder]
         elif runs_in is not None:
@@ -1091,11 +1091,11 @@ class Project:
         for relative in self._launch_documents:
             text = self.document(relative)
             lines = split_lines(text) if text is not None and "python" in text else []
-            shell = Shell(lines, relative.endswith((".md", ".rst")))
+            script_lines = Shell(lines, relative.endswith((".md", ".rst")))
             for index, line in enumerate(lines):
                 if (run := _PLAIN_RUN.search(line)) and not any(needle in line for launcher in LAUNCHERS.values() for needle in launcher.needles):
                     command = LaunchCommand(Place(relative, index + 1), _continued(lines, index), "python")
-                    found.append(self._settled(command, shell, shell.at(index, line[: run.start()])))
+                    found.append(self._settled(command, script_lines, script_lines.at(index, line[: run.start()])))
         return found
 
     @functools.cached_property
@@ -1695,7 +1695,7 @@ def _launch_commands(relative: str, text: str, settle: Callable | None = None) -
     variables before it: Project._settled)."""
     found = []
     lines = split_lines(text)
-    shell = Shell(lines, relative.endswith((".md", ".rst")))
+    script_lines = Shell(lines, relative.endswith((".md", ".rst")))
     for index, line in enumerate(lines):
         if not any(needle in line for launcher in LAUNCHERS.values() for needle in launcher.needles):
             continue
@@ -1711,7 +1711,7 @@ def _launch_commands(relative: str, text: str, settle: Callable | None = None) -
             if launcher is not None:
                 command = LaunchCommand(Place(relative, index + 1), part, launcher.name)
                 before = joined[: launcher.pattern.search(joined).start()]  # type: ignore[union-attr]
-                found.append(settle(command, shell, shell.at(index, before)) if settle is not None else command)
+                found.append(settle(command, script_lines, script_lines.at(index, before)) if settle is not None else command)
     return found
 
 
