@@ -492,18 +492,19 @@ def test_a_script_whose_trainer_has_the_ddp_strategy_runs_as_ranks(tmp_path, run
     distributed and no LightningModule. Its shared seed reaches the draws that the subclass's
     overrides of the base's abstract methods make in training_step (DDP027); with
     `strategy='dp'` it runs as one process."""
-    (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "diffusion").mkdir()
-    (tmp_path / "diffusion" / "__init__.py").write_text("")
-    (tmp_path / "diffusion" / "base.py").write_text(
+    base = (
         "from abc import ABC, abstractmethod\nfrom pytorch_lightning.core import LightningModule\n\n\n"
         "class Diffusion(LightningModule, ABC):\n    @abstractmethod\n    def q(self, x):\n        raise NotImplemented\n\n"
         "    def training_step(self, batch, batch_idx):\n        return self.net(self.q(batch)).mean()\n"
     )
-    (tmp_path / "diffusion" / "frames.py").write_text(
+    frames = (
         "import torch\nfrom diffusion.base import Diffusion\n\n\n"
         "class Frames(Diffusion):\n    def q(self, x):\n        return x + torch.randn_like(x)\n"
     )
+    for name, text in (("pyproject.toml", ""), ("diffusion/__init__.py", ""), ("diffusion/base.py", base),
+                       ("diffusion/frames.py", frames)):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
     train = (
         "import argparse\nfrom pytorch_lightning.trainer import Trainer, seed_everything\n"
         "from diffusion.frames import Frames\n\n\n"
