@@ -615,23 +615,27 @@ class Program:
         if depth > 8:
             return []
         found = []
-        for other, name, base in self._classes_based_on(cls):
+        for other, name, base in self._classes_based_on(module, cls):
             if self.class_of(other, base) == (module, cls):
                 found += [(other, name), *self._subclasses(other, name, depth + 1)]
         return found
 
-    def _classes_based_on(self, name: str) -> list[tuple[str, str, str]]:
-        """(module, class, base as written) of the project's classes with a base whose last name
-        is `name`, read only in the modules whose text has such a class statement."""
-        memo = ("classes based on", name)
+    def _classes_based_on(self, module: str, name: str) -> list[tuple[str, str, str]]:
+        """(module, class, base as written) of the classes with a base whose last name is `name`
+        in `module` and the modules that import from it (or from a package re-exporting it),
+        read only where the text has such a class statement."""
+        memo = ("classes based on", module, name)
         if memo not in self.memos.read:
             header = re.compile(rf"^[ \t]*class[ \t]+\w+[ \t]*\([^)]*\b{re.escape(name)}\b", re.MULTILINE)
+            importers = self.importers_of(module)
+            packages = [other for other in importers if self.project.relpaths[other].endswith("__init__.py")]
+            users = [user for package in packages for user in self.importers_of(package)]
             found = []
-            for module in self.modules():
-                text = self.read(module)
-                summary = self.summary(module) if text is not None and header.search(text) else None
+            for other in dict.fromkeys([module, *importers, *users]):
+                text = self.read(other)
+                summary = self.summary(other) if text is not None and header.search(text) else None
                 for cls, record in summary.classes.items() if summary is not None else ():
-                    found += [(module, cls, base) for base in record.bases if base.rpartition(".")[2] == name]
+                    found += [(other, cls, base) for base in record.bases if base.rpartition(".")[2] == name]
             self.memos.read[memo] = found
         return self.memos.read[memo]
 
