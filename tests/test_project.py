@@ -485,6 +485,44 @@ def test_a_module_naming_distribution_that_only_one_process_scripts_run_is_singl
     assert [f[3] for f in _findings(run("check", "--no-cache", "--select", "DDP004", ".").stdout)] == ["DDP004"]
 
 
+def test_a_script_whose_trainer_has_the_ddp_strategy_runs_as_ranks(tmp_path, run):
+    """genie's train.py: an entry script (`if __name__ == '__main__':`) that imports its
+    LightningModule from another module and builds `Trainer(strategy='ddp')`, which runs the
+    script again on every device: it is no one-process script, though it names nothing
+    distributed and no LightningModule. Its shared seed reaches the draws that the subclass's
+    overrides of the base's abstract methods make in training_step (DDP027); with
+    `strategy='dp'` it runs as one process."""
+    base = (
+        "from abc import ABC, abstractmethod\nfrom pytorch_lightning.core import LightningModule\n\n\n"
+        "class Diffusion(LightningModule, ABC):\n    @abstractmethod\n    def q(self, x):\n        raise NotImplemented\n\n"
+        "    def training_step(self, batch, batch_idx):\n        return self.net(self.q(batch)).mean()\n"
+    )
+    frames = (
+        "import torch\nfrom diffusion.base import Diffusion\n\n\n"
+        "class Frames(Diffusion):\n    def q(self, x):\n        return x + torch.randn_like(x)\n"
+    )
+    for name, text in (("pyproject.toml", ""), ("diffusion/__init__.py", ""), ("diffusion/base.py", base),
+                       ("diffusion/frames.py", frames)):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    train = (
+        "import argparse\nfrom pytorch_lightning.trainer import Trainer, seed_everything\n"
+        "from diffusion.frames import Frames\n\n\n"
+        "def main(args):\n    seed_everything(args.seed, workers=True)\n    model = Frames()\n"
+        "    trainer = Trainer(gpus=args.gpus, strategy={strategy!r})\n    trainer.fit(model)\n\n\n"
+        "if __name__ == '__main__':\n    parser = argparse.ArgumentParser()\n    parser.add_argument('-g', '--gpus')\n"
+        "    parser.add_argument('--seed', type=int, default=100)\n    main(parser.parse_args())\n"
+    )
+    (tmp_path / "train.py").write_text(train.format(strategy="ddp"))
+    run.cwd = tmp_path
+    assert not project.build(str(tmp_path)).view(str(tmp_path / "train.py")).single_process
+    found = _findings(run("check", "--no-cache", "--select", "DDP027", ".").stdout)
+    assert [(f[0], f[1], f[3]) for f in found] == [("train.py", 7, "DDP027")], found
+    assert "torch.randn_like at diffusion/frames.py:7, in Frames.training_step" in found[0][4]
+    (tmp_path / "train.py").write_text(train.format(strategy="dp"))
+    assert project.build(str(tmp_path)).view(str(tmp_path / "train.py")).single_process
+
+
 def test_a_script_with_a_distributed_mode_of_its_own_is_not_one_process(tmp_path, run):
     """OpenLTM's run.py: every documented run is plain `python run.py --dp`, but `--ddp` (off
     unless passed) starts a process group from torchrun's environment: the option is there to

@@ -716,7 +716,9 @@ FSDP_CLIP_GRAD_NORM = api("torch.distributed.fsdp.FullyShardedDataParallel.clip_
 ALL_GENERATORS = frozenset({"torch", "numpy", "random"})
 SEED_EVERYTHING = api(
     "pytorch_lightning.seed_everything", "pytorch_lightning.utilities.seed.seed_everything",
+    "pytorch_lightning.trainer.seed_everything",  # re-exported beside Trainer (`from pytorch_lightning.trainer import ...`)
     "lightning.seed_everything", "lightning.pytorch.seed_everything", "lightning.pytorch.utilities.seed.seed_everything",
+    "lightning.pytorch.trainer.seed_everything",
     "lightning.fabric.seed_everything", "lightning.fabric.utilities.seed.seed_everything",
     "lightning_fabric.seed_everything", "lightning_fabric.utilities.seed.seed_everything",
     params="seed workers", keyword_only="verbose",

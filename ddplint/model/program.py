@@ -78,7 +78,7 @@ MAX_HELPERS = 6  # project helpers followed to a collective (`collective`); deep
 _COMBINES, _EVERY_RANK = "combines", "every rank"  # what `_runs` looks for
 _BROADCAST_BUFFERS = "broadcast_buffers"  # DDP's parameter (torch_api.DDP)
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
-CACHE_VERSION = 23  # of the summaries kept in the cache: a summary of another version is read again
+CACHE_VERSION = 24  # of the summaries kept in the cache: a summary of another version is read again
 # `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 
@@ -580,14 +580,64 @@ class Program:
 
     def _method(self, module: str, cls: str, method: str, depth: int = 0) -> Target | None:
         """The method a call on an object of class `cls` of `module` reaches: the class's own,
-        else the first project base class's that defines it (`self.model_to_device(net)` from BaseModel)."""
+        else the first project base class's that defines it (`self.model_to_device(net)` from
+        BaseModel). Where that one is abstract (it only stands for the overrides), the one
+        project subclass method that overrides it: what `self.sample_timesteps(n)` in the base's
+        `training_step` runs (with several overrides, which runs depends on the object: the
+        abstract one stands for unknown)."""
         summary = self.summary(module)
         if summary is None or depth > 8:
             return None
         key = f"{cls}.{method}"
         if key in summary.functions:
-            return Target(module, key, True)
+            found = Target(module, key, True)
+            return (self._override(module, cls, method) or found) if summary.functions[key].abstract else found
         return self._inherited(module, cls, method, depth)
+
+    def _override(self, module: str, cls: str, method: str) -> Target | None:
+        """The one method of the project subclasses of class `cls` of `module` (at any depth)
+        that overrides its `method` and is not abstract itself; None where there is none or several."""
+        memo = ("override", module, cls, method)
+        if memo not in self.memos.read:
+            found: set[Target] = set()
+            for sub_module, sub in self._subclasses(module, cls):
+                summary = self.summary(sub_module)
+                record = summary.functions.get(f"{sub}.{method}") if summary is not None else None
+                if record is not None and not record.abstract:
+                    found.add(Target(sub_module, f"{sub}.{method}", True))
+            self.memos.read[memo] = found.pop() if len(found) == 1 else None
+        return self.memos.read[memo]
+
+    def _subclasses(self, module: str, cls: str, depth: int = 0) -> list[tuple[str, str]]:
+        """(module, class) of each project class derived from class `cls` of `module`, at any
+        depth: the classes whose base is written with its name (`Diffusion`,
+        `diffusion.Diffusion`) and names that class."""
+        if depth > 8:
+            return []
+        found = []
+        for other, name, base in self._classes_based_on(module, cls):
+            if self.class_of(other, base) == (module, cls):
+                found += [(other, name), *self._subclasses(other, name, depth + 1)]
+        return found
+
+    def _classes_based_on(self, module: str, name: str) -> list[tuple[str, str, str]]:
+        """(module, class, base as written) of the classes with a base whose last name is `name`
+        in `module` and the modules that import from it (or from a package re-exporting it),
+        read only where the text has such a class statement."""
+        memo = ("classes based on", module, name)
+        if memo not in self.memos.read:
+            header = re.compile(rf"^[ \t]*class[ \t]+\w+[ \t]*\([^)]*\b{re.escape(name)}\b", re.MULTILINE)
+            importers = self.importers_of(module)
+            packages = [other for other in importers if self.project.relpaths[other].endswith("__init__.py")]
+            users = [user for package in packages for user in self.importers_of(package)]
+            found = []
+            for other in dict.fromkeys([module, *importers, *users]):
+                text = self.read(other)
+                summary = self.summary(other) if text is not None and header.search(text) else None
+                for cls, record in summary.classes.items() if summary is not None else ():
+                    found += [(other, cls, base) for base in record.bases if base.rpartition(".")[2] == name]
+            self.memos.read[memo] = found
+        return self.memos.read[memo]
 
     def _inherited(self, module: str, cls: str, method: str, depth: int = 0) -> Target | None:
         """The method of the first project base class of `cls` that defines it (`super().method`)."""

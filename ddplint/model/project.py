@@ -67,8 +67,8 @@ from ddplint.core.torch_api import (
     ACCELERATE_CONFIG_KEY, ACCELERATE_DDP_FLAGS, ACCELERATE_DDP_TYPES, ACCELERATE_SHARDED_FLAGS, ACCELERATE_SHARDED_TYPES,
     ACCELERATOR, COLLECTIVES, DATALOADER, DISTRIBUTED_EVIDENCE, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER,
     DTENSOR_FULL_TENSOR, FRAMEWORK_MAKER_TEXT, FRAMEWORK_METHODS, LAUNCH_POINT_TEXT, LAUNCHERS, LIBRARY_LOADERS, MANUAL_SEED,
-    DATASET, LIGHTNING_MODULE, MPI_COLLECTIVES, NN_MODULE, SAMPLER, SAVE_EVIDENCE, SPAWN, START_PROCESSES, TORCH_LOAD,
-    TORCH_PACKAGES, TORCH_SAVE, distributed_flag, lightning_hook,
+    DATASET, LIGHTNING_DDP_TEXT, LIGHTNING_MODULE, MPI_COLLECTIVES, NN_MODULE, SAMPLER, SAVE_EVIDENCE, SPAWN, START_PROCESSES,
+    TORCH_LOAD, TORCH_PACKAGES, TORCH_SAVE, distributed_flag, lightning_hook,
 )
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
@@ -299,8 +299,10 @@ def module_facts(text: str, scan: TextScan | None = None, relative: str | None =
         candidates = found  # a function calling one that now has calls
     if "__main__" in text and _MAIN_GUARD.search(text):  # the substring first: a re.M `^` tries every line
         facts["main"] = True
-        if not dist and any(point in text for point in LAUNCH_POINT_TEXT):
-            facts["launched"] = True  # Lightning, Fabric or Accelerate may run the script as ranks
+        if not dist and any(point in text for point in (*LAUNCH_POINT_TEXT, *LIGHTNING_DDP_TEXT)):
+            # Lightning, Fabric or Accelerate may run the script as ranks: a Trainer given the
+            # DDP strategy runs it again on every device, whatever module its LightningModule is in
+            facts["launched"] = True
     # Asked only of test modules and of entry scripts that name nothing distributed: eleven
     # searches of every text cost more than the rest of these facts.
     asked = relative is None or _TEST_PATH.search(relative.replace(os.sep, "/")) or (facts.get("main") and not dist)

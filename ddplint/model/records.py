@@ -450,6 +450,8 @@ class FunctionSummary:
       parameter an endless generator re-iterates / a function passes over once;
       `deduplicates`: it cuts or places results by sample; `keyed_files`/`lists_files`: it
       writes a file per sample named by the sample / lists a folder's files (ddplint.model.keyed);
+      `abstract`: a method that only stands for its subclasses' overrides (`@abstractmethod`, or a
+      body that only raises NotImplementedError): a call of it runs an override;
       `input_gradient`: its backward()
       takes the gradient of an input it asked gradients of, and it steps no optimizer (an
       attack, a saliency map): it trains nothing;
@@ -492,6 +494,7 @@ class FunctionSummary:
     keyed_files: bool = False
     lists_files: bool = False
     input_gradient: bool = False
+    abstract: bool = False
     escapes: Escapes = Escapes()
     tolerant: tuple[int, ...] = ()
 

@@ -106,6 +106,24 @@ def _bare_cuda(call: ast.Call) -> bool | None:
     return isinstance(device, ast.Constant) and device.value == "cuda"
 
 
+def _abstract(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a method only stands for its subclasses' overrides: it is decorated
+    `@abstractmethod`, or its body (past a docstring) only raises NotImplementedError (or
+    NotImplemented, a common slip that raises a TypeError just the same)."""
+    if any((dotted(d) or "").rpartition(".")[2] == _ABSTRACT for d in node.decorator_list):
+        return True
+    documented = isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)
+    body = node.body[1:] if documented else node.body
+    if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
+        return False
+    raised = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
+    return isinstance(raised, ast.Name) and raised.id in _NOT_IMPLEMENTED
+
+
+_ABSTRACT = "abstractmethod"
+_NOT_IMPLEMENTED = ("NotImplementedError", "NotImplemented")
+
+
 def _is_cuda_device(expr: ast.expr) -> bool:
     """A CUDA device where a device goes: an index (`.to(0)` is cuda:0), a string starting with
     "cuda", or `torch.device("cuda...")` (not `torch.device(0)`, the current accelerator's)."""
@@ -150,7 +168,7 @@ class _Draft:
         self.sets: dict[str, Source] = {}
         self.other_returns = self.device_moves = self.sync_control = self.deduplicates = False
         self.keyed_files = self.lists_files = False
-        self.input_gradient = False
+        self.input_gradient = self.abstract = False
         self.cuda: int | None = None
         self.bare_cuda: int | None = None
         self.forwards: Called | None = None
@@ -226,6 +244,7 @@ class _FunctionReader:
             self.draft.forwards = _forwarded(node, node.args.kwarg.arg)
         self.draft.cycles = None if method else _cycled(node, positional)
         self.draft.input_gradient = bool(self.draft.backward) and _takes_input_gradient(node)
+        self.draft.abstract = method and _abstract(node)
         files.settle_save(self, node)
         stored, self.draft.keyed_files, self.draft.lists_files = keyed.read_keyed(node)
         self.draft.deduplicates |= stored  # `results[qid] = ans` by the batch's ids: a repeat overwrites its entry

@@ -250,6 +250,43 @@ class SharedSeedDataPath(Rule):
             ),
         ),
         Flagged(
+            # The base's training_step draws through methods it leaves abstract: a call of
+            # `self.sample_timesteps(...)` runs the one subclass's override, which draws.
+            """
+            from abc import ABC, abstractmethod
+
+            import torch
+            from pytorch_lightning.core import LightningModule
+            from pytorch_lightning.trainer import Trainer, seed_everything
+
+            class Diffusion(LightningModule, ABC):
+                @abstractmethod
+                def sample_timesteps(self, n):
+                    raise NotImplementedError
+
+                def training_step(self, batch, batch_idx):
+                    t = self.sample_timesteps(batch.shape[0])
+                    return self.net(batch, t).pow(2).mean()
+
+            class FrameDiffusion(Diffusion):
+                def sample_timesteps(self, n):
+                    return torch.randint(0, 1000, size=(n,))
+
+            def main(config):
+                seed_everything(config.seed, workers=True)
+                ^
+                model = FrameDiffusion(config)
+                trainer = Trainer(gpus=config.gpus, strategy="ddp")
+                trainer.fit(model)
+            """,
+            messages=(
+                "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
+                "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
+                "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
+                "(torch.randint at example.py:18, in FrameDiffusion.training_step, which trainer.fit runs each step)"
+            ),
+        ),
+        Flagged(
             # The training loop is a method of a project class, run through an object of it.
             """
             import torch
@@ -572,6 +609,37 @@ class SharedSeedDataPath(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # An abstract method two subclasses override: which one runs depends on the object,
+            # and the one the Trainer fits here draws nothing.
+            """
+            from abc import ABC, abstractmethod
+
+            import lightning as L
+            import torch
+
+            class Schedule(L.LightningModule, ABC):
+                @abstractmethod
+                def timesteps(self, n):
+                    ...
+
+                def training_step(self, batch, batch_idx):
+                    return self.net(batch, self.timesteps(batch.shape[0])).mean()
+
+            class Random(Schedule):
+                def timesteps(self, n):
+                    return torch.randint(0, 1000, (n,))
+
+            class Fixed(Schedule):
+                def timesteps(self, n):
+                    return torch.arange(n) % 1000
+
+            def main():
+                L.seed_everything(42)
+                trainer = L.Trainer(devices=4, strategy="ddp")
+                trainer.fit(Fixed())
+            """
+        ),
         Clean(
             # A seed in the constructor, but the caller seeds again with the rank before the
             # training method runs; and a method whose loop draws nothing.
