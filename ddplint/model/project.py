@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from ddplint.core.fixpoint import fixed_point, reachable
 from ddplint.core.lines import split_lines
 from ddplint.model import configs, inner, loaders, placement, store
+from ddplint.model.ranked import ranked_attributes
 from ddplint.model.parsers import NOT_SHOWN, DeclaredOptions, declared_options, expression_value, test_value
 from ddplint.model.program import Program
 from ddplint.model.reach import Reach, names_in
@@ -2331,6 +2332,18 @@ class ProjectView:
         if conversion is None or value is NOT_SHOWN:
             return value
         return expression_value(conversion, lambda read: value if read == name else NOT_SHOWN)
+
+    def ranked_attributes(self, written: str) -> dict[str, Place]:
+        """The attributes that the objects of the project class `written` (as this module names
+        it: `ClusterManager`, `self`'s class) hold a value made from the process's rank in, in
+        every documented run (ddplint.model.ranked), each with where it is first assigned: a path
+        named after the rank is a file of each rank's own. {} where none is known."""
+        key = ("ranked attributes", self.module, written)
+        if key not in self.project._memo:
+            made = self.project.program.class_of(self.module, written)
+            held = ranked_attributes(self.project, self.module, written) if made is not None else {}
+            self.project._memo[key] = {name: self.project.place(made[0], line) for name, line in held.items()}
+        return self.project._memo[key]
 
     def entry_parameter(self, key: str, name: str) -> object:
         """The value every documented run gives parameter `name` of function `key` where the
