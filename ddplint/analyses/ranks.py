@@ -290,6 +290,24 @@ def rank_mentions(expr: cst.CSTNode, per_rank: dict[str, frozenset[str]] | None 
     return _mentioned.get(expr, read, lambda: _rank_mentions(expr, dict(read)))  # type: ignore[return-value]
 
 
+def ranked_attribute_names(model: SemanticModel, name: str, value: cst.BaseExpression | None = None) -> frozenset[str]:
+    """The dotted names `<name>.<attribute>` that hold a value made from the process's rank, as
+    the program model follows them (ProjectView.ranked_attributes): of `self` in a method of a
+    project class (`value` None: `self.checkpoint_fpath`, built from the rank in `__init__`), or
+    of a name bound to `value`, a call that builds an object of a project class (`cmanager =
+    ClusterManager(rank=args.rank, ...)`: `cmanager.checkpoint_fpath`). A path so named is a
+    file of each rank's own. Empty without the program model."""
+    project = model.project
+    if project is None:
+        return frozenset()
+    if value is None:
+        written = model.frame.self_class.name.value if model.frame.self_class is not None else None
+    else:
+        written = dotted_name(value.func) if isinstance(value, cst.Call) else None
+    held = project.ranked_attributes(written) if written is not None else {}
+    return frozenset(f"{name}.{attribute}" for attribute in held)
+
+
 def _dotted_names(expr: cst.CSTNode) -> frozenset[str]:
     """The dotted names of every name and attribute in `expr`: all that rank_mentions may look up."""
     return frozenset(dotted_name(node) for node in descendants(expr) if type(node) is cst.Name or type(node) is cst.Attribute) - {None}  # type: ignore[arg-type]

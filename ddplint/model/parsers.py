@@ -25,13 +25,16 @@ class DeclaredOptions:
     any left at None may be. `parameters`: (function, parameter) -> (its option strings, the
     value it gets unless passed, or NOT_SHOWN), for a function whose parameters are the module's
     command line (`fire.Fire(main)`: `def main(epochs: int = 1)` reads `--epochs`, or its
-    place among the positional arguments), where the function never rebinds the parameter."""
+    place among the positional arguments), where the function never rebinds the parameter.
+    `converted`: options rebound once, from their own parsed value alone (`args.resume = True if
+    args.resume == 'True' else False`) -> that value (`ast`); None where rebound more than once."""
 
     options: dict[str, tuple[tuple[str, ...], object]] = field(default_factory=dict)
     rebound: set[str] = field(default_factory=set)
     dynamic: bool = False
     fills_unset: bool = False
     parameters: dict[tuple[str, str], tuple[tuple[str, ...], object]] = field(default_factory=dict)
+    converted: dict[str, ast.expr | None] = field(default_factory=dict)
 
     def shown(self, name: str) -> tuple[list[str], object] | None:
         """The option strings of the option stored under `name` and the value it gets unless
@@ -50,6 +53,8 @@ class DeclaredOptions:
             mine = self.parameters.setdefault(key, declared)
             if mine != declared:
                 self.parameters[key] = (mine[0], NOT_SHOWN)
+        for name, value in other.converted.items():
+            self.converted[name] = value if name not in self.converted else None
         self.rebound |= other.rebound
         self.dynamic = self.dynamic or other.dynamic
         self.fills_unset = self.fills_unset or other.fills_unset
@@ -62,6 +67,10 @@ def declared_options(tree: ast.Module) -> DeclaredOptions:
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             found.rebound.update(target.attr for target in targets if isinstance(target, ast.Attribute))
+            for target in targets:
+                if isinstance(target, ast.Attribute):
+                    once = target.attr not in found.converted and isinstance(node, ast.Assign) and _converts(node.value, target.attr)
+                    found.converted[target.attr] = node.value if once else None
         if not isinstance(node, ast.Call):
             continue
         func = node.func
@@ -77,6 +86,7 @@ def declared_options(tree: ast.Module) -> DeclaredOptions:
             found.dynamic = True
         elif called == "set_defaults":
             found.rebound.update(keyword.arg for keyword in node.keywords if keyword.arg is not None)
+            found.converted.update((keyword.arg, None) for keyword in node.keywords if keyword.arg is not None)
         elif called == "add_argument":
             strings = tuple(arg.value for arg in node.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str))
             keywords = {keyword.arg: keyword.value for keyword in node.keywords if keyword.arg is not None}
@@ -88,6 +98,23 @@ def declared_options(tree: ast.Module) -> DeclaredOptions:
         elif called == "Fire" and len(node.args) == 1 and not node.keywords:
             found.parameters.update(_fire_parameters(tree, node.args[0]))
     return found
+
+
+def _converts(value: ast.expr, name: str) -> bool:
+    """Whether `value` is made of the option `name` itself (`args.<name>`, `self.args.<name>`)
+    and literals alone: a conversion of what the run passed."""
+    inner = {id(node.value) for node in ast.walk(value) if isinstance(node, ast.Attribute)}  # `args` of `args.x`
+    read = False
+    for node in ast.walk(value):
+        if id(node) in inner:
+            continue
+        if isinstance(node, ast.Attribute):
+            if node.attr != name:
+                return False
+            read = True
+        elif isinstance(node, (ast.Name, ast.Call, ast.Subscript, ast.Lambda, ast.NamedExpr)):
+            return False
+    return read
 
 
 def _fire_parameters(tree: ast.Module, exposed: ast.expr):
@@ -185,6 +212,19 @@ def test_value(test: ast.expr, option: Callable[[str], object]) -> bool | None:
             return None
     value = _value(test, option)
     return None if value is NOT_SHOWN else bool(value)
+
+
+def expression_value(expr: ast.expr, option: Callable[[str], object]) -> object:
+    """The value of `expr`, made of options and literals (as for `test_value`), a conditional
+    expression of them (`True if args.resume == 'True' else False`) or a test; NOT_SHOWN where
+    that is not known."""
+    if isinstance(expr, ast.IfExp):
+        taken = test_value(expr.test, option)
+        return NOT_SHOWN if taken is None else expression_value(expr.body if taken else expr.orelse, option)
+    if isinstance(expr, (ast.Compare, ast.BoolOp)) or isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        truth = test_value(expr, option)
+        return NOT_SHOWN if truth is None else truth
+    return _value(expr, option)
 
 
 def _value(expr: ast.expr, option: Callable[[str], object]) -> object:

@@ -55,7 +55,8 @@ from dataclasses import dataclass, field
 from ddplint.core.fixpoint import fixed_point, reachable
 from ddplint.core.lines import split_lines
 from ddplint.model import configs, inner, loaders, placement, store
-from ddplint.model.parsers import NOT_SHOWN, DeclaredOptions, declared_options, test_value
+from ddplint.model.ranked import ranked_attributes
+from ddplint.model.parsers import NOT_SHOWN, DeclaredOptions, declared_options, expression_value, test_value
 from ddplint.model.program import Program
 from ddplint.model.reach import Reach, names_in
 from ddplint.model.records import UNKNOWN_FOLDER, Inner, LaunchCommand, Place, Prepared, Wrapped
@@ -2269,13 +2270,14 @@ class ProjectView:
             return self.context.switched_off_at(self.module, key, line) or self._option_off(key, line)
         return self._option_off("", line) if not scope else None
 
-    def _assigned_on_the_way(self, name: str) -> bool:
+    def _assigned_on_the_way(self, name: str, allowed: int = 0) -> bool:
         """Whether a module of the runs of this one (a script that runs it, or a module such a
         script imports) assigns an attribute `name` (`args.distributed = True` in an
-        `init_distributed_mode(args)` of `utils.py`, which has no parser of its own)."""
+        `init_distributed_mode(args)` of `utils.py`, which has no parser of its own), more than
+        `allowed` times in all (the one conversion of the parsed value a parser's module makes)."""
         program, assigned = self.project.program, re.compile(rf"\.{re.escape(name)}\s*=(?!=)")
         modules = {module for user in self.users for module in (user, *self.project.imports_of(user))}
-        return any(assigned.search(program.read(module) or "") for module in sorted(modules))
+        return sum(len(assigned.findall(program.read(module) or "")) for module in sorted(modules)) > allowed
 
     def _option_off(self, key: str, line: int) -> str | None:
         """The test of an `if` around `line` of function `key` ("": the module's own code) made
@@ -2322,10 +2324,28 @@ class ProjectView:
         if own is not None:
             options.add(declared_options(own))
         options.add(self.imported_options())
-        shown = None if options.dynamic or name in options.rebound else options.shown(name)
-        if shown is None or self._assigned_on_the_way(name):
+        # `args.resume = True if args.resume == 'True' else False`: the value the run passed, converted
+        conversion = options.converted.get(name)
+        rebound = name in options.rebound and conversion is None
+        shown = None if options.dynamic or rebound else options.shown(name)
+        if shown is None or self._assigned_on_the_way(name, allowed=int(conversion is not None)):
             return NOT_SHOWN
-        return self.unless_passed(*shown)
+        value = self.unless_passed(*shown)
+        if conversion is None or value is NOT_SHOWN:
+            return value
+        return expression_value(conversion, lambda read: value if read == name else NOT_SHOWN)
+
+    def ranked_attributes(self, written: str) -> dict[str, Place]:
+        """The attributes that the objects of the project class `written` (as this module names
+        it: `ClusterManager`, `self`'s class) hold a value made from the process's rank in, in
+        every documented run (ddplint.model.ranked), each with where it is first assigned: a path
+        named after the rank is a file of each rank's own. {} where none is known."""
+        key = ("ranked attributes", self.module, written)
+        if key not in self.project._memo:
+            made = self.project.program.class_of(self.module, written)
+            held = ranked_attributes(self.project, self.module, written) if made is not None else {}
+            self.project._memo[key] = {name: self.project.place(made[0], line) for name, line in held.items()}
+        return self.project._memo[key]
 
     def entry_parameter(self, key: str, name: str) -> object:
         """The value every documented run gives parameter `name` of function `key` where the

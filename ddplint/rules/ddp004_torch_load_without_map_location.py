@@ -10,7 +10,7 @@ import libcst as cst
 
 from ddplint.analyses.distribution import DistributedEvidence, is_main_guard
 from ddplint.analyses.launches import Launches
-from ddplint.analyses.ranks import RankRegions, mentions_rank
+from ddplint.analyses.ranks import RankRegions, mentions_rank, ranked_attribute_names
 from ddplint.core.diagnostics import Applicability, StepKind
 from ddplint.model.context import holds_rank
 from ddplint.model.files import loaded_path_key
@@ -159,7 +159,10 @@ class TorchLoadWithoutMapLocation(Rule):
     to a data sampler's `load_state_dict` (`self.sampler`: positions, an epoch, a seed);
     loads from an `io.BytesIO` buffer or an anonymous `tempfile` the same function
     `torch.save`d into, and from a file named after the rank (`f"model_rank{rank}.bin"`,
-    also through variables): the process reads back what it wrote, on its own device (a
+    also through variables, or an attribute of a project class built from the rank in every
+    documented run: `torch.load(manager.checkpoint_fpath)`, where the constructor names the file
+    `'checkpoint_r' + str(model_rank)` and `model_rank` is the rank under a flag whose documented
+    value keeps it): the process reads back what it wrote, on its own device (a
     loop over ranks, `for rank in range(world_size)`, reads the other ranks' files and is
     not exempt); loads whose result is moved to the host right away (`.cpu()`, `.numpy()`, or
     into shared host memory for the processes it starts, `.share_memory_()`);
@@ -1445,6 +1448,7 @@ class TorchLoadWithoutMapLocation(Rule):
                 per_rank.add(name)
             else:
                 per_rank.discard(name)
+            per_rank |= ranked_attribute_names(self.model, name, value)  # `cm = ClusterManager(rank=args.rank, ...)`
             if private:
                 self._private.add((frame, name))
             else:
@@ -1454,6 +1458,10 @@ class TorchLoadWithoutMapLocation(Rule):
                 load.words |= _words(name)
             else:
                 self._bound.pop((frame, name), None)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if self.model.frame.self_name is not None:  # `self.checkpoint_fpath`, built from the rank in `__init__`
+            self._per_rank.setdefault(id(self.model.frame.node), set()).update(ranked_attribute_names(self.model, self.model.frame.self_name))
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is None or not isinstance(node.asname.name, cst.Name):

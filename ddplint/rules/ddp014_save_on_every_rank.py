@@ -21,6 +21,7 @@ from ddplint.analyses.ranks import (
     environment_key,
     last_name,
     rank_mentions,
+    ranked_attribute_names,
 )
 from ddplint.core.diagnostics import StepKind
 from ddplint.prefilter.project_facts import ProjectFact
@@ -164,7 +165,10 @@ class SaveOnEveryRank(Rule):
     is no DataParallel, so only a one-process run takes it; `(DataParallel, DDP)` is not such a
     test), saves to a path that names the rank (`f"ckpt_{rank}.pt"`, also through a
     variable or `with open(...) as f`, or a parameter that every call of its function in the
-    module hands such a path: `self.save_model(f"best_{self.args.rank}.pth")`), files named after the samples a loop draws from a DataLoader over a
+    module hands such a path: `self.save_model(f"best_{self.args.rank}.pth")`, or an attribute of
+    a project class built from the rank in every documented run, `self.checkpoint_fpath` or
+    `manager.checkpoint_fpath`, also under a flag whose documented value keeps the rank:
+    `model_rank = rank if all_workers else 0`), files named after the samples a loop draws from a DataLoader over a
     DistributedSampler (`for x, names in loader: torch.save(y, f"{out}/{names[j]}.pt")`; also
     `enumerate(loader)`, `tqdm(...)` of it, or a parameter every caller hands such a loader), or
     from a dataset of a project class whose constructor keeps only its rank's rows (a slice
@@ -1985,6 +1989,8 @@ class SaveOnEveryRank(Rule):
                 self._per_rank_attributes.add(attribute)
         else:
             per_rank.pop(name, None)
+        for held in ranked_attribute_names(self.model, name, value):  # `cm = ClusterManager(rank=args.rank, ...)`
+            per_rank[held] = frozenset({GLOBAL})
 
     def _is_sampler(self, value: cst.BaseExpression) -> bool:
         """`DistributedSampler(...)`, or a name this function bound to one."""
@@ -2134,6 +2140,9 @@ class SaveOnEveryRank(Rule):
         key = self.model.frame.key
         for name in self._rank_named_parameters.get(key, ()):  # type: ignore[arg-type]
             self._per_rank.setdefault(key, {})[name] = frozenset({GLOBAL})
+        if self.model.frame.self_name is not None:  # `self.checkpoint_fpath`, built from the rank in `__init__`
+            for name in ranked_attribute_names(self.model, self.model.frame.self_name):
+                self._per_rank.setdefault(key, {})[name] = frozenset({GLOBAL})
 
     def leave_If(self, original_node: cst.If) -> None:
         """`if rank != 0: dist.barrier()`: the other ranks wait there until rank 0 has passed
