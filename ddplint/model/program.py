@@ -1618,11 +1618,12 @@ class Program:
         each at the place it is made and whether every rank that runs the function makes it
         (no rank test around it or around the calls that lead there). `objects`: the project
         objects ((parameter, Instance) pairs) one call hands the function, which its parameters
-        hold there whatever other calls hand it (`handed_objects`)."""
+        hold there whatever other calls hand it (`handed_objects`). While reading is closed
+        (a hint's question) every step counts as every rank's: who runs a line is not asked then."""
         record = self._record(module, key)
         if record is None or depth > 3:
             return ()
-        memo_key = (module, key, first, objects)
+        memo_key = (module, key, first, objects, self.reading_closed)
         known = self.memos.file_steps.get(memo_key)
         if known is not None:
             return known
@@ -1639,7 +1640,9 @@ class Program:
             else:
                 kind = keyed.file_step(call.callee, COLLECTIVES.get(self.qualify(module, call.callee) or ""))
                 taken = (FileStep(kind, self.place(module, call.line), True),) if kind is not None else ()
-            if taken and not self.context.every_rank_at(module, key or None, call.line):
+            # Who runs a line is not asked while reading is closed (Program.hands_to_evaluation):
+            # the context would keep an answer that lacks the modules unread; a hint may admit more.
+            if taken and not self.reading_closed and not self.context.every_rank_at(module, key or None, call.line):
                 taken = tuple(replace(step, every_rank=False) for step in taken)
             steps += taken
         self.memos.file_steps[memo_key] = found = tuple(steps)
