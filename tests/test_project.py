@@ -2104,6 +2104,58 @@ def test_results_each_rank_writes_to_a_file_and_rank_zero_reads_back_are_gathere
     assert _padded_eval_findings(tmp_path, run, {}) == []
 
 
+def test_rank_files_written_and_read_back_by_methods_of_an_object_the_caller_hands_are_gathered(tmp_path, run):
+    """DDP022: validate() of engine.py iterates the loader and calls methods of the object its
+    caller hands it: PostProcessor.save writes each rank's predictions to a file of its own
+    (`df.to_csv`), then `synchronize()` (a helper around dist.barrier()), and PostProcessor.merge
+    lists the folder and reads every file back (EGO4D social-interactions' PostProcessor). The
+    loader draws from the sampler through `**params`, a dict that an `if` binds. The same
+    validate() handed a RankZeroWriter (only rank 0 writes its file before the barrier) by
+    another call combines nothing, whatever the first call handed it."""
+    files = {
+        "run.sh": "torchrun --nproc_per_node 3 run.py\n",
+        "common/__init__.py": "",
+        "common/distributed.py": (
+            "import torch.distributed as dist\n\n\n"
+            "def synchronize():\n    if dist.is_initialized():\n        dist.barrier()\n"
+        ),
+        "common/post.py": (
+            "import glob\nimport pandas as pd\nimport torch.distributed as dist\n"
+            "from common.distributed import synchronize\n\n\n"
+            "class PostProcessor:\n    def __init__(self, out, rank):\n        self.out, self.rows = out, []\n"
+            "        self.file = f'{out}/pred.csv.rank.{rank}'\n\n"
+            "    def update(self, scores):\n        self.rows += scores.tolist()\n\n"
+            "    def save(self):\n        pd.DataFrame(self.rows).to_csv(self.file, index=False)\n        synchronize()\n\n"
+            "    def merge(self):\n        return pd.concat([pd.read_csv(f) for f in glob.glob(f'{self.out}/pred.csv.rank.*')])\n\n\n"
+            "class RankZeroWriter(PostProcessor):\n"
+            "    def save(self):\n        if dist.get_rank() == 0:\n            pd.DataFrame(self.rows).to_csv(self.file, index=False)\n"
+            "        synchronize()\n"
+        ),
+        "common/engine.py": (
+            "import torch\n\n\n"
+            "def validate(loader, model, post):\n    for x, _ in loader:\n        with torch.no_grad():\n"
+            "            post.update(model(x))\n    post.save()\n    return post.merge()\n"
+        ),
+        "run.py": (
+            "import torch.distributed as dist\nfrom torch.utils.data import DataLoader, DistributedSampler\n"
+            "from common.engine import validate\nfrom common.post import PostProcessor, RankZeroWriter\n\n\n"
+            "def main(args, model, val_set, test_set):\n    dist.init_process_group('nccl')\n"
+            "    if args.dist:\n        params = {'sampler': DistributedSampler(val_set, shuffle=False)}\n"
+            "    else:\n        params = {'shuffle': False}\n"
+            "    val_loader = DataLoader(val_set, batch_size=8, **params)\n"
+            "    print(validate(val_loader, model, PostProcessor(args.out, dist.get_rank())))\n"
+            "    test_loader = DataLoader(test_set, sampler=DistributedSampler(test_set, shuffle=False))\n"
+            "    print(validate(test_loader, model, RankZeroWriter(args.out, dist.get_rank())))\n\n\n"
+            "if __name__ == '__main__':\n    main(None, None, None, None)\n"
+        ),
+    }
+    chains = [(f[0], f[1], f[4].rpartition(" (")[2]) for f in _padded_eval_findings(tmp_path, run, files)]
+    assert chains == [(
+        "run.py", 10, "its loader is handed to validate() by the call at run.py:14, evaluated in a loop at "
+        "common/engine.py:5 and combined by the ranks' files, listed after a barrier, at common/post.py:20)",
+    )], chains
+
+
 _LOCAL_RANK_ONLY = (
     "import argparse\nimport torch\n\n"
     "parser = argparse.ArgumentParser()\nparser.add_argument('--local_rank', default=-1, type=int)\n"

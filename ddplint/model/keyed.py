@@ -85,18 +85,35 @@ def _accumulates(loop: ast.For | ast.AsyncFor, key: str) -> bool:
     return False
 
 
-# Calls writing results out as written (`json.dump(dic, f)`, `f.write(line)`), by their last part.
-_DUMPERS = _WRITERS | frozenset({"dump", "write"})
+# Calls writing results out as written (`json.dump(dic, f)`, `f.write(line)`, `df.to_csv(path)`), by their last part.
+DUMPERS = _WRITERS | frozenset({"dump", "write", "savetxt", "to_csv", "to_json", "to_parquet", "to_pickle"})
 
 
-def gathered_through_files(calls: list, barrier_line: int) -> int | None:
-    """Where the calls ((callee as written, line) pairs, in order) read back the files the ranks
-    wrote: a write (`json.dump`, `np.save`) before the barrier at `barrier_line` and a listing of
-    a folder after it (`os.listdir(result_dir)`), as when each rank dumps its results to
-    `<epoch>.<rank>.json` and rank 0 reads every file back: the line of the listing, or None."""
-    wrote = any(line <= barrier_line and callee.rpartition(".")[2] in _DUMPERS for callee, line in calls)
-    listing = (line for callee, line in calls if line > barrier_line and _lists(callee))
-    return next(listing, None) if wrote else None
+def file_step(callee: str, collective: str) -> str | None:
+    """What a call (its callee as written, and the collective of torch.distributed it is, or
+    "") does with files and the ranks: "write", "barrier", "list" (a folder), or None."""
+    if collective == "barrier":
+        return "barrier"
+    if callee.rpartition(".")[2] in DUMPERS:
+        return "write"
+    return "list" if _lists(callee) else None
+
+
+def gathered_through_files(steps) -> object | None:
+    """Where the steps (ddplint.model.records.FileStep, in the order they run) read back the
+    files the ranks wrote: a write every rank makes, then a barrier, then a listing of a folder
+    (`os.listdir(result_dir)`), as when each rank dumps its results to `<epoch>.<rank>.json` and
+    rank 0 reads every file back: the place of the listing, or None. A file only rank 0 writes
+    holds no other rank's results."""
+    wrote = barrier = False
+    for step in steps:
+        if step.kind == "write" and step.every_rank:
+            wrote = True
+        elif step.kind == "barrier" and wrote:
+            barrier = True
+        elif step.kind == "list" and barrier:
+            return step.place
+    return None
 
 
 def _lists(callee: str) -> bool:

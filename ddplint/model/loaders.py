@@ -358,7 +358,7 @@ def _fill(program, table: dict[Place, Evaluated], evaluates) -> None:
                 sampler = value.sampler
                 if not sampler.pads or sampler.made_at in table:
                     continue
-                found = program.evaluation(module, key, function.cls, call.callee, index, word)
+                found = program.evaluation(module, key, function.cls, call.callee, index, word, call.line)
                 if found is not None and (sampler.shuffle is False or evaluates(found.function.rpartition(".")[2])):
                     table[sampler.made_at] = Evaluated(found.function, found.loop, found.combine, program.place(module, call.line))
 

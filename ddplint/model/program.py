@@ -57,7 +57,7 @@ from ddplint.model import keyed
 from ddplint.model import store
 from ddplint.model import values as program_values
 from ddplint.model.records import (
-    Attr, CallResult, Called, DataCall, Each, Either, Element, Framework, FunctionSummary, Group, Inner, InnerOf, Instance, Item, Literal,
+    Attr, CallResult, Called, DataCall, Each, Either, Element, FileStep, Framework, FunctionSummary, Group, Inner, InnerOf, Instance, Item, Literal,
     Loader, Loop, LossScaler, MethodCall, ModuleSummary, Pack, Param, Place, Prepared, Sampler, SamplerTest, SelfAttr, Source,
     Through, Wrapped, decode, encode,
 )
@@ -78,7 +78,7 @@ MAX_HELPERS = 6  # project helpers followed to a collective (`collective`); deep
 _COMBINES, _EVERY_RANK = "combines", "every rank"  # what `_runs` looks for
 _BROADCAST_BUFFERS = "broadcast_buffers"  # DDP's parameter (torch_api.DDP)
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
-CACHE_VERSION = 24  # of the summaries kept in the cache: a summary of another version is read again
+CACHE_VERSION = 25  # of the summaries kept in the cache: a summary of another version is read again
 # `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 
@@ -1527,12 +1527,34 @@ class Program:
         return line not in record.grouped and self.context.every_rank_at(target.module, target.key, line)
 
     def evaluation(self, module: str, key: str | None, cls: str | None, callee: str, index: int | None,
-                   keyword: str | None) -> Evaluation | None:
+                   keyword: str | None, line: int | None = None) -> Evaluation | None:
         """Where the project function that calling `callee` in function `key` reaches iterates
         what the call passes it (at position `index` or as `keyword`) in a loop without
         backward(), and combines results across ranks in or after that loop; None if it does
-        not, or is unknown."""
-        return self.follow(self.memos.evaluations, self._evaluates, module, key, cls, callee, index, keyword)
+        not, or is unknown. Given the `line` of the call, the methods called there on the project
+        objects it hands the function are those of the objects that call hands
+        (`handed_objects`), whatever other calls of the function hand it."""
+        given = self.handed_objects(module, key, cls, callee, line) if line is not None else ()
+        if not given:
+            return self.follow(self.memos.evaluations, self._evaluates, module, key, cls, callee, index, keyword)
+        memo = self.memos.bound_evaluations.setdefault(given, DepthMemo())
+        return self.follow(memo, functools.partial(self._evaluates, given=given), module, key, cls, callee, index, keyword)
+
+    def handed_objects(self, module: str, key: str | None, cls: str | None, callee: str, line: int) -> tuple:
+        """What the call of `callee` at `line` of function `key` hands the project function it
+        reaches: ((that function), ((parameter, the project object it receives there), ...)),
+        or () where it hands no project object (ddplint.model.records.Instance)."""
+        target, record = self.target(module, key, cls, callee), self._record(module, key or "")
+        if target is None or record is None:
+            return ()
+        params = self._summaries[target.module].functions[target.key].arguments(target.bound)  # type: ignore[union-attr]
+        found = {}
+        for call in (call for call in record.calls if call.callee == callee and call.line == line):
+            for name, source in (*zip(params, call.args), *call.keywords.items()):
+                value = self.evaluate(module, key or "", source) if source is not None and name in params else None
+                if isinstance(value, Instance):
+                    found[name] = replace(value, passed_at=None)
+        return (target.function, tuple(sorted(found.items(), key=lambda item: item[0]))) if found else ()
 
     def follow(self, memo: DepthMemo, check, module: str, key: str | None, cls: str | None, callee: str,
                index: int | None, keyword: str | None, depth: int = 0):
@@ -1606,7 +1628,7 @@ class Program:
             if method.cls == cls
         )), None), 0)
 
-    def _evaluates(self, module: str, key: str, record: FunctionSummary, source: Source) -> Evaluation | None:
+    def _evaluates(self, module: str, key: str, record: FunctionSummary, source: Source, given: tuple = ()) -> Evaluation | None:
         held = source.name if isinstance(source, Param) else f"self.{source.name}" if isinstance(source, SelfAttr) else None
         for loop in record.loops:
             if held not in loop.iterated or loop.trains:
@@ -1621,20 +1643,60 @@ class Program:
                     if where.place is None:
                         where = replace(where, place=self.place(module, call.line))
                     return Evaluation(key, self.place(module, loop.first), where)
-            where = self._file_gather(module, record, loop.first)
+            objects = given[1] if given and given[0] == (module, key) else ()
+            where = self._file_gather(module, key, record, loop.first, objects)
             if where is not None and not self._deduplicates(module, key, record):
                 return Evaluation(key, self.place(module, loop.first), where)
         return None
 
-    def _file_gather(self, module: str, record: FunctionSummary, first: int) -> Collective | None:
+    def _file_gather(self, module: str, key: str, record: FunctionSummary, first: int, objects: tuple = ()) -> Collective | None:
         """Results combined through files after the loop starting at line `first`: each rank
         writes its own, a barrier waits for all, and the folder is listed and read back
         (ddplint.model.keyed.gathered_through_files), which counts every rank's results as an
-        all_gather_object does."""
-        calls = [(call.callee, call.line) for call in record.invocations if call.line >= first]
-        barrier = next((line for callee, line in calls if COLLECTIVES.get(self.qualify(module, callee) or "") == "barrier"), None)
-        listed = keyed.gathered_through_files(calls, barrier) if barrier is not None else None
-        return Collective("the ranks' files, listed after a barrier,", self.place(module, listed)) if listed is not None else None
+        all_gather_object does; the steps taken here or in the project functions and methods
+        the function calls (`file_steps`)."""
+        listed = keyed.gathered_through_files(self.file_steps(module, key, record.cls, first, objects))
+        return Collective("the ranks' files, listed after a barrier,", listed) if listed is not None else None
+
+    def file_steps(self, module: str, key: str, cls: str | None, first: int = 0, objects: tuple = (),
+                   depth: int = 0) -> tuple[FileStep, ...]:
+        """What function `key` of `module` does with files and the ranks from line `first` on, in
+        the order it runs: each write of a file (keyed.DUMPERS: `json.dump`, `f.write`,
+        `df.to_csv`), barrier (`dist.barrier()`) and listing of a folder (`glob.glob`), made there
+        or in the project functions it calls and the methods of the objects its parameters and
+        `self` hold (`post.save()` of the PostProcessor a caller hands it; three calls deep),
+        each at the place it is made and whether every rank that runs the function makes it
+        (no rank test around it or around the calls that lead there). `objects`: the project
+        objects ((parameter, Instance) pairs) one call hands the function, which its parameters
+        hold there whatever other calls hand it (`handed_objects`). While reading is closed
+        (a hint's question) every step counts as every rank's: who runs a line is not asked then."""
+        record = self._record(module, key)
+        if record is None or depth > 3:
+            return ()
+        memo_key = (module, key, first, objects, self.reading_closed)
+        known = self.memos.file_steps.get(memo_key)
+        if known is not None:
+            return known
+        self.memos.file_steps[memo_key] = ()  # a recursion through it finds nothing more
+        steps: list[FileStep] = []
+        for call in sorted((call for call in record.invocations if call.line >= first), key=lambda call: call.line):
+            head, _, rest = call.callee.partition(".")
+            held = dict(objects).get(head) if rest and "." not in rest else None
+            target = self._method(held.module, held.cls, rest) if held is not None else None
+            target = target or self.target(module, key or None, cls, call.callee)  # a project method first: `post.save()`
+            if target is not None and target.function != (module, key):
+                callee_cls = self._summaries[target.module].functions[target.key].cls  # type: ignore[union-attr]
+                taken = self.file_steps(target.module, target.key, callee_cls, 0, (), depth + 1)
+            else:
+                kind = keyed.file_step(call.callee, COLLECTIVES.get(self.qualify(module, call.callee) or ""))
+                taken = (FileStep(kind, self.place(module, call.line), True),) if kind is not None else ()
+            # Who runs a line is not asked while reading is closed (Program.hands_to_evaluation):
+            # the context would keep an answer that lacks the modules unread; a hint may admit more.
+            if taken and not self.reading_closed and not self.context.every_rank_at(module, key or None, call.line):
+                taken = tuple(replace(step, every_rank=False) for step in taken)
+            steps += taken
+        self.memos.file_steps[memo_key] = found = tuple(steps)
+        return found
 
     def _deduplicates(self, module: str, key: str, record: FunctionSummary) -> bool:
         """Whether function `key` (or a project helper it calls) places results by sample id
@@ -1721,6 +1783,8 @@ class _Memos:
         self.evaluations = DepthMemo()
         self.collectives = DepthMemo()  # `combines` and `collective`
         self.deduplicating: dict = {}
+        self.file_steps: dict = {}  # (module, function, first line, objects handed) -> its FileSteps
+        self.bound_evaluations: dict = {}  # `evaluation` of one call, by the objects it hands: a DepthMemo each
         self.trainings = DepthMemo()  # ddplint.model.inner
         self.backwards = DepthMemo()
         self.handed_inner: dict = {}

@@ -2488,10 +2488,12 @@ class ProjectView:
         follows (ddplint.model.program.Program.framework_collective), or None."""
         return self.project.program.framework_collective(self.module, key, written)
 
-    def evaluation(self, key: str | None, cls: str | None, callee: str, index: int | None, keyword: str | None):
-        """Where the project function a call hands a loader to evaluates it and combines the
-        results: (its key, the loop's place, the combine's place), or None."""
-        return self.project.program.evaluation(self.module, key, cls, callee, index, keyword)
+    def evaluation(self, key: str | None, cls: str | None, callee: str, index: int | None, keyword: str | None,
+                   line: int | None = None):
+        """Where the project function a call (at `line`: with the objects that call hands it)
+        hands a loader to evaluates it and combines the results: (its key, the loop's place, the
+        combine's place), or None."""
+        return self.project.program.evaluation(self.module, key, cls, callee, index, keyword, line)
 
     def inner_handed(self) -> dict:
         """The calls of this module that hand a DDP model's inner module to a project function

@@ -618,6 +618,17 @@ class Instance(Value):
 
 
 @record
+class FileStep:
+    """A step a function takes with files and the ranks (ddplint.model.program.Program.file_steps):
+    `kind` "write" (a file), "barrier" or "list" (a folder's files), at `place`; `every_rank`:
+    every rank that runs the function takes it (no rank test stands around it)."""
+
+    kind: str
+    place: Place
+    every_rank: bool
+
+
+@record
 class LossScaler(Value):
     """An object of a library loss scaler (torch_api.LOSS_SCALERS: timm's NativeScaler): calling
     it runs the backward, and the optimizer step unless its gate says not to."""

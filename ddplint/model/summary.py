@@ -413,8 +413,12 @@ class _FunctionReader:
         facts: dict = {}
         if any(k.arg is None for k in call.keywords):
             # `**kwargs` cannot repeat a keyword given by name (Python refuses the call): only
-            # what is not given by name may come from it
-            facts = {name: Unknown() for name in (*_DATA_LITERALS, *_DATA_SOURCES) if name in params and name not in given}
+            # what is not given by name may come from it; from a local dict literal, its entries
+            spread = self._spread(call)
+            facts = {
+                name: spread.get(name) or Unknown() if name in _DATA_SOURCES and spread is not None else Unknown()
+                for name in (*_DATA_LITERALS, *_DATA_SOURCES) if name in params and name not in given
+            }
         for name, value in given.items():
             if name in _DATA_LITERALS:
                 known = value.value if isinstance(value, ast.Constant) and isinstance(value.value, bool) else self._flag(value)
@@ -432,6 +436,30 @@ class _FunctionReader:
         else:
             when = ()
         return DataCall(**facts, when=when)
+
+    def _spread(self, call: ast.Call) -> dict[str, Source] | None:
+        """The sources of the entries a call's one `**name` spreads, where `name` is a local bound
+        to dict literals with string keys (`params = {"sampler": DistributedSampler(ds)}` in one
+        way of an `if`, `{"shuffle": False}` in the other): per key, what each way holds (an
+        Either with None where a way lacks the key); None where `**` spreads anything else."""
+        spread = [k.value for k in call.keywords if k.arg is None]
+        if len(spread) != 1 or not isinstance(spread[0], ast.Name):
+            return None
+        ways, pending = [], [self.env.get(spread[0].id)]
+        while pending:
+            held = pending.pop(0)
+            if isinstance(held, Either):
+                pending[:0] = list(held.branches)
+            elif isinstance(held, Group) and held.keys:
+                ways.append(dict(zip(held.keys, held.items)))
+            elif held is not None:
+                return None
+            else:
+                ways.append({})  # a dict literal of nothing followed (`{"shuffle": False}`), or unbound that way
+        if not ways:
+            return None
+        keys = {key for way in ways for key, item in way.items() if item is not None}
+        return {key: ways[0][key] if len(ways) == 1 else Either(tuple(way.get(key) for way in ways)) for key in keys}
 
     def _may_be_none(self, expr: ast.expr | None) -> bool:
         """Whether `expr` may hold None on some path to here where its source says otherwise:

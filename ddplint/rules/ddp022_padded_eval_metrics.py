@@ -58,7 +58,12 @@ class PaddedEvalMetrics(Rule):
     own entry or file (per-sample files nothing reads back, pictures, clear nothing; an entry each
     sample appends to, `result[qid][0].append(score)`, keeps the repeat). Results each rank
     writes to a file of its own, read back by listing the folder after `dist.barrier()`, are
-    combined as by all_gather. The sampler may be
+    combined as by all_gather, also where the write, the barrier (a helper around it) and the
+    listing are steps of project functions or of methods of an object handed to the evaluating
+    function (`post.save()`, then `post.merge()`), the object being the one the evaluating call
+    hands; a file only rank 0 writes holds no other rank's results. The loader may take the
+    sampler from a local dict spread into it (`DataLoader(ds, **params)` after `params =
+    {"sampler": DistributedSampler(ds, shuffle=False)}`). The sampler may be
     the project's own copy of DistributedSampler (a class whose `__iter__` pads its index list
     with its own start, `indices += indices[: self.total_size - len(indices)]`, a batch sampler that
     pads its list of batches so too, its arguments read by keyword), made by a helper
@@ -98,9 +103,9 @@ class PaddedEvalMetrics(Rule):
         "so the gathered or all-reduced metric counts some twice; trim the gathered results to "
         "len(dataset) or shard without padding"
     )
-    # `also`: the combining collective that counts the padding; timm's create_loader builds the
-    # sampler inside.
-    trigger = CallTrigger(DISTRIBUTED_SAMPLER | LIBRARY_LOADERS, also=(("all_reduce", "all_gather", "gather", "reduce"),))
+    # `also`: the combining collective that counts the padding, or the barrier after which the
+    # ranks' files are read back; timm's create_loader builds the sampler inside.
+    trigger = CallTrigger(DISTRIBUTED_SAMPLER | LIBRARY_LOADERS, also=(("all_reduce", "all_gather", "gather", "reduce", "barrier"),))
     analyses = (LoaderFlow,)
 
     flagged_examples = (
@@ -470,6 +475,65 @@ class PaddedEvalMetrics(Rule):
                 return torch.cat(all_x)
             """
         ),
+        Flagged(
+            # Each rank writes its results to a file of its own, waits at a barrier (through a
+            # helper) and rank 0 lists the folder and reads every file back, all in methods of an
+            # object the caller hands the evaluation; the sampler reaches the loader through `**params`.
+            """
+            import glob
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def synchronize():
+                if dist.is_initialized():
+                    dist.barrier()
+
+            class PostProcessor:
+                def __init__(self, out, rank):
+                    self.out, self.rows = out, []
+                    self.file = f"{out}/pred.csv.rank.{rank}"
+
+                def update(self, scores, ids):
+                    self.rows += list(zip(ids.tolist(), scores.tolist()))
+
+                def save(self):
+                    with open(self.file, "w") as f:
+                        f.write("\\n".join(f"{i},{s}" for i, s in self.rows))
+                    synchronize()
+
+                def merge(self):
+                    rows = []
+                    for name in glob.glob(f"{self.out}/pred.csv.rank.*"):
+                        with open(name) as f:
+                            rows += f.read().splitlines()
+                    return rows
+
+            @torch.no_grad()
+            def validate(loader, model, post):
+                for x, ids in loader:
+                    post.update(model(x), ids)
+                post.save()
+                if dist.get_rank() == 0:
+                    return post.merge()
+
+            def main(args, model, val_set):
+                if args.dist:
+                    params = {"sampler": DistributedSampler(val_set, shuffle=False)}
+                                         ^
+                else:
+                    params = {"shuffle": False}
+                loader = DataLoader(val_set, batch_size=8, **params)
+                print(validate(loader, model, PostProcessor(args.out, args.rank)))
+            """,
+            messages=(
+                "evaluation DistributedSampler pads its shards by repeating samples (drop_last=False), so the "
+                "gathered or all-reduced metric counts some twice; trim the gathered results to len(dataset) or "
+                "shard without padding (its loader is handed to validate() by the call at example.py:44, "
+                "evaluated in a loop at example.py:32 and combined by the ranks' files, listed after a barrier, "
+                "at example.py:25)"
+            ),
+        ),
     )
     clean_examples = (
         Clean(
@@ -717,6 +781,48 @@ class PaddedEvalMetrics(Rule):
                 print(evaluate(model, loaders["val"]), evaluate(model, loaders["calib"]))
             """
         ),
+        Clean(
+            # Only rank 0 writes its file before the barrier: what is listed after it holds no other
+            # rank's results, and nothing is combined.
+            """
+            import glob
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def synchronize():
+                if dist.is_initialized():
+                    dist.barrier()
+
+            class PostProcessor:
+                def __init__(self, out):
+                    self.out, self.rows = out, []
+
+                def update(self, scores):
+                    self.rows += scores.tolist()
+
+                def save(self):
+                    if dist.get_rank() == 0:
+                        with open(f"{self.out}/pred.csv", "w") as f:
+                            f.write(str(self.rows))
+                    synchronize()
+
+                def listing(self):
+                    return glob.glob(f"{self.out}/*.csv")
+
+            @torch.no_grad()
+            def validate(loader, model, post):
+                for x, _ in loader:
+                    post.update(model(x))
+                post.save()
+                return post.listing()
+
+            def main(args, model, val_set):
+                params = {"sampler": DistributedSampler(val_set, shuffle=False)}
+                loader = DataLoader(val_set, batch_size=8, **params)
+                print(validate(loader, model, PostProcessor(args.out)))
+            """
+        ),
     )
 
     def __init__(self, model) -> None:
@@ -736,8 +842,8 @@ class PaddedEvalMetrics(Rule):
         # (function, name) -> the size of the dataset split it is bound to (`datasets.MNIST(..., train=False)`)
         self._split_sizes: dict[tuple[int | None, str], int] = {}
         # Calls that hand something to a function the project model may follow:
-        # (callee, function key, class, positional refs, keyword refs)
-        self._handed: list[tuple[str, str | None, str | None, list, dict]] = []
+        # (callee, function key, class, positional refs, keyword refs, the call)
+        self._handed: list[tuple[str, str | None, str | None, list, dict, cst.Call]] = []
 
     def _function(self) -> int | None:
         frame = self.model.function
@@ -762,7 +868,7 @@ class PaddedEvalMetrics(Rule):
             positional = [self.flow.ref(a.value) for a in node.args if a.keyword is None and not a.star]
             keywords = {a.keyword.value: self.flow.ref(a.value) for a in node.args if a.keyword is not None}
             if any(positional) or any(keywords.values()):
-                self._handed.append((callee, key, cls, positional, keywords))
+                self._handed.append((callee, key, cls, positional, keywords, node))
 
     def _combines(self, node: cst.Call) -> bool:
         """A collective, or a project helper that runs one (`concat_all_gather(x)`)."""
@@ -915,11 +1021,12 @@ class PaddedEvalMetrics(Rule):
             if any(call.node is not None and id(call.node) in self._results_combined for call in calls):
                 return ""
         refs = self.flow.refs(loader)
-        for callee, key, cls, positional, keywords in self._handed:
+        for callee, key, cls, positional, keywords, call in self._handed:
             handed = [(i, None) for i, ref in enumerate(positional) if ref in refs]
             handed += [(None, word) for word, ref in keywords.items() if ref in refs]
+            line = self.model.spans([call])[id(call)][0][0] if handed else None  # the objects this call hands count
             for index, word in handed:
-                found = self.model.project.evaluation(key, cls, callee, index, word)  # type: ignore[union-attr]
+                found = self.model.project.evaluation(key, cls, callee, index, word, line)  # type: ignore[union-attr]
                 if found is not None and (ordered or evaluates(found.function.rpartition(".")[2])):
                     return f" (evaluated by {found.function}() in a loop at {found.loop}, combined by {found.combine})"
         return None
