@@ -11,6 +11,8 @@ import pytest
 
 from ddplint_test_support import cli_env
 
+pytestmark = pytest.mark.slow  # CI runs this module on Python 3.11 only (see .ci/run)
+
 MULTILINE = 'import torch.distributed\n\nmodel = torch.load(\n    "ckpt.pt",\n)\n'
 
 

@@ -14,6 +14,8 @@ import pytest
 
 from ddplint_test_support import REPO, cli_env
 
+pytestmark = pytest.mark.slow  # CI runs this module on Python 3.11 only (see .ci/run)
+
 pytest.importorskip("pygls", reason="the language server needs the `server` extra (pygls)")
 NVIM = shutil.which("nvim")
 

@@ -25,6 +25,8 @@ from ddplint.fixing.fixer import MAX_PASSES, fix_text
 from ddplint.rules import all_rules
 from ddplint.prefilter.screens import facts_of
 
+pytestmark = pytest.mark.slow  # CI runs this module on Python 3.11 only (see .ci/run)
+
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = [example.code for rule in all_rules() for example in rule.flagged_examples] + [
     path.read_text() for path in sorted((REPO / "fixtures").glob("*/*.py"))

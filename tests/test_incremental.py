@@ -17,6 +17,8 @@ from ddplint.fixing.quickfix import apply_fix, changed_span, import_edit
 from ddplint.rules import all_rules
 from ddplint.server.statements import StatementCache
 
+pytestmark = pytest.mark.slow  # CI runs this module on Python 3.11 only (see .ci/run)
+
 LAYOUTS = [
     "import torch.distributed\n\ndef f():\n    x = 1\n    # a comment at the end of the body\n\n# before g\n@deco\ndef g(): pass\n",
     "a = 1; b = 2\nc = (1,\n     2)\n# trailing\n# comments",

@@ -14,6 +14,8 @@ from ddplint.engine.lint import MAX_PARSE_CHARS, _top_level_starts, analyse, ana
 from ddplint.fixing.fixer import _fix_large, fix_text
 from ddplint.rules import all_rules
 
+pytestmark = pytest.mark.slow  # CI runs this module on Python 3.11 only (see .ci/run)
+
 RULES = all_rules()
 
 

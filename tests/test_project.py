@@ -20,6 +20,8 @@ from ddplint.rules.ddp001_cuda_tensor_in_default_argument import cuda_function
 from ddplint.rules.ddp003_missing_set_epoch import MissingSetEpoch
 from ddplint.core.torch_api import DISTRIBUTED_MARKERS
 
+pytestmark = pytest.mark.slow  # CI runs this module on Python 3.11 only (see .ci/run)
+
 PROJECTS = Path(__file__).parent / "data" / "projects"
 # Modules made of the lines the index's text patterns look for, for the no-crash property.
 _BODY_LINES = [

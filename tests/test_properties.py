@@ -9,11 +9,14 @@ import os
 
 import hypothesmith
 import libcst as cst
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ddplint.engine.lint import SourceError, analyse
 from ddplint.fixing.fixer import fix_text
 from ddplint.rules import all_rules
+
+pytestmark = pytest.mark.slow  # CI runs this module on Python 3.11 only (see .ci/run)
 
 # CI is deterministic (a fixed seed per test), so a run fails only on a change; "long" explores.
 settings.register_profile(

@@ -11,6 +11,8 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ddplint.semantic.walk import SKIPPED, _holders, positions, walk
 
+pytestmark = pytest.mark.slow  # CI runs this module on Python 3.11 only (see .ci/run)
+
 REPO = pathlib.Path(__file__).resolve().parent.parent
 SOURCES = sorted(p for p in REPO.glob("ddplint/**/*.py")) + sorted(REPO.glob("fixtures/**/*.py"))
 
