@@ -10,7 +10,7 @@ import pytest
 
 from ddplint.engine import lint as engine
 from ddplint.api import Mode, process_source
-from ddplint.engine.lint import MAX_PARSE_CHARS, _top_level_starts, analyse, analyse_large
+from ddplint.engine.lint import MAX_PARSE_CHARS, top_level_starts, analyse, analyse_large
 from ddplint.fixing.fixer import _fix_large, fix_text
 from ddplint.rules import all_rules
 
@@ -70,7 +70,7 @@ class C:
 
 
 def test_top_level_statements_are_found_as_ast_finds_them():
-    starts, heads = _top_level_starts(TRICKY)
+    starts, heads = top_level_starts(TRICKY)
     assert starts == _ast_starts(TRICKY)
     assert heads[:4] == ['"', "import", "from", "x"]
 
@@ -85,7 +85,7 @@ def test_top_level_statements_of_torch_itself():
             expected = _ast_starts(source)
         except SyntaxError:
             continue
-        assert _top_level_starts(source)[0] == expected, path
+        assert top_level_starts(source)[0] == expected, path
         checked += 1
     assert checked > 100
 

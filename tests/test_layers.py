@@ -83,6 +83,26 @@ def test_an_upward_import_is_caught():
     assert all(layer_of(module) > layer_of("ddplint.model.program") for _, module in found)
 
 
+def private_imports(tree: ast.AST, module: str = "ddplint.x") -> list[str]:
+    """`from ddplint.a import _b` in `module`: a name its own module keeps to itself, taken by
+    another (`line: a._b`)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] == "ddplint"):
+            found += [f"{node.lineno}: {node.module}.{alias.name}" for alias in node.names if alias.name.startswith("_") and not alias.name.startswith("__")]
+    return found
+
+
+def test_no_module_takes_a_private_name_of_another():
+    taken = [f"{module}:{found}" for path, module in modules() for found in private_imports(ast.parse(path.read_text(encoding="utf-8")), module)]
+    assert taken == []
+
+
+def test_a_private_import_is_caught():
+    tree = ast.parse("from ddplint.model.context import _tested, public\nfrom .lint import __version__\nfrom os import _exit\n")
+    assert private_imports(tree) == ["1: ddplint.model.context._tested"]
+
+
 LONGEST_FUNCTION = 100
 
 

@@ -383,10 +383,10 @@ def test_predicates_by_definition_and_uncalled_functions(source, expected):
     ],
 )
 def test_predicate_test_reads_returns_under_their_conditions(body, expected):
-    from ddplint.analyses.ranks import NONZERO, ZERO, _ALWAYS_TRUE, predicate_test
+    from ddplint.analyses.ranks import NONZERO, ZERO, ALWAYS_TRUE, predicate_test
 
     function = cst.parse_module(f"def f(self):\n    {body}\n").body[0]
-    assert predicate_test(function) == {"ZERO": ZERO, "NONZERO": NONZERO, "TRUE": _ALWAYS_TRUE, "UNKNOWN": UNKNOWN}[expected]
+    assert predicate_test(function) == {"ZERO": ZERO, "NONZERO": NONZERO, "TRUE": ALWAYS_TRUE, "UNKNOWN": UNKNOWN}[expected]
 
 
 _ACCELERATE_SAVES = """

@@ -580,7 +580,7 @@ def _training_args_should_save(test: cst.BaseExpression) -> bool:
 # What a condition that is a constant says: `if False:` is reached by no rank, so both of its
 # "true" facts hold vacuously (and `True`'s "false" facts).
 _ALWAYS_FALSE = RankTest(true_only_zero=True, true_never_zero=True)
-_ALWAYS_TRUE = _ALWAYS_FALSE.negated()
+ALWAYS_TRUE = _ALWAYS_FALSE.negated()
 _EVERY_FACT = RankTest(True, True, True, True)
 
 
@@ -729,7 +729,7 @@ def _returned(value: cst.BaseExpression | None, condition: RankTest, outcomes: l
         return
     truth = False if value is None else _constant_truth(value)
     if truth is not None:
-        outcomes.append(_outcome(condition, _ALWAYS_TRUE if truth else _ALWAYS_FALSE))
+        outcomes.append(_outcome(condition, ALWAYS_TRUE if truth else _ALWAYS_FALSE))
     else:
         outcomes.append(_outcome(condition, classify(value, resolve)))  # type: ignore[arg-type]
 
@@ -848,7 +848,7 @@ def _held_by(values: list, resolve: Resolver | None, unknown: tuple) -> RankTest
         value, resolved_by = value if isinstance(value, tuple) else (value, resolve)  # a base class's elsewhere
         truth = _constant_truth(value)
         if truth is not None:
-            facts = _meet(facts, _ALWAYS_TRUE if truth else _ALWAYS_FALSE)
+            facts = _meet(facts, ALWAYS_TRUE if truth else _ALWAYS_FALSE)
             continue
         test = classify(value, resolved_by)
         if not test.is_rank_test:
@@ -1214,7 +1214,7 @@ class RankFacts:
             return self.uncalled(test.expression)
         if isinstance(test, cst.BooleanOperation):
             return self.uncalled(test.left) or self.uncalled(test.right)
-        if isinstance(test, (cst.Name, cst.Attribute)) and self(test) is _ALWAYS_TRUE:
+        if isinstance(test, (cst.Name, cst.Attribute)) and self(test) is ALWAYS_TRUE:
             return dotted_name(test)
         return None
 
@@ -1255,7 +1255,7 @@ class RankFacts:
             return None
         named = self._function(expr, function, cls, self_name)
         if isinstance(named, str) and self.context is not None and self.context.names_function(self.model.project.module, dotted_name(expr)):
-            return _ALWAYS_TRUE  # a project function named without a call: a function object
+            return ALWAYS_TRUE  # a project function named without a call: a function object
         if named is not None:
             return self._named(named)
         if isinstance(expr, cst.Name):
@@ -1434,7 +1434,7 @@ class RankFacts:
         if isinstance(named, str):
             last = named.rpartition(".")[2]
             is_predicate = last.startswith("is_") and last in MAIN_PROCESS_NAMES
-            return _ALWAYS_TRUE if is_predicate or last in DISTRIBUTED_PREDICATES or last in RANK_FUNCTIONS else None
+            return ALWAYS_TRUE if is_predicate or last in DISTRIBUTED_PREDICATES or last in RANK_FUNCTIONS else None
         decorators = {last_name(decorator.decorator) for decorator in named.decorators}
         if decorators & _PROPERTIES:
             return self._returns(named)
@@ -1442,9 +1442,9 @@ class RankFacts:
             return None  # the decorator may make it anything
         name = named.name.value
         if name in MAIN_PROCESS_NAMES or name in DISTRIBUTED_PREDICATES or name in RANK_FUNCTIONS:
-            return _ALWAYS_TRUE
+            return ALWAYS_TRUE
         verdict = self._returns(named)
-        return _ALWAYS_TRUE if isinstance(verdict, RankValue) or verdict is not None and verdict.is_rank_test else None
+        return ALWAYS_TRUE if isinstance(verdict, RankValue) or verdict is not None and verdict.is_rank_test else None
 
     def _name_owner(self, name: str, function: cst.FunctionDef | None) -> int | None:
         """Id of the def (or module) whose binding of `name` is read in `function` (where the
@@ -1700,7 +1700,7 @@ class RankRegions(Analysis):
     def _settled(self, expr: cst.BaseExpression, assumed: dict[str, bool]):
         name = dotted_name(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else None
         if name in assumed:
-            return _ALWAYS_TRUE if assumed[name] else _ALWAYS_FALSE
+            return ALWAYS_TRUE if assumed[name] else _ALWAYS_FALSE
         return self.facts(expr)
 
     def visit_Module(self, node: cst.Module) -> None:

@@ -128,7 +128,7 @@ SYNTAX_CHUNK_CHARS = 500_000
 def _check_syntax_in_chunks(source: str) -> None:
     """CPython's syntax check of a file over the parse limit, a run of whole top-level
     statements at a time: the ast of a 10 MB module takes 2.5 GB, of each run a few dozen MB."""
-    starts, _ = _top_level_starts(source)
+    starts, _ = top_level_starts(source)
     lines = split_lines(source, keepends=True)
     bounds = [*(starts if starts and starts[0] == 0 else [0, *starts]), len(lines)]
     first, size = 0, 0
@@ -496,7 +496,7 @@ def _removes(replacement) -> bool:
 # -- files over the parse limit ----------------------------------------------------------------
 #
 # A file too large to parse whole is checked top-level statement by statement: a scan of its
-# text (`_top_level_starts`, no tree) finds where each top-level statement begins;
+# text (`top_level_starts`, no tree) finds where each top-level statement begins;
 # a statement is kept when, together with the file's imports, it passes some rule's needles
 # and screen, as a whole file would; the kept statements and the imports are parsed as one
 # module (each set off by a marker comment, so that fixes can be put back where the statements
@@ -580,7 +580,7 @@ _HEAD = re.compile(r"[A-Za-z_]\w*|\S")
 _CLAUSES = frozenset({"else", "elif", "except", "finally"})
 
 
-def _top_level_starts(source: str) -> tuple[list[int], list[str]]:
+def top_level_starts(source: str) -> tuple[list[int], list[str]]:
     """0-based first lines of the top-level statements (decorators and `else:`-like clauses
     stay with theirs; comment lines before a statement stay with the one before), and the
     first word of each."""
@@ -631,7 +631,7 @@ def _is_import_part(head: str, text: str) -> bool:
 def large_file_parts(source: str, rules: Sequence[type[Rule]]) -> LargeFileParts:
     """Which top-level statements of a large file to parse: the imports, a module docstring
     and every statement that some rule's needles and screen admit (with the imports)."""
-    starts, heads = _top_level_starts(source)
+    starts, heads = top_level_starts(source)
     lines = split_lines(source, keepends=True)
     if not starts or starts[0] != 0:
         starts, heads = [0, *starts], ["", *heads]  # leading comments and blank lines: a part of their own

@@ -93,11 +93,11 @@ class Suppressions:
             self._spread_over_logical_lines(0, len(self._lines))
 
     def _statement_starts(self) -> list[int]:
-        from ddplint.engine.lint import _top_level_starts  # loaded already: only the engine asks
+        from ddplint.engine.lint import top_level_starts  # loaded already: only the engine asks
 
         if _LONE_CR.search(self._source):  # the scan counts lines at \n only: one statement, the file
             return [0]
-        return _top_level_starts(self._source)[0]
+        return top_level_starts(self._source)[0]
 
     def _spread_over_logical_lines(self, first: int, last: int) -> bool:
         """Merge the comments of each logical line of lines `first` to `last` (0-based, last

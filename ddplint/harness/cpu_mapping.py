@@ -37,7 +37,7 @@ from collections import Counter
 from types import SimpleNamespace
 
 from .observe import CPU_MAP_VAR as MAP_VAR
-from .observe import _wrap
+from .observe import wrap
 
 # The tensor factories whose device= is mapped (torch.zeros(n, device="cuda")).
 FACTORIES = ("zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange",
@@ -222,17 +222,17 @@ def _install_placement() -> None:
             return original(f, *args, **kwargs)
         return load
 
-    _wrap(torch, "load", make_load)
+    wrap(torch, "load", make_load)
     for storage in (torch.UntypedStorage, torch.TypedStorage):
-        _wrap(storage, "cuda", make_cuda("Storage.cuda()"))
+        wrap(storage, "cuda", make_cuda("Storage.cuda()"))
     for name in FACTORIES:
-        _wrap(torch, name, make_factory(f"torch.{name}(device=cuda)"))
-    _wrap(torch.Tensor, "to", make_to("Tensor.to(cuda)"))
-    _wrap(torch.nn.Module, "to", make_to("Module.to(cuda)"))
-    _wrap(torch.Tensor, "cuda", make_cuda("Tensor.cuda()"))
-    _wrap(torch.nn.Module, "cuda", make_cuda("Module.cuda()"))
-    _wrap(torch.Tensor, "pin_memory", make_cuda("Tensor.pin_memory()"))
-    _wrap(torch.Tensor, "record_stream", make_cuda("Tensor.record_stream()"))
+        wrap(torch, name, make_factory(f"torch.{name}(device=cuda)"))
+    wrap(torch.Tensor, "to", make_to("Tensor.to(cuda)"))
+    wrap(torch.nn.Module, "to", make_to("Module.to(cuda)"))
+    wrap(torch.Tensor, "cuda", make_cuda("Tensor.cuda()"))
+    wrap(torch.nn.Module, "cuda", make_cuda("Module.cuda()"))
+    wrap(torch.Tensor, "pin_memory", make_cuda("Tensor.pin_memory()"))
+    wrap(torch.Tensor, "record_stream", make_cuda("Tensor.record_stream()"))
     torch.device = _device_type(_real_device)
 
 
@@ -403,8 +403,8 @@ def _install_cuda_queries() -> None:
 
     for name, answer in answers.items():
         if hasattr(cuda, name):
-            _wrap(cuda, name, make_query(cuda, name, answer))
-    _wrap(cuda.nccl, "version", make_query(cuda.nccl, "version", lambda: (0, 0, 0)))
+            wrap(cuda, name, make_query(cuda, name, answer))
+    wrap(cuda.nccl, "version", make_query(cuda.nccl, "version", lambda: (0, 0, 0)))
     cuda.set_device = set_device
     _install_accelerator(answers, make_query)
     cuda.Event = _counted(_Event, "torch.cuda.Event")
@@ -439,7 +439,7 @@ def _install_accelerator(cuda_answers: dict, make_query) -> None:
     answers["reset_accumulated_memory_stats"] = lambda device=None: None
     for name, answer in answers.items():
         if hasattr(accelerator, name):
-            _wrap(accelerator, name, make_query(accelerator, name, answer))
+            wrap(accelerator, name, make_query(accelerator, name, answer))
 
     def set_device_index(device) -> None:
         _current[0] = _index(device)
@@ -510,12 +510,12 @@ def _install_distributed() -> None:
         return convert_sync_batchnorm
 
     if hasattr(dist, "get_default_backend_for_device"):
-        _wrap(dist, "get_default_backend_for_device", make_default_backend)
-    _wrap(torch.nn.SyncBatchNorm, "convert_sync_batchnorm", make_convert)
-    _wrap(dist, "init_process_group", make_init_group)
-    _wrap(dist, "new_group", make_new_group)
-    _wrap(dist, "barrier", make_barrier)
-    _wrap(DistributedDataParallel, "__init__", make_ddp_init)
+        wrap(dist, "get_default_backend_for_device", make_default_backend)
+    wrap(torch.nn.SyncBatchNorm, "convert_sync_batchnorm", make_convert)
+    wrap(dist, "init_process_group", make_init_group)
+    wrap(dist, "new_group", make_new_group)
+    wrap(dist, "barrier", make_barrier)
+    wrap(DistributedDataParallel, "__init__", make_ddp_init)
 
 
 def install() -> None:

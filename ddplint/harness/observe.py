@@ -159,7 +159,7 @@ def save_now_and_then() -> None:
         save()
 
 
-def _wrap(owner, name: str, make):
+def wrap(owner, name: str, make):
     original = getattr(owner, name)
     wrapped = make(original)
     functools.update_wrapper(wrapped, original)
@@ -262,12 +262,12 @@ def _install_loader_probes() -> None:
             self._ddplint_created_at = project_frames()
         return __init__
 
-    _wrap(DistributedSampler, "__init__", make_sampler_init)
-    _wrap(DataLoader, "__init__", make_loader_init)
-    _wrap(_BaseDataLoaderIter, "__init__", make_init)
-    _wrap(_BaseDataLoaderIter, "_reset", make_reset)
-    _wrap(_BaseDataLoaderIter, "_next_index", make_next_index)
-    _wrap(_BaseDataLoaderIter, "__next__", make_next)
+    wrap(DistributedSampler, "__init__", make_sampler_init)
+    wrap(DataLoader, "__init__", make_loader_init)
+    wrap(_BaseDataLoaderIter, "__init__", make_init)
+    wrap(_BaseDataLoaderIter, "_reset", make_reset)
+    wrap(_BaseDataLoaderIter, "_next_index", make_next_index)
+    wrap(_BaseDataLoaderIter, "__next__", make_next)
 
 
 def loader_facts() -> list[dict]:
@@ -326,8 +326,8 @@ def _install_checkpoint_probes() -> None:
             return original(obj, f, *args, **kwargs)
         return save_
 
-    _wrap(torch, "load", make_load)
-    _wrap(torch, "save", make_save)
+    wrap(torch, "load", make_load)
+    wrap(torch, "save", make_save)
 
 
 # --------------------------------------------------------------------------- collectives, splits
@@ -351,7 +351,7 @@ def _install_collective_probes() -> None:
 
     for name in COLLECTIVE_NAMES:
         if hasattr(dist, name):
-            _wrap(dist, name, make(name))
+            wrap(dist, name, make(name))
 
 
 def _install_ddp_probes() -> None:
@@ -394,8 +394,8 @@ def _install_ddp_probes() -> None:
         syncing[0] = 0
         save_now_and_then()
 
-    _wrap(DistributedDataParallel, "__init__", make_init)
-    _wrap(DistributedDataParallel, "forward", make_forward)
+    wrap(DistributedDataParallel, "__init__", make_init)
+    wrap(DistributedDataParallel, "forward", make_forward)
     try:
         from torch.optim.optimizer import register_optimizer_step_pre_hook
     except ImportError:  # torch before 2.0: steps are not counted
@@ -415,7 +415,7 @@ def _install_split_probe() -> None:
             return parts
         return random_split
 
-    _wrap(dataset_module, "random_split", make_split)
+    wrap(dataset_module, "random_split", make_split)
     torch.utils.data.random_split = dataset_module.random_split
 
 
@@ -532,9 +532,9 @@ def _install_argparse_probe() -> None:
             return action
         return add_argument
 
-    _wrap(argparse._ActionsContainer, "add_argument", make_add)
-    _wrap(argparse.ArgumentParser, "parse_known_args", make_parse)
-    _wrap(argparse.ArgumentParser, "error", make_error)
+    wrap(argparse._ActionsContainer, "add_argument", make_add)
+    wrap(argparse.ArgumentParser, "parse_known_args", make_parse)
+    wrap(argparse.ArgumentParser, "error", make_error)
 
 
 # --------------------------------------------------------------------------- ending

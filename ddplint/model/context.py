@@ -189,22 +189,22 @@ def _is_self_attribute(node: ast.AST, this: str | None, attribute: str) -> bool:
     )
 
 
-def _tested_statements(body: list, tests: tuple):
+def tested_statements(body: list, tests: tuple):
     """The statements of `body` and of the blocks in it, in the order of the source, each with
     the `if` tests around it there (`ast` expressions) and the way each is taken: (statement,
     ((test, True), ...))."""
     for statement in body:
         yield statement, tests
         if isinstance(statement, ast.If):
-            yield from _tested_statements(statement.body, (*tests, (statement.test, True)))
-            yield from _tested_statements(statement.orelse, (*tests, (statement.test, False)))
+            yield from tested_statements(statement.body, (*tests, (statement.test, True)))
+            yield from tested_statements(statement.orelse, (*tests, (statement.test, False)))
             continue
         for field in ("body", "orelse", "finalbody"):
             inner = getattr(statement, field, None)
             if isinstance(inner, list):
-                yield from _tested_statements(inner, tests)
+                yield from tested_statements(inner, tests)
         for inner in (*(getattr(statement, "handlers", ()) or ()), *(getattr(statement, "cases", ()) or ())):
-            yield from _tested_statements(inner.body, tests)  # `except` handlers, `match` cases
+            yield from tested_statements(inner.body, tests)  # `except` handlers, `match` cases
 
 
 def _libcst_expression(value: ast.expr | None):
@@ -294,7 +294,7 @@ class ProcessContext:
         rank; in a method of class `cls` whose first parameter is `this`, an attribute of `this`
         is what its class and base classes assign it (`_self_attribute`). None: nothing known
         (the name decides)."""
-        from ddplint.analyses.ranks import _ALWAYS_TRUE, RankTest
+        from ddplint.analyses.ranks import ALWAYS_TRUE, RankTest
         from ddplint.semantic.model import dotted_name
 
         def resolve(expr) -> RankTest | None:
@@ -314,7 +314,7 @@ class ProcessContext:
             record = self._record(target.module, target.key)
             if record is not None and {d.rpartition(".")[2] for d in record.decorators} & _PROPERTIES:
                 return self.predicate(module, name, cls, depth)  # a property is read, not named
-            return _ALWAYS_TRUE
+            return ALWAYS_TRUE
 
         return resolve
 
@@ -479,7 +479,7 @@ class ProcessContext:
     def _assigned(self, module: str, cls: str, attribute: str) -> list:
         """The values (libcst expressions) the methods of class `cls`, defined at the top of
         `module`, assign to `self.<attribute>`, in the order of the source, each with the `if`
-        tests around it (`_tested_statements`) and the method's name for `self`."""
+        tests around it (`tested_statements`) and the method's name for `self`."""
         expression = self._expression
         return [
             (expression(value), tuple((expression(test), way) for test, way in tests), this)
@@ -504,7 +504,7 @@ class ProcessContext:
         for method in (n for n in (node.body if node is not None else ()) if isinstance(n, _FUNCTIONS)):
             params = [*method.args.posonlyargs, *method.args.args]
             this = params[0].arg if params else None
-            for statement, tests in _tested_statements(method.body, ()):
+            for statement, tests in tested_statements(method.body, ()):
                 if isinstance(statement, ast.Assign):
                     targets, value = statement.targets, statement.value
                 elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)) and statement.value is not None:

@@ -2343,7 +2343,7 @@ class ProjectView:
         key = ("ranked attributes", self.module, written)
         if key not in self.project._memo:
             made = self.project.program.class_of(self.module, written)
-            held = ranked_attributes(self.project, self.module, written) if made is not None else {}
+            held = ranked_attributes(self.project, made) if made is not None else {}
             self.project._memo[key] = {name: self.project.place(made[0], line) for name, line in held.items()}
         return self.project._memo[key]
 

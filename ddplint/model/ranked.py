@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import ast
 
-from ddplint.model.context import _tested_statements
+from ddplint.model.context import tested_statements
 from ddplint.model.parsers import test_value
 from ddplint.prefilter.screens import walk
 
@@ -60,7 +60,7 @@ class RankedAttributes:
         params = [*method.args.posonlyargs, *method.args.args]
         this = params[0].arg if params else None
         variables: dict[str, list] = {}
-        for statement, tests in _tested_statements(method.body, ()):
+        for statement, tests in tested_statements(method.body, ()):
             if isinstance(statement, ast.Assign):
                 targets, value = statement.targets, statement.value
             elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
@@ -188,11 +188,10 @@ def _names_rank(expr: ast.expr | None) -> bool:
         return False
 
 
-def ranked_attributes(project, module: str, written: str) -> dict[str, int]:
+def ranked_attributes(project, made: tuple[str, str]) -> dict[str, int]:
     """The attributes (-> the line of the first assignment, in the class's module) that the
-    objects of the project class `written` (as `module` names it) hold a value made from the
-    rank in, in every documented run; {} where none is known or the class is not found."""
-    made = project.program.class_of(module, written)
-    tree = project.program.tree(made[0]) if made is not None else None
+    objects of the project class `made` (its module, its name) hold a value made from the rank
+    in, in every documented run; {} where none is known or the class is not found."""
+    tree = project.program.tree(made[0])
     cls = next((node for node in (tree.body if tree is not None else ()) if isinstance(node, ast.ClassDef) and node.name == made[1]), None)
     return RankedAttributes(project, made[0], cls).held if cls is not None else {}
