@@ -53,6 +53,17 @@ def test_snippet_is_stripped_and_whitespace_collapsed():
     assert len(bench.normalize_snippet("a" * 500)) == bench.SNIPPET_LEN
 
 
+def test_a_notebook_findings_snippet_is_its_cells_line_not_the_json(tmp_path):
+    cells = [{"cell_type": "markdown", "source": ["# title\n"]},
+             {"cell_type": "code", "source": ["import torch\n", "state = torch.load(path)\n"]},
+             {"cell_type": "code", "source": "x = 1\ny = torch.load(p)"}]
+    (tmp_path / "nb.ipynb").write_text(json.dumps({"cells": cells}, indent=1), encoding="utf-8")
+    assert bench.source_line(tmp_path, "nb.ipynb", 2, 2) == "state = torch.load(path)"
+    assert bench.source_line(tmp_path, "nb.ipynb", 2, 3) == "y = torch.load(p)"
+    assert bench.source_line(tmp_path, "nb.ipynb", 2, 9) == ""
+    assert bench.source_line(tmp_path, "nb.ipynb", 2) == ' "cells": ['  # without a cell: the file's own line
+
+
 def test_match_tolerates_a_line_shift_and_prefers_the_nearest_label():
     labels = [_l(10, "a = torch.load(x)", "TP"), _l(50, "a = torch.load(x)", "FP")]
     # Both findings moved down by 3 lines; the same snippet occurs twice.

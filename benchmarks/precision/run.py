@@ -302,12 +302,18 @@ def _rel(root: Path, filename: str) -> str:
     return p.as_posix()
 
 
-def source_line(root: Path, rel: str, line: int, _cache: dict = {}) -> str:
-    key = (str(root), rel)
+def source_line(root: Path, rel: str, line: int, cell: int | None = None, _cache: dict = {}) -> str:
+    """The text of `line` of the file (of its notebook cell `cell`, numbered from 1 over all
+    cells as ddplint numbers them, where the finding is in a notebook)."""
+    key = (str(root), rel, cell)
     if key not in _cache:
         try:
-            _cache[key] = (root / rel).read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
+            text = (root / rel).read_text(encoding="utf-8", errors="replace")
+            if cell is not None:
+                source = json.loads(text)["cells"][cell - 1]["source"]
+                text = source if isinstance(source, str) else "".join(source)
+            _cache[key] = text.splitlines()
+        except (OSError, ValueError, KeyError, IndexError, TypeError):
             _cache[key] = []
     lines = _cache[key]
     return lines[line - 1] if 0 < line <= len(lines) else ""
@@ -321,7 +327,7 @@ def to_findings(project: dict, root: Path, raw: list[dict]) -> list[Finding]:
         if any(fnmatch.fnmatch(rel, pat) for pat in excludes):
             continue
         out.append(Finding(project["name"], rel, int(d["line"]), d["code"],
-                           normalize_snippet(source_line(root, rel, int(d["line"]))),
+                           normalize_snippet(source_line(root, rel, int(d["line"]), d.get("cell"))),
                            d.get("message", ""), int(d.get("column", 0)), d.get("fix"),
                            tuple(step["kind"] for step in d.get("chain") or ())))
     return out
