@@ -186,3 +186,97 @@ def test_a_loader_from_a_method_of_a_star_imported_factory_class_is_followed_int
     assert _findings(output) == [("examples/main.py", 10, "DDP003")], output
     assert "sampler built in examples/__init__.py:29" in output, output
 
+
+
+_GLOBAL_SAMPLER_FITTER = '''\
+import torch
+
+
+class Fitter:
+    def __init__(self, model, config):
+        self.model = model
+        self.config = config
+        self.optimizer = torch.optim.AdamW(model.parameters())
+
+    def fit(self, train_loader, validation_loader):
+        for e in range(self.config.n_epochs):
+{set_epoch}            self.train_one_epoch(train_loader)
+            self.validation(validation_loader)
+
+    def validation(self, val_loader):
+        with torch.no_grad():
+            for images, targets in val_loader:
+                self.model(images)
+
+    def train_one_epoch(self, train_loader):
+        for step, (images, targets) in enumerate(train_loader):
+            self.model(images, targets).backward()
+            self.optimizer.step()
+'''
+
+_GLOBAL_SAMPLER_SCRIPT = '''\
+import os
+
+import torch.distributed as dist
+from torch.utils.data import DataLoader
+from torch.utils.data.distributed import DistributedSampler
+
+from fitter import Fitter
+
+dist.init_process_group("gloo", rank=int(os.environ["SLURM_PROCID"]), world_size=int(os.environ["SLURM_NTASKS"]))
+train_sampler = DistributedSampler(train_dataset{shuffle})
+val_sampler = DistributedSampler(valid_dataset)
+{rebound}
+
+def run_training():
+    train_loader = DataLoader(train_dataset, batch_size=8, sampler=train_sampler, drop_last=True)
+    val_loader = DataLoader(valid_dataset, batch_size=8, shuffle=False, sampler=val_sampler)
+    fitter = Fitter(model=net, config=Config)
+    fitter.fit(train_loader, val_loader)
+
+
+run_training()
+'''
+
+
+def _global_sampler_project(tmp_path, set_epoch: str = "", shuffle: str = "", rebound: str = "") -> None:
+    (tmp_path / "fitter.py").write_text(_GLOBAL_SAMPLER_FITTER.format(set_epoch=set_epoch))
+    (tmp_path / "train.py").write_text(_GLOBAL_SAMPLER_SCRIPT.format(shuffle=shuffle, rebound=rebound))
+
+
+def test_a_module_level_sampler_reaches_the_epoch_loop_a_function_hands_its_loader_to(tmp_path, run):
+    """The script makes the shuffling DistributedSampler at module level; run_training builds
+    the DataLoader over that global and hands it to Fitter.fit (another module), whose epoch
+    loop trains one pass per epoch through train_one_epoch without set_epoch. The validation
+    sampler's loader is only evaluated: its order does not matter."""
+    _global_sampler_project(tmp_path)
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP003", ".").stdout
+    assert _findings(output) == [("fitter.py", 11, "DDP003")], output
+    assert "sampler built in train.py:10" in output, output
+
+
+def test_a_module_level_sampler_in_the_same_file_as_the_epoch_loop_is_followed(tmp_path, run):
+    """As above, with Fitter in the script itself (`fitter = Fitter(...)`, `fitter.fit(...)`)."""
+    _global_sampler_project(tmp_path)
+    script = (tmp_path / "train.py").read_text().replace("from fitter import Fitter\n", "")
+    fitter = (tmp_path / "fitter.py").read_text().replace("import torch\n", "")
+    (tmp_path / "fitter.py").unlink()
+    (tmp_path / "train.py").write_text("import torch\n" + fitter + script)
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP003", ".").stdout
+    assert _findings(output) == [("train.py", 11, "DDP003")], output
+
+
+def test_a_module_level_sampler_that_gets_its_epoch_or_does_not_shuffle_is_not_reported(tmp_path, run):
+    """The epoch loop sets the global sampler's epoch; or the sampler does not shuffle; or the
+    module binds the name twice (which binding a function reads is not shown): silent."""
+    run.cwd = tmp_path
+    for variant in (
+        {"set_epoch": "            train_sampler.set_epoch(e)\n"},
+        {"shuffle": ", shuffle=False"},
+        {"rebound": "if os.environ.get('SINGLE'):\n    train_sampler = None\n"},
+    ):
+        _global_sampler_project(tmp_path, **variant)
+        found = _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout)
+        assert found == [], (variant, found)
