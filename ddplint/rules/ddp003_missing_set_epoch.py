@@ -433,16 +433,22 @@ class MissingSetEpoch(Rule):
             """
             from torch.utils.data import BatchSampler, DataLoader, DistributedSampler
 
-            sampler = DistributedSampler(train_set, shuffle=True)
-            loader = DataLoader(train_set, batch_sampler=BatchSampler(sampler, 32, drop_last=True))
-            for epoch in range(5):
-            ^
-                if hasattr(loader.sampler, "set_epoch"):
-                    loader.sampler.set_epoch(epoch)
-                for batch in loader:
-                    model(batch).backward()
+            def train(train_set, model, epochs):
+                sampler = DistributedSampler(train_set, shuffle=True)
+                loader = DataLoader(train_set, batch_sampler=BatchSampler(sampler, 32, drop_last=True))
+                for epoch in range(epochs):
+                ^
+                    if hasattr(loader.sampler, "set_epoch"):
+                        loader.sampler.set_epoch(epoch)
+                    for batch in loader:
+                        model(batch).backward()
             """,
-            fix_edits=(("for epoch in range(5):\n", "for epoch in range(5):\n    sampler.set_epoch(epoch)\n"),),
+            fix_edits=(
+                (
+                    "for epoch in range(epochs):\n",
+                    "for epoch in range(epochs):\n        sampler.set_epoch(epoch)\n",
+                ),
+            ),
             messages=(
                 "DistributedSampler `sampler` never gets set_epoch() in this epoch loop: `loader.sampler.set_epoch()` "
                 "reaches the loader's own SequentialSampler (it draws through a batch_sampler), so every epoch repeats "
