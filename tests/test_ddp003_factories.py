@@ -186,3 +186,192 @@ def test_a_loader_from_a_method_of_a_star_imported_factory_class_is_followed_int
     assert _findings(output) == [("examples/main.py", 10, "DDP003")], output
     assert "sampler built in examples/__init__.py:29" in output, output
 
+
+
+_BATCHING_BUILDER = '''\
+from torch.utils.data import BatchSampler, DataLoader, DistributedSampler, RandomSampler, SequentialSampler
+
+
+def build_sampler(args, dataset, split):
+    if split == "train":
+        if args.distributed:
+            sampler = DistributedSampler(dataset, shuffle={shuffle}, drop_last=True)
+        else:
+            sampler = RandomSampler(dataset)
+        batch_sampler = BatchSampler(sampler, args.batch_size, drop_last=True)
+    else:
+        if args.distributed:
+            sampler = DistributedSampler(dataset, shuffle=False)
+        else:
+            sampler = SequentialSampler(dataset)
+        batch_sampler = BatchSampler(sampler, args.eval_batch_size, drop_last=False)
+    return batch_sampler
+
+
+def build_dataloader(args, dataset, split):
+    batch_sampler = build_sampler(args, dataset, split)
+    return DataLoader(dataset, batch_sampler=batch_sampler, num_workers=args.num_workers)
+'''
+
+_BATCHING_ENGINE = '''\
+import torch
+
+
+def train_one_epoch(model, data_loader, optimizer):
+    for images, targets in data_loader:
+        model(images, targets).backward()
+        optimizer.step()
+
+
+@torch.no_grad()
+def evaluate(model, data_loader):
+    return [model(images) for images, _ in data_loader]
+'''
+
+_BATCHING_MAIN = '''\
+import torch.distributed as dist
+
+from builder import build_dataloader
+from engine import evaluate, train_one_epoch
+
+
+def main(args, train_set, val_set, model, optimizer):
+    dist.init_process_group("nccl")
+    train_loader = build_dataloader(args, train_set, "train")
+    val_loader = build_dataloader(args, val_set, "val")
+    for epoch in range(args.epochs):
+        if args.distributed and hasattr({loader}.sampler, "set_epoch"):
+            {loader}.sampler.set_epoch(epoch)
+        train_one_epoch(model, train_loader, optimizer)
+        evaluate(model, val_loader)
+'''
+
+
+def _batching_project(tmp_path, shuffle: str = "True", loader: str = "train_loader") -> None:
+    (tmp_path / "builder.py").write_text(_BATCHING_BUILDER.format(shuffle=shuffle))
+    (tmp_path / "engine.py").write_text(_BATCHING_ENGINE)
+    (tmp_path / "main.py").write_text(_BATCHING_MAIN.format(loader=loader))
+
+
+def test_set_epoch_on_loader_sampler_misses_a_sampler_a_helper_hands_through_batch_sampler(tmp_path, run):
+    """build_sampler returns a BatchSampler over a shuffling DistributedSampler, and
+    build_dataloader hands it to its DataLoader as `batch_sampler=`: the loader's own `sampler`
+    is then the SequentialSampler DataLoader makes, which has no set_epoch, so the guarded
+    `train_loader.sampler.set_epoch(epoch)` never runs and every epoch repeats epoch 0's order.
+    The sampler is `train_loader.batch_sampler.sampler`; not in every run (a RandomSampler
+    when not distributed): no fix."""
+    _batching_project(tmp_path)
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP003", ".").stdout
+    assert _findings(output) == [("main.py", 11, "DDP003")], output
+    assert "never gets set_epoch() in this epoch loop" in output and "sampler built in builder.py:7" in output, output
+    assert "`train_loader.sampler.set_epoch()` reaches the loader's own SequentialSampler" in output, output
+    assert "[fix]" not in output, output
+
+
+def test_set_epoch_through_the_batch_sampler_reaches_a_sampler_a_helper_batches(tmp_path, run):
+    """`train_loader.batch_sampler.sampler.set_epoch(epoch)` reaches it: nothing to report."""
+    _batching_project(tmp_path, loader="train_loader.batch_sampler")
+    run.cwd = tmp_path
+    assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) == []
+
+
+def test_a_helper_batching_a_sampler_that_does_not_shuffle_is_not_reported(tmp_path, run):
+    """The training DistributedSampler is made with shuffle=False: no order to repeat."""
+    _batching_project(tmp_path, shuffle="False")
+    run.cwd = tmp_path
+    assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) == []
+
+
+_GLOBAL_SAMPLER_FITTER = '''\
+import torch
+
+
+class Fitter:
+    def __init__(self, model, config):
+        self.model = model
+        self.config = config
+        self.optimizer = torch.optim.AdamW(model.parameters())
+
+    def fit(self, train_loader, validation_loader):
+        for e in range(self.config.n_epochs):
+{set_epoch}            self.train_one_epoch(train_loader)
+            self.validation(validation_loader)
+
+    def validation(self, val_loader):
+        with torch.no_grad():
+            for images, targets in val_loader:
+                self.model(images)
+
+    def train_one_epoch(self, train_loader):
+        for step, (images, targets) in enumerate(train_loader):
+            self.model(images, targets).backward()
+            self.optimizer.step()
+'''
+
+_GLOBAL_SAMPLER_SCRIPT = '''\
+import os
+
+import torch.distributed as dist
+from torch.utils.data import DataLoader
+from torch.utils.data.distributed import DistributedSampler
+
+from fitter import Fitter
+
+dist.init_process_group("gloo", rank=int(os.environ["SLURM_PROCID"]), world_size=int(os.environ["SLURM_NTASKS"]))
+train_sampler = DistributedSampler(train_dataset{shuffle})
+val_sampler = DistributedSampler(valid_dataset)
+{rebound}
+
+def run_training():
+    train_loader = DataLoader(train_dataset, batch_size=8, sampler=train_sampler, drop_last=True)
+    val_loader = DataLoader(valid_dataset, batch_size=8, shuffle=False, sampler=val_sampler)
+    fitter = Fitter(model=net, config=Config)
+    fitter.fit(train_loader, val_loader)
+
+
+run_training()
+'''
+
+
+def _global_sampler_project(tmp_path, set_epoch: str = "", shuffle: str = "", rebound: str = "") -> None:
+    (tmp_path / "fitter.py").write_text(_GLOBAL_SAMPLER_FITTER.format(set_epoch=set_epoch))
+    (tmp_path / "train.py").write_text(_GLOBAL_SAMPLER_SCRIPT.format(shuffle=shuffle, rebound=rebound))
+
+
+def test_a_module_level_sampler_reaches_the_epoch_loop_a_function_hands_its_loader_to(tmp_path, run):
+    """The script makes the shuffling DistributedSampler at module level; run_training builds
+    the DataLoader over that global and hands it to Fitter.fit (another module), whose epoch
+    loop trains one pass per epoch through train_one_epoch without set_epoch. The validation
+    sampler's loader is only evaluated: its order does not matter."""
+    _global_sampler_project(tmp_path)
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP003", ".").stdout
+    assert _findings(output) == [("fitter.py", 11, "DDP003")], output
+    assert "sampler built in train.py:10" in output, output
+
+
+def test_a_module_level_sampler_in_the_same_file_as_the_epoch_loop_is_followed(tmp_path, run):
+    """As above, with Fitter in the script itself (`fitter = Fitter(...)`, `fitter.fit(...)`)."""
+    _global_sampler_project(tmp_path)
+    script = (tmp_path / "train.py").read_text().replace("from fitter import Fitter\n", "")
+    fitter = (tmp_path / "fitter.py").read_text().replace("import torch\n", "")
+    (tmp_path / "fitter.py").unlink()
+    (tmp_path / "train.py").write_text("import torch\n" + fitter + script)
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP003", ".").stdout
+    assert _findings(output) == [("train.py", 11, "DDP003")], output
+
+
+def test_a_module_level_sampler_that_gets_its_epoch_or_does_not_shuffle_is_not_reported(tmp_path, run):
+    """The epoch loop sets the global sampler's epoch; or the sampler does not shuffle; or the
+    module binds the name twice (which binding a function reads is not shown): silent."""
+    run.cwd = tmp_path
+    for variant in (
+        {"set_epoch": "            train_sampler.set_epoch(e)\n"},
+        {"shuffle": ", shuffle=False"},
+        {"rebound": "if os.environ.get('SINGLE'):\n    train_sampler = None\n"},
+    ):
+        _global_sampler_project(tmp_path, **variant)
+        found = _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout)
+        assert found == [], (variant, found)

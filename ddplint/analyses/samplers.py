@@ -112,6 +112,7 @@ class SetEpoch:
     receiver: Ref | None
     function: Function
     loops: tuple[Loop, ...]
+    node: cst.Call | None = None
 
 
 @dataclass(eq=False)
@@ -438,7 +439,7 @@ class LoaderFlow(Analysis):
             self._built_elsewhere(node, qualified)
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "set_epoch":
             if not is_dataset_set_epoch(dotted_name(node.func) or ""):
-                function.set_epochs.append(SetEpoch(self.ref(node.func.value), function, loops))
+                function.set_epochs.append(SetEpoch(self.ref(node.func.value), function, loops, node))
             return
         if _is_builtin(self.model, node.func, "iter") and len(node.args) == 1 and node.args[0].keyword is None and not self._looped(node):
             # `next(iter(loader))`: a new pass over the loader starts here
@@ -719,11 +720,13 @@ class LoaderFlow(Analysis):
         )
 
     def sampler_names(self, sampler: Construction) -> set[Ref]:
-        """Every expression that denotes `sampler`: its own names, `loader.sampler`,
-        `loader.batch_sampler.sampler`, `batch_sampler.sampler`."""
+        """Every expression that denotes `sampler`: its own names, `loader.sampler` (not of a
+        loader drawing from it through its batch_sampler), `loader.batch_sampler.sampler`,
+        `batch_sampler.sampler`."""
         names = set(self.refs(sampler))
         for loader, path in self.loaders_of(sampler):
-            names |= self._derived(self.refs(loader), (path, ".sampler", ".batch_sampler.sampler"))
+            own = (".sampler",) if path == ".sampler" else ()
+            names |= self._derived(self.refs(loader), (path, *own, ".batch_sampler.sampler"))
         for batch in self.of_kind("batch_sampler"):
             if batch.sampler in names:
                 names |= self._derived(self.refs(batch), (".sampler",))
@@ -758,18 +761,32 @@ class LoaderFlow(Analysis):
                     return True
         return False
 
+    def misdirected_set_epochs(self, loop: Loop, sampler: Construction) -> list[SetEpoch]:
+        """The set_epoch calls in `loop` on `loader.sampler` of a loader that draws from `sampler`
+        through its batch_sampler: they reach the SequentialSampler DataLoader makes beside it."""
+        defaults: set[Ref] = set()
+        for loader, path in self.loaders_of(sampler):
+            if path != ".sampler":
+                defaults |= self._derived(self.refs(loader), (".sampler",))
+        return [call for call in loop.function.set_epochs if loop in call.loops and call.receiver in defaults]
+
     def sets_epoch_anywhere(self, sampler: Construction) -> bool:
         """Whether some `set_epoch` of this module may reach `sampler` (as `sets_epoch`)."""
         epochs = [s for function in (self.module, *self._records.values()) for s in function.set_epochs]
         return self._sets_epoch(epochs, [], *self._names_apart(sampler), 1)
 
     def _names_apart(self, sampler: Construction) -> tuple[set[Ref], set[Ref]]:
-        """The names of `sampler`, and those of the other samplers that are not its names."""
+        """The names of `sampler`, and those that are not its names: the other samplers', and
+        `loader.sampler` of a loader given a `batch_sampler` (the SequentialSampler DataLoader
+        makes then, which has no set_epoch: `hasattr(loader.sampler, "set_epoch")` is false)."""
         own = self.sampler_names(sampler)
         others: set[Ref] = set()
         for other in self.of_kind("sampler"):
             if other is not sampler:
                 others |= self.sampler_names(other) - own
+        for loader in self.of_kind("loader"):
+            if loader.sampler is None and loader.batch_sampler is not None:
+                others |= self._derived(self.refs(loader), (".sampler",)) - own
         return own, others
 
     def endless_calls(self, loader: Construction) -> list[Endless]:

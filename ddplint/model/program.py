@@ -57,7 +57,7 @@ from ddplint.model import keyed
 from ddplint.model import store
 from ddplint.model import values as program_values
 from ddplint.model.records import (
-    Attr, CallResult, Called, DataCall, Each, Either, Element, FileStep, Framework, FunctionSummary, Group, Inner, InnerOf, Instance, Item, Literal,
+    Attr, Batches, CallResult, Called, DataCall, Each, Either, Element, FileStep, Framework, FunctionSummary, Group, Inner, InnerOf, Instance, Item, Literal,
     Loader, Loop, LossScaler, MethodCall, ModuleSummary, Pack, Param, Place, Prepared, Sampler, SamplerTest, SelfAttr, Source,
     Through, Wrapped, decode, encode,
 )
@@ -78,7 +78,7 @@ MAX_HELPERS = 6  # project helpers followed to a collective (`collective`); deep
 _COMBINES, _EVERY_RANK = "combines", "every rank"  # what `_runs` looks for
 _BROADCAST_BUFFERS = "broadcast_buffers"  # DDP's parameter (torch_api.DDP)
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
-CACHE_VERSION = 25  # of the summaries kept in the cache: a summary of another version is read again
+CACHE_VERSION = 26  # of the summaries kept in the cache: a summary of another version is read again
 # `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 
@@ -1108,15 +1108,20 @@ class Program:
             return self._alternatives(module, key, source)
         return [self.evaluate(module, key, source)]
 
-    def _makes_data(self, module: str, key: str, source: CallResult) -> Sampler | Loader | None:
-        """The DistributedSampler, or the DataLoader drawing from one, that a call builds."""
+    def _makes_data(self, module: str, key: str, source: CallResult) -> Sampler | Loader | Batches | None:
+        """The DistributedSampler, the DataLoader drawing from one, or the BatchSampler over one,
+        that a call builds."""
         data, qualified = source.data, self.qualify(module, source.callee)
         padding = qualified in DISTRIBUTED_SAMPLER or (
-            qualified not in DATALOADER and self.padding_sampler(module, source.callee)  # a project copy of it
+            qualified not in DATALOADER | BATCH_SAMPLER and self.padding_sampler(module, source.callee)  # a project copy of it
         )
-        if data.starred or (not padding and qualified not in DATALOADER):  # type: ignore[union-attr]
+        if data.starred or (not padding and qualified not in DATALOADER | BATCH_SAMPLER):  # type: ignore[union-attr]
             return None
         at = self.place(module, source.line)
+        if qualified in BATCH_SAMPLER:
+            drawn = self.evaluate(module, key, data.sampler)  # type: ignore[union-attr]
+            optional = isinstance(drawn, Sampler) and (drawn.optional or self.absent_some_way(module, key, data.sampler))  # type: ignore[union-attr]
+            return Batches(at, replace(drawn.made(), optional=optional)) if isinstance(drawn, Sampler) else None
         if padding:
             shuffle = _literal(data.shuffle, True)  # type: ignore[union-attr]
             drop_last = _literal(data.drop_last, False)  # type: ignore[union-attr]
@@ -1124,8 +1129,12 @@ class Program:
             when = tuple(SamplerTest(module, key, test) for test in data.when)  # type: ignore[union-attr]
             flag = (module, key, data.drop_last.name) if isinstance(data.drop_last, Param) else None  # type: ignore[union-attr]
             return Sampler(at, shuffle, drop_last, dataset=held, when=when, drop_last_from=flag)
-        source = self._drawn_from(module, data)
-        drawn = self.evaluate(module, key, source)  # type: ignore[arg-type]
+        source = data.sampler  # type: ignore[union-attr]
+        drawn = self.evaluate(module, key, source)
+        if source is None:  # through its batch_sampler: a BatchSampler made here or by a project function
+            source = data.batch_sampler  # type: ignore[union-attr]
+            batches = self.evaluate(module, key, source)
+            drawn = batches.sampler if isinstance(batches, Batches) else None
         if not isinstance(drawn, Sampler):
             return None  # a loader that is not known to draw from a DistributedSampler is not followed
         # `sampler=sampler if train else None`: the loader draws from it under the builder's test
@@ -1140,7 +1149,7 @@ class Program:
         if not isinstance(source, Either):
             return False
         return any(
-            self.absent_some_way(module, key, way) if isinstance(way, Either) else not isinstance(self.evaluate(module, key, way), Sampler)
+            self.absent_some_way(module, key, way) if isinstance(way, Either) else not isinstance(self.evaluate(module, key, way), (Sampler, Batches))
             for way in source.branches
         )
 
@@ -1160,15 +1169,6 @@ class Program:
         if qualified is None and callee in self.project.modules[module]["classes"]:
             qualified = f"{module}.{callee}"
         return qualified
-
-    def _drawn_from(self, module: str, data) -> Source | None:
-        """The source of the sampler a DataLoader draws from: its `sampler`, or the sampler a
-        `BatchSampler(sampler, ...)` given as its `batch_sampler` batches (the batches hold the
-        sampler's indices, padding included: its drop_last only drops a short last batch)."""
-        batched = data.batch_sampler
-        if data.sampler is None and isinstance(batched, CallResult) and batched.data is not None:
-            return batched.data.sampler if self.qualify(module, batched.callee) in BATCH_SAMPLER else None
-        return data.sampler
 
     # -- solving -------------------------------------------------------------------------
 

@@ -689,6 +689,17 @@ class Loader(Value):
 
 
 @record
+class Batches(Value):
+    """A BatchSampler made at `made_at` over `sampler` (a DistributedSampler): a DataLoader given
+    it as `batch_sampler` draws from that sampler (a Loader that is `batched`), also where a
+    project function makes it and returns it (`batch_sampler = build_sampler(args, dataset)`)."""
+
+    made_at: Place
+    sampler: Sampler
+    passed_at: Place | None = None
+
+
+@record
 class Pack(Value):
     """Values by position (None where unknown): what `return a, b` gives; a dict literal's
     values with their `keys`; a list every element of which is the one item (`each`)."""

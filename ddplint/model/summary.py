@@ -11,8 +11,10 @@ as written, and the program qualifies them.
 An expression's value is written as a source (ddplint.model.records: `Param`, `CallResult`,
 `Item`, ...), followed through local assignments in statement order (the last assignment
 before a call decides, whatever branch it is in), tuples, dict literals, lists filled in loops,
-conditional expressions (`Either`) and the inner module of a DDP model (`InnerOf`). Anything
-else (containers, globals, `*args`) is not followed, so the program errs toward saying nothing.
+conditional expressions (`Either`) and the inner module of a DDP model (`InnerOf`), and into
+a function from the module's globals that its own code binds once to a sampler or loader it
+makes (`_data_globals`). Anything else (containers, other globals, `*args`) is not followed, so
+the program errs toward saying nothing.
 """
 
 from __future__ import annotations
@@ -185,14 +187,18 @@ class _FunctionReader:
     """The summary of one function: its parameters, and in statement order the calls that
     pass a followed value, its returns and what it stores on `self`."""
 
-    def __init__(self, node: ast.FunctionDef | ast.AsyncFunctionDef, cls: str | None, paths: dict | None = None) -> None:
-        """`paths`: the module's own names bound to a file (`CKPT = "ckpt/best.pt"`)."""
+    def __init__(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef, cls: str | None, paths: dict | None = None, data: dict | None = None
+    ) -> None:
+        """`paths`: the module's own names bound to a file (`CKPT = "ckpt/best.pt"`); `data`: its
+        names bound to a sampler or loader its own code makes (`_data_globals`)."""
         arguments = node.args
         positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
         decorators = {dotted(d) for d in node.decorator_list}
         method = cls is not None and "staticmethod" not in decorators
         self.self_name = positional[0] if method and positional and "classmethod" not in decorators else None
-        self.env: dict[str, Source] = {name: Param(name) for name in (*positional, *(a.arg for a in arguments.kwonlyargs))}
+        self.env: dict[str, Source] = dict(data or {})  # a global until the function binds the name
+        self.env.update((name, Param(name)) for name in (*positional, *(a.arg for a in arguments.kwonlyargs)))
         self.draft = _Draft(node.lineno, tuple(positional), method, cls)
         self._tests: list[ast.expr] = []  # the tests of the ifs around the walk, for `gates`
         # The ifs around the walk, as (test, which way), and the `name = True`/`False` statements
@@ -1119,14 +1125,14 @@ def summarize(tree: ast.Module, text: str | None = None) -> ModuleSummary:
     functions: dict[str, FunctionSummary] = {}
     classes: dict[str, ClassSummary] = {}
     context: dict[str, FunctionContext] = {"": _module_context(tree)}  # who runs it: ddplint.model.context
-    paths = files.module_paths(tree)
+    paths, data = files.module_paths(tree), _data_globals(tree)
     for node, cls in definitions(tree.body):
         if isinstance(node, ast.ClassDef):
             classes.setdefault(node.name, ClassSummary(node.lineno, tuple(b for b in map(dotted, node.bases) if b)))
             continue
         key = _function_key(node, cls)
         if key not in functions:
-            reader = _FunctionReader(node, cls, paths)
+            reader = _FunctionReader(node, cls, paths, data)
             functions[key] = reader.summary()
             context[key] = _function_context(node, reader.guards, reader.dotted_calls)
     binds = _DEVICE_TEXT.search(text) is not None if text is not None else _binds_device(tree)
@@ -1137,9 +1143,53 @@ def summarize(tree: ast.Module, text: str | None = None) -> ModuleSummary:
 def module_code(tree: ast.Module) -> FunctionSummary:
     """The summary of a module's own code (what runs when it is run or imported), read as a
     function's body is."""
+    return _FunctionReader(_as_function(tree.body), None).summary()
+
+
+def _as_function(body: list[ast.stmt]) -> ast.FunctionDef:
+    """Module-level statements as the body of a function of no parameters, for a reader."""
     nothing = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
-    code = ast.FunctionDef(name="", args=nothing, body=tree.body or [ast.Pass()], decorator_list=[], lineno=1, **_NO_TYPE_PARAMS)
-    return _FunctionReader(code, None).summary()
+    return ast.FunctionDef(name="", args=nothing, body=body or [ast.Pass()], decorator_list=[], lineno=1, **_NO_TYPE_PARAMS)
+
+
+def _data_globals(tree: ast.Module) -> dict[str, Source]:
+    """The module's names that its functions read as globals holding a DistributedSampler,
+    DataLoader or BatchSampler its own top-level code makes (`train_sampler =
+    DistributedSampler(train_dataset)` in a script whose `run_training()` builds the loader
+    over it): each bound by one such statement of the module's top level and by nothing else
+    in the module (no other binding, no `global` statement), so every read sees that value."""
+    made = [
+        statement for statement in tree.body
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
+        and isinstance(statement.value, ast.Call) and (dotted(statement.value.func) or "").rpartition(".")[2] in _DATA_PARAMETERS
+    ]
+    if not made:
+        return {}
+    bound = _module_bindings(tree)
+    declared = {name for node in ast.walk(tree) if isinstance(node, ast.Global) for name in node.names}
+    env = _FunctionReader(_as_function(made), None).env
+    return {
+        name: source for name, source in env.items()
+        if bound.get(name) == 1 and name not in declared and isinstance(source, CallResult) and source.data is not None
+    }
+
+
+def _module_bindings(tree: ast.Module) -> dict[str, int]:
+    """How many times the module's own code (outside its functions and classes) binds each name."""
+    bound: dict[str, int] = {}
+    pending: list[ast.AST] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
+            names = [node.name]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [(alias.asname or alias.name).partition(".")[0] for alias in node.names]
+        else:
+            names = [node.id] if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) else []
+            pending.extend(ast.iter_child_nodes(node))
+        for name in names:
+            bound[name] = bound.get(name, 0) + 1
+    return bound
 
 
 # -- who runs what (for ddplint.model.context) -----------------------------------------------

@@ -42,7 +42,10 @@ class MissingSetEpoch(Rule):
     set_epoch, nothing is reported: each restart draws the order of the epoch set there) — and no `set_epoch`
     may reach that sampler inside the loop (on the sampler, `loader.sampler`,
     `loader.batch_sampler.sampler`, or in a function the loop calls, in this module or another:
-    `shuffle_dataset(loader, epoch)`). A pass that only evaluates is not reported (its order
+    `shuffle_dataset(loader, epoch)`). A loader given a `batch_sampler` has as its own `sampler`
+    the SequentialSampler DataLoader makes, which has no set_epoch: `if hasattr(loader.sampler,
+    "set_epoch"): loader.sampler.set_epoch(epoch)` never reaches the DistributedSampler inside
+    the BatchSampler, and the finding names that call. A pass that only evaluates is not reported (its order
     does not matter; a backward() there that only takes an input's gradient, in a function that
     reads `x.grad` of a tensor it made with `requires_grad=True` and steps no optimizer, is an
     adversarial attack or a saliency map, not training), nor a loop that builds a new sampler each pass over data the loop itself
@@ -59,7 +62,8 @@ class MissingSetEpoch(Rule):
     annotated with a plugin class (`plugin: DPPluginBase`).
 
     With the project index, the sampler or the loader may come from a helper of another
-    module that returns it, alone or in a tuple (`loader, sampler = build(dataset)`, also a
+    module that returns it, or a BatchSampler over it (`batch_sampler=build_sampler(args,
+    dataset)`), alone or in a tuple (`loader, sampler = build(dataset)`, also a
     static method called through its class: `Cifar.get_loader(...)`, or a method of a factory
     object: `df.product_train_val_loader(...)`, its class star-imported); the sampler may be
     the project's own subclass of DistributedSampler whose order still comes from the epoch
@@ -80,7 +84,9 @@ class MissingSetEpoch(Rule):
     `prepare_loader` is its argument) keeps it the same loader. A loader may also reach the
     epoch loop on an object, across functions and modules: a parameter (`trainer.fit(loader)`),
     an attribute of `self` (`self.train_loader`), or an attribute of an object the loader was
-    stored on (`args.train_loader = build_loader(...)` in `setup(args)`); those findings come
+    stored on (`args.train_loader = build_loader(...)` in `setup(args)`), and the sampler may be
+    a global the script's own top-level code makes once (`train_sampler = DistributedSampler(ds)`,
+    read by `run_training()`, which builds the loader and hands it to `fitter.fit(loader)`); those findings come
     without a fix (which object to call set_epoch on is the user's to say); they are reported
     only in a module that ranks are shown to run (it starts or joins the process group, a
     script that runs it does, or it shows distributed code): a one-process script that calls
@@ -419,6 +425,34 @@ class MissingSetEpoch(Rule):
             messages=(
                 "DistributedSampler `train_sampler` never gets set_epoch() in this epoch loop: every epoch "
                 "repeats the same shuffled order; call set_epoch(epoch) first in the loop body"
+            ),
+        ),
+        Flagged(
+            # Given a batch_sampler, the loader's own `sampler` is the SequentialSampler DataLoader
+            # makes, which has no set_epoch: the guarded call never runs.
+            """
+            from torch.utils.data import BatchSampler, DataLoader, DistributedSampler
+
+            def train(train_set, model, epochs):
+                sampler = DistributedSampler(train_set, shuffle=True)
+                loader = DataLoader(train_set, batch_sampler=BatchSampler(sampler, 32, drop_last=True))
+                for epoch in range(epochs):
+                ^
+                    if hasattr(loader.sampler, "set_epoch"):
+                        loader.sampler.set_epoch(epoch)
+                    for batch in loader:
+                        model(batch).backward()
+            """,
+            fix_edits=(
+                (
+                    "for epoch in range(epochs):\n",
+                    "for epoch in range(epochs):\n        sampler.set_epoch(epoch)\n",
+                ),
+            ),
+            messages=(
+                "DistributedSampler `sampler` never gets set_epoch() in this epoch loop: `loader.sampler.set_epoch()` "
+                "reaches the loader's own SequentialSampler (it draws through a batch_sampler), so every epoch repeats "
+                "the same shuffled order; call set_epoch(epoch) first in the loop body"
             ),
         ),
         Flagged(
@@ -1208,11 +1242,19 @@ class MissingSetEpoch(Rule):
         if builder is not None:
             anew = f" ({builder}() builds a new one on each call, starting again at epoch 0)"
             advice = f"pass the epoch to {builder}() and call set_epoch(epoch) on its sampler before the pass"
-        message = (
-            f"{_shown(expression)} never gets set_epoch() in this epoch loop{through}{anew}: every epoch repeats the "
-            f"same shuffled order; {advice}{_built_in(sampler)}"
+        missed = self.flow.misdirected_set_epochs(loop, sampler)  # `loader.sampler.set_epoch(epoch)`
+        wasted = (
+            f"`{dotted_name(missed[0].node.func)}()` reaches the loader's own SequentialSampler (it draws through a "
+            "batch_sampler), so " if missed else ""
         )
-        chain = self._chain(self._made_link(sampler), [trained], node, message)
+        message = (
+            f"{_shown(expression)} never gets set_epoch() in this epoch loop{through}{anew}: {wasted}every epoch repeats "
+            f"the same shuffled order; {advice}{_built_in(sampler)}"
+        )
+        wrong = [Link(StepKind.REACHES, "this set_epoch() reaches the loader's own `sampler`, the SequentialSampler DataLoader "
+                      "makes beside a batch_sampler, which has no set_epoch; the DistributedSampler is its "
+                      "`batch_sampler.sampler`", call.node) for call in missed[:1]]
+        chain = self._chain(self._made_link(sampler), [trained, *wrong], node, message)
         if (
             expression is None
             or ambiguous
