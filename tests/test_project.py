@@ -2259,3 +2259,67 @@ def test_an_accelerate_config_file_of_one_process_makes_a_script_one_process(con
     run.cwd = tmp_path
     found = [f[3] for f in _findings(run("check", "--no-cache", "--select", "DDP027", ".").stdout)]
     assert found == (["DDP027"] if flagged else [])
+
+
+_GLOO_SCRIPT = (
+    "import os\nimport torch\nimport torch.distributed as dist\nfrom torch.nn.parallel import DistributedDataParallel\n\n\n"
+    "class Fitter:\n    def __init__(self, model, device):\n        self.model = model\n        self.device = device\n\n"
+    "    def fit(self):\n        torch.save({'model_state_dict': self.model.state_dict()}, 'last-checkpoint.bin')\n\n"
+    "    def load(self, path):\n        checkpoint = torch.load(path)\n"
+    "        self.model.load_state_dict(checkpoint['model_state_dict'])\n\n\n"
+    "dist.init_process_group('gloo', rank=int(os.environ['SLURM_PROCID']), world_size=int(os.environ['SLURM_NTASKS']))\n"
+    "{placement}\nnet = DistributedDataParallel(net)\ndevice = torch.device('cuda:0')\nfitter = Fitter(model=net, device=device)\n"
+    "{resume}\nfitter.fit()\n"
+    "test_net = Net().cuda()\ncheckpoint = torch.load('best-checkpoint.bin')\ntest_net.load_state_dict(checkpoint['model_state_dict'])\n"
+)
+
+
+def test_a_load_where_no_rank_works_on_a_gpu_of_its_own_or_no_code_calls_it_is_silent(tmp_path, run):
+    """VidCrowd: scripts that start a gloo group at their top level and move the model with a bare
+    `.cuda()`, no `set_device`, `device_ids` or per-rank device anywhere (CUDA_VISIBLE_DEVICES set
+    to one list for all): every rank works on
+    cuda:0, where a file saved from cuda:0 lands (DDP004 stays silent). `Fitter.load` is called only
+    in a commented-out line: it never runs. Where the script binds each rank to its GPU
+    (`.cuda(local_rank)`), the module-level load is flagged; where `fitter.load(...)` is called,
+    so is the method's."""
+    run.cwd = tmp_path
+    (tmp_path / ".git").write_text("")
+    cases = {
+        ("net = Net().cuda()", "# fitter.load('last-checkpoint.bin')"): [],
+        ("net = Net().cuda(int(os.environ['SLURM_LOCALID']))", "# fitter.load('last-checkpoint.bin')"): [("train.py", 28)],
+        ("net = Net().cuda(int(os.environ['SLURM_LOCALID']))", "fitter.load('last-checkpoint.bin')"): [("train.py", 16), ("train.py", 28)],
+        # one list of GPUs for every rank binds none; `set_device` binds each to its own
+        ("os.environ['CUDA_VISIBLE_DEVICES'] = '0,1'\nnet = Net().cuda()", "# fitter.load('x')"): [],
+        ("torch.cuda.set_device(int(os.environ['SLURM_LOCALID']))\nnet = Net().cuda()", "# fitter.load('x')"): [("train.py", 29)],
+    }
+    for (placement, resume), expected in cases.items():
+        (tmp_path / "train.py").write_text(_GLOO_SCRIPT.replace("{placement}", placement).replace("{resume}", resume))
+        found = [(f[0], f[1]) for f in _findings(run("check", "--no-cache", "--select", "DDP004", ".").stdout)]
+        assert found == expected, (placement, resume)
+
+
+def test_a_load_pairs_with_the_save_of_its_own_script_before_another_scripts(tmp_path, run):
+    """VidCrowd's scripts each save `{"model_state_dict": ...}` in their own Fitter.save: the file
+    a script's load reads is written by that script, not by the first script of the folder with
+    the same keys. A script that saves nothing of the kind still reads what its neighbour wrote."""
+    script = (
+        "import os\nimport torch\nimport torch.distributed as dist\n\n\n"
+        "def save(model, path):\n    torch.save({'model_state_dict': model.state_dict()}, path)\n\n\n"
+        "def load(model, path):\n    checkpoint = torch.load(path)\n    model.load_state_dict(checkpoint['model_state_dict'])\n\n\n"
+        "if __name__ == '__main__':\n    dist.init_process_group('nccl')\n    net = Net().cuda(int(os.environ['LOCAL_RANK']))\n"
+        "    save(net, 'last.pt')\n    load(net, 'last.pt')\n"
+    )
+    evaluate = (
+        "import os\nimport torch\nimport torch.distributed as dist\n\n\n"
+        "def load(model, path):\n    checkpoint = torch.load(path)\n    model.load_state_dict(checkpoint['model_state_dict'])\n\n\n"
+        "if __name__ == '__main__':\n    dist.init_process_group('nccl')\n    load(Net().cuda(int(os.environ['LOCAL_RANK'])), 'last.pt')\n"
+    )
+    run.cwd = tmp_path
+    (tmp_path / ".git").write_text("")
+    for name in ("a_train.py", "b_train.py"):
+        (tmp_path / name).write_text(script)
+    (tmp_path / "c_evaluate.py").write_text(evaluate)
+    found = {f[0]: f[4] for f in _findings(run("check", "--no-cache", "--select", "DDP004", ".").stdout)}
+    assert sorted(found) == ["a_train.py", "b_train.py", "c_evaluate.py"]
+    assert "saved at" not in found["a_train.py"] and "saved at" not in found["b_train.py"]
+    assert found["c_evaluate.py"].endswith("(saved at a_train.py:7)")

@@ -295,3 +295,52 @@ def test_a_copy_of_a_helper_whose_name_only_reaches_another_copy_never_runs(tmp_
     calls = _reach(tmp_path / "calls", {**files, "b/bmb/misc.py": misc + "\ndef resume_all(args):\n    return auto_resume(args)\n",
                                         "b/train.py": files["b/train.py"] + "    resume_all(None)\n"})
     assert not calls.never_runs("bmb.misc", (("auto_resume", False, False),))
+
+
+def test_a_method_of_a_plain_class_that_nothing_calls_never_runs(tmp_path):
+    """VidCrowd's `Fitter.load`: the class runs (`Fitter(...).fit(...)`), but its `load` is called
+    only in a commented-out line; `torch.load` and `np.load` are functions of imported modules,
+    no call of the method. Kept: a method called on an instance, one a base class of torch may
+    call back (`forward` of an nn.Module), one a lookup by a built name may reach, a dunder."""
+    train = (
+        "import torch\nimport numpy as np\nimport torch.distributed as dist\n\n"
+        "class Fitter:\n    def fit(self):\n        return np.load('x.npy')\n\n"
+        "    def load(self, path):\n        return torch.load(path)\n\n"
+        "    def __repr__(self):\n        return 'f'\n\n"
+        "class Net(torch.nn.Module):\n    def forward(self, x):\n        return x\n\n"
+        "class Child(Fitter):\n    def resume(self, path):\n        return torch.load(path)\n\n"
+        "if __name__ == '__main__':\n    dist.init_process_group('gloo')\n    fitter = Fitter()\n"
+        "    # fitter.load('last.bin')\n    fitter.fit()\n    Child()\n    Net()\n"
+    )
+    reach = _reach(tmp_path / "dead", {".git": "", "train.py": train})
+    assert reach.never_runs("train", (("Fitter", True, False), ("load", False, False)))
+    assert reach.never_runs("train", (("Child", True, False), ("resume", False, False)))
+    assert not reach.never_runs("train", (("Fitter", True, False), ("fit", False, False)))
+    assert not reach.never_runs("train", (("Fitter", True, False), ("__repr__", False, False)))
+    assert not reach.never_runs("train", (("Net", True, False), ("forward", False, False)))
+    assert not reach.never_runs("train", (("Fitter", True, False), ("load", False, True)))  # decorated
+    called = train.replace("# fitter.load", "fitter.load")
+    assert not _reach(tmp_path / "called", {".git": "", "train.py": called}).never_runs("train", (("Fitter", True, False), ("load", False, False)))
+    built = train + "    getattr(fitter, 'lo' + 'ad' if True else 'x')\n    getattr(fitter, f'res{1}')('p')\n"
+    assert not _reach(tmp_path / "built", {".git": "", "train.py": built}).never_runs("train", (("Fitter", True, False), ("load", False, False)))
+    assert not _reach(tmp_path / "built", {".git": "", "train.py": built}).never_runs("train", (("Child", True, False), ("resume", False, False)))
+    # a notebook calls it where it imports the module; one with its own `Fitter` does not
+    notebook = '{"cells": [{"cell_type": "code", "source": ["%matplotlib inline\\n", "HEAD", "f = Fitter()\\n", "f.load(\'x\')\\n"]}]}'
+    kept = _reach(tmp_path / "imports", {".git": "", "train.py": train, "nbs/try.ipynb": notebook.replace("HEAD", "from train import Fitter\\n")})
+    assert not kept.never_runs("train", (("Fitter", True, False), ("load", False, False)))
+    own = _reach(tmp_path / "own", {".git": "", "train.py": train, "nbs/try.ipynb": notebook.replace("HEAD", "class Fitter: pass\\n")})
+    assert own.never_runs("train", (("Fitter", True, False), ("load", False, False)))
+    # another script's `fitter.load(...)` calls its own class: it imports nothing of train.py
+    other = train.replace("# fitter.load", "fitter.load")
+    apart = _reach(tmp_path / "apart", {".git": "", "train.py": train, "train_b.py": other})
+    assert apart.never_runs("train", (("Fitter", True, False), ("load", False, False)))
+    assert not apart.never_runs("train_b", (("Fitter", True, False), ("load", False, False)))
+
+
+def test_a_script_that_starts_the_process_group_at_its_top_level_makes_a_training_project(tmp_path):
+    """VidCrowd's scripts have no `__main__` guard and no launcher: each calls
+    `init_process_group` in its own top-level code, as a guarded script would under the guard."""
+    script = "import torch.distributed as dist\n\ndef helper():\n    pass\n\ndist.init_process_group('gloo')\n"
+    assert _reach(tmp_path / "top", {".git": "", "train.py": script}).training
+    inside = "import torch.distributed as dist\n\ndef setup():\n    dist.init_process_group('gloo')\n\nsetup()\n"
+    assert not _reach(tmp_path / "inside", {".git": "", "train.py": inside}).training

@@ -58,7 +58,7 @@ from ddplint.model import configs, inner, loaders, placement, store
 from ddplint.model.ranked import ranked_attributes
 from ddplint.model.parsers import NOT_SHOWN, DeclaredOptions, declared_options, expression_value, test_value
 from ddplint.model.program import Program
-from ddplint.model.reach import Reach, names_in
+from ddplint.model.reach import Reach, bases_hold, names_in
 from ddplint.model.records import UNKNOWN_FOLDER, Inner, LaunchCommand, Place, Prepared, Wrapped
 from ddplint.model.shell import HERE, Shell
 from ddplint.prefilter.needles import TextScan, call_needle
@@ -2198,28 +2198,19 @@ class ProjectView:
         texts = (program.read(module) for module in others)  # an empty `__init__.py` names nothing; an unread text may
         return len(others) <= _MAX_TEXT_SCAN and not any(named.search("import " + name if text is None else text) for text in texts)
 
-    def _plain_class(self, module: str, cls: str, method: str, depth: int = 0) -> bool:
+    def _plain_class(self, module: str, cls: str, method: str) -> bool:
         """Whether no framework calls `method` of class `cls` of `module` by its name: each base is
         a project class for which that holds, `object`, a torch Module or Dataset, or a
         LightningModule for a method its Trainer does not call (a hook)."""
         program = self.project.program
-        summary = program.summary(module)
-        record = summary.classes.get(cls) if summary is not None and depth < 8 else None
-        if record is None:
-            return False
-        for base in record.bases:
-            made = program.class_of(module, base)
-            if made is not None:
-                if not self._plain_class(made[0], made[1], method, depth + 1):
-                    return False
-                continue
-            qualified = program.qualify(module, base) or base
+
+        def no_caller(where: str, base: str) -> bool:
+            qualified = program.qualify(where, base) or base
             if qualified in LIGHTNING_MODULE:
-                if lightning_hook(method):
-                    return False
-            elif qualified != "object" and qualified not in NN_MODULE and qualified not in DATASET:
-                return False
-        return True
+                return not lightning_hook(method)
+            return qualified == "object" or qualified in NN_MODULE or qualified in DATASET
+
+        return bases_hold(program, module, cls, no_caller)
 
     @functools.cached_property
     def accelerate_shards(self) -> bool:

@@ -23,6 +23,11 @@ class's name is; a module's own code when the module is reached. That holds insi
 script too: a function it defines that nothing names (its own code, a command, a console script,
 a dispatcher such as `fire.Fire()`) does not run when the script does.
 
+A method runs when its class's name is, unless the class derives from project classes only
+(no framework calls it back) and no code that runs says the method's name other than as an
+attribute of an imported module (`torch.load` is no call of `Fitter.load`): a class whose
+`load` is called only in a commented-out line.
+
 What is not known stays reachable: a project with no script that starts processes (a library,
 a notebook collection) keeps every function; so does a public function or class of a package
 the project installs (its users call it), and a decorated function (a decorator may register
@@ -37,7 +42,7 @@ import json
 import os
 import re
 
-from ddplint.core.torch_api import LIGHTNING_DATA_MODULE, LIGHTNING_MODULE
+from ddplint.core.torch_api import INIT_PROCESS_GROUP, LIGHTNING_DATA_MODULE, LIGHTNING_MODULE, SPAWN, START_PROCESSES
 from ddplint.prefilter.screens import nodes
 
 # `name = "pkg.module:function"` in pyproject's [project.scripts], setup.cfg's console_scripts, setup.py's entry_points
@@ -56,6 +61,8 @@ _SETUP_CALLS = frozenset({
     "insert", "seed", "manual_seed", "use", "setNumThreads", "set_num_threads", "set_printoptions",
     "set_start_method", "set_sharing_strategy", "setdefault", "register",
 })
+# The calls by which a script starts or joins the ranks, by their last name.
+_RANK_STARTS = frozenset(spelling.rpartition(".")[2] for api in (INIT_PROCESS_GROUP, SPAWN, START_PROCESSES) for spelling in api)
 _CLI = "LightningCLI"  # Lightning's command line: it builds the model class its arguments name
 MAX_NOTEBOOKS = 200
 MAX_NOTEBOOK_BYTES = 5_000_000
@@ -74,16 +81,30 @@ class Reach:
         self._names_of: dict[str, set[str] | None] = {}  # per reached module (`_names`)
         self._imported_names: dict[str, bool] = {}  # `_imported_by_name`'s answers, by module (the texts do not change)
         self._closures: dict[str, set[str]] = {}  # `_imported_closure`'s answers
+        self._calls_of: dict[str, tuple[set[str], set[str]] | None] = {}  # `called_names_in` per reached module
 
     @functools.cached_property
     def training(self) -> bool:
-        """Whether the project has scripts that start processes, or commands that launch them
-        (`torchrun train.py` in a shell script or a document): only there is code that no entry
-        point reaches known not to run."""
+        """Whether the project has scripts that start processes (a `__main__` script that says
+        distribution, or one whose top-level code starts the process group), or commands that
+        launch them (`torchrun train.py` in a shell script or a document): only there is code that
+        no entry point reaches known not to run."""
         if self.project.texts:
             return False
         modules = self.project.modules
-        return any(facts.get("main") and facts["dist"] for facts in modules.values()) or bool(self.project.launch_commands)
+        if any(facts.get("main") and facts["dist"] for facts in modules.values()) or self.project.launch_commands:
+            return True
+        return any(facts["dist"] and self._starts_ranks_at_top_level(module) for module, facts in modules.items())
+
+    def _starts_ranks_at_top_level(self, module: str) -> bool:
+        """Whether the module's own code, outside its definitions, starts or joins ranks
+        (`dist.init_process_group("gloo", ...)` at the top of a script with no `__main__` guard)."""
+        tree = self.project.program.tree(module)
+        return tree is not None and any(
+            isinstance(node, ast.Call) and _last_name(node.func) in _RANK_STARTS
+            for statement in tree.body if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            for node in nodes(statement)
+        )
 
     @functools.cached_property
     def installs_packages(self) -> bool:
@@ -221,6 +242,14 @@ class Reach:
     def _notebook_names(self) -> set[str]:
         """The names the project's notebooks use (their code cells, read by text)."""
         names: set[str] = set()
+        for source in self._notebook_sources:
+            names.update(re.findall(r"[A-Za-z_]\w*", source))
+        return names
+
+    @functools.cached_property
+    def _notebook_sources(self) -> list[str]:
+        """The code cells of the project's notebooks, each as one text."""
+        sources: list[str] = []
         count = 0
         for folder, files in self.project.folders():
             for name in files:
@@ -238,8 +267,8 @@ class Reach:
                 for cell in cells if isinstance(cells, list) else ():
                     if isinstance(cell, dict) and cell.get("cell_type") == "code":
                         source = cell.get("source", "")
-                        names.update(re.findall(r"[A-Za-z_]\w*", "".join(source) if isinstance(source, list) else str(source)))
-        return names
+                        sources.append("".join(source) if isinstance(source, list) else str(source))
+        return sources
 
     def never_runs(self, module: str, scope: tuple[tuple[str, bool, bool], ...]) -> bool:
         """Whether code of `module` inside `scope` never runs: the definitions around it, outermost
@@ -248,7 +277,7 @@ class Reach:
         if not self.training or self.public(module, scope):
             return False
         if module in self.entries:
-            return bool(scope) and self._unused_in_script(module, scope[0])
+            return bool(scope) and (self._unused_in_script(module, scope[0]) or self._method_never_called(module, scope))
         if module not in self.reached:  # unless an import by string may reach it (`import_module("models." + name)`)
             name = module.rpartition(".")[2]  # (a notebook's imports are not followed: its names are kept)
             named = self._imports_by_string and self.may_use(name) or name in self._notebook_names or self._imported_by_name(module)
@@ -259,7 +288,78 @@ class Reach:
         name, is_class, decorated = scope[0]
         if decorated or is_class and self._cli_may_pick(module, name):
             return False
-        return not self.may_use(name) or not is_class and self._names_another_copy(module, name)
+        if not self.may_use(name) or self._method_never_called(module, scope):
+            return True
+        return not is_class and self._names_another_copy(module, name)
+
+    def _method_never_called(self, module: str, scope: tuple[tuple[str, bool, bool], ...]) -> bool:
+        """Whether `scope` lies in a method that no code that runs calls: a method the top-level
+        class defines itself, neither decorated nor a dunder, of a class whose bases are all
+        project classes of that kind (or `object`: no framework calls it back, as torch calls
+        a Module's `forward`), whose name no reached module, notebook or command says other than
+        as an attribute of an imported module (`torch.load` is no call of `Fitter.load`), and
+        that no lookup by a name built at run time may reach (`getattr(self, "do_" + cmd)`)."""
+        if len(scope) < 2 or not scope[0][1] or scope[1][1]:
+            return False
+        (cls, _, _), (method, _, decorated) = scope[0], scope[1]
+        if decorated or method.startswith("__") or method in self._command_names:
+            return False
+        program = self.project.program
+        summary = program.summary(module)
+        if summary is None or f"{cls}.{method}" not in summary.functions:
+            return False
+        # only the project's own code calls its methods, by their names
+        if not bases_hold(program, module, cls, lambda where, base: (program.qualify(where, base) or base) == "object"):
+            return False
+        return not self._may_call(method, module)
+
+    def _may_call(self, method: str, module: str) -> bool:
+        """Whether code that runs with `module` may call a method named `method`: `called_names_in`
+        of every module of the runs that reach `module` (the import closures of the entry points
+        that hold it: another script's `fitter.load(...)` calls its own class), and of the
+        notebooks' cells where one imports `module`; True where a module cannot be read."""
+        program = self.project.program
+        for caller in self._run_with(module):
+            if caller not in self._calls_of:
+                tree = program.tree(caller)
+                text = program.read(caller) or ""
+                dispatches = any(dispatch in text for dispatch in _NAME_DISPATCH)
+                self._calls_of[caller] = None if tree is None or dispatches else called_names_in(tree)
+            if _may_name_method(self._calls_of[caller], method):
+                return True
+        name = re.escape(module.rpartition(".")[2])
+        imports = re.compile(rf"^[ \t]*(?:from|import|%run)[ \t][^\n]*(?<![\w.]){name}\b", re.MULTILINE)
+        return any(imports.search(source) for source in self._notebook_sources) and _may_name_method(self._notebook_calls, method)
+
+    def _run_with(self, module: str) -> list[str]:
+        """The modules that run in one process with `module`: the import closures of the entry
+        points that hold it, sorted; every reached module where code that runs may import by a
+        name it builds."""
+        if self._imports_by_string:
+            return sorted(self.reached)
+        found: set[str] = set()
+        for entry in self.entries:
+            closure = self._imported_closure(entry)
+            if module in closure:
+                found |= closure
+        return sorted(found)
+
+    @functools.cached_property
+    def _notebook_calls(self) -> tuple[set[str], set[str]]:
+        """`called_names_in` of the notebooks' code cells (one that does not parse: every word
+        it says, comments too)."""
+        names: set[str] = set()
+        patterns: set[str] = set()
+        for source in self._notebook_sources:
+            kept = "\n".join("pass" if line.lstrip().startswith(("%", "!")) else line for line in source.split("\n"))
+            try:
+                found = called_names_in(ast.parse(kept))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                names.update(re.findall(r"[A-Za-z_]\w*", source))
+                continue
+            names |= found[0]
+            patterns |= found[1]
+        return names, patterns
 
     def _names_another_copy(self, module: str, name: str) -> bool:
         """Whether every reached module that names top-level function `name` of `module` names
@@ -489,3 +589,88 @@ def _sets_up(call: ast.Call, modules: set[str]) -> bool:
         for node in ast.walk(call)
         if isinstance(node, ast.Name)
     )
+
+
+def called_names_in(tree: ast.Module) -> tuple[set[str], set[str]]:
+    """The names by which a module's code may call a method: `names_in`, less the attributes
+    of a name that only `import` statements bind (`torch.load`, `json.load`: a module's
+    function); and the patterns of the names its `getattr` calls build at run time
+    (`getattr(self, f"w_{i}")`: `w_.*`; a name not built from a literal: `.*`)."""
+    modules = {alias.asname or alias.name.partition(".")[0] for node in nodes(tree) if isinstance(node, ast.Import) for alias in node.names}
+    modules -= _bound_otherwise(tree)
+    names: set[str] = set()
+    patterns: set[str] = set()
+    for node in nodes(tree):
+        if isinstance(node, ast.Attribute):
+            if not (isinstance(node.value, ast.Name) and node.value.id in modules):
+                names.add(node.attr)
+        elif isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.alias):
+            names.add(node.asname or node.name.rpartition(".")[2])
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
+            names.add(node.value)
+        elif isinstance(node, ast.Call) and _last_name(node.func) in _LOOKUPS and len(node.args) >= 2:
+            built = _built_name(node.args[1])
+            if built is not None:
+                patterns.add(built)
+    return names, patterns
+
+
+# Calls that look an attribute up by a name given as a value.
+_LOOKUPS = frozenset({"getattr", "hasattr", "attrgetter", "methodcaller"})
+
+
+def _bound_otherwise(tree: ast.Module) -> set[str]:
+    """The names a module binds other than by `import x`: assignments, parameters, definitions,
+    `from` imports (a module's name so bound may be an object)."""
+    found: set[str] = set()
+    for node in nodes(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            found.add(node.id)
+        elif isinstance(node, ast.arg):
+            found.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+        elif isinstance(node, ast.ImportFrom):
+            found.update(alias.asname or alias.name for alias in node.names)
+    return found
+
+
+def _built_name(expr: ast.expr) -> str | None:
+    """The pattern of the names a lookup's name argument may be: None for a literal (`names_in`
+    keeps it), the literal parts with anything between for a name built from one
+    (`f"w_{i}"`, `"w_{}".format(i)`, `"do_" + cmd`), `.*` for any other value."""
+    if isinstance(expr, ast.Constant):
+        return None
+    parts: list[str] = []
+    if isinstance(expr, ast.JoinedStr):
+        parts = [str(value.value) if isinstance(value, ast.Constant) else "" for value in expr.values]
+    elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "format":
+        template = expr.func.value
+        parts = re.split(r"\{[^}]*\}", template.value) if isinstance(template, ast.Constant) and isinstance(template.value, str) else []
+    elif isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        parts = [side.value if isinstance(side, ast.Constant) and isinstance(side.value, str) else "" for side in (expr.left, expr.right)]
+    return ".*".join(re.escape(part) for part in parts) if any(parts) else ".*"
+
+
+def _may_name_method(calls: tuple[set[str], set[str]] | None, method: str) -> bool:
+    """Whether a module's `called_names_in` (None: not known) may call `method`."""
+    if calls is None:
+        return True
+    names, patterns = calls
+    return method in names or any(re.fullmatch(pattern, method) for pattern in patterns)
+
+
+def bases_hold(program, module: str, cls: str, external, depth: int = 0) -> bool:
+    """Whether every base of project class `cls` of `module`, at any depth, is a project class or
+    one that `external(module, base)` accepts (the base as written in that module)."""
+    summary = program.summary(module)
+    record = summary.classes.get(cls) if summary is not None and depth < 8 else None
+    if record is None:
+        return False
+    for base in record.bases:
+        made = program.class_of(module, base)
+        if made is None and not external(module, base) or made is not None and not bases_hold(program, *made, external, depth + 1):
+            return False
+    return True

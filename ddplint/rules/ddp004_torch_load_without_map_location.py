@@ -185,10 +185,15 @@ class TorchLoadWithoutMapLocation(Rule):
     `with FSDP.state_dict_type(model, ..., FullStateDictConfig(offload_to_cpu=True))` block,
     `get_model_state_dict(model, options=StateDictOptions(cpu_offload=True))`, the configuration
     also through a local variable, with a literal True: `evaluate.py` reading what `train.py`
-    wrote; a save whose file the program model cannot name is not seen); a load in a
+    wrote; a save whose file the program model cannot name is not seen; where the loading
+    script's own run saves the file or its format, that save is its writer, not another script's
+    of the folder); a load in a
     program whose scripts give each rank one GPU (`os.environ["CUDA_VISIBLE_DEVICES"] =
     str(gpus[local_rank])`, from the rank, in every script that runs the module): cuda:0 is
-    then each rank's own GPU; a load in the `if __name__ == "__main__":` block of a file
+    then each rank's own GPU; a load in a program that starts its process group in its own code
+    and binds no rank to a GPU of its own (no `set_device`, `device_id=`, `device_ids`, per-rank
+    CUDA_VISIBLE_DEVICES or library that places models; every device it names is bare `.cuda()`,
+    `"cuda"` or `"cuda:0"`, and it works on a GPU): every rank already works on cuda:0; a load in the `if __name__ == "__main__":` block of a file
     whose ranks only an importer starts (they run it as a module, never as the script); and
     any load in a file with no sign of running distributed (single-process tools).
     `[tool.ddplint] strict = ["DDP004"]` flags every `torch.load` without `map_location`.
@@ -1591,6 +1596,8 @@ class TorchLoadWithoutMapLocation(Rule):
             return  # nothing shows that ranks run this file: one process loads where it saved
         if self.model.project is not None and one_gpu_per_rank(self.model.project) is not None:
             return  # each rank sees only its own GPU: cuda:0 is that GPU on every rank
+        if self.model.project is not None and every_rank_on_device_zero(self.model.project) is not None:
+            return  # no rank works on a GPU of its own: cuda:0 is already every rank's device
         guarded = self.ranks.functions_only_rank_zero_calls()
         evidence = self.model.get(DistributedEvidence)
         own = evidence.found  # this file's own code shows distribution
@@ -1849,7 +1856,8 @@ def program_modules(view) -> list[str]:
     of its folder (the scripts beside it: `train.py` writes what `evaluate.py` reads,
     `data/preprocess.py` what `data/dataset.py` reads), the scripts that import it and the
     modules they import; only those that may save (by text). Not the folders above: a
-    repository's older trainer in `old/` is another program than the one at its root."""
+    repository's older trainer in `old/` is another program than the one at its root. Its own
+    run first (`own_run`): where it writes the file itself, no other script is its writer."""
     program = view.program
     folder = posixpath.dirname(view.path.replace("\\", "/"))
     users = set(view.users)
@@ -1860,7 +1868,15 @@ def program_modules(view) -> list[str]:
         where = posixpath.dirname(program.path(module).replace("\\", "/"))
         if where == folder or module in users or users.intersection(program.importers_of(module)):
             found.append(module)
-    return sorted(found)
+    own = own_run(view)
+    return sorted(found, key=lambda module: (module not in own, module))
+
+
+def own_run(view) -> set[str]:
+    """The modules that run with the view's module: it, the modules that import it (`users`)
+    and those they import."""
+    program, users = view.program, set(view.users)
+    return users | {module for module in program.modules() if users.intersection(program.importers_of(module))}
 
 
 def saved_files(view, path: str | None) -> list[SavedFile]:
@@ -1883,7 +1899,9 @@ def saved_files(view, path: str | None) -> list[SavedFile]:
                 state = not host and any(save.line == write.line and save.held for save in function.escapes.saves)
                 what = "a model's state dict, not moved to the host" if state else f"by {write.callee}()"
                 found.append(SavedFile(place, host, state, what))
-    return found
+    own = {program.path(module) for module in own_run(view)}
+    mine = [save for save in found if save.place.path in own]  # its own run writes it: no other script's save is its writer
+    return mine or found
 
 
 def _fits(saved: str, loaded: str) -> bool:
@@ -2036,3 +2054,113 @@ def _sets_visible_devices_per_rank(tree: ast.Module) -> int | None:
         ) and holds_rank(node.value, tree, node.lineno):
             return node.lineno
     return None
+
+
+# Libraries that bind each rank to its GPU, or place the model, themselves: a program that uses
+# one may work on a GPU of each rank's own without a binding in its code.
+_DEVICE_FRAMEWORKS = re.compile(
+    r"\b(?:accelerate|lightning|deepspeed|[Ff]abric|horovod|colossalai|mmcv|mmengine|detectron2|ignite|fairscale|megatron)\b"
+)
+_DEVICE_CALLS = frozenset({"cuda", "to", "device"})
+_CUDA_MOVE = re.compile(r"\.cuda\(|[\'\"]cuda")  # the program works on a GPU
+
+
+def every_rank_on_device_zero(view) -> Place | None:
+    """Where the program that runs the view's module (its `users` and the project modules they
+    import) creates its process group itself (`init_process_group` in its code) and leaves every
+    rank on the current device: no module of it binds a device (`_may_bind_per_rank`), passes
+    `device_ids`, or uses a library
+    that places models itself, and every device it names is the current one or cuda:0
+    (`.cuda()`, `.to("cuda")`, `torch.device("cuda:0")`, a name bound only to such a device).
+    Each rank then works on cuda:0 (or on the one GPU its launcher shows it), where a file saved
+    from cuda:0 lands. None where one of those is not shown, or nothing is put on a GPU."""
+    program = view.program
+    modules = set(view.users)
+    for _ in range(3):  # and what they import, up to three imports away
+        modules |= {module for module in program.modules() if modules.intersection(program.importers_of(module))}
+    found, on_cuda = None, False
+    for module in sorted(modules):
+        summary, text, tree = program.summary(module), program.read(module), program.tree(module)
+        if summary is None or text is None or tree is None or _may_bind_per_rank(tree):
+            return None
+        if "device_ids" in text or _DEVICE_FRAMEWORKS.search(text) or not _names_device_zero_only(program, module, tree):
+            return None
+        on_cuda = on_cuda or _CUDA_MOVE.search(text) is not None
+        if found is None and "init_process_group" in text:
+            found = program.place(module, next(
+                (node.lineno for node in walk(tree) if isinstance(node, ast.Call) and (dotted(node.func) or "").endswith("init_process_group")),
+                1,
+            ))
+    return found if on_cuda else None
+
+
+_BINDINGS = frozenset({"set_device", "set_device_index", "cudart", "set_default_device"})
+
+
+def _may_bind_per_rank(tree: ast.Module) -> bool:
+    """Whether a module may bind each rank to a device of its own: it calls `set_device` or a kin,
+    enters `torch.cuda.device(...)`, passes `device_id=`, or names CUDA_VISIBLE_DEVICES other than
+    to set it to one literal list for every rank (`os.environ["CUDA_VISIBLE_DEVICES"] = "0,1"`)."""
+    fixed = {
+        id(target.slice) for node in walk(tree) if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        for target in node.targets if isinstance(target, ast.Subscript) and dotted(target.value) == "os.environ"
+    }
+    for node in walk(tree):
+        if isinstance(node, ast.Call):
+            name = dotted(node.func) or ""
+            if name.rpartition(".")[2] in _BINDINGS or name.endswith("cuda.device") or any(k.arg == "device_id" for k in node.keywords):
+                return True
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _VISIBLE_DEVICES in node.value and id(node) not in fixed:
+            return True
+    return False
+
+
+def _names_device_zero_only(program, module: str, tree: ast.Module) -> bool:
+    """Whether every device `tree` names is the current CUDA device, cuda:0 or the host
+    (`_device_zero`): the arguments of `.cuda(...)`, `.to(...)`, `torch.device(...)` and the
+    `device=` of every call but those of project functions and classes (which place with it, if
+    at all, in code read here too), a name through every value bound to a name of its last part
+    (a parameter's: not known)."""
+    bound: dict[str, list[ast.expr]] = {}
+    for node in walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                name = dotted(target)
+                if name is not None:
+                    bound.setdefault(name.rpartition(".")[2], []).append(node.value)
+        elif isinstance(node, ast.keyword) and node.arg is not None:
+            bound.setdefault(node.arg, []).append(node.value)
+        elif isinstance(node, ast.arg):  # what its callers pass by position is not read
+            bound.setdefault(node.arg, []).append(ast.Constant(None))
+    for node in walk(tree):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, (ast.Attribute, ast.Name)):
+            continue
+        called = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
+        named = [*node.args[:1]] if called in _DEVICE_CALLS else []
+        callee = dotted(node.func)
+        if callee is None or program.class_of(module, callee) is None and program.resolve(module, callee, None) is None:
+            named += [keyword.value for keyword in node.keywords if keyword.arg == "device"]
+        if called == "device" and len(node.args) > 1 or not all(_device_zero(value, bound, set()) for value in named):
+            return False
+    return True
+
+
+def _device_zero(expr: ast.expr, bound: dict[str, list[ast.expr]], seen: set[str]) -> bool:
+    """`"cuda"`, `"cuda:0"`, `0`, `"cpu"`, `torch.device(...)` of one, a dtype (`torch.float16`),
+    or a name every value bound to its last part is one of those (`self.device = device`, with
+    `device = torch.device("cuda:0")`)."""
+    if isinstance(expr, ast.Constant):
+        return expr.value in ("cuda", "cuda:0", "cpu", 0) and expr.value is not False
+    if isinstance(expr, ast.Call) and (dotted(expr.func) or "").rpartition(".")[2] == "device":
+        return len(expr.args) == 1 and not expr.keywords and _device_zero(expr.args[0], bound, seen)
+    name = dotted(expr) if isinstance(expr, (ast.Name, ast.Attribute)) else None
+    if name is None:
+        return False
+    if name.startswith("torch.") and name.count(".") == 1 and name != "torch.device":
+        return True  # a dtype
+    last = name.rpartition(".")[2]
+    if last in seen:
+        return True  # bound through itself: its other values decide
+    values = bound.get(last, [])
+    return bool(values) and all(_device_zero(value, bound, seen | {last}) for value in values)
