@@ -29,6 +29,7 @@ TRAIN = _notebook(
     "%matplotlib inline\n!pip install torch\nimport torch.distributed",
     "files = !ls\nmodel = torch.load('ckpt.pt')\nmodel?",
     "%%bash\necho torch.load('x')",
+    "torch.multiprocessing.spawn(train, nprocs=2)",  # the notebook starts its ranks itself
 )
 
 
@@ -106,7 +107,8 @@ def test_an_empty_run_warns_and_exits_0(run, tmp_path: Path) -> None:
 def test_bad_notebooks_are_one_line_errors(run, tmp_path: Path) -> None:
     (tmp_path / "broken.ipynb").write_text('{"cells": [')
     (tmp_path / "list.ipynb").write_text("[1, 2]")
-    (tmp_path / "syntax.ipynb").write_text(_notebook("import torch.distributed", "def f(:\n    torch.load(p)"))
+    spawns = "import torch.distributed\ntorch.multiprocessing.spawn(f, nprocs=2)"  # ranks: the rules parse it
+    (tmp_path / "syntax.ipynb").write_text(_notebook(spawns, "def f(:\n    torch.load(p)"))
     (tmp_path / "r.ipynb").write_text(_notebook("torch.load('x')", language="R"))
     result = run(".")
     assert result.returncode == 2
@@ -151,3 +153,25 @@ def test_a_notebook_buffer_on_stdin(run, tmp_path: Path) -> None:
     assert linted.returncode == 1 and linted.stdout.startswith("train.ipynb:cell 3:2:9: DDP004")
     other = _notebook("torch.load('x')", language="R")
     assert run("--fix", "-", "--stdin-filename", "r.ipynb", stdin=other).stdout == other
+
+
+# A notebook whose dist_init cell forms a process group: one kernel runs it, a world of one.
+KERNEL = (
+    "import os\nimport torch\nimport torch.distributed as dist\n"
+    "dist.init_process_group('gloo', rank=int(os.environ['SLURM_PROCID']), world_size=int(os.environ['SLURM_NTASKS']))",
+    "state = torch.load('last-checkpoint.bin')\ntorch.save(state, 'best.bin')",
+)
+
+
+def test_a_notebook_runs_as_one_kernel_process(run, tmp_path: Path) -> None:
+    (tmp_path / "train.ipynb").write_text(_notebook(*KERNEL))
+    result = run("train.ipynb")
+    assert (result.returncode, result.stdout.splitlines()[:1]) == (0, ["No problems found."]), result.stdout
+
+
+def test_a_notebook_that_launches_its_ranks_is_checked_as_ranks(run, tmp_path: Path) -> None:
+    launched = "from accelerate import notebook_launcher\nnotebook_launcher(main, num_processes=2)"
+    (tmp_path / "train.ipynb").write_text(_notebook(*KERNEL, launched))
+    result = run("train.ipynb", "--select", "DDP004")
+    assert result.returncode == 1, result.stdout
+    assert result.stdout.splitlines()[0].startswith("train.ipynb:cell 3:1:9: DDP004 ")

@@ -1589,8 +1589,8 @@ def test_a_stage_only_plain_python_runs_choose_builds_an_accelerator_of_one_proc
 def test_a_local_rank_option_every_documented_plain_run_passes_itself_is_no_launchers(tmp_path, run):
     """eva's generate.py: `--local_rank` is the script's own shard index; gen.sh runs one plain
     `python` process per GPU and passes it (`--local_rank $gpu_id`); no launcher starts the
-    script, so no launcher's spelling is missed. A documented run that leaves it out keeps the
-    default on every process: DDP012, as before."""
+    script, so no launcher's spelling is missed. A documented torchrun launch, which passes no
+    option, keeps the default on every process: DDP012, as before."""
     _write_project(tmp_path, {"generate.py": (
         "import argparse\nfrom concurrent.futures import ProcessPoolExecutor\nimport torch\n\n\n"
         "def main():\n    parser = argparse.ArgumentParser()\n"
@@ -1598,9 +1598,10 @@ def test_a_local_rank_option_every_documented_plain_run_passes_itself_is_no_laun
         "    torch.cuda.set_device(args.local_rank)\n    with ProcessPoolExecutor(2) as pool:\n"
         "        list(pool.map(print, range(4)))\n\n\nif __name__ == '__main__':\n    main()\n"
     )})
-    gen = "for gpu_id in 0 1 2 3; do\n    CUDA_VISIBLE_DEVICES=$gpu_id python generate.py {option}&\ndone\nwait\n"
+    gen = "for gpu_id in 0 1 2 3; do\n    CUDA_VISIBLE_DEVICES=$gpu_id {runner} generate.py {option}&\ndone\nwait\n"
     run.cwd = tmp_path
-    _silent_then_found(run, tmp_path / "gen.sh", gen, {"option": "--local_rank $gpu_id "}, {"option": ""}, "DDP012", ("generate.py", 8))
+    passed, launched = {"runner": "python", "option": "--local_rank $gpu_id "}, {"runner": "torchrun --nproc_per_node 2", "option": ""}
+    _silent_then_found(run, tmp_path / "gen.sh", gen, passed, launched, "DDP012", ("generate.py", 8))
 
 
 def test_an_evaluation_split_of_known_size_that_every_documented_run_divides_is_not_padded(tmp_path, run):

@@ -364,7 +364,7 @@ _RUN_STARTS = (*_PROCESS_STARTS, *LAUNCH_POINT_TEXT[:2], _TRAINER_START, "Fabric
 # script per device (Lightning's Trainer, Fabric), and shelling out (to a launcher, maybe).
 _SPAWN_STARTS = (
     "spawn(", "Process(", "start_processes(", "torchrun", "distributed.launch", "elastic_launch",
-    "ProcessPoolExecutor", "Pool(", "launch(", "launcher(", _TRAINER_START, "Fabric(", "LightningCLI",
+    "ProcessPoolExecutor", "Pool(", "launch(", "launcher(", "notebook_launcher(", _TRAINER_START, "Fabric(", "LightningCLI",
     "Popen(", "subprocess.run(", "subprocess.call(", "check_call(", "os.system(", "DistributedTestBase",
     "MultiProcessTestCase",
 )
@@ -379,6 +379,7 @@ _NAMES_SCRIPT = re.compile(r"[\w}-]\.py(?![\w-])|(?<![\w-])(?:-m|--module)[ \t]+
 # (`-m torch.distributed.launch $PY_FILE` names the launcher, not the script it runs)
 # A script name with a placeholder in it (`train_xxx.py`, `scripts/train_*.py`)
 _TEMPLATE_SCRIPT = re.compile(r"[\w./*-]*(?:x{3,}|X{3,}|\*)[\w*-]*\.py(?![\w-])")
+_NOTEBOOK_SUFFIX = ".ipynb"  # a Jupyter notebook: its code cells, linted as one module
 _MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]", re.M)
 # Where tests live: a tests/test folder, test_*.py, *_test.py, conftest.py.
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
@@ -1861,6 +1862,12 @@ class ProjectView:
             scripts.update(pending)
         return sorted(scripts)
 
+    @functools.cached_property
+    def unguarded_script(self) -> bool:
+        """Whether this module is a script with no `if __name__ == "__main__":` (Reach.script_without_guard):
+        nothing imports it and its own code works at the top level, so no importer runs it."""
+        return self.project.reach.script_without_guard(self.module)
+
     def launch_line(self, launcher: str | None = None, own: bool = False, written: bool = False) -> Place | None:
         """Where a shell script or document of the project runs this module's file, or a script
         that imports it, with `launcher` (a key of `torch_api.LAUNCHERS`; None: any of them) and
@@ -2386,10 +2393,16 @@ class ProjectView:
         only such scripts import (`Project.run_by_demos_alone`); and which no shell script or
         document of the project runs with a launcher (`launch_line`); or a module naming
         distribution that only scripts running as one process run (`_only_one_process_runs`);
-        or a script that runs as one process in every documented run (Project.one_process_run)."""
+        or a script that runs as one process in every documented run (Project.one_process_run);
+        or a Jupyter notebook whose own code starts no processes (`starts_no_processes`: no
+        spawn, `Process(...)`, `notebook_launcher(...)`, Lightning Trainer): one kernel runs it,
+        and a process group it forms there has that one member (a `!torchrun x.py` line runs
+        another file's code)."""
         facts = self.project.modules[self.module]
         if self.runs_as_one_process():
             return True  # what it may start is read there: a process group of one, a shell-out of mkdir
+        if self.path.endswith(_NOTEBOOK_SUFFIX):
+            return self.starts_no_processes()
         if facts.get("starts"):
             return False
         relative = self.project.relpaths[self.module].replace(os.sep, "/")

@@ -22,10 +22,6 @@ from ddplint.semantic.walk import children, descendants, positions
 
 _ENVIRONMENT_DEFAULT = 'os.environ.get("LOCAL_RANK")'
 _GROUPS = frozenset({"add_argument_group", "add_mutually_exclusive_group"})
-_EXPECTED_LAUNCHER = (
-    "--local_rank is the option a launcher appends: torch.distributed.launch before PyTorch 2.0 (since then "
-    "--local-rank=N; torchrun none) or DeepSpeed's, which this script does not use"
-)
 SYS_ARGV = "sys.argv"
 HYDRA_MAIN = "hydra.main"
 # absl's flag definitions a `local_rank` flag is declared with (`flags.DEFINE_integer("local_rank", 0, ...)`)
@@ -140,9 +136,10 @@ class LocalRankArgument(Rule):
       returned from its function), `--local-rank=N` is set aside instead: flagged only as
       below, when the option is `required=True` or its value is read;
     - a launcher that passes no option starts it, torchrun as the project documents it or a
-      launcher the project does not name (the option itself says the script was written for
-      one that appends it: torch.distributed.launch, or DeepSpeed's, which it does not use),
-      and the option is `required=True` (every rank stops at parsing), or a parsed
+      launcher the project does not name where the code shows that ranks run it (the file,
+      or a script that imports it, forms a process group or reads RANK; a module that is
+      no script imports torch.distributed: Rule.runs_link), and the option is `required=True`
+      (every rank stops at parsing), or a parsed
       `local_rank` is read (`args.local_rank`, `getattr(args, "local_rank")`, `FLAGS.local_rank`;
       not a read only printed or logged: `print(args.local_rank)`, `logger.info(...)`),
       in this file or in a script that imports it (a parser in `config.py`, read in
@@ -154,7 +151,9 @@ class LocalRankArgument(Rule):
     or module (`idr_torch.local_rank` after `import idr_torch`) are not reads of the option. In a document, where inline code runs a script with a
     launcher, only the code spans are commands (a launcher named in the prose launches nothing).
     Not flagged otherwise: an option nothing reads, or that is set from `LOCAL_RANK`, is
-    harmless under torchrun (it keeps its default and nothing notices). Nothing passes the
+    harmless under torchrun (it keeps its default and nothing notices); nor an option alone in
+    a script that no command of the project launches and that forms no process group (a
+    one-process visualiser on `cuda:{args.local_rank}`): no launcher's option is missed. Nothing passes the
     option, and nothing is flagged, where the project launches the script only with launchers
     that pass none and set no `LOCAL_RANK` (SLURM's `srun`, `horovodrun`, `mpirun`), where it
     calls Horovod, and where it starts its processes itself and sets the parsed local_rank
@@ -225,6 +224,7 @@ class LocalRankArgument(Rule):
             ^
             args = parser.parse_args()
             torch.cuda.set_device(args.local_rank)
+            torch.distributed.init_process_group("nccl")
             """,
             fixed="""
             import argparse
@@ -239,11 +239,14 @@ class LocalRankArgument(Rule):
             )
             args = parser.parse_args()
             torch.cuda.set_device(args.local_rank)
+            torch.distributed.init_process_group("nccl")
             """,
         ),
         Flagged(
-            # required=True stops every rank under torchrun, whether or not the value is read.
+            # required=True stops every rank under torchrun, whether or not the value is read (a
+            # module that imports torch.distributed: the scripts that call it run as ranks).
             """
+            import torch.distributed
             def make_parser():
                 parser = argparse.ArgumentParser(description='training')
                 parser.add_argument('--local_rank', type=int, required=True)
@@ -253,7 +256,7 @@ class LocalRankArgument(Rule):
             fixed="""
             import os
 
-
+            import torch.distributed
             def make_parser():
                 parser = argparse.ArgumentParser(description='training')
                 parser.add_argument(
@@ -268,6 +271,7 @@ class LocalRankArgument(Rule):
         Flagged(
             """
             import os
+            import torch.distributed
             group = parser.add_argument_group("distributed")
             group.add_argument(
             ^
@@ -279,6 +283,7 @@ class LocalRankArgument(Rule):
             """,
             fixed="""
             import os
+            import torch.distributed
             group = parser.add_argument_group("distributed")
             group.add_argument(
                 "--local-rank", "--local_rank",
@@ -294,6 +299,7 @@ class LocalRankArgument(Rule):
             """
             import argparse
             import os
+            import torch.distributed
             train = argparse.ArgumentParser()
             train.add_argument("--local-rank", type=int, default=0)
             evaluate = argparse.ArgumentParser()
@@ -304,6 +310,7 @@ class LocalRankArgument(Rule):
             fixed="""
             import argparse
             import os
+            import torch.distributed
             train = argparse.ArgumentParser()
             train.add_argument("--local-rank", type=int, default=0)
             evaluate = argparse.ArgumentParser()
@@ -321,6 +328,7 @@ class LocalRankArgument(Rule):
             """
             import argparse
             import os
+            import torch.distributed
 
             parser = argparse.ArgumentParser(description="lines here run past a hundred columns: the fixed call stays on one line")
             parser.add_argument("--local_rank", type=int, default=-1, required=True)
@@ -329,6 +337,7 @@ class LocalRankArgument(Rule):
             fixed="""
             import argparse
             import os
+            import torch.distributed
 
             parser = argparse.ArgumentParser(description="lines here run past a hundred columns: the fixed call stays on one line")
             parser.add_argument("--local-rank", "--local_rank", type=int, default=os.environ.get("LOCAL_RANK", -1))
@@ -438,6 +447,20 @@ class LocalRankArgument(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # A one-process tool: no process group, no launch of it anywhere, only the option
+            # (a visualiser on cuda:{local_rank}): no launcher's option is missed.
+            """
+            import argparse
+            import torch
+
+            if __name__ == "__main__":
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--local_rank", type=int, default=0)
+                args = parser.parse_args()
+                model = torch.load("model.pt").to(f"cuda:{args.local_rank}")
+            """
+        ),
         Clean(
             # Parsed with parse_known_args, or with an option that takes what is left, or from
             # other arguments than the command line: the launcher's option stops nothing.
@@ -947,9 +970,11 @@ class LocalRankArgument(Rule):
         required = self._required(node)
         if not required and not self._value_missed():
             return None
-        # No command of the project names the launcher: the option is the one a launcher
-        # appends, and only torch.distributed.launch (before PyTorch 2.0) and DeepSpeed's did.
-        runs = rejecting or self._torchrun_launch() or self.runs_link() or Link(StepKind.RUNS, _EXPECTED_LAUNCHER, node)
+        # No command of the project names the launcher: the ranks must show in the code (a
+        # process group the file or its runner forms); an option alone is a wish, not a launch.
+        runs = rejecting or self._torchrun_launch() or self.runs_link()
+        if runs is None:
+            return None
         unpassed = "with --local-rank=N set aside by parse_known_args" if rejecting else "with no option passed"
         if required:
             return [runs, Link(StepKind.HARM, f"required=True: {unpassed}, the parser stops every rank", node)]
