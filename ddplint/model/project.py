@@ -944,9 +944,9 @@ class Project:
             path = command.place.path.replace(os.sep, "/")
             if path.endswith((".sh", ".bash")) and path not in wrappers:
                 lines = split_lines(self.document(command.place.path) or "")
-                shell = Shell(lines, document=False)
-                shell.at(command.place.line - 1)
-                expanded = shell.expand(command.command)
+                wrapper_lines = Shell(lines, document=False)
+                wrapper_lines.at(command.place.line - 1)
+                expanded = wrapper_lines.expand(command.command)
                 if _POSITIONAL.search(expanded):
                     wrappers[path] = LaunchCommand(command.place, expanded, command.launcher)
         found: list[LaunchCommand] = []
