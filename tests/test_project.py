@@ -2324,3 +2324,49 @@ def test_a_load_pairs_with_the_save_of_its_own_script_before_another_scripts(tmp
     assert sorted(found) == ["a_train.py", "b_train.py", "c_evaluate.py"]
     assert "saved at" not in found["a_train.py"] and "saved at" not in found["b_train.py"]
     assert found["c_evaluate.py"].endswith("(saved at a_train.py:7)")
+
+
+_WRAPPER = (
+    "#!/usr/bin/env bash\n"
+    "SCRIPT=$1\n"
+    "GPUS=$2\n"
+    "python -m torch.distributed.launch --nproc_per_node=$GPUS $SCRIPT ${@:3}\n"
+)
+_EXTRACTOR = (
+    "import argparse\n"
+    "import os\n"
+    "import torch.distributed as dist\n"
+    "\n"
+    "def parse_args():\n"
+    "    parser = argparse.ArgumentParser()\n"
+    "    parser.add_argument('--local_rank', type=int, default=0)\n"
+    "    args = parser.parse_args()\n"
+    "    if 'LOCAL_RANK' not in os.environ:\n"
+    "        os.environ['LOCAL_RANK'] = str(args.local_rank)\n"
+    "    return args\n"
+    "\n"
+    "if __name__ == '__main__':\n"
+    "    parse_args()\n"
+    "    dist.init_process_group('nccl')\n"
+)
+
+
+def test_a_notebook_that_runs_a_launch_wrapper_launches_the_script_it_names(tmp_path, run):
+    """A notebook cell runs `!bash tools/dist_run.sh tools/extract.py 8`, and dist_run.sh runs
+    torch.distributed.launch (no --use_env) on its first argument: that launcher passes
+    --local-rank, which a parser of --local_rank alone rejects. The option only fills LOCAL_RANK
+    where no launcher set it, so without that launch nothing is harmed."""
+    import json
+
+    (tmp_path / "setup.py").write_text("")
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "dist_run.sh").write_text(_WRAPPER)
+    (tmp_path / "tools" / "extract.py").write_text(_EXTRACTOR)
+    run.cwd = tmp_path
+    assert not _findings(run("check", "--no-cache", ".").stdout)
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+            "source": ["import os\n", "!bash tools/dist_run.sh tools/extract.py 8 --out x.pkl\n"]}
+    (tmp_path / "demo.ipynb").write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1))
+    found = [f for f in _findings(run("check", "--no-cache", ".").stdout) if f[3] == "DDP012"]
+    assert [f[:4] for f in found] == [("tools/extract.py", 7, 5, "DDP012")]
+    assert "demo.ipynb:10" in found[0][4] and "torch.distributed.launch" in found[0][4]

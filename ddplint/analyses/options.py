@@ -22,7 +22,7 @@ import libcst as cst
 
 from ddplint.analyses.branches import Branches
 from ddplint.semantic.edits import keyword_argument
-from ddplint.semantic.model import Analysis, Frame, Scope, SemanticModel
+from ddplint.semantic.model import Analysis, dotted_name, Frame, Scope, SemanticModel
 
 UNKNOWN = object()  # a value no documented run is shown to have
 # argparse's default where `default=` is left out, by `action=`; other actions: unknown
@@ -65,6 +65,9 @@ class ParserOptions(Analysis):
         # the attribute argparse stores an option under -> (its option strings, the value it gets unless passed)
         self._options: dict[str, tuple[list[str], object]] = {}
         self._rebound: set[str] = set()  # attributes the file assigns (`args.seed = cfg.seed`)
+        # attributes the file only appends to (`args.dist_url = args.dist_url + str(port)`): their
+        # documented values are still what each starts with
+        self._extended: set[str] = set()
         self._dynamic = False  # options set by name (`setattr(args, k, v)`, `vars(args).update(cfg)`)
         self._frames: dict[int, Frame] = {}  # a function's scope (id) -> its frame
         self._keys: dict[str, Frame | None] = {}  # a function's key (`train`, `Trainer.fit`) -> its frame; None: two
@@ -109,11 +112,14 @@ class ParserOptions(Analysis):
         return _IMPLIED.get(kind, UNKNOWN) if action is None or kind is not None else UNKNOWN
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        self._rebound.update(t.target.attr.value for t in node.targets if isinstance(t.target, cst.Attribute))
+        for target in (t.target for t in node.targets if isinstance(t.target, cst.Attribute)):
+            appended = isinstance(node.value, cst.BinaryOperation) and isinstance(node.value.operator, cst.Add)
+            extended = appended and dotted_name(node.value.left) == dotted_name(target)  # type: ignore[union-attr]
+            (self._extended if extended and len(node.targets) == 1 else self._rebound).add(target.attr.value)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Attribute):
-            self._rebound.add(node.target.attr.value)
+            (self._extended if isinstance(node.operator, cst.AddAssign) else self._rebound).add(node.target.attr.value)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if isinstance(node.target, cst.Attribute) and node.value is not None:
@@ -129,19 +135,22 @@ class ParserOptions(Analysis):
         the parser's module sets it in another way; UNKNOWN otherwise."""
         return _unless_passed(self.model.project, self._declared(expr, scope))
 
-    def documented_values(self, expr: cst.BaseExpression | None, scope: Scope | None = None):
+    def documented_values(self, expr: cst.BaseExpression | None, scope: Scope | None = None, starts: bool = False):
         """Every value a documented run may give `expr` (as `documented` reads it): the option's
         value unless passed, then each value a launch command of the project passes it, as the
         shell hands it over (quotes taken off); UNKNOWN where one is not shown (a document tells
-        the user to set it, a command passes the option with no value)."""
-        return _run_values(self.model.project, self._declared(expr, scope))
+        the user to set it, a command passes the option with no value). With `starts`, what each
+        value starts with, also where the file appends to the option (`args.dist_url += port`)."""
+        return _run_values(self.model.project, self._declared(expr, scope, starts))
 
-    def _declared(self, expr: cst.BaseExpression | None, scope: Scope | None):
+    def _declared(self, expr: cst.BaseExpression | None, scope: Scope | None, starts: bool = False):
         """The option `expr` reads (its option strings, its value unless passed), declared by
         this file's parser or one around it (`documented`); None or UNKNOWN where not shown."""
         if isinstance(expr, cst.Name) and self.model.constant(expr.value, scope) is not None:
             expr = self.model.constant(expr.value, scope)
         if not isinstance(expr, cst.Attribute) or self._dynamic or expr.attr.value in self._rebound:
+            return UNKNOWN
+        if expr.attr.value in self._extended and not starts:
             return UNKNOWN
         project = self.model.project
         declared = self._options.get(expr.attr.value)

@@ -1550,6 +1550,15 @@ def _facts(test: RankTest, way: bool) -> tuple[bool, bool, bool] | None:
     return facts if any(facts) else None
 
 
+def _meet_ends(body: tuple[bool, bool, bool] | None, orelse: tuple[bool, bool, bool] | None) -> tuple[bool, bool, bool] | None:
+    """What holds after an `if` whose two ways end with these facts; None where nothing does or
+    no way goes on."""
+    if body is None or orelse is None:
+        return None
+    after = tuple(a and b for a, b in zip(body, orelse))
+    return after if any(after) and after != (True, True, True) else None  # type: ignore[return-value]
+
+
 def _assumed(test: cst.BaseExpression, way: bool) -> dict[str, bool]:
     """The names and attributes whose truth `test` coming out `way` fixes: `not args.deepspeed`
     true makes `args.deepspeed` false; `a and b` true makes both true."""
@@ -1582,6 +1591,8 @@ class RankRegions(Analysis):
         self._conditions: dict[int, list[tuple[int, cst.BaseExpression, bool]]] = {}
         self._pending_conditions: dict[int, tuple[cst.BaseExpression, bool]] = {}
         self._blocks: list[cst.CSTNode] = []  # the open blocks, where a guard's early exit ends
+        # id of a block left -> what held at its end (its test's facts and its early exits')
+        self._ends: dict[int, tuple[bool, bool, bool]] = {}
         self.call_sites: list[RegionCall] = []
         self.rank_aware_frames: set[str | None] = set()  # functions that test the rank or distributed mode
         self.functions: dict[str, cst.FunctionDef] = {}
@@ -1720,12 +1731,28 @@ class RankRegions(Analysis):
 
     def leave_If(self, original_node: cst.If) -> None:
         self._pop(original_node)
-        if original_node.orelse is None and _leaves_block(original_node.body):
-            # `if rank != 0: return`: what follows in this block runs where the test is false.
-            facts = _facts(classify(original_node.test, self.facts), False)
-            if facts is not None:
-                self._pending[id(original_node)] = (facts, original_node)
-                self._push(original_node, pop_at=self._blocks[-1])
+        # What follows the `if` in this block runs where both ways end: `if rank != 0: return`
+        # leaves it to rank 0, and so does `if args.distributed: ...; if rank != 0: return` with
+        # an `else:` that only a one-process run takes.
+        orelse = original_node.orelse
+        if isinstance(orelse, cst.If):
+            return
+        test = classify(original_node.test, self.facts)
+        after = _meet_ends(
+            self._end_of(original_node.body, test, True),
+            self._end_of(orelse.body, test, False) if orelse is not None else _facts(test, False),
+        )
+        if after is not None:
+            self._pending[id(original_node)] = (after, original_node)
+            self._push(original_node, pop_at=self._blocks[-1])
+
+    def _end_of(self, suite: cst.BaseSuite, test: RankTest, way: bool) -> tuple[bool, bool, bool] | None:
+        """What holds at the end of a branch taken where `test` came out `way`: its own facts
+        and those of the early exits in it; every fact (no rank goes on) when it leaves."""
+        if _leaves_block(suite):
+            return (True, True, True)
+        ends = [facts for facts in (_facts(test, way), self._ends.pop(id(suite), None)) if facts is not None]
+        return tuple(any(column) for column in zip(*ends)) if ends else None  # type: ignore[return-value]
 
     def visit_Else(self, node: cst.Else) -> None:
         self._push(node)
@@ -1740,6 +1767,9 @@ class RankRegions(Analysis):
 
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
         self._blocks.pop()
+        ends = [(region.only, region.never, region.replica) for region in self.regions if region.pop_at == id(original_node)]
+        if ends:
+            self._ends[id(original_node)] = tuple(any(column) for column in zip(*ends))  # type: ignore[assignment]
         self._pop(original_node)
         self._leave_suite(original_node)
 

@@ -826,10 +826,11 @@ _FLAG_PREFIXES = ("is_", "use_", "enable_", "with_")
 
 def distributed_flag(name: str | None) -> bool:
     """A flag named for distributed training: `distributed`, `use_ddp`, `is_use_DDP`,
-    `enable_distributed` (case and the prefixes `is_`, `use_`, `enable_` aside)."""
+    `enable_distributed`, `self._distributed` (case, a private attribute's underscores and the
+    prefixes `is_`, `use_`, `enable_` aside)."""
     if name is None:
         return False
-    name = name.lower()
+    name = name.lower().lstrip("_")
     while name.startswith(_FLAG_PREFIXES):
         name = name.split("_", 1)[1]
     return name in DISTRIBUTED_FLAGS or f"use_{name}" in DISTRIBUTED_FLAGS

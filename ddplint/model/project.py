@@ -80,7 +80,7 @@ _SKIP_DIRS = frozenset(
 )
 MAX_INDEX_BYTES = 2_000_000  # as the engine's parse limit: larger files export nothing
 # Shell scripts and documents searched for launch commands (Project.launch_commands), at most so many.
-_LAUNCH_DOCUMENTS = (".sh", ".bash", ".slurm", ".sbatch", ".md", ".rst", ".yaml", ".yml")
+_LAUNCH_DOCUMENTS = (".sh", ".bash", ".slurm", ".sbatch", ".md", ".rst", ".yaml", ".yml", ".ipynb")
 MAX_LAUNCH_DOCUMENTS = 500
 # The Python a project names for its runs: `conda create -n x python=3.9`, `- python=3.8.10`,
 # `FROM python:3.10`, `python3.9 -m venv`, "tested with Python 3.10"; not a lower bound
@@ -932,6 +932,30 @@ class Project:
             text = self.document(relative)
             if text is not None and any(needle in text for launcher in LAUNCHERS.values() for needle in launcher.needles):
                 found += _launch_commands(relative, text, self._settled)
+        return found + self._wrapper_runs(found)
+
+    def _wrapper_runs(self, launches: list[LaunchCommand]) -> list[LaunchCommand]:
+        """The runs of the project's shell scripts whose launch command takes its script from
+        the script's own arguments (`tools/dist_run.sh`: `SCRIPT=$1`, then `python -m
+        torch.distributed.launch ... $SCRIPT ${@:3}`): each command of a document that runs such
+        a wrapper (`bash tools/dist_run.sh tools/extract.py 8 --out x.pkl`) is that launch, at
+        the caller's line, with the arguments put in."""
+        wrappers: dict[str, LaunchCommand] = {}
+        for command in launches:
+            path = command.place.path.replace(os.sep, "/")
+            if path.endswith((".sh", ".bash")) and path not in wrappers:
+                lines = split_lines(self.document(command.place.path) or "")
+                wrapper_lines = Shell(lines, document=False)
+                wrapper_lines.at(command.place.line - 1)
+                expanded = wrapper_lines.expand(command.command)
+                if _POSITIONAL.search(expanded):
+                    wrappers[path] = LaunchCommand(command.place, expanded, command.launcher)
+        found: list[LaunchCommand] = []
+        for relative in self._launch_documents if wrappers else ():
+            text = self.document(relative) or ""
+            for path, wrapper in wrappers.items():
+                if os.path.basename(path) in text:
+                    found += _wrapper_calls(relative, text, path, wrapper)
         return found
 
     def _settled(self, command: LaunchCommand, script_lines: Shell, folders: tuple[str, ...]) -> LaunchCommand:
@@ -1318,7 +1342,8 @@ class Project:
     def document(self, relative: str) -> str | None:
         """The text of a file of the project that is not a module (a shell script, a document,
         a config), by its path relative to the root; None when it cannot be read or is larger
-        than MAX_INDEX_BYTES, and for a text linted alone (it has no folder to look in)."""
+        than MAX_INDEX_BYTES, and for a text linted alone (it has no folder to look in). Of a
+        notebook, its shell commands (`_notebook_commands`)."""
         if self.texts:
             return None
         path = os.path.join(self.root, relative)
@@ -1326,9 +1351,10 @@ class Project:
             if os.path.getsize(path) > MAX_INDEX_BYTES:
                 return None
             with open(path, encoding="utf-8", errors="replace") as handle:
-                return handle.read()
+                text = handle.read()
         except OSError:
             return None
+        return _notebook_commands(text) if relative.endswith(".ipynb") else text
 
     def demo(self, module: str) -> bool:
         """Whether no module imports `module` and none of the project modules it reaches
@@ -1737,6 +1763,47 @@ def _one_per_node(command: str) -> bool:
 
 
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+# `$1`, `${2}`, `${@:3}`, `$@`, `$*`: what a shell script was given
+_POSITIONAL = re.compile(r"\$\{?([1-9])\}?|\$\{@:([1-9])\}|\$[@*]|\$\{[@*]\}")
+
+
+def _wrapper_calls(relative: str, text: str, wrapper_path: str, wrapper: LaunchCommand) -> list[LaunchCommand]:
+    """The commands of document `relative` that run the shell script `wrapper_path` (by a path
+    that ends its own), as its launch `wrapper` with their arguments in place of its own."""
+    found = []
+    named = re.compile(rf"(?<![\w.+-])(?:[\w.$/{{}}+-]*/)?{re.escape(os.path.basename(wrapper_path))}(?![\w.-])")
+    for index, line in enumerate(split_lines(text)):
+        match = named.search(line)
+        written = match.group(0).lstrip("./") if match is not None else ""
+        if match is None or not (wrapper_path.endswith("/" + written) or wrapper_path == written or "/" not in written):
+            continue
+        arguments = line[match.end() :].split("#", 1)[0].split()
+
+        def given(reference: re.Match) -> str:
+            if reference.group(1):
+                number = int(reference.group(1))
+                return arguments[number - 1] if number <= len(arguments) else ""
+            return " ".join(arguments[int(reference.group(2)) - 1 :] if reference.group(2) else arguments)
+
+        found.append(LaunchCommand(Place(relative, index + 1), _POSITIONAL.sub(given, wrapper.command), wrapper.launcher))
+    return found
+
+
+def _notebook_commands(text: str) -> str:
+    """The shell commands of a notebook (`!bash tools/dist_run.sh ...` in a code cell), each at
+    the line of the notebook's file that holds it as a string of a cell's source; every other
+    line is left empty."""
+    lines = []
+    for line in split_lines(text):
+        written = line.strip().rstrip(",")
+        try:
+            value = json.loads(written) if written.startswith('"!') else None
+        except ValueError:
+            value = None
+        lines.append(value[1:].rstrip("\n") if isinstance(value, str) else "")
+    return "\n".join(lines)
 
 
 def _inline_commands(line: str) -> list[str]:

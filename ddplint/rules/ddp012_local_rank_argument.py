@@ -73,6 +73,27 @@ def _option_strings(call: cst.Call) -> list[str]:
     ]
 
 
+_ENVIRONMENT_SETDEFAULT = ("os.environ.setdefault", "environ.setdefault")
+
+
+def literal_string(expr: cst.BaseExpression) -> str | None:
+    return expr.evaluated_value if isinstance(expr, cst.SimpleString) else None  # type: ignore[return-value]
+
+
+def _fills_missing_local_rank(assign: cst.Assign, around: cst.If | None) -> bool:
+    """`os.environ["LOCAL_RANK"] = ...` directly under `if "LOCAL_RANK" not in os.environ:`:
+    written only where no launcher set the variable."""
+    if len(assign.targets) != 1 or environment_key(assign.targets[0].target) != "LOCAL_RANK" or around is None:
+        return False
+    test = around.test
+    missing = (
+        isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, cst.NotIn)
+        and literal_string(test.left) == "LOCAL_RANK" and dotted_name(test.comparisons[0].comparator) in ("os.environ", "environ")
+    )
+    body = around.body.body
+    return missing and any(isinstance(line, cst.SimpleStatementLine) and assign in line.body for line in body)
+
+
 def _with_environment_fallback(default: cst.BaseExpression | None, quote: str = '"') -> cst.BaseExpression:
     call = cst.parse_expression(_ENVIRONMENT_DEFAULT.replace('"', quote))
     assert isinstance(call, cst.Call)
@@ -122,7 +143,9 @@ class LocalRankArgument(Rule):
     read `LOCAL_RANK` already (`default=int(os.environ.get("LOCAL_RANK", 0))` works under
     torchrun), and one of:
     - `python -m torch.distributed.launch` (without `--use_env`) launches the script: a shell
-      script or document of the project runs this script, or one that imports it, with it (a
+      script, document or notebook (its `!` commands) of the project runs this script, or one
+      that imports it, with it, also through a shell script of the project whose launch takes
+      the script from its arguments (`bash tools/dist_run.sh tools/x.py 8`) (a
       path that ends the script's own from anywhere, a bare file name from the script's
       folder, above it or a folder inside it such as `docs/` or `scripts/stage1/` where no
       folder between holds a file of that name; after a `cd` to a folder of the project,
@@ -145,7 +168,10 @@ class LocalRankArgument(Rule):
       in this file or in a script that imports it (a parser in `config.py`, read in
       `train.py`: the message names the read), and none of them sets it from `LOCAL_RANK`
       (`args.local_rank = int(os.environ["LOCAL_RANK"])`, also through
-      `os.environ.get("LOCAL_RANK", args.local_rank)`): it keeps its default on every rank.
+      `os.environ.get("LOCAL_RANK", args.local_rank)`): it keeps its default on every rank. A
+      read that only fills `LOCAL_RANK` where it is unset (`if "LOCAL_RANK" not in os.environ:
+      os.environ["LOCAL_RANK"] = str(args.local_rank)`, `os.environ.setdefault(...)`) is no
+      such read: the launcher's own value wins.
     A method called `local_rank` (`hvd.local_rank()`), an object's own `self.local_rank`
     and an attribute of a library's object (`job_env.local_rank` of `submitit.JobEnvironment()`)
     or module (`idr_torch.local_rank` after `import idr_torch`) are not reads of the option. In a document, where inline code runs a script with a
@@ -241,6 +267,27 @@ class LocalRankArgument(Rule):
             torch.cuda.set_device(args.local_rank)
             torch.distributed.init_process_group("nccl")
             """,
+        ),
+        Flagged(
+            # Written into LOCAL_RANK whether or not a launcher set it: torchrun's value is
+            # overwritten by the option's default on every rank.
+            """
+            import argparse
+            import os
+            import torch
+
+            def parse_args():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--local_rank", type=int, default=0)
+                ^
+                args = parser.parse_args()
+                os.environ["LOCAL_RANK"] = str(args.local_rank)
+                return args
+            """,
+            fix_edits=((
+                'parser.add_argument("--local_rank", type=int, default=0)',
+                'parser.add_argument(\n        "--local-rank",\n        "--local_rank",\n        type=int,\n        default=os.environ.get("LOCAL_RANK", 0),\n    )',
+            ),),
         ),
         Flagged(
             # required=True stops every rank under torchrun, whether or not the value is read (a
@@ -703,6 +750,29 @@ class LocalRankArgument(Rule):
             """
         ),
         Clean(
+            # The option only fills LOCAL_RANK where no launcher set it: under torchrun the
+            # variable is there and its value, not the option's default, reaches the device.
+            """
+            import argparse
+            import os
+            import torch
+
+            def parse_args():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--local_rank", type=int, default=0)
+                args = parser.parse_args()
+                if "LOCAL_RANK" not in os.environ:
+                    os.environ["LOCAL_RANK"] = str(args.local_rank)
+                os.environ.setdefault("LOCAL_RANK", str(args.local_rank))
+                return args
+
+            def main():
+                args = parse_args()
+                torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+                torch.distributed.init_process_group("nccl")
+            """
+        ),
+        Clean(
             # DeepSpeed's launcher passes --local_rank=N, the spelling this parser accepts.
             """
             import argparse
@@ -735,6 +805,7 @@ class LocalRankArgument(Rule):
         self._hydra: cst.Call | None = None  # `@hydra.main(config_path=..., config_name=...)`
         self._rewrite: cst.Call | None = None  # `arg.startswith("--")` in a loop over sys.argv
         self._missed: bool | None = None  # the parsed value is read and not set from LOCAL_RANK
+        self._filling: set[int] = set()  # the open statements that write LOCAL_RANK only where it is unset
         self._reader: Place | None = None  # where another module reads it ("train.py:40")
         self._launched_at: Place | None = None  # where the project launches it with torch.distributed.launch
         self._parses: dict[tuple, list[str | bool | None]] = {}  # per parser, how each parse treats unknown options
@@ -747,6 +818,8 @@ class LocalRankArgument(Rule):
         self._argv = False  # the file reads or rewrites sys.argv itself
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        if _fills_missing_local_rank(node, self.model.ifs[-1] if self.model.ifs else None):
+            self._filling.add(id(node))
         target = node.targets[0].target if len(node.targets) == 1 else None
         if isinstance(target, cst.Name) and isinstance(node.value, cst.Call) and self.model.qualified(node.value.func) in ARGUMENT_PARSER:
             parser = (self.model.frame.key, target.value)
@@ -762,6 +835,9 @@ class LocalRankArgument(Rule):
                 elif self._set_itself is None and not _mentions_local_rank(node.value):
                     self._set_itself = node
 
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        self._filling.discard(id(original_node))
+
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value == "argv" and not self._argv and self.model.qualified(node) == SYS_ARGV:
             self._argv = True
@@ -774,6 +850,8 @@ class LocalRankArgument(Rule):
             return  # a library module's own (`idr_torch.local_rank`), no parsed option
         if self._reporting:
             return  # only printed or logged
+        if self._filling:
+            return  # only fills LOCAL_RANK where no launcher set it: a launcher's value wins
         self._read = self._read or node
 
     def _named_at(self) -> Place | cst.CSTNode | None:
@@ -808,6 +886,8 @@ class LocalRankArgument(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         if _reports(dotted_name(node.func)):
             self._reporting += 1
+        if dotted_name(node.func) in _ENVIRONMENT_SETDEFAULT and node.args and literal_string(node.args[0].value) == "LOCAL_RANK":
+            self._filling.add(id(node))  # `os.environ.setdefault("LOCAL_RANK", str(args.local_rank))`
         qualified = self.model.qualified(node.func) or ""
         if not self._deepspeed and qualified.partition(".")[0] == "deepspeed":
             self._deepspeed = True
@@ -869,6 +949,7 @@ class LocalRankArgument(Rule):
     def leave_Call(self, original_node: cst.Call) -> None:
         if _reports(dotted_name(original_node.func)):
             self._reporting -= 1
+        self._filling.discard(id(original_node))
 
     def _absl_flag(self, node: cst.Call) -> None:
         """`flags.DEFINE_integer("local_rank", ...)`: absl's parser rejects flags it does not
@@ -1240,6 +1321,7 @@ def _attribute_uses(program, module: str, attribute: str) -> tuple[int | None, b
     called = {id(node.func) for node in walk(tree) if isinstance(node, ast.Call)}
     reported = {id(part) for node in walk(tree) if isinstance(node, ast.Call) and _reports(dotted(node.func))
                 for arg in (*node.args, *node.keywords) for part in walk(arg)}
+    reported |= _filling_parts(tree, variable)
     foreign = _library_objects(program, module, tree)
     for node in walk(tree):
         if (
@@ -1255,6 +1337,33 @@ def _attribute_uses(program, module: str, attribute: str) -> tuple[int | None, b
 
 
 _PARSES = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args"})
+
+
+def _filling_parts(tree: ast.Module, variable: str) -> set[int]:
+    """The nodes of what a module writes into the environment variable only where it is unset
+    (`if "LOCAL_RANK" not in os.environ: os.environ["LOCAL_RANK"] = ...`,
+    `os.environ.setdefault("LOCAL_RANK", ...)`): a launcher's own value wins over them."""
+    values: list[ast.AST] = []
+    for node in walk(tree):
+        if isinstance(node, ast.If) and _tests_unset(node.test, variable):
+            values += [line.value for line in node.body if isinstance(line, ast.Assign) and _environment_target(line.targets, variable)]
+        elif isinstance(node, ast.Call) and dotted(node.func) in _ENVIRONMENT_SETDEFAULT and node.args:
+            first = node.args[0]
+            values += node.args[1:] if isinstance(first, ast.Constant) and first.value == variable else []
+    return {id(part) for value in values for part in walk(value)}
+
+
+def _tests_unset(test: ast.expr, variable: str) -> bool:
+    return (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn)
+        and isinstance(test.left, ast.Constant) and test.left.value == variable and dotted(test.comparators[0]) in ("os.environ", "environ")
+    )
+
+
+def _environment_target(targets: list[ast.expr], variable: str) -> bool:
+    return len(targets) == 1 and isinstance(target := targets[0], ast.Subscript) and dotted(target.value) in ("os.environ", "environ") and (
+        isinstance(target.slice, ast.Constant) and target.slice.value == variable
+    )
 
 
 def _from_library(program, module: str, origin: str) -> bool:

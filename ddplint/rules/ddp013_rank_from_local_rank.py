@@ -93,7 +93,8 @@ class RankFromLocalRank(Rule):
     (`world_size=torch.cuda.device_count()`), also through a variable bound once; or an option
     every documented run sets to a loopback address (`--dist_url` defaulting to
     `tcp://127.0.0.1:23457`, also by a parser another module builds, and every launch command
-    leaving it out or passing another loopback address). A function handed to another module's helper that starts it with
+    leaving it out or passing another loopback address; the file may append to it: `args.dist_url =
+    args.dist_url + str(port)` after a default of `tcp://127.0.0.1:`). A function handed to another module's helper that starts it with
     `mp.spawn` (`start_dist_train(train, world_size)`) is started as the ranks too; and so, in
     a file that shows no launcher (no `env://`, `RANK`, `LOCAL_RANK`, `WORLD_SIZE`,
     `--local_rank`), is one handed first to a helper imported from a module beside the script
@@ -382,8 +383,40 @@ class RankFromLocalRank(Rule):
             dist.init_process_group("nccl", rank=int(os.environ["RANK"]))
             """,
         ),
+        Flagged(
+            # The option is extended before the call, and what it starts with names no host.
+            """
+            import argparse
+            import torch
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=0)
+            parser.add_argument("--dist_url", type=str, default="tcp://")
+            parser.add_argument("--master", type=str, default="node0:23456")
+            args = parser.parse_args()
+            args.dist_url = args.dist_url + args.master
+            torch.distributed.init_process_group("nccl", init_method=args.dist_url, world_size=8, rank=args.local_rank)
+                                                                                                  ^
+            """,
+            fix_edits=(("rank=args.local_rank", 'rank=int(os.environ["RANK"])'), ("import argparse\n", "import argparse\nimport os\n")),
+        ),
     )
     clean_examples = (
+        Clean(
+            # The rendezvous option starts at a loopback address and the file only appends a
+            # port to it (`args.dist_url = args.dist_url + str(port)`): one machine.
+            """
+            import argparse
+            import torch
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=0)
+            parser.add_argument("--dist_url", type=str, default="tcp://127.0.0.1:")
+            args = parser.parse_args()
+            args.dist_url = args.dist_url + str(8000 + args.local_rank)
+            torch.distributed.init_process_group("nccl", init_method=args.dist_url, world_size=2, rank=args.local_rank)
+            """
+        ),
         Clean(
             # The rendezvous is an option every run leaves at a loopback address: one machine.
             """
@@ -731,7 +764,7 @@ class RankFromLocalRank(Rule):
         address (`--dist_url` defaulting to `tcp://127.0.0.1:23456`, and each launch command
         passing it `tcp://127.0.0.1:23343` or leaving it out): one machine."""
         init_method, scope = self._init_methods.get(id(rank), (None, None))
-        values = self.model.get(ParserOptions).documented_values(init_method, scope) if init_method is not None else UNKNOWN
+        values = self.model.get(ParserOptions).documented_values(init_method, scope, starts=True) if init_method is not None else UNKNOWN
         return values is not UNKNOWN and all(isinstance(value, str) and _is_loopback(value) for value in values)
 
     def _on_one_machine(self, call: cst.Call) -> bool:

@@ -132,7 +132,9 @@ class SaveOnEveryRank(Rule):
     args.local_rank in [-1, 0]`,
     `if not args.distributed or rank == 0` (and `if rank == 0 or not args.distribution` with
     any flag the module starts its process group under: `if args.distribution:
-    dist.init_process_group(...)`), early returns such as `if rank != 0: return`,
+    dist.init_process_group(...)`), early returns such as `if rank != 0: return` (also
+    nested under a test every distributed run passes, `if self._distributed: gather(...); if
+    rank != 0: return`, whose `else:` only a one-process run takes; not under any other test),
     `@rank_zero_only` (`@rank0_only`, `@main_process`, ...), a same-module function
     (`save_checkpoint()`) whose every call is under such a guard, and any of these tests held
     in a variable or attribute: `verbose = rank == 0` then `if verbose:`, `self.is_main =
@@ -892,8 +894,43 @@ class SaveOnEveryRank(Rule):
             """,
             messages=_WRITER_MESSAGE.format("torchaudio.save", "if self.trainer.is_global_zero: or @rank_zero_only"),
         ),
+        Flagged(
+            # The early return of the other ranks sits under a test that says nothing of a
+            # distributed run (`if self.only_best:` may be false in one): every rank may save.
+            """
+            import torch
+            import torch.distributed as dist
+
+            class Evaluator:
+                def evaluate(self):
+                    if self.only_best:
+                        if dist.get_rank() != 0:
+                            return {}
+                    torch.save(self.predictions, "predictions.pth")
+                    ^
+            """,
+            messages=_MESSAGE.format("if dist.get_rank() == 0:"),
+        ),
     )
     clean_examples = (
+        Clean(
+            # detectron2's COCOEvaluator: the other ranks return under `if self._distributed:`,
+            # which holds in every distributed run; its `else:` is a one-process run.
+            """
+            import torch
+            import torch.distributed as dist
+
+            class Evaluator:
+                def evaluate(self):
+                    if self._distributed:
+                        predictions = self._gathered(self._predictions)
+                        if dist.get_rank() != 0:
+                            return {}
+                    else:
+                        predictions = self._predictions
+                    torch.save(predictions, "predictions.pth")
+            """
+        ),
         Clean(
             # TAPE's run_train: the save runs only where a predicate nested in the training
             # function is true, and it returns False unless the rank test of a local of that
