@@ -1,5 +1,8 @@
 """The rank-guard analysis shared by the rank rules: which tests mean "rank 0 only"."""
 
+import sys
+import types
+
 import libcst as cst
 import pytest
 
@@ -299,10 +302,15 @@ def test_fixtures_show_their_rule(code):
 
 def test_fixed_local_rank_argument_accepts_every_launcher(monkeypatch):
     source = (
-        'import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument("--local_rank", type=int, default=-1)\n'
+        'import argparse\nimport torch.distributed\nparser = argparse.ArgumentParser()\nparser.add_argument("--local_rank", type=int, default=-1)\n'
         "device = lambda: parser.parse_args().local_rank\n"
     )
     fixed = fix_text(source, "train.py", [rule_by_code("DDP012")]).source
+    assert fixed != source  # the file shows ranks (it imports torch.distributed), so the rule fixes it
+    torch = types.ModuleType("torch")  # the import only, so the test runs without torch
+    torch.distributed = types.ModuleType("torch.distributed")
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setitem(sys.modules, "torch.distributed", torch.distributed)
     namespace = {}
     exec(compile(fixed, "train.py", "exec"), namespace)  # the example's own parser, not user code
     parser = namespace["parser"]
