@@ -33,7 +33,7 @@ from ddplint.semantic.edits import argument_for, has_star_arguments
 from ddplint.model.context import CallSite
 from ddplint.model.parsers import NOT_SHOWN, test_value
 from ddplint.model.records import Loader, Place
-from ddplint.semantic.walk import NodeMemo, descendants
+from ddplint.semantic.walk import descendants, nodes_under
 from ddplint.core.torch_api import (
     ACCELERATE_SAVE, ACCELERATE_SAVE_HOOK, ACCELERATE_SAVE_STATE, ACCELERATOR, BUILD_TIME_DATASETS, DATA_PARALLEL, BUILD_TIME_METHODS, COLLECTIVES, DATALOADER, DDP,
     DISTRIBUTED_MODULES, DISTRIBUTED_SAMPLER, DOWNLOADING_DATASETS, FULL_STATE_DICT_CONFIG, GET_RANK, GET_STATE_DICT, GROUP_STARTS,
@@ -2709,31 +2709,26 @@ def _saving(program, module: str, key: str, depth: int):
     return None
 
 
-# What each top-level function or class defines and calls (`_defs_and_calls`), by the statement:
-# in the language server a statement the edit did not touch is the same object on every lint.
-_defined_and_called = NodeMemo()
-
-
-def _defs_and_calls(statement: cst.FunctionDef | cst.ClassDef) -> tuple[dict[str, list[str]], list[tuple[str, list[cst.Call]]]]:
-    """(function key -> its parameters, `self` left out; (key, its calls) in the order met) of
-    a top-level function (its calls `name(...)`) or class (its methods, and its calls
-    `self.name(...)`), as `_rank_named_parameters` reads them."""
+def _defs_and_calls(statement: cst.FunctionDef | cst.ClassDef) -> tuple[dict[str, list[str]], dict[str, list[cst.Call]]]:
+    """(function key -> its parameters, `self` left out; key -> its calls) of a top-level
+    function (its calls `name(...)`) or class (its methods, and its calls `self.name(...)`),
+    as `_rank_named_parameters` reads them."""
     defs: dict[str, list[str]] = {}
     calls: dict[str, list[cst.Call]] = {}
     if isinstance(statement, cst.FunctionDef):
         defs[statement.name.value] = [p.name.value for p in statement.params.params]
-        for node in descendants(statement):
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+        for node in nodes_under(statement, cst.Call):
+            if isinstance(node.func, cst.Name):
                 calls.setdefault(node.func.value, []).append(node)
-        return defs, list(calls.items())
+        return defs, calls
     cls = statement.name.value
     for item in statement.body.body:
         if isinstance(item, cst.FunctionDef):
             defs[f"{cls}.{item.name.value}"] = [p.name.value for p in item.params.params][1:]
-    for node in descendants(statement):
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and dotted_name(node.func.value) == "self":
+    for node in nodes_under(statement, cst.Call):
+        if isinstance(node.func, cst.Attribute) and dotted_name(node.func.value) == "self":
             calls.setdefault(f"{cls}.{node.func.attr.value}", []).append(node)
-    return defs, list(calls.items())
+    return defs, calls
 
 
 def _rank_named_parameters(module: cst.Module) -> dict[str, set[str]]:
@@ -2745,9 +2740,9 @@ def _rank_named_parameters(module: cst.Module) -> dict[str, set[str]]:
     calls: dict[str, list[cst.Call]] = {}
     for statement in module.body:
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-            own_defs, own_calls = _defined_and_called.get(statement, None, lambda: _defs_and_calls(statement))  # type: ignore[misc]
+            own_defs, own_calls = _defs_and_calls(statement)
             defs.update(own_defs)
-            for key, made in own_calls:
+            for key, made in own_calls.items():
                 calls.setdefault(key, []).extend(made)
     found: dict[str, set[str]] = {}
     for key, params in defs.items():
