@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import os
 from pathlib import Path
@@ -451,3 +452,19 @@ def test_a_finding_that_rests_on_another_statement_follows_an_edit_there() -> No
         found.append([(d.line, d.code) for d in diagnostics])
     assert cache.reused > 0
     assert found == [[], [(7, "DDP014")], [], [(7, "DDP014")]]
+
+
+def test_positions_after_an_edit_find_nodes_in_new_and_kept_statements() -> None:
+    """`positions` searches the statements an edit made first for a node it has not placed
+    before; nodes in those and in the statements the edit did not touch are placed where a
+    codegen of the whole module places them."""
+    from ddplint.semantic.walk import nodes_under, positions
+
+    cache = StatementCache()
+    texts = [_RANK_NAMED, _RANK_NAMED.replace("    x7 = step(7)\n", "    x7 = step(7, 8)\n"), _RANK_NAMED.replace("x40", "y40")]
+    for text in texts:
+        module = cache(text)
+        tree = ast.parse(text)
+        calls = [call for statement in module.body for call in nodes_under(statement, cst.Call)]
+        assert positions(module, calls, tree=tree)[0] == positions(module, calls)[0]
+    assert cache.reused > 0

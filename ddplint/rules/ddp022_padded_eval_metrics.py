@@ -11,7 +11,7 @@ from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.edits import argument_for
 from ddplint.core.torch_api import COMBINING_COLLECTIVES, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER, LAUNCHERS, LIBRARY_LOADERS, TEST_SPLIT_SIZES
-from ddplint.semantic.walk import NodeMemo, descendants
+from ddplint.semantic.walk import NodeMemo, descendants, nodes_under
 
 _MAX_DEPTH = 3
 _NODES = re.compile(r"--nnodes[= \t]+['\"]?(\w+)")
@@ -1080,8 +1080,7 @@ def _drop_last(sampler: Construction) -> cst.Arg | None:
 def _trains(loop: cst.CSTNode) -> bool:
     """The loop calls `backward()` somewhere in its body."""
     return any(
-        isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward"
-        for node in descendants(loop)
+        isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward" for node in nodes_under(loop, cst.Call)
     )
 
 
