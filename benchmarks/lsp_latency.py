@@ -54,6 +54,9 @@ from ddplint.server.client import Session  # noqa: E402
 
 TYPED = "seen += len(batch)"  # typed one character at a time
 FINDING_EDITS = 10
+# Seconds of wall time to wait for the diagnostics of the open (the project model is built then):
+# on a busy machine that took over a minute for sd-scripts.
+OPEN_TIMEOUT = 600
 POSITIONS = {"typing at the start": 0.05, "typing in the middle": 0.5, "typing at the end": 0.95}
 
 
@@ -212,7 +215,7 @@ def measure(path: Path, root: Path, finding: tuple[str, str] | None, debounce: f
         pid = session.process.pid
         cpu_before = _cpu_ms(pid)
         session.open(uri, text)
-        findings = len(session.diagnostics(uri))
+        findings = len(session.diagnostics(uri, timeout=OPEN_TIMEOUT))
         opened = _cpu_ms(pid) - cpu_before
         scenarios = {}
         for name, fraction in POSITIONS.items():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import os
 from pathlib import Path
@@ -393,3 +394,77 @@ def test_a_long_lived_servers_findings_equal_a_fresh_servers(tmp_path_factory, n
         assert found == (result.diagnostics if result.error is None else [])
     finally:
         gc.unfreeze()
+
+
+# -- answers kept per statement across edits (ddplint.semantic.walk.nodes_under) -----------------
+
+_FILLER = "".join(f"    x{i} = step({i})\n" for i in range(45))
+_RANK_NAMED = f'''import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+def save_checkpoint(model, path):
+    torch.save(model.module.state_dict(), path)
+
+
+def main():
+    dist.init_process_group("gloo")
+    model = DDP(torch.nn.Linear(16, 4))
+{_FILLER}    save_checkpoint(model, f"last_{{dist.get_rank()}}.pt")
+
+
+def evaluate(model):
+    dist.barrier()
+{_FILLER}    save_checkpoint(model, f"best_{{dist.get_rank()}}.pt")
+'''
+
+
+def test_nodes_under_a_statement_kept_across_edits_are_those_of_the_new_text() -> None:
+    """The calls under each statement are kept by the statement object; an edit that adds or
+    drops a call in one statement of a long function, whose other statements are reused, is
+    seen at once, and the answer is what a search of the new tree finds."""
+    from ddplint.semantic.walk import descendants, nodes_under
+
+    cache = StatementCache()
+    texts = [_RANK_NAMED, _RANK_NAMED.replace("    x7 = step(7)\n", "    x7 = 7\n"), _RANK_NAMED]
+    for text in texts:
+        module = cache(text)
+        for statement in module.body:
+            found = nodes_under(statement, cst.Call)
+            assert len(found) == len(set(map(id, found)))
+            assert {id(node) for node in found} == {id(node) for node in descendants(statement) if type(node) is cst.Call}
+    assert cache.reused > 0
+
+
+def test_a_finding_that_rests_on_another_statement_follows_an_edit_there() -> None:
+    """DDP014 reads what every call of a function passes for its path (the calls of each
+    top-level function are kept per statement across edits): an edit of one call, in a long
+    function whose other statements and the functions around it are reused, gives or takes
+    away the finding at the save in another function, as a full lint of the same text does."""
+    rules = all_rules()
+    edited = _RANK_NAMED.replace('f"best_{dist.get_rank()}.pt"', '"best.pt"')
+    cache = StatementCache()
+    found = []
+    for text in (_RANK_NAMED, edited, _RANK_NAMED, edited):
+        diagnostics = analyse(text, "a.py", rules, parser=cache).diagnostics
+        assert diagnostics == analyse(text, "a.py", rules).diagnostics
+        found.append([(d.line, d.code) for d in diagnostics])
+    assert cache.reused > 0
+    assert found == [[], [(7, "DDP014")], [], [(7, "DDP014")]]
+
+
+def test_positions_after_an_edit_find_nodes_in_new_and_kept_statements() -> None:
+    """`positions` searches the statements an edit made first for a node it has not placed
+    before; nodes in those and in the statements the edit did not touch are placed where a
+    codegen of the whole module places them."""
+    from ddplint.semantic.walk import nodes_under, positions
+
+    cache = StatementCache()
+    texts = [_RANK_NAMED, _RANK_NAMED.replace("    x7 = step(7)\n", "    x7 = step(7, 8)\n"), _RANK_NAMED.replace("x40", "y40")]
+    for text in texts:
+        module = cache(text)
+        tree = ast.parse(text)
+        calls = [call for statement in module.body for call in nodes_under(statement, cst.Call)]
+        assert positions(module, calls, tree=tree)[0] == positions(module, calls)[0]
+    assert cache.reused > 0

@@ -31,7 +31,7 @@ import libcst as cst
 
 from ddplint.semantic.edits import argument_at, argument_for
 from ddplint.semantic.model import Analysis, SemanticModel, dotted_name
-from ddplint.semantic.walk import NodeMemo, children, descendants
+from ddplint.semantic.walk import NodeMemo, children, descendants, nodes_under
 from ddplint.core.fixpoint import fixed_point
 from ddplint.prefilter.screens import RankZeroCalls
 from ddplint.core.torch_api import (
@@ -984,7 +984,7 @@ class RankFacts:
         direct: set[tuple] = set()
         for flag, constant, owner, cls, self_name, value, body, simple in self._group_users:
             itself = any(map(self._needs_group, simple))
-            if not itself and not any(self._needs_group(line) for line in descendants(body) if isinstance(line, cst.SimpleStatementLine)):
+            if not itself and not any(map(self._needs_group, nodes_under(body, cst.SimpleStatementLine))):
                 continue
             key = (self._switch_key(flag, owner, cls, self_name), constant)
             found.setdefault(key, set()).add(value)

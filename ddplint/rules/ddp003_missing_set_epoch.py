@@ -14,7 +14,7 @@ from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule, harm_of
 from ddplint.semantic.model import dotted_name
-from ddplint.semantic.walk import descendants, positions
+from ddplint.semantic.walk import descendants
 
 # The message the examples of a sampler picked at run time (a conditional, branches) expect.
 _UNNAMED_SAMPLER_MESSAGE = (
@@ -1093,14 +1093,14 @@ class MissingSetEpoch(Rule):
             return False
         return any(self.flow.sets_epoch(outer, sampler, epoch.names) for outer in loop.outer)
 
-    def _restarted_in(self, loop: Loop, passed: Place, module: cst.Module) -> bool:
+    def _restarted_in(self, loop: Loop, passed: Place) -> bool:
         """As `_restarts_under_set_epoch`, for an epoch loop of the program model: the iter()
         at `passed` restarts the data in an `except` of `loop`, and a loop around it calls
         set_epoch."""
         if not loop.outer or passed.path != self.model.project.program.place(self.model.project.module, passed.line).path:
             return False
         calls = _restarting_calls(loop.node)
-        spans, _ = positions(module, calls)
+        spans = self.model.spans(calls)
         if not any(spans[id(call)][0][0] == passed.line for call in calls):
             return False
         return any(outer in epoch.loops for outer in loop.outer for epoch in loop.function.set_epochs)
@@ -1283,7 +1283,7 @@ class MissingSetEpoch(Rule):
             return
         loops = [loop for function in (self.flow.module, *self.flow.all_functions()) for loop in function.loops
                  if isinstance(loop.node, (cst.For, cst.While))]
-        spans, _ = positions(module, [loop.node for loop in loops])
+        spans = self.model.spans([loop.node for loop in loops])
         by_line = {spans[id(loop.node)][0][0]: loop for loop in loops}
         for unset in found:
             loop = by_line.get(unset.epoch.first)
@@ -1293,7 +1293,7 @@ class MissingSetEpoch(Rule):
                 continue
             if self._runs_once(loop.node, loop.function):
                 continue
-            if unset.pulled and self._restarted_in(loop, unset.passed, module):
+            if unset.pulled and self._restarted_in(loop, unset.passed):
                 continue  # each restart draws the order of the epoch a loop around sets
             reported.add(id(loop.node))
             shown = f"The DistributedSampler of `{unset.name}`" if unset.name else "This DistributedSampler"

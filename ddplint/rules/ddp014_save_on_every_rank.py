@@ -33,7 +33,7 @@ from ddplint.semantic.edits import argument_for, has_star_arguments
 from ddplint.model.context import CallSite
 from ddplint.model.parsers import NOT_SHOWN, test_value
 from ddplint.model.records import Loader, Place
-from ddplint.semantic.walk import descendants, positions
+from ddplint.semantic.walk import descendants, nodes_under
 from ddplint.core.torch_api import (
     ACCELERATE_SAVE, ACCELERATE_SAVE_HOOK, ACCELERATE_SAVE_STATE, ACCELERATOR, BUILD_TIME_DATASETS, DATA_PARALLEL, BUILD_TIME_METHODS, COLLECTIVES, DATALOADER, DDP,
     DISTRIBUTED_MODULES, DISTRIBUTED_SAMPLER, DOWNLOADING_DATASETS, FULL_STATE_DICT_CONFIG, GET_RANK, GET_STATE_DICT, GROUP_STARTS,
@@ -2341,14 +2341,14 @@ class SaveOnEveryRank(Rule):
             return
         shows = self._distributed_frames | self.ranks.rank_aware_frames | self._spawned | launched | ({None} if commanded else set())
         paths = _EveryRank(self.ranks, shows, frozenset(self.launches.callback_hooks) & launched)
-        one_process = self._beside_distributed_branch(original_node, [save for save in self._saves if save.conditional and paths.path(save.frame) is not None])
-        one_process |= self._rank_zero_first(original_node, [(save, paths.path(save.frame)) for save in self._saves if paths.path(save.frame) is not None])
+        one_process = self._beside_distributed_branch([save for save in self._saves if save.conditional and paths.path(save.frame) is not None])
+        one_process |= self._rank_zero_first([(save, paths.path(save.frame)) for save in self._saves if paths.path(save.frame) is not None])
         for save in self._saves:
             if save.attribute in self._per_rank_attributes:
                 continue
             path = paths.path(save.frame)
             if path is None and elsewhere and save.frame not in paths.guarded:
-                self._report_elsewhere(save, original_node)
+                self._report_elsewhere(save)
             elif path is not None and id(save.node) not in one_process:
                 # the rank-0 test of the launcher the file uses, where it uses no torch.distributed
                 hook = (save.frame or "").rpartition(".")[2] in self._hooks
@@ -2375,7 +2375,7 @@ class SaveOnEveryRank(Rule):
         rank_zero = self.ranks.functions_only_rank_zero_calls(replicas=True)
         return not self._save_states or not all(first or frame in rank_zero for frame, first in self._save_states)
 
-    def _beside_distributed_branch(self, module: cst.Module, saves: list[_Save]) -> set[int]:
+    def _beside_distributed_branch(self, saves: list[_Save]) -> set[int]:
         """The saves (node ids) in the branch of an `if` on a flag whose other branch makes a
         call only a distributed run makes (`distributed_branch_besides`): TransReID's `if
         cfg.MODEL.DIST_TRAIN: if dist.get_rank() == 0: torch.save(...) else: torch.save(...)`,
@@ -2383,13 +2383,13 @@ class SaveOnEveryRank(Rule):
         project = self.model.project
         if project is None or not saves:
             return set()
-        spans, _ = positions(module, [save.node for save in saves])
+        spans = self.model.spans([save.node for save in saves])
         return {
             id(save.node) for save in saves
             if distributed_branch_besides(project.program, project.context, project.module, save.frame, spans[id(save.node)][0][0]) is not None
         }
 
-    def _rank_zero_first(self, module: cst.Module, found: list) -> set[int]:
+    def _rank_zero_first(self, found: list) -> set[int]:
         """The saves (node ids) that rank 0 makes first and the other ranks skip: a step of
         their path from code every rank runs (or the save) is in a rank-0-first block
         (`first_served`), and that step or a later one is written only where an `if` found the
@@ -2400,7 +2400,7 @@ class SaveOnEveryRank(Rule):
         if project is None or not found:
             return set()
         program, name = project.program, project.module
-        spans, _ = positions(module, [node for save, path in found for node in (save.node, *(site.node for site in path))])
+        spans = self.model.spans([node for save, path in found for node in (save.node, *(site.node for site in path))])
         tree, served = program.tree(name), set()
         for save, path in found:
             steps = [(site.caller, spans[id(site.node)][0][0]) for site in path] + [(save.frame, spans[id(save.node)][0][0])]
@@ -2412,7 +2412,7 @@ class SaveOnEveryRank(Rule):
                     break
         return served
 
-    def _report_elsewhere(self, save: _Save, module: cst.Module) -> None:
+    def _report_elsewhere(self, save: _Save) -> None:
         """A save in a function that other modules run on every rank (`ranks_run`): a dataset
         class's cache that every rank builds, a helper every rank calls under an `if` of its own."""
         project = self.model.project
@@ -2420,7 +2420,7 @@ class SaveOnEveryRank(Rule):
         if record is not None and record.escapes.plain_saves and not save.conditional and not record.method:
             return  # reported where every rank calls it (`saving_helper`; a method is reported here)
         steps = ranks_run(project, save.frame)
-        if not steps or self._written_first(save, module):
+        if not steps or self._written_first(save):
             return
         kind, text, place = steps[-1]
         note = f"every rank {text} at {place}, from {steps[0][2]}" if len(steps) > 1 else f"{text} at {place}"
@@ -2431,7 +2431,7 @@ class SaveOnEveryRank(Rule):
         chain = [Link(kind, f"every rank {text} here" if kind is StepKind.REACHES else text, place) for kind, text, place in steps]
         self.report(save.node, message, chain=[*chain, *_cache_miss_links(save), Link(StepKind.HARM, _harm(message), save.node)])
 
-    def _written_first(self, save: _Save, module_node: cst.Module) -> bool:
+    def _written_first(self, save: _Save) -> bool:
         """Whether rank 0 writes the save's file before the other ranks, which then find it: the
         save runs in a rank-0-first block, itself or through every call of its function
         (`first_served`), and only where an `if` found the file missing or stale (`cache_gated`),
@@ -2440,7 +2440,7 @@ class SaveOnEveryRank(Rule):
         matching cache, built in `with torch_distributed_zero_first(rank):` by another module)."""
         project = self.model.project
         program, context, module = project.program, project.context, project.module
-        spans, _ = positions(module_node, [save.node])
+        spans = self.model.spans([save.node])
         line = spans[id(save.node)][0][0]
         after = first_served(project, module, save.frame, line, ranks=True)
         if after is None:
@@ -2746,6 +2746,28 @@ def _saving(program, module: str, key: str, depth: int):
     return None
 
 
+def _defs_and_calls(statement: cst.FunctionDef | cst.ClassDef) -> tuple[dict[str, list[str]], dict[str, list[cst.Call]]]:
+    """(function key -> its parameters, `self` left out; key -> its calls) of a top-level
+    function (its calls `name(...)`) or class (its methods, and its calls `self.name(...)`),
+    as `_rank_named_parameters` reads them."""
+    defs: dict[str, list[str]] = {}
+    calls: dict[str, list[cst.Call]] = {}
+    if isinstance(statement, cst.FunctionDef):
+        defs[statement.name.value] = [p.name.value for p in statement.params.params]
+        for node in nodes_under(statement, cst.Call):
+            if isinstance(node.func, cst.Name):
+                calls.setdefault(node.func.value, []).append(node)
+        return defs, calls
+    cls = statement.name.value
+    for item in statement.body.body:
+        if isinstance(item, cst.FunctionDef):
+            defs[f"{cls}.{item.name.value}"] = [p.name.value for p in item.params.params][1:]
+    for node in nodes_under(statement, cst.Call):
+        if isinstance(node.func, cst.Attribute) and dotted_name(node.func.value) == "self":
+            calls.setdefault(f"{cls}.{node.func.attr.value}", []).append(node)
+    return defs, calls
+
+
 def _rank_named_parameters(module: cst.Module) -> dict[str, set[str]]:
     """Function key (`name`, `Class.name`) -> its parameters that every call of it in `module`
     (`name(...)` for a function, `self.name(...)` in its class for a method; one call at least)
@@ -2754,19 +2776,11 @@ def _rank_named_parameters(module: cst.Module) -> dict[str, set[str]]:
     defs: dict[str, list[str]] = {}  # key -> its parameters, `self` left out
     calls: dict[str, list[cst.Call]] = {}
     for statement in module.body:
-        if isinstance(statement, cst.FunctionDef):
-            defs[statement.name.value] = [p.name.value for p in statement.params.params]
-            for node in descendants(statement):
-                if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
-                    calls.setdefault(node.func.value, []).append(node)
-        elif isinstance(statement, cst.ClassDef):
-            cls = statement.name.value
-            for item in statement.body.body:
-                if isinstance(item, cst.FunctionDef):
-                    defs[f"{cls}.{item.name.value}"] = [p.name.value for p in item.params.params][1:]
-            for node in descendants(statement):
-                if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and dotted_name(node.func.value) == "self":
-                    calls.setdefault(f"{cls}.{node.func.attr.value}", []).append(node)
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            own_defs, own_calls = _defs_and_calls(statement)
+            defs.update(own_defs)
+            for key, made in own_calls.items():
+                calls.setdefault(key, []).extend(made)
     found: dict[str, set[str]] = {}
     for key, params in defs.items():
         made = calls.get(key, [])

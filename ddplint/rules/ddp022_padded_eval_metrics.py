@@ -11,7 +11,7 @@ from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.edits import argument_for
 from ddplint.core.torch_api import COMBINING_COLLECTIVES, DEDUPLICATING_METHODS, DISTRIBUTED_SAMPLER, LAUNCHERS, LIBRARY_LOADERS, TEST_SPLIT_SIZES
-from ddplint.semantic.walk import descendants
+from ddplint.semantic.walk import NodeMemo, descendants, nodes_under
 
 _MAX_DEPTH = 3
 _NODES = re.compile(r"--nnodes[= \t]+['\"]?(\w+)")
@@ -902,7 +902,7 @@ class PaddedEvalMetrics(Rule):
     def _results_read(self, expr: cst.BaseExpression) -> set[int]:
         """The calls whose results `expr` reads, by the names of this function holding them."""
         function = self._function()
-        return {call for n in (expr, *descendants(expr)) if isinstance(n, cst.Name) for call in self._results.get((function, n.value), ())}
+        return {call for name in _names_read(expr) for call in self._results.get((function, name), ())}
 
     def visit_For(self, node: cst.For | cst.While | cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp) -> None:
         self._clock += 1
@@ -924,7 +924,7 @@ class PaddedEvalMetrics(Rule):
     def _reads_gathered(self, expr: cst.BaseExpression) -> bool:
         if not self._gathered:  # asked of every assignment: nothing gathered yet, nothing to read
             return False
-        return any(isinstance(n, cst.Name) and n.value in self._gathered for n in (expr, *descendants(expr)))
+        return not self._gathered.isdisjoint(_names_read(expr))
 
     def visit_Slice(self, node: cst.Slice) -> None:
         if id(node) in self._stores:
@@ -1080,8 +1080,7 @@ def _drop_last(sampler: Construction) -> cst.Arg | None:
 def _trains(loop: cst.CSTNode) -> bool:
     """The loop calls `backward()` somewhere in its body."""
     return any(
-        isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward"
-        for node in descendants(loop)
+        isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward" for node in nodes_under(loop, cst.Call)
     )
 
 
@@ -1108,3 +1107,14 @@ def _keys_by_zip(call: cst.Call) -> bool:
         isinstance(func, cst.Attribute) and func.attr.value == "update" and len(args) == 1 and args[0].keyword is None
         and isinstance(args[0].value, cst.Call) and isinstance(args[0].value.func, cst.Name) and args[0].value.func.value == "zip"
     )
+
+
+# The names each expression reads, by the expression: DDP022 asks of every assigned value and
+# argument of a collective on every lint, and in the language server an expression the edit did
+# not touch is the same object from one lint to the next.
+_names = NodeMemo()
+
+
+def _names_read(expr: cst.CSTNode) -> frozenset[str]:
+    """The identifiers of the `Name` nodes in `expr`, itself included."""
+    return _names.get(expr, None, lambda: frozenset(n.value for n in (expr, *descendants(expr)) if isinstance(n, cst.Name)))  # type: ignore[return-value]

@@ -20,7 +20,7 @@ from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.semantic.edits import argument_for, keyword_argument
 from ddplint.semantic.model import dotted_name
-from ddplint.semantic.walk import children
+from ddplint.semantic.walk import NodeMemo, children
 
 # Calls that iterate their first argument's items as they come: `enumerate(tqdm(loader))`.
 _PASS_THROUGH = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "iter"})
@@ -1020,7 +1020,7 @@ class SharedSeedDataPath(Rule):
             called = self._inner.get((frame, callee)) if callee is not None else None
             if called is not None and called[0][0]:
                 self._training.update(loops)  # the loop calls an inner function that runs the backward
-            periodic = any(_takes_modulo(branch.test) for branch in self.model.ifs)
+            periodic = any(_periodic(branch.test) for branch in self.model.ifs)
             self._loop_calls.append(_LoopCall(node, callee, loops, frame, self._order, periodic))
         if isinstance(func, cst.Name):
             self._named_calls.append(_LoopCall(node, func.value, (), frame, self._order))
@@ -1633,6 +1633,16 @@ def _operands(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
     if isinstance(expr, cst.IfExp):
         return [expr.body, expr.orelse]
     return []
+
+
+# `_takes_modulo` of each branch's test, kept across lints: asked of every `if` around each
+# call in a loop, on every lint (in the language server a test the edit did not touch is the
+# same object from one lint to the next).
+_modulo = NodeMemo()
+
+
+def _periodic(test: cst.BaseExpression) -> bool:
+    return _modulo.get(test, None, lambda: _takes_modulo(test))  # type: ignore[return-value]
 
 
 def _takes_modulo(test: cst.BaseExpression) -> bool:
