@@ -344,3 +344,17 @@ def test_a_script_that_starts_the_process_group_at_its_top_level_makes_a_trainin
     assert _reach(tmp_path / "top", {".git": "", "train.py": script}).training
     inside = "import torch.distributed as dist\n\ndef setup():\n    dist.init_process_group('gloo')\n\nsetup()\n"
     assert not _reach(tmp_path / "inside", {".git": "", "train.py": inside}).training
+
+
+def test_a_definition_under_a_top_level_test_that_spawns_makes_no_training_project(tmp_path):
+    """pytorch-ignite's `if has_xla_support:` defines a class whose methods spawn, and its
+    `spawn(...)` helper calls a backend's `spawn`: defining them starts nothing, so the library
+    keeps every function reachable."""
+    library = (
+        "import torch.distributed as dist\nimport torch.multiprocessing as mp\n\nhas_xla = False\n\n"
+        "if has_xla:\n    class Xla:\n        def spawn(self, fn):\n            mp.spawn(fn)\n\n"
+        "def spawn(fn):\n    for model in []:\n        model.spawn(fn)\n"
+    )
+    assert not _reach(tmp_path / "defs", {".git": "", "dist_utils.py": library}).training
+    started = library + "\nif not has_xla:\n    dist.init_process_group('gloo')\n"
+    assert _reach(tmp_path / "started", {".git": "", "dist_utils.py": started}).training

@@ -101,9 +101,7 @@ class Reach:
         (`dist.init_process_group("gloo", ...)` at the top of a script with no `__main__` guard)."""
         tree = self.project.program.tree(module)
         return tree is not None and any(
-            isinstance(node, ast.Call) and _last_name(node.func) in _RANK_STARTS
-            for statement in tree.body if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-            for node in nodes(statement)
+            isinstance(node, ast.Call) and _last_name(node.func) in _RANK_STARTS for node in _outside_definitions(tree.body)
         )
 
     @functools.cached_property
@@ -597,6 +595,17 @@ def _sets_up(call: ast.Call, modules: set[str]) -> bool:
         for node in ast.walk(call)
         if isinstance(node, ast.Name)
     )
+
+
+def _outside_definitions(body: list):
+    """The nodes of the statements `body` holds, not of the functions and classes defined in
+    them (`if HAS_XLA:` then a class whose methods spawn: defining it starts nothing)."""
+    definitions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+    pending = [statement for statement in body if not isinstance(statement, definitions)]
+    while pending:
+        node = pending.pop()
+        yield node
+        pending.extend(child for child in ast.iter_child_nodes(node) if not isinstance(child, definitions))
 
 
 def called_names_in(tree: ast.Module) -> tuple[set[str], set[str]]:
