@@ -96,7 +96,7 @@ def test_an_attribute_of_the_same_name_in_a_fix_does_not_keep_an_import_in_use()
     from ddplint.rules import all_rules
 
     source = (
-        "import argparse\nfrom os import environ, putenv\n\ndef setup():\n"
+        "import argparse\nimport torch.distributed\nfrom os import environ, putenv\n\ndef setup():\n"
         '    environ.update({"CUDA_LAUNCH_BLOCKING": "1"})\n    putenv("CUDA_LAUNCH_BLOCKING", "1")\n\n'
         'parser = argparse.ArgumentParser()\nparser.add_argument("--local_rank", type=int, default=-1)\n'
         "args = parser.parse_args()\ndevice = args.local_rank\n"

@@ -363,6 +363,9 @@ def read_script(path: str, text: str) -> ScriptFacts | Unknown:
     return facts
 
 
+_RANKS_RUN = "import torch.distributed  # the launch the doctor checks starts the ranks"
+
+
 def _rule_findings(path: str, text: str, usage: str = "") -> dict[str, list[tuple[Where, str]]]:
     from ddplint.api import lint_source
     from ddplint.rules import rule_by_code
@@ -372,7 +375,10 @@ def _rule_findings(path: str, text: str, usage: str = "") -> dict[str, list[tupl
         rule = rule_by_code(name)
         if rule is None:
             continue
-        source = text if not usage else text.rstrip("\n") + f"\n# usage: {usage}\n"
+        # The doctor is checking a launch that starts this script's ranks; the rules want that
+        # shown in the text (a script that only reads an option runs as one process), so it is
+        # said there, after the last line, where no finding's line moves.
+        source = text.rstrip("\n") + (f"\n# usage: {usage}" if usage else "") + f"\n{_RANKS_RUN}\n"
         findings[name] = [
             (Where(path, found.line, found.col), found.message) for found in lint_source(source, path, select=[rule.code])
         ]

@@ -185,9 +185,8 @@ class TorchLoadWithoutMapLocation(Rule):
     `with FSDP.state_dict_type(model, ..., FullStateDictConfig(offload_to_cpu=True))` block,
     `get_model_state_dict(model, options=StateDictOptions(cpu_offload=True))`, the configuration
     also through a local variable, with a literal True: `evaluate.py` reading what `train.py`
-    wrote; a save whose file the program model cannot name is not seen; where the loading
-    script's own run saves the file or its format, that save is its writer, not another script's
-    of the folder); a load in a
+    wrote; a save whose file the program model cannot name is not seen; the message names a save
+    of the loading script's own run before another script's of the folder); a load in a
     program whose scripts give each rank one GPU (`os.environ["CUDA_VISIBLE_DEVICES"] =
     str(gpus[local_rank])`, from the rank, in every script that runs the module): cuda:0 is
     then each rank's own GPU; a load in a program that starts its process group in its own code
@@ -1857,7 +1856,7 @@ def program_modules(view) -> list[str]:
     `data/preprocess.py` what `data/dataset.py` reads), the scripts that import it and the
     modules they import; only those that may save (by text). Not the folders above: a
     repository's older trainer in `old/` is another program than the one at its root. Its own
-    run first (`own_run`): where it writes the file itself, no other script is its writer."""
+    run first (`own_run`), so that a message names the save of its own run."""
     program = view.program
     folder = posixpath.dirname(view.path.replace("\\", "/"))
     users = set(view.users)
@@ -1900,8 +1899,7 @@ def saved_files(view, path: str | None) -> list[SavedFile]:
                 what = "a model's state dict, not moved to the host" if state else f"by {write.callee}()"
                 found.append(SavedFile(place, host, state, what))
     own = {program.path(module) for module in own_run(view)}
-    mine = [save for save in found if save.place.path in own]  # its own run writes it: no other script's save is its writer
-    return mine or found
+    return sorted(found, key=lambda save: save.place.path not in own)  # its own run's saves first: the one the message names
 
 
 def _fits(saved: str, loaded: str) -> bool:
