@@ -287,12 +287,12 @@ def test_a_dist_folder_is_linted_because_it_often_holds_distributed_code(run, tm
     assert "build" not in result.stdout
 
 
-PARSER = "import argparse\nimport os\nimport torch\np = argparse.ArgumentParser()\np.add_argument('--local_rank', type=int)\nargs = p.parse_args()\n"
+PARSER = "import argparse\nimport os\nimport torch.distributed\np = argparse.ArgumentParser()\np.add_argument('--local_rank', type=int)\nargs = p.parse_args()\n"
 
 
 def test_evidence_in_the_file_decides_the_same_through_the_cli_and_flake8(run, tmp_path):
-    """DDP012 on a `--local_rank` that is read, and not on one never read or set from
-    LOCAL_RANK; DDP014 on a save under a predicate named without a call, and not under a
+    """DDP012 on a `--local_rank` that is read in a file that shows ranks (it imports
+    torch.distributed), and not on one never read or set from LOCAL_RANK; DDP014 on a save under a predicate named without a call, and not under a
     same-module predicate whose body tests the rank; DDP015 not on an empty ModuleList."""
     files = {
         "read.py": PARSER + "torch.cuda.set_device(args.local_rank)\n",

@@ -162,20 +162,3 @@ def test_the_readme_pins_the_hooks_to_the_current_release_tag() -> None:
     readme = (REPO / "README.md").read_text()
     assert re.search(r"^\s+rev: (\S+)", readme, re.MULTILINE).group(1) == f"v{ddplint.__version__}"
     assert f"rev: v{ddplint.__version__}" in (REPO / ".pre-commit-hooks.yaml").read_text()
-
-
-# Top-level work and a DDP import, no `__main__` guard: a script when nothing imports it.
-UNGUARDED = (
-    "import torch\nfrom torch.nn.parallel import DistributedDataParallel\n\n"
-    "print('evaluating')\nmodel = torch.load('ckpt.pt')\n"
-)
-
-
-def test_a_script_without_a_main_guard_that_nothing_imports_runs_as_one_process(run, tmp_path: Path) -> None:
-    (tmp_path / "evaluate.py").write_text(UNGUARDED)
-    assert run("evaluate.py", "--select", "DDP004").stdout == "No problems found.\n"
-    # The same text imported by a module: its callers run it, and the import shows ranks may.
-    (tmp_path / "trainer.py").write_text("import evaluate\n\n\ndef fit():\n    return evaluate.model\n")
-    lines = run("evaluate.py", "--select", "DDP004", "--output-format", "full").stdout.splitlines()
-    assert lines[0].startswith("evaluate.py:5:9: DDP004 ")
-    assert "  = runs  evaluate.py:2: this file runs distributed: it imports torch.nn.parallel.DistributedDataParallel" in lines

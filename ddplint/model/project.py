@@ -1929,12 +1929,6 @@ class ProjectView:
             scripts.update(pending)
         return sorted(scripts)
 
-    @functools.cached_property
-    def unguarded_script(self) -> bool:
-        """Whether this module is a script with no `if __name__ == "__main__":` (Reach.script_without_guard):
-        nothing imports it and its own code works at the top level, so no importer runs it."""
-        return self.project.reach.script_without_guard(self.module)
-
     def launch_line(self, launcher: str | None = None, own: bool = False, written: bool = False) -> Place | None:
         """Where a shell script or document of the project runs this module's file, or a script
         that imports it, with `launcher` (a key of `torch_api.LAUNCHERS`; None: any of them) and

@@ -472,14 +472,6 @@ class Reach:
             names.update(function.split("."))
         return names
 
-    def script_without_guard(self, module: str) -> bool:
-        """Whether `module` is a script without a `__main__` guard (`_unguarded_script`): `python
-        x.py` runs it, as it runs a guarded script. Not for a text linted alone (no project: no
-        importer is known), whose top-level calls are as often a module's own examples, nor
-        where the module's code cannot be read (then nothing shows it is a script)."""
-        known = not self.project.texts and self.project.program.tree(module) is not None
-        return known and self._unguarded_script(module)
-
     def _unguarded_script(self, module: str) -> bool:
         """Whether `module` is a script without a `__main__` guard: no project module imports it
         and its own code works at the top level. In a module that defines functions or classes,

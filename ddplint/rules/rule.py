@@ -280,8 +280,7 @@ class Rule(cst.BatchableCSTVisitor):
         file: what in this file starts or joins the ranks (ddplint.analyses.distribution), else
         where a script that runs this module does (ProjectView.ranks_started), else a launch
         command of the project that runs it with a launcher (ProjectView.launch_line), else,
-        for a module that is no script (`if __name__ == "__main__":`, or top-level work in a
-        module nothing imports: ProjectView.unguarded_script), what in it shows it runs
+        for a module that is no script (`if __name__ == "__main__":`), what in it shows it runs
         distributed (an import of torch.distributed: its callers are elsewhere). A script that
         only imports torch.distributed or asks `dist.is_initialized()`, and that nothing
         launches as ranks, runs as one process: None, as when nothing shows it."""
@@ -297,7 +296,7 @@ class Rule(cst.BatchableCSTVisitor):
         launched = view.launch_line() if view is not None else None
         if launched is not None:
             return Link(StepKind.RUNS, f"every rank runs this script: {launched} launches it", launched)
-        if evidence.node is not None and not evidence.script and not (view is not None and view.unguarded_script):
+        if evidence.node is not None and not evidence.script:
             return Link(StepKind.RUNS, f"this file runs distributed: it {evidence.where}", evidence.node)
         return None
 
