@@ -49,7 +49,7 @@ parser.add_argument("--checkpoint_all", default={default}, type=str)
 
 def main(args):
     dist.init_process_group("nccl", rank=args.rank, world_size=args.world_size)
-    model = DistributedDataParallel(torch.nn.Linear(2, 2).cuda())
+    model = DistributedDataParallel(torch.nn.Linear(2, 2).cuda(args.rank))  # each rank on its own GPU
     manager = Manager(rank=args.rank, world_size=args.world_size, state={{}}, all_workers={passed})
     if os.path.isfile(manager.checkpoint_fpath):
         checkpoint = torch.load(manager.checkpoint_fpath)

@@ -21,7 +21,7 @@ from ddplint.prefilter.screens import dotted, walk
 from ddplint.prefilter.triggers import DISTRIBUTED_EVIDENCE_CODE, CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.semantic.model import dotted_name
-from ddplint.core.torch_api import DDP, DISTRIBUTED_EVIDENCE, GRAD_SCALERS, LR_SCHEDULERS, SCHEDULER_FACTORIES, TORCH_LOAD, TORCH_SAVE
+from ddplint.core.torch_api import DDP, DISTRIBUTED_EVIDENCE, GRAD_SCALERS, LR_SCHEDULERS, SCHEDULER_FACTORIES, TORCH, TORCH_DEVICE, TORCH_LOAD, TORCH_SAVE
 from ddplint.semantic.walk import children, descendants
 
 # Words, in a path, a variable or the enclosing function's name, that say "checkpoint".
@@ -2155,7 +2155,7 @@ def _device_zero(expr: ast.expr, bound: dict[str, list[ast.expr]], seen: set[str
     name = dotted(expr) if isinstance(expr, (ast.Name, ast.Attribute)) else None
     if name is None:
         return False
-    if name.startswith("torch.") and name.count(".") == 1 and name != "torch.device":
+    if name in TORCH and name.count(".") == 1 and name not in TORCH_DEVICE:
         return True  # a dtype
     last = name.rpartition(".")[2]
     if last in seen:
