@@ -544,8 +544,8 @@ def test_a_script_with_a_distributed_mode_of_its_own_is_not_one_process(tmp_path
         "    Exp(args).train()\n"
     )
     exp = (
-        "import torch\n\n\nclass Exp:\n    def __init__(self, args):\n        self.args = args\n"
-        "        self.model = torch.nn.Linear(2, 2).cuda()\n\n"
+        "import os\n\nimport torch\n\n\nclass Exp:\n    def __init__(self, args):\n        self.args = args\n"
+        "        self.model = torch.nn.Linear(2, 2).cuda(int(os.environ['LOCAL_RANK']))\n\n"
         "    def train(self):\n        torch.save(self.model.state_dict(), 'checkpoint.pth')\n"
         "        self.model.load_state_dict(torch.load('checkpoint.pth'))\n"
     )

@@ -413,7 +413,19 @@ def _stop_job(proc, result: LaunchResult) -> None:
         proc.wait(timeout=5)
     except subprocess.TimeoutExpired:
         proc.kill()
-        proc.wait()
+        _reap(proc)
+
+
+def _reap(proc) -> None:
+    """Wait for the killed torchrun without Popen's own lock. A signal that stops verify can
+    arrive just after Popen.wait took that lock and before it could release it (a `with lock`
+    is not safe against an exception raised by a signal handler); Popen.wait would then block
+    for ever and verify would never exit."""
+    try:
+        _, status = os.waitpid(proc.pid, 0)
+    except ChildProcessError:  # reaped already
+        return
+    proc.returncode = os.waitstatus_to_exitcode(status)
 
 
 def _remove_shm_files(result: LaunchResult) -> None:

@@ -226,3 +226,21 @@ def test_a_killed_job_leaves_no_temporary_folder(tmp_path):
     made = [ln.split()[-1] for ln in res.lines + sum(res.rank_lines.values(), []) if ln.startswith("TEMP ")]
     assert len(made) == 2 and all("/ddplint-job-" in m and "/pymp-" in m for m in made), made
     assert not any(os.path.exists(m) or os.path.exists(os.path.dirname(m)) for m in made)
+
+
+def test_a_killed_torchrun_is_reaped_even_when_popens_lock_was_left_held():
+    """A stop signal raised between Popen.wait taking its lock and releasing it leaves the lock
+    held: Popen.wait would then never return, and verify, stopped by SIGTERM, never exit (a CI
+    run saw it hang). The stop path reaps the process without that lock."""
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    assert proc._waitpid_lock.acquire(False)  # as the interrupted wait left it
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            proc.wait(timeout=0.5)
+        proc.kill()
+        launcher._reap(proc)
+        assert proc.returncode == -9
+        launcher._reap(proc)  # reaped already: nothing to wait for
+    finally:
+        proc._waitpid_lock.release()
+        proc.wait()
