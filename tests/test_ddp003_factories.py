@@ -375,3 +375,67 @@ def test_a_module_level_sampler_that_gets_its_epoch_or_does_not_shuffle_is_not_r
         _global_sampler_project(tmp_path, **variant)
         found = _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout)
         assert found == [], (variant, found)
+
+
+_NONE_TRAINER = '''\
+class Trainer:
+    def __init__(self, model, optimizer):
+        self.model, self.optimizer = model, optimizer
+
+    def train(self, epochs, train_loader, train_sampler{default}):
+        for epoch in range(epochs):
+            if train_sampler is not None:
+                train_sampler.set_epoch(epoch)
+            for batch in train_loader:
+                self.model(batch).backward()
+                self.optimizer.step()
+'''
+
+_NONE_MAIN = '''\
+import torch
+import torch.distributed as dist
+
+from trainer import Trainer
+
+
+def main(args, dataset, model, optimizer):
+    dist.init_process_group("nccl")
+    train_sampler = torch.utils.data.distributed.DistributedSampler(dataset)
+    train_loader = torch.utils.data.DataLoader(dataset, batch_size=8, sampler=train_sampler)
+    trainer = Trainer(model, optimizer)
+    trainer.train({arguments})
+'''
+
+
+def test_a_set_epoch_on_a_parameter_every_call_passes_none_sets_no_epoch(tmp_path, run):
+    """The trainer guards `train_sampler.set_epoch(epoch)` with `is not None`, and the only call
+    passes None for it (or leaves it to its default None): set_epoch never runs, and the
+    loader's DistributedSampler repeats its order every epoch. The finding names that call."""
+    run.cwd = tmp_path
+    for default, arguments in (("", "args.epochs, train_loader, None"), ("=None", "args.epochs, train_loader")):
+        (tmp_path / "trainer.py").write_text(_NONE_TRAINER.format(default=default))
+        (tmp_path / "main.py").write_text(_NONE_MAIN.format(arguments=arguments))
+        output = run("check", "--no-cache", "--select", "DDP003", "--output-format", "full", ".").stdout
+        assert _findings(output) == [("trainer.py", 6, "DDP003")], (arguments, output)
+        assert "`train_sampler.set_epoch()` is on a parameter every call of Trainer.train() passes None" in output, output
+
+
+def test_a_set_epoch_on_a_parameter_a_call_passes_the_sampler_is_kept(tmp_path, run):
+    """A call passes the sampler (alone, or beside another that passes None): the set_epoch may
+    run on it, and nothing is reported."""
+    run.cwd = tmp_path
+    (tmp_path / "trainer.py").write_text(_NONE_TRAINER.format(default="=None"))
+    for arguments in ("args.epochs, train_loader, train_sampler", "args.epochs, train_loader, train_sampler)\n    trainer.train(1, train_loader"):
+        (tmp_path / "main.py").write_text(_NONE_MAIN.format(arguments=arguments))
+        output = run("check", "--no-cache", "--select", "DDP003", ".").stdout
+        assert _findings(output) == [], (arguments, output)
+
+
+def test_a_set_epoch_on_a_parameter_passed_none_in_the_same_module_sets_no_epoch(tmp_path, run):
+    """As above with the trainer in the script itself (the epoch loop and the call in one module)."""
+    run.cwd = tmp_path
+    trainer = _NONE_TRAINER.format(default="")
+    main = _NONE_MAIN.format(arguments="args.epochs, train_loader, None").replace("from trainer import Trainer\n", "")
+    (tmp_path / "train.py").write_text(main + "\n\n" + trainer)
+    output = run("check", "--no-cache", "--select", "DDP003", ".").stdout
+    assert _findings(output) == [("train.py", 19, "DDP003")], output

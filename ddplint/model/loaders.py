@@ -13,7 +13,8 @@ tuples. These questions read that solution:
 - `hands_back`: which argument a project function or method returns unchanged
   (`loader = backend.wrap(loader)`), `batches`: which it returns in a BatchSampler;
 - `sets_epoch`, `set_epoch_in`: whether a project function, or some lines of one, may call
-  `set_epoch` (`shuffle_dataset(loader, epoch)` in `utils.py`);
+  `set_epoch` (`shuffle_dataset(loader, epoch)` in `utils.py`), not on a parameter every call
+  passes None (`passed_none`);
 - `evaluated`: where a loader drawing from the sampler made at a place is evaluated and its
   results combined across ranks by a project function (see Program.evaluation).
 
@@ -231,7 +232,9 @@ def set_epoch_in(program, module: str, key: str, first: int, last: int, depth: i
         if not first <= call.line <= last:
             continue
         if call.callee.rpartition(".")[2] == "set_epoch" and not is_dataset_set_epoch(call.callee):
-            return True
+            if not passed_none(program, module, key, call.callee):
+                return True
+            continue
         refused = program.refused
         target = program.target(module, key, record.cls, call.callee) if depth < 3 else None
         if program.refused != refused:
@@ -240,6 +243,19 @@ def set_epoch_in(program, module: str, key: str, first: int, last: int, depth: i
             if set_epoch_in(program, target.module, target.key, 0, LAST_LINE, depth + 1):
                 return True
     return False
+
+
+def passed_none(program, module: str, key: str | None, callee: str) -> bool:
+    """Whether `callee` (`train_sampler.set_epoch`) is a method of a parameter of function `key`
+    that every call in the project passes None, or leaves to its default None
+    (ddplint.model.context.Context.passed_or_default): the call never runs on an object (it
+    stands under `if train_sampler is not None:`, or raises)."""
+    head, _, method = callee.partition(".")
+    record = program.function(module, key) if key else None
+    if record is None or head not in record.params or "." in method:
+        return False
+    passed = program.context.passed_or_default(module, key, head)
+    return bool(passed) and all(text == "None" for _, text, _ in passed)
 
 
 def _hands_data_to_unknown(program, module: str, key: str, record, call) -> bool:

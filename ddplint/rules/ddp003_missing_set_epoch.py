@@ -4,7 +4,7 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from ddplint.analyses.samplers import Construction, Endless, EpochLoop, Function, LoaderFlow, Loop, Pass, Ref
+from ddplint.analyses.samplers import Construction, Endless, EpochLoop, Function, LoaderFlow, Loop, Pass, Ref, SetEpoch
 from ddplint.core.diagnostics import Applicability, StepKind
 from ddplint.core.torch_api import DISTRIBUTED_SAMPLER, LIBRARY_LOADERS, PLUGIN_LOADER
 from ddplint.model import loaders
@@ -1288,8 +1288,10 @@ class MissingSetEpoch(Rule):
         for unset in found:
             loop = by_line.get(unset.epoch.first)
             # the model's summary is of the module as saved; this text (an edit, a fix just
-            # applied) may already call set_epoch in the loop
-            if loop is None or id(loop.node) in reported or any(loop in call.loops for call in loop.function.set_epochs):
+            # applied) may already call set_epoch in the loop (not on a parameter every call passes None)
+            calls = [call for call in loop.function.set_epochs if loop in call.loops] if loop is not None else []
+            on_none = [call for call in calls if self._on_none(loop.function, call)]
+            if loop is None or id(loop.node) in reported or len(on_none) < len(calls):
                 continue
             if self._runs_once(loop.node, loop.function):
                 continue
@@ -1297,8 +1299,10 @@ class MissingSetEpoch(Rule):
                 continue  # each restart draws the order of the epoch a loop around sets
             reported.add(id(loop.node))
             shown = f"The DistributedSampler of `{unset.name}`" if unset.name else "This DistributedSampler"
+            wasted = "".join(f"`{dotted_name(call.node.func)}()` is on a parameter every call of {loop.function.key}() "
+                             "passes None, so " for call in on_none[:1])
             message = (
-                f"{shown} never gets set_epoch() in this epoch loop: every epoch repeats the same shuffled order; "
+                f"{shown} never gets set_epoch() in this epoch loop: {wasted}every epoch repeats the same shuffled order; "
                 f"call set_epoch(epoch) first in the loop body (sampler built in {unset.loader.sampler.made_at})"
             )
             made = Link(StepKind.MADE, "the DistributedSampler is made here, shuffling, and starts each pass from "
@@ -1308,7 +1312,16 @@ class MissingSetEpoch(Rule):
                 reaches.append(Link(StepKind.REACHES, "and handed on here", unset.loader.passed_at))
             reaches.append(Link(StepKind.REACHES, f"{unset.how}, in a pass that trains: a backward() runs at "
                                 f"{unset.backward}", unset.passed))
+            reaches += [Link(StepKind.REACHES, "this set_epoch() is on a parameter every call passes None (or leaves to "
+                             "its default None): it never runs on a sampler", call.node) for call in on_none[:1]]
             self.report(loop.node, message, chain=self._chain(made, reaches, loop.node, message))
+
+    def _on_none(self, function: Function, call: SetEpoch) -> bool:
+        """Whether the set_epoch `call` is on a parameter of `function` that every call in the
+        project passes None (ddplint.model.loaders.passed_none): it reaches no sampler."""
+        view = self.model.project
+        callee = dotted_name(call.node.func) if call.node is not None else None
+        return view is not None and callee is not None and loaders.passed_none(view.program, view.module, function.key, callee)
 
 
 def _restarting_calls(node: cst.CSTNode) -> list[cst.Call]:
