@@ -377,6 +377,185 @@ def test_a_module_level_sampler_that_gets_its_epoch_or_does_not_shuffle_is_not_r
         assert found == [], (variant, found)
 
 
+_EPISODES = '''\
+import numpy as np
+from torch.utils.data import Dataset
+
+
+class EpisodeDataset(Dataset):
+    """Draws a fresh random episode on every access: the index it is given is never read."""
+
+    def __init__(self, classes, episodes):
+        self.classes, self.episodes = classes, episodes
+
+    def __len__(self):
+        return self.episodes
+
+    def __getitem__(self, idx):
+        chosen = np.random.choice(self.classes, 5, replace=False)
+        return chosen, np.arange(5)
+
+
+class ResampledEpisodes(EpisodeDataset):
+    pass
+
+
+class IndexedDataset(Dataset):
+    def __init__(self, items):
+        self.items = items
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, index):
+        return self.items[index]
+'''
+
+_EPISODE_LOADERS = '''\
+import torch
+from torch.utils.data import DataLoader
+
+from data.episodes import EpisodeDataset, IndexedDataset, ResampledEpisodes
+
+
+def get_sets(args):
+    if args.dataset == "meta":
+        if args.eval:
+            train_set = None
+        else:
+            train_set = ResampledEpisodes(args.classes, 1000)
+        return train_set, IndexedDataset(args.val)
+    train_set = {other}
+    return train_set, IndexedDataset(args.val)
+
+
+def get_loaders(args):
+    if args.eval:
+        _, val_set = get_sets(args)
+    else:
+        train_set, val_set = get_sets(args)
+    if args.distributed:
+        sampler = torch.utils.data.DistributedSampler(train_set, shuffle=True)
+    else:
+        sampler = torch.utils.data.RandomSampler(train_set)
+    return DataLoader(train_set, batch_size=8, sampler=sampler, drop_last=True)
+'''
+
+_EPISODE_ENGINE = '''\
+def train_one_epoch(loader, model, optimizer):
+    for support, query in loader:
+        model(support, query).backward()
+        optimizer.step()
+'''
+
+_EPISODE_MAIN = '''\
+import torch.distributed as dist
+
+from data.loaders import get_loaders
+from engine import train_one_epoch
+
+
+def main(args, model, optimizer):
+    dist.init_process_group("nccl")
+    loader = get_loaders(args)
+    for epoch in range(args.epochs):
+        train_one_epoch(loader, model, optimizer)
+'''
+
+
+def _episode_project(tmp_path, other: str) -> None:
+    (tmp_path / "data").mkdir(exist_ok=True)
+    (tmp_path / "data" / "__init__.py").write_text("")
+    (tmp_path / "data" / "episodes.py").write_text(_EPISODES)
+    (tmp_path / "data" / "loaders.py").write_text(_EPISODE_LOADERS.format(other=other))
+    (tmp_path / "engine.py").write_text(_EPISODE_ENGINE)
+    (tmp_path / "main.py").write_text(_EPISODE_MAIN)
+
+
+def test_a_sampler_over_datasets_that_never_read_the_index_repeats_no_data(tmp_path, run):
+    """Every dataset the builder's sampler can shard (each way of get_sets) draws a random
+    episode in `__getitem__` and never reads the index (one inherits it from a project base):
+    the order the sampler hands out changes nothing drawn, so a missing set_epoch repeats no
+    data. A way that binds no dataset (`None`, `eval`) is no dataset the sampler shards."""
+    _episode_project(tmp_path, "EpisodeDataset(args.classes, 500)")
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP003", ".").stdout
+    assert _findings(output) == [], output
+
+
+def test_a_sampler_over_a_dataset_that_reads_the_index_or_is_unknown_still_repeats_its_order(tmp_path, run):
+    """One way of get_sets makes a dataset whose `__getitem__` reads the index, or a library's
+    dataset the project cannot show: the order matters there, and the epoch loop is reported."""
+    run.cwd = tmp_path
+    for other in ("IndexedDataset(args.train)", "torchvision.datasets.ImageFolder(args.root)"):
+        _episode_project(tmp_path, other)
+        if other.startswith("torchvision"):
+            loaders = tmp_path / "data" / "loaders.py"
+            loaders.write_text("import torchvision\n" + loaders.read_text())
+        output = run("check", "--no-cache", "--select", "DDP003", ".").stdout
+        assert _findings(output) == [("main.py", 10, "DDP003")], (other, output)
+
+
+_LOCAL_EPISODES = '''\
+import torch.distributed as dist
+from torch.utils.data import DataLoader, DistributedSampler
+
+from data.episodes import {cls}
+
+
+def main(args, model, optimizer):
+    dist.init_process_group("nccl")
+    dataset = {cls}(args.classes)
+    sampler = DistributedSampler(dataset)
+    loader = DataLoader(dataset, batch_size=8, sampler=sampler)
+    for epoch in range(args.epochs):
+        for support, query in loader:
+            model(support, query).backward()
+            optimizer.step()
+'''
+
+
+def test_a_sampler_made_beside_the_epoch_loop_follows_its_dataset_class_too(tmp_path, run):
+    """The sampler and the loop in one function; the dataset's class in another module: an
+    EpisodeDataset never reads the index (silent), an IndexedDataset does (reported)."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "__init__.py").write_text("")
+    (tmp_path / "data" / "episodes.py").write_text(_EPISODES)
+    run.cwd = tmp_path
+    for cls, expected in (("EpisodeDataset", []), ("IndexedDataset", [("main.py", 12, "DDP003")])):
+        (tmp_path / "main.py").write_text(_LOCAL_EPISODES.format(cls=cls))
+        output = run("check", "--no-cache", "--select", "DDP003", ".").stdout
+        assert _findings(output) == expected, (cls, output)
+
+
+_FITTER = '''\
+class Fitter:
+    def __init__(self, model):
+        self.model = model
+
+    def fit(self, loader, epochs):
+        for epoch in range(epochs):
+            for batch in loader:
+                self.model(batch).backward()
+'''
+
+
+def test_a_loader_handed_to_another_module_follows_its_dataset_class_too(tmp_path, run):
+    """The loader is handed to a method of another module that runs the epoch loop: silent
+    over an EpisodeDataset, reported over an IndexedDataset."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "__init__.py").write_text("")
+    (tmp_path / "data" / "episodes.py").write_text(_EPISODES)
+    (tmp_path / "fitter.py").write_text(_FITTER)
+    run.cwd = tmp_path
+    for cls, expected in (("EpisodeDataset", []), ("IndexedDataset", [("fitter.py", 6, "DDP003")])):
+        script = _LOCAL_EPISODES.format(cls=cls).split("    for epoch")[0]
+        script += "    Fitter(model).fit(loader, args.epochs)\n"
+        (tmp_path / "main.py").write_text("from fitter import Fitter\n" + script)
+        output = run("check", "--no-cache", "--select", "DDP003", ".").stdout
+        assert _findings(output) == expected, (cls, output)
+
+
 _NONE_TRAINER = '''\
 class Trainer:
     def __init__(self, model, optimizer):
@@ -417,7 +596,8 @@ def test_a_set_epoch_on_a_parameter_every_call_passes_none_sets_no_epoch(tmp_pat
         (tmp_path / "main.py").write_text(_NONE_MAIN.format(arguments=arguments))
         output = run("check", "--no-cache", "--select", "DDP003", "--output-format", "full", ".").stdout
         assert _findings(output) == [("trainer.py", 6, "DDP003")], (arguments, output)
-        assert "`train_sampler.set_epoch()` is on a parameter every call of Trainer.train() passes None" in output, output
+        named = "`train_sampler.set_epoch()` is on a parameter every call of Trainer.train() passes None"
+        assert named in output, output
 
 
 def test_a_set_epoch_on_a_parameter_a_call_passes_the_sampler_is_kept(tmp_path, run):
@@ -425,7 +605,8 @@ def test_a_set_epoch_on_a_parameter_a_call_passes_the_sampler_is_kept(tmp_path, 
     run on it, and nothing is reported."""
     run.cwd = tmp_path
     (tmp_path / "trainer.py").write_text(_NONE_TRAINER.format(default="=None"))
-    for arguments in ("args.epochs, train_loader, train_sampler", "args.epochs, train_loader, train_sampler)\n    trainer.train(1, train_loader"):
+    both = "args.epochs, train_loader, train_sampler)\n    trainer.train(1, train_loader"
+    for arguments in ("args.epochs, train_loader, train_sampler", both):
         (tmp_path / "main.py").write_text(_NONE_MAIN.format(arguments=arguments))
         output = run("check", "--no-cache", "--select", "DDP003", ".").stdout
         assert _findings(output) == [], (arguments, output)

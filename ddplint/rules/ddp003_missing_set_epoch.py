@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, replace
 
 import libcst as cst
@@ -8,7 +9,8 @@ from ddplint.analyses.samplers import Construction, Endless, EpochLoop, Function
 from ddplint.core.diagnostics import Applicability, StepKind
 from ddplint.core.torch_api import DISTRIBUTED_SAMPLER, LIBRARY_LOADERS, PLUGIN_LOADER
 from ddplint.model import loaders
-from ddplint.model.records import Attr, CallResult, Element, Item, Loader, Param, Place, SelfAttr, Through
+from ddplint.model.records import Attr, CallResult, Either, Element, Group, Item, Loader, Param, Place, SelfAttr
+from ddplint.model.records import Through
 from ddplint.model.records import Loop as SummaryLoop
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.triggers import CallTrigger
@@ -45,7 +47,10 @@ class MissingSetEpoch(Rule):
     `shuffle_dataset(loader, epoch)`). A loader given a `batch_sampler` has as its own `sampler`
     the SequentialSampler DataLoader makes, which has no set_epoch: `if hasattr(loader.sampler,
     "set_epoch"): loader.sampler.set_epoch(epoch)` never reaches the DistributedSampler inside
-    the BatchSampler, and the finding names that call. A pass that only evaluates is not reported (its order
+    the BatchSampler, and the finding names that call; so does a set_epoch on a parameter that
+    every call in the project passes None, or leaves to its default None
+    (`trainer.train(loader, None)` for `if train_sampler is not None:
+    train_sampler.set_epoch(epoch)`): it never runs on a sampler. A pass that only evaluates is not reported (its order
     does not matter; a backward() there that only takes an input's gradient, in a function that
     reads `x.grad` of a tensor it made with `requires_grad=True` and steps no optimizer, is an
     adversarial attack or a saliency map, not training), nor a loop that builds a new sampler each pass over data the loop itself
@@ -53,6 +58,11 @@ class MissingSetEpoch(Rule):
     is (each new sampler starts again at epoch 0). Nor is a loop `for epoch in range(args.epochs)`
     whose count is a command-line option with a default of 1 or less that no command or document
     of the project passes (ProjectView.documented_value): it makes one pass, and no order repeats.
+    Nor is a sampler whose dataset, each way the program model follows it (made where the
+    sampler is, or returned by a project function: `train_set, val_set = get_sets(args)`; a way
+    that binds None leaves nothing to shard), is an object of a project class whose
+    `__getitem__` never reads its index (it draws a random episode instead): the order then
+    picks no data. A dataset of a library's class, or one the model cannot follow, is reported.
     An endless generator that re-iterates the loader (`while True: for x in loader: yield x`)
     is an epoch loop too: each pass starts a new epoch. timm's `create_loader(...,
     is_training=True, distributed=...)` builds such a loader (its sampler is `loader.sampler`),
@@ -996,6 +1006,7 @@ class MissingSetEpoch(Rule):
     def __init__(self, model) -> None:
         super().__init__(model)
         self.flow = model.get(LoaderFlow)
+        self._free: dict[int, bool] = {}  # whether a sampler's order picks no data (`_order_free`), by its id
 
     def leave_Module(self, original_node: cst.Module) -> None:
         flow = self.flow
@@ -1012,12 +1023,12 @@ class MissingSetEpoch(Rule):
                         continue  # each restart draws the order of the epoch a loop around sets
                     fresh = self._made_in(sampler, loop)
                     trained = self._trained(epoch.passes, loop)
-                    if fresh is None or trained is None:
-                        continue  # other data each pass, or no pass that trains: the order does not matter
+                    if fresh is None or trained is None or self._order_free(sampler):
+                        continue  # other data each pass, or no pass that trains, or no data the order picks
                     reported.add(id(loop.node))
                     self._report(loop, sampler, epoch, path, trained, fresh)
                 for call in flow.endless_calls(loader):
-                    if id(call.node) in reported or flow.sets_epoch_anywhere(sampler):
+                    if id(call.node) in reported or flow.sets_epoch_anywhere(sampler) or self._order_free(sampler):
                         continue
                     reported.add(id(call.node))
                     self._report_endless(call, sampler, loader, path)
@@ -1041,7 +1052,7 @@ class MissingSetEpoch(Rule):
         names = flow.refs(loader)
         passes = [loop for loop in function.loops if loop.iterated & names and not loop.outer]
         where = self._backward(passes[0], 0) if passes else None
-        if where is None:
+        if where is None or self._order_free(sampler):
             return
         trained = Link(StepKind.REACHES, f"the loader is iterated here, in a pass that trains: a backward() runs at {_line(where)}",
                        passes[0].node)
@@ -1051,6 +1062,18 @@ class MissingSetEpoch(Rule):
                 self._report(loop, sampler, EpochLoop(loop, names, [Pass(passes[0])]), path, trained, True, function.node.name.value)
 
     # -- the steps of the chain ------------------------------------------------------------
+
+    def _order_free(self, sampler: Construction) -> bool:
+        """Whether the sampler (made here or by another module's builder) shards only datasets
+        whose `__getitem__` never reads the index (`order_free`): its order picks no data."""
+        view = self.model.project
+        if view is None or sampler.by_plugin:
+            return False
+        if id(sampler) not in self._free:
+            line = self.model.spans([sampler.node])[id(sampler.node)][0][0]
+            where = sampler.elsewhere or view.program.place(view.module, line)
+            self._free[id(sampler)] = order_free(view.program, where)
+        return self._free[id(sampler)]
 
     def _made_in(self, sampler: Construction, loop: Loop) -> bool | None:
         """Whether `sampler` is made anew in each pass of `loop` over the same data (True: each
@@ -1297,12 +1320,15 @@ class MissingSetEpoch(Rule):
                 continue
             if unset.pulled and self._restarted_in(loop, unset.passed):
                 continue  # each restart draws the order of the epoch a loop around sets
+            if order_free(view.program, unset.loader.sampler.made_at):
+                continue  # its datasets never read the index: the order picks no data
             reported.add(id(loop.node))
             shown = f"The DistributedSampler of `{unset.name}`" if unset.name else "This DistributedSampler"
             wasted = "".join(f"`{dotted_name(call.node.func)}()` is on a parameter every call of {loop.function.key}() "
                              "passes None, so " for call in on_none[:1])
             message = (
-                f"{shown} never gets set_epoch() in this epoch loop: {wasted}every epoch repeats the same shuffled order; "
+                f"{shown} never gets set_epoch() in this epoch loop: {wasted}every epoch repeats the same shuffled "
+                "order; "
                 f"call set_epoch(epoch) first in the loop body (sampler built in {unset.loader.sampler.made_at})"
             )
             made = Link(StepKind.MADE, "the DistributedSampler is made here, shuffling, and starts each pass from "
@@ -1312,8 +1338,8 @@ class MissingSetEpoch(Rule):
                 reaches.append(Link(StepKind.REACHES, "and handed on here", unset.loader.passed_at))
             reaches.append(Link(StepKind.REACHES, f"{unset.how}, in a pass that trains: a backward() runs at "
                                 f"{unset.backward}", unset.passed))
-            reaches += [Link(StepKind.REACHES, "this set_epoch() is on a parameter every call passes None (or leaves to "
-                             "its default None): it never runs on a sampler", call.node) for call in on_none[:1]]
+            reaches += [Link(StepKind.REACHES, "this set_epoch() is on a parameter every call passes None (or leaves "
+                             "to its default None): it never runs on a sampler", call.node) for call in on_none[:1]]
             self.report(loop.node, message, chain=self._chain(made, reaches, loop.node, message))
 
     def _on_none(self, function: Function, call: SetEpoch) -> bool:
@@ -1321,7 +1347,9 @@ class MissingSetEpoch(Rule):
         project passes None (ddplint.model.loaders.passed_none): it reaches no sampler."""
         view = self.model.project
         callee = dotted_name(call.node.func) if call.node is not None else None
-        return view is not None and callee is not None and loaders.passed_none(view.program, view.module, function.key, callee)
+        return callee is not None and view is not None and loaders.passed_none(
+            view.program, view.module, function.key, callee
+        )
 
 
 def _restarting_calls(node: cst.CSTNode) -> list[cst.Call]:
@@ -1586,3 +1614,70 @@ def _written(source) -> str | None:
         held = _written(source.held)
         return f"{held}.{source.name}" if held is not None else None
     return None
+
+
+def order_free(program, made_at: Place) -> bool:
+    """Whether the DistributedSampler made at `made_at` hands its indices to datasets that never
+    read them: every class the dataset it is given may be (`_dataset_classes`) is a project class
+    whose `__getitem__` (its own or a project base's) never names its index parameter (it draws
+    a random episode instead). The order of the indices then changes nothing a pass draws, and
+    a missing set_epoch repeats no data. False where any class is unknown."""
+    module = program.project.names.get(made_at.path)
+    summary = program.summary(module) if module is not None else None
+    for key, record in summary.functions.items() if summary is not None else ():
+        for call in record.calls:
+            if call.line == made_at.line and program.qualify(module, call.callee) in DISTRIBUTED_SAMPLER:
+                dataset = call.keywords.get("dataset") or (call.args[0] if call.args else None)
+                classes = _dataset_classes(program, module, key, dataset)
+                return bool(classes) and all(_ignores_index(program, *made) for made in classes)
+    return False
+
+
+def _dataset_classes(program, module: str, key: str, source, depth: int = 0) -> set | None:
+    """The project classes ((module, class)) whose objects `source` may hold in function `key`:
+    made there (`EpisodeDataset(...)`), or returned by a project function at each of its returns
+    (also at a position of the tuple it returns: `train_set, val_set = get_sets(args)`). A way of
+    an `if` that binds nothing the model follows (None, or the name unbound) is left out, as the
+    program model leaves it out of what a name holds. None where a way holds anything else."""
+    if depth > 4 or source is None:
+        return None
+    if isinstance(source, Either):
+        ways = [branch for branch in source.branches if branch is not None]
+        found = [_dataset_classes(program, module, key, branch, depth) for branch in ways]
+        return set().union(*found) if found and None not in found else None
+    index = source.index if isinstance(source, Item) and isinstance(source.index, int) else None
+    call = source.held if index is not None else source
+    if not isinstance(call, CallResult) or call.data is not None:
+        return None
+    made = program.class_of(module, call.callee) if index is None else None
+    if made is not None:
+        return {made}
+    record = program.function(module, key)
+    target = program.target(module, key, record.cls if record is not None else None, call.callee)
+    callee = program.function(target.module, target.key) if target is not None and not target.bound else None
+    if callee is None or callee.other_returns or not callee.returns:
+        return None
+    found: set = set()
+    for returned in callee.returns:
+        if index is not None:
+            returned = returned.items[index] if isinstance(returned, Group) and index < len(returned.items) else None
+        classes = _dataset_classes(program, target.module, target.key, returned, depth + 1)
+        if classes is None:
+            return None
+        found |= classes
+    return found
+
+
+def _ignores_index(program, module: str, cls: str) -> bool:
+    """Whether the `__getitem__` that objects of project class `cls` of `module` run (its own, or
+    a project base's) takes one index and never names it."""
+    target = program.resolve(module, "self.__getitem__", cls)
+    definition = program.definition(target.module, target.key) if target is not None else None
+    if definition is None:
+        return False
+    arguments = definition.args
+    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+    if len(positional) != 2 or arguments.vararg or arguments.kwarg or arguments.kwonlyargs:
+        return False
+    names = (positional[1], "locals", "vars")
+    return not any(isinstance(node, ast.Name) and node.id in names for node in ast.walk(definition))
