@@ -339,20 +339,23 @@ class DdpStateDictPrefix(Rule):
     )
     clean_examples = (
         Clean(
-            # Every model is an nn.Module, the DDP wrapper too: the `else:` never runs.
+            # Every model is an nn.Module, the DDP wrapper too: these loads into `.module` never run.
             """
-            import torch
-            import torch.nn as nn
-            from torch.nn.parallel import DistributedDataParallel as DDP
+            from torch import load, nn, save
+            from torch.nn.parallel import DistributedDataParallel
 
-            def main(net, args):
-                model = DDP(net)
-                checkpoint = torch.load(args.resume, map_location="cpu")
+            def resume(model, path):
+                state = load(path, map_location="cpu")
+                if not isinstance(model, nn.Module):
+                    model.module.load_state_dict(state["state_dict"])
                 if isinstance(model, nn.Module):
-                    model.load_state_dict(checkpoint["state_dict"])
+                    return state["epoch"]
                 else:
-                    model.module.load_state_dict(checkpoint["state_dict"])
-                torch.save({"state_dict": model.state_dict()}, args.resume)
+                    return model.module.load_state_dict(state["state_dict"])
+
+            ddp_model = DistributedDataParallel(build())
+            resume(ddp_model, "last.pt")
+            save({"state_dict": ddp_model.state_dict()}, "last.pt")
             """
         ),
         Clean(
