@@ -81,7 +81,7 @@ ANALYSES = {
     'DDP006': ('SamplerClasses',),
     'DDP007': ('Branches', 'LoaderFlow', 'WrappedModels'),
     'DDP008': ('Branches', 'GradientMode', 'RankRegions', 'WrappedModels'),
-    'DDP009': ('WrappedModels',),
+    'DDP009': ('Branches', 'WrappedModels'),
     'DDP010': (),
     'DDP011': (),
     'DDP012': (),

@@ -5,13 +5,14 @@ import re
 import libcst as cst
 
 from ddplint.core.diagnostics import Applicability
+from ddplint.analyses.branches import Branches
 from ddplint.analyses.ranks import WrappedModels
 from ddplint.model.files import loaded_path_key
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.semantic.edits import argument_at, argument_for
-from ddplint.core.torch_api import CONSUME_PREFIX, OPTIMIZER_MODULES, TORCH_LOAD, TORCH_SAVE
+from ddplint.core.torch_api import CONSUME_PREFIX, NN_MODULE, OPTIMIZER_MODULES, TORCH_LOAD, TORCH_SAVE
 from ddplint.semantic.walk import children
 from ddplint.prefilter.project_facts import ProjectFact
 
@@ -90,7 +91,9 @@ class DdpStateDictPrefix(Rule):
     is saved only as an entry of a dict (that load reads another file), and a checkpoint whose
     path is that of a state dict saved before the wrap, and a load into a model that a branch of an
     `if` before it wraps (`if args.distributed: model = DDP(model) else: model =
-    DataParallel(model)`: the distributed run loads into the wrapper). A save helper of the project
+    DataParallel(model)`: the distributed run loads into the wrapper), and a load into `model.module`
+    in the `else:` of `if isinstance(model, nn.Module):` (the DDP wrapper is a Module too: that
+    branch never runs; `isinstance(model, nn.DataParallel)` is no such test). A save helper of the project
     that `torch.save`s its parameter (`def save_checkpoint(state, filename): torch.save(state,
     filename)`) saves what each call hands it, as `torch.save` would. A dict bound to a name and saved
     later (`checkpoint = {"model": model.state_dict()}`, `checkpoint["ema"] = ...`, then
@@ -303,8 +306,58 @@ class DdpStateDictPrefix(Rule):
             ^
             """
         ),
+        Flagged(
+            # DDP is no DataParallel: the `else:` runs, and loads the wrapper's save into its inner model.
+            """
+            import torch
+            import torch.nn as nn
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(net, args):
+                model = DDP(net)
+                checkpoint = torch.load(args.resume, map_location="cpu")
+                if isinstance(model, nn.DataParallel):
+                    model.load_state_dict(checkpoint["state_dict"])
+                else:
+                    model.module.load_state_dict(checkpoint["state_dict"])
+                    ^
+                torch.save({"state_dict": model.state_dict()}, args.resume)
+            """,
+            fix_edits=(
+                (
+                    "import torch.nn as nn\n",
+                    "import torch.nn as nn\n"
+                    "from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present\n",
+                ),
+                (
+                    "    else:\n",
+                    "    else:\n"
+                    '        consume_prefix_in_state_dict_if_present(checkpoint["state_dict"], "module.")\n',
+                ),
+            ),
+        ),
     )
     clean_examples = (
+        Clean(
+            # Every model is an nn.Module, the DDP wrapper too: these loads into `.module` never run.
+            """
+            from torch import load, nn, save
+            from torch.nn.parallel import DistributedDataParallel
+
+            def resume(model, path):
+                state = load(path, map_location="cpu")
+                if not isinstance(model, nn.Module):
+                    model.module.load_state_dict(state["state_dict"])
+                if isinstance(model, nn.Module):
+                    return state["epoch"]
+                else:
+                    return model.module.load_state_dict(state["state_dict"])
+
+            ddp_model = DistributedDataParallel(build())
+            resume(ddp_model, "last.pt")
+            save({"state_dict": ddp_model.state_dict()}, "last.pt")
+            """
+        ),
         Clean(
             # The ImageNet example's wrap: the distributed run's branch makes `model` the DDP
             # model, whatever the walk saw last, so its resume loads into the wrapper.
@@ -472,11 +525,12 @@ class DdpStateDictPrefix(Rule):
         ),
     )
 
-    analyses = (WrappedModels,)
+    analyses = (WrappedModels, Branches)
 
     def __init__(self, model) -> None:
         super().__init__(model)
         self._wrapped = model.get(WrappedModels)
+        self._branches = model.get(Branches)
         # frame -> {name bound to torch.load(...): the path it loads, when a known string}
         self._loaded: dict[str | None, dict[str, str | None]] = {}
         # Every saved state dict: (path when a known string, dict key it is saved under, wrapped)
@@ -581,6 +635,7 @@ class DdpStateDictPrefix(Rule):
             and not self._wrapped.is_wrapped(node.func.value)
             and (self.model.frame.key, dotted_name(node.func.value)) not in self._maybe_wrapped
             and not self._is_optimizer(node.func.value)
+            and not self._outer_no_module(node.func.value)
         ):
             state = node.args[0].value
             loaded = self._loaded.get(self.model.frame.key, {})
@@ -595,6 +650,25 @@ class DdpStateDictPrefix(Rule):
             consumed = self._consumed.get(self.model.frame.key, ())
             if _code(state) not in consumed and _root_name(state) not in consumed:
                 self._loads.append((node, state, path, self.model.statement))
+
+    def _outer_no_module(self, receiver: cst.BaseExpression) -> bool:
+        """A load into `outer.module` that runs only where `outer` is no nn.Module (the `else:`
+        of `if isinstance(outer, nn.Module):`): the DDP wrapper is a Module, so this `outer`
+        is none, and its `.module` no DDP wrapper's inner model."""
+        if not (isinstance(receiver, cst.Attribute) and receiver.attr.value == "module"):
+            return False
+        outer, in_else = _code(receiver.value), dict(self._branches.path)
+        for test in self.model.ifs:
+            call, negated = test.test, False
+            if isinstance(call, cst.UnaryOperation) and isinstance(call.operator, cst.Not):
+                call, negated = call.expression, True
+            if (
+                id(test) in in_else and in_else[id(test)] != negated
+                and isinstance(call, cst.Call) and dotted_name(call.func) == "isinstance" and len(call.args) == 2
+                and _code(call.args[0].value) == outer and self.model.qualified(call.args[1].value) in NN_MODULE
+            ):
+                return True
+        return False
 
     def _save(self, saved: cst.BaseExpression, path_arg: cst.BaseExpression | None) -> None:
         """Note the state dicts a save writes (`_saves`), with its file where a known string."""
