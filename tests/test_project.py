@@ -2404,3 +2404,32 @@ def test_a_notebook_that_runs_a_launch_wrapper_launches_the_script_it_names(tmp_
     found = [f for f in _findings(run("check", "--no-cache", ".").stdout) if f[3] == "DDP012"]
     assert [f[:4] for f in found] == [("tools/extract.py", 7, 5, "DDP012")]
     assert "demo.ipynb:10" in found[0][4] and "torch.distributed.launch" in found[0][4]
+
+
+def test_a_hidden_folder_inside_a_package_is_part_of_the_project(tmp_path, run):
+    """mmdet's pip package ships its tools in `mmdet/.mim/tools/`: dist_mot_search.sh there
+    runs mot_param_search.py with torch.distributed.launch (no --use_env), which on PyTorch
+    >= 2.0 passes --local-rank, and the parser takes only --local_rank (it fills LOCAL_RANK
+    only where unset, so only that launch shows the harm). The index reads a hidden folder
+    inside a package as the package's own files, also at the root (`ddplint check mmdet`); a
+    hidden folder that is not inside one (`.dev/`) and one that holds a tool's state (an
+    editor's copies, `.ipynb_checkpoints/`) stay out."""
+    wrapper = (
+        "#!/usr/bin/env bash\nCONFIG=$1\nGPUS=$2\n"
+        "python -m torch.distributed.launch --nproc_per_node=$GPUS \\\n"
+        "    $(dirname \"$0\")/search.py $CONFIG --launcher pytorch ${@:3}\n"
+    )
+    run.cwd = tmp_path
+    for folder, flagged in (("pkg/.mim/tools", True), ("pkg/.ipynb_checkpoints/tools", False), (".dev/tools", False)):
+        for old in (tmp_path / "pkg", tmp_path / ".dev"):
+            shutil.rmtree(old, ignore_errors=True)
+        files = {"pkg/__init__.py": "", f"{folder}/dist_search.sh": wrapper, f"{folder}/search.py": _EXTRACTOR}
+        _write_project(tmp_path, files)
+        found = [f for f in _findings(run("check", "--no-cache", "--select", "DDP012", "--isolated", ".").stdout)]
+        assert [f[:4] for f in found] == ([(f"{folder}/search.py", 7, 5, "DDP012")] if flagged else []), folder
+        assert not flagged or "torch.distributed.launch" in found[0][4]
+    # the package linted alone: its hidden folder is inside the root
+    run.cwd = tmp_path / "pkg"
+    _write_project(tmp_path / "pkg", {".mim/tools/dist_search.sh": wrapper, ".mim/tools/search.py": _EXTRACTOR})
+    found = [f[:4] for f in _findings(run("check", "--no-cache", "--select", "DDP012", "--isolated", ".").stdout)]
+    assert found == [(".mim/tools/search.py", 7, 5, "DDP012")]

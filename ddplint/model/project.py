@@ -189,15 +189,25 @@ def common_root(paths: Iterable[str]) -> str | None:
 # configs are not this project's. setup.py/setup.cfg are left out: research repositories
 # build their CUDA extensions with one in a subfolder (models/ops/setup.py) that they import.
 _NESTED_PROJECT_MARKERS = ("pyproject.toml", ".git")
+# Hidden folders that hold a tool's state, not a package's data (project_folders)
+_TOOL_FOLDERS = frozenset((
+    ".git", ".hg", ".svn", ".github", ".gitlab", ".circleci", ".vscode", ".idea", ".ipynb_checkpoints", ".hydra",
+    ".venv", ".tox", ".nox", ".eggs", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".ddplint_cache", ".cache",
+))
 
 
 def project_folders(root: str) -> Iterator[tuple[str, list[str]]]:
     """Each folder of the project at `root` with its file names, both sorted: hidden, build
-    and environment folders are left out, and so is a nested project (_NESTED_PROJECT_MARKERS)."""
+    and environment folders are left out, and so is a nested project (_NESTED_PROJECT_MARKERS).
+    A hidden folder inside a package is the package's own data, shipped and installed with it
+    (the tools and launch scripts OpenMMLab's packages keep in `mmdet/.mim/`), and is read,
+    unless it holds a tool's state (_TOOL_FOLDERS: version control, CI, editors, caches)."""
     for folder, dirs, names in os.walk(root):
+        package = "__init__.py" in names
         dirs[:] = sorted(
             d for d in dirs
-            if not d.startswith(".") and d not in _SKIP_DIRS and not d.endswith(".egg-info")
+            if (not d.startswith(".") or package and d not in _TOOL_FOLDERS)
+            and d not in _SKIP_DIRS and not d.endswith(".egg-info")
             and not any(os.path.exists(os.path.join(folder, d, marker)) for marker in _NESTED_PROJECT_MARKERS)
         )
         yield folder, sorted(names)

@@ -143,7 +143,8 @@ class LocalRankArgument(Rule):
     read `LOCAL_RANK` already (`default=int(os.environ.get("LOCAL_RANK", 0))` works under
     torchrun), and one of:
     - `python -m torch.distributed.launch` (without `--use_env`) launches the script: a shell
-      script, document or notebook (its `!` commands) of the project runs this script, or one
+      script, document or notebook (its `!` commands) of the project (also in a hidden folder
+      inside a package, `mmdet/.mim/tools/`) runs this script, or one
       that imports it, with it, also through a shell script of the project whose launch takes
       the script from its arguments (`bash tools/dist_run.sh tools/x.py 8`) (a
       path that ends the script's own from anywhere, a bare file name from the script's
