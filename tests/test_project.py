@@ -567,6 +567,40 @@ def test_a_script_with_a_distributed_mode_of_its_own_is_not_one_process(tmp_path
         assert found == (["DDP004"] if mode else []), (default, test, one)
 
 
+def test_a_config_switch_that_a_shipped_config_turns_on_is_a_distributed_mode(tmp_path, run):
+    """HRNet-Hand's tools/train.py: the README runs it only as `python tools/train.py --cfg
+    experiments/a.yaml`, but `if cfg.DISTRIBUTED:` forms a process group from the launcher's
+    environment and binds the device from --local_rank, and a config the project ships sets
+    DISTRIBUTED true: a run with that file is several ranks, so the script is no one-process
+    run and DDP012 flags the option (under torchrun every rank keeps 0). A nested key counts
+    (`cfg.TRAIN.DDP`); where every shipped config leaves the switch off, the documented runs
+    are one process and nothing is flagged."""
+    train = (
+        "import argparse\nimport torch\nimport torch.distributed as dist\nfrom config import cfg\n\n\n"
+        "def main():\n    parser = argparse.ArgumentParser()\n    parser.add_argument('--cfg', required=True)\n"
+        "    parser.add_argument('--local_rank', default=0, type=int)\n    args = parser.parse_args()\n"
+        "    cfg.merge_from_file(args.cfg)\n    if {test}:\n        torch.cuda.set_device(args.local_rank)\n"
+        "        dist.init_process_group(backend='nccl')\n\n\nif __name__ == '__main__':\n    main()\n"
+    )
+    run.cwd = tmp_path
+    _write_project(tmp_path, {
+        "lib/config.py": "from yacs.config import CfgNode\ncfg = CfgNode()\ncfg.DISTRIBUTED = False\n",
+        "README.md": "Train:\n\n```\npython tools/train.py --cfg experiments/a.yaml\n```\n",
+        "experiments/a.yaml": "DISTRIBUTED: false\nTRAIN:\n  DDP: false\n",
+    })
+    for test, on, mode in (
+        ("cfg.DISTRIBUTED", "DISTRIBUTED: true\n", True),
+        ("cfg.TRAIN.DDP", "TRAIN:\n  DDP: true\n", True),
+        ("cfg.DISTRIBUTED", "DISTRIBUTED: false\nTRAIN:\n  DDP: true\n", False),  # every shipped config leaves it off
+        ("cfg.DDP", "TRAIN:\n  DDP: true\n", False),  # another key path
+    ):
+        _write_project(tmp_path, {"tools/train.py": train.format(test=test), "experiments/b.yaml": on})
+        index = project.build(str(tmp_path))
+        assert bool(index.distributed_modes("train")) is mode and index.one_process_run("train") is not mode, (test, on)
+        found = [f[:4] for f in _findings(run("check", "--no-cache", "--select", "DDP012", ".").stdout)]
+        assert found == ([("tools/train.py", 10, 5, "DDP012")] if mode else []), (test, on)
+
+
 def test_a_script_the_project_runs_only_with_plain_python_runs_as_one_process(tmp_path, run):
     """test.py joins a process group through utils.py when RANK is set, and saves a checkpoint
     with no rank test; the README runs it only as `python test.py --gpu_id 2,3` (one process, so
@@ -2370,3 +2404,32 @@ def test_a_notebook_that_runs_a_launch_wrapper_launches_the_script_it_names(tmp_
     found = [f for f in _findings(run("check", "--no-cache", ".").stdout) if f[3] == "DDP012"]
     assert [f[:4] for f in found] == [("tools/extract.py", 7, 5, "DDP012")]
     assert "demo.ipynb:10" in found[0][4] and "torch.distributed.launch" in found[0][4]
+
+
+def test_a_hidden_folder_inside_a_package_is_part_of_the_project(tmp_path, run):
+    """mmdet's pip package ships its tools in `mmdet/.mim/tools/`: dist_mot_search.sh there
+    runs mot_param_search.py with torch.distributed.launch (no --use_env), which on PyTorch
+    >= 2.0 passes --local-rank, and the parser takes only --local_rank (it fills LOCAL_RANK
+    only where unset, so only that launch shows the harm). The index reads a hidden folder
+    inside a package as the package's own files, also at the root (`ddplint check mmdet`); a
+    hidden folder that is not inside one (`.dev/`) and one that holds a tool's state (an
+    editor's copies, `.ipynb_checkpoints/`) stay out."""
+    wrapper = (
+        "#!/usr/bin/env bash\nCONFIG=$1\nGPUS=$2\n"
+        "python -m torch.distributed.launch --nproc_per_node=$GPUS \\\n"
+        "    $(dirname \"$0\")/search.py $CONFIG --launcher pytorch ${@:3}\n"
+    )
+    run.cwd = tmp_path
+    for folder, flagged in (("pkg/.mim/tools", True), ("pkg/.ipynb_checkpoints/tools", False), (".dev/tools", False)):
+        for old in (tmp_path / "pkg", tmp_path / ".dev"):
+            shutil.rmtree(old, ignore_errors=True)
+        files = {"pkg/__init__.py": "", f"{folder}/dist_search.sh": wrapper, f"{folder}/search.py": _EXTRACTOR}
+        _write_project(tmp_path, files)
+        found = [f for f in _findings(run("check", "--no-cache", "--select", "DDP012", "--isolated", ".").stdout)]
+        assert [f[:4] for f in found] == ([(f"{folder}/search.py", 7, 5, "DDP012")] if flagged else []), folder
+        assert not flagged or "torch.distributed.launch" in found[0][4]
+    # the package linted alone: its hidden folder is inside the root
+    run.cwd = tmp_path / "pkg"
+    _write_project(tmp_path / "pkg", {".mim/tools/dist_search.sh": wrapper, ".mim/tools/search.py": _EXTRACTOR})
+    found = [f[:4] for f in _findings(run("check", "--no-cache", "--select", "DDP012", "--isolated", ".").stdout)]
+    assert found == [(".mim/tools/search.py", 7, 5, "DDP012")]

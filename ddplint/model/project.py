@@ -189,15 +189,25 @@ def common_root(paths: Iterable[str]) -> str | None:
 # configs are not this project's. setup.py/setup.cfg are left out: research repositories
 # build their CUDA extensions with one in a subfolder (models/ops/setup.py) that they import.
 _NESTED_PROJECT_MARKERS = ("pyproject.toml", ".git")
+# Hidden folders that hold a tool's state, not a package's data (project_folders)
+_TOOL_FOLDERS = frozenset((
+    ".git", ".hg", ".svn", ".github", ".gitlab", ".circleci", ".vscode", ".idea", ".ipynb_checkpoints", ".hydra",
+    ".venv", ".tox", ".nox", ".eggs", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".ddplint_cache", ".cache",
+))
 
 
 def project_folders(root: str) -> Iterator[tuple[str, list[str]]]:
     """Each folder of the project at `root` with its file names, both sorted: hidden, build
-    and environment folders are left out, and so is a nested project (_NESTED_PROJECT_MARKERS)."""
+    and environment folders are left out, and so is a nested project (_NESTED_PROJECT_MARKERS).
+    A hidden folder inside a package is the package's own data, shipped and installed with it
+    (the tools and launch scripts OpenMMLab's packages keep in `mmdet/.mim/`), and is read,
+    unless it holds a tool's state (_TOOL_FOLDERS: version control, CI, editors, caches)."""
     for folder, dirs, names in os.walk(root):
+        package = "__init__.py" in names
         dirs[:] = sorted(
             d for d in dirs
-            if not d.startswith(".") and d not in _SKIP_DIRS and not d.endswith(".egg-info")
+            if (not d.startswith(".") or package and d not in _TOOL_FOLDERS)
+            and d not in _SKIP_DIRS and not d.endswith(".egg-info")
             and not any(os.path.exists(os.path.join(folder, d, marker)) for marker in _NESTED_PROJECT_MARKERS)
         )
         yield folder, sorted(names)
@@ -1221,7 +1231,9 @@ class Project:
         a process group of more than one member, by `init_process_group` or a function of the
         module that calls it (`if args.use_ddp: ddp_setup()`). An option is there to be passed:
         a run with it is several processes (torchrun's RANK and WORLD_SIZE, a local rank),
-        whatever the documented runs pass (OpenLTM's run.py --ddp, VL-T5's multitask.py)."""
+        whatever the documented runs pass (OpenLTM's run.py --ddp, VL-T5's multitask.py). So is
+        a switch no parser declares that a config file the project ships sets true
+        (`if cfg.DISTRIBUTED:` with `DISTRIBUTED: true`, `_turned_on_by_a_config`)."""
         key = ("distributed modes", module)
         found = self._memo.get(key)
         if found is None:
@@ -1612,18 +1624,30 @@ def _modes_in(tree: ast.Module, view: ProjectView) -> frozenset[str]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(_starts_group(call) for call in ast.walk(node))
     }
     switches = {
-        name for call, guards in _guarded_calls(tree) if _last_name(call) in starters and not _group_of_one(call)
-        for test, in_body in guards for name in _switches_on(test, in_body)
+        switch for call, guards in _guarded_calls(tree) if _last_name(call) in starters and not _group_of_one(call)
+        for test, in_body in guards for switch in _switches_on(test, in_body)
     }
     if not switches:
         return frozenset()
     options = DeclaredOptions()
     options.add(view.own_options())
     options.add(view.imported_options())
+    shown = {switch: options.shown(switch.attr) for switch in switches}
     return frozenset(
-        name for name in switches
-        if (shown := options.shown(name)) is not None and shown[1] in (False, None, 0)
+        switch.attr for switch in switches
+        if shown[switch] is not None and shown[switch][1] in (False, None, 0)
+        or shown[switch] is None and _turned_on_by_a_config(switch, view)
     )
+
+
+def _turned_on_by_a_config(switch: ast.Attribute, view: ProjectView) -> bool:
+    """Whether a config file the project ships nearest the script (ProjectView.nearest_configs)
+    sets the key path of `switch` true (`cfg.DISTRIBUTED`, `cfg.TRAIN.DDP`: the attributes
+    after the root name): a run with that file takes the distributed mode (HRNet-Hand's FreiHand
+    configs, `DISTRIBUTED: true`)."""
+    keys = tuple((dotted(switch) or "").split(".")[1:])
+    files = [path for kind in configs.CONFIG_SUFFIXES for path in view.nearest_configs(kind)] if keys else []
+    return any(view.config_value(path, keys) == (True,) for path in files)
 
 
 def _starts_group(node: ast.AST) -> bool:
@@ -1631,13 +1655,13 @@ def _starts_group(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and _last_name(node) == _GROUP_START and not _group_of_one(node)
 
 
-def _switches_on(test: ast.expr, in_body: bool) -> Iterator[str]:
+def _switches_on(test: ast.expr, in_body: bool) -> Iterator[ast.Attribute]:
     """The attributes whose truth the `in_body` side of `if test:` needs: `args.ddp` (body),
     `args.ddp and x` (body), `not args.ddp` (its `else`)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         yield from _switches_on(test.operand, not in_body)
     elif in_body and isinstance(test, ast.Attribute):
-        yield test.attr
+        yield test
     elif in_body and isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         for value in test.values:
             yield from _switches_on(value, True)

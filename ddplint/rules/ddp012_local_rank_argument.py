@@ -143,7 +143,8 @@ class LocalRankArgument(Rule):
     read `LOCAL_RANK` already (`default=int(os.environ.get("LOCAL_RANK", 0))` works under
     torchrun), and one of:
     - `python -m torch.distributed.launch` (without `--use_env`) launches the script: a shell
-      script, document or notebook (its `!` commands) of the project runs this script, or one
+      script, document or notebook (its `!` commands) of the project (also in a hidden folder
+      inside a package, `mmdet/.mim/tools/`) runs this script, or one
       that imports it, with it, also through a shell script of the project whose launch takes
       the script from its arguments (`bash tools/dist_run.sh tools/x.py 8`) (a
       path that ends the script's own from anywhere, a bare file name from the script's
@@ -192,7 +193,10 @@ class LocalRankArgument(Rule):
     GPU, the option its shard's index): no launcher starts it. Nor in a script that runs as one
     process in every documented run (ProjectView.single_process): no document launches it, only
     such scripts import it, and the project runs it with `python script.py` or it starts its own
-    process group of one (`init_process_group(..., world_size=1)`). Files that call DeepSpeed
+    process group of one (`init_process_group(..., world_size=1)`); not where it forms a larger
+    group under a switch that an option off unless passed (`if args.ddp:`) or a config file
+    the project ships (`if cfg.DISTRIBUTED:`, `DISTRIBUTED: true`) turns on: a run with it is
+    several ranks (Project.distributed_modes). Files that call DeepSpeed
     (`deepspeed.initialize`, `deepspeed.add_config_arguments`), or that the project launches
     with `deepspeed train.py`, are flagged only where the project documents launching them with
     `torch.distributed.launch`: DeepSpeed's own launcher passes `--local_rank=N`.
