@@ -1209,6 +1209,50 @@ def test_a_shared_seed_reaches_the_augmentations_of_dataloader_workers(tmp_path,
         assert [(f[0], f[1], f[3]) for f in _findings(run("--select", "DDP027", ".", tool="flake8").stdout)] == expected
 
 
+def test_a_dataset_class_a_configuration_picks_draws_when_every_class_of_its_module_does(tmp_path, run):
+    """iDisc's shape: `getattr(datasets, config["dataset"])(...)` picks a class of the package
+    by a name known only at run time; when every class with a `__getitem__` that the package
+    binds draws its augmentations from numpy (the abstract base has none), whichever the name
+    picks, worker k of every rank draws alike after the shared torch seed. One class that
+    draws nothing, or a function the package binds besides its classes, leaves it unknown."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "datasets").mkdir()
+    (tmp_path / "datasets" / "base.py").write_text(
+        "import numpy as np\nfrom torch.utils.data import Dataset\n\n\nclass Base(Dataset):\n"
+        "    def augment(self, image):\n        return image[::-1] if np.random.uniform() < 0.5 else image\n"
+    )
+    (tmp_path / "datasets" / "kitti.py").write_text(
+        "from .base import Base\n\n\nclass Kitti(Base):\n    def __getitem__(self, index):\n"
+        "        return self.augment(self.images[index])\n"
+    )
+    package = '"""The datasets."""\nfrom .base import Base\nfrom .kitti import Kitti\nfrom .nyu import Nyu\n{more}\n'
+    package += '__all__ = ["Base", "Kitti", "Nyu"]\n'
+    (tmp_path / "train.py").write_text(
+        "import json\nimport sys\n\nimport torch\nimport torch.distributed as dist\n"
+        "from torch.utils.data import DataLoader, DistributedSampler\n\nimport datasets as custom\n\n\n"
+        "def main(config, model, optimizer):\n    dist.init_process_group('nccl')\n"
+        "    dataset = getattr(custom, config['dataset'])(config['root'])\n"
+        "    loader = DataLoader(dataset, sampler=DistributedSampler(dataset), num_workers=8)\n"
+        "    while True:\n        for batch in loader:\n            model(batch).sum().backward()\n"
+        "            optimizer.step()\n\n\n"
+        "if __name__ == '__main__':\n    config = json.load(open(sys.argv[1]))\n    torch.manual_seed(config['seed'])\n"
+        "    main(config, None, None)\n"
+    )
+    (tmp_path / "run.sh").write_text("torchrun --nproc_per_node 4 train.py configs/nyu.json\n")
+    run.cwd = tmp_path
+    for body, more, expected in (("self.augment(self.images[index])", "", [("train.py", 23, "DDP027")]),
+                                 ("self.images[index]", "", []),
+                                 ("self.augment(self.images[index])", "\n\ndef build(name):\n    return Nyu(name)\n", [])):
+        (tmp_path / "datasets" / "nyu.py").write_text(
+            "from .base import Base\n\n\nclass Nyu(Base):\n    def __getitem__(self, index):\n"
+            f"        return {body}\n"
+        )
+        (tmp_path / "datasets" / "__init__.py").write_text(package.format(more=more))
+        found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP027", ".").stdout)]
+        assert found == expected, (body, more)
+        assert [(f[0], f[1], f[3]) for f in _findings(run("--select", "DDP027", ".", tool="flake8").stdout)] == expected
+
+
 def test_ranks_spawned_through_another_modules_helper_are_one_node(tmp_path, run):
     """encodec-pytorch's idiom: `start_dist_train(train, world_size, config)` of utils.py hands
     `train` to `mp.spawn(..., nprocs=world_size)`: every rank is on this machine, so the spawn

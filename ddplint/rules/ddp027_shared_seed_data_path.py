@@ -101,7 +101,9 @@ class SharedSeedDataPath(Rule):
     calls deep), or in a function defined inside the seeding function that the loop calls (a
     step written as `def process_iteration():` in the epoch loop, whose backward makes the loop
     a training loop), or in the `__getitem__` of a project Dataset class whose object a
-    DataLoader built in that function reads while the training loop iterates it. Without worker
+    DataLoader built in that function reads while the training loop iterates it (a class picked
+    by a name known only at run time, `getattr(datasets, config["dataset"])(...)`, counts when
+    the project module holds nothing but classes and each of them with a `__getitem__` draws so). Without worker
     processes (`num_workers` left out or 0) each rank's own process draws the augmentations from
     the seeded generators. With workers, when the seed seeds torch's generator and the
     DataLoader is given no `worker_init_fn` and no `generator=`: each pass over it draws the
@@ -141,7 +143,6 @@ class SharedSeedDataPath(Rule):
     the draws of a Lightning `training_step` where the module a Trainer fits is named only in a
     configuration file, an object of a class whose `__init__` seeds (or a method `__init__`
     calls) built in another module or picked by a configuration (`hydra.utils.get_class`), a
-    Dataset class picked by a configuration (`getattr(datasets, config["dataset"])(...)`) or a
     DataLoader handed to another function's loop, a seed a Dataset makes in each worker from
     the worker id alone (`np.random.seed(get_worker_info().id)`), Python's `random`, and a
     generator of its own handed to a project function or kept on `self` for another method.
@@ -1304,29 +1305,49 @@ class SharedSeedDataPath(Rule):
         made = dataset.value if dataset is not None else None
         if isinstance(made, cst.Name):
             made = self._last_bound(made.value, frame, start)
-        callee = dotted_name(made.func) if isinstance(made, cst.Call) else None
-        cls = project.program.class_of(project.module, callee) if callee is not None and generators else None
-        found = reached_draw(project.program, cls[0], None, cls[1], "self.__getitem__", generators, {}, 0) if cls else None
-        if found is None:
-            return False
-        place, what = found
+        classes = self._dataset_classes(made) if generators else []
+        draws = [reached_draw(project.program, module, None, cls, "self.__getitem__", generators, {}, 0) for module, cls in classes]
+        if not draws or None in draws:
+            return False  # every class the name may pick must draw
+        (place, what), name = draws[0], classes[0][1]  # type: ignore[misc]
+        picked = f" (or another of the {len(classes)} Dataset classes its module holds: each draws so)" if len(classes) > 1 else ""
         if workers == 0:
-            runs = f"a DataLoader without worker processes over a {cls[1]}: each rank's own process runs"
+            runs = f"a DataLoader without worker processes over a {name}{picked}: each rank's own process runs"
             where = "runs in this process (no workers) each step"
         else:
             some = " (if any)" if workers is None else ""
-            runs = (f"a DataLoader over a {cls[1]} whose worker processes{some} draw their base seed from torch's "
+            runs = (f"a DataLoader over a {name}{picked} whose worker processes{some} draw their base seed from torch's "
                     "seeded generator on each pass, the same on every rank; worker k seeds torch, numpy and random "
                     "with it and k, and runs")
             where = "workers run each step, seeded from torch's generator alike on every rank"
         steps = [
             *([Link(StepKind.REACHES, f"then calls {via.callee}(), whose training loop runs with the seeded generators", via.call)] if via else []),
-            Link(StepKind.REACHES, f"the training loop iterates {runs} {cls[1]}.__getitem__, which draws {what}, "
+            Link(StepKind.REACHES, f"the training loop iterates {runs} {name}.__getitem__, which draws {what}, "
                  "on every step", loader),
         ]
-        self._report_draws(seed, steps, what, place, f"{what} at {place}, in {cls[1]}.__getitem__, which the training "
-                           f"loop's DataLoader {where}")
+        self._report_draws(seed, steps, what, place, f"{what} at {place}, in {name}.__getitem__{picked}, which the "
+                           f"training loop's DataLoader {where}")
         return True
+
+    def _dataset_classes(self, made: cst.BaseExpression | None) -> list[tuple[str, str]]:
+        """(module, class) of the project Dataset classes whose object `made` (what a DataLoader
+        reads) may be: the class its call names, or, for `getattr(datasets, config["name"])(...)`,
+        every class with a `__getitem__` that project module `datasets` holds (none when it binds
+        anything but classes: `Program.module_classes`)."""
+        project = self.model.project
+        func = made.func if isinstance(made, cst.Call) and project is not None else None
+        if func is None:
+            return []
+        program = project.program
+        if not (isinstance(func, cst.Call) and dotted_name(func.func) == "getattr" and len(func.args) == 2):
+            callee = dotted_name(func)
+            cls = program.class_of(project.module, callee) if callee is not None else None
+            return [cls] if cls is not None else []
+        holder = dotted_name(func.args[0].value)
+        qualified = program.qualify(project.module, holder) if holder is not None else None
+        found = program.split(qualified, project.module) if qualified is not None else None
+        classes = program.module_classes(found[0]) if found is not None and not found[1] else None
+        return [cls for cls in classes or () if program.target(cls[0], None, cls[1], "self.__getitem__") is not None]
 
     def _worker_count(self, loader: cst.Call, frame: str | None, before: int) -> int | None:
         """The worker processes DataLoader call `loader` starts: 0 when `num_workers` is left out,
