@@ -1167,6 +1167,13 @@ def test_a_seeding_helper_called_through_its_module_is_a_seed(tmp_path, run):
         assert found == expected, call
 
 
+def _seed_findings(run) -> list[tuple[str, int, str]]:
+    """(path, line, code) of the DDP027 findings in the run's folder, the same from the CLI and flake8."""
+    found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP027", ".").stdout)]
+    assert [(f[0], f[1], f[3]) for f in _findings(run("--select", "DDP027", ".", tool="flake8").stdout)] == found
+    return found
+
+
 def test_a_shared_seed_reaches_the_augmentations_of_dataloader_workers(tmp_path, run):
     """DINO's and iDisc's shape across modules: `utils.fix_random_seeds(args.seed)` seeds torch
     alike on every torchrun rank, and the training loop reads a DataLoader with worker processes
@@ -1204,9 +1211,7 @@ def test_a_shared_seed_reaches_the_augmentations_of_dataloader_workers(tmp_path,
                                  ("fix_random_seeds", ", worker_init_fn=utils.seed_worker", []),
                                  ("seed_numpy", "", [])):
         (tmp_path / "main.py").write_text(main.format(seed=seed, init=init))
-        found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP027", ".").stdout)]
-        assert found == expected, (seed, init)
-        assert [(f[0], f[1], f[3]) for f in _findings(run("--select", "DDP027", ".", tool="flake8").stdout)] == expected
+        assert _seed_findings(run) == expected, (seed, init)
 
 
 def test_a_dataset_class_a_configuration_picks_draws_when_every_class_of_its_module_does(tmp_path, run):
@@ -1215,6 +1220,8 @@ def test_a_dataset_class_a_configuration_picks_draws_when_every_class_of_its_mod
     binds draws its augmentations from numpy (the abstract base has none), whichever the name
     picks, worker k of every rank draws alike after the shared torch seed. One class that
     draws nothing, or a function the package binds besides its classes, leaves it unknown."""
+    run.cwd = tmp_path
+    (tmp_path / "run.sh").write_text("torchrun --nproc_per_node 4 train.py configs/nyu.json\n")
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "datasets").mkdir()
     (tmp_path / "datasets" / "base.py").write_text(
@@ -1238,8 +1245,6 @@ def test_a_dataset_class_a_configuration_picks_draws_when_every_class_of_its_mod
         "if __name__ == '__main__':\n    config = json.load(open(sys.argv[1]))\n    torch.manual_seed(config['seed'])\n"
         "    main(config, None, None)\n"
     )
-    (tmp_path / "run.sh").write_text("torchrun --nproc_per_node 4 train.py configs/nyu.json\n")
-    run.cwd = tmp_path
     for body, more, expected in (("self.augment(self.images[index])", "", [("train.py", 23, "DDP027")]),
                                  ("self.images[index]", "", []),
                                  ("self.augment(self.images[index])", "\n\ndef build(name):\n    return Nyu(name)\n", [])):
@@ -1248,9 +1253,7 @@ def test_a_dataset_class_a_configuration_picks_draws_when_every_class_of_its_mod
             f"        return {body}\n"
         )
         (tmp_path / "datasets" / "__init__.py").write_text(package.format(more=more))
-        found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP027", ".").stdout)]
-        assert found == expected, (body, more)
-        assert [(f[0], f[1], f[3]) for f in _findings(run("--select", "DDP027", ".", tool="flake8").stdout)] == expected
+        assert _seed_findings(run) == expected, (body, more)
 
 
 def test_ranks_spawned_through_another_modules_helper_are_one_node(tmp_path, run):

@@ -467,12 +467,6 @@ class SharedSeedDataPath(Rule):
             from torch.utils.data import DataLoader, Dataset, DistributedSampler
 
             class Crops(Dataset):
-                def __init__(self, images):
-                    self.images = images
-
-                def __len__(self):
-                    return len(self.images)
-
                 def __getitem__(self, index):
                     top = np.random.randint(0, 32)
                     return self.images[index][top:top + 224]
@@ -481,19 +475,19 @@ class SharedSeedDataPath(Rule):
                 torch.manual_seed(args.seed)
                 ^
                 dist.init_process_group("nccl")
-                dataset = Crops(np.load(args.data))
                 workers = 8
-                loader = DataLoader(dataset, sampler=DistributedSampler(dataset), batch_size=32, num_workers=workers)
-                for epoch in range(args.epochs):
-                    for batch in loader:
-                        model(batch).mean().backward()
-                        optimizer.step()
+                dataset = Crops(np.load(args.data))
+                loader = DataLoader(dataset, sampler=DistributedSampler(dataset), num_workers=workers)
+                while True:
+                    for images in loader:
+                        optimizer.zero_grad()
+                        model(images).sum().backward()
             """,
             messages=(
                 "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
                 "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
                 "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
-                "(numpy.random.randint at example.py:14, in Crops.__getitem__, which the training loop's DataLoader "
+                "(numpy.random.randint at example.py:8, in Crops.__getitem__, which the training loop's DataLoader "
                 "workers run each step, seeded from torch's generator alike on every rank)"
             ),
         ),
@@ -750,27 +744,19 @@ class SharedSeedDataPath(Rule):
             def seed_worker(worker_id):
                 np.random.seed(torch.initial_seed() % 2**32 + dist.get_rank())
 
-            def with_init_fn(args, model, optimizer):
-                torch.manual_seed(42)
-                dist.init_process_group("nccl")
-                loader = DataLoader(Crops(), num_workers=4, worker_init_fn=seed_worker)
-                for batch in loader:
-                    model(batch).mean().backward()
-
-            def with_generator(args, model, optimizer):
+            def seeded_otherwise(args, model, optimizer):
                 torch.manual_seed(42)
                 dist.init_process_group("nccl")
                 g = torch.Generator()
                 g.manual_seed(42 + dist.get_rank())
-                loader = DataLoader(Crops(), num_workers=4, generator=g)
-                for batch in loader:
+                by_init_fn = DataLoader(Crops(), num_workers=4, worker_init_fn=seed_worker)
+                by_generator = DataLoader(Crops(), num_workers=4, generator=g)
+                from_an_option = DataLoader(Crops(), num_workers=args.workers)
+                for batch in by_init_fn:
                     model(batch).mean().backward()
-
-            def workers_from_an_option(args, model, optimizer):
-                torch.manual_seed(42)
-                dist.init_process_group("nccl")
-                loader = DataLoader(Crops(), num_workers=args.workers)
-                for batch in loader:
+                for batch in by_generator:
+                    model(batch).mean().backward()
+                for batch in from_an_option:
                     model(batch).mean().backward()
 
             def with_rank(args, model, optimizer):
