@@ -1201,6 +1201,95 @@ def test_a_seeding_helper_called_through_its_module_is_a_seed(tmp_path, run):
         assert found == expected, call
 
 
+def _seed_findings(run) -> list[tuple[str, int, str]]:
+    """(path, line, code) of the DDP027 findings in the run's folder, the same from the CLI and flake8."""
+    found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP027", ".").stdout)]
+    assert [(f[0], f[1], f[3]) for f in _findings(run("--select", "DDP027", ".", tool="flake8").stdout)] == found
+    return found
+
+
+def test_a_shared_seed_reaches_the_augmentations_of_dataloader_workers(tmp_path, run):
+    """DINO's and iDisc's shape across modules: `utils.fix_random_seeds(args.seed)` seeds torch
+    alike on every torchrun rank, and the training loop reads a DataLoader with worker processes
+    over a Dataset of datasets.py whose __getitem__ draws its crop from numpy: every pass draws
+    the workers' base seed from torch's generator, so worker k of every rank seeds numpy alike
+    and crops its different images the same way. A worker_init_fn, or a seed of numpy's
+    generator alone (torch's stays unseeded, each rank's own), leaves the chain unshown. The CLI
+    and flake8 agree."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "utils.py").write_text(
+        "import numpy as np\nimport torch\n\n\ndef fix_random_seeds(seed=31):\n    torch.manual_seed(seed)\n"
+        "    np.random.seed(seed)\n\n\ndef seed_numpy(seed):\n    np.random.seed(seed)\n\n\n"
+        "def seed_worker(worker_id):\n    np.random.seed(torch.initial_seed() % 2**32)\n"
+    )
+    (tmp_path / "datasets.py").write_text(
+        "import numpy as np\nfrom torch.utils.data import Dataset\n\n\nclass Crops(Dataset):\n"
+        "    def __init__(self, images):\n        self.images = images\n\n"
+        "    def __len__(self):\n        return len(self.images)\n\n"
+        "    def __getitem__(self, index):\n        top = np.random.randint(0, 32)\n"
+        "        return self.images[index][top:top + 224]\n"
+    )
+    main = (
+        "import torch.distributed as dist\nfrom torch.utils.data import DataLoader, DistributedSampler\n\n"
+        "import utils\nfrom datasets import Crops\n\n\n"
+        "def train(args, images, model, optimizer):\n    dist.init_process_group('nccl')\n    utils.{seed}(args.seed)\n"
+        "    dataset = Crops(images)\n"
+        "    loader = DataLoader(dataset, sampler=DistributedSampler(dataset), num_workers=8{init})\n"
+        "    for epoch in range(args.epochs):\n        for batch in loader:\n"
+        "            model(batch).sum().backward()\n            optimizer.step()\n\n\n"
+        "if __name__ == '__main__':\n    train(None, [], None, None)\n"
+    )
+    (tmp_path / "run.sh").write_text("torchrun --nproc_per_node 8 main.py\n")
+    run.cwd = tmp_path
+    for seed, init, expected in (("fix_random_seeds", "", [("main.py", 10, "DDP027")]),
+                                 ("fix_random_seeds", ", worker_init_fn=utils.seed_worker", []),
+                                 ("seed_numpy", "", [])):
+        (tmp_path / "main.py").write_text(main.format(seed=seed, init=init))
+        assert _seed_findings(run) == expected, (seed, init)
+
+
+def test_a_dataset_class_a_configuration_picks_draws_when_every_class_of_its_module_does(tmp_path, run):
+    """iDisc's shape: `getattr(datasets, config["dataset"])(...)` picks a class of the package
+    by a name known only at run time; when every class with a `__getitem__` that the package
+    binds draws its augmentations from numpy (the abstract base has none), whichever the name
+    picks, worker k of every rank draws alike after the shared torch seed. One class that
+    draws nothing, or a function the package binds besides its classes, leaves it unknown."""
+    run.cwd = tmp_path
+    (tmp_path / "run.sh").write_text("torchrun --nproc_per_node 4 train.py configs/nyu.json\n")
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "datasets").mkdir()
+    (tmp_path / "datasets" / "base.py").write_text(
+        "import numpy as np\nfrom torch.utils.data import Dataset\n\n\nclass Base(Dataset):\n"
+        "    def augment(self, image):\n        return image[::-1] if np.random.uniform() < 0.5 else image\n"
+    )
+    (tmp_path / "datasets" / "kitti.py").write_text(
+        "from .base import Base\n\n\nclass Kitti(Base):\n    def __getitem__(self, index):\n"
+        "        return self.augment(self.images[index])\n"
+    )
+    package = '"""The datasets."""\nfrom .base import Base\nfrom .kitti import Kitti\nfrom .nyu import Nyu\n{more}\n'
+    package += '__all__ = ["Base", "Kitti", "Nyu"]\n'
+    (tmp_path / "train.py").write_text(
+        "import json\nimport sys\n\nimport torch\nimport torch.distributed as dist\n"
+        "from torch.utils.data import DataLoader, DistributedSampler\n\nimport datasets as custom\n\n\n"
+        "def main(config, model, optimizer):\n    dist.init_process_group('nccl')\n"
+        "    dataset = getattr(custom, config['dataset'])(config['root'])\n"
+        "    loader = DataLoader(dataset, sampler=DistributedSampler(dataset), num_workers=8)\n"
+        "    while True:\n        for batch in loader:\n            model(batch).sum().backward()\n"
+        "            optimizer.step()\n\n\n"
+        "if __name__ == '__main__':\n    config = json.load(open(sys.argv[1]))\n    torch.manual_seed(config['seed'])\n"
+        "    main(config, None, None)\n"
+    )
+    for body, more, expected in (("self.augment(self.images[index])", "", [("train.py", 23, "DDP027")]),
+                                 ("self.images[index]", "", []),
+                                 ("self.augment(self.images[index])", "\n\ndef build(name):\n    return Nyu(name)\n", [])):
+        (tmp_path / "datasets" / "nyu.py").write_text(
+            "from .base import Base\n\n\nclass Nyu(Base):\n    def __getitem__(self, index):\n"
+            f"        return {body}\n"
+        )
+        (tmp_path / "datasets" / "__init__.py").write_text(package.format(more=more))
+        assert _seed_findings(run) == expected, (body, more)
+
+
 def test_ranks_spawned_through_another_modules_helper_are_one_node(tmp_path, run):
     """encodec-pytorch's idiom: `start_dist_train(train, world_size, config)` of utils.py hands
     `train` to `mp.spawn(..., nprocs=world_size)`: every rank is on this machine, so the spawn

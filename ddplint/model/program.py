@@ -706,6 +706,34 @@ class Program:
             return None
         return self.class_of(found[0], found[1], depth + 1)
 
+    def module_classes(self, module: str) -> list[tuple[str, str]] | None:
+        """(module, class) of every name project module `module` binds at its top level, when each
+        is a project class it defines or imports (a package's `__init__`: `from .nyu import
+        NYUDataset`), so that `getattr(module, name)` with a name known only at run time is one
+        of them; None when it binds anything else (a function, an assignment), or is unknown."""
+        tree = self.tree(module)
+        if tree is None:
+            return None
+        found: list[tuple[str, str]] = []
+        for statement in tree.body:
+            if isinstance(statement, ast.ClassDef):
+                found.append((module, statement.name))
+            elif isinstance(statement, ast.ImportFrom):
+                for alias in statement.names:
+                    made = self.class_of(module, alias.asname or alias.name)
+                    if made is None:
+                        return None
+                    found.append(made)
+            elif isinstance(statement, ast.Assign) and all(
+                isinstance(target, ast.Name) and target.id.startswith("__") for target in statement.targets
+            ):
+                continue  # `__all__ = [...]`
+            elif not isinstance(statement, ast.Import) and not (
+                isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+            ):  # `import os` and the docstring bind no class a name could pick
+                return None
+        return found
+
     def place(self, module: str, line: int) -> Place:
         return Place(self.project.relpaths[module], line)
 

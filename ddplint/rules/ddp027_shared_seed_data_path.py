@@ -101,9 +101,20 @@ class SharedSeedDataPath(Rule):
     calls deep), or in a function defined inside the seeding function that the loop calls (a
     step written as `def process_iteration():` in the epoch loop, whose backward makes the loop
     a training loop), or in the `__getitem__` of a project Dataset class whose object a
-    DataLoader built in that function reads without worker processes (`num_workers` left out or
-    0) while the training loop iterates it: each rank's own process then draws the
-    augmentations. Also when a gym or gymnasium environment built in the function is reset with
+    DataLoader built in that function reads while the training loop iterates it (a class picked
+    by a name known only at run time, `getattr(datasets, config["dataset"])(...)`, counts when
+    the project module holds nothing but classes and each of them with a `__getitem__` draws so). Without worker
+    processes (`num_workers` left out or 0) each rank's own process draws the augmentations from
+    the seeded generators. With workers, when the seed seeds torch's generator and the
+    DataLoader is given no `worker_init_fn` and no `generator=`: each pass over it draws the
+    workers' base seed from torch's default generator (`_BaseDataLoaderIter.__init__` in
+    torch/utils/data/dataloader.py: `torch.empty((), dtype=torch.int64).random_(generator=
+    loader.generator)`), the same on every rank after the same seed and the same draws, and
+    worker k seeds torch and Python's `random` with `base_seed + k` and numpy with
+    `_generate_state(base_seed, k)` (`_worker_loop` in torch/utils/data/_utils/worker.py, torch
+    1.9 and later): worker k of every rank draws the same augmentations for its different
+    images (a worker count the function cannot know counts only the draws from generators the
+    seed itself seeded, which hold either way). Also when a gym or gymnasium environment built in the function is reset with
     `reset(seed=...)` of such a value and stepped there: every rank's environments emit the same
     observations. Also when the seed is in the `__init__` of a project class and a function of
     its module builds an object of that class and then calls a method of it whose training loop
@@ -131,8 +142,10 @@ class SharedSeedDataPath(Rule):
     (`pipeline(prompt, generator=g)`). Not followed yet:
     the draws of a Lightning `training_step` where the module a Trainer fits is named only in a
     configuration file, an object of a class whose `__init__` seeds (or a method `__init__`
-    calls) built in another module or picked by a configuration (`hydra.utils.get_class`), the augmentations DataLoader workers draw, Python's `random`, and a generator of its own
-    handed to a project function or kept on `self` for another method.
+    calls) built in another module or picked by a configuration (`hydra.utils.get_class`), a
+    DataLoader handed to another function's loop, a seed a Dataset makes in each worker from
+    the worker id alone (`np.random.seed(get_worker_info().id)`), Python's `random`, and a
+    generator of its own handed to a project function or kept on `self` for another method.
 
     No fix: add the rank to the seed of the data draws (`torch.manual_seed(seed + rank)` after
     building the model; Accelerate: `set_seed(seed, device_specific=True)`), or give the data
@@ -444,6 +457,41 @@ class SharedSeedDataPath(Rule):
             ),
         ),
         Flagged(
+            # With worker processes, each pass over the DataLoader draws the workers' base seed
+            # from torch's generator: the same on every rank after the same seed, so worker k of
+            # every rank seeds numpy alike and draws the same crops for different images.
+            """
+            import numpy as np
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, Dataset, DistributedSampler
+
+            class Crops(Dataset):
+                def __getitem__(self, index):
+                    top = np.random.randint(0, 32)
+                    return self.images[index][top:top + 224]
+
+            def main(args, model, optimizer):
+                torch.manual_seed(args.seed)
+                ^
+                dist.init_process_group("nccl")
+                workers = 8
+                dataset = Crops(np.load(args.data))
+                loader = DataLoader(dataset, sampler=DistributedSampler(dataset), num_workers=workers)
+                while True:
+                    for images in loader:
+                        optimizer.zero_grad()
+                        model(images).sum().backward()
+            """,
+            messages=(
+                "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
+                "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
+                "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
+                "(numpy.random.randint at example.py:8, in Crops.__getitem__, which the training loop's DataLoader "
+                "workers run each step, seeded from torch's generator alike on every rank)"
+            ),
+        ),
+        Flagged(
             # The step is a function defined inside the epoch loop: its noise is drawn each step.
             """
             import os
@@ -672,10 +720,13 @@ class SharedSeedDataPath(Rule):
             """
         ),
         Clean(
-            # The DataLoader's workers run __getitem__ (not followed: each worker process has a
-            # generator of its own); and a seed given the rank leaves each rank its own stream.
+            # DataLoader workers seeded from torch's generator, which no seed here makes alike
+            # (numpy's only), or seeded by a worker_init_fn or a generator= of the program's own;
+            # a worker count unknown (0 leaves numpy unseeded in this process); and a seed
+            # given the rank leaves each rank its own stream.
             """
             import numpy as np
+            import torch
             import torch.distributed as dist
             from torch.utils.data import DataLoader, Dataset
 
@@ -688,6 +739,24 @@ class SharedSeedDataPath(Rule):
                 dist.init_process_group("nccl")
                 loader = DataLoader(Crops(), num_workers=4)
                 for batch in loader:
+                    model(batch).mean().backward()
+
+            def seed_worker(worker_id):
+                np.random.seed(torch.initial_seed() % 2**32 + dist.get_rank())
+
+            def seeded_otherwise(args, model, optimizer):
+                torch.manual_seed(42)
+                dist.init_process_group("nccl")
+                g = torch.Generator()
+                g.manual_seed(42 + dist.get_rank())
+                by_init_fn = DataLoader(Crops(), num_workers=4, worker_init_fn=seed_worker)
+                by_generator = DataLoader(Crops(), num_workers=4, generator=g)
+                from_an_option = DataLoader(Crops(), num_workers=args.workers)
+                for batch in by_init_fn:
+                    model(batch).mean().backward()
+                for batch in by_generator:
+                    model(batch).mean().backward()
+                for batch in from_an_option:
                     model(batch).mean().backward()
 
             def with_rank(args, model, optimizer):
@@ -1203,10 +1272,10 @@ class SharedSeedDataPath(Rule):
                 return
 
     def _loader_draw(self, seed: _Seed, loop: int, frame: str | None, via: _LoopCall | None) -> bool:
-        """Report `seed` when training loop `loop` iterates a DataLoader this function builds
-        without worker processes (`num_workers` left out or 0) over an object of a project
-        Dataset class whose `__getitem__` draws from a seeded generator: each rank's main process
-        draws its augmentations from the same seeded stream, step by step. Whether it reported."""
+        """Report `seed` when training loop `loop` iterates a DataLoader this function builds over
+        an object of a project Dataset class whose `__getitem__` draws from a generator the
+        seed makes alike on every rank (`_loader_generators`): each rank's main process, or
+        worker k of each rank, draws the same augmentations, step by step. Whether it reported."""
         project, iterated = self.model.project, self._iterated.get(loop)
         while isinstance(iterated, cst.Call) and iterated.args and dotted_name(iterated.func) in _PASS_THROUGH:
             iterated = iterated.args[0].value  # `enumerate(tqdm(loader))`
@@ -1216,27 +1285,81 @@ class SharedSeedDataPath(Rule):
         loader = self._last_bound(iterated.value, frame, start)
         if not isinstance(loader, cst.Call) or self.model.qualified(loader.func) not in DATALOADER:
             return False
-        workers = argument_for(loader, DATALOADER, "num_workers")
+        workers = self._worker_count(loader, frame, start)
+        generators = self._loader_generators(seed, loader, workers)
         dataset = argument_for(loader, DATALOADER, "dataset")
-        if workers is not None and not (isinstance(workers.value, cst.Integer) and workers.value.value == "0"):
-            return False
         made = dataset.value if dataset is not None else None
         if isinstance(made, cst.Name):
             made = self._last_bound(made.value, frame, start)
-        callee = dotted_name(made.func) if isinstance(made, cst.Call) else None
-        cls = project.program.class_of(project.module, callee) if callee is not None else None
-        found = reached_draw(project.program, cls[0], None, cls[1], "self.__getitem__", seed.generators, {}, 0) if cls else None
-        if found is None:
-            return False
-        place, what = found
+        classes = self._dataset_classes(made) if generators else []
+        draws = [reached_draw(project.program, module, None, cls, "self.__getitem__", generators, {}, 0) for module, cls in classes]
+        if not draws or None in draws:
+            return False  # every class the name may pick must draw
+        (place, what), name = draws[0], classes[0][1]  # type: ignore[misc]
+        picked = f" (or another of the {len(classes)} Dataset classes its module holds: each draws so)" if len(classes) > 1 else ""
+        if workers == 0:
+            runs = f"a DataLoader without worker processes over a {name}{picked}: each rank's own process runs"
+            where = "runs in this process (no workers) each step"
+        else:
+            some = " (if any)" if workers is None else ""
+            runs = (f"a DataLoader over a {name}{picked} whose worker processes{some} draw their base seed from torch's "
+                    "seeded generator on each pass, the same on every rank; worker k seeds torch, numpy and random "
+                    "with it and k, and runs")
+            where = "workers run each step, seeded from torch's generator alike on every rank"
         steps = [
             *([Link(StepKind.REACHES, f"then calls {via.callee}(), whose training loop runs with the seeded generators", via.call)] if via else []),
-            Link(StepKind.REACHES, f"the training loop iterates a DataLoader without worker processes over a {cls[1]}: "
-                 f"each rank's own process runs {cls[1]}.__getitem__, which draws {what}, on every step", loader),
+            Link(StepKind.REACHES, f"the training loop iterates {runs} {name}.__getitem__, which draws {what}, "
+                 "on every step", loader),
         ]
-        self._report_draws(seed, steps, what, place, f"{what} at {place}, in {cls[1]}.__getitem__, which the training "
-                           "loop's DataLoader runs in this process (no workers) each step")
+        self._report_draws(seed, steps, what, place, f"{what} at {place}, in {name}.__getitem__{picked}, which the "
+                           f"training loop's DataLoader {where}")
         return True
+
+    def _dataset_classes(self, made: cst.BaseExpression | None) -> list[tuple[str, str]]:
+        """(module, class) of the project Dataset classes whose object `made` (what a DataLoader
+        reads) may be: the class its call names, or, for `getattr(datasets, config["name"])(...)`,
+        every class with a `__getitem__` that project module `datasets` holds (none when it binds
+        anything but classes: `Program.module_classes`)."""
+        project = self.model.project
+        func = made.func if isinstance(made, cst.Call) and project is not None else None
+        if func is None:
+            return []
+        program = project.program
+        if not (isinstance(func, cst.Call) and dotted_name(func.func) == "getattr" and len(func.args) == 2):
+            callee = dotted_name(func)
+            cls = program.class_of(project.module, callee) if callee is not None else None
+            return [cls] if cls is not None else []
+        holder = dotted_name(func.args[0].value)
+        qualified = program.qualify(project.module, holder) if holder is not None else None
+        found = program.split(qualified, project.module) if qualified is not None else None
+        classes = program.module_classes(found[0]) if found is not None and not found[1] else None
+        return [cls for cls in classes or () if program.target(cls[0], None, cls[1], "self.__getitem__") is not None]
+
+    def _worker_count(self, loader: cst.Call, frame: str | None, before: int) -> int | None:
+        """The worker processes DataLoader call `loader` starts: 0 when `num_workers` is left out,
+        the integer it is given (itself or through a local name bound before `before`), else None."""
+        given = argument_for(loader, DATALOADER, "num_workers")
+        value = given.value if given is not None else cst.Integer("0")
+        if isinstance(value, cst.Name):
+            value = self._last_bound(value.value, frame, before)
+        return int(value.value, 0) if isinstance(value, cst.Integer) else None
+
+    @staticmethod
+    def _loader_generators(seed: _Seed, loader: cst.Call, workers: int | None) -> frozenset[str]:
+        """The generators a DataLoader's `__getitem__` draws from alike on every rank after `seed`.
+        Without workers, those the seed seeded (the main process runs it). With workers, each
+        pass over the loader draws the workers' base seed from torch's default generator (the
+        DataLoader iterator's `_base_seed`), and worker k seeds torch and random with base_seed + k
+        and numpy from both (torch >= 1.9, `_utils/worker.py`'s `_worker_loop`): all three alike on
+        every rank when the seed seeded torch's, unless a `worker_init_fn` or a `generator=` of
+        the program's own decides it. A worker count unknown: what both cases share."""
+        if workers == 0:
+            return seed.generators
+        if "torch" not in seed.generators or any(
+            argument_for(loader, DATALOADER, name) is not None for name in ("worker_init_fn", "generator")
+        ):
+            return frozenset()
+        return ALL_GENERATORS if workers is not None else seed.generators
 
     def _last_bound(self, name: str, frame: str | None, before: int) -> cst.BaseExpression | None:
         """The value `name` was last bound to in function `frame` before `before`; None if none."""
