@@ -52,6 +52,36 @@ def main(model, loader, best):
             torch.save(model.state_dict(), "best.pt")
 '''
 
+_SPAWNED_EVALUATION = '''\
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+
+def evaluate(model, loader, gpu, args):
+    total = sum(model(batch).sum() for batch in loader)
+    if args.multiprocessing_distributed:
+        dist.all_reduce(total)
+    if not args.multiprocessing_distributed or gpu == 0:
+        return total
+    return None
+
+
+def main_worker(gpu, ngpus, args):
+    dist.init_process_group("nccl", rank=gpu, world_size=ngpus)
+    model, loader = torch.nn.Linear(2, 2).cuda(gpu), [torch.ones(2).cuda(gpu)]
+    measures = evaluate(model, loader, gpu, args)
+    if measures is not None:
+        torch.save(model.state_dict(), "best.pt")
+
+
+def main(args):
+    ngpus = torch.cuda.device_count()
+    if args.multiprocessing_distributed:
+        mp.spawn(main_worker, nprocs=ngpus, args=(ngpus, args))
+    {fallback}
+'''
+
 
 def _lines(tmp_path: Path, run, source: str) -> list[int]:
     (tmp_path / "pyproject.toml").write_text("")
@@ -81,3 +111,16 @@ def test_a_save_under_a_value_only_rank_zero_gets_back_is_rank_zeros(tmp_path, r
 def test_a_value_every_rank_gets_back_guards_nothing(tmp_path, run):
     """`return False` on the other ranks: `is not None` holds on every rank."""
     assert _lines(tmp_path, run, _EVALUATED.format(other="False")) == [18]
+
+
+def test_the_spawn_index_handed_on_to_an_evaluation_tells_rank_zero_apart(tmp_path, run):
+    """NeWCRFs: `gpu` in `evaluate` is what main_worker hands on, the process index mp.spawn
+    passes; the one-process call in the `else:` of the flag the module spawns under is no rank's
+    of a distributed run. Only GPU 0 gets the measures back and saves."""
+    source = _SPAWNED_EVALUATION.format(fallback="else:\n        main_worker(args.gpu, 1, args)")
+    assert _lines(tmp_path, run, source) == []
+
+
+def test_a_call_every_run_makes_passes_another_index(tmp_path, run):
+    """`main_worker(args.gpu, ...)` made by the spawning run too: `gpu` may be any GPU there."""
+    assert _lines(tmp_path, run, _SPAWNED_EVALUATION.format(fallback="main_worker(args.gpu, 1, args)")) == [20]

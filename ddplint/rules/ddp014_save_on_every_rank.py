@@ -139,7 +139,10 @@ class SaveOnEveryRank(Rule):
     (`save_checkpoint()`) whose every call is under such a guard, a test that a value is there
     (`if measures is not None:`, `if measures:`) where it is what a same-module function returns
     that gives None on every way but those under a rank-0 test (`measures = evaluate(...)`, whose
-    `return total` sits under `if dist.get_rank() == 0:`, then `return None`; not where the other
+    `return total` sits under `if dist.get_rank() == 0:`, then `return None`; also NeWCRFs'
+    `online_eval(..., gpu, ...)` under `if not args.multiprocessing_distributed or gpu == 0:`,
+    `gpu` being the process index its spawned caller hands on, which a one-process call in the
+    `else:` of the flag the module spawns under does not change; not where the other
     ranks get another value, `return False` included), and any of these tests held
     in a variable or attribute: `verbose = rank == 0` then `if verbose:`, `self.is_main =
     dist.get_rank() == 0` then `if self.is_main:` in another method (also of a subclass, in
