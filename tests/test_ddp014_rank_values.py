@@ -124,3 +124,12 @@ def test_the_spawn_index_handed_on_to_an_evaluation_tells_rank_zero_apart(tmp_pa
 def test_a_call_every_run_makes_passes_another_index(tmp_path, run):
     """`main_worker(args.gpu, ...)` made by the spawning run too: `gpu` may be any GPU there."""
     assert _lines(tmp_path, run, _SPAWNED_EVALUATION.format(fallback="main_worker(args.gpu, 1, args)")) == [20]
+
+
+def test_flake8_reads_the_same_ranks(tmp_path, run):
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "spawned.py").write_text(_SPAWNED.format(path="f'final_{gpu}.pt'"))
+    (tmp_path / "shared.py").write_text(_SPAWNED.format(path="'final.pt'"))
+    (tmp_path / "evaluated.py").write_text(_SPAWNED_EVALUATION.format(fallback="else:\n        main_worker(args.gpu, 1, args)"))
+    output = run("--select", "DDP014", ".", tool="flake8").stdout
+    assert re.findall(r"^\./(\w+)\.py:(\d+):\d+: DDP014", output, re.M) == [("shared", "11")]
