@@ -379,6 +379,43 @@ def test_predicates_by_definition_and_uncalled_functions(source, expected):
     assert regions(source)[0] == expected
 
 
+_EVALUATE = """
+import torch.distributed as dist
+
+def evaluate(model):
+    total = model.score()
+    if not dist.is_initialized() or dist.get_rank() == 0:
+        return total
+{tail}
+"""
+
+
+@pytest.mark.parametrize(
+    "tail, use, expected",
+    [
+        # a value only rank 0 gets back, None elsewhere: a test that it is there is a rank-0 test
+        ("    return None", "measures = evaluate(model)\nif measures is not None:\n    probe()", ["zero"]),
+        ("", "measures = evaluate(model)\nif measures is not None:\n    probe()", ["zero"]),
+        ("    return", "if evaluate(model) is not None:\n    probe()", ["zero"]),
+        ("    return None", "measures = evaluate(model)\nif measures is None:\n    probe()", ["others"]),
+        ("    return None", "def f(model):\n    measures = evaluate(model)\n    if measures is None:\n        return\n    probe()", ["zero"]),
+        ("    return None", "measures = evaluate(model)\nif measures:\n    probe()", ["zero"]),
+        # not where the other ranks get a value too, even a false one, or the name holds another
+        ("    return False", "measures = evaluate(model)\nif measures is not None:\n    probe()", ["all"]),
+        ("    return {}", "measures = evaluate(model)\nif measures is not None:\n    probe()", ["all"]),
+        ("    return None", "measures = evaluate(model)\nmeasures = load()\nif measures is not None:\n    probe()", ["all"]),
+        ("    return None", "def f(measures):\n    if measures is not None:\n        probe()", ["all"]),
+    ],
+)
+def test_a_value_only_rank_zero_gets_back_guards_its_test(tail, use, expected):
+    assert regions(_EVALUATE.format(tail=tail) + use)[0] == expected
+
+
+def test_a_value_returned_under_no_rank_test_guards_nothing():
+    source = "def evaluate(model, epoch):\n    if epoch > 3:\n        return model.score()\n    return None\n"
+    assert regions(source + "measures = evaluate(model, 4)\nif measures is not None:\n    probe()")[0] == ["all"]
+
+
 @pytest.mark.parametrize(
     "body, expected",
     [

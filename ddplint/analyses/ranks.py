@@ -678,17 +678,20 @@ def judge_function(function: cst.FunctionDef, resolve: Resolver | None) -> RankT
     return None if not decisive and mentions_rank(function.body) else verdict
 
 
-def predicate_test(function: cst.FunctionDef, resolve: Resolver | None = None) -> RankTest:
+def predicate_test(function: cst.FunctionDef, resolve: Resolver | None = None, presence: bool = False) -> RankTest:
     """What a call of `function` being true or false says about the rank, from its body:
     `return dist.get_rank() == 0`, `return not dist.is_initialized() or get_rank() == 0`,
     `if not dist.is_initialized(): return True` then `return rank == 0`, a call of another
     such predicate (through `resolve`). Each `return` counts under the tests that lead to it:
     the function is true only on rank 0 when every way of returning a true value is rank 0's
     (or no rank of a distributed run takes it). UNKNOWN when the body says nothing, or holds
-    statements this reading does not follow (`match`)."""
+    statements this reading does not follow (`match`). With `presence`, what the result being
+    other than None says (`if measures is not None:`): a `return None` (or none at all) is
+    false, any other value true (an evaluation that returns its measures only `if not
+    distributed or gpu == 0` and None after it gives a value on rank 0 alone)."""
     outcomes: list[RankTest] = []
     try:
-        end = _follow(function.body, _NO_FACTS, outcomes, resolve)
+        end = _follow(function.body, _NO_FACTS, outcomes, resolve, presence)
     except _Unfollowed:
         return UNKNOWN
     if end is not None:  # falling off the end returns None
@@ -721,20 +724,23 @@ def _outcome(condition: RankTest, returned: RankTest) -> RankTest:
     )
 
 
-def _returned(value: cst.BaseExpression | None, condition: RankTest, outcomes: list[RankTest], resolve) -> None:
+def _returned(value: cst.BaseExpression | None, condition: RankTest, outcomes: list[RankTest], resolve, presence: bool) -> None:
     if isinstance(value, cst.IfExp):
         test = classify(value.test, resolve)
-        _returned(value.body, _conjunction(condition, test), outcomes, resolve)
-        _returned(value.orelse, _conjunction(condition, test.negated()), outcomes, resolve)
+        _returned(value.body, _conjunction(condition, test), outcomes, resolve, presence)
+        _returned(value.orelse, _conjunction(condition, test.negated()), outcomes, resolve, presence)
         return
-    truth = False if value is None else _constant_truth(value)
+    if presence:  # `is not None`: only a None is false
+        truth: bool | None = not (value is None or isinstance(value, cst.Name) and value.value == "None")
+    else:
+        truth = False if value is None else _constant_truth(value)
     if truth is not None:
         outcomes.append(_outcome(condition, ALWAYS_TRUE if truth else _ALWAYS_FALSE))
     else:
         outcomes.append(_outcome(condition, classify(value, resolve)))  # type: ignore[arg-type]
 
 
-def _follow(suite: cst.BaseSuite, condition: RankTest, outcomes: list[RankTest], resolve) -> RankTest | None:
+def _follow(suite: cst.BaseSuite, condition: RankTest, outcomes: list[RankTest], resolve, presence: bool = False) -> RankTest | None:
     """Walk a block in order, recording its returns; the condition that holds where the block
     ends, or None when it never ends there (every path returns or raises)."""
     statements = suite.body if isinstance(suite, cst.IndentedBlock) else [suite]
@@ -744,38 +750,38 @@ def _follow(suite: cst.BaseSuite, condition: RankTest, outcomes: list[RankTest],
         if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for small in statement.body:
                 if isinstance(small, cst.Return):
-                    _returned(small.value, condition, outcomes, resolve)
+                    _returned(small.value, condition, outcomes, resolve, presence)
                     return None
                 if isinstance(small, cst.Raise):
                     return None
         elif isinstance(statement, cst.If):
-            condition = _follow_if(statement, condition, outcomes, resolve)
+            condition = _follow_if(statement, condition, outcomes, resolve, presence)
         elif isinstance(statement, (cst.With, cst.For, cst.While)):
-            _follow(statement.body, condition, outcomes, resolve)  # a loop may run no time
+            _follow(statement.body, condition, outcomes, resolve, presence)  # a loop may run no time
             if getattr(statement, "orelse", None) is not None:
-                _follow(statement.orelse.body, condition, outcomes, resolve)  # type: ignore[union-attr]
+                _follow(statement.orelse.body, condition, outcomes, resolve, presence)  # type: ignore[union-attr]
         elif isinstance(statement, cst.Try):
             # A handler runs after part of the body: only what held before the body holds there.
-            ends = [_follow(statement.body, condition, outcomes, resolve)]
-            ends += [_follow(handler.body, condition, outcomes, resolve) for handler in statement.handlers]
+            ends = [_follow(statement.body, condition, outcomes, resolve, presence)]
+            ends += [_follow(handler.body, condition, outcomes, resolve, presence) for handler in statement.handlers]
             if statement.orelse is not None and ends[0] is not None:
-                ends[0] = _follow(statement.orelse.body, ends[0], outcomes, resolve)
+                ends[0] = _follow(statement.orelse.body, ends[0], outcomes, resolve, presence)
             if statement.finalbody is not None:
-                _follow(statement.finalbody.body, condition, outcomes, resolve)
+                _follow(statement.finalbody.body, condition, outcomes, resolve, presence)
             condition = _join(ends)
         elif not isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             raise _Unfollowed
     return condition
 
 
-def _follow_if(statement: cst.If, condition: RankTest, outcomes: list[RankTest], resolve) -> RankTest | None:
+def _follow_if(statement: cst.If, condition: RankTest, outcomes: list[RankTest], resolve, presence: bool) -> RankTest | None:
     test = classify(statement.test, resolve)
-    ends = [_follow(statement.body, _conjunction(condition, test), outcomes, resolve)]
+    ends = [_follow(statement.body, _conjunction(condition, test), outcomes, resolve, presence)]
     otherwise = _conjunction(condition, test.negated())
     if isinstance(statement.orelse, cst.If):
-        ends.append(_follow_if(statement.orelse, otherwise, outcomes, resolve))
+        ends.append(_follow_if(statement.orelse, otherwise, outcomes, resolve, presence))
     elif isinstance(statement.orelse, cst.Else):
-        ends.append(_follow(statement.orelse.body, otherwise, outcomes, resolve))
+        ends.append(_follow(statement.orelse.body, otherwise, outcomes, resolve, presence))
     else:
         ends.append(otherwise)
     return _join(ends)
@@ -1244,7 +1250,8 @@ class RankFacts:
         self, expr: cst.BaseExpression, function: cst.FunctionDef | None, cls: str | None, self_name: str | None
     ) -> RankTest | None:
         if isinstance(expr, cst.Comparison):
-            return self._compared_switch(expr, cls, self_name)
+            switched = self._compared_switch(expr, cls, self_name)
+            return switched if switched is not None else self._compared_with_none(expr, function, cls, self_name)
         if isinstance(expr, cst.Call):
             called = self._function(expr.func, function, cls, self_name)
             if isinstance(called, str):  # imported: judged by its body through the program model
@@ -1303,6 +1310,57 @@ class RankFacts:
         if equal and DISTRIBUTED in said.values():
             return NOT_DISTRIBUTED
         return None
+
+    def _compared_with_none(
+        self, test: cst.Comparison, function: cst.FunctionDef | None, cls: str | None, self_name: str | None
+    ) -> RankTest | None:
+        """What `x is not None` (or `is None`) says, where `x` is a call of a function of this
+        module that returns None on every way but those under a rank-0 test (NeWCRFs'
+        `online_eval` returns its measures only `if not distributed or gpu == 0`), or a
+        variable every value of which is such a call (`measures = online_eval(...)`) or None;
+        None where nothing is known."""
+        comparison = test.comparisons[0]
+        if len(test.comparisons) != 1 or not isinstance(comparison.operator, (cst.Is, cst.IsNot)):
+            return None
+        if not isinstance(comparison.comparator, cst.Name) or comparison.comparator.value != "None":
+            return None
+        said = self._present(test.left, function, cls, self_name)
+        return None if said is None else said if isinstance(comparison.operator, cst.IsNot) else said.negated()
+
+    def _present(self, expr: cst.BaseExpression, function: cst.FunctionDef | None, cls: str | None, self_name: str | None) -> RankTest | None:
+        """What `expr` being other than None says (`_compared_with_none`)."""
+        if isinstance(expr, cst.Name) and expr.value == "None":
+            return _ALWAYS_FALSE
+        if isinstance(expr, cst.Call):
+            called = self._function(expr.func, function, cls, self_name)
+            if not isinstance(called, cst.FunctionDef) or id(called) in self._judging:
+                return None
+            key = ("present", id(called))
+            if key in self._answers:
+                return self._answers[key]  # type: ignore[return-value]
+            cuts, inner_cls, inner_self = self._cuts, *self._contexts.get(id(called), (None, None))
+            self._judging.add(id(called))
+            try:
+                said = predicate_test(called, lambda inner: self._held(inner, called, inner_cls, inner_self), presence=True)
+            finally:
+                self._judging.discard(id(called))
+            answer = said if said.is_rank_test else None
+            if self._cuts == cuts:
+                self._answers[key] = answer
+            return answer
+        if not isinstance(expr, cst.Name):
+            return None
+        owner = self._name_owner(expr.value, function)
+        values = self._names.get(owner, {}).get(expr.value) if owner is not None else None
+        facts = _EVERY_FACT
+        for value in values or [self._NOTHING]:
+            if value is self._UNREACHED:
+                continue
+            said = self._present(value, function, cls, self_name) if isinstance(value, cst.BaseExpression) else None
+            if said is None:
+                return None
+            facts = _meet(facts, said)
+        return facts if facts.is_rank_test and facts != _EVERY_FACT else None
 
     def _inherited(self, cls: str, attribute: str) -> list:
         """The values `self.<attribute>` is assigned in class `cls` and in its project base
@@ -1394,14 +1452,15 @@ class RankFacts:
         return expanded
 
     def _process_index(self, value: _Passed) -> bool:
-        """Whether `value` is the first parameter of a function of this module that the module
-        starts processes with (`mp.spawn(worker, ...)` passes each process its index first:
-        `def worker(worker_idx, args)` holds the local rank)."""
-        function = self._functions.get(value.function) if value.function in self._spawn_targets else None
-        if function is None:
-            return False
-        params = (*function.params.posonly_params, *function.params.params)
-        return bool(params) and params[0].name.value == value.name
+        return self.process_index(value.function) == value.name
+
+    def process_index(self, key: str | None) -> str | None:
+        """The parameter of function `key` of this module that holds the process's local rank:
+        the first one of a function the module starts processes with (`mp.spawn(worker, ...)`
+        passes each process its index first: `def worker(gpu, args)`); None for any other."""
+        function = self._functions.get(key) if key in self._spawn_targets else None
+        params = (*function.params.posonly_params, *function.params.params) if function is not None else ()
+        return params[0].name.value if params else None
 
     @property
     def context(self):

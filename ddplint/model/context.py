@@ -25,7 +25,7 @@ import textwrap
 from dataclasses import dataclass
 
 from ddplint.core.fixpoint import DepthMemo
-from ddplint.core.torch_api import RANK_ENVIRONMENT
+from ddplint.core.torch_api import RANK_ENVIRONMENT, SPAWN, START_PROCESSES
 from ddplint.core.lines import split_lines
 from ddplint.model.records import FunctionContext
 from ddplint.model.summary import super_method
@@ -754,13 +754,19 @@ class ProcessContext:
         is not known: no call, a call not found, one that leaves the parameter to its default or
         to a `*args`/`**kwargs`, or a module that may call it unread. A call that hands on a
         parameter of its own function untouched (`is_main(device)` in `train(model, device)`)
-        passes what that function's callers pass for it, where they are known."""
+        passes what that function's callers pass for it, where they are known. The first
+        parameter of a function its module starts processes with (`mp.spawn(main_worker, ...)`)
+        holds the process index, "local_rank", and no call where no rank of a distributed run
+        gets counts for it (the one-process fallback `else: main_worker(args.gpu, ...)`)."""
         function = self.program.definition(module, key)
         sites = self.call_sites(module, key)
-        if function is None or not sites or function.decorator_list:
+        spawned = function is not None and self._process_index(module, key, function) == name
+        if spawned:
+            sites = [site for site in sites or () if not self._one_process_site(site)]
+        if function is None or not sites and not spawned or function.decorator_list:
             return None
         simple, index = _parameter_place(function, key, name)
-        found = []
+        found = ["local_rank"] if spawned else []
         for site in sites:
             call = self._call_at(site, simple, key)
             given = _argument(call, index, name) if call is not None else None
@@ -793,6 +799,26 @@ class ProcessContext:
             else:
                 return None
         return found
+
+    def _process_index(self, module: str, key: str, function) -> str | None:
+        """The first parameter of top-level function `key` of `module` where the module starts
+        processes with it (`mp.spawn(main_worker, ...)` passes each process its index first:
+        `def main_worker(gpu, ...)`); None otherwise."""
+        params = [*function.args.posonlyargs, *function.args.args]
+        tree = self.program.tree(module) if params and "." not in key else None
+        for node in walk(tree) if tree is not None else ():
+            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == key:
+                if self.program.qualify(module, dotted(node.func) or "") in SPAWN | START_PROCESSES:
+                    return params[0].arg
+        return None
+
+    def _one_process_site(self, site: CallSite) -> bool:
+        """Whether no rank of a distributed run gets to the call `site`: a guard around it is
+        taken only where none runs (the `else:` of `if args.multiprocessing_distributed:`)."""
+        return any(
+            verdict.true_only_zero and verdict.true_never_zero if sense else verdict.false_only_zero and verdict.false_never_zero
+            for verdict, sense in self._guards_at(site.caller, site.caller_key, site.line)
+        )
 
     def _call_at(self, site: CallSite, simple: str, key: str) -> ast.Call | None:
         """The one call of a function named `simple` (also as an attribute) at `site`, or of

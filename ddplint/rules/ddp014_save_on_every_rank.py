@@ -136,7 +136,14 @@ class SaveOnEveryRank(Rule):
     nested under a test every distributed run passes, `if self._distributed: gather(...); if
     rank != 0: return`, whose `else:` only a one-process run takes; not under any other test),
     `@rank_zero_only` (`@rank0_only`, `@main_process`, ...), a same-module function
-    (`save_checkpoint()`) whose every call is under such a guard, and any of these tests held
+    (`save_checkpoint()`) whose every call is under such a guard, a test that a value is there
+    (`if measures is not None:`, `if measures:`) where it is what a same-module function returns
+    that gives None on every way but those under a rank-0 test (`measures = evaluate(...)`, whose
+    `return total` sits under `if dist.get_rank() == 0:`, then `return None`; also NeWCRFs'
+    `online_eval(..., gpu, ...)` under `if not args.multiprocessing_distributed or gpu == 0:`,
+    `gpu` being the process index its spawned caller hands on, which a one-process call in the
+    `else:` of the flag the module spawns under does not change; not where the other
+    ranks get another value, `return False` included), and any of these tests held
     in a variable or attribute: `verbose = rank == 0` then `if verbose:`, `self.is_main =
     dist.get_rank() == 0` then `if self.is_main:` in another method (also of a subclass, in
     another module too: its values are those its class and project base classes assign it; one
@@ -166,7 +173,10 @@ class SaveOnEveryRank(Rule):
     Not flagged: a save in the branch of `if isinstance(model, nn.DataParallel):` (a DDP model
     is no DataParallel, so only a one-process run takes it; `(DataParallel, DDP)` is not such a
     test), saves to a path that names the rank (`f"ckpt_{rank}.pt"`, also through a
-    variable or `with open(...) as f`, or a parameter that every call of its function in the
+    variable or `with open(...) as f`; the process index that `mp.spawn` hands the function of
+    the module it starts is the local rank, whatever its name: HigherHRNet's
+    `final_state{gpu}.pth.tar` in `def main_worker(gpu, ...)`, and what is bound from it,
+    `args.gpu = gpu`; or a parameter that every call of its function in the
     module hands such a path: `self.save_model(f"best_{self.args.rank}.pth")`, or an attribute of
     a project class built from the rank in every documented run, `self.checkpoint_fpath` or
     `manager.checkpoint_fpath`, also under a flag whose documented value keeps the rank:
@@ -2173,9 +2183,11 @@ class SaveOnEveryRank(Rule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         """A parameter that every call of the function in this module hands a path naming the
-        rank (`self.save_model(f"best_{self.args.rank}.pth")`) names the rank too."""
+        rank (`self.save_model(f"best_{self.args.rank}.pth")`) names the rank too; so does the
+        process index that `mp.spawn` hands the function it starts (`def main_worker(gpu, ...)`)."""
         key = self.model.frame.key
-        for name in self._rank_named_parameters.get(key, ()):  # type: ignore[arg-type]
+        index = self.ranks.facts.process_index(key)
+        for name in (*self._rank_named_parameters.get(key, ()), *([index] if index else ())):  # type: ignore[arg-type]
             self._per_rank.setdefault(key, {})[name] = frozenset({GLOBAL})
         if self.model.frame.self_name is not None:  # `self.checkpoint_fpath`, built from the rank in `__init__`
             for name in ranked_attribute_names(self.model, self.model.frame.self_name):
