@@ -335,6 +335,12 @@ def test_a_method_of_a_plain_class_that_nothing_calls_never_runs(tmp_path):
     apart = _reach(tmp_path / "apart", {".git": "", "train.py": train, "train_b.py": other})
     assert apart.never_runs("train", (("Fitter", True, False), ("load", False, False)))
     assert not apart.never_runs("train_b", (("Fitter", True, False), ("load", False, False)))
+    # a base written as a call or a subscript (`make_base()`, `Base[T]`) is a class nothing here
+    # shows: a framework's callback of it may call the method
+    for base in ("make_base()", "Generic[int]"):
+        made = train.replace("class Child(Fitter):", f"class Child(Fitter, {base}):")
+        assert not _reach(tmp_path / f"made{len(base)}", {".git": "", "train.py": made}).never_runs(
+            "train", (("Child", True, False), ("resume", False, False))), base
 
 
 def test_a_script_that_starts_the_process_group_at_its_top_level_makes_a_training_project(tmp_path):

@@ -524,6 +524,9 @@ class FunctionContext:
     lines: tuple[int, int] | None = None
 
 
+UNNAMED_BASE = "<expression>"  # a base written as a call or a subscript: no class that can be named
+
+
 @record
 class ClassSummary:
     line: int

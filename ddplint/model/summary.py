@@ -31,7 +31,7 @@ from ddplint.model import files, keyed
 from ddplint.model.records import (
     Attr, CallResult, Carried, ClassSummary, Called, DataCall, Each, Either, Escapes, Element, ForwardPass, FunctionContext,
     FunctionSummary, Group, GroupCall, Guard, Handed, InnerHanded, InnerOf, Item, Literal, LiteralCall, Loop, MethodCall,
-    ModuleSummary, Param, ParameterLoop, ParameterTest, PassingCall, Pull, SelfAttr, Source, Through, Unknown,
+    ModuleSummary, Param, ParameterLoop, ParameterTest, PassingCall, Pull, SelfAttr, Source, Through, UNNAMED_BASE, Unknown,
 )
 from ddplint.prefilter.screens import dotted, walk
 
@@ -1128,7 +1128,7 @@ def summarize(tree: ast.Module, text: str | None = None) -> ModuleSummary:
     paths, data = files.module_paths(tree), _data_globals(tree)
     for node, cls in definitions(tree.body):
         if isinstance(node, ast.ClassDef):
-            classes.setdefault(node.name, ClassSummary(node.lineno, tuple(b for b in map(dotted, node.bases) if b)))
+            classes.setdefault(node.name, ClassSummary(node.lineno, tuple(dotted(b) or UNNAMED_BASE for b in node.bases)))
             continue
         key = _function_key(node, cls)
         if key not in functions:
