@@ -1135,7 +1135,7 @@ def summarize(tree: ast.Module, text: str | None = None) -> ModuleSummary:
             reader = _FunctionReader(node, cls, paths, data)
             functions[key] = reader.summary()
             context[key] = _function_context(node, reader.guards, reader.dotted_calls)
-    binds = _DEVICE_TEXT.search(text) is not None if text is not None else _binds_device(tree)
+    binds = _DEVICE_TEXT.search(text) is not None if text is not None else binds_device(tree)
     imports = {name: tuple(origins) for name, origins in _guarded_imports(tree.body).items()}
     return ModuleSummary(functions, classes, context, binds, imports)
 
@@ -1306,9 +1306,16 @@ _DEVICE_BINDINGS = frozenset({"set_device", "set_device_index", "cudart", "set_d
 _DEVICE_TEXT = re.compile(r"set_device|cudart|set_default_device|cuda\.device\s*\(|\bdevice_id\s*=|CUDA_VISIBLE_DEVICES")
 
 
-def _binds_device(tree: ast.Module) -> bool:
+def binds_device(tree: ast.Module, literal_lists_bind: bool = True) -> bool:
     """Whether the module may bind its process to a device: calls `torch.cuda.set_device` or a
-    kin, enters `torch.cuda.device(...)`, passes `device_id=` or names CUDA_VISIBLE_DEVICES."""
+    kin, enters `torch.cuda.device(...)`, passes `device_id=` or names CUDA_VISIBLE_DEVICES.
+    Without `literal_lists_bind`, setting that variable to one literal list
+    (`os.environ["CUDA_VISIBLE_DEVICES"] = "0,1"`) does not count: every rank sees the same GPUs."""
+    literal = set() if literal_lists_bind else {
+        id(target.slice) for node in walk(tree) if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        for target in node.targets if isinstance(target, ast.Subscript) and dotted(target.value) == "os.environ"
+    }
     for node in walk(tree):
         if isinstance(node, ast.Call):
             name = dotted(node.func) or ""
@@ -1316,7 +1323,7 @@ def _binds_device(tree: ast.Module) -> bool:
                 return True
             if any(k.arg == "device_id" for k in node.keywords):
                 return True
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "CUDA_VISIBLE_DEVICES" in node.value:
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "CUDA_VISIBLE_DEVICES" in node.value and id(node) not in literal:
             return True
     return False
 

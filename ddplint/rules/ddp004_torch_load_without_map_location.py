@@ -15,6 +15,7 @@ from ddplint.core.diagnostics import Applicability, StepKind
 from ddplint.model.context import holds_rank
 from ddplint.model.files import loaded_path_key
 from ddplint.model.records import CallResult, Item, Param, Place
+from ddplint.model.summary import binds_device
 from ddplint.semantic.edits import argument_for, string_literal, with_keyword_argument
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.screens import dotted, walk
@@ -1898,8 +1899,7 @@ def saved_files(view, path: str | None) -> list[SavedFile]:
                 state = not host and any(save.line == write.line and save.held for save in function.escapes.saves)
                 what = "a model's state dict, not moved to the host" if state else f"by {write.callee}()"
                 found.append(SavedFile(place, host, state, what))
-    own = {program.path(module) for module in own_run(view)}
-    return sorted(found, key=lambda save: save.place.path not in own)  # its own run's saves first: the one the message names
+    return found  # its own run's saves first (`program_modules`' order): the one the message names
 
 
 def _fits(saved: str, loaded: str) -> bool:
@@ -2066,7 +2066,7 @@ _CUDA_MOVE = re.compile(r"\.cuda\(|[\'\"]cuda")  # the program works on a GPU
 def every_rank_on_device_zero(view) -> Place | None:
     """Where the program that runs the view's module (its `users` and the project modules they
     import) creates its process group itself (`init_process_group` in its code) and leaves every
-    rank on the current device: no module of it binds a device (`_may_bind_per_rank`), passes
+    rank on the current device: no module of it binds a device (`binds_device`), passes
     `device_ids`, or uses a library
     that places models itself, and every device it names is the current one or cuda:0
     (`.cuda()`, `.to("cuda")`, `torch.device("cuda:0")`, a name bound only to such a device).
@@ -2079,7 +2079,7 @@ def every_rank_on_device_zero(view) -> Place | None:
     found, on_cuda = None, False
     for module in sorted(modules):
         summary, text, tree = program.summary(module), program.read(module), program.tree(module)
-        if summary is None or text is None or tree is None or _may_bind_per_rank(tree):
+        if summary is None or text is None or tree is None or binds_device(tree, literal_lists_bind=False):
             return None
         if "device_ids" in text or _DEVICE_FRAMEWORKS.search(text) or not _names_device_zero_only(program, module, tree):
             return None
@@ -2090,28 +2090,6 @@ def every_rank_on_device_zero(view) -> Place | None:
                 1,
             ))
     return found if on_cuda else None
-
-
-_BINDINGS = frozenset({"set_device", "set_device_index", "cudart", "set_default_device"})
-
-
-def _may_bind_per_rank(tree: ast.Module) -> bool:
-    """Whether a module may bind each rank to a device of its own: it calls `set_device` or a kin,
-    enters `torch.cuda.device(...)`, passes `device_id=`, or names CUDA_VISIBLE_DEVICES other than
-    to set it to one literal list for every rank (`os.environ["CUDA_VISIBLE_DEVICES"] = "0,1"`)."""
-    fixed = {
-        id(target.slice) for node in walk(tree) if isinstance(node, ast.Assign)
-        and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
-        for target in node.targets if isinstance(target, ast.Subscript) and dotted(target.value) == "os.environ"
-    }
-    for node in walk(tree):
-        if isinstance(node, ast.Call):
-            name = dotted(node.func) or ""
-            if name.rpartition(".")[2] in _BINDINGS or name.endswith("cuda.device") or any(k.arg == "device_id" for k in node.keywords):
-                return True
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _VISIBLE_DEVICES in node.value and id(node) not in fixed:
-            return True
-    return False
 
 
 def _names_device_zero_only(program, module: str, tree: ast.Module) -> bool:
