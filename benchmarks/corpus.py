@@ -275,7 +275,12 @@ def main() -> int:
         }
 
     log(f"fetch {MONOREPO['repo']} at {MONOREPO['commit'][:12]}")
-    manifest["monorepo"] = {**MONOREPO, **fetch_monorepo(CORPUS / "monorepo")}
+    try:
+        manifest["monorepo"] = {**MONOREPO, **fetch_monorepo(CORPUS / "monorepo")}
+    except SystemExit as exc:  # no mirror and no network: the other corpora are still measured
+        log(f"{exc}\nthe monorepo corpus is left out; `run.py --corpora monorepo` will say so")
+        manifest["monorepo"] = {**MONOREPO, "missing": str(exc)}
+        shutil.rmtree(CORPUS / "monorepo", ignore_errors=True)
 
     log("copy torch .py files")
     tv, tsrc = copy_torch(CORPUS / "torch")

@@ -841,6 +841,10 @@ def main() -> int:
         if bad:
             ap.error("unknown corpus: " + ", ".join(bad))
         corpora = [c for c in wanted if c in SAMPLES or full_rounds]
+    missing = [c for c in corpora if not (CORPUS / c).is_dir()]
+    if missing:
+        log(f"not built: {', '.join(missing)} (see `python benchmarks/corpus.py`'s output)")
+        return 2
     root = args.ddplint_root.resolve()
 
     t_start = time.perf_counter()
