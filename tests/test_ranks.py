@@ -405,6 +405,9 @@ def evaluate(model):
         ("    return {}", "measures = evaluate(model)\nif measures is not None:\n    probe()", ["all"]),
         ("    return None", "measures = evaluate(model)\nmeasures = load()\nif measures is not None:\n    probe()", ["all"]),
         ("    return None", "def f(measures):\n    if measures is not None:\n        probe()", ["all"]),
+        # names bound from each other (transformers' testing_utils once recursed without end here)
+        ("    return None", "measures = evaluate(model)\nbest = measures\nmeasures = best\nif measures is not None:\n    probe()", ["all"]),
+        ("    return None", "measures = None\nfor step in steps:\n    measures = measures\nif measures is not None:\n    probe()", ["all"]),
     ],
 )
 def test_a_value_only_rank_zero_gets_back_guards_its_test(tail, use, expected):

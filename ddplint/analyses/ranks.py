@@ -945,7 +945,7 @@ class RankFacts:
         # order questions come in. `if args.x:` asks after `args` again in every function.
         self._answers: dict[tuple, RankTest | RankValue | None] = {}
         self._cuts = 0
-        self._judging: set[int] = set()
+        self._judging: set = set()  # functions (by id) and names (by owner and name) being judged
         self._unreached = 0  # inside branches that no rank of a distributed run takes
         self._conditions: list[RankTest] = []  # what the `if`s around the statement say
         self._groups_started = 0  # statements of the module that call init_process_group
@@ -1352,14 +1352,21 @@ class RankFacts:
             return None
         owner = self._name_owner(expr.value, function)
         values = self._names.get(owner, {}).get(expr.value) if owner is not None else None
+        judged = ("present", owner, expr.value)
+        if judged in self._judging:
+            return None  # a name bound from itself (`x = x or f()`): nothing more is known
         facts = _EVERY_FACT
-        for value in values or [self._NOTHING]:
-            if value is self._UNREACHED:
-                continue
-            said = self._present(value, function, cls, self_name) if isinstance(value, cst.BaseExpression) else None
-            if said is None:
-                return None
-            facts = _meet(facts, said)
+        self._judging.add(judged)
+        try:
+            for value in values or [self._NOTHING]:
+                if value is self._UNREACHED:
+                    continue
+                said = self._present(value, function, cls, self_name) if isinstance(value, cst.BaseExpression) else None
+                if said is None:
+                    return None
+                facts = _meet(facts, said)
+        finally:
+            self._judging.discard(judged)
         return facts if facts.is_rank_test and facts != _EVERY_FACT else None
 
     def _inherited(self, cls: str, attribute: str) -> list:
