@@ -343,3 +343,20 @@ def test_evidence_in_the_file_decides_the_same_through_the_cli_and_flake8(run, t
         found = sorted(line.removeprefix("./") for line in found if ": DDP" in line)
         assert [line.split(" ", 2)[0] + " " + line.split(" ", 2)[1] for line in found] == expected, found
         assert "`is_main_process` is not called" in found[1]
+
+
+def test_a_question_about_a_function_the_program_did_not_read_is_unknown_not_a_crash(run):
+    """Linted from this repository's root, tests/data/scripts' three projects sit in one index
+    (the repository's), beside many other modules; DDP022 asked the program what a call in
+    `imagenet_style/main.py`'s `main` hands on before the program had read that function, and
+    crashed (KeyError: 'main'). A function the program has not read is unknown: no finding,
+    no crash; the findings are those the folder gives when linted alone."""
+    from pathlib import Path
+
+    run.cwd = Path(__file__).resolve().parent.parent
+    in_repository = run("check", "--no-cache", "--select", "DDP022", "tests/data/scripts")
+    assert "internal error" not in in_repository.stdout + in_repository.stderr
+    run.cwd = run.cwd / "tests" / "data" / "scripts"
+    alone = run("check", "--no-cache", "--select", "DDP022", ".")
+    assert [line.partition("scripts/")[2] for line in in_repository.stdout.splitlines() if ": DDP" in line] == [
+        line for line in alone.stdout.splitlines() if ": DDP" in line]

@@ -827,7 +827,10 @@ class Program:
 
     def _record(self, module: str, key: str) -> FunctionSummary | None:
         """The summary of function `key` of a module the program read; "" for the module's own code."""
-        return self._summaries[module].functions[key] if key else self.module_code(module)  # type: ignore[union-attr,return-value]
+        if not key:
+            return self.module_code(module)
+        summary = self._summaries.get(module)
+        return summary.functions.get(key) if summary is not None else None
 
     def _item(self, module: str, key: str, source: Item):
         for value in self._alternatives(module, key, source.held):
