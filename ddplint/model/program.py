@@ -76,6 +76,7 @@ BUILTIN_NAMES = frozenset(dir(builtins))  # `enumerate(loader)`, `iter(loader)`:
 _LAST_LINE = 1 << 30  # `backward_in` of a whole function: its lines, and no more
 MAX_HELPERS = 6  # project helpers followed to a collective (`collective`); deeper is unknown
 _COMBINES, _EVERY_RANK = "combines", "every rank"  # what `_runs` looks for
+_LOADERS_AND_BATCHERS = DATALOADER | BATCH_SAMPLER  # made once: `_makes_data` asks on every evaluation
 _BROADCAST_BUFFERS = "broadcast_buffers"  # DDP's parameter (torch_api.DDP)
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
 CACHE_VERSION = 27  # of the summaries kept in the cache: a summary of another version is read again
@@ -1144,9 +1145,9 @@ class Program:
         that a call builds."""
         data, qualified = source.data, self.qualify(module, source.callee)
         padding = qualified in DISTRIBUTED_SAMPLER or (
-            qualified not in DATALOADER | BATCH_SAMPLER and self.padding_sampler(module, source.callee)  # a project copy of it
+            qualified not in _LOADERS_AND_BATCHERS and self.padding_sampler(module, source.callee)  # a project copy of it
         )
-        if data.starred or (not padding and qualified not in DATALOADER | BATCH_SAMPLER):  # type: ignore[union-attr]
+        if data.starred or (not padding and qualified not in _LOADERS_AND_BATCHERS):  # type: ignore[union-attr]
             return None
         at = self.place(module, source.line)
         if qualified in BATCH_SAMPLER:
