@@ -725,8 +725,7 @@ class LoaderFlow(Analysis):
         `batch_sampler.sampler`."""
         names = set(self.refs(sampler))
         for loader, path in self.loaders_of(sampler):
-            own = (".sampler",) if path == ".sampler" else ()
-            names |= self._derived(self.refs(loader), (path, *own, ".batch_sampler.sampler"))
+            names |= self._derived(self.refs(loader), (path, ".batch_sampler.sampler"))
         for batch in self.of_kind("batch_sampler"):
             if batch.sampler in names:
                 names |= self._derived(self.refs(batch), (".sampler",))
