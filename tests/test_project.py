@@ -96,6 +96,18 @@ def test_cross_module_findings_from_the_cli_and_flake8_agree(case, tmp_path, run
     assert plugin == [(p, line, col, code, message) for p, line, col, code, message in cli], plugin
 
 
+def test_a_nested_project_is_linted_with_its_own_index_and_its_results_follow_its_edits(tmp_path, run):
+    """`vendor/tuplewrap` has a pyproject.toml of its own: the CLI run from the outer root lints
+    its files with its index, as flake8 and the editor do, and with the results cache on, an
+    edit of the module a finding comes from changes the finding."""
+    root = _copy("nested_project", tmp_path)
+    run.cwd = root
+    assert _matches(_findings(run("check", ".").stdout), _expected("nested_project"))
+    helper = root / "vendor" / "tuplewrap" / "dist_utils.py"
+    helper.write_text(helper.read_text().replace("return DDP(model, device_ids=[local_rank]), device", "return model, device"))
+    assert _findings(run("check", ".").stdout) == []
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_without_the_project_the_cross_module_findings_are_gone(case, tmp_path, run):
     root = _copy(case, tmp_path)

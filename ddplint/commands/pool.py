@@ -71,6 +71,12 @@ def _view(path: str):
     return _PROJECT.view(path) if _PROJECT is not None else None
 
 
+def _cacheable(path: str) -> bool:
+    """Whether the file's result may be cached: not for a file of a project nested under the
+    run's root (Project.inner_project), whose index the digest a result is kept under leaves out."""
+    return _PROJECT is None or _PROJECT.inner_project(path) is None
+
+
 # A libcst tree is hundreds of thousands of small objects that reference counting frees; with
 # the default thresholds the cyclic collector runs every 700 allocations and costs about 15% of
 # linting the files the prefilters admit (measured on the pip corpus). Raised for a batch run.
@@ -91,12 +97,13 @@ def _run(targets, rules_for, mode, jobs, cache) -> Iterator[FileResult]:
                 slots.append(FileResult(target.path, error=target.error))
                 continue
             rules = list(rules_for(target.path))
-            result, admitted, info, data = _triage(target, rules, cache if use_cache else None, narrow=not mode.fix)
+            cached = use_cache and _cacheable(target.path)
+            result, admitted, info, data = _triage(target, rules, cache if cached else None, narrow=not mode.fix)
             slots.append(None if admitted else result)
             if not admitted:
                 continue
             index = len(slots) - 1
-            if use_cache and info is not None and data is not None:
+            if cached and info is not None and data is not None:
                 stored[index] = (target, rules, info, data, result.reads)
             waiting.append((index, target, admitted))
             targets_by_index[index] = target
@@ -178,7 +185,7 @@ def _triage(target: Target, rules: list[type[Rule]], cache: Cache | None, narrow
     hints, known = (view.hints(), _PROJECT.known_needles(path, info)) if view is not None else (None, None)
     # The hints may rest on modules the project's digest does not cover (a helper that
     # combines the results of a loader handed to it): which rules apply depends on them too.
-    reads = _PROJECT.consulted() if view is not None else ()
+    reads = view.project.consulted() if view is not None else ()
     admitted = rules_for_text(decoded.text, rules, hints, known)
     if admitted:
         whole = narrow and len(decoded.text) <= MAX_PARSE_CHARS  # (a larger text is linted in parts)
@@ -213,8 +220,8 @@ def _process_target(target: Target, rules: list[type[Rule]], mode: Mode, hints=N
     finally:
         if collecting:
             gc.enable()
-    if _PROJECT is not None:
-        result.reads = _PROJECT.consulted()
+    if view is not None:
+        result.reads = view.project.consulted()
     return result
 
 

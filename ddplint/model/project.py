@@ -646,6 +646,9 @@ class Project:
     cache_path: str | None = field(default=None, repr=False)
     _views: dict[str, ProjectView] = field(default_factory=dict, repr=False)
     _memo: dict = field(default_factory=dict, repr=False)
+    # The projects nested under the root (a folder with a pyproject.toml or .git: a vendored
+    # repository), by their roots, each built when a file of it is first linted (`view`).
+    _inner: dict[str, Project] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.distributed = any(facts["dist"] for facts in self.modules.values())
@@ -692,11 +695,27 @@ class Project:
         relative = _relative(path, self.root)
         name = self.names.get(relative)
         if name is None:
-            return None
+            inner = self.inner_project(path)
+            return inner.view(path) if inner is not None else None
         view = self._views.get(name)
         if view is None:
             view = self.module_view(name)
         return view
+
+    def inner_project(self, path: str) -> Project | None:
+        """The index of the project nested under the root that holds the file at `path` (which
+        this index leaves out: project_folders), as flake8 and the editor see the file
+        (root_seen_from); None where no nested project holds it."""
+        if _relative(path, self.root) in self.names:
+            return None
+        inner_root = root_seen_from(path, self.root)
+        if inner_root == self.root or not inner_root.startswith(self.root.rstrip(os.sep) + os.sep):
+            return None
+        inner = self._inner.get(inner_root)
+        if inner is None:
+            cache_folder = os.path.dirname(self.cache_path) if self.cache_path else None
+            inner = self._inner[inner_root] = build(inner_root, cache_folder)
+        return inner
 
     def known_needles(self, path: str, info: os.stat_result) -> dict | None:
         """The needles the index already searched the file at `path` for, if it has not
