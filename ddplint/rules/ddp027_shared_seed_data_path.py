@@ -98,7 +98,11 @@ class SharedSeedDataPath(Rule):
     method seeds before its loop) a training loop (the innermost loop that runs a backward)
     draws from the generator it seeded on every step: a torch or numpy random draw in the loop, or in a project
     function the loop calls (followed through the program model, across modules, up to four
-    calls deep), or in a function defined inside the seeding function that the loop calls (a
+    calls deep; a call of a module object, `loss = model(x)` or `self.augment(batch)`, runs the
+    `forward` of its project nn.Module class, known when every binding of the name makes one:
+    `Net(...)`, through `DDP(...)`, `accelerator.prepare(...)`, `.to(device)` or `.cuda()`, a
+    `self.sub = Sub(...)` of the class, or each module of an `nn.Sequential(...)`; a method with
+    no training loop of its own is followed into the methods of its object it calls), or in a function defined inside the seeding function that the loop calls (a
     step written as `def process_iteration():` in the epoch loop, whose backward makes the loop
     a training loop), or in the `__getitem__` of a project Dataset class whose object a
     DataLoader built in that function reads while the training loop iterates it (a class picked
