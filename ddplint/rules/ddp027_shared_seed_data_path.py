@@ -1655,7 +1655,7 @@ class _ModuleObjects:
         scope = scope or self.program.tree(self.module)
         bindings = [(node.value, at) for node in _statements(scope) for target in _targets(node)
                     for at in _positions(target, name)]
-        return self._alike([self._made(value, at) for value, at in bindings])
+        return self._alike([self.classes_of(value, at) for value, at in bindings])
 
     def attribute(self, cls: str, name: str) -> set | None:
         tree = self.program.tree(self.module)
@@ -1664,7 +1664,7 @@ class _ModuleObjects:
         for method in owner.body if owner is not None else ():
             if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 inside = _ModuleObjects(self.program, self.module, f"{cls}.{method.name}")  # its names are its own
-                made += [inside._made(node.value, at) for node in _statements(method) for target in _targets(node)
+                made += [inside.classes_of(node.value, at) for node in _statements(method) for target in _targets(node)
                          for at in _positions(target, name, holder="self")]
         return self._alike(made)
 
@@ -1676,15 +1676,16 @@ class _ModuleObjects:
             return None
         return made[0] if made else set()
 
-    def _made(self, value: ast.expr, at: int | None = None) -> set | None:
+    def classes_of(self, value: ast.expr, at: int | None = None) -> set | None:
+        """The project nn.Module classes whose objects `value` (its item `at`) may make."""
         if at is not None:  # one of several names bound at once: `model, optimizer = accelerator.prepare(model, optimizer)`
             if isinstance(value, (ast.Tuple, ast.List)) and at < len(value.elts):
-                return self._made(value.elts[at])
-            return self._made(value.args[at]) if self._prepares(value) and at < len(value.args) else None
+                return self.classes_of(value.elts[at])
+            return self.classes_of(value.args[at]) if self._prepares(value) and at < len(value.args) else None
         if isinstance(value, ast.Name):
             return self.named(value.id)
         if isinstance(value, ast.IfExp):
-            return self._alike([self._made(value.body), self._made(value.orelse)])
+            return self._alike([self.classes_of(value.body), self.classes_of(value.orelse)])
         if not isinstance(value, ast.Call):
             return None
         written = dotted(value.func)
@@ -1696,10 +1697,10 @@ class _ModuleObjects:
             held = [found for item in value.args for found in self._held(item)]
             return set().union(*[found for found in held if found]) if held else None
         if isinstance(value.func, ast.Attribute) and value.func.attr in SAME_VALUE_METHODS:
-            return self._made(value.func.value)
+            return self.classes_of(value.func.value)
         handed = value.args[0] if value.args and not isinstance(value.args[0], ast.Starred) else None
         if handed is not None and (qualified in DDP or self._prepares(value) and len(value.args) == 1):
-            return self._made(handed)
+            return self.classes_of(handed)
         return None
 
     def _held(self, item: ast.expr) -> list:
@@ -1707,18 +1708,18 @@ class _ModuleObjects:
         (`nn.Sequential(*augments)`: its literal items and what `augments.append(...)` adds,
         where a documented run takes that line)."""
         if not isinstance(item, ast.Starred):
-            return [self._made(item)]
+            return [self.classes_of(item)]
         if not isinstance(item.value, ast.Name) or self.function is None:
             return [None]
         name, found = item.value.id, []
         for node in _statements(self.function):
             for target in _targets(node):
                 if _positions(target, name) == [None]:
-                    found += [self._made(e) for e in node.value.elts] if isinstance(node.value, ast.List) else [None]
+                    found += [self.classes_of(e) for e in node.value.elts] if isinstance(node.value, ast.List) else [None]
             call = node.value if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) else None
             if (call is not None and dotted(call.func) == f"{name}.append" and len(call.args) == 1
                     and not self.program.context.switched_off_at(self.module, self.key, call.lineno)):
-                found.append(self._made(call.args[0]))
+                found.append(self.classes_of(call.args[0]))
         return found
 
     def _prepares(self, value: ast.expr) -> bool:
