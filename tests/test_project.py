@@ -1302,6 +1302,106 @@ def test_a_dataset_class_a_configuration_picks_draws_when_every_class_of_its_mod
         assert _seed_findings(run) == expected, (body, more)
 
 
+def test_a_shared_seed_reaches_the_draws_of_the_models_forward(tmp_path, run):
+    """A diffusion model's idiom: the training loop calls the DDP model, `loss = model(x)`, and
+    nn.Module's __call__ runs the forward of the class it wraps, whose submodule (`self.noising
+    = Noising()` in __init__) draws the timesteps and the noise: after one seed on every rank,
+    every rank draws them alike. A seed with the rank, a forward that draws nothing, or a model
+    made by a call the program cannot place leaves it unshown."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "run.sh").write_text("torchrun --nproc_per_node 8 main.py\n")
+    (tmp_path / "nets.py").write_text(
+        "import torch\nfrom torch import nn\n\n\nclass Noising(nn.Module):\n    def forward(self, x):\n"
+        "        steps = torch.randint(0, 1000, (x.shape[0],), device=x.device)\n"
+        "        return x + torch.randn_like(x) * steps[:, None]\n\n\n"
+        "class Steady(nn.Module):\n    def forward(self, x):\n        return x\n\n\n"
+        "class Denoiser(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.noising = Noising()\n        self.net = nn.Linear(8, 8)\n\n"
+        "    def forward(self, x):\n        return (self.net(self.noising(x)) - x).pow(2).mean()\n\n\n"
+        "class Plain(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.net = nn.Linear(8, 8)\n"
+        "        self.steady = Steady()\n\n    def forward(self, x):\n        return self.net(self.steady(x)).mean()\n"
+    )
+    main = (
+        "import torch\nimport torch.distributed as dist\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n\n"
+        "from nets import Denoiser, Plain\n\n\ndef build():\n    return Plain()\n\n\n"
+        "def train(loader):\n    dist.init_process_group('nccl')\n    torch.manual_seed({seed})\n"
+        "    net = {net}\n    model = DDP(net.cuda(), device_ids=[0])\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n    for x in loader:\n"
+        "        loss = model(x)\n        loss.backward()\n        optimizer.step()\n\n\n"
+        "if __name__ == '__main__':\n    train([])\n"
+    )
+    run.cwd = tmp_path
+    for seed, net, expected in (("0", "Denoiser()", [("main.py", 14, "DDP027")]),
+                                ("dist.get_rank()", "Denoiser()", []),
+                                ("0", "Plain()", []),
+                                ("0", "build()", [])):
+        (tmp_path / "main.py").write_text(main.format(seed=seed, net=net))
+        assert _seed_findings(run) == expected, (seed, net)
+
+
+def test_a_shared_seed_reaches_augmentation_modules_a_sequential_runs(tmp_path, run):
+    """An audio trainer's idiom: the trainer's __init__ gathers augmentation modules in a list,
+    `self.augment = nn.Sequential(*augments)`, and its epoch applies `self.augment(batch)` to
+    each training batch; nn.Sequential's forward calls each module in turn, and one of them
+    draws its permutation from torch's generator: every rank seeded alike permutes alike. A
+    list that holds only modules drawing nothing leaves it unshown."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "run.sh").write_text("torchrun --nproc_per_node 4 train.py\n")
+    (tmp_path / "augment.py").write_text(
+        "import torch\nfrom torch import nn\n\n\nclass Mix(nn.Module):\n    def forward(self, batch):\n"
+        "        order = torch.argsort(torch.rand(batch.shape[0], device=batch.device))\n"
+        "        return batch[order]\n\n\nclass Flip(nn.Module):\n    def forward(self, batch):\n"
+        "        return batch.flip(-1)\n"
+    )
+    trainer = (
+        "import torch\n\nfrom augment import Flip, Mix\n\n\nclass Trainer:\n"
+        "    def __init__(self, model, loader, optimizer):\n        self.model, self.loader = model, loader\n"
+        "        self.optimizer = optimizer\n        augments = [Flip()]\n        augments.append({extra}())\n"
+        "        self.augment = torch.nn.Sequential(*augments)\n\n"
+        "    def epoch(self):\n        for batch in self.loader:\n            batch = self.augment(batch)\n"
+        "            self.model(batch).mean().backward()\n            self.optimizer.step()\n\n"
+        "    def train(self, epochs):\n        for _ in range(epochs):\n            self.epoch()\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "import torch\nimport torch.distributed as dist\n\nfrom trainer import Trainer\n\n\n"
+        "def run(model, loader, optimizer):\n    dist.init_process_group('nccl')\n    torch.manual_seed(2036)\n"
+        "    trainer = Trainer(model, loader, optimizer)\n    trainer.train(10)\n\n\n"
+        "if __name__ == '__main__':\n    run(None, [], None)\n"
+    )
+    run.cwd = tmp_path
+    for extra, expected in (("Mix", [("train.py", 9, "DDP027")]), ("Flip", [])):
+        (tmp_path / "trainer.py").write_text(trainer.format(extra=extra))
+        assert _seed_findings(run) == expected, extra
+
+
+def test_a_module_level_seed_reaches_the_forward_of_a_model_accelerate_prepares(tmp_path, run):
+    """A script's idiom: module code seeds torch with a constant, builds `model = Model()` and
+    `model, optimizer = accelerator.prepare(model, optimizer)`, then calls `train()`, whose loop
+    calls the module-level `model(x)`: the class's inherited forward hands the batch to a loss
+    module kept on `self` that draws the noise. Every rank of `accelerate launch` draws alike."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "run.sh").write_text("accelerate launch --num_processes=4 train.py\n")
+    (tmp_path / "losses.py").write_text(
+        "import torch\nfrom torch import nn\n\n\nclass NoiseLoss(nn.Module):\n    def forward(self, x):\n"
+        "        return (x - torch.randn_like(x)).pow(2).mean()\n"
+    )
+    (tmp_path / "models.py").write_text(
+        "from torch import nn\n\nfrom losses import NoiseLoss\n\n\nclass Base(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.loss = NoiseLoss()\n\n"
+        "    def forward(self, x):\n        return self.loss(self.body(x))\n\n\n"
+        "class Small(Base):\n    def __init__(self):\n        super().__init__()\n        self.body = nn.Linear(4, 4)\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "import torch\nfrom accelerate import Accelerator\n\nfrom models import Small as Model\n\n"
+        "SEED = 7\ntorch.manual_seed(SEED)\n\nmodel = Model()\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "loader = []\naccelerator = Accelerator()\nmodel, optimizer = accelerator.prepare(model, optimizer)\n\n\n"
+        "def train():\n    for x in loader:\n        loss = model(x)\n        accelerator.backward(loss)\n"
+        "        optimizer.step()\n\n\nif __name__ == '__main__':\n    train()\n"
+    )
+    run.cwd = tmp_path
+    assert _seed_findings(run) == [("train.py", 7, "DDP027")]
+
+
 def test_ranks_spawned_through_another_modules_helper_are_one_node(tmp_path, run):
     """encodec-pytorch's idiom: `start_dist_train(train, world_size, config)` of utils.py hands
     `train` to `mp.spawn(..., nprocs=world_size)`: every rank is on this machine, so the spawn

@@ -616,6 +616,8 @@ PARAMETERISED_LAYERS = (
 # `broadcast_buffers` default). The containers hold what they are built with.
 BUFFERED_LAYERS = ("BatchNorm", "LazyBatchNorm", "SyncBatchNorm")
 CONTAINER_LAYERS = ("Sequential", "ModuleList", "ModuleDict")
+# The container whose forward calls each module it holds, in turn, on its input.
+SEQUENTIAL = api("torch.nn.Sequential", "torch.nn.modules.container.Sequential")
 # Returns the module it is given, with its batch norms replaced: on the device the module was on.
 # Methods of a module that return the object they are called on: `Net().cuda(rank)` is the `Net`.
 SAME_VALUE_METHODS = frozenset(("cuda", "to", "float", "half", "bfloat16", "double", "train", "requires_grad_"))

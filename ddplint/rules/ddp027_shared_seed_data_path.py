@@ -9,11 +9,11 @@ from ddplint.analyses.options import Branch, ParserOptions
 from ddplint.analyses.ranks import RANK_FUNCTIONS, RANK_NAMES, RankRegions, environment_key
 from ddplint.core.diagnostics import StepKind
 from ddplint.core.torch_api import (
-    ACCELERATE_DEVICE_SPECIFIC, ACCELERATE_SET_SEED, ALL_GENERATORS, ENV_PACKAGES, ENV_RESET,
+    ACCELERATE_DEVICE_SPECIFIC, ACCELERATE_SET_SEED, ACCELERATOR, ALL_GENERATORS, DDP, ENV_PACKAGES, ENV_RESET,
     DATALOADER, ENV_SEED, FABRIC, FABRIC_SEED_METHOD, GENERATOR_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, RANK_ENVIRONMENT, SEED_CALLS, generators_seeded,
-    SEED_MARKERS, TORCH_DRAWS, TORCH_GENERATOR,
+    LIGHTNING_MODULE, NN_MODULE, SAME_VALUE_METHODS, SEED_MARKERS, SEQUENTIAL, TORCH_DRAWS, TORCH_GENERATOR,
 )
-from ddplint.model.records import Place
+from ddplint.model.records import Instance, Place
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.screens import dotted
 from ddplint.prefilter.triggers import CallTrigger
@@ -98,7 +98,11 @@ class SharedSeedDataPath(Rule):
     method seeds before its loop) a training loop (the innermost loop that runs a backward)
     draws from the generator it seeded on every step: a torch or numpy random draw in the loop, or in a project
     function the loop calls (followed through the program model, across modules, up to four
-    calls deep), or in a function defined inside the seeding function that the loop calls (a
+    calls deep; a call of a module object, `loss = model(x)` or `self.augment(batch)`, runs the
+    `forward` of its project nn.Module class, known when every binding of the name makes one:
+    `Net(...)`, through `DDP(...)`, `accelerator.prepare(...)`, `.to(device)` or `.cuda()`, a
+    `self.sub = Sub(...)` of the class, or each module of an `nn.Sequential(...)`; a method with
+    no training loop of its own is followed into the methods of its object it calls), or in a function defined inside the seeding function that the loop calls (a
     step written as `def process_iteration():` in the epoch loop, whose backward makes the loop
     a training loop), or in the `__getitem__` of a project Dataset class whose object a
     DataLoader built in that function reads while the training loop iterates it (a class picked
@@ -1594,27 +1598,206 @@ def reached_draw(program, module: str, key: str | None, cls: str | None, callee:
     if depth >= MAX_DEPTH or program.summary(module) is None:
         return None
     target = program.target(module, key, cls, callee)
-    if target is None:
+    for reached in [target] if target is not None else forwards_called(program, module, key, cls, callee):
+        if reached.function not in memo:
+            memo[reached.function] = None  # a recursion through it draws nothing more
+            record = program.function(reached.module, reached.key)
+            calls = record.invocations if record is not None else ()
+            memo[reached.function] = _drawn_among(program, reached.module, reached.key, record, calls, generators, memo, depth)
+        if memo[reached.function] is not None:
+            return memo[reached.function]
+    return None
+
+
+def forwards_called(program, module: str, key: str | None, cls: str | None, callee: str) -> list:
+    """The `forward` methods that calling the module object `callee` (`model`, `self.augment`) in
+    function `key` of `module` runs: nn.Module's `__call__` runs its class's forward, and
+    nn.Sequential's forward calls each module it holds in turn. The object is known from what
+    the name is bound to (a local or module-level name, a parameter the program follows, or a
+    `self` attribute of the class): an object of a project nn.Module class, also through what
+    hands the module back (a DDP wrap, `accelerator.prepare`, `.to(device)`, `.cuda()`).
+    Empty when a binding is unknown, or two bindings make different objects."""
+    memo = ("forwards called", module, key, cls, callee)  # read once: the server asks on every keystroke
+    if memo not in program.memos.read:
+        record = program.function(module, key) if key else None
+        owner = record.cls if record is not None else cls
+        head, _, attribute = callee.partition(".")
+        if not attribute:
+            classes = _ModuleObjects(program, module, key).named(head)
+        elif head == "self" and owner is not None and "." not in attribute:
+            classes = _ModuleObjects(program, module, key).attribute(owner, attribute)
+        else:
+            classes = None
+        forwards = [program.resolve(made[0], f"{made[1]}().forward", None) for made in sorted(classes or ())]
+        program.memos.read[memo] = [forward for forward in forwards if forward is not None]
+    return program.memos.read[memo]
+
+
+class _ModuleObjects:
+    """The project nn.Module classes whose objects the names of one function (or of the
+    module's code) hold, read from the function's `ast`: a set of (module, class), empty when the
+    name only re-binds itself (`model = DDP(model)`), None when unknown."""
+
+    def __init__(self, program, module: str, key: str | None) -> None:
+        self.program, self.module, self.key = program, module, key
+        self.function = program.definition(module, key) if key else None
+        self.seen: set[str] = set()
+
+    def named(self, name: str) -> set | None:
+        if name in self.seen:
+            return set()  # `model = DDP(model)`: the other bindings say what it is
+        self.seen.add(name)
+        scope = self.function if self.function is not None and _binds(self.function, name) else None
+        if scope is None and self.function is not None and name in {a.arg for a in _arguments(self.function)}:
+            value = self.program.parameters.get((self.module, self.key), {}).get(name)
+            made = getattr(value, "wraps", None) or ((value.module, value.cls) if isinstance(value, Instance) else None)
+            return {made} if made is not None and self._module_class(*made) else None
+        scope = scope or self.program.tree(self.module)
+        bindings = [(node.value, at) for node in _statements(scope) for target in _targets(node)
+                    for at in _positions(target, name)]
+        return self._alike([self.classes_of(value, at) for value, at in bindings])
+
+    def attribute(self, cls: str, name: str) -> set | None:
+        tree = self.program.tree(self.module)
+        owner = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls), None) if tree else None
+        made = []
+        for method in owner.body if owner is not None else ():
+            if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                inside = _ModuleObjects(self.program, self.module, f"{cls}.{method.name}")  # its names are its own
+                made += [inside.classes_of(node.value, at) for node in _statements(method) for target in _targets(node)
+                         for at in _positions(target, name, holder="self")]
+        return self._alike(made)
+
+    @staticmethod
+    def _alike(alternatives: list) -> set | None:
+        """The object every binding makes; None when one is unknown or two differ."""
+        made = [found for found in alternatives if found != set()]
+        if not alternatives or None in made or any(found != made[0] for found in made):
+            return None
+        return made[0] if made else set()
+
+    def classes_of(self, value: ast.expr, at: int | None = None) -> set | None:
+        """The project nn.Module classes whose objects `value` (its item `at`) may make."""
+        if at is not None:  # one of several names bound at once: `model, optimizer = accelerator.prepare(model, optimizer)`
+            if isinstance(value, (ast.Tuple, ast.List)) and at < len(value.elts):
+                return self.classes_of(value.elts[at])
+            return self.classes_of(value.args[at]) if self._prepares(value) and at < len(value.args) else None
+        if isinstance(value, ast.Name):
+            return self.named(value.id)
+        if isinstance(value, ast.IfExp):
+            return self._alike([self.classes_of(value.body), self.classes_of(value.orelse)])
+        if not isinstance(value, ast.Call):
+            return None
+        written = dotted(value.func)
+        made = self.program.class_of(self.module, written) if written is not None else None
+        if made is not None:
+            return {made} if self._module_class(*made) else None
+        qualified = self.program.qualify(self.module, written) if written is not None else None
+        if qualified in SEQUENTIAL:  # each module it holds runs; one it cannot place draws nothing known
+            held = [found for item in value.args for found in self._held(item)]
+            return set().union(*[found for found in held if found]) if held else None
+        if isinstance(value.func, ast.Attribute) and value.func.attr in SAME_VALUE_METHODS:
+            return self.classes_of(value.func.value)
+        handed = value.args[0] if value.args and not isinstance(value.args[0], ast.Starred) else None
+        if handed is not None and (qualified in DDP or self._prepares(value) and len(value.args) == 1):
+            return self.classes_of(handed)
         return None
-    if target.function in memo:
-        return memo[target.function]
-    memo[target.function] = None  # a recursion through it draws nothing more
-    record = program.function(target.module, target.key)
-    calls = record.invocations if record is not None else ()
-    memo[target.function] = found = _drawn_among(program, target.module, target.key, record, calls, generators, memo, depth)
-    return found
+
+    def _held(self, item: ast.expr) -> list:
+        """What an argument of nn.Sequential gives it: a module, or the modules of a list
+        (`nn.Sequential(*augments)`: its literal items and what `augments.append(...)` adds,
+        where a documented run takes that line)."""
+        if not isinstance(item, ast.Starred):
+            return [self.classes_of(item)]
+        if not isinstance(item.value, ast.Name) or self.function is None:
+            return [None]
+        name, found = item.value.id, []
+        for node in _statements(self.function):
+            for target in _targets(node):
+                if _positions(target, name) == [None]:
+                    found += [self.classes_of(e) for e in node.value.elts] if isinstance(node.value, ast.List) else [None]
+            call = node.value if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) else None
+            if (call is not None and dotted(call.func) == f"{name}.append" and len(call.args) == 1
+                    and not self.program.context.switched_off_at(self.module, self.key, call.lineno)):
+                found.append(self.classes_of(call.args[0]))
+        return found
+
+    def _prepares(self, value: ast.expr) -> bool:
+        """`accelerator.prepare(...)` of an `accelerator` bound to Accelerate's Accelerator."""
+        if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute) or value.func.attr != "prepare":
+            return False
+        receiver = dotted(value.func.value)
+        scopes = [scope for scope in (self.function, self.program.tree(self.module)) if scope is not None]
+        return receiver is not None and any(
+            isinstance(node.value, ast.Call) and self.program.qualify(self.module, dotted(node.value.func) or "") in ACCELERATOR
+            for scope in scopes for node in _statements(scope) for target in _targets(node)
+            if _positions(target, receiver) == [None]
+        )
+
+    def _module_class(self, module: str, cls: str) -> bool:
+        return self.program.derives_from(module, cls, NN_MODULE | LIGHTNING_MODULE)
 
 
-def training_loop_draw(program, module: str, cls: str, callee: str, generators: frozenset[str]) -> tuple[Place, str] | None:
+def _statements(scope: ast.AST):
+    """The nodes of a function or module, not those of the functions and classes it defines."""
+    pending = list(ast.iter_child_nodes(scope))
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        yield node
+        pending.extend(ast.iter_child_nodes(node))
+
+
+def _targets(node: ast.AST) -> list:
+    if isinstance(node, ast.Assign):
+        return node.targets
+    return [node.target] if isinstance(node, ast.AnnAssign) and node.value is not None else []
+
+
+def _positions(target: ast.expr, name: str, holder: str | None = None) -> list:
+    """Where `target` binds `name` (`self.name` with `holder`): [None] for the whole value, [i]
+    for the i-th of a tuple target, [] where it does not."""
+    def names(node: ast.expr) -> bool:
+        if holder is not None:
+            return isinstance(node, ast.Attribute) and node.attr == name and isinstance(node.value, ast.Name) and node.value.id == holder
+        return isinstance(node, ast.Name) and node.id == name
+    if names(target):
+        return [None]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [i for i, item in enumerate(target.elts) if names(item)]
+    return []
+
+
+def _binds(function: ast.AST, name: str) -> bool:
+    return any(_positions(target, name) for node in _statements(function) for target in _targets(node))
+
+
+def _arguments(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list:
+    arguments = function.args
+    return [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+
+
+def training_loop_draw(program, module: str, cls: str, callee: str, generators: frozenset[str],
+                       depth: int = 0) -> tuple[Place, str] | None:
     """Where the method `callee` (`self.train`) of project class `cls` of `module` draws from
     one of `generators` in its training loop (an innermost loop that runs a backward) on every
     step, itself or through the project functions the loop calls, when nothing seeds before that
-    loop in the method; None when it does not or is unknown."""
+    loop in the method; None when it does not or is unknown. A method with no training loop of
+    its own is followed into the methods of its object it calls (`self.train()` running
+    `self._run_one_epoch(epoch)` each epoch), once, up to the first that seeds."""
     target = program.target(module, None, cls, callee)
     record = program.function(target.module, target.key) if target is not None else None
     if record is None:
         return None
     training = [loop for loop in record.loops if loop.trains]
+    for call in record.invocations if not training and depth == 0 and record.cls is not None else ():
+        if _seeding(program, target.module, call.callee):
+            return None  # seeded again before (maybe with the rank)
+        found = training_loop_draw(program, target.module, record.cls, call.callee, generators, depth + 1) \
+            if call.callee.startswith("self.") else None
+        if found is not None:
+            return found
     for loop in training:
         if any(other is not loop and loop.first <= other.first and other.last <= loop.last for other in training):
             continue  # an outer loop: its inner training loop is the step
