@@ -1,13 +1,14 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import libcst as cst
 
 from ddplint.core.diagnostics import Applicability
 from ddplint.analyses.branches import Branches
 from ddplint.analyses.ranks import WrappedModels
-from ddplint.model.files import loaded_path_key
+from ddplint.model.files import expression_path_key, loaded_path_key
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.model import dotted_name
@@ -47,6 +48,28 @@ def _keys_agree(saved: str | None, loaded: str | None) -> bool:
     return saved is None or saved == loaded
 
 
+@dataclass(frozen=True)
+class _Save:
+    """A state dict this module saves: its file (`path`: a known string; `file`: as the program
+    names files), the dict key it is saved under, and whether it is the DDP wrapper's."""
+
+    path: str | None
+    file: str | None
+    entry: str | None
+    wrapped: bool
+
+    def may_be_read_by(self, path: str | None, file: str | None, entry: str | None) -> bool:
+        """Whether a load of `entry` from that file is shown to read this state dict: the same
+        file (by its string, or as the program names files), or, where the file is not known
+        on both sides, the same named entry of a saved record (`checkpoint["model"]`). A whole
+        state dict saved to one unknown file and loaded from another is no shown pair."""
+        if not _keys_agree(self.entry, entry):
+            return False
+        if None not in (self.path, path):
+            return self.path == path
+        return (file is not None and self.file == file) or (entry is not None and self.entry == entry)
+
+
 def _root_name(expr: cst.BaseExpression) -> str | None:
     """`checkpoint` for `checkpoint`, `checkpoint["model"]`, `checkpoint["a"]["b"]`."""
     while isinstance(expr, cst.Subscript):
@@ -71,7 +94,12 @@ class DdpStateDictPrefix(Rule):
     comes from `torch.load` (`sd = torch.load(...)`, `checkpoint["model"]`), in a module
     that also saves the state dict of a DDP-wrapped model (bound to `DistributedDataParallel(...)`
     before the save: the analysis follows the order of bindings). Only then is the prefix
-    known to be there. In another module (an `evaluate.py` run as one process included), a
+    known to be there. The load must be shown to read that save: the same file (one string,
+    or files the code names alike), or, where the file is not known on both sides, the same
+    named entry of the saved record (`checkpoint["model"]`); a whole state dict saved to one
+    unknown file and loaded from another (`torch.load(weights_file)`, a whole checkpoint
+    record handed to the load included) is no shown pair. `strict=False` is flagged as well:
+    no key matches, nothing loads, and nothing says so. In another module (an `evaluate.py` run as one process included), a
     load is flagged when the program model sees a DDP model's state dict saved, by any
     module or helper the model is handed to, to the same file name (also one formatted alike:
     `"checkpoint_{}.tar".format(epoch)` and `f"{out}/checkpoint_{n}.tar"` name the same files,
@@ -336,8 +364,76 @@ class DdpStateDictPrefix(Rule):
                 ),
             ),
         ),
+        Flagged(
+            # strict=False does not help: no key matches, nothing loads, and no error says so.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(net, args):
+                model = DDP(net)
+                torch.save({"net": model.state_dict(), "epoch": 9}, args.checkpoint)
+                student = build()
+                checkpoint = torch.load(args.checkpoint, map_location="cpu")
+                student.load_state_dict(checkpoint["net"], strict=False)
+                ^
+            """,
+            fix_edits=(
+                (
+                    "import torch\n",
+                    "import torch\n"
+                    "from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present\n",
+                ),
+                (
+                    'checkpoint = torch.load(args.checkpoint, map_location="cpu")\n',
+                    'checkpoint = torch.load(args.checkpoint, map_location="cpu")\n'
+                    '    consume_prefix_in_state_dict_if_present(checkpoint["net"], "module.")\n',
+                ),
+            ),
+        ),
     )
     clean_examples = (
+        Clean(
+            # Nothing shows the file loaded is the one saved: the save writes a step-numbered
+            # file of its own, the load reads whatever file its caller names.
+            """
+            import os
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(model, steps):
+                model = DDP(model)
+                for step in range(steps):
+                    if step % 1000 == 0:
+                        path = os.path.join("models", "model_{}.p".format(step))
+                        torch.save(model.state_dict(), path)
+
+            def build(weights_file):
+                model = make_network()
+                if weights_file:
+                    weights = torch.load(weights_file)
+                    model.load_state_dict(weights)
+                return model
+            """
+        ),
+        Clean(
+            # The load is handed the whole checkpoint record (its step is read from it too),
+            # not the state dict inside it: no key matches, prefix or none.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(model, args):
+                if args.resume:
+                    record = torch.load(args.resume)
+                    model.load_state_dict(record, strict=False)
+                    step = record["global_step"]
+                if args.distributed:
+                    model = DDP(model)
+                torch.save({"global_step": step, "state_dict": model.state_dict()}, args.logdir + "/last.pt")
+                torch.save(model.state_dict(), args.logdir + "final_model.pth")
+            """
+        ),
         Clean(
             # Every model is an nn.Module, the DDP wrapper too: these loads into `.module` never run.
             """
@@ -533,8 +629,7 @@ class DdpStateDictPrefix(Rule):
         self._branches = model.get(Branches)
         # frame -> {name bound to torch.load(...): the path it loads, when a known string}
         self._loaded: dict[str | None, dict[str, str | None]] = {}
-        # Every saved state dict: (path when a known string, dict key it is saved under, wrapped)
-        self._saves: list[tuple[str | None, str | None, bool]] = []
+        self._saves: list[_Save] = []  # every state dict saved
         self._consumed: dict[str | None, set[str]] = {}  # frame -> code of prefix-stripped dicts
         self._loads: list[tuple[cst.Call, cst.BaseExpression, str | None, cst.SimpleStatementLine | None]] = []
         self._optimizer_names: set[str] = set()  # names bound to torch.optim / amp objects
@@ -671,12 +766,13 @@ class DdpStateDictPrefix(Rule):
         return False
 
     def _save(self, saved: cst.BaseExpression, path_arg: cst.BaseExpression | None) -> None:
-        """Note the state dicts a save writes (`_saves`), with its file where a known string."""
+        """Note the state dicts a save writes (`_saves`), with its file."""
         path = None if path_arg is None else self.model.string_value(path_arg)
+        file = None if path_arg is None else expression_path_key(self.model, path_arg)
         held = [*self._state_dicts(saved, None)]
         if isinstance(saved, cst.Name):
             held += self._held.get((self.model.frame.key, saved.value), ())
-        self._saves.extend((path, key, wrapped) for key, wrapped in held)
+        self._saves.extend(_Save(path, file, key, wrapped) for key, wrapped in held)
 
     def _through_helper(self, node: cst.Call) -> tuple[cst.BaseExpression, cst.BaseExpression | None] | None:
         """(what is saved, the file) of a call of a project helper that `torch.save`s one of
@@ -719,21 +815,21 @@ class DdpStateDictPrefix(Rule):
         for child in children(expr):
             yield from self._state_dicts(child, key)
 
-    def _saved_wrapped(self, path: str | None, key: str | None) -> bool:
-        """Whether the checkpoint a load reads can hold a state dict saved from the wrapper:
-        among the saves whose path and key fit (the exact path when one save has it: a
+    def _saved_wrapped(self, path: str | None, file: str | None, key: str | None) -> bool:
+        """Whether the checkpoint a load reads is shown to hold a state dict saved from the
+        wrapper: among the saves it may read (the exact path when one save has it: a
         checkpoint saved before the wrap has no prefix), one is the wrapper's."""
-        fitting = [save for save in self._saves if _keys_agree(save[1], key) and (None in (save[0], path) or save[0] == path)]
-        exact = [save for save in fitting if path is not None and save[0] == path]
-        return any(wrapped for _, _, wrapped in exact or fitting)
+        fitting = [save for save in self._saves if save.may_be_read_by(path, file, key)]
+        exact = [save for save in fitting if path is not None and save.path == path]
+        return any(save.wrapped for save in exact or fitting)
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        if not any(wrapped for _, _, wrapped in self._saves):
+        if not any(save.wrapped for save in self._saves):
             self._loads_of_saves_elsewhere()
             return
         for call, state, path, line in self._loads:
-            if not self._saved_wrapped(path, _first_key(state)):
-                continue  # another checkpoint, another entry of it, or one saved unwrapped
+            if not self._saved_wrapped(path, self._load_paths[id(call)], _first_key(state)):
+                continue  # another checkpoint, another entry of it, one saved unwrapped, or none shown
             self._report_load(call, state, line)
 
     def _loads_of_saves_elsewhere(self) -> None:
