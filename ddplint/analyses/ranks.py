@@ -2118,6 +2118,13 @@ class WrappedModels(Analysis):
         wrapper, taken = unwrapped
         return dotted_name(wrapper), f"{self.where(wrapper)} (`{taken}` is its inner module)"
 
+    def inner_name(self, wrapper: cst.BaseExpression) -> str | None:
+        """A name visible here bound to the inner module of the DDP model `wrapper` names
+        (`model_without_ddp` after `model_without_ddp = model.module`), or None."""
+        name, owners = dotted_name(wrapper), self._owners_here()
+        bound = (inner for (owner, inner), (of, _) in self._inner.items() if owner in owners and of == name)
+        return next(bound, None) if name is not None else None
+
     def _unpack(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         """`model, device = setup(net)`: a name takes the DDP model the project function returns
         at its position."""

@@ -133,14 +133,17 @@ def _template(expr: ast.AST) -> str | None:
 def loaded_path_key(model, call) -> str | None:
     """The file a `torch.load` call (libcst) reads, as `path_key` names it; a name bound once
     is followed (`path = os.path.join(out, "best.pt")`). `model`: the file's semantic model."""
-    import libcst as cst
-
     from ddplint.semantic.edits import argument_for
 
     path = argument_for(call, TORCH_LOAD, "f")
-    if path is None:
-        return None
-    expr = path.value
+    return None if path is None else expression_path_key(model, path.value)
+
+
+def expression_path_key(model, expr) -> str | None:
+    """The file a path expression (libcst) names, as `path_key` names it, read in its own
+    scope; a name bound once is followed. `model`: the file's semantic model."""
+    import libcst as cst
+
     if isinstance(expr, cst.Name):
         expr = model.constant(expr.value) or expr
     try:

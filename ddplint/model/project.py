@@ -3002,7 +3002,7 @@ class ProjectView:
         writes = facts.get("saves") or facts.get("calls_saver") or facts.get("downloads")
         if writes and (self.project.distributed and self.run_by_ranks or self.launch_line()):
             known.add(ProjectFact.RUN_BY_RANKS)
-        if facts.get("loads") and program.values.wrapper_saves():
+        if facts.get("loads") and (program.values.wrapper_saves() or program.values.state_saves(Inner)):
             known.add(ProjectFact.LOADS_WRAPPER_CHECKPOINT)
         if program.receives_data(self.module):
             known.add(ProjectFact.HOLDS_LOADER)

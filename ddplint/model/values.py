@@ -4,7 +4,8 @@ and where the objects of a project class are wrapped in DDP.
 Read over the solved program (ddplint.model.program) from what the summaries say of files
 (ddplint.model.files):
 
-- which checkpoints hold a DDP model's state dict (keys prefixed `module.`): `wrapper_saves`,
+- which checkpoints hold a DDP model's state dict (keys prefixed `module.`): `wrapper_saves`
+  (and which its inner module's, keys without: `state_saves(Inner)`),
   also those handed to a project helper that `torch.save`s its parameter (`saved_parameter`:
   `save_checkpoint({"state_dict": model.state_dict()}, path)` of the ImageNet example);
   A model whose `state_dict()` is saved counts only when the program knows it is a DDP model (`ddp_model.state_dict()`); `model.module.state_dict()` and a
@@ -19,15 +20,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ddplint.core.torch_api import PICKLE_DUMP, PROCESS, SPAWN, START_PROCESSES, TORCH_SAVE
-from ddplint.model.records import FunctionSummary, Instance, Param, Place, Wrapped
+from ddplint.model.records import FunctionSummary, Instance, Param, Place, Value, Wrapped
 
 _SENDS = SPAWN | START_PROCESSES | PROCESS | PICKLE_DUMP | TORCH_SAVE
 
 
 @dataclass(frozen=True)
 class WrapperSave:
-    """A save of a DDP model's state dict to the file `path` (a path key, None where unknown),
-    under the dict key `entry` (None: saved as the whole object)."""
+    """A save of a DDP model's state dict (or, from `state_saves(Inner)`, its inner module's) to
+    the file `path` (a path key, None where unknown), under the dict key `entry` (None: saved as
+    the whole object)."""
 
     path: str | None
     entry: str | None
@@ -90,7 +92,7 @@ class Values:
 
     def __init__(self, program) -> None:
         self.program = program
-        self._saves: list[WrapperSave] | None = None
+        self._saves: dict[type[Value], list[WrapperSave]] = {}
         self._wraps: dict[tuple[str, str], list[Wrap]] | None = None
         self._parts: dict[tuple[str, str], list[Part]] | None = None
 
@@ -100,28 +102,33 @@ class Values:
 
     def wrapper_saves(self) -> list[WrapperSave]:
         """Every save of a DDP model's state dict, by file, key and place."""
-        if self._saves is None:
+        return self.state_saves(Wrapped)
+
+    def state_saves(self, kind: type[Value]) -> list[WrapperSave]:
+        """Every save of the state dict of a `kind` value (Wrapped: a DDP model, its keys prefixed
+        `module.`; Inner: a DDP model's inner module, keys without), by file, key and place."""
+        if kind not in self._saves:
             program, found = self.program, []
             for module, key, function in program.functions(past_solution=True):
                 for save in function.escapes.saves:
                     if program.qualify(module, save.callee) not in TORCH_SAVE and save.callee not in TORCH_SAVE:
                         continue
                     for entry, source in save.held:
-                        if isinstance(program.evaluate(module, key, source), Wrapped):
+                        if isinstance(program.evaluate(module, key, source), kind):
                             where = program.place(module, save.line)
                             handed = save.path is not None and save.path.startswith("param:")
-                            paths = self._handed(module, key, function, save.path[6:], source) if handed else [save.path]
+                            paths = self._handed(module, key, function, save.path[6:], source, kind) if handed else [save.path]
                             found += [WrapperSave(path, entry, where) for path in paths]
                 for handed in function.escapes.handed_states:
-                    found += self._through_helper(module, key, function, handed)
-            self._saves = sorted(set(found), key=lambda item: (str(item.place), str(item.path), str(item.entry)))
-        return self._saves
+                    found += self._through_helper(module, key, function, handed, kind)
+            self._saves[kind] = sorted(set(found), key=lambda item: (str(item.place), str(item.path), str(item.entry)))
+        return self._saves[kind]
 
-    def _handed(self, module: str, key: str, function: FunctionSummary, param: str, source) -> list[str | None]:
+    def _handed(self, module: str, key: str, function: FunctionSummary, param: str, source, kind: type[Value]) -> list[str | None]:
         """The files the calls of function `key` of `module` name for its parameter `param`
         (`save_checkpoint(model, args.ckpt)` for `def save_checkpoint(model, path)`), as path
         keys (None: one that names none, or a caller not read). Where the model whose state
-        dict it saves is a parameter too, only the calls that hand it a DDP model count
+        dict it saves is a parameter too, only the calls that hand it a `kind` value count
         (`save_checkpoint(ema, ...)` beside it saves a plain one)."""
         program, params = self.program, function.params
         model = source.name if isinstance(source, Param) and source.name in params else None
@@ -139,7 +146,7 @@ class Values:
                 index = params.index(model)
                 passed = [call.keywords.get(model, call.args[index] if index < len(call.args) else None)
                           for call in record.calls if call.line == site.line]
-                if not passed or not isinstance(program.evaluate(site.caller, site.caller_key, passed[0]), Wrapped):
+                if not passed or not isinstance(program.evaluate(site.caller, site.caller_key, passed[0]), kind):
                     continue
             given = [handed.given for handed in record.escapes.handed_files if handed.line == site.line]
             found.append(given[0].get(param, given[0].get(str(params.index(param)))) if given else None)
@@ -164,8 +171,8 @@ class Values:
                 return SavedParameter(write.saved.name, handed, None if handed else write.path, arguments, place)
         return None
 
-    def _through_helper(self, module: str, key: str, function: FunctionSummary, handed) -> list[WrapperSave]:
-        """The saves of a DDP model's state dict a call of a save helper makes (`handed`, a
+    def _through_helper(self, module: str, key: str, function: FunctionSummary, handed, kind: type[Value]) -> list[WrapperSave]:
+        """The saves of a `kind` value's state dict a call of a save helper makes (`handed`, a
         HandedStates of function `key`): what it hands the parameter the helper saves, to the file
         it hands the helper's file parameter (or the file the helper names)."""
         helper = self.saved_parameter(module, key, function.cls, handed.callee)
@@ -179,7 +186,7 @@ class Values:
         where = self.program.place(module, handed.line)
         return [
             WrapperSave(path, entry, where) for entry, source in held
-            if isinstance(self.program.evaluate(module, key, source), Wrapped)
+            if isinstance(self.program.evaluate(module, key, source), kind)
         ]
 
     def wraps(self) -> dict[tuple[str, str], list[Wrap]]:

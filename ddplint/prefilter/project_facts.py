@@ -40,7 +40,7 @@ class ProjectFact(enum.Enum):
         "it, or a module importing it up to three imports away, starts or joins the ranks, or a launch command of the "
         "project runs it"
     )
-    LOADS_WRAPPER_CHECKPOINT = "loads a state dict, and another module saves one from a DDP wrapper"
+    LOADS_WRAPPER_CHECKPOINT = "loads a state dict, and another module saves one from a DDP wrapper or its inner module"
     WRAPPED_CLASS = "defines a class whose objects some module wraps in DDP, or builds into a wrapped object"
     HANDS_INNER_MODULE = "hands a DDP model's inner module to a project function that trains it"
     CALLS_UNWRAPPER = "calls a project function that returns a DDP model's inner module (unwrap_model(model))"

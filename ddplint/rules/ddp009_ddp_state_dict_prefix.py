@@ -1,13 +1,15 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import libcst as cst
 
 from ddplint.core.diagnostics import Applicability
 from ddplint.analyses.branches import Branches
 from ddplint.analyses.ranks import WrappedModels
-from ddplint.model.files import loaded_path_key
+from ddplint.model.files import expression_path_key, loaded_path_key
+from ddplint.model.records import Inner
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.model import dotted_name
@@ -47,11 +49,41 @@ def _keys_agree(saved: str | None, loaded: str | None) -> bool:
     return saved is None or saved == loaded
 
 
+@dataclass(frozen=True)
+class _Save:
+    """A state dict this module saves: its file (`path`: a known string; `file`: as the program
+    names files), the dict key it is saved under, and whether it is the DDP wrapper's (keys
+    prefixed `module.`) or its inner module's (keys without)."""
+
+    path: str | None
+    file: str | None
+    entry: str | None
+    wrapped: bool
+    inner: bool
+
+    def may_be_read_by(self, path: str | None, file: str | None, entry: str | None) -> bool:
+        """Whether a load of `entry` from that file is shown to read this state dict: the same
+        file (by its string, or as the program names files), or, where the file is not known
+        on both sides, the same named entry of a saved record (`checkpoint["model"]`). A whole
+        state dict saved to one unknown file and loaded from another is no shown pair."""
+        if not _keys_agree(self.entry, entry):
+            return False
+        if None not in (self.path, path):
+            return self.path == path
+        return (file is not None and self.file == file) or (entry is not None and self.entry == entry)
+
+
 def _root_name(expr: cst.BaseExpression) -> str | None:
     """`checkpoint` for `checkpoint`, `checkpoint["model"]`, `checkpoint["a"]["b"]`."""
     while isinstance(expr, cst.Subscript):
         expr = expr.value
     return expr.value if isinstance(expr, cst.Name) else None
+
+
+INVERSE_MESSAGE = (
+    'state dict saved from the model inside DDP has no "module." keys and is loaded into the DDP wrapper, '
+    "which matches none of them (strict=False loads nothing, silently); load it into the inner model (`model.module`)"
+)
 
 
 class DdpStateDictPrefix(Rule):
@@ -71,7 +103,12 @@ class DdpStateDictPrefix(Rule):
     comes from `torch.load` (`sd = torch.load(...)`, `checkpoint["model"]`), in a module
     that also saves the state dict of a DDP-wrapped model (bound to `DistributedDataParallel(...)`
     before the save: the analysis follows the order of bindings). Only then is the prefix
-    known to be there. In another module (an `evaluate.py` run as one process included), a
+    known to be there. The load must be shown to read that save: the same file (one string,
+    or files the code names alike), or, where the file is not known on both sides, the same
+    named entry of the saved record (`checkpoint["model"]`); a whole state dict saved to one
+    unknown file and loaded from another (`torch.load(weights_file)`, a whole checkpoint
+    record handed to the load included) is no shown pair. `strict=False` is flagged as well:
+    no key matches, nothing loads, and nothing says so. In another module (an `evaluate.py` run as one process included), a
     load is flagged when the program model sees a DDP model's state dict saved, by any
     module or helper the model is handed to, to the same file name (also one formatted alike:
     `"checkpoint_{}.tar".format(epoch)` and `f"{out}/checkpoint_{n}.tar"` name the same files,
@@ -100,11 +137,21 @@ class DdpStateDictPrefix(Rule):
     `torch.save(checkpoint, path)`) holds the state dicts put in it, each judged where it is
     put in.
 
+    The other way round, too: a state dict saved from the inner model (`model.module.state_dict()`,
+    `model_without_ddp.state_dict()`, in this module or, to the same file name, in another)
+    loaded into the DDP wrapper (`model.load_state_dict(best["model"], strict=False)`) matches
+    none of the wrapper's `module.` keys: strictly the load fails with `Missing key(s)`, and with
+    `strict=False` nothing loads and nothing says so (the "best" model evaluated is the last
+    one). Not flagged where the same file may also hold the wrapper's own state dict.
+
     Fix (safe): `consume_prefix_in_state_dict_if_present(sd, "module.")` (from
     `torch.nn.modules.utils`) before the load. It strips the prefix in place where present
     and changes nothing for a checkpoint without it, so old and new checkpoints both load.
     The better cure is on the save side, `torch.save(ddp_model.module.state_dict(), ...)`,
-    but existing checkpoints still need the load-side fix.
+    but existing checkpoints still need the load-side fix. For a load into the wrapper, the fix
+    loads into the inner model instead: the name bound to it (`model_without_ddp`, which holds
+    the plain model in a run without DDP too), else `model.module` where the wrap always runs
+    (no fix where only a branch wraps it).
     """
 
     code = "DDP009"
@@ -336,8 +383,150 @@ class DdpStateDictPrefix(Rule):
                 ),
             ),
         ),
+        Flagged(
+            # strict=False does not help: no key matches, nothing loads, and no error says so.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(net, args):
+                model = DDP(net)
+                torch.save({"net": model.state_dict(), "epoch": 9}, args.checkpoint)
+                student = build()
+                checkpoint = torch.load(args.checkpoint, map_location="cpu")
+                student.load_state_dict(checkpoint["net"], strict=False)
+                ^
+            """,
+            fix_edits=(
+                (
+                    "import torch\n",
+                    "import torch\n"
+                    "from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present\n",
+                ),
+                (
+                    'checkpoint = torch.load(args.checkpoint, map_location="cpu")\n',
+                    'checkpoint = torch.load(args.checkpoint, map_location="cpu")\n'
+                    '    consume_prefix_in_state_dict_if_present(checkpoint["net"], "module.")\n',
+                ),
+            ),
+        ),
+        Flagged(
+            # The other way round: the best weights are saved from the inner model (no prefix)
+            # and loaded into the wrapper, whose keys all start with `module.`: with
+            # strict=False nothing loads and nothing says so.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(net, args):
+                model = DDP(net)
+                model_without_ddp = model.module
+                for epoch in range(args.epochs):
+                    torch.save({"model": model_without_ddp.state_dict(), "epoch": epoch}, "best.pth")
+                best = torch.load("best.pth", map_location="cpu")
+                model.load_state_dict(best["model"], strict=False)
+                ^
+            """,
+            messages=INVERSE_MESSAGE,
+            fix_edits=(
+                (
+                    'model.load_state_dict(best["model"], strict=False)',
+                    'model_without_ddp.load_state_dict(best["model"], strict=False)',
+                ),
+            ),
+        ),
+        Flagged(
+            # Strictly, the same load fails: Missing key(s) "module.weight" ...
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net):
+                model = DDP(net)
+                torch.save(model.module.state_dict(), "weights.pt")
+                model.load_state_dict(torch.load("weights.pt", map_location="cpu"))
+                ^
+            """,
+            messages=INVERSE_MESSAGE,
+            fix_edits=(
+                (
+                    'model.load_state_dict(torch.load("weights.pt", map_location="cpu"))',
+                    'model.module.load_state_dict(torch.load("weights.pt", map_location="cpu"))',
+                ),
+            ),
+        ),
+        Flagged(
+            # Only the distributed run wraps `net`: `net.module` would fail in the other, so no fix.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(net, args):
+                if args.distributed:
+                    net = DDP(net)
+                    torch.save(net.module.state_dict(), "net.pt")
+                net.load_state_dict(torch.load("net.pt", map_location="cpu"), strict=False)
+                ^
+            """,
+            messages=INVERSE_MESSAGE,
+        ),
     )
     clean_examples = (
+        Clean(
+            # The inner model's weights go back into the inner model; the file the wrapper
+            # loads is not shown to be the one saved.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, args):
+                model = DDP(net)
+                torch.save(model.module.state_dict(), "weights.pt")
+                model.module.load_state_dict(torch.load("weights.pt", map_location="cpu"))
+                model.load_state_dict(torch.load(args.resume, map_location="cpu"))
+            """
+        ),
+        Clean(
+            # Nothing shows the file loaded is the one saved: the save writes a step-numbered
+            # file of its own, the load reads whatever file its caller names.
+            """
+            import os
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(model, steps):
+                model = DDP(model)
+                for step in range(steps):
+                    if step % 1000 == 0:
+                        path = os.path.join("models", "model_{}.p".format(step))
+                        torch.save(model.state_dict(), path)
+
+            def build(weights_file):
+                model = make_network()
+                if weights_file:
+                    weights = torch.load(weights_file)
+                    model.load_state_dict(weights)
+                return model
+            """
+        ),
+        Clean(
+            # The load is handed the whole checkpoint record (its step is read from it too),
+            # not the state dict inside it: no key matches, prefix or none.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def main(model, args):
+                if args.resume:
+                    record = torch.load(args.resume)
+                    model.load_state_dict(record, strict=False)
+                    step = record["global_step"]
+                if args.distributed:
+                    model = DDP(model)
+                torch.save({"global_step": step, "state_dict": model.state_dict()}, args.logdir + "/last.pt")
+                torch.save(model.state_dict(), args.logdir + "final_model.pth")
+            """
+        ),
         Clean(
             # Every model is an nn.Module, the DDP wrapper too: these loads into `.module` never run.
             """
@@ -533,8 +722,7 @@ class DdpStateDictPrefix(Rule):
         self._branches = model.get(Branches)
         # frame -> {name bound to torch.load(...): the path it loads, when a known string}
         self._loaded: dict[str | None, dict[str, str | None]] = {}
-        # Every saved state dict: (path when a known string, dict key it is saved under, wrapped)
-        self._saves: list[tuple[str | None, str | None, bool]] = []
+        self._saves: list[_Save] = []  # every state dict saved
         self._consumed: dict[str | None, set[str]] = {}  # frame -> code of prefix-stripped dicts
         self._loads: list[tuple[cst.Call, cst.BaseExpression, str | None, cst.SimpleStatementLine | None]] = []
         self._optimizer_names: set[str] = set()  # names bound to torch.optim / amp objects
@@ -542,10 +730,12 @@ class DdpStateDictPrefix(Rule):
         # saved files: read where the load is, since the names it uses resolve there
         self._load_paths: dict[int, str | None] = {}
         self._bound_loads: dict[tuple[str | None, str], cst.Call] = {}  # (frame, name) -> torch.load
-        # (frame, name) -> (dict key, wrapped) of the state dicts a dict bound to the name holds
+        # (frame, name) -> (dict key, wrapped, inner) of the state dicts a dict bound to the name holds
         # (`checkpoint = {"model": model.state_dict()}`, `checkpoint["ema"] = ema.state_dict()`),
         # judged where each is put in: `model` may be wrapped only later
-        self._held: dict[tuple[str | None, str], list[tuple[str | None, bool]]] = {}
+        self._held: dict[tuple[str | None, str], list[tuple[str | None, bool, bool]]] = {}
+        # Loads into the DDP wrapper: (call, state, path when a known string, the inner model to load into)
+        self._wrapper_loads: list[tuple[cst.Call, cst.BaseExpression, str | None, cst.BaseExpression | None]] = []
         self._handlers = 0  # except handlers open around the node
         # Names a branch of an `if` wraps (`if args.distributed: model = DDP(model) else: model =
         # DataParallel(model)`): after it the name may hold the DDP model, whichever branch the
@@ -632,24 +822,45 @@ class DdpStateDictPrefix(Rule):
             isinstance(node.func, cst.Attribute)
             and node.func.attr.value == "load_state_dict"
             and node.args
-            and not self._wrapped.is_wrapped(node.func.value)
-            and (self.model.frame.key, dotted_name(node.func.value)) not in self._maybe_wrapped
             and not self._is_optimizer(node.func.value)
-            and not self._outer_no_module(node.func.value)
         ):
-            state = node.args[0].value
-            loaded = self._loaded.get(self.model.frame.key, {})
-            if isinstance(state, cst.Call) and self.model.qualified(state.func) in TORCH_LOAD:
-                path = self._path(state)
-                self._load_paths[id(node)] = loaded_path_key(self.model, state)
-            elif _root_name(state) in loaded:
-                path = loaded[_root_name(state)]  # type: ignore[index]
-                self._load_paths[id(node)] = loaded_path_key(self.model, self._bound_loads[(self.model.frame.key, _root_name(state))])  # type: ignore[index]
-            else:
-                return
-            consumed = self._consumed.get(self.model.frame.key, ())
-            if _code(state) not in consumed and _root_name(state) not in consumed:
-                self._loads.append((node, state, path, self.model.statement))
+            self._note_load(node, node.func.value)
+
+    def _note_load(self, node: cst.Call, receiver: cst.BaseExpression) -> None:
+        """Note a model's `load_state_dict` of what `torch.load` read: into the DDP wrapper
+        (`_wrapper_loads`), or into a model not wrapped where it runs (`_loads`)."""
+        state, frame = node.args[0].value, self.model.frame.key
+        loaded = self._loaded.get(frame, {})
+        if isinstance(state, cst.Call) and self.model.qualified(state.func) in TORCH_LOAD:
+            path, load = self._path(state), state
+        elif _root_name(state) in loaded:
+            path, load = loaded[_root_name(state)], self._bound_loads[(frame, _root_name(state))]  # type: ignore[index]
+        else:
+            return
+        self._load_paths[id(node)] = loaded_path_key(self.model, load)
+        maybe_wrapped = (frame, dotted_name(receiver)) in self._maybe_wrapped
+        if self._wrapped.is_wrapped(receiver):
+            # The name bound to its inner module holds the plain model in a run without the wrap
+            # too; `.module` is there only where the wrap always runs.
+            inner = self._wrapped.inner_name(receiver)
+            into: cst.BaseExpression | None = None
+            if inner is not None:
+                into = cst.parse_expression(inner)
+            elif not maybe_wrapped:
+                into = cst.Attribute(receiver, cst.Name("module"))
+            self._wrapper_loads.append((node, state, path, into))
+            return
+        if maybe_wrapped or self._outer_no_module(receiver):
+            return
+        consumed = self._consumed.get(frame, ())
+        if _code(state) not in consumed and _root_name(state) not in consumed:
+            self._loads.append((node, state, path, self.model.statement))
+
+    def _is_inner(self, model: cst.BaseExpression) -> bool:
+        """`ddp_model.module`, or a name bound to it: a DDP model's inner module."""
+        if isinstance(model, cst.Attribute) and model.attr.value == "module" and self._wrapped.is_wrapped(model.value):
+            return True
+        return self._wrapped.inner(model) is not None
 
     def _outer_no_module(self, receiver: cst.BaseExpression) -> bool:
         """A load into `outer.module` that runs only where `outer` is no nn.Module (the `else:`
@@ -671,12 +882,13 @@ class DdpStateDictPrefix(Rule):
         return False
 
     def _save(self, saved: cst.BaseExpression, path_arg: cst.BaseExpression | None) -> None:
-        """Note the state dicts a save writes (`_saves`), with its file where a known string."""
+        """Note the state dicts a save writes (`_saves`), with its file."""
         path = None if path_arg is None else self.model.string_value(path_arg)
+        file = None if path_arg is None else expression_path_key(self.model, path_arg)
         held = [*self._state_dicts(saved, None)]
         if isinstance(saved, cst.Name):
             held += self._held.get((self.model.frame.key, saved.value), ())
-        self._saves.extend((path, key, wrapped) for key, wrapped in held)
+        self._saves.extend(_Save(path, file, key, wrapped, inner) for key, wrapped, inner in held)
 
     def _through_helper(self, node: cst.Call) -> tuple[cst.BaseExpression, cst.BaseExpression | None] | None:
         """(what is saved, the file) of a call of a project helper that `torch.save`s one of
@@ -702,11 +914,12 @@ class DdpStateDictPrefix(Rule):
         return name in self._optimizer_names or _OPTIMIZER_NAME.search(name.rpartition(".")[2]) is not None
 
     def _state_dicts(self, expr: cst.CSTNode, key: str | None):
-        """(dict key, wrapped) for each `x.state_dict()` in a saved object, with the string key
-        of the innermost dict literal entry it is saved under."""
+        """(dict key, wrapped, inner) for each `x.state_dict()` in a saved object, with the string
+        key of the innermost dict literal entry it is saved under."""
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "state_dict":
-            if not self._is_optimizer(expr.func.value):
-                yield key, self._wrapped.is_wrapped(expr.func.value)
+            model = expr.func.value
+            if not self._is_optimizer(model):
+                yield key, self._wrapped.is_wrapped(model), self._is_inner(model)
             return
         if isinstance(expr, cst.Dict):
             for element in expr.elements:
@@ -719,22 +932,46 @@ class DdpStateDictPrefix(Rule):
         for child in children(expr):
             yield from self._state_dicts(child, key)
 
-    def _saved_wrapped(self, path: str | None, key: str | None) -> bool:
-        """Whether the checkpoint a load reads can hold a state dict saved from the wrapper:
-        among the saves whose path and key fit (the exact path when one save has it: a
+    def _saved_wrapped(self, path: str | None, file: str | None, key: str | None) -> bool:
+        """Whether the checkpoint a load reads is shown to hold a state dict saved from the
+        wrapper: among the saves it may read (the exact path when one save has it: a
         checkpoint saved before the wrap has no prefix), one is the wrapper's."""
-        fitting = [save for save in self._saves if _keys_agree(save[1], key) and (None in (save[0], path) or save[0] == path)]
-        exact = [save for save in fitting if path is not None and save[0] == path]
-        return any(wrapped for _, _, wrapped in exact or fitting)
+        fitting = [save for save in self._saves if save.may_be_read_by(path, file, key)]
+        exact = [save for save in fitting if path is not None and save.path == path]
+        return any(save.wrapped for save in exact or fitting)
+
+    def _saved_inner(self, path: str | None, file: str | None, key: str | None) -> bool | None:
+        """Whether the checkpoint a load into the wrapper reads holds only state dicts saved
+        from the inner model; None where no save of this module is shown to be it."""
+        fitting = [save for save in self._saves if save.may_be_read_by(path, file, key)]
+        exact = [save for save in fitting if path is not None and save.path == path]
+        chosen = exact or fitting
+        return all(save.inner for save in chosen) if chosen else None
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        if not any(wrapped for _, _, wrapped in self._saves):
+        self._report_prefixed_loads()
+        self._report_wrapper_loads()
+
+    def _report_prefixed_loads(self) -> None:
+        if not any(save.wrapped for save in self._saves):
             self._loads_of_saves_elsewhere()
             return
         for call, state, path, line in self._loads:
-            if not self._saved_wrapped(path, _first_key(state)):
-                continue  # another checkpoint, another entry of it, or one saved unwrapped
+            if not self._saved_wrapped(path, self._load_paths[id(call)], _first_key(state)):
+                continue  # another checkpoint, another entry of it, one saved unwrapped, or none shown
             self._report_load(call, state, line)
+
+    def _report_wrapper_loads(self) -> None:
+        """Loads into the DDP wrapper of a state dict saved from its inner module: no key of it
+        has the wrapper's `module.` prefix."""
+        project = self.model.project
+        for call, state, path, into in self._wrapper_loads:
+            file, key = self._load_paths[id(call)], _first_key(state)
+            here = self._saved_inner(path, file, key)
+            where = saved_from_inner(project.program, file, key) if here is None and project is not None else None
+            if here or where is not None:
+                message = INVERSE_MESSAGE if where is None else f"{INVERSE_MESSAGE} (saved from the inner model in {where})"
+                self.report(call, message, replace={call.func.value: into} if into is not None else None)  # type: ignore[attr-defined]
 
     def _loads_of_saves_elsewhere(self) -> None:
         """Loads of a checkpoint that another module of the project saves from a DDP model:
@@ -763,9 +1000,19 @@ class DdpStateDictPrefix(Rule):
 def saved_from_wrapper(program, path: str | None, key: str | None = None):
     """Where the program saves a DDP model's state dict to the file `path` (a path key) under a
     dict key that agrees with `key` (a Place), or None."""
+    return _saved_as(program.values.wrapper_saves(), path, key)
+
+
+def saved_from_inner(program, path: str | None, key: str | None):
+    """Where the program saves a DDP model's inner module's state dict to the file `path` (a
+    path key) under a dict key that agrees with `key`, where no DDP model's is saved there too
+    (a Place), or None."""
+    if saved_from_wrapper(program, path, key) is not None:
+        return None
+    return _saved_as(program.values.state_saves(Inner), path, key)
+
+
+def _saved_as(saves, path: str | None, key: str | None):
     if path is None:
         return None
-    for save in program.values.wrapper_saves():
-        if save.path == path and _keys_agree(save.entry, key):
-            return save.place
-    return None
+    return next((save.place for save in saves if save.path == path and _keys_agree(save.entry, key)), None)
