@@ -26,7 +26,7 @@ from ddplint.core.fixpoint import fixed_point, reachable
 from ddplint.semantic.model import Analysis, SemanticModel, Scope, dotted_name
 from ddplint.semantic.walk import descendants
 from ddplint.core.torch_api import (
-    BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, GET_RANK, GET_WORLD_SIZE, LIBRARY_LOADERS, LOADER_PLUGINS,
+    BATCH_SAMPLER, DATALOADER, DEEPSPEED_INITIALIZE, DISTRIBUTED_SAMPLER, GET_RANK, GET_WORLD_SIZE, LIBRARY_LOADERS, LOADER_PLUGINS,
     PLUGIN_LOADER, PLUGIN_LOADER_SHUFFLE, is_dataset_set_epoch,
 )
 
@@ -134,9 +134,13 @@ class Construction:
     loops: tuple[Loop, ...] = ()  # the loops open where it is made
     # A sampler made by a function of another project module: where it is built there.
     elsewhere: object = None  # the ddplint.model.records.Place of a sampler built in another module
-    # Built inside a library object's loader maker (`plugin.prepare_dataloader(...)`), whose
-    # arguments are not the sampler's own (its `drop_last` is the DataLoader's).
+    # Built inside a library object's loader maker (`plugin.prepare_dataloader(...)`,
+    # `deepspeed.initialize(training_data=...)`), whose arguments are not the sampler's own (its
+    # `drop_last` is the DataLoader's).
     by_plugin: bool = False
+    # A loader's attribute that holds the sampler it draws from: a DataLoader's `sampler`, a
+    # DeepSpeedDataLoader's `data_sampler` (it has no `sampler` nor `batch_sampler`)
+    sampler_attribute: str = ".sampler"
     drops_last: bool = False  # made by another module's builder with drop_last=True: it pads nothing
     # Made by another module's builder only on some paths (ddplint.model.loaders.Built.optional):
     # what names it here (its loader's `sampler`) may be None or another sampler in other runs.
@@ -431,6 +435,8 @@ class LoaderFlow(Analysis):
             self._construction(node, qualified)
         elif qualified in LIBRARY_LOADERS:
             self._library_loader(node)
+        elif qualified in DEEPSPEED_INITIALIZE:
+            self._deepspeed_loader(node)
         elif self._plugin_loader(node):
             pass
         elif qualified is not None and self.model.project is not None and self.model.project.padding_sampler(qualified):
@@ -537,6 +543,22 @@ class LoaderFlow(Analysis):
         loader.sampler = sampler.bound[0]
         self.constructions += [sampler, loader]
 
+    def _deepspeed_loader(self, node: cst.Call) -> None:
+        """`engine, optimizer, loader, scheduler = deepspeed.initialize(..., training_data=ds)`:
+        given a dataset, DeepSpeed returns third a DeepSpeedDataLoader that, under its launcher
+        (a local rank), draws from a DistributedSampler it builds over the dataset with torch's
+        defaults (shuffling, seed 0), kept as `loader.data_sampler`; DeepSpeed never calls its
+        set_epoch (deepspeed/runtime/dataloader.py, engine.py)."""
+        dataset = argument_for(node, DEEPSPEED_INITIALIZE, "training_data")
+        if dataset is None or _is_none(dataset.value):
+            return
+        order = len(self.constructions)
+        sampler = Construction("sampler", node, self.function, order, [(("call", id(node)), "drawn")])
+        sampler.dataset, sampler.by_plugin = self.ref(dataset.value), True
+        loader = Construction("loader", node, self.function, order + 1, [(("call", id(node)), "2")])
+        loader.sampler, loader.sampler_attribute = sampler.bound[0], ".data_sampler"
+        self.constructions += [sampler, loader]
+
     def _plugin_loader(self, node: cst.Call) -> bool:
         """A library object's loader maker (`plugin.prepare_dataloader(dataset, ..., shuffle=True)`,
         torch_api.PLUGIN_LOADER) on a name this function binds to one of the library's objects:
@@ -628,7 +650,7 @@ class LoaderFlow(Analysis):
         found = []
         for loader in self.of_kind("loader"):
             if loader.sampler in sampler_refs:
-                found.append((loader, ".sampler"))
+                found.append((loader, loader.sampler_attribute))
             elif loader.batch_sampler in sampler_refs or loader.batch_sampler in batch_refs:
                 through_batch_sampler = loader.batch_sampler in batch_refs
                 found.append((loader, ".batch_sampler.sampler" if through_batch_sampler else ".batch_sampler"))
@@ -725,7 +747,8 @@ class LoaderFlow(Analysis):
         `batch_sampler.sampler`."""
         names = set(self.refs(sampler))
         for loader, path in self.loaders_of(sampler):
-            names |= self._derived(self.refs(loader), (path, ".batch_sampler.sampler"))
+            batched = (".batch_sampler.sampler",) if loader.sampler_attribute == ".sampler" else ()
+            names |= self._derived(self.refs(loader), (path, *batched))
         for batch in self.of_kind("batch_sampler"):
             if batch.sampler in names:
                 names |= self._derived(self.refs(batch), (".sampler",))
@@ -765,7 +788,7 @@ class LoaderFlow(Analysis):
         through its batch_sampler: they reach the SequentialSampler DataLoader makes beside it."""
         defaults: set[Ref] = set()
         for loader, path in self.loaders_of(sampler):
-            if path != ".sampler":
+            if path.startswith(".batch_sampler"):
                 defaults |= self._derived(self.refs(loader), (".sampler",))
         return [call for call in loop.function.set_epochs if loop in call.loops and call.receiver in defaults]
 
@@ -786,6 +809,8 @@ class LoaderFlow(Analysis):
         for loader in self.of_kind("loader"):
             if loader.sampler is None and loader.batch_sampler is not None:
                 others |= self._derived(self.refs(loader), (".sampler",)) - own
+            elif loader.sampler_attribute != ".sampler":  # a loader with neither: the call never runs
+                others |= self._derived(self.refs(loader), (".sampler", ".batch_sampler.sampler")) - own
         return own, others
 
     def endless_calls(self, loader: Construction) -> list[Endless]:

@@ -7,7 +7,7 @@ import libcst as cst
 
 from ddplint.analyses.samplers import Construction, Endless, EpochLoop, Function, LoaderFlow, Loop, Pass, Ref, SetEpoch
 from ddplint.core.diagnostics import Applicability, StepKind
-from ddplint.core.torch_api import DISTRIBUTED_SAMPLER, LIBRARY_LOADERS, PLUGIN_LOADER
+from ddplint.core.torch_api import DEEPSPEED_INITIALIZE, DISTRIBUTED_SAMPLER, LIBRARY_LOADERS, PLUGIN_LOADER
 from ddplint.model import loaders
 from ddplint.model.records import Attr, CallResult, Either, Element, Group, Item, Loader, Param, Place, SelfAttr
 from ddplint.model.records import Through
@@ -69,7 +69,12 @@ class MissingSetEpoch(Rule):
     and so does a ColossalAI booster plugin's `plugin.prepare_dataloader(dataset, ...,
     shuffle=True)` (a DistributedSampler shuffling as `shuffle` says, by default not), where the
     plugin is built in the same function (`plugin = TorchDDPPlugin()`) or is a parameter
-    annotated with a plugin class (`plugin: DPPluginBase`).
+    annotated with a plugin class (`plugin: DPPluginBase`). So does DeepSpeed's
+    `engine, optimizer, loader, _ = deepspeed.initialize(..., training_data=dataset)`: under its
+    launcher the DeepSpeedDataLoader draws from a shuffling DistributedSampler it keeps as
+    `loader.data_sampler`, and DeepSpeed never calls its set_epoch (deepspeed 0.19.8,
+    runtime/dataloader.py); it has no `sampler` nor `batch_sampler`, so a set_epoch guarded by
+    `hasattr(loader, "batch_sampler")` never runs.
 
     With the project index, the sampler or the loader may come from a helper of another
     module that returns it, or a BatchSampler over it (`batch_sampler=build_sampler(args,
@@ -109,7 +114,7 @@ class MissingSetEpoch(Rule):
     or in the builder of another module, which may give its DataLoader `sampler=None` or
     another sampler in some runs): `loader.sampler` is then a RandomSampler or
     SequentialSampler, which has no set_epoch. A loader drawing through a BatchSampler has
-    its sampler as `loader.batch_sampler.sampler`.
+    its sampler as `loader.batch_sampler.sampler`, a DeepSpeed loader as `loader.data_sampler`.
     """
 
     code = "DDP003"
@@ -119,7 +124,7 @@ class MissingSetEpoch(Rule):
     unscreened_by = frozenset((ProjectFact.HOLDS_LOADER,))
     needs_ranks = True
     name = "missing-set-epoch"
-    frameworks = (Framework.DDP, Framework.TIMM)
+    frameworks = (Framework.DDP, Framework.DEEPSPEED, Framework.TIMM)
     message = (
         "DistributedSampler never gets set_epoch in this epoch loop: every epoch repeats the same order; "
         "call sampler.set_epoch(epoch) first"
@@ -127,7 +132,7 @@ class MissingSetEpoch(Rule):
     fix = Applicability.SAFE
     # `also`: the sampler is only ever reported in a file with a loop (`for` or `while`); timm's
     # create_loader builds one inside.
-    trigger = CallTrigger(DISTRIBUTED_SAMPLER | LIBRARY_LOADERS, methods=PLUGIN_LOADER.last_names, also=("for",))
+    trigger = CallTrigger(DISTRIBUTED_SAMPLER | LIBRARY_LOADERS | DEEPSPEED_INITIALIZE, methods=PLUGIN_LOADER.last_names, also=("for",))
 
     analyses = (LoaderFlow,)
 
@@ -685,8 +690,54 @@ class MissingSetEpoch(Rule):
                 "the same shuffled order; call set_epoch(epoch) first in the loop body"
             ),
         ),
+        Flagged(
+            # deepspeed.initialize(training_data=ds) returns, third, a DeepSpeedDataLoader over a
+            # shuffling DistributedSampler it keeps as `data_sampler`, and DeepSpeed never calls its
+            # set_epoch. It has no `batch_sampler`: the guarded call never runs.
+            """
+            import deepspeed
+
+            def main(args, model, dataset):
+                engine, optimizer, train_loader, _ = deepspeed.initialize(
+                    model=model, model_parameters=model.parameters(), training_data=dataset
+                )
+                for epoch in range(args.epochs):
+                ^
+                    if hasattr(train_loader, "batch_sampler"):
+                        train_loader.batch_sampler.sampler.set_epoch(epoch)
+                    for batch in train_loader:
+                        engine.backward(engine(batch))
+                        engine.step()
+            """,
+            fix_edits=(
+                (
+                    "for epoch in range(args.epochs):\n",
+                    "for epoch in range(args.epochs):\n        train_loader.data_sampler.set_epoch(epoch)\n",
+                ),
+            ),
+            messages=(
+                "DistributedSampler `train_loader.data_sampler` never gets set_epoch() in this epoch loop: every "
+                "epoch repeats the same shuffled order; call set_epoch(epoch) first in the loop body"
+            ),
+        ),
     )
     clean_examples = (
+        Clean(
+            # The DeepSpeed loader's sampler, `data_sampler`, gets the epoch.
+            """
+            import deepspeed
+
+            def main(args, model, dataset):
+                engine, optimizer, train_loader, _ = deepspeed.initialize(
+                    model=model, model_parameters=model.parameters(), training_data=dataset
+                )
+                for epoch in range(args.epochs):
+                    train_loader.data_sampler.set_epoch(epoch)
+                    for batch in train_loader:
+                        engine.backward(engine(batch))
+                        engine.step()
+            """
+        ),
         Clean(
             # The step loop restarts the iterator only once a pass ends (in `except`), and the
             # epoch loop around it sets the sampler's epoch: each restart draws the order of the
