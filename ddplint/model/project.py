@@ -380,6 +380,14 @@ _SPAWN_STARTS = (
 )
 # Starts of a pool of worker processes, which run the function handed to them, not the script.
 _WORKER_POOLS = ("ProcessPoolExecutor", "Pool(")
+# Text of code that may start processes that tensors cross, which torch.multiprocessing's
+# sharing strategy decides how: DataLoader workers (a loader, or a count of workers, named
+# anywhere: a loader built from a config or a framework's Trainer takes its count from
+# elsewhere), torch.multiprocessing's processes, pools and queues.
+_TENSOR_CROSSINGS = (
+    "DataLoader", "dataloader", "workers", "Trainer", "spawn(", "Process(", "start_processes(", "Pool(",
+    "ProcessPoolExecutor", "Queue(",
+)
 _DOCUMENTED_IMPORT = re.compile(r"^[ \t>]*(?:from|import)[ \t]+([\w.]+)", re.MULTILINE)  # `from trainer import Trainer`
 # A command that runs a script with the interpreter itself: `python test.py`, `python3 -u tools/eval.py`.
 _PLAIN_RUN = re.compile(r"(?<![\w/.-])python(?:\d(?:\.\d+)?)?(?:[ \t]+-[uOBE]+)*[ \t]+[\w.$/{}-]+\.py(?![\w.-])")
@@ -1248,6 +1256,15 @@ class Project:
         starts = tuple(start for start in (*_SPAWN_STARTS, *_SELF_LAUNCHING) if pools or start not in _WORKER_POOLS)
         return self._starts_nothing(list(reachable([module], self.imports_of)), starts)
 
+    def shares_no_tensors(self, module: str) -> bool:
+        """Whether no process that tensors cross (`_TENSOR_CROSSINGS`: DataLoader workers,
+        torch.multiprocessing's processes, pools and queues) may be started in any program
+        `module` runs in: by it, the modules importing it (at any depth, a notebook too), or
+        any module one of those imports (in a function too), as `_starts_nothing` reads them."""
+        runs_in = reachable([module], self.program.importers_of)
+        program = reachable(runs_in, lambda each: [*self.imports_of(each), *self.nested_imports(each)])
+        return self._starts_nothing(list(program), _TENSOR_CROSSINGS)
+
     def _unlaunched(self, module: str) -> bool:
         """Whether no launch command of the project may run `module`: none runs it by its module
         name (`srun python -u -m main`, ProjectView.launches) nor a file of this one's name, by
@@ -2027,9 +2044,13 @@ class ProjectView:
         (Project.one_process_run, with its `pools` and `accelerator`)."""
         return self.project.one_process_run(self.module, pools, accelerator)
 
-    def starts_no_processes(self, pools: bool = True) -> bool:
+    def starts_no_processes(self, pools: bool = True, tensors: bool = False) -> bool:
         """Whether neither this module nor a project module it imports may start processes
-        (Project.starts_no_processes)."""
+        (Project.starts_no_processes); with `tensors`, whether no program this module runs in
+        may start a process that tensors cross, DataLoader workers included
+        (Project.shares_no_tensors)."""
+        if tensors:
+            return self.project.shares_no_tensors(self.module)
         return self.project.starts_no_processes(self.module, pools)
 
     def _nearest(self, folder: str, name: str) -> str | None:
