@@ -155,7 +155,7 @@ def generated_module(megabytes: float) -> str:
         index += 1
         if index == 20000:
             parts.append('\n\ndef load_weights(path):\n    return torch.load(path)\n\n\n'
-                         'VOCAB_INDEX = collections.defaultdict(lambda: "<unk>")\n\nmp.set_sharing_strategy("file_system")\nmp.spawn(load_weights, nprocs=2)\n')
+                         'VOCAB_INDEX = collections.defaultdict(lambda: "<unk>")\n\nmp.set_sharing_strategy("file_system")\nloader = torch.utils.data.DataLoader(TABLE_1, num_workers=2)\n')
     return "".join(parts)
 
 

@@ -69,7 +69,7 @@ from ddplint.core.torch_api import (
     ACCELERATOR, COLLECTIVES, DATALOADER, DISTRIBUTED_EVIDENCE, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER,
     DTENSOR_FULL_TENSOR, FRAMEWORK_MAKER_TEXT, FRAMEWORK_METHODS, LAUNCH_POINT_TEXT, LAUNCHERS, LIBRARY_LOADERS, MANUAL_SEED,
     DATASET, LIGHTNING_DDP_TEXT, LIGHTNING_MODULE, MPI_COLLECTIVES, NN_MODULE, SAMPLER, SAVE_EVIDENCE, SPAWN, START_PROCESSES,
-    TORCH_LOAD, TORCH_PACKAGES, TORCH_SAVE, distributed_flag, lightning_hook,
+    TENSOR_CROSSINGS, TORCH_LOAD, TORCH_PACKAGES, TORCH_SAVE, distributed_flag, lightning_hook,
 )
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
@@ -380,14 +380,6 @@ _SPAWN_STARTS = (
 )
 # Starts of a pool of worker processes, which run the function handed to them, not the script.
 _WORKER_POOLS = ("ProcessPoolExecutor", "Pool(")
-# Text of code that may start processes that tensors cross, which torch.multiprocessing's
-# sharing strategy decides how: DataLoader workers (a loader, or a count of workers, named
-# anywhere: a loader built from a config or a framework's Trainer takes its count from
-# elsewhere), torch.multiprocessing's processes, pools and queues.
-_TENSOR_CROSSINGS = (
-    "DataLoader", "dataloader", "workers", "Trainer", "spawn(", "Process(", "start_processes(", "Pool(",
-    "ProcessPoolExecutor", "Queue(",
-)
 _DOCUMENTED_IMPORT = re.compile(r"^[ \t>]*(?:from|import)[ \t]+([\w.]+)", re.MULTILINE)  # `from trainer import Trainer`
 # A command that runs a script with the interpreter itself: `python test.py`, `python3 -u tools/eval.py`.
 _PLAIN_RUN = re.compile(r"(?<![\w/.-])python(?:\d(?:\.\d+)?)?(?:[ \t]+-[uOBE]+)*[ \t]+[\w.$/{}-]+\.py(?![\w.-])")
@@ -1257,13 +1249,13 @@ class Project:
         return self._starts_nothing(list(reachable([module], self.imports_of)), starts)
 
     def shares_no_tensors(self, module: str) -> bool:
-        """Whether no process that tensors cross (`_TENSOR_CROSSINGS`: DataLoader workers,
+        """Whether no process that tensors cross (`TENSOR_CROSSINGS`: DataLoader workers,
         torch.multiprocessing's processes, pools and queues) may be started in any program
         `module` runs in: by it, the modules importing it (at any depth, a notebook too), or
         any module one of those imports (in a function too), as `_starts_nothing` reads them."""
         runs_in = reachable([module], self.program.importers_of)
         program = reachable(runs_in, lambda each: [*self.imports_of(each), *self.nested_imports(each)])
-        return self._starts_nothing(list(program), _TENSOR_CROSSINGS)
+        return self._starts_nothing(list(program), TENSOR_CROSSINGS)
 
     def _unlaunched(self, module: str) -> bool:
         """Whether no launch command of the project may run `module`: none runs it by its module

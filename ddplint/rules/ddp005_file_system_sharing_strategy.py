@@ -69,21 +69,20 @@ class FileSystemSharingStrategy(Rule):
         Flagged(
             """
             import torch.multiprocessing as mp
-            from torch.utils.data import DataLoader
 
             mp.set_sharing_strategy("file_system")
             ^
-            loader = DataLoader(dataset, batch_size=32, num_workers=8)
+            mp.spawn(train, nprocs=4)
             """,
             fixed="""
             import resource
 
-            from torch.utils.data import DataLoader
+            import torch.multiprocessing as mp
 
             # DDP005: raise the open-file limit instead of sharing tensors through /dev/shm files
             _, nofile_hard = resource.getrlimit(resource.RLIMIT_NOFILE)
             resource.setrlimit(resource.RLIMIT_NOFILE, (nofile_hard, nofile_hard))
-            loader = DataLoader(dataset, batch_size=32, num_workers=8)
+            mp.spawn(train, nprocs=4)
             """,
         ),
         Flagged(
