@@ -19,6 +19,7 @@ BROKEN = textwrap.dedent(
 
     mp.set_sharing_strategy("file_system")
     model = torch.load("model.pt")
+    mp.spawn(evaluate, nprocs=2)
     """
 )
 FIXED_SAFE = BROKEN.replace('torch.load("model.pt")', 'torch.load("model.pt", map_location="cpu")')

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.slow  # CI runs this module on Python 3.11 only (see .c
 
 LOAD = "import torch.distributed\nm = torch.load('ckpt.pt')\n"
 SAVE = "import torch.distributed\ntorch.save(model.state_dict(), 'ckpt.pt')\n"  # DDP014: no fix
-SHM = 'import torch.multiprocessing as mp\n\nmp.set_sharing_strategy("file_system")\n'
+SHM = 'import torch.multiprocessing as mp\n\nmp.set_sharing_strategy("file_system")\nmp.spawn(evaluate, nprocs=2)\n'
 
 
 def test_help_lists_the_check_options_and_the_commands(run) -> None:

@@ -8,7 +8,7 @@ import pytest
 from ddplint.engine.files import Exclusion, Pattern, discover, parse_ignore_lines
 
 LOAD = "import torch.distributed\nx = torch.load('a.pt')\n"
-SHARING = "import torch.multiprocessing as mp\nmp.set_sharing_strategy('file_system')\n"
+SHARING = "import torch.multiprocessing as mp\nmp.set_sharing_strategy('file_system')\nmp.spawn(evaluate, nprocs=2)\n"
 
 
 def _write(root, files):

@@ -25,6 +25,7 @@ def test_add_noqa_silences_every_finding_and_merges_existing_comments(run, tmp_p
             'b.pt')
         c = torch.load('c.pt')  # noqa
         mp.set_sharing_strategy('file_system'); d = torch.load('#d.pt')
+        mp.spawn(evaluate, nprocs=2)
         """
     )
     (tmp_path / "m.py").write_text(source)

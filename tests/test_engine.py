@@ -57,7 +57,7 @@ def test_one_parse_per_file(monkeypatch):
     calls = []
     real = cst.parse_module
     monkeypatch.setattr(cst, "parse_module", lambda text, *a, **k: calls.append(text) or real(text, *a, **k))
-    source = "import torch.distributed, torch.multiprocessing as mp\nmp.set_sharing_strategy('file_system')\ntorch.load('x.pt')\n"
+    source = "import torch.distributed, torch.multiprocessing as mp\nmp.set_sharing_strategy('file_system')\ntorch.load('x.pt')\nmp.spawn(evaluate, nprocs=2)\n"
     assert len(engine.analyse(source, "x.py", all_rules()).diagnostics) == 2
     assert calls.count(source) == 1
 
@@ -142,7 +142,7 @@ def test_fix_and_full_output_keep_odd_line_separators(source, run, tmp_path):
 
 
 def test_fix_adding_an_import_to_a_module_indented_with_a_form_feed():
-    source = 'import torch.multiprocessing as mp\nmp.set_sharing_strategy("file_system")\nif x:\n\x0c pass\n'
+    source = 'import torch.multiprocessing as mp\nmp.set_sharing_strategy("file_system")\nmp.spawn(evaluate, nprocs=2)\nif x:\n\x0c pass\n'
     fixed = ddplint.fix_source(source, unsafe_fixes=True)
     assert "import resource\n" in fixed and fixed.endswith("if x:\n\x0c pass\n")
     assert ddplint.fix_source(fixed, unsafe_fixes=True) == fixed

@@ -152,7 +152,7 @@ def test_a_fix_lands_on_its_line_after_a_form_feed() -> None:
 
 
 def test_a_fix_and_its_import_as_text() -> None:
-    source = 'import torch.multiprocessing as mp\n\nmp.set_sharing_strategy("file_system")\n'
+    source = 'import torch.multiprocessing as mp\n\nmp.set_sharing_strategy("file_system")\nmp.spawn(evaluate, nprocs=2)\n'
     [diagnostic] = analyse(source, "x.py", all_rules()).diagnostics
     fixed = apply_fix(source, diagnostic)
     assert fixed.startswith("import resource\n\nimport torch.multiprocessing as mp\n")

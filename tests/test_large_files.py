@@ -130,10 +130,11 @@ def test_an_import_used_only_in_skipped_statements_is_kept():
         + "".join(f"T{i} = {i}\n" for i in range(10))
         + 'mp.set_sharing_strategy("file_system")\n'
         + "N = mp.cpu_count()\n"
+        + "mp.spawn(evaluate, nprocs=N)\n"
     )
     fixed = _fix_large(source, "big.py", RULES, True, True, 10).source
     assert fixed.startswith("import resource\n\nimport torch.multiprocessing as mp\n")
-    assert fixed.endswith("N = mp.cpu_count()\n")
+    assert fixed.endswith("N = mp.cpu_count()\nmp.spawn(evaluate, nprocs=N)\n")
 
 
 def generated_module(megabytes: float) -> str:
@@ -154,7 +155,7 @@ def generated_module(megabytes: float) -> str:
         index += 1
         if index == 20000:
             parts.append('\n\ndef load_weights(path):\n    return torch.load(path)\n\n\n'
-                         'VOCAB_INDEX = collections.defaultdict(lambda: "<unk>")\n\nmp.set_sharing_strategy("file_system")\n')
+                         'VOCAB_INDEX = collections.defaultdict(lambda: "<unk>")\n\nmp.set_sharing_strategy("file_system")\nloader = torch.utils.data.DataLoader(TABLE_1, num_workers=2)\n')
     return "".join(parts)
 
 

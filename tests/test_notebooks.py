@@ -67,7 +67,7 @@ def test_fix_rewrites_only_the_cell_source(run, tmp_path: Path) -> None:
 def test_an_added_import_goes_to_the_first_code_cell_and_layout_is_kept(run, tmp_path: Path) -> None:
     # Not nbformat's layout: two-space indent, sources as plain strings, ASCII escapes.
     data = json.loads(
-        _notebook("import torch.multiprocessing as mp", "x = 1\nmp.set_sharing_strategy('file_system')\n", outputs=False)
+        _notebook("import torch.multiprocessing as mp", "x = 1\nmp.set_sharing_strategy('file_system')\nbatches = DataLoader(dataset, num_workers=4)\n", outputs=False)
     )
     for cell in data["cells"]:
         cell["source"] = "".join(cell["source"])

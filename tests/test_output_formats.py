@@ -12,7 +12,7 @@ import pytest
 
 from ddplint_test_support import cli_env as _env
 
-BROKEN = 'import torch.distributed\nimport torch.multiprocessing as mp\n\nmp.set_sharing_strategy("file_system")\nmodel = torch.load("model.pt")\n'
+BROKEN = 'import torch.distributed\nimport torch.multiprocessing as mp\n\nmp.set_sharing_strategy("file_system")\nmodel = torch.load("model.pt")\nloader = torch.utils.data.DataLoader(data, num_workers=2)\n'
 SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 
 

@@ -261,7 +261,7 @@ def test_a_crashing_rule_is_one_line_naming_the_rule(tmp_path, monkeypatch):
     crash.__name__ = visit  # libcst finds visitor methods by their name
     monkeypatch.setattr(rule, visit, crash)
     (tmp_path / "a.py").write_text(BROKEN)
-    (tmp_path / "b.py").write_text("import torch.multiprocessing as mp\nmp.set_sharing_strategy('file_system')\n")
+    (tmp_path / "b.py").write_text("import torch.multiprocessing as mp\nmp.set_sharing_strategy('file_system')\nmp.spawn(evaluate, nprocs=2)\n")
     results = list(lint_paths([str(tmp_path)], fix=True, unsafe_fixes=True))
     assert results[0].error == "internal error in DDP004: ZeroDivisionError: rule bug"
     assert results[0].diagnostics == [] and (tmp_path / "a.py").read_text() == BROKEN

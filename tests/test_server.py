@@ -108,6 +108,7 @@ def test_only_filters_actions_and_fix_all_adds_imports(session: Session, tmp_pat
     source = (
         "import torch.distributed\nimport torch.multiprocessing as mp\n\n"
         'model = torch.load("a.pt")\nmodel = torch.load("b.pt")\nmp.set_sharing_strategy("file_system")\n'
+        "mp.spawn(evaluate, nprocs=2)\n"
     )
     uri = (tmp_path / "many.py").as_uri()
     session.open(uri, source)

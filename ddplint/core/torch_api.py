@@ -846,3 +846,15 @@ TORCH_PACKAGES = frozenset(
         "lightning_fabric", "accelerate", "deepspeed", "fairscale", "timm",
     }
 )
+
+
+# Text of code that may start processes that tensors cross, which torch.multiprocessing's
+# sharing strategy decides how: DataLoader workers (a loader, or a count of workers, named
+# anywhere: a loader built from a config or a framework's Trainer takes its count from
+# elsewhere), torch.multiprocessing's processes, pools and queues. The project model asks
+# whether a program holds any (DDP005); a large file checked in part keeps the statements
+# that do (ddplint.engine.lint), so that the answer is the same as for the whole file.
+TENSOR_CROSSINGS = (
+    "DataLoader", "dataloader", "workers", "Trainer", "spawn(", "Process(", "start_processes(", "Pool(",
+    "ProcessPoolExecutor", "Queue(",
+)

@@ -28,6 +28,7 @@ from ddplint.analyses.distribution import DistributedEvidence
 from ddplint.engine import noqa
 from ddplint.core.diagnostics import Diagnostic, Edit, Fix, Step
 from ddplint.core.lines import split_lines
+from ddplint.core.torch_api import TENSOR_CROSSINGS
 from ddplint.semantic.model import SemanticModel, forget_names, with_requirements
 from ddplint.rules.rule import Report, Rule
 from ddplint.prefilter.screens import Facts, facts_of
@@ -643,6 +644,9 @@ def large_file_parts(source: str, rules: Sequence[type[Rule]]) -> LargeFileParts
     imports = "".join(texts[i] for i in sorted(kept))
     for index, text in enumerate(texts):
         if index in kept:
+            continue
+        if any(word in text for word in TENSOR_CROSSINGS):
+            kept.add(index)  # the processes the program starts, which rules ask the model about
             continue
         together = imports + text
         candidates = rules_for_text(together, rules)

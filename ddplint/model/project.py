@@ -69,7 +69,7 @@ from ddplint.core.torch_api import (
     ACCELERATOR, COLLECTIVES, DATALOADER, DISTRIBUTED_EVIDENCE, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER,
     DTENSOR_FULL_TENSOR, FRAMEWORK_MAKER_TEXT, FRAMEWORK_METHODS, LAUNCH_POINT_TEXT, LAUNCHERS, LIBRARY_LOADERS, MANUAL_SEED,
     DATASET, LIGHTNING_DDP_TEXT, LIGHTNING_MODULE, MPI_COLLECTIVES, NN_MODULE, SAMPLER, SAVE_EVIDENCE, SPAWN, START_PROCESSES,
-    TORCH_LOAD, TORCH_PACKAGES, TORCH_SAVE, distributed_flag, lightning_hook,
+    TENSOR_CROSSINGS, TORCH_LOAD, TORCH_PACKAGES, TORCH_SAVE, distributed_flag, lightning_hook,
 )
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
@@ -1267,6 +1267,15 @@ class Project:
         starts = tuple(start for start in (*_SPAWN_STARTS, *_SELF_LAUNCHING) if pools or start not in _WORKER_POOLS)
         return self._starts_nothing(list(reachable([module], self.imports_of)), starts)
 
+    def shares_no_tensors(self, module: str) -> bool:
+        """Whether no process that tensors cross (`TENSOR_CROSSINGS`: DataLoader workers,
+        torch.multiprocessing's processes, pools and queues) may be started in any program
+        `module` runs in: by it, the modules importing it (at any depth, a notebook too), or
+        any module one of those imports (in a function too), as `_starts_nothing` reads them."""
+        runs_in = reachable([module], self.program.importers_of)
+        program = reachable(runs_in, lambda each: [*self.imports_of(each), *self.nested_imports(each)])
+        return self._starts_nothing(list(program), TENSOR_CROSSINGS)
+
     def _unlaunched(self, module: str) -> bool:
         """Whether no launch command of the project may run `module`: none runs it by its module
         name (`srun python -u -m main`, ProjectView.launches) nor a file of this one's name, by
@@ -2046,9 +2055,13 @@ class ProjectView:
         (Project.one_process_run, with its `pools` and `accelerator`)."""
         return self.project.one_process_run(self.module, pools, accelerator)
 
-    def starts_no_processes(self, pools: bool = True) -> bool:
+    def starts_no_processes(self, pools: bool = True, tensors: bool = False) -> bool:
         """Whether neither this module nor a project module it imports may start processes
-        (Project.starts_no_processes)."""
+        (Project.starts_no_processes); with `tensors`, whether no program this module runs in
+        may start a process that tensors cross, DataLoader workers included
+        (Project.shares_no_tensors)."""
+        if tensors:
+            return self.project.shares_no_tensors(self.module)
         return self.project.starts_no_processes(self.module, pools)
 
     def _nearest(self, folder: str, name: str) -> str | None:

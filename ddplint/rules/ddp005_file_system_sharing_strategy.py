@@ -34,9 +34,15 @@ class FileSystemSharingStrategy(Rule):
 
     Fires when `set_sharing_strategy` of `torch.multiprocessing` (any import form, also as
     `torch.multiprocessing.set_sharing_strategy`) is called with `"file_system"`, given
-    positionally or as `new_strategy=`, literally or through a module constant bound to it.
-    No distributed evidence is needed. Not reported: other strategies, a function of the same
-    name from another library, a strategy passed in as a parameter (its value is unknown), and
+    positionally or as `new_strategy=`, literally or through a module constant bound to it,
+    in a program that may pass tensors between processes: the module, a module importing it (at
+    any depth, a notebook too) or a module one of those imports names a DataLoader or a count
+    of workers, or starts torch.multiprocessing processes, pools or queues (`spawn(`,
+    `Process(`, `Pool(`, `Queue(`), outside functions nothing names. No distributed evidence
+    is needed. Not reported: a program with none of these (inference helpers that run a model
+    on one image in the main process: the strategy is never used), other strategies, a
+    function of the same name from another library, a strategy passed in as a parameter (its
+    value is unknown), and
     a function (or module code) that shares tensors by hand with torch's storage reducers
     (`torch.multiprocessing.reductions.reduce_storage` registered on a pickler, its bytes
     broadcast to the other ranks): a handle that unrelated processes open exists only under
@@ -66,13 +72,17 @@ class FileSystemSharingStrategy(Rule):
 
             mp.set_sharing_strategy("file_system")
             ^
+            mp.spawn(train, nprocs=4)
             """,
             fixed="""
             import resource
 
+            import torch.multiprocessing as mp
+
             # DDP005: raise the open-file limit instead of sharing tensors through /dev/shm files
             _, nofile_hard = resource.getrlimit(resource.RLIMIT_NOFILE)
             resource.setrlimit(resource.RLIMIT_NOFILE, (nofile_hard, nofile_hard))
+            mp.spawn(train, nprocs=4)
             """,
         ),
         Flagged(
@@ -83,16 +93,29 @@ class FileSystemSharingStrategy(Rule):
             def setup():
                 torch.multiprocessing.set_sharing_strategy(SHARING)
                 ^
+
+            def loader(dataset, args):
+                return torch.utils.data.DataLoader(dataset, num_workers=args.workers)
+
+            setup()
+            batches = loader(dataset, args)
             """,
             fixed="""
             import resource
 
+            import torch
             SHARING = "file_system"
 
             def setup():
                 # DDP005: raise the open-file limit instead of sharing tensors through /dev/shm files
                 _, nofile_hard = resource.getrlimit(resource.RLIMIT_NOFILE)
                 resource.setrlimit(resource.RLIMIT_NOFILE, (nofile_hard, nofile_hard))
+
+            def loader(dataset, args):
+                return torch.utils.data.DataLoader(dataset, num_workers=args.workers)
+
+            setup()
+            batches = loader(dataset, args)
             """,
         ),
         Flagged(
@@ -133,6 +156,20 @@ class FileSystemSharingStrategy(Rule):
             """
             import torch.multiprocessing as mp
             mp.set_sharing_strategy("file_descriptor")
+            """
+        ),
+        Clean(
+            # No DataLoader worker, process, pool or queue in the program: no tensor crosses
+            # processes, so the strategy is never used.
+            """
+            import torch
+            import torch.multiprocessing as mp
+
+            mp.set_sharing_strategy("file_system")
+
+            def embed(model, image):
+                with torch.no_grad():
+                    return model(image.unsqueeze(0))
             """
         ),
         Clean(
@@ -185,6 +222,8 @@ class FileSystemSharingStrategy(Rule):
             return
         if self._shares_by_hand():
             return  # a hand-made share of storages with other processes needs file_system
+        if self.model.project.starts_no_processes(tensors=True):
+            return  # no tensor crosses processes in the programs this code runs in: the strategy is unused
         line = self.model.statement
         statement = line.body[0] if line is not None and len(line.body) == 1 else None
         if not (isinstance(statement, cst.Expr) and statement.value is node):

@@ -142,7 +142,8 @@ class AccumulationWithoutNoSync(Rule):
     file the script loads (`cfg["train"]["accum"]` of `cfg = json.load(open(path))` or
     `OmegaConf.load(path)`) that each shipped file the run may load gives 1 or none holds (no
     count is shown: the file the path names, or, where the run names it (`-c` with no shipped
-    default), the project's config files of that format nearest the script), an option whose default of 1 no launch command changes (also one a helper module reads
+    default), the project's config files of that format nearest the script), an option whose default of 1 no launch command changes (also through a tuple
+assignment, `print_freq, accum_iter = 20, args.accum_iter`, or one a helper module reads
     from the namespace that the parser of a script importing it built, or a parser module that script
     imports: `accum_iter = args.accum_iter`), or a parameter that every call of the function gives
     such a 1, or leaves to its default of 1 (also a call in another module, `train(...,

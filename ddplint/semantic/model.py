@@ -116,6 +116,20 @@ def _module_name(node: cst.BaseExpression | None) -> str:
     return dotted_name(node) or "" if node is not None else ""
 
 
+def _unpacked(target: cst.BaseExpression, value: cst.BaseExpression) -> Iterator[tuple[str, cst.BaseExpression]]:
+    """Each name of `target` with the expression it is bound to, where a tuple or list target
+    takes a tuple or list of as many elements, none starred (`print_freq, accum = 20,
+    args.accum`: `accum` is `args.accum`), at any depth; every name with `value` otherwise."""
+    elements = target.elements if isinstance(target, (cst.Tuple, cst.List)) else None
+    values = value.elements if isinstance(value, (cst.Tuple, cst.List)) else None
+    pairs = elements is not None and values is not None and len(elements) == len(values)
+    if pairs and not any(isinstance(e, cst.StarredElement) for e in (*elements, *values)):  # type: ignore[misc]
+        for element, bound in zip(elements, values):  # type: ignore[arg-type]
+            yield from _unpacked(element.value, bound.value)
+    else:
+        yield from ((name, value) for name in _target_names(target))
+
+
 def _target_names(target: cst.BaseExpression) -> Iterator[str]:
     if isinstance(target, cst.Name):
         yield target.value
@@ -461,10 +475,10 @@ class SemanticModel:
                 scope.bind(bound, f"{module}.{imported}" if not module.endswith(".") else module + imported)
         elif isinstance(small, cst.Assign):
             for target in small.targets:
-                for name in _target_names(target.target):
+                for name, value in _unpacked(target.target, small.value):
                     first = name not in scope.bindings
                     bound = scope.bind(name, _LOCAL, in_handler=in_handler)
-                    scope.constants[name] = small.value if first and len(small.targets) == 1 else None
+                    scope.constants[name] = value if first and len(small.targets) == 1 else None
                     if bound and len(small.targets) == 1 and isinstance(target.target, cst.Name):
                         scope.values[name][-1] = small.value
         elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):

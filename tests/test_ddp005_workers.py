@@ -1,0 +1,58 @@
+"""DDP005: `set_sharing_strategy("file_system")` harms only where tensors cross processes, so
+the program the setting runs in (the module, the modules importing it, what they import) must
+start DataLoader workers or torch.multiprocessing processes, pools or queues."""
+
+from __future__ import annotations
+
+import re
+
+_FINDING = re.compile(r"^(\S+?):(\d+):\d+: (DDP\d{3})", re.M)
+
+HELPERS = (
+    "import torch\nimport torch.multiprocessing\n\n"
+    "torch.multiprocessing.set_sharing_strategy('file_system')\n\n\n"
+    "def load_encoder(path):\n    return torch.load(path, map_location='cpu')\n"
+)
+
+
+def _sharing_findings(run) -> list[tuple[str, int]]:
+    out = run("check", "--no-cache", "--select", "DDP005", ".").stdout
+    return sorted((path.removeprefix("./"), int(line)) for path, line, _ in _FINDING.findall(out))
+
+
+def test_a_program_with_no_worker_process_is_spared(tmp_path, run):
+    """An inference helper sets the strategy, and the one script importing it runs the model on
+    one image in the main process: no tensor crosses processes."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "encoders.py").write_text(HELPERS)
+    (tmp_path / "infer.py").write_text(
+        "import sys\nfrom encoders import load_encoder\n\n"
+        "model = load_encoder(sys.argv[1])\nprint(model(torch.rand(1, 3, 256, 256)))\n"
+    )
+    assert _sharing_findings(run) == []
+
+
+def test_a_worker_loader_in_an_importing_script_is_reported(tmp_path, run):
+    """The same helper, imported by a script that iterates a DataLoader with worker processes:
+    batches come back from the workers through shared memory, under file_system."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "encoders.py").write_text(HELPERS)
+    (tmp_path / "embed.py").write_text(
+        "import sys\nfrom torch.utils.data import DataLoader\nfrom encoders import load_encoder\n\n"
+        "model = load_encoder(sys.argv[1])\n"
+        "for batch in DataLoader(patches, batch_size=64, num_workers=4):\n    print(model(batch))\n"
+    )
+    assert _sharing_findings(run) == [("encoders.py", 4)]
+
+
+def test_a_spawned_process_in_an_imported_module_is_reported(tmp_path, run):
+    """The script that sets the strategy imports a module that spawns processes."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "launch.py").write_text(
+        "import torch.multiprocessing as mp\n\n\ndef start(worker, n):\n    mp.spawn(worker, nprocs=n)\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "import torch.multiprocessing as mp\nfrom launch import start\n\n"
+        "mp.set_sharing_strategy('file_system')\nstart(print, 2)\n"
+    )
+    assert _sharing_findings(run) == [("train.py", 4)]
