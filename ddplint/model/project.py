@@ -68,8 +68,8 @@ from ddplint.core.torch_api import (
     ACCELERATE_CONFIG_KEY, ACCELERATE_DDP_FLAGS, ACCELERATE_DDP_TYPES, ACCELERATE_SHARDED_FLAGS, ACCELERATE_SHARDED_TYPES,
     ACCELERATOR, COLLECTIVES, DATALOADER, DISTRIBUTED_EVIDENCE, DISTRIBUTED_MARKERS, DISTRIBUTED_SAMPLER,
     DTENSOR_FULL_TENSOR, FRAMEWORK_MAKER_TEXT, FRAMEWORK_METHODS, LAUNCH_POINT_TEXT, LAUNCHERS, LIBRARY_LOADERS, MANUAL_SEED,
-    DATASET, LIGHTNING_DDP_TEXT, LIGHTNING_MODULE, MPI_COLLECTIVES, NN_MODULE, SAMPLER, SAVE_EVIDENCE, SPAWN, START_PROCESSES,
-    TENSOR_CROSSINGS, TORCH_LOAD, TORCH_PACKAGES, TORCH_SAVE, distributed_flag, lightning_hook,
+    DATASET, LIGHTNING_DDP_TEXT, LIGHTNING_MODULE, MPI_COLLECTIVES, NN_MODULE, OLD_LAUNCHER_MODULE, SAMPLER, SAVE_EVIDENCE,
+    SPAWN, START_PROCESSES, TENSOR_CROSSINGS, TORCH_LOAD, TORCH_PACKAGES, TORCH_SAVE, distributed_flag, lightning_hook,
 )
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
@@ -1446,24 +1446,51 @@ class Project:
             self._memo[key] = found
         return found
 
-    def launched_alone(self, module: str) -> bool:
+    def launched_alone(self, module: str, written: bool = True, quiet: bool = False) -> bool:
         """Whether `module` is an entry script that the project launches, and only as one
         process: no module imports it, a launch command runs it (ProjectView.launches) and every
-        one of them starts one process (`--nproc_per_node 1` on one node, `--num_processes=1`),
+        one of them starts one process (`--num_processes=1`, torchrun with no count: `_one_process`;
+        `written`: `--nproc_per_node 1` on one node too, as ProjectView.launch_line reads it;
+        `quiet`: and none appends an option to the script's arguments, as torch.distributed.launch
+        without `--use_env` appends `--local-rank=N`, which a parser may reject in one process too),
         every launch command names its script (none runs one held in a variable, `$PY_FILE`),
         and neither it nor a project module it imports may start more processes
         (`_SPAWN_STARTS`). Its process group, if any, has one member: no second rank to
         all-reduce with, deadlock or race (a single-card copy of a DDP trainer, launched with
         `torch.distributed.launch --nproc_per_node 1`)."""
-        key = ("launched alone", module)
+        key = ("launched alone", module, written, quiet)
         found = self._memo.get(key)
         if found is None:
             launches = self.module_view(module).launches(own=True)
             found = self._memo[key] = (
                 module in self.reach.entries and not self.program.importers_of(module) and bool(launches)
-                and all(_one_process(command) or _one_per_node(command.command) for command in launches)
+                and all(_one_process(command) or written and _one_per_node(command.command) for command in launches)
+                and not (quiet and any(LAUNCHERS[command.launcher].passes(command.command) for command in launches))
                 and all(_NAMES_SCRIPT.search(command.command) for command in self.launch_commands)
                 and self._starts_nothing(list(reachable([module], self.imports_of)), _SPAWN_STARTS)
+            )
+        return found
+
+    def spawns_on_one_gpu(self, module: str) -> bool:
+        """Whether script `module` runs as one process on its machine because it sees one GPU:
+        it or a project module it imports sets CUDA_VISIBLE_DEVICES to one GPU index, a literal,
+        in code that runs at import (`os.environ["CUDA_VISIBLE_DEVICES"] = "0"` at the top level,
+        `_pins_one_gpu`; none of them names that variable otherwise), the only processes they
+        may start are torch.multiprocessing spawns of `torch.cuda.device_count()` processes
+        (`_spawns_per_gpu`), which is then one, and no launch command runs it on several nodes.
+        A launcher of several processes on one node would put them all on that GPU, which NCCL
+        refuses; and the one process's device is cuda:0, where its checkpoints were saved."""
+        key = ("spawns on one gpu", module)
+        found = self._memo.get(key)
+        if found is None:
+            modules = list(reachable([module], self.imports_of))
+            trees = [self.program.tree(reached) for reached in modules]
+            pins = [_pins_one_gpu(tree) if tree is not None else None for tree in trees]
+            found = self._memo[key] = (
+                module in self.reach.entries and True in pins and None not in pins
+                and all(_spawns_per_gpu(tree) for tree in trees if tree is not None)
+                and self._starts_nothing(modules, tuple(start for start in _SPAWN_STARTS if start not in _PER_GPU_SPAWNS))
+                and not any(_several_nodes(command.command) for command in self.module_view(module).launches(own=True))
             )
         return found
 
@@ -1719,6 +1746,63 @@ def _launcher_test(test: ast.expr, in_body: bool, local_rank_unset: bool) -> boo
     return launched is not None and launched == in_body
 
 
+_VISIBLE_GPUS = "CUDA_VISIBLE_DEVICES"
+_PER_GPU_SPAWNS = ("spawn(", "start_processes(")
+_DEVICE_COUNT_CALL = re.compile(r"(?:[\w.]+\.)?device_count\(\)")
+
+
+def _pins_one_gpu(tree: ast.Module) -> bool | None:
+    """Whether the module's top-level code (also inside a top-level `if` or `try`) sets
+    CUDA_VISIBLE_DEVICES to one literal GPU index (`os.environ["CUDA_VISIBLE_DEVICES"] = "3"`);
+    None where it names the variable anywhere else (`= args.gpus`, a read, a second pin
+    inside a function), so that what the process sees is not known."""
+    statements, pinned = list(tree.body), 0
+    while statements:
+        statement = statements.pop()
+        if isinstance(statement, (ast.If, ast.Try)):
+            statements += [*statement.body, *statement.orelse, *getattr(statement, "finalbody", ())]
+            statements += [line for handler in getattr(statement, "handlers", ()) for line in handler.body]
+        elif (
+            isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(target := statement.targets[0], ast.Subscript) and dotted(target.value) == "os.environ"
+            and isinstance(target.slice, ast.Constant) and target.slice.value == _VISIBLE_GPUS
+            and isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, str)
+            and statement.value.value.strip().isdigit()
+        ):
+            pinned += 1
+    named = sum(isinstance(node, ast.Constant) and node.value == _VISIBLE_GPUS for node in ast.walk(tree))
+    return None if named != pinned else pinned > 0
+
+
+def _spawns_per_gpu(tree: ast.Module) -> bool:
+    """Whether every torch.multiprocessing spawn of the module (`spawn`, `start_processes`)
+    starts its default one process or `torch.cuda.device_count()` of them: the call as its
+    `nprocs`, or a name or attribute every binding of which in the module is that call
+    (`args.ngpus_per_node = torch.cuda.device_count()`; `+=` binds something else)."""
+    bound: dict[str, list[str]] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            continue
+        for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+            value = "" if isinstance(node, ast.AugAssign) or node.value is None else ast.unparse(node.value)
+            bound.setdefault(ast.unparse(target), []).append(value)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or _last_name(node) + "(" not in _PER_GPU_SPAWNS:
+            continue
+        counts = [keyword.value for keyword in node.keywords if keyword.arg == "nprocs"] + node.args[2:3]
+        written = ast.unparse(counts[0]) if counts else None
+        values = [written] if written is None or _DEVICE_COUNT_CALL.fullmatch(written) else bound.get(written, [])
+        if not values or not all(value is None or _DEVICE_COUNT_CALL.fullmatch(value) for value in values):
+            return False
+    return True
+
+
+def _several_nodes(command: str) -> bool:
+    """Whether a launch command names a count of nodes other than one (`--nnodes 2`)."""
+    nodes = _NODES.search(command)
+    return nodes is not None and nodes.group(1).strip("'\"") not in ("1", "1:1")
+
+
 def _group_of_one(node: ast.AST) -> bool:
     """`init_process_group(..., world_size=1)`: a process group of one member, whoever runs it."""
     return isinstance(node, ast.Call) and _last_name(node) == _GROUP_START and any(
@@ -1799,9 +1883,38 @@ def _launch_commands(relative: str, text: str, settle: Callable | None = None) -
 
 def _one_process(command: LaunchCommand) -> bool:
     """Whether `command` starts one process: its launcher's flags say so with numbers, or,
-    without them, the configuration file it names (`accelerate launch --config_file x.yaml`)."""
+    without them, the configuration file it names (`accelerate launch --config_file x.yaml`),
+    or torch's launcher is left to its default (`_torch_default`)."""
     count = LAUNCHERS[command.launcher].processes(command.command)
-    return (count if count is not None else command.processes) == 1
+    return (count if count is not None else command.processes) == 1 or _torch_default(command)
+
+
+# torch/distributed/run.py's parser, which torch.distributed.launch's extends, declares
+# `--nproc-per-node` (also `--nproc_per_node`) with default "1" and `--nnodes` with "1:1": a
+# command that passes neither starts one process. Its options may also come from PET_*
+# variables, and argparse takes an abbreviation (`--nproc 4`).
+_COUNT_OPTIONS = re.compile(r"(?<![\w-])--n(?:proc|nodes?)\w*|PET_")
+_ONE_NODE = re.compile(r"(?<![\w-])--nnodes(?:=|[ \t]+)['\"]?1(?::1)?['\"]?(?!\S)")
+# What ends a torch launcher's own options: the script (`train.py`, `$DIR/train.py`) or module.
+_LAUNCHED = re.compile(r"(?<!\S)(?:[\w.$/{}+-]*\.py(?!\S)|(?:-m|--module)[ \t]+\w)")
+
+
+def _torch_default(command: LaunchCommand) -> bool:
+    """Whether `command` runs torchrun or torch.distributed.launch with neither a count of
+    processes nor of nodes other than one among the launcher's own options (those before the
+    script), no shell variable there that may hold one (`$DIST_ARGS`, `"$@"`), and no other
+    launcher around it (`srun torchrun`): the one process torch's defaults start."""
+    if command.launcher not in (OLD_LAUNCHER_MODULE, "torchrun"):
+        return False
+    joined = re.sub(r"\\?\n", " ", command.command)
+    launcher = LAUNCHERS[command.launcher].pattern.search(joined)
+    script = _LAUNCHED.search(joined, launcher.end()) if launcher is not None else None
+    if launcher is None or script is None:
+        return False
+    options, before = _ONE_NODE.sub("", joined[launcher.end() : script.start()]), joined[: launcher.start()]
+    return "$" not in options and not _COUNT_OPTIONS.search(options + before) and not any(
+        other.pattern.search(before) for other in LAUNCHERS.values()
+    )
 
 
 _PER_NODE = re.compile(r"--nproc[_-]per[_-]node[= \t]+['\"]?1['\"]?(?![\w.])")
@@ -2511,7 +2624,11 @@ class ProjectView:
         document of the project runs with a launcher (`launch_line`); or a module naming
         distribution that only scripts running as one process run (`_only_one_process_runs`);
         or a script that runs as one process in every documented run (Project.one_process_run);
-        or a Jupyter notebook whose own code starts no processes (`starts_no_processes`: no
+        or a module only scripts in a world of one run: every command of the project that runs
+        them starts one process and hands it no option (Project.launched_alone, not `written`,
+        `quiet`: torchrun with no count),
+        or they leave themselves one visible GPU and spawn one process per visible GPU
+        (Project.spawns_on_one_gpu); or a Jupyter notebook whose own code starts no processes (`starts_no_processes`: no
         spawn, `Process(...)`, `notebook_launcher(...)`, Lightning Trainer): one kernel runs it,
         and a process group it forms there has that one member (a `!torchrun x.py` line runs
         another file's code)."""
@@ -2520,13 +2637,16 @@ class ProjectView:
             return True  # what it may start is read there: a process group of one, a shell-out of mkdir
         if self.path.endswith(_NOTEBOOK_SUFFIX):
             return self.starts_no_processes()
+        project = self.project
         if facts.get("starts"):
-            return False
-        relative = self.project.relpaths[self.module].replace(os.sep, "/")
+            return self._only_run_by(project.spawns_on_one_gpu)
+        relative = project.relpaths[self.module].replace(os.sep, "/")
         if _TEST_PATH.search(relative):
             return True
         if facts["dist"]:
-            return self._launched_as_one_process() or self._only_one_process_runs
+            return self._launched_as_one_process() or self._only_one_process_runs or self._only_run_by(
+                lambda root: project.launched_alone(root, written=False, quiet=True) or project.spawns_on_one_gpu(root)
+            )
         alone = self.project.one_process_script(self.module) or self.project.run_by_demos_alone(self.module)
         return alone and self.launch_line() is None  # a launcher the project documents runs it as ranks
 

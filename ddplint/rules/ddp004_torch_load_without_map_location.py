@@ -194,8 +194,13 @@ class TorchLoadWithoutMapLocation(Rule):
     and binds no rank to a GPU of its own (no `set_device`, `device_id=`, `device_ids`, per-rank
     CUDA_VISIBLE_DEVICES or library that places models; every device it names is bare `.cuda()`,
     `"cuda"` or `"cuda:0"`, and it works on a GPU): every rank already works on cuda:0; a load in the `if __name__ == "__main__":` block of a file
-    whose ranks only an importer starts (they run it as a module, never as the script); and
-    any load in a file with no sign of running distributed (single-process tools).
+    whose ranks only an importer starts (they run it as a module, never as the script); a
+    load in a program that runs in a world of one (ProjectView.single_process): every command
+    of the project that runs its script is torchrun or torch.distributed.launch --use_env with no process
+    or node count (torch's default, one process), or the script sets CUDA_VISIBLE_DEVICES to
+    one GPU index at import and spawns `torch.cuda.device_count()` processes (one, whose
+    cuda:0 is the GPU it saved from); and any load in a file with no sign of running
+    distributed (single-process tools).
     `[tool.ddplint] strict = ["DDP004"]` flags every `torch.load` without `map_location`.
 
     Pass `map_location`. For a state dict the fix adds `map_location="cpu"`, which loads

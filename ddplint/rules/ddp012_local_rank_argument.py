@@ -193,7 +193,11 @@ class LocalRankArgument(Rule):
     GPU, the option its shard's index): no launcher starts it. Nor in a script that runs as one
     process in every documented run (ProjectView.single_process): no document launches it, only
     such scripts import it, and the project runs it with `python script.py` or it starts its own
-    process group of one (`init_process_group(..., world_size=1)`); not where it forms a larger
+    process group of one (`init_process_group(..., world_size=1)`), or every command that runs it
+    is torchrun or torch.distributed.launch --use_env with no process or node count (`torchrun
+    --master_port=29500 train.py`: torch's default of one process, whose local rank 0 the default
+    matches), or it leaves itself one visible GPU at import and spawns one process per visible
+    GPU (`torch.cuda.device_count()`); not where it forms a larger
     group under a switch that an option off unless passed (`if args.ddp:`) or a config file
     the project ships (`if cfg.DISTRIBUTED:`, `DISTRIBUTED: true`) turns on: a run with it is
     several ranks (Project.distributed_modes). Files that call DeepSpeed

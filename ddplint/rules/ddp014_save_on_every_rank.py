@@ -205,7 +205,10 @@ class SaveOnEveryRank(Rule):
     == 0: torch.save(...)` / `else: torch.save(...)`). Several processes must run the code that
     joins the ranks: not a script that every documented run starts as one plain `python` process
     (no launcher runs it, and nothing it imports spawns more; a pool of workers runs a function,
-    not the script), nor one that builds only an Accelerator and that no launch command runs
+    not the script), nor one that every command runs with torchrun or torch.distributed.launch --use_env
+    and no process or node count (torch's default: one process), nor one that sets
+    CUDA_VISIBLE_DEVICES to one GPU index at import and spawns `torch.cuda.device_count()`
+    processes (one), nor one that builds only an Accelerator and that no launch command runs
     where the project's launch commands run its other scripts, nor a branch that only plain
     `python` runs take by the options each passes (`--train_stage SFT_Merge`; where no
     documented run takes that branch, an option none passes, the user may pass it: reported). A

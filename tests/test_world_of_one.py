@@ -1,0 +1,164 @@
+"""A world of one process that a launch command or the code shows: torchrun (or
+torch.distributed.launch) with no count of its own starts one process, and a script that leaves
+itself one visible GPU spawns one process per visible GPU."""
+
+from __future__ import annotations
+
+import pytest
+
+from ddplint.model import project
+from ddplint.model.records import LaunchCommand, Place
+
+_TRAIN = """\
+import argparse
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+
+
+def keep(state, path):
+    torch.save(state, path)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--local_rank", type=int, default=0)
+    parser.add_argument("--resume", default=None)
+    args = parser.parse_args()
+    torch.cuda.set_device(args.local_rank)
+    dist.init_process_group("nccl")
+    net = torch.nn.Linear(4, 4).cuda()
+    if args.resume:
+        saved = torch.load(args.resume)
+        net.load_state_dict(saved["weights"])
+    model = DistributedDataParallel(net, device_ids=[args.local_rank])
+    for step in range(10):
+        model(torch.randn(2, 4).cuda()).sum().backward()
+        keep({"weights": net.state_dict(), "step": step}, "last.pt")
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def _command(text: str) -> LaunchCommand:
+    launcher = "torchrun" if "torchrun" in text or "distributed.run" in text else "torch.distributed.launch"
+    return LaunchCommand(Place("run.sh", 1), text, launcher)
+
+
+@pytest.mark.parametrize(
+    "text, one",
+    [
+        ("torchrun --master_port=29511 train.py --lr 0.1", True),
+        ("torchrun --standalone --nnodes=1 train.py", True),
+        ("python -m torch.distributed.launch --use_env train.py \\\n    --epochs 3", True),
+        ("python -m torch.distributed.run -m trainer.main", True),
+        ("CUDA_VISIBLE_DEVICES=0,1 torchrun train.py $EXTRA", True),  # a variable of the script's, not the launcher's
+        ("torchrun --nproc_per_node 2 train.py", False),
+        ("torchrun --nproc-per-node=gpu train.py", False),
+        ("torchrun --nnodes 2 train.py", False),
+        ("torchrun --nnodes=1:4 train.py", False),
+        ("torchrun $DIST_ARGS train.py", False),  # the variable may hold a count
+        ('torchrun "$@" train.py', False),
+        ("torchrun --master_port $PORT train.py", False),
+        ("PET_NPROC_PER_NODE=4 torchrun train.py", False),  # torchrun reads its options from PET_* variables
+        ("srun torchrun train.py", False),  # SLURM may start several torchruns
+        ("torchrun $SCRIPT", False),  # no script written: the options are not known to end
+    ],
+)
+def test_a_torch_launcher_that_names_no_count_starts_one_process(text, one):
+    assert project._one_process(_command(text)) is one
+
+
+def _findings(run, *codes: str) -> list[tuple[str, str]]:
+    out = run("check", "--no-cache", "--select", ",".join(codes), ".").stdout
+    return sorted((line.split(":")[0], line.split()[1]) for line in out.splitlines() if ": DDP" in line)
+
+
+def test_a_script_torchrun_starts_with_its_default_count_runs_as_one_process(tmp_path, run):
+    """train.sh runs `torchrun --master_port=29511 train.py`: torch's default of one process per
+    node, on one node. Its save on every rank (DDP014), its --local_rank default (DDP012) and its
+    load without map_location (DDP004) harm no second rank; with `--nproc_per_node 2` they do."""
+    run.cwd = tmp_path
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "train.py").write_text(_TRAIN)
+    (tmp_path / "train.sh").write_text("torchrun --master_port=29511 train.py \\\n    --resume last.pt\n")
+    assert project.build(str(tmp_path)).view(str(tmp_path / "train.py")).single_process
+    assert _findings(run, "DDP004", "DDP012", "DDP014") == []
+    (tmp_path / "train.sh").write_text("torchrun --nproc_per_node 2 --master_port=29511 train.py --resume last.pt\n")
+    assert _findings(run, "DDP004", "DDP012", "DDP014") == [("train.py", "DDP004"), ("train.py", "DDP012"), ("train.py", "DDP014")]
+    # torch.distributed.launch without --use_env appends --local-rank=0, which this parser rejects in one process too
+    (tmp_path / "train.sh").write_text("python -m torch.distributed.launch train.py\n")
+    assert _findings(run, "DDP012") == [("train.py", "DDP012")]
+    (tmp_path / "train.sh").write_text("python -m torch.distributed.launch --use_env train.py\n")
+    assert _findings(run, "DDP012") == []
+    # another command runs it with several processes: not one
+    (tmp_path / "train.sh").write_text("torchrun train.py\ntorchrun --nnodes 2 train.py\n")
+    assert not project.build(str(tmp_path)).view(str(tmp_path / "train.py")).single_process
+
+
+_SPAWNING = """\
+import argparse
+import os
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+from torch.nn.parallel import DistributedDataParallel
+
+{pin}
+parser = argparse.ArgumentParser()
+parser.add_argument("--distributed", action="store_true")
+parser.add_argument("--resume", default=None)
+
+
+def worker(gpu, args):
+    if args.distributed:
+        dist.init_process_group("nccl", rank=gpu, world_size=args.gpus)
+    torch.cuda.set_device(gpu)
+    net = torch.nn.Linear(4, 4).cuda(gpu)
+    if args.resume:
+        net.load_state_dict(torch.load(args.resume)["weights"])
+    model = DistributedDataParallel(net, device_ids=[gpu]) if args.distributed else net
+    model(torch.randn(2, 4).cuda(gpu)).sum().backward()
+    if gpu == 0:
+        torch.save({{"weights": net.state_dict()}}, "best.pt")
+
+
+def main():
+    args = parser.parse_args()
+    if args.distributed:
+        args.gpus = {count}
+        mp.spawn(worker, nprocs=args.gpus, args=(args,))
+    else:
+        worker(0, args)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.parametrize(
+    "pin, count, silent",
+    [
+        ('os.environ["CUDA_VISIBLE_DEVICES"] = "3"', "torch.cuda.device_count()", True),
+        ("os.environ['CUDA_VISIBLE_DEVICES'] = '0'", "torch.cuda.device_count()", True),
+        ("", "torch.cuda.device_count()", False),  # every GPU of the machine: one process each
+        ('os.environ["CUDA_VISIBLE_DEVICES"] = "0,1"', "torch.cuda.device_count()", False),  # two GPUs
+        ('os.environ["CUDA_VISIBLE_DEVICES"] = "3"', "4", False),  # four processes, whatever is visible
+        ('os.environ["CUDA_VISIBLE_DEVICES"] = os.environ.get("GPU", "3")', "torch.cuda.device_count()", False),
+    ],
+)
+def test_a_script_that_leaves_itself_one_gpu_spawns_one_process_per_visible_gpu(tmp_path, run, pin, count, silent):
+    """main.py sets CUDA_VISIBLE_DEVICES to one GPU at import, then spawns one process per GPU
+    torch.cuda.device_count() sees: one. Its load without map_location lands on cuda:0, its
+    own and only device (DDP004 silent); with no pin, two GPUs visible, or a count of its own,
+    several ranks load onto the saving device."""
+    run.cwd = tmp_path
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "main.py").write_text(_SPAWNING.format(pin=pin, count=count))
+    assert project.build(str(tmp_path)).view(str(tmp_path / "main.py")).single_process is silent
+    assert _findings(run, "DDP004") == ([] if silent else [("main.py", "DDP004")])
