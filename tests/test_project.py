@@ -878,7 +878,7 @@ def test_a_script_the_project_launches_with_deepspeed_keeps_its_local_rank_optio
     assert _findings(run("--select", "DDP", ".", tool="flake8").stdout) == []
     [(_, line, _, code, _)] = _findings(run("check", "--no-cache", "--no-project", ".").stdout)
     assert (line, code) == (9, "DDP012")
-    (tmp_path / "README.md").write_text("Train:\n\n    pip install deepspeed\n    torchrun zero_train.py\n")
+    (tmp_path / "README.md").write_text("Train:\n\n    pip install deepspeed\n    torchrun --nproc_per_node 8 zero_train.py\n")
     [(_, line, _, code, _)] = _findings(run("check", "--no-cache", ".").stdout)
     assert (line, code) == (9, "DDP012")
     # run as a module: `deepspeed --module zero_train` passes --local_rank as well

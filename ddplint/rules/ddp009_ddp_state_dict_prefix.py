@@ -73,6 +73,13 @@ class _Save:
         return (file is not None and self.file == file) or (entry is not None and self.entry == entry)
 
 
+def _handed_file(expr: cst.BaseExpression) -> str | None:
+    """A file known only by the name it is handed in (`torch.save(sd, path)` in `train(path)`,
+    `torch.load(path)` in `evaluate(path)`): the same name on both sides of one module is taken
+    for the same file, as a script passes one `path` to both."""
+    return f"handed:{expr.value}" if isinstance(expr, cst.Name) else None
+
+
 def _root_name(expr: cst.BaseExpression) -> str | None:
     """`checkpoint` for `checkpoint`, `checkpoint["model"]`, `checkpoint["a"]["b"]`."""
     while isinstance(expr, cst.Subscript):
@@ -837,7 +844,7 @@ class DdpStateDictPrefix(Rule):
             path, load = loaded[_root_name(state)], self._bound_loads[(frame, _root_name(state))]  # type: ignore[index]
         else:
             return
-        self._load_paths[id(node)] = loaded_path_key(self.model, load)
+        self._load_paths[id(node)] = loaded_path_key(self.model, load) or (_handed_file(load.args[0].value) if load.args else None)
         maybe_wrapped = (frame, dotted_name(receiver)) in self._maybe_wrapped
         if self._wrapped.is_wrapped(receiver):
             # The name bound to its inner module holds the plain model in a run without the wrap
@@ -884,7 +891,7 @@ class DdpStateDictPrefix(Rule):
     def _save(self, saved: cst.BaseExpression, path_arg: cst.BaseExpression | None) -> None:
         """Note the state dicts a save writes (`_saves`), with its file."""
         path = None if path_arg is None else self.model.string_value(path_arg)
-        file = None if path_arg is None else expression_path_key(self.model, path_arg)
+        file = None if path_arg is None else expression_path_key(self.model, path_arg) or _handed_file(path_arg)
         held = [*self._state_dicts(saved, None)]
         if isinstance(saved, cst.Name):
             held += self._held.get((self.model.frame.key, saved.value), ())
