@@ -719,6 +719,27 @@ class DdpStateDictPrefix(Rule):
             torch.save(model.state_dict(), "ddp.pt")
             """
         ),
+        Clean(
+            # The snapshot is resumed in `__init__` before the wrap: `self.model` is still the
+            # plain model there, and it saves the inner model's keys.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Trainer:
+                def __init__(self, model, snapshot_path):
+                    self.model = model
+                    self._load_snapshot(snapshot_path)
+                    self.model = DDP(self.model)
+
+                def _load_snapshot(self, path):
+                    snapshot = torch.load(path, map_location="cpu")
+                    self.model.load_state_dict(snapshot["MODEL_STATE"])
+
+                def _save_snapshot(self, path):
+                    torch.save({"MODEL_STATE": self.model.module.state_dict()}, path)
+            """
+        ),
     )
 
     analyses = (WrappedModels, Branches)
@@ -847,6 +868,10 @@ class DdpStateDictPrefix(Rule):
         self._load_paths[id(node)] = loaded_path_key(self.model, load) or (_handed_file(load.args[0].value) if load.args else None)
         maybe_wrapped = (frame, dotted_name(receiver)) in self._maybe_wrapped
         if self._wrapped.is_wrapped(receiver):
+            if not isinstance(receiver, cst.Name):
+                # An attribute (`self.model`) may be wrapped after the load: a trainer resumes
+                # its snapshot in `__init__` before `self.model = DDP(self.model)`.
+                return
             # The name bound to its inner module holds the plain model in a run without the wrap
             # too; `.module` is there only where the wrap always runs.
             inner = self._wrapped.inner_name(receiver)
