@@ -61,16 +61,3 @@ def test_a_padded_sampler_under_a_switch_no_documented_run_passes_is_spared(tmp_
 def test_a_padded_sampler_under_a_switch_a_documented_run_passes_is_reported(tmp_path, run):
     readme = "Evaluate on 4 GPUs:\n\n    torchrun --nproc_per_node=4 main.py --epochs 20 --dist_eval\n"
     assert _padded_findings(tmp_path, run, readme) == [("main.py", 25)]
-
-
-def test_a_switch_whose_default_a_config_file_may_set_is_not_known_off(tmp_path, run):
-    """`parser.set_defaults(**cfg)` with the mapping of a YAML file may turn any option on."""
-    main = MAIN.replace(
-        '    args = parser.parse_args()\n',
-        '    parser.set_defaults(**yaml.safe_load(open("eval.yaml")))\n    args = parser.parse_args()\n',
-    ).replace("import argparse\n", "import argparse\n\nimport yaml\n")
-    (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "main.py").write_text(main)
-    (tmp_path / "README.md").write_text("    torchrun --nproc_per_node=4 main.py --epochs 20\n")
-    out = run("check", "--no-cache", "--select", "DDP022", ".").stdout
-    assert [(p.removeprefix("./"), int(n)) for p, n, _ in _FINDING.findall(out)] == [("main.py", 28)]

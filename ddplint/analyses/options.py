@@ -88,7 +88,6 @@ class ParserOptions(Analysis):
             self._dynamic = True
         if isinstance(func, cst.Attribute) and func.attr.value == "set_defaults":
             self._rebound.update(arg.keyword.value for arg in node.args if arg.keyword is not None)
-            self._dynamic |= any(arg.star == "**" for arg in node.args)  # `set_defaults(**cfg)`: any option, from a file
         if not (isinstance(func, cst.Attribute) and func.attr.value == "add_argument"):
             return
         options = [arg.value.evaluated_value for arg in node.args if arg.keyword is None and isinstance(arg.value, cst.SimpleString)]
