@@ -94,7 +94,7 @@ ANALYSES = {
     'DDP019': ('Branches', 'GradientMode', 'RankRegions', 'WrappedModels'),
     'DDP020': (),
     'DDP021': ('ConfigValues', 'ParserOptions', 'WrappedModels'),
-    'DDP022': ('LoaderFlow', 'ParserOptions'),
+    'DDP022': ('LoaderFlow',),
     'DDP023': (),
     'DDP024': (),
     'DDP025': ('ShardedModels',),

@@ -4,7 +4,6 @@ import re
 
 import libcst as cst
 
-from ddplint.analyses.options import ParserOptions
 from ddplint.analyses.roles import evaluates
 from ddplint.analyses.samplers import Construction, LoaderFlow, Ref
 from ddplint.prefilter.project_facts import ProjectFact
@@ -81,10 +80,7 @@ class PaddedEvalMetrics(Rule):
     gathered ids, `idx = concat_all_gather(idx)`: a duplicate overwrites its own row), loaders whose results stay per rank, and a torchvision test split of known size
     (`datasets.MNIST(..., train=False)`, CIFAR-10/100, Fashion-MNIST, KMNIST: 10,000 images)
     bound in the sampler's function, where every documented launch of the script says its number
-    of processes (`--nproc_per_node 2`, with `--nnodes`) and each divides that size, and a
-    sampler made only under a test of the command line's options that no documented run
-    passes (`if args.dist_eval:` of a `store_true` switch no launch command gives): no run
-    builds it. Other
+    of processes (`--nproc_per_node 2`, with `--nnodes`) and each divides that size. Other
     datasets' lengths the rule cannot know: one that divides evenly by the world size is not
     padded, and then the finding is moot (say so with a noqa). Hence level "warning".
 
@@ -110,7 +106,7 @@ class PaddedEvalMetrics(Rule):
     # `also`: the combining collective that counts the padding, or the barrier after which the
     # ranks' files are read back; timm's create_loader builds the sampler inside.
     trigger = CallTrigger(DISTRIBUTED_SAMPLER | LIBRARY_LOADERS, also=(("all_reduce", "all_gather", "gather", "reduce", "barrier"),))
-    analyses = (LoaderFlow, ParserOptions)
+    analyses = (LoaderFlow,)
 
     flagged_examples = (
         Flagged(
@@ -848,7 +844,6 @@ class PaddedEvalMetrics(Rule):
         # Calls that hand something to a function the project model may follow:
         # (callee, function key, class, positional refs, keyword refs, the call)
         self._handed: list[tuple[str, str | None, str | None, list, dict, cst.Call]] = []
-        self._around: dict[int, tuple] = {}  # calls under an `if`, by node id -> those ifs (ParserOptions.branches)
 
     def _function(self) -> int | None:
         frame = self.model.function
@@ -856,8 +851,6 @@ class PaddedEvalMetrics(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         self._clock += 1
-        if self.model.ifs:  # a sampler made under `if args.dist_eval:` exists only in runs that pass it
-            self._around[id(node)] = self.model.get(ParserOptions).branches()
         if _keys_by_zip(node):  # `results.update(zip(ids, preds))`: a padded duplicate overwrites its id's entry
             self._trimmed = True
         if self._combines(node):  # also `metric_logger.synchronize_between_processes()`
@@ -946,10 +939,7 @@ class PaddedEvalMetrics(Rule):
         if self._trimmed:
             return
         unseen = []  # padded samplers made here whose loaders are not evaluated here
-        options = self.model.get(ParserOptions)
         for sampler in (*self.flow.of_kind("sampler"), *self.flow.of_kind("padding_sampler")):
-            if options.never_runs(self._around.get(id(sampler.node), ())):
-                continue  # made only under a switch no documented run turns on: no run evaluates with it
             if sampler.elsewhere is not None and (sampler.drops_last or self._reported_where_made(sampler.elsewhere)):
                 continue  # made exact there, or reported there
             if sampler.by_plugin:  # its sampler's padding is not read off the call; not judged yet
