@@ -1308,9 +1308,7 @@ def test_a_shared_seed_reaches_the_draws_of_the_models_forward(tmp_path, run):
     = Noising()` in __init__) draws the timesteps and the noise: after one seed on every rank,
     every rank draws them alike. A seed with the rank, a forward that draws nothing, or a model
     made by a call the program cannot place leaves it unshown."""
-    (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "run.sh").write_text("torchrun --nproc_per_node 8 main.py\n")
-    (tmp_path / "nets.py").write_text(
+    _write_project(tmp_path, {"run.sh": "torchrun --nproc_per_node 8 main.py\n", "nets.py": (
         "import torch\nfrom torch import nn\n\n\nclass Noising(nn.Module):\n    def forward(self, x):\n"
         "        steps = torch.randint(0, 1000, (x.shape[0],), device=x.device)\n"
         "        return x + torch.randn_like(x) * steps[:, None]\n\n\n"
@@ -1320,7 +1318,7 @@ def test_a_shared_seed_reaches_the_draws_of_the_models_forward(tmp_path, run):
         "    def forward(self, x):\n        return (self.net(self.noising(x)) - x).pow(2).mean()\n\n\n"
         "class Plain(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.net = nn.Linear(8, 8)\n"
         "        self.steady = Steady()\n\n    def forward(self, x):\n        return self.net(self.steady(x)).mean()\n"
-    )
+    )})
     main = (
         "import torch\nimport torch.distributed as dist\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n\n"
         "from nets import Denoiser, Plain\n\n\ndef build():\n    return Plain()\n\n\n"
@@ -1345,14 +1343,12 @@ def test_a_shared_seed_reaches_augmentation_modules_a_sequential_runs(tmp_path, 
     each training batch; nn.Sequential's forward calls each module in turn, and one of them
     draws its permutation from torch's generator: every rank seeded alike permutes alike. A
     list that holds only modules drawing nothing leaves it unshown."""
-    (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "run.sh").write_text("torchrun --nproc_per_node 4 train.py\n")
-    (tmp_path / "augment.py").write_text(
+    _write_project(tmp_path, {"run.sh": "torchrun --nproc_per_node 4 train.py\n", "augment.py": (
         "import torch\nfrom torch import nn\n\n\nclass Mix(nn.Module):\n    def forward(self, batch):\n"
         "        order = torch.argsort(torch.rand(batch.shape[0], device=batch.device))\n"
         "        return batch[order]\n\n\nclass Flip(nn.Module):\n    def forward(self, batch):\n"
         "        return batch.flip(-1)\n"
-    )
+    )})
     trainer = (
         "import torch\n\nfrom augment import Flip, Mix\n\n\nclass Trainer:\n"
         "    def __init__(self, model, loader, optimizer):\n        self.model, self.loader = model, loader\n"
