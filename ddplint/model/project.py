@@ -1483,11 +1483,13 @@ class Project:
         key = ("spawns on one gpu", module)
         found = self._memo.get(key)
         if found is None:
-            modules = list(reachable([module], self.imports_of))
-            trees = [self.program.tree(reached) for reached in modules]
+            modules = list(reachable([module], self.imports_of)) if module in self.reach.entries else []
+            # Only a module naming the variable can pin it: most scripts stop here unparsed.
+            named = any(_VISIBLE_GPUS in (self.program.read(reached) or "") for reached in modules)
+            trees = [self.program.tree(reached) for reached in modules] if named else []
             pins = [_pins_one_gpu(tree) if tree is not None else None for tree in trees]
             found = self._memo[key] = (
-                module in self.reach.entries and True in pins and None not in pins
+                True in pins and None not in pins
                 and all(_spawns_per_gpu(tree) for tree in trees if tree is not None)
                 and self._starts_nothing(modules, tuple(start for start in _SPAWN_STARTS if start not in _PER_GPU_SPAWNS))
                 and not any(_several_nodes(command.command) for command in self.module_view(module).launches(own=True))
