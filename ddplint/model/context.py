@@ -595,11 +595,13 @@ class ProcessContext:
         `from data import get_trainset`), three packages up."""
         program = self.program
         found, packages = [module], [module]
+        seen = {module}  # beside the list: a module of utilities has thousands of importers
         for _ in range(3):
             reexporting = []
             for imported in packages:
                 for importer in program.importers_of(imported):
-                    if importer not in found:
+                    if importer not in seen:
+                        seen.add(importer)
                         found.append(importer)
                         if program.project.relpaths[importer].endswith("__init__.py"):
                             reexporting.append(importer)
