@@ -364,3 +364,20 @@ def test_a_definition_under_a_top_level_test_that_spawns_makes_no_training_proje
     assert not _reach(tmp_path / "defs", {".git": "", "dist_utils.py": library}).training
     started = library + "\nif not has_xla:\n    dist.init_process_group('gloo')\n"
     assert _reach(tmp_path / "started", {".git": "", "dist_utils.py": started}).training
+
+
+def test_top_level_work_written_after_a_semicolon_on_a_string_or_as_a_loop_makes_a_script(tmp_path):
+    """A module nothing imports is read for top-level work only when its text may hold some (a
+    screen on its lines before any parse): work that starts mid-line after `;`, a call on a string
+    literal, a loop or a `with` still makes it a script; definitions and imports alone do not."""
+    helper = "import torch\n\ndef load():\n    return torch.load('x.pt')\n"
+    files = {".git": "", "train.py": TRAIN, "pkg/__init__.py": "", "pkg/helpers.py": HELPERS,
+             "semicolon.py": helper + "import sys; load()\n",
+             "formatted.py": helper + "'{}'.format(load())\n",
+             "loop.py": helper + "for _ in range(2):\n    load()\n",
+             "opened.py": helper + "with open('x') as handle:\n    load()\n",
+             "definitions.py": helper + "'''a note; with a semicolon\nfor nothing'''\nclass Holder:\n    value = load\n"}
+    reach = _reach(tmp_path, files)
+    for script in ("semicolon", "formatted", "loop", "opened"):
+        assert not reach.never_runs(script, (("load", False, False),)), script
+    assert reach.never_runs("definitions", ())

@@ -1484,17 +1484,25 @@ class Project:
         found = self._memo.get(key)
         if found is None:
             modules = list(reachable([module], self.imports_of)) if module in self.reach.entries else []
-            # Only a module naming the variable can pin it: most scripts stop here unparsed.
-            named = any(_VISIBLE_GPUS in (self.program.read(reached) or "") for reached in modules)
-            trees = [self.program.tree(reached) for reached in modules] if named else []
-            pins = [_pins_one_gpu(tree) if tree is not None else None for tree in trees]
+            texts = [self.program.read(reached) for reached in modules]
+            # Only a module whose text names the variable, or a spawn, has a tree worth reading
+            # (transformers' and deepspeed's scripts reach hundreds of modules).
+            pins = [None if text is None else _VISIBLE_GPUS in text and self._tree_answer(reached, text, _pins_one_gpu) for reached, text in zip(modules, texts)]
             found = self._memo[key] = (
                 True in pins and None not in pins
-                and all(_spawns_per_gpu(tree) for tree in trees if tree is not None)
+                and all(
+                    not any(start in text for start in _PER_GPU_SPAWNS) or self._tree_answer(reached, text, _spawns_per_gpu) is not False
+                    for reached, text in zip(modules, texts) if text is not None
+                )
                 and self._starts_nothing(modules, tuple(start for start in _SPAWN_STARTS if start not in _PER_GPU_SPAWNS))
                 and not any(_several_nodes(command.command) for command in self.module_view(module).launches(own=True))
             )
         return found
+
+    def _tree_answer(self, module: str, text: str, question):
+        """`question` of `module`'s `ast` (its text is `text`); None where it does not parse."""
+        tree = self.program.tree(module, text)
+        return question(tree) if tree is not None else None
 
     def _starts_nothing(self, modules: list[str], starts: tuple[str, ...] = _RUN_STARTS) -> bool:
         """Whether none of `modules` (a script and what it imports) may start processes, a

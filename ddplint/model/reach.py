@@ -54,6 +54,9 @@ _RUN_MODULE = re.compile(r"(?<![\w-])-m\s+([\w.]+)")  # `python -m pkg.train`
 # What imports a module by a name built at run time (or runs one as a script).
 _DYNAMIC_IMPORTS = ("import_module", "__import__", "importlib", "runpy", "exec(", "imp.load", "load_source", "spec_from")
 _NAME_DISPATCH = ("Fire(", "globals()", "locals()", "sys.modules[__name__]", "vars()")
+# A line that may begin a top-level loop, `with` or call statement (`_unguarded_script`), or
+# hold a second statement after `;`; a module with none does no work at the top level.
+_TOP_LEVEL_WORK = re.compile(r"^(?:(?:for|while|with|async)\b|[\w.]+(?:\[[^\]\n]*\])*\s*\(|\(|[^#\n]*;|[rbfuRBFU]*[\"'].*[\"']\s*\.)", re.M)
 # Calls by which a module sets up a library when imported (`wandb.init(project=...)`,
 # `warnings.filterwarnings("ignore")`, `sys.path.append(...)`): no work of a script's.
 _SETUP_CALLS = frozenset({
@@ -481,7 +484,10 @@ class Reach:
         program = self.project.program
         if program.importers_of(module):
             return False
-        tree = program.tree(module)
+        text = program.read(module)
+        if text is not None and not _TOP_LEVEL_WORK.search(text):
+            return False  # not parsed: most modules of a package are definitions and imports
+        tree = program.tree(module, text)
         if tree is None:
             return True
         defines = any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for node in tree.body)
