@@ -21,6 +21,7 @@ module past the model's bound) makes the answer unknown, which keeps a rule's lo
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 from dataclasses import dataclass
 
@@ -807,7 +808,10 @@ class ProcessContext:
         processes with it (`mp.spawn(main_worker, ...)` passes each process its index first:
         `def main_worker(gpu, ...)`); None otherwise."""
         params = [*function.args.posonlyargs, *function.args.args]
-        tree = self.program.tree(module) if params and "." not in key else None
+        text = self.program.read(module) if params and "." not in key else None
+        # The call hands `key` first, right after its parenthesis: most modules show no such text.
+        passed_first = text is not None and re.search(r"\(\s*(?:#.*\n\s*)*" + re.escape(key) + r"\b", text)
+        tree = self.program.tree(module, text) if passed_first else None
         for node in walk(tree) if tree is not None else ():
             if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == key:
                 if self.program.qualify(module, dotted(node.func) or "") in SPAWN | START_PROCESSES:
