@@ -91,3 +91,18 @@ def test_a_second_name_that_can_be_the_monitor_leaves_it_unknown(tmp_path):
 
 def test_a_synced_or_literal_log_of_the_monitor_is_not_judged_through_patterns(tmp_path):
     assert _lint(tmp_path, more='\n    def on_validation_epoch_end(self):\n        self.log("val/total", self.total, sync_dist=True)\n') == []
+
+
+def test_the_pattern_counts_only_where_the_trainer_fits_the_class_that_logs_it(tmp_path):
+    # a model bound to a name first is still this class; a module of another file may log the key itself
+    named = SCRIPT.replace("trainer.fit(Folding(), ", "model = Folding()\n    trainer.fit(model, ")
+    assert _lint_text(tmp_path, named) == [10]
+    other = SCRIPT.replace("trainer.fit(Folding(), ", "Folding().summarize()\n    trainer.fit(Pretrained.load(args.path), ")
+    assert _lint_text(tmp_path, other) == []
+
+
+def _lint_text(tmp_path: Path, text: str) -> list[int]:
+    (tmp_path / "train.py").write_text(text.replace("{extra_sync}", "").replace("{more}\n", ""))
+    (tmp_path / "run.sh").write_text("python train.py --gpus 4\n")
+    results = lint_paths([str(tmp_path)], select=["DDP028"])
+    return [d.line for result in results for d in result.diagnostics]

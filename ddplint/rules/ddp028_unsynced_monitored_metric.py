@@ -10,7 +10,8 @@ from ddplint.analyses.ranks import RankRegions
 from ddplint.core.diagnostics import Applicability, StepKind
 from ddplint.core.torch_api import (
     CALLBACK_MONITOR, EARLY_STOPPING, LIGHTNING_LOG, LIGHTNING_LOG_DICT, LIGHTNING_MODULE, LIGHTNING_TRAINER,
-    LOG_RANK_ZERO_ONLY, LOG_SYNC_DIST, MODEL_CHECKPOINT, MONITORING_CALLBACKS, TORCHMETRICS, TRAINER_FROM_ARGPARSE,
+    LOG_RANK_ZERO_ONLY, LOG_SYNC_DIST, MODEL_CHECKPOINT, MONITORING_CALLBACKS, TORCHMETRICS, TRAINER_FIT,
+    TRAINER_FROM_ARGPARSE,
 )
 from ddplint.model.records import Place
 from ddplint.prefilter.screens import dotted
@@ -127,7 +128,8 @@ class UnsyncedMonitoredMetric(Rule):
     one log call of the file whose name can be that key is an f-string that matches it
     (`self.log(f"{phase}/{name}", value)` in a loop over a loss breakdown, for `val/loss`; a part
     that is a loop's key over a dict a method of the class returns with literal keys, `for k, v
-    in self.scores(batch).items()`, can be those keys alone), that call logs it.
+    in self.scores(batch).items()`, can be those keys alone), that call logs it, where the file's
+    Trainer fits (`trainer.fit(model)`) an object of its class alone.
 
     Not flagged: a torchmetrics Metric object logged as the value (`self.log("val_acc",
     self.accuracy)`) or its `compute()`, which the metric syncs itself; a `sync_dist` the code
@@ -391,6 +393,7 @@ class UnsyncedMonitoredMetric(Rule):
         self._patterns: list[_Pattern] = []  # the log calls whose names are not written out, and other modules' `x.log(...)`
         self._unknown_logs = False  # a log call whose name ddplint cannot tell: it may log any monitored name
         self._returns: dict[tuple[str, str], set[str] | None] = {}  # (class, method) -> the keys of the dicts it returns
+        self._fitted: list[str | None] = []  # per `trainer.fit(model, ...)` here: the class of this file it builds the model of
         self._templates: list[_Template] = []
         self._self_calls: list[tuple[str, str, cst.Call]] = []  # (class, method, call): `self.log_metrics(...)`
         self._dicts: dict[tuple[int, str], _Dict] = {}  # (function scope, name) -> the dict it builds so far
@@ -467,6 +470,8 @@ class UnsyncedMonitoredMetric(Rule):
         if qualified in LIGHTNING_TRAINER or from_command_line and self.model.qualified(func.value) in LIGHTNING_TRAINER:  # type: ignore[union-attr]
             self._note_trainer(node, from_command_line)
             return
+        if isinstance(func, cst.Attribute) and func.attr.value in TRAINER_FIT:
+            self._fitted.append(self._fitted_class(node))
         cls = self._lightning_class()
         api = _log_api(func)
         if cls is None or not (isinstance(func, cst.Attribute) and dotted_name(func.value) == self.model.frame.self_name):
@@ -494,6 +499,15 @@ class UnsyncedMonitoredMetric(Rule):
             self._unknown_logs = True
         else:
             self._patterns.append(_Pattern(node, parts, log))
+
+    def _fitted_class(self, call: cst.Call) -> str | None:
+        """The class whose object `trainer.fit(model, ...)` trains: `Model(...)`, or a name bound
+        once to one; None where unknown."""
+        given = argument_for(call, TRAINER_FIT, "model")
+        model = given.value if given is not None else None
+        if isinstance(model, cst.Name):
+            model = self.model.constant(model.value)
+        return model.func.value if isinstance(model, cst.Call) and isinstance(model.func, cst.Name) else None
 
     def _note_trainer(self, node: cst.Call, from_command_line: bool) -> None:
         """A Trainer: whether it runs on several devices, by its settings, or, built from the
@@ -712,14 +726,16 @@ class UnsyncedMonitoredMetric(Rule):
         logged (Lightning stops the run when it is missing), so where one log call alone of this
         file can give that name, an f-string that matches it (`f"{stage}/{part}"` for
         `val/loss`), that call logs it. Unknown where a log call's name is known only at run time."""
-        if self._unknown_logs:
-            return
+        if self._unknown_logs or not self._fitted or any(cls not in self._lightning for cls in self._fitted):
+            return  # a module a Trainer here fits may be another file's, which may log the key itself
         logged = {name for log in self._logs for name in log.names}
         for monitor in self._monitors:
             if monitor.name in logged:
                 continue
             matching = [pattern for pattern in self._patterns if pattern.matches(monitor.name, self._returns)]
             log = matching[0].log if len(matching) == 1 else None
+            if log is not None and log.cls not in self._fitted:
+                continue
             value = argument_for(log.call, LIGHTNING_LOG, "value") if log is not None else None
             if log is None or value is None or self._synced_itself(value.value, log.cls):
                 continue
