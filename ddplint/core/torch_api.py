@@ -797,6 +797,10 @@ LIGHTNING_LOG_DICT = api(
     "add_dataloader_idx batch_size rank_zero_only",
 )
 LOG_SYNC_DIST = "sync_dist"
+# Lightning 1.x's `Trainer.from_argparse_args(args, **overrides)`: a Trainer set from the command line.
+TRAINER_FROM_ARGPARSE = "from_argparse_args"
+# A Trainer's method that trains a LightningModule (`trainer.fit(model, ...)`), and its parameter.
+TRAINER_FIT = api("fit", params="model train_dataloaders val_dataloaders datamodule ckpt_path")
 LOG_RANK_ZERO_ONLY = "rank_zero_only"
 # torchmetrics' Metric objects sync their state across ranks themselves when logged.
 TORCHMETRICS = Package("torchmetrics")

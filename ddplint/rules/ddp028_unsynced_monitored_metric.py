@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -9,7 +10,8 @@ from ddplint.analyses.ranks import RankRegions
 from ddplint.core.diagnostics import Applicability, StepKind
 from ddplint.core.torch_api import (
     CALLBACK_MONITOR, EARLY_STOPPING, LIGHTNING_LOG, LIGHTNING_LOG_DICT, LIGHTNING_MODULE, LIGHTNING_TRAINER,
-    LOG_RANK_ZERO_ONLY, LOG_SYNC_DIST, MODEL_CHECKPOINT, MONITORING_CALLBACKS, TORCHMETRICS,
+    LOG_RANK_ZERO_ONLY, LOG_SYNC_DIST, MODEL_CHECKPOINT, MONITORING_CALLBACKS, TORCHMETRICS, TRAINER_FIT,
+    TRAINER_FROM_ARGPARSE,
 )
 from ddplint.model.records import Place
 from ddplint.prefilter.screens import dotted
@@ -63,6 +65,28 @@ class _Template:
     value: cst.BaseExpression
 
 
+@dataclass(frozen=True)
+class _Pattern:
+    """A log call whose name may be a monitored one: its parts, each a text (`"text"`), anything
+    (`"any"`: a value known only at run time), the keys a method of its class returns (`"keys"`,
+    (class, method)) or a set of keys (`"known"`). `log` is None for a call that is not a
+    LightningModule's own `self.log`."""
+
+    call: cst.Call
+    parts: tuple[tuple[str, object], ...]
+    log: _Log | None = None
+
+    def matches(self, name: str, returns: dict) -> bool:
+        regex = ""
+        for kind, part in self.parts:
+            if kind == "text":
+                regex += re.escape(part)  # type: ignore[arg-type]
+                continue
+            keys = returns.get(part) if kind == "keys" else part if kind == "known" else None
+            regex += ".*" if keys is None else "(?:" + "|".join(re.escape(key) for key in sorted(keys)) + ")" if keys else "(?!)"
+        return re.fullmatch(regex, name, re.DOTALL) is not None
+
+
 class UnsyncedMonitoredMetric(Rule):
     """
     Under DDP, Lightning runs a LightningModule's hooks on every rank, each over its own shard of
@@ -96,16 +120,26 @@ class UnsyncedMonitoredMetric(Rule):
     or one that imports such a module) without `sync_dist=True`, or with `rank_zero_only=True`,
     and a Trainer in this file or such a module is set for several processes (`devices` or
     `gpus` above 1, -1, a list or a "0,1" string of several, `num_nodes` above 1, or a ddp,
-    fsdp or deepspeed `strategy`): that Trainer is the chain's "several ranks run the hooks" step.
+    fsdp or deepspeed `strategy`; a Trainer built from the command line,
+    `Trainer.from_argparse_args(args)`, where a documented run of the script passes `--gpus`
+    or `--devices` above 1 or `--num_nodes` above 1): that Trainer, or that run, is the chain's
+    "several ranks run the hooks" step. Also a monitor of this file that no log call names in
+    full: its callback needs the key logged (Lightning stops the run without it), so where the
+    one log call of the file whose name can be that key is an f-string that matches it
+    (`self.log(f"{phase}/{name}", value)` in a loop over a loss breakdown, for `val/loss`; a part
+    that is a loop's key over a dict a method of the class returns with literal keys, `for k, v
+    in self.scores(batch).items()`, can be those keys alone), that call logs it, where the file's
+    Trainer fits (`trainer.fit(model)`) an object of its class alone.
 
     Not flagged: a torchmetrics Metric object logged as the value (`self.log("val_acc",
     self.accuracy)`) or its `compute()`, which the metric syncs itself; a `sync_dist` the code
     decides at run time or `**kwargs` (unknown); a metric no callback monitors; a monitor name
     that is not a literal (a configuration value: which metric it names is unknown here, as in
     a LightningCLI or YAML set-up); a loop over a dict the method does not build, or under another
-    test of the key (which keys it logs is unknown); a module whose Trainers are all for one device, or where no
-    Trainer shown says how many processes run (settings from the command line or a
-    configuration file: unknown, so silent).
+    test of the key (which keys it logs is unknown); a monitor no log call names in full where
+    two calls' names can be it, or a log call's name is known only at run time; a module whose Trainers are all for one device, or where no
+    Trainer shown says how many processes run (settings from a configuration file, or a
+    command line no documented run shows: unknown, so silent).
 
     Fix (safe): add `sync_dist=True` (or turn `sync_dist=False` into it). Offered only where
     the log call is not in a rank-0 branch and does not pass `rank_zero_only=True`; there the
@@ -355,7 +389,11 @@ class UnsyncedMonitoredMetric(Rule):
         self._metrics: dict[str, set[str]] = {}  # class -> its `self.x` torchmetrics objects
         self._logs: list[_Log] = []
         self._monitors: list[_Monitor] = []
-        self._trainers: list[tuple[bool | None, cst.Call]] = []  # per Trainer(...) here: several devices?
+        self._trainers: list[tuple[bool | None, cst.Call | Place, str]] = []  # per Trainer(...) here: several devices? where, why
+        self._patterns: list[_Pattern] = []  # the log calls whose names are not written out, and other modules' `x.log(...)`
+        self._unknown_logs = False  # a log call whose name ddplint cannot tell: it may log any monitored name
+        self._returns: dict[tuple[str, str], set[str] | None] = {}  # (class, method) -> the keys of the dicts it returns
+        self._fitted: list[str | None] = []  # per `trainer.fit(model, ...)` here: the class of this file it builds the model of
         self._templates: list[_Template] = []
         self._self_calls: list[tuple[str, str, cst.Call]] = []  # (class, method, call): `self.log_metrics(...)`
         self._dicts: dict[tuple[int, str], _Dict] = {}  # (function scope, name) -> the dict it builds so far
@@ -427,19 +465,23 @@ class UnsyncedMonitoredMetric(Rule):
             if name is not None:
                 self._monitors.append(_Monitor(name, _callback_name(qualified), node))
             return
-        if qualified in LIGHTNING_TRAINER:
-            project = self.model.project
-            option = project.documented_value if project is not None else None
-            self._trainers.append((_several_devices(_trainer_settings_cst(self.model, node, option)), node))
-            return
-        cls = self._lightning_class()
         func = node.func
-        if cls is None or not (isinstance(func, cst.Attribute) and dotted_name(func.value) == self.model.frame.self_name):
+        from_command_line = isinstance(func, cst.Attribute) and func.attr.value == TRAINER_FROM_ARGPARSE
+        if qualified in LIGHTNING_TRAINER or from_command_line and self.model.qualified(func.value) in LIGHTNING_TRAINER:  # type: ignore[union-attr]
+            self._note_trainer(node, from_command_line)
             return
-        api = LIGHTNING_LOG if func.attr.value in LIGHTNING_LOG else LIGHTNING_LOG_DICT if func.attr.value in LIGHTNING_LOG_DICT else None
+        if isinstance(func, cst.Attribute) and func.attr.value in TRAINER_FIT:
+            self._fitted.append(self._fitted_class(node))
+        cls = self._lightning_class()
+        api = _log_api(func)
+        if cls is None or not (isinstance(func, cst.Attribute) and dotted_name(func.value) == self.model.frame.self_name):
+            if api is not None and qualified is None:
+                self._note_other_log(node, api)  # `pl_module.log(...)` in a callback: it may log a monitored name
+            return
         if api is None or has_star_arguments(node):
             if api is None and not has_star_arguments(node):
-                self._self_calls.append((cls, func.attr.value, node))
+                self._self_calls.append((cls, func.attr.value, node))  # type: ignore[union-attr]
+            self._unknown_logs |= api is not None
             return
         names = self._logged(node, api)
         log = _Log(node, cls, names, self.model.get(RankRegions).only_rank_zero)
@@ -448,8 +490,124 @@ class UnsyncedMonitoredMetric(Rule):
             log.names = names
         if names:
             self._logs.append(log)
-        elif api is LIGHTNING_LOG:
+            return
+        if api is LIGHTNING_LOG:
             self._template(log)
+        name = argument_for(node, api, "name") if api is LIGHTNING_LOG else None
+        parts = self._name_parts(name.value) if name is not None else None
+        if parts is None:
+            self._unknown_logs = True
+        else:
+            self._patterns.append(_Pattern(node, parts, log))
+
+    def _fitted_class(self, call: cst.Call) -> str | None:
+        """The class whose object `trainer.fit(model, ...)` trains: `Model(...)`, or a name bound
+        once to one; None where unknown."""
+        given = argument_for(call, TRAINER_FIT, "model")
+        model = given.value if given is not None else None
+        if isinstance(model, cst.Name):
+            model = self.model.constant(model.value)
+        return model.func.value if isinstance(model, cst.Call) and isinstance(model.func, cst.Name) else None
+
+    def _note_trainer(self, node: cst.Call, from_command_line: bool) -> None:
+        """A Trainer: whether it runs on several devices, by its settings, or, built from the
+        command line without them, by the options a documented run of this script passes."""
+        project = self.model.project
+        option = project.documented_value if project is not None else None
+        settings = _trainer_settings_cst(self.model, node, option)
+        several = _several_devices(settings)
+        if several is None and from_command_line and project is not None and not settings.keys() & _COUNT_SETTINGS:
+            for command in project.runs(own=True):
+                given = _command_line_settings(command.command)
+                if _several_devices(given):
+                    shown = " ".join(f"--{key} {value}" for key, value in given.items())
+                    why = f"this run passes `{shown}` to the script, whose Trainer takes its settings from the command line: every rank runs the module's hooks"
+                    self._trainers.append((True, command.place, why))
+                    return
+        self._trainers.append((several, node, "this Trainer runs on several devices: every rank runs the module's hooks"))
+
+    def _note_other_log(self, node: cst.Call, api) -> None:
+        """A `.log(...)`/`.log_dict(...)` not on a LightningModule's own `self`: a name it may give
+        (a call with fewer arguments than Lightning's, a tensor's `x.log()`, is none)."""
+        if len(node.args) < (2 if api is LIGHTNING_LOG else 1):
+            return
+        name = node.args[0].value if node.args and node.args[0].keyword is None else None
+        parts = self._name_parts(name) if api is LIGHTNING_LOG and name is not None else None
+        if parts is None:
+            self._unknown_logs = True
+        else:
+            self._patterns.append(_Pattern(node, parts))
+
+    def _name_parts(self, name: cst.BaseExpression) -> tuple[tuple[str, object], ...] | None:
+        """The parts of a log name (`_Pattern`): a literal, or an f-string whose parts are text,
+        a loop's key over the dict a method of the class returns or this function built, or
+        anything; None for a name known only at run time."""
+        text = self.model.string_value(name)
+        if text is not None:
+            return (("text", text),)
+        if not isinstance(name, cst.FormattedString):
+            return None
+        parts: list[tuple[str, object]] = []
+        for part in name.parts:
+            if isinstance(part, cst.FormattedStringText):
+                parts.append(("text", part.value))
+                continue
+            expr = part.expression
+            keys = self._loop_keys(expr) if part.conversion is None and part.format_spec is None else None
+            parts.append(keys if keys is not None else ("any", None))
+        return tuple(parts)
+
+    def _loop_keys(self, expr: cst.BaseExpression) -> tuple[str, object] | None:
+        """The keys a loop's key `k` takes, `for k, v in scores.items()`: those of the dict this
+        function built, or of what `scores = self.scores(batch)` returns ((class, method))."""
+        if not isinstance(expr, cst.Name):
+            return None
+        loop = next((loop for loop in reversed(self.model.loops) if expr.value in _loop_names(loop)), None)
+        if not isinstance(loop, cst.For) or expr.value in _rebound_in(loop.body):
+            return None
+        over, _ = _looped_dict(loop, expr.value)
+        built = self._built(over) if over is not None else None
+        if built is not None:
+            return ("known", frozenset(built[1].keys))
+        made = self.model.constant(over.value) if isinstance(over, cst.Name) else None
+        cls = self._lightning_class()
+        if (
+            isinstance(made, cst.Call) and isinstance(made.func, cst.Attribute) and cls is not None
+            and dotted_name(made.func.value) == self.model.frame.self_name
+        ):
+            return ("keys", (cls, made.func.attr.value))
+        return None
+
+    def visit_Return(self, node: cst.Return) -> None:
+        """What a method of a LightningModule returns: the keys of a dict it built and uses
+        only by literal keys (`found = {}`, `found["rmsd"] = x`, `return found`)."""
+        cls, function = self._lightning_class(), self.model.frame.function
+        if cls is None or not isinstance(function, cst.FunctionDef):
+            return
+        key = (cls, function.name.value)
+        keys = self._returned_keys(node.value, function)
+        before = self._returns.get(key, set())
+        self._returns[key] = None if keys is None or before is None else before | keys
+
+    def _returned_keys(self, value: cst.BaseExpression | None, function: cst.FunctionDef) -> set[str] | None:
+        if isinstance(value, cst.Dict):
+            keys = [self.model.string_value(e.key) if isinstance(e, cst.DictElement) else None for e in value.elements]
+            return None if None in keys else set(keys)  # type: ignore[arg-type]
+        built = self._built(value) if value is not None else None
+        if built is None:
+            return None
+        allowed: set[int] = set()
+        for node in descendants(function.body):
+            if isinstance(node, cst.Subscript) and self._subscript_key(node) is not None:
+                allowed.add(id(node.value))
+            elif isinstance(node, (cst.AssignTarget, cst.Return)):
+                allowed.add(id(node.target if isinstance(node, cst.AssignTarget) else node.value))
+            elif isinstance(node, cst.Attribute):
+                allowed.add(id(node.attr))
+            elif isinstance(node, cst.Arg) and node.keyword is not None:
+                allowed.add(id(node.keyword))
+        used = [node for node in descendants(function.body) if isinstance(node, cst.Name) and node.value == built[0]]
+        return set(built[1].keys) if all(id(node) in allowed for node in used) else None
 
     def _from_dict(self, call: cst.Call, api) -> tuple[dict[str, cst.BaseExpression], dict[str, tuple[cst.CSTNode, str]]]:
         """The names logged from a dict this method built (`_Dict`): `self.log_dict(summary)`, or
@@ -549,7 +707,7 @@ class UnsyncedMonitoredMetric(Rule):
             filled = self._filled(template)
             if filled:
                 self._logs.append(replace(template.log, names={name: template.value for name in filled}, named_by=filled))
-        if not self._logs:
+        if not self._logs and not self._patterns:
             return
         runs = self._several_ranks()
         if runs is None:
@@ -561,16 +719,39 @@ class UnsyncedMonitoredMetric(Rule):
                 if monitor is None or self._synced_itself(value, log.cls):
                     continue
                 self._judge(log, name, monitor, runs)
+        self._judge_patterns(runs)
+
+    def _judge_patterns(self, runs: Link) -> None:
+        """A monitor of this file that no log call names in full: its callback needs the key
+        logged (Lightning stops the run when it is missing), so where one log call alone of this
+        file can give that name, an f-string that matches it (`f"{stage}/{part}"` for
+        `val/loss`), that call logs it. Unknown where a log call's name is known only at run time."""
+        if self._unknown_logs or not self._fitted or any(cls not in self._lightning for cls in self._fitted):
+            return  # a module a Trainer here fits may be another file's, which may log the key itself
+        logged = {name for log in self._logs for name in log.names}
+        for monitor in self._monitors:
+            if monitor.name in logged:
+                continue
+            matching = [pattern for pattern in self._patterns if pattern.matches(monitor.name, self._returns)]
+            log = matching[0].log if len(matching) == 1 else None
+            if log is not None and log.cls not in self._fitted:
+                continue
+            value = argument_for(log.call, LIGHTNING_LOG, "value") if log is not None else None
+            if log is None or value is None or self._synced_itself(value.value, log.cls):
+                continue
+            why = (f"the one log call of this file whose name can be `{monitor.name}`: the callback needs that key logged "
+                   "(Lightning stops the run without it), so this call logs it")
+            self._judge(replace(log, named_by={monitor.name: (log.call, why)}), monitor.name, monitor, runs)
 
     def _several_ranks(self) -> Link | None:
         """The step "several ranks run these hooks": a Trainer here, or in a module importing
         this one, set for several devices or nodes or a multi-process strategy; None when every
         Trainer shown is for one device or none says how many."""
-        if any(several is False for several, _ in self._trainers) and not any(several for several, _ in self._trainers):
+        if any(several is False for several, _, _ in self._trainers) and not any(several for several, _, _ in self._trainers):
             return None
-        here = next((node for several, node in self._trainers if several), None)
+        here = next(((at, why) for several, at, why in self._trainers if several), None)
         if here is not None:
-            return Link(StepKind.RUNS, "this Trainer runs on several devices: every rank runs the module's hooks", here)
+            return Link(StepKind.RUNS, here[1], here[0])
         project = self.model.project
         if project is None:
             return None
@@ -622,6 +803,21 @@ class UnsyncedMonitoredMetric(Rule):
             return []
         program = project.program
         return [m for importer in importers(program, project.module) for m in monitors_in(program, importer)]
+
+
+def _log_api(func: cst.BaseExpression):
+    """LIGHTNING_LOG for a `x.log(...)` call, LIGHTNING_LOG_DICT for `x.log_dict(...)`, None otherwise."""
+    method = func.attr.value if isinstance(func, cst.Attribute) else None
+    return LIGHTNING_LOG if method in LIGHTNING_LOG else LIGHTNING_LOG_DICT if method in LIGHTNING_LOG_DICT else None
+
+
+def _command_line_settings(command: str) -> dict[str, object]:
+    """The device settings a command passes a script (`--gpus 4`, `--devices=8`, `--num_nodes 2`)."""
+    settings: dict[str, object] = {}
+    for match in _COUNT_OPTION.finditer(command):
+        key, value = match.group(1), match.group(2)
+        settings[key] = int(value) if key == "num_nodes" and value.isdigit() else value
+    return settings
 
 
 def _empty_or_dict(value: cst.BaseExpression) -> bool:
@@ -830,6 +1026,9 @@ def _trainer_settings_ast(call: ast.Call, option=None) -> dict[str, object]:
 # (a count, -1 or "-1" for all, a list or a "0,1" string of indices), `num_nodes`, `strategy`.
 _DEVICE_SETTINGS = frozenset({"devices", "gpus", "num_nodes", "strategy"})
 _MULTI_PROCESS_STRATEGIES = ("ddp", "fsdp", "deepspeed")
+# Those that say how many: passed on a command line as `--gpus 4` or `--devices=8`.
+_COUNT_SETTINGS = frozenset({"devices", "gpus", "num_nodes"})
+_COUNT_OPTION = re.compile(r"(?<![\w-])--(devices|gpus|num_nodes)(?:=|\s+)['\"]?([\w,-]+)")
 
 
 def _several_devices(settings: dict[str, object]) -> bool | None:
