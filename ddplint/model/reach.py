@@ -315,14 +315,17 @@ class Reach:
         (cls, _, _), (method, _, decorated) = scope[0], scope[1]
         if decorated or method.startswith("__") or method in self._command_names:
             return False
+        # only the project's own code calls its methods, by their names
+        return self._plain_method(module, cls, method) and not self._may_call(method, module)
+
+    def _plain_method(self, module: str, cls: str, method: str) -> bool:
+        """Whether `method` is one that class `cls` of `module` defines itself, and the class
+        derives from project classes only (or `object`): no framework builds it or calls it back."""
         program = self.project.program
         summary = program.summary(module)
         if summary is None or f"{cls}.{method}" not in summary.functions:
             return False
-        # only the project's own code calls its methods, by their names
-        if not bases_hold(program, module, cls, lambda where, base: (program.qualify(where, base) or base) == "object"):
-            return False
-        return not self._may_call(method, module)
+        return bases_hold(program, module, cls, lambda where, base: (program.qualify(where, base) or base) == "object")
 
     def _never_built(self, module: str, scope: tuple[tuple[str, bool, bool], ...]) -> bool:
         """Whether `scope` lies in a method (neither decorated nor a hook Python runs on the class
@@ -333,21 +336,15 @@ class Reach:
         than as a `class` statement's base or in an import that keeps the name; none of these
         classes is decorated or has a keyword in its bases (`metaclass=`: it may register them);
         and no lookup by a name built at run time may pick one: no module whose namespace holds
-        one (it defines or imports it, or imports with `*` from a module that holds one) looks its own namespace up
-        (`globals()[name]`, `__dict__`), and where a reached module looks a name up by a value
+        one (it defines or imports it, or imports with `*` from a module that holds one) looks its
+        own namespace up (`globals()[name]`, `__dict__`), and where a reached module looks a name up by a value
         (`getattr(obj, name)`), none of those modules is bound as a module object by an import,
         nor is a module imported by a built name and kept (`importlib.import_module(x).Writer`,
         read by a literal name, keeps nothing)."""
         if len(scope) < 2 or not scope[0][1] or scope[0][2] or scope[1][1] or scope[1][2] or scope[1][0] in _CLASS_HOOKS:
             return False
         (cls, _, _), (method, _, _) = scope[0], scope[1]
-        program = self.project.program
-        summary = program.summary(module)
-        if summary is None or f"{cls}.{method}" not in summary.functions:
-            return False
-        if not bases_hold(program, module, cls, lambda where, base: (program.qualify(where, base) or base) == "object"):
-            return False
-        index = self._class_index
+        index = self._class_index if self._plain_method(module, cls, method) else None
         if index is None:
             return False
         family, pending = {cls}, [cls]
