@@ -381,3 +381,53 @@ def test_top_level_work_written_after_a_semicolon_on_a_string_or_as_a_loop_makes
     for script in ("semicolon", "formatted", "loop", "opened"):
         assert not reach.never_runs(script, (("load", False, False),)), script
     assert reach.never_runs("definitions", ())
+
+
+def test_a_method_of_a_class_that_no_running_code_builds_never_runs(tmp_path):
+    """A one-process base trainer whose `_resume` loads without map_location: its only subclass
+    is a `Trainer` no script builds (every run builds the distributed trainer, on another base),
+    so neither class is ever instantiated and none of their methods runs, though the base's own
+    `__init__` names `self._resume` and the subclass imports the base by name. Kept: a class
+    (or a subclass) that running code builds, names as a value (a classmethod's receiver, a
+    renamed import, a string a registry may look up), or that a lookup by a name built at run
+    time may pick: `getattr` on its module bound as an object, `globals()[name]` in a module
+    whose namespace holds it."""
+    base = (
+        "import torch\n\nclass BaseTrainer:\n    def __init__(self, resume=None):\n"
+        "        if resume:\n            self._resume(resume)\n\n"
+        "    def _resume(self, path):\n        return torch.load(path)\n\n"
+        "class DistBase:\n    def __init__(self, resume=None):\n        self.state = torch.load(resume, map_location='cpu')\n"
+    )
+    single = "from base import BaseTrainer\n\nclass Trainer(BaseTrainer):\n    def epoch(self):\n        return 1\n"
+    dist_trainer = "from base import DistBase\n\nclass DistTrainer(DistBase):\n    def epoch(self):\n        return 2\n"
+    train = (
+        "import torch.distributed as dist\nfrom trainer import DistTrainer\n\n"
+        "if __name__ == '__main__':\n    dist.init_process_group('nccl')\n    DistTrainer('last.pt').epoch()\n"
+    )
+    files = {".git": "", "base/__init__.py": "from .base_trainer import *\n", "base/base_trainer.py": base,
+             "trainer/__init__.py": "from .single import *\nfrom .dist_trainer import *\n",
+             "trainer/single.py": single, "trainer/dist_trainer.py": dist_trainer, "run/train.py": train}
+    unbuilt = (("BaseTrainer", True, False), ("_resume", False, False))
+    reach = _reach(tmp_path / "unbuilt", files)
+    assert reach.never_runs("base.base_trainer", unbuilt)
+    assert reach.never_runs("base.base_trainer", (("BaseTrainer", True, False), ("__init__", False, False)))
+    assert reach.never_runs("trainer.single", (("Trainer", True, False), ("epoch", False, False)))
+    assert not reach.never_runs("base.base_trainer", (("DistBase", True, False), ("__init__", False, False)))
+    assert not reach.never_runs("trainer.dist_trainer", (("DistTrainer", True, False), ("epoch", False, False)))
+    assert not reach.never_runs("base.base_trainer", (("BaseTrainer", True, False), ("_resume", False, True)))  # decorated
+    assert not reach.never_runs("base.base_trainer", (("BaseTrainer", True, False),))  # the class body runs
+    kept = {
+        "built": {"run/train.py": train.replace("DistTrainer\n\n", "DistTrainer, Trainer\n\n") + "    Trainer()\n"},
+        "classmethod": {"run/train.py": train + "    from base import BaseTrainer\n    BaseTrainer.make()\n"},
+        "renamed": {"run/train.py": train + "    from trainer import Trainer as T\n"},
+        "registry": {"run/train.py": train + "    REGISTRY = {'single': 'Trainer'}\n"},
+        "module object": {"run/train.py": train + "    import trainer\n    getattr(trainer, kind)()\n"},
+        "own namespace": {"trainer/dist_trainer.py": dist_trainer + "from .single import *\n\ndef make(kind):\n    return globals()[kind]()\n"},
+        "dynamic import": {"run/train.py": train + "    import importlib\n    mod = importlib.import_module(kind)\n    getattr(mod, name)()\n"},
+    }
+    for case, change in kept.items():
+        changed = _reach(tmp_path / case.replace(" ", "_"), {**files, **change})
+        assert not changed.never_runs("base.base_trainer", unbuilt), case
+    # a dynamic import whose result is read by a literal name reaches only that name
+    literal = {"run/train.py": train + "    import importlib\n    importlib.import_module(kind).SummaryWriter('x')\n    getattr(args, key)\n"}
+    assert _reach(tmp_path / "literal", {**files, **literal}).never_runs("base.base_trainer", unbuilt)

@@ -27,6 +27,10 @@ A method runs when its class's name is, unless the class derives from project cl
 (no framework calls it back) and no code that runs says the method's name other than as an
 attribute of an imported module (`torch.load` is no call of `Fitter.load`): a class whose
 `load` is called only in a commented-out line.
+Nor does a method of such a class run where no code that runs builds the class or a project
+class derived from it: a one-process base trainer whose only subclass no script builds (every
+run builds the distributed trainer on another base), its name said only in `class` statements'
+bases and in imports that keep it, and no lookup by a name built at run time able to pick it.
 
 What is not known stays reachable: a project with no script that starts processes (a library,
 a notebook collection) keeps every function; so does a public function or class of a package
@@ -64,6 +68,13 @@ _SETUP_CALLS = frozenset({
     "insert", "seed", "manual_seed", "use", "setNumThreads", "set_num_threads", "set_printoptions",
     "set_start_method", "set_sharing_strategy", "setdefault", "register",
 })
+# Methods Python runs on a class without an instance of it: a subclass statement runs
+# `__init_subclass__`, `Cls[int]` runs `__class_getitem__`.
+_CLASS_HOOKS = frozenset({"__init_subclass__", "__class_getitem__"})
+# Calls that import a module by a name given as a value (`importlib.import_module(cfg.type)`).
+_IMPORT_CALLS = frozenset({"import_module", "__import__", "load_source", "spec_from_file_location", "run_path", "run_module", "exec", "load_module"})
+# Texts by which a module looks a name up in a namespace at run time (its own, or an object's).
+_NAMESPACE_LOOKUPS = (*_NAME_DISPATCH, "__dict__", "sys.modules")
 # The calls by which a script starts or joins the ranks, by their last name.
 _RANK_STARTS = frozenset(spelling.rpartition(".")[2] for api in (INIT_PROCESS_GROUP, SPAWN, START_PROCESSES) for spelling in api)
 _CLI = "LightningCLI"  # Lightning's command line: it builds the model class its arguments name
@@ -278,7 +289,9 @@ class Reach:
         if not self.training or self.public(module, scope):
             return False
         if module in self.entries:
-            return bool(scope) and (self._unused_in_script(module, scope[0]) or self._method_never_called(module, scope))
+            return bool(scope) and (
+                self._unused_in_script(module, scope[0]) or self._method_never_called(module, scope) or self._never_built(module, scope)
+            )
         if module not in self.reached:  # unless an import by string may reach it (`import_module("models." + name)`)
             name = module.rpartition(".")[2]  # (a notebook's imports are not followed: its names are kept)
             named = self._imports_by_string and self.may_use(name) or name in self._notebook_names or self._imported_by_name(module)
@@ -289,7 +302,7 @@ class Reach:
         name, is_class, decorated = scope[0]
         if decorated or is_class and self._cli_may_pick(module, name):
             return False
-        if not self.may_use(name) or self._method_never_called(module, scope):
+        if not self.may_use(name) or self._method_never_called(module, scope) or self._never_built(module, scope):
             return True
         return not is_class and self._names_another_copy(module, name)
 
@@ -305,14 +318,69 @@ class Reach:
         (cls, _, _), (method, _, decorated) = scope[0], scope[1]
         if decorated or method.startswith("__") or method in self._command_names:
             return False
+        # only the project's own code calls its methods, by their names
+        return self._plain_method(module, cls, method) and not self._may_call(method, module)
+
+    def _plain_method(self, module: str, cls: str, method: str) -> bool:
+        """Whether `method` is one that class `cls` of `module` defines itself, and the class
+        derives from project classes only (or `object`): no framework builds it or calls it back."""
         program = self.project.program
         summary = program.summary(module)
         if summary is None or f"{cls}.{method}" not in summary.functions:
             return False
-        # only the project's own code calls its methods, by their names
-        if not bases_hold(program, module, cls, lambda where, base: (program.qualify(where, base) or base) == "object"):
+        return bases_hold(program, module, cls, lambda where, base: (program.qualify(where, base) or base) == "object")
+
+    def _never_built(self, module: str, scope: tuple[tuple[str, bool, bool], ...]) -> bool:
+        """Whether `scope` lies in a method (neither decorated nor a hook Python runs on the class
+        itself) of a top-level, undecorated class of `module` that no code that runs instantiates:
+        the class derives from project classes only (or `object`: no framework builds it), and
+        neither its name nor that of a class of the reached modules derived from it (by the last
+        name of a base, at any depth) is said in a reached module, a notebook or a command other
+        than as a `class` statement's base or in an import that keeps the name; none of these
+        classes is decorated or has a keyword in its bases (`metaclass=`: it may register them);
+        and no lookup by a name built at run time may pick one: no module whose namespace holds
+        one (it defines or imports it, or imports with `*` from a module that holds one) looks its
+        own namespace up (`globals()[name]`, `__dict__`), and where a reached module looks a name up by a value
+        (`getattr(obj, name)`), none of those modules is bound as a module object by an import,
+        nor is a module imported by a built name and kept (`importlib.import_module(x).Writer`,
+        read by a literal name, keeps nothing)."""
+        if len(scope) < 2 or not scope[0][1] or scope[0][2] or scope[1][1] or scope[1][2] or scope[1][0] in _CLASS_HOOKS:
             return False
-        return not self._may_call(method, module)
+        (cls, _, _), (method, _, _) = scope[0], scope[1]
+        index = self._class_index if self._plain_method(module, cls, method) else None
+        if index is None:
+            return False
+        family, pending = {cls}, [cls]
+        while pending:
+            base = pending.pop()
+            for derived in index.derived.get(base, ()):
+                if derived not in family:
+                    family.add(derived)
+                    pending.append(derived)
+        if family & (index.used | index.special | self._notebook_names | self._command_names):
+            return False
+        holders = {other for other, held in index.holds.items() if held & family}
+        while True:  # and the modules importing with `*` from one of them
+            more = {other for other, sources in index.stars.items() if sources & holders} - holders
+            if not more:
+                break
+            holders |= more
+        if holders & index.dispatches:
+            return False
+        return not (index.lookups and (holders & index.module_objects or index.kept_imports))
+
+    @functools.cached_property
+    def _class_index(self) -> _ClassIndex | None:
+        """`_ClassIndex` of the reached modules; None where one cannot be read."""
+        index = _ClassIndex()
+        modules = set(self.project.program.modules())
+        for module in sorted(self.reached):
+            tree = self.project.program.tree(module)
+            text = self.project.program.read(module)
+            if tree is None or text is None:
+                return None
+            index.add(module, tree, text, self._package(module), modules)
+        return index
 
     def _may_call(self, method: str, module: str) -> bool:
         """Whether code that runs with `module` may call a method named `method`: `called_names_in`
@@ -541,6 +609,83 @@ def _may_name(statement: str, name: str, module: str, package: str) -> bool:
         parts = parts[: parts.index(name) + 1]
     dotted = ".".join(parts)  # (the project may itself be a folder of the path: `training.config`)
     return module == dotted or module.endswith("." + dotted) or dotted.endswith("." + module)
+
+
+class _ClassIndex:
+    """What the reached modules say of their classes, for `Reach._never_built`: the classes
+    derived from each base (by the base's last name), the names said other than as a base or in
+    an import that keeps the name, the classes decorated or with a keyword in their bases, the
+    names each module's namespace holds (its classes and the names it imports), the modules each
+    imports with `*`, the modules that look their own namespace up, bound as module objects by an import, and
+    whether a module looks a name up by a value or keeps a module imported by a built name."""
+
+    def __init__(self) -> None:
+        self.derived: dict[str, set[str]] = {}
+        self.used: set[str] = set()
+        self.special: set[str] = set()
+        self.holds: dict[str, set[str]] = {}
+        self.stars: dict[str, set[str]] = {}  # the modules each module imports with `*`
+        self.dispatches: set[str] = set()
+        self.module_objects: set[str] = set()
+        self.lookups = False
+        self.kept_imports = False
+
+    def add(self, module: str, tree: ast.Module, text: str, package: str, modules: set[str]) -> None:
+        held = self.holds.setdefault(module, set())
+        bases: set[int] = set()  # the base expressions of class statements: no use of the name
+        read: set[int] = set()  # calls whose result is read by a literal attribute
+        for node in nodes(tree):
+            if isinstance(node, ast.ClassDef):
+                held.add(node.name)
+                bases.update(id(base) for base in node.bases)
+                if node.decorator_list or node.keywords:
+                    self.special.add(node.name)
+                for base in node.bases:
+                    last = _last_name(base)
+                    if last is not None:
+                        self.derived.setdefault(last, set()).add(node.name)
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call):
+                read.add(id(node.value))
+        for node in nodes(tree):
+            if isinstance(node, ast.Name) and id(node) not in bases:
+                self.used.add(node.id)
+            elif isinstance(node, ast.Attribute) and id(node) not in bases:
+                self.used.add(node.attr)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
+                self.used.add(node.value)
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    parts = alias.name.split(".")
+                    self.module_objects.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+            elif isinstance(node, ast.ImportFrom):
+                source = _absolute(node, package)
+                for alias in node.names:
+                    if alias.name == "*":
+                        self.stars.setdefault(module, set()).add(source)
+                        continue
+                    held.add(alias.asname or alias.name)
+                    if alias.asname not in (None, alias.name):
+                        self.used.add(alias.name)  # renamed: the new name is what the code says
+                    if f"{source}.{alias.name}".strip(".") in modules:
+                        self.module_objects.add(f"{source}.{alias.name}".strip("."))
+            elif isinstance(node, ast.Call):
+                last = _last_name(node.func)
+                if last in _LOOKUPS and len(node.args) >= 2 and not isinstance(node.args[1], ast.Constant):
+                    self.lookups = True
+                elif last in _IMPORT_CALLS and id(node) not in read:
+                    self.kept_imports = True
+        if any(lookup in text for lookup in _NAMESPACE_LOOKUPS):
+            self.dispatches.add(module)
+            self.lookups = True
+
+
+def _absolute(node: ast.ImportFrom, package: str) -> str:
+    """The module a `from` import reads, absolute: `from .single import x` in package `trainer`."""
+    if not node.level:
+        return node.module or ""
+    parts = package.split(".") if package else []
+    parts = parts[: len(parts) - node.level + 1] if node.level > 1 else parts
+    return ".".join([*parts, *([node.module] if node.module else [])])
 
 
 def _last_name(func: ast.expr) -> str | None:
