@@ -1039,20 +1039,3 @@ def test_what_a_base_classs_init_keeps_from_super_init_the_subclass_holds_too(tm
     assert isinstance(held, Wrapped) and held.wrapped_at == P("pkg/main.py:5")
     assert "optimizer" not in program.held(program.attributes, ("pkg.trainer", "Trainer"), Wrapped)
     assert program.receives_wrapped("pkg.trainer")
-
-
-def test_a_name_an_import_inside_a_function_binds_is_qualified_by_it(tmp_path):
-    """`def main(): from pkg.trainer import Trainer`: the function's calls of Trainer are the
-    class's; a name two functions import from different places, or the module binds itself,
-    stays unknown."""
-    index = _project(tmp_path, {
-        "trainer": "class Trainer:\n    pass\n",
-        "main": "def main():\n    from pkg.trainer import Trainer\n    return Trainer()\n\n"
-        "def a():\n    from pkg.x import Net\n\ndef b():\n    from pkg.y import Net\n\n"
-        "def c():\n    from pkg.x import Loader\n\nLoader = None\n",
-    })
-    program = index.program
-    program.summary("pkg.main")
-    assert program.qualify("pkg.main", "Trainer") == "pkg.trainer.Trainer"
-    assert program.qualify("pkg.main", "Net") is None
-    assert program.qualify("pkg.main", "Loader") is None

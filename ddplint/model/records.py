@@ -537,8 +537,7 @@ class ClassSummary:
 class ModuleSummary:
     """A module's functions (by `name`, or `Class.name` for a method), its classes, who runs its
     code (`context`, "" for the module's own code), the imports its top-level `if` and `try`
-    blocks bind (name -> every origin, the last one last; also a name that imports inside its
-    functions bind to one origin and its own code nowhere), and whether it may bind a device."""
+    blocks bind (name -> every origin, the last one last), and whether it may bind a device."""
 
     functions: dict
     classes: dict

@@ -5,8 +5,7 @@ Per function (`FunctionSummary`) its parameters, and in statement order the call
 value the program can follow, its returns, what it stores on `self`, its loops, backward
 calls, forward passes, device moves and process groups, and what it saves (ddplint.model.files);
 per module its classes, who runs its code (the guards around calls, for ddplint.model.context)
-and the imports its top-level `if` and `try` blocks bind (and those inside its functions that bind
-a name one way). A summary reads no imports: names are
+and the imports its top-level `if` and `try` blocks bind. A summary reads no imports: names are
 as written, and the program qualifies them.
 
 An expression's value is written as a source (ddplint.model.records: `Param`, `CallResult`,
@@ -1138,25 +1137,7 @@ def summarize(tree: ast.Module, text: str | None = None) -> ModuleSummary:
             context[key] = _function_context(node, reader.guards, reader.dotted_calls)
     binds = _DEVICE_TEXT.search(text) is not None if text is not None else binds_device(tree)
     imports = {name: tuple(origins) for name, origins in _guarded_imports(tree.body).items()}
-    for name, origin in _function_imports(tree).items():
-        imports.setdefault(name, (origin,))
     return ModuleSummary(functions, classes, context, binds, imports)
-
-
-def _function_imports(tree: ast.Module) -> dict[str, str]:
-    """The names that imports inside the module's functions bind (`def main(): from
-    trainer.core import Trainer`), each where every such import binds it to one origin and the
-    module's own code binds it nowhere: in any other function, the name can only be that import's
-    (or a local of its own, which the summary reads first)."""
-    found: dict[str, set[str]] = {}
-    for node, _ in definitions(tree.body):
-        if isinstance(node, ast.ClassDef):
-            continue
-        statements = [inner for inner in ast.walk(node) if isinstance(inner, (ast.Import, ast.ImportFrom))]
-        for name, origins in _guarded_imports(statements, True, {}).items():  # type: ignore[arg-type]
-            found.setdefault(name, set()).update(origins)
-    bound = _module_bindings(tree)
-    return {name: next(iter(origins)) for name, origins in found.items() if len(origins) == 1 and name not in bound}
 
 
 def module_code(tree: ast.Module) -> FunctionSummary:
