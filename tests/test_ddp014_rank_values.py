@@ -133,3 +133,51 @@ def test_flake8_reads_the_same_ranks(tmp_path, run):
     (tmp_path / "evaluated.py").write_text(_SPAWNED_EVALUATION.format(fallback="else:\n        main_worker(args.gpu, 1, args)"))
     output = run("--select", "DDP014", ".", tool="flake8").stdout
     assert re.findall(r"^\./(\w+)\.py:(\d+):\d+: DDP014", output, re.M) == [("shared", "11")]
+
+
+_DEVICE_HELPERS = '''\
+import torch
+import torch.distributed as dist
+
+
+def init_distributed(local_rank):
+    torch.cuda.set_device(local_rank)
+    dist.init_process_group("nccl")
+
+
+def {name}():
+    return torch.cuda.current_device() == 0
+'''
+
+_CACHED_FEATURES = '''\
+import os
+import torch
+import torch.distributed as dist
+from helpers import {name}
+
+
+def features(loader, path):
+    if os.path.exists(path):
+        return torch.load(path, map_location="cpu")
+    found = torch.cat([batch for batch in loader])
+    dist.all_reduce(found)
+    if {name}():
+        torch.save(found, path)
+    return found
+'''
+
+
+def _device_helper_lines(tmp_path: Path, run, name: str) -> list[int]:
+    (tmp_path / "helpers.py").write_text(_DEVICE_HELPERS.format(name=name))
+    return _lines(tmp_path, run, _CACHED_FEATURES.format(name=name))
+
+
+def test_a_local_master_test_of_the_current_device_is_a_rank_zero_guard(tmp_path, run):
+    """A predicate named for the (local) main process whose body compares the current CUDA device
+    with 0, the device the usual set-up binds to the local rank: its body says no less than its
+    name, which decides, as a `local_rank == 0` test does."""
+    assert _device_helper_lines(tmp_path, run, "is_local_master") == []
+
+
+def test_a_current_device_test_of_any_other_name_guards_nothing(tmp_path, run):
+    assert _device_helper_lines(tmp_path, run, "should_write") == [13]

@@ -1021,3 +1021,21 @@ def test_a_rules_question_about_the_linted_module_is_not_refused_by_the_bounds(t
     assert "pkg.opt" not in program._summaries and program.summary("pkg.other") is None and program.refused
     # the class saves the file it is handed with CPU tensors only: its own load reads no CUDA tensors
     assert class_saves_on_host(program, "pkg.opt", "DistOpt")
+
+
+def test_what_a_base_classs_init_keeps_from_super_init_the_subclass_holds_too(tmp_path):
+    """`super().__init__(model, ...)` hands the constructor's DDP model to a base class of another
+    module whose `__init__` keeps it (`self.model = model`): the subclass's methods read it."""
+    index = _project(tmp_path, {
+        "base": "class BaseTrainer:\n    def __init__(self, model, optimizer):\n        self.model = model\n"
+        "        self.optimizer = optimizer\n",
+        "trainer": "from pkg.base import BaseTrainer\n\nclass Trainer(BaseTrainer):\n"
+        "    def __init__(self, model, optimizer, loader):\n        super().__init__(model, optimizer)\n"
+        "        self.loader = loader\n",
+        "main": _WRAP + "from pkg.trainer import Trainer\n\ndef main(net, opt):\n    Trainer(DDP(net), opt, [])\n",
+    })
+    program = index.program
+    held = program.attributes[("pkg.trainer", "Trainer")]["model"]
+    assert isinstance(held, Wrapped) and held.wrapped_at == P("pkg/main.py:5")
+    assert "optimizer" not in program.held(program.attributes, ("pkg.trainer", "Trainer"), Wrapped)
+    assert program.receives_wrapped("pkg.trainer")

@@ -35,7 +35,7 @@ from ddplint.semantic.walk import NodeMemo, children, descendants, nodes_under
 from ddplint.core.fixpoint import fixed_point
 from ddplint.prefilter.screens import RankZeroCalls
 from ddplint.core.torch_api import (
-    ACCELERATOR, ACCELERATOR_SHARDING_PLUGINS, COLLECTIVES, DDP, DISTRIBUTED_IS_AVAILABLE, DISTRIBUTED_SAMPLER, distributed_flag, GET_RANK, GROUP_STARTS,
+    ACCELERATOR, ACCELERATOR_SHARDING_PLUGINS, COLLECTIVES, CURRENT_DEVICE, DDP, DISTRIBUTED_IS_AVAILABLE, DISTRIBUTED_SAMPLER, distributed_flag, GET_RANK, GROUP_STARTS,
     INIT_PROCESS_GROUP, PROCESS, RANK_ENVIRONMENT, STATE_GATHERING,
     SAME_VALUE_METHODS, SPAWN, START_PROCESSES, TRAINING_ARGS_NAMES, TRAINING_ARGS_SHOULD_SAVE,
 )
@@ -675,7 +675,16 @@ def judge_function(function: cst.FunctionDef, resolve: Resolver | None) -> RankT
         return rank
     verdict = predicate_test(function, resolve)
     decisive = verdict.true_only_zero or verdict.true_never_zero or verdict.true_first_replica or verdict == DISTRIBUTED
-    return None if not decisive and mentions_rank(function.body) else verdict
+    return None if not decisive and (mentions_rank(function.body) or _reads_current_device(function.body)) else verdict
+
+
+def _reads_current_device(body: cst.BaseSuite) -> bool:
+    """The body reads the index of the current CUDA device (`torch.cuda.current_device() == 0`),
+    which the usual set-up (`torch.cuda.set_device(local_rank)`) makes the local rank: it says
+    no less than a test of the local rank, so the function's name decides (`is_local_master`
+    is a rank-0 test, as `local_rank == 0` is), not the body's silence."""
+    called = (dotted_name(node.func) for node in descendants(body) if isinstance(node, cst.Call))
+    return any(name is not None and ("." + spelling).endswith("." + name) for name in called for spelling in CURRENT_DEVICE)
 
 
 def predicate_test(function: cst.FunctionDef, resolve: Resolver | None = None, presence: bool = False) -> RankTest:

@@ -656,6 +656,8 @@ SAME_DEVICE_METHODS = frozenset({
 # Concatenations whose result is on the device of what they join.
 JOINING_FUNCTIONS = frozenset({"cat", "stack", "concat", "concatenate", "hstack", "vstack"})
 DEVICE_COUNT = api("torch.cuda.device_count")
+# The index of the process's current CUDA device: the local rank once the set-up binds it.
+CURRENT_DEVICE = api("torch.cuda.current_device")
 # Ways a process picks its GPU.
 DEVICE_BINDINGS = api(
     "torch.cuda.set_device", "torch.cuda.device", "torch.accelerator.set_device_index", "torch.cuda.cudart",

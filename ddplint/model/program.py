@@ -1234,6 +1234,10 @@ class Program:
             value = self.evaluate(module, key, source)
             if value is not None and cls is not None:
                 changed |= self._note(self.attributes, (module, cls), attribute, value)
+        for attribute, source in self._handed_to_base(module, key, function) if cls is not None else ():
+            value = self.evaluate(module, key, source)
+            if value is not None and attribute not in function.sets:
+                changed |= self._note(self.attributes, (module, cls), attribute, value)
         for carried in function.carried:
             value = self.evaluate(module, key, carried.source)
             if _holds_data(value):
@@ -1634,16 +1638,23 @@ class Program:
     def _kept_by_base(self, module: str, key: str, record: FunctionSummary, source: Source) -> list[SelfAttr]:
         """The attributes a base class's `__init__` keeps what a constructor hands it through
         `super().__init__(model, loader)`: the object the constructor makes holds them too."""
-        kept = []
+        return [SelfAttr(attribute) for attribute, given in self._handed_to_base(module, key, record) if given == source]
+
+    def _handed_to_base(self, module: str, key: str, record: FunctionSummary) -> list[tuple[str, Source]]:
+        """(attribute, what the constructor hands for it) for each `self` attribute that the
+        `__init__` of a project base class keeps as is from a parameter that the constructor
+        `key` gives it through `super().__init__(model, loader)` (`self.model = model` in the
+        base's `__init__`, of any module): the object the constructor makes holds it too."""
+        kept: list[tuple[str, Source]] = []
         for call in record.calls if key.endswith(".__init__") else ():
             target = self.target(module, key, record.cls, call.callee) if call.callee == "super().__init__" else None
             if target is None:
                 continue
             base = self._summaries[target.module].functions[target.key]  # type: ignore[union-attr]
             params = base.arguments(target.bound)
-            handed = {Param(params[i]) for i, given in enumerate(call.args) if given == source and i < len(params)}
-            handed |= {Param(word) for word, given in call.keywords.items() if given == source}
-            kept += [SelfAttr(attribute) for attribute, given in base.sets.items() if given in handed]
+            given = {Param(params[i]): source for i, source in enumerate(call.args) if i < len(params)}
+            given.update({Param(word): source for word, source in call.keywords.items()})
+            kept += [(attribute, given[held]) for attribute, held in base.sets.items() if held in given]
         return kept
 
     def kept_evaluation(self, module: str, cls: str, attribute: str) -> Evaluation | None:
