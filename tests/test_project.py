@@ -2079,6 +2079,36 @@ def test_a_strict_parser_without_a_local_rank_option_stops_under_the_old_launche
         assert [(f[0], f[1], f[3]) for f in found] == expected, (readme, found)
 
 
+def test_a_local_rank_default_from_the_environment_does_not_help_under_the_old_launcher(tmp_path, run):
+    """DDP012: a `--local_rank` whose default reads LOCAL_RANK is right under torchrun (no option
+    passed, the variable set), but torch.distributed.launch without --use_env appends
+    --local-rank=N, which that parser rejects on every rank whatever the default. With --use_env,
+    under torchrun, or where nothing documents a launch, it stays silent; the message names the
+    launch, not torchrun."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "fit.py").write_text(
+        "import argparse\nimport os\nimport torch\n\n"
+        "def options():\n    parser = argparse.ArgumentParser()\n"
+        "    parser.add_argument('--local_rank', type=int, default=os.getenv('LOCAL_RANK', 0))\n"
+        "    return parser.parse_args()\n\n"
+        "if __name__ == '__main__':\n    opts = options()\n"
+        "    torch.cuda.set_device(opts.local_rank)\n    torch.distributed.init_process_group('nccl')\n"
+    )
+    run.cwd = tmp_path
+    cases = (
+        ("python -m torch.distributed.launch --nproc_per_node=4 fit.py --lr 0.1\n", [("fit.py", 7, "DDP012")]),
+        ("python -m torch.distributed.launch --use_env --nproc_per_node=4 fit.py\n", []),
+        ("torchrun --nproc_per_node=4 fit.py\n", []),
+        ("Train with fit.py.\n", []),
+    )
+    for readme, expected in cases:
+        (tmp_path / "README.md").write_text(readme)
+        found = _findings(run("check", "--no-cache", "--select", "DDP012", ".").stdout)
+        assert [(f[0], f[1], f[3]) for f in found] == expected, (readme, found)
+        if found:
+            assert "torch.distributed.launch" in found[0][4] and "torchrun passes" not in found[0][4], found
+
+
 @pytest.mark.parametrize(
     "made, fixed",
     [
