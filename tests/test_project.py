@@ -2079,6 +2079,37 @@ def test_a_strict_parser_without_a_local_rank_option_stops_under_the_old_launche
         assert [(f[0], f[1], f[3]) for f in found] == expected, (readme, found)
 
 
+def test_launch_blocking_in_a_lightning_script_every_documented_run_keeps_on_the_cpu(tmp_path, run):
+    """DDP011: CUDA_LAUNCH_BLOCKING=1 slows only CUDA kernel launches. A Lightning script that
+    builds its Trainer from its parsed options (`Trainer.from_argparse_args(args)`), and that
+    every documented run gives `--accelerator cpu`, launches none: nothing to report. One run on
+    GPUs, or a Trainer whose accelerator the call sets itself, or no documented run at all, and it
+    is reported as before."""
+    (tmp_path / "pyproject.toml").write_text("")
+    script = (
+        "import argparse\nimport os\nimport pytorch_lightning as pl\n\n"
+        "def main(args):\n    trainer = pl.Trainer.from_argparse_args(args, strategy='ddp'{extra})\n    trainer.fit(Model())\n\n"
+        "if __name__ == '__main__':\n    parser = argparse.ArgumentParser()\n    parser = pl.Trainer.add_argparse_args(parser)\n"
+        "    os.environ['CUDA_LAUNCH_BLOCKING'] = '1'\n    main(parser.parse_args())\n"
+    )
+    run.cwd = tmp_path
+    cpu = "srun python fold.py data/ \\\n    --precision 32 \\\n    --accelerator cpu --devices 4\n"
+    cases = (
+        ("", cpu, []),
+        ("", cpu + "python fold.py data/ --accelerator=cpu\n", []),
+        ("", cpu + "srun python fold.py data/ --gpus 4\n", [("fold.py", 12, "DDP011")]),
+        ("", "srun python fold.py data/ --accelerator cpu --gpus 2\n", [("fold.py", 12, "DDP011")]),
+        ("", "srun python fold.py data/ --accelerator cpu $EXTRA\n", [("fold.py", 12, "DDP011")]),
+        (", accelerator='gpu'", cpu, [("fold.py", 12, "DDP011")]),
+        ("", "Run fold.py on your cluster.\n", [("fold.py", 12, "DDP011")]),
+    )
+    for extra, shell, expected in cases:
+        (tmp_path / "fold.py").write_text(script.format(extra=extra))
+        (tmp_path / "run.sh").write_text(shell)
+        found = _findings(run("check", "--no-cache", "--select", "DDP011", ".").stdout)
+        assert [(f[0], f[1], f[3]) for f in found] == expected, (extra, shell, found)
+
+
 def test_a_local_rank_default_from_the_environment_does_not_help_under_the_old_launcher(tmp_path, run):
     """DDP012: a `--local_rank` whose default reads LOCAL_RANK is right under torchrun (no option
     passed, the variable set), but torch.distributed.launch without --use_env appends
