@@ -2134,6 +2134,18 @@ def test_launch_blocking_in_a_lightning_script_every_documented_run_keeps_on_the
         assert [(f[0], f[1], f[3]) for f in found] == expected, (extra, shell, found)
 
 
+@pytest.mark.parametrize(
+    "made, fixed",
+    [
+        ("    sampler = DistributedSampler(dataset)\n", True),
+        ("    if distributed:\n        sampler = DistributedSampler(dataset)\n    else:\n        sampler = None\n", False),
+        ("    sampler = None\n    if distributed:\n        sampler = DistributedSampler(dataset)\n", False),
+        ("    sampler = DistributedSampler(dataset) if distributed else None\n", False),
+        ("    if distributed:\n        sampler = DistributedSampler(dataset)\n    else:\n        sampler = RandomSampler(dataset)\n", False),
+        ("    sampler = DistributedSampler(dataset)\n", "inline"),
+        ("    sampler = DistributedSampler(dataset)\n", "batched"),
+    ],
+)
 def test_a_builder_that_makes_its_distributed_sampler_only_in_some_runs_gets_no_fix(made, fixed, tmp_path, run):
     """DDP003: build_loader (data.py) returns a DataLoader drawing from a shuffling
     DistributedSampler; the epoch loop of train.py never sets its epoch. Where the builder
