@@ -2056,10 +2056,25 @@ def test_a_meter_logger_the_evaluation_never_updates_counts_no_padded_sample(tmp
         assert [(f[0], f[1], f[3]) for f in found] == expected, (text, found)
 
 
+def _check_per_readme(tmp_path, run, code, cases):
+    """Lint the project in `tmp_path` with each README of `cases` ((text, expected (path, line,
+    code) findings)) for rule `code`; the findings of each, as _findings gives them."""
+    results = []
+    for readme, expected in cases:
+        (tmp_path / "README.md").write_text(readme)
+        found = _findings(run("check", "--no-cache", "--select", code, ".").stdout)
+        assert [(f[0], f[1], f[3]) for f in found] == expected, (readme, found)
+        results.append(found)
+    return results
+
+
 def test_a_strict_parser_without_a_local_rank_option_stops_under_the_old_launcher(tmp_path, run):
     """DDP012: torch.distributed.launch without --use_env appends --local-rank=N (--local_rank=N
     before PyTorch 2.0) to every process; pretrain.py's parser declares neither, and
-    parse_args() rejects it on every rank. With --use_env, or under torchrun, nothing is appended."""
+    parse_args() rejects it on every rank. With --use_env, or under torchrun, nothing is appended.
+    fit.py's `--local_rank` defaults to LOCAL_RANK, right under torchrun, but the launcher's
+    --local-rank=N is still rejected, whatever the default: flagged where a command runs it with
+    that launcher (the message names the launch, not torchrun), silent where nothing does."""
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "pretrain.py").write_text(
         "import argparse\nimport os\nimport torch\n\n"
@@ -2067,16 +2082,56 @@ def test_a_strict_parser_without_a_local_rank_option_stops_under_the_old_launche
         "if __name__ == '__main__':\n    args = parser.parse_args()\n"
         "    torch.cuda.set_device(int(os.environ['LOCAL_RANK']))\n    torch.distributed.init_process_group('nccl')\n"
     )
+    (tmp_path / "fit.py").write_text(
+        "import argparse\nimport os\nimport torch\n\n"
+        "def options():\n    parser = argparse.ArgumentParser()\n"
+        "    parser.add_argument('--local_rank', type=int, default=os.getenv('LOCAL_RANK', 0))\n"
+        "    return parser.parse_args()\n\n"
+        "if __name__ == '__main__':\n    opts = options()\n"
+        "    torch.cuda.set_device(opts.local_rank)\n    torch.distributed.init_process_group('nccl')\n"
+    )
     run.cwd = tmp_path
     cases = (
         ("python -m torch.distributed.launch --nproc_per_node=2 pretrain.py --epochs 10\n", [("pretrain.py", 9, "DDP012")]),
-        ("python -m torch.distributed.launch --use_env --nproc_per_node=2 pretrain.py\n", []),
-        ("torchrun --nproc_per_node=2 pretrain.py\n", []),
+        ("python -m torch.distributed.launch --nproc_per_node=4 fit.py --lr 0.1\n", [("fit.py", 7, "DDP012")]),
+        ("python -m torch.distributed.launch --use_env --nproc_per_node=2 pretrain.py\n"
+         "python -m torch.distributed.launch --use_env --nproc_per_node=4 fit.py\n", []),
+        ("torchrun --nproc_per_node=2 pretrain.py\ntorchrun --nproc_per_node=4 fit.py\n", []),
+        ("Train with fit.py.\n", []),
     )
-    for readme, expected in cases:
-        (tmp_path / "README.md").write_text(readme)
-        found = _findings(run("check", "--no-cache", "--select", "DDP012", ".").stdout)
-        assert [(f[0], f[1], f[3]) for f in found] == expected, (readme, found)
+    for found in _check_per_readme(tmp_path, run, "DDP012", cases):
+        assert all("torch.distributed.launch" in f[4] and "torchrun passes" not in f[4] for f in found if f[0] == "fit.py"), found
+
+
+def test_launch_blocking_in_a_lightning_script_every_documented_run_keeps_on_the_cpu(tmp_path, run):
+    """DDP011: CUDA_LAUNCH_BLOCKING=1 slows only CUDA kernel launches. A Lightning script that
+    builds its Trainer from its parsed options (`Trainer.from_argparse_args(args)`), and that
+    every documented run gives `--accelerator cpu`, launches none: nothing to report. One run on
+    GPUs, or a Trainer whose accelerator the call sets itself, or no documented run at all, and it
+    is reported as before."""
+    (tmp_path / "pyproject.toml").write_text("")
+    script = (
+        "import argparse\nimport os\nimport pytorch_lightning as pl\n\n"
+        "def main(args):\n    trainer = pl.Trainer.from_argparse_args(args, strategy='ddp'{extra})\n    trainer.fit(Model())\n\n"
+        "if __name__ == '__main__':\n    parser = argparse.ArgumentParser()\n    parser = pl.Trainer.add_argparse_args(parser)\n"
+        "    os.environ['CUDA_LAUNCH_BLOCKING'] = '1'\n    main(parser.parse_args())\n"
+    )
+    run.cwd = tmp_path
+    cpu = "srun python fold.py data/ \\\n    --precision 32 \\\n    --accelerator cpu --devices 4\n"
+    cases = (
+        ("", cpu, []),
+        ("", cpu + "python fold.py data/ --accelerator=cpu\n", []),
+        ("", cpu + "srun python fold.py data/ --gpus 4\n", [("fold.py", 12, "DDP011")]),
+        ("", "srun python fold.py data/ --accelerator cpu --gpus 2\n", [("fold.py", 12, "DDP011")]),
+        ("", "srun python fold.py data/ --accelerator cpu $EXTRA\n", [("fold.py", 12, "DDP011")]),
+        (", accelerator='gpu'", cpu, [("fold.py", 12, "DDP011")]),
+        ("", "Run fold.py on your cluster.\n", [("fold.py", 12, "DDP011")]),
+    )
+    for extra, shell, expected in cases:
+        (tmp_path / "fold.py").write_text(script.format(extra=extra))
+        (tmp_path / "run.sh").write_text(shell)
+        found = _findings(run("check", "--no-cache", "--select", "DDP011", ".").stdout)
+        assert [(f[0], f[1], f[3]) for f in found] == expected, (extra, shell, found)
 
 
 @pytest.mark.parametrize(

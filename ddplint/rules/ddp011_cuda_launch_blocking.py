@@ -1,14 +1,35 @@
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ddplint.core.diagnostics import Applicability
 from ddplint.analyses.environ_writes import environ_writes
 from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.prefilter.triggers import MentionTrigger
+from ddplint.semantic.edits import argument_for
+from ddplint.core.torch_api import LIGHTNING_TRAINER, TORCH_CUDA
 
 VARIABLE = "CUDA_LAUNCH_BLOCKING"
+# Lightning's command-line options (`Trainer.add_argparse_args`): the last `--accelerator` given
+# wins; `--gpus N` asks for GPUs whatever the accelerator says.
+_ACCELERATOR_OPTION = re.compile(r"(?<![\w-])--accelerator(?:=|[ \t]+)['\"]?([\w$.{}-]+)")
+_GPUS_OPTION = re.compile(r"(?<![\w-])--gpus(?:=|[ \t]+)['\"]?([^\s'\"]+)")
+# What the Trainer takes from the options unless the call that builds it sets it itself.
+_DEVICE_SETTINGS = ("accelerator", "gpus", "devices")
+# Queries of torch.cuda that launch no kernel.
+_CUDA_QUERIES = ("is_available", "device_count")
 
+
+def _keeps_to_the_cpu(command: str) -> bool:
+    """Whether a documented command gives a Lightning script `--accelerator cpu` for good: the
+    last `--accelerator` it passes is `cpu`, no shell variable after it may pass another
+    (`$EXTRA`), and it asks for no GPUs (`--gpus N`, N not 0)."""
+    found = list(_ACCELERATOR_OPTION.finditer(command))
+    if not found or found[-1].group(1) != "cpu" or "$" in command[found[-1].end():]:
+        return False
+    return all(gpus.group(1) == "0" for gpus in _GPUS_OPTION.finditer(command))
 
 def _is_main_guard(test: cst.BaseExpression) -> bool:
     """`__name__ == "__main__"`, either way round."""
@@ -35,7 +56,11 @@ class CudaLaunchBlocking(Rule):
     function, or under `if __name__ == "__main__":`. Not flagged: "0", reading it, values
     computed at run time (a deliberate switch), settings under any other `if` (such as
     `if args.debug:`), and modules that are no part of a torch program (neither they, what
-    they import, nor a module importing them imports torch: a TensorFlow evaluator). The fix removes the statement; it is unsafe because it changes how the
+    they import, nor a module importing them imports torch: a TensorFlow evaluator), and a
+    Lightning script that launches no CUDA kernel in any documented run: it builds its Trainer
+    from its parsed options alone (`Trainer.from_argparse_args(args)`), places nothing on CUDA
+    itself, and every command of the project that runs it passes `--accelerator cpu` (and no
+    `--gpus N`). The fix removes the statement; it is unsafe because it changes how the
     program runs (set the variable in the shell when debugging). Statements that do more than
     this (an `update` with other variables, several statements on one line) are reported
     without a fix.
@@ -157,11 +182,60 @@ class CudaLaunchBlocking(Rule):
         ),
     )
 
+    def __init__(self, model) -> None:
+        super().__init__(model)
+        self._found: list[tuple[cst.CSTNode, dict | None]] = []  # each finding, with its fix
+        self._trainers: list[bool] = []  # per Lightning Trainer built here: whether from the options alone
+        self._cuda = False  # the file places or runs something on CUDA itself
+
     def visit_Assign(self, node: cst.Assign) -> None:
         self._check(node)
 
     def visit_Call(self, node: cst.Call) -> None:
         self._check(node)
+        qualified = self.model.qualified(node.func) or ""
+        builder, _, method = qualified.rpartition(".")
+        if qualified in LIGHTNING_TRAINER:
+            self._trainers.append(self._from_options(node))
+        elif method == "from_argparse_args" and builder in LIGHTNING_TRAINER:
+            self._trainers.append(not any(argument_for(node, LIGHTNING_TRAINER, name) for name in _DEVICE_SETTINGS))
+        elif qualified in TORCH_CUDA and method not in _CUDA_QUERIES or isinstance(node.func, cst.Attribute) and node.func.attr.value == "cuda":
+            self._cuda = True
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        value = node.evaluated_value
+        if isinstance(value, str) and value.startswith("cuda"):
+            self._cuda = True  # a device: `torch.device("cuda:0")`, `.to("cuda")`
+
+    def _from_options(self, node: cst.Call) -> bool:
+        """`Trainer(accelerator=args.accelerator, ...)`: the accelerator the command line gives,
+        and no GPU count of the call's own."""
+        accelerator = argument_for(node, LIGHTNING_TRAINER, "accelerator")
+        return (
+            accelerator is not None and isinstance(accelerator.value, cst.Attribute) and accelerator.value.attr.value == "accelerator"
+            and argument_for(node, LIGHTNING_TRAINER, "gpus") is None
+        )
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        if self._found and self._never_on_cuda():
+            return
+        for node, replace in self._found:
+            self.report(node, replace=replace)
+
+    def _never_on_cuda(self) -> bool:
+        """Whether every documented run of this script launches no CUDA kernel, for which the
+        variable would matter: the file builds its Lightning Trainers from the parsed options
+        alone (`Trainer.from_argparse_args(args)` that sets no accelerator, GPU count or devices
+        of its own (a strategy, `DDPStrategy`, runs on the accelerator it is given); `Trainer(accelerator=args.accelerator)`), places nothing on CUDA
+        itself (`.cuda()`, a "cuda" device, a torch.cuda call other than a query), and the
+        project documents runs of it (ProjectView.runs, this file's own), every one of which
+        gives it `--accelerator cpu` (`_keeps_to_the_cpu`). A project module it imports is taken
+        at the Trainer's word: the Trainer runs the model on the CPU."""
+        view = self.model.project
+        if view is None or self._cuda or not self._trainers or not all(self._trainers):
+            return False
+        runs = view.runs(own=True)
+        return bool(runs) and all(_keeps_to_the_cpu(command.command) for command in runs)
 
     def _check(self, node: cst.Assign | cst.Call) -> None:
         writes = environ_writes(self.model, node)
@@ -183,7 +257,4 @@ class CudaLaunchBlocking(Rule):
             and len(line.body) == 1
             and (line.body[0] is node or isinstance(line.body[0], cst.Expr) and line.body[0].value is node)
         )
-        if standalone:
-            self.report(node, replace={line: cst.RemovalSentinel.REMOVE})
-        else:
-            self.report(node)
+        self._found.append((node, {line: cst.RemovalSentinel.REMOVE} if standalone else None))

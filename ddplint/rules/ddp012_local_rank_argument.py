@@ -45,6 +45,11 @@ _PARSER_METHODS = frozenset({
 # Parser settings under which `--local-rank=N` may not be an unknown option (a parent's options,
 # other prefix characters, arguments read from files).
 _PARSER_SETTINGS = frozenset({"parents", "prefix_chars", "fromfile_prefix_chars"})
+REJECTED_MESSAGE = (
+    "--local_rank only: torch.distributed.launch (without --use_env) passes --local-rank=N since PyTorch 2.0, "
+    "which this parser rejects ('unrecognized arguments') on every rank; accept --local-rank and default to the "
+    "LOCAL_RANK environment variable"
+)
 HYDRA_MESSAGE = (
     "the launcher's --local-rank=N becomes the hydra override local-rank=N, no key of the config, and hydra stops; "
     "map local-rank to local_rank here (or read LOCAL_RANK)"
@@ -53,6 +58,7 @@ HYDRA_MESSAGE = (
 
 # A command that passes the option itself: `--local_rank 3`, `--local_rank=$gpu_id`.
 _PASSES_OPTION = re.compile(r"(?<![\w-])--local[_-]rank(?:=|[ \t]+)(?!-)\S")
+_REJECTED_HARM = "the parser rejects --local-rank=N: unrecognized arguments, every rank stops"
 _LOG_LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "exception", "log"})
 
 
@@ -141,7 +147,9 @@ class LocalRankArgument(Rule):
     `--local-rank=N` as an unknown flag; reported without a fix), when no other `add_argument`
     of the same parser (or of a group of it) declares `--local-rank` and the default does not
     read `LOCAL_RANK` already (`default=int(os.environ.get("LOCAL_RANK", 0))` works under
-    torchrun), and one of:
+    torchrun; such a parser is flagged only where a command of the project runs the script
+    with torch.distributed.launch without `--use_env`, whose `--local-rank=N` it rejects
+    whatever its default), and one of:
     - `python -m torch.distributed.launch` (without `--use_env`) launches the script: a shell
       script, document or notebook (its `!` commands) of the project (also in a hidden folder
       inside a package, `mmdet/.mim/tools/`) runs this script, or one
@@ -155,7 +163,7 @@ class LocalRankArgument(Rule):
       lines of a document without a backslash counts; the message names the line), or the
       file names it (a usage line, a comment, a command it builds). Since PyTorch 2.0 that
       launcher passes `--local-rank=N` and the parser exits ("unrecognized arguments"), read
-      or not. Where the file parses only with `parse_known_args` and drops the extras
+      or not (the message then names that launcher, not torchrun). Where the file parses only with `parse_known_args` and drops the extras
       (`args, _ = parser.parse_known_args()`, `[0]`, a name never used again; the parser not
       returned from its function), `--local-rank=N` is set aside instead: flagged only as
       below, when the option is `required=True` or its value is read;
@@ -427,6 +435,7 @@ class LocalRankArgument(Rule):
             args = parser.parse_args()
             rank = int(os.environ["LOCAL_RANK"])
             """,
+            messages=REJECTED_MESSAGE,
         ),
         Flagged(
             # parse_known_args sets the launcher's --local-rank=0 aside, and the value read is -1.
@@ -799,6 +808,8 @@ class LocalRankArgument(Rule):
     def __init__(self, model) -> None:
         super().__init__(model)
         self._pending: list[tuple[cst.Call, tuple]] = []  # `--local_rank` only, with its parser
+        # `--local_rank` only, whose default reads LOCAL_RANK (right under torchrun), with its parser
+        self._from_environment_default: list[tuple[cst.Call, tuple]] = []
         self._hyphenated: set[tuple] = set()  # parsers that declare `--local-rank` somewhere
         self._assigned: set[int] = set()  # `x.local_rank` attributes that are assignment targets
         self._called: set[int] = set()  # `x.local_rank` attributes that are called: `hvd.local_rank()`
@@ -927,6 +938,8 @@ class LocalRankArgument(Rule):
             default = keyword_argument(node, "default")
             if default is None or not self._reads_local_rank(default.value):
                 self._pending.append((node, parser))
+            else:
+                self._from_environment_default.append((node, parser))
 
     def _unknown_options(self, node: cst.Call) -> None:
         """What a call tells of the options of the parsers made here: a parser handed to a
@@ -1012,6 +1025,12 @@ class LocalRankArgument(Rule):
             chain = self._harm(node, self._tolerant(parser))
             if chain is not None:
                 self._report(node, chain)
+        for node, parser in self._from_environment_default:
+            if parser in self._hyphenated or self._tolerant(parser) or self._deepspeed:
+                continue
+            launch = self._documented_rejecting_launch()
+            if launch is not None:
+                self._report(node, [launch, Link(StepKind.HARM, _REJECTED_HARM, node)])
         for node, parser in self._strict:
             if parser in self._opaque or parser in self._local or parser in self._returned or self._argv or self._deepspeed:
                 continue
@@ -1053,7 +1072,7 @@ class LocalRankArgument(Rule):
         while the option is required or its value is read (and not taken from LOCAL_RANK)."""
         rejecting = self._rejecting_launch()
         if rejecting is not None and not tolerant:
-            return [rejecting, Link(StepKind.HARM, "the parser rejects --local-rank=N: unrecognized arguments, every rank stops", node)]
+            return [rejecting, Link(StepKind.HARM, _REJECTED_HARM, node)]
         if rejecting is None and (self._deepspeed or self._started_without_option()):
             return None
         required = self._required(node)
@@ -1070,14 +1089,24 @@ class LocalRankArgument(Rule):
         read = Link(StepKind.REACHES, "the parsed local_rank is read here", self._reader or self._read)  # type: ignore[arg-type]
         return [read, runs, Link(StepKind.HARM, f"{unpassed} it keeps its default: every rank takes the same device", node)]
 
-    def _rejecting_launch(self) -> Link | None:
-        """Where a launcher that passes `--local-rank=N` starts this script: a command of the
-        project running it with torch.distributed.launch, or (unless it calls DeepSpeed,
-        whose launcher passes `--local_rank`) its own text naming that launcher."""
+    def _documented_rejecting_launch(self) -> Link | None:
+        """Where a command of the project (not a mention in the file) starts this script with a
+        launcher that passes `--local-rank=N` (torch.distributed.launch without `--use_env`): for
+        a parser whose default reads LOCAL_RANK, which torchrun serves, only a documented run
+        with that launcher shows the option it rejects."""
         for command in self._launches():
             if LAUNCHERS[command.launcher].passes(command.command) == "--local-rank":
                 self._launched_at = command.place
                 return Link(StepKind.RUNS, f"launches this script with {command.launcher}, which passes --local-rank=N (PyTorch >= 2.0)", command.place)
+        return None
+
+    def _rejecting_launch(self) -> Link | None:
+        """Where a launcher that passes `--local-rank=N` starts this script: a command of the
+        project running it with torch.distributed.launch, or (unless it calls DeepSpeed,
+        whose launcher passes `--local_rank`) its own text naming that launcher."""
+        launched = self._documented_rejecting_launch()
+        if launched is not None:
+            return launched
         named = self._named_at() if not self._deepspeed and not self._deepspeed_launch() else None
         if named is not None:
             return Link(StepKind.RUNS, f"this file names {OLD_LAUNCHER_MODULE}, which passes --local-rank=N (PyTorch >= 2.0)", named)
@@ -1166,7 +1195,8 @@ class LocalRankArgument(Rule):
         if not (isinstance(node.func, cst.Attribute) and node.func.attr.value == "add_argument"):
             self.report(node, ABSL_MESSAGE + where, chain=chain)  # an absl flag: no fix
             return
-        self.report(node, self.message + where, replace={node: self._fitted(node, self._fixed(node))}, imports=self._imports(node), chain=chain)
+        rejected = chain[-1].message == _REJECTED_HARM  # the launcher's option stops the parse, not torchrun
+        self.report(node, (REJECTED_MESSAGE if rejected else self.message) + where, replace={node: self._fitted(node, self._fixed(node))}, imports=self._imports(node), chain=chain)
 
     def _imports(self, node: cst.Call) -> tuple[str, ...]:
         """`import os` where the fix reads LOCAL_RANK (see `_fixed`)."""
