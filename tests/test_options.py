@@ -532,3 +532,40 @@ def test_code_under_a_distributed_switch_no_documented_run_turns_on_gives_no_fin
     (tmp_path / "README.md").write_text("")
     output = run("check", "--no-cache", "--select", "DDP004,DDP014", ".").stdout
     assert all(line in output for line in saves), output
+
+
+# An attribute set by a name the code spells out is that one attribute: a layer patched with
+# `setattr(layer, "forward", fn)` leaves every option as parsed, and a loop over a literal list
+# of names (`for name in ["lr", "epochs"]: setattr(args, name, saved)`) rebinds those alone.
+NAMED_SETATTRS = """
+def patch(model, fn):
+    for layer in model.modules():
+        setattr(layer, "forward_fast", fn)
+
+def restore(args, saved):
+    kept = ("name", "resume")
+    for key in ["accum_steps", "ema"]:
+        setattr(args, key, getattr(saved, key))
+    for key in kept:
+        setattr(args, key, getattr(saved, key))
+"""
+
+
+def test_an_attribute_set_by_a_spelled_out_name_rebinds_that_name_alone(tmp_path):
+    for found in (options(NAMED_SETATTRS), imported_options(tmp_path, SCRIPT, OPTS + NAMED_SETATTRS)):
+        assert found.default_for(cst.parse_expression("args.workers")) == 0
+        assert holds(found, "args.seed is not None") is False
+        assert found.default_for(cst.parse_expression("args.accum_steps")) is None  # the loop sets it
+        assert holds(found, "not args.ema") is None
+        assert holds(found, "args.resume") is None  # through a name bound to the list
+    assert holds(options("setattr(layer, 'seed', 3)\n"), "args.seed is not None") is None  # a name it may set
+    unknown = (
+        "for key in keys:\n    setattr(args, key, 1)\n",
+        "for key in ['accum_steps']:\n    key = other\n    setattr(args, key, 1)\n",
+        "for key in ['accum_steps']:\n    def f(key):\n        setattr(args, key, 1)\n",
+    )
+    for index, code in enumerate(unknown):
+        folder = tmp_path / str(index)
+        folder.mkdir()
+        for found in (options(code), imported_options(folder, SCRIPT, OPTS + code)):
+            assert found.default_for(cst.parse_expression("args.workers")) is None, code

@@ -49,6 +49,33 @@ def literal(expr: cst.BaseExpression | None):
     return UNKNOWN
 
 
+def _strings(sequence: cst.BaseExpression | None) -> tuple[str, ...] | None:
+    """The strings of a literal list, tuple or set of strings (`["lr", "epochs"]`); None otherwise."""
+    if not isinstance(sequence, (cst.List, cst.Tuple, cst.Set)):
+        return None
+    values = [element.value.evaluated_value if isinstance(element.value, cst.SimpleString) else None for element in sequence.elements]
+    return tuple(values) if all(isinstance(value, str) for value in values) else None  # type: ignore[arg-type]
+
+
+def _binds(body: cst.CSTNode, name: str) -> bool:
+    """Whether `body` binds `name` (an assignment, a loop's or `with`'s target, `:=`)."""
+    targets = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.WithItem, cst.CompFor, cst.Param)
+    return any(
+        isinstance(node, cst.Name) and node.value == name
+        for found in _walk(body) if isinstance(found, targets)
+        for node in _walk(found.asname if isinstance(found, cst.WithItem) else found.name if isinstance(found, cst.Param) else found.target)  # type: ignore[union-attr]
+    )
+
+
+def _walk(node: cst.CSTNode | None):
+    """`node` and every node below it."""
+    if node is None:
+        return
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
 def _sets_own(call: cst.Call) -> bool:
     """`setattr(self, k, v)`: an object setting its own attributes, not a parsed namespace's."""
     first = call.args[0].value if call.args else None
@@ -81,9 +108,14 @@ class ParserOptions(Analysis):
     def visit_Call(self, node: cst.Call) -> None:
         """`parser.add_argument("--num-workers", type=int, default=0)`."""
         func = node.func
-        if isinstance(func, cst.Name) and func.value == "setattr" and not _sets_own(node) or (
-            isinstance(func, cst.Attribute) and func.attr.value == "update" and isinstance(func.value, cst.Call)
-            and isinstance(func.value.func, cst.Name) and func.value.func.value == "vars"
+        if isinstance(func, cst.Name) and func.value == "setattr" and not _sets_own(node):
+            names = self._set_names(node)
+            if names is None:
+                self._dynamic = True
+            else:
+                self._rebound.update(names)
+        if isinstance(func, cst.Attribute) and func.attr.value == "update" and isinstance(func.value, cst.Call) and (
+            isinstance(func.value.func, cst.Name) and func.value.func.value == "vars"
         ):
             self._dynamic = True
         if isinstance(func, cst.Attribute) and func.attr.value == "set_defaults":
@@ -96,6 +128,23 @@ class ParserOptions(Analysis):
         name = self.model.string_value(dest.value) if dest is not None else (longs[0][2:].replace("-", "_") if longs else None)
         if name is not None:
             self._options[name] = ([o for o in options if isinstance(o, str)], self._unpassed_value(node))
+
+    def _set_names(self, node: cst.Call) -> tuple[str, ...] | None:
+        """The attribute names a `setattr` call may set, where the code spells them out: a
+        string (`setattr(layer, "forward", fn)`), or the variable of a loop around it over a
+        literal sequence of strings, also through a name bound once to one (`for key in ["lr",
+        "epochs"]: setattr(args, key, ...)`), that the loop's body does not rebind; None otherwise."""
+        name = node.args[1].value if len(node.args) > 1 and node.args[1].keyword is None else None
+        if isinstance(name, cst.SimpleString):
+            return (name.evaluated_value,) if isinstance(name.evaluated_value, str) else None
+        if not isinstance(name, cst.Name):
+            return None
+        for loop in reversed(self.model.loops):
+            if isinstance(loop, cst.For) and isinstance(loop.target, cst.Name) and loop.target.value == name.value:
+                sequence = self.model.constant(loop.iter.value) if isinstance(loop.iter, cst.Name) else loop.iter
+                strings = _strings(sequence)
+                return strings if strings is not None and not _binds(loop.body, name.value) else None
+        return None
 
     def _unpassed_value(self, node: cst.Call):
         """The value an `add_argument` call's option gets where a run does not pass it."""

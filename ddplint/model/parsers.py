@@ -63,6 +63,7 @@ class DeclaredOptions:
 def declared_options(tree: ast.Module) -> DeclaredOptions:
     found = DeclaredOptions()
     filling = {id(call) for call in _setattrs_filling_unset(tree)}
+    spelled = _setattrs_spelled_out(tree)
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -80,6 +81,9 @@ def declared_options(tree: ast.Module) -> DeclaredOptions:
         sets_dest = called == "setattr" and len(node.args) > 1 and ast.unparse(node.args[1]) == "self.dest"
         if id(node) in filling:
             found.fills_unset = True
+        elif id(node) in spelled:
+            found.rebound.update(spelled[id(node)])
+            found.converted.update((name, None) for name in spelled[id(node)])
         elif called == "setattr" and not (sets_own or sets_dest) or (
             called == "update" and isinstance(func, ast.Attribute) and _calls(func.value, "vars")
         ):
@@ -151,6 +155,43 @@ def _setattrs_filling_unset(tree: ast.Module):
             call = statement.value if isinstance(statement, ast.Expr) else None
             if _calls(call, "setattr") and [ast.unparse(arg) for arg in call.args[:2]] == read:
                 yield call
+
+
+def _setattrs_spelled_out(tree: ast.Module) -> dict[int, tuple[str, ...]]:
+    """`setattr` calls whose attribute names the code spells out (id -> those names): a string
+    (`setattr(layer, "forward", fn)`), or the variable of a loop around the call over a literal
+    sequence of strings, also through a name the module assigns once, to one (`for key in
+    ["lr", "epochs"]: setattr(args, key, ...)`), where the loop's body does not rebind it."""
+    stores: dict[str, int] = {}  # how many times the module binds each name
+    values: dict[str, ast.expr] = {}  # its value, where a plain `name = value` binds it
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) or isinstance(node, ast.arg):
+            name = node.id if isinstance(node, ast.Name) else node.arg
+            stores[name] = stores.get(name, 0) + 1
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            values[node.targets[0].id] = node.value
+    spelled: dict[int, tuple[str, ...]] = {}
+    for node in ast.walk(tree):
+        if _calls(node, "setattr") and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            spelled[id(node)] = (node.args[1].value,)
+        if not (isinstance(node, ast.For) and isinstance(node.target, ast.Name)):
+            continue
+        bound_once = isinstance(node.iter, ast.Name) and stores.get(node.iter.id) == 1
+        sequence = values.get(node.iter.id) if bound_once else node.iter  # type: ignore[union-attr]
+        elements = sequence.elts if isinstance(sequence, (ast.List, ast.Tuple, ast.Set)) else None
+        strings = tuple(e.value for e in elements or () if isinstance(e, ast.Constant) and isinstance(e.value, str))
+        rebinds = any(
+            isinstance(inner, ast.Name) and inner.id == node.target.id and not isinstance(inner.ctx, ast.Load)
+            or isinstance(inner, ast.arg) and inner.arg == node.target.id
+            for statement in node.body for inner in ast.walk(statement)
+        )
+        if elements is None or len(strings) != len(elements) or rebinds:
+            continue
+        for statement in node.body:
+            for call in ast.walk(statement):
+                if _calls(call, "setattr") and len(call.args) > 1 and isinstance(call.args[1], ast.Name) and call.args[1].id == node.target.id:
+                    spelled[id(call)] = strings
+    return spelled
 
 
 def _calls(node: ast.expr, name: str) -> bool:
