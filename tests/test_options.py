@@ -569,3 +569,44 @@ def test_an_attribute_set_by_a_spelled_out_name_rebinds_that_name_alone(tmp_path
         folder.mkdir()
         for found in (options(code), imported_options(folder, SCRIPT, OPTS + code)):
             assert found.default_for(cst.parse_expression("args.workers")) is None, code
+
+
+PATCHING_SCRIPT = """
+import argparse
+import torch
+from accelerate import Accelerator
+from accelerate.utils import set_seed
+
+def parse_args():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--workers", type=int, default=0)
+    return parser.parse_args()
+
+def enable_fast_attention(model, fn):
+    for layer in model.modules():
+        setattr(layer, "attention_fn", fn)
+
+def main(args):
+    accelerator = Accelerator()
+    if args.seed is not None:
+        set_seed(args.seed)
+    loader = torch.utils.data.DataLoader(data, batch_size=4, num_workers=args.workers, collate_fn=lambda b: stack(b, args))
+    for batch in loader:
+        noise = torch.randn_like(batch)
+
+if __name__ == "__main__":
+    main(parse_args())
+"""
+
+
+def test_a_layer_patched_by_name_leaves_the_options_defaults_read(tmp_path, run):
+    """`setattr(layer, "attention_fn", fn)` sets no option: `--workers` left at 0 starts no
+    worker to pickle the lambda (DDP016); a launch passing it brings the finding back."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "train.py").write_text(PATCHING_SCRIPT)
+    run.cwd = tmp_path
+    for passed, flagged in (("", False), (" --workers 4 --seed 1", True)):
+        (tmp_path / "run.sh").write_text(f"accelerate launch --multi_gpu --num_processes 2 train.py{passed}\n")
+        output = run("check", "--no-cache", "--select", "DDP016", ".").stdout
+        assert ("train.py:21:99: DDP016" in output) is flagged, (passed, output)
