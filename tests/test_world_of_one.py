@@ -150,13 +150,16 @@ if __name__ == "__main__":
         ('os.environ["CUDA_VISIBLE_DEVICES"] = "0,1"', "torch.cuda.device_count()", False),  # two GPUs
         ('os.environ["CUDA_VISIBLE_DEVICES"] = "3"', "4", False),  # four processes, whatever is visible
         ('os.environ["CUDA_VISIBLE_DEVICES"] = os.environ.get("GPU", "3")', "torch.cuda.device_count()", False),
+        ("", "1", True),  # a literal one process, whatever is visible: a world of one
+        ("", "2", False),
     ],
 )
 def test_a_script_that_leaves_itself_one_gpu_spawns_one_process_per_visible_gpu(tmp_path, run, pin, count, silent):
     """main.py sets CUDA_VISIBLE_DEVICES to one GPU at import, then spawns one process per GPU
     torch.cuda.device_count() sees: one. Its load without map_location lands on cuda:0, its
     own and only device (DDP004 silent); with no pin, two GPUs visible, or a count of its own,
-    several ranks load onto the saving device."""
+    several ranks load onto the saving device. A spawn of a literal one process needs no pin:
+    one process runs the worker, whatever GPUs are visible."""
     run.cwd = tmp_path
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "main.py").write_text(_SPAWNING.format(pin=pin, count=count))

@@ -1499,6 +1499,26 @@ class Project:
             )
         return found
 
+    def spawns_one(self, module: str) -> bool:
+        """Whether entry script `module` runs its code in one process: the only processes it or
+        a project module it imports may start are torch.multiprocessing spawns of one process
+        each (`nprocs=1` or the default, `_spawns_one`), and no launch command of the project
+        runs it (`_unlaunched`): `python eval.py` spawns one worker, a world of one."""
+        key = ("spawns one", module)
+        found = self._memo.get(key)
+        if found is None:
+            modules = list(reachable([module], self.imports_of)) if module in self.reach.entries else []
+            texts = [self.program.read(reached) for reached in modules]
+            found = self._memo[key] = (
+                bool(modules) and None not in texts and self._unlaunched(module)
+                and all(
+                    not any(start in text for start in _PER_GPU_SPAWNS) or self._tree_answer(reached, text, _spawns_one) is True
+                    for reached, text in zip(modules, texts)
+                )
+                and self._starts_nothing(modules, tuple(start for start in _SPAWN_STARTS if start not in _PER_GPU_SPAWNS))
+            )
+        return found
+
     def _tree_answer(self, module: str, text: str, question):
         """`question` of `module`'s `ast` (its text is `text`); None where it does not parse."""
         tree = self.program.tree(module, text)
@@ -1646,10 +1666,11 @@ def _may_start(statement: ast.stmt, start: str) -> bool:
         if name.rpartition(".")[2] not in _SHELL_OUTS:
             return True
         commands = [command]
-        if isinstance(command, ast.Name):  # `cmd = "mkdir -p %s" % out` before `os.system(cmd)`
+        if isinstance(command, (ast.Name, ast.Attribute)):  # `cmd = "mkdir -p %s" % out` before `os.system(cmd)`, also `self.cmd`
+            spelled = ast.unparse(command)
             bound = [node.value for node in walk(statement) if isinstance(node, ast.Assign)
-                     and any(isinstance(target, ast.Name) and target.id == command.id for target in node.targets)
-                     and not any(isinstance(n, ast.Name) and n.id == command.id for n in walk(node.value))]  # (`cmd = cmd.format(...)`)
+                     and any(ast.unparse(target) == spelled for target in node.targets)
+                     and not any(isinstance(n, (ast.Name, ast.Attribute)) and ast.unparse(n) == spelled for n in walk(node.value))]  # (`cmd = cmd.format(...)`)
             commands = bound or commands
         if any(_RANK_PROGRAM.fullmatch(_program(each)) for each in commands):
             return True
@@ -1789,6 +1810,22 @@ def _spawns_per_gpu(tree: ast.Module) -> bool:
     starts its default one process or `torch.cuda.device_count()` of them: the call as its
     `nprocs`, or a name or attribute every binding of which in the module is that call
     (`args.ngpus_per_node = torch.cuda.device_count()`; `+=` binds something else)."""
+    return _spawns_only(tree, _DEVICE_COUNT_CALL)
+
+
+def _spawns_one(tree: ast.Module) -> bool:
+    """Whether every torch.multiprocessing spawn of the module starts one process: its default
+    count or a literal 1 as its `nprocs` (also through names bound only to it, as `_spawns_only`)."""
+    return _spawns_only(tree, _ONE)
+
+
+_ONE = re.compile(r"1")
+
+
+def _spawns_only(tree: ast.Module, count: re.Pattern) -> bool:
+    """Whether every torch.multiprocessing spawn of the module starts its default one process
+    or `count` of them (the text of its `nprocs`, or of every binding in the module of the name
+    or attribute given as its `nprocs`)."""
     bound: dict[str, list[str]] = {}
     for node in ast.walk(tree):
         if not isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
@@ -1801,8 +1838,8 @@ def _spawns_per_gpu(tree: ast.Module) -> bool:
             continue
         counts = [keyword.value for keyword in node.keywords if keyword.arg == "nprocs"] + node.args[2:3]
         written = ast.unparse(counts[0]) if counts else None
-        values = [written] if written is None or _DEVICE_COUNT_CALL.fullmatch(written) else bound.get(written, [])
-        if not values or not all(value is None or _DEVICE_COUNT_CALL.fullmatch(value) for value in values):
+        values = [written] if written is None or count.fullmatch(written) else bound.get(written, [])
+        if not values or not all(value is None or count.fullmatch(value) for value in values):
             return False
     return True
 
@@ -2649,13 +2686,14 @@ class ProjectView:
             return self.starts_no_processes()
         project = self.project
         if facts.get("starts"):
-            return self._only_run_by(project.spawns_on_one_gpu)
+            return self._only_run_by(lambda root: project.spawns_on_one_gpu(root) or project.spawns_one(root))
         relative = project.relpaths[self.module].replace(os.sep, "/")
         if _TEST_PATH.search(relative):
             return True
         if facts["dist"]:
             return self._launched_as_one_process() or self._only_one_process_runs or self._only_run_by(
                 lambda root: project.launched_alone(root, written=False, quiet=True) or project.spawns_on_one_gpu(root)
+                or project.spawns_one(root)
             )
         alone = self.project.one_process_script(self.module) or self.project.run_by_demos_alone(self.module)
         return alone and self.launch_line() is None  # a launcher the project documents runs it as ranks
