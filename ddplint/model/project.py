@@ -1274,7 +1274,7 @@ class Project:
         any module one of those imports (in a function too), as `_starts_nothing` reads them."""
         runs_in = reachable([module], self.program.importers_of)
         program = reachable(runs_in, lambda each: [*self.imports_of(each), *self.nested_imports(each)])
-        return self._starts_nothing(list(program), TENSOR_CROSSINGS)
+        return self._starts_nothing(list(program), TENSOR_CROSSINGS, live=True)
 
     def _unlaunched(self, module: str) -> bool:
         """Whether no launch command of the project may run `module`: none runs it by its module
@@ -1524,14 +1524,17 @@ class Project:
         tree = self.program.tree(module, text)
         return question(tree) if tree is not None else None
 
-    def _starts_nothing(self, modules: list[str], starts: tuple[str, ...] = _RUN_STARTS) -> bool:
+    def _starts_nothing(self, modules: list[str], starts: tuple[str, ...] = _RUN_STARTS, live: bool = False) -> bool:
         """Whether none of `modules` (a script and what it imports) may start processes, a
         process group or a framework's launcher: none has the text of one (`starts`) where its
         code may run it (`_may_start`: a call written in a comment, a shell-out of another
-        program than Python or a launcher, `os.system("mkdir %s" % path)`, and a process group
-        of one member, `init_process_group(..., world_size=1)`, start nothing),
+        program than Python or a launcher, `os.system("mkdir %s" % path)`, a process group
+        of one member, `init_process_group(..., world_size=1)`, and a DataLoader with no
+        workers start nothing),
         except inside top-level functions or classes that no module of them names (a utils
-        module's `init_distributed()` that the evaluation script never calls)."""
+        module's `init_distributed()` that the evaluation script never calls); `live`: that
+        no code of them that may run names (`_live_names`: an import alone, or a name written
+        only in a function that never runs, does not run a function)."""
         program, texts = self.program, {}
         for module in modules:
             texts[module] = program.read(module)
@@ -1541,12 +1544,10 @@ class Project:
         starting = [module for module in modules if module_starts[module]]
         if not starting:
             return True
-        named: set[str] = set()
-        for module in modules:
-            tree = program.tree(module)
-            if tree is None:
-                return False
-            named |= names_in(tree)
+        trees = [program.tree(module) for module in modules]
+        if None in trees:
+            return False
+        named = _live_names(trees) if live else set().union(*(names_in(tree) for tree in trees))  # type: ignore[arg-type]
         for module in starting:
             lines = texts[module].splitlines()
             for statement in program.tree(module).body:  # type: ignore[union-attr]
@@ -1650,6 +1651,8 @@ def _may_start(statement: ast.stmt, start: str) -> bool:
     out as another program's (`os.system("mkdir %s" % path)` starts no Python); a process group
     only where a call of it may have more members than one (`_group_of_one`), or its text is
     not a call the statement makes; any other start (`torchrun`) by its text."""
+    if start in _LOADER_WORDS:
+        return _loader_words_left(statement, start)
     if start == _GROUP_START:
         groups = [call for call in walk(statement) if isinstance(call, ast.Call) and _last_name(call) == start]
         return not groups or not all(_group_of_one(call) for call in groups)
@@ -1675,6 +1678,65 @@ def _may_start(statement: ast.stmt, start: str) -> bool:
         if any(_RANK_PROGRAM.fullmatch(_program(each)) for each in commands):
             return True
     return False
+
+
+def _live_names(trees: list[ast.Module]) -> set[str]:
+    """The names that code of the modules `trees` that may run says (as `names_in`): their
+    top-level statements other than imports and definitions (whose decorators and bases run),
+    then the bodies of the top-level functions and classes of a name said so, until no more are
+    said. A function only imported, or named only in a function that never runs, is not."""
+    defined: dict[str, list[ast.stmt]] = {}
+    said: set[str] = set()
+    for tree in trees:
+        for statement in tree.body:
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                continue
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                defined.setdefault(statement.name, []).append(statement)
+                for runs in (*statement.decorator_list, *getattr(statement, "bases", ()), *getattr(statement, "keywords", ())):
+                    said |= names_in(runs)  # type: ignore[arg-type]
+            else:
+                said |= names_in(statement)  # type: ignore[arg-type]
+    pending = [name for name in said if name in defined]
+    while pending:
+        for statement in defined.pop(pending.pop(), ()):
+            found = names_in(statement)  # type: ignore[arg-type]
+            pending.extend(name for name in found - said if name in defined)
+            said |= found
+    return said
+
+
+# Text of DataLoader workers (`TENSOR_CROSSINGS`) that a DataLoader with no workers accounts for.
+_LOADER_WORDS = ("DataLoader", "dataloader", "workers")
+
+
+def _loader_words_left(statement: ast.stmt, word: str) -> bool:
+    """Whether the code of `statement` says `word` (`_LOADER_WORDS`) other than in a DataLoader
+    call that starts no worker (`_without_workers`), a comment or a docstring; an import says it
+    only where it renames what it imports (`import DataLoader as Loader`: its calls do not)."""
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return any(alias.asname and word in alias.name for alias in statement.names)
+    copy = ast.parse(ast.unparse(statement)).body[0]
+    for node in walk(copy):
+        if isinstance(node, ast.Call) and _without_workers(node):
+            node.func = ast.Name("Loader", ast.Load())
+            node.keywords = [keyword for keyword in node.keywords if keyword.arg != "num_workers"]
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            body[0] = ast.Pass()  # a docstring
+    return word in ast.unparse(copy)
+
+
+def _without_workers(call: ast.Call) -> bool:
+    """A DataLoader call that starts no worker: `num_workers` left out (its default 0) or a
+    literal 0, given at most five positional arguments (the sixth is `num_workers`), none unpacked
+    (`*args`, `**kw`)."""
+    if _last_name(call) != "DataLoader" or len(call.args) > 5 or any(isinstance(arg, ast.Starred) for arg in call.args):
+        return False
+    if any(keyword.arg is None for keyword in call.keywords):
+        return False
+    counts = [keyword.value for keyword in call.keywords if keyword.arg == "num_workers"]
+    return all(isinstance(count, ast.Constant) and count.value == 0 and type(count.value) is int for count in counts)
 
 
 def _last_name(call: ast.Call) -> str:
