@@ -165,3 +165,17 @@ def test_a_script_that_leaves_itself_one_gpu_spawns_one_process_per_visible_gpu(
     (tmp_path / "main.py").write_text(_SPAWNING.format(pin=pin, count=count))
     assert project.build(str(tmp_path)).view(str(tmp_path / "main.py")).single_process is silent
     assert _findings(run, "DDP004") == ([] if silent else [("main.py", "DDP004")])
+
+
+def test_a_script_that_spawns_nothing_is_no_spawn_of_one(tmp_path):
+    """`spawns_one` reads the spawns a script makes: one that makes none is started by something
+    else (a launcher whose command the project keeps in a text file), which may start several."""
+    (tmp_path / "pyproject.toml").write_text("")
+    body = (
+        "import argparse\nimport torch.distributed as dist\nimport torch.multiprocessing as mp\n\n\n"
+        "def main(rank=0):\n    dist.init_process_group('nccl', rank=rank, world_size=2)\n\n\n"
+        "if __name__ == '__main__':\n    {start}\n"
+    )
+    for start, one in (("main()", False), ("mp.spawn(main, nprocs=1)", True), ("mp.spawn(main, nprocs=2)", False)):
+        (tmp_path / "train.py").write_text(body.format(start=start))
+        assert project.build(str(tmp_path)).spawns_one("train") is one, start

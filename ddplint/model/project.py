@@ -1500,8 +1500,9 @@ class Project:
         return found
 
     def spawns_one(self, module: str) -> bool:
-        """Whether entry script `module` runs its code in one process: the only processes it or
-        a project module it imports may start are torch.multiprocessing spawns of one process
+        """Whether entry script `module` runs its code in one process: it or a project module it
+        imports spawns with torch.multiprocessing (a script that spawns nothing is started by
+        something else), the only processes they may start are such spawns of one process
         each (`nprocs=1` or the default, `_spawns_one`), and no launch command of the project
         runs it (`_unlaunched`): `python eval.py` spawns one worker, a world of one."""
         key = ("spawns one", module)
@@ -1511,6 +1512,7 @@ class Project:
             texts = [self.program.read(reached) for reached in modules]
             found = self._memo[key] = (
                 bool(modules) and None not in texts and self._unlaunched(module)
+                and any(start in text for text in texts for start in _PER_GPU_SPAWNS)  # (none: something else starts it)
                 and all(
                     not any(start in text for start in _PER_GPU_SPAWNS) or self._tree_answer(reached, text, _spawns_one) is True
                     for reached, text in zip(modules, texts)
