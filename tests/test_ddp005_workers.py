@@ -90,3 +90,18 @@ def test_loaders_without_workers_share_no_tensors(tmp_path, run):
     ):
         (tmp_path / "train.py").write_text(_LOADING.format(workers=workers, last=last))
         assert _sharing_findings(run) == ([("train.py", 5)] if reported else []), (workers, last)
+
+
+def test_a_helper_module_no_project_code_imports_is_called_from_outside(tmp_path, run):
+    """A helper module that sets the strategy and whose function iterates a loader with workers,
+    imported by no module of the project (a notebook or a user's script calls it): its
+    functions are its entry points, and the loader's batches cross processes."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "embeddings.py").write_text(
+        "import torch\nfrom torch.utils.data import DataLoader\n\n"
+        "torch.multiprocessing.set_sharing_strategy('file_system')\n\n\n"
+        "def _mean(model, slides):\n"
+        "    return [model(batch).mean(0) for batch in DataLoader(slides, batch_size=1, num_workers=4)]\n\n\n"
+        "def embed_slides(model, slides):\n    return torch.stack(_mean(model, slides))\n"
+    )
+    assert _sharing_findings(run) == [("embeddings.py", 4)]

@@ -1272,9 +1272,11 @@ class Project:
         torch.multiprocessing's processes, pools and queues) may be started in any program
         `module` runs in: by it, the modules importing it (at any depth, a notebook too), or
         any module one of those imports (in a function too), as `_starts_nothing` reads them."""
-        runs_in = reachable([module], self.program.importers_of)
+        runs_in = list(reachable([module], self.program.importers_of))
         program = reachable(runs_in, lambda each: [*self.imports_of(each), *self.nested_imports(each)])
-        return self._starts_nothing(list(program), TENSOR_CROSSINGS, live=True)
+        # a module nothing imports that is no script is called from outside: its functions run
+        called = frozenset(each for each in runs_in if each not in self.reach.entries and not self.program.importers_of(each))
+        return self._starts_nothing(list(program), TENSOR_CROSSINGS, live=called)
 
     def _unlaunched(self, module: str) -> bool:
         """Whether no launch command of the project may run `module`: none runs it by its module
@@ -1526,7 +1528,7 @@ class Project:
         tree = self.program.tree(module, text)
         return question(tree) if tree is not None else None
 
-    def _starts_nothing(self, modules: list[str], starts: tuple[str, ...] = _RUN_STARTS, live: bool = False) -> bool:
+    def _starts_nothing(self, modules: list[str], starts: tuple[str, ...] = _RUN_STARTS, live: frozenset[str] | None = None) -> bool:
         """Whether none of `modules` (a script and what it imports) may start processes, a
         process group or a framework's launcher: none has the text of one (`starts`) where its
         code may run it (`_may_start`: a call written in a comment, a shell-out of another
@@ -1534,9 +1536,10 @@ class Project:
         of one member, `init_process_group(..., world_size=1)`, and a DataLoader with no
         workers start nothing),
         except inside top-level functions or classes that no module of them names (a utils
-        module's `init_distributed()` that the evaluation script never calls); `live`: that
-        no code of them that may run names (`_live_names`: an import alone, or a name written
-        only in a function that never runs, does not run a function)."""
+        module's `init_distributed()` that the evaluation script never calls); with `live` (the
+        modules among them that code outside the project calls, all of whose functions run):
+        that no code of them that may run names (`_live_names`: an import alone, or a name
+        written only in a function that never runs, does not run a function)."""
         program, texts = self.program, {}
         for module in modules:
             texts[module] = program.read(module)
@@ -1549,7 +1552,10 @@ class Project:
         trees = [program.tree(module) for module in modules]
         if None in trees:
             return False
-        named = _live_names(trees) if live else set().union(*(names_in(tree) for tree in trees))  # type: ignore[arg-type]
+        if live is None:
+            named = set().union(*(names_in(tree) for tree in trees))  # type: ignore[arg-type]
+        else:
+            named = _live_names(trees, [tree for module, tree in zip(modules, trees) if module in live])  # type: ignore[arg-type]
         for module in starting:
             lines = texts[module].splitlines()
             for statement in program.tree(module).body:  # type: ignore[union-attr]
@@ -1682,13 +1688,17 @@ def _may_start(statement: ast.stmt, start: str) -> bool:
     return False
 
 
-def _live_names(trees: list[ast.Module]) -> set[str]:
+def _live_names(trees: list[ast.Module], called: list[ast.Module]) -> set[str]:
     """The names that code of the modules `trees` that may run says (as `names_in`): their
     top-level statements other than imports and definitions (whose decorators and bases run),
-    then the bodies of the top-level functions and classes of a name said so, until no more are
-    said. A function only imported, or named only in a function that never runs, is not."""
+    the names of the functions and classes that modules `called` define (code outside calls
+    them), then the bodies of the top-level functions and classes of a name said so, until no
+    more are said. A function only imported, or named only in a function that never runs, is not."""
     defined: dict[str, list[ast.stmt]] = {}
-    said: set[str] = set()
+    said: set[str] = {
+        statement.name for tree in called for statement in tree.body
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    }
     for tree in trees:
         for statement in tree.body:
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
