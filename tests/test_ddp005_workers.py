@@ -56,3 +56,52 @@ def test_a_spawned_process_in_an_imported_module_is_reported(tmp_path, run):
         "mp.set_sharing_strategy('file_system')\nstart(print, 2)\n"
     )
     assert _sharing_findings(run) == [("train.py", 4)]
+
+
+_SCORER = (
+    "from torch.utils.data import DataLoader\n\n\n"
+    "def score(images, num_workers=8):\n"
+    "    loader = DataLoader(images, batch_size=50, num_workers=num_workers)\n"
+    "    return sum(batch.sum() for batch in loader)\n"
+)
+_LOADING = (
+    "import torch\nimport torch.multiprocessing as mp\nfrom scorer import score\n\n"
+    "mp.set_sharing_strategy('file_system')\n\n\n"
+    "def train(images):\n"
+    "    loader = torch.utils.data.DataLoader(images, batch_size=4{workers})\n"
+    "    for batch in loader:\n        print(batch.sum())\n{last}\n\n"
+    "if __name__ == '__main__':\n    train(torch.rand(8, 3))\n"
+)
+
+
+def test_loaders_without_workers_share_no_tensors(tmp_path, run):
+    """The script's DataLoader has no workers (num_workers left out or 0: batches are loaded in
+    the process itself), and the helper that would start workers is imported but never called:
+    no tensor crosses processes. A count of workers that is not a literal 0, or a call of the
+    helper (its default of 8 workers), is reported."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "scorer.py").write_text(_SCORER)
+    for workers, last, reported in (
+        ("", "", False),
+        (", num_workers=0", "", False),
+        (", num_workers=2", "", True),
+        (", num_workers=int(sys.argv[1])", "", True),
+        ("", "    print(score(images))\n", True),
+    ):
+        (tmp_path / "train.py").write_text(_LOADING.format(workers=workers, last=last))
+        assert _sharing_findings(run) == ([("train.py", 5)] if reported else []), (workers, last)
+
+
+def test_a_helper_module_no_project_code_imports_is_called_from_outside(tmp_path, run):
+    """A helper module that sets the strategy and whose function iterates a loader with workers,
+    imported by no module of the project (a notebook or a user's script calls it): its
+    functions are its entry points, and the loader's batches cross processes."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "embeddings.py").write_text(
+        "import torch\nfrom torch.utils.data import DataLoader\n\n"
+        "torch.multiprocessing.set_sharing_strategy('file_system')\n\n\n"
+        "def _mean(model, slides):\n"
+        "    return [model(batch).mean(0) for batch in DataLoader(slides, batch_size=1, num_workers=4)]\n\n\n"
+        "def embed_slides(model, slides):\n    return torch.stack(_mean(model, slides))\n"
+    )
+    assert _sharing_findings(run) == [("embeddings.py", 4)]

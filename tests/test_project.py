@@ -1425,7 +1425,8 @@ def test_ranks_spawned_through_another_modules_helper_are_one_node(tmp_path, run
 def test_a_shell_out_is_read_through_the_variable_that_holds_its_command(tmp_path):
     """`cmd = "mkdir out_%d" % rank` then `os.system(cmd)` starts no Python; a command held in a
     variable that runs Python (or one the code builds from itself, `cmd = cmd.format(...)`,
-    without a written start) may start ranks; and `ROIPool(` or `ThreadPool(` starts no process."""
+    without a written start) may start ranks; and `ROIPool(` or `ThreadPool(` starts no process.
+    So for a command held in an attribute (`self.cmd = ['java', ...]`, then `Popen(self.cmd)`)."""
     script = (
         "import os\nimport torch.distributed as dist\nfrom torchvision.ops import ROIPool\n\n\n"
         "def main(rank):\n    dist.init_process_group('gloo', init_method='tcp://127.0.0.1:2', world_size=1, rank=0)\n"
@@ -1436,6 +1437,15 @@ def test_a_shell_out_is_read_through_the_variable_that_holds_its_command(tmp_pat
     (tmp_path / "README.md").write_text("`python test.py`\n")
     for command, alone in (("'mkdir out_%d' % rank", True), ("'python eval.py %d' % rank", False), ("os.environ['CMD']", False)):
         (tmp_path / "test.py").write_text(script.format(command=command))
+        assert project.build(str(tmp_path)).one_process_run("test") is alone, command
+    scorer = (
+        "import subprocess\nimport torch.distributed as dist\n\n\nclass Scorer:\n    def __init__(self):\n"
+        "        self.cmd = {command}\n        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE)\n\n\n"
+        "def main():\n    dist.init_process_group('gloo', init_method='tcp://127.0.0.1:2', world_size=1, rank=0)\n"
+        "    Scorer()\n\n\nif __name__ == '__main__':\n    main()\n"
+    )
+    for command, alone in (("['java', '-jar', 'scorer.jar', '-']", True), ("['python', 'eval.py']", False)):
+        (tmp_path / "test.py").write_text(scorer.format(command=command))
         assert project.build(str(tmp_path)).one_process_run("test") is alone, command
 
 

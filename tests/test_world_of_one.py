@@ -150,15 +150,32 @@ if __name__ == "__main__":
         ('os.environ["CUDA_VISIBLE_DEVICES"] = "0,1"', "torch.cuda.device_count()", False),  # two GPUs
         ('os.environ["CUDA_VISIBLE_DEVICES"] = "3"', "4", False),  # four processes, whatever is visible
         ('os.environ["CUDA_VISIBLE_DEVICES"] = os.environ.get("GPU", "3")', "torch.cuda.device_count()", False),
+        ("", "1", True),  # a literal one process, whatever is visible: a world of one
+        ("", "2", False),
     ],
 )
 def test_a_script_that_leaves_itself_one_gpu_spawns_one_process_per_visible_gpu(tmp_path, run, pin, count, silent):
     """main.py sets CUDA_VISIBLE_DEVICES to one GPU at import, then spawns one process per GPU
     torch.cuda.device_count() sees: one. Its load without map_location lands on cuda:0, its
     own and only device (DDP004 silent); with no pin, two GPUs visible, or a count of its own,
-    several ranks load onto the saving device."""
+    several ranks load onto the saving device. A spawn of a literal one process needs no pin:
+    one process runs the worker, whatever GPUs are visible."""
     run.cwd = tmp_path
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "main.py").write_text(_SPAWNING.format(pin=pin, count=count))
     assert project.build(str(tmp_path)).view(str(tmp_path / "main.py")).single_process is silent
     assert _findings(run, "DDP004") == ([] if silent else [("main.py", "DDP004")])
+
+
+def test_a_script_that_spawns_nothing_is_no_spawn_of_one(tmp_path):
+    """`spawns_one` reads the spawns a script makes: one that makes none is started by something
+    else (a launcher whose command the project keeps in a text file), which may start several."""
+    (tmp_path / "pyproject.toml").write_text("")
+    body = (
+        "import argparse\nimport torch.distributed as dist\nimport torch.multiprocessing as mp\n\n\n"
+        "def main(rank=0):\n    dist.init_process_group('nccl', rank=rank, world_size=2)\n\n\n"
+        "if __name__ == '__main__':\n    {start}\n"
+    )
+    for start, one in (("main()", False), ("mp.spawn(main, nprocs=1)", True), ("mp.spawn(main, nprocs=2)", False)):
+        (tmp_path / "train.py").write_text(body.format(start=start))
+        assert project.build(str(tmp_path)).spawns_one("train") is one, start

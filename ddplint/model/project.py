@@ -1272,9 +1272,11 @@ class Project:
         torch.multiprocessing's processes, pools and queues) may be started in any program
         `module` runs in: by it, the modules importing it (at any depth, a notebook too), or
         any module one of those imports (in a function too), as `_starts_nothing` reads them."""
-        runs_in = reachable([module], self.program.importers_of)
+        runs_in = list(reachable([module], self.program.importers_of))
         program = reachable(runs_in, lambda each: [*self.imports_of(each), *self.nested_imports(each)])
-        return self._starts_nothing(list(program), TENSOR_CROSSINGS)
+        # a module nothing imports that is no script is called from outside: its functions run
+        called = frozenset(each for each in runs_in if each not in self.reach.entries and not self.program.importers_of(each))
+        return self._starts_nothing(list(program), TENSOR_CROSSINGS, live=called)
 
     def _unlaunched(self, module: str) -> bool:
         """Whether no launch command of the project may run `module`: none runs it by its module
@@ -1499,19 +1501,45 @@ class Project:
             )
         return found
 
+    def spawns_one(self, module: str) -> bool:
+        """Whether entry script `module` runs its code in one process: it or a project module it
+        imports spawns with torch.multiprocessing (a script that spawns nothing is started by
+        something else), the only processes they may start are such spawns of one process
+        each (`nprocs=1` or the default, `_spawns_one`), and no launch command of the project
+        runs it (`_unlaunched`): `python eval.py` spawns one worker, a world of one."""
+        key = ("spawns one", module)
+        found = self._memo.get(key)
+        if found is None:
+            modules = list(reachable([module], self.imports_of)) if module in self.reach.entries else []
+            texts = [self.program.read(reached) for reached in modules]
+            found = self._memo[key] = (
+                bool(modules) and None not in texts and self._unlaunched(module)
+                and any(start in text for text in texts for start in _PER_GPU_SPAWNS)  # (none: something else starts it)
+                and all(
+                    not any(start in text for start in _PER_GPU_SPAWNS) or self._tree_answer(reached, text, _spawns_one) is True
+                    for reached, text in zip(modules, texts)
+                )
+                and self._starts_nothing(modules, tuple(start for start in _SPAWN_STARTS if start not in _PER_GPU_SPAWNS))
+            )
+        return found
+
     def _tree_answer(self, module: str, text: str, question):
         """`question` of `module`'s `ast` (its text is `text`); None where it does not parse."""
         tree = self.program.tree(module, text)
         return question(tree) if tree is not None else None
 
-    def _starts_nothing(self, modules: list[str], starts: tuple[str, ...] = _RUN_STARTS) -> bool:
+    def _starts_nothing(self, modules: list[str], starts: tuple[str, ...] = _RUN_STARTS, live: frozenset[str] | None = None) -> bool:
         """Whether none of `modules` (a script and what it imports) may start processes, a
         process group or a framework's launcher: none has the text of one (`starts`) where its
         code may run it (`_may_start`: a call written in a comment, a shell-out of another
-        program than Python or a launcher, `os.system("mkdir %s" % path)`, and a process group
-        of one member, `init_process_group(..., world_size=1)`, start nothing),
+        program than Python or a launcher, `os.system("mkdir %s" % path)`, a process group
+        of one member, `init_process_group(..., world_size=1)`, and a DataLoader with no
+        workers start nothing),
         except inside top-level functions or classes that no module of them names (a utils
-        module's `init_distributed()` that the evaluation script never calls)."""
+        module's `init_distributed()` that the evaluation script never calls); with `live` (the
+        modules among them that code outside the project calls, all of whose functions run):
+        that no code of them that may run names (`_live_names`: an import alone, or a name
+        written only in a function that never runs, does not run a function)."""
         program, texts = self.program, {}
         for module in modules:
             texts[module] = program.read(module)
@@ -1521,12 +1549,13 @@ class Project:
         starting = [module for module in modules if module_starts[module]]
         if not starting:
             return True
-        named: set[str] = set()
-        for module in modules:
-            tree = program.tree(module)
-            if tree is None:
-                return False
-            named |= names_in(tree)
+        trees = [program.tree(module) for module in modules]
+        if None in trees:
+            return False
+        if live is None:
+            named = set().union(*(names_in(tree) for tree in trees))  # type: ignore[arg-type]
+        else:
+            named = _live_names(trees, [tree for module, tree in zip(modules, trees) if module in live])  # type: ignore[arg-type]
         for module in starting:
             lines = texts[module].splitlines()
             for statement in program.tree(module).body:  # type: ignore[union-attr]
@@ -1630,6 +1659,8 @@ def _may_start(statement: ast.stmt, start: str) -> bool:
     out as another program's (`os.system("mkdir %s" % path)` starts no Python); a process group
     only where a call of it may have more members than one (`_group_of_one`), or its text is
     not a call the statement makes; any other start (`torchrun`) by its text."""
+    if start in _LOADER_WORDS:
+        return _loader_words_left(statement, start)
     if start == _GROUP_START:
         groups = [call for call in walk(statement) if isinstance(call, ast.Call) and _last_name(call) == start]
         return not groups or not all(_group_of_one(call) for call in groups)
@@ -1646,14 +1677,78 @@ def _may_start(statement: ast.stmt, start: str) -> bool:
         if name.rpartition(".")[2] not in _SHELL_OUTS:
             return True
         commands = [command]
-        if isinstance(command, ast.Name):  # `cmd = "mkdir -p %s" % out` before `os.system(cmd)`
+        if isinstance(command, (ast.Name, ast.Attribute)):  # `cmd = "mkdir -p %s" % out` before `os.system(cmd)`, also `self.cmd`
+            spelled = ast.unparse(command)
             bound = [node.value for node in walk(statement) if isinstance(node, ast.Assign)
-                     and any(isinstance(target, ast.Name) and target.id == command.id for target in node.targets)
-                     and not any(isinstance(n, ast.Name) and n.id == command.id for n in walk(node.value))]  # (`cmd = cmd.format(...)`)
+                     and any(ast.unparse(target) == spelled for target in node.targets)
+                     and not any(isinstance(n, (ast.Name, ast.Attribute)) and ast.unparse(n) == spelled for n in walk(node.value))]  # (`cmd = cmd.format(...)`)
             commands = bound or commands
         if any(_RANK_PROGRAM.fullmatch(_program(each)) for each in commands):
             return True
     return False
+
+
+def _live_names(trees: list[ast.Module], called: list[ast.Module]) -> set[str]:
+    """The names that code of the modules `trees` that may run says (as `names_in`): their
+    top-level statements other than imports and definitions (whose decorators and bases run),
+    the names of the functions and classes that modules `called` define (code outside calls
+    them), then the bodies of the top-level functions and classes of a name said so, until no
+    more are said. A function only imported, or named only in a function that never runs, is not."""
+    defined: dict[str, list[ast.stmt]] = {}
+    said: set[str] = {
+        statement.name for tree in called for statement in tree.body
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    }
+    for tree in trees:
+        for statement in tree.body:
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                continue
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                defined.setdefault(statement.name, []).append(statement)
+                for runs in (*statement.decorator_list, *getattr(statement, "bases", ()), *getattr(statement, "keywords", ())):
+                    said |= names_in(runs)  # type: ignore[arg-type]
+            else:
+                said |= names_in(statement)  # type: ignore[arg-type]
+    pending = [name for name in said if name in defined]
+    while pending:
+        for statement in defined.pop(pending.pop(), ()):
+            found = names_in(statement)  # type: ignore[arg-type]
+            pending.extend(name for name in found - said if name in defined)
+            said |= found
+    return said
+
+
+# Text of DataLoader workers (`TENSOR_CROSSINGS`) that a DataLoader with no workers accounts for.
+_LOADER_WORDS = ("DataLoader", "dataloader", "workers")
+
+
+def _loader_words_left(statement: ast.stmt, word: str) -> bool:
+    """Whether the code of `statement` says `word` (`_LOADER_WORDS`) other than in a DataLoader
+    call that starts no worker (`_without_workers`), a comment or a docstring; an import says it
+    only where it renames what it imports (`import DataLoader as Loader`: its calls do not)."""
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return any(alias.asname and word in alias.name for alias in statement.names)
+    copy = ast.parse(ast.unparse(statement)).body[0]
+    for node in walk(copy):
+        if isinstance(node, ast.Call) and _without_workers(node):
+            node.func = ast.Name("Loader", ast.Load())
+            node.keywords = [keyword for keyword in node.keywords if keyword.arg != "num_workers"]
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            body[0] = ast.Pass()  # a docstring
+    return word in ast.unparse(copy)
+
+
+def _without_workers(call: ast.Call) -> bool:
+    """A DataLoader call that starts no worker: `num_workers` left out (its default 0) or a
+    literal 0, given at most five positional arguments (the sixth is `num_workers`), none unpacked
+    (`*args`, `**kw`)."""
+    if _last_name(call) != "DataLoader" or len(call.args) > 5 or any(isinstance(arg, ast.Starred) for arg in call.args):
+        return False
+    if any(keyword.arg is None for keyword in call.keywords):
+        return False
+    counts = [keyword.value for keyword in call.keywords if keyword.arg == "num_workers"]
+    return all(isinstance(count, ast.Constant) and count.value == 0 and type(count.value) is int for count in counts)
 
 
 def _last_name(call: ast.Call) -> str:
@@ -1789,6 +1884,22 @@ def _spawns_per_gpu(tree: ast.Module) -> bool:
     starts its default one process or `torch.cuda.device_count()` of them: the call as its
     `nprocs`, or a name or attribute every binding of which in the module is that call
     (`args.ngpus_per_node = torch.cuda.device_count()`; `+=` binds something else)."""
+    return _spawns_only(tree, _DEVICE_COUNT_CALL)
+
+
+def _spawns_one(tree: ast.Module) -> bool:
+    """Whether every torch.multiprocessing spawn of the module starts one process: its default
+    count or a literal 1 as its `nprocs` (also through names bound only to it, as `_spawns_only`)."""
+    return _spawns_only(tree, _ONE)
+
+
+_ONE = re.compile(r"1")
+
+
+def _spawns_only(tree: ast.Module, count: re.Pattern) -> bool:
+    """Whether every torch.multiprocessing spawn of the module starts its default one process
+    or `count` of them (the text of its `nprocs`, or of every binding in the module of the name
+    or attribute given as its `nprocs`)."""
     bound: dict[str, list[str]] = {}
     for node in ast.walk(tree):
         if not isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
@@ -1801,8 +1912,8 @@ def _spawns_per_gpu(tree: ast.Module) -> bool:
             continue
         counts = [keyword.value for keyword in node.keywords if keyword.arg == "nprocs"] + node.args[2:3]
         written = ast.unparse(counts[0]) if counts else None
-        values = [written] if written is None or _DEVICE_COUNT_CALL.fullmatch(written) else bound.get(written, [])
-        if not values or not all(value is None or _DEVICE_COUNT_CALL.fullmatch(value) for value in values):
+        values = [written] if written is None or count.fullmatch(written) else bound.get(written, [])
+        if not values or not all(value is None or count.fullmatch(value) for value in values):
             return False
     return True
 
@@ -2649,13 +2760,14 @@ class ProjectView:
             return self.starts_no_processes()
         project = self.project
         if facts.get("starts"):
-            return self._only_run_by(project.spawns_on_one_gpu)
+            return self._only_run_by(lambda root: project.spawns_on_one_gpu(root) or project.spawns_one(root))
         relative = project.relpaths[self.module].replace(os.sep, "/")
         if _TEST_PATH.search(relative):
             return True
         if facts["dist"]:
             return self._launched_as_one_process() or self._only_one_process_runs or self._only_run_by(
                 lambda root: project.launched_alone(root, written=False, quiet=True) or project.spawns_on_one_gpu(root)
+                or project.spawns_one(root)
             )
         alone = self.project.one_process_script(self.module) or self.project.run_by_demos_alone(self.module)
         return alone and self.launch_line() is None  # a launcher the project documents runs it as ranks

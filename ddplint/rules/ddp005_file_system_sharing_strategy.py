@@ -38,9 +38,12 @@ class FileSystemSharingStrategy(Rule):
     in a program that may pass tensors between processes: the module, a module importing it (at
     any depth, a notebook too) or a module one of those imports names a DataLoader or a count
     of workers, or starts torch.multiprocessing processes, pools or queues (`spawn(`,
-    `Process(`, `Pool(`, `Queue(`), outside functions nothing names. No distributed evidence
-    is needed. Not reported: a program with none of these (inference helpers that run a model
-    on one image in the main process: the strategy is never used), other strategies, a
+    `Process(`, `Pool(`, `Queue(`), in code that may run: not in functions that only an import
+    or a function that never runs names. No distributed evidence is needed. Not reported: a
+    program with none of these (inference helpers that run a model on one image in the main
+    process: the strategy is never used), nor one whose DataLoaders have no workers
+    (`num_workers` left out or a literal 0: batches load in the process itself; a count from a
+    variable counts), other strategies, a
     function of the same name from another library, a strategy passed in as a parameter (its
     value is unknown), and
     a function (or module code) that shares tensors by hand with torch's storage reducers
