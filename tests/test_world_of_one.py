@@ -176,6 +176,10 @@ def test_a_script_that_spawns_nothing_is_no_spawn_of_one(tmp_path):
         "def main(rank=0):\n    dist.init_process_group('nccl', rank=rank, world_size=2)\n\n\n"
         "if __name__ == '__main__':\n    {start}\n"
     )
-    for start, one in (("main()", False), ("mp.spawn(main, nprocs=1)", True), ("mp.spawn(main, nprocs=2)", False)):
+    cases = (
+        ("main()", False), ("mp.spawn(main, nprocs=1)", True), ("mp.spawn(main, nprocs=2)", False),
+        ("main()  # mp.spawn(main, nprocs=world_size)", False),  # a spawn in a comment makes none
+    )
+    for start, one in cases:
         (tmp_path / "train.py").write_text(body.format(start=start))
         assert project.build(str(tmp_path)).spawns_one("train") is one, start

@@ -1514,7 +1514,10 @@ class Project:
             texts = [self.program.read(reached) for reached in modules]
             found = self._memo[key] = (
                 bool(modules) and None not in texts and self._unlaunched(module)
-                and any(start in text for text in texts for start in _PER_GPU_SPAWNS)  # (none: something else starts it)
+                and any(  # a spawn call, not its text in a comment (none: something else starts it)
+                    any(start in text for start in _PER_GPU_SPAWNS) and self._tree_answer(reached, text, _spawns_at_all)
+                    for reached, text in zip(modules, texts)
+                )
                 and all(
                     not any(start in text for start in _PER_GPU_SPAWNS) or self._tree_answer(reached, text, _spawns_one) is True
                     for reached, text in zip(modules, texts)
@@ -1894,6 +1897,11 @@ def _spawns_one(tree: ast.Module) -> bool:
 
 
 _ONE = re.compile(r"1")
+
+
+def _spawns_at_all(tree: ast.Module) -> bool:
+    """Whether the module calls a torch.multiprocessing spawn (by its last name)."""
+    return any(isinstance(node, ast.Call) and _last_name(node) + "(" in _PER_GPU_SPAWNS for node in ast.walk(tree))
 
 
 def _spawns_only(tree: ast.Module, count: re.Pattern) -> bool:
