@@ -23,6 +23,7 @@ import libcst as cst
 from ddplint.analyses.branches import Branches
 from ddplint.semantic.edits import keyword_argument
 from ddplint.semantic.model import Analysis, dotted_name, Frame, Scope, SemanticModel
+from ddplint.semantic.walk import descendants
 
 UNKNOWN = object()  # a value no documented run is shown to have
 # argparse's default where `default=` is left out, by `action=`; other actions: unknown
@@ -60,20 +61,11 @@ def _strings(sequence: cst.BaseExpression | None) -> tuple[str, ...] | None:
 def _binds(body: cst.CSTNode, name: str) -> bool:
     """Whether `body` binds `name` (an assignment, a loop's or `with`'s target, `:=`)."""
     targets = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.WithItem, cst.CompFor, cst.Param)
-    return any(
-        isinstance(node, cst.Name) and node.value == name
-        for found in _walk(body) if isinstance(found, targets)
-        for node in _walk(found.asname if isinstance(found, cst.WithItem) else found.name if isinstance(found, cst.Param) else found.target)  # type: ignore[union-attr]
+    bound = (
+        found.asname if isinstance(found, cst.WithItem) else found.name if isinstance(found, cst.Param) else found.target  # type: ignore[union-attr]
+        for found in descendants(body) if isinstance(found, targets)
     )
-
-
-def _walk(node: cst.CSTNode | None):
-    """`node` and every node below it."""
-    if node is None:
-        return
-    yield node
-    for child in node.children:
-        yield from _walk(child)
+    return any(isinstance(node, cst.Name) and node.value == name for target in bound if target is not None for node in descendants(target))
 
 
 def _sets_own(call: cst.Call) -> bool:

@@ -50,6 +50,7 @@ import re
 import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from copy import deepcopy as copy_tree
 from dataclasses import dataclass, field
 
 from ddplint.core.fixpoint import fixed_point, reachable
@@ -1731,7 +1732,7 @@ def _loader_words_left(statement: ast.stmt, word: str) -> bool:
     only where it renames what it imports (`import DataLoader as Loader`: its calls do not)."""
     if isinstance(statement, (ast.Import, ast.ImportFrom)):
         return any(alias.asname and word in alias.name for alias in statement.names)
-    copy = ast.parse(ast.unparse(statement)).body[0]
+    copy = copy_tree(statement)  # changed below; the program's tree is shared
     for node in walk(copy):
         if isinstance(node, ast.Call) and _without_workers(node):
             node.func = ast.Name("Loader", ast.Load())
