@@ -132,7 +132,8 @@ def lint_paths(
     config: bool | str = False,
     project: bool = True,
 ) -> Iterator[FileResult]:
-    """Lint (or fix in place) every Python file under `paths`, one result per file in path order.
+    """Lint (or fix in place) every Python file under `paths`, one result per file in path order
+    (the paths of each project in turn, ddplint.model.project.paths_by_project).
 
     With `config=True` the `[tool.ddplint]` table nearest to the first path applies as on the
     command line (`config="path/to/pyproject.toml"` names one); `select` then replaces its
@@ -146,14 +147,17 @@ def lint_paths(
         settings = resolve(isolated=True)
     rules = settings.choose_rules(select, (), ignore)
     mode = Mode(fix=fix, unsafe_fixes=unsafe_fixes or settings.unsafe_fixes)
-    index = project_of(paths) if project else None
-    for target in discover(paths, settings.exclusion()):
-        if target.error is not None:
-            yield FileResult(target.path, error=target.error)
-        else:
-            view = index.view(target.path) if index is not None else None
-            rules_here = settings.rules_for(target.path, rules)
-            yield process_file(target.path, rules_here, mode, root=target.root, project=view, syntax=target.named)
+    from ddplint.model.project import paths_by_project
+
+    for group in paths_by_project(paths):
+        index = project_of(group) if project else None
+        for target in discover(group, settings.exclusion()):
+            if target.error is not None:
+                yield FileResult(target.path, error=target.error)
+            else:
+                view = index.view(target.path) if index is not None else None
+                rules_here = settings.rules_for(target.path, rules)
+                yield process_file(target.path, rules_here, mode, root=target.root, project=view, syntax=target.named)
 
 
 def project_of(paths: Sequence[str], cache_folder: str | None = None):

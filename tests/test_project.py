@@ -168,6 +168,37 @@ def test_root_discovery_stops_at_the_project_markers(tmp_path):
     )
 
 
+def test_paths_of_unmarked_folders_outside_the_working_folder_are_projects_of_their_own(tmp_path, monkeypatch):
+    unpacked, work = tmp_path / "unpacked", tmp_path / "work"
+    for folder in (unpacked / "one" / "pkg", unpacked / "two", work / "a", work / "b", tmp_path / "repo" / "sub"):
+        folder.mkdir(parents=True)
+    (tmp_path / "repo" / ".git").mkdir()
+    (tmp_path / "repo" / "sub" / "pyproject.toml").write_text("")
+    monkeypatch.chdir(work)
+    one, two = str(unpacked / "one"), str(unpacked / "two")
+    # Two unpacked repositories side by side: two indexes, not one of everything under unpacked/.
+    assert project.paths_by_project([one, two, str(unpacked / "one" / "pkg")]) == [[one, str(unpacked / "one" / "pkg")], [two]]
+    # Inside the working folder, which no marker splits, one project as `ddplint check .` has.
+    assert project.paths_by_project(["a", "b"]) == [["a", "b"]]
+    # A nested project given beside its outer one is in the outer one's walk already.
+    repo, sub = str(tmp_path / "repo"), str(tmp_path / "repo" / "sub")
+    assert project.paths_by_project([sub, repo]) == [[sub, repo]]
+    assert project.paths_by_project([]) == [[]]
+
+
+def test_two_unpacked_repositories_checked_together_give_what_each_gives_alone(tmp_path, run):
+    unpacked = tmp_path / "unpacked"
+    for name in ("one", "two"):
+        shutil.copytree(PROJECTS / "engine_module", unpacked / name)
+        (unpacked / name / "pyproject.toml").unlink()
+    (tmp_path / "work").mkdir()
+    run.cwd = tmp_path / "work"
+    alone = [run("check", "--no-cache", str(unpacked / name)).stdout for name in ("one", "two")]
+    together = run("check", "--no-cache", str(unpacked / "one"), str(unpacked / "two")).stdout
+    found = _findings(together)
+    assert found == _findings(alone[0] + alone[1]) and len(found) == 2 * len(_expected("engine_module")), together
+
+
 def test_a_nested_project_is_not_read_as_part_of_the_one_around_it(tmp_path):
     root = tmp_path / "repo"
     for folder in ("pkg", "vendor/other", "corpus", "models/ops"):

@@ -287,6 +287,14 @@ def _check_paths(args, paths, exclusion, settings, rules, mode) -> int:
 
 
 def _results(args, paths, exclusion, settings, rules, mode, report):
+    """Each file's result: the paths of each project in turn (ddplint.model.project.paths_by_project)."""
+    from ddplint.model.project import paths_by_project
+
+    for group in paths_by_project(paths):
+        yield from _project_results(args, group, exclusion, settings, rules, mode, report)
+
+
+def _project_results(args, paths, exclusion, settings, rules, mode, report):
     """Each file's result, in path order: the files under `paths`, linted (or fixed, as `mode`
     says) with the project index of their folder, through the results cache and the pool."""
     from ddplint.engine.cache import CACHE_DIR, Cache

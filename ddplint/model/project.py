@@ -140,7 +140,7 @@ def find_root(path: str, fallback: str | None = None) -> str:
         here = up
     if fallback is not None:
         fallback = os.path.abspath(fallback)
-        if folder == fallback or folder.startswith(fallback.rstrip(os.sep) + os.sep):
+        if _within(folder, fallback):
             return fallback
     return folder
 
@@ -160,7 +160,7 @@ def root_seen_from(path: str, top: str | None) -> str:
     start = os.path.abspath(path)
     here = start if os.path.isdir(start) else os.path.dirname(start)
     marked = find_root(top)
-    if not (here == top or here.startswith(top.rstrip(os.sep) + os.sep)) or not _has_marker(marked):
+    if not _within(here, top) or not _has_marker(marked):
         return find_root(path, fallback=top)
     while here != top:
         if _has_marker(here, _NESTED_PROJECT_MARKERS):
@@ -183,6 +183,32 @@ def common_root(paths: Iterable[str]) -> str | None:
     except ValueError:  # different drives
         return None
     return find_root(common)
+
+
+def paths_by_project(paths: Iterable[str]) -> list[list[str]]:
+    """`paths` grouped by the project they lie in, in the order of their first path: the root
+    `find_root` gives each, with the working folder as the fallback, and a root inside another
+    one's folder joins that group (its files are in that walk already). Two folders given side by
+    side that nothing marks as one project (two unpacked repositories outside the working
+    folder) are two projects, not one index of the folder above them and all else it holds."""
+    paths = list(paths)
+    if not paths:
+        return [paths]
+    working = os.getcwd()
+    roots = [find_root(path, fallback=working) for path in paths]
+    kept: list[str] = []
+    for root in sorted(set(roots), key=len):
+        if not any(_within(root, top) for top in kept):
+            kept.append(root)
+    groups: dict[str, list[str]] = {}
+    for path, root in zip(paths, roots):
+        top = next(top for top in kept if _within(root, top))
+        groups.setdefault(top, []).append(path)
+    return list(groups.values())
+
+
+def _within(folder: str, top: str) -> bool:
+    return folder == top or folder.startswith(top.rstrip(os.sep) + os.sep)
 
 
 # A folder under the root that holds one of these is a project of its own (a vendored
@@ -710,7 +736,7 @@ class Project:
         if _relative(path, self.root) in self.names:
             return None
         inner_root = root_seen_from(path, self.root)
-        if inner_root == self.root or not inner_root.startswith(self.root.rstrip(os.sep) + os.sep):
+        if inner_root == self.root or not _within(inner_root, self.root):
             return None
         inner = self._inner.get(inner_root)
         if inner is None:
