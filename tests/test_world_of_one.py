@@ -183,3 +183,59 @@ def test_a_script_that_spawns_nothing_is_no_spawn_of_one(tmp_path):
     for start, one in cases:
         (tmp_path / "train.py").write_text(body.format(start=start))
         assert project.build(str(tmp_path)).spawns_one("train") is one, start
+
+
+_UNCALLED_SPAWN = """\
+import argparse
+
+import torch
+import torch.multiprocessing as mp
+import tracker
+
+
+def log_samples(model, folder: str = "{default}"):
+    torch.save(model.state_dict(), f"{{folder}}/last.pt")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seed", type=int, default=40)
+    args = parser.parse_args()
+    {bind} = tracker.start()
+    torch.manual_seed(args.seed)
+    model = torch.nn.Linear(4, 4)
+    for x in range(10):
+        loss = model(x + torch.randn(4)).sum()
+        loss.backward()
+    log_samples(model, {bind}.name)
+
+
+def run(main_fn, world_size):
+    mp.spawn(main_fn, args=(world_size,), nprocs=world_size)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.parametrize(
+    "bind, default, one",
+    [
+        ("run", "run", True),  # `run` is main's own local, "run" a default value: nothing calls run()
+        ("session", "samples", True),
+        ("run", "run\", spawner=run", False),  # a default that is the function itself names it
+    ],
+)
+def test_a_spawn_in_a_function_that_only_a_local_of_its_name_or_a_default_string_says_starts_nothing(tmp_path, run, bind, default, one):
+    """A script that `python train.py` runs spawns only in `run()`, which nothing calls: `run =
+    tracker.start()` in main binds main's own `run` (Python's scopes: a name a function assigns
+    is local to it), and a parameter default "run" is a value handed to that parameter, no
+    lookup of a function by its name. The one process's shared seed correlates nothing (DDP027)."""
+    run.cwd = tmp_path
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "train.py").write_text(_UNCALLED_SPAWN.format(bind=bind, default=default))
+    (tmp_path / "run.sh").write_text("python train.py --seed 40\n")
+    assert project.build(str(tmp_path)).view(str(tmp_path / "train.py")).single_process is one
+    if one:
+        assert _findings(run, "DDP027") == []

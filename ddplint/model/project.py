@@ -59,7 +59,7 @@ from ddplint.model import configs, inner, loaders, placement, store
 from ddplint.model.ranked import ranked_attributes
 from ddplint.model.parsers import NOT_SHOWN, DeclaredOptions, declared_options, expression_value, test_value
 from ddplint.model.program import Program
-from ddplint.model.reach import Reach, bases_hold, names_in
+from ddplint.model.reach import Reach, bases_hold, names_said
 from ddplint.model.records import UNKNOWN_FOLDER, Inner, LaunchCommand, Place, Prepared, Wrapped
 from ddplint.model.shell import HERE, Shell
 from ddplint.prefilter.needles import TextScan, call_needle
@@ -1566,7 +1566,9 @@ class Project:
         of one member, `init_process_group(..., world_size=1)`, and a DataLoader with no
         workers start nothing),
         except inside top-level functions or classes that no module of them names (a utils
-        module's `init_distributed()` that the evaluation script never calls); with `live` (the
+        module's `init_distributed()` that the evaluation script never calls; as `names_said`
+        reads names: a function's own local of that name, `run = wandb.init()`, or a string
+        default, `exp_name="run"`, names no `def run`); with `live` (the
         modules among them that code outside the project calls, all of whose functions run):
         that no code of them that may run names (`_live_names`: an import alone, or a name
         written only in a function that never runs, does not run a function)."""
@@ -1583,7 +1585,7 @@ class Project:
         if None in trees:
             return False
         if live is None:
-            named = set().union(*(names_in(tree) for tree in trees))  # type: ignore[arg-type]
+            named = set().union(*(names_said(tree) for tree in trees))  # type: ignore[arg-type]
         else:
             named = _live_names(trees, [tree for module, tree in zip(modules, trees) if module in live])  # type: ignore[arg-type]
         for module in starting:
@@ -1719,7 +1721,7 @@ def _may_start(statement: ast.stmt, start: str) -> bool:
 
 
 def _live_names(trees: list[ast.Module], called: list[ast.Module]) -> set[str]:
-    """The names that code of the modules `trees` that may run says (as `names_in`): their
+    """The names that code of the modules `trees` that may run says (as `names_said`): their
     top-level statements other than imports and definitions (whose decorators and bases run),
     the names of the functions and classes that modules `called` define (code outside calls
     them), then the bodies of the top-level functions and classes of a name said so, until no
@@ -1736,13 +1738,13 @@ def _live_names(trees: list[ast.Module], called: list[ast.Module]) -> set[str]:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 defined.setdefault(statement.name, []).append(statement)
                 for runs in (*statement.decorator_list, *getattr(statement, "bases", ()), *getattr(statement, "keywords", ())):
-                    said |= names_in(runs)  # type: ignore[arg-type]
+                    said |= names_said(runs)
             else:
-                said |= names_in(statement)  # type: ignore[arg-type]
+                said |= names_said(statement)
     pending = [name for name in said if name in defined]
     while pending:
         for statement in defined.pop(pending.pop(), ()):
-            found = names_in(statement)  # type: ignore[arg-type]
+            found = names_said(statement)
             pending.extend(name for name in found - said if name in defined)
             said |= found
     return said

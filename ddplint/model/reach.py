@@ -721,6 +721,82 @@ def names_in(tree: ast.Module) -> set[str]:
     return names
 
 
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_OWN_SCOPES = (*_FUNCTIONS, ast.ClassDef, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+# The calls that look a name up by a value (`getattr(module, name)`, `globals()[name]`).
+_LOOKUPS = frozenset(("getattr", "hasattr", "globals", "locals", "vars", "eval", "exec", "attrgetter", "methodcaller"))
+
+
+def names_said(tree: ast.AST) -> set[str]:
+    """`names_in`, less what names no top-level definition: a name read where a function binds
+    it itself (Python's scopes: `run = wandb.init()` in `main` binds main's own `run`, and every
+    `run` main and the functions nested in it read is that one, not the module's `def run`), and
+    a string that is a parameter's default in a function that looks nothing up by a value
+    (`exp_name: str = "run"` is the value the parameter gets, no lookup of a function)."""
+    names: set[str] = set()
+    pending: list[tuple[ast.AST, frozenset[str]]] = [(tree, frozenset())]
+    while pending:
+        node, shadowed = pending.pop()
+        if isinstance(node, _FUNCTIONS):
+            pending.extend((outer, shadowed) for outer in _evaluated_outside(node))
+            bound, declared = _locals(node)
+            inner = (shadowed - declared) | bound
+            pending.extend((statement, inner) for statement in (node.body if isinstance(node.body, list) else [node.body]))
+            continue
+        if isinstance(node, ast.Name):
+            if node.id not in shadowed:
+                names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            names.add(node.attr)
+        elif isinstance(node, (ast.alias, ast.ImportFrom, ast.Constant)):
+            names |= names_in(node)  # type: ignore[arg-type]
+        pending.extend((child, shadowed) for child in ast.iter_child_nodes(node))
+    return names
+
+
+def _evaluated_outside(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> list[ast.expr]:
+    """What of a function's definition runs in the scope around it: its decorators, its
+    annotations and its defaults, less the string defaults of a function whose body looks
+    nothing up by a value (`_LOOKUPS`: only such a lookup could take the string for a name)."""
+    arguments = function.args
+    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, *filter(None, (arguments.vararg, arguments.kwarg))]
+    defaults = [*arguments.defaults, *filter(None, arguments.kw_defaults)]
+    looks_up = any(isinstance(node, ast.Call) and _last_name(node.func) in _LOOKUPS for node in nodes(function))
+    outside: list[ast.expr] = [d for d in defaults if looks_up or not (isinstance(d, ast.Constant) and isinstance(d.value, str))]
+    outside += [argument.annotation for argument in every if argument.annotation is not None]
+    if not isinstance(function, ast.Lambda):
+        outside += [*function.decorator_list, *filter(None, [function.returns])]
+    return outside
+
+
+def _locals(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> tuple[frozenset[str], frozenset[str]]:
+    """The names a function binds in its own scope (its parameters, assignment, loop, `with`,
+    `except` and import targets, the functions and classes it defines), and those it declares
+    `global` or `nonlocal`. The scopes of its own inner functions, classes and comprehensions
+    are not read: a name bound only there is no local of it (fewer locals hide no name)."""
+    arguments = function.args
+    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, *filter(None, (arguments.vararg, arguments.kwarg))]
+    bound, declared = {argument.arg for argument in every}, set()
+    pending: list[ast.AST] = list(function.body) if isinstance(function.body, list) else [function.body]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+            continue
+        if isinstance(node, _OWN_SCOPES):
+            continue
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, ast.alias) and node.name != "*":
+            bound.add(node.asname or node.name.partition(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        pending.extend(ast.iter_child_nodes(node))
+    return frozenset(bound - declared), frozenset(declared)
+
+
 def _imported_modules(tree: ast.Module) -> set[str]:
     """The names a module's top-level `import x` / `import x.y as z` statements bind to modules."""
     return {alias.asname or alias.name.partition(".")[0] for node in tree.body if isinstance(node, ast.Import) for alias in node.names}
