@@ -64,7 +64,9 @@ class MissingSetEpoch(Rule):
     `__getitem__` never reads its index (it draws a random episode instead): the order then
     picks no data. A dataset of a library's class, or one the model cannot follow, is reported.
     An endless generator that re-iterates the loader (`while True: for x in loader: yield x`)
-    is an epoch loop too: each pass starts a new epoch. timm's `create_loader(...,
+    is an epoch loop too: each pass starts a new epoch. PyTorch Geometric's `DataLoader`,
+    `DenseDataLoader` and `DataListLoader` are torch DataLoaders that hand their `sampler` on:
+    they draw from it as torch's does. timm's `create_loader(...,
     is_training=True, distributed=...)` builds such a loader (its sampler is `loader.sampler`),
     and so does a ColossalAI booster plugin's `plugin.prepare_dataloader(dataset, ...,
     shuffle=True)` (a DistributedSampler shuffling as `shuffle` says, by default not), where the
@@ -187,6 +189,51 @@ class MissingSetEpoch(Rule):
             messages=(
                 "DistributedSampler `loader_train.sampler` never gets set_epoch() in this epoch loop: every "
                 "epoch repeats the same shuffled order; call set_epoch(epoch) first in the loop body"
+            ),
+        ),
+        Flagged(
+            # PyTorch Geometric's loaders are torch DataLoaders: the sampler passed by keyword is
+            # the one they draw from, also one a helper returns the loader over.
+            """
+            import torch.distributed as dist
+            from torch.utils.data import DistributedSampler
+            from torch_geometric.loader import DataLoader, DenseDataLoader
+
+            def dense_loader(graphs):
+                return DenseDataLoader(graphs, 16, sampler=DistributedSampler(graphs, shuffle=True))
+
+            def train(model, optimizer, graphs, epochs):
+                dist.init_process_group("nccl")
+                sampler = DistributedSampler(graphs, shuffle=True)
+                loader = DataLoader(graphs, batch_size=16, sampler=sampler)
+                for epoch in range(epochs):
+                ^
+                    for batch in loader:
+                        model(batch).sum().backward()
+                        optimizer.step()
+                dense = dense_loader(graphs)
+                for epoch in range(epochs):
+                ^
+                    for batch in dense:
+                        model(batch).sum().backward()
+                        optimizer.step()
+            """,
+            fix_edits=(
+                (
+                    "    for epoch in range(epochs):\n        for batch in loader:\n",
+                    "    for epoch in range(epochs):\n        sampler.set_epoch(epoch)\n        for batch in loader:\n",
+                ),
+                (
+                    "    for epoch in range(epochs):\n        for batch in dense:\n",
+                    "    for epoch in range(epochs):\n        dense.sampler.set_epoch(epoch)\n"
+                    "        for batch in dense:\n",
+                ),
+            ),
+            messages=(
+                "DistributedSampler `sampler` never gets set_epoch() in this epoch loop: every epoch repeats "
+                "the same shuffled order; call set_epoch(epoch) first in the loop body",
+                "DistributedSampler `dense.sampler` never gets set_epoch() in this epoch loop: every epoch "
+                "repeats the same shuffled order; call set_epoch(epoch) first in the loop body",
             ),
         ),
         Flagged(
@@ -722,6 +769,24 @@ class MissingSetEpoch(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # A PyTorch Geometric loader hands its sampler to torch's DataLoader, so
+            # `loader.sampler` is the DistributedSampler and gets the epoch.
+            """
+            import torch.distributed as dist
+            from torch.utils.data import DistributedSampler
+            from torch_geometric.loader import DataLoader
+
+            def train(model, optimizer, graphs, epochs):
+                dist.init_process_group("nccl")
+                loader = DataLoader(graphs, 16, sampler=DistributedSampler(graphs, shuffle=True))
+                for epoch in range(epochs):
+                    loader.sampler.set_epoch(epoch)
+                    for batch in loader:
+                        model(batch).sum().backward()
+                        optimizer.step()
+            """
+        ),
         Clean(
             # The DeepSpeed loader's sampler, `data_sampler`, gets the epoch.
             """
