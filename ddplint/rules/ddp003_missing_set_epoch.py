@@ -906,6 +906,27 @@ class MissingSetEpoch(Rule):
             """
         ),
         Clean(
+            # Each pass loads a shard of its own and builds its sampler over it, handed to a
+            # method that trains: a new sampler over new data, nothing repeats.
+            """
+            import pickle
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            class Trainer:
+                def fit(self, shard_paths, epochs):
+                    for epoch in range(epochs):
+                        for shard, path in enumerate(shard_paths):
+                            with open(path, "rb") as f:
+                                shard_set = pickle.load(f)
+                            sampler = DistributedSampler(shard_set, seed=shard + epoch)
+                            self.train_one_epoch(DataLoader(shard_set, batch_size=32, sampler=sampler))
+
+                def train_one_epoch(self, loader):
+                    for batch in loader:
+                        self.model(batch).backward()
+            """
+        ),
+        Clean(
             # A loop over graphs that evaluates each with a sampler built for it.
             """
             import torch
@@ -1572,7 +1593,9 @@ def unset_epochs(program, module: str) -> list[UnsetEpoch]:
         if function.cycles is not None:
             continue
         for epoch in function.loops:
-            unset = next(_passes_in(program, module, key, function, epoch), None)
+            # a sampler the loop makes anew is for the module's own analysis to judge (its data may change)
+            passes = _passes_in(program, module, key, function, epoch)
+            unset = next((found for found in passes if not _made_in(program, module, epoch, found.loader)), None)
             if unset is None or loaders.set_epoch_in(program, module, key, epoch.first, epoch.last):
                 continue
             if unset.pulled and _called_in_epoch_loops(program, module, key):
@@ -1612,8 +1635,7 @@ def _passes_in(program, module: str, key: str, function, epoch: SummaryLoop):
         backward = program.backward_in(module, key, first, last) if last is not None else None
         backward = backward or (program.backward_in(module, key, epoch.first, epoch.last) if last is None else None)
         for loader, name in _loaders(program, module, key, [s for s in sources if not _fresh(s, epoch)]):
-            made = loader.sampler.made_at
-            if backward is not None and not (made.path == program.path(module) and _holds(epoch, made.line)):
+            if backward is not None:
                 yield UnsetEpoch(epoch, loader, program.place(module, first), how, name, backward, how == _PULLED)
     # a callee that restarts the pass with iter() (a step helper refilling its iterator when
     # the data runs out) does so for every loop around the call: the outermost is the epoch loop
@@ -1686,6 +1708,12 @@ def _handed_by(program, module: str, key: str, function, call, target, source, k
         passed = Element(passed)
     at = program.place(module, call.line)
     return [replace(loader, passed_at=at) for loader, _ in _loaders(program, module, key, (passed,) if passed else ())]
+
+
+def _made_in(program, module: str, epoch: SummaryLoop, loader: Loader) -> bool:
+    """Whether the sampler `loader` draws from is made inside `epoch`, a loop of `module`."""
+    made = loader.sampler.made_at
+    return made.path == program.path(module) and _holds(epoch, made.line)
 
 
 def _inside(loop: SummaryLoop, other: SummaryLoop) -> bool:
