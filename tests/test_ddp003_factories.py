@@ -620,3 +620,50 @@ def test_a_set_epoch_on_a_parameter_passed_none_in_the_same_module_sets_no_epoch
     (tmp_path / "train.py").write_text(main + "\n\n" + trainer)
     output = run("check", "--no-cache", "--select", "DDP003", ".").stdout
     assert _findings(output) == [("train.py", 19, "DDP003")], output
+
+
+_GRAPH_BUILDER = '''\
+from torch.utils.data import DistributedSampler
+from torch_geometric.loader import DenseDataLoader
+
+
+def build(graphs, **kwargs):
+    return DenseDataLoader(graphs, 16, sampler=DistributedSampler(graphs, shuffle={shuffle}), **kwargs)
+'''
+
+_GRAPH_TRAINER = '''\
+import torch.distributed as dist
+
+from data.graphs import build
+
+
+def train(model, optimizer, graphs, epochs):
+    dist.init_process_group("nccl")
+    loader = build(graphs, drop_last=True)
+    for epoch in range(epochs):
+        for batch in loader:
+            model(batch).sum().backward()
+            optimizer.step()
+'''
+
+
+def _graph_project(tmp_path, shuffle: str) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "__init__.py").write_text("")
+    (tmp_path / "data" / "graphs.py").write_text(_GRAPH_BUILDER.format(shuffle=shuffle))
+    (tmp_path / "train.py").write_text(_GRAPH_TRAINER)
+
+
+def test_a_graph_loader_a_helper_of_another_module_builds_draws_from_its_sampler(tmp_path, run):
+    """PyTorch Geometric's DenseDataLoader is a torch DataLoader: it hands its `sampler=` on,
+    and the helper's `**kwargs` cannot carry a second one."""
+    _graph_project(tmp_path, "True")
+    run.cwd = tmp_path
+    found = _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout)
+    assert found == [("train.py", 9, "DDP003")], found
+
+
+def test_a_graph_loader_over_a_sampler_that_does_not_shuffle_is_not_reported(tmp_path, run):
+    _graph_project(tmp_path, "False")
+    run.cwd = tmp_path
+    assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) == []

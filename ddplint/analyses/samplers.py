@@ -27,7 +27,7 @@ from ddplint.semantic.model import Analysis, SemanticModel, Scope, dotted_name
 from ddplint.semantic.walk import descendants
 from ddplint.core.torch_api import (
     BATCH_SAMPLER, DATALOADER, DEEPSPEED_INITIALIZE, DISTRIBUTED_SAMPLER, GET_RANK, GET_WORLD_SIZE, LIBRARY_LOADERS, LOADER_PLUGINS,
-    PLUGIN_LOADER, PLUGIN_LOADER_SHUFFLE, is_dataset_set_epoch,
+    GRAPH_LOADERS, PLUGIN_LOADER, PLUGIN_LOADER_SHUFFLE, is_dataset_set_epoch,
 )
 
 Ref = tuple[object, str]
@@ -35,6 +35,7 @@ Ref = tuple[object, str]
 # Attributes that carry a rank or world size; `rank`/`num_replicas` are DistributedSampler's own.
 RANK_ATTRIBUTES = frozenset({"rank", "num_replicas", "world_size", "global_rank", "replicas"})
 _MAX_CALL_DEPTH = 3
+_LOADER_ARGUMENTS = ("dataset", "sampler", "batch_sampler")  # what a DataLoader draws from
 
 
 @dataclass(eq=False)
@@ -431,7 +432,7 @@ class LoaderFlow(Analysis):
         function = self.function
         loops = self.open_loops
         qualified = self.model.qualified(node.func)
-        if qualified in DISTRIBUTED_SAMPLER or qualified in BATCH_SAMPLER or qualified in DATALOADER:
+        if any(qualified in made for made in (DISTRIBUTED_SAMPLER, BATCH_SAMPLER, DATALOADER, GRAPH_LOADERS)):
             self._construction(node, qualified)
         elif qualified in LIBRARY_LOADERS:
             self._library_loader(node)
@@ -612,8 +613,9 @@ class LoaderFlow(Analysis):
             inner = argument_for(node, BATCH_SAMPLER, "sampler")
             made.kind, made.sampler = "batch_sampler", self.ref(inner.value) if inner is not None else None
         else:
-            dataset, sampler, batch = (argument_for(node, DATALOADER, n) for n in ("dataset", "sampler", "batch_sampler"))
-            made.kind, made.shuffle = "loader", argument_for(node, DATALOADER, "shuffle")
+            signature = GRAPH_LOADERS if qualified in GRAPH_LOADERS else DATALOADER
+            dataset, sampler, batch = (argument_for(node, signature, n) for n in _LOADER_ARGUMENTS)
+            made.kind, made.shuffle = "loader", argument_for(node, signature, "shuffle")
             made.dataset = self.ref(dataset.value) if dataset is not None else None
             made.sampler = self.ref(sampler.value) if sampler is not None else None
             made.batch_sampler = self.ref(batch.value) if batch is not None else None

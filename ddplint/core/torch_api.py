@@ -197,6 +197,22 @@ DATALOADER = api(
     "drop_last timeout worker_init_fn multiprocessing_context generator",
     keyword_only="prefetch_factor persistent_workers pin_memory_device in_order",
 )
+# PyTorch Geometric's loaders of graph lists subclass torch's DataLoader: they make their own
+# collate_fn and hand every other keyword (sampler, batch_sampler, drop_last, num_workers) to it
+# unchanged, so they draw from the sampler they are given. `DataLoader(dataset, batch_size=1,
+# shuffle=False, follow_batch=None, exclude_keys=None, **kwargs)`, `DenseDataLoader` and
+# `DataListLoader(dataset, batch_size=1, shuffle=False, **kwargs)` (torch_geometric 2.8.1,
+# loader/dataloader.py, dense_data_loader.py, data_list_loader.py; `torch_geometric.data` keeps
+# deprecated aliases). Not TemporalDataLoader: it batches a range of its own in order.
+GRAPH_LOADERS = api(
+    "torch_geometric.loader.DataLoader", "torch_geometric.loader.dataloader.DataLoader",
+    "torch_geometric.loader.DenseDataLoader", "torch_geometric.loader.dense_data_loader.DenseDataLoader",
+    "torch_geometric.loader.DataListLoader", "torch_geometric.loader.data_list_loader.DataListLoader",
+    "torch_geometric.data.DataLoader", "torch_geometric.data.DenseDataLoader", "torch_geometric.data.DataListLoader",
+    params="dataset batch_size shuffle",
+    keyword_only="sampler batch_sampler num_workers pin_memory drop_last timeout worker_init_fn "
+    "multiprocessing_context generator prefetch_factor persistent_workers pin_memory_device in_order",
+)
 DATASET = api(
     "torch.utils.data.Dataset", "torch.utils.data.IterableDataset", "torch.utils.data.dataset.Dataset",
     "torch.utils.data.dataset.IterableDataset",

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field, replace
 from ddplint.core.torch_api import (
     ACCELERATOR, BATCH_SAMPLER, COLLECTIVES, COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS,
     DEEPSPEED_INITIALIZE, DISTRIBUTED_SAMPLER, DTENSOR_FULL_TENSOR, FRAMEWORK_COLLECTIVES, FSDP, FSDP_NO_SHARD,
-    FSDP_SHARDING_STRATEGY, LOSS_SCALER_GATE, LOSS_SCALERS,
+    FSDP_SHARDING_STRATEGY, GRAPH_LOADERS, LOSS_SCALER_GATE, LOSS_SCALERS,
 )
 from ddplint.core.fixpoint import DepthMemo
 from ddplint.model import context as process_context
@@ -76,10 +76,10 @@ BUILTIN_NAMES = frozenset(dir(builtins))  # `enumerate(loader)`, `iter(loader)`:
 _LAST_LINE = 1 << 30  # `backward_in` of a whole function: its lines, and no more
 MAX_HELPERS = 6  # project helpers followed to a collective (`collective`); deeper is unknown
 _COMBINES, _EVERY_RANK = "combines", "every rank"  # what `_runs` looks for
-_LOADERS_AND_BATCHERS = DATALOADER | BATCH_SAMPLER  # made once: `_makes_data` asks on every evaluation
+_LOADERS_AND_BATCHERS = DATALOADER | GRAPH_LOADERS | BATCH_SAMPLER  # made once: `_makes_data` asks on every evaluation
 _BROADCAST_BUFFERS = "broadcast_buffers"  # DDP's parameter (torch_api.DDP)
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
-CACHE_VERSION = 27  # of the summaries kept in the cache: a summary of another version is read again
+CACHE_VERSION = 28  # of the summaries kept in the cache: a summary of another version is read again
 # `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 

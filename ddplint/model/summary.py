@@ -25,7 +25,7 @@ from dataclasses import fields, replace
 
 from ddplint.core.torch_api import (
     ACCELERATOR, ACCELERATOR_SHARDING_PLUGINS, BATCH_SAMPLER, DATALOADER, DISTRIBUTED_SAMPLER, FRAMEWORK_METHODS, NO_GRAD,
-    SAME_VALUE_METHODS,
+    GRAPH_LOADERS, SAME_VALUE_METHODS,
 )
 from ddplint.model import files, keyed
 from ddplint.model.records import (
@@ -141,8 +141,12 @@ def _is_cuda_device(expr: ast.expr) -> bool:
 # Parameters of the data classes the summaries keep, by position: a literal (shuffle,
 # drop_last) or the source of the value passed (sampler, batch_sampler).
 _DATA_PARAMETERS = {
-    "DistributedSampler": DISTRIBUTED_SAMPLER.params, "DataLoader": DATALOADER.params, "BatchSampler": BATCH_SAMPLER.params,
+    "DistributedSampler": DISTRIBUTED_SAMPLER, "DataLoader": DATALOADER, "BatchSampler": BATCH_SAMPLER,
+    # PyTorch Geometric's other torch DataLoaders (its `DataLoader` reads as torch's: a fourth
+    # positional argument, its follow_batch, is then taken for a sampler it never is: silent)
+    "DenseDataLoader": GRAPH_LOADERS, "DataListLoader": GRAPH_LOADERS,
 }
+_LOADER_KINDS = ("DataLoader", "DenseDataLoader", "DataListLoader")
 _DATA_LITERALS = ("shuffle", "drop_last")
 _ESCAPES = tuple(item.name for item in fields(Escapes))
 _DATA_SOURCES = ("dataset", "sampler", "batch_sampler")
@@ -406,9 +410,10 @@ class _FunctionReader:
     def _data_call(self, call: ast.Call, callee: str) -> DataCall | None:
         """What a call that may build a DistributedSampler or DataLoader passes for the
         parameters the program follows; None for any other call."""
-        params = _DATA_PARAMETERS.get(callee.rpartition(".")[2])
-        if params is None:
+        signature = _DATA_PARAMETERS.get(callee.rpartition(".")[2])
+        if signature is None:
             return None
+        params, named = signature.params, (*signature.params, *signature.keyword_only)
         given = {}
         for index, arg in enumerate(call.args):
             if isinstance(arg, ast.Starred):
@@ -423,7 +428,7 @@ class _FunctionReader:
             spread = self._spread(call)
             facts = {
                 name: spread.get(name) or Unknown() if name in _DATA_SOURCES and spread is not None else Unknown()
-                for name in (*_DATA_LITERALS, *_DATA_SOURCES) if name in params and name not in given
+                for name in (*_DATA_LITERALS, *_DATA_SOURCES) if name in named and name not in given
             }
         for name, value in given.items():
             if name in _DATA_LITERALS:
@@ -436,7 +441,7 @@ class _FunctionReader:
         kind = callee.rpartition(".")[2]
         if kind == "DistributedSampler":
             when = self._parameter_tests(self._ways)
-        elif kind == "DataLoader":  # `sampler=sampler if train else None`: drawn from only when the test holds
+        elif kind in _LOADER_KINDS:  # `sampler=sampler if train else None`: drawn from only when the test holds
             when = self._parameter_tests(_none_way(given.get("sampler")))
             facts["optional"] = self._may_be_none(given.get("sampler"))
         else:

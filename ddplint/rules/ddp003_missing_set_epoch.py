@@ -64,7 +64,9 @@ class MissingSetEpoch(Rule):
     `__getitem__` never reads its index (it draws a random episode instead): the order then
     picks no data. A dataset of a library's class, or one the model cannot follow, is reported.
     An endless generator that re-iterates the loader (`while True: for x in loader: yield x`)
-    is an epoch loop too: each pass starts a new epoch. timm's `create_loader(...,
+    is an epoch loop too: each pass starts a new epoch. PyTorch Geometric's `DataLoader`,
+    `DenseDataLoader` and `DataListLoader` are torch DataLoaders that hand their `sampler` on:
+    they draw from it as torch's does. timm's `create_loader(...,
     is_training=True, distributed=...)` builds such a loader (its sampler is `loader.sampler`),
     and so does a ColossalAI booster plugin's `plugin.prepare_dataloader(dataset, ...,
     shuffle=True)` (a DistributedSampler shuffling as `shuffle` says, by default not), where the
@@ -187,6 +189,51 @@ class MissingSetEpoch(Rule):
             messages=(
                 "DistributedSampler `loader_train.sampler` never gets set_epoch() in this epoch loop: every "
                 "epoch repeats the same shuffled order; call set_epoch(epoch) first in the loop body"
+            ),
+        ),
+        Flagged(
+            # PyTorch Geometric's loaders are torch DataLoaders: the sampler passed by keyword is
+            # the one they draw from, also one a helper returns the loader over.
+            """
+            import torch.distributed as dist
+            from torch.utils.data import DistributedSampler
+            from torch_geometric.loader import DataLoader, DenseDataLoader
+
+            def dense_loader(graphs):
+                return DenseDataLoader(graphs, 16, sampler=DistributedSampler(graphs, shuffle=True))
+
+            def train(model, optimizer, graphs, epochs):
+                dist.init_process_group("nccl")
+                sampler = DistributedSampler(graphs, shuffle=True)
+                loader = DataLoader(graphs, batch_size=16, sampler=sampler)
+                for epoch in range(epochs):
+                ^
+                    for batch in loader:
+                        model(batch).sum().backward()
+                        optimizer.step()
+                dense = dense_loader(graphs)
+                for epoch in range(epochs):
+                ^
+                    for batch in dense:
+                        model(batch).sum().backward()
+                        optimizer.step()
+            """,
+            fix_edits=(
+                (
+                    "    for epoch in range(epochs):\n        for batch in loader:\n",
+                    "    for epoch in range(epochs):\n        sampler.set_epoch(epoch)\n        for batch in loader:\n",
+                ),
+                (
+                    "    for epoch in range(epochs):\n        for batch in dense:\n",
+                    "    for epoch in range(epochs):\n        dense.sampler.set_epoch(epoch)\n"
+                    "        for batch in dense:\n",
+                ),
+            ),
+            messages=(
+                "DistributedSampler `sampler` never gets set_epoch() in this epoch loop: every epoch repeats "
+                "the same shuffled order; call set_epoch(epoch) first in the loop body",
+                "DistributedSampler `dense.sampler` never gets set_epoch() in this epoch loop: every epoch "
+                "repeats the same shuffled order; call set_epoch(epoch) first in the loop body",
             ),
         ),
         Flagged(
@@ -723,6 +770,24 @@ class MissingSetEpoch(Rule):
     )
     clean_examples = (
         Clean(
+            # A PyTorch Geometric loader hands its sampler to torch's DataLoader, so
+            # `loader.sampler` is the DistributedSampler and gets the epoch.
+            """
+            import torch.distributed as dist
+            from torch.utils.data import DistributedSampler
+            from torch_geometric.loader import DataLoader
+
+            def train(model, optimizer, graphs, epochs):
+                dist.init_process_group("nccl")
+                loader = DataLoader(graphs, 16, sampler=DistributedSampler(graphs, shuffle=True))
+                for epoch in range(epochs):
+                    loader.sampler.set_epoch(epoch)
+                    for batch in loader:
+                        model(batch).sum().backward()
+                        optimizer.step()
+            """
+        ),
+        Clean(
             # The DeepSpeed loader's sampler, `data_sampler`, gets the epoch.
             """
             import deepspeed
@@ -838,6 +903,27 @@ class MissingSetEpoch(Rule):
                     sampler = DistributedSampler(fold_set)
                     for batch in DataLoader(fold_set, batch_size=8, sampler=sampler):
                         model(batch).backward()
+            """
+        ),
+        Clean(
+            # Each pass loads a shard of its own and builds its sampler over it, handed to a
+            # method that trains: a new sampler over new data, nothing repeats.
+            """
+            import pickle
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            class Trainer:
+                def fit(self, shard_paths, epochs):
+                    for epoch in range(epochs):
+                        for shard, path in enumerate(shard_paths):
+                            with open(path, "rb") as f:
+                                shard_set = pickle.load(f)
+                            sampler = DistributedSampler(shard_set, seed=shard + epoch)
+                            self.train_one_epoch(DataLoader(shard_set, batch_size=32, sampler=sampler))
+
+                def train_one_epoch(self, loader):
+                    for batch in loader:
+                        self.model(batch).backward()
             """
         ),
         Clean(
@@ -1507,7 +1593,9 @@ def unset_epochs(program, module: str) -> list[UnsetEpoch]:
         if function.cycles is not None:
             continue
         for epoch in function.loops:
-            unset = next(_passes_in(program, module, key, function, epoch), None)
+            # a sampler the loop makes anew is for the module's own analysis to judge (its data may change)
+            passes = _passes_in(program, module, key, function, epoch)
+            unset = next((found for found in passes if not _made_in(program, module, epoch, found.loader)), None)
             if unset is None or loaders.set_epoch_in(program, module, key, epoch.first, epoch.last):
                 continue
             if unset.pulled and _called_in_epoch_loops(program, module, key):
@@ -1547,8 +1635,7 @@ def _passes_in(program, module: str, key: str, function, epoch: SummaryLoop):
         backward = program.backward_in(module, key, first, last) if last is not None else None
         backward = backward or (program.backward_in(module, key, epoch.first, epoch.last) if last is None else None)
         for loader, name in _loaders(program, module, key, [s for s in sources if not _fresh(s, epoch)]):
-            made = loader.sampler.made_at
-            if backward is not None and not (made.path == program.path(module) and _holds(epoch, made.line)):
+            if backward is not None:
                 yield UnsetEpoch(epoch, loader, program.place(module, first), how, name, backward, how == _PULLED)
     # a callee that restarts the pass with iter() (a step helper refilling its iterator when
     # the data runs out) does so for every loop around the call: the outermost is the epoch loop
@@ -1621,6 +1708,12 @@ def _handed_by(program, module: str, key: str, function, call, target, source, k
         passed = Element(passed)
     at = program.place(module, call.line)
     return [replace(loader, passed_at=at) for loader, _ in _loaders(program, module, key, (passed,) if passed else ())]
+
+
+def _made_in(program, module: str, epoch: SummaryLoop, loader: Loader) -> bool:
+    """Whether the sampler `loader` draws from is made inside `epoch`, a loop of `module`."""
+    made = loader.sampler.made_at
+    return made.path == program.path(module) and _holds(epoch, made.line)
 
 
 def _inside(loop: SummaryLoop, other: SummaryLoop) -> bool:
