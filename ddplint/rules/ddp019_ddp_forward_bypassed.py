@@ -23,6 +23,8 @@ MODULE_API = frozenset({
     "apply", "to", "cuda", "cpu", "half", "float", "double", "bfloat16", "train", "eval", "requires_grad_",
     "zero_grad", "extra_repr", "type",
 })
+# Methods that put their (last) argument into the container they are called on.
+ADDING_METHODS = frozenset({"append", "extend", "insert", "add", "appendleft"})
 # Calls whose result carries no autograd graph: a loss built from them cannot backpropagate.
 DETACHING_METHODS = frozenset({"detach", "detach_", "item", "tolist", "numpy"})
 _HANDED = (
@@ -71,7 +73,8 @@ class DDPForwardBypassed(Rule):
     also a method of such a name (`self.net.compute_loss(batch)`) and a name bound to one
     (`loss_func = self.net.compute_loss`, or `loss_func = loss_func or self.net.compute_loss`
     where the parameter defaults to None, so a call that leaves it out takes the method); no fix
-    there. `model`
+    there. The result may reach the loss through a container it is put in
+    (`preds.append(model.module.step(h))` ... `torch.stack(preds)`). `model`
     may be a parameter or `self` attribute that another function or module hands a DDP model (the
     program model). Unwrapping to save, to evaluate without gradients or to read attributes is
     not flagged.
@@ -477,6 +480,30 @@ class DDPForwardBypassed(Rule):
             """,
             messages=_bypass_message(
                 "`inner` is `ddp.module`", "`compute_loss()` of the inner module is a forward DDP never sees"
+            ),
+        ),
+        Flagged(
+            # The per-frame outputs reach the loss through a list: `append` puts them in it.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, loader, optimizer, rank):
+                model = DDP(net.to(rank), device_ids=[rank])
+                for frames, target in loader:
+                    state = model.module.encode(frames)
+                            ^
+                    preds = []
+                    for t in range(frames.shape[1]):
+                        preds.append(model.module.step(state[:, t]))
+                                     ^
+                    loss = criterion(torch.stack(preds, dim=1), target)
+                    loss.backward()
+                    optimizer.step()
+            """,
+            messages=(
+                _bypass_message("`encode()` of the inner module is a forward DDP never sees"),
+                _bypass_message("`step()` of the inner module is a forward DDP never sees"),
             ),
         ),
     )
@@ -888,6 +915,9 @@ class DDPForwardBypassed(Rule):
         if isinstance(func, cst.Attribute) and func.attr.value == "backward":
             for expr in (func.value, *(arg.value for arg in node.args)):
                 self._backwarded |= self._carried(expr)
+        elif isinstance(func, cst.Attribute) and func.attr.value in ADDING_METHODS and node.args:
+            # `outputs.append(model.module.head(x))`: the container holds what it is given
+            self._assign([func.value], node.args[-1].value, True)
 
     def _carried(self, expr: cst.BaseExpression) -> set[int]:
         """The candidate calls whose results `expr` carries, directly or through names."""
