@@ -2088,7 +2088,8 @@ class WrappedModels(Analysis):
             unwrapped = self._unwrapped(value)
             if unwrapped is not None:
                 wrapper, taken = unwrapped
-                self._inner[(owner, name)] = (dotted_name(wrapper), f"{self.where(wrapper)} (`{name}` is `{taken}`)")
+                dropped = ": the DDP model itself is not kept" if isinstance(wrapper, cst.Call) else ""
+                self._inner[(owner, name)] = (dotted_name(wrapper), f"{self.where(wrapper)} (`{name}` is `{taken}`{dropped})")
             else:
                 self._inner.pop((owner, name), None)
 
@@ -2099,9 +2100,13 @@ class WrappedModels(Analysis):
 
     def _unwrapped(self, expr: cst.BaseExpression) -> tuple[cst.BaseExpression, str] | None:
         """(the DDP model, how `expr` is written) where `expr` takes a DDP model's inner module:
-        `model.module`, or a project helper that returns it (`unwrap_model(model)`)."""
-        if isinstance(expr, cst.Attribute) and expr.attr.value == "module" and self.is_wrapped(expr.value):
-            return expr.value, f"{dotted_name(expr.value)}.module"
+        `model.module`, `DistributedDataParallel(net).module` (the DDP model itself is dropped), or a
+        project helper that returns it (`unwrap_model(model)`)."""
+        if isinstance(expr, cst.Attribute) and expr.attr.value == "module":
+            if self.is_wrapped(expr.value):
+                return expr.value, f"{dotted_name(expr.value)}.module"
+            if isinstance(expr.value, cst.Call) and self.model.qualified(expr.value.func) in DDP:
+                return expr.value, f"{dotted_name(expr.value.func)}(...).module"
         project = self.model.project
         callee = dotted_name(expr.func) if isinstance(expr, cst.Call) and project is not None else None
         if callee is None:

@@ -23,6 +23,8 @@ MODULE_API = frozenset({
     "apply", "to", "cuda", "cpu", "half", "float", "double", "bfloat16", "train", "eval", "requires_grad_",
     "zero_grad", "extra_repr", "type",
 })
+# Methods that put their (last) argument into the container they are called on.
+ADDING_METHODS = frozenset({"append", "extend", "insert", "add", "appendleft"})
 # Calls whose result carries no autograd graph: a loss built from them cannot backpropagate.
 DETACHING_METHODS = frozenset({"detach", "detach_", "item", "tolist", "numpy"})
 _HANDED = (
@@ -66,7 +68,13 @@ class DDPForwardBypassed(Rule):
     `model_without_ddp(x)`), a `self` attribute that holds it (`self.net = self.model.module`,
     also set in another module's class), or a project helper that returns it (`def
     unwrap_model(m): return m.module if hasattr(m, "module") else m`, in this module or another;
-    `raw = unwrap_model(model)` ... `raw(x)`, or `unwrap_model(model)(x)`); no fix there. `model`
+    `raw = unwrap_model(model)` ... `raw(x)`, or `unwrap_model(model)(x)`), or a name or `self`
+    attribute bound to `DistributedDataParallel(...).module` itself (only the inner module kept);
+    also a method of such a name (`self.net.compute_loss(batch)`) and a name bound to one
+    (`loss_func = self.net.compute_loss`, or `loss_func = loss_func or self.net.compute_loss`
+    where the parameter defaults to None, so a call that leaves it out takes the method); no fix
+    there. The result may reach the loss through a container it is put in
+    (`preds.append(model.module.step(h))` ... `torch.stack(preds)`). `model`
     may be a parameter or `self` attribute that another function or module hands a DDP model (the
     program model). Unwrapping to save, to evaluate without gradients or to read attributes is
     not flagged.
@@ -433,6 +441,71 @@ class DDPForwardBypassed(Rule):
                 ),
             ),
         ),
+        Flagged(
+            # Only the inner module is kept: the DDP model is wrapped and dropped at once. A method
+            # of it taken as the step's loss function (the parameter's default is None) runs it.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel
+
+            class Trainer:
+                def __init__(self, net, rank):
+                    self.model = DistributedDataParallel(net.to(rank), device_ids=[rank]).module
+
+                def train_epoch(self, loader, optimizer, loss_func=None):
+                    loss_func = loss_func or self.model.compute_loss
+                    for batch in loader:
+                        loss = loss_func(batch)
+                               ^
+                        loss.backward()
+                        optimizer.step()
+            """,
+            messages=_bypass_message(
+                "`self.model` is `DistributedDataParallel(...).module`: the DDP model itself is not kept",
+                "`loss_func` is `self.model.compute_loss`, a forward DDP never sees",
+            ),
+        ),
+        Flagged(
+            # A method of a name bound to the inner module.
+            """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def fit(net, batches, optimizer, rank):
+                ddp = DDP(net.to(rank), device_ids=[rank])
+                inner = ddp.module
+                for batch in batches:
+                    inner.compute_loss(batch).backward()
+                    ^
+                    optimizer.step()
+            """,
+            messages=_bypass_message(
+                "`inner` is `ddp.module`", "`compute_loss()` of the inner module is a forward DDP never sees"
+            ),
+        ),
+        Flagged(
+            # The per-frame outputs reach the loss through a list: `append` puts them in it.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, loader, optimizer, rank):
+                model = DDP(net.to(rank), device_ids=[rank])
+                for frames, target in loader:
+                    state = model.module.encode(frames)
+                            ^
+                    preds = []
+                    for t in range(frames.shape[1]):
+                        preds.append(model.module.step(state[:, t]))
+                                     ^
+                    loss = criterion(torch.stack(preds, dim=1), target)
+                    loss.backward()
+                    optimizer.step()
+            """,
+            messages=(
+                _bypass_message("`encode()` of the inner module is a forward DDP never sees"),
+                _bypass_message("`step()` of the inner module is a forward DDP never sees"),
+            ),
+        ),
     )
     clean_examples = (
         Clean(
@@ -655,6 +728,34 @@ class DDPForwardBypassed(Rule):
                 other.module(x).sum().backward()
             """
         ),
+        Clean(
+            # The kept inner module evaluated without gradients, its nn.Module API, and a list of
+            # outputs whose step also runs the DDP model's own forward.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            class Evaluator:
+                def __init__(self, net, rank):
+                    self.model = DDP(net.to(rank), device_ids=[rank]).module
+
+                @torch.no_grad()
+                def score(self, batch):
+                    return self.model.compute_loss(batch)
+
+                def tune(self, batch, optimizer):
+                    self.model.train()
+                    loss = sum(p.sum() for p in self.model.parameters())
+                    loss.backward()
+
+            def train(net, loader, optimizer, rank):
+                model = DDP(net.to(rank), device_ids=[rank])
+                for x, y in loader:
+                    outs = [model(x)]
+                    outs.append(model.module.head(y))
+                    criterion(torch.stack(outs), y).backward()
+            """
+        ),
     )
 
     def __init__(self, model) -> None:
@@ -671,6 +772,8 @@ class DDPForwardBypassed(Rule):
         self._forwards: dict[int, list[tuple[Path, str | None]]] = {}
         self._unfixed: set[int] = set()  # calls through a name bound to the inner module or of its method: no fix
         self._handed: dict | None = None  # the module's calls that hand the inner module to a trainer (program model)
+        # per function node: names bound to a method of the inner module -> (the DDP model's name, a note)
+        self._methods: dict[int, dict[str, tuple[str | None, str]]] = {}
 
     def _frame_id(self) -> int:
         return id(self.model.frame.node)
@@ -709,13 +812,70 @@ class DDPForwardBypassed(Rule):
                 origin += f" (`{func.attr.value}()` of the inner module is a forward DDP never sees)"  # type: ignore[attr-defined]
             self._consider(node, wrapper, dotted_name(wrapper), origin)
         elif wrapper is None:
-            # a name or `self` attribute bound to the inner module, or `unwrap_model(model)` itself:
-            # no fix (the name may be rebound; the helper may be meant for other models)
-            called = func.value if isinstance(func, cst.Attribute) and func.attr.value == "forward" else func
-            inner = self._wrapped.inner(called)
+            # a name or `self` attribute bound to the inner module, a method of it, a name bound to
+            # such a method, or `unwrap_model(model)` itself: no fix (the name may be rebound; the
+            # helper may be meant for other models)
+            inner = self._inner_forward(func)
             if inner is not None:
                 self._unfixed.add(id(node))
-                self._consider(node, None, inner[0] or dotted_name(called), inner[1])
+                self._consider(node, None, *inner)
+
+    def _inner_forward(self, func: cst.BaseExpression) -> tuple[str | None, str] | None:
+        """(the DDP model's name where known, a note) where calling `func` runs the inner module
+        of a DDP model through a name: `net(x)`, `net.forward(x)`, `net.compute_loss(x)` after `net
+        = model.module`, or `loss_func(x)` after `loss_func = net.compute_loss`; None otherwise."""
+        called = func.value if isinstance(func, cst.Attribute) and func.attr.value == "forward" else func
+        inner = self._wrapped.inner(called)
+        if inner is not None:
+            return inner[0] or dotted_name(called), inner[1]
+        if isinstance(func, cst.Attribute) and _runs_parameters(func.attr.value):
+            inner = self._wrapped.inner(func.value)
+            if inner is not None:
+                note = f" (`{func.attr.value}()` of the inner module is a forward DDP never sees)"
+                return inner[0] or dotted_name(func.value), inner[1] + note
+        name = dotted_name(func)
+        return self._methods.get(self._frame_id(), {}).get(name) if name is not None else None
+
+    def _bind_methods(self, targets: list[cst.BaseExpression], value: cst.BaseExpression | None) -> None:
+        """Names bound to a method of a DDP model's inner module (`loss_func = net.compute_loss`,
+        also `loss_func = loss_func or net.compute_loss` where the parameter's default is None:
+        a call that leaves it out takes the method): calling them runs the inner module."""
+        if self.model.function is None:
+            return
+        method = value
+        if isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.Or) and self._defaults_to_none(value.left):
+            method = value.right
+        found = None
+        if isinstance(method, cst.Attribute) and _runs_parameters(method.attr.value):
+            wrapper = _bypassed_wrapper(method.value)
+            if wrapper is not None and self._wrapped.is_wrapped(wrapper):
+                found = (dotted_name(wrapper), self._wrapped.where(wrapper))
+            elif wrapper is not None and self._wrapped.is_prepared(wrapper):
+                found = (dotted_name(wrapper), _prepared_note(self._wrapped, wrapper))
+            else:
+                found = self._wrapped.inner(method.value)
+        methods = self._methods.setdefault(self._frame_id(), {})
+        for target in targets:
+            name = dotted_name(target)
+            if name is None:
+                continue
+            if found is None:
+                methods.pop(name, None)
+            else:
+                note = f" (`{name}` is `{dotted_name(method)}`, a forward DDP never sees)"
+                methods[name] = (found[0] or dotted_name(method.value), found[1] + note)  # type: ignore[union-attr]
+
+    def _defaults_to_none(self, expr: cst.BaseExpression) -> bool:
+        """`expr` names a parameter of this function whose default is None."""
+        function = self.model.function
+        node = function.node if function is not None else None
+        if not isinstance(expr, cst.Name) or not isinstance(node, cst.FunctionDef):
+            return False
+        params = (*node.params.params, *node.params.kwonly_params)
+        return any(
+            param.name.value == expr.value and isinstance(param.default, cst.Name) and param.default.value == "None"
+            for param in params
+        )
 
     def _consider(self, node: cst.Call, wrapper: cst.BaseExpression | None, name: str | None, origin: str) -> None:
         """A forward through the inner module of the DDP model `name`: a candidate unless
@@ -755,6 +915,9 @@ class DDPForwardBypassed(Rule):
         if isinstance(func, cst.Attribute) and func.attr.value == "backward":
             for expr in (func.value, *(arg.value for arg in node.args)):
                 self._backwarded |= self._carried(expr)
+        elif isinstance(func, cst.Attribute) and func.attr.value in ADDING_METHODS and node.args:
+            # `outputs.append(model.module.head(x))`: the container holds what it is given
+            self._assign([func.value], node.args[-1].value, True)
 
     def _carried(self, expr: cst.BaseExpression) -> set[int]:
         """The candidate calls whose results `expr` carries, directly or through names."""
@@ -800,9 +963,11 @@ class DDPForwardBypassed(Rule):
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         self._assign([t.target for t in original_node.targets], original_node.value, False)
+        self._bind_methods([t.target for t in original_node.targets], original_node.value)
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         self._assign([original_node.target], original_node.value, False)
+        self._bind_methods([original_node.target], original_node.value)
 
     def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
         self._assign([original_node.target], original_node.value, True)
@@ -823,6 +988,12 @@ def _prepared_note(wrapped: WrappedModels, model: cst.BaseExpression) -> str:
     return wrapped.prepared_where(model) or f" (`{dotted_name(model)}` is prepared by Accelerate, which wraps it in DDP under a launch of several processes)"
 
 
+def _runs_parameters(attribute: str) -> bool:
+    """Whether calling the attribute `attribute` of a module may run its parameters: a method or
+    submodule of its own, not the nn.Module API that runs none."""
+    return attribute not in MODULE_API and not attribute.startswith(("register_", "named_", "load_"))
+
+
 def _inner_method(func: cst.BaseExpression) -> cst.BaseExpression | None:
     """`model` for `model.module.compute_loss` and `model.module.encoder` (a method or submodule
     of the inner module, which runs its parameters), not for the nn.Module API that runs none."""
@@ -830,8 +1001,7 @@ def _inner_method(func: cst.BaseExpression) -> cst.BaseExpression | None:
         isinstance(func, cst.Attribute)
         and isinstance(func.value, cst.Attribute)
         and func.value.attr.value == "module"
-        and func.attr.value not in MODULE_API
-        and not func.attr.value.startswith(("register_", "named_", "load_"))
+        and _runs_parameters(func.attr.value)
     ):
         return func.value.value
     return None
