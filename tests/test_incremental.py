@@ -468,3 +468,74 @@ def test_positions_after_an_edit_find_nodes_in_new_and_kept_statements() -> None
         calls = [call for statement in module.body for call in nodes_under(statement, cst.Call)]
         assert positions(module, calls, tree=tree)[0] == positions(module, calls)[0]
     assert cache.reused > 0
+
+
+# -- program-model answers kept for the model's life, an if's test kept for its leave ------------
+
+_HELPERS = '''import torch
+import torch.distributed as dist
+
+
+def save(model, path):
+    torch.save(model.state_dict(), path)
+'''
+
+_TRAINER = '''import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from helpers import save
+
+
+def train(model, path):
+    dist.init_process_group("nccl")
+    model = DDP(model)
+    if dist.get_rank() != 0:
+        return
+    save(model, path)
+
+
+def evaluate(model, path):
+    if dist.get_rank() == 0:
+        print("saving")
+    else:
+        print("waiting")
+    save(model, path)
+
+
+if __name__ == "__main__":
+    train(torch.nn.Linear(2, 2), "model.pt")
+    evaluate(torch.nn.Linear(2, 2), "model.pt")
+'''
+
+
+def test_answers_kept_across_edits_equal_a_fresh_servers(tmp_path) -> None:
+    """The program model's answers (which project function a call reaches, a helper's
+    definition, the commands that launch the script) are kept for the model's life, and the
+    rank analysis reads an `if`'s test once per walk (visit_If for leave_If): after each edit
+    of a sequence that gives and takes away findings (a rank-0 guard's early exit that
+    DDP014's save through a helper rests on, a barrier under a rank test), one long-lived
+    server's findings equal a fresh server's, which asks everything anew."""
+    import gc
+
+    from ddplint.server.lsp import Linter
+
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    (tmp_path / "helpers.py").write_text(_HELPERS, encoding="utf-8")
+    (tmp_path / "README.md").write_text("    torchrun --nproc_per_node 4 train.py\n", encoding="utf-8")
+    path = tmp_path / "train.py"
+    path.write_text(_TRAINER, encoding="utf-8")
+    unguarded = _TRAINER.replace("    if dist.get_rank() != 0:\n        return\n", "")
+    barrier = _TRAINER.replace('print("saving")', "dist.barrier()")
+    linter, uri = Linter(), path.as_uri()
+    found = []
+    try:
+        for text in (_TRAINER, unguarded, _TRAINER, barrier, unguarded, barrier, _TRAINER):
+            diagnostics, problem = linter.lint(uri, str(path), text)
+            assert problem is None
+            assert diagnostics == Linter().lint(uri, str(path), text)[0]
+            found.append([(d.line, d.code) for d in diagnostics])
+    finally:
+        gc.unfreeze()
+    assert found[:4] == [[(21, "DDP014")], [(11, "DDP014"), (19, "DDP014")], [(21, "DDP014")], [(18, "DDP008"), (21, "DDP014")]]
+    assert found[4:] == found[1:2] + found[3:4] + found[:1]

@@ -1665,6 +1665,9 @@ class RankRegions(Analysis):
         # dp_rank == 0 or args.deepspeed:`).
         self._conditions: dict[int, list[tuple[int, cst.BaseExpression, bool]]] = {}
         self._pending_conditions: dict[int, tuple[cst.BaseExpression, bool]] = {}
+        # What each open `if`'s test says (visit_If), read again when it is left: the walk is in
+        # the same frame and scope then, so the file's facts give the same answer.
+        self._open_tests: dict[int, RankTest] = {}
         self._blocks: list[cst.CSTNode] = []  # the open blocks, where a guard's early exit ends
         # id of a block left -> what held at its end (its test's facts and its early exits')
         self._ends: dict[int, tuple[bool, bool, bool]] = {}
@@ -1794,7 +1797,7 @@ class RankRegions(Analysis):
 
     def visit_If(self, node: cst.If) -> None:
         self._push(node)
-        test = classify(node.test, self.facts)
+        test = self._open_tests[id(node)] = classify(node.test, self.facts)
         if test.is_rank_test:
             self.rank_aware_frames.add(self.model.frame.key)
         self._note(node.body, node.test, test, True, node)
@@ -1810,9 +1813,9 @@ class RankRegions(Analysis):
         # leaves it to rank 0, and so does `if args.distributed: ...; if rank != 0: return` with
         # an `else:` that only a one-process run takes.
         orelse = original_node.orelse
+        test = self._open_tests.pop(id(original_node))
         if isinstance(orelse, cst.If):
             return
-        test = classify(original_node.test, self.facts)
         after = _meet_ends(
             self._end_of(original_node.body, test, True),
             self._end_of(orelse.body, test, False) if orelse is not None else _facts(test, False),

@@ -171,6 +171,8 @@ class Program:
         self._summaries: dict[str, ModuleSummary | None] = {}
         self._module_code: dict[str, FunctionSummary | None] = {}
         # The last trees `tree` parsed, by module and text: questions about one module come in runs
+        self._target_memo: dict[tuple, Target | None] = {}  # `target`
+        self._definitions: dict[tuple[str, str], ast.FunctionDef | ast.AsyncFunctionDef | None] = {}
         self._trees: collections.OrderedDict[tuple[str, int], ast.Module | None] = collections.OrderedDict()
         self._calls: dict[tuple[str, tuple[str, ...]], bool] = {}  # (module, names) -> text_calls
         self._order: list[str] = []
@@ -276,7 +278,16 @@ class Program:
 
     def definition(self, module: str, key: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         """The `ast` definition of the top-level function or method `key` (`name`, `Class.name`)
-        of `module`, or None."""
+        of `module`, or None. Kept for the program's life (the texts it reads do not change
+        while it lives), as `text_calls` is: DDP014 asks on every keystroke."""
+        memo = (module, key)
+        if memo in self._definitions:
+            self.mark_read(module)  # as `read` would
+            return self._definitions[memo]
+        found = self._definitions[memo] = self._definition(module, key)
+        return found
+
+    def _definition(self, module: str, key: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         tree = self.tree(module)
         owner, _, name = key.rpartition(".")
         body = tree.body if tree is not None else []
@@ -1389,7 +1400,15 @@ class Program:
 
     def target(self, module: str, key: str | None, cls: str | None, callee: str) -> Target | None:
         """The project function that calling `callee` in function `key` reaches, also through an
-        object a parameter or `self` attribute holds."""
+        object a parameter or `self` attribute holds. Kept for the program's life, by the
+        question and the reading bounds in force (the tables it reads are solved when the
+        program is built; the language server asks of every call on every keystroke)."""
+        memo = (module, key, cls, callee, self.reading_closed, self.asking)
+        if memo not in self._target_memo:
+            self._target_memo[memo] = self._target(module, key, cls, callee)
+        return self._target_memo[memo]
+
+    def _target(self, module: str, key: str | None, cls: str | None, callee: str) -> Target | None:
         value, rest = self._held_by(module, key, cls, callee)
         if isinstance(value, Instance) and "." not in rest:
             return self._method(value.module, value.cls, rest or "__call__")

@@ -2226,6 +2226,7 @@ class ProjectView:
         self.module = module
         self.is_package = is_package
         self._hints: Hints | None = None
+        self._launches_memo: dict[bool, tuple[LaunchCommand, ...]] = {}  # `launches` of the project's own commands
 
     @property
     def distributed(self) -> bool:
@@ -2281,8 +2282,17 @@ class ProjectView:
         holds a file of that name. Either runs first the file the path names from the document's
         own folder: where that is another project file (`utils/train.py` in `recipe_a/run.sh` is
         `recipe_a/utils/train.py`), the command does not run this one. After a `cd` to a folder
-        of the project, a path that names a file from there names that one (`_run_from`)."""
-        commands, found = self.project.launch_commands if commands is None else commands, []
+        of the project, a path that names a file from there names that one (`_run_from`).
+        The project's own commands are searched once per view (the language server asks on
+        every keystroke; what it reads, the project's documents and users, lives with the view)."""
+        if commands is None:
+            if own not in self._launches_memo:
+                self._launches_memo[own] = tuple(self._launches(self.project.launch_commands, own))
+            return list(self._launches_memo[own])
+        return self._launches(commands, own)
+
+    def _launches(self, commands: list[LaunchCommand], own: bool) -> list[LaunchCommand]:
+        found: list[LaunchCommand] = []
         for module in ([self.module] if own else self.users) if commands else ():
             relative = self.project.relpaths[module].replace(os.sep, "/")
             folder, name = os.path.dirname(relative), os.path.basename(relative)
