@@ -239,3 +239,85 @@ def test_a_spawn_in_a_function_that_only_a_local_of_its_name_or_a_default_string
     assert project.build(str(tmp_path)).view(str(tmp_path / "train.py")).single_process is one
     if one:
         assert _findings(run, "DDP027") == []
+
+
+_SPAWNED_BY_OPTIONS = """\
+import argparse
+import os
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+from torch.nn.parallel import DistributedDataParallel
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = torch.nn.Linear(4, 4)
+
+    def encode(self, x):
+        return self.body(x)
+
+
+def worker(gpu, args):
+    dist.init_process_group("nccl", rank=args.node_rank * args.gpus + gpu, world_size=args.world_size)
+    model = DistributedDataParallel(Net().cuda(gpu), device_ids=[gpu])
+    for step in range(10):
+        loss = model.module.encode(torch.randn(2, 4).cuda(gpu)).sum()
+        loss.backward()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--nodes", type=int, default=1)
+    parser.add_argument("--gpus", type=int, default=1)
+    parser.add_argument("--node_rank", type=int, default=0)
+    parser.add_argument("--gpu_ids", type=str, default="0")
+    parser.add_argument("--ddp", action="store_true")
+    args = parser.parse_args()
+    os.environ["MASTER_ADDR"] = "localhost"
+    if args.ddp:
+        args.world_size = {count}
+    else:
+        args.world_size = 1
+    mp.spawn(worker, nprocs={spawned}, args=(args,))
+"""
+
+
+@pytest.mark.parametrize(
+    "count, runs, one, spawned",
+    [
+        ("args.nodes * args.gpus", "python -u train.py --gpus 1 --ddp\n", True, "args.world_size"),
+        ("args.nodes * args.gpus", "python train.py --ddp\n", True, "args.world_size"),  # both left at their default 1
+        ("args.nodes * args.gpus", "", False, "args.world_size"),  # no run shown: the count's options are there to be passed
+        ("args.nodes * args.gpus", "python train.py --gpus 2 --ddp\n", False, "args.world_size"),
+        ("args.nodes * args.gpus", "python train.py --nodes=2 --ddp\n", False, "args.world_size"),
+        ("args.nodes * args.gpus", "python train.py --gpus 1 --ddp\npython train.py --gpus 4 --ddp\n", False, "args.world_size"),
+        ("args.nodes * args.gpus", "python train.py --gpus $NGPU --ddp\n", False, "args.world_size"),  # not shown
+        ("args.nodes * args.gpus", "python train.py --gpus --ddp\n", False, "args.world_size"),
+        ("len(args.gpu_ids.split(','))", "python train.py --gpu_ids 3 --ddp\n", True, "args.world_size"),
+        ("len(args.gpu_ids.split(','))", "python train.py --gpu_ids 0,1 --ddp\n", False, "args.world_size"),
+        ("args.gpus", "python train.py --ddp\n", True, "args.world_size"),
+        ("args.gpus + 1", "python train.py --ddp\n", False, "args.world_size"),
+        ("torch.cuda.device_count()", "python train.py --ddp\n", False, "args.world_size"),
+        # one process on each of four machines, all in one group of four
+        ("args.nodes * args.gpus", "python train.py --nodes 4 --ddp\n", False, "args.gpus"),
+        ("args.nodes * args.gpus", "python train.py --ddp\n", True, "args.gpus"),
+    ],
+)
+def test_a_spawn_whose_count_every_documented_run_makes_one_starts_one_process(tmp_path, run, count, runs, one, spawned):
+    """train.py spawns `args.world_size` processes, computed from its options (`args.nodes *
+    args.gpus`, one per listed GPU id): where every documented run, by what it passes or the
+    options' defaults, makes that one, the spawn starts one process, a world of one, and the
+    training step through model.module loses no all-reduce (DDP019 silent). A run that makes it
+    two or more, or passes a value not shown (a shell variable), keeps the world unknown; so
+    does a script with no run shown, and one spawning one process on each of several machines
+    (the size init_process_group is told, `args.nodes * args.gpus`, is four)."""
+    run.cwd = tmp_path
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "train.py").write_text(_SPAWNED_BY_OPTIONS.format(count=count, spawned=spawned))
+    if runs:
+        (tmp_path / "train.sh").write_text(runs)
+    assert project.build(str(tmp_path)).spawns_one("train") is one
+    assert _findings(run, "DDP019") == ([] if one else [("train.py", "DDP019")])

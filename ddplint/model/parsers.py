@@ -256,9 +256,10 @@ def test_value(test: ast.expr, option: Callable[[str], object]) -> bool | None:
 
 
 def expression_value(expr: ast.expr, option: Callable[[str], object]) -> object:
-    """The value of `expr`, made of options and literals (as for `test_value`), a conditional
-    expression of them (`True if args.resume == 'True' else False`) or a test; NOT_SHOWN where
-    that is not known."""
+    """The value of `expr`, made of options and literals (as for `test_value`; whole-number
+    arithmetic of them, `args.nodes * args.gpus`, and the count of a string's parts,
+    `len(args.gpu_ids.split(","))`), a conditional expression of them (`True if args.resume ==
+    'True' else False`) or a test; NOT_SHOWN where that is not known."""
     if isinstance(expr, ast.IfExp):
         taken = test_value(expr.test, option)
         return NOT_SHOWN if taken is None else expression_value(expr.body if taken else expr.orelse, option)
@@ -268,9 +269,24 @@ def expression_value(expr: ast.expr, option: Callable[[str], object]) -> object:
     return _value(expr, option)
 
 
+_ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv}
+
+
 def _value(expr: ast.expr, option: Callable[[str], object]) -> object:
     if isinstance(expr, ast.Constant):
         return expr.value
+    if isinstance(expr, ast.BinOp) and type(expr.op) in _ARITHMETIC:  # `args.nodes * args.gpus`: whole numbers only
+        left, right = _value(expr.left, option), _value(expr.right, option)
+        if type(left) is not int or type(right) is not int or isinstance(expr.op, ast.FloorDiv) and right == 0:
+            return NOT_SHOWN
+        return _ARITHMETIC[type(expr.op)](left, right)
+    if _calls(expr, "len") and len(expr.args) == 1 and not expr.keywords:  # `len(args.gpu_ids.split(","))`
+        split = expr.args[0]
+        if not (isinstance(split, ast.Call) and isinstance(split.func, ast.Attribute) and split.func.attr == "split"):
+            return NOT_SHOWN
+        text = _value(split.func.value, option)
+        separator = _value(split.args[0], option) if len(split.args) == 1 and not split.keywords else NOT_SHOWN
+        return len(text.split(separator)) if type(text) is str and type(separator) is str and separator else NOT_SHOWN
     # `args.x`, `self.args.x`, `self.opt.x`; not `self.x`, an object's own attribute
     if isinstance(expr, ast.Attribute) and not (isinstance(expr.value, ast.Name) and expr.value.id in ("self", "cls")):
         return option(expr.attr)

@@ -1532,13 +1532,26 @@ class Project:
         """Whether entry script `module` runs its code in one process: it or a project module it
         imports spawns with torch.multiprocessing (a script that spawns nothing is started by
         something else), the only processes they may start are such spawns of one process
-        each (`nprocs=1` or the default, `_spawns_one`), and no launch command of the project
-        runs it (`_unlaunched`): `python eval.py` spawns one worker, a world of one."""
+        each (`nprocs=1` or the default, `_spawns_only`; or a count made of the script's options
+        that every documented run of it makes one: `args.world_size = args.nodes * args.gpus`
+        with `--gpus 1` and `--nodes` left at 1, ProjectView.run_values), and no launch command
+        of the project runs it (`_unlaunched`): `python eval.py` spawns one worker, a world of one."""
         key = ("spawns one", module)
         found = self._memo.get(key)
         if found is None:
             modules = list(reachable([module], self.imports_of)) if module in self.reach.entries else []
             texts = [self.program.read(reached) for reached in modules]
+            view = self.module_view(module)
+            sizes = functools.cache(lambda: self._group_sizes(modules, texts))
+
+            def one_world(count: ast.expr) -> bool:  # a count made of options, and so every group's size
+                return bool(view.runs()) and _one_in_every(view.run_values(count)) and sizes() is not None and all(
+                    _one_in_every(view.run_values(size)) for size in sizes()
+                )
+
+            def spawns_one(tree: ast.Module) -> bool:
+                return _spawns_only(tree, _ONE, one_world)
+
             found = self._memo[key] = (
                 bool(modules) and None not in texts and self._unlaunched(module)
                 and any(  # a spawn call, not its text in a comment (none: something else starts it)
@@ -1546,11 +1559,22 @@ class Project:
                     for reached, text in zip(modules, texts)
                 )
                 and all(
-                    not any(start in text for start in _PER_GPU_SPAWNS) or self._tree_answer(reached, text, _spawns_one) is True
+                    not any(start in text for start in _PER_GPU_SPAWNS) or self._tree_answer(reached, text, spawns_one) is True
                     for reached, text in zip(modules, texts)
                 )
                 and self._starts_nothing(modules, tuple(start for start in _SPAWN_STARTS if start not in _PER_GPU_SPAWNS))
             )
+        return found
+
+    def _group_sizes(self, modules: list[str], texts: list[str | None]) -> list[ast.expr] | None:
+        """What the process groups `modules` start are told their size may be (`_group_sizes`
+        of each); None where one is not shown."""
+        found: list[ast.expr] = []
+        for reached, text in zip(modules, texts):
+            sizes = self._tree_answer(reached, text, _group_sizes) if text is not None and _GROUP_START in text else []
+            if sizes is None:
+                return None
+            found += sizes
         return found
 
     def _tree_answer(self, module: str, text: str, question):
@@ -1919,10 +1943,35 @@ def _spawns_per_gpu(tree: ast.Module) -> bool:
     return _spawns_only(tree, _DEVICE_COUNT_CALL)
 
 
-def _spawns_one(tree: ast.Module) -> bool:
-    """Whether every torch.multiprocessing spawn of the module starts one process: its default
-    count or a literal 1 as its `nprocs` (also through names bound only to it, as `_spawns_only`)."""
-    return _spawns_only(tree, _ONE)
+def _group_sizes(tree: ast.Module) -> list[ast.expr] | None:
+    """What each `init_process_group` call of the module is told its group's size is: its
+    `world_size=`, a literal or every binding in the module of a name or attribute of that name
+    (`world_size=cfg.world_size` with `args.world_size = args.nodes * args.gpus`, the namespace
+    copied into the config); None where a call passes none (WORLD_SIZE from the environment) or
+    the module binds it nowhere, or only adds to it."""
+    bound: dict[str, list[ast.expr | None]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                name = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else None
+                if name is not None:
+                    bound.setdefault(name, []).append(None if isinstance(node, ast.AugAssign) else node.value)
+    found: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or _last_name(node) != _GROUP_START:
+            continue
+        size = next((keyword.value for keyword in node.keywords if keyword.arg == "world_size"), None)
+        name = size.attr if isinstance(size, ast.Attribute) else size.id if isinstance(size, ast.Name) else None
+        values = [size] if isinstance(size, ast.Constant) else bound.get(name, []) if name is not None else []
+        if not values or None in values:
+            return None
+        found += values  # type: ignore[arg-type]
+    return found
+
+
+def _one_in_every(values: list[object] | None) -> bool:
+    """Whether the values a count has in the documented runs are all the whole number 1."""
+    return bool(values) and all(type(value) is int and value == 1 for value in values)
 
 
 _ONE = re.compile(r"1")
@@ -1933,24 +1982,30 @@ def _spawns_at_all(tree: ast.Module) -> bool:
     return any(isinstance(node, ast.Call) and _last_name(node) + "(" in _PER_GPU_SPAWNS for node in ast.walk(tree))
 
 
-def _spawns_only(tree: ast.Module, count: re.Pattern) -> bool:
+def _spawns_only(tree: ast.Module, count: re.Pattern, runs_one: Callable[[ast.expr], bool] | None = None) -> bool:
     """Whether every torch.multiprocessing spawn of the module starts its default one process
     or `count` of them (the text of its `nprocs`, or of every binding in the module of the name
-    or attribute given as its `nprocs`)."""
-    bound: dict[str, list[str]] = {}
+    or attribute given as its `nprocs`), or one where `runs_one` says that expression is one in
+    every documented run (`args.nodes * args.gpus`, ProjectView.run_values)."""
+    bound: dict[str, list[ast.expr | None]] = {}
     for node in ast.walk(tree):
         if not isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             continue
         for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
-            value = "" if isinstance(node, ast.AugAssign) or node.value is None else ast.unparse(node.value)
+            value = None if isinstance(node, ast.AugAssign) else node.value  # `+=` binds something else
             bound.setdefault(ast.unparse(target), []).append(value)
+
+    def counted(value: ast.expr | None) -> bool:
+        return value is not None and (count.fullmatch(ast.unparse(value)) is not None or runs_one is not None and runs_one(value))
+
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or _last_name(node) + "(" not in _PER_GPU_SPAWNS:
             continue
         counts = [keyword.value for keyword in node.keywords if keyword.arg == "nprocs"] + node.args[2:3]
-        written = ast.unparse(counts[0]) if counts else None
-        values = [written] if written is None or count.fullmatch(written) else bound.get(written, [])
-        if not values or not all(value is None or count.fullmatch(value) for value in values):
+        if not counts:
+            continue  # its default, one process
+        values = [counts[0]] if count.fullmatch(ast.unparse(counts[0])) else bound.get(ast.unparse(counts[0])) or [counts[0]]
+        if not all(counted(value) for value in values):
             return False
     return True
 
@@ -2714,12 +2769,17 @@ class ProjectView:
             self.project._memo[key] = self._option_default(name)
         return self.project._memo[key]
 
-    def _option_default(self, name: str) -> object:
+    def _declared_here(self) -> DeclaredOptions:
+        """The options this module's parser and those of the project modules it imports declare."""
         options = DeclaredOptions()
         own = self.project.program.tree(self.module)
         if own is not None:
             options.add(declared_options(own))
         options.add(self.imported_options())
+        return options
+
+    def _option_default(self, name: str) -> object:
+        options = self._declared_here()
         # `args.resume = True if args.resume == 'True' else False`: the value the run passed, converted
         conversion = options.converted.get(name)
         rebound = name in options.rebound and conversion is None
@@ -2730,6 +2790,43 @@ class ProjectView:
         if conversion is None or value is NOT_SHOWN:
             return value
         return expression_value(conversion, lambda read: value if read == name else NOT_SHOWN)
+
+    def run_values(self, expr: ast.expr) -> list[object] | None:
+        """The value `expr`, made of this module's options and literals (parsers.expression_value:
+        `args.nodes * args.gpus`), has in each documented run of this module (`runs`; where none
+        is shown, the one run that passes nothing), each option read as that run gives it
+        (`_run_option`); None where one of them is not known."""
+        runs = [command.command for command in self.runs()] or [""]
+        values = [expression_value(expr, functools.partial(self._run_option, command)) for command in runs]
+        return None if NOT_SHOWN in values else values
+
+    def _run_option(self, command: str, name: str) -> object:
+        """The value run `command` gives the option stored under `name`, declared by this module's
+        parser or one it imports and set no other way (not rebound, not set by name, no document
+        telling the user to set it): the last word the command writes after one of its option
+        strings, a whole number where its default is one, a literal word where it is a string
+        (not a shell variable or a placeholder: `$NGPU`, `<gpus>`); a flag by its presence; its
+        value unless passed where the command does not pass it; NOT_SHOWN otherwise."""
+        options = self._declared_here()
+        shown = None if options.dynamic or name in options.rebound else options.shown(name)
+        if shown is None or self._assigned_on_the_way(name):
+            return NOT_SHOWN
+        strings, value = shown
+        if any(self.describes_option(option, str(value)) for option in strings if option.startswith("--")):
+            return NOT_SHOWN
+        written = [
+            found.group(1) for string in strings
+            for found in re.finditer(rf"(?<![\w-]){re.escape(string)}(?![\w-])(?:(?:=|[ \t]+)([^\s\\]+))?", command)
+        ]
+        if not written:
+            return value
+        if isinstance(value, bool):
+            return not value
+        last = (written[-1] or "").strip("'\"")
+        if type(value) is int:
+            return int(last) if re.fullmatch(r"-?\d+", last) else NOT_SHOWN
+        literal = isinstance(value, str) and last and not last.startswith("-") and not any(mark in last for mark in "$`{<")
+        return last if literal else NOT_SHOWN
 
     def ranked_attributes(self, written: str) -> dict[str, Place]:
         """The attributes that the objects of the project class `written` (as this module names
