@@ -1949,24 +1949,37 @@ def _group_sizes(tree: ast.Module) -> list[ast.expr] | None:
     (`world_size=cfg.world_size` with `args.world_size = args.nodes * args.gpus`, the namespace
     copied into the config); None where a call passes none (WORLD_SIZE from the environment) or
     the module binds it nowhere, or only adds to it."""
-    bound: dict[str, list[ast.expr | None]] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                name = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else None
-                if name is not None:
-                    bound.setdefault(name, []).append(None if isinstance(node, ast.AugAssign) else node.value)
+    bound = _bindings(tree, _own_name)
     found: list[ast.expr] = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or _last_name(node) != _GROUP_START:
             continue
         size = next((keyword.value for keyword in node.keywords if keyword.arg == "world_size"), None)
-        name = size.attr if isinstance(size, ast.Attribute) else size.id if isinstance(size, ast.Name) else None
+        name = _own_name(size)
         values = [size] if isinstance(size, ast.Constant) else bound.get(name, []) if name is not None else []
         if not values or None in values:
             return None
         found += values  # type: ignore[arg-type]
     return found
+
+
+def _bindings(tree: ast.Module, key: Callable[[ast.expr], str | None]) -> dict[str, list[ast.expr | None]]:
+    """The values the module's assignments bind, by `key` of their target (targets it gives None
+    are left out); None for an augmented assignment (`+=` binds something else) or a bare
+    annotation."""
+    bound: dict[str, list[ast.expr | None]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                name = key(target)
+                if name is not None:
+                    bound.setdefault(name, []).append(None if isinstance(node, ast.AugAssign) else node.value)
+    return bound
+
+
+def _own_name(expr: ast.expr | None) -> str | None:
+    """The name an expression ends in: `args.world_size` and `world_size` are `world_size`."""
+    return expr.attr if isinstance(expr, ast.Attribute) else expr.id if isinstance(expr, ast.Name) else None
 
 
 def _one_in_every(values: list[object] | None) -> bool:
@@ -1987,13 +2000,7 @@ def _spawns_only(tree: ast.Module, count: re.Pattern, runs_one: Callable[[ast.ex
     or `count` of them (the text of its `nprocs`, or of every binding in the module of the name
     or attribute given as its `nprocs`), or one where `runs_one` says that expression is one in
     every documented run (`args.nodes * args.gpus`, ProjectView.run_values)."""
-    bound: dict[str, list[ast.expr | None]] = {}
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            continue
-        for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
-            value = None if isinstance(node, ast.AugAssign) else node.value  # `+=` binds something else
-            bound.setdefault(ast.unparse(target), []).append(value)
+    bound = _bindings(tree, ast.unparse)
 
     def counted(value: ast.expr | None) -> bool:
         return value is not None and (count.fullmatch(ast.unparse(value)) is not None or runs_one is not None and runs_one(value))
