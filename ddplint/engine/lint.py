@@ -367,6 +367,8 @@ def analyse(
             continue  # a function that only scripts run as one process call: no ranks to harm
         if project.switched_off(scope, line) is not None:
             continue  # code under `if <parameter>:` of a parameter no call turns on
+        if project.runs_reaching(scope, line, col - 1) == []:
+            continue  # code under a branch of options that no documented run takes
         fix = None
         if report.replacements and report.applicability is not None:
             emptied = _emptied(module, report)

@@ -27,7 +27,9 @@ class DeclaredOptions:
     command line (`fire.Fire(main)`: `def main(epochs: int = 1)` reads `--epochs`, or its
     place among the positional arguments), where the function never rebinds the parameter.
     `converted`: options rebound once, from their own parsed value alone (`args.resume = True if
-    args.resume == 'True' else False`) -> that value (`ast`); None where rebound more than once."""
+    args.resume == 'True' else False`) -> that value (`ast`); None where rebound more than once.
+    `texts`: options argparse stores as the word passed (no `type=` or `type=str`, no `action=`,
+    no `nargs=`), whatever their default (`--dali`, default None)."""
 
     options: dict[str, tuple[tuple[str, ...], object]] = field(default_factory=dict)
     rebound: set[str] = field(default_factory=set)
@@ -35,6 +37,7 @@ class DeclaredOptions:
     fills_unset: bool = False
     parameters: dict[tuple[str, str], tuple[tuple[str, ...], object]] = field(default_factory=dict)
     converted: dict[str, ast.expr | None] = field(default_factory=dict)
+    texts: set[str] = field(default_factory=set)
 
     def shown(self, name: str) -> tuple[list[str], object] | None:
         """The option strings of the option stored under `name` and the value it gets unless
@@ -56,6 +59,7 @@ class DeclaredOptions:
         for name, value in other.converted.items():
             self.converted[name] = value if name not in self.converted else None
         self.rebound |= other.rebound
+        self.texts |= other.texts
         self.dynamic = self.dynamic or other.dynamic
         self.fills_unset = self.fills_unset or other.fills_unset
 
@@ -99,8 +103,32 @@ def declared_options(tree: ast.Module) -> DeclaredOptions:
             name = dest.value if isinstance(dest, ast.Constant) else longs[0][2:].replace("-", "_") if longs and dest is None else None
             if isinstance(name, str):
                 found.options[name] = (strings, _unpassed_value(keywords))
+                if _stores_text(keywords):
+                    found.texts.add(name)
         elif called == "Fire" and len(node.args) == 1 and not node.keywords:
             found.parameters.update(_fire_parameters(tree, node.args[0]))
+    return found
+
+
+def _stores_text(keywords: dict[str, ast.expr]) -> bool:
+    """Whether argparse stores the word a run passes as it is: no `action=`, no `nargs=`, and no
+    `type=` other than `str`."""
+    kind = keywords.get("type")
+    return "action" not in keywords and "nargs" not in keywords and (kind is None or isinstance(kind, ast.Name) and kind.id == "str")
+
+
+def conditional_tests(scope: ast.AST, line: int, column: int) -> list[tuple[ast.expr, bool]]:
+    """The tests of the conditional expressions in `scope` (`a if args.fsdp else b`) whose body
+    or `else` holds the position `line`, `column` (CPython's: the UTF-8 offset), each with
+    whether that position is in its body."""
+    found = []
+    position = (line, column)
+    for node in ast.walk(scope):
+        if isinstance(node, ast.IfExp):
+            for branch, sense in ((node.body, True), (node.orelse, False)):
+                end = (branch.end_lineno or branch.lineno, branch.end_col_offset or 0)
+                if (branch.lineno, branch.col_offset) <= position < end:
+                    found.append((node.test, sense))
     return found
 
 

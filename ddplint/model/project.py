@@ -57,7 +57,7 @@ from ddplint.core.fixpoint import fixed_point, reachable
 from ddplint.core.lines import split_lines
 from ddplint.model import configs, inner, loaders, placement, store
 from ddplint.model.ranked import ranked_attributes
-from ddplint.model.parsers import NOT_SHOWN, DeclaredOptions, declared_options, expression_value, test_value
+from ddplint.model.parsers import NOT_SHOWN, DeclaredOptions, conditional_tests, declared_options, expression_value, test_value
 from ddplint.model.program import Program
 from ddplint.model.reach import Reach, bases_hold, names_said
 from ddplint.model.records import UNKNOWN_FOLDER, Inner, LaunchCommand, Place, Prepared, Wrapped
@@ -81,6 +81,9 @@ _SKIP_DIRS = frozenset(
 )
 MAX_INDEX_BYTES = 2_000_000  # as the engine's parse limit: larger files export nothing
 # Shell scripts and documents searched for launch commands (Project.launch_commands), at most so many.
+# a command and the lines its backslashes continue it onto: VoiceCraft passes 50 options, one a line
+_MOST_CONTINUED_LINES = 80
+_MAX_RUN_DEPTH = 3  # callers followed up from a function for the runs that reach a line of it
 _LAUNCH_DOCUMENTS = (".sh", ".bash", ".slurm", ".sbatch", ".md", ".rst", ".yaml", ".yml", ".ipynb")
 MAX_LAUNCH_DOCUMENTS = 500
 # The Python a project names for its runs: `conda create -n x python=3.9`, `- python=3.8.10`,
@@ -1699,7 +1702,7 @@ def _run_script(command: str) -> str | None:
     return os.path.basename(found.group().split()[-1]) if found else None
 
 
-def _continued(lines: list[str], index: int, most: int = 80) -> str:
+def _continued(lines: list[str], index: int, most: int = _MOST_CONTINUED_LINES) -> str:
     """The command that starts on `lines[index]`, with the lines a trailing `\\` continues it
     onto (`python train.py --dim 256 \\` / `--accu 4`)."""
     command = [lines[index]]
@@ -1982,6 +1985,17 @@ def _own_name(expr: ast.expr | None) -> str | None:
     return expr.attr if isinstance(expr, ast.Attribute) else expr.id if isinstance(expr, ast.Name) else None
 
 
+def _scope_key(scope: tuple[tuple[str, bool, bool], ...]) -> str | None:
+    """The key of the function the definitions `scope` (outermost first, as (name, is a class,
+    is decorated)) name: "" for a module's own code, `name` for a top-level function,
+    `Class.name` for a method of a top-level class; None for any other scope."""
+    if not scope:
+        return ""
+    if len(scope) == 1 and not scope[0][1] or len(scope) == 2 and scope[0][1] and not scope[1][1]:
+        return ".".join(name for name, _, _ in scope)
+    return None
+
+
 def _one_in_every(values: list[object] | None) -> bool:
     """Whether the values a count has in the documented runs are all the whole number 1."""
     return bool(values) and all(type(value) is int and value == 1 for value in values)
@@ -2086,7 +2100,7 @@ def _launch_commands(relative: str, text: str, settle: Callable | None = None) -
         if not any(needle in line for launcher in LAUNCHERS.values() for needle in launcher.needles):
             continue
         end = index
-        while end + 1 < len(lines) and end - index < 30 and (
+        while end + 1 < len(lines) and end - index < _MOST_CONTINUED_LINES - 1 and (
             lines[end].rstrip().endswith("\\") or end == index and _SCRIPT_FIRST.match(lines[end + 1]) and ".py" not in line
         ):
             end += 1
@@ -2195,9 +2209,14 @@ def _inline_commands(line: str) -> list[str]:
     """The commands of one line of a document: where an inline code span runs a script with a
     launcher, each span that names a launcher is a command of its own (in "[torchrun](...)
     (supersedes `torch.distributed.launch`): `torchrun train.py`" only the last runs one);
-    otherwise the whole line, as in a shell script."""
+    otherwise the whole line, as in a shell script. A line whose launcher is named only in code
+    spans that run no script is prose ("the training script, `main.py`, runs under `torchrun`"):
+    no command."""
     spans = [span for span in _CODE_SPAN.findall(line) if any(needle in span for launcher in LAUNCHERS.values() for needle in launcher.needles)]
-    return spans if any(".py" in span for span in spans) else [line]
+    if any(".py" in span for span in spans):
+        return spans
+    outside = _CODE_SPAN.sub("", line)
+    return [line] if not spans or any(needle in outside for launcher in LAUNCHERS.values() for needle in launcher.needles) else []
 
 
 # A line that starts with a script's path (`train.py \`, `tools/train.py --cfg x`).
@@ -2722,19 +2741,21 @@ class ProjectView:
         for `never_runs`), never runs: it defaults to a falsy literal and no call in the
         project passes it (ProcessContext.switched_off_at); None where that is not known. Only
         a top-level function or a method of a top-level class is asked about."""
-        names = [name for name, _, _ in scope]
-        if len(scope) == 1 and not scope[0][1] or len(scope) == 2 and scope[0][1] and not scope[1][1]:
-            key = ".".join(names)
-            return self.context.switched_off_at(self.module, key, line) or self._option_off(key, line)
-        return self._option_off("", line) if not scope else None
+        key = _scope_key(scope)
+        if key is None:
+            return None
+        return (self.context.switched_off_at(self.module, key, line) if key else None) or self._option_off(key, line)
 
     def _assigned_on_the_way(self, name: str, allowed: int = 0) -> bool:
         """Whether a module of the runs of this one (a script that runs it, or a module such a
         script imports) assigns an attribute `name` (`args.distributed = True` in an
         `init_distributed_mode(args)` of `utils.py`, which has no parser of its own), more than
-        `allowed` times in all (the one conversion of the parsed value a parser's module makes)."""
+        `allowed` times in all (the one conversion of the parsed value a parser's module makes).
+        The project's tests and what only they import are not on the way."""
         program, assigned = self.project.program, re.compile(rf"\.{re.escape(name)}\s*=(?!=)")
-        modules = {module for user in self.users for module in (user, *self.project.imports_of(user))}
+        # a test module sets options for its own runs (`args.fsdp = False`), never for a documented one
+        users = [user for user in self.users if not self.project.is_test_path(self.project.relpaths[user])]
+        modules = {module for user in users for module in (user, *self.project.imports_of(user))}
         return sum(len(assigned.findall(program.read(module) or "")) for module in sorted(modules)) > allowed
 
     def _option_off(self, key: str, line: int) -> str | None:
@@ -2832,8 +2853,93 @@ class ProjectView:
         last = (written[-1] or "").strip("'\"")
         if type(value) is int:
             return int(last) if re.fullmatch(r"-?\d+", last) else NOT_SHOWN
-        literal = isinstance(value, str) and last and not last.startswith("-") and not any(mark in last for mark in "$`{<")
+        text = isinstance(value, str) or value is None and name in options.texts  # `--dali gpu`, default None
+        literal = text and last and not last.startswith("-") and not any(mark in last for mark in "$`{<")
         return last if literal else NOT_SHOWN
+
+    def runs_reaching(self, scope: tuple[tuple[str, bool, bool], ...], line: int, column: int) -> list[LaunchCommand] | None:
+        """The documented runs that may reach `line` (at `column`, 0-based characters) of this
+        module, inside `scope` (as for `never_runs`), as far as the tests of options decide: the
+        `if`s and conditional expressions around it (`if args.dali is None:`, `cpu_state if
+        args.fsdp else model.state_dict()`), read on each run of each script that runs this
+        module (`_script_runs`, each option as `_run_written` reads it), and, in a function,
+        the calls of it in the project (ProcessContext.call_sites), each read alike in its own
+        module: a run reaches the line where it takes the way to it and to a call. None where
+        that is not known: no documented run, or a script that runs the module is run by none
+        (a run nobody documents). Only a top-level function or a method of a top-level class
+        is asked about past its own tests."""
+        key = _scope_key(scope)
+        if key is None:
+            return None
+        text = split_lines(self.program.read(self.module) or "")
+        offset = len(text[line - 1][:column].encode()) if 0 < line <= len(text) else column
+        return self._reaching(key, line, offset, 0)
+
+    def _reaching(self, key: str, line: int, offset: int | None, depth: int) -> list[LaunchCommand] | None:
+        """`runs_reaching` for `line` of function `key` ("": the module's code), at the UTF-8
+        `offset` where known (a call site's is not: its conditional expressions are not read)."""
+        runs = self._script_runs()
+        if runs is None:
+            return None
+        tests = self._option_tests(key, line, offset)
+        taken = [
+            command for view, command, written in runs
+            if not any(test_value(test, functools.partial(view._run_written, command.command, written)) is (not sense) for test, sense in tests)
+        ]
+        sites = self.context.call_sites(self.module, key) if key and taken and depth < _MAX_RUN_DEPTH else None
+        if not sites:
+            return taken
+        reached: list[LaunchCommand] = []
+        for site in sites:
+            found = self.project.module_view(site.caller)._reaching(site.caller_key or "", site.line, None, depth + 1)
+            if found is None:
+                return taken
+            reached += found
+        return [command for command in taken if command in reached]
+
+    def _script_runs(self) -> list[tuple[ProjectView, LaunchCommand, tuple[str, ...]]] | None:
+        """Each documented run of a script that runs this module (an entry among `users`, tests
+        aside: `Reach.entries`), with that script's view and the text of all of its runs; None
+        where there is none, or a script that runs the module has no documented run."""
+        found = []
+        entries = set(self.project.reach.entries)
+        for user in self.users:
+            if user not in entries or self.project.is_test_path(self.project.relpaths[user]):
+                continue
+            view = self.project.module_view(user)
+            runs = view.runs(own=True)
+            if not runs:
+                return None
+            written = tuple(command.command for command in runs)
+            found += [(view, command, written) for command in runs]
+        return found or None
+
+    def _option_tests(self, key: str, line: int, offset: int | None) -> list[tuple[ast.expr, bool]]:
+        """The tests around `line` of function `key` ("": the module's code): its `if`s
+        (ProcessContext.guards_at) and, at `offset`, its conditional expressions, each with
+        whether the line is in its body."""
+        tests = []
+        for guard in self.context.guards_at(self.module, key, line):
+            try:
+                tests.append((ast.parse(guard.test, mode="eval").body, guard.sense))
+            except SyntaxError:
+                continue
+        scope = self.program.definition(self.module, key) if key else self.program.tree(self.module)
+        return tests + (conditional_tests(scope, line, offset) if scope is not None and offset is not None else [])
+
+    def _run_written(self, command: str, written: tuple[str, ...], name: str) -> object:
+        """The value run `command` gives the option stored under `name` (`_run_option`), where
+        the command writes it, or another documented run of the script does (`written`, their
+        texts): a run that leaves out an option others pass takes its default (SimKD's CIFAR
+        runs leave `--dataset` at cifar100, its ImageNet runs pass `--dataset imagenet`). An
+        option no run writes is there to be passed (`--resume PATH`): NOT_SHOWN."""
+        shown = self._declared_here().shown(name)
+        if shown is None:
+            return NOT_SHOWN
+        spelled = [re.compile(rf"(?<![\w-]){re.escape(string)}(?![\w-])") for string in shown[0] if string.startswith("-")]
+        if not any(pattern.search(text) for pattern in spelled for text in written):
+            return NOT_SHOWN
+        return self._run_option(command, name)
 
     def ranked_attributes(self, written: str) -> dict[str, Place]:
         """The attributes that the objects of the project class `written` (as this module names

@@ -1,0 +1,128 @@
+"""Code under an option branch that no documented run takes (ProjectView.runs_reaching): the
+`if`s and conditional expressions around a line whose tests are made of the script's options,
+read on each documented run of the scripts that run it, and, for a line in a function, every
+call of that function in the project. Unknown (no documented run, a run nobody documents, an
+option a document tells the user to set, a value no command writes) stays reported."""
+
+from ddplint.model import project
+
+OPTS = """import argparse
+
+
+def parse_args():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--loader", type=str, default=None)
+    parser.add_argument("--fsdp", action="store_true")
+    parser.add_argument("--dataset", default="cifar")
+    return parser.parse_args()
+"""
+
+HELPER = """import torch
+import torch.distributed as dist
+
+
+def torch_state(model, path):
+    model.load_state_dict(torch.load(path))
+"""
+
+TRAIN = """import torch
+import torch.distributed as dist
+
+import data
+import opts
+
+
+def main():
+    args = opts.parse_args()
+    dist.init_process_group("nccl")
+    if args.dataset == "imagenet":
+        if args.loader is None:
+            state = data.torch_state(None, "x.pt")
+    weights = None if args.fsdp else torch.load("w.pt")
+    shards = torch.load("s.pt") if args.fsdp else None
+    return state, weights, shards
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+HELPER_LOAD, ELSE_LOAD, TAKEN_LOAD = "data.py:6:", "train.py:14:", "train.py:15:"
+
+
+def _write(tmp_path, runs, readme="", train=TRAIN, extra=None):
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "opts.py").write_text(OPTS)
+    (tmp_path / "data.py").write_text(HELPER)
+    (tmp_path / "train.py").write_text(train)
+    (tmp_path / "run.sh").write_text("".join(f"{command}\n" for command in runs))
+    (tmp_path / "README.md").write_text(readme)
+    for name, text in (extra or {}).items():
+        (tmp_path / name).write_text(text)
+
+
+def test_a_branch_every_documented_run_leaves_is_not_reported(tmp_path, run):
+    """SimKD builds its torch loaders (a padding DistributedSampler) only without `--dali`, and
+    every multi-process ImageNet run passes `--dali gpu`; open_lm saves `cpu_state if args.fsdp
+    else model.state_dict()` with `--fsdp` on every launch. The way not taken is not reported,
+    in the line's own function (a conditional expression) and through the only call of a helper
+    of another module; the way taken is."""
+    _write(tmp_path, ["torchrun --nproc_per_node=4 train.py --dataset imagenet --loader dali --fsdp"])
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP004", ".").stdout
+    assert HELPER_LOAD not in output and ELSE_LOAD not in output, output
+    assert TAKEN_LOAD in output, output
+    view = project.build(str(tmp_path)).module_view("train")
+    assert view.runs_reaching((("main", False, False),), 15, 14) and view.runs_reaching((("main", False, False),), 14, 37) == []
+
+
+def test_a_run_that_leaves_an_option_out_takes_its_default_where_another_run_writes_it(tmp_path, run):
+    """A documented run that leaves out an option another documented run of the script passes
+    takes its default (SimKD's CIFAR runs leave `--dataset` at cifar100): the ImageNet branch is
+    not taken there. An option no command writes is there to be passed: not known."""
+    runs = ["torchrun --nproc_per_node=4 train.py --dataset imagenet --loader dali --fsdp", "torchrun --nproc_per_node=4 train.py --fsdp"]
+    _write(tmp_path, runs)
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP004", ".").stdout
+    assert HELPER_LOAD not in output and ELSE_LOAD not in output, output
+    _write(tmp_path, ["torchrun --nproc_per_node=4 train.py --fsdp"])
+    output = run("check", "--no-cache", "--select", "DDP004", ".").stdout
+    assert HELPER_LOAD in output and ELSE_LOAD not in output, output
+
+
+def test_unknown_runs_stay_reported(tmp_path, run):
+    """A run that takes the branch, a value the command does not write literally, a document
+    telling the user to set the option, a script nobody documents that calls the helper, a
+    call of the helper outside the branch, or no documented run at all: reported."""
+    base = "torchrun --nproc_per_node=4 train.py --dataset imagenet --loader dali --fsdp"
+    unguarded = TRAIN.replace("    weights =", '    data.torch_state(None, "y.pt")\n    weights =')
+    script = "import data\n\nif __name__ == '__main__':\n    data.torch_state(None, 'z.pt')\n"
+    cases = (
+        ([base, "torchrun --nproc_per_node=4 train.py --dataset imagenet --fsdp"], "", TRAIN, None),
+        (["torchrun --nproc_per_node=4 train.py --dataset imagenet --loader $LOADER --fsdp"], "", TRAIN, None),
+        ([base], "Pass `--loader torch` to read the images with torch.\n", TRAIN, None),
+        ([base], "", TRAIN, {"export.py": script}),
+        ([base], "", unguarded, None),
+        ([], "", TRAIN, None),
+    )
+    run.cwd = tmp_path
+    for runs, readme, train, extra in cases:
+        _write(tmp_path, runs, readme, train, extra)
+        output = run("check", "--no-cache", "--select", "DDP004", ".").stdout
+        assert HELPER_LOAD in output, (runs, readme, extra, output)
+        if extra:
+            (tmp_path / "export.py").unlink()
+
+
+def test_prose_and_tests_are_no_runs(tmp_path, run):
+    """open_lm's README says "the main training script, `open_lm/main.py`. Distributed
+    computation is handled via `torchrun`": no code span runs the script, so the line is no
+    run of it; and its tests set `args.fsdp = False` for their own runs, which no documented
+    run of the script makes."""
+    prose = "The training script, `train.py`, runs under `torchrun` with a variety of options.\n"
+    test = "import train\n\n\ndef test_main(args):\n    args.fsdp = False\n    train.main()\n"
+    _write(tmp_path, ["torchrun --nproc_per_node=4 train.py --dataset imagenet --loader dali --fsdp"], prose, extra={"test_train.py": test})
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP004", ".").stdout
+    assert ELSE_LOAD not in output and TAKEN_LOAD in output, output
+    assert [command.place.line for command in project.build(str(tmp_path)).launch_commands] == [1]
