@@ -79,7 +79,7 @@ _COMBINES, _EVERY_RANK = "combines", "every rank"  # what `_runs` looks for
 _LOADERS_AND_BATCHERS = DATALOADER | GRAPH_LOADERS | BATCH_SAMPLER  # made once: `_makes_data` asks on every evaluation
 _BROADCAST_BUFFERS = "broadcast_buffers"  # DDP's parameter (torch_api.DDP)
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
-CACHE_VERSION = 28  # of the summaries kept in the cache: a summary of another version is read again
+CACHE_VERSION = 29  # of the summaries kept in the cache: a summary of another version is read again
 # `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 

@@ -231,6 +231,9 @@ class _FunctionReader:
         # Locals bound to a class or function a module holds under a name chosen at run time
         # (`ds_cls = getattr(datasets, cfg.name)`): their calls are recorded as `datasets.*`.
         self._chosen: dict[str, str] = {}
+        # Locals bound to a name, or to one of names by a conditional expression (`make = build_a
+        # if flag else build_b`): calling the local calls what it holds, recorded as each name.
+        self._aliases: dict[str, tuple[str, ...]] = {}
         # Names bound to a file (ddplint.model.files.path_key): the module's, unless a parameter hides one.
         self.paths: dict[str, str] = {name: key for name, key in (paths or {}).items() if name not in self.env}
         self.moved: set[str] = set()  # modules moved to the host in place (ddplint.model.files)
@@ -672,6 +675,7 @@ class _FunctionReader:
             self.dotted_calls.append(Called(f"{chosen}.*", node.lineno))
         elif (plain or super_method(node.func)) is not None:  # `super().__init__(...)` calls the base's
             self.dotted_calls.append(Called(plain or super_method(node.func), node.lineno))  # type: ignore[arg-type]
+            self.dotted_calls += [Called(name, node.lineno) for name in self._aliases.get(plain or "", ())]
         self._touch(node)
         if _keys_by_zip(node):
             self.draft.deduplicates = True  # `results.update(zip(ids, preds))`: a padded duplicate overwrites its id's entry
@@ -830,6 +834,8 @@ class _FunctionReader:
                 self._nullable.add(target.id)
             if isinstance(target, ast.Name):
                 (self._chosen.__setitem__(target.id, chosen) if chosen else self._chosen.pop(target.id, None))
+                named = _named_alternatives(statement.value)
+                (self._aliases.__setitem__(target.id, named) if named else self._aliases.pop(target.id, None))
             if isinstance(target, ast.Name) and self._wraps(statement.value):
                 self._wrapping[target.id] = self._wraps(statement.value)
             if isinstance(target, ast.Name) and isinstance(statement.value, (ast.Call, ast.IfExp)):
@@ -1230,6 +1236,16 @@ def _chosen_from(expr: ast.AST) -> str | None:
     if len(expr.args) not in (2, 3) or expr.keywords or isinstance(expr.args[1], ast.Constant):
         return None
     return dotted(expr.args[0])
+
+
+def _named_alternatives(expr: ast.AST) -> tuple[str, ...]:
+    """The names a value is one of: `build_a if flag else build_b` (either), `build` (itself);
+    () for anything else (a call's result, a literal)."""
+    if isinstance(expr, ast.IfExp):
+        body, orelse = _named_alternatives(expr.body), _named_alternatives(expr.orelse)
+        return body + orelse if body and orelse else ()
+    name = dotted(expr) if isinstance(expr, (ast.Name, ast.Attribute)) else None
+    return (name,) if name else ()
 
 
 def _read_block(body: list[ast.stmt], guards: list[Guard], calls: list[Called]) -> None:

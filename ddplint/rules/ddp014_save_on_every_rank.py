@@ -45,6 +45,9 @@ from ddplint.core.torch_api import (
 PRIVATE_FILES = frozenset(
     {"io.BytesIO", "tempfile.TemporaryFile", "tempfile.NamedTemporaryFile", "tempfile.SpooledTemporaryFile"}
 )
+# Values no two processes share: a file name made with one is the process's own (uuid4 draws
+# from os.urandom; a wrapper that may seed it, as lhotse's after fix_random_seed, does not count).
+PROCESS_UNIQUE = frozenset({"os.getpid", "uuid.uuid4"})
 
 
 # The message, with the rank-0 test of the framework the file uses.
@@ -185,7 +188,9 @@ class SaveOnEveryRank(Rule):
     `enumerate(loader)`, `tqdm(...)` of it, or a parameter every caller hands such a loader), or
     from a dataset of a project class whose constructor keeps only its rank's rows (a slice
     bounded by the rank, itself or from a project function: VideoSys's `self.data =
-    split_df_by_rank(self.data)`): each rank draws its own shard, so the names differ, saves into an `io.BytesIO` buffer or a `tempfile`, and functions with no evidence of running distributed (a library
+    split_df_by_rank(self.data)`): each rank draws its own shard, so the names differ, saves into an `io.BytesIO` buffer or a `tempfile`, or to a name made with `os.getpid()` or
+    `uuid.uuid4()` (each process's own; not a wrapper that may be seeded alike on every rank, as
+    lhotse's `uuid4` after `fix_random_seed`), and functions with no evidence of running distributed (a library
     helper called from another module is judged where it is called).
     A save in a module with no sign of distribution of its own is reported when the program
     model finds how every rank reaches it: from code that joins the ranks (calls
@@ -1756,6 +1761,22 @@ class SaveOnEveryRank(Rule):
             """
         ),
         Clean(
+            # A name made by os.getpid() or uuid.uuid4() (from the operating system's randomness)
+            # is each process's own: no two ranks write the same file.
+            """
+            import os
+            import uuid
+            import torch
+            import torch.distributed as dist
+
+            def dump_failed_batch(batch, out):
+                dist.barrier()
+                filename = f"{out}/batch-{uuid.uuid4()}.pt"
+                torch.save(batch, filename)
+                torch.save(batch, os.path.join(out, f"batch-{os.getpid()}.pt"))
+            """
+        ),
+        Clean(
             # The Trainer calls a LightningModule's hooks on every rank; a method that no hook
             # or other method uses runs only where its own caller runs it (here: nothing).
             """
@@ -2016,7 +2037,7 @@ class SaveOnEveryRank(Rule):
         key = self.model.frame.key
         if isinstance(value, cst.Call) and (
             self.model.qualified(value.func) in PRIVATE_FILES or "temp" in (last_name(value) or "").lower()
-        ):
+        ) or self._process_unique(value):
             self._buffers.setdefault(key, set()).add(name)
         samplers, shards, depth = self._samplers.setdefault(key, set()), self._shards.setdefault(key, {}), self._shard_depth(value)
         (samplers.add if self._is_sampler(value) else samplers.discard)(name)
@@ -2041,6 +2062,13 @@ class SaveOnEveryRank(Rule):
             per_rank.pop(name, None)
         for held in ranked_attribute_names(self.model, name, value):  # `cm = ClusterManager(rank=args.rank, ...)`
             per_rank[held] = frozenset({GLOBAL})
+
+    def _process_unique(self, value: cst.BaseExpression) -> bool:
+        """Whether `value` builds a path from a value no two processes share (PROCESS_UNIQUE):
+        `f"{out}/batch-{uuid.uuid4()}.pt"`, `os.path.join(out, f"{os.getpid()}.pt")`."""
+        return _builds_path(value) and any(
+            isinstance(node, cst.Call) and self.model.qualified(node.func) in PROCESS_UNIQUE for node in descendants(value)
+        )
 
     def _is_sampler(self, value: cst.BaseExpression) -> bool:
         """`DistributedSampler(...)`, or a name this function bound to one."""
@@ -2323,7 +2351,7 @@ class SaveOnEveryRank(Rule):
         if named & REPLICA_DIMENSIONS:
             return  # one file per replica
         name = dotted_name(destination.value)  # `buffer`, `tmp`, `tmp.name`
-        if name is not None and name.split(".")[0] in self._buffers.get(key, ()):
+        if name is not None and name.split(".")[0] in self._buffers.get(key, ()) or self._process_unique(destination.value):
             return
         download = writer.endswith("(download=True)")
         if download and (self._first or any(id(block) in self._waiting for block in self._blocks)):
