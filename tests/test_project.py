@@ -2726,3 +2726,50 @@ def test_a_hidden_folder_inside_a_package_is_part_of_the_project(tmp_path, run):
     _write_project(tmp_path / "pkg", {".mim/tools/dist_search.sh": wrapper, ".mim/tools/search.py": _EXTRACTOR})
     found = [f[:4] for f in _findings(run("check", "--no-cache", "--select", "DDP012", "--isolated", ".").stdout)]
     assert found == [(".mim/tools/search.py", 7, 5, "DDP012")]
+
+
+def test_a_nested_training_function_reads_the_loader_of_the_function_that_seeds(tmp_path, run):
+    """A detection script's layout: main() seeds torch with a literal, picks the Dataset class
+    by an option (`Dataset = COCO if cfg.dataset == 'coco' else VOC`), builds the DataLoader
+    with `num_workers=cfg.num_workers` (an option whose default no launch command changes),
+    and defines `def train(epoch):` inside itself, whose loop iterates main's loader; main
+    calls train(epoch) each epoch. Worker k of every rank seeds numpy from the same base seed
+    and draws the same crops: flagged when each class the option may pick draws so, and the
+    option gives workers; not when the default is 0 workers (numpy unseeded in each process)
+    or a worker_init_fn decides the workers' seeds."""
+    draws = "np.random.randint(0, 8)"
+    datasets = {
+        "datasets/__init__.py": "",
+        "datasets/coco.py": "import numpy as np\nfrom torch.utils import data\n\n\nclass COCO(data.Dataset):\n"
+        "    def __getitem__(self, index):\n        return self.images[index][{coco}:]\n",
+        "datasets/voc.py": "import numpy as np\nfrom torch.utils import data\n\n\nclass VOC(data.Dataset):\n"
+        "    def __getitem__(self, index):\n        return self.images[index][np.random.randint(0, 8):]\n",
+    }
+    launch = "python -m torch.distributed.launch --nproc_per_node 4 train.py --dist{passed}\n"
+    script = (
+        "import argparse\nimport torch\nimport torch.distributed as dist\n\nfrom datasets.coco import COCO\n"
+        "from datasets.voc import VOC\n\nparser = argparse.ArgumentParser()\nparser.add_argument('--dist', action='store_true')\n"
+        "parser.add_argument('--dataset', type=str, default='coco', choices=['coco', 'voc'])\n"
+        "parser.add_argument('--num_workers', type=int, default={workers})\ncfg = parser.parse_args()\n\n\n"
+        "def main(model, optimizer):\n    torch.manual_seed(317)\n    dist.init_process_group('nccl')\n"
+        "    Dataset = COCO if cfg.dataset == 'coco' else VOC\n    train_dataset = Dataset()\n"
+        "    sampler = torch.utils.data.distributed.DistributedSampler(train_dataset)\n"
+        "    train_loader = torch.utils.data.DataLoader(train_dataset, num_workers=cfg.num_workers, sampler=sampler{init})\n\n"
+        "    def train(epoch):\n        for batch_idx, batch in enumerate(train_loader):\n"
+        "            loss = model(batch).mean()\n            optimizer.zero_grad()\n            loss.backward()\n"
+        "            optimizer.step()\n\n    for epoch in range(10):\n        sampler.set_epoch(epoch)\n        train(epoch)\n\n\n"
+        "if __name__ == '__main__':\n    main(None, None)\n"
+    )
+    run.cwd = tmp_path
+    for workers, passed, init, coco, expected in (
+        ("2", "", "", draws, [("train.py", 16, "DDP027")]),
+        ("2", " --num_workers 10", "", draws, [("train.py", 16, "DDP027")]),  # workers in every run
+        ("0", "", "", draws, []),
+        ("0", " --num_workers 4", "", draws, []),  # runs differ: numpy's draws unshown
+        ("2", "", ", worker_init_fn=lambda k: None", draws, []),
+        ("2", "", "", "0", []),  # the class every documented run picks (coco, the default) draws nothing
+    ):
+        _write_project(tmp_path, {**datasets, "datasets/coco.py": datasets["datasets/coco.py"].format(coco=coco),
+                                  "train.py": script.format(workers=workers, init=init),
+                                  "run.sh": launch.format(passed=passed)})
+        assert _seed_findings(run) == expected, (workers, passed, init, coco)

@@ -105,9 +105,13 @@ class SharedSeedDataPath(Rule):
     no training loop of its own is followed into the methods of its object it calls), or in a function defined inside the seeding function that the loop calls (a
     step written as `def process_iteration():` in the epoch loop, whose backward makes the loop
     a training loop), or in the `__getitem__` of a project Dataset class whose object a
-    DataLoader built in that function reads while the training loop iterates it (a class picked
-    by a name known only at run time, `getattr(datasets, config["dataset"])(...)`, counts when
-    the project module holds nothing but classes and each of them with a `__getitem__` draws so). Without worker
+    DataLoader built in that function reads while the training loop iterates it (also when the
+    loop is in a function defined inside the seeding one that reads its DataLoader as a closure,
+    `def train(epoch):` called from main()'s epoch loop; a class picked by a name known only at
+    run time, `getattr(datasets, config["dataset"])(...)`, counts when
+    the project module holds nothing but classes and each of them with a `__getitem__` draws so;
+    one picked by an option, `Dataset = COCO if cfg.dataset == "coco" else VOC`, counts when the
+    class every documented run picks, or else each of them, draws so). Without worker
     processes (`num_workers` left out or 0) each rank's own process draws the augmentations from
     the seeded generators. With workers, when the seed seeds torch's generator and the
     DataLoader is given no `worker_init_fn` and no `generator=`: each pass over it draws the
@@ -117,7 +121,8 @@ class SharedSeedDataPath(Rule):
     worker k seeds torch and Python's `random` with `base_seed + k` and numpy with
     `_generate_state(base_seed, k)` (`_worker_loop` in torch/utils/data/_utils/worker.py, torch
     1.9 and later): worker k of every rank draws the same augmentations for its different
-    images (a worker count the function cannot know counts only the draws from generators the
+    images (a worker count given by an option counts when every documented run starts workers,
+    its default and each value a launch command passes; a worker count the function cannot know counts only the draws from generators the
     seed itself seeded, which hold either way). Also when a gym or gymnasium environment built in the function is reset with
     `reset(seed=...)` of such a value and stepped there: every rank's environments emit the same
     observations. Also when the seed is in the `__init__` of a project class and a function of
@@ -1035,6 +1040,9 @@ class SharedSeedDataPath(Rule):
         # Functions defined inside a function, by (the outer function's key, their name): whether
         # they run a backward, and the draws they make (`def process_iteration():` in the epoch loop)
         self._inner: dict[tuple[str | None, str], tuple[list[bool], list[str]]] = {}
+        # `for` loops of a function defined inside another that iterate a name of the outer
+        # function (a closure), by id: the outer function's key
+        self._closed_over: dict[int, str | None] = {}
 
     # -- the walk -----------------------------------------------------------------------------
 
@@ -1050,6 +1058,12 @@ class SharedSeedDataPath(Rule):
     def visit_For(self, node: cst.For) -> None:
         self._loop(node)
         self._iterated[id(node)] = node.iter
+        iterated = _unwrapped(node.iter)
+        frame = self.model.frame
+        if isinstance(iterated, cst.Name) and frame.is_function and frame.parent is not None and frame.parent.is_function:
+            owner = self.model.binding_scope(iterated.value)
+            if owner is not None and owner is not self.model.scope and owner is self.model.scope.parent:
+                self._closed_over[id(node)] = frame.parent.key  # `def train(epoch):` reading main()'s loader
 
     def visit_While(self, node: cst.While) -> None:
         self._loop(node)
@@ -1280,12 +1294,14 @@ class SharedSeedDataPath(Rule):
         an object of a project Dataset class whose `__getitem__` draws from a generator the
         seed makes alike on every rank (`_loader_generators`): each rank's main process, or
         worker k of each rank, draws the same augmentations, step by step. Whether it reported."""
-        project, iterated = self.model.project, self._iterated.get(loop)
-        while isinstance(iterated, cst.Call) and iterated.args and dotted_name(iterated.func) in _PASS_THROUGH:
-            iterated = iterated.args[0].value  # `enumerate(tqdm(loader))`
+        project, iterated = self.model.project, _unwrapped(self._iterated.get(loop))
         if project is None or not isinstance(iterated, cst.Name):
             return False
         start = self._loops[loop][0]
+        if loop in self._closed_over:  # the loader of the function around: as bound when it calls this one
+            if via is None or via.frame != self._closed_over[loop]:
+                return False
+            frame, start = via.frame, via.order
         loader = self._last_bound(iterated.value, frame, start)
         if not isinstance(loader, cst.Call) or self.model.qualified(loader.func) not in DATALOADER:
             return False
@@ -1295,12 +1311,12 @@ class SharedSeedDataPath(Rule):
         made = dataset.value if dataset is not None else None
         if isinstance(made, cst.Name):
             made = self._last_bound(made.value, frame, start)
-        classes = self._dataset_classes(made) if generators else []
+        classes = self._dataset_classes(made, frame, start) if generators else []
         draws = [reached_draw(project.program, module, None, cls, "self.__getitem__", generators, {}, 0) for module, cls in classes]
         if not draws or None in draws:
             return False  # every class the name may pick must draw
         (place, what), name = draws[0], classes[0][1]  # type: ignore[misc]
-        picked = f" (or another of the {len(classes)} Dataset classes its module holds: each draws so)" if len(classes) > 1 else ""
+        picked = f" (or another of the {len(classes)} Dataset classes it may be: each draws so)" if len(classes) > 1 else ""
         if workers == 0:
             runs = f"a DataLoader without worker processes over a {name}{picked}: each rank's own process runs"
             where = "runs in this process (no workers) each step"
@@ -1319,25 +1335,39 @@ class SharedSeedDataPath(Rule):
                            f"training loop's DataLoader {where}")
         return True
 
-    def _dataset_classes(self, made: cst.BaseExpression | None) -> list[tuple[str, str]]:
+    def _dataset_classes(self, made: cst.BaseExpression | None, frame: str | None, before: int) -> list[tuple[str, str]]:
         """(module, class) of the project Dataset classes whose object `made` (what a DataLoader
-        reads) may be: the class its call names, or, for `getattr(datasets, config["name"])(...)`,
-        every class with a `__getitem__` that project module `datasets` holds (none when it binds
-        anything but classes: `Program.module_classes`)."""
+        reads) may be: the class its call names, also through a local name of function `frame`
+        bound before `before` to a class or to a choice of classes (`Dataset = COCO if
+        cfg.dataset == 'coco' else VOC`: the one every documented run picks, else each), or,
+        for `getattr(datasets, config["name"])(...)`, every class with a `__getitem__` that
+        project module `datasets` holds (none when it binds anything but classes:
+        `Program.module_classes`). Empty where one of them is not a project class."""
         project = self.model.project
         func = made.func if isinstance(made, cst.Call) and project is not None else None
         if func is None:
             return []
         program = project.program
         if not (isinstance(func, cst.Call) and dotted_name(func.func) == "getattr" and len(func.args) == 2):
-            callee = dotted_name(func)
-            cls = program.class_of(project.module, callee) if callee is not None else None
-            return [cls] if cls is not None else []
+            named = [func]
+            if isinstance(func, cst.Name) and program.class_of(project.module, func.value) is None:
+                named = self._picked(self._last_bound(func.value, frame, before))
+            classes = [program.class_of(project.module, dotted_name(name)) if dotted_name(name) else None for name in named]
+            return [] if None in classes else classes  # type: ignore[return-value]
         holder = dotted_name(func.args[0].value)
         qualified = program.qualify(project.module, holder) if holder is not None else None
         found = program.split(qualified, project.module) if qualified is not None else None
         classes = program.module_classes(found[0]) if found is not None and not found[1] else None
         return [cls for cls in classes or () if program.target(cls[0], None, cls[1], "self.__getitem__") is not None]
+
+    def _picked(self, value: cst.BaseExpression | None) -> list[cst.BaseExpression]:
+        """What a name bound to `value` may hold: `value` itself, or for `A if test else B` the
+        branch every documented run takes (ParserOptions.holds_in_every_run), else both."""
+        if not isinstance(value, cst.IfExp):
+            return [value] if value is not None else []
+        holds = self.model.get(ParserOptions).holds_in_every_run(value.test)
+        branches = [value.body] if holds is True else [value.orelse] if holds is False else [value.body, value.orelse]
+        return [picked for branch in branches for picked in self._picked(branch)]
 
     def _worker_count(self, loader: cst.Call, frame: str | None, before: int) -> int | None:
         """The worker processes DataLoader call `loader` starts: 0 when `num_workers` is left out,
@@ -1346,6 +1376,8 @@ class SharedSeedDataPath(Rule):
         value = given.value if given is not None else cst.Integer("0")
         if isinstance(value, cst.Name):
             value = self._last_bound(value.value, frame, before)
+        if isinstance(value, cst.Attribute):  # an option: the values its documented runs give it
+            return _one_kind(self.model.get(ParserOptions).documented_values(value))
         return int(value.value, 0) if isinstance(value, cst.Integer) else None
 
     @staticmethod
@@ -1917,6 +1949,25 @@ def _is_draw(qualified: str, generators: frozenset[str]) -> bool:
     if qualified in TORCH_DRAWS:
         return "torch" in generators
     return qualified in NUMPY_RANDOM and qualified.rpartition(".")[2] not in NOT_DRAWS and "numpy" in generators
+
+
+def _one_kind(values) -> int | None:
+    """For the worker counts an option gets in the documented runs (its default, then what each
+    launch command passes, as text): 0 when every run starts none, the smallest when every run
+    starts some (each such run seeds its workers alike), None when runs differ or one is not an
+    integer (UNKNOWN included)."""
+    counts = [value if type(value) is int else int(value) if isinstance(value, str) and value.isdigit() else None
+              for value in (values if isinstance(values, tuple) else (None,))]
+    if None in counts or not counts:
+        return None
+    return 0 if not any(counts) else min(counts) if all(counts) else None  # type: ignore[type-var]
+
+
+def _unwrapped(iterated: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """What a loop over `iterated` reads item by item: `loader` of `enumerate(tqdm(loader))`."""
+    while isinstance(iterated, cst.Call) and iterated.args and dotted_name(iterated.func) in _PASS_THROUGH:
+        iterated = iterated.args[0].value
+    return iterated
 
 
 def _mentions_rank(expr: cst.CSTNode) -> bool:
