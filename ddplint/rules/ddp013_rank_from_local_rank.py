@@ -19,7 +19,7 @@ from ddplint.semantic.edits import argument_for
 from ddplint.semantic.model import dotted_name
 from ddplint.semantic.walk import children, descendants
 from ddplint.core.fixpoint import reachable
-from ddplint.core.torch_api import DEVICE_COUNT, INIT_PROCESS_GROUP, LAUNCHERS, OLD_LAUNCHER_MODULE
+from ddplint.core.torch_api import DEVICE_COUNT, INIT_PROCESS_GROUP, OLD_LAUNCHER_MODULE
 
 _GLOBAL_RANK = 'int(os.environ["RANK"])'
 _NO_FIX_MESSAGE = (
@@ -34,17 +34,6 @@ _NODE_NAMES = frozenset(
 _NODE_VARIABLES = frozenset({"NODE_RANK", "GROUP_RANK", "NNODES", "SLURM_NODEID", "SLURM_NNODES"})
 # Variables that torchrun (and torch.distributed.launch) set along with RANK.
 _LAUNCHER_VARIABLES = frozenset({"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE"})
-# Torch's launchers, which start every process of a run on the machine they run on unless told
-# of other nodes.
-_TORCH_LAUNCHERS = (OLD_LAUNCHER_MODULE, "torchrun")
-# What in a torch launcher's command may put its ranks on several machines: a node count other
-# than one (also a variable, `--nnodes $NNODES`), a node rank, a rendezvous or master address
-# other machines meet at, or such settings through the environment (`PET_NNODES`, `NNODES=2`).
-_NODE_OPTIONS = re.compile(
-    r"--nnodes(?!(?:=|[ \t]+)['\"]?1(?::1)?['\"]?(?!\S))|--node[_-]rank|--rdzv|--master[_-]addr|PET_|NNODES|NODE_RANK"
-)
-# A URL a command writes (`--dist_url tcp://10.0.0.1:23456`, `env://`).
-_COMMAND_URL = re.compile(r"\w+://[^\s'\"]*")
 # The host of an init_method URL, where the text after it (a port or a path) is written too.
 _URL_HOST = re.compile(r"\w+://(\[[^\]]*\]|[^:/\[]*)[:/]")
 
@@ -110,12 +99,7 @@ class RankFromLocalRank(Rule):
     a file that shows no launcher (no `env://`, `RANK`, `LOCAL_RANK`, `WORLD_SIZE`,
     `--local_rank`), is one handed first to a helper imported from a module beside the script
     that does not define it (its code is not there to read), whose first parameter is the rank
-    passed: the spawn convention, process index first. Nor is a module whose every documented
-    run (a README's or script's command that runs it) starts its ranks on one machine with
-    torch's launcher (`python -m torch.distributed.launch --nproc_per_node 8 train.py`,
-    `torchrun --standalone ...`): no `--nnodes` other than 1, no node rank, rendezvous or master
-    address, no URL of another machine, no other launcher around it (`srun torchrun`); a module no command documents keeps
-    the finding.
+    passed: the spawn convention, process index first.
     Fix (unsafe): `rank=int(os.environ["RANK"])`, the global rank that torchrun and
     `torch.distributed.launch` set, offered only where the launcher sets `RANK`: a command of
     the project (a shell script or document) runs this file with `torch.distributed.launch`, or the file
@@ -815,8 +799,6 @@ class RankFromLocalRank(Rule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         project = self.model.project
-        if project is not None and _runs_on_one_node(project.runs()):
-            return  # every documented run starts its ranks on one machine: local rank == rank
         launch = project.launch_line(OLD_LAUNCHER_MODULE) if project is not None else None
         self._launcher_sets_rank |= launch is not None
         sets_rank = self._launcher_sets_rank and not (self._writes_master and not self._writes_rank)
@@ -924,23 +906,6 @@ class RankFromLocalRank(Rule):
                 return None
             found.append(passed.value)
         return found
-
-def _runs_on_one_node(runs) -> bool:
-    """Whether the module has documented runs and each starts all its ranks on one machine: torch's
-    launcher (`python -m torch.distributed.launch --nproc_per_node 8 train.py`, torchrun) run by
-    no other launcher (`srun torchrun` places ranks on SLURM's nodes) and told of no other node
-    (`_NODE_OPTIONS`), nor handed a rendezvous URL that is not a loopback address
-    (`--dist_url tcp://10.0.0.1:23456`, where other machines meet). A plain `python train.py` run may be started by hand on each machine."""
-    return bool(runs) and all(
-        command.launcher in _TORCH_LAUNCHERS
-        and not _NODE_OPTIONS.search(command.command)
-        and all(_is_loopback(url + "/") or url.endswith("://") for url in _COMMAND_URL.findall(command.command))
-        and not any(
-            launcher.pattern.search(command.command) for name, launcher in LAUNCHERS.items() if name not in _TORCH_LAUNCHERS
-        )
-        for command in runs
-    )
-
 
 def _code(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
