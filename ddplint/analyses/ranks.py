@@ -2167,7 +2167,14 @@ class WrappedModels(Analysis):
         kept = self.__dict__.get("_owners_of")
         if kept is not None and kept[0] is frame:
             return kept[1]
-        owners = [frame.key, None]
+        owners = [frame.key]
+        # a nested function reads the names of the functions around it it does not bind (a
+        # closure: `def update(engine, batch): model(batch)` inside the function that wraps `model`)
+        outer = frame.parent if frame.is_function else None
+        while outer is not None and outer.is_function:
+            owners.append(outer.key)
+            outer = outer.parent
+        owners.append(None)
         if frame.self_class is not None:
             owners.append(f"class {frame.self_class.name.value}")
         self._owners_of = (frame, owners)  # the same for the whole frame: asked of every expression

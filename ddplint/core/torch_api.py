@@ -429,6 +429,14 @@ LIGHTNING_DATA_MODULE = api(
     "lightning.pytorch.LightningDataModule", "lightning.pytorch.core.LightningDataModule",
     "lightning.pytorch.core.datamodule.LightningDataModule",
 )
+# pytorch-ignite's Engine is built with a process function and calls it as
+# `process_function(engine, batch)` once for every batch of `engine.run(data)` (ignite/engine/engine.py,
+# `self._process_function(self, self.state.batch)` in its iteration loop): that function's body is a
+# loop body over the data, run by every rank that runs the engine.
+IGNITE_ENGINE = api(
+    "ignite.engine.Engine", "ignite.engine.engine.Engine", "ignite.engine.DeterministicEngine",
+    "ignite.engine.deterministic.DeterministicEngine", params="process_function",
+)
 # Hugging Face's Trainer fires its callbacks' events (`on_save`, `on_train_end`, ...) on every
 # process it runs in; `state.is_world_process_zero` says which one is the main process. The
 # Trainer starts no processes: its launcher (torchrun, deepspeed, accelerate) does.

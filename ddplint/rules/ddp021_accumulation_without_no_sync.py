@@ -12,8 +12,9 @@ from ddplint.model.records import Param, SelfAttr
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule, wrap_links
 from ddplint.semantic.model import Scope, dotted_name
-from ddplint.core.torch_api import ACCELERATOR, DDP, LOSS_SCALERS
-from ddplint.semantic.walk import descendants
+from ddplint.core.torch_api import ACCELERATOR, DDP, IGNITE_ENGINE, LOSS_SCALERS
+from ddplint.semantic.edits import argument_for
+from ddplint.semantic.walk import children, descendants
 
 _BACKWARD_ONLY = (
     "no_sync() around the backward only: DDP decides whether to all-reduce during the forward, "
@@ -106,13 +107,16 @@ class AccumulationWithoutNoSync(Rule):
 
     Fires when a loop that calls a model bound to `DistributedDataParallel(...)` (also in
     either branch of a conditional expression, `DDP(m) if distributed else m`; `model(x)` or
-    `model.forward(x)`, both DDP's forward) runs `backward()` on every iteration while
+    `model.forward(x)`, both DDP's forward; also read by a nested function from the function
+    around it) runs `backward()` on every iteration while
     `optimizer.step()` sits under an accumulation test (`if (i + 1) % accum_steps == 0`, a
     condition naming the accumulation, a local such a test was last assigned to: `update =
     (i + 1) % k == 0` ... `if update:`, or after `if (i + 1) % k: continue`), or while the loop
     steps nowhere and an `optimizer.step()` follows it in the enclosing loop or function (a
     micro-batch loop, `for _ in range(accum): ... backward()` then `optimizer.step()`, also inside
-    another loop that steps nowhere: `for _ in range(k1): for part in split(batch, k2):`), in a
+    another loop that steps nowhere: `for _ in range(k1): for part in split(batch, k2):`; and
+    the body of a function handed to pytorch-ignite's `Engine(update)`, which calls `update(engine,
+    batch)` once per batch: `if engine.state.iteration % k == 0: optimizer.step()`), in a
     function without any `no_sync`; and when a `with model.no_sync():` on a DDP model holds
     only the backward. The forward may run behind a call: a project function handed the DDP
     model (`loss = train_step(model, x)`, also a method of an object of another module's class
@@ -187,6 +191,28 @@ assignment, `print_freq, accum_iter = 20, args.accum_iter`, or one a helper modu
     analyses = (WrappedModels, ParserOptions, ConfigValues)
 
     flagged_examples = (
+        Flagged(
+            # pytorch-ignite's Engine calls the function it is built with once per batch of
+            # `run(data)`: its body is the micro-batch loop's.
+            """
+            from ignite.engine import Engine
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, loader, optimizer, accum):
+                model = DDP(net.cuda())
+
+                def update(engine, batch):
+                    loss = model(batch).sum() / accum
+                    loss.backward()
+                    ^
+                    if engine.state.iteration % accum == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+                    return loss.item()
+
+                Engine(update).run(loader)
+            """
+        ),
         Flagged(
             # `model.train()` returns the DDP model itself (UAlign's `model = model.train()`).
             """
@@ -527,6 +553,29 @@ assignment, `print_freq, accum_iter = 20, args.accum_iter`, or one a helper modu
     )
     clean_examples = (
         Clean(
+            # An ignite step that steps the optimizer on every batch accumulates nothing.
+            """
+            from ignite.engine import Engine
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            def train(net, loader, optimizer):
+                model = DDP(net.cuda())
+
+                def update(engine, batch):
+                    loss = model(batch).sum()
+                    loss.backward()
+                    optimizer.step()
+                    optimizer.zero_grad()
+
+                def helper(batch):
+                    model(batch).sum().backward()
+                    if batch.numel() % 2 == 0:
+                        optimizer.step()
+
+                Engine(update).run(loader)
+            """
+        ),
+        Clean(
             # The count is a `self` attribute its class binds once, to 1: each backward is
             # followed by the optimizer step.
             """
@@ -839,6 +888,25 @@ assignment, `print_freq, accum_iter = 20, args.accum_iter`, or one a helper modu
         self._waiting: dict[int, list[tuple[cst.Call, _Forward, cst.CSTNode]]] = {}
         self._flags: dict[int, dict[str, cst.BaseExpression]] = {}  # function -> local name -> the value last assigned
         self._around: dict[int, tuple] = {}  # backward (or helper call) -> the ifs around it (ParserOptions.branches)
+        # (the function around it, by node id; 0: the module) -> names of functions handed to an
+        # ignite Engine there, whose bodies run once per batch
+        self._step_bodies: set[tuple[int, str]] = set()
+
+    def visit_Module(self, node: cst.Module) -> None:
+        if "Engine" in self.model.source:  # (a walk of the whole tree only where one may be built)
+            self._step_bodies = _handed_to_engine(node, self.model.qualified)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        # `Engine(update)`: ignite calls `update(engine, batch)` once per batch, a loop body
+        outer = self.model.function.parent if self.model.function is not None else None
+        while outer is not None and not outer.is_function:
+            outer = outer.parent
+        if (id(outer.node) if outer is not None else 0, node.name.value) in self._step_bodies:
+            self._enter_loop(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        if id(original_node) in self._loops:
+            self._leave_loop(original_node)
 
     def _candidate(self, backward: cst.Call, forward: _Forward, loop: cst.CSTNode, gate: cst.CSTNode) -> _Candidate:
         return _Candidate(self._function(), backward, forward, loop, gate, self._counts(loop, gate), self.model.scope)
@@ -897,8 +965,12 @@ assignment, `print_freq, accum_iter = 20, args.accum_iter`, or one a helper modu
         self._leave_loop(original_node)
 
     def _innermost(self) -> _Loop | None:
-        loops = self.model.loops
-        return self._loops.get(id(loops[-1])) if loops else None
+        """The loop the walk is in, in this function: a `for`/`while`, or the function's own
+        body where an ignite Engine runs it per batch."""
+        loops, function = self.model.loops, self.model.function
+        if loops:
+            return self._loops.get(id(loops[-1]))
+        return self._loops.get(id(function.node)) if function is not None else None
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         # also for the functions around a closure that does (`def maybe_no_sync(): return self.model.no_sync()`)
@@ -1092,8 +1164,11 @@ assignment, `print_freq, accum_iter = 20, args.accum_iter`, or one a helper modu
         tests = self._with_flags(test)
         if any("%" in self.model.module.code_for_node(t) for t in tests):
             return False
-        loop = self.model.loops[-1]
-        targets = {name.value for name in _names_in(loop.target)} if isinstance(loop, cst.For) else set()
+        loop = self.model.loops[-1] if self.model.loops else self.model.function.node  # type: ignore[union-attr]
+        if isinstance(loop, cst.FunctionDef):  # a step body: its parameters hold the batch and the engine
+            targets = {param.name.value for param in loop.params.params}
+        else:
+            targets = {name.value for name in _names_in(loop.target)} if isinstance(loop, cst.For) else set()
         return not any(isinstance(node, cst.Name) and node.value in targets for t in tests for node in descendants(t))
 
     def _accumulation_test(self, test: cst.BaseExpression) -> bool:
@@ -1227,6 +1302,23 @@ def _same_branches(first: tuple, second: tuple) -> bool:
         if else_one != else_other:
             return False
     return True
+
+
+def _handed_to_engine(module: cst.Module, qualified) -> set[tuple[int, str]]:
+    """The functions the module hands by name to an ignite Engine (`Engine(update)`,
+    `Engine(process_function=update)`), each as (the function the call is in, by node id, 0 at
+    module level; the name): the Engine calls it once per batch of `run(data)`."""
+    found: set[tuple[int, str]] = set()
+    pending: list[tuple[cst.CSTNode, int]] = [(module, 0)]
+    while pending:
+        node, around = pending.pop()
+        if isinstance(node, cst.Call) and qualified(node.func) in IGNITE_ENGINE:
+            handed = argument_for(node, IGNITE_ENGINE, "process_function")
+            if handed is not None and isinstance(handed.value, cst.Name):
+                found.add((around, handed.value.value))
+        inner = id(node) if isinstance(node, cst.FunctionDef) else around
+        pending.extend((child, inner) for child in children(node))
+    return found
 
 
 def _range_count(loop: cst.CSTNode) -> cst.BaseExpression | None:
