@@ -79,7 +79,7 @@ _COMBINES, _EVERY_RANK = "combines", "every rank"  # what `_runs` looks for
 _LOADERS_AND_BATCHERS = DATALOADER | GRAPH_LOADERS | BATCH_SAMPLER  # made once: `_makes_data` asks on every evaluation
 _BROADCAST_BUFFERS = "broadcast_buffers"  # DDP's parameter (torch_api.DDP)
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
-CACHE_VERSION = 29  # of the summaries kept in the cache: a summary of another version is read again
+CACHE_VERSION = 30  # of the summaries kept in the cache: a summary of another version is read again
 # `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 
@@ -1149,6 +1149,9 @@ class Program:
             ]
         if isinstance(source, CallResult) and source.data is None:
             return self._alternatives(module, key, source)
+        if isinstance(source, Either) and all(isinstance(branch, CallResult) for branch in source.branches):
+            # the result of a call of one of several functions (`loader_class(args)`): each one's
+            return [value for branch in source.branches for value in self.values_of(module, key, branch)]
         return [self.evaluate(module, key, source)]
 
     def _makes_data(self, module: str, key: str, source: CallResult) -> Sampler | Loader | Batches | None:

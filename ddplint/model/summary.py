@@ -306,6 +306,9 @@ class _FunctionReader:
             return self.source(expr.func.value)
         if isinstance(expr.func, ast.Name) and expr.func.id == "getattr":
             return self._inner(expr)
+        named = self._aliases.get(expr.func.id, ()) if isinstance(expr.func, ast.Name) else ()
+        if len(named) > 1:  # `build = build_a if flag else build_b; build(args)`: either one's result
+            return Either(tuple(CallResult(name, expr.lineno, self._data_call(expr, name), ()) for name in named))
         callee = self._callee(expr.func)  # `backend.wrap(loader)`, `accelerator.prepare(model)`: `Backend().wrap`
         if not callee:
             return None
