@@ -2773,3 +2773,64 @@ def test_a_nested_training_function_reads_the_loader_of_the_function_that_seeds(
                                   "train.py": script.format(workers=workers, init=init),
                                   "run.sh": launch.format(passed=passed)})
         assert _seed_findings(run) == expected, (workers, passed, init, coco)
+
+
+_IGNITE_DATA = (
+    "import torch\nfrom torch.utils.data import DataLoader\n\n\n"
+    "def build_loaders(args, train_set, valid_set):\n"
+    "    train_sampler = torch.utils.data.distributed.DistributedSampler(train_set) if args.distributed else None\n"
+    "    valid_sampler = torch.utils.data.distributed.DistributedSampler(valid_set) if args.distributed else None\n"
+    "    train_loader = DataLoader(train_set, sampler=train_sampler, batch_size=2)\n"
+    "    valid_loader = DataLoader(valid_set, sampler=valid_sampler, batch_size=2, shuffle=False)\n"
+    "    return train_loader, valid_loader\n\n\n"
+    "def build_plain_loaders(args, train_set, valid_set):\n"
+    "    return DataLoader(train_set, batch_size=2), DataLoader(valid_set, batch_size=2)\n"
+)
+_IGNITE_TRAIN = (
+    "import torch\nfrom ignite.engine import Engine, Events\n{imports}\n"
+    "from data import build_loaders, build_plain_loaders\n\n\n"
+    "def train(args, model, optimizer, train_set, valid_set):\n"
+    "    torch.distributed.init_process_group('nccl')\n"
+    "    loader_class = build_loaders if args.distributed else build_plain_loaders\n"
+    "    train_loader, val_loader = loader_class(args, train_set, valid_set)\n\n"
+    "    def update(engine, batch):\n        model.train()\n        loss = model(batch)\n"
+    "        loss.backward()\n        optimizer.step()\n        return loss.item()\n\n"
+    "    def {name}(engine, batch):\n        model.eval()\n        with torch.no_grad():\n"
+    "            return model(batch), batch\n\n"
+    "    trainer = Engine(update)\n    evaluator = Engine({name})\n"
+    "    trainer.add_event_handler(Events.EPOCH_COMPLETED, lambda _: {engine}.run(val_loader))\n"
+    "{attach}"
+    "    trainer.run(train_loader, max_epochs=3)\n\n\n"
+    "if __name__ == '__main__':\n    train(None, None, None, None, None)\n"
+)
+
+
+def test_an_ignite_evaluator_run_over_a_padded_loader_with_a_metric_attached_combines_it(tmp_path, run):
+    """DDP022: data.py's builder returns a validation loader over a DistributedSampler (shuffle
+    and drop_last left at their defaults) made where the run is distributed; train.py builds an
+    ignite Engine from a function with no backward and runs it over that loader on every rank
+    (`evaluator.run(val_loader)`, ignite's own loop over the data), and an ignite metric is
+    attached to it: its compute all-reduces across ranks (`sync_all_reduce` on `Loss.compute`),
+    so the padded duplicates count twice (CDial-GPT's train.py). The builder is called through a
+    name bound to one of two functions (`loader_class = build_a if flag else build_b`): the loaders
+    are either one's. Not flagged: no ignite metric
+    attached (a logger's attach combines nothing), the engine that trains run over it, or a
+    metric attached only to another engine."""
+    metric = "    metrics = {'nll': Loss(torch.nn.CrossEntropyLoss())}\n    metrics['ppl'] = Loss(torch.nn.NLLLoss())\n"
+    metric += "    for name, metric in metrics.items():\n        metric.attach(evaluator, name)\n"
+    imports = "from ignite.metrics import Loss\nfrom ignite.contrib.handlers import ProgressBar"
+    cases = (
+        ("inference", "evaluator", metric, [("data.py", 7, "DDP022")]),
+        ("inference", "evaluator", "    Loss(torch.nn.CrossEntropyLoss()).attach(evaluator, 'nll')\n", [("data.py", 7, "DDP022")]),
+        ("inference", "evaluator", "    ProgressBar().attach(evaluator)\n", []),
+        ("inference", "trainer", metric.replace("evaluator", "trainer"), []),
+        ("inference", "evaluator", "    Loss(torch.nn.CrossEntropyLoss()).attach(trainer, 'nll')\n", []),
+    )
+    for name, engine, attach, expected in cases:
+        files = {
+            "data.py": _IGNITE_DATA,
+            "train.py": _IGNITE_TRAIN.format(imports=imports, name=name, engine=engine, attach=attach),
+            "run.sh": "python -m torch.distributed.launch --nproc_per_node 8 train.py\n",
+        }
+        found = _padded_eval_findings(tmp_path, run, files)
+        assert [(f[0], f[1], f[3]) for f in found] == expected, (name, engine, attach, found)

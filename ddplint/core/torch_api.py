@@ -437,6 +437,15 @@ IGNITE_ENGINE = api(
     "ignite.engine.Engine", "ignite.engine.engine.Engine", "ignite.engine.DeterministicEngine",
     "ignite.engine.deterministic.DeterministicEngine", params="process_function",
 )
+# An ignite metric attached to an engine (`Loss(...).attach(evaluator, "nll")`) updates on each
+# batch of `engine.run(data)` and computes when the run completes (ignite/metrics/metric.py,
+# `Metric.attach`); in a distributed run its compute combines every rank's state: most metrics
+# wrap `compute` in `sync_all_reduce` (`idist.all_reduce` when `idist.get_world_size() > 1`,
+# which a process group the script made itself sets), EpochMetric all-gathers, and MetricsLambda
+# computes over metrics that do. GpuInfo reports this GPU's memory only.
+IGNITE_METRICS = Package("ignite.metrics")
+IGNITE_UNCOMBINED_METRICS = frozenset({"ignite.metrics.GpuInfo", "ignite.metrics.gpu_info.GpuInfo"})
+IGNITE_ENGINE_RUN = "run"
 # Hugging Face's Trainer fires its callbacks' events (`on_save`, `on_train_end`, ...) on every
 # process it runs in; `state.is_world_process_zero` says which one is the main process. The
 # Trainer starts no processes: its launcher (torchrun, deepspeed, accelerate) does.

@@ -16,7 +16,8 @@ tuples. These questions read that solution:
   `set_epoch` (`shuffle_dataset(loader, epoch)` in `utils.py`), not on a parameter every call
   passes None (`passed_none`);
 - `evaluated`: where a loader drawing from the sampler made at a place is evaluated and its
-  results combined across ranks by a project function (see Program.evaluation).
+  results combined across ranks by a project function (see Program.evaluation), or run by an
+  ignite engine with a combining metric attached (ddplint.model.engines).
 
 Each answers None (or nothing) where the model does not know: the caller stays silent.
 """
@@ -25,7 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ddplint.core.torch_api import BATCH_SAMPLER, is_dataset_set_epoch
+from ddplint.core.torch_api import BATCH_SAMPLER, IGNITE_ENGINE_RUN, is_dataset_set_epoch
+from ddplint.model.engines import engine_evaluation
 from ddplint.model.program import BUILTIN_NAMES, Target
 from ddplint.model.records import CallResult, Either, Group, Loader, Pack, Param, Place, Sampler
 
@@ -375,6 +377,8 @@ def _fill(program, table: dict[Place, Evaluated], evaluates) -> None:
                 if not sampler.pads or sampler.made_at in table:
                     continue
                 found = program.evaluation(module, key, function.cls, call.callee, index, word, call.line)
+                if found is None and call.callee.rpartition(".")[2] == IGNITE_ENGINE_RUN:
+                    found = engine_evaluation(program, module, key, call.line, index, word)
                 if found is not None and (sampler.shuffle is False or evaluates(found.function.rpartition(".")[2])):
                     table[sampler.made_at] = Evaluated(found.function, found.loop, found.combine, program.place(module, call.line))
 
