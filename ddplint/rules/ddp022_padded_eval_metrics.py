@@ -69,7 +69,13 @@ class PaddedEvalMetrics(Rule):
     pads its list of batches so too, its arguments read by keyword), made by a helper
     of another module (star-imported too), and reach the loader as `batch_sampler=` through a
     helper that returns `BatchSampler(sampler, ...)`; a builder that binds the returned loader in
-    several branches of an `if`/`elif` chain has each branch's sampler judged on its own. timm's `create_loader(..., distributed=...)` for
+    several branches of an `if`/`elif` chain has each branch's sampler judged on its own, and
+    one called through a name bound to either of two (`loader_class = build_a if flag else
+    build_b`) gives either one's loaders. An ignite engine run over the loader
+    (`evaluator.run(val_loader)`, the engine built from a function with no backward,
+    `Engine(inference)`) is such an evaluation where an ignite metric is attached to it
+    (`Loss(...).attach(evaluator, "nll")`, or each of a dict of them): its compute all-reduces
+    across ranks when the run completes. timm's `create_loader(..., distributed=...)` for
     evaluation (`is_training` left False) builds an OrderedDistributedSampler that pads the
     same way; the finding is then at that call. Not flagged: training samplers
     (shuffle left on) and training loops, `drop_last=True`, results trimmed after the gather,
