@@ -2773,3 +2773,50 @@ def test_a_nested_training_function_reads_the_loader_of_the_function_that_seeds(
                                   "train.py": script.format(workers=workers, init=init),
                                   "run.sh": launch.format(passed=passed)})
         assert _seed_findings(run) == expected, (workers, passed, init, coco)
+
+
+def test_a_resume_load_in_a_model_class_reads_the_state_the_program_saves_from_its_ddp_model(tmp_path, run):
+    """Yolact_minimal's shape: the model class's `load_weights(path)` loads into `self` without
+    map_location, in a module with no distributed sign; train.py, whose helper binds each rank to
+    its GPU and starts the process group, builds the model, calls `load_weights` on every rank, wraps the model in DDP at module
+    level and hands `net.module` to a helper of utils.py that `torch.save`s its state dict. The
+    file the class loads is its own state as the DDP run saves it from the GPU: flagged, with the
+    save in the chain (its `else:` loads onto the host into the same name: what follows the `if`
+    loads either into the model). A backbone class's load of another's weights, whose state the program never
+    saves, stays silent; so does the same model class where the program saves another class's state."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "modules").mkdir()
+    (tmp_path / "modules" / "__init__.py").write_text("")
+    (tmp_path / "modules" / "backbone.py").write_text(
+        "import torch\nimport torch.nn as nn\n\n\nclass Backbone(nn.Module):\n"
+        "    def init_backbone(self, path):\n        self.load_state_dict(torch.load(path))\n"
+    )
+    (tmp_path / "modules" / "net.py").write_text(
+        "import torch\nimport torch.nn as nn\nfrom modules.backbone import Backbone\n\n\nclass Net(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.backbone = Backbone()\n\n"
+        "    def load_weights(self, weight, cuda):\n        if cuda:\n            state_dict = torch.load(weight)\n"
+        "        else:\n            state_dict = torch.load(weight, map_location='cpu')\n"
+        "        self.load_state_dict(state_dict, strict=True)\n"
+    )
+    (tmp_path / "config.py").write_text(
+        "import torch\nimport torch.distributed as dist\n\n\ndef get_config(args):\n"
+        "    torch.cuda.set_device(args.local_rank)\n"
+        "    dist.init_process_group(backend='nccl', init_method='env://')\n    return args\n"
+    )
+    (tmp_path / "utils.py").write_text(
+        "import torch\n\n\ndef save_latest(net, step):\n    torch.save(net.state_dict(), f'weights/latest_{step}.pth')\n"
+    )
+    train = (
+        "import argparse\nimport torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "from modules.net import Net\nfrom config import get_config\nfrom utils import save_latest\n\n"
+        "parser = argparse.ArgumentParser()\nparser.add_argument('--resume', type=str, default=None)\n"
+        "parser.add_argument('--local_rank', type=int, default=0)\nargs = parser.parse_args()\ncfg = get_config(args)\n"
+        "net = Net()\nif args.resume:\n    net.load_weights(args.resume, True)\nelse:\n    net.backbone.init_backbone('backbone.pth')\n"
+        "net = DDP(net.cuda(), [args.local_rank])\n"
+        "for step in range(10):\n    save_latest({saved}, step)\n"
+    )
+    run.cwd = tmp_path
+    for saved, expected in (("net.module", [("modules/net.py", 13, "DDP004")]), ("net.module.backbone", [])):
+        (tmp_path / "train.py").write_text(train.format(saved=saved))
+        found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP004", ".").stdout)]
+        assert found == expected, (saved, found)
