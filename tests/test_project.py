@@ -2820,3 +2820,28 @@ def test_a_resume_load_in_a_model_class_reads_the_state_the_program_saves_from_i
         (tmp_path / "train.py").write_text(train.format(saved=saved))
         found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP004", ".").stdout)]
         assert found == expected, (saved, found)
+
+
+def test_a_test_module_s_wrapping_does_not_decide_what_a_training_function_is_handed(tmp_path, run):
+    """open_lm's shape: a test helper (tests/shared.py) wraps a model in FSDP and hands it to the
+    training module's `save_checkpoint`, whose `model.state_dict()` runs under a rank-0 guard;
+    the entry point hands it a model the program does not follow. What a test passes is no fact
+    of the training run: DDP008 says nothing. The same call from a training script is one."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "main.py").write_text(
+        "import torch\nimport torch.distributed as dist\n\n\ndef save_checkpoint(model, path):\n"
+        "    if dist.get_rank() == 0:\n        torch.save(model.state_dict(), path)\n\n\n"
+        "def main():\n    dist.init_process_group('nccl')\n    model = torch.nn.Linear(2, 2).cuda()\n"
+        "    save_checkpoint(model, 'ckpt.pt')\n\n\nif __name__ == '__main__':\n    main()\n"
+    )
+    helper = (
+        "import torch\nfrom torch.distributed.fsdp import FullyShardedDataParallel as FSDP\n\nfrom main import save_checkpoint\n\n\n"
+        "def run_fsdp(path):\n    model = FSDP(torch.nn.Linear(2, 2))\n    save_checkpoint(model, path)\n"
+    )
+    run.cwd = tmp_path
+    for where, expected in (("tests/shared.py", []), ("sharded.py", [("main.py", 7, "DDP008")])):
+        (tmp_path / where).write_text(helper)
+        found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP008", ".").stdout)]
+        assert found == expected, (where, found)
+        (tmp_path / where).unlink()
