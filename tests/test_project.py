@@ -2784,42 +2784,42 @@ def test_a_resume_load_in_a_model_class_reads_the_state_the_program_saves_from_i
     save in the chain (its `else:` loads onto the host into the same name: what follows the `if`
     loads either into the model). A backbone class's load of another's weights, whose state the program never
     saves, stays silent; so does the same model class where the program saves another class's state."""
-    (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "modules").mkdir()
-    (tmp_path / "modules" / "__init__.py").write_text("")
-    (tmp_path / "modules" / "backbone.py").write_text(
-        "import torch\nimport torch.nn as nn\n\n\nclass Backbone(nn.Module):\n"
-        "    def init_backbone(self, path):\n        self.load_state_dict(torch.load(path))\n"
-    )
-    (tmp_path / "modules" / "net.py").write_text(
-        "import torch\nimport torch.nn as nn\nfrom modules.backbone import Backbone\n\n\nclass Net(nn.Module):\n"
+    helpers = {
+        "pyproject.toml": "",
+        "modules/__init__.py": "",
+        "modules/backbone.py": "import torch\nimport torch.nn as nn\n\n\nclass Backbone(nn.Module):\n"
+        "    def init_backbone(self, path):\n        self.load_state_dict(torch.load(path))\n",
+        "modules/net.py": "import torch\nimport torch.nn as nn\nfrom modules.backbone import Backbone\n\n\nclass Net(nn.Module):\n"
         "    def __init__(self):\n        super().__init__()\n        self.backbone = Backbone()\n\n"
         "    def load_weights(self, weight, cuda):\n        if cuda:\n            state_dict = torch.load(weight)\n"
         "        else:\n            state_dict = torch.load(weight, map_location='cpu')\n"
-        "        self.load_state_dict(state_dict, strict=True)\n"
-    )
-    (tmp_path / "config.py").write_text(
-        "import torch\nimport torch.distributed as dist\n\n\ndef get_config(args):\n"
-        "    torch.cuda.set_device(args.local_rank)\n"
-        "    dist.init_process_group(backend='nccl', init_method='env://')\n    return args\n"
-    )
-    (tmp_path / "utils.py").write_text(
-        "import torch\n\n\ndef save_latest(net, step):\n    torch.save(net.state_dict(), f'weights/latest_{step}.pth')\n"
-    )
-    train = (
-        "import argparse\nimport torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
-        "from modules.net import Net\nfrom config import get_config\nfrom utils import save_latest\n\n"
-        "parser = argparse.ArgumentParser()\nparser.add_argument('--resume', type=str, default=None)\n"
-        "parser.add_argument('--local_rank', type=int, default=0)\nargs = parser.parse_args()\ncfg = get_config(args)\n"
-        "net = Net()\nif args.resume:\n    net.load_weights(args.resume, True)\nelse:\n    net.backbone.init_backbone('backbone.pth')\n"
-        "net = DDP(net.cuda(), [args.local_rank])\n"
-        "for step in range(10):\n    save_latest({saved}, step)\n"
-    )
+        "        self.load_state_dict(state_dict, strict=True)\n",
+        "config.py": "import torch\nimport torch.distributed as dist\n\n\ndef get_config(args):\n"
+        "    torch.cuda.set_device(args.local_rank)\n    dist.init_process_group(backend='nccl', init_method='env://')\n"
+        "    return args\n",
+        "utils.py": "import torch\n\n\ndef save_latest(net, step):\n    torch.save(net.state_dict(), f'weights/latest_{step}.pth')\n",
+    }
+    for name, text in helpers.items():
+        (tmp_path / name).write_text(text)
+    train = "\n".join((
+        "import argparse", "import torch", "from torch.nn.parallel import DistributedDataParallel as DDP",
+        "from modules.net import Net", "from config import get_config", "from utils import save_latest", "",
+        "parser = argparse.ArgumentParser()", "parser.add_argument('--resume', type=str, default=None)",
+        "parser.add_argument('--local_rank', type=int, default=0)", "args = parser.parse_args()", "cfg = get_config(args)",
+        "net = Net()", "if args.resume:", "    net.load_weights(args.resume, True)", "else:",
+        "    net.backbone.init_backbone('backbone.pth')", "net = DDP(net.cuda(), [args.local_rank])",
+        "for step in range(10):", "    save_latest({saved}, step)", "",
+    ))
     run.cwd = tmp_path
     for saved, expected in (("net.module", [("modules/net.py", 13, "DDP004")]), ("net.module.backbone", [])):
         (tmp_path / "train.py").write_text(train.format(saved=saved))
-        found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP004", ".").stdout)]
-        assert found == expected, (saved, found)
+        assert _placed(run, "DDP004") == expected, saved
+
+
+def _placed(run, code: str) -> list[tuple[str, int, str]]:
+    """(path, line, code) of each finding of rule `code` on the project in run's folder."""
+    return [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", code, ".").stdout)]
 
 
 def test_a_test_module_s_wrapping_does_not_decide_what_a_training_function_is_handed(tmp_path, run):
@@ -2842,6 +2842,5 @@ def test_a_test_module_s_wrapping_does_not_decide_what_a_training_function_is_ha
     run.cwd = tmp_path
     for where, expected in (("tests/shared.py", []), ("sharded.py", [("main.py", 7, "DDP008")])):
         (tmp_path / where).write_text(helper)
-        found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP008", ".").stdout)]
-        assert found == expected, (where, found)
+        assert _placed(run, "DDP008") == expected, where
         (tmp_path / where).unlink()
