@@ -2834,3 +2834,74 @@ def test_an_ignite_evaluator_run_over_a_padded_loader_with_a_metric_attached_com
         }
         found = _padded_eval_findings(tmp_path, run, files)
         assert [(f[0], f[1], f[3]) for f in found] == expected, (name, engine, attach, found)
+
+
+def test_a_resume_load_in_a_model_class_reads_the_state_the_program_saves_from_its_ddp_model(tmp_path, run):
+    """Yolact_minimal's shape: the model class's `load_weights(path)` loads into `self` without
+    map_location, in a module with no distributed sign; train.py, whose helper binds each rank to
+    its GPU and starts the process group, builds the model, calls `load_weights` on every rank, wraps the model in DDP at module
+    level and hands `net.module` to a helper of utils.py that `torch.save`s its state dict. The
+    file the class loads is its own state as the DDP run saves it from the GPU: flagged, with the
+    save in the chain (its `else:` loads onto the host into the same name: what follows the `if`
+    loads either into the model). A backbone class's load of another's weights, whose state the program never
+    saves, stays silent; so does the same model class where the program saves another class's state."""
+    (tmp_path / "modules").mkdir()
+    helpers = {
+        "pyproject.toml": "",
+        "modules/__init__.py": "",
+        "modules/backbone.py": "import torch\nimport torch.nn as nn\n\n\nclass Backbone(nn.Module):\n"
+        "    def init_backbone(self, path):\n        self.load_state_dict(torch.load(path))\n",
+        "modules/net.py": "import torch\nimport torch.nn as nn\nfrom modules.backbone import Backbone\n\n\nclass Net(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.backbone = Backbone()\n\n"
+        "    def load_weights(self, weight, cuda):\n        if cuda:\n            state_dict = torch.load(weight)\n"
+        "        else:\n            state_dict = torch.load(weight, map_location='cpu')\n"
+        "        self.load_state_dict(state_dict, strict=True)\n",
+        "config.py": "import torch\nimport torch.distributed as dist\n\n\ndef get_config(args):\n"
+        "    torch.cuda.set_device(args.local_rank)\n    dist.init_process_group(backend='nccl', init_method='env://')\n"
+        "    return args\n",
+        "utils.py": "import torch\n\n\ndef save_latest(net, step):\n    torch.save(net.state_dict(), f'weights/latest_{step}.pth')\n",
+    }
+    for name, text in helpers.items():
+        (tmp_path / name).write_text(text)
+    train = "\n".join((
+        "import argparse", "import torch", "from torch.nn.parallel import DistributedDataParallel as DDP",
+        "from modules.net import Net", "from config import get_config", "from utils import save_latest", "",
+        "parser = argparse.ArgumentParser()", "parser.add_argument('--resume', type=str, default=None)",
+        "parser.add_argument('--local_rank', type=int, default=0)", "args = parser.parse_args()", "cfg = get_config(args)",
+        "net = Net()", "if args.resume:", "    net.load_weights(args.resume, True)", "else:",
+        "    net.backbone.init_backbone('backbone.pth')", "net = DDP(net.cuda(), [args.local_rank])",
+        "for step in range(10):", "    save_latest({saved}, step)", "",
+    ))
+    run.cwd = tmp_path
+    for saved, expected in (("net.module", [("modules/net.py", 13, "DDP004")]), ("net.module.backbone", [])):
+        (tmp_path / "train.py").write_text(train.format(saved=saved))
+        assert _placed(run, "DDP004") == expected, saved
+
+
+def _placed(run, code: str) -> list[tuple[str, int, str]]:
+    """(path, line, code) of each finding of rule `code` on the project in run's folder."""
+    return [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", code, ".").stdout)]
+
+
+def test_a_test_module_s_wrapping_does_not_decide_what_a_training_function_is_handed(tmp_path, run):
+    """open_lm's shape: a test helper (tests/shared.py) wraps a model in FSDP and hands it to the
+    training module's `save_checkpoint`, whose `model.state_dict()` runs under a rank-0 guard;
+    the entry point hands it a model the program does not follow. What a test passes is no fact
+    of the training run: DDP008 says nothing. The same call from a training script is one."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "main.py").write_text(
+        "import torch\nimport torch.distributed as dist\n\n\ndef save_checkpoint(model, path):\n"
+        "    if dist.get_rank() == 0:\n        torch.save(model.state_dict(), path)\n\n\n"
+        "def main():\n    dist.init_process_group('nccl')\n    model = torch.nn.Linear(2, 2).cuda()\n"
+        "    save_checkpoint(model, 'ckpt.pt')\n\n\nif __name__ == '__main__':\n    main()\n"
+    )
+    helper = (
+        "import torch\nfrom torch.distributed.fsdp import FullyShardedDataParallel as FSDP\n\nfrom main import save_checkpoint\n\n\n"
+        "def run_fsdp(path):\n    model = FSDP(torch.nn.Linear(2, 2))\n    save_checkpoint(model, path)\n"
+    )
+    run.cwd = tmp_path
+    for where, expected in (("tests/shared.py", []), ("sharded.py", [("main.py", 7, "DDP008")])):
+        (tmp_path / where).write_text(helper)
+        assert _placed(run, "DDP008") == expected, where
+        (tmp_path / where).unlink()

@@ -1283,7 +1283,7 @@ class Program:
             self.reading_closed = not followed and not builds_samplers
             target = self.resolve(module, call.callee, function.cls)
             self.reading_closed = False
-            if target is None:
+            if target is None or self._test_into_training(module, target.module):
                 continue
             params = self._summaries[target.module].functions[target.key].arguments(target.bound)  # type: ignore[union-attr]
             at = self.place(module, call.line)
@@ -1297,6 +1297,13 @@ class Program:
                     changed |= self._note(self.carried, target.function, (Param(name), attribute), replace(value, passed_at=at))
             changed |= self._carried_back(module, key, target, params, given)
         return changed
+
+    def _test_into_training(self, caller: str, callee: str) -> bool:
+        """Whether a call of module `caller` into module `callee` is a test's call of training
+        code (tests/, test_*.py): what a test hands a training function (a model it wraps in
+        FSDP, a mock of the arguments) is no value the training run gives it."""
+        relpaths, is_test = self.project.relpaths, self.project.is_test_path
+        return is_test(relpaths[caller].replace("\\", "/")) and not is_test(relpaths[callee].replace("\\", "/"))
 
     def _carried_back(self, module: str, key: str, target: Target, params: tuple, given: list) -> bool:
         """What the function `target` stores on the objects a call of function `key` hands it

@@ -14,7 +14,7 @@ from ddplint.analyses.ranks import RankRegions, mentions_rank, ranked_attribute_
 from ddplint.core.diagnostics import Applicability, StepKind
 from ddplint.model.context import holds_rank
 from ddplint.model.files import loaded_path_key
-from ddplint.model.records import CallResult, Item, Param, Place
+from ddplint.model.records import CallResult, Inner, Instance, Item, Param, Place, Wrapped
 from ddplint.model.summary import binds_device
 from ddplint.semantic.edits import argument_for, string_literal, with_keyword_argument
 from ddplint.prefilter.project_facts import ProjectFact
@@ -111,6 +111,7 @@ class _Load:
     deviceless: bool = False  # in `if args.gpu is None:`, whose else loads onto args.gpu: no rank's branch
     scheduled: bool = False  # handed whole to a learning-rate scheduler's load_state_dict
     into_model: bool = False  # handed to the load_state_dict of a model (not an optimizer or a scheduler)
+    into_self: bool = False  # handed to `self.load_state_dict`: the state of the loading method's own class
     script_only: bool = False  # in `if __name__ == "__main__":`: runs only when this file is the script
 
 
@@ -139,6 +140,11 @@ class TorchLoadWithoutMapLocation(Rule):
       bound to or the enclosing function name a checkpoint (ckpt, checkpoint, resume,
       pretrained, weights, best, last, model, net, `.pt`, `.pth`, `.bin`), or the file itself
       `torch.save`s a state dict or a model.
+      Where only another module's code shows that ranks run the file, a name is no evidence:
+      the program must be seen to save the file (or its format) with CUDA tensors, or, for a
+      method's load into `self.load_state_dict`, to `torch.save` the state dict of a DDP model
+      that wraps an object of its class, or of its inner module (`save_latest(net.module)`, the
+      file a `--resume` of that class reads back).
     Not flagged: another's weights (a path, a variable or the loading function that says
     "pretrained") read as a state dict where the program is not seen to save them (nothing
     shows their device); a load in the body of `if args.gpu is None:` whose `else:` loads
@@ -1466,8 +1472,22 @@ class TorchLoadWithoutMapLocation(Rule):
             if load is not None:
                 self._bound[(frame, name)] = load
                 load.words |= _words(name)
-            else:
+            elif not self._other_branch(self._bound.get((frame, name))):
                 self._bound.pop((frame, name), None)
+
+    def _other_branch(self, bound: _Load | None) -> bool:
+        """Whether this statement binds the name again in the other branch of an `if` whose body
+        bound it to `bound` (`if cuda: sd = torch.load(p)`, `else: sd = torch.load(p, map_location="cpu")`):
+        what follows the `if` uses either, so the load keeps the name."""
+        statement = self.model.statement
+        if bound is None or statement is None:
+            return False
+        return any(
+            branch.orelse is not None
+            and any(node is statement for node in descendants(branch.orelse))
+            and any(node is bound.call for node in descendants(branch.body))
+            for branch in self.model.ifs
+        )
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if self.model.frame.self_name is not None:  # `self.checkpoint_fpath`, built from the rank in `__init__`
@@ -1539,6 +1559,8 @@ class TorchLoadWithoutMapLocation(Rule):
                 receiver = dotted_name(func.value)
                 if receiver is not None and not _words(receiver.rpartition(".")[2]) & (OPTIMIZER_WORDS | SCHEDULER_WORDS):
                     self._mark(value, "into_model")
+                if receiver == "self":
+                    self._mark(value, "into_self")
         elif method in ("get", "pop") and node.args:
             key = self.model.string_value(node.args[0].value)
             if key is not None:
@@ -1614,6 +1636,8 @@ class TorchLoadWithoutMapLocation(Rule):
             if load.script_only and not as_script:
                 continue  # an importer that starts the ranks never runs this file's `__main__` block
             held = self._holds(load)
+            if held == [] and not own:
+                held = self._own_class_saved(load)
             if held is None or not held and not own:
                 # Where only another module's code shows that ranks run this one, a name that
                 # says "checkpoint" is no evidence of what the file holds: report only where
@@ -1678,6 +1702,18 @@ class TorchLoadWithoutMapLocation(Rule):
             if site.caller != project.module and place.path == runs.at.path:
                 return [Link(StepKind.REACHES, f"{load.function}() is called at {place}", place)]
         return []
+
+    def _own_class_saved(self, load: _Load) -> list[Link]:
+        """A method loads the file into `self.load_state_dict`, and the program `torch.save`s the
+        state dict of a DDP model that wraps an object of that class (or of its inner module):
+        the file is the class's own state as the DDP run saves it from the GPU (MADE); [] otherwise."""
+        project = self.model.project
+        if project is None or load.owner is None or not load.into_self:
+            return []
+        saved = saved_class_state(project, load.owner, load.keys)
+        if saved is None:
+            return []
+        return [Link(StepKind.MADE, f"the program saves the state dict of its DDP-wrapped `{load.owner}` at {saved}", saved)]
 
     def _own_record(self, load: _Load):
         """Where the loading class saves the record its load reads back (by the keys it
@@ -1939,6 +1975,62 @@ def saved_format(view, keys: set[str], beyond: bool = False) -> SavedFile | None
                     held = ", ".join(f'"{key}"' for key in write.keys)
                     what = f"the program's checkpoint format, a dict of {held} not moved to the host"
                     return SavedFile(program.place(saver, write.line), False, True, what)
+    return None
+
+
+def saved_class_state(view, cls: str, keys: set[str]) -> Place | None:
+    """Where the program (`program_modules`) `torch.save`s the state dict of a DDP model that
+    wraps an object of the class `cls` of the view's module, or of its inner module (`net.module`),
+    in the module's code or in a helper it is handed to: the whole file where `keys` is empty,
+    else under one of them; None where it saves none."""
+    program = view.program
+    for saver in program_modules(view):
+        summary, code = program.summary(saver), program.module_code(saver)
+        for key, function in ((None, code), *summary.functions.items()) if summary is not None and code is not None else ():
+            for save in function.escapes.saves:
+                held = [source for entry, source in save.held if (entry in keys if keys else entry is None)]
+                if not held or not program.values.is_save(saver, save.callee):
+                    continue
+                if any(_wrapped_class(program, value) == (view.module, cls) for source in held for value in _handed_values(program, saver, key, source)):
+                    return program.place(saver, save.line)
+    return None
+
+
+def _handed_values(program, module: str, key: str | None, source) -> list:
+    """What `source` of function `key` holds: its value, or, for a parameter, what each call of
+    the function passes it (module code too, which the solution does not step)."""
+    if not isinstance(source, Param) or key is None:
+        return [program.evaluate(module, key, source)]
+    found = []
+    for site in program.context.call_sites(module, key) or ():
+        caller = program.function(site.caller, site.caller_key) if site.caller_key else program.module_code(site.caller)
+        for call in caller.calls if caller is not None else ():
+            target = program.resolve(site.caller, call.callee, caller.cls) if call.line == site.line else None
+            if target is not None and (target.module, target.key) == (module, key):
+                passed = program.passed_for(caller, call.callee, call.line, target, source.name)
+                found.append(program.evaluate(site.caller, site.caller_key, passed) if passed is not None else None)
+    return found
+
+
+def _wrapped_class(program, value) -> tuple[str, str] | None:
+    """(module, class) of the project object a DDP model, or its inner module, wraps: read from
+    the wrap's call where the value does not carry it."""
+    if isinstance(value, Wrapped) and value.wraps is not None:
+        return value.wraps
+    if not isinstance(value, (Wrapped, Inner)):
+        return None
+    place = value.wrapped_at
+    for module in program.modules():
+        if program.path(module) != place.path:
+            continue
+        summary, code = program.summary(module), program.module_code(module)
+        for key, function in ((None, code), *summary.functions.items()) if summary is not None and code is not None else ():
+            for call in function.calls:
+                source = call.keywords.get("module") or (call.args[0] if call.args else None)
+                if call.line == place.line and source is not None and program.makes_ddp(module, call.callee):
+                    made = program.evaluate(module, key, source)
+                    if isinstance(made, Instance):
+                        return made.module, made.cls
     return None
 
 
