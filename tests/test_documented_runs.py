@@ -14,6 +14,7 @@ def parse_args():
     parser.add_argument("--loader", type=str, default=None)
     parser.add_argument("--fsdp", action="store_true")
     parser.add_argument("--dataset", default="cifar")
+    parser.add_argument("--full", action="store_true", default=True)
     return parser.parse_args()
 """
 
@@ -126,3 +127,40 @@ def test_prose_and_tests_are_no_runs(tmp_path, run):
     output = run("check", "--no-cache", "--select", "DDP004", ".").stdout
     assert ELSE_LOAD not in output and TAKEN_LOAD in output, output
     assert [command.place.line for command in project.build(str(tmp_path)).launch_commands] == [1]
+
+
+SPAWNING = """import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+import opts
+
+
+def worker(rank, args):
+    dist.init_process_group("nccl", rank=rank, world_size=2)
+    if args.full:
+        return torch.load("w.pt")
+
+
+def main():
+    args = opts.parse_args()
+    if args.fsdp:
+        mp.spawn(worker, nprocs=2, args=(args,))
+    else:
+        worker(0, args)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_a_function_handed_on_runs_where_it_is_handed_and_a_flag_passed_stores_its_action(tmp_path, run):
+    """MoPro's `main_worker` is called directly only in the `else:` of `if
+    args.multiprocessing_distributed:`, whose body hands it to `mp.spawn`: every documented run
+    passes the flag, and the worker still runs (the spawn calls it). UVC's `--uvc_train` is a
+    `store_true` flag with `default=True`: a run that passes it takes `if args.uvc_train:`."""
+    _write(tmp_path, ["python train.py --fsdp --full"], train=SPAWNING)
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP004", ".").stdout
+    assert "train.py:11:" in output, output

@@ -101,16 +101,36 @@ def _default_of(function, name: str):
     return next((default for argument, default in pairs if argument.arg == name), None)
 
 
+def _names_of(tree: ast.Module, simple: str) -> set[str]:
+    """`simple` and the aliases `tree` imports it under (`from m import f as g`)."""
+    return {simple} | {
+        alias.asname for node in walk(tree) if isinstance(node, ast.ImportFrom)
+        for alias in node.names if alias.name == simple and alias.asname
+    }
+
+
+def _only_called(tree: ast.Module, simple: str) -> bool:
+    """Whether every use in `tree` of the function named `simple` (also through an import alias)
+    calls it: it is not handed on (`mp.spawn(main_worker, ...)`, `Engine(update)`), kept, or
+    named in a string."""
+    names = _names_of(tree, simple)
+    called = {id(node.func) for node in walk(tree) if isinstance(node, ast.Call)}
+    for node in walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.rpartition(".")[2] in names:
+            return False
+        used = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        if used in names and id(node) not in called:
+            return False
+    return True
+
+
 def _leaves_out(tree: ast.Module, simple: str, cls: str | None, index: int | None, name: str) -> bool:
     """Whether every use in `tree` of the function named `simple` (also through an import
     alias; `cls`: the class whose `__init__` it is, so that `super().__init__(...)` calls count
     too) is a call with known arguments that leave out parameter `name` (at `index` among the
     positional arguments a call gives, None for keyword-only), or a use that does not call it
     (`super(Class, self)`, `isinstance(x, Class)`)."""
-    names = {simple} | {
-        alias.asname for node in walk(tree) if isinstance(node, ast.ImportFrom)
-        for alias in node.names if alias.name == simple and alias.asname
-    }
+    names = _names_of(tree, simple)
     called: set[int] = set()
     allowed: set[int] = set()
     for node in walk(tree):
@@ -589,6 +609,14 @@ class ProcessContext:
                 return None
             sites += [site for function, site in calls if function == (module, key)]
         return sites
+
+    def only_called(self, module: str, key: str) -> bool:
+        """Whether function `key` of `module` runs only where the project calls it (`call_sites`
+        then says where it runs): every module that may call it is read and uses its name only
+        in calls (`_only_called`)."""
+        simple = key.rpartition(".")[2]
+        trees = [self.program.tree(caller) for caller in self.possible_callers(module)]
+        return all(tree is not None and _only_called(tree, simple) for tree in trees)
 
     def possible_callers(self, module: str) -> list[str]:
         """`module` and the modules that import from it, directly or through the packages that

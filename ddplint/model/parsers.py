@@ -29,7 +29,9 @@ class DeclaredOptions:
     `converted`: options rebound once, from their own parsed value alone (`args.resume = True if
     args.resume == 'True' else False`) -> that value (`ast`); None where rebound more than once.
     `texts`: options argparse stores as the word passed (no `type=` or `type=str`, no `action=`,
-    no `nargs=`), whatever their default (`--dali`, default None)."""
+    no `nargs=`), whatever their default (`--dali`, default None). `flags`: options a
+    `store_true` or `store_false` action stores -> the value passing the flag gives (True for
+    `store_true` also where its default is True)."""
 
     options: dict[str, tuple[tuple[str, ...], object]] = field(default_factory=dict)
     rebound: set[str] = field(default_factory=set)
@@ -38,6 +40,7 @@ class DeclaredOptions:
     parameters: dict[tuple[str, str], tuple[tuple[str, ...], object]] = field(default_factory=dict)
     converted: dict[str, ast.expr | None] = field(default_factory=dict)
     texts: set[str] = field(default_factory=set)
+    flags: dict[str, bool] = field(default_factory=dict)
 
     def shown(self, name: str) -> tuple[list[str], object] | None:
         """The option strings of the option stored under `name` and the value it gets unless
@@ -60,6 +63,7 @@ class DeclaredOptions:
             self.converted[name] = value if name not in self.converted else None
         self.rebound |= other.rebound
         self.texts |= other.texts
+        self.flags.update(other.flags)
         self.dynamic = self.dynamic or other.dynamic
         self.fills_unset = self.fills_unset or other.fills_unset
 
@@ -105,6 +109,9 @@ def declared_options(tree: ast.Module) -> DeclaredOptions:
                 found.options[name] = (strings, _unpassed_value(keywords))
                 if _stores_text(keywords):
                     found.texts.add(name)
+                action = keywords.get("action")
+                if isinstance(action, ast.Constant) and action.value in ("store_true", "store_false"):
+                    found.flags[name] = action.value == "store_true"
         elif called == "Fire" and len(node.args) == 1 and not node.keywords:
             found.parameters.update(_fire_parameters(tree, node.args[0]))
     return found

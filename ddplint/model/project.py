@@ -2849,7 +2849,7 @@ class ProjectView:
         if not written:
             return value
         if isinstance(value, bool):
-            return not value
+            return options.flags.get(name, not value)
         last = (written[-1] or "").strip("'\"")
         if type(value) is int:
             return int(last) if re.fullmatch(r"-?\d+", last) else NOT_SHOWN
@@ -2887,8 +2887,8 @@ class ProjectView:
             if not any(test_value(test, functools.partial(view._run_written, command.command, written)) is (not sense) for test, sense in tests)
         ]
         sites = self.context.call_sites(self.module, key) if key and taken and depth < _MAX_RUN_DEPTH else None
-        if not sites:
-            return taken
+        if not sites or not self.context.only_called(self.module, key):
+            return taken  # also a function handed on (a spawn's target, a callback): it runs where it is handed
         reached: list[LaunchCommand] = []
         for site in sites:
             found = self.project.module_view(site.caller)._reaching(site.caller_key or "", site.line, None, depth + 1)
