@@ -164,3 +164,16 @@ def test_a_function_handed_on_runs_where_it_is_handed_and_a_flag_passed_stores_i
     run.cwd = tmp_path
     output = run("check", "--no-cache", "--select", "DDP004", ".").stdout
     assert "train.py:11:" in output, output
+
+
+def test_a_value_the_documents_name_but_no_run_passes_leaves_the_branch_undecided(tmp_path, run):
+    """hyperfuture's scripts train on FineGym and Kinetics (`--dataset finegym`), and its README
+    says it trains on four datasets, Hollywood2 among them: `if args.dataset == 'hollywood2':`
+    is a branch users are told of, so it stays reported. Where no document names the value,
+    the runs decide it."""
+    runs = ["torchrun --nproc_per_node=4 train.py --dataset cifar --fsdp"]
+    _write(tmp_path, runs, "We train on two datasets, CIFAR and ImageNet.\n")
+    run.cwd = tmp_path
+    assert HELPER_LOAD in run("check", "--no-cache", "--select", "DDP004", ".").stdout
+    _write(tmp_path, runs, "We train on CIFAR.\n")
+    assert HELPER_LOAD not in run("check", "--no-cache", "--select", "DDP004", ".").stdout

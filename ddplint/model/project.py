@@ -84,6 +84,7 @@ MAX_INDEX_BYTES = 2_000_000  # as the engine's parse limit: larger files export 
 # a command and the lines its backslashes continue it onto: VoiceCraft passes 50 options, one a line
 _MOST_CONTINUED_LINES = 80
 _MAX_RUN_DEPTH = 3  # callers followed up from a function for the runs that reach a line of it
+_WORD = re.compile(r"[\w.-]*[\w-]")  # a word of a document or a command, no trailing dot
 _LAUNCH_DOCUMENTS = (".sh", ".bash", ".slurm", ".sbatch", ".md", ".rst", ".yaml", ".yml", ".ipynb")
 MAX_LAUNCH_DOCUMENTS = 500
 # The Python a project names for its runs: `conda create -n x python=3.9`, `- python=3.8.10`,
@@ -1163,6 +1164,14 @@ class Project:
             for line in split_lines(self.document(relative) or "")
             if "--" in line and not any(line.strip().rstrip("\\").strip() in text for text in commands.get(relative, ()))
         ]
+
+    @functools.cached_property
+    def _document_words(self) -> frozenset[str]:
+        """The words (lower case) of the project's shell scripts and documents: read once."""
+        return frozenset(
+            word for relative in self._launch_documents
+            for word in _WORD.findall((self.document(relative) or "").lower())
+        )
 
     @functools.cached_property
     def files(self) -> frozenset[str]:
@@ -2881,7 +2890,8 @@ class ProjectView:
         runs = self._script_runs()
         if runs is None:
             return None
-        tests = self._option_tests(key, line, offset)
+        passed = frozenset(word for _, command, _ in runs for word in _WORD.findall(command.command.lower()))
+        tests = [(test, sense) for test, sense in self._option_tests(key, line, offset) if not self._told_of(test, passed)]
         taken = [
             command for view, command, written in runs
             if not any(test_value(test, functools.partial(view._run_written, command.command, written)) is (not sense) for test, sense in tests)
@@ -2926,6 +2936,16 @@ class ProjectView:
                 continue
         scope = self.program.definition(self.module, key) if key else self.program.tree(self.module)
         return tests + (conditional_tests(scope, line, offset) if scope is not None and offset is not None else [])
+
+    def _told_of(self, test: ast.expr, passed: frozenset[str]) -> bool:
+        """Whether `test` compares with a word the project's documents name that no documented
+        run passes (`passed`): a value users are told of ("we train on ... Hollywood2" beside
+        `if args.dataset == 'hollywood2':`, the scripts running two other datasets)."""
+        words = self.project._document_words
+        return any(
+            isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.lower() in words - passed
+            for node in ast.walk(test)
+        )
 
     def _run_written(self, command: str, written: tuple[str, ...], name: str) -> object:
         """The value run `command` gives the option stored under `name` (`_run_option`), where
