@@ -2809,9 +2809,9 @@ class ProjectView:
     def _declared_here(self) -> DeclaredOptions:
         """The options this module's parser and those of the project modules it imports declare."""
         options = DeclaredOptions()
-        own = self.project.program.tree(self.module)
+        own = self.project.declared_in(self.module, self.project.program.read(self.module))
         if own is not None:
-            options.add(declared_options(own))
+            options.add(own)
         options.add(self.imported_options())
         return options
 
@@ -2834,17 +2834,19 @@ class ProjectView:
         is shown, the one run that passes nothing), each option read as that run gives it
         (`_run_option`); None where one of them is not known."""
         runs = [command.command for command in self.runs()] or [""]
-        values = [expression_value(expr, functools.partial(self._run_option, command)) for command in runs]
+        options = self._declared_here()
+        values = [expression_value(expr, functools.partial(self._run_option, command, options=options)) for command in runs]
         return None if NOT_SHOWN in values else values
 
-    def _run_option(self, command: str, name: str) -> object:
+    def _run_option(self, command: str, name: str, options: DeclaredOptions | None = None) -> object:
         """The value run `command` gives the option stored under `name`, declared by this module's
         parser or one it imports and set no other way (not rebound, not set by name, no document
         telling the user to set it): the last word the command writes after one of its option
         strings, a whole number where its default is one, a literal word where it is a string
         (not a shell variable or a placeholder: `$NGPU`, `<gpus>`); a flag by its presence; its
-        value unless passed where the command does not pass it; NOT_SHOWN otherwise."""
-        options = self._declared_here()
+        value unless passed where the command does not pass it; NOT_SHOWN otherwise. `options`:
+        `_declared_here()`, where the caller has it (a run's options are read many times)."""
+        options = options or self._declared_here()
         shown = None if options.dynamic or name in options.rebound else options.shown(name)
         if shown is None or self._assigned_on_the_way(name):
             return NOT_SHOWN
@@ -2892,9 +2894,13 @@ class ProjectView:
             return None
         passed = frozenset(word for _, command, _ in runs for word in _WORD.findall(command.command.lower()))
         tests = [(test, sense) for test, sense in self._option_tests(key, line, offset) if not self._told_of(test, passed)]
+        declared = {view.module: view._declared_here() for view, _, _ in runs}  # once per script
         taken = [
             command for view, command, written in runs
-            if not any(test_value(test, functools.partial(view._run_written, command.command, written)) is (not sense) for test, sense in tests)
+            if not any(
+                test_value(test, functools.partial(view._run_written, command.command, written, options=declared[view.module])) is (not sense)
+                for test, sense in tests
+            )
         ]
         sites = self.context.call_sites(self.module, key) if key and taken and depth < _MAX_RUN_DEPTH else None
         if not sites or not self.context.only_called(self.module, key):
@@ -2947,19 +2953,20 @@ class ProjectView:
             for node in ast.walk(test)
         )
 
-    def _run_written(self, command: str, written: tuple[str, ...], name: str) -> object:
+    def _run_written(self, command: str, written: tuple[str, ...], name: str, options: DeclaredOptions | None = None) -> object:
         """The value run `command` gives the option stored under `name` (`_run_option`), where
         the command writes it, or another documented run of the script does (`written`, their
         texts): a run that leaves out an option others pass takes its default (SimKD's CIFAR
         runs leave `--dataset` at cifar100, its ImageNet runs pass `--dataset imagenet`). An
         option no run writes is there to be passed (`--resume PATH`): NOT_SHOWN."""
-        shown = self._declared_here().shown(name)
+        options = options or self._declared_here()
+        shown = options.shown(name)
         if shown is None:
             return NOT_SHOWN
         spelled = [re.compile(rf"(?<![\w-]){re.escape(string)}(?![\w-])") for string in shown[0] if string.startswith("-")]
         if not any(pattern.search(text) for pattern in spelled for text in written):
             return NOT_SHOWN
-        return self._run_option(command, name)
+        return self._run_option(command, name, options)
 
     def ranked_attributes(self, written: str) -> dict[str, Place]:
         """The attributes that the objects of the project class `written` (as this module names
