@@ -265,6 +265,7 @@ class ProcessContext:
         # (module, function) -> the resolver its guards are read with
         self._verdicts: dict[tuple[str, str | None, str], object] = {}
         self._guard_resolvers: dict[tuple[str, str | None], object] = {}
+        self._only_called: dict[tuple[str, str], bool] = {}  # (module, function) -> `only_called`
 
     def _record(self, module: str, key: str | None) -> FunctionContext | None:
         summary = self.program.summary(module)
@@ -614,9 +615,11 @@ class ProcessContext:
         """Whether function `key` of `module` runs only where the project calls it (`call_sites`
         then says where it runs): every module that may call it is read and uses its name only
         in calls (`_only_called`)."""
-        simple = key.rpartition(".")[2]
-        trees = [self.program.tree(caller) for caller in self.possible_callers(module)]
-        return all(tree is not None and _only_called(tree, simple) for tree in trees)
+        if (module, key) not in self._only_called:
+            simple = key.rpartition(".")[2]
+            trees = [self.program.tree(caller) for caller in self.possible_callers(module)]
+            self._only_called[module, key] = all(tree is not None and _only_called(tree, simple) for tree in trees)
+        return self._only_called[module, key]
 
     def possible_callers(self, module: str) -> list[str]:
         """`module` and the modules that import from it, directly or through the packages that
