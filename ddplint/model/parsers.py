@@ -124,19 +124,15 @@ def _stores_text(keywords: dict[str, ast.expr]) -> bool:
     return "action" not in keywords and "nargs" not in keywords and (kind is None or isinstance(kind, ast.Name) and kind.id == "str")
 
 
-def conditional_tests(scope: ast.AST, line: int, column: int) -> list[tuple[ast.expr, bool]]:
-    """The tests of the conditional expressions in `scope` (`a if args.fsdp else b`) whose body
-    or `else` holds the position `line`, `column` (CPython's: the UTF-8 offset), each with
-    whether that position is in its body."""
-    found = []
-    position = (line, column)
-    for node in ast.walk(scope):
-        if isinstance(node, ast.IfExp):
-            for branch, sense in ((node.body, True), (node.orelse, False)):
-                end = (branch.end_lineno or branch.lineno, branch.end_col_offset or 0)
-                if (branch.lineno, branch.col_offset) <= position < end:
-                    found.append((node.test, sense))
-    return found
+def conditional_tests(scope: ast.AST) -> tuple[tuple[ast.expr, bool, tuple[int, int], tuple[int, int]], ...]:
+    """The tests of the conditional expressions in `scope` (`a if args.fsdp else b`), once for
+    each of its branches, with whether that branch is the body and where the branch starts and
+    ends (line and CPython's UTF-8 column offset): a position in [start, end) is in the branch."""
+    return tuple(
+        (node.test, sense, (branch.lineno, branch.col_offset), (branch.end_lineno or branch.lineno, branch.end_col_offset or 0))
+        for node in ast.walk(scope) if isinstance(node, ast.IfExp)
+        for branch, sense in ((node.body, True), (node.orelse, False))
+    )
 
 
 def _converts(value: ast.expr, name: str) -> bool:

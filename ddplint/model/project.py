@@ -2807,7 +2807,14 @@ class ProjectView:
         return self.project._memo[key]
 
     def _declared_here(self) -> DeclaredOptions:
-        """The options this module's parser and those of the project modules it imports declare."""
+        """The options this module's parser and those of the project modules it imports declare
+        (read once per module: the program's texts do not change while it lives)."""
+        key = ("declared here", self.module)
+        if key not in self.project._memo:
+            self.project._memo[key] = self._declare_here()
+        return self.project._memo[key]
+
+    def _declare_here(self) -> DeclaredOptions:
         options = DeclaredOptions()
         own = self.project.declared_in(self.module, self.project.program.read(self.module))
         if own is not None:
@@ -2889,12 +2896,11 @@ class ProjectView:
     def _reaching(self, key: str, line: int, offset: int | None, depth: int) -> list[LaunchCommand] | None:
         """`runs_reaching` for `line` of function `key` ("": the module's code), at the UTF-8
         `offset` where known (a call site's is not: its conditional expressions are not read)."""
-        runs = self._script_runs()
-        if runs is None:
+        known = self._script_runs()
+        if known is None:
             return None
-        passed = frozenset(word for _, command, _ in runs for word in _WORD.findall(command.command.lower()))
+        runs, passed, declared = known
         tests = [(test, sense) for test, sense in self._option_tests(key, line, offset) if not self._told_of(test, passed)]
-        declared = {view.module: view._declared_here() for view, _, _ in runs}  # once per script
         taken = [
             command for view, command, written in runs
             if not any(
@@ -2913,10 +2919,24 @@ class ProjectView:
             reached += found
         return [command for command in taken if command in reached]
 
-    def _script_runs(self) -> list[tuple[ProjectView, LaunchCommand, tuple[str, ...]]] | None:
+    def _script_runs(self) -> tuple[list[tuple[ProjectView, LaunchCommand, tuple[str, ...]]], frozenset[str], dict[str, DeclaredOptions]] | None:
         """Each documented run of a script that runs this module (an entry among `users`, tests
-        aside: `Reach.entries`), with that script's view and the text of all of its runs; None
-        where there is none, or a script that runs the module has no documented run."""
+        aside: `Reach.entries`), with that script's view and the text of all of its runs; the
+        words those runs pass; and each script's declared options. None where there is no run,
+        or a script that runs the module has no documented run. Read once per module: the
+        language server asks for every finding on every keystroke, and none of it changes
+        before a save."""
+        key = ("script runs", self.module)
+        if key not in self.project._memo:
+            runs = self._each_script_run()
+            self.project._memo[key] = None if runs is None else (
+                runs,
+                frozenset(word for _, command, _ in runs for word in _WORD.findall(command.command.lower())),
+                {view.module: view._declared_here() for view, _, _ in runs},
+            )
+        return self.project._memo[key]
+
+    def _each_script_run(self) -> list[tuple[ProjectView, LaunchCommand, tuple[str, ...]]] | None:
         found = []
         entries = set(self.project.reach.entries)
         for user in self.users:
@@ -2940,8 +2960,13 @@ class ProjectView:
                 tests.append((ast.parse(guard.test, mode="eval").body, guard.sense))
             except SyntaxError:
                 continue
-        scope = self.program.definition(self.module, key) if key else self.program.tree(self.module)
-        return tests + (conditional_tests(scope, line, offset) if scope is not None and offset is not None else [])
+        if offset is None:
+            return tests
+        memo = ("conditional tests", self.module, key)
+        if memo not in self.project._memo:
+            scope = self.program.definition(self.module, key) if key else self.program.tree(self.module)
+            self.project._memo[memo] = conditional_tests(scope) if scope is not None else ()
+        return tests + [(test, sense) for test, sense, start, end in self.project._memo[memo] if start <= (line, offset) < end]
 
     def _told_of(self, test: ast.expr, passed: frozenset[str]) -> bool:
         """Whether `test` compares with a word the project's documents name that no documented
