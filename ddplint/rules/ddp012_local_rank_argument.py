@@ -59,6 +59,15 @@ HYDRA_MESSAGE = (
 # A command that passes the option itself: `--local_rank 3`, `--local_rank=$gpu_id`.
 _PASSES_OPTION = re.compile(r"(?<![\w-])--local[_-]rank(?:=|[ \t]+)(?!-)\S")
 _REJECTED_HARM = "the parser rejects --local-rank=N: unrecognized arguments, every rank stops"
+# argparse's parse_known_args returns the options it does not know with the extras, and stops
+# nothing (Python 3.10-3.14 argparse): the launcher's `--local-rank=N` is set aside there.
+SET_ASIDE_MESSAGE = (
+    "--local_rank only: torch.distributed.launch (without --use_env) passes --local-rank=N since PyTorch 2.0, "
+    "which parse_known_args sets aside: {harm}; accept --local-rank and default to the LOCAL_RANK environment variable"
+)
+_SET_ASIDE_READ = "local_rank keeps its default on every rank, where the code reads it (every rank takes the same device)"
+_SET_ASIDE_REQUIRED = "the required --local_rank is missing, and the parser stops every rank"
+_SET_ASIDE = "with --local-rank=N set aside by parse_known_args"
 _LOG_LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "exception", "log"})
 
 
@@ -69,6 +78,13 @@ def _reports(name: str | None) -> bool:
         return False
     receiver, _, method = name.rpartition(".")
     return name in ("print", "pprint", "pprint.pprint", "tqdm.write") or (method in _LOG_LEVELS and "log" in receiver.lower())
+
+
+def _never_read(name: str, source: str) -> bool:
+    """Whether every mention of `name` in `source` binds it as the last name of a tuple target
+    (`args, unknown = ...`, again for a second parser): what it holds is never read."""
+    mentions = len(re.findall(rf"\b{re.escape(name)}\b", source))
+    return mentions == len(re.findall(rf",\s*{re.escape(name)}\s*\)?\s*=(?!=)", source))
 
 
 def _option_strings(call: cst.Call) -> list[str]:
@@ -164,9 +180,10 @@ class LocalRankArgument(Rule):
       file names it (a usage line, a comment, a command it builds). Since PyTorch 2.0 that
       launcher passes `--local-rank=N` and the parser exits ("unrecognized arguments"), read
       or not (the message then names that launcher, not torchrun). Where the file parses only with `parse_known_args` and drops the extras
-      (`args, _ = parser.parse_known_args()`, `[0]`, a name never used again; the parser not
-      returned from its function), `--local-rank=N` is set aside instead: flagged only as
-      below, when the option is `required=True` or its value is read;
+      (`args, _ = parser.parse_known_args()`, `[0]`, a name never read: only bound, once or again
+      by a second parse; the parser not returned from its function), `--local-rank=N` is set
+      aside instead: flagged only as below, when the option is `required=True` or its value is
+      read, and the message says so (the option keeps its default on every rank);
     - a launcher that passes no option starts it, torchrun as the project documents it or a
       launcher the project does not name where the code shows that ranks run it (the file,
       or a script that imports it, forms a process group or reads RANK; a module that is
@@ -459,6 +476,46 @@ class LocalRankArgument(Rule):
                     'parser.add_argument("--local_rank", type=int, default=-1)',
                     'parser.add_argument(\n    "--local-rank",\n    "--local_rank",\n    type=int,\n    default=os.environ.get("LOCAL_RANK", -1),\n)',
                 ),
+            ),
+            messages=(
+                "--local_rank only: torch.distributed.launch (without --use_env) passes --local-rank=N since PyTorch "
+                "2.0, which parse_known_args sets aside: local_rank keeps its default on every rank, where the code "
+                "reads it (every rank takes the same device); accept --local-rank and default to the LOCAL_RANK "
+                "environment variable"
+            ),
+        ),
+        Flagged(
+            # The extras are bound to a name twice and never read: --local-rank=N is set aside, not
+            # rejected, and the device every rank binds is the default's.
+            """
+            # python -m torch.distributed.launch --nproc_per_node=8 sample.py --steps 50
+            import argparse
+            import torch
+            import torch.distributed as dist
+
+            if __name__ == "__main__":
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--local_rank", type=int, default=0)
+                ^
+                args, rest = parser.parse_known_args()
+                sampling = argparse.ArgumentParser()
+                sampling.add_argument("--steps", type=int, default=50)
+                sampling_args, rest = sampling.parse_known_args()
+                torch.cuda.set_device(args.local_rank)
+                dist.init_process_group("nccl")
+            """,
+            fix_edits=(
+                ("import argparse\n", "import argparse\nimport os\n"),
+                (
+                    'parser.add_argument("--local_rank", type=int, default=0)',
+                    'parser.add_argument(\n        "--local-rank",\n        "--local_rank",\n        type=int,\n        default=os.environ.get("LOCAL_RANK", 0),\n    )',
+                ),
+            ),
+            messages=(
+                "--local_rank only: torch.distributed.launch (without --use_env) passes --local-rank=N since PyTorch "
+                "2.0, which parse_known_args sets aside: local_rank keeps its default on every rank, where the code "
+                "reads it (every rank takes the same device); accept --local-rank and default to the LOCAL_RANK "
+                "environment variable"
             ),
         ),
         Flagged(
@@ -1000,7 +1057,7 @@ class LocalRankArgument(Rule):
         is set aside and stops nothing."""
         source = self.model.source
         return parser in self._parses and parser not in self._returned and all(
-            name is None or isinstance(name, str) and (name.startswith("_") or len(re.findall(rf"\b{re.escape(name)}\b", source)) == 1)
+            name is None or isinstance(name, str) and (name.startswith("_") or _never_read(name, source))
             for extras in self._parses.values() for name in extras
         )
 
@@ -1083,7 +1140,7 @@ class LocalRankArgument(Rule):
         runs = rejecting or self._torchrun_launch() or self.runs_link()
         if runs is None:
             return None
-        unpassed = "with --local-rank=N set aside by parse_known_args" if rejecting else "with no option passed"
+        unpassed = _SET_ASIDE if rejecting else "with no option passed"
         if required:
             return [runs, Link(StepKind.HARM, f"required=True: {unpassed}, the parser stops every rank", node)]
         read = Link(StepKind.REACHES, "the parsed local_rank is read here", self._reader or self._read)  # type: ignore[arg-type]
@@ -1196,7 +1253,10 @@ class LocalRankArgument(Rule):
             self.report(node, ABSL_MESSAGE + where, chain=chain)  # an absl flag: no fix
             return
         rejected = chain[-1].message == _REJECTED_HARM  # the launcher's option stops the parse, not torchrun
-        self.report(node, (REJECTED_MESSAGE if rejected else self.message) + where, replace={node: self._fitted(node, self._fixed(node))}, imports=self._imports(node), chain=chain)
+        message = REJECTED_MESSAGE if rejected else self.message
+        if chain[-1].message.startswith(_SET_ASIDE) or chain[-1].message.startswith(f"required=True: {_SET_ASIDE}"):
+            message = SET_ASIDE_MESSAGE.format(harm=_SET_ASIDE_REQUIRED if self._required(node) else _SET_ASIDE_READ)
+        self.report(node, message + where, replace={node: self._fitted(node, self._fixed(node))}, imports=self._imports(node), chain=chain)
 
     def _imports(self, node: cst.Call) -> tuple[str, ...]:
         """`import os` where the fix reads LOCAL_RANK (see `_fixed`)."""
