@@ -431,3 +431,54 @@ def test_a_method_of_a_class_that_no_running_code_builds_never_runs(tmp_path):
     # a dynamic import whose result is read by a literal name reaches only that name
     literal = {"run/train.py": train + "    import importlib\n    importlib.import_module(kind).SummaryWriter('x')\n    getattr(args, key)\n"}
     assert _reach(tmp_path / "literal", {**files, **literal}).never_runs("base.base_trainer", unbuilt)
+
+
+TWICE = """import torch
+import torch.distributed as dist
+
+
+def load(model, path):
+    model.load_state_dict(torch.load(path))
+{between}
+
+def load(config, model, path):
+    model.load_state_dict(torch.load(path, map_location="cpu"))
+    return config
+
+
+def reduce(tensor):
+    dist.all_reduce(tensor)
+"""
+
+TWICE_TRAIN = """import torch.distributed as dist
+
+from utils import load
+
+
+def main(model):
+    dist.init_process_group("nccl")
+    load(None, model, "w.pt")
+
+
+if __name__ == "__main__":
+    main(None)
+"""
+
+
+def test_a_function_defined_again_later_is_replaced_before_any_call_reaches_it(tmp_path, run):
+    """RepVGG's utils.py defines load_checkpoint twice: Python binds the name to the second
+    when the module finishes importing, so every call through the name (from another module,
+    from a function that runs after import) reaches the second. The first runs only where a
+    call between the two definitions, at import, reaches it; the program model resolves calls
+    and definitions to the last."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "train.py").write_text(TWICE_TRAIN)
+    (tmp_path / "run.sh").write_text("torchrun --nproc_per_node=4 train.py\n")
+    run.cwd = tmp_path
+    for between, reported in (("", False), ("\nload(None, 'w.pt')\n", True)):
+        (tmp_path / "utils.py").write_text(TWICE.format(between=between))
+        output = run("check", "--no-cache", "--select", "DDP004", ".").stdout
+        assert ("utils.py:6:" in output) == reported, (between, output)
+    program = project.build(str(tmp_path)).program
+    assert program.definition("utils", "load").lineno == 9 + between.count("\n")
+    assert program.function("utils", "load").arguments(False)[:3] == ("config", "model", "path")

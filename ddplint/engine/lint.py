@@ -363,6 +363,8 @@ def analyse(
         scope = scopes.around(line)
         if training and project.never_runs(scope):
             continue  # code no entry point of the training project reaches
+        if project.replaced(scope, line):
+            continue  # a function the module defines again later: calls reach that one
         if training and report.rule.needs_ranks and project.runs_alone(scope):
             continue  # a function that only scripts run as one process call: no ranks to harm
         if project.switched_off(scope, line) is not None:

@@ -79,7 +79,7 @@ _COMBINES, _EVERY_RANK = "combines", "every rank"  # what `_runs` looks for
 _LOADERS_AND_BATCHERS = DATALOADER | GRAPH_LOADERS | BATCH_SAMPLER  # made once: `_makes_data` asks on every evaluation
 _BROADCAST_BUFFERS = "broadcast_buffers"  # DDP's parameter (torch_api.DDP)
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
-CACHE_VERSION = 30  # of the summaries kept in the cache: a summary of another version is read again
+CACHE_VERSION = 31  # of the summaries kept in the cache: a summary of another version is read again
 # `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 
@@ -294,7 +294,9 @@ class Program:
         if owner:
             cls = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == owner), None)
             body = cls.body if cls is not None and "." not in owner else []
-        return next((n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name), None)
+        found = [n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
+        # a top-level `def` written twice: the name holds the last once the module is imported
+        return (found[-1] if not owner else found[0]) if found else None
 
     def tree(self, module: str, text: str | None = None) -> ast.Module | None:
         """CPython's `ast` of `module` (of `text`, where the caller has already read it), for a

@@ -2628,6 +2628,12 @@ class ProjectView:
         reaches it (ddplint.model.reach)."""
         return self.project.reach.never_runs(self.module, scope)
 
+    def replaced(self, scope: tuple[tuple[str, bool, bool], ...], line: int) -> bool:
+        """Whether `line` of this module, inside `scope` (as for `never_runs`), lies in a
+        top-level function that the module defines again later, before anything can call it
+        (Reach.replaced): every call through its name reaches the later definition."""
+        return bool(scope) and not scope[0][1] and self.project.reach.replaced(self.module, line)
+
     def runs_alone(self, scope: tuple[tuple[str, bool, bool], ...]) -> bool:
         """Whether code of this module inside `scope` (as for `never_runs`) runs in one process
         only, in a training project: the function around it is named, in the code that runs

@@ -32,6 +32,10 @@ class derived from it: a one-process base trainer whose only subclass no script 
 run builds the distributed trainer on another base), its name said only in `class` statements'
 bases and in imports that keep it, and no lookup by a name built at run time able to pick it.
 
+A top-level function its module defines again later never runs either: the name holds the last
+definition once the module is imported (unless a decorator or a call at import between the two
+may reach the first).
+
 What is not known stays reachable: a project with no script that starts processes (a library,
 a notebook collection) keeps every function; so does a public function or class of a package
 the project installs (its users call it), and a decorated function (a decorator may register
@@ -47,6 +51,7 @@ import os
 import re
 
 from ddplint.core.torch_api import INIT_PROCESS_GROUP, LIGHTNING_DATA_MODULE, LIGHTNING_MODULE, SPAWN, START_PROCESSES
+from ddplint.model.summary import replaced_definitions
 from ddplint.prefilter.screens import nodes
 
 # `name = "pkg.module:function"` in pyproject's [project.scripts], setup.cfg's console_scripts, setup.py's entry_points
@@ -305,6 +310,34 @@ class Reach:
         if not self.may_use(name) or self._method_never_called(module, scope) or self._never_built(module, scope):
             return True
         return not is_class and self._names_another_copy(module, name)
+
+    def replaced(self, module: str, line: int) -> bool:
+        """Whether `line` of `module` lies in a top-level function that the module defines again
+        later at its top level (summary.replaced_definitions), and that nothing can call before
+        it is replaced: it is not decorated (a decorator may register it), and the statements
+        between it and the last definition neither name it nor call, outside function bodies, a
+        name this module defines (a call at import that may reach it). Calls through the name
+        reach the last definition; this one never runs."""
+        tree = self.project.program.tree(module)
+        if tree is None:
+            return False
+        replaced = [node for node in replaced_definitions(tree) if node.lineno <= line <= (node.end_lineno or node.lineno)]
+        if not replaced or replaced[0].decorator_list:
+            return False
+        first = replaced[0]
+        last = next(node for node in reversed(tree.body) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == first.name)
+        between = [node for node in tree.body if first.lineno < node.lineno < last.lineno]
+        # what the module's own code binds: its functions and classes, and the objects it makes
+        # (`trainer = Trainer()`, then `trainer.run()`), which may call it
+        defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        defined |= {
+            node.id for statement in tree.body for node in _executed_at_import(statement)
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
+        }
+        return not any(first.name in names_said(node) for node in between) and not any(
+            isinstance(call, ast.Call) and ({_last_name(call.func), _root_name(call.func)} & defined)
+            for node in between for call in _executed_at_import(node)
+        )
 
     def _method_never_called(self, module: str, scope: tuple[tuple[str, bool, bool], ...]) -> bool:
         """Whether `scope` lies in a method that no code that runs calls: a method the top-level
@@ -692,6 +725,13 @@ def _last_name(func: ast.expr) -> str | None:
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
 
 
+def _root_name(func: ast.expr) -> str | None:
+    """The name a callee's dotted chain starts from (`trainer` of `trainer.run`)."""
+    while isinstance(func, (ast.Attribute, ast.Call, ast.Subscript)):
+        func = func.value if not isinstance(func, ast.Call) else func.func
+    return func.id if isinstance(func, ast.Name) else None
+
+
 def _subclass_mode(call: ast.Call) -> bool:
     """A LightningCLI call that lets its command line or YAML pick any subclass: the model or the
     data class in subclass mode, or no model class given (then any LightningModule)."""
@@ -814,6 +854,22 @@ def _sets_up(call: ast.Call, modules: set[str]) -> bool:
         for node in ast.walk(call)
         if isinstance(node, ast.Name)
     )
+
+
+def _executed_at_import(statement: ast.stmt):
+    """The nodes of a top-level statement that run when the module is imported: all but the
+    bodies of the functions (and lambdas) it defines; their decorators, defaults and a class's
+    own body run."""
+    pending: list[ast.AST] = [statement]
+    while pending:
+        node = pending.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            pending += [*node.decorator_list, *node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+        elif isinstance(node, ast.Lambda):
+            pending += [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+        else:
+            pending += list(ast.iter_child_nodes(node))
 
 
 def _outside_definitions(body: list):

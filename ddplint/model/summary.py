@@ -902,6 +902,18 @@ def definitions(body: list[ast.stmt], cls: str | None = None):
                 yield from definitions(handler.body, cls)
 
 
+def replaced_definitions(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The functions the module's own code defines at its top level (`def f` in its body, not
+    under an `if` or `try`) and defines again later there: each `def` binds the name anew, so
+    once the module is imported the name holds the last, and every call through it (from another
+    module, or from a function that runs after import) reaches that one."""
+    last: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+    top = [node for node in tree.body if isinstance(node, _FUNCTIONS)]
+    for node in top:
+        last[node.name] = node
+    return [node for node in top if last[node.name] is not node]
+
+
 def _function_key(node: ast.FunctionDef | ast.AsyncFunctionDef, cls: str | None) -> str:
     return f"{cls}.{node.name}" if cls else node.name
 
@@ -1140,12 +1152,13 @@ def summarize(tree: ast.Module, text: str | None = None) -> ModuleSummary:
     classes: dict[str, ClassSummary] = {}
     context: dict[str, FunctionContext] = {"": _module_context(tree)}  # who runs it: ddplint.model.context
     paths, data = files.module_paths(tree), _data_globals(tree)
+    replaced = {id(node) for node in replaced_definitions(tree)}
     for node, cls in definitions(tree.body):
         if isinstance(node, ast.ClassDef):
             classes.setdefault(node.name, ClassSummary(node.lineno, tuple(dotted(b) or UNNAMED_BASE for b in node.bases)))
             continue
         key = _function_key(node, cls)
-        if key not in functions:
+        if key not in functions and id(node) not in replaced:
             reader = _FunctionReader(node, cls, paths, data)
             functions[key] = reader.summary()
             context[key] = _function_context(node, reader.guards, reader.dotted_calls)
