@@ -68,6 +68,11 @@ SET_ASIDE_MESSAGE = (
 _SET_ASIDE_READ = "local_rank keeps its default on every rank, where the code reads it (every rank takes the same device)"
 _SET_ASIDE_REQUIRED = "the required --local_rank is missing, and the parser stops every rank"
 _SET_ASIDE = "with --local-rank=N set aside by parse_known_args"
+SET_ASIDE_READ_MESSAGE = (
+    "--local_rank only: torch.distributed.launch (without --use_env) passes --local-rank=N since PyTorch 2.0, "
+    "which parse_known_args sets aside: local_rank keeps its default on every rank, where the code reads it (every "
+    "rank takes the same device); accept --local-rank and default to the LOCAL_RANK environment variable"
+)
 _LOG_LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "exception", "log"})
 
 
@@ -477,12 +482,7 @@ class LocalRankArgument(Rule):
                     'parser.add_argument(\n    "--local-rank",\n    "--local_rank",\n    type=int,\n    default=os.environ.get("LOCAL_RANK", -1),\n)',
                 ),
             ),
-            messages=(
-                "--local_rank only: torch.distributed.launch (without --use_env) passes --local-rank=N since PyTorch "
-                "2.0, which parse_known_args sets aside: local_rank keeps its default on every rank, where the code "
-                "reads it (every rank takes the same device); accept --local-rank and default to the LOCAL_RANK "
-                "environment variable"
-            ),
+            messages=SET_ASIDE_READ_MESSAGE,
         ),
         Flagged(
             # The extras are bound to a name twice and never read: --local-rank=N is set aside, not
@@ -511,12 +511,7 @@ class LocalRankArgument(Rule):
                     'parser.add_argument(\n        "--local-rank",\n        "--local_rank",\n        type=int,\n        default=os.environ.get("LOCAL_RANK", 0),\n    )',
                 ),
             ),
-            messages=(
-                "--local_rank only: torch.distributed.launch (without --use_env) passes --local-rank=N since PyTorch "
-                "2.0, which parse_known_args sets aside: local_rank keeps its default on every rank, where the code "
-                "reads it (every rank takes the same device); accept --local-rank and default to the LOCAL_RANK "
-                "environment variable"
-            ),
+            messages=SET_ASIDE_READ_MESSAGE,
         ),
         Flagged(
             # absl's flags reject `--local-rank=0` too; under torchrun FLAGS.local_rank stays 0.
