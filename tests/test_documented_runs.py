@@ -177,3 +177,91 @@ def test_a_value_the_documents_name_but_no_run_passes_leaves_the_branch_undecide
     assert HELPER_LOAD in run("check", "--no-cache", "--select", "DDP004", ".").stdout
     _write(tmp_path, runs, "We train on CIFAR.\n")
     assert HELPER_LOAD not in run("check", "--no-cache", "--select", "DDP004", ".").stdout
+
+
+PACK = """import sys
+
+from torch.utils.data import DataLoader
+
+
+def convert(folder):
+    loader = DataLoader(folder, num_workers=4, collate_fn=lambda batch: batch)
+    return list(loader)
+
+
+if __name__ == "__main__":
+    convert(sys.argv[1])
+    rows = DataLoader(sys.argv[2], num_workers=2, collate_fn=lambda batch: batch)
+"""
+
+DDP_TRAIN = """import torch.distributed as dist
+
+
+def main():
+    dist.init_process_group("nccl")
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+PACK_IN_FUNCTION, PACK_IN_BLOCK = "pack.py:7:", "pack.py:13:"
+
+
+def test_code_only_a_one_process_tools_main_block_reaches_needs_a_documented_run_of_it(tmp_path, run):
+    """RepVGG's folder2lmdb builds a DataLoader with a lambda collate_fn for its workers, and
+    only its file's `if __name__ == "__main__":` block calls it: a conversion tool of one
+    process (it names nothing distributed), which no document runs, in a project whose
+    documents run the DDP trainer. Code inside that block runs only when the module is the
+    script; no documented run, and no run of more than one process, reaches it. A documented
+    run of the tool, a project that documents no run, and a tool that names distribution (a
+    trainer nobody documents) leave it reported."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "train.py").write_text(DDP_TRAIN)
+    run.cwd = tmp_path
+    cases = (
+        (["torchrun --nproc_per_node=4 train.py"], PACK, False),
+        (["torchrun --nproc_per_node=4 train.py", "python pack.py images rows"], PACK, True),
+        ([], PACK, True),
+        (["torchrun --nproc_per_node=4 train.py"], "import torch.distributed as dist\n" + PACK, True),
+    )
+    for runs, pack, reported in cases:
+        (tmp_path / "run.sh").write_text("".join(f"{command}\n" for command in runs))
+        (tmp_path / "pack.py").write_text(pack)
+        output = run("check", "--no-cache", "--select", "DDP016", ".").stdout
+        line = 1 if pack != PACK else 0
+        function, block = f"pack.py:{7 + line}:", f"pack.py:{13 + line}:"
+        assert (function in output, block in output) == (reported, reported), (runs, pack[:40], output)
+
+
+TOOL = """from torch.utils.data import DataLoader
+
+import opts
+
+
+def helper():
+    return 1
+
+
+if __name__ == "__main__":
+    args = opts.parse_args()
+    if args.dataset == "imagenet":
+        loader = DataLoader(args.dataset, num_workers=4, collate_fn=lambda batch: batch)
+"""
+
+
+def test_another_scripts_run_never_reaches_a_main_block_of_a_module_it_imports(tmp_path, run):
+    """A documented run of a script that imports a module never runs that module's `__main__`
+    block: only the module's own runs decide which of the block's branches are taken."""
+    _write(
+        tmp_path,
+        ["torchrun --nproc_per_node=4 train.py --dataset imagenet", "python tool.py --dataset cifar"],
+        train=TRAIN.replace("import opts\n", "import opts\nimport tool\n"),
+        extra={"tool.py": TOOL},
+    )
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP016", ".").stdout
+    assert "tool.py:13:" not in output, output
+    (tmp_path / "run.sh").write_text("torchrun --nproc_per_node=4 train.py --dataset imagenet\npython tool.py --dataset imagenet\n")
+    output = run("check", "--no-cache", "--select", "DDP016", ".").stdout
+    assert "tool.py:13:" in output, output

@@ -1994,6 +1994,16 @@ def _own_name(expr: ast.expr | None) -> str | None:
     return expr.attr if isinstance(expr, ast.Attribute) else expr.id if isinstance(expr, ast.Name) else None
 
 
+def _tests_main(test: ast.expr) -> bool:
+    """`__name__ == "__main__"`, either way round."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = (test.left, test.comparators[0])
+    return any(isinstance(side, ast.Name) and side.id == "__name__" for side in sides) and any(
+        isinstance(side, ast.Constant) and side.value == "__main__" for side in sides
+    )
+
+
 def _scope_key(scope: tuple[tuple[str, bool, bool], ...]) -> str | None:
     """The key of the function the definitions `scope` (outermost first, as (name, is a class,
     is decorated)) name: "" for a module's own code, `name` for a top-level function,
@@ -2902,9 +2912,14 @@ class ProjectView:
     def _reaching(self, key: str, line: int, offset: int | None, depth: int) -> list[LaunchCommand] | None:
         """`runs_reaching` for `line` of function `key` ("": the module's code), at the UTF-8
         `offset` where known (a call site's is not: its conditional expressions are not read)."""
-        known = self._script_runs()
+        # The module's `if __name__ == "__main__":` block runs only when it is the script: the
+        # runs of the scripts that import it never reach it, its own runs alone do.
+        main = not key and self._in_main_block(line)
+        known = self._script_runs(own=main)
         if known is None:
-            return None
+            if main and self._runs_documented_elsewhere():
+                return []
+            return [] if key and depth < _MAX_RUN_DEPTH and self._called_only_where_no_run_reaches(key, depth) else None
         runs, passed, declared = known
         tests = [(test, sense) for test, sense in self._option_tests(key, line, offset) if not self._told_of(test, passed)]
         taken = [
@@ -2925,27 +2940,59 @@ class ProjectView:
             reached += found
         return [command for command in taken if command in reached]
 
-    def _script_runs(self) -> tuple[list[tuple[ProjectView, LaunchCommand, tuple[str, ...]]], frozenset[str], dict[str, DeclaredOptions]] | None:
-        """Each documented run of a script that runs this module (an entry among `users`, tests
-        aside: `Reach.entries`), with that script's view and the text of all of its runs; the
-        words those runs pass; and each script's declared options. None where there is no run,
-        or a script that runs the module has no documented run. Read once per module: the
-        language server asks for every finding on every keystroke, and none of it changes
-        before a save."""
-        key = ("script runs", self.module)
+    def _called_only_where_no_run_reaches(self, key: str, depth: int) -> bool:
+        """Whether function `key` of this module runs only where the project calls it, it is
+        called, and no documented run reaches any of those calls (a helper that only a one-process
+        tool's `__main__` block calls)."""
+        sites = self.context.call_sites(self.module, key)
+        if not sites or not self.context.only_called(self.module, key):
+            return False
+        return all(self.project.module_view(site.caller)._reaching(site.caller_key or "", site.line, None, depth + 1) == [] for site in sites)
+
+    def _in_main_block(self, line: int) -> bool:
+        """Whether `line` lies in the body of an `if __name__ == "__main__":` at this module's top
+        level (either way round)."""
+        key = ("main block", self.module)
         if key not in self.project._memo:
-            runs = self._each_script_run()
+            tree = self.program.tree(self.module)
+            self.project._memo[key] = [
+                (node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno)
+                for node in (tree.body if tree is not None else ()) if isinstance(node, ast.If) and _tests_main(node.test)
+            ]
+        return any(start <= line <= end for start, end in self.project._memo[key])
+
+    def _runs_documented_elsewhere(self) -> bool:
+        """Whether the project documents runs (its shell scripts and documents launch or run a
+        script), none of this module's own, and this module, run by hand, runs as one process
+        (`single_process`: it names nothing distributed, nor does what it imports, and no
+        launcher of the project runs it): no documented run, and no run of several processes,
+        reaches the code only its `__main__` block runs."""
+        project = self.project
+        return bool(project.launch_commands or project.plain_runs) and not self.runs(own=True) and self.single_process
+
+    def _script_runs(self, own: bool = False) -> tuple[list[tuple[ProjectView, LaunchCommand, tuple[str, ...]]], frozenset[str], dict[str, DeclaredOptions]] | None:
+        """Each documented run of a script that runs this module (an entry among `users`, tests
+        aside: `Reach.entries`; `own`: this module alone, as the script), with that script's
+        view and the text of all of its runs; the words those runs pass; and each script's
+        declared options. None where there is no run, or a script that runs the module has no
+        documented run. Read once per module: the language server asks for every finding on
+        every keystroke, and none of it changes before a save."""
+        key = ("script runs", self.module, own)
+        if key not in self.project._memo:
+            runs = self._each_script_run(own)
+            # the words a run passes are no value users are only told of, whichever script it runs
+            commands = [command for _, command, _ in runs or ()] + (list(self.project.launch_commands) + list(self.project.plain_runs) if own else [])
             self.project._memo[key] = None if runs is None else (
                 runs,
-                frozenset(word for _, command, _ in runs for word in _WORD.findall(command.command.lower())),
+                frozenset(word for command in commands for word in _WORD.findall(command.command.lower())),
                 {view.module: view._declared_here() for view, _, _ in runs},
             )
         return self.project._memo[key]
 
-    def _each_script_run(self) -> list[tuple[ProjectView, LaunchCommand, tuple[str, ...]]] | None:
+    def _each_script_run(self, own: bool = False) -> list[tuple[ProjectView, LaunchCommand, tuple[str, ...]]] | None:
         found = []
         entries = set(self.project.reach.entries)
-        for user in self.users:
+        for user in [self.module] if own else self.users:
             if user not in entries or self.project.is_test_path(self.project.relpaths[user]):
                 continue
             view = self.project.module_view(user)
