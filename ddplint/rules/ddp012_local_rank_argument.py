@@ -66,6 +66,8 @@ SET_ASIDE_MESSAGE = (
     "which parse_known_args sets aside: {harm}; accept --local-rank and default to the LOCAL_RANK environment variable"
 )
 _SET_ASIDE_READ = "local_rank keeps its default on every rank, where the code reads it (every rank takes the same device)"
+# argparse's default without `default=` is None: a device or rank read from it is None on every rank.
+_SET_ASIDE_NONE = "local_rank is None on every rank, where the code reads it (as a device or a rank it fails or means none)"
 _SET_ASIDE_REQUIRED = "the required --local_rank is missing, and the parser stops every rank"
 _SET_ASIDE = "with --local-rank=N set aside by parse_known_args"
 SET_ASIDE_READ_MESSAGE = (
@@ -512,6 +514,31 @@ class LocalRankArgument(Rule):
                 ),
             ),
             messages=SET_ASIDE_READ_MESSAGE,
+        ),
+        Flagged(
+            # No default: argparse stores None, so every rank hands None to set_device.
+            """
+            # python -m torch.distributed.launch --nproc_per_node=8 sample.py
+            import argparse
+            import torch
+            import torch.distributed as dist
+
+            if __name__ == "__main__":
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--local_rank", type=int)
+                ^
+                args, _ = parser.parse_known_args()
+                torch.cuda.set_device(args.local_rank)
+                dist.init_process_group("nccl")
+            """,
+            fix_edits=(
+                ("import argparse\n", "import argparse\nimport os\n"),
+                (
+                    'parser.add_argument("--local_rank", type=int)',
+                    'parser.add_argument(\n        "--local-rank",\n        "--local_rank",\n        type=int,\n        default=os.environ.get("LOCAL_RANK"),\n    )',
+                ),
+            ),
+            messages=SET_ASIDE_MESSAGE.format(harm=_SET_ASIDE_NONE),
         ),
         Flagged(
             # absl's flags reject `--local-rank=0` too; under torchrun FLAGS.local_rank stays 0.
@@ -1237,6 +1264,12 @@ class LocalRankArgument(Rule):
         required = keyword_argument(node, "required")
         return required is not None and isinstance(required.value, cst.Name) and required.value.value == "True"
 
+    @staticmethod
+    def _defaults_to_none(node: cst.Call) -> bool:
+        """No `default=`, or `default=None`: argparse stores None where the option is not passed."""
+        default = keyword_argument(node, "default")
+        return default is None or isinstance(default.value, cst.Name) and default.value.value == "None"
+
     def _report(self, node: cst.Call, chain: list[Link]) -> None:
         if self._launched_at is not None:
             where = f" ({self._launched_at} launches this script with {OLD_LAUNCHER_MODULE})"
@@ -1250,7 +1283,9 @@ class LocalRankArgument(Rule):
         rejected = chain[-1].message == _REJECTED_HARM  # the launcher's option stops the parse, not torchrun
         message = REJECTED_MESSAGE if rejected else self.message
         if chain[-1].message.startswith(_SET_ASIDE) or chain[-1].message.startswith(f"required=True: {_SET_ASIDE}"):
-            message = SET_ASIDE_MESSAGE.format(harm=_SET_ASIDE_REQUIRED if self._required(node) else _SET_ASIDE_READ)
+            message = SET_ASIDE_MESSAGE.format(
+                harm=_SET_ASIDE_REQUIRED if self._required(node) else _SET_ASIDE_NONE if self._defaults_to_none(node) else _SET_ASIDE_READ
+            )
         self.report(node, message + where, replace={node: self._fitted(node, self._fixed(node))}, imports=self._imports(node), chain=chain)
 
     def _imports(self, node: cst.Call) -> tuple[str, ...]:
