@@ -265,3 +265,86 @@ def test_another_scripts_run_never_reaches_a_main_block_of_a_module_it_imports(t
     (tmp_path / "run.sh").write_text("torchrun --nproc_per_node=4 train.py --dataset imagenet\npython tool.py --dataset imagenet\n")
     output = run("check", "--no-cache", "--select", "DDP016", ".").stdout
     assert "tool.py:13:" in output, output
+
+
+DEFAULTS = """from yacs.config import CfgNode as CN
+
+_C = CN()
+_C.SOLVER = CN()
+_C.SOLVER.ACCUM = 1
+_C.DATA = CN()
+_C.DATA.NAME = "coco"
+
+
+def setup(args):
+    cfg = _C.clone()
+    cfg.defrost()
+    if args.opts:
+        cfg.merge_from_list(args.opts)
+    if args.accum:
+        cfg.SOLVER.ACCUM = args.accum
+    cfg.freeze()
+    return cfg
+"""
+
+YACS_TRAIN = """import argparse
+
+import torch
+import torch.distributed as dist
+
+from defaults import setup
+
+
+def train(cfg):
+    if cfg.SOLVER.ACCUM > 1:
+        torch.load("accum.pt")
+    if cfg.DATA.NAME == "voc":
+        torch.load("voc.pt")
+    torch.load("always.pt")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--accum", type=int)
+    parser.add_argument("--opts", nargs="+", default=None)
+    dist.init_process_group("nccl")
+    train(setup(parser.parse_args()))
+"""
+
+ACCUM_LOAD, VOC_LOAD, ALWAYS_LOAD = "train.py:11:", "train.py:13:", "train.py:14:"
+
+
+def test_a_yacs_setting_no_documented_run_changes_keeps_its_default(tmp_path, run):
+    """RepVGG's (Swin's) trainer accumulates micro-batches only under `if
+    config.TRAIN.ACCUMULATION_STEPS > 1:`, a yacs setting whose default is 0 and that only
+    `--accumulation-steps` (default None, passed by no command) overwrites, and builds CIFAR-100
+    only where `DATA.DATASET` is cf100, while every run passes `--opts DATA.DATASET imagenet`: a
+    yacs config's default holds on a run unless the run writes the key after `--opts` or the code
+    assigns it under options that run sets. Neither branch is reported; the unguarded line is."""
+    _write(tmp_path, ["torchrun --nproc_per_node=4 train.py --opts DATA.NAME coco"], train=YACS_TRAIN, extra={"defaults.py": DEFAULTS})
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP004", ".").stdout
+    assert ACCUM_LOAD not in output and VOC_LOAD not in output, output
+    assert ALWAYS_LOAD in output, output
+
+
+def test_a_yacs_setting_a_run_or_a_document_may_change_stays_reported(tmp_path, run):
+    """A run that writes the key (`--opts SOLVER.ACCUM 4`, `DATA.NAME voc`), a run that passes
+    the option the code copies into it, a value the command does not write literally, a
+    document naming the key, a file merged into the config (where the run writes no pair of its
+    own, merged last as yacs projects do), a list of pairs the code builds: the branch may run,
+    and is reported."""
+    base = "torchrun --nproc_per_node=4 train.py --opts DATA.NAME coco"
+    cases = (
+        ([base, "torchrun --nproc_per_node=4 train.py --opts SOLVER.ACCUM 4 DATA.NAME voc"], "", DEFAULTS),
+        ([base, "torchrun --nproc_per_node=4 train.py --accum 4 --opts DATA.NAME voc"], "", DEFAULTS),
+        (["torchrun --nproc_per_node=4 train.py --opts SOLVER.ACCUM $ACCUM DATA.NAME $DATA"], "", DEFAULTS),
+        ([base], "Set `SOLVER.ACCUM` and `DATA.NAME voc` to train on VOC with a small batch.\n", DEFAULTS),
+        (["torchrun --nproc_per_node=4 train.py"], "", DEFAULTS.replace("    if args.opts:", '    cfg.merge_from_file("voc.yaml")\n    if args.opts:')),
+        ([base], "", DEFAULTS.replace("    if args.opts:", '    cfg.merge_from_list(["SOLVER.ACCUM", 2, "DATA.NAME", "voc"])\n    if args.opts:')),
+    )
+    run.cwd = tmp_path
+    for runs, readme, defaults in cases:
+        _write(tmp_path, runs, readme, YACS_TRAIN, {"defaults.py": defaults})
+        output = run("check", "--no-cache", "--select", "DDP004", ".").stdout
+        assert ACCUM_LOAD in output and VOC_LOAD in output, (runs, readme, output)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 NOT_SHOWN = object()  # an option's value where a run does not pass it, when the code does not show it
+Setting = Callable[[tuple[str, ...]], object]  # the value of a setting read by its attribute path, or NOT_SHOWN
 # argparse's default where `default=` is left out, by `action=`; other actions: not shown
 _IMPLIED = {None: None, "store": None, "store_true": False, "store_false": True}
 
@@ -260,29 +261,30 @@ _COMPARED = {
 }
 
 
-def test_value(test: ast.expr, option: Callable[[str], object]) -> bool | None:
+def test_value(test: ast.expr, option: Callable[[str], object], setting: Setting | None = None) -> bool | None:
     """Whether `test`, made of options (`args.use_ddp`, `self.args.load_optimizer`: an attribute
     whose value `option(name)` gives, NOT_SHOWN where it does not) and literals, compared, negated
     or combined, is true in every documented run (True), false in every one (False); None where
-    that is not known."""
+    that is not known. `setting`, where given, reads an attribute path that is no option
+    (`config.TRAIN.ACCUM_STEPS`: `setting(("config", "TRAIN", "ACCUM_STEPS"))`)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = test_value(test.operand, option)
+        inner = test_value(test.operand, option, setting)
         return None if inner is None else not inner
     if isinstance(test, ast.BoolOp):
-        parts = [test_value(value, option) for value in test.values]
+        parts = [test_value(value, option, setting) for value in test.values]
         decides = isinstance(test.op, ast.Or)  # the value one part alone decides the whole by
         return decides if decides in parts else None if None in parts else not decides
     if isinstance(test, ast.Compare):
         if len(test.ops) != 1 or type(test.ops[0]) not in _COMPARED:
             return None
-        left, right = _value(test.left, option), _value(test.comparators[0], option)
+        left, right = _value(test.left, option, setting), _value(test.comparators[0], option, setting)
         if left is NOT_SHOWN or right is NOT_SHOWN:
             return None
         try:
             return bool(_COMPARED[type(test.ops[0])](left, right))
         except TypeError:  # `None > 0`: the run fails there, not known
             return None
-    value = _value(test, option)
+    value = _value(test, option, setting)
     return None if value is NOT_SHOWN else bool(value)
 
 
@@ -303,11 +305,11 @@ def expression_value(expr: ast.expr, option: Callable[[str], object]) -> object:
 _ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv}
 
 
-def _value(expr: ast.expr, option: Callable[[str], object]) -> object:
+def _value(expr: ast.expr, option: Callable[[str], object], setting: Setting | None = None) -> object:
     if isinstance(expr, ast.Constant):
         return expr.value
     if isinstance(expr, ast.BinOp) and type(expr.op) in _ARITHMETIC:  # `args.nodes * args.gpus`: whole numbers only
-        left, right = _value(expr.left, option), _value(expr.right, option)
+        left, right = _value(expr.left, option, setting), _value(expr.right, option, setting)
         if type(left) is not int or type(right) is not int or isinstance(expr.op, ast.FloorDiv) and right == 0:
             return NOT_SHOWN
         return _ARITHMETIC[type(expr.op)](left, right)
@@ -320,5 +322,17 @@ def _value(expr: ast.expr, option: Callable[[str], object]) -> object:
         return len(text.split(separator)) if type(text) is str and type(separator) is str and separator else NOT_SHOWN
     # `args.x`, `self.args.x`, `self.opt.x`; not `self.x`, an object's own attribute
     if isinstance(expr, ast.Attribute) and not (isinstance(expr.value, ast.Name) and expr.value.id in ("self", "cls")):
-        return option(expr.attr)
+        found = option(expr.attr)
+        path = attribute_path(expr) if found is NOT_SHOWN and setting is not None else None
+        return setting(path) if path is not None else found  # type: ignore[misc]
     return NOT_SHOWN
+
+
+def attribute_path(expr: ast.Attribute) -> tuple[str, ...] | None:
+    """(`config`, `TRAIN`, `ACCUM`) of `config.TRAIN.ACCUM`; None for anything but names and attributes."""
+    parts: list[str] = []
+    node: ast.expr = expr
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return (node.id, *reversed(parts)) if isinstance(node, ast.Name) else None

@@ -60,6 +60,7 @@ from ddplint.model.ranked import ranked_attributes
 from ddplint.model.parsers import NOT_SHOWN, DeclaredOptions, conditional_tests, declared_options, expression_value, test_value
 from ddplint.model.program import Program
 from ddplint.model.reach import Reach, bases_hold, names_said
+from ddplint.model.settings import Settings, yacs_value as _yacs_value
 from ddplint.model.records import UNKNOWN_FOLDER, Inner, LaunchCommand, Place, Prepared, Wrapped
 from ddplint.model.shell import HERE, Shell
 from ddplint.prefilter.needles import TextScan, call_needle
@@ -2925,7 +2926,10 @@ class ProjectView:
         taken = [
             command for view, command, written in runs
             if not any(
-                test_value(test, functools.partial(view._run_written, command.command, written, options=declared[view.module])) is (not sense)
+                test_value(
+                    test, functools.partial(view._run_written, command.command, written, options=declared[view.module]),
+                    functools.partial(view._run_setting, command.command),
+                ) is (not sense)
                 for test, sense in tests
             )
         ]
@@ -3045,6 +3049,51 @@ class ProjectView:
         if not any(pattern.search(text) for pattern in spelled for text in written):
             return NOT_SHOWN
         return self._run_option(command, name, options)
+
+    def _run_setting(self, command: str, path: tuple[str, ...]) -> object:
+        """The value run `command` of this script gives the yacs setting an attribute path reads
+        (`config.TRAIN.ACCUM_STEPS`; ddplint.model.settings), declared by this script or a module
+        it imports: the value the command writes after the key (`--opts TRAIN.ACCUM_STEPS 4`,
+        read as yacs reads it), else its literal default, where no assignment of the code may
+        change it in this run (each is under an `if` of options false there: `if
+        args.accum_steps:` with `--accum-steps` left at None), no file or other tree is merged
+        into a config, and no document names the key that no run writes; NOT_SHOWN otherwise."""
+        settings = self._settings()
+        keys = settings.key_of(path[1:])
+        value = settings.defaults[keys] if keys is not None and not settings.dynamic else NOT_SHOWN
+        if keys is None or value is NOT_SHOWN:
+            return NOT_SHOWN
+        dotted = ".".join(keys)
+        written = re.findall(rf"(?<![\w.-]){re.escape(dotted)}(?![\w.-])(?:[ \t]+([^\s\\]+))?", command)
+        if written:
+            return _yacs_value(written[-1], value)
+        runs = {word for run in self.runs() for word in _WORD.findall(run.command.lower())}
+        if settings.merges_files or dotted.lower() in self.project._document_words - runs:
+            return NOT_SHOWN  # a file merged in may set it; a document tells the user to set it
+        option = functools.partial(self._run_option, command, options=self._declared_here())
+        if any(not any(test_value(test, option) is (not sense) for test, sense in guards) for guards in settings.rewritten(keys)):
+            return NOT_SHOWN  # an assignment this run may make
+        return value
+
+    def _settings(self) -> Settings:
+        """The yacs settings this script and the modules it imports (three imports deep; tests
+        aside) declare, assign and merge: read once per module, and only where one of them
+        names yacs."""
+        key = ("settings", self.module)
+        if key not in self.project._memo:
+            modules, pending = {self.module}, [self.module]
+            for _ in range(3):
+                pending = [found for module in pending for found in self.project.imports_of(module) if found not in modules]
+                modules.update(pending)
+            modules = {module for module in modules if not self.project.is_test_path(self.project.relpaths[module])}
+            settings = Settings()
+            if any("yacs" in (self.program.read(module) or "") for module in modules):
+                for module in sorted(modules):
+                    tree = self.program.tree(module)
+                    if tree is not None:
+                        settings.add(tree)
+            self.project._memo[key] = settings
+        return self.project._memo[key]
 
     def ranked_attributes(self, written: str) -> dict[str, Place]:
         """The attributes that the objects of the project class `written` (as this module names
