@@ -470,15 +470,22 @@ class Program:
 
     def _star_origin(self, module: str, name: str) -> str | None:
         """`name` bound in `module` by a star import of a project module that defines it at its
-        top level (`from utils.utils import *`): "utils.utils.name"; None otherwise."""
+        top level (`from utils.utils import *`): "utils.utils.name"; also through a chain of
+        them (`from utils import *`, where utils/__init__.py runs `from utils.experiment import
+        *`): a star import binds every public name of the module's namespace, those that
+        module's own star imports bound included. None otherwise."""
         key = (module, name)
         if key not in self._stars:
-            self._stars[key] = None
+            self._stars[key] = None  # a cycle of star imports binds nothing more
             for star in self.project.modules[module].get("stars", ()):
                 target = self.star_module(module, star)
                 summary = self.summary(target) if target is not None and target != module else None
                 if summary is not None and (name in summary.functions or name in summary.classes):
                     self._stars[key] = f"{target}.{name}"
+                    break
+                chained = self._star_origin(target, name) if summary is not None and not name.startswith("_") else None
+                if chained is not None:
+                    self._stars[key] = chained
                     break
         return self._stars[key]
 
