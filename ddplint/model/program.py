@@ -1336,12 +1336,7 @@ class Program:
             if value in returned or len(returned) >= MAX_RESULTS:
                 return False
             returned.append(value)
-        elif value is None or (module, key) in self.results and not _refines(self.results[(module, key)], value) and not (
-            isinstance(self.results[(module, key)], Instance) and _either([self.results[(module, key)], value]) == value
-        ):
-            # (a way of the function's `if`s found to return a value the program follows, once what
-            # a parameter holds is read, wins over the project object another way returns, as in
-            # `_either`: `batches = BatchSampler(sampler, n)`, re-wrapped only for training)
+        elif value is None or (module, key) in self.results and not _refines(self.results[(module, key)], value):
             return False
         else:
             self.results[(module, key)] = value
