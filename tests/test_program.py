@@ -1039,3 +1039,19 @@ def test_what_a_base_classs_init_keeps_from_super_init_the_subclass_holds_too(tm
     assert isinstance(held, Wrapped) and held.wrapped_at == P("pkg/main.py:5")
     assert "optimizer" not in program.held(program.attributes, ("pkg.trainer", "Trainer"), Wrapped)
     assert program.receives_wrapped("pkg.trainer")
+
+
+def test_a_chained_star_import_binds_what_the_inner_one_bound(tmp_path):
+    """`from pkg import *` in main, where pkg/__init__.py runs `from pkg.comm import *`: Python
+    binds in main every public name pkg's namespace holds, comm's too; a private one it never
+    binds. Every question about main's calls then reaches comm's functions."""
+    index = _project(tmp_path, {
+        "comm": "import torch.distributed as dist\n\ndef reduce_all(t):\n    dist.all_reduce(t)\n\ndef _hidden(t):\n    return t\n",
+        "main": "from pkg import *\n\ndef evaluate(loader):\n    for x in loader:\n        pass\n    reduce_all(x)\n",
+    })
+    (tmp_path / "pkg" / "__init__.py").write_text("from pkg.comm import *\n")
+    index = project.build(str(tmp_path))
+    program = index.program
+    assert program.qualify("pkg.main", "reduce_all") == "pkg.comm.reduce_all"
+    assert program.qualify("pkg.main", "_hidden") is None
+    assert program.combines("pkg.main", "evaluate", None, "reduce_all") == Collective("all_reduce", P("pkg/comm.py:4"))

@@ -2905,3 +2905,127 @@ def test_a_test_module_s_wrapping_does_not_decide_what_a_training_function_is_ha
         (tmp_path / where).write_text(helper)
         assert _placed(run, "DDP008") == expected, where
         (tmp_path / where).unlink()
+
+
+def _ddp022(tmp_path, run, files: dict[str, str]) -> list[tuple[str, int, str]]:
+    """The DDP022 findings (path, line, code) of a project at `tmp_path` holding `files`."""
+    _write_project(tmp_path, files)
+    run.cwd = tmp_path
+    return [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP022", ".").stdout)]
+
+
+_PADDED_TEST = (
+    "import torch\nimport torch.distributed as dist\nfrom torch.utils.data import DataLoader, DistributedSampler\n"
+    "from {star} import *\n\n\n"
+    "def score(model, batch):\n    return reduce_scalars({{'err': (model(batch[0]) - batch[1]).abs().mean()}})\n\n\n"
+    "def main(model, test_set):\n    dist.init_process_group('nccl')\n"
+    "    test_sampler = DistributedSampler(test_set, shuffle=False)\n"
+    "    loader = DataLoader(test_set, sampler=test_sampler)\n"
+    "    for batch in loader:\n        print(score(model, batch))\n"
+)
+_REDUCE_SCALARS = (
+    "import torch\nimport torch.distributed as dist\n\n\n"
+    "def reduce_scalars(scalars):\n    values = torch.stack(list(scalars.values()))\n"
+    "    dist.reduce(values, dst=0)\n    return dict(zip(scalars, values / dist.get_world_size()))\n"
+)
+
+
+def test_a_name_a_chained_star_import_binds_reaches_its_definition(tmp_path, run):
+    """DDP022 through a chained star import: main.py's `from helpers import *` binds every public
+    name helpers/__init__.py binds, and that module's own `from helpers.comm import *` binds
+    comm's reduce_scalars there (Python's star import, without `__all__`, takes every public
+    name of the module's namespace, those an inner star import bound included): the metric is
+    reduced across the padded ranks, as when main.py star-imports helpers.comm itself."""
+    direct = _ddp022(tmp_path, run, {"main.py": _PADDED_TEST.format(star="helpers.comm"), "helpers/__init__.py": "",
+                                     "helpers/comm.py": _REDUCE_SCALARS})
+    assert direct == [("main.py", 13, "DDP022")]
+    chained = _ddp022(tmp_path, run, {"main.py": _PADDED_TEST.format(star="helpers"),
+                                      "helpers/__init__.py": "from helpers.comm import *\n"})
+    assert chained == direct
+
+
+@pytest.mark.xfail(reason="the helper's result stays the project object first found; letting the followed way win moves CIRKD's and DIST_KD's findings to a helper the rule's flow does not read", strict=True)
+def test_a_batch_sampler_a_builder_rewraps_for_training_still_pads_the_evaluation(tmp_path, run):
+    """DDP022: the batch-sampler helper wraps the BatchSampler over the padded sampler in a
+    re-batching subclass only when given a number of iterations (training); the evaluation
+    call gives none, so its loader's batches hold the padded indices. The model learns what the
+    helper's parameter holds after it first read the helper's returns: the way that returns the
+    BatchSampler over the sampler then wins over the project object of the other way, as a
+    conditional binding of the two always does."""
+    build = (
+        "import torch\nfrom torch.utils.data import BatchSampler, DataLoader, DistributedSampler, SequentialSampler\n\n\n"
+        "class Repeated(BatchSampler):\n    def __init__(self, batches, iterations):\n"
+        "        self.batches, self.iterations = batches, iterations\n\n\n"
+        "def make_batches(sampler, per_gpu, iterations=None):\n"
+        "    batches = BatchSampler(sampler, per_gpu, drop_last=False)\n"
+        "    if iterations is not None:\n        batches = Repeated(batches, iterations)\n    return batches\n\n\n"
+        "def make_sampler(dataset, shuffle, distributed):\n"
+        "    if distributed:\n        return DistributedSampler(dataset, shuffle=shuffle)\n"
+        "    return SequentialSampler(dataset)\n\n\n"
+        "def make_loader(dataset, per_gpu, distributed=True, is_train=True):\n"
+        "    if is_train:\n        shuffle, iterations = True, 1000\n    else:\n        shuffle, iterations = False, None\n"
+        "    sampler = make_sampler(dataset, shuffle, distributed)\n"
+        "    return DataLoader(dataset, batch_sampler=make_batches(sampler, per_gpu, iterations))\n"
+    )
+    train = (
+        "import torch\nimport torch.distributed as dist\nfrom build import make_loader\n\n\n"
+        "@torch.no_grad()\ndef validate(loader, model):\n    errors = []\n"
+        "    for x, y in loader:\n        errors.append((model(x) - y).abs().mean())\n"
+        "    error = torch.stack(errors).mean()\n    dist.all_reduce(error)\n    return error / dist.get_world_size()\n\n\n"
+        "def main(model, val_set):\n    dist.init_process_group('nccl')\n"
+        "    print(validate(make_loader(val_set, 8, True, is_train=False), model))\n"
+    )
+    assert _ddp022(tmp_path, run, {"build.py": build, "train.py": train}) == [("build.py", 19, "DDP022")]
+
+
+def test_a_training_loader_that_only_recalibrates_batch_norm_is_not_the_evaluated_one(tmp_path, run):
+    """DDP022: validate() runs a few forward passes over the training loader to re-estimate
+    BatchNorm statistics (its outputs discarded), then hands the validation loader to
+    validate_one(), whose loop and all_reduce count the validation batches: that all_reduce
+    combines what validate_one's own loop over the loader it is handed produced, so the training
+    sampler's padding is counted in no metric; the validation sampler's is."""
+    files = {
+        "evaluation.py": (
+            "import torch\nimport torch.distributed as dist\n\n\n"
+            "def validate_one(val_loader, model):\n    hits = torch.zeros(2)\n"
+            "    for x, y in val_loader:\n        hits += torch.stack([(model(x).argmax(1) == y).sum(), torch.tensor(len(y))])\n"
+            "    dist.all_reduce(hits)\n    return hits[0] / hits[1]\n\n\n"
+            "@torch.no_grad()\ndef validate(train_loader, val_loader, model, batches):\n"
+            "    for step, (x, _) in enumerate(train_loader):\n        if step >= batches:\n            break\n        model(x)\n"
+            "    return validate_one(val_loader, model)\n"
+        ),
+        "train.py": (
+            "import torch.distributed as dist\nfrom torch.utils.data import DataLoader, DistributedSampler\n"
+            "from evaluation import validate\n\n\n"
+            "def main(model, train_set, val_set):\n    dist.init_process_group('nccl')\n"
+            "    train_sampler = DistributedSampler(train_set)\n"
+            "    train_loader = DataLoader(train_set, sampler=train_sampler, drop_last=True)\n"
+            "    val_sampler = DistributedSampler(val_set, shuffle=False)\n"
+            "    val_loader = DataLoader(val_set, sampler=val_sampler)\n"
+            "    print(validate(train_loader, val_loader, model, 10))\n"
+        ),
+    }
+    assert _ddp022(tmp_path, run, files) == [("train.py", 10, "DDP022")]
+
+
+def test_documents_in_the_hidden_github_folder_are_the_projects_documented_runs(tmp_path, run):
+    """DDP022: the README links instructions kept as Markdown in `.github/` (GitHub shows them as
+    the repository's pages), which run evaluate.py only as plain `python`: one process, no
+    ranks, nothing padded. A torchrun line there starts several."""
+    script = (
+        "import torch\nimport torch.distributed as dist\nfrom torch.utils.data import DataLoader, DistributedSampler\n\n\n"
+        "def init(args):\n    if 'RANK' in __import__('os').environ:\n        args.distributed = True\n"
+        "        dist.init_process_group('nccl')\n    else:\n        args.distributed = False\n\n\n"
+        "@torch.no_grad()\ndef evaluate(model, loader):\n    hits = torch.zeros(2)\n"
+        "    for x, y in loader:\n        hits += torch.stack([(model(x).argmax(1) == y).sum(), torch.tensor(len(y))])\n"
+        "    if dist.is_initialized():\n        dist.all_reduce(hits)\n    return hits[0] / hits[1]\n\n\n"
+        "def main(args, model, test_set):\n    init(args)\n"
+        "    sampler = DistributedSampler(test_set, shuffle=False) if args.distributed else None\n"
+        "    print(evaluate(model, DataLoader(test_set, sampler=sampler)))\n\n\n"
+        "if __name__ == '__main__':\n    main(None, None, None)\n"
+    )
+    readme = "# Evaluation\n\nSee [the instructions](.github/eval.md).\n"
+    files = {"scripts/evaluate.py": script, "README.md": readme, ".github/eval.md": "```\npython scripts/evaluate.py --split test\n```\n"}
+    assert _ddp022(tmp_path, run, files) == []
+    launched = {".github/eval.md": "```\ntorchrun --nproc_per_node=8 scripts/evaluate.py --split test\n```\n"}
+    assert _ddp022(tmp_path, run, launched) == [("scripts/evaluate.py", 26, "DDP022")]

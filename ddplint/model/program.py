@@ -472,15 +472,22 @@ class Program:
 
     def _star_origin(self, module: str, name: str) -> str | None:
         """`name` bound in `module` by a star import of a project module that defines it at its
-        top level (`from utils.utils import *`): "utils.utils.name"; None otherwise."""
+        top level (`from utils.utils import *`): "utils.utils.name"; also through a chain of
+        them (`from utils import *`, where utils/__init__.py runs `from utils.experiment import
+        *`): a star import binds every public name of the module's namespace, those that
+        module's own star imports bound included. None otherwise."""
         key = (module, name)
         if key not in self._stars:
-            self._stars[key] = None
+            self._stars[key] = None  # a cycle of star imports binds nothing more
             for star in self.project.modules[module].get("stars", ()):
                 target = self.star_module(module, star)
                 summary = self.summary(target) if target is not None and target != module else None
                 if summary is not None and (name in summary.functions or name in summary.classes):
                     self._stars[key] = f"{target}.{name}"
+                    break
+                chained = self._star_origin(target, name) if summary is not None and not name.startswith("_") else None
+                if chained is not None:
+                    self._stars[key] = chained
                     break
         return self._stars[key]
 
@@ -1711,6 +1718,8 @@ class Program:
                 where = self.combines(module, key, record.cls, call.callee) if call.line >= loop.first else None
                 if where is not None and _unfed(record, loop, call):
                     continue  # `metric_logger.synchronize_between_processes()` of meters nothing updated
+                if where is not None and self._evaluates_another(module, key, record, call, source):
+                    continue  # `validate_one(val_loader, model)`: it combines what its own loop counts
                 if where is not None:
                     if self._deduplicates(module, key, record):
                         return None  # padded duplicates land on their originals' slots
@@ -1722,6 +1731,24 @@ class Program:
             if where is not None and not self._deduplicates(module, key, record):
                 return Evaluation(key, self.place(module, loop.first), where)
         return None
+
+    def _evaluates_another(self, module: str, key: str, record: FunctionSummary, call: Called, source: Source) -> bool:
+        """Whether `call`, made after a loop over `source`, hands the project function it reaches
+        not `source` but another value that function iterates in a loop of its own and combines
+        after it (`evaluation`): the combine there counts what that loop produced, the batches of
+        the value it is handed (`validate_one(val_loader, model)` after a few forward passes over
+        the training loader that re-estimate BatchNorm statistics), not those of `source`."""
+        for passing in record.calls:
+            if passing.line != call.line or passing.callee != call.callee:
+                continue
+            handed = [(index, None, given) for index, given in enumerate(passing.args)]
+            handed += [(None, word, given) for word, given in passing.keywords.items()]
+            if any(given == source for _, _, given in handed):
+                return False
+            if any(given is not None and self.evaluation(module, key, record.cls, call.callee, index, word) is not None
+                   for index, word, given in handed):
+                return True
+        return False
 
     def _file_gather(self, module: str, key: str, record: FunctionSummary, first: int, objects: tuple = ()) -> Collective | None:
         """Results combined through files after the loop starting at line `first`: each rank

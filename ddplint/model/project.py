@@ -1218,12 +1218,24 @@ class Project:
         found = [
             _relative(os.path.join(folder, name), self.root)
             for folder, names in self.folders() for name in names if name.endswith(_LAUNCH_DOCUMENTS) or name == "Makefile"
-        ]
+        ] + self._github_pages()
         if len(found) <= MAX_LAUNCH_DOCUMENTS:
             return found
         depth = sorted(range(len(found)), key=lambda index: found[index].replace(os.sep, "/").count("/"))
         kept = set(depth[:MAX_LAUNCH_DOCUMENTS])
         return [relative for index, relative in enumerate(found) if index in kept]
+
+    def _github_pages(self) -> list[str]:
+        """The Markdown and reStructuredText documents directly in the root's hidden `.github/`
+        folder, which the walk of the project's folders leaves out (a tool's folder): GitHub
+        shows them as pages of the repository, and a README may keep its instructions there
+        (`See [the instructions](.github/eval.md)`). Its subfolders (workflows, issue
+        templates) hold CI runs and forms, no run of the user's."""
+        folder = os.path.join(self.root, ".github")
+        if self.texts or not os.path.isdir(folder):
+            return []
+        return [f".github/{name}" for name in sorted(os.listdir(folder))
+                if name.endswith((".md", ".rst")) and os.path.isfile(os.path.join(folder, name))]
 
     @functools.cached_property
     def python_minors(self) -> frozenset[int]:
