@@ -523,17 +523,9 @@ class SharedSeedDataPath(Rule):
                 torch.manual_seed(seed)
 
             class Poses(Dataset):
-                def __init__(self, clips):
-                    self.clips = clips
-
-                def __len__(self):
-                    return len(self.clips)
-
                 def __getitem__(self, index):
-                    clip = self.clips[index]
-                    if random.random() < 0.5:
-                        clip = clip[:, ::-1]
-                    return clip
+                    drop = random.random() < 0.2  # drop a body part from this clip
+                    return self.clips[index] * (self.parts != random.randrange(5) if drop else 1)
 
             def main(args, model, optimizer):
                 dist.init_process_group("nccl")
@@ -550,7 +542,7 @@ class SharedSeedDataPath(Rule):
                 "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
                 "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
                 "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
-                "(random.random at example.py:21, in Poses.__getitem__, which the training loop's DataLoader "
+                "(random.random at example.py:14, in Poses.__getitem__, which the training loop's DataLoader "
                 "runs in this process (no workers) each step)"
             ),
         ),
