@@ -766,6 +766,15 @@ ACCELERATE_SET_SEED = api(
 ACCELERATE_DEVICE_SPECIFIC = "device_specific"
 TRANSFORMERS_SET_SEED = api("transformers.set_seed", "transformers.trainer_utils.set_seed", params="seed deterministic")
 NUMPY_SEED = api("numpy.random.seed", params="seed")
+# Python's `random` module: its seed, and the module-level functions that draw from its one
+# hidden `Random` instance (Python 3.10 to 3.13's `random.__all__`, less the seeding, state and
+# class names; 3.12's `binomialvariate` too). `torch.manual_seed` and `np.random.seed` leave it alone.
+PYTHON_RANDOM_SEED = api("random.seed", params="a version")
+PYTHON_RANDOM_DRAWS = api(*(f"random.{name}" for name in (
+    "random", "randint", "randrange", "uniform", "choice", "choices", "shuffle", "sample", "gauss", "normalvariate",
+    "lognormvariate", "expovariate", "vonmisesvariate", "gammavariate", "betavariate", "paretovariate",
+    "weibullvariate", "triangular", "getrandbits", "randbytes", "binomialvariate",
+)))
 # A Fabric's method that calls `seed_everything` (`fabric.seed_everything(seed)`).
 FABRIC_SEED_METHOD = "seed_everything"
 # A generator of its own, and its method that seeds it (`torch.Generator(device=d).manual_seed(s)`):
@@ -773,7 +782,7 @@ FABRIC_SEED_METHOD = "seed_everything"
 TORCH_GENERATOR = api("torch.Generator", "torch._C.Generator", params="device")
 GENERATOR_SEED_METHOD = "manual_seed"
 SEEDS = {
-    MANUAL_SEED: frozenset({"torch"}), NUMPY_SEED: frozenset({"numpy"}),
+    MANUAL_SEED: frozenset({"torch"}), NUMPY_SEED: frozenset({"numpy"}), PYTHON_RANDOM_SEED: frozenset({"random"}),
     SEED_EVERYTHING: ALL_GENERATORS, ACCELERATE_SET_SEED: ALL_GENERATORS, TRANSFORMERS_SET_SEED: ALL_GENERATORS,
 }
 
@@ -783,7 +792,7 @@ def generators_seeded(qualified: str | None) -> frozenset[str] | None:
     return next((generators for seeding, generators in SEEDS.items() if qualified in seeding), None)
 
 
-SEED_CALLS = MANUAL_SEED | NUMPY_SEED | SEED_EVERYTHING | ACCELERATE_SET_SEED | TRANSFORMERS_SET_SEED
+SEED_CALLS = MANUAL_SEED | NUMPY_SEED | PYTHON_RANDOM_SEED | SEED_EVERYTHING | ACCELERATE_SET_SEED | TRANSFORMERS_SET_SEED
 # The seeds of torch's default generator (random_split's, the draws'), and the prefixes of the
 # libraries whose seeds never touch it.
 TORCH_SEEDS = MANUAL_SEED | SEED_EVERYTHING | ACCELERATE_SET_SEED | TRANSFORMERS_SET_SEED

@@ -10,7 +10,7 @@ from ddplint.analyses.ranks import RANK_FUNCTIONS, RANK_NAMES, RankRegions, envi
 from ddplint.core.diagnostics import StepKind
 from ddplint.core.torch_api import (
     ACCELERATE_DEVICE_SPECIFIC, ACCELERATE_SET_SEED, ACCELERATOR, ALL_GENERATORS, DDP, ENV_PACKAGES, ENV_RESET,
-    DATALOADER, ENV_SEED, FABRIC, FABRIC_SEED_METHOD, GENERATOR_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, RANK_ENVIRONMENT, SEED_CALLS, generators_seeded,
+    DATALOADER, ENV_SEED, FABRIC, FABRIC_SEED_METHOD, GENERATOR_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, PYTHON_RANDOM_DRAWS, RANK_ENVIRONMENT, SEED_CALLS, generators_seeded,
     LIGHTNING_MODULE, NN_MODULE, SAME_VALUE_METHODS, SEED_MARKERS, SEQUENTIAL, TORCH_DRAWS, TORCH_GENERATOR,
 )
 from ddplint.model.records import Instance, Place
@@ -83,7 +83,7 @@ class SharedSeedDataPath(Rule):
     (`torch.randn`) of each of five training steps are identical on the two ranks; with
     `torch.manual_seed(42 + rank)` they differ on every step.
 
-    Fires when a seeding call (`torch.manual_seed`, `numpy.random.seed`, Lightning's and
+    Fires when a seeding call (`torch.manual_seed`, `numpy.random.seed`, `random.seed`, Lightning's and
     Fabric's `seed_everything`, Accelerate's `set_seed` without `device_specific=True`,
     `transformers.set_seed`, or a project function that seeds with its parameter alone:
     `seed_everything(seed)` calling `torch.manual_seed(seed)`, followed through the program
@@ -96,7 +96,8 @@ class SharedSeedDataPath(Rule):
     of it made in that function: `task = Experiment(args)`, then `task.train()`, or named nowhere:
     `Trainer(fabric, config).train_loop()`, unless the
     method seeds before its loop) a training loop (the innermost loop that runs a backward)
-    draws from the generator it seeded on every step: a torch or numpy random draw in the loop, or in a project
+    draws from the generator it seeded on every step: a torch, numpy or Python `random` draw (`random.random`,
+    `randint`, `uniform`, `choice`, `shuffle`, `sample`, `gauss`, ..., also imported by name) in the loop, or in a project
     function the loop calls (followed through the program model, across modules, up to four
     calls deep; a call of a module object, `loss = model(x)` or `self.augment(batch)`, runs the
     `forward` of its project nn.Module class, known when every binding of the name makes one:
@@ -113,15 +114,19 @@ class SharedSeedDataPath(Rule):
     one picked by an option, `Dataset = COCO if cfg.dataset == "coco" else VOC`, counts when the
     class every documented run picks, or else each of them, draws so). Without worker
     processes (`num_workers` left out or 0) each rank's own process draws the augmentations from
-    the seeded generators. With workers, when the seed seeds torch's generator and the
+    the seeded generators: Python's `random` only when the seed seeded it (`random.seed`,
+    `seed_everything`, `set_seed`, a project helper calling `random.seed` with its parameter);
+    `torch.manual_seed` and `numpy.random.seed` leave it as Python seeded it from the OS in each
+    process. With workers, when the seed seeds torch's generator and the
     DataLoader is given no `worker_init_fn` and no `generator=`: each pass over it draws the
     workers' base seed from torch's default generator (`_BaseDataLoaderIter.__init__` in
     torch/utils/data/dataloader.py: `torch.empty((), dtype=torch.int64).random_(generator=
     loader.generator)`), the same on every rank after the same seed and the same draws, and
     worker k seeds torch and Python's `random` with `base_seed + k` and numpy with
     `_generate_state(base_seed, k)` (`_worker_loop` in torch/utils/data/_utils/worker.py, torch
-    1.9 and later): worker k of every rank draws the same augmentations for its different
-    images (a worker count given by an option counts when every documented run starts workers,
+    1.9 and later; `seed = base_seed + worker_id; random.seed(seed); torch.manual_seed(seed)` in
+    torch 2.13), so a torch seed alone makes the workers' Python draws alike too: worker k of
+    every rank draws the same augmentations for its different images (a worker count given by an option counts when every documented run starts workers,
     its default and each value a launch command passes; a worker count the function cannot know counts only the draws from generators the
     seed itself seeded, which hold either way). Also when a gym or gymnasium environment built in the function is reset with
     `reset(seed=...)` of such a value and stepped there: every rank's environments emit the same
@@ -153,8 +158,9 @@ class SharedSeedDataPath(Rule):
     configuration file, an object of a class whose `__init__` seeds (or a method `__init__`
     calls) built in another module or picked by a configuration (`hydra.utils.get_class`), a
     DataLoader handed to another function's loop, a seed a Dataset makes in each worker from
-    the worker id alone (`np.random.seed(get_worker_info().id)`), Python's `random`, and a
-    generator of its own handed to a project function or kept on `self` for another method.
+    the worker id alone (`np.random.seed(get_worker_info().id)`), a Python generator of its own
+    (`rng = random.Random(seed)`), and a torch generator of its own handed to a project function
+    or kept on `self` for another method.
 
     No fix: add the rank to the seed of the data draws (`torch.manual_seed(seed + rank)` after
     building the model; Accelerate: `set_seed(seed, device_specific=True)`), or give the data
@@ -501,6 +507,103 @@ class SharedSeedDataPath(Rule):
             ),
         ),
         Flagged(
+            # Python's `random` is seeded by `random.seed` (here through a project helper): a
+            # DataLoader without workers runs __getitem__'s flips in each rank's own process,
+            # from the stream the shared seed set.
+            """
+            import random
+            import numpy as np
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, Dataset, DistributedSampler
+
+            def fix_seeds(seed=0):
+                random.seed(seed)
+                np.random.seed(seed)
+                torch.manual_seed(seed)
+
+            class Poses(Dataset):
+                def __getitem__(self, index):
+                    drop = random.random() < 0.2  # drop a body part from this clip
+                    return self.clips[index] * (self.parts != random.randrange(5) if drop else 1)
+
+            def main(args, model, optimizer):
+                dist.init_process_group("nccl")
+                fix_seeds()
+                ^
+                dataset = Poses(np.load(args.data))
+                loader = DataLoader(dataset, sampler=DistributedSampler(dataset), batch_size=32)
+                for epoch in range(args.epochs):
+                    for clips in loader:
+                        model(clips).mean().backward()
+                        optimizer.step()
+            """,
+            messages=(
+                "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
+                "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
+                "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
+                "(random.random at example.py:14, in Poses.__getitem__, which the training loop's DataLoader "
+                "runs in this process (no workers) each step)"
+            ),
+        ),
+        Flagged(
+            # With workers, worker k seeds Python's `random` with base_seed + k, and the base seed
+            # comes from torch's generator: a torch seed alone makes the crops alike on every rank.
+            """
+            import random
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, Dataset, DistributedSampler
+
+            class StereoPairs(Dataset):
+                def __getitem__(self, index):
+                    left, right = self.pairs[index]
+                    x = random.randint(0, left.shape[-1] - 256)
+                    return left[..., x:x + 256], right[..., x:x + 256]
+
+            def main(args, model, optimizer):
+                torch.manual_seed(args.seed)
+                ^
+                dist.init_process_group("nccl")
+                dataset = StereoPairs()
+                loader = DataLoader(dataset, sampler=DistributedSampler(dataset), num_workers=2)
+                for left, right in loader:
+                    optimizer.zero_grad()
+                    model(left, right).mean().backward()
+            """,
+            messages=(
+                "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
+                "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
+                "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
+                "(random.randint at example.py:9, in StereoPairs.__getitem__, which the training loop's DataLoader "
+                "workers run each step, seeded from torch's generator alike on every rank)"
+            ),
+        ),
+        Flagged(
+            # A draw of Python's `random` in the loop, its function imported by name.
+            """
+            import random
+            from random import uniform
+            import torch.distributed as dist
+            import torch.nn.functional as F
+
+            def train(args, model, loader, optimizer):
+                dist.init_process_group("nccl")
+                random.seed(args.seed)
+                ^
+                for images in loader:
+                    scale = uniform(0.5, 1.5)
+                    model(F.interpolate(images, scale_factor=scale)).mean().backward()
+                    optimizer.step()
+            """,
+            messages=(
+                "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
+                "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
+                "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
+                "(random.uniform in the training loop below)"
+            ),
+        ),
+        Flagged(
             # The step is a function defined inside the epoch loop: its noise is drawn each step.
             """
             import os
@@ -774,6 +877,49 @@ class SharedSeedDataPath(Rule):
                 loader = DataLoader(Crops())
                 for batch in loader:
                     model(batch).mean().backward()
+            """
+        ),
+        Clean(
+            # Python's `random` left as the OS seeded it in each process (torch.manual_seed and
+            # np.random.seed do not seed it) with no workers; workers seeded by a worker_init_fn
+            # of the program's own; a seed of Python's `random` given the rank.
+            """
+            import random
+            import numpy as np
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, Dataset
+
+            class Flips(Dataset):
+                def __getitem__(self, index):
+                    clip = self.clips[index]
+                    return clip[:, ::-1] if random.random() < 0.5 else clip
+
+            def not_python_seeded(args, model, optimizer):
+                dist.init_process_group("nccl")
+                np.random.seed(args.seed)
+                torch.manual_seed(args.seed)
+                loader = DataLoader(Flips())
+                for clips in loader:
+                    scale = random.uniform(0.8, 1.2)
+                    model(scale * clips).mean().backward()
+
+            def seed_worker(worker_id):
+                random.seed(torch.initial_seed() % 2**32 + dist.get_rank())
+
+            def workers_seeded_per_rank(args, model, optimizer):
+                dist.init_process_group("nccl")
+                torch.manual_seed(args.seed)
+                loader = DataLoader(Flips(), num_workers=4, worker_init_fn=seed_worker)
+                for clips in loader:
+                    model(clips).mean().backward()
+
+            def with_rank(args, model, optimizer):
+                dist.init_process_group("nccl")
+                random.seed(args.seed + dist.get_rank())
+                loader = DataLoader(Flips())
+                for clips in loader:
+                    model(clips[:, random.randrange(4):]).mean().backward()
             """
         ),
         Clean(
@@ -1948,6 +2094,8 @@ def _last(func: ast.expr) -> str | None:
 def _is_draw(qualified: str, generators: frozenset[str]) -> bool:
     if qualified in TORCH_DRAWS:
         return "torch" in generators
+    if qualified in PYTHON_RANDOM_DRAWS:
+        return "random" in generators
     return qualified in NUMPY_RANDOM and qualified.rpartition(".")[2] not in NOT_DRAWS and "numpy" in generators
 
 
