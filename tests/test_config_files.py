@@ -71,8 +71,21 @@ def test_yaml_and_json_configs_give_the_value_at_a_key_path():
     assert lookup(mapping, ("train", "accumulate_num")) == 4
     assert lookup(mapping, ("name",)) == "x"
     assert lookup(mapping, ("train", "accum")) is MISSING  # a list item's key is out of reach
+    assert lookup(mapping, ("train", "stages", "-")) == [{"name": "a", "accum": 8}]
     assert lookup(parse('{"train": {"accum_grad": 16}}', "json"), ("train", "accum_grad")) == 16
     assert lookup(parse("[1]", "json"), ("train",)) is MISSING
+
+
+def test_every_item_of_a_yaml_list_of_mappings_is_kept_in_order():
+    text = (
+        "trainer:\n  callbacks:\n    - class_path: a.LearningRateMonitor\n      init_args:\n        logging_interval: step\n"
+        "    - class_path: a.ModelCheckpoint\n      init_args:\n        monitor: \"train/loss\"\n  devices: 4\n"
+    )
+    mapping = parse(text, "yaml")
+    items = lookup(mapping, ("trainer", "callbacks", "-"))
+    assert [item["class_path"] for item in items] == ["a.LearningRateMonitor", "a.ModelCheckpoint"]
+    assert lookup(items[1], ("init_args", "monitor")) == "train/loss"
+    assert lookup(mapping, ("trainer", "devices")) == 4
 
 
 def test_a_count_the_loaded_config_sets_to_one_accumulates_nothing(tmp_path, run):

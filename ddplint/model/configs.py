@@ -42,7 +42,8 @@ def lookup(mapping: dict | None, keys: tuple[str, ...]):
 
 def _yaml_mapping(text: str) -> dict:
     """The nested block mappings of a YAML text, scalars read as int, float, bool or string.
-    A list item's keys are kept under the key "-" (no string key path reaches them), and a
+    The items of a block list of mappings are kept, in order, as a list under the key "-" (a
+    key path of names alone reaches none of them; `("callbacks", "-")` gives them all), and a
     value in flow style (`[1, 2]`, `{a: 1}`) as its text."""
     root: dict = {}
     stack: list[tuple[int, dict]] = [(-1, root)]
@@ -59,7 +60,7 @@ def _yaml_mapping(text: str) -> dict:
         parent = stack[-1][1]
         if match.group(2):  # `- key: value`: an item of a list, out of reach of string keys
             item: dict = {}
-            parent.setdefault("-", item)
+            parent.setdefault("-", []).append(item)
             stack.append((indent, item))
             indent += len(match.group(2))
             parent = item

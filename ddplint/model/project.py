@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 
 from ddplint.core.fixpoint import fixed_point, reachable
 from ddplint.core.lines import split_lines
-from ddplint.model import configs, inner, loaders, placement, store
+from ddplint.model import configs, inner, loaders, placement, prepared, store
 from ddplint.model.ranked import ranked_attributes
 from ddplint.model.parsers import NOT_SHOWN, DeclaredOptions, conditional_tests, declared_options, expression_value, test_value
 from ddplint.model.program import Program
@@ -296,6 +296,8 @@ def module_facts(text: str, scan: TextScan | None = None, relative: str | None =
     library_loader = "distributed=" in text and any(f"{name}(" in text for name in LIBRARY_LOADERS.last_names)
     if (scan.has("DistributedSampler") and "DistributedSampler(" in text) or library_loader:
         facts["samplers"] = True  # where the program model starts reading, as for "ddp"
+    if class_text and "DataLoader(" in text:
+        facts["loaders"] = True  # may return a DataLoader it builds (ProjectView.trained_unprepared)
     if class_text and "**" in text and "DataLoader(" in text:
         facts["forwarders"] = True  # may hold a class whose __init__ hands its **kwargs to a DataLoader
     if "save" in text:
@@ -3393,6 +3395,13 @@ class ProjectView:
         (what it hands the builder's parameters)."""
         return loaders.built(self.project.program, self.absolute(qualified), self.module, literals, line) if qualified else {}
 
+    @functools.cached_property
+    def trained_unprepared(self) -> dict[str, list[prepared.Unprepared]]:
+        """This module's functions whose returned loader a module importing them trains on
+        unsharded, though it hands it, or a copy, to Accelerate's prepare
+        (ddplint.model.prepared.trained_unprepared)."""
+        return prepared.trained_unprepared(self.project.program, self.module)
+
     def endless_wrapper(self, qualified: str | None) -> loaders.Cycle | None:
         """The project generator `qualified` names, if it re-iterates a parameter forever without
         set_epoch (ddplint.model.loaders.cycled)."""
@@ -3682,6 +3691,8 @@ class ProjectView:
             known.add(ProjectFact.RUN_BY_RANKS)
         if facts.get("loads") and (program.values.wrapper_saves() or program.values.state_saves(Inner)):
             known.add(ProjectFact.LOADS_WRAPPER_CHECKPOINT)
+        if facts.get("loaders") and self.project.distributed and self.trained_unprepared:
+            known.add(ProjectFact.TRAINED_UNPREPARED)
         if program.receives_data(self.module):
             known.add(ProjectFact.HOLDS_LOADER)
         if program.values.parts_in(self.module):

@@ -109,7 +109,7 @@ OPENED_BY = {
     'DDP003': frozenset({ProjectFact.ENDLESS_WRAPPER, ProjectFact.HOLDS_LOADER, ProjectFact.SAMPLER_BUILDER}),
     'DDP004': frozenset({ProjectFact.LOAD_RUN_BY_RANKS}),
     'DDP006': frozenset({ProjectFact.SAMPLER_CLASS}),
-    'DDP007': frozenset({ProjectFact.SAMPLER_BUILDER}),
+    'DDP007': frozenset({ProjectFact.SAMPLER_BUILDER, ProjectFact.TRAINED_UNPREPARED}),
     'DDP008': frozenset({ProjectFact.CALLS_COLLECTIVE_HELPER}),
     'DDP009': frozenset({ProjectFact.LOADS_WRAPPER_CHECKPOINT}),
     'DDP010': frozenset({ProjectFact.DISTRIBUTED}),

@@ -31,6 +31,10 @@ class ProjectFact(enum.Enum):
         "is handed a DistributedSampler or a DataLoader drawing from one, keeps one on an object, or gets one back "
         "from a project function or method it calls"
     )
+    TRAINED_UNPREPARED = (
+        "defines a function whose returned DataLoader a module importing it trains on, though it hands that loader, or a "
+        "copy, to Accelerate's prepare and keeps not the sharded one prepare returns"
+    )
     # It stands only for the needles of a torch.save call (ddplint.model.project._STANDS_FOR): the
     # module must still show its own evidence of running as ranks.
     SAVE_HELPER = "imports a function of a project module that may save with torch.save"

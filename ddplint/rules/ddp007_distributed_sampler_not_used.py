@@ -11,6 +11,7 @@ from ddplint.analyses.branches import Branches, exclusive
 from ddplint.analyses.ranks import WrappedModels
 from ddplint.analyses.samplers import Construction, Loop, LoaderFlow
 from ddplint.semantic.model import dotted_name
+from ddplint.model.prepared import LOADER_PREPARES
 from ddplint.prefilter.project_facts import ProjectFact
 
 
@@ -18,8 +19,6 @@ _SAMPLER_NAMES = tuple(sorted({spelling.rpartition(".")[2] for spelling in DISTR
 # Words of a dataset's construction that may give each rank its own part (`rank=args.rank`,
 # `Subset(ds, shard_indices(world_size))`): the rule cannot tell, so it stays silent.
 _RANK_WORDS = re.compile(r"rank|world|replica|shard|node|gpus|nprocs|split_by|partition", re.IGNORECASE)
-# Library calls that shard a loader they are handed (Accelerate, Fabric).
-_SHARDING_PREPARES = frozenset(("prepare", "prepare_data_loader", "setup_dataloaders"))
 
 
 class DistributedSamplerNotUsed(Rule):
@@ -47,10 +46,26 @@ class DistributedSamplerNotUsed(Rule):
     over a dataset built in the file from nothing that names a rank, which a loop of the file
     (or a same-module function the loader is handed to) iterates while it runs `backward`, in a
     file that runs the forward of a DDP model and that ranks run. Every rank then trains on the
-    whole dataset each epoch. A loader handed to `accelerator.prepare` or Fabric's
-    `setup_dataloaders` (they shard it), a dataset given a rank, world size or shard, and a
-    dataset that comes from a parameter or another module (it may be split there) stay silent.
-    That finding has no fix: the sampler also needs `set_epoch` (DDP003).
+    whole dataset each epoch. A loader rebound to what `accelerator.prepare` or Fabric's
+    `setup_dataloaders` returns (they shard it into a new loader), a dataset given a rank, world
+    size or shard, and a dataset that comes from a parameter or another module (it may be split
+    there) stay silent. The loader prepare is handed stays unsharded (Accelerate re-creates the
+    loader it returns, a DataLoaderShard, and leaves the one it is handed as it was; its
+    "internal mechanisms" guide, v0.34 to 1.x): where prepare's loader is dropped
+    (`optimizer, _ = accelerator.prepare(optimizer, loader)`) and the loop iterates the
+    original, it is flagged.
+
+    Flagged too, in a data module: a DataLoader with `shuffle=True` and no sampler, over a
+    dataset its module-level function builds from nothing that names a rank, which the function
+    returns, where a script importing the function binds its result once, hands that loader, or
+    a copy of it (`deepcopy(loader)`), to Accelerate's `prepare` without keeping the loader
+    prepare returns (`model, optimizer, _ = accelerator.prepare(model, optimizer,
+    deepcopy(loader))`), and iterates its own loader in a loop that runs backward, and a
+    command launches that script on several processes (or it starts the ranks itself). Every
+    process then trains on the whole dataset, in its own order.
+
+    Those findings have no fix: the sampler also needs `set_epoch` (DDP003), or the loop should
+    iterate the loader prepare returns.
 
     The fix (safe) replaces `shuffle=True` with `sampler=<that sampler>` (the two are mutually
     exclusive; the sampler shuffles), or adds `sampler=` when the loader has no `shuffle`. It
@@ -60,10 +75,12 @@ class DistributedSamplerNotUsed(Rule):
     code = "DDP007"
     # the sampler may come from another module's builder, called through its module (`data.make_sampler(ds)`,
     # which the screen cannot bind)
-    opened_by = unscreened_by = frozenset((ProjectFact.SAMPLER_BUILDER,))
+    # or the loop that trains on the loader a function here returns may be in a module importing it
+    opened_by = frozenset((ProjectFact.SAMPLER_BUILDER, ProjectFact.TRAINED_UNPREPARED))
+    unscreened_by = frozenset((ProjectFact.SAMPLER_BUILDER,))
     needs_ranks = True
     name = "distributed-sampler-not-used"
-    frameworks = (Framework.DDP,)
+    frameworks = (Framework.DDP, Framework.ACCELERATE)
     message = (
         "this DataLoader ignores the DistributedSampler over its dataset: every rank reads everything; "
         "pass sampler= instead of shuffle=True"
@@ -201,8 +218,54 @@ class DistributedSamplerNotUsed(Rule):
                 "sampler=DistributedSampler(train_set) instead of shuffle=True"
             ),
         ),
+        Flagged(
+            # Accelerate's prepare returns a sharded loader; the loop iterates the one it was handed.
+            """
+            from accelerate import Accelerator
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            from torch.utils.data import DataLoader
+
+            def main(args):
+                accelerator = Accelerator()
+                model = DDP(Net().to(accelerator.device))
+                loader = DataLoader(ImageFolder(args.data), batch_size=32, shuffle=True)
+                         ^
+                optimizer, _ = accelerator.prepare(torch.optim.SGD(model.parameters(), lr=0.1), loader)
+                for images, labels in loader:
+                    accelerator.backward(criterion(model(images), labels))
+                    optimizer.step()
+            """,
+            messages=(
+                "this DataLoader shuffles the whole dataset in every process and no DistributedSampler splits "
+                "it: each rank trains on every sample, so an epoch takes as long as on one GPU; pass "
+                "sampler=DistributedSampler(ImageFolder(args.data)) instead of shuffle=True"
+            ),
+        ),
     )
     clean_examples = (
+        Clean(
+            # The loop iterates what prepare returned (bound to the same name, or another).
+            """
+            from accelerate import Accelerator
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            from torch.utils.data import DataLoader
+
+            def main(args):
+                accelerator = Accelerator()
+                model = DDP(Net().to(accelerator.device))
+                loader = DataLoader(ImageFolder(args.data), batch_size=32, shuffle=True)
+                extra = DataLoader(ImageFolder(args.extra), batch_size=32, shuffle=True)
+                optimizer, loader = accelerator.prepare(torch.optim.SGD(model.parameters(), lr=0.1), loader)
+                extra_shards = accelerator.prepare(extra)
+                for epoch in range(args.epochs):
+                    for images, labels in loader:
+                        accelerator.backward(criterion(model(images), labels))
+                        optimizer.step()
+                    for images, labels in extra_shards:
+                        accelerator.backward(criterion(model(images), labels))
+                        optimizer.step()
+            """
+        ),
         Clean(
             # No sampler, but nothing trains a DDP model on the loader here (an evaluation that
             # shuffles; the training loader is split by rank, or sharded by Accelerate).
@@ -326,7 +389,8 @@ class DistributedSamplerNotUsed(Rule):
         self._direct_backward: set[int] = set()
         self._direct_forward: set[int] = set()
         self._values: dict[object, list[cst.BaseExpression]] = {}  # what each name was assigned
-        self._sharded: set = set()  # names handed to a library that shards the loader itself
+        self._sharded: set = set()  # names bound to what a library that shards loaders returns (Accelerate's prepare)
+        self._returned: list[tuple[cst.BaseExpression, str]] = []  # what module-level functions return, and which
 
     def visit_Call(self, node: cst.Call) -> None:
         built = self.flow.constructions
@@ -337,19 +401,29 @@ class DistributedSamplerNotUsed(Rule):
             if func.attr.value == "backward":
                 self._backward_loops.update(id(loop.node) for loop in self.flow.open_loops)
                 self._direct_backward.update(id(loop.node) for loop in self.flow.open_loops[-1:])
-            elif func.attr.value in _SHARDING_PREPARES:
-                self._sharded.update(filter(None, (self.flow.ref(arg.value) for arg in node.args)))
         if self.wrapped.is_wrapped(func):
             links = wrap_links(dotted_name(func), self.wrapped.wrap_site(func))
             for loop in self.flow.open_loops:
                 self._forward_loops.setdefault(id(loop.node), links)
             self._direct_forward.update(id(loop.node) for loop in self.flow.open_loops[-1:])
 
+    def visit_Return(self, node: cst.Return) -> None:
+        frame = self.model.frame
+        if node.value is not None and frame.is_function and frame.parent is not None and isinstance(frame.parent.node, cst.Module):
+            self._returned.append((node.value, frame.key))  # a module-level function's result
+
     def visit_Assign(self, node: cst.Assign) -> None:
+        value = node.value
+        prepares = isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in LOADER_PREPARES
         for target in node.targets:
             ref = self.flow.ref(target.target)
             if ref is not None:
                 self._values.setdefault(ref, []).append(node.value)
+            if prepares:  # what prepare returns is sharded; what it is handed stays as it was, unless rebound to it
+                parts = target.target.elements if isinstance(target.target, (cst.Tuple, cst.List)) else [target.target]
+                names = {dotted_name(part.value if isinstance(part, cst.Element) else part) for part in parts} - {None}
+                handed = [arg.value for arg in value.args if dotted_name(arg.value) in names]  # type: ignore[union-attr]
+                self._sharded.update(filter(None, map(self.flow.ref, handed)))
 
     def leave_Module(self, original_node: cst.Module) -> None:
         samplers = self.flow.of_kind("sampler")
@@ -378,8 +452,6 @@ class DistributedSamplerNotUsed(Rule):
         """Shuffling loaders that nothing splits between the ranks, which a loop trains a DDP
         model on: every rank runs the whole epoch."""
         runs = self.runs_link() if self._forward_loops and self._backward_loops else None
-        if runs is None:
-            return
         for loader in self.flow.of_kind("loader"):
             if not loader.shuffle_is_true or loader.draws or loader.star_kwargs or loader.dataset is None:
                 continue  # (shuffle=True also rules out an IterableDataset, which shards itself or not at all)
@@ -387,6 +459,8 @@ class DistributedSamplerNotUsed(Rule):
                 continue  # the one-process branch; or a sampler over the same data, the other finding
             refs = self.flow.refs(loader)
             if refs & self._sharded or not self._whole_dataset(loader):
+                continue
+            if self._trained_elsewhere(loader, refs) or runs is None:
                 continue
             training = next(filter(None, map(self._trains, self.flow.passes_over(loader))), None)
             if training is None:
@@ -405,6 +479,42 @@ class DistributedSamplerNotUsed(Rule):
                 f"pass sampler=DistributedSampler({name}) instead of shuffle=True",
                 chain=chain,
             )
+
+    def _trained_elsewhere(self, loader: Construction, refs: set) -> bool:
+        """Report the loader where a module-level function here returns it and a module
+        importing that function trains on it unsharded, though it hands it, or a copy, to
+        Accelerate's prepare (ProjectView.trained_unprepared); whether it did."""
+        project = self.model.project
+        function = next((key for value, key in self._returned if value is loader.node or self.flow.ref(value) in refs), None)
+        places = project.trained_unprepared.get(function, []) if project is not None and function is not None else []
+        # the first whose script a command launches on several processes, else one that starts the ranks itself
+        launched = [(found, project.seen_from(found.importer).launch_line(own=True)) for found in places]
+        found, launch = next(((found, launch) for found, launch in launched if launch is not None), (None, None))
+        started = None
+        for candidate in places if found is None else ():
+            started = project.seen_from(candidate.importer).ranks_started()
+            if started is not None:
+                found = candidate
+                break
+        if found is None:
+            return False
+        name = self.model.module.code_for_node(argument_for(loader.node, DATALOADER, "dataset").value)
+        runs = (Link(StepKind.RUNS, "this command runs the script on several processes", launch) if launch is not None else
+                Link(StepKind.RUNS, f"every rank runs the script: it {started[1]}", started[0]))  # type: ignore[index]
+        chain = [
+            runs,
+            Link(StepKind.MADE, f"the script binds the loader {function}() returns, and {found.describe()}", found.bound),
+            Link(StepKind.REACHES, "this loop trains on the script's own loader, not the one prepare returned (it runs backward)", found.loop),
+            Link(StepKind.HARM, "the loader shuffles the whole dataset in every process: no rank gets a part of it", loader.node),
+        ]
+        self.report(
+            loader.node,
+            "this DataLoader shuffles the whole dataset in every process: the script that trains on it iterates it "
+            f"unsharded ({found.describe()}; prepare shards only the new loader it returns); iterate the loader "
+            f"prepare returns, or pass sampler=DistributedSampler({name}) instead of shuffle=True",
+            chain=chain,
+        )
+        return True
 
     def _trains(self, loop: Loop) -> tuple[Loop, tuple[Link, ...]] | None:
         """`loop` with the wrap steps of the DDP model it trains, when it runs that model's

@@ -8,11 +8,13 @@ import libcst as cst
 
 from ddplint.analyses.ranks import RankRegions
 from ddplint.core.diagnostics import Applicability, StepKind
+from ddplint.core.lines import split_lines
 from ddplint.core.torch_api import (
-    CALLBACK_MONITOR, EARLY_STOPPING, LIGHTNING_LOG, LIGHTNING_LOG_DICT, LIGHTNING_MODULE, LIGHTNING_TRAINER,
+    CALLBACK_MONITOR, EARLY_STOPPING, LIGHTNING_CLI, LIGHTNING_LOG, LIGHTNING_LOG_DICT, LIGHTNING_MODULE, LIGHTNING_TRAINER,
     LOG_RANK_ZERO_ONLY, LOG_SYNC_DIST, MODEL_CHECKPOINT, MONITORING_CALLBACKS, TORCHMETRICS, TRAINER_FIT,
     TRAINER_FROM_ARGPARSE,
 )
+from ddplint.model.configs import lookup as configs_lookup
 from ddplint.model.records import Place
 from ddplint.prefilter.screens import dotted
 from ddplint.prefilter.triggers import SubclassTrigger
@@ -131,11 +133,23 @@ class UnsyncedMonitoredMetric(Rule):
     in self.scores(batch).items()`, can be those keys alone), that call logs it, where the file's
     Trainer fits (`trainer.fit(model)`) an object of its class alone.
 
+    Flagged too, where the callbacks, the Trainer's settings and the model are in the config
+    files a LightningCLI script is given (Lightning 2.x builds all three from them): a
+    documented run of the one project script that builds a LightningCLI (`python main.py fit
+    --config configs/ddp.yaml`, `-c`; several files merge, a later one winning) whose files name
+    a LightningModule class of this file as the model (`model: class_path:
+    models.gpt.Transformer`, or the class the CLI is given), set the trainer for several
+    processes (`devices`, `num_nodes`, `strategy` as above; a strategy given as a class by its
+    name) and list under `trainer: callbacks:` a ModelCheckpoint or EarlyStopping whose
+    `init_args` give a literal `monitor`: that run is the "several ranks" step and the file's
+    line the monitor. A run that names a config the project does not ship, or that overrides
+    `--model` or `--trainer.*` on the command line, shows nothing.
+
     Not flagged: a torchmetrics Metric object logged as the value (`self.log("val_acc",
     self.accuracy)`) or its `compute()`, which the metric syncs itself; a `sync_dist` the code
     decides at run time or `**kwargs` (unknown); a metric no callback monitors; a monitor name
     that is not a literal (a configuration value: which metric it names is unknown here, as in
-    a LightningCLI or YAML set-up); a loop over a dict the method does not build, or under another
+    a YAML set-up no documented LightningCLI run shows); a loop over a dict the method does not build, or under another
     test of the key (which keys it logs is unknown); a monitor no log call names in full where
     two calls' names can be it, or a log call's name is known only at run time; a module whose Trainers are all for one device, or where no
     Trainer shown says how many processes run (settings from a configuration file, or a
@@ -709,17 +723,35 @@ class UnsyncedMonitoredMetric(Rule):
                 self._logs.append(replace(template.log, names={name: template.value for name in filled}, named_by=filled))
         if not self._logs and not self._patterns:
             return
+        judged: set[tuple[int, str]] = set()
         runs = self._several_ranks()
-        if runs is None:
-            return  # nothing shows a Trainer that runs these hooks on several ranks
-        monitors = {m.name: m for m in [*self._monitors, *self._imported_monitors()]}
-        for log in self._logs:
-            for name, value in log.names.items():
-                monitor = monitors.get(name)
-                if monitor is None or self._synced_itself(value, log.cls):
-                    continue
-                self._judge(log, name, monitor, runs)
-        self._judge_patterns(runs)
+        if runs is not None:  # else nothing here shows a Trainer that runs these hooks on several ranks
+            monitors = {m.name: m for m in [*self._monitors, *self._imported_monitors()]}
+            for log in self._logs:
+                for name, value in log.names.items():
+                    monitor = monitors.get(name)
+                    if monitor is None or self._synced_itself(value, log.cls):
+                        continue
+                    judged.add((id(log.call), name))
+                    self._judge(log, name, monitor, runs)
+            self._judge_patterns(runs)
+        self._judge_cli_runs(judged)
+
+    def _judge_cli_runs(self, judged: set[tuple[int, str]]) -> None:
+        """The log calls of a class a documented LightningCLI run trains, by the config files it
+        passes (`python main.py fit --config configs/ddp.yaml`), whose trainer there runs on
+        several devices and whose callbacks there monitor the logged name."""
+        project = self.model.project
+        if project is None or not self._logs:
+            return
+        for cls, monitors, runs in cli_runs(project, {log.cls for log in self._logs}):
+            for log in (log for log in self._logs if log.cls == cls):
+                for name, value in log.names.items():
+                    monitor = monitors.get(name)
+                    if monitor is None or (id(log.call), name) in judged or self._synced_itself(value, log.cls):
+                        continue
+                    judged.add((id(log.call), name))
+                    self._judge(log, name, monitor, runs)
 
     def _judge_patterns(self, runs: Link) -> None:
         """A monitor of this file that no log call names in full: its callback needs the key
@@ -1020,6 +1052,95 @@ def _trainer_settings_ast(call: ast.Call, option=None) -> dict[str, object]:
         else:
             settings[keyword.arg] = value.value if isinstance(value, ast.Constant) else None
     return settings
+
+
+# -- LightningCLI runs: the config files a documented command passes -------------------------
+
+# `--config path` (also `-c path`, `--config=path`): LightningCLI reads each file given, in order,
+# a later one overriding what an earlier one set.
+_CLI_CONFIG = re.compile(r"(?<![\w-])(?:--config|-c)(?:=|\s+)['\"]?([^\s'\";|&]+)")
+# Options that override, on the command line, what the files say of the model, trainer or callbacks.
+_CLI_OVERRIDE = re.compile(r"(?<![\w-])--(?:model|trainer)\b")
+
+
+def cli_runs(project, classes: set[str]) -> list[tuple[str, dict[str, _Monitor], Link]]:
+    """For each documented run of a project script that builds a LightningCLI, which passes
+    config files that name one of `classes` of this module as the model (`model: class_path:`;
+    or the CLI's own model class), set the trainer for several processes and give it
+    ModelCheckpoint or EarlyStopping callbacks with a literal `monitor`: (that class, its
+    monitors by name, the step "several ranks run the hooks" at the command). Lightning's CLI
+    builds the Trainer, its callbacks and the model from the merged files (LightningCLI, Lightning
+    2.x: classes "instantiated using a parsed configuration file and / or command line args").
+    A run whose config cannot be read, or that overrides the model or trainer on the command
+    line, shows nothing."""
+    program = project.program
+    found = []
+    for script in program.modules():
+        text = program.read(script)
+        tree = program.tree(script, text) if text is not None and "LightningCLI" in text else None
+        calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)] if tree is not None else []
+        clis = [call for call in calls if program.qualify(script, dotted(call.func) or "") in LIGHTNING_CLI]
+        if len(clis) != 1:
+            continue  # no CLI, or several: which one a run builds is not shown
+        view = project.seen_from(script)
+        for command in view.runs(own=True):
+            run = _cli_run(view, program, script, clis[0], command)
+            if run is not None and run[0] == project.module and run[1] in classes:
+                found.append(run[1:])
+    return found
+
+
+def _cli_run(view, program, script: str, cli: ast.Call, command) -> tuple[str, str, dict[str, _Monitor], Link] | None:
+    """(module, class, monitors, runs) of one documented run of a LightningCLI script; None
+    where the run passes no config, or one that is not the project's, or overrides settings."""
+    paths = _CLI_CONFIG.findall(command.command)
+    if not paths or _CLI_OVERRIDE.search(command.command):
+        return None
+    configs = [view.shipped_config(path, "json" if path.endswith(".json") else "yaml") for path in paths]
+    if None in configs:
+        return None
+    merged: dict[str, object] = {}
+    for config in configs:
+        for key, keys in (("model", ("model", "class_path")), ("callbacks", ("trainer", "callbacks", "-")),
+                          *((setting, ("trainer", setting)) for setting in _DEVICE_SETTINGS)):
+            merged.update({key: (value[0], config) for value in [view.config_value(config, keys)] if value})
+    model = merged.get("model", (_cli_model(program, script, cli), None))[0]
+    located = program.split(model, script) if isinstance(model, str) else None
+    settings = {key: _config_setting(merged[key][0]) for key in _DEVICE_SETTINGS if key in merged}
+    if located is None or not _several_devices(settings) or "callbacks" not in merged:
+        return None
+    items, config = merged["callbacks"]
+    monitors = {}
+    for item in items if isinstance(items, list) else ():
+        qualified, name = item.get("class_path"), configs_lookup(item, ("init_args", CALLBACK_MONITOR))
+        if isinstance(qualified, str) and qualified in MONITORING_CALLBACKS and isinstance(name, str):
+            monitors.setdefault(name, _Monitor(name, _callback_name(qualified), Place(config, _line_of_monitor(view, config, name))))
+    shown = ", ".join(f"{key}: {value}" for key, value in settings.items() if value is not None)
+    why = (f"this run passes `--config {paths[-1]}`, whose trainer runs on several devices ({shown}): every rank runs "
+           "the module's hooks")
+    return located[0], located[1], monitors, Link(StepKind.RUNS, why, command.place)
+
+
+def _cli_model(program, script: str, cli: ast.Call) -> str | None:
+    """The model class a LightningCLI call is given (`LightningCLI(Model)`), qualified; None without one."""
+    given = cli.args[0] if cli.args else next((k.value for k in cli.keywords if k.arg == "model_class"), None)
+    return program.qualify(script, dotted(given) or "") if given is not None else None
+
+
+def _config_setting(value: object) -> object:
+    """A trainer setting as a config file gives it: a strategy given as a class
+    (`class_path: ...DDPStrategy`) by its class's name, lowercased."""
+    if isinstance(value, dict):
+        strategy = value.get("class_path")
+        return strategy.rpartition(".")[2].lower() if isinstance(strategy, str) else None
+    return value
+
+
+def _line_of_monitor(view, config: str, name: str) -> int:
+    """The line of the config file that sets `monitor: name` (1 where none is found)."""
+    pattern = re.compile(rf"^\s*{CALLBACK_MONITOR}\s*:\s*['\"]?{re.escape(name)}['\"]?\s*(#.*)?$")
+    lines = split_lines(view.document(config) or "")
+    return next((index + 1 for index, line in enumerate(lines) if pattern.match(line)), 1)
 
 
 # A Trainer's settings that say how many processes run: Lightning 2's `devices` and 1.x's `gpus`
