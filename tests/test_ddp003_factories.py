@@ -667,3 +667,113 @@ def test_a_graph_loader_over_a_sampler_that_does_not_shuffle_is_not_reported(tmp
     _graph_project(tmp_path, "False")
     run.cwd = tmp_path
     assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) == []
+
+
+# A plain Sampler written as the distributed one: not a DistributedSampler subclass, but it
+# keeps the epoch, seeds its shuffle from it and learns it only from set_epoch().
+_EPOCH_SHAPED = '''\
+import math
+
+import torch
+from torch.utils.data import Sampler
+
+
+class ShardShuffler(Sampler):
+    def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True):
+        self.dataset = dataset
+        self.num_replicas = num_replicas
+        self.rank = rank
+        self.epoch = 0
+        self.shuffle = shuffle
+
+    def __iter__(self):
+{body}
+
+    def __len__(self):
+        return len(self.dataset)
+
+    def set_epoch(self, epoch):
+        self.epoch = epoch
+'''
+
+_EPOCH_SEEDED_ITER = '''\
+        g = torch.Generator()
+        g.manual_seed(self.epoch)
+        if self.shuffle:
+            return iter(torch.randperm(len(self.dataset), generator=g).tolist())
+        return iter(range(len(self.dataset)))'''
+
+_SHAPED_BUILDER = '''\
+from torch.utils.data import DataLoader
+
+from data.samplers import ShardShuffler
+
+
+def build_loader(args, dataset):
+    sampler = ShardShuffler(dataset, rank=args.rank, num_replicas=args.world_size, shuffle={shuffle})
+    return DataLoader(dataset, batch_size=64, sampler=sampler)
+'''
+
+_SHAPED_TRAINER = '''\
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+from data.loader import build_loader
+
+
+def train_one_epoch(loader, model, optimizer):
+    for images, target in loader:
+        model(images, target).backward()
+        optimizer.step()
+
+
+def worker(rank, args, dataset, model, optimizer):
+    dist.init_process_group("nccl", rank=rank, world_size=args.world_size)
+    loader = build_loader(args, dataset)
+    for epoch in range(args.start_epoch, args.epochs):
+{set_epoch}        train_one_epoch(loader, model, optimizer)
+
+
+def main(args, dataset, model, optimizer):
+    mp.spawn(worker, nprocs=8, args=(args, dataset, model, optimizer))
+'''
+
+
+def _shaped_project(tmp_path, body: str = _EPOCH_SEEDED_ITER, shuffle: str = "True", set_epoch: str = "") -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "__init__.py").write_text("")
+    (tmp_path / "data" / "samplers.py").write_text(_EPOCH_SHAPED.format(body=body))
+    (tmp_path / "data" / "loader.py").write_text(_SHAPED_BUILDER.format(shuffle=shuffle))
+    (tmp_path / "trainer.py").write_text(_SHAPED_TRAINER.format(set_epoch=set_epoch))
+
+
+def test_a_plain_sampler_seeded_from_the_epoch_set_epoch_stores_repeats_its_order_without_set_epoch(tmp_path, run):
+    """Not a DistributedSampler subclass, but the same pitfall: set_epoch() stores the epoch and
+    `__iter__` seeds its generator from it, so an epoch loop that never calls set_epoch replays
+    epoch 0's permutation every epoch."""
+    _shaped_project(tmp_path)
+    run.cwd = tmp_path
+    found = _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout)
+    assert found == [("trainer.py", 16, "DDP003")], found
+
+
+def test_a_plain_sampler_seeded_from_the_epoch_is_not_reported_where_set_epoch_is_called_or_it_does_not_shuffle(tmp_path, run):
+    _shaped_project(tmp_path, set_epoch="        loader.sampler.set_epoch(epoch)\n")
+    run.cwd = tmp_path
+    assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) == []
+    other = tmp_path / "other"
+    other.mkdir()
+    _shaped_project(other, shuffle="False")
+    run.cwd = other
+    assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) == []
+
+
+def test_a_plain_sampler_whose_iter_does_not_seed_from_the_epoch_is_not_reported(tmp_path, run):
+    """A set_epoch() that stores the epoch is not enough: an `__iter__` that shuffles with the
+    process's generator draws a new order every pass."""
+    unseeded = '''\
+        order = torch.randperm(len(self.dataset)).tolist()
+        return iter(order)'''
+    _shaped_project(tmp_path, body=unseeded)
+    run.cwd = tmp_path
+    assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) == []

@@ -84,8 +84,11 @@ class MissingSetEpoch(Rule):
     static method called through its class: `Cifar.get_loader(...)`, or a method of a factory
     object: `df.product_train_val_loader(...)`, its class star-imported); the sampler may be
     the project's own subclass of DistributedSampler whose order still comes from the epoch
-    (no `__iter__` of its own, or one seeded with `self.epoch`), not one that shuffles
-    otherwise (`random.shuffle(indices)`: a new order each pass); and the
+    (no `__iter__` of its own, or one seeded with `self.epoch`), or any sampler class of the
+    project, whatever its base and name, whose `set_epoch(self, epoch)` stores the epoch on
+    self and whose `__iter__` seeds a generator from that attribute (`g.manual_seed(self.epoch)`:
+    a copy of DistributedSampler on a plain Sampler, which only set_epoch moves on), not one
+    that shuffles otherwise (`random.shuffle(indices)`: a new order each pass); and the
     endless generator may be defined in another module (`dl = cycle(loader)`, with `cycle`
     in `utils.py`): then the call is reported, without a fix, when no `set_epoch` of this
     module may reach the sampler. An epoch loop may also hand the loader to a function of
