@@ -777,3 +777,104 @@ def test_a_plain_sampler_whose_iter_does_not_seed_from_the_epoch_is_not_reported
     _shaped_project(tmp_path, body=unseeded)
     run.cwd = tmp_path
     assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) == []
+
+
+# Builders that fill lists in step with the lists they are handed: the i-th sampler is made
+# with the i-th `shuffle`, the i-th loader draws from the i-th sampler.
+_ZIP_BUILDERS = '''\
+import torch
+from torch.utils.data import DataLoader
+
+
+def make_samplers(datasets, shuffles, world_size, rank):
+    samplers = []
+    for dataset, shuffle in zip(datasets, shuffles):
+        sampler = torch.utils.data.DistributedSampler(dataset, num_replicas=world_size, rank=rank, shuffle=shuffle)
+        samplers.append(sampler)
+    return samplers
+
+
+def make_loaders(datasets, samplers, batch_sizes):
+    loaders = []
+    for dataset, sampler, batch_size in zip(datasets, samplers, batch_sizes):
+        loader = DataLoader(dataset, batch_size=batch_size, sampler=sampler, drop_last=sampler is None)
+        loaders.append(loader)
+    if len(loaders) < len(datasets):
+        print("fewer loaders than datasets")
+    return loaders
+'''
+
+_LOGGED = '''\
+import time
+
+
+def log_every(iterable, print_freq):
+    iterator = iter(iterable)
+    start = time.time()
+    for step in range(len(iterable)):
+        yield next(iterator)
+        if step % print_freq == 0:
+            print(step, time.time() - start)
+'''
+
+_ZIP_MAIN = '''\
+import torch.distributed as dist
+
+from data.builders import make_loaders, make_samplers
+from logs import log_every
+
+
+def saliency(model, loader):
+    maps = []
+    for images, texts in log_every(loader, 50):
+        score = model(images, texts).sum()
+        model.zero_grad()
+        score.backward()
+        maps.append(model.attention_gradients())
+    return maps
+
+
+def train_epoch(model, loader, optimizer):
+    for images, texts in loader:
+        model(images, texts).sum().backward()
+        optimizer.step()
+
+
+def main(args, model, optimizer, train_set, test_set):
+    dist.init_process_group("nccl")
+    if args.evaluate:
+        samplers = make_samplers([test_set], [False], dist.get_world_size(), dist.get_rank())
+        test_loader = make_loaders([test_set], samplers, [32])[0]
+        return saliency(model, test_loader)
+    samplers = make_samplers([train_set, test_set], {shuffles}, dist.get_world_size(), dist.get_rank())
+    train_loader, test_loader = make_loaders([train_set, test_set], samplers, [32, 32])
+    for epoch in range(args.epochs):
+        train_loader.sampler.set_epoch(epoch)
+        train_epoch(model, train_loader, optimizer)
+        saliency(model, test_loader)
+'''
+
+
+def _zip_project(tmp_path, shuffles: str) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "__init__.py").write_text("")
+    (tmp_path / "data" / "builders.py").write_text(_ZIP_BUILDERS)
+    (tmp_path / "logs.py").write_text(_LOGGED)
+    (tmp_path / "main.py").write_text(_ZIP_MAIN.format(shuffles=shuffles))
+
+
+def test_a_loader_at_a_position_whose_sampler_is_made_with_shuffle_false_is_not_reported(tmp_path, run):
+    """`make_samplers(sets, [True, False], ...)` fills its list in step with `shuffles`, and
+    `make_loaders` its own in step with `samplers`: the test loader (position 1) draws from a
+    sampler made with shuffle=False, whose order is the same every epoch by design. The train
+    loader gets set_epoch; the pass over the test loader (a backward that trains nothing, but
+    a backward) repeats no shuffled order."""
+    _zip_project(tmp_path, "[True, False]")
+    run.cwd = tmp_path
+    assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) == []
+
+
+def test_a_loader_at_a_position_whose_sampler_shuffles_is_still_reported(tmp_path, run):
+    _zip_project(tmp_path, "[True, True]")
+    run.cwd = tmp_path
+    assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) != []
