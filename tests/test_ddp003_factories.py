@@ -789,8 +789,7 @@ from torch.utils.data import DataLoader
 def make_samplers(datasets, shuffles, world_size, rank):
     samplers = []
     for dataset, shuffle in zip(datasets, shuffles):
-        sampler = torch.utils.data.DistributedSampler(dataset, num_replicas=world_size, rank=rank, shuffle=shuffle)
-        samplers.append(sampler)
+        samplers.append(torch.utils.data.DistributedSampler(dataset, world_size, rank, shuffle))
     return samplers
 
 

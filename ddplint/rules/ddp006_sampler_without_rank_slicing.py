@@ -361,38 +361,31 @@ class SamplerWithoutRankSlicing(Rule):
         Flagged(
             # The dataset handed to it is told the rank but keeps every item: still the whole dataset.
             """
-            import torch
-            from torch.utils.data import Dataset, Sampler
+            from torch.utils.data import DataLoader, Dataset, Sampler
 
 
             class Lines(Dataset):
-                def __init__(self, path, rank, num_replicas):
-                    self.rank, self.num_replicas = rank, num_replicas
+                def __init__(self, path, rank):
+                    self.rank = rank
                     with open(path) as f:
                         self.lines = f.read().splitlines()
 
                 def __getitem__(self, index):
                     return self.lines[index]
 
-                def __len__(self):
-                    return len(self.lines)
 
-
-            class EpochShuffler(Sampler):
-                def __init__(self, dataset, num_replicas=None, rank=None):
-                    self.dataset, self.num_replicas, self.rank, self.epoch = dataset, num_replicas, rank, 0
+            class LengthSorted(Sampler):
+                def __init__(self, data_source, num_replicas, rank):
+                    self.data_source, self.num_replicas, self.rank = data_source, num_replicas, rank
 
                 def __iter__(self):
                 ^
-                    g = torch.Generator()
-                    g.manual_seed(self.epoch)
-                    return iter(torch.randperm(len(self.dataset), generator=g).tolist())
+                    return iter(sorted(range(len(self.data_source)), key=lambda i: len(self.data_source[i])))
 
 
-            def build(args):
-                dataset = Lines(args.list, rank=args.rank, num_replicas=args.world_size)
-                sampler = EpochShuffler(dataset, rank=args.rank, num_replicas=args.world_size)
-                return torch.utils.data.DataLoader(dataset, batch_size=32, sampler=sampler)
+            def loader(args):
+                lines = Lines(args.list, args.rank)
+                return DataLoader(lines, batch_size=32, sampler=LengthSorted(lines, args.world_size, args.rank))
             """,
             messages=(
                 "this Sampler takes num_replicas and rank but its __iter__ never selects the rank's share: every "
