@@ -1212,11 +1212,11 @@ class Program:
     def _epoch_seeded(self, module: str, key: str, function: FunctionSummary, source: CallResult, made: tuple[str, str]) -> Sampler | None:
         """The sampler an object of the project class `made` is, where its `set_epoch` stores
         the epoch its `__iter__` seeds its order from, whatever its base or name
-        (ddplint.model.project.ProjectView.epoch_sampler): as a DistributedSampler, it repeats
-        its order until set_epoch is called. It shuffles as the call's literal `shuffle` says,
-        else as its `__init__`'s default, unknown (None) where neither says; whether it pads
-        is its own code's (drop_last unknown)."""
-        if self.project.module_view(made[0]).epoch_sampler(f"{made[0]}.{made[1]}") is None:
+        (the index's "epoch_seeded"; ddplint.model.project.Project.builds_samplers): as a
+        DistributedSampler, it repeats its order until set_epoch is called. It shuffles as the
+        call's literal `shuffle` says, else as its `__init__`'s default, unknown (None) where
+        neither says; whether it pads is its own code's (drop_last unknown)."""
+        if not self.project.modules[made[0]]["classes"].get(made[1], {}).get("epoch_seeded"):
             return None
         init = self.definition(made[0], f"{made[1]}.__init__")
         params = [a.arg for a in (*init.args.posonlyargs, *init.args.args)][1:] if init is not None else []
