@@ -877,3 +877,25 @@ def test_a_loader_at_a_position_whose_sampler_shuffles_is_still_reported(tmp_pat
     _zip_project(tmp_path, "[True, True]")
     run.cwd = tmp_path
     assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) != []
+
+
+def _shaped_episode_project(tmp_path, other: str) -> None:
+    """The episode project, its loader drawing from the plain Sampler shaped as DistributedSampler."""
+    _episode_project(tmp_path, other)
+    (tmp_path / "data" / "samplers.py").write_text(_EPOCH_SHAPED.format(body=_EPOCH_SEEDED_ITER))
+    loaders = (tmp_path / "data" / "loaders.py").read_text()
+    loaders = loaders.replace("torch.utils.data.DistributedSampler(train_set, shuffle=True)", "ShardShuffler(train_set, shuffle=True)")
+    (tmp_path / "data" / "loaders.py").write_text("from data.samplers import ShardShuffler\n" + loaders)
+
+
+def test_a_plain_sampler_seeded_from_the_epoch_over_datasets_that_never_read_the_index_repeats_no_data(tmp_path, run):
+    """As for a DistributedSampler: where every dataset it may shard ignores the index, the
+    order it repeats picks no data; where one reads it, the finding stays."""
+    _shaped_episode_project(tmp_path, "EpisodeDataset(args.classes, 500)")
+    run.cwd = tmp_path
+    assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) == []
+    other = tmp_path / "other"
+    other.mkdir()
+    _shaped_episode_project(other, "IndexedDataset(args.train)")
+    run.cwd = other
+    assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) == [("main.py", 10, "DDP003")]

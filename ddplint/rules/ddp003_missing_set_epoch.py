@@ -1917,8 +1917,8 @@ def _written(source) -> str | None:
 
 
 def order_free(program, made_at: Place) -> bool:
-    """Whether the DistributedSampler made at `made_at` hands its indices to datasets that never
-    read them: every class the dataset it is given may be (`_dataset_classes`) is a project class
+    """Whether the DistributedSampler (or project sampler class followed as one) made at
+    `made_at` hands its indices to datasets that never read them: every class the dataset it is given may be (`_dataset_classes`) is a project class
     whose `__getitem__` (its own or a project base's) never names its index parameter (it draws
     a random episode instead). The order of the indices then changes nothing a pass draws, and
     a missing set_epoch repeats no data. False where any class is unknown."""
@@ -1926,7 +1926,10 @@ def order_free(program, made_at: Place) -> bool:
     summary = program.summary(module) if module is not None else None
     for key, record in summary.functions.items() if summary is not None else ():
         for call in record.calls:
-            if call.line == made_at.line and program.qualify(module, call.callee) in DISTRIBUTED_SAMPLER:
+            if call.line != made_at.line:
+                continue
+            # a DistributedSampler, or a project sampler class shaped as one (its dataset first too)
+            if program.qualify(module, call.callee) in DISTRIBUTED_SAMPLER or program.class_of(module, call.callee):
                 dataset = call.keywords.get("dataset") or (call.args[0] if call.args else None)
                 classes = _dataset_classes(program, module, key, dataset)
                 return bool(classes) and all(_ignores_index(program, *made) for made in classes)
