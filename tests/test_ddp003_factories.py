@@ -667,3 +667,235 @@ def test_a_graph_loader_over_a_sampler_that_does_not_shuffle_is_not_reported(tmp
     _graph_project(tmp_path, "False")
     run.cwd = tmp_path
     assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) == []
+
+
+# A plain Sampler written as the distributed one: not a DistributedSampler subclass, but it
+# keeps the epoch, seeds its shuffle from it and learns it only from set_epoch().
+_EPOCH_SHAPED = '''\
+import math
+
+import torch
+from torch.utils.data import Sampler
+
+
+class ShardShuffler(Sampler):
+    def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True):
+        self.dataset = dataset
+        self.num_replicas = num_replicas
+        self.rank = rank
+        self.epoch = 0
+        self.shuffle = shuffle
+
+    def __iter__(self):
+{body}
+
+    def __len__(self):
+        return len(self.dataset)
+
+    def set_epoch(self, epoch):
+        self.epoch = epoch
+'''
+
+_EPOCH_SEEDED_ITER = '''\
+        g = torch.Generator()
+        g.manual_seed(self.epoch)
+        if self.shuffle:
+            return iter(torch.randperm(len(self.dataset), generator=g).tolist())
+        return iter(range(len(self.dataset)))'''
+
+_SHAPED_BUILDER = '''\
+from torch.utils.data import DataLoader
+
+from data.samplers import ShardShuffler
+
+
+def build_loader(args, dataset):
+    sampler = ShardShuffler(dataset, rank=args.rank, num_replicas=args.world_size, shuffle={shuffle})
+    return DataLoader(dataset, batch_size=64, sampler=sampler)
+'''
+
+_SHAPED_TRAINER = '''\
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+from data.loader import build_loader
+
+
+def train_one_epoch(loader, model, optimizer):
+    for images, target in loader:
+        model(images, target).backward()
+        optimizer.step()
+
+
+def worker(rank, args, dataset, model, optimizer):
+    dist.init_process_group("nccl", rank=rank, world_size=args.world_size)
+    loader = build_loader(args, dataset)
+    for epoch in range(args.start_epoch, args.epochs):
+{set_epoch}        train_one_epoch(loader, model, optimizer)
+
+
+def main(args, dataset, model, optimizer):
+    mp.spawn(worker, nprocs=8, args=(args, dataset, model, optimizer))
+'''
+
+
+def _shaped_project(tmp_path, body: str = _EPOCH_SEEDED_ITER, shuffle: str = "True", set_epoch: str = "") -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "__init__.py").write_text("")
+    (tmp_path / "data" / "samplers.py").write_text(_EPOCH_SHAPED.format(body=body))
+    (tmp_path / "data" / "loader.py").write_text(_SHAPED_BUILDER.format(shuffle=shuffle))
+    (tmp_path / "trainer.py").write_text(_SHAPED_TRAINER.format(set_epoch=set_epoch))
+
+
+def test_a_plain_sampler_seeded_from_the_epoch_set_epoch_stores_repeats_its_order_without_set_epoch(tmp_path, run):
+    """Not a DistributedSampler subclass, but the same pitfall: set_epoch() stores the epoch and
+    `__iter__` seeds its generator from it, so an epoch loop that never calls set_epoch replays
+    epoch 0's permutation every epoch."""
+    _shaped_project(tmp_path)
+    run.cwd = tmp_path
+    found = _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout)
+    assert found == [("trainer.py", 16, "DDP003")], found
+
+
+def test_a_plain_sampler_seeded_from_the_epoch_is_not_reported_where_set_epoch_is_called_or_it_does_not_shuffle(tmp_path, run):
+    _shaped_project(tmp_path, set_epoch="        loader.sampler.set_epoch(epoch)\n")
+    run.cwd = tmp_path
+    assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) == []
+    other = tmp_path / "other"
+    other.mkdir()
+    _shaped_project(other, shuffle="False")
+    run.cwd = other
+    assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) == []
+
+
+def test_a_plain_sampler_whose_iter_does_not_seed_from_the_epoch_is_not_reported(tmp_path, run):
+    """A set_epoch() that stores the epoch is not enough: an `__iter__` that shuffles with the
+    process's generator draws a new order every pass."""
+    unseeded = '''\
+        order = torch.randperm(len(self.dataset)).tolist()
+        return iter(order)'''
+    _shaped_project(tmp_path, body=unseeded)
+    run.cwd = tmp_path
+    assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) == []
+
+
+# Builders that fill lists in step with the lists they are handed: the i-th sampler is made
+# with the i-th `shuffle`, the i-th loader draws from the i-th sampler.
+_ZIP_BUILDERS = '''\
+import torch
+from torch.utils.data import DataLoader
+
+
+def make_samplers(datasets, shuffles, world_size, rank):
+    samplers = []
+    for dataset, shuffle in zip(datasets, shuffles):
+        samplers.append(torch.utils.data.DistributedSampler(dataset, world_size, rank, shuffle))
+    return samplers
+
+
+def make_loaders(datasets, samplers, batch_sizes):
+    loaders = []
+    for dataset, sampler, batch_size in zip(datasets, samplers, batch_sizes):
+        loader = DataLoader(dataset, batch_size=batch_size, sampler=sampler, drop_last=sampler is None)
+        loaders.append(loader)
+    if len(loaders) < len(datasets):
+        print("fewer loaders than datasets")
+    return loaders
+'''
+
+_LOGGED = '''\
+import time
+
+
+def log_every(iterable, print_freq):
+    iterator = iter(iterable)
+    start = time.time()
+    for step in range(len(iterable)):
+        yield next(iterator)
+        if step % print_freq == 0:
+            print(step, time.time() - start)
+'''
+
+_ZIP_MAIN = '''\
+import torch.distributed as dist
+
+from data.builders import make_loaders, make_samplers
+from logs import log_every
+
+
+def saliency(model, loader):
+    maps = []
+    for images, texts in log_every(loader, 50):
+        score = model(images, texts).sum()
+        model.zero_grad()
+        score.backward()
+        maps.append(model.attention_gradients())
+    return maps
+
+
+def train_epoch(model, loader, optimizer):
+    for images, texts in loader:
+        model(images, texts).sum().backward()
+        optimizer.step()
+
+
+def main(args, model, optimizer, train_set, test_set):
+    dist.init_process_group("nccl")
+    if args.evaluate:
+        samplers = make_samplers([test_set], [False], dist.get_world_size(), dist.get_rank())
+        test_loader = make_loaders([test_set], samplers, [32])[0]
+        return saliency(model, test_loader)
+    samplers = make_samplers([train_set, test_set], {shuffles}, dist.get_world_size(), dist.get_rank())
+    train_loader, test_loader = make_loaders([train_set, test_set], samplers, [32, 32])
+    for epoch in range(args.epochs):
+        train_loader.sampler.set_epoch(epoch)
+        train_epoch(model, train_loader, optimizer)
+        saliency(model, test_loader)
+'''
+
+
+def _zip_project(tmp_path, shuffles: str) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "__init__.py").write_text("")
+    (tmp_path / "data" / "builders.py").write_text(_ZIP_BUILDERS)
+    (tmp_path / "logs.py").write_text(_LOGGED)
+    (tmp_path / "main.py").write_text(_ZIP_MAIN.format(shuffles=shuffles))
+
+
+def test_a_loader_at_a_position_whose_sampler_is_made_with_shuffle_false_is_not_reported(tmp_path, run):
+    """`make_samplers(sets, [True, False], ...)` fills its list in step with `shuffles`, and
+    `make_loaders` its own in step with `samplers`: the test loader (position 1) draws from a
+    sampler made with shuffle=False, whose order is the same every epoch by design. The train
+    loader gets set_epoch; the pass over the test loader (a backward that trains nothing, but
+    a backward) repeats no shuffled order."""
+    _zip_project(tmp_path, "[True, False]")
+    run.cwd = tmp_path
+    assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) == []
+
+
+def test_a_loader_at_a_position_whose_sampler_shuffles_is_still_reported(tmp_path, run):
+    _zip_project(tmp_path, "[True, True]")
+    run.cwd = tmp_path
+    assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) != []
+
+
+def _shaped_episode_project(tmp_path, other: str) -> None:
+    """The episode project, its loader drawing from the plain Sampler shaped as DistributedSampler."""
+    _episode_project(tmp_path, other)
+    (tmp_path / "data" / "samplers.py").write_text(_EPOCH_SHAPED.format(body=_EPOCH_SEEDED_ITER))
+    loaders = (tmp_path / "data" / "loaders.py").read_text()
+    loaders = loaders.replace("torch.utils.data.DistributedSampler(train_set, shuffle=True)", "ShardShuffler(train_set, shuffle=True)")
+    (tmp_path / "data" / "loaders.py").write_text("from data.samplers import ShardShuffler\n" + loaders)
+
+
+def test_a_plain_sampler_seeded_from_the_epoch_over_datasets_that_never_read_the_index_repeats_no_data(tmp_path, run):
+    """As for a DistributedSampler: where every dataset it may shard ignores the index, the
+    order it repeats picks no data; where one reads it, the finding stays."""
+    _shaped_episode_project(tmp_path, "EpisodeDataset(args.classes, 500)")
+    run.cwd = tmp_path
+    assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) == []
+    other = tmp_path / "other"
+    other.mkdir()
+    _shaped_episode_project(other, "IndexedDataset(args.train)")
+    run.cwd = other
+    assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) == [("main.py", 10, "DDP003")]

@@ -201,7 +201,7 @@ class Program:
         self._cached, self._fresh = self._load_cache(), {}
         for name in self.modules():
             facts = project.modules[name]
-            if facts.get("ddp") or facts.get("samplers"):  # where DDP models and samplers start
+            if facts.get("ddp") or project.builds_samplers(name):  # where DDP models and samplers start
                 self.summary(name)
         self._solve()
         self.solved = len(self._order)  # the modules the solution read (later questions read on)
@@ -876,7 +876,8 @@ class Program:
             return LossScaler(self.place(module, line))
         made = self.class_of(module, callee)
         if made is not None:
-            return Instance(made[0], made[1], self.place(module, line))
+            sampler = self._epoch_seeded(module, key, function, source, made)
+            return sampler if sampler is not None else Instance(made[0], made[1], self.place(module, line))
         target = self.resolve(module, callee, function.cls)
         if target is not None and self.unwrapped_parameter(target) is not None:
             # `unwrap_model(model)`: the inner module of the DDP model this call passes, if it passes one
@@ -1217,6 +1218,27 @@ class Program:
         view = self.project.module_view(module)
         return qualified is not None and (view.padding_sampler(qualified) or view.epoch_sampler(qualified)) is not None
 
+    def _epoch_seeded(self, module: str, key: str, function: FunctionSummary, source: CallResult, made: tuple[str, str]) -> Sampler | None:
+        """The sampler an object of the project class `made` is, where its `set_epoch` stores
+        the epoch its `__iter__` seeds its order from, whatever its base or name
+        (the index's "epoch_seeded"; ddplint.model.project.Project.builds_samplers): as a
+        DistributedSampler, it repeats its order until set_epoch is called. It shuffles as the
+        call's literal `shuffle` says, else as its `__init__`'s default, unknown (None) where
+        neither says; whether it pads is its own code's (drop_last unknown)."""
+        if not self.project.modules[made[0]]["classes"].get(made[1], {}).get("epoch_seeded"):
+            return None
+        init = self.definition(made[0], f"{made[1]}.__init__")
+        params = [a.arg for a in (*init.args.posonlyargs, *init.args.args)][1:] if init is not None else []
+        literals = dict(self._literals_of(function, source))
+        position = params.index("shuffle") if "shuffle" in params else None
+        shuffle = literals.get("shuffle", literals.get(position) if position is not None else None)
+        if shuffle is None and init is not None:
+            shuffle = _default(init, "shuffle")
+        passed = next((call for call in function.calls if call.callee == source.callee and call.line == source.line), None)
+        dataset = (passed.args[0] if passed.args else None) if passed is not None else None
+        held = (module, key, dataset.name) if isinstance(dataset, Param) else None
+        return Sampler(self.place(module, source.line), shuffle if isinstance(shuffle, bool) else None, None, dataset=held)
+
     def class_name(self, module: str, callee: str) -> str | None:
         """The absolute name `callee`, as written in `module`, stands for, a class of the module
         itself included (which no import binds)."""
@@ -1277,7 +1299,7 @@ class Program:
     def _pass_on(self, module: str, key: str, function: FunctionSummary) -> bool:
         """Note what each call of `function` hands a project function's parameters."""
         changed = False
-        builds_samplers = bool(self.project.modules[module].get("samplers"))
+        builds_samplers = self.project.builds_samplers(module)
         carries = self.carried.get((module, key), {})
         for call in function.calls:
             passed = [(i, self.evaluate(module, key, s)) for i, s in enumerate(call.args)]
@@ -1844,7 +1866,7 @@ class Program:
         if summary is None:
             return False
         # Asked of every module's hints: only a module that builds samplers reads on (its loaders' helpers).
-        self.reading_closed = not self.project.modules[module].get("samplers")
+        self.reading_closed = not self.project.builds_samplers(module)
         try:
             return any(
                 self.evaluation(module, key, function.cls, call.callee, index, None) is not None
@@ -1899,6 +1921,16 @@ def _unpacks(value: Pack, size: int | None) -> bool:
     """Whether an unpacking into `size` names (None: not one) may take `value`: a tuple of
     another length raises instead."""
     return size is None or value.each or bool(value.keys) or len(value.items) == size
+
+
+def _default(definition: ast.FunctionDef | ast.AsyncFunctionDef, name: str):
+    """The constant default of parameter `name` of `definition`, or None."""
+    arguments = definition.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    pairs = list(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults))
+    pairs += [(a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None]
+    default = next((d for a, d in pairs if a.arg == name), None)
+    return default.value if isinstance(default, ast.Constant) else None
 
 
 def _literal(given, default: bool) -> bool | None:

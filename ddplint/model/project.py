@@ -385,6 +385,9 @@ def _class_record(chunk: str, line: int) -> dict:
     order = _OWN_ITER.search(chunk) if "__iter__" in chunk else None
     if order is not None:
         record["iter"] = "epoch" if any(word in order.group(0) for word in _EPOCH_ORDER) else "own"
+    stored = _STORES_EPOCH.search(chunk) if order is not None and "set_epoch" in chunk else None
+    if stored is not None and re.search(_SEEDED_FROM.format(re.escape(stored.group(2))), order.group(0)):  # type: ignore[union-attr]
+        record["epoch_seeded"] = True  # its order is DistributedSampler's: drawn from the epoch set_epoch stores
     return record
 
 
@@ -444,6 +447,14 @@ _PADS_INDICES = re.compile(r"\b(\w+)\s*(?:\+=|=\s*\1\s*\+)\s*\(?\s*\1\s*(?:\[|\*
 # A class's `__iter__`, up to the next `def` (its own nested ones too: then less is read).
 _EPOCH_ORDER = ("self.epoch", "super().__iter__(", "super(")  # an `__iter__` drawing from the epoch, or torch's
 _OWN_ITER = re.compile(r"def __iter__\(.*?(?=\n[ \t]*(?:async[ \t]+)?def[ \t]|\Z)", re.S)
+# A `set_epoch(self, epoch)` that stores its argument on self (`self.epoch = epoch`): group 2
+# names the attribute. Its body is read up to the next `def` at most.
+_STORES_EPOCH = re.compile(
+    r"def set_epoch\(\s*self\s*,\s*(\w+)[^)]*\)[^:]*:(?:(?!\n[ \t]*def[ \t]).)*?\bself\.(\w+)[ \t]*=[ \t]*\1\b", re.S
+)
+# A generator seeded from that attribute (`g.manual_seed(self.epoch)`, `np.random.seed(self.seed +
+# self.epoch)`, `random.Random(self.epoch)`, `np.random.default_rng(self.epoch)`): `{}` is the attribute.
+_SEEDED_FROM = r"(?:manual_seed|seed|Random|RandomState|default_rng)\s*\([^)]*\bself\.{}\b"
 
 
 _CALL = re.compile(r"(?<![\w.])(\w+)(?:\.(\w+))?\s*\(")
@@ -959,6 +970,28 @@ class Project:
             if imported is not None:
                 found.append(imported)
         return found
+
+    def builds_samplers(self, module: str) -> bool:
+        """Whether `module` may make a sampler the program model follows (where it starts
+        reading): it calls DistributedSampler (the index's "samplers"), or it defines or
+        imports a project sampler class whose `__iter__` seeds its order from the epoch its
+        `set_epoch` stores (the index's "epoch_seeded", whatever the class is named)."""
+        facts = self.modules[module]
+        if facts.get("samplers"):
+            return True
+        shaped = self._memo.get("epoch_seeded")
+        if shaped is None:
+            shaped = self._memo["epoch_seeded"] = frozenset(
+                f"{name}.{cls}" for name, found in self.modules.items()
+                for cls, record in found.get("classes", {}).items() if record.get("epoch_seeded")
+            )
+        if not shaped:
+            return False
+        view = self.module_view(module)
+        named = {view.absolute(origin) for origin in facts["imports"].values()}
+        named |= {f"{module}.{cls}" for cls in facts.get("classes", {})}
+        homes = {cls.rpartition(".")[0] for cls in shaped}
+        return any(name in shaped or name in homes for name in named)
 
     def may_save(self, module: str, depth: int = 0) -> bool:
         """Whether a function of `module` may call torch.save, itself or through the project
@@ -3518,12 +3551,17 @@ class ProjectView:
         (a subclass of torch's, through project classes) whose order is torch's, drawn from
         seed + epoch (no `__iter__` of its own on the way), or one its own `__iter__` draws
         from `self.epoch` (the index's "iter"): it repeats its order until set_epoch is
-        called. None for one whose `__iter__` shuffles otherwise, or not a subclass."""
+        called. So is any sampler class of the project, a subclass or not, whose `set_epoch`
+        stores its argument on self and whose `__iter__` seeds a generator from that attribute
+        (the index's "epoch_seeded": a copy of DistributedSampler on a plain Sampler). None
+        for one whose `__iter__` shuffles otherwise, or not a subclass."""
         found = self.resolve(qualified)
         if found is None or found[1] != "class" or found in _seen:
             return None
         module, _, name = found
         record = self.project.modules[module]["classes"][name]
+        if record.get("epoch_seeded"):
+            return self.project.place(module, record["line"])  # a sampler of its own with torch's epoch-seeded order
         if record.get("iter", "epoch") != "epoch":
             return None
         view = self.project.module_view(module)
@@ -3622,7 +3660,7 @@ class ProjectView:
         """Whether a module this one star-imports may build a DistributedSampler (the index's "samplers")."""
         for star in stars:
             imported = self.project.program.star_module(self.module, star)
-            if imported is not None and imported != self.module and self.project.modules[imported].get("samplers"):
+            if imported is not None and imported != self.module and self.project.builds_samplers(imported):
                 return True
         return False
 
@@ -3655,7 +3693,7 @@ class ProjectView:
                 and self.project.modules[imported].get("seeds") and self.project.seeding_functions(imported)
             ):  # `import utils` ... `utils.fix_random_seeds(seed)`: the rule asks the model what the call seeds
                 known.add(ProjectFact.SEED_HELPER)
-            if imported is not None and imported != self.module and self.project.modules[imported].get("samplers"):
+            if imported is not None and imported != self.module and self.project.builds_samplers(imported):
                 known.add(ProjectFact.SAMPLER_BUILDER)  # `data.make_sampler(ds)`: the model answers for the call
             exports = self._exports(absolute)
             if exports is None:

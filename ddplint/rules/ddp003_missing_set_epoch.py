@@ -7,7 +7,7 @@ import libcst as cst
 
 from ddplint.analyses.samplers import Construction, Endless, EpochLoop, Function, LoaderFlow, Loop, Pass, Ref, SetEpoch
 from ddplint.core.diagnostics import Applicability, StepKind
-from ddplint.core.torch_api import DEEPSPEED_INITIALIZE, DISTRIBUTED_SAMPLER, LIBRARY_LOADERS, PLUGIN_LOADER
+from ddplint.core.torch_api import DATALOADER, DEEPSPEED_INITIALIZE, DISTRIBUTED_SAMPLER, LIBRARY_LOADERS, PLUGIN_LOADER
 from ddplint.model import loaders
 from ddplint.model.records import Attr, CallResult, Either, Element, Group, Item, Loader, Param, Place, SelfAttr
 from ddplint.model.records import Through
@@ -63,6 +63,13 @@ class MissingSetEpoch(Rule):
     that binds None leaves nothing to shard), is an object of a project class whose
     `__getitem__` never reads its index (it draws a random episode instead): the order then
     picks no data. A dataset of a library's class, or one the model cannot follow, is reported.
+    Nor is a loader that is the i-th element of the list a project builder fills in step with
+    the list of samplers it is handed (`train_loader, test_loader = make_loaders(sets,
+    samplers)`, one `append` each pass of a loop over `zip(datasets, samplers)`), where the
+    i-th sampler is made with shuffle=False (`samplers = make_samplers(sets, [True, False])`,
+    whose loop makes each DistributedSampler with the `shuffle` zip pairs with its dataset):
+    zip pairs the i-th elements, and a sampler that does not shuffle gives the same order
+    every epoch by design, set_epoch or not.
     An endless generator that re-iterates the loader (`while True: for x in loader: yield x`)
     is an epoch loop too: each pass starts a new epoch. PyTorch Geometric's `DataLoader`,
     `DenseDataLoader` and `DataListLoader` are torch DataLoaders that hand their `sampler` on:
@@ -84,8 +91,11 @@ class MissingSetEpoch(Rule):
     static method called through its class: `Cifar.get_loader(...)`, or a method of a factory
     object: `df.product_train_val_loader(...)`, its class star-imported); the sampler may be
     the project's own subclass of DistributedSampler whose order still comes from the epoch
-    (no `__iter__` of its own, or one seeded with `self.epoch`), not one that shuffles
-    otherwise (`random.shuffle(indices)`: a new order each pass); and the
+    (no `__iter__` of its own, or one seeded with `self.epoch`), or any sampler class of the
+    project, whatever its base and name, whose `set_epoch(self, epoch)` stores the epoch on
+    self and whose `__iter__` seeds a generator from that attribute (`g.manual_seed(self.epoch)`:
+    a copy of DistributedSampler on a plain Sampler, which only set_epoch moves on), not one
+    that shuffles otherwise (`random.shuffle(indices)`: a new order each pass); and the
     endless generator may be defined in another module (`dl = cycle(loader)`, with `cycle`
     in `utils.py`): then the call is reported, without a fix, when no `set_epoch` of this
     module may reach the sampler. An epoch loop may also hand the loader to a function of
@@ -1736,13 +1746,159 @@ def _fresh(source, epoch: SummaryLoop) -> bool:
 
 def _loaders(program, module: str, key: str, sources: tuple) -> list[tuple[Loader, str | None]]:
     """The loaders drawing from a sampler that shuffles (or may) among what `sources` hold, with
-    how the function writes each."""
+    how the function writes each: not one at a position of a list whose sampler is made with
+    shuffle=False (`_unshuffled`)."""
     found = []
     for source in sources:
-        for value in program.values_of(module, key, source):
-            if isinstance(value, Loader) and value.sampler.shuffle is not False:
-                found.append((value, _written(source)))
+        held = [value for value in program.values_of(module, key, source) if isinstance(value, Loader) and value.sampler.shuffle is not False]
+        if held and not _unshuffled(program, module, key, source):
+            found += [(value, _written(source)) for value in held]
     return found
+
+
+# -- the i-th loader of a list a builder fills in step with the lists it is handed -------------
+
+
+def _unshuffled(program, module: str, key: str, source, depth: int = 0) -> bool:
+    """Whether the loader `source` holds in function `key` draws only from DistributedSamplers
+    made with shuffle=False, where it is an element of the list a project builder fills in step
+    with a list of samplers it is handed (`train, test = make_loaders(sets, samplers)`,
+    `make_loaders(...)[0]`), followed position by position to the `shuffle` the sampler builder
+    is handed (`samplers = make_samplers(sets, [True, False])`): zip pairs the i-th elements,
+    so the i-th loader draws from the i-th sampler, made with the i-th `shuffle`. Such a
+    sampler gives the same order every epoch by design; set_epoch changes nothing. A
+    parameter holds what every call of its function passes. False where a step is unknown."""
+    if depth > 4:
+        return False
+    if isinstance(source, Param):
+        sites = program.context.call_sites(module, key) if key else None
+        return bool(sites) and all(_passes_unshuffled(program, module, key, site, source.name, depth) for site in sites)
+    if not (isinstance(source, Item) and isinstance(source.index, int) and isinstance(source.held, CallResult)):
+        return False
+    built = _in_step(program, module, key, source.held, DATALOADER, "sampler")
+    if built is None or built[1] is None:
+        return False
+    record, (target, param) = program.function(module, key), built
+    passed = program.passed_for(record, source.held.callee, source.held.line, target, param)
+    ways = passed.branches if isinstance(passed, Either) else (passed,)
+    return passed is not None and all(
+        way is None or _sampler_unshuffled(program, module, key, way, source.index) for way in ways
+    )
+
+
+def _passes_unshuffled(program, module: str, key: str, site, name: str, depth: int) -> bool:
+    """Whether the call `site` of function `key` passes its parameter `name` a loader `_unshuffled`."""
+    record = program.function(site.caller, site.caller_key) if site.caller_key is not None else None
+    for call in record.calls if record is not None else ():
+        target = program.target(site.caller, site.caller_key, record.cls, call.callee) if call.line == site.line else None
+        if target is not None and target.function == (module, key):
+            passed = program.passed_for(record, call.callee, call.line, target, name)
+            return passed is not None and _unshuffled(program, site.caller, site.caller_key, passed, depth + 1)
+    return False
+
+
+def _sampler_unshuffled(program, module: str, key: str, source, index: int) -> bool:
+    """Whether the element at `index` of the list of samplers the call `source` of function
+    `key` returns is made with shuffle=False: as a literal in the builder, or as the element
+    at `index` of the list literal the call passes for the builder's `shuffle` list."""
+    if not isinstance(source, CallResult):
+        return False
+    built = _in_step(program, module, key, source, DISTRIBUTED_SAMPLER, "shuffle")
+    if built is None:
+        return False
+    target, param = built
+    if param is None:
+        return True  # `shuffle=False` in the builder: every one of its samplers
+    definition = program.definition(module, key)
+    params = program.function(target.module, target.key).arguments(target.bound)
+    for call in ast.walk(definition) if definition is not None else ():
+        if isinstance(call, ast.Call) and call.lineno == source.line and ast.unparse(call.func) == source.callee:
+            given = _argument(call, params.index(param) if param in params else None, param)
+            items = given.elts if isinstance(given, (ast.List, ast.Tuple)) else []
+            item = items[index] if index < len(items) and not any(isinstance(i, ast.Starred) for i in items) else None
+            return isinstance(item, ast.Constant) and item.value is False
+    return False
+
+
+def _in_step(program, module: str, key: str, call: CallResult, api, name: str):
+    """For a call of a project builder that fills a list in step with lists it is handed
+    (`_filled_in_step`) with calls of `api` (DataLoader, DistributedSampler): its Target and the
+    parameter whose element the builder passes as `name` (`sampler`, `shuffle`); the parameter
+    None where it passes the literal False. None for any other builder or argument."""
+    record = program.function(module, key)
+    target = program.target(module, key, record.cls if record is not None else None, call.callee)
+    definition = program.definition(target.module, target.key) if target is not None else None
+    filled = _filled_in_step(definition) if definition is not None else None
+    if filled is None or program.qualify(target.module, ast.unparse(filled[0].func)) not in api:
+        return None
+    given = _argument(filled[0], api.position(name), name)
+    if isinstance(given, ast.Constant) and given.value is False:
+        return target, None
+    param = filled[1].get(given.id) if isinstance(given, ast.Name) else None
+    return (target, param) if param is not None else None
+
+
+def _argument(call: ast.Call, position: int | None, name: str) -> ast.expr | None:
+    """What an `ast` call passes for parameter `name` (at `position`), or None."""
+    given = next((k.value for k in call.keywords if k.arg == name), None)
+    plain = [] if any(isinstance(a, ast.Starred) for a in call.args) else call.args
+    return given if given is not None or position is None or position >= len(plain) else plain[position]
+
+
+def _filled_in_step(definition) -> tuple[ast.Call, dict[str, str]] | None:
+    """The call whose result is the i-th element of the list `definition` returns, with the
+    loop's names of the parameters it zips: `out = []`, then a loop of the function's body over
+    `zip(p, q, ...)` (or one parameter) that appends to it once each pass (the append a
+    statement of the loop's own body, no break or continue, the names not rebound), the call
+    appended or bound once there to the name appended; `out` named nowhere else but where each
+    return returns it and in `len(out)`. None for any other shape."""
+    returns = [node for node in ast.walk(definition) if isinstance(node, ast.Return)]
+    listed = returns[0].value.id if returns and isinstance(returns[0].value, ast.Name) else None
+    if listed is None or any(not isinstance(r.value, ast.Name) or r.value.id != listed for r in returns):
+        return None
+    names = [node for node in ast.walk(definition) if isinstance(node, ast.Name) and node.id == listed]
+    measured = [n for n in ast.walk(definition) if isinstance(n, ast.Call) and ast.unparse(n.func) == "len" and n.args and n.args[0] in names]
+    first = next((n for n in definition.body if isinstance(n, ast.Assign) and _binds(n, listed)), None)
+    if first is None or not isinstance(first.value, ast.List) or first.value.elts or len(names) != len(returns) + len(measured) + 2:
+        return None
+    loop = next((n for n in definition.body if isinstance(n, ast.For) and not n.orelse and _appended(n, listed)), None)
+    zipped = _zipped(loop, definition) if loop is not None else None
+    if zipped is None or any(isinstance(n, (ast.Break, ast.Continue)) for n in ast.walk(loop)):
+        return None
+    element = _appended(loop, listed)
+    if isinstance(element, ast.Name):
+        bound = [n for n in loop.body if isinstance(n, ast.Assign) and _binds(n, element.id)]
+        element = bound[0].value if len(bound) == 1 and len(bound[0].targets) == 1 else None
+    rebound = any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in zipped for s in loop.body for n in ast.walk(s))
+    return (element, zipped) if isinstance(element, ast.Call) and not rebound else None
+
+
+def _binds(statement: ast.Assign, name: str) -> bool:
+    return any(isinstance(t, ast.Name) and t.id == name for t in statement.targets)
+
+
+def _appended(loop: ast.For, listed: str) -> ast.expr | None:
+    """What `listed.append(x)`, a statement of the loop's own body, appends (its one call)."""
+    for statement in loop.body:
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if isinstance(call, ast.Call) and ast.unparse(call.func) == f"{listed}.append" and len(call.args) == 1 and not call.keywords:
+            return call.args[0]
+    return None
+
+
+def _zipped(loop: ast.For, definition) -> dict[str, str] | None:
+    """The loop's names by the parameter each takes the elements of: `for a, b in zip(p, q)`,
+    `for a in p`; None for another iterable."""
+    params = {a.arg for a in (*definition.args.posonlyargs, *definition.args.args, *definition.args.kwonlyargs)}
+    iterable, target = loop.iter, loop.target
+    if isinstance(iterable, ast.Name) and iterable.id in params and isinstance(target, ast.Name):
+        return {target.id: iterable.id}
+    if not (isinstance(iterable, ast.Call) and ast.unparse(iterable.func) == "zip" and not iterable.keywords):
+        return None
+    lists, names = iterable.args, target.elts if isinstance(target, ast.Tuple) else []
+    if len(lists) != len(names) or not all(isinstance(a, ast.Name) and a.id in params for a in lists):
+        return None
+    return {n.id: a.id for n, a in zip(names, lists) if isinstance(n, ast.Name)}  # type: ignore[attr-defined]
 
 
 def _written(source) -> str | None:
@@ -1761,8 +1917,8 @@ def _written(source) -> str | None:
 
 
 def order_free(program, made_at: Place) -> bool:
-    """Whether the DistributedSampler made at `made_at` hands its indices to datasets that never
-    read them: every class the dataset it is given may be (`_dataset_classes`) is a project class
+    """Whether the DistributedSampler (or project sampler class followed as one) made at
+    `made_at` hands its indices to datasets that never read them: every class the dataset it is given may be (`_dataset_classes`) is a project class
     whose `__getitem__` (its own or a project base's) never names its index parameter (it draws
     a random episode instead). The order of the indices then changes nothing a pass draws, and
     a missing set_epoch repeats no data. False where any class is unknown."""
@@ -1770,7 +1926,10 @@ def order_free(program, made_at: Place) -> bool:
     summary = program.summary(module) if module is not None else None
     for key, record in summary.functions.items() if summary is not None else ():
         for call in record.calls:
-            if call.line == made_at.line and program.qualify(module, call.callee) in DISTRIBUTED_SAMPLER:
+            if call.line != made_at.line:
+                continue
+            # a DistributedSampler, or a project sampler class shaped as one (its dataset first too)
+            if program.qualify(module, call.callee) in DISTRIBUTED_SAMPLER or program.class_of(module, call.callee):
                 dataset = call.keywords.get("dataset") or (call.args[0] if call.args else None)
                 classes = _dataset_classes(program, module, key, dataset)
                 return bool(classes) and all(_ignores_index(program, *made) for made in classes)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import ast
 import textwrap
 from dataclasses import dataclass
 
@@ -11,6 +12,7 @@ from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.prefilter.triggers import SubclassTrigger
 from ddplint.core.torch_api import DISTRIBUTED_SAMPLER, MANUAL_SEED, SAMPLER
 from ddplint.analyses.samplers import SamplerClass, SamplerClasses, called_on_self
+from ddplint.model.records import CallResult
 from ddplint.prefilter.project_facts import ProjectFact
 
 # A plain Sampler whose constructor takes `num_replicas` and `rank` is written to be the
@@ -98,7 +100,13 @@ class SamplerWithoutRankSlicing(Rule):
     or `self.num_replicas`, nor calls `dist.get_rank()`, nor delegates to `super().__iter__()`,
     nor yields an attribute sharded by rank in `__init__` (computed from `self.rank`,
     `dist.get_rank()`, the constructor's own `rank`/`num_replicas` parameters, locals and
-    attributes derived from them, or a method that reads them).
+    attributes derived from them, or a method that reads them). Nor where every object of
+    the class the project makes (each one the program model reads, one at least) is handed a
+    dataset that keeps only the rank's share itself: an object of a project class made in the
+    same function with the same rank the sampler is given (`Lines(path, rank=args.rank)` and
+    `Shuffler(lines, rank=args.rank)`), whose constructor, or a method it calls on self, takes
+    an item by that rank (`bounds[self.rank]`, `lines[self.rank::n]`): every index the sampler
+    yields then names one of the rank's own items.
 
     The fix (unsafe: it changes what each rank sees) keeps the user's logic as
     `_iter_all_ranks` and adds an `__iter__` that pads (repeating from the start) or, with
@@ -350,8 +358,86 @@ class SamplerWithoutRankSlicing(Rule):
                 "rank gets the whole dataset; slice [self.rank::self.num_replicas]"
             ),
         ),
+        Flagged(
+            # The dataset handed to it is told the rank but keeps every item: still the whole dataset.
+            """
+            from torch.utils.data import DataLoader, Dataset, Sampler
+
+
+            class Lines(Dataset):
+                def __init__(self, path, rank):
+                    self.rank = rank
+                    with open(path) as f:
+                        self.lines = f.read().splitlines()
+
+                def __getitem__(self, index):
+                    return self.lines[index]
+
+
+            class LengthSorted(Sampler):
+                def __init__(self, data_source, num_replicas, rank):
+                    self.data_source, self.num_replicas, self.rank = data_source, num_replicas, rank
+
+                def __iter__(self):
+                ^
+                    return iter(sorted(range(len(self.data_source)), key=lambda i: len(self.data_source[i])))
+
+
+            def loader(args):
+                lines = Lines(args.list, args.rank)
+                return DataLoader(lines, batch_size=32, sampler=LengthSorted(lines, args.world_size, args.rank))
+            """,
+            messages=(
+                "this Sampler takes num_replicas and rank but its __iter__ never selects the rank's share: every "
+                "rank gets the whole dataset; slice [self.rank::self.num_replicas]"
+            ),
+        ),
     )
     clean_examples = (
+        Clean(
+            # Every sampler of the class is handed a dataset that keeps only the rank's share
+            # itself (its constructor selects its lines by the same rank): iterating all of it
+            # is iterating the rank's share.
+            """
+            import torch
+            from torch.utils.data import Dataset, Sampler
+
+
+            class RankLines(Dataset):
+                def __init__(self, path, rank, num_replicas):
+                    self.rank, self.num_replicas = rank, num_replicas
+                    self.load(path)
+
+                def load(self, path):
+                    with open(path) as f:
+                        lines = f.read().splitlines()
+                    per = len(lines) // self.num_replicas
+                    bounds = list(range(0, len(lines) + 1, per))
+                    self.lines = lines[bounds[self.rank]:bounds[self.rank + 1]]
+
+                def __getitem__(self, index):
+                    return self.lines[index]
+
+                def __len__(self):
+                    return len(self.lines)
+
+
+            class EpochShuffler(Sampler):
+                def __init__(self, dataset, num_replicas=None, rank=None):
+                    self.dataset, self.num_replicas, self.rank, self.epoch = dataset, num_replicas, rank, 0
+
+                def __iter__(self):
+                    g = torch.Generator()
+                    g.manual_seed(self.epoch)
+                    return iter(torch.randperm(len(self.dataset), generator=g).tolist())
+
+
+            def build(args):
+                dataset = RankLines(args.list, rank=args.rank, num_replicas=args.world_size)
+                sampler = EpochShuffler(dataset, rank=args.rank, num_replicas=args.world_size)
+                return torch.utils.data.DataLoader(dataset, batch_size=32, sampler=sampler)
+            """
+        ),
         Clean(
             # The share is chosen in __init__, from the constructor's own `rank` and
             # `num_replicas`, through locals, other attributes or a helper method.
@@ -560,7 +646,7 @@ class SamplerWithoutRankSlicing(Rule):
     def leave_Module(self, original_node: cst.Module) -> None:
         for known in self.classes.classes.values():
             method = known.methods.get("__iter__")
-            if method is None:
+            if method is None or self._handed_rank_shares(known):
                 continue
             if self.classes.is_distributed_sampler(known):
                 if not self.classes.shards_per_rank(known):
@@ -571,6 +657,12 @@ class SamplerWithoutRankSlicing(Rule):
                     # Reported without a fix: a plain Sampler has no `drop_last` to reuse.
                     message = f"{self._REPLICAS_MESSAGE} (its Sampler base is in {where})" if where else None
                     self.report(method.node, message or self._REPLICAS_MESSAGE)
+
+    def _handed_rank_shares(self, known: SamplerClass) -> bool:
+        """Whether every object of the class the project makes is handed a dataset that already
+        keeps only the rank's share (`rank_share_datasets`): all of it is the rank's share."""
+        view = self.model.project
+        return view is not None and rank_share_datasets(view.program, view.module, known.node.name.value)
 
     _REPLICAS_MESSAGE = (
         "this Sampler takes num_replicas and rank but its __iter__ never selects the rank's share: "
@@ -742,3 +834,88 @@ def _plain_method(node: cst.FunctionDef) -> bool:
         and params.star_arg is cst.MaybeSentinel.DEFAULT
         and params.star_kwarg is None
     )
+
+
+# -- a question only this rule asks of the program model ------------------------------------
+
+
+def rank_share_datasets(program, module: str, cls: str) -> bool:
+    """Whether every construction of the sampler class `cls` of `module` in the project (one at
+    least, each one the model reads) hands it a dataset that keeps only the rank's share itself:
+    an object of a project class made in the same function with the same rank the sampler is
+    given (`Lines(path, rank=args.rank)`, `Shuffler(lines, rank=args.rank)`), whose constructor
+    takes an item by that rank (`_selects_by_rank`). Its indices then only name the rank's items."""
+    made = 0
+    for where in program.modules():
+        if not program.text_calls(where, (cls,)):
+            continue
+        summary = program.summary(where)
+        for key, function in summary.functions.items() if summary is not None else ():
+            for called in function.invocations:
+                if program.class_of(where, called.callee) != (module, cls):
+                    continue
+                call = next((c for c in function.calls if c.callee == called.callee and c.line == called.line), None)
+                if call is None or not _rank_dataset(program, where, function, call, (module, cls)):
+                    return False
+                made += 1
+    return made > 0
+
+
+def _passed(call, params: list[str], name: str):
+    """The source `call` passes for parameter `name` of a constructor taking `params`."""
+    if name in call.keywords:
+        return call.keywords[name]
+    index = params.index(name) if name in params else len(call.args)
+    return call.args[index] if index < len(call.args) else None
+
+
+def _init_params(program, made: tuple[str, str]) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, list[str]] | None:
+    init = program.definition(made[0], f"{made[1]}.__init__")
+    if init is None:
+        return None
+    return init, [a.arg for a in (*init.args.posonlyargs, *init.args.args)][1:]
+
+
+def _rank_dataset(program, module: str, function, call, sampler: tuple[str, str]) -> bool:
+    """Whether the sampler construction `call` (in `function` of `module`) hands it, as its first
+    parameter, a dataset made in the same function with the rank it is given itself."""
+    own = _init_params(program, sampler)
+    if own is None or not own[1]:
+        return False
+    dataset, rank = _passed(call, own[1], own[1][0]), _passed(call, own[1], "rank")
+    if rank is None or not isinstance(dataset, CallResult):
+        return False
+    made = program.class_of(module, dataset.callee)
+    built = next((c for c in function.calls if c.callee == dataset.callee and c.line == dataset.line), None)
+    theirs = _init_params(program, made) if made is not None and built is not None else None
+    if theirs is None:
+        return False
+    given = [name for name in theirs[1] if _passed(built, theirs[1], name) == rank]
+    return len(given) == 1 and _selects_by_rank(program, made, theirs[0], given[0])
+
+
+def _selects_by_rank(program, made: tuple[str, str], init, rank: str) -> bool:
+    """Whether the constructor `init` of project class `made`, or a method it calls on self,
+    takes an item by its parameter `rank` or an attribute it stores it in (`bounds[self.rank]`,
+    `lines[self.rank::n]`)."""
+    stored = set()
+    for node in ast.walk(init):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+            both = isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple)
+            pairs = zip(target.elts, value.elts) if both else [(target, value)]  # type: ignore[attr-defined]
+            stored |= {t.attr for t, v in pairs if _on_self(t) and isinstance(v, ast.Name) and v.id == rank}
+    called = {n.func.attr for n in ast.walk(init) if isinstance(n, ast.Call) and _on_self(n.func)}
+    methods = [program.definition(made[0], f"{made[1]}.{name}") for name in sorted(called)]
+
+    def by_rank(node: ast.AST, names: set[str]) -> bool:
+        return any(isinstance(n, ast.Name) and n.id in names or _on_self(n) and n.attr in stored for n in ast.walk(node))
+
+    return any(
+        isinstance(node, ast.Subscript) and by_rank(node.slice, {rank} if body is init else set())
+        for body in (init, *(m for m in methods if m is not None)) for node in ast.walk(body)
+    )
+
+
+def _on_self(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
