@@ -482,3 +482,22 @@ def test_a_function_defined_again_later_is_replaced_before_any_call_reaches_it(t
     program = project.build(str(tmp_path)).program
     assert program.definition("utils", "load").lineno == 9 + between.count("\n")
     assert program.function("utils", "load").arguments(False)[:3] == ("config", "model", "path")
+
+
+def test_a_replaced_functions_default_is_still_made_when_its_def_runs(tmp_path, run):
+    """A function defined again below is never called, but its `def` statement still runs at
+    import: the default `torch.zeros(1).cuda()` of the first definition is made then, on every
+    process that imports the module. Only the replaced body is out of reach."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "helpers.py").write_text(
+        "import torch\n\n\ndef scale(x, factor=torch.ones(1).cuda()):\n    return x * factor\n\n\n"
+        "def scale(x, factor=2.0):\n    return x * factor\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "import torch.distributed as dist\n\nfrom helpers import scale\n\n\ndef main():\n"
+        "    dist.init_process_group('nccl')\n    print(scale(3))\n\n\nif __name__ == '__main__':\n    main()\n"
+    )
+    (tmp_path / "run.sh").write_text("torchrun --nproc_per_node=4 train.py\n")
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP001", ".").stdout
+    assert "helpers.py:4:" in output, output

@@ -312,7 +312,7 @@ class Reach:
         return not is_class and self._names_another_copy(module, name)
 
     def replaced(self, module: str, line: int) -> bool:
-        """Whether `line` of `module` lies in a top-level function that the module defines again
+        """Whether `line` of `module` lies in the body of a top-level function that the module defines again
         later at its top level (summary.replaced_definitions), and that nothing can call before
         it is replaced: it is not decorated (a decorator may register it), and the statements
         between it and the last definition neither name it nor call, outside function bodies, a
@@ -321,7 +321,9 @@ class Reach:
         tree = self.project.program.tree(module)
         if tree is None:
             return False
-        replaced = [node for node in replaced_definitions(tree) if node.lineno <= line <= (node.end_lineno or node.lineno)]
+        # only the body: the header's defaults, annotations and decorators run when the `def`
+        # statement itself runs, replaced later or not (a CUDA tensor in a default is made then)
+        replaced = [node for node in replaced_definitions(tree) if node.body[0].lineno <= line <= (node.end_lineno or node.lineno)]
         if not replaced or replaced[0].decorator_list:
             return False
         first = replaced[0]
