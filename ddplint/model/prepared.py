@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ddplint.model.records import Place
-from ddplint.prefilter.screens import dotted
+from ddplint.prefilter.screens import dotted, last_name
 
 # The calls of Accelerate and Fabric that return a sharded copy of the loaders they are handed.
 LOADER_PREPARES = frozenset(("prepare", "prepare_data_loader", "setup_dataloaders"))
@@ -102,13 +102,13 @@ def _handed(call: ast.AST, name: str) -> bool | None:
     for given in (*call.args, *(keyword.value for keyword in call.keywords)):
         if isinstance(given, ast.Name) and given.id == name:
             return False
-        if isinstance(given, ast.Call) and _last_name(given.func) in _COPIES and given.args and _is_name(given.args[0], name):
+        if isinstance(given, ast.Call) and last_name(given.func) in _COPIES and given.args and _is_name(given.args[0], name):
             return True
     return None
 
 
 def _iterates(expr: ast.expr, name: str) -> bool:
-    if isinstance(expr, ast.Call) and _last_name(expr.func) in _WRAPPERS and expr.args:
+    if isinstance(expr, ast.Call) and last_name(expr.func) in _WRAPPERS and expr.args:
         expr = expr.args[0]
     return _is_name(expr, name)
 
@@ -119,7 +119,3 @@ def _backward(loop: ast.AST) -> bool:
 
 def _is_name(expr: ast.expr, name: str) -> bool:
     return isinstance(expr, ast.Name) and expr.id == name
-
-
-def _last_name(func: ast.expr) -> str | None:
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None

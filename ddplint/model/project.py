@@ -3114,13 +3114,20 @@ class ProjectView:
         written = re.findall(rf"(?<![\w.-]){re.escape(dotted)}(?![\w.-])(?:[ \t]+([^\s\\]+))?", command)
         if written:
             return _yacs_value(written[-1], value)
-        runs = {word for run in self.runs() for word in _WORD.findall(run.command.lower())}
-        if settings.merges_files or dotted.lower() in self.project._document_words - runs:
+        if settings.merges_files or dotted.lower() in self.project._document_words - self._words_runs_pass():
             return NOT_SHOWN  # a file merged in may set it; a document tells the user to set it
         option = functools.partial(self._run_option, command, options=self._declared_here())
         if any(not any(test_value(test, option) is (not sense) for test, sense in guards) for guards in settings.rewritten(keys)):
             return NOT_SHOWN  # an assignment this run may make
         return value
+
+    def _words_runs_pass(self) -> frozenset[str]:
+        """The words of every documented run of this module (`runs`), read once per module: the
+        engine asks `runs_reaching` for every finding, and the language server on every edit."""
+        key = ("run words", self.module)
+        if key not in self.project._memo:
+            self.project._memo[key] = frozenset(word for run in self.runs() for word in _WORD.findall(run.command.lower()))
+        return self.project._memo[key]
 
     def _settings(self) -> Settings:
         """The yacs settings this script and the modules it imports (three imports deep; tests

@@ -52,7 +52,7 @@ import re
 
 from ddplint.core.torch_api import INIT_PROCESS_GROUP, LIGHTNING_DATA_MODULE, LIGHTNING_MODULE, SPAWN, START_PROCESSES
 from ddplint.model.summary import replaced_definitions
-from ddplint.prefilter.screens import nodes
+from ddplint.prefilter.screens import last_name, nodes
 
 # `name = "pkg.module:function"` in pyproject's [project.scripts], setup.cfg's console_scripts, setup.py's entry_points
 _CONSOLE_SCRIPT = re.compile(r"""["']?[\w.-]+["']?\s*=\s*["']?([\w.]+):([\w.]+)""")
@@ -120,7 +120,7 @@ class Reach:
         (`dist.init_process_group("gloo", ...)` at the top of a script with no `__main__` guard)."""
         tree = self.project.program.tree(module)
         return tree is not None and any(
-            isinstance(node, ast.Call) and _last_name(node.func) in _RANK_STARTS for node in _outside_definitions(tree.body)
+            isinstance(node, ast.Call) and last_name(node.func) in _RANK_STARTS for node in _outside_definitions(tree.body)
         )
 
     @functools.cached_property
@@ -337,7 +337,7 @@ class Reach:
             if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
         }
         return not any(first.name in names_said(node) for node in between) and not any(
-            isinstance(call, ast.Call) and ({_last_name(call.func), _root_name(call.func)} & defined)
+            isinstance(call, ast.Call) and ({last_name(call.func), _root_name(call.func)} & defined)
             for node in between for call in _executed_at_import(node)
         )
 
@@ -522,7 +522,7 @@ class Reach:
             text = program.read(module)
             tree = program.tree(module) if text is not None and _CLI in text else None
             for node in ast.walk(tree) if tree is not None else ():
-                if isinstance(node, ast.Call) and _last_name(node.func) == _CLI and _subclass_mode(node):
+                if isinstance(node, ast.Call) and last_name(node.func) == _CLI and _subclass_mode(node):
                     return True
         return False
 
@@ -676,7 +676,7 @@ class _ClassIndex:
                 if node.decorator_list or node.keywords:
                     self.special.add(node.name)
                 for base in node.bases:
-                    last = _last_name(base)
+                    last = last_name(base)
                     if last is not None:
                         self.derived.setdefault(last, set()).add(node.name)
             elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call):
@@ -704,7 +704,7 @@ class _ClassIndex:
                     if f"{source}.{alias.name}".strip(".") in modules:
                         self.module_objects.add(f"{source}.{alias.name}".strip("."))
             elif isinstance(node, ast.Call):
-                last = _last_name(node.func)
+                last = last_name(node.func)
                 if last in _LOOKUPS and len(node.args) >= 2 and not isinstance(node.args[1], ast.Constant):
                     self.lookups = True
                 elif last in _IMPORT_CALLS and id(node) not in read:
@@ -721,10 +721,6 @@ def _absolute(node: ast.ImportFrom, package: str) -> str:
     parts = package.split(".") if package else []
     parts = parts[: len(parts) - node.level + 1] if node.level > 1 else parts
     return ".".join([*parts, *([node.module] if node.module else [])])
-
-
-def _last_name(func: ast.expr) -> str | None:
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
 
 
 def _root_name(func: ast.expr) -> str | None:
@@ -803,7 +799,7 @@ def _evaluated_outside(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.La
     arguments = function.args
     every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, *filter(None, (arguments.vararg, arguments.kwarg))]
     defaults = [*arguments.defaults, *filter(None, arguments.kw_defaults)]
-    looks_up = any(isinstance(node, ast.Call) and _last_name(node.func) in _LOOKUPS for node in nodes(function))
+    looks_up = any(isinstance(node, ast.Call) and last_name(node.func) in _LOOKUPS for node in nodes(function))
     outside: list[ast.expr] = [d for d in defaults if looks_up or not (isinstance(d, ast.Constant) and isinstance(d.value, str))]
     outside += [argument.annotation for argument in every if argument.annotation is not None]
     if not isinstance(function, ast.Lambda):
@@ -904,7 +900,7 @@ def called_names_in(tree: ast.Module) -> tuple[set[str], set[str]]:
             names.add(node.asname or node.name.rpartition(".")[2])
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
             names.add(node.value)
-        elif isinstance(node, ast.Call) and _last_name(node.func) in _LOOKUPS and len(node.args) >= 2:
+        elif isinstance(node, ast.Call) and last_name(node.func) in _LOOKUPS and len(node.args) >= 2:
             built = _built_name(node.args[1])
             if built is not None:
                 patterns.add(built)

@@ -89,7 +89,7 @@ class Facts:
                 elif value is not None:
                     stack.append(value)
             if kind is ast.Call:
-                tail = _tail(node.func)  # type: ignore[attr-defined]
+                tail = last_name(node.func)  # type: ignore[attr-defined]
                 if tail is not None:
                     self.calls_by_tail.setdefault(tail, []).append(node)  # type: ignore[arg-type]
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.Lambda:
@@ -263,7 +263,7 @@ def walk(tree: ast.AST):
 
 
 def _may_be_local_callable(value: ast.expr, facts: Facts) -> bool:
-    while isinstance(value, ast.Call) and _tail(value.func) == "partial" and value.args:
+    while isinstance(value, ast.Call) and last_name(value.func) == "partial" and value.args:
         value = value.args[0]
     if isinstance(value, ast.Starred):
         value = value.value
@@ -282,10 +282,11 @@ def _may_be_made(value: ast.expr, facts: Facts) -> bool:
 
 
 def _is_factory_call(value: ast.expr) -> bool:
-    return isinstance(value, ast.Call) and _tail(value.func) != "partial"
+    return isinstance(value, ast.Call) and last_name(value.func) != "partial"
 
 
-def _tail(func: ast.expr) -> str | None:
+def last_name(func: ast.expr) -> str | None:
+    """The last name of a callee: `f` of `f(...)`, `step` of `opt.step(...)`; None for any other."""
     if isinstance(func, ast.Attribute):
         return func.attr
     if isinstance(func, ast.Name):
@@ -595,8 +596,8 @@ def _operands(test: ast.AST):
 
 
 def _last(node: ast.AST) -> str | None:
-    """The last name of a name, an attribute or a call's callee (`_tail`)."""
-    return _tail(node.func if isinstance(node, ast.Call) else node)  # type: ignore[arg-type]
+    """The last name of a name, an attribute or a call's callee (`last_name`)."""
+    return last_name(node.func if isinstance(node, ast.Call) else node)  # type: ignore[arg-type]
 
 
 def _head(node: ast.AST) -> str | None:
