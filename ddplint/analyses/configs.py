@@ -24,7 +24,7 @@ from ddplint.analyses.options import UNKNOWN, ParserOptions, literal
 from ddplint.semantic.model import Analysis, Frame, Scope, SemanticModel
 
 # loader -> the format of the file it reads
-_LOADERS = {
+CONFIG_LOADERS = {
     "json.load": "json", "yaml.load": "yaml", "yaml.safe_load": "yaml", "yaml.full_load": "yaml",
     "yaml.unsafe_load": "yaml", "omegaconf.OmegaConf.load": "yaml",
 }
@@ -177,7 +177,7 @@ class ConfigValues(Analysis):
             return None
         if isinstance(expr, cst.Call):
             qualified = self.model.qualified(expr.func) or ""
-            kind = _LOADERS.get(qualified)
+            kind = CONFIG_LOADERS.get(qualified)
             first = expr.args[0].value if expr.args and expr.args[0].keyword is None and not expr.args[0].star else None
             if kind is not None and first is not None:
                 return self._files(self._path_of(first, scope), kind, scope), ()

@@ -817,6 +817,8 @@ NOT_DRAWS = frozenset({
 ENV_PACKAGES = (Package("gym"), Package("gymnasium"))
 ENV_RESET = "reset"
 ENV_SEED = "seed"
+# click's decorators that fill a command's parameter from the command line (`@click.option("--seed")`).
+CLICK_OPTIONS = api("click.option", "click.argument", "click.decorators.option", "click.decorators.argument")
 
 # -- Lightning's logging and the callbacks that read it -----------------------------------------
 MODEL_CHECKPOINT = api(

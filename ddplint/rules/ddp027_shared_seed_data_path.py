@@ -5,11 +5,12 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from ddplint.analyses.configs import CONFIG_LOADERS
 from ddplint.analyses.options import Branch, ParserOptions
 from ddplint.analyses.ranks import RANK_FUNCTIONS, RANK_NAMES, RankRegions, environment_key
 from ddplint.core.diagnostics import StepKind
 from ddplint.core.torch_api import (
-    ACCELERATE_DEVICE_SPECIFIC, ACCELERATE_SET_SEED, ACCELERATOR, ALL_GENERATORS, DDP, ENV_PACKAGES, ENV_RESET,
+    ACCELERATE_DEVICE_SPECIFIC, ACCELERATE_SET_SEED, ACCELERATOR, ALL_GENERATORS, CLICK_OPTIONS, DDP, ENV_PACKAGES, ENV_RESET,
     DATALOADER, ENV_SEED, FABRIC, FABRIC_SEED_METHOD, GENERATOR_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, PYTHON_RANDOM_DRAWS, RANK_ENVIRONMENT, SEED_CALLS, generators_seeded,
     LIGHTNING_MODULE, NN_MODULE, SAME_VALUE_METHODS, SEED_MARKERS, SEQUENTIAL, TORCH_DRAWS, TORCH_GENERATOR,
 )
@@ -29,6 +30,12 @@ CONVERSIONS = frozenset({"int", "float", "str", "abs"})
 DRAW_GENERATOR = "generator"  # a draw given its own generator does not use the seeded one
 RANK_WORDS = ("rank", "process_index")
 CONSTRUCTOR = "__init__"  # a seed there runs whenever an object of its class is built
+# the golden message of an example, up to the draw it names
+_SEEDED = (
+    "the same seed on every rank feeds the random draws of each training step (noise, timesteps, indices): every "
+    "rank draws the same values; add the rank to this seed (seed + rank; Accelerate: set_seed(seed, "
+    "device_specific=True)), keeping a shared seed only for model initialisation "
+)
 
 
 @dataclass
@@ -89,7 +96,11 @@ class SharedSeedDataPath(Rule):
     `seed_everything(seed)` calling `torch.manual_seed(seed)`, followed through the program
     model across modules; called without it, `set_seed()`, it seeds with the parameter's default) with a value that is the same on every rank (a literal, a
     command-line option or configuration value, a module constant, or a local name bound to one;
-    nothing with a rank, process index or rank variable in it) runs on every rank, and later in
+    or a parameter of its function that click fills from the command line, `@click.option("--seed",
+    default=42)`, or that every call of the function in the project fills so: passes it one,
+    leaves it at a literal default, or unpacks a configuration file it loads into it,
+    `main(**OmegaConf.load(args.config))`, the same file on every rank; nothing with a rank,
+    process index or rank variable in it) runs on every rank, and later in
     the same function (or in a function of the module that it calls after the seed, as a script
     seeding in module code then calling `train()` does, unless that function seeds again
     first; or in a method of a project class, in any module, called after the seed on an object
@@ -145,7 +156,7 @@ class SharedSeedDataPath(Rule):
     rank 0 runs; a seed no documented run makes (`if args.seed is not None:`, the Hugging Face
     examples' idiom, where `--seed` defaults to None and no launch command of the project passes
     it: each rank keeps its own unseeded generator); a seed whose value the function cannot
-    know (a parameter, a call); seeding for model initialisation only (no draw in the training
+    know (a parameter no call shows, a call); seeding for model initialisation only (no draw in the training
     loop after it); a shared seed that only
     orders the data before a sampler splits it across ranks (dataset shuffles, bucket orders and
     DistributedSampler's seed happen outside the training loop); a draw given its own `generator=` (judged by that
@@ -197,6 +208,54 @@ class SharedSeedDataPath(Rule):
     analyses = (RankRegions, ParserOptions)
 
     flagged_examples = (
+        Flagged(
+            # The seed is a parameter: every call of the function fills it from the configuration
+            # file it loads (the same file on every rank), or passes it an option.
+            """
+            import argparse
+            import torch
+            from accelerate import Accelerator
+            from accelerate.utils import set_seed
+            from omegaconf import OmegaConf
+
+            def main(loader, model, optimizer, seed=None):
+                accelerator = Accelerator()
+                if seed is not None:
+                    set_seed(seed)
+                    ^
+                for latents in loader:
+                    timesteps = torch.randint(0, 1000, (latents.shape[0],))
+                    accelerator.backward(model(latents, timesteps).mean())
+                    optimizer.step()
+
+            if __name__ == "__main__":
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--config", default="configs/train.yaml")
+                args = parser.parse_args()
+                main(**OmegaConf.load(args.config))
+            """,
+            messages=(_SEEDED + "(torch.randint in the training loop below)",),
+        ),
+        Flagged(
+            # click fills the parameter from the command line: the same value on every rank.
+            """
+            import click
+            import torch
+            import torch.distributed as dist
+
+            @click.command()
+            @click.option("--seed", default=42, help="Seed for rng")
+            def main(seed):
+                dist.init_process_group("nccl")
+                torch.manual_seed(seed)
+                ^
+                for images in loader:
+                    lam = torch.rand(1)
+                    model(lam * images).mean().backward()
+                    optimizer.step()
+            """,
+            messages=(_SEEDED + "(torch.rand in the training loop below)",),
+        ),
         Flagged(
             # Seeded in module code; the training loop is in train(), which the script calls after.
             """
@@ -1054,6 +1113,15 @@ class SharedSeedDataPath(Rule):
                 for images in loader:
                     model(images + torch.randn_like(images)).mean().backward()
 
+            def seeded_by_its_caller(seed, loader, model):
+                dist.init_process_group("nccl")
+                torch.manual_seed(seed)
+                for images in loader:
+                    model(images + torch.randn_like(images)).mean().backward()
+
+            def launch(args, loader, model):
+                seeded_by_its_caller(args.seed + int(os.environ["RANK"]), loader, model)
+
             def offset_in_the_distributed_branch(ddp, loader, model):
                 if ddp:
                     dist.init_process_group("nccl")
@@ -1755,12 +1823,35 @@ class SharedSeedDataPath(Rule):
             return last
         if isinstance(expr, cst.Name):
             constant = self.model.constant(name)
-            return self._same_on_every_rank(constant, at, depth + 1) if constant is not None else None
+            return self._same_on_every_rank(constant, at, depth + 1) if constant is not None else self._filled(name, at)
         if name.startswith("self."):
             elsewhere = [b for b in self._bound if b.name == name and b.cls == at.cls and b.cls is not None]
             values = [self._same_on_every_rank(b.value, at, depth + 1) for b in elsewhere]
             return None if not values or None in values else all(values)
         return True  # an option or configuration value: the same command line and files on every rank
+
+    def _filled(self, name: str, at: _Seed) -> bool | None:
+        """For a parameter `name` of the seed's function: whether what fills it is the same on
+        every rank. True for a command-line option click declares for it (`@click.option("--seed",
+        default=42)`), and where every call of the function in the project passes it a literal or an
+        option or configuration value (`train(args.seed)`), leaves it at a literal default, or
+        fills it from a configuration file it loads (`main(**OmegaConf.load(args.config))`: the same
+        file on every rank); False where one passes something with a rank in it; None otherwise."""
+        project = self.model.project
+        if project is None or at.frame is None:
+            return None
+        program = project.program
+        function = program.definition(project.module, at.frame)
+        if function is None or name not in {argument.arg for argument in _arguments(function)}:
+            return None
+        if any(_click_declared(program, project.module, decorator) == name for decorator in function.decorator_list):
+            return True
+        passed = program.context.passed_or_default(project.module, at.frame, name)
+        verdicts = [_passed_verdict(text) for _, text, _ in passed] if passed is not None else \
+            _configured(program, project.module, at.frame, function, name)
+        if not verdicts:
+            return None
+        return False if False in verdicts else None if None in verdicts else True
 
 
 # -- questions only this rule asks of the program model -------------------------------------
@@ -2085,6 +2176,70 @@ def _own_generator(program, module: str, line: int, qualified: str) -> bool:
                 calls.setdefault((node.lineno, _last(node.func)), any(k.arg == DRAW_GENERATOR for k in node.keywords))
         program.memos.read[key] = calls
     return program.memos.read[key].get((line, qualified.rpartition(".")[2]), False)
+
+
+def _click_declared(program, module: str, decorator: ast.expr) -> str | None:
+    """The parameter a click decorator fills from the command line (`@click.option("--seed")`:
+    "seed"; an explicit name without dashes wins, else the first `--` name, else the first)."""
+    if not isinstance(decorator, ast.Call) or program.qualify(module, dotted(decorator.func) or "") not in CLICK_OPTIONS:
+        return None
+    names = [a.value for a in decorator.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    plain = [n for n in names if not n.startswith("-")]
+    dashed = [n for n in names if n.startswith("--")] or [n for n in names if n.startswith("-")]
+    chosen = plain[0] if plain else dashed[0].lstrip("-").replace("-", "_").lower() if dashed else None
+    return chosen if chosen and chosen.isidentifier() else None
+
+
+def _passed_verdict(text: str) -> bool | None:
+    """Whether an argument's source text is the same on every rank: a literal number or string,
+    or an option or configuration value (`args.seed`, `cfg.train.seed`); False with a rank in it;
+    None otherwise (a name of the caller's, a call, None)."""
+    try:
+        expr = cst.parse_expression(text)
+    except cst.ParserSyntaxError:
+        return None
+    if _mentions_rank(expr):
+        return False
+    if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    return True if isinstance(expr, cst.Attribute) and dotted_name(expr) is not None else None
+
+
+def _configured(program, module: str, key: str, function: ast.FunctionDef | ast.AsyncFunctionDef,
+                name: str) -> list[bool | None]:
+    """For a top-level function whose calls may fill parameter `name` from `**mapping`: the
+    verdict (`_passed_verdict`) on what each call in the project gives it, True where the call
+    unpacks a configuration file it loads (`main(**OmegaConf.load(args.config))`: the same file on
+    every rank) and passes `name` no other way, and where the parameter's default (used when the
+    file lacks the key) is a literal; [None] where a call is not found or gives it otherwise."""
+    sites = program.context.call_sites(module, key) if "." not in key else None
+    positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    defaults = dict(zip(reversed(positional), reversed(function.args.defaults)))
+    defaults.update((a.arg, d) for a, d in zip(function.args.kwonlyargs, function.args.kw_defaults) if d is not None)
+    default = defaults.get(name)
+    if not sites or default is not None and not isinstance(default, ast.Constant):
+        return [None]
+    verdicts: list[bool | None] = []
+    for site in sites:
+        tree = program.tree(site.caller)
+        calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and node.lineno == site.line
+                 and _last(node.func) == key] if tree is not None else []
+        if len(calls) != 1:
+            return [None]
+        call = calls[0]
+        given = next((k.value for k in call.keywords if k.arg == name), None)
+        index = positional.index(name) if name in positional else len(call.args)
+        if given is None and index < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: index + 1]):
+            given = call.args[index]
+        if given is not None:
+            verdicts.append(_passed_verdict(ast.unparse(given)))
+            continue
+        unpacked = [k.value for k in call.keywords if k.arg is None]
+        loaded = [value for value in unpacked if isinstance(value, ast.Call)
+                  and program.qualify(site.caller, dotted(value.func) or "") in CONFIG_LOADERS]
+        verdicts.append(True if unpacked and len(loaded) == len(unpacked) and not any(
+            isinstance(a, ast.Starred) for a in call.args) else None)
+    return verdicts
 
 
 def _last(func: ast.expr) -> str | None:
