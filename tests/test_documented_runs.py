@@ -4,6 +4,8 @@ read on each documented run of the scripts that run it, and, for a line in a fun
 call of that function in the project. Unknown (no documented run, a run nobody documents, an
 option a document tells the user to set, a value no command writes) stays reported."""
 
+import pytest
+
 from ddplint.model import project
 
 OPTS = """import argparse
@@ -383,7 +385,15 @@ if __name__ == "__main__":
 """
 
 
-def test_a_main_block_of_a_module_the_training_scripts_import_runs_only_in_its_own_runs(tmp_path, run):
+@pytest.mark.parametrize(
+    "runs, tiles, reported",
+    [
+        (["torchrun --nproc_per_node=4 train.py"], DATASET, False),
+        (["torchrun --nproc_per_node=4 train.py", "torchrun --nproc_per_node=2 tiles.py"], DATASET, True),
+        (["torchrun --nproc_per_node=4 train.py"], "import torch.distributed as dist\n" + DATASET, True),
+    ],
+)
+def test_a_main_block_of_a_module_the_training_scripts_import_runs_only_in_its_own_runs(tmp_path, run, runs, tiles, reported):
     """SSL4EO's EuroSAT dataset module ends in an `if __name__ == "__main__":` self-test that
     splits the data without a generator; the DDP scripts only import its Dataset class. An
     import never runs that block, and run by hand the module (naming nothing distributed) is one
@@ -392,15 +402,8 @@ def test_a_main_block_of_a_module_the_training_scripts_import_runs_only_in_its_o
     module that names distribution, leaves it reported."""
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "train.py").write_text(SPLIT_TRAIN)
+    (tmp_path / "run.sh").write_text("\n".join(runs) + "\n")
+    (tmp_path / "tiles.py").write_text(tiles)
     run.cwd = tmp_path
-    cases = (
-        (["torchrun --nproc_per_node=4 train.py"], DATASET, False),
-        (["torchrun --nproc_per_node=4 train.py", "torchrun --nproc_per_node=2 tiles.py"], DATASET, True),
-        (["torchrun --nproc_per_node=4 train.py"], "import torch.distributed as dist\n" + DATASET, True),
-    )
-    for runs, tiles, reported in cases:
-        (tmp_path / "run.sh").write_text("".join(f"{command}\n" for command in runs))
-        (tmp_path / "tiles.py").write_text(tiles)
-        output = run("check", "--no-cache", "--select", "DDP010", ".").stdout
-        split = f"tiles.py:{15 + (tiles != DATASET)}:"
-        assert (split in output) == reported, (runs, tiles[:40], output)
+    output = run("check", "--no-cache", "--select", "DDP010", ".").stdout
+    assert (f"tiles.py:{15 + (tiles != DATASET)}:" in output) == reported, output
