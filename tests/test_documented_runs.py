@@ -4,6 +4,8 @@ read on each documented run of the scripts that run it, and, for a line in a fun
 call of that function in the project. Unknown (no documented run, a run nobody documents, an
 option a document tells the user to set, a value no command writes) stays reported."""
 
+import pytest
+
 from ddplint.model import project
 
 OPTS = """import argparse
@@ -348,3 +350,60 @@ def test_a_yacs_setting_a_run_or_a_document_may_change_stays_reported(tmp_path, 
         _write(tmp_path, runs, readme, YACS_TRAIN, {"defaults.py": defaults})
         output = run("check", "--no-cache", "--select", "DDP004", ".").stdout
         assert ACCUM_LOAD in output and VOC_LOAD in output, (runs, readme, output)
+
+
+DATASET = """import torch
+from torch.utils.data import Dataset, random_split
+
+
+class Tiles(Dataset):
+    def __len__(self):
+        return 100
+
+    def __getitem__(self, index):
+        return torch.zeros(3), index % 10
+
+
+if __name__ == "__main__":
+    tiles = Tiles()
+    train_set, val_set = random_split(tiles, [50, 50])
+    print(len(train_set), len(val_set))
+"""
+
+SPLIT_TRAIN = """import torch.distributed as dist
+
+from tiles import Tiles
+
+
+def main():
+    dist.init_process_group("nccl")
+    return Tiles()
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.parametrize(
+    "runs, tiles, reported",
+    [
+        (["torchrun --nproc_per_node=4 train.py"], DATASET, False),
+        (["torchrun --nproc_per_node=4 train.py", "torchrun --nproc_per_node=2 tiles.py"], DATASET, True),
+        (["torchrun --nproc_per_node=4 train.py"], "import torch.distributed as dist\n" + DATASET, True),
+    ],
+)
+def test_a_main_block_of_a_module_the_training_scripts_import_runs_only_in_its_own_runs(tmp_path, run, runs, tiles, reported):
+    """SSL4EO's EuroSAT dataset module ends in an `if __name__ == "__main__":` self-test that
+    splits the data without a generator; the DDP scripts only import its Dataset class. An
+    import never runs that block, and run by hand the module (naming nothing distributed) is one
+    process: no rank of a documented run reaches the split. Being imported does not make the
+    block's own run a run of several processes. A documented launch of the module itself, or a
+    module that names distribution, leaves it reported."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "train.py").write_text(SPLIT_TRAIN)
+    (tmp_path / "run.sh").write_text("\n".join(runs) + "\n")
+    (tmp_path / "tiles.py").write_text(tiles)
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP010", ".").stdout
+    assert (f"tiles.py:{15 + (tiles != DATASET)}:" in output) == reported, output

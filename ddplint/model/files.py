@@ -35,7 +35,7 @@ import re
 import string
 
 from ddplint.core.torch_api import DATA_TENSORS, HOST_FACTORIES, JOINING_FUNCTIONS, SAME_DEVICE_METHODS, TORCH_LOAD
-from ddplint.model.records import CallResult, Called, FileWrite, HandedFiles, HandedStates, Param, RecordWrite, Save, Send, StateSave
+from ddplint.model.records import CallResult, Called, FileWrite, HandedFiles, HandedStates, Param, RecordWrite, Save, Send, StateSave, Unlike
 from ddplint.prefilter.screens import dotted, walk
 
 # Calls that pickle what they are given (to a started process, a file, a queue), by the last
@@ -495,8 +495,9 @@ def _container(expr: ast.AST) -> str | None:
 def _state_dicts(reader, expr: ast.AST | None, key: str | None, held: list) -> None:
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "state_dict":
         source = reader.source(expr.func.value)
+        unlike = reader.unlike(expr.func.value) if source is not None else ()
         if source is not None:
-            held.append((key, source))
+            held.append((key, Unlike(source, unlike) if unlike else source))  # the `else:` of `if isinstance(model, DDP):`
         return
     if isinstance(expr, ast.Dict):
         for entry_key, value in zip(expr.keys, expr.values):

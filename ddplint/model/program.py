@@ -49,7 +49,7 @@ from dataclasses import dataclass, field, replace
 from ddplint.core.torch_api import (
     ACCELERATOR, BATCH_SAMPLER, COLLECTIVES, COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS,
     DEEPSPEED_INITIALIZE, DISTRIBUTED_SAMPLER, DTENSOR_FULL_TENSOR, FRAMEWORK_COLLECTIVES, FSDP, FSDP_NO_SHARD,
-    FSDP_SHARDING_STRATEGY, GRAPH_LOADERS, LOSS_SCALER_GATE, LOSS_SCALERS,
+    FSDP_SHARDING_STRATEGY, GRAPH_LOADERS, LOSS_SCALER_GATE, LOSS_SCALERS, TORCH,
 )
 from ddplint.core.fixpoint import DepthMemo
 from ddplint.model import context as process_context
@@ -59,7 +59,7 @@ from ddplint.model import values as program_values
 from ddplint.model.records import (
     Attr, Batches, CallResult, Called, DataCall, Each, Either, Element, FileStep, Framework, FunctionSummary, Group, Inner, InnerOf, Instance, Item, Literal,
     Loader, Loop, LossScaler, MethodCall, ModuleSummary, Pack, Param, Place, Prepared, Sampler, SamplerTest, SelfAttr, Source,
-    Through, Wrapped, decode, encode,
+    Through, Unlike, Wrapped, decode, encode,
 )
 from ddplint.model.summary import module_code, summarize
 
@@ -79,7 +79,7 @@ _COMBINES, _EVERY_RANK = "combines", "every rank"  # what `_runs` looks for
 _LOADERS_AND_BATCHERS = DATALOADER | GRAPH_LOADERS | BATCH_SAMPLER  # made once: `_makes_data` asks on every evaluation
 _BROADCAST_BUFFERS = "broadcast_buffers"  # DDP's parameter (torch_api.DDP)
 MAX_RESULTS = 4  # distinct data values one function may return (`return a if x else b`, branches)
-CACHE_VERSION = 31  # of the summaries kept in the cache: a summary of another version is read again
+CACHE_VERSION = 32  # of the summaries kept in the cache: a summary of another version is read again
 # `osp.join(this_dir, '..', 'lib')` in an `_init_paths` module: a folder it puts on sys.path
 _PATH_JOIN = re.compile(r"""join\(\s*\w+\s*((?:,\s*['"][^'"\n]*['"]\s*)+)\)""")
 
@@ -811,6 +811,11 @@ class Program:
             return self._call_value(module, key, function, source)
         if isinstance(source, Attr):
             return self._attribute(module, key, source)
+        if isinstance(source, Unlike):
+            # no instance of torch's DistributedDataParallel, from which every DDP wrapper derives, is a DDP model
+            value = self.evaluate(module, key, source.held)
+            unlike = (self.qualify(module, name) for name in source.classes)
+            return None if isinstance(value, Wrapped) and any(name in DDP and name in TORCH for name in unlike) else value
         if isinstance(source, Through):
             passes = all(self._yields_argument(module, key, function.cls, callee, index) for callee, index in source.calls)
             return self.evaluate(module, key, source.held) if passes else None

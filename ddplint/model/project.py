@@ -1485,10 +1485,11 @@ class Project:
             return None
         return _notebook_commands(text) if relative.endswith(".ipynb") else text
 
-    def demo(self, module: str) -> bool:
-        """Whether no module imports `module` and none of the project modules it reaches
-        through its imports names anything distributed (for ProjectView.single_process)."""
-        if self.program.importers_of(module):
+    def demo(self, module: str, imported: bool = False) -> bool:
+        """Whether no module imports `module` (with `imported`: whatever imports it, for the
+        runs of the module as the script) and none of the project modules it reaches through
+        its imports names anything distributed (for ProjectView.single_process)."""
+        if not imported and self.program.importers_of(module):
             return False
         return not any(self.modules[reached]["dist"] for reached in reachable([module], self.imports_of) if reached != module)
 
@@ -1507,12 +1508,13 @@ class Project:
             )
         return found
 
-    def one_process_script(self, module: str) -> bool:
+    def one_process_script(self, module: str, imported: bool = False) -> bool:
         """Whether `module` is an entry script that runs as one process: it starts no
         processes, names nothing distributed, has no launch point of Lightning, Fabric or
-        Accelerate, and is a `demo`."""
+        Accelerate, and is a `demo` (with `imported`: whatever imports it; an import never
+        runs its `__main__` block, so that block runs only where the module is the script)."""
         facts = self.modules[module]
-        return bool(facts.get("main")) and not facts["dist"] and not facts.get("starts") and not facts.get("launched") and self.demo(module)
+        return bool(facts.get("main")) and not facts["dist"] and not facts.get("starts") and not facts.get("launched") and self.demo(module, imported)
 
     def runs_alone(self, module: str) -> bool:
         """Whether `module` is an entry that runs as one process, whatever it calls: a test
@@ -3016,10 +3018,14 @@ class ProjectView:
         """Whether the project documents runs (its shell scripts and documents launch or run a
         script), none of this module's own, and this module, run by hand, runs as one process
         (`single_process`: it names nothing distributed, nor does what it imports, and no
-        launcher of the project runs it): no documented run, and no run of several processes,
-        reaches the code only its `__main__` block runs."""
+        launcher of the project runs it; whether other modules import it does not matter here,
+        since an import never runs the block: a dataset module's self-test): no documented run,
+        and no run of several processes, reaches the code only its `__main__` block runs."""
         project = self.project
-        return bool(project.launch_commands or project.plain_runs) and not self.runs(own=True) and self.single_process
+        if not (project.launch_commands or project.plain_runs) or self.runs(own=True):
+            return False
+        # the modules that import it never run the block: as the script, is it one process?
+        return self.single_process or project.one_process_script(self.module, imported=True) and self.launch_line(own=True) is None
 
     def _script_runs(self, own: bool = False) -> tuple[list[tuple[ProjectView, LaunchCommand, tuple[str, ...]]], frozenset[str], dict[str, DeclaredOptions]] | None:
         """Each documented run of a script that runs this module (an entry among `users`, tests

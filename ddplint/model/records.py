@@ -253,6 +253,16 @@ class Through:
 
 
 @record
+class Unlike:
+    """`held` where an `if isinstance(held, C):` around found it no instance of any of
+    `classes` (as written: the program qualifies them): the `else:` of `if isinstance(model,
+    DistributedDataParallel):` holds no DDP model."""
+
+    held: Source
+    classes: tuple[str, ...]
+
+
+@record
 class Pull:
     """`iter(x)` at `line`: a new pass over what `sources` hold starts there (`next(iter(loader))`)."""
 

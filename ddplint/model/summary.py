@@ -268,6 +268,23 @@ class _FunctionReader:
     def summary(self) -> FunctionSummary:
         return self.draft.freeze()
 
+    def unlike(self, expr: ast.AST) -> tuple[str, ...]:
+        """The classes (as written) that the `if`s around the statement found `expr` no
+        instance of: `C` in the `else:` of `if isinstance(expr, C):` (each of a tuple `(A, C)`),
+        and in the body of `if not isinstance(expr, C):`."""
+        written, found = ast.dump(expr), []
+        for test, way in self._ways:
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                test, way = test.operand, not way
+            if (
+                way or not isinstance(test, ast.Call) or dotted(test.func) != "isinstance" or len(test.args) != 2
+                or ast.dump(test.args[0]) != written
+            ):
+                continue
+            classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+            found += [name for name in map(dotted, classes) if name is not None]
+        return tuple(found)
+
     def source(self, expr: ast.AST | None) -> Source | None:
         """What `expr` holds here, as far as the program follows it; None otherwise."""
         if isinstance(expr, ast.Name):

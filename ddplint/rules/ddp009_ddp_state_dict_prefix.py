@@ -14,7 +14,7 @@ from ddplint.prefilter.triggers import CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.semantic.model import dotted_name
 from ddplint.semantic.edits import argument_at, argument_for
-from ddplint.core.torch_api import CONSUME_PREFIX, NN_MODULE, OPTIMIZER_MODULES, TORCH_LOAD, TORCH_SAVE
+from ddplint.core.torch_api import CONSUME_PREFIX, DDP, NN_MODULE, OPTIMIZER_MODULES, TORCH, TORCH_LOAD, TORCH_SAVE
 from ddplint.semantic.walk import children
 from ddplint.prefilter.project_facts import ProjectFact
 
@@ -71,6 +71,13 @@ class _Save:
         if None not in (self.path, path):
             return self.path == path
         return (file is not None and self.file == file) or (entry is not None and self.entry == entry)
+
+
+def _is_torch_ddp(qualified: str | None) -> bool:
+    """torch's own DistributedDataParallel, from which every DDP wrapper derives: an object
+    that is no instance of it is no DDP model (one that is no `MMDistributedDataParallel`
+    may still be one)."""
+    return qualified in DDP and qualified in TORCH
 
 
 def _handed_file(expr: cst.BaseExpression) -> str | None:
@@ -137,7 +144,10 @@ class DdpStateDictPrefix(Rule):
     `if` before it wraps (`if args.distributed: model = DDP(model) else: model =
     DataParallel(model)`: the distributed run loads into the wrapper), and a load into `model.module`
     in the `else:` of `if isinstance(model, nn.Module):` (the DDP wrapper is a Module too: that
-    branch never runs; `isinstance(model, nn.DataParallel)` is no such test). A save helper of the project
+    branch never runs; `isinstance(model, nn.DataParallel)` is no such test), and a state dict saved, or a
+    load, where an `isinstance(model, DistributedDataParallel)` test found the model no DDP model (the
+    `else:` of that test, in a statement or a conditional expression: `model.module.state_dict() if
+    isinstance(model, DDP) else model.state_dict()` saves no `module.` keys either way). A save helper of the project
     that `torch.save`s its parameter (`def save_checkpoint(state, filename): torch.save(state,
     filename)`) saves what each call hands it, as `torch.save` would. A dict bound to a name and saved
     later (`checkpoint = {"model": model.state_dict()}`, `checkpoint["ema"] = ...`, then
@@ -555,6 +565,41 @@ class DdpStateDictPrefix(Rule):
             """
         ),
         Clean(
+            # Where `isinstance(model, DistributedDataParallel)` is False the model is no DDP
+            # model (every DDP wrapper derives from torch's): its own state dict has no prefix.
+            # So the `else:` never saves the wrapper's, whichever runs.
+            """
+            import torch
+            from torch.nn.parallel import DistributedDataParallel
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = DistributedDataParallel(model)
+
+                def resume(self, path):
+                    checkpoint = torch.load(path, map_location="cpu")
+                    if isinstance(self.model, DistributedDataParallel):
+                        self.model.module.load_state_dict(checkpoint["model"])
+                    else:
+                        self.model.load_state_dict(checkpoint["model"])
+
+                def save(self, path):
+                    state = {"epoch": 1}
+                    if isinstance(self.model, DistributedDataParallel):
+                        state["model"] = self.model.module.state_dict()
+                    else:
+                        state["model"] = self.model.state_dict()
+                    torch.save(state, path)
+                    weights = self.model.module.state_dict() if isinstance(self.model, DistributedDataParallel) else self.model.state_dict()
+                    torch.save(weights, "weights.pt")
+                    if not isinstance(self.model, (torch.nn.DataParallel, DistributedDataParallel)):
+                        torch.save(self.model.state_dict(), "plain.pt")
+                    fresh = build()
+                    fresh.load_state_dict(torch.load("weights.pt", map_location="cpu"))
+                    fresh.load_state_dict(torch.load("plain.pt", map_location="cpu"))
+            """
+        ),
+        Clean(
             # The ImageNet example's wrap: the distributed run's branch makes `model` the DDP
             # model, whatever the walk saw last, so its resume loads into the wrapper.
             """
@@ -867,7 +912,7 @@ class DdpStateDictPrefix(Rule):
             return
         self._load_paths[id(node)] = loaded_path_key(self.model, load) or (_handed_file(load.args[0].value) if load.args else None)
         maybe_wrapped = (frame, dotted_name(receiver)) in self._maybe_wrapped
-        if self._wrapped.is_wrapped(receiver):
+        if self._is_ddp(receiver):
             if not isinstance(receiver, cst.Name):
                 # An attribute (`self.model`) may be wrapped after the load: a trainer resumes
                 # its snapshot in `__init__` before `self.model = DDP(self.model)`.
@@ -900,18 +945,38 @@ class DdpStateDictPrefix(Rule):
         is none, and its `.module` no DDP wrapper's inner model."""
         if not (isinstance(receiver, cst.Attribute) and receiver.attr.value == "module"):
             return False
-        outer, in_else = _code(receiver.value), dict(self._branches.path)
+        return self._found_no(receiver.value, lambda qualified: qualified in NN_MODULE)
+
+    def _is_ddp(self, model: cst.BaseExpression) -> bool:
+        """`model` is the DDP wrapper where the walk is: bound to one, and not where an
+        `isinstance(model, DistributedDataParallel)` test around found it none."""
+        return self._wrapped.is_wrapped(model) and not self._found_no(model, _is_torch_ddp)
+
+    def _found_no(self, expr: cst.BaseExpression, is_class) -> bool:
+        """Whether the walk is where an `if` around it found `expr` no instance of a class
+        `is_class` accepts (the `else:` of `if isinstance(expr, C):`, the body of `if not
+        isinstance(expr, (A, C)):`)."""
+        in_else = dict(self._branches.path)
         for test in self.model.ifs:
-            call, negated = test.test, False
-            if isinstance(call, cst.UnaryOperation) and isinstance(call.operator, cst.Not):
-                call, negated = call.expression, True
-            if (
-                id(test) in in_else and in_else[id(test)] != negated
-                and isinstance(call, cst.Call) and dotted_name(call.func) == "isinstance" and len(call.args) == 2
-                and _code(call.args[0].value) == outer and self.model.qualified(call.args[1].value) in NN_MODULE
-            ):
+            tested = self._tested_class(test.test, is_class, _code(expr))
+            if tested is not None and id(test) in in_else and in_else[id(test)] == tested[1]:
                 return True
         return False
+
+    def _tested_class(self, test: cst.BaseExpression, is_class, outer: str | None = None) -> tuple[str, bool] | None:
+        """(the object tested, as written; whether the test is true where it is an instance)
+        for `isinstance(x, C)` or `not isinstance(x, C)` with C (or one class of a tuple C)
+        one `is_class` accepts, of `x` written `outer` where given; None for any other test."""
+        negated = False
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, negated = test.expression, True
+        if not (isinstance(test, cst.Call) and dotted_name(test.func) == "isinstance" and len(test.args) == 2):
+            return None
+        tested, classes = _code(test.args[0].value), test.args[1].value
+        named = [element.value for element in classes.elements] if isinstance(classes, cst.Tuple) else [classes]
+        if outer not in (None, tested) or not any(is_class(self.model.qualified(cls)) for cls in named):
+            return None
+        return tested, not negated
 
     def _save(self, saved: cst.BaseExpression, path_arg: cst.BaseExpression | None) -> None:
         """Note the state dicts a save writes (`_saves`), with its file."""
@@ -945,24 +1010,34 @@ class DdpStateDictPrefix(Rule):
             return False
         return name in self._optimizer_names or _OPTIMIZER_NAME.search(name.rpartition(".")[2]) is not None
 
-    def _state_dicts(self, expr: cst.CSTNode, key: str | None):
+    def _state_dicts(self, expr: cst.CSTNode, key: str | None, not_ddp: frozenset[str] = frozenset()):
         """(dict key, wrapped, inner) for each `x.state_dict()` in a saved object, with the string
-        key of the innermost dict literal entry it is saved under."""
+        key of the innermost dict literal entry it is saved under. `not_ddp`: the models (as
+        written) that a conditional expression around it found no DDP model."""
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "state_dict":
             model = expr.func.value
             if not self._is_optimizer(model):
-                yield key, self._wrapped.is_wrapped(model), self._is_inner(model)
+                wrapped = self._is_ddp(model) and _code(model) not in not_ddp
+                yield key, wrapped, self._is_inner(model)
+            return
+        if isinstance(expr, cst.IfExp):
+            # `m.module.state_dict() if isinstance(m, DDP) else m.state_dict()`
+            tested = self._tested_class(expr.test, _is_torch_ddp)
+            outer, on_true = tested if tested is not None else (None, True)
+            yield from self._state_dicts(expr.test, key, not_ddp)
+            yield from self._state_dicts(expr.body, key, not_ddp | {outer} if outer is not None and not on_true else not_ddp)
+            yield from self._state_dicts(expr.orelse, key, not_ddp | {outer} if outer is not None and on_true else not_ddp)
             return
         if isinstance(expr, cst.Dict):
             for element in expr.elements:
                 if isinstance(element, cst.DictElement):
                     inner = self.model.string_value(element.key)
-                    yield from self._state_dicts(element.value, inner if inner is not None else key)
+                    yield from self._state_dicts(element.value, inner if inner is not None else key, not_ddp)
                 else:
-                    yield from self._state_dicts(element.value, key)
+                    yield from self._state_dicts(element.value, key, not_ddp)
             return
         for child in children(expr):
-            yield from self._state_dicts(child, key)
+            yield from self._state_dicts(child, key, not_ddp)
 
     def _saved_wrapped(self, path: str | None, file: str | None, key: str | None) -> bool:
         """Whether the checkpoint a load reads is shown to hold a state dict saved from the
