@@ -1291,6 +1291,44 @@ def test_a_shared_seed_reaches_the_augmentations_of_dataloader_workers(tmp_path,
         assert _seed_findings(run) == expected, (seed, init)
 
 
+def test_a_seeding_helper_of_a_namespace_package_is_a_seed(tmp_path, run):
+    """3D-Speaker's layout: `speakerlab/` has no `__init__.py` (a namespace package), the script
+    `speakerlab/bin/train.py` imports `from speakerlab.utils.utils import set_seed` and the
+    Dataset class `from speakerlab.dataset.dataset import ...`; set_seed(args.seed) seeds
+    random, numpy and torch alike on every torchrun rank and the 16 loader workers of each rank
+    draw their chunk offsets with Python's random from the same base seed. The helper is found
+    by its path, as any import of the package is; a helper that seeds nothing is no seed."""
+    _write_project(tmp_path, {
+        "run.sh": "torchrun --nproc_per_node 4 speakerlab/bin/train.py --config conf/a.yaml\n",
+        "speakerlab/utils/utils.py": (
+            "import random\n\nimport numpy as np\nimport torch\n\n\ndef set_seed(seed=0):\n    np.random.seed(seed)\n"
+            "    random.seed(seed)\n    torch.manual_seed(seed)\n\n\ndef get_logger(path=None):\n    return print\n"
+        ),
+        "speakerlab/dataset/dataset.py": (
+            "import random\n\nfrom torch.utils.data import Dataset\n\n\nclass WavSVDataset(Dataset):\n"
+            "    def __getitem__(self, index):\n        start = random.randint(0, 100)\n"
+            "        return self.wavs[index][start:start + 200]\n"
+        ),
+    })
+    train = (
+        "import argparse\n\nimport torch\nimport torch.distributed as dist\n\n"
+        "from speakerlab.utils.utils import {helper}\nfrom speakerlab.dataset.dataset import WavSVDataset\n\n"
+        "parser = argparse.ArgumentParser()\nparser.add_argument('--seed', default=1234, type=int)\n\n\n"
+        "def main(model, optimizer):\n    args = parser.parse_args()\n    dist.init_process_group(backend='nccl')\n"
+        "    {helper}(args.seed)\n    train_dataset = WavSVDataset()\n"
+        "    train_sampler = torch.utils.data.distributed.DistributedSampler(train_dataset)\n"
+        "    train_dataloader = torch.utils.data.DataLoader(train_dataset, sampler=train_sampler, num_workers=16)\n"
+        "    for epoch in range(10):\n        train_sampler.set_epoch(epoch)\n"
+        "        for x, y in train_dataloader:\n            model(x).mean().backward()\n            optimizer.step()\n\n\n"
+        "if __name__ == '__main__':\n    main(None, None)\n"
+    )
+    run.cwd = tmp_path
+    for helper, expected in (("set_seed", [("speakerlab/bin/train.py", 16, "DDP027")]), ("get_logger", [])):
+        (tmp_path / "speakerlab" / "bin").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "speakerlab" / "bin" / "train.py").write_text(train.format(helper=helper))
+        assert _seed_findings(run) == expected, helper
+
+
 def test_a_dataset_class_a_configuration_picks_draws_when_every_class_of_its_module_does(tmp_path, run):
     """iDisc's shape: `getattr(datasets, config["dataset"])(...)` picks a class of the package
     by a name known only at run time; when every class with a `__getitem__` that the package
