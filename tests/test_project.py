@@ -1291,6 +1291,66 @@ def test_a_shared_seed_reaches_the_augmentations_of_dataloader_workers(tmp_path,
         assert _seed_findings(run) == expected, (seed, init)
 
 
+def test_a_shared_seed_reaches_the_workers_of_a_loader_handed_to_another_function(tmp_path, run):
+    """DINO's shape: train() seeds torch alike on every rank (`utils.fix_random_seeds(args.seed)`),
+    builds the DataLoader (workers from an option whose default is 10) over a Dataset whose
+    __getitem__ draws its crop from Python's random, and hands it to train_one_epoch(), whose
+    loop iterates it through a project generator (`metric_logger.log_every(data_loader, 10)`):
+    each pass draws the workers' base seed from torch's generator, so worker k of every rank
+    seeds random alike and crops its different images the same way. Also when a function of
+    another module builds and returns the loader and the seeding function's own loop iterates
+    it. Silent with a worker_init_fn, a seed of numpy alone (torch's stays each rank's own), a
+    Dataset that draws nothing, or a callee that seeds again with the rank before its loop."""
+    _write_project(tmp_path, {
+        "run.sh": "python -m torch.distributed.launch --nproc_per_node=8 main.py\n",
+        "utils.py": (
+            "import numpy as np\nimport torch\nimport torch.distributed as dist\n\n\n"
+            "def fix_random_seeds(seed=31):\n    torch.manual_seed(seed)\n    np.random.seed(seed)\n\n\n"
+            "def seed_numpy(seed):\n    np.random.seed(seed)\n\n\n"
+            "def seed_per_rank(seed):\n    torch.manual_seed(seed + dist.get_rank())\n\n\n"
+            "def keep(seed):\n    return seed\n\n\n"
+            "def seed_worker(worker_id):\n    np.random.seed(torch.initial_seed() % 2**32)\n\n\n"
+            "class MetricLogger:\n    def log_every(self, iterable, print_freq):\n        for obj in iterable:\n"
+            "            yield obj\n"
+        ),
+        "data.py": (
+            "import random\n\nimport torch\nfrom torch.utils.data import Dataset\n\n\nclass Crops(Dataset):\n"
+            "    def __getitem__(self, index):\n        top = random.randint(0, 32)\n"
+            "        return self.images[index][top:top + 224]\n\n\nclass Plain(Dataset):\n"
+            "    def __getitem__(self, index):\n        return self.images[index]\n\n\n"
+            "def make_loader(dataset, workers):\n    sampler = torch.utils.data.DistributedSampler(dataset)\n"
+            "    return torch.utils.data.DataLoader(dataset, sampler=sampler, num_workers=4)\n"
+        ),
+    })
+    main = (
+        "import argparse\n\nimport torch\nimport torch.distributed as dist\n\nimport utils\nfrom data import Crops, Plain, make_loader\n\n"
+        "parser = argparse.ArgumentParser('DINO')\nparser.add_argument('--seed', default=0, type=int)\n"
+        "parser.add_argument('--num_workers', default=10, type=int)\n\n\n"
+        "def train(args, model, optimizer):\n    dist.init_process_group('nccl')\n    utils.{seed}(args.seed)\n"
+        "    dataset = {dataset}()\n    sampler = torch.utils.data.DistributedSampler(dataset, shuffle=True)\n"
+        "    data_loader = torch.utils.data.DataLoader(dataset, sampler=sampler, batch_size=64, num_workers=args.num_workers{init})\n"
+        "    for epoch in range(100):\n        data_loader.sampler.set_epoch(epoch)\n"
+        "        train_one_epoch(model, data_loader, optimizer, args)\n\n\n"
+        "def train_one_epoch(model, data_loader, optimizer, args):\n    utils.{again}(args.seed)\n"
+        "    metric_logger = utils.MetricLogger()\n"
+        "    for it, images in enumerate(metric_logger.log_every(data_loader, 10)):\n"
+        "        loss = model(images).mean()\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n\n\n"
+        "def finetune(args, model, optimizer):\n    dist.init_process_group('nccl')\n    utils.{seed}(args.seed)\n"
+        "    loader = make_loader({dataset}(), 4)\n    for images in loader:\n        model(images).mean().backward()\n\n\n"
+        "if __name__ == '__main__':\n    args = parser.parse_args()\n    train(args, None, None)\n    finetune(args, None, None)\n"
+    )
+    run.cwd = tmp_path
+    for seed, dataset, init, again, expected in (
+        ("fix_random_seeds", "Crops", "", "keep", [("main.py", 16, "DDP027"), ("main.py", 37, "DDP027")]),
+        ("fix_random_seeds", "Crops", ", worker_init_fn=utils.seed_worker", "keep", [("main.py", 37, "DDP027")]),
+        ("fix_random_seeds", "Crops", "", "seed_per_rank", [("main.py", 37, "DDP027")]),
+        ("seed_numpy", "Crops", "", "keep", []),
+        ("fix_random_seeds", "Plain", "", "keep", []),
+    ):
+        (tmp_path / "main.py").write_text(main.format(seed=seed, dataset=dataset, init=init, again=again))
+        assert _seed_findings(run) == expected, (seed, dataset, init, again)
+
+
 def test_a_seeding_helper_of_a_namespace_package_is_a_seed(tmp_path, run):
     """3D-Speaker's layout: `speakerlab/` has no `__init__.py` (a namespace package), the script
     `speakerlab/bin/train.py` imports `from speakerlab.utils.utils import set_seed` and the
