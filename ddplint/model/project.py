@@ -3358,22 +3358,14 @@ class ProjectView:
             return None
         name = self.absolute(qualified)
         head, _, symbol = name.rpartition(".")
-        module = self.project_module(head) if head else None
+        module = self.project.module(head) if head else None
+        if module is None and head:  # `lib.data.sampler`, lib/ without an __init__.py: by its path from the root
+            path = head.replace(".", "/")
+            by_path = self.project.names.get(f"{path}.py") or self.project.names.get(f"{path}/__init__.py")
+            module = self.project.module(by_path) if by_path is not None else None
         if module is None:
             return None
         return self._lookup(module, symbol, _depth)
-
-    def project_module(self, name: str) -> str | None:
-        """The project module an absolute dotted module name imports: by that name, or by its
-        path from the root where a folder on the way has no `__init__.py` (`from lib.data.sampler
-        import ...`, `lib/` a namespace package, which the index names by its package below
-        `lib` alone, as Program.split finds it); None for a library's."""
-        module = self.project.module(name)
-        if module is None:
-            path = name.replace(".", "/")
-            by_path = self.project.names.get(f"{path}.py") or self.project.names.get(f"{path}/__init__.py")
-            module = self.project.module(by_path) if by_path is not None else None
-        return module
 
     def base_attributes(self, origin: str) -> frozenset[str] | None:
         """The attributes that the project class an import of this module binds (`origin`, as the
@@ -3690,27 +3682,25 @@ class ProjectView:
             absolute = self.absolute(origin)
             home_name, _, function = absolute.rpartition(".")
             home = self.project.module(home_name) if self.project.distributed and home_name else None
-            seeder = self.project_module(home_name) if self.project.distributed and home_name else None
+            # the project module the import names, found as the program finds it (also in a folder
+            # without an `__init__.py`, or beside the importer): (module, the name imported from it)
+            found = self.project.program.split(absolute, self.module) if self.project.distributed else None
+            seeder, imported_name = found if found is not None else (None, None)
             if (
                 home is not None and home != self.module and self.project.may_save(home)
                 and function in self.project.saving_functions(home)
             ):  # `from utils import save_checkpoint`: the screens see its calls as torch.save's
                 known.add(ProjectFact.SAVE_HELPER)
                 origins.append((local, TORCH_SAVE.name))
-            # a seeding helper of a module in a namespace package (`from speakerlab.utils.utils import
-            # set_seed`, no `__init__.py` on the way) is found by its path, as the program finds it
-            if (
-                seeder is not None and seeder != self.module and self.project.modules[seeder].get("seeds")
-                and function in self.project.seeding_functions(seeder)
-            ):  # `from utils import seed_everything`: the screens see its calls as a seeding call
+            seeds = seeder is not None and seeder != self.module and self.project.modules[seeder].get("seeds")
+            if seeds and imported_name and imported_name in self.project.seeding_functions(seeder):
+                # `from utils import seed_everything` (also `from speakerlab.utils.utils import set_seed`,
+                # no `__init__.py` on the way): the screens see its calls as a seeding call
                 known.add(ProjectFact.SEED_HELPER)
                 origins.append((local, MANUAL_SEED.name))
             imported = self.project.module(absolute)
-            seeding = self.project_module(absolute) if self.project.distributed else None
-            if (
-                seeding is not None and seeding != self.module
-                and self.project.modules[seeding].get("seeds") and self.project.seeding_functions(seeding)
-            ):  # `import utils` ... `utils.fix_random_seeds(seed)`: the rule asks the model what the call seeds
+            if seeds and not imported_name and self.project.seeding_functions(seeder):
+                # `import utils` ... `utils.fix_random_seeds(seed)`: the rule asks the model what the call seeds
                 known.add(ProjectFact.SEED_HELPER)
             if imported is not None and imported != self.module and self.project.builds_samplers(imported):
                 known.add(ProjectFact.SAMPLER_BUILDER)  # `data.make_sampler(ds)`: the model answers for the call
