@@ -1351,6 +1351,54 @@ def test_a_shared_seed_reaches_the_workers_of_a_loader_handed_to_another_functio
         assert _seed_findings(run) == expected, (seed, dataset, init, again)
 
 
+def test_a_shared_seed_reaches_the_torchvision_transforms_an_image_folder_applies(tmp_path, run):
+    """DINO's main_dino.py: fix_random_seeds(args.seed) seeds torch alike on every rank, the
+    Dataset is torchvision's ImageFolder with `transform=DataAugmentationDINO(...)`, a project
+    class whose __call__ applies `self.global_transfo1`, a torchvision Compose built in
+    __init__ holding RandomResizedCrop (through a local Compose too), and the loader (workers
+    from an option) is handed to train_one_epoch. torchvision's random transforms draw from
+    torch's generator, which worker k of every rank seeds alike: the same crops on every rank.
+    Also for a Compose given directly. Silent for transforms that draw nothing (Resize,
+    ToTensor) or with a worker_init_fn."""
+    _write_project(tmp_path, {
+        "run.sh": "python -m torch.distributed.launch --nproc_per_node=8 main_dino.py\n",
+        "utils.py": (
+            "import numpy as np\nimport torch\n\n\ndef fix_random_seeds(seed=31):\n    torch.manual_seed(seed)\n"
+            "    np.random.seed(seed)\n\n\ndef seed_worker(worker_id):\n    np.random.seed(torch.initial_seed() % 2**32)\n"
+        ),
+    })
+    main = (
+        "import argparse\n\nimport torch\nimport torch.distributed as dist\nfrom torchvision import datasets, transforms\n\n"
+        "import utils\n\nparser = argparse.ArgumentParser('DINO')\nparser.add_argument('--seed', default=0, type=int)\n"
+        "parser.add_argument('--num_workers', default=10, type=int)\n\n\n"
+        "class DataAugmentationDINO(object):\n    def __init__(self, scale):\n"
+        "        flip = transforms.Compose([transforms.{flip}(p=0.5)])\n"
+        "        self.global_transfo1 = transforms.Compose([transforms.{crop}(224), flip, transforms.ToTensor()])\n\n"
+        "    def __call__(self, image):\n        return [self.global_transfo1(image)]\n\n\n"
+        "def train_dino(args, model, optimizer):\n    dist.init_process_group('nccl')\n    utils.fix_random_seeds(args.seed)\n"
+        "    transform = {transform}\n    dataset = datasets.ImageFolder(args.data_path, transform=transform)\n"
+        "    sampler = torch.utils.data.DistributedSampler(dataset, shuffle=True)\n"
+        "    data_loader = torch.utils.data.DataLoader(dataset, sampler=sampler, num_workers=args.num_workers{init})\n"
+        "    for epoch in range(100):\n        train_one_epoch(model, data_loader, optimizer)\n\n\n"
+        "def train_one_epoch(model, data_loader, optimizer):\n    for it, (images, _) in enumerate(data_loader):\n"
+        "        loss = model(images).mean()\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n\n\n"
+        "if __name__ == '__main__':\n    train_dino(parser.parse_args(), None, None)\n"
+    )
+    run.cwd = tmp_path
+    dino, plain = "DataAugmentationDINO((0.4, 1.0))", "transforms.Compose([transforms.{crop}(224), transforms.ToTensor()])"
+    for crop, flip, transform, init, expected in (
+        ("RandomResizedCrop", "RandomHorizontalFlip", dino, "", [("main_dino.py", 25, "DDP027")]),
+        ("Resize", "RandomHorizontalFlip", dino, "", [("main_dino.py", 25, "DDP027")]),  # the flip, through `flip`
+        ("RandomResizedCrop", "RandomHorizontalFlip", plain, "", [("main_dino.py", 25, "DDP027")]),
+        ("Resize", "CenterCrop", dino, "", []),
+        ("Resize", "RandomHorizontalFlip", plain, "", []),
+        ("RandomResizedCrop", "RandomHorizontalFlip", dino, ", worker_init_fn=utils.seed_worker", []),
+    ):
+        text = main.format(flip=flip, crop=crop, transform=transform.format(crop=crop), init=init)
+        (tmp_path / "main_dino.py").write_text(text)
+        assert _seed_findings(run) == expected, (crop, flip, transform, init)
+
+
 def test_a_seeding_helper_of_a_namespace_package_is_a_seed(tmp_path, run):
     """3D-Speaker's layout: `speakerlab/` has no `__init__.py` (a namespace package), the script
     `speakerlab/bin/train.py` imports `from speakerlab.utils.utils import set_seed` and the

@@ -13,6 +13,7 @@ from ddplint.core.torch_api import (
     ACCELERATE_DEVICE_SPECIFIC, ACCELERATE_SET_SEED, ACCELERATOR, ALL_GENERATORS, CLICK_OPTIONS, DDP, ENV_PACKAGES, ENV_RESET,
     DATALOADER, ENV_SEED, FABRIC, FABRIC_SEED_METHOD, GENERATOR_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, PYTHON_RANDOM_DRAWS, RANK_ENVIRONMENT, SEED_CALLS, generators_seeded,
     LIGHTNING_MODULE, NN_MODULE, SAME_VALUE_METHODS, SEED_MARKERS, SEQUENTIAL, TORCH_DRAWS, TORCH_GENERATOR,
+    TORCHVISION_COMPOSE, TORCHVISION_IMAGE_FOLDER, TORCHVISION_RANDOM_TRANSFORMS,
 )
 from ddplint.model.records import Instance, Loader, Place
 from ddplint.prefilter.project_facts import ProjectFact
@@ -124,7 +125,12 @@ class SharedSeedDataPath(Rule):
     seed nothing, and that iterates a DataLoader the program model knows it is handed or given
     back wherever it was built, `train_one_epoch(model, data_loader, ...)` or `loader =
     make_loader(dataset)`, a DataLoader over a DistributedSampler (`Loader` values), with its
-    Dataset an object of a project class made where the loader is built or handed to it; a class picked by a name known only at
+    Dataset an object of a project class made where the loader is built or handed to it, or
+    torchvision's ImageFolder given a `transform=` that draws: a torchvision random transform
+    (`RandomResizedCrop`, `RandomHorizontalFlip`, `ColorJitter`, ...: each call draws from torch's
+    generator), a `transforms.Compose([...])` holding one, or an object of a project class
+    whose `__call__` draws, also through a transform it keeps on `self`, `self.global_transfo1 =
+    transforms.Compose([...])` in DINO's `DataAugmentationDINO`; a class picked by a name known only at
     run time, `getattr(datasets, config["dataset"])(...)`, counts when
     the project module holds nothing but classes and each of them with a `__getitem__` draws so;
     one picked by an option, `Dataset = COCO if cfg.dataset == "coco" else VOC`, counts when the
@@ -174,7 +180,7 @@ class SharedSeedDataPath(Rule):
     configuration file, an object of a class whose `__init__` seeds (or a method `__init__`
     calls) built in another module or picked by a configuration (`hydra.utils.get_class`), a
     DataLoader the program model does not follow (no DistributedSampler, built from a
-    configuration), a library Dataset (torchvision's ImageFolder) whose transform draws, a seed a Dataset makes in each worker from
+    configuration), a seed a Dataset makes in each worker from
     the worker id alone (`np.random.seed(get_worker_info().id)`), a Python generator of its own
     (`rng = random.Random(seed)`), and a torch generator of its own handed to a project function
     or kept on `self` for another method.
@@ -2270,6 +2276,9 @@ def _loader_dataset_draw(program, loader, generators: frozenset[str], workers_of
         drawn = ALL_GENERATORS if workers is not None else generators
     dataset = call.args[0] if call.args else given.get("dataset")
     function = _enclosing_function(tree, made.line)
+    folder = _image_folder_draw(program, module, function, dataset, drawn)
+    if folder is not None:
+        return ("ImageFolder", *folder, made, workers)
     classes = _dataset_made(program, module, function, dataset)
     if not classes:
         return None
@@ -2278,6 +2287,81 @@ def _loader_dataset_draw(program, loader, generators: frozenset[str], workers_of
         return None  # every class it may be must draw
     place, what = draws[0]  # type: ignore[misc]
     return classes[0][1], place, what, made, workers
+
+
+def _image_folder_draw(program, module: str, function, dataset: ast.expr | None,
+                       generators: frozenset[str]) -> tuple[Place, str] | None:
+    """Where the torchvision ImageFolder that `dataset` (in `function`, (key, definition)) is
+    made by draws through the `transform=` it is given, which its __getitem__ applies to each
+    sample (`_transform_draw`); None when it is not one, or that is unknown."""
+    if isinstance(dataset, ast.Name) and function is not None:
+        values = _bound_in(function[1], dataset.id)
+        dataset = values[0] if values is not None and len(values) == 1 else None
+    if not isinstance(dataset, ast.Call) or program.qualify(module, dotted(dataset.func) or "") not in TORCHVISION_IMAGE_FOLDER:
+        return None
+    given = next((k.value for k in dataset.keywords if k.arg == "transform"), None)
+    index = TORCHVISION_IMAGE_FOLDER.position("transform")
+    if given is None and index is not None and len(dataset.args) > index:
+        given = dataset.args[index]
+    return _transform_draw(program, module, function[1] if function else None, given, generators, 0)
+
+
+def _bound_in(definition: ast.AST, name: str) -> list[ast.expr] | None:
+    """The values `name` is bound to in a function (by `=`); None where it is also bound
+    otherwise (unpacked, a loop target, a parameter) or not at all."""
+    values = [node.value for node in _statements(definition) for target in _targets(node)
+              if isinstance(target, ast.Name) and target.id == name]
+    others = any(isinstance(t, (ast.Tuple, ast.List, ast.Starred)) and any(isinstance(e, ast.Name) and e.id == name
+                 for e in ast.walk(t)) for node in _statements(definition) for t in _targets(node))
+    loops = any(isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.comprehension)) and any(
+        isinstance(e, ast.Name) and e.id == name for e in ast.walk(getattr(node, "target", node))) for node in _statements(definition)
+        if not isinstance(node, ast.With))
+    parameter = isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)) and name in {a.arg for a in _arguments(definition)}
+    return values if values and not others and not loops and not parameter else None
+
+
+def _transform_draw(program, module: str, definition, expr: ast.expr | None, generators: frozenset[str],
+                    depth: int) -> tuple[Place, str] | None:
+    """Where calling the transform `expr` (in `definition`, a function or None) draws from one
+    of `generators`: a torchvision random transform (`RandomResizedCrop(224)`, torch's
+    generator), a torchvision Compose holding one (also through a name bound in the function
+    to one), or an object of a project class whose `__call__` draws (`reached_draw`); None
+    when it draws nothing or is unknown."""
+    if depth > MAX_DEPTH or expr is None:
+        return None
+    if isinstance(expr, ast.Name) and definition is not None:
+        values = _bound_in(definition, expr.id)
+        found = [_transform_draw(program, module, definition, value, generators, depth + 1) for value in values or ()]
+        return found[0] if found and None not in found else None  # every binding must draw
+    if not isinstance(expr, ast.Call):
+        return None
+    written = dotted(expr.func) or ""
+    qualified = program.qualify(module, written)
+    if qualified in TORCHVISION_RANDOM_TRANSFORMS:
+        return (program.place(module, expr.lineno), qualified) if "torch" in generators else None
+    if qualified in TORCHVISION_COMPOSE:
+        listed = expr.args[0] if expr.args else next((k.value for k in expr.keywords if k.arg == "transforms"), None)
+        for item in listed.elts if isinstance(listed, (ast.List, ast.Tuple)) else ():
+            found = _transform_draw(program, module, definition, item, generators, depth + 1)
+            if found is not None:
+                return found  # Compose calls every transform it holds, on each sample
+        return None
+    made = program.class_of(module, written) if written else None
+    return reached_draw(program, made[0], None, made[1], "self.__call__", generators, {}, depth + 1) if made else None
+
+
+def _attribute_draw(program, module: str, cls: str, attribute: str, generators: frozenset[str]) -> tuple[Place, str] | None:
+    """Where calling `self.<attribute>` in a method of project class `cls` of `module` draws:
+    each binding of it in the class's methods (`self.global_transfo1 = transforms.Compose([...])`
+    in `__init__`) is a transform that draws (`_transform_draw`); None otherwise."""
+    tree = program.tree(module)
+    owner = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls), None) if tree else None
+    found = []
+    for method in owner.body if owner is not None else ():
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found += [_transform_draw(program, module, method, node.value, generators, 1) for node in _statements(method)
+                      for target in _targets(node) if _positions(target, attribute, holder="self") == [None]]
+    return found[0] if found and None not in found else None
 
 
 def _enclosing_function(tree: ast.Module, line: int) -> tuple[str, ast.FunctionDef | ast.AsyncFunctionDef] | None:
@@ -2332,6 +2416,9 @@ def _drawn_among(program, module: str, key: str, record, calls, generators: froz
                 return program.place(module, call.line), qualified
             continue
         found = reached_draw(program, module, key, record.cls, call.callee, generators, memo, depth + 1)
+        head, _, attribute = call.callee.partition(".")
+        if found is None and head == "self" and attribute.isidentifier() and record.cls is not None:
+            found = _attribute_draw(program, module, record.cls, attribute, generators)  # a transform it holds
         if found is not None:
             return found
     return None
