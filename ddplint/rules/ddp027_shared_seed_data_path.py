@@ -986,6 +986,44 @@ class SharedSeedDataPath(Rule):
             """
         ),
         Clean(
+            # A DataLoader handed to the function that trains: its workers seeded per rank by a
+            # worker_init_fn, or the function seeds again with the rank before its loop.
+            """
+            import random
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, Dataset, DistributedSampler
+
+            class Clips(Dataset):
+                def __getitem__(self, index):
+                    start = random.randint(0, 100)
+                    return self.clips[index][start:start + 200]
+
+            def seed_worker(worker_id):
+                random.seed(torch.initial_seed() % 2**32 + dist.get_rank())
+
+            def train_one_epoch(model, loader, optimizer):
+                for clips in loader:
+                    model(clips).mean().backward()
+                    optimizer.step()
+
+            def reseeded(model, loader, optimizer):
+                torch.manual_seed(1234 + dist.get_rank())
+                for clips in loader:
+                    model(clips).mean().backward()
+
+            def main(model, optimizer):
+                dist.init_process_group("nccl")
+                torch.manual_seed(1234)
+                dataset = Clips()
+                seeded = DataLoader(dataset, sampler=DistributedSampler(dataset), num_workers=16, worker_init_fn=seed_worker)
+                plain = DataLoader(dataset, sampler=DistributedSampler(dataset), num_workers=16)
+                for epoch in range(10):
+                    train_one_epoch(model, seeded, optimizer)
+                    reseeded(model, plain, optimizer)
+            """
+        ),
+        Clean(
             # Python's `random` left as the OS seeded it in each process (torch.manual_seed and
             # np.random.seed do not seed it) with no workers; workers seeded by a worker_init_fn
             # of the program's own; a seed of Python's `random` given the rank.
