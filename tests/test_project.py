@@ -1329,7 +1329,7 @@ def test_a_shared_seed_reaches_the_workers_of_a_loader_handed_to_another_functio
         "def train(args, model, optimizer):\n    dist.init_process_group('nccl')\n    utils.{seed}(args.seed)\n"
         "    dataset = {dataset}()\n    sampler = torch.utils.data.DistributedSampler(dataset, shuffle=True)\n"
         "    data_loader = torch.utils.data.DataLoader(dataset, sampler=sampler, batch_size=64, num_workers=args.num_workers{init})\n"
-        "    for epoch in range(100):\n        data_loader.sampler.set_epoch(epoch)\n"
+        "    utils.{between}(args.seed)\n    for epoch in range(100):\n        data_loader.sampler.set_epoch(epoch)\n"
         "        train_one_epoch(model, data_loader, optimizer, args)\n\n\n"
         "def train_one_epoch(model, data_loader, optimizer, args):\n    utils.{again}(args.seed)\n"
         "    metric_logger = utils.MetricLogger()\n"
@@ -1340,15 +1340,16 @@ def test_a_shared_seed_reaches_the_workers_of_a_loader_handed_to_another_functio
         "if __name__ == '__main__':\n    args = parser.parse_args()\n    train(args, None, None)\n    finetune(args, None, None)\n"
     )
     run.cwd = tmp_path
-    for seed, dataset, init, again, expected in (
-        ("fix_random_seeds", "Crops", "", "keep", [("main.py", 16, "DDP027"), ("main.py", 37, "DDP027")]),
-        ("fix_random_seeds", "Crops", ", worker_init_fn=utils.seed_worker", "keep", [("main.py", 37, "DDP027")]),
-        ("fix_random_seeds", "Crops", "", "seed_per_rank", [("main.py", 37, "DDP027")]),
-        ("seed_numpy", "Crops", "", "keep", []),
-        ("fix_random_seeds", "Plain", "", "keep", []),
+    for seed, dataset, init, again, between, expected in (
+        ("fix_random_seeds", "Crops", "", "keep", "keep", [("main.py", 16, "DDP027"), ("main.py", 38, "DDP027")]),
+        ("fix_random_seeds", "Crops", ", worker_init_fn=utils.seed_worker", "keep", "keep", [("main.py", 38, "DDP027")]),
+        ("fix_random_seeds", "Crops", "", "seed_per_rank", "keep", [("main.py", 38, "DDP027")]),
+        ("fix_random_seeds", "Crops", "", "keep", "seed_per_rank", [("main.py", 38, "DDP027")]),  # seeded again per rank
+        ("seed_numpy", "Crops", "", "keep", "keep", []),
+        ("fix_random_seeds", "Plain", "", "keep", "keep", []),
     ):
-        (tmp_path / "main.py").write_text(main.format(seed=seed, dataset=dataset, init=init, again=again))
-        assert _seed_findings(run) == expected, (seed, dataset, init, again)
+        (tmp_path / "main.py").write_text(main.format(seed=seed, dataset=dataset, init=init, again=again, between=between))
+        assert _seed_findings(run) == expected, (seed, dataset, init, again, between)
 
 
 def test_a_shared_seed_reaches_the_torchvision_transforms_an_image_folder_applies(tmp_path, run):

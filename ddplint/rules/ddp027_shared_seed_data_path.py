@@ -2230,6 +2230,9 @@ def handed_loader_draw(program, module: str, key: str, record, generators: froze
     down, through functions that seed nothing), and iterates a DataLoader the program model
     knows (a `Loader` value: built wherever, handed on as an argument or returned) whose
     Dataset draws alike on every rank (`_loader_dataset_draw`); None otherwise."""
+    again = [call.line for call in record.invocations if call.line > after
+             and _seeds_again(program, module, key or None, record.cls, call.callee)]
+    before = min([*again, *([before] if before is not None else [])], default=None)  # seeded again (maybe per rank)
     pending = [(module, key, record, None, 0)]
     seen: set[tuple[str, str]] = set()
     while pending:
