@@ -1291,6 +1291,153 @@ def test_a_shared_seed_reaches_the_augmentations_of_dataloader_workers(tmp_path,
         assert _seed_findings(run) == expected, (seed, init)
 
 
+def test_a_shared_seed_reaches_the_workers_of_a_loader_handed_to_another_function(tmp_path, run):
+    """DINO's shape: train() seeds torch alike on every rank (`utils.fix_random_seeds(args.seed)`),
+    builds the DataLoader (workers from an option whose default is 10) over a Dataset whose
+    __getitem__ draws its crop from Python's random, and hands it to train_one_epoch(), whose
+    loop iterates it through a project generator (`metric_logger.log_every(data_loader, 10)`):
+    each pass draws the workers' base seed from torch's generator, so worker k of every rank
+    seeds random alike and crops its different images the same way. Also when a function of
+    another module builds and returns the loader and the seeding function's own loop iterates
+    it. Silent with a worker_init_fn, a seed of numpy alone (torch's stays each rank's own), a
+    Dataset that draws nothing, or a callee that seeds again with the rank before its loop."""
+    _write_project(tmp_path, {
+        "run.sh": "python -m torch.distributed.launch --nproc_per_node=8 main.py\n",
+        "utils.py": (
+            "import numpy as np\nimport torch\nimport torch.distributed as dist\n\n\n"
+            "def fix_random_seeds(seed=31):\n    torch.manual_seed(seed)\n    np.random.seed(seed)\n\n\n"
+            "def seed_numpy(seed):\n    np.random.seed(seed)\n\n\n"
+            "def seed_per_rank(seed):\n    torch.manual_seed(seed + dist.get_rank())\n\n\n"
+            "def keep(seed):\n    return seed\n\n\n"
+            "def seed_worker(worker_id):\n    np.random.seed(torch.initial_seed() % 2**32)\n\n\n"
+            "class MetricLogger:\n    def log_every(self, iterable, print_freq):\n        for obj in iterable:\n"
+            "            yield obj\n"
+        ),
+        "data.py": (
+            "import random\n\nimport torch\nfrom torch.utils.data import Dataset\n\n\nclass Crops(Dataset):\n"
+            "    def __getitem__(self, index):\n        top = random.randint(0, 32)\n"
+            "        return self.images[index][top:top + 224]\n\n\nclass Plain(Dataset):\n"
+            "    def __getitem__(self, index):\n        return self.images[index]\n\n\n"
+            "def make_loader(dataset, workers):\n    sampler = torch.utils.data.DistributedSampler(dataset)\n"
+            "    return torch.utils.data.DataLoader(dataset, sampler=sampler, num_workers=4)\n"
+        ),
+    })
+    main = (
+        "import argparse\n\nimport torch\nimport torch.distributed as dist\n\nimport utils\nfrom data import Crops, Plain, make_loader\n\n"
+        "parser = argparse.ArgumentParser('DINO')\nparser.add_argument('--seed', default=0, type=int)\n"
+        "parser.add_argument('--num_workers', default=10, type=int)\n\n\n"
+        "def train(args, model, optimizer):\n    dist.init_process_group('nccl')\n    utils.{seed}(args.seed)\n"
+        "    dataset = {dataset}()\n    sampler = torch.utils.data.DistributedSampler(dataset, shuffle=True)\n"
+        "    data_loader = torch.utils.data.DataLoader(dataset, sampler=sampler, batch_size=64, num_workers=args.num_workers{init})\n"
+        "    utils.{between}(args.seed)\n    for epoch in range(100):\n        data_loader.sampler.set_epoch(epoch)\n"
+        "        train_one_epoch(model, data_loader, optimizer, args)\n\n\n"
+        "def train_one_epoch(model, data_loader, optimizer, args):\n    utils.{again}(args.seed)\n"
+        "    metric_logger = utils.MetricLogger()\n"
+        "    for it, images in enumerate(metric_logger.log_every(data_loader, 10)):\n"
+        "        loss = model(images).mean()\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n\n\n"
+        "def finetune(args, model, optimizer):\n    dist.init_process_group('nccl')\n    utils.{seed}(args.seed)\n"
+        "    loader = make_loader({dataset}(), 4)\n    for images in loader:\n        model(images).mean().backward()\n\n\n"
+        "if __name__ == '__main__':\n    args = parser.parse_args()\n    train(args, None, None)\n    finetune(args, None, None)\n"
+    )
+    run.cwd = tmp_path
+    for seed, dataset, init, again, between, expected in (
+        ("fix_random_seeds", "Crops", "", "keep", "keep", [("main.py", 16, "DDP027"), ("main.py", 38, "DDP027")]),
+        ("fix_random_seeds", "Crops", ", worker_init_fn=utils.seed_worker", "keep", "keep", [("main.py", 38, "DDP027")]),
+        ("fix_random_seeds", "Crops", "", "seed_per_rank", "keep", [("main.py", 38, "DDP027")]),
+        ("fix_random_seeds", "Crops", "", "keep", "seed_per_rank", [("main.py", 38, "DDP027")]),  # seeded again per rank
+        ("seed_numpy", "Crops", "", "keep", "keep", []),
+        ("fix_random_seeds", "Plain", "", "keep", "keep", []),
+    ):
+        (tmp_path / "main.py").write_text(main.format(seed=seed, dataset=dataset, init=init, again=again, between=between))
+        assert _seed_findings(run) == expected, (seed, dataset, init, again, between)
+
+
+def test_a_shared_seed_reaches_the_torchvision_transforms_an_image_folder_applies(tmp_path, run):
+    """DINO's main_dino.py: fix_random_seeds(args.seed) seeds torch alike on every rank, the
+    Dataset is torchvision's ImageFolder with `transform=DataAugmentationDINO(...)`, a project
+    class whose __call__ applies `self.global_transfo1`, a torchvision Compose built in
+    __init__ holding RandomResizedCrop (through a local Compose too), and the loader (workers
+    from an option) is handed to train_one_epoch. torchvision's random transforms draw from
+    torch's generator, which worker k of every rank seeds alike: the same crops on every rank.
+    Also for a Compose given directly. Silent for transforms that draw nothing (Resize,
+    ToTensor) or with a worker_init_fn."""
+    _write_project(tmp_path, {
+        "run.sh": "python -m torch.distributed.launch --nproc_per_node=8 main_dino.py\n",
+        "utils.py": (
+            "import numpy as np\nimport torch\n\n\ndef fix_random_seeds(seed=31):\n    torch.manual_seed(seed)\n"
+            "    np.random.seed(seed)\n\n\ndef seed_worker(worker_id):\n    np.random.seed(torch.initial_seed() % 2**32)\n"
+        ),
+    })
+    main = (
+        "import argparse\n\nimport torch\nimport torch.distributed as dist\nfrom torchvision import datasets, transforms\n\n"
+        "import utils\n\nparser = argparse.ArgumentParser('DINO')\nparser.add_argument('--seed', default=0, type=int)\n"
+        "parser.add_argument('--num_workers', default=10, type=int)\n\n\n"
+        "class DataAugmentationDINO(object):\n    def __init__(self, scale):\n"
+        "        flip = transforms.Compose([transforms.{flip}(p=0.5)])\n"
+        "        self.global_transfo1 = transforms.Compose([transforms.{crop}(224), flip, transforms.ToTensor()])\n\n"
+        "    def __call__(self, image):\n        return [self.global_transfo1(image)]\n\n\n"
+        "def train_dino(args, model, optimizer):\n    dist.init_process_group('nccl')\n    utils.fix_random_seeds(args.seed)\n"
+        "    transform = {transform}\n    dataset = datasets.ImageFolder(args.data_path, transform=transform)\n"
+        "    sampler = torch.utils.data.DistributedSampler(dataset, shuffle=True)\n"
+        "    data_loader = torch.utils.data.DataLoader(dataset, sampler=sampler, num_workers=args.num_workers{init})\n"
+        "    for epoch in range(100):\n        train_one_epoch(model, data_loader, optimizer)\n\n\n"
+        "def train_one_epoch(model, data_loader, optimizer):\n    for it, (images, _) in enumerate(data_loader):\n"
+        "        loss = model(images).mean()\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n\n\n"
+        "if __name__ == '__main__':\n    train_dino(parser.parse_args(), None, None)\n"
+    )
+    run.cwd = tmp_path
+    dino, plain = "DataAugmentationDINO((0.4, 1.0))", "transforms.Compose([transforms.{crop}(224), transforms.ToTensor()])"
+    for crop, flip, transform, init, expected in (
+        ("RandomResizedCrop", "RandomHorizontalFlip", dino, "", [("main_dino.py", 25, "DDP027")]),
+        ("Resize", "RandomHorizontalFlip", dino, "", [("main_dino.py", 25, "DDP027")]),  # the flip, through `flip`
+        ("RandomResizedCrop", "RandomHorizontalFlip", plain, "", [("main_dino.py", 25, "DDP027")]),
+        ("Resize", "CenterCrop", dino, "", []),
+        ("Resize", "RandomHorizontalFlip", plain, "", []),
+        ("RandomResizedCrop", "RandomHorizontalFlip", dino, ", worker_init_fn=utils.seed_worker", []),
+    ):
+        text = main.format(flip=flip, crop=crop, transform=transform.format(crop=crop), init=init)
+        (tmp_path / "main_dino.py").write_text(text)
+        assert _seed_findings(run) == expected, (crop, flip, transform, init)
+
+
+def test_a_seeding_helper_of_a_namespace_package_is_a_seed(tmp_path, run):
+    """3D-Speaker's layout: `speakerlab/` has no `__init__.py` (a namespace package), the script
+    `speakerlab/bin/train.py` imports `from speakerlab.utils.utils import set_seed` and the
+    Dataset class `from speakerlab.dataset.dataset import ...`; set_seed(args.seed) seeds
+    random, numpy and torch alike on every torchrun rank and the 16 loader workers of each rank
+    draw their chunk offsets with Python's random from the same base seed. The helper is found
+    by its path, as any import of the package is; a helper that seeds nothing is no seed."""
+    _write_project(tmp_path, {
+        "run.sh": "torchrun --nproc_per_node 4 speakerlab/bin/train.py --config conf/a.yaml\n",
+        "speakerlab/utils/utils.py": (
+            "import random\n\nimport numpy as np\nimport torch\n\n\ndef set_seed(seed=0):\n    np.random.seed(seed)\n"
+            "    random.seed(seed)\n    torch.manual_seed(seed)\n\n\ndef get_logger(path=None):\n    return print\n"
+        ),
+        "speakerlab/dataset/dataset.py": (
+            "import random\n\nfrom torch.utils.data import Dataset\n\n\nclass WavSVDataset(Dataset):\n"
+            "    def __getitem__(self, index):\n        start = random.randint(0, 100)\n"
+            "        return self.wavs[index][start:start + 200]\n"
+        ),
+    })
+    train = (
+        "import argparse\n\nimport torch\nimport torch.distributed as dist\n\n"
+        "from speakerlab.utils.utils import {helper}\nfrom speakerlab.dataset.dataset import WavSVDataset\n\n"
+        "parser = argparse.ArgumentParser()\nparser.add_argument('--seed', default=1234, type=int)\n\n\n"
+        "def main(model, optimizer):\n    args = parser.parse_args()\n    dist.init_process_group(backend='nccl')\n"
+        "    {helper}(args.seed)\n    train_dataset = WavSVDataset()\n"
+        "    train_sampler = torch.utils.data.distributed.DistributedSampler(train_dataset)\n"
+        "    train_dataloader = torch.utils.data.DataLoader(train_dataset, sampler=train_sampler, num_workers=16)\n"
+        "    for epoch in range(10):\n        train_sampler.set_epoch(epoch)\n"
+        "        for x, y in train_dataloader:\n            model(x).mean().backward()\n            optimizer.step()\n\n\n"
+        "if __name__ == '__main__':\n    main(None, None)\n"
+    )
+    run.cwd = tmp_path
+    for helper, expected in (("set_seed", [("speakerlab/bin/train.py", 16, "DDP027")]), ("get_logger", [])):
+        (tmp_path / "speakerlab" / "bin").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "speakerlab" / "bin" / "train.py").write_text(train.format(helper=helper))
+        assert _seed_findings(run) == expected, helper
+
+
 def test_a_dataset_class_a_configuration_picks_draws_when_every_class_of_its_module_does(tmp_path, run):
     """iDisc's shape: `getattr(datasets, config["dataset"])(...)` picks a class of the package
     by a name known only at run time; when every class with a `__getitem__` that the package

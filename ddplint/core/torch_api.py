@@ -805,6 +805,24 @@ TORCH_DRAWS = api(
     "torch.rand", "torch.randn", "torch.randint", "torch.randperm", "torch.rand_like", "torch.randn_like",
     "torch.randint_like", "torch.multinomial", "torch.normal", "torch.bernoulli", "torch.poisson",
 )
+# torchvision's transforms that draw their parameters from torch's default generator on each call
+# (torchvision/transforms/transforms.py, 0.8 and later: torch.rand, torch.randint, torch.randperm,
+# torch.empty(1).uniform_); RandomChoice and RandomOrder draw from Python's random instead.
+_TORCHVISION_RANDOM = (
+    "RandomApply", "RandomCrop", "RandomHorizontalFlip", "RandomVerticalFlip", "RandomPerspective",
+    "RandomResizedCrop", "ColorJitter", "RandomRotation", "RandomAffine", "RandomGrayscale", "RandomErasing",
+    "GaussianBlur", "RandomInvert", "RandomPosterize", "RandomSolarize", "RandomAdjustSharpness",
+    "RandomAutocontrast", "RandomEqualize", "ElasticTransform",
+)
+TORCHVISION_RANDOM_TRANSFORMS = api(*(f"torchvision.transforms.{prefix}{name}" for name in _TORCHVISION_RANDOM
+                                      for prefix in ("", "transforms.")))
+# torchvision's Compose: calling it calls each transform of the list it was given, in turn.
+TORCHVISION_COMPOSE = api("torchvision.transforms.Compose", "torchvision.transforms.transforms.Compose", params="transforms")
+# torchvision's ImageFolder: its __getitem__ hands each sample to its `transform` (datasets/folder.py).
+TORCHVISION_IMAGE_FOLDER = api(
+    "torchvision.datasets.ImageFolder", "torchvision.datasets.folder.ImageFolder",
+    params="root transform target_transform loader is_valid_file allow_empty",
+)
 # numpy's module-level draws, by the module that holds them (every function there but the
 # seeding and generator-making ones draws from the global state).
 NUMPY_RANDOM = Package("numpy.random")

@@ -766,6 +766,10 @@ class Program:
         """The file of `module`, relative to the project root."""
         return self.project.relpaths[module]
 
+    def module_at(self, place: Place) -> str | None:
+        """The module whose file holds `place` (where a value was made), or None."""
+        return self.project.names.get(place.path)
+
     def is_text(self, module: str) -> bool:
         """Whether `module` is a text linted without its file (standard input, an editor's
         buffer, an example): a program of such texts alone knows nothing of the modules beside

@@ -3688,23 +3688,25 @@ class ProjectView:
             absolute = self.absolute(origin)
             home_name, _, function = absolute.rpartition(".")
             home = self.project.module(home_name) if self.project.distributed and home_name else None
+            # the project module the import names, found as the program finds it (also in a folder
+            # without an `__init__.py`, or beside the importer): (module, the name imported from it)
+            found = self.project.program.split(absolute, self.module) if self.project.distributed else None
+            seeder, imported_name = found if found is not None else (None, None)
             if (
                 home is not None and home != self.module and self.project.may_save(home)
                 and function in self.project.saving_functions(home)
             ):  # `from utils import save_checkpoint`: the screens see its calls as torch.save's
                 known.add(ProjectFact.SAVE_HELPER)
                 origins.append((local, TORCH_SAVE.name))
-            if (
-                home is not None and home != self.module and self.project.modules[home].get("seeds")
-                and function in self.project.seeding_functions(home)
-            ):  # `from utils import seed_everything`: the screens see its calls as a seeding call
+            seeds = seeder is not None and seeder != self.module and self.project.modules[seeder].get("seeds")
+            if seeds and imported_name and imported_name in self.project.seeding_functions(seeder):
+                # `from utils import seed_everything` (also `from speakerlab.utils.utils import set_seed`,
+                # no `__init__.py` on the way): the screens see its calls as a seeding call
                 known.add(ProjectFact.SEED_HELPER)
                 origins.append((local, MANUAL_SEED.name))
             imported = self.project.module(absolute)
-            if (
-                imported is not None and imported != self.module and self.project.distributed
-                and self.project.modules[imported].get("seeds") and self.project.seeding_functions(imported)
-            ):  # `import utils` ... `utils.fix_random_seeds(seed)`: the rule asks the model what the call seeds
+            if seeds and not imported_name and self.project.seeding_functions(seeder):
+                # `import utils` ... `utils.fix_random_seeds(seed)`: the rule asks the model what the call seeds
                 known.add(ProjectFact.SEED_HELPER)
             if imported is not None and imported != self.module and self.project.builds_samplers(imported):
                 known.add(ProjectFact.SAMPLER_BUILDER)  # `data.make_sampler(ds)`: the model answers for the call

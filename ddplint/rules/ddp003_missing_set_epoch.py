@@ -1922,7 +1922,7 @@ def order_free(program, made_at: Place) -> bool:
     whose `__getitem__` (its own or a project base's) never names its index parameter (it draws
     a random episode instead). The order of the indices then changes nothing a pass draws, and
     a missing set_epoch repeats no data. False where any class is unknown."""
-    module = next((module for module in program.modules() if program.path(module) == made_at.path), None)
+    module = program.module_at(made_at)
     summary = program.summary(module) if module is not None else None
     for key, record in summary.functions.items() if summary is not None else ():
         for call in record.calls:

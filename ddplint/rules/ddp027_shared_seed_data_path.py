@@ -13,8 +13,9 @@ from ddplint.core.torch_api import (
     ACCELERATE_DEVICE_SPECIFIC, ACCELERATE_SET_SEED, ACCELERATOR, ALL_GENERATORS, CLICK_OPTIONS, DDP, ENV_PACKAGES, ENV_RESET,
     DATALOADER, ENV_SEED, FABRIC, FABRIC_SEED_METHOD, GENERATOR_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, PYTHON_RANDOM_DRAWS, RANK_ENVIRONMENT, SEED_CALLS, generators_seeded,
     LIGHTNING_MODULE, NN_MODULE, SAME_VALUE_METHODS, SEED_MARKERS, SEQUENTIAL, TORCH_DRAWS, TORCH_GENERATOR,
+    TORCHVISION_COMPOSE, TORCHVISION_IMAGE_FOLDER, TORCHVISION_RANDOM_TRANSFORMS,
 )
-from ddplint.model.records import Instance, Place
+from ddplint.model.records import Instance, Loader, Place
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.screens import dotted
 from ddplint.prefilter.triggers import CallTrigger
@@ -119,7 +120,17 @@ class SharedSeedDataPath(Rule):
     a training loop), or in the `__getitem__` of a project Dataset class whose object a
     DataLoader built in that function reads while the training loop iterates it (also when the
     loop is in a function defined inside the seeding one that reads its DataLoader as a closure,
-    `def train(epoch):` called from main()'s epoch loop; a class picked by a name known only at
+    `def train(epoch):` called from main()'s epoch loop, or in a project function, in any module,
+    that the seeding function calls after the seed, up to four calls down through functions that
+    seed nothing, and that iterates a DataLoader the program model knows it is handed or given
+    back wherever it was built, `train_one_epoch(model, data_loader, ...)` or `loader =
+    make_loader(dataset)`, a DataLoader over a DistributedSampler (`Loader` values), with its
+    Dataset an object of a project class made where the loader is built or handed to it, or
+    torchvision's ImageFolder given a `transform=` that draws: a torchvision random transform
+    (`RandomResizedCrop`, `RandomHorizontalFlip`, `ColorJitter`, ...: each call draws from torch's
+    generator), a `transforms.Compose([...])` holding one, or an object of a project class
+    whose `__call__` draws, also through a transform it keeps on `self`, `self.global_transfo1 =
+    transforms.Compose([...])` in DINO's `DataAugmentationDINO`; a class picked by a name known only at
     run time, `getattr(datasets, config["dataset"])(...)`, counts when
     the project module holds nothing but classes and each of them with a `__getitem__` draws so;
     one picked by an option, `Dataset = COCO if cfg.dataset == "coco" else VOC`, counts when the
@@ -168,7 +179,8 @@ class SharedSeedDataPath(Rule):
     the draws of a Lightning `training_step` where the module a Trainer fits is named only in a
     configuration file, an object of a class whose `__init__` seeds (or a method `__init__`
     calls) built in another module or picked by a configuration (`hydra.utils.get_class`), a
-    DataLoader handed to another function's loop, a seed a Dataset makes in each worker from
+    DataLoader the program model does not follow (no DistributedSampler, built from a
+    configuration), a seed a Dataset makes in each worker from
     the worker id alone (`np.random.seed(get_worker_info().id)`), a Python generator of its own
     (`rng = random.Random(seed)`), and a torch generator of its own handed to a project function
     or kept on `self` for another method.
@@ -566,6 +578,41 @@ class SharedSeedDataPath(Rule):
             ),
         ),
         Flagged(
+            # The loader is handed to the function whose loop trains: the program model follows
+            # it there, and its workers still take their base seed from torch's seeded generator.
+            """
+            import random
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, Dataset, DistributedSampler
+
+            class Clips(Dataset):
+                def __getitem__(self, index):
+                    start = random.randint(0, 100)
+                    return self.clips[index][start:start + 200]
+
+            def train_one_epoch(model, loader, optimizer):
+                for clips in loader:
+                    optimizer.zero_grad()
+                    model(clips).mean().backward()
+                    optimizer.step()
+
+            def main(model, optimizer):
+                dist.init_process_group("nccl")
+                torch.manual_seed(1234)
+                ^
+                dataset = Clips()
+                loader = DataLoader(dataset, sampler=DistributedSampler(dataset), num_workers=16)
+                for epoch in range(10):
+                    train_one_epoch(model, loader, optimizer)
+            """,
+            messages=(
+                _SEEDED + "(random.randint at example.py:8, in Clips.__getitem__, which the workers of the DataLoader "
+                "built at example.py:21 run each step of the training loop of train_one_epoch(), seeded from torch's "
+                "generator alike on every rank)",
+            ),
+        ),
+        Flagged(
             # Python's `random` is seeded by `random.seed` (here through a project helper): a
             # DataLoader without workers runs __getitem__'s flips in each rank's own process,
             # from the stream the shared seed set.
@@ -936,6 +983,44 @@ class SharedSeedDataPath(Rule):
                 loader = DataLoader(Crops())
                 for batch in loader:
                     model(batch).mean().backward()
+            """
+        ),
+        Clean(
+            # A DataLoader handed to the function that trains: its workers seeded per rank by a
+            # worker_init_fn, or the function seeds again with the rank before its loop.
+            """
+            import random
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, Dataset, DistributedSampler
+
+            class Clips(Dataset):
+                def __getitem__(self, index):
+                    start = random.randint(0, 100)
+                    return self.clips[index][start:start + 200]
+
+            def seed_worker(worker_id):
+                random.seed(torch.initial_seed() % 2**32 + dist.get_rank())
+
+            def train_one_epoch(model, loader, optimizer):
+                for clips in loader:
+                    model(clips).mean().backward()
+                    optimizer.step()
+
+            def reseeded(model, loader, optimizer):
+                torch.manual_seed(1234 + dist.get_rank())
+                for clips in loader:
+                    model(clips).mean().backward()
+
+            def main(model, optimizer):
+                dist.init_process_group("nccl")
+                torch.manual_seed(1234)
+                dataset = Clips()
+                seeded = DataLoader(dataset, sampler=DistributedSampler(dataset), num_workers=16, worker_init_fn=seed_worker)
+                plain = DataLoader(dataset, sampler=DistributedSampler(dataset), num_workers=16)
+                for epoch in range(10):
+                    train_one_epoch(model, seeded, optimizer)
+                    reseeded(model, plain, optimizer)
             """
         ),
         Clean(
@@ -1483,6 +1568,8 @@ class SharedSeedDataPath(Rule):
                 if stepped is not None:
                     self._report_object(seed, call, method, *stepped, via)
                     return
+        if self._handed_loader(seed):
+            return
         self._judge_constructor(seed)
 
     def _judge_constructor(self, seed: _Seed) -> None:
@@ -1548,6 +1635,60 @@ class SharedSeedDataPath(Rule):
         self._report_draws(seed, steps, what, place, f"{what} at {place}, in {name}.__getitem__{picked}, which the "
                            f"training loop's DataLoader {where}")
         return True
+
+    def _handed_loader(self, seed: _Seed) -> bool:
+        """Report `seed` when, after it, its function (or a project function it calls after it,
+        in any module, followed up to MAX_DEPTH calls down through functions that seed nothing)
+        runs a training loop over a DataLoader the program model knows it iterates wherever it
+        was built and handed on (`train_one_epoch(model, data_loader, ...)`, a loader a project
+        function builds and returns: `Loader` values, ddplint.model.program), whose
+        `__getitem__` draws from the generators the seed makes alike on every rank
+        (`handed_loader_draw`). Whether it reported."""
+        project = self.model.project
+        if project is None:
+            return False
+        program = project.program
+        line = self.model.spans([seed.call])[id(seed.call)][0][0]
+        key = seed.frame or ""
+        record = program.function(project.module, key) if key else program.module_code(project.module)
+        if record is None:
+            return False
+        later = [other.call for other in self._seeds if other is not seed and other.frame == seed.frame
+                 and other.order > seed.order and other.private is None and other.generators >= seed.generators]
+        stop = min((self.model.spans([c])[id(c)][0][0] for c in later), default=None)  # seeded again (maybe per rank)
+        found = handed_loader_draw(program, project.module, key, record, seed.generators, line, stop,
+                                   self._documented_workers)
+        if found is None:
+            return False
+        name, place, what, made, workers, callee = found
+        loop = f"the training loop of {callee}()" if callee else "the training loop below"
+        if workers == 0:
+            runs = "without worker processes: each rank's own process runs"
+            where = f"which the DataLoader built at {made} runs in this process (no workers) each step of {loop}"
+        else:
+            some = " (if any)" if workers is None else ""
+            runs = (f"whose worker processes{some} draw their base seed from torch's seeded generator on each pass, "
+                    "the same on every rank; worker k seeds torch, numpy and random with it and k, and runs")
+            where = (f"which the workers of the DataLoader built at {made} run each step of {loop}, seeded from "
+                     "torch's generator alike on every rank")
+        steps = [Link(StepKind.REACHES, f"{loop} iterates the DataLoader built at {made} over a {name}, {runs} "
+                      f"{name}.__getitem__, which draws {what}, on every step", made)]
+        self._report_draws(seed, steps, what, place, f"{what} at {place}, in {name}.__getitem__, {where}")
+        return True
+
+    def _documented_workers(self, module: str, expr: ast.expr) -> int | None:
+        """The worker count an option (`args.num_workers`) gives in every documented run (see
+        `_one_kind`), read in this module, or as another module of the project writes it."""
+        try:
+            written = cst.parse_expression(ast.unparse(expr))
+        except (cst.ParserSyntaxError, ValueError):
+            return None
+        options = self.model.get(ParserOptions)
+        project = self.model.project
+        if project is not None and module == project.module:
+            return _one_kind(options.documented_values(written))
+        value = options.documented_in(module, written)
+        return value if type(value) is int else None
 
     def _dataset_classes(self, made: cst.BaseExpression | None, frame: str | None, before: int) -> list[tuple[str, str]]:
         """(module, class) of the project Dataset classes whose object `made` (what a DataLoader
@@ -2079,6 +2220,229 @@ def training_loop_draw(program, module: str, cls: str, callee: str, generators: 
     return None
 
 
+def handed_loader_draw(program, module: str, key: str, record, generators: frozenset[str], after: int,
+                       before: int | None, workers_of) -> tuple | None:
+    """For a seed of `generators` at line `after` of function `key` of `module` (whose summary is
+    `record`; `before`: the line where it seeds them again, if it does): (the Dataset class, the
+    place and name of its draw, the DataLoader's place, its worker count, the function whose
+    loop iterates it or None for `key` itself) of the first training loop that runs after the
+    seed, in `key` or in a project function it calls after it (followed up to MAX_DEPTH calls
+    down, through functions that seed nothing), and iterates a DataLoader the program model
+    knows (a `Loader` value: built wherever, handed on as an argument or returned) whose
+    Dataset draws alike on every rank (`_loader_dataset_draw`); None otherwise."""
+    again = [call.line for call in record.invocations if call.line > after
+             and _seeds_again(program, module, key or None, record.cls, call.callee)]
+    before = min([*again, *([before] if before is not None else [])], default=None)  # seeded again (maybe per rank)
+    pending = [(module, key, record, None, 0)]
+    seen: set[tuple[str, str]] = set()
+    while pending:
+        here, at, function, callee, depth = pending.pop(0)
+        if (here, at) in seen:
+            continue
+        seen.add((here, at))
+        own = callee is None
+        for loop in _innermost_training(function):
+            if own and (loop.first <= after or before is not None and loop.first >= before):
+                continue
+            if not own and any(call.line < loop.first and _seeds_again(program, here, at, function.cls, call.callee)
+                               for call in function.invocations):
+                continue  # seeded again before the loop (maybe with the rank)
+            for source in loop.sources:
+                found = _loader_dataset_draw(program, program.evaluate(here, at, source), generators, workers_of)
+                if found is not None:
+                    return (*found, callee)
+        if depth >= MAX_DEPTH:
+            continue
+        for call in function.invocations:
+            if own and (call.line <= after or before is not None and call.line >= before):
+                continue
+            target = program.target(here, at or None, function.cls, call.callee)
+            reached = program.function(target.module, target.key) if target is not None else None
+            if reached is None or any(_seeds_again(program, target.module, target.key, reached.cls, c.callee)
+                                      for c in reached.invocations):
+                continue  # unknown, or it seeds again (maybe with the rank)
+            pending.append((target.module, target.key, reached, call.callee if own else callee, depth + 1))
+    return None
+
+
+def _seeds_again(program, module: str, key: str | None, cls: str | None, callee: str) -> bool:
+    """Whether calling `callee` in function `key` of `module` seeds a generator: a seeding call,
+    or a project function that makes one (`fix_random_seeds(seed + rank)`, whatever it is given)."""
+    if _seeding(program, module, callee):
+        return True
+    target = program.target(module, key or None, cls, callee)
+    record = program.function(target.module, target.key) if target is not None else None
+    return record is not None and any(_seeding(program, target.module, call.callee) for call in record.invocations)
+
+
+def _innermost_training(record) -> list:
+    """The loops of a function's summary that run a backward and hold no other such loop."""
+    training = [loop for loop in record.loops if loop.trains]
+    return [loop for loop in training if not any(
+        other is not loop and loop.first <= other.first and other.last <= loop.last for other in training)]
+
+
+def _loader_dataset_draw(program, loader, generators: frozenset[str], workers_of) -> tuple | None:
+    """(the Dataset class, the place of its draw, what it draws, the DataLoader's place, its worker
+    count) where `loader`, a `Loader` value of the program model, is a DataLoader call whose
+    Dataset is an object of a project class (made in the function that builds the loader, or
+    handed to it) whose `__getitem__` draws from a generator the seed makes alike on every rank:
+    the seeded ones without workers, all three with workers seeded from torch's generator and no
+    `worker_init_fn` or `generator=` (see SharedSeedDataPath._loader_generators); None otherwise."""
+    made = getattr(loader, "made_at", None)
+    if not isinstance(loader, Loader) or made is None:
+        return None
+    module = program.module_at(made)
+    tree = program.tree(module) if module is not None else None
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and node.lineno == made.line
+             and program.qualify(module, dotted(node.func) or "") in DATALOADER] if tree is not None else []
+    if len(calls) != 1 or any(isinstance(a, ast.Starred) for a in calls[0].args) or any(k.arg is None for k in calls[0].keywords):
+        return None
+    call = calls[0]
+    given = {k.arg: k.value for k in call.keywords}
+    if len(call.args) > 1:
+        return None  # a positional batch size, shuffle, sampler...: read by keyword only
+    count = given.get("num_workers")
+    if count is None:
+        workers: int | None = 0
+    elif isinstance(count, ast.Constant) and type(count.value) is int:
+        workers = count.value
+    else:
+        workers = workers_of(module, count) if isinstance(count, ast.Attribute) else None
+    if workers == 0:
+        drawn = generators
+    elif "torch" not in generators or "worker_init_fn" in given or "generator" in given:
+        return None
+    else:
+        drawn = ALL_GENERATORS if workers is not None else generators
+    dataset = call.args[0] if call.args else given.get("dataset")
+    function = _enclosing_function(tree, made.line)
+    folder = _image_folder_draw(program, module, function, dataset, drawn)
+    if folder is not None:
+        return ("ImageFolder", *folder, made, workers)
+    classes = _dataset_made(program, module, function, dataset)
+    if not classes:
+        return None
+    draws = [reached_draw(program, owner, None, cls, "self.__getitem__", drawn, {}, 0) for owner, cls in classes]
+    if None in draws:
+        return None  # every class it may be must draw
+    place, what = draws[0]  # type: ignore[misc]
+    return classes[0][1], place, what, made, workers
+
+
+def _image_folder_draw(program, module: str, function, dataset: ast.expr | None,
+                       generators: frozenset[str]) -> tuple[Place, str] | None:
+    """Where the torchvision ImageFolder that `dataset` (in `function`, (key, definition)) is
+    made by draws through the `transform=` it is given, which its __getitem__ applies to each
+    sample (`_transform_draw`); None when it is not one, or that is unknown."""
+    if isinstance(dataset, ast.Name) and function is not None:
+        values = _bound_in(function[1], dataset.id)
+        dataset = values[0] if values is not None and len(values) == 1 else None
+    if not isinstance(dataset, ast.Call) or program.qualify(module, dotted(dataset.func) or "") not in TORCHVISION_IMAGE_FOLDER:
+        return None
+    given = next((k.value for k in dataset.keywords if k.arg == "transform"), None)
+    index = TORCHVISION_IMAGE_FOLDER.position("transform")
+    if given is None and index is not None and len(dataset.args) > index:
+        given = dataset.args[index]
+    return _transform_draw(program, module, function[1] if function else None, given, generators, 0)
+
+
+def _bound_in(definition: ast.AST, name: str) -> list[ast.expr] | None:
+    """The values `name` is bound to in a function (by `=`); None where it is also bound
+    otherwise (unpacked, a loop target, a parameter) or not at all."""
+    values = [node.value for node in _statements(definition) for target in _targets(node)
+              if isinstance(target, ast.Name) and target.id == name]
+    others = any(isinstance(t, (ast.Tuple, ast.List, ast.Starred)) and any(isinstance(e, ast.Name) and e.id == name
+                 for e in ast.walk(t)) for node in _statements(definition) for t in _targets(node))
+    loops = any(isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.comprehension)) and any(
+        isinstance(e, ast.Name) and e.id == name for e in ast.walk(getattr(node, "target", node))) for node in _statements(definition)
+        if not isinstance(node, ast.With))
+    parameter = isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)) and name in {a.arg for a in _arguments(definition)}
+    return values if values and not others and not loops and not parameter else None
+
+
+def _transform_draw(program, module: str, definition, expr: ast.expr | None, generators: frozenset[str],
+                    depth: int) -> tuple[Place, str] | None:
+    """Where calling the transform `expr` (in `definition`, a function or None) draws from one
+    of `generators`: a torchvision random transform (`RandomResizedCrop(224)`, torch's
+    generator), a torchvision Compose holding one (also through a name bound in the function
+    to one), or an object of a project class whose `__call__` draws (`reached_draw`); None
+    when it draws nothing or is unknown."""
+    if depth > MAX_DEPTH or expr is None:
+        return None
+    if isinstance(expr, ast.Name) and definition is not None:
+        values = _bound_in(definition, expr.id)
+        found = [_transform_draw(program, module, definition, value, generators, depth + 1) for value in values or ()]
+        return found[0] if found and None not in found else None  # every binding must draw
+    if not isinstance(expr, ast.Call):
+        return None
+    written = dotted(expr.func) or ""
+    qualified = program.qualify(module, written)
+    if qualified in TORCHVISION_RANDOM_TRANSFORMS:
+        return (program.place(module, expr.lineno), qualified) if "torch" in generators else None
+    if qualified in TORCHVISION_COMPOSE:
+        listed = expr.args[0] if expr.args else next((k.value for k in expr.keywords if k.arg == "transforms"), None)
+        for item in listed.elts if isinstance(listed, (ast.List, ast.Tuple)) else ():
+            found = _transform_draw(program, module, definition, item, generators, depth + 1)
+            if found is not None:
+                return found  # Compose calls every transform it holds, on each sample
+        return None
+    made = program.class_of(module, written) if written else None
+    return reached_draw(program, made[0], None, made[1], "self.__call__", generators, {}, depth + 1) if made else None
+
+
+def _attribute_draw(program, module: str, cls: str, attribute: str, generators: frozenset[str]) -> tuple[Place, str] | None:
+    """Where calling `self.<attribute>` in a method of project class `cls` of `module` draws:
+    each binding of it in the class's methods (`self.global_transfo1 = transforms.Compose([...])`
+    in `__init__`) is a transform that draws (`_transform_draw`); None otherwise."""
+    tree = program.tree(module)
+    owner = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls), None) if tree else None
+    found = []
+    for method in owner.body if owner is not None else ():
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found += [_transform_draw(program, module, method, node.value, generators, 1) for node in _statements(method)
+                      for target in _targets(node) if _positions(target, attribute, holder="self") == [None]]
+    return found[0] if found and None not in found else None
+
+
+def _enclosing_function(tree: ast.Module, line: int) -> tuple[str, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+    """(its key, its definition) of the innermost top-level function or method holding `line`."""
+    found = None
+    for node in tree.body:
+        inner = [(f"{node.name}.{m.name}", m) for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))] \
+            if isinstance(node, ast.ClassDef) else [(node.name, node)] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+        for key, function in inner:
+            if function.lineno <= line <= (function.end_lineno or function.lineno):
+                found = (key, function)
+    return found
+
+
+def _dataset_made(program, module: str, function, dataset: ast.expr | None) -> list[tuple[str, str]]:
+    """(module, class) of the project classes whose object `dataset` (a DataLoader's dataset in
+    `function`, (key, definition) or None for module code) holds: the class a call names, or
+    for a name, the class of each binding in the function (every one must be a project
+    class's call), or what the program model knows its parameter holds (`Instance`); empty
+    where any of that is unknown."""
+    if isinstance(dataset, ast.Call):
+        found = program.class_of(module, dotted(dataset.func) or "")
+        return [found] if found is not None else []
+    if not isinstance(dataset, ast.Name) or function is None:
+        return []
+    key, definition = function
+    values = [node.value for node in _statements(definition) for target in _targets(node)
+              if isinstance(target, ast.Name) and target.id == dataset.id]
+    if any(isinstance(t, (ast.Tuple, ast.List)) and any(isinstance(e, ast.Name) and e.id == dataset.id for e in ast.walk(t))
+           for node in _statements(definition) for t in _targets(node)):
+        return []  # also bound by unpacking: unknown
+    if values:
+        classes = [program.class_of(module, dotted(v.func) or "") if isinstance(v, ast.Call) else None for v in values]
+        return [] if None in classes else list(dict.fromkeys(classes))  # type: ignore[arg-type]
+    if dataset.id in {a.arg for a in _arguments(definition)}:
+        value = program.parameters.get((module, key), {}).get(dataset.id)
+        return [(value.module, value.cls)] if isinstance(value, Instance) else []
+    return []
+
+
 def _drawn_among(program, module: str, key: str, record, calls, generators: frozenset[str], memo: dict,
                  depth: int) -> tuple[Place, str] | None:
     """The first of `calls` (of function `key` of `module`, whose record is `record`) that draws
@@ -2093,6 +2457,9 @@ def _drawn_among(program, module: str, key: str, record, calls, generators: froz
                 return program.place(module, call.line), qualified
             continue
         found = reached_draw(program, module, key, record.cls, call.callee, generators, memo, depth + 1)
+        head, _, attribute = call.callee.partition(".")
+        if found is None and head == "self" and attribute.isidentifier() and record.cls is not None:
+            found = _attribute_draw(program, module, record.cls, attribute, generators)  # a transform it holds
         if found is not None:
             return found
     return None
