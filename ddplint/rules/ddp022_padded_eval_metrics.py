@@ -68,9 +68,12 @@ class PaddedEvalMetrics(Rule):
     {"sampler": DistributedSampler(ds, shuffle=False)}`). The sampler may be
     the project's own copy of DistributedSampler (a class whose `__iter__` pads its index list
     with its own start, `indices += indices[: self.total_size - len(indices)]`, a batch sampler that
-    pads its list of batches so too, its arguments read by keyword), made by a helper
+    pads its list of batches so too, its arguments read by keyword; defined in another module or
+    in the builder's own), made by a helper
     of another module (star-imported too), and reach the loader as `batch_sampler=` through a
-    helper that returns `BatchSampler(sampler, ...)`; a builder that binds the returned loader in
+    helper that returns `BatchSampler(sampler, ...)` (also where its other way re-wraps it for
+    training, `IterationBasedBatchSampler(batches, iters)`; a script building that loader itself
+    gets the finding, at its sampler); a builder that binds the returned loader in
     several branches of an `if`/`elif` chain has each branch's sampler judged on its own, and
     one called through a name bound to either of two (`loader_class = build_a if flag else
     build_b`) gives either one's loaders. An ignite engine run over the loader
