@@ -440,7 +440,7 @@ class LoaderFlow(Analysis):
             self._deepspeed_loader(node)
         elif self._plugin_loader(node):
             pass
-        elif qualified is not None and self.model.project is not None and self.model.project.padding_sampler(qualified):
+        elif self.model.project is not None and self.model.project.padding_sampler(qualified or self._own_class(node.func)):
             self._padding_class(node)
         elif qualified is not None and self.model.project is not None:
             self._built_elsewhere(node, qualified)
@@ -591,6 +591,20 @@ class LoaderFlow(Analysis):
         if built is None:
             return []
         return self._bound.get(id(node), []) if built.index is None else [(("call", id(node)), str(built.index))]
+
+    def _own_class(self, func: cst.BaseExpression) -> str | None:
+        """The qualified name of the class of this module that `func` names (`ShardSampler(...)`
+        below `class ShardSampler(Sampler)` of the same file), which the file's imports do not
+        qualify; None for any other callee."""
+        if not isinstance(func, cst.Name):
+            return None
+        found, origin = self.model.scope.lookup(func.value)
+        if not found or origin is not None:
+            return None
+        view = self.model.project
+        own = f"{view.module}.{func.value}"  # type: ignore[union-attr]
+        resolved = view.resolve(own)  # type: ignore[union-attr]
+        return own if resolved is not None and resolved[0] == view.module and resolved[1] == "class" else None  # type: ignore[union-attr]
 
     def _padding_class(self, node: cst.Call) -> None:
         """`DistributedARBatchSampler(val_db, 4, world_size, rank, False)`: a project class that

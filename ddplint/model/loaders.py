@@ -374,13 +374,21 @@ def _fill(program, table: dict[Place, Evaluated], evaluates) -> None:
                 if not isinstance(value, Loader):
                     continue
                 sampler = value.sampler
-                if not sampler.pads or sampler.made_at in table:
+                if not sampler.pads or sampler.made_at in table or _judged_where_batched(value):
                     continue
                 found = program.evaluation(module, key, function.cls, call.callee, index, word, call.line)
                 if found is None and call.callee.rpartition(".")[2] == IGNITE_ENGINE_RUN:
                     found = engine_evaluation(program, module, key, call.line, index, word)
                 if found is not None and (sampler.shuffle is False or evaluates(found.function.rpartition(".")[2])):
                     table[sampler.made_at] = Evaluated(found.function, found.loop, found.combine, program.place(module, call.line))
+
+
+def _judged_where_batched(loader: Loader) -> bool:
+    """A loader a module builds through a batch sampler over a sampler another module's helper
+    makes (`DataLoader(ds, batch_sampler=make_batch_data_sampler(make_data_sampler(ds, False)))`
+    in a script): that module reads the sampler, its batches and the loader itself, and the
+    finding is its own, one for each script that evaluates so, not one at the shared helper."""
+    return loader.batched and loader.made_at.path != loader.sampler.made_at.path
 
 
 def _kept(program, table: dict[Place, Evaluated], evaluates, module: str, key: str, function) -> None:
@@ -391,7 +399,7 @@ def _kept(program, table: dict[Place, Evaluated], evaluates, module: str, key: s
             continue  # a parameter kept is followed from the call that hands it
         for value in program.values_of(module, key, source):
             sampler = value.sampler if isinstance(value, Loader) else None
-            if sampler is None or not sampler.pads or sampler.made_at in table:
+            if sampler is None or not sampler.pads or sampler.made_at in table or _judged_where_batched(value):
                 continue
             found = program.kept_evaluation(module, function.cls, attribute)
             if found is not None and (sampler.shuffle is False or evaluates(found.function.rpartition(".")[2])):

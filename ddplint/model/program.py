@@ -1369,7 +1369,9 @@ class Program:
             if value in returned or len(returned) >= MAX_RESULTS:
                 return False
             returned.append(value)
-        elif value is None or (module, key) in self.results and not _refines(self.results[(module, key)], value):
+        elif value is None or (module, key) in self.results and not (
+            _refines(self.results[(module, key)], value) or _follows_past(self.results[(module, key)], value)
+        ):
             return False
         else:
             self.results[(module, key)] = value
@@ -2056,6 +2058,15 @@ def _refines(known, value) -> bool:
         elif before != after:
             return False
     return filled
+
+
+def _follows_past(known, value) -> bool:
+    """Whether `value`, a BatchSampler over a DistributedSampler, is the way of an `if` the run
+    takes where `known` is the project object the other way makes (`batches = BatchSampler(sampler,
+    n)`, then `if iterations: batches = Repeated(batches, iterations)`): as `_either` prefers it
+    once both are known, a function's result noted while its parameter was unknown yields to it.
+    Only ever an Instance yields, so the solution still ends."""
+    return isinstance(known, Instance) and isinstance(value, Batches)
 
 
 def _wraps(value) -> bool:

@@ -39,7 +39,9 @@ class PaddedEvalMetrics(Rule):
     or in that loop with `all_reduce`, `all_gather(_object)`, `gather` or `reduce` (also where
     the loop is in a helper and the function that hands it the loader combines what it returns:
     `x = eval_dataset(model, loader)` ... `dist.all_gather(all_x, x)`), in a file
-    that never trims to a length (`[:len(dataset)]`, or `[:n]` after `n = len(dataset)`). With
+    that never trims to a length (`[:len(dataset)]`, `[:n]` after `n = len(dataset)`, or `[:size]` in
+    a function of the file whose call passes `size` a length: `collect_results(results,
+    len(dataset))` cutting the gathered parts to `ordered_results[:size]`). With
     the project model, the loader may also leave the function: a data builder returns it
     (`return train_loader, val_loader`, or keeps it on an object, also through the `super().__init__` of a base class) and a function of another
     module evaluates it and combines the results; the finding stays at the sampler and names the
@@ -66,9 +68,12 @@ class PaddedEvalMetrics(Rule):
     {"sampler": DistributedSampler(ds, shuffle=False)}`). The sampler may be
     the project's own copy of DistributedSampler (a class whose `__iter__` pads its index list
     with its own start, `indices += indices[: self.total_size - len(indices)]`, a batch sampler that
-    pads its list of batches so too, its arguments read by keyword), made by a helper
+    pads its list of batches so too, its arguments read by keyword; defined in another module or
+    in the builder's own), made by a helper
     of another module (star-imported too), and reach the loader as `batch_sampler=` through a
-    helper that returns `BatchSampler(sampler, ...)`; a builder that binds the returned loader in
+    helper that returns `BatchSampler(sampler, ...)` (also where its other way re-wraps it for
+    training, `IterationBasedBatchSampler(batches, iters)`; a script building that loader itself
+    gets the finding, at its sampler); a builder that binds the returned loader in
     several branches of an `if`/`elif` chain has each branch's sampler judged on its own, and
     one called through a name bound to either of two (`loader_class = build_a if flag else
     build_b`) gives either one's loaders. An ignite engine run over the loader
@@ -540,8 +545,50 @@ class PaddedEvalMetrics(Rule):
                 "at example.py:25)"
             ),
         ),
+        Flagged(
+            # A helper that cuts to the count its caller passes, here not a length: the top scores of
+            # the gathered results still hold the padded repeats.
+            """
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def top(scores, k):
+                return sorted(scores, reverse=True)[:k]
+
+            def evaluate(model, dataset):
+                loader = DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False))
+                                                     ^
+                scores = [float(model(x)) for x in loader]
+                parts = [None] * dist.get_world_size()
+                dist.all_gather_object(parts, scores)
+                return top(sum(parts, []), 5), len(dataset)
+            """
+        ),
     )
     clean_examples = (
+        Clean(
+            # The gathered parts cut by a helper to the length its caller passes (mmdetection's
+            # collect_results(results, len(dataset))): the padding is dropped.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def collect_results(part, size):
+                parts = [None] * dist.get_world_size()
+                dist.all_gather_object(parts, part)
+                ordered = [r for chunk in zip(*parts) for r in chunk]
+                return ordered[:size]
+
+            @torch.no_grad()
+            def test(model, loader):
+                results = [model(x).argmax(1).tolist() for x in loader]
+                return collect_results(results, len(loader.dataset))
+
+            def main(model, dataset):
+                print(test(model, DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False))))
+            """
+        ),
         Clean(
             # The helper's results stay per rank: the caller's collective combines something else.
             """
@@ -842,6 +889,10 @@ class PaddedEvalMetrics(Rule):
         self._gathered: set[str] = set()  # names bound to a combining call's result
         self._lengths: set[str] = set()  # names bound to `len(...)`: `n = len(dataset)` ... `[:n]`
         self._stores: set[int] = set()  # slices assigned to (`array[:len(ids)] = ids`), by node id
+        # `ordered[:size]` in a module function `collect(part, size)`: (function, position) and
+        # (function, name) of the parameter; and the same of the arguments calls pass `len(...)` to
+        self._cut_by: set[tuple[str, int | str]] = set()
+        self._given_length: set[tuple[str, int | str]] = set()
         # (function, name) -> the calls whose results the name holds (`x, y = eval_dataset(model, loader)`)
         self._results: dict[tuple[int | None, str], set[int]] = {}
         self._results_combined: set[int] = set()  # calls (by node id) whose results a collective combines
@@ -857,6 +908,12 @@ class PaddedEvalMetrics(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         self._clock += 1
+        if isinstance(node.func, cst.Name):  # `collect_results(results, len(dataset))`
+            positional = [arg for arg in node.args if arg.keyword is None and not arg.star]
+            named = {arg.keyword.value: arg for arg in node.args if arg.keyword is not None}
+            for where, arg in (*enumerate(positional), *named.items()):
+                if _length(arg.value, self._lengths):
+                    self._given_length.add((node.func.value, where))
         if _keys_by_zip(node):  # `results.update(zip(ids, preds))`: a padded duplicate overwrites its id's entry
             self._trimmed = True
         if self._combines(node):  # also `metric_logger.synchronize_between_processes()`
@@ -940,9 +997,16 @@ class PaddedEvalMetrics(Rule):
             self._trimmed = True
         elif upper is not None and node.lower is None and _length(upper, self._lengths):
             self._trimmed = True  # `[:n]`; `indices[split:n]` is a split of the dataset
+        elif isinstance(upper, cst.Name) and node.lower is None:
+            self._cut_by |= _cut_parameter(self.model.function, upper.value)
+
+    def _trims_by_callers(self) -> bool:
+        """A module function cuts to its parameter (`return ordered[:size]`) and a call passes
+        it a length (`collect_results(results, len(dataset))`): that call's results are trimmed."""
+        return not self._cut_by.isdisjoint(self._given_length)
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        if self._trimmed:
+        if self._trimmed or self._trims_by_callers():
             return
         unseen = []  # padded samplers made here whose loaders are not evaluated here
         for sampler in (*self.flow.of_kind("sampler"), *self.flow.of_kind("padding_sampler")):
@@ -1081,6 +1145,23 @@ def _drop_last(sampler: Construction) -> cst.Arg | None:
     if sampler.kind == "sampler":
         return argument_for(sampler.node, DISTRIBUTED_SAMPLER, "drop_last")
     return next((arg for arg in sampler.node.args if arg.keyword is not None and arg.keyword.value == "drop_last"), None)
+
+
+def _cut_parameter(frame, name: str) -> set[tuple[str, int | str]]:
+    """(function, position) and (function, name) of `name` where it is a parameter of the module
+    function `frame` that its body never rebinds; empty otherwise (a method: its callers' positions
+    count `self`)."""
+    node = frame.node if frame is not None else None
+    if node is None or frame.key is None or "." in frame.key or not isinstance(frame.parent.node, cst.Module):
+        return set()
+    params = [*node.params.posonly_params, *node.params.params]
+    positions = [i for i, param in enumerate(params) if param.name.value == name]
+    if not positions and all(param.name.value != name for param in node.params.kwonly_params):
+        return set()
+    rebound = (*(t.target for t in nodes_under(node.body, cst.AssignTarget)), *(a.target for a in nodes_under(node.body, cst.AugAssign)))
+    if any(name in _bound_names(target) for target in rebound):
+        return set()
+    return {(node.name.value, name), *((node.name.value, i) for i in positions)}
 
 
 def _trains(loop: cst.CSTNode) -> bool:
