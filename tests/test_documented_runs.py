@@ -93,8 +93,10 @@ def test_a_run_that_leaves_an_option_out_takes_its_default_where_another_run_wri
 
 def test_unknown_runs_stay_reported(tmp_path, run):
     """A run that takes the branch, a value the command does not write literally, a document
-    telling the user to set the option, a script nobody documents that calls the helper, a
-    call of the helper outside the branch, or no documented run at all: reported."""
+    telling the user to set the option, a call of the helper outside the branch, or no
+    documented run at all: reported. A script nobody documents that calls the helper, in a
+    project that launches its other script with several processes, is reached by no documented
+    run: its call reports nothing (ProjectView._runs_documented_elsewhere)."""
     base = "torchrun --nproc_per_node=4 train.py --dataset imagenet --loader dali --fsdp"
     unguarded = TRAIN.replace("    weights =", '    data.torch_state(None, "y.pt")\n    weights =')
     script = "import data\n\nif __name__ == '__main__':\n    data.torch_state(None, 'z.pt')\n"
@@ -102,7 +104,6 @@ def test_unknown_runs_stay_reported(tmp_path, run):
         ([base, "torchrun --nproc_per_node=4 train.py --dataset imagenet --fsdp"], "", TRAIN, None),
         (["torchrun --nproc_per_node=4 train.py --dataset imagenet --loader $LOADER --fsdp"], "", TRAIN, None),
         ([base], "Pass `--loader torch` to read the images with torch.\n", TRAIN, None),
-        ([base], "", TRAIN, {"export.py": script}),
         ([base], "", unguarded, None),
         ([], "", TRAIN, None),
     )
@@ -111,8 +112,9 @@ def test_unknown_runs_stay_reported(tmp_path, run):
         _write(tmp_path, runs, readme, train, extra)
         output = run("check", "--no-cache", "--select", "DDP004", ".").stdout
         assert HELPER_LOAD in output, (runs, readme, extra, output)
-        if extra:
-            (tmp_path / "export.py").unlink()
+    _write(tmp_path, [base], "", TRAIN, {"export.py": script})
+    output = run("check", "--no-cache", "--select", "DDP004", ".").stdout
+    assert HELPER_LOAD not in output, output
 
 
 def test_prose_and_tests_are_no_runs(tmp_path, run):
@@ -213,9 +215,10 @@ def test_code_only_a_one_process_tools_main_block_reaches_needs_a_documented_run
     only its file's `if __name__ == "__main__":` block calls it: a conversion tool of one
     process (it names nothing distributed), which no document runs, in a project whose
     documents run the DDP trainer. Code inside that block runs only when the module is the
-    script; no documented run, and no run of more than one process, reaches it. A documented
-    run of the tool, a project that documents no run, and a tool that names distribution (a
-    trainer nobody documents) leave it reported."""
+    script; no documented run, and no run of more than one process, reaches it. So with a tool
+    that names distribution (a trainer nobody documents, beside the one the project launches
+    with several processes). A documented run of the tool and a project that documents no run
+    leave it reported."""
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "train.py").write_text(DDP_TRAIN)
     run.cwd = tmp_path
@@ -223,7 +226,7 @@ def test_code_only_a_one_process_tools_main_block_reaches_needs_a_documented_run
         (["torchrun --nproc_per_node=4 train.py"], PACK, False),
         (["torchrun --nproc_per_node=4 train.py", "python pack.py images rows"], PACK, True),
         ([], PACK, True),
-        (["torchrun --nproc_per_node=4 train.py"], "import torch.distributed as dist\n" + PACK, True),
+        (["torchrun --nproc_per_node=4 train.py"], "import torch.distributed as dist\n" + PACK, False),
     )
     for runs, pack, reported in cases:
         (tmp_path / "run.sh").write_text("".join(f"{command}\n" for command in runs))
@@ -348,3 +351,80 @@ def test_a_yacs_setting_a_run_or_a_document_may_change_stays_reported(tmp_path, 
         _write(tmp_path, runs, readme, YACS_TRAIN, {"defaults.py": defaults})
         output = run("check", "--no-cache", "--select", "DDP004", ".").stdout
         assert ACCUM_LOAD in output and VOC_LOAD in output, (runs, readme, output)
+
+
+YOLO_TRAIN = """import os
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+LOCAL_RANK = int(os.getenv("LOCAL_RANK", -1))
+
+
+def train(net, loader, optimizer, accumulate):
+    model = net
+    if LOCAL_RANK != -1:
+        dist.init_process_group("nccl")
+        model = DDP(net.cuda(LOCAL_RANK), device_ids=[LOCAL_RANK])
+    for i, batch in enumerate(loader):
+        loss = model(batch).sum()
+        loss.backward()
+        if i % accumulate == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+
+
+if __name__ == "__main__":
+    train(None, [], None, 2)
+"""
+
+YOLO_README = (
+    "python -m torch.distributed.launch --nproc_per_node 8 train.py --batch 128\n\n"
+    "Segmentation:\n\n```\npython segment/train.py --device 0 --batch 32\n```\n"
+)
+
+
+def _lines(output):
+    """The `path:line` of each finding in `check`'s text output, in order."""
+    return sorted(":".join(line.split(":")[:2]) for line in output.splitlines() if " DDP" in line)
+
+
+def _yolo(tmp_path, files):
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "README.md").write_text(YOLO_README)
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+
+
+def test_a_launch_of_another_file_of_the_same_name_leaves_a_script_run_plainly_one_process(tmp_path, run):
+    """yolov9's README launches the root train.py with torch.distributed.launch and runs
+    segment/train.py (a copy that forms its process group only under a launcher's LOCAL_RANK)
+    only as `python segment/train.py --device 0`: the launch names the root file, not this one,
+    so every documented run of segment/train.py is one process, and DDP021 says nothing there."""
+    _yolo(tmp_path, {"train.py": YOLO_TRAIN, "segment/train.py": YOLO_TRAIN})
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP021", ".").stdout
+    assert _lines(output) == ["train.py:17"], output
+    built = project.build(str(tmp_path))
+    assert built.module_view("segment.train").single_process and not built.module_view("train").single_process
+
+
+def test_a_trainer_no_document_runs_is_reached_by_no_documented_run(tmp_path, run):
+    """yolov9's train_triple.py and segment/train_dual.py: DDP trainers that no shell script or
+    document runs, in a project whose README launches its other trainers with several
+    processes: no documented run reaches their code, so nothing is reported there. In a project
+    that documents no run at all, or where a launch command takes its script from a variable
+    (`$SCRIPT`) that a shell script sets to it, the trainer stays reported."""
+    _yolo(tmp_path, {"train.py": YOLO_TRAIN, "train_triple.py": YOLO_TRAIN, "segment/train_dual.py": YOLO_TRAIN})
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP021", ".").stdout
+    assert _lines(output) == ["train.py:17"], output
+    (tmp_path / "dist.sh").write_text("SCRIPT=train_triple.py\npython -m torch.distributed.launch --nproc_per_node 8 $SCRIPT --batch 128\n")
+    output = run("check", "--no-cache", "--select", "DDP021", ".").stdout
+    assert _lines(output) == ["train.py:17", "train_triple.py:17"], output
+    (tmp_path / "dist.sh").unlink()
+    (tmp_path / "README.md").write_text("A YOLO trainer.\n")
+    output = run("check", "--no-cache", "--select", "DDP021", ".").stdout
+    assert _lines(output) == ["segment/train_dual.py:17", "train.py:17", "train_triple.py:17"], output

@@ -1368,19 +1368,36 @@ class Project:
     def _unlaunched(self, module: str) -> bool:
         """Whether no launch command of the project may run `module`: none runs it by its module
         name (`srun python -u -m main`, ProjectView.launches) nor a file of this one's name, by
-        any path (`$(dirname $0)/test.py`); and where one runs a script it does not name
+        any path (`$(dirname $0)/test.py`), unless the path names another file of that name
+        (ProjectView.launches: yolov9's README launches the root `train.py`, not
+        `segment/train.py`); and where one runs a script it does not name
         (`torch.distributed.launch ... $PY_FILE`), no shell script or document of the project
         names this file other than in a plain `python` run of it (ERNIE's `run_dist_pretrain.sh
         8 ... code/run_pretrain_dist_util.py` hands its name to such a launcher)."""
         base = os.path.basename(self.relpaths[module])
         name = re.compile(rf"(?<![\w.-]){re.escape(base)}(?![\w.-])")
-        if self.module_view(module).launches(own=True) or any(
-            name.search(command.command) or _placeholder_for(command.command, base) for command in self.launch_commands
+        if self.module_view(module).launches(own=True):
+            return False
+        others = [
+            command for other in self._by_file_name.get(base, ()) if other != module
+            for command in self.module_view(other).launches(own=True)
+        ]
+        if any(
+            name.search(command.command) and command not in others or _placeholder_for(command.command, base)
+            for command in self.launch_commands
         ):
             return False
         if all(_NAMES_SCRIPT.search(command.command) for command in self.launch_commands):
             return True
         return not name.search(self._scripts_named)
+
+    @functools.cached_property
+    def _by_file_name(self) -> dict[str, list[str]]:
+        """The project's modules by the name of their file (`train.py`)."""
+        found: dict[str, list[str]] = {}
+        for module, relative in self.relpaths.items():
+            found.setdefault(os.path.basename(relative), []).append(module)
+        return found
 
     @functools.cached_property
     def _scripts_named(self) -> str:
@@ -1520,9 +1537,12 @@ class Project:
         distributed, that no launch command of the project runs (`ProjectView.launches`), and
         of which no module it reaches through its imports, itself included, has the text of a
         start of processes, of a process group or of a framework's launcher (`_RUN_STARTS`); or
-        a script that runs as one process in every documented run (`one_process_run`).
-        Unlike `one_process_script` it may import modules that name distribution: a converter
-        script that loads the training wrapper's checkpoint and exports the model."""
+        a script that runs as one process in every documented run (`one_process_run`; a pool
+        of workers it starts, `Pool(`, runs the function handed to it, no rank of the script:
+        yolov9's segment/train.py, run only as `python segment/train.py --device 0`, caches its
+        labels in a `Pool`). Unlike `one_process_script` it may import modules that name
+        distribution: a converter script that loads the training wrapper's checkpoint and
+        exports the model."""
         key = ("runs alone", module)
         found = self._memo.get(key)
         if found is None:
@@ -1531,7 +1551,7 @@ class Project:
                 module in self.reach.entries and not facts["dist"] and not facts.get("launched")
                 and not program.importers_of(module) and not self.module_view(module).launches()
                 and self._starts_nothing(list(reachable([module], self.imports_of)))
-            ) or self.one_process_run(module)
+            ) or self.one_process_run(module, pools=False)
             self._memo[key] = found
         return found
 
@@ -1799,6 +1819,8 @@ def _may_start(statement: ast.stmt, start: str) -> bool:
                      and any(ast.unparse(target) == spelled for target in node.targets)
                      and not any(isinstance(n, (ast.Name, ast.Attribute)) and ast.unparse(n) == spelled for n in walk(node.value))]  # (`cmd = cmd.format(...)`)
             commands = bound or commands
+        # `cmd = "nvidia-smi -L" if linux else "nvidia-smi -L | find"`: either command may run
+        commands = [branch for each in commands for branch in ((each.body, each.orelse) if isinstance(each, ast.IfExp) else (each,))]
         if any(_RANK_PROGRAM.fullmatch(_program(each)) for each in commands):
             return True
     return False
@@ -2965,7 +2987,7 @@ class ProjectView:
         main = not key and self._in_main_block(line)
         known = self._script_runs(own=main)
         if known is None:
-            if main and self._runs_documented_elsewhere():
+            if main and self._runs_documented_elsewhere() or self._undocumented_script:
                 return []
             return [] if key and depth < _MAX_RUN_DEPTH and self._called_only_where_no_run_reaches(key, depth) else None
         runs, passed, declared = known
@@ -3020,6 +3042,19 @@ class ProjectView:
         reaches the code only its `__main__` block runs."""
         project = self.project
         return bool(project.launch_commands or project.plain_runs) and not self.runs(own=True) and self.single_process
+
+    @functools.cached_property
+    def _undocumented_script(self) -> bool:
+        """Whether this module is a script (Reach.entries) that no module imports, that no
+        command of the project runs and no launch command may run (Project._unlaunched), in a
+        project whose shell scripts and documents launch other scripts with several processes
+        (yolov9's train_triple.py, beside the train.py and train_dual.py its README launches):
+        its code runs only where it is the script, and no documented run starts it."""
+        project = self.project
+        if self.module not in project.reach.entries or project.program.importers_of(self.module) or self.runs(own=True):
+            return False
+        several = any(not _one_process(command) for command in project.launch_commands)
+        return several and project._unlaunched(self.module)
 
     def _script_runs(self, own: bool = False) -> tuple[list[tuple[ProjectView, LaunchCommand, tuple[str, ...]]], frozenset[str], dict[str, DeclaredOptions]] | None:
         """Each documented run of a script that runs this module (an entry among `users`, tests
