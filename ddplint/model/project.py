@@ -2987,7 +2987,7 @@ class ProjectView:
         main = not key and self._in_main_block(line)
         known = self._script_runs(own=main)
         if known is None:
-            if main and self._runs_documented_elsewhere() or self._undocumented_script:
+            if main and self._runs_documented_elsewhere():
                 return []
             return [] if key and depth < _MAX_RUN_DEPTH and self._called_only_where_no_run_reaches(key, depth) else None
         runs, passed, declared = known
@@ -3042,19 +3042,6 @@ class ProjectView:
         reaches the code only its `__main__` block runs."""
         project = self.project
         return bool(project.launch_commands or project.plain_runs) and not self.runs(own=True) and self.single_process
-
-    @functools.cached_property
-    def _undocumented_script(self) -> bool:
-        """Whether this module is a script (Reach.entries) that no module imports, that no
-        command of the project runs and no launch command may run (Project._unlaunched), in a
-        project whose shell scripts and documents launch other scripts with several processes
-        (yolov9's train_triple.py, beside the train.py and train_dual.py its README launches):
-        its code runs only where it is the script, and no documented run starts it."""
-        project = self.project
-        if self.module not in project.reach.entries or project.program.importers_of(self.module) or self.runs(own=True):
-            return False
-        several = any(not _one_process(command) for command in project.launch_commands)
-        return several and project._unlaunched(self.module)
 
     def _script_runs(self, own: bool = False) -> tuple[list[tuple[ProjectView, LaunchCommand, tuple[str, ...]]], frozenset[str], dict[str, DeclaredOptions]] | None:
         """Each documented run of a script that runs this module (an entry among `users`, tests

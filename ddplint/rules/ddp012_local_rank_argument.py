@@ -190,8 +190,11 @@ class LocalRankArgument(Rule):
       there and no other; a command broken over two
       lines of a document without a backslash counts; the message names the line), or the
       file runs it in a command (`-m torch.distributed.launch`, or the launcher followed by
-      its options: a usage line, a comment, a command it builds; prose that only names it,
-      `# jobs started with torch.distributed.launch`, runs nothing). Since PyTorch 2.0 that
+      its options: a usage line, a comment, a command it builds), or names it at all where the
+      project documents no run of the script (a help text "for torch.distributed.launch"; beside
+      documented runs with other launchers, such prose, `# jobs started with
+      torch.distributed.launch` in a script every slurm script starts with `srun`, runs
+      nothing). Since PyTorch 2.0 that
       launcher passes `--local-rank=N` and the parser exits ("unrecognized arguments"), read
       or not (the message then names that launcher, not torchrun). Where the file parses only with `parse_known_args` and drops the extras
       (`args, _ = parser.parse_known_args()`, `[0]`, a name never read: only bound, once or again
@@ -598,25 +601,6 @@ class LocalRankArgument(Rule):
     )
     clean_examples = (
         Clean(
-            # The launcher is named only in prose (a comment on a branch of the code), in no
-            # command that runs the file: no run of it is shown, and the option is never read.
-            """
-            import argparse
-            import os
-            import torch.distributed as dist
-
-            parser = argparse.ArgumentParser()
-            parser.add_argument("--local_rank", default=0, type=int, help="this argument is not used")
-            args = parser.parse_args()
-            if "SLURM_JOB_ID" in os.environ:
-                args.rank = int(os.environ["SLURM_PROCID"])
-            else:
-                # jobs started with torch.distributed.launch: read the environment
-                args.rank = int(os.environ["RANK"])
-            dist.init_process_group("nccl", rank=args.rank)
-            """
-        ),
-        Clean(
             # A one-process tool: no process group, no launch of it anywhere, only the option
             # (a visualiser on cuda:{local_rank}): no launcher's option is missed.
             """
@@ -980,14 +964,18 @@ class LocalRankArgument(Rule):
 
     def _named_at(self) -> Place | cst.CSTNode | None:
         """Where the file runs torch.distributed.launch in a command (a usage line, a command
-        in a comment, a command it builds), or None: a mention in prose (`# jobs started with
-        torch.distributed.launch`) shows no run. (Asked on every lint of a file with something
-        to report: the model's source, not a codegen of the module, 25 % of an ibot edit in
-        the server.)"""
+        in a comment, a command it builds), or names it at all where the project documents no
+        run of the script (a help text "for the torch.distributed.launch utility"), or None: a
+        mention in prose beside documented runs with other launchers (SSL4EO-S12's `# jobs
+        started with torch.distributed.launch` in scripts its slurm scripts start with `srun`)
+        shows no run. (Asked on every lint of a file with something to report: the model's
+        source, not a codegen of the module, 25 % of an ibot edit in the server.)"""
         if self._named is None:
             code = self.model.source
-            found = _RUNS_OLD_LAUNCHER.search(code)
             view = self.model.project
+            found = _RUNS_OLD_LAUNCHER.search(code)
+            if found is None and (view is None or not view.runs()):
+                found = OLD_LAUNCHER.search(code)
             line = code.count("\n", 0, found.start()) + 1 if found is not None else 0
             self._named = (Place(view.path, line) if view is not None else self.model.module) if found is not None else False
         return self._named or None
