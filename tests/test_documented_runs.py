@@ -431,8 +431,9 @@ def test_prose_naming_the_old_launcher_beside_documented_srun_runs_launches_noth
     non-slurm branch, and every documented run is a slurm script's `srun python -u x.py`
     (srun passes no --local-rank): DDP012 says nothing. Where the project documents no run of
     the script, the file's own word on its launcher is all there is (PINN_seaice's help text
-    "for the torch.distributed.launch utility"), and a usage line that runs it is a documented
-    run beside any other: flagged."""
+    "for the torch.distributed.launch utility"), and so is it where a document launches with it
+    a script it does not name (DPR's `{non distributed script name & parameters}`); a usage line
+    that runs it is a documented run beside any other: flagged."""
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "linear.py").write_text(SLURM_TRAIN)
     (tmp_path / "job.sh").write_text("#SBATCH --ntasks=4\nsrun python -u linear.py --epochs 100\n")
@@ -443,4 +444,7 @@ def test_prose_naming_the_old_launcher_beside_documented_srun_runs_launches_noth
     assert _lines(run("check", "--no-cache", "--select", "DDP012", ".").stdout) == ["linear.py:8"]
     (tmp_path / "linear.py").write_text(SLURM_TRAIN)
     (tmp_path / "job.sh").unlink()
+    assert _lines(run("check", "--no-cache", "--select", "DDP012", ".").stdout) == ["linear.py:7"]
+    (tmp_path / "job.sh").write_text("#SBATCH --ntasks=4\nsrun python -u linear.py --epochs 100\n")
+    (tmp_path / "README.md").write_text("```\npython -m torch.distributed.launch --nproc_per_node=8 {script & parameters}\n```\n")
     assert _lines(run("check", "--no-cache", "--select", "DDP012", ".").stdout) == ["linear.py:7"]

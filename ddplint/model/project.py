@@ -1387,9 +1387,16 @@ class Project:
             for command in self.launch_commands
         ):
             return False
-        if all(_NAMES_SCRIPT.search(command.command) for command in self.launch_commands):
+        if not self.unnamed_launches:
             return True
         return not name.search(self._scripts_named)
+
+    @functools.cached_property
+    def unnamed_launches(self) -> tuple[LaunchCommand, ...]:
+        """The launch commands that name no script (`torchrun --nproc_per_node 8 $PY_FILE`,
+        DPR's `python -m torch.distributed.launch --nproc_per_node={WORLD_SIZE} {non distributed
+        script name & parameters}`): each may run any script of the project."""
+        return tuple(command for command in self.launch_commands if not _NAMES_SCRIPT.search(command.command))
 
     @functools.cached_property
     def _by_file_name(self) -> dict[str, list[str]]:
@@ -1575,7 +1582,7 @@ class Project:
                 module in self.reach.entries and not self.program.importers_of(module) and bool(launches)
                 and all(_one_process(command) or written and _one_per_node(command.command) for command in launches)
                 and not (quiet and any(LAUNCHERS[command.launcher].passes(command.command) for command in launches))
-                and all(_NAMES_SCRIPT.search(command.command) for command in self.launch_commands)
+                and not self.unnamed_launches
                 and self._starts_nothing(list(reachable([module], self.imports_of)), _SPAWN_STARTS)
             )
         return found
@@ -2494,6 +2501,11 @@ class ProjectView:
             return None
         named = posixpath.normpath(posixpath.join(runs_in, path))
         return named if named in self.project.files else None
+
+    def unnamed_launches(self) -> tuple[LaunchCommand, ...]:
+        """The project's launch commands that name no script: each may run this one too
+        (Project.unnamed_launches)."""
+        return self.project.unnamed_launches
 
     def runs(self, own: bool = False) -> list[LaunchCommand]:
         """The commands of the project that run this module's file, or a script that imports it

@@ -191,7 +191,8 @@ class LocalRankArgument(Rule):
       lines of a document without a backslash counts; the message names the line), or the
       file runs it in a command (`-m torch.distributed.launch`, or the launcher followed by
       its options: a usage line, a comment, a command it builds), or names it at all where the
-      project documents no run of the script (a help text "for torch.distributed.launch"; beside
+      project documents no run of the script (a help text "for torch.distributed.launch") or
+      launches with it a script it does not name (`{script name & parameters}`; beside
       documented runs with other launchers, such prose, `# jobs started with
       torch.distributed.launch` in a script every slurm script starts with `srun`, runs
       nothing). Since PyTorch 2.0 that
@@ -965,7 +966,8 @@ class LocalRankArgument(Rule):
     def _named_at(self) -> Place | cst.CSTNode | None:
         """Where the file runs torch.distributed.launch in a command (a usage line, a command
         in a comment, a command it builds), or names it at all where the project documents no
-        run of the script (a help text "for the torch.distributed.launch utility"), or None: a
+        run of the script (a help text "for the torch.distributed.launch utility") or launches
+        with it a script it does not name (DPR's `{non distributed script name}`), or None: a
         mention in prose beside documented runs with other launchers (SSL4EO-S12's `# jobs
         started with torch.distributed.launch` in scripts its slurm scripts start with `srun`)
         shows no run. (Asked on every lint of a file with something to report: the model's
@@ -974,7 +976,8 @@ class LocalRankArgument(Rule):
             code = self.model.source
             view = self.model.project
             found = _RUNS_OLD_LAUNCHER.search(code)
-            if found is None and (view is None or not view.runs()):
+            unnamed = view is not None and any(command.launcher == OLD_LAUNCHER_MODULE for command in view.unnamed_launches())
+            if found is None and (view is None or not view.runs() or unnamed):
                 found = OLD_LAUNCHER.search(code)
             line = code.count("\n", 0, found.start()) + 1 if found is not None else 0
             self._named = (Place(view.path, line) if view is not None else self.model.module) if found is not None else False
