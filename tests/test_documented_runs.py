@@ -407,3 +407,103 @@ def test_a_main_block_of_a_module_the_training_scripts_import_runs_only_in_its_o
     run.cwd = tmp_path
     output = run("check", "--no-cache", "--select", "DDP010", ".").stdout
     assert (f"tiles.py:{15 + (tiles != DATASET)}:" in output) == reported, output
+
+
+YOLO_TRAIN = """import os
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+LOCAL_RANK = int(os.getenv("LOCAL_RANK", -1))
+
+
+def train(net, loader, optimizer, accumulate):
+    model = net
+    if LOCAL_RANK != -1:
+        dist.init_process_group("nccl")
+        model = DDP(net.cuda(LOCAL_RANK), device_ids=[LOCAL_RANK])
+    for i, batch in enumerate(loader):
+        loss = model(batch).sum()
+        loss.backward()
+        if i % accumulate == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+
+
+if __name__ == "__main__":
+    train(None, [], None, 2)
+"""
+
+YOLO_README = (
+    "python -m torch.distributed.launch --nproc_per_node 8 train.py --batch 128\n\n"
+    "Segmentation:\n\n```\npython segment/train.py --device 0 --batch 32\n```\n"
+)
+
+
+def _lines(output):
+    """The `path:line` of each finding in `check`'s text output, in order."""
+    return sorted(":".join(line.split(":")[:2]) for line in output.splitlines() if " DDP" in line)
+
+
+def _yolo(tmp_path, files):
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "README.md").write_text(YOLO_README)
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+
+
+def test_a_launch_of_another_file_of_the_same_name_leaves_a_script_run_plainly_one_process(tmp_path, run):
+    """yolov9's README launches the root train.py with torch.distributed.launch and runs
+    segment/train.py (a copy that forms its process group only under a launcher's LOCAL_RANK)
+    only as `python segment/train.py --device 0`: the launch names the root file, not this one,
+    so every documented run of segment/train.py is one process, and DDP021 says nothing there."""
+    _yolo(tmp_path, {"train.py": YOLO_TRAIN, "segment/train.py": YOLO_TRAIN})
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP021", ".").stdout
+    assert _lines(output) == ["train.py:17"], output
+    built = project.build(str(tmp_path))
+    assert built.module_view("segment.train").single_process and not built.module_view("train").single_process
+
+
+
+SLURM_TRAIN = """import argparse
+import os
+
+import torch.distributed as dist
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--local_rank", default=0, type=int, help="this argument is not used")
+args = parser.parse_args()
+if "SLURM_JOB_ID" in os.environ:
+    args.rank = int(os.environ["SLURM_PROCID"])
+else:
+    # jobs started with torch.distributed.launch: read the environment
+    args.rank = int(os.environ["RANK"])
+dist.init_process_group("nccl", rank=args.rank)
+"""
+
+
+def test_prose_naming_the_old_launcher_beside_documented_srun_runs_launches_nothing(tmp_path, run):
+    """SSL4EO-S12's linear_*_moco.py name torch.distributed.launch only in a comment of their
+    non-slurm branch, and every documented run is a slurm script's `srun python -u x.py`
+    (srun passes no --local-rank): DDP012 says nothing. Where the project documents no run of
+    the script, the file's own word on its launcher is all there is (PINN_seaice's help text
+    "for the torch.distributed.launch utility"), and so is it where a document launches with it
+    a script it does not name (DPR's `{non distributed script name & parameters}`); a usage line
+    that runs it is a documented run beside any other: flagged."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "linear.py").write_text(SLURM_TRAIN)
+    (tmp_path / "job.sh").write_text("#SBATCH --ntasks=4\nsrun python -u linear.py --epochs 100\n")
+    run.cwd = tmp_path
+    assert _lines(run("check", "--no-cache", "--select", "DDP012", ".").stdout) == []
+    usage = "# python -m torch.distributed.launch --nproc_per_node=4 linear.py\n"
+    (tmp_path / "linear.py").write_text(usage + SLURM_TRAIN)
+    assert _lines(run("check", "--no-cache", "--select", "DDP012", ".").stdout) == ["linear.py:8"]
+    (tmp_path / "linear.py").write_text(SLURM_TRAIN)
+    (tmp_path / "job.sh").unlink()
+    assert _lines(run("check", "--no-cache", "--select", "DDP012", ".").stdout) == ["linear.py:7"]
+    (tmp_path / "job.sh").write_text("#SBATCH --ntasks=4\nsrun python -u linear.py --epochs 100\n")
+    (tmp_path / "README.md").write_text("```\npython -m torch.distributed.launch --nproc_per_node=8 {script & parameters}\n```\n")
+    assert _lines(run("check", "--no-cache", "--select", "DDP012", ".").stdout) == ["linear.py:7"]

@@ -1368,19 +1368,43 @@ class Project:
     def _unlaunched(self, module: str) -> bool:
         """Whether no launch command of the project may run `module`: none runs it by its module
         name (`srun python -u -m main`, ProjectView.launches) nor a file of this one's name, by
-        any path (`$(dirname $0)/test.py`); and where one runs a script it does not name
+        any path (`$(dirname $0)/test.py`), unless the path names another file of that name
+        (ProjectView.launches: yolov9's README launches the root `train.py`, not
+        `segment/train.py`); and where one runs a script it does not name
         (`torch.distributed.launch ... $PY_FILE`), no shell script or document of the project
         names this file other than in a plain `python` run of it (ERNIE's `run_dist_pretrain.sh
         8 ... code/run_pretrain_dist_util.py` hands its name to such a launcher)."""
         base = os.path.basename(self.relpaths[module])
         name = re.compile(rf"(?<![\w.-]){re.escape(base)}(?![\w.-])")
-        if self.module_view(module).launches(own=True) or any(
-            name.search(command.command) or _placeholder_for(command.command, base) for command in self.launch_commands
+        if self.module_view(module).launches(own=True):
+            return False
+        others = [
+            command for other in self._by_file_name.get(base, ()) if other != module
+            for command in self.module_view(other).launches(own=True)
+        ]
+        if any(
+            name.search(command.command) and command not in others or _placeholder_for(command.command, base)
+            for command in self.launch_commands
         ):
             return False
-        if all(_NAMES_SCRIPT.search(command.command) for command in self.launch_commands):
+        if not self.unnamed_launches:
             return True
         return not name.search(self._scripts_named)
+
+    @functools.cached_property
+    def unnamed_launches(self) -> tuple[LaunchCommand, ...]:
+        """The launch commands that name no script (`torchrun --nproc_per_node 8 $PY_FILE`,
+        DPR's `python -m torch.distributed.launch --nproc_per_node={WORLD_SIZE} {non distributed
+        script name & parameters}`): each may run any script of the project."""
+        return tuple(command for command in self.launch_commands if not _NAMES_SCRIPT.search(command.command))
+
+    @functools.cached_property
+    def _by_file_name(self) -> dict[str, list[str]]:
+        """The project's modules by the name of their file (`train.py`)."""
+        found: dict[str, list[str]] = {}
+        for module, relative in self.relpaths.items():
+            found.setdefault(os.path.basename(relative), []).append(module)
+        return found
 
     @functools.cached_property
     def _scripts_named(self) -> str:
@@ -1522,9 +1546,12 @@ class Project:
         distributed, that no launch command of the project runs (`ProjectView.launches`), and
         of which no module it reaches through its imports, itself included, has the text of a
         start of processes, of a process group or of a framework's launcher (`_RUN_STARTS`); or
-        a script that runs as one process in every documented run (`one_process_run`).
-        Unlike `one_process_script` it may import modules that name distribution: a converter
-        script that loads the training wrapper's checkpoint and exports the model."""
+        a script that runs as one process in every documented run (`one_process_run`; a pool
+        of workers it starts, `Pool(`, runs the function handed to it, no rank of the script:
+        yolov9's segment/train.py, run only as `python segment/train.py --device 0`, caches its
+        labels in a `Pool`). Unlike `one_process_script` it may import modules that name
+        distribution: a converter script that loads the training wrapper's checkpoint and
+        exports the model."""
         key = ("runs alone", module)
         found = self._memo.get(key)
         if found is None:
@@ -1533,7 +1560,7 @@ class Project:
                 module in self.reach.entries and not facts["dist"] and not facts.get("launched")
                 and not program.importers_of(module) and not self.module_view(module).launches()
                 and self._starts_nothing(list(reachable([module], self.imports_of)))
-            ) or self.one_process_run(module)
+            ) or self.one_process_run(module, pools=False)
             self._memo[key] = found
         return found
 
@@ -1557,7 +1584,7 @@ class Project:
                 module in self.reach.entries and not self.program.importers_of(module) and bool(launches)
                 and all(_one_process(command) or written and _one_per_node(command.command) for command in launches)
                 and not (quiet and any(LAUNCHERS[command.launcher].passes(command.command) for command in launches))
-                and all(_NAMES_SCRIPT.search(command.command) for command in self.launch_commands)
+                and not self.unnamed_launches
                 and self._starts_nothing(list(reachable([module], self.imports_of)), _SPAWN_STARTS)
             )
         return found
@@ -1801,6 +1828,8 @@ def _may_start(statement: ast.stmt, start: str) -> bool:
                      and any(ast.unparse(target) == spelled for target in node.targets)
                      and not any(isinstance(n, (ast.Name, ast.Attribute)) and ast.unparse(n) == spelled for n in walk(node.value))]  # (`cmd = cmd.format(...)`)
             commands = bound or commands
+        # `cmd = "nvidia-smi -L" if linux else "nvidia-smi -L | find"`: either command may run
+        commands = [branch for each in commands for branch in ((each.body, each.orelse) if isinstance(each, ast.IfExp) else (each,))]
         if any(_RANK_PROGRAM.fullmatch(_program(each)) for each in commands):
             return True
     return False
@@ -2474,6 +2503,11 @@ class ProjectView:
             return None
         named = posixpath.normpath(posixpath.join(runs_in, path))
         return named if named in self.project.files else None
+
+    def unnamed_launches(self) -> tuple[LaunchCommand, ...]:
+        """The project's launch commands that name no script: each may run this one too
+        (Project.unnamed_launches)."""
+        return self.project.unnamed_launches
 
     def runs(self, own: bool = False) -> list[LaunchCommand]:
         """The commands of the project that run this module's file, or a script that imports it

@@ -56,6 +56,11 @@ HYDRA_MESSAGE = (
 )
 
 
+# Where a file's text runs torch.distributed.launch, not only names it: `python -m torch.distributed.launch`
+# (also `"-m", "torch.distributed.launch"` in an argument list) or the launcher followed by its options.
+_RUNS_OLD_LAUNCHER = re.compile(
+    rf"-m['\"]?(?:\s*,)?\s*['\"]?{OLD_LAUNCHER.pattern}|{OLD_LAUNCHER.pattern}['\"]?(?:\s*,)?[ \t]*['\"]?--?[a-z]"
+)
 # A command that passes the option itself: `--local_rank 3`, `--local_rank=$gpu_id`.
 _PASSES_OPTION = re.compile(r"(?<![\w-])--local[_-]rank(?:=|[ \t]+)(?!-)\S")
 _REJECTED_HARM = "the parser rejects --local-rank=N: unrecognized arguments, every rank stops"
@@ -184,7 +189,13 @@ class LocalRankArgument(Rule):
       `cd /home/me/repo/BMB_IMG` or `cd "$(dirname "$0")"/..`, the file the path names from
       there and no other; a command broken over two
       lines of a document without a backslash counts; the message names the line), or the
-      file names it (a usage line, a comment, a command it builds). Since PyTorch 2.0 that
+      file runs it in a command (`-m torch.distributed.launch`, or the launcher followed by
+      its options: a usage line, a comment, a command it builds), or names it at all where the
+      project documents no run of the script (a help text "for torch.distributed.launch") or
+      launches with it a script it does not name (`{script name & parameters}`; beside
+      documented runs with other launchers, such prose, `# jobs started with
+      torch.distributed.launch` in a script every slurm script starts with `srun`, runs
+      nothing). Since PyTorch 2.0 that
       launcher passes `--local-rank=N` and the parser exits ("unrecognized arguments"), read
       or not (the message then names that launcher, not torchrun). Where the file parses only with `parse_known_args` and drops the extras
       (`args, _ = parser.parse_known_args()`, `[0]`, a name never read: only bound, once or again
@@ -953,13 +964,21 @@ class LocalRankArgument(Rule):
         self._read = self._read or node
 
     def _named_at(self) -> Place | cst.CSTNode | None:
-        """Where the file names torch.distributed.launch (a usage line, a comment, a command it
-        builds), or None. (Asked on every lint of a file with something to report: the
-        model's source, not a codegen of the module, 25 % of an ibot edit in the server.)"""
+        """Where the file runs torch.distributed.launch in a command (a usage line, a command
+        in a comment, a command it builds), or names it at all where the project documents no
+        run of the script (a help text "for the torch.distributed.launch utility") or launches
+        with it a script it does not name (DPR's `{non distributed script name}`), or None: a
+        mention in prose beside documented runs with other launchers (SSL4EO-S12's `# jobs
+        started with torch.distributed.launch` in scripts its slurm scripts start with `srun`)
+        shows no run. (Asked on every lint of a file with something to report: the model's
+        source, not a codegen of the module, 25 % of an ibot edit in the server.)"""
         if self._named is None:
             code = self.model.source
-            found = OLD_LAUNCHER.search(code)
             view = self.model.project
+            found = _RUNS_OLD_LAUNCHER.search(code)
+            unnamed = view is not None and any(command.launcher == OLD_LAUNCHER_MODULE for command in view.unnamed_launches())
+            if found is None and (view is None or not view.runs() or unnamed):
+                found = OLD_LAUNCHER.search(code)
             line = code.count("\n", 0, found.start()) + 1 if found is not None else 0
             self._named = (Place(view.path, line) if view is not None else self.model.module) if found is not None else False
         return self._named or None
