@@ -1621,6 +1621,8 @@ class TorchLoadWithoutMapLocation(Rule):
         runs = self.runs_link() if self._loads else None
         if runs is None:
             return  # nothing shows that ranks run this file: one process loads where it saved
+        if self.model.project is not None and self.model.project.accelerate_by_hand:
+            return  # an Accelerate program no document launches: one process loads where it saved
         if self.model.project is not None and one_gpu_per_rank(self.model.project) is not None:
             return  # each rank sees only its own GPU: cuda:0 is that GPU on every rank
         if self.model.project is not None and every_rank_on_device_zero(self.model.project) is not None:

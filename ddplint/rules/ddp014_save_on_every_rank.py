@@ -2382,6 +2382,8 @@ class SaveOnEveryRank(Rule):
         commanded = project is not None and bool(self._saves or self._helper_calls) and project.launch_line(own=True, written=True) is not None
         if not (self._saves or self._helper_calls) or not (self._distributed_frames or launched or elsewhere or commanded):
             return
+        if project is not None and project.accelerate_by_hand:
+            return  # an Accelerate program no document launches: the one process `python` starts writes it
         shows = self._distributed_frames | self.ranks.rank_aware_frames | self._spawned | launched | ({None} if commanded else set())
         paths = _EveryRank(self.ranks, shows, frozenset(self.launches.callback_hooks) & launched)
         one_process = self._beside_distributed_branch([save for save in self._saves if save.conditional and paths.path(save.frame) is not None])
