@@ -205,7 +205,10 @@ class TorchLoadWithoutMapLocation(Rule):
     of the project that runs its script is torchrun or torch.distributed.launch --use_env with no process
     or node count (torch's default, one process), or the script sets CUDA_VISIBLE_DEVICES to
     one GPU index at import and spawns `torch.cuda.device_count()` processes (one, whose
-    cuda:0 is the GPU it saved from); and any load in a file with no sign of running
+    cuda:0 is the GPU it saved from); a load in a program that joins the ranks only by
+    building an Accelerator where the project's documents launch other scripts and none
+    launches it (ProjectView.accelerate_by_hand: `python finetune.py`, all the project shows of
+    it, is one process); and any load in a file with no sign of running
     distributed (single-process tools).
     `[tool.ddplint] strict = ["DDP004"]` flags every `torch.load` without `map_location`.
 

@@ -191,7 +191,10 @@ class SaveOnEveryRank(Rule):
     split_df_by_rank(self.data)`): each rank draws its own shard, so the names differ, saves into an `io.BytesIO` buffer or a `tempfile`, or to a name made with `os.getpid()` or
     `uuid.uuid4()` (each process's own; not a wrapper that may be seeded alike on every rank, as
     lhotse's `uuid4` after `fix_random_seed`), and functions with no evidence of running distributed (a library
-    helper called from another module is judged where it is called).
+    helper called from another module is judged where it is called), and saves in a program that
+    joins the ranks only by building an Accelerator where the project's documents launch other
+    scripts and none launches it (ProjectView.accelerate_by_hand: run as `python train.py`, the
+    only run shown, it is one process).
     A save in a module with no sign of distribution of its own is reported when the program
     model finds how every rank reaches it: from code that joins the ranks (calls
     `init_process_group` or builds an `Accelerator`, itself or through a project function, as a
