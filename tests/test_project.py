@@ -468,7 +468,11 @@ def test_who_runs_a_function_is_read_across_modules(case, tmp_path, run):
     assigns the namespace it builds the trainer with, the local rank its callers pass
     (`namespace_flag`: the saves under `if self.verbose:`, the subclass's own and the base
     class's `save()` it calls, are rank 0's; tests/test_program.py has
-    the look-alikes that are no guard). The CLI and flake8 agree on
+    the look-alikes that are no guard), and an Accelerate script that no document launches in a
+    project whose documents launch its other scripts (`accelerate_by_hand`: finetune.py, which
+    only `python finetune.py` can run, one process, neither saves nor loads on several ranks;
+    the launched pretrain.py and sweep.py do, and so does ddp_tune.py, unlaunched too, whose own
+    process group only a launcher can start). The CLI and flake8 agree on
     expected.txt; without the project (alone.txt) the names decide and the callers are unseen."""
     root = tmp_path / case
     shutil.copytree(CONTEXT / case, root)

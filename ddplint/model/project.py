@@ -401,7 +401,8 @@ _PROCESS_STARTS = (
 _OWN_START = re.compile("|".join(re.escape(start) + (r"(?!\w)" if start[-1] != "(" else "") for start in (*_PROCESS_STARTS, "DistributedDataParallel")))
 # The launch points whose framework starts the processes itself, under plain `python` too
 # (Lightning's Trainer, Fabric's launch); an Accelerator runs as many as `accelerate launch` starts.
-_SELF_LAUNCHING = tuple(point for point in LAUNCH_POINT_TEXT if point != "Accelerator(")
+_ACCELERATOR_START = "Accelerator("
+_SELF_LAUNCHING = tuple(point for point in LAUNCH_POINT_TEXT if point != _ACCELERATOR_START)
 # Text of code that starts processes, a process group or a framework's launcher (a Trainer, an
 # Accelerator): a script whose imports hold none runs as the one process `python x.py` starts.
 _TRAINER_START = "Trainer("
@@ -1328,6 +1329,28 @@ class Project:
                 and self.starts_no_processes(module, pools) and not self.distributed_modes(module)
             )
             self._memo[key] = found
+        return found
+
+    def accelerate_run_by_hand(self, module: str) -> bool:
+        """Whether script `module` joins the ranks only by building an Accelerator, and nothing
+        documents a launch of it: an entry script that no launch command of the project runs,
+        in a project whose launch commands (it has some) run other scripts, and that neither it
+        nor a project module it imports may start processes, a process group or a DDP model of
+        its own (`_OWN_START`, a framework that starts its own processes: `one_process_run` with
+        `accelerator`). An Accelerator has as many processes as `accelerate launch` starts; run
+        as `python train.py`, which is all the project shows of it, it is one (ZTomorTrain's
+        BraTS_train_seg.py, beside the scripts its sh/ folder launches with torchrun)."""
+        key = ("accelerate run by hand", module)
+        found = self._memo.get(key)
+        if found is None:
+            modules = list(reachable([module], self.imports_of)) if module in self.reach.entries else []
+            texts = [self.program.read(reached) for reached in modules]
+            found = self._memo[key] = (
+                bool(modules) and None not in texts
+                and any(_ACCELERATOR_START in text for text in texts)  # type: ignore[operator]
+                and not any(_OWN_START.search(text) for text in texts)  # type: ignore[arg-type]
+                and self.one_process_run(module, pools=False, accelerator=True)
+            )
         return found
 
     def distributed_modes(self, module: str) -> frozenset[str]:
@@ -2768,6 +2791,16 @@ class ProjectView:
         that needs a second rank is ruled out."""
         project = self.project
         return self.single_process or self._only_run_by(lambda root: project.runs_alone(root) or project.launched_alone(root))
+
+    @functools.cached_property
+    def accelerate_by_hand(self) -> bool:
+        """Whether every script that runs this module (as `_only_one_process_runs` finds them)
+        joins the ranks only by building an Accelerator and no document launches it, while
+        the project's launch commands run other scripts (Project.accelerate_run_by_hand): the
+        project shows no run of several processes reaching this module, only the one process
+        `python train.py` starts. An Accelerate script or trainer class that the project's
+        documents never `accelerate launch`."""
+        return self._only_run_by(self.project.accelerate_run_by_hand)
 
     def _only_run_by(self, alone: Callable[[str], bool]) -> bool:
         """Whether every script that runs this module (`_only_one_process_runs`) is `alone`."""

@@ -205,7 +205,10 @@ class TorchLoadWithoutMapLocation(Rule):
     of the project that runs its script is torchrun or torch.distributed.launch --use_env with no process
     or node count (torch's default, one process), or the script sets CUDA_VISIBLE_DEVICES to
     one GPU index at import and spawns `torch.cuda.device_count()` processes (one, whose
-    cuda:0 is the GPU it saved from); and any load in a file with no sign of running
+    cuda:0 is the GPU it saved from); a load in a program that joins the ranks only by
+    building an Accelerator where the project's documents launch other scripts and none
+    launches it (ProjectView.accelerate_by_hand: `python finetune.py`, all the project shows of
+    it, is one process); and any load in a file with no sign of running
     distributed (single-process tools).
     `[tool.ddplint] strict = ["DDP004"]` flags every `torch.load` without `map_location`.
 
@@ -1621,6 +1624,8 @@ class TorchLoadWithoutMapLocation(Rule):
         runs = self.runs_link() if self._loads else None
         if runs is None:
             return  # nothing shows that ranks run this file: one process loads where it saved
+        if self.model.project is not None and self.model.project.accelerate_by_hand:
+            return  # an Accelerate program no document launches: one process loads where it saved
         if self.model.project is not None and one_gpu_per_rank(self.model.project) is not None:
             return  # each rank sees only its own GPU: cuda:0 is that GPU on every rank
         if self.model.project is not None and every_rank_on_device_zero(self.model.project) is not None:

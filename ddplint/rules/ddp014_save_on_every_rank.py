@@ -191,7 +191,10 @@ class SaveOnEveryRank(Rule):
     split_df_by_rank(self.data)`): each rank draws its own shard, so the names differ, saves into an `io.BytesIO` buffer or a `tempfile`, or to a name made with `os.getpid()` or
     `uuid.uuid4()` (each process's own; not a wrapper that may be seeded alike on every rank, as
     lhotse's `uuid4` after `fix_random_seed`), and functions with no evidence of running distributed (a library
-    helper called from another module is judged where it is called).
+    helper called from another module is judged where it is called), and saves in a program that
+    joins the ranks only by building an Accelerator where the project's documents launch other
+    scripts and none launches it (ProjectView.accelerate_by_hand: run as `python train.py`, the
+    only run shown, it is one process).
     A save in a module with no sign of distribution of its own is reported when the program
     model finds how every rank reaches it: from code that joins the ranks (calls
     `init_process_group` or builds an `Accelerator`, itself or through a project function, as a
@@ -2382,6 +2385,8 @@ class SaveOnEveryRank(Rule):
         commanded = project is not None and bool(self._saves or self._helper_calls) and project.launch_line(own=True, written=True) is not None
         if not (self._saves or self._helper_calls) or not (self._distributed_frames or launched or elsewhere or commanded):
             return
+        if project is not None and project.accelerate_by_hand:
+            return  # an Accelerate program no document launches: the one process `python` starts writes it
         shows = self._distributed_frames | self.ranks.rank_aware_frames | self._spawned | launched | ({None} if commanded else set())
         paths = _EveryRank(self.ranks, shows, frozenset(self.launches.callback_hooks) & launched)
         one_process = self._beside_distributed_branch([save for save in self._saves if save.conditional and paths.path(save.frame) is not None])

@@ -1,0 +1,1 @@
+accelerate launch --multi_gpu sweep.py
