@@ -146,6 +146,9 @@ class Construction:
     # Made by another module's builder only on some paths (ddplint.model.loaders.Built.optional):
     # what names it here (its loader's `sampler`) may be None or another sampler in other runs.
     optional: bool = False
+    # The parameters of its function whose truth the `if`s around it test: (name, True) under
+    # `if name:`, (name, False) under `if not name:` (`if distributed: return DistributedSampler(...)`)
+    guards: tuple[tuple[str, bool], ...] = ()
 
     def _shuffle_is(self, literal: str) -> bool:
         value = self.shuffle.value if self.shuffle is not None else None
@@ -204,6 +207,11 @@ class LoaderFlow(Analysis):
         self.aliases: list[tuple[Ref, Ref]] = []  # (target, source)
         self.assignments: Counter[Ref] = Counter()  # how often each name is assigned
         self.returns: list[tuple[tuple, str, Ref]] = []  # (function key, tuple index or "", value)
+        # What a call of a same-module function returns is bound to: (the name, or the inline
+        # call's own ref, the callee's key, the call), kept apart from `aliases` because a call
+        # that turns off the path a value is made on (`distributed=False`, `shuffle=False`) does
+        # not get that value (`_rules_out`).
+        self.results: list[tuple[Ref, tuple, cst.Call]] = []
         self.endless: list[Endless] = []
         # Calls of another module's function given a name (a pass over a loader there:
         # `train_one_epoch(model, loader)`; a set_epoch there: `shuffle_dataset(loader, epoch)`).
@@ -378,7 +386,7 @@ class LoaderFlow(Analysis):
                     self._bound.setdefault(id(branch), []).append(target_ref)
                     callee = self._callee(branch.func)
                     if callee is not None:
-                        self.aliases.append((target_ref, (("ret", callee), "")))
+                        self.results.append((target_ref, callee, branch))
                     else:
                         handed = self._handed_back(branch)
                         if handed is not None:
@@ -454,6 +462,8 @@ class LoaderFlow(Analysis):
             function.loops.append(pulled)
         callee = self._callee(node.func)
         if callee is not None:
+            # an inline call (`sampler=data_sampler(ds, shuffle=True, distributed=...)`) holds what the function returns
+            self.results.append((_call_ref(node), callee, node))
             positional = [self.ref(a.value) for a in node.args if a.keyword is None and not a.star]
             keywords = {a.keyword.value: self.ref(a.value) for a in node.args if a.keyword is not None}
             function.calls.append(CallSite(callee, function, loops, positional, keywords, node))
@@ -623,6 +633,7 @@ class LoaderFlow(Analysis):
             dataset = argument_for(node, DISTRIBUTED_SAMPLER, "dataset")
             made.kind, made.shuffle = "sampler", argument_for(node, DISTRIBUTED_SAMPLER, "shuffle")
             made.dataset = self.ref(dataset.value) if dataset is not None else None
+            made.guards = self._guards(node)
         elif qualified in BATCH_SAMPLER:
             inner = argument_for(node, BATCH_SAMPLER, "sampler")
             made.kind, made.sampler = "batch_sampler", self.ref(inner.value) if inner is not None else None
@@ -636,6 +647,46 @@ class LoaderFlow(Analysis):
             made.draws = any(arg is not None and not _is_none(arg.value) for arg in (sampler, batch))
             made.star_kwargs = has_star_arguments(node, ("**",))
         self.constructions.append(made)
+
+    def _guards(self, node: cst.Call) -> tuple[tuple[str, bool], ...]:
+        """The tests `if name:` / `if not name:` of a parameter of the current function around
+        `node`, in whose body it is (not its `else`)."""
+        params = set(self.function.params)
+        guards = []
+        for test_node in self.model.ifs:
+            test, truth = test_node.test, True
+            if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                test, truth = test.expression, False
+            if isinstance(test, cst.Name) and test.value in params and any(n is node for n in descendants(test_node.body)):
+                guards.append((test.value, truth))
+        return tuple(guards)
+
+    def _rules_out(self, call: cst.Call, callee: tuple, construction: Construction) -> bool:
+        """Whether `call` of the same-module function `callee` passes a literal that turns off
+        the path `construction` is made on there: False (or None, 0) for a parameter an `if`
+        around it tests true, True for one tested false, or False for the parameter a sampler's
+        `shuffle=` is (a sampler that keeps one order by design)."""
+        function = self.functions.get(callee)
+        if function is None or construction.function is not function or any(a.star for a in call.args):
+            return False
+        params = function.params[1:] if callee[0] == "method" else function.params
+        bound = dict(zip(params, (a.value for a in call.args if a.keyword is None)))
+        bound.update({a.keyword.value: a.value for a in call.args if a.keyword is not None})
+
+        def literal(name: str) -> str | None:
+            value = bound.get(name)
+            if isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
+                return value.value
+            return value.value if isinstance(value, cst.Integer) else None
+
+        shuffle = construction.shuffle.value if construction.kind == "sampler" and construction.shuffle is not None else None
+        if isinstance(shuffle, cst.Name) and shuffle.value in params and literal(shuffle.value) in ("False", "None", "0"):
+            return True
+        for name, truth in construction.guards:
+            given = literal(name)
+            if given is not None and (given in ("False", "None", "0")) == truth:
+                return True
+        return False
 
     # -- questions asked in leave_Module -----------------------------------------------------
 
@@ -652,9 +703,21 @@ class LoaderFlow(Analysis):
 
         def and_copies(found: set[Ref]) -> set[Ref]:
             returned = {(("ret", key), index) for key, index, value in self.returns if value in found}
-            return found | returned | {target for target, source in self.aliases if source in found}
+            results = {
+                target for target, callee, call in self.results
+                if (("ret", callee), "") in found and not self._rules_out(call, callee, construction)
+            }
+            return found | returned | results | {target for target, source in self.aliases if source in found}
 
         return fixed_point(and_copies, {_call_ref(construction.node), *construction.bound})
+
+    def returned_with_others(self, construction: Construction) -> bool:
+        """Whether a same-module function returns the constructed object on some paths and
+        something else on others (`if distributed: return DistributedSampler(ds)` then `return
+        RandomSampler(ds)`): what its call binds may then be another object."""
+        names = self.refs(construction)
+        keys = {key[1] for key, _ in names if isinstance(key, tuple) and key[0] == "ret"}
+        return any(key in keys and value not in names for key, _, value in self.returns)
 
     def loaders_of(self, sampler: Construction) -> list[tuple[Construction, str]]:
         """DataLoaders that draw from `sampler`, with the attribute path from loader to sampler."""

@@ -71,7 +71,15 @@ class MissingSetEpoch(Rule):
     zip pairs the i-th elements, and a sampler that does not shuffle gives the same order
     every epoch by design, set_epoch or not.
     An endless generator that re-iterates the loader (`while True: for x in loader: yield x`)
-    is an epoch loop too: each pass starts a new epoch. PyTorch Geometric's `DataLoader`,
+    is an epoch loop too: each pass starts a new epoch. The sampler may come from a function
+    of this module that returns it on some path and another sampler on others (`def
+    data_sampler(dataset, shuffle, distributed): if distributed: return
+    DistributedSampler(dataset, shuffle=shuffle)` then `return RandomSampler(dataset)`), called
+    inline (`sampler=data_sampler(ds, shuffle=True, distributed=args.distributed)`) or bound to
+    a name; a call passing a literal that turns its path off (`distributed=False` there, or
+    `shuffle=False` for the parameter its `shuffle` is) does not get it, and the finding comes
+    without a fix (in a one-process run the loader's sampler is the other one, which has no
+    set_epoch). PyTorch Geometric's `DataLoader`,
     `DenseDataLoader` and `DataListLoader` are torch DataLoaders that hand their `sampler` on:
     they draw from it as torch's does. timm's `create_loader(...,
     is_training=True, distributed=...)` builds such a loader (its sampler is `loader.sampler`),
@@ -777,8 +785,80 @@ class MissingSetEpoch(Rule):
                 "epoch repeats the same shuffled order; call set_epoch(epoch) first in the loop body"
             ),
         ),
+        Flagged(
+            # A same-module helper returns the shuffling DistributedSampler on its distributed
+            # path (another sampler on the others), called inline in the DataLoader: the loader
+            # draws from it wherever the call may take that path. No fix: in a one-process run
+            # `loader.sampler` is a RandomSampler, which has no set_epoch.
+            """
+            import torch.distributed as dist
+            from torch.utils import data
+
+            def data_sampler(dataset, shuffle, distributed):
+                if distributed:
+                    return data.distributed.DistributedSampler(dataset, shuffle=shuffle)
+                if shuffle:
+                    return data.RandomSampler(dataset)
+                return data.SequentialSampler(dataset)
+
+            def sample_data(loader):
+                while True:
+                ^
+                    for batch in loader:
+                        yield batch
+
+            def train(args, dataset, model, optimizer):
+                dist.init_process_group("nccl")
+                loader = data.DataLoader(dataset, batch_size=4, sampler=data_sampler(dataset, True, args.distributed))
+                batches = sample_data(loader)
+                for step in range(args.iter):
+                    model(next(batches)).backward()
+                    optimizer.step()
+                epochs = data.DataLoader(dataset, batch_size=4, sampler=data_sampler(dataset, True, args.distributed))
+                for epoch in range(args.epochs):
+                ^
+                    for batch in epochs:
+                        model(batch).backward()
+                        optimizer.step()
+            """,
+            messages=(
+                "DistributedSampler `loader.sampler` never gets set_epoch() in this epoch loop: every epoch repeats "
+                "the same shuffled order; call set_epoch(epoch) first in the loop body",
+                "DistributedSampler `epochs.sampler` never gets set_epoch() in this epoch loop: every epoch repeats "
+                "the same shuffled order; call set_epoch(epoch) first in the loop body",
+            ),
+        ),
     )
     clean_examples = (
+        Clean(
+            # A helper of this module makes the shuffling DistributedSampler only under `if
+            # distributed:`, with the `shuffle` it is given; each call passes a literal that turns
+            # that off: no DistributedSampler, or one that keeps one order by design.
+            """
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def make_sampler(data_set, distributed, shuffle=True):
+                sampler = None
+                if distributed:
+                    sampler = DistributedSampler(data_set, shuffle=shuffle)
+                return sampler
+
+            def forever(loader):
+                while True:
+                    for inputs, targets in loader:
+                        yield inputs.cuda(), targets.cuda()
+
+            def fit(cfg, train_set, net, opt):
+                dist.init_process_group("nccl")
+                single = forever(DataLoader(train_set, 16, sampler=make_sampler(train_set, False)))
+                fixed = forever(DataLoader(train_set, 16, sampler=make_sampler(train_set, True, shuffle=False)))
+                for step in range(cfg.steps):
+                    net(*next(single)).backward()
+                    net(*next(fixed)).backward()
+                    opt.step()
+            """
+        ),
         Clean(
             # A PyTorch Geometric loader hands its sampler to torch's DataLoader, so
             # `loader.sampler` is the DistributedSampler and gets the epoch.
@@ -1431,6 +1511,8 @@ class MissingSetEpoch(Rule):
             # another module's builder makes it only in some runs: in the others what the
             # expression names is None or a sampler without set_epoch
             or sampler.optional
+            # a same-module helper returns it only on some paths (another sampler, or None, on others)
+            or self.flow.returned_with_others(sampler)
             or fresh  # the sampler the loop body builds does not exist yet at its first statement
             or not isinstance(target, cst.Name)
             or target.value == "_"
