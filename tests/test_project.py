@@ -971,29 +971,30 @@ def test_a_local_rank_of_none_read_only_as_a_switch_is_no_device(tmp_path, run):
     DeepSpeed switch, an elif for torchrun); the device comes from LOCAL_RANK, read through a
     constant of another module. Without that read, the guarded branch without else is the only
     place a device could be chosen, and the finding stays."""
-    package = tmp_path / "seq"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "constants.py").write_text("DIST_ENV_LOCAL_RANK = 'LOCAL_RANK'\n")
-    (package / "utils.py").write_text(
-        "import os\nfrom . import constants as C\n\n\ndef get_local_rank():\n    return int(os.environ[C.DIST_ENV_LOCAL_RANK])\n"
-    )
-    (package / "arguments.py").write_text(
-        "import argparse\n\n\ndef parse():\n    parser = argparse.ArgumentParser()\n"
-        "    parser.add_argument('--local_rank', type=int, default=None, help='added by deepspeed')\n"
-        "    parser.add_argument('--dist', action='store_true')\n    return parser.parse_args()\n"
-    )
-    (package / "train.py").write_text(
-        "import torch\nimport torch.distributed\nfrom . import arguments, utils\n\n\ndef main():\n"
-        "    args = arguments.parse()\n    if args.local_rank is not None:\n        assert not args.dist\n"
-        "    if args.local_rank is not None:\n        assert args.local_rank == utils.get_local_rank()\n"
-        "    elif args.dist:\n        torch.distributed.init_process_group('nccl')\n"
-        "    device = torch.device('cuda', utils.get_local_rank())\n\n\nif __name__ == '__main__':\n    main()\n"
-    )
+    files = {
+        "seq/__init__.py": "",
+        "seq/constants.py": "DIST_ENV_LOCAL_RANK = 'LOCAL_RANK'\n",
+        "seq/utils.py": "import os\nfrom . import constants as C\n\n\ndef get_local_rank():\n    return int(os.environ[C.DIST_ENV_LOCAL_RANK])\n",
+        "seq/arguments.py": (
+            "import argparse\n\n\ndef parse():\n    parser = argparse.ArgumentParser()\n"
+            "    parser.add_argument('--local_rank', type=int, default=None, help='added by deepspeed')\n"
+            "    parser.add_argument('--dist', action='store_true')\n    return parser.parse_args()\n"
+        ),
+        "seq/train.py": (
+            "import torch\nimport torch.distributed\nfrom . import arguments, utils\n\n\ndef main():\n"
+            "    args = arguments.parse()\n    if args.local_rank is not None:\n        assert not args.dist\n"
+            "    if args.local_rank is not None:\n        assert args.local_rank == utils.get_local_rank()\n"
+            "    elif args.dist:\n        torch.distributed.init_process_group('nccl')\n"
+            "    device = torch.device('cuda', utils.get_local_rank())\n\n\nif __name__ == '__main__':\n    main()\n"
+        ),
+    }
+    (tmp_path / "seq").mkdir()
+    for relative, text in files.items():
+        (tmp_path / relative).write_text(text)
     (tmp_path / "README.md").write_text("    torchrun --nproc_per_node 8 -m seq.train --dist\n")
     run.cwd = tmp_path
     assert not [f for f in _findings(run("check", "--no-cache", ".").stdout) if f[3] == "DDP012"]
-    utils = package / "utils.py"
+    utils = tmp_path / "seq" / "utils.py"
     utils.write_text(utils.read_text().replace("os.environ[C.DIST_ENV_LOCAL_RANK]", "torch.cuda.current_device()"))
     assert [f[:4] for f in _findings(run("check", "--no-cache", ".").stdout) if f[3] == "DDP012"] == [("seq/arguments.py", 6, 5, "DDP012")]
 
