@@ -970,6 +970,67 @@ def test_a_projects_own_launcher_that_sets_local_rank_passes_no_option(tmp_path,
     assert [f[:4] for f in _findings(run("check", "--no-cache", ".").stdout)] == [("train.py", 22, 5, "DDP012")]
 
 
+def test_a_local_rank_of_none_read_only_as_a_switch_is_no_device(tmp_path, run):
+    """sockeye: `--local_rank` defaults to None and train.py only tests it against None (the
+    DeepSpeed switch, an elif for torchrun); the device comes from LOCAL_RANK, read through a
+    constant of another module. Without that read, the guarded branch without else is the only
+    place a device could be chosen, and the finding stays."""
+    files = {
+        "seq/__init__.py": "",
+        "seq/constants.py": "DIST_ENV_LOCAL_RANK = 'LOCAL_RANK'\n",
+        "seq/utils.py": "import os\nfrom . import constants as C\n\n\ndef get_local_rank():\n    return int(os.environ[C.DIST_ENV_LOCAL_RANK])\n",
+        "seq/arguments.py": (
+            "import argparse\n\n\ndef parse():\n    parser = argparse.ArgumentParser()\n"
+            "    parser.add_argument('--local_rank', type=int, default=None, help='added by deepspeed')\n"
+            "    parser.add_argument('--dist', action='store_true')\n    return parser.parse_args()\n"
+        ),
+        "seq/train.py": (
+            "import torch\nimport torch.distributed\nfrom . import arguments, utils\n\n\ndef main():\n"
+            "    args = arguments.parse()\n    if args.local_rank is not None:\n        assert not args.dist\n"
+            "    if args.local_rank is not None:\n        assert args.local_rank == utils.get_local_rank()\n"
+            "    elif args.dist:\n        torch.distributed.init_process_group('nccl')\n"
+            "    device = torch.device('cuda', utils.get_local_rank())\n\n\nif __name__ == '__main__':\n    main()\n"
+        ),
+    }
+    (tmp_path / "seq").mkdir()
+    for relative, text in files.items():
+        (tmp_path / relative).write_text(text)
+    (tmp_path / "README.md").write_text("    torchrun --nproc_per_node 8 -m seq.train --dist\n")
+    run.cwd = tmp_path
+    assert not [f for f in _findings(run("check", "--no-cache", ".").stdout) if f[3] == "DDP012"]
+    utils = tmp_path / "seq" / "utils.py"
+    utils.write_text(utils.read_text().replace("os.environ[C.DIST_ENV_LOCAL_RANK]", "torch.cuda.current_device()"))
+    assert [f[:4] for f in _findings(run("check", "--no-cache", ".").stdout) if f[3] == "DDP012"] == [("seq/arguments.py", 6, 5, "DDP012")]
+
+
+def test_a_local_rank_the_code_takes_from_slurm_misses_no_launchers_option(tmp_path, run):
+    """FiD: src/slurm.py (imported as `import src.slurm`) sets the parsed local_rank from
+    SLURM_LOCALID, and no document launches the script with torchrun (none runs it at all): its
+    multi-process run is SLURM's. A documented torchrun run leaves it at -1 on every rank, and the finding comes back."""
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "options.py").write_text(
+        "import argparse\n\n\ndef parse():\n    parser = argparse.ArgumentParser()\n"
+        "    parser.add_argument('--local_rank', type=int, default=-1)\n    return parser.parse_args()\n"
+    )
+    (source / "slurm.py").write_text(
+        "import os\nimport torch\nimport torch.distributed as dist\n\n\ndef init_distributed_mode(params):\n"
+        "    if 'SLURM_JOB_ID' in os.environ:\n        params.local_rank = int(os.environ['SLURM_LOCALID'])\n"
+        "        dist.init_process_group('nccl', rank=int(os.environ['SLURM_PROCID']), world_size=int(os.environ['SLURM_NTASKS']))\n"
+        "    else:\n        params.local_rank = 0\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "import torch\nfrom src.options import parse\nimport src.slurm\n\n\ndef main():\n    opt = parse()\n"
+        "    src.slurm.init_distributed_mode(opt)\n    torch.cuda.set_device(opt.local_rank)\n"
+        "    model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 2).cuda(), device_ids=[opt.local_rank])\n\n\n"
+        "if __name__ == '__main__':\n    main()\n"
+    )
+    run.cwd = tmp_path
+    assert not [f for f in _findings(run("check", "--no-cache", ".").stdout) if f[3] == "DDP012"]
+    (tmp_path / "README.md").write_text("    torchrun --nproc_per_node 4 train.py\n")
+    assert [f[:4] for f in _findings(run("check", "--no-cache", ".").stdout) if f[3] == "DDP012"] == [("src/options.py", 6, 5, "DDP012")]
+
+
 def test_a_cached_result_is_not_reused_when_a_callers_guard_changed(tmp_path, run):
     """Who runs a function is part of what the program concluded: when the only caller of a
     save drops its early return on the other ranks, a warm run reports the save in the

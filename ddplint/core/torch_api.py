@@ -629,6 +629,10 @@ LAUNCHERS = {
     )
 }
 
+# The variables in which a launcher hands each process its local rank (its index on its node):
+# torchrun's and torch.distributed.launch's LOCAL_RANK, SLURM's, Open MPI's and MPICH's own.
+LOCAL_RANK_VARIABLES = frozenset({"LOCAL_RANK", "SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"})
+
 # Calls that place gathered results by sample id, so that a padded duplicate lands on its
 # original's slot instead of being counted again (`np.unique`, `torch.unique`,
 # `features.index_copy_(0, index, gathered)`): by method name, whatever the receiver.

@@ -3,6 +3,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -13,7 +14,7 @@ from ddplint.core.lines import split_lines
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.prefilter.triggers import CallTrigger
 from ddplint.semantic.model import dotted_name
-from ddplint.core.torch_api import ARGUMENT_PARSER, LAUNCHERS, OLD_LAUNCHER, OLD_LAUNCHER_MODULE, SPAWN, START_PROCESSES
+from ddplint.core.torch_api import ARGUMENT_PARSER, LAUNCHERS, LOCAL_RANK_VARIABLES, OLD_LAUNCHER, OLD_LAUNCHER_MODULE, SPAWN, START_PROCESSES
 from ddplint.core.diagnostics import StepKind
 from ddplint.analyses.pickling import is_process_start, started_function
 from ddplint.model.records import LaunchCommand, Place
@@ -215,7 +216,13 @@ class LocalRankArgument(Rule):
       `os.environ.get("LOCAL_RANK", args.local_rank)`): it keeps its default on every rank. A
       read that only fills `LOCAL_RANK` where it is unset (`if "LOCAL_RANK" not in os.environ:
       os.environ["LOCAL_RANK"] = str(args.local_rank)`, `os.environ.setdefault(...)`) is no
-      such read: the launcher's own value wins.
+      such read: the launcher's own value wins. Nor, where the default is None (argparse's
+      "not passed"), a read that tests it against None (`if args.local_rank is not None:`,
+      `ds = args.local_rank is None`) or sits in the branch such a test guards: under torchrun
+      the code takes its branch for "not passed", and no rank takes the default as a device
+      (sockeye's DeepSpeed switch, the device from `LOCAL_RANK`); still flagged where a branch
+      so guarded has no else and neither the scripts nor a project module they import read
+      `LOCAL_RANK` (the branch is the only place a device is chosen).
     A method called `local_rank` (`hvd.local_rank()`), an object's own `self.local_rank`
     and an attribute of a library's object (`job_env.local_rank` of `submitit.JobEnvironment()`)
     or module (`idr_torch.local_rank` after `import idr_torch`) are not reads of the option. In a document, where inline code runs a script with a
@@ -226,7 +233,11 @@ class LocalRankArgument(Rule):
     one-process visualiser on `cuda:{args.local_rank}`): no launcher's option is missed. Nothing passes the
     option, and nothing is flagged, where the project launches the script only with launchers
     that pass none and set no `LOCAL_RANK` (SLURM's `srun`, `horovodrun`, `mpirun`), where it
-    calls Horovod, and where it starts its processes itself and sets the parsed local_rank
+    calls Horovod, where the code sets the parsed local_rank itself from another launcher's
+    variable (`params.local_rank = int(os.environ["SLURM_LOCALID"])`, in the scripts or a
+    project module they import, FiD's `src/slurm.py`) and no command of the project runs it with
+    torchrun, torch.distributed.launch or another launcher that sets `LOCAL_RANK` or passes an
+    option (its multi-process run is that launcher's), and where it starts its processes itself and sets the parsed local_rank
     itself (`args.local_rank = rank` before each `Process(...)`), in this file or in a project
     module its scripts import (tape's `launch_process_group`), or starts them itself
     (`mp.spawn(worker, ...)`) and no command of the project launches it: each process runs
@@ -599,8 +610,70 @@ class LocalRankArgument(Rule):
                 "torch.distributed.launch)"
             ),
         ),
+        Flagged(
+            # Default None, read only under `is not None`, but that branch is the only place a
+            # device is chosen (no else, no LOCAL_RANK read): under torchrun no rank sets one.
+            """
+            import argparse
+            import torch
+            import torch.distributed as dist
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=None)
+            ^
+            args = parser.parse_args()
+            if args.local_rank is not None:
+                torch.cuda.set_device(args.local_rank)
+                dist.init_process_group("nccl")
+            """,
+            fix_edits=((
+                'parser.add_argument("--local_rank", type=int, default=None)',
+                'parser.add_argument(\n    "--local-rank",\n    "--local_rank",\n    type=int,\n    default=os.environ.get("LOCAL_RANK"),\n)',
+            ), ("import argparse\n", "import argparse\nimport os\n")),
+        ),
     )
     clean_examples = (
+        Clean(
+            # Default None as a "not passed" marker: every read tests it against None or sits in
+            # the branch that test guards, and the device comes from LOCAL_RANK otherwise (the
+            # `elif`): under torchrun the value is None and the torchrun branch runs.
+            """
+            import argparse
+            import os
+            import torch
+            import torch.distributed as dist
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=None, help="added by the deepspeed launcher")
+            parser.add_argument("--dist", action="store_true")
+            args = parser.parse_args()
+            if args.local_rank is not None:
+                assert args.local_rank == int(os.environ["LOCAL_RANK"])
+                import deepspeed
+            elif args.dist:
+                dist.init_process_group("nccl")
+            use_deepspeed = args.local_rank is not None
+            torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", 0)))
+            """
+        ),
+        Clean(
+            # The code fills the parsed local_rank from SLURM's own variable on its multi-process
+            # path, and no document launches it with torchrun or torch.distributed.launch.
+            """
+            import argparse
+            import os
+            import torch
+            import torch.distributed as dist
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--local_rank", type=int, default=-1)
+            args = parser.parse_args()
+            if "SLURM_JOB_ID" in os.environ:
+                args.local_rank = int(os.environ["SLURM_LOCALID"])
+                dist.init_process_group("nccl", rank=int(os.environ["SLURM_PROCID"]), world_size=int(os.environ["SLURM_NTASKS"]))
+            torch.cuda.set_device(max(args.local_rank, 0))
+            """
+        ),
         Clean(
             # A one-process tool: no process group, no launch of it anywhere, only the option
             # (a visualiser on cuda:{local_rank}): no launcher's option is missed.
@@ -913,7 +986,7 @@ class LocalRankArgument(Rule):
         self._named: Place | cst.CSTNode | bool | None = None  # where it names torch.distributed.launch (`_named_at`)
         self._hydra: cst.Call | None = None  # `@hydra.main(config_path=..., config_name=...)`
         self._rewrite: cst.Call | None = None  # `arg.startswith("--")` in a loop over sys.argv
-        self._missed: bool | None = None  # the parsed value is read and not set from LOCAL_RANK
+        self._uses: AttributeUses | None = None  # how the scripts of this parser read it (attribute_uses)
         self._filling: set[int] = set()  # the open statements that write LOCAL_RANK only where it is unset
         self._reader: Place | None = None  # where another module reads it ("train.py:40")
         self._launched_at: Place | None = None  # where the project launches it with torch.distributed.launch
@@ -925,6 +998,12 @@ class LocalRankArgument(Rule):
         self._local: set[tuple] = set()  # parsers with an option that starts `--local` (either spelling, an abbreviation)
         self._strict: list[tuple[cst.Call, tuple]] = []  # `parser.parse_args()`: the command line, unknown options rejected
         self._argv = False  # the file reads or rewrites sys.argv itself
+        self._tested: set[int] = set()  # `x.local_rank` in `x.local_rank is None` / `is not None`
+        self._guarded: set[int] = set()  # `x.local_rank` in the branch such a test guards (not None there)
+        self._guarded_read: cst.CSTNode | None = None  # the first read that is such a test or in such a branch
+        self._open_guard = False  # a branch guarded by `is not None` has no alternative (no else)
+        self._environment_read = False  # the file reads LOCAL_RANK from the environment
+        self._other_launcher: cst.CSTNode | None = None  # it sets `x.local_rank` from SLURM_LOCALID (another launcher's)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if _fills_missing_local_rank(node, self.model.ifs[-1] if self.model.ifs else None):
@@ -941,6 +1020,10 @@ class LocalRankArgument(Rule):
                 self._assigned.add(id(target.target))
                 if self._reads_local_rank(node.value):
                     self._from_environment = True
+                elif self._other_launcher is None and any(
+                    environment_key(part) in _OTHER_LAUNCHER_VARIABLES for part in descendants(node.value)
+                ):
+                    self._other_launcher = node
                 elif self._set_itself is None and not _mentions_local_rank(node.value):
                     self._set_itself = node
 
@@ -961,7 +1044,25 @@ class LocalRankArgument(Rule):
             return  # only printed or logged
         if self._filling:
             return  # only fills LOCAL_RANK where no launcher set it: a launcher's value wins
+        if id(node) in self._tested or id(node) in self._guarded:
+            self._guarded_read = self._guarded_read or node  # whether it was passed, or where it was
+            return
         self._read = self._read or node
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        tested = _none_tested(node)
+        if tested is not None:
+            self._tested.add(id(tested))
+
+    def visit_If(self, node: cst.If) -> None:
+        guard = _none_guard(node)
+        if guard is None:
+            return
+        guarded, alternative = guard
+        self._guarded.update(
+            id(part) for part in descendants(guarded) if isinstance(part, cst.Attribute) and part.attr.value == "local_rank"
+        )
+        self._open_guard |= not alternative
 
     def _named_at(self) -> Place | cst.CSTNode | None:
         """Where the file runs torch.distributed.launch in a command (a usage line, a command
@@ -992,6 +1093,7 @@ class LocalRankArgument(Rule):
             self._returned.add((self.model.frame.key, dotted_name(node.value)))
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
+        self._environment_read |= environment_key(node) == "LOCAL_RANK"
         index = node.slice[0].slice if len(node.slice) == 1 else None
         if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value == "0":
             self._extras[id(node.value)] = None  # `parser.parse_known_args()[0]`: the extras go nowhere
@@ -1003,6 +1105,7 @@ class LocalRankArgument(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         if _reports(dotted_name(node.func)):
             self._reporting += 1
+        self._environment_read |= environment_key(node) == "LOCAL_RANK"
         if dotted_name(node.func) in _ENVIRONMENT_SETDEFAULT and node.args and literal_string(node.args[0].value) == "LOCAL_RANK":
             self._filling.add(id(node))  # `os.environ.setdefault("LOCAL_RANK", str(args.local_rank))`
         qualified = self.model.qualified(node.func) or ""
@@ -1174,7 +1277,7 @@ class LocalRankArgument(Rule):
         if rejecting is None and (self._deepspeed or self._started_without_option()):
             return None
         required = self._required(node)
-        if not required and not self._value_missed():
+        if not required and not self._value_missed(node):
             return None
         # No command of the project names the launcher: the ranks must show in the code (a
         # process group the file or its runner forms); an option alone is a wish, not a launch.
@@ -1232,7 +1335,26 @@ class LocalRankArgument(Rule):
             return True
         if self._horovod is not None or self._starts is not None and (self._set_itself is not None or not launches):
             return True
+        if self._filled_by_other_launcher(launches):
+            return True
         return self.model.project is not None and own_launcher(self.model.project) is not None
+
+    def _filled_by_other_launcher(self, launches: list[LaunchCommand]) -> bool:
+        """The code sets the parsed local_rank itself from another launcher's variable
+        (`params.local_rank = int(os.environ["SLURM_LOCALID"])`, in this file, its scripts or
+        what they import), and no command of the project runs it with a launcher that sets
+        LOCAL_RANK or passes an option (torchrun, torch.distributed.launch): the multi-process
+        run its code knows is that launcher's, which passes no option, and no launcher's option
+        is missed."""
+        project = self.model.project
+        filled = self._other_launcher is not None or project is not None and launcher_fill(project) is not None
+        if not filled:
+            return False
+        unnamed = project.unnamed_launches() if project is not None else ()
+        return not any(
+            LAUNCHERS[command.launcher].sets_local_rank or LAUNCHERS[command.launcher].option is not None
+            for command in (*launches, *unnamed)
+        )
 
     def _passed_by_every_plain_run(self) -> bool:
         """The project documents running this script, and every such run is a plain `python`
@@ -1251,19 +1373,32 @@ class LocalRankArgument(Rule):
         """A shell script or document of the project runs this script with `deepspeed`."""
         return any(command.launcher == "deepspeed" for command in self._launches())
 
-    def _value_missed(self) -> bool:
+    def _value_missed(self, node: cst.Call) -> bool:
         """A parsed `local_rank` is read, by this file or by a script that imports its parser
-        (`config.local_rank` in `train.py`), and none of them sets it from `LOCAL_RANK`."""
-        if self._missed is None:
-            read, from_environment = self._read is not None, self._from_environment
-            project = self.model.project
-            if project is not None and not from_environment:
-                reader, from_environment = attribute_uses(project, "local_rank")
-                if not read and reader is not None and reader.path != project.path:
-                    self._reader = reader
-                read = read or reader is not None
-            self._missed = read and not from_environment
-        return self._missed
+        (`config.local_rank` in `train.py`), and none of them sets it from `LOCAL_RANK`. Where
+        every read tests it against None (`if args.local_rank is not None:`) or sits in the
+        branch such a test guards, an argparse default of None is a "not passed" marker, no
+        device: under torchrun the code takes its other branch. Unless a branch so guarded, with
+        no else, is the only place a device can be chosen: no read of `LOCAL_RANK` in the file,
+        its scripts or what they import."""
+        project = self.model.project
+        if self._uses is None:
+            self._uses = attribute_uses(project, "local_rank") if project is not None and not self._from_environment else AttributeUses()
+        uses = self._uses
+        if self._from_environment or uses.from_environment:
+            return False
+        read, reader = self._read, uses.read
+        if read is None and reader is None:
+            read, reader = self._guarded_read, uses.guarded
+            if read is None and reader is None:
+                return False
+            open_guard = (self._open_guard or uses.open_guard) and not (self._environment_read or uses.environment)
+            if _is_add_argument(node) and self._defaults_to_none(node) and not open_guard:
+                return False
+            self._read = read
+        if read is None and reader is not None and project is not None and reader.path != project.path:
+            self._reader = reader
+        return True
 
     def _check_hydra(self) -> None:
         """A hydra script that turns `--key=value` arguments into overrides `key=value`: the
@@ -1387,6 +1522,43 @@ class LocalRankArgument(Rule):
         return isinstance(expr, (cst.Call, cst.Subscript)) and environment_key(expr) == "LOCAL_RANK"
 
 
+def _is_add_argument(node: cst.Call) -> bool:
+    return isinstance(node.func, cst.Attribute) and node.func.attr.value == "add_argument"
+
+
+# The variables other launchers than torchrun hand each process its local rank in (SLURM's
+# SLURM_LOCALID, Open MPI's OMPI_COMM_WORLD_LOCAL_RANK): a launcher that passes no option.
+_OTHER_LAUNCHER_VARIABLES = LOCAL_RANK_VARIABLES - {"LOCAL_RANK"}
+
+
+def _none_tested(node: cst.Comparison) -> cst.Attribute | None:
+    """The `x.local_rank` of `x.local_rank is None` / `x.local_rank is not None`."""
+    if len(node.comparisons) != 1 or not isinstance(node.comparisons[0].operator, (cst.Is, cst.IsNot)):
+        return None
+    left, right = node.left, node.comparisons[0].comparator
+    if isinstance(left, cst.Attribute) and left.attr.value == "local_rank" and isinstance(right, cst.Name) and right.value == "None":
+        return left
+    return None
+
+
+def _none_guard(node: cst.If) -> tuple[cst.CSTNode, bool] | None:
+    """Where `local_rank` is not None under this `if`: the body of `if x.local_rank is not None`
+    (also `and` further tests), with whether the `if` has an alternative (an else, an elif); or
+    the else of `if x.local_rank is None` (the body is the alternative). None: no such test."""
+    tests = [test for test in _and_operands(node.test) if isinstance(test, cst.Comparison) and _none_tested(test) is not None]
+    if any(isinstance(test.comparisons[0].operator, cst.IsNot) for test in tests):
+        return node.body, node.orelse is not None
+    if tests and tests[0] is node.test and node.orelse is not None:
+        return node.orelse, True
+    return None
+
+
+def _and_operands(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return [*_and_operands(test.left), *_and_operands(test.right)]
+    return [test]
+
+
 def _mentions_local_rank(expr: cst.CSTNode) -> bool:
     """Whether `expr` reads a `local_rank` (`args.local_rank % 8` is still the parsed value)."""
     if isinstance(expr, cst.Attribute) and expr.attr.value == "local_rank" or isinstance(expr, cst.Name) and expr.value == "local_rank":
@@ -1439,28 +1611,49 @@ def hydra_key(view, decorator: cst.Call, key: str) -> Place | None:
     return Place(relative.replace(os.sep, "/"), text.count("\n", 0, match.start()) + 1) if match else None  # type: ignore[union-attr]
 
 
-def attribute_uses(view, attribute: str):
+@dataclass(frozen=True)
+class AttributeUses:
+    """How the scripts of a parser use a parsed attribute (attribute_uses)."""
+
+    read: Place | None = None  # the first read, in the first module that reads it
+    from_environment: bool = False  # one assigns it from the variable named like it (`LOCAL_RANK`)
+    guarded: Place | None = None  # the first read that only tests it against None or sits where that test guards
+    open_guard: bool = False  # a branch guarded by `is not None` has no alternative (no else)
+    environment: bool = False  # they, or what they import, read the variable named like it from the environment
+
+
+def attribute_uses(view, attribute: str) -> AttributeUses:
     """Across `users`: where a module reads `<x>.<attribute>` (the Place in the first such
     module), and whether one assigns it from the environment variable named like it in
     capitals (`args.local_rank = int(os.environ["LOCAL_RANK"])`). A module that does not parse
-    reads and assigns nothing."""
+    reads and assigns nothing. Reads that test it against None (`if args.local_rank is not
+    None:`) or sit in the branch such a test guards are kept apart (`guarded`), with whether
+    such a branch has no else, and whether the modules, or what they import, read that
+    variable from the environment."""
     program = view.program
-    read, from_environment = None, False
+    read = guarded = None
+    from_environment = open_guard = False
     for module in view.users:
         key = ("attribute uses", module, attribute)  # parsing every importer again cost most of an edit
         if key not in program.memos.read:
             program.memos.read[key] = _attribute_uses(program, module, attribute)
-        line, environment = program.memos.read[key]
+        line, environment, guarded_line, open_here = program.memos.read[key]
         if read is None and line is not None:
             read = program.place(module, line)
+        if guarded is None and guarded_line is not None:
+            guarded = program.place(module, guarded_line)
         from_environment |= environment
-    return read, from_environment
+        open_guard |= open_here
+    environment = guarded is not None and any(
+        attribute.upper() in _environment_reads(program, module) for module in _reach(view)
+    )
+    return AttributeUses(read, from_environment, guarded, open_guard, environment)
 
 
-def _attribute_uses(program, module: str, attribute: str) -> tuple[int | None, bool]:
+def _attribute_uses(program, module: str, attribute: str) -> tuple[int | None, bool, int | None, bool]:
     tree = program.tree(module)
     if tree is None:
-        return None, False
+        return None, False, None, False
     variable, read, from_environment = attribute.upper(), None, False
     # `hvd.local_rank()` is a call of a method, `self.local_rank` an object's own attribute, and
     # `job_env.local_rank` one of a library's object (`job_env = submitit.JobEnvironment()`) or
@@ -1470,17 +1663,147 @@ def _attribute_uses(program, module: str, attribute: str) -> tuple[int | None, b
                 for arg in (*node.args, *node.keywords) for part in walk(arg)}
     reported |= _filling_parts(tree, variable)
     foreign = _library_objects(program, module, tree)
+    tested, open_guard = _none_guarded(tree, attribute)
+    guarded = None
     for node in walk(tree):
         if (
             isinstance(node, ast.Attribute) and node.attr == attribute and isinstance(node.ctx, ast.Load)
             and id(node) not in called and id(node) not in reported and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls", *foreign))
         ):
-            read = node.lineno if read is None else min(read, node.lineno)
+            if id(node) in tested:
+                guarded = node.lineno if guarded is None else min(guarded, node.lineno)
+            else:
+                read = node.lineno if read is None else min(read, node.lineno)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any(isinstance(target, ast.Attribute) and target.attr == attribute for target in targets):
                 from_environment |= any(isinstance(part, ast.Constant) and part.value == variable for part in walk(node.value))
-    return read, from_environment
+    return read, from_environment, guarded, open_guard
+
+
+def _tests_none(node: ast.AST, attribute: str) -> ast.Attribute | None:
+    """The `x.<attribute>` of `x.<attribute> is None` / `is not None`."""
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot))):
+        return None
+    left, right = node.left, node.comparators[0]
+    if isinstance(left, ast.Attribute) and left.attr == attribute and isinstance(right, ast.Constant) and right.value is None:
+        return left
+    return None
+
+
+def _none_guarded(tree: ast.Module, attribute: str) -> tuple[set[int], bool]:
+    """The reads of `x.<attribute>` that test it against None or sit where such a test guards it
+    (the body of `if x.a is not None [and ...]:`, the else of `if x.a is None:`), and whether a
+    body so guarded has no else (`_none_guard` on libcst's tree)."""
+    found: set[int] = set()
+    open_guard = False
+    for node in walk(tree):
+        tested = _tests_none(node, attribute)
+        if tested is not None:
+            found.add(id(tested))
+        if not isinstance(node, ast.If):
+            continue
+        operands = node.test.values if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And) else [node.test]
+        tests = [test for test in operands if _tests_none(test, attribute) is not None]
+        if any(isinstance(test.ops[0], ast.IsNot) for test in tests):  # type: ignore[attr-defined]
+            suite, open_guard = node.body, open_guard or not node.orelse
+        elif tests and tests[0] is node.test and node.orelse:
+            suite = node.orelse
+        else:
+            continue
+        found.update(id(part) for line in suite for part in walk(line) if isinstance(part, ast.Attribute) and part.attr == attribute)
+    return found, open_guard
+
+
+_ENVIRONMENT_GETS = ("os.environ.get", "environ.get", "os.getenv", "getenv")
+
+
+def _environment_key(node: ast.AST, program=None, module: str | None = None) -> str | None:
+    """`"RANK"` for `os.environ["RANK"]`, `os.environ.get("RANK", 0)`, `os.getenv("RANK")`
+    (ranks.environment_key on ast's tree); given the program, also where the key is a string
+    constant of a project module (sockeye's `os.environ[C.DIST_ENV_LOCAL_RANK]`)."""
+    if isinstance(node, ast.Subscript) and dotted(node.value) in ("os.environ", "environ"):
+        key = node.slice
+    elif isinstance(node, ast.Call) and node.args and dotted(node.func) in _ENVIRONMENT_GETS:
+        key = node.args[0]
+    else:
+        return None
+    if isinstance(key, ast.Constant):
+        return key.value if isinstance(key.value, str) else None
+    written = dotted(key)
+    if program is None or module is None or written is None:
+        return None
+    qualified = program.qualify(module, written) if "." in written else f"{module}.{written}"
+    found = program.split(qualified, module) if qualified is not None else None
+    return _module_string(program, *found) if found is not None else None
+
+
+def _module_string(program, module: str, name: str) -> str | None:
+    """The string a module binds `name` to at its top level, once (`DIST_ENV_LOCAL_RANK = 'LOCAL_RANK'`)."""
+    tree = program.tree(module)
+    values = [
+        line.value for line in (tree.body if tree is not None and name and "." not in name else ())
+        if isinstance(line, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in line.targets)
+    ]
+    value = values[0] if len(values) == 1 else None
+    return value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+
+
+def _environment_reads(program, module: str) -> frozenset[str]:
+    """The environment variables a module reads (`os.environ["LOCAL_RANK"]`)."""
+    key = ("environment reads", module)
+    if key not in program.memos.read:
+        tree = program.tree(module)
+        program.memos.read[key] = frozenset(
+            name for node in (walk(tree) if tree is not None else ()) if (name := _environment_key(node, program, module)) is not None
+        )
+    return program.memos.read[key]
+
+
+def _reach(view) -> list[str]:
+    """The scripts of this module (`users`) and the project modules they import, up to three
+    imports away (sorted)."""
+    program = view.program
+    key = ("reach", view.module)
+    if key not in program.memos.read:
+        reached = set(view.users)
+        for _ in range(3):
+            reached |= {module for module in program.modules() if reached & set(program.importers_of(module))}
+            reached |= {called for module in list(reached) for called in _called_modules(program, module)}
+        program.memos.read[key] = sorted(reached)
+    return program.memos.read[key]
+
+
+def _called_modules(program, module: str) -> set[str]:
+    """The project modules whose functions `module` calls by a dotted path (`import src.slurm`,
+    then `src.slurm.init_distributed_mode(opt)`: the index keeps that import as `src` alone)."""
+    key = ("called modules", module)
+    if key not in program.memos.read:
+        tree = program.tree(module)
+        found = set()
+        for node in walk(tree) if tree is not None else ():
+            written = dotted(node.func) if isinstance(node, ast.Call) else None
+            qualified = program.qualify(module, written) if written is not None and written.count(".") > 1 else None
+            place = program.split(qualified, module) if qualified is not None else None
+            if place is not None and place[0] != module:
+                found.add(place[0])
+        program.memos.read[key] = found
+    return program.memos.read[key]
+
+
+def launcher_fill(view) -> Place | None:
+    """Where the scripts of this parser, or a project module they import, set `<x>.local_rank`
+    from another launcher's variable than LOCAL_RANK (FiD's `params.local_rank =
+    int(os.environ["SLURM_LOCALID"])`); None where none does."""
+    program = view.program
+    for module in _reach(view):
+        tree = program.tree(module)
+        for node in walk(tree) if tree is not None else ():
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "local_rank" for t in node.targets) and any(
+                _environment_key(part, program, module) in _OTHER_LAUNCHER_VARIABLES for part in walk(node.value)
+            ):
+                return program.place(module, node.lineno)
+    return None
 
 
 _PARSES = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args"})
@@ -1557,11 +1880,8 @@ def own_launcher(view):
     program = view.program
     key = ("own launcher", view.module)
     if key not in program.memos.read:
-        reached = set(view.users)
-        for _ in range(3):  # what they import, up to three imports away
-            reached |= {module for module in program.modules() if reached & set(program.importers_of(module))}
         program.memos.read[key] = next(
-            (program.place(module, line) for module in sorted(reached) if (line := _launch_loop(program.tree(module))) is not None),
+            (program.place(module, line) for module in _reach(view) if (line := _launch_loop(program.tree(module))) is not None),
             None,
         )
     return program.memos.read[key]

@@ -19,7 +19,7 @@ from ddplint.semantic.edits import argument_for
 from ddplint.semantic.model import dotted_name
 from ddplint.semantic.walk import children, descendants
 from ddplint.core.fixpoint import reachable
-from ddplint.core.torch_api import DEVICE_COUNT, INIT_PROCESS_GROUP, OLD_LAUNCHER_MODULE
+from ddplint.core.torch_api import DEVICE_COUNT, INIT_PROCESS_GROUP, LOCAL_RANK_VARIABLES, OLD_LAUNCHER_MODULE
 
 _GLOBAL_RANK = 'int(os.environ["RANK"])'
 _NO_FIX_MESSAGE = (
@@ -50,7 +50,7 @@ class _Finding:
 
 
 # What a value read from the environment is: the launcher's local rank, or a global rank.
-_LOCAL_VARIABLES = frozenset({"LOCAL_RANK", "SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"})
+_LOCAL_VARIABLES = LOCAL_RANK_VARIABLES
 _GLOBAL_VARIABLES = frozenset({"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK"})
 
 
