@@ -181,3 +181,80 @@ def test_a_local_master_test_of_the_current_device_is_a_rank_zero_guard(tmp_path
 
 def test_a_current_device_test_of_any_other_name_guards_nothing(tmp_path, run):
     assert _device_helper_lines(tmp_path, run, "should_write") == [13]
+
+
+_DEVICE_OR_RANK = '''\
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+
+def is_main_device(device):
+    return {test}
+
+
+def train_one_epoch(model, device, args):
+    if is_main_device(device):
+        torch.save(model.state_dict(), "ckpt.pt")
+
+
+def report(device, queue):
+    if is_main_device(device):
+        print(queue.get())
+
+
+def run_training_process(rank, world_size, args):
+    dist.init_process_group("nccl", rank=rank, world_size=world_size)
+    train_one_epoch(torch.nn.Linear(2, 2).cuda(rank), rank, args)
+
+
+def main(args):
+    if args.distributed_training:
+        mp.spawn(run_training_process, args=(args.distributed_training, args), nprocs=args.distributed_training)
+    else:
+        run_training_process(0, 1, args)
+'''
+
+
+def test_a_rank_is_no_device_so_a_helper_true_for_a_device_or_rank_zero_guards(tmp_path, run):
+    """DenseTNT's `is_main_device(device)`: `isinstance(device, torch.device) or device == 0`,
+    called with the spawn index: a rank is an int, never a torch.device, so in a distributed run
+    the helper is true on rank 0 alone."""
+    assert _lines(tmp_path, run, _DEVICE_OR_RANK.format(test="isinstance(device, torch.device) or device == 0")) == []
+
+
+def test_a_rank_helper_is_read_with_what_each_call_passes(tmp_path, run):
+    """`report(device, ...)`, which nothing calls, passes the helper a `device` nothing is known
+    of; the call in `train_one_epoch` passes the rank, so there the helper is a rank-0 test."""
+    assert _lines(tmp_path, run, _DEVICE_OR_RANK.format(test="device == 0")) == []
+
+
+def test_a_helper_true_for_an_int_or_rank_zero_guards_nothing(tmp_path, run):
+    assert _lines(tmp_path, run, _DEVICE_OR_RANK.format(test="isinstance(device, int) or device == 0")) == [12]
+
+
+_MEMBERSHIP = '''\
+import torch
+import torch.distributed as dist
+
+
+def train(model, gpu_id, epochs):
+    for epoch in range(epochs):
+        if gpu_id in {members} and epoch % 5 == 0:
+            torch.save(model.state_dict(), "ckpt.pt")
+
+
+def main():
+    dist.init_process_group("nccl")
+    train(torch.nn.Linear(2, 2), dist.get_rank(), 10)
+'''
+
+
+def test_a_device_name_beside_zero_in_a_membership_test_leaves_rank_zero(tmp_path, run):
+    """`gpu_id in {'cpu', 0}` with gpu_id the rank: no rank of a distributed run is the string
+    'cpu', so only rank 0 saves."""
+    assert _lines(tmp_path, run, _MEMBERSHIP.format(members="{'cpu', 0}")) == []
+
+
+def test_a_membership_test_of_another_rank_too_guards_nothing(tmp_path, run):
+    assert _lines(tmp_path, run, _MEMBERSHIP.format(members="{'cpu', 0, 1}")) == [8]

@@ -54,6 +54,12 @@ def guard(source: str):
         "'RANK' not in os.environ or int(os.environ['RANK']) == 0",
         "not config.distributed.data_parallel or dist.get_rank() == 0",  # a config section's switch
         "not cfg.ddp.enabled or rank == 0",
+        # a rank of a distributed run is a number: no string but a number's, nor None, is one
+        "local_rank in {'cpu', 0}",
+        "rank in (None, 0)",
+        "args.local_rank in ('cpu', '0')",
+        # a rank is an int: it is an instance of no device or tensor type
+        "isinstance(rank, torch.device) or rank == 0",
     ],
 )
 def test_rank_zero_guards(source):
@@ -108,6 +114,18 @@ def test_other_rank_guards(source):
         ("'MASTER_PORT' in os.environ", UNKNOWN),
         ("'RANK' in config", UNKNOWN),
         ("os.environ.get('LOCAL_RANK')", DISTRIBUTED),  # a string: "0" is true
+        ("rank in ('cpu', 'mps')", NOT_DISTRIBUTED),  # no rank of a distributed run is a device name
+        ("rank not in ('cpu',)", DISTRIBUTED),
+        ("rank in ('cpu', 1)", POSITIVE),
+        ("rank in (cpu, 0)", UNKNOWN),  # a name may hold any number
+        ("isinstance(rank, torch.device)", NOT_DISTRIBUTED),
+        ("not isinstance(local_rank, (torch.device, list))", DISTRIBUTED),
+        ("isinstance(rank, int)", UNKNOWN),
+        ("isinstance(rank, (int, torch.device))", UNKNOWN),
+        ("isinstance(rank, numbers.Integral)", UNKNOWN),
+        ("isinstance(rank, str)", UNKNOWN),  # os.environ["RANK"] unparsed is a string
+        ("isinstance(rank, device_types)", UNKNOWN),  # a name may hold int among its types
+        ("isinstance(device, torch.device)", UNKNOWN),  # not a rank: may be a device
         ("'LOCAL_RANK' in os.environ and os.environ['LOCAL_RANK']", DISTRIBUTED),
     ],
 )

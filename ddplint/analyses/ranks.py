@@ -359,14 +359,25 @@ _FLIPPED = {
 }
 
 
+def _never_a_rank(expr: cst.BaseExpression) -> bool:
+    """`None`, `"cpu"`: a value no rank of a distributed run holds (a rank is a number, or the
+    launcher's string of one), which a membership test may list beside the ranks (`gpu_id in
+    {"cpu", 0}`, for a trainer also run on the CPU)."""
+    if isinstance(expr, cst.Name):
+        return expr.value == "None"
+    return isinstance(expr, cst.SimpleString) and _int_value(expr) is None
+
+
 def _compare_rank(operator: cst.BaseCompOp, value: cst.BaseExpression) -> RankTest:
     if isinstance(operator, (cst.In, cst.NotIn)):
         if not isinstance(value, (cst.Tuple, cst.List, cst.Set)):
             return UNKNOWN
-        members = [_int_value(element.value) for element in value.elements]
+        members = [_int_value(element.value) for element in value.elements if not _never_a_rank(element.value)]
         if None in members:
             return UNKNOWN
-        if 0 in members:
+        if not members:  # `rank in ("cpu",)`: true in no distributed run
+            test = NOT_DISTRIBUTED
+        elif 0 in members:
             test = ZERO if all(member <= 0 for member in members) else UNKNOWN  # type: ignore[operator]
         else:
             test = NOT_DISTRIBUTED if all(member < 0 for member in members) else POSITIVE  # type: ignore[operator]
@@ -511,6 +522,8 @@ def _classify(test: cst.BaseExpression, resolve: Resolver | None) -> RankTest:
             held = resolve(test)  # `args.dist == "OFF"` where `if args.dist == "ON":` starts the group
             return held if isinstance(held, RankTest) else UNKNOWN
         return UNKNOWN  # a tensor- or pipeline-parallel rank tells no replica apart
+    if _instance_of_no_rank_type(test, resolve):  # `isinstance(device, torch.device)`, device a rank
+        return NOT_DISTRIBUTED
     if resolve is not None and isinstance(test, (cst.Name, cst.Attribute, cst.Call)):
         held = resolve(test)
         if isinstance(held, RankValue):
@@ -535,6 +548,31 @@ def _classify(test: cst.BaseExpression, resolve: Resolver | None) -> RankTest:
     ):
         return DISTRIBUTED
     return UNKNOWN
+
+
+# Types whose instances hold no rank, as `isinstance` names them: builtins by their name (a rank
+# is an int, or the launcher's string of one), and the device, tensor and module classes of torch
+# and the array of numpy by an attribute (`torch.device`, `nn.Module`; a bare name may be a
+# variable holding a tuple of types, `int` among them).
+_NO_RANK_BUILTINS = frozenset({"list", "tuple", "dict", "set", "frozenset", "float", "complex", "bytes"})
+_NO_RANK_CLASSES = frozenset({"device", "Tensor", "Module", "ndarray"})
+
+
+def _instance_of_no_rank_type(test: cst.BaseExpression, resolve: Resolver | None) -> bool:
+    """`isinstance(x, T)` where `x` holds a rank and no type of `T` holds one: false in every
+    distributed run (DenseTNT's `isinstance(device, torch.device) or device == 0`, `device` the
+    spawn index in a distributed run and a torch.device in a run of one process)."""
+    if type(test) is not cst.Call or dotted_name(test.func) != "isinstance" or len(test.args) != 2:  # type: ignore[attr-defined]
+        return False
+    subject, types = test.args[0].value, test.args[1].value  # type: ignore[attr-defined]
+    named = [element.value for element in types.elements] if isinstance(types, cst.Tuple) else [types]
+    for kind in named:
+        if isinstance(kind, cst.Name) and kind.value in _NO_RANK_BUILTINS:
+            continue
+        if isinstance(kind, cst.Attribute) and kind.attr.value in _NO_RANK_CLASSES:
+            continue
+        return False
+    return _dimension(subject, resolve) is not None
 
 
 def _compared_with_truth(operator: cst.BaseCompOp, right: cst.BaseExpression) -> bool | None:
@@ -1243,7 +1281,9 @@ class RankFacts:
         if name is None:
             return self._held_afresh(expr, function, cls, self_name)
         where = (function, None, None) if function is not None else (None, self.model.frame, self.model.scope)
-        key = (kind is cst.Call, name, cls, self_name, *where)
+        # a call is judged with its arguments too (`is_main_device(device)`: `_at_call`)
+        passed = tuple(dotted_name(arg.value) or id(arg.value) for arg in expr.args) if kind is cst.Call else ()  # type: ignore[attr-defined]
+        key = (kind is cst.Call, name, cls, self_name, *where, passed)
         if key in self._answers:
             return self._answers[key]  # type: ignore[return-value]
         cuts = self._cuts
@@ -1266,7 +1306,13 @@ class RankFacts:
             if isinstance(called, str):  # imported: judged by its body through the program model
                 context = self.context
                 return context.predicate(self.model.project.module, dotted_name(expr.func)) if context else None
-            return self._returns(called) if isinstance(called, cst.FunctionDef) else None
+            if not isinstance(called, cst.FunctionDef):
+                return None
+            verdict = self._returns(called)
+            if isinstance(verdict, RankValue) or verdict is not None and verdict.is_rank_test:
+                return verdict
+            at_call = self._at_call(called, expr, function, cls, self_name)
+            return at_call if at_call is not None else verdict
         if not isinstance(expr, (cst.Name, cst.Attribute)):
             return None
         named = self._function(expr, function, cls, self_name)
@@ -1300,6 +1346,54 @@ class RankFacts:
             return _held_by(values, resolve, (self._NOTHING, self._UNREACHED))
         finally:
             self._resolving.discard(key)
+
+    def _at_call(
+        self, called: cst.FunctionDef, call: cst.Call, function: cst.FunctionDef | None, cls: str | None, self_name: str | None
+    ) -> RankTest | RankValue | None:
+        """What this call of a module-level function gives, its body read with each parameter
+        that the body never rebinds holding what the call passes for it, as the caller holds
+        that (`is_main_device(device)` in a function whose `device` is the rank, where other
+        callers of the helper pass values nothing is known of); None where that says no more
+        than the body read alone (`_returns`)."""
+        if self._functions.get(called.name.value) is not called or id(called) in self._judging:
+            return None
+        params = called.params
+        if params.star_arg is not None and isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None:
+            return None
+        positional = [param.name.value for param in (*params.posonly_params, *params.params)]
+        bound: dict[str, cst.BaseExpression] = {}
+        for index, arg in enumerate(call.args):
+            if arg.star:
+                return None
+            name = arg.keyword.value if arg.keyword is not None else positional[index] if index < len(positional) else None
+            if name is not None:
+                bound[name] = arg.value
+        names = self._names.get(id(called), {})
+        bound = {name: value for name, value in bound.items() if len(names.get(name, ())) == 1}  # not rebound
+        if not bound:
+            return None
+        outer = self if function is None else (lambda inner: self._held(inner, function, cls, self_name))
+        inner_cls, inner_self = self._contexts.get(id(called), (None, None))
+
+        def resolve(inner: cst.BaseExpression):
+            if isinstance(inner, cst.Name) and inner.value in bound:
+                value = bound[inner.value]
+                dimension = _dimension(value, outer)
+                if dimension is not None:
+                    return RankValue(dimension)
+                if isinstance(value, (cst.Name, cst.Attribute, cst.Call)):
+                    return outer(value)
+                said = classify(value, outer)
+                return said if said.is_rank_test else None
+            return self._held(inner, called, inner_cls, inner_self)
+
+        self._judging.add(id(called))
+        try:
+            verdict = judge_function(called, resolve)
+        finally:
+            self._judging.discard(id(called))
+        decisive = isinstance(verdict, RankValue) or verdict is not None and verdict.is_rank_test
+        return verdict if decisive else None
 
     def _compared_switch(self, test: cst.Comparison, cls: str | None, self_name: str | None) -> RankTest | None:
         """What `flag == constant` (or `!=`) says where every start of the process group is
