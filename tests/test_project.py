@@ -1356,6 +1356,36 @@ def test_a_shared_seed_reaches_the_augmentations_of_dataloader_workers(tmp_path,
         assert _seed_findings(run) == expected, (seed, init)
 
 
+def test_a_shared_seed_reaches_a_dataset_a_project_function_builds(tmp_path, run):
+    """MeshTransformer's shape: main() seeds torch alike on every torchrun rank and iterates the
+    DataLoader (16 workers) that make_loader() of data.py builds over `build_dataset(args)`, a
+    project function whose every return makes a Dataset whose __getitem__ draws its crop from
+    Python's random: worker k of every rank seeds random alike. When one of its returns makes
+    a Dataset that draws nothing, or returns what the model cannot follow, it is unknown."""
+    (tmp_path / "pyproject.toml").write_text("")
+    data = (
+        "import random\nfrom torch.utils.data import DataLoader, Dataset, DistributedSampler\n\n\n"
+        "class Clips(Dataset):\n    def __getitem__(self, index):\n        start = random.randint(0, 100)\n"
+        "        return self.clips[index][start:start + 200]\n\n\n"
+        "class Frames(Dataset):\n    def __getitem__(self, index):\n        return self.clips[index]\n\n\n"
+        "def build_dataset(args):\n    if args.frames:\n        return {other}\n    dataset = Clips()\n    return dataset\n\n\n"
+        "def make_loader(args):\n    dataset = build_dataset(args)\n"
+        "    return DataLoader(dataset, sampler=DistributedSampler(dataset), num_workers=16)\n"
+    )
+    (tmp_path / "main.py").write_text(
+        "import torch\nimport torch.distributed as dist\nfrom data import make_loader\n\n\n"
+        "def main(args, model, optimizer):\n    dist.init_process_group('nccl')\n    torch.manual_seed(1234)\n"
+        "    loader = make_loader(args)\n    for epoch in range(10):\n        for clips in loader:\n"
+        "            model(clips).mean().backward()\n            optimizer.step()\n\n\n"
+        "if __name__ == '__main__':\n    main(None, None, None)\n"
+    )
+    (tmp_path / "run.sh").write_text("torchrun --nproc_per_node 8 main.py\n")
+    run.cwd = tmp_path
+    for other, expected in (("Clips(args)", [("main.py", 8, "DDP027")]), ("Frames()", []), ("load(args)", [])):
+        (tmp_path / "data.py").write_text(data.format(other=other))
+        assert _seed_findings(run) == expected, other
+
+
 def test_a_shared_seed_reaches_the_workers_of_a_loader_handed_to_another_function(tmp_path, run):
     """DINO's shape: train() seeds torch alike on every rank (`utils.fix_random_seeds(args.seed)`),
     builds the DataLoader (workers from an option whose default is 10) over a Dataset whose

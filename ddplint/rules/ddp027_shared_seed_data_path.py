@@ -15,7 +15,7 @@ from ddplint.core.torch_api import (
     LIGHTNING_MODULE, NN_MODULE, SAME_VALUE_METHODS, SEED_MARKERS, SEQUENTIAL, TORCH_DRAWS, TORCH_GENERATOR,
     TORCHVISION_COMPOSE, TORCHVISION_IMAGE_FOLDER, TORCHVISION_RANDOM_TRANSFORMS,
 )
-from ddplint.model.records import Instance, Loader, Place
+from ddplint.model.records import CallResult, Instance, Loader, Place
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.screens import dotted
 from ddplint.prefilter.triggers import CallTrigger
@@ -125,7 +125,9 @@ class SharedSeedDataPath(Rule):
     seed nothing, and that iterates a DataLoader the program model knows it is handed or given
     back wherever it was built, `train_one_epoch(model, data_loader, ...)` or `loader =
     make_loader(dataset)`, a DataLoader over a DistributedSampler (`Loader` values), with its
-    Dataset an object of a project class made where the loader is built or handed to it, or
+    Dataset an object of a project class made where the loader is built or handed to it (also
+    through a project function each of whose returns makes one: `dataset = build_dataset(args)`
+    returning `Clips(...)` or `Flips(...)`, each of which must draw), or
     torchvision's ImageFolder given a `transform=` that draws: a torchvision random transform
     (`RandomResizedCrop`, `RandomHorizontalFlip`, `ColorJitter`, ...: each call draws from torch's
     generator), a `transforms.Compose([...])` holding one, or an object of a project class
@@ -683,6 +685,46 @@ class SharedSeedDataPath(Rule):
                 "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
                 "(random.randint at example.py:9, in StereoPairs.__getitem__, which the training loop's DataLoader "
                 "workers run each step, seeded from torch's generator alike on every rank)"
+            ),
+        ),
+        Flagged(
+            # The Dataset comes from a project function that returns an object of a project
+            # class on each of its paths (`build_dataset(args)`): each class it may be draws, in
+            # the workers that torch's seeded generator seeds alike on every rank.
+            """
+            import random
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, Dataset, DistributedSampler
+
+            class Crops(Dataset):
+                def __getitem__(self, index):
+                    x = random.randint(0, 32)
+                    return self.images[index][..., x:x + 224]
+
+            class Flips(Crops):
+                def __getitem__(self, index):
+                    return self.images[index].flip(-1) if random.random() < 0.5 else self.images[index]
+
+            def build_dataset(args):
+                if args.flip:
+                    return Flips()
+                return Crops()
+
+            def main(args, model, optimizer):
+                torch.manual_seed(args.seed)
+                ^
+                dist.init_process_group("nccl")
+                dataset = build_dataset(args)
+                loader = DataLoader(dataset, sampler=DistributedSampler(dataset), num_workers=4)
+                for images in loader:
+                    optimizer.zero_grad()
+                    model(images).mean().backward()
+            """,
+            messages=(
+                _SEEDED + "(random.random at example.py:13, in Flips.__getitem__ (or another of the 2 Dataset classes "
+                "it may be: each draws so), which the training loop's DataLoader workers run each step, seeded from "
+                "torch's generator alike on every rank)",
             ),
         ),
         Flagged(
@@ -1692,7 +1734,8 @@ class SharedSeedDataPath(Rule):
 
     def _dataset_classes(self, made: cst.BaseExpression | None, frame: str | None, before: int) -> list[tuple[str, str]]:
         """(module, class) of the project Dataset classes whose object `made` (what a DataLoader
-        reads) may be: the class its call names, also through a local name of function `frame`
+        reads) may be: the class its call names (or the classes a project function it calls
+        makes on its returns, `_made_by`), also through a local name of function `frame`
         bound before `before` to a class or to a choice of classes (`Dataset = COCO if
         cfg.dataset == 'coco' else VOC`: the one every documented run picks, else each), or,
         for `getattr(datasets, config["name"])(...)`, every class with a `__getitem__` that
@@ -1706,9 +1749,11 @@ class SharedSeedDataPath(Rule):
         if not (isinstance(func, cst.Call) and dotted_name(func.func) == "getattr" and len(func.args) == 2):
             named = [func]
             if isinstance(func, cst.Name) and program.class_of(project.module, func.value) is None:
-                named = self._picked(self._last_bound(func.value, frame, before))
-            classes = [program.class_of(project.module, dotted_name(name)) if dotted_name(name) else None for name in named]
-            return [] if None in classes else classes  # type: ignore[return-value]
+                bound = self._last_bound(func.value, frame, before)
+                named = self._picked(bound) if bound is not None else named  # else a project function's call
+            cls = frame.rpartition(".")[0] or None if frame is not None else None
+            made = [_made_by(program, project.module, frame, cls, dotted_name(name) or "") for name in named]
+            return [] if not made or [] in made else list(dict.fromkeys(c for classes in made for c in classes))
         holder = dotted_name(func.args[0].value)
         qualified = program.qualify(project.module, holder) if holder is not None else None
         found = program.split(qualified, project.module) if qualified is not None else None
@@ -2420,12 +2465,13 @@ def _enclosing_function(tree: ast.Module, line: int) -> tuple[str, ast.FunctionD
 def _dataset_made(program, module: str, function, dataset: ast.expr | None) -> list[tuple[str, str]]:
     """(module, class) of the project classes whose object `dataset` (a DataLoader's dataset in
     `function`, (key, definition) or None for module code) holds: the class a call names, or
-    for a name, the class of each binding in the function (every one must be a project
-    class's call), or what the program model knows its parameter holds (`Instance`); empty
+    for a name, the class of each binding in the function (every one must be a call of a project
+    class, or of a project function whose returns make one: `_made_by`), or what the program model knows its parameter holds (`Instance`); empty
     where any of that is unknown."""
+    key = function[0] if function is not None else None
+    cls = key.rpartition(".")[0] or None if key is not None else None
     if isinstance(dataset, ast.Call):
-        found = program.class_of(module, dotted(dataset.func) or "")
-        return [found] if found is not None else []
+        return _made_by(program, module, key, cls, dotted(dataset.func) or "")
     if not isinstance(dataset, ast.Name) or function is None:
         return []
     key, definition = function
@@ -2435,12 +2481,35 @@ def _dataset_made(program, module: str, function, dataset: ast.expr | None) -> l
            for node in _statements(definition) for t in _targets(node)):
         return []  # also bound by unpacking: unknown
     if values:
-        classes = [program.class_of(module, dotted(v.func) or "") if isinstance(v, ast.Call) else None for v in values]
-        return [] if None in classes else list(dict.fromkeys(classes))  # type: ignore[arg-type]
+        made = [_made_by(program, module, key, cls, dotted(v.func) or "") if isinstance(v, ast.Call) else [] for v in values]
+        return [] if [] in made else list(dict.fromkeys(c for classes in made for c in classes))
     if dataset.id in {a.arg for a in _arguments(definition)}:
         value = program.parameters.get((module, key), {}).get(dataset.id)
         return [(value.module, value.cls)] if isinstance(value, Instance) else []
     return []
+
+
+def _made_by(program, module: str, key: str | None, cls: str | None, callee: str, depth: int = 0) -> list[tuple[str, str]]:
+    """(module, class) of each project class whose object calling `callee` in function `key`
+    (of class `cls`) of `module` may make: the class it names, or, for a project function
+    (`dataset = build_dataset(cfg)`), the classes its returns make, each return a call of a
+    class or of such a function (up to MAX_DEPTH down; `if cfg.name == "voc": return VOC(...)`
+    gives both). Empty where any return is something else or the function may return nothing."""
+    found = program.class_of(module, callee) if callee else None
+    if found is not None or not callee or depth > MAX_DEPTH:
+        return [found] if found is not None else []
+    target = program.target(module, key, cls, callee)
+    record = program.function(target.module, target.key) if target is not None else None
+    if record is None or record.other_returns or not record.returns:
+        return []
+    classes: list[tuple[str, str]] = []
+    for source in record.returns:
+        made = _made_by(program, target.module, target.key, record.cls, source.callee, depth + 1) \
+            if isinstance(source, CallResult) else []
+        if not made:
+            return []
+        classes += [c for c in made if c not in classes]
+    return classes
 
 
 def _drawn_among(program, module: str, key: str, record, calls, generators: frozenset[str], memo: dict,
