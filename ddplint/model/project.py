@@ -2871,9 +2871,9 @@ class ProjectView:
         """The test of an `if` around `line` of function `key` ("": the module's own code) made
         of the switches of distributed training among the command-line options (`if
         args.use_ddp:`, `if self.args.distributed and rank == 0:`) that is false there in every
-        documented run (ddplint.model.parsers.test_value): no documented run reaches that code. Other
-        options stay unknown: `--resume PATH` or `--dist_eval` are left off by the commands shown,
-        and are there to be passed. None where no such test is known."""
+        documented run (ddplint.model.parsers.test_value): no documented run reaches that code, also
+        where the project documents no run of the module's scripts. Other options are read on each
+        documented run (`runs_reaching`), and only where there is one. None where no such test is known."""
         for guard in self.context.guards_at(self.module, key, line):
             if "." not in guard.test:
                 continue
@@ -3005,15 +3005,18 @@ class ProjectView:
                 return []
             return [] if key and depth < _MAX_RUN_DEPTH and self._called_only_where_no_run_reaches(key, depth) else None
         runs, passed, declared = known
-        tests = [(test, sense) for test, sense in self._option_tests(key, line, offset) if not self._told_of(test, passed)]
+        tests = [
+            (test, sense, self._resumes(key, lines)) for test, sense, lines in self._option_tests(key, line, offset)
+            if not self._told_of(test, passed)
+        ]
         taken = [
             command for view, command, written in runs
             if not any(
                 test_value(
-                    test, functools.partial(view._run_written, command.command, written, options=declared[view.module]),
+                    test, functools.partial(view._run_written, command.command, written, options=declared[view.module], resume=resume),
                     functools.partial(view._run_setting, command.command),
                 ) is (not sense)
-                for test, sense in tests
+                for test, sense, resume in tests
             )
         ]
         sites = self.context.call_sites(self.module, key) if key and taken and depth < _MAX_RUN_DEPTH else None
@@ -3094,14 +3097,15 @@ class ProjectView:
             found += [(view, command, written) for command in runs]
         return found or None
 
-    def _option_tests(self, key: str, line: int, offset: int | None) -> list[tuple[ast.expr, bool]]:
+    def _option_tests(self, key: str, line: int, offset: int | None) -> list[tuple[ast.expr, bool, tuple[int, int] | None]]:
         """The tests around `line` of function `key` ("": the module's code): its `if`s
         (ProcessContext.guards_at) and, at `offset`, its conditional expressions, each with
-        whether the line is in its body."""
-        tests = []
+        whether the line is in its body, and the lines of the branch it is in (an `if`'s; None
+        for a conditional expression)."""
+        tests: list[tuple[ast.expr, bool, tuple[int, int] | None]] = []
         for guard in self.context.guards_at(self.module, key, line):
             try:
-                tests.append((ast.parse(guard.test, mode="eval").body, guard.sense))
+                tests.append((ast.parse(guard.test, mode="eval").body, guard.sense, (guard.first, guard.last)))
             except SyntaxError:
                 continue
         if offset is None:
@@ -3110,7 +3114,21 @@ class ProjectView:
         if memo not in self.project._memo:
             scope = self.program.definition(self.module, key) if key else self.program.tree(self.module)
             self.project._memo[memo] = conditional_tests(scope) if scope is not None else ()
-        return tests + [(test, sense) for test, sense, start, end in self.project._memo[memo] if start <= (line, offset) < end]
+        return tests + [(test, sense, None) for test, sense, start, end in self.project._memo[memo] if start <= (line, offset) < end]
+
+    def _resumes(self, key: str, lines: tuple[int, int] | None) -> bool:
+        """Whether the branch of function `key` ("": the module's code) at `lines` resumes a
+        training: it restores the state of more than one object from a saved record (the model
+        and its optimizer, scheduler or scaler: Program.restored_in), itself or through the
+        project functions it calls. Every preempted or crashed training resumes, so such a branch
+        runs though no documented command passes the option that turns it on (`--resume PATH`);
+        a branch that only loads weights (`--finetune PATH`, `--eval`) runs where a command says so."""
+        if lines is None:
+            return False
+        memo = ("resumes", self.module, key, lines)
+        if memo not in self.project._memo:
+            self.project._memo[memo] = len(self.program.restored_in(self.module, key, *lines)) > 1
+        return self.project._memo[memo]
 
     def _told_of(self, test: ast.expr, passed: frozenset[str]) -> bool:
         """Whether `test` compares with a word the project's documents name that no documented
@@ -3122,18 +3140,21 @@ class ProjectView:
             for node in ast.walk(test)
         )
 
-    def _run_written(self, command: str, written: tuple[str, ...], name: str, options: DeclaredOptions | None = None) -> object:
-        """The value run `command` gives the option stored under `name` (`_run_option`), where
-        the command writes it, or another documented run of the script does (`written`, their
-        texts): a run that leaves out an option others pass takes its default (SimKD's CIFAR
-        runs leave `--dataset` at cifar100, its ImageNet runs pass `--dataset imagenet`). An
-        option no run writes is there to be passed (`--resume PATH`): NOT_SHOWN."""
+    def _run_written(self, command: str, written: tuple[str, ...], name: str, options: DeclaredOptions | None = None,
+                     resume: bool = False) -> object:
+        """The value run `command` gives the option stored under `name` (`_run_option`): a run
+        that leaves out an option takes its default, whether another documented run of the
+        script writes it (`written`, their texts: SimKD's CIFAR runs leave `--dataset` at
+        cifar100, its ImageNet runs pass `--dataset imagenet`) or none does (`--dist_eval`, a
+        `store_true` flag no command passes: the padded evaluation sampler it turns on is built
+        in no documented run). Only an option no run writes whose branch resumes a training
+        (`resume`: ProjectView._resumes) is there to be passed (`--resume PATH`): NOT_SHOWN."""
         options = options or self._declared_here()
         shown = options.shown(name)
         if shown is None:
             return NOT_SHOWN
         spelled = [re.compile(rf"(?<![\w-]){re.escape(string)}(?![\w-])") for string in shown[0] if string.startswith("-")]
-        if not any(pattern.search(text) for pattern in spelled for text in written):
+        if resume and not any(pattern.search(text) for pattern in spelled for text in written):
             return NOT_SHOWN
         return self._run_option(command, name, options)
 
