@@ -216,6 +216,18 @@ def test_prose_and_tests_are_no_runs(tmp_path, run):
     assert [command.place.line for command in project.build(str(tmp_path)).launch_commands] == [1]
 
 
+def test_options_a_mapping_sets_as_defaults_are_not_shown(tmp_path, run):
+    """ml-4m reads its YAML config into `parser.set_defaults(**cfg)`, and every documented run
+    passes `--config`: any option's default may come from the file (`num_eval_metrics_samples:
+    50000`), so a run that leaves the option out does not show its value, and the branches it
+    decides stay reported."""
+    configured = GATED.replace("    args = parser.parse_args()", "    parser.set_defaults(**json.load(open(\"defaults.json\")))\n    args = parser.parse_args()")
+    _write(tmp_path, ["torchrun --nproc_per_node=4 train.py"], train="import json\n" + configured)
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP004,DDP022", ".").stdout
+    assert "train.py:37:" in output and "train.py:41:" in output, output
+
+
 SPAWNING = """import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
