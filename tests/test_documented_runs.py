@@ -135,7 +135,9 @@ def main():
         model.load_state_dict(torch.load(args.finetune))
     if args.resume:
         checkpoint = torch.load(args.resume)
-        model.load_state_dict(checkpoint["model"])
+    model = torch.nn.parallel.DistributedDataParallel(model)
+    if args.resume:
+        model.module.load_state_dict(checkpoint["model"])
         optimizer.load_state_dict(checkpoint["optimizer"])
     if args.auto_resume:
         resume(model, optimizer, args.auto_resume)
@@ -169,8 +171,9 @@ def test_an_option_no_documented_run_passes_takes_its_default_unless_its_branch_
     passes the option (no README command, no shipped script) and no document tells the user to
     set it, every documented run takes its default, and the code only the other value reaches is
     not reported (DDP022, DDP004). A branch that resumes a training, restoring the model and its
-    optimizer from the checkpoint the option names (inline, or through a helper it calls), runs
-    in every training that was stopped and started again: reported though no command passes it."""
+    optimizer from the checkpoint the option names (inline, also where DMGNet loads under one `if
+    config.resume:` and restores under another, or through a helper it calls), runs in every
+    training that was stopped and started again: reported though no command passes it."""
     _write(tmp_path, runs, readme, train=GATED)
     run.cwd = tmp_path
     output = run("check", "--no-cache", "--select", "DDP004,DDP022", ".").stdout

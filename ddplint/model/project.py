@@ -61,7 +61,7 @@ from ddplint.model.parsers import NOT_SHOWN, DeclaredOptions, conditional_tests,
 from ddplint.model.program import Program
 from ddplint.model.reach import Reach, bases_hold, names_said
 from ddplint.model.settings import Settings, yacs_value as _yacs_value
-from ddplint.model.records import UNKNOWN_FOLDER, Inner, LaunchCommand, Place, Prepared, Wrapped
+from ddplint.model.records import UNKNOWN_FOLDER, Guard, Inner, LaunchCommand, Place, Prepared, Wrapped
 from ddplint.model.shell import HERE, Shell
 from ddplint.prefilter.needles import TextScan, call_needle
 from ddplint.prefilter.project_facts import ProjectFact
@@ -3006,7 +3006,7 @@ class ProjectView:
             return [] if key and depth < _MAX_RUN_DEPTH and self._called_only_where_no_run_reaches(key, depth) else None
         runs, passed, declared = known
         tests = [
-            (test, sense, self._resumes(key, lines)) for test, sense, lines in self._option_tests(key, line, offset)
+            (test, sense, self._resumes(key, guard)) for test, sense, guard in self._option_tests(key, line, offset)
             if not self._told_of(test, passed)
         ]
         taken = [
@@ -3097,15 +3097,14 @@ class ProjectView:
             found += [(view, command, written) for command in runs]
         return found or None
 
-    def _option_tests(self, key: str, line: int, offset: int | None) -> list[tuple[ast.expr, bool, tuple[int, int] | None]]:
+    def _option_tests(self, key: str, line: int, offset: int | None) -> list[tuple[ast.expr, bool, Guard | None]]:
         """The tests around `line` of function `key` ("": the module's code): its `if`s
         (ProcessContext.guards_at) and, at `offset`, its conditional expressions, each with
-        whether the line is in its body, and the lines of the branch it is in (an `if`'s; None
-        for a conditional expression)."""
-        tests: list[tuple[ast.expr, bool, tuple[int, int] | None]] = []
+        whether the line is in its body, and the `if`'s guard (None for a conditional expression)."""
+        tests: list[tuple[ast.expr, bool, Guard | None]] = []
         for guard in self.context.guards_at(self.module, key, line):
             try:
-                tests.append((ast.parse(guard.test, mode="eval").body, guard.sense, (guard.first, guard.last)))
+                tests.append((ast.parse(guard.test, mode="eval").body, guard.sense, guard))
             except SyntaxError:
                 continue
         if offset is None:
@@ -3116,18 +3115,22 @@ class ProjectView:
             self.project._memo[memo] = conditional_tests(scope) if scope is not None else ()
         return tests + [(test, sense, None) for test, sense, start, end in self.project._memo[memo] if start <= (line, offset) < end]
 
-    def _resumes(self, key: str, lines: tuple[int, int] | None) -> bool:
-        """Whether the branch of function `key` ("": the module's code) at `lines` resumes a
-        training: it restores the state of more than one object from a saved record (the model
-        and its optimizer, scheduler or scaler: Program.restored_in), itself or through the
-        project functions it calls. Every preempted or crashed training resumes, so such a branch
-        runs though no documented command passes the option that turns it on (`--resume PATH`);
-        a branch that only loads weights (`--finetune PATH`, `--eval`) runs where a command says so."""
-        if lines is None:
+    def _resumes(self, key: str, guard: Guard | None) -> bool:
+        """Whether the branch of function `key` ("": the module's code) under `guard` resumes a
+        training: with the other branches of the function that the same test takes the same way
+        (ProcessContext.branches_like), it restores the state of more than one object from a
+        saved record (the model and its optimizer, scheduler or scaler: Program.restored_in),
+        itself or through the project functions it calls. Every preempted or crashed training
+        resumes, so such a branch runs though no documented command passes the option that turns
+        it on (`--resume PATH`); a branch that only loads weights (`--finetune PATH`, `--eval`)
+        runs where a command says so."""
+        if guard is None:
             return False
-        memo = ("resumes", self.module, key, lines)
+        memo = ("resumes", self.module, key, guard.test, guard.sense)
         if memo not in self.project._memo:
-            self.project._memo[memo] = len(self.program.restored_in(self.module, key, *lines)) > 1
+            restored = {found for lines in self.context.branches_like(self.module, key, guard)
+                        for found in self.program.restored_in(self.module, key, *lines)}
+            self.project._memo[memo] = len(restored) > 1
         return self.project._memo[memo]
 
     def _told_of(self, test: ast.expr, passed: frozenset[str]) -> bool:
