@@ -122,6 +122,7 @@ def main():
     parser.add_argument("--finetune", default="")
     parser.add_argument("--resume", default="")
     parser.add_argument("--auto_resume", default="")
+    parser.add_argument("--last", default="")
     args = parser.parse_args()
     dist.init_process_group("nccl")
     torch.cuda.set_device(dist.get_rank())
@@ -141,14 +142,20 @@ def main():
         optimizer.load_state_dict(checkpoint["optimizer"])
     if args.auto_resume:
         resume(model, optimizer, args.auto_resume)
-    print(evaluate(model, DataLoader(args, sampler=sampler_val)))
+    start = 0
+    if args.last:
+        checkpoint = torch.load(args.last)
+        model.module.load_state_dict(checkpoint["model"])
+        start = checkpoint["epoch"] + 1
+    for epoch in range(start, 10):
+        print(evaluate(model, DataLoader(args, sampler=sampler_val)))
 
 
 if __name__ == "__main__":
     main()
 """
 
-SAMPLER, FINETUNE, RESUME, HELPER_RESUME = "train.py:35:", "train.py:39:", "train.py:41:", "train.py:9:"
+SAMPLER, FINETUNE, RESUME, HELPER_RESUME, LAST = "train.py:36:", "train.py:40:", "train.py:42:", "train.py:9:", "train.py:51:"
 
 
 @pytest.mark.parametrize(
@@ -156,13 +163,13 @@ SAMPLER, FINETUNE, RESUME, HELPER_RESUME = "train.py:35:", "train.py:39:", "trai
     [
         # no documented run passes `--dist_eval` or `--finetune`: their branches run in none;
         # the resume branches (a load that restores the model and its optimizer) run after any crash
-        (["torchrun --nproc_per_node=4 train.py"], "", (RESUME, HELPER_RESUME)),
+        (["torchrun --nproc_per_node=4 train.py"], "", (RESUME, HELPER_RESUME, LAST)),
         # a run that passes the option takes its branch
-        (["torchrun --nproc_per_node=4 train.py --dist_eval --finetune w.pt"], "", (SAMPLER, FINETUNE, RESUME, HELPER_RESUME)),
+        (["torchrun --nproc_per_node=4 train.py --dist_eval --finetune w.pt"], "", (SAMPLER, FINETUNE, RESUME, HELPER_RESUME, LAST)),
         # the documents tell the user to pass it
-        (["torchrun --nproc_per_node=4 train.py"], "Add `--dist_eval` to evaluate on every GPU.\n", (SAMPLER, RESUME, HELPER_RESUME)),
+        (["torchrun --nproc_per_node=4 train.py"], "Add `--dist_eval` to evaluate on every GPU.\n", (SAMPLER, RESUME, HELPER_RESUME, LAST)),
         # no documented run at all: unknown, reported
-        ([], "", (SAMPLER, FINETUNE, RESUME, HELPER_RESUME)),
+        ([], "", (SAMPLER, FINETUNE, RESUME, HELPER_RESUME, LAST)),
     ],
 )
 def test_an_option_no_documented_run_passes_takes_its_default_unless_its_branch_resumes(tmp_path, run, runs, readme, reported):
@@ -172,12 +179,13 @@ def test_an_option_no_documented_run_passes_takes_its_default_unless_its_branch_
     set it, every documented run takes its default, and the code only the other value reaches is
     not reported (DDP022, DDP004). A branch that resumes a training, restoring the model and its
     optimizer from the checkpoint the option names (inline, also where DMGNet loads under one `if
-    config.resume:` and restores under another, or through a helper it calls), runs in every
-    training that was stopped and started again: reported though no command passes it."""
+    config.resume:` and restores under another, or through a helper it calls), or the model and
+    the epoch its loop starts from (PointTAD's `args.start_epoch = checkpoint['epoch']`), runs in
+    every training that was stopped and started again: reported though no command passes it."""
     _write(tmp_path, runs, readme, train=GATED)
     run.cwd = tmp_path
     output = run("check", "--no-cache", "--select", "DDP004,DDP022", ".").stdout
-    found = tuple(where for where in (SAMPLER, FINETUNE, RESUME, HELPER_RESUME) if where in output)
+    found = tuple(where for where in (SAMPLER, FINETUNE, RESUME, HELPER_RESUME, LAST) if where in output)
     assert found == reported, output
 
 
@@ -228,7 +236,7 @@ def test_options_a_mapping_sets_as_defaults_are_not_shown(tmp_path, run):
     _write(tmp_path, ["torchrun --nproc_per_node=4 train.py"], train="import json\n" + configured)
     run.cwd = tmp_path
     output = run("check", "--no-cache", "--select", "DDP004,DDP022", ".").stdout
-    assert "train.py:37:" in output and "train.py:41:" in output, output
+    assert "train.py:38:" in output and "train.py:42:" in output, output
 
 
 SPAWNING = """import torch

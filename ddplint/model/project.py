@@ -3128,10 +3128,26 @@ class ProjectView:
             return False
         memo = ("resumes", self.module, key, guard.test, guard.sense)
         if memo not in self.project._memo:
-            restored = {found for lines in self.context.branches_like(self.module, key, guard)
-                        for found in self.program.restored_in(self.module, key, *lines)}
-            self.project._memo[memo] = len(restored) > 1
+            branches = self.context.branches_like(self.module, key, guard)
+            restored = {found for lines in branches for found in self.program.restored_in(self.module, key, *lines)}
+            self.project._memo[memo] = len(restored) > 1 or bool(restored) and self._restarts_loop(branches)
         return self.project._memo[memo]
+
+    def _restarts_loop(self, branches: list[tuple[int, int]]) -> bool:
+        """Whether code of this module at `branches` (their lines) sets, from an item of a saved
+        record, where a loop of the module starts (`args.start_epoch = checkpoint['epoch']`
+        beside `for epoch in range(args.start_epoch, args.epochs):`): training goes on from there."""
+        tree, text = self.program.tree(self.module), self.program.read(self.module) or ""
+        for node in ast.walk(tree) if tree is not None else ():
+            if not (isinstance(node, ast.Assign) and any(first <= node.lineno <= last for first, last in branches)):
+                continue
+            value = node.value.left if isinstance(node.value, ast.BinOp) else node.value
+            if not (isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) and isinstance(value.slice.value, str)):
+                continue
+            for target in node.targets:
+                if isinstance(target, (ast.Name, ast.Attribute)) and re.search(rf"\brange\(\s*{re.escape(ast.unparse(target))}\s*[,)]", text):
+                    return True
+        return False
 
     def _told_of(self, test: ast.expr, passed: frozenset[str]) -> bool:
         """Whether `test` compares with a word the project's documents name that no documented
