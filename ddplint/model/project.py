@@ -3167,13 +3167,15 @@ class ProjectView:
         cifar100, its ImageNet runs pass `--dataset imagenet`) or none does (`--dist_eval`, a
         `store_true` flag no command passes: the padded evaluation sampler it turns on is built
         in no documented run). Only an option no run writes whose branch resumes a training
-        (`resume`: ProjectView._resumes) is there to be passed (`--resume PATH`): NOT_SHOWN."""
+        (`resume`: ProjectView._resumes), or that turns on a distributed mode of the script
+        (Project.distributed_modes: OpenLTM's `--ddp`), is there to be passed: NOT_SHOWN."""
         options = options or self._declared_here()
         shown = options.shown(name)
         if shown is None:
             return NOT_SHOWN
         spelled = [re.compile(rf"(?<![\w-]){re.escape(string)}(?![\w-])") for string in shown[0] if string.startswith("-")]
-        if resume and not any(pattern.search(text) for pattern in spelled for text in written):
+        passable = resume or name in self.project.distributed_modes(self.module)
+        if passable and not any(pattern.search(text) for pattern in spelled for text in written):
             return NOT_SHOWN
         return self._run_option(command, name, options)
 
