@@ -1,8 +1,9 @@
 """Code under an option branch that no documented run takes (ProjectView.runs_reaching): the
 `if`s and conditional expressions around a line whose tests are made of the script's options,
 read on each documented run of the scripts that run it, and, for a line in a function, every
-call of that function in the project. Unknown (no documented run, a run nobody documents, an
-option a document tells the user to set, a value no command writes) stays reported."""
+call of that function in the project. An option a run leaves out takes its default, save one
+whose branch resumes a training. Unknown (no documented run, a run nobody documents, an option a
+document tells the user to set, a value a command writes that is no literal) stays reported."""
 
 import pytest
 
@@ -79,10 +80,10 @@ def test_a_branch_every_documented_run_leaves_is_not_reported(tmp_path, run):
     assert view.runs_reaching((("main", False, False),), 15, 14) and view.runs_reaching((("main", False, False),), 14, 37) == []
 
 
-def test_a_run_that_leaves_an_option_out_takes_its_default_where_another_run_writes_it(tmp_path, run):
-    """A documented run that leaves out an option another documented run of the script passes
-    takes its default (SimKD's CIFAR runs leave `--dataset` at cifar100): the ImageNet branch is
-    not taken there. An option no command writes is there to be passed: not known."""
+def test_a_run_that_leaves_an_option_out_takes_its_default(tmp_path, run):
+    """A documented run that leaves out an option takes its default, whether another documented
+    run of the script passes it (SimKD's CIFAR runs leave `--dataset` at cifar100) or none does
+    (deit's `--dist_eval`, which no README command passes): the ImageNet branch is not taken."""
     runs = ["torchrun --nproc_per_node=4 train.py --dataset imagenet --loader dali --fsdp", "torchrun --nproc_per_node=4 train.py --fsdp"]
     _write(tmp_path, runs)
     run.cwd = tmp_path
@@ -90,7 +91,102 @@ def test_a_run_that_leaves_an_option_out_takes_its_default_where_another_run_wri
     assert HELPER_LOAD not in output and ELSE_LOAD not in output, output
     _write(tmp_path, ["torchrun --nproc_per_node=4 train.py --fsdp"])
     output = run("check", "--no-cache", "--select", "DDP004", ".").stdout
-    assert HELPER_LOAD in output and ELSE_LOAD not in output, output
+    assert HELPER_LOAD not in output and ELSE_LOAD not in output, output
+
+
+GATED = """import argparse
+
+import torch
+import torch.distributed as dist
+from torch.utils.data import DataLoader, DistributedSampler, SequentialSampler
+
+
+def resume(model, optimizer, path):
+    checkpoint = torch.load(path)
+    model.load_state_dict(checkpoint["model"])
+    optimizer.load_state_dict(checkpoint["optimizer"])
+
+
+@torch.no_grad()
+def evaluate(model, loader):
+    hits = torch.zeros(2, device="cuda")
+    for x, y in loader:
+        hits += torch.stack([(model(x).argmax(1) == y).sum(), torch.tensor(len(y))])
+    dist.all_reduce(hits)
+    return hits[0] / hits[1]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--dist_eval", action="store_true")
+    parser.add_argument("--finetune", default="")
+    parser.add_argument("--resume", default="")
+    parser.add_argument("--auto_resume", default="")
+    parser.add_argument("--last", default="")
+    args = parser.parse_args()
+    dist.init_process_group("nccl")
+    torch.cuda.set_device(dist.get_rank())
+    model = torch.nn.Linear(2, 2).cuda()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    if args.dist_eval:
+        sampler_val = DistributedSampler(args, shuffle=False)
+    else:
+        sampler_val = SequentialSampler(args)
+    if args.finetune:
+        model.load_state_dict(torch.load(args.finetune))
+    if args.resume:
+        checkpoint = torch.load(args.resume)
+    model = torch.nn.parallel.DistributedDataParallel(model)
+    if args.resume:
+        model.module.load_state_dict(checkpoint["model"])
+        optimizer.load_state_dict(checkpoint["optimizer"])
+    if args.auto_resume:
+        resume(model, optimizer, args.auto_resume)
+    start = 0
+    if args.last:
+        checkpoint = torch.load(args.last)
+        model.module.load_state_dict(checkpoint["model"])
+        start = checkpoint["epoch"] + 1
+    for epoch in range(start, 10):
+        print(evaluate(model, DataLoader(args, sampler=sampler_val)))
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+SAMPLER, FINETUNE, RESUME, HELPER_RESUME, LAST = "train.py:36:", "train.py:40:", "train.py:42:", "train.py:9:", "train.py:51:"
+
+
+@pytest.mark.parametrize(
+    "runs, readme, reported",
+    [
+        # no documented run passes `--dist_eval` or `--finetune`: their branches run in none;
+        # the resume branches (a load that restores the model and its optimizer) run after any crash
+        (["torchrun --nproc_per_node=4 train.py"], "", (RESUME, HELPER_RESUME, LAST)),
+        # a run that passes the option takes its branch
+        (["torchrun --nproc_per_node=4 train.py --dist_eval --finetune w.pt"], "", (SAMPLER, FINETUNE, RESUME, HELPER_RESUME, LAST)),
+        # the documents tell the user to pass it
+        (["torchrun --nproc_per_node=4 train.py"], "Add `--dist_eval` to evaluate on every GPU.\n", (SAMPLER, RESUME, HELPER_RESUME, LAST)),
+        # no documented run at all: unknown, reported
+        ([], "", (SAMPLER, FINETUNE, RESUME, HELPER_RESUME, LAST)),
+    ],
+)
+def test_an_option_no_documented_run_passes_takes_its_default_unless_its_branch_resumes(tmp_path, run, runs, readme, reported):
+    """deit builds its padded evaluation sampler only under `if args.dist_eval:` (a `store_true`
+    flag), and loads fine-tuning weights only under `if args.finetune:`: where no documented run
+    passes the option (no README command, no shipped script) and no document tells the user to
+    set it, every documented run takes its default, and the code only the other value reaches is
+    not reported (DDP022, DDP004). A branch that resumes a training, restoring the model and its
+    optimizer from the checkpoint the option names (inline, also where DMGNet loads under one `if
+    config.resume:` and restores under another, or through a helper it calls), or the model and
+    the epoch its loop starts from (PointTAD's `args.start_epoch = checkpoint['epoch']`), runs in
+    every training that was stopped and started again: reported though no command passes it."""
+    _write(tmp_path, runs, readme, train=GATED)
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP004,DDP022", ".").stdout
+    found = tuple(where for where in (SAMPLER, FINETUNE, RESUME, HELPER_RESUME, LAST) if where in output)
+    assert found == reported, output
 
 
 def test_unknown_runs_stay_reported(tmp_path, run):
@@ -129,6 +225,18 @@ def test_prose_and_tests_are_no_runs(tmp_path, run):
     output = run("check", "--no-cache", "--select", "DDP004", ".").stdout
     assert ELSE_LOAD not in output and TAKEN_LOAD in output, output
     assert [command.place.line for command in project.build(str(tmp_path)).launch_commands] == [1]
+
+
+def test_options_a_mapping_sets_as_defaults_are_not_shown(tmp_path, run):
+    """ml-4m reads its YAML config into `parser.set_defaults(**cfg)`, and every documented run
+    passes `--config`: any option's default may come from the file (`num_eval_metrics_samples:
+    50000`), so a run that leaves the option out does not show its value, and the branches it
+    decides stay reported."""
+    configured = GATED.replace("    args = parser.parse_args()", "    parser.set_defaults(**json.load(open(\"defaults.json\")))\n    args = parser.parse_args()")
+    _write(tmp_path, ["torchrun --nproc_per_node=4 train.py"], train="import json\n" + configured)
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP004,DDP022", ".").stdout
+    assert "train.py:38:" in output and "train.py:42:" in output, output
 
 
 SPAWNING = """import torch

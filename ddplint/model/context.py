@@ -647,6 +647,14 @@ class ProcessContext:
         record = self._record(module, key)
         return [guard for guard in record.guards if guard.first <= line <= guard.last] if record is not None else []
 
+    def branches_like(self, module: str, key: str, guard: Guard) -> list[tuple[int, int]]:
+        """The lines of each branch of function `key` of `module` ("": the module's own code) that
+        an `if` with `guard`'s test takes the same way (`if config.resume:` twice: the load in
+        one, the restore in the other), `guard`'s own among them."""
+        record = self._record(module, key)
+        found = [(other.first, other.last) for other in record.guards if (other.test, other.sense) == (guard.test, guard.sense)] if record is not None else []
+        return found or [(guard.first, guard.last)]
+
     def switched_off_at(self, module: str, key: str | None, line: int) -> str | None:
         """The parameter of function `key` of `module` whose `if <parameter>:` is around `line`
         when that code never runs (`off_by_default`); None where that is not known."""

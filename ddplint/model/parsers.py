@@ -21,7 +21,7 @@ class DeclaredOptions:
     """`options`: the attribute argparse stores each option under -> (its option strings, the
     value it gets unless passed, or NOT_SHOWN); `rebound`: attributes the modules assign
     (`args.seed = cfg.seed`, `set_defaults(seed=...)`); `dynamic`: options set by name
-    (`setattr(args, k, v)`, `vars(args).update(cfg)`), so any may be; `fills_unset`: options set
+    (`setattr(args, k, v)`, `vars(args).update(cfg)`, `parser.set_defaults(**cfg)`), so any may be; `fills_unset`: options set
     by name only where they are None (`if getattr(args, k) is None: setattr(args, k, v)`), so
     any left at None may be. `parameters`: (function, parameter) -> (its option strings, the
     value it gets unless passed, or NOT_SHOWN), for a function whose parameters are the module's
@@ -97,6 +97,8 @@ def declared_options(tree: ast.Module) -> DeclaredOptions:
             called == "update" and isinstance(func, ast.Attribute) and _calls(func.value, "vars")
         ):
             found.dynamic = True
+        elif called == "set_defaults" and any(keyword.arg is None for keyword in node.keywords):
+            found.dynamic = True  # `parser.set_defaults(**cfg)`: a mapping (a YAML config) sets any default
         elif called == "set_defaults":
             found.rebound.update(keyword.arg for keyword in node.keywords if keyword.arg is not None)
             found.converted.update((keyword.arg, None) for keyword in node.keywords if keyword.arg is not None)

@@ -1574,6 +1574,27 @@ class Program:
                     return found
         return None
 
+    def restored_in(self, module: str, key: str, first: int, last: int, depth: int = 0) -> frozenset[str]:
+        """The objects whose state the code between lines `first` and `last` of function `key`
+        of `module` ("": the module's own code) restores from a saved record (the receivers of
+        its `load_state_dict(...)` calls: `model`, `optimizer`, `lr_scheduler`), itself or through
+        the project functions it calls there (two calls deep, the whole of each)."""
+        record = self.function(module, key) if key else self.module_code(module)
+        if record is None:
+            return frozenset()
+        found: set[str] = set()
+        for call in record.invocations:
+            if not first <= call.line <= last:
+                continue
+            receiver, _, method = call.callee.rpartition(".")
+            if method == "load_state_dict" and receiver:
+                found.add(receiver)
+            elif depth < 2:
+                target = self.target(module, key or None, record.cls, call.callee)
+                if target is not None and (target.module, target.key) != (module, key):
+                    found |= self.restored_in(target.module, target.key, 0, _LAST_LINE, depth + 1)
+        return frozenset(found)
+
     def receives_data(self, module: str) -> bool:
         """Whether some function of `module` is handed a DistributedSampler or a loader drawing
         from one, keeps one on `self`, or reads one an object carries: its rules must look

@@ -61,7 +61,7 @@ from ddplint.model.parsers import NOT_SHOWN, DeclaredOptions, conditional_tests,
 from ddplint.model.program import Program
 from ddplint.model.reach import Reach, bases_hold, names_said
 from ddplint.model.settings import Settings, yacs_value as _yacs_value
-from ddplint.model.records import UNKNOWN_FOLDER, Inner, LaunchCommand, Place, Prepared, Wrapped
+from ddplint.model.records import UNKNOWN_FOLDER, Guard, Inner, LaunchCommand, Place, Prepared, Wrapped
 from ddplint.model.shell import HERE, Shell
 from ddplint.prefilter.needles import TextScan, call_needle
 from ddplint.prefilter.project_facts import ProjectFact
@@ -2904,9 +2904,9 @@ class ProjectView:
         """The test of an `if` around `line` of function `key` ("": the module's own code) made
         of the switches of distributed training among the command-line options (`if
         args.use_ddp:`, `if self.args.distributed and rank == 0:`) that is false there in every
-        documented run (ddplint.model.parsers.test_value): no documented run reaches that code. Other
-        options stay unknown: `--resume PATH` or `--dist_eval` are left off by the commands shown,
-        and are there to be passed. None where no such test is known."""
+        documented run (ddplint.model.parsers.test_value): no documented run reaches that code, also
+        where the project documents no run of the module's scripts. Other options are read on each
+        documented run (`runs_reaching`), and only where there is one. None where no such test is known."""
         for guard in self.context.guards_at(self.module, key, line):
             if "." not in guard.test:
                 continue
@@ -3038,15 +3038,18 @@ class ProjectView:
                 return []
             return [] if key and depth < _MAX_RUN_DEPTH and self._called_only_where_no_run_reaches(key, depth) else None
         runs, passed, declared = known
-        tests = [(test, sense) for test, sense in self._option_tests(key, line, offset) if not self._told_of(test, passed)]
+        tests = [
+            (test, sense, self._resumes(key, guard)) for test, sense, guard in self._option_tests(key, line, offset)
+            if not self._told_of(test, passed)
+        ]
         taken = [
             command for view, command, written in runs
             if not any(
                 test_value(
-                    test, functools.partial(view._run_written, command.command, written, options=declared[view.module]),
+                    test, functools.partial(view._run_written, command.command, written, options=declared[view.module], resume=resume),
                     functools.partial(view._run_setting, command.command),
                 ) is (not sense)
-                for test, sense in tests
+                for test, sense, resume in tests
             )
         ]
         sites = self.context.call_sites(self.module, key) if key and taken and depth < _MAX_RUN_DEPTH else None
@@ -3127,14 +3130,14 @@ class ProjectView:
             found += [(view, command, written) for command in runs]
         return found or None
 
-    def _option_tests(self, key: str, line: int, offset: int | None) -> list[tuple[ast.expr, bool]]:
+    def _option_tests(self, key: str, line: int, offset: int | None) -> list[tuple[ast.expr, bool, Guard | None]]:
         """The tests around `line` of function `key` ("": the module's code): its `if`s
         (ProcessContext.guards_at) and, at `offset`, its conditional expressions, each with
-        whether the line is in its body."""
-        tests = []
+        whether the line is in its body, and the `if`'s guard (None for a conditional expression)."""
+        tests: list[tuple[ast.expr, bool, Guard | None]] = []
         for guard in self.context.guards_at(self.module, key, line):
             try:
-                tests.append((ast.parse(guard.test, mode="eval").body, guard.sense))
+                tests.append((ast.parse(guard.test, mode="eval").body, guard.sense, guard))
             except SyntaxError:
                 continue
         if offset is None:
@@ -3143,7 +3146,41 @@ class ProjectView:
         if memo not in self.project._memo:
             scope = self.program.definition(self.module, key) if key else self.program.tree(self.module)
             self.project._memo[memo] = conditional_tests(scope) if scope is not None else ()
-        return tests + [(test, sense) for test, sense, start, end in self.project._memo[memo] if start <= (line, offset) < end]
+        return tests + [(test, sense, None) for test, sense, start, end in self.project._memo[memo] if start <= (line, offset) < end]
+
+    def _resumes(self, key: str, guard: Guard | None) -> bool:
+        """Whether the branch of function `key` ("": the module's code) under `guard` resumes a
+        training: with the other branches of the function that the same test takes the same way
+        (ProcessContext.branches_like), it restores the state of more than one object from a
+        saved record (the model and its optimizer, scheduler or scaler: Program.restored_in),
+        itself or through the project functions it calls. Every preempted or crashed training
+        resumes, so such a branch runs though no documented command passes the option that turns
+        it on (`--resume PATH`); a branch that only loads weights (`--finetune PATH`, `--eval`)
+        runs where a command says so."""
+        if guard is None:
+            return False
+        memo = ("resumes", self.module, key, guard.test, guard.sense)
+        if memo not in self.project._memo:
+            branches = self.context.branches_like(self.module, key, guard)
+            restored = {found for lines in branches for found in self.program.restored_in(self.module, key, *lines)}
+            self.project._memo[memo] = len(restored) > 1 or bool(restored) and self._restarts_loop(branches)
+        return self.project._memo[memo]
+
+    def _restarts_loop(self, branches: list[tuple[int, int]]) -> bool:
+        """Whether code of this module at `branches` (their lines) sets, from an item of a saved
+        record, where a loop of the module starts (`args.start_epoch = checkpoint['epoch']`
+        beside `for epoch in range(args.start_epoch, args.epochs):`): training goes on from there."""
+        tree, text = self.program.tree(self.module), self.program.read(self.module) or ""
+        for node in ast.walk(tree) if tree is not None else ():
+            if not (isinstance(node, ast.Assign) and any(first <= node.lineno <= last for first, last in branches)):
+                continue
+            value = node.value.left if isinstance(node.value, ast.BinOp) else node.value
+            if not (isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) and isinstance(value.slice.value, str)):
+                continue
+            for target in node.targets:
+                if isinstance(target, (ast.Name, ast.Attribute)) and re.search(rf"\brange\(\s*{re.escape(ast.unparse(target))}\s*[,)]", text):
+                    return True
+        return False
 
     def _told_of(self, test: ast.expr, passed: frozenset[str]) -> bool:
         """Whether `test` compares with a word the project's documents name that no documented
@@ -3155,18 +3192,23 @@ class ProjectView:
             for node in ast.walk(test)
         )
 
-    def _run_written(self, command: str, written: tuple[str, ...], name: str, options: DeclaredOptions | None = None) -> object:
-        """The value run `command` gives the option stored under `name` (`_run_option`), where
-        the command writes it, or another documented run of the script does (`written`, their
-        texts): a run that leaves out an option others pass takes its default (SimKD's CIFAR
-        runs leave `--dataset` at cifar100, its ImageNet runs pass `--dataset imagenet`). An
-        option no run writes is there to be passed (`--resume PATH`): NOT_SHOWN."""
+    def _run_written(self, command: str, written: tuple[str, ...], name: str, options: DeclaredOptions | None = None,
+                     resume: bool = False) -> object:
+        """The value run `command` gives the option stored under `name` (`_run_option`): a run
+        that leaves out an option takes its default, whether another documented run of the
+        script writes it (`written`, their texts: SimKD's CIFAR runs leave `--dataset` at
+        cifar100, its ImageNet runs pass `--dataset imagenet`) or none does (`--dist_eval`, a
+        `store_true` flag no command passes: the padded evaluation sampler it turns on is built
+        in no documented run). Only an option no run writes whose branch resumes a training
+        (`resume`: ProjectView._resumes), or that turns on a distributed mode of the script
+        (Project.distributed_modes: OpenLTM's `--ddp`), is there to be passed: NOT_SHOWN."""
         options = options or self._declared_here()
         shown = options.shown(name)
         if shown is None:
             return NOT_SHOWN
         spelled = [re.compile(rf"(?<![\w-]){re.escape(string)}(?![\w-])") for string in shown[0] if string.startswith("-")]
-        if not any(pattern.search(text) for pattern in spelled for text in written):
+        passable = resume or name in self.project.distributed_modes(self.module)
+        if passable and not any(pattern.search(text) for pattern in spelled for text in written):
             return NOT_SHOWN
         return self._run_option(command, name, options)
 
