@@ -218,8 +218,9 @@ class SaveOnEveryRank(Rule):
     CUDA_VISIBLE_DEVICES to one GPU index at import and spawns `torch.cuda.device_count()`
     processes (one), nor one that builds only an Accelerator and that no launch command runs
     where the project's launch commands run its other scripts, nor a branch that only plain
-    `python` runs take by the options each passes (`--train_stage SFT_Merge`; where no
-    documented run takes that branch, an option none passes, the user may pass it: reported). A
+    `python` runs take by the options each passes (`--train_stage SFT_Merge`), nor a branch only
+    an option no documented run passes reaches (it keeps its default there; a branch that resumes
+    a training is the exception: every stopped run resumes). A
     predicate defined inside the training function guards like any other (`if not is_master:
     return False`, `is_master` read from the enclosing function). A cache written
     where an `if` found its file missing (`if os.path.exists(cache): load` / `else: build and
