@@ -1,6 +1,8 @@
 """[tool.ddplint] in pyproject.toml, exclusion and .gitignore, as a user meets them."""
 
 import os
+import shutil
+import subprocess
 import textwrap
 
 import pytest
@@ -16,6 +18,15 @@ def _write(root, files):
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text))
+
+
+def _git_repository(root, *tracked):
+    """Make `root` a git work tree with `tracked` added to the index (the rest untracked)."""
+    if shutil.which("git") is None:
+        pytest.skip("needs git: .gitignore speaks only inside a git work tree")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    if tracked:
+        subprocess.run(["git", "-C", str(root), "add", "-f", "--", *tracked], check=True)
 
 
 def _codes_by_file(result):
@@ -93,6 +104,7 @@ def test_exclude_replaces_defaults_and_gitignore_is_honoured(run, tmp_path):
             "sub/other.py": LOAD,
         },
     )
+    _git_repository(tmp_path)
     assert set(_codes_by_file(run("."))) == {"keep_gen.py", "sub/other.py"}
     _write(tmp_path, {"pyproject.toml": '[tool.ddplint]\nexclude = []\nrespect-gitignore = false\n'})
     assert len(_codes_by_file(run("."))) == 7  # every file, build/ and .ipynb_checkpoints/ included
@@ -217,8 +229,25 @@ def test_per_file_glob_matches_files_inside_matched_folders(tmp_path):
 
 def test_discover_prunes_gitignored_folders_without_walking_them(tmp_path):
     _write(tmp_path, {".gitignore": "data/\n", "data/a.py": "", "b.py": ""})
+    _git_repository(tmp_path)
     found = [os.path.relpath(t.path, tmp_path) for t in discover([str(tmp_path)], Exclusion.defaults(str(tmp_path)))]
     assert found == ["b.py"]
+
+
+def test_gitignore_never_hides_a_file_git_tracks(run, tmp_path):
+    # A `*dist*` line meant for build output also matches the distributed-training code; git
+    # ignores only untracked files, and so does ddplint.
+    _write(tmp_path, {".gitignore": "*dist*\n", "tools/dist_train.py": LOAD, "dist_utils/comm.py": LOAD, "dist_utils/scratch.py": LOAD, "train.py": LOAD})
+    _git_repository(tmp_path, "tools/dist_train.py", "dist_utils/comm.py", "train.py")
+    assert set(_codes_by_file(run("."))) == {"tools/dist_train.py", "dist_utils/comm.py", "train.py"}
+    found = [os.path.relpath(t.path, tmp_path) for t in discover([str(tmp_path)], Exclusion.defaults(str(tmp_path)))]
+    assert found == ["dist_utils/comm.py", "tools/dist_train.py", "train.py"]  # the untracked scratch.py stays ignored
+
+
+def test_gitignore_is_not_read_outside_a_git_work_tree(run, tmp_path):
+    # An unpacked archive holds only what the repository tracked: nothing in it is ignored.
+    _write(tmp_path, {".gitignore": "*dist*\ndata/\n", "tools/dist_train.py": LOAD, "data/prepare.py": LOAD, "train.py": LOAD})
+    assert set(_codes_by_file(run("."))) == {"tools/dist_train.py", "data/prepare.py", "train.py"}
 
 
 def test_lint_paths_reads_config_when_asked(tmp_path, monkeypatch):

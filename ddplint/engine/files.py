@@ -6,6 +6,7 @@ import errno
 import os
 import re
 import stat
+import subprocess
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -127,13 +128,49 @@ def _decide(patterns: Sequence[Pattern], path: str, is_dir: bool) -> bool | None
     return verdict
 
 
+@dataclass(frozen=True)
+class _Tracked:
+    """The files git tracks in one work tree, and the folders that hold them."""
+
+    files: frozenset[str]
+    folders: frozenset[str]
+
+
+def _tracked_files(root: str) -> _Tracked | None:
+    """What git tracks under the work tree `root`, or None when git cannot say (not
+    installed, a repository git refuses, a time-out)."""
+    try:
+        listed = subprocess.run(
+            ["git", "-C", root, "ls-files", "-z"], capture_output=True, stdin=subprocess.DEVNULL, timeout=60,
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"}, check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    files = {os.path.join(root, *name.split("/")) for name in listed.decode("utf-8", "surrogateescape").split("\0") if name}
+    folders = set()
+    for path in files:
+        folder = os.path.dirname(path)
+        while folder != root and folder not in folders:
+            folders.add(folder)
+            folder = os.path.dirname(folder)
+    return _Tracked(frozenset(files), frozenset(folders))
+
+
 @dataclass
 class Exclusion:
-    """What discovery skips: configured patterns and, unless turned off, `.gitignore` files."""
+    """What discovery skips: configured patterns and, unless turned off, what git ignores.
+
+    As in git, `.gitignore` files speak only inside a git work tree and only about the files
+    git does not track: a tracked file is linted whatever pattern matches it (a `*dist*` line
+    meant for build output must not hide `dist_train.py`). Outside a work tree (an unpacked
+    archive) no `.gitignore` is read, as ruff and ripgrep do.
+    """
 
     patterns: Sequence[Pattern] = ()
     respect_gitignore: bool = True
     _gitignores: dict[str, list[Pattern]] = field(default_factory=dict)
+    _roots: dict[str, str | None] = field(default_factory=dict)
+    _tracked: dict[str, _Tracked | None] = field(default_factory=dict)
 
     @classmethod
     def defaults(cls, base: str = ".") -> Exclusion:
@@ -145,8 +182,15 @@ class Exclusion:
             return True
         if not self.respect_gitignore:
             return False
-        # Deeper .gitignore files override shallower ones, as in git.
-        return bool(_decide(self._gitignore_for(os.path.dirname(path)), path, is_dir))
+        root = self._work_tree(os.path.dirname(path))
+        if root is None or not self._gitignored(path, is_dir, root):
+            return False
+        if root not in self._tracked:
+            self._tracked[root] = _tracked_files(root)
+        tracked = self._tracked[root]
+        if tracked is None:
+            return True
+        return path not in (tracked.folders if is_dir else tracked.files)
 
     def excludes_with_parents(self, path: str) -> bool:
         """For a path named on the command line: it or any folder above it is excluded."""
@@ -162,6 +206,25 @@ class Exclusion:
         return any(self.excludes(folder, True) for folder in reversed(parents)) or self.excludes(
             absolute, os.path.isdir(absolute)
         )
+
+    def _work_tree(self, folder: str) -> str | None:
+        """The git work tree `folder` is in (the nearest folder above with a `.git`), or None."""
+        if folder not in self._roots:
+            parent = os.path.dirname(folder)
+            if os.path.exists(os.path.join(folder, ".git")):
+                self._roots[folder] = folder
+            else:
+                self._roots[folder] = None if parent == folder else self._work_tree(parent)
+        return self._roots[folder]
+
+    def _gitignored(self, path: str, is_dir: bool, root: str) -> bool:
+        """Whether the `.gitignore` files of `root` ignore `path` or a folder above it (git
+        cannot re-include a file whose folder it ignores)."""
+        # Deeper .gitignore files override shallower ones, as in git.
+        if _decide(self._gitignore_for(os.path.dirname(path)), path, is_dir):
+            return True
+        parent = os.path.dirname(path)
+        return parent != root and parent != path and self._gitignored(parent, True, root)
 
     def _gitignore_for(self, folder: str) -> list[Pattern]:
         """The patterns of every .gitignore from the repository root (or `folder`) down to `folder`."""
