@@ -1453,7 +1453,8 @@ def test_a_worker_init_fn_seeding_alike_on_every_rank_reaches_the_dataset_draws(
     and its Dataset's __getitem__ draws from numpy: worker k of every rank starts from the same
     numpy stream and draws the same augmentations for its different images, on every step of the
     training loop the loader is handed to. Reported at the seed in the worker_init_fn. Silent
-    with the rank in the seed, a seed from torch's per-worker seed, no workers (a worker_init_fn
+    with the rank in the seed, a seed from torch's per-worker seed or the state the worker
+    inherits, no workers (a worker_init_fn
     runs only in workers), a Dataset that draws nothing, or a generator the Dataset does not draw."""
     _write_project(tmp_path, {"run.sh": "torchrun --nproc_per_node 8 train.py --seed 123\n"})
     main = (
@@ -1480,6 +1481,7 @@ def test_a_worker_init_fn_seeding_alike_on_every_rank_reaches_the_dataset_draws(
         ("random", "opt.seed + worker_id", "scale = random.random()", "4", [("train.py", 16, "DDP027")]),
         ("np.random", "opt.seed + worker_id + 100 * opt.rank", draw, "4", []),
         ("np.random", "torch.initial_seed() % 2**32", draw, "4", []),
+        ("np.random", "np.random.get_state()[1][0] + worker_id", draw, "4", []),
         ("np.random", "opt.seed + worker_id", draw, "0", []),
         ("np.random", "opt.seed + worker_id", "scale = 1.0", "4", []),
         ("random", "opt.seed + worker_id", draw, "4", []),

@@ -2032,7 +2032,12 @@ class SharedSeedDataPath(Rule):
         if isinstance(expr, (cst.Name, cst.Attribute)):
             return self._bound_value(expr, at, depth)
         if isinstance(expr, cst.Subscript):
-            return True if environment_key(expr) is None else environment_key(expr) not in RANK_ENVIRONMENT
+            if environment_key(expr) is not None:
+                return environment_key(expr) not in RANK_ENVIRONMENT
+            held = expr.value
+            while isinstance(held, cst.Subscript):
+                held = held.value
+            return None if isinstance(held, cst.Call) else True  # `np.random.get_state()[1][0]`: what a call gives
         parts = [self._same_on_every_rank(part, at, depth + 1) for part in _operands(expr)]
         if not parts:
             return None
