@@ -1447,6 +1447,91 @@ def test_a_shared_seed_reaches_the_workers_of_a_loader_handed_to_another_functio
         assert _seed_findings(run) == expected, (seed, dataset, init, again, between)
 
 
+def test_a_worker_init_fn_seeding_alike_on_every_rank_reaches_the_dataset_draws(tmp_path, run):
+    """HybrIK's shape: the train DataLoader (over a DistributedSampler, with workers) is given a
+    worker_init_fn of the module that seeds numpy with an option plus the worker id and no rank,
+    and its Dataset's __getitem__ draws from numpy: worker k of every rank starts from the same
+    numpy stream and draws the same augmentations for its different images, on every step of the
+    training loop the loader is handed to. Reported at the seed in the worker_init_fn. Silent
+    with the rank in the seed, a seed from torch's per-worker seed or the state the worker
+    inherits, no workers (a worker_init_fn
+    runs only in workers), a Dataset that draws nothing, or a generator the Dataset does not draw."""
+    _write_project(tmp_path, {"run.sh": "torchrun --nproc_per_node 8 train.py --seed 123\n"})
+    main = (
+        "import argparse\nimport random\n\nimport numpy as np\nimport torch\nimport torch.distributed as dist\n"
+        "from torch.utils.data import DataLoader, Dataset, DistributedSampler\n\n"
+        "parser = argparse.ArgumentParser()\nparser.add_argument('--seed', default=0, type=int)\n"
+        "parser.add_argument('--rank', default=0, type=int)\nopt = parser.parse_args()\n\n\n"
+        "def init_fn(worker_id):\n    {generator}.seed({value})\n\n\n"
+        "class Crops(Dataset):\n    def __getitem__(self, index):\n        {draw}\n"
+        "        return self.images[index] * scale\n\n\n"
+        "def train(loader, model, optimizer):\n    for images in loader:\n        model(images).mean().backward()\n"
+        "        optimizer.step()\n\n\n"
+        "def main(model, optimizer):\n    dist.init_process_group('nccl')\n    dataset = Crops()\n"
+        "    sampler = DistributedSampler(dataset)\n"
+        "    loader = DataLoader(dataset, sampler=sampler, num_workers={workers}, worker_init_fn=init_fn)\n"
+        "    for epoch in range(10):\n        sampler.set_epoch(epoch)\n        train(loader, model, optimizer)\n\n\n"
+        "if __name__ == '__main__':\n    main(None, None)\n"
+    )
+    run.cwd = tmp_path
+    draw = "scale = np.random.rand()"
+    for generator, value, draw_, workers, expected in (
+        ("np.random", "opt.seed + worker_id", draw, "4", [("train.py", 16, "DDP027")]),
+        ("np.random", "opt.seed", draw, "4", [("train.py", 16, "DDP027")]),
+        ("random", "opt.seed + worker_id", "scale = random.random()", "4", [("train.py", 16, "DDP027")]),
+        ("np.random", "opt.seed + worker_id + 100 * opt.rank", draw, "4", []),
+        ("np.random", "torch.initial_seed() % 2**32", draw, "4", []),
+        ("np.random", "np.random.get_state()[1][0] + worker_id", draw, "4", []),
+        ("np.random", "opt.seed + worker_id", draw, "0", []),
+        ("np.random", "opt.seed + worker_id", "scale = 1.0", "4", []),
+        ("random", "opt.seed + worker_id", draw, "4", []),
+    ):
+        (tmp_path / "train.py").write_text(main.format(generator=generator, value=value, draw=draw_, workers=workers))
+        assert _seed_findings(run) == expected, (generator, value, draw_, workers)
+
+
+def test_a_seeding_helper_that_adds_the_rank_to_its_parameter_seeds_per_rank(tmp_path, run):
+    """MeMOTR's utils.set_seed: `seed = seed + distributed_rank()` before it seeds torch, so a
+    call with a shared value seeds each rank its own way; a helper that only converts its
+    parameter (`seed = int(seed)`) still seeds alike."""
+    _write_project(tmp_path, {"run.sh": "torchrun --nproc_per_node 8 main.py\n"})
+    utils = (
+        "import torch\nimport torch.distributed as dist\n\n\ndef rank():\n    return dist.get_rank()\n\n\n"
+        "def set_seed(seed):\n    seed = {rebind}\n    torch.manual_seed(seed)\n"
+    )
+    main = (
+        "import torch\nimport torch.distributed as dist\nfrom utils import set_seed\n\n\n"
+        "def train(model, loader, optimizer):\n    dist.init_process_group('nccl')\n    set_seed(42)\n"
+        "    for x in loader:\n        model(x + torch.randn_like(x)).sum().backward()\n        optimizer.step()\n\n\n"
+        "if __name__ == '__main__':\n    train(None, [], None)\n"
+    )
+    (tmp_path / "main.py").write_text(main)
+    run.cwd = tmp_path
+    for rebind, expected in (("seed + rank()", []), ("seed % 2**32", [("main.py", 8, "DDP027")])):
+        (tmp_path / "utils.py").write_text(utils.format(rebind=rebind))
+        assert _seed_findings(run) == expected, rebind
+
+
+def test_a_shared_seed_drawn_only_under_a_periodic_branch_is_no_training_draw(tmp_path, run):
+    """glue-factory's train.py: the epoch's shared seed reaches a numpy draw only through the
+    validation the training loop runs every `eval_every_iter` steps (`if it % n == 0:`): the
+    same plot ids on every rank, not the data of each step. A draw of each step still fires."""
+    _write_project(tmp_path, {"run.sh": "torchrun --nproc_per_node 8 main.py\n"})
+    main = (
+        "import numpy as np\nimport torch\nimport torch.distributed as dist\n\n\n"
+        "def evaluate(model, n):\n    ids = np.random.choice(10, n)\n    return ids\n\n\n"
+        "def train(args, model, loader, optimizer):\n    dist.init_process_group('nccl')\n"
+        "    np.random.seed(args.seed)\n    for epoch in range(10):\n        for it, x in enumerate(loader):\n"
+        "            model(x).sum().backward()\n            optimizer.step()\n{call}\n\n\n"
+        "if __name__ == '__main__':\n    train(None, None, [], None)\n"
+    )
+    run.cwd = tmp_path
+    for call, expected in (("            if it % args.eval_every == 0:\n                evaluate(model, 4)", []),
+                           ("            evaluate(model, 4)", [("main.py", 13, "DDP027")])):
+        (tmp_path / "main.py").write_text(main.format(call=call))
+        assert _seed_findings(run) == expected, call
+
+
 def test_a_shared_seed_reaches_the_torchvision_transforms_an_image_folder_applies(tmp_path, run):
     """DINO's main_dino.py: fix_random_seeds(args.seed) seeds torch alike on every rank, the
     Dataset is torchvision's ImageFolder with `transform=DataAugmentationDINO(...)`, a project

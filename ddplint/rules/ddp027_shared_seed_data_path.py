@@ -94,7 +94,8 @@ class SharedSeedDataPath(Rule):
     Fires when a seeding call (`torch.manual_seed`, `numpy.random.seed`, `random.seed`, Lightning's and
     Fabric's `seed_everything`, Accelerate's `set_seed` without `device_specific=True`,
     `transformers.set_seed`, or a project function that seeds with its parameter alone:
-    `seed_everything(seed)` calling `torch.manual_seed(seed)`, followed through the program
+    `seed_everything(seed)` calling `torch.manual_seed(seed)`, not one that first binds it to
+    something else, `seed = seed + distributed_rank()`, followed through the program
     model across modules; called without it, `set_seed()`, it seeds with the parameter's default) with a value that is the same on every rank (a literal, a
     command-line option or configuration value, a module constant, or a local name bound to one;
     or a parameter of its function that click fills from the command line, `@click.option("--seed",
@@ -152,7 +153,13 @@ class SharedSeedDataPath(Rule):
     torch 2.13), so a torch seed alone makes the workers' Python draws alike too: worker k of
     every rank draws the same augmentations for its different images (a worker count given by an option counts when every documented run starts workers,
     its default and each value a launch command passes; a worker count the function cannot know counts only the draws from generators the
-    seed itself seeded, which hold either way). Also when a gym or gymnasium environment built in the function is reset with
+    seed itself seeded, which hold either way). Also when the seed is in a function of the
+    module that a DataLoader there is given as `worker_init_fn` (`np.random.seed(opt.seed +
+    worker_id)`, the worker id counting as the same on every rank: worker k of every rank runs it
+    with k), the DataLoader is not shown to start no workers (the function runs first in each
+    worker), its Dataset's `__getitem__` draws from a generator it seeds, and a training loop
+    after it iterates it, in the function that builds it or one it calls (a `Loader` value):
+    worker k of every rank draws the same augmentations. Also when a gym or gymnasium environment built in the function is reset with
     `reset(seed=...)` of such a value and stepped there: every rank's environments emit the same
     observations. Also when the seed is in the `__init__` of a project class and a function of
     its module builds an object of that class and then calls a method of it whose training loop
@@ -173,7 +180,8 @@ class SharedSeedDataPath(Rule):
     loop after it); a shared seed that only
     orders the data before a sampler splits it across ranks (dataset shuffles, bucket orders and
     DistributedSampler's seed happen outside the training loop); a draw given its own `generator=` (judged by that
-    generator's seed);
+    generator's seed); a draw only under a periodic branch of the training loop (`if it %
+    conf.eval_every_iter == 0: do_evaluation(...)`: validation or plotting, not a step's data);
     model-parallel seeds (Megatron's adds the pipeline or model-parallel rank); a generator of its own
     seeded per rank, or whose draws only initialise the model, come only under a periodic branch
     (`if step % args.sample_every == 0:`: sampling, validation) or feed a pipeline
@@ -183,7 +191,8 @@ class SharedSeedDataPath(Rule):
     calls) built in another module or picked by a configuration (`hydra.utils.get_class`), a
     DataLoader the program model does not follow (no DistributedSampler, built from a
     configuration), a seed a Dataset makes in each worker from
-    the worker id alone (`np.random.seed(get_worker_info().id)`), a Python generator of its own
+    the worker id alone (`np.random.seed(get_worker_info().id)`), a `worker_init_fn` of another
+    module than its DataLoader's, or over a Dataset a configuration picks, a Python generator of its own
     (`rng = random.Random(seed)`), and a torch generator of its own handed to a project function
     or kept on `self` for another method.
 
@@ -1384,6 +1393,8 @@ class SharedSeedDataPath(Rule):
         # `for` loops of a function defined inside another that iterate a name of the outer
         # function (a closure), by id: the outer function's key
         self._closed_over: dict[int, str | None] = {}
+        # DataLoader calls given a function of this module as `worker_init_fn`, by its name
+        self._worker_inits: dict[str, list[cst.Call]] = {}
 
     # -- the walk -----------------------------------------------------------------------------
 
@@ -1440,6 +1451,9 @@ class SharedSeedDataPath(Rule):
         if self.model.get(RankRegions).only_rank_zero:
             return
         qualified = self.model.qualified(func)
+        init = argument_for(node, DATALOADER, "worker_init_fn") if qualified in DATALOADER else None
+        if init is not None and isinstance(init.value, cst.Name):
+            self._worker_inits.setdefault(init.value.value, []).append(node)
         if inner is not None and qualified is not None and keyword_argument(node, DRAW_GENERATOR) is None:
             inner[1].append(qualified)
         if self.model.loops:
@@ -1584,6 +1598,9 @@ class SharedSeedDataPath(Rule):
                 self.report(reset.call, self.env_message, chain=chain)
 
     def _judge_seed(self, seed: _Seed) -> None:
+        if seed.frame in self._worker_inits:
+            self._judge_worker_seed(seed)
+            return
         # The training loop is in the seed's function after it, or in a function of this module
         # that the seed's function calls after it (`torch.manual_seed(SEED)`, then `train(model)`).
         places = [(seed.frame, seed.order, None)] + [
@@ -1593,8 +1610,8 @@ class SharedSeedDataPath(Rule):
         for frame, after, via in places:
             loops = self._innermost_training_loops(seed, frame, after)
             for call in self._loop_calls:
-                if call.frame != frame or not any(loop in call.loops for loop in loops):
-                    continue
+                if call.frame != frame or call.periodic or not any(loop in call.loops for loop in loops):
+                    continue  # (a periodic call, `if it % n == 0: evaluate()`, draws no step's data)
                 found = self._draw(call, seed)
                 if found is not None:
                     self._report_seed(seed, call, found, via)
@@ -1613,6 +1630,32 @@ class SharedSeedDataPath(Rule):
         if self._handed_loader(seed):
             return
         self._judge_constructor(seed)
+
+    def _judge_worker_seed(self, seed: _Seed) -> None:
+        """A seed in a `worker_init_fn`: each worker process of a DataLoader given it runs it
+        first, so worker k of every rank seeds alike (`_filled`: the worker id is k on every
+        rank). Reported when a training loop iterates such a DataLoader (with workers) whose
+        Dataset's `__getitem__` draws from a generator it seeds (`worker_seed_draw`)."""
+        project = self.model.project
+        if project is None:
+            return
+        program = project.program
+        for loader in self._worker_inits[seed.frame]:  # type: ignore[index]
+            line = self.model.spans([loader])[id(loader)][0][0]
+            found = worker_seed_draw(program, project.module, line, seed.generators, self._documented_workers)
+            if found is None:
+                continue
+            name, place, what, made, workers, callee = found
+            loop = f"the training loop of {callee}()" if callee else "the training loop below it"
+            steps = [
+                Link(StepKind.REACHES, f"the DataLoader built at {made} runs this worker_init_fn first in each of its "
+                     f"{f'{workers} ' if workers else ''}worker processes (worker k of every rank with the same id k), then {name}.__getitem__, "
+                     f"which draws {what}", made),
+                Link(StepKind.REACHES, f"{loop} iterates that DataLoader on every step", made),
+            ]
+            self._report_draws(seed, steps, what, place, f"{what} at {place}, in {name}.__getitem__, which worker k of "
+                               f"every rank runs after this worker_init_fn, each step of {loop}")
+            return
 
     def _judge_constructor(self, seed: _Seed) -> None:
         """A seed in the `__init__` of a project class: reported when a function of this module
@@ -1698,8 +1741,8 @@ class SharedSeedDataPath(Rule):
         later = [other.call for other in self._seeds if other is not seed and other.frame == seed.frame
                  and other.order > seed.order and other.private is None and other.generators >= seed.generators]
         stop = min((self.model.spans([c])[id(c)][0][0] for c in later), default=None)  # seeded again (maybe per rank)
-        found = handed_loader_draw(program, project.module, key, record, seed.generators, line, stop,
-                                   self._documented_workers)
+        found = handed_loader_draw(program, project.module, key, record, line, stop, lambda loader: _loader_dataset_draw(
+            program, loader, seed.generators, self._documented_workers))
         if found is None:
             return False
         name, place, what, made, workers, callee = found
@@ -1989,7 +2032,12 @@ class SharedSeedDataPath(Rule):
         if isinstance(expr, (cst.Name, cst.Attribute)):
             return self._bound_value(expr, at, depth)
         if isinstance(expr, cst.Subscript):
-            return True if environment_key(expr) is None else environment_key(expr) not in RANK_ENVIRONMENT
+            if environment_key(expr) is not None:
+                return environment_key(expr) not in RANK_ENVIRONMENT
+            held = expr.value
+            while isinstance(held, cst.Subscript):
+                held = held.value
+            return None if isinstance(held, cst.Call) else True  # `np.random.get_state()[1][0]`: what a call gives
         parts = [self._same_on_every_rank(part, at, depth + 1) for part in _operands(expr)]
         if not parts:
             return None
@@ -2032,6 +2080,8 @@ class SharedSeedDataPath(Rule):
             return None
         if any(_click_declared(program, project.module, decorator) == name for decorator in function.decorator_list):
             return True
+        if at.frame in self._worker_inits and _arguments(function)[0].arg == name:
+            return True  # a worker_init_fn's worker id: k in worker k of every rank
         passed = program.context.passed_or_default(project.module, at.frame, name)
         verdicts = [_passed_verdict(text) for _, text, _ in passed] if passed is not None else \
             _configured(program, project.module, at.frame, function, name)
@@ -2265,16 +2315,14 @@ def training_loop_draw(program, module: str, cls: str, callee: str, generators: 
     return None
 
 
-def handed_loader_draw(program, module: str, key: str, record, generators: frozenset[str], after: int,
-                       before: int | None, workers_of) -> tuple | None:
-    """For a seed of `generators` at line `after` of function `key` of `module` (whose summary is
-    `record`; `before`: the line where it seeds them again, if it does): (the Dataset class, the
-    place and name of its draw, the DataLoader's place, its worker count, the function whose
-    loop iterates it or None for `key` itself) of the first training loop that runs after the
-    seed, in `key` or in a project function it calls after it (followed up to MAX_DEPTH calls
-    down, through functions that seed nothing), and iterates a DataLoader the program model
-    knows (a `Loader` value: built wherever, handed on as an argument or returned) whose
-    Dataset draws alike on every rank (`_loader_dataset_draw`); None otherwise."""
+def handed_loader_draw(program, module: str, key: str, record, after: int, before: int | None, judge) -> tuple | None:
+    """For line `after` of function `key` of `module` (whose summary is `record`; `before`: the
+    line where it seeds again, if it does): what `judge` gives (with the function whose loop
+    it is, or None for `key` itself) for the first DataLoader the program model knows (a
+    `Loader` value: built wherever, handed on as an argument or returned) that a training loop
+    after that line iterates, in `key` or in a project function it calls after it (followed up
+    to MAX_DEPTH calls down, through functions that seed nothing), and `judge` accepts
+    (`_loader_dataset_draw`: its Dataset draws alike on every rank); None otherwise."""
     again = [call.line for call in record.invocations if call.line > after
              and _seeds_again(program, module, key or None, record.cls, call.callee)]
     before = min([*again, *([before] if before is not None else [])], default=None)  # seeded again (maybe per rank)
@@ -2293,7 +2341,7 @@ def handed_loader_draw(program, module: str, key: str, record, generators: froze
                                for call in function.invocations):
                 continue  # seeded again before the loop (maybe with the rank)
             for source in loop.sources:
-                found = _loader_dataset_draw(program, program.evaluate(here, at, source), generators, workers_of)
+                found = judge(program.evaluate(here, at, source))
                 if found is not None:
                     return (*found, callee)
         if depth >= MAX_DEPTH:
@@ -2335,8 +2383,49 @@ def _loader_dataset_draw(program, loader, generators: frozenset[str], workers_of
     the seeded ones without workers, all three with workers seeded from torch's generator and no
     `worker_init_fn` or `generator=` (see SharedSeedDataPath._loader_generators); None otherwise."""
     made = getattr(loader, "made_at", None)
-    if not isinstance(loader, Loader) or made is None:
+    found = _loader_call(program, made, workers_of) if isinstance(loader, Loader) and made is not None else None
+    if found is None:
         return None
+    module, tree, call, workers = found
+    given = {k.arg for k in call.keywords}
+    if workers == 0:
+        drawn = generators
+    elif "torch" not in generators or "worker_init_fn" in given or "generator" in given:
+        return None
+    else:
+        drawn = ALL_GENERATORS if workers is not None else generators
+    draw = _dataset_draw(program, module, tree, call, drawn)
+    return (*draw, made, workers) if draw is not None else None
+
+
+def worker_seed_draw(program, module: str, line: int, generators: frozenset[str], workers_of) -> tuple | None:
+    """For a `worker_init_fn` that seeds `generators` alike on every rank, given to the DataLoader
+    call at `line` of `module`: (the Dataset class, the place of its draw, what it draws, the
+    DataLoader's place, its worker count, the function whose training loop iterates it or None
+    for the one that builds it) where the DataLoader is not shown to start no workers (a
+    worker_init_fn runs only in workers; one set at run time, `num_workers=opt.nThreads` after
+    `opt.nThreads //= num_gpu`, counts: the program hands it the function for them), its Dataset's `__getitem__` draws from one of
+    `generators`, and a training loop after it iterates it (a `Loader` of the program model, in
+    the function that builds it or one it calls: `handed_loader_draw`); None otherwise."""
+    made = program.place(module, line)
+    found = _loader_call(program, made, workers_of)
+    if found is None or found[3] == 0:
+        return None  # no workers: the worker_init_fn never runs (a count set at run time counts: the program gives one)
+    _, tree, call, workers = found
+    draw = _dataset_draw(program, module, tree, call, generators)
+    function = _enclosing_function(tree, line)
+    record = program.function(module, function[0]) if function is not None else None
+    if draw is None or record is None:
+        return None
+    iterated = handed_loader_draw(program, module, function[0], record, line, None,  # type: ignore[index]
+                                  lambda loader: () if isinstance(loader, Loader) and loader.made_at == made else None)
+    return (*draw, made, workers, iterated[-1]) if iterated is not None else None
+
+
+def _loader_call(program, made: Place, workers_of) -> tuple[str, ast.Module, ast.Call, int | None] | None:
+    """(its module, that module's tree, the call, its worker count: 0 without `num_workers`, an
+    option's count in every documented run by `workers_of`, None where unknown) of the
+    DataLoader call at `made`, read by keyword only; None where it is not one such call."""
     module = program.module_at(made)
     tree = program.tree(module) if module is not None else None
     calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and node.lineno == made.line
@@ -2344,27 +2433,27 @@ def _loader_dataset_draw(program, loader, generators: frozenset[str], workers_of
     if len(calls) != 1 or any(isinstance(a, ast.Starred) for a in calls[0].args) or any(k.arg is None for k in calls[0].keywords):
         return None
     call = calls[0]
-    given = {k.arg: k.value for k in call.keywords}
     if len(call.args) > 1:
         return None  # a positional batch size, shuffle, sampler...: read by keyword only
-    count = given.get("num_workers")
+    count = next((k.value for k in call.keywords if k.arg == "num_workers"), None)
     if count is None:
         workers: int | None = 0
     elif isinstance(count, ast.Constant) and type(count.value) is int:
         workers = count.value
     else:
         workers = workers_of(module, count) if isinstance(count, ast.Attribute) else None
-    if workers == 0:
-        drawn = generators
-    elif "torch" not in generators or "worker_init_fn" in given or "generator" in given:
-        return None
-    else:
-        drawn = ALL_GENERATORS if workers is not None else generators
-    dataset = call.args[0] if call.args else given.get("dataset")
-    function = _enclosing_function(tree, made.line)
+    return module, tree, call, workers  # type: ignore[return-value]
+
+
+def _dataset_draw(program, module: str, tree: ast.Module, call: ast.Call, drawn: frozenset[str]) -> tuple | None:
+    """(the Dataset class, the place of its draw, what it draws) where the Dataset of DataLoader
+    call `call` of `module` is torchvision's ImageFolder with a transform that draws, or an
+    object of project classes each of whose `__getitem__` draws from one of `drawn`."""
+    dataset = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "dataset"), None)
+    function = _enclosing_function(tree, call.lineno)
     folder = _image_folder_draw(program, module, function, dataset, drawn)
     if folder is not None:
-        return ("ImageFolder", *folder, made, workers)
+        return ("ImageFolder", *folder)
     classes = _dataset_made(program, module, function, dataset)
     if not classes:
         return None
@@ -2372,7 +2461,7 @@ def _loader_dataset_draw(program, loader, generators: frozenset[str], workers_of
     if None in draws:
         return None  # every class it may be must draw
     place, what = draws[0]  # type: ignore[misc]
-    return classes[0][1], place, what, made, workers
+    return classes[0][1], place, what
 
 
 def _image_folder_draw(program, module: str, function, dataset: ast.expr | None,
@@ -2590,7 +2679,24 @@ def _seeded_with(program, module: str, record) -> tuple[str, frozenset[str]] | N
             return None
         parameter = names.pop()
         generators |= seeded
+    if parameter is not None and _rebound_otherwise(function, parameter):
+        return None  # `seed = seed + distributed_rank()` first: not the value it is given
     return (parameter, frozenset(generators)) if parameter is not None else None
+
+
+def _rebound_otherwise(function: ast.AST, name: str) -> bool:
+    """Whether `function` binds `name` again to anything but arithmetic of `name` and literals
+    (`seed = seed % 2**32` keeps the value it was given; `seed += rank` does not)."""
+    for node in ast.walk(function):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+            if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)) else []
+        if not any(isinstance(t, ast.Name) and t.id == name for target in targets for t in ast.walk(target)):
+            continue
+        value = None if isinstance(node, ast.For) else node.value
+        if value is None or not _plain_arithmetic(value) or \
+                {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} - {name}:
+            return True
+    return False
 
 
 def _plain_arithmetic(expr: ast.expr) -> bool:
