@@ -1415,6 +1415,15 @@ class Project:
         return not name.search(self._scripts_named)
 
     @functools.cached_property
+    def starts_mpi_world(self) -> bool:
+        """Whether a launch command of the project starts its processes as one MPI world
+        (`mpiexec -n 4 python train.py`, `srun --mpi=pmix ...`: Launcher.starts_mpi_world): only
+        then is mpi4py's COMM_WORLD the ranks. Under torchrun or torch.distributed.launch each
+        process is an MPI world of one, and where the project documents no launch its world is
+        not known."""
+        return any(LAUNCHERS[command.launcher].starts_mpi_world(command.command) for command in self.launch_commands)
+
+    @functools.cached_property
     def unnamed_launches(self) -> tuple[LaunchCommand, ...]:
         """The launch commands that name no script (`torchrun --nproc_per_node 8 $PY_FILE`,
         DPR's `python -m torch.distributed.launch --nproc_per_node={WORLD_SIZE} {non distributed
