@@ -431,6 +431,7 @@ _NOTEBOOK_SUFFIX = ".ipynb"  # a Jupyter notebook: its code cells, linted as one
 _MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]", re.M)
 # Where tests live: a tests/test folder, test_*.py, *_test.py, conftest.py.
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
+_TEST_FOLDER = re.compile(r"(?:^|/)tests?/")  # a test suite's folder, not a `test_*.py` evaluation script
 # A call that places a tensor or module on CUDA, on text: `.cuda(`, `.to(0)`, `.to("cuda...")`,
 # `.to(torch.device("cuda"))`, `device="cuda..."`, `torch.cuda.FloatTensor(`.
 _CUDA_CALL = re.compile(
@@ -2789,6 +2790,14 @@ class ProjectView:
         `python main.py` that wraps the model in DataParallel. False where a user's importers
         lie beyond `users`' three imports (not all scripts are known)."""
         return self._only_run_by(self.project.runs_alone)
+
+    @functools.cached_property
+    def in_test_folder(self) -> bool:
+        """Whether this module sits in a test suite's folder (`tests/`, `test/`, at any depth:
+        a vendored `apex/tests/L0/`): a test runner imports it, one process, and its `if
+        __name__ == "__main__":` block runs only where a command of the project runs the file
+        (unlike `tools/test_net.py`, an evaluation script)."""
+        return _TEST_FOLDER.search(self.path.replace(os.sep, "/")) is not None
 
     @functools.cached_property
     def one_rank(self) -> bool:
