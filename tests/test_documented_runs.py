@@ -622,21 +622,12 @@ DIST_TEST = """import argparse
 import torch
 import torch.distributed as dist
 
-
-def parse_args():
+if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--local_rank", type=int, default=-1)
-    return parser.parse_args()
-
-
-def main():
-    args = parse_args()
+    args = parser.parse_args()
     torch.cuda.set_device(args.local_rank)
     dist.init_process_group("nccl")
-
-
-if __name__ == "__main__":
-    main()
 """
 
 
@@ -653,10 +644,10 @@ def test_a_script_of_the_test_suite_no_command_runs_is_launched_by_nobody(tmp_pa
     (tmp_path / "apex/tests/L0").mkdir(parents=True)
     (tmp_path / "apex/tests/L0/test_dist_adam.py").write_text(DIST_TEST)
     run.cwd = tmp_path
-    assert _lines(run("check", "--no-cache", "--select", "DDP012", ".").stdout) == ["train.py:9"]
+    assert _lines(run("check", "--no-cache", "--select", "DDP012", ".").stdout) == ["train.py:8"]
     (tmp_path / "apex/tests/L0/run.sh").write_text("torchrun --nproc_per_node=2 test_dist_adam.py\n")
-    assert _lines(run("check", "--no-cache", "--select", "DDP012", ".").stdout) == ["apex/tests/L0/test_dist_adam.py:9", "train.py:9"]
+    assert _lines(run("check", "--no-cache", "--select", "DDP012", ".").stdout) == ["apex/tests/L0/test_dist_adam.py:8", "train.py:8"]
     (tmp_path / "apex/tests/L0/run.sh").unlink()
     (tmp_path / "tools").mkdir()
     (tmp_path / "tools/dist_check.py").write_text(DIST_TEST)
-    assert _lines(run("check", "--no-cache", "--select", "DDP012", ".").stdout) == ["tools/dist_check.py:9", "train.py:9"]
+    assert _lines(run("check", "--no-cache", "--select", "DDP012", ".").stdout) == ["tools/dist_check.py:8", "train.py:8"]
