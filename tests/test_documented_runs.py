@@ -636,7 +636,9 @@ def test_a_script_of_the_test_suite_no_command_runs_is_launched_by_nobody(tmp_pa
     test folder that forms a process group and reads --local_rank, beside a README that launches
     the trainer: the test runner imports it (one process, its `__main__` block never runs), and
     no command of the project runs it, so no launcher's missing option is shown and DDP012 says
-    nothing. A shell script of the suite that runs it with torchrun shows the launch; the same
+    nothing, also beside a README whose prose links torch.distributed.launch (a launch command
+    that names no script, which no document names this file to). A shell script of the suite
+    that runs it with torchrun shows the launch; the same
     script outside a test folder (an undocumented trainer or tool) stays reported."""
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "train.py").write_text(DIST_TEST)
@@ -644,6 +646,9 @@ def test_a_script_of_the_test_suite_no_command_runs_is_launched_by_nobody(tmp_pa
     (tmp_path / "apex/tests/L0").mkdir(parents=True)
     (tmp_path / "apex/tests/L0/test_dist_adam.py").write_text(DIST_TEST)
     run.cwd = tmp_path
+    assert _lines(run("check", "--no-cache", "--select", "DDP012", ".").stdout) == ["train.py:8"]
+    # prose that links the old launcher, in another folder's README, launches no test
+    (tmp_path / "apex/README.md").write_text("Use the [torch.distributed.launch](https://pytorch.org/docs) utility.\n")
     assert _lines(run("check", "--no-cache", "--select", "DDP012", ".").stdout) == ["train.py:8"]
     (tmp_path / "apex/tests/L0/run.sh").write_text("torchrun --nproc_per_node=2 test_dist_adam.py\n")
     assert _lines(run("check", "--no-cache", "--select", "DDP012", ".").stdout) == ["apex/tests/L0/test_dist_adam.py:8", "train.py:8"]

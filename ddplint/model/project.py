@@ -2792,12 +2792,15 @@ class ProjectView:
         return self._only_run_by(self.project.runs_alone)
 
     @functools.cached_property
-    def in_test_folder(self) -> bool:
-        """Whether this module sits in a test suite's folder (`tests/`, `test/`, at any depth:
-        a vendored `apex/tests/L0/`): a test runner imports it, one process, and its `if
-        __name__ == "__main__":` block runs only where a command of the project runs the file
-        (unlike `tools/test_net.py`, an evaluation script)."""
-        return _TEST_FOLDER.search(self.path.replace(os.sep, "/")) is not None
+    def unrun_test_script(self) -> bool:
+        """Whether this module sits in a test suite's folder (`tests/`, `test/`, at any depth: a
+        vendored `apex/tests/L0/`; not `tools/test_net.py`, an evaluation script) and no command
+        of the project runs it, or a script that imports it, or may run it (Project._unlaunched:
+        a launch of a script it does not name, where no document names this file): a test
+        runner imports it, one process, and its `if __name__ == "__main__":` block runs where
+        nothing the project shows starts it."""
+        relative = self.path.replace(os.sep, "/")
+        return _TEST_FOLDER.search(relative) is not None and not self.runs() and self.project._unlaunched(self.module)
 
     @functools.cached_property
     def one_rank(self) -> bool:

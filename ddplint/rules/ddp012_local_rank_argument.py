@@ -1297,7 +1297,7 @@ class LocalRankArgument(Rule):
         code forms the group: Rule.runs_link); None for a script of a test folder that no
         command runs: the test runner imports it as one process, and no launch of it is shown."""
         view = self.model.project
-        if view is not None and view.in_test_folder and not view.runs() and not view.unnamed_launches():
+        if view is not None and view.unrun_test_script:
             return None
         return self.runs_link()
 
