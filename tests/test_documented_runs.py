@@ -615,3 +615,44 @@ def test_prose_naming_the_old_launcher_beside_documented_srun_runs_launches_noth
     (tmp_path / "job.sh").write_text("#SBATCH --ntasks=4\nsrun python -u linear.py --epochs 100\n")
     (tmp_path / "README.md").write_text("```\npython -m torch.distributed.launch --nproc_per_node=8 {script & parameters}\n```\n")
     assert _lines(run("check", "--no-cache", "--select", "DDP012", ".").stdout) == ["linear.py:7"]
+
+
+DIST_TEST = """import argparse
+
+import torch
+import torch.distributed as dist
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--local_rank", type=int, default=-1)
+    args = parser.parse_args()
+    torch.cuda.set_device(args.local_rank)
+    dist.init_process_group("nccl")
+"""
+
+
+def test_a_script_of_the_test_suite_no_command_runs_is_launched_by_nobody(tmp_path, run):
+    """VALOR's vendored apex/tests/L0/run_optimizers/test_dist_adam.py: a script in the project's
+    test folder that forms a process group and reads --local_rank, beside a README that launches
+    the trainer: the test runner imports it (one process, its `__main__` block never runs), and
+    no command of the project runs it, so no launcher's missing option is shown and DDP012 says
+    nothing, also beside a README whose prose links torch.distributed.launch (a launch command
+    that names no script, which no document names this file to). A shell script of the suite
+    that runs it with torchrun shows the launch; the same
+    script outside a test folder (an undocumented trainer or tool) stays reported."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "train.py").write_text(DIST_TEST)
+    (tmp_path / "README.md").write_text("```\ntorchrun --nproc_per_node=8 train.py\n```\n")
+    (tmp_path / "apex/tests/L0").mkdir(parents=True)
+    (tmp_path / "apex/tests/L0/test_dist_adam.py").write_text(DIST_TEST)
+    run.cwd = tmp_path
+    assert _lines(run("check", "--no-cache", "--select", "DDP012", ".").stdout) == ["train.py:8"]
+    # prose that links the old launcher, in another folder's README, launches no test
+    (tmp_path / "apex/README.md").write_text("Use the [torch.distributed.launch](https://pytorch.org/docs) utility.\n")
+    assert _lines(run("check", "--no-cache", "--select", "DDP012", ".").stdout) == ["train.py:8"]
+    (tmp_path / "apex/tests/L0/run.sh").write_text("torchrun --nproc_per_node=2 test_dist_adam.py\n")
+    assert _lines(run("check", "--no-cache", "--select", "DDP012", ".").stdout) == ["apex/tests/L0/test_dist_adam.py:8", "train.py:8"]
+    (tmp_path / "apex/tests/L0/run.sh").unlink()
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools/dist_check.py").write_text(DIST_TEST)
+    assert _lines(run("check", "--no-cache", "--select", "DDP012", ".").stdout) == ["tools/dist_check.py:8", "train.py:8"]

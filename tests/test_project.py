@@ -3405,3 +3405,27 @@ def test_documents_in_the_hidden_github_folder_are_the_projects_documented_runs(
     assert _ddp022(tmp_path, run, files) == []
     launched = {".github/eval.md": "```\ntorchrun --nproc_per_node=8 scripts/evaluate.py --split test\n```\n"}
     assert _ddp022(tmp_path, run, launched) == [("scripts/evaluate.py", 26, "DDP022")]
+
+
+def test_an_mpi_collective_waits_for_the_ranks_only_where_an_mpi_launcher_starts_them(tmp_path, run):
+    """mpi4py's `MPI.COMM_WORLD.bcast` waits for every process of the MPI world, which is the
+    torch ranks only where an MPI launcher (mpiexec, mpirun, srun --mpi) starts them. Under
+    torch.distributed.launch or torchrun each process is an MPI world of one (MDT's dist_util,
+    kept from guided-diffusion): rank 0's bcast completes alone and nothing hangs. Where the
+    project documents no launch, the group is unknown and nothing is reported."""
+    root = _copy("mpi_broadcast_helper", tmp_path)
+    run.cwd = root
+    flagged = [("diffusion/train_util.py", 10, 40, "DDP008")]
+    for command, expected in (
+        ("mpiexec -n 4 python train.py", flagged),
+        ("mpirun -np 4 python train.py", flagged),
+        ("srun --mpi=pmix -n 4 python train.py", flagged),
+        ("python -m torch.distributed.launch --nproc_per_node=4 train.py", []),
+        ("torchrun --nproc_per_node=4 train.py", []),
+        (None, []),
+    ):
+        if command is None:
+            (root / "run.sh").unlink()
+        else:
+            (root / "run.sh").write_text(command + "\n")
+        assert [f[:4] for f in _findings(run("check", "--no-cache", "--select", "DDP008", ".").stdout)] == expected, command

@@ -583,6 +583,13 @@ class Launcher:
     # --nproc_per_node 1` in a shell script is as often a template to raise to the machine's
     # GPUs (Chinese-LLaMA-Alpaca's run_pt.sh).
     count_flags: tuple[str, ...] = ()
+    # Whether the processes it starts form one MPI world (mpi4py's COMM_WORLD): always (None),
+    # with one of these flags (srun's `--mpi=pmix` picks its MPI plugin), or never (empty).
+    mpi_flags: tuple[str, ...] | None = ()
+
+    def starts_mpi_world(self, command: str) -> bool:
+        """Whether `command` starts its processes as the ranks of one MPI world."""
+        return self.mpi_flags is None or any(re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", command) for flag in self.mpi_flags)
 
     def passes(self, command: str) -> str | None:
         """The option this launcher appends when it runs `command` (None: none)."""
@@ -624,8 +631,8 @@ LAUNCHERS = {
         Launcher("deepspeed", ("deepspeed",), DEEPSPEED_LAUNCHER, "--local_rank", True, ("--no_local_rank",)),
         Launcher("accelerate", ("accelerate",), ACCELERATE_LAUNCHER, None, True, (), ("--num_processes", "--num-processes")),
         Launcher("horovodrun", ("horovodrun",), _launcher_word("horovodrun"), None, False),
-        Launcher("mpirun", ("mpirun", "mpiexec"), _launcher_word("mpirun", "mpiexec"), None, False),
-        Launcher("srun", ("srun",), _launcher_word("srun"), None, False, (), ("--ntasks", "-n")),
+        Launcher("mpirun", ("mpirun", "mpiexec"), _launcher_word("mpirun", "mpiexec"), None, False, mpi_flags=None),
+        Launcher("srun", ("srun",), _launcher_word("srun"), None, False, (), ("--ntasks", "-n"), ("--mpi",)),
     )
 }
 

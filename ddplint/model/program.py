@@ -49,7 +49,7 @@ from dataclasses import dataclass, field, replace
 from ddplint.core.torch_api import (
     ACCELERATOR, BATCH_SAMPLER, COLLECTIVES, COMBINING_COLLECTIVES, DATALOADER, DDP, DEDUPLICATING_METHODS,
     DEEPSPEED_INITIALIZE, DISTRIBUTED_SAMPLER, DTENSOR_FULL_TENSOR, FRAMEWORK_COLLECTIVES, FSDP, FSDP_NO_SHARD,
-    FSDP_SHARDING_STRATEGY, GRAPH_LOADERS, LOSS_SCALER_GATE, LOSS_SCALERS, TORCH,
+    FSDP_SHARDING_STRATEGY, GRAPH_LOADERS, LOSS_SCALER_GATE, LOSS_SCALERS, MPI_COLLECTIVES, TORCH,
 )
 from ddplint.core.fixpoint import DepthMemo
 from ddplint.model import context as process_context
@@ -1524,7 +1524,10 @@ class Program:
         if mode == _COMBINES and qualified in COMBINING_COLLECTIVES:
             found = Collective(callee.rpartition(".")[2])
         elif mode == _EVERY_RANK and depth and (qualified in COLLECTIVES or callee.endswith(f".{DTENSOR_FULL_TENSOR}")):
-            found = Collective(COLLECTIVES.get(qualified, DTENSOR_FULL_TENSOR))  # type: ignore[arg-type]
+            # mpi4py's world is the ranks only where an MPI launcher starts them (else each
+            # process's world is itself alone, and its bcast waits for nobody)
+            if qualified not in MPI_COLLECTIVES or self.project.starts_mpi_world:
+                found = Collective(COLLECTIVES.get(qualified, DTENSOR_FULL_TENSOR))  # type: ignore[arg-type]
         else:
             targets = [self.target(module, key, cls, callee)]
             if mode == _COMBINES and targets[0] is None and "." in callee and "()." not in callee:

@@ -431,6 +431,7 @@ _NOTEBOOK_SUFFIX = ".ipynb"  # a Jupyter notebook: its code cells, linted as one
 _MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]", re.M)
 # Where tests live: a tests/test folder, test_*.py, *_test.py, conftest.py.
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
+_TEST_FOLDER = re.compile(r"(?:^|/)tests?/")  # a test suite's folder, not a `test_*.py` evaluation script
 # A call that places a tensor or module on CUDA, on text: `.cuda(`, `.to(0)`, `.to("cuda...")`,
 # `.to(torch.device("cuda"))`, `device="cuda..."`, `torch.cuda.FloatTensor(`.
 _CUDA_CALL = re.compile(
@@ -1413,6 +1414,15 @@ class Project:
         if not self.unnamed_launches:
             return True
         return not name.search(self._scripts_named)
+
+    @functools.cached_property
+    def starts_mpi_world(self) -> bool:
+        """Whether a launch command of the project starts its processes as one MPI world
+        (`mpiexec -n 4 python train.py`, `srun --mpi=pmix ...`: Launcher.starts_mpi_world): only
+        then is mpi4py's COMM_WORLD the ranks. Under torchrun or torch.distributed.launch each
+        process is an MPI world of one, and where the project documents no launch its world is
+        not known."""
+        return any(LAUNCHERS[command.launcher].starts_mpi_world(command.command) for command in self.launch_commands)
 
     @functools.cached_property
     def unnamed_launches(self) -> tuple[LaunchCommand, ...]:
@@ -2780,6 +2790,17 @@ class ProjectView:
         `python main.py` that wraps the model in DataParallel. False where a user's importers
         lie beyond `users`' three imports (not all scripts are known)."""
         return self._only_run_by(self.project.runs_alone)
+
+    @functools.cached_property
+    def unrun_test_script(self) -> bool:
+        """Whether this module sits in a test suite's folder (`tests/`, `test/`, at any depth: a
+        vendored `apex/tests/L0/`; not `tools/test_net.py`, an evaluation script) and no command
+        of the project runs it, or a script that imports it, or may run it (Project._unlaunched:
+        a launch of a script it does not name, where no document names this file): a test
+        runner imports it, one process, and its `if __name__ == "__main__":` block runs where
+        nothing the project shows starts it."""
+        relative = self.path.replace(os.sep, "/")
+        return _TEST_FOLDER.search(relative) is not None and not self.runs() and self.project._unlaunched(self.module)
 
     @functools.cached_property
     def one_rank(self) -> bool:

@@ -93,7 +93,10 @@ class CollectiveInRankBranch(Rule):
     lets the other ranks meet it in the same function (or the function a closure is defined in).
 
     Flagged: a collective of `torch.distributed` (any import form) or of mpi4py's world
-    communicator (`MPI.COMM_WORLD.bcast`, `.allreduce`, `.Barrier`, ...); a framework's collective
+    communicator (`MPI.COMM_WORLD.bcast`, `.allreduce`, `.Barrier`, ...) where a command of the
+    project starts the ranks with an MPI launcher (`mpiexec`, `mpirun`, `srun --mpi=...`: under
+    torchrun or torch.distributed.launch each process is an MPI world of one, whose bcast
+    completes alone, and where no launch is documented the world is unknown); a framework's collective
     on an object the program model follows from where it is made (`Accelerator(...)`, also
     returned by a project function or handed in as a parameter; `deepspeed.initialize(...)`;
     `FullyShardedDataParallel(...)`); a call of a project function, in this module or

@@ -1,4 +1,3 @@
-"""mpiexec -n 4 python train.py"""
 import torch
 import torch.distributed as dist
 
