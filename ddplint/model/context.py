@@ -255,6 +255,9 @@ class ProcessContext:
         self._expressions: dict[int, tuple] = {}  # id of an `ast` node -> (the node, its libcst form)
         self._attributes: dict[tuple[str, str, str], list] = {}  # (module, class, attribute) -> values
         self._held: dict[tuple[str, str, str], object] = {}  # (module, class, `self.` path) -> what it holds
+        # (module, function, "parameter.attribute") -> what it and the functions it hands the
+        # parameter to assign that attribute (`_set_by`)
+        self._handed: dict[tuple[str, str, str], list] = {}
         self._classes: dict[tuple[str, str], ast.ClassDef | None] = {}  # (module, class) -> its definition
         self._off: dict[tuple[str, str, str], bool] = {}  # (module, function, parameter) -> off_by_default
         # (module, function, parameter) -> passed_arguments: the program's saved texts do not
@@ -527,6 +530,10 @@ class ProcessContext:
         if len(given) != 1 or _rebinds(function, given[0]):
             return []
         parameter, found = given[0], []
+        memo = (target.module, target.key, f"{parameter}.{attribute}")
+        if memo in self._handed:
+            return self._handed[memo]
+        self._handed[memo] = []  # a cycle of calls adds nothing
         for statement, tests in tested_statements(function.body, ()):
             if isinstance(statement, ast.Assign) and any(_is_self_attribute(t, parameter, attribute) for t in statement.targets):
                 tested = tuple((self._expression(test), way) for test, way in tests)
@@ -535,6 +542,7 @@ class ProcessContext:
             callee = self.program.resolve(target.module, dotted(inner.func) or "", None)
             if callee is not None and callee.function != target.function:
                 found += self._set_by(callee, inner, parameter, attribute, depth + 1)
+        self._handed[memo] = found
         return found
 
     def _text_calls(self, module: str) -> list[ast.Call]:
