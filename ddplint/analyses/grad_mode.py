@@ -26,16 +26,17 @@ class GradientMode(Analysis):
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._depth.pop(id(self.model.frame), None)
 
-    def _is_no_grad_block(self, node: cst.With) -> bool:
+    def is_no_grad_block(self, node: cst.With) -> bool:
+        """`with torch.no_grad():`, `with torch.inference_mode():` (any import form)."""
         return any(self._no_grad(item.item) for item in node.items if isinstance(item.item, cst.Call))
 
     def visit_With(self, node: cst.With) -> None:
-        if self._is_no_grad_block(node):
+        if self.is_no_grad_block(node):
             frame = id(self.model.frame)
             self._depth[frame] = self._depth.get(frame, 0) + 1
 
     def leave_With(self, original_node: cst.With) -> None:
-        if self._is_no_grad_block(original_node):
+        if self.is_no_grad_block(original_node):
             self._depth[id(self.model.frame)] -= 1
 
     @property

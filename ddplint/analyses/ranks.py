@@ -868,7 +868,13 @@ def _switched_flag(values: list, unreached: object) -> RankTest | None:
     other constant only under rank tests (`if dist.get_rank() != 0: self.verbose = False`): it
     keeps the first value exactly where none of those tests holds. A value assigned where no
     rank of a distributed run gets (`unreached`: DeVLBert's `default_gpu = True` in the `else:`
-    of `if args.local_rank != -1:`) says nothing of the ranks of one."""
+    of `if args.local_rank != -1:`) says nothing of the ranks of one. A flag given each constant
+    only under rank tests (`if rank % ngpus == 0: opt.log = True` / `else: opt.log = False`)
+    is true only where a test its True was set under held, false only where one of its
+    False's did (`_both_switched`)."""
+    both = _both_switched([value for value in values if value is not unreached])
+    if both is not None:
+        return both
     head = values[0][0] if values and isinstance(values[0], tuple) else values[0] if values else None
     first = _constant_truth(head) if isinstance(head, cst.BaseExpression) else None
     later = [value for value in values[1:] if value is not unreached]
@@ -878,6 +884,26 @@ def _switched_flag(values: list, unreached: object) -> RankTest | None:
     for value in later[1:]:
         switched = _disjunction(switched, value.test)
     return switched.negated() if first else switched
+
+
+def _both_switched(values: list) -> RankTest | None:
+    """What a flag says whose every value is a constant set under rank tests, both constants
+    among them: being true, what the tests of its True's say when one of them held; being
+    false, the same of its False's. None for any other flag."""
+    if not values or not all(isinstance(value, _Switched) and _constant_truth(value.value) is not None for value in values):
+        return None
+    said: dict[bool, RankTest] = {}
+    for value in values:
+        truth = bool(_constant_truth(value.value))
+        said[truth] = _disjunction(said[truth], value.test) if truth in said else value.test
+    if len(said) < 2:
+        return None
+    true, false = said[True], said[False]
+    return RankTest(
+        true_only_zero=true.true_only_zero, false_only_zero=false.true_only_zero,
+        true_never_zero=true.true_never_zero, false_never_zero=false.true_never_zero,
+        true_first_replica=true.true_first_replica, false_first_replica=false.true_first_replica,
+    )
 
 
 def _held_by(values: list, resolve: Resolver | None, unknown: tuple) -> RankTest | RankValue | None:
@@ -1335,6 +1361,9 @@ class RankFacts:
             return self._switches[(f".{key[len(cls) + 1:]}", None)]  # `self.args.flag`: the `args` it was handed
         if cls is not None and key is not None and key.startswith(f"{cls}.") and "." not in key[len(cls) + 1 :]:
             values = self._with_passed(self._inherited(cls, key[len(cls) + 1 :]))  # `self.x`, also set in a base class
+        if not values and key is not None and key.count(".") == 2 and key.startswith(".") and self.context is not None:
+            holder, _, attribute = key[1:].partition(".")  # `opt.log` set by `init_dist(opt)` of another module
+            return held_in_attribute(self.context.handed_attribute(self.model.project.module, holder, attribute))
         if not values:
             return None
         if key in self._resolving:

@@ -255,6 +255,9 @@ class ProcessContext:
         self._expressions: dict[int, tuple] = {}  # id of an `ast` node -> (the node, its libcst form)
         self._attributes: dict[tuple[str, str, str], list] = {}  # (module, class, attribute) -> values
         self._held: dict[tuple[str, str, str], object] = {}  # (module, class, `self.` path) -> what it holds
+        # (module, function, "parameter.attribute") -> what it and the functions it hands the
+        # parameter to assign that attribute (`_set_by`)
+        self._handed: dict[tuple[str, str, str], list] = {}
         self._classes: dict[tuple[str, str], ast.ClassDef | None] = {}  # (module, class) -> its definition
         self._off: dict[tuple[str, str, str], bool] = {}  # (module, function, parameter) -> off_by_default
         # (module, function, parameter) -> passed_arguments: the program's saved texts do not
@@ -497,6 +500,59 @@ class ProcessContext:
                 found += self.attribute_assignments(target, inner, attribute, depth + 1)
             self._attributes[key] = found
         return self._attributes[key]
+
+    def handed_attribute(self, module: str, name: str, attribute: str) -> list:
+        """The values that the functions of other modules, handed the object `name` holds by a
+        call in `module`'s code, assign to its `<attribute>` (through the functions they hand
+        their parameter on to): `init_dist(opt)`, whose helper sets `opt.log = True` under `if
+        opt.rank % ngpus == 0:` and `opt.log = False` otherwise. As `attribute_assignments`,
+        for RankFacts to classify; [] where none does. `module`'s own functions are left out:
+        RankFacts reads its assignments itself."""
+        memo = (module, f"{name}.", attribute)
+        if memo not in self._attributes:
+            self._attributes[memo] = []
+            found: list = []
+            for call in self._text_calls(module):
+                target = self.program.resolve(module, dotted(call.func) or "", None)
+                if target is not None and target.module != module:
+                    found += self._set_by(target, call, name, attribute, 0)
+            self._attributes[memo] = found
+        return self._attributes[memo]
+
+    def _set_by(self, target, call: ast.Call, name: str, attribute: str, depth: int) -> list:
+        """`handed_attribute` in the function `target` that `call` reaches, handed `name`."""
+        function = self.program.definition(target.module, target.key) if depth <= MAX_DEPTH and not target.bound else None
+        if function is None or function.decorator_list:
+            return []
+        positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        given = [positional[i] for i, a in enumerate(call.args[: len(positional)]) if isinstance(a, ast.Name) and a.id == name]
+        given += [k.arg for k in call.keywords if k.arg is not None and isinstance(k.value, ast.Name) and k.value.id == name]
+        if len(given) != 1 or _rebinds(function, given[0]):
+            return []
+        parameter, found = given[0], []
+        memo = (target.module, target.key, f"{parameter}.{attribute}")
+        if memo in self._handed:
+            return self._handed[memo]
+        self._handed[memo] = []  # a cycle of calls adds nothing
+        for statement, tests in tested_statements(function.body, ()):
+            if isinstance(statement, ast.Assign) and any(_is_self_attribute(t, parameter, attribute) for t in statement.targets):
+                tested = tuple((self._expression(test), way) for test, way in tests)
+                found.append((self._expression(statement.value), self._resolver(target.module, None, depth + 1), tested))
+        for inner in (node for node in walk(function) if isinstance(node, ast.Call)):
+            callee = self.program.resolve(target.module, dotted(inner.func) or "", None)
+            if callee is not None and callee.function != target.function:
+                found += self._set_by(callee, inner, parameter, attribute, depth + 1)
+        self._handed[memo] = found
+        return found
+
+    def _text_calls(self, module: str) -> list[ast.Call]:
+        """Every call in `module`'s text."""
+        if module not in self._module_calls:
+            tree = self.program.tree(module)
+            self._module_calls[module] = [node for node in walk(tree) if isinstance(node, ast.Call)] if tree is not None else []
+        else:
+            self.program.mark_read(module)  # as `tree` would: an answer depends on that text
+        return self._module_calls[module]
 
     def _assigned(self, module: str, cls: str, attribute: str) -> list:
         """The values (libcst expressions) the methods of class `cls`, defined at the top of
@@ -869,14 +925,9 @@ class ProcessContext:
         """The one call of a function named `simple` (also as an attribute) at `site`, or of
         method `key` through `super()` (`super().__init__(model, save_to_disk)` in a subclass's
         `__init__`); None where there is none or more than one."""
-        if site.caller not in self._module_calls:
-            tree = self.program.tree(site.caller)
-            self._module_calls[site.caller] = [node for node in walk(tree) if isinstance(node, ast.Call)] if tree is not None else []
-        else:
-            self.program.mark_read(site.caller)  # as `tree` would: an answer depends on that text
         inherited = f"super().{key.rpartition('.')[2]}"
         calls = [
-            node for node in self._module_calls[site.caller] if node.lineno <= site.line <= node.end_lineno
+            node for node in self._text_calls(site.caller) if node.lineno <= site.line <= node.end_lineno
             and ((dotted(node.func) or "").rpartition(".")[2] == simple or super_method(node.func) == inherited)
         ]
         return calls[0] if len(calls) == 1 else None

@@ -94,7 +94,7 @@ ANALYSES = {
     'DDP019': ('Branches', 'GradientMode', 'RankRegions', 'WrappedModels'),
     'DDP020': (),
     'DDP021': ('ConfigValues', 'ParserOptions', 'WrappedModels'),
-    'DDP022': ('LoaderFlow',),
+    'DDP022': ('GradientMode', 'LoaderFlow'),
     'DDP023': (),
     'DDP024': (),
     'DDP025': ('ShardedModels',),

@@ -2522,14 +2522,17 @@ class SaveOnEveryRank(Rule):
 class _EveryRank:
     """Which frames of a file every rank runs: code that shows it runs distributed (or that a
     launcher runs on every rank) and is reached outside a rank-0 guard (or has no caller here),
-    or that is called from such code unguarded. `path` gives, for a frame, the calls from such
-    code to it (outermost first), or None."""
+    or that is called from such code unguarded. A function a spawn of processes starts is run
+    by every process it starts, whoever else calls it (`if launcher == "slurm": worker(None)`
+    beside `mp.spawn(worker)`). `path` gives, for a frame, the calls from such code to it
+    (outermost first), or None."""
 
     def __init__(self, ranks: RankRegions, shows: set, framework_called: frozenset = frozenset()) -> None:
         self.shows = shows
         # what a framework calls on every process itself is not rank-0's for a guarded call here
         self.guarded = ranks.functions_only_rank_zero_calls(replicas=True) - framework_called
         self.framework_called = framework_called
+        self.started = ranks.started
         self.callers: dict[str, list[RegionCall]] = {}
         for site in ranks.call_sites:
             self.callers.setdefault(site.callee, []).append(site)
@@ -2546,7 +2549,8 @@ class _EveryRank:
         unguarded = [site for site in self.callers.get(key, ()) if not site.first_replica]
         found: list[RegionCall] | None = None
         if key in self.shows:
-            found = [] if unguarded or key not in self.callers or key in self.framework_called else None
+            entered = key not in self.callers or key in self.framework_called or key in self.started
+            found = [] if unguarded or entered else None
         else:
             for site in unguarded:
                 outer = self.path(site.caller)

@@ -4,6 +4,7 @@ import re
 
 import libcst as cst
 
+from ddplint.analyses.grad_mode import GradientMode
 from ddplint.analyses.roles import evaluates
 from ddplint.analyses.samplers import Construction, LoaderFlow, Ref
 from ddplint.prefilter.project_facts import ProjectFact
@@ -83,7 +84,10 @@ class PaddedEvalMetrics(Rule):
     across ranks when the run completes. timm's `create_loader(..., distributed=...)` for
     evaluation (`is_training` left False) builds an OrderedDistributedSampler that pads the
     same way; the finding is then at that call. Not flagged: training samplers
-    (shuffle left on) and training loops, `drop_last=True`, results trimmed after the gather,
+    (shuffle left on, unless the loop over the loader is in a function named for evaluation or
+    runs with gradients off, `with torch.no_grad():` around or in its body, and steps no
+    optimizer) and training loops, `drop_last=True` (the sampler's: a DataLoader's drops only an
+    incomplete last batch), results trimmed after the gather,
     a logger the evaluating function makes and all-reduces (`metric_logger.synchronize_between_processes()`)
     where nothing updates it between the loop's start and that call (its meters hold nothing of the
     evaluation; another combine of the function is judged instead),
@@ -95,9 +99,15 @@ class PaddedEvalMetrics(Rule):
     datasets' lengths the rule cannot know: one that divides evenly by the world size is not
     padded, and then the finding is moot (say so with a noqa). Hence level "warning".
 
-    No fix: trim the gathered predictions to `len(dataset)` (gather in rank order, then
-    `[:len(dataset)]`), or shard the evaluation set without padding (e.g. a sampler yielding
-    `range(rank, len(dataset), world_size)`) and all-reduce sums and counts.
+    No fix: put the gathered predictions back in sample order, then trim them to
+    `len(dataset)`: DistributedSampler deals position i of its (padded) index list to rank
+    i % world_size, so interleave the ranks' parts (`[x for group in zip(*parts) for x in
+    group][:len(dataset)]`, as mmcv's `collect_results` does). Concatenating the parts rank
+    after rank and cutting the end is no fix: the pads sit at the end of several ranks' parts,
+    so with 2 or more of them the cut drops real samples and keeps repeated ones (10 samples
+    on 4 ranks: `[0, 4, 8, 1, 5, 9, 2, 6, 0, 3, 7, 1][:10]` loses 7 and counts 0 twice). Or
+    shard the evaluation set without padding (e.g. a sampler yielding `range(rank,
+    len(dataset), world_size)`) and all-reduce sums and counts.
     """
 
     code = "DDP022"
@@ -112,12 +122,12 @@ class PaddedEvalMetrics(Rule):
     message = (
         "evaluation DistributedSampler pads its shards by repeating samples (drop_last=False), "
         "so the gathered or all-reduced metric counts some twice; trim the gathered results to "
-        "len(dataset) or shard without padding"
+        "len(dataset) in sample order or shard without padding"
     )
     # `also`: the combining collective that counts the padding, or the barrier after which the
     # ranks' files are read back; timm's create_loader builds the sampler inside.
     trigger = CallTrigger(DISTRIBUTED_SAMPLER | LIBRARY_LOADERS, also=(("all_reduce", "all_gather", "gather", "reduce", "barrier"),))
-    analyses = (LoaderFlow,)
+    analyses = (LoaderFlow, GradientMode)
 
     flagged_examples = (
         Flagged(
@@ -142,7 +152,7 @@ class PaddedEvalMetrics(Rule):
             """,
             messages=(
                 "evaluation DistributedSampler pads its shards by repeating samples (drop_last=False), so the "
-                "gathered or all-reduced metric counts some twice; trim the gathered results to len(dataset) or "
+                "gathered or all-reduced metric counts some twice; trim the gathered results to len(dataset) in sample order or "
                 "shard without padding (the sampler is built inside timm.data.create_loader())"
             ),
         ),
@@ -299,7 +309,7 @@ class PaddedEvalMetrics(Rule):
             """,
             messages=(
                 "evaluation DistributedSampler pads its shards by repeating samples (drop_last=False), so the "
-                "gathered or all-reduced metric counts some twice; trim the gathered results to len(dataset) or "
+                "gathered or all-reduced metric counts some twice; trim the gathered results to len(dataset) in sample order or "
                 "shard without padding (its loader is handed to MultiScale.__call__() by the call at "
                 "example.py:42, evaluated in a loop at example.py:35 and combined by all_reduce at example.py:25)"
             ),
@@ -364,7 +374,7 @@ class PaddedEvalMetrics(Rule):
             """,
             messages=(
                 "evaluation DistributedSampler pads its shards by repeating samples (drop_last=False), so the "
-                "gathered or all-reduced metric counts some twice; trim the gathered results to len(dataset) or "
+                "gathered or all-reduced metric counts some twice; trim the gathered results to len(dataset) in sample order or "
                 "shard without padding (its loader is handed to evaluate() by the call at example.py:17, "
                 "evaluated in a loop at example.py:7 and combined by all_reduce at example.py:9)"
             ),
@@ -406,7 +416,7 @@ class PaddedEvalMetrics(Rule):
             """,
             messages=(
                 "evaluation DistributedSampler pads its shards by repeating samples (drop_last=False), so the "
-                "gathered or all-reduced metric counts some twice; trim the gathered results to len(dataset) or "
+                "gathered or all-reduced metric counts some twice; trim the gathered results to len(dataset) in sample order or "
                 "shard without padding (its loader is handed to evaluate() by the call at example.py:29, "
                 "evaluated in a loop at example.py:20 and combined by all_gather_object at example.py:23)"
             ),
@@ -459,7 +469,7 @@ class PaddedEvalMetrics(Rule):
             """,
             messages=(
                 "evaluation DistributedSampler pads its shards by repeating samples (drop_last=False), so the "
-                "gathered or all-reduced metric counts some twice; trim the gathered results to len(dataset) or "
+                "gathered or all-reduced metric counts some twice; trim the gathered results to len(dataset) in sample order or "
                 "shard without padding (evaluated by Trainer.run_epoch() in a loop at example.py:14, combined by "
                 "all_reduce at example.py:16)",
             ),
@@ -539,7 +549,7 @@ class PaddedEvalMetrics(Rule):
             """,
             messages=(
                 "evaluation DistributedSampler pads its shards by repeating samples (drop_last=False), so the "
-                "gathered or all-reduced metric counts some twice; trim the gathered results to len(dataset) or "
+                "gathered or all-reduced metric counts some twice; trim the gathered results to len(dataset) in sample order or "
                 "shard without padding (its loader is handed to validate() by the call at example.py:44, "
                 "evaluated in a loop at example.py:32 and combined by the ranks' files, listed after a barrier, "
                 "at example.py:25)"
@@ -881,6 +891,8 @@ class PaddedEvalMetrics(Rule):
     def __init__(self, model) -> None:
         super().__init__(model)
         self.flow = model.get(LoaderFlow)
+        self.gradients = model.get(GradientMode)
+        self._gradients_off: set[int] = set()  # loops (by node id) run with gradients off, or whose body turns them off
         # Per function (by node id, None: the module): when, in walk order, it combines results.
         self._combining: dict[int | None, list[int]] = {}
         self._order: dict[int, int] = {}  # loops by node id: when the walk entered them
@@ -970,6 +982,13 @@ class PaddedEvalMetrics(Rule):
     def visit_For(self, node: cst.For | cst.While | cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp) -> None:
         self._clock += 1
         self._order[id(node)] = self._clock
+        if self.gradients.gradients_off:
+            self._gradients_off.add(id(node))
+
+    def visit_With(self, node: cst.With) -> None:
+        loops = self.model.loops
+        if loops and self.gradients.is_no_grad_block(node):  # `for x in loader: with torch.no_grad(): model(x)`
+            self._gradients_off.add(id(loops[-1]))
 
     visit_While = visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_For
 
@@ -1082,7 +1101,8 @@ class PaddedEvalMetrics(Rule):
         # what a call that hands the loader to the looping function returns (`x, y =
         # eval_dataset(model, loader)` ... `all_gather(all_x, x)`).
         for function, loop, calls in self._iterating(self.flow.refs(loader)):
-            if _trains(loop.node) or not (ordered or (function.node is not None and evaluates(function.node.name.value))):
+            named = function.node is not None and evaluates(function.node.name.value)
+            if _trains(loop.node) or not (ordered or named or self._infers(loop.node)):
                 continue  # a training loop: repeated samples only reweight a few gradients
             key = id(function.node) if function.node is not None else None
             start = self._order.get(id(loop.node), 0)
@@ -1100,6 +1120,13 @@ class PaddedEvalMetrics(Rule):
                 if found is not None and (ordered or evaluates(found.function.rpartition(".")[2])):
                     return f" (evaluated by {found.function}() in a loop at {found.loop}, combined by {found.combine})"
         return None
+
+    def _infers(self, loop: cst.CSTNode) -> bool:
+        """The loop runs with gradients off (inside `torch.no_grad()`, or its body turns them
+        off) and steps no optimizer: an evaluation, whatever its function's name."""
+        return id(loop) in self._gradients_off and not any(
+            isinstance(node.func, cst.Attribute) and node.func.attr.value == "step" for node in nodes_under(loop, cst.Call)
+        )
 
     def _iterating(self, targets: set[Ref]) -> list:
         """(function, loop, calls) for each loop over the loader: here, or in a same-module
