@@ -1388,6 +1388,12 @@ class Project:
         called = frozenset(each for each in runs_in if each not in self.reach.entries and not self.program.importers_of(each))
         return self._starts_nothing(list(program), TENSOR_CROSSINGS, live=called)
 
+    def crosses_no_tensors(self, module: str) -> bool:
+        """Whether neither `module` nor a project module it imports may start a process that
+        tensors cross (`TENSOR_CROSSINGS`, as `_starts_nothing` reads them): a call of one of
+        its functions starts none."""
+        return self._starts_nothing(list(reachable([module], self.imports_of)), TENSOR_CROSSINGS)
+
     def _unlaunched(self, module: str) -> bool:
         """Whether no launch command of the project may run `module`: none runs it by its module
         name (`srun python -u -m main`, ProjectView.launches) nor a file of this one's name, by
@@ -2552,6 +2558,13 @@ class ProjectView:
             return self.project.shares_no_tensors(self.module)
         return self.project.starts_no_processes(self.module, pools)
 
+    def call_shares_no_tensors(self, qualified: str | None) -> bool:
+        """Whether `qualified` names a function (or class) of a project module that, with what it
+        imports, may start no process that tensors cross (Project.crosses_no_tensors)."""
+        found = self.resolve(qualified)
+        module = found[0] if found is not None else qualified and self.project_module(self.absolute(qualified).rpartition(".")[0])
+        return bool(module) and self.project.crosses_no_tensors(module)
+
     def _nearest(self, folder: str, name: str) -> str | None:
         """The project file called `name` in `folder` or the closest folder above it, or None."""
         while True:
@@ -3471,16 +3484,21 @@ class ProjectView:
         package below `lib` alone: found by its path from the root, as Program.split finds it."""
         if not qualified or _depth > 8:
             return None
-        name = self.absolute(qualified)
-        head, _, symbol = name.rpartition(".")
-        module = self.project.module(head) if head else None
-        if module is None and head:  # `lib.data.sampler`, lib/ without an __init__.py: by its path from the root
-            path = head.replace(".", "/")
-            by_path = self.project.names.get(f"{path}.py") or self.project.names.get(f"{path}/__init__.py")
-            module = self.project.module(by_path) if by_path is not None else None
+        head, _, symbol = self.absolute(qualified).rpartition(".")
+        module = self.project_module(head)
         if module is None:
             return None
         return self._lookup(module, symbol, _depth)
+
+    def project_module(self, name: str) -> str | None:
+        """The project module an import names (absolute), also one in a folder without an
+        `__init__.py` (`lib.data.sampler`), found by its path from the root; None if none."""
+        module = self.project.module(name) if name else None
+        if module is None and name:
+            path = name.replace(".", "/")
+            by_path = self.project.names.get(f"{path}.py") or self.project.names.get(f"{path}/__init__.py")
+            module = self.project.module(by_path) if by_path is not None else None
+        return module
 
     def base_attributes(self, origin: str) -> frozenset[str] | None:
         """The attributes that the project class an import of this module binds (`origin`, as the
