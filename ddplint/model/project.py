@@ -2549,21 +2549,20 @@ class ProjectView:
         (Project.one_process_run, with its `pools` and `accelerator`)."""
         return self.project.one_process_run(self.module, pools, accelerator)
 
-    def starts_no_processes(self, pools: bool = True, tensors: bool = False) -> bool:
+    def starts_no_processes(self, pools: bool = True, tensors: bool = False, calling: str | None = None) -> bool:
         """Whether neither this module nor a project module it imports may start processes
         (Project.starts_no_processes); with `tensors`, whether no program this module runs in
         may start a process that tensors cross, DataLoader workers included
-        (Project.shares_no_tensors)."""
+        (Project.shares_no_tensors); with `calling` (a qualified name this module calls), whether
+        it names a function (or class) of a project module that, with what it imports, may start
+        no process that tensors cross (Project.crosses_no_tensors): a call of it starts none."""
+        if calling is not None:
+            found = self.resolve(calling)
+            module = found[0] if found is not None else self.project_module(self.absolute(calling).rpartition(".")[0])
+            return module is not None and self.project.crosses_no_tensors(module)
         if tensors:
             return self.project.shares_no_tensors(self.module)
         return self.project.starts_no_processes(self.module, pools)
-
-    def call_shares_no_tensors(self, qualified: str | None) -> bool:
-        """Whether `qualified` names a function (or class) of a project module that, with what it
-        imports, may start no process that tensors cross (Project.crosses_no_tensors)."""
-        found = self.resolve(qualified)
-        module = found[0] if found is not None else qualified and self.project_module(self.absolute(qualified).rpartition(".")[0])
-        return bool(module) and self.project.crosses_no_tensors(module)
 
     def _nearest(self, folder: str, name: str) -> str | None:
         """The project file called `name` in `folder` or the closest folder above it, or None."""

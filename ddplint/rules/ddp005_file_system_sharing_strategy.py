@@ -341,7 +341,7 @@ class FileSystemSharingStrategy(Rule):
         if name.partition(".")[0] in sys.stdlib_module_names:
             return True
         literal = all(isinstance(arg.value, _LITERALS) for arg in call.args)
-        return literal and self.model.project.call_shares_no_tensors(name)
+        return literal and self.model.project.starts_no_processes(calling=name)
 
     def _plain_call(self, call: cst.Call) -> bool:
         """A builtin (`open(path)`) or a method of a plain value (`parser.parse_args()`), or a
